@@ -1,0 +1,136 @@
+"""Command line: `python -m gen <command>`.
+
+    inspect PAGE... [--json] [--merge]   the IR of pages (a summary, or JSON)
+    lint PATH...                          diagnostics as file:line; exit 1 on errors
+    stats DIR                             parse coverage of a directory of pages
+    generate DOC_DIR --out DIR            pages + semantics -> generated/
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+from gen.ir import Level, Page, pages_to_json
+
+
+def _page_paths(paths: Sequence[str]) -> list[Path]:
+    from gen.generate import PAGE_SUFFIXES
+
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found.extend(sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in PAGE_SUFFIXES))
+        else:
+            found.append(path)
+    return found
+
+
+def summarize(page: Page) -> str:
+    lines = [f"{page.source}: {page.kind.value} {page.title!r}"]
+    if page.products:
+        lines.append("  products: " + ", ".join(
+            f"{p.soc.value if p.soc else p.name}{'' if p.supported else ' (unsupported)'}" for p in page.products))
+    for link in page.links:
+        lines.append(f"  link: {link.api} -> {link.doc}")
+    for param in page.params:
+        lines.append(f"  param {param.name}: {','.join(d.value for d in param.dtypes)}")
+    for api in page.apis:
+        lines.append(f"  {api.name}({', '.join(p.name for p in api.params)})")
+        for p in api.params:
+            kind = p.kind.value if p.kind else "?"
+            rank = f" rank {p.rank[0]}-{p.rank[1]}" if p.rank else ""
+            dtypes = ",".join(d.value for d in p.dtypes)
+            lines.append(f"    {p.direction.value:5} {p.name}: {kind}{' optional' if p.optional else ''}"
+                         f"{rank} [{dtypes}]")
+        for e in api.errors:
+            lines.append(f"    error {e.code} {e.category.value if e.category else '-'}: {e.condition}")
+    for d in page.diagnostics:
+        lines.append("  " + d.format(page.source))
+    return "\n".join(lines)
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from gen.parse import parse_file
+
+    pages = [parse_file(p) for p in args.pages]
+    if args.merge:
+        from gen.parse.merge import merge_readmes
+
+        pages = merge_readmes(pages)
+    if args.json:
+        sys.stdout.write(pages_to_json(pages))
+    else:
+        print("\n\n".join(summarize(p) for p in pages))
+    return 0
+
+
+def cmd_lint(args: argparse.Namespace) -> int:
+    from gen.parse import parse_file
+
+    errors = 0
+    for path in _page_paths(args.paths):
+        page = parse_file(path)
+        for d in page.diagnostics:
+            if d.level is Level.INFO and not args.verbose:
+                continue
+            print(d.format(page.source))
+            errors += d.level is Level.ERROR
+    return 1 if errors else 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from gen.parse.coverage import coverage_report
+
+    start = time.perf_counter()
+    report = coverage_report(_page_paths([args.dir]))
+    print(report.format(time.perf_counter() - start))
+    return 0
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from gen.generate import generate
+
+    report = generate(Path(args.doc_dir), Path(args.out))
+    for source, d in report.diagnostics:
+        if d.level is not Level.INFO or args.verbose:
+            print(d.format(source), file=sys.stderr)
+    model = report.model
+    assert model is not None
+    print(f"generate: {len(report.pages)} pages, {len(model.apis)} APIs bound, {len(model.skipped)} skipped; "
+          f"{len(report.changed)} files written, {len(report.removed)} removed")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m gen", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("inspect", help="print the IR of pages")
+    p.add_argument("pages", nargs="+")
+    p.add_argument("--json", action="store_true", help="one JSON array, one page IR per argument")
+    p.add_argument("--merge", action="store_true", help="fold each op README into the page it links to")
+    p.set_defaults(func=cmd_inspect)
+
+    p = sub.add_parser("lint", help="diagnostics of pages, as file:line")
+    p.add_argument("paths", nargs="+")
+    p.add_argument("-v", "--verbose", action="store_true", help="also print info diagnostics")
+    p.set_defaults(func=cmd_lint)
+
+    p = sub.add_parser("stats", help="parse coverage of a directory of pages")
+    p.add_argument("dir")
+    p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("generate", help="generate bindings, headers, stubs and tests")
+    p.add_argument("doc_dir")
+    p.add_argument("--out", default="generated")
+    p.add_argument("-v", "--verbose", action="store_true")
+    p.set_defaults(func=cmd_generate)
+
+    args = parser.parse_args(argv)
+    return args.func(args)

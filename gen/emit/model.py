@@ -1,0 +1,140 @@
+"""What the emitters work from: the APIs chosen for generation, with their page and semantics.
+
+The IR says what each page states; this module decides what gets generated from a set of pages
+(which page wins when two document the same API, which APIs cannot be bound and why) and
+offers the derived views that several emitters share. Emitters read a `Model`; they never parse.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+from gen import names
+from gen.ir import API, Diagnostic, Level, OpSemantics, Page, PageKind, ParamKind, Soc
+
+# The chip the simulator stands in for unless ACLNN_SIM_SOC says otherwise (Atlas A2).
+DEFAULT_SOC = Soc.ASCEND910B
+
+
+@dataclass(frozen=True)
+class BoundAPI:
+    api: API
+    page: Page
+    semantics: Optional[OpSemantics] = None
+
+    @property
+    def name(self) -> str:
+        return self.api.name
+
+    @property
+    def python_name(self) -> str:
+        return names.python_function(self.api.name)
+
+    @property
+    def header(self) -> str:
+        return self.api.header or names.header_file(self.api.name)
+
+    @property
+    def simulated(self) -> bool:
+        """Whether the simulator has a kernel for it (otherwise phase 2 says "not simulated")."""
+        return bool(self.semantics and self.semantics.kernel)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    what: str  # an API or page name
+    source: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Model:
+    pages: tuple[Page, ...]
+    apis: tuple[BoundAPI, ...]  # sorted by API name
+    skipped: tuple[Skipped, ...] = ()
+    # Diagnostics about the set of pages (duplicates, semantics without a page), by source.
+    notes: tuple[tuple[str, Diagnostic], ...] = ()
+
+    def api(self, name: str) -> BoundAPI:
+        for bound in self.apis:
+            if bound.name == name:
+                return bound
+        raise KeyError(name)
+
+    def headers(self) -> dict[str, tuple[BoundAPI, ...]]:
+        """Every aclnnop/ header and the APIs it declares, in API order."""
+        groups: dict[str, list[BoundAPI]] = {}
+        for bound in self.apis:
+            groups.setdefault(bound.header, []).append(bound)
+        return {header: tuple(apis) for header, apis in sorted(groups.items())}
+
+
+def unbindable_reason(api: API) -> Optional[str]:
+    """Why bindings cannot be generated for an API, or None when they can."""
+    if not api.params:
+        return "no parameters were recovered from the page"
+    unknown = [p for p in api.params if p.kind is None]
+    if unknown:
+        return "unknown C type of " + ", ".join(f"{p.name} ({p.c_type})" for p in unknown)
+    return None
+
+
+def _completeness(page: Page, api: API) -> tuple:
+    """Orders two pages that document the same API: the one that says more wins."""
+    typed = sum(1 for p in api.params if p.dtypes or p.kind not in (ParamKind.TENSOR, ParamKind.TENSOR_LIST))
+    warnings = sum(1 for d in page.diagnostics if d.level is not Level.INFO)
+    return (typed, len(api.errors), bool(api.example), -warnings, page.source)
+
+
+def build_model(pages: Iterable[Page], semantics: Iterable[OpSemantics] = ()) -> Model:
+    pages = tuple(sorted(pages, key=lambda p: p.source))
+    by_api: dict[str, list[tuple[Page, API]]] = {}
+    for page in pages:
+        if page.kind is PageKind.API_PAGE:
+            for api in page.apis:
+                by_api.setdefault(api.name, []).append((page, api))
+
+    semantics_by_api = {s.api: s for s in semantics}
+    bound: list[BoundAPI] = []
+    skipped: list[Skipped] = []
+    notes: list[tuple[str, Diagnostic]] = []
+    for name in sorted(by_api):
+        candidates = sorted(by_api[name], key=lambda pa: _completeness(*pa), reverse=True)
+        page, api = candidates[0]
+        for other, other_api in candidates[1:]:
+            notes.append((other.source, Diagnostic(
+                Level.INFO, other_api.line, "duplicate-api",
+                f"{name} is also documented by {page.source}, which says more; that page is used")))
+        reason = unbindable_reason(api)
+        if reason:
+            skipped.append(Skipped(name, page.source, reason))
+            continue
+        bound.append(BoundAPI(api=api, page=page, semantics=semantics_by_api.pop(name, None)))
+
+    for orphan in semantics_by_api.values():
+        notes.append((orphan.source, Diagnostic(
+            Level.WARNING, orphan.line, "semantics-without-page",
+            f"{orphan.api} has semantics but no page in the set documents it")))
+    return Model(pages=pages, apis=tuple(bound), skipped=tuple(skipped), notes=tuple(notes))
+
+
+# A pybind11 translation unit costs about 8 CPU-seconds for its headers and about 0.015 s per
+# extra wrapper, so wrappers are grouped: this many APIs per unit on average.
+APIS_PER_UNIT = 48
+
+
+def translation_units(apis: tuple[BoundAPI, ...], per_unit: int = APIS_PER_UNIT) -> tuple[tuple[BoundAPI, ...], ...]:
+    """Groups APIs into translation units so that adding or changing one page rewrites one unit.
+
+    An API's unit is a hash of its name modulo a power of two, so the grouping of the others
+    changes only when the number of units doubles, not whenever a page is added.
+    """
+    count = 1
+    while count * per_unit < len(apis):
+        count *= 2
+    units: list[list[BoundAPI]] = [[] for _ in range(count)]
+    for bound in apis:
+        units[zlib.crc32(bound.name.encode()) % count].append(bound)
+    return tuple(tuple(unit) for unit in units)

@@ -1,0 +1,500 @@
+"""The IR: everything one documentation page says, typed.
+
+The IR is the contract between the parsing stage (`gen.parse`) and the emission stage
+(`gen.emit`). As in torchgen's `model.py`, the structures are immutable and populated once, at
+construction; `__post_init__` checks the invariants that every consumer relies on. A violated
+invariant is a bug of the parser, never of a page: the parser repairs or drops what a page gets
+wrong and says so in a `Diagnostic`.
+
+Every node carries the 1-based `line` of the page text it came from, so that diagnostics and
+generated code can point back at the page. JSON round-trips exactly:
+`Page.from_json(page.to_json()) == page`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional, Sequence
+
+# Bump when the JSON shape changes; `from_json` refuses other versions.
+SCHEMA_VERSION = 1
+
+
+class PageKind(str, enum.Enum):
+    API_PAGE = "api_page"
+    OP_README = "op_readme"
+
+
+class Direction(str, enum.Enum):
+    IN = "in"
+    OUT = "out"
+    INOUT = "inout"
+
+
+class ParamKind(str, enum.Enum):
+    """What a GetWorkspaceSize argument is, from its C type."""
+
+    TENSOR = "tensor"  # aclTensor*
+    SCALAR = "scalar"  # aclScalar*
+    INT_ARRAY = "int_array"  # aclIntArray*
+    FLOAT_ARRAY = "float_array"  # aclFloatArray*
+    BOOL_ARRAY = "bool_array"  # aclBoolArray*
+    TENSOR_LIST = "tensor_list"  # aclTensorList*
+    SCALAR_LIST = "scalar_list"  # aclScalarList*
+    BOOL = "bool"
+    INT = "int"  # int64_t, int32_t, int8_t, uint64_t, ...
+    FLOAT = "float"  # double, float
+    STRING = "string"  # char*
+    DTYPE = "dtype"  # aclDataType
+
+    @property
+    def is_device_data(self) -> bool:
+        """Tensors and tensor lists hold device memory; everything else lives on the host."""
+        return self in (ParamKind.TENSOR, ParamKind.TENSOR_LIST)
+
+    @property
+    def is_pointer(self) -> bool:
+        """Passed by pointer, so a caller can pass NULL (the 161001 family of errors)."""
+        return self not in (ParamKind.BOOL, ParamKind.INT, ParamKind.FLOAT, ParamKind.DTYPE)
+
+
+class DType(str, enum.Enum):
+    """Data type names as the pages write them (the aclDataType without its ACL_ prefix).
+
+    Synonyms that pages also use (FLOAT32, FP16, BF16, FLOAT64, ...) are folded into these by
+    the parser; see `gen.parse.vocab`.
+    """
+
+    FLOAT = "FLOAT"
+    FLOAT16 = "FLOAT16"
+    BFLOAT16 = "BFLOAT16"
+    DOUBLE = "DOUBLE"
+    INT8 = "INT8"
+    INT16 = "INT16"
+    INT32 = "INT32"
+    INT64 = "INT64"
+    UINT8 = "UINT8"
+    UINT16 = "UINT16"
+    UINT32 = "UINT32"
+    UINT64 = "UINT64"
+    BOOL = "BOOL"
+    STRING = "STRING"
+    COMPLEX32 = "COMPLEX32"
+    COMPLEX64 = "COMPLEX64"
+    COMPLEX128 = "COMPLEX128"
+    INT4 = "INT4"
+    HIFLOAT8 = "HIFLOAT8"
+    FLOAT8_E5M2 = "FLOAT8_E5M2"
+    FLOAT8_E4M3FN = "FLOAT8_E4M3FN"
+    FLOAT8_E8M0 = "FLOAT8_E8M0"
+    FLOAT6_E3M2 = "FLOAT6_E3M2"
+    FLOAT6_E2M3 = "FLOAT6_E2M3"
+    FLOAT4_E2M1 = "FLOAT4_E2M1"
+    FLOAT4_E1M2 = "FLOAT4_E1M2"
+
+    @property
+    def is_floating(self) -> bool:
+        return self in _FLOATING
+
+    @property
+    def is_complex(self) -> bool:
+        return self in (DType.COMPLEX32, DType.COMPLEX64, DType.COMPLEX128)
+
+    @property
+    def is_integral(self) -> bool:
+        return self in _INTEGRAL
+
+
+_FLOATING = frozenset(
+    {
+        DType.FLOAT,
+        DType.FLOAT16,
+        DType.BFLOAT16,
+        DType.DOUBLE,
+        DType.HIFLOAT8,
+        DType.FLOAT8_E5M2,
+        DType.FLOAT8_E4M3FN,
+        DType.FLOAT8_E8M0,
+        DType.FLOAT6_E3M2,
+        DType.FLOAT6_E2M3,
+        DType.FLOAT4_E2M1,
+        DType.FLOAT4_E1M2,
+    }
+)
+_INTEGRAL = frozenset(
+    {
+        DType.INT4,
+        DType.INT8,
+        DType.INT16,
+        DType.INT32,
+        DType.INT64,
+        DType.UINT8,
+        DType.UINT16,
+        DType.UINT32,
+        DType.UINT64,
+    }
+)
+
+
+class Soc(str, enum.Enum):
+    """The chips behind the pages' product rows, by the SoC names CANN itself uses.
+
+    The simulator takes these names in `ACLNN_SIM_SOC`.
+    """
+
+    ASCEND950 = "Ascend950"  # Ascend 950PR/Ascend 950DT
+    ASCEND910_93 = "Ascend910_93"  # Atlas A3 训练系列产品/Atlas A3 推理系列产品
+    ASCEND910B = "Ascend910B"  # Atlas A2 训练系列产品/Atlas 800I A2 推理产品/...
+    ASCEND910 = "Ascend910"  # Atlas 训练系列产品
+    ASCEND310P = "Ascend310P"  # Atlas 推理系列产品
+    ASCEND310B = "Ascend310B"  # Atlas 200I/500 A2 推理产品
+    KIRIN_X90 = "KirinX90"  # Kirin X90 处理器系列产品
+    KIRIN_9030 = "Kirin9030"  # Kirin 9030 处理器系列产品
+
+
+class RelationKind(str, enum.Enum):
+    """How one parameter must relate to others, as the usage notes state it."""
+
+    SAME_SHAPE = "same_shape"  # "shape与self一致"
+    BROADCAST = "broadcast"  # "shape需要与self满足broadcast关系"
+    SAME_DTYPE = "same_dtype"  # "数据类型与self一致"
+    PROMOTE = "promote"  # "数据类型与self满足数据类型推导规则"
+    CAST_FROM = "cast_from"  # "数据类型需要是gradOutput与self推导之后可转换的数据类型"
+
+
+class ErrorCategory(str, enum.Enum):
+    """What an error-table condition is about, so that a test can provoke it."""
+
+    NULL_POINTER = "null_pointer"
+    UNSUPPORTED_DTYPE = "unsupported_dtype"
+    RANK = "rank"  # a rank above (or below) the documented bound
+    SHAPE_MISMATCH = "shape_mismatch"
+    BROADCAST = "broadcast"
+    NOT_CASTABLE = "not_castable"
+    EMPTY_TENSOR = "empty_tensor"
+    FORMAT = "format"
+    VALUE = "value"  # a value constraint stated in prose
+    UNSUPPORTED_PRODUCT = "unsupported_product"
+
+
+class Level(str, enum.Enum):
+    ERROR = "error"  # the page (or part of it) cannot be used
+    WARNING = "warning"  # something was guessed, repaired or lost
+    INFO = "info"
+
+
+def _json_name(f: dataclasses.Field) -> str:
+    return f.metadata.get("json", f.name)
+
+
+def _dumps_field(f: dataclasses.Field, value: Any) -> Any:
+    mapping = f.metadata.get("mapping")
+    if mapping:
+        key, val = mapping
+        return {_dumps_value(getattr(e, key)): _dumps_value(getattr(e, val)) for e in value}
+    return _dumps_value(value)
+
+
+def _dumps_value(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return value.value
+    if dataclasses.is_dataclass(value):
+        return {_json_name(f): _dumps_field(f, getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple):
+        return [_dumps_value(v) for v in value]
+    return value
+
+
+def _loads_value(hint: Any, value: Any) -> Any:
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None:
+            return None
+        (inner,) = [a for a in args if a is not type(None)]
+        return _loads_value(inner, value)
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_loads_value(args[0], v) for v in value)
+        return tuple(_loads_value(a, v) for a, v in zip(args, value))
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return hint(value)
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return _load_dataclass(hint, value)
+    return value
+
+
+def _load_dataclass(cls: type, data: Mapping[str, Any]) -> Any:
+    hints = typing.get_type_hints(cls)
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        name = _json_name(f)
+        if name not in data:
+            continue
+        value = data[name]
+        mapping = f.metadata.get("mapping")
+        if mapping:
+            key, val = mapping
+            value = [{key: k, val: v} for k, v in value.items()]
+        kwargs[f.name] = _loads_value(hints[f.name], value)
+    return cls(**kwargs)
+
+
+class _Json:
+    """JSON round trip for the IR dataclasses, driven by their type hints."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dumps_value(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]):
+        return _load_dataclass(cls, data)
+
+
+@dataclass(frozen=True)
+class Diagnostic(_Json):
+    level: Level
+    line: int
+    code: str  # a stable kebab-case identifier, e.g. "mojibake-repaired"
+    message: str
+
+    def format(self, source: str) -> str:
+        return f"{source}:{self.line}: {self.level.value}: {self.message} [{self.code}]"
+
+
+@dataclass(frozen=True)
+class Product(_Json):
+    name: str  # as the page writes it
+    supported: bool
+    soc: Optional[Soc] = None  # None when the name matches no known chip
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Link(_Json):
+    """A README's pointer at the page that documents one of its APIs."""
+
+    api: str
+    doc: str  # the link target as written, relative to the README
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Relation(_Json):
+    kind: RelationKind
+    others: tuple[str, ...] = field(metadata={"json": "with"})
+
+    def __post_init__(self) -> None:
+        assert self.others, "a relation names at least one other parameter"
+
+
+@dataclass(frozen=True)
+class ProductDTypes(_Json):
+    soc: Soc
+    dtypes: tuple[DType, ...]
+
+
+@dataclass(frozen=True)
+class Param(_Json):
+    name: str
+    c_type: str  # normalised C spelling, e.g. "const aclTensor*"
+    kind: Optional[ParamKind]  # None: a C type the generator does not know (diagnosed)
+    direction: Direction
+    optional: bool = False
+    dtypes: tuple[DType, ...] = ()
+    # Where a product accepts other dtypes than `dtypes`; products not listed take `dtypes`.
+    # In JSON a mapping {soc: [dtypes]}.
+    dtypes_by_product: tuple[ProductDTypes, ...] = field(default=(), metadata={"mapping": ("soc", "dtypes")})
+    formats: tuple[str, ...] = ()
+    rank: Optional[tuple[int, int]] = None  # inclusive [lo, hi]
+    noncontiguous: Optional[bool] = None  # None: the page does not say
+    empty_tensor: Optional[bool] = None
+    description: str = ""
+    usage: str = ""
+    relations: tuple[Relation, ...] = ()
+    line: int = 0
+
+    def __post_init__(self) -> None:
+        assert self.name, "a parameter has a name"
+        if self.rank is not None:
+            lo, hi = self.rank
+            assert 0 <= lo <= hi, f"{self.name}: rank bounds {self.rank}"
+        socs = [p.soc for p in self.dtypes_by_product]
+        assert len(socs) == len(set(socs)), f"{self.name}: one dtype list per product"
+
+    def dtypes_for(self, soc: Soc) -> tuple[DType, ...]:
+        for entry in self.dtypes_by_product:
+            if entry.soc is soc:
+                return entry.dtypes
+        return self.dtypes
+
+    def related(self, kind: RelationKind) -> tuple[str, ...]:
+        return tuple(name for r in self.relations if r.kind is kind for name in r.others)
+
+
+@dataclass(frozen=True)
+class ErrorCase(_Json):
+    """One row of an API's error table: the status a call returns under a condition."""
+
+    name: str  # ACLNN_ERR_PARAM_NULLPTR, ...
+    code: int  # 161001, ...
+    condition: str
+    category: Optional[ErrorCategory] = None  # None: the condition could not be classified
+    params: tuple[str, ...] = ()  # the parameters the condition names, in page order
+    line: int = 0
+
+    def __post_init__(self) -> None:
+        assert self.code >= 0, f"status code {self.code}"
+
+
+@dataclass(frozen=True)
+class API(_Json):
+    name: str  # aclnnLeakyReluBackward
+    workspace_fn: str  # aclnnLeakyReluBackwardGetWorkspaceSize
+    # The caller's arguments of the GetWorkspaceSize function, in prototype order, without
+    # workspaceSize and executor.
+    params: tuple[Param, ...] = ()
+    errors: tuple[ErrorCase, ...] = ()
+    formula: str = ""
+    constraints: str = ""
+    example: str = ""  # the 调用示例 C++, verbatim
+    # The aclnnop/ header the page's example includes for this API ("" if it names none). CANN's
+    # header names do not follow the API names (aclnnAdds is in aclnnop/aclnn_add.h).
+    header: str = ""
+    line: int = 0
+    example_line: int = 0
+
+    def __post_init__(self) -> None:
+        names = [p.name for p in self.params]
+        assert len(names) == len(set(names)), f"{self.name}: duplicate parameter names {names}"
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(f"{self.name} has no parameter {name!r}")
+
+    @property
+    def inputs(self) -> tuple[Param, ...]:
+        return tuple(p for p in self.params if p.direction is not Direction.OUT)
+
+    @property
+    def outputs(self) -> tuple[Param, ...]:
+        return tuple(p for p in self.params if p.direction is not Direction.IN)
+
+
+@dataclass(frozen=True)
+class Page(_Json):
+    source: str  # the page's path as given to the parser
+    kind: PageKind
+    title: str = ""
+    description: str = ""  # 功能说明 / Function, as text
+    products: tuple[Product, ...] = ()
+    apis: tuple[API, ...] = ()
+    links: tuple[Link, ...] = ()
+    params: tuple[Param, ...] = ()  # op READMEs only: their parameter table
+    diagnostics: tuple[Diagnostic, ...] = ()
+    schema_version: int = SCHEMA_VERSION
+
+    def __post_init__(self) -> None:
+        assert self.schema_version == SCHEMA_VERSION, f"schema {self.schema_version}"
+        names = [a.name for a in self.apis]
+        assert len(names) == len(set(names)), f"{self.source}: duplicate APIs {names}"
+
+    def supports(self, soc: Soc) -> Optional[bool]:
+        """Whether the product table lists `soc` as supported; None when it does not list it."""
+        for product in self.products:
+            if product.soc is soc:
+                return product.supported
+        return None
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.level is Level.ERROR for d in self.diagnostics)
+
+    def to_json(self, indent: Optional[int] = 2) -> str:
+        data = self.to_dict()
+        # schema_version first: a reader can check it before anything else.
+        ordered = {"schema_version": data.pop("schema_version"), **data}
+        return json.dumps(ordered, ensure_ascii=False, indent=indent) + ("\n" if indent else "")
+
+    @classmethod
+    def from_json(cls, text: str) -> "Page":
+        data = json.loads(text)
+        version = data.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise ValueError(f"IR schema version {version!r}; this generator reads {SCHEMA_VERSION}")
+        return cls.from_dict(data)
+
+
+def pages_to_json(pages: Sequence[Page]) -> str:
+    """Several pages as one JSON array, in the given order (`gen inspect --json`)."""
+    body = ",\n".join(page.to_json(indent=2).rstrip("\n") for page in pages)
+    return f"[\n{body}\n]\n" if pages else "[]\n"
+
+
+# --- Semantics: what a page says in prose and formulas, written down once per op -------------
+#
+# A page's tables give types, ranks and error rows; what the op computes, which values it
+# rejects and which PyTorch call is its golden reference are prose and LaTeX. Each op's
+# `op_docs/<page>.toml` states them (see `gen.parse.semantics` for the file format); they feed the
+# simulator's kernels and the generated tests.
+
+
+class IntegerMath(str, enum.Enum):
+    """How the simulator computes an op on integral dtypes."""
+
+    FLOAT = "float"  # convert to float, compute, convert back (activation functions)
+    EXACT = "exact"  # integer arithmetic in int64 (add, mul, neg, ...)
+
+
+@dataclass(frozen=True)
+class ValueCheck(_Json):
+    """A phase-1 check that the page states in prose (e.g. "selfIsResult为true时，negativeSlope不可以是负数")."""
+
+    when: str  # C++ boolean expression over the host-side parameters; true means reject
+    message: str
+    status: int = 161002
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class InputDomain(_Json):
+    """The range generated tests draw a tensor's values from (e.g. positive for Log)."""
+
+    param: str
+    low: float
+    high: float
+
+    def __post_init__(self) -> None:
+        assert self.low < self.high, f"{self.param}: empty domain [{self.low}, {self.high}]"
+
+
+@dataclass(frozen=True)
+class OpSemantics(_Json):
+    api: str
+    source: str
+    # C++ expression of one output element in terms of the parameters (tensor elements and
+    # scalars in the compute type `T`, other attributes as their C types); "" = not simulated.
+    kernel: str = ""
+    # Python expression of the result in terms of the parameters as torch tensors / Python
+    # values, e.g. "torch.ops.aten.leaky_relu_backward(gradOutput, self, negativeSlope, selfIsResult)".
+    golden: str = ""
+    integer_math: IntegerMath = IntegerMath.FLOAT
+    checks: tuple[ValueCheck, ...] = ()
+    domains: tuple[InputDomain, ...] = ()
+    # Where the page is wrong or silent and the semantics file knows better; reported as
+    # warnings on the page (e.g. SeluBackward's formula omits SELU's scale).
+    errata: tuple[str, ...] = ()
+    line: int = 0
+
+    def domain(self, param: str) -> Optional[InputDomain]:
+        for d in self.domains:
+            if d.param == param:
+                return d
+        return None

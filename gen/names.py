@@ -1,0 +1,45 @@
+"""How aclnn names translate into the names of the things we generate.
+
+One place for every naming rule, shared by all emitters (a rule in two places drifts).
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+_WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def snake_case(name: str) -> str:
+    """`gradOutput` -> `grad_output`, `BatchMatMulV2` -> `batch_mat_mul_v2`, `FFNV3` -> `ffnv3`."""
+    return _WORD_BOUNDARY.sub("_", name).replace("__", "_").lower()
+
+
+def op_stem(api_name: str) -> str:
+    """`aclnnLeakyReluBackward` -> `LeakyReluBackward`."""
+    return api_name[len("aclnn"):] if api_name.startswith("aclnn") else api_name
+
+
+def python_function(api_name: str) -> str:
+    """The Python function of an API: snake_case without the aclnn prefix."""
+    return python_identifier(snake_case(op_stem(api_name)))
+
+
+def python_identifier(name: str) -> str:
+    """A page name as a Python identifier: snake_case, and not a keyword (`lambda` -> `lambda_`)."""
+    snake = snake_case(name)
+    return snake + "_" if keyword.iskeyword(snake) or snake in _RESERVED else snake
+
+
+# Names our generated signatures use themselves.
+_RESERVED = frozenset({"out"})
+
+
+def header_file(api_name: str) -> str:
+    """The header CANN ships for a page, named after its first API: `aclnnop/aclnn_leaky_relu_backward.h`."""
+    return f"aclnnop/aclnn_{snake_case(op_stem(api_name))}.h"
+
+
+def test_file(api_name: str) -> str:
+    return f"test_{python_function(api_name)}.py"

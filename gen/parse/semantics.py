@@ -1,0 +1,138 @@
+"""Reading an op's semantics file (`op_docs/<page>.toml`) into `OpSemantics`.
+
+The file states what the page says only in prose and formulas. One table per API:
+
+    [aclnnLeakyReluBackward]
+    # C++ expression of one output element; tensor elements and scalars are of the compute
+    # type T, bool/int/float attributes keep their C types.
+    kernel = "self > 0 ? gradOutput : gradOutput * negativeSlope"
+    # Python expression over torch tensors and Python values, named as the page names them.
+    golden = "torch.ops.aten.leaky_relu_backward(gradOutput, self, negativeSlope, selfIsResult)"
+    integer_math = "float"            # or "exact": integral dtypes computed in int64
+    errata = ["..."]                  # where the page is wrong: reported as warnings
+
+    [aclnnLeakyReluBackward.domain]   # value ranges for generated test data
+    self = [-4.0, 4.0]
+
+    [[aclnnLeakyReluBackward.checks]] # value checks the page states in prose (phase 1)
+    when = "selfIsResult && negativeSlope < 0"
+    message = "negativeSlope must not be negative when selfIsResult is true"
+    status = 161002
+
+A malformed file never raises: what can be read is returned, the rest is diagnosed.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+from gen.ir import Diagnostic, InputDomain, IntegerMath, Level, OpSemantics, ValueCheck
+
+_KNOWN_KEYS = {"kernel", "golden", "integer_math", "errata", "domain", "checks"}
+_CHECK_KEYS = {"when", "message", "status"}
+
+
+@dataclass(frozen=True)
+class SemanticsFile:
+    source: str
+    ops: tuple[OpSemantics, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def load_semantics(path: str | Path) -> SemanticsFile:
+    path = Path(path)
+    source = str(path)
+    diags: list[Diagnostic] = []
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    except (OSError, UnicodeDecodeError) as exc:
+        return SemanticsFile(source, (), (Diagnostic(Level.ERROR, 1, "semantics-unreadable", str(exc)),))
+    except tomllib.TOMLDecodeError as exc:
+        line = getattr(exc, "lineno", None) or _line_from_message(str(exc))
+        return SemanticsFile(source, (), (Diagnostic(Level.ERROR, line, "semantics-syntax", str(exc)),))
+
+    lines = text.splitlines()
+    ops = []
+    for api, table in data.items():
+        line = _line_of(lines, rf"^\s*\[\s*\"?{re.escape(api)}\"?\s*\]")
+        if not isinstance(table, dict):
+            diags.append(Diagnostic(Level.ERROR, line, "semantics-shape", f"{api}: expected a table"))
+            continue
+        op = _read_op(api, table, source, line, lines, diags)
+        if op is not None:
+            ops.append(op)
+    return SemanticsFile(source, tuple(ops), tuple(diags))
+
+
+def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: list[str],
+             diags: list[Diagnostic]) -> OpSemantics | None:
+    def bad(message: str, at: int = line) -> None:
+        diags.append(Diagnostic(Level.ERROR, at, "semantics-value", f"{api}: {message}"))
+
+    for key in sorted(set(table) - _KNOWN_KEYS):
+        diags.append(Diagnostic(Level.WARNING, line, "semantics-unknown-key", f"{api}: unknown key {key!r}"))
+
+    kernel = table.get("kernel", "")
+    golden = table.get("golden", "")
+    if not isinstance(kernel, str) or not isinstance(golden, str):
+        bad("kernel and golden are strings")
+        return None
+    try:
+        integer_math = IntegerMath(table.get("integer_math", "float"))
+    except ValueError:
+        bad(f"integer_math is one of {[m.value for m in IntegerMath]}")
+        integer_math = IntegerMath.FLOAT
+    errata = table.get("errata", [])
+    if not (isinstance(errata, list) and all(isinstance(e, str) for e in errata)):
+        bad("errata is a list of strings")
+        errata = []
+
+    domains = []
+    for name, bounds in (table.get("domain") or {}).items():
+        ok = isinstance(bounds, list) and len(bounds) == 2 and all(isinstance(b, (int, float)) for b in bounds)
+        if not ok or not bounds[0] < bounds[1]:
+            bad(f"domain.{name} is [low, high] with low < high")
+            continue
+        domains.append(InputDomain(param=name, low=float(bounds[0]), high=float(bounds[1])))
+
+    checks = []
+    check_line = line
+    for entry in table.get("checks") or []:
+        check_line = _line_of(lines, rf"^\s*\[\[\s*\"?{re.escape(api)}\"?\.checks\s*\]\]", after=check_line)
+        if not isinstance(entry, dict) or not isinstance(entry.get("when"), str) or not entry.get("when"):
+            bad("each check has a 'when' expression", check_line)
+            continue
+        for key in sorted(set(entry) - _CHECK_KEYS):
+            diags.append(Diagnostic(Level.WARNING, check_line, "semantics-unknown-key", f"{api}: unknown check key {key!r}"))
+        status = entry.get("status", 161002)
+        if not isinstance(status, int) or status <= 0:
+            bad("a check's status is a positive aclnn status code", check_line)
+            continue
+        checks.append(ValueCheck(when=entry["when"], message=str(entry.get("message", entry["when"])),
+                                 status=status, line=check_line))
+
+    return OpSemantics(api=api, source=source, kernel=kernel, golden=golden, integer_math=integer_math,
+                       checks=tuple(checks), domains=tuple(domains), errata=tuple(errata), line=line)
+
+
+def _line_of(lines: list[str], pattern: str, after: int = 0) -> int:
+    rx = re.compile(pattern)
+    for number, text in enumerate(lines, start=1):
+        if number > after and rx.search(text):
+            return number
+    return after or 1
+
+
+def _line_from_message(message: str) -> int:
+    match = re.search(r"line (\d+)", message)
+    return int(match.group(1)) if match else 1

@@ -1,0 +1,108 @@
+/* aclnn-bindgen: declarations of the public CANN ABI (types, enums, status codes), written from
+ * the public documentation; not a copy of CANN's headers. When a CANN toolkit is present
+ * (ASCEND_HOME_PATH), builds use its headers instead and runtime/include/aclnn_bindgen/abi_check.h
+ * asserts that the values below equal its. */
+#ifndef ACLNN_BINDGEN_ACL_BASE_H_
+#define ACLNN_BINDGEN_ACL_BASE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define ACL_FUNC_VISIBILITY __attribute__((visibility("default")))
+#else
+#define ACL_FUNC_VISIBILITY
+#endif
+
+typedef int aclError;
+typedef uint16_t aclFloat16;
+
+/* Runtime status codes (acl API reference, "aclError"). */
+static const int ACL_SUCCESS = 0;
+static const int ACL_ERROR_NONE = 0;
+static const int ACL_ERROR_INVALID_PARAM = 100000;
+static const int ACL_ERROR_UNINITIALIZE = 100001;
+static const int ACL_ERROR_REPEAT_INITIALIZE = 100002;
+static const int ACL_ERROR_INVALID_FILE = 100003;
+static const int ACL_ERROR_RT_PARAM_INVALID = 107000;
+static const int ACL_ERROR_RT_INVALID_DEVICEID = 107001;
+static const int ACL_ERROR_RT_CONTEXT_NULL = 107002;
+static const int ACL_ERROR_RT_STREAM_CONTEXT = 107003;
+static const int ACL_ERROR_BAD_ALLOC = 200000;
+static const int ACL_ERROR_RT_MEMORY_ALLOCATION = 207001;
+static const int ACL_ERROR_INTERNAL_ERROR = 500000;
+static const int ACL_ERROR_FAILURE = 500003;
+static const int ACL_ERROR_RT_INTERNAL_ERROR = 507000;
+
+typedef enum {
+  ACL_DT_UNDEFINED = -1,
+  ACL_FLOAT = 0,
+  ACL_FLOAT16 = 1,
+  ACL_INT8 = 2,
+  ACL_INT32 = 3,
+  ACL_UINT8 = 4,
+  ACL_INT16 = 6,
+  ACL_UINT16 = 7,
+  ACL_UINT32 = 8,
+  ACL_INT64 = 9,
+  ACL_UINT64 = 10,
+  ACL_DOUBLE = 11,
+  ACL_BOOL = 12,
+  ACL_STRING = 13,
+  ACL_COMPLEX64 = 16,
+  ACL_COMPLEX128 = 17,
+  ACL_BF16 = 27,
+  ACL_INT4 = 29,
+  ACL_UINT1 = 30,
+  ACL_COMPLEX32 = 33,
+  ACL_HIFLOAT8 = 34,
+  ACL_FLOAT8_E5M2 = 35,
+  ACL_FLOAT8_E4M3FN = 36,
+  ACL_FLOAT8_E8M0 = 37,
+  ACL_FLOAT6_E3M2 = 38,
+  ACL_FLOAT6_E2M3 = 39,
+  ACL_FLOAT4_E2M1 = 40,
+  ACL_FLOAT4_E1M2 = 41
+} aclDataType;
+
+typedef enum {
+  ACL_FORMAT_UNDEFINED = -1,
+  ACL_FORMAT_NCHW = 0,
+  ACL_FORMAT_NHWC = 1,
+  ACL_FORMAT_ND = 2,
+  ACL_FORMAT_NC1HWC0 = 3,
+  ACL_FORMAT_FRACTAL_Z = 4,
+  ACL_FORMAT_NC1HWC0_C04 = 12,
+  ACL_FORMAT_HWCN = 16,
+  ACL_FORMAT_NDHWC = 27,
+  ACL_FORMAT_FRACTAL_NZ = 29,
+  ACL_FORMAT_NCDHW = 30,
+  ACL_FORMAT_DHWCN = 31,
+  ACL_FORMAT_NDC1HWC0 = 32,
+  ACL_FRACTAL_Z_3D = 33,
+  ACL_FORMAT_NC = 35,
+  ACL_FORMAT_NCL = 47,
+  ACL_FORMAT_FRACTAL_NZ_C0_16 = 50,
+  ACL_FORMAT_FRACTAL_NZ_C0_32 = 51,
+  ACL_FORMAT_FRACTAL_NZ_C0_2 = 52,
+  ACL_FORMAT_FRACTAL_NZ_C0_4 = 53,
+  ACL_FORMAT_FRACTAL_NZ_C0_8 = 54
+} aclFormat;
+
+/* Some pages write the 3-D fractal format with the FORMAT infix. */
+#define ACL_FORMAT_FRACTAL_Z_3D ACL_FRACTAL_Z_3D
+
+ACL_FUNC_VISIBILITY aclFloat16 aclFloatToFloat16(float value);
+ACL_FUNC_VISIBILITY float aclFloat16ToFloat(aclFloat16 value);
+ACL_FUNC_VISIBILITY size_t aclDataTypeSize(aclDataType dataType);
+ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNN_BINDGEN_ACL_BASE_H_ */
