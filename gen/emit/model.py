@@ -138,3 +138,8 @@ def translation_units(apis: tuple[BoundAPI, ...], per_unit: int = APIS_PER_UNIT)
     for bound in apis:
         units[zlib.crc32(bound.name.encode()) % count].append(bound)
     return tuple(tuple(unit) for unit in units)
+
+
+def unit_path(directory: str, index: int) -> str:
+    """The generated source of translation unit `index` in `directory` (sim/, bindings/)."""
+    return f"{directory}/ops_{index:03d}.cpp"

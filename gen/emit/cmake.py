@@ -1,0 +1,18 @@
+"""generated/sources.cmake: the generated sources the CMake build compiles."""
+
+from __future__ import annotations
+
+from gen.emit import examples
+from gen.emit.env import render
+from gen.emit.files import FileManager
+from gen.emit.model import Model, translation_units, unit_path
+
+
+def emit(model: Model, files: FileManager) -> None:
+    units = range(len(translation_units(model.apis)))
+    files.write("sources.cmake", render(
+        "cmake/sources.cmake.j2",
+        sim_sources=[unit_path("sim", k) for k in units],
+        binding_sources=[unit_path("bindings", k) for k in units],
+        examples=sorted(examples.examples(model)),
+    ))

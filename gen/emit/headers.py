@@ -1,0 +1,24 @@
+"""generated/aclnnop/aclnn_<op>.h: the C prototypes of the pages, where the examples include them.
+
+CANN groups APIs into headers by op, not by API (aclnnAdds lives in aclnnop/aclnn_add.h), so a
+header declares every API whose page's example includes it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gen.emit.env import render
+from gen.emit.files import FileManager
+from gen.emit.model import Model
+
+
+def include_guard(header: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]", "_", header).upper() + "_"
+
+
+def emit(model: Model, files: FileManager) -> None:
+    for header, bound in model.headers().items():
+        sources = sorted({b.page.source for b in bound})
+        files.write(header, render("aclnnop/header.h.j2", guard=include_guard(header),
+                                   sources=sources, apis=[b.api for b in bound]))
