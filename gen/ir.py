@@ -353,6 +353,30 @@ class ErrorCase(_Json):
 
 
 @dataclass(frozen=True)
+class ExampleArg(_Json):
+    """One argument of the GetWorkspaceSize call in a page's example, with the data it was given."""
+
+    param: str
+    dtype: Optional[DType] = None  # tensors and scalars: the aclDataType the example creates them with
+    shape: Optional[tuple[int, ...]] = None  # tensors
+    values: tuple[float, ...] = ()  # a tensor's host data (flattened), or a scalar's/attribute's value
+
+
+@dataclass(frozen=True)
+class ExampleCall(_Json):
+    """The call an example makes, recovered from its C++ (inputs the golden can be computed from)."""
+
+    args: tuple[ExampleArg, ...]
+    line: int = 0
+
+    def arg(self, param: str) -> Optional[ExampleArg]:
+        for a in self.args:
+            if a.param == param:
+                return a
+        return None
+
+
+@dataclass(frozen=True)
 class API(_Json):
     name: str  # aclnnLeakyReluBackward
     workspace_fn: str  # aclnnLeakyReluBackwardGetWorkspaceSize
@@ -366,6 +390,7 @@ class API(_Json):
     # The aclnnop/ header the page's example includes for this API ("" if it names none). CANN's
     # header names do not follow the API names (aclnnAdds is in aclnnop/aclnn_add.h).
     header: str = ""
+    example_call: Optional[ExampleCall] = None
     line: int = 0
     example_line: int = 0
 

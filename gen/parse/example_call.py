@@ -1,0 +1,140 @@
+"""The call a page's C++ example makes, and the data it makes it with.
+
+Nearly every 调用示例 follows CANN's template: host data in `std::vector<T> xHostData = {...}`,
+shapes in `std::vector<int64_t> xShape = {...}`, tensors from
+`CreateAclTensor(xHostData, xShape, &xDeviceAddr, aclDataType::ACL_FLOAT, &x)`, scalars from
+`aclCreateScalar(&value, aclDataType::ACL_FLOAT)`, and then
+`aclnnXxxGetWorkspaceSize(x, ..., &workspaceSize, &executor)`. Recovering that call lets the
+example's printed results be checked against the golden reference, and lets the demo call each op
+with the page's own inputs. What does not follow the template is left out, never guessed: a
+parameter whose argument cannot be traced simply has no `ExampleArg`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from gen.ir import API, DType, ExampleArg, ExampleCall, ParamKind
+
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[fFlLuU]*"
+_VECTOR = re.compile(r"std::vector<\s*([\w:]+)\s*>\s+(\w+)\s*(?:=\s*)?\{([^{}]*)\}\s*;", re.S)
+_VALUE = re.compile(r"\b(float|double|bool|int|int8_t|int16_t|int32_t|int64_t|uint8_t|uint64_t|auto)\s+(\w+)\s*=\s*"
+                    rf"(true|false|{_NUMBER})\s*;")
+_TENSOR = re.compile(r"CreateAclTensor\s*\(\s*(\w+)\s*,\s*(\w+)\s*,\s*&\s*\w+\s*,\s*(?:aclDataType::)?ACL_(\w+)\s*,\s*&\s*(\w+)\s*\)")
+_SCALAR = re.compile(r"(\w+)\s*=\s*aclCreateScalar\s*\(\s*&\s*(\w+)\s*,\s*(?:aclDataType::)?ACL_(\w+)\s*\)")
+_INT_ARRAY = re.compile(r"(\w+)\s*=\s*aclCreate(Int|Float|Bool)Array\s*\(\s*(\w+)\.data\(\)\s*,\s*\w+\.size\(\)\s*\)")
+
+# aclDataType names (without ACL_) whose page name differs.
+_ACL_DTYPE_ALIASES = {"BF16": DType.BFLOAT16}
+
+
+def _dtype(acl_name: str) -> Optional[DType]:
+    if acl_name in _ACL_DTYPE_ALIASES:
+        return _ACL_DTYPE_ALIASES[acl_name]
+    try:
+        return DType(acl_name)
+    except ValueError:
+        return None
+
+
+def _number(text: str) -> Optional[float]:
+    text = text.strip()
+    if text in ("true", "false"):
+        return 1.0 if text == "true" else 0.0
+    literal = text.rstrip("fFlLuU")
+    try:
+        value = float(literal)
+    except ValueError:
+        return None
+    return value
+
+
+def _numbers(body: str) -> Optional[tuple[float, ...]]:
+    items = [item for item in (i.strip() for i in body.split(",")) if item]
+    values = tuple(_number(item) for item in items)
+    return None if any(v is None for v in values) else values  # type: ignore[return-value]
+
+
+def strip_comments(code: str) -> str:
+    """C++ without // and /* */ comments (string literals are left alone: examples print them)."""
+    out, i, n = [], 0, len(code)
+    while i < n:
+        c = code[i]
+        if c == '"':
+            j = i + 1
+            while j < n and code[j] != '"' and code[j] != "\n":
+                j += 2 if code[j] == "\\" else 1
+            out.append(code[i:j + 1])
+            i = j + 1
+        elif code.startswith("//", i):
+            j = code.find("\n", i)
+            i = n if j < 0 else j
+        elif code.startswith("/*", i):
+            j = code.find("*/", i + 2)
+            out.append(" ")
+            i = n if j < 0 else j + 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def split_arguments(code: str, open_paren: int) -> Optional[list[str]]:
+    """The top-level comma-separated arguments of the call whose '(' is at `open_paren`."""
+    depth, start, args = 0, open_paren + 1, []
+    for i in range(open_paren, len(code)):
+        c = code[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                tail = code[start:i].strip()
+                return args + [tail] if tail or args else args
+        elif c == "," and depth == 1:
+            args.append(code[start:i].strip())
+            start = i + 1
+    return None
+
+
+def extract_example_call(code: str, api: API, line: int = 0) -> Optional[ExampleCall]:
+    """The example's call of `api`'s first phase, with every argument it can trace."""
+    source = strip_comments(code)
+    call = re.search(rf"\b{re.escape(api.workspace_fn)}\s*\(", source)
+    if call is None:
+        return None
+    args = split_arguments(source, call.end() - 1)
+    if args is None or len(args) < len(api.params):
+        return None
+
+    vectors = {name: _numbers(body) for _, name, body in _VECTOR.findall(source)}
+    values = {name: _number(value) for _, name, value in _VALUE.findall(source)}
+    tensors = {tensor: (host, shape, acl) for host, shape, acl, tensor in _TENSOR.findall(source)}
+    scalars = {scalar: (value, acl) for scalar, value, acl in _SCALAR.findall(source)}
+    arrays = {array: vector for array, _, vector in _INT_ARRAY.findall(source)}
+
+    traced = []
+    for param, arg in zip(api.params, args):
+        arg = arg.strip().lstrip("&")
+        recovered = None
+        if param.kind is ParamKind.TENSOR and arg in tensors:
+            host, shape, acl = tensors[arg]
+            data, dims = vectors.get(host), vectors.get(shape)
+            if data is not None and dims is not None:
+                recovered = ExampleArg(param.name, _dtype(acl), tuple(int(d) for d in dims), data)
+        elif param.kind is ParamKind.SCALAR and arg in scalars:
+            value_name, acl = scalars[arg]
+            if values.get(value_name) is not None:
+                recovered = ExampleArg(param.name, _dtype(acl), None, (values[value_name],))
+        elif param.kind in (ParamKind.INT_ARRAY, ParamKind.FLOAT_ARRAY, ParamKind.BOOL_ARRAY) and arg in arrays:
+            data = vectors.get(arrays[arg])
+            if data is not None:
+                recovered = ExampleArg(param.name, None, None, data)
+        elif param.kind in (ParamKind.BOOL, ParamKind.INT, ParamKind.FLOAT):
+            value = values.get(arg) if arg in values else _number(arg)
+            if value is not None:
+                recovered = ExampleArg(param.name, None, None, (value,))
+        if recovered is not None:
+            traced.append(recovered)
+    return ExampleCall(args=tuple(traced), line=line) if traced else None

@@ -1,0 +1,38 @@
+"""Recovering the GetWorkspaceSize call of a page's example, with its data."""
+
+from gen.ir import Direction, DType, ParamKind
+from gen.parse.example_call import extract_example_call
+from tests.factories import make_api, make_param
+
+API = make_api("aclnnFoo", params=(
+    make_param("self"), make_param("alpha", kind=ParamKind.SCALAR),
+    make_param("flag", kind=ParamKind.BOOL), make_param("out", direction=Direction.OUT)))
+
+EXAMPLE = """
+  std::vector<int64_t> selfShape = {2, 2};
+  std::vector<float> selfHostData = {1, -2.5f, 3e1, .5};
+  std::vector<int64_t> outShape = {2, 2};
+  std::vector<float> outHostData(4, 0);
+  float alphaValue = 0.25f;  // the slope
+  ret = CreateAclTensor(selfHostData, selfShape, &selfDeviceAddr, aclDataType::ACL_BF16, &self);
+  alpha = aclCreateScalar(&alphaValue, aclDataType::ACL_FLOAT);
+  /* aclnnFooGetWorkspaceSize(decoy, ...) in a comment is not the call */
+  ret = aclnnFooGetWorkspaceSize(self, alpha, false, out, &workspaceSize, &executor);
+"""
+
+
+def test_tensor_scalar_and_literal_arguments_are_traced():
+    call = extract_example_call(EXAMPLE, API)
+    self_arg = call.arg("self")
+    assert (self_arg.dtype, self_arg.shape, self_arg.values) == (DType.BFLOAT16, (2, 2), (1.0, -2.5, 30.0, 0.5))
+    assert call.arg("alpha").values == (0.25,)
+    assert call.arg("flag").values == (0.0,)
+
+
+def test_an_argument_that_cannot_be_traced_is_left_out():
+    # outHostData is built by a constructor, not a braced list: no data to recover.
+    assert extract_example_call(EXAMPLE, API).arg("out") is None
+
+
+def test_no_call_no_example_call():
+    assert extract_example_call("int main() { return 0; }", API) is None
