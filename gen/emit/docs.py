@@ -1,0 +1,114 @@
+"""The docstring of a bound API, built from its page: one place, used by the bindings (what
+`help(aclnn.<op>)` shows) and by the stubs.
+
+numpydoc layout: summary, the page's description and formula, Parameters (each with its page
+name, C type, direction, description, dtypes — per product where the page differs — rank,
+formats, contiguity, empty-tensor support and usage notes), Returns, Raises (the page's error
+table: status, name and condition), products, constraints and the source page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gen import names
+from gen.emit.env import render
+from gen.emit.model import BoundAPI
+from gen.ir import Direction, Param, ParamKind
+
+# How each parameter kind is passed from Python (the bindings' conversions, in words).
+_PYTHON_TYPES = {
+    ParamKind.TENSOR: "array_like or aclnn.Tensor",
+    ParamKind.SCALAR: "number",
+    ParamKind.INT_ARRAY: "sequence of int",
+    ParamKind.FLOAT_ARRAY: "sequence of float",
+    ParamKind.BOOL_ARRAY: "sequence of bool",
+    ParamKind.TENSOR_LIST: "list of array_like or aclnn.Tensor",
+    ParamKind.SCALAR_LIST: "list of numbers",
+    ParamKind.BOOL: "bool",
+    ParamKind.INT: "int",
+    ParamKind.FLOAT: "float",
+    ParamKind.STRING: "str",
+    ParamKind.DTYPE: "numpy dtype or dtype name",
+}
+
+
+def python_type(param: Param) -> str:
+    """How the argument is passed from Python, in words (None for optional parameters)."""
+    text = _PYTHON_TYPES.get(param.kind, "object") if param.kind else "object"
+    return text + " or None" if param.optional else text
+
+
+def _yes_no(value: bool | None, yes: str, no: str) -> str | None:
+    return None if value is None else (yes if value else no)
+
+
+def facts(param: Param) -> list[str]:
+    """What the page's parameter table says about the parameter, as short phrases."""
+    out: list[str] = []
+    if param.dtypes:
+        out.append("dtypes " + ", ".join(d.value for d in param.dtypes))
+    for entry in param.dtypes_by_product:
+        out.append(f"on {entry.soc.value}: " + ", ".join(d.value for d in entry.dtypes))
+    if param.rank is not None:
+        lo, hi = param.rank
+        out.append(f"rank {lo}" if lo == hi else f"rank {lo}-{hi}")
+    if param.formats:
+        out.append("formats " + ", ".join(param.formats))
+    for phrase in (_yes_no(param.noncontiguous, "non-contiguous allowed", "contiguous only"),
+                   _yes_no(param.empty_tensor, "empty allowed", "empty not allowed")):
+        if phrase:
+            out.append(phrase)
+    return out
+
+
+@dataclass(frozen=True)
+class ParamDoc:
+    name: str  # Python name
+    type: str
+    header: str  # page name, C type, direction
+    description: str
+    facts: str
+    usage: str
+    default: str  # "" or ", default None"
+
+
+def _param_doc(param: Param, default: bool) -> ParamDoc:
+    return ParamDoc(
+        name=names.python_identifier(param.name) if param.direction is not Direction.OUT else param.name,
+        type=python_type(param),
+        header=f"{param.name} ({param.c_type}, {param.direction.value})",
+        description=_one_line(param.description),
+        facts="; ".join(facts(param)),
+        usage=_one_line(param.usage),
+        default=", default None" if default else "",
+    )
+
+
+def _one_line(text: str) -> str:
+    return " ".join(line.strip() for line in text.strip().splitlines() if line.strip()) if text.strip() not in ("", "-") else ""
+
+
+def _indented(text: str, prefix: str = "    ") -> str:
+    return "\n".join((prefix + line).rstrip() for line in text.strip().splitlines())
+
+
+def docstring(bound: BoundAPI) -> str:
+    """The docstring of `aclnn.<python_name>`, without the signature line."""
+    from gen.emit.bindings import out_params, python_params  # the signature is the bindings' decision
+
+    api, page = bound.api, bound.page
+    defaults = {p.param.name for p in python_params(bound) if p.param is not None and p.default is not None}
+    inputs = [_param_doc(p, p.name in defaults) for p in api.inputs]
+    outputs = [_param_doc(p, False) for p in api.outputs]
+    out_names = [p.name for p in out_params(api)]
+    products = [f"{p.name}: {'supported' if p.supported else 'not supported'}" for p in page.products]
+    text = render(
+        "bindings/docstring.txt.j2",
+        api=api, description=page.description.strip(), formula=_indented(api.formula) if api.formula.strip() else "",
+        inputs=inputs, outputs=outputs, out_names=out_names, errors=api.errors, products=products,
+        constraints=_indented(api.constraints) if _one_line(api.constraints) not in ("", "无。", "无") else "",
+        source=f"{page.source}:{api.line}" if api.line else page.source,
+        simulated=bound.simulated,
+    )
+    return text.strip() + "\n"

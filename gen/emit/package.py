@@ -1,0 +1,51 @@
+"""generated/aclnn/ and generated/pyproject.toml: the Python package around the aclnn._C extension.
+
+- `aclnn/__init__.py`: the public names (every bound API, aclnn.Tensor, errors, backend(), ...);
+- `aclnn/_apis.json`: the IR of every bound API, for `aclnn.apis()`;
+- `aclnn/_errors.py`, `aclnn/_runtime.py`: static support modules (templates copied with a banner);
+- `aclnn/py.typed`: the PEP 561 marker (the stubs emitter writes `__init__.pyi`);
+- `pyproject.toml`: makes `pip install ./generated` build the repository (CMake source dir "..")
+  into a wheel of the package, with scikit-build-core.
+"""
+
+from __future__ import annotations
+
+import json
+
+from gen.emit.env import render
+from gen.emit.files import FileManager
+from gen.emit.model import BoundAPI, Model
+
+PACKAGE = "aclnn"
+# Support modules that do not depend on the pages: rendered only for their banner.
+STATIC_MODULES = ("_errors.py", "_runtime.py")
+
+
+def api_record(bound: BoundAPI) -> dict:
+    """What `aclnn.apis()` returns for one API: its IR, and where it came from."""
+    return {
+        "python_name": bound.python_name,
+        "source": bound.page.source,
+        "simulated": bound.simulated,
+        "products": [p.to_dict() for p in bound.page.products],
+        **bound.api.to_dict(),
+    }
+
+
+def apis_json(model: Model) -> str:
+    data = {
+        "generated_by": "aclnn-bindgen (gen/emit/package.py). Do not edit.",
+        "apis": [api_record(b) for b in model.apis],
+    }
+    return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+
+
+def emit(model: Model, files: FileManager) -> None:
+    sources = sorted({b.page.source for b in model.apis})
+    files.write(f"{PACKAGE}/__init__.py", render(
+        "package/__init__.py.j2", functions=[b.python_name for b in model.apis], sources=sources))
+    for module in STATIC_MODULES:
+        files.write(f"{PACKAGE}/{module}", render(f"package/{module}.j2"))
+    files.write(f"{PACKAGE}/_apis.json", apis_json(model))
+    files.write(f"{PACKAGE}/py.typed", render("package/py.typed.j2"))
+    files.write("pyproject.toml", render("package/pyproject.toml.j2", package=PACKAGE))

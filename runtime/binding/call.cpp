@@ -1,0 +1,645 @@
+// aclnn-bindgen: one call of an API: argument conversion, output allocation, both phases.
+#include <cfloat>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <optional>
+
+#include "binding.h"
+
+namespace aclnn_binding {
+
+struct Call::Slot {
+  DeviceTensor device;         // what the aclTensor describes
+  HostArray host;              // the host side, when the tensor came from (or goes to) the host
+  bool upload = false;         // copy the host span to the device before phase 1
+  bool download = false;       // copy the span back to the host after the stream is synchronised
+  bool overwrite = false;      // an out= array: the op writes every element of the view
+  py::object result;           // what the call returns for it (the caller's object, or a new one)
+  size_t owner = 0;            // index of its aclTensor in Call::tensors_
+};
+
+namespace {
+
+std::string type_name(py::handle obj) { return py::str(py::type::handle_of(obj).attr("__qualname__")); }
+
+const py::object& numpy_type(const char* name) {
+  // Cached per name; gil_safe_call_once_and_store avoids the static-init deadlock with the GIL.
+  if (std::strcmp(name, "generic") == 0) {
+    PYBIND11_CONSTINIT static py::gil_safe_call_once_and_store<py::object> generic;
+    return generic.call_once_and_store_result([] { return py::module_::import("numpy").attr("generic"); }).get_stored();
+  }
+  PYBIND11_CONSTINIT static py::gil_safe_call_once_and_store<py::object> bool_;
+  return bool_.call_once_and_store_result([] { return py::module_::import("numpy").attr("bool_"); }).get_stored();
+}
+
+bool is_bool_like(py::handle obj) { return PyBool_Check(obj.ptr()) || py::isinstance(obj, numpy_type("bool_")); }
+
+// A Python number, as the dtype an aclScalar gets for it.
+struct Number {
+  enum Kind { kBool, kInt, kFloat, kComplex } kind;
+  long long i = 0;              // kBool, kInt (when it fits)
+  unsigned long long u = 0;     // kInt above LLONG_MAX
+  bool big = false;             // kInt: only `u` holds it
+  double re = 0, im = 0;        // kFloat (re), kComplex
+  double as_double() const { return kind == kFloat || kind == kComplex ? re : big ? static_cast<double>(u) : static_cast<double>(i); }
+};
+
+template <class T> bool fits(const Number& n) {
+  if (n.big) return std::numeric_limits<T>::max() >= n.u;
+  if (n.i < 0) return std::is_signed<T>::value && n.i >= static_cast<long long>(std::numeric_limits<T>::min());
+  return static_cast<unsigned long long>(n.i) <= static_cast<unsigned long long>(std::numeric_limits<T>::max());
+}
+
+template <class T> void put(unsigned char* out, T value) { std::memcpy(out, &value, sizeof value); }
+
+// Writes `n` as `dtype` into `out`; false when the value does not fit an integral dtype.
+bool encode(const Number& n, aclDataType dtype, unsigned char* out) {
+  const bool integral = n.kind == Number::kBool || n.kind == Number::kInt;
+  const double d = n.as_double();
+  switch (dtype) {
+    case ACL_BOOL: put<bool>(out, n.kind == Number::kBool ? n.i != 0 : d != 0.0); return integral;
+    case ACL_INT8: if (!integral || !fits<int8_t>(n)) return false; put<int8_t>(out, static_cast<int8_t>(n.i)); return true;
+    case ACL_INT16: if (!integral || !fits<int16_t>(n)) return false; put<int16_t>(out, static_cast<int16_t>(n.i)); return true;
+    case ACL_INT32: if (!integral || !fits<int32_t>(n)) return false; put<int32_t>(out, static_cast<int32_t>(n.i)); return true;
+    case ACL_INT64: if (!integral || !fits<int64_t>(n)) return false; put<int64_t>(out, static_cast<int64_t>(n.i)); return true;
+    case ACL_UINT8: if (!integral || !fits<uint8_t>(n)) return false; put<uint8_t>(out, static_cast<uint8_t>(n.i)); return true;
+    case ACL_UINT16: if (!integral || !fits<uint16_t>(n)) return false; put<uint16_t>(out, static_cast<uint16_t>(n.i)); return true;
+    case ACL_UINT32: if (!integral || !fits<uint32_t>(n)) return false; put<uint32_t>(out, static_cast<uint32_t>(n.i)); return true;
+    case ACL_UINT64: if (!integral || !fits<uint64_t>(n)) return false; put<uint64_t>(out, n.big ? n.u : static_cast<uint64_t>(n.i)); return true;
+    case ACL_FLOAT: if (n.kind == Number::kComplex) return false; put<float>(out, static_cast<float>(d)); return true;
+    case ACL_DOUBLE: if (n.kind == Number::kComplex) return false; put<double>(out, d); return true;
+    case ACL_FLOAT16: if (n.kind == Number::kComplex) return false; put<uint16_t>(out, float_to_half(static_cast<float>(d))); return true;
+    case ACL_BF16: if (n.kind == Number::kComplex) return false; put<uint16_t>(out, float_to_bfloat16(static_cast<float>(d))); return true;
+    case ACL_COMPLEX64: put<std::complex<float>>(out, {static_cast<float>(n.re != 0 || n.kind == Number::kComplex ? n.re : d), static_cast<float>(n.im)}); return true;
+    case ACL_COMPLEX128: put<std::complex<double>>(out, {n.kind == Number::kComplex ? n.re : d, n.im}); return true;
+    default: return false;
+  }
+}
+
+Number python_number(py::handle obj) {
+  Number n{Number::kInt};
+  if (PyBool_Check(obj.ptr())) {
+    n.kind = Number::kBool;
+    n.i = obj.ptr() == Py_True;
+  } else if (PyLong_Check(obj.ptr())) {
+    int overflow = 0;
+    n.i = PyLong_AsLongLongAndOverflow(obj.ptr(), &overflow);
+    if (overflow > 0) {
+      n.u = PyLong_AsUnsignedLongLong(obj.ptr());
+      if (PyErr_Occurred()) {
+        PyErr_Clear();
+        throw py::value_error("out of the range of every integer dtype");
+      }
+      n.big = true;
+    } else if (overflow < 0) {
+      throw py::value_error("out of the range of every integer dtype");
+    }
+  } else if (PyFloat_Check(obj.ptr())) {
+    n.kind = Number::kFloat;
+    n.re = PyFloat_AsDouble(obj.ptr());
+  } else {
+    n.kind = Number::kComplex;
+    n.re = PyComplex_RealAsDouble(obj.ptr());
+    n.im = PyComplex_ImagAsDouble(obj.ptr());
+  }
+  return n;
+}
+
+const std::vector<aclDataType>& preference(const ScalarPreference& p, const Number& n) {
+  switch (n.kind) {
+    case Number::kBool: return p.for_bool;
+    case Number::kInt: return p.for_int;
+    case Number::kFloat: return p.for_float;
+    default: return p.for_complex;
+  }
+}
+
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * std::max<int64_t>(shape[i + 1], 1);
+  return strides;
+}
+
+// NumPy's broadcasting of two shapes; false when they do not broadcast.
+bool broadcast(std::vector<int64_t>& acc, const std::vector<int64_t>& shape) {
+  std::vector<int64_t> out(std::max(acc.size(), shape.size()));
+  for (size_t i = 0; i < out.size(); ++i) {
+    int64_t a = i < acc.size() ? acc[acc.size() - 1 - i] : 1;
+    int64_t b = i < shape.size() ? shape[shape.size() - 1 - i] : 1;
+    if (a != b && a != 1 && b != 1) return false;
+    out[out.size() - 1 - i] = a == 1 ? b : a;
+  }
+  acc = std::move(out);
+  return true;
+}
+
+}  // namespace
+
+Call::Call(const ApiSpec& spec, py::handle out)
+    : spec_(spec), runtime_(Runtime::get()), by_param_(spec.params.size()), is_list_(spec.params.size(), false) {
+  const size_t n = spec.outputs.size();
+  out_given_.assign(n, py::none());
+  if (out.is_none()) return;
+  if (n == 0) throw py::type_error(std::string(spec.python_name) + "() has no outputs to pass as out=");
+  const bool sequence = py::isinstance<py::tuple>(out) || py::isinstance<py::list>(out);
+  if (n == 1) {
+    if (spec.outputs[0].is_list || !sequence) {
+      out_given_[0] = py::reinterpret_borrow<py::object>(out);
+    } else if (py::len(out) == 1) {
+      out_given_[0] = py::reinterpret_borrow<py::sequence>(out)[0];
+    } else {
+      throw py::type_error(std::string(spec.python_name) + "(): out= takes one array, got a sequence of " +
+                           std::to_string(py::len(out)));
+    }
+    return;
+  }
+  if (!sequence || py::len(out) != n)
+    throw py::type_error(std::string(spec.python_name) + "(): out= takes a tuple of " + std::to_string(n) +
+                         " arrays (in output order)");
+  auto items = py::reinterpret_borrow<py::sequence>(out);
+  for (size_t i = 0; i < n; ++i) out_given_[i] = items[i];
+}
+
+Call::~Call() = default;
+
+std::string Call::what(int param) const {
+  return std::string(spec_.python_name) + "() argument '" + spec_.params[param].python_name + "'";
+}
+
+Call::Slot* Call::tensor_slot(int param, py::handle obj, bool inout, const std::string& label) {
+  auto slot = std::make_unique<Slot>();
+  if (is_device_tensor(obj)) {
+    slot->device = *obj.cast<std::shared_ptr<DeviceTensor>>();
+    device_mode_ = true;
+  } else {
+    slot->host = host_array(obj, label, inout);
+    if (slot->host.itemsize == 0) throw py::type_error(label + ": " + dtype_name(slot->host.dtype) + " has no host layout");
+    DeviceTensor& d = slot->device;
+    d.dtype = slot->host.dtype;
+    d.shape = slot->host.shape;
+    d.strides = slot->host.strides;
+    d.storage_elements = slot->host.span_elements();
+    d.storage = DeviceBuffer::allocate(static_cast<size_t>(d.storage_elements) * slot->host.itemsize, spec_.api);
+    slot->upload = true;
+    slot->download = inout;
+  }
+  slot->result = py::reinterpret_borrow<py::object>(obj);
+  tensors_.push_back(slot->device.make_acl_tensor(spec_.api));
+  slot->owner = tensors_.size() - 1;
+  slots_.push_back(std::move(slot));
+  return slots_.back().get();
+}
+
+aclTensor* Call::tensor(int param, py::handle obj) {
+  if (obj.is_none()) return nullptr;
+  Slot* slot = tensor_slot(param, obj, false, what(param));
+  by_param_[param].push_back(slot);
+  return tensors_[slot->owner].get();
+}
+
+aclTensor* Call::inout_tensor(int param, py::handle obj) {
+  if (obj.is_none()) return nullptr;
+  Slot* slot = tensor_slot(param, obj, true, what(param));
+  by_param_[param].push_back(slot);
+  return tensors_[slot->owner].get();
+}
+
+aclTensorList* Call::make_list(int param, const std::vector<Slot*>& members) {
+  std::vector<const aclTensor*> handles;
+  for (Slot* s : members) handles.push_back(s ? tensors_[s->owner].get() : nullptr);
+  static const aclTensor* const kNone[1] = {nullptr};
+  aclTensorList* list = runtime_.abi().aclCreateTensorList(handles.empty() ? kNone : handles.data(), handles.size());
+  if (list == nullptr) throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, spec_.api, "aclCreateTensorList", runtime_.recent_error()};
+  counters().live_objects.fetch_add(1);
+  tensor_lists_.emplace_back(list);
+  // aclDestroyTensorList destroys the tensors it holds (CANN's contract): the list owns them now.
+  for (Slot* s : members) {
+    if (s) {
+      tensors_[s->owner].release();
+      counters().live_objects.fetch_sub(1);
+    }
+  }
+  is_list_[param] = true;
+  return list;
+}
+
+aclTensorList* Call::tensor_list(int param, py::handle obj) {
+  if (obj.is_none()) return nullptr;
+  if (!py::isinstance<py::list>(obj) && !py::isinstance<py::tuple>(obj))
+    throw py::type_error(what(param) + ": expected a list of arrays, got " + type_name(obj));
+  std::vector<Slot*> members;
+  size_t i = 0;
+  for (py::handle item : obj) {
+    const std::string label = what(param) + "[" + std::to_string(i++) + "]";
+    members.push_back(item.is_none() ? nullptr : tensor_slot(param, item, false, label));
+  }
+  by_param_[param] = members;
+  return make_list(param, members);
+}
+
+aclTensorList* Call::inout_tensor_list(int param, py::handle obj) {
+  if (obj.is_none()) return nullptr;
+  if (!py::isinstance<py::list>(obj) && !py::isinstance<py::tuple>(obj))
+    throw py::type_error(what(param) + ": expected a list of arrays, got " + type_name(obj));
+  std::vector<Slot*> members;
+  size_t i = 0;
+  for (py::handle item : obj) {
+    const std::string label = what(param) + "[" + std::to_string(i++) + "]";
+    members.push_back(item.is_none() ? nullptr : tensor_slot(param, item, true, label));
+  }
+  by_param_[param] = members;
+  return make_list(param, members);
+}
+
+aclScalar* Call::make_scalar(int param, py::handle obj, const std::string& label) {
+  alignas(16) unsigned char value[16] = {};
+  aclDataType dtype = ACL_DT_UNDEFINED;
+  if (is_device_tensor(obj)) throw py::type_error(label + ": expected a scalar, got an aclnn.Tensor");
+  if (py::isinstance<py::array>(obj) || py::isinstance(obj, numpy_type("generic"))) {
+    // A NumPy scalar (or 0-d array) fixes the dtype.
+    py::array array = py::module_::import("numpy").attr("asarray")(obj);
+    if (array.ndim() != 0)
+      throw py::type_error(label + ": expected a scalar, got an array of " + std::to_string(array.ndim()) + " dimensions");
+    dtype = from_numpy(array.dtype());
+    if (dtype == ACL_DT_UNDEFINED || array.itemsize() > 16)
+      throw py::type_error(label + ": dtype " + std::string(py::str(array.dtype())) + " has no aclDataType");
+    std::memcpy(value, array.data(), static_cast<size_t>(array.itemsize()));
+  } else if (PyBool_Check(obj.ptr()) || PyLong_Check(obj.ptr()) || PyFloat_Check(obj.ptr()) || PyComplex_Check(obj.ptr())) {
+    Number n;
+    try {
+      n = python_number(obj);
+    } catch (py::value_error& e) {
+      throw py::value_error(label + ": " + e.what());
+    }
+    for (aclDataType candidate : preference(spec_.params[param].scalar, n)) {
+      if (encode(n, candidate, value)) {
+        dtype = candidate;
+        break;
+      }
+    }
+    if (dtype == ACL_DT_UNDEFINED) {
+      // No documented dtype holds the value: pass the natural one, and let the library judge it.
+      for (aclDataType fallback : {ACL_BOOL, ACL_INT64, ACL_UINT64, ACL_DOUBLE, ACL_COMPLEX128}) {
+        if ((fallback == ACL_BOOL) != (n.kind == Number::kBool)) continue;
+        if ((fallback == ACL_COMPLEX128) != (n.kind == Number::kComplex)) continue;
+        if (encode(n, fallback, value)) {
+          dtype = fallback;
+          break;
+        }
+      }
+    }
+    if (dtype == ACL_DT_UNDEFINED) throw py::value_error(label + ": " + std::string(py::repr(obj)) + " fits no dtype");
+  } else {
+    throw py::type_error(label + ": expected a scalar (a Python or NumPy number), got " + type_name(obj));
+  }
+  aclScalar* scalar = runtime_.abi().aclCreateScalar(value, dtype);
+  if (scalar == nullptr) throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, spec_.api, "aclCreateScalar", runtime_.recent_error()};
+  counters().live_objects.fetch_add(1);
+  scalars_.emplace_back(scalar);
+  return scalar;
+}
+
+aclScalar* Call::scalar(int param, py::handle obj) {
+  if (obj.is_none()) return nullptr;
+  return make_scalar(param, obj, what(param));
+}
+
+aclScalarList* Call::scalar_list(int param, py::handle obj) {
+  if (obj.is_none()) return nullptr;
+  if (!py::isinstance<py::list>(obj) && !py::isinstance<py::tuple>(obj))
+    throw py::type_error(what(param) + ": expected a list of scalars, got " + type_name(obj));
+  std::vector<const aclScalar*> members;
+  size_t i = 0;
+  for (py::handle item : obj) members.push_back(make_scalar(param, item, what(param) + "[" + std::to_string(i++) + "]"));
+  static const aclScalar* const kNone[1] = {nullptr};
+  aclScalarList* list = runtime_.abi().aclCreateScalarList(members.empty() ? kNone : members.data(), members.size());
+  if (list == nullptr) throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, spec_.api, "aclCreateScalarList", runtime_.recent_error()};
+  counters().live_objects.fetch_add(1);
+  scalar_lists_.emplace_back(list);
+  // aclDestroyScalarList destroys the scalars it holds: the list owns them now.
+  for (size_t k = 0; k < members.size(); ++k) {
+    scalars_[scalars_.size() - members.size() + k].release();
+    counters().live_objects.fetch_sub(1);
+  }
+  return list;
+}
+
+namespace {
+
+// The items of a sequence argument (list, tuple, 1-d array, range...), never a str or a mapping.
+std::vector<py::object> sequence_items(py::handle obj, const std::string& label, const char* of) {
+  if (py::isinstance<py::str>(obj) || py::isinstance<py::bytes>(obj) || py::isinstance<py::dict>(obj) ||
+      is_device_tensor(obj) || !PySequence_Check(obj.ptr()))
+    throw py::type_error(label + ": expected a sequence of " + of + ", got " + type_name(obj));
+  if (py::isinstance<py::array>(obj) && py::reinterpret_borrow<py::array>(obj).ndim() != 1)
+    throw py::type_error(label + ": expected a sequence of " + of + ", got an array of " +
+                         std::to_string(py::reinterpret_borrow<py::array>(obj).ndim()) + " dimensions");
+  std::vector<py::object> items;
+  for (py::handle item : py::reinterpret_borrow<py::iterable>(obj)) items.push_back(py::reinterpret_borrow<py::object>(item));
+  return items;
+}
+
+}  // namespace
+
+aclIntArray* Call::int_array(int param, py::handle obj) {
+  if (obj.is_none()) return nullptr;
+  std::vector<int64_t> values;
+  const auto items = sequence_items(obj, what(param), "integers");
+  for (size_t i = 0; i < items.size(); ++i) {
+    values.push_back(static_cast<int64_t>(integer_in_range(param, items[i], static_cast<long double>(INT64_MIN),
+                                                           static_cast<long double>(INT64_MAX))));
+  }
+  static const int64_t kNone[1] = {0};
+  aclIntArray* array = runtime_.abi().aclCreateIntArray(values.empty() ? kNone : values.data(), values.size());
+  if (array == nullptr) throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, spec_.api, "aclCreateIntArray", runtime_.recent_error()};
+  counters().live_objects.fetch_add(1);
+  int_arrays_.emplace_back(array);
+  return array;
+}
+
+aclFloatArray* Call::float_array(int param, py::handle obj) {
+  if (obj.is_none()) return nullptr;
+  std::vector<float> values;
+  for (const auto& item : sequence_items(obj, what(param), "numbers"))
+    values.push_back(static_cast<float>(floating_value(param, item, true)));
+  static const float kNone[1] = {0};
+  aclFloatArray* array = runtime_.abi().aclCreateFloatArray(values.empty() ? kNone : values.data(), values.size());
+  if (array == nullptr) throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, spec_.api, "aclCreateFloatArray", runtime_.recent_error()};
+  counters().live_objects.fetch_add(1);
+  float_arrays_.emplace_back(array);
+  return array;
+}
+
+aclBoolArray* Call::bool_array(int param, py::handle obj) {
+  if (obj.is_none()) return nullptr;
+  std::unique_ptr<bool[]> values;
+  const auto items = sequence_items(obj, what(param), "bools");
+  values.reset(new bool[std::max<size_t>(items.size(), 1)]);
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!is_bool_like(items[i]))
+      throw py::type_error(what(param) + "[" + std::to_string(i) + "]: expected a bool, got " + type_name(items[i]));
+    values[i] = PyObject_IsTrue(items[i].ptr()) == 1;
+  }
+  aclBoolArray* array = runtime_.abi().aclCreateBoolArray(values.get(), items.size());
+  if (array == nullptr) throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, spec_.api, "aclCreateBoolArray", runtime_.recent_error()};
+  counters().live_objects.fetch_add(1);
+  bool_arrays_.emplace_back(array);
+  return array;
+}
+
+bool Call::boolean(int param, py::handle obj) {
+  if (!is_bool_like(obj)) throw py::type_error(what(param) + ": expected a bool, got " + type_name(obj));
+  return PyObject_IsTrue(obj.ptr()) == 1;
+}
+
+long double Call::integer_in_range(int param, py::handle obj, long double lo, long double hi) {
+  if (PyFloat_Check(obj.ptr()) || py::isinstance<py::str>(obj) || obj.is_none())
+    throw py::type_error(what(param) + ": expected an integer, got " + type_name(obj));
+  PyObject* index = PyNumber_Index(obj.ptr());
+  if (index == nullptr) {
+    PyErr_Clear();
+    throw py::type_error(what(param) + ": expected an integer, got " + type_name(obj));
+  }
+  py::int_ value = py::reinterpret_steal<py::int_>(index);
+  int overflow = 0;
+  long double v = static_cast<long double>(PyLong_AsLongLongAndOverflow(value.ptr(), &overflow));
+  if (overflow > 0) {
+    unsigned long long u = PyLong_AsUnsignedLongLong(value.ptr());
+    if (PyErr_Occurred()) {
+      PyErr_Clear();
+      overflow = 2;
+    } else {
+      v = static_cast<long double>(u);
+      overflow = 0;
+    }
+  }
+  if (overflow != 0 || v < lo || v > hi) {
+    throw py::value_error(what(param) + ": " + std::string(py::str(value)) + " is out of range [" +
+                          std::to_string(static_cast<long long>(lo)) + ", " +
+                          (hi > static_cast<long double>(LLONG_MAX) ? std::string("18446744073709551615")
+                                                                     : std::to_string(static_cast<long long>(hi))) +
+                          "]");
+  }
+  return v;
+}
+
+double Call::floating_value(int param, py::handle obj, bool single) {
+  if (py::isinstance<py::str>(obj) || obj.is_none() || PyComplex_Check(obj.ptr()))
+    throw py::type_error(what(param) + ": expected a real number, got " + type_name(obj));
+  double v = PyFloat_AsDouble(obj.ptr());
+  if (v == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw py::type_error(what(param) + ": expected a real number, got " + type_name(obj));
+  }
+  if (single && std::isfinite(v) && std::fabs(v) > FLT_MAX)
+    throw py::value_error(what(param) + ": " + std::to_string(v) + " is out of the range of float");
+  return v;
+}
+
+char* Call::string(int param, py::handle obj) {
+  if (obj.is_none()) return nullptr;
+  if (py::isinstance<py::bytes>(obj)) {
+    strings_.push_back(std::make_unique<std::string>(obj.cast<std::string>()));
+  } else if (py::isinstance<py::str>(obj)) {
+    strings_.push_back(std::make_unique<std::string>(obj.cast<std::string>()));
+  } else {
+    throw py::type_error(what(param) + ": expected a str, got " + type_name(obj));
+  }
+  return &(*strings_.back())[0];
+}
+
+aclDataType Call::dtype(int param, py::handle obj) {
+  if (py::isinstance<py::str>(obj)) {
+    if (const DTypeInfo* info = dtype_by_name(obj.cast<std::string>())) return info->acl;
+  }
+  if (obj.is_none() || PyLong_Check(obj.ptr()) || PyFloat_Check(obj.ptr()))
+    throw py::type_error(what(param) + ": expected a dtype (numpy dtype, type or name), got " + type_name(obj));
+  py::object dtype;
+  try {
+    dtype = py::module_::import("numpy").attr("dtype")(obj);
+  } catch (py::error_already_set&) {
+    throw py::type_error(what(param) + ": " + std::string(py::repr(obj)) + " is not a dtype");
+  }
+  aclDataType acl = from_numpy(py::reinterpret_borrow<py::dtype>(dtype));
+  if (acl == ACL_DT_UNDEFINED) throw py::type_error(what(param) + ": " + std::string(py::str(dtype)) + " has no aclDataType");
+  return acl;
+}
+
+Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* plan, const std::string& label) {
+  if (!given.is_none()) {
+    Slot* slot = tensor_slot(param, given, true, label);
+    slot->overwrite = true;
+    return slot;
+  }
+  if (plan == nullptr || plan->required_reason != nullptr)
+    throw py::type_error(label + " cannot be allocated: " +
+                         (plan ? plan->required_reason : "an output list has no shape the page states") + "; pass out=");
+  // Shape and dtype from the inputs the page relates the output to. A related input that is
+  // None means the library will reject the call (161001): pass NULL for the output as well.
+  std::vector<int64_t> shape;
+  bool first = true;
+  for (int from : plan->shape_from) {
+    if (by_param_[from].size() != 1 || by_param_[from][0] == nullptr || is_list_[from]) return nullptr;
+    const auto& s = by_param_[from][0]->device.shape;
+    if (first) shape = s;
+    // Shapes that do not broadcast keep the first: the library reports the mismatch.
+    else broadcast(shape, s);
+    first = false;
+  }
+  aclDataType dtype = ACL_DT_UNDEFINED;
+  first = true;
+  for (int from : plan->dtype_from) {
+    if (by_param_[from].size() != 1 || by_param_[from][0] == nullptr || is_list_[from]) return nullptr;
+    aclDataType d = by_param_[from][0]->device.dtype;
+    aclDataType p = first ? d : promote(dtype, d);
+    dtype = p == ACL_DT_UNDEFINED ? dtype : p;  // no promotion: keep the first; the library judges
+    first = false;
+  }
+  if (plan->dtype_must_be_documented &&
+      std::find(plan->documented.begin(), plan->documented.end(), dtype) == plan->documented.end()) {
+    std::string listed;
+    for (aclDataType d : plan->documented) listed += (listed.empty() ? "" : ", ") + dtype_name(d);
+    throw py::type_error(label + " cannot be allocated: the inputs give " + dtype_name(dtype) +
+                         ", which the page does not list for it (" + listed + "); pass out=");
+  }
+  const DTypeInfo* info = dtype_info(dtype);
+  if (info == nullptr || info->itemsize == 0)
+    throw py::type_error(label + " cannot be allocated as " + dtype_name(dtype) + "; pass out=");
+  size_t nbytes = info->itemsize;
+  for (int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(nbytes, static_cast<size_t>(d), &nbytes))
+      throw py::value_error(label + ": the output would be too large to allocate");
+  }
+
+  auto slot = std::make_unique<Slot>();
+  DeviceTensor& t = slot->device;
+  t.dtype = dtype;
+  t.shape = shape;
+  t.strides = contiguous_strides(shape);
+  t.storage_elements = t.numel();
+  if (device_mode_) {
+    t.storage = DeviceBuffer::allocate(nbytes, spec_.api);
+    slot->result = py::cast(std::make_shared<DeviceTensor>(t));
+  } else {
+    std::vector<py::ssize_t> dims(shape.begin(), shape.end());
+    py::array host(to_numpy(dtype), dims);
+    t.storage = DeviceBuffer::allocate(nbytes, spec_.api);
+    slot->host = host_array(host, label, true);
+    slot->download = true;
+    slot->result = host;
+  }
+  tensors_.push_back(t.make_acl_tensor(spec_.api));
+  slot->owner = tensors_.size() - 1;
+  slots_.push_back(std::move(slot));
+  return slots_.back().get();
+}
+
+aclTensor* Call::output(int param) {
+  size_t k = 0;
+  while (k < spec_.outputs.size() && spec_.outputs[k].param != param) ++k;
+  const OutputPlan* plan = k < spec_.outputs.size() ? &spec_.outputs[k] : nullptr;
+  py::object given = k < out_given_.size() ? out_given_[k] : py::none();
+  const std::string label = std::string(spec_.python_name) + "() output '" + spec_.params[param].python_name + "'";
+  Slot* slot = output_slot(param, given, plan, label);
+  by_param_[param].push_back(slot);
+  return slot ? tensors_[slot->owner].get() : nullptr;
+}
+
+aclTensorList* Call::output_list(int param) {
+  size_t k = 0;
+  while (k < spec_.outputs.size() && spec_.outputs[k].param != param) ++k;
+  py::object given = k < out_given_.size() ? out_given_[k] : py::none();
+  const std::string label = std::string(spec_.python_name) + "() output '" + spec_.params[param].python_name + "'";
+  if (given.is_none()) throw py::type_error(label + " is a list of tensors whose shapes the page does not state; pass out=");
+  if (!py::isinstance<py::list>(given) && !py::isinstance<py::tuple>(given))
+    throw py::type_error(label + ": out= takes a list of arrays, got " + type_name(given));
+  std::vector<Slot*> members;
+  size_t i = 0;
+  for (py::handle item : given) {
+    const std::string item_label = label + "[" + std::to_string(i++) + "]";
+    if (item.is_none()) throw py::type_error(item_label + ": pass an array");
+    members.push_back(tensor_slot(param, item, true, item_label));
+  }
+  by_param_[param] = members;
+  return make_list(param, members);
+}
+
+void* Call::resolve_phase1() { return runtime_.backend().op_symbol(spec_.api, spec_.workspace_fn); }
+
+void Call::execute(void* phase1, Trampoline trampoline, void* ctx) {
+  void* phase2_symbol = runtime_.backend().op_symbol(spec_.api, spec_.api);
+  auto phase2 = reinterpret_cast<aclnnStatus (*)(void*, uint64_t, aclOpExecutor*, aclrtStream)>(phase2_symbol);
+  aclrtStream stream = runtime_.stream();
+  const auto& abi = runtime_.abi();
+  counters().calls.fetch_add(1);
+  std::optional<AclnnFailure> failure;
+  {
+    // The device's work, phase 1 included (it reads only the C objects built above), runs
+    // without the GIL so that other Python threads proceed.
+    py::gil_scoped_release nogil;
+    try {
+      for (const auto& slot : slots_) {
+        if (!slot->upload) continue;
+        // An out= array that covers its span exactly is overwritten whole: nothing to upload. (A
+        // strided one is uploaded, so that the elements between its own keep their values.)
+        if (slot->overwrite && slot->host.dense() && slot->host.writeback.is_none()) continue;
+        copy_memory(slot->device.storage->data(), slot->host.data,
+                    static_cast<size_t>(slot->device.storage_elements) * slot->host.itemsize,
+                    ACL_MEMCPY_HOST_TO_DEVICE, spec_.api);
+      }
+      uint64_t workspace_size = 0;
+      aclOpExecutor* raw_executor = nullptr;
+      aclnnStatus status = trampoline(ctx, phase1, &workspace_size, &raw_executor);
+      if (status != ACLNN_SUCCESS) throw AclnnFailure{status, spec_.api, "GetWorkspaceSize", runtime_.recent_error()};
+      if (raw_executor != nullptr) counters().live_objects.fetch_add(1);
+      Owner<aclOpExecutor> executor(raw_executor);  // destroyed if phase 2 is never reached
+      std::shared_ptr<DeviceBuffer> workspace;
+      if (workspace_size > 0) workspace = DeviceBuffer::allocate(workspace_size, spec_.api);
+      // Phase 2 consumes the executor (CANN frees a non-repeatable executor after running it).
+      if (executor) counters().live_objects.fetch_sub(1);
+      status = phase2(workspace ? workspace->data() : nullptr, workspace_size, executor.release(), stream);
+      if (status != ACLNN_SUCCESS) {
+        AclnnFailure f{status, spec_.api, "execute", runtime_.recent_error()};
+        abi.aclrtSynchronizeStream(stream);  // whatever was queued finishes before buffers go
+        throw f;
+      }
+      runtime_.check(abi.aclrtSynchronizeStream(stream), spec_.api, "aclrtSynchronizeStream");
+      workspace.reset();  // kept until the stream was synchronised
+      for (const auto& slot : slots_) {
+        if (!slot->download) continue;
+        copy_memory(slot->host.data, slot->device.storage->data(),
+                    static_cast<size_t>(slot->device.storage_elements) * slot->host.itemsize,
+                    ACL_MEMCPY_DEVICE_TO_HOST, spec_.api);
+      }
+    } catch (AclnnFailure& f) {
+      failure = std::move(f);
+    }
+  }
+  if (failure) throw *failure;
+  for (const auto& slot : slots_) {
+    if (slot->download && !slot->host.writeback.is_none())
+      py::module_::import("numpy").attr("copyto")(slot->host.writeback, slot->host.keep);
+  }
+}
+
+py::object Call::results() {
+  std::vector<py::object> out;
+  for (int param : spec_.returns) {
+    const auto& slots = by_param_[param];
+    if (is_list_[param]) {
+      py::list items;
+      for (Slot* s : slots) items.append(s ? s->result : py::none());
+      out.push_back(items);
+    } else {
+      out.push_back(slots.empty() || slots[0] == nullptr ? py::none() : slots[0]->result);
+    }
+  }
+  if (out.empty()) return py::none();
+  if (out.size() == 1) return out[0];
+  py::tuple tuple(out.size());
+  for (size_t i = 0; i < out.size(); ++i) tuple[i] = out[i];
+  return tuple;
+}
+
+}  // namespace aclnn_binding

@@ -1,0 +1,136 @@
+// aclnn-bindgen: the hand-written part of the aclnn._C module: aclnn.Tensor, the backend, the
+// device, statistics, errors. generated/bindings/module.cpp calls init_module, then registers
+// the generated op wrappers.
+#include <pybind11/stl.h>
+
+#include "aclnn_bindgen/abi_values.h"
+#include "aclnn_sim.h"
+#include "binding.h"
+
+namespace aclnn_binding {
+namespace {
+
+py::object errors_module() { return py::module_::import("aclnn._errors"); }
+
+void raise_failure(const AclnnFailure& f) {
+  try {
+    py::object error = errors_module().attr("_from_status")(f.status, f.api, f.phase, f.message);
+    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
+  } catch (py::error_already_set& e) {
+    // aclnn._C used without its package: a plain RuntimeError still says everything.
+    std::string text = f.api + (f.api.empty() ? "" : ": ") + f.phase + " returned " + std::to_string(f.status) +
+                       (f.message.empty() ? "" : ": " + f.message);
+    PyErr_SetString(PyExc_RuntimeError, text.c_str());
+  }
+}
+
+void raise_backend_error(const char* what) {
+  try {
+    py::object type = errors_module().attr("BackendError");
+    PyErr_SetString(type.ptr(), what);
+  } catch (py::error_already_set&) {
+    PyErr_SetString(PyExc_OSError, what);
+  }
+}
+
+py::dict backend_info() {
+  auto& backend = aclnn_loader::Backend::get();
+  py::dict info;
+  info["name"] = aclnn_loader::backend_name(backend.kind());
+  info["lib_dir"] = backend.lib_dir();
+  info["libraries"] = backend.libraries();
+  info["reason"] = backend.reason();
+  const auto& abi = backend.abi();
+  if (abi.aclrtGetSocName != nullptr && Runtime::alive()) {
+    const char* soc = abi.aclrtGetSocName();
+    info["soc"] = soc ? py::object(py::str(soc)) : py::object(py::none());
+  } else {
+    info["soc"] = py::none();
+  }
+  return info;
+}
+
+py::object sim_stats() {
+  Runtime::get();  // the counts are only meaningful once the backend is up
+  auto fn = reinterpret_cast<decltype(&aclsimGetStats)>(Runtime::get().backend().optional_symbol("aclsimGetStats"));
+  if (fn == nullptr) return py::none();  // CANN, or a simulator without statistics
+  aclsimStats stats{};
+  if (fn(&stats) != 0) return py::none();
+  py::dict out;
+#define ACLNN_BINDING_STAT(field) out[#field] = stats.field;
+  ACLNN_BINDING_STAT(device_allocations)
+  ACLNN_BINDING_STAT(device_bytes)
+  ACLNN_BINDING_STAT(peak_device_bytes)
+  ACLNN_BINDING_STAT(host_allocations)
+  ACLNN_BINDING_STAT(host_bytes)
+  ACLNN_BINDING_STAT(streams)
+  ACLNN_BINDING_STAT(contexts)
+  ACLNN_BINDING_STAT(tensors)
+  ACLNN_BINDING_STAT(scalars)
+  ACLNN_BINDING_STAT(int_arrays)
+  ACLNN_BINDING_STAT(float_arrays)
+  ACLNN_BINDING_STAT(bool_arrays)
+  ACLNN_BINDING_STAT(tensor_lists)
+  ACLNN_BINDING_STAT(scalar_lists)
+  ACLNN_BINDING_STAT(executors)
+#undef ACLNN_BINDING_STAT
+  out["live_objects"] = stats.tensors + stats.scalars + stats.int_arrays + stats.float_arrays + stats.bool_arrays +
+                        stats.tensor_lists + stats.scalar_lists + stats.executors;
+  return out;
+}
+
+py::dict binding_stats() {
+  const Counters& c = counters();
+  py::dict out;
+  out["calls"] = c.calls.load();
+  out["host_to_device"] = c.host_to_device.load();
+  out["device_to_host"] = c.device_to_host.load();
+  out["device_to_device"] = c.device_to_device.load();
+  out["bytes_to_device"] = c.bytes_to_device.load();
+  out["bytes_to_host"] = c.bytes_to_host.load();
+  out["live_buffers"] = c.live_buffers.load();
+  out["live_objects"] = c.live_objects.load();
+  return out;
+}
+
+}  // namespace
+
+void init_module(py::module_& m) {
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const AclnnFailure& f) {
+      raise_failure(f);
+    } catch (const aclnn_loader::LoaderError& e) {
+      raise_backend_error(e.what());
+    }
+  });
+
+  bind_tensor(m);
+  m.def("to_device", &to_device, py::arg("array"),
+        "A device copy of a host array (NumPy or __dlpack__), keeping its strides; an aclnn.Tensor is "
+        "returned as is.");
+  m.def("_backend", &backend_info, "The backend's name, library directory, libraries and SoC.");
+  m.def("_init", [] { Runtime::get(); }, "Initialises the runtime now (it otherwise starts on first use).");
+  m.def("set_device", [](int32_t device) { Runtime::get().set_device(device); }, py::arg("device"),
+        "Makes `device` the device of every later call, on every thread.");
+  m.def("get_device", [] { return Runtime::get().device(); });
+  m.def("sim_stats", &sim_stats,
+        "The simulator's live counts (aclsimGetStats), or None on a backend without them.");
+  m.def("_stats", &binding_stats, "What the bindings did: copies by direction, live buffers and objects.");
+  m.def("_shutdown", [] {
+    if (Runtime::alive()) Runtime::get().shutdown();
+  }, "Finalises the runtime (registered with atexit by the package).");
+  m.def("_resolve", [](const std::string& api, const std::string& symbol) {
+    return reinterpret_cast<uintptr_t>(Runtime::get().backend().op_symbol(api, symbol));
+  }, py::arg("api"), py::arg("symbol"), "Resolves an op symbol (for tests of the loader).");
+
+  py::dict statuses;
+#define ACLNN_BINDING_STATUS(name) statuses[py::int_(static_cast<long long>(name))] = #name;
+  ACLNN_BINDGEN_ACL_ERRORS(ACLNN_BINDING_STATUS)
+  ACLNN_BINDGEN_STATUS_CODES(ACLNN_BINDING_STATUS)
+#undef ACLNN_BINDING_STATUS
+  m.attr("STATUS_NAMES") = statuses;
+}
+
+}  // namespace aclnn_binding

@@ -1,0 +1,142 @@
+/* aclnn-bindgen: the NAMES of the ABI's enumerators and status codes, listed once as X-macros.
+ *
+ * Their VALUES are never written here: they come from whichever header set the translation unit
+ * includes (runtime/include, or a CANN toolkit's include/). That makes one list serve three
+ * purposes without restating a value:
+ *   - the Python package's table of status names (runtime/binding/errors.cpp),
+ *   - runtime/binding/abi_dump.cpp, which prints the values of runtime/include,
+ *   - abi_check.h, which asserts at compile time that another header set has the same values.
+ * tests/test_loader_abi.py checks that every enumerator and status code of runtime/include is
+ * listed here, so the list cannot silently fall behind the headers. */
+#ifndef ACLNN_BINDGEN_ABI_VALUES_H_
+#define ACLNN_BINDGEN_ABI_VALUES_H_
+
+/* aclnnStatus (aclnn/acl_meta.h). ACLNN_ERR_INNER_KEY_CONFILICT is an alias, not listed. */
+#define ACLNN_BINDGEN_STATUS_CODES(X)            \
+  X(ACLNN_SUCCESS)                               \
+  X(ACLNN_ERR_PARAM_NULLPTR)                     \
+  X(ACLNN_ERR_PARAM_INVALID)                     \
+  X(ACLNN_ERR_RUNTIME_ERROR)                     \
+  X(ACLNN_ERR_INNER)                             \
+  X(ACLNN_ERR_INNER_INFERSHAPE_ERROR)            \
+  X(ACLNN_ERR_INNER_TILING_ERROR)                \
+  X(ACLNN_ERR_INNER_FIND_KERNEL_ERROR)           \
+  X(ACLNN_ERR_INNER_CREATE_EXECUTOR)             \
+  X(ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR)          \
+  X(ACLNN_ERR_INNER_NULLPTR)                     \
+  X(ACLNN_ERR_INNER_WRONG_ATTR_INFO_SIZE)        \
+  X(ACLNN_ERR_INNER_KEY_CONFLICT)                \
+  X(ACLNN_ERR_INNER_INVALID_IMPL_MODE)           \
+  X(ACLNN_ERR_INNER_OPP_PATH_NOT_FOUND)          \
+  X(ACLNN_ERR_INNER_LOAD_JSON_FAILED)            \
+  X(ACLNN_ERR_INNER_JSON_VALUE_NOT_FOUND)        \
+  X(ACLNN_ERR_INNER_JSON_FORMAT_INVALID)         \
+  X(ACLNN_ERR_INNER_JSON_DTYPE_INVALID)          \
+  X(ACLNN_ERR_INNER_OPP_KERNEL_PKG_NOT_FOUND)    \
+  X(ACLNN_ERR_INNER_OP_FILE_INVALID)             \
+  X(ACLNN_ERR_INNER_ATTR_NUM_OUT_OF_BOUND)       \
+  X(ACLNN_ERR_INNER_ATTR_LEN_NOT_ENOUGH)         \
+  X(ACLNN_ERR_INNER_INPUT_NUM_IN_JSON_TOO_LARGE) \
+  X(ACLNN_ERR_INNER_INPUT_JSON_IS_NULL)          \
+  X(ACLNN_ERR_INNER_STATIC_WORKSPACE_INVALID)    \
+  X(ACLNN_ERR_INNER_STATIC_BLOCK_DIM_INVALID)
+
+/* aclError (acl/acl_base.h): what the runtime calls (aclInit, aclrtMalloc, ...) return. */
+#define ACLNN_BINDGEN_ACL_ERRORS(X)  \
+  X(ACL_SUCCESS)                     \
+  X(ACL_ERROR_INVALID_PARAM)         \
+  X(ACL_ERROR_UNINITIALIZE)          \
+  X(ACL_ERROR_REPEAT_INITIALIZE)     \
+  X(ACL_ERROR_INVALID_FILE)          \
+  X(ACL_ERROR_RT_PARAM_INVALID)      \
+  X(ACL_ERROR_RT_INVALID_DEVICEID)   \
+  X(ACL_ERROR_RT_CONTEXT_NULL)       \
+  X(ACL_ERROR_RT_STREAM_CONTEXT)     \
+  X(ACL_ERROR_BAD_ALLOC)             \
+  X(ACL_ERROR_RT_MEMORY_ALLOCATION)  \
+  X(ACL_ERROR_INTERNAL_ERROR)        \
+  X(ACL_ERROR_FAILURE)               \
+  X(ACL_ERROR_RT_INTERNAL_ERROR)
+
+/* aclDataType (acl/acl_base.h). */
+#define ACLNN_BINDGEN_DATA_TYPES(X) \
+  X(ACL_DT_UNDEFINED)               \
+  X(ACL_FLOAT)                      \
+  X(ACL_FLOAT16)                    \
+  X(ACL_INT8)                       \
+  X(ACL_INT32)                      \
+  X(ACL_UINT8)                      \
+  X(ACL_INT16)                      \
+  X(ACL_UINT16)                     \
+  X(ACL_UINT32)                     \
+  X(ACL_INT64)                      \
+  X(ACL_UINT64)                     \
+  X(ACL_DOUBLE)                     \
+  X(ACL_BOOL)                       \
+  X(ACL_STRING)                     \
+  X(ACL_COMPLEX64)                  \
+  X(ACL_COMPLEX128)                 \
+  X(ACL_BF16)                       \
+  X(ACL_INT4)                       \
+  X(ACL_UINT1)                      \
+  X(ACL_COMPLEX32)                  \
+  X(ACL_HIFLOAT8)                   \
+  X(ACL_FLOAT8_E5M2)                \
+  X(ACL_FLOAT8_E4M3FN)              \
+  X(ACL_FLOAT8_E8M0)                \
+  X(ACL_FLOAT6_E3M2)                \
+  X(ACL_FLOAT6_E2M3)                \
+  X(ACL_FLOAT4_E2M1)                \
+  X(ACL_FLOAT4_E1M2)
+
+/* aclFormat (acl/acl_base.h). ACL_FORMAT_FRACTAL_Z_3D is an alias, not listed. */
+#define ACLNN_BINDGEN_FORMATS(X)     \
+  X(ACL_FORMAT_UNDEFINED)            \
+  X(ACL_FORMAT_NCHW)                 \
+  X(ACL_FORMAT_NHWC)                 \
+  X(ACL_FORMAT_ND)                   \
+  X(ACL_FORMAT_NC1HWC0)              \
+  X(ACL_FORMAT_FRACTAL_Z)            \
+  X(ACL_FORMAT_NC1HWC0_C04)          \
+  X(ACL_FORMAT_HWCN)                 \
+  X(ACL_FORMAT_NDHWC)                \
+  X(ACL_FORMAT_FRACTAL_NZ)           \
+  X(ACL_FORMAT_NCDHW)                \
+  X(ACL_FORMAT_DHWCN)                \
+  X(ACL_FORMAT_NDC1HWC0)             \
+  X(ACL_FRACTAL_Z_3D)                \
+  X(ACL_FORMAT_NC)                   \
+  X(ACL_FORMAT_NCL)                  \
+  X(ACL_FORMAT_FRACTAL_NZ_C0_16)     \
+  X(ACL_FORMAT_FRACTAL_NZ_C0_32)     \
+  X(ACL_FORMAT_FRACTAL_NZ_C0_2)      \
+  X(ACL_FORMAT_FRACTAL_NZ_C0_4)      \
+  X(ACL_FORMAT_FRACTAL_NZ_C0_8)
+
+/* aclrtMemcpyKind, aclrtMemMallocPolicy and aclSysParamOpt (acl/acl_rt.h). */
+#define ACLNN_BINDGEN_RUNTIME_ENUMS(X)  \
+  X(ACL_MEMCPY_HOST_TO_HOST)            \
+  X(ACL_MEMCPY_HOST_TO_DEVICE)          \
+  X(ACL_MEMCPY_DEVICE_TO_HOST)          \
+  X(ACL_MEMCPY_DEVICE_TO_DEVICE)        \
+  X(ACL_MEMCPY_DEFAULT)                 \
+  X(ACL_MEM_MALLOC_HUGE_FIRST)          \
+  X(ACL_MEM_MALLOC_HUGE_ONLY)           \
+  X(ACL_MEM_MALLOC_NORMAL_ONLY)         \
+  X(ACL_MEM_MALLOC_HUGE_FIRST_P2P)      \
+  X(ACL_MEM_MALLOC_HUGE_ONLY_P2P)       \
+  X(ACL_MEM_MALLOC_NORMAL_ONLY_P2P)     \
+  X(ACL_MEM_TYPE_LOW_BAND_WIDTH)        \
+  X(ACL_MEM_TYPE_HIGH_BAND_WIDTH)       \
+  X(ACL_OPT_DETERMINISTIC)              \
+  X(ACL_OPT_ENABLE_DEBUG_KERNEL)
+
+/* Every value the compile-time check compares. */
+#define ACLNN_BINDGEN_ABI_VALUES(X) \
+  ACLNN_BINDGEN_STATUS_CODES(X)     \
+  ACLNN_BINDGEN_ACL_ERRORS(X)       \
+  ACLNN_BINDGEN_DATA_TYPES(X)       \
+  ACLNN_BINDGEN_FORMATS(X)          \
+  ACLNN_BINDGEN_RUNTIME_ENUMS(X)
+
+#endif /* ACLNN_BINDGEN_ABI_VALUES_H_ */
