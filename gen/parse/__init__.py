@@ -2,13 +2,27 @@
 
 `parse_file` and `parse_bytes` never raise on page content: whatever the page gets wrong
 becomes a `Diagnostic` with its line, and the IR holds what could be recovered.
+
+The stages, each a module:
+
+    text repair (gen.parse.text)   bytes -> clean text, line N stays line N
+    a reader per format            text -> Document (gen.parse.document)
+        structure.py   Markdown          html_page.py   saved web pages (.html)
+        webdump.py     text dumps of rendered pages
+    a builder per page kind        Document -> Page
+        api_page.py    aclnn API pages   readme.py      op READMEs
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from pathlib import Path
 
 from gen.ir import Diagnostic, Level, Page, PageKind
+
+_README_NAME = re.compile(r"(?:^|[/\\])README[^/\\]*\.(?:md|txt|html?)$", re.I)
+_HTML_START = re.compile(r"^\s*(?:<!doctype\s+html|<html\b|<head\b|<body\b)", re.I)
 
 
 def parse_file(path: str | Path) -> Page:
@@ -22,6 +36,84 @@ def parse_file(path: str | Path) -> Page:
 
 
 def parse_bytes(raw: bytes, source: str) -> Page:
-    # Placeholder until the parser lands: a page with no content and an error.
-    return Page(source=source, kind=PageKind.API_PAGE,
-                diagnostics=(Diagnostic(Level.ERROR, 1, "not-implemented", "parser not implemented"),))
+    diags: list[Diagnostic] = []
+    try:
+        return _parse(raw, source, diags)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: a page never crashes the parser
+        diags.append(Diagnostic(Level.ERROR, 1, "parser-failure",
+                                f"the page could not be parsed ({type(exc).__name__}: {exc})"))
+        return Page(source=source, kind=PageKind.API_PAGE, diagnostics=_sorted(diags))
+
+
+def _parse(raw: bytes, source: str, diags: list[Diagnostic]) -> Page:
+    from gen.parse.repair import repair
+
+    repaired = repair(raw)
+    diags.extend(repaired.diagnostics)
+    text = repaired.text
+
+    fmt = page_format(text, source)
+    if fmt == "html":
+        from gen.parse.html_page import read_html
+
+        doc = read_html(text)
+    elif fmt == "webdump":
+        from gen.parse.webdump import read_webdump
+
+        doc = read_webdump(text)
+    else:
+        from gen.parse.structure import read_markdown
+
+        doc = read_markdown(text)
+    for level, line, code, message in doc.notes:
+        diags.append(Diagnostic(Level(level), line, code, message))
+    _table_repairs(doc, diags)
+
+    from gen.parse.readme import is_readme
+
+    if is_readme(doc, source):
+        from gen.parse.readme import build_readme
+
+        page = build_readme(doc, source, diags)
+    else:
+        from gen.parse.api_page import build_api_page
+
+        page = build_api_page(doc, source, diags)
+    if fmt == "webdump":
+        from gen.parse.webdump import diagnose_losses
+
+        diags.extend(diagnose_losses(doc, page))
+    return dataclasses.replace(page, diagnostics=_sorted(diags))
+
+
+def page_format(text: str, source: str) -> str:
+    """"html" (a saved web page), "webdump" (the text of a rendered page) or "markdown"."""
+    if source.lower().endswith((".html", ".htm")) or _HTML_START.match(text[:2000]):
+        return "html"
+    from gen.parse.webdump import looks_like_webdump
+
+    if looks_like_webdump(text, source):
+        return "webdump"
+    return "markdown"
+
+
+def _table_repairs(doc, diags: list[Diagnostic]) -> None:
+    from gen.parse.document import TABLE
+
+    for block in doc.blocks:
+        if block.kind == TABLE and block.table is not None:
+            for line, code, message in block.table.repairs:
+                level = Level.INFO if code == "table-rowspan-overstated" else Level.WARNING
+                diags.append(Diagnostic(level, line, code, message))
+
+
+def _sorted(diags: list[Diagnostic]) -> tuple[Diagnostic, ...]:
+    """Diagnostics in line order, each fact once."""
+    seen = set()
+    out = []
+    for d in sorted(diags, key=lambda d: d.line):
+        key = (d.line, d.code, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return tuple(out)

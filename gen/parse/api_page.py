@@ -1,0 +1,381 @@
+"""An API page's `Document` into the IR: products, prototypes paired into APIs, each API's
+parameters (typed from its GetWorkspaceSize table or bullets), errors, formula, constraints and
+example.
+
+Each step runs guarded: a step that fails on some page content becomes an error diagnostic at
+the section's line and the page keeps everything the other steps recovered.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Optional, Sequence, TypeVar
+
+from gen.ir import API, Diagnostic, ErrorCase, Level, Page, PageKind, Param, ParamKind
+from gen.parse import prose, vocab
+from gen.parse.document import CODE, HEADING, ITEM, TABLE, TEXT, Block, Document, Section, block_text
+from gen.parse.entries import ParamEntry, entries_from_blocks, entries_from_table
+from gen.parse.errors import errors_in_blocks
+from gen.parse.params import ParamContext, build_param, note_socs, product_notes
+from gen.parse.products import find_products
+from gen.parse.prototypes import WORKSPACE_SUFFIX, CParam, Declaration, Pairing, find_declarations, pair_declarations
+
+T = TypeVar("T")
+
+PROTOTYPE_SECTION = re.compile(r"函数原型|接口原型|原型|Prototype|接口定义|函数定义|^接口$|API\s*定义|Function\s+Signature", re.I)
+FUNCTION_SECTION = re.compile(r"功能说明|功能描述|接口功能|算子功能|^Function|^Description|Overview|^功能$", re.I)
+CONSTRAINT_SECTION = re.compile(r"约束|限制|Constraints?|Restrictions?|Limitations?", re.I)
+EXAMPLE_SECTION = re.compile(r"调用示例|示例|样例|Examples?|Samples?|Usage\s+Example", re.I)
+PARAMS_SECTION = re.compile(r"参数说明|Parameters?|参数$", re.I)
+RETURN_SECTION = re.compile(r"返回值|返回码|错误码|Returns?|Return\s+Values?|Error\s+Codes?", re.I)
+_FORMULA_MARK = re.compile(r"计算公式|公式[：:]|Formula|Calculation\s+formula|Computation\s+formula", re.I)
+_STUB_TEXT = re.compile(r"正按全新接口模板整改|整改中|being\s+(?:updated|rectified|revised)|will\s+be\s+(?:released|available)|"
+                        r"请访问昇腾社区|CannCommunityOplist|to\s+be\s+supplemented|待补充|TBD", re.I)
+PARAM_UNDOCUMENTED = "param-undocumented"
+PARAM_NO_DTYPES = "param-no-dtypes"
+_INCLUDE = re.compile(r"#\s*include\s*[<\"](aclnnop/[^\">]+)[\">]")
+_BARE_DECL = re.compile(r"(?<![\w.>])(aclnn\w+)\s*\(")
+
+
+def guarded(diags: list[Diagnostic], line: int, what: str, step: Callable[[], T], default: T) -> T:
+    """Runs one extraction step; a failure is a diagnostic, never an exception out of the parser."""
+    try:
+        return step()
+    except Exception as exc:  # noqa: BLE001 - page content must never crash the parser
+        diags.append(Diagnostic(Level.ERROR, line, "parser-failure",
+                                f"{what} could not be read ({type(exc).__name__}: {exc})"))
+        return default
+
+
+def build_api_page(doc: Document, source: str, diags: list[Diagnostic]) -> Page:
+    sections = doc.sections()
+    title = doc.title
+    products = guarded(diags, 1, "the product list", lambda: find_products(sections, diags), ())
+    function = _first(sections, FUNCTION_SECTION)
+    description = block_text(function.blocks) if function else ""
+
+    declarations = guarded(diags, 1, "the prototypes", lambda: _declarations(doc, sections), [])
+    pairs, leftover = pair_declarations(declarations)
+    for decl in declarations:
+        if decl.problems:
+            diags.append(Diagnostic(Level.WARNING, decl.line, "prototype-unreadable-param",
+                                    f"{decl.name}: could not read parameter(s) {', '.join(map(repr, decl.problems))}"))
+    if not pairs:
+        _diagnose_no_api(doc, declarations, diags)
+
+    apis: list[API] = []
+    claimed: set[str] = set()
+    for pair in pairs:
+        if pair.api in claimed:
+            continue
+        claimed.add(pair.api)
+        if pair.execute is None:
+            diags.append(Diagnostic(Level.WARNING, pair.workspace.line, "second-phase-missing",
+                                    f"{pair.workspace.name} has no matching {pair.api}(...) declaration"))
+        api = guarded(diags, pair.workspace.line, f"the API {pair.api}",
+                      lambda: _build_api(doc, sections, pair, pairs, function, diags), None)
+        if api is not None:
+            apis.append(api)
+    for decl in leftover:
+        diags.append(Diagnostic(Level.INFO, decl.line, "unpaired-declaration",
+                                f"{decl.name} is declared but belongs to no GetWorkspaceSize function"))
+    return Page(source=source, kind=PageKind.API_PAGE, title=title, description=description,
+                products=products, apis=tuple(apis), diagnostics=())
+
+
+def _first(sections: Sequence[Section], pattern: re.Pattern[str]) -> Optional[Section]:
+    for section in sections:
+        if pattern.search(section.title):
+            return section
+    return None
+
+
+def _declarations(doc: Document, sections: Sequence[Section]) -> list[Declaration]:
+    proto = _first(sections, PROTOTYPE_SECTION)
+    found: list[Declaration] = []
+    if proto is not None:
+        found = _declarations_in(proto.blocks)
+    if not any(d.name.endswith(WORKSPACE_SUFFIX) for d in found):
+        example = _first(sections, EXAMPLE_SECTION)
+        skip = set(range(example.line, example.end_line + 1)) if example else set()
+        found = _declarations_in([b for b in doc.blocks if b.line not in skip])
+    if not any(d.name.endswith(WORKSPACE_SUFFIX) for d in found) and proto is not None:
+        found = _bare_declarations(proto.blocks)
+    return found
+
+
+def _declarations_in(blocks: Sequence[Block]) -> list[Declaration]:
+    found: list[Declaration] = []
+    for block in blocks:
+        if block.kind in (CODE, TEXT, ITEM) and "aclnnStatus" in block.text:
+            found.extend(find_declarations(block.text, block.line + (1 if block.kind == CODE else 0)))
+    return found
+
+
+def _bare_declarations(blocks: Sequence[Block]) -> list[Declaration]:
+    """Declarations written without their return type ("aclnnXxxGetWorkspaceSize(const aclTensor *x, ...)")."""
+    found: list[Declaration] = []
+    for block in blocks:
+        if block.kind not in (CODE, TEXT, ITEM):
+            continue
+        text = block.text
+        for match in _BARE_DECL.finditer(text):
+            patched = text[:match.start()] + "aclnnStatus " + text[match.start():]
+            decls = find_declarations(patched[match.start():], block.line + text.count("\n", 0, match.start())
+                                      + (1 if block.kind == CODE else 0))
+            if decls and decls[0].params and all(p.c_type for p in decls[0].params):
+                found.append(decls[0])
+    return found
+
+
+def _diagnose_no_api(doc: Document, declarations: Sequence[Declaration], diags: list[Diagnostic]) -> None:
+    body = [b for b in doc.blocks if b.kind != HEADING]
+    text = "\n".join(b.text for b in body)
+    if _STUB_TEXT.search(text) or (len(body) <= 3 and len(text) < 600):
+        diags.append(Diagnostic(Level.ERROR, 1, "stub-page",
+                                "the page is a stub (no prototype, no parameters): it documents no API"))
+    elif declarations:
+        diags.append(Diagnostic(Level.ERROR, declarations[0].line, "no-workspace-function",
+                                "the page declares functions but no ...GetWorkspaceSize function"))
+    else:
+        diags.append(Diagnostic(Level.ERROR, 1, "no-prototype", "the page declares no aclnn function"))
+
+
+def api_section(sections: Sequence[Section], workspace_fn: str) -> Optional[Section]:
+    """The section of an API's GetWorkspaceSize function (exact title first, then a title naming it)."""
+    word = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(workspace_fn)}(?![A-Za-z0-9_])")
+    named = [s for s in sections if word.search(s.title)]
+    for section in named:
+        if section.title.strip() == workspace_fn:
+            return section
+    return named[0] if named else None
+
+
+def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs: Sequence[Pairing],
+               function: Optional[Section], diags: list[Diagnostic]) -> API:
+    workspace_fn = pair.workspace.name
+    cparams = _caller_params(pair.workspace, diags)
+    names = [p.name for p in cparams]
+
+    section = api_section(sections, workspace_fn)
+    scope: Sequence[Block]
+    if section is not None:
+        scope = section.blocks
+    else:
+        scope = _fallback_scope(doc, sections, pair, pairs)
+    entries, notes = guarded(diags, section.line if section else 1, f"the parameters of {pair.api}",
+                             lambda: _entries(scope, names, diags), ({}, []))
+    if section is not None and not any(n in entries for n in names):
+        # A GetWorkspaceSize section without the table (it sits under 参数说明 elsewhere).
+        more, more_notes = _entries(_fallback_scope(doc, sections, pair, pairs), names, diags)
+        entries, notes = more, more_notes
+
+    ctx = ParamContext(api_params=names, section_notes=notes)
+    params: list[Param] = []
+    for cparam in cparams:
+        entry = _match_entry(cparam.name, entries, diags)
+        params.append(build_param(cparam, entry, ctx, diags, pair.workspace.line))
+        _diagnose_coverage(pair.api, params[-1], entry, diags, pair.workspace.line)
+
+    errors = guarded(diags, section.line if section else 1, f"the errors of {pair.api}",
+                     lambda: _errors(doc, sections, section, scope, names, pairs, diags), [])
+
+    formula = _formula(function)
+    constraints_section = _first(sections, CONSTRAINT_SECTION)
+    constraints = _section_text(constraints_section) if constraints_section else ""
+    example, example_line = _example(sections, workspace_fn, pair.api)
+    header_match = _INCLUDE.search(example)
+    api = API(name=pair.api, workspace_fn=workspace_fn, params=tuple(params), errors=tuple(errors),
+              formula=formula, constraints=constraints, example=example,
+              header=header_match.group(1) if header_match else "", line=pair.workspace.line,
+              example_line=example_line)
+    if example:
+        api = _with_example_call(api, diags)
+    return api
+
+
+def _caller_params(decl: Declaration, diags: list[Diagnostic]) -> list[CParam]:
+    out: list[CParam] = []
+    seen: set[str] = set()
+    for p in decl.params:
+        if p.name in vocab.PROTOCOL_PARAMS:
+            continue
+        if p.name in seen:
+            diags.append(Diagnostic(Level.WARNING, decl.line, "duplicate-param",
+                                    f"{decl.name}: parameter {p.name!r} is declared twice; the first is kept"))
+            continue
+        seen.add(p.name)
+        out.append(p)
+    protocol = [p.name for p in decl.params if p.name in vocab.PROTOCOL_PARAMS]
+    if protocol != ["workspaceSize", "executor"] and decl.params:
+        diags.append(Diagnostic(Level.INFO, decl.line, "unusual-workspace-signature",
+                                f"{decl.name} does not end with (workspaceSize, executor)"))
+    return out
+
+
+def _fallback_scope(doc: Document, sections: Sequence[Section], pair: Pairing,
+                    pairs: Sequence[Pairing]) -> Sequence[Block]:
+    """Where to look for an API's parameters when it has no section of its own: a 参数说明
+    section, else the whole page without the other APIs' sections and the example."""
+    excluded: set[int] = set()
+    for other in pairs:
+        if other.api == pair.api:
+            continue
+        section = api_section(sections, other.workspace.name)
+        if section is not None:
+            excluded.update(range(section.line, section.end_line + 1))
+    example = _first(sections, EXAMPLE_SECTION)
+    if example is not None:
+        excluded.update(range(example.line, example.end_line + 1))
+    return [b for b in doc.blocks if b.line not in excluded]
+
+
+def _entries(blocks: Sequence[Block], names: Sequence[str],
+             diags: list[Diagnostic]) -> tuple[dict[str, ParamEntry], list[prose.DTypeNote]]:
+    entries: dict[str, ParamEntry] = {}
+    for block in blocks:
+        if block.kind == TABLE and block.table is not None:
+            found = entries_from_table(block.table, names)
+            if found is None:
+                continue
+            if not any(e.name in names for e in found.entries):
+                continue
+            if found.unknown_columns:
+                columns = ", ".join(map(repr, found.unknown_columns))
+                diags.append(Diagnostic(Level.INFO, found.line, "unknown-column",
+                                        f"parameter table column(s) {columns} are not ones this parser knows; ignored"))
+            for entry in found.entries:
+                entries.setdefault(entry.name, entry)
+    for entry in entries_from_blocks(blocks, names):
+        existing = entries.get(entry.name)
+        if existing is None:
+            entries[entry.name] = entry
+    claimed = {line for e in entries.values() for line, _ in e.notes}
+    return entries, _section_notes(blocks, names, claimed)
+
+
+def _section_notes(blocks: Sequence[Block], names: Sequence[str], claimed: set[int]) -> list[prose.DTypeNote]:
+    """Product notes outside any parameter's bullet (after a table, in the section's prose)."""
+    notes: list[prose.DTypeNote] = []
+    inherited: tuple = ()
+    inherited_level = 0
+    for block in blocks:
+        if block.kind not in (ITEM, TEXT) or block.line in claimed:
+            if block.kind in (HEADING, TABLE):
+                inherited = ()
+            continue
+        if inherited and block.level <= inherited_level:
+            inherited = ()
+        for offset, line_text in enumerate(block.text.split("\n")):
+            socs = note_socs(line_text)
+            found = product_notes(line_text, block.line + offset, names, inherited)
+            notes.extend(found)
+            if socs and not found:
+                inherited, inherited_level = socs, block.level
+    return notes
+
+
+def _match_entry(name: str, entries: dict[str, ParamEntry], diags: list[Diagnostic]) -> Optional[ParamEntry]:
+    if name in entries:
+        return entries[name]
+    lowered = {k.lower(): v for k, v in entries.items()}
+    if name.lower() in lowered:
+        return lowered[name.lower()]
+    stem = re.sub(r"(?:Optional|Ref)+$", "", name)
+    for key, entry in entries.items():
+        if re.sub(r"(?:Optional|Ref)+$", "", key) == stem and stem:
+            diags.append(Diagnostic(Level.INFO, entry.line, "param-name-mismatch",
+                                    f"the table documents {key!r} for the prototype's {name!r}"))
+            return entry
+    return None
+
+
+def _diagnose_coverage(api: str, param: Param, entry: Optional[ParamEntry], diags: list[Diagnostic],
+                       line: int) -> None:
+    """The two gaps that make a parameter unusable for generation; messages start with
+    "<api>.<param>:" so that coverage figures can be computed from diagnostics alone."""
+    if entry is None:
+        diags.append(Diagnostic(Level.WARNING, line, PARAM_UNDOCUMENTED,
+                                f"{api}.{param.name}: the prototype declares it but no table row or bullet documents it"))
+    elif param.kind in vocab.DTYPED_KINDS and not param.dtypes:
+        diags.append(Diagnostic(Level.WARNING, entry.line, PARAM_NO_DTYPES,
+                                f"{api}.{param.name}: its row states no data type"))
+
+
+def _errors(doc: Document, sections: Sequence[Section], section: Optional[Section], scope: Sequence[Block],
+            names: Sequence[str], pairs: Sequence[Pairing], diags: list[Diagnostic]) -> list[ErrorCase]:
+    errors, seen = errors_in_blocks(scope, names)
+    if seen:
+        return errors
+    # Some pages keep one 返回值 section for all their APIs, outside the API sections.
+    for candidate in sections:
+        if RETURN_SECTION.search(candidate.title) and (section is None or candidate.line not in range(
+                section.line, section.end_line + 1)):
+            errors, seen = errors_in_blocks(candidate.blocks, names)
+            if seen:
+                return errors
+    if len(pairs) == 1 and section is not None:
+        errors, seen = errors_in_blocks(_fallback_scope(doc, sections, pairs[0], pairs), names)
+        if seen:
+            return errors
+    return []
+
+
+def _formula(function: Optional[Section]) -> str:
+    if function is None:
+        return ""
+    text = _section_text(function)
+    mark = _FORMULA_MARK.search(text)
+    if mark:
+        rest = text[mark.end():].lstrip("*：: \n")
+        return rest.strip()
+    blocks = re.findall(r"\$\$.*?\$\$", text, re.S)
+    return "\n".join(b.strip() for b in blocks)
+
+
+def _section_text(section: Section) -> str:
+    parts = []
+    for block in section.blocks:
+        if block.kind == HEADING:
+            parts.append(block.text)
+        elif block.kind == ITEM:
+            parts.append("  " * max(block.level - 1, 0) + "- " + block.text)
+        elif block.kind == TEXT:
+            parts.append(block.text)
+        elif block.kind == CODE:
+            parts.append(block.text.rstrip("\n"))
+        elif block.kind == TABLE and block.table is not None:
+            table = block.table
+            parts.append(" | ".join(table.header))
+            parts.extend(" | ".join(c.replace("\n", " ") for c in row.texts) for row in table.rows)
+    return "\n".join(parts).strip()
+
+
+def _example(sections: Sequence[Section], workspace_fn: str, api: str) -> tuple[str, int]:
+    example = _first(sections, EXAMPLE_SECTION)
+    if example is None:
+        return "", 0
+    code = [b for b in example.code()]
+    if not code:
+        return "", 0
+    for block in code:
+        if re.search(rf"\b{re.escape(workspace_fn)}\s*\(", block.text):
+            return block.text, block.line + 1
+    for block in code:
+        if "main(" in block.text or "#include" in block.text:
+            return block.text, block.line + 1
+    return code[0].text, code[0].line + 1
+
+
+def _with_example_call(api: API, diags: list[Diagnostic]) -> API:
+    import dataclasses
+
+    from gen.parse.example_call import extract_example_call
+
+    try:
+        call = extract_example_call(api.example, api, api.example_line)
+    except Exception as exc:  # noqa: BLE001 - the example is page content
+        diags.append(Diagnostic(Level.WARNING, api.example_line, "example-call-unreadable",
+                                f"{api.name}: the example's call could not be traced ({type(exc).__name__})"))
+        return api
+    return dataclasses.replace(api, example_call=call) if call is not None else api

@@ -1,0 +1,62 @@
+"""What an error condition is about (`ErrorCategory`), from its wording.
+
+A test generator turns each classified row into a call that must fail with the row's status,
+so a wrong category is worse than none: a condition is classified only when its wording says
+one thing plainly. Conditions that hinge on another fact ("当x为INT8时，y的shape...") are left
+unclassified unless they are about values alone.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from gen.ir import ErrorCategory
+
+_RULES: tuple[tuple[ErrorCategory, re.Pattern[str]], ...] = tuple((cat, re.compile(p, re.I)) for cat, p in (
+    (ErrorCategory.NULL_POINTER, r"空指针|nullptr|null\s*pointer|\bis\s+null\b|为NULL|为空指针"),
+    (ErrorCategory.UNSUPPORTED_PRODUCT, r"产品(?:型号)?不支持|不支持(?:该|当前)?(?:产品|芯片|设备|SoC)|当前(?:设备|芯片|产品)不|"
+                                        r"(?:product|chip|SoC|platform|device)\s+(?:is\s+)?not\s+supported|"
+                                        r"not\s+supported\s+(?:on|by)\s+(?:the\s+)?(?:current\s+)?(?:product|chip|SoC|platform|device)"),
+    (ErrorCategory.NOT_CASTABLE, r"无法转换|不能转换|不可转换|无法cast|不能cast|cannot\s+be\s+(?:converted|cast)|"
+                                 r"can(?:'|no)t\s+(?:be\s+)?(?:converted|cast)|not\s+castable|不满足.{0,6}转换"),
+    (ErrorCategory.BROADCAST, r"broadcast"),
+    (ErrorCategory.EMPTY_TENSOR, r"空Tensor|空tensor|空张量|empty\s+tensor"),
+    (ErrorCategory.UNSUPPORTED_DTYPE, r"数据类型(?:和数据格式|、数据格式)?(?:不在|不属于|不满足)?.{0,4}支持(?:的)?(?:范围|列表)|数据类型不支持|"
+                                      r"不支持的数据类型|data\s*types?\s+(?:of\s+\S+\s+)?(?:is|are)\s+not\s+(?:in\s+the\s+)?supported|"
+                                      r"data\s*types?.{0,40}not\s+(?:with)?in\s+the\s+supported|unsupported\s+data\s*type|"
+                                      r"data\s*types?.{0,30}(?:is|are)\s+not\s+supported"),
+    (ErrorCategory.FORMAT, r"数据格式(?:不在|不属于)?.{0,4}支持(?:的)?(?:范围|列表)|数据格式不支持|不支持的数据格式|"
+                           r"formats?\s+(?:is|are)\s+not\s+supported|formats?.{0,30}not\s+(?:with)?in\s+the\s+supported"),
+    (ErrorCategory.RANK, r"(?:维度|维数|shape的维度|shape维度|shape)[^。；,，]{0,8}(?:超过|大于|小于|不在|不等于|不为|不是|超出|不满足)[^。；]{0,8}\d|"
+                         r"超过\s*\d+\s*维|大于\s*\d+\s*维|维度(?:数)?(?:超过|大于)|"
+                         r"(?:dimensions?|rank|dim\s+number)[^.;,]{0,20}(?:exceeds?|greater\s+than|more\s+than|less\s+than|not\s+in)|"
+                         r"(?:more|greater)\s+than\s+\d+\s+dimensions|exceeds?\s+\d+\s+dimensions|"
+                         r"shape[^.;]{0,10}(?:exceeds?|greater\s+than)\s+\d+\s*(?:D\b|dimensions)"),
+    (ErrorCategory.SHAPE_MISMATCH, r"shape[^。；]{0,12}(?:不一致|不相同|不同|不匹配|不相等)|"
+                                   r"shapes?\s+(?:of\s+.{1,40}?\s+)?(?:are|is)\s+(?:not\s+the\s+same|different|inconsistent|mismatched)|"
+                                   r"shapes?\s+(?:do\s+not|does\s+not|don't)\s+match|shape\s+mismatch"),
+    (ErrorCategory.VALUE, r"取值|值(?:不在|超出|不满足|小于|大于|为负|不合法)|负数|小于0|大于0|等于0|为0|超出.{0,6}范围|"
+                          r"\bvalues?\b.{0,30}(?:out\s+of|not\s+in|exceeds?|less\s+than|greater\s+than|negative|invalid)|"
+                          r"\bout\s+of\s+range|\bnegative\b"),
+))
+
+_CONDITIONAL = re.compile(r"当.{1,40}时|.{1,40}时[，,]|\bwhen\b|\bif\b", re.I)
+_NOT_VALUE_WORDS = re.compile(r"数据类型|数据格式|shape|维度|broadcast|data\s*type|format|dimension", re.I)
+
+
+def classify(condition: str) -> Optional[ErrorCategory]:
+    text = condition.strip()
+    if not text:
+        return None
+    conditional = bool(_CONDITIONAL.search(text))
+    for category, pattern in _RULES:
+        if pattern.search(text):
+            if category is ErrorCategory.NULL_POINTER:
+                return category
+            if conditional:
+                if category is ErrorCategory.VALUE and not _NOT_VALUE_WORDS.search(text):
+                    return category
+                return None
+            return category
+    return None

@@ -1,0 +1,227 @@
+"""A prototype parameter and the page's entry for it into an IR `Param`.
+
+The C type gives the kind; the entry (table row or bullet) gives direction, dtypes, formats,
+rank, support flags and the prose; product notes narrow or widen dtypes per chip. Every
+conflict or gap is diagnosed on the entry's line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from gen.ir import Diagnostic, Direction, DType, Level, Param, ParamKind, ProductDTypes, Soc
+from gen.parse import prose, relations, vocab
+from gen.parse.entries import ParamEntry
+from gen.parse.prototypes import CParam
+from gen.parse.tables import cell_is_empty
+
+_SOC_ORDER = {soc: i for i, soc in enumerate(Soc)}
+_OPTIONAL_WORDS = re.compile(r"可选|可为空|可以为空|可以传入空指针|可传入空指针|支持传入空指针|允许为空|传入nullptr|"
+                             r"\boptional\b|can\s+be\s+(?:null|nullptr|empty\s+pointer)|may\s+be\s+null", re.I)
+
+
+@dataclass
+class ParamContext:
+    """What building one API's parameters shares: its parameter names and the section's notes."""
+
+    api_params: Sequence[str]
+    section_notes: Sequence[prose.DTypeNote] = ()
+
+
+def build_param(cparam: CParam, entry: Optional[ParamEntry], ctx: ParamContext,
+                diags: list[Diagnostic], decl_line: int) -> Param:
+    kind = vocab.kind_of(cparam.c_type)
+    line = entry.line if entry else decl_line
+    if kind is None:
+        diags.append(Diagnostic(Level.WARNING, decl_line, "unknown-c-type",
+                                f"{cparam.name}: C type {cparam.c_type!r} is not a known parameter kind"))
+    if entry is None:
+        return Param(name=cparam.name, c_type=cparam.c_type, kind=kind,
+                     direction=_direction(cparam, None, diags, line),
+                     optional=cparam.name.endswith("Optional"), line=line)
+
+    description = entry.description
+    usage = entry.usage
+    text = entry.prose
+    direction = _direction(cparam, entry, diags, line)
+    optional = cparam.name.endswith("Optional") or bool(_OPTIONAL_WORDS.search(entry.direction)) or \
+        bool(_OPTIONAL_WORDS.search(text))
+
+    dtypes, by_product = _dtypes(cparam.name, kind, entry, ctx, diags)
+    formats = prose.formats_in(entry.formats) if entry.formats is not None and not cell_is_empty(entry.formats) \
+        else prose.formats_in_prose(text)
+    rank = None
+    if entry.rank is not None and not cell_is_empty(entry.rank):
+        rank = prose.rank_cell(entry.rank)
+        if rank is None:
+            rank = prose.rank_in_prose(entry.rank)
+    if rank is None and kind in (ParamKind.TENSOR, ParamKind.TENSOR_LIST, None):
+        rank = prose.rank_in_prose(text)
+    noncontiguous = None
+    if entry.noncontiguous is not None and not cell_is_empty(entry.noncontiguous):
+        noncontiguous = vocab.support_mark(entry.noncontiguous)
+    if noncontiguous is None and kind in (ParamKind.TENSOR, ParamKind.TENSOR_LIST):
+        noncontiguous = prose.noncontiguous_in(text)
+    empty = prose.empty_tensor_in(text) if kind in (ParamKind.TENSOR, ParamKind.TENSOR_LIST, None) else None
+
+    rels = relations.relations_in(text, cparam.name, ctx.api_params)
+    return Param(name=cparam.name, c_type=cparam.c_type, kind=kind, direction=direction, optional=optional,
+                 dtypes=dtypes, dtypes_by_product=by_product, formats=formats, rank=rank,
+                 noncontiguous=noncontiguous, empty_tensor=empty, description=description, usage=usage,
+                 relations=rels, line=line)
+
+
+def _direction(cparam: CParam, entry: Optional[ParamEntry], diags: list[Diagnostic], line: int) -> Direction:
+    """The table's word, cross-checked with the C type and the name (selfRef is in and out)."""
+    stated = vocab.direction_of(entry.direction) if entry and entry.direction else None
+    const = cparam.c_type.startswith("const ")
+    pointer_out = not const and cparam.c_type.endswith("*") and cparam.c_type.rstrip("*") in (
+        "aclTensor", "aclTensorList")
+    ref = bool(re.search(r"Ref$|Ref(?=Optional$)|^inout|InOut", cparam.name))
+    if stated is None:
+        if entry is not None and entry.direction and not cell_is_empty(entry.direction):
+            diags.append(Diagnostic(Level.INFO, line, "unknown-direction",
+                                    f"{cparam.name}: direction {entry.direction!r} is not a known word"))
+        if ref:
+            return Direction.INOUT
+        if pointer_out and re.search(r"^(?:out|y$|result)|Out(?:put)?(?:Optional)?$|Ref$", cparam.name):
+            return Direction.OUT
+        return Direction.IN
+    if stated is Direction.IN and ref and pointer_out:
+        diags.append(Diagnostic(Level.INFO, line, "direction-from-name",
+                                f"{cparam.name}: the table says input, the name says it is also written; inout"))
+        return Direction.INOUT
+    if stated is not Direction.IN and const and cparam.c_type.rstrip("*").endswith(("aclTensor", "aclTensorList")):
+        diags.append(Diagnostic(Level.INFO, line, "direction-const-conflict",
+                                f"{cparam.name}: the table says {stated.value} but the C type is const"))
+    return stated
+
+
+def _dtypes(name: str, kind: Optional[ParamKind], entry: ParamEntry, ctx: ParamContext,
+            diags: list[Diagnostic]) -> tuple[tuple[DType, ...], tuple[ProductDTypes, ...]]:
+    if kind is not None and kind not in vocab.DTYPED_KINDS:
+        return (), ()
+    general: tuple[DType, ...] = ()
+    restricted: tuple = ()
+    per_product: dict[Soc, list[DType]] = {}
+    unknown: tuple[str, ...] = ()
+
+    notes: list[prose.DTypeNote] = []
+    if entry.dtypes is not None and not cell_is_empty(entry.dtypes):
+        listed, product_lines = prose.dtype_cell(entry.dtypes)
+        general, restricted, unknown = listed.dtypes, listed.restricted, listed.unknown
+        for socs, plist in product_lines:
+            notes.append(prose.DTypeNote(socs, prose.SET, plist.dtypes, (), entry.line))
+        if not general and not product_lines:
+            # A cell that is not a list ("与self一致", "见约束说明"): the prose may still list them.
+            general, restricted, unknown = _prose_dtypes(entry.prose)
+    else:
+        general, restricted, unknown = _prose_dtypes(_general_prose(entry.prose))
+        notes.extend(_inline_product_notes(entry.prose, entry.line, ctx.api_params))
+    for note_line, note_text in entry.notes:
+        notes.extend(product_notes(note_text, note_line, ctx.api_params))
+    for word in unknown:
+        diags.append(Diagnostic(Level.WARNING, entry.line, "unknown-dtype",
+                                f"{name}: {word!r} is not a known data type"))
+
+    base = list(general)
+    for dtype, _ in restricted:
+        if dtype in base:
+            base.remove(dtype)
+    for dtype, socs in restricted:
+        for soc in socs:
+            per_product.setdefault(soc, list(base))
+    for dtype, socs in restricted:
+        for soc in socs:
+            if dtype not in per_product[soc]:
+                per_product[soc].append(dtype)
+    for soc in per_product:
+        order = {d: i for i, d in enumerate(general)}
+        per_product[soc].sort(key=lambda d: order.get(d, len(order)))
+
+    own = [n for n in notes if not n.params or name in n.params]
+    section = [n for n in ctx.section_notes if _section_note_applies(n, name, kind, base)]
+    for note in own + section:
+        for soc in note.socs:
+            current = per_product.get(soc, list(base))
+            per_product[soc] = _apply(note, current)
+
+    if not base and per_product:
+        preferred = Soc.ASCEND910B if Soc.ASCEND910B in per_product else next(iter(per_product))
+        base = list(per_product[preferred])
+    entries = tuple(ProductDTypes(soc, tuple(dts)) for soc, dts in sorted(per_product.items(),
+                                                                          key=lambda kv: _SOC_ORDER[kv[0]])
+                    if tuple(dts) != tuple(base))
+    return tuple(base), entries
+
+
+def _apply(note: prose.DTypeNote, current: list[DType]) -> list[DType]:
+    if note.op == prose.SET:
+        return list(note.dtypes)
+    if note.op == prose.ADD:
+        return current + [d for d in note.dtypes if d not in current]
+    return [d for d in current if d not in note.dtypes]
+
+
+def _section_note_applies(note: prose.DTypeNote, name: str, kind: Optional[ParamKind], base: list[DType]) -> bool:
+    """A note after the table applies to the parameters it names; when it names none, to the
+    tensor parameters whose list it narrows (or that have no list of their own)."""
+    if note.params:
+        return name in note.params
+    if kind not in (ParamKind.TENSOR, ParamKind.TENSOR_LIST, None):
+        return False
+    if note.op == prose.SET:
+        return not base or set(note.dtypes) <= set(base)
+    if note.op == prose.REMOVE:
+        return bool(set(note.dtypes) & set(base))
+    return bool(base)
+
+
+def _prose_dtypes(text: str):
+    statements = prose.dtype_statements(text)
+    if not statements:
+        return (), (), ()
+    listed = statements[0][1]
+    return listed.dtypes, listed.restricted, listed.unknown
+
+
+_PRODUCT_LINE = re.compile(r"(?:^|\n|。|；)\s*[-*•]?\s*((?:Atlas|Ascend|Kirin|昇腾)[^：:\n。]*?)[：:]([^\n]*)")
+
+
+def _general_prose(text: str) -> str:
+    """Prose without its product-prefixed sentences, which are notes, not the general list."""
+    return _PRODUCT_LINE.sub("\n", text)
+
+
+def _inline_product_notes(text: str, line: int, names: Sequence[str]) -> list[prose.DTypeNote]:
+    notes = []
+    for match in _PRODUCT_LINE.finditer(text):
+        socs = vocab.socs_in(match.group(1))
+        if socs:
+            notes.extend(prose.note_statements(socs, match.group(2), line, names))
+    return notes
+
+
+_NOTE_HEAD = re.compile(r"^\s*((?:(?:Atlas|Ascend|Kirin|昇腾|A200I)[^：:]*?))\s*[：:]\s*(.*)$", re.S)
+
+
+def product_notes(text: str, line: int, names: Sequence[str],
+                  inherited: tuple[Soc, ...] = ()) -> list[prose.DTypeNote]:
+    """The dtype notes of one bullet: "<products>：statement", or a statement under such a bullet."""
+    match = _NOTE_HEAD.match(text)
+    if match:
+        socs = vocab.socs_in(match.group(1))
+        if socs:
+            return prose.note_statements(socs, match.group(2), line, names)
+        return []
+    if inherited:
+        return prose.note_statements(inherited, text, line, names)
+    return []
+
+
+def note_socs(text: str) -> tuple[Soc, ...]:
+    """The products a bullet is about, when it starts with them ("<term>Atlas 推理系列产品</term>：")."""
+    match = _NOTE_HEAD.match(text)
+    return vocab.socs_in(match.group(1)) if match else ()

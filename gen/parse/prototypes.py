@@ -1,0 +1,173 @@
+"""C declarations of aclnn functions, and their pairing into two-phase APIs.
+
+Pages declare each API as two functions: `aclnnXxxGetWorkspaceSize(<caller's arguments>,
+uint64_t *workspaceSize, aclOpExecutor **executor)` and `aclnnXxx(void *workspace, uint64_t
+workspaceSize, aclOpExecutor *executor, aclrtStream stream)`. They write them in fenced code
+with any tag, in indented fences, in inline code, or as bullet lines of a rendered web page;
+this module reads declarations from any text and pairs them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+_DECL_START = re.compile(r"\baclnnStatus\s+(aclnn\w+)\s*\(")
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_QUALIFIERS = ("const", "volatile", "struct", "enum", "ACL_FUNC_VISIBILITY", "ACLNN_API")
+WORKSPACE_SUFFIX = "GetWorkspaceSize"
+
+
+@dataclass(frozen=True)
+class CParam:
+    c_type: str  # normalised: "const aclTensor*", "int64_t", "aclOpExecutor**"
+    name: str
+
+
+@dataclass(frozen=True)
+class Declaration:
+    name: str
+    params: tuple[CParam, ...]
+    line: int
+    problems: tuple[str, ...] = ()  # parameters that could not be read, as written
+
+
+@dataclass(frozen=True)
+class Pairing:
+    api: str
+    workspace: Declaration
+    execute: Optional[Declaration]
+
+
+def find_declarations(text: str, line: int = 1) -> list[Declaration]:
+    """Every `aclnnStatus aclnnXxx(...)` declaration in a text (code or prose); `line` is the text's
+    first page line. A call (`ret = aclnnXxx(...)`) is not a declaration."""
+    found = []
+    for match in _DECL_START.finditer(text):
+        close = _matching_paren(text, match.end() - 1)
+        body = text[match.end(): close if close >= 0 else len(text)]
+        if close < 0:
+            # A declaration cut short (a truncated page): read what is there, up to the first
+            # blank line or the next declaration.
+            body = re.split(r"\n\s*\n|\baclnnStatus\b", body, maxsplit=1)[0]
+        at = line + text.count("\n", 0, match.start())
+        params, problems = parse_parameters(body)
+        if close < 0:
+            problems = problems + ("(unterminated parameter list)",)
+        found.append(Declaration(match.group(1), params, at, problems))
+    return found
+
+
+def _matching_paren(text: str, open_index: int) -> int:
+    depth = 0
+    for i in range(open_index, len(text)):
+        c = text[i]
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        elif c == ";" or c == "{":
+            return -1
+    return -1
+
+
+def parse_parameters(body: str) -> tuple[tuple[CParam, ...], tuple[str, ...]]:
+    """A parameter list's text into typed parameters, and the pieces that are not parameters."""
+    body = _COMMENT.sub(" ", body).replace("\\*", "*").replace("\\_", "_")
+    body = re.sub(r"</?\w+[^>]*>", " ", body)  # HTML that slipped into a prose declaration
+    params: list[CParam] = []
+    problems: list[str] = []
+    for piece in _split_top_level(body):
+        piece = piece.strip()
+        if not piece or piece == "void":
+            continue
+        param = parse_parameter(piece)
+        if param is None:
+            problems.append(piece)
+        else:
+            params.append(param)
+    return tuple(params), tuple(problems)
+
+
+def _split_top_level(body: str) -> list[str]:
+    pieces, depth, start = [], 0, 0
+    for i, c in enumerate(body):
+        if c in "(<[":
+            depth += 1
+        elif c in ")>]":
+            depth -= 1
+        elif c == "," and depth == 0:
+            pieces.append(body[start:i])
+            start = i + 1
+    pieces.append(body[start:])
+    return pieces
+
+
+def parse_parameter(text: str) -> Optional[CParam]:
+    """One declarator ("const aclTensor *self", "aclOpExecutor** executor", "bool keepDim = false")."""
+    text = text.split("=", 1)[0].strip()
+    array = text.endswith("]")
+    if array:
+        text = re.sub(r"\s*\[[^\]]*\]$", "", text)
+    match = re.match(r"^(.*?)([A-Za-z_]\w*)\s*$", text, re.S)
+    if not match:
+        return None
+    type_text, name = match.group(1), match.group(2)
+    c_type = normalise_type(type_text + ("*" if array else ""))
+    if not c_type or not _IDENT.search(c_type.replace("const", "")):
+        return None
+    return CParam(c_type, name)
+
+
+def normalise_type(text: str) -> str:
+    """A C type's spelling normalised: single spaces between words, stars attached to the type."""
+    stars = text.count("*")
+    refs = text.count("&")
+    words = _IDENT.findall(text.replace("*", " ").replace("&", " "))
+    words = [w for w in words if w not in _QUALIFIERS[2:]]
+    const = "const" in words
+    words = [w for w in words if w not in ("const", "volatile")]
+    if not words:
+        return ""
+    return ("const " if const else "") + " ".join(words) + "*" * stars + "&" * refs
+
+
+def pair_declarations(declarations: Iterable[Declaration]) -> tuple[list[Pairing], list[Declaration]]:
+    """Two-phase pairs: each `...GetWorkspaceSize` declaration with the function that executes it.
+
+    The API is named by the second function: the workspace function's name without its suffix
+    when that function is declared, otherwise the next non-workspace declaration. Returns the
+    pairs (in page order, one per API) and the declarations left unpaired.
+    """
+    unique: dict[str, Declaration] = {}
+    for decl in declarations:
+        unique.setdefault(decl.name, decl)
+    decls = list(unique.values())
+    executes = {d.name: d for d in decls if not d.name.endswith(WORKSPACE_SUFFIX)}
+    used: set[str] = set()
+    pairs: list[Pairing] = []
+    for i, decl in enumerate(decls):
+        if not decl.name.endswith(WORKSPACE_SUFFIX):
+            continue
+        api = decl.name[: -len(WORKSPACE_SUFFIX)]
+        execute = executes.get(api)
+        if execute is None:
+            following = next((d for d in decls[i + 1:] if not d.name.endswith(WORKSPACE_SUFFIX)
+                               and d.name not in used and not d.name.endswith(WORKSPACE_SUFFIX)), None)
+            if following is not None and following.name not in _paired_prefixes(decls):
+                execute = following
+                api = following.name
+        if execute is not None:
+            used.add(execute.name)
+        used.add(decl.name)
+        pairs.append(Pairing(api, decl, execute))
+    leftover = [d for d in decls if d.name not in used]
+    return pairs, leftover
+
+
+def _paired_prefixes(decls: list[Declaration]) -> set[str]:
+    return {d.name[: -len(WORKSPACE_SUFFIX)] for d in decls if d.name.endswith(WORKSPACE_SUFFIX)}

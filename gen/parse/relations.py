@@ -1,0 +1,74 @@
+"""How a parameter must relate to others, from its usage notes and description.
+
+One sentence states at most one kind of relation, except "数据类型、shape需要与result一致",
+which states two (same dtype and same shape). A relation is kept only when the sentence names
+other parameters of the same API; the others are listed in the order the sentence names them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from gen.ir import Relation, RelationKind
+from gen.parse.prose import names_in
+
+_SENTENCE = re.compile(r"[。；;\n]|(?<=[A-Za-z0-9)])\.(?:\s|$)")
+_CAST = re.compile(r"推导(?:之后|后)?(?:的数据类型)?可转换|可转换(?:成|为)[^。；]*推导|"
+                   r"can\s+be\s+converted|castable|convertible", re.I)
+_PROMOTE = re.compile(r"推导规则|互推导|推导关系|类型推导|type\s+promotion|deduction|promot", re.I)
+_BROADCAST = re.compile(r"broadcast", re.I)
+_SAME = re.compile(r"一致|相同|same\s+as|the\s+same|consistent\s+with|identical|equal\s+to", re.I)
+_NEGATED = re.compile(r"不一致|不相同|不同|not\s+the\s+same|inconsistent|different", re.I)
+_DTYPE_WORD = re.compile(r"数据类型|data\s*types?|dtype", re.I)
+_SHAPE_WORD = re.compile(r"shape|形状|维度", re.I)
+
+
+def relations_in(text: str, own_name: str, api_params: Sequence[str]) -> tuple[Relation, ...]:
+    others = [n for n in api_params if n != own_name]
+    found: dict[RelationKind, list[str]] = {}
+    for sentence in _clauses(text, api_params):
+        if not sentence.strip():
+            continue
+        named = [n for n in names_in(sentence, others)]
+        if not named:
+            continue
+        for kind in _kinds(sentence):
+            bucket = found.setdefault(kind, [])
+            bucket.extend(n for n in named if n not in bucket)
+    order = list(RelationKind)
+    return tuple(Relation(kind, tuple(names)) for kind, names in sorted(found.items(), key=lambda kv: order.index(kv[0]))
+                 if names)
+
+
+def _clauses(text: str, names: Sequence[str]) -> list[str]:
+    """Sentences, and their comma-separated clauses; a clause that starts with a parameter name
+    continues a list of names ("与result，gradInput一致") and stays with the one before."""
+    out: list[str] = []
+    starts_with_name = re.compile(r"^\s*`?(?:" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_])") if names else None
+    for sentence in _SENTENCE.split(text):
+        clauses: list[str] = []
+        for clause in re.split(r"[，,]", sentence):
+            if clauses and starts_with_name is not None and starts_with_name.match(clause):
+                clauses[-1] += "，" + clause
+            else:
+                clauses.append(clause)
+        out.extend(clauses)
+    return out
+
+
+def _kinds(sentence: str) -> list[RelationKind]:
+    if _CAST.search(sentence):
+        return [RelationKind.CAST_FROM]
+    if _PROMOTE.search(sentence):
+        return [RelationKind.PROMOTE]
+    if _BROADCAST.search(sentence):
+        return [RelationKind.BROADCAST]
+    if _SAME.search(sentence) and not _NEGATED.search(sentence):
+        kinds = []
+        if _DTYPE_WORD.search(sentence):
+            kinds.append(RelationKind.SAME_DTYPE)
+        if _SHAPE_WORD.search(sentence):
+            kinds.append(RelationKind.SAME_SHAPE)
+        return kinds
+    return []

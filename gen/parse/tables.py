@@ -1,0 +1,227 @@
+"""HTML tables as pages write them, into `document.Table`: spans expanded, nesting recovered.
+
+Pages write tables by hand, and it shows: seed 003 opens `<tr><tr>` and then loses a `<tr>`
+(its second row's cells sit directly in `<tbody>`); seed 001 says `rowspan="8"` over three
+rows. lxml (libxml2) keeps such markup as it stands, so the rows are rebuilt here: cells outside
+any `<tr>` form a row of their own, empty rows are dropped, and a `rowspan` ends where its row
+group ends. Every such repair is reported so the page reader can diagnose it.
+
+lxml is used directly rather than through BeautifulSoup: BeautifulSoup's "lxml" builder is fed
+by the same libxml2 parser and builds the same tree (checked on seed 003's markup), at several
+times the cost; tables are most of a page's bytes.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+from typing import Iterable, Optional
+
+import lxml.etree
+import lxml.html
+
+from gen.parse.document import Cell, Row, Table
+
+_TABLE_TAG = re.compile(r"<(/?)table\b[^>]*>", re.I)
+_MD_LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]*)(?:\s+\"[^\"]*\")?\)")
+_BLOCK_TAGS = frozenset({"p", "div", "ul", "ol", "li", "tr", "table", "pre", "h1", "h2", "h3", "h4", "h5", "h6",
+                         "dl", "dt", "dd"})
+_SKIP_TAGS = frozenset({"script", "style", "colgroup", "col"})
+
+
+def find_html_tables(text: str, exclude: Iterable[tuple[int, int]] = ()) -> list[tuple[int, int, bool]]:
+    """The character spans [start, end) of the outermost `<table>` elements of a text.
+
+    `exclude` holds spans (e.g. fenced code) where tags are not markup. The bool says whether
+    the table was closed; an unclosed table runs to the end of the text.
+    """
+    excluded = sorted(exclude)
+    spans: list[tuple[int, int, bool]] = []
+    depth = 0
+    start = 0
+    for match in _TABLE_TAG.finditer(text):
+        pos = match.start()
+        if any(a <= pos < b for a, b in excluded):
+            continue
+        closing = bool(match.group(1))
+        if not closing:
+            if depth == 0:
+                start = pos
+            depth += 1
+        elif depth > 0:
+            depth -= 1
+            if depth == 0:
+                spans.append((start, match.end(), True))
+    if depth > 0:
+        spans.append((start, len(text), False))
+    return spans
+
+
+def parse_html_table(markup: str, line: int = 1) -> Table:
+    """One `<table>` element (as text) into a Table; `line` is the page line of its first line."""
+    try:
+        root = lxml.html.fragment_fromstring(markup, create_parent=False)
+    except (lxml.etree.ParserError, ValueError):
+        try:
+            root = lxml.html.fragment_fromstring(markup, create_parent="div")
+        except (lxml.etree.ParserError, ValueError):
+            return Table((), (), line, ((line, "table-unreadable", "an HTML table could not be read"),))
+    table = root if root.tag == "table" else root.find(".//table")
+    if table is None:
+        return Table((), (), line, ((line, "table-unreadable", "an HTML table could not be read"),))
+    return table_from_element(table, line)
+
+
+def table_from_element(table: lxml.html.HtmlElement, line: int = 1) -> Table:
+    """A parsed `<table>` element into a Table; element lines are offset by `line` - 1."""
+    repairs: list[tuple[int, str, str]] = []
+    groups: list[tuple[str, list[tuple[int, list[lxml.html.HtmlElement]]]]] = []
+    _collect_rows(table, "body", groups, repairs, line)
+
+    header: tuple[str, ...] = ()
+    rows: list[Row] = []
+    head_rows: list[Row] = []
+    for kind, raw_rows in groups:
+        expanded = _expand_spans(raw_rows, repairs)
+        (head_rows if kind == "head" else rows).extend(expanded)
+    if head_rows:
+        header = head_rows[-1].texts
+    elif rows:
+        header = rows[0].texts
+        rows = rows[1:]
+    return Table(header=header, rows=tuple(rows), line=line, repairs=tuple(repairs))
+
+
+def _collect_rows(element, kind: str, groups, repairs, line: int) -> None:
+    """Walks a table element; every row group (thead/tbody/tfoot or the table) becomes a group."""
+    current: list[tuple[int, list]] = []
+    groups.append((kind, current))
+    orphan: list = []
+
+    def flush_orphans() -> None:
+        if orphan:
+            at = _line(orphan[0], line)
+            repairs.append((at, "table-row-recovered",
+                            "table cells outside any <tr> were read as a row of their own"))
+            current.append((at, list(orphan)))
+            orphan.clear()
+
+    for child in element:
+        tag = child.tag if isinstance(child.tag, str) else ""
+        if tag in ("thead", "tbody", "tfoot"):
+            flush_orphans()
+            _collect_rows(child, "head" if tag == "thead" else "body", groups, repairs, line)
+            current = []
+            groups.append((kind, current))
+        elif tag == "tr":
+            flush_orphans()
+            cells = [c for c in child if isinstance(c.tag, str) and c.tag in ("td", "th")]
+            if not cells:
+                repairs.append((_line(child, line), "table-empty-row",
+                                "an empty <tr> (or a <tr> opened twice) was dropped"))
+                continue
+            current.append((_line(child, line), cells))
+        elif tag in ("td", "th"):
+            orphan.append(child)
+    flush_orphans()
+
+
+def _line(element, line: int) -> int:
+    source = getattr(element, "sourceline", None) or 1
+    return line + source - 1
+
+
+def _span(cell, attr: str) -> int:
+    try:
+        value = int(str(cell.get(attr, "1")).strip().strip('"') or 1)
+    except ValueError:
+        return 1
+    return max(1, min(value, 1000))
+
+
+def _expand_spans(raw_rows: list[tuple[int, list]], repairs) -> list[Row]:
+    """Places every cell in its grid column, repeating rowspan/colspan cells where they extend."""
+    pending: dict[int, tuple[int, Cell, int]] = {}  # column -> (rows left, cell, line of the span)
+    rows: list[Row] = []
+    for at, cells in raw_rows:
+        grid: dict[int, Cell] = {}
+        column = 0
+        for element in cells:
+            while column in pending:
+                grid[column] = pending[column][1]
+                column += 1
+            cell = cell_from_element(element)
+            rowspan, colspan = _span(element, "rowspan"), _span(element, "colspan")
+            for offset in range(colspan):
+                grid[column + offset] = cell
+                if rowspan > 1:
+                    pending[column + offset] = (rowspan, cell, at)
+            column += colspan
+        for col in sorted(c for c in pending if c >= column):
+            grid[col] = pending[col][1]
+        for col in list(pending):  # this row used one row of every open span
+            left, cell, origin = pending[col]
+            if left <= 1:
+                del pending[col]
+            else:
+                pending[col] = (left - 1, cell, origin)
+        width = max(grid) + 1 if grid else 0
+        rows.append(Row(tuple(grid.get(i, Cell("")) for i in range(width)), at))
+    # Spans still pending here claimed rows the group does not have: trust the rows.
+    reported = set()
+    for col, (left, cell, origin) in sorted(pending.items()):
+        if origin not in reported:
+            reported.add(origin)
+            repairs.append((origin, "table-rowspan-overstated",
+                            f"a rowspan claims {left} more row(s) than its table has; the rows are trusted"))
+    return rows
+
+
+def cell_from_element(element) -> Cell:
+    links: list[tuple[str, str]] = []
+    parts: list[str] = []
+    _element_text(element, parts, links, top=True)
+    text = clean_cell_text("".join(parts))
+    md_links = _MD_LINK.findall(text)
+    if md_links:
+        links.extend((t, href) for t, href in md_links)
+        text = _MD_LINK.sub(lambda m: m.group(1), text)
+    return Cell(text, tuple(links))
+
+
+def _element_text(element, parts: list[str], links: list, top: bool = False) -> None:
+    tag = element.tag if isinstance(element.tag, str) else None
+    if tag is None:  # a comment or processing instruction: only its tail is text
+        return
+    if tag in _SKIP_TAGS:
+        return
+    if tag == "br":
+        parts.append("\n")
+        return
+    if tag in _BLOCK_TAGS and not top:
+        parts.append("\n")
+    start = len(parts)
+    if element.text:
+        parts.append(element.text)
+    for child in element:
+        _element_text(child, parts, links)
+        if child.tail:
+            parts.append(child.tail)
+    if tag == "a" and element.get("href") is not None:
+        links.append(("".join(parts[start:]).strip(), element.get("href", "")))
+    if tag in _BLOCK_TAGS and not top:
+        parts.append("\n")
+
+
+_SPACES = re.compile(r"[ \t\u3000\xa0]+")
+
+
+def clean_cell_text(text: str) -> str:
+    """Whitespace of a cell folded: lines stripped, runs of blanks collapsed, empty lines dropped."""
+    text = html_lib.unescape(text) if "&" in text else text
+    lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+def cell_is_empty(text: Optional[str]) -> bool:
+    return not text or text.strip() in ("-", "—", "–", "/", "无", "N/A", "n/a", "NA", "None", "")
