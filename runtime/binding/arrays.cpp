@@ -274,7 +274,9 @@ stay on the device. .numpy() copies the values to a new host array.)doc")
         std::string shape;
         for (size_t i = 0; i < t.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(t.shape[i]);
         if (t.shape.size() == 1) shape += ",";
-        return "aclnn.Tensor(shape=(" + shape + "), dtype=" + dtype_name(t.dtype) + ")";
+        const DTypeInfo* info = dtype_info(t.dtype);
+        const std::string dtype = info && info->numpy ? info->numpy : dtype_name(t.dtype);
+        return "aclnn.Tensor(shape=(" + shape + "), dtype=" + dtype + ")";
       });
 }
 

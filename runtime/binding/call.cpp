@@ -583,7 +583,7 @@ void Call::execute(void* phase1, Trampoline trampoline, void* ctx) {
         if (!slot->upload) continue;
         // An out= array that covers its span exactly is overwritten whole: nothing to upload. (A
         // strided one is uploaded, so that the elements between its own keep their values.)
-        if (slot->overwrite && slot->host.dense() && slot->host.writeback.is_none()) continue;
+        if (slot->overwrite && slot->host.dense() && !slot->host.writeback) continue;
         copy_memory(slot->device.storage->data(), slot->host.data,
                     static_cast<size_t>(slot->device.storage_elements) * slot->host.itemsize,
                     ACL_MEMCPY_HOST_TO_DEVICE, spec_.api);
@@ -618,7 +618,7 @@ void Call::execute(void* phase1, Trampoline trampoline, void* ctx) {
   }
   if (failure) throw *failure;
   for (const auto& slot : slots_) {
-    if (slot->download && !slot->host.writeback.is_none())
+    if (slot->download && slot->host.writeback)
       py::module_::import("numpy").attr("copyto")(slot->host.writeback, slot->host.keep);
   }
 }

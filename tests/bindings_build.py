@@ -1,0 +1,90 @@
+"""Builds the aclnn package once per test session, for tests/test_bindings_*.py.
+
+The seed pages (`tests.bindings_ir.seed_pages`: the parser's IR, or the hand-made one) go
+through the generator's emitters into build/test-bindings/generated/ (written only when changed),
+and CMake + Ninja build it in build/test-bindings/cmake/ (kept between runs: a second session
+rebuilds nothing). With the real simulator (runtime/sim) the whole repository is configured;
+until it builds, tests/fake_backend stands in for it. A file lock keeps parallel pytest workers
+from building at the same time.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from gen.emit.files import FileManager
+from gen.emit.model import build_model
+from gen.parse.semantics import load_semantics
+from tests.bindings_ir import seed_pages
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD = ROOT / "build" / "test-bindings"
+GENERATED = BUILD / "generated"
+PYTHON = sys.executable
+
+
+def real_simulator() -> bool:
+    """Whether runtime/sim can be built: its CMake file and its op emitter exist."""
+    return (ROOT / "runtime/sim/CMakeLists.txt").exists() and importlib.util.find_spec("gen.emit.sim") is not None
+
+
+def emitters() -> list[str]:
+    from gen.generate import EMITTERS
+
+    mine = ["gen.emit.bindings", "gen.emit.package"]
+    extra = ["gen.emit.sim"] if real_simulator() else []
+    return list(dict.fromkeys([*EMITTERS, *extra, *mine]))
+
+
+def generate() -> FileManager:
+    semantics = [op for path in sorted((ROOT / "op_docs").glob("*.toml")) for op in load_semantics(path).ops]
+    model = build_model(seed_pages(), semantics)
+    files = FileManager(GENERATED)
+    for module in emitters():
+        importlib.import_module(module).emit(model, files)
+    return files
+
+
+def configure_and_build(log) -> float:
+    source = ROOT if real_simulator() else ROOT / "tests" / "fake_backend"
+    cmake_dir = BUILD / ("cmake" if real_simulator() else "cmake-fake")
+    start = time.perf_counter()
+    if not (cmake_dir / "build.ninja").exists():
+        subprocess.run([shutil.which("cmake", path=str(Path(PYTHON).parent)) or "cmake", "-G", "Ninja",
+                        "-S", str(source), "-B", str(cmake_dir), f"-DPython_EXECUTABLE={PYTHON}",
+                        f"-DACLNN_GENERATED_DIR={GENERATED}", "-DCMAKE_BUILD_TYPE=Release"],
+                       check=True, stdout=log, stderr=subprocess.STDOUT)
+    ninja = shutil.which("ninja", path=str(Path(PYTHON).parent)) or shutil.which("ninja") or "ninja"
+    subprocess.run([ninja, "-C", str(cmake_dir)], check=True, stdout=log, stderr=subprocess.STDOUT)
+    return time.perf_counter() - start
+
+
+def build_package() -> Path:
+    """Generates and builds; returns the directory to put on sys.path (it holds aclnn/)."""
+    BUILD.mkdir(parents=True, exist_ok=True)
+    with open(BUILD / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        generate()
+        with open(BUILD / "build.log", "w") as log:
+            try:
+                configure_and_build(log)
+            except subprocess.CalledProcessError as exc:
+                raise RuntimeError(f"building the aclnn package failed; see {BUILD / 'build.log'}") from exc
+    return GENERATED
+
+
+def import_aclnn():
+    """Builds, then imports the package in this process, on the simulator (or its fake)."""
+    path = str(build_package())
+    os.environ["ACLNN_BACKEND"] = "sim"
+    os.environ.pop("ACLNN_SIM_DIR", None)
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    return importlib.import_module("aclnn")

@@ -1,0 +1,168 @@
+// A tiny stand-in for the CANN libraries, for the loader's and the bindings' tests: the runtime,
+// the nnopbase objects and one op (aclnnLeakyReluBackward, FLOAT only, same shapes, any strides).
+// Built as libascendcl.so (libnnopbase.so and libopapi.so link to it) into a "CANN install"
+// layout, plus libopapi_split.so holding an op symbol only the split library has. It checks what
+// the bindings must get right: ranks, strides within the storage, live objects.
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnn/acl_meta.h"
+
+struct aclTensor {
+  std::vector<int64_t> dims, strides, storage;
+  int64_t offset;
+  aclDataType dtype;
+  void* data;
+};
+struct aclScalar {
+  unsigned char value[16];
+  aclDataType dtype;
+};
+struct aclIntArray { std::vector<int64_t> v; };
+struct aclFloatArray { std::vector<float> v; };
+struct aclBoolArray { std::vector<bool> v; };
+struct aclTensorList { std::vector<const aclTensor*> v; };
+struct aclScalarList { std::vector<const aclScalar*> v; };
+struct aclOpExecutor { std::function<void()> run; };
+
+static std::atomic<long> g_objects{0}, g_buffers{0};
+static thread_local std::string g_error;
+
+extern "C" {
+__attribute__((visibility("default"))) long fakeLiveObjects() { return g_objects.load(); }
+__attribute__((visibility("default"))) long fakeLiveBuffers() { return g_buffers.load(); }
+
+aclError aclInit(const char*) { return ACL_SUCCESS; }
+aclError aclFinalize() { return ACL_SUCCESS; }
+aclError aclrtSetDevice(int32_t d) {
+  if (d < 0 || d > 1) { g_error = "device id out of range"; return ACL_ERROR_RT_INVALID_DEVICEID; }
+  return ACL_SUCCESS;
+}
+aclError aclrtResetDevice(int32_t) { return ACL_SUCCESS; }
+aclError aclrtCreateStream(aclrtStream* s) { *s = new int(0); return ACL_SUCCESS; }
+aclError aclrtDestroyStream(aclrtStream s) { delete static_cast<int*>(s); return ACL_SUCCESS; }
+aclError aclrtSynchronizeStream(aclrtStream) { return ACL_SUCCESS; }
+aclError aclrtMalloc(void** p, size_t n, aclrtMemMallocPolicy) {
+  if (n > (size_t(1) << 34)) { g_error = "out of device memory"; return ACL_ERROR_RT_MEMORY_ALLOCATION; }
+  *p = std::malloc(n);
+  ++g_buffers;
+  return ACL_SUCCESS;
+}
+aclError aclrtFree(void* p) { std::free(p); --g_buffers; return ACL_SUCCESS; }
+aclError aclrtMemcpy(void* d, size_t, const void* s, size_t n, aclrtMemcpyKind) { std::memcpy(d, s, n); return ACL_SUCCESS; }
+aclError aclrtMemset(void* d, size_t, int32_t v, size_t n) { std::memset(d, v, n); return ACL_SUCCESS; }
+const char* aclGetRecentErrMsg() { return g_error.c_str(); }
+
+aclTensor* aclCreateTensor(const int64_t* dims, uint64_t n, aclDataType dt, const int64_t* st, int64_t off, aclFormat,
+                           const int64_t* sd, uint64_t sn, void* data) {
+  ++g_objects;
+  return new aclTensor{{dims, dims + n}, {st, st + n}, {sd, sd + sn}, off, dt, data};
+}
+aclScalar* aclCreateScalar(void* v, aclDataType dt) {
+  auto* s = new aclScalar{{}, dt};
+  std::memcpy(s->value, v, aclDataTypeSize(dt));
+  ++g_objects;
+  return s;
+}
+size_t aclDataTypeSize(aclDataType dt) {
+  switch (dt) {
+    case ACL_INT8: case ACL_UINT8: case ACL_BOOL: return 1;
+    case ACL_FLOAT16: case ACL_BF16: case ACL_INT16: case ACL_UINT16: return 2;
+    case ACL_FLOAT: case ACL_INT32: case ACL_UINT32: return 4;
+    case ACL_COMPLEX128: return 16;
+    default: return 8;
+  }
+}
+aclIntArray* aclCreateIntArray(const int64_t* v, uint64_t n) { ++g_objects; return new aclIntArray{{v, v + n}}; }
+aclFloatArray* aclCreateFloatArray(const float* v, uint64_t n) { ++g_objects; return new aclFloatArray{{v, v + n}}; }
+aclBoolArray* aclCreateBoolArray(const bool* v, uint64_t n) { ++g_objects; return new aclBoolArray{std::vector<bool>(v, v + n)}; }
+aclTensorList* aclCreateTensorList(const aclTensor* const* v, uint64_t n) { ++g_objects; return new aclTensorList{{v, v + n}}; }
+aclScalarList* aclCreateScalarList(const aclScalar* const* v, uint64_t n) { ++g_objects; return new aclScalarList{{v, v + n}}; }
+aclnnStatus aclDestroyTensor(const aclTensor* t) { if (t) { --g_objects; delete t; } return 0; }
+aclnnStatus aclDestroyScalar(const aclScalar* s) { if (s) { --g_objects; delete s; } return 0; }
+aclnnStatus aclDestroyIntArray(const aclIntArray* a) { if (a) { --g_objects; delete a; } return 0; }
+aclnnStatus aclDestroyFloatArray(const aclFloatArray* a) { if (a) { --g_objects; delete a; } return 0; }
+aclnnStatus aclDestroyBoolArray(const aclBoolArray* a) { if (a) { --g_objects; delete a; } return 0; }
+aclnnStatus aclDestroyTensorList(const aclTensorList* l) {
+  if (!l) return 0;
+  for (auto* t : l->v) aclDestroyTensor(t);  // CANN: the list owns its tensors
+  --g_objects;
+  delete l;
+  return 0;
+}
+aclnnStatus aclDestroyScalarList(const aclScalarList* l) {
+  if (!l) return 0;
+  for (auto* s : l->v) aclDestroyScalar(s);
+  --g_objects;
+  delete l;
+  return 0;
+}
+aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor* e) { if (e) { --g_objects; delete e; } return 0; }
+
+static double scalar_value(const aclScalar* s) {
+  switch (s->dtype) {
+    case ACL_FLOAT: { float f; std::memcpy(&f, s->value, 4); return f; }
+    case ACL_DOUBLE: { double d; std::memcpy(&d, s->value, 8); return d; }
+    case ACL_INT64: { int64_t i; std::memcpy(&i, s->value, 8); return double(i); }
+    case ACL_BOOL: return s->value[0];
+    default: return 0;
+  }
+}
+
+static bool inside(const aclTensor* t) {
+  // Every addressed element lies within the storage: what a strided view must guarantee.
+  int64_t last = t->offset;
+  for (size_t i = 0; i < t->dims.size(); ++i) {
+    if (t->dims[i] == 0) return true;
+    last += (t->dims[i] - 1) * t->strides[i];
+  }
+  return t->storage.size() == 1 && last < t->storage[0] + (t->storage[0] == 0 ? 1 : 0);
+}
+
+aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(const aclTensor* g, const aclTensor* x, const aclScalar* slope,
+                                                   bool isResult, aclTensor* out, uint64_t* ws, aclOpExecutor** ex) {
+  const char* names[] = {"gradOutput", "self", "negativeSlope", "out"};
+  const void* ptrs[] = {g, x, slope, out};
+  for (int i = 0; i < 4; ++i)
+    if (!ptrs[i]) { g_error = std::string(names[i]) + " is nullptr"; return ACLNN_ERR_PARAM_NULLPTR; }
+  const aclTensor* ts[] = {g, x, out};
+  for (int i = 0; i < 3; ++i) {
+    const char* n = i == 0 ? "gradOutput" : i == 1 ? "self" : "out";
+    if (ts[i]->dtype != ACL_FLOAT) { g_error = std::string(n) + " dtype not supported (FLOAT only here)"; return ACLNN_ERR_PARAM_INVALID; }
+    if (ts[i]->dims.size() > 8) { g_error = std::string(n) + " rank above 8"; return ACLNN_ERR_PARAM_INVALID; }
+    if (ts[i]->dims != g->dims) { g_error = std::string(n) + " shape differs"; return ACLNN_ERR_PARAM_INVALID; }
+    if (!inside(ts[i])) { g_error = std::string(n) + " view exceeds its storage"; return ACLNN_ERR_PARAM_INVALID; }
+  }
+  double s = scalar_value(slope);
+  if (isResult && s < 0) { g_error = "negativeSlope must not be negative when selfIsResult"; return ACLNN_ERR_PARAM_INVALID; }
+  *ws = 64;
+  ++g_objects;
+  *ex = new aclOpExecutor{[g, x, out, s] {
+    std::vector<int64_t> idx(g->dims.size(), 0);
+    int64_t n = 1;
+    for (auto d : g->dims) n *= d;
+    for (int64_t k = 0; k < n; ++k) {
+      int64_t og = g->offset, ox = x->offset, oo = out->offset;
+      for (size_t i = 0; i < idx.size(); ++i) { og += idx[i] * g->strides[i]; ox += idx[i] * x->strides[i]; oo += idx[i] * out->strides[i]; }
+      float gv = static_cast<float*>(g->data)[og], xv = static_cast<float*>(x->data)[ox];
+      static_cast<float*>(out->data)[oo] = xv > 0 ? gv : static_cast<float>(gv * s);
+      for (int i = int(idx.size()) - 1; i >= 0; --i) { if (++idx[i] < g->dims[i]) break; idx[i] = 0; }
+    }
+  }};
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnLeakyReluBackward(void* ws, uint64_t size, aclOpExecutor* ex, aclrtStream) {
+  if (size && !ws) { g_error = "no workspace"; return ACLNN_ERR_PARAM_NULLPTR; }
+  ex->run();
+  delete ex;  // phase 2 consumes the executor
+  --g_objects;
+  return ACLNN_SUCCESS;
+}
+}
