@@ -1,0 +1,373 @@
+"""generated/sim/ops_<k>.cpp: the simulator's entry points of every bound API.
+
+For each API, a translation unit holds a constexpr spec built from the IR (one `ParamSpec` row per
+parameter: kind, direction, optionality, the page's dtypes per chip, rank bounds, whether empty
+tensors are allowed, formats, relations; the page's product table), the semantics file's value
+checks and kernel functor, and the two extern "C" entry points, each one call into the
+hand-written core in runtime/sim (see runtime/sim/include/aclnn_sim/entry.h). Every bound API gets
+entries: one the simulator cannot compute still checks its arguments in phase 1 and answers
+"not simulated" (561003) in phase 2.
+
+This module turns IR into the rows and snippets the template lays out (templates/sim/).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from gen import names
+from gen.emit.env import render
+from gen.emit.files import FileManager
+from gen.emit.model import BoundAPI, Model, translation_units, unit_path
+from gen.ir import API, Direction, DType, IntegerMath, Page, Param, ParamKind, RelationKind, Soc
+
+ABI_HEADER = Path(__file__).resolve().parents[2] / "runtime" / "include" / "acl" / "acl_base.h"
+
+# The aclDataType enumerator of each IR dtype (CANN spells BFLOAT16 as ACL_BF16).
+ACL_DTYPE: dict[DType, str] = {d: f"ACL_{d.value}" for d in DType} | {DType.BFLOAT16: "ACL_BF16"}
+
+# aclsim::Soc (runtime/sim/include/aclnn_sim/soc.h), in gen.ir.Soc's order.
+SOC_ENUM: dict[Soc, str] = {
+    Soc.ASCEND950: "kAscend950",
+    Soc.ASCEND910_93: "kAscend910_93",
+    Soc.ASCEND910B: "kAscend910B",
+    Soc.ASCEND910: "kAscend910",
+    Soc.ASCEND310P: "kAscend310P",
+    Soc.ASCEND310B: "kAscend310B",
+    Soc.KIRIN_X90: "kKirinX90",
+    Soc.KIRIN_9030: "kKirin9030",
+}
+
+_KIND_ENUM: dict[ParamKind, str] = {
+    ParamKind.TENSOR: "kTensor",
+    ParamKind.SCALAR: "kScalar",
+    ParamKind.INT_ARRAY: "kIntArray",
+    ParamKind.FLOAT_ARRAY: "kFloatArray",
+    ParamKind.BOOL_ARRAY: "kBoolArray",
+    ParamKind.TENSOR_LIST: "kTensorList",
+    ParamKind.SCALAR_LIST: "kScalarList",
+    ParamKind.BOOL: "kBool",
+    ParamKind.INT: "kInt",
+    ParamKind.FLOAT: "kFloat",
+    ParamKind.STRING: "kString",
+    ParamKind.DTYPE: "kDType",
+}
+
+_DIRECTION_ENUM = {Direction.IN: "kIn", Direction.OUT: "kOut", Direction.INOUT: "kInOut"}
+
+# How a value check sees each kind of parameter: (C++ type, accessor in entry.h).
+_CHECK_VIEW: dict[ParamKind, tuple[str, str]] = {
+    ParamKind.TENSOR: ("const aclsim::TensorInfo&", "CallTensor"),
+    ParamKind.SCALAR: ("const double", "CallScalar"),
+    ParamKind.INT_ARRAY: ("const aclsim::IntArrayInfo", "CallIntArray"),
+    ParamKind.FLOAT_ARRAY: ("const aclsim::FloatArrayInfo", "CallFloatArray"),
+    ParamKind.BOOL_ARRAY: ("const aclsim::BoolArrayInfo", "CallBoolArray"),
+    ParamKind.TENSOR_LIST: ("const aclsim::TensorListInfo", "CallTensorList"),
+    ParamKind.SCALAR_LIST: ("const aclsim::ScalarListInfo", "CallScalarList"),
+    ParamKind.BOOL: ("const bool", "CallBool"),
+    ParamKind.INT: ("const int64_t", "CallInt"),
+    ParamKind.FLOAT: ("const double", "CallFloat"),
+    ParamKind.STRING: ("const char* const", "CallString"),
+    ParamKind.DTYPE: ("const aclDataType", "CallDType"),
+}
+
+# How a kernel functor holds the host parameters its expression uses: scalars in the compute
+# type T, attributes in their C types.
+_KERNEL_MEMBER: dict[ParamKind, tuple[str, str]] = {
+    ParamKind.SCALAR: ("T", "CallScalarAs<T>"),
+    ParamKind.BOOL: ("bool", "CallBool"),
+    ParamKind.INT: ("int64_t", "CallInt"),
+    ParamKind.FLOAT: ("double", "CallFloat"),
+    ParamKind.DTYPE: ("aclDataType", "CallDType"),
+}
+
+_MASK_BITS = 64  # the core's parameter, dtype and format sets are 64-bit masks
+
+_CPP_KEYWORDS = frozenset("""
+alignas alignof and and_eq asm auto bitand bitor bool break case catch char char16_t char32_t class compl
+const constexpr const_cast continue decltype default delete do double dynamic_cast else enum explicit
+export extern false float for friend goto if inline int long mutable namespace new noexcept not not_eq
+nullptr operator or or_eq private protected public register reinterpret_cast return short signed sizeof
+static static_assert static_cast struct switch template this thread_local throw true try typedef typeid
+typename union unsigned using virtual void volatile wchar_t while xor xor_eq
+""".split())
+
+# Names the generated entry functions use for themselves.
+_RESERVED = frozenset({"aclsim", "aclsim_args", "workspaceSize", "executor", "call", "T"})
+
+# An identifier that is not a member access (`x.dim()` uses x, not dim; `std::exp` uses neither).
+_IDENTIFIER = re.compile(r"(?<![\w.:>])([A-Za-z_]\w*)")
+
+
+@functools.lru_cache(maxsize=1)
+def abi_formats() -> dict[str, str]:
+    """The aclFormat enumerators of our ABI header, by the name pages write (ND -> ACL_FORMAT_ND)."""
+    text = ABI_HEADER.read_text(encoding="utf-8")
+    body = text[text.index("typedef enum {", text.index("aclDataType;")):text.index("} aclFormat;")]
+    found = {}
+    for enumerator in re.findall(r"\b(ACL_(?:FORMAT_)?\w+)\s*=", body):
+        page_name = re.sub(r"^ACL_(FORMAT_)?", "", enumerator)
+        if page_name != "UNDEFINED":
+            found[page_name] = enumerator
+    return found
+
+
+def cpp_identifier(name: str) -> str:
+    """A page's parameter name as a C++ identifier of the generated entry."""
+    ident = re.sub(r"\W", "_", name)
+    if not ident or ident[0].isdigit():
+        ident = "_" + ident
+    return ident + "_" if ident in _CPP_KEYWORDS or ident in _RESERVED else ident
+
+
+def identifiers(expression: str) -> set[str]:
+    return set(_IDENTIFIER.findall(expression))
+
+
+def _mask_members(indices: list[int]) -> tuple[int, ...]:
+    return tuple(i for i in indices if i < _MASK_BITS)
+
+
+# --- the rows of the spec ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SpecRow:
+    """One ParamSpec initializer."""
+
+    index: int
+    name: str
+    line: int
+    kind: str
+    direction: str
+    optional: bool
+    dtypes: Optional[tuple[str, ...]]  # aclDataType enumerators; None: the page lists none
+    dtypes_by_soc: tuple[tuple[str, Optional[tuple[str, ...]]], ...]
+    rank: tuple[int, int]  # (-1, -1): no bound
+    empty: str
+    formats: Optional[tuple[str, ...]]  # aclFormat enumerators; None: any
+    plain_formats: bool  # the page lists ND: every plain layout passes
+    relations: tuple[tuple[str, tuple[int, ...]], ...]  # (RelationKind value, parameter indices)
+
+
+def _dtype_list(dtypes: tuple[DType, ...]) -> Optional[tuple[str, ...]]:
+    return tuple(ACL_DTYPE[d] for d in dtypes) if dtypes else None
+
+
+def _formats(param: Param) -> tuple[Optional[tuple[str, ...]], bool]:
+    known = abi_formats()
+    listed = [known[f] for f in param.formats if f in known]
+    plain = "ND" in param.formats
+    if not listed:
+        return None, False  # the page states no format we know: not checked
+    private = tuple(dict.fromkeys(f for f in listed if f != "ACL_FORMAT_ND"))
+    return private, plain
+
+
+def spec_row(param: Param, index_of: dict[str, int]) -> SpecRow:
+    """The spec row of `param`; `index_of` gives the index of every parameter of its API."""
+    formats, plain = _formats(param)
+    relations = []
+    for kind in RelationKind:
+        indices = [index_of[n] for n in param.related(kind) if n in index_of and n != param.name]
+        relations.append((kind.value, _mask_members(sorted(set(indices)))))
+    rank = (min(param.rank[0], 127), min(param.rank[1], 127)) if param.rank else (-1, -1)
+    empty = {None: "kUnspecified", True: "kAllowed", False: "kForbidden"}[param.empty_tensor]
+    return SpecRow(
+        index=index_of[param.name],
+        name=param.name,
+        line=param.line,
+        kind=_KIND_ENUM[param.kind],
+        direction=_DIRECTION_ENUM[param.direction],
+        optional=param.optional,
+        dtypes=_dtype_list(param.dtypes),
+        dtypes_by_soc=tuple((SOC_ENUM[p.soc], _dtype_list(p.dtypes)) for p in param.dtypes_by_product),
+        rank=rank,
+        empty=empty,
+        formats=formats,
+        plain_formats=plain,
+        relations=tuple(relations),
+    )
+
+
+@dataclass(frozen=True)
+class ProductRow:
+    soc: str
+    supported: bool
+    name: str
+
+
+def product_rows(page: Page) -> tuple[ProductRow, ...]:
+    """One row per chip the page's product table names; a chip is supported when any of its rows is."""
+    rows: dict[Soc, ProductRow] = {}
+    for product in page.products:
+        if product.soc is None:
+            continue
+        seen = rows.get(product.soc)
+        if seen is None or (product.supported and not seen.supported):
+            rows[product.soc] = ProductRow(SOC_ENUM[product.soc], product.supported, product.name)
+    return tuple(rows[soc] for soc in Soc if soc in rows)
+
+
+# --- the entry points' parameters --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EntryParam:
+    c_type: str
+    name: str  # C++ identifier
+    arg: str  # the aclsim::Arg it becomes
+
+
+def _is_unsigned(c_type: str) -> bool:
+    return bool(re.match(r"\s*(const\s+)?(uint\w*|unsigned\b|size_t)", c_type))
+
+
+def entry_param(param: Param) -> EntryParam:
+    ident = cpp_identifier(param.name)
+    if "*" in param.c_type or param.kind.is_pointer:
+        maker = "PointerArg"
+    elif param.kind is ParamKind.BOOL:
+        maker = "BoolArg"
+    elif param.kind is ParamKind.FLOAT:
+        maker = "FloatArg"
+    elif param.kind is ParamKind.DTYPE:
+        maker = "DTypeArg"
+    else:
+        maker = "UIntArg" if _is_unsigned(param.c_type) else "IntArg"
+    return EntryParam(c_type=param.c_type, name=ident, arg=f"aclsim::{maker}({ident})")
+
+
+# --- value checks and kernels ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LocalView:
+    """A host parameter as a local of the value-check function or a member of the kernel."""
+
+    c_type: str
+    name: str
+    init: str  # the accessor call
+
+
+@dataclass(frozen=True)
+class Check:
+    when: str
+    message: str
+    status: int
+    where: str  # file:line of the semantics file
+
+
+@dataclass(frozen=True)
+class Kernel:
+    expression: str
+    arguments: tuple[str, ...]  # the element inputs, as the functor's parameter names
+    members: tuple[LocalView, ...]
+    inputs: tuple[int, ...]  # parameter indices of the element inputs
+    output: int
+    integer_math: str
+
+
+def _check_locals(api: API, checks) -> tuple[LocalView, ...]:
+    used = set().union(*(identifiers(c.when) for c in checks)) if checks else set()
+    views = []
+    for index, param in enumerate(api.params):
+        if param.name in used and param.kind in _CHECK_VIEW:
+            c_type, accessor = _CHECK_VIEW[param.kind]
+            views.append(LocalView(c_type, cpp_identifier(param.name), f"aclsim::{accessor}(call, {index})"))
+    return tuple(views)
+
+
+def kernel_for(bound: BoundAPI) -> tuple[Optional[Kernel], str]:
+    """The kernel functor of an API, or None and why the simulator cannot compute it."""
+    semantics = bound.semantics
+    if semantics is None:
+        return None, "(no semantics file states its kernel)"
+    if not semantics.kernel.strip():
+        return None, f"({semantics.source} states no kernel)"
+    api = bound.api
+    params = api.params
+    outputs = [i for i, p in enumerate(params) if p.kind is ParamKind.TENSOR and p.direction is Direction.OUT]
+    if not outputs:
+        outputs = [i for i, p in enumerate(params) if p.kind is ParamKind.TENSOR and p.direction is Direction.INOUT]
+    if len(outputs) != 1:
+        listed = ", ".join(params[i].name for i in outputs) or "none"
+        return None, f"(the elementwise engine writes one tensor; its tensor outputs: {listed})"
+    used = identifiers(semantics.kernel)
+    inputs, members = [], []
+    for index, param in enumerate(params):
+        if param.name not in used:
+            continue
+        if param.kind is ParamKind.TENSOR and param.direction is not Direction.OUT:
+            inputs.append(index)
+        elif param.kind in _KERNEL_MEMBER:
+            c_type, accessor = _KERNEL_MEMBER[param.kind]
+            members.append(LocalView(c_type, cpp_identifier(param.name), f"aclsim::{accessor}(call, {index})"))
+        else:
+            kind = "an output" if param.direction is Direction.OUT else f"a {param.kind.value} parameter"
+            return None, f"(its kernel reads {param.name}, {kind}, which elementwise kernels cannot read)"
+    if any(i >= _MASK_BITS for i in inputs + outputs):
+        return None, "(more parameters than the simulator's spec tables index)"
+    math = "kExact" if semantics.integer_math is IntegerMath.EXACT else "kFloat"
+    return Kernel(
+        expression=semantics.kernel.strip(),
+        arguments=tuple(cpp_identifier(params[i].name) for i in inputs),
+        members=tuple(members),
+        inputs=tuple(inputs),
+        output=outputs[0],
+        integer_math=math,
+    ), ""
+
+
+# --- one API -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SimAPI:
+    name: str
+    workspace_fn: str
+    namespace: str
+    source: str
+    line: int
+    rows: tuple[SpecRow, ...]
+    products: tuple[ProductRow, ...]
+    params: tuple[EntryParam, ...]
+    check_locals: tuple[LocalView, ...]
+    checks: tuple[Check, ...]
+    kernel: Optional[Kernel]
+    not_simulated: str
+
+
+def sim_api(bound: BoundAPI) -> SimAPI:
+    api = bound.api
+    index_of = {p.name: i for i, p in enumerate(api.params)}
+    semantics = bound.semantics
+    checks = tuple(
+        Check(c.when, c.message, c.status, f"{semantics.source}:{c.line}") for c in semantics.checks
+    ) if semantics else ()
+    kernel, reason = kernel_for(bound)
+    return SimAPI(
+        name=api.name,
+        workspace_fn=api.workspace_fn,
+        namespace="sim_" + re.sub(r"\W", "_", names.op_stem(api.name)),
+        source=bound.page.source,
+        line=api.line,
+        rows=tuple(spec_row(p, index_of) for p in api.params),
+        products=product_rows(bound.page),
+        params=tuple(entry_param(p) for p in api.params),
+        check_locals=_check_locals(api, semantics.checks if semantics else ()),
+        checks=checks,
+        kernel=kernel,
+        not_simulated=reason,
+    )
+
+
+def emit(model: Model, files: FileManager) -> None:
+    for index, unit in enumerate(translation_units(model.apis)):
+        apis = [sim_api(bound) for bound in unit]
+        sources = sorted({bound.page.source for bound in unit})
+        files.write(unit_path("sim", index), render("sim/ops.cpp.j2", apis=apis, sources=sources))

@@ -1,0 +1,51 @@
+/* aclnn-bindgen's CPU simulator of the CANN C ABI: the few functions it exports beyond CANN's.
+ *
+ * Leak accounting: aclsimGetStats (libnnopbase, which links libascendcl) gathers every live count
+ * of the three libraries in one call. aclsimGetRuntimeStats (libascendcl) fills only the runtime
+ * fields, for callers that load libascendcl alone. Fields are only ever appended. */
+#ifndef ACLNN_SIM_H_
+#define ACLNN_SIM_H_
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct aclsimStats {
+  /* libascendcl */
+  uint64_t device_allocations; /* live aclrtMalloc allocations */
+  uint64_t device_bytes;       /* their requested bytes */
+  uint64_t peak_device_bytes;  /* the largest device_bytes seen since the process started */
+  uint64_t host_allocations;   /* live aclrtMallocHost allocations */
+  uint64_t host_bytes;
+  uint64_t streams;  /* live aclrtCreateStream streams */
+  uint64_t contexts; /* live aclrtCreateContext contexts */
+  /* libnnopbase */
+  uint64_t tensors; /* live aclTensor objects, including those owned by tensor lists */
+  uint64_t scalars; /* including those owned by scalar lists */
+  uint64_t int_arrays;
+  uint64_t float_arrays;
+  uint64_t bool_arrays;
+  uint64_t tensor_lists;
+  uint64_t scalar_lists;
+  uint64_t executors; /* executors that phase 2 has not consumed and nobody destroyed */
+} aclsimStats;
+
+/* 0 on success; 1 when `out` is NULL. */
+__attribute__((visibility("default"))) int aclsimGetStats(aclsimStats* out);
+__attribute__((visibility("default"))) int aclsimGetRuntimeStats(aclsimStats* out);
+
+/* The sum of the object counts (tensors .. executors): 0 when nothing leaked. */
+__attribute__((visibility("default"))) uint64_t aclsimLiveObjects(void);
+
+/* Switches the simulated chip (a name as ACLNN_SIM_SOC takes it) for the rest of the process,
+ * overriding ACLNN_SIM_SOC. 0 on success, ACL_ERROR_INVALID_PARAM (with aclGetRecentErrMsg)
+ * for an unknown name. Exported by libascendcl. */
+__attribute__((visibility("default"))) int aclsimSetSoc(const char* name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNN_SIM_H_ */

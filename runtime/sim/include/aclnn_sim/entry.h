@@ -1,0 +1,240 @@
+// What a generated op entry (generated/sim/ops_*.cpp) is made of: a constexpr spec of the page
+// (one ParamSpec row per parameter, the products, the kernel) and two calls into the hand-written
+// core of libopapi, which performs phase 1 (CANN's argument checks, in CANN's order) and phase 2
+// (the executor, the workspace, the kernel).
+//
+// Kept small on purpose: ~1,300 generated APIs include it, so it pulls in no heavy headers and
+// instantiates one short loop per kernel and compute type.
+#ifndef ACLNN_SIM_ENTRY_H_
+#define ACLNN_SIM_ENTRY_H_
+
+#include <cmath>  // for the kernels' expressions (std::exp, ...)
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "acl/acl_rt.h"
+#include "aclnn/acl_meta.h"
+#include "aclnn_sim/soc.h"
+
+#define ACLSIM_OP_API extern "C" __attribute__((visibility("default")))
+
+namespace aclsim {
+
+// --- The spec of an API, generated from the IR -------------------------------------------------
+
+enum class ParamKind : uint8_t {  // gen.ir.ParamKind
+  kTensor, kScalar, kIntArray, kFloatArray, kBoolArray, kTensorList, kScalarList,
+  kBool, kInt, kFloat, kString, kDType,
+};
+enum class Direction : uint8_t { kIn, kOut, kInOut };
+enum class EmptyTensor : uint8_t { kUnspecified, kAllowed, kForbidden };
+enum class IntegerMath : uint8_t { kFloat, kExact };  // gen.ir.IntegerMath
+// The type a kernel computes in: float16/bfloat16 compute in float, as on the NPU.
+enum class ComputeType : uint8_t { kFloat32, kFloat64, kInt64 };
+
+// Sets of dtypes, formats and parameters are 64-bit masks (by aclDataType value, aclFormat value,
+// parameter index).
+inline constexpr uint64_t kAnyDType = ~uint64_t{0};  // the page lists no dtypes: unchecked
+inline constexpr uint64_t kAnyFormat = ~uint64_t{0};
+
+template <typename... Values>
+constexpr uint64_t Bits(Values... values) {
+  return (uint64_t{0} | ... | (uint64_t{1} << static_cast<int>(values)));
+}
+
+// Where a page lists ND, CANN accepts every plain (non-private) layout.
+inline constexpr uint64_t kPlainFormats =
+    Bits(ACL_FORMAT_ND, ACL_FORMAT_NCHW, ACL_FORMAT_NHWC, ACL_FORMAT_NCDHW, ACL_FORMAT_NDHWC, ACL_FORMAT_HWCN,
+         ACL_FORMAT_NCL, ACL_FORMAT_NC, ACL_FORMAT_DHWCN);
+
+struct DTypeOverride {  // gen.ir.ProductDTypes
+  Soc soc;
+  uint64_t dtypes;
+};
+
+struct ParamSpec {
+  const char* name;
+  ParamKind kind;
+  Direction direction;
+  bool optional;
+  uint64_t dtypes;  // Param.dtypes, for products without an override
+  const DTypeOverride* dtypes_by_soc;
+  uint8_t dtypes_by_soc_count;
+  int8_t rank_min, rank_max;  // -1: the page gives no bound
+  EmptyTensor empty;
+  uint64_t formats;
+  // The parameters (by index) this one relates to, per gen.ir.RelationKind.
+  uint64_t same_shape, broadcast, same_dtype, promote, cast_from;
+};
+
+struct ProductSpec {  // a row of the page's product table that names a known chip
+  Soc soc;
+  bool supported;
+  const char* name;  // as the page writes it
+};
+
+class Call;  // phase 1's view of the arguments (defined in the core)
+
+// A kernel bound to a compute type: `block` computes n elements from contiguous inputs of the
+// compute type into a contiguous output.
+struct BoundKernel {
+  void (*block)(const void* kernel, const void* const* in, void* out, int64_t n) = nullptr;
+  void* kernel = nullptr;
+  void (*destroy)(void* kernel) = nullptr;
+};
+
+struct KernelSpec {
+  BoundKernel (*bind)(ComputeType type, const Call& call);
+  uint64_t inputs;  // the tensors whose elements the kernel reads, in its argument order
+  int8_t output;    // the tensor its element result goes to
+  IntegerMath integer_math;
+};
+
+struct ApiSpec {
+  const char* name;
+  const char* source;  // the page
+  const ParamSpec* params;
+  uint8_t param_count;
+  const ProductSpec* products;
+  uint8_t product_count;
+  aclnnStatus (*checks)(const Call& call);  // the semantics file's value checks; may be null
+  const KernelSpec* kernel;                  // null: not simulated
+  const char* not_simulated;                 // why, when kernel is null
+};
+
+// --- The arguments of one call -----------------------------------------------------------------
+
+struct Arg {
+  const void* pointer;  // tensors, scalars, arrays, lists, strings
+  int64_t integer;      // bool, integers, aclDataType
+  double real;          // double, float
+};
+
+inline Arg PointerArg(const void* value) { return Arg{value, 0, 0.0}; }
+inline Arg BoolArg(bool value) { return Arg{nullptr, value ? 1 : 0, 0.0}; }
+inline Arg IntArg(int64_t value) { return Arg{nullptr, value, 0.0}; }
+inline Arg UIntArg(uint64_t value) { return Arg{nullptr, static_cast<int64_t>(value), 0.0}; }
+inline Arg FloatArg(double value) { return Arg{nullptr, 0, value}; }
+inline Arg DTypeArg(aclDataType value) { return Arg{nullptr, static_cast<int64_t>(value), 0.0}; }
+
+// Phase 1 and phase 2 of an API; the generated entry points are one call each.
+aclnnStatus GetWorkspaceSize(const ApiSpec& spec, const Arg* args, uint64_t* workspaceSize,
+                             aclOpExecutor** executor);
+aclnnStatus Run(const ApiSpec& spec, void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                aclrtStream stream);
+
+// --- What value checks and kernels see of the host-side parameters -----------------------------
+
+struct TensorInfo {
+  const int64_t* shape = nullptr;
+  int64_t rank = 0;
+  aclDataType type = ACL_DT_UNDEFINED;
+  bool present = false;  // false for an absent optional tensor
+
+  int64_t dim() const { return rank; }
+  int64_t size(int64_t i) const { return shape[i < 0 ? i + rank : i]; }
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t i = 0; i < rank; ++i) n *= shape[i];
+    return n;
+  }
+  bool empty() const { return numel() == 0; }
+  aclDataType dtype() const { return type; }
+};
+
+template <typename T>
+struct ArrayInfo {
+  const T* values = nullptr;
+  int64_t count = 0;
+  bool present = false;
+
+  int64_t size() const { return count; }
+  T operator[](int64_t i) const { return values[i]; }
+  const T* begin() const { return values; }
+  const T* end() const { return values + count; }
+};
+using IntArrayInfo = ArrayInfo<int64_t>;
+using FloatArrayInfo = ArrayInfo<float>;
+using BoolArrayInfo = ArrayInfo<bool>;
+using ScalarListInfo = ArrayInfo<double>;  // the values, as double
+using TensorListInfo = ArrayInfo<TensorInfo>;
+
+// Accessors by parameter index. An absent optional scalar reads as NaN (so comparisons are false).
+const TensorInfo& CallTensor(const Call& call, int index);
+double CallScalar(const Call& call, int index);
+int64_t CallScalarInt(const Call& call, int index);
+bool CallBool(const Call& call, int index);
+int64_t CallInt(const Call& call, int index);
+double CallFloat(const Call& call, int index);
+aclDataType CallDType(const Call& call, int index);
+const char* CallString(const Call& call, int index);  // "" when absent
+IntArrayInfo CallIntArray(const Call& call, int index);
+FloatArrayInfo CallFloatArray(const Call& call, int index);
+BoolArrayInfo CallBoolArray(const Call& call, int index);
+TensorListInfo CallTensorList(const Call& call, int index);
+ScalarListInfo CallScalarList(const Call& call, int index);
+
+// A scalar converted to a kernel's compute type.
+template <typename T>
+T CallScalarAs(const Call& call, int index) {
+  if constexpr (std::is_integral<T>::value) {
+    return static_cast<T>(CallScalarInt(call, index));
+  } else {
+    return static_cast<T>(CallScalar(call, index));
+  }
+}
+
+// A value check's rejection: sets "<api>: <message>" as the recent error and returns `status`.
+aclnnStatus Reject(const Call& call, aclnnStatus status, const char* message);
+
+// --- Binding a kernel functor to the elementwise engine ----------------------------------------
+
+// The engine hands a kernel blocks of contiguous elements. The results go through a small local
+// buffer so that the loop vectorises even when the output is one of the inputs (in-place APIs).
+template <typename Kernel, typename T, size_t... I>
+void ElementBlock(const void* kernel, const void* const* in, void* out, int64_t n) {
+  const Kernel& k = *static_cast<const Kernel*>(kernel);
+  const T* src[sizeof...(I) + 1] = {static_cast<const T*>(in[I])...};
+  T* dst = static_cast<T*>(out);
+  constexpr int64_t kChunk = 64;
+  T results[kChunk];
+  int64_t i = 0;
+  for (; i + kChunk <= n; i += kChunk) {
+    for (int64_t j = 0; j < kChunk; ++j) results[j] = static_cast<T>(k(src[I][i + j]...));
+    for (int64_t j = 0; j < kChunk; ++j) dst[i + j] = results[j];
+  }
+  for (; i < n; ++i) dst[i] = static_cast<T>(k(src[I][i]...));
+  (void)src;
+}
+
+template <typename Kernel, typename T, size_t... I>
+BoundKernel MakeBound(const Call& call, std::index_sequence<I...>) {
+  BoundKernel bound;
+  bound.block = &ElementBlock<Kernel, T, I...>;
+  bound.kernel = new Kernel(call);
+  bound.destroy = [](void* kernel) { delete static_cast<Kernel*>(kernel); };
+  return bound;
+}
+
+// The kernel `K<T>` for the compute type the core chose; integer arithmetic only for "exact" ops.
+template <template <typename> class K, size_t N, IntegerMath Math>
+BoundKernel BindElementwise(ComputeType type, const Call& call) {
+  switch (type) {
+    case ComputeType::kFloat32:
+      return MakeBound<K<float>, float>(call, std::make_index_sequence<N>());
+    case ComputeType::kFloat64:
+      return MakeBound<K<double>, double>(call, std::make_index_sequence<N>());
+    case ComputeType::kInt64:
+      if constexpr (Math == IntegerMath::kExact) {
+        return MakeBound<K<int64_t>, int64_t>(call, std::make_index_sequence<N>());
+      }
+      break;
+  }
+  return BoundKernel{};
+}
+
+}  // namespace aclsim
+
+#endif  // ACLNN_SIM_ENTRY_H_

@@ -1,0 +1,296 @@
+// libascendcl, the memory half: device and pinned host allocations, memcpy and memset.
+//
+// Every live allocation is registered with the size the caller asked for, so that a copy, a
+// memset or a kernel that would touch bytes outside it is refused with an error instead of
+// corrupting memory; freeing twice, freeing an interior pointer or freeing with the wrong call
+// is an error too. As CANN's aclrtMalloc, a request is rounded up to 32 bytes plus 32 more, and
+// blocks start on a 512-byte boundary (what kernels' vector loads rely on).
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+
+#include "acl/acl.h"
+#include "aclnn_sim.h"
+#include "common/internal.h"
+
+namespace aclsim {
+
+bool HasCurrentDevice();
+uint64_t LiveUserContexts();
+uint64_t LiveStreams();
+
+namespace {
+
+constexpr size_t kAlignment = 512;
+constexpr size_t kGranule = 32;
+
+struct Block {
+  size_t size;  // what the caller asked for: the bounds that checks enforce
+};
+
+struct Memory {
+  std::mutex mutex;
+  std::map<uintptr_t, Block> device;
+  std::map<uintptr_t, Block> host;
+  uint64_t device_bytes = 0, peak_device_bytes = 0, host_bytes = 0;
+};
+
+Memory& State() {
+  static Memory* memory = new Memory;  // never destroyed: kernels may run during exit
+  return *memory;
+}
+
+std::string Hex(const void* p) {
+  std::ostringstream out;
+  out << p;
+  return out.str();
+}
+
+// The block of `blocks` that contains `address`, or end().
+std::map<uintptr_t, Block>::const_iterator Containing(const std::map<uintptr_t, Block>& blocks, uintptr_t address) {
+  auto it = blocks.upper_bound(address);
+  if (it == blocks.begin()) return blocks.end();
+  --it;
+  return address - it->first < std::max<size_t>(it->second.size, 1) ? it : blocks.end();
+}
+
+void* AllocateAligned(size_t size) {
+  const size_t capacity = (size + kGranule - 1) / kGranule * kGranule + kGranule;
+  void* p = nullptr;
+  return posix_memalign(&p, kAlignment, capacity) == 0 ? p : nullptr;
+}
+
+enum class Side { kHost, kDevice };
+
+// Checks that [p, p + count) is usable as `side` memory; on failure sets the message.
+bool CheckRange(const Memory& m, const char* api, const char* role, const void* p, size_t count, Side side) {
+  const uintptr_t address = reinterpret_cast<uintptr_t>(p);
+  const auto dev = Containing(m.device, address);
+  if (side == Side::kDevice) {
+    if (dev == m.device.end()) {
+      SetError(std::string(api) + ": " + role + " " + Hex(p) + " is not in a live device allocation (aclrtMalloc)");
+      return false;
+    }
+    if (count > dev->second.size - (address - dev->first)) {
+      SetError(std::string(api) + ": " + role + " range of " + std::to_string(count) + " bytes at offset " +
+               std::to_string(address - dev->first) + " runs past the end of its device allocation of " +
+               std::to_string(dev->second.size) + " bytes");
+      return false;
+    }
+    return true;
+  }
+  if (dev != m.device.end()) {
+    SetError(std::string(api) + ": " + role + " " + Hex(p) + " is device memory, but the copy kind says host");
+    return false;
+  }
+  const auto host = Containing(m.host, address);
+  if (host != m.host.end() && count > host->second.size - (address - host->first)) {
+    SetError(std::string(api) + ": " + role + " range of " + std::to_string(count) +
+             " bytes runs past the end of its aclrtMallocHost allocation of " + std::to_string(host->second.size) + " bytes");
+    return false;
+  }
+  return true;  // other host memory is the caller's: it cannot be checked
+}
+
+aclError Copy(const char* api, void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind) {
+  if (!dst || !src) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": " + (dst ? "src" : "dst") + " is a null pointer");
+  if (count > destMax) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": count " + std::to_string(count) +
+                                             " is larger than destMax " + std::to_string(destMax));
+  }
+  Memory& m = State();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  Side dst_side, src_side;
+  switch (kind) {
+    case ACL_MEMCPY_HOST_TO_HOST: dst_side = Side::kHost; src_side = Side::kHost; break;
+    case ACL_MEMCPY_HOST_TO_DEVICE: dst_side = Side::kDevice; src_side = Side::kHost; break;
+    case ACL_MEMCPY_DEVICE_TO_HOST: dst_side = Side::kHost; src_side = Side::kDevice; break;
+    case ACL_MEMCPY_DEVICE_TO_DEVICE: dst_side = Side::kDevice; src_side = Side::kDevice; break;
+    case ACL_MEMCPY_DEFAULT: {
+      // CANN infers the direction from the addresses (unified addressing).
+      auto is_device = [&](const void* p) { return Containing(m.device, reinterpret_cast<uintptr_t>(p)) != m.device.end(); };
+      dst_side = is_device(dst) ? Side::kDevice : Side::kHost;
+      src_side = is_device(src) ? Side::kDevice : Side::kHost;
+      break;
+    }
+    default:
+      return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": unknown aclrtMemcpyKind " + std::to_string(static_cast<int>(kind)));
+  }
+  if (!CheckRange(m, api, "dst", dst, count, dst_side) || !CheckRange(m, api, "src", src, count, src_side)) {
+    return ACL_ERROR_INVALID_PARAM;
+  }
+  if (count) std::memmove(dst, src, count);
+  return ACL_SUCCESS;
+}
+
+aclError Set(const char* api, void* devPtr, size_t maxCount, int32_t value, size_t count) {
+  if (!devPtr) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": devPtr is a null pointer");
+  if (count > maxCount) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": count " + std::to_string(count) +
+                                             " is larger than maxCount " + std::to_string(maxCount));
+  }
+  Memory& m = State();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  const uintptr_t address = reinterpret_cast<uintptr_t>(devPtr);
+  const bool host = Containing(m.host, address) != m.host.end();
+  if (!CheckRange(m, api, "devPtr", devPtr, count, host ? Side::kHost : Side::kDevice)) return ACL_ERROR_INVALID_PARAM;
+  if (count) std::memset(devPtr, value, count);
+  return ACL_SUCCESS;
+}
+
+aclError CheckStream(const char* api, aclrtStream stream) {
+  if (stream && !IsLiveStream(stream)) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": not a live stream");
+  return ACL_SUCCESS;
+}
+
+}  // namespace
+
+bool FindDeviceAllocation(const void* address, DeviceRange* out) {
+  Memory& m = State();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  auto it = Containing(m.device, reinterpret_cast<uintptr_t>(address));
+  if (it == m.device.end()) return false;
+  *out = DeviceRange{it->first, it->second.size};
+  return true;
+}
+
+RuntimeCounts GetRuntimeCounts() {
+  RuntimeCounts counts{};
+  {
+    Memory& m = State();
+    std::lock_guard<std::mutex> lock(m.mutex);
+    counts.device_allocations = m.device.size();
+    counts.device_bytes = m.device_bytes;
+    counts.peak_device_bytes = m.peak_device_bytes;
+    counts.host_allocations = m.host.size();
+    counts.host_bytes = m.host_bytes;
+  }
+  counts.streams = LiveStreams();
+  counts.contexts = LiveUserContexts();
+  return counts;
+}
+
+}  // namespace aclsim
+
+using aclsim::Fail;
+
+extern "C" {
+
+aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
+  if (!devPtr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: devPtr is a null pointer");
+  *devPtr = nullptr;
+  if (size == 0) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: size is 0");
+  const unsigned placement = static_cast<unsigned>(policy) & 0xffu;
+  const unsigned band = static_cast<unsigned>(policy) & ~0xffu;
+  if (placement > ACL_MEM_MALLOC_NORMAL_ONLY_P2P ||
+      (band & ~unsigned(ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH)) != 0) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: unknown aclrtMemMallocPolicy " + std::to_string(static_cast<int>(policy)));
+  }
+  if (!aclsim::HasCurrentDevice()) {
+    return Fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtMalloc: no device is set (call aclrtSetDevice first)");
+  }
+  void* p = aclsim::AllocateAligned(size);
+  if (!p) return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: out of memory for " + std::to_string(size) + " bytes");
+  auto& m = aclsim::State();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  m.device.emplace(reinterpret_cast<uintptr_t>(p), aclsim::Block{size});
+  m.device_bytes += size;
+  if (m.device_bytes > m.peak_device_bytes) m.peak_device_bytes = m.device_bytes;
+  *devPtr = p;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtFree(void* devPtr) {
+  if (!devPtr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr is a null pointer");
+  auto& m = aclsim::State();
+  std::unique_lock<std::mutex> lock(m.mutex);
+  const uintptr_t address = reinterpret_cast<uintptr_t>(devPtr);
+  auto it = m.device.find(address);
+  if (it == m.device.end()) {
+    if (aclsim::Containing(m.device, address) != m.device.end()) {
+      return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: " + aclsim::Hex(devPtr) + " points inside a device allocation, not at its start");
+    }
+    if (m.host.count(address)) {
+      return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: " + aclsim::Hex(devPtr) + " is host memory (free it with aclrtFreeHost)");
+    }
+    return Fail(ACL_ERROR_INVALID_PARAM,
+                "aclrtFree: " + aclsim::Hex(devPtr) + " is not a live device allocation (freed twice, or never allocated)");
+  }
+  m.device_bytes -= it->second.size;
+  m.device.erase(it);
+  lock.unlock();
+  std::free(devPtr);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtMallocHost(void** hostPtr, size_t size) {
+  if (!hostPtr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: hostPtr is a null pointer");
+  *hostPtr = nullptr;
+  if (size == 0) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: size is 0");
+  void* p = aclsim::AllocateAligned(size);
+  if (!p) return Fail(ACL_ERROR_BAD_ALLOC, "aclrtMallocHost: out of memory for " + std::to_string(size) + " bytes");
+  auto& m = aclsim::State();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  m.host.emplace(reinterpret_cast<uintptr_t>(p), aclsim::Block{size});
+  m.host_bytes += size;
+  *hostPtr = p;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtFreeHost(void* hostPtr) {
+  if (!hostPtr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost: hostPtr is a null pointer");
+  auto& m = aclsim::State();
+  std::unique_lock<std::mutex> lock(m.mutex);
+  auto it = m.host.find(reinterpret_cast<uintptr_t>(hostPtr));
+  if (it == m.host.end()) {
+    if (m.device.count(reinterpret_cast<uintptr_t>(hostPtr))) {
+      return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost: " + aclsim::Hex(hostPtr) + " is device memory (free it with aclrtFree)");
+    }
+    return Fail(ACL_ERROR_INVALID_PARAM,
+                "aclrtFreeHost: " + aclsim::Hex(hostPtr) + " is not a live aclrtMallocHost allocation (freed twice?)");
+  }
+  m.host_bytes -= it->second.size;
+  m.host.erase(it);
+  lock.unlock();
+  std::free(hostPtr);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind) {
+  return aclsim::Copy("aclrtMemcpy", dst, destMax, src, count, kind);
+}
+
+aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind,
+                          aclrtStream stream) {
+  if (aclError status = aclsim::CheckStream("aclrtMemcpyAsync", stream)) return status;
+  return aclsim::Copy("aclrtMemcpyAsync", dst, destMax, src, count, kind);
+}
+
+aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count) {
+  return aclsim::Set("aclrtMemset", devPtr, maxCount, value, count);
+}
+
+aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream) {
+  if (aclError status = aclsim::CheckStream("aclrtMemsetAsync", stream)) return status;
+  return aclsim::Set("aclrtMemsetAsync", devPtr, maxCount, value, count);
+}
+
+int aclsimGetRuntimeStats(aclsimStats* out) {
+  if (!out) return 1;
+  *out = aclsimStats{};
+  const aclsim::RuntimeCounts c = aclsim::GetRuntimeCounts();
+  out->device_allocations = c.device_allocations;
+  out->device_bytes = c.device_bytes;
+  out->peak_device_bytes = c.peak_device_bytes;
+  out->host_allocations = c.host_allocations;
+  out->host_bytes = c.host_bytes;
+  out->streams = c.streams;
+  out->contexts = c.contexts;
+  return 0;
+}
+
+}  // extern "C"

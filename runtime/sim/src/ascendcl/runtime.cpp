@@ -1,0 +1,459 @@
+// libascendcl, the runtime half: aclInit/aclFinalize, the simulated chip, devices, contexts,
+// streams, the thread-local error message and the dtype helpers of acl_base.h.
+//
+// Streams run synchronously: a kernel has finished when its aclnnXxx call returns, so
+// aclrtSynchronizeStream only checks its argument.
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "acl/acl.h"
+#include "aclnn_sim.h"
+#include "common/dtypes.h"
+#include "common/half.h"
+#include "common/handles.h"
+#include "common/internal.h"
+
+namespace aclsim {
+namespace {
+
+thread_local std::string t_last_error;
+
+// Devices a process sees unless ACLNN_SIM_DEVICE_COUNT says otherwise (an 8-card server).
+constexpr int kDefaultDeviceCount = 8;
+constexpr int kMaxDeviceCount = 64;
+
+struct Context {
+  int32_t device;
+  bool implicit;  // a device's default context (aclrtSetDevice), not one aclrtCreateContext made
+};
+
+struct Stream {
+  int32_t device;
+};
+
+struct Runtime {
+  std::mutex mutex;
+  bool initialized = false;
+  bool soc_resolved = false;   // aclInit or aclsimSetSoc fixed the chip
+  bool soc_overridden = false; // aclsimSetSoc: survives aclFinalize/aclInit
+  Soc soc = Soc::kAscend910B;
+  std::string soc_name = "Ascend910B";
+  int32_t device_count = kDefaultDeviceCount;
+  std::map<int32_t, int> device_refs;               // aclrtSetDevice minus aclrtResetDevice
+  std::map<int32_t, uintptr_t> default_contexts;    // per active device
+  int32_t last_device = -1;                          // the process-wide fallback device
+  int64_t sys_params[2] = {0, 0};
+  uint32_t op_timeout = 0;
+  Registry<Context> contexts{0x5c};
+  Registry<Stream> streams{0x5d};
+};
+
+Runtime& State() {
+  static Runtime* runtime = new Runtime;  // never destroyed: other libraries may call in at exit
+  return *runtime;
+}
+
+thread_local uintptr_t t_context = 0;  // the thread's current context (0: none)
+
+bool LogErrors() {
+  static const bool log = [] {
+    const char* value = std::getenv("ACLNN_SIM_LOG");
+    return value && *value && std::string(value) != "0";
+  }();
+  return log;
+}
+
+std::string Lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+// CANN's SoC names carry a model suffix (Ascend910B4, Ascend910_9391, Ascend310P3): the longest
+// known name that prefixes `name` wins, so Ascend910_9391 is Ascend910_93, not Ascend910.
+bool ParseSoc(const std::string& name, Soc* soc) {
+  const std::string lower = Lower(name);
+  size_t best = 0;
+  for (int i = 0; i < kSocCount; ++i) {
+    const std::string candidate = Lower(kSocNames[i]);
+    if (lower.compare(0, candidate.size(), candidate) == 0 && candidate.size() > best) {
+      best = candidate.size();
+      *soc = static_cast<Soc>(i);
+    }
+  }
+  return best > 0;
+}
+
+std::string KnownSocs() {
+  std::string list;
+  for (int i = 0; i < kSocCount; ++i) list += (i ? ", " : "") + std::string(kSocNames[i]);
+  return list;
+}
+
+// Reads ACLNN_SIM_SOC; false (message set) for an unknown name.
+bool SocFromEnvironment(Soc* soc, std::string* name) {
+  const char* value = std::getenv("ACLNN_SIM_SOC");
+  if (!value || !*value) {
+    *soc = Soc::kAscend910B;
+    *name = SocName(*soc);
+    return true;
+  }
+  if (!ParseSoc(value, soc)) {
+    SetError(std::string("ACLNN_SIM_SOC=") + value + " names no chip the simulator knows; use one of " +
+             KnownSocs() + " (optionally with CANN's model suffix, e.g. Ascend910B4)");
+    return false;
+  }
+  *name = value;
+  return true;
+}
+
+bool DeviceCountFromEnvironment(int32_t* count) {
+  const char* value = std::getenv("ACLNN_SIM_DEVICE_COUNT");
+  if (!value || !*value) {
+    *count = kDefaultDeviceCount;
+    return true;
+  }
+  char* end = nullptr;
+  const long parsed = std::strtol(value, &end, 10);
+  if (*end != '\0' || parsed < 1 || parsed > kMaxDeviceCount) {
+    SetError(std::string("ACLNN_SIM_DEVICE_COUNT=") + value + " is not a device count in [1, " +
+             std::to_string(kMaxDeviceCount) + "]");
+    return false;
+  }
+  *count = static_cast<int32_t>(parsed);
+  return true;
+}
+
+bool ValidDevice(const Runtime& rt, int32_t device) { return device >= 0 && device < rt.device_count; }
+
+aclError InvalidDevice(const Runtime& rt, const char* api, int32_t device) {
+  return Fail(ACL_ERROR_RT_INVALID_DEVICEID, std::string(api) + ": device " + std::to_string(device) +
+                                                 " does not exist (the simulator has " +
+                                                 std::to_string(rt.device_count) + " devices: 0.." +
+                                                 std::to_string(rt.device_count - 1) + ")");
+}
+
+// The device the calling thread works on: its current context's, or else the process's most
+// recently set device (the simulator does not insist on aclrtSetDevice in every thread).
+bool CurrentDevice(Runtime& rt, int32_t* device) {
+  if (t_context) {
+    auto context = rt.contexts.Find(reinterpret_cast<void*>(t_context));
+    if (context) {
+      *device = context->device;
+      return true;
+    }
+    t_context = 0;  // destroyed meanwhile (aclrtResetDevice on another thread)
+  }
+  if (rt.last_device >= 0 && rt.device_refs.count(rt.last_device)) {
+    *device = rt.last_device;
+    return true;
+  }
+  return false;
+}
+
+void ReleaseDevice(Runtime& rt, int32_t device) {
+  std::vector<uintptr_t> doomed;
+  rt.streams.ForEach([&](uintptr_t handle, const Stream& s) {
+    if (s.device == device) doomed.push_back(handle);
+  });
+  for (uintptr_t handle : doomed) rt.streams.Take(reinterpret_cast<void*>(handle));
+  doomed.clear();
+  rt.contexts.ForEach([&](uintptr_t handle, const Context& c) {
+    if (c.device == device) doomed.push_back(handle);
+  });
+  for (uintptr_t handle : doomed) rt.contexts.Take(reinterpret_cast<void*>(handle));
+  rt.device_refs.erase(device);
+  rt.default_contexts.erase(device);
+  if (rt.last_device == device) rt.last_device = rt.device_refs.empty() ? -1 : rt.device_refs.rbegin()->first;
+}
+
+}  // namespace
+
+void SetError(const std::string& message) {
+  t_last_error = message;
+  if (LogErrors()) std::fprintf(stderr, "[aclnn-sim] %s\n", message.c_str());
+}
+
+bool SimulatedSoc(Soc* soc) {
+  Runtime& rt = State();
+  {
+    std::lock_guard<std::mutex> lock(rt.mutex);
+    if (rt.soc_resolved) {
+      *soc = rt.soc;
+      return true;
+    }
+  }
+  std::string name;
+  return SocFromEnvironment(soc, &name);
+}
+
+bool IsLiveStream(aclrtStream stream) { return State().streams.Find(stream) != nullptr; }
+
+uint64_t LiveUserContexts() {
+  uint64_t count = 0;
+  State().contexts.ForEach([&](uintptr_t, const Context& c) { count += c.implicit ? 0 : 1; });
+  return count;
+}
+
+uint64_t LiveStreams() { return State().streams.size(); }
+
+}  // namespace aclsim
+
+using aclsim::Fail;
+using aclsim::State;
+
+extern "C" {
+
+const char* aclGetRecentErrMsg(void) { return aclsim::t_last_error.c_str(); }
+
+aclFloat16 aclFloatToFloat16(float value) { return aclsim::FloatToHalf(value); }
+
+float aclFloat16ToFloat(aclFloat16 value) { return aclsim::HalfToFloat(value); }
+
+size_t aclDataTypeSize(aclDataType dataType) {
+  const aclsim::DTypeInfo* info = aclsim::FindDType(dataType);
+  if (!info) {
+    aclsim::SetError("aclDataTypeSize: " + std::to_string(static_cast<int>(dataType)) + " is not an aclDataType");
+    return 0;
+  }
+  return info->size;
+}
+
+aclError aclInit(const char* configPath) {
+  auto& rt = State();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  if (rt.initialized) return Fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: acl is already initialized");
+  if (configPath && *configPath) {
+    std::FILE* file = std::fopen(configPath, "rb");
+    if (!file) return Fail(ACL_ERROR_INVALID_FILE, std::string("aclInit: cannot read the config file ") + configPath);
+    std::fclose(file);
+  }
+  if (!rt.soc_overridden) {
+    aclsim::Soc soc;
+    std::string name;
+    if (!aclsim::SocFromEnvironment(&soc, &name)) {
+      return Fail(ACL_ERROR_INVALID_PARAM, "aclInit: " + aclsim::t_last_error);
+    }
+    rt.soc = soc;
+    rt.soc_name = name;
+  }
+  int32_t devices;
+  if (!aclsim::DeviceCountFromEnvironment(&devices)) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclInit: " + aclsim::t_last_error);
+  }
+  rt.device_count = devices;
+  rt.soc_resolved = true;
+  rt.initialized = true;
+  return ACL_SUCCESS;
+}
+
+aclError aclFinalize(void) {
+  auto& rt = State();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  if (!rt.initialized) return Fail(ACL_ERROR_UNINITIALIZE, "aclFinalize: acl is not initialized");
+  while (!rt.device_refs.empty()) aclsim::ReleaseDevice(rt, rt.device_refs.begin()->first);
+  rt.initialized = false;
+  rt.soc_resolved = rt.soc_overridden;
+  aclsim::t_context = 0;
+  return ACL_SUCCESS;
+}
+
+int aclsimSetSoc(const char* name) {
+  aclsim::Soc soc;
+  if (!name || !aclsim::ParseSoc(name, &soc)) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string("aclsimSetSoc: ") + (name ? name : "(null)") +
+                                             " names no chip the simulator knows; use one of " + aclsim::KnownSocs());
+  }
+  auto& rt = State();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  rt.soc = soc;
+  rt.soc_name = name;
+  rt.soc_resolved = rt.soc_overridden = true;
+  return ACL_SUCCESS;
+}
+
+const char* aclrtGetSocName(void) {
+  auto& rt = State();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  if (!rt.soc_resolved) {
+    // Before aclInit, answer from the environment (CANN answers from the installed driver).
+    aclsim::Soc soc;
+    std::string name;
+    if (!aclsim::SocFromEnvironment(&soc, &name)) return nullptr;
+    rt.soc_name = name;
+  }
+  return rt.soc_name.c_str();
+}
+
+aclError aclrtSetDevice(int32_t deviceId) {
+  auto& rt = State();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  if (!rt.initialized) {
+    int32_t devices;
+    if (!aclsim::DeviceCountFromEnvironment(&devices)) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtSetDevice: " + aclsim::t_last_error);
+    rt.device_count = devices;
+  }
+  if (!aclsim::ValidDevice(rt, deviceId)) return aclsim::InvalidDevice(rt, "aclrtSetDevice", deviceId);
+  if (rt.device_refs[deviceId]++ == 0) {
+    rt.default_contexts[deviceId] = rt.contexts.Add(std::make_shared<aclsim::Context>(aclsim::Context{deviceId, true}));
+  }
+  aclsim::t_context = rt.default_contexts[deviceId];
+  rt.last_device = deviceId;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtResetDevice(int32_t deviceId) {
+  auto& rt = State();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  if (!aclsim::ValidDevice(rt, deviceId)) return aclsim::InvalidDevice(rt, "aclrtResetDevice", deviceId);
+  auto it = rt.device_refs.find(deviceId);
+  if (it == rt.device_refs.end()) {
+    return Fail(ACL_ERROR_RT_INVALID_DEVICEID,
+                "aclrtResetDevice: device " + std::to_string(deviceId) + " was not set (aclrtSetDevice)");
+  }
+  if (--it->second == 0) aclsim::ReleaseDevice(rt, deviceId);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtGetDevice(int32_t* deviceId) {
+  if (!deviceId) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetDevice: deviceId is a null pointer");
+  auto& rt = State();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  if (!aclsim::CurrentDevice(rt, deviceId)) {
+    return Fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtGetDevice: no device is set (call aclrtSetDevice first)");
+  }
+  return ACL_SUCCESS;
+}
+
+aclError aclrtGetDeviceCount(uint32_t* count) {
+  if (!count) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetDeviceCount: count is a null pointer");
+  auto& rt = State();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  if (!rt.initialized) {
+    int32_t devices;
+    if (!aclsim::DeviceCountFromEnvironment(&devices)) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetDeviceCount: " + aclsim::t_last_error);
+    rt.device_count = devices;
+  }
+  *count = static_cast<uint32_t>(rt.device_count);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtCreateContext(aclrtContext* context, int32_t deviceId) {
+  if (!context) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateContext: context is a null pointer");
+  auto& rt = State();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  if (!aclsim::ValidDevice(rt, deviceId)) return aclsim::InvalidDevice(rt, "aclrtCreateContext", deviceId);
+  // Creating a context opens its device, as in CANN; aclrtDestroyContext does not close it.
+  if (rt.device_refs[deviceId]++ == 0) {
+    rt.default_contexts[deviceId] = rt.contexts.Add(std::make_shared<aclsim::Context>(aclsim::Context{deviceId, true}));
+  }
+  rt.last_device = deviceId;
+  const uintptr_t handle = rt.contexts.Add(std::make_shared<aclsim::Context>(aclsim::Context{deviceId, false}));
+  aclsim::t_context = handle;
+  *context = reinterpret_cast<aclrtContext>(handle);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtDestroyContext(aclrtContext context) {
+  auto& rt = State();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  auto found = rt.contexts.Find(context);
+  if (!found || found->implicit) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyContext: not a context made by aclrtCreateContext (destroyed twice?)");
+  }
+  rt.contexts.Take(context);
+  if (aclsim::t_context == reinterpret_cast<uintptr_t>(context)) aclsim::t_context = 0;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSetCurrentContext(aclrtContext context) {
+  auto& rt = State();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  if (!rt.contexts.Find(context)) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtSetCurrentContext: not a live context");
+  aclsim::t_context = reinterpret_cast<uintptr_t>(context);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtGetCurrentContext(aclrtContext* context) {
+  if (!context) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetCurrentContext: context is a null pointer");
+  auto& rt = State();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  int32_t device;
+  if (!aclsim::CurrentDevice(rt, &device)) {
+    return Fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtGetCurrentContext: no current context (call aclrtSetDevice first)");
+  }
+  *context = reinterpret_cast<aclrtContext>(aclsim::t_context ? aclsim::t_context : rt.default_contexts[device]);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value) {
+  if (opt != ACL_OPT_DETERMINISTIC && opt != ACL_OPT_ENABLE_DEBUG_KERNEL) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtCtxSetSysParamOpt: unknown option " + std::to_string(static_cast<int>(opt)));
+  }
+  auto& rt = State();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  rt.sys_params[opt] = value;  // the simulator is deterministic either way
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSetOpExecuteTimeOut(uint32_t timeout) {
+  auto& rt = State();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  rt.op_timeout = timeout;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtCreateStream(aclrtStream* stream) {
+  if (!stream) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateStream: stream is a null pointer");
+  auto& rt = State();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  int32_t device;
+  if (!aclsim::CurrentDevice(rt, &device)) {
+    return Fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtCreateStream: no device is set (call aclrtSetDevice first)");
+  }
+  *stream = reinterpret_cast<aclrtStream>(rt.streams.Add(std::make_shared<aclsim::Stream>(aclsim::Stream{device})));
+  return ACL_SUCCESS;
+}
+
+aclError aclrtDestroyStream(aclrtStream stream) {
+  if (!stream) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: stream is a null pointer");
+  if (!State().streams.Take(stream)) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: not a live stream (destroyed twice, or its device was reset?)");
+  }
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSynchronizeStream(aclrtStream stream) {
+  if (stream && !aclsim::IsLiveStream(stream)) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtSynchronizeStream: not a live stream");
+  }
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSynchronizeDevice(void) {
+  auto& rt = State();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  int32_t device;
+  if (!aclsim::CurrentDevice(rt, &device)) {
+    return Fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtSynchronizeDevice: no device is set (call aclrtSetDevice first)");
+  }
+  return ACL_SUCCESS;
+}
+
+}  // extern "C"
+
+namespace aclsim {
+
+// Used by memory.cpp: whether the calling thread may allocate (a device is set).
+bool HasCurrentDevice() {
+  Runtime& rt = State();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  int32_t device;
+  return CurrentDevice(rt, &device);
+}
+
+}  // namespace aclsim

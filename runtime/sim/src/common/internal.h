@@ -1,0 +1,114 @@
+// What the three simulator libraries call in each other. Not CANN API: C++ functions in the
+// aclsim namespace, exported from the library that owns the state (libascendcl owns errors,
+// memory, streams and the simulated chip; libnnopbase owns tensors, scalars, arrays, lists and
+// executors). libnnopbase links libascendcl; libopapi links both.
+#ifndef ACLNN_SIM_COMMON_INTERNAL_H_
+#define ACLNN_SIM_COMMON_INTERNAL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "acl/acl_rt.h"
+#include "aclnn/acl_meta.h"
+#include "aclnn_sim/soc.h"
+
+#define ACLSIM_EXPORT __attribute__((visibility("default")))
+
+namespace aclsim {
+
+// --- libascendcl -------------------------------------------------------------------------------
+
+// The calling thread's aclGetRecentErrMsg message; every failing call of the simulator sets it.
+ACLSIM_EXPORT void SetError(const std::string& message);
+// Sets the message and returns `status`, so that an error path is one statement.
+template <typename Status>
+Status Fail(Status status, const std::string& message) {
+  SetError(message);
+  return status;
+}
+
+// A live aclrtMalloc allocation: [base, base + size) is what the caller asked for.
+struct DeviceRange {
+  uintptr_t base = 0;
+  size_t size = 0;
+};
+// The live device allocation containing `address`, if any.
+ACLSIM_EXPORT bool FindDeviceAllocation(const void* address, DeviceRange* out);
+ACLSIM_EXPORT bool IsLiveStream(aclrtStream stream);
+
+// The simulated chip: the one aclInit resolved, or ACLNN_SIM_SOC read now when aclInit has not
+// run. False (with the error message set) when ACLNN_SIM_SOC names no known chip.
+ACLSIM_EXPORT bool SimulatedSoc(Soc* soc);
+
+struct RuntimeCounts {
+  uint64_t device_allocations, device_bytes, peak_device_bytes, host_allocations, host_bytes, streams, contexts;
+};
+ACLSIM_EXPORT RuntimeCounts GetRuntimeCounts();
+
+// --- libnnopbase: the objects behind the opaque handles ----------------------------------------
+
+struct TensorDesc {
+  std::vector<int64_t> view;     // view shape
+  std::vector<int64_t> strides;  // in elements, one per view dimension
+  int64_t offset = 0;            // storage offset in elements, from `data`
+  std::vector<int64_t> storage;  // storage shape
+  aclFormat format = ACL_FORMAT_ND;
+  aclDataType dtype = ACL_FLOAT;
+  void* data = nullptr;
+
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t d : view) n *= d;  // bounded at creation: cannot overflow
+    return n;
+  }
+};
+
+// A scalar's value, copied at creation.
+struct ScalarValue {
+  aclDataType dtype = ACL_FLOAT;
+  alignas(16) unsigned char bytes[16] = {};
+
+  ACLSIM_EXPORT double AsDouble() const;  // the real part of a complex value
+  ACLSIM_EXPORT int64_t AsInt() const;    // floating values truncated toward zero (saturating)
+  ACLSIM_EXPORT bool AsBool() const;
+};
+
+// Copies of the objects behind handles (false with the error message set when the handle is not
+// a live object). Copies, so that a caller never holds a pointer into an object another thread
+// can destroy.
+ACLSIM_EXPORT bool GetTensor(const aclTensor* tensor, TensorDesc* out);
+ACLSIM_EXPORT bool GetScalar(const aclScalar* scalar, ScalarValue* out);
+ACLSIM_EXPORT bool GetIntArray(const aclIntArray* array, std::vector<int64_t>* out);
+ACLSIM_EXPORT bool GetFloatArray(const aclFloatArray* array, std::vector<float>* out);
+ACLSIM_EXPORT bool GetBoolArray(const aclBoolArray* array, std::vector<bool>* out);
+// Null elements of a list stay null (the aclTensor*/aclScalar* of the caller is kept).
+ACLSIM_EXPORT bool GetTensorList(const aclTensorList* list, std::vector<const aclTensor*>* out);
+ACLSIM_EXPORT bool GetScalarList(const aclScalarList* list, std::vector<const aclScalar*>* out);
+
+// What an executor runs in phase 2; made by libopapi's phase 1, owned by the executor.
+class ExecutorWork {
+ public:
+  virtual ~ExecutorWork() = default;
+  virtual aclnnStatus Run(aclrtStream stream) = 0;
+};
+
+struct Executor {
+  const char* api = "";  // the API whose phase 1 created it (a string of the generated spec)
+  uint64_t workspace_size = 0;
+  bool repeatable = false;
+  std::unique_ptr<ExecutorWork> work;
+};
+
+ACLSIM_EXPORT aclOpExecutor* CreateExecutor(const char* api, uint64_t workspace_size,
+                                            std::unique_ptr<ExecutorWork> work);
+// Phase 2's hold on an executor made by `api`'s phase 1. A single-use executor leaves the registry
+// here (so it runs once, and is destroyed when the returned pointer goes); a repeatable one stays.
+// Null, with the error message set, when `executor` is not a live executor of `api`.
+ACLSIM_EXPORT std::shared_ptr<Executor> AcquireExecutor(aclOpExecutor* executor, const char* api);
+
+}  // namespace aclsim
+
+#endif  // ACLNN_SIM_COMMON_INTERNAL_H_

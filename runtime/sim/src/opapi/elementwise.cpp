@@ -1,0 +1,408 @@
+// The elementwise engine.
+//
+// The output's index space is coalesced (dimensions of size 1 dropped, dimensions that are
+// contiguous in every operand merged) and split among the pool's threads. Each thread walks its
+// range row by row (a row: the innermost coalesced dimension). In a row, an operand whose memory
+// already holds contiguous values of the compute type is handed to the kernel directly; any
+// other (another dtype, a stride, a broadcast) is gathered and converted into a small buffer
+// block by block, and the output is converted and scattered back. Loads and stores are
+// instantiated here once per (compute type, dtype); the generated entries instantiate only the
+// kernel's block loop, once per compute type.
+#include "opapi/elementwise.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "common/dtypes.h"
+#include "common/half.h"
+#include "opapi/thread_pool.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace aclsim {
+namespace {
+
+// Elements per gathered block: the buffers of a block stay in L1/L2.
+constexpr int64_t kBlock = 2048;
+// Elements per parallel task at least (smaller tensors run on the calling thread).
+constexpr int64_t kGrain = 32768;
+
+// Storage formats that are not C arithmetic types.
+struct Half { uint16_t bits; };
+struct BFloat { uint16_t bits; };
+struct Bool8 { uint8_t byte; };  // any nonzero byte is true, as in PyTorch
+
+// A value of one arithmetic type in another. Floating -> integral saturates (NaN -> 0), where C++
+// would be undefined; integral -> integral wraps, as PyTorch's casts do.
+template <typename To, typename From>
+To CastValue(From v) {
+  if constexpr (std::is_integral<To>::value && std::is_floating_point<From>::value) {
+    constexpr From lo = static_cast<From>(std::numeric_limits<To>::lowest());
+    constexpr From hi = static_cast<From>(std::numeric_limits<To>::max());
+    if (!(v == v)) return 0;
+    if (v <= lo) return std::numeric_limits<To>::lowest();
+    if (v >= hi) return std::numeric_limits<To>::max();
+    return static_cast<To>(v);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+template <typename T, typename S>
+T Decode(S v) { return CastValue<T>(v); }
+template <typename T>
+T Decode(Half v) { return CastValue<T>(HalfToFloat(v.bits)); }
+template <typename T>
+T Decode(BFloat v) { return CastValue<T>(BFloat16ToFloat(v.bits)); }
+template <typename T>
+T Decode(Bool8 v) { return static_cast<T>(v.byte != 0); }
+
+template <typename S, typename T>
+S Encode(T v) {
+  if constexpr (std::is_same<S, Half>::value) {
+    return Half{FloatToHalf(static_cast<float>(v))};
+  } else if constexpr (std::is_same<S, BFloat>::value) {
+    return BFloat{FloatToBFloat16(static_cast<float>(v))};
+  } else if constexpr (std::is_same<S, Bool8>::value) {
+    return Bool8{static_cast<uint8_t>(v != T(0))};
+  } else {
+    return CastValue<S>(v);
+  }
+}
+
+#if defined(__x86_64__)
+bool HasF16C() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  }();
+  return has;
+}
+
+__attribute__((target("avx,f16c"))) void HalfToFloatF16C(const char* src, float* dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i));
+    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
+  }
+  for (; i < n; ++i) {
+    uint16_t h;
+    std::memcpy(&h, src + 2 * i, 2);
+    dst[i] = HalfToFloat(h);
+  }
+}
+
+__attribute__((target("avx,f16c"))) void FloatToHalfF16C(const float* src, char* dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 2 * i), h);
+  }
+  for (; i < n; ++i) {
+    const uint16_t h = FloatToHalf(src[i]);
+    std::memcpy(dst + 2 * i, &h, 2);
+  }
+}
+#endif
+
+using LoadFn = void (*)(const char* src, int64_t stride, int64_t n, void* dst);
+using StoreFn = void (*)(const void* src, char* dst, int64_t stride, int64_t n);
+
+// n values of storage type S at src, src + stride, ... into compute values at dst.
+template <typename T, typename S>
+void LoadRow(const char* src, int64_t stride, int64_t n, void* out) {
+  T* dst = static_cast<T*>(out);
+#if defined(__x86_64__)
+  if constexpr (std::is_same<S, Half>::value && std::is_same<T, float>::value) {
+    if (stride == 2 && HasF16C()) return HalfToFloatF16C(src, dst, n);
+  }
+#endif
+  if (stride == static_cast<int64_t>(sizeof(S))) {
+    for (int64_t i = 0; i < n; ++i) {
+      S v;
+      std::memcpy(&v, src + i * sizeof(S), sizeof(S));
+      dst[i] = Decode<T>(v);
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    S v;
+    std::memcpy(&v, src + i * stride, sizeof(S));
+    dst[i] = Decode<T>(v);
+  }
+}
+
+template <typename T, typename S>
+void StoreRow(const void* in, char* dst, int64_t stride, int64_t n) {
+  const T* src = static_cast<const T*>(in);
+#if defined(__x86_64__)
+  if constexpr (std::is_same<S, Half>::value && std::is_same<T, float>::value) {
+    if (stride == 2 && HasF16C()) return FloatToHalfF16C(src, dst, n);
+  }
+#endif
+  if (stride == static_cast<int64_t>(sizeof(S))) {
+    for (int64_t i = 0; i < n; ++i) {
+      const S v = Encode<S>(src[i]);
+      std::memcpy(dst + i * sizeof(S), &v, sizeof(S));
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const S v = Encode<S>(src[i]);
+    std::memcpy(dst + i * stride, &v, sizeof(S));
+  }
+}
+
+// Calls fn(S{}) with the storage type of `dtype`; false when the engine has none.
+template <typename Fn>
+bool WithStorage(aclDataType dtype, Fn&& fn) {
+  switch (dtype) {
+    case ACL_FLOAT: fn(float{}); return true;
+    case ACL_FLOAT16: fn(Half{}); return true;
+    case ACL_BF16: fn(BFloat{}); return true;
+    case ACL_DOUBLE: fn(double{}); return true;
+    case ACL_INT8: fn(int8_t{}); return true;
+    case ACL_INT16: fn(int16_t{}); return true;
+    case ACL_INT32: fn(int32_t{}); return true;
+    case ACL_INT64: fn(int64_t{}); return true;
+    case ACL_UINT8: fn(uint8_t{}); return true;
+    case ACL_UINT16: fn(uint16_t{}); return true;
+    case ACL_UINT32: fn(uint32_t{}); return true;
+    case ACL_UINT64: fn(uint64_t{}); return true;
+    case ACL_BOOL: fn(Bool8{}); return true;
+    default: return false;
+  }
+}
+
+template <typename Fn>
+void WithCompute(ComputeType type, Fn&& fn) {
+  switch (type) {
+    case ComputeType::kFloat32: fn(float{}); break;
+    case ComputeType::kFloat64: fn(double{}); break;
+    case ComputeType::kInt64: fn(int64_t{}); break;
+  }
+}
+
+LoadFn Loader(ComputeType type, aclDataType dtype) {
+  LoadFn load = nullptr;
+  WithCompute(type, [&](auto t) {
+    WithStorage(dtype, [&](auto s) { load = &LoadRow<decltype(t), decltype(s)>; });
+  });
+  return load;
+}
+
+StoreFn Storer(ComputeType type, aclDataType dtype) {
+  StoreFn store = nullptr;
+  WithCompute(type, [&](auto t) {
+    WithStorage(dtype, [&](auto s) { store = &StoreRow<decltype(t), decltype(s)>; });
+  });
+  return store;
+}
+
+size_t ComputeSize(ComputeType type) { return type == ComputeType::kFloat32 ? 4 : 8; }
+
+void Broadcast(void* buffer, int64_t n, size_t size) {
+  if (size == 4) {
+    uint32_t v;
+    std::memcpy(&v, buffer, 4);
+    std::fill_n(static_cast<uint32_t*>(buffer), n, v);
+  } else {
+    uint64_t v;
+    std::memcpy(&v, buffer, 8);
+    std::fill_n(static_cast<uint64_t*>(buffer), n, v);
+  }
+}
+
+// The index space after coalescing: sizes[d] and, per operand (output first), byte strides[op][d].
+struct Layout {
+  std::vector<int64_t> sizes;
+  std::vector<std::vector<int64_t>> strides;
+};
+
+Layout Coalesce(const std::vector<int64_t>& shape, const Operand& out, const std::vector<Operand>& inputs) {
+  const size_t ops = inputs.size() + 1;
+  auto operand = [&](size_t op) -> const Operand& { return op == 0 ? out : inputs[op - 1]; };
+  Layout layout;
+  layout.strides.resize(ops);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    bool merge = !layout.sizes.empty();
+    for (size_t op = 0; merge && op < ops; ++op) {
+      const int64_t bytes = operand(op).strides[d] * static_cast<int64_t>(DTypeSize(operand(op).dtype));
+      merge = layout.strides[op].back() == bytes * shape[d];
+    }
+    for (size_t op = 0; op < ops; ++op) {
+      const int64_t bytes = operand(op).strides[d] * static_cast<int64_t>(DTypeSize(operand(op).dtype));
+      if (merge) layout.strides[op].back() = bytes;
+      else layout.strides[op].push_back(bytes);
+    }
+    if (merge) layout.sizes.back() *= shape[d];
+    else layout.sizes.push_back(shape[d]);
+  }
+  if (layout.sizes.empty()) {  // a single element
+    layout.sizes.push_back(1);
+    for (auto& s : layout.strides) s.push_back(0);
+  }
+  return layout;
+}
+
+bool Aligned(const void* p, size_t alignment) { return reinterpret_cast<uintptr_t>(p) % alignment == 0; }
+
+// What every row of one run shares.
+struct Plan {
+  const Layout* layout;
+  std::vector<char*> first;      // per operand, output first
+  std::vector<LoadFn> load;      // per input
+  std::vector<bool> direct;      // per operand: memory usable as compute values when contiguous
+  StoreFn store;
+  size_t compute_size;
+  BoundKernel kernel;
+  bool buffered;                 // some operand of a row needs a buffer
+};
+
+struct Buffers {
+  std::vector<uint64_t> storage;  // 8-byte aligned for any compute type
+  std::vector<void*> in;
+  void* out = nullptr;
+  std::vector<const void*> args;
+
+  Buffers(size_t inputs, bool buffered) : in(inputs), args(inputs + 1) {
+    if (!buffered) return;
+    storage.resize((inputs + 1) * kBlock);
+    for (size_t k = 0; k < inputs; ++k) in[k] = storage.data() + k * kBlock;
+    out = storage.data() + inputs * kBlock;
+  }
+};
+
+void ProcessRow(const Plan& plan, char* const* row, int64_t n, Buffers& buffers) {
+  const auto& strides = plan.layout->strides;
+  const size_t inner = plan.layout->sizes.size() - 1;
+  const size_t inputs = plan.load.size();
+  const int64_t step = plan.buffered ? kBlock : n;
+  const int64_t csize = static_cast<int64_t>(plan.compute_size);
+  for (int64_t offset = 0; offset < n; offset += step) {
+    const int64_t len = std::min(step, n - offset);
+    for (size_t k = 0; k < inputs; ++k) {
+      const int64_t stride = strides[k + 1][inner];
+      char* src = row[k + 1] + offset * stride;
+      if (plan.direct[k + 1] && stride == csize) {
+        buffers.args[k] = src;
+      } else if (stride == 0) {
+        plan.load[k](src, 0, 1, buffers.in[k]);
+        Broadcast(buffers.in[k], len, plan.compute_size);
+        buffers.args[k] = buffers.in[k];
+      } else {
+        plan.load[k](src, stride, len, buffers.in[k]);
+        buffers.args[k] = buffers.in[k];
+      }
+    }
+    const int64_t out_stride = strides[0][inner];
+    char* dst = row[0] + offset * out_stride;
+    const bool direct_out = plan.direct[0] && out_stride == csize;
+    void* result = direct_out ? static_cast<void*>(dst) : buffers.out;
+    plan.kernel.block(plan.kernel.kernel, buffers.args.data(), result, len);
+    if (!direct_out) plan.store(buffers.out, dst, out_stride, len);
+  }
+}
+
+// Runs the linear indices [begin, end) of the coalesced index space.
+void ProcessRange(const Plan& plan, int64_t begin, int64_t end) {
+  const Layout& layout = *plan.layout;
+  const size_t dims = layout.sizes.size();
+  const size_t ops = plan.first.size();
+  const int64_t inner_size = layout.sizes[dims - 1];
+  std::vector<int64_t> index(dims, 0);
+  int64_t rest = begin;
+  for (size_t d = dims; d-- > 0;) {
+    index[d] = rest % layout.sizes[d];
+    rest /= layout.sizes[d];
+  }
+  Buffers buffers(ops - 1, plan.buffered);
+  std::vector<char*> row(ops);
+  for (int64_t position = begin; position < end;) {
+    for (size_t op = 0; op < ops; ++op) {
+      int64_t offset = 0;
+      for (size_t d = 0; d < dims; ++d) offset += index[d] * layout.strides[op][d];
+      row[op] = plan.first[op] + offset;
+    }
+    const int64_t n = std::min(inner_size - index[dims - 1], end - position);
+    ProcessRow(plan, row.data(), n, buffers);
+    position += n;
+    index[dims - 1] = 0;
+    for (size_t d = dims - 1; d-- > 0;) {  // the odometer over the outer dimensions
+      if (++index[d] < layout.sizes[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+aclDataType StorageOf(ComputeType type) {
+  switch (type) {
+    case ComputeType::kFloat32: return ACL_FLOAT;
+    case ComputeType::kFloat64: return ACL_DOUBLE;
+    case ComputeType::kInt64: return ACL_INT64;
+  }
+  return ACL_DT_UNDEFINED;
+}
+
+bool Convertible(aclDataType dtype) {
+  return WithStorage(dtype, [](auto) {});
+}
+
+bool IsDirect(const std::vector<int64_t>& shape, const Operand& out, const std::vector<Operand>& inputs,
+              ComputeType type) {
+  const Layout layout = Coalesce(shape, out, inputs);
+  if (layout.sizes.size() != 1) return false;
+  const int64_t size = static_cast<int64_t>(ComputeSize(type));
+  for (size_t op = 0; op <= inputs.size(); ++op) {
+    const Operand& operand = op == 0 ? out : inputs[op - 1];
+    const bool single = layout.sizes[0] == 1;
+    if (operand.dtype != StorageOf(type) || !Aligned(operand.first, ComputeSize(type)) ||
+        (!single && layout.strides[op][0] != size)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void RunElementwise(const std::vector<int64_t>& shape, const Operand& out, const std::vector<Operand>& inputs,
+                    ComputeType type, const BoundKernel& kernel) {
+  int64_t numel = 1;
+  for (int64_t d : shape) numel *= d;
+  if (numel == 0) return;
+  const Layout layout = Coalesce(shape, out, inputs);
+
+  Plan plan;
+  plan.layout = &layout;
+  plan.compute_size = ComputeSize(type);
+  plan.kernel = kernel;
+  plan.store = Storer(type, out.dtype);
+  plan.first.push_back(out.first);
+  plan.direct.push_back(out.dtype == StorageOf(type) && Aligned(out.first, plan.compute_size));
+  for (const Operand& input : inputs) {
+    plan.first.push_back(input.first);
+    plan.load.push_back(Loader(type, input.dtype));
+    plan.direct.push_back(input.dtype == StorageOf(type) && Aligned(input.first, plan.compute_size));
+  }
+  const size_t inner = layout.sizes.size() - 1;
+  plan.buffered = false;
+  for (size_t op = 0; op < plan.first.size(); ++op) {
+    plan.buffered |= !(plan.direct[op] && layout.strides[op][inner] == static_cast<int64_t>(plan.compute_size));
+  }
+
+  const int64_t tasks = std::max<int64_t>(1, std::min<int64_t>(ParallelThreads(), numel / kGrain));
+  ParallelFor(tasks, [&](int64_t task) {
+    const int64_t share = numel / tasks, extra = numel % tasks;
+    const int64_t begin = task * share + std::min(task, extra);
+    const int64_t end = begin + share + (task < extra ? 1 : 0);
+    ProcessRange(plan, begin, end);
+  });
+}
+
+}  // namespace aclsim

@@ -1,0 +1,37 @@
+// The simulator's one elementwise engine: any strides (0 and negative included), storage
+// offsets, broadcasting and dtype conversions, multithreaded for large tensors.
+#ifndef ACLNN_SIM_OPAPI_ELEMENTWISE_H_
+#define ACLNN_SIM_OPAPI_ELEMENTWISE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "aclnn_sim/entry.h"
+
+namespace aclsim {
+
+struct Operand {
+  char* first;                   // the address of the view's element (0, ..., 0)
+  aclDataType dtype;
+  std::vector<int64_t> strides;  // in elements, one per output dimension; 0 where broadcast
+};
+
+// The storage dtype that equals a compute type (ACL_FLOAT for kFloat32, ...).
+aclDataType StorageOf(ComputeType type);
+
+// Whether the engine can load `dtype` into a compute type and store it back.
+bool Convertible(aclDataType dtype);
+
+// out[i] = kernel(inputs[0][i], ...) for every index i of `shape` (the output's view shape).
+// The views must have been checked against their allocations: the engine trusts them.
+void RunElementwise(const std::vector<int64_t>& shape, const Operand& out, const std::vector<Operand>& inputs,
+                    ComputeType type, const BoundKernel& kernel);
+
+// Whether every operand is contiguous in the compute type, so that the kernel reads and writes
+// the tensors' memory directly (no conversion, no gather).
+bool IsDirect(const std::vector<int64_t>& shape, const Operand& out, const std::vector<Operand>& inputs,
+              ComputeType type);
+
+}  // namespace aclsim
+
+#endif  // ACLNN_SIM_OPAPI_ELEMENTWISE_H_

@@ -1,0 +1,617 @@
+// Phase 1 of every generated API (aclnnXxxGetWorkspaceSize): CANN's argument checks in CANN's
+// order, driven by the API's generated spec, then the executor.
+//
+//   1. the page marks the simulated chip unsupported         161002
+//   2. a required pointer is null                            161001
+//   3. a dtype outside the page's list for the chip; a format the page does not list
+//   4. a rank outside the page's bounds
+//   5. an empty tensor where the page forbids it
+//   6. shape relations (same shape; broadcast)
+//   7. dtype relations (same dtype; promotion 互推导关系; castability 互转换关系)
+//   8. the semantics file's value checks                      (their own status)
+//   then the kernel's own preconditions, the executor and the workspace size.
+// Every rejection sets aclGetRecentErrMsg to a message naming the API, the parameter and the rule.
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "aclnn_sim/entry.h"
+#include "common/dtypes.h"
+#include "common/internal.h"
+#include "opapi/call.h"
+#include "opapi/dtype_rules.h"
+#include "opapi/elementwise.h"
+#include "opapi/work.h"
+
+namespace aclsim {
+namespace {
+
+// Workspace requested when a kernel gathers or converts (as CANN asks for workspace when it
+// inserts Cast or Contiguous steps); the simulator does not write it, but phase 2 checks it.
+constexpr uint64_t kConversionWorkspace = 512;
+
+bool IsPointer(ParamKind kind) {
+  return kind != ParamKind::kBool && kind != ParamKind::kInt && kind != ParamKind::kFloat && kind != ParamKind::kDType;
+}
+
+const char* KindName(ParamKind kind) {
+  switch (kind) {
+    case ParamKind::kTensor: return "aclTensor";
+    case ParamKind::kScalar: return "aclScalar";
+    case ParamKind::kIntArray: return "aclIntArray";
+    case ParamKind::kFloatArray: return "aclFloatArray";
+    case ParamKind::kBoolArray: return "aclBoolArray";
+    case ParamKind::kTensorList: return "aclTensorList";
+    case ParamKind::kScalarList: return "aclScalarList";
+    default: return "value";
+  }
+}
+
+const char* FormatName(int format) {
+  switch (format) {
+    case ACL_FORMAT_NCHW: return "NCHW";
+    case ACL_FORMAT_NHWC: return "NHWC";
+    case ACL_FORMAT_ND: return "ND";
+    case ACL_FORMAT_NC1HWC0: return "NC1HWC0";
+    case ACL_FORMAT_FRACTAL_Z: return "FRACTAL_Z";
+    case ACL_FORMAT_NC1HWC0_C04: return "NC1HWC0_C04";
+    case ACL_FORMAT_HWCN: return "HWCN";
+    case ACL_FORMAT_NDHWC: return "NDHWC";
+    case ACL_FORMAT_FRACTAL_NZ: return "FRACTAL_NZ";
+    case ACL_FORMAT_NCDHW: return "NCDHW";
+    case ACL_FORMAT_DHWCN: return "DHWCN";
+    case ACL_FORMAT_NDC1HWC0: return "NDC1HWC0";
+    case ACL_FRACTAL_Z_3D: return "FRACTAL_Z_3D";
+    case ACL_FORMAT_NC: return "NC";
+    case ACL_FORMAT_NCL: return "NCL";
+    case ACL_FORMAT_FRACTAL_NZ_C0_16: return "FRACTAL_NZ_C0_16";
+    case ACL_FORMAT_FRACTAL_NZ_C0_32: return "FRACTAL_NZ_C0_32";
+    case ACL_FORMAT_FRACTAL_NZ_C0_2: return "FRACTAL_NZ_C0_2";
+    case ACL_FORMAT_FRACTAL_NZ_C0_4: return "FRACTAL_NZ_C0_4";
+    case ACL_FORMAT_FRACTAL_NZ_C0_8: return "FRACTAL_NZ_C0_8";
+    default: return "UNDEFINED";
+  }
+}
+
+std::string MaskNames(uint64_t mask, const char* (*name)(int)) {
+  std::string out;
+  for (int bit = 0; bit < 64; ++bit) {
+    if (mask & (uint64_t{1} << bit)) out += (out.empty() ? "" : ", ") + std::string(name(bit));
+  }
+  return out;
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? "," : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+std::string NameList(const ApiSpec& spec, const std::vector<int>& indices) {
+  std::string out;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == indices.size() ? " and " : ", ") + std::string(spec.params[indices[i]].name);
+  }
+  return out;
+}
+
+uint64_t DTypesFor(const ParamSpec& p, Soc soc) {
+  for (uint8_t i = 0; i < p.dtypes_by_soc_count; ++i) {
+    if (p.dtypes_by_soc[i].soc == soc) return p.dtypes_by_soc[i].dtypes;
+  }
+  return p.dtypes;
+}
+
+bool InMask(uint64_t mask, int value) { return value >= 0 && value < 64 && (mask & (uint64_t{1} << value)); }
+
+// The broadcast shape of `shapes` (numpy rules); false when they do not broadcast.
+bool BroadcastShapes(const std::vector<const std::vector<int64_t>*>& shapes, std::vector<int64_t>* out) {
+  size_t rank = 0;
+  for (auto* s : shapes) rank = std::max(rank, s->size());
+  out->assign(rank, 1);
+  for (auto* s : shapes) {
+    for (size_t i = 0; i < s->size(); ++i) {
+      int64_t& o = (*out)[rank - s->size() + i];
+      const int64_t d = (*s)[i];
+      if (o == 1) o = d;
+      else if (d != 1 && d != o) return false;
+    }
+  }
+  return true;
+}
+
+std::vector<int> Members(uint64_t mask, int count) {
+  std::vector<int> out;
+  for (int i = 0; i < count && i < 64; ++i) {
+    if (mask & (uint64_t{1} << i)) out.push_back(i);
+  }
+  return out;
+}
+
+// The dtype a parameter carries, for the dtype relations (tensors and scalars).
+bool DTypeOf(const Call& call, int index, aclDataType* dtype) {
+  const Call::Param& p = call.params[index];
+  if (!p.present) return false;
+  switch (call.spec.params[index].kind) {
+    case ParamKind::kTensor: *dtype = p.tensor.dtype; return true;
+    case ParamKind::kScalar: *dtype = p.scalar.dtype; return true;
+    default: return false;
+  }
+}
+
+const std::vector<int64_t>* ShapeOf(const Call& call, int index) {
+  const Call::Param& p = call.params[index];
+  return p.present && call.spec.params[index].kind == ParamKind::kTensor ? &p.tensor.view : nullptr;
+}
+
+bool IsInput(const ParamSpec& p) { return p.direction != Direction::kOut; }
+bool IsOutput(const ParamSpec& p) { return p.direction != Direction::kIn; }
+
+// --- the steps ---------------------------------------------------------------------------------
+
+aclnnStatus CheckChip(const ApiSpec& spec, Soc soc) {
+  for (uint8_t i = 0; i < spec.product_count; ++i) {
+    const ProductSpec& product = spec.products[i];
+    if (product.soc == soc && !product.supported) {
+      return Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.name) + " is not supported on " + SocName(soc) +
+                                               ": the page (" + spec.source + ") marks " + product.name +
+                                               " unsupported");
+    }
+  }
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus CheckNulls(const ApiSpec& spec, const Arg* args, const uint64_t* workspaceSize,
+                       aclOpExecutor* const* executor) {
+  for (uint8_t i = 0; i < spec.param_count; ++i) {
+    const ParamSpec& p = spec.params[i];
+    if (IsPointer(p.kind) && !p.optional && !args[i].pointer) {
+      return Fail(ACLNN_ERR_PARAM_NULLPTR, std::string(spec.name) + ": " + p.name + " is a null pointer");
+    }
+  }
+  if (!workspaceSize) return Fail(ACLNN_ERR_PARAM_NULLPTR, std::string(spec.name) + ": workspaceSize is a null pointer");
+  if (!executor) return Fail(ACLNN_ERR_PARAM_NULLPTR, std::string(spec.name) + ": executor is a null pointer");
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus CheckDTypeIn(const Call& call, const ParamSpec& p, const std::string& who, int dtype) {
+  const uint64_t allowed = DTypesFor(p, call.soc);
+  if (allowed == kAnyDType || InMask(allowed, dtype)) return ACLNN_SUCCESS;
+  return call.Fail(ACLNN_ERR_PARAM_INVALID, who + ": dtype " + DTypeName(dtype) + " is not supported on " +
+                                                SocName(call.soc) + " (supported: " + MaskNames(allowed, DTypeName) + ")");
+}
+
+aclnnStatus CheckFormatIn(const Call& call, const ParamSpec& p, const std::string& who, int format) {
+  if (p.formats == kAnyFormat || InMask(p.formats, format)) return ACLNN_SUCCESS;
+  return call.Fail(ACLNN_ERR_PARAM_INVALID, who + ": format " + FormatName(format) +
+                                                " is not supported (supported: " + MaskNames(p.formats, FormatName) + ")");
+}
+
+template <typename Fn>
+aclnnStatus ForEachTensor(const Call& call, Fn&& fn) {
+  for (uint8_t i = 0; i < call.spec.param_count; ++i) {
+    const ParamSpec& p = call.spec.params[i];
+    const Call::Param& value = call.params[i];
+    if (!value.present) continue;
+    if (p.kind == ParamKind::kTensor) {
+      if (aclnnStatus s = fn(p, std::string(p.name), value.tensor)) return s;
+    } else if (p.kind == ParamKind::kTensorList) {
+      for (size_t k = 0; k < value.tensors.size(); ++k) {
+        if (!value.tensor_infos[k].present) continue;
+        if (aclnnStatus s = fn(p, std::string(p.name) + "[" + std::to_string(k) + "]", value.tensors[k])) return s;
+      }
+    }
+  }
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus CheckDTypesAndFormats(const Call& call) {
+  if (aclnnStatus s = ForEachTensor(call, [&](const ParamSpec& p, const std::string& who, const TensorDesc& t) {
+        return CheckDTypeIn(call, p, who, t.dtype);
+      })) {
+    return s;
+  }
+  for (uint8_t i = 0; i < call.spec.param_count; ++i) {
+    const ParamSpec& p = call.spec.params[i];
+    const Call::Param& value = call.params[i];
+    if (!value.present) continue;
+    aclnnStatus s = ACLNN_SUCCESS;
+    if (p.kind == ParamKind::kScalar) {
+      s = CheckDTypeIn(call, p, p.name, value.scalar.dtype);
+    } else if (p.kind == ParamKind::kDType) {
+      s = CheckDTypeIn(call, p, p.name, static_cast<int>(call.args[i].integer));
+    } else if (p.kind == ParamKind::kScalarList) {
+      for (size_t k = 0; k < value.scalars.size() && !s; ++k) {
+        s = CheckDTypeIn(call, p, std::string(p.name) + "[" + std::to_string(k) + "]", value.scalars[k].dtype);
+      }
+    }
+    if (s) return s;
+  }
+  return ForEachTensor(call, [&](const ParamSpec& p, const std::string& who, const TensorDesc& t) {
+    return CheckFormatIn(call, p, who, t.format);
+  });
+}
+
+aclnnStatus CheckRanks(const Call& call) {
+  return ForEachTensor(call, [&](const ParamSpec& p, const std::string& who, const TensorDesc& t) -> aclnnStatus {
+    const int64_t rank = static_cast<int64_t>(t.view.size());
+    if (p.rank_min < 0 || (rank >= p.rank_min && rank <= p.rank_max)) return ACLNN_SUCCESS;
+    return call.Fail(ACLNN_ERR_PARAM_INVALID, who + ": rank " + std::to_string(rank) + " is outside [" +
+                                                  std::to_string(p.rank_min) + ", " + std::to_string(p.rank_max) + "]");
+  });
+}
+
+aclnnStatus CheckEmpty(const Call& call) {
+  return ForEachTensor(call, [&](const ParamSpec& p, const std::string& who, const TensorDesc& t) -> aclnnStatus {
+    if (p.empty != EmptyTensor::kForbidden || t.numel() != 0) return ACLNN_SUCCESS;
+    return call.Fail(ACLNN_ERR_PARAM_INVALID, who + ": empty tensors are not supported (shape " + ShapeText(t.view) + ")");
+  });
+}
+
+aclnnStatus CheckShapeRelations(const Call& call) {
+  const ApiSpec& spec = call.spec;
+  for (int i = 0; i < spec.param_count; ++i) {
+    const ParamSpec& p = spec.params[i];
+    const std::vector<int64_t>* shape = ShapeOf(call, i);
+    if (!shape) continue;
+    for (int other : Members(p.same_shape, spec.param_count)) {
+      const std::vector<int64_t>* o = ShapeOf(call, other);
+      if (o && *o != *shape) {
+        return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": shape " + ShapeText(*shape) + " differs from " +
+                                                      spec.params[other].name + "'s shape " + ShapeText(*o) +
+                                                      " (they must be the same)");
+      }
+    }
+    const std::vector<int> related = Members(p.broadcast, spec.param_count);
+    if (related.empty()) continue;
+    // Outputs must be the broadcast shape of their related inputs; an input must broadcast with
+    // its related inputs, and to its related outputs.
+    std::vector<const std::vector<int64_t>*> inputs;
+    std::vector<int> input_names;
+    if (IsInput(p)) {
+      inputs.push_back(shape);
+      input_names.push_back(i);
+    }
+    for (int other : related) {
+      const std::vector<int64_t>* o = ShapeOf(call, other);
+      if (o && IsInput(spec.params[other])) {
+        inputs.push_back(o);
+        input_names.push_back(other);
+      }
+    }
+    std::vector<int64_t> broadcast;
+    if (!BroadcastShapes(inputs, &broadcast)) {
+      std::string shapes;
+      for (size_t k = 0; k < inputs.size(); ++k) shapes += (k ? ", " : "") + ShapeText(*inputs[k]);
+      return call.Fail(ACLNN_ERR_PARAM_INVALID, "the shapes of " + NameList(spec, input_names) + " (" + shapes +
+                                                    ") do not broadcast (broadcast关系)");
+    }
+    if (IsOutput(p) && !inputs.empty() && broadcast != *shape) {
+      return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": shape " + ShapeText(*shape) +
+                                                    " is not the broadcast shape " + ShapeText(broadcast) + " of " +
+                                                    NameList(spec, input_names) + " (broadcast关系)");
+    }
+    if (IsInput(p)) {
+      for (int other : related) {
+        const std::vector<int64_t>* o = ShapeOf(call, other);
+        if (!o || IsInput(spec.params[other])) continue;
+        std::vector<int64_t> joint;
+        if (!BroadcastShapes({&broadcast, o}, &joint) || joint != *o) {
+          return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": shape " + ShapeText(*shape) +
+                                                        " does not broadcast to " + spec.params[other].name +
+                                                        "'s shape " + ShapeText(*o) + " (broadcast关系)");
+        }
+      }
+    }
+  }
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus CheckDTypeRelations(const Call& call) {
+  const ApiSpec& spec = call.spec;
+  for (int i = 0; i < spec.param_count; ++i) {
+    const ParamSpec& p = spec.params[i];
+    aclDataType dtype;
+    if (!DTypeOf(call, i, &dtype)) continue;
+    for (int other : Members(p.same_dtype, spec.param_count)) {
+      aclDataType o;
+      if (DTypeOf(call, other, &o) && o != dtype) {
+        return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": dtype " + DTypeName(dtype) + " differs from " +
+                                                      spec.params[other].name + "'s dtype " + DTypeName(o) +
+                                                      " (they must be the same)");
+      }
+    }
+    aclDataType promoted = dtype;
+    for (int other : Members(p.promote, spec.param_count)) {
+      aclDataType o;
+      if (!DTypeOf(call, other, &o)) continue;
+      if (!PromoteTypes(promoted, o, &promoted)) {
+        return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": dtype " + DTypeName(dtype) + " and " +
+                                                      spec.params[other].name + "'s dtype " + DTypeName(o) +
+                                                      " have no promoted dtype (互推导关系)");
+      }
+    }
+    const std::vector<int> sources = Members(p.cast_from, spec.param_count);
+    bool have = false;
+    std::vector<int> named;
+    for (int other : sources) {
+      aclDataType o;
+      if (!DTypeOf(call, other, &o)) continue;
+      named.push_back(other);
+      if (!have) {
+        promoted = o;
+        have = true;
+      } else if (!PromoteTypes(promoted, o, &promoted)) {
+        return call.Fail(ACLNN_ERR_PARAM_INVALID, "the dtypes of " + NameList(spec, named) +
+                                                      " have no promoted dtype (互推导关系)");
+      }
+    }
+    if (have && !CanCast(promoted, dtype)) {
+      return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": dtype " + DTypeName(dtype) +
+                                                    " is not castable from the promoted dtype " + DTypeName(promoted) +
+                                                    " of " + NameList(spec, named) + " (互转换关系)");
+    }
+  }
+  return ACLNN_SUCCESS;
+}
+
+// --- the kernel ---------------------------------------------------------------------------------
+
+// The compute type for the promoted input dtype, or false when the engine cannot compute it.
+bool ChooseComputeType(aclDataType promoted, IntegerMath math, ComputeType* type) {
+  switch (promoted) {
+    case ACL_FLOAT: case ACL_FLOAT16: case ACL_BF16: *type = ComputeType::kFloat32; return true;
+    case ACL_DOUBLE: *type = ComputeType::kFloat64; return true;
+    case ACL_BOOL: case ACL_INT8: case ACL_UINT8: case ACL_INT16:
+      *type = math == IntegerMath::kExact ? ComputeType::kInt64 : ComputeType::kFloat32;
+      return true;
+    case ACL_INT32: case ACL_INT64: case ACL_UINT16: case ACL_UINT32: case ACL_UINT64:
+      *type = math == IntegerMath::kExact ? ComputeType::kInt64 : ComputeType::kFloat64;
+      return true;
+    default: return false;
+  }
+}
+
+const char* ComputeTypeName(ComputeType type) {
+  switch (type) {
+    case ComputeType::kFloat32: return "float";
+    case ComputeType::kFloat64: return "double";
+    case ComputeType::kInt64: return "int64";
+  }
+  return "?";
+}
+
+// The view's elements as an engine operand, with the strides of `out_rank` output dimensions
+// (leading dimensions added, broadcast dimensions given stride 0).
+Operand MakeOperand(const TensorDesc& t, size_t out_rank) {
+  Operand operand;
+  const uintptr_t first = reinterpret_cast<uintptr_t>(t.data) +
+                          static_cast<uintptr_t>(t.offset) * static_cast<uintptr_t>(DTypeSize(t.dtype));
+  operand.first = reinterpret_cast<char*>(first);
+  operand.dtype = t.dtype;
+  operand.strides.assign(out_rank, 0);
+  const size_t lead = out_rank - t.view.size();
+  for (size_t d = 0; d < t.view.size(); ++d) operand.strides[lead + d] = t.view[d] == 1 ? 0 : t.strides[d];
+  return operand;
+}
+
+// Phase 1's last step: what the executor will run. Statuses other than success are phase-1
+// rejections; a kernel that cannot compute these arguments yields a NotSimulatedWork instead.
+aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, uint64_t* workspace) {
+  const ApiSpec& spec = call.spec;
+  *workspace = 0;
+  auto not_simulated = [&](const std::string& why) {
+    *work = std::make_unique<NotSimulatedWork>(spec.name, why);
+    return ACLNN_SUCCESS;
+  };
+  if (!spec.kernel) return not_simulated(spec.not_simulated ? spec.not_simulated : "");
+  const KernelSpec& kernel = *spec.kernel;
+  const int out_index = kernel.output;
+  if (!call.params[out_index].present) return not_simulated(std::string("when ") + spec.params[out_index].name + " is absent");
+  const std::vector<int> inputs = Members(kernel.inputs, spec.param_count);
+  for (int i : inputs) {
+    if (!call.params[i].present) return not_simulated(std::string("when ") + spec.params[i].name + " is absent");
+  }
+
+  // The elementwise kernel's own precondition: the output is the broadcast shape of the inputs.
+  const TensorDesc& out = call.params[out_index].tensor;
+  std::vector<const std::vector<int64_t>*> shapes;
+  for (int i : inputs) shapes.push_back(&call.params[i].tensor.view);
+  std::vector<int64_t> broadcast;
+  if (!BroadcastShapes(shapes, &broadcast)) {
+    return call.Fail(ACLNN_ERR_PARAM_INVALID, "the shapes of " + NameList(spec, inputs) + " do not broadcast");
+  }
+  if (!inputs.empty() && broadcast != out.view) {
+    return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[out_index].name) + ": shape " + ShapeText(out.view) +
+                                                  " is not the broadcast shape " + ShapeText(broadcast) + " of " +
+                                                  NameList(spec, inputs));
+  }
+
+  // The compute type: the inputs' promoted dtype; a floating scalar lifts integral inputs to
+  // FLOAT, as PyTorch's wrapped numbers do.
+  aclDataType promoted = inputs.empty() ? out.dtype : call.params[inputs[0]].tensor.dtype;
+  for (int i : inputs) {
+    if (!PromoteTypes(promoted, call.params[i].tensor.dtype, &promoted)) {
+      return not_simulated("for the dtypes of " + NameList(spec, inputs) + " (no promoted dtype)");
+    }
+  }
+  const DTypeInfo* info = FindDType(promoted);
+  if (info && (info->category == DTypeCategory::kBool || info->category == DTypeCategory::kSigned ||
+               info->category == DTypeCategory::kUnsigned)) {
+    for (int i = 0; i < spec.param_count; ++i) {
+      const Call::Param& p = call.params[i];
+      if (spec.params[i].kind == ParamKind::kScalar && p.present) {
+        const DTypeInfo* s = FindDType(p.scalar.dtype);
+        if (s && s->category == DTypeCategory::kFloating) promoted = ACL_FLOAT;
+      }
+    }
+  }
+  ComputeType type;
+  if (!ChooseComputeType(promoted, kernel.integer_math, &type)) {
+    return not_simulated(std::string("for dtype ") + DTypeName(promoted));
+  }
+  for (int i : inputs) {
+    if (!Convertible(call.params[i].tensor.dtype)) {
+      return not_simulated(std::string("for dtype ") + DTypeName(call.params[i].tensor.dtype) + " of " + spec.params[i].name);
+    }
+  }
+  if (!Convertible(out.dtype)) {
+    return not_simulated(std::string("for dtype ") + DTypeName(out.dtype) + " of " + spec.params[out_index].name);
+  }
+  BoundKernel bound = kernel.bind(type, call);
+  if (!bound.block) return not_simulated(std::string("in ") + ComputeTypeName(type) + " arithmetic");
+
+  auto elementwise = std::make_unique<ElementwiseWork>(spec.name, bound);
+  elementwise->type = type;
+  elementwise->shape = out.view;
+  elementwise->out = {spec.params[out_index].name, out, MakeOperand(out, out.view.size())};
+  for (int i : inputs) {
+    const TensorDesc& t = call.params[i].tensor;
+    elementwise->inputs.push_back({spec.params[i].name, t, MakeOperand(t, out.view.size())});
+  }
+  std::vector<Operand> operands;
+  for (const auto& input : elementwise->inputs) operands.push_back(input.operand);
+  if (out.numel() > 0 && !IsDirect(out.view, elementwise->out.operand, operands, type)) *workspace = kConversionWorkspace;
+  *work = std::move(elementwise);
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace
+
+aclnnStatus Call::Fail(aclnnStatus status, const std::string& message) const {
+  return aclsim::Fail(status, std::string(spec.name) + ": " + message);
+}
+
+aclnnStatus Call::Resolve() {
+  for (int i = 0; i < spec.param_count; ++i) {
+    const ParamSpec& p = spec.params[i];
+    Param& value = params[i];
+    const void* pointer = args[i].pointer;
+    value.present = !IsPointer(p.kind) || pointer != nullptr;
+    if (!pointer) continue;
+    bool ok = true;
+    switch (p.kind) {
+      case ParamKind::kTensor:
+        ok = GetTensor(static_cast<const aclTensor*>(pointer), &value.tensor);
+        if (ok) value.info = TensorInfo{value.tensor.view.data(), static_cast<int64_t>(value.tensor.view.size()), value.tensor.dtype, true};
+        break;
+      case ParamKind::kScalar:
+        ok = GetScalar(static_cast<const aclScalar*>(pointer), &value.scalar);
+        if (ok) {
+          value.scalar_double = value.scalar.AsDouble();
+          value.scalar_int = value.scalar.AsInt();
+        }
+        break;
+      case ParamKind::kIntArray: ok = GetIntArray(static_cast<const aclIntArray*>(pointer), &value.ints); break;
+      case ParamKind::kFloatArray: ok = GetFloatArray(static_cast<const aclFloatArray*>(pointer), &value.floats); break;
+      case ParamKind::kBoolArray: {
+        std::vector<bool> bools;
+        ok = GetBoolArray(static_cast<const aclBoolArray*>(pointer), &bools);
+        value.bool_count = static_cast<int64_t>(bools.size());
+        value.bools.reset(new bool[bools.size() + 1]);
+        for (size_t k = 0; k < bools.size(); ++k) value.bools[k] = bools[k];
+        break;
+      }
+      case ParamKind::kTensorList: {
+        std::vector<const aclTensor*> items;
+        ok = GetTensorList(static_cast<const aclTensorList*>(pointer), &items);
+        value.tensors.resize(items.size());
+        value.tensor_infos.resize(items.size());
+        for (size_t k = 0; ok && k < items.size(); ++k) {
+          if (!items[k]) continue;
+          ok = GetTensor(items[k], &value.tensors[k]);
+        }
+        for (size_t k = 0; ok && k < items.size(); ++k) {
+          const TensorDesc& t = value.tensors[k];
+          value.tensor_infos[k] = TensorInfo{t.view.data(), static_cast<int64_t>(t.view.size()), t.dtype, items[k] != nullptr};
+        }
+        break;
+      }
+      case ParamKind::kScalarList: {
+        std::vector<const aclScalar*> items;
+        ok = GetScalarList(static_cast<const aclScalarList*>(pointer), &items);
+        value.scalars.resize(items.size());
+        value.scalar_doubles.assign(items.size(), std::numeric_limits<double>::quiet_NaN());
+        for (size_t k = 0; ok && k < items.size(); ++k) {
+          if (!items[k]) continue;
+          ok = GetScalar(items[k], &value.scalars[k]);
+          if (ok) value.scalar_doubles[k] = value.scalars[k].AsDouble();
+        }
+        break;
+      }
+      default: break;  // strings are read where used
+    }
+    if (!ok) return Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + " is not a live " + KindName(p.kind));
+  }
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus GetWorkspaceSize(const ApiSpec& spec, const Arg* args, uint64_t* workspaceSize, aclOpExecutor** executor) {
+  Soc soc;
+  if (!SimulatedSoc(&soc)) return Fail(ACLNN_ERR_RUNTIME_ERROR, std::string(spec.name) + ": " + aclGetRecentErrMsg());
+  if (aclnnStatus s = CheckChip(spec, soc)) return s;
+  if (aclnnStatus s = CheckNulls(spec, args, workspaceSize, executor)) return s;
+  *executor = nullptr;
+  *workspaceSize = 0;
+  Call call(spec, args, soc);
+  if (aclnnStatus s = call.Resolve()) return s;
+  if (aclnnStatus s = CheckDTypesAndFormats(call)) return s;
+  if (aclnnStatus s = CheckRanks(call)) return s;
+  if (aclnnStatus s = CheckEmpty(call)) return s;
+  if (aclnnStatus s = CheckShapeRelations(call)) return s;
+  if (aclnnStatus s = CheckDTypeRelations(call)) return s;
+  if (spec.checks) {
+    if (aclnnStatus s = spec.checks(call)) return s;
+  }
+  std::unique_ptr<ExecutorWork> work;
+  uint64_t workspace = 0;
+  if (aclnnStatus s = PlanKernel(call, &work, &workspace)) return s;
+  *executor = CreateExecutor(spec.name, workspace, std::move(work));
+  *workspaceSize = workspace;
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus Reject(const Call& call, aclnnStatus status, const char* message) { return call.Fail(status, message); }
+
+// --- accessors for the generated value checks and kernels ---------------------------------------
+
+const TensorInfo& CallTensor(const Call& call, int index) { return call.params[index].info; }
+double CallScalar(const Call& call, int index) { return call.params[index].scalar_double; }
+int64_t CallScalarInt(const Call& call, int index) { return call.params[index].scalar_int; }
+bool CallBool(const Call& call, int index) { return call.args[index].integer != 0; }
+int64_t CallInt(const Call& call, int index) { return call.args[index].integer; }
+double CallFloat(const Call& call, int index) { return call.args[index].real; }
+aclDataType CallDType(const Call& call, int index) { return static_cast<aclDataType>(call.args[index].integer); }
+
+const char* CallString(const Call& call, int index) {
+  const char* text = static_cast<const char*>(call.args[index].pointer);
+  return text ? text : "";
+}
+
+IntArrayInfo CallIntArray(const Call& call, int index) {
+  const Call::Param& p = call.params[index];
+  return IntArrayInfo{p.ints.data(), static_cast<int64_t>(p.ints.size()), p.present};
+}
+
+FloatArrayInfo CallFloatArray(const Call& call, int index) {
+  const Call::Param& p = call.params[index];
+  return FloatArrayInfo{p.floats.data(), static_cast<int64_t>(p.floats.size()), p.present};
+}
+
+BoolArrayInfo CallBoolArray(const Call& call, int index) {
+  const Call::Param& p = call.params[index];
+  return BoolArrayInfo{p.bools.get(), p.bool_count, p.present};
+}
+
+TensorListInfo CallTensorList(const Call& call, int index) {
+  const Call::Param& p = call.params[index];
+  return TensorListInfo{p.tensor_infos.data(), static_cast<int64_t>(p.tensor_infos.size()), p.present};
+}
+
+ScalarListInfo CallScalarList(const Call& call, int index) {
+  const Call::Param& p = call.params[index];
+  return ScalarListInfo{p.scalar_doubles.data(), static_cast<int64_t>(p.scalar_doubles.size()), p.present};
+}
+
+}  // namespace aclsim

@@ -1,0 +1,134 @@
+#include "opapi/thread_pool.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace aclsim {
+namespace {
+
+constexpr int kMaxThreads = 16;
+
+int ConfiguredThreads() {
+  if (const char* value = std::getenv("ACLNN_SIM_THREADS")) {
+    char* end = nullptr;
+    const long parsed = std::strtol(value, &end, 10);
+    if (*value && *end == '\0' && parsed >= 1) return static_cast<int>(std::min<long>(parsed, 256));
+  }
+  const unsigned hardware = std::thread::hardware_concurrency();
+  return static_cast<int>(std::clamp<unsigned>(hardware, 1, kMaxThreads));
+}
+
+class Pool {
+ public:
+  explicit Pool(int threads) {
+    for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { Work(); });
+  }
+
+  // Never destroyed (see Instance): joining at exit would race with kernels still running in
+  // other threads' static destructors; the OS reclaims the threads.
+
+  int size() const { return static_cast<int>(workers_.size()) + 1; }
+
+  bool TryRun(int64_t tasks, const std::function<void(int64_t)>& fn) {
+    std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
+    if (!busy.owns_lock()) return false;
+    Job job{&fn, tasks};
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      job_ = &job;
+      ++generation_;
+    }
+    wake_.notify_all();
+    Drain();
+    std::unique_lock<std::mutex> lock(mutex_);
+    // Every thread that joined the job has left it: none can touch `job` after this.
+    done_.wait(lock, [&] { return job.active == 0 && job.next.load() >= tasks; });
+    job_ = nullptr;
+    return true;
+  }
+
+ private:
+  struct Job {
+    const std::function<void(int64_t)>* fn;
+    int64_t tasks;
+    std::atomic<int64_t> next{0};
+    int active = 0;  // threads inside Drain for this job (guarded by mutex_)
+  };
+
+  void Work() {
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+      }
+      Drain();
+    }
+  }
+
+  // Joins the current job (if any) and takes tasks until none are left.
+  void Drain() {
+    Job* job;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      job = job_;
+      if (!job) return;
+      ++job->active;
+    }
+    for (int64_t task = job->next.fetch_add(1); task < job->tasks; task = job->next.fetch_add(1)) (*job->fn)(task);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (--job->active == 0) done_.notify_all();
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex busy_;  // one parallel region at a time
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  Job* job_ = nullptr;
+  uint64_t generation_ = 0;
+};
+
+std::mutex g_instance_mutex;
+Pool* g_pool = nullptr;
+
+void ForgetPoolInChild() {
+  // A forked child has none of the parent's worker threads: start afresh (the old pool's memory
+  // is abandoned, its locks may be held by threads that do not exist here).
+  new (&g_instance_mutex) std::mutex;
+  g_pool = nullptr;
+}
+
+Pool* Instance() {
+  static const bool registered = [] { return pthread_atfork(nullptr, nullptr, ForgetPoolInChild) == 0; }();
+  (void)registered;
+  std::lock_guard<std::mutex> lock(g_instance_mutex);
+  if (!g_pool) {
+    const int threads = ConfiguredThreads();
+    if (threads > 1) g_pool = new Pool(threads);
+  }
+  return g_pool;
+}
+
+}  // namespace
+
+int ParallelThreads() {
+  Pool* pool = Instance();
+  return pool ? pool->size() : 1;
+}
+
+void ParallelFor(int64_t tasks, const std::function<void(int64_t)>& fn) {
+  Pool* pool = tasks > 1 ? Instance() : nullptr;
+  if (pool && pool->TryRun(tasks, fn)) return;
+  for (int64_t task = 0; task < tasks; ++task) fn(task);
+}
+
+}  // namespace aclsim
