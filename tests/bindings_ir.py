@@ -71,15 +71,21 @@ def _backward(name: str, source: str, second: str, out: str) -> Page:
     return Page(source, PageKind.API_PAGE, title=name, products=PRODUCTS, apis=(api,))
 
 
+def _complete(page: Page) -> bool:
+    """Whether the parser recovered an API with typed tensors from the page."""
+    return bool(page.apis) and all(p.dtypes for a in page.apis for p in a.params if p.kind is ParamKind.TENSOR)
+
+
 def seed_pages() -> list[Page]:
-    """The parser's IR of the three seed pages when it recovers them; the hand-made IR otherwise."""
+    """Per seed page, the parser's IR when it recovers the page's API with typed tensors; the
+    hand-made IR otherwise."""
     from gen.parse import parse_file
 
     hand = [leaky_relu_backward(),
             _backward("aclnnHardsigmoidBackward", "op_docs/hardsigmoid_backward.md", "self", "out"),
             _backward("aclnnSeluBackward", "op_docs/selu_backward.md", "result", "gradInput")]
-    parsed = [parse_file(ROOT / p.source) for p in hand]
-    wanted = {p.apis[0].name for p in hand}
-    if {a.name for page in parsed for a in page.apis if a.params} >= wanted:
-        return parsed
-    return hand
+    pages = []
+    for page in hand:
+        parsed = parse_file(ROOT / page.source)
+        pages.append(parsed if _complete(parsed) else page)
+    return pages
