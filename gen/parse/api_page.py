@@ -8,17 +8,19 @@ the section's line and the page keeps everything the other steps recovered.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Callable, Optional, Sequence, TypeVar
 
-from gen.ir import API, Diagnostic, ErrorCase, Level, Page, PageKind, Param, ParamKind
+from gen.ir import API, Diagnostic, ErrorCase, Level, Page, PageKind, Param, ParamKind, RelationKind
 from gen.parse import prose, vocab
 from gen.parse.document import CODE, HEADING, ITEM, TABLE, TEXT, Block, Document, Section, block_text
 from gen.parse.entries import ParamEntry, entries_from_blocks, entries_from_table
 from gen.parse.errors import errors_in_blocks
 from gen.parse.params import ParamContext, build_param, note_socs, product_notes
 from gen.parse.products import find_products
-from gen.parse.prototypes import WORKSPACE_SUFFIX, CParam, Declaration, Pairing, find_declarations, pair_declarations
+from gen.parse.prototypes import (WORKSPACE_SUFFIX, CParam, Declaration, Pairing, find_declarations, normalise_type,
+                                  pair_declarations)
 
 T = TypeVar("T")
 
@@ -34,6 +36,7 @@ _STUB_TEXT = re.compile(r"正按全新接口模板整改|整改中|being\s+(?:up
 PARAM_UNDOCUMENTED = "param-undocumented"
 PARAM_NO_DTYPES = "param-no-dtypes"
 _INCLUDE = re.compile(r"#\s*include\s*[<\"](aclnnop/[^\">]+)[\">]")
+_API_TITLE = re.compile(r"^\s*aclnn[A-Za-z0-9_]+(?:\s*(?:&|、|和|,|/)\s*aclnn[A-Za-z0-9_]+)*\s*$")
 _BARE_DECL = re.compile(r"(?<![\w.>])(aclnn\w+)\s*\(")
 
 
@@ -135,8 +138,14 @@ def _diagnose_no_api(doc: Document, declarations: Sequence[Declaration], diags: 
         diags.append(Diagnostic(Level.ERROR, 1, "stub-page",
                                 "the page is a stub (no prototype, no parameters): it documents no API"))
     elif declarations:
-        diags.append(Diagnostic(Level.ERROR, declarations[0].line, "no-workspace-function",
-                                "the page declares functions but no ...GetWorkspaceSize function"))
+        names = ", ".join(d.name for d in declarations[:3])
+        diags.append(Diagnostic(Level.WARNING, declarations[0].line, "single-phase-api",
+                                f"the page declares {names} but no ...GetWorkspaceSize function: a single-phase "
+                                f"utility, not a two-phase operator API; no API is recorded"))
+    elif not _API_TITLE.match(doc.title):
+        diags.append(Diagnostic(Level.WARNING, 1, "not-an-api-page",
+                                f"the page ({doc.title!r}) declares no aclnn function and is not titled by one: "
+                                f"a reference page, not an API page"))
     else:
         diags.append(Diagnostic(Level.ERROR, 1, "no-prototype", "the page declares no aclnn function"))
 
@@ -172,10 +181,13 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
 
     ctx = ParamContext(api_params=names, section_notes=notes)
     params: list[Param] = []
-    for cparam in cparams:
-        entry = _match_entry(cparam.name, entries, diags)
+    matched: list[Optional[ParamEntry]] = [_match_entry(c.name, entries, diags) for c in cparams]
+    _pair_leftovers(cparams, matched, entries, diags)
+    for cparam, entry in zip(cparams, matched):
         params.append(build_param(cparam, entry, ctx, diags, pair.workspace.line))
-        _diagnose_coverage(pair.api, params[-1], entry, diags, pair.workspace.line)
+    params = resolve_references(params, matched, diags)
+    for param, entry in zip(params, matched):
+        _diagnose_coverage(pair.api, param, entry, diags, pair.workspace.line)
 
     errors = guarded(diags, section.line if section else 1, f"the errors of {pair.api}",
                      lambda: _errors(doc, sections, section, scope, names, pairs, diags), [])
@@ -290,6 +302,109 @@ def _match_entry(name: str, entries: dict[str, ParamEntry], diags: list[Diagnost
     return None
 
 
+_RESERVED = re.compile(r"预留|保留参数|(?:需要|需|必须|只能|仅支持|固定|即可)\s*传入\s*(?:空指针|nullptr)|仅支持传入空指针|"
+                       r"\breserved\b|must\s+be\s+(?:set\s+to\s+)?(?:nullptr|null)|\bpass\s+(?:a\s+)?(?:nullptr|null)",
+                       re.I)
+
+
+def _reserved(entry: ParamEntry) -> bool:
+    """A reserved parameter ("预留参数，当前版本不支持，需要传入nullptr") has no dtypes to state."""
+    return bool(_RESERVED.search(entry.prose))
+
+
+_SAME_AS = re.compile(r"一致|相同|同|same|identical|consistent|follows?", re.I)
+
+
+def resolve_references(params: list[Param], entries: Sequence[Optional[ParamEntry]],
+                       diags: list[Diagnostic]) -> list[Param]:
+    """Dtypes and ranks stated by reference: a 数据类型 cell "与“varRef”参数一致" / "同self",
+    or prose "数据类型必须和gradOut一致" with no list of its own, take the other parameter's."""
+    by_name = {p.name: i for i, p in enumerate(params)}
+    names = list(by_name)
+    for _ in range(3):  # references may chain (c like b, b like a)
+        changed = False
+        for i, (param, entry) in enumerate(zip(params, entries)):
+            if entry is None:
+                continue
+            updates: dict = {}
+            if not param.dtypes and param.kind in vocab.DTYPED_KINDS:
+                source, stated = _dtype_source(param, entry, names)
+                if source is not None and params[by_name[source]].dtypes:
+                    other = params[by_name[source]]
+                    updates.update(dtypes=other.dtypes, dtypes_by_product=other.dtypes_by_product)
+                    if stated:
+                        diags.append(Diagnostic(Level.INFO, entry.line, "dtypes-by-reference",
+                                                f"{param.name}: dtypes are {source}'s, as the page states"))
+                    else:
+                        diags.append(Diagnostic(
+                            Level.INFO, entry.line, "dtypes-by-relation",
+                            f"{param.name}: no list of its own; the page relates its dtype to {source}'s "
+                            f"(castable or promotable), so {source}'s dtypes are recorded as the ones surely accepted"))
+            if param.rank is None and entry.rank and param.kind in (ParamKind.TENSOR, ParamKind.TENSOR_LIST):
+                source = _reference(entry.rank, param.name, names)
+                if source is not None and params[by_name[source]].rank is not None:
+                    updates.update(rank=params[by_name[source]].rank)
+            if updates:
+                params[i] = dataclasses.replace(param, **updates)
+                changed = True
+        if not changed:
+            break
+    return params
+
+
+_CASTABLE_TO_PARAM = re.compile(r"(?:可转换(?:成|为)|可以转换(?:成|为)|convertible\s+to|converted\s+to)\s*`?(\w+)`?\s*(?:的|'s|\s)",
+                                re.I)
+
+
+def _dtype_source(param: Param, entry: ParamEntry, names: Sequence[str]) -> tuple[Optional[str], bool]:
+    """The parameter whose dtypes this one takes: (name, whether the page states equality)."""
+    if entry.dtypes:
+        source = _reference(entry.dtypes, param.name, names)
+        if source is not None:
+            return source, True
+    same = param.related(RelationKind.SAME_DTYPE)
+    if same:
+        return same[0], True
+    # Weaker statements: "castable to self's dtype", "promotable with self": the other's own
+    # dtypes always qualify (a dtype casts to and promotes with itself).
+    castable = _CASTABLE_TO_PARAM.search(entry.prose)
+    if castable and castable.group(1) in names and castable.group(1) != param.name:
+        return castable.group(1), False
+    for kind in (RelationKind.CAST_FROM, RelationKind.PROMOTE):
+        related = param.related(kind)
+        if related:
+            return related[0], False
+    return None, False
+
+
+def _reference(cell: str, own: str, names: Sequence[str]) -> Optional[str]:
+    if not _SAME_AS.search(cell) or prose.dtype_cell(cell)[0].dtypes:
+        return None
+    named = [n for n in prose.names_in(cell, names) if n != own]
+    return named[0] if named else None
+
+
+_SECOND_PHASE = frozenset({"workspace", "workspaceSize", "executor", "stream"})
+
+
+def _pair_leftovers(cparams: Sequence[CParam], matched: list[Optional[ParamEntry]],
+                    entries: dict[str, ParamEntry], diags: list[Diagnostic]) -> None:
+    """One prototype parameter and one table row left over, of the same type: the page names the
+    parameter differently in the two places (a typo, or a renamed parameter); they are paired."""
+    missing = [i for i, e in enumerate(matched) if e is None]
+    used = {id(e) for e in matched if e is not None}
+    spare = [e for e in entries.values() if id(e) not in used and e.name not in _SECOND_PHASE]
+    if len(missing) != 1 or len(spare) != 1:
+        return
+    cparam, entry = cparams[missing[0]], spare[0]
+    if entry.c_type and vocab.kind_of(normalise_type(entry.c_type)) not in (None, vocab.kind_of(cparam.c_type)):
+        return
+    matched[missing[0]] = entry
+    diags.append(Diagnostic(Level.WARNING, entry.line, "param-name-mismatch",
+                            f"the page documents {entry.name!r} where the prototype declares {cparam.name!r}; "
+                            f"they are read as the same parameter"))
+
+
 def _diagnose_coverage(api: str, param: Param, entry: Optional[ParamEntry], diags: list[Diagnostic],
                        line: int) -> None:
     """The two gaps that make a parameter unusable for generation; messages start with
@@ -297,7 +412,7 @@ def _diagnose_coverage(api: str, param: Param, entry: Optional[ParamEntry], diag
     if entry is None:
         diags.append(Diagnostic(Level.WARNING, line, PARAM_UNDOCUMENTED,
                                 f"{api}.{param.name}: the prototype declares it but no table row or bullet documents it"))
-    elif param.kind in vocab.DTYPED_KINDS and not param.dtypes:
+    elif param.kind in vocab.DTYPED_KINDS and not param.dtypes and not _reserved(entry):
         diags.append(Diagnostic(Level.WARNING, entry.line, PARAM_NO_DTYPES,
                                 f"{api}.{param.name}: its row states no data type"))
 
@@ -368,8 +483,6 @@ def _example(sections: Sequence[Section], workspace_fn: str, api: str) -> tuple[
 
 
 def _with_example_call(api: API, diags: list[Diagnostic]) -> API:
-    import dataclasses
-
     from gen.parse.example_call import extract_example_call
 
     try:

@@ -18,13 +18,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
-from gen.ir import Level, Page
+from gen.ir import Page
 from gen.parse.api_page import PARAM_NO_DTYPES, PARAM_UNDOCUMENTED
 
 # Page-level reasons a page gives no API, by diagnostic code.
-_PAGE_REASONS = ("stub-page", "no-prototype", "no-workspace-function", "parser-failure")
-# Pages excluded from the "without stubs" figure, and why.
-EXCLUDED_CODES = {"stub-page": "stub pages (no prototype, no parameters: nothing to parse)"}
+_PAGE_REASONS = ("stub-page", "not-an-api-page", "single-phase-api", "no-prototype", "parser-failure")
+# Pages left out of the second figure, and why: they document no two-phase operator API.
+EXCLUDED_CODES = {
+    "stub-page": "stub pages (no prototype, no parameters)",
+    "not-an-api-page": "reference pages named aclnn* (the return-code tables)",
+    "single-phase-api": "single-phase utilities without a GetWorkspaceSize function",
+}
 
 
 @dataclass
@@ -139,7 +143,7 @@ def page_result(page: Page, seconds: float = 0.0) -> PageResult:
             reasons.append("no-params")
         else:
             matched += 1
-    page_codes = [d.code for d in page.diagnostics if d.level is Level.ERROR and d.code in _PAGE_REASONS]
+    page_codes = [d.code for d in page.diagnostics if d.code in _PAGE_REASONS]
     if not page.apis:
         reasons = page_codes[:1] or ["no-api"]
     excluded = next((c for c in page_codes if c in EXCLUDED_CODES), None) if not page.apis else None

@@ -17,6 +17,10 @@ from gen.parse.entries import ParamEntry
 from gen.parse.prototypes import CParam
 from gen.parse.tables import cell_is_empty
 
+_ARRAY_ELEMENT = {ParamKind.INT_ARRAY: DType.INT64, ParamKind.FLOAT_ARRAY: DType.FLOAT,
+                  ParamKind.BOOL_ARRAY: DType.BOOL}
+_CASTABLE_TO = re.compile(r"(?:可转换(?:为|成)|可以转换(?:为|成)|convertible\s+to|can\s+be\s+(?:converted|cast)\s+to)\s*"
+                          r"`?((?:DT_|ACL_)?[A-Z][A-Z0-9_]*)`?\s*(?:的|\(|（|\.|。|$|\s)", re.I)
 _SOC_ORDER = {soc: i for i, soc in enumerate(Soc)}
 _OPTIONAL_WORDS = re.compile(r"可选|可为空|可以为空|可以传入空指针|可传入空指针|支持传入空指针|允许为空|传入nullptr|"
                              r"\boptional\b|can\s+be\s+(?:null|nullptr|empty\s+pointer)|may\s+be\s+null", re.I)
@@ -66,7 +70,7 @@ def build_param(cparam: CParam, entry: Optional[ParamEntry], ctx: ParamContext,
         noncontiguous = prose.noncontiguous_in(text)
     empty = prose.empty_tensor_in(text) if kind in (ParamKind.TENSOR, ParamKind.TENSOR_LIST, None) else None
 
-    rels = relations.relations_in(text, cparam.name, ctx.api_params)
+    rels = relations.relations_in("\n".join([text] + [t for _, t in entry.notes]), cparam.name, ctx.api_params)
     return Param(name=cparam.name, c_type=cparam.c_type, kind=kind, direction=direction, optional=optional,
                  dtypes=dtypes, dtypes_by_product=by_product, formats=formats, rank=rank,
                  noncontiguous=noncontiguous, empty_tensor=empty, description=description, usage=usage,
@@ -148,6 +152,19 @@ def _dtypes(name: str, kind: Optional[ParamKind], entry: ParamEntry, ctx: ParamC
             current = per_product.get(soc, list(base))
             per_product[soc] = _apply(note, current)
 
+    if not base and not per_product:
+        castable = _CASTABLE_TO.search(entry.prose)
+        target = vocab.dtype_of(castable.group(1)) if castable else None
+        if target is not None:
+            # "数据类型需要是可转换为FLOAT的数据类型": any dtype castable to FLOAT; FLOAT itself is
+            # the one the page guarantees.
+            base = [target]
+            diags.append(Diagnostic(Level.INFO, entry.line, "dtypes-castable",
+                                    f"{name}: the page accepts any dtype castable to {target.value}; "
+                                    f"{target.value} is recorded"))
+    if not base and not per_product and kind in _ARRAY_ELEMENT:
+        # The C type fixes an array's element type (aclIntArray holds int64_t, ...).
+        base = [_ARRAY_ELEMENT[kind]]
     if not base and per_product:
         preferred = Soc.ASCEND910B if Soc.ASCEND910B in per_product else next(iter(per_product))
         base = list(per_product[preferred])

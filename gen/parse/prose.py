@@ -25,10 +25,12 @@ DTYPE_LIST = re.compile(rf"{_WORD}{_QUALIFIER}(?:{_SEP}{_WORD}{_QUALIFIER})*")
 _DTYPE_TRIGGER = re.compile(
     r"(?:数据类型(?:仅|只|均|需要|必须)?(?:支持|为|是|可以是|可为|包括|取值为)[：:]?|支持(?:的)?数据类型(?:为|是|包括|有)?[：:]?|"
     r"数据类型[：:]|"
-    r"\b(?:data\s*types?|dtypes?)\s*(?:can\s+be|must\s+be|should\s+be|is|are|supported\s+(?:is|are|include)|"
+    r"\b(?:data\s*types?|dtypes?)\s*(?:(?:can|must|should)\s+(?:only\s+)?be|only\s+supports?|is|are|supported\s+(?:is|are|include)|"
     r"supports?|includes?|:)\s*(?:one\s+of\s*)?:?|"
     r"\bsupports?\s+(?:the\s+following\s+)?data\s*types?\s*(?:of|:)?|"
-    r"\bsupported\s+data\s*types?\s*(?:is|are|include)?\s*:?)\s*",
+    r"\bsupported\s+data\s*types?\s*(?:is|are|include)?\s*:?|"
+    # "支持 FLOAT、FLOAT16", "Supports ACL_FLOAT, ACL_BF16": a bare "supports" directly before a dtype.
+    r"(?:支持|\bsupports?)\s*(?=(?:DT_|ACL_)?(?:FLOAT|BFLOAT|BF16|INT|UINT|DOUBLE|BOOL|COMPLEX|HIFLOAT|FP\d)))\s*",
     re.I)
 _ONLY_QUALIFIER = re.compile(r"^[（(]\s*(?:仅|只|only\s+(?:supported\s+(?:by|on)|for|on)?)(.*?)(?:支持|supports?|supported)?\s*[)）]$",
                              re.I | re.S)
@@ -173,6 +175,13 @@ def note_statements(socs: tuple[Soc, ...], text: str, line: int, param_names: Se
                 scope = names_in(before, param_names) or named
                 notes.append(DTypeNote(socs, op, listed.dtypes, scope, line))
             continue
+        bare = DTYPE_LIST.match(sentence.strip())
+        if bare and not _REMOVE_TRIGGER.search(sentence) and not _ADD_TRIGGER.search(sentence):
+            # "<term>Atlas ...</term>: FLOAT, FLOAT16, or BFLOAT16." - a product's list, no verb.
+            listed = parse_dtype_list(bare.group(0))
+            if listed.dtypes and len(bare.group(0)) >= 0.6 * len(sentence.strip().rstrip("。.")):
+                notes.append(DTypeNote(socs, SET, listed.dtypes, named, line))
+                continue
         for trigger, op in ((_ADD_TRIGGER, ADD), (_REMOVE_TRIGGER, REMOVE)):
             match = trigger.search(sentence)
             if not match:

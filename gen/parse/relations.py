@@ -18,7 +18,7 @@ _CAST = re.compile(r"推导(?:之后|后)?(?:的数据类型)?可转换|可转�
                    r"can\s+be\s+converted|castable|convertible", re.I)
 _PROMOTE = re.compile(r"推导规则|互推导|推导关系|类型推导|type\s+promotion|deduction|promot", re.I)
 _BROADCAST = re.compile(r"broadcast", re.I)
-_SAME = re.compile(r"一致|相同|same\s+as|the\s+same|consistent\s+with|identical|equal\s+to", re.I)
+_SAME = re.compile(r"一致|相同|(?:数据类型|dtype|shape)\s*(?:与|和)?同(?!时|样|步)|same\s+as|the\s+same|consistent\s+with|identical|equal\s+to", re.I)
 _NEGATED = re.compile(r"不一致|不相同|不同|not\s+the\s+same|inconsistent|different", re.I)
 _DTYPE_WORD = re.compile(r"数据类型|data\s*types?|dtype", re.I)
 _SHAPE_WORD = re.compile(r"shape|形状|维度", re.I)

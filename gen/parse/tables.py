@@ -26,6 +26,7 @@ _TABLE_TAG = re.compile(r"<(/?)table\b[^>]*>", re.I)
 _MD_LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]*)(?:\s+\"[^\"]*\")?\)")
 _BLOCK_TAGS = frozenset({"p", "div", "ul", "ol", "li", "tr", "table", "pre", "h1", "h2", "h3", "h4", "h5", "h6",
                          "dl", "dt", "dd"})
+_FOOTNOTE = re.compile(r"^\s*[\d*†‡,，\s]+\s*$")
 _SKIP_TAGS = frozenset({"script", "style", "colgroup", "col"})
 
 
@@ -47,6 +48,11 @@ def find_html_tables(text: str, exclude: Iterable[tuple[int, int]] = ()) -> list
         if not closing:
             if depth == 0:
                 start = pos
+            elif depth == 1 and not re.search(r"<t[rdh]\b", text[start:pos], re.I):
+                # "<table ...><colgroup>...</colgroup><table><thead>": a table opened twice
+                # before any row; the second tag restarts it.
+                start = pos
+                continue
             depth += 1
         elif depth > 0:
             depth -= 1
@@ -73,17 +79,21 @@ def parse_html_table(markup: str, line: int = 1) -> Table:
 
 
 def table_from_element(table: lxml.html.HtmlElement, line: int = 1) -> Table:
-    """A parsed `<table>` element into a Table; element lines are offset by `line` - 1."""
+    """A parsed `<table>` element into a Table; element lines are offset by `line` - 1.
+
+    The header is the last row of `<thead>`, else the first row (pages misspell `<thead>` as
+    `<thread>` or leave it out).
+    """
     repairs: list[tuple[int, str, str]] = []
     groups: list[tuple[str, list[tuple[int, list[lxml.html.HtmlElement]]]]] = []
     _collect_rows(table, "body", groups, repairs, line)
 
-    header: tuple[str, ...] = ()
     rows: list[Row] = []
     head_rows: list[Row] = []
     for kind, raw_rows in groups:
         expanded = _expand_spans(raw_rows, repairs)
         (head_rows if kind == "head" else rows).extend(expanded)
+    header: tuple[str, ...] = ()
     if head_rows:
         header = head_rows[-1].texts
     elif rows:
@@ -108,12 +118,7 @@ def _collect_rows(element, kind: str, groups, repairs, line: int) -> None:
 
     for child in element:
         tag = child.tag if isinstance(child.tag, str) else ""
-        if tag in ("thead", "tbody", "tfoot"):
-            flush_orphans()
-            _collect_rows(child, "head" if tag == "thead" else "body", groups, repairs, line)
-            current = []
-            groups.append((kind, current))
-        elif tag == "tr":
+        if tag == "tr":
             flush_orphans()
             cells = [c for c in child if isinstance(c.tag, str) and c.tag in ("td", "th")]
             if not cells:
@@ -123,6 +128,13 @@ def _collect_rows(element, kind: str, groups, repairs, line: int) -> None:
             current.append((_line(child, line), cells))
         elif tag in ("td", "th"):
             orphan.append(child)
+        elif tag in ("thead", "tbody", "tfoot") or (tag not in ("table", "colgroup", "col", "caption")
+                                                     and tag and len(child)):
+            # A row group, or an unknown element holding rows (`<thread>`).
+            flush_orphans()
+            _collect_rows(child, "head" if tag == "thead" else "body", groups, repairs, line)
+            current = []
+            groups.append((kind, current))
     flush_orphans()
 
 
@@ -198,6 +210,8 @@ def _element_text(element, parts: list[str], links: list, top: bool = False) -> 
     if tag == "br":
         parts.append("\n")
         return
+    if tag == "sup" and _FOOTNOTE.match(element.text_content()):
+        return  # a footnote mark ("FLOAT<sup>1</sup>"), not part of the text
     if tag in _BLOCK_TAGS and not top:
         parts.append("\n")
     start = len(parts)
