@@ -134,9 +134,9 @@ def _bare_declarations(blocks: Sequence[Block]) -> list[Declaration]:
 def _diagnose_no_api(doc: Document, declarations: Sequence[Declaration], diags: list[Diagnostic]) -> None:
     body = [b for b in doc.blocks if b.kind != HEADING]
     text = "\n".join(b.text for b in body)
-    if _STUB_TEXT.search(text) or (len(body) <= 3 and len(text) < 600):
-        diags.append(Diagnostic(Level.ERROR, 1, "stub-page",
-                                "the page is a stub (no prototype, no parameters): it documents no API"))
+    stub = Diagnostic(Level.ERROR, 1, "stub-page", "the page is a stub (no prototype, no parameters): it documents no API")
+    if _STUB_TEXT.search(text):
+        diags.append(stub)
     elif declarations:
         names = ", ".join(d.name for d in declarations[:3])
         diags.append(Diagnostic(Level.WARNING, declarations[0].line, "single-phase-api",
@@ -146,6 +146,8 @@ def _diagnose_no_api(doc: Document, declarations: Sequence[Declaration], diags: 
         diags.append(Diagnostic(Level.WARNING, 1, "not-an-api-page",
                                 f"the page ({doc.title!r}) declares no aclnn function and is not titled by one: "
                                 f"a reference page, not an API page"))
+    elif len(body) <= 3 and len(text) < 600:
+        diags.append(stub)
     else:
         diags.append(Diagnostic(Level.ERROR, 1, "no-prototype", "the page declares no aclnn function"))
 

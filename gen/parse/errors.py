@@ -57,6 +57,9 @@ def errors_from_table(table: Table, api_params: Sequence[str]) -> Optional[list[
     """The cases of an error table, or None when the table is not one."""
     roles = [vocab.column_role(h, vocab.ERROR_COLUMNS) for h in table.header]
     header_text = " ".join(table.header)
+    if "condition" not in roles and {"name", "code"} <= set(roles) and roles.count(None) == 1:
+        # A description header this parser does not know (or garbled): the one column left.
+        roles[roles.index(None)] = "condition"
     if "condition" not in roles or not ({"name", "code"} & set(roles)):
         if not (_STATUS_NAME.search(header_text) or _STATUS_CODE.search(header_text)):
             return None

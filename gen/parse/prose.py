@@ -18,7 +18,7 @@ from gen.parse import vocab
 
 _WORD = r"(?:DT_|ACL_)?[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*"
 _QUALIFIER = r"(?:\s*[（(][^()（）\n]*[)）])?"
-_SEP = r"\s*(?:、|,|，|/|和|或者|或|及|以及|与|\bor\b|\band\b|,\s*or\b|,\s*and\b)\s*"
+_SEP = r"\s*(?:,\s*or\b|,\s*and\b|、|,|，|/|和|或者|或|及|以及|与|\bor\b|\band\b)\s*"
 DTYPE_LIST = re.compile(rf"{_WORD}{_QUALIFIER}(?:{_SEP}{_WORD}{_QUALIFIER})*")
 
 # Phrases that introduce the list of dtypes a parameter accepts.
@@ -26,9 +26,9 @@ _DTYPE_TRIGGER = re.compile(
     r"(?:数据类型(?:仅|只|均|需要|必须)?(?:支持|为|是|可以是|可为|包括|取值为)[：:]?|支持(?:的)?数据类型(?:为|是|包括|有)?[：:]?|"
     r"数据类型[：:]|"
     r"\b(?:data\s*types?|dtypes?)\s*(?:(?:can|must|should)\s+(?:only\s+)?be|only\s+supports?|is|are|supported\s+(?:is|are|include)|"
-    r"supports?|includes?|:)\s*(?:one\s+of\s*)?:?|"
+    r"supported\s*:|supports?|includes?|:)\s*(?:one\s+of\s*)?:?|"
     r"\bsupports?\s+(?:the\s+following\s+)?data\s*types?\s*(?:of|:)?|"
-    r"\bsupported\s+data\s*types?\s*(?:is|are|include)?\s*:?|"
+    r"\bsupported\s+data\s*types?\s*(?:is|are|include)?\s*:?|\bdata\s*types?\s+supported\s*:|"
     # "支持 FLOAT、FLOAT16", "Supports ACL_FLOAT, ACL_BF16": a bare "supports" directly before a dtype.
     r"(?:支持|\bsupports?)\s*(?=(?:DT_|ACL_)?(?:FLOAT|BFLOAT|BF16|INT|UINT|DOUBLE|BOOL|COMPLEX|HIFLOAT|FP\d)))\s*",
     re.I)
@@ -54,6 +54,8 @@ def parse_dtype_list(text: str) -> DTypeList:
         word, qualifier = match.group(1), match.group(2).strip()
         dtype = vocab.dtype_of(word)
         if dtype is None:
+            if word.lower() in ("or", "and"):
+                continue
             if vocab.looks_like_dtype(word):
                 unknown.append(word)
                 continue

@@ -48,7 +48,7 @@ def _clauses(text: str, names: Sequence[str]) -> list[str]:
     starts_with_name = re.compile(r"^\s*`?(?:" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_])") if names else None
     for sentence in _SENTENCE.split(text):
         clauses: list[str] = []
-        for clause in re.split(r"[，,]", sentence):
+        for clause in re.split(r"[，,]|且(?!为\d)|\band\s+(?=the\s|its\s)", sentence):
             if clauses and starts_with_name is not None and starts_with_name.match(clause):
                 clauses[-1] += "，" + clause
             else:

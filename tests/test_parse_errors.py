@@ -1,0 +1,96 @@
+"""Error tables and error text blocks: one case per condition, classified, naming its params."""
+
+import pytest
+
+from gen.ir import ErrorCategory as C
+from gen.parse.conditions import classify
+from tests.parse_helpers import api_page, html_table
+
+ERR_HEADER = ["返回码", "错误码", "描述"]
+
+
+def errors(section):
+    return [(e.code, e.name, e.condition, e.category, e.params) for e in api_page(section).apis[0].errors]
+
+
+def test_html_error_table_with_rowspan_groups():
+    table = ("<table><thead><tr><th>返回码</th><th>错误码</th><th>描述</th></tr></thead><tbody>"
+             "<tr><td>ACLNN_ERR_PARAM_NULLPTR</td><td>161001</td><td>传入的self或out是空指针。</td></tr>"
+             "<tr><td rowspan='3'>ACLNN_ERR_PARAM_INVALID</td><td rowspan='3'>161002</td>"
+             "<td>self的数据类型不在支持的范围之内。</td></tr>"
+             "<tr><td>self和out的shape不一致。</td></tr></tbody></table>")
+    assert errors(table) == [
+        (161001, "ACLNN_ERR_PARAM_NULLPTR", "传入的self或out是空指针。", C.NULL_POINTER, ("self", "out")),
+        (161002, "ACLNN_ERR_PARAM_INVALID", "self的数据类型不在支持的范围之内。", C.UNSUPPORTED_DTYPE, ("self",)),
+        (161002, "ACLNN_ERR_PARAM_INVALID", "self和out的shape不一致。", C.SHAPE_MISMATCH, ("self", "out"))]
+
+
+def test_english_error_table():
+    table = html_table(["Return", "Error Code", "Description"],
+                       ["ACLNN_ERR_PARAM_NULLPTR", "161001", "The self or out is a null pointer."])
+    assert [e[0] for e in errors(table)] == [161001]
+
+
+def test_pipe_error_table():
+    table = "| 返回值 | 错误码 | 描述 |\n|---|---|---|\n| `ACLNN_ERR_PARAM_INVALID` | `161002` | 维度数超过 8 |\n"
+    assert errors(table)[0][:2] == (161002, "ACLNN_ERR_PARAM_INVALID")
+
+
+def test_fenced_text_block_with_numbered_sub_items():
+    block = ("- **返回值：**\n\n  ```text\n  第一段接口完成入参校验，出现以下场景时报错：\n"
+             "  返回161001 (ACLNN_ERR_PARAM_NULLPTR): 1.传入的self或out是空指针。\n"
+             "  返回161002 (ACLNN_ERR_PARAM_INVALID): 1. self的数据类型不在支持的范围之内。\n"
+             "                                       2. self和out的shape不一致。\n  ```\n")
+    assert [(e[0], e[2]) for e in errors(block)] == [
+        (161001, "传入的self或out是空指针。"), (161002, "self的数据类型不在支持的范围之内。"),
+        (161002, "self和out的shape不一致。")]
+
+
+def test_markdown_list_of_conditions():
+    block = ("**第一段接口完成入参校验，出现如下场景时报错**：\n\n* **161001 (ACLNN_ERR_PARAM_NULLPTR)**：\n"
+             "  1. 传入的 `self` 或 `out` 是空指针。\n* **161002 (ACLNN_ERR_PARAM_INVALID)**：\n"
+             "  1. `self` 和 `out` 的数据类型不在支持的范围之内。\n  2. `self`、`out` 的维度超过8。\n")
+    assert [(e[0], e[3]) for e in errors(block)] == [
+        (161001, C.NULL_POINTER), (161002, C.UNSUPPORTED_DTYPE), (161002, C.RANK)]
+
+
+def test_english_text_block():
+    block = ("```\n161001 (ACLNN_ERR_PARAM_NULLPTR): 1. The self or out is a null pointer.\n"
+             "161002 (ACLNN_ERR_PARAM_INVALID): 1. The data type of self is not supported.\n"
+             "                                  2. The shapes of self and out are different.\n```\n")
+    assert [(e[0], e[3]) for e in errors(block)] == [
+        (161001, C.NULL_POINTER), (161002, C.UNSUPPORTED_DTYPE), (161002, C.SHAPE_MISMATCH)]
+
+
+def test_row_without_its_leading_cells_inherits_them():
+    table = ("<table><tr><th>返回码</th><th>错误码</th><th>描述</th></tr>"
+             "<tr><td>ACLNN_ERR_PARAM_INVALID</td><td>161002</td><td>a。</td></tr>"
+             "<tr><td>b。</td></tr></table>")
+    assert [(e[0], e[2]) for e in errors(table)] == [(161002, "a。"), (161002, "b。")]
+
+
+@pytest.mark.parametrize("condition,category", [
+    ("传入的gradOutput、self、negativeSlope或out是空指针。", C.NULL_POINTER),
+    ("gradOutput、self或out的shape超过8维。", C.RANK),
+    ("gradOutput、self和out的shape不相同。", C.SHAPE_MISMATCH),
+    ("gradOutput、result、gradInput的维度关系不满足可broadcast原则。", C.BROADCAST),
+    ("self和other推导出的数据类型无法转换为指定输出out的类型。", C.NOT_CASTABLE),
+    ("self是空Tensor。", C.EMPTY_TENSOR),
+    ("self的数据格式不在支持的范围之内。", C.FORMAT),
+    ("dim的取值超出范围。", C.VALUE),
+    ("selfIsResult为true时，negativeSlope是负数。", C.VALUE),
+    ("当前产品不支持该接口。", C.UNSUPPORTED_PRODUCT),
+    ("The data types of self and out are not supported.", C.UNSUPPORTED_DTYPE),
+    ("The dimensions of self exceed 8.", C.RANK),
+])
+def test_conditions_are_classified(condition, category):
+    assert classify(condition) is category
+
+
+@pytest.mark.parametrize("condition", [
+    "gradOutput、result、gradInput的数据类型不满足数据类型推导规则。",  # a promotion failure: no category fits
+    "当x的数据类型为INT8时，weight的shape不满足要求。",  # hinges on another fact
+    "内部错误。",
+])
+def test_unclear_conditions_stay_unclassified(condition):
+    assert classify(condition) is None

@@ -1,0 +1,178 @@
+"""Parameters: table rows and bullets matched to the prototype, and the facts read from them."""
+
+from gen.ir import Direction, DType, Level, ParamKind, Soc
+from tests.parse_helpers import api_page, codes, html_table, page
+
+HEADER8 = ["参数名", "输入/输出", "描述", "使用说明", "数据类型", "数据格式", "维度(shape)", "非连续Tensor"]
+SELF_ROW = ["self", "输入", "输入。", "支持空Tensor。", "FLOAT、FLOAT16", "ND", "0-8", "√"]
+OUT_ROW = ["out", "输出", "输出。", "-", "FLOAT、FLOAT16", "ND", "0-8", "√"]
+
+
+def param(p, name):
+    return p.apis[0].param(name)
+
+
+def test_eight_column_table():
+    p = api_page(html_table(HEADER8, SELF_ROW, OUT_ROW))
+    s = param(p, "self")
+    assert (s.dtypes, s.formats, s.rank, s.noncontiguous, s.empty_tensor, s.direction) == (
+        (DType.FLOAT, DType.FLOAT16), ("ND",), (0, 8), True, True, Direction.IN)
+    assert param(p, "out").direction is Direction.OUT
+
+
+def test_four_column_table_takes_dtypes_from_the_description():
+    p = api_page(html_table(["参数名", "输入/输出", "描述", "数据类型"],
+                            ["self", "输入", "Device侧的aclTensor，数据类型支持FLOAT。", "-"],
+                            ["out", "输出", "Device侧的aclTensor。", "FLOAT"]))
+    assert param(p, "self").dtypes == (DType.FLOAT,) and param(p, "out").dtypes == (DType.FLOAT,)
+
+
+def test_english_headers():
+    p = api_page(html_table(["Name", "Input/Output", "Description", "Usage Notes", "Data Type", "Data Format",
+                             "Dimension (Shape)", "Non-contiguous Tensor"],
+                            ["self", "Input", "x", "Empty tensors are not supported.", "FLOAT16", "ND", "1-8", "×"],
+                            ["out", "Output", "y", "-", "FLOAT16", "ND", "1-8", "√"]))
+    s = param(p, "self")
+    assert (s.dtypes, s.rank, s.noncontiguous, s.empty_tensor) == ((DType.FLOAT16,), (1, 8), False, False)
+
+
+def test_unknown_column_is_one_info_diagnostic():
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型", "奇怪列", "另一列"],
+                            ["self", "输入", "FLOAT", "a", "b"], ["out", "输出", "FLOAT", "a", "b"]))
+    unknown = [d for d in p.diagnostics if d.code == "unknown-column"]
+    assert len(unknown) == 1 and unknown[0].level is Level.INFO and "奇怪列" in unknown[0].message
+
+
+def test_name_cell_with_a_type_suffix():
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self（aclTensor*）", "输入", "FLOAT"],
+                            ["out（aclTensor*）", "输出", "FLOAT"]))
+    assert param(p, "self").dtypes == (DType.FLOAT,)
+
+
+def test_older_bullet_format():
+    p = api_page("- **参数说明：**\n\n  - self(aclTensor*, 计算输入)：Device侧的aclTensor，数据类型支持FLOAT、INT32，"
+                 "支持非连续的Tensor，数据格式支持ND，维度不大于8维。\n"
+                 "  - out(aclTensor*, 计算输出)：数据类型支持FLOAT。\n")
+    s = param(p, "self")
+    assert (s.dtypes, s.noncontiguous, s.formats, s.rank) == ((DType.FLOAT, DType.INT32), True, ("ND",), (0, 8))
+    assert param(p, "out").direction is Direction.OUT
+
+
+def test_pipe_table_with_bullet_style_cells():
+    p = api_page("| 参数 | 说明 |\n|---|---|\n| self | **(aclTensor\\*, 计算输入)**：数据类型支持FLOAT16。 |\n"
+                 "| out | **(aclTensor\\*, 计算输出)**：数据类型支持FLOAT16。 |\n")
+    assert [(x.direction, x.dtypes) for x in p.apis[0].params] == [
+        (Direction.IN, (DType.FLOAT16,)), (Direction.OUT, (DType.FLOAT16,))]
+
+
+def test_ref_name_makes_an_input_row_inout():
+    proto = PROTO_REF
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["selfRef", "输入", "FLOAT"]), prototype=proto)
+    assert param(p, "selfRef").direction is Direction.INOUT
+
+
+def test_direction_when_the_page_states_none():
+    p = api_page("- **参数说明：**\n\n  - selfRef：数据类型支持FLOAT。\n", prototype=PROTO_REF)
+    assert param(p, "selfRef").direction is Direction.INOUT
+
+
+def test_optional_from_name_and_from_words():
+    p = api_page(html_table(["参数名", "输入/输出", "描述", "数据类型"], ["self", "输入", "可选输入，可传入空指针。", "FLOAT"],
+                            ["out", "输出", "-", "FLOAT"]))
+    assert param(p, "self").optional is True and param(p, "out").optional is False
+
+
+def test_unknown_dtype_word_is_a_warning():
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT、QINT8"], ["out", "输出", "FLOAT"]))
+    assert param(p, "self").dtypes == (DType.FLOAT,)
+    assert "unknown-dtype" in codes(p)
+
+
+def test_note_after_the_table_narrows_the_lists_it_narrows():
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT、FLOAT16、BFLOAT16"],
+                            ["out", "输出", "FLOAT、FLOAT16、BFLOAT16"])
+                 + "\n- <term>Atlas 推理系列产品</term>、<term>Atlas 训练系列产品</term>：数据类型支持FLOAT、FLOAT16。\n")
+    s = param(p, "self")
+    assert s.dtypes == (DType.FLOAT, DType.FLOAT16, DType.BFLOAT16)
+    assert s.dtypes_for(Soc.ASCEND310P) == (DType.FLOAT, DType.FLOAT16)
+    assert s.dtypes_for(Soc.ASCEND910) == (DType.FLOAT, DType.FLOAT16)
+    assert s.dtypes_for(Soc.ASCEND910B) == s.dtypes
+
+
+def test_note_naming_a_param_applies_to_it_only():
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT、BFLOAT16"],
+                            ["out", "输出", "FLOAT、BFLOAT16"])
+                 + "\n- <term>Atlas 训练系列产品</term>：out不支持BFLOAT16。\n")
+    assert param(p, "out").dtypes_for(Soc.ASCEND910) == (DType.FLOAT,)
+    assert param(p, "self").dtypes_for(Soc.ASCEND910) == (DType.FLOAT, DType.BFLOAT16)
+
+
+def test_notes_under_a_bullet_param_are_its_own():
+    p = api_page("- **参数说明：**\n\n  - self(aclTensor*, 计算输入)：Device侧的aclTensor。\n\n"
+                 "    - <term>Atlas A2 训练系列产品/Atlas A2 推理系列产品</term>：数据类型支持FLOAT、BFLOAT16。\n"
+                 "    - <term>Atlas 训练系列产品</term>：数据类型支持FLOAT。\n\n"
+                 "  - out(aclTensor*, 计算输出)：数据类型支持FLOAT。\n")
+    s = param(p, "self")
+    assert s.dtypes == (DType.FLOAT, DType.BFLOAT16)
+    assert s.dtypes_for(Soc.ASCEND910) == (DType.FLOAT,)
+    assert param(p, "out").dtypes_by_product == ()
+
+
+def test_dtypes_by_reference_to_another_row():
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型", "维度(shape)"], ["self", "输入", "FLOAT、INT8", "1-8"],
+                            ["out", "输出", "与“self”参数一致。", "与self一致"]))
+    o = param(p, "out")
+    assert (o.dtypes, o.rank) == ((DType.FLOAT, DType.INT8), (1, 8))
+    assert "dtypes-by-reference" in codes(p)
+
+
+def test_array_element_type_comes_from_the_c_type_when_the_page_is_silent():
+    proto = PROTO_ARRAY
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT"], ["dims", "输入", "-"],
+                            ["out", "输出", "FLOAT"]), prototype=proto)
+    assert param(p, "dims").dtypes == (DType.INT64,)
+
+
+def test_undocumented_param_is_a_warning_naming_api_and_param():
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT"]))
+    (d,) = [d for d in p.diagnostics if d.code == "param-undocumented"]
+    assert d.level is Level.WARNING and d.message.startswith("aclnnFoo.out:")
+
+
+def test_attributes_need_no_dtypes():
+    proto = PROTO_ARRAY.replace("const aclIntArray *dims", "bool keepDim")
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT"], ["keepDim", "输入", "-"],
+                            ["out", "输出", "FLOAT"]), prototype=proto)
+    assert param(p, "keepDim").kind is ParamKind.BOOL
+    assert "param-no-dtypes" not in codes(p)
+
+
+def test_a_renamed_param_is_paired_with_the_one_spare_row():
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["x", "输入", "FLOAT"], ["out", "输出", "FLOAT"]))
+    assert param(p, "self").dtypes == (DType.FLOAT,)
+    assert "param-name-mismatch" in codes(p)
+
+
+PROTO_REF = """\
+## 函数原型
+
+```cpp
+aclnnStatus aclnnFooGetWorkspaceSize(aclTensor *selfRef, uint64_t *workspaceSize, aclOpExecutor **executor)
+aclnnStatus aclnnFoo(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+```
+"""
+
+PROTO_ARRAY = """\
+## 函数原型
+
+```cpp
+aclnnStatus aclnnFooGetWorkspaceSize(const aclTensor *self, const aclIntArray *dims, aclTensor *out,
+                                     uint64_t *workspaceSize, aclOpExecutor **executor)
+aclnnStatus aclnnFoo(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+```
+"""
+
+
+def test_page_without_a_table_row_for_anything_still_gives_the_api():
+    p = page("# aclnnFoo\n\n" + PROTO_ARRAY)
+    assert [x.name for x in p.apis[0].params] == ["self", "dims", "out"]

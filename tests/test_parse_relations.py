@@ -1,0 +1,50 @@
+"""Relations between parameters, from usage notes and descriptions."""
+
+import pytest
+
+from gen.ir import RelationKind as K
+from gen.parse.relations import relations_in
+
+NAMES = ["gradOutput", "self", "out", "result", "gradInput"]
+
+
+def rel(text, own="gradOutput"):
+    return [(r.kind, r.others) for r in relations_in(text, own, NAMES)]
+
+
+def test_broadcast():
+    assert rel("shape需要与self满足broadcast关系。") == [(K.BROADCAST, ("self",))]
+
+
+@pytest.mark.parametrize("text,others", [("gradOutput与self、out的shape一致。", ("self", "out")),
+                                         ("shape与self相同。", ("self",)),
+                                         ("The shape must be the same as that of out.", ("out",))])
+def test_same_shape(text, others):
+    assert rel(text) == [(K.SAME_SHAPE, others)]
+
+
+def test_promote():
+    assert rel("数据类型与self的数据类型需满足数据类型推导规则（参见互推导关系）。") == [(K.PROMOTE, ("self",))]
+
+
+def test_same_dtype_and_same_shape_with_a_comma_separated_name_list():
+    assert rel("数据类型、shape需要与result，gradInput一致。") == [
+        (K.SAME_SHAPE, ("result", "gradInput")), (K.SAME_DTYPE, ("result", "gradInput"))]
+
+
+def test_cast_from():
+    assert rel("数据类型需要是gradOutput与self推导之后可转换的数据类型（参见互转换关系）。", own="out") == [
+        (K.CAST_FROM, ("gradOutput", "self"))]
+
+
+def test_two_clauses_two_relations():
+    assert rel("数据类型与self的数据类型需满足数据类型推导规则，shape与self相同。") == [
+        (K.SAME_SHAPE, ("self",)), (K.PROMOTE, ("self",))]
+
+
+def test_only_parameters_of_the_api_are_named():
+    assert rel("shape与weight一致。") == []
+
+
+def test_a_negated_statement_is_no_relation():
+    assert rel("shape与self不一致时报错。") == []
