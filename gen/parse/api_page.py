@@ -295,9 +295,9 @@ def _match_entry(name: str, entries: dict[str, ParamEntry], diags: list[Diagnost
     lowered = {k.lower(): v for k, v in entries.items()}
     if name.lower() in lowered:
         return lowered[name.lower()]
-    stem = re.sub(r"(?:Optional|Ref)+$", "", name)
+    stem = _stem(name)
     for key, entry in entries.items():
-        if re.sub(r"(?:Optional|Ref)+$", "", key) == stem and stem:
+        if _stem(key) == stem and stem:
             diags.append(Diagnostic(Level.INFO, entry.line, "param-name-mismatch",
                                     f"the table documents {key!r} for the prototype's {name!r}"))
             return entry
@@ -405,6 +405,12 @@ def _pair_leftovers(cparams: Sequence[CParam], matched: list[Optional[ParamEntry
     diags.append(Diagnostic(Level.WARNING, entry.line, "param-name-mismatch",
                             f"the page documents {entry.name!r} where the prototype declares {cparam.name!r}; "
                             f"they are read as the same parameter"))
+
+
+def _stem(name: str) -> str:
+    """A name without the suffixes pages add or drop between prototype and table (selfRef/self,
+    biasOptional/bias, yOut/y)."""
+    return re.sub(r"(?<=[a-z0-9])(?:Optional|Ref|Out)+$", "", name)
 
 
 def _diagnose_coverage(api: str, param: Param, entry: Optional[ParamEntry], diags: list[Diagnostic],

@@ -58,6 +58,8 @@ def entries_from_table(table: Table, known_names: Sequence[str] = ()) -> Optiona
     """The entries of a parameter table, or None when the table is not one (an error table, a
     product table, ...). A table is a parameter table when a column holds parameter names."""
     roles = [vocab.column_role(h, vocab.PARAM_COLUMNS) for h in table.header]
+    if "dtypes_formats" in roles:
+        roles = roles + ["dtypes", "formats"]  # both facts are present, from one column
     if "name" not in roles:
         # Header words this parser does not know: a table whose first column holds the
         # prototype's names is still a parameter table.
@@ -77,30 +79,45 @@ def entries_from_table(table: Table, known_names: Sequence[str] = ()) -> Optiona
     for row in table.rows:
         values: dict[str, str] = {}
         for role, cell in zip(roles, row.cells):
-            if role and role not in values:
+            if role == "dtypes_formats":  # one "数据类型/格式" column: "FLOAT/FLOAT16，ND"
+                values.setdefault("dtypes", cell.text)
+                values.setdefault("formats", cell.text)
+            elif role and role not in values:
                 values[role] = cell.text
-        name = _name_of(values.get("name", ""))
-        if not name:
-            continue
-        entry = ParamEntry(name=name, line=row.line, from_table=True,
-                           direction=values.get("direction", ""),
-                           description=values.get("description", ""),
-                           usage=_dash_empty(values.get("usage", "")),
-                           dtypes=values.get("dtypes") if "dtypes" in roles else None,
-                           formats=values.get("formats") if "formats" in roles else None,
-                           rank=values.get("rank") if "rank" in roles else None,
-                           noncontiguous=values.get("noncontiguous") if "noncontiguous" in roles else None)
-        if cell_is_empty(entry.description):
-            entry.description = ""
-        _split_type_prefix(entry)
-        entries.append(entry)
+        for name in _names_of(values.get("name", ""), known_names):
+            entries.append(_table_entry(name, row.line, values, roles))
     if not entries:
         return None
     return TableEntries(tuple(entries), unknown, table.line)
 
 
+def _table_entry(name: str, line: int, values: dict[str, str], roles: list) -> ParamEntry:
+    entry = ParamEntry(name=name, line=line, from_table=True,
+                       direction=values.get("direction", ""),
+                       description=values.get("description", ""),
+                       usage=_dash_empty(values.get("usage", "")),
+                       dtypes=values.get("dtypes") if "dtypes" in roles else None,
+                       formats=values.get("formats") if "formats" in roles else None,
+                       rank=values.get("rank") if "rank" in roles else None,
+                       noncontiguous=values.get("noncontiguous") if "noncontiguous" in roles else None)
+    if cell_is_empty(entry.description):
+        entry.description = ""
+    _split_type_prefix(entry)
+    return entry
+
+
 def _dash_empty(text: str) -> str:
     return "" if cell_is_empty(text) else text
+
+
+def _names_of(cell: str, known_names: Sequence[str]) -> list[str]:
+    """The parameters a name cell documents: one, or several written "kernelH/kernelW"."""
+    parts = re.split(r"\s*[/、,，]\s*", cell.strip(" `*"))
+    if len(parts) > 1 and all(re.fullmatch(r"`?[A-Za-z_]\w*`?", p) for p in parts) and \
+            any(p.strip("`") in known_names for p in parts):
+        return [p.strip("`") for p in parts]
+    name = _name_of(cell)
+    return [name] if name else []
 
 
 def _name_of(cell: str) -> str:
@@ -170,18 +187,18 @@ def entries_from_blocks(blocks: Sequence[Block], known_names: Sequence[str]) -> 
                 continue
             current = None
         else:
-            # Untyped "name：text" lines outside lists (a few pages write parameters so).
-            entry = None
-            if block.level == 0:
-                for offset, text_line in enumerate(block.text.split("\n")):
-                    candidate = entry_from_bullet(text_line, block.line + offset, known_names)
-                    if candidate is not None and candidate.name in known_names:
-                        entries.append(candidate)
-                        entry = candidate
-                if entry is not None:
-                    current, current_level = None, 0
-                    continue
-            if current is not None and block.level >= current_level and block.level > 0:
+            # Parameters written as paragraphs ("**self** (aclTensor*, input): ...", or
+            # untyped "x：输入 Tensor。" lines): one entry per line that reads as one.
+            found = []
+            for offset, text_line in enumerate(block.text.split("\n")):
+                candidate = entry_from_bullet(text_line, block.line + offset, known_names)
+                if candidate is not None and candidate.name in known_names:
+                    found.append(candidate)
+            if found:
+                entries.extend(found)
+                current, current_level = found[-1], block.level
+                continue
+            if current is not None and block.level > current_level:
                 current.notes.append((block.line, block.text))
                 continue
     return entries

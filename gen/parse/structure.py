@@ -31,6 +31,7 @@ def _markdown() -> MarkdownIt:
 
 def read_markdown(text: str) -> Document:
     doc = Document()
+    text = _repair_fences(text, doc)
     table_spans = _html_table_spans(text)
     line_starts = _line_starts(text)
     table_lines: list[tuple[int, int]] = []  # 1-based inclusive line ranges of HTML tables
@@ -117,6 +118,47 @@ def read_markdown(text: str) -> Document:
         i += 1
     flush_tables(10 ** 9)
     return doc
+
+
+# Info strings that open a fence: inside an open fence such a line is an opener written before
+# the previous fence was closed (CommonMark reads it as code, and so do we), not a closer.
+_LANGUAGES = frozenset({"c", "cpp", "c++", "cc", "cxx", "h", "hpp", "text", "txt", "plain", "plaintext", "bash", "sh",
+                        "shell", "console", "python", "py", "json", "yaml", "yml", "xml", "html", "markdown", "md",
+                        "cmake", "makefile", "diff", "java", "go", "rust", "js", "javascript", "ts", "sql", "ini",
+                        "toml", "log", "mermaid", "math", "latex", "tex"})
+_FENCE_LINE = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
+
+
+def _repair_fences(text: str, doc: Document) -> str:
+    """Closes fences that pages close with junk after the backticks ("```l").
+
+    CommonMark does not let a closing fence carry text, so such a fence runs on and swallows the
+    rest of the page as code. Pages never nest fences: inside an open fence, a fence line with a
+    short word after it is read as the closing fence (and noted).
+    """
+    if "```" not in text and "~~~" not in text:
+        return text
+    lines = text.split("\n")
+    open_fence = ""
+    changed = False
+    for i, line in enumerate(lines):
+        match = _FENCE_LINE.match(line)
+        if not match:
+            continue
+        indent, fence, rest = match.groups()
+        if not open_fence:
+            open_fence = fence
+        elif fence[0] == open_fence[0] and len(fence) >= len(open_fence):
+            if rest.strip():
+                if re.fullmatch(r"\s*\S{1,12}\s*", rest) and rest.strip().lower() not in _LANGUAGES:
+                    lines[i] = indent + fence
+                    changed = True
+                    doc.notes.append(("warning", i + 1, "fence-closed-with-text",
+                                      f"a code fence is closed by {line.strip()!r}; read as its closing fence"))
+                else:
+                    continue
+            open_fence = ""
+    return "\n".join(lines) if changed else text
 
 
 def _html_table_spans(text: str) -> list[tuple[int, int, bool]]:

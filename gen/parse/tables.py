@@ -88,6 +88,7 @@ def table_from_element(table: lxml.html.HtmlElement, line: int = 1) -> Table:
     groups: list[tuple[str, list[tuple[int, list[lxml.html.HtmlElement]]]]] = []
     _collect_rows(table, "body", groups, repairs, line)
 
+    _split_orphan_runs(groups)
     rows: list[Row] = []
     head_rows: list[Row] = []
     for kind, raw_rows in groups:
@@ -102,6 +103,38 @@ def table_from_element(table: lxml.html.HtmlElement, line: int = 1) -> Table:
     return Table(header=header, rows=tuple(rows), line=line, repairs=tuple(repairs))
 
 
+def _split_orphan_runs(groups) -> None:
+    """Cells outside any <tr> that run on for several rows ("</tr></tr><td>..."): lxml keeps them
+    as one run of siblings; the run is cut into rows as wide as the table's proper rows."""
+    widths = [sum(_span(c, "colspan") for c in cells) for _, raw in groups for _, cells in raw
+              if cells and not getattr(cells, "orphan", False)]
+    width = max(widths, default=0)
+    if not width:
+        return
+    for _, raw in groups:
+        for i in range(len(raw) - 1, -1, -1):
+            at, cells = raw[i]
+            if not getattr(cells, "orphan", False) or len(cells) <= width:
+                continue
+            chunks, chunk, used = [], [], 0
+            for cell in cells:
+                span = _span(cell, "colspan")
+                if chunk and used + span > width:
+                    chunks.append(chunk)
+                    chunk, used = [], 0
+                chunk.append(cell)
+                used += span
+            if chunk:
+                chunks.append(chunk)
+            raw[i:i + 1] = [(_line(chunk[0], 1) + at - _line(cells[0], 1), _Orphans(chunk)) for chunk in chunks]
+
+
+class _Orphans(list):
+    """Cells that were outside any <tr> (a row rebuilt by the parser)."""
+
+    orphan = True
+
+
 def _collect_rows(element, kind: str, groups, repairs, line: int) -> None:
     """Walks a table element; every row group (thead/tbody/tfoot or the table) becomes a group."""
     current: list[tuple[int, list]] = []
@@ -113,7 +146,7 @@ def _collect_rows(element, kind: str, groups, repairs, line: int) -> None:
             at = _line(orphan[0], line)
             repairs.append((at, "table-row-recovered",
                             "table cells outside any <tr> were read as a row of their own"))
-            current.append((at, list(orphan)))
+            current.append((at, _Orphans(orphan)))
             orphan.clear()
 
     for child in element:
@@ -121,10 +154,7 @@ def _collect_rows(element, kind: str, groups, repairs, line: int) -> None:
         if tag == "tr":
             flush_orphans()
             cells = [c for c in child if isinstance(c.tag, str) and c.tag in ("td", "th")]
-            if not cells:
-                repairs.append((_line(child, line), "table-empty-row",
-                                "an empty <tr> (or a <tr> opened twice) was dropped"))
-                continue
+            # An empty row is kept for now: a rowspan above may cover it (see _expand_spans).
             current.append((_line(child, line), cells))
         elif tag in ("td", "th"):
             orphan.append(child)
@@ -156,6 +186,18 @@ def _expand_spans(raw_rows: list[tuple[int, list]], repairs) -> list[Row]:
     pending: dict[int, tuple[int, Cell, int]] = {}  # column -> (rows left, cell, line of the span)
     rows: list[Row] = []
     for at, cells in raw_rows:
+        if not cells:
+            if pending:
+                # "<td rowspan=4>...</td></tr><tr></tr><tr></tr>...": the row is the span's.
+                for col in list(pending):
+                    left, cell, origin = pending[col]
+                    if left <= 1:
+                        del pending[col]
+                    else:
+                        pending[col] = (left - 1, cell, origin)
+            else:
+                repairs.append((at, "table-empty-row", "an empty <tr> (or a <tr> opened twice) was dropped"))
+            continue
         grid: dict[int, Cell] = {}
         column = 0
         for element in cells:

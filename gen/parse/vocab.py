@@ -229,6 +229,7 @@ PARAM_COLUMNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("description", r"^(?:描述|说明|参数描述|description|desc)$"),
         ("usage", r"^(?:使用说明|使用约束|约束说明|注意事项|precautions?|usagenotes?|usage|notes?|constraints?)$"),
         ("dtypes", r"^(?:数据类型|datatypes?|dtypes?)$"),
+        ("dtypes_formats", r"^(?:数据类型/(?:数据)?格式|数据类型和(?:数据)?格式|datatypes?/(?:data)?formats?)$"),
         ("formats", r"^(?:数据格式|格式类型|格式|dataformats?|formats?)$"),
         ("rank", r"^(?:维度(?:shape)?|维度|shape|dimension(?:shape)?|dimensions?|rank)$"),
         ("noncontiguous", r"^(?:非连续(?:的)?(?:张量)?tensor|非连续|non-?contiguoustensors?|noncontiguous)$"),
