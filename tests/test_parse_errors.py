@@ -82,6 +82,8 @@ def test_row_without_its_leading_cells_inherits_them():
     ("当前产品不支持该接口。", C.UNSUPPORTED_PRODUCT),
     ("The data types of self and out are not supported.", C.UNSUPPORTED_DTYPE),
     ("The dimensions of self exceed 8.", C.RANK),
+    ("The data type of self, index, value, or out is not supported.", C.UNSUPPORTED_DTYPE),
+    ("x、scale、offset、y的数据类型或数据格式不在支持的范围之内。", C.UNSUPPORTED_DTYPE),
 ])
 def test_conditions_are_classified(condition, category):
     assert classify(condition) is category
@@ -91,6 +93,11 @@ def test_conditions_are_classified(condition, category):
     "gradOutput、result、gradInput的数据类型不满足数据类型推导规则。",  # a promotion failure: no category fits
     "当x的数据类型为INT8时，weight的shape不满足要求。",  # hinges on another fact
     "内部错误。",
+    "outputMask[0]为True且gradInputOut为空指针。",  # null only together with another fact
+    "gamma is not a null pointer and the number of elements in gamma is not equal to C.",
+    "self is an empty tensor, and scale or shift is not an empty tensor.",
+    "perToken场景下，kroneckerP2的维度不为2。",
+    "self在非第一维度上的size小于1。",  # a size, not a rank
 ])
 def test_unclear_conditions_stay_unclassified(condition):
     assert classify(condition) is None

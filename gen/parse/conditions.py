@@ -22,26 +22,34 @@ _RULES: tuple[tuple[ErrorCategory, re.Pattern[str]], ...] = tuple((cat, re.compi
                                  r"can(?:'|no)t\s+(?:be\s+)?(?:converted|cast)|not\s+castable|不满足.{0,6}转换"),
     (ErrorCategory.BROADCAST, r"broadcast"),
     (ErrorCategory.EMPTY_TENSOR, r"空Tensor|空tensor|空张量|empty\s+tensor"),
-    (ErrorCategory.UNSUPPORTED_DTYPE, r"数据类型(?:和数据格式|、数据格式)?(?:不在|不属于|不满足)?.{0,4}支持(?:的)?(?:范围|列表)|数据类型不支持|"
+    (ErrorCategory.UNSUPPORTED_DTYPE, r"数据类型(?:[和或、与及]数据格式)?(?:不在|不属于|不满足)?.{0,4}支持(?:的)?(?:范围|列表)|数据类型不支持|"
                                       r"不支持的数据类型|data\s*types?\s+(?:of\s+\S+\s+)?(?:is|are)\s+not\s+(?:in\s+the\s+)?supported|"
                                       r"data\s*types?.{0,40}not\s+(?:with)?in\s+the\s+supported|unsupported\s+data\s*type|"
+                                      r"data\s*types?(?:\s+or\s+formats?)?\s+of\s+[^.;]{1,80}?(?:is|are)\s+not\s+supported|"
                                       r"data\s*types?.{0,30}(?:is|are)\s+not\s+supported"),
     (ErrorCategory.FORMAT, r"数据格式(?:不在|不属于)?.{0,4}支持(?:的)?(?:范围|列表)|数据格式不支持|不支持的数据格式|"
                            r"formats?\s+(?:is|are)\s+not\s+supported|formats?.{0,30}not\s+(?:with)?in\s+the\s+supported"),
-    (ErrorCategory.RANK, r"(?:维度|维数|shape的维度|shape维度|shape)[^。；,，]{0,8}(?:超过|大于|小于|不在|不等于|不为|不是|超出|不满足)[^。；]{0,8}\d|"
-                         r"超过\s*\d+\s*维|大于\s*\d+\s*维|维度(?:数)?(?:超过|大于)|"
-                         r"(?:dimensions?|rank|dim\s+number)[^.;,]{0,20}(?:exceeds?|greater\s+than|more\s+than|less\s+than|not\s+in)|"
+    (ErrorCategory.RANK, r"(?:维度|维数)(?:数|数量)?\s*(?:超过|大于|小于|不等于|不为|不是|不在|超出|不满足)|"
+                         r"(?:超过|大于|小于|不是|不为|不等于|高于|低于|不支持)\s*\d+\s*维|shape(?:的)?(?:维度|维数)|"
+                         r"(?:dimensions?|rank|dim\s+number)[^.;,]{0,30}(?:exceeds?|greater\s+than|more\s+than|less\s+than|not\s+in)|"
                          r"(?:more|greater)\s+than\s+\d+\s+dimensions|exceeds?\s+\d+\s+dimensions|"
+                         r"number\s+of\s+dimensions\s+of\s+\S+\s+is\s+(?:greater|less|more)\s+than|"
                          r"shape[^.;]{0,10}(?:exceeds?|greater\s+than)\s+\d+\s*(?:D\b|dimensions)"),
     (ErrorCategory.SHAPE_MISMATCH, r"shape[^。；]{0,12}(?:不一致|不相同|不同|不匹配|不相等)|"
                                    r"shapes?\s+(?:of\s+.{1,40}?\s+)?(?:are|is)\s+(?:not\s+the\s+same|different|inconsistent|mismatched)|"
                                    r"shapes?\s+(?:do\s+not|does\s+not|don't)\s+match|shape\s+mismatch"),
-    (ErrorCategory.VALUE, r"取值|值(?:不在|超出|不满足|小于|大于|为负|不合法)|负数|小于0|大于0|等于0|为0|超出.{0,6}范围|"
+    (ErrorCategory.VALUE, r"取值|(?:值|数值)(?:不在|超出|不满足|小于|大于|为负|不合法|不是|不为|不等于)|负数|超出.{0,6}取值范围|"
                           r"\bvalues?\b.{0,30}(?:out\s+of|not\s+in|exceeds?|less\s+than|greater\s+than|negative|invalid)|"
                           r"\bout\s+of\s+range|\bnegative\b"),
 ))
 
 _CONDITIONAL = re.compile(r"当.{1,40}时|.{1,40}时[，,]|\bwhen\b|\bif\b", re.I)
+_NOT_EMPTY = re.compile(r"非空|不是空|不为空|non-empty|not\s+(?:an?\s+)?(?:[\w-]+\s+or\s+)?empty", re.I)
+_NOT_NULL = re.compile(r"不(?:是|为)空指针|非空指针|不为空|is\s+not\s+(?:a\s+)?null", re.I)
+_CONJUNCTION = re.compile(r"且|\band\b.{0,40}\b(?:is|are)\s+(?:a\s+)?null", re.I)
+# "A，且B" / "A and B is null": the condition needs two facts; a call provoking one fails for another
+# reason or not at all.
+_BOTH = re.compile(r"且|\b(?:is|are)\b[^.;]*?,?\s+and\s|场景下|情况下", re.I)
 _NOT_VALUE_WORDS = re.compile(r"数据类型|数据格式|shape|维度|broadcast|data\s*type|format|dimension", re.I)
 
 
@@ -49,11 +57,16 @@ def classify(condition: str) -> Optional[ErrorCategory]:
     text = condition.strip()
     if not text:
         return None
-    conditional = bool(_CONDITIONAL.search(text))
+    conditional = bool(_CONDITIONAL.search(text)) or bool(_BOTH.search(text))
     for category, pattern in _RULES:
         if pattern.search(text):
+            if category is ErrorCategory.EMPTY_TENSOR and _NOT_EMPTY.search(text):
+                return None
+            if category is ErrorCategory.NULL_POINTER and _NOT_NULL.search(text):
+                return None  # "gamma is not a null pointer and ...": the error is about something else
             if category is ErrorCategory.NULL_POINTER:
-                return category
+                # "outputMask[0]为True且gradInputOut为空指针": null only under another fact.
+                return None if conditional or _CONJUNCTION.search(text) else category
             if conditional:
                 if category is ErrorCategory.VALUE and not _NOT_VALUE_WORDS.search(text):
                     return category

@@ -89,6 +89,8 @@ def errors_from_table(table: Table, api_params: Sequence[str]) -> Optional[list[
             continue
         condition = values.get("condition")
         if condition is None:
+            if "condition" in roles:
+                continue  # a row holding only a group's spanning cells; its conditions follow
             condition = cells[-1] if cells else ""
         for text in _split_conditions(condition):
             cases.append(_case(name, code, text, api_params, row.line))

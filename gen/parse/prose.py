@@ -200,14 +200,18 @@ def note_statements(socs: tuple[Soc, ...], text: str, line: int, param_names: Se
     return notes
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def names_in(text: str, names: Sequence[str]) -> tuple[str, ...]:
-    """The parameter names a text mentions as words, in text order."""
-    found = []
-    for name in names:
-        for match in re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text):
-            found.append((match.start(), name))
-            break
-    return tuple(name for _, name in sorted(found))
+    """The parameter names a text mentions as words, in the order it first mentions them."""
+    wanted = set(names)
+    found: list[str] = []
+    for match in _IDENTIFIER.finditer(text):
+        word = match.group(0)
+        if word in wanted and word not in found:
+            found.append(word)
+    return tuple(found)
 
 
 # --- rank ------------------------------------------------------------------------------------

@@ -124,16 +124,25 @@ def parse_parameter(text: str) -> Optional[CParam]:
 
 
 def normalise_type(text: str) -> str:
-    """A C type's spelling normalised: single spaces between words, stars attached to the type."""
+    """A C type's spelling normalised: single spaces between words, stars attached to the type.
+
+    A misspelt `const` ("onst aclTensor *x", seen on a page) is read as `const`.
+    """
     stars = text.count("*")
     refs = text.count("&")
     words = _IDENT.findall(text.replace("*", " ").replace("&", " "))
+    if len(words) >= 2 and words[0] != "const" and _looks_like_const(words[0]):
+        words[0] = "const"
     words = [w for w in words if w not in _QUALIFIERS[2:]]
     const = "const" in words
     words = [w for w in words if w not in ("const", "volatile")]
     if not words:
         return ""
     return ("const " if const else "") + " ".join(words) + "*" * stars + "&" * refs
+
+
+def _looks_like_const(word: str) -> bool:
+    return word in ("onst", "cosnt", "conts", "cont", "cnst", "constt", "Const", "CONST")
 
 
 def pair_declarations(declarations: Iterable[Declaration]) -> tuple[list[Pairing], list[Declaration]]:

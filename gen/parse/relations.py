@@ -41,15 +41,20 @@ def relations_in(text: str, own_name: str, api_params: Sequence[str]) -> tuple[R
                  if names)
 
 
+_CLAUSE = re.compile(r"[，,]|且(?!为\d)|\band\s+(?=the\s|its\s)")
+_FIRST_WORD = re.compile(r"^\s*`?([A-Za-z_][A-Za-z0-9_]*)")
+
+
 def _clauses(text: str, names: Sequence[str]) -> list[str]:
     """Sentences, and their comma-separated clauses; a clause that starts with a parameter name
     continues a list of names ("与result，gradInput一致") and stays with the one before."""
     out: list[str] = []
-    starts_with_name = re.compile(r"^\s*`?(?:" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_])") if names else None
+    wanted = set(names)
     for sentence in _SENTENCE.split(text):
         clauses: list[str] = []
-        for clause in re.split(r"[，,]|且(?!为\d)|\band\s+(?=the\s|its\s)", sentence):
-            if clauses and starts_with_name is not None and starts_with_name.match(clause):
+        for clause in _CLAUSE.split(sentence):
+            first = _FIRST_WORD.match(clause)
+            if clauses and first is not None and first.group(1) in wanted:
                 clauses[-1] += "，" + clause
             else:
                 clauses.append(clause)
