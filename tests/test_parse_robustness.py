@@ -75,3 +75,11 @@ def test_bytes_flipped_and_tags_broken(seed):
                                  b"<td>" * 3000, b"[object Object]\n" * 50, b"# aclnnX\n" + b"## h\n" * 2000])
 def test_degenerate_inputs(raw):
     _check(raw, repr(raw[:20]))
+
+
+def test_every_diagnostic_and_node_points_at_a_line_of_the_page(seed):
+    page = _check(seed, "seed")
+    last = seed.count(b"\n") + 1
+    lines = [d.line for d in page.diagnostics] + [p.line for a in page.apis for p in a.params] + \
+        [e.line for a in page.apis for e in a.errors] + [p.line for p in page.products]
+    assert all(1 <= line <= last for line in lines)

@@ -12,6 +12,7 @@ import re
 
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
 _LINK = re.compile(r"!?\[([^\[\]\n]*(?:\[[^\[\]\n]*\][^\[\]\n]*)*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
+_FOOTNOTE = re.compile(r"<sup>\s*[\d*†‡,，、\s]+\s*</sup>", re.I)  # "FLOAT<sup>1</sup>": a footnote mark
 _BR = re.compile(r"<br\s*/?>", re.I)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
@@ -51,6 +52,7 @@ def _clean(text: str, links: list[tuple[str, str]]) -> str:
             return label
         text = _LINK.sub(link, text)
     if "<" in text:
+        text = _FOOTNOTE.sub("", text)
         text = _COMMENT.sub("", text)
         text = _BR.sub("\n", text)
         text = _TAG.sub("", text)

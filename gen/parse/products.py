@@ -65,6 +65,8 @@ def _from_table(block: Block, diags: list[Diagnostic]) -> list[Product]:
         if len(table.header) == 2 and vocab.PRODUCT_WORD.search(" ".join(r.cells[0].text for r in table.rows[:1]
                                                                          if r.cells)):
             name_col, mark_col = 0, 1
+        elif name_col is not None:
+            return _listed(table, name_col)
         else:
             return []
     out = []
@@ -80,6 +82,19 @@ def _from_table(block: Block, diags: list[Diagnostic]) -> list[Product]:
                                     f"product {name!r}: support mark {row.cells[mark_col].text!r} is not √/×"))
             continue
         out.append(Product(name=name, supported=mark, soc=vocab.soc_of(name), line=row.line))
+    return out
+
+
+def _listed(table, name_col: int) -> list[Product]:
+    """A product table without a support column lists the supported products; the chip may be
+    named in another column ("产品型号 | 芯片号 | ...")."""
+    out = []
+    for row in table.rows:
+        if len(row.cells) <= name_col or not row.cells[name_col].text.strip():
+            continue
+        name = row.cells[name_col].text.strip(" `*")
+        soc = vocab.soc_of(name) or vocab.soc_of(" ".join(row.texts))
+        out.append(Product(name=name, supported=True, soc=soc, line=row.line))
     return out
 
 

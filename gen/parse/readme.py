@@ -66,7 +66,7 @@ def _params(doc: Document, diags: list[Diagnostic]) -> tuple[Param, ...]:
         param = build_param(CParam("", name), entry, ctx, [], entry.line)
         params.append(dataclasses.replace(param, kind=_kind(param, entry.direction)))
     if not params:
-        diags.append(Diagnostic(Level.WARNING, section.line if section else 1, "readme-no-params",
+        diags.append(Diagnostic(Level.INFO, section.line if section else 1, "readme-no-params",
                                 "the README has no parameter table this parser can read"))
     return tuple(params)
 

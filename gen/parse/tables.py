@@ -26,7 +26,7 @@ _TABLE_TAG = re.compile(r"<(/?)table\b[^>]*>", re.I)
 _MD_LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]*)(?:\s+\"[^\"]*\")?\)")
 _BLOCK_TAGS = frozenset({"p", "div", "ul", "ol", "li", "tr", "table", "pre", "h1", "h2", "h3", "h4", "h5", "h6",
                          "dl", "dt", "dd"})
-_FOOTNOTE = re.compile(r"^\s*[\d*†‡,，\s]+\s*$")
+_FOOTNOTE = re.compile(r"^\s*[\d*†‡,，、\s]+\s*$")
 _SKIP_TAGS = frozenset({"script", "style", "colgroup", "col"})
 
 

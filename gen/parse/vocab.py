@@ -100,8 +100,15 @@ _SOC_RULES: tuple[tuple[re.Pattern[str], Soc], ...] = tuple(
     ))
 
 
+# An Atlas generation the table does not know ("Atlas A5 训练/推理系列"): its 训练/推理 words
+# must not map it onto the old training/inference chips.
+_UNKNOWN_GENERATION = re.compile(r"Atlas\s*A[4-9]\b|(?<![\w/])A[4-9]\s*(?:训练|推理|training|inference)", re.I)
+
+
 def soc_of(name: str) -> Optional[Soc]:
     """The chip a product row names (the first match of the mapping table), or None."""
+    if _UNKNOWN_GENERATION.search(name) and not _SOC_RULES[0][0].search(name):
+        return None
     for pattern, soc in _SOC_RULES:
         if pattern.search(name):
             return soc
