@@ -75,3 +75,9 @@ def test_product_note_adding_dtypes_to_a_named_param():
 def test_product_note_that_is_a_bare_list():
     (note,) = prose.note_statements((Soc.ASCEND310P,), "FLOAT, FLOAT16, or INT32.", 1, [])
     assert (note.op, note.dtypes) == (prose.SET, (DType.FLOAT, DType.FLOAT16, DType.INT32))
+
+
+@pytest.mark.parametrize("text", ["当self数据类型为BFLOAT16时，不支持排序轴为1。",
+                                  "If the data type of y is INT4, the last axis must be even."])
+def test_a_dtype_list_inside_a_condition_is_not_a_statement(text):
+    assert prose.dtype_statements(text) == []

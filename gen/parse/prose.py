@@ -71,17 +71,35 @@ def parse_dtype_list(text: str) -> DTypeList:
 
 
 def dtype_statements(text: str) -> list[tuple[int, DTypeList]]:
-    """Every "数据类型支持X、Y" / "The data type can be X or Y" list in a text: (offset, list)."""
+    """Every "数据类型支持X、Y" / "The data type can be X or Y" list in a text: (offset, list).
+
+    A list inside a condition ("当self数据类型为BFLOAT16时，..." / "If the data type is INT4, ...")
+    states when something else holds, not what the parameter accepts; it is skipped.
+    """
     out = []
     for trigger in _DTYPE_TRIGGER.finditer(text):
         rest = text[trigger.end():]
         listed = DTYPE_LIST.match(rest)
         if not listed:
             continue
+        if _in_condition(text, trigger.start(), trigger.end() + listed.end()):
+            continue
         parsed = parse_dtype_list(listed.group(0))
         if parsed.dtypes:
             out.append((trigger.start(), parsed))
     return out
+
+
+_CLAUSE_START = re.compile(r"[。；;，,\n]|\.\s")
+_CONDITION_WORD = re.compile(r"当|如果|若|\bwhen\b|\bif\b|\bwhere\b", re.I)
+
+
+def _in_condition(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] sits in a "当...时" / "if ..." clause."""
+    clause_start = max((m.end() for m in _CLAUSE_START.finditer(text, 0, start)), default=0)
+    if _CONDITION_WORD.search(text, clause_start, start):
+        return True
+    return text[end:end + 3].lstrip().startswith(("时", "的时候"))
 
 
 def dtype_cell(text: str) -> tuple[DTypeList, list[tuple[tuple[Soc, ...], DTypeList]]]:
