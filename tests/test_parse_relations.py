@@ -48,3 +48,8 @@ def test_only_parameters_of_the_api_are_named():
 
 def test_a_negated_statement_is_no_relation():
     assert rel("shape与self不一致时报错。") == []
+
+
+def test_castable_to_the_promoted_dtype_is_not_cast_from():
+    # alpha must cast *to* promote(self, other); CAST_FROM says the converse.
+    assert relations_in("数据类型需要可转换成self与other推导后的数据类型。", "alpha", ["self", "other", "alpha"]) == ()

@@ -14,8 +14,13 @@ from gen.ir import Relation, RelationKind
 from gen.parse.prose import names_in
 
 _SENTENCE = re.compile(r"[。；;\n]|(?<=[A-Za-z0-9)])\.(?:\s|$)")
-_CAST = re.compile(r"推导(?:之后|后)?(?:的数据类型)?可转换|可转换(?:成|为)[^。；]*推导|"
-                   r"can\s+be\s+converted|castable|convertible", re.I)
+# CAST_FROM: the parameter's dtype is one the others' promoted dtype can be cast to ("需要是gradOutput与
+# self推导之后可转换的数据类型"). The converse ("需要可转换成self与other推导后的数据类型": castable *to*
+# the promoted dtype) is no relation of the IR, and is not read as one.
+_CAST = re.compile(r"推导(?:之后|后)(?:的数据类型)?可转换|推导之后可以转换|"
+                   r"(?:data\s*type|dtype)[^.;]{0,40}(?:converted|cast)\s+from|"
+                   r"to\s+which\s+the\s+(?:deduced|promoted)[^.;]{0,60}can\s+be\s+(?:converted|cast)", re.I)
+_CAST_TO = re.compile(r"可转换(?:成|为)|可以转换(?:成|为)|convertible\s+to|converted\s+to|cast\s+to", re.I)
 _PROMOTE = re.compile(r"推导规则|互推导|推导关系|类型推导|type\s+promotion|deduction|promot", re.I)
 _BROADCAST = re.compile(r"broadcast", re.I)
 _SAME = re.compile(r"一致|相同|(?:数据类型|dtype|shape)\s*(?:与|和)?同(?!时|样|步)|same\s+as|the\s+same|consistent\s+with|identical|equal\s+to", re.I)
@@ -65,6 +70,8 @@ def _clauses(text: str, names: Sequence[str]) -> list[str]:
 def _kinds(sentence: str) -> list[RelationKind]:
     if _CAST.search(sentence):
         return [RelationKind.CAST_FROM]
+    if _CAST_TO.search(sentence):
+        return []
     if _PROMOTE.search(sentence):
         return [RelationKind.PROMOTE]
     if _BROADCAST.search(sentence):
