@@ -305,6 +305,7 @@ def _match_entry(name: str, entries: dict[str, ParamEntry], diags: list[Diagnost
 
 
 _RESERVED = re.compile(r"预留|保留参数|(?:需要|需|必须|只能|仅支持|固定|即可)\s*传入\s*(?:空指针|nullptr)|仅支持传入空指针|"
+                       r"only\s+null\s*(?:pointers?|ptr)\s+(?:are|is|can\s+be)|"
                        r"\breserved\b|must\s+be\s+(?:set\s+to\s+)?(?:nullptr|null)|\bpass\s+(?:a\s+)?(?:nullptr|null)",
                        re.I)
 
@@ -354,8 +355,8 @@ def resolve_references(params: list[Param], entries: Sequence[Optional[ParamEntr
     return params
 
 
-_CASTABLE_TO_PARAM = re.compile(r"(?:可转换(?:成|为)|可以转换(?:成|为)|convertible\s+to|converted\s+to)\s*`?(\w+)`?\s*(?:的|'s|\s)",
-                                re.I)
+_CASTABLE_TO_PARAM = re.compile(r"(?:可转换(?:成|为)|可以转换(?:成|为)|convertible\s+to|converted\s+to)\s*(?:the\s+data\s+type\s+"
+                                r"(?:of|deduced\s+from)\s+)?`?(\w+)`?\s*(?:的|与|和|'s|\s)", re.I)
 
 
 def _dtype_source(param: Param, entry: ParamEntry, names: Sequence[str]) -> tuple[Optional[str], bool]:

@@ -19,6 +19,7 @@ from gen.parse.tables import cell_is_empty
 
 _ARRAY_ELEMENT = {ParamKind.INT_ARRAY: DType.INT64, ParamKind.FLOAT_ARRAY: DType.FLOAT,
                   ParamKind.BOOL_ARRAY: DType.BOOL}
+_EXAMPLE_DTYPE = re.compile(r"(?:常见的数值类型|common\s+data\s+types)[^。.]{0,12}?(?:如|such\s+as)\s*`?([A-Z][A-Z0-9_]*)", re.I)
 _CASTABLE_TO = re.compile(r"(?:可转换(?:为|成)|可以转换(?:为|成)|convertible\s+to|can\s+be\s+(?:converted|cast)\s+to)\s*"
                           r"`?((?:DT_|ACL_)?[A-Z][A-Z0-9_]*)`?\s*(?:的|\(|（|\.|。|$|\s)", re.I)
 _SOC_ORDER = {soc: i for i, soc in enumerate(Soc)}
@@ -153,15 +154,15 @@ def _dtypes(name: str, kind: Optional[ParamKind], entry: ParamEntry, ctx: ParamC
             per_product[soc] = _apply(note, current)
 
     if not base and not per_product:
-        castable = _CASTABLE_TO.search(entry.prose)
+        castable = _CASTABLE_TO.search(entry.prose) or _EXAMPLE_DTYPE.search(entry.prose)
         target = vocab.dtype_of(castable.group(1)) if castable else None
         if target is not None:
             # "数据类型需要是可转换为FLOAT的数据类型": any dtype castable to FLOAT; FLOAT itself is
-            # the one the page guarantees.
+            # the one the page guarantees. So is the example of "支持常见的数值类型，如FLOAT类型".
             base = [target]
             diags.append(Diagnostic(Level.INFO, entry.line, "dtypes-castable",
-                                    f"{name}: the page accepts any dtype castable to {target.value}; "
-                                    f"{target.value} is recorded"))
+                                    f"{name}: the page lists no dtypes but names {target.value} as accepted "
+                                    f"({castable.group(0).strip()!r}); {target.value} is recorded"))
     if not base and not per_product and kind in _ARRAY_ELEMENT:
         # The C type fixes an array's element type (aclIntArray holds int64_t, ...).
         base = [_ARRAY_ELEMENT[kind]]

@@ -30,7 +30,7 @@ _DTYPE_TRIGGER = re.compile(
     r"\bsupports?\s+(?:the\s+following\s+)?data\s*types?\s*(?:of|:)?|"
     r"\bsupported\s+data\s*types?\s*(?:is|are|include)?\s*:?|\bdata\s*types?\s+supported\s*:|"
     # "支持 FLOAT、FLOAT16", "Supports ACL_FLOAT, ACL_BF16": a bare "supports" directly before a dtype.
-    r"(?:支持|\bsupports?)\s*(?=(?:DT_|ACL_)?(?:FLOAT|BFLOAT|BF16|INT|UINT|DOUBLE|BOOL|COMPLEX|HIFLOAT|FP\d)))\s*",
+    r"(?:支持|数据类型|\bsupports?)\s*(?=(?:DT_|ACL_)?(?:FLOAT|BFLOAT|BF16|INT|UINT|DOUBLE|BOOL|COMPLEX|HIFLOAT|FP\d|fp\d|bf16)))\s*",
     re.I)
 _ONLY_QUALIFIER = re.compile(r"^[（(]\s*(?:仅|只|only\s+(?:supported\s+(?:by|on)|for|on)?)(.*?)(?:支持|supports?|supported)?\s*[)）]$",
                              re.I | re.S)
