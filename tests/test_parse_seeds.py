@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gen.ir import Direction, DType, ErrorCategory, Level, PageKind, ParamKind, Soc
+from gen.ir import Direction, DType, Level, PageKind, ParamKind, Soc
 from gen.parse import parse_file
 
 ROOT = Path(__file__).resolve().parent.parent

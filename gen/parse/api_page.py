@@ -12,7 +12,7 @@ import dataclasses
 import re
 from typing import Callable, Optional, Sequence, TypeVar
 
-from gen.ir import API, Diagnostic, ErrorCase, Level, Page, PageKind, Param, ParamKind, RelationKind
+from gen.ir import API, Diagnostic, ErrorCase, Level, Page, PageKind, Param, ParamKind, Product, RelationKind
 from gen.parse import prose, vocab
 from gen.parse.document import CODE, HEADING, ITEM, TABLE, TEXT, Block, Document, Section, block_text
 from gen.parse.entries import ParamEntry, entries_from_blocks, entries_from_table
@@ -53,11 +53,11 @@ def guarded(diags: list[Diagnostic], line: int, what: str, step: Callable[[], T]
 def build_api_page(doc: Document, source: str, diags: list[Diagnostic]) -> Page:
     sections = doc.sections()
     title = doc.title
-    products = guarded(diags, 1, "the product list", lambda: find_products(sections, diags), ())
+    products: tuple[Product, ...] = guarded(diags, 1, "the product list", lambda: find_products(sections, diags), ())
     function = _first(sections, FUNCTION_SECTION)
     description = block_text(function.blocks) if function else ""
 
-    declarations = guarded(diags, 1, "the prototypes", lambda: _declarations(doc, sections), [])
+    declarations: list[Declaration] = guarded(diags, 1, "the prototypes", lambda: _declarations(doc, sections), [])
     pairs, leftover = pair_declarations(declarations)
     for decl in declarations:
         if decl.problems:
@@ -174,8 +174,9 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
         scope = section.blocks
     else:
         scope = _fallback_scope(doc, sections, pair, pairs)
+    nothing: tuple[dict[str, ParamEntry], list[prose.DTypeNote]] = ({}, [])
     entries, notes = guarded(diags, section.line if section else 1, f"the parameters of {pair.api}",
-                             lambda: _entries(scope, names, diags), ({}, []))
+                             lambda: _entries(scope, names, diags), nothing)
     if section is not None and not any(n in entries for n in names):
         # A GetWorkspaceSize section without the table (it sits under 参数说明 elsewhere).
         more, more_notes = _entries(_fallback_scope(doc, sections, pair, pairs), names, diags)
@@ -191,7 +192,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     for param, entry in zip(params, matched):
         _diagnose_coverage(pair.api, param, entry, diags, pair.workspace.line)
 
-    errors = guarded(diags, section.line if section else 1, f"the errors of {pair.api}",
+    errors: list[ErrorCase] = guarded(diags, section.line if section else 1, f"the errors of {pair.api}",
                      lambda: _errors(doc, sections, section, scope, names, pairs, diags), [])
 
     formula = _formula(function)

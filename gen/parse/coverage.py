@@ -16,7 +16,7 @@ import collections
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, Optional
 
 from gen.ir import Page
 from gen.parse.api_page import PARAM_NO_DTYPES, PARAM_UNDOCUMENTED
@@ -132,8 +132,7 @@ def page_result(page: Page, seconds: float = 0.0) -> PageResult:
     failing: dict[str, list[str]] = collections.defaultdict(list)
     for d in page.diagnostics:
         if d.code in (PARAM_UNDOCUMENTED, PARAM_NO_DTYPES):
-            api = d.message.split(".", 1)[0]
-            failing[api].append(d.code)
+            failing[d.message.split(".", 1)[0]].append(d.code)
     reasons: list[str] = []
     matched = 0
     for api in page.apis:
@@ -174,6 +173,3 @@ def coverage_report(paths: Iterable[Path | str], progress=lambda it: it) -> Cove
             report.other_pages += 1
     return report
 
-
-def failing_pages(report: CoverageReport, reason: Optional[str] = None) -> Sequence[PageResult]:
-    return [r for r in report.results if not r.covered and (reason is None or (r.reasons[:1] == [reason]))]

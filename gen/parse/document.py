@@ -106,13 +106,6 @@ class Document:
         return Section(self.title, 0, 1, tuple(self.blocks))
 
 
-def section_matching(sections: Sequence[Section], predicate) -> Optional[Section]:
-    for section in sections:
-        if predicate(section.title):
-            return section
-    return None
-
-
 def block_text(blocks: Sequence[Block], kinds: tuple[str, ...] = (TEXT, ITEM)) -> str:
     """The prose of some blocks, one block per line, list items marked as the page marks them."""
     parts = []

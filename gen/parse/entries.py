@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from typing import Optional, Sequence, cast
 
 from gen.parse import vocab
 from gen.parse.document import ITEM, TEXT, Block, Table
@@ -68,7 +68,7 @@ def entries_from_table(table: Table, known_names: Sequence[str] = ()) -> Optiona
         firsts = {r.cells[0].text.strip("` *") for r in table.rows if r.cells}
         if len(firsts & set(known_names)) < max(1, min(2, len(known_names))):
             return None
-        roles = ["name"] + roles[1:]
+        roles = [cast(Optional[str], "name")] + roles[1:]
     if roles.count("name") > 1 or not (set(roles) & {"direction", "description", "dtypes", "usage"}):
         if not known_names:
             return None

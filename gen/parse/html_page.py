@@ -8,6 +8,7 @@ document order. Line numbers are the HTML file's.
 
 from __future__ import annotations
 
+import copy
 import re
 
 import lxml.etree
@@ -154,7 +155,7 @@ def _list_item(item, doc: Document, depth: int) -> None:
     parts: list[str] = []
     links: list = []
     first_line = _line(item)
-    rest = []
+    rest: list = []
     if item.text and item.text.strip():
         parts.append(item.text)
     children = list(item)
@@ -181,11 +182,6 @@ def _list_item(item, doc: Document, depth: int) -> None:
     if rest:
         holder = lxml.html.Element("div")
         for child in rest:
-            holder.append(_copy(child))
+            holder.append(copy.deepcopy(child))
         _walk(holder, doc, depth)
 
-
-def _copy(element):
-    import copy
-
-    return copy.deepcopy(element)

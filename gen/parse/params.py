@@ -156,7 +156,7 @@ def _dtypes(name: str, kind: Optional[ParamKind], entry: ParamEntry, ctx: ParamC
     if not base and not per_product:
         castable = _CASTABLE_TO.search(entry.prose) or _EXAMPLE_DTYPE.search(entry.prose)
         target = vocab.dtype_of(castable.group(1)) if castable else None
-        if target is not None:
+        if castable is not None and target is not None:
             # "数据类型需要是可转换为FLOAT的数据类型": any dtype castable to FLOAT; FLOAT itself is
             # the one the page guarantees. So is the example of "支持常见的数值类型，如FLOAT类型".
             base = [target]

@@ -206,8 +206,8 @@ def note_statements(socs: tuple[Soc, ...], text: str, line: int, param_names: Se
             match = trigger.search(sentence)
             if not match:
                 continue
-            listed = DTYPE_LIST.match(sentence[match.end():])
-            dtypes = parse_dtype_list(listed.group(0)).dtypes if listed else ()
+            following = DTYPE_LIST.match(sentence[match.end():])
+            dtypes = parse_dtype_list(following.group(0)).dtypes if following else ()
             if not dtypes and op is REMOVE:
                 # "不支持BFLOAT16数据类型" has the list after the trigger; "BFLOAT16不支持" before.
                 dtypes = _cell_dtypes(sentence[:match.start()][-40:]).dtypes

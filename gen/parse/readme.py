@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Optional, Sequence
+from typing import Optional
 
-from gen.ir import Diagnostic, Direction, DType, Level, Link, Page, PageKind, Param, ParamKind
+from gen.ir import Diagnostic, Direction, DType, Level, Link, Page, PageKind, Param, ParamKind, Product
 from gen.parse import vocab
 from gen.parse.api_page import FUNCTION_SECTION, _entries, _first, guarded
 from gen.parse.document import TABLE, Document, block_text
@@ -40,10 +40,10 @@ def is_readme(doc: Document, source: str) -> bool:
 
 def build_readme(doc: Document, source: str, diags: list[Diagnostic]) -> Page:
     sections = doc.sections()
-    products = guarded(diags, 1, "the product list", lambda: find_products(sections, diags), ())
+    products: tuple[Product, ...] = guarded(diags, 1, "the product list", lambda: find_products(sections, diags), ())
     function = _first(sections, FUNCTION_SECTION)
-    params = guarded(diags, 1, "the parameter table", lambda: _params(doc, diags), ())
-    links = guarded(diags, 1, "the API links", lambda: _links(doc), ())
+    params: tuple[Param, ...] = guarded(diags, 1, "the parameter table", lambda: _params(doc, diags), ())
+    links: tuple[Link, ...] = guarded(diags, 1, "the API links", lambda: _links(doc), ())
     if not links:
         diags.append(Diagnostic(Level.INFO, 1, "readme-no-links", "the README links to no aclnn page"))
     return Page(source=source, kind=PageKind.OP_README, title=doc.title,

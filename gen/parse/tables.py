@@ -116,7 +116,9 @@ def _split_orphan_runs(groups) -> None:
             at, cells = raw[i]
             if not getattr(cells, "orphan", False) or len(cells) <= width:
                 continue
-            chunks, chunk, used = [], [], 0
+            chunks: list[list] = []
+            chunk: list = []
+            used = 0
             for cell in cells:
                 span = _span(cell, "colspan")
                 if chunk and used + span > width:

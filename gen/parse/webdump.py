@@ -65,7 +65,7 @@ def read_webdump(text: str) -> Document:
         if bullet:
             flush()
             depth = len(bullet.group(1).expandtabs(4)) // 4 + 1
-            doc.blocks.append(Block(ITEM, number, _clean(bullet.group(2)), level=depth, end_line=number))
+            doc.blocks.append(Block(ITEM, number, bullet.group(2).strip(), level=depth, end_line=number))
             continue
         indent = len(line) - len(line.lstrip())
         if indent == 0 and (_SECTION_TITLES.match(stripped) or _FUNCTION_TITLE.match(stripped)):
@@ -77,13 +77,9 @@ def read_webdump(text: str) -> Document:
         if not paragraph:
             paragraph_line = number
             paragraph_level = (indent // 4) if indent else 0
-        paragraph.append(_clean(stripped))
+        paragraph.append(stripped)
     flush()
     return doc
-
-
-def _clean(text: str) -> str:
-    return text.strip()
 
 
 def diagnose_losses(doc: Document, page: Page) -> list[Diagnostic]:
