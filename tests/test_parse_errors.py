@@ -75,6 +75,8 @@ def test_row_without_its_leading_cells_inherits_them():
     ("gradOutput、self和out的shape不相同。", C.SHAPE_MISMATCH),
     ("gradOutput、result、gradInput的维度关系不满足可broadcast原则。", C.BROADCAST),
     ("self和other推导出的数据类型无法转换为指定输出out的类型。", C.NOT_CASTABLE),
+    ("gradOutput、result、gradInput的数据类型不满足数据类型推导规则。", C.NOT_CASTABLE),  # no common dtype
+    ("self和other无法做数据类型推导。", C.NOT_CASTABLE),
     ("self是空Tensor。", C.EMPTY_TENSOR),
     ("self的数据格式不在支持的范围之内。", C.FORMAT),
     ("dim的取值超出范围。", C.VALUE),
@@ -90,7 +92,6 @@ def test_conditions_are_classified(condition, category):
 
 
 @pytest.mark.parametrize("condition", [
-    "gradOutput、result、gradInput的数据类型不满足数据类型推导规则。",  # a promotion failure: no category fits
     "当x的数据类型为INT8时，weight的shape不满足要求。",  # hinges on another fact
     "内部错误。",
     "outputMask[0]为True且gradInputOut为空指针。",  # null only together with another fact
@@ -101,3 +102,14 @@ def test_conditions_are_classified(condition, category):
 ])
 def test_unclear_conditions_stay_unclassified(condition):
     assert classify(condition) is None
+
+
+
+def test_an_error_case_points_at_its_condition_cell():
+    from tests.parse_helpers import PROTOTYPE, page
+
+    table = ("<table>\n<tr><th>返回码</th><th>错误码</th><th>描述</th></tr>\n<tr>\n"
+             "<td>ACLNN_ERR_PARAM_NULLPTR</td>\n<td>161001</td>\n<td>传入的self是空指针。</td>\n</tr>\n</table>\n")
+    text = f"# aclnnFoo\n\n{PROTOTYPE}\n## aclnnFooGetWorkspaceSize\n\n{table}"
+    (case,) = page(text).apis[0].errors
+    assert case.line == text.splitlines().index("<td>传入的self是空指针。</td>") + 1

@@ -29,7 +29,7 @@ def test_promote():
 
 def test_same_dtype_and_same_shape_with_a_comma_separated_name_list():
     assert rel("数据类型、shape需要与result，gradInput一致。") == [
-        (K.SAME_SHAPE, ("result", "gradInput")), (K.SAME_DTYPE, ("result", "gradInput"))]
+        (K.SAME_DTYPE, ("result", "gradInput")), (K.SAME_SHAPE, ("result", "gradInput"))]
 
 
 def test_cast_from():
@@ -39,7 +39,7 @@ def test_cast_from():
 
 def test_two_clauses_two_relations():
     assert rel("数据类型与self的数据类型需满足数据类型推导规则，shape与self相同。") == [
-        (K.SAME_SHAPE, ("self",)), (K.PROMOTE, ("self",))]
+        (K.PROMOTE, ("self",)), (K.SAME_SHAPE, ("self",))]
 
 
 def test_only_parameters_of_the_api_are_named():

@@ -90,3 +90,9 @@ def test_pipe_table_cells_are_plain_text():
     (table,) = [b.table for b in doc.blocks if b.kind == "table"]
     assert table.header == ("参数", "说明")
     assert table.rows[0].texts == ("x", "(aclTensor*, 计算输入)：链接\n下一行")
+
+
+def test_cells_carry_their_own_lines_and_spanned_cells_keep_theirs():
+    table = parse_html_table("<table>\n<tr><th>n</th><th>c</th></tr>\n<tr>\n<td rowspan='2'>E</td>\n<td>1</td>\n</tr>\n"
+                             "<tr>\n<td>2</td>\n</tr>\n</table>", line=10)
+    assert [(r.line_of(0), r.line_of(1)) for r in table.rows] == [(13, 14), (13, 17)]

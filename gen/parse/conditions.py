@@ -18,8 +18,12 @@ _RULES: tuple[tuple[ErrorCategory, re.Pattern[str]], ...] = tuple((cat, re.compi
     (ErrorCategory.UNSUPPORTED_PRODUCT, r"产品(?:型号)?不支持|不支持(?:该|当前)?(?:产品|芯片|设备|SoC)|当前(?:设备|芯片|产品)不|"
                                         r"(?:product|chip|SoC|platform|device)\s+(?:is\s+)?not\s+supported|"
                                         r"not\s+supported\s+(?:on|by)\s+(?:the\s+)?(?:current\s+)?(?:product|chip|SoC|platform|device)"),
+    # Inputs without a common (promoted) dtype are read as not castable too: no dtype exists that
+    # they all cast to. The simulator checks both in one step (tests/sim_seed_ir.py reads 003 so).
     (ErrorCategory.NOT_CASTABLE, r"无法转换|不能转换|不可转换|无法cast|不能cast|cannot\s+be\s+(?:converted|cast)|"
-                                 r"can(?:'|no)t\s+(?:be\s+)?(?:converted|cast)|not\s+castable|不满足.{0,6}转换"),
+                                 r"can(?:'|no)t\s+(?:be\s+)?(?:converted|cast)|not\s+castable|不满足.{0,6}转换|"
+                                 r"不满足(?:数据类型)?(?:推导规则|互推导关系)|无法(?:进行|做)?(?:数据类型)?推导|"
+                                 r"cannot\s+be\s+deduced|(?:do|does)\s+not\s+meet\s+the\s+(?:type\s+|data\s+type\s+)?deduction"),
     (ErrorCategory.BROADCAST, r"broadcast"),
     (ErrorCategory.EMPTY_TENSOR, r"空Tensor|空tensor|空张量|empty\s+tensor"),
     (ErrorCategory.UNSUPPORTED_DTYPE, r"数据类型(?:[和或、与及]数据格式)?(?:不在|不属于|不满足)?.{0,4}支持(?:的)?(?:范围|列表)|数据类型不支持|"

@@ -22,6 +22,7 @@ TABLE = "table"
 class Cell:
     text: str
     links: tuple[tuple[str, str], ...] = ()  # (link text, target) as written
+    line: int = 0  # the page line the cell starts on (0: the row's)
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,12 @@ class Row:
     @property
     def texts(self) -> tuple[str, ...]:
         return tuple(c.text for c in self.cells)
+
+    def line_of(self, column: int) -> int:
+        """The line of one cell (a cell spanned from a row above keeps its own line)."""
+        if 0 <= column < len(self.cells) and self.cells[column].line:
+            return self.cells[column].line
+        return self.line
 
 
 @dataclass(frozen=True)

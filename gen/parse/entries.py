@@ -78,6 +78,7 @@ def entries_from_table(table: Table, known_names: Sequence[str] = ()) -> Optiona
     entries = []
     for row in table.rows:
         values: dict[str, str] = {}
+        name_line = row.line_of(roles.index("name")) if "name" in roles else row.line
         for role, cell in zip(roles, row.cells):
             if role == "dtypes_formats":  # one "数据类型/格式" column: "FLOAT/FLOAT16，ND"
                 values.setdefault("dtypes", cell.text)
@@ -85,7 +86,7 @@ def entries_from_table(table: Table, known_names: Sequence[str] = ()) -> Optiona
             elif role and role not in values:
                 values[role] = cell.text
         for name in _names_of(values.get("name", ""), known_names):
-            entries.append(_table_entry(name, row.line, values, roles))
+            entries.append(_table_entry(name, name_line, values, roles))
     if not entries:
         return None
     return TableEntries(tuple(entries), unknown, table.line)

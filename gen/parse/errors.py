@@ -92,8 +92,11 @@ def errors_from_table(table: Table, api_params: Sequence[str]) -> Optional[list[
             if "condition" in roles:
                 continue  # a row holding only a group's spanning cells; its conditions follow
             condition = cells[-1] if cells else ""
+        at = row.line_of(roles.index("condition")) if "condition" in roles else row.line
+        if len(row.cells) < width and "condition" in roles:
+            at = row.line_of(roles.index("condition") - (width - len(row.cells)))
         for text in _split_conditions(condition):
-            cases.append(_case(name, code, text, api_params, row.line))
+            cases.append(_case(name, code, text, api_params, at))
     return cases
 
 

@@ -2,7 +2,8 @@
 
 One sentence states at most one kind of relation, except "数据类型、shape需要与result一致",
 which states two (same dtype and same shape). A relation is kept only when the sentence names
-other parameters of the same API; the others are listed in the order the sentence names them.
+other parameters of the same API; relations come in the order the text states them, and their
+others in the order the sentence names them.
 """
 
 from __future__ import annotations
@@ -41,9 +42,8 @@ def relations_in(text: str, own_name: str, api_params: Sequence[str]) -> tuple[R
         for kind in _kinds(sentence):
             bucket = found.setdefault(kind, [])
             bucket.extend(n for n in named if n not in bucket)
-    order = list(RelationKind)
-    return tuple(Relation(kind, tuple(names)) for kind, names in sorted(found.items(), key=lambda kv: order.index(kv[0]))
-                 if names)
+    # In the order the text states them.
+    return tuple(Relation(kind, tuple(names)) for kind, names in found.items() if names)
 
 
 _CLAUSE = re.compile(r"[，,]|且(?!为\d)|\band\s+(?=the\s|its\s)")

@@ -240,7 +240,7 @@ def _pipe_table(tokens, i: int) -> tuple[int, Table]:
             row_line = t.map[0] + 1 if t.map else row_line
         elif t.type == "inline":
             text_, links = inline_text(t.content)
-            cells.append(Cell(text_, links))
+            cells.append(Cell(text_, links, row_line))
         elif t.type == "tr_close":
             if in_head:
                 header = [c.text for c in cells]

@@ -92,7 +92,7 @@ def table_from_element(table: lxml.html.HtmlElement, line: int = 1) -> Table:
     rows: list[Row] = []
     head_rows: list[Row] = []
     for kind, raw_rows in groups:
-        expanded = _expand_spans(raw_rows, repairs)
+        expanded = _expand_spans(raw_rows, repairs, line)
         (head_rows if kind == "head" else rows).extend(expanded)
     header: tuple[str, ...] = ()
     if head_rows:
@@ -183,7 +183,7 @@ def _span(cell, attr: str) -> int:
     return max(1, min(value, 1000))
 
 
-def _expand_spans(raw_rows: list[tuple[int, list]], repairs) -> list[Row]:
+def _expand_spans(raw_rows: list[tuple[int, list]], repairs, line: int = 1) -> list[Row]:
     """Places every cell in its grid column, repeating rowspan/colspan cells where they extend."""
     pending: dict[int, tuple[int, Cell, int]] = {}  # column -> (rows left, cell, line of the span)
     rows: list[Row] = []
@@ -206,7 +206,7 @@ def _expand_spans(raw_rows: list[tuple[int, list]], repairs) -> list[Row]:
             while column in pending:
                 grid[column] = pending[column][1]
                 column += 1
-            cell = cell_from_element(element)
+            cell = cell_from_element(element, line)
             rowspan, colspan = _span(element, "rowspan"), _span(element, "colspan")
             for offset in range(colspan):
                 grid[column + offset] = cell
@@ -233,7 +233,7 @@ def _expand_spans(raw_rows: list[tuple[int, list]], repairs) -> list[Row]:
     return rows
 
 
-def cell_from_element(element) -> Cell:
+def cell_from_element(element, line: int = 1) -> Cell:
     links: list[tuple[str, str]] = []
     parts: list[str] = []
     _element_text(element, parts, links, top=True)
@@ -242,7 +242,7 @@ def cell_from_element(element) -> Cell:
     if md_links:
         links.extend((t, href) for t, href in md_links)
         text = _MD_LINK.sub(lambda m: m.group(1), text)
-    return Cell(text, tuple(links))
+    return Cell(text, tuple(links), _line(element, line))
 
 
 def _element_text(element, parts: list[str], links: list, top: bool = False) -> None:
