@@ -83,3 +83,18 @@ def test_every_diagnostic_and_node_points_at_a_line_of_the_page(seed):
     lines = [d.line for d in page.diagnostics] + [p.line for a in page.apis for p in a.params] + \
         [e.line for a in page.apis for e in a.errors] + [p.line for p in page.products]
     assert all(1 <= line <= last for line in lines)
+
+
+def test_long_lines_built_from_cut_seed_lines_parse_in_linear_time(seed):
+    # Regular expressions that backtrack show up on long lines missing their closing delimiter:
+    # every seed line is cut in half and its first half repeated into a ~20 kB line.
+    lines = [line for line in seed.split(b"\n") if len(line.strip()) > 8]
+    rng = random.Random(5)
+    placements = (b"- %s\n", b"<table><tr><th>\xe5\x8f\x82\xe6\x95\xb0\xe5\x90\x8d</th></tr><tr><td>%s</td></tr></table>\n",
+                  b"```\naclnnStatus aclnnFooGetWorkspaceSize(%s\n```\n", b"%s\n")
+    for line in rng.sample(lines, min(20, len(lines))):
+        half = line[: max(4, len(line) // 2)]
+        long_line = half * max(1, 20000 // len(half))
+        for placement in placements:
+            _check(b"# aclnnFoo\n\n## aclnnFooGetWorkspaceSize\n\n" + placement.replace(b"%s", long_line),
+                   f"long {half[:30]!r} in {placement[:10]!r}")

@@ -44,12 +44,14 @@ class TableEntries:
     line: int
 
 
-# "(aclTensor*, 计算输入)" / "（aclTensor \*，计算输入|计算输出）" / "(aclTensor*, input)".
-_TYPE_DIR = re.compile(r"^\s*\**\s*[（(]\s*([^,，()（）]*?)\s*(?:[,，]\s*([^()（）]*?))?\s*[)）]\s*\**\s*[：:]?\s*", re.S)
+# "(aclTensor*, 计算输入)" / "（aclTensor \*，计算输入|计算输出）" / "(aclTensor*, input)". Each part is
+# one character class bounded by the next delimiter, so a line without the closing parenthesis
+# fails in linear time.
+_TYPE_DIR = re.compile(r"^[ \t]*\**[ \t]*[（(]([^,，()（）]*)(?:[,，]([^()（）]*))?[)）][ \t]*\**[ \t]*[：:]?[ \t]*")
 # A bullet that documents a parameter: "name(type, direction)：text", "**name** (type, direction): text".
 _BULLET = re.compile(
-    r"^\s*(?:\*\*)?`?([A-Za-z_]\w*)`?(?:\*\*)?\s*[（(]\s*([^,，()（）]*?(?:\([^()]*\))?[^,，()（）]*?)\s*"
-    r"(?:[,，]\s*([^()（）]*?))?\s*[)）]\s*(?:\*\*)?\s*[：:]?\s*(.*)$", re.S)
+    r"^[ \t]*(?:\*\*)?`?([A-Za-z_]\w*)`?(?:\*\*)?[ \t]*[（(]([^,，()（）]*(?:\([^()]*\)[^,，()（）]*)?)"
+    r"(?:[,，]([^()（）]*))?[)）][ \t]*(?:\*\*)?[ \t]*[：:]?[ \t]*(.*)$", re.S)
 # "name：text" bullets with no type (a few pages, and 8.5.0's "x：输入 Tensor。" lines).
 _BARE = re.compile(r"^\s*`?([A-Za-z_]\w*)`?\s*[：:]\s*(.+)$", re.S)
 
