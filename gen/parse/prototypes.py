@@ -113,10 +113,16 @@ def parse_parameter(text: str) -> Optional[CParam]:
     array = text.endswith("]")
     if array:
         text = re.sub(r"\s*\[[^\]]*\]$", "", text)
-    match = re.match(r"^(.*?)([A-Za-z_]\w*)\s*$", text, re.S)
-    if not match:
+    text = text.rstrip()
+    end = len(text)
+    start = end
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_") and text[start - 1].isascii():
+        start -= 1
+    while start < end and text[start].isdigit():  # an identifier does not start with a digit
+        start += 1
+    if start == end:
         return None
-    type_text, name = match.group(1), match.group(2)
+    type_text, name = text[:start], text[start:]
     c_type = normalise_type(type_text + ("*" if array else ""))
     if not c_type or not _IDENT.search(c_type.replace("const", "")):
         return None
