@@ -364,6 +364,16 @@ def session_build() -> Path:
     return build(sim_build_dir(), sanitize=SANITIZE)
 
 
+def special_values(dtype: str, n: int, seed: int) -> np.ndarray:
+    """Random values with NaN, infinities, signed zeros, subnormals and the largest finite value."""
+    d = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfloat16": np.dtype(ml_dtypes.bfloat16)}[dtype]
+    values = np.random.default_rng(seed).uniform(-3, 3, n).astype(np.float32)
+    specials = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, -6e-8, 3e-39, 65504.0, 1e38], np.float32)
+    values[: min(n, specials.size)] = specials[: min(n, specials.size)]
+    with np.errstate(over="ignore"):
+        return values.astype(d)
+
+
 @functools.lru_cache(maxsize=None)
 def session_sim() -> Sim:
     sim = Sim(session_build())

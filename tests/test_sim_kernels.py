@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from tests.sim_lib import DeviceArray, NOT_SIMULATED, session_sim
+from tests.sim_lib import DeviceArray, NOT_SIMULATED, session_sim, special_values
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 FLOATS = {"FLOAT": np.dtype(np.float32), "FLOAT16": np.dtype(np.float16), "BFLOAT16": BF16,
@@ -285,3 +285,60 @@ def test_complex_dtypes_are_not_simulated(sim, run):
     out = run.array(np.zeros(2, np.complex64))
     assert sim.call("aclnnSimTestAdd", self_.handle, other.handle, run.scalar(1.0), out.handle) == (0, NOT_SIMULATED)
     assert sim.error() == "aclnnSimTestAdd is not simulated for dtype COMPLEX64"
+
+
+# --- the AVX2 loops (fused FLOAT16/BFLOAT16 included) and the portable ones agree bit for bit -------
+
+_ISA_SCRIPT = """
+import sys
+import numpy as np
+from tests.sim_lib import DeviceArray, session_sim
+from tests.sim_lib import special_values
+sim = session_sim()
+out_bytes = b""
+for dtype in ("float32", "float16", "bfloat16"):
+    for n in (1, 7, 8, 1003):
+        grad, x = special_values(dtype, n, 1), special_values(dtype, n, 2)
+        g, s, o = DeviceArray(sim, grad), DeviceArray(sim, x), DeviceArray(sim, np.zeros_like(grad))
+        slope = sim.scalar(0.3, np.float64)
+        assert sim.call("aclnnLeakyReluBackward", g.handle, s.handle, slope, False, o.handle) == (0, 0), sim.error()
+        out_bytes += o.read_storage().tobytes()
+        for a in (g, s, o):
+            a.close()
+        sim.aclDestroyScalar(slope)
+sys.stdout.write(out_bytes.hex())
+"""
+
+
+@pytest.mark.parametrize("isa", ["baseline"])
+def test_portable_loops_equal_the_avx2_ones_bit_for_bit(sim, isa):
+    import subprocess
+    import sys
+
+    from tests.sim_lib import ROOT, subprocess_env
+
+    def run(**env):
+        return subprocess.run([sys.executable, "-c", _ISA_SCRIPT], env=subprocess_env(**env), cwd=ROOT, check=True,
+                              capture_output=True, text=True).stdout
+
+    assert run(ACLNN_SIM_ISA=isa) == run()
+
+
+@pytest.mark.parametrize("dtype", ["FLOAT16", "BFLOAT16"])
+def test_special_values_match_torch(sim, run, dtype):
+    d = FLOATS[dtype]
+    name = {"FLOAT16": "float16", "BFLOAT16": "bfloat16"}[dtype]
+    grad, self_ = run.array(special_values(name, 1003, 3)), run.array(special_values(name, 1003, 4))
+    out = run.array(np.zeros(1003, d))
+    assert sim.call("aclnnHardsigmoidBackward", grad.handle, self_.handle, out.handle) == (0, 0)
+    expected = golden(sim, "aclnnHardsigmoidBackward", gradOutput=to_torch(grad.numpy()), self=to_torch(self_.numpy()))
+    np.testing.assert_array_equal(out.numpy().astype(np.float32), to_numpy(expected, d).astype(np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, BF16])
+def test_in_place_on_contiguous_16_bit_tensors(sim, run, dtype):
+    data = random((1003,), dtype, seed=24)
+    self_ref = run.array(data.copy())
+    assert sim.call("aclnnSimTestInplaceScale", self_ref.handle, 0.5, 1) == (0, 0), sim.error()
+    expected = (data.astype(np.float32) * np.float32(0.5) + np.float32(1)).astype(dtype)
+    np.testing.assert_array_equal(self_ref.numpy(), expected)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -15,6 +16,7 @@ namespace aclsim {
 namespace {
 
 constexpr int kMaxThreads = 16;
+constexpr std::chrono::microseconds kSpin{100};
 
 int ConfiguredThreads() {
   if (const char* value = std::getenv("ACLNN_SIM_THREADS")) {
@@ -44,7 +46,7 @@ class Pool {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       job_ = &job;
-      ++generation_;
+      generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
     Drain();
@@ -66,13 +68,25 @@ class Pool {
   void Work() {
     uint64_t seen = 0;
     for (;;) {
+      // Calls come in bursts (a model's ops, a test loop): look for the next job for a moment
+      // before sleeping, so that a call of a few hundred microseconds does not wait for a wake-up.
+      const auto until = std::chrono::steady_clock::now() + kSpin;
+      while (generation_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < until) {
+        for (int i = 0; i < 64; ++i) Relax();
+      }
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return generation_ != seen; });
-        seen = generation_;
+        wake_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
+        seen = generation_.load(std::memory_order_acquire);
       }
       Drain();
     }
+  }
+
+  static void Relax() {
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#endif
   }
 
   // Joins the current job (if any) and takes tasks until none are left.
@@ -94,7 +108,7 @@ class Pool {
   std::mutex mutex_;
   std::condition_variable wake_, done_;
   Job* job_ = nullptr;
-  uint64_t generation_ = 0;
+  std::atomic<uint64_t> generation_{0};
 };
 
 std::mutex g_instance_mutex;
