@@ -1,0 +1,637 @@
+"""Mojibake repair: pages whose UTF-8 was decoded as a Windows code page and saved again.
+
+Rebuild the character model (gen/parse/data/charfreq.json) from the corpus with
+
+    python -m gen.parse.mojibake rebuild-model /work/shared/corpus
+
+and measure the repair on held-out corpus pages (damaged the same way) with
+
+    python -m gen.parse.mojibake measure /work/shared/corpus [--pages N]
+
+The damage. Some pages reached us after a tool read their UTF-8 bytes as cp1252 (Western) or
+cp1254 (Turkish), and wrote the result back as UTF-8. Along the way:
+
+- every byte >= 0x80 became the code page's character (0xE6 -> "æ", 0x9F -> "Ÿ", ...);
+- the bytes the code page leaves undefined were dropped (Python's codecs agree with Windows'
+  tables: cp1252 leaves 0x81 0x8D 0x8F 0x90 0x9D undefined, cp1254 those and 0x8E 0x9E, which
+  cp1252 gives to Ž and ž); `lost_bytes` computes the sets from the codecs themselves;
+- 0xAD became a soft hyphen (U+00AD), which was then removed as invisible.
+
+Bytes that are lost are therefore always UTF-8 continuation bytes (0x80-0xBF); lead bytes and
+ASCII survive. Re-encoding a run of damaged characters with the code page gives back the UTF-8
+bytes with gaps, and a lead byte says how many continuation bytes its character had, so each
+gap is located up to its position inside one character. What the lost byte was (one of 0x81
+0x8D 0x8E 0x8F 0x90 0x9D 0x9E 0xAD) is a guess: a character bigram model learned from the clean
+pages of the corpus picks the likeliest characters along a run (Viterbi over the run's gaps).
+
+The two code pages differ at 0x8E 0x9E 0xD0 0xDD 0xDE 0xF0 0xFD 0xFE ("Ž ž Ð Ý Þ ð ý þ" against
+"lost, lost, Ğ İ Ş ğ ı ş"), so a page is tried under both and the one that explains more of it
+wins; when both explain everything, the model's likelihood decides.
+
+Detection must leave clean pages alone: a Chinese page has no run of code-page characters at
+all, and an English page's "é" or "×" is a lead byte with its continuation bytes missing, never
+a complete UTF-8 sequence. A page is repaired only when complete sequences ("Ã—", "æŽ¥") make
+up a fair share of what its runs decode to.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import json
+import math
+import re
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Iterator, NamedTuple, Optional, Sequence
+
+CODE_PAGES = ("cp1252", "cp1254")
+SOFT_HYPHEN_BYTE = 0xAD  # decodes to U+00AD in both code pages, then removed as invisible
+# Every byte that one of the code pages can lose: the union of `lost_bytes`.
+LOSABLE_BYTES = (0x81, 0x8D, 0x8E, 0x8F, 0x90, 0x9D, 0x9E, 0xAD)
+
+MODEL_PATH = Path(__file__).resolve().parent / "data" / "charfreq.json"
+MODEL_FORMAT = 1
+# Bigrams seen fewer times than this are left out of the data file: it keeps the file small
+# and costs next to no accuracy (see `measure`).
+MIN_BIGRAM_COUNT = 2
+
+# Detection: of the characters a page's code-page runs decode to, at least this share must be
+# complete UTF-8 sequences (a real mojibake page scores 0.6-1.0, a clean page 0), and the runs
+# that decode to nothing may hold at most this share of the run characters.
+MIN_COMPLETE_SHARE = 0.25
+MAX_UNDECODABLE_SHARE = 0.25
+# When both code pages explain every run, cp1254 must beat cp1252 by this many nats of model
+# log-likelihood: cp1254 can lose two more bytes, so it always fits at least as well.
+CP1254_MARGIN = 4.0
+# Candidates searched per sequence: the likeliest seen ones (this bounds the search at
+# MAX_CANDIDATES**2 steps a sequence; see `measure` for what it costs), or, when the corpus has
+# seen none, a few in a stable order.
+MAX_CANDIDATES = 8
+# Transitions the bigram search may weigh on one page (a few hundred ms of Python). The
+# largest corpus page damaged needs under a tenth of it; what is past it gets unigram guesses,
+# so that a hostile page cannot take long.
+SEARCH_BUDGET = 300_000
+MAX_UNSEEN_CANDIDATES = 4
+
+
+# --- the code pages ------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=None)
+def lost_bytes(code_page: str) -> frozenset[int]:
+    """The bytes a decode with `code_page` loses: those it leaves undefined, and 0xAD."""
+    undefined = set()
+    for byte in range(0x80, 0x100):
+        try:
+            bytes([byte]).decode(code_page)
+        except UnicodeDecodeError:
+            undefined.add(byte)
+    return frozenset(undefined | {SOFT_HYPHEN_BYTE})
+
+
+@lru_cache(maxsize=None)
+def _byte_of(code_page: str) -> dict[str, int]:
+    """Character -> byte for the code page's upper half.
+
+    The C1 controls at the undefined positions map back too: some decoders keep them
+    (U+0081 for 0x81) instead of dropping them, and a page holding them still repairs.
+    """
+    table = {}
+    for byte in range(0x80, 0x100):
+        char = bytes([byte]).decode(code_page, errors="ignore") or chr(byte)
+        table[char] = byte
+    return table
+
+
+@lru_cache(maxsize=None)
+def _run_pattern(code_page: str) -> re.Pattern[str]:
+    chars = "".join(sorted(_byte_of(code_page)))
+    return re.compile("[" + re.escape(chars) + "]+")
+
+
+def damage(text: str, code_page: str) -> str:
+    """What the broken tool made of `text`: UTF-8 read as `code_page`, undefined bytes and soft
+    hyphens dropped. The model of the damage that tests and `measure` repair."""
+    decoded = text.encode("utf-8", errors="surrogatepass").decode(code_page, errors="ignore")
+    return decoded.replace("\u00ad", "")
+
+
+# --- the character model -------------------------------------------------------------------------
+
+
+def _is_losable(char: str) -> bool:
+    """Whether a lost byte can hide in `char`'s UTF-8, i.e. whether it can be a guess."""
+    encoded = char.encode("utf-8", errors="surrogatepass")
+    return any(b in LOSABLE_BYTES for b in encoded[1:])
+
+
+class CharModel:
+    """Character unigram and bigram counts, Witten-Bell smoothed.
+
+    P(b | a) = (n(a b) + T(a) P(b)) / (n(a) + T(a)), with T(a) the number of distinct characters
+    seen after a, and P(b) the add-half unigram over a 2**16 character vocabulary.
+    """
+
+    VOCABULARY = 1 << 16
+    CACHE_LIMIT = 1 << 20
+
+    def __init__(self, unigrams: dict[str, tuple[int, int]], bigrams: dict[str, int],
+                 use_bigrams: bool = True) -> None:
+        self.unigrams = unigrams  # char -> (count, distinct followers)
+        self.bigrams = bigrams  # two-character string -> count
+        self.use_bigrams = use_bigrams
+        self.total = sum(count for count, _ in unigrams.values())
+        self._log_unigram: dict[str, float] = {}
+        self._log_bigram: dict[str, float] = {}
+        self._likely: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    @classmethod
+    def load(cls, path: Path = MODEL_PATH) -> "CharModel":
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("format") != MODEL_FORMAT:
+            raise ValueError(f"{path}: model format {data.get('format')!r}, expected {MODEL_FORMAT}")
+        unigrams = {char: (int(v[0]), int(v[1])) for char, v in data["unigrams"].items()}
+        return cls(unigrams, {pair: int(n) for pair, n in data["bigrams"].items()})
+
+    def knows(self, char: str) -> bool:
+        return char in self.unigrams
+
+    def unigram(self, char: str) -> float:
+        """log P(char)."""
+        cached = self._log_unigram.get(char)
+        if cached is None:
+            count = self.unigrams.get(char, (0, 0))[0]
+            cached = math.log((count + 0.5) / (self.total + 0.5 * self.VOCABULARY))
+            self._log_unigram[char] = cached
+        return cached
+
+    def bigram(self, prev: str, char: str) -> float:
+        """log P(char | prev)."""
+        key = prev + char
+        cached = self._log_bigram.get(key)
+        if cached is None:
+            count, followers = self.unigrams.get(prev, (0, 0))
+            p_char = math.exp(self.unigram(char))
+            if not self.use_bigrams or followers == 0:
+                cached = math.log(p_char)
+            else:
+                pair = self.bigrams.get(key, 0)
+                cached = math.log((pair + followers * p_char) / (count + followers))
+            if len(self._log_bigram) >= self.CACHE_LIMIT:  # adversarial pages must not grow it forever
+                self._log_bigram.clear()
+            self._log_bigram[key] = cached
+        return cached
+
+    def likely(self, cands: tuple[str, ...]) -> tuple[str, ...]:
+        """The candidates worth a search: the likeliest few the corpus has seen, if any (an
+        unseen character never beats a seen one by its smoothed probability), else a few in a
+        stable order."""
+        cached = self._likely.get(cands)
+        if cached is None:
+            known = [c for c in cands if c in self.unigrams]
+            if not known:
+                cached = cands[:MAX_UNSEEN_CANDIDATES]
+            else:
+                known.sort(key=lambda c: (-self.unigrams[c][0], c))
+                cached = tuple(known[:MAX_CANDIDATES])
+            if len(self._likely) >= self.CACHE_LIMIT:
+                self._likely.clear()
+            self._likely[cands] = cached
+        return cached
+
+
+_EMPTY_MODEL = CharModel({}, {})
+
+
+@lru_cache(maxsize=1)
+def default_model() -> CharModel:
+    """The shipped model; an empty one (every guess equally likely) if the file is unusable."""
+    try:
+        return CharModel.load()
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return _EMPTY_MODEL
+
+
+def count_text(texts: Iterable[str], min_bigram: int = MIN_BIGRAM_COUNT) -> dict:
+    """The model's data, deterministic: every character's count and number of distinct
+    followers, and the counts of the bigrams that involve a character a lost byte can hide in."""
+    unigrams: Counter[str] = Counter()
+    bigrams: Counter[str] = Counter()
+    for text in texts:
+        unigrams.update(text)
+        bigrams.update(map("".join, zip(text, text[1:])))
+    followers: Counter[str] = Counter(pair[0] for pair in bigrams)
+    losable = {char for char in unigrams if _is_losable(char)}
+    kept = {pair: n for pair, n in bigrams.items()
+            if n >= min_bigram and (pair[0] in losable or pair[1] in losable)}
+    return {
+        "format": MODEL_FORMAT,
+        "about": "character counts of clean corpus pages, for guessing the bytes mojibake lost; "
+                 "rebuild with: python -m gen.parse.mojibake rebuild-model /work/shared/corpus",
+        "min_bigram_count": min_bigram,
+        "unigrams": {char: [unigrams[char], followers[char]] for char in sorted(unigrams)},
+        "bigrams": {pair: kept[pair] for pair in sorted(kept)},
+    }
+
+
+def dump_model(data: dict) -> str:
+    # One entry per line keeps diffs of a rebuilt model readable.
+    lines = ["{"]
+    for key in ("format", "about", "min_bigram_count"):
+        lines.append(f"{json.dumps(key)}: {json.dumps(data[key], ensure_ascii=False)},")
+    for key in ("unigrams", "bigrams"):
+        items = [f"{json.dumps(k, ensure_ascii=False)}:{json.dumps(v)}" for k, v in data[key].items()]
+        lines.append(f"{json.dumps(key)}: {{")
+        lines.append(",\n".join(items))
+        lines.append("}," if key == "unigrams" else "}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+# --- reading runs --------------------------------------------------------------------------------
+
+
+# UTF-8 sequences whose only flaw can be missing continuation bytes, over the bytes of a run
+# spelled as Latin-1 characters (one character per byte).
+_SEQUENCE = re.compile("[\xc2-\xdf][\x80-\xbf]?|[\xe0-\xef][\x80-\xbf]{0,2}|[\xf0-\xf4][\x80-\xbf]{0,3}")
+
+
+def _sequence_length(lead: str) -> int:
+    return 2 if lead <= "\xdf" else 3 if lead <= "\xef" else 4
+
+
+@lru_cache(maxsize=1 << 16)
+def _candidates(sequence: str, code_page: str) -> tuple[tuple[str, ...], int]:
+    """Every character a damaged sequence (lead byte and surviving continuation bytes, spelled
+    in Latin-1) can have been, and how many bytes it lost: the code page's lost bytes put in
+    every way into its gaps, keeping what decodes as strict UTF-8 (no overlong forms, no
+    surrogates)."""
+    data = sequence.encode("latin-1")
+    tails = _sequence_length(sequence[0]) - 1
+    missing = tails - (len(data) - 1)
+    if not missing:
+        try:
+            return (data.decode("utf-8"),), 0
+        except UnicodeDecodeError:
+            return (), 0
+    lost = sorted(lost_bytes(code_page))
+    found: dict[str, None] = {}
+    for gaps in itertools.combinations(range(tails), missing):
+        for fill in itertools.product(lost, repeat=missing):
+            tail, kept, filler = [], iter(data[1:]), iter(fill)
+            for pos in range(tails):
+                tail.append(next(filler) if pos in gaps else next(kept))
+            try:
+                found[bytes([data[0], *tail]).decode("utf-8")] = None
+            except UnicodeDecodeError:
+                pass
+    return tuple(found), missing
+
+
+class _Run(NamedTuple):
+    """A run of code-page characters, read back into UTF-8 sequences (a tuple: pages have
+    hundreds of thousands of runs, and a frozen dataclass is slow to build)."""
+
+    start: int
+    end: int
+    options: Optional[tuple[tuple[str, ...], ...]]  # per sequence; None: does not decode
+    complete: int  # sequences that survived whole
+    guessed_bytes: int
+
+
+@lru_cache(maxsize=1 << 16)
+def _decode_run(run: str, code_page: str) -> Optional[tuple[tuple[tuple[str, ...], ...], int, int]]:
+    """The candidates of each sequence of `run`, how many sequences are complete and how many
+    bytes are missing; None when the run is not damaged UTF-8 (a stray continuation byte, a
+    byte UTF-8 never uses, a sequence nothing fills)."""
+    data = run.translate(_latin1_of(code_page))
+    sequences = _SEQUENCE.findall(data)
+    if sum(map(len, sequences)) != len(data):  # bytes that belong to no sequence
+        return None
+    read = [_candidates(sequence, code_page) for sequence in sequences]
+    options = tuple(cands for cands, _ in read)
+    if not all(options):
+        return None
+    missing = [n for _, n in read]
+    return options, missing.count(0), sum(missing)
+
+
+@lru_cache(maxsize=None)
+def _latin1_of(code_page: str) -> dict[int, str]:
+    """str.translate table: code-page character -> the Latin-1 character of its byte."""
+    return {ord(char): chr(byte) for char, byte in _byte_of(code_page).items()}
+
+
+def _read_run(run: str, start: int, code_page: str) -> _Run:
+    decoded = _decode_run(run, code_page)
+    if decoded is None:
+        return _Run(start, start + len(run), None, 0, 0)
+    options, complete, guessed = decoded
+    return _Run(start, start + len(run), options, complete, guessed)
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """A page read under one code page: its runs, and how well they decode."""
+
+    code_page: str
+    runs: tuple[_Run, ...]
+
+    @property
+    def explained(self) -> int:
+        """Run characters that decode."""
+        return sum(r.end - r.start for r in self.runs if r.options is not None)
+
+    @property
+    def is_mojibake(self) -> bool:
+        decoded = [r for r in self.runs if r.options is not None]
+        complete = sum(r.complete for r in decoded)
+        sequences = sum(len(r.options) for r in decoded)  # type: ignore[arg-type]
+        chars = sum(r.end - r.start for r in self.runs)
+        return (complete >= 1 and complete >= MIN_COMPLETE_SHARE * sequences
+                and chars - self.explained <= MAX_UNDECODABLE_SHARE * chars)
+
+
+def _read(text: str, code_page: str) -> _Reading:
+    runs = tuple(_read_run(m.group(), m.start(), code_page) for m in _run_pattern(code_page).finditer(text))
+    return _Reading(code_page, runs)
+
+
+# --- guessing the lost bytes ---------------------------------------------------------------------
+
+
+def _viterbi(left: str, options: Sequence[tuple[str, ...]], right: str,
+             model: CharModel) -> tuple[str, float]:
+    """The likeliest characters for a run's sequences between `left` and `right`, and the
+    log-likelihood of that choice under the bigram chain (up to a constant)."""
+    bigram = model.bigram
+    scores = {left: 0.0}
+    back: list[dict[str, str]] = []
+    for cands in options:
+        step_scores, step_back = {}, {}
+        for char in cands:
+            best, best_prev = max((score + bigram(prev, char), prev) for prev, score in scores.items())
+            step_scores[char], step_back[char] = best, best_prev
+        scores = step_scores
+        back.append(step_back)
+    total, last = max((s + bigram(c, right), c) for c, s in scores.items())
+    chars = [last]
+    for step in reversed(back[1:]):
+        chars.append(step[chars[-1]])
+    return "".join(reversed(chars)), total
+
+
+def _solve(reading: _Reading, text: str, model: CharModel) -> tuple[list[Optional[str]], float]:
+    """Each run's repaired text (None for runs that do not decode) and the total score."""
+    out: list[Optional[str]] = []
+    total = 0.0
+    solved: dict[tuple[str, str, str], tuple[str, float]] = {}  # pages repeat their runs
+    work = 0
+    for run in reading.runs:
+        if run.options is None:
+            out.append(None)
+        elif not run.guessed_bytes:
+            out.append("".join(o[0] for o in run.options))
+        else:
+            left = text[run.start - 1] if run.start > 0 else "\n"
+            right = text[run.end] if run.end < len(text) else "\n"
+            key = (left, text[run.start:run.end], right)
+            if key not in solved:
+                options = [o if len(o) == 1 else model.likely(o) for o in run.options]
+                steps = sum(len(a) * len(b) for a, b in zip(options, options[1:]))
+                if work + steps <= SEARCH_BUDGET:
+                    work += steps
+                    solved[key] = _viterbi(left, options, right, model)
+                else:  # out of budget: each sequence's likeliest character on its own
+                    solved[key] = ("".join(o[0] for o in options), 0.0)
+            repaired, score = solved[key]
+            out.append(repaired)
+            total += score
+    return out, total
+
+
+# --- repairing a page ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PageRepair:
+    """What the repair made of a mojibake page."""
+
+    text: str
+    code_page: str
+    characters: int  # characters rebuilt from the runs
+    guessed_bytes: int
+    first_offset: int  # offset (in the input text) of the first repaired run
+    undecodable: tuple[tuple[int, int], ...]  # (start, end) of runs kept as they were
+
+
+def repair_page(text: str, model: Optional[CharModel] = None) -> Optional[PageRepair]:
+    """The repaired page, or None when `text` does not look like mojibake."""
+    if text.isascii():  # the common case, and clean whatever happened to it
+        return None
+    model = model or default_model()
+    readings = [r for r in (_read(text, cp) for cp in CODE_PAGES) if r.is_mojibake]
+    if not readings:
+        return None
+    best = max(r.explained for r in readings)
+    readings = [r for r in readings if r.explained == best]
+    solved = [(r, *_solve(r, text, model)) for r in readings]
+    if len(solved) == 1:
+        reading, repaired, _ = solved[0]
+    else:
+        # Both code pages explain every run: cp1254 loses two bytes more, so it always fits at
+        # least as well; it must fit clearly better to be believed.
+        by_page = {r.code_page: (r, runs, score) for r, runs, score in solved}
+        cp1252, cp1254 = by_page["cp1252"], by_page["cp1254"]
+        reading, repaired, _ = cp1254 if cp1254[2] - cp1252[2] > CP1254_MARGIN else cp1252
+    out, pos = [], 0
+    characters = guessed = 0
+    first = -1
+    undecodable = []
+    for run, fixed in zip(reading.runs, repaired):
+        if fixed is None:
+            undecodable.append((run.start, run.end))
+            continue
+        out.append(text[pos:run.start])
+        out.append(fixed)
+        pos = run.end
+        characters += len(fixed)
+        guessed += run.guessed_bytes
+        if first < 0:
+            first = run.start
+    out.append(text[pos:])
+    return PageRepair("".join(out), reading.code_page, characters, guessed, first, tuple(undecodable))
+
+
+# --- held-out pages and measurement --------------------------------------------------------------
+
+
+def corpus_pages(corpus: Path) -> Iterator[tuple[str, Path]]:
+    """(path relative to the corpus, path) of every page, in a stable order."""
+    for path in sorted(corpus.rglob("*.md")):
+        if path.is_file():
+            yield path.relative_to(corpus).as_posix(), path
+
+
+def is_held_out(relative: str) -> bool:
+    """Pages the model never sees, for measuring it: a tenth of the corpus by a hash of the
+    path, and every version of selu_grad (the clean original of seed 003)."""
+    if "selu_grad" in relative:
+        return True
+    return hashlib.sha256(relative.encode()).digest()[0] % 10 == 0
+
+
+def clean_text(raw: bytes) -> str:
+    from gen.parse.text import repair_text
+
+    return repair_text(raw).text
+
+
+def rebuild_model(corpus: Path, out: Path = MODEL_PATH, min_bigram: int = MIN_BIGRAM_COUNT) -> dict:
+    texts = []
+    skipped = 0
+    for relative, path in corpus_pages(corpus):
+        if is_held_out(relative):
+            continue
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        if repair_page(text, _EMPTY_MODEL) is not None:  # a damaged page teaches nothing
+            skipped += 1
+            continue
+        texts.append(clean_text(text.encode()))
+    data = count_text(texts, min_bigram)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(dump_model(data), encoding="utf-8")
+    default_model.cache_clear()
+    print(f"{out}: {len(texts)} pages ({skipped} damaged ones skipped), {len(data['unigrams'])} "
+          f"characters, {len(data['bigrams'])} bigrams, {out.stat().st_size:,} bytes")
+    return data
+
+
+@dataclass
+class Accuracy:
+    pages: int = 0
+    detected: int = 0
+    code_page_right: int = 0
+    characters: int = 0
+    wrong: int = 0
+    non_ascii: int = 0
+    guessed: int = 0  # characters that had a lost byte
+    guessed_wrong: int = 0
+    seconds: float = 0.0
+
+    def add(self, other: "Accuracy") -> None:
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    @property
+    def exact_share(self) -> float:
+        return 1 - self.wrong / self.characters if self.characters else 1.0
+
+    @property
+    def non_ascii_share(self) -> float:
+        return 1 - self.wrong / self.non_ascii if self.non_ascii else 1.0
+
+    @property
+    def guessed_share(self) -> float:
+        return 1 - self.guessed_wrong / self.guessed if self.guessed else 1.0
+
+
+def differing(a: str, b: str) -> int:
+    """Characters of `a` that differ from `b`: positionally when the lengths agree (the repair
+    keeps one character per sequence), else by alignment."""
+    if len(a) == len(b):
+        return sum(1 for x, y in zip(a, b) if x != y)
+    import difflib
+
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return len(a) - sum(block.size for block in matcher.get_matching_blocks())
+
+
+def measure_page(original: str, code_page: str, model: Optional[CharModel] = None) -> Accuracy:
+    """Damage a clean page as the broken tool did, repair it, count what differs."""
+    model = model or default_model()
+    damaged = damage(original, code_page)
+    start = time.perf_counter()
+    repair = repair_page(damaged, model)
+    seconds = time.perf_counter() - start
+    repaired = repair.text if repair else damaged
+    acc = Accuracy(pages=1, seconds=seconds, characters=len(original))
+    acc.non_ascii = sum(1 for c in original if ord(c) > 0x7F)
+    acc.detected = int(repair is not None)
+    acc.code_page_right = int(repair is not None and repair.code_page == code_page)
+    acc.wrong = differing(original, repaired)
+    lost = lost_bytes(code_page)
+    hid = [i for i, c in enumerate(original) if any(b in lost for b in c.encode("utf-8")[1:])]
+    acc.guessed = len(hid)
+    if len(repaired) == len(original):
+        acc.guessed_wrong = sum(1 for i in hid if repaired[i] != original[i])
+    else:
+        acc.guessed_wrong = len(hid)
+    return acc
+
+
+def held_out_texts(corpus: Path, limit: Optional[int] = None) -> list[tuple[str, str]]:
+    """(relative path, clean text) of held-out pages that have non-ASCII text to damage."""
+    out = []
+    for relative, path in corpus_pages(corpus):
+        if not is_held_out(relative):
+            continue
+        text = clean_text(path.read_bytes())
+        if any(ord(c) > 0x7F for c in text):
+            out.append((relative, text))
+            if limit and len(out) >= limit:
+                break
+    return out
+
+
+def _measure(corpus: Path, limit: Optional[int], unigram_only: bool) -> None:
+    model = default_model()
+    if unigram_only:
+        model = CharModel(model.unigrams, model.bigrams, use_bigrams=False)
+    pages = held_out_texts(corpus, limit)
+    for code_page in CODE_PAGES:
+        total = Accuracy()
+        for relative, text in pages:
+            acc = measure_page(text, code_page, model)
+            total.add(acc)
+            if not acc.detected or not acc.code_page_right:
+                print(f"  {code_page} {relative}: detected={acc.detected} "
+                      f"code page right={acc.code_page_right} non-ASCII={acc.non_ascii}")
+        print(f"{code_page}: {total.pages} pages, detected {total.detected}, code page right "
+              f"{total.code_page_right}; characters exact {total.exact_share:.5%} "
+              f"({total.wrong} of {total.characters:,} wrong); non-ASCII exact "
+              f"{total.non_ascii_share:.4%} of {total.non_ascii:,}; characters with a lost byte "
+              f"exact {total.guessed_share:.3%} of {total.guessed:,}; "
+              f"{1000 * total.seconds / max(1, total.pages):.1f} ms/page")
+    false = sum(1 for rel, p in corpus_pages(corpus)
+                if repair_page(clean_text(p.read_bytes()), model) is not None)
+    print(f"clean corpus pages taken for mojibake: {false}")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m gen.parse.mojibake", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    rebuild = sub.add_parser("rebuild-model", help="count the corpus's clean pages into the model file")
+    rebuild.add_argument("corpus", type=Path)
+    rebuild.add_argument("--out", type=Path, default=MODEL_PATH)
+    rebuild.add_argument("--min-bigram", type=int, default=MIN_BIGRAM_COUNT)
+    measure = sub.add_parser("measure", help="damage held-out pages, repair them, count differences")
+    measure.add_argument("corpus", type=Path)
+    measure.add_argument("--pages", type=int, default=None)
+    measure.add_argument("--unigram-only", action="store_true")
+    args = parser.parse_args(argv)
+    if args.command == "rebuild-model":
+        rebuild_model(args.corpus, args.out, args.min_bigram)
+    else:
+        _measure(args.corpus, args.pages, args.unigram_only)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
