@@ -1,0 +1,181 @@
+"""generated/aclnn/__init__.pyi: the typed interface of the aclnn package (PEP 561 stubs).
+
+Every bound API becomes a function with the signature the bindings implement
+(`gen.emit.bindings.python_params`: inputs positional in prototype order, `out=` keyword-only,
+trailing optional inputs defaulting to None) and the page's docstring (`gen.emit.docs`).
+
+Types follow the bindings' conversions (runtime/binding/call.cpp): tensors take anything NumPy
+can make an array of, objects with `__dlpack__` and `aclnn.Tensor`; when some tensor input is
+an `aclnn.Tensor` the outputs are Tensors (they stay on the device), otherwise NumPy arrays. That
+rule is spelled as overloads: one per tensor input that is a Tensor (returning Tensors), then one
+for host inputs (returning arrays). The rest of the package's names (Tensor, errors, backend(),
+...) are static and live in the template.
+
+`aclnn/py.typed` is written by the package emitter (gen/emit/package.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from gen.emit import docs
+from gen.emit.bindings import PythonParam, python_params
+from gen.emit.env import render
+from gen.emit.files import FileManager
+from gen.emit.model import BoundAPI, Model
+from gen.ir import Direction, Param, ParamKind
+
+STUB = "aclnn/__init__.pyi"
+
+# How each host-side parameter kind is typed (the bindings' conversions).
+_HOST_TYPES = {
+    ParamKind.SCALAR: "_Scalar",
+    ParamKind.SCALAR_LIST: "Sequence[_Scalar]",
+    ParamKind.INT_ARRAY: "Sequence[int] | NDArray[np.integer[Any]]",
+    ParamKind.FLOAT_ARRAY: "Sequence[float] | NDArray[np.floating[Any]]",
+    ParamKind.BOOL_ARRAY: "Sequence[bool] | NDArray[np.bool_]",
+    ParamKind.BOOL: "bool",
+    ParamKind.INT: "int",
+    ParamKind.FLOAT: "float",
+    ParamKind.STRING: "str",
+    ParamKind.DTYPE: "DTypeLike",
+}
+
+# Where the tensors of a call live, which decides what the outputs are.
+HOST, DEVICE = "host", "device"
+
+
+@dataclass(frozen=True)
+class StubParam:
+    name: str
+    annotation: str
+    default: Optional[str]  # Python source of the default, or None when required
+    keyword_only: bool = False
+
+    @property
+    def source(self) -> str:
+        return f"{self.name}: {self.annotation}" + ("" if self.default is None else f" = {self.default}")
+
+
+@dataclass(frozen=True)
+class StubSignature:
+    params: tuple[StubParam, ...]
+    returns: str
+
+    @property
+    def parameters(self) -> str:
+        parts: list[str] = []
+        for p in self.params:
+            if p.keyword_only and "*" not in parts:
+                parts.append("*")
+            parts.append(p.source)
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class StubFunction:
+    name: str
+    api: str
+    source: str  # page:line
+    signatures: tuple[StubSignature, ...]  # more than one: overloads, in the order mypy tries them
+    docstring: str  # a Python string literal
+
+    @property
+    def overloaded(self) -> bool:
+        return len(self.signatures) > 1
+
+
+def _nullable(annotation: str, param: Param, pivot: bool = False) -> str:
+    """None is accepted for every optional parameter (and passes NULL for pointer kinds), except
+    by the pivot of a Tensor overload: a None there is no Tensor."""
+    return f"{annotation} | None" if param.optional and not pivot else annotation
+
+
+def input_annotation(param: Param, mode: str, pivot: bool) -> str:
+    """The type of an input. `mode` is HOST (no tensor input is an aclnn.Tensor) or DEVICE; in
+    DEVICE mode, `pivot` marks the input whose being a Tensor selects the overload."""
+    kind = param.kind
+    if kind is ParamKind.TENSOR:
+        if param.direction is Direction.INOUT:  # written in place: a writeable array or a Tensor
+            base = "Tensor" if pivot else ("NDArray[Any]" if mode == HOST else "_InOut")
+        else:
+            base = "Tensor" if pivot else ("_HostArray" if mode == HOST else "_TensorLike")
+        return _nullable(base, param, pivot)
+    if kind is ParamKind.TENSOR_LIST:
+        member = "Tensor" if pivot else ("_HostArray" if mode == HOST else "_TensorLike")
+        return _nullable(f"Sequence[{member}]", param, pivot)
+    return _nullable(_HOST_TYPES.get(kind, "Any") if kind else "Any", param)
+
+
+def output_annotation(param: Param, mode: str, pivot: bool) -> str:
+    """What the function returns for one of its outputs (direction out or inout)."""
+    array = "Tensor" if mode == DEVICE else "NDArray[Any]"
+    if param.direction is Direction.INOUT:
+        # The caller's own object comes back: in DEVICE mode it is a Tensor only if it is the pivot.
+        array = "Tensor" if pivot else ("NDArray[Any]" if mode == HOST else "_InOut")
+    return f"list[{array}]" if param.kind is ParamKind.TENSOR_LIST else array
+
+
+def out_annotation(outs: tuple[Param, ...]) -> str:
+    """out=: one array (or list, for a tensor-list output), or a tuple in output order."""
+    def one(p: Param) -> str:
+        return "Sequence[_OutArray]" if p.kind is ParamKind.TENSOR_LIST else "_OutArray"
+
+    if len(outs) == 1:
+        return f"{one(outs[0])} | None"
+    return "tuple[" + ", ".join(f"{one(p)} | None" for p in outs) + "] | None"
+
+
+def _signature(bound: BoundAPI, params: tuple[PythonParam, ...], mode: str, pivot: Optional[Param]) -> StubSignature:
+    api = bound.api
+    outs = tuple(p for p in api.params if p.direction is Direction.OUT)
+    # The pivot of a Tensor overload must be passed (an omitted one is None, not a Tensor), and
+    # so must every parameter before it: a required parameter cannot follow a defaulted one.
+    pivot_at = next((i for i, p in enumerate(params) if pivot is not None and p.param is pivot), -1)
+    stub_params = []
+    for i, p in enumerate(params):
+        if p.param is None:  # out=
+            stub_params.append(StubParam(p.name, out_annotation(outs), p.default, keyword_only=True))
+        else:
+            default = None if i <= pivot_at else p.default
+            stub_params.append(StubParam(p.name, input_annotation(p.param, mode, p.param is pivot), default))
+    results = [output_annotation(p, mode, p is pivot) for p in api.outputs]
+    if not results:
+        returns = "None"
+    elif len(results) == 1:
+        returns = results[0]
+    else:
+        returns = "tuple[" + ", ".join(results) + "]"
+    return StubSignature(tuple(stub_params), returns)
+
+
+def signatures(bound: BoundAPI) -> tuple[StubSignature, ...]:
+    """One signature per tensor input that may be an aclnn.Tensor (outputs are Tensors), then the
+    host signature (outputs are arrays); a single signature when the outputs cannot differ."""
+    params = python_params(bound)
+    device_inputs = tuple(p for p in bound.api.inputs if p.kind is not None and p.kind.is_device_data)
+    host = _signature(bound, params, HOST, None)
+    if not device_inputs or not bound.api.outputs:
+        return (_signature(bound, params, DEVICE, None),) if device_inputs else (host,)
+    return tuple(_signature(bound, params, DEVICE, pivot) for pivot in device_inputs) + (host,)
+
+
+def docstring_literal(text: str, indent: str = "    ") -> str:
+    """`text` as a triple-quoted Python string literal, indented as a function body."""
+    escaped = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').rstrip("\n")
+    lines = escaped.splitlines()
+    body = "\n".join((indent + line).rstrip() if line.strip() else "" for line in lines)
+    return f'"""{body.lstrip()}\n{indent}"""'
+
+
+def stub_function(bound: BoundAPI) -> StubFunction:
+    source = f"{bound.page.source}:{bound.api.line}" if bound.api.line else bound.page.source
+    return StubFunction(name=bound.python_name, api=bound.name, source=source, signatures=signatures(bound),
+                        docstring=docstring_literal(docs.docstring(bound)))
+
+
+def emit(model: Model, files: FileManager) -> None:
+    functions = [stub_function(b) for b in model.apis]
+    sources = sorted({b.page.source for b in model.apis})
+    files.write(STUB, render("stubs/__init__.pyi.j2", functions=functions, sources=sources))

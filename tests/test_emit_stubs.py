@@ -1,0 +1,216 @@
+"""The stubs emitter (gen/emit/stubs.py): aclnn/__init__.pyi passes mypy, types calls the way the
+bindings take them, and matches the built package (mypy.stubtest)."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gen.emit import bindings, docs, package, stubs
+from gen.emit.files import FileManager
+from gen.emit.model import build_model
+from gen.ir import Direction, ParamKind
+from tests.factories import make_api, make_page, make_param
+from tests.sim_seed_ir import seed_pages, seed_semantics
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def emit_stub(tmp_path: Path, *pages, semantics=()) -> str:
+    files = FileManager(tmp_path)
+    stubs.emit(build_model(pages, semantics), files)
+    return files.written[stubs.STUB]
+
+
+def mypy(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+                           "--cache-dir", os.devnull, *args], cwd=cwd, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def seed_stub(tmp_path_factory) -> Path:
+    """The seeds' stub, in a directory mypy can import `aclnn` from."""
+    root = tmp_path_factory.mktemp("stub")
+    emit_stub(root, *seed_pages(), semantics=seed_semantics())
+    return root
+
+
+def function_defs(stub: str, name: str) -> list[ast.FunctionDef]:
+    return [node for node in ast.parse(stub).body if isinstance(node, ast.FunctionDef) and node.name == name]
+
+
+def test_seed_stub_passes_mypy_strict(seed_stub):
+    result = mypy("aclnn/__init__.pyi", cwd=seed_stub)
+    assert result.returncode == 0, result.stdout
+
+
+USAGE = '''
+import numpy as np
+import aclnn
+
+x = np.array([1.0, -2.0], np.float32)
+host: np.ndarray = aclnn.leaky_relu_backward(x, x, 0.01, False)
+into: np.ndarray = aclnn.hardsigmoid_backward([1.0, 2.0], x, out=np.empty(2, np.float32))
+t = aclnn.to_device(x)
+on_device: aclnn.Tensor = aclnn.leaky_relu_backward(x, t, np.float16(0.5), True)
+back: np.ndarray = aclnn.selu_backward(t, x).numpy()
+status: int = aclnn.AclnnError(161002).status
+soc: str | None = aclnn.backend().soc
+'''
+
+
+def test_calls_as_the_bindings_take_them_type_check(seed_stub):
+    (seed_stub / "usage.py").write_text(USAGE)
+    result = mypy("usage.py", cwd=seed_stub)
+    assert result.returncode == 0, result.stdout
+
+
+@pytest.mark.parametrize("call, complaint", [
+    ("aclnn.leaky_relu_backward(x, x, 0.01)", "No overload variant"),  # self_is_result missing
+    ("aclnn.leaky_relu_backward(x, x, 0.01, False, out=3)", "No overload variant"),
+    ("y: aclnn.Tensor = aclnn.selu_backward(x, x)", "Incompatible types in assignment"),  # host in, array out
+    ("aclnn.hardsigmoid_backward(x, x, x)", "No overload variant"),  # out is keyword-only
+])
+def test_wrong_calls_are_rejected(seed_stub, call, complaint):
+    (seed_stub / "wrong.py").write_text(f"import numpy as np\nimport aclnn\nx = np.zeros(2)\n{call}\n")
+    result = mypy("wrong.py", cwd=seed_stub)
+    assert result.returncode == 1 and complaint in result.stdout, result.stdout
+
+
+def test_each_function_has_the_bindings_signature(seed_stub):
+    stub = (seed_stub / stubs.STUB).read_text()
+    for bound in build_model(seed_pages(), seed_semantics()).apis:
+        defs = function_defs(stub, bound.python_name)
+        assert defs, bound.python_name
+        for node in defs:
+            positional = [a.arg for a in node.args.args]
+            keyword = [a.arg for a in node.args.kwonlyargs]
+            expected = [p.name for p in bindings.python_params(bound)]
+            assert positional + keyword == expected
+
+
+def test_docstring_is_the_pages(seed_stub):
+    stub = (seed_stub / stubs.STUB).read_text()
+    bound = build_model(seed_pages(), seed_semantics()).api("aclnnLeakyReluBackward")
+    first = function_defs(stub, "leaky_relu_backward")[0]
+    assert ast.get_docstring(first) == inspect.cleandoc(docs.docstring(bound))
+
+
+def test_docstring_literal_keeps_backslashes_and_quotes():
+    text = 'a \\gt b, """quoted""", \\\n  indented\n'
+    literal = stubs.docstring_literal(text)
+    assert ast.literal_eval(literal).replace("\n    ", "\n") == text.rstrip("\n") + "\n"
+
+
+def test_host_inputs_give_arrays_and_tensor_inputs_give_tensors():
+    api = make_api("aclnnFoo", params=(make_param("self"), make_param("other"),
+                                       make_param("out", direction=Direction.OUT)))
+    sigs = stubs.signatures(build_model([make_page(api)]).apis[0])
+    assert [s.returns for s in sigs] == ["Tensor", "Tensor", "NDArray[Any]"]
+    assert [p.annotation for p in sigs[0].params] == ["Tensor", "_TensorLike", "_OutArray | None"]
+    assert [p.annotation for p in sigs[2].params] == ["_HostArray", "_HostArray", "_OutArray | None"]
+
+
+def test_optional_trailing_input_defaults_to_none_except_as_tensor_pivot():
+    api = make_api("aclnnFoo", params=(make_param("self"), make_param("bias", optional=True),
+                                       make_param("scale", optional=True), make_param("out", direction=Direction.OUT)))
+    sigs = stubs.signatures(build_model([make_page(api)]).apis[0])
+    defaults = [[(p.annotation, p.default) for p in s.params[1:3]] for s in sigs]
+    assert defaults == [
+        [("_TensorLike | None", "None"), ("_TensorLike | None", "None")],
+        [("Tensor", None), ("_TensorLike | None", "None")],  # bias must be passed to be the Tensor
+        [("_TensorLike | None", None), ("Tensor", None)],
+        [("_HostArray | None", "None"), ("_HostArray | None", "None")],
+    ]
+
+
+def test_optional_input_before_a_required_one_is_required_but_takes_none():
+    api = make_api("aclnnFoo", params=(make_param("scale", kind=ParamKind.SCALAR, c_type="const aclScalar*",
+                                                  optional=True), make_param("self"),
+                                       make_param("out", direction=Direction.OUT)))
+    host = stubs.signatures(build_model([make_page(api)]).apis[0])[-1]
+    assert (host.params[0].annotation, host.params[0].default) == ("_Scalar | None", None)
+
+
+def test_inplace_api_returns_its_inout_array():
+    api = make_api("aclnnInplaceFoo", params=(make_param("selfRef", direction=Direction.INOUT, c_type="aclTensor*"),
+                                              make_param("alpha", kind=ParamKind.FLOAT)))
+    sigs = stubs.signatures(build_model([make_page(api)]).apis[0])
+    assert [(s.params[0].annotation, s.returns) for s in sigs] == [("Tensor", "Tensor"), ("NDArray[Any]", "NDArray[Any]")]
+    assert all(not p.keyword_only for s in sigs for p in s.params)  # no out=: nothing is direction out
+
+
+def test_several_outputs_are_a_tuple_and_out_takes_a_tuple():
+    api = make_api("aclnnFoo", params=(make_param("self"), make_param("values", direction=Direction.OUT),
+                                       make_param("indices", direction=Direction.OUT)))
+    host = stubs.signatures(build_model([make_page(api)]).apis[0])[-1]
+    assert host.returns == "tuple[NDArray[Any], NDArray[Any]]"
+    assert host.params[-1].annotation == "tuple[_OutArray | None, _OutArray | None] | None"
+
+
+def test_every_kind_stub_passes_mypy(tmp_path):
+    params = (
+        make_param("self"),
+        make_param("tensors", kind=ParamKind.TENSOR_LIST, c_type="const aclTensorList*"),
+        make_param("alpha", kind=ParamKind.SCALAR, c_type="const aclScalar*"),
+        make_param("scalars", kind=ParamKind.SCALAR_LIST, c_type="const aclScalarList*"),
+        make_param("dims", kind=ParamKind.INT_ARRAY),
+        make_param("weights", kind=ParamKind.FLOAT_ARRAY, c_type="const aclFloatArray*"),
+        make_param("mask", kind=ParamKind.BOOL_ARRAY, c_type="const aclBoolArray*"),
+        make_param("keepdim", kind=ParamKind.BOOL), make_param("k", kind=ParamKind.INT),
+        make_param("eps", kind=ParamKind.FLOAT), make_param("mode", kind=ParamKind.STRING, c_type="char*"),
+        make_param("dtype", kind=ParamKind.DTYPE, c_type="aclDataType"),
+        make_param("bias", optional=True),
+        make_param("out", direction=Direction.OUT),
+        make_param("outs", kind=ParamKind.TENSOR_LIST, c_type="aclTensorList*", direction=Direction.OUT),
+    )
+    inplace = make_api("aclnnInplaceFoo", params=(make_param("selfRef", direction=Direction.INOUT, c_type="aclTensor*"),
+                                                  make_param("other")))
+    emit_stub(tmp_path, make_page(make_api("aclnnFoo", params=params)), make_page(inplace, source="b.md"))
+    (tmp_path / "usage.py").write_text(
+        "import numpy as np\nimport aclnn\nx = np.zeros(2)\n"
+        "a, b = aclnn.foo(x, [x, x], 1.5, [1, 2.0], [0, 1], [0.5], [True], True, 3, 1e-5, 'mean', np.float32)\n"
+        "c: np.ndarray = a\nd: list[np.ndarray] = b\n"
+        "e: np.ndarray = aclnn.inplace_foo(x, x)\n")
+    result = mypy("aclnn/__init__.pyi", "usage.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout
+
+
+def test_public_names_match_the_package():
+    model = build_model(seed_pages(), seed_semantics())
+    files = FileManager(Path("/nonexistent"), dry_run=True)
+    package.emit(model, files)
+    stubs.emit(model, files)
+
+    def all_names(source: str) -> list[str]:
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "__all__":
+                return ast.literal_eval(node.value)
+        raise AssertionError("no __all__")
+
+    assert all_names(files.written[stubs.STUB]) == all_names(files.written["aclnn/__init__.py"])
+
+
+# pybind11 classes have their own metaclass and a constructor that refuses every call
+# (Tensors come from to_device and from ops); the stub says what users may do.
+STUBTEST_ALLOWLIST = "aclnn.Tensor\naclnn.Tensor.__init__\n"
+
+
+def test_stub_matches_the_built_package(tmp_path):
+    from tests import bindings_ir
+    from tests.bindings_build import build_package
+
+    package_dir = build_package()
+    stub_dir = tmp_path / "stub"
+    emit_stub(stub_dir, *bindings_ir.seed_pages(), semantics=seed_semantics())  # the pages the package was built from
+    (tmp_path / "allowlist.txt").write_text(STUBTEST_ALLOWLIST)
+    env = dict(os.environ, MYPYPATH=str(stub_dir), PYTHONPATH=str(package_dir), ACLNN_BACKEND="sim")
+    result = subprocess.run([sys.executable, "-m", "mypy.stubtest", "aclnn", "--allowlist",
+                             str(tmp_path / "allowlist.txt")], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
