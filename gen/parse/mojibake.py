@@ -29,9 +29,11 @@ The two code pages differ at 0x8E 0x9E 0xD0 0xDD 0xDE 0xF0 0xFD 0xFE ("Ž ž Ð 
 wins; when both explain everything, the model's likelihood decides.
 
 Detection must leave clean pages alone: a Chinese page has no run of code-page characters at
-all, and an English page's "é" or "×" is a lead byte with its continuation bytes missing, never
-a complete UTF-8 sequence. A page is repaired only when complete sequences ("Ã—", "æŽ¥") make
-up a fair share of what its runs decode to.
+all, and an English page's "é" or "×" is a lead byte with all its continuation bytes missing.
+A page is repaired only when telling sequences make up a fair share of what its runs decode
+to: complete ones ("Ã—" for "×", "æŽ¥" for "接"), or ones that kept a continuation byte and lost
+only one ("ã€" for "、"); clean text next to never holds a lead letter followed by the right
+punctuation ("€", "—", "¥", ...).
 """
 
 from __future__ import annotations
@@ -61,23 +63,23 @@ MODEL_FORMAT = 1
 # and costs next to no accuracy (see `measure`).
 MIN_BIGRAM_COUNT = 2
 
-# Detection: of the characters a page's code-page runs decode to, at least this share must be
-# complete UTF-8 sequences (a real mojibake page scores 0.6-1.0, a clean page 0), and the runs
+# Detection: of the characters a page's code-page runs decode to, at least this share must come
+# from telling sequences (damaged corpus pages score 0.91-1.0, clean ones 0), and the runs
 # that decode to nothing may hold at most this share of the run characters.
-MIN_COMPLETE_SHARE = 0.25
+MIN_TELLING_SHARE = 0.25
 MAX_UNDECODABLE_SHARE = 0.25
 # When both code pages explain every run, cp1254 must beat cp1252 by this many nats of model
 # log-likelihood: cp1254 can lose two more bytes, so it always fits at least as well.
-CP1254_MARGIN = 4.0
+CP1254_MARGIN = 2.0
 # Candidates searched per sequence: the likeliest seen ones (this bounds the search at
-# MAX_CANDIDATES**2 steps a sequence; see `measure` for what it costs), or, when the corpus has
-# seen none, a few in a stable order.
+# MAX_CANDIDATES**2 steps a sequence; more changes no guess on the held-out pages), or, when
+# the corpus has seen none, a few in a stable order.
 MAX_CANDIDATES = 8
-# Transitions the bigram search may weigh on one page (a few hundred ms of Python). The
-# largest corpus page damaged needs under a tenth of it; what is past it gets unigram guesses,
-# so that a hostile page cannot take long.
-SEARCH_BUDGET = 300_000
 MAX_UNSEEN_CANDIDATES = 4
+# Transitions the bigram search may weigh on one page (a few hundred ms of Python). The
+# costliest corpus page, damaged, needs 7,100; what is past the budget gets unigram guesses, so
+# that a hostile page cannot take long.
+SEARCH_BUDGET = 300_000
 
 
 # --- the code pages ------------------------------------------------------------------------------
@@ -131,6 +133,9 @@ def _is_losable(char: str) -> bool:
     return any(b in LOSABLE_BYTES for b in encoded[1:])
 
 
+_AS_SPACE = {"\u00a0": " ", "\u202f": " ", "\u2007": " "}
+
+
 class CharModel:
     """Character unigram and bigram counts, Witten-Bell smoothed.
 
@@ -173,9 +178,12 @@ class CharModel:
 
     def bigram(self, prev: str, char: str) -> float:
         """log P(char | prev)."""
-        key = prev + char
+        key = original = prev + char
         cached = self._log_bigram.get(key)
         if cached is None:
+            # The model learned from cleaned text, where NBSP and its kin are spaces.
+            prev, char = _AS_SPACE.get(prev, prev), _AS_SPACE.get(char, char)
+            key = prev + char
             count, followers = self.unigrams.get(prev, (0, 0))
             p_char = math.exp(self.unigram(char))
             if not self.use_bigrams or followers == 0:
@@ -185,7 +193,7 @@ class CharModel:
                 cached = math.log((pair + followers * p_char) / (count + followers))
             if len(self._log_bigram) >= self.CACHE_LIMIT:  # adversarial pages must not grow it forever
                 self._log_bigram.clear()
-            self._log_bigram[key] = cached
+            self._log_bigram[original] = cached
         return cached
 
     def likely(self, cands: tuple[str, ...]) -> tuple[str, ...]:
@@ -301,15 +309,19 @@ class _Run(NamedTuple):
     start: int
     end: int
     options: Optional[tuple[tuple[str, ...], ...]]  # per sequence; None: does not decode
-    complete: int  # sequences that survived whole
+    telling: int  # sequences that only mojibake explains: see `_decode_run`
     guessed_bytes: int
 
 
 @lru_cache(maxsize=1 << 16)
 def _decode_run(run: str, code_page: str) -> Optional[tuple[tuple[tuple[str, ...], ...], int, int]]:
-    """The candidates of each sequence of `run`, how many sequences are complete and how many
+    """The candidates of each sequence of `run`, how many sequences are telling and how many
     bytes are missing; None when the run is not damaged UTF-8 (a stray continuation byte, a
-    byte UTF-8 never uses, a sequence nothing fills)."""
+    byte UTF-8 never uses, a sequence nothing fills).
+
+    Telling sequences are whole, or lost one byte but kept a continuation byte: a lead letter
+    followed by continuation-byte punctuation, which clean text next to never holds. A lead
+    letter standing alone ("é", "×") tells nothing."""
     data = run.translate(_latin1_of(code_page))
     sequences = _SEQUENCE.findall(data)
     if sum(map(len, sequences)) != len(data):  # bytes that belong to no sequence
@@ -319,7 +331,8 @@ def _decode_run(run: str, code_page: str) -> Optional[tuple[tuple[tuple[str, ...
     if not all(options):
         return None
     missing = [n for _, n in read]
-    return options, missing.count(0), sum(missing)
+    telling = sum(1 for seq, n in zip(sequences, missing) if n == 0 or (n == 1 and len(seq) > 1))
+    return options, telling, sum(missing)
 
 
 @lru_cache(maxsize=None)
@@ -332,8 +345,8 @@ def _read_run(run: str, start: int, code_page: str) -> _Run:
     decoded = _decode_run(run, code_page)
     if decoded is None:
         return _Run(start, start + len(run), None, 0, 0)
-    options, complete, guessed = decoded
-    return _Run(start, start + len(run), options, complete, guessed)
+    options, telling, guessed = decoded
+    return _Run(start, start + len(run), options, telling, guessed)
 
 
 @dataclass(frozen=True)
@@ -351,10 +364,10 @@ class _Reading:
     @property
     def is_mojibake(self) -> bool:
         decoded = [r for r in self.runs if r.options is not None]
-        complete = sum(r.complete for r in decoded)
-        sequences = sum(len(r.options) for r in decoded)  # type: ignore[arg-type]
+        telling = sum(r.telling for r in decoded)
+        sequences = sum(len(r.options or ()) for r in decoded)
         chars = sum(r.end - r.start for r in self.runs)
-        return (complete >= 1 and complete >= MIN_COMPLETE_SHARE * sequences
+        return (telling >= 1 and telling >= MIN_TELLING_SHARE * sequences
                 and chars - self.explained <= MAX_UNDECODABLE_SHARE * chars)
 
 
@@ -370,6 +383,8 @@ def _viterbi(left: str, options: Sequence[tuple[str, ...]], right: str,
              model: CharModel) -> tuple[str, float]:
     """The likeliest characters for a run's sequences between `left` and `right`, and the
     log-likelihood of that choice under the bigram chain (up to a constant)."""
+    if not options:
+        return "", 0.0
     bigram = model.bigram
     scores = {left: 0.0}
     back: list[dict[str, str]] = []
@@ -387,6 +402,11 @@ def _viterbi(left: str, options: Sequence[tuple[str, ...]], right: str,
     return "".join(reversed(chars)), total
 
 
+# Characters text repair removes anyway: left out of the repaired runs, so that they do not
+# stand between two characters whose bigram tells what a lost byte was.
+_INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff")
+
+
 def _solve(reading: _Reading, text: str, model: CharModel) -> tuple[list[Optional[str]], float]:
     """Each run's repaired text (None for runs that do not decode) and the total score."""
     out: list[Optional[str]] = []
@@ -397,13 +417,14 @@ def _solve(reading: _Reading, text: str, model: CharModel) -> tuple[list[Optiona
         if run.options is None:
             out.append(None)
         elif not run.guessed_bytes:
-            out.append("".join(o[0] for o in run.options))
+            out.append("".join(o[0] for o in run.options if o[0] not in _INVISIBLE))
         else:
             left = text[run.start - 1] if run.start > 0 else "\n"
             right = text[run.end] if run.end < len(text) else "\n"
             key = (left, text[run.start:run.end], right)
             if key not in solved:
-                options = [o if len(o) == 1 else model.likely(o) for o in run.options]
+                options = [o if len(o) == 1 else model.likely(o)
+                           for o in run.options if len(o) > 1 or o[0] not in _INVISIBLE]
                 steps = sum(len(a) * len(b) for a, b in zip(options, options[1:]))
                 if work + steps <= SEARCH_BUDGET:
                     work += steps
@@ -505,8 +526,10 @@ def rebuild_model(corpus: Path, out: Path = MODEL_PATH, min_bigram: int = MIN_BI
             continue
         texts.append(clean_text(text.encode()))
     data = count_text(texts, min_bigram)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(dump_model(data), encoding="utf-8")
+    content = dump_model(data)
+    if not out.is_file() or out.read_text(encoding="utf-8") != content:  # builds stay incremental
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(content, encoding="utf-8")
     default_model.cache_clear()
     print(f"{out}: {len(texts)} pages ({skipped} damaged ones skipped), {len(data['unigrams'])} "
           f"characters, {len(data['bigrams'])} bigrams, {out.stat().st_size:,} bytes")
@@ -553,37 +576,40 @@ def differing(a: str, b: str) -> int:
     return len(a) - sum(block.size for block in matcher.get_matching_blocks())
 
 
-def measure_page(original: str, code_page: str, model: Optional[CharModel] = None) -> Accuracy:
-    """Damage a clean page as the broken tool did, repair it, count what differs."""
+def measure_page(page: str, code_page: str, model: Optional[CharModel] = None) -> Accuracy:
+    """Damage a page (its UTF-8 text, as saved) as the broken tool did, repair it as text repair
+    does, and count the characters that differ from the repaired original."""
+    from gen.parse.text import clean_up, normalize_line_ends, repair_text
+
     model = model or default_model()
-    damaged = damage(original, code_page)
+    expected = repair_text(page.encode("utf-8", errors="surrogatepass")).text
     start = time.perf_counter()
+    damaged = normalize_line_ends(damage(page, code_page))
     repair = repair_page(damaged, model)
-    seconds = time.perf_counter() - start
-    repaired = repair.text if repair else damaged
-    acc = Accuracy(pages=1, seconds=seconds, characters=len(original))
-    acc.non_ascii = sum(1 for c in original if ord(c) > 0x7F)
+    repaired = clean_up(repair.text if repair else damaged)
+    acc = Accuracy(pages=1, seconds=time.perf_counter() - start, characters=len(expected))
+    acc.non_ascii = sum(1 for c in expected if ord(c) > 0x7F)
     acc.detected = int(repair is not None)
     acc.code_page_right = int(repair is not None and repair.code_page == code_page)
-    acc.wrong = differing(original, repaired)
+    acc.wrong = differing(expected, repaired)
     lost = lost_bytes(code_page)
-    hid = [i for i, c in enumerate(original) if any(b in lost for b in c.encode("utf-8")[1:])]
+    hid = [i for i, c in enumerate(expected) if any(b in lost for b in c.encode("utf-8")[1:])]
     acc.guessed = len(hid)
-    if len(repaired) == len(original):
-        acc.guessed_wrong = sum(1 for i in hid if repaired[i] != original[i])
+    if len(repaired) == len(expected):
+        acc.guessed_wrong = sum(1 for i in hid if repaired[i] != expected[i])
     else:
         acc.guessed_wrong = len(hid)
     return acc
 
 
 def held_out_texts(corpus: Path, limit: Optional[int] = None) -> list[tuple[str, str]]:
-    """(relative path, clean text) of held-out pages that have non-ASCII text to damage."""
+    """(relative path, text as saved) of held-out pages that have non-ASCII text to damage."""
     out = []
     for relative, path in corpus_pages(corpus):
         if not is_held_out(relative):
             continue
-        text = clean_text(path.read_bytes())
-        if any(ord(c) > 0x7F for c in text):
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        if not text.isascii():
             out.append((relative, text))
             if limit and len(out) >= limit:
                 break
@@ -609,9 +635,9 @@ def _measure(corpus: Path, limit: Optional[int], unigram_only: bool) -> None:
               f"{total.non_ascii_share:.4%} of {total.non_ascii:,}; characters with a lost byte "
               f"exact {total.guessed_share:.3%} of {total.guessed:,}; "
               f"{1000 * total.seconds / max(1, total.pages):.1f} ms/page")
-    false = sum(1 for rel, p in corpus_pages(corpus)
-                if repair_page(clean_text(p.read_bytes()), model) is not None)
-    print(f"clean corpus pages taken for mojibake: {false}")
+    false = [rel for rel, p in corpus_pages(corpus)
+             if repair_page(p.read_bytes().decode("utf-8", errors="replace"), model) is not None]
+    print(f"corpus pages taken for mojibake: {len(false)} {false[:10]}")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

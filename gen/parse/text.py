@@ -51,7 +51,7 @@ def repair_text(raw: bytes) -> RepairedText:
         return _repair(bytes(raw))
     except Exception as exc:  # noqa: BLE001 - the last line of defence: text repair never raises
         text = bytes(raw).decode("utf-8", errors="replace") if isinstance(raw, (bytes, bytearray, memoryview)) else ""
-        text = _line_ends(text).translate(_CLEANUP)
+        text = clean_up(normalize_line_ends(text))
         return RepairedText(text, (Diagnostic(Level.ERROR, 1, "text-repair-failure",
                                               f"text repair failed ({type(exc).__name__}: {exc}); "
                                               f"the page was only decoded as UTF-8"),))
@@ -59,7 +59,7 @@ def repair_text(raw: bytes) -> RepairedText:
 
 def _repair(raw: bytes) -> RepairedText:
     diags: list[Diagnostic] = []
-    text = _line_ends(_decode(raw, diags))
+    text = normalize_line_ends(_decode(raw, diags))
     repair = mojibake.repair_page(text)
     if repair is not None:
         diags.append(Diagnostic(
@@ -71,11 +71,18 @@ def _repair(raw: bytes) -> RepairedText:
                 Level.WARNING, _line_of(text, start), "mojibake-unrepaired",
                 f"{text[start:end]!r} does not decode as UTF-8 even with guessed bytes; kept as is"))
         text = repair.text
-    return RepairedText(text.translate(_CLEANUP), tuple(diags))
+    return RepairedText(clean_up(text), tuple(diags))
 
 
-def _line_ends(text: str) -> str:
+def normalize_line_ends(text: str) -> str:
+    """CRLF and lone CR become LF: one line end each, so no line is added or lost."""
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def clean_up(text: str) -> str:
+    """BOM and zero-width characters removed; NBSP, its kin and the other line separators of
+    `str.splitlines` become spaces."""
+    return text.translate(_CLEANUP)
 
 
 def _line_of(text: str, offset: int) -> int:
@@ -87,15 +94,17 @@ def _decode(raw: bytes, diags: list[Diagnostic]) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         pass
+    # Bytes that are not UTF-8 become lone surrogates U+DC80-U+DCFF, one per byte, in place.
     escaped = raw.decode("utf-8", errors="surrogateescape")
     gb = _gb18030(raw, escaped)
-    first_line = _line_of(_line_ends(escaped), _BAD_BYTE.search(escaped).start())  # type: ignore[union-attr]
+    lines = normalize_line_ends(escaped)
     if gb is not None:
+        first_line = _line_of(lines, _BAD_BYTE.search(lines).start())  # type: ignore[union-attr]
         diags.append(Diagnostic(Level.WARNING, first_line, "decoded-gb18030",
                                 f"the page is not UTF-8 (line {first_line} is the first that is "
                                 f"not) but valid GB18030; decoded as GB18030"))
         return gb
-    _diagnose_bad_bytes(_line_ends(escaped), diags)
+    _diagnose_bad_bytes(lines, diags)
     return escaped.translate(_REPLACEMENT)
 
 
@@ -123,11 +132,11 @@ def _diagnose_bad_bytes(text: str, diags: list[Diagnostic]) -> None:
            for n, line in enumerate(lines, 1) if not line.isascii() and _BAD_BYTE.search(line)]
     for line, count in bad[:MAX_LINE_DIAGNOSTICS]:
         diags.append(Diagnostic(Level.WARNING, line, "invalid-utf8",
-                                f"{count} byte{'s' if count > 1 else ''} that are not UTF-8 "
+                                f"{count} byte{'s' if count > 1 else ''} not valid as UTF-8, "
                                 f"replaced by U+FFFD"))
     rest = bad[MAX_LINE_DIAGNOSTICS:]
     if rest:
         diags.append(Diagnostic(
             Level.WARNING, rest[0][0], "invalid-utf8",
-            f"{sum(c for _, c in rest):,} more bytes that are not UTF-8 on {len(rest):,} more "
-            f"lines, from here on; replaced by U+FFFD"))
+            f"{sum(c for _, c in rest):,} more bytes not valid as UTF-8 on {len(rest):,} more "
+            f"lines from here on, replaced by U+FFFD"))
