@@ -173,7 +173,7 @@ def test_a_megabyte_of_mojibake_is_repaired_in_well_under_a_second():
     raw = SEED_003.read_bytes() * 70
     start = time.perf_counter()
     result = repair_text(raw)
-    assert time.perf_counter() - start < 1.5  # about 0.2 s on the 2-core machine
+    assert time.perf_counter() - start < 2.0  # 0.15-0.2 s on the 2-core machine; slack for a busy one
     assert result.diagnostics[0].code == "mojibake-repaired"
 
 

@@ -152,14 +152,20 @@ def test_any_bytes_give_text_with_the_same_lines(raw):
     result = repair_text(raw)
     assert result.text.count("\n") + 1 == lines_in(raw)
     assert "\r" not in result.text
+    assert "text-repair-failure" not in codes(result)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=st.sampled_from("aé×√Ã€—¥æŽ¥ğŸ\r\n\u00a0\u200b\ufeff中\u2028"), max_size=300))
+@given(st.lists(st.sampled_from(
+    # code-page characters of both pages, telling sequences, line ends and invisible characters
+    [chr(c) for c in range(0x80, 0x100)] + list("€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸĞİŞğış")
+    + ["Ã—", "æŽ¥", "ã€", "ğŸ“„", "a", " ", "\r", "\n", "\r\n", "\u200b", "\ufeff", "中", "\u2028"]),
+    max_size=120).map("".join))
 def test_any_text_of_tricky_characters_keeps_its_lines(text):
     raw = text.encode()
     result = repair_text(raw)
     assert result.text.count("\n") + 1 == lines_in(raw)
+    assert "text-repair-failure" not in codes(result)
 
 
 def test_random_bytes_of_a_megabyte_take_well_under_a_second():
@@ -167,7 +173,7 @@ def test_random_bytes_of_a_megabyte_take_well_under_a_second():
     raw = bytes(rng.randrange(256) for _ in range(1 << 20))
     start = time.perf_counter()
     result = repair_text(raw)
-    assert time.perf_counter() - start < 1.5  # about 0.4 s on the 2-core machine
+    assert time.perf_counter() - start < 2.0  # 0.3-0.4 s on the 2-core machine; slack for a busy one
     assert result.text.count("\n") + 1 == lines_in(raw)
 
 
