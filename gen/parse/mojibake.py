@@ -12,9 +12,10 @@ The damage. Some pages reached us after a tool read their UTF-8 bytes as cp1252 
 cp1254 (Turkish), and wrote the result back as UTF-8. Along the way:
 
 - every byte >= 0x80 became the code page's character (0xE6 -> "æ", 0x9F -> "Ÿ", ...);
-- the bytes the code page leaves undefined were dropped (Python's codecs agree with Windows'
-  tables: cp1252 leaves 0x81 0x8D 0x8F 0x90 0x9D undefined, cp1254 those and 0x8E 0x9E, which
-  cp1252 gives to Ž and ž); `lost_bytes` computes the sets from the codecs themselves;
+- the bytes the code page leaves undefined were dropped (the unicode.org mapping tables and
+  Python's codecs agree: cp1252 leaves 0x81 0x8D 0x8F 0x90 0x9D undefined, cp1254 those and
+  0x8E 0x9E, which cp1252 gives to Ž and ž); `lost_bytes` computes the sets from the codecs.
+  Decoders that keep them as C1 controls (U+0081) instead are read back too, with no guess;
 - 0xAD became a soft hyphen (U+00AD), which was then removed as invisible.
 
 Bytes that are lost are therefore always UTF-8 continuation bytes (0x80-0xBF); lead bytes and
@@ -27,6 +28,12 @@ pages of the corpus picks the likeliest characters along a run (Viterbi over the
 The two code pages differ at 0x8E 0x9E 0xD0 0xDD 0xDE 0xF0 0xFD 0xFE ("Ž ž Ð Ý Þ ð ý þ" against
 "lost, lost, Ğ İ Ş ğ ı ş"), so a page is tried under both and the one that explains more of it
 wins; when both explain everything, the model's likelihood decides.
+
+Measured (`measure`, 191 held-out pages, 1.88 M characters, 115 k of them non-ASCII): damaged as
+cp1252, 99.998% of characters come back exact (99.97% of the non-ASCII ones, 99.85% of the
+25 k that lost a byte); as cp1254, 99.994% (99.90%, 99.65% of 33 k). Unigrams alone reach
+93.5% and 91.4% of the characters that lost a byte. Every page is detected, under the right
+code page, and no clean corpus page is taken for mojibake.
 
 Detection must leave clean pages alone: a Chinese page has no run of code-page characters at
 all, and an English page's "é" or "×" is a lead byte with all its continuation bytes missing.
