@@ -75,11 +75,14 @@ def configure_and_build(log) -> float:
     start = time.perf_counter()
     # Configured every session (about a second; it rebuilds nothing) so that the cache follows
     # changes of the generated directory.
+    # One ninja for CMake's own runs and ours: two versions rewrite each other's .ninja_log
+    # format, and a log "too old" for the other makes it rebuild everything.
+    ninja = shutil.which("ninja", path=str(Path(PYTHON).parent)) or shutil.which("ninja") or "ninja"
     subprocess.run([shutil.which("cmake", path=str(Path(PYTHON).parent)) or "cmake", "-G", "Ninja",
                     "-S", str(source), "-B", str(cmake_dir), f"-DPython_EXECUTABLE={PYTHON}",
-                    f"-DACLNN_GENERATED_DIR={generated_dir()}", "-DCMAKE_BUILD_TYPE=Release"],
+                    f"-DCMAKE_MAKE_PROGRAM={ninja}", f"-DACLNN_GENERATED_DIR={generated_dir()}",
+                    "-DCMAKE_BUILD_TYPE=Release"],
                    check=True, stdout=log, stderr=subprocess.STDOUT)
-    ninja = shutil.which("ninja", path=str(Path(PYTHON).parent)) or shutil.which("ninja") or "ninja"
     subprocess.run([ninja, "-C", str(cmake_dir)], check=True, stdout=log, stderr=subprocess.STDOUT)
     return time.perf_counter() - start
 
