@@ -23,7 +23,7 @@ from pathlib import Path
 from gen.emit.files import FileManager
 from gen.emit.model import build_model
 from gen.parse.semantics import load_semantics
-from tests.bindings_ir import seed_pages
+from tests.bindings_ir import probe_pages, seed_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "build" / "test-bindings"
@@ -62,7 +62,7 @@ def emitters() -> list[str]:
 
 def generate() -> FileManager:
     semantics = [op for path in sorted((ROOT / "op_docs").glob("*.toml")) for op in load_semantics(path).ops]
-    model = build_model(seed_pages(), semantics)
+    model = build_model([*seed_pages(), *probe_pages()], semantics)
     files = FileManager(generated_dir())
     for module in emitters():
         importlib.import_module(module).emit(model, files)
@@ -99,6 +99,22 @@ def build_package() -> Path:
             except subprocess.CalledProcessError as exc:
                 raise RuntimeError(f"building the aclnn package failed; see {BUILD / 'build.log'}") from exc
     return generated_dir()
+
+
+def fake_cann_install(home: Path) -> Path:
+    """A CANN install layout (home/lib64) of tests/fake_backend: libascendcl.so (libnnopbase.so
+    and libopapi.so link to it) and the split libopapi_split.so. Returns `home`."""
+    lib64 = home / "lib64"
+    lib64.mkdir(parents=True, exist_ok=True)
+    fake, include = ROOT / "tests" / "fake_backend", f"-I{ROOT / 'runtime/include'}"
+    subprocess.run(["g++", "-std=c++17", "-shared", "-fPIC", "-O1", include, str(fake / "fake_acl.cpp"),
+                    "-o", str(lib64 / "libascendcl.so")], check=True)
+    subprocess.run(["g++", "-std=c++17", "-shared", "-fPIC", include, str(fake / "split_op.cpp"),
+                    "-o", str(lib64 / "libopapi_split.so")], check=True)
+    for name in ("libnnopbase.so", "libopapi.so"):
+        if not (lib64 / name).exists():
+            (lib64 / name).symlink_to("libascendcl.so")
+    return home
 
 
 def import_aclnn():

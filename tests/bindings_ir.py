@@ -89,3 +89,36 @@ def seed_pages() -> list[Page]:
         parsed = parse_file(ROOT / page.source)
         pages.append(parsed if _complete(parsed) else page)
     return pages
+
+
+def probe_pages() -> list[Page]:
+    """APIs with every parameter kind, which tests/fake_backend implements by recording what it
+    received (fakeLastProbe), for the tests of the bindings' conversions. Not documented by any
+    real page: on the simulator they pass phase 1 and are "not simulated"."""
+    k = ParamKind
+    probe = API("aclnnBindingsProbe", "aclnnBindingsProbeGetWorkspaceSize", params=(
+        tensor("self"),
+        Param("dims", "const aclIntArray*", k.INT_ARRAY, Direction.IN),
+        Param("weights", "const aclFloatArray*", k.FLOAT_ARRAY, Direction.IN),
+        Param("mask", "const aclBoolArray*", k.BOOL_ARRAY, Direction.IN),
+        Param("tensors", "const aclTensorList*", k.TENSOR_LIST, Direction.IN, dtypes=FLOATS),
+        Param("scalars", "const aclScalarList*", k.SCALAR_LIST, Direction.IN, dtypes=(DType.FLOAT, DType.INT64)),
+        Param("mode", "const char*", k.STRING, Direction.IN),
+        Param("dtype", "aclDataType", k.DTYPE, Direction.IN),
+        Param("groups", "int32_t", k.INT, Direction.IN),
+        Param("small", "int8_t", k.INT, Direction.IN),
+        Param("eps", "double", k.FLOAT, Direction.IN, optional=True),
+        Param("flag", "bool", k.BOOL, Direction.IN, optional=True),
+        tensor("out", Direction.OUT, relations=(Relation(RelationKind.SAME_SHAPE, ("self",)),
+                                                Relation(RelationKind.SAME_DTYPE, ("self",)))),
+    ))
+    fill = API("aclnnInplaceProbeFill", "aclnnInplaceProbeFillGetWorkspaceSize", params=(
+        tensor("selfRef", Direction.INOUT),
+        Param("value", "const aclScalar*", k.SCALAR, Direction.IN, dtypes=(DType.FLOAT,)),
+    ))
+    split = API("aclnnProbeSplit", "aclnnProbeSplitGetWorkspaceSize", params=(
+        tensor("self"),
+        Param("out", "aclTensorList*", k.TENSOR_LIST, Direction.OUT, dtypes=FLOATS),
+    ))
+    return [Page("tests/fake_backend/probe.md", PageKind.API_PAGE, title="probes", products=PRODUCTS,
+                 apis=(probe, fill, split))]

@@ -31,6 +31,12 @@ def test_optional_input_defaults_to_none_only_when_every_later_input_does():
     assert bindings.signature(bound_of(api)) == "foo(a, b, c=None, *, out=None)"
 
 
+def test_optional_value_attributes_get_no_default():
+    api = make_api(params=(make_param("x"), make_param("eps", kind=ParamKind.FLOAT, optional=True),
+                           make_param("bias", optional=True)))
+    assert bindings.signature(bound_of(api)) == "foo(x, eps, bias=None)"
+
+
 def test_inplace_api_has_no_out_keyword():
     api = make_api(params=(make_param("selfRef", direction=Direction.INOUT, c_type="aclTensor*"),
                            make_param("value", kind=ParamKind.SCALAR)))

@@ -16,7 +16,6 @@ import pytest
 from tests import bindings_build
 
 ROOT = Path(__file__).resolve().parents[1]
-FAKE = ROOT / "tests" / "fake_backend"
 
 
 @pytest.fixture(scope="module")
@@ -26,17 +25,7 @@ def package_dir():
 
 @pytest.fixture(scope="module")
 def cann_home(tmp_path_factory):
-    home = tmp_path_factory.mktemp("cann")
-    lib64 = home / "lib64"
-    lib64.mkdir()
-    include = f"-I{ROOT / 'runtime/include'}"
-    subprocess.run(["g++", "-std=c++17", "-shared", "-fPIC", "-O1", include, str(FAKE / "fake_acl.cpp"),
-                    "-o", str(lib64 / "libascendcl.so")], check=True)
-    subprocess.run(["g++", "-std=c++17", "-shared", "-fPIC", include, str(FAKE / "split_op.cpp"),
-                    "-o", str(lib64 / "libopapi_split.so")], check=True)
-    for name in ("libnnopbase.so", "libopapi.so"):
-        (lib64 / name).symlink_to("libascendcl.so")
-    return home
+    return bindings_build.fake_cann_install(tmp_path_factory.mktemp("cann"))
 
 
 def run(package_dir, code, **env):

@@ -43,12 +43,14 @@ class PythonParam:
 def python_params(bound: BoundAPI) -> tuple[PythonParam, ...]:
     """Inputs (in and inout) in prototype order, then the keyword-only `out=` when the API has
     direction-out parameters. An optional input defaults to None only when every later input is
-    defaulted too; otherwise it stays required (and accepts None)."""
+    defaulted too; otherwise it stays required (and accepts None). Only pointer kinds default:
+    None becomes NULL, which is what "optional" means for them; a bool, int, float or dtype
+    attribute has no NULL, and inventing a value for it would be a guess the page did not make."""
     inputs = bound.api.inputs
     result: list[PythonParam] = []
     trailing_optional = True
     for param in reversed(inputs):
-        trailing_optional = trailing_optional and param.optional
+        trailing_optional = trailing_optional and param.optional and bool(param.kind and param.kind.is_pointer)
         result.append(PythonParam(names.python_identifier(param.name), param, "None" if trailing_optional else None))
     result.reverse()
     if out_params(bound.api):

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -165,4 +166,111 @@ aclnnStatus aclnnLeakyReluBackward(void* ws, uint64_t size, aclOpExecutor* ex, a
   --g_objects;
   return ACLNN_SUCCESS;
 }
+}
+
+// ---- Probe ops: record what the bindings passed, for the tests of every argument kind --------
+
+static std::string g_probe;  // JSON of the last probe call
+
+template <class F> static void for_each_offset(const aclTensor* t, F f) {
+  std::vector<int64_t> idx(t->dims.size(), 0);
+  int64_t n = 1;
+  for (auto d : t->dims) n *= d;
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t off = t->offset;
+    for (size_t i = 0; i < idx.size(); ++i) off += idx[i] * t->strides[i];
+    f(off);
+    for (int i = int(idx.size()) - 1; i >= 0; --i) { if (++idx[i] < t->dims[i]) break; idx[i] = 0; }
+  }
+}
+
+static std::string tensor_json(const aclTensor* t) {
+  if (!t) return "null";
+  std::ostringstream o;
+  o << "{\"dtype\":" << int(t->dtype) << ",\"shape\":[";
+  for (size_t i = 0; i < t->dims.size(); ++i) o << (i ? "," : "") << t->dims[i];
+  o << "],\"strides\":[";
+  for (size_t i = 0; i < t->strides.size(); ++i) o << (i ? "," : "") << t->strides[i];
+  o << "],\"offset\":" << t->offset << ",\"storage\":[";
+  for (size_t i = 0; i < t->storage.size(); ++i) o << (i ? "," : "") << t->storage[i];
+  o << "]}";
+  return o.str();
+}
+
+static std::string scalar_json(const aclScalar* s) {
+  if (!s) return "null";
+  std::ostringstream o;
+  o.precision(17);
+  o << "{\"dtype\":" << int(s->dtype) << ",\"value\":";
+  switch (s->dtype) {
+    case ACL_FLOAT: { float f; std::memcpy(&f, s->value, 4); o << f; break; }
+    case ACL_DOUBLE: { double d; std::memcpy(&d, s->value, 8); o << d; break; }
+    case ACL_INT64: { int64_t i; std::memcpy(&i, s->value, 8); o << i; break; }
+    case ACL_INT32: { int32_t i; std::memcpy(&i, s->value, 4); o << i; break; }
+    case ACL_BOOL: o << (s->value[0] ? "true" : "false"); break;
+    default: { uint16_t h; std::memcpy(&h, s->value, 2); o << "\"raw16:" << h << "\""; break; }
+  }
+  o << "}";
+  return o.str();
+}
+
+extern "C" {
+__attribute__((visibility("default"))) const char* fakeLastProbe() { return g_probe.c_str(); }
+
+aclnnStatus aclnnBindingsProbeGetWorkspaceSize(const aclTensor* self, const aclIntArray* dims, const aclFloatArray* weights,
+                                               const aclBoolArray* mask, const aclTensorList* tensors,
+                                               const aclScalarList* scalars, const char* mode, aclDataType dtype,
+                                               int32_t groups, int8_t small, double eps, bool flag, aclTensor* out,
+                                               uint64_t* ws, aclOpExecutor** ex) {
+  std::ostringstream o;
+  o.precision(17);
+  o << "{\"self\":" << tensor_json(self) << ",\"dims\":";
+  if (dims) { o << "["; for (size_t i = 0; i < dims->v.size(); ++i) o << (i ? "," : "") << dims->v[i]; o << "]"; } else o << "null";
+  o << ",\"weights\":";
+  if (weights) { o << "["; for (size_t i = 0; i < weights->v.size(); ++i) o << (i ? "," : "") << weights->v[i]; o << "]"; } else o << "null";
+  o << ",\"mask\":";
+  if (mask) { o << "["; for (size_t i = 0; i < mask->v.size(); ++i) o << (i ? "," : "") << (mask->v[i] ? "true" : "false"); o << "]"; } else o << "null";
+  o << ",\"tensors\":";
+  if (tensors) { o << "["; for (size_t i = 0; i < tensors->v.size(); ++i) o << (i ? "," : "") << tensor_json(tensors->v[i]); o << "]"; } else o << "null";
+  o << ",\"scalars\":";
+  if (scalars) { o << "["; for (size_t i = 0; i < scalars->v.size(); ++i) o << (i ? "," : "") << scalar_json(scalars->v[i]); o << "]"; } else o << "null";
+  o << ",\"mode\":" << (mode ? "\"" + std::string(mode) + "\"" : std::string("null")) << ",\"dtype\":" << int(dtype)
+    << ",\"groups\":" << groups << ",\"small\":" << int(small) << ",\"eps\":" << eps << ",\"flag\":" << (flag ? "true" : "false")
+    << ",\"out\":" << tensor_json(out) << "}";
+  g_probe = o.str();
+  *ws = 0;
+  ++g_objects;
+  *ex = new aclOpExecutor{[] {}};
+  return ACLNN_SUCCESS;
+}
+aclnnStatus aclnnBindingsProbe(void*, uint64_t, aclOpExecutor* ex, aclrtStream) { ex->run(); delete ex; --g_objects; return 0; }
+
+aclnnStatus aclnnInplaceProbeFillGetWorkspaceSize(aclTensor* selfRef, const aclScalar* value, uint64_t* ws, aclOpExecutor** ex) {
+  if (!selfRef || !value) { g_error = "selfRef or value is nullptr"; return ACLNN_ERR_PARAM_NULLPTR; }
+  if (selfRef->dtype != ACL_FLOAT) { g_error = "selfRef: FLOAT only"; return ACLNN_ERR_PARAM_INVALID; }
+  const float v = static_cast<float>(scalar_value(value));
+  *ws = 0;
+  ++g_objects;
+  *ex = new aclOpExecutor{[selfRef, v] { for_each_offset(selfRef, [&](int64_t o) { static_cast<float*>(selfRef->data)[o] += v; }); }};
+  return ACLNN_SUCCESS;
+}
+aclnnStatus aclnnInplaceProbeFill(void*, uint64_t, aclOpExecutor* ex, aclrtStream) { ex->run(); delete ex; --g_objects; return 0; }
+
+aclnnStatus aclnnProbeSplitGetWorkspaceSize(const aclTensor* self, aclTensorList* out, uint64_t* ws, aclOpExecutor** ex) {
+  if (!self || !out) { g_error = "self or out is nullptr"; return ACLNN_ERR_PARAM_NULLPTR; }
+  for (auto* t : out->v)
+    if (!t || t->dims != self->dims || t->dtype != ACL_FLOAT || self->dtype != ACL_FLOAT) { g_error = "out: each like self"; return ACLNN_ERR_PARAM_INVALID; }
+  *ws = 0;
+  ++g_objects;
+  *ex = new aclOpExecutor{[self, out] {
+    for (size_t k = 0; k < out->v.size(); ++k) {
+      std::vector<float> values;
+      for_each_offset(self, [&](int64_t o) { values.push_back(static_cast<float*>(self->data)[o] * float(k + 1)); });
+      size_t i = 0;
+      for_each_offset(out->v[k], [&](int64_t o) { static_cast<float*>(out->v[k]->data)[o] = values[i++]; });
+    }
+  }};
+  return ACLNN_SUCCESS;
+}
+aclnnStatus aclnnProbeSplit(void*, uint64_t, aclOpExecutor* ex, aclrtStream) { ex->run(); delete ex; --g_objects; return 0; }
 }
