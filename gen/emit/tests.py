@@ -1,0 +1,661 @@
+"""generated/tests/: a pytest suite per bound API, derived from its page and semantics file.
+
+`tests/test_<op>.py` checks that the active backend (the simulator here, CANN on an NPU) does what
+the page promises:
+
+- valid calls against the golden reference (the semantics file's PyTorch expression), within
+  CANN's tolerances: every documented dtype (of every product: each file carries the per-SoC
+  lists and the support module checks, at run time, that a dtype the active chip's list lacks
+  is rejected instead), dtype promotion, out= dtypes and layouts, ranks at the bounds and
+  between, non-contiguous and device-resident inputs, empty tensors, broadcasting, each
+  documented scalar dtype and each value of a bool attribute — where the page allows them;
+- one test per row of the page's error table: the row's category becomes calls that must fail
+  with the row's status; a row that cannot be provoked from Python is a skipped test whose
+  reason quotes it.
+
+Every decision is taken here, at generation time, into plain data (`Case`s); the templates
+(templates/tests/) hold the shape of the tests, and `_aclnn_testing.py` (a static template) turns
+a Case into a call and checks it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Optional
+
+from gen import names
+from gen.emit.bindings import out_params, output_plan
+from gen.emit.env import render
+from gen.emit.files import FileManager
+from gen.emit.model import BoundAPI, Model
+from gen.ir import API, Direction, DType, ErrorCase, ErrorCategory, Param, ParamKind, RelationKind, Soc
+
+DIRECTORY = "tests"
+SUPPORT_FILES = ("conftest.py", "_aclnn_testing.py")
+
+# What NumPy (with ml_dtypes) can hold, so what a test can pass to the bindings.
+EXPRESSIBLE = (DType.BOOL, DType.INT8, DType.INT16, DType.INT32, DType.INT64, DType.UINT8, DType.FLOAT16,
+               DType.FLOAT, DType.DOUBLE, DType.COMPLEX64, DType.COMPLEX128, DType.BFLOAT16)
+# Mirrors _aclnn_testing.UNDOCUMENTED: a dtype the page does not list, chosen at run time.
+UNDOCUMENTED = "<undocumented>"
+
+# Shapes by rank: small (at most 48 elements), with extents of 1 among them (which broadcast
+# and whose strides do not matter) and no two equal adjacent extents (so transposes show).
+SHAPES = {0: (), 1: (5,), 2: (3, 4), 3: (2, 3, 4), 4: (2, 3, 1, 4), 5: (2, 1, 3, 2, 2), 6: (2, 1, 2, 3, 1, 2),
+          7: (1, 2, 1, 3, 2, 1, 2), 8: (2, 1, 2, 1, 3, 1, 2, 2)}
+BASE_RANK = 2
+# When a page states no rank for a tensor: what the tests use.
+UNSTATED_RANKS = (1, 4)
+# Shapes that neither match nor broadcast against SHAPES[BASE_RANK].
+MISMATCHED_SHAPE = (4, 5)
+DEFAULT_DOMAIN = (-2.0, 2.0)
+
+# (first, second) shapes that broadcast, for two inputs whose page allows it.
+BROADCAST_PAIRS = (((3, 1), (1, 4)), ((1, 4), (3, 1)), ((2, 3, 4), (4,)), ((4,), (2, 3, 4)), ((), (3, 4)),
+                   ((3, 4), ()), ((2, 1, 4), (3, 1)))
+EMPTY_SHAPES = ((0,), (2, 0, 3))
+NONCONTIGUOUS_LAYOUTS = ("transposed", "strided", "offset")
+OUT_LAYOUTS = ("strided", "transposed")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call, as `_aclnn_testing.Case` takes it (see there), plus why it is skipped, if it is."""
+
+    id: str
+    dtypes: dict[str, str] = field(default_factory=dict)
+    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    values: dict[str, Any] = field(default_factory=dict)
+    layout: str = "contiguous"
+    noncontiguous: tuple[str, ...] = ()
+    out: dict[str, str] = field(default_factory=dict)
+    out_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    out_layout: str = "contiguous"
+    none: tuple[str, ...] = ()
+    skip: str = ""
+
+    @property
+    def arguments(self) -> str:
+        """The constructor arguments of the runtime Case: the id, and what differs from its defaults."""
+        return self.changes_from(_DEFAULTS)
+
+    def changes_from(self, base: "Case") -> str:
+        """`id, name=value, ...` for what differs from `base`; dict fields give only the entries
+        that differ (the runtime's `Case.but` merges them into the base's)."""
+        parts = [repr(self.id)]
+        for name in _FIELDS:
+            mine, theirs = getattr(self, name), getattr(base, name)
+            if isinstance(mine, dict):
+                assert set(theirs) <= set(mine), f"{self.id}: {name} drops entries of the base"
+                mine = {k: v for k, v in mine.items() if k not in theirs or theirs[k] != v}
+                if mine:
+                    parts.append(f"{name}={mine!r}")
+            elif mine != theirs:
+                parts.append(f"{name}={mine!r}")
+        return ", ".join(parts)
+
+
+_FIELDS = ("dtypes", "shapes", "values", "layout", "noncontiguous", "out", "out_shapes", "out_layout", "none")
+_DEFAULTS = Case("")
+
+
+@dataclass(frozen=True)
+class CaseGroup:
+    """The cases of one test function (test_<name>), and what they check."""
+
+    name: str
+    title: str
+    cases: tuple[Case, ...]
+
+
+@dataclass(frozen=True)
+class ErrorTest:
+    """The test of one error-table row: calls that must fail with its status, or why it is skipped."""
+
+    function: str
+    row: ErrorCase
+    cases: tuple[Case, ...] = ()
+    skip: str = ""
+    unsupported_product: bool = False
+
+
+@dataclass(frozen=True)
+class ParamView:
+    name: str
+    python: str
+    kind: str
+    direction: str
+    domain: Optional[tuple[float, float]]
+
+
+@dataclass(frozen=True)
+class Suite:
+    """Everything the template needs for one API's test file."""
+
+    bound: BoundAPI
+    params: tuple[ParamView, ...]
+    dtypes: dict[str, dict[str, tuple[str, ...]]]
+    unsupported_socs: tuple[str, ...]
+    out_shape_from: dict[str, tuple[str, ...]]
+    out_dtype_from: dict[str, tuple[str, ...]]
+    base: Case
+    groups: tuple[CaseGroup, ...]
+    golden_skip: str  # why no valid call is compared with a golden (then `base` only runs)
+    errors: tuple[ErrorTest, ...]
+    product_check: bool  # the page marks some chip unsupported: a test checks that it fails there
+    notes: tuple[str, ...]  # what the file does not test, for its header
+
+    @property
+    def source(self) -> str:
+        return f"{self.bound.page.source}:{self.bound.api.line}" if self.bound.api.line else self.bound.page.source
+
+    @property
+    def case_count(self) -> int:
+        """Test cases pytest collects from the file (a skipped test counts as one)."""
+        valid = sum(len(g.cases) for g in self.groups) if not self.golden_skip else 2  # runs + skipped golden
+        return valid + sum(len(e.cases) or 1 for e in self.errors) + int(self.product_check)
+
+
+# ---- facts about the API ----------------------------------------------------------------------------
+
+def documented_dtypes(param: Param) -> tuple[DType, ...]:
+    """Every dtype the page lists for the parameter on some product, in page order."""
+    found = list(param.dtypes)
+    for entry in param.dtypes_by_product:
+        found.extend(d for d in entry.dtypes if d not in found)
+    return tuple(found)
+
+
+def dtype_table(api: API) -> dict[str, dict[str, tuple[str, ...]]]:
+    """"*": the dtypes of each typed parameter on every product the page gives no own list for;
+    then, per SoC with an own list somewhere, the full table of that SoC."""
+    typed = [p for p in api.params if p.dtypes or p.dtypes_by_product]
+    table = {"*": {p.name: tuple(d.value for d in p.dtypes) for p in typed if p.dtypes}}
+    socs = sorted({e.soc for p in typed for e in p.dtypes_by_product}, key=lambda s: s.value)
+    for soc in socs:
+        table[soc.value] = {p.name: tuple(d.value for d in p.dtypes_for(soc)) for p in typed if p.dtypes_for(soc)}
+    return table
+
+
+def castable(source: DType, target: DType) -> bool:
+    """CANN's 互转换关系 (as PyTorch's can_cast): no narrowing across kinds (complex to real,
+    floating to integral, non-bool to bool)."""
+    def kind(d: DType) -> int:
+        return 3 if d.is_complex else 2 if d.is_floating else 0 if d is DType.BOOL else 1
+
+    return kind(source) <= kind(target)
+
+
+def not_castable_from(dtype: DType) -> Optional[DType]:
+    """An expressible dtype that `dtype` cannot be cast to (int8 for a floating input)."""
+    return next((d for d in (DType.INT8, DType.BOOL, DType.FLOAT) if not castable(dtype, d)), None)
+
+
+class _Groups:
+    """Union-find over tensor parameter names."""
+
+    def __init__(self, names_: list[str]) -> None:
+        self.parent = {n: n for n in names_}
+
+    def find(self, n: str) -> str:
+        while self.parent[n] != n:
+            n = self.parent[n]
+        return n
+
+    def union(self, a: str, b: str) -> None:
+        if a in self.parent and b in self.parent:
+            self.parent[self.find(a)] = self.find(b)
+
+
+def shape_groups(api: API) -> list[list[str]]:
+    """Tensors whose shapes the page relates (same shape, broadcast, or named together by a
+    shape error row), in prototype order."""
+    tensors = [p.name for p in api.params if p.kind is ParamKind.TENSOR]
+    groups = _Groups(tensors)
+    for p in api.params:
+        for kind in (RelationKind.SAME_SHAPE, RelationKind.BROADCAST):
+            for other in p.related(kind):
+                groups.union(p.name, other)
+    for row in api.errors:
+        if row.category in (ErrorCategory.SHAPE_MISMATCH, ErrorCategory.BROADCAST):
+            for other in row.params[1:]:
+                groups.union(row.params[0], other)
+    by_root: dict[str, list[str]] = {}
+    for name in tensors:
+        by_root.setdefault(groups.find(name), []).append(name)
+    return list(by_root.values())
+
+
+def broadcast_pair(api: API) -> Optional[tuple[Param, Param]]:
+    """The first two tensor inputs whose page says their shapes broadcast."""
+    for p in api.inputs:
+        for other in p.related(RelationKind.BROADCAST):
+            q = next((x for x in api.inputs if x.name == other and x.kind is ParamKind.TENSOR), None)
+            if p.kind is ParamKind.TENSOR and q is not None:
+                return p, q
+    return None
+
+
+def promote_pair(api: API) -> Optional[tuple[Param, Param]]:
+    for p in api.inputs:
+        for other in p.related(RelationKind.PROMOTE):
+            q = next((x for x in api.inputs if x.name == other and x.kind is ParamKind.TENSOR), None)
+            if p.kind is ParamKind.TENSOR and q is not None:
+                return p, q
+    return None
+
+
+def rank_bounds(params: list[Param]) -> tuple[int, int]:
+    stated = [p.rank for p in params if p.rank is not None]
+    if not stated:
+        return UNSTATED_RANKS
+    lo, hi = max(r[0] for r in stated), min(r[1] for r in stated)
+    return (lo, hi) if lo <= hi else stated[0]
+
+
+def fits(shape: tuple[int, ...], param: Param) -> bool:
+    lo, hi = param.rank or UNSTATED_RANKS
+    return lo <= len(shape) <= hi
+
+
+# ---- cases ------------------------------------------------------------------------------------------
+
+def _scalar_value(dtype: DType, base: Any) -> Any:
+    """The base value of a scalar, held by `dtype` (2 for integers when the base is fractional)."""
+    if dtype is DType.BOOL:
+        return True
+    if dtype.is_integral:
+        value = base if isinstance(base, (int, float)) and float(base).is_integer() else 2
+        return abs(int(value)) if dtype.value.startswith("UINT") else int(value)
+    return float(base) if isinstance(base, (int, float)) else base
+
+
+@dataclass(frozen=True)
+class _Values:
+    values: dict[str, Any]
+    unknown: tuple[str, ...]  # parameters given a placeholder, not a value the page vouches for
+
+
+def base_values(api: API) -> _Values:
+    """A valid value of every non-tensor input: the page's example's, else a neutral default."""
+    values: dict[str, Any] = {}
+    unknown: list[str] = []
+    for p in api.inputs:
+        if p.kind in (ParamKind.TENSOR, ParamKind.TENSOR_LIST):
+            continue
+        example = api.example_call.arg(p.name) if api.example_call else None
+        given = example.values if example and example.values else None
+        if p.kind is ParamKind.SCALAR:
+            values[p.name] = _number(given[0]) if given else 0.5
+        elif p.kind is ParamKind.BOOL:
+            values[p.name] = bool(given[0]) if given else False
+        elif p.kind is ParamKind.INT:
+            values[p.name] = int(given[0]) if given else 1
+        elif p.kind is ParamKind.FLOAT:
+            values[p.name] = float(given[0]) if given else 0.5
+        elif p.kind in (ParamKind.INT_ARRAY, ParamKind.BOOL_ARRAY, ParamKind.FLOAT_ARRAY, ParamKind.SCALAR_LIST):
+            cast = {ParamKind.INT_ARRAY: int, ParamKind.BOOL_ARRAY: bool}.get(p.kind, _number)
+            values[p.name] = tuple(cast(v) for v in given) if given else ()
+            if not given:
+                unknown.append(p.name)
+        elif p.kind is ParamKind.DTYPE and example and example.dtype:
+            values[p.name] = example.dtype.value.lower() if example.dtype is not DType.BFLOAT16 else "bfloat16"
+        else:
+            values[p.name] = None
+            unknown.append(p.name)
+    return _Values(values, tuple(unknown))
+
+
+def _number(value: float) -> Any:
+    return int(value) if float(value).is_integer() and abs(value) < 2**53 else value
+
+
+class Planner:
+    """Computes one API's cases and error tests."""
+
+    def __init__(self, bound: BoundAPI) -> None:
+        self.bound = bound
+        self.api = api = bound.api
+        self.tensor_inputs = [p for p in api.inputs if p.kind is ParamKind.TENSOR]
+        self.tensor_outs = [p for p in out_params(api) if p.kind is ParamKind.TENSOR]
+        self.groups = shape_groups(api)
+        main = self.groups[0] if self.groups else []
+        # Shapes can be varied when every tensor is related to every other (elementwise ops).
+        self.shapes_free = (len(self.groups) == 1 and not any(p.kind is ParamKind.TENSOR_LIST for p in api.params)
+                            and bool(self.tensor_inputs))
+        self.main = [api.param(n) for n in main]
+        self.ranks = rank_bounds(self.main)
+        self.values = base_values(api)
+        self.lead = self.tensor_inputs[0] if self.tensor_inputs else None
+        self.lead_dtypes = [d for d in documented_dtypes(self.lead) if d in EXPRESSIBLE] if self.lead else []
+        self.inexpressible = [d for d in documented_dtypes(self.lead) if d not in EXPRESSIBLE] if self.lead else []
+        self.base_dtype = self.lead_dtypes[0] if self.lead_dtypes else DType.FLOAT
+        self.base_rank = min(max(BASE_RANK, self.ranks[0]), self.ranks[1])
+        self.base = self._base_case()
+
+    # -- the base case: a valid call every other case varies ------------------------------------------
+
+    def _dtype_of(self, param: Param, dtype: DType) -> str:
+        listed = [d for d in documented_dtypes(param) if d in EXPRESSIBLE]
+        return (dtype if dtype in listed or not listed else listed[0]).value
+
+    def uniform_dtypes(self, dtype: DType) -> dict[str, str]:
+        return {p.name: self._dtype_of(p, dtype) for p in self.tensor_inputs}
+
+    def shapes(self, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
+        return {p.name: shape for p in self.tensor_inputs}
+
+    def _example_shapes(self) -> Optional[dict[str, tuple[int, ...]]]:
+        call = self.api.example_call
+        if call is None:
+            return None
+        shapes = {}
+        for p in self.tensor_inputs:
+            arg = call.arg(p.name)
+            if arg is None or arg.shape is None:
+                return None
+            shapes[p.name] = tuple(arg.shape)
+        return shapes
+
+    @property
+    def base_shape(self) -> tuple[int, ...]:
+        return SHAPES[self.base_rank]
+
+    def _base_case(self) -> Case:
+        shapes = self.shapes(self.base_shape) if self.shapes_free else (self._example_shapes()
+                                                                        or self.shapes(self.base_shape))
+        return Case(self.base_dtype.value, dtypes=self.uniform_dtypes(self.base_dtype), shapes=shapes,
+                    values=dict(self.values.values))
+
+    @property
+    def base_known(self) -> Optional[str]:
+        """Why the base case is not known to be valid (None when it is)."""
+        if self.values.unknown:
+            return "the page gives no valid value of " + ", ".join(self.values.unknown)
+        if not self.shapes_free and self._example_shapes() is None:
+            return "the page relates the tensors' shapes to nothing the tests can derive, and its example gives none"
+        return None
+
+    # -- valid cases -----------------------------------------------------------------------------------
+
+    def groups_of_cases(self) -> list[CaseGroup]:
+        groups = [CaseGroup("dtypes", "Every documented dtype, all inputs alike", tuple(self.dtype_cases()))]
+        if not self.shapes_free:
+            return groups
+        for name, title, cases in (
+            ("promotion", "Inputs of different dtypes, promoted (the page's 互推导关系)", self.promotion_cases()),
+            ("out_dtypes", "out= of each documented dtype the result casts to", self.out_dtype_cases()),
+            ("ranks", "Ranks at the documented bounds and between, in every dtype", self.rank_cases()),
+            ("layouts", "Non-contiguous inputs (transposed, strided, offset) and device-resident ones",
+             self.layout_cases()),
+            ("out_layouts", "Non-contiguous out= arrays", self.out_layout_cases()),
+            ("empty", "Empty tensors", self.empty_cases()),
+            ("broadcast", "Inputs whose shapes broadcast", self.broadcast_cases()),
+            ("scalar_dtypes", "NumPy scalars of each documented scalar dtype", self.scalar_cases()),
+            ("attributes", "Each value of a bool attribute", self.attribute_cases()),
+        ):
+            if cases:
+                groups.append(CaseGroup(name, title, tuple(cases)))
+        return groups
+
+    def dtype_cases(self) -> list[Case]:
+        cases = [replace(self.base, id=d.value, dtypes=self.uniform_dtypes(d)) for d in self.lead_dtypes]
+        cases += [replace(self.base, id=d.value, skip=f"NumPy cannot hold {d.value}") for d in self.inexpressible]
+        return cases or [self.base]
+
+    def promotion_cases(self) -> list[Case]:
+        pair = promote_pair(self.api)
+        if pair is None:
+            return []
+        a, b = pair
+        cases = []
+        for da in (d for d in documented_dtypes(a) if d in EXPRESSIBLE):
+            for db in (d for d in documented_dtypes(b) if d in EXPRESSIBLE and d is not da):
+                dtypes = {**self.uniform_dtypes(self.base_dtype), a.name: da.value, b.name: db.value}
+                cases.append(replace(self.base, id=f"{a.name}={da.value}-{b.name}={db.value}", dtypes=dtypes))
+        return cases
+
+    def out_dtype_cases(self) -> list[Case]:
+        cases = []
+        for out in self.tensor_outs:
+            if out.related(RelationKind.SAME_DTYPE) or not out.dtypes:
+                cases.append(replace(self.base, id=f"{out.name}={self.base_dtype.value}",
+                                     out={out.name: self.base_dtype.value}))
+                continue
+            for d in documented_dtypes(out):
+                if d in EXPRESSIBLE and d is not self.base_dtype and castable(self.base_dtype, d):
+                    cases.append(replace(self.base, id=f"{out.name}={d.value}", out={out.name: d.value}))
+        return cases
+
+    def rank_values(self) -> list[int]:
+        lo, hi = self.ranks
+        return sorted({r for r in (lo, lo + 1, (lo + hi + 1) // 2, hi) if lo <= r <= hi and r in SHAPES}
+                      - {self.base_rank})
+
+    def rank_cases(self) -> list[Case]:
+        return [replace(self.base, id=f"rank{r}-{d.value}", dtypes=self.uniform_dtypes(d), shapes=self.shapes(SHAPES[r]))
+                for r in self.rank_values() for d in self.lead_dtypes]
+
+    def layout_cases(self) -> list[Case]:
+        eligible = tuple(p.name for p in self.tensor_inputs if p.noncontiguous)
+        cases = []
+        if eligible:
+            lo, hi = self.ranks
+            rank = 3 if lo <= 3 <= hi else self.base_rank
+            for layout in NONCONTIGUOUS_LAYOUTS:
+                if layout == "transposed" and rank < 2 or layout == "strided" and rank < 1:
+                    continue
+                for d in self.lead_dtypes:
+                    cases.append(replace(self.base, id=f"{layout}-{d.value}", dtypes=self.uniform_dtypes(d),
+                                         shapes=self.shapes(SHAPES[rank]), layout=layout, noncontiguous=eligible))
+        cases.append(replace(self.base, id=f"device-{self.base_dtype.value}", layout="device"))
+        return cases
+
+    def out_layout_cases(self) -> list[Case]:
+        outs = [p for p in self.tensor_outs if p.noncontiguous]
+        if not outs or self.base_rank < 2:
+            return []
+        out = {p.name: (self.base_dtype.value if p.related(RelationKind.SAME_DTYPE) or not p.dtypes
+                        else self._dtype_of(p, self.base_dtype)) for p in outs}
+        return [replace(self.base, id=f"out-{layout}", out=out, out_layout=layout) for layout in OUT_LAYOUTS]
+
+    def empty_cases(self) -> list[Case]:
+        tensors = self.tensor_inputs + self.tensor_outs
+        if not all(p.empty_tensor for p in self.tensor_inputs) or any(p.empty_tensor is False for p in tensors):
+            return []
+        return [replace(self.base, id="empty" + "x".join(map(str, shape)), shapes=self.shapes(shape))
+                for shape in EMPTY_SHAPES if all(fits(shape, p) for p in tensors)]
+
+    def broadcast_cases(self) -> list[Case]:
+        pair = broadcast_pair(self.api)
+        if pair is None:
+            return []
+        a, b = pair
+        cases = []
+        for sa, sb in BROADCAST_PAIRS:
+            full = _broadcast(sa, sb)
+            shapes = {**self.shapes(full), a.name: sa, b.name: sb}
+            if all(fits(shapes[p.name], p) for p in self.tensor_inputs) and all(fits(full, p) for p in self.tensor_outs):
+                label = "x".join(map(str, sa)) or "scalar"
+                cases.append(replace(self.base, id=f"{label}-with-{'x'.join(map(str, sb)) or 'scalar'}", shapes=shapes))
+        return cases
+
+    def scalar_cases(self) -> list[Case]:
+        cases = []
+        for p in self.api.inputs:
+            if p.kind is not ParamKind.SCALAR:
+                continue
+            for d in documented_dtypes(p):
+                if d in EXPRESSIBLE:
+                    value = _scalar_value(d, self.values.values[p.name])
+                    cases.append(replace(self.base, id=f"{p.name}={d.value}", dtypes={**self.base.dtypes, p.name: d.value},
+                                         values={**self.base.values, p.name: value}))
+        return cases
+
+    def attribute_cases(self) -> list[Case]:
+        return [replace(self.base, id=f"{p.name}={not self.values.values[p.name]}",
+                        values={**self.base.values, p.name: not self.values.values[p.name]})
+                for p in self.api.inputs if p.kind is ParamKind.BOOL]
+
+    # -- error rows -------------------------------------------------------------------------------------
+
+    def error_tests(self, semantics_statuses: tuple[int, ...]) -> list[ErrorTest]:
+        tests = []
+        for index, row in enumerate(self.api.errors, start=1):
+            category = row.category.value if row.category else "unclassified"
+            function = f"test_error_row{index}_{category}"
+            where = f"line {row.line}" if row.line else f"row {index}"
+            quoted = f"{where}: {row.code} {row.name}: {row.condition}"
+            if row.category is None:
+                tests.append(ErrorTest(function, row, skip=f"unclassified error-table row ({quoted})"))
+                continue
+            if row.category is ErrorCategory.UNSUPPORTED_PRODUCT:
+                tests.append(ErrorTest(function, row, cases=(self.base,), unsupported_product=True))
+                continue
+            cases, reason = self._error_cases(row, semantics_statuses)
+            needs_base = row.category not in (ErrorCategory.NULL_POINTER, ErrorCategory.UNSUPPORTED_DTYPE,
+                                              ErrorCategory.RANK)
+            if cases and needs_base and self.base_known:
+                cases, reason = [], self.base_known
+            tests.append(ErrorTest(function, row, cases=tuple(cases),
+                                   skip="" if cases else f"{reason} ({quoted})"))
+        return tests
+
+    def _named(self, row: ErrorCase) -> list[Param]:
+        names_ = {p.name for p in self.api.params}
+        return [self.api.param(n) for n in row.params if n in names_]
+
+    def _error_cases(self, row: ErrorCase, semantics_statuses: tuple[int, ...]) -> tuple[list[Case], str]:
+        category = row.category
+        named = self._named(row)
+        base = self.base
+        if category is ErrorCategory.NULL_POINTER:
+            candidates = named or [p for p in self.api.params if p.kind and p.kind.is_pointer]
+            inputs = [p for p in candidates if p.kind and p.kind.is_pointer and not p.optional and p.direction is not Direction.OUT]
+            return ([replace(base, id=f"{p.name}=None", none=(p.name,)) for p in inputs],
+                    "the parameters it names are outputs: out= cannot pass NULL (None allocates them)")
+        if category is ErrorCategory.UNSUPPORTED_DTYPE:
+            cases = []
+            for p in named:
+                if p.kind not in (ParamKind.TENSOR, ParamKind.SCALAR) or not documented_dtypes(p):
+                    continue
+                if all(d in p.dtypes_for(soc) for soc in Soc for d in EXPRESSIBLE):
+                    continue
+                if p.direction is Direction.OUT:
+                    cases.append(replace(base, id=f"{p.name}={UNDOCUMENTED}", out={p.name: UNDOCUMENTED}))
+                else:
+                    cases.append(replace(base, id=f"{p.name}={UNDOCUMENTED}", dtypes={**base.dtypes, p.name: UNDOCUMENTED}))
+            return cases, "every dtype NumPy can hold is documented for the parameters it names"
+        if category is ErrorCategory.RANK:
+            cases = []
+            for p in named:
+                if p.kind is not ParamKind.TENSOR or p.rank is None:
+                    continue
+                shape = (1,) * (p.rank[1] + 1 - len(self.base_shape)) + self.base_shape
+                if p.direction is Direction.OUT:
+                    cases.append(replace(base, id=f"{p.name}-rank{len(shape)}", out={p.name: self.base_dtype.value},
+                                         out_shapes={p.name: shape}))
+                else:
+                    cases.append(replace(base, id=f"{p.name}-rank{len(shape)}",
+                                         shapes={**base.shapes, **self._with_same_shape(p, shape)}))
+            return cases, "it names no tensor with a documented rank bound"
+        if category in (ErrorCategory.SHAPE_MISMATCH, ErrorCategory.BROADCAST):
+            cases = []
+            for p in named:
+                if p.kind is not ParamKind.TENSOR:
+                    continue
+                if p.direction is Direction.OUT:
+                    cases.append(replace(base, id=f"{p.name}-shape", out={p.name: self._out_dtype(p)},
+                                         out_shapes={p.name: MISMATCHED_SHAPE}))
+                elif len(self.tensor_inputs) > 1 or self.tensor_outs:
+                    cases.append(replace(base, id=f"{p.name}-shape", shapes={**base.shapes, p.name: MISMATCHED_SHAPE}))
+            return cases, "it names no tensor whose shape can be made to disagree"
+        if category is ErrorCategory.NOT_CASTABLE:
+            cases = []
+            for p in named:
+                if p.kind is not ParamKind.TENSOR:
+                    continue
+                if p.direction is Direction.OUT:
+                    bad = not_castable_from(self.base_dtype)
+                    if bad is not None:
+                        cases.append(replace(base, id=f"{p.name}={bad.value}", out={p.name: bad.value}))
+                elif p.related(RelationKind.SAME_DTYPE):
+                    other = next((d for d in documented_dtypes(p) if d in EXPRESSIBLE and d is not self.base_dtype), None)
+                    if other is not None:
+                        cases.append(replace(base, id=f"{p.name}={other.value}", dtypes={**base.dtypes, p.name: other.value}))
+            return cases, "it names no output to give an uncastable dtype, nor an input bound to the same dtype"
+        if category is ErrorCategory.EMPTY_TENSOR:
+            cases = []
+            for p in named:
+                if p.kind is ParamKind.TENSOR and p.direction is not Direction.OUT and p.empty_tensor is False:
+                    cases.append(replace(base, id=f"{p.name}-empty", shapes={**base.shapes, **self._with_same_shape(p, (3, 0))}))
+            return cases, "it names no input the page forbids to be empty"
+        if category is ErrorCategory.FORMAT:
+            return [], "NumPy arrays are ND: a format error cannot be provoked from Python"
+        if category is ErrorCategory.VALUE:
+            if row.code not in semantics_statuses:
+                return [], f"the semantics file states no value check with status {row.code}"
+            return [], ("the semantics file's check is a C++ condition: it gives no values that violate it "
+                        "(a `violation` table of parameter values would)")
+        return [], f"no call is known for category {category.value}"
+
+    def _with_same_shape(self, param: Param, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
+        """`shape` for `param` and for the inputs that must have its shape (not those that may broadcast)."""
+        same = set(param.related(RelationKind.SAME_SHAPE))
+        return {p.name: shape for p in self.tensor_inputs if p is param or p.name in same}
+
+    def _out_dtype(self, out: Param) -> str:
+        return self._dtype_of(out, self.base_dtype) if out.dtypes else self.base_dtype.value
+
+
+def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    return tuple(max(x, y) for x, y in zip(a, b))
+
+
+# ---- the suite of one API ---------------------------------------------------------------------------
+
+def suite(bound: BoundAPI) -> Suite:
+    api, semantics = bound.api, bound.semantics
+    planner = Planner(bound)
+    params = tuple(ParamView(
+        name=p.name, python=names.python_identifier(p.name), kind=p.kind.value if p.kind else "unknown",
+        direction=p.direction.value,
+        domain=(lambda d: (d.low, d.high) if d else None)(semantics.domain(p.name) if semantics else None),
+    ) for p in api.params)
+    out_shape_from, out_dtype_from = {}, {}
+    for index, p in enumerate(api.params):
+        if p.direction is Direction.OUT:
+            plan = output_plan(api, index)
+            if plan.required_reason is None:
+                out_shape_from[p.name] = tuple(api.params[i].name for i in plan.shape_from)
+                out_dtype_from[p.name] = tuple(api.params[i].name for i in plan.dtype_from)
+
+    notes = []
+    golden_skip = ""
+    if not semantics or not semantics.golden:
+        golden_skip = f"{bound.page.source}: the semantics file gives no golden reference for {api.name}"
+    elif planner.base_known:
+        golden_skip = planner.base_known
+    groups = tuple(planner.groups_of_cases()) if not golden_skip else ()
+    if not planner.shapes_free:
+        notes.append("shapes, layouts and broadcasting are not varied: " + (
+            "the page does not relate every tensor's shape to the others'"))
+    statuses = tuple(c.status for c in semantics.checks) if semantics else ()
+    unsupported = tuple(p.soc.value for p in bound.page.products if p.soc is not None and not p.supported)
+    return Suite(
+        bound=bound, params=params, dtypes=dtype_table(api), unsupported_socs=unsupported,
+        out_shape_from=out_shape_from, out_dtype_from=out_dtype_from, base=planner.base, groups=groups,
+        golden_skip=golden_skip, errors=tuple(planner.error_tests(statuses)),
+        product_check=bool(unsupported) and not any(
+            r.category is ErrorCategory.UNSUPPORTED_PRODUCT for r in api.errors),
+        notes=tuple(notes),
+    )
+
+
+def emit(model: Model, files: FileManager) -> None:
+    for support in SUPPORT_FILES:
+        files.write(f"{DIRECTORY}/{support}", render(f"tests/{support}.j2"))
+    for bound in model.apis:
+        files.write(f"{DIRECTORY}/{names.test_file(bound.name)}", render("tests/test_api.py.j2", suite=suite(bound)))
