@@ -329,7 +329,9 @@ class Planner:
         self.lead = self.tensor_inputs[0] if self.tensor_inputs else None
         self.lead_dtypes = [d for d in documented_dtypes(self.lead) if d in EXPRESSIBLE] if self.lead else []
         self.inexpressible = [d for d in documented_dtypes(self.lead) if d not in EXPRESSIBLE] if self.lead else []
-        self.base_dtype = self.lead_dtypes[0] if self.lead_dtypes else DType.FLOAT
+        # FLOAT where documented: the dtype every backend computes most plainly.
+        self.base_dtype = (DType.FLOAT if DType.FLOAT in self.lead_dtypes or not self.lead_dtypes
+                           else self.lead_dtypes[0])
         self.base_rank = min(max(BASE_RANK, self.ranks[0]), self.ranks[1])
         self.base = self._base_case()
 

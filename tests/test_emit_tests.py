@@ -1,0 +1,277 @@
+"""The generated-tests emitter (gen/emit/tests.py): what each API's suite parametrizes, from the
+page's IR and the semantics file, and that the seeds' suites run and pass on the simulator (and
+fail when the golden or a status is wrong)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gen.emit import tests as emitter
+from gen.emit.files import FileManager
+from gen.emit.model import build_model
+from gen.ir import (Direction, DType, ErrorCase, ErrorCategory, ExampleArg, ExampleCall, OpSemantics, ParamKind,
+                    Product, Relation, RelationKind, Soc)
+from tests.factories import make_api, make_page, make_param
+from tests.sim_seed_ir import seed_pages, seed_semantics
+
+
+@pytest.fixture(scope="module")
+def seeds():
+    model = build_model(seed_pages(), seed_semantics())
+    return {bound.python_name: emitter.suite(bound) for bound in model.apis}
+
+
+def group(suite, name):
+    return next(g for g in suite.groups if g.name == name)
+
+
+def ids(cases):
+    return [c.id for c in cases]
+
+
+def error_test(suite, category):
+    return next(e for e in suite.errors if e.row.category is category)
+
+
+def one_api_suite(*params, errors=(), golden="torch.neg(self)", **page):
+    api = make_api("aclnnFoo", params=params, errors=errors)
+    semantics = [OpSemantics("aclnnFoo", "foo.toml", kernel="-self", golden=golden)] if golden else []
+    return emitter.suite(build_model([make_page(api, **page)], semantics).apis[0])
+
+
+def unary(**kw):
+    return (make_param("self", **kw), make_param("out", direction=Direction.OUT,
+                                                 relations=(Relation(RelationKind.SAME_SHAPE, ("self",)),)))
+
+
+# ---- files ------------------------------------------------------------------------------------------
+
+def test_every_generated_file_compiles_and_is_deterministic(tmp_path):
+    model = build_model(seed_pages(), seed_semantics())
+    first, second = FileManager(tmp_path / "a"), FileManager(tmp_path / "b")
+    emitter.emit(model, first)
+    emitter.emit(model, second)
+    assert sorted(first.written) == ["tests/_aclnn_testing.py", "tests/conftest.py", "tests/test_hardsigmoid_backward.py",
+                                     "tests/test_leaky_relu_backward.py", "tests/test_selu_backward.py"]
+    for path, source in first.written.items():
+        compile(source, path, "exec")
+    assert first.written == second.written
+
+
+def test_seed_ops_yield_at_least_150_cases(seeds):
+    counts = {name: suite.case_count for name, suite in seeds.items()}
+    assert sum(counts.values()) >= 150, counts
+
+
+# ---- valid calls --------------------------------------------------------------------------------------
+
+def test_every_documented_dtype_is_a_case(seeds):
+    assert ids(group(seeds["leaky_relu_backward"], "dtypes").cases) == ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"]
+    assert ids(group(seeds["selu_backward"], "dtypes").cases) == ["FLOAT", "FLOAT16", "INT32", "INT8", "BFLOAT16"]
+
+
+def test_per_soc_dtype_lists_are_embedded(seeds):
+    table = seeds["selu_backward"].dtypes
+    assert "BFLOAT16" in table["*"]["gradOutput"]
+    assert table["Ascend910"]["gradOutput"] == ("FLOAT", "FLOAT16", "INT32", "INT8")
+    assert table["Ascend310P"]["result"] == ("FLOAT", "FLOAT16", "INT32", "INT8")
+
+
+def test_ranks_at_the_bounds_and_between(seeds):
+    leaky = {c.shapes["self"] for c in group(seeds["leaky_relu_backward"], "ranks").cases}
+    assert sorted(len(s) for s in leaky) == [0, 1, 4, 8]  # with the base case's rank 2
+    selu = {len(c.shapes["result"]) for c in group(seeds["selu_backward"], "ranks").cases}
+    assert selu == {1, 5, 8}  # the page's bounds are 1..8
+
+
+def test_noncontiguous_layouts_only_where_the_page_allows_them():
+    allowed = one_api_suite(*unary())
+    assert {c.layout for c in group(allowed, "layouts").cases} == {"transposed", "strided", "offset", "device"}
+    assert ids(group(allowed, "out_layouts").cases) == ["out-strided", "out-transposed"]
+    forbidden = one_api_suite(*unary(noncontiguous=False))
+    assert ids(group(forbidden, "layouts").cases) == ["device-FLOAT"]
+
+
+def test_empty_tensors_only_where_every_input_allows_them(seeds):
+    assert ids(group(seeds["leaky_relu_backward"], "empty").cases) == ["empty0", "empty2x0x3"]
+    assert "empty" not in [g.name for g in seeds["selu_backward"].groups]  # result: 不支持空Tensor
+
+
+def test_broadcasting_only_where_a_relation_allows_it(seeds):
+    cases = group(seeds["leaky_relu_backward"], "broadcast").cases
+    assert ("gradOutput", (3, 1)) in [(n, s) for c in cases for n, s in c.shapes.items()]
+    assert "broadcast" not in [g.name for g in seeds["hardsigmoid_backward"].groups]  # same shape only
+
+
+def test_mixed_dtypes_only_where_they_promote(seeds):
+    promoted = group(seeds["leaky_relu_backward"], "promotion").cases
+    assert len(promoted) == 12 and promoted[0].dtypes == {"gradOutput": "FLOAT", "self": "FLOAT16"}
+    assert "promotion" not in [g.name for g in seeds["selu_backward"].groups]  # same dtype
+
+
+def test_out_dtypes_the_result_casts_to(seeds):
+    assert ids(group(seeds["hardsigmoid_backward"], "out_dtypes").cases) == ["out=BFLOAT16", "out=FLOAT16"]
+    # selu's gradInput has its inputs' dtype: out= of that dtype only
+    assert [c.out for c in group(seeds["selu_backward"], "out_dtypes").cases] == [{"gradInput": "FLOAT"}]
+
+
+def test_each_documented_scalar_dtype_is_a_numpy_scalar_case(seeds):
+    cases = group(seeds["leaky_relu_backward"], "scalar_dtypes").cases
+    assert [c.dtypes["negativeSlope"] for c in cases] == [
+        "FLOAT", "FLOAT16", "DOUBLE", "INT32", "INT64", "INT8", "BOOL", "INT16", "UINT8", "BFLOAT16"]
+    assert {c.values["negativeSlope"] for c in cases if c.dtypes["negativeSlope"] == "UINT8"} == {2}
+
+
+def test_bool_attributes_take_both_values(seeds):
+    leaky = seeds["leaky_relu_backward"]
+    assert [c.values["selfIsResult"] for c in group(leaky, "attributes").cases] == [not leaky.base.values["selfIsResult"]]
+
+
+def test_a_dtype_numpy_cannot_hold_is_a_skipped_case():
+    suite = one_api_suite(*unary(dtypes=(DType.FLOAT, DType.HIFLOAT8)))
+    cases = group(suite, "dtypes").cases
+    assert [(c.id, c.skip) for c in cases] == [("FLOAT", ""), ("HIFLOAT8", "NumPy cannot hold HIFLOAT8")]
+
+
+def test_the_examples_values_are_the_base_attributes():
+    api = make_api("aclnnFoo", params=(make_param("self"), make_param("alpha", kind=ParamKind.SCALAR,
+                                                                      c_type="const aclScalar*"),
+                                       make_param("out", direction=Direction.OUT)),
+                   example_call=ExampleCall((ExampleArg("alpha", DType.FLOAT, None, (0.25,)),)))
+    suite = emitter.suite(build_model([make_page(api)], [OpSemantics("aclnnFoo", "f", golden="self")]).apis[0])
+    assert suite.base.values == {"alpha": 0.25}
+
+
+def test_an_api_without_golden_runs_once_and_skips_the_golden():
+    suite = one_api_suite(*unary(), golden="")
+    assert suite.groups == () and "no golden reference" in suite.golden_skip
+
+
+# ---- error rows ---------------------------------------------------------------------------------------
+
+def test_null_pointer_passes_none_for_each_named_input_not_the_output(seeds):
+    test = error_test(seeds["leaky_relu_backward"], ErrorCategory.NULL_POINTER)
+    assert [c.none for c in test.cases] == [("gradOutput",), ("self",), ("negativeSlope",)]
+
+
+def test_null_pointer_of_outputs_only_is_skipped_with_the_row():
+    row = ErrorCase("ACLNN_ERR_PARAM_NULLPTR", 161001, "out是空指针。", ErrorCategory.NULL_POINTER, ("out",), 9)
+    test = one_api_suite(*unary(), errors=(row,)).errors[0]
+    assert not test.cases and "out= cannot pass NULL" in test.skip and "out是空指针" in test.skip
+
+
+def test_unsupported_dtype_asks_for_an_undocumented_dtype_per_named_param(seeds):
+    test = error_test(seeds["selu_backward"], ErrorCategory.UNSUPPORTED_DTYPE)
+    assert [(c.dtypes.get("gradOutput"), c.dtypes.get("result"), c.out) for c in test.cases] == [
+        (emitter.UNDOCUMENTED, "FLOAT", {}), ("FLOAT", emitter.UNDOCUMENTED, {}),
+        ("FLOAT", "FLOAT", {"gradInput": emitter.UNDOCUMENTED})]
+
+
+def test_unsupported_dtype_is_skipped_when_every_expressible_dtype_is_documented():
+    row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "self的数据类型不在支持的范围之内。",
+                    ErrorCategory.UNSUPPORTED_DTYPE, ("self",))
+    test = one_api_suite(*unary(dtypes=emitter.EXPRESSIBLE), errors=(row,)).errors[0]
+    assert not test.cases and "every dtype NumPy can hold is documented" in test.skip
+
+
+def test_rank_row_gives_the_named_tensor_one_dimension_too_many(seeds):
+    test = error_test(seeds["leaky_relu_backward"], ErrorCategory.RANK)
+    assert [len(c.shapes["gradOutput"]) for c in test.cases[:1]] == [9]
+    assert test.cases[2].out_shapes == {"out": (1,) * 7 + (3, 4)}
+
+
+def test_shape_rows_give_shapes_that_do_not_broadcast(seeds):
+    test = error_test(seeds["selu_backward"], ErrorCategory.BROADCAST)
+    assert [c.shapes.get("result") for c in test.cases] == [(3, 4), (4, 5), (3, 4)]
+    assert test.cases[2].out_shapes == {"gradInput": (4, 5)}
+
+
+def test_not_castable_gives_an_integral_out_for_float_inputs(seeds):
+    test = error_test(seeds["hardsigmoid_backward"], ErrorCategory.NOT_CASTABLE)
+    assert [c.out for c in test.cases] == [{"out": "INT8"}]
+
+
+def test_empty_row_empties_the_input_that_forbids_it():
+    row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "self是空Tensor。", ErrorCategory.EMPTY_TENSOR, ("self",))
+    test = one_api_suite(*unary(empty_tensor=False), errors=(row,)).errors[0]
+    assert [c.shapes for c in test.cases] == [{"self": (3, 0)}]
+
+
+def test_value_row_is_skipped_until_the_semantics_give_violating_values(seeds):
+    test = error_test(seeds["leaky_relu_backward"], ErrorCategory.VALUE)
+    assert not test.cases and "negativeSlope是负数" in test.skip
+
+
+def test_unclassified_and_format_rows_are_skipped_quoting_the_row():
+    rows = (ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "某种奇怪的条件。", None, (), 12),
+            ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "self的数据格式不支持。", ErrorCategory.FORMAT, ("self",), 13))
+    tests = one_api_suite(*unary(), errors=rows).errors
+    assert tests[0].skip == "unclassified error-table row (line 12: 161002 ACLNN_ERR_PARAM_INVALID: 某种奇怪的条件。)"
+    assert "format" in tests[1].skip and "line 13" in tests[1].skip
+
+
+def test_unsupported_products_are_checked_where_the_page_marks_them():
+    products = (Product("Atlas A2", True, Soc.ASCEND910B), Product("Atlas 推理系列产品", False, Soc.ASCEND310P))
+    suite = one_api_suite(*unary(), products=products)
+    assert suite.unsupported_socs == ("Ascend310P",) and suite.product_check
+
+
+def test_one_test_per_error_row(seeds):
+    for name, suite in seeds.items():
+        assert len(suite.errors) == len(suite.bound.api.errors), name
+        assert len({e.function for e in suite.errors}) == len(suite.errors)
+
+
+# ---- the suites, run ------------------------------------------------------------------------------------
+
+def run_suite(tmp_path: Path, pages, semantics) -> tuple[dict[str, int], str]:
+    """Emits the suites of `pages`, runs them with pytest on the session-built package (the
+    simulator) and returns the outcome counts and the output."""
+    from tests.bindings_build import build_package
+
+    package_dir = build_package()
+    emitter.emit(build_model(pages, semantics), FileManager(tmp_path))
+    env = dict(os.environ, PYTHONPATH=str(package_dir), ACLNN_BACKEND="sim")
+    env.pop("ACLNN_SIM_SOC", None)
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+                             str(tmp_path / "tests")], cwd=tmp_path, env=env, capture_output=True, text=True,
+                            timeout=600)
+    counts = {word: int(n) for n, word in re.findall(r"(\d+) (passed|failed|skipped|error)", result.stdout)}
+    return counts, result.stdout + result.stderr
+
+
+@pytest.fixture(scope="module")
+def built_seed_pages():
+    """The seed pages the session's package is built from (the parser's IR, or the hand-made one)."""
+    from tests.bindings_ir import seed_pages as pages
+
+    return pages()
+
+
+def test_seed_suites_pass_on_the_simulator(tmp_path, built_seed_pages):
+    counts, output = run_suite(tmp_path, built_seed_pages, seed_semantics())
+    assert counts.get("passed", 0) >= 150 and not counts.get("failed") and not counts.get("error"), output
+
+
+def test_a_wrong_golden_fails_the_suite(tmp_path, built_seed_pages):
+    wrong = [dataclasses.replace(s, golden=s.golden.replace("negativeSlope", "2 * negativeSlope"))
+             if s.api == "aclnnLeakyReluBackward" else s for s in seed_semantics()]
+    counts, output = run_suite(tmp_path, [p for p in built_seed_pages if "leaky" in p.source], wrong)
+    assert counts.get("failed", 0) >= 20, output
+
+
+def test_a_wrong_status_fails_its_error_test(tmp_path, built_seed_pages):
+    page = next(p for p in built_seed_pages if "hardsigmoid" in p.source)
+    api = page.apis[0]
+    errors = tuple(dataclasses.replace(e, code=161001) if e.category is ErrorCategory.UNSUPPORTED_DTYPE else e
+                   for e in api.errors)
+    page = dataclasses.replace(page, apis=(dataclasses.replace(api, errors=errors),))
+    counts, output = run_suite(tmp_path, [page], seed_semantics())
+    assert counts.get("failed") == 2, output  # gradOutput and self
