@@ -138,12 +138,33 @@ def test_optional_input_before_a_required_one_is_required_but_takes_none():
     assert (host.params[0].annotation, host.params[0].default) == ("_Scalar | None", None)
 
 
-def test_inplace_api_returns_its_inout_array():
+def test_inplace_api_returns_its_inout_argument_as_given():
     api = make_api("aclnnInplaceFoo", params=(make_param("selfRef", direction=Direction.INOUT, c_type="aclTensor*"),
                                               make_param("alpha", kind=ParamKind.FLOAT)))
     sigs = stubs.signatures(build_model([make_page(api)]).apis[0])
-    assert [(s.params[0].annotation, s.returns) for s in sigs] == [("Tensor", "Tensor"), ("NDArray[Any]", "NDArray[Any]")]
+    # nothing is allocated, so whether an argument is a Tensor changes nothing: one signature
+    assert [(s.params[0].annotation, s.returns) for s in sigs] == [("_InOut1", "_InOut1")]
     assert all(not p.keyword_only for s in sigs for p in s.params)  # no out=: nothing is direction out
+
+
+def test_inout_beside_an_allocated_output_keeps_its_type_in_every_tensor_overload():
+    api = make_api("aclnnFoo", params=(make_param("x"), make_param("stateRef", direction=Direction.INOUT,
+                                                                   c_type="aclTensor*"),
+                                       make_param("out", direction=Direction.OUT)))
+    sigs = stubs.signatures(build_model([make_page(api)]).apis[0])
+    assert [s.returns for s in sigs] == ["tuple[_InOut1, Tensor]", "tuple[Tensor, Tensor]",
+                                         "tuple[NDArray[Any], NDArray[Any]]"]
+
+
+def test_an_operator_named_like_a_builtin_does_not_shadow_the_annotations(tmp_path):
+    api = make_api("aclnnComplex", params=(make_param("real"), make_param("imag"), make_param("alpha", kind=ParamKind.SCALAR,
+                                                                                             c_type="const aclScalar*"),
+                                           make_param("out", direction=Direction.OUT)))
+    stub = emit_stub(tmp_path, make_page(api))
+    assert "_Scalar: TypeAlias = bool | int | float | builtins.complex | np.generic" in stub
+    (tmp_path / "usage.py").write_text("import numpy as np\nimport aclnn\nz: np.ndarray = aclnn.complex(np.ones(2), np.ones(2), 1j)\n")
+    result = mypy("aclnn/__init__.pyi", "usage.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout
 
 
 def test_several_outputs_are_a_tuple_and_out_takes_a_tuple():

@@ -16,15 +16,16 @@ for host inputs (returning arrays). The rest of the package's names (Tensor, err
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Optional
 
 from gen.emit import docs
-from gen.emit.bindings import PythonParam, python_params
+from gen.emit.bindings import PythonParam, out_params, python_params
 from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.emit.model import BoundAPI, Model
-from gen.ir import Direction, Param, ParamKind
+from gen.ir import API, Direction, Param, ParamKind
 
 STUB = "aclnn/__init__.pyi"
 
@@ -92,28 +93,32 @@ def _nullable(annotation: str, param: Param, pivot: bool = False) -> str:
     return f"{annotation} | None" if param.optional and not pivot else annotation
 
 
-def input_annotation(param: Param, mode: str, pivot: bool) -> str:
+def inout_vars(api: API) -> dict[str, str]:
+    """The TypeVar of each in-place parameter (constrained to NDArray[Any] and Tensor): the
+    caller's own object comes back, so the result has the argument's type."""
+    inouts = [p for p in api.params if p.direction is Direction.INOUT and p.kind is not None and p.kind.is_device_data]
+    return {p.name: f"_InOut{k}" for k, p in enumerate(inouts, start=1)}
+
+
+def input_annotation(param: Param, mode: str, pivot: bool, typevar: str = "") -> str:
     """The type of an input. `mode` is HOST (no tensor input is an aclnn.Tensor) or DEVICE; in
-    DEVICE mode, `pivot` marks the input whose being a Tensor selects the overload."""
+    DEVICE mode, `pivot` marks the input whose being a Tensor selects the overload. `typevar`:
+    an in-place parameter's TypeVar."""
     kind = param.kind
-    if kind is ParamKind.TENSOR:
-        if param.direction is Direction.INOUT:  # written in place: a writeable array or a Tensor
-            base = "Tensor" if pivot else ("NDArray[Any]" if mode == HOST else "_InOut")
+    if kind is ParamKind.TENSOR or kind is ParamKind.TENSOR_LIST:
+        if param.direction is Direction.INOUT:  # written in place: writeable arrays or Tensors
+            member = "Tensor" if pivot else ("NDArray[Any]" if mode == HOST else typevar)
         else:
-            base = "Tensor" if pivot else ("_HostArray" if mode == HOST else "_TensorLike")
-        return _nullable(base, param, pivot)
-    if kind is ParamKind.TENSOR_LIST:
-        member = "Tensor" if pivot else ("_HostArray" if mode == HOST else "_TensorLike")
-        return _nullable(f"Sequence[{member}]", param, pivot)
+            member = "Tensor" if pivot else ("_HostArray" if mode == HOST else "_TensorLike")
+        return _nullable(member if kind is ParamKind.TENSOR else f"Sequence[{member}]", param, pivot)
     return _nullable(_HOST_TYPES.get(kind, "Any") if kind else "Any", param)
 
 
-def output_annotation(param: Param, mode: str, pivot: bool) -> str:
+def output_annotation(param: Param, mode: str, pivot: bool, typevar: str = "") -> str:
     """What the function returns for one of its outputs (direction out or inout)."""
     array = "Tensor" if mode == DEVICE else "NDArray[Any]"
-    if param.direction is Direction.INOUT:
-        # The caller's own object comes back: in DEVICE mode it is a Tensor only if it is the pivot.
-        array = "Tensor" if pivot else ("NDArray[Any]" if mode == HOST else "_InOut")
+    if param.direction is Direction.INOUT and mode == DEVICE and not pivot:
+        array = typevar  # the caller's own object
     return f"list[{array}]" if param.kind is ParamKind.TENSOR_LIST else array
 
 
@@ -127,9 +132,23 @@ def out_annotation(outs: tuple[Param, ...]) -> str:
     return "tuple[" + ", ".join(f"{one(p)} | None" for p in outs) + "] | None"
 
 
-def _signature(bound: BoundAPI, params: tuple[PythonParam, ...], mode: str, pivot: Optional[Param]) -> StubSignature:
+# Builtins the annotations name; a function of the same name (aclnn.complex) would shadow them.
+BUILTIN_TYPES = ("bool", "int", "float", "complex", "str", "list", "tuple", "dict")
+
+
+def qualify(annotation: str, shadowed: frozenset[str]) -> str:
+    """`annotation` with the builtins that a generated function shadows written as builtins.<name>."""
+    if not shadowed:
+        return annotation
+    pattern = r"(?<![\w.])(" + "|".join(sorted(shadowed)) + r")\b"
+    return re.sub(pattern, r"builtins.\1", annotation)
+
+
+def _signature(bound: BoundAPI, params: tuple[PythonParam, ...], mode: str, pivot: Optional[Param],
+               shadowed: frozenset[str]) -> StubSignature:
     api = bound.api
     outs = tuple(p for p in api.params if p.direction is Direction.OUT)
+    typevars = inout_vars(api)
     # The pivot of a Tensor overload must be passed (an omitted one is None, not a Tensor), and
     # so must every parameter before it: a required parameter cannot follow a defaulted one.
     pivot_at = next((i for i, p in enumerate(params) if pivot is not None and p.param is pivot), -1)
@@ -139,26 +158,28 @@ def _signature(bound: BoundAPI, params: tuple[PythonParam, ...], mode: str, pivo
             stub_params.append(StubParam(p.name, out_annotation(outs), p.default, keyword_only=True))
         else:
             default = None if i <= pivot_at else p.default
-            stub_params.append(StubParam(p.name, input_annotation(p.param, mode, p.param is pivot), default))
-    results = [output_annotation(p, mode, p is pivot) for p in api.outputs]
+            annotation = input_annotation(p.param, mode, p.param is pivot, typevars.get(p.param.name, ""))
+            stub_params.append(StubParam(p.name, qualify(annotation, shadowed), default))
+    results = [output_annotation(p, mode, p is pivot, typevars.get(p.name, "")) for p in api.outputs]
     if not results:
         returns = "None"
     elif len(results) == 1:
         returns = results[0]
     else:
         returns = "tuple[" + ", ".join(results) + "]"
-    return StubSignature(tuple(stub_params), returns)
+    return StubSignature(tuple(stub_params), qualify(returns, shadowed))
 
 
-def signatures(bound: BoundAPI) -> tuple[StubSignature, ...]:
-    """One signature per tensor input that may be an aclnn.Tensor (outputs are Tensors), then the
-    host signature (outputs are arrays); a single signature when the outputs cannot differ."""
+def signatures(bound: BoundAPI, shadowed: frozenset[str] = frozenset()) -> tuple[StubSignature, ...]:
+    """One signature per tensor input that may be an aclnn.Tensor (allocated outputs are Tensors),
+    then the host signature (they are arrays); a single signature when nothing is allocated."""
     params = python_params(bound)
     device_inputs = tuple(p for p in bound.api.inputs if p.kind is not None and p.kind.is_device_data)
-    host = _signature(bound, params, HOST, None)
-    if not device_inputs or not bound.api.outputs:
-        return (_signature(bound, params, DEVICE, None),) if device_inputs else (host,)
-    return tuple(_signature(bound, params, DEVICE, pivot) for pivot in device_inputs) + (host,)
+    host = _signature(bound, params, HOST, None, shadowed)
+    if not device_inputs or not out_params(bound.api):
+        # Nothing is allocated: in-place arguments come back as given, whatever the others are.
+        return (_signature(bound, params, DEVICE, None, shadowed),) if device_inputs else (host,)
+    return tuple(_signature(bound, params, DEVICE, pivot, shadowed) for pivot in device_inputs) + (host,)
 
 
 def docstring_literal(text: str, indent: str = "    ") -> str:
@@ -169,13 +190,17 @@ def docstring_literal(text: str, indent: str = "    ") -> str:
     return f'"""{body.lstrip()}\n{indent}"""'
 
 
-def stub_function(bound: BoundAPI) -> StubFunction:
+def stub_function(bound: BoundAPI, shadowed: frozenset[str] = frozenset()) -> StubFunction:
     source = f"{bound.page.source}:{bound.api.line}" if bound.api.line else bound.page.source
-    return StubFunction(name=bound.python_name, api=bound.name, source=source, signatures=signatures(bound),
-                        docstring=docstring_literal(docs.docstring(bound)))
+    return StubFunction(name=bound.python_name, api=bound.name, source=source,
+                        signatures=signatures(bound, shadowed), docstring=docstring_literal(docs.docstring(bound)))
 
 
 def emit(model: Model, files: FileManager) -> None:
-    functions = [stub_function(b) for b in model.apis]
+    shadowed = frozenset(BUILTIN_TYPES) & {b.python_name for b in model.apis}
+    functions = [stub_function(b, shadowed) for b in model.apis]
     sources = sorted({b.page.source for b in model.apis})
-    files.write(STUB, render("stubs/__init__.pyi.j2", functions=functions, sources=sources))
+    typevars = max((len(inout_vars(b.api)) for b in model.apis), default=0)
+    builtin = {name: f"builtins.{name}" if name in shadowed else name for name in BUILTIN_TYPES}
+    files.write(STUB, render("stubs/__init__.pyi.j2", functions=functions, sources=sources,
+                             inout_typevars=[f"_InOut{k}" for k in range(1, typevars + 1)], b=builtin))
