@@ -659,5 +659,10 @@ def suite(bound: BoundAPI) -> Suite:
 def emit(model: Model, files: FileManager) -> None:
     for support in SUPPORT_FILES:
         files.write(f"{DIRECTORY}/{support}", render(f"tests/{support}.j2"))
+    taken: dict[str, str] = {}
     for bound in model.apis:
-        files.write(f"{DIRECTORY}/{names.test_file(bound.name)}", render("tests/test_api.py.j2", suite=suite(bound)))
+        path = f"{DIRECTORY}/{names.test_file(bound.name)}"
+        if path in taken:  # as the bindings say: both would be one Python function
+            raise ValueError(f"{bound.name} and {taken[path]} both become aclnn.{bound.python_name}")
+        taken[path] = bound.name
+        files.write(path, render("tests/test_api.py.j2", suite=suite(bound)))
