@@ -33,6 +33,13 @@ _PYTHON_TYPES = {
 }
 
 
+def returned_type(param: Param) -> str:
+    """What the call returns for an output: a host array, or a device tensor when the inputs were."""
+    if param.kind is ParamKind.TENSOR_LIST:
+        return "list of numpy.ndarray or aclnn.Tensor"
+    return "numpy.ndarray or aclnn.Tensor" if param.kind is ParamKind.TENSOR else python_type(param)
+
+
 def python_type(param: Param) -> str:
     """How the argument is passed from Python, in words (None for optional parameters)."""
     text = _PYTHON_TYPES.get(param.kind, "object") if param.kind else "object"
@@ -66,6 +73,7 @@ def facts(param: Param) -> list[str]:
 class ParamDoc:
     name: str  # Python name
     type: str
+    returned: str  # the type a call returns for it (outputs)
     header: str  # page name, C type, direction
     description: str
     facts: str
@@ -77,6 +85,7 @@ def _param_doc(param: Param, default: bool) -> ParamDoc:
     return ParamDoc(
         name=names.python_identifier(param.name) if param.direction is not Direction.OUT else param.name,
         type=python_type(param),
+        returned=returned_type(param),
         header=f"{param.name} ({param.c_type}, {param.direction.value})",
         description=_one_line(param.description),
         facts="; ".join(facts(param)),
