@@ -134,3 +134,30 @@ def test_output_list_needs_out_and_fills_each_array(env):
                    "print(r[0] is a, r[1] is b, a.tolist(), b.tolist())")
     assert out == "True True [1.0, 2.0, 3.0] [2.0, 4.0, 6.0]"
     assert "pass out=" in raises(env, "aclnn.probe_split(np.ones(3, np.float32))")
+
+
+@pytest.mark.parametrize("phase", [1, 2])
+def test_the_gil_is_released_while_the_library_works(env, phase):
+    # The fake's phase waits until this thread opens a gate; holding the GIL would starve us
+    # and the call would fail with 361001 after two seconds.
+    code = f"""
+import threading, time
+_lib.fakeGateWaiting.restype = ctypes.c_int
+_lib.fakeArmGate({phase})
+a = np.zeros(3, np.float32)
+errors = []
+def call():
+    try:
+        aclnn.inplace_probe_fill(a, 1.0)
+    except Exception as e:
+        errors.append(e)
+t = threading.Thread(target=call)
+t.start()
+deadline = time.time() + 5
+while not _lib.fakeGateWaiting() and time.time() < deadline and t.is_alive():
+    time.sleep(0.001)
+_lib.fakeOpenGate()
+t.join()
+print(errors, a.tolist())
+"""
+    assert run(env, code) == "[] [1.0, 1.0, 1.0]"

@@ -4,6 +4,9 @@
 // layout, plus libopapi_split.so holding an op symbol only the split library has. It checks what
 // the bindings must get right: ranks, strides within the storage, live objects.
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -245,7 +248,42 @@ aclnnStatus aclnnBindingsProbeGetWorkspaceSize(const aclTensor* self, const aclI
 }
 aclnnStatus aclnnBindingsProbe(void*, uint64_t, aclOpExecutor* ex, aclrtStream) { ex->run(); delete ex; --g_objects; return 0; }
 
+// A gate that the next probe-fill call waits at (in phase 1 or phase 2) until another thread opens
+// it, for at most two seconds: the test of the bindings releasing the GIL while the library works
+// (a caller holding the GIL would keep the opener from ever running).
+static std::mutex g_gate_mutex;
+static std::condition_variable g_gate_cv;
+static int g_gate_phase = 0;      // 0: no gate; 1 or 2: the phase that waits
+static bool g_gate_waiting = false, g_gate_open = false;
+
+static bool pass_gate(int phase) {
+  std::unique_lock<std::mutex> lock(g_gate_mutex);
+  if (g_gate_phase != phase) return true;
+  g_gate_phase = 0;
+  g_gate_waiting = true;
+  bool opened = g_gate_cv.wait_for(lock, std::chrono::seconds(2), [] { return g_gate_open; });
+  g_gate_waiting = false;
+  g_gate_open = false;
+  if (!opened) g_error = "the gate was never opened: the caller held the GIL";
+  return opened;
+}
+
+__attribute__((visibility("default"))) void fakeArmGate(int phase) {
+  std::lock_guard<std::mutex> lock(g_gate_mutex);
+  g_gate_phase = phase;
+}
+__attribute__((visibility("default"))) int fakeGateWaiting() {
+  std::lock_guard<std::mutex> lock(g_gate_mutex);
+  return g_gate_waiting;
+}
+__attribute__((visibility("default"))) void fakeOpenGate() {
+  std::lock_guard<std::mutex> lock(g_gate_mutex);
+  g_gate_open = true;
+  g_gate_cv.notify_all();
+}
+
 aclnnStatus aclnnInplaceProbeFillGetWorkspaceSize(aclTensor* selfRef, const aclScalar* value, uint64_t* ws, aclOpExecutor** ex) {
+  if (!pass_gate(1)) return ACLNN_ERR_RUNTIME_ERROR;
   if (!selfRef || !value) { g_error = "selfRef or value is nullptr"; return ACLNN_ERR_PARAM_NULLPTR; }
   if (selfRef->dtype != ACL_FLOAT) { g_error = "selfRef: FLOAT only"; return ACLNN_ERR_PARAM_INVALID; }
   const float v = static_cast<float>(scalar_value(value));
@@ -254,7 +292,13 @@ aclnnStatus aclnnInplaceProbeFillGetWorkspaceSize(aclTensor* selfRef, const aclS
   *ex = new aclOpExecutor{[selfRef, v] { for_each_offset(selfRef, [&](int64_t o) { static_cast<float*>(selfRef->data)[o] += v; }); }};
   return ACLNN_SUCCESS;
 }
-aclnnStatus aclnnInplaceProbeFill(void*, uint64_t, aclOpExecutor* ex, aclrtStream) { ex->run(); delete ex; --g_objects; return 0; }
+aclnnStatus aclnnInplaceProbeFill(void*, uint64_t, aclOpExecutor* ex, aclrtStream) {
+  const bool passed = pass_gate(2);
+  ex->run();
+  delete ex;
+  --g_objects;
+  return passed ? ACLNN_SUCCESS : ACLNN_ERR_RUNTIME_ERROR;
+}
 
 aclnnStatus aclnnProbeSplitGetWorkspaceSize(const aclTensor* self, aclTensorList* out, uint64_t* ws, aclOpExecutor** ex) {
   if (!self || !out) { g_error = "self or out is nullptr"; return ACLNN_ERR_PARAM_NULLPTR; }
