@@ -120,5 +120,11 @@ def probe_pages() -> list[Page]:
         tensor("self"),
         Param("out", "aclTensorList*", k.TENSOR_LIST, Direction.OUT, dtypes=FLOATS),
     ))
+    two = API("aclnnProbeTwo", "aclnnProbeTwoGetWorkspaceSize", params=(
+        tensor("self"),
+        tensor("out1", Direction.OUT, relations=(Relation(RelationKind.SAME_SHAPE, ("self",)),
+                                                 Relation(RelationKind.SAME_DTYPE, ("self",)))),
+        tensor("out2", Direction.OUT),  # the page says nothing: out= required for it
+    ))
     return [Page("tests/fake_backend/probe.md", PageKind.API_PAGE, title="probes", products=PRODUCTS,
-                 apis=(probe, fill, split))]
+                 apis=(probe, fill, split, two))]

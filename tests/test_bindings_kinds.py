@@ -161,3 +161,20 @@ t.join()
 print(errors, a.tolist())
 """
     assert run(env, code) == "[] [1.0, 1.0, 1.0]"
+
+
+def test_several_outputs_are_a_tuple_and_out_takes_one_per_output(env):
+    out = run(env, "s = np.array([1, 2], np.float32)\nb = np.zeros(2, np.float32)\n"
+                   "r = aclnn.probe_two(s, out=(None, b))\nprint(type(r).__name__, r[0].tolist(), r[1] is b, b.tolist())")
+    assert out == "tuple [1.0, 2.0] True [2.0, 4.0]"
+
+
+@pytest.mark.parametrize("call,message", [
+    ("aclnn.probe_two(np.ones(2, np.float32))", "output 'out2' cannot be allocated: the page does not say how the "
+                                                 "shape of out2 follows from the inputs; pass out="),
+    ("aclnn.probe_two(np.ones(2, np.float32), out=np.ones(2, np.float32))", "out= takes a tuple of 2 arrays"),
+    ("aclnn.probe_two(np.ones(2, np.float32), out=(None,))", "out= takes a tuple of 2 arrays"),
+])
+def test_out_errors_of_several_outputs(env, call, message):
+    out = raises(env, call)
+    assert out.startswith("TypeError") and message in out, out

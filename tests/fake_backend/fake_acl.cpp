@@ -318,3 +318,24 @@ aclnnStatus aclnnProbeSplitGetWorkspaceSize(const aclTensor* self, aclTensorList
 }
 aclnnStatus aclnnProbeSplit(void*, uint64_t, aclOpExecutor* ex, aclrtStream) { ex->run(); delete ex; --g_objects; return 0; }
 }
+
+extern "C" {
+// Two outputs: out1 = self, out2 = 2 * self (FLOAT, any strides).
+aclnnStatus aclnnProbeTwoGetWorkspaceSize(const aclTensor* self, aclTensor* out1, aclTensor* out2, uint64_t* ws,
+                                          aclOpExecutor** ex) {
+  if (!self || !out1 || !out2) { g_error = "self, out1 or out2 is nullptr"; return ACLNN_ERR_PARAM_NULLPTR; }
+  if (out1->dims != self->dims || out2->dims != self->dims) { g_error = "out1/out2: shape of self"; return ACLNN_ERR_PARAM_INVALID; }
+  *ws = 0;
+  ++g_objects;
+  *ex = new aclOpExecutor{[self, out1, out2] {
+    std::vector<float> values;
+    for_each_offset(self, [&](int64_t o) { values.push_back(static_cast<float*>(self->data)[o]); });
+    size_t i = 0;
+    for_each_offset(out1, [&](int64_t o) { static_cast<float*>(out1->data)[o] = values[i++]; });
+    i = 0;
+    for_each_offset(out2, [&](int64_t o) { static_cast<float*>(out2->data)[o] = 2 * values[i++]; });
+  }};
+  return ACLNN_SUCCESS;
+}
+aclnnStatus aclnnProbeTwo(void*, uint64_t, aclOpExecutor* ex, aclrtStream) { ex->run(); delete ex; --g_objects; return 0; }
+}
