@@ -82,8 +82,8 @@ def test_output_is_allocated_with_the_related_shape_and_dtype(env):
 
 def test_dtype_names_and_objects(env):
     out = run(env, "print([probe(dtype=d)['dtype'] for d in (np.float32, 'float16', np.dtype('int64'), 'ACL_BOOL', "
-                   "ml_dtypes.bfloat16, 'complex64')])")
-    assert out == "[0, 1, 9, 12, 27, 16]"
+                   "ml_dtypes.bfloat16, 'complex64', 'FLOAT', 'float', 'DOUBLE', 'BF16')])")
+    assert out == "[0, 1, 9, 12, 27, 16, 0, 11, 11, 27]"  # 'float' is NumPy's float64, 'FLOAT' the pages' float32
 
 
 @pytest.mark.parametrize("kwargs,message", [

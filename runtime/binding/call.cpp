@@ -3,6 +3,8 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <algorithm>
+#include <cctype>
 #include <optional>
 
 #include "binding.h"
@@ -71,8 +73,8 @@ bool encode(const Number& n, aclDataType dtype, unsigned char* out) {
     case ACL_DOUBLE: if (n.kind == Number::kComplex) return false; put<double>(out, d); return true;
     case ACL_FLOAT16: if (n.kind == Number::kComplex) return false; put<uint16_t>(out, float_to_half(static_cast<float>(d))); return true;
     case ACL_BF16: if (n.kind == Number::kComplex) return false; put<uint16_t>(out, float_to_bfloat16(static_cast<float>(d))); return true;
-    case ACL_COMPLEX64: put<std::complex<float>>(out, {static_cast<float>(n.re != 0 || n.kind == Number::kComplex ? n.re : d), static_cast<float>(n.im)}); return true;
-    case ACL_COMPLEX128: put<std::complex<double>>(out, {n.kind == Number::kComplex ? n.re : d, n.im}); return true;
+    case ACL_COMPLEX64: put<std::complex<float>>(out, {static_cast<float>(d), static_cast<float>(n.im)}); return true;
+    case ACL_COMPLEX128: put<std::complex<double>>(out, {d, n.im}); return true;
     default: return false;
   }
 }
@@ -451,7 +453,13 @@ char* Call::string(int param, py::handle obj) {
 
 aclDataType Call::dtype(int param, py::handle obj) {
   if (py::isinstance<py::str>(obj)) {
-    if (const DTypeInfo* info = dtype_by_name(obj.cast<std::string>())) return info->acl;
+    // Upper case is the pages' naming (FLOAT is float32, ACL_BF16); lower case is NumPy's
+    // ("float" is float64), so that neither reading surprises its own users.
+    const std::string name = obj.cast<std::string>();
+    const bool page_style = std::none_of(name.begin(), name.end(), [](unsigned char c) { return std::islower(c); });
+    if (page_style) {
+      if (const DTypeInfo* info = dtype_by_name(name)) return info->acl;
+    }
   }
   if (obj.is_none() || PyLong_Check(obj.ptr()) || PyFloat_Check(obj.ptr()))
     throw py::type_error(what(param) + ": expected a dtype (numpy dtype, type or name), got " + type_name(obj));

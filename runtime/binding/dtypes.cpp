@@ -1,4 +1,6 @@
 // aclnn-bindgen: the dtype table of the bindings: aclDataType <-> page names <-> NumPy.
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 

@@ -147,9 +147,9 @@ void Backend::open() {
 void* Backend::open_library(const std::string& path, bool required) {
   if (!is_file(path)) {
     if (!required) return nullptr;
-    throw LoaderError(std::string("the ") + backend_name(kind_) + " backend (" + reason_ + ") needs " + path +
-                      ", which does not exist" +
-                      (kind_ == BackendKind::kSim ? "; build the simulator (cmake --build) or set ACLNN_SIM_DIR" : ""));
+    throw LoaderError(std::string("the ") + backend_name(kind_) + " backend needs " + path + ", which does not exist" +
+                      (kind_ == BackendKind::kSim ? " (build the simulator, or set ACLNN_SIM_DIR)" : "") +
+                      "; chosen because: " + reason_);
   }
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (handle == nullptr) {
