@@ -275,3 +275,54 @@ def test_a_wrong_status_fails_its_error_test(tmp_path, built_seed_pages):
     page = dataclasses.replace(page, apis=(dataclasses.replace(api, errors=errors),))
     counts, output = run_suite(tmp_path, [page], seed_semantics())
     assert counts.get("failed") == 2, output  # gradOutput and self
+
+
+# ---- relations the page states ---------------------------------------------------------------------------
+
+def binary(first: dict, second: dict, out: dict | None = None):
+    return (make_param("gradOutput", **first), make_param("self", **second),
+            make_param("out", direction=Direction.OUT, **(out or {})))
+
+
+def test_a_scalar_bound_to_a_tensors_dtype_follows_it():
+    threshold = make_param("threshold", kind=ParamKind.SCALAR, c_type="const aclScalar*",
+                           dtypes=(DType.FLOAT, DType.INT32), relations=(Relation(RelationKind.SAME_DTYPE, ("self",)),))
+    params = (make_param("self", dtypes=(DType.FLOAT, DType.INT32)), threshold,
+              make_param("out", direction=Direction.OUT, relations=(Relation(RelationKind.SAME_SHAPE, ("self",)),)))
+    suite = one_api_suite(*params)
+    assert [(c.dtypes["self"], c.dtypes["threshold"]) for c in group(suite, "dtypes").cases] == [
+        ("FLOAT", "FLOAT"), ("INT32", "INT32")]
+    assert ids(group(suite, "scalar_dtypes").cases) == ["threshold=INT32"]  # with self INT32 too
+
+
+def test_dtypes_that_must_be_the_same_are_not_mixed_even_if_the_page_also_says_promote():
+    same = (Relation(RelationKind.PROMOTE, ("self",)), Relation(RelationKind.SAME_DTYPE, ("self",)))
+    suite = one_api_suite(*binary({"relations": same}, {}))
+    assert "promotion" not in [g.name for g in suite.groups]
+
+
+def test_shapes_that_must_be_the_same_do_not_broadcast_even_if_the_page_also_says_so():
+    both = (Relation(RelationKind.BROADCAST, ("self",)), Relation(RelationKind.SAME_SHAPE, ("self",)))
+    suite = one_api_suite(*binary({"relations": both}, {}))
+    assert "broadcast" not in [g.name for g in suite.groups]
+
+
+def test_an_input_the_output_matches_keeps_the_broadcast_shape():
+    suite = one_api_suite(*binary({"relations": (Relation(RelationKind.BROADCAST, ("self",)),)}, {},
+                                  {"relations": (Relation(RelationKind.SAME_SHAPE, ("self",)),)}))
+    cases = group(suite, "broadcast").cases
+    assert cases and all(c.shapes["self"] == emitter._broadcast(c.shapes["self"], c.shapes["gradOutput"]) for c in cases)
+
+
+def test_a_python_float_scalar_is_given_as_its_documented_float_dtype_holds_it():
+    beta = make_param("beta", kind=ParamKind.SCALAR, c_type="const aclScalar*", dtypes=(DType.FLOAT,))
+    api = make_api("aclnnFoo", params=(make_param("self"), beta, make_param("out", direction=Direction.OUT)),
+                   example_call=ExampleCall((ExampleArg("beta", DType.FLOAT, None, (1.1,)),)))
+    suite = emitter.suite(build_model([make_page(api)], [OpSemantics("aclnnFoo", "f", golden="self")]).apis[0])
+    assert suite.base.values["beta"] == 1.100000023841858  # float32(1.1): what the library receives
+
+
+@pytest.mark.parametrize("dtype, value, held", [(DType.FLOAT16, 0.1, 0.0999755859375),
+                                                (DType.BFLOAT16, 0.1, 0.10009765625), (DType.DOUBLE, 0.1, 0.1)])
+def test_exactly_rounds_to_the_dtype(dtype, value, held):
+    assert emitter.exactly(value, dtype) == held

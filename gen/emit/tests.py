@@ -20,11 +20,12 @@ a Case into a call and checks it.
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 from gen import names
-from gen.emit.bindings import out_params, output_plan
+from gen.emit.bindings import out_params, output_plan, scalar_preference, value_type
 from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.emit.model import BoundAPI, Model
@@ -226,23 +227,43 @@ def shape_groups(api: API) -> list[list[str]]:
     return list(by_root.values())
 
 
-def broadcast_pair(api: API) -> Optional[tuple[Param, Param]]:
-    """The first two tensor inputs whose page says their shapes broadcast."""
+def related(api: API, a: Param, b: Param, kind: RelationKind) -> bool:
+    """Whether the page relates a and b by `kind`, in the notes of either."""
+    return b.name in a.related(kind) or a.name in b.related(kind)
+
+
+def _pair(api: API, kind: RelationKind, stricter: RelationKind) -> Optional[tuple[Param, Param]]:
+    """The first two tensor inputs the page relates by `kind`, unless it also relates them by
+    the `stricter` relation (a page that says both is read strictly, as the simulator does)."""
     for p in api.inputs:
-        for other in p.related(RelationKind.BROADCAST):
+        for other in p.related(kind):
             q = next((x for x in api.inputs if x.name == other and x.kind is ParamKind.TENSOR), None)
-            if p.kind is ParamKind.TENSOR and q is not None:
+            if p.kind is ParamKind.TENSOR and q is not None and not related(api, p, q, stricter):
                 return p, q
     return None
+
+
+def broadcast_pair(api: API) -> Optional[tuple[Param, Param]]:
+    """Two tensor inputs whose shapes may differ and broadcast."""
+    return _pair(api, RelationKind.BROADCAST, RelationKind.SAME_SHAPE)
 
 
 def promote_pair(api: API) -> Optional[tuple[Param, Param]]:
-    for p in api.inputs:
-        for other in p.related(RelationKind.PROMOTE):
-            q = next((x for x in api.inputs if x.name == other and x.kind is ParamKind.TENSOR), None)
-            if p.kind is ParamKind.TENSOR and q is not None:
-                return p, q
-    return None
+    """Two tensor inputs whose dtypes may differ and promote."""
+    return _pair(api, RelationKind.PROMOTE, RelationKind.SAME_DTYPE)
+
+
+def dtype_bound_scalars(api: API) -> dict[str, str]:
+    """Scalars whose dtype the page binds to a tensor input's ("数据类型与gradOutput一致"): the
+    tensor, by scalar."""
+    tensors = [p for p in api.inputs if p.kind is ParamKind.TENSOR]
+    bound = {}
+    for s in api.inputs:
+        if s.kind is ParamKind.SCALAR:
+            t = next((t for t in tensors if related(api, s, t, RelationKind.SAME_DTYPE)), None)
+            if t is not None:
+                bound[s.name] = t.name
+    return bound
 
 
 def rank_bounds(params: list[Param]) -> tuple[int, int]:
@@ -259,6 +280,19 @@ def fits(shape: tuple[int, ...], param: Param) -> bool:
 
 
 # ---- cases ------------------------------------------------------------------------------------------
+
+def exactly(value: Any, dtype: Optional[DType]) -> Any:
+    """A float as `dtype` holds it (the value a Python float becomes in an aclScalar of that
+    dtype), so that the golden and the library see the same number."""
+    if not isinstance(value, float) or dtype not in (DType.FLOAT, DType.FLOAT16, DType.BFLOAT16):
+        return value
+    if dtype is DType.FLOAT16:
+        return struct.unpack("<e", struct.pack("<e", value))[0]
+    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    if dtype is DType.BFLOAT16:  # round to nearest even on the upper 16 bits
+        bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
 
 def _scalar_value(dtype: DType, base: Any) -> Any:
     """The base value of a scalar, held by `dtype` (2 for integers when the base is fractional)."""
@@ -286,13 +320,16 @@ def base_values(api: API) -> _Values:
         example = api.example_call.arg(p.name) if api.example_call else None
         given = example.values if example and example.values else None
         if p.kind is ParamKind.SCALAR:
-            values[p.name] = _number(given[0]) if given else 0.5
+            value = _number(given[0]) if given else 0.5
+            # A Python float becomes the first float dtype of the page's list (the bindings' rule).
+            values[p.name] = exactly(value, next(iter(scalar_preference(p).for_float), None))
         elif p.kind is ParamKind.BOOL:
             values[p.name] = bool(given[0]) if given else False
         elif p.kind is ParamKind.INT:
             values[p.name] = int(given[0]) if given else 1
         elif p.kind is ParamKind.FLOAT:
-            values[p.name] = float(given[0]) if given else 0.5
+            value = float(given[0]) if given else 0.5
+            values[p.name] = exactly(value, DType.FLOAT) if value_type(p) == "float" else value
         elif p.kind in (ParamKind.INT_ARRAY, ParamKind.BOOL_ARRAY, ParamKind.FLOAT_ARRAY, ParamKind.SCALAR_LIST):
             cast = {ParamKind.INT_ARRAY: int, ParamKind.BOOL_ARRAY: bool}.get(p.kind, _number)
             values[p.name] = tuple(cast(v) for v in given) if given else ()
@@ -326,6 +363,7 @@ class Planner:
         self.main = [api.param(n) for n in main]
         self.ranks = rank_bounds(self.main)
         self.values = base_values(api)
+        self.bound_scalars = dtype_bound_scalars(api)
         self.lead = self.tensor_inputs[0] if self.tensor_inputs else None
         self.lead_dtypes = [d for d in documented_dtypes(self.lead) if d in EXPRESSIBLE] if self.lead else []
         self.inexpressible = [d for d in documented_dtypes(self.lead) if d not in EXPRESSIBLE] if self.lead else []
@@ -342,7 +380,18 @@ class Planner:
         return (dtype if dtype in listed or not listed else listed[0]).value
 
     def uniform_dtypes(self, dtype: DType) -> dict[str, str]:
-        return {p.name: self._dtype_of(p, dtype) for p in self.tensor_inputs}
+        """Every tensor input in `dtype` (or its own first dtype, where its page lists another
+        family), and each scalar bound to a tensor's dtype in that tensor's."""
+        dtypes = {p.name: self._dtype_of(p, dtype) for p in self.tensor_inputs}
+        dtypes.update({s: dtypes[t] for s, t in self.bound_scalars.items()})
+        return dtypes
+
+    def at_dtype(self, dtype: DType) -> dict[str, Any]:
+        """The Case arguments of the base call with its inputs in `dtype`."""
+        dtypes = self.uniform_dtypes(dtype)
+        values = {**self.values.values, **{s: _scalar_value(DType(dtypes[s]), self.values.values[s])
+                                           for s in self.bound_scalars}}
+        return {"dtypes": dtypes, "values": values}
 
     def shapes(self, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
         return {p.name: shape for p in self.tensor_inputs}
@@ -366,8 +415,7 @@ class Planner:
     def _base_case(self) -> Case:
         shapes = self.shapes(self.base_shape) if self.shapes_free else (self._example_shapes()
                                                                         or self.shapes(self.base_shape))
-        return Case(self.base_dtype.value, dtypes=self.uniform_dtypes(self.base_dtype), shapes=shapes,
-                    values=dict(self.values.values))
+        return Case(self.base_dtype.value, shapes=shapes, **self.at_dtype(self.base_dtype))
 
     @property
     def base_known(self) -> Optional[str]:
@@ -401,7 +449,7 @@ class Planner:
         return groups
 
     def dtype_cases(self) -> list[Case]:
-        cases = [replace(self.base, id=d.value, dtypes=self.uniform_dtypes(d)) for d in self.lead_dtypes]
+        cases = [replace(self.base, id=d.value, **self.at_dtype(d)) for d in self.lead_dtypes]
         cases += [replace(self.base, id=d.value, skip=f"NumPy cannot hold {d.value}") for d in self.inexpressible]
         return cases or [self.base]
 
@@ -435,7 +483,7 @@ class Planner:
                       - {self.base_rank})
 
     def rank_cases(self) -> list[Case]:
-        return [replace(self.base, id=f"rank{r}-{d.value}", dtypes=self.uniform_dtypes(d), shapes=self.shapes(SHAPES[r]))
+        return [replace(self.base, id=f"rank{r}-{d.value}", shapes=self.shapes(SHAPES[r]), **self.at_dtype(d))
                 for r in self.rank_values() for d in self.lead_dtypes]
 
     def layout_cases(self) -> list[Case]:
@@ -448,8 +496,8 @@ class Planner:
                 if layout == "transposed" and rank < 2 or layout == "strided" and rank < 1:
                     continue
                 for d in self.lead_dtypes:
-                    cases.append(replace(self.base, id=f"{layout}-{d.value}", dtypes=self.uniform_dtypes(d),
-                                         shapes=self.shapes(SHAPES[rank]), layout=layout, noncontiguous=eligible))
+                    cases.append(replace(self.base, id=f"{layout}-{d.value}", shapes=self.shapes(SHAPES[rank]),
+                                         layout=layout, noncontiguous=eligible, **self.at_dtype(d)))
         cases.append(replace(self.base, id=f"device-{self.base_dtype.value}", layout="device"))
         return cases
 
@@ -473,10 +521,15 @@ class Planner:
         if pair is None:
             return []
         a, b = pair
+        # An input an output must have the same shape as takes the broadcast shape itself.
+        pinned = {p.name for p in self.tensor_inputs for o in self.tensor_outs
+                  if related(self.api, p, o, RelationKind.SAME_SHAPE)}
         cases = []
         for sa, sb in BROADCAST_PAIRS:
             full = _broadcast(sa, sb)
             shapes = {**self.shapes(full), a.name: sa, b.name: sb}
+            if any(shapes[n] != full for n in pinned):
+                continue
             if all(fits(shapes[p.name], p) for p in self.tensor_inputs) and all(fits(full, p) for p in self.tensor_outs):
                 label = "x".join(map(str, sa)) or "scalar"
                 cases.append(replace(self.base, id=f"{label}-with-{'x'.join(map(str, sb)) or 'scalar'}", shapes=shapes))
@@ -487,11 +540,17 @@ class Planner:
         for p in self.api.inputs:
             if p.kind is not ParamKind.SCALAR:
                 continue
+            tensor = self.bound_scalars.get(p.name)
             for d in documented_dtypes(p):
-                if d in EXPRESSIBLE:
+                if d not in EXPRESSIBLE:
+                    continue
+                if tensor is None:
                     value = _scalar_value(d, self.values.values[p.name])
                     cases.append(replace(self.base, id=f"{p.name}={d.value}", dtypes={**self.base.dtypes, p.name: d.value},
                                          values={**self.base.values, p.name: value}))
+                elif d.value == self._dtype_of(self.api.param(tensor), d) and d is not self.base_dtype:
+                    # bound to the tensor's dtype: the two change together
+                    cases.append(replace(self.base, id=f"{p.name}={d.value}", **self.at_dtype(d)))
         return cases
 
     def attribute_cases(self) -> list[Case]:
@@ -585,6 +644,12 @@ class Planner:
                     other = next((d for d in documented_dtypes(p) if d in EXPRESSIBLE and d is not self.base_dtype), None)
                     if other is not None:
                         cases.append(replace(base, id=f"{p.name}={other.value}", dtypes={**base.dtypes, p.name: other.value}))
+            for p in named:
+                if p.kind is ParamKind.SCALAR:  # a scalar the computation cannot take ("不可转换为FLOAT")
+                    bad = next((d for d in (DType.COMPLEX64, DType.DOUBLE) if not castable(d, self.base_dtype)), None)
+                    if bad is not None:
+                        cases.append(replace(base, id=f"{p.name}={bad.value}", dtypes={**base.dtypes, p.name: bad.value},
+                                             values={**base.values, p.name: 1}))
             return cases, "it names no output to give an uncastable dtype, nor an input bound to the same dtype"
         if category is ErrorCategory.EMPTY_TENSOR:
             cases = []
