@@ -326,3 +326,15 @@ def test_a_python_float_scalar_is_given_as_its_documented_float_dtype_holds_it()
                                                 (DType.BFLOAT16, 0.1, 0.10009765625), (DType.DOUBLE, 0.1, 0.1)])
 def test_exactly_rounds_to_the_dtype(dtype, value, held):
     assert emitter.exactly(value, dtype) == held
+
+
+def test_an_optional_attribute_without_example_is_none():
+    mode = make_param("roundMode", kind=ParamKind.STRING, c_type="const char*", optional=True)
+    suite = one_api_suite(*unary(), mode)
+    assert suite.base.values == {"roundMode": None} and not suite.runs_skip
+
+
+def test_without_a_known_valid_call_nothing_valid_runs():
+    mode = make_param("roundMode", kind=ParamKind.STRING, c_type="const char*")
+    suite = one_api_suite(make_param("self"), mode, make_param("out", direction=Direction.OUT), golden="")
+    assert suite.runs_skip == "the page gives no valid value of roundMode"

@@ -142,6 +142,7 @@ class Suite:
     base: Case
     groups: tuple[CaseGroup, ...]
     golden_skip: str  # why no valid call is compared with a golden (then `base` only runs)
+    runs_skip: str  # why `base` is not known to be a valid call (then it does not run either)
     errors: tuple[ErrorTest, ...]
     product_check: bool  # the page marks some chip unsupported: a test checks that it fails there
     notes: tuple[str, ...]  # what the file does not test, for its header
@@ -319,6 +320,9 @@ def base_values(api: API) -> _Values:
             continue
         example = api.example_call.arg(p.name) if api.example_call else None
         given = example.values if example and example.values else None
+        if given is None and p.optional and p.kind is not None and p.kind.is_pointer:
+            values[p.name] = None  # an optional pointer: NULL (None) is a valid value
+            continue
         if p.kind is ParamKind.SCALAR:
             value = _number(given[0]) if given else 0.5
             # A Python float becomes the first float dtype of the page's list (the bindings' rule).
@@ -664,7 +668,7 @@ class Planner:
                 return [], f"the semantics file states no value check with status {row.code}"
             return [], ("the semantics file's check is a C++ condition: it gives no values that violate it "
                         "(a `violation` table of parameter values would)")
-        return [], f"no call is known for category {category.value}"
+        return [], f"no call is known for category {category.value if category else None}"
 
     def _with_same_shape(self, param: Param, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
         """`shape` for `param` and for the inputs that must have its shape (not those that may broadcast)."""
@@ -714,7 +718,7 @@ def suite(bound: BoundAPI) -> Suite:
     return Suite(
         bound=bound, params=params, dtypes=dtype_table(api), unsupported_socs=unsupported,
         out_shape_from=out_shape_from, out_dtype_from=out_dtype_from, base=planner.base, groups=groups,
-        golden_skip=golden_skip, errors=tuple(planner.error_tests(statuses)),
+        golden_skip=golden_skip, runs_skip=planner.base_known or "", errors=tuple(planner.error_tests(statuses)),
         product_check=bool(unsupported) and not any(
             r.category is ErrorCategory.UNSUPPORTED_PRODUCT for r in api.errors),
         notes=tuple(notes),
