@@ -338,3 +338,20 @@ def test_without_a_known_valid_call_nothing_valid_runs():
     mode = make_param("roundMode", kind=ParamKind.STRING, c_type="const char*")
     suite = one_api_suite(make_param("self"), mode, make_param("out", direction=Direction.OUT), golden="")
     assert suite.runs_skip == "the page gives no valid value of roundMode"
+
+
+def test_value_row_uses_the_checks_violating_values_when_the_semantics_give_them():
+    from gen.ir import ValueCheck
+
+    @dataclasses.dataclass(frozen=True)
+    class CheckWithViolation(ValueCheck):  # the proposed ValueCheck.violation
+        violation: tuple = ()
+
+    check = CheckWithViolation("selfIsResult && negativeSlope < 0", "no", 161002,
+                               violation=(("selfIsResult", True), ("negativeSlope", -0.5)))
+    page = next(p for p in seed_pages() if "leaky" in p.source)
+    semantics = [dataclasses.replace(s, checks=(check,)) if s.api == "aclnnLeakyReluBackward" else s
+                 for s in seed_semantics()]
+    suite = emitter.suite(build_model([page], semantics).apis[0])
+    test = error_test(suite, ErrorCategory.VALUE)
+    assert [c.values for c in test.cases] == [{"negativeSlope": -0.5, "selfIsResult": True}]

@@ -29,7 +29,7 @@ from gen.emit.bindings import out_params, output_plan, scalar_preference, value_
 from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.emit.model import BoundAPI, Model
-from gen.ir import API, Direction, DType, ErrorCase, ErrorCategory, Param, ParamKind, RelationKind, Soc
+from gen.ir import API, Direction, DType, ErrorCase, ErrorCategory, Param, ParamKind, RelationKind, Soc, ValueCheck
 
 DIRECTORY = "tests"
 SUPPORT_FILES = ("conftest.py", "_aclnn_testing.py")
@@ -347,6 +347,14 @@ def base_values(api: API) -> _Values:
     return _Values(values, tuple(unknown))
 
 
+def violation(check: ValueCheck) -> dict[str, Any]:
+    """Values of the check's parameters that make its `when` true, as the semantics file states
+    them (`violation = { selfIsResult = true, negativeSlope = -0.5 }`): the C++ condition itself
+    is not parsed. Read from `ValueCheck.violation: tuple[tuple[str, Any], ...]`, proposed for
+    gen/ir.py and gen/parse/semantics.py; {} until a check has it."""
+    return dict(getattr(check, "violation", ()))
+
+
 def _number(value: float) -> Any:
     return int(value) if float(value).is_integer() and abs(value) < 2**53 else value
 
@@ -368,6 +376,7 @@ class Planner:
         self.ranks = rank_bounds(self.main)
         self.values = base_values(api)
         self.bound_scalars = dtype_bound_scalars(api)
+        self.semantics_checks = bound.semantics.checks if bound.semantics else ()
         self.lead = self.tensor_inputs[0] if self.tensor_inputs else None
         self.lead_dtypes = [d for d in documented_dtypes(self.lead) if d in EXPRESSIBLE] if self.lead else []
         self.inexpressible = [d for d in documented_dtypes(self.lead) if d not in EXPRESSIBLE] if self.lead else []
@@ -564,7 +573,7 @@ class Planner:
 
     # -- error rows -------------------------------------------------------------------------------------
 
-    def error_tests(self, semantics_statuses: tuple[int, ...]) -> list[ErrorTest]:
+    def error_tests(self) -> list[ErrorTest]:
         tests = []
         for index, row in enumerate(self.api.errors, start=1):
             category = row.category.value if row.category else "unclassified"
@@ -577,7 +586,7 @@ class Planner:
             if row.category is ErrorCategory.UNSUPPORTED_PRODUCT:
                 tests.append(ErrorTest(function, row, cases=(self.base,), unsupported_product=True))
                 continue
-            cases, reason = self._error_cases(row, semantics_statuses)
+            cases, reason = self._error_cases(row)
             needs_base = row.category not in (ErrorCategory.NULL_POINTER, ErrorCategory.UNSUPPORTED_DTYPE,
                                               ErrorCategory.RANK)
             if cases and needs_base and self.base_known:
@@ -590,7 +599,7 @@ class Planner:
         names_ = {p.name for p in self.api.params}
         return [self.api.param(n) for n in row.params if n in names_]
 
-    def _error_cases(self, row: ErrorCase, semantics_statuses: tuple[int, ...]) -> tuple[list[Case], str]:
+    def _error_cases(self, row: ErrorCase) -> tuple[list[Case], str]:
         category = row.category
         named = self._named(row)
         base = self.base
@@ -664,10 +673,17 @@ class Planner:
         if category is ErrorCategory.FORMAT:
             return [], "NumPy arrays are ND: a format error cannot be provoked from Python"
         if category is ErrorCategory.VALUE:
-            if row.code not in semantics_statuses:
+            checks = [c for c in self.semantics_checks if c.status == row.code]
+            if not checks:
                 return [], f"the semantics file states no value check with status {row.code}"
-            return [], ("the semantics file's check is a C++ condition: it gives no values that violate it "
-                        "(a `violation` table of parameter values would)")
+            cases = []
+            for check in checks:
+                values = violation(check)
+                if values and set(values) <= set(base.values):
+                    label = ",".join(f"{k}={v}" for k, v in values.items())
+                    cases.append(replace(base, id=label, values={**base.values, **values}))
+            return cases, ("the semantics file's check is a C++ condition without values that violate it "
+                           "(a `violation` table would give them)")
         return [], f"no call is known for category {category.value if category else None}"
 
     def _with_same_shape(self, param: Param, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
@@ -713,12 +729,11 @@ def suite(bound: BoundAPI) -> Suite:
     if not planner.shapes_free:
         notes.append("shapes, layouts and broadcasting are not varied: " + (
             "the page does not relate every tensor's shape to the others'"))
-    statuses = tuple(c.status for c in semantics.checks) if semantics else ()
     unsupported = tuple(p.soc.value for p in bound.page.products if p.soc is not None and not p.supported)
     return Suite(
         bound=bound, params=params, dtypes=dtype_table(api), unsupported_socs=unsupported,
         out_shape_from=out_shape_from, out_dtype_from=out_dtype_from, base=planner.base, groups=groups,
-        golden_skip=golden_skip, runs_skip=planner.base_known or "", errors=tuple(planner.error_tests(statuses)),
+        golden_skip=golden_skip, runs_skip=planner.base_known or "", errors=tuple(planner.error_tests()),
         product_check=bool(unsupported) and not any(
             r.category is ErrorCategory.UNSUPPORTED_PRODUCT for r in api.errors),
         notes=tuple(notes),
