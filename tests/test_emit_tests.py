@@ -18,7 +18,7 @@ from gen.emit.files import FileManager
 from gen.emit.model import build_model
 from gen.ir import (Direction, DType, ErrorCase, ErrorCategory, ExampleArg, ExampleCall, OpSemantics, ParamKind,
                     Product, Relation, RelationKind, Soc)
-from tests.factories import make_api, make_page, make_param
+from tests.factories import make_api, make_page, make_param, null_error
 from tests.sim_seed_ir import seed_pages, seed_semantics
 
 
@@ -355,3 +355,11 @@ def test_value_row_uses_the_checks_violating_values_when_the_semantics_give_them
     suite = emitter.suite(build_model([page], semantics).apis[0])
     test = error_test(suite, ErrorCategory.VALUE)
     assert [c.values for c in test.cases] == [{"negativeSlope": -0.5, "selfIsResult": True}]
+
+
+def test_a_tensor_list_gets_members_but_no_valid_call_is_claimed():
+    tensors = make_param("tensors", kind=ParamKind.TENSOR_LIST, c_type="const aclTensorList*")
+    out = make_param("out", direction=Direction.OUT)
+    suite = one_api_suite(tensors, out, errors=(null_error("tensors"),))
+    assert suite.base.shapes == {"tensors": ((3, 4), (3, 4))} and suite.base.dtypes == {"tensors": "FLOAT"}
+    assert "members of tensors" in suite.golden_skip and [c.none for c in suite.errors[0].cases] == [("tensors",)]

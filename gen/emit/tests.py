@@ -340,7 +340,7 @@ def base_values(api: API) -> _Values:
             if not given:
                 unknown.append(p.name)
         elif p.kind is ParamKind.DTYPE and example and example.dtype:
-            values[p.name] = example.dtype.value.lower() if example.dtype is not DType.BFLOAT16 else "bfloat16"
+            values[p.name] = example.dtype.value  # the page's name (FLOAT is float32), as the bindings take it
         else:
             values[p.name] = None
             unknown.append(p.name)
@@ -366,6 +366,7 @@ class Planner:
         self.bound = bound
         self.api = api = bound.api
         self.tensor_inputs = [p for p in api.inputs if p.kind is ParamKind.TENSOR]
+        self.list_inputs = [p for p in api.inputs if p.kind is ParamKind.TENSOR_LIST]
         self.tensor_outs = [p for p in out_params(api) if p.kind is ParamKind.TENSOR]
         self.groups = shape_groups(api)
         main = self.groups[0] if self.groups else []
@@ -395,7 +396,7 @@ class Planner:
     def uniform_dtypes(self, dtype: DType) -> dict[str, str]:
         """Every tensor input in `dtype` (or its own first dtype, where its page lists another
         family), and each scalar bound to a tensor's dtype in that tensor's."""
-        dtypes = {p.name: self._dtype_of(p, dtype) for p in self.tensor_inputs}
+        dtypes = {p.name: self._dtype_of(p, dtype) for p in self.tensor_inputs + self.list_inputs}
         dtypes.update({s: dtypes[t] for s, t in self.bound_scalars.items()})
         return dtypes
 
@@ -428,6 +429,8 @@ class Planner:
     def _base_case(self) -> Case:
         shapes = self.shapes(self.base_shape) if self.shapes_free else (self._example_shapes()
                                                                         or self.shapes(self.base_shape))
+        # A tensor list: two members of the base shape (the pages state no member shapes).
+        shapes.update({p.name: (self.base_shape, self.base_shape) for p in self.list_inputs})
         return Case(self.base_dtype.value, shapes=shapes, **self.at_dtype(self.base_dtype))
 
     @property
@@ -435,6 +438,8 @@ class Planner:
         """Why the base case is not known to be valid (None when it is)."""
         if self.values.unknown:
             return "the page gives no valid value of " + ", ".join(self.values.unknown)
+        if self.list_inputs:
+            return "the page states no shapes for the members of " + ", ".join(p.name for p in self.list_inputs)
         if not self.shapes_free and self._example_shapes() is None:
             return "the page relates the tensors' shapes to nothing the tests can derive, and its example gives none"
         return None
@@ -611,7 +616,7 @@ class Planner:
         if category is ErrorCategory.UNSUPPORTED_DTYPE:
             cases = []
             for p in named:
-                if p.kind not in (ParamKind.TENSOR, ParamKind.SCALAR) or not documented_dtypes(p):
+                if p.kind not in (ParamKind.TENSOR, ParamKind.TENSOR_LIST, ParamKind.SCALAR) or not documented_dtypes(p):
                     continue
                 if all(d in p.dtypes_for(soc) for soc in Soc for d in EXPRESSIBLE):
                     continue
