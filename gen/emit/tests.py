@@ -49,7 +49,6 @@ BASE_RANK = 2
 UNSTATED_RANKS = (1, 4)
 # Shapes that neither match nor broadcast against SHAPES[BASE_RANK].
 MISMATCHED_SHAPE = (4, 5)
-DEFAULT_DOMAIN = (-2.0, 2.0)
 
 # (first, second) shapes that broadcast, for two inputs whose page allows it.
 BROADCAST_PAIRS = (((3, 1), (1, 4)), ((1, 4), (3, 1)), ((2, 3, 4), (4,)), ((4,), (2, 3, 4)), ((), (3, 4)),
@@ -65,7 +64,7 @@ class Case:
 
     id: str
     dtypes: dict[str, str] = field(default_factory=dict)
-    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    shapes: dict[str, Any] = field(default_factory=dict)  # a shape per tensor, a tuple of shapes per list
     values: dict[str, Any] = field(default_factory=dict)
     layout: str = "contiguous"
     noncontiguous: tuple[str, ...] = ()
@@ -126,7 +125,7 @@ class ParamView:
     python: str
     kind: str
     direction: str
-    domain: Optional[tuple[float, float]]
+    domain: Optional[tuple[float, float]]  # None: the support module's default
 
 
 @dataclass(frozen=True)
@@ -228,7 +227,7 @@ def shape_groups(api: API) -> list[list[str]]:
     return list(by_root.values())
 
 
-def related(api: API, a: Param, b: Param, kind: RelationKind) -> bool:
+def related(a: Param, b: Param, kind: RelationKind) -> bool:
     """Whether the page relates a and b by `kind`, in the notes of either."""
     return b.name in a.related(kind) or a.name in b.related(kind)
 
@@ -239,7 +238,7 @@ def _pair(api: API, kind: RelationKind, stricter: RelationKind) -> Optional[tupl
     for p in api.inputs:
         for other in p.related(kind):
             q = next((x for x in api.inputs if x.name == other and x.kind is ParamKind.TENSOR), None)
-            if p.kind is ParamKind.TENSOR and q is not None and not related(api, p, q, stricter):
+            if p.kind is ParamKind.TENSOR and q is not None and not related(p, q, stricter):
                 return p, q
     return None
 
@@ -261,7 +260,7 @@ def dtype_bound_scalars(api: API) -> dict[str, str]:
     bound = {}
     for s in api.inputs:
         if s.kind is ParamKind.SCALAR:
-            t = next((t for t in tensors if related(api, s, t, RelationKind.SAME_DTYPE)), None)
+            t = next((t for t in tensors if related(s, t, RelationKind.SAME_DTYPE)), None)
             if t is not None:
                 bound[s.name] = t.name
     return bound
@@ -541,7 +540,7 @@ class Planner:
         a, b = pair
         # An input an output must have the same shape as takes the broadcast shape itself.
         pinned = {p.name for p in self.tensor_inputs for o in self.tensor_outs
-                  if related(self.api, p, o, RelationKind.SAME_SHAPE)}
+                  if related(p, o, RelationKind.SAME_SHAPE)}
         cases = []
         for sa, sb in BROADCAST_PAIRS:
             full = _broadcast(sa, sb)
