@@ -426,8 +426,8 @@ class Planner:
         return SHAPES[self.base_rank]
 
     def _base_case(self) -> Case:
-        shapes = self.shapes(self.base_shape) if self.shapes_free else (self._example_shapes()
-                                                                        or self.shapes(self.base_shape))
+        shapes: dict[str, Any] = dict(self.shapes(self.base_shape) if self.shapes_free else (
+            self._example_shapes() or self.shapes(self.base_shape)))
         # A tensor list: two members of the base shape (the pages state no member shapes).
         shapes.update({p.name: (self.base_shape, self.base_shape) for p in self.list_inputs})
         return Case(self.base_dtype.value, shapes=shapes, **self.at_dtype(self.base_dtype))
