@@ -194,10 +194,23 @@ def _array(ctype, values: Sequence) -> Optional[ctypes.Array]:
     return (ctype * len(values))(*values) if values is not None else None
 
 
+def _process_wide(soname: str) -> Optional[ctypes.CDLL]:
+    """The runtime or object library the process already holds (the bindings tests load theirs):
+    one process has one runtime, as the aclnn loader does; a second copy's objects would be
+    unknown to the libopapi linked against the first."""
+    if soname == "libopapi.so":
+        return None
+    try:
+        return ctypes.CDLL(soname, mode=os.RTLD_NOLOAD | os.RTLD_GLOBAL)
+    except OSError:
+        return None
+
+
 class Sim:
     def __init__(self, libdir: Path, m: Optional[Model] = None) -> None:
         self.libdir = libdir
-        self.libs = [ctypes.CDLL(str(libdir / name)) for name in ("libascendcl.so", "libnnopbase.so", "libopapi.so")]
+        self.libs = [_process_wide(name) or ctypes.CDLL(str(libdir / name))
+                     for name in ("libascendcl.so", "libnnopbase.so", "libopapi.so")]
         for name, (restype, argtypes) in _SIGNATURES.items():
             fn = self._find(name)
             fn.restype, fn.argtypes = restype, argtypes

@@ -13,14 +13,6 @@ ROOT = Path(__file__).resolve().parent.parent
 F, F16, BF16, D = DType.FLOAT, DType.FLOAT16, DType.BFLOAT16, DType.DOUBLE
 
 
-def _text_repair_installed() -> bool:
-    try:
-        from gen.parse.text import repair_text  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 @pytest.fixture(scope="module")
 def pages():
     cache = {}
@@ -127,9 +119,6 @@ def test_002_lost_error_table_is_diagnosed(pages):
 
 # --- 003: selu_backward.md (mojibake) ----------------------------------------------------------
 
-needs_repair = pytest.mark.xfail(not _text_repair_installed(), strict=True,
-                                 reason="needs gen.parse.text.repair_text (the mojibake repair), not landed yet")
-
 
 def test_003_api_and_params(pages):
     # ASCII survives the mojibake: prototypes and names read without text repair.
@@ -144,7 +133,6 @@ def test_003_malformed_rows_recovered(pages):
     assert {"table-empty-row", "table-row-recovered"} <= found
 
 
-@needs_repair
 def test_003_directions_dtypes_rank(pages):
     api = pages("selu_backward.md").apis[0]
     assert [p.direction for p in api.params] == [Direction.IN, Direction.IN, Direction.OUT]
@@ -152,12 +140,10 @@ def test_003_directions_dtypes_rank(pages):
         assert p.dtypes == (F, F16, DType.INT32, DType.INT8, BF16) and p.rank == (1, 8)
 
 
-@needs_repair
 def test_003_result_rejects_empty_tensors(pages):
     assert pages("selu_backward.md").apis[0].param("result").empty_tensor is False
 
 
-@needs_repair
 def test_003_inference_and_training_products_lack_bfloat16(pages):
     p = pages("selu_backward.md").apis[0].param("gradOutput")
     for soc in (Soc.ASCEND310P, Soc.ASCEND910):
@@ -165,18 +151,15 @@ def test_003_inference_and_training_products_lack_bfloat16(pages):
     assert BF16 in p.dtypes_for(Soc.ASCEND910B)
 
 
-@needs_repair
 def test_003_six_products_four_supported(pages):
     products = pages("selu_backward.md").products
     assert len(products) == 6 and sum(p.supported for p in products) == 4
 
 
-@needs_repair
 def test_003_errors(pages):
     assert codes(pages("selu_backward.md").apis[0]) == [161001, 161002, 161002, 161002]
 
 
-@needs_repair
 def test_003_chinese_text_repaired(pages):
     api = pages("selu_backward.md").apis[0]
     assert api.param("gradOutput").description == "表示Selu计算的损失函数，公式中的E。"

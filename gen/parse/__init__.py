@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 
 from gen.ir import Diagnostic, Level, Page, PageKind
+from gen.parse.text import repair_text
 
 _README_NAME = re.compile(r"(?:^|[/\\])README[^/\\]*\.(?:md|txt|html?)$", re.I)
 _HTML_START = re.compile(r"^\s*(?:<!doctype\s+html|<html\b|<head\b|<body\b)", re.I)
@@ -46,9 +47,7 @@ def parse_bytes(raw: bytes, source: str) -> Page:
 
 
 def _parse(raw: bytes, source: str, diags: list[Diagnostic]) -> Page:
-    from gen.parse.repair import repair
-
-    repaired = repair(raw)
+    repaired = repair_text(raw)
     diags.extend(repaired.diagnostics)
     text = repaired.text
 

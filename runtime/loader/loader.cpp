@@ -3,10 +3,12 @@
 
 #include <dlfcn.h>
 #include <glob.h>
+#include <link.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 
 namespace aclnn_loader {
@@ -16,6 +18,11 @@ namespace {
 // linking with -lascendcl -lnnopbase -lopapi gives: CANN's op libraries expect the runtime's
 // symbols to be visible to them.
 const char* const kCoreLibraries[] = {"libascendcl.so", "libnnopbase.so", "libopapi.so"};
+// The runtime and the object library hold per-process state (devices, streams, device memory,
+// live objects). When the process already has them (loaded by torch_npu, another binding, or a
+// test harness), a second copy would be a second, disjoint device: share the loaded one. libopapi
+// holds no such state and differs between builds (each has its own ops): always ours.
+const char* const kProcessWideLibraries[] = {"libascendcl.so", "libnnopbase.so"};
 
 bool is_file(const std::string& path) {
   struct stat st;
@@ -116,7 +123,9 @@ void Backend::open() {
     throw LoaderError("ACLNN_BACKEND must be 'cann', 'sim' or unset, not '" + choice + "'");
   }
 
-  for (const char* name : kCoreLibraries) open_library(lib_dir_ + "/" + name, true);
+  for (const char* name : kCoreLibraries) {
+    if (!adopt_loaded_library(name)) open_library(lib_dir_ + "/" + name, true);
+  }
 
   glob_t found{};
   std::string pattern = lib_dir_ + "/libopapi_*.so";
@@ -142,6 +151,19 @@ void Backend::open() {
 #define ACLNN_LOADER_RESOLVE_OPTIONAL(name) abi_.name = reinterpret_cast<decltype(abi_.name)>(find(#name));
   ACLNN_LOADER_OPTIONAL_FUNCTIONS(ACLNN_LOADER_RESOLVE_OPTIONAL)
 #undef ACLNN_LOADER_RESOLVE_OPTIONAL
+}
+
+bool Backend::adopt_loaded_library(const char* soname) {
+  bool process_wide = false;
+  for (const char* name : kProcessWideLibraries) process_wide = process_wide || std::strcmp(name, soname) == 0;
+  if (!process_wide) return false;
+  void* handle = ::dlopen(soname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+  if (handle == nullptr) return false;
+  struct link_map* map = nullptr;
+  std::string path = soname;
+  if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr) path = map->l_name;
+  libraries_.emplace_back(path + " (already loaded)", handle);
+  return true;
 }
 
 void* Backend::open_library(const std::string& path, bool required) {

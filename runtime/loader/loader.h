@@ -99,6 +99,7 @@ class Backend {
   Backend() = default;
   void open();
   void* open_library(const std::string& path, bool required);
+  bool adopt_loaded_library(const char* soname);
   void* find(const char* symbol);  // requires mutex_
 
   BackendKind kind_ = BackendKind::kSim;
