@@ -5,8 +5,21 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.installed
+# One ninja (the venv's) for CMake's runs and ours: two versions rewrite each other's .ninja_log.
+CMAKE := $(VENV)/bin/cmake
+NINJA := $(abspath $(VENV)/bin/ninja)
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD := build/main
+DOCS ?= op_docs
+CORPUS ?= ../shared/corpus
+# pytest exits 5 when it collects nothing (e.g. a docs directory without simulated ops): not a failure.
+PYTEST = $(PY) -m pytest -p no:cacheprovider
+define run_pytest
+	$(PYTEST) $(1) || { rc=$$?; [ $$rc -eq 5 ] && echo "pytest: no tests collected in $(1)" || exit $$rc; }
+endef
 
-.PHONY: venv generate demo test clean
+.PHONY: venv generate check-generated build demo test test-generator test-generated examples \
+        golden corpus bench fuzz asan clean
 
 venv: $(VENV_STAMP)
 
@@ -15,14 +28,42 @@ $(VENV_STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@
 
+# Pages of $(DOCS) -> generated/ (only changed files are written; stale ones are removed).
 generate: $(VENV_STAMP)
-	$(PY) -m gen generate op_docs --out generated
+	$(PY) -m gen generate $(DOCS) --out generated
 
-demo: $(VENV_STAMP)
-	$(PY) -m gen demo op_docs
+# CI's guarantee: the committed generated/ is exactly what the committed pages give.
+check-generated: generate
+	@git diff --exit-code --stat -- generated/ && test -z "$$(git status --porcelain --untracked-files=all -- generated/)" \
+	  || { echo "generated/ differs from what 'make generate' gives: regenerate and commit it"; exit 1; }
 
-test: $(VENV_STAMP)
-	$(PY) -m pytest
+# The simulator, the extension aclnn._C (next to generated/aclnn/) and the pages' examples.
+# A .pth makes generated/ importable from the venv: `import aclnn`.
+build: generate
+	$(CMAKE) -S . -B $(BUILD) -G Ninja -DCMAKE_MAKE_PROGRAM=$(NINJA) -DPython_EXECUTABLE=$(abspath $(PY)) \
+	  -DCMAKE_BUILD_TYPE=Release > $(BUILD).configure.log 2>&1 || { cat $(BUILD).configure.log; exit 1; }
+	$(NINJA) -C $(BUILD) -j $(JOBS)
+	$(PY) -c "import site, pathlib; pathlib.Path(site.getsitepackages()[0], 'aclnn-generated.pth').write_text('$(abspath generated)\n')"
+
+# The main job: generate, build, call every op of $(DOCS) on the simulator with its page's
+# example inputs, print inputs and results.
+demo: build
+	$(PY) -m gen.demo
+
+# Everything: the generator's own tests, the generated suites, the pages' examples.
+test: check-generated build
+	$(call run_pytest,-n $(JOBS) tests)
+	$(call run_pytest,-n $(JOBS) generated/tests)
+
+test-generator: build
+	$(call run_pytest,-n $(JOBS) tests)
+
+test-generated: build
+	$(call run_pytest,-n $(JOBS) generated/tests)
+
+# Rewrites tests/golden/ from the seed pages; review the diff before committing.
+golden: $(VENV_STAMP)
+	$(PY) -m tests.update_golden
 
 clean:
-	rm -rf build
+	rm -rf build generated/aclnn/_C*.so generated/aclnn/_sim

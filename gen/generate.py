@@ -23,11 +23,17 @@ EMITTERS: tuple[str, ...] = (
     "gen.emit.headers",
     "gen.emit.examples",
     "gen.emit.cmake",
+    "gen.emit.sim",
+    "gen.emit.bindings",
+    "gen.emit.package",
+    "gen.emit.stubs",
+    "gen.emit.tests",
 )
 
 # The directories of `generated/` the emitters own: files there that a run did not write are
 # stale (their page is gone) and are removed.
-OWNED_DIRS: tuple[str, ...] = ("ir", "aclnnop", "examples", "sources.cmake")
+OWNED_DIRS: tuple[str, ...] = (
+    "ir", "aclnnop", "examples", "sources.cmake", "sim", "bindings", "aclnn", "tests", "pyproject.toml")
 
 PAGE_SUFFIXES = (".md", ".txt", ".html", ".htm")
 

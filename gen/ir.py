@@ -479,6 +479,14 @@ class IntegerMath(str, enum.Enum):
 
 
 @dataclass(frozen=True)
+class ArgValue(_Json):
+    """A value given to one host-side parameter, by name."""
+
+    param: str
+    value: Any  # bool, int or float, as the semantics file writes it
+
+
+@dataclass(frozen=True)
 class ValueCheck(_Json):
     """A phase-1 check that the page states in prose (e.g. "selfIsResult为true时，negativeSlope不可以是负数")."""
 
@@ -486,6 +494,9 @@ class ValueCheck(_Json):
     message: str
     status: int = 161002
     line: int = 0
+    # Host-side values that make `when` true: the C++ is not parsed, so the generated test of the
+    # row provokes the check with these.
+    violation: tuple[ArgValue, ...] = ()
 
 
 @dataclass(frozen=True)

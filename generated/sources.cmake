@@ -11,4 +11,7 @@ set(ACLNN_BINDING_SOURCES
 
 # The pages' examples: generated/examples/<name>.cpp
 set(ACLNN_EXAMPLES
+  hardsigmoid_backward
+  leaky_relu_backward
+  selu_backward
 )

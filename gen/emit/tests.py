@@ -349,9 +349,8 @@ def base_values(api: API) -> _Values:
 def violation(check: ValueCheck) -> dict[str, Any]:
     """Values of the check's parameters that make its `when` true, as the semantics file states
     them (`violation = { selfIsResult = true, negativeSlope = -0.5 }`): the C++ condition itself
-    is not parsed. Read from `ValueCheck.violation: tuple[tuple[str, Any], ...]`, proposed for
-    gen/ir.py and gen/parse/semantics.py; {} until a check has it."""
-    return dict(getattr(check, "violation", ()))
+    is not parsed; {} when the file gives none."""
+    return {arg.param: arg.value for arg in check.violation}
 
 
 def _number(value: float) -> Any:

@@ -35,10 +35,10 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-from gen.ir import Diagnostic, InputDomain, IntegerMath, Level, OpSemantics, ValueCheck
+from gen.ir import ArgValue, Diagnostic, InputDomain, IntegerMath, Level, OpSemantics, ValueCheck
 
 _KNOWN_KEYS = {"kernel", "golden", "integer_math", "errata", "domain", "checks"}
-_CHECK_KEYS = {"when", "message", "status"}
+_CHECK_KEYS = {"when", "message", "status", "violation"}
 
 
 @dataclass(frozen=True)
@@ -118,8 +118,14 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
         if not isinstance(status, int) or status <= 0:
             bad("a check's status is a positive aclnn status code", check_line)
             continue
+        violation = entry.get("violation", {})
+        if not isinstance(violation, dict) or not all(
+                isinstance(v, (bool, int, float)) for v in violation.values()):
+            bad("a check's violation is a table of parameter = bool or number", check_line)
+            continue
         checks.append(ValueCheck(when=entry["when"], message=str(entry.get("message", entry["when"])),
-                                 status=status, line=check_line))
+                                 status=status, line=check_line,
+                                 violation=tuple(ArgValue(k, v) for k, v in violation.items())))
 
     return OpSemantics(api=api, source=source, kernel=kernel, golden=golden, integer_math=integer_math,
                        checks=tuple(checks), domains=tuple(domains), errata=tuple(errata), line=line)

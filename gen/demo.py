@@ -1,0 +1,114 @@
+"""`make demo`: call every generated function with its page's own example inputs, print the result.
+
+The inputs are those the page's 调用示例 C++ creates (`API.example_call`, recovered by the
+parser), so what this prints is what the example program would print, run through `import
+aclnn` on the active backend (the simulator here, CANN on an NPU). Uses only the installed
+package: `aclnn.apis()` carries the IR.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, Optional, Sequence
+
+import ml_dtypes
+import numpy as np
+
+from gen import names
+
+# The page's dtype names (aclDataType without ACL_) the examples create tensors and scalars with.
+_NUMPY_DTYPES: dict[str, Any] = {
+    "FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16, "DOUBLE": np.float64,
+    "INT8": np.int8, "INT16": np.int16, "INT32": np.int32, "INT64": np.int64, "UINT8": np.uint8,
+    "BOOL": np.bool_, "COMPLEX64": np.complex64, "COMPLEX128": np.complex128,
+}
+
+
+def example_value(param: dict[str, Any], arg: dict[str, Any]) -> Any:
+    """The Python value of one example argument: an array for a tensor, a typed NumPy scalar for
+    an aclScalar (the example's dtype), a plain value for an attribute, a list for an array."""
+    dtype = _NUMPY_DTYPES.get(arg.get("dtype") or "", np.float32)
+    values = arg["values"]
+    kind = param["kind"]
+    if arg.get("shape") is not None:
+        return np.array(values, dtype=np.float64).astype(dtype).reshape(arg["shape"])
+    if kind == "scalar":
+        return dtype(values[0])
+    if kind == "bool":
+        return bool(values[0])
+    if kind == "int":
+        return int(values[0])
+    if kind in ("int_array", "bool_array"):
+        return [int(v) for v in values]
+    if kind == "float_array":
+        return list(values)
+    return values[0]
+
+
+def example_kwargs(record: dict[str, Any]) -> tuple[Optional[dict[str, Any]], str]:
+    """The keyword arguments of the API's example call, or None and why there are none."""
+    call = record.get("example_call")
+    if not call:
+        return None, "the page's example call could not be read"
+    given = {a["param"]: a for a in call["args"]}
+    kwargs: dict[str, Any] = {}
+    for param in record["params"]:
+        if param["direction"] == "out":
+            continue
+        arg = given.get(param["name"])
+        if arg is None:
+            if param["optional"]:
+                continue
+            return None, f"the example gives no value for {param['name']}"
+        kwargs[names.python_identifier(names.snake_case(param["name"]))] = example_value(param, arg)
+    return kwargs, ""
+
+
+def show(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        # Flattened, on one line: the examples print their results that way (result[i] is: ...).
+        flat = (value.astype(np.float32) if value.dtype == ml_dtypes.bfloat16 else value).ravel()
+        body = np.array2string(flat, precision=6, separator=", ", threshold=16, max_line_width=10**6)
+        return f"{value.dtype}{list(value.shape)} {body}"
+    return repr(value)
+
+
+def run(selected: Sequence[str] = ()) -> int:
+    import aclnn
+
+    info = aclnn.backend()
+    print(f"aclnn backend: {info} (soc {info.soc}; {info.reason})")
+    failures = 0
+    for record in aclnn.apis():
+        name = record["python_name"]
+        if selected and name not in selected and record["name"] not in selected:
+            continue
+        print(f"\n{record['name']} -> aclnn.{name}   [{record['source']}]")
+        kwargs, why = example_kwargs(record)
+        if kwargs is None:
+            print(f"  skipped: {why}")
+            continue
+        for key, value in kwargs.items():
+            print(f"  {key:>16} = {show(value)}")
+        try:
+            result = getattr(aclnn, name)(**kwargs)
+        except aclnn.AclnnError as error:
+            failures += not (record["simulated"] is False and error.status == 561003)
+            print(f"  raised {type(error).__name__}: status {error.status} {error.status_name}: {error}")
+            continue
+        outputs = [p["name"] for p in record["params"] if p["direction"] != "in"]
+        for output, value in zip(outputs, result if isinstance(result, tuple) else (result,)):
+            print(f"  {'-> ' + names.snake_case(output):>16} = {show(value)}")
+    return 1 if failures else 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m gen.demo", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("apis", nargs="*", help="only these (Python or aclnn names)")
+    return run(parser.parse_args(argv).apis)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
