@@ -65,5 +65,22 @@ test-generated: build
 golden: $(VENV_STAMP)
 	$(PY) -m tests.update_golden
 
+# Every API of a directory of pages (default: the shared corpus): parsed, generated, compiled,
+# phase 1 run on the simulator; build/corpus-report.json and build/corpus-report.md.
+corpus: $(VENV_STAMP)
+	$(PY) -m gen.corpus $(CORPUS) --jobs $(JOBS)
+
+# Generator, build and call-overhead/kernel benchmarks: prints a table, writes bench/results.json.
+bench: build
+	$(PY) -m bench
+
+# The fuzzers with a long budget (make test runs them briefly).
+fuzz: build
+	FUZZ_BUDGET=long $(PYTEST) -n $(JOBS) tests/test_fuzz_parser.py tests/test_fuzz_bindings.py
+
+# ASan + UBSan build of the simulator and the extension, running the generated suites and the fuzzers.
+asan: $(VENV_STAMP)
+	$(PY) -m tests.asan
+
 clean:
 	rm -rf build generated/aclnn/_C*.so generated/aclnn/_sim
