@@ -55,6 +55,10 @@ test: check-generated build
 	$(call run_pytest,-n $(JOBS) tests)
 	$(call run_pytest,-n $(JOBS) generated/tests)
 
+# The pages' C++ examples, unmodified, built against the simulator, run and checked against the golden.
+examples: build
+	$(PYTEST) tests/test_examples.py
+
 test-generator: build
 	$(call run_pytest,-n $(JOBS) tests)
 

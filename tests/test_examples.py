@@ -1,0 +1,93 @@
+"""The pages' 调用示例 programs, unmodified, on the simulator (`make examples`).
+
+`make build` compiles every generated/examples/<name>.cpp against runtime/include and the
+generated aclnnop/ headers and links it with -lascendcl -lnnopbase -lopapi (the simulator's), into
+build/main/examples/. Each program must exit 0 and print (`result[i] is: v`) the golden reference
+of the op's semantics file computed on the example's own inputs (the call the parser recovered
+from the C++: API.example_call).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from gen.emit import examples as examples_emitter
+from gen.emit.model import BoundAPI, Model, build_model
+from gen.generate import find_inputs
+from gen.ir import ParamKind
+from gen.parse import parse_file
+from gen.parse.semantics import load_semantics
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "op_docs"
+BINARIES = ROOT / "build" / "main" / "examples"
+RESULT = re.compile(r"result\[\d+\] is: (\S+)")
+
+
+@functools.lru_cache(maxsize=1)
+def model() -> Model:
+    pages, semantics = find_inputs(DOCS)
+    return build_model([parse_file(p) for p in pages],
+                       [op for path in semantics for op in load_semantics(path).ops])
+
+
+def example_apis() -> dict[str, BoundAPI]:
+    return examples_emitter.examples(model())
+
+
+def run_example(name: str) -> list[float]:
+    binary = BINARIES / name
+    assert binary.exists(), f"{binary} is not built: run `make build`"
+    env = {**os.environ, "ACLNN_SIM_SOC": "Ascend910B"}
+    result = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode == 0, f"{name} exited {result.returncode}:\n{result.stdout}\n{result.stderr}"
+    return [float(v) for v in RESULT.findall(result.stdout)]
+
+
+def example_golden(bound: BoundAPI) -> np.ndarray:
+    """The semantics file's golden on the inputs the example creates (float32, as the examples'
+    host vectors are), flattened as the example prints it."""
+    assert bound.semantics is not None and bound.semantics.golden
+    call = bound.api.example_call
+    assert call is not None, f"{bound.api.name}: the example's call could not be read"
+    values: dict[str, object] = {}
+    for param in bound.api.params:
+        arg = call.arg(param.name)
+        if arg is None:
+            values[param.name] = None
+        elif arg.shape is not None:
+            values[param.name] = torch.tensor(arg.values, dtype=torch.float32).reshape(arg.shape)
+        elif param.kind is ParamKind.BOOL:
+            values[param.name] = bool(arg.values[0])
+        elif param.kind is ParamKind.INT:
+            values[param.name] = int(arg.values[0])
+        else:
+            values[param.name] = float(np.float32(arg.values[0]))
+    result = eval(bound.semantics.golden, {"torch": torch, **values})  # noqa: S307 - the semantics file's
+    first = result[0] if isinstance(result, tuple) else result
+    return first.to(torch.float32).numpy().reshape(-1)
+
+
+@pytest.mark.parametrize("name", sorted(example_apis()))
+def test_example_prints_the_golden_values(name):
+    bound = example_apis()[name]
+    if bound.semantics is None or not bound.semantics.golden:
+        pytest.skip(f"{bound.api.name} has no golden reference in op_docs/ (not simulated)")
+    printed = run_example(name)
+    expected = example_golden(bound)
+    assert len(printed) == expected.size, f"printed {len(printed)} values, the golden has {expected.size}"
+    # The examples print with %f: six decimals.
+    np.testing.assert_allclose(printed, expected, rtol=1e-4, atol=2e-6)
+
+
+def test_leaky_relu_backward_example_prints_2_3_4_5():
+    # Issue 3's figure, independent of the golden machinery.
+    assert run_example("leaky_relu_backward") == [2.0, 3.0, 4.0, 5.0]
