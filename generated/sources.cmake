@@ -11,7 +11,12 @@ set(ACLNN_BINDING_SOURCES
 
 # The pages' examples: generated/examples/<name>.cpp
 set(ACLNN_EXAMPLES
+  elu_backward
+  gelu_backward
   hardsigmoid_backward
+  hardswish_backward
   leaky_relu_backward
   selu_backward
+  silu_backward
+  softplus_backward
 )
