@@ -40,6 +40,7 @@ check-generated: generate
 # The simulator, the extension aclnn._C (next to generated/aclnn/) and the pages' examples.
 # A .pth makes generated/ importable from the venv: `import aclnn`.
 build: generate
+	@mkdir -p $(BUILD)
 	$(CMAKE) -S . -B $(BUILD) -G Ninja -DCMAKE_MAKE_PROGRAM=$(NINJA) -DPython_EXECUTABLE=$(abspath $(PY)) \
 	  -DCMAKE_BUILD_TYPE=Release > $(BUILD).configure.log 2>&1 || { cat $(BUILD).configure.log; exit 1; }
 	$(NINJA) -C $(BUILD) -j $(JOBS)
