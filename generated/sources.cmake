@@ -15,8 +15,13 @@ set(ACLNN_EXAMPLES
   gelu_backward
   hardsigmoid_backward
   hardswish_backward
+  hardtanh_backward
   leaky_relu_backward
+  mish_backward
   selu_backward
+  sigmoid_backward
   silu_backward
   softplus_backward
+  tanh_backward
+  threshold_backward
 )

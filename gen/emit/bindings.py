@@ -158,6 +158,20 @@ def output_plan(api: API, index: int) -> OutputPlan:
     if not shape_from:
         return OutputPlan(param, index, required_reason=f"the page does not say how the shape of {param.name} "
                                                         "follows from the inputs")
+    # An input the output's shape follows may itself broadcast with other inputs (MishBackward:
+    # gradInput "shape需要与gradOutput满足broadcast关系", gradOutput "shape需要与self满足broadcast关系"):
+    # the output then has the broadcast of them all. A relation stated on either side counts.
+    shape_kinds = (RelationKind.SAME_SHAPE, RelationKind.BROADCAST)
+    linked = {name: {other for kind in shape_kinds for other in api.params[i].related(kind) if other in inputs}
+              for name, i in inputs.items()}
+    for name, others in list(linked.items()):
+        for other in others:
+            linked[other] = linked[other] | {name}
+    names_by_index = {i: name for name, i in inputs.items()}
+    reached = [names_by_index[i] for i in shape_from]
+    for name in reached:
+        reached.extend(sorted(n for n in linked[name] if n not in reached))
+    shape_from = tuple(inputs[n] for n in reached)
     dtype_names = (param.related(RelationKind.SAME_DTYPE) + param.related(RelationKind.PROMOTE)
                    + param.related(RelationKind.CAST_FROM))
     dtype_from = tuple(dict.fromkeys(inputs[n] for n in dtype_names if n in inputs))

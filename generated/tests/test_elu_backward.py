@@ -55,7 +55,7 @@ OP = t.Op(
     golden='torch.ops.aten.elu_backward(gradOutput, alpha, scale, inputScale, isResult, selfOrResult)',
     integer_math='float',
     simulated=True,
-    out_shape_from={'gradInput': ('gradOutput',)},
+    out_shape_from={'gradInput': ('gradOutput', 'selfOrResult')},
     out_dtype_from={'gradInput': ('gradOutput',)},
 )
 

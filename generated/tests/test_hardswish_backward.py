@@ -37,7 +37,7 @@ OP = t.Op(
     golden='torch.ops.aten.hardswish_backward(gradOutput, self)',
     integer_math='float',
     simulated=True,
-    out_shape_from={'out': ('self',)},
+    out_shape_from={'out': ('self', 'gradOutput')},
     out_dtype_from={'out': ('gradOutput', 'self')},
 )
 

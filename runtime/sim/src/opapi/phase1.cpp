@@ -249,6 +249,36 @@ aclnnStatus CheckEmpty(const Call& call) {
   });
 }
 
+// The mask of `related` widened by the inputs that broadcast with (or share the shape of) an
+// input already in it, the relation read on either side. An output whose notes relate it to one
+// input has the broadcast of every input that input broadcasts with (MishBackward: gradInput
+// "shape需要与gradOutput满足broadcast关系", gradOutput "shape需要与self满足broadcast关系").
+uint64_t BroadcastClosure(const ApiSpec& spec, uint64_t related) {
+  const int count = spec.param_count < 64 ? spec.param_count : 64;
+  uint64_t reached = related;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (int i = 0; i < count; ++i) {
+      const ParamSpec& p = spec.params[i];
+      if (!IsInput(p)) continue;
+      const uint64_t bit = uint64_t{1} << i;
+      const uint64_t links = p.broadcast | p.same_shape;
+      uint64_t input_links = 0;
+      for (int other : Members(links, count)) {
+        if (IsInput(spec.params[other])) input_links |= uint64_t{1} << other;
+      }
+      uint64_t next = reached;
+      if (reached & bit) next |= input_links;
+      if (reached & input_links) next |= bit;
+      if (next != reached) {
+        reached = next;
+        grew = true;
+      }
+    }
+  }
+  return reached;
+}
+
 aclnnStatus CheckShapeRelations(const Call& call) {
   const ApiSpec& spec = call.spec;
   for (int i = 0; i < spec.param_count; ++i) {
@@ -263,7 +293,8 @@ aclnnStatus CheckShapeRelations(const Call& call) {
                                                       " (they must be the same)");
       }
     }
-    const std::vector<int> related = Members(p.broadcast, spec.param_count);
+    const std::vector<int> related =
+        Members(IsOutput(p) && p.broadcast ? BroadcastClosure(spec, p.broadcast) : p.broadcast, spec.param_count);
     if (related.empty()) continue;
     // Outputs must be the broadcast shape of their related inputs; an input must broadcast with
     // its related inputs, and to its related outputs.
