@@ -1,0 +1,113 @@
+"""Kernel throughput on the simulator for the seed ops, against the PyTorch CPU aten op on the
+same data with the same number of threads: GB/s counted as bytes read + written (two inputs and
+one output, each n elements).
+
+The simulator side runs through the bindings on device-resident tensors with out= (at these
+sizes the call overhead is under 0.1% of the time); the PyTorch side writes into an out= tensor
+too. Both run in this process, interleaved. OMP_WAIT_POLICY=PASSIVE (set before torch loads):
+PyTorch's OpenMP workers otherwise spin after each parallel region and take the cores the
+simulator's pool then needs; passive workers cost PyTorch a wake-up per region (microseconds,
+against milliseconds of work here).
+
+    python -m bench.kernels [--sizes 1M,16M] [--rounds R]
+
+Replaces runtime/sim/bench/bench_elementwise.py (the simulator's own kernel bench) so that
+there is one kernel benchmark.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import ml_dtypes  # noqa: E402
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from bench.common import Summary, emit_result, interleaved, log, ratio  # noqa: E402
+
+DTYPES = {"float32": (np.float32, torch.float32), "float16": (np.float16, torch.float16),
+          "bfloat16": (ml_dtypes.bfloat16, torch.bfloat16)}
+SELU_ALPHA, SELU_SCALE = 1.6732632423543772, 1.0507009873554805
+
+
+def size_of(text: str) -> int:
+    """"1M" -> 1048576, "4K" -> 4096, "100" -> 100."""
+    units = {"K": 1 << 10, "M": 1 << 20}
+    return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
+
+
+def void(fn) -> None:
+    """Runs fn for its time: interleaved() takes a returned number for the case's own measure."""
+    fn()
+
+
+def as_torch(array: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
+    if dtype == torch.bfloat16:
+        return torch.from_numpy(array.view(np.uint16)).view(torch.bfloat16)
+    return torch.from_numpy(array)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="1M,16M")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+
+    import aclnn
+
+    threads = torch.get_num_threads()
+    # The simulator's pool takes ACLNN_SIM_THREADS, else the hardware's count: say which.
+    sim_threads = int(os.environ.get("ACLNN_SIM_THREADS", os.cpu_count() or 1))
+    results = []
+    for size_text in args.sizes.split(","):
+        n = size_of(size_text)
+        for dtype_name, (np_dtype, torch_dtype) in DTYPES.items():
+            rng = np.random.default_rng(0)
+            grad = rng.uniform(-4, 4, n).astype(np.float32).astype(np_dtype)
+            x = rng.uniform(-4, 4, n).astype(np.float32).astype(np_dtype)
+            d_grad, d_x = aclnn.to_device(grad), aclnn.to_device(x)
+            d_out = aclnn.to_device(np.zeros(n, np_dtype))
+            t_grad, t_x = as_torch(grad, torch_dtype), as_torch(x, torch_dtype)
+            t_out = torch.empty_like(t_grad)
+            ops = {
+                "leaky_relu_backward": (
+                    lambda: aclnn.leaky_relu_backward(d_grad, d_x, 0.01, False, out=d_out),
+                    lambda: torch.ops.aten.leaky_relu_backward.grad_input(t_grad, t_x, 0.01, False, grad_input=t_out)),
+                "hardsigmoid_backward": (
+                    lambda: aclnn.hardsigmoid_backward(d_grad, d_x, out=d_out),
+                    lambda: torch.ops.aten.hardsigmoid_backward.grad_input(t_grad, t_x, grad_input=t_out)),
+                "selu_backward": (
+                    lambda: aclnn.selu_backward(d_grad, d_x, out=d_out),
+                    lambda: torch.ops.aten.elu_backward.grad_input(t_grad, SELU_ALPHA, SELU_SCALE, 1.0, True, t_x,
+                                                                   grad_input=t_out)),
+            }
+            moved = 3 * n * np.dtype(np_dtype).itemsize
+            for op, (run_sim, run_torch) in ops.items():
+                # Same results (to the dtype's rounding), checked once before timing.
+                run_sim()
+                run_torch()
+                sim_result = d_out.numpy().astype(np.float32)
+                torch_result = t_out.float().numpy()
+                tolerance = 1e-5 if dtype_name == "float32" else 2e-2
+                np.testing.assert_allclose(sim_result, torch_result, rtol=tolerance, atol=tolerance)
+                times = interleaved({"sim": lambda: void(run_sim), "torch": lambda: void(run_torch)}, args.rounds)
+                row = {
+                    "op": op, "dtype": dtype_name, "elements": n, "size": size_text,
+                    "seconds": {k: Summary.of(v, "s").to_json() for k, v in times.items()},
+                    "gb_per_s": {k: Summary.of([moved / t / 1e9 for t in v], "GB/s").to_json()
+                                 for k, v in times.items()},
+                    "sim/torch_time": ratio(times["sim"], times["torch"]).to_json(),
+                }
+                log(f"kernels: {op} {dtype_name} {size_text}: sim {row['gb_per_s']['sim']['median']:.2f} GB/s, "
+                    f"torch {row['gb_per_s']['torch']['median']:.2f} GB/s")
+                results.append(row)
+            del d_grad, d_x, d_out
+    emit_result({"torch_threads": threads, "sim_threads": sim_threads,
+                 "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"), "rows": results})
+
+
+if __name__ == "__main__":
+    main()
