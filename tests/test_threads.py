@@ -1,0 +1,92 @@
+"""8 Python threads calling every seed op at once (the GIL is released inside the calls) get the
+golden reference's results, the right errors for their bad calls, and leave nothing alive."""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+import numpy as np
+import torch
+
+from tests.test_bindings_call import aclnn  # noqa: F401  (the session's package)
+from tests.test_fuzz_bindings import _goldens
+
+THREADS = 8
+ROUNDS = 60
+
+
+def _cases(aclnn, seed: int) -> list[tuple]:
+    """(function, arguments, expected) for every seed op with a golden, on this thread's data."""
+    goldens = _goldens()
+    rng = np.random.default_rng(seed)
+    cases = []
+    for api in aclnn.apis():
+        golden = goldens.get(api["name"])
+        if not golden or not hasattr(aclnn, api["python_name"]):
+            continue
+        shape = (int(rng.integers(1, 9)), int(rng.integers(1, 40)))
+        args, env = [], {"torch": torch}
+        for p in api["params"]:
+            if p["direction"] == "out":
+                continue
+            if p["kind"] == "tensor":
+                value = rng.standard_normal(shape).astype(np.float32)
+                env[p["name"]] = torch.from_numpy(value.copy())
+            elif p["kind"] == "scalar":
+                value = float(rng.uniform(0.1, 2))
+                env[p["name"]] = value
+            elif p["kind"] == "bool":
+                value = False
+                env[p["name"]] = value
+            else:
+                break  # a kind the golden takes otherwise: not this test's concern
+            args.append(value)
+        else:
+            cases.append((getattr(aclnn, api["python_name"]), args, eval(golden, env).numpy()))  # noqa: S307
+    return cases
+
+
+def test_eight_threads_compute_every_op_right_and_release_everything(aclnn):
+    per_thread = [_cases(aclnn, seed) for seed in range(THREADS)]
+    assert all(per_thread), "no seed op with a golden reference"
+    gc.collect()
+    device_before = aclnn.sim_stats()
+    failures: list[str] = []
+    barrier = threading.Barrier(THREADS)
+
+    def work(seed: int) -> None:
+        rng = np.random.default_rng(100 + seed)
+        barrier.wait()
+        for _ in range(ROUNDS):
+            fn, args, expected = per_thread[seed][int(rng.integers(len(per_thread[seed])))]
+            on_device = rng.random() < 0.5
+            call_args = [aclnn.to_device(a) if on_device and isinstance(a, np.ndarray) else a for a in args]
+            try:
+                result = fn(*call_args)
+                got = result.numpy() if on_device else result
+                if not np.allclose(got, expected, rtol=1e-5, atol=1e-6):
+                    failures.append(f"thread {seed}: {fn.__name__} differs from the golden")
+                # A bad call between good ones: its error is this thread's, not a neighbour's.
+                bad = [np.ones((3, 3), np.float32) if isinstance(a, np.ndarray) else a for a in args]
+                bad[0] = np.ones((2, 5), np.float32)
+                try:
+                    fn(*bad)
+                    failures.append(f"thread {seed}: {fn.__name__} accepted mismatched shapes")
+                except aclnn.AclnnError as exc:
+                    if exc.status != 161002 or exc.phase != "GetWorkspaceSize":
+                        failures.append(f"thread {seed}: {fn.__name__}: wrong error {exc!r}")
+            except Exception as exc:  # noqa: BLE001 - reported with the thread
+                failures.append(f"thread {seed}: {fn.__name__} raised {type(exc).__name__}: {exc}")
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(THREADS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    gc.collect()
+    sim, bindings = aclnn.sim_stats(), aclnn._C._stats()
+    assert sim["live_objects"] == 0 and bindings["live_objects"] == 0 and bindings["live_buffers"] == 0, \
+        (sim, bindings)
+    assert sim["device_allocations"] == device_before["device_allocations"], (device_before, sim)
