@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -33,11 +34,13 @@ def build_floor(sim_dir: Path) -> Path:
     """Compiles bench/call_floor.cpp against runtime/include, generated/aclnnop and the simulator."""
     BUILD.mkdir(parents=True, exist_ok=True)
     library = BUILD / "libcall_floor.so"
+    partial = BUILD / f"libcall_floor.{os.getpid()}.so"  # renamed when complete: runs may overlap
     source = ROOT / "bench" / "call_floor.cpp"
     subprocess.run(["g++", "-std=c++17", "-O2", "-shared", "-fPIC", "-fvisibility=hidden",
                     f"-I{ROOT / 'runtime' / 'include'}", f"-I{ROOT / 'generated'}", str(source),
                     f"-L{sim_dir}", f"-Wl,-rpath,{sim_dir}", "-lascendcl", "-lnnopbase", "-lopapi",
-                    "-o", str(library)], check=True)
+                    "-o", str(partial)], check=True)
+    os.replace(partial, library)
     return library
 
 

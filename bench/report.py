@@ -1,0 +1,113 @@
+"""The table of bench/results.json, and the targets the figures are held against."""
+
+from __future__ import annotations
+
+
+def _range(s: dict, scale: float = 1.0, digits: int = 2) -> str:
+    return f"{s['min'] * scale:.{digits}f}–{s['max'] * scale:.{digits}f}"
+
+
+def _row(what: str, s: dict | None, unit: str, scale: float = 1.0, digits: int = 2, note: str = "") -> str:
+    if s is None:
+        return f"| {what} | – | – | {unit} | {note} |"
+    return f"| {what} | {s['median'] * scale:.{digits}f} | {_range(s, scale, digits)} | {unit} | {note} |"
+
+
+def _plain(what: str, value: float, unit: str, digits: int = 2, note: str = "") -> str:
+    return f"| {what} | {value:.{digits}f} | (1 run) | {unit} | {note} |"
+
+
+def targets(sections: dict) -> list[dict]:
+    """The issue's targets, each with the measured median and whether it is met."""
+    found: list[dict] = []
+    gen = sections.get("generation", {})
+    if "ratio_to_floor" in gen:
+        value = gen["ratio_to_floor"]["parse_ir_emit"]["median"]
+        found.append({"target": "generation time <= 3x the parse floor", "value": value, "met": value <= 3})
+    calls = sections.get("calls", {})
+    if "ratios" in calls:
+        value = calls["ratios"]["b/c"]["median"]
+        found.append({"target": "device-resident call <= 2x the C++ floor", "value": value, "met": value <= 2})
+        value = calls["ratios"]["b/d"]["median"]
+        found.append({"target": "device-resident call below PyTorch CPU eager", "value": value, "met": value < 1})
+    kernels = sections.get("kernels", {})
+    big = [r for r in kernels.get("rows", []) if r["elements"] >= 16 << 20]
+    if big:
+        worst = min(big, key=lambda r: r["gb_per_s"]["sim"]["median"] / r["gb_per_s"]["torch"]["median"])
+        value = worst["gb_per_s"]["sim"]["median"] / worst["gb_per_s"]["torch"]["median"]
+        found.append({"target": "kernels at 16M at least as fast as PyTorch CPU (worst op/dtype)",
+                      "value": value, "met": value >= 1, "worst": f"{worst['op']} {worst['dtype']}"})
+    return found
+
+
+def table(results: dict) -> str:
+    s = results["sections"]
+    lines = [f"mode {results['mode']}, {results['date']}, {results['machine']['cpus']} CPUs "
+             f"(load average at start {results['machine']['load_average'][0]:.1f}), torch {results['machine']['torch']}",
+             "", "| measure | median | min–max | unit | note |", "|---|---|---|---|---|"]
+    for name, r in s.items():
+        if "error" in r:
+            lines.append(f"| **{name}** | – | – | – | {r['error']} |")
+    gen = s.get("generation", {})
+    if "seconds" in gen:
+        n = f"{gen['pages']} of {gen['corpus_pages']} corpus pages (every {gen['step']}th), {gen['apis']} APIs"
+        pps = gen["pages_per_second"]
+        lines += [
+            _row("generation: floor (markdown-it-py + BeautifulSoup/lxml)", pps["floor"], "pages/s", note=n),
+            _row("generation: parse + IR", pps["parse_ir"], "pages/s"),
+            _row("generation: parse + IR + emit", pps["parse_ir_emit"], "pages/s"),
+            _row("generation: (parse + IR + emit) / floor", gen["ratio_to_floor"]["parse_ir_emit"], "x",
+                 note="target ≤ 3"),
+            _row("generation: emit's share of the time", gen["emit_share"], "%", scale=100, digits=0),
+            _row("generation: regenerate after one page changed", gen["incremental"]["seconds"], "s",
+                 note=f"{len(gen['incremental']['files_written'])} files written; every page re-parsed"),
+            f"| generation: peak memory (tracemalloc, {gen['tracemalloc_peak_mb']['pages']} pages) | "
+            f"{gen['tracemalloc_peak_mb']['parse_ir_emit']:.1f} | floor {gen['tracemalloc_peak_mb']['floor']:.1f} | MiB | "
+            f"process RSS {gen['peak_rss_mb']:.0f} MiB |",
+        ]
+    build = s.get("build", {})
+    if "cpu_s_per_api" in build:
+        c = build["corpus_sample"]
+        inc = build["incremental"]
+        lines += [
+            _plain("build: CPU s per API binding (cold, marginal)", build["cpu_s_per_api"], "CPU s",
+                   note=f"{c['apis']} corpus APIs ({c['pages']} pages) vs {build['seed']['apis']} seed APIs"),
+            _plain("build: fixed cost (runtime, PCH, link)", build["fixed_cpu_s"], "CPU s",
+                   note=f"+ configure {build['seed']['configure_cpu_s']:.1f} CPU s"),
+            _plain(f"build: cold, {c['apis']} APIs", c["cpu_s"], "CPU s", note=f"{c['wall_s']:.0f} s wall, -j{build['jobs']}"),
+            _row("build: incremental, one page changed", inc["build_cpu_s"], "CPU s",
+                 note=f"{inc['runs'][0]['units_compiled']} unit(s) recompiled + link" if inc["runs"] else ""),
+            f"| build: compiler peak RSS | {build['compiler_peak_rss_mb']:.0f} | (max) | MiB | |",
+        ]
+    calls = s.get("calls", {})
+    if "seconds_per_call" in calls:
+        t = calls["seconds_per_call"]
+        us = 1e6
+        lines += [
+            _row("call (a): NumPy inputs", t["a_numpy"], "µs", us, 1, "aclnn.leaky_relu_backward, 4 × fp32"),
+            _row("call (b): device-resident inputs", t["b_device"], "µs", us, 1, "output allocated"),
+            _row("call (b'): device-resident, out= device", t["b_device_out"], "µs", us, 1),
+            _row("call (c): C++ floor, same ABI calls", t["c_floor"], "µs", us, 1, "bench/call_floor.cpp"),
+            _row("call (c'): C++ floor, output given", t["c_floor_out"], "µs", us, 1),
+            _row("call (d): torch.ops.aten.leaky_relu_backward", t["d_torch"], "µs", us, 1, "CPU tensors"),
+            _row("call (a)/(c)", calls["ratios"]["a/c"], "x"),
+            _row("call (b)/(c)", calls["ratios"]["b/c"], "x", note="target ≤ 2"),
+            _row("call (b')/(c')", calls["ratios"]["b_out/c_out"], "x"),
+            _row("call (b)/(d)", calls["ratios"]["b/d"], "x", note="target < 1"),
+            f"| calls: peak RSS | {calls['peak_rss_mb']:.0f} | | MiB | process |",
+        ]
+    kernels = s.get("kernels", {})
+    for row in kernels.get("rows", []):
+        sim, torch = row["gb_per_s"]["sim"], row["gb_per_s"]["torch"]
+        lines.append(_row(f"kernel {row['op']} {row['dtype']} {row['size']}: simulator", sim, "GB/s",
+                          note=f"PyTorch {torch['median']:.2f} ({_range(torch)}); sim/torch speed "
+                               f"{sim['median'] / torch['median']:.2f}"))
+    if kernels.get("rows"):
+        lines.append(f"| kernels: peak RSS | {kernels['peak_rss_mb']:.0f} | | MiB | process; "
+                     f"threads: torch {kernels['torch_threads']}, simulator {kernels['sim_threads']} |")
+    if results.get("targets"):
+        lines += ["", "| target | measured | met |", "|---|---|---|"]
+        for t in results["targets"]:
+            extra = f" ({t['worst']})" if "worst" in t else ""
+            lines.append(f"| {t['target']} | {t['value']:.2f}{extra} | {'yes' if t['met'] else '**no**'} |")
+    return "\n".join(lines)
