@@ -1,0 +1,310 @@
+"""Parser fuzzing: damaged pages give a Page and diagnostics, never an exception, in bounded time.
+
+Hypothesis mutates the seed pages (op_docs/*.md, *.txt) and a fixed sample of corpus pages: cuts,
+deleted and duplicated lines, table rows and cells, broken tags, pages re-encoded in another
+codec or double-encoded (mojibake), random bytes, huge tables, deep nesting, very long lines.
+
+`gen.parse.parse_bytes` ends in a catch-all that turns any exception into a "parser-failure"
+diagnostic, so that `make generate` survives a bug; here that diagnostic counts as a crash
+found, like an exception, since the catch-all must not hide them.
+
+FUZZ_BUDGET selects the budget: "short" (default, `make test`: a few hundred pages in seconds)
+or "long" (`make fuzz`: thousands, and more corpus pages). Each test prints the cases tried and
+the slowest page (pytest -s shows it; build/fuzz/parser-<test>.json keeps it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from gen.ir import Page
+from gen.parse import parse_bytes
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = Path(os.environ.get("ACLNN_CORPUS", ROOT.parent / "shared" / "corpus"))
+LONG = os.environ.get("FUZZ_BUDGET", "short") == "long"
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", 1500 if LONG else 150))
+CORPUS_SAMPLE = 80 if LONG else 12
+# CPU seconds per page. A page of the corpus parses in ~10 ms, its largest in ~0.15 s; a mutated
+# one (up to ~2 MB of huge table or long lines) in ~1.5 s: a backtracking regular expression or a
+# quadratic table walk shows up as tens of seconds.
+MAX_SECONDS = 5.0
+HUGE_ROWS = 3000 if LONG else 600
+STATS_DIR = ROOT / "build" / "fuzz"
+
+
+def _seed_paths() -> list[Path]:
+    seeds = sorted((ROOT / "op_docs").glob("*.md")) + sorted((ROOT / "op_docs").glob("*.txt"))
+    corpus = sorted(p for p in CORPUS.rglob("*.md") if p.is_file()) if CORPUS.is_dir() else []
+    # The same sample every run (reproducible failures); another for the long budget.
+    return seeds + random.Random(7).sample(corpus, min(CORPUS_SAMPLE, len(corpus)))
+
+
+SEEDS = _seed_paths()
+SEED_BYTES = [p.read_bytes() for p in SEEDS]
+
+
+# --- mutations: each (rng, bytes) -> bytes ------------------------------------------------------
+
+def _lines(raw: bytes) -> list[bytes]:
+    return raw.split(b"\n")
+
+
+def truncate(rng: random.Random, raw: bytes) -> bytes:
+    return raw[: rng.randrange(len(raw) + 1)]
+
+
+def delete_lines(rng: random.Random, raw: bytes) -> bytes:
+    lines = _lines(raw)
+    for _ in range(rng.randint(1, 10)):
+        if lines:
+            del lines[rng.randrange(len(lines))]
+    return b"\n".join(lines)
+
+
+def duplicate_lines(rng: random.Random, raw: bytes) -> bytes:
+    lines = _lines(raw)
+    for _ in range(rng.randint(1, 10)):
+        i = rng.randrange(len(lines))
+        lines[i:i] = [lines[i]] * rng.randint(1, 4)
+    return b"\n".join(lines)
+
+
+def swap_lines(rng: random.Random, raw: bytes) -> bytes:
+    lines = _lines(raw)
+    for _ in range(rng.randint(1, 6)):
+        i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
+        lines[i], lines[j] = lines[j], lines[i]
+    return b"\n".join(lines)
+
+
+_ROW = re.compile(rb"<tr\b.*?</tr>|^\s*\|.*\|\s*$", re.S | re.M | re.I)
+_CELL = re.compile(rb"<t[dh]\b.*?</t[dh]>|(?<=\|)[^|\n]*(?=\|)", re.S | re.I)
+
+
+def _edit_matches(rng: random.Random, raw: bytes, pattern: re.Pattern) -> bytes:
+    matches = list(pattern.finditer(raw))
+    if not matches:
+        return raw
+    for m in sorted(rng.sample(matches, min(len(matches), rng.randint(1, 6))), key=lambda m: -m.start()):
+        piece = raw[m.start():m.end()]
+        choice = rng.randrange(3)
+        replacement = b"" if choice == 0 else piece * 2 if choice == 1 else piece * rng.randint(3, 9)
+        raw = raw[:m.start()] + replacement + raw[m.end():]
+    return raw
+
+
+def edit_rows(rng: random.Random, raw: bytes) -> bytes:
+    return _edit_matches(rng, raw, _ROW)
+
+
+def edit_cells(rng: random.Random, raw: bytes) -> bytes:
+    return _edit_matches(rng, raw, _CELL)
+
+
+_TAG = re.compile(rb"</?[a-zA-Z][^<>]*>")
+_JUNK_TAGS = (b"<table>", b"</table>", b"<tr>", b"</tr>", b"<td>", b"</td>", b"<th>", b"<td rowspan=\"0\">",
+              b"<td rowspan=\"99999999\">", b"<td colspan=\"-3\">", b"<td colspan=\"1e9\">", b"<td rowspan=x>",
+              b"<br", b"<!--", b"-->", b"<![CDATA[", b"<", b">", b"&#xffffffff;", b"&#0;", b"&amp", b"<p>",
+              b"```", b"```c\n", b"|", b"\n|---|---|\n", b"<script>", b"<div>", b"</div>")
+
+
+def break_tags(rng: random.Random, raw: bytes) -> bytes:
+    tags = list(_TAG.finditer(raw))
+    for _ in range(rng.randint(1, 10)):
+        if tags and rng.random() < 0.5:
+            m = rng.choice(tags)
+            cut = rng.randrange(m.start(), m.end())
+            raw = raw[:cut] + raw[m.end():] if rng.random() < 0.5 else raw[:m.start()] + raw[m.start() + 1:]
+            tags = list(_TAG.finditer(raw))
+        else:
+            at = rng.randrange(len(raw) + 1)
+            raw = raw[:at] + rng.choice(_JUNK_TAGS) + raw[at:]
+    return raw
+
+
+_CODECS = ("cp1252", "cp1254", "gbk", "gb18030", "big5", "shift_jis", "utf-16", "utf-16-le", "utf-16-be",
+           "utf-32", "latin-1", "koi8-r")
+
+
+def reencode(rng: random.Random, raw: bytes) -> bytes:
+    text = raw.decode("utf-8", "replace")
+    codec = rng.choice(_CODECS)
+    return text.encode(codec, "replace" if rng.random() < 0.5 else "ignore")
+
+
+def mojibake(rng: random.Random, raw: bytes) -> bytes:
+    # UTF-8 bytes read as a single-byte or GBK codec and written back as UTF-8, once or twice,
+    # over the whole page or a part of it.
+    start = rng.randrange(len(raw) + 1)
+    end = rng.randrange(start, len(raw) + 1) if rng.random() < 0.5 else len(raw)
+    part = raw[start:end]
+    for _ in range(rng.randint(1, 2)):
+        part = part.decode(rng.choice(("cp1252", "latin-1", "gbk", "cp1254")), "replace").encode("utf-8")
+    return raw[:start] + part + raw[end:]
+
+
+def random_bytes(rng: random.Random, raw: bytes) -> bytes:
+    data = bytearray(raw)
+    for _ in range(rng.randint(1, 40)):
+        op = rng.randrange(3)
+        at = rng.randrange(len(data) + 1)
+        if op == 0 and data:
+            data[min(at, len(data) - 1)] = rng.randrange(256)
+        elif op == 1:
+            data[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 16)))
+        else:
+            del data[at:at + rng.randint(1, 16)]
+    return bytes(data)
+
+
+def huge_table(rng: random.Random, raw: bytes) -> bytes:
+    rows, cols = rng.randint(50, HUGE_ROWS), rng.randint(2, 12)
+    cell = rng.choice((b"x", b"FLOAT16\xe3\x80\x81FLOAT", b"self", b"aclTensor*", b"161002",
+                       b"ACLNN_ERR_PARAM_NULLPTR", b"\xe8\xbe\x93\xe5\x85\xa5"))
+    if rng.random() < 0.5:
+        head = b"|" + b"|".join(b"h%d" % i for i in range(cols)) + b"|\n|" + b"---|" * cols + b"\n"
+        table = head + (b"|" + b"|".join([cell] * cols) + b"|\n") * rows
+    else:
+        span = b" rowspan=\"%d\"" % rng.randint(0, rows * 2) if rng.random() < 0.5 else b""
+        table = b"<table><tr>" + b"<th>h</th>" * cols + b"</tr>" + (
+            b"<tr><td" + span + b">" + cell + b"</td>" + (b"<td>" + cell + b"</td>") * (cols - 1) + b"</tr>\n") * rows \
+            + b"</table>\n"
+    at = rng.randrange(len(raw) + 1)
+    return raw[:at] + b"\n" + table + raw[at:]
+
+
+def deep_nesting(rng: random.Random, raw: bytes) -> bytes:
+    depth = rng.randint(50, 3000)
+    kind = rng.randrange(5)
+    if kind == 0:
+        nest = b"<table><tr><td>" * depth + b"x" + b"</td></tr></table>" * rng.randint(0, depth)
+    elif kind == 1:
+        nest = b"<div>" * depth + b"x"
+    elif kind == 2:
+        nest = b"".join(b"  " * i + b"- item\n" for i in range(min(depth, 400)))
+    elif kind == 3:
+        nest = b"> " * depth + b"quote\n"
+    else:
+        nest = b"[" * depth + b"x" + b"](" * depth + b"*" * depth + b"`" * min(depth, 200)
+    at = rng.randrange(len(raw) + 1)
+    return raw[:at] + b"\n" + nest + b"\n" + raw[at:]
+
+
+def long_lines(rng: random.Random, raw: bytes) -> bytes:
+    lines = [line for line in _lines(raw) if line.strip()] or [b"x"]
+    line = rng.choice(lines)
+    piece = line[: max(1, rng.randrange(len(line) + 1))]
+    long_line = piece * max(1, rng.randint(20_000, 200_000 if LONG else 60_000) // len(piece))
+    at = rng.randrange(len(raw) + 1)
+    return raw[:at] + b"\n" + long_line + b"\n" + raw[at:]
+
+
+MUTATIONS = (truncate, delete_lines, duplicate_lines, swap_lines, edit_rows, edit_cells, break_tags, reencode,
+             mojibake, random_bytes, huge_table, deep_nesting, long_lines)
+
+
+# --- the property --------------------------------------------------------------------------------
+
+class Campaign:
+    """Cases tried and the slowest page of one test, kept for the report."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.cases, self.worst, self.worst_case = name, 0, 0.0, ""
+
+    def check(self, raw: bytes, source: str, what: str) -> Page:
+        # CPU time of this process: what the parser costs, whatever else the machine runs.
+        start = time.process_time()
+        try:
+            page = parse_bytes(raw, source)
+        except BaseException as exc:  # noqa: BLE001 - reported with the case that raised it
+            raise AssertionError(f"parse_bytes raised on {what}: {type(exc).__name__}: {exc}") from exc
+        elapsed = time.process_time() - start
+        self.cases += 1
+        if elapsed > self.worst:
+            self.worst, self.worst_case = elapsed, f"{what} ({len(raw)} bytes)"
+        failures = [d.message for d in page.diagnostics if d.code == "parser-failure"]
+        assert not failures, f"parser-failure on {what}: {failures}"
+        assert elapsed < MAX_SECONDS, f"{what}: {elapsed:.2f} s for {len(raw)} bytes"
+        assert isinstance(page, Page) and page.source == source
+        return page
+
+    def report(self) -> None:
+        STATS_DIR.mkdir(parents=True, exist_ok=True)
+        summary = {"test": self.name, "budget": "long" if LONG else "short", "cases": self.cases,
+                   "worst_seconds": round(self.worst, 4), "worst_case": self.worst_case}
+        (STATS_DIR / f"parser-{self.name}.json").write_text(json.dumps(summary, indent=1) + "\n")
+        print(f"\n{self.name}: {self.cases} pages, slowest {self.worst:.3f} CPU s: {self.worst_case}")
+
+
+@pytest.fixture
+def campaign(request):
+    c = Campaign(request.node.name)
+    yield c
+    c.report()
+
+
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=not LONG, database=None,
+                suppress_health_check=list(HealthCheck))
+
+
+def test_seed_and_corpus_pages_parse_clean(campaign):
+    # The unmutated pages: the baseline every mutation starts from.
+    for path, raw in zip(SEEDS, SEED_BYTES):
+        campaign.check(raw, path.name, path.name)
+
+
+def _fuzz(campaign: Campaign, mutations, seed_index: int, rng_seed: int, steps: int) -> None:
+    rng = random.Random(rng_seed)
+    raw = SEED_BYTES[seed_index]
+    applied = []
+    for _ in range(steps):
+        mutation = rng.choice(mutations)
+        applied.append(mutation.__name__)
+        raw = mutation(rng, raw)
+    path = SEEDS[seed_index]
+    # The file's suffix picks the reader (webdump for .txt), so both readers see every mutation.
+    campaign.check(raw, path.name, f"{path.name} after {'+'.join(applied)} (rng seed {rng_seed})")
+
+
+@FUZZ
+@given(seed_index=st.integers(0, len(SEEDS) - 1), rng_seed=st.integers(0, 2**32 - 1), steps=st.integers(1, 4))
+def test_mutated_pages_never_fail(campaign, seed_index, rng_seed, steps):
+    _fuzz(campaign, MUTATIONS, seed_index, rng_seed, steps)
+
+
+@settings(FUZZ, max_examples=max(20, EXAMPLES // 3))
+@given(seed_index=st.integers(0, len(SEEDS) - 1), rng_seed=st.integers(0, 2**32 - 1))
+def test_huge_tables_deep_nesting_and_long_lines_stay_fast(campaign, seed_index, rng_seed):
+    _fuzz(campaign, (huge_table, deep_nesting, long_lines), seed_index, rng_seed, 1)
+
+
+@settings(FUZZ, max_examples=max(20, EXAMPLES // 2))
+@given(seed_index=st.integers(0, len(SEEDS) - 1), rng_seed=st.integers(0, 2**32 - 1))
+def test_other_encodings_and_mojibake(campaign, seed_index, rng_seed):
+    _fuzz(campaign, (reencode, mojibake), seed_index, rng_seed, 1)
+
+
+@settings(FUZZ, max_examples=max(20, EXAMPLES // 2))
+@given(raw=st.binary(max_size=4096), name=st.sampled_from(("fuzz.md", "fuzz.txt", "README.md", "fuzz.html")))
+def test_arbitrary_bytes(campaign, raw, name):
+    campaign.check(raw, name, f"{name}: {raw[:60]!r}")
+
+
+@settings(FUZZ, max_examples=max(20, EXAMPLES // 2))
+@given(pieces=st.lists(st.sampled_from(list("|<>/-`#*\n tdrhable=\"0123456789xé参数名") +
+                                        ["<td>", "</td>", "<tr>", "</tr>", "<table>", "</table>", "```",
+                                         "aclnnStatus ", "aclnnFooGetWorkspaceSize(", "const aclTensor *",
+                                         "rowspan=\"", "colspan=\"", "| --- |", "## "]), max_size=300))
+def test_grammar_soup(campaign, pieces):
+    # Fragments of the pages' own syntax in any order: tables, tags, fences and prototypes.
+    text = "".join(pieces)
+    campaign.check(("# aclnnFoo\n\n" + text).encode("utf-8"), "fuzz.md", repr(text[:80]))

@@ -1,0 +1,66 @@
+"""A page that cannot be parsed never stops `make generate`: it is reported with file:line and left
+out, and the other pages of the directory are generated."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import gen.parse.api_page
+from gen import cli
+from gen.generate import generate
+from gen.ir import Level
+
+ROOT = Path(__file__).resolve().parent.parent
+GOOD = ("leaky_relu_backward", "hardsigmoid_backward")
+
+
+@pytest.fixture
+def docs(tmp_path, monkeypatch) -> Path:
+    """Two good pages with their semantics, a page the parser fails on, and a page of junk bytes."""
+    doc_dir = tmp_path / "docs"
+    doc_dir.mkdir()
+    for name in GOOD:
+        for suffix in (".md", ".toml"):
+            shutil.copy(ROOT / "op_docs" / (name + suffix), doc_dir)
+    # A page that looks like the good ones, but the parser raises inside: the stand-in for any
+    # parser bug, which the last-resort guard of gen.parse must turn into a diagnostic.
+    (doc_dir / "crash.md").write_bytes((ROOT / "op_docs" / "selu_backward.md").read_bytes())
+    (doc_dir / "junk.md").write_bytes(bytes(range(256)) * 8 + b"\n<table><tr><td rowspan=99999>")
+    build = gen.parse.api_page.build_api_page
+
+    def failing(doc, source, diags):
+        if source.endswith("crash.md"):
+            raise IndexError("a bug of the parser")
+        return build(doc, source, diags)
+
+    monkeypatch.setattr(gen.parse.api_page, "build_api_page", failing)
+    return doc_dir
+
+
+def test_the_failing_page_is_reported_with_file_and_line_and_left_out(docs, tmp_path):
+    report = generate(docs, tmp_path / "out", emitters=("gen.emit.ir_json", "gen.emit.headers"))
+    failures = [(source, d) for source, d in report.diagnostics if d.code == "parser-failure"]
+    assert [(Path(source).name, d.level, d.line) for source, d in failures] == [("crash.md", Level.ERROR, 1)]
+    assert "IndexError: a bug of the parser" in failures[0][1].message
+    assert all(api.page.source.endswith(tuple(f"{n}.md" for n in GOOD)) for api in report.model.apis)
+    assert {api.api.name for api in report.model.apis} == {"aclnnLeakyReluBackward", "aclnnHardsigmoidBackward"}
+
+
+def test_the_good_pages_are_generated(docs, tmp_path):
+    out = tmp_path / "out"
+    generate(docs, out, emitters=("gen.emit.ir_json", "gen.emit.headers"))
+    assert sorted(p.name for p in (out / "aclnnop").iterdir()) == \
+        ["aclnn_hardsigmoid_backward.h", "aclnn_leaky_relu_backward.h"]
+    assert (out / "ir" / "leaky_relu_backward.md.json").is_file()
+
+
+def test_make_generate_exits_0_and_prints_file_line(docs, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert cli.main(["generate", str(docs), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert f"{docs / 'crash.md'}:1: error: the page could not be parsed (IndexError" in err
+    assert (out / "aclnn" / "__init__.py").is_file()
+    assert "leaky_relu_backward" in (out / "aclnn" / "__init__.py").read_text()
