@@ -209,11 +209,25 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     return api
 
 
+def _protocol_by_type(params: Sequence[CParam]) -> set[int]:
+    """Positions of the trailing (uint64_t* workspace size, aclOpExecutor** executor) pair, known by
+    their types: pages name them differently (`workspace_size`, `opExecutor`)."""
+    found: set[int] = set()
+    k = len(params) - 1
+    if k >= 0 and params[k].c_type.replace(" ", "") == "aclOpExecutor**":
+        found.add(k)
+        k -= 1
+    if k >= 0 and found and params[k].c_type.replace(" ", "") == "uint64_t*":
+        found.add(k)
+    return found
+
+
 def _caller_params(decl: Declaration, diags: list[Diagnostic]) -> list[CParam]:
     out: list[CParam] = []
     seen: set[str] = set()
-    for p in decl.params:
-        if p.name in vocab.PROTOCOL_PARAMS:
+    trailing = _protocol_by_type(decl.params)
+    for k, p in enumerate(decl.params):
+        if p.name in vocab.PROTOCOL_PARAMS or k in trailing:
             continue
         if p.name in seen:
             diags.append(Diagnostic(Level.WARNING, decl.line, "duplicate-param",
@@ -221,7 +235,7 @@ def _caller_params(decl: Declaration, diags: list[Diagnostic]) -> list[CParam]:
             continue
         seen.add(p.name)
         out.append(p)
-    protocol = [p.name for p in decl.params if p.name in vocab.PROTOCOL_PARAMS]
+    protocol = [p.name for k, p in enumerate(decl.params) if p.name in vocab.PROTOCOL_PARAMS or k in trailing]
     if protocol != ["workspaceSize", "executor"] and decl.params:
         diags.append(Diagnostic(Level.INFO, decl.line, "unusual-workspace-signature",
                                 f"{decl.name} does not end with (workspaceSize, executor)"))

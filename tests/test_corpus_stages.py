@@ -1,0 +1,92 @@
+"""gen.corpus, parse and generate stages and the reports, on a 4-file corpus (no compiler)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gen import corpus
+from gen.emit.model import build_model
+from gen.ir import PageKind
+
+ROOT = Path(__file__).resolve().parents[1]
+STUB = "# aclnnNothing\n\n## 功能说明\n\n暂无\n"
+
+
+@pytest.fixture(scope="module")
+def corpus_dir(tmp_path_factory) -> Path:
+    """Two seed pages (one documents two APIs), an op README linked to one of them, a stub page."""
+    root = tmp_path_factory.mktemp("corpus")
+    for name in ("add.md", "leaky_relu_backward.md", "leaky_relu_grad.README.md"):
+        shutil.copy(ROOT / "op_docs" / name, root / name)
+    (root / "aclnnNothing.md").write_text(STUB, encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def pages(corpus_dir):
+    paths, _ = corpus.find_inputs(corpus_dir)
+    return corpus.merge_readmes(corpus.parse_pages(paths, jobs=1, progress=corpus.no_progress))
+
+
+def test_readme_is_folded_into_the_page_it_links(pages):
+    assert not [p for p in pages if p.kind is PageKind.OP_README]
+    page = next(p for p in pages if p.source.endswith("leaky_relu_backward.md"))
+    assert any(d.code == "merged-from-readme" and "leaky_relu_grad.README.md" in d.message for d in page.diagnostics)
+
+
+def test_each_api_of_a_two_api_page_gets_a_record(pages):
+    records = corpus.page_records(pages)
+    on_add = sorted(r.api for r in records if r.page.endswith("add.md"))
+    assert on_add == ["aclnnAdd", "aclnnInplaceAdd"]
+    assert all(r.parsed for r in records if r.api)
+
+
+def test_stub_page_is_a_record_without_api_saying_why(pages):
+    records = corpus.page_records(pages)
+    stub = [r for r in records if r.page.endswith("aclnnNothing.md")]
+    assert len(stub) == 1 and stub[0].api is None and not stub[0].parsed
+    assert "stub-page" in stub[0].reason
+
+
+def test_generate_writes_bindings_and_sim_units(pages, tmp_path):
+    model = build_model([p for p in pages if p.kind is PageKind.API_PAGE])
+    corpus.emit(model, tmp_path)
+    unit = (tmp_path / "bindings" / "ops_000.cpp").read_text()
+    assert "// ---- aclnnInplaceAdd (" in unit and "// ---- aclnnLeakyReluBackward (" in unit
+    assert (tmp_path / "tests" / "test_inplace_add.py").exists()
+    assert not (tmp_path / "ir").exists()  # ir_json is skipped: corpus pages share file names
+
+
+def test_same_python_name_keeps_the_first(pages):
+    model = build_model([p for p in pages if p.kind is PageKind.API_PAGE])
+    twin = model.apis[0]
+    renamed = dataclasses.replace(twin, api=dataclasses.replace(twin.api, name=twin.name.upper().replace("ACLNN", "aclnn")))
+    assert renamed.python_name == twin.python_name and renamed.name != twin.name
+    doubled = dataclasses.replace(model, apis=model.apis + (renamed,))
+    kept = corpus.distinct_python_names(doubled)
+    assert [b.name for b in kept.apis] == [b.name for b in model.apis]
+    assert kept.skipped[-1].what == renamed.name and twin.name in kept.skipped[-1].reason
+
+
+def test_reports_count_each_api_once_and_say_why_not(tmp_path):
+    records = [
+        corpus.Record("aclnnA", "x/aclnnA.md", parsed=True, generated=True, compiled=True, phase1_ok=True, status=0),
+        corpus.Record("aclnnA", "y/aclnnA_en.md", parsed=True, generated=True, compiled=True, phase1_ok=True,
+                      status=0, bound_from="x/aclnnA.md"),
+        corpus.Record("aclnnB", "x/aclnnB.md", parsed=True, generated=True, compiled=False,
+                      reason="compile error: 'x' was not declared in this scope"),
+        corpus.Record(None, "x/aclnnStub.md", reason="no API: stub-page: the page is a stub"),
+    ]
+    corpus.write_reports(records, corpus.Figures(wall_seconds=1.0), tmp_path, pages=4)
+    data = json.loads((tmp_path / "corpus-report.json").read_text())
+    assert data["totals"]["apis"] == 2 and data["totals"]["apis_compiled"] == 1
+    assert data["totals"]["compiled_pct_of_parsed"] == 50.0
+    assert data["totals"]["pages_without_api"] == 1
+    assert {"api", "page", "parsed", "generated", "compiled", "phase1_ok", "reason"} <= set(data["apis"][0])
+    text = (tmp_path / "corpus-report.md").read_text()
+    assert "| aclnnB | x/aclnnB.md | yes | yes | **no** | **no** | compile error:" in text
