@@ -79,12 +79,12 @@ corpus: $(VENV_STAMP)
 bench: build
 	$(PY) -m bench
 
-# The fuzzers with a long budget (make test runs them briefly).
+# The fuzzers with a long budget (make test runs them briefly); figures in build/fuzz/*.json.
 fuzz: build
 	FUZZ_BUDGET=long $(PYTEST) -n $(JOBS) tests/test_fuzz_parser.py tests/test_fuzz_bindings.py
 
 # ASan + UBSan build of the simulator and the extension, running the generated suites and the fuzzers.
-asan: $(VENV_STAMP)
+asan: generate
 	$(PY) -m tests.asan
 
 clean:
