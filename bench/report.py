@@ -71,7 +71,7 @@ def table(results: dict) -> str:
         inc = build["incremental"]
         lines += [
             _plain("build: CPU s per API binding (cold, marginal)", build["cpu_s_per_api"], "CPU s",
-                   note=f"{c['apis']} corpus APIs ({c['pages']} pages) vs {build['seed']['apis']} seed APIs"),
+                   note=f"{c['apis']} corpus APIs ({c['pages']} pages) vs {build['seed']['apis']} seed API"),
             _plain("build: fixed cost (runtime, PCH, link)", build["fixed_cpu_s"], "CPU s",
                    note=f"+ configure {build['seed']['configure_cpu_s']:.1f} CPU s"),
             _plain(f"build: cold, {c['apis']} APIs", c["cpu_s"], "CPU s", note=f"{c['wall_s']:.0f} s wall, -j{build['jobs']}"),
