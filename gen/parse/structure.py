@@ -144,6 +144,18 @@ def _repair_fences(text: str, doc: Document) -> str:
     for i, line in enumerate(lines):
         match = _FENCE_LINE.match(line)
         if not match:
+            closer = _code_then_closer(line, open_fence)
+            if closer and (i + 1 == len(lines) or not lines[i + 1].strip()):
+                # "}```" at the end of a block: the code stays, the fence moves to the blank (or
+                # new last) line after it, so no line number of the page shifts.
+                lines[i] = closer
+                if i + 1 == len(lines):
+                    lines.append(open_fence)
+                else:
+                    lines[i + 1] = open_fence
+                changed = True
+                doc.notes.append(("warning", i + 1, "fence-closed-after-code",
+                                  f"a code fence is closed at the end of the code line {line.strip()!r}"))
             continue
         indent, fence, rest = match.groups()
         if not open_fence:
@@ -159,6 +171,14 @@ def _repair_fences(text: str, doc: Document) -> str:
                     continue
             open_fence = ""
     return "\n".join(lines) if changed else text
+
+
+def _code_then_closer(line: str, open_fence: str) -> str:
+    """The code of a line that ends an open fence's code with its closing backticks ("}```"), else ""."""
+    if not open_fence or not line.rstrip().endswith(open_fence):
+        return ""
+    code = line.rstrip()[: -len(open_fence)]
+    return code if code.strip() and not code.endswith(open_fence[0]) else ""
 
 
 def _html_table_spans(text: str) -> list[tuple[int, int, bool]]:
