@@ -11,13 +11,19 @@ set(ACLNN_BINDING_SOURCES
 
 # The pages' examples: generated/examples/<name>.cpp
 set(ACLNN_EXAMPLES
+  abs
+  add
+  div
   elu_backward
   gelu_backward
   hardsigmoid_backward
   hardswish_backward
   hardtanh_backward
+  inplace_mul
+  inplace_sub
   leaky_relu_backward
   mish_backward
+  mul
   selu_backward
   sigmoid_backward
   silu_backward

@@ -403,6 +403,24 @@ class Planner:
         dtypes = self.uniform_dtypes(dtype)
         values = {**self.values.values, **{s: _scalar_value(DType(dtypes[s]), self.values.values[s])
                                            for s in self.bound_scalars}}
+        return self.with_integral_scalars(dtypes, values)
+
+    def with_integral_scalars(self, dtypes: dict[str, str], values: dict[str, Any]) -> dict[str, Any]:
+        """The free scalars (bound to no tensor's dtype) as integers (bools) when every tensor input
+        is integral (bool): the example's fractional value ("alpha = 1.2") cannot be cast to an
+        integral computation, which pages list as an error ("alpha无法转换为self和other推导后的数据类型")."""
+        tensors = [DType(dtypes[p.name]) for p in self.tensor_inputs if p.name in dtypes]
+        if not tensors or not all(d.is_integral or d is DType.BOOL for d in tensors):
+            return {"dtypes": dtypes, "values": values}
+        family = next((d for d in tensors if d is not DType.BOOL), DType.BOOL)
+        dtypes, values = dict(dtypes), dict(values)
+        for p in self.api.inputs:
+            if p.kind is ParamKind.SCALAR and p.name not in self.bound_scalars and p.name in values:
+                value = values[p.name]
+                if isinstance(value, float) or (family is DType.BOOL and not isinstance(value, bool)):
+                    values[p.name] = _scalar_value(family, value)
+                    if family in documented_dtypes(p):
+                        dtypes[p.name] = family.value
         return {"dtypes": dtypes, "values": values}
 
     def shapes(self, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
@@ -464,8 +482,24 @@ class Planner:
                 groups.append(CaseGroup(name, title, tuple(cases)))
         return groups
 
+    def unallocatable(self, dtype: DType) -> str:
+        """Why an output cannot be allocated for inputs in `dtype` (aclnnAbs: self lists COMPLEX64,
+        out lists no complex dtype, and the page does not say which dtype out then has), else ""."""
+        for index, p in enumerate(self.api.params):
+            if p.direction is not Direction.OUT or p.kind is not ParamKind.TENSOR:
+                continue
+            plan = output_plan(self.api, index)
+            if plan.dtype_must_be_documented and plan.documented and dtype not in plan.documented:
+                return (f"the page lists {dtype.value} for {self.lead.name if self.lead else 'the inputs'} but not for "
+                        f"{p.name}, and does not say which dtype {p.name} then has")
+        return ""
+
+    @property
+    def computable_dtypes(self) -> list[DType]:
+        return [d for d in self.lead_dtypes if not self.unallocatable(d)]
+
     def dtype_cases(self) -> list[Case]:
-        cases = [replace(self.base, id=d.value, **self.at_dtype(d)) for d in self.lead_dtypes]
+        cases = [replace(self.base, id=d.value, skip=self.unallocatable(d), **self.at_dtype(d)) for d in self.lead_dtypes]
         cases += [replace(self.base, id=d.value, skip=f"NumPy cannot hold {d.value}") for d in self.inexpressible]
         return cases or [self.base]
 
@@ -474,11 +508,21 @@ class Planner:
         if pair is None:
             return []
         a, b = pair
+        # Not every pair (12 dtypes give 132): each dtype against the base dtype in both places,
+        # and each with the next one listed (integral with integral, 16-bit with 16-bit, ...).
+        listed_a = [d for d in documented_dtypes(a) if d in EXPRESSIBLE]
+        listed_b = [d for d in documented_dtypes(b) if d in EXPRESSIBLE]
+        pairs = [(self.base_dtype, d) for d in listed_b] + [(d, self.base_dtype) for d in listed_a]
+        pairs += [(da, db) for da, db in zip(listed_a, listed_b[1:])]
         cases = []
-        for da in (d for d in documented_dtypes(a) if d in EXPRESSIBLE):
-            for db in (d for d in documented_dtypes(b) if d in EXPRESSIBLE and d is not da):
-                dtypes = {**self.uniform_dtypes(self.base_dtype), a.name: da.value, b.name: db.value}
-                cases.append(replace(self.base, id=f"{a.name}={da.value}-{b.name}={db.value}", dtypes=dtypes))
+        for da, db in dict.fromkeys(pairs):
+            if da is db or da not in listed_a or db not in listed_b:
+                continue
+            if a.direction is Direction.INOUT and not castable(db, da):
+                continue  # the promoted result cannot be written back into selfRef: an error, not a golden
+            dtypes = {**self.uniform_dtypes(self.base_dtype), a.name: da.value, b.name: db.value}
+            cases.append(replace(self.base, id=f"{a.name}={da.value}-{b.name}={db.value}",
+                                 **self.with_integral_scalars(dtypes, self.base.values)))
         return cases
 
     def out_dtype_cases(self) -> list[Case]:
@@ -499,8 +543,16 @@ class Planner:
                       - {self.base_rank})
 
     def rank_cases(self) -> list[Case]:
+        """Every rank in the base dtype; every other dtype at one rank (taken in turn), not every
+        rank in every dtype: the dtypes are the dtype cases' concern."""
+        ranks = self.rank_values()
+        if not ranks:
+            return []
+        pairs = [(r, self.base_dtype) for r in ranks]
+        others = [d for d in self.computable_dtypes if d is not self.base_dtype]
+        pairs += [(ranks[i % len(ranks)], d) for i, d in enumerate(others)]
         return [replace(self.base, id=f"rank{r}-{d.value}", shapes=self.shapes(SHAPES[r]), **self.at_dtype(d))
-                for r in self.rank_values() for d in self.lead_dtypes]
+                for r, d in sorted(pairs, key=lambda rd: rd[0])]
 
     def layout_cases(self) -> list[Case]:
         eligible = tuple(p.name for p in self.tensor_inputs if p.noncontiguous)
@@ -511,7 +563,10 @@ class Planner:
             for layout in NONCONTIGUOUS_LAYOUTS:
                 if layout == "transposed" and rank < 2 or layout == "strided" and rank < 1:
                     continue
-                for d in self.lead_dtypes:
+                # Every dtype through one layout (each dtype has its own gather), the others in
+                # the base dtype.
+                dtypes = self.computable_dtypes if layout == "strided" else [self.base_dtype]
+                for d in dtypes:
                     cases.append(replace(self.base, id=f"{layout}-{d.value}", shapes=self.shapes(SHAPES[rank]),
                                          layout=layout, noncontiguous=eligible, **self.at_dtype(d)))
         cases.append(replace(self.base, id=f"device-{self.base_dtype.value}", layout="device"))
@@ -538,8 +593,10 @@ class Planner:
             return []
         a, b = pair
         # An input an output must have the same shape as takes the broadcast shape itself.
+        # So does an in-place tensor (selfRef): it holds the result.
         pinned = {p.name for p in self.tensor_inputs for o in self.tensor_outs
                   if related(p, o, RelationKind.SAME_SHAPE)}
+        pinned |= {p.name for p in self.tensor_inputs if p.direction is Direction.INOUT}
         cases = []
         for sa, sb in BROADCAST_PAIRS:
             full = _broadcast(sa, sb)
@@ -560,6 +617,8 @@ class Planner:
             for d in documented_dtypes(p):
                 if d not in EXPRESSIBLE:
                     continue
+                if tensor is None and not castable(d, self.base_dtype):
+                    continue  # a call the library rejects (a complex alpha to a real sum): an error row's case
                 if tensor is None:
                     value = _scalar_value(d, self.values.values[p.name])
                     cases.append(replace(self.base, id=f"{p.name}={d.value}", dtypes={**self.base.dtypes, p.name: d.value},
@@ -621,7 +680,9 @@ class Planner:
                 if p.direction is Direction.OUT:
                     cases.append(replace(base, id=f"{p.name}={UNDOCUMENTED}", out={p.name: UNDOCUMENTED}))
                 else:
-                    cases.append(replace(base, id=f"{p.name}={UNDOCUMENTED}", dtypes={**base.dtypes, p.name: UNDOCUMENTED}))
+                    # out= given: an output the binding would derive from an undocumented dtype cannot be allocated
+                    cases.append(replace(base, id=f"{p.name}={UNDOCUMENTED}", dtypes={**base.dtypes, p.name: UNDOCUMENTED},
+                                         out={o.name: self._out_dtype(o) for o in self.tensor_outs}))
             return cases, "every dtype NumPy can hold is documented for the parameters it names"
         if category is ErrorCategory.RANK:
             cases = []

@@ -159,7 +159,9 @@ def rng_for(op: Op, case: Case, param: str) -> np.random.Generator:
 def random_array(rng: np.random.Generator, dtype: str, shape: tuple[int, ...], domain: tuple[float, float]) -> np.ndarray:
     numpy_dtype = NUMPY_DTYPES[dtype]
     low, high = domain
-    if dtype == "BOOL":
+    if dtype == "BOOL":  # a domain without 0 (a divisor's) gives only true, one without 1 only false
+        if low > 0 or high < 1:
+            return np.full(shape, low > 0)
         return rng.random(shape) < 0.5
     if dtype in FLOATING:
         return rng.uniform(low, high, shape).astype(numpy_dtype)

@@ -59,30 +59,20 @@ OUT_DTYPES = [
 
 # Ranks at the documented bounds and between, in every dtype.
 RANKS = [
-    BASE.but('rank0-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, shapes={'gradOutput': (), 'self': ()}),
-    BASE.but('rank0-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, shapes={'gradOutput': (), 'self': ()}),
     BASE.but('rank0-FLOAT', shapes={'gradOutput': (), 'self': ()}),
-    BASE.but('rank1-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, shapes={'gradOutput': (5,), 'self': (5,)}),
-    BASE.but('rank1-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, shapes={'gradOutput': (5,), 'self': (5,)}),
+    BASE.but('rank0-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, shapes={'gradOutput': (), 'self': ()}),
     BASE.but('rank1-FLOAT', shapes={'gradOutput': (5,), 'self': (5,)}),
-    BASE.but('rank4-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 1, 4), 'self': (2, 3, 1, 4)}),
-    BASE.but('rank4-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 1, 4), 'self': (2, 3, 1, 4)}),
+    BASE.but('rank1-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, shapes={'gradOutput': (5,), 'self': (5,)}),
     BASE.but('rank4-FLOAT', shapes={'gradOutput': (2, 3, 1, 4), 'self': (2, 3, 1, 4)}),
-    BASE.but('rank8-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, shapes={'gradOutput': (2, 1, 2, 1, 3, 1, 2, 2), 'self': (2, 1, 2, 1, 3, 1, 2, 2)}),
-    BASE.but('rank8-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, shapes={'gradOutput': (2, 1, 2, 1, 3, 1, 2, 2), 'self': (2, 1, 2, 1, 3, 1, 2, 2)}),
     BASE.but('rank8-FLOAT', shapes={'gradOutput': (2, 1, 2, 1, 3, 1, 2, 2), 'self': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) and device-resident ones.
 LAYOUTS = [
-    BASE.but('transposed-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'self')),
-    BASE.but('transposed-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'self')),
     BASE.but('transposed-FLOAT', shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'self')),
     BASE.but('strided-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'self')),
     BASE.but('strided-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'self')),
     BASE.but('strided-FLOAT', shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'self')),
-    BASE.but('offset-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'self')),
-    BASE.but('offset-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'self')),
     BASE.but('offset-FLOAT', shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'self')),
     BASE.but('device-FLOAT', layout='device'),
 ]
@@ -139,8 +129,8 @@ def test_error_row1_null_pointer(op, case):
 
 # line 176: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput和self的数据类型不在支持的范围之内。
 @pytest.mark.parametrize("case", [
-    BASE.but('gradOutput=<undocumented>', dtypes={'gradOutput': '<undocumented>'}),
-    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}),
+    BASE.but('gradOutput=<undocumented>', dtypes={'gradOutput': '<undocumented>'}, out={'out': 'FLOAT'}),
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)

@@ -67,38 +67,22 @@ OUT_DTYPES = [
 RANKS = [
     BASE.but('rank1-FLOAT', shapes={'gradOutput': (5,), 'result': (5,)}),
     BASE.but('rank1-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'result': 'FLOAT16'}, shapes={'gradOutput': (5,), 'result': (5,)}),
-    BASE.but('rank1-INT32', dtypes={'gradOutput': 'INT32', 'result': 'INT32'}, shapes={'gradOutput': (5,), 'result': (5,)}),
-    BASE.but('rank1-INT8', dtypes={'gradOutput': 'INT8', 'result': 'INT8'}, shapes={'gradOutput': (5,), 'result': (5,)}),
     BASE.but('rank1-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'result': 'BFLOAT16'}, shapes={'gradOutput': (5,), 'result': (5,)}),
     BASE.but('rank5-FLOAT', shapes={'gradOutput': (2, 1, 3, 2, 2), 'result': (2, 1, 3, 2, 2)}),
-    BASE.but('rank5-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'result': 'FLOAT16'}, shapes={'gradOutput': (2, 1, 3, 2, 2), 'result': (2, 1, 3, 2, 2)}),
     BASE.but('rank5-INT32', dtypes={'gradOutput': 'INT32', 'result': 'INT32'}, shapes={'gradOutput': (2, 1, 3, 2, 2), 'result': (2, 1, 3, 2, 2)}),
-    BASE.but('rank5-INT8', dtypes={'gradOutput': 'INT8', 'result': 'INT8'}, shapes={'gradOutput': (2, 1, 3, 2, 2), 'result': (2, 1, 3, 2, 2)}),
-    BASE.but('rank5-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'result': 'BFLOAT16'}, shapes={'gradOutput': (2, 1, 3, 2, 2), 'result': (2, 1, 3, 2, 2)}),
     BASE.but('rank8-FLOAT', shapes={'gradOutput': (2, 1, 2, 1, 3, 1, 2, 2), 'result': (2, 1, 2, 1, 3, 1, 2, 2)}),
-    BASE.but('rank8-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'result': 'FLOAT16'}, shapes={'gradOutput': (2, 1, 2, 1, 3, 1, 2, 2), 'result': (2, 1, 2, 1, 3, 1, 2, 2)}),
-    BASE.but('rank8-INT32', dtypes={'gradOutput': 'INT32', 'result': 'INT32'}, shapes={'gradOutput': (2, 1, 2, 1, 3, 1, 2, 2), 'result': (2, 1, 2, 1, 3, 1, 2, 2)}),
     BASE.but('rank8-INT8', dtypes={'gradOutput': 'INT8', 'result': 'INT8'}, shapes={'gradOutput': (2, 1, 2, 1, 3, 1, 2, 2), 'result': (2, 1, 2, 1, 3, 1, 2, 2)}),
-    BASE.but('rank8-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'result': 'BFLOAT16'}, shapes={'gradOutput': (2, 1, 2, 1, 3, 1, 2, 2), 'result': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', shapes={'gradOutput': (2, 3, 4), 'result': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'result')),
-    BASE.but('transposed-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'result': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'result': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'result')),
-    BASE.but('transposed-INT32', dtypes={'gradOutput': 'INT32', 'result': 'INT32'}, shapes={'gradOutput': (2, 3, 4), 'result': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'result')),
-    BASE.but('transposed-INT8', dtypes={'gradOutput': 'INT8', 'result': 'INT8'}, shapes={'gradOutput': (2, 3, 4), 'result': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'result')),
-    BASE.but('transposed-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'result': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'result': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'result')),
     BASE.but('strided-FLOAT', shapes={'gradOutput': (2, 3, 4), 'result': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'result')),
     BASE.but('strided-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'result': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'result': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'result')),
     BASE.but('strided-INT32', dtypes={'gradOutput': 'INT32', 'result': 'INT32'}, shapes={'gradOutput': (2, 3, 4), 'result': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'result')),
     BASE.but('strided-INT8', dtypes={'gradOutput': 'INT8', 'result': 'INT8'}, shapes={'gradOutput': (2, 3, 4), 'result': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'result')),
     BASE.but('strided-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'result': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'result': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'result')),
     BASE.but('offset-FLOAT', shapes={'gradOutput': (2, 3, 4), 'result': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'result')),
-    BASE.but('offset-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'result': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'result': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'result')),
-    BASE.but('offset-INT32', dtypes={'gradOutput': 'INT32', 'result': 'INT32'}, shapes={'gradOutput': (2, 3, 4), 'result': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'result')),
-    BASE.but('offset-INT8', dtypes={'gradOutput': 'INT8', 'result': 'INT8'}, shapes={'gradOutput': (2, 3, 4), 'result': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'result')),
-    BASE.but('offset-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'result': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'result': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'result')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 
@@ -154,8 +138,8 @@ def test_error_row1_null_pointer(op, case):
 
 # line 166: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput、result、gradInput的数据类型和数据格式不在支持的范围之内。
 @pytest.mark.parametrize("case", [
-    BASE.but('gradOutput=<undocumented>', dtypes={'gradOutput': '<undocumented>'}),
-    BASE.but('result=<undocumented>', dtypes={'result': '<undocumented>'}),
+    BASE.but('gradOutput=<undocumented>', dtypes={'gradOutput': '<undocumented>'}, out={'gradInput': 'FLOAT'}),
+    BASE.but('result=<undocumented>', dtypes={'result': '<undocumented>'}, out={'gradInput': 'FLOAT'}),
     BASE.but('gradInput=<undocumented>', out={'gradInput': '<undocumented>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):

@@ -72,32 +72,17 @@ OUT_DTYPES = [
 RANKS = [
     BASE.but('rank1-FLOAT', shapes={'gradOutput': (5,), 'output': (5,)}),
     BASE.but('rank1-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'output': 'FLOAT16'}, shapes={'gradOutput': (5,), 'output': (5,)}),
-    BASE.but('rank1-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'output': 'BFLOAT16'}, shapes={'gradOutput': (5,), 'output': (5,)}),
-    BASE.but('rank1-DOUBLE', dtypes={'gradOutput': 'DOUBLE', 'output': 'DOUBLE'}, shapes={'gradOutput': (5,), 'output': (5,)}),
     BASE.but('rank1-COMPLEX64', dtypes={'gradOutput': 'COMPLEX64', 'output': 'COMPLEX64'}, shapes={'gradOutput': (5,), 'output': (5,)}),
-    BASE.but('rank1-COMPLEX128', dtypes={'gradOutput': 'COMPLEX128', 'output': 'COMPLEX128'}, shapes={'gradOutput': (5,), 'output': (5,)}),
     BASE.but('rank5-FLOAT', shapes={'gradOutput': (2, 1, 3, 2, 2), 'output': (2, 1, 3, 2, 2)}),
-    BASE.but('rank5-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'output': 'FLOAT16'}, shapes={'gradOutput': (2, 1, 3, 2, 2), 'output': (2, 1, 3, 2, 2)}),
     BASE.but('rank5-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'output': 'BFLOAT16'}, shapes={'gradOutput': (2, 1, 3, 2, 2), 'output': (2, 1, 3, 2, 2)}),
-    BASE.but('rank5-DOUBLE', dtypes={'gradOutput': 'DOUBLE', 'output': 'DOUBLE'}, shapes={'gradOutput': (2, 1, 3, 2, 2), 'output': (2, 1, 3, 2, 2)}),
-    BASE.but('rank5-COMPLEX64', dtypes={'gradOutput': 'COMPLEX64', 'output': 'COMPLEX64'}, shapes={'gradOutput': (2, 1, 3, 2, 2), 'output': (2, 1, 3, 2, 2)}),
     BASE.but('rank5-COMPLEX128', dtypes={'gradOutput': 'COMPLEX128', 'output': 'COMPLEX128'}, shapes={'gradOutput': (2, 1, 3, 2, 2), 'output': (2, 1, 3, 2, 2)}),
     BASE.but('rank8-FLOAT', shapes={'gradOutput': (2, 1, 2, 1, 3, 1, 2, 2), 'output': (2, 1, 2, 1, 3, 1, 2, 2)}),
-    BASE.but('rank8-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'output': 'FLOAT16'}, shapes={'gradOutput': (2, 1, 2, 1, 3, 1, 2, 2), 'output': (2, 1, 2, 1, 3, 1, 2, 2)}),
-    BASE.but('rank8-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'output': 'BFLOAT16'}, shapes={'gradOutput': (2, 1, 2, 1, 3, 1, 2, 2), 'output': (2, 1, 2, 1, 3, 1, 2, 2)}),
     BASE.but('rank8-DOUBLE', dtypes={'gradOutput': 'DOUBLE', 'output': 'DOUBLE'}, shapes={'gradOutput': (2, 1, 2, 1, 3, 1, 2, 2), 'output': (2, 1, 2, 1, 3, 1, 2, 2)}),
-    BASE.but('rank8-COMPLEX64', dtypes={'gradOutput': 'COMPLEX64', 'output': 'COMPLEX64'}, shapes={'gradOutput': (2, 1, 2, 1, 3, 1, 2, 2), 'output': (2, 1, 2, 1, 3, 1, 2, 2)}),
-    BASE.but('rank8-COMPLEX128', dtypes={'gradOutput': 'COMPLEX128', 'output': 'COMPLEX128'}, shapes={'gradOutput': (2, 1, 2, 1, 3, 1, 2, 2), 'output': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'output')),
-    BASE.but('transposed-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'output': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'output')),
-    BASE.but('transposed-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'output': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'output')),
-    BASE.but('transposed-DOUBLE', dtypes={'gradOutput': 'DOUBLE', 'output': 'DOUBLE'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'output')),
-    BASE.but('transposed-COMPLEX64', dtypes={'gradOutput': 'COMPLEX64', 'output': 'COMPLEX64'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'output')),
-    BASE.but('transposed-COMPLEX128', dtypes={'gradOutput': 'COMPLEX128', 'output': 'COMPLEX128'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'output')),
     BASE.but('strided-FLOAT', shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'output')),
     BASE.but('strided-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'output': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'output')),
     BASE.but('strided-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'output': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'output')),
@@ -105,11 +90,6 @@ LAYOUTS = [
     BASE.but('strided-COMPLEX64', dtypes={'gradOutput': 'COMPLEX64', 'output': 'COMPLEX64'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'output')),
     BASE.but('strided-COMPLEX128', dtypes={'gradOutput': 'COMPLEX128', 'output': 'COMPLEX128'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'output')),
     BASE.but('offset-FLOAT', shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'output')),
-    BASE.but('offset-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'output': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'output')),
-    BASE.but('offset-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'output': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'output')),
-    BASE.but('offset-DOUBLE', dtypes={'gradOutput': 'DOUBLE', 'output': 'DOUBLE'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'output')),
-    BASE.but('offset-COMPLEX64', dtypes={'gradOutput': 'COMPLEX64', 'output': 'COMPLEX64'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'output')),
-    BASE.but('offset-COMPLEX128', dtypes={'gradOutput': 'COMPLEX128', 'output': 'COMPLEX128'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'output')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 
@@ -190,8 +170,8 @@ def test_error_row1_null_pointer(op, case):
 
 # line 172: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput、output或gradInput的数据类型和数据格式不在支持的范围之内。
 @pytest.mark.parametrize("case", [
-    BASE.but('gradOutput=<undocumented>', dtypes={'gradOutput': '<undocumented>'}),
-    BASE.but('output=<undocumented>', dtypes={'output': '<undocumented>'}),
+    BASE.but('gradOutput=<undocumented>', dtypes={'gradOutput': '<undocumented>'}, out={'gradInput': 'FLOAT'}),
+    BASE.but('output=<undocumented>', dtypes={'output': '<undocumented>'}, out={'gradInput': 'FLOAT'}),
     BASE.but('gradInput=<undocumented>', out={'gradInput': '<undocumented>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):

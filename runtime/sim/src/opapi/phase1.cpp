@@ -468,6 +468,20 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
     }
   }
   const DTypeInfo* info = FindDType(promoted);
+  // A complex scalar cannot be cast to a real computation (互转换关系: no narrowing from complex;
+  // aclnnAdd's error row "alpha无法转换为self和other推导后的数据类型").
+  if (info && info->category != DTypeCategory::kComplex) {
+    for (int i = 0; i < spec.param_count; ++i) {
+      const Call::Param& p = call.params[i];
+      if (spec.params[i].kind != ParamKind::kScalar || !p.present) continue;
+      const DTypeInfo* s = FindDType(p.scalar.dtype);
+      if (s && s->category == DTypeCategory::kComplex) {
+        return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[i].name) + ": a " + DTypeName(p.scalar.dtype) +
+                                                      " scalar cannot be cast to the computation's dtype " +
+                                                      DTypeName(promoted));
+      }
+    }
+  }
   if (info && (info->category == DTypeCategory::kBool || info->category == DTypeCategory::kSigned ||
                info->category == DTypeCategory::kUnsigned)) {
     for (int i = 0; i < spec.param_count; ++i) {
