@@ -15,15 +15,22 @@ set(ACLNN_EXAMPLES
   add
   div
   elu_backward
+  exp
   gelu_backward
   hardsigmoid_backward
   hardswish_backward
   hardtanh_backward
+  inplace_log
   inplace_mul
+  inplace_neg
+  inplace_rsqrt
+  inplace_sqrt
   inplace_sub
   leaky_relu_backward
+  log
   mish_backward
   mul
+  neg
   selu_backward
   sigmoid_backward
   silu_backward

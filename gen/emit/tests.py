@@ -705,8 +705,12 @@ class Planner:
                 if p.direction is Direction.OUT:
                     cases.append(replace(base, id=f"{p.name}-shape", out={p.name: self._out_dtype(p)},
                                          out_shapes={p.name: MISMATCHED_SHAPE}))
-                elif len(self.tensor_inputs) > 1 or self.tensor_outs:
+                elif len(self.tensor_inputs) > 1:
                     cases.append(replace(base, id=f"{p.name}-shape", shapes={**base.shapes, p.name: MISMATCHED_SHAPE}))
+                elif self.tensor_outs:  # the one input against outputs of the base shape (allocated, they would follow it)
+                    cases.append(replace(base, id=f"{p.name}-shape", shapes={**base.shapes, p.name: MISMATCHED_SHAPE},
+                                         out={o.name: self._out_dtype(o) for o in self.tensor_outs},
+                                         out_shapes={o.name: self.base_shape for o in self.tensor_outs}))
             return cases, "it names no tensor whose shape can be made to disagree"
         if category is ErrorCategory.NOT_CASTABLE:
             cases = []

@@ -467,6 +467,14 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
       return not_simulated("for the dtypes of " + NameList(spec, inputs) + " (no promoted dtype)");
     }
   }
+  // The result is written in the output's dtype: it must be castable from the inputs' promoted
+  // dtype (互转换关系), as pages state whether or not their notes relate the two ("out的数据类型
+  // 需要是self可转换的数据类型", aclnnNeg).
+  if (!inputs.empty() && !CanCast(promoted, out.dtype)) {
+    return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[out_index].name) + ": dtype " + DTypeName(out.dtype) +
+                                                  " is not castable from the promoted dtype " + DTypeName(promoted) +
+                                                  " of " + NameList(spec, inputs) + " (互转换关系)");
+  }
   const DTypeInfo* info = FindDType(promoted);
   // A complex scalar cannot be cast to a real computation (互转换关系: no narrowing from complex;
   // aclnnAdd's error row "alpha无法转换为self和other推导后的数据类型").
