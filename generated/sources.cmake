@@ -20,18 +20,25 @@ set(ACLNN_EXAMPLES
   hardsigmoid_backward
   hardswish_backward
   hardtanh_backward
+  inplace_leaky_relu
   inplace_log
   inplace_mul
   inplace_neg
+  inplace_relu
   inplace_rsqrt
+  inplace_sigmoid
   inplace_sqrt
   inplace_sub
+  inplace_tanh
+  leaky_relu
   leaky_relu_backward
   log
   mish_backward
   mul
   neg
+  relu
   selu_backward
+  sigmoid
   sigmoid_backward
   silu_backward
   softplus_backward
