@@ -65,9 +65,10 @@ def test_every_generated_file_compiles_and_is_deterministic(tmp_path):
     assert first.written == second.written
 
 
-def test_seed_ops_yield_at_least_150_cases(seeds):
+def test_seed_ops_yield_at_least_100_cases(seeds):
+    # Ranks, layouts and promotions are sampled, not crossed with every dtype (make test's budget).
     counts = {name: suite.case_count for name, suite in seeds.items()}
-    assert sum(counts.values()) >= 150, counts
+    assert sum(counts.values()) >= 100, counts
 
 
 # ---- valid calls --------------------------------------------------------------------------------------
@@ -112,7 +113,8 @@ def test_broadcasting_only_where_a_relation_allows_it(seeds):
 
 def test_mixed_dtypes_only_where_they_promote(seeds):
     promoted = group(seeds["leaky_relu_backward"], "promotion").cases
-    assert len(promoted) == 12 and promoted[0].dtypes == {"gradOutput": "FLOAT", "self": "FLOAT16"}
+    assert promoted[0].dtypes == {"gradOutput": "FLOAT", "self": "FLOAT16"}
+    assert all(len(set(c.dtypes.values())) == 2 for c in promoted)
     assert "promotion" not in [g.name for g in seeds["selu_backward"].groups]  # same dtype
 
 
@@ -170,7 +172,7 @@ def test_null_pointer_of_outputs_only_is_skipped_with_the_row():
 def test_unsupported_dtype_asks_for_an_undocumented_dtype_per_named_param(seeds):
     test = error_test(seeds["selu_backward"], ErrorCategory.UNSUPPORTED_DTYPE)
     assert [(c.dtypes.get("gradOutput"), c.dtypes.get("result"), c.out) for c in test.cases] == [
-        (emitter.UNDOCUMENTED, "FLOAT", {}), ("FLOAT", emitter.UNDOCUMENTED, {}),
+        (emitter.UNDOCUMENTED, "FLOAT", {"gradInput": "FLOAT"}), ("FLOAT", emitter.UNDOCUMENTED, {"gradInput": "FLOAT"}),
         ("FLOAT", "FLOAT", {"gradInput": emitter.UNDOCUMENTED})]
 
 
@@ -204,8 +206,11 @@ def test_empty_row_empties_the_input_that_forbids_it():
     assert [c.shapes for c in test.cases] == [{"self": (3, 0)}]
 
 
-def test_value_row_is_skipped_until_the_semantics_give_violating_values(seeds):
-    test = error_test(seeds["leaky_relu_backward"], ErrorCategory.VALUE)
+def test_value_row_is_skipped_until_the_semantics_give_violating_values():
+    page = next(p for p in seed_pages() if "leaky" in p.source)
+    semantics = [dataclasses.replace(s, checks=tuple(dataclasses.replace(c, violation=()) for c in s.checks))
+                 for s in seed_semantics()]
+    test = error_test(emitter.suite(build_model([page], semantics).apis[0]), ErrorCategory.VALUE)
     assert not test.cases and "negativeSlope是负数" in test.skip
 
 
@@ -257,7 +262,7 @@ def built_seed_pages():
 
 def test_seed_suites_pass_on_the_simulator(tmp_path, built_seed_pages):
     counts, output = run_suite(tmp_path, built_seed_pages, seed_semantics())
-    assert counts.get("passed", 0) >= 150 and not counts.get("failed") and not counts.get("error"), output
+    assert counts.get("passed", 0) >= 100 and not counts.get("failed") and not counts.get("error"), output
 
 
 def test_a_wrong_golden_fails_the_suite(tmp_path, built_seed_pages):
@@ -341,14 +346,10 @@ def test_without_a_known_valid_call_nothing_valid_runs():
 
 
 def test_value_row_uses_the_checks_violating_values_when_the_semantics_give_them():
-    from gen.ir import ValueCheck
+    from gen.ir import ArgValue, ValueCheck
 
-    @dataclasses.dataclass(frozen=True)
-    class CheckWithViolation(ValueCheck):  # the proposed ValueCheck.violation
-        violation: tuple = ()
-
-    check = CheckWithViolation("selfIsResult && negativeSlope < 0", "no", 161002,
-                               violation=(("selfIsResult", True), ("negativeSlope", -0.5)))
+    check = ValueCheck("selfIsResult && negativeSlope < 0", "no", 161002,
+                       violation=(ArgValue("selfIsResult", True), ArgValue("negativeSlope", -0.5)))
     page = next(p for p in seed_pages() if "leaky" in p.source)
     semantics = [dataclasses.replace(s, checks=(check,)) if s.api == "aclnnLeakyReluBackward" else s
                  for s in seed_semantics()]
