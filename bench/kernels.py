@@ -99,7 +99,8 @@ def main() -> None:
                     "seconds": {k: Summary.of(v, "s").to_json() for k, v in times.items()},
                     "gb_per_s": {k: Summary.of([moved / t / 1e9 for t in v], "GB/s").to_json()
                                  for k, v in times.items()},
-                    "sim/torch_time": ratio(times["sim"], times["torch"]).to_json(),
+                    # Paired per round: torch's time over the simulator's (> 1: the simulator is faster).
+                    "sim_speed_vs_torch": ratio(times["torch"], times["sim"]).to_json(),
                 }
                 log(f"kernels: {op} {dtype_name} {size_text}: sim {row['gb_per_s']['sim']['median']:.2f} GB/s, "
                     f"torch {row['gb_per_s']['torch']['median']:.2f} GB/s")

@@ -33,8 +33,8 @@ def targets(sections: dict) -> list[dict]:
     kernels = sections.get("kernels", {})
     big = [r for r in kernels.get("rows", []) if r["elements"] >= 16 << 20]
     if big:
-        worst = min(big, key=lambda r: r["gb_per_s"]["sim"]["median"] / r["gb_per_s"]["torch"]["median"])
-        value = worst["gb_per_s"]["sim"]["median"] / worst["gb_per_s"]["torch"]["median"]
+        worst = min(big, key=lambda r: r["sim_speed_vs_torch"]["median"])
+        value = worst["sim_speed_vs_torch"]["median"]
         found.append({"target": "kernels at 16M at least as fast as PyTorch CPU (worst op/dtype)",
                       "value": value, "met": value >= 1, "worst": f"{worst['op']} {worst['dtype']}"})
     return found
@@ -67,16 +67,19 @@ def table(results: dict) -> str:
         ]
     build = s.get("build", {})
     if "cpu_s_per_api" in build:
-        c = build["corpus_sample"]
+        c = build["set"]
         inc = build["incremental"]
+        name = "op_docs/" if c["name"] == "op_docs" else f"every {c['step']}th corpus page"
+        failed = f"; {c['units_failed']} unit(s) failed to compile" if c["units_failed"] else ""
         lines += [
             _plain("build: CPU s per API binding (cold, marginal)", build["cpu_s_per_api"], "CPU s",
-                   note=f"{c['apis']} corpus APIs ({c['pages']} pages) vs {build['seed']['apis']} seed API"),
+                   note=f"{c['apis']} APIs ({name}) vs 1 API; aclnn._C only{failed}"),
             _plain("build: fixed cost (runtime, PCH, link)", build["fixed_cpu_s"], "CPU s",
                    note=f"+ configure {build['seed']['configure_cpu_s']:.1f} CPU s"),
             _plain(f"build: cold, {c['apis']} APIs", c["cpu_s"], "CPU s", note=f"{c['wall_s']:.0f} s wall, -j{build['jobs']}"),
             _row("build: incremental, one page changed", inc["build_cpu_s"], "CPU s",
-                 note=f"{inc['runs'][0]['units_compiled']} unit(s) recompiled + link" if inc["runs"] else ""),
+                 note=(f"{inc['runs'][0]['units_compiled']} unit(s) recompiled + link; regenerate "
+                       f"{inc['runs'][0]['generate_s']:.1f} s") if inc["runs"] else "not run"),
             f"| build: compiler peak RSS | {build['compiler_peak_rss_mb']:.0f} | (max) | MiB | |",
         ]
     calls = s.get("calls", {})
@@ -100,8 +103,9 @@ def table(results: dict) -> str:
     for row in kernels.get("rows", []):
         sim, torch = row["gb_per_s"]["sim"], row["gb_per_s"]["torch"]
         lines.append(_row(f"kernel {row['op']} {row['dtype']} {row['size']}: simulator", sim, "GB/s",
-                          note=f"PyTorch {torch['median']:.2f} ({_range(torch)}); sim/torch speed "
-                               f"{sim['median'] / torch['median']:.2f}"))
+                          note=f"PyTorch {torch['median']:.2f} ({_range(torch)}) GB/s; simulator's speed / "
+                               f"PyTorch's {row['sim_speed_vs_torch']['median']:.2f} "
+                               f"({_range(row['sim_speed_vs_torch'])})"))
     if kernels.get("rows"):
         lines.append(f"| kernels: peak RSS | {kernels['peak_rss_mb']:.0f} | | MiB | process; "
                      f"threads: torch {kernels['torch_threads']}, simulator {kernels['sim_threads']} |")
