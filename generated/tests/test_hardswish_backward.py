@@ -34,7 +34,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),
-    golden='torch.ops.aten.hardswish_backward(gradOutput, self)',
+    golden='torch.where(self < -3, torch.zeros_like(gradOutput), torch.where(self <= 3, gradOutput * (self / 3 + 0.5), gradOutput))',
     integer_math='float',
     simulated=True,
     out_shape_from={'out': ('self', 'gradOutput')},
