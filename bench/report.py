@@ -74,6 +74,9 @@ def table(results: dict) -> str:
         lines += [
             _plain("build: CPU s per API binding (cold, marginal)", build["cpu_s_per_api"], "CPU s",
                    note=f"{c['apis']} APIs ({name}) vs 1 API; aclnn._C only{failed}"),
+            _plain("build: CPU s per API binding (its unit's share, recompiled)", build["cpu_s_per_api_from_units"],
+                   "CPU s", note=f"the bindings units + link: {build['units_cpu_s']:.1f} CPU s / {c['apis']} APIs")
+            if build["units_cpu_s"] is not None else f"| build: bindings units | – | – | CPU s | not run{failed} |",
             _plain("build: fixed cost (runtime, PCH, link)", build["fixed_cpu_s"], "CPU s",
                    note=f"+ configure {build['seed']['configure_cpu_s']:.1f} CPU s"),
             _plain(f"build: cold, {c['apis']} APIs", c["cpu_s"], "CPU s", note=f"{c['wall_s']:.0f} s wall, -j{build['jobs']}"),
