@@ -75,6 +75,7 @@ class Record:
     reason: str = ""  # why the first stage that failed failed
     status: Optional[int] = None  # what phase 1 returned
     bound_from: Optional[str] = None  # the page whose IR was bound, when another page documents it too
+    features: tuple[str, ...] = ()  # the parameter kinds and page shapes the API exercises (`features`)
 
     def fail(self, reason: str) -> None:
         if not self.reason:
@@ -123,6 +124,33 @@ def page_records(pages: Sequence[Page]) -> list[Record]:
                 record.parsed = True
             records.append(record)
     return records
+
+
+def features(bound: BoundAPI) -> tuple[str, ...]:
+    """What an API exercises end to end, by the names of the issue's list: each parameter kind
+    (integers and floats by C type), optional pointers, in-place parameters, several outputs, and
+    pages that document more than one API."""
+    from gen.emit.bindings import value_type
+    from gen.ir import Direction, ParamKind
+
+    found: set[str] = set()
+    api = bound.api
+    for p in api.params:
+        if p.kind is None:
+            continue
+        if p.kind in (ParamKind.INT, ParamKind.FLOAT):
+            found.add(f"{p.kind.value} {value_type(p)}")
+        else:
+            found.add("char* string" if p.kind is ParamKind.STRING else p.kind.value)
+        if p.optional and p.kind.is_pointer and p.direction is not Direction.OUT:
+            found.add("optional input (None)")
+        if p.direction is Direction.INOUT:
+            found.add("inout (in place)")
+    if sum(1 for p in api.params if p.direction is not Direction.IN) > 1:
+        found.add("several outputs (tuple)")
+    if len(bound.page.apis) > 1:
+        found.add("page with several APIs")
+    return tuple(sorted(found))
 
 
 # ---- 2. generate ------------------------------------------------------------------------------------
@@ -269,11 +297,37 @@ def build(build_dir: Path, generated: Path, jobs: int, log) -> BuildResult:
     return result
 
 
-# ---- 4. phase 1 on the simulator ---------------------------------------------------------------------
+# ---- 4. phase 1 on the simulator -----------------------------------------------------------------
 
-def phase1_worker(generated: Path, apis: Sequence[str], results: Path) -> None:
+_QUOTED = re.compile(r"[\"“`']([A-Za-z][\w-]*)[\"”`']")
+
+
+def call_plan(bound: BoundAPI) -> dict:
+    """What the worker needs from the IR beyond the generated suite: the chip to simulate (the
+    default, unless the page marks it unsupported: then the first chip it supports), each tensor
+    input's documented rank bounds, and a value for each string attribute the example leaves
+    unstated (the first word the page quotes in its row: `"mean"`, "BSH")."""
+    from gen.emit.model import DEFAULT_SOC
+    from gen.ir import ParamKind
+
+    supported = [p.soc for p in bound.page.products if p.soc is not None and p.supported]
+    unsupported = {p.soc for p in bound.page.products if p.soc is not None and not p.supported}
+    soc = DEFAULT_SOC if DEFAULT_SOC not in unsupported and (DEFAULT_SOC in supported or not supported) \
+        else supported[0]
+    ranks = {p.name: list(p.rank) for p in bound.api.inputs if p.kind is ParamKind.TENSOR and p.rank}
+    strings = {}
+    for p in bound.api.inputs:
+        if p.kind is ParamKind.STRING:
+            quoted = _QUOTED.search(f"{p.description} {p.usage}")
+            if quoted:
+                strings[p.name] = quoted.group(1)
+    return {"soc": soc.value, "ranks": ranks, "strings": strings}
+
+
+def phase1_worker(generated: Path, apis: Sequence[str], results: Path, plans: Optional[dict] = None) -> None:
     """Runs in its own process: one JSON line before (`start`) and after (`done`) each call, so
     that a crash leaves the API that caused it as the last started one."""
+    plans = plans or {}
     sys.path[:0] = [str(generated), str(generated / "tests")]
     import aclnn  # noqa: F401 - the corpus package, first on sys.path
     import _aclnn_testing as t
@@ -283,12 +337,12 @@ def phase1_worker(generated: Path, apis: Sequence[str], results: Path) -> None:
         for api in apis:
             out.write(json.dumps({"api": api, "event": "start"}) + "\n")
             out.flush()
-            outcome = call_once(t, generated, api, soc)
+            outcome = call_once(t, generated, api, soc, plans.get(api, {}))
             out.write(json.dumps({"api": api, "event": "done", **outcome}) + "\n")
             out.flush()
 
 
-def call_once(t, generated: Path, api: str, soc: str) -> dict:
+def call_once(t, generated: Path, api: str, soc: str, plan: dict) -> dict:
     """The valid call of the API's generated suite (`BASE`), completed where the page gives no
     value (`placeholders`); out= arrays are passed only when the bindings cannot allocate an
     output. What phase 1 returned."""
@@ -298,7 +352,7 @@ def call_once(t, generated: Path, api: str, soc: str) -> dict:
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         op = module.OP
-        case = placeholders(t, op, module.BASE, soc)
+        case = placeholders(t, op, module.BASE, soc, plan)
         inputs = t.make_inputs(op, case, soc)
         try:
             t.call(op, case, inputs, t.out_arrays(op, case, inputs, soc))
@@ -317,16 +371,29 @@ def call_once(t, generated: Path, api: str, soc: str) -> dict:
     return {"status": 0, "message": ""}
 
 
-def placeholders(t, op, case, soc: str):
-    """The suite's base case with a value for the dtype attributes the page's example leaves
-    unstated (the suite does not run such a case; phase 1 may still judge it): the parameter's
-    first documented dtype, else FLOAT."""
-    missing = {}
+def placeholders(t, op, case, soc: str, plan: dict):
+    """The suite's base case, completed where the page's example leaves a value unstated (the
+    suite does not run such a case; phase 1 may still judge it): a dtype attribute gets the
+    parameter's first documented dtype (else FLOAT), a string attribute the word its row quotes,
+    and a tensor whose base shape has a rank outside its documented bounds the nearest rank."""
+    from gen.emit.tests import SHAPES
+
+    values, shapes = {}, {}
     for p in op.inputs:
-        if p.kind == "dtype" and case.values.get(p.name) is None and p.name not in case.none:
+        if p.name in case.none:
+            continue
+        if p.kind == "dtype" and case.values.get(p.name) is None:
             documented = [d for d in (op.documented(soc, p.name) or ()) if d in t.NUMPY_DTYPES]
-            missing[p.name] = "FLOAT" if not documented or "FLOAT" in documented else documented[0]
-    return case.but(case.id, values=missing) if missing else case
+            values[p.name] = "FLOAT" if not documented or "FLOAT" in documented else documented[0]
+        elif p.kind == "string" and case.values.get(p.name) is None and p.name in plan.get("strings", {}):
+            values[p.name] = plan["strings"][p.name]
+        elif p.kind == "tensor" and p.name in plan.get("ranks", {}) and p.name in case.shapes:
+            low, high = plan["ranks"][p.name]
+            rank = len(case.shapes[p.name])
+            if not low <= rank <= high:
+                shapes[p.name] = SHAPES[min(max(rank, low), high, max(SHAPES))]
+    changes = {k: v for k, v in (("values", values), ("shapes", shapes)) if v}
+    return case.but(case.id, **changes) if changes else case
 
 
 def explicit_outs(t, op, inputs: dict, soc: str) -> list:
@@ -338,33 +405,44 @@ def explicit_outs(t, op, inputs: dict, soc: str) -> list:
     arrays = []
     for p in op.outs:
         related = [np.shape(inputs[n]) for n in op.out_shape_from.get(p.name, ()) if inputs.get(n) is not None]
-        shape = np.broadcast_shapes(*related) if related else (np.shape(first) if first is not None else (2, 3))
+        try:
+            shape = np.broadcast_shapes(*related) if related else (np.shape(first) if first is not None else (2, 3))
+        except ValueError:  # the related inputs do not broadcast (a per-channel weight): the first one's
+            shape = related[0]
         documented = [d for d in (op.documented(soc, p.name) or ()) if d in t.NUMPY_DTYPES]
         dtype = t.NUMPY_DTYPES["FLOAT" if not documented or "FLOAT" in documented else documented[0]]
         arrays.append([np.zeros(shape, dtype) for _ in range(2)] if p.kind == "tensor_list" else np.zeros(shape, dtype))
     return arrays
 
 
-def run_phase1(generated: Path, apis: Sequence[str], work: Path, jobs: int, progress) -> dict[str, dict]:
-    """Phase 1 of each API in `jobs` worker processes, restarted after the API that crashed one."""
+def run_phase1(generated: Path, apis: Sequence[str], work: Path, jobs: int, progress,
+               plans: Optional[dict[str, dict]] = None) -> dict[str, dict]:
+    """Phase 1 of each API in `jobs` worker processes (one chip per process: the simulator reads
+    ACLNN_SIM_SOC once), restarted after the API that crashed one."""
     generated, work = generated.resolve(), work.resolve()
     work.mkdir(parents=True, exist_ok=True)
-    chunks = [list(apis[k::jobs]) for k in range(jobs)]
+    plans = plans or {}
+    (work / "plans.json").write_text(json.dumps(plans))
+    by_soc: dict[Optional[str], list[str]] = {}
+    for api in apis:
+        by_soc.setdefault(plans.get(api, {}).get("soc"), []).append(api)
+    chunks = [(soc, group[k::jobs]) for soc, group in by_soc.items() for k in range(jobs) if group[k::jobs]]
     outcomes: dict[str, dict] = {}
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(generated), str(ROOT)])}
     bar = progress(None, "phase 1", total=len(apis))
     workers: list[tuple[subprocess.Popen, Path, list[str], float]] = []
 
-    def launch(chunk: list[str], k: int) -> None:
+    def launch(soc: Optional[str], chunk: list[str], k: int) -> None:
         results = work / f"worker{k}.jsonl"
         results.write_text("")
         listing = work / f"worker{k}.apis"
         listing.write_text("\n".join(chunk))
         with (work / f"worker{k}.err").open("wb") as err:  # a file: a pipe nobody reads can fill and block
             proc = subprocess.Popen([sys.executable, "-m", "gen.corpus", "--phase1-worker", str(generated),
-                                     str(listing), str(results)], env=env, cwd=str(ROOT),
+                                     str(listing), str(results), str(work / "plans.json")],
+                                    env={**env, "ACLNN_SIM_SOC": soc} if soc else env, cwd=str(ROOT),
                                     stdout=subprocess.DEVNULL, stderr=err)
-        workers.append((proc, results, chunk, time.monotonic()))
+        workers.append((proc, results, (soc, chunk), time.monotonic()))
 
     def progress_of(results: Path) -> tuple[dict[str, dict], Optional[str]]:
         done: dict[str, dict] = {}
@@ -382,15 +460,16 @@ def run_phase1(generated: Path, apis: Sequence[str], work: Path, jobs: int, prog
         return done, started
 
     serial = itertools.count()
-    for chunk in chunks:
-        if chunk:
-            launch(chunk, next(serial))
+    # The chips' groups run one after the other, `jobs` workers at a time.
+    pending = list(chunks)
+    while pending and len(workers) < jobs:
+        launch(*pending.pop(0), next(serial))
     seen: dict[Path, int] = {}
     stall: dict[Path, tuple[Optional[str], float]] = {}
     while workers:
         time.sleep(0.2)
         for entry in list(workers):
-            proc, results, chunk, _ = entry
+            proc, results, (soc, chunk), _ = entry
             done, running = progress_of(results)
             new = len(done) - seen.get(results, 0)
             if new:
@@ -416,11 +495,13 @@ def run_phase1(generated: Path, apis: Sequence[str], work: Path, jobs: int, prog
                 bar.update(1)
             rest = [a for a in chunk if a not in outcomes]
             if rest and running is not None:
-                launch(rest, next(serial))
+                launch(soc, rest, next(serial))
             elif rest:  # the worker died outside any call (at import): blame nobody, report all
                 for api in rest:
                     outcomes[api] = {"status": None, "message": f"the worker failed: {_first_line(stderr[-500:])}"}
                 bar.update(len(rest))
+            while pending and len(workers) < jobs:
+                launch(*pending.pop(0), next(serial))
     bar.close()
     return outcomes
 
@@ -497,7 +578,8 @@ def run(doc_dir: Path, build_root: Path, jobs: int, report_dir: Path, limit: Opt
 
     t0 = time.perf_counter()
     compiled = [b.name for b in model.apis] if built else []
-    outcomes = run_phase1(generated, compiled, build_root / "phase1", jobs, progress) if compiled else {}
+    plans = {b.name: call_plan(b) for b in model.apis}
+    outcomes = run_phase1(generated, compiled, build_root / "phase1", jobs, progress, plans) if compiled else {}
     stage("phase1", t0)
 
     bound = {b.name: b for b in model.apis}
@@ -514,6 +596,7 @@ def run(doc_dir: Path, build_root: Path, jobs: int, report_dir: Path, limit: Opt
             record.fail("not generated")
             continue
         record.generated = True
+        record.features = features(chosen)
         if chosen.page.source != record.page:
             record.bound_from = chosen.page.source
         if not built:
@@ -550,12 +633,7 @@ def totals(records: Sequence[Record], figures: Figures) -> dict:
         rs[0].reason.startswith(f"no API: {code}") for code in EXCLUDED_CODES)]
     counted = [p for p in api_pages if p not in stubs]
     parsed_pages = [p for p in counted if any(r.parsed for r in api_pages[p])]
-    # An API documented by several pages is counted once, by the page that was bound.
-    unique: dict[str, Record] = {}
-    for r in records:
-        if r.api and (r.api not in unique or r.bound_from is None):
-            unique[r.api] = r
-    apis = list(unique.values())
+    apis = distinct(records)  # an API documented by several pages counts once
     parsed = [r for r in apis if r.parsed]
     compiled = [r for r in parsed if r.compiled]
     phase1 = [r for r in compiled if r.phase1_ok]
@@ -590,11 +668,39 @@ def reason_counts(records: Sequence[Record]) -> list[tuple[str, int]]:
     return counter.most_common()
 
 
+def distinct(records: Sequence[Record]) -> list[Record]:
+    """One record per API: the bound page's."""
+    unique: dict[str, Record] = {}
+    for r in records:
+        if r.api and (r.api not in unique or r.bound_from is None):
+            unique[r.api] = r
+    return list(unique.values())
+
+
+FEATURE_COLUMNS = ("apis", "compiled", "phase1_status0", "phase1_documented_status", "failed")
+
+
+def feature_table(records: Sequence[Record]) -> dict[str, dict[str, int]]:
+    """For each feature (`features`), how its distinct APIs fared."""
+    table: dict[str, dict[str, int]] = {}
+    for r in distinct(records):
+        for feature in r.features:
+            row = table.setdefault(feature, dict.fromkeys(FEATURE_COLUMNS, 0))
+            row["apis"] += 1
+            row["compiled"] += r.compiled
+            row["phase1_status0"] += r.phase1_ok and r.status == 0
+            row["phase1_documented_status"] += r.phase1_ok and r.status != 0
+            row["failed"] += r.generated and not r.phase1_ok
+    return dict(sorted(table.items()))
+
+
 def write_reports(records: Sequence[Record], figures: Figures, report_dir: Path, pages: int) -> None:
     report_dir.mkdir(parents=True, exist_ok=True)
     summary = totals(records, figures)
+    summary["features"] = feature_table(records)
     entries = [{"api": r.api, "page": r.page, "parsed": r.parsed, "generated": r.generated, "compiled": r.compiled,
-                "phase1_ok": r.phase1_ok, "reason": r.reason, "status": r.status, "bound_from": r.bound_from}
+                "phase1_ok": r.phase1_ok, "reason": r.reason, "status": r.status, "bound_from": r.bound_from,
+                "features": list(r.features)}
                for r in records]
     (report_dir / "corpus-report.json").write_text(
         json.dumps({"totals": summary, "apis": entries}, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
@@ -628,6 +734,13 @@ def markdown(records: Sequence[Record], summary: dict, pages: int) -> str:
         lines += ["## Why not, by reason", "", "| count | reason |", "|---|---|"]
         lines += [f"| {n} | {reason.replace('|', '/')} |" for reason, n in reasons]
         lines.append("")
+    lines += ["## Parameter kinds and page shapes, end to end", "",
+              "Distinct generated APIs that use each; phase 1 ok: status 0 / a documented status.", "",
+              "| feature | APIs | compiled | phase 1 status 0 | phase 1 documented status | failed |",
+              "|---|---|---|---|---|---|"]
+    for feature, row in feature_table(records).items():
+        lines.append(f"| {feature} | " + " | ".join(str(row[c]) for c in FEATURE_COLUMNS) + " |")
+    lines.append("")
     lines += ["## Per API", "", "| API | page | parsed | generated | compiled | simulated (phase 1) | why not |",
               "|---|---|---|---|---|---|---|"]
     for r in sorted(records, key=lambda r: (r.api or "~", r.page)):
@@ -662,8 +775,9 @@ def no_progress(iterable, desc: str, total: Optional[int] = None):
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--phase1-worker"]:
-        generated, listing, results = argv[1:4]
-        phase1_worker(Path(generated), Path(listing).read_text().split(), Path(results))
+        generated, listing, results, plans = argv[1:5]
+        phase1_worker(Path(generated), Path(listing).read_text().split(), Path(results),
+                      json.loads(Path(plans).read_text()))
         return 0
     parser = argparse.ArgumentParser(prog="python -m gen.corpus", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -90,3 +90,10 @@ def test_reports_count_each_api_once_and_say_why_not(tmp_path):
     assert {"api", "page", "parsed", "generated", "compiled", "phase1_ok", "reason"} <= set(data["apis"][0])
     text = (tmp_path / "corpus-report.md").read_text()
     assert "| aclnnB | x/aclnnB.md | yes | yes | **no** | **no** | compile error:" in text
+
+
+def test_features_name_the_kinds_an_api_exercises(pages):
+    model = build_model([p for p in pages if p.kind is PageKind.API_PAGE])
+    inplace = corpus.features(model.api("aclnnInplaceAdd"))
+    assert {"tensor", "scalar", "inout (in place)", "page with several APIs"} <= set(inplace)
+    assert "several outputs (tuple)" not in inplace
