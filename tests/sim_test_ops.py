@@ -83,6 +83,12 @@ def apis() -> tuple[API, ...]:
         _api("aclnnSimTestNoKernel",
              tensor("self"),
              tensor("out", Direction.OUT)),
+        # The output's notes relate it to gradOutput only, gradOutput's to self (aclnnMishBackward):
+        # the output has the broadcast of both.
+        _api("aclnnSimTestChainedBroadcast",
+             tensor("gradOutput", relations=[rel(RelationKind.BROADCAST, "self")]),
+             tensor("self"),
+             tensor("gradInput", Direction.OUT, relations=[rel(RelationKind.BROADCAST, "gradOutput")])),
         # Same dtype rule; no kernel inputs but a scalar (a fill).
         _api("aclnnSimTestFill",
              tensor("out", Direction.OUT, dtypes=(F, F16, BF16, F64, *INTS)),
@@ -122,6 +128,7 @@ def semantics() -> tuple[OpSemantics, ...]:
         OpSemantics(api="aclnnSimTestFormats", source="tests/sim_test_ops.toml", kernel="self + other"),
         OpSemantics(api="aclnnSimTestCast", source="tests/sim_test_ops.toml", kernel="self * 2"),
         OpSemantics(api="aclnnSimTestTwoOutputs", source="tests/sim_test_ops.toml", kernel="self"),
+        OpSemantics(api="aclnnSimTestChainedBroadcast", source="tests/sim_test_ops.toml", kernel="gradOutput * self"),
         OpSemantics(api="aclnnSimTestFill", source="tests/sim_test_ops.toml", kernel="fillValue",
                     integer_math=IntegerMath.EXACT),
     )

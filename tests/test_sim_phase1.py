@@ -304,3 +304,22 @@ def test_unsupported_product_of_a_test_page(sim, objs):
     with soc(sim, "Ascend310P3"):
         assert phase1(sim, "aclnnSimTestCast", objs.t([2]), objs.t([2])) == INVALID
         assert "marks Atlas 推理系列产品 unsupported" in sim.error()
+
+
+# --- rules of the elementwise engine the pages state in prose -------------------------------------
+
+def test_an_output_related_to_one_input_has_the_broadcast_of_the_inputs_that_one_broadcasts_with(sim, objs):
+    args = [objs.t([2, 1, 4]), objs.t([3, 1])]
+    assert phase1(sim, "aclnnSimTestChainedBroadcast", *args, objs.t([2, 3, 4])) == 0
+
+
+def test_an_output_of_only_its_related_inputs_shape_is_rejected_when_another_broadcasts_in(sim, objs):
+    args = [objs.t([2, 1, 4]), objs.t([3, 1])]
+    assert phase1(sim, "aclnnSimTestChainedBroadcast", *args, objs.t([2, 1, 4])) == INVALID
+    assert "not the broadcast shape [2,3,4]" in sim.error()
+
+
+def test_a_complex_scalar_to_a_real_computation_is_rejected(sim, objs):
+    alpha = objs.s(1.0, np.complex64)
+    assert phase1(sim, "aclnnSimTestAdd", objs.t([2]), objs.t([2]), alpha, objs.t([2])) == INVALID
+    assert "COMPLEX64 scalar cannot be cast" in sim.error()

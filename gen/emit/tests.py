@@ -638,6 +638,10 @@ class Planner:
     def error_tests(self) -> list[ErrorTest]:
         tests = []
         for index, row in enumerate(self.api.errors, start=1):
+            if row.category is None and self._stated_by_a_check(row):
+                # The page's prose (EluBackward: "参数isResult为True时，alpha小于0。") is a value check
+                # of the semantics file: its violating values provoke the row.
+                row = replace(row, category=ErrorCategory.VALUE)
             category = row.category.value if row.category else "unclassified"
             function = f"test_error_row{index}_{category}"
             where = f"line {row.line}" if row.line else f"row {index}"
@@ -656,6 +660,11 @@ class Planner:
             tests.append(ErrorTest(function, row, cases=tuple(cases),
                                    skip="" if cases else f"{reason} ({quoted})"))
         return tests
+
+    def _stated_by_a_check(self, row: ErrorCase) -> bool:
+        """A value check of the row's status whose violating values set parameters the row names, all of them."""
+        return any(c.status == row.code and c.violation and set(violation(c)) <= set(row.params)
+                   for c in self.semantics_checks)
 
     def _named(self, row: ErrorCase) -> list[Param]:
         names_ = {p.name for p in self.api.params}

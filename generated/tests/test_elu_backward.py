@@ -233,6 +233,8 @@ def test_error_row7_rank(op, case):
 
 
 # line 244: 161002 ACLNN_ERR_PARAM_INVALID: 参数isResult为True时，alpha小于0。
-@pytest.mark.skip(reason='unclassified error-table row (line 244: 161002 ACLNN_ERR_PARAM_INVALID: 参数isResult为True时，alpha小于0。)')
-def test_error_row8_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('isResult=True,alpha=-0.5', values={'alpha': -0.5}),
+], ids=lambda case: case.id)
+def test_error_row8_value(op, case):
+    t.check_error(op, case, status=161002)
