@@ -98,3 +98,16 @@ def test_duplicate_parameter_names_are_deduplicated():
              "aclTensor *x, uint64_t *workspaceSize, aclOpExecutor **executor)\n" + EXEC + "\n```\n")
     assert [x.name for x in p.apis[0].params] == ["x"]
     assert "duplicate-param" in {d.code for d in p.diagnostics}
+
+
+@pytest.mark.parametrize("size,executor", [("workspace_size", "executor"), ("workspaceSize", "opExecutor")])
+def test_workspace_pair_is_known_by_type_whatever_its_names(size, executor):
+    """aclnnInplaceSinc writes `uint64_t* workspace_size`, aclnnSqrt `aclOpExecutor** opExecutor`."""
+    prototype = PROTO_TEMPLATE.format(size=size, executor=executor)
+    result = page(f"# aclnnFoo\n\n## 函数原型\n\n```Cpp\n{prototype}\n```\n\n```Cpp\n{EXEC}\n```\n")
+    (api,) = result.apis
+    assert [p.name for p in api.params] == ["self", "out"]
+
+
+PROTO_TEMPLATE = ("aclnnStatus aclnnFooGetWorkspaceSize(const aclTensor *self, aclTensor *out, "
+                  "uint64_t *{size}, aclOpExecutor **{executor})")
