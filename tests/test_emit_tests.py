@@ -364,3 +364,76 @@ def test_a_tensor_list_gets_members_but_no_valid_call_is_claimed():
     suite = one_api_suite(tensors, out, errors=(null_error("tensors"),))
     assert suite.base.shapes == {"tensors": ((3, 4), (3, 4))} and suite.base.dtypes == {"tensors": "FLOAT"}
     assert "members of tensors" in suite.golden_skip and [c.none for c in suite.errors[0].cases] == [("tensors",)]
+
+
+# ---- cases coherent with the call's dtypes (the simulated math ops) ---------------------------------
+
+INTEGRAL_AND_FLOAT = (DType.FLOAT, DType.INT32, DType.BOOL)
+
+
+def add_like(inplace=False):
+    first = "selfRef" if inplace else "self"
+    params = [make_param(first, dtypes=INTEGRAL_AND_FLOAT, direction=Direction.INOUT if inplace else Direction.IN,
+                         relations=(Relation(RelationKind.BROADCAST, ("other",)), Relation(RelationKind.PROMOTE, ("other",)))),
+              make_param("other", dtypes=INTEGRAL_AND_FLOAT),
+              make_param("alpha", kind=ParamKind.SCALAR, dtypes=INTEGRAL_AND_FLOAT)]
+    if not inplace:
+        params.append(make_param("out", direction=Direction.OUT, dtypes=INTEGRAL_AND_FLOAT,
+                                 relations=(Relation(RelationKind.BROADCAST, ("self", "other")),)))
+    api = make_api("aclnnFoo", params=tuple(params))
+    call = ExampleCall(line=1, args=(ExampleArg("alpha", dtype=DType.FLOAT, values=(1.2,)),))
+    semantics = [OpSemantics("aclnnFoo", "foo.toml", kernel=f"{first} + alpha * other", golden="x")]
+    return emitter.suite(build_model([make_page(dataclasses.replace(api, example_call=call))], semantics).apis[0])
+
+
+def test_integral_tensors_get_an_integral_free_scalar():
+    case = next(c for c in group(add_like(), "dtypes").cases if c.id == "INT32")
+    assert case.values["alpha"] == 2 and case.dtypes["alpha"] == "INT32"
+
+
+def test_float_tensors_keep_the_examples_fractional_scalar():
+    case = next(c for c in group(add_like(), "dtypes").cases if c.id == "FLOAT")
+    assert case.values["alpha"] == pytest.approx(1.2)
+
+
+def test_an_inplace_tensor_keeps_the_broadcast_shape():
+    import numpy as np
+
+    cases = group(add_like(inplace=True), "broadcast").cases
+    assert cases
+    for case in cases:
+        assert np.broadcast_shapes(*case.shapes.values()) == case.shapes["selfRef"], case.id
+
+
+def test_an_inplace_tensor_takes_no_promotion_it_cannot_hold():
+    ids_ = ids(group(add_like(inplace=True), "promotion").cases)
+    assert "selfRef=INT32-other=FLOAT" not in ids_ and "selfRef=FLOAT-other=INT32" in ids_
+
+
+def test_the_one_input_of_a_unary_op_disagrees_with_an_out_of_the_base_shape():
+    row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "self、out的shape不一致。", ErrorCategory.SHAPE_MISMATCH,
+                    ("self", "out"))
+    test = one_api_suite(*unary(), errors=(row,)).errors[0]
+    case = next(c for c in test.cases if c.id == "self-shape")
+    assert case.out_shapes["out"] != case.shapes["self"]
+
+
+def test_a_dtype_the_output_cannot_be_allocated_for_is_skipped_with_the_reason():
+    params = (make_param("self", dtypes=(DType.FLOAT, DType.COMPLEX64)),
+              make_param("out", direction=Direction.OUT, dtypes=(DType.FLOAT,),
+                         relations=(Relation(RelationKind.SAME_SHAPE, ("self",)),)))
+    case = next(c for c in group(one_api_suite(*params), "dtypes").cases if c.id == "COMPLEX64")
+    assert "does not say which dtype out then has" in case.skip
+
+
+def test_an_unclassified_row_a_check_states_is_provoked_with_its_values():
+    from gen.ir import ArgValue, ValueCheck
+
+    params = (*unary(), make_param("alpha", kind=ParamKind.FLOAT), make_param("isResult", kind=ParamKind.BOOL))
+    row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "isResult为True时，alpha小于0。", None, ("isResult", "alpha"))
+    check = ValueCheck("isResult && alpha < 0", "no", 161002,
+                       violation=(ArgValue("isResult", True), ArgValue("alpha", -0.5)))
+    api = make_api("aclnnFoo", params=params, errors=(row,))
+    semantics = [OpSemantics("aclnnFoo", "foo.toml", kernel="-self", golden="-self", checks=(check,))]
+    test = emitter.suite(build_model([make_page(api)], semantics).apis[0]).errors[0]
+    assert test.function.endswith("_value") and [c.values.get("alpha") for c in test.cases] == [-0.5]
