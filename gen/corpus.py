@@ -658,13 +658,22 @@ def totals(records: Sequence[Record], figures: Figures) -> dict:
     }
 
 
+def reason_key(reason: str) -> str:
+    """A failure reason without what is particular to its API (names, lines, the message's tail):
+    `phase 1: undocumented status API GetWorkspaceSize returned 161001 (ACLNN_ERR_PARAM_NULLPTR)`."""
+    parts = reason.split(": ")
+    key = ": ".join(parts[:2] if parts[0] in ("no API", "phase 1", "phase 1 crashed", "compile error") else parts[:1])
+    key = re.sub(r"\baclnn\w+", "API", key)
+    key = re.sub(r" \(line \d+\)", "", key)
+    return key[:160]
+
+
 def reason_counts(records: Sequence[Record]) -> list[tuple[str, int]]:
-    """Failure reasons with numbers and names blanked, most frequent first."""
+    """Failure reasons of distinct APIs (and of pages without one), most frequent first."""
     counter: collections.Counter[str] = collections.Counter()
-    for r in records:
+    for r in distinct(records) + [r for r in records if r.api is None]:
         if r.reason and not r.phase1_ok:
-            key = re.sub(r"\d+", "N", r.reason.split(":", 2)[0] + ": " + (r.reason.split(":", 2)[1:2] or [""])[0])
-            counter[key.strip()[:120]] += 1
+            counter[reason_key(r.reason)] += 1
     return counter.most_common()
 
 

@@ -97,3 +97,14 @@ def test_features_name_the_kinds_an_api_exercises(pages):
     inplace = corpus.features(model.api("aclnnInplaceAdd"))
     assert {"tensor", "scalar", "inout (in place)", "page with several APIs"} <= set(inplace)
     assert "several outputs (tuple)" not in inplace
+
+
+@pytest.mark.parametrize("reason,key", [
+    ("phase 1: undocumented status aclnnLpLoss GetWorkspaceSize returned 161001 (ACLNN_ERR_PARAM_NULLPTR): "
+     "aclnnLpLoss: reduction is a null pointer",
+     "phase 1: undocumented status API GetWorkspaceSize returned 161001 (ACLNN_ERR_PARAM_NULLPTR)"),
+    ("param-no-dtypes (line 87): aclnnX.gradOutput: its row states no data type", "param-no-dtypes"),
+    ("no API: stub-page: the page is a stub", "no API: stub-page"),
+])
+def test_reasons_are_grouped_without_their_particulars(reason, key):
+    assert corpus.reason_key(reason) == key
