@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import tempfile
+import time
 import tracemalloc
 from pathlib import Path
 
@@ -77,8 +78,6 @@ def main() -> None:
         log(f"generation: {len(pages)} of {len(all_pages)} corpus pages, {args.rounds} rounds")
 
         def run_generate(emitters: tuple[str, ...] | None) -> float:
-            import time
-
             out = Path(tempfile.mkdtemp(prefix="out-", dir=work))
             start = time.perf_counter()
             report = generate(docs, out) if emitters is None else generate(docs, out, emitters=emitters)
@@ -116,8 +115,6 @@ def main() -> None:
             target.unlink()
             for i in range(args.rounds):
                 target.write_text(edited if i % 2 == 0 else original, encoding="utf-8")
-                import time
-
                 start = time.perf_counter()
                 inc = generate(docs, out)
                 incremental.append(time.perf_counter() - start)
