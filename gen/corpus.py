@@ -312,8 +312,9 @@ def call_plan(bound: BoundAPI) -> dict:
 
     supported = [p.soc for p in bound.page.products if p.soc is not None and p.supported]
     unsupported = {p.soc for p in bound.page.products if p.soc is not None and not p.supported}
-    soc = DEFAULT_SOC if DEFAULT_SOC not in unsupported and (DEFAULT_SOC in supported or not supported) \
-        else supported[0]
+    # A page that supports no chip at all keeps the default (phase 1 then says it is unsupported).
+    soc = supported[0] if supported and (DEFAULT_SOC in unsupported or DEFAULT_SOC not in supported) \
+        else DEFAULT_SOC
     ranks = {p.name: list(p.rank) for p in bound.api.inputs if p.kind is ParamKind.TENSOR and p.rank}
     strings = {}
     for p in bound.api.inputs:

@@ -108,3 +108,16 @@ def test_features_name_the_kinds_an_api_exercises(pages):
 ])
 def test_reasons_are_grouped_without_their_particulars(reason, key):
     assert corpus.reason_key(reason) == key
+
+
+def _with_products(bound, *rows):
+    from gen.ir import Product, Soc
+    products = tuple(Product(name=soc, soc=Soc(soc), supported=ok) for soc, ok in rows)
+    return dataclasses.replace(bound, page=dataclasses.replace(bound.page, products=products))
+
+
+def test_call_plan_picks_a_chip_the_page_supports(pages):
+    bound = build_model([p for p in pages if p.kind is PageKind.API_PAGE]).api("aclnnAdd")
+    assert corpus.call_plan(_with_products(bound, ("Ascend910B", True), ("Ascend950", True)))["soc"] == "Ascend910B"
+    assert corpus.call_plan(_with_products(bound, ("Ascend910B", False), ("Ascend950", True)))["soc"] == "Ascend950"
+    assert corpus.call_plan(_with_products(bound, ("Ascend910B", False)))["soc"] == "Ascend910B"
