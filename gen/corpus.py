@@ -300,13 +300,15 @@ def build(build_dir: Path, generated: Path, jobs: int, log) -> BuildResult:
 # ---- 4. phase 1 on the simulator -----------------------------------------------------------------
 
 _QUOTED = re.compile(r"[\"“`']([A-Za-z][\w-]*)[\"”`']")
+# Unquoted lists of values: "none、sum 或 mean；默认 mean。"
+_LISTED = re.compile(r"(?:^|[：:\s；;])([A-Za-z][\w-]*)\s*(?:[、,，/|]|或)")
 
 
 def call_plan(bound: BoundAPI) -> dict:
     """What the worker needs from the IR beyond the generated suite: the chip to simulate (the
     default, unless the page marks it unsupported: then the first chip it supports), each tensor
     input's documented rank bounds, and a value for each string attribute the example leaves
-    unstated (the first word the page quotes in its row: `"mean"`, "BSH")."""
+    unstated (the first word the page quotes in its row, `"mean"`, or lists, "none、sum 或 mean")."""
     from gen.emit.model import DEFAULT_SOC
     from gen.ir import ParamKind
 
@@ -319,9 +321,10 @@ def call_plan(bound: BoundAPI) -> dict:
     strings = {}
     for p in bound.api.inputs:
         if p.kind is ParamKind.STRING:
-            quoted = _QUOTED.search(f"{p.description} {p.usage}")
-            if quoted:
-                strings[p.name] = quoted.group(1)
+            text = f"{p.description} {p.usage}"
+            found = _QUOTED.search(text) or _LISTED.search(text)
+            if found:
+                strings[p.name] = found.group(1)
     return {"soc": soc.value, "ranks": ranks, "strings": strings}
 
 

@@ -121,3 +121,13 @@ def test_call_plan_picks_a_chip_the_page_supports(pages):
     assert corpus.call_plan(_with_products(bound, ("Ascend910B", True), ("Ascend950", True)))["soc"] == "Ascend910B"
     assert corpus.call_plan(_with_products(bound, ("Ascend910B", False), ("Ascend950", True)))["soc"] == "Ascend950"
     assert corpus.call_plan(_with_products(bound, ("Ascend910B", False)))["soc"] == "Ascend910B"
+
+
+@pytest.mark.parametrize("usage,value", [('支持 "none"、"mean"、"sum"', "none"), ("none、sum 或 mean；默认 mean。", "none"),
+                                         ("取值为`BSH`或`BNSD`", "BSH")])
+def test_call_plan_takes_a_string_value_from_the_row(pages, usage, value):
+    from gen.ir import API, Direction, Param, ParamKind
+    bound = build_model([p for p in pages if p.kind is PageKind.API_PAGE]).api("aclnnAdd")
+    layout = Param(name="inputLayout", c_type="char*", kind=ParamKind.STRING, direction=Direction.IN, usage=usage)
+    api = dataclasses.replace(bound.api, params=bound.api.params[:1] + (layout,) + bound.api.params[1:])
+    assert corpus.call_plan(dataclasses.replace(bound, api=api))["strings"] == {"inputLayout": value}
