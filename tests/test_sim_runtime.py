@@ -143,6 +143,13 @@ def test_malloc_of_zero_bytes_or_to_null_is_an_error(sim):
     assert sim.aclrtMalloc(ctypes.byref(ptr), 8, 77) == ACL_ERROR_INVALID_PARAM
 
 
+def test_malloc_beyond_the_devices_memory_fails_without_asking_the_host(sim):
+    ptr, before = P(), sim.stats()["device_allocations"]
+    assert sim.aclrtMalloc(ctypes.byref(ptr), 1 << 42, 0) == 207001  # ACL_ERROR_RT_MEMORY_ALLOCATION
+    assert ptr.value is None and "out of device memory" in sim.error()
+    assert sim.stats()["device_allocations"] == before
+
+
 def test_double_free_is_an_error(sim):
     ptr = sim.malloc(64)
     sim.free(ptr)

@@ -530,9 +530,11 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
     t.storage = DeviceBuffer::allocate(nbytes, spec_.api);
     slot->result = py::cast(std::make_shared<DeviceTensor>(t));
   } else {
+    // The device first: a size the device cannot hold fails there, as an aclnn error, before
+    // the host is asked for the same bytes.
+    t.storage = DeviceBuffer::allocate(nbytes, spec_.api);
     std::vector<py::ssize_t> dims(shape.begin(), shape.end());
     py::array host(to_numpy(dtype), dims);
-    t.storage = DeviceBuffer::allocate(nbytes, spec_.api);
     slot->host = host_array(host, label, true);
     slot->download = true;
     slot->result = host;

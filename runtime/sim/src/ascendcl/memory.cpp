@@ -27,6 +27,20 @@ namespace {
 
 constexpr size_t kAlignment = 512;
 constexpr size_t kGranule = 32;
+// The simulated chip's HBM: 64 GiB as an Atlas A2, or ACLNN_SIM_DEVICE_MEMORY bytes. A request
+// beyond what is free fails as on a device (ACL_ERROR_RT_MEMORY_ALLOCATION) before the host is
+// asked for it: a 4 TB tensor is an error to report, not a host allocation to attempt.
+constexpr uint64_t kDefaultDeviceMemory = uint64_t(64) << 30;
+
+uint64_t DeviceMemoryCapacity() {
+  static const uint64_t capacity = [] {
+    const char* value = std::getenv("ACLNN_SIM_DEVICE_MEMORY");
+    char* end = nullptr;
+    const unsigned long long parsed = value ? std::strtoull(value, &end, 10) : 0;
+    return value && *value && end && *end == '\0' && parsed > 0 ? uint64_t(parsed) : kDefaultDeviceMemory;
+  }();
+  return capacity;
+}
 
 struct Block {
   size_t size;  // what the caller asked for: the bounds that checks enforce
@@ -193,9 +207,18 @@ aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
   if (!aclsim::HasCurrentDevice()) {
     return Fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtMalloc: no device is set (call aclrtSetDevice first)");
   }
+  auto& m = aclsim::State();
+  {
+    std::lock_guard<std::mutex> lock(m.mutex);
+    const uint64_t capacity = aclsim::DeviceMemoryCapacity();
+    if (size > capacity - std::min<uint64_t>(m.device_bytes, capacity)) {
+      return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: out of device memory: " + std::to_string(size) +
+                                                      " bytes requested, " + std::to_string(m.device_bytes) + " of " +
+                                                      std::to_string(capacity) + " in use");
+    }
+  }
   void* p = aclsim::AllocateAligned(size);
   if (!p) return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: out of memory for " + std::to_string(size) + " bytes");
-  auto& m = aclsim::State();
   std::lock_guard<std::mutex> lock(m.mutex);
   m.device.emplace(reinterpret_cast<uintptr_t>(p), aclsim::Block{size});
   m.device_bytes += size;
