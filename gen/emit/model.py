@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from gen import names
-from gen.ir import API, Diagnostic, Level, OpSemantics, Page, PageKind, ParamKind, Soc
+from gen.ir import API, Diagnostic, Level, OpSemantics, Page, PageKind, Param, ParamKind, Soc
 
 # The chip the simulator stands in for unless ACLNN_SIM_SOC says otherwise (Atlas A2).
 DEFAULT_SOC = Soc.ASCEND910B
@@ -79,6 +79,12 @@ def unbindable_reason(api: API) -> Optional[str]:
     if unknown:
         return "unknown C type of " + ", ".join(f"{p.name} ({p.c_type})" for p in unknown)
     return None
+
+
+def kind_of(param: Param) -> ParamKind:
+    """The kind of a bound API's parameter: known, since an unknown one makes it unbindable."""
+    assert param.kind is not None, f"{param.name}: a bound API's parameter has a known kind"
+    return param.kind
 
 
 def _completeness(page: Page, api: API) -> tuple:

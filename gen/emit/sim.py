@@ -22,7 +22,7 @@ from typing import Optional
 from gen import names
 from gen.emit.env import render
 from gen.emit.files import FileManager
-from gen.emit.model import BoundAPI, Model, translation_units, unit_path
+from gen.emit.model import BoundAPI, Model, kind_of, translation_units, unit_path
 from gen.ir import API, Direction, DType, IntegerMath, Page, Param, ParamKind, RelationKind, Soc
 
 ABI_HEADER = Path(__file__).resolve().parents[2] / "runtime" / "include" / "acl" / "acl_base.h"
@@ -181,7 +181,7 @@ def spec_row(param: Param, index_of: dict[str, int]) -> SpecRow:
         index=index_of[param.name],
         name=param.name,
         line=param.line,
-        kind=_KIND_ENUM[param.kind],
+        kind=_KIND_ENUM[kind_of(param)],
         direction=_DIRECTION_ENUM[param.direction],
         optional=param.optional,
         dtypes=_dtype_list(param.dtypes),
@@ -229,7 +229,7 @@ def _is_unsigned(c_type: str) -> bool:
 
 def entry_param(param: Param) -> EntryParam:
     ident = cpp_identifier(param.name)
-    if "*" in param.c_type or param.kind.is_pointer:
+    if "*" in param.c_type or kind_of(param).is_pointer:
         maker = "PointerArg"
     elif param.kind is ParamKind.BOOL:
         maker = "BoolArg"
@@ -308,7 +308,7 @@ def kernel_for(bound: BoundAPI) -> tuple[Optional[Kernel], str]:
             c_type, accessor = _KERNEL_MEMBER[param.kind]
             members.append(LocalView(c_type, cpp_identifier(param.name), f"aclsim::{accessor}(call, {index})"))
         else:
-            kind = "an output" if param.direction is Direction.OUT else f"a {param.kind.value} parameter"
+            kind = "an output" if param.direction is Direction.OUT else f"a {kind_of(param).value} parameter"
             return None, f"(its kernel reads {param.name}, {kind}, which elementwise kernels cannot read)"
     if any(i >= _MASK_BITS for i in inputs + outputs):
         return None, "(more parameters than the simulator's spec tables index)"
