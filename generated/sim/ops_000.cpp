@@ -823,7 +823,7 @@ struct Kernel {
   T max;
   explicit Kernel(const aclsim::Call& call) : min(aclsim::CallScalarAs<T>(call, 2)), max(aclsim::CallScalarAs<T>(call, 3)) {}
   T operator()(T gradOutput, T self) const {
-    return (self <= min || self >= max) ? T(0) : gradOutput;
+    return (self < min || self > max) ? T(0) : gradOutput;
   }
 };
 
