@@ -229,6 +229,11 @@ def _campaign(cases: int, seed: int, log_path: Path) -> dict:
         call = f"aclnn.{api['python_name']}({', '.join(map(describe, args))}" + \
             (f", out={describe(kwargs['out'])})" if "out" in kwargs else ")")
         log.write(f"{case}: {call}\n")
+        # The inputs as they were: an in-place API (selfRef) writes its result into one of them.
+        # Huge (stride-0) views are not copied: the golden does not judge those calls (None).
+        before = [a.numpy() if isinstance(a, aclnn.Tensor) else
+                  (a.copy() if a.size <= 1 << 20 else None) if isinstance(a, np.ndarray) else a
+                  for a in args]
         try:
             result = fn(*args, **kwargs)
         except accepted as exc:
@@ -241,7 +246,7 @@ def _campaign(cases: int, seed: int, log_path: Path) -> dict:
         outcomes["result"] += 1
         golden = goldens.get(api["name"])
         if golden and "out" not in kwargs:
-            verdict = _compare(golden, api, ins, args, result, aclnn)
+            verdict = _compare(golden, api, ins, before, result, aclnn)
             if verdict is True:
                 compared += 1
             elif verdict:
@@ -293,6 +298,10 @@ def _compare(golden: str, api: dict, ins: list, args: list, result, aclnn):
             if not isinstance(a, np.ndarray) or a.dtype not in (np.float32, np.float64):
                 return None
             env[p["name"]] = torch.from_numpy(a.copy())  # computed in the dtype the op computes in
+        elif isinstance(a, float) and p["kind"] == "scalar" and "DOUBLE" not in p["dtypes"]:
+            # A Python float becomes the widest float the page documents for the aclScalar
+            # (gen.emit.bindings.scalar_preference): FLOAT here, so the library sees it rounded.
+            env[p["name"]] = float(np.float32(a))
         elif isinstance(a, (bool, int, float)) and not (isinstance(a, int) and abs(a) > 2**53):
             env[p["name"]] = a
         else:
