@@ -155,23 +155,6 @@ def features(bound: BoundAPI) -> tuple[str, ...]:
 
 # ---- 2. generate ------------------------------------------------------------------------------------
 
-def distinct_python_names(model: Model) -> Model:
-    """Leaves out APIs whose Python function another API already has (aclnnBatchMatMulWeightNz and
-    aclnnBatchMatMulWeightNZ): the emitters refuse two wrappers of one name."""
-    taken: dict[str, BoundAPI] = {}
-    kept: list[BoundAPI] = []
-    skipped = list(model.skipped)
-    for bound in model.apis:
-        other = taken.get(bound.python_name)
-        if other is None:
-            taken[bound.python_name] = bound
-            kept.append(bound)
-        else:
-            skipped.append(Skipped(bound.name, bound.page.source,
-                                   f"same Python function as {other.name} (aclnn.{bound.python_name})"))
-    return dataclasses.replace(model, apis=tuple(kept), skipped=tuple(skipped))
-
-
 def without(model: Model, excluded: dict[str, str]) -> Model:
     kept = tuple(b for b in model.apis if b.name not in excluded)
     skipped = model.skipped + tuple(Skipped(b.name, b.page.source, excluded[b.name])
@@ -549,7 +532,7 @@ def run(doc_dir: Path, build_root: Path, jobs: int, report_dir: Path, limit: Opt
     stage("parse", t0)
 
     t0 = time.perf_counter()
-    model = distinct_python_names(build_model([p for p in pages if p.kind is PageKind.API_PAGE]))
+    model = build_model([p for p in pages if p.kind is PageKind.API_PAGE])
     skipped_first = {s.what: s.reason for s in model.skipped}
     emit(model, generated)
     stage("generate", t0)

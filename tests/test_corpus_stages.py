@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from gen import corpus
+from gen import names as names_module
 from gen.emit.model import build_model
 from gen.ir import PageKind
 
@@ -62,15 +63,16 @@ def test_generate_writes_bindings_and_sim_units(pages, tmp_path):
     assert not (tmp_path / "ir").exists()  # ir_json is skipped: corpus pages share file names
 
 
-def test_same_python_name_keeps_the_first(pages):
-    model = build_model([p for p in pages if p.kind is PageKind.API_PAGE])
-    twin = model.apis[0]
-    renamed = dataclasses.replace(twin, api=dataclasses.replace(twin.api, name=twin.name.upper().replace("ACLNN", "aclnn")))
-    assert renamed.python_name == twin.python_name and renamed.name != twin.name
-    doubled = dataclasses.replace(model, apis=model.apis + (renamed,))
-    kept = corpus.distinct_python_names(doubled)
-    assert [b.name for b in kept.apis] == [b.name for b in model.apis]
-    assert kept.skipped[-1].what == renamed.name and twin.name in kept.skipped[-1].reason
+def test_same_python_name_binds_one_and_says_why_not_the_other(pages):
+    page = next(p for p in pages if p.kind is PageKind.API_PAGE and p.apis)
+    twin = page.apis[0]
+    shouting = dataclasses.replace(twin, name=twin.name.upper().replace("ACLNN", "aclnn"))
+    other_page = dataclasses.replace(page, source="other/" + page.source, apis=(shouting,))
+    model = build_model([page, other_page])
+    names = {b.name for b in model.apis}
+    assert len(names & {twin.name, shouting.name}) == 1
+    (skipped,) = [s for s in model.skipped if s.what in (twin.name, shouting.name)]
+    assert skipped.what not in names and f"aclnn.{names_module.python_function(twin.name)}" in skipped.reason
 
 
 def test_reports_count_each_api_once_and_say_why_not(tmp_path):

@@ -2,17 +2,34 @@
 
 from __future__ import annotations
 
-from pathlib import PurePath
+import os
+from pathlib import PurePosixPath
+from typing import Iterable
 
 from gen.emit.files import FileManager
 from gen.emit.model import Model
 
 
-def ir_file(source: str) -> str:
-    """`op_docs/leaky_relu_backward.md` -> `ir/leaky_relu_backward.md.json`."""
-    return f"ir/{PurePath(source).name}.json"
+def ir_files(sources: Iterable[str]) -> dict[str, str]:
+    """Each page's IR file, by the page's path below the directory all the pages share:
+    `op_docs/leaky_relu_backward.md` -> `ir/leaky_relu_backward.md.json`; in a tree of pages
+    (the corpus has many `README.md` and two `aclnnSign.md`) the subdirectories are kept."""
+    sources = sorted(set(sources))
+    if not sources:
+        return {}
+    try:
+        root = os.path.commonpath([PurePosixPath(s).parent.as_posix() for s in sources])
+    except ValueError:  # absolute and relative paths together: no shared directory
+        root = ""
+
+    def below_root(source: str) -> str:
+        relative = PurePosixPath(os.path.relpath(source, root) if root else source)
+        return "/".join(part for part in relative.parts if part not in ("/", "..", "."))
+
+    return {s: f"ir/{below_root(s)}.json" for s in sources}
 
 
 def emit(model: Model, files: FileManager) -> None:
+    paths = ir_files(p.source for p in model.pages)
     for page in model.pages:
-        files.write(ir_file(page.source), page.to_json())
+        files.write(paths[page.source], page.to_json())

@@ -106,6 +106,7 @@ def build_model(pages: Iterable[Page], semantics: Iterable[OpSemantics] = ()) ->
     bound: list[BoundAPI] = []
     skipped: list[Skipped] = []
     notes: list[tuple[str, Diagnostic]] = []
+    python_names: dict[str, str] = {}  # Python function -> the API bound to it
     for name in sorted(by_api):
         candidates = sorted(by_api[name], key=lambda pa: _completeness(*pa), reverse=True)
         page, api = candidates[0]
@@ -114,10 +115,15 @@ def build_model(pages: Iterable[Page], semantics: Iterable[OpSemantics] = ()) ->
                 Level.INFO, other_api.line, "duplicate-api",
                 f"{name} is also documented by {page.source}, which says more; that page is used")))
         reason = unbindable_reason(api)
+        candidate = BoundAPI(api=api, page=page, semantics=semantics_by_api.pop(name, None))
+        if not reason and candidate.python_name in python_names:
+            # aclnnBatchMatMulWeightNz and aclnnBatchMatMulWeightNZ: one Python name, one function.
+            reason = f"same Python function as {python_names[candidate.python_name]} (aclnn.{candidate.python_name})"
         if reason:
             skipped.append(Skipped(name, page.source, reason))
             continue
-        bound.append(BoundAPI(api=api, page=page, semantics=semantics_by_api.pop(name, None)))
+        python_names[candidate.python_name] = name
+        bound.append(candidate)
 
     for orphan in semantics_by_api.values():
         notes.append((orphan.source, Diagnostic(
