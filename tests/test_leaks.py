@@ -100,7 +100,7 @@ def test_numpy_calls_keep_memory_flat(aclnn, inputs):
         if i % 1000 == 0:
             np.testing.assert_allclose(result, expected, rtol=1e-6)
 
-    assert_flat(measure(40_000, body), 40_000)
+    assert_flat(measure(100_000, body), 100_000)
     assert_nothing_alive(aclnn, before)
 
 
