@@ -85,6 +85,8 @@ def main() -> None:
                         help="the N APIs: op_docs/ (default), or every --step-th corpus page")
     parser.add_argument("--step", type=int, default=24)
     args = parser.parse_args()
+    if args.set == "corpus" and not CORPUS.is_dir():
+        parser.error(f"--set corpus: no corpus at {CORPUS} (set ACLNN_CORPUS)")
 
     work_root = ROOT / "build" / "bench"
     work_root.mkdir(parents=True, exist_ok=True)

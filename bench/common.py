@@ -11,8 +11,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
+from gen.locations import shared_corpus
+
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = (ROOT / ".." / "shared" / "corpus").resolve()
+CORPUS = shared_corpus().resolve()
 
 
 @dataclass(frozen=True)

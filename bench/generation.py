@@ -2,7 +2,7 @@
 same pages with markdown-it-py and BeautifulSoup+lxml; and the time to regenerate after one page
 changes.
 
-    python -m bench.generation [--step N]   (every N-th page of ../shared/corpus; 1 = all)
+    python -m bench.generation [--step N]   (every N-th page of the shared corpus, else of op_docs/; 1 = all)
 
 The corpus pages are linked into one flat directory under names made of their paths: the
 corpus has many README.md, and generated/ir/ names IR files after the page's file name.
@@ -20,7 +20,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup
 from markdown_it import MarkdownIt
 
-from bench.common import CORPUS, Summary, emit_result, interleaved, log, ratio, sample_pages
+from bench.common import CORPUS, ROOT, Summary, emit_result, interleaved, log, ratio, sample_pages
 from gen.generate import find_inputs, generate
 
 # The edit of the incremental run: a word of a parameter's description, which the docstrings,
@@ -28,11 +28,16 @@ from gen.generate import find_inputs, generate
 EDIT_FROM, EDIT_TO = "表示", "表示（bench edit）"
 
 
+def page_source() -> Path:
+    """The corpus; on a clone without it, the repository's own pages (fewer, but the same code)."""
+    return CORPUS if CORPUS.is_dir() else ROOT / "op_docs"
+
+
 def flat_docs(pages: list[Path], into: Path) -> dict[Path, Path]:
     """Links every page into `into` under a unique name; returns link -> original."""
     links = {}
     for page in pages:
-        link = into / str(page.relative_to(CORPUS)).replace("/", "__")
+        link = into / str(page.relative_to(page_source())).replace("/", "__")
         link.symlink_to(page)
         links[link] = page
     return links
@@ -55,11 +60,11 @@ def parse_floor(pages: list[Path]) -> None:
 
 
 def edit_target(links: dict[Path, Path]) -> Path | None:
-    """The first API page of the sample that has the word the edit changes."""
-    for link, page in links.items():
-        if page.name.startswith("aclnn") and EDIT_FROM in page.read_text(encoding="utf-8", errors="replace"):
-            return link
-    return None
+    """The first page of the sample that has the word the edit changes, an API page (aclnn*) first:
+    the corpus' READMEs describe ops without an API of their own."""
+    having = [link for link, page in links.items()
+              if EDIT_FROM in page.read_text(encoding="utf-8", errors="replace")]
+    return next((link for link in having if links[link].name.startswith("aclnn")), having[0] if having else None)
 
 
 def main() -> None:
@@ -68,14 +73,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
 
-    all_pages, _ = find_inputs(CORPUS)
+    source = page_source()
+    all_pages, _ = find_inputs(source)
     work = Path(tempfile.mkdtemp(prefix="bench-gen-"))
     try:
         docs = work / "docs"
         docs.mkdir()
-        links = flat_docs(sample_pages(all_pages, args.step), docs)
+        step = args.step if source == CORPUS else 1  # op_docs/ is small enough to take whole
+        links = flat_docs(sample_pages(all_pages, step), docs)
         pages = sorted(links)
-        log(f"generation: {len(pages)} of {len(all_pages)} corpus pages, {args.rounds} rounds")
+        log(f"generation: {len(pages)} of {len(all_pages)} pages of {source}, {args.rounds} rounds")
 
         def run_generate(emitters: tuple[str, ...] | None) -> float:
             out = Path(tempfile.mkdtemp(prefix="out-", dir=work))
@@ -140,9 +147,10 @@ def main() -> None:
     n = len(pages)
     emit_result({
         "pages": n,
+        "source": str(source),
         "corpus_pages": len(all_pages),
         "apis": apis,
-        "step": args.step,
+        "step": step,
         "seconds": {k: Summary.of(v, "s").to_json() for k, v in times.items()},
         "pages_per_second": {k: Summary.of([n / t for t in v], "pages/s").to_json() for k, v in times.items()},
         "ratio_to_floor": {k: ratio(times[k], times["floor"]).to_json() for k in ("parse_ir", "parse_ir_emit")},
@@ -150,7 +158,7 @@ def main() -> None:
                             times["parse_ir_emit"]).to_json(),
         "incremental": {
             "seconds": Summary.of(incremental, "s").to_json() if incremental else None,
-            "edited_page": str(links[target].relative_to(CORPUS)) if target else None,
+            "edited_page": str(links[target].relative_to(source)) if target else None,
             "files_written": changed,
             "redone": ("every page of the set is parsed again and every emitter renders again "
                        "(the generator keeps no cache); only files whose content changed are written"),

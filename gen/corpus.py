@@ -46,6 +46,7 @@ from gen.emit.files import FileManager
 from gen.emit.model import BoundAPI, Model, Skipped, build_model
 from gen.generate import EMITTERS, OWNED_DIRS, find_inputs
 from gen.ir import API, Level, Page, PageKind
+from gen.locations import shared_corpus
 from gen.parse import parse_file
 from gen.parse.api_page import PARAM_NO_DTYPES, PARAM_UNDOCUMENTED
 from gen.parse.coverage import EXCLUDED_CODES, is_api_page_file, page_result
@@ -777,7 +778,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     parser = argparse.ArgumentParser(prog="python -m gen.corpus", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("doc_dir", nargs="?", default="../shared/corpus")
+    parser.add_argument("doc_dir", nargs="?", default=str(shared_corpus()))
     parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--build", default="build/corpus", help="generated sources, CMake tree, phase-1 logs")
     parser.add_argument("--report-dir", default="build", help="where corpus-report.json and .md go")

@@ -26,10 +26,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gen.ir import Page
+from gen.locations import shared_corpus
 from gen.parse import parse_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = Path(os.environ.get("ACLNN_CORPUS", ROOT.parent / "shared" / "corpus"))
+CORPUS = shared_corpus()
 LONG = os.environ.get("FUZZ_BUDGET", "short") == "long"
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", 1500 if LONG else 150))
 CORPUS_SAMPLE = 80 if LONG else 12

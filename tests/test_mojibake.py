@@ -7,7 +7,6 @@ the repair gets wrong; the corpus ones use pages held out from the model's train
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from pathlib import Path
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from gen.ir import Level
+from gen.locations import shared_corpus
 from gen.parse import mojibake
 from gen.parse.mojibake import (MODEL_PATH, Accuracy, CharModel, damage, lost_bytes, measure_page,
                                 repair_page)
@@ -23,7 +23,7 @@ from gen.parse.text import repair_text
 ROOT = Path(__file__).resolve().parent.parent
 SEED_003 = ROOT / "op_docs" / "selu_backward.md"  # seed 003: a mojibake page
 CLEAN_ZH = ROOT / "op_docs" / "leaky_relu_backward.md"  # seed 000: a clean Chinese page
-CORPUS = Path(os.environ.get("ACLNN_CORPUS", "/work/shared/corpus"))
+CORPUS = shared_corpus()
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no corpus at {CORPUS}")
 
 

@@ -7,14 +7,14 @@ Skipped when the corpus is absent (a fresh clone elsewhere). Parsing all 2,019 f
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
+from gen.locations import shared_corpus
 from gen.parse.coverage import coverage_report
 
-CORPUS = Path(os.environ.get("ACLNN_CORPUS", "/work/shared/corpus"))
+CORPUS = shared_corpus()
 FLOOR = 0.97
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no corpus at {CORPUS}")
