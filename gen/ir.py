@@ -518,6 +518,10 @@ class OpSemantics(_Json):
     # C++ expression of one output element in terms of the parameters (tensor elements and
     # scalars in the compute type `T`, other attributes as their C types); "" = not simulated.
     kernel: str = ""
+    # The kernel's spelling for the complex compute types (std::complex<float>/<double>), where
+    # `kernel` means something else or nothing on complex values (comparisons, std::max); None:
+    # `kernel` serves them too, "": not simulated in complex arithmetic.
+    kernel_complex: Optional[str] = None
     # Python expression of the result in terms of the parameters as torch tensors / Python
     # values, e.g. "torch.ops.aten.leaky_relu_backward(gradOutput, self, negativeSlope, selfIsResult)".
     golden: str = ""

@@ -35,7 +35,7 @@ def _api(name: str, *params: Param) -> API:
 
 
 def apis() -> tuple[API, ...]:
-    everything = (F, F16, BF16, F64, *INTS, DType.UINT16, DType.COMPLEX64)
+    everything = (F, F16, BF16, F64, *INTS, DType.UINT16, DType.COMPLEX64, DType.COMPLEX128)
     return (
         # out = self + other * alpha, broadcasting, integers computed exactly.
         _api("aclnnSimTestAdd",

@@ -153,6 +153,36 @@ def test_why_not_simulated():
         assert kernel is None and why == reason
 
 
+def _complex_api(self_dtypes):
+    return make_api(params=(make_param("self", dtypes=self_dtypes), make_param("out", direction=Direction.OUT)))
+
+
+def test_a_kernel_is_complex_only_where_the_page_lists_a_complex_input():
+    listed = _complex_api((DType.FLOAT, DType.COMPLEX64))
+    unlisted = _complex_api((DType.FLOAT,))
+    for api, expected in ((listed, True), (unlisted, False)):
+        kernel, _ = sim.kernel_for(build_model([make_page(api)], [semantics(kernel="-self")]).apis[0])
+        assert kernel.complex is expected and kernel.complex_expression is None
+
+
+def test_kernel_complex_spells_the_complex_kernel_or_keeps_it_real(tmp_path):
+    api = _complex_api((DType.FLOAT, DType.COMPLEX128))
+    sem = semantics(kernel="self < T(0) ? -self : self", kernel_complex="T(std::abs(self))")
+    kernel, _ = sim.kernel_for(build_model([make_page(api)], [sem]).apis[0])
+    assert kernel.complex and kernel.complex_expression == "T(std::abs(self))"
+    text = emit(tmp_path, [make_page(api)], [sem]).written["sim/ops_000.cpp"]
+    assert '#include "aclnn_sim/complex.h"' in text and "aclsim::BindElementwiseComplex<Kernel, 1" in text
+    assert "if constexpr (aclsim::IsComplex<T>::value) {\n      return T(std::abs(self));" in text
+    real, _ = sim.kernel_for(build_model([make_page(api)], [dataclasses.replace(sem, kernel_complex="")]).apis[0])
+    assert not real.complex
+
+
+def test_units_without_complex_kernels_do_not_include_complex(tmp_path):
+    text = emit(tmp_path, [make_page(_complex_api((DType.FLOAT,)))], [semantics(kernel="-self")]).written[
+        "sim/ops_000.cpp"]
+    assert "complex.h" not in text and "aclsim::BindElementwise<Kernel, 1" in text
+
+
 def test_value_checks_declare_only_what_they_use(tmp_path):
     api = make_api(params=(make_param("self"), make_param("alpha", kind=ParamKind.SCALAR),
                            make_param("dims", kind=ParamKind.INT_ARRAY), make_param("out", direction=Direction.OUT)))

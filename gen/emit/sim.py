@@ -85,6 +85,9 @@ _KERNEL_MEMBER: dict[ParamKind, tuple[str, str]] = {
     ParamKind.DTYPE: ("aclDataType", "CallDType"),
 }
 
+# The dtypes a page lists for a kernel's input that make the kernel computed in complex arithmetic.
+_COMPLEX_DTYPES = frozenset({DType.COMPLEX64, DType.COMPLEX128})
+
 _MASK_BITS = 64  # the core's parameter, dtype and format sets are 64-bit masks
 
 _CPP_KEYWORDS = frozenset("""
@@ -270,6 +273,15 @@ class Kernel:
     inputs: tuple[int, ...]  # parameter indices of the element inputs
     output: int
     integer_math: str
+    # Instantiated for COMPLEX64/COMPLEX128 too: the page lists one for an element input.
+    complex: bool = False
+    # Its spelling on complex values, where it differs from `expression` (None: the same).
+    complex_expression: Optional[str] = None
+
+
+def _lists_complex(param: Param) -> bool:
+    listed = set(param.dtypes).union(*(p.dtypes for p in param.dtypes_by_product))
+    return bool(listed & _COMPLEX_DTYPES)
 
 
 def _check_locals(api: API, checks) -> tuple[LocalView, ...]:
@@ -297,7 +309,13 @@ def kernel_for(bound: BoundAPI) -> tuple[Optional[Kernel], str]:
     if len(outputs) != 1:
         listed = ", ".join(params[i].name for i in outputs) or "none"
         return None, f"(the elementwise engine writes one tensor; its tensor outputs: {listed})"
-    used = identifiers(semantics.kernel)
+    lists_complex = any(_lists_complex(p) for p in params
+                        if p.kind is ParamKind.TENSOR and p.direction is not Direction.OUT)
+    # kernel_complex "" keeps the kernel to real arithmetic (phase 2 then says "not simulated in
+    # complex arithmetic").
+    complex_kernel = lists_complex and semantics.kernel_complex != ""
+    complex_expression = semantics.kernel_complex.strip() if complex_kernel and semantics.kernel_complex else None
+    used = identifiers(semantics.kernel) | identifiers(complex_expression or "")
     inputs, members = [], []
     for index, param in enumerate(params):
         if param.name not in used:
@@ -320,6 +338,8 @@ def kernel_for(bound: BoundAPI) -> tuple[Optional[Kernel], str]:
         inputs=tuple(inputs),
         output=outputs[0],
         integer_math=math,
+        complex=complex_kernel,
+        complex_expression=complex_expression,
     ), ""
 
 
@@ -370,4 +390,6 @@ def emit(model: Model, files: FileManager) -> None:
     for index, unit in enumerate(translation_units(model.apis)):
         apis = [sim_api(bound) for bound in unit]
         sources = sorted({bound.page.source for bound in unit})
-        files.write(unit_path("sim", index), render("sim/ops.cpp.j2", apis=apis, sources=sources))
+        complex_kernels = any(api.kernel and api.kernel.complex for api in apis)
+        files.write(unit_path("sim", index),
+                    render("sim/ops.cpp.j2", apis=apis, sources=sources, complex_kernels=complex_kernels))

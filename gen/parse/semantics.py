@@ -6,6 +6,10 @@ The file states what the page says only in prose and formulas. One table per API
     # C++ expression of one output element; tensor elements and scalars are of the compute
     # type T, bool/int/float attributes keep their C types.
     kernel = "self > 0 ? gradOutput : gradOutput * negativeSlope"
+    # Optional: the kernel for complex compute types (std::complex<float>/<double>), for pages that
+    # list COMPLEX64/COMPLEX128 where `kernel` does not hold on complex values; "" = not simulated
+    # in complex arithmetic. Absent: `kernel` serves complex values too.
+    kernel_complex = "..."
     # Python expression over torch tensors and Python values, named as the page names them.
     golden = "torch.ops.aten.leaky_relu_backward(gradOutput, self, negativeSlope, selfIsResult)"
     integer_math = "float"            # or "exact": integral dtypes computed in int64
@@ -37,7 +41,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 from gen.ir import ArgValue, Diagnostic, InputDomain, IntegerMath, Level, OpSemantics, ValueCheck
 
-_KNOWN_KEYS = {"kernel", "golden", "integer_math", "errata", "domain", "checks"}
+_KNOWN_KEYS = {"kernel", "kernel_complex", "golden", "integer_math", "errata", "domain", "checks"}
 _CHECK_KEYS = {"when", "message", "status", "violation"}
 
 
@@ -87,6 +91,10 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
     if not isinstance(kernel, str) or not isinstance(golden, str):
         bad("kernel and golden are strings")
         return None
+    kernel_complex = table.get("kernel_complex")
+    if kernel_complex is not None and not isinstance(kernel_complex, str):
+        bad("kernel_complex is a string")
+        kernel_complex = ""  # not simulated in complex arithmetic rather than a wrong kernel
     try:
         integer_math = IntegerMath(table.get("integer_math", "float"))
     except ValueError:
@@ -127,7 +135,8 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
                                  status=status, line=check_line,
                                  violation=tuple(ArgValue(k, v) for k, v in violation.items())))
 
-    return OpSemantics(api=api, source=source, kernel=kernel, golden=golden, integer_math=integer_math,
+    return OpSemantics(api=api, source=source, kernel=kernel, kernel_complex=kernel_complex, golden=golden,
+                       integer_math=integer_math,
                        checks=tuple(checks), domains=tuple(domains), errata=tuple(errata), line=line)
 
 

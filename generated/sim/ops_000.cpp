@@ -3,6 +3,7 @@
 // The simulator's entry points of aclnnAbs, aclnnAdd, aclnnDiv, aclnnEluBackward, aclnnExp, aclnnGeluBackward, aclnnHardsigmoidBackward, aclnnHardswishBackward, aclnnHardtanhBackward, aclnnInplaceAdd, aclnnInplaceDiv, aclnnInplaceExp, aclnnInplaceLeakyRelu, aclnnInplaceLog, aclnnInplaceMul, aclnnInplaceNeg, aclnnInplaceRelu, aclnnInplaceRsqrt, aclnnInplaceSigmoid, aclnnInplaceSqrt, aclnnInplaceSub, aclnnInplaceTanh, aclnnLeakyRelu, aclnnLeakyReluBackward, aclnnLog, aclnnMishBackward, aclnnMul, aclnnNeg, aclnnRelu, aclnnRsqrt, aclnnSeluBackward, aclnnSigmoid, aclnnSigmoidBackward, aclnnSiluBackward, aclnnSoftplusBackward, aclnnSqrt, aclnnSub, aclnnTanh, aclnnTanhBackward, aclnnThresholdBackward: per API a
 // constexpr spec of its page and two extern "C" calls into the core (runtime/sim/include/aclnn_sim/entry.h).
 #include "aclnn_sim/entry.h"
+#include "aclnn_sim/complex.h"
 
 // ---- aclnnAbs (op_docs/abs.md:41) ----
 namespace {
@@ -140,7 +141,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   T alpha;
@@ -151,7 +152,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kExact>,
+    &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kExact>,
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/3, aclsim::IntegerMath::kExact};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -239,7 +240,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
@@ -249,7 +250,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
+    &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kFloat>,
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -451,7 +452,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
@@ -461,7 +462,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kFloat>,
+    &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -909,7 +910,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   T alpha;
@@ -920,7 +921,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kExact>,
+    &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kExact>,
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -992,7 +993,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
@@ -1002,7 +1003,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
+    &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kFloat>,
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kFloat};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1055,7 +1056,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
@@ -1065,7 +1066,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kFloat>,
+    &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1191,7 +1192,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
@@ -1201,7 +1202,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kFloat>,
+    &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1272,7 +1273,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
@@ -1282,7 +1283,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kExact>,
+    &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kExact>,
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1341,7 +1342,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
@@ -1351,7 +1352,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
+    &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kExact>,
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1475,7 +1476,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
@@ -1485,7 +1486,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kFloat>,
+    &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1542,7 +1543,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
@@ -1552,7 +1553,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kFloat>,
+    &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1608,7 +1609,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
@@ -1618,7 +1619,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kFloat>,
+    &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1693,7 +1694,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   T alpha;
@@ -1704,7 +1705,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kExact>,
+    &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kExact>,
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2009,7 +2010,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
@@ -2019,7 +2020,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kFloat>,
+    &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2197,7 +2198,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
@@ -2207,7 +2208,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kExact>,
+    &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kExact>,
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2280,7 +2281,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
@@ -2290,7 +2291,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
+    &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kExact>,
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kExact};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2442,7 +2443,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
@@ -2452,7 +2453,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kFloat>,
+    &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2699,7 +2700,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
@@ -2709,7 +2710,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
+    &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kFloat>,
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2982,7 +2983,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
@@ -2992,7 +2993,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kFloat>,
+    &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3081,7 +3082,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   T alpha;
@@ -3092,7 +3093,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kExact>,
+    &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kExact>,
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/3, aclsim::IntegerMath::kExact};
 
 constexpr aclsim::ApiSpec kSpec = {

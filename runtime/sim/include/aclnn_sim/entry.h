@@ -31,8 +31,9 @@ enum class ParamKind : uint8_t {  // gen.ir.ParamKind
 enum class Direction : uint8_t { kIn, kOut, kInOut };
 enum class EmptyTensor : uint8_t { kUnspecified, kAllowed, kForbidden };
 enum class IntegerMath : uint8_t { kFloat, kExact };  // gen.ir.IntegerMath
-// The type a kernel computes in: float16/bfloat16 compute in float, as on the NPU.
-enum class ComputeType : uint8_t { kFloat32, kFloat64, kInt64 };
+// The type a kernel computes in: float16/bfloat16 compute in float, as on the NPU; COMPLEX64 and
+// COMPLEX128 in std::complex<float> and std::complex<double> (aclnn_sim/complex.h).
+enum class ComputeType : uint8_t { kFloat32, kFloat64, kInt64, kComplex64, kComplex128 };
 
 // Sets of dtypes, formats and parameters are 64-bit masks (by aclDataType value, aclFormat value,
 // parameter index).
@@ -181,10 +182,23 @@ BoolArrayInfo CallBoolArray(const Call& call, int index);
 TensorListInfo CallTensorList(const Call& call, int index);
 ScalarListInfo CallScalarList(const Call& call, int index);
 
+// The real and imaginary parts of a scalar (imaginary 0 for a real one).
+void CallScalarParts(const Call& call, int index, double* real, double* imag);
+
+// Whether T is a complex compute type; aclnn_sim/complex.h says yes for std::complex, so that
+// units without complex kernels never parse <complex>.
+template <typename T>
+struct IsComplex : std::false_type {};
+
 // A scalar converted to a kernel's compute type.
 template <typename T>
 T CallScalarAs(const Call& call, int index) {
-  if constexpr (std::is_integral<T>::value) {
+  if constexpr (IsComplex<T>::value) {
+    double real = 0, imag = 0;
+    CallScalarParts(call, index, &real, &imag);
+    using Part = typename T::value_type;
+    return T(static_cast<Part>(real), static_cast<Part>(imag));
+  } else if constexpr (std::is_integral<T>::value) {
     return static_cast<T>(CallScalarInt(call, index));
   } else {
     return static_cast<T>(CallScalar(call, index));
@@ -338,6 +352,9 @@ BoundKernel BindElementwise(ComputeType type, const Call& call) {
         return MakeBound<K<int64_t>, int64_t>(call, std::make_index_sequence<N>());
       }
       break;
+    case ComputeType::kComplex64:
+    case ComputeType::kComplex128:
+      break;  // only for the APIs whose pages list complex dtypes: BindElementwiseComplex
   }
   return BoundKernel{};
 }

@@ -72,6 +72,7 @@ struct ScalarValue {
   alignas(16) unsigned char bytes[16] = {};
 
   ACLSIM_EXPORT double AsDouble() const;  // the real part of a complex value
+  ACLSIM_EXPORT double ImagAsDouble() const;  // the imaginary part of a complex value; 0 for a real one
   ACLSIM_EXPORT int64_t AsInt() const;    // floating values truncated toward zero (saturating)
   ACLSIM_EXPORT bool AsBool() const;
 };

@@ -198,6 +198,15 @@ double ScalarValue::AsDouble() const {
   }
 }
 
+double ScalarValue::ImagAsDouble() const {
+  switch (dtype) {  // the parts are stored real first, as std::complex and NumPy store them
+    case ACL_COMPLEX64: return Load<float>(bytes + sizeof(float));
+    case ACL_COMPLEX128: return Load<double>(bytes + sizeof(double));
+    case ACL_COMPLEX32: return HalfToFloat(Load<uint16_t>(bytes + sizeof(uint16_t)));
+    default: return 0.0;
+  }
+}
+
 int64_t ScalarValue::AsInt() const {
   switch (dtype) {
     case ACL_INT64: return Load<int64_t>(bytes);

@@ -11,6 +11,7 @@
 #include "opapi/elementwise.h"
 
 #include <algorithm>
+#include <complex>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -40,11 +41,26 @@ struct Half { uint16_t bits; };
 struct BFloat { uint16_t bits; };
 struct Bool8 { uint8_t byte; };  // any nonzero byte is true, as in PyTorch
 
+template <typename T>
+struct IsComplexType : std::false_type {};
+template <typename Part>
+struct IsComplexType<std::complex<Part>> : std::true_type {};
+
 // A value of one arithmetic type in another. Floating -> integral saturates (NaN -> 0), where C++
-// would be undefined; integral -> integral wraps, as PyTorch's casts do.
+// would be undefined; integral -> integral wraps, as PyTorch's casts do. Real -> complex has
+// imaginary part 0; complex -> real keeps the real part (phase 1 lets a complex computation store
+// into a real output only where the page says the result is real, e.g. |z|).
 template <typename To, typename From>
 To CastValue(From v) {
-  if constexpr (std::is_integral<To>::value && std::is_floating_point<From>::value) {
+  if constexpr (IsComplexType<To>::value) {
+    if constexpr (IsComplexType<From>::value) {
+      return static_cast<To>(v);
+    } else {
+      return To(CastValue<typename To::value_type>(v), 0);
+    }
+  } else if constexpr (IsComplexType<From>::value) {
+    return CastValue<To>(v.real());
+  } else if constexpr (std::is_integral<To>::value && std::is_floating_point<From>::value) {
     constexpr From lo = static_cast<From>(std::numeric_limits<To>::lowest());
     constexpr From hi = static_cast<From>(std::numeric_limits<To>::max());
     if (!(v == v)) return 0;
@@ -68,9 +84,9 @@ T Decode(Bool8 v) { return static_cast<T>(v.byte != 0); }
 template <typename S, typename T>
 S Encode(T v) {
   if constexpr (std::is_same<S, Half>::value) {
-    return Half{FloatToHalf(static_cast<float>(v))};
+    return Half{FloatToHalf(CastValue<float>(v))};
   } else if constexpr (std::is_same<S, BFloat>::value) {
-    return BFloat{FloatToBFloat16(static_cast<float>(v))};
+    return BFloat{FloatToBFloat16(CastValue<float>(v))};
   } else if constexpr (std::is_same<S, Bool8>::value) {
     return Bool8{static_cast<uint8_t>(v != T(0))};
   } else {
@@ -179,6 +195,8 @@ bool WithStorage(aclDataType dtype, Fn&& fn) {
     case ACL_UINT32: fn(uint32_t{}); return true;
     case ACL_UINT64: fn(uint64_t{}); return true;
     case ACL_BOOL: fn(Bool8{}); return true;
+    case ACL_COMPLEX64: fn(std::complex<float>{}); return true;
+    case ACL_COMPLEX128: fn(std::complex<double>{}); return true;
     default: return false;
   }
 }
@@ -189,17 +207,26 @@ void WithCompute(ComputeType type, Fn&& fn) {
     case ComputeType::kFloat32: fn(float{}); break;
     case ComputeType::kFloat64: fn(double{}); break;
     case ComputeType::kInt64: fn(int64_t{}); break;
+    case ComputeType::kComplex64: fn(std::complex<float>{}); break;
+    case ComputeType::kComplex128: fn(std::complex<double>{}); break;
   }
 }
+
+// Complex storage loads only into a complex computation (promotion makes any computation with a
+// complex input complex).
+template <typename T, typename S>
+constexpr bool kLoadable = IsComplexType<T>::value || !IsComplexType<S>::value;
 
 LoadFn Loader(ComputeType type, aclDataType dtype) {
   LoadFn load = nullptr;
   WithCompute(type, [&](auto t) {
     WithStorage(dtype, [&](auto s) {
-      load = &LoadRow<decltype(t), decltype(s)>;
+      if constexpr (kLoadable<decltype(t), decltype(s)>) {
+        load = &LoadRow<decltype(t), decltype(s)>;
 #if defined(__x86_64__)
-      if (UseAvx2()) load = &LoadRowAvx2<decltype(t), decltype(s)>;
+        if (UseAvx2()) load = &LoadRowAvx2<decltype(t), decltype(s)>;
 #endif
+      }
     });
   });
   return load;
@@ -218,13 +245,31 @@ StoreFn Storer(ComputeType type, aclDataType dtype) {
   return store;
 }
 
-size_t ComputeSize(ComputeType type) { return type == ComputeType::kFloat32 ? 4 : 8; }
+size_t ComputeSize(ComputeType type) {
+  size_t size = 0;
+  WithCompute(type, [&](auto t) { size = sizeof(t); });
+  return size;
+}
+
+size_t ComputeAlignment(ComputeType type) {
+  size_t alignment = 1;
+  WithCompute(type, [&](auto t) { alignment = alignof(decltype(t)); });
+  return alignment;
+}
 
 void Broadcast(void* buffer, int64_t n, size_t size) {
   if (size == 4) {
     uint32_t v;
     std::memcpy(&v, buffer, 4);
     std::fill_n(static_cast<uint32_t*>(buffer), n, v);
+  } else if (size == 16) {
+    uint64_t v[2];
+    std::memcpy(v, buffer, 16);
+    uint64_t* words = static_cast<uint64_t*>(buffer);
+    for (int64_t i = 1; i < n; ++i) {
+      words[2 * i] = v[0];
+      words[2 * i + 1] = v[1];
+    }
   } else {
     uint64_t v;
     std::memcpy(&v, buffer, 8);
@@ -286,11 +331,12 @@ struct Buffers {
   void* out = nullptr;
   std::vector<const void*> args;
 
-  Buffers(size_t inputs, bool buffered) : in(inputs), args(inputs + 1) {
+  Buffers(size_t inputs, bool buffered, size_t compute_size) : in(inputs), args(inputs + 1) {
     if (!buffered) return;
-    storage.resize((inputs + 1) * kBlock);
-    for (size_t k = 0; k < inputs; ++k) in[k] = storage.data() + k * kBlock;
-    out = storage.data() + inputs * kBlock;
+    const size_t words = kBlock * ((compute_size + 7) / 8);  // one block of compute values
+    storage.resize((inputs + 1) * words);
+    for (size_t k = 0; k < inputs; ++k) in[k] = storage.data() + k * words;
+    out = storage.data() + inputs * words;
   }
 };
 
@@ -342,7 +388,7 @@ void ProcessRange(const Plan& plan, int64_t begin, int64_t end) {
     index[d] = rest % layout.sizes[d];
     rest /= layout.sizes[d];
   }
-  Buffers buffers(ops - 1, plan.buffered);
+  Buffers buffers(ops - 1, plan.buffered, plan.compute_size);
   std::vector<char*> row(ops);
   for (int64_t position = begin; position < end;) {
     for (size_t op = 0; op < ops; ++op) {
@@ -383,6 +429,8 @@ aclDataType StorageOf(ComputeType type) {
     case ComputeType::kFloat32: return ACL_FLOAT;
     case ComputeType::kFloat64: return ACL_DOUBLE;
     case ComputeType::kInt64: return ACL_INT64;
+    case ComputeType::kComplex64: return ACL_COMPLEX64;
+    case ComputeType::kComplex128: return ACL_COMPLEX128;
   }
   return ACL_DT_UNDEFINED;
 }
@@ -399,7 +447,7 @@ bool IsDirect(const std::vector<int64_t>& shape, const Operand& out, const std::
   for (size_t op = 0; op <= inputs.size(); ++op) {
     const Operand& operand = op == 0 ? out : inputs[op - 1];
     const bool single = layout.sizes[0] == 1;
-    if (operand.dtype != StorageOf(type) || !Aligned(operand.first, ComputeSize(type)) ||
+    if (operand.dtype != StorageOf(type) || !Aligned(operand.first, ComputeAlignment(type)) ||
         (!single && layout.strides[op][0] != size)) {
       return false;
     }
@@ -420,11 +468,11 @@ void RunElementwise(const std::vector<int64_t>& shape, const Operand& out, const
   plan.kernel = kernel;
   plan.store = Storer(type, out.dtype);
   plan.first.push_back(out.first);
-  plan.direct.push_back(out.dtype == StorageOf(type) && Aligned(out.first, plan.compute_size));
+  plan.direct.push_back(out.dtype == StorageOf(type) && Aligned(out.first, ComputeAlignment(type)));
   for (const Operand& input : inputs) {
     plan.first.push_back(input.first);
     plan.load.push_back(Loader(type, input.dtype));
-    plan.direct.push_back(input.dtype == StorageOf(type) && Aligned(input.first, plan.compute_size));
+    plan.direct.push_back(input.dtype == StorageOf(type) && Aligned(input.first, ComputeAlignment(type)));
   }
   const size_t inner = layout.sizes.size() - 1;
   plan.buffered = false;

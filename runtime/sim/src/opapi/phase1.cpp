@@ -394,6 +394,8 @@ bool ChooseComputeType(aclDataType promoted, IntegerMath math, ComputeType* type
   switch (promoted) {
     case ACL_FLOAT: case ACL_FLOAT16: case ACL_BF16: *type = ComputeType::kFloat32; return true;
     case ACL_DOUBLE: *type = ComputeType::kFloat64; return true;
+    case ACL_COMPLEX64: *type = ComputeType::kComplex64; return true;
+    case ACL_COMPLEX128: *type = ComputeType::kComplex128; return true;
     case ACL_BOOL: case ACL_INT8: case ACL_UINT8: case ACL_INT16:
       *type = math == IntegerMath::kExact ? ComputeType::kInt64 : ComputeType::kFloat32;
       return true;
@@ -409,6 +411,8 @@ const char* ComputeTypeName(ComputeType type) {
     case ComputeType::kFloat32: return "float";
     case ComputeType::kFloat64: return "double";
     case ComputeType::kInt64: return "int64";
+    case ComputeType::kComplex64: return "complex<float>";
+    case ComputeType::kComplex128: return "complex<double>";
   }
   return "?";
 }
@@ -631,6 +635,12 @@ aclnnStatus Reject(const Call& call, aclnnStatus status, const char* message) { 
 
 const TensorInfo& CallTensor(const Call& call, int index) { return call.params[index].info; }
 double CallScalar(const Call& call, int index) { return call.params[index].scalar_double; }
+
+void CallScalarParts(const Call& call, int index, double* real, double* imag) {
+  const Call::Param& p = call.params[index];
+  *real = p.scalar_double;
+  *imag = p.present ? p.scalar.ImagAsDouble() : 0.0;
+}
 int64_t CallScalarInt(const Call& call, int index) { return call.params[index].scalar_int; }
 bool CallBool(const Call& call, int index) { return call.args[index].integer != 0; }
 int64_t CallInt(const Call& call, int index) { return call.args[index].integer; }

@@ -1,0 +1,23 @@
+"""gen.parse.semantics: the keys of a semantics file that the simulator's kernels read."""
+
+from gen.ir import Level
+from gen.parse.semantics import load_semantics
+
+
+def _load(tmp_path, text):
+    path = tmp_path / "op.toml"
+    path.write_text(text, encoding="utf-8")
+    return load_semantics(path)
+
+
+def test_kernel_complex_is_read_and_absent_means_none(tmp_path):
+    loaded = _load(tmp_path, '[aclnnA]\nkernel = "-self"\nkernel_complex = "std::conj(self)"\n'
+                             '[aclnnB]\nkernel = "-self"\n')
+    assert not loaded.diagnostics
+    assert [op.kernel_complex for op in loaded.ops] == ["std::conj(self)", None]
+
+
+def test_a_kernel_complex_that_is_not_a_string_is_diagnosed_and_kept_real(tmp_path):
+    loaded = _load(tmp_path, '[aclnnA]\nkernel = "-self"\nkernel_complex = 3\n')
+    assert [(d.level, d.code, d.line) for d in loaded.diagnostics] == [(Level.ERROR, "semantics-value", 1)]
+    assert loaded.ops[0].kernel_complex == ""
