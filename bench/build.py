@@ -13,9 +13,9 @@ rebuilt. CPU seconds are the children's rusage (compilers, linker, ninja, cmake)
 
     python -m bench.build [--set op_docs|corpus] [--step N]   (corpus: every N-th page)
 
-Not every corpus page's bindings compile yet (gen/emit/bindings.py is still growing), so the
-default set is op_docs/; with --set corpus the build goes on past failing units (ninja -k 0) and
-the result counts them.
+The default set is op_docs/ (what `make build` builds). Not every corpus API's bindings compile
+(`make corpus` counts them), so with --set corpus the build goes on past failing units (ninja -k 0)
+and the result counts them.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from bench.common import CORPUS, ROOT, Summary, emit_result, log, sample_pages
 from bench.generation import EDIT_FROM, EDIT_TO, edit_target, flat_docs
@@ -101,6 +102,7 @@ def main() -> None:
             for name in SEED_FILES:
                 shutil.copy(ROOT / "op_docs" / name, seed_docs / name)
             seed_report = generate(seed_docs, work / "seed-generated")
+            assert seed_report.model is not None  # generate() always builds one
             seed_apis = len(seed_report.model.apis)
             configure_cpu, configure_wall = configure(work / "seed-generated", work / "seed-build", log_file)
             seed_cpu, seed_wall, seed_units, seed_failed = build_bindings(work / "seed-build", log_file)
@@ -111,6 +113,7 @@ def main() -> None:
 
             # The set of N APIs: op_docs/ (what `make build` builds), or a sample of the corpus.
             docs = work / "docs"
+            target: Path | None
             if args.set == "op_docs":
                 shutil.copytree(ROOT / "op_docs", docs)
                 target = docs / OP_DOCS_EDIT
@@ -122,6 +125,7 @@ def main() -> None:
                 target = edit_target(originals)
             generated = work / "set-generated"
             set_report = generate(docs, generated)
+            assert set_report.model is not None
             set_apis = len(set_report.model.apis)
             configure(generated, work / "set-build", log_file)
             set_cpu, set_wall, set_units, set_failed = build_bindings(work / "set-build", log_file)
@@ -137,7 +141,7 @@ def main() -> None:
                 log(f"build: the {units_count} bindings units of {set_apis} APIs, recompiled: {units_cpu:.1f} CPU s")
 
             # Incremental: edit one page, regenerate, rebuild (twice: edited, then restored).
-            incremental = []
+            incremental: list[dict[str, Any]] = []
             if target is not None and not set_failed:
                 original = originals[target].read_text(encoding="utf-8")
                 target.unlink()

@@ -337,6 +337,8 @@ def call_once(t, generated: Path, api: str, soc: str, plan: dict) -> dict:
     test_file = generated / "tests" / names.test_file(api)
     try:
         spec = importlib.util.spec_from_file_location(test_file.stem, test_file)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"{test_file}: not a loadable Python file")
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         op = module.OP
@@ -418,7 +420,7 @@ def run_phase1(generated: Path, apis: Sequence[str], work: Path, jobs: int, prog
     outcomes: dict[str, dict] = {}
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(generated), str(ROOT)])}
     bar = progress(None, "phase 1", total=len(apis))
-    workers: list[tuple[subprocess.Popen, Path, list[str], float]] = []
+    workers: list[tuple[subprocess.Popen, Path, tuple[Optional[str], list[str]], float]] = []
 
     def launch(soc: Optional[str], chunk: list[str], k: int) -> None:
         results = work / f"worker{k}.jsonl"

@@ -22,7 +22,7 @@ from gen import names
 from gen.emit import docs
 from gen.emit.env import render
 from gen.emit.files import FileManager
-from gen.emit.model import BoundAPI, Model, translation_units, unit_path
+from gen.emit.model import BoundAPI, Model, kind_of, translation_units, unit_path
 from gen.ir import API, Direction, DType, ErrorCategory, Param, ParamKind, RelationKind
 
 MODULE_SOURCE = "bindings/module.cpp"
@@ -202,7 +202,7 @@ def cpp_type(param: Param) -> str:
         ParamKind.TENSOR: "aclTensor", ParamKind.SCALAR: "aclScalar", ParamKind.INT_ARRAY: "aclIntArray",
         ParamKind.FLOAT_ARRAY: "aclFloatArray", ParamKind.BOOL_ARRAY: "aclBoolArray",
         ParamKind.TENSOR_LIST: "aclTensorList", ParamKind.SCALAR_LIST: "aclScalarList", ParamKind.STRING: "char",
-    }.get(param.kind)
+    }.get(kind_of(param))
     if base is not None:
         return f"{const}{base}*"
     if param.kind is ParamKind.BOOL:

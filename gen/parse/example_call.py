@@ -82,7 +82,8 @@ def strip_comments(code: str) -> str:
 
 def split_arguments(code: str, open_paren: int) -> Optional[list[str]]:
     """The top-level comma-separated arguments of the call whose '(' is at `open_paren`."""
-    depth, start, args = 0, open_paren + 1, []
+    depth, start = 0, open_paren + 1
+    args: list[str] = []
     for i in range(open_paren, len(code)):
         c = code[i]
         if c in "([{":
@@ -125,8 +126,9 @@ def extract_example_call(code: str, api: API, line: int = 0) -> Optional[Example
                 recovered = ExampleArg(param.name, _dtype(acl), tuple(int(d) for d in dims), data)
         elif param.kind is ParamKind.SCALAR and arg in scalars:
             value_name, acl = scalars[arg]
-            if values.get(value_name) is not None:
-                recovered = ExampleArg(param.name, _dtype(acl), None, (values[value_name],))
+            value = values.get(value_name)
+            if value is not None:
+                recovered = ExampleArg(param.name, _dtype(acl), None, (value,))
         elif param.kind in (ParamKind.INT_ARRAY, ParamKind.FLOAT_ARRAY, ParamKind.BOOL_ARRAY) and arg in arrays:
             data = vectors.get(arrays[arg])
             if data is not None:
