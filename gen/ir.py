@@ -522,6 +522,9 @@ class OpSemantics(_Json):
     # `kernel` means something else or nothing on complex values (comparisons, std::max); None:
     # `kernel` serves them too, "": not simulated in complex arithmetic.
     kernel_complex: Optional[str] = None
+    # The complex kernel's result is real (|z|): it goes to a real output of the computation's
+    # precision (COMPLEX64 -> FLOAT), as the page's tables say (aclnnAbs).
+    complex_result_real: bool = False
     # Python expression of the result in terms of the parameters as torch tensors / Python
     # values, e.g. "torch.ops.aten.leaky_relu_backward(gradOutput, self, negativeSlope, selfIsResult)".
     golden: str = ""

@@ -89,6 +89,10 @@ def apis() -> tuple[API, ...]:
              tensor("gradOutput", relations=[rel(RelationKind.BROADCAST, "self")]),
              tensor("self"),
              tensor("gradInput", Direction.OUT, relations=[rel(RelationKind.BROADCAST, "gradOutput")])),
+        # |self| (aclnnAbs): a complex self gives a real out of its precision.
+        _api("aclnnSimTestAbs",
+             tensor("self", dtypes=(F, F64, DType.COMPLEX64, DType.COMPLEX128)),
+             tensor("out", Direction.OUT, dtypes=(F, F64))),
         # Same dtype rule; no kernel inputs but a scalar (a fill).
         _api("aclnnSimTestFill",
              tensor("out", Direction.OUT, dtypes=(F, F16, BF16, F64, *INTS)),
@@ -129,6 +133,8 @@ def semantics() -> tuple[OpSemantics, ...]:
         OpSemantics(api="aclnnSimTestCast", source="tests/sim_test_ops.toml", kernel="self * 2"),
         OpSemantics(api="aclnnSimTestTwoOutputs", source="tests/sim_test_ops.toml", kernel="self"),
         OpSemantics(api="aclnnSimTestChainedBroadcast", source="tests/sim_test_ops.toml", kernel="gradOutput * self"),
+        OpSemantics(api="aclnnSimTestAbs", source="tests/sim_test_ops.toml", kernel="self < T(0) ? -self : self",
+                    kernel_complex="T(std::abs(self))", complex_result_real=True),
         OpSemantics(api="aclnnSimTestFill", source="tests/sim_test_ops.toml", kernel="fillValue",
                     integer_math=IntegerMath.EXACT),
     )

@@ -177,6 +177,13 @@ def test_kernel_complex_spells_the_complex_kernel_or_keeps_it_real(tmp_path):
     assert not real.complex
 
 
+def test_a_real_complex_result_is_marked_in_the_kernel_spec(tmp_path):
+    api = _complex_api((DType.FLOAT, DType.COMPLEX64))
+    sem = semantics(kernel="self", kernel_complex="T(std::abs(self))", complex_result_real=True)
+    text = emit(tmp_path, [make_page(api)], [sem]).written["sim/ops_000.cpp"]
+    assert "aclsim::IntegerMath::kFloat, /*complex_result_real=*/true};" in text
+
+
 def test_units_without_complex_kernels_do_not_include_complex(tmp_path):
     text = emit(tmp_path, [make_page(_complex_api((DType.FLOAT,)))], [semantics(kernel="-self")]).written[
         "sim/ops_000.cpp"]

@@ -322,6 +322,14 @@ def test_a_complex_result_is_not_stored_into_a_real_output(sim, run):
     assert status == 161002 and "not castable from the promoted dtype COMPLEX64" in sim.error()
 
 
+@pytest.mark.parametrize("dtype, real", [(np.complex64, np.float32), (np.complex128, np.float64)])
+def test_a_complex_result_the_semantics_call_real_goes_to_a_real_output(sim, run, dtype, real):
+    self_ = run.array(complex_random((3, 8), dtype, seed=46), shape=[3, 4], strides=[8, 2])  # every other column
+    out = run.array(np.zeros((3, 4), real))
+    assert sim.call("aclnnSimTestAbs", self_.handle, out.handle) == (0, 0), sim.error()
+    np.testing.assert_allclose(out.numpy(), torch.abs(torch.from_numpy(self_.numpy())).numpy(), rtol=1e-6)
+
+
 def test_complex_is_not_computed_where_the_page_lists_no_complex_input(sim, run):
     # aclnnSimTestCast's self lists real dtypes only: its kernel has no complex instantiation, and
     # phase 1 rejects the dtype before any kernel is chosen.

@@ -17,6 +17,19 @@ def test_kernel_complex_is_read_and_absent_means_none(tmp_path):
     assert [op.kernel_complex for op in loaded.ops] == ["std::conj(self)", None]
 
 
+def test_complex_result_real_is_read(tmp_path):
+    loaded = _load(tmp_path, '[aclnnA]\nkernel = "self"\nkernel_complex = "T(std::abs(self))"\n'
+                             'complex_result = "real"\n[aclnnB]\nkernel = "self"\n')
+    assert not loaded.diagnostics
+    assert [op.complex_result_real for op in loaded.ops] == [True, False]
+
+
+def test_an_unknown_complex_result_is_diagnosed(tmp_path):
+    loaded = _load(tmp_path, '[aclnnA]\nkernel = "self"\ncomplex_result = "imaginary"\n')
+    assert [d.code for d in loaded.diagnostics] == ["semantics-value"]
+    assert not loaded.ops[0].complex_result_real
+
+
 def test_a_kernel_complex_that_is_not_a_string_is_diagnosed_and_kept_real(tmp_path):
     loaded = _load(tmp_path, '[aclnnA]\nkernel = "-self"\nkernel_complex = 3\n')
     assert [(d.level, d.code, d.line) for d in loaded.diagnostics] == [(Level.ERROR, "semantics-value", 1)]

@@ -277,6 +277,8 @@ class Kernel:
     complex: bool = False
     # Its spelling on complex values, where it differs from `expression` (None: the same).
     complex_expression: Optional[str] = None
+    # Its complex result is real (the real part goes to a real output): semantics.complex_result.
+    complex_result_real: bool = False
 
 
 def _lists_complex(param: Param) -> bool:
@@ -340,6 +342,7 @@ def kernel_for(bound: BoundAPI) -> tuple[Optional[Kernel], str]:
         integer_math=math,
         complex=complex_kernel,
         complex_expression=complex_expression,
+        complex_result_real=complex_kernel and semantics.complex_result_real,
     ), ""
 
 

@@ -10,6 +10,7 @@ The file states what the page says only in prose and formulas. One table per API
     # list COMPLEX64/COMPLEX128 where `kernel` does not hold on complex values; "" = not simulated
     # in complex arithmetic. Absent: `kernel` serves complex values too.
     kernel_complex = "..."
+    complex_result = "real"           # optional: the complex kernel's result is real (|z|)
     # Python expression over torch tensors and Python values, named as the page names them.
     golden = "torch.ops.aten.leaky_relu_backward(gradOutput, self, negativeSlope, selfIsResult)"
     integer_math = "float"            # or "exact": integral dtypes computed in int64
@@ -41,7 +42,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 from gen.ir import ArgValue, Diagnostic, InputDomain, IntegerMath, Level, OpSemantics, ValueCheck
 
-_KNOWN_KEYS = {"kernel", "kernel_complex", "golden", "integer_math", "errata", "domain", "checks"}
+_KNOWN_KEYS = {"kernel", "kernel_complex", "complex_result", "golden", "integer_math", "errata", "domain", "checks"}
 _CHECK_KEYS = {"when", "message", "status", "violation"}
 
 
@@ -95,6 +96,10 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
     if kernel_complex is not None and not isinstance(kernel_complex, str):
         bad("kernel_complex is a string")
         kernel_complex = ""  # not simulated in complex arithmetic rather than a wrong kernel
+    complex_result = table.get("complex_result", "complex")
+    if complex_result not in ("complex", "real"):
+        bad("complex_result is \"complex\" or \"real\"")
+        complex_result = "complex"
     try:
         integer_math = IntegerMath(table.get("integer_math", "float"))
     except ValueError:
@@ -135,7 +140,8 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
                                  status=status, line=check_line,
                                  violation=tuple(ArgValue(k, v) for k, v in violation.items())))
 
-    return OpSemantics(api=api, source=source, kernel=kernel, kernel_complex=kernel_complex, golden=golden,
+    return OpSemantics(api=api, source=source, kernel=kernel, kernel_complex=kernel_complex,
+                       complex_result_real=complex_result == "real", golden=golden,
                        integer_math=integer_math,
                        checks=tuple(checks), domains=tuple(domains), errata=tuple(errata), line=line)
 

@@ -45,18 +45,22 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
   T operator()(T self) const {
-    return self < T(0) ? T(-self) : self;
+    if constexpr (aclsim::IsComplex<T>::value) {
+      return T(std::abs(self));
+    } else {
+      return self < T(0) ? T(-self) : self;
+    }
   }
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kExact};
+    &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kExact>,
+    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kExact, /*complex_result_real=*/true};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnAbs", "op_docs/abs.md",

@@ -96,6 +96,9 @@ struct KernelSpec {
   uint64_t inputs;  // the tensors whose elements the kernel reads, in its argument order
   int8_t output;    // the tensor its element result goes to
   IntegerMath integer_math;
+  // A complex computation's result is real (|z|): the output has the real dtype of the
+  // computation's precision (COMPLEX64 -> FLOAT), and the result's real part is stored.
+  bool complex_result_real = false;
 };
 
 struct ApiSpec {

@@ -474,10 +474,18 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
   // The result is written in the output's dtype: it must be castable from the inputs' promoted
   // dtype (互转换关系), as pages state whether or not their notes relate the two ("out的数据类型
   // 需要是self可转换的数据类型", aclnnNeg).
-  if (!inputs.empty() && !CanCast(promoted, out.dtype)) {
+  // A kernel whose complex result is real (|z|) gives the real dtype of the computation's precision.
+  aclDataType result = promoted;
+  if (kernel.complex_result_real) {
+    if (promoted == ACL_COMPLEX32) result = ACL_FLOAT16;
+    if (promoted == ACL_COMPLEX64) result = ACL_FLOAT;
+    if (promoted == ACL_COMPLEX128) result = ACL_DOUBLE;
+  }
+  if (!inputs.empty() && !CanCast(result, out.dtype)) {
     return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[out_index].name) + ": dtype " + DTypeName(out.dtype) +
-                                                  " is not castable from the promoted dtype " + DTypeName(promoted) +
-                                                  " of " + NameList(spec, inputs) + " (互转换关系)");
+                                                  " is not castable from the " + (result == promoted ? "promoted" : "result") +
+                                                  " dtype " + DTypeName(result) + " of " + NameList(spec, inputs) +
+                                                  " (互转换关系)");
   }
   const DTypeInfo* info = FindDType(promoted);
   // A complex scalar cannot be cast to a real computation (互转换关系: no narrowing from complex;
