@@ -174,6 +174,7 @@ class ErrorCategory(str, enum.Enum):
     UNSUPPORTED_DTYPE = "unsupported_dtype"
     RANK = "rank"  # a rank above (or below) the documented bound
     SHAPE_MISMATCH = "shape_mismatch"
+    DTYPE_MISMATCH = "dtype_mismatch"  # tensors that must share one dtype do not
     BROADCAST = "broadcast"
     NOT_CASTABLE = "not_castable"
     EMPTY_TENSOR = "empty_tensor"

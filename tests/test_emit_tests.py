@@ -200,6 +200,20 @@ def test_not_castable_gives_an_integral_out_for_float_inputs(seeds):
     assert [c.out for c in test.cases] == [{"out": "INT8"}]
 
 
+def test_dtype_mismatch_moves_one_named_tensor_at_a_time_to_another_documented_dtype():
+    row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "self和out的数据类型不相同。", ErrorCategory.DTYPE_MISMATCH,
+                    ("self", "out"))
+    test = one_api_suite(*unary(), errors=(row,)).errors[0]
+    assert [(c.id, c.dtypes.get("self"), c.out) for c in test.cases] == [
+        ("self=FLOAT16", "FLOAT16", {"out": "FLOAT"}), ("out=FLOAT16", "FLOAT", {"out": "FLOAT16"})]
+
+
+def test_dtype_mismatch_naming_one_tensor_is_skipped_with_the_reason():
+    row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "self的数据类型不一致。", ErrorCategory.DTYPE_MISMATCH, ("self",))
+    test = one_api_suite(*unary(), errors=(row,)).errors[0]
+    assert not test.cases and "fewer than two tensors" in test.skip
+
+
 def test_empty_row_empties_the_input_that_forbids_it():
     row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "self是空Tensor。", ErrorCategory.EMPTY_TENSOR, ("self",))
     test = one_api_suite(*unary(empty_tensor=False), errors=(row,)).errors[0]

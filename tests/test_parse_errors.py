@@ -86,6 +86,14 @@ def test_row_without_its_leading_cells_inherits_them():
     ("The dimensions of self exceed 8.", C.RANK),
     ("The data type of self, index, value, or out is not supported.", C.UNSUPPORTED_DTYPE),
     ("x、scale、offset、y的数据类型或数据格式不在支持的范围之内。", C.UNSUPPORTED_DTYPE),
+    ("gradOutput、out与self数据类型不一致。", C.DTYPE_MISMATCH),
+    ("self和out的数据类型不相同。", C.DTYPE_MISMATCH),
+    ("The data types of gradOutput and self are inconsistent.", C.DTYPE_MISMATCH),
+    ("self、other、out的数据类型不一致或数据格式不在支持的范围之内。", C.FORMAT),  # the other condition first
+    ("参数out的数据类型不是self可转换的。", C.NOT_CASTABLE),
+    ("gradOutput或self的shape dim大于8。", C.RANK),
+    ("selfRef的维度范围超过8。", C.RANK),
+    ("self和out的数据形状不一致。", C.SHAPE_MISMATCH),
 ])
 def test_conditions_are_classified(condition, category):
     assert classify(condition) is category
@@ -99,6 +107,7 @@ def test_conditions_are_classified(condition, category):
     "self is an empty tensor, and scale or shift is not an empty tensor.",
     "perToken场景下，kroneckerP2的维度不为2。",
     "self在非第一维度上的size小于1。",  # a size, not a rank
+    "当self为实数时，self和out的数据类型不一致。",  # a mismatch only for some dtypes
 ])
 def test_unclear_conditions_stay_unclassified(condition):
     assert classify(condition) is None

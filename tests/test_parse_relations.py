@@ -3,7 +3,9 @@
 import pytest
 
 from gen.ir import RelationKind as K
-from gen.parse.relations import relations_in
+from gen.ir import ErrorCase, ErrorCategory, ParamKind, Relation
+from gen.parse.relations import relations_in, with_error_table_relations
+from tests.factories import make_param
 
 NAMES = ["gradOutput", "self", "out", "result", "gradInput"]
 
@@ -53,3 +55,25 @@ def test_a_negated_statement_is_no_relation():
 def test_castable_to_the_promoted_dtype_is_not_cast_from():
     # alpha must cast *to* promote(self, other); CAST_FROM says the converse.
     assert relations_in("数据类型需要可转换成self与other推导后的数据类型。", "alpha", ["self", "other", "alpha"]) == ()
+
+
+def _mismatch(*names, category=ErrorCategory.DTYPE_MISMATCH):
+    return ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "、".join(names) + "的数据类型不一致。", category, names)
+
+
+def test_a_dtype_mismatch_row_relates_the_tensors_it_names():
+    params = (make_param("self"), make_param("out"), make_param("alpha", kind=ParamKind.SCALAR))
+    got = with_error_table_relations(params, [_mismatch("self", "out", "alpha")])
+    assert [p.related(K.SAME_DTYPE) for p in got] == [("out",), ("self",), ()]
+
+
+def test_a_relation_the_table_states_is_not_repeated():
+    params = (make_param("self", relations=(Relation(K.SAME_DTYPE, ("out",)),)), make_param("out"))
+    got = with_error_table_relations(params, [_mismatch("self", "out")])
+    assert got[0].relations == params[0].relations and got[1].related(K.SAME_DTYPE) == ("self",)
+
+
+def test_other_rows_and_single_tensors_relate_nothing():
+    params = (make_param("self"), make_param("out"))
+    rows = [_mismatch("self"), _mismatch("self", "out", category=ErrorCategory.SHAPE_MISMATCH)]
+    assert with_error_table_relations(params, rows) == params

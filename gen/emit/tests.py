@@ -741,6 +741,23 @@ class Planner:
                         cases.append(replace(base, id=f"{p.name}={bad.value}", dtypes={**base.dtypes, p.name: bad.value},
                                              values={**base.values, p.name: 1}))
             return cases, "it names no output to give an uncastable dtype, nor an input bound to the same dtype"
+        if category is ErrorCategory.DTYPE_MISMATCH:
+            # One named tensor at a dtype its own row documents, the others as in the base call: a
+            # dtype valid for the tensor alone, so the status can only come from the mismatch.
+            tensors = [p for p in named if p.kind is ParamKind.TENSOR]
+            cases = []
+            for p in tensors if len(tensors) > 1 else []:
+                others = {DType(base.dtypes[q.name]) if q.name in base.dtypes else DType(self._out_dtype(q))
+                          for q in tensors if q is not p}
+                other = next((d for d in documented_dtypes(p) if d in EXPRESSIBLE and d not in others), None)
+                if other is None:
+                    continue
+                if p.direction is Direction.OUT:
+                    cases.append(replace(base, id=f"{p.name}={other.value}", out={p.name: other.value}))
+                else:
+                    cases.append(replace(base, id=f"{p.name}={other.value}", dtypes={**base.dtypes, p.name: other.value},
+                                         out={o.name: self._out_dtype(o) for o in self.tensor_outs}))
+            return cases, "it names fewer than two tensors, or none with a second documented dtype"
         if category is ErrorCategory.EMPTY_TENSOR:
             cases = []
             for p in named:

@@ -19,6 +19,7 @@ from gen.parse.entries import ParamEntry, entries_from_blocks, entries_from_tabl
 from gen.parse.errors import errors_in_blocks
 from gen.parse.params import ParamContext, build_param, note_socs, product_notes
 from gen.parse.products import find_products
+from gen.parse.relations import with_error_table_relations
 from gen.parse.prototypes import (WORKSPACE_SUFFIX, CParam, Declaration, Pairing, find_declarations, normalise_type,
                                   pair_declarations)
 
@@ -194,6 +195,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
 
     errors: list[ErrorCase] = guarded(diags, section.line if section else 1, f"the errors of {pair.api}",
                      lambda: _errors(doc, sections, section, scope, names, pairs, diags), [])
+    params = list(with_error_table_relations(params, errors))
 
     formula = _formula(function)
     constraints_section = _first(sections, CONSTRAINT_SECTION)

@@ -23,7 +23,8 @@ _RULES: tuple[tuple[ErrorCategory, re.Pattern[str]], ...] = tuple((cat, re.compi
     (ErrorCategory.NOT_CASTABLE, r"无法转换|不能转换|不可转换|无法cast|不能cast|cannot\s+be\s+(?:converted|cast)|"
                                  r"can(?:'|no)t\s+(?:be\s+)?(?:converted|cast)|not\s+castable|不满足.{0,6}转换|"
                                  r"不满足(?:数据类型)?(?:推导规则|互推导关系)|无法(?:进行|做)?(?:数据类型)?推导|"
-                                 r"cannot\s+be\s+deduced|(?:do|does)\s+not\s+meet\s+the\s+(?:type\s+|data\s+type\s+)?deduction"),
+                                 r"cannot\s+be\s+deduced|(?:do|does)\s+not\s+meet\s+the\s+(?:type\s+|data\s+type\s+)?deduction|"
+                                 r"不是[^。；，,]{1,30}?可转换的"),  # "out的数据类型不是self可转换的"
     (ErrorCategory.BROADCAST, r"broadcast"),
     (ErrorCategory.EMPTY_TENSOR, r"空Tensor|空tensor|空张量|empty\s+tensor"),
     (ErrorCategory.UNSUPPORTED_DTYPE, r"数据类型(?:[和或、与及]数据格式)?(?:不在|不属于|不满足)?.{0,4}支持(?:的)?(?:范围|列表)|数据类型不支持|"
@@ -35,16 +36,22 @@ _RULES: tuple[tuple[ErrorCategory, re.Pattern[str]], ...] = tuple((cat, re.compi
                            r"formats?\s+(?:is|are)\s+not\s+supported|formats?.{0,30}not\s+(?:with)?in\s+the\s+supported"),
     (ErrorCategory.RANK, r"(?:维度|维数)(?:数|数量)?\s*(?:超过|大于|小于|不等于|不为|不是|不在|超出|不满足)|"
                          r"(?:超过|大于|小于|不是|不为|不等于|高于|低于|不支持)\s*\d+\s*维|shape(?:的)?(?:维度|维数)|"
+                         r"shape\s*dim\s*(?:数)?\s*(?:超过|大于|小于)|维度范围(?:超过|超出|大于)|"
                          r"(?:dimensions?|rank|dim\s+number)[^.;,]{0,30}(?:exceeds?|greater\s+than|more\s+than|less\s+than|not\s+in)|"
                          r"(?:more|greater)\s+than\s+\d+\s+dimensions|exceeds?\s+\d+\s+dimensions|"
                          r"number\s+of\s+dimensions\s+of\s+\S+\s+is\s+(?:greater|less|more)\s+than|"
                          r"shape[^.;]{0,10}(?:exceeds?|greater\s+than)\s+\d+\s*(?:D\b|dimensions)"),
-    (ErrorCategory.SHAPE_MISMATCH, r"shape[^。；]{0,12}(?:不一致|不相同|不同|不匹配|不相等)|"
+    (ErrorCategory.SHAPE_MISMATCH, r"(?:shape|形状)[^。；]{0,12}(?:不一致|不相同|不同|不匹配|不相等)|"
                                    r"shapes?\s+(?:of\s+.{1,40}?\s+)?(?:are|is)\s+(?:not\s+the\s+same|different|inconsistent|mismatched)|"
                                    r"shapes?\s+(?:do\s+not|does\s+not|don't)\s+match|shape\s+mismatch"),
     (ErrorCategory.VALUE, r"取值|(?:值|数值)(?:不在|超出|不满足|小于|大于|为负|不合法|不是|不为|不等于)|负数|超出.{0,6}取值范围|"
                           r"\bvalues?\b.{0,30}(?:out\s+of|not\s+in|exceeds?|less\s+than|greater\s+than|negative|invalid)|"
                           r"\bout\s+of\s+range|\bnegative\b"),
+    # "gradOutput和self数据类型不同": the tensors it names must share one dtype. Last: a row that also
+    # states another condition ("数据类型不一致或数据格式不在支持的范围") keeps that one.
+    (ErrorCategory.DTYPE_MISMATCH, r"数据类型[^。；]{0,12}(?:不一致|不相同|不同|不匹配)|"
+                                   r"(?:data\s*types?|dtypes?)\s+(?:of\s+.{1,60}?\s+)?(?:are|is)\s+(?:not\s+the\s+same|different|inconsistent)|"
+                                   r"(?:data\s*types?|dtypes?)\s+(?:do|does)\s+not\s+match|dtype\s+mismatch"),
 ))
 
 _CONDITIONAL = re.compile(r"当.{1,40}时|.{1,40}时[，,]|\bwhen\b|\bif\b", re.I)

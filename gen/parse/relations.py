@@ -8,10 +8,11 @@ others in the order the sentence names them.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Sequence
 
-from gen.ir import Relation, RelationKind
+from gen.ir import ErrorCase, ErrorCategory, Param, ParamKind, Relation, RelationKind
 from gen.parse.prose import names_in
 
 _SENTENCE = re.compile(r"[。；;\n]|(?<=[A-Za-z0-9)])\.(?:\s|$)")
@@ -84,3 +85,26 @@ def _kinds(sentence: str) -> list[RelationKind]:
             kinds.append(RelationKind.SAME_SHAPE)
         return kinds
     return []
+
+
+def with_error_table_relations(params: Sequence[Param], errors: Sequence[ErrorCase]) -> tuple[Param, ...]:
+    """SAME_DTYPE between the tensors an error row says must not differ in dtype ("self和out的数据
+    类型不相同" → 161002): the page states the relation there when its parameter table does not
+    (aclnnRelu). Rows the classifier left conditional are unclassified, so never read here."""
+    tensors = {p.name for p in params if p.kind is ParamKind.TENSOR}
+    same: dict[str, list[str]] = {}
+    for row in errors:
+        if row.category is not ErrorCategory.DTYPE_MISMATCH:
+            continue
+        named = [n for n in row.params if n in tensors]
+        if len(named) < 2:
+            continue
+        for name in named:
+            bucket = same.setdefault(name, [])
+            bucket.extend(n for n in named if n != name and n not in bucket)
+    out = []
+    for param in params:
+        missing = tuple(n for n in same.get(param.name, ()) if n not in param.related(RelationKind.SAME_DTYPE))
+        out.append(dataclasses.replace(param, relations=param.relations + (Relation(RelationKind.SAME_DTYPE, missing),))
+                   if missing else param)
+    return tuple(out)
