@@ -21,8 +21,9 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
-# Bump when the JSON shape changes; `from_json` refuses other versions.
-SCHEMA_VERSION = 1
+# Bump when the JSON shape changes (a field, or an enum's values); `from_json` refuses other versions.
+# 2: ErrorCategory.DTYPE_MISMATCH.
+SCHEMA_VERSION = 2
 
 
 class PageKind(str, enum.Enum):
