@@ -351,8 +351,8 @@ const bind::ApiSpec kSpec_hardswish_backward{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self x gradOutput), dtype of promote(gradOutput, self) if documented
-        {2, {1, 0}, {0, 1}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
+        // out: shape of broadcast(self x gradOutput), dtype of promote(gradOutput, self)
+        {2, {1, 0}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
     },
     {2},
 };
@@ -1162,8 +1162,8 @@ const bind::ApiSpec kSpec_relu{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16}, nullptr, false},
+        // out: shape of broadcast(self), dtype of promote(self)
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16}, nullptr, false},
     },
     {1},
 };
@@ -1640,8 +1640,8 @@ const bind::ApiSpec kSpec_threshold_backward{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self x gradOutput), dtype of promote(self)
-        {3, {1, 0}, {1}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64}, nullptr, false},
+        // out: shape of broadcast(self x gradOutput), dtype of promote(self, gradOutput)
+        {3, {1, 0}, {1, 0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64}, nullptr, false},
     },
     {3},
 };

@@ -168,9 +168,12 @@ def test_error_row3_rank(op, case):
 
 
 # line 162: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据形状不一致。
-@pytest.mark.skip(reason='unclassified error-table row (line 162: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据形状不一致。)')
-def test_error_row4_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self-shape', shapes={'self': (4, 5)}, out={'out': 'FLOAT'}, out_shapes={'out': (3, 4)}),
+    BASE.but('out-shape', out={'out': 'FLOAT'}, out_shapes={'out': (4, 5)}),
+], ids=lambda case: case.id)
+def test_error_row4_shape_mismatch(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 165: 161002 ACLNN_ERR_PARAM_INVALID: 当self为实数时，self和out的数据类型不一致。当self为COMPLEX64时，out的数据类型不为FLOAT32。当self为COMPLEX32时，out的数据类型不为FLOAT16

@@ -191,9 +191,12 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 229: 161002 ACLNN_ERR_PARAM_INVALID: 参数gradOutput、selfOrResult的数据类型不一致。
-@pytest.mark.skip(reason='unclassified error-table row (line 229: 161002 ACLNN_ERR_PARAM_INVALID: 参数gradOutput、selfOrResult的数据类型不一致。)')
-def test_error_row3_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('gradOutput=FLOAT16', dtypes={'gradOutput': 'FLOAT16'}, out={'gradInput': 'FLOAT'}),
+    BASE.but('selfOrResult=FLOAT16', dtypes={'selfOrResult': 'FLOAT16'}, out={'gradInput': 'FLOAT'}),
+], ids=lambda case: case.id)
+def test_error_row3_dtype_mismatch(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 232: 161002 ACLNN_ERR_PARAM_INVALID: 参数alpha、scale、inputScale的数据类型不可转换为FLOAT。
@@ -207,9 +210,12 @@ def test_error_row4_not_castable(op, case):
 
 
 # line 235: 161002 ACLNN_ERR_PARAM_INVALID: 参数gradInput的数据类型不是gradOutput可转换的。
-@pytest.mark.skip(reason='unclassified error-table row (line 235: 161002 ACLNN_ERR_PARAM_INVALID: 参数gradInput的数据类型不是gradOutput可转换的。)')
-def test_error_row5_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('gradInput=INT8', out={'gradInput': 'INT8'}),
+    BASE.but('gradOutput=FLOAT16', dtypes={'gradOutput': 'FLOAT16'}),
+], ids=lambda case: case.id)
+def test_error_row5_not_castable(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 238: 161002 ACLNN_ERR_PARAM_INVALID: 参数gradOutput、selfOrResult、gradInput的shape不一致。

@@ -141,9 +141,11 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 171: 161002 ACLNN_ERR_PARAM_INVALID: 参数out的数据类型不是self可转换的。
-@pytest.mark.skip(reason='unclassified error-table row (line 171: 161002 ACLNN_ERR_PARAM_INVALID: 参数out的数据类型不是self可转换的。)')
-def test_error_row3_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('out=INT8', out={'out': 'INT8'}),
+], ids=lambda case: case.id)
+def test_error_row3_not_castable(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 174: 161002 ACLNN_ERR_PARAM_INVALID: 参数self、out的shape不一致。

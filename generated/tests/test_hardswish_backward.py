@@ -53,8 +53,7 @@ DTYPES = [
 
 # out= of each documented dtype the result casts to.
 OUT_DTYPES = [
-    BASE.but('out=BFLOAT16', out={'out': 'BFLOAT16'}),
-    BASE.but('out=FLOAT16', out={'out': 'FLOAT16'}),
+    BASE.but('out=FLOAT', out={'out': 'FLOAT'}),
 ]
 
 # Ranks at the documented bounds and between, in every dtype.
@@ -137,9 +136,13 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 179: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput、self和out的数据类型不同。
-@pytest.mark.skip(reason='unclassified error-table row (line 179: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput、self和out的数据类型不同。)')
-def test_error_row3_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('gradOutput=BFLOAT16', dtypes={'gradOutput': 'BFLOAT16'}, out={'out': 'FLOAT'}),
+    BASE.but('self=BFLOAT16', dtypes={'self': 'BFLOAT16'}, out={'out': 'FLOAT'}),
+    BASE.but('out=BFLOAT16', out={'out': 'BFLOAT16'}),
+], ids=lambda case: case.id)
+def test_error_row3_dtype_mismatch(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 182: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput和self的shape不同。

@@ -163,9 +163,12 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 213: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput和self数据类型不同。
-@pytest.mark.skip(reason='unclassified error-table row (line 213: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput和self数据类型不同。)')
-def test_error_row3_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('gradOutput=BFLOAT16', dtypes={'gradOutput': 'BFLOAT16'}, out={'out': 'FLOAT'}),
+    BASE.but('self=BFLOAT16', dtypes={'self': 'BFLOAT16'}, out={'out': 'FLOAT'}),
+], ids=lambda case: case.id)
+def test_error_row3_dtype_mismatch(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 216: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput和self的shape不同。

@@ -128,6 +128,8 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 313: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的维度范围超过8。
-@pytest.mark.skip(reason='unclassified error-table row (line 313: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的维度范围超过8。)')
-def test_error_row3_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('selfRef-rank9', shapes={'selfRef': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row3_rank(op, case):
+    t.check_error(op, case, status=161002)

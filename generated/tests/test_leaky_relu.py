@@ -160,9 +160,11 @@ def test_error_row3_rank(op, case):
 
 
 # line 193: 161002 ACLNN_ERR_PARAM_INVALID: out的数据类型不是self可转换的。
-@pytest.mark.skip(reason='unclassified error-table row (line 193: 161002 ACLNN_ERR_PARAM_INVALID: out的数据类型不是self可转换的。)')
-def test_error_row4_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('out=INT8', out={'out': 'INT8'}),
+], ids=lambda case: case.id)
+def test_error_row4_not_castable(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 196: 161002 ACLNN_ERR_PARAM_INVALID: out的shape与self不一致。

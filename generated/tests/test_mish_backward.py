@@ -177,6 +177,9 @@ def test_error_row3_broadcast(op, case):
 
 
 # line 167: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput或self的shape dim大于8。
-@pytest.mark.skip(reason='unclassified error-table row (line 167: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput或self的shape dim大于8。)')
-def test_error_row4_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('gradOutput-rank9', shapes={'gradOutput': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row4_rank(op, case):
+    t.check_error(op, case, status=161002)

@@ -53,8 +53,7 @@ DTYPES = [
 
 # out= of each documented dtype the result casts to.
 OUT_DTYPES = [
-    BASE.but('out=FLOAT16', out={'out': 'FLOAT16'}),
-    BASE.but('out=BFLOAT16', out={'out': 'BFLOAT16'}),
+    BASE.but('out=FLOAT', out={'out': 'FLOAT'}),
 ]
 
 # Ranks at the documented bounds and between, in every dtype.
@@ -153,9 +152,12 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 177: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不相同。
-@pytest.mark.skip(reason='unclassified error-table row (line 177: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不相同。)')
-def test_error_row3_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self=FLOAT16', dtypes={'self': 'FLOAT16'}, out={'out': 'FLOAT'}),
+    BASE.but('out=FLOAT16', out={'out': 'FLOAT16'}),
+], ids=lambda case: case.id)
+def test_error_row3_dtype_mismatch(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 180: 161002 ACLNN_ERR_PARAM_INVALID: self和out的shape超过8维，或者两者shape不一致。

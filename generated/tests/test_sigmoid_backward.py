@@ -198,6 +198,9 @@ def test_error_row4_broadcast(op, case):
 
 
 # line 181: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput或output的shape dim大于8。
-@pytest.mark.skip(reason='unclassified error-table row (line 181: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput或output的shape dim大于8。)')
-def test_error_row5_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('gradOutput-rank9', shapes={'gradOutput': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('output-rank9', shapes={'output': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row5_rank(op, case):
+    t.check_error(op, case, status=161002)

@@ -147,9 +147,13 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 183: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput、self或gradInput的数据类型不同或不满足要求。
-@pytest.mark.skip(reason='unclassified error-table row (line 183: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput、self或gradInput的数据类型不同或不满足要求。)')
-def test_error_row3_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('gradOutput=BFLOAT16', dtypes={'gradOutput': 'BFLOAT16'}, out={'gradInput': 'FLOAT'}),
+    BASE.but('self=BFLOAT16', dtypes={'self': 'BFLOAT16'}, out={'gradInput': 'FLOAT'}),
+    BASE.but('gradInput=BFLOAT16', out={'gradInput': 'BFLOAT16'}),
+], ids=lambda case: case.id)
+def test_error_row3_dtype_mismatch(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 186: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput、self或gradInput的shape不同或不满足broadcast关系。

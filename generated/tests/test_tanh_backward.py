@@ -154,9 +154,13 @@ def test_error_row2_rank():
 
 
 # line 169: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput、output和gradInput数据类型不同。
-@pytest.mark.skip(reason='unclassified error-table row (line 169: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput、output和gradInput数据类型不同。)')
-def test_error_row3_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('gradOutput=FLOAT16', dtypes={'gradOutput': 'FLOAT16'}, out={'gradInput': 'FLOAT'}),
+    BASE.but('output=FLOAT16', dtypes={'output': 'FLOAT16'}, out={'gradInput': 'FLOAT'}),
+    BASE.but('gradInput=FLOAT16', out={'gradInput': 'FLOAT16'}),
+], ids=lambda case: case.id)
+def test_error_row3_dtype_mismatch(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 172: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput、output和gradInput的shape不同。

@@ -59,7 +59,7 @@ OP = t.Op(
     integer_math='float',
     simulated=True,
     out_shape_from={'out': ('self', 'gradOutput')},
-    out_dtype_from={'out': ('self',)},
+    out_dtype_from={'out': ('self', 'gradOutput')},
 )
 
 # The valid call every other case varies.
@@ -209,6 +209,10 @@ def test_error_row3_rank(op, case):
 
 
 # line 194: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput、out与self数据类型不一致。
-@pytest.mark.skip(reason='unclassified error-table row (line 194: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput、out与self数据类型不一致。)')
-def test_error_row4_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('gradOutput=BFLOAT16', dtypes={'gradOutput': 'BFLOAT16'}, out={'out': 'FLOAT'}),
+    BASE.but('out=BFLOAT16', out={'out': 'BFLOAT16'}),
+    BASE.but('self=BFLOAT16', dtypes={'self': 'BFLOAT16'}, out={'out': 'FLOAT'}),
+], ids=lambda case: case.id)
+def test_error_row4_dtype_mismatch(op, case):
+    t.check_error(op, case, status=161002)
