@@ -11,7 +11,8 @@ NINJA := $(abspath $(VENV)/bin/ninja)
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD := build/main
 DOCS ?= op_docs
-CORPUS ?= ../shared/corpus
+# Empty: gen/locations.py finds the shared corpus (ACLNN_CORPUS, ../shared/corpus, the workplace's).
+CORPUS ?=
 # pytest exits 5 when it collects nothing (e.g. a docs directory without simulated ops): not a failure.
 PYTEST = $(PY) -m pytest -p no:cacheprovider
 define run_pytest
