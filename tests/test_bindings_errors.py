@@ -108,3 +108,18 @@ def test_no_object_outlives_many_calls_including_failing_ones(aclnn, gx):
     sim = aclnn.sim_stats()
     if bindings_build.real_simulator():
         assert sim["live_objects"] == 0 and sim["device_allocations"] == 0
+
+
+def test_the_simulator_can_be_another_chip_and_back(aclnn, gx):
+    if not bindings_build.real_simulator():
+        pytest.skip("the session's package runs on a fake backend without chips")
+    with pytest.raises(ValueError, match="names no chip the simulator knows"):
+        aclnn.sim_set_soc("Ascend999")
+    before = aclnn.backend().soc
+    aclnn.sim_set_soc("Ascend310P")
+    try:
+        assert aclnn.backend().soc == "Ascend310P"
+    finally:
+        aclnn.sim_set_soc(before)
+    assert aclnn.backend().soc == before
+    # A page's refusal on a chip it does not support: the generated suites' test_unsupported_* tests.

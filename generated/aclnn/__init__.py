@@ -16,7 +16,7 @@ from __future__ import annotations
 import atexit as _atexit
 
 from aclnn import _C
-from aclnn._C import Tensor, get_device, set_device, sim_stats, to_device
+from aclnn._C import Tensor, get_device, set_device, sim_set_soc, sim_stats, to_device
 from aclnn._errors import (
     AclError,
     AclnnError,
@@ -86,6 +86,7 @@ __all__ = [
     "backend",
     "get_device",
     "set_device",
+    "sim_set_soc",
     "sim_stats",
     "to_device",
     "abs",

@@ -80,6 +80,10 @@ def apis() -> list[dict[str, Any]]:
 def sim_stats() -> dict[str, int] | None:
     """The simulator's live counts (aclsimGetStats), or None on a backend without them."""
 
+def sim_set_soc(name: str) -> None:
+    """Makes the simulator simulate another chip (a name as ACLNN_SIM_SOC takes it) for the rest of
+    the process; ValueError for an unknown name or on a backend other than the simulator."""
+
 # ---- errors (aclnn/_errors.py) --------------------------------------------------------------
 
 class BackendError(RuntimeError):
@@ -3007,6 +3011,7 @@ __all__ = [
     "backend",
     "get_device",
     "set_device",
+    "sim_set_soc",
     "sim_stats",
     "to_device",
     "abs",

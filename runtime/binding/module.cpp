@@ -79,6 +79,18 @@ py::object sim_stats() {
   return out;
 }
 
+// The simulator's chip, switched for the rest of the process (aclsimSetSoc): what a test of a
+// page's product table needs to see a valid call refused on a chip the page does not support.
+void sim_set_soc(const std::string& name) {
+  Runtime& runtime = Runtime::get();
+  auto fn = reinterpret_cast<decltype(&aclsimSetSoc)>(runtime.backend().optional_symbol("aclsimSetSoc"));
+  if (fn == nullptr) {
+    throw py::value_error(std::string("sim_set_soc: the ") + aclnn_loader::backend_name(runtime.backend().kind()) +
+                          " backend runs on the chip it has");
+  }
+  if (fn(name.c_str()) != 0) throw py::value_error(runtime.recent_error());
+}
+
 py::dict binding_stats() {
   const Counters& c = counters();
   py::dict out;
@@ -117,6 +129,9 @@ void init_module(py::module_& m) {
   m.def("get_device", [] { return Runtime::get().device(); });
   m.def("sim_stats", &sim_stats,
         "The simulator's live counts (aclsimGetStats), or None on a backend without them.");
+  m.def("sim_set_soc", &sim_set_soc, py::arg("name"),
+        "Makes the simulator simulate another chip (a name as ACLNN_SIM_SOC takes it) for the rest of the "
+        "process; ValueError for an unknown name or on a backend other than the simulator.");
   m.def("_stats", &binding_stats, "What the bindings did: copies by direction, live buffers and objects.");
   m.def("_shutdown", [] {
     if (Runtime::alive()) Runtime::get().shutdown();
