@@ -49,13 +49,15 @@ def outcomes(tmp_path_factory) -> dict[str, dict]:
     for api, body in OPS.items():
         from gen import names
         (tests / names.test_file(api)).write_text(textwrap.dedent(f"""
+            import types
             import aclnn
             class OP:
                 inputs = ()
+                outs = ()
                 @staticmethod
                 def behave():
                     {body}
-            BASE = None
+            BASE = types.SimpleNamespace(dtypes={{}})
         """))
     return corpus.run_phase1(generated, list(OPS), tmp_path_factory.mktemp("work"), jobs=1,
                              progress=corpus.no_progress)
@@ -83,3 +85,49 @@ def test_crash_is_blamed_on_its_api_and_the_rest_still_runs(outcomes):
 def test_python_error_is_the_apis_failure(outcomes):
     assert outcomes["aclnnBroken"]["status"] is None
     assert "RuntimeError: the wrapper is wrong" in outcomes["aclnnBroken"]["message"]
+
+
+class _Param:
+    def __init__(self, name, kind="tensor"):
+        self.name, self.kind = name, kind
+
+
+class _Op:
+    """An op whose page documents FLOAT16 for x and `out_dtypes` for yOut."""
+
+    def __init__(self, out_dtypes):
+        self.inputs, self.outs = (_Param("x"), _Param("alpha", "scalar")), (_Param("yOut"),)
+        self._dtypes = {"x": ("FLOAT16",), "yOut": out_dtypes}
+
+    def documented(self, soc, name):
+        return self._dtypes.get(name)
+
+
+class _Case:
+    dtypes = {"x": "FLOAT16", "alpha": "FLOAT"}
+
+
+class _Testing:
+    import numpy as np
+
+    NUMPY_DTYPES = {"FLOAT16": np.float16, "FLOAT": np.float32}
+
+
+@pytest.mark.parametrize("out_dtypes,expected", [
+    (("FLOAT8_E5M2", "FLOAT4_E2M1"), True),  # a quantising op: yOut can never be x's dtype
+    (("FLOAT16", "FLOAT"), False),  # the bindings' allocation in x's dtype is documented
+    (("FLOAT4_E2M1",), False),  # no host array can hold any documented dtype: nothing better to pass
+    (None, False),  # the page documents no dtype for yOut
+])
+def test_outputs_of_other_dtypes_get_out_arrays(out_dtypes, expected):
+    assert corpus.outputs_of_other_dtypes(_Testing, _Op(out_dtypes), _Case, "Ascend950") is expected
+
+
+def test_explicit_outs_take_a_documented_float8():
+    import ml_dtypes
+    import numpy as np
+
+    op = _Op(("FLOAT8_E5M2",))
+    op.out_shape_from = {"yOut": ("x",)}
+    (out,) = corpus.explicit_outs(_Testing, op, {"x": np.zeros((2, 3), np.float16)}, "Ascend950")
+    assert out.dtype == ml_dtypes.float8_e5m2 and out.shape == (2, 3)

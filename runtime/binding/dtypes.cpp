@@ -132,19 +132,23 @@ aclDataType promote(aclDataType a, aclDataType b) {
 aclDataType from_numpy(const py::dtype& dtype) {
   const char kind = dtype.kind();
   const auto size = static_cast<size_t>(dtype.itemsize());
+  // ml_dtypes registers its types as NumPy user dtypes (type numbers from NPY_USERDEF on),
+  // recognised by name: their kind says little (bfloat16 is 'V', float8_e5m2 'f' of size 1).
+  constexpr int kFirstUserDType = 256;  // NPY_USERDEF
+  if (dtype.attr("num").cast<int>() >= kFirstUserDType) {
+    const std::string name = py::str(dtype.attr("name"));
+    for (const auto& row : kDTypes)
+      if (row.numpy != nullptr && name == row.numpy && row.itemsize == size) return row.acl;
+    return ACL_DT_UNDEFINED;
+  }
   switch (kind) {
     case 'b': return ACL_BOOL;
     case 'i': return size == 1 ? ACL_INT8 : size == 2 ? ACL_INT16 : size == 4 ? ACL_INT32 : size == 8 ? ACL_INT64 : ACL_DT_UNDEFINED;
     case 'u': return size == 1 ? ACL_UINT8 : size == 2 ? ACL_UINT16 : size == 4 ? ACL_UINT32 : size == 8 ? ACL_UINT64 : ACL_DT_UNDEFINED;
     case 'f': return size == 2 ? ACL_FLOAT16 : size == 4 ? ACL_FLOAT : size == 8 ? ACL_DOUBLE : ACL_DT_UNDEFINED;
     case 'c': return size == 8 ? ACL_COMPLEX64 : size == 16 ? ACL_COMPLEX128 : ACL_DT_UNDEFINED;
-    default: break;
+    default: return ACL_DT_UNDEFINED;  // strings, objects, datetimes, structured types
   }
-  // ml_dtypes registers its types as NumPy user dtypes (kind 'V'), recognised by name.
-  std::string name = py::str(dtype.attr("name"));
-  for (const auto& row : kDTypes)
-    if (row.numpy != nullptr && name == row.numpy && row.itemsize == size) return row.acl;
-  return ACL_DT_UNDEFINED;
 }
 
 py::dtype to_numpy(aclDataType dtype) {

@@ -33,8 +33,7 @@ template <typename Kernel, typename T, size_t... I>
 BoundKernel MakeComplexBound(const Call& call, std::index_sequence<I...>) {
   BoundKernel bound;
   bound.block = &ComplexBlock<Kernel, T, I...>;
-  bound.kernel = new Kernel(call);
-  bound.destroy = [](void* kernel) { delete static_cast<Kernel*>(kernel); };
+  OwnKernel<Kernel>(&bound, call);
   return bound;
 }
 

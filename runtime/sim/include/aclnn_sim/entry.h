@@ -325,6 +325,13 @@ __attribute__((target("avx2,f16c"))) void ElementBlock16(const void* kernel, con
 }
 #endif
 
+// The bound kernel owns its functor (the call's scalars, read at phase 1) until the work is done.
+template <typename Kernel>
+void OwnKernel(BoundKernel* bound, const Call& call) {
+  bound->kernel = new Kernel(call);
+  bound->destroy = [](void* kernel) { delete static_cast<Kernel*>(kernel); };
+}
+
 template <typename Kernel, typename T, size_t... I>
 BoundKernel MakeBound(const Call& call, std::index_sequence<I...>) {
   BoundKernel bound;
@@ -338,8 +345,7 @@ BoundKernel MakeBound(const Call& call, std::index_sequence<I...>) {
     }
   }
 #endif
-  bound.kernel = new Kernel(call);
-  bound.destroy = [](void* kernel) { delete static_cast<Kernel*>(kernel); };
+  OwnKernel<Kernel>(&bound, call);
   return bound;
 }
 
