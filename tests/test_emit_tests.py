@@ -85,11 +85,17 @@ def test_per_soc_dtype_lists_are_embedded(seeds):
     assert table["Ascend310P"]["result"] == ("FLOAT", "FLOAT16", "INT32", "INT8")
 
 
-def test_ranks_at_the_bounds_and_between(seeds):
+def test_every_documented_rank(seeds):
     leaky = {c.shapes["self"] for c in group(seeds["leaky_relu_backward"], "ranks").cases}
-    assert sorted(len(s) for s in leaky) == [0, 1, 4, 8]  # with the base case's rank 2
+    assert sorted(len(s) for s in leaky) == [0, 1, 3, 4, 5, 6, 7, 8]  # with the base case's rank 2
     selu = {len(c.shapes["result"]) for c in group(seeds["selu_backward"], "ranks").cases}
-    assert selu == {1, 5, 8}  # the page's bounds are 1..8
+    assert selu == {1, 3, 4, 5, 6, 7, 8}  # the page's bounds are 1..8
+
+
+def test_every_layout_in_every_dtype(seeds):
+    cases = group(seeds["hardsigmoid_backward"], "layouts").cases
+    assert sorted(ids(cases)) == sorted([f"{layout}-{dtype}" for layout in ("transposed", "strided", "offset")
+                                         for dtype in ("BFLOAT16", "FLOAT16", "FLOAT")] + ["device-FLOAT"])
 
 
 def test_noncontiguous_layouts_only_where_the_page_allows_them():

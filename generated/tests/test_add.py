@@ -108,28 +108,43 @@ OUT_DTYPES = [
     BASE.but('out=BFLOAT16', out={'out': 'BFLOAT16'}),
 ]
 
-# Ranks at the documented bounds and between, in every dtype.
+# Every documented rank, in every dtype.
 RANKS = [
     BASE.but('rank0-FLOAT', shapes={'self': (), 'other': ()}),
     BASE.but('rank0-FLOAT16', dtypes={'self': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'self': (), 'other': ()}),
-    BASE.but('rank0-INT16', dtypes={'self': 'INT16', 'other': 'INT16', 'alpha': 'INT16'}, shapes={'self': (), 'other': ()}, values={'alpha': 2}),
     BASE.but('rank0-COMPLEX128', dtypes={'self': 'COMPLEX128', 'other': 'COMPLEX128'}, shapes={'self': (), 'other': ()}),
     BASE.but('rank1-FLOAT', shapes={'self': (5,), 'other': (5,)}),
     BASE.but('rank1-DOUBLE', dtypes={'self': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'self': (5,), 'other': (5,)}),
-    BASE.but('rank1-INT8', dtypes={'self': 'INT8', 'other': 'INT8', 'alpha': 'INT8'}, shapes={'self': (5,), 'other': (5,)}, values={'alpha': 2}),
     BASE.but('rank1-COMPLEX64', dtypes={'self': 'COMPLEX64', 'other': 'COMPLEX64'}, shapes={'self': (5,), 'other': (5,)}),
+    BASE.but('rank3-FLOAT', shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}),
+    BASE.but('rank3-INT32', dtypes={'self': 'INT32', 'other': 'INT32', 'alpha': 'INT32'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}),
+    BASE.but('rank3-BFLOAT16', dtypes={'self': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'self': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}),
-    BASE.but('rank4-INT32', dtypes={'self': 'INT32', 'other': 'INT32', 'alpha': 'INT32'}, shapes={'self': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}, values={'alpha': 2}),
-    BASE.but('rank4-UINT8', dtypes={'self': 'UINT8', 'other': 'UINT8', 'alpha': 'UINT8'}, shapes={'self': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}, values={'alpha': 2}),
-    BASE.but('rank4-BFLOAT16', dtypes={'self': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'self': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}),
+    BASE.but('rank4-INT64', dtypes={'self': 'INT64', 'other': 'INT64', 'alpha': 'INT64'}, shapes={'self': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}, values={'alpha': 2}),
+    BASE.but('rank5-FLOAT', shapes={'self': (2, 1, 3, 2, 2), 'other': (2, 1, 3, 2, 2)}),
+    BASE.but('rank5-INT16', dtypes={'self': 'INT16', 'other': 'INT16', 'alpha': 'INT16'}, shapes={'self': (2, 1, 3, 2, 2), 'other': (2, 1, 3, 2, 2)}, values={'alpha': 2}),
+    BASE.but('rank6-FLOAT', shapes={'self': (2, 1, 2, 3, 1, 2), 'other': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank6-INT8', dtypes={'self': 'INT8', 'other': 'INT8', 'alpha': 'INT8'}, shapes={'self': (2, 1, 2, 3, 1, 2), 'other': (2, 1, 2, 3, 1, 2)}, values={'alpha': 2}),
+    BASE.but('rank7-FLOAT', shapes={'self': (1, 2, 1, 3, 2, 1, 2), 'other': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank7-UINT8', dtypes={'self': 'UINT8', 'other': 'UINT8', 'alpha': 'UINT8'}, shapes={'self': (1, 2, 1, 3, 2, 1, 2), 'other': (1, 2, 1, 3, 2, 1, 2)}, values={'alpha': 2}),
     BASE.but('rank8-FLOAT', shapes={'self': (2, 1, 2, 1, 3, 1, 2, 2), 'other': (2, 1, 2, 1, 3, 1, 2, 2)}),
-    BASE.but('rank8-INT64', dtypes={'self': 'INT64', 'other': 'INT64', 'alpha': 'INT64'}, shapes={'self': (2, 1, 2, 1, 3, 1, 2, 2), 'other': (2, 1, 2, 1, 3, 1, 2, 2)}, values={'alpha': 2}),
     BASE.but('rank8-BOOL', dtypes={'self': 'BOOL', 'other': 'BOOL', 'alpha': 'BOOL'}, shapes={'self': (2, 1, 2, 1, 3, 1, 2, 2), 'other': (2, 1, 2, 1, 3, 1, 2, 2)}, values={'alpha': True}),
 ]
 
-# Non-contiguous inputs (transposed, strided, offset) and device-resident ones.
+# Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-FLOAT16', dtypes={'self': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-DOUBLE', dtypes={'self': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-INT32', dtypes={'self': 'INT32', 'other': 'INT32', 'alpha': 'INT32'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-INT64', dtypes={'self': 'INT64', 'other': 'INT64', 'alpha': 'INT64'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-INT16', dtypes={'self': 'INT16', 'other': 'INT16', 'alpha': 'INT16'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-INT8', dtypes={'self': 'INT8', 'other': 'INT8', 'alpha': 'INT8'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-UINT8', dtypes={'self': 'UINT8', 'other': 'UINT8', 'alpha': 'UINT8'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-BOOL', dtypes={'self': 'BOOL', 'other': 'BOOL', 'alpha': 'BOOL'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': True}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-COMPLEX128', dtypes={'self': 'COMPLEX128', 'other': 'COMPLEX128'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-COMPLEX64', dtypes={'self': 'COMPLEX64', 'other': 'COMPLEX64'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-BFLOAT16', dtypes={'self': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('self', 'other')),
     BASE.but('strided-FLOAT', shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('self', 'other')),
     BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('self', 'other')),
     BASE.but('strided-DOUBLE', dtypes={'self': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('self', 'other')),
@@ -143,6 +158,17 @@ LAYOUTS = [
     BASE.but('strided-COMPLEX64', dtypes={'self': 'COMPLEX64', 'other': 'COMPLEX64'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('self', 'other')),
     BASE.but('strided-BFLOAT16', dtypes={'self': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('self', 'other')),
     BASE.but('offset-FLOAT', shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-DOUBLE', dtypes={'self': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-INT32', dtypes={'self': 'INT32', 'other': 'INT32', 'alpha': 'INT32'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-INT64', dtypes={'self': 'INT64', 'other': 'INT64', 'alpha': 'INT64'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-INT16', dtypes={'self': 'INT16', 'other': 'INT16', 'alpha': 'INT16'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-INT8', dtypes={'self': 'INT8', 'other': 'INT8', 'alpha': 'INT8'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-UINT8', dtypes={'self': 'UINT8', 'other': 'UINT8', 'alpha': 'UINT8'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-BOOL', dtypes={'self': 'BOOL', 'other': 'BOOL', 'alpha': 'BOOL'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': True}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-COMPLEX128', dtypes={'self': 'COMPLEX128', 'other': 'COMPLEX128'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-COMPLEX64', dtypes={'self': 'COMPLEX64', 'other': 'COMPLEX64'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('self', 'other')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

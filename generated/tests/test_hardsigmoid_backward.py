@@ -52,22 +52,30 @@ OUT_DTYPES = [
     BASE.but('out=FLOAT16', out={'out': 'FLOAT16'}),
 ]
 
-# Ranks at the documented bounds and between, in every dtype.
+# Every documented rank, in every dtype.
 RANKS = [
     BASE.but('rank0-FLOAT', shapes={'gradOutput': (), 'self': ()}),
     BASE.but('rank0-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, shapes={'gradOutput': (), 'self': ()}),
     BASE.but('rank1-FLOAT', shapes={'gradOutput': (5,), 'self': (5,)}),
     BASE.but('rank1-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, shapes={'gradOutput': (5,), 'self': (5,)}),
+    BASE.but('rank3-FLOAT', shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'gradOutput': (2, 3, 1, 4), 'self': (2, 3, 1, 4)}),
+    BASE.but('rank5-FLOAT', shapes={'gradOutput': (2, 1, 3, 2, 2), 'self': (2, 1, 3, 2, 2)}),
+    BASE.but('rank6-FLOAT', shapes={'gradOutput': (2, 1, 2, 3, 1, 2), 'self': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank7-FLOAT', shapes={'gradOutput': (1, 2, 1, 3, 2, 1, 2), 'self': (1, 2, 1, 3, 2, 1, 2)}),
     BASE.but('rank8-FLOAT', shapes={'gradOutput': (2, 1, 2, 1, 3, 1, 2, 2), 'self': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
-# Non-contiguous inputs (transposed, strided, offset) and device-resident ones.
+# Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
+    BASE.but('transposed-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'self')),
+    BASE.but('transposed-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'self')),
     BASE.but('transposed-FLOAT', shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'self')),
     BASE.but('strided-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'self')),
     BASE.but('strided-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'self')),
     BASE.but('strided-FLOAT', shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'self')),
+    BASE.but('offset-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'self')),
+    BASE.but('offset-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'self')),
     BASE.but('offset-FLOAT', shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'self')),
     BASE.but('device-FLOAT', layout='device'),
 ]

@@ -87,28 +87,43 @@ PROMOTION = [
     BASE.but('selfRef=COMPLEX64-other=BFLOAT16', dtypes={'selfRef': 'COMPLEX64', 'other': 'BFLOAT16'}),
 ]
 
-# Ranks at the documented bounds and between, in every dtype.
+# Every documented rank, in every dtype.
 RANKS = [
     BASE.but('rank0-FLOAT', shapes={'selfRef': (), 'other': ()}),
     BASE.but('rank0-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'selfRef': (), 'other': ()}),
-    BASE.but('rank0-INT16', dtypes={'selfRef': 'INT16', 'other': 'INT16', 'alpha': 'INT16'}, shapes={'selfRef': (), 'other': ()}, values={'alpha': 2}),
     BASE.but('rank0-COMPLEX128', dtypes={'selfRef': 'COMPLEX128', 'other': 'COMPLEX128'}, shapes={'selfRef': (), 'other': ()}),
     BASE.but('rank1-FLOAT', shapes={'selfRef': (5,), 'other': (5,)}),
     BASE.but('rank1-DOUBLE', dtypes={'selfRef': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'selfRef': (5,), 'other': (5,)}),
-    BASE.but('rank1-INT8', dtypes={'selfRef': 'INT8', 'other': 'INT8', 'alpha': 'INT8'}, shapes={'selfRef': (5,), 'other': (5,)}, values={'alpha': 2}),
     BASE.but('rank1-COMPLEX64', dtypes={'selfRef': 'COMPLEX64', 'other': 'COMPLEX64'}, shapes={'selfRef': (5,), 'other': (5,)}),
+    BASE.but('rank3-FLOAT', shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}),
+    BASE.but('rank3-INT32', dtypes={'selfRef': 'INT32', 'other': 'INT32', 'alpha': 'INT32'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}),
+    BASE.but('rank3-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'selfRef': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}),
-    BASE.but('rank4-INT32', dtypes={'selfRef': 'INT32', 'other': 'INT32', 'alpha': 'INT32'}, shapes={'selfRef': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}, values={'alpha': 2}),
-    BASE.but('rank4-UINT8', dtypes={'selfRef': 'UINT8', 'other': 'UINT8', 'alpha': 'UINT8'}, shapes={'selfRef': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}, values={'alpha': 2}),
-    BASE.but('rank4-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}),
+    BASE.but('rank4-INT64', dtypes={'selfRef': 'INT64', 'other': 'INT64', 'alpha': 'INT64'}, shapes={'selfRef': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}, values={'alpha': 2}),
+    BASE.but('rank5-FLOAT', shapes={'selfRef': (2, 1, 3, 2, 2), 'other': (2, 1, 3, 2, 2)}),
+    BASE.but('rank5-INT16', dtypes={'selfRef': 'INT16', 'other': 'INT16', 'alpha': 'INT16'}, shapes={'selfRef': (2, 1, 3, 2, 2), 'other': (2, 1, 3, 2, 2)}, values={'alpha': 2}),
+    BASE.but('rank6-FLOAT', shapes={'selfRef': (2, 1, 2, 3, 1, 2), 'other': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank6-INT8', dtypes={'selfRef': 'INT8', 'other': 'INT8', 'alpha': 'INT8'}, shapes={'selfRef': (2, 1, 2, 3, 1, 2), 'other': (2, 1, 2, 3, 1, 2)}, values={'alpha': 2}),
+    BASE.but('rank7-FLOAT', shapes={'selfRef': (1, 2, 1, 3, 2, 1, 2), 'other': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank7-UINT8', dtypes={'selfRef': 'UINT8', 'other': 'UINT8', 'alpha': 'UINT8'}, shapes={'selfRef': (1, 2, 1, 3, 2, 1, 2), 'other': (1, 2, 1, 3, 2, 1, 2)}, values={'alpha': 2}),
     BASE.but('rank8-FLOAT', shapes={'selfRef': (2, 1, 2, 1, 3, 1, 2, 2), 'other': (2, 1, 2, 1, 3, 1, 2, 2)}),
-    BASE.but('rank8-INT64', dtypes={'selfRef': 'INT64', 'other': 'INT64', 'alpha': 'INT64'}, shapes={'selfRef': (2, 1, 2, 1, 3, 1, 2, 2), 'other': (2, 1, 2, 1, 3, 1, 2, 2)}, values={'alpha': 2}),
     BASE.but('rank8-BOOL', dtypes={'selfRef': 'BOOL', 'other': 'BOOL', 'alpha': 'BOOL'}, shapes={'selfRef': (2, 1, 2, 1, 3, 1, 2, 2), 'other': (2, 1, 2, 1, 3, 1, 2, 2)}, values={'alpha': True}),
 ]
 
-# Non-contiguous inputs (transposed, strided, offset) and device-resident ones.
+# Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-DOUBLE', dtypes={'selfRef': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-INT32', dtypes={'selfRef': 'INT32', 'other': 'INT32', 'alpha': 'INT32'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-INT64', dtypes={'selfRef': 'INT64', 'other': 'INT64', 'alpha': 'INT64'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-INT16', dtypes={'selfRef': 'INT16', 'other': 'INT16', 'alpha': 'INT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-INT8', dtypes={'selfRef': 'INT8', 'other': 'INT8', 'alpha': 'INT8'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-UINT8', dtypes={'selfRef': 'UINT8', 'other': 'UINT8', 'alpha': 'UINT8'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-BOOL', dtypes={'selfRef': 'BOOL', 'other': 'BOOL', 'alpha': 'BOOL'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': True}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-COMPLEX128', dtypes={'selfRef': 'COMPLEX128', 'other': 'COMPLEX128'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-COMPLEX64', dtypes={'selfRef': 'COMPLEX64', 'other': 'COMPLEX64'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef', 'other')),
     BASE.but('strided-FLOAT', shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'other')),
     BASE.but('strided-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'other')),
     BASE.but('strided-DOUBLE', dtypes={'selfRef': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'other')),
@@ -122,6 +137,17 @@ LAYOUTS = [
     BASE.but('strided-COMPLEX64', dtypes={'selfRef': 'COMPLEX64', 'other': 'COMPLEX64'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'other')),
     BASE.but('strided-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'other')),
     BASE.but('offset-FLOAT', shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-DOUBLE', dtypes={'selfRef': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-INT32', dtypes={'selfRef': 'INT32', 'other': 'INT32', 'alpha': 'INT32'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-INT64', dtypes={'selfRef': 'INT64', 'other': 'INT64', 'alpha': 'INT64'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-INT16', dtypes={'selfRef': 'INT16', 'other': 'INT16', 'alpha': 'INT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-INT8', dtypes={'selfRef': 'INT8', 'other': 'INT8', 'alpha': 'INT8'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-UINT8', dtypes={'selfRef': 'UINT8', 'other': 'UINT8', 'alpha': 'UINT8'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': 2}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-BOOL', dtypes={'selfRef': 'BOOL', 'other': 'BOOL', 'alpha': 'BOOL'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, values={'alpha': True}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-COMPLEX128', dtypes={'selfRef': 'COMPLEX128', 'other': 'COMPLEX128'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-COMPLEX64', dtypes={'selfRef': 'COMPLEX64', 'other': 'COMPLEX64'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -88,7 +88,7 @@ PROMOTION = [
     BASE.but('selfRef=COMPLEX64-other=BFLOAT16', dtypes={'selfRef': 'COMPLEX64', 'other': 'BFLOAT16'}),
 ]
 
-# Ranks at the documented bounds and between, in every dtype.
+# Every documented rank, in every dtype.
 RANKS = [
     BASE.but('rank1-FLOAT', shapes={'selfRef': (5,), 'other': (5,)}),
     BASE.but('rank1-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'selfRef': (5,), 'other': (5,)}),
@@ -106,9 +106,20 @@ RANKS = [
     BASE.but('rank4-COMPLEX128', dtypes={'selfRef': 'COMPLEX128', 'other': 'COMPLEX128'}, shapes={'selfRef': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}),
 ]
 
-# Non-contiguous inputs (transposed, strided, offset) and device-resident ones.
+# Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-DOUBLE', dtypes={'selfRef': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-INT32', dtypes={'selfRef': 'INT32', 'other': 'INT32'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-INT64', dtypes={'selfRef': 'INT64', 'other': 'INT64'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-INT16', dtypes={'selfRef': 'INT16', 'other': 'INT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-INT8', dtypes={'selfRef': 'INT8', 'other': 'INT8'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-UINT8', dtypes={'selfRef': 'UINT8', 'other': 'UINT8'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-BOOL', dtypes={'selfRef': 'BOOL', 'other': 'BOOL'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-COMPLEX128', dtypes={'selfRef': 'COMPLEX128', 'other': 'COMPLEX128'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-COMPLEX64', dtypes={'selfRef': 'COMPLEX64', 'other': 'COMPLEX64'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef', 'other')),
+    BASE.but('transposed-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef', 'other')),
     BASE.but('strided-FLOAT', shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'other')),
     BASE.but('strided-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'other')),
     BASE.but('strided-DOUBLE', dtypes={'selfRef': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'other')),
@@ -122,6 +133,17 @@ LAYOUTS = [
     BASE.but('strided-COMPLEX64', dtypes={'selfRef': 'COMPLEX64', 'other': 'COMPLEX64'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'other')),
     BASE.but('strided-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'other')),
     BASE.but('offset-FLOAT', shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-DOUBLE', dtypes={'selfRef': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-INT32', dtypes={'selfRef': 'INT32', 'other': 'INT32'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-INT64', dtypes={'selfRef': 'INT64', 'other': 'INT64'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-INT16', dtypes={'selfRef': 'INT16', 'other': 'INT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-INT8', dtypes={'selfRef': 'INT8', 'other': 'INT8'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-UINT8', dtypes={'selfRef': 'UINT8', 'other': 'UINT8'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-BOOL', dtypes={'selfRef': 'BOOL', 'other': 'BOOL'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-COMPLEX128', dtypes={'selfRef': 'COMPLEX128', 'other': 'COMPLEX128'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-COMPLEX64', dtypes={'selfRef': 'COMPLEX64', 'other': 'COMPLEX64'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
+    BASE.but('offset-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -45,7 +45,7 @@ DTYPES = [
     BASE.but('BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}),
 ]
 
-# Ranks at the documented bounds and between, in every dtype.
+# Every documented rank, in every dtype.
 RANKS = [
     BASE.but('rank1-FLOAT', shapes={'selfRef': (5,)}),
     BASE.but('rank1-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': (5,)}),
@@ -57,9 +57,14 @@ RANKS = [
     BASE.but('rank4-COMPLEX64', dtypes={'selfRef': 'COMPLEX64'}, shapes={'selfRef': (2, 3, 1, 4)}),
 ]
 
-# Non-contiguous inputs (transposed, strided, offset) and device-resident ones.
+# Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', shapes={'selfRef': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef',)),
+    BASE.but('transposed-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef',)),
+    BASE.but('transposed-DOUBLE', dtypes={'selfRef': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef',)),
+    BASE.but('transposed-COMPLEX64', dtypes={'selfRef': 'COMPLEX64'}, shapes={'selfRef': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef',)),
+    BASE.but('transposed-COMPLEX128', dtypes={'selfRef': 'COMPLEX128'}, shapes={'selfRef': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef',)),
+    BASE.but('transposed-BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef',)),
     BASE.but('strided-FLOAT', shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
     BASE.but('strided-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
     BASE.but('strided-DOUBLE', dtypes={'selfRef': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
@@ -67,6 +72,11 @@ LAYOUTS = [
     BASE.but('strided-COMPLEX128', dtypes={'selfRef': 'COMPLEX128'}, shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
     BASE.but('strided-BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
     BASE.but('offset-FLOAT', shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
+    BASE.but('offset-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
+    BASE.but('offset-DOUBLE', dtypes={'selfRef': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
+    BASE.but('offset-COMPLEX64', dtypes={'selfRef': 'COMPLEX64'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
+    BASE.but('offset-COMPLEX128', dtypes={'selfRef': 'COMPLEX128'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
+    BASE.but('offset-BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -49,25 +49,35 @@ DTYPES = [
     BASE.but('DOUBLE', dtypes={'selfRef': 'DOUBLE'}),
 ]
 
-# Ranks at the documented bounds and between, in every dtype.
+# Every documented rank, in every dtype.
 RANKS = [
     BASE.but('rank0-FLOAT', shapes={'selfRef': ()}),
     BASE.but('rank0-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': ()}),
     BASE.but('rank1-FLOAT', shapes={'selfRef': (5,)}),
     BASE.but('rank1-BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}, shapes={'selfRef': (5,)}),
+    BASE.but('rank3-FLOAT', shapes={'selfRef': (2, 3, 4)}),
+    BASE.but('rank3-DOUBLE', dtypes={'selfRef': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'selfRef': (2, 3, 1, 4)}),
-    BASE.but('rank4-DOUBLE', dtypes={'selfRef': 'DOUBLE'}, shapes={'selfRef': (2, 3, 1, 4)}),
+    BASE.but('rank5-FLOAT', shapes={'selfRef': (2, 1, 3, 2, 2)}),
+    BASE.but('rank6-FLOAT', shapes={'selfRef': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank7-FLOAT', shapes={'selfRef': (1, 2, 1, 3, 2, 1, 2)}),
     BASE.but('rank8-FLOAT', shapes={'selfRef': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
-# Non-contiguous inputs (transposed, strided, offset) and device-resident ones.
+# Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', shapes={'selfRef': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef',)),
+    BASE.but('transposed-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef',)),
+    BASE.but('transposed-BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef',)),
+    BASE.but('transposed-DOUBLE', dtypes={'selfRef': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef',)),
     BASE.but('strided-FLOAT', shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
     BASE.but('strided-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
     BASE.but('strided-BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
     BASE.but('strided-DOUBLE', dtypes={'selfRef': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
     BASE.but('offset-FLOAT', shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
+    BASE.but('offset-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
+    BASE.but('offset-BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
+    BASE.but('offset-DOUBLE', dtypes={'selfRef': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -62,21 +62,30 @@ OUT_DTYPES = [
     BASE.but('out=BFLOAT16', out={'out': 'BFLOAT16'}),
 ]
 
-# Ranks at the documented bounds and between, in every dtype.
+# Every documented rank, in every dtype.
 RANKS = [
     BASE.but('rank1-FLOAT', shapes={'self': (5,)}),
     BASE.but('rank1-FLOAT16', dtypes={'self': 'FLOAT16'}, shapes={'self': (5,)}),
-    BASE.but('rank1-COMPLEX128', dtypes={'self': 'COMPLEX128'}, shapes={'self': (5,)}),
+    BASE.but('rank3-FLOAT', shapes={'self': (2, 3, 4)}),
+    BASE.but('rank3-DOUBLE', dtypes={'self': 'DOUBLE'}, shapes={'self': (2, 3, 4)}),
+    BASE.but('rank4-FLOAT', shapes={'self': (2, 3, 1, 4)}),
+    BASE.but('rank4-COMPLEX64', dtypes={'self': 'COMPLEX64'}, shapes={'self': (2, 3, 1, 4)}),
     BASE.but('rank5-FLOAT', shapes={'self': (2, 1, 3, 2, 2)}),
-    BASE.but('rank5-DOUBLE', dtypes={'self': 'DOUBLE'}, shapes={'self': (2, 1, 3, 2, 2)}),
-    BASE.but('rank5-BFLOAT16', dtypes={'self': 'BFLOAT16'}, shapes={'self': (2, 1, 3, 2, 2)}),
+    BASE.but('rank5-COMPLEX128', dtypes={'self': 'COMPLEX128'}, shapes={'self': (2, 1, 3, 2, 2)}),
+    BASE.but('rank6-FLOAT', shapes={'self': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank6-BFLOAT16', dtypes={'self': 'BFLOAT16'}, shapes={'self': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank7-FLOAT', shapes={'self': (1, 2, 1, 3, 2, 1, 2)}),
     BASE.but('rank8-FLOAT', shapes={'self': (2, 1, 2, 1, 3, 1, 2, 2)}),
-    BASE.but('rank8-COMPLEX64', dtypes={'self': 'COMPLEX64'}, shapes={'self': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
-# Non-contiguous inputs (transposed, strided, offset) and device-resident ones.
+# Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-FLOAT16', dtypes={'self': 'FLOAT16'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-DOUBLE', dtypes={'self': 'DOUBLE'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-COMPLEX64', dtypes={'self': 'COMPLEX64'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-COMPLEX128', dtypes={'self': 'COMPLEX128'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-BFLOAT16', dtypes={'self': 'BFLOAT16'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
     BASE.but('strided-FLOAT', shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-DOUBLE', dtypes={'self': 'DOUBLE'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
@@ -84,6 +93,11 @@ LAYOUTS = [
     BASE.but('strided-COMPLEX128', dtypes={'self': 'COMPLEX128'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-BFLOAT16', dtypes={'self': 'BFLOAT16'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
     BASE.but('offset-FLOAT', shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-DOUBLE', dtypes={'self': 'DOUBLE'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-COMPLEX64', dtypes={'self': 'COMPLEX64'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-COMPLEX128', dtypes={'self': 'COMPLEX128'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -115,7 +115,7 @@ OUT_DTYPES = [
     BASE.but('out=BFLOAT16', out={'out': 'BFLOAT16'}),
 ]
 
-# Ranks at the documented bounds and between, in every dtype.
+# Every documented rank, in every dtype.
 RANKS = [
     BASE.but('rank1-FLOAT', shapes={'self': (5,), 'other': (5,)}),
     BASE.but('rank1-FLOAT16', dtypes={'self': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'self': (5,), 'other': (5,)}),
@@ -133,9 +133,20 @@ RANKS = [
     BASE.but('rank4-COMPLEX128', dtypes={'self': 'COMPLEX128', 'other': 'COMPLEX128'}, shapes={'self': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}),
 ]
 
-# Non-contiguous inputs (transposed, strided, offset) and device-resident ones.
+# Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-FLOAT16', dtypes={'self': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-DOUBLE', dtypes={'self': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-INT32', dtypes={'self': 'INT32', 'other': 'INT32'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-INT64', dtypes={'self': 'INT64', 'other': 'INT64'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-INT16', dtypes={'self': 'INT16', 'other': 'INT16'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-INT8', dtypes={'self': 'INT8', 'other': 'INT8'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-UINT8', dtypes={'self': 'UINT8', 'other': 'UINT8'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-BOOL', dtypes={'self': 'BOOL', 'other': 'BOOL'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-COMPLEX128', dtypes={'self': 'COMPLEX128', 'other': 'COMPLEX128'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-COMPLEX64', dtypes={'self': 'COMPLEX64', 'other': 'COMPLEX64'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('self', 'other')),
+    BASE.but('transposed-BFLOAT16', dtypes={'self': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='transposed', noncontiguous=('self', 'other')),
     BASE.but('strided-FLOAT', shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('self', 'other')),
     BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('self', 'other')),
     BASE.but('strided-DOUBLE', dtypes={'self': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('self', 'other')),
@@ -149,6 +160,17 @@ LAYOUTS = [
     BASE.but('strided-COMPLEX64', dtypes={'self': 'COMPLEX64', 'other': 'COMPLEX64'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('self', 'other')),
     BASE.but('strided-BFLOAT16', dtypes={'self': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('self', 'other')),
     BASE.but('offset-FLOAT', shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-DOUBLE', dtypes={'self': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-INT32', dtypes={'self': 'INT32', 'other': 'INT32'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-INT64', dtypes={'self': 'INT64', 'other': 'INT64'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-INT16', dtypes={'self': 'INT16', 'other': 'INT16'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-INT8', dtypes={'self': 'INT8', 'other': 'INT8'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-UINT8', dtypes={'self': 'UINT8', 'other': 'UINT8'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-BOOL', dtypes={'self': 'BOOL', 'other': 'BOOL'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-COMPLEX128', dtypes={'self': 'COMPLEX128', 'other': 'COMPLEX128'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-COMPLEX64', dtypes={'self': 'COMPLEX64', 'other': 'COMPLEX64'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('self', 'other')),
+    BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('self', 'other')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

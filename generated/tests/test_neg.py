@@ -67,25 +67,37 @@ OUT_DTYPES = [
     BASE.but('out=COMPLEX128', out={'out': 'COMPLEX128'}),
 ]
 
-# Ranks at the documented bounds and between, in every dtype.
+# Every documented rank, in every dtype.
 RANKS = [
     BASE.but('rank0-FLOAT', shapes={'self': ()}),
     BASE.but('rank0-INT8', dtypes={'self': 'INT8'}, shapes={'self': ()}),
-    BASE.but('rank0-BFLOAT16', dtypes={'self': 'BFLOAT16'}, shapes={'self': ()}),
     BASE.but('rank1-FLOAT', shapes={'self': (5,)}),
     BASE.but('rank1-INT32', dtypes={'self': 'INT32'}, shapes={'self': (5,)}),
-    BASE.but('rank1-DOUBLE', dtypes={'self': 'DOUBLE'}, shapes={'self': (5,)}),
+    BASE.but('rank3-FLOAT', shapes={'self': (2, 3, 4)}),
+    BASE.but('rank3-INT64', dtypes={'self': 'INT64'}, shapes={'self': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'self': (2, 3, 1, 4)}),
-    BASE.but('rank4-INT64', dtypes={'self': 'INT64'}, shapes={'self': (2, 3, 1, 4)}),
-    BASE.but('rank4-COMPLEX64', dtypes={'self': 'COMPLEX64'}, shapes={'self': (2, 3, 1, 4)}),
+    BASE.but('rank4-FLOAT16', dtypes={'self': 'FLOAT16'}, shapes={'self': (2, 3, 1, 4)}),
+    BASE.but('rank5-FLOAT', shapes={'self': (2, 1, 3, 2, 2)}),
+    BASE.but('rank5-BFLOAT16', dtypes={'self': 'BFLOAT16'}, shapes={'self': (2, 1, 3, 2, 2)}),
+    BASE.but('rank6-FLOAT', shapes={'self': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank6-DOUBLE', dtypes={'self': 'DOUBLE'}, shapes={'self': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank7-FLOAT', shapes={'self': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank7-COMPLEX64', dtypes={'self': 'COMPLEX64'}, shapes={'self': (1, 2, 1, 3, 2, 1, 2)}),
     BASE.but('rank8-FLOAT', shapes={'self': (2, 1, 2, 1, 3, 1, 2, 2)}),
-    BASE.but('rank8-FLOAT16', dtypes={'self': 'FLOAT16'}, shapes={'self': (2, 1, 2, 1, 3, 1, 2, 2)}),
     BASE.but('rank8-COMPLEX128', dtypes={'self': 'COMPLEX128'}, shapes={'self': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
-# Non-contiguous inputs (transposed, strided, offset) and device-resident ones.
+# Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
+    BASE.but('transposed-INT8', dtypes={'self': 'INT8'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-INT32', dtypes={'self': 'INT32'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-INT64', dtypes={'self': 'INT64'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-FLOAT16', dtypes={'self': 'FLOAT16'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-BFLOAT16', dtypes={'self': 'BFLOAT16'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
     BASE.but('transposed-FLOAT', shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-DOUBLE', dtypes={'self': 'DOUBLE'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-COMPLEX64', dtypes={'self': 'COMPLEX64'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-COMPLEX128', dtypes={'self': 'COMPLEX128'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
     BASE.but('strided-INT8', dtypes={'self': 'INT8'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-INT32', dtypes={'self': 'INT32'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-INT64', dtypes={'self': 'INT64'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
@@ -95,7 +107,15 @@ LAYOUTS = [
     BASE.but('strided-DOUBLE', dtypes={'self': 'DOUBLE'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-COMPLEX64', dtypes={'self': 'COMPLEX64'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-COMPLEX128', dtypes={'self': 'COMPLEX128'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
+    BASE.but('offset-INT8', dtypes={'self': 'INT8'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-INT32', dtypes={'self': 'INT32'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-INT64', dtypes={'self': 'INT64'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
     BASE.but('offset-FLOAT', shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-DOUBLE', dtypes={'self': 'DOUBLE'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-COMPLEX64', dtypes={'self': 'COMPLEX64'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-COMPLEX128', dtypes={'self': 'COMPLEX128'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -68,21 +68,30 @@ OUT_DTYPES = [
     BASE.but('gradInput=COMPLEX128', out={'gradInput': 'COMPLEX128'}),
 ]
 
-# Ranks at the documented bounds and between, in every dtype.
+# Every documented rank, in every dtype.
 RANKS = [
     BASE.but('rank1-FLOAT', shapes={'gradOutput': (5,), 'output': (5,)}),
     BASE.but('rank1-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'output': 'FLOAT16'}, shapes={'gradOutput': (5,), 'output': (5,)}),
-    BASE.but('rank1-COMPLEX64', dtypes={'gradOutput': 'COMPLEX64', 'output': 'COMPLEX64'}, shapes={'gradOutput': (5,), 'output': (5,)}),
+    BASE.but('rank3-FLOAT', shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}),
+    BASE.but('rank3-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'output': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}),
+    BASE.but('rank4-FLOAT', shapes={'gradOutput': (2, 3, 1, 4), 'output': (2, 3, 1, 4)}),
+    BASE.but('rank4-DOUBLE', dtypes={'gradOutput': 'DOUBLE', 'output': 'DOUBLE'}, shapes={'gradOutput': (2, 3, 1, 4), 'output': (2, 3, 1, 4)}),
     BASE.but('rank5-FLOAT', shapes={'gradOutput': (2, 1, 3, 2, 2), 'output': (2, 1, 3, 2, 2)}),
-    BASE.but('rank5-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'output': 'BFLOAT16'}, shapes={'gradOutput': (2, 1, 3, 2, 2), 'output': (2, 1, 3, 2, 2)}),
-    BASE.but('rank5-COMPLEX128', dtypes={'gradOutput': 'COMPLEX128', 'output': 'COMPLEX128'}, shapes={'gradOutput': (2, 1, 3, 2, 2), 'output': (2, 1, 3, 2, 2)}),
+    BASE.but('rank5-COMPLEX64', dtypes={'gradOutput': 'COMPLEX64', 'output': 'COMPLEX64'}, shapes={'gradOutput': (2, 1, 3, 2, 2), 'output': (2, 1, 3, 2, 2)}),
+    BASE.but('rank6-FLOAT', shapes={'gradOutput': (2, 1, 2, 3, 1, 2), 'output': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank6-COMPLEX128', dtypes={'gradOutput': 'COMPLEX128', 'output': 'COMPLEX128'}, shapes={'gradOutput': (2, 1, 2, 3, 1, 2), 'output': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank7-FLOAT', shapes={'gradOutput': (1, 2, 1, 3, 2, 1, 2), 'output': (1, 2, 1, 3, 2, 1, 2)}),
     BASE.but('rank8-FLOAT', shapes={'gradOutput': (2, 1, 2, 1, 3, 1, 2, 2), 'output': (2, 1, 2, 1, 3, 1, 2, 2)}),
-    BASE.but('rank8-DOUBLE', dtypes={'gradOutput': 'DOUBLE', 'output': 'DOUBLE'}, shapes={'gradOutput': (2, 1, 2, 1, 3, 1, 2, 2), 'output': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
-# Non-contiguous inputs (transposed, strided, offset) and device-resident ones.
+# Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'output')),
+    BASE.but('transposed-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'output': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'output')),
+    BASE.but('transposed-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'output': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'output')),
+    BASE.but('transposed-DOUBLE', dtypes={'gradOutput': 'DOUBLE', 'output': 'DOUBLE'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'output')),
+    BASE.but('transposed-COMPLEX64', dtypes={'gradOutput': 'COMPLEX64', 'output': 'COMPLEX64'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'output')),
+    BASE.but('transposed-COMPLEX128', dtypes={'gradOutput': 'COMPLEX128', 'output': 'COMPLEX128'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'output')),
     BASE.but('strided-FLOAT', shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'output')),
     BASE.but('strided-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'output': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'output')),
     BASE.but('strided-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'output': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'output')),
@@ -90,6 +99,11 @@ LAYOUTS = [
     BASE.but('strided-COMPLEX64', dtypes={'gradOutput': 'COMPLEX64', 'output': 'COMPLEX64'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'output')),
     BASE.but('strided-COMPLEX128', dtypes={'gradOutput': 'COMPLEX128', 'output': 'COMPLEX128'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'output')),
     BASE.but('offset-FLOAT', shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'output')),
+    BASE.but('offset-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'output': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'output')),
+    BASE.but('offset-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'output': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'output')),
+    BASE.but('offset-DOUBLE', dtypes={'gradOutput': 'DOUBLE', 'output': 'DOUBLE'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'output')),
+    BASE.but('offset-COMPLEX64', dtypes={'gradOutput': 'COMPLEX64', 'output': 'COMPLEX64'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'output')),
+    BASE.but('offset-COMPLEX128', dtypes={'gradOutput': 'COMPLEX128', 'output': 'COMPLEX128'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'output')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

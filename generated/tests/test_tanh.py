@@ -60,25 +60,37 @@ OUT_DTYPES = [
     BASE.but('out=BFLOAT16', out={'out': 'BFLOAT16'}),
 ]
 
-# Ranks at the documented bounds and between, in every dtype.
+# Every documented rank, in every dtype.
 RANKS = [
     BASE.but('rank0-FLOAT', shapes={'self': ()}),
     BASE.but('rank0-FLOAT16', dtypes={'self': 'FLOAT16'}, shapes={'self': ()}),
-    BASE.but('rank0-INT16', dtypes={'self': 'INT16'}, shapes={'self': ()}),
     BASE.but('rank1-FLOAT', shapes={'self': (5,)}),
     BASE.but('rank1-BOOL', dtypes={'self': 'BOOL'}, shapes={'self': (5,)}),
-    BASE.but('rank1-INT32', dtypes={'self': 'INT32'}, shapes={'self': (5,)}),
+    BASE.but('rank3-FLOAT', shapes={'self': (2, 3, 4)}),
+    BASE.but('rank3-UINT8', dtypes={'self': 'UINT8'}, shapes={'self': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'self': (2, 3, 1, 4)}),
-    BASE.but('rank4-UINT8', dtypes={'self': 'UINT8'}, shapes={'self': (2, 3, 1, 4)}),
-    BASE.but('rank4-INT64', dtypes={'self': 'INT64'}, shapes={'self': (2, 3, 1, 4)}),
+    BASE.but('rank4-INT8', dtypes={'self': 'INT8'}, shapes={'self': (2, 3, 1, 4)}),
+    BASE.but('rank5-FLOAT', shapes={'self': (2, 1, 3, 2, 2)}),
+    BASE.but('rank5-INT16', dtypes={'self': 'INT16'}, shapes={'self': (2, 1, 3, 2, 2)}),
+    BASE.but('rank6-FLOAT', shapes={'self': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank6-INT32', dtypes={'self': 'INT32'}, shapes={'self': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank7-FLOAT', shapes={'self': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank7-INT64', dtypes={'self': 'INT64'}, shapes={'self': (1, 2, 1, 3, 2, 1, 2)}),
     BASE.but('rank8-FLOAT', shapes={'self': (2, 1, 2, 1, 3, 1, 2, 2)}),
-    BASE.but('rank8-INT8', dtypes={'self': 'INT8'}, shapes={'self': (2, 1, 2, 1, 3, 1, 2, 2)}),
     BASE.but('rank8-BFLOAT16', dtypes={'self': 'BFLOAT16'}, shapes={'self': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
-# Non-contiguous inputs (transposed, strided, offset) and device-resident ones.
+# Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-FLOAT16', dtypes={'self': 'FLOAT16'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-BOOL', dtypes={'self': 'BOOL'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-UINT8', dtypes={'self': 'UINT8'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-INT8', dtypes={'self': 'INT8'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-INT16', dtypes={'self': 'INT16'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-INT32', dtypes={'self': 'INT32'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-INT64', dtypes={'self': 'INT64'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-BFLOAT16', dtypes={'self': 'BFLOAT16'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
     BASE.but('strided-FLOAT', shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-BOOL', dtypes={'self': 'BOOL'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
@@ -89,6 +101,14 @@ LAYOUTS = [
     BASE.but('strided-INT64', dtypes={'self': 'INT64'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-BFLOAT16', dtypes={'self': 'BFLOAT16'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
     BASE.but('offset-FLOAT', shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-BOOL', dtypes={'self': 'BOOL'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-UINT8', dtypes={'self': 'UINT8'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-INT8', dtypes={'self': 'INT8'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-INT16', dtypes={'self': 'INT16'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-INT32', dtypes={'self': 'INT32'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-INT64', dtypes={'self': 'INT64'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

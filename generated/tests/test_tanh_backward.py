@@ -62,7 +62,7 @@ OUT_DTYPES = [
     BASE.but('gradInput=FLOAT', out={'gradInput': 'FLOAT'}),
 ]
 
-# Ranks at the documented bounds and between, in every dtype.
+# Every documented rank, in every dtype.
 RANKS = [
     BASE.but('rank1-FLOAT', shapes={'gradOutput': (5,), 'output': (5,)}),
     BASE.but('rank1-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'output': 'FLOAT16'}, shapes={'gradOutput': (5,), 'output': (5,)}),
@@ -72,14 +72,20 @@ RANKS = [
     BASE.but('rank4-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'output': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 1, 4), 'output': (2, 3, 1, 4)}),
 ]
 
-# Non-contiguous inputs (transposed, strided, offset) and device-resident ones.
+# Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'output')),
+    BASE.but('transposed-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'output': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'output')),
+    BASE.but('transposed-DOUBLE', dtypes={'gradOutput': 'DOUBLE', 'output': 'DOUBLE'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'output')),
+    BASE.but('transposed-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'output': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'output')),
     BASE.but('strided-FLOAT', shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'output')),
     BASE.but('strided-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'output': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'output')),
     BASE.but('strided-DOUBLE', dtypes={'gradOutput': 'DOUBLE', 'output': 'DOUBLE'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'output')),
     BASE.but('strided-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'output': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'output')),
     BASE.but('offset-FLOAT', shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'output')),
+    BASE.but('offset-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'output': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'output')),
+    BASE.but('offset-DOUBLE', dtypes={'gradOutput': 'DOUBLE', 'output': 'DOUBLE'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'output')),
+    BASE.but('offset-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'output': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'output')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 
