@@ -77,3 +77,9 @@ def test_other_rows_and_single_tensors_relate_nothing():
     params = (make_param("self"), make_param("out"))
     rows = [_mismatch("self"), _mismatch("self", "out", category=ErrorCategory.SHAPE_MISMATCH)]
     assert with_error_table_relations(params, rows) == params
+
+
+@pytest.mark.parametrize("text", ["shape需要与self最后一维一致。", "shape与out的第1维一致。",
+                                  "The shape must be the same as the last dimension of self."])
+def test_a_shape_equal_to_one_dimension_of_another_is_no_same_shape(text):
+    assert rel(text) == []  # aclnnRmsNormDynamicQuant's gamma: SAME_SHAPE with x made valid calls fail

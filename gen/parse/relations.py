@@ -29,6 +29,10 @@ _SAME = re.compile(r"一致|相同|\bmust\s+match\b|\bmatch(?:es)?\b|(?:数据�
 _NEGATED = re.compile(r"不一致|不相同|不同|not\s+the\s+same|inconsistent|different", re.I)
 _DTYPE_WORD = re.compile(r"数据类型|data\s*types?|dtype", re.I)
 _SHAPE_WORD = re.compile(r"shape|形状|维度", re.I)
+# "shape需要与x最后一维一致": equal to one dimension of the other, not to its shape (no IR relation
+# says that, so none is read; SAME_SHAPE would make a valid call fail).
+_ONE_DIMENSION = re.compile(r"(?:最后|最末|第\s*\d+\s*|某一?|尾)(?:一个?)?(?:维|轴)|"
+                            r"\b(?:last|first|\d+(?:st|nd|rd|th))\s+(?:dimension|dim|axis)\b", re.I)
 
 
 def relations_in(text: str, own_name: str, api_params: Sequence[str]) -> tuple[Relation, ...]:
@@ -81,7 +85,7 @@ def _kinds(sentence: str) -> list[RelationKind]:
         kinds = []
         if _DTYPE_WORD.search(sentence):
             kinds.append(RelationKind.SAME_DTYPE)
-        if _SHAPE_WORD.search(sentence):
+        if _SHAPE_WORD.search(sentence) and not _ONE_DIMENSION.search(sentence):
             kinds.append(RelationKind.SAME_SHAPE)
         return kinds
     return []
