@@ -121,7 +121,7 @@ def main() -> None:
             else:
                 docs.mkdir()
                 all_pages, _ = find_inputs(CORPUS)
-                originals = flat_docs(sample_pages(all_pages, args.step), docs)
+                originals = flat_docs(sample_pages(all_pages, args.step), CORPUS, docs)
                 target = edit_target(originals)
             generated = work / "set-generated"
             set_report = generate(docs, generated)

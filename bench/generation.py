@@ -33,11 +33,11 @@ def page_source() -> Path:
     return CORPUS if CORPUS.is_dir() else ROOT / "op_docs"
 
 
-def flat_docs(pages: list[Path], into: Path) -> dict[Path, Path]:
-    """Links every page into `into` under a unique name; returns link -> original."""
+def flat_docs(pages: list[Path], root: Path, into: Path) -> dict[Path, Path]:
+    """Links every page (below `root`) into `into` under a unique name; returns link -> original."""
     links = {}
     for page in pages:
-        link = into / str(page.relative_to(page_source())).replace("/", "__")
+        link = into / str(page.relative_to(root)).replace("/", "__")
         link.symlink_to(page)
         links[link] = page
     return links
@@ -80,7 +80,7 @@ def main() -> None:
         docs = work / "docs"
         docs.mkdir()
         step = args.step if source == CORPUS else 1  # op_docs/ is small enough to take whole
-        links = flat_docs(sample_pages(all_pages, step), docs)
+        links = flat_docs(sample_pages(all_pages, step), source, docs)
         pages = sorted(links)
         log(f"generation: {len(pages)} of {len(all_pages)} pages of {source}, {args.rounds} rounds")
 

@@ -402,10 +402,12 @@ def outputs_of_other_dtypes(t, op, case, soc: str) -> bool:
     """Whether an output's documented dtypes on `soc` include none of the call's input dtypes: the
     bindings would allocate it in an input's dtype, which the page then rejects (aclnnRmsNormDynamicMxQuant:
     FLOAT16 x, yOut only FLOAT8/FLOAT4), so the call needs out= arrays of documented dtypes."""
-    inputs = {d for name, d in case.dtypes.items() if any(p.name == name and p.kind == "tensor" for p in op.inputs)}
+    tensors = {p.name for p in op.inputs if p.kind == "tensor"}
+    inputs = {d for name, d in case.dtypes.items() if name in tensors}
+    holdable = set(holdable_dtypes(t))
     for p in op.outs:
-        documented = op.documented(soc, p.name) or ()
-        if documented and inputs and not inputs & set(documented) and set(documented) & set(holdable_dtypes(t)):
+        documented = set(op.documented(soc, p.name) or ())
+        if documented and inputs and not inputs & documented and documented & holdable:
             return True
     return False
 
