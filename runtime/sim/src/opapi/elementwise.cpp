@@ -17,6 +17,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "aclnn_sim/complex.h"  // IsComplex for std::complex
 #include "common/dtypes.h"
 #include "common/half.h"
 #include "opapi/thread_pool.h"
@@ -41,24 +42,19 @@ struct Half { uint16_t bits; };
 struct BFloat { uint16_t bits; };
 struct Bool8 { uint8_t byte; };  // any nonzero byte is true, as in PyTorch
 
-template <typename T>
-struct IsComplexType : std::false_type {};
-template <typename Part>
-struct IsComplexType<std::complex<Part>> : std::true_type {};
-
 // A value of one arithmetic type in another. Floating -> integral saturates (NaN -> 0), where C++
 // would be undefined; integral -> integral wraps, as PyTorch's casts do. Real -> complex has
 // imaginary part 0; complex -> real keeps the real part (phase 1 lets a complex computation store
 // into a real output only where the page says the result is real, e.g. |z|).
 template <typename To, typename From>
 To CastValue(From v) {
-  if constexpr (IsComplexType<To>::value) {
-    if constexpr (IsComplexType<From>::value) {
+  if constexpr (IsComplex<To>::value) {
+    if constexpr (IsComplex<From>::value) {
       return static_cast<To>(v);
     } else {
       return To(CastValue<typename To::value_type>(v), 0);
     }
-  } else if constexpr (IsComplexType<From>::value) {
+  } else if constexpr (IsComplex<From>::value) {
     return CastValue<To>(v.real());
   } else if constexpr (std::is_integral<To>::value && std::is_floating_point<From>::value) {
     constexpr From lo = static_cast<From>(std::numeric_limits<To>::lowest());
@@ -247,7 +243,7 @@ void WithCompute(ComputeType type, Fn&& fn) {
 // Complex storage loads only into a complex computation (promotion makes any computation with a
 // complex input complex).
 template <typename T, typename S>
-constexpr bool kLoadable = IsComplexType<T>::value || !IsComplexType<S>::value;
+constexpr bool kLoadable = IsComplex<T>::value || !IsComplex<S>::value;
 
 LoadFn Loader(ComputeType type, aclDataType dtype) {
   LoadFn load = nullptr;

@@ -255,18 +255,17 @@ aclnnStatus CheckEmpty(const Call& call) {
 // "shape需要与gradOutput满足broadcast关系", gradOutput "shape需要与self满足broadcast关系").
 uint64_t BroadcastClosure(const ApiSpec& spec, uint64_t related) {
   const int count = spec.param_count < 64 ? spec.param_count : 64;
+  uint64_t inputs = 0;  // bit masks, not Members' vectors: this runs in every phase 1
+  for (int i = 0; i < count; ++i) {
+    if (IsInput(spec.params[i])) inputs |= uint64_t{1} << i;
+  }
   uint64_t reached = related;
   for (bool grew = true; grew;) {
     grew = false;
     for (int i = 0; i < count; ++i) {
-      const ParamSpec& p = spec.params[i];
-      if (!IsInput(p)) continue;
       const uint64_t bit = uint64_t{1} << i;
-      const uint64_t links = p.broadcast | p.same_shape;
-      uint64_t input_links = 0;
-      for (int other : Members(links, count)) {
-        if (IsInput(spec.params[other])) input_links |= uint64_t{1} << other;
-      }
+      if (!(inputs & bit)) continue;
+      const uint64_t input_links = (spec.params[i].broadcast | spec.params[i].same_shape) & inputs;
       uint64_t next = reached;
       if (reached & bit) next |= input_links;
       if (reached & input_links) next |= bit;
