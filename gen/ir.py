@@ -329,6 +329,13 @@ class Param(_Json):
         socs = [p.soc for p in self.dtypes_by_product]
         assert len(socs) == len(set(socs)), f"{self.name}: one dtype list per product"
 
+    def documented_dtypes(self) -> tuple[DType, ...]:
+        """Every dtype the page lists for the parameter on some product, in page order."""
+        found = list(self.dtypes)
+        for entry in self.dtypes_by_product:
+            found.extend(d for d in entry.dtypes if d not in found)
+        return tuple(found)
+
     def dtypes_for(self, soc: Soc) -> tuple[DType, ...]:
         for entry in self.dtypes_by_product:
             if entry.soc is soc:

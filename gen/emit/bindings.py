@@ -98,9 +98,7 @@ def scalar_preference(param: Param) -> ScalarPreference:
     that holds it, else a documented float; a bool BOOL, else an integer, else a float. An
     empty list lets the runtime pass the natural dtype (BOOL, INT64, DOUBLE, COMPLEX128), which
     the library then accepts or rejects."""
-    documented = set(param.dtypes)
-    for entry in param.dtypes_by_product:
-        documented.update(entry.dtypes)
+    documented = set(param.documented_dtypes())
 
     def keep(order: tuple[DType, ...]) -> tuple[DType, ...]:
         return tuple(d for d in order if d in documented)

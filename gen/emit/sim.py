@@ -282,8 +282,7 @@ class Kernel:
 
 
 def _lists_complex(param: Param) -> bool:
-    listed = set(param.dtypes).union(*(p.dtypes for p in param.dtypes_by_product))
-    return bool(listed & _COMPLEX_DTYPES)
+    return bool(set(param.documented_dtypes()) & _COMPLEX_DTYPES)
 
 
 def _check_locals(api: API, checks) -> tuple[LocalView, ...]:

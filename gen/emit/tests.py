@@ -159,14 +159,6 @@ class Suite:
 
 # ---- facts about the API ----------------------------------------------------------------------------
 
-def documented_dtypes(param: Param) -> tuple[DType, ...]:
-    """Every dtype the page lists for the parameter on some product, in page order."""
-    found = list(param.dtypes)
-    for entry in param.dtypes_by_product:
-        found.extend(d for d in entry.dtypes if d not in found)
-    return tuple(found)
-
-
 def dtype_table(api: API) -> dict[str, dict[str, tuple[str, ...]]]:
     """"*": the dtypes of each typed parameter on every product the page gives no own list for;
     then, per SoC with an own list somewhere, the full table of that SoC."""
@@ -377,8 +369,8 @@ class Planner:
         self.bound_scalars = dtype_bound_scalars(api)
         self.semantics_checks = bound.semantics.checks if bound.semantics else ()
         self.lead = self.tensor_inputs[0] if self.tensor_inputs else None
-        self.lead_dtypes = [d for d in documented_dtypes(self.lead) if d in EXPRESSIBLE] if self.lead else []
-        self.inexpressible = [d for d in documented_dtypes(self.lead) if d not in EXPRESSIBLE] if self.lead else []
+        self.lead_dtypes = [d for d in self.lead.documented_dtypes() if d in EXPRESSIBLE] if self.lead else []
+        self.inexpressible = [d for d in self.lead.documented_dtypes() if d not in EXPRESSIBLE] if self.lead else []
         # FLOAT where documented: the dtype every backend computes most plainly.
         self.base_dtype = (DType.FLOAT if DType.FLOAT in self.lead_dtypes or not self.lead_dtypes
                            else self.lead_dtypes[0])
@@ -388,7 +380,7 @@ class Planner:
     # -- the base case: a valid call every other case varies ------------------------------------------
 
     def _dtype_of(self, param: Param, dtype: DType) -> str:
-        listed = [d for d in documented_dtypes(param) if d in EXPRESSIBLE]
+        listed = [d for d in param.documented_dtypes() if d in EXPRESSIBLE]
         return (dtype if dtype in listed or not listed else listed[0]).value
 
     def uniform_dtypes(self, dtype: DType) -> dict[str, str]:
@@ -419,7 +411,7 @@ class Planner:
                 value = values[p.name]
                 if isinstance(value, float) or (family is DType.BOOL and not isinstance(value, bool)):
                     values[p.name] = _scalar_value(family, value)
-                    if family in documented_dtypes(p):
+                    if family in p.documented_dtypes():
                         dtypes[p.name] = family.value
         return {"dtypes": dtypes, "values": values}
 
@@ -510,8 +502,8 @@ class Planner:
         a, b = pair
         # Not every pair (12 dtypes give 132): each dtype against the base dtype in both places,
         # and each with the next one listed (integral with integral, 16-bit with 16-bit, ...).
-        listed_a = [d for d in documented_dtypes(a) if d in EXPRESSIBLE]
-        listed_b = [d for d in documented_dtypes(b) if d in EXPRESSIBLE]
+        listed_a = [d for d in a.documented_dtypes() if d in EXPRESSIBLE]
+        listed_b = [d for d in b.documented_dtypes() if d in EXPRESSIBLE]
         pairs = [(self.base_dtype, d) for d in listed_b] + [(d, self.base_dtype) for d in listed_a]
         pairs += [(da, db) for da, db in zip(listed_a, listed_b[1:])]
         cases = []
@@ -532,7 +524,7 @@ class Planner:
                 cases.append(replace(self.base, id=f"{out.name}={self.base_dtype.value}",
                                      out={out.name: self.base_dtype.value}))
                 continue
-            for d in documented_dtypes(out):
+            for d in out.documented_dtypes():
                 if d in EXPRESSIBLE and d is not self.base_dtype and castable(self.base_dtype, d):
                     cases.append(replace(self.base, id=f"{out.name}={d.value}", out={out.name: d.value}))
         return cases
@@ -613,7 +605,7 @@ class Planner:
             if p.kind is not ParamKind.SCALAR:
                 continue
             tensor = self.bound_scalars.get(p.name)
-            for d in documented_dtypes(p):
+            for d in p.documented_dtypes():
                 if d not in EXPRESSIBLE:
                     continue
                 if tensor is None and not castable(d, self.base_dtype):
@@ -681,7 +673,7 @@ class Planner:
         if category is ErrorCategory.UNSUPPORTED_DTYPE:
             cases = []
             for p in named:
-                if p.kind not in (ParamKind.TENSOR, ParamKind.TENSOR_LIST, ParamKind.SCALAR) or not documented_dtypes(p):
+                if p.kind not in (ParamKind.TENSOR, ParamKind.TENSOR_LIST, ParamKind.SCALAR) or not p.documented_dtypes():
                     continue
                 if all(d in p.dtypes_for(soc) for soc in Soc for d in EXPRESSIBLE):
                     continue
@@ -730,7 +722,7 @@ class Planner:
                     if bad is not None:
                         cases.append(replace(base, id=f"{p.name}={bad.value}", out={p.name: bad.value}))
                 elif p.related(RelationKind.SAME_DTYPE):
-                    other = next((d for d in documented_dtypes(p) if d in EXPRESSIBLE and d is not self.base_dtype), None)
+                    other = next((d for d in p.documented_dtypes() if d in EXPRESSIBLE and d is not self.base_dtype), None)
                     if other is not None:
                         cases.append(replace(base, id=f"{p.name}={other.value}", dtypes={**base.dtypes, p.name: other.value}))
             for p in named:
@@ -748,7 +740,7 @@ class Planner:
             for p in tensors if len(tensors) > 1 else []:
                 others = {DType(base.dtypes[q.name]) if q.name in base.dtypes else DType(self._out_dtype(q))
                           for q in tensors if q is not p}
-                other = next((d for d in documented_dtypes(p) if d in EXPRESSIBLE and d not in others), None)
+                other = next((d for d in p.documented_dtypes() if d in EXPRESSIBLE and d not in others), None)
                 if other is None:
                     continue
                 if p.direction is Direction.OUT:
