@@ -35,7 +35,8 @@ static const int ACL_ERROR_RT_STREAM_CONTEXT = 107003;
 static const int ACL_ERROR_BAD_ALLOC = 200000;
 static const int ACL_ERROR_RT_MEMORY_ALLOCATION = 207001;
 static const int ACL_ERROR_INTERNAL_ERROR = 500000;
-static const int ACL_ERROR_FAILURE = 500003;
+static const int ACL_ERROR_FAILURE = 500001;
+static const int ACL_ERROR_RT_FAILURE = 500003;
 static const int ACL_ERROR_RT_INTERNAL_ERROR = 507000;
 
 typedef enum {

@@ -56,6 +56,7 @@
   X(ACL_ERROR_RT_MEMORY_ALLOCATION)  \
   X(ACL_ERROR_INTERNAL_ERROR)        \
   X(ACL_ERROR_FAILURE)               \
+  X(ACL_ERROR_RT_FAILURE)            \
   X(ACL_ERROR_RT_INTERNAL_ERROR)
 
 /* aclDataType (acl/acl_base.h). */
