@@ -46,6 +46,8 @@ ACL_FORMAT_NCHW, ACL_FORMAT_ND, ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_NZ = 0, 2
 H2H, H2D, D2H, D2D, DEFAULT = 0, 1, 2, 3, 4
 
 ACLNN_SUCCESS, NULLPTR, INVALID, NOT_SIMULATED = 0, 161001, 161002, 561003
+# What a synchronisation returns for a kernel that faulted on the (simulated) device.
+ACL_ERROR_RT_AICORE_EXCEPTION = 507015
 
 
 def model() -> Model:
@@ -98,7 +100,8 @@ class Stats(ctypes.Structure):
     _fields_ = [(name, ctypes.c_uint64) for name in (
         "device_allocations", "device_bytes", "peak_device_bytes", "host_allocations", "host_bytes", "streams",
         "contexts", "tensors", "scalars", "int_arrays", "float_arrays", "bool_arrays", "tensor_lists",
-        "scalar_lists", "executors")]
+        "scalar_lists", "executors", "malloc_calls", "free_calls", "stream_syncs", "device_syncs",
+        "kernels_launched", "events_recorded", "events")]
 
     def as_dict(self) -> dict[str, int]:
         return {name: getattr(self, name) for name, _ in self._fields_}
@@ -169,6 +172,15 @@ _SIGNATURES = {
     "aclSetAclOpExecutorRepeatable": (ctypes.c_int, [P]),
     "aclDestroyAclOpExecutor": (ctypes.c_int, [P]),
     "aclsimGetStats": (ctypes.c_int, [ctypes.POINTER(Stats)]),
+    # events (libascendcl)
+    "aclrtCreateEvent": (ctypes.c_int, [ctypes.POINTER(P)]),
+    "aclrtDestroyEvent": (ctypes.c_int, [P]),
+    "aclrtRecordEvent": (ctypes.c_int, [P, P]),
+    "aclrtStreamWaitEvent": (ctypes.c_int, [P, P]),
+    "aclrtSynchronizeEvent": (ctypes.c_int, [P]),
+    "aclrtQueryEventStatus": (ctypes.c_int, [P, ctypes.POINTER(ctypes.c_int)]),
+    "aclrtEventElapsedTime": (ctypes.c_int, [ctypes.POINTER(ctypes.c_float), P, P]),
+    "aclsimLastFault": (ctypes.c_int, [P, ctypes.c_void_p]),
     "aclsimLiveObjects": (ctypes.c_uint64, []),
     # libopapi
     "aclsimPromoteTypes": (ctypes.c_int, [ctypes.c_int, ctypes.c_int]),
@@ -250,6 +262,21 @@ class Sim:
         assert self.aclsimGetStats(ctypes.byref(stats)) == 0
         return stats.as_dict()
 
+    def new_stream(self) -> int:
+        stream = P()
+        assert self.aclrtCreateStream(ctypes.byref(stream)) == 0, self.error()
+        return stream.value
+
+    def new_event(self) -> int:
+        event = P()
+        assert self.aclrtCreateEvent(ctypes.byref(event)) == 0, self.error()
+        return event.value
+
+    def event_done(self, event: int) -> bool:
+        status = ctypes.c_int(-1)
+        assert self.aclrtQueryEventStatus(event, ctypes.byref(status)) == 0, self.error()
+        return status.value == 1  # ACL_EVENT_RECORDED_STATUS_COMPLETE
+
     def malloc(self, size: int) -> int:
         ptr = P()
         assert self.aclrtMalloc(ctypes.byref(ptr), size, 0) == 0, self.error()
@@ -317,11 +344,20 @@ class Sim:
         status = fn(*args, ctypes.byref(size), ctypes.byref(executor))
         return status, size.value, executor.value
 
-    def run(self, api_name: str, workspace, size: int, executor, stream=None) -> int:
+    def launch(self, api_name: str, workspace, size: int, executor, stream=None) -> int:
+        """Phase 2 only: the kernel is queued on the stream, and may not have run yet."""
         fn = self._find(api_name)
         fn.restype = ctypes.c_int
         fn.argtypes = [P, ctypes.c_uint64, P, P]
         return fn(workspace, size, executor, stream if stream is not None else self.stream)
+
+    def run(self, api_name: str, workspace, size: int, executor, stream=None) -> int:
+        """Phase 2 and the stream's synchronisation, as the pages' examples call them: the launch's
+        status, or (when it queued the kernel) the synchronisation's, which reports a kernel fault."""
+        status = self.launch(api_name, workspace, size, executor, stream)
+        if status != 0:
+            return status
+        return self.aclrtSynchronizeStream(stream if stream is not None else self.stream)
 
 
 class DeviceArray:

@@ -38,6 +38,9 @@ static const int ACL_ERROR_INTERNAL_ERROR = 500000;
 static const int ACL_ERROR_FAILURE = 500001;
 static const int ACL_ERROR_RT_FAILURE = 500003;
 static const int ACL_ERROR_RT_INTERNAL_ERROR = 507000;
+static const int ACL_ERROR_RT_EVENT_NOT_COMPLETE = 507006;
+/* What a synchronisation returns when a kernel queued before it faulted on the device. */
+static const int ACL_ERROR_RT_AICORE_EXCEPTION = 507015;
 
 typedef enum {
   ACL_DT_UNDEFINED = -1,

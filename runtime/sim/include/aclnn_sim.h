@@ -30,7 +30,28 @@ typedef struct aclsimStats {
   uint64_t tensor_lists;
   uint64_t scalar_lists;
   uint64_t executors; /* executors that phase 2 has not consumed and nobody destroyed */
+  /* libascendcl, cumulative since the process started */
+  uint64_t malloc_calls;     /* aclrtMalloc calls that allocated */
+  uint64_t free_calls;       /* aclrtFree calls that freed */
+  uint64_t stream_syncs;     /* waits for a stream: aclrtSynchronizeStream, and aclrtFree or
+                                aclrtDestroyStream waiting for queued work */
+  uint64_t device_syncs;     /* aclrtSynchronizeDevice */
+  uint64_t kernels_launched; /* phase-2 calls that queued a kernel */
+  uint64_t events_recorded;  /* aclrtRecordEvent calls */
+  uint64_t events;           /* live aclrtCreateEvent events */
 } aclsimStats;
+
+/* The kernel fault the last synchronisation of `stream` reported (null: the current device's
+ * default stream): the API, the executor its phase 1 made (aclOpExecutor*, never reused by the
+ * simulator) and that API's launch number in the process. 0 on success; 1 when the stream has
+ * reported no fault or `out` is NULL. Exported by libascendcl. */
+typedef struct aclsimFault {
+  char api[128];
+  uint64_t executor;
+  uint64_t launch;
+  int32_t status;
+} aclsimFault;
+__attribute__((visibility("default"))) int aclsimLastFault(void* stream, aclsimFault* out);
 
 /* 0 on success; 1 when `out` is NULL. */
 __attribute__((visibility("default"))) int aclsimGetStats(aclsimStats* out);

@@ -15,13 +15,12 @@
 
 #include "acl/acl.h"
 #include "aclnn_sim.h"
+#include "ascendcl/streams.h"
 #include "common/internal.h"
 
 namespace aclsim {
 
-bool HasCurrentDevice();
 uint64_t LiveUserContexts();
-uint64_t LiveStreams();
 
 namespace {
 
@@ -51,6 +50,7 @@ struct Memory {
   std::map<uintptr_t, Block> device;
   std::map<uintptr_t, Block> host;
   uint64_t device_bytes = 0, peak_device_bytes = 0, host_bytes = 0;
+  uint64_t malloc_calls = 0, free_calls = 0;  // cumulative
 };
 
 Memory& State() {
@@ -110,7 +110,8 @@ bool CheckRange(const Memory& m, const char* api, const char* role, const void* 
   return true;  // other host memory is the caller's: it cannot be checked
 }
 
-aclError Copy(const char* api, void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind) {
+// Checks a copy of `count` bytes; on success `dst`..`src` may be copied (now, or by a stream).
+aclError CheckCopy(const char* api, void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind) {
   if (!dst || !src) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": " + (dst ? "src" : "dst") + " is a null pointer");
   if (count > destMax) {
     return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": count " + std::to_string(count) +
@@ -137,11 +138,10 @@ aclError Copy(const char* api, void* dst, size_t destMax, const void* src, size_
   if (!CheckRange(m, api, "dst", dst, count, dst_side) || !CheckRange(m, api, "src", src, count, src_side)) {
     return ACL_ERROR_INVALID_PARAM;
   }
-  if (count) std::memmove(dst, src, count);
   return ACL_SUCCESS;
 }
 
-aclError Set(const char* api, void* devPtr, size_t maxCount, int32_t value, size_t count) {
+aclError CheckFill(const char* api, void* devPtr, size_t maxCount, size_t count) {
   if (!devPtr) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": devPtr is a null pointer");
   if (count > maxCount) {
     return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": count " + std::to_string(count) +
@@ -152,12 +152,6 @@ aclError Set(const char* api, void* devPtr, size_t maxCount, int32_t value, size
   const uintptr_t address = reinterpret_cast<uintptr_t>(devPtr);
   const bool host = Containing(m.host, address) != m.host.end();
   if (!CheckRange(m, api, "devPtr", devPtr, count, host ? Side::kHost : Side::kDevice)) return ACL_ERROR_INVALID_PARAM;
-  if (count) std::memset(devPtr, value, count);
-  return ACL_SUCCESS;
-}
-
-aclError CheckStream(const char* api, aclrtStream stream) {
-  if (stream && !IsLiveStream(stream)) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": not a live stream");
   return ACL_SUCCESS;
 }
 
@@ -182,8 +176,16 @@ RuntimeCounts GetRuntimeCounts() {
     counts.peak_device_bytes = m.peak_device_bytes;
     counts.host_allocations = m.host.size();
     counts.host_bytes = m.host_bytes;
+    counts.malloc_calls = m.malloc_calls;
+    counts.free_calls = m.free_calls;
   }
-  counts.streams = LiveStreams();
+  const StreamCounts streams = GetStreamCounts();
+  counts.streams = streams.live_streams;
+  counts.events = streams.live_events;
+  counts.stream_syncs = streams.stream_syncs;
+  counts.device_syncs = streams.device_syncs;
+  counts.kernels_launched = streams.kernels_launched;
+  counts.events_recorded = streams.events_recorded;
   counts.contexts = LiveUserContexts();
   return counts;
 }
@@ -204,7 +206,8 @@ aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
       (band & ~unsigned(ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH)) != 0) {
     return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: unknown aclrtMemMallocPolicy " + std::to_string(static_cast<int>(policy)));
   }
-  if (!aclsim::HasCurrentDevice()) {
+  int32_t device;
+  if (!aclsim::CurrentDeviceId(&device)) {
     return Fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtMalloc: no device is set (call aclrtSetDevice first)");
   }
   auto& m = aclsim::State();
@@ -222,6 +225,7 @@ aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
   std::lock_guard<std::mutex> lock(m.mutex);
   m.device.emplace(reinterpret_cast<uintptr_t>(p), aclsim::Block{size});
   m.device_bytes += size;
+  ++m.malloc_calls;
   if (m.device_bytes > m.peak_device_bytes) m.peak_device_bytes = m.device_bytes;
   *devPtr = p;
   return ACL_SUCCESS;
@@ -230,22 +234,35 @@ aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
 aclError aclrtFree(void* devPtr) {
   if (!devPtr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr is a null pointer");
   auto& m = aclsim::State();
-  std::unique_lock<std::mutex> lock(m.mutex);
   const uintptr_t address = reinterpret_cast<uintptr_t>(devPtr);
-  auto it = m.device.find(address);
-  if (it == m.device.end()) {
-    if (aclsim::Containing(m.device, address) != m.device.end()) {
-      return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: " + aclsim::Hex(devPtr) + " points inside a device allocation, not at its start");
+  size_t size = 0;
+  {
+    std::lock_guard<std::mutex> lock(m.mutex);
+    auto it = m.device.find(address);
+    if (it == m.device.end()) {
+      if (aclsim::Containing(m.device, address) != m.device.end()) {
+        return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: " + aclsim::Hex(devPtr) + " points inside a device allocation, not at its start");
+      }
+      if (m.host.count(address)) {
+        return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: " + aclsim::Hex(devPtr) + " is host memory (free it with aclrtFreeHost)");
+      }
+      return Fail(ACL_ERROR_INVALID_PARAM,
+                  "aclrtFree: " + aclsim::Hex(devPtr) + " is not a live device allocation (freed twice, or never allocated)");
     }
-    if (m.host.count(address)) {
-      return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: " + aclsim::Hex(devPtr) + " is host memory (free it with aclrtFreeHost)");
-    }
-    return Fail(ACL_ERROR_INVALID_PARAM,
-                "aclrtFree: " + aclsim::Hex(devPtr) + " is not a live device allocation (freed twice, or never allocated)");
+    size = std::max<size_t>(it->second.size, 1);
   }
-  m.device_bytes -= it->second.size;
-  m.device.erase(it);
-  lock.unlock();
+  // As on a device, memory that queued work still reads or writes is released after that work.
+  aclsim::WaitForUsers(address, address + size);
+  {
+    std::lock_guard<std::mutex> lock(m.mutex);
+    auto it = m.device.find(address);
+    if (it == m.device.end()) {
+      return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: " + aclsim::Hex(devPtr) + " was freed by another thread meanwhile");
+    }
+    m.device_bytes -= it->second.size;
+    m.device.erase(it);
+    ++m.free_calls;
+  }
   std::free(devPtr);
   return ACL_SUCCESS;
 }
@@ -284,22 +301,29 @@ aclError aclrtFreeHost(void* hostPtr) {
 }
 
 aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind) {
-  return aclsim::Copy("aclrtMemcpy", dst, destMax, src, count, kind);
+  // Synchronous, and not ordered with any stream: callers synchronise the stream that wrote
+  // `src` first, as on a device.
+  if (aclError status = aclsim::CheckCopy("aclrtMemcpy", dst, destMax, src, count, kind)) return status;
+  if (count) std::memmove(dst, src, count);
+  return ACL_SUCCESS;
 }
 
 aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind,
                           aclrtStream stream) {
-  if (aclError status = aclsim::CheckStream("aclrtMemcpyAsync", stream)) return status;
-  return aclsim::Copy("aclrtMemcpyAsync", dst, destMax, src, count, kind);
+  // Host memory is read or written when the stream reaches the copy: it must stay valid until then.
+  if (aclError status = aclsim::CheckCopy("aclrtMemcpyAsync", dst, destMax, src, count, kind)) return status;
+  return aclsim::EnqueueCopy(stream, "aclrtMemcpyAsync", dst, src, count);
 }
 
 aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count) {
-  return aclsim::Set("aclrtMemset", devPtr, maxCount, value, count);
+  if (aclError status = aclsim::CheckFill("aclrtMemset", devPtr, maxCount, count)) return status;
+  if (count) std::memset(devPtr, value, count);
+  return ACL_SUCCESS;
 }
 
 aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream) {
-  if (aclError status = aclsim::CheckStream("aclrtMemsetAsync", stream)) return status;
-  return aclsim::Set("aclrtMemsetAsync", devPtr, maxCount, value, count);
+  if (aclError status = aclsim::CheckFill("aclrtMemsetAsync", devPtr, maxCount, count)) return status;
+  return aclsim::EnqueueFill(stream, "aclrtMemsetAsync", devPtr, value, count);
 }
 
 int aclsimGetRuntimeStats(aclsimStats* out) {
@@ -313,6 +337,13 @@ int aclsimGetRuntimeStats(aclsimStats* out) {
   out->host_bytes = c.host_bytes;
   out->streams = c.streams;
   out->contexts = c.contexts;
+  out->malloc_calls = c.malloc_calls;
+  out->free_calls = c.free_calls;
+  out->stream_syncs = c.stream_syncs;
+  out->device_syncs = c.device_syncs;
+  out->kernels_launched = c.kernels_launched;
+  out->events_recorded = c.events_recorded;
+  out->events = c.events;
   return 0;
 }
 

@@ -1,8 +1,6 @@
 // libascendcl, the runtime half: aclInit/aclFinalize, the simulated chip, devices, contexts,
-// streams, the thread-local error message and the dtype helpers of acl_base.h.
-//
-// Streams run synchronously: a kernel has finished when its aclnnXxx call returns, so
-// aclrtSynchronizeStream only checks its argument.
+// the thread-local error message and the dtype helpers of acl_base.h. Streams and events, which
+// run asynchronously, are streams.cpp's.
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -13,6 +11,7 @@
 
 #include "acl/acl.h"
 #include "aclnn_sim.h"
+#include "ascendcl/streams.h"
 #include "common/dtypes.h"
 #include "common/half.h"
 #include "common/handles.h"
@@ -32,10 +31,6 @@ struct Context {
   bool implicit;  // a device's default context (aclrtSetDevice), not one aclrtCreateContext made
 };
 
-struct Stream {
-  int32_t device;
-};
-
 struct Runtime {
   std::mutex mutex;
   bool initialized = false;
@@ -50,7 +45,6 @@ struct Runtime {
   int64_t sys_params[2] = {0, 0};
   uint32_t op_timeout = 0;
   Registry<Context> contexts{0x5c};
-  Registry<Stream> streams{0x5d};
 };
 
 Runtime& State() {
@@ -155,13 +149,10 @@ bool CurrentDevice(Runtime& rt, int32_t* device) {
   return false;
 }
 
+// The device's contexts go; its streams are released by the caller, after unlocking `rt.mutex`
+// (draining them waits for their workers).
 void ReleaseDevice(Runtime& rt, int32_t device) {
   std::vector<uintptr_t> doomed;
-  rt.streams.ForEach([&](uintptr_t handle, const Stream& s) {
-    if (s.device == device) doomed.push_back(handle);
-  });
-  for (uintptr_t handle : doomed) rt.streams.Take(reinterpret_cast<void*>(handle));
-  doomed.clear();
   rt.contexts.ForEach([&](uintptr_t handle, const Context& c) {
     if (c.device == device) doomed.push_back(handle);
   });
@@ -191,15 +182,17 @@ bool SimulatedSoc(Soc* soc) {
   return SocFromEnvironment(soc, &name);
 }
 
-bool IsLiveStream(aclrtStream stream) { return State().streams.Find(stream) != nullptr; }
-
 uint64_t LiveUserContexts() {
   uint64_t count = 0;
   State().contexts.ForEach([&](uintptr_t, const Context& c) { count += c.implicit ? 0 : 1; });
   return count;
 }
 
-uint64_t LiveStreams() { return State().streams.size(); }
+bool CurrentDeviceId(int32_t* device) {
+  Runtime& rt = State();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  return CurrentDevice(rt, device);
+}
 
 }  // namespace aclsim
 
@@ -245,6 +238,7 @@ aclError aclInit(const char* configPath) {
   if (!aclsim::DeviceCountFromEnvironment(&devices)) {
     return Fail(ACL_ERROR_INVALID_PARAM, "aclInit: " + aclsim::t_last_error);
   }
+  if (!aclsim::CheckStreamSettings()) return Fail(ACL_ERROR_INVALID_PARAM, "aclInit: " + aclsim::t_last_error);
   rt.device_count = devices;
   rt.soc_resolved = true;
   rt.initialized = true;
@@ -253,12 +247,15 @@ aclError aclInit(const char* configPath) {
 
 aclError aclFinalize(void) {
   auto& rt = State();
-  std::lock_guard<std::mutex> lock(rt.mutex);
-  if (!rt.initialized) return Fail(ACL_ERROR_UNINITIALIZE, "aclFinalize: acl is not initialized");
-  while (!rt.device_refs.empty()) aclsim::ReleaseDevice(rt, rt.device_refs.begin()->first);
-  rt.initialized = false;
-  rt.soc_resolved = rt.soc_overridden;
-  aclsim::t_context = 0;
+  {
+    std::lock_guard<std::mutex> lock(rt.mutex);
+    if (!rt.initialized) return Fail(ACL_ERROR_UNINITIALIZE, "aclFinalize: acl is not initialized");
+    while (!rt.device_refs.empty()) aclsim::ReleaseDevice(rt, rt.device_refs.begin()->first);
+    rt.initialized = false;
+    rt.soc_resolved = rt.soc_overridden;
+    aclsim::t_context = 0;
+  }
+  aclsim::ReleaseStreams(-1);
   return ACL_SUCCESS;
 }
 
@@ -308,14 +305,18 @@ aclError aclrtSetDevice(int32_t deviceId) {
 
 aclError aclrtResetDevice(int32_t deviceId) {
   auto& rt = State();
-  std::lock_guard<std::mutex> lock(rt.mutex);
-  if (!aclsim::ValidDevice(rt, deviceId)) return aclsim::InvalidDevice(rt, "aclrtResetDevice", deviceId);
-  auto it = rt.device_refs.find(deviceId);
-  if (it == rt.device_refs.end()) {
-    return Fail(ACL_ERROR_RT_INVALID_DEVICEID,
-                "aclrtResetDevice: device " + std::to_string(deviceId) + " was not set (aclrtSetDevice)");
+  {
+    std::lock_guard<std::mutex> lock(rt.mutex);
+    if (!aclsim::ValidDevice(rt, deviceId)) return aclsim::InvalidDevice(rt, "aclrtResetDevice", deviceId);
+    auto it = rt.device_refs.find(deviceId);
+    if (it == rt.device_refs.end()) {
+      return Fail(ACL_ERROR_RT_INVALID_DEVICEID,
+                  "aclrtResetDevice: device " + std::to_string(deviceId) + " was not set (aclrtSetDevice)");
+    }
+    if (--it->second != 0) return ACL_SUCCESS;
+    aclsim::ReleaseDevice(rt, deviceId);
   }
-  if (--it->second == 0) aclsim::ReleaseDevice(rt, deviceId);
+  aclsim::ReleaseStreams(deviceId);
   return ACL_SUCCESS;
 }
 
@@ -407,53 +408,4 @@ aclError aclrtSetOpExecuteTimeOut(uint32_t timeout) {
   return ACL_SUCCESS;
 }
 
-aclError aclrtCreateStream(aclrtStream* stream) {
-  if (!stream) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateStream: stream is a null pointer");
-  auto& rt = State();
-  std::lock_guard<std::mutex> lock(rt.mutex);
-  int32_t device;
-  if (!aclsim::CurrentDevice(rt, &device)) {
-    return Fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtCreateStream: no device is set (call aclrtSetDevice first)");
-  }
-  *stream = reinterpret_cast<aclrtStream>(rt.streams.Add(std::make_shared<aclsim::Stream>(aclsim::Stream{device})));
-  return ACL_SUCCESS;
-}
-
-aclError aclrtDestroyStream(aclrtStream stream) {
-  if (!stream) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: stream is a null pointer");
-  if (!State().streams.Take(stream)) {
-    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: not a live stream (destroyed twice, or its device was reset?)");
-  }
-  return ACL_SUCCESS;
-}
-
-aclError aclrtSynchronizeStream(aclrtStream stream) {
-  if (stream && !aclsim::IsLiveStream(stream)) {
-    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtSynchronizeStream: not a live stream");
-  }
-  return ACL_SUCCESS;
-}
-
-aclError aclrtSynchronizeDevice(void) {
-  auto& rt = State();
-  std::lock_guard<std::mutex> lock(rt.mutex);
-  int32_t device;
-  if (!aclsim::CurrentDevice(rt, &device)) {
-    return Fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtSynchronizeDevice: no device is set (call aclrtSetDevice first)");
-  }
-  return ACL_SUCCESS;
-}
-
 }  // extern "C"
-
-namespace aclsim {
-
-// Used by memory.cpp: whether the calling thread may allocate (a device is set).
-bool HasCurrentDevice() {
-  Runtime& rt = State();
-  std::lock_guard<std::mutex> lock(rt.mutex);
-  int32_t device;
-  return CurrentDevice(rt, &device);
-}
-
-}  // namespace aclsim

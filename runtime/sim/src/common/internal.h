@@ -45,6 +45,7 @@ ACLSIM_EXPORT bool SimulatedSoc(Soc* soc);
 
 struct RuntimeCounts {
   uint64_t device_allocations, device_bytes, peak_device_bytes, host_allocations, host_bytes, streams, contexts;
+  uint64_t malloc_calls, free_calls, stream_syncs, device_syncs, kernels_launched, events_recorded, events;
 };
 ACLSIM_EXPORT RuntimeCounts GetRuntimeCounts();
 
@@ -93,22 +94,61 @@ ACLSIM_EXPORT bool GetScalarList(const aclScalarList* list, std::vector<const ac
 class ExecutorWork {
  public:
   virtual ~ExecutorWork() = default;
+  // Runs on the stream's worker (ACLNN_SIM_SYNC=1: on the launching thread). A status other than
+  // success is a fault of the kernel, reported by the stream's next synchronisation.
   virtual aclnnStatus Run(aclrtStream stream) = 0;
+  // False for work that has no kernel: phase 2 returns Run's status at once, as CANN reports a
+  // kernel it cannot find when launching, not on the device.
+  virtual bool HasKernel() const { return true; }
+};
+
+// The device addresses a piece of queued work uses (its tensors' data pointers, its workspace),
+// so that aclrtFree can wait for exactly the work that still uses an allocation. Past kMax
+// addresses it answers "maybe" for every allocation, which only makes aclrtFree wait longer.
+class AddressSet {
+ public:
+  static constexpr int kMax = 24;
+  void Add(const void* address) {
+    if (!address) return;
+    if (count_ < kMax) at_[count_++] = reinterpret_cast<uintptr_t>(address);
+    else overflow_ = true;
+  }
+  bool AnyIn(uintptr_t begin, uintptr_t end) const {
+    if (overflow_) return true;
+    for (int i = 0; i < count_; ++i) {
+      if (at_[i] >= begin && at_[i] < end) return true;
+    }
+    return false;
+  }
+
+ private:
+  uintptr_t at_[kMax];
+  int count_ = 0;
+  bool overflow_ = false;
 };
 
 struct Executor {
   const char* api = "";  // the API whose phase 1 created it (a string of the generated spec)
+  uintptr_t handle = 0;  // its aclOpExecutor* (never reused): how a fault names its launch
   uint64_t workspace_size = 0;
   bool repeatable = false;
+  AddressSet addresses;  // the call's tensor data
   std::unique_ptr<ExecutorWork> work;
 };
 
-ACLSIM_EXPORT aclOpExecutor* CreateExecutor(const char* api, uint64_t workspace_size,
+ACLSIM_EXPORT aclOpExecutor* CreateExecutor(const char* api, uint64_t workspace_size, const AddressSet& addresses,
                                             std::unique_ptr<ExecutorWork> work);
 // Phase 2's hold on an executor made by `api`'s phase 1. A single-use executor leaves the registry
 // here (so it runs once, and is destroyed when the returned pointer goes); a repeatable one stays.
 // Null, with the error message set, when `executor` is not a live executor of `api`.
 ACLSIM_EXPORT std::shared_ptr<Executor> AcquireExecutor(aclOpExecutor* executor, const char* api);
+
+// --- libascendcl: phase 2's launch ---------------------------------------------------------------
+
+// Queues `executor`'s work on `stream` (null: the current device's default stream) and returns;
+// the stream's worker runs it. A fault while it runs is reported by the stream's next
+// synchronisation. Errors of the launch itself (a dead stream, no device) are returned now.
+ACLSIM_EXPORT aclnnStatus LaunchKernel(aclrtStream stream, std::shared_ptr<Executor> executor, void* workspace);
 
 }  // namespace aclsim
 

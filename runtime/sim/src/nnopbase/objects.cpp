@@ -273,12 +273,17 @@ bool GetScalarList(const aclScalarList* list, std::vector<const aclScalar*>* out
   return true;
 }
 
-aclOpExecutor* CreateExecutor(const char* api, uint64_t workspace_size, std::unique_ptr<ExecutorWork> work) {
+aclOpExecutor* CreateExecutor(const char* api, uint64_t workspace_size, const AddressSet& addresses,
+                              std::unique_ptr<ExecutorWork> work) {
   auto executor = std::make_shared<Executor>();
   executor->api = api;
   executor->workspace_size = workspace_size;
+  executor->addresses = addresses;
   executor->work = std::move(work);
-  return Handle<aclOpExecutor>(State().executors.Add(std::move(executor)));
+  Executor* raw = executor.get();
+  const uintptr_t handle = State().executors.Add(std::move(executor));
+  raw->handle = handle;  // nobody has the handle yet: no other thread reads the field
+  return Handle<aclOpExecutor>(handle);
 }
 
 std::shared_ptr<Executor> AcquireExecutor(aclOpExecutor* handle, const char* api) {

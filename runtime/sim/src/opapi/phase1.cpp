@@ -631,7 +631,13 @@ aclnnStatus GetWorkspaceSize(const ApiSpec& spec, const Arg* args, uint64_t* wor
   std::unique_ptr<ExecutorWork> work;
   uint64_t workspace = 0;
   if (aclnnStatus s = PlanKernel(call, &work, &workspace)) return s;
-  *executor = CreateExecutor(spec.name, workspace, std::move(work));
+  AddressSet addresses;
+  for (const Call::Param& param : call.params) {
+    if (!param.present) continue;
+    addresses.Add(param.tensor.data);
+    for (const TensorDesc& t : param.tensors) addresses.Add(t.data);
+  }
+  *executor = CreateExecutor(spec.name, workspace, addresses, std::move(work));
   *workspaceSize = workspace;
   return ACLNN_SUCCESS;
 }

@@ -1,7 +1,8 @@
 // Phase 2 of every generated API (aclnnXxx): the executor, the workspace and the stream are
-// checked, then the executor's work runs. A NULL, unknown or already-run executor is an error,
-// never a crash; a single-use executor is destroyed by the call (whatever its outcome), a
-// repeatable one (aclSetAclOpExecutorRepeatable) stays until aclDestroyAclOpExecutor.
+// checked, then the executor's work is queued on the stream (libascendcl runs it on the
+// stream's worker) and the call returns. A NULL, unknown or already-run executor is an error,
+// never a crash; a single-use executor is destroyed once its work has run (whatever its
+// outcome), a repeatable one (aclSetAclOpExecutorRepeatable) stays until aclDestroyAclOpExecutor.
 #include <cstdint>
 #include <string>
 
@@ -82,7 +83,8 @@ aclnnStatus Run(const ApiSpec& spec, void* workspace, uint64_t workspaceSize, ac
     }
   }
   if (stream && !IsLiveStream(stream)) return Fail(ACLNN_ERR_PARAM_INVALID, api + ": stream is not a live stream");
-  return held->work->Run(stream);
+  if (!held->work->HasKernel()) return held->work->Run(stream);
+  return LaunchKernel(stream, std::move(held), workspace);
 }
 
 }  // namespace aclsim

@@ -16,6 +16,7 @@ class NotSimulatedWork : public ExecutorWork {
  public:
   NotSimulatedWork(const char* api, std::string why) : api_(api), why_(std::move(why)) {}
   aclnnStatus Run(aclrtStream stream) override;
+  bool HasKernel() const override { return false; }
 
  private:
   const char* api_;

@@ -1,0 +1,711 @@
+// libascendcl, the asynchronous half: streams as ordered queues run by their own worker threads,
+// events, synchronisation, and the faults of queued kernels (see streams.h for the model).
+#include "ascendcl/streams.h"
+
+#include <pthread.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnn_sim.h"
+#include "common/handles.h"
+#include "common/internal.h"
+
+namespace aclsim {
+namespace {
+
+// How long a worker looks for the next task, and a synchronisation for the queue to drain,
+// before sleeping: chained calls arrive microseconds apart, and a futex wake-up costs as much
+// as a small kernel.
+constexpr std::chrono::microseconds kWorkerSpin{50};
+constexpr std::chrono::microseconds kSyncSpin{20};
+
+void Relax() {
+#if defined(__x86_64__)
+  __builtin_ia32_pause();
+#endif
+}
+
+template <typename Done>
+void SpinFor(std::chrono::microseconds budget, Done&& done) {
+  const auto until = std::chrono::steady_clock::now() + budget;
+  while (!done() && std::chrono::steady_clock::now() < until) {
+    for (int i = 0; i < 32; ++i) Relax();
+  }
+}
+
+// --- settings -----------------------------------------------------------------------------------
+
+struct FaultTarget {
+  std::string api;
+  uint64_t launch;              // fail this launch of `api` (1-based)
+  std::atomic<uint64_t> seen{0};
+};
+
+struct Settings {
+  bool valid = true;
+  std::string error;
+  bool synchronous = false;                          // ACLNN_SIM_SYNC=1
+  std::vector<std::unique_ptr<FaultTarget>> faults;  // ACLNN_SIM_FAULT=aclnnXxx[:N][,...]
+};
+
+bool ParseLaunch(const std::string& text, uint64_t* launch) {
+  if (text.empty() || text.size() > 18) return false;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+  }
+  *launch = std::strtoull(text.c_str(), nullptr, 10);
+  return *launch >= 1;
+}
+
+Settings ReadSettings() {
+  Settings settings;
+  if (const char* value = std::getenv("ACLNN_SIM_SYNC")) {
+    const std::string text = value;
+    if (text == "1") {
+      settings.synchronous = true;
+    } else if (!text.empty() && text != "0") {
+      settings.valid = false;
+      settings.error = "ACLNN_SIM_SYNC=" + text + " is not 0 or 1";
+      return settings;
+    }
+  }
+  if (const char* value = std::getenv("ACLNN_SIM_FAULT")) {
+    const std::string text = value;
+    size_t start = 0;
+    while (!text.empty() && start <= text.size()) {
+      const size_t comma = text.find(',', start);
+      const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      const size_t colon = item.find(':');
+      auto target = std::make_unique<FaultTarget>();
+      target->api = item.substr(0, colon);
+      target->launch = 1;
+      const bool named = target->api.size() > 5 && target->api.compare(0, 5, "aclnn") == 0 &&
+                         target->api.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+                             std::string::npos;
+      if (!named || (colon != std::string::npos && !ParseLaunch(item.substr(colon + 1), &target->launch))) {
+        settings.valid = false;
+        settings.error = "ACLNN_SIM_FAULT=" + text + ": '" + item +
+                         "' is not aclnnXxx or aclnnXxx:N (N >= 1, the launch of that API that fails)";
+        return settings;
+      }
+      settings.faults.push_back(std::move(target));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return settings;
+}
+
+Settings& TheSettings() {
+  static Settings* settings = new Settings(ReadSettings());  // read once: the environment of the process start
+  return *settings;
+}
+
+// --- events -------------------------------------------------------------------------------------
+
+struct StreamState;
+
+struct EventState {
+  std::mutex mutex;
+  std::condition_variable reached;
+  uint64_t recorded = 0;   // versions handed out by aclrtRecordEvent
+  uint64_t completed = 0;  // the latest version its stream has reached
+  std::chrono::steady_clock::time_point when;  // when `completed` was reached
+  std::weak_ptr<StreamState> faulted_stream;    // set when the record ran behind a kernel fault
+};
+
+// --- tasks --------------------------------------------------------------------------------------
+
+struct Task {
+  enum class Kind : uint8_t { kKernel, kCopy, kFill, kRecord, kWait };
+  Kind kind = Kind::kKernel;
+  const char* api = "";
+  uint64_t ticket = 0;  // its place in the stream's queue (1-based)
+  // kKernel
+  std::shared_ptr<Executor> executor;
+  void* workspace = nullptr;
+  uint64_t launch = 0;  // the API's launch number, when ACLNN_SIM_FAULT counts it
+  bool inject_fault = false;
+  // kCopy, kFill
+  void* dst = nullptr;
+  const void* src = nullptr;
+  size_t count = 0;
+  int32_t value = 0;
+  // kRecord, kWait
+  std::shared_ptr<EventState> event;
+  uint64_t version = 0;
+
+  bool Touches(uintptr_t begin, uintptr_t end) const {
+    auto in = [&](const void* p, size_t n) {
+      const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+      return p && n > 0 && a < end && a + n > begin;
+    };
+    switch (kind) {
+      case Kind::kKernel:
+        return executor->addresses.AnyIn(begin, end) || in(workspace, 1);
+      case Kind::kCopy:
+        return in(dst, count) || in(src, count);
+      case Kind::kFill:
+        return in(dst, count);
+      default:
+        return false;
+    }
+  }
+};
+
+// A growable ring of tasks: pushing and popping allocate nothing once it has grown to the
+// queue's working depth (std::deque frees and allocates a block every few tasks).
+class TaskRing {
+ public:
+  bool empty() const { return size_ == 0; }
+  void Push(Task&& task) {
+    if (size_ == slots_.size()) Grow();
+    slots_[(head_ + size_) % slots_.size()] = std::move(task);
+    ++size_;
+  }
+  Task Pop() {
+    Task task = std::move(slots_[head_]);
+    head_ = (head_ + 1) % slots_.size();
+    --size_;
+    return task;
+  }
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    for (size_t i = 0; i < size_; ++i) fn(slots_[(head_ + i) % slots_.size()]);
+  }
+
+ private:
+  void Grow() {
+    std::vector<Task> bigger(slots_.empty() ? 64 : slots_.size() * 2);
+    for (size_t i = 0; i < size_; ++i) bigger[i] = std::move(slots_[(head_ + i) % slots_.size()]);
+    slots_ = std::move(bigger);
+    head_ = 0;
+  }
+  std::vector<Task> slots_;
+  size_t head_ = 0, size_ = 0;
+};
+
+// --- streams ------------------------------------------------------------------------------------
+
+struct Fault {
+  int32_t status = 0;  // 0: none
+  std::string api;
+  std::string message;
+  uint64_t executor = 0;
+  uint64_t launch = 0;
+};
+
+struct StreamState {
+  explicit StreamState(int32_t device) : device(device) {}
+  ~StreamState() { Stop(); }
+
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stop = true;
+    }
+    wake.notify_all();
+    if (!worker.joinable()) return;
+    if (worker.get_id() == std::this_thread::get_id()) worker.detach();  // its last owner is its own worker
+    else worker.join();
+  }
+
+  const int32_t device;
+  uintptr_t handle = 0;  // its aclrtStream; 0 for a device's default stream
+  std::mutex mutex;
+  std::condition_variable wake;  // the worker waits for tasks
+  std::condition_variable idle;  // synchronisations wait for tasks to finish
+  TaskRing queue;
+  const Task* running = nullptr;  // the task the worker runs (read under `mutex`)
+  std::atomic<uint64_t> enqueued{0}, completed{0};
+  std::atomic<bool> faulted{false};  // a fault waits to be reported: queued work is discarded
+  bool worker_sleeping = false;
+  bool stop = false;
+  int waiters = 0;
+  Fault pending;   // the first fault not reported yet
+  Fault reported;  // the last fault a synchronisation reported (aclsimLastFault)
+  std::thread worker;
+  std::mutex inline_run;  // ACLNN_SIM_SYNC=1: one task at a time
+};
+
+struct Streams {
+  Registry<StreamState> streams{0x5d};
+  Registry<EventState> events{0x5e};
+  std::mutex defaults_mutex;
+  std::map<int32_t, std::shared_ptr<StreamState>> defaults;  // per device, made on first use
+  std::atomic<uint64_t> stream_syncs{0}, device_syncs{0}, kernels_launched{0}, events_recorded{0};
+};
+
+Streams& State() {
+  static Streams* state = new Streams;  // never destroyed: workers may run during exit
+  return *state;
+}
+
+// The stream `stream` names for `api`: a live stream, or the current device's default stream.
+aclError Resolve(aclrtStream stream, const char* api, std::shared_ptr<StreamState>* out) {
+  Streams& state = State();
+  if (stream) {
+    *out = state.streams.Find(stream);
+    if (!*out) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": stream is not a live stream");
+    return ACL_SUCCESS;
+  }
+  int32_t device;
+  if (!CurrentDeviceId(&device)) {
+    return Fail(ACL_ERROR_RT_CONTEXT_NULL, std::string(api) + ": no device is set (call aclrtSetDevice first)");
+  }
+  std::lock_guard<std::mutex> lock(state.defaults_mutex);
+  auto& slot = state.defaults[device];
+  if (!slot) slot = std::make_shared<StreamState>(device);
+  *out = slot;
+  return ACL_SUCCESS;
+}
+
+void RecordFault(StreamState& s, Fault fault) {
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.pending.status == 0) s.pending = std::move(fault);
+  s.faulted.store(true, std::memory_order_release);
+}
+
+void CompleteEvent(EventState& event, uint64_t version, const std::shared_ptr<StreamState>& faulted) {
+  {
+    std::lock_guard<std::mutex> lock(event.mutex);
+    if (version > event.completed) {
+      event.completed = version;
+      event.when = std::chrono::steady_clock::now();
+      event.faulted_stream = faulted;
+    }
+  }
+  event.reached.notify_all();
+}
+
+void WaitForEvent(EventState& event, uint64_t version) {
+  std::unique_lock<std::mutex> lock(event.mutex);
+  event.reached.wait(lock, [&] { return event.completed >= version; });
+}
+
+// Runs one task; `self` owns `task`'s stream. Behind a fault that no synchronisation has
+// reported yet, kernels, copies and fills are discarded (the device stops the stream); records
+// and waits still run, so that no other stream or host thread waits forever.
+void Execute(const std::shared_ptr<StreamState>& self, Task& task) {
+  StreamState& s = *self;
+  const bool discard = s.faulted.load(std::memory_order_acquire);
+  switch (task.kind) {
+    case Task::Kind::kKernel: {
+      if (discard) return;
+      if (task.inject_fault) {
+        RecordFault(s, Fault{ACL_ERROR_RT_AICORE_EXCEPTION, task.api,
+                             "injected fault (ACLNN_SIM_FAULT): launch " + std::to_string(task.launch) + " of " + task.api,
+                             task.executor->handle, task.launch});
+        return;
+      }
+      const aclnnStatus status =
+          task.executor->work->Run(s.handle ? reinterpret_cast<aclrtStream>(s.handle) : nullptr);
+      if (status != ACLNN_SUCCESS) {
+        RecordFault(s, Fault{ACL_ERROR_RT_AICORE_EXCEPTION, task.api,
+                             std::string(aclGetRecentErrMsg()) + " (kernel status " + std::to_string(status) + ")",
+                             task.executor->handle, task.launch});
+      }
+      return;
+    }
+    case Task::Kind::kCopy:
+      if (!discard) std::memmove(task.dst, task.src, task.count);
+      return;
+    case Task::Kind::kFill:
+      if (!discard) std::memset(task.dst, task.value, task.count);
+      return;
+    case Task::Kind::kRecord:
+      CompleteEvent(*task.event, task.version, discard ? self : nullptr);
+      return;
+    case Task::Kind::kWait:
+      WaitForEvent(*task.event, task.version);
+      return;
+  }
+}
+
+void Worker(std::shared_ptr<StreamState> self) {
+  pthread_setname_np(pthread_self(), "aclsim-stream");
+  StreamState& s = *self;
+  for (;;) {
+    Task task;
+    {
+      std::unique_lock<std::mutex> lock(s.mutex);
+      if (s.queue.empty() && !s.stop) {
+        lock.unlock();
+        SpinFor(kWorkerSpin, [&] { return s.enqueued.load(std::memory_order_acquire) != s.completed.load(std::memory_order_relaxed); });
+        lock.lock();
+        while (s.queue.empty() && !s.stop) {
+          s.worker_sleeping = true;
+          s.wake.wait(lock);
+          s.worker_sleeping = false;
+        }
+      }
+      if (s.queue.empty()) return;  // stopped, and everything queued has run
+      task = s.queue.Pop();
+      s.running = &task;
+    }
+    Execute(self, task);
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      s.running = nullptr;
+      s.completed.fetch_add(1, std::memory_order_release);
+      if (s.waiters) s.idle.notify_all();
+    }
+    // The executor (and its work) go here, outside the lock.
+  }
+}
+
+aclError Enqueue(const std::shared_ptr<StreamState>& self, Task&& task) {
+  StreamState& s = *self;
+  if (TheSettings().synchronous) {
+    std::lock_guard<std::mutex> run(s.inline_run);
+    task.ticket = s.enqueued.fetch_add(1) + 1;
+    const std::string caller_error = aclGetRecentErrMsg();
+    Execute(self, task);
+    s.completed.fetch_add(1);
+    if (s.faulted.load()) SetError(caller_error);  // the kernel's message belongs to the fault
+    return ACL_SUCCESS;
+  }
+  bool wake;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.stop) return Fail(ACL_ERROR_INVALID_PARAM, std::string(task.api) + ": stream is not a live stream");
+    if (!s.worker.joinable()) s.worker = std::thread(Worker, self);
+    task.ticket = s.enqueued.load(std::memory_order_relaxed) + 1;
+    s.queue.Push(std::move(task));
+    s.enqueued.store(s.enqueued.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    wake = s.worker_sleeping;
+  }
+  if (wake) s.wake.notify_one();
+  return ACL_SUCCESS;
+}
+
+// Waits until the stream has run every task enqueued so far.
+void Drain(StreamState& s) {
+  const uint64_t target = s.enqueued.load(std::memory_order_acquire);
+  if (s.completed.load(std::memory_order_acquire) >= target) return;
+  SpinFor(kSyncSpin, [&] { return s.completed.load(std::memory_order_acquire) >= target; });
+  std::unique_lock<std::mutex> lock(s.mutex);
+  ++s.waiters;
+  s.idle.wait(lock, [&] { return s.completed.load(std::memory_order_acquire) >= target; });
+  --s.waiters;
+}
+
+// Reports (and clears) the stream's pending fault as the calling thread's error.
+aclError TakeFault(StreamState& s, const char* api) {
+  Fault fault;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.pending.status == 0) return ACL_SUCCESS;
+    fault = std::move(s.pending);
+    s.pending = Fault{};
+    s.faulted.store(false, std::memory_order_release);
+    s.reported = fault;
+  }
+  return Fail(fault.status, std::string(api) + ": a kernel of " + fault.api +
+                                " queued on this stream failed on the device (work queued behind it was discarded): " +
+                                fault.message);
+}
+
+aclError Synchronize(StreamState& s, const char* api) {
+  Drain(s);
+  State().stream_syncs.fetch_add(1, std::memory_order_relaxed);
+  return TakeFault(s, api);
+}
+
+// Every stream of `device` (its default stream included), as shared pointers.
+std::vector<std::shared_ptr<StreamState>> StreamsOf(int32_t device, bool take) {
+  Streams& state = State();
+  std::vector<uintptr_t> handles;
+  state.streams.ForEach([&](uintptr_t handle, const StreamState& s) {
+    if (device < 0 || s.device == device) handles.push_back(handle);
+  });
+  std::vector<std::shared_ptr<StreamState>> out;
+  for (uintptr_t handle : handles) {
+    auto s = take ? state.streams.Take(reinterpret_cast<void*>(handle)) : state.streams.Find(reinterpret_cast<void*>(handle));
+    if (s) out.push_back(std::move(s));
+  }
+  std::lock_guard<std::mutex> lock(state.defaults_mutex);
+  for (auto it = state.defaults.begin(); it != state.defaults.end();) {
+    if (device >= 0 && it->first != device) {
+      ++it;
+      continue;
+    }
+    out.push_back(it->second);
+    it = take ? state.defaults.erase(it) : std::next(it);
+  }
+  return out;
+}
+
+}  // namespace
+
+aclError EnqueueCopy(aclrtStream stream, const char* api, void* dst, const void* src, size_t count) {
+  std::shared_ptr<StreamState> s;
+  if (aclError status = Resolve(stream, api, &s)) return status;
+  if (count == 0) return ACL_SUCCESS;
+  Task task;
+  task.kind = Task::Kind::kCopy;
+  task.api = api;
+  task.dst = dst;
+  task.src = src;
+  task.count = count;
+  return Enqueue(s, std::move(task));
+}
+
+aclError EnqueueFill(aclrtStream stream, const char* api, void* dst, int32_t value, size_t count) {
+  std::shared_ptr<StreamState> s;
+  if (aclError status = Resolve(stream, api, &s)) return status;
+  if (count == 0) return ACL_SUCCESS;
+  Task task;
+  task.kind = Task::Kind::kFill;
+  task.api = api;
+  task.dst = dst;
+  task.value = value;
+  task.count = count;
+  return Enqueue(s, std::move(task));
+}
+
+void WaitForUsers(uintptr_t begin, uintptr_t end) {
+  for (const auto& self : StreamsOf(-1, false)) {
+    StreamState& s = *self;
+    std::unique_lock<std::mutex> lock(s.mutex);
+    uint64_t last = 0;
+    if (s.running && s.running->Touches(begin, end)) last = s.running->ticket;
+    s.queue.ForEach([&](const Task& task) {
+      if (task.Touches(begin, end)) last = task.ticket;
+    });
+    if (last == 0) continue;
+    ++s.waiters;
+    s.idle.wait(lock, [&] { return s.completed.load(std::memory_order_acquire) >= last; });
+    --s.waiters;
+    State().stream_syncs.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void ReleaseStreams(int32_t device) {
+  for (const auto& s : StreamsOf(device, true)) {
+    Drain(*s);
+    s->Stop();
+  }
+}
+
+bool CheckStreamSettings() {
+  const Settings& settings = TheSettings();
+  if (!settings.valid) SetError(settings.error);
+  return settings.valid;
+}
+
+StreamCounts GetStreamCounts() {
+  Streams& state = State();
+  return StreamCounts{state.streams.size(), state.events.size(), state.stream_syncs.load(), state.device_syncs.load(),
+                      state.kernels_launched.load(), state.events_recorded.load()};
+}
+
+bool IsLiveStream(aclrtStream stream) { return State().streams.Find(stream) != nullptr; }
+
+aclnnStatus LaunchKernel(aclrtStream stream, std::shared_ptr<Executor> executor, void* workspace) {
+  const Settings& settings = TheSettings();
+  if (!settings.valid) return Fail(ACLNN_ERR_RUNTIME_ERROR, std::string(executor->api) + ": " + settings.error);
+  std::shared_ptr<StreamState> s;
+  if (Resolve(stream, executor->api, &s) != ACL_SUCCESS) {
+    // aclnn reports a bad stream as a bad argument of the op (the message is set).
+    return stream ? ACLNN_ERR_PARAM_INVALID : ACLNN_ERR_RUNTIME_ERROR;
+  }
+  Task task;
+  task.kind = Task::Kind::kKernel;
+  task.api = executor->api;
+  task.workspace = workspace;
+  for (const auto& target : settings.faults) {
+    if (target->api != executor->api) continue;
+    task.launch = target->seen.fetch_add(1) + 1;
+    task.inject_fault = task.launch == target->launch;
+  }
+  task.executor = std::move(executor);
+  State().kernels_launched.fetch_add(1, std::memory_order_relaxed);
+  const aclError status = Enqueue(s, std::move(task));
+  return status == ACL_SUCCESS ? ACLNN_SUCCESS : ACLNN_ERR_PARAM_INVALID;
+}
+
+}  // namespace aclsim
+
+using aclsim::Fail;
+
+extern "C" {
+
+aclError aclrtCreateStream(aclrtStream* stream) {
+  if (!stream) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateStream: stream is a null pointer");
+  int32_t device;
+  if (!aclsim::CurrentDeviceId(&device)) {
+    return Fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtCreateStream: no device is set (call aclrtSetDevice first)");
+  }
+  auto s = std::make_shared<aclsim::StreamState>(device);
+  aclsim::StreamState* raw = s.get();
+  const uintptr_t handle = aclsim::State().streams.Add(std::move(s));
+  raw->handle = handle;  // before the handle is known to anyone: no worker runs yet
+  *stream = reinterpret_cast<aclrtStream>(handle);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtDestroyStream(aclrtStream stream) {
+  if (!stream) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: stream is a null pointer");
+  auto s = aclsim::State().streams.Take(stream);
+  if (!s) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: not a live stream (destroyed twice, or its device was reset?)");
+  }
+  // The queued work finishes first (CANN asks callers to synchronise before destroying).
+  if (s->completed.load() != s->enqueued.load()) {
+    aclsim::Drain(*s);
+    aclsim::State().stream_syncs.fetch_add(1, std::memory_order_relaxed);
+  }
+  s->Stop();
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSynchronizeStream(aclrtStream stream) {
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, "aclrtSynchronizeStream", &s)) return status;
+  return aclsim::Synchronize(*s, "aclrtSynchronizeStream");
+}
+
+aclError aclrtSynchronizeDevice(void) {
+  int32_t device;
+  if (!aclsim::CurrentDeviceId(&device)) {
+    return Fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtSynchronizeDevice: no device is set (call aclrtSetDevice first)");
+  }
+  aclsim::State().device_syncs.fetch_add(1, std::memory_order_relaxed);
+  aclError first = ACL_SUCCESS;
+  std::string message;
+  for (const auto& s : aclsim::StreamsOf(device, false)) {
+    aclsim::Drain(*s);
+    const aclError status = aclsim::TakeFault(*s, "aclrtSynchronizeDevice");
+    if (status != ACL_SUCCESS && first == ACL_SUCCESS) {
+      first = status;
+      message = aclGetRecentErrMsg();
+    }
+  }
+  if (first != ACL_SUCCESS) aclsim::SetError(message);
+  return first;
+}
+
+aclError aclrtCreateEvent(aclrtEvent* event) {
+  if (!event) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateEvent: event is a null pointer");
+  *event = reinterpret_cast<aclrtEvent>(aclsim::State().events.Add(std::make_shared<aclsim::EventState>()));
+  return ACL_SUCCESS;
+}
+
+aclError aclrtDestroyEvent(aclrtEvent event) {
+  if (!event) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyEvent: event is a null pointer");
+  // Queued records and waits hold the event's state: destroying it now is safe, as in CANN.
+  if (!aclsim::State().events.Take(event)) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyEvent: not a live event (destroyed twice?)");
+  }
+  return ACL_SUCCESS;
+}
+
+aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
+  auto e = event ? aclsim::State().events.Find(event) : nullptr;
+  if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtRecordEvent: event is not a live event");
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, "aclrtRecordEvent", &s)) return status;
+  aclsim::Task task;
+  task.kind = aclsim::Task::Kind::kRecord;
+  task.api = "aclrtRecordEvent";
+  task.event = e;
+  {
+    std::lock_guard<std::mutex> lock(e->mutex);
+    task.version = ++e->recorded;
+  }
+  aclsim::State().events_recorded.fetch_add(1, std::memory_order_relaxed);
+  return aclsim::Enqueue(s, std::move(task));
+}
+
+aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event) {
+  auto e = event ? aclsim::State().events.Find(event) : nullptr;
+  if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtStreamWaitEvent: event is not a live event");
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, "aclrtStreamWaitEvent", &s)) return status;
+  aclsim::Task task;
+  task.kind = aclsim::Task::Kind::kWait;
+  task.api = "aclrtStreamWaitEvent";
+  task.event = e;
+  {
+    std::lock_guard<std::mutex> lock(e->mutex);
+    task.version = e->recorded;
+  }
+  if (task.version == 0) return ACL_SUCCESS;  // never recorded: nothing to wait for
+  return aclsim::Enqueue(s, std::move(task));
+}
+
+aclError aclrtSynchronizeEvent(aclrtEvent event) {
+  auto e = event ? aclsim::State().events.Find(event) : nullptr;
+  if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtSynchronizeEvent: event is not a live event");
+  std::shared_ptr<aclsim::StreamState> faulted;
+  {
+    std::unique_lock<std::mutex> lock(e->mutex);
+    const uint64_t version = e->recorded;
+    e->reached.wait(lock, [&] { return e->completed >= version; });
+    faulted = e->faulted_stream.lock();
+  }
+  // The event was reached behind a kernel fault: this is the synchronisation that reports it,
+  // unless the stream's own synchronisation already did.
+  return faulted ? aclsim::TakeFault(*faulted, "aclrtSynchronizeEvent") : ACL_SUCCESS;
+}
+
+aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus* status) {
+  if (!status) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventStatus: status is a null pointer");
+  auto e = event ? aclsim::State().events.Find(event) : nullptr;
+  if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventStatus: event is not a live event");
+  std::lock_guard<std::mutex> lock(e->mutex);
+  *status = e->completed >= e->recorded ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtEventElapsedTime(float* ms, aclrtEvent startEvent, aclrtEvent endEvent) {
+  if (!ms) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtEventElapsedTime: ms is a null pointer");
+  auto start = startEvent ? aclsim::State().events.Find(startEvent) : nullptr;
+  auto end = endEvent ? aclsim::State().events.Find(endEvent) : nullptr;
+  if (!start || !end) {
+    return Fail(ACL_ERROR_INVALID_PARAM,
+                std::string("aclrtEventElapsedTime: ") + (start ? "endEvent" : "startEvent") + " is not a live event");
+  }
+  std::chrono::steady_clock::time_point when[2];
+  aclsim::EventState* events[2] = {start.get(), end.get()};
+  for (int i = 0; i < 2; ++i) {
+    std::lock_guard<std::mutex> lock(events[i]->mutex);
+    if (events[i]->recorded == 0 || events[i]->completed < events[i]->recorded) {
+      return Fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE, std::string("aclrtEventElapsedTime: ") +
+                                                       (i ? "endEvent" : "startEvent") +
+                                                       " was not recorded, or its record has not been reached yet");
+    }
+    when[i] = events[i]->when;
+  }
+  *ms = std::chrono::duration<float, std::milli>(when[1] - when[0]).count();
+  return ACL_SUCCESS;
+}
+
+int aclsimLastFault(void* stream, aclsimFault* out) {
+  if (!out) return 1;
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclsim::Resolve(stream, "aclsimLastFault", &s) != ACL_SUCCESS) return 1;
+  std::lock_guard<std::mutex> lock(s->mutex);
+  if (s->reported.status == 0) return 1;
+  *out = aclsimFault{};
+  std::strncpy(out->api, s->reported.api.c_str(), sizeof(out->api) - 1);
+  out->executor = s->reported.executor;
+  out->launch = s->reported.launch;
+  out->status = s->reported.status;
+  return 0;
+}
+
+}  // extern "C"

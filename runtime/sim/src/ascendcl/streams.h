@@ -1,0 +1,44 @@
+// libascendcl's asynchronous device, shared by runtime.cpp (devices), memory.cpp (async copies,
+// aclrtFree) and streams.cpp (the queues, their workers, events).
+//
+// Every stream is an ordered queue run by its own worker thread: aclnnXxx's phase 2,
+// aclrtMemcpyAsync, aclrtMemsetAsync and aclrtRecordEvent/aclrtStreamWaitEvent enqueue and return;
+// aclrtSynchronizeStream/Device/Event wait. A kernel that faults (the simulator's own checks, or an
+// injected fault) does not fail its launch: the fault is kept on its stream, the work queued
+// behind it is discarded, and the stream's next synchronisation returns it naming the API whose
+// kernel failed. ACLNN_SIM_SYNC=1 runs every task in the launching thread instead (debugging).
+#ifndef ACLNN_SIM_ASCENDCL_STREAMS_H_
+#define ACLNN_SIM_ASCENDCL_STREAMS_H_
+
+#include <cstdint>
+
+#include "acl/acl_rt.h"
+
+namespace aclsim {
+
+// The device the calling thread works on (runtime.cpp); false when none is set.
+bool CurrentDeviceId(int32_t* device);
+
+// A copy or a fill queued on a stream; the ranges were checked by the caller (memory.cpp).
+aclError EnqueueCopy(aclrtStream stream, const char* api, void* dst, const void* src, size_t count);
+aclError EnqueueFill(aclrtStream stream, const char* api, void* dst, int32_t value, size_t count);
+
+// Blocks until no queued or running task on any stream touches [begin, end): what aclrtFree
+// does before it releases an allocation. Each stream waited for counts as a synchronisation.
+void WaitForUsers(uintptr_t begin, uintptr_t end);
+
+// Drains and destroys every stream of `device` (aclrtResetDevice, aclFinalize).
+void ReleaseStreams(int32_t device);
+
+// Validates ACLNN_SIM_SYNC and ACLNN_SIM_FAULT; false with the message set for a bad value.
+bool CheckStreamSettings();
+
+// Cumulative counts since the process started (aclsimStats).
+struct StreamCounts {
+  uint64_t live_streams, live_events, stream_syncs, device_syncs, kernels_launched, events_recorded;
+};
+StreamCounts GetStreamCounts();
+
+}  // namespace aclsim
+
+#endif  // ACLNN_SIM_ASCENDCL_STREAMS_H_
