@@ -72,11 +72,14 @@ def assert_flat(growth: dict[str, int], calls: int) -> None:
 
 def device_now(aclnn) -> dict[str, int]:
     gc.collect()
+    aclnn.empty_cache()  # device allocations, not what the caching allocator keeps for reuse
     return aclnn.sim_stats()
 
 
 def assert_nothing_alive(aclnn, device_before: dict[str, int]) -> None:
     gc.collect()
+    assert aclnn.memory_stats()["allocated_bytes"] == 0, aclnn.memory_stats()
+    aclnn.empty_cache()
     sim, bindings = aclnn.sim_stats(), aclnn._C._stats()
     assert sim["live_objects"] == 0, sim
     assert bindings["live_objects"] == 0 and bindings["live_buffers"] == 0, bindings

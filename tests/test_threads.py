@@ -51,6 +51,7 @@ def test_eight_threads_compute_every_op_right_and_release_everything(aclnn):
     per_thread = [_cases(aclnn, seed) for seed in range(THREADS)]
     assert all(per_thread), "no seed op with a golden reference"
     gc.collect()
+    aclnn.empty_cache()
     device_before = aclnn.sim_stats()
     failures: list[str] = []
     barrier = threading.Barrier(THREADS)
@@ -86,6 +87,7 @@ def test_eight_threads_compute_every_op_right_and_release_everything(aclnn):
         t.join()
     assert failures == []
     gc.collect()
+    aclnn.empty_cache()
     sim, bindings = aclnn.sim_stats(), aclnn._C._stats()
     assert sim["live_objects"] == 0 and bindings["live_objects"] == 0 and bindings["live_buffers"] == 0, \
         (sim, bindings)

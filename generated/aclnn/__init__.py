@@ -8,6 +8,14 @@ any of the documented dtypes, ml_dtypes.bfloat16 included), objects with `__dlpa
 tensors (`aclnn.to_device`), Python or NumPy scalars, sequences and lists. Outputs are returned,
 or written into `out=`.
 
+Calls run asynchronously, as on an NPU: with device tensors they are queued on the current
+stream (`aclnn.current_stream()`, `with aclnn.stream(s):`) and return at once; results reach the
+host (`Tensor.numpy()`, NumPy inputs) after one synchronisation. A kernel that fails on the device
+raises AclnnRuntimeError at the next synchronisation, naming the call (ACLNN_LAUNCH_BLOCKING=1
+makes every call synchronise). Device memory comes from a caching allocator (`aclnn.memory_stats()`,
+`aclnn.empty_cache()`); `Tensor.from_pointer` and `Stream.from_handle` take memory and streams of
+other libraries (torch_npu) without a copy.
+
 `aclnn.apis()` lists the IR of every function; `help(aclnn.<function>)` shows its page.
 """
 
@@ -16,7 +24,23 @@ from __future__ import annotations
 import atexit as _atexit
 
 from aclnn import _C
-from aclnn._C import Tensor, get_device, set_device, sim_set_soc, sim_stats, to_device
+from aclnn._C import (
+    Event,
+    Stream,
+    Tensor,
+    call_count,
+    current_stream,
+    default_stream,
+    empty_cache,
+    get_device,
+    memory_stats,
+    set_device,
+    sim_set_soc,
+    sim_stats,
+    stream,
+    synchronize,
+    to_device,
+)
 from aclnn._errors import (
     AclError,
     AclnnError,
@@ -77,17 +101,26 @@ __all__ = [
     "AclnnRuntimeError",
     "BackendError",
     "BackendInfo",
+    "Event",
     "InnerError",
     "InvalidParamError",
     "NullptrError",
     "ParamError",
+    "Stream",
     "Tensor",
     "apis",
     "backend",
+    "call_count",
+    "current_stream",
+    "default_stream",
+    "empty_cache",
     "get_device",
+    "memory_stats",
     "set_device",
     "sim_set_soc",
     "sim_stats",
+    "stream",
+    "synchronize",
     "to_device",
     "abs",
     "add",

@@ -48,14 +48,86 @@ class Tensor:
     @property
     def acl_dtype(self) -> str:
         """The aclDataType, as the pages name it (FLOAT, BFLOAT16, ...)."""
+    @property
+    def device(self) -> int: ...
     def numpy(self) -> NDArray[Any]:
-        """A new host array (C-contiguous) with the tensor's values."""
+        """A new host array (C-contiguous) with the tensor's values (waits for the current stream)."""
+    def data_ptr(self) -> int:
+        """The device address of element [0, ..., 0] (for other libraries; torch's data_ptr())."""
+    @staticmethod
+    def from_pointer(ptr: int, shape: Sequence[int], dtype: DTypeLike | str | Any,
+                     strides: Sequence[int] | None = None, *, offset: int = 0,
+                     device: int | None = None, owner: object = None) -> Tensor:
+        """A Tensor viewing device memory someone else allocated (torch_npu's tensor.data_ptr()),
+        without a copy. Strides and offset in elements (as torch's stride()); `owner` is kept alive
+        as long as the Tensor."""
     def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> NDArray[Any]: ...
     def __len__(self) -> int: ...
 
 def to_device(array: _TensorLike) -> Tensor:
     """A device copy of a host array (NumPy or __dlpack__), keeping its strides; an aclnn.Tensor
-    is returned as is."""
+    is returned as is. Waits until the copy is done, so that the array may go."""
+
+class Event:
+    """A point in a stream's queue (an aclrtEvent)."""
+
+    def __init__(self) -> None: ...
+    @property
+    def handle(self) -> int: ...
+    def record(self, stream: Stream | None = None) -> Event:
+        """Records the event on `stream` (default: the current stream)."""
+    def wait(self, stream: Stream | None = None) -> None:
+        """Makes `stream` (default: the current one) wait for the event."""
+    def synchronize(self) -> None:
+        """Waits until the event is reached; AclnnRuntimeError if a kernel before it failed."""
+    def query(self) -> bool:
+        """Whether the event has been reached (does not wait)."""
+    def elapsed_time(self, end: Event) -> float:
+        """Milliseconds between this event and `end`, both reached."""
+
+class Stream:
+    """A queue of device work (an aclrtStream): its work runs in order; streams run concurrently."""
+
+    def __init__(self, device: int | None = None) -> None: ...
+    @staticmethod
+    def from_handle(handle: int, device: int | None = None) -> Stream:
+        """Wraps an aclrtStream created elsewhere (torch_npu's stream.npu_stream); not destroyed here."""
+    @property
+    def handle(self) -> int: ...
+    @property
+    def device(self) -> int: ...
+    def synchronize(self) -> None:
+        """Waits until the stream has run everything queued on it; AclnnRuntimeError if a kernel failed."""
+    def wait_event(self, event: Event) -> None: ...
+    def wait_stream(self, stream: Stream) -> None: ...
+    def record_event(self, event: Event | None = None) -> Event: ...
+    def query(self) -> bool: ...
+
+class _StreamContext:
+    def __enter__(self) -> Stream | None: ...
+    def __exit__(self, *args: object) -> bool: ...
+
+def stream(stream: Stream | None) -> _StreamContext:
+    """`with aclnn.stream(s):` queues the calls inside on `s` (None: unchanged)."""
+
+def current_stream() -> Stream:
+    """The thread's current stream: the one `with aclnn.stream(...)` set, else the device's default."""
+
+def default_stream(device: int | None = None) -> Stream:
+    """The default stream of a device (shared by every thread)."""
+
+def synchronize() -> None:
+    """Waits until the current device has run everything queued; AclnnRuntimeError if a kernel failed."""
+
+def memory_stats(device: int | None = None) -> dict[str, int]:
+    """The caching allocator's figures: allocated_bytes, reserved_bytes, peak_allocated_bytes,
+    allocations, mallocs, frees, cache_hits, cache_misses."""
+
+def empty_cache() -> None:
+    """Returns the cached device memory no tensor uses to the device."""
+
+def call_count() -> int:
+    """How many calls were made so far (a call's sequence number is this count right after it)."""
 
 class BackendInfo(str):
     """The active backend's name ("sim" or "cann"), with where its libraries were found."""
@@ -78,7 +150,9 @@ def apis() -> list[dict[str, Any]]:
     the page's products), in API name order."""
 
 def sim_stats() -> dict[str, int] | None:
-    """The simulator's live counts (aclsimGetStats), or None on a backend without them."""
+    """The simulator's counts (aclsimGetStats): live objects, memory, streams, events, and the
+    cumulative malloc_calls, free_calls, stream_syncs, device_syncs, kernels_launched and
+    events_recorded; None on a backend without them."""
 
 def sim_set_soc(name: str) -> None:
     """Makes the simulator simulate another chip (a name as ACLNN_SIM_SOC takes it) for the rest of
@@ -97,7 +171,9 @@ class AclnnError(Exception):
     api: str
     phase: str
     message: str
-    def __init__(self, status: int, api: str = "", phase: str = "", message: str = "") -> None: ...
+    call: int | None
+    def __init__(self, status: int, api: str = "", phase: str = "", message: str = "",
+                 call: int | None = None) -> None: ...
 
 class ParamError(AclnnError):
     """1610xx: the library rejected the arguments."""
@@ -109,7 +185,8 @@ class InvalidParamError(ParamError):
     """161002 ACLNN_ERR_PARAM_INVALID: a dtype, shape, rank, format or value the page does not allow."""
 
 class AclnnRuntimeError(AclnnError, RuntimeError):
-    """361xxx ACLNN_ERR_RUNTIME_ERROR: the runtime under the op failed."""
+    """361xxx ACLNN_ERR_RUNTIME_ERROR, or queued work that failed on the device (phase "device"),
+    raised by the next synchronisation."""
 
 class InnerError(AclnnError):
     """561xxx ACLNN_ERR_INNER_*: the op library failed inside (a missing kernel, tiling, ...)."""
@@ -3002,17 +3079,26 @@ __all__ = [
     "AclnnRuntimeError",
     "BackendError",
     "BackendInfo",
+    "Event",
     "InnerError",
     "InvalidParamError",
     "NullptrError",
     "ParamError",
+    "Stream",
     "Tensor",
     "apis",
     "backend",
+    "call_count",
+    "current_stream",
+    "default_stream",
+    "empty_cache",
     "get_device",
+    "memory_stats",
     "set_device",
     "sim_set_soc",
     "sim_stats",
+    "stream",
+    "synchronize",
     "to_device",
     "abs",
     "add",

@@ -5,7 +5,8 @@
     ├── ParamError              1610xx: the arguments (phase 1's checks)
     │   ├── NullptrError        161001 ACLNN_ERR_PARAM_NULLPTR
     │   └── InvalidParamError   161002 ACLNN_ERR_PARAM_INVALID
-    ├── AclnnRuntimeError       361xxx: the runtime under the op (also a RuntimeError)
+    ├── AclnnRuntimeError       361xxx: the runtime under the op, and any failure of queued work on the
+    │                           device, raised by the next synchronisation (also a RuntimeError)
     ├── InnerError              561xxx: inside the op library
     └── AclError                an aclError of the runtime API (aclInit, aclrtMalloc, aclrtSetDevice, ...)
     BackendError                no backend could be loaded, or it lacks a symbol (not a status)
@@ -21,26 +22,37 @@ class BackendError(RuntimeError):
     """The CANN or simulator libraries could not be loaded, or lack a symbol an API needs."""
 
 
+# The phase of a failure of queued work, reported by a later synchronisation.
+DEVICE = "device"
+
+
 class AclnnError(Exception):
     """A status returned by a library call.
 
     Attributes: status (int), status_name (e.g. "ACLNN_ERR_PARAM_INVALID"), api (e.g.
     "aclnnLeakyReluBackward", "" outside an op), phase ("GetWorkspaceSize", "execute",
-    "aclrtSynchronizeStream", "aclrtMalloc", ...) and message (the library's aclGetRecentErrMsg).
+    "aclrtMalloc", ..., or "device" for queued work that failed), message (the library's
+    aclGetRecentErrMsg) and call (phase "device": the failing call's sequence number, the
+    value aclnn.call_count() had right after it was made; None when unknown).
     """
 
-    def __init__(self, status: int, api: str = "", phase: str = "", message: str = "") -> None:
+    def __init__(self, status: int, api: str = "", phase: str = "", message: str = "", call: int | None = None) -> None:
         self.status = int(status)
         self.status_name = status_name(self.status)
         self.api = api
         self.phase = phase
         self.message = message
-        where = f"{api} {phase}" if api else phase
-        text = f"{where} returned {self.status} ({self.status_name})"
+        self.call = call
+        if phase == DEVICE:
+            who = f"{api or 'a kernel'}" + (f" (call #{call})" if call is not None else "")
+            text = f"{who} failed on the device with {self.status} ({self.status_name})"
+        else:
+            where = f"{api} {phase}" if api else phase
+            text = f"{where} returned {self.status} ({self.status_name})"
         super().__init__(f"{text}: {message}" if message else text)
 
     def __reduce__(self):
-        return (type(self), (self.status, self.api, self.phase, self.message))
+        return (type(self), (self.status, self.api, self.phase, self.message, self.call))
 
 
 class ParamError(AclnnError):
@@ -56,7 +68,8 @@ class InvalidParamError(ParamError):
 
 
 class AclnnRuntimeError(AclnnError, RuntimeError):
-    """361xxx ACLNN_ERR_RUNTIME_ERROR: the runtime under the op failed."""
+    """361xxx ACLNN_ERR_RUNTIME_ERROR: the runtime under the op failed; or queued work failed on the
+    device (phase "device", any status), raised by the next synchronisation."""
 
 
 class InnerError(AclnnError):
@@ -72,8 +85,10 @@ _EXACT = {161001: NullptrError, 161002: InvalidParamError}
 _FAMILIES = (((161000, 161999), ParamError), ((361000, 361999), AclnnRuntimeError), ((561000, 561999), InnerError))
 
 
-def error_class(status: int) -> type[AclnnError]:
-    """The exception class of a status."""
+def error_class(status: int, phase: str = "") -> type[AclnnError]:
+    """The exception class of a status (of work that failed on the device, for phase "device")."""
+    if phase == DEVICE:
+        return AclnnRuntimeError
     if status in _EXACT:
         return _EXACT[status]
     for (first, last), cls in _FAMILIES:
@@ -89,6 +104,6 @@ def status_name(status: int) -> str:
     return STATUS_NAMES.get(int(status), "UNKNOWN_STATUS")
 
 
-def _from_status(status: int, api: str, phase: str, message: str) -> AclnnError:
+def _from_status(status: int, api: str, phase: str, message: str, call: int = -1) -> AclnnError:
     """Called by the extension to turn a failed call into the exception it raises."""
-    return error_class(int(status))(status, api, phase, message)
+    return error_class(int(status), phase)(status, api, phase, message, None if call < 0 else call)

@@ -87,7 +87,7 @@ HostArray from_dlpack_object(py::handle obj, const std::string& what) {
                          " lanes) has no aclDataType");
   h.itemsize = t.dtype.bits / 8;
   h.shape.assign(t.shape, t.shape + t.ndim);
-  h.strides.resize(t.ndim);
+  h.strides.resize(static_cast<size_t>(t.ndim));
   int64_t running = 1;
   for (int i = t.ndim - 1; i >= 0; --i) {
     h.strides[i] = t.strides ? t.strides[i] : running;
@@ -185,34 +185,35 @@ int64_t DeviceTensor::numel() const {
   return n;
 }
 
-Owner<aclTensor> DeviceTensor::make_acl_tensor(const std::string& api) const {
+aclTensor* DeviceTensor::make_acl_tensor(const char* api) const {
   Runtime& rt = Runtime::get();
   static const int64_t kNoDims[1] = {0};  // a valid address for the dims of a 0-d tensor
   const int64_t* dims = shape.empty() ? kNoDims : shape.data();
   const int64_t* steps = strides.empty() ? kNoDims : strides.data();
   aclTensor* tensor = rt.abi().aclCreateTensor(dims, shape.size(), dtype, steps, offset, ACL_FORMAT_ND,
                                                &storage_elements, 1, storage->data());
-  if (tensor == nullptr)
-    throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, api, "aclCreateTensor", rt.recent_error()};
+  if (tensor == nullptr) throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, api, "aclCreateTensor", rt.recent_error()};
   counters().live_objects.fetch_add(1);
-  return Owner<aclTensor>(tensor);
+  return tensor;
 }
 
 std::shared_ptr<DeviceTensor> to_device(py::handle obj) {
   if (is_device_tensor(obj)) return obj.cast<std::shared_ptr<DeviceTensor>>();
   HostArray h = host_array(obj, "to_device(array)", false);
   if (h.itemsize == 0) throw py::type_error("to_device(array): " + dtype_name(h.dtype) + " has no host layout");
+  Runtime& rt = Runtime::get();
+  Stream& stream = rt.stream();
   auto t = std::make_shared<DeviceTensor>();
   t->dtype = h.dtype;
   t->shape = h.shape;
   t->strides = h.strides;
   t->storage_elements = h.span_elements();
   const size_t nbytes = static_cast<size_t>(t->storage_elements) * h.itemsize;
-  t->storage = DeviceBuffer::allocate(nbytes, "");
-  {
-    py::gil_scoped_release nogil;
-    copy_memory(t->storage->data(), h.data, nbytes, ACL_MEMCPY_HOST_TO_DEVICE, "");
-  }
+  t->storage = DeviceBuffer::allocate(nbytes, stream, "");
+  // Queued on the current stream (the block may have been another call's a moment ago), and
+  // waited for: the host array may go as soon as this returns (PyTorch's non_blocking=False).
+  copy_async(t->storage->data(), h.data, nbytes, ACL_MEMCPY_HOST_TO_DEVICE, stream, "");
+  stream.synchronize("aclnn.to_device()");
   return t;
 }
 
@@ -220,22 +221,112 @@ py::array to_host(const DeviceTensor& t) {
   py::dtype dtype = to_numpy(t.dtype);
   const auto itemsize = static_cast<int64_t>(dtype.itemsize());
   // Copy the span the view addresses, then let NumPy gather it into a contiguous array.
-  int64_t span = 1;
+  int64_t low = 0, high = 0;
+  bool empty = false;
   for (size_t i = 0; i < t.shape.size(); ++i) {
-    if (t.shape[i] == 0) span = 0;
-    if (span) span += (t.shape[i] - 1) * t.strides[i];
+    if (t.shape[i] == 0) empty = true;
+    const int64_t reach = (t.shape[i] - 1) * t.strides[i];
+    (reach < 0 ? low : high) += reach;
   }
+  const int64_t span = empty ? 0 : high - low + 1;
   py::array raw(dtype, std::vector<py::ssize_t>{static_cast<py::ssize_t>(std::max<int64_t>(span, 1))});
+  Stream& stream = Runtime::get().stream();
   if (span > 0) {
-    py::gil_scoped_release nogil;
-    copy_memory(raw.mutable_data(), static_cast<char*>(t.storage->data()) + t.offset * itemsize,
-                static_cast<size_t>(span * itemsize), ACL_MEMCPY_DEVICE_TO_HOST, "");
+    copy_async(raw.mutable_data(), static_cast<char*>(t.storage->data()) + (t.offset + low) * itemsize,
+               static_cast<size_t>(span * itemsize), ACL_MEMCPY_DEVICE_TO_HOST, stream, "");
   }
+  // The values are the current stream's: work queued on it before this is waited for.
+  stream.synchronize("aclnn.Tensor.numpy()");
   std::vector<py::ssize_t> shape(t.shape.begin(), t.shape.end()), strides;
   for (int64_t s : t.strides) strides.push_back(static_cast<py::ssize_t>(s * itemsize));
-  py::array view(dtype, shape, strides, raw.data(), raw);
+  py::array view(dtype, shape, strides, static_cast<const char*>(raw.data()) - low * itemsize, raw);
   return py::module_::import("numpy").attr("ascontiguousarray")(view);
 }
+
+namespace {
+
+// A dtype given as NumPy takes it (np.float32, "float32", ml_dtypes.bfloat16), as the pages write
+// it ("FLOAT", "BFLOAT16"), or as torch's (torch.float32, read by its name: no torch import).
+aclDataType dtype_argument(py::handle dtype, const char* what) {
+  if (py::isinstance<py::str>(dtype)) {
+    const std::string name = dtype.cast<std::string>();
+    if (const DTypeInfo* info = dtype_by_name(name)) return info->acl;
+  }
+  std::string text = py::str(dtype);
+  if (text.rfind("torch.", 0) == 0) {
+    text = text.substr(6);
+    if (text == "bfloat16") return ACL_BF16;  // NumPy has none; ml_dtypes' has the same layout
+    if (text == "bool") text = "bool_";
+    try {
+      return from_numpy(py::dtype::from_args(py::module_::import("numpy").attr(text.c_str())));
+    } catch (py::error_already_set&) {
+      throw py::type_error(std::string(what) + ": " + std::string(py::str(dtype)) + " has no aclDataType");
+    }
+  }
+  try {
+    aclDataType acl = from_numpy(py::reinterpret_borrow<py::dtype>(py::module_::import("numpy").attr("dtype")(dtype)));
+    if (acl != ACL_DT_UNDEFINED) return acl;
+  } catch (py::error_already_set&) {
+  }
+  throw py::type_error(std::string(what) + ": " + std::string(py::repr(dtype)) + " is not a dtype with an aclDataType");
+}
+
+Dims int_sequence(py::handle values, const char* what) {
+  Dims out;
+  for (py::handle v : values) {
+    if (PyFloat_Check(v.ptr()) || !PyIndex_Check(v.ptr()))
+      throw py::type_error(std::string(what) + ": expected integers, got " + std::string(py::repr(values)));
+    out.push_back(py::cast<int64_t>(py::reinterpret_borrow<py::object>(v)));
+  }
+  return out;
+}
+
+// aclnn.Tensor.from_pointer: device memory someone else allocated, viewed without a copy.
+std::shared_ptr<DeviceTensor> from_pointer(uintptr_t ptr, py::handle shape_arg, py::handle dtype_arg,
+                                           py::handle strides_arg, int64_t offset, py::object device_arg,
+                                           py::object owner) {
+  auto t = std::make_shared<DeviceTensor>();
+  t->dtype = dtype_argument(dtype_arg, "Tensor.from_pointer(dtype)");
+  const DTypeInfo* info = dtype_info(t->dtype);
+  if (info == nullptr || info->itemsize == 0)
+    throw py::type_error("Tensor.from_pointer: " + dtype_name(t->dtype) + " has no byte layout");
+  t->shape = int_sequence(shape_arg, "Tensor.from_pointer(shape)");
+  for (int64_t d : t->shape) {
+    if (d < 0) throw py::value_error("Tensor.from_pointer: shape " + std::string(py::repr(shape_arg)) + " has a negative dimension");
+  }
+  if (strides_arg.is_none()) {
+    t->strides.assign(t->shape.size(), 1);
+    for (size_t i = t->shape.size(); i-- > 1;) t->strides[i - 1] = t->strides[i] * std::max<int64_t>(t->shape[i], 1);
+  } else {
+    t->strides = int_sequence(strides_arg, "Tensor.from_pointer(strides)");
+    if (t->strides.size() != t->shape.size())
+      throw py::value_error("Tensor.from_pointer: " + std::to_string(t->strides.size()) + " strides for " +
+                            std::to_string(t->shape.size()) + " dimensions");
+  }
+  // The lowest and highest elements the view reaches, from `ptr` (negative strides reach below).
+  __int128 low = offset, high = offset;
+  bool empty = false;
+  for (size_t i = 0; i < t->shape.size(); ++i) {
+    if (t->shape[i] == 0) empty = true;
+    const __int128 reach = static_cast<__int128>(t->shape[i] - 1) * t->strides[i];
+    (reach < 0 ? low : high) += reach;
+  }
+  if (empty) low = high = offset;
+  const __int128 span = high - low + 1;
+  if (span > (static_cast<__int128>(1) << 56) / static_cast<__int128>(info->itemsize))
+    throw py::value_error("Tensor.from_pointer: the view spans more memory than a device has");
+  if (ptr == 0 && !empty) throw py::value_error("Tensor.from_pointer: ptr is 0 (a null pointer)");
+  // The storage starts at the lowest element: aclCreateTensor's offset counts from there.
+  const uintptr_t base = ptr + static_cast<intptr_t>(low * static_cast<__int128>(info->itemsize));
+  t->offset = static_cast<int64_t>(offset - low);
+  t->storage_elements = static_cast<int64_t>(span);
+  const int32_t device = device_arg.is_none() ? Runtime::get().device() : device_arg.cast<int32_t>();
+  t->storage = DeviceBuffer::foreign(reinterpret_cast<void*>(base), static_cast<size_t>(span) * info->itemsize, device,
+                                     std::move(owner));
+  return t;
+}
+
+}  // namespace
 
 void bind_tensor(py::module_& m) {
   py::class_<DeviceTensor, std::shared_ptr<DeviceTensor>>(m, "Tensor", R"doc(
@@ -243,7 +334,24 @@ An array in device memory (an aclTensor's storage, shape, strides and dtype).
 
 Create one with aclnn.to_device(array); ops called with Tensors return Tensors, so chained calls
 stay on the device. .numpy() copies the values to a new host array.)doc")
-      .def_property_readonly("shape", [](const DeviceTensor& t) { return py::tuple(py::cast(t.shape)); })
+      .def_static("from_pointer", &from_pointer, py::arg("ptr"), py::arg("shape"), py::arg("dtype"),
+                  py::arg("strides") = py::none(), py::kw_only(), py::arg("offset") = 0, py::arg("device") = py::none(),
+                  py::arg("owner") = py::none(), R"doc(
+A Tensor viewing device memory that someone else allocated (torch_npu's tensor.data_ptr(), a
+framework's allocator), without a copy. `strides` and `offset` are in elements, as
+torch.Tensor.stride() and aclCreateTensor take them (default: C-contiguous, 0); `dtype` is a NumPy
+dtype, a page name ("FLOAT16") or a torch dtype; `owner` is kept alive as long as the Tensor (and
+every result that views it), so that the memory is not freed under it.)doc")
+      .def("data_ptr", [](const DeviceTensor& t) {
+            const DTypeInfo* info = dtype_info(t.dtype);
+            return reinterpret_cast<uintptr_t>(t.storage->data()) + static_cast<uintptr_t>(t.offset) * (info ? info->itemsize : 0);
+          }, "The device address of element [0, ..., 0] (for other libraries; torch's data_ptr()).")
+      .def_property_readonly("device", [](const DeviceTensor& t) { return t.storage->device(); })
+      .def_property_readonly("shape", [](const DeviceTensor& t) {
+        py::tuple out(t.shape.size());
+        for (size_t i = 0; i < t.shape.size(); ++i) out[i] = t.shape[i];
+        return out;
+      })
       .def_property_readonly("dtype", [](const DeviceTensor& t) -> py::object {
         const DTypeInfo* info = dtype_info(t.dtype);
         if (info && info->numpy) return to_numpy(t.dtype);

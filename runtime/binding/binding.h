@@ -1,12 +1,18 @@
 // aclnn-bindgen: the hand-written C++ every generated wrapper (generated/bindings/ops_*.cpp) leans
 // on. A wrapper is a thin, typed sequence: convert each argument with a `Call` method, call the
-// op's first phase through its typed pointer, and `Call::run` does the rest (upload, workspace,
-// second phase, synchronisation, copy-back, errors, results).
+// op's first phase through its typed pointer, and `Call::run` does the rest (uploads, workspace,
+// second phase on the current stream, downloads, errors, results).
 //
-// Ownership: one RAII owner per CANN object (`Owner<aclTensor>`, ...), and device memory in
-// `DeviceBuffer`s shared by the tensors that view it, so that every path, including every error
-// path, releases what it created. Conversions of Python objects run under the GIL; everything
-// that touches the device runs without it.
+// The device is asynchronous, as an NPU is: phase 2 queues the kernel on a stream and returns.
+// A call whose tensors are all device tensors (aclnn.Tensor) never waits; a call that returns
+// host arrays synchronises its stream once, to download. Device memory comes from a caching
+// allocator (one per device, stream-ordered as PyTorch's CUDA caching allocator), so that a chain
+// of calls allocates nothing from the device after warm-up. A kernel that fails on the device is
+// reported by the next synchronisation, as AclnnRuntimeError naming its API and call number.
+//
+// Ownership: one RAII owner per CANN object, and device memory in `DeviceBuffer`s shared by the
+// tensors that view it, so that every path, including every error path, releases what it created.
+// Conversions of Python objects run under the GIL; waits for the device release it.
 #ifndef ACLNN_BINDGEN_BINDING_H_
 #define ACLNN_BINDGEN_BINDING_H_
 
@@ -23,10 +29,12 @@
 
 #include "acl/acl.h"
 #include "aclnn/acl_meta.h"
+#include "aclnn_bindgen/small_vector.h"
 #include "loader.h"
 
 namespace aclnn_binding {
 namespace py = pybind11;
+using aclnn_bindgen::Dims;
 
 // ---- dtypes (dtypes.cpp) -----------------------------------------------------------------------
 
@@ -59,8 +67,9 @@ uint16_t float_to_bfloat16(float value);
 struct AclnnFailure {
   int64_t status;
   std::string api;      // "aclnnLeakyReluBackward", or "" for runtime calls outside an op
-  std::string phase;    // "GetWorkspaceSize", "execute", "aclrtSynchronizeStream", "aclInit", ...
+  std::string phase;    // "GetWorkspaceSize", "execute", "device", "aclrtMalloc", "aclInit", ...
   std::string message;  // aclGetRecentErrMsg() at the time of the failure
+  int64_t call = -1;    // phase "device": the failing call's sequence number (-1: unknown)
 };
 
 // What the bindings did, for tests and for `aclnn._C._stats()`: proof that chained device
@@ -69,11 +78,129 @@ struct Counters {
   std::atomic<int64_t> host_to_device{0}, device_to_host{0}, device_to_device{0};
   std::atomic<int64_t> bytes_to_device{0}, bytes_to_host{0};
   std::atomic<int64_t> live_buffers{0}, live_objects{0};
-  std::atomic<int64_t> calls{0};
+  std::atomic<int64_t> calls{0};  // also each call's sequence number
 };
 Counters& counters();
 
-// ---- the runtime: lazy initialisation, device, per-thread streams (runtime.cpp) ---------------
+// ---- streams and events (streams.cpp) -------------------------------------------------------------
+
+class Event;
+
+// aclnn.Stream: an aclrtStream, ours (created and destroyed here) or someone else's (from_handle),
+// with the log of the calls launched on it since its last successful synchronisation, so that a
+// kernel fault reported later is attributed to the call that launched the kernel.
+class Stream {
+ public:
+  static std::shared_ptr<Stream> create(int32_t device);
+  // Someone else's stream (torch_npu's, a framework's): never destroyed here. One object per handle.
+  static std::shared_ptr<Stream> wrap(aclrtStream handle, int32_t device);
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  aclrtStream handle() const { return handle_; }
+  int32_t device() const { return device_; }
+  bool owned() const { return owned_; }
+
+  // A kernel of call `call` (its API and executor) was queued here.
+  void note_launch(int64_t call, const char* api, const void* executor);
+  // Waits for everything queued so far; throws AclnnFailure (phase "device", the failing call's
+  // API and number) when a kernel failed. `where` names the Python-level operation.
+  void synchronize(const char* where);
+  // A synchronisation that did not go through this object failed (device or event): the failure,
+  // attributed with this stream's log. Also clears the log.
+  AclnnFailure attribute(aclError status, const std::string& message, const char* where);
+  void forget_launches();
+
+ private:
+  struct Launch {
+    int64_t call;
+    const char* api;  // a string of the generated spec
+    const void* executor;
+  };
+  static constexpr size_t kLogSize = 1 << 14;  // the launches a fault can still be attributed to
+
+  Stream(aclrtStream handle, int32_t device, bool owned) : handle_(handle), device_(device), owned_(owned) {}
+
+  aclrtStream handle_;
+  int32_t device_;
+  bool owned_;
+  std::mutex mutex_;
+  std::vector<Launch> log_;  // a ring once it is kLogSize long
+  size_t log_next_ = 0;
+};
+
+// aclnn.Event: an aclrtEvent. record() remembers the stream, for the fault a synchronisation of
+// the event may report.
+class Event {
+ public:
+  Event();
+  ~Event();
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  aclrtEvent handle() const { return handle_; }
+  void record(const std::shared_ptr<Stream>& stream);
+  void synchronize();
+  bool query() const;
+  double elapsed_ms(const Event& end) const;
+  std::shared_ptr<Stream> last_stream() const { return stream_.lock(); }
+
+ private:
+  aclrtEvent handle_ = nullptr;
+  std::weak_ptr<Stream> stream_;
+};
+
+// ---- device memory: the caching allocator (allocator.cpp) --------------------------------------
+
+struct Block;  // an allocation of the device, cached between uses
+
+struct MemoryStats {
+  int64_t allocated_bytes = 0, reserved_bytes = 0, peak_allocated_bytes = 0;
+  int64_t allocations = 0;  // blocks in use
+  int64_t mallocs = 0, frees = 0;  // aclrtMalloc / aclrtFree calls the allocator made
+  int64_t cache_hits = 0, cache_misses = 0;
+};
+
+// One per device, stream-ordered like PyTorch's CUDA caching allocator: a freed block goes back
+// to the pool of the stream that used it and is reused at once by the next allocation on that
+// stream (the stream runs its work in order, so the new user's work comes after the old one's);
+// another stream takes it only after an event recorded on the first stream has been reached.
+// A block that calls on other streams also used waits for events on each of those streams.
+class CachingAllocator {
+ public:
+  explicit CachingAllocator(int32_t device);
+  ~CachingAllocator();
+  // Throws AclnnFailure (phase "aclrtMalloc") when the device has no memory left, after
+  // releasing every cached block and trying once more.
+  Block* allocate(size_t nbytes, aclrtStream stream, const char* api);
+  void release(Block* block);
+  void used_on(Block* block, aclrtStream stream);
+  void* data(const Block* block) const;
+  aclrtStream stream(const Block* block) const;
+  // Returns every cached block to the device (aclrtFree), once its pending events are reached.
+  void empty_cache();
+  // `stream` is about to be destroyed: its cached blocks become free for every stream once it
+  // has been synchronised (which the caller has done).
+  void forget_stream(aclrtStream stream);
+  MemoryStats stats() const;
+
+ private:
+  struct Pool;
+  Block* take_cached(size_t size, aclrtStream stream);  // requires mutex_
+  void collect_pending();                               // requires mutex_
+  aclrtEvent new_event();                               // requires mutex_
+  void free_cached();                                   // requires mutex_
+
+  const int32_t device_;
+  mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<Pool>> pools_;  // the free blocks of each stream (and of none)
+  std::vector<Block*> pending_;               // freed, waiting for events of other streams
+  std::vector<aclrtEvent> spare_events_;
+  std::vector<std::unique_ptr<Block>> blocks_;  // every block the allocator holds
+  MemoryStats stats_;
+};
+
+// ---- the runtime: lazy initialisation, devices, current streams (runtime.cpp) ---------------
 
 class Runtime {
  public:
@@ -84,12 +211,29 @@ class Runtime {
 
   const aclnn_loader::Abi& abi() const { return *abi_; }
   aclnn_loader::Backend& backend() const { return *backend_; }
-  // This thread's stream, on the current device (a thread binds the device on first use, as
-  // CANN contexts are per thread). Throws AclnnFailure.
-  aclrtStream stream();
+
+  // The calling thread's current stream: the one `with aclnn.stream(s)` made current, else the
+  // current device's default stream (one per device, shared by every thread, as PyTorch's).
+  // Binds the thread to the stream's device first (CANN contexts are per thread).
+  Stream& stream();
+  std::shared_ptr<Stream> current_stream();
+  std::shared_ptr<Stream> default_stream(int32_t device);
+  // The stream `with aclnn.stream(...)` sets for this thread (null: the default stream).
+  std::shared_ptr<Stream> exchange_thread_stream(std::shared_ptr<Stream> stream);
+  // Binds the calling thread to `device` (aclrtSetDevice once per thread and device).
+  void bind_thread(int32_t device);
   void set_device(int32_t device);
   int32_t device() const { return device_.load(); }
-  void shutdown();  // at interpreter exit: destroys streams, resets devices, aclFinalize
+  // ACLNN_LAUNCH_BLOCKING=1: every call synchronises its stream, so that a kernel's fault is
+  // reported by the call that launched it.
+  bool launch_blocking() const { return launch_blocking_; }
+  CachingAllocator& allocator(int32_t device);
+  // aclrtSynchronizeDevice; a fault is attributed through the streams the bindings know.
+  void synchronize_device(const char* where);
+  // Streams alive in Python: the ones a device synchronisation's fault may belong to.
+  void track(const std::shared_ptr<Stream>& stream);
+  std::vector<std::shared_ptr<Stream>> known_streams();
+  void shutdown();  // at interpreter exit: synchronises, empties the caches, destroys, aclFinalize
 
   // The last error message of this thread's library calls ("" when none).
   std::string recent_error() const;
@@ -99,38 +243,75 @@ class Runtime {
  private:
   Runtime() = default;
   void init();
-  friend struct ThreadStream;
-  void forget_stream(aclrtStream stream);
 
+  static constexpr int kMaxDevices = 64;
   aclnn_loader::Backend* backend_ = nullptr;
   const aclnn_loader::Abi* abi_ = nullptr;
+  bool launch_blocking_ = false;
   std::atomic<int32_t> device_{0};
-  std::atomic<uint64_t> epoch_{1};  // bumped by set_device: threads rebind
   std::mutex mutex_;
-  std::vector<aclrtStream> streams_;
+  std::shared_ptr<Stream> default_streams_[kMaxDevices];
+  std::atomic<Stream*> default_cache_[kMaxDevices] = {};  // the same, read without the lock
+  std::atomic<CachingAllocator*> allocators_[kMaxDevices] = {};
+  std::vector<std::weak_ptr<Stream>> known_;
   std::vector<int32_t> devices_used_;
 };
 
-// Device memory, freed when the last tensor viewing it goes.
+// Runs `wait` (a call that blocks on the device) without the GIL. The GIL is taken back in plain
+// code, not in a destructor: at interpreter exit a daemon thread that asks for the GIL is ended
+// by pthread_exit, whose unwinding must not cross a noexcept frame.
+template <class Wait>
+auto without_gil(Wait&& wait) -> decltype(wait()) {
+  PyThreadState* state = PyEval_SaveThread();
+  try {
+    if constexpr (std::is_void<decltype(wait())>::value) {
+      wait();
+      PyEval_RestoreThread(state);
+    } else {
+      auto result = wait();
+      PyEval_RestoreThread(state);
+      return result;
+    }
+  } catch (...) {
+    PyEval_RestoreThread(state);
+    throw;
+  }
+}
+
+// Device memory, shared by the tensors that view it: a block of the caching allocator (returned
+// to it when the last tensor goes), or someone else's memory kept alive through its owner.
 class DeviceBuffer {
  public:
-  // Throws AclnnFailure (phase "aclrtMalloc") on failure; never returns null. A 0-byte request
-  // gets a small buffer, so that empty tensors still have a valid address.
-  static std::shared_ptr<DeviceBuffer> allocate(size_t nbytes, const std::string& api);
+  // Throws AclnnFailure (phase "aclrtMalloc"); never returns null. A 0-byte request gets a small
+  // block, so that empty tensors still have a valid address.
+  static std::shared_ptr<DeviceBuffer> allocate(size_t nbytes, Stream& stream, const char* api);
+  // Memory of someone else (a framework's allocator): `owner` (any Python object, or None) stays
+  // alive as long as the buffer; nothing is freed here.
+  static std::shared_ptr<DeviceBuffer> foreign(void* data, size_t nbytes, int32_t device, py::object owner);
   ~DeviceBuffer();
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   void* data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
+  int32_t device() const { return device_; }
+  bool is_foreign() const { return block_ == nullptr; }
+  // A call on `stream` uses the memory: when that is not the stream it was allocated for, the
+  // allocator keeps the block from reuse until that stream's work is done (torch's record_stream,
+  // done for every call, so users need not).
+  void used_on(aclrtStream stream);
 
  private:
-  DeviceBuffer(void* data, size_t nbytes) : data_(data), nbytes_(nbytes) {}
+  DeviceBuffer(void* data, size_t nbytes, int32_t device, Block* block, PyObject* owner)
+      : data_(data), nbytes_(nbytes), device_(device), block_(block), owner_(owner) {}
   void* data_;
   size_t nbytes_;
+  int32_t device_;
+  Block* block_;      // the allocator's; null for foreign memory
+  PyObject* owner_;   // foreign memory's owner (a strong reference), or null
 };
 
-// aclrtMemcpy through the loader, counted. Throws AclnnFailure. No GIL needed.
-void copy_memory(void* dst, const void* src, size_t nbytes, aclrtMemcpyKind kind, const std::string& api);
+// Stream-ordered copies through the loader, counted. Throw AclnnFailure. No GIL needed.
+void copy_async(void* dst, const void* src, size_t nbytes, aclrtMemcpyKind kind, Stream& stream, const std::string& api);
 
 // ---- RAII owners of CANN objects ---------------------------------------------------------------
 
@@ -154,6 +335,34 @@ ACLNN_BINDING_DESTROY(aclOpExecutor, aclDestroyAclOpExecutor)
 #undef ACLNN_BINDING_DESTROY
 template <class T> using Owner = std::unique_ptr<T, Destroy<T>>;
 
+// The CANN objects of one call, destroyed in reverse order of creation. The first N live inline:
+// a call creates a handful, and allocating for them on every call was measurable.
+template <class T, size_t N = 8>
+class Owners {
+ public:
+  Owners() = default;
+  Owners(const Owners&) = delete;
+  Owners& operator=(const Owners&) = delete;
+  ~Owners() {
+    for (size_t i = size(); i-- > 0;) Destroy<T>()(at(i));
+  }
+  size_t add(T* object) {
+    if (count_ < N) inline_[count_] = object;
+    else overflow_.push_back(object);
+    return count_++;
+  }
+  T* get(size_t i) const { return at(i); }
+  // The object now belongs to something else (a list owns its elements): not destroyed here.
+  void release(size_t i) { (i < N ? inline_[i] : overflow_[i - N]) = nullptr; }
+  size_t size() const { return count_; }
+
+ private:
+  T* at(size_t i) const { return i < N ? inline_[i] : overflow_[i - N]; }
+  T* inline_[N] = {};
+  std::vector<T*> overflow_;
+  size_t count_ = 0;
+};
+
 // ---- tensors: host arrays and device tensors (arrays.cpp) -------------------------------------
 
 // A strided view over device memory: what aclnn.Tensor holds, and what every aclTensor a call
@@ -161,15 +370,15 @@ template <class T> using Owner = std::unique_ptr<T, Destroy<T>>;
 // storage is one-dimensional, `storage_elements` long.
 struct DeviceTensor {
   std::shared_ptr<DeviceBuffer> storage;
-  std::vector<int64_t> shape;
-  std::vector<int64_t> strides;
+  Dims shape;
+  Dims strides;
   int64_t offset = 0;
   int64_t storage_elements = 0;
   aclDataType dtype = ACL_DT_UNDEFINED;
 
   int64_t numel() const;
   // Creates the aclTensor (ND format). Throws AclnnFailure when the library returns null.
-  Owner<aclTensor> make_acl_tensor(const std::string& api) const;
+  aclTensor* make_acl_tensor(const char* api) const;
 };
 
 // A host array (NumPy, or anything with __dlpack__ on the CPU), as a strided view over its
@@ -180,8 +389,8 @@ struct HostArray {
   char* data = nullptr;
   aclDataType dtype = ACL_DT_UNDEFINED;
   size_t itemsize = 0;
-  std::vector<int64_t> shape;
-  std::vector<int64_t> strides;  // elements
+  Dims shape;
+  Dims strides;  // elements
   bool writeable = false;
 
   int64_t span_elements() const;  // elements from the first to the last one addressed, inclusive
@@ -198,6 +407,7 @@ std::shared_ptr<DeviceTensor> to_device(py::handle obj);
 // aclnn.Tensor.numpy(): a fresh C-contiguous host array with the tensor's values.
 py::array to_host(const DeviceTensor& tensor);
 void bind_tensor(py::module_& m);
+void bind_streams(py::module_& m);
 
 // ---- what a generated wrapper declares about its API -------------------------------------------
 
@@ -234,6 +444,9 @@ struct ApiSpec {
   std::vector<ParamSpec> params;
   std::vector<OutputPlan> outputs;  // the direction-out parameters, in prototype order (out=)
   std::vector<int> returns;         // out and inout parameters, in prototype order
+  // The backend's two symbols, resolved on the first call (the backend is chosen once per process).
+  mutable std::atomic<void*> phase1{nullptr};
+  mutable std::atomic<void*> phase2{nullptr};
 };
 
 // ---- one call of an API (call.cpp) ------------------------------------------------------------
@@ -282,38 +495,70 @@ class Call {
     return results();
   }
 
-  struct Slot;  // one tensor of the call (call.cpp)
+  // One tensor of the call.
+  struct Slot {
+    std::shared_ptr<DeviceTensor> device;  // what the aclTensor describes
+    HostArray host;         // the host side, when the tensor came from (or goes to) the host
+    bool upload = false;    // copy the host span to the device before phase 1
+    bool download = false;  // copy the span back to the host once the stream has run the call
+    bool overwrite = false; // an out= array: the op writes every element of the view
+    py::object result;      // what the call returns for it (the caller's object, or a new one)
+    size_t owner = 0;       // index of its aclTensor in Call::tensors_
+  };
+  // Names an argument in messages, built only when a message is ("abs() argument 'self'[2]").
+  struct Label {
+    const Call* call;
+    int param;
+    int item;     // the element of a list, or -1
+    bool output;  // "output 'out'" rather than "argument 'self'"
+    std::string str() const;
+  };
 
  private:
   using Trampoline = aclnnStatus (*)(void*, void*, uint64_t*, aclOpExecutor**);
+  static constexpr int kMaxParams = 64;  // as the simulator's masks: no page comes near it
+  static constexpr size_t kInlineSlots = 6;
+
   void* resolve_phase1();
   void execute(void* phase1, Trampoline trampoline, void* ctx);
   py::object results();
+  void synchronize_and_download();
 
-  std::string what(int param) const;  // "leaky_relu_backward(): grad_output" for messages
+  std::string what(int param) const { return Label{this, param, -1, false}.str(); }
   long double integer_in_range(int param, py::handle obj, long double lo, long double hi);
   double floating_value(int param, py::handle obj, bool single);
-  Slot* tensor_slot(int param, py::handle obj, bool inout, const std::string& label);
-  aclScalar* make_scalar(int param, py::handle obj, const std::string& label);
-  Slot* output_slot(int param, py::handle given, const OutputPlan* plan, const std::string& label);
+  Slot* new_slot();
+  Slot* tensor_slot(py::handle obj, bool inout, const Label& label);
+  aclScalar* make_scalar(int param, py::handle obj, const Label& label);
+  Slot* output_slot(int param, py::handle given, const OutputPlan* plan, const Label& label);
   aclTensorList* make_list(int param, const std::vector<Slot*>& members);
+  py::handle given_out(size_t output) const;
+  void attach(int param, Slot* slot);
 
   const ApiSpec& spec_;
   Runtime& runtime_;
-  std::vector<py::object> out_given_;  // per OutputPlan
+  Stream& stream_;                     // where the call's work is queued
+  std::vector<py::object> out_given_;  // per OutputPlan; empty when out= is None
   bool device_mode_ = false;           // some tensor input is an aclnn.Tensor
-  std::vector<std::unique_ptr<Slot>> slots_;
-  std::vector<std::vector<Slot*>> by_param_;  // the slots of each parameter
-  std::vector<bool> is_list_;                 // whether a parameter was a tensor list
+  bool uploads_ = false;               // some host array goes to the device
+  bool downloads_ = false;             // some result goes back to a host array
+  bool host_reads_pending_ = false;    // uploads are queued and the stream has not been synchronised
+  // Slots: the first few inline, the rest on the heap (a list argument can have many).
+  Slot inline_slots_[kInlineSlots];
+  size_t slot_count_ = 0;
+  std::vector<std::unique_ptr<Slot>> more_slots_;
+  Slot* single_[kMaxParams] = {};           // the slot of each non-list tensor parameter
+  std::vector<std::pair<int, std::vector<Slot*>>> lists_;  // the members of each list parameter
+  uint64_t is_list_ = 0;                     // bit per parameter
   std::vector<std::unique_ptr<std::string>> strings_;  // stable addresses for char* arguments
   // Owners, destroyed in reverse order of declaration: lists before what they hold.
-  std::vector<Owner<aclTensor>> tensors_;
-  std::vector<Owner<aclScalar>> scalars_;
-  std::vector<Owner<aclIntArray>> int_arrays_;
-  std::vector<Owner<aclFloatArray>> float_arrays_;
-  std::vector<Owner<aclBoolArray>> bool_arrays_;
-  std::vector<Owner<aclTensorList>> tensor_lists_;
-  std::vector<Owner<aclScalarList>> scalar_lists_;
+  Owners<aclTensor> tensors_;
+  Owners<aclScalar, 4> scalars_;
+  Owners<aclIntArray, 4> int_arrays_;
+  Owners<aclFloatArray, 2> float_arrays_;
+  Owners<aclBoolArray, 2> bool_arrays_;
+  Owners<aclTensorList, 2> tensor_lists_;
+  Owners<aclScalarList, 2> scalar_lists_;
 };
 
 // ---- the module (module.cpp); generated/bindings/module.cpp calls these -------------------------

@@ -1,4 +1,10 @@
-// aclnn-bindgen: one call of an API: argument conversion, output allocation, both phases.
+// aclnn-bindgen: one call of an API: argument conversion, output allocation, both phases on the
+// current stream.
+//
+// The hot path is a chain of calls on device tensors: it creates the call's CANN objects, takes
+// its outputs' memory from the caching allocator, runs phase 1, queues phase 2 and returns without
+// waiting. Nothing on that path builds a string (argument labels are made for messages only) or
+// allocates beyond the output tensor itself.
 #include <cfloat>
 #include <cmath>
 #include <complex>
@@ -10,16 +16,6 @@
 #include "binding.h"
 
 namespace aclnn_binding {
-
-struct Call::Slot {
-  DeviceTensor device;         // what the aclTensor describes
-  HostArray host;              // the host side, when the tensor came from (or goes to) the host
-  bool upload = false;         // copy the host span to the device before phase 1
-  bool download = false;       // copy the span back to the host after the stream is synchronised
-  bool overwrite = false;      // an out= array: the op writes every element of the view
-  py::object result;           // what the call returns for it (the caller's object, or a new one)
-  size_t owner = 0;            // index of its aclTensor in Call::tensors_
-};
 
 namespace {
 
@@ -117,15 +113,15 @@ const std::vector<aclDataType>& preference(const ScalarPreference& p, const Numb
   }
 }
 
-std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
+Dims contiguous_strides(const Dims& shape) {
+  Dims strides(shape.size(), 1);
   for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * std::max<int64_t>(shape[i + 1], 1);
   return strides;
 }
 
 // NumPy's broadcasting of two shapes; false when they do not broadcast.
-bool broadcast(std::vector<int64_t>& acc, const std::vector<int64_t>& shape) {
-  std::vector<int64_t> out(std::max(acc.size(), shape.size()));
+bool broadcast(Dims& acc, const Dims& shape) {
+  Dims out(std::max(acc.size(), shape.size()), 0);
   for (size_t i = 0; i < out.size(); ++i) {
     int64_t a = i < acc.size() ? acc[acc.size() - 1 - i] : 1;
     int64_t b = i < shape.size() ? shape[shape.size() - 1 - i] : 1;
@@ -139,11 +135,11 @@ bool broadcast(std::vector<int64_t>& acc, const std::vector<int64_t>& shape) {
 }  // namespace
 
 Call::Call(const ApiSpec& spec, py::handle out)
-    : spec_(spec), runtime_(Runtime::get()), by_param_(spec.params.size()), is_list_(spec.params.size(), false) {
-  const size_t n = spec.outputs.size();
-  out_given_.assign(n, py::none());
+    : spec_(spec), runtime_(Runtime::get()), stream_(runtime_.stream()) {
   if (out.is_none()) return;
+  const size_t n = spec.outputs.size();
   if (n == 0) throw py::type_error(std::string(spec.python_name) + "() has no outputs to pass as out=");
+  out_given_.assign(n, py::none());
   const bool sequence = py::isinstance<py::tuple>(out) || py::isinstance<py::list>(out);
   if (n == 1) {
     if (spec.outputs[0].is_list || !sequence) {
@@ -163,66 +159,96 @@ Call::Call(const ApiSpec& spec, py::handle out)
   for (size_t i = 0; i < n; ++i) out_given_[i] = items[i];
 }
 
-Call::~Call() = default;
-
-std::string Call::what(int param) const {
-  return std::string(spec_.python_name) + "() argument '" + spec_.params[param].python_name + "'";
+Call::~Call() {
+  // An unexpected exception left uploads queued that read host arrays about to be released: let
+  // them finish. (A kernel fault this synchronisation meets is lost; execute() handles every
+  // expected error itself and reports such a fault.)
+  if (host_reads_pending_ && Runtime::alive()) runtime_.abi().aclrtSynchronizeStream(stream_.handle());
 }
 
-Call::Slot* Call::tensor_slot(int param, py::handle obj, bool inout, const std::string& label) {
-  auto slot = std::make_unique<Slot>();
+std::string Call::Label::str() const {
+  const ApiSpec& spec = call->spec_;
+  std::string text = std::string(spec.python_name) + "() " + (output ? "output '" : "argument '") +
+                     spec.params[param].python_name + "'";
+  if (item >= 0) text += "[" + std::to_string(item) + "]";
+  return text;
+}
+
+py::handle Call::given_out(size_t output) const { return output < out_given_.size() ? out_given_[output] : py::none(); }
+
+Call::Slot* Call::new_slot() {
+  if (slot_count_ < kInlineSlots) return &inline_slots_[slot_count_++];
+  more_slots_.push_back(std::make_unique<Slot>());
+  ++slot_count_;
+  return more_slots_.back().get();
+}
+
+void Call::attach(int param, Slot* slot) {
+  if (param >= kMaxParams) throw py::value_error(std::string(spec_.python_name) + "(): more parameters than supported");
+  single_[param] = slot;
+}
+
+Call::Slot* Call::tensor_slot(py::handle obj, bool inout, const Label& label) {
+  Slot* slot = new_slot();
   if (is_device_tensor(obj)) {
-    slot->device = *obj.cast<std::shared_ptr<DeviceTensor>>();
+    slot->device = obj.cast<std::shared_ptr<DeviceTensor>>();
+    const DeviceBuffer& storage = *slot->device->storage;
+    // Memory allocated for another stream: keep it from reuse until this stream is done with it.
+    if (!storage.is_foreign()) slot->device->storage->used_on(stream_.handle());
     device_mode_ = true;
   } else {
-    slot->host = host_array(obj, label, inout);
-    if (slot->host.itemsize == 0) throw py::type_error(label + ": " + dtype_name(slot->host.dtype) + " has no host layout");
-    DeviceTensor& d = slot->device;
-    d.dtype = slot->host.dtype;
-    d.shape = slot->host.shape;
-    d.strides = slot->host.strides;
-    d.storage_elements = slot->host.span_elements();
-    d.storage = DeviceBuffer::allocate(static_cast<size_t>(d.storage_elements) * slot->host.itemsize, spec_.api);
+    slot->host = host_array(obj, label.str(), inout);
+    if (slot->host.itemsize == 0)
+      throw py::type_error(label.str() + ": " + dtype_name(slot->host.dtype) + " has no host layout");
+    auto d = std::make_shared<DeviceTensor>();
+    d->dtype = slot->host.dtype;
+    d->shape = slot->host.shape;
+    d->strides = slot->host.strides;
+    d->storage_elements = slot->host.span_elements();
+    d->storage = DeviceBuffer::allocate(static_cast<size_t>(d->storage_elements) * slot->host.itemsize, stream_,
+                                        spec_.api);
+    slot->device = std::move(d);
     slot->upload = true;
     slot->download = inout;
+    uploads_ = true;
+    downloads_ = downloads_ || inout;
   }
   slot->result = py::reinterpret_borrow<py::object>(obj);
-  tensors_.push_back(slot->device.make_acl_tensor(spec_.api));
-  slot->owner = tensors_.size() - 1;
-  slots_.push_back(std::move(slot));
-  return slots_.back().get();
+  slot->owner = tensors_.add(slot->device->make_acl_tensor(spec_.api));
+  return slot;
 }
 
 aclTensor* Call::tensor(int param, py::handle obj) {
   if (obj.is_none()) return nullptr;
-  Slot* slot = tensor_slot(param, obj, false, what(param));
-  by_param_[param].push_back(slot);
-  return tensors_[slot->owner].get();
+  Slot* slot = tensor_slot(obj, false, Label{this, param, -1, false});
+  attach(param, slot);
+  return tensors_.get(slot->owner);
 }
 
 aclTensor* Call::inout_tensor(int param, py::handle obj) {
   if (obj.is_none()) return nullptr;
-  Slot* slot = tensor_slot(param, obj, true, what(param));
-  by_param_[param].push_back(slot);
-  return tensors_[slot->owner].get();
+  Slot* slot = tensor_slot(obj, true, Label{this, param, -1, false});
+  attach(param, slot);
+  return tensors_.get(slot->owner);
 }
 
 aclTensorList* Call::make_list(int param, const std::vector<Slot*>& members) {
   std::vector<const aclTensor*> handles;
-  for (Slot* s : members) handles.push_back(s ? tensors_[s->owner].get() : nullptr);
+  for (Slot* s : members) handles.push_back(s ? tensors_.get(s->owner) : nullptr);
   static const aclTensor* const kNone[1] = {nullptr};
   aclTensorList* list = runtime_.abi().aclCreateTensorList(handles.empty() ? kNone : handles.data(), handles.size());
   if (list == nullptr) throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, spec_.api, "aclCreateTensorList", runtime_.recent_error()};
   counters().live_objects.fetch_add(1);
-  tensor_lists_.emplace_back(list);
+  tensor_lists_.add(list);
   // aclDestroyTensorList destroys the tensors it holds (CANN's contract): the list owns them now.
   for (Slot* s : members) {
     if (s) {
-      tensors_[s->owner].release();
+      tensors_.release(s->owner);
       counters().live_objects.fetch_sub(1);
     }
   }
-  is_list_[param] = true;
+  is_list_ |= uint64_t{1} << param;
+  lists_.emplace_back(param, members);
   return list;
 }
 
@@ -231,12 +257,11 @@ aclTensorList* Call::tensor_list(int param, py::handle obj) {
   if (!py::isinstance<py::list>(obj) && !py::isinstance<py::tuple>(obj))
     throw py::type_error(what(param) + ": expected a list of arrays, got " + type_name(obj));
   std::vector<Slot*> members;
-  size_t i = 0;
+  int i = 0;
   for (py::handle item : obj) {
-    const std::string label = what(param) + "[" + std::to_string(i++) + "]";
-    members.push_back(item.is_none() ? nullptr : tensor_slot(param, item, false, label));
+    members.push_back(item.is_none() ? nullptr : tensor_slot(item, false, Label{this, param, i, false}));
+    ++i;
   }
-  by_param_[param] = members;
   return make_list(param, members);
 }
 
@@ -245,34 +270,33 @@ aclTensorList* Call::inout_tensor_list(int param, py::handle obj) {
   if (!py::isinstance<py::list>(obj) && !py::isinstance<py::tuple>(obj))
     throw py::type_error(what(param) + ": expected a list of arrays, got " + type_name(obj));
   std::vector<Slot*> members;
-  size_t i = 0;
+  int i = 0;
   for (py::handle item : obj) {
-    const std::string label = what(param) + "[" + std::to_string(i++) + "]";
-    members.push_back(item.is_none() ? nullptr : tensor_slot(param, item, true, label));
+    members.push_back(item.is_none() ? nullptr : tensor_slot(item, true, Label{this, param, i, false}));
+    ++i;
   }
-  by_param_[param] = members;
   return make_list(param, members);
 }
 
-aclScalar* Call::make_scalar(int param, py::handle obj, const std::string& label) {
+aclScalar* Call::make_scalar(int param, py::handle obj, const Label& label) {
   alignas(16) unsigned char value[16] = {};
   aclDataType dtype = ACL_DT_UNDEFINED;
-  if (is_device_tensor(obj)) throw py::type_error(label + ": expected a scalar, got an aclnn.Tensor");
+  if (is_device_tensor(obj)) throw py::type_error(label.str() + ": expected a scalar, got an aclnn.Tensor");
   if (py::isinstance<py::array>(obj) || py::isinstance(obj, numpy_type("generic"))) {
     // A NumPy scalar (or 0-d array) fixes the dtype.
     py::array array = py::module_::import("numpy").attr("asarray")(obj);
     if (array.ndim() != 0)
-      throw py::type_error(label + ": expected a scalar, got an array of " + std::to_string(array.ndim()) + " dimensions");
+      throw py::type_error(label.str() + ": expected a scalar, got an array of " + std::to_string(array.ndim()) + " dimensions");
     dtype = from_numpy(array.dtype());
     if (dtype == ACL_DT_UNDEFINED || array.itemsize() > 16)
-      throw py::type_error(label + ": dtype " + std::string(py::str(array.dtype())) + " has no aclDataType");
+      throw py::type_error(label.str() + ": dtype " + std::string(py::str(array.dtype())) + " has no aclDataType");
     std::memcpy(value, array.data(), static_cast<size_t>(array.itemsize()));
   } else if (PyBool_Check(obj.ptr()) || PyLong_Check(obj.ptr()) || PyFloat_Check(obj.ptr()) || PyComplex_Check(obj.ptr())) {
     Number n;
     try {
       n = python_number(obj);
     } catch (py::value_error& e) {
-      throw py::value_error(label + ": " + e.what());
+      throw py::value_error(label.str() + ": " + e.what());
     }
     for (aclDataType candidate : preference(spec_.params[param].scalar, n)) {
       if (encode(n, candidate, value)) {
@@ -291,20 +315,20 @@ aclScalar* Call::make_scalar(int param, py::handle obj, const std::string& label
         }
       }
     }
-    if (dtype == ACL_DT_UNDEFINED) throw py::value_error(label + ": " + std::string(py::repr(obj)) + " fits no dtype");
+    if (dtype == ACL_DT_UNDEFINED) throw py::value_error(label.str() + ": " + std::string(py::repr(obj)) + " fits no dtype");
   } else {
-    throw py::type_error(label + ": expected a scalar (a Python or NumPy number), got " + type_name(obj));
+    throw py::type_error(label.str() + ": expected a scalar (a Python or NumPy number), got " + type_name(obj));
   }
   aclScalar* scalar = runtime_.abi().aclCreateScalar(value, dtype);
   if (scalar == nullptr) throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, spec_.api, "aclCreateScalar", runtime_.recent_error()};
   counters().live_objects.fetch_add(1);
-  scalars_.emplace_back(scalar);
+  scalars_.add(scalar);
   return scalar;
 }
 
 aclScalar* Call::scalar(int param, py::handle obj) {
   if (obj.is_none()) return nullptr;
-  return make_scalar(param, obj, what(param));
+  return make_scalar(param, obj, Label{this, param, -1, false});
 }
 
 aclScalarList* Call::scalar_list(int param, py::handle obj) {
@@ -312,16 +336,16 @@ aclScalarList* Call::scalar_list(int param, py::handle obj) {
   if (!py::isinstance<py::list>(obj) && !py::isinstance<py::tuple>(obj))
     throw py::type_error(what(param) + ": expected a list of scalars, got " + type_name(obj));
   std::vector<const aclScalar*> members;
-  size_t i = 0;
-  for (py::handle item : obj) members.push_back(make_scalar(param, item, what(param) + "[" + std::to_string(i++) + "]"));
+  int i = 0;
+  for (py::handle item : obj) members.push_back(make_scalar(param, item, Label{this, param, i++, false}));
   static const aclScalar* const kNone[1] = {nullptr};
   aclScalarList* list = runtime_.abi().aclCreateScalarList(members.empty() ? kNone : members.data(), members.size());
   if (list == nullptr) throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, spec_.api, "aclCreateScalarList", runtime_.recent_error()};
   counters().live_objects.fetch_add(1);
-  scalar_lists_.emplace_back(list);
+  scalar_lists_.add(list);
   // aclDestroyScalarList destroys the scalars it holds: the list owns them now.
   for (size_t k = 0; k < members.size(); ++k) {
-    scalars_[scalars_.size() - members.size() + k].release();
+    scalars_.release(scalars_.size() - members.size() + k);
     counters().live_objects.fetch_sub(1);
   }
   return list;
@@ -330,12 +354,12 @@ aclScalarList* Call::scalar_list(int param, py::handle obj) {
 namespace {
 
 // The items of a sequence argument (list, tuple, 1-d array, range...), never a str or a mapping.
-std::vector<py::object> sequence_items(py::handle obj, const std::string& label, const char* of) {
+std::vector<py::object> sequence_items(py::handle obj, const Call::Label& label, const char* of) {
   if (py::isinstance<py::str>(obj) || py::isinstance<py::bytes>(obj) || py::isinstance<py::dict>(obj) ||
       is_device_tensor(obj) || !PySequence_Check(obj.ptr()))
-    throw py::type_error(label + ": expected a sequence of " + of + ", got " + type_name(obj));
+    throw py::type_error(label.str() + ": expected a sequence of " + of + ", got " + type_name(obj));
   if (py::isinstance<py::array>(obj) && py::reinterpret_borrow<py::array>(obj).ndim() != 1)
-    throw py::type_error(label + ": expected a sequence of " + of + ", got an array of " +
+    throw py::type_error(label.str() + ": expected a sequence of " + of + ", got an array of " +
                          std::to_string(py::reinterpret_borrow<py::array>(obj).ndim()) + " dimensions");
   std::vector<py::object> items;
   for (py::handle item : py::reinterpret_borrow<py::iterable>(obj)) items.push_back(py::reinterpret_borrow<py::object>(item));
@@ -347,7 +371,7 @@ std::vector<py::object> sequence_items(py::handle obj, const std::string& label,
 aclIntArray* Call::int_array(int param, py::handle obj) {
   if (obj.is_none()) return nullptr;
   std::vector<int64_t> values;
-  const auto items = sequence_items(obj, what(param), "integers");
+  const auto items = sequence_items(obj, Call::Label{this, param, -1, false}, "integers");
   for (size_t i = 0; i < items.size(); ++i) {
     values.push_back(static_cast<int64_t>(integer_in_range(param, items[i], static_cast<long double>(INT64_MIN),
                                                            static_cast<long double>(INT64_MAX))));
@@ -356,27 +380,27 @@ aclIntArray* Call::int_array(int param, py::handle obj) {
   aclIntArray* array = runtime_.abi().aclCreateIntArray(values.empty() ? kNone : values.data(), values.size());
   if (array == nullptr) throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, spec_.api, "aclCreateIntArray", runtime_.recent_error()};
   counters().live_objects.fetch_add(1);
-  int_arrays_.emplace_back(array);
+  int_arrays_.add(array);
   return array;
 }
 
 aclFloatArray* Call::float_array(int param, py::handle obj) {
   if (obj.is_none()) return nullptr;
   std::vector<float> values;
-  for (const auto& item : sequence_items(obj, what(param), "numbers"))
+  for (const auto& item : sequence_items(obj, Call::Label{this, param, -1, false}, "numbers"))
     values.push_back(static_cast<float>(floating_value(param, item, true)));
   static const float kNone[1] = {0};
   aclFloatArray* array = runtime_.abi().aclCreateFloatArray(values.empty() ? kNone : values.data(), values.size());
   if (array == nullptr) throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, spec_.api, "aclCreateFloatArray", runtime_.recent_error()};
   counters().live_objects.fetch_add(1);
-  float_arrays_.emplace_back(array);
+  float_arrays_.add(array);
   return array;
 }
 
 aclBoolArray* Call::bool_array(int param, py::handle obj) {
   if (obj.is_none()) return nullptr;
   std::unique_ptr<bool[]> values;
-  const auto items = sequence_items(obj, what(param), "bools");
+  const auto items = sequence_items(obj, Call::Label{this, param, -1, false}, "bools");
   values.reset(new bool[std::max<size_t>(items.size(), 1)]);
   for (size_t i = 0; i < items.size(); ++i) {
     if (!is_bool_like(items[i]))
@@ -386,7 +410,7 @@ aclBoolArray* Call::bool_array(int param, py::handle obj) {
   aclBoolArray* array = runtime_.abi().aclCreateBoolArray(values.get(), items.size());
   if (array == nullptr) throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, spec_.api, "aclCreateBoolArray", runtime_.recent_error()};
   counters().live_objects.fetch_add(1);
-  bool_arrays_.emplace_back(array);
+  bool_arrays_.add(array);
   return array;
 }
 
@@ -474,33 +498,37 @@ aclDataType Call::dtype(int param, py::handle obj) {
   return acl;
 }
 
-Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* plan, const std::string& label) {
+Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* plan, const Label& label) {
   if (!given.is_none()) {
-    Slot* slot = tensor_slot(param, given, true, label);
+    Slot* slot = tensor_slot(given, true, label);
     slot->overwrite = true;
     return slot;
   }
   if (plan == nullptr || plan->required_reason != nullptr)
-    throw py::type_error(label + " cannot be allocated: " +
+    throw py::type_error(label.str() + " cannot be allocated: " +
                          (plan ? plan->required_reason : "an output list has no shape the page states") + "; pass out=");
   // Shape and dtype from the inputs the page relates the output to. A related input that is
   // None means the library will reject the call (161001): pass NULL for the output as well.
-  std::vector<int64_t> shape;
+  auto input = [&](int from) -> const DeviceTensor* {
+    if (from >= kMaxParams || (is_list_ >> from & 1) || single_[from] == nullptr) return nullptr;
+    return single_[from]->device.get();
+  };
+  Dims shape;
   bool first = true;
   for (int from : plan->shape_from) {
-    if (by_param_[from].size() != 1 || by_param_[from][0] == nullptr || is_list_[from]) return nullptr;
-    const auto& s = by_param_[from][0]->device.shape;
-    if (first) shape = s;
+    const DeviceTensor* t = input(from);
+    if (t == nullptr) return nullptr;
+    if (first) shape = t->shape;
     // Shapes that do not broadcast keep the first: the library reports the mismatch.
-    else broadcast(shape, s);
+    else broadcast(shape, t->shape);
     first = false;
   }
   aclDataType dtype = ACL_DT_UNDEFINED;
   first = true;
   for (int from : plan->dtype_from) {
-    if (by_param_[from].size() != 1 || by_param_[from][0] == nullptr || is_list_[from]) return nullptr;
-    aclDataType d = by_param_[from][0]->device.dtype;
-    aclDataType p = first ? d : promote(dtype, d);
+    const DeviceTensor* t = input(from);
+    if (t == nullptr) return nullptr;
+    aclDataType p = first ? t->dtype : promote(dtype, t->dtype);
     dtype = p == ACL_DT_UNDEFINED ? dtype : p;  // no promotion: keep the first; the library judges
     first = false;
   }
@@ -508,148 +536,175 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
       std::find(plan->documented.begin(), plan->documented.end(), dtype) == plan->documented.end()) {
     std::string listed;
     for (aclDataType d : plan->documented) listed += (listed.empty() ? "" : ", ") + dtype_name(d);
-    throw py::type_error(label + " cannot be allocated: the inputs give " + dtype_name(dtype) +
+    throw py::type_error(label.str() + " cannot be allocated: the inputs give " + dtype_name(dtype) +
                          ", which the page does not list for it (" + listed + "); pass out=");
   }
   const DTypeInfo* info = dtype_info(dtype);
   if (info == nullptr || info->itemsize == 0)
-    throw py::type_error(label + " cannot be allocated as " + dtype_name(dtype) + "; pass out=");
+    throw py::type_error(label.str() + " cannot be allocated as " + dtype_name(dtype) + "; pass out=");
   size_t nbytes = info->itemsize;
   for (int64_t d : shape) {
     if (d < 0 || __builtin_mul_overflow(nbytes, static_cast<size_t>(d), &nbytes))
-      throw py::value_error(label + ": the output would be too large to allocate");
+      throw py::value_error(label.str() + ": the output would be too large to allocate");
   }
 
-  auto slot = std::make_unique<Slot>();
-  DeviceTensor& t = slot->device;
-  t.dtype = dtype;
-  t.shape = shape;
-  t.strides = contiguous_strides(shape);
-  t.storage_elements = t.numel();
+  Slot* slot = new_slot();
+  auto t = std::make_shared<DeviceTensor>();
+  t->dtype = dtype;
+  t->shape = shape;
+  t->strides = contiguous_strides(shape);
+  t->storage_elements = t->numel();
+  // The device first: a size the device cannot hold fails there, as an aclnn error, before the
+  // host is asked for the same bytes.
+  t->storage = DeviceBuffer::allocate(nbytes, stream_, spec_.api);
+  slot->device = t;
   if (device_mode_) {
-    t.storage = DeviceBuffer::allocate(nbytes, spec_.api);
-    slot->result = py::cast(std::make_shared<DeviceTensor>(t));
+    slot->result = py::cast(t);
   } else {
-    // The device first: a size the device cannot hold fails there, as an aclnn error, before
-    // the host is asked for the same bytes.
-    t.storage = DeviceBuffer::allocate(nbytes, spec_.api);
     std::vector<py::ssize_t> dims(shape.begin(), shape.end());
     py::array host(to_numpy(dtype), dims);
-    slot->host = host_array(host, label, true);
+    slot->host = host_array(host, label.str(), true);
     slot->download = true;
+    downloads_ = true;
     slot->result = host;
   }
-  tensors_.push_back(t.make_acl_tensor(spec_.api));
-  slot->owner = tensors_.size() - 1;
-  slots_.push_back(std::move(slot));
-  return slots_.back().get();
+  slot->owner = tensors_.add(t->make_acl_tensor(spec_.api));
+  return slot;
 }
 
 aclTensor* Call::output(int param) {
   size_t k = 0;
   while (k < spec_.outputs.size() && spec_.outputs[k].param != param) ++k;
   const OutputPlan* plan = k < spec_.outputs.size() ? &spec_.outputs[k] : nullptr;
-  py::object given = k < out_given_.size() ? out_given_[k] : py::none();
-  const std::string label = std::string(spec_.python_name) + "() output '" + spec_.params[param].python_name + "'";
-  Slot* slot = output_slot(param, given, plan, label);
-  by_param_[param].push_back(slot);
-  return slot ? tensors_[slot->owner].get() : nullptr;
+  Slot* slot = output_slot(param, given_out(k), plan, Label{this, param, -1, true});
+  attach(param, slot);
+  return slot ? tensors_.get(slot->owner) : nullptr;
 }
 
 aclTensorList* Call::output_list(int param) {
   size_t k = 0;
   while (k < spec_.outputs.size() && spec_.outputs[k].param != param) ++k;
-  py::object given = k < out_given_.size() ? out_given_[k] : py::none();
-  const std::string label = std::string(spec_.python_name) + "() output '" + spec_.params[param].python_name + "'";
-  if (given.is_none()) throw py::type_error(label + " is a list of tensors whose shapes the page does not state; pass out=");
+  py::handle given = given_out(k);
+  const Label label{this, param, -1, true};
+  if (given.is_none()) throw py::type_error(label.str() + " is a list of tensors whose shapes the page does not state; pass out=");
   if (!py::isinstance<py::list>(given) && !py::isinstance<py::tuple>(given))
-    throw py::type_error(label + ": out= takes a list of arrays, got " + type_name(given));
+    throw py::type_error(label.str() + ": out= takes a list of arrays, got " + type_name(given));
   std::vector<Slot*> members;
-  size_t i = 0;
+  int i = 0;
   for (py::handle item : given) {
-    const std::string item_label = label + "[" + std::to_string(i++) + "]";
-    if (item.is_none()) throw py::type_error(item_label + ": pass an array");
-    members.push_back(tensor_slot(param, item, true, item_label));
+    const Label item_label{this, param, i++, true};
+    if (item.is_none()) throw py::type_error(item_label.str() + ": pass an array");
+    members.push_back(tensor_slot(item, true, item_label));
   }
-  by_param_[param] = members;
   return make_list(param, members);
 }
 
-void* Call::resolve_phase1() { return runtime_.backend().op_symbol(spec_.api, spec_.workspace_fn); }
+void* Call::resolve_phase1() {
+  void* symbol = spec_.phase1.load(std::memory_order_acquire);
+  if (symbol == nullptr) {
+    symbol = runtime_.backend().op_symbol(spec_.api, spec_.workspace_fn);
+    spec_.phase1.store(symbol, std::memory_order_release);
+  }
+  return symbol;
+}
 
 void Call::execute(void* phase1, Trampoline trampoline, void* ctx) {
-  void* phase2_symbol = runtime_.backend().op_symbol(spec_.api, spec_.api);
+  void* phase2_symbol = spec_.phase2.load(std::memory_order_acquire);
+  if (phase2_symbol == nullptr) {
+    phase2_symbol = runtime_.backend().op_symbol(spec_.api, spec_.api);
+    spec_.phase2.store(phase2_symbol, std::memory_order_release);
+  }
   auto phase2 = reinterpret_cast<aclnnStatus (*)(void*, uint64_t, aclOpExecutor*, aclrtStream)>(phase2_symbol);
-  aclrtStream stream = runtime_.stream();
-  const auto& abi = runtime_.abi();
-  counters().calls.fetch_add(1);
+  const int64_t call = counters().calls.fetch_add(1) + 1;
   std::optional<AclnnFailure> failure;
-  {
-    // The device's work, phase 1 included (it reads only the C objects built above), runs
-    // without the GIL so that other Python threads proceed.
-    py::gil_scoped_release nogil;
+  const void* launched = nullptr;
+  // The library's work runs without the GIL, so that other Python threads proceed (CANN's phase 1
+  // tiles the op and can take a while); only Python objects need it.
+  without_gil([&] {
     try {
-      for (const auto& slot : slots_) {
-        if (!slot->upload) continue;
-        // An out= array that covers its span exactly is overwritten whole: nothing to upload. (A
-        // strided one is uploaded, so that the elements between its own keep their values.)
-        if (slot->overwrite && slot->host.dense() && !slot->host.writeback) continue;
-        copy_memory(slot->device.storage->data(), slot->host.data,
-                    static_cast<size_t>(slot->device.storage_elements) * slot->host.itemsize,
-                    ACL_MEMCPY_HOST_TO_DEVICE, spec_.api);
-      }
+      // Phase 1 reads only the C objects built above (no tensor data), before any upload, so that
+      // a rejected call has queued nothing.
       uint64_t workspace_size = 0;
       aclOpExecutor* raw_executor = nullptr;
       aclnnStatus status = trampoline(ctx, phase1, &workspace_size, &raw_executor);
       if (status != ACLNN_SUCCESS) throw AclnnFailure{status, spec_.api, "GetWorkspaceSize", runtime_.recent_error()};
       if (raw_executor != nullptr) counters().live_objects.fetch_add(1);
       Owner<aclOpExecutor> executor(raw_executor);  // destroyed if phase 2 is never reached
+      // Host arrays go up on the call's stream, after whatever the stream runs before this call
+      // (the blocks they land in may have been another call's a moment ago). The arrays stay
+      // alive in the slots until the call has synchronised.
+      for (size_t i = 0; i < slot_count_; ++i) {
+        Slot& slot = i < kInlineSlots ? inline_slots_[i] : *more_slots_[i - kInlineSlots];
+        if (!slot.upload) continue;
+        // An out= array that covers its span exactly is overwritten whole: nothing to upload. (A
+        // strided one is uploaded, so that the elements between its own keep their values.)
+        if (slot.overwrite && slot.host.dense() && !slot.host.writeback) continue;
+        host_reads_pending_ = true;
+        copy_async(slot.device->storage->data(), slot.host.data,
+                   static_cast<size_t>(slot.device->storage_elements) * slot.host.itemsize, ACL_MEMCPY_HOST_TO_DEVICE,
+                   stream_, spec_.api);
+      }
       std::shared_ptr<DeviceBuffer> workspace;
-      if (workspace_size > 0) workspace = DeviceBuffer::allocate(workspace_size, spec_.api);
+      // The workspace goes back to the cache when this call returns: the next user on this
+      // stream runs after this call's kernel, as the stream orders them.
+      if (workspace_size > 0) workspace = DeviceBuffer::allocate(workspace_size, stream_, spec_.api);
       // Phase 2 consumes the executor (CANN frees a non-repeatable executor after running it).
       if (executor) counters().live_objects.fetch_sub(1);
-      status = phase2(workspace ? workspace->data() : nullptr, workspace_size, executor.release(), stream);
-      if (status != ACLNN_SUCCESS) {
-        AclnnFailure f{status, spec_.api, "execute", runtime_.recent_error()};
-        abi.aclrtSynchronizeStream(stream);  // whatever was queued finishes before buffers go
-        throw f;
-      }
-      runtime_.check(abi.aclrtSynchronizeStream(stream), spec_.api, "aclrtSynchronizeStream");
-      workspace.reset();  // kept until the stream was synchronised
-      for (const auto& slot : slots_) {
-        if (!slot->download) continue;
-        copy_memory(slot->host.data, slot->device.storage->data(),
-                    static_cast<size_t>(slot->device.storage_elements) * slot->host.itemsize,
-                    ACL_MEMCPY_DEVICE_TO_HOST, spec_.api);
-      }
+      status = phase2(workspace ? workspace->data() : nullptr, workspace_size, executor.release(), stream_.handle());
+      if (status != ACLNN_SUCCESS) throw AclnnFailure{status, spec_.api, "execute", runtime_.recent_error()};
+      launched = raw_executor;
     } catch (AclnnFailure& f) {
       failure = std::move(f);
     }
+  });
+  if (failure) {
+    // Queued uploads read host arrays this call is about to let go: wait for them. A fault of an
+    // earlier call that this synchronisation finds is raised instead (it happened first).
+    if (host_reads_pending_) stream_.synchronize(spec_.python_name);
+    host_reads_pending_ = false;
+    throw *failure;
   }
-  if (failure) throw *failure;
-  for (const auto& slot : slots_) {
-    if (slot->download && slot->host.writeback)
-      py::module_::import("numpy").attr("copyto")(slot->host.writeback, slot->host.keep);
+  stream_.note_launch(call, spec_.api, launched);
+  if (uploads_ || downloads_ || runtime_.launch_blocking()) synchronize_and_download();
+}
+
+// One synchronisation: host arrays were read by the stream (uploads) or are written from it
+// (downloads), and ACLNN_LAUNCH_BLOCKING=1 wants every call's fault reported by that call.
+void Call::synchronize_and_download() {
+  for (size_t i = 0; i < slot_count_; ++i) {
+    Slot& slot = i < kInlineSlots ? inline_slots_[i] : *more_slots_[i - kInlineSlots];
+    if (!slot.download) continue;
+    copy_async(slot.host.data, slot.device->storage->data(),
+               static_cast<size_t>(slot.device->storage_elements) * slot.host.itemsize, ACL_MEMCPY_DEVICE_TO_HOST,
+               stream_, spec_.api);
+  }
+  stream_.synchronize(spec_.python_name);
+  host_reads_pending_ = false;
+  for (size_t i = 0; i < slot_count_; ++i) {
+    Slot& slot = i < kInlineSlots ? inline_slots_[i] : *more_slots_[i - kInlineSlots];
+    if (slot.download && slot.host.writeback)
+      py::module_::import("numpy").attr("copyto")(slot.host.writeback, slot.host.keep);
   }
 }
 
 py::object Call::results() {
-  std::vector<py::object> out;
-  for (int param : spec_.returns) {
-    const auto& slots = by_param_[param];
-    if (is_list_[param]) {
+  auto result_of = [&](int param) -> py::object {
+    if (is_list_ >> param & 1) {
       py::list items;
-      for (Slot* s : slots) items.append(s ? s->result : py::none());
-      out.push_back(items);
-    } else {
-      out.push_back(slots.empty() || slots[0] == nullptr ? py::none() : slots[0]->result);
+      for (const auto& entry : lists_) {
+        if (entry.first != param) continue;
+        for (Slot* s : entry.second) items.append(s ? s->result : py::none());
+      }
+      return std::move(items);
     }
-  }
-  if (out.empty()) return py::none();
-  if (out.size() == 1) return out[0];
-  py::tuple tuple(out.size());
-  for (size_t i = 0; i < out.size(); ++i) tuple[i] = out[i];
-  return tuple;
+    Slot* slot = param < kMaxParams ? single_[param] : nullptr;
+    return slot ? slot->result : py::none();
+  };
+  if (spec_.returns.empty()) return py::none();
+  if (spec_.returns.size() == 1) return result_of(spec_.returns[0]);
+  py::tuple tuple(spec_.returns.size());
+  for (size_t i = 0; i < spec_.returns.size(); ++i) tuple[i] = result_of(spec_.returns[i]);
+  return std::move(tuple);
 }
 
 }  // namespace aclnn_binding

@@ -14,7 +14,7 @@ py::object errors_module() { return py::module_::import("aclnn._errors"); }
 
 void raise_failure(const AclnnFailure& f) {
   try {
-    py::object error = errors_module().attr("_from_status")(f.status, f.api, f.phase, f.message);
+    py::object error = errors_module().attr("_from_status")(f.status, f.api, f.phase, f.message, f.call);
     PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
   } catch (py::error_already_set& e) {
     // aclnn._C used without its package: a plain RuntimeError still says everything.
@@ -73,6 +73,13 @@ py::object sim_stats() {
   ACLNN_BINDING_STAT(tensor_lists)
   ACLNN_BINDING_STAT(scalar_lists)
   ACLNN_BINDING_STAT(executors)
+  ACLNN_BINDING_STAT(malloc_calls)
+  ACLNN_BINDING_STAT(free_calls)
+  ACLNN_BINDING_STAT(stream_syncs)
+  ACLNN_BINDING_STAT(device_syncs)
+  ACLNN_BINDING_STAT(kernels_launched)
+  ACLNN_BINDING_STAT(events_recorded)
+  ACLNN_BINDING_STAT(events)
 #undef ACLNN_BINDING_STAT
   out["live_objects"] = stats.tensors + stats.scalars + stats.int_arrays + stats.float_arrays + stats.bool_arrays +
                         stats.tensor_lists + stats.scalar_lists + stats.executors;
@@ -89,6 +96,21 @@ void sim_set_soc(const std::string& name) {
                           " backend runs on the chip it has");
   }
   if (fn(name.c_str()) != 0) throw py::value_error(runtime.recent_error());
+}
+
+py::dict memory_stats(py::object device) {
+  Runtime& rt = Runtime::get();
+  const MemoryStats s = rt.allocator(device.is_none() ? rt.device() : device.cast<int32_t>()).stats();
+  py::dict out;
+  out["allocated_bytes"] = s.allocated_bytes;
+  out["reserved_bytes"] = s.reserved_bytes;
+  out["peak_allocated_bytes"] = s.peak_allocated_bytes;
+  out["allocations"] = s.allocations;
+  out["mallocs"] = s.mallocs;
+  out["frees"] = s.frees;
+  out["cache_hits"] = s.cache_hits;
+  out["cache_misses"] = s.cache_misses;
+  return out;
 }
 
 py::dict binding_stats() {
@@ -119,6 +141,15 @@ void init_module(py::module_& m) {
   });
 
   bind_tensor(m);
+  bind_streams(m);
+  m.def("memory_stats", &memory_stats, py::arg("device") = py::none(),
+        "The caching allocator of a device (default: the current one): allocated_bytes (in use by tensors), "
+        "reserved_bytes (held from the device), peak_allocated_bytes, allocations, mallocs and frees (aclrtMalloc "
+        "and aclrtFree calls), cache_hits and cache_misses.");
+  m.def("empty_cache", [] {
+    Runtime& rt = Runtime::get();
+    without_gil([&] { rt.allocator(rt.device()).empty_cache(); });
+  }, "Returns the cached device memory no tensor uses to the device (aclrtFree).");
   m.def("to_device", &to_device, py::arg("array"),
         "A device copy of a host array (NumPy or __dlpack__), keeping its strides; an aclnn.Tensor is "
         "returned as is.");
@@ -128,11 +159,16 @@ void init_module(py::module_& m) {
         "Makes `device` the device of every later call, on every thread.");
   m.def("get_device", [] { return Runtime::get().device(); });
   m.def("sim_stats", &sim_stats,
-        "The simulator's live counts (aclsimGetStats), or None on a backend without them.");
+        "The simulator's counts (aclsimGetStats): live objects, memory, streams and events, and cumulative "
+        "malloc_calls, free_calls, stream_syncs, device_syncs, kernels_launched, events_recorded; None on a "
+        "backend without them.");
   m.def("sim_set_soc", &sim_set_soc, py::arg("name"),
         "Makes the simulator simulate another chip (a name as ACLNN_SIM_SOC takes it) for the rest of the "
         "process; ValueError for an unknown name or on a backend other than the simulator.");
   m.def("_stats", &binding_stats, "What the bindings did: copies by direction, live buffers and objects.");
+  m.def("call_count", [] { return counters().calls.load(); },
+        "How many calls reached their first phase so far: a call's sequence number is this count right after it "
+        "(AclnnRuntimeError.call names a failing call by it).");
   m.def("_shutdown", [] {
     if (Runtime::alive()) Runtime::get().shutdown();
   }, "Finalises the runtime (registered with atexit by the package).");

@@ -1,5 +1,7 @@
-// aclnn-bindgen: lazy initialisation of the runtime, per-thread streams, device memory.
+// aclnn-bindgen: lazy initialisation of the runtime, devices, the current stream of each thread,
+// device memory and the device-wide synchronisation.
 #include <algorithm>
+#include <cstdlib>
 
 #include "binding.h"
 
@@ -10,21 +12,30 @@ std::mutex g_init_mutex;
 Runtime* g_runtime = nullptr;          // set once init() succeeded
 std::atomic<bool> g_alive{false};      // init() succeeded and shutdown() has not run
 
+// What a thread knows about itself: the device its CANN context is bound to, and the stream
+// `with aclnn.stream(...)` made current.
+struct ThreadState {
+  int32_t bound_device = -1;
+  uint64_t epoch = 0;
+  std::shared_ptr<Stream> stream;
+};
+thread_local ThreadState t_thread;
+std::atomic<uint64_t> g_epoch{1};  // bumped by set_device and shutdown: threads bind again
+
+// ACLNN_LAUNCH_BLOCKING: "1" synchronises after every call; unset, "" or "0" does not.
+bool launch_blocking_from_environment() {
+  const char* value = std::getenv("ACLNN_LAUNCH_BLOCKING");
+  if (value == nullptr || *value == '\0' || std::string(value) == "0") return false;
+  if (std::string(value) == "1") return true;
+  throw py::value_error(std::string("ACLNN_LAUNCH_BLOCKING=") + value + " is not 0 or 1");
+}
+
 }  // namespace
 
 Counters& counters() {
   static Counters* instance = new Counters();  // never destroyed: read by late destructors
   return *instance;
 }
-
-// The stream of one thread. Destroyed with the thread, unless the runtime was shut down first.
-struct ThreadStream {
-  uint64_t epoch = 0;
-  aclrtStream stream = nullptr;
-  ~ThreadStream() {
-    if (stream != nullptr && Runtime::alive()) Runtime::get().forget_stream(stream);
-  }
-};
 
 bool Runtime::alive() { return g_alive.load(); }
 
@@ -33,7 +44,12 @@ Runtime& Runtime::get() {
   std::lock_guard<std::mutex> lock(g_init_mutex);
   if (g_runtime == nullptr) {
     auto* fresh = new Runtime();  // never deleted: see shutdown()
-    fresh->init();                // throws; a later call retries
+    try {
+      fresh->init();
+    } catch (...) {
+      delete fresh;  // a later call retries
+      throw;
+    }
     g_runtime = fresh;
     g_alive.store(true, std::memory_order_release);
   } else if (!g_alive.load()) {
@@ -43,6 +59,7 @@ Runtime& Runtime::get() {
 }
 
 void Runtime::init() {
+  launch_blocking_ = launch_blocking_from_environment();
   backend_ = &aclnn_loader::Backend::get();
   abi_ = &backend_->abi();
   aclError code = abi_->aclInit(nullptr);
@@ -61,80 +78,165 @@ void Runtime::check(aclError code, const std::string& api, const char* phase) co
   if (code != ACL_SUCCESS) throw AclnnFailure{code, api, phase, recent_error()};
 }
 
-aclrtStream Runtime::stream() {
-  thread_local ThreadStream mine;
-  const uint64_t epoch = epoch_.load();
-  if (mine.epoch == epoch) return mine.stream;
-  // First call on this thread, or the device changed: bind the device (CANN contexts are per
-  // thread) and create this thread's stream on it.
-  check(abi_->aclrtSetDevice(device_.load()), "", "aclrtSetDevice");
-  aclrtStream fresh = nullptr;
-  check(abi_->aclrtCreateStream(&fresh), "", "aclrtCreateStream");
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    streams_.push_back(fresh);
-  }
-  if (mine.stream != nullptr) forget_stream(mine.stream);
-  mine.stream = fresh;
-  mine.epoch = epoch;
-  return fresh;
+void Runtime::bind_thread(int32_t device) {
+  const uint64_t epoch = g_epoch.load(std::memory_order_acquire);
+  if (t_thread.bound_device == device && t_thread.epoch == epoch) return;
+  check(abi_->aclrtSetDevice(device), "", "aclrtSetDevice");
+  t_thread.bound_device = device;
+  t_thread.epoch = epoch;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (std::find(devices_used_.begin(), devices_used_.end(), device) == devices_used_.end()) devices_used_.push_back(device);
 }
 
-void Runtime::forget_stream(aclrtStream stream) {
+std::shared_ptr<Stream> Runtime::default_stream(int32_t device) {
+  if (device < 0 || device >= kMaxDevices) {
+    throw AclnnFailure{ACL_ERROR_RT_INVALID_DEVICEID, "", "aclrtSetDevice", "device " + std::to_string(device) + " is out of range"};
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (default_streams_[device]) return default_streams_[device];
+  }
+  auto stream = Stream::create(device);  // outside the lock: create() binds and tracks
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = std::find(streams_.begin(), streams_.end(), stream);
-  if (it == streams_.end()) return;  // already destroyed by shutdown()
-  streams_.erase(it);
-  abi_->aclrtSynchronizeStream(stream);
-  abi_->aclrtDestroyStream(stream);
+  if (!default_streams_[device]) default_streams_[device] = std::move(stream);
+  return default_streams_[device];
+}
+
+Stream& Runtime::stream() {
+  if (t_thread.stream) {
+    bind_thread(t_thread.stream->device());
+    return *t_thread.stream;
+  }
+  const int32_t device = device_.load();
+  bind_thread(device);
+  Stream* cached = default_cache_[device].load(std::memory_order_acquire);
+  if (cached) return *cached;
+  Stream* made = default_stream(device).get();
+  default_cache_[device].store(made, std::memory_order_release);
+  return *made;
+}
+
+std::shared_ptr<Stream> Runtime::current_stream() {
+  if (t_thread.stream) return t_thread.stream;
+  return default_stream(device_.load());
+}
+
+std::shared_ptr<Stream> Runtime::exchange_thread_stream(std::shared_ptr<Stream> stream) {
+  std::swap(t_thread.stream, stream);
+  return stream;
 }
 
 void Runtime::set_device(int32_t device) {
   // Validate on the calling thread first, so that a bad id raises here and changes nothing.
   check(abi_->aclrtSetDevice(device), "", "aclrtSetDevice");
+  if (device < 0 || device >= kMaxDevices) {
+    throw AclnnFailure{ACL_ERROR_RT_INVALID_DEVICEID, "", "aclrtSetDevice", "device " + std::to_string(device) + " is out of range"};
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (std::find(devices_used_.begin(), devices_used_.end(), device) == devices_used_.end())
-      devices_used_.push_back(device);
+    if (std::find(devices_used_.begin(), devices_used_.end(), device) == devices_used_.end()) devices_used_.push_back(device);
   }
   device_.store(device);
-  epoch_.fetch_add(1);
+  g_epoch.fetch_add(1);
+}
+
+CachingAllocator& Runtime::allocator(int32_t device) {
+  CachingAllocator* allocator = allocators_[device].load(std::memory_order_acquire);
+  if (allocator) return *allocator;
+  std::lock_guard<std::mutex> lock(mutex_);
+  allocator = allocators_[device].load();
+  if (!allocator) {
+    allocator = new CachingAllocator(device);  // never deleted: blocks may be released at exit
+    allocators_[device].store(allocator, std::memory_order_release);
+  }
+  return *allocator;
+}
+
+void Runtime::track(const std::shared_ptr<Stream>& stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  known_.erase(std::remove_if(known_.begin(), known_.end(), [](const std::weak_ptr<Stream>& s) { return s.expired(); }),
+               known_.end());
+  known_.push_back(stream);
+}
+
+std::vector<std::shared_ptr<Stream>> Runtime::known_streams() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::shared_ptr<Stream>> out;
+  for (const auto& weak : known_) {
+    if (auto s = weak.lock()) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+void Runtime::synchronize_device(const char* where) {
+  bind_thread(device_.load());
+  const aclError code = without_gil([&] { return abi_->aclrtSynchronizeDevice(); });
+  const std::string message = code == ACL_SUCCESS ? std::string() : recent_error();
+  const auto streams = known_streams();
+  if (code == ACL_SUCCESS) {
+    for (const auto& s : streams) s->forget_launches();
+    return;
+  }
+  // The stream whose log holds the failing launch says which call it was.
+  AclnnFailure failure{code, "", "device", message + " [reported by " + where + "]", -1};
+  for (const auto& s : streams) {
+    AclnnFailure attributed = s->attribute(code, message, where);
+    if (attributed.call >= 0 && failure.call < 0) failure = std::move(attributed);
+  }
+  throw failure;
 }
 
 void Runtime::shutdown() {
   std::lock_guard<std::mutex> init_lock(g_init_mutex);
-  if (!g_alive.exchange(false)) return;
-  // Buffers and objects still referenced (aclnn.Tensor objects alive at exit) are left to the
-  // process's end: freeing them after aclFinalize would be the crash.
-  std::lock_guard<std::mutex> lock(mutex_);
-  for (aclrtStream s : streams_) {
-    abi_->aclrtSynchronizeStream(s);
-    abi_->aclrtDestroyStream(s);
+  if (!g_alive.load()) return;
+  // Queued work finishes and cached memory goes back before the streams and devices do. Blocks
+  // and objects still referenced (aclnn.Tensor objects alive at exit) are left to the process's
+  // end: freeing them after aclFinalize would be the crash.
+  for (const auto& s : known_streams()) abi_->aclrtSynchronizeStream(s->handle());
+  for (auto& slot : allocators_) {
+    if (CachingAllocator* allocator = slot.load()) allocator->empty_cache();
   }
-  streams_.clear();
+  g_alive.store(false);
+  g_epoch.fetch_add(1);
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& stream : default_streams_) {
+    if (stream) abi_->aclrtDestroyStream(stream->handle());
+  }
   for (int32_t d : devices_used_) abi_->aclrtResetDevice(d);
   abi_->aclFinalize();
 }
 
-std::shared_ptr<DeviceBuffer> DeviceBuffer::allocate(size_t nbytes, const std::string& api) {
-  Runtime& rt = Runtime::get();
-  void* data = nullptr;
-  const size_t size = std::max<size_t>(nbytes, 1);
-  rt.check(rt.abi().aclrtMalloc(&data, size, ACL_MEM_MALLOC_HUGE_FIRST), api, "aclrtMalloc");
-  if (data == nullptr) throw AclnnFailure{ACL_ERROR_BAD_ALLOC, api, "aclrtMalloc", "aclrtMalloc returned no memory"};
+std::shared_ptr<DeviceBuffer> DeviceBuffer::allocate(size_t nbytes, Stream& stream, const char* api) {
+  CachingAllocator& allocator = Runtime::get().allocator(stream.device());
+  Block* block = allocator.allocate(std::max<size_t>(nbytes, 1), stream.handle(), api);
   counters().live_buffers.fetch_add(1);
-  return std::shared_ptr<DeviceBuffer>(new DeviceBuffer(data, nbytes));
+  return std::shared_ptr<DeviceBuffer>(new DeviceBuffer(allocator.data(block), nbytes, stream.device(), block, nullptr));
+}
+
+std::shared_ptr<DeviceBuffer> DeviceBuffer::foreign(void* data, size_t nbytes, int32_t device, py::object owner) {
+  counters().live_buffers.fetch_add(1);
+  return std::shared_ptr<DeviceBuffer>(new DeviceBuffer(data, nbytes, device, nullptr, owner.release().ptr()));
 }
 
 DeviceBuffer::~DeviceBuffer() {
   counters().live_buffers.fetch_sub(1);
-  if (Runtime::alive()) Runtime::get().abi().aclrtFree(data_);
+  if (block_ != nullptr && Runtime::alive()) Runtime::get().allocator(device_).release(block_);
+  if (owner_ != nullptr && Py_IsInitialized()) {
+    // The last tensor may go on a thread without the GIL (a stream's thread-local reference).
+    PyGILState_STATE gil = PyGILState_Ensure();
+    Py_DECREF(owner_);
+    PyGILState_Release(gil);
+  }
 }
 
-void copy_memory(void* dst, const void* src, size_t nbytes, aclrtMemcpyKind kind, const std::string& api) {
+void DeviceBuffer::used_on(aclrtStream stream) {
+  if (block_ != nullptr && Runtime::alive()) Runtime::get().allocator(device_).used_on(block_, stream);
+}
+
+void copy_async(void* dst, const void* src, size_t nbytes, aclrtMemcpyKind kind, Stream& stream, const std::string& api) {
   if (nbytes == 0) return;
   Runtime& rt = Runtime::get();
-  rt.check(rt.abi().aclrtMemcpy(dst, nbytes, src, nbytes, kind), api, "aclrtMemcpy");
+  rt.check(rt.abi().aclrtMemcpyAsync(dst, nbytes, src, nbytes, kind, stream.handle()), api, "aclrtMemcpyAsync");
   Counters& c = counters();
   switch (kind) {
     case ACL_MEMCPY_HOST_TO_DEVICE:

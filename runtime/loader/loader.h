@@ -29,9 +29,17 @@ namespace aclnn_loader {
   X(aclrtCreateStream)                     \
   X(aclrtDestroyStream)                    \
   X(aclrtSynchronizeStream)                \
+  X(aclrtSynchronizeDevice)                \
+  X(aclrtCreateEvent)                      \
+  X(aclrtDestroyEvent)                     \
+  X(aclrtRecordEvent)                      \
+  X(aclrtStreamWaitEvent)                  \
+  X(aclrtSynchronizeEvent)                 \
+  X(aclrtQueryEventStatus)                 \
   X(aclrtMalloc)                           \
   X(aclrtFree)                             \
   X(aclrtMemcpy)                           \
+  X(aclrtMemcpyAsync)                      \
   X(aclrtMemset)                           \
   X(aclGetRecentErrMsg)                    \
   X(aclCreateTensor)                       \
@@ -53,7 +61,8 @@ namespace aclnn_loader {
 // Functions a backend may lack; their pointer stays null and callers degrade.
 #define ACLNN_LOADER_OPTIONAL_FUNCTIONS(X) \
   X(aclrtGetSocName)                       \
-  X(aclrtGetDeviceCount)
+  X(aclrtGetDeviceCount)                   \
+  X(aclrtEventElapsedTime)
 
 // The typed function table. decltype of our own declarations (never called directly, so the
 // bindings have no link-time dependency on any CANN library).

@@ -52,6 +52,14 @@ aclError aclrtResetDevice(int32_t) { return ACL_SUCCESS; }
 aclError aclrtCreateStream(aclrtStream* s) { *s = new int(0); return ACL_SUCCESS; }
 aclError aclrtDestroyStream(aclrtStream s) { delete static_cast<int*>(s); return ACL_SUCCESS; }
 aclError aclrtSynchronizeStream(aclrtStream) { return ACL_SUCCESS; }
+// Streams run synchronously here: every queued copy is done when it returns, every event reached.
+aclError aclrtSynchronizeDevice() { return ACL_SUCCESS; }
+aclError aclrtCreateEvent(aclrtEvent* e) { *e = new int(0); return ACL_SUCCESS; }
+aclError aclrtDestroyEvent(aclrtEvent e) { delete static_cast<int*>(e); return ACL_SUCCESS; }
+aclError aclrtRecordEvent(aclrtEvent, aclrtStream) { return ACL_SUCCESS; }
+aclError aclrtStreamWaitEvent(aclrtStream, aclrtEvent) { return ACL_SUCCESS; }
+aclError aclrtSynchronizeEvent(aclrtEvent) { return ACL_SUCCESS; }
+aclError aclrtQueryEventStatus(aclrtEvent, aclrtEventRecordedStatus* s) { *s = ACL_EVENT_RECORDED_STATUS_COMPLETE; return ACL_SUCCESS; }
 aclError aclrtMalloc(void** p, size_t n, aclrtMemMallocPolicy) {
   if (n > (size_t(1) << 34)) { g_error = "out of device memory"; return ACL_ERROR_RT_MEMORY_ALLOCATION; }
   *p = std::malloc(n);
@@ -60,6 +68,7 @@ aclError aclrtMalloc(void** p, size_t n, aclrtMemMallocPolicy) {
 }
 aclError aclrtFree(void* p) { std::free(p); --g_buffers; return ACL_SUCCESS; }
 aclError aclrtMemcpy(void* d, size_t, const void* s, size_t n, aclrtMemcpyKind) { std::memcpy(d, s, n); return ACL_SUCCESS; }
+aclError aclrtMemcpyAsync(void* d, size_t, const void* s, size_t n, aclrtMemcpyKind, aclrtStream) { std::memcpy(d, s, n); return ACL_SUCCESS; }
 aclError aclrtMemset(void* d, size_t, int32_t v, size_t n) { std::memset(d, v, n); return ACL_SUCCESS; }
 const char* aclGetRecentErrMsg() { return g_error.c_str(); }
 
