@@ -293,7 +293,7 @@ def call_plan(bound: BoundAPI) -> dict:
     default, unless the page marks it unsupported: then the first chip it supports), each tensor
     input's documented rank bounds, and a value for each string attribute the example leaves
     unstated (the first word the page quotes in its row, `"mean"`, or lists, "none、sum 或 mean")."""
-    from gen.emit.model import DEFAULT_SOC
+    from gen.ir import DEFAULT_SOC
     from gen.ir import ParamKind
 
     supported = [p.soc for p in bound.page.products if p.soc is not None and p.supported]
