@@ -234,19 +234,30 @@ _COMPLEX_OF = {real: complex_ for complex_, real in _REAL_PART.items()}
 
 
 class Soc(str, enum.Enum):
-    """The chips behind the pages' product rows, by the SoC names CANN itself uses.
+    """The chips behind the pages' product rows, by the SoC names CANN itself uses (the value),
+    with the product families the pages name them by.
 
-    The simulator takes these names in `ACLNN_SIM_SOC`.
+    The simulator takes these names in `ACLNN_SIM_SOC`; generated/include/aclnn_sim/soc.h and
+    generated/aclnn/_socs.py are rendered from these rows.
     """
 
-    ASCEND950 = "Ascend950"  # Ascend 950PR/Ascend 950DT
-    ASCEND910_93 = "Ascend910_93"  # Atlas A3 训练系列产品/Atlas A3 推理系列产品
-    ASCEND910B = "Ascend910B"  # Atlas A2 训练系列产品/Atlas 800I A2 推理产品/...
-    ASCEND910 = "Ascend910"  # Atlas 训练系列产品
-    ASCEND310P = "Ascend310P"  # Atlas 推理系列产品
-    ASCEND310B = "Ascend310B"  # Atlas 200I/500 A2 推理产品
-    KIRIN_X90 = "KirinX90"  # Kirin X90 处理器系列产品
-    KIRIN_9030 = "Kirin9030"  # Kirin 9030 处理器系列产品
+    # `*row`, not named parameters: type checkers then still accept the lookup Soc("Ascend910B").
+    def __new__(cls, *row: Any) -> "Soc":
+        member = str.__new__(cls, row[0])
+        member._value_ = row[0]
+        return member
+
+    def __init__(self, *row: Any) -> None:
+        self.products: str = row[1]
+
+    ASCEND950 = "Ascend950", "Ascend 950PR/Ascend 950DT"
+    ASCEND910_93 = "Ascend910_93", "Atlas A3 训练系列产品/Atlas A3 推理系列产品"
+    ASCEND910B = "Ascend910B", "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/..."
+    ASCEND910 = "Ascend910", "Atlas 训练系列产品"
+    ASCEND310P = "Ascend310P", "Atlas 推理系列产品"
+    ASCEND310B = "Ascend310B", "Atlas 200I/500 A2 推理产品"
+    KIRIN_X90 = "KirinX90", "Kirin X90 处理器系列产品"
+    KIRIN_9030 = "Kirin9030", "Kirin 9030 处理器系列产品"
 
 
 # The chip the simulator stands in for unless ACLNN_SIM_SOC says otherwise (Atlas A2), and whose

@@ -1,16 +1,20 @@
 """The IR's dtype rows (gen.ir.DType), which every generated dtype table is rendered from: one row
 per aclDataType of runtime/include, NumPy facts that NumPy confirms, and CANN's promotion and cast
-rules equal to PyTorch's for every pair of dtypes PyTorch has."""
+rules equal to PyTorch's for every pair of dtypes PyTorch has. The package's Python tables are
+those rows (the C++ table is checked through the built libraries: tests/test_dtype_agreement.py)."""
 
 import importlib
+import importlib.util
 import itertools
+from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 import torch
 
 from gen import abi
-from gen.ir import DType, DTypeCategory
+from gen.ir import DEFAULT_SOC, DType, DTypeCategory, Soc
 
 # The torch dtype of each DType PyTorch has: NumPy's name, plus those NumPy lacks.
 TORCH = {d: getattr(torch, d.numpy_name) for d in DType if d.numpy_name} | {
@@ -78,3 +82,28 @@ def test_castability_is_torchs_for_every_pair():
 def test_packed_and_exotic_types_cast_by_their_category():
     assert not DType.FLOAT.can_cast(DType.INT4) and DType.INT4.can_cast(DType.FLOAT4_E2M1)
     assert not DType.STRING.can_cast(DType.INT8) and DType.STRING.can_cast(DType.STRING)
+
+
+def _generated_module(name):
+    """A module of the committed package (generated/aclnn/), loaded without the extension."""
+    path = Path(__file__).resolve().parents[1] / "generated" / "aclnn" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"generated_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_packages_table_is_the_irs():
+    dtypes = _generated_module("_dtypes")
+    assert list(dtypes.DTYPES) == [d.value for d in DType]
+    for d in DType:
+        facts = dtypes.DTYPES[d.value]
+        assert (facts.enumerator, facts.numpy, facts.size, facts.category) == \
+            (d.enumerator, d.numpy_name, d.size, d.category.value)
+    assert dtypes.NUMPY_DTYPES["BFLOAT16"] == np.dtype(ml_dtypes.bfloat16)
+    assert set(dtypes.NUMPY_DTYPES) == {d.value for d in DType if d.numpy}
+
+
+def test_the_packages_chips_are_the_irs():
+    socs = _generated_module("_socs")
+    assert socs.SOCS == tuple(s.value for s in Soc) and socs.DEFAULT_SOC == DEFAULT_SOC.value

@@ -24,11 +24,6 @@ from gen.emit.model import BoundAPI, Model, kind_of, translation_units, unit_pat
 from gen.ir import API, Direction, DType, IntegerMath, Page, Param, ParamKind, RelationKind, Soc
 
 
-def soc_enumerator(soc: Soc) -> str:
-    """The aclsim::Soc enumerator of a chip (generated/include/aclnn_sim/soc.h)."""
-    return f"k{soc.value}"
-
-
 _KIND_ENUM: dict[ParamKind, str] = {
     ParamKind.TENSOR: "kTensor",
     ParamKind.SCALAR: "kScalar",
@@ -172,7 +167,7 @@ def spec_row(param: Param, index_of: dict[str, int]) -> SpecRow:
         direction=_DIRECTION_ENUM[param.direction],
         optional=param.optional,
         dtypes=_dtype_list(param.dtypes),
-        dtypes_by_soc=tuple((soc_enumerator(p.soc), _dtype_list(p.dtypes)) for p in param.dtypes_by_product),
+        dtypes_by_soc=tuple((names.cpp_enumerator(p.soc.value), _dtype_list(p.dtypes)) for p in param.dtypes_by_product),
         rank=rank,
         empty=empty,
         formats=formats,
@@ -196,7 +191,7 @@ def product_rows(page: Page) -> tuple[ProductRow, ...]:
             continue
         seen = rows.get(product.soc)
         if seen is None or (product.supported and not seen.supported):
-            rows[product.soc] = ProductRow(soc_enumerator(product.soc), product.supported, product.name)
+            rows[product.soc] = ProductRow(names.cpp_enumerator(product.soc.value), product.supported, product.name)
     return tuple(rows[soc] for soc in Soc if soc in rows)
 
 

@@ -253,7 +253,7 @@ stay on the device. .numpy() copies the values to a new host array.)doc")
         // In bytes, as NumPy's.
         const DTypeInfo* info = dtype_info(t.dtype);
         py::tuple out(t.strides.size());
-        for (size_t i = 0; i < t.strides.size(); ++i) out[i] = t.strides[i] * static_cast<int64_t>(info ? info->itemsize : 0);
+        for (size_t i = 0; i < t.strides.size(); ++i) out[i] = t.strides[i] * static_cast<int64_t>(info ? info->size : 0);
         return out;
       })
       .def_property_readonly("ndim", [](const DeviceTensor& t) { return t.shape.size(); })

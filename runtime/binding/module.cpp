@@ -119,6 +119,7 @@ void init_module(py::module_& m) {
   });
 
   bind_tensor(m);
+  bind_dtypes(m);
   m.def("to_device", &to_device, py::arg("array"),
         "A device copy of a host array (NumPy or __dlpack__), keeping its strides; an aclnn.Tensor is "
         "returned as is.");
