@@ -100,7 +100,7 @@ def test_the_packages_table_is_the_irs():
         facts = dtypes.DTYPES[d.value]
         assert (facts.enumerator, facts.numpy, facts.size, facts.category) == \
             (d.enumerator, d.numpy_name, d.size, d.category.value)
-    assert dtypes.NUMPY_DTYPES["BFLOAT16"] == np.dtype(ml_dtypes.bfloat16)
+    assert dtypes.NUMPY_DTYPES["BFLOAT16"] is ml_dtypes.bfloat16 and dtypes.NUMPY_DTYPES["BOOL"] is np.bool_
     assert set(dtypes.NUMPY_DTYPES) == {d.value for d in DType if d.numpy}
 
 

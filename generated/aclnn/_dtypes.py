@@ -63,5 +63,6 @@ def numpy_dtype(name: str) -> np.dtype:
     return np.dtype(facts.numpy)
 
 
-# Every dtype NumPy (with ml_dtypes) can hold, by page name: what arrays given to aclnn can be.
-NUMPY_DTYPES: dict[str, np.dtype] = {name: numpy_dtype(name) for name, facts in DTYPES.items() if facts.numpy}
+# The scalar type (np.float32, ml_dtypes.bfloat16, ...) of every dtype NumPy can hold, by page
+# name: what arrays and scalars given to aclnn can be. A type serves as a dtype argument too.
+NUMPY_DTYPES: dict[str, type] = {name: numpy_dtype(name).type for name, facts in DTYPES.items() if facts.numpy}
