@@ -66,6 +66,17 @@ class ParamKind(str, enum.Enum):
         return self not in (ParamKind.BOOL, ParamKind.INT, ParamKind.FLOAT, ParamKind.DTYPE)
 
 
+class _Rows(str, enum.Enum):
+    """An enum whose members are rows: the value (what the pages and the JSON write) first, then
+    facts that `__init__` names. Members compare, hash and serialise as their value."""
+
+    # `*row`, not named parameters: type checkers then still accept a lookup by value, DType("FLOAT").
+    def __new__(cls, *row: Any) -> "_Rows":
+        member = str.__new__(cls, row[0])
+        member._value_ = row[0]
+        return member
+
+
 class DTypeCategory(str, enum.Enum):
     """What kind of number an aclDataType holds; CANN's cast rule (互转换关系) works on it."""
 
@@ -87,7 +98,7 @@ _CAST_RANKS = {DTypeCategory.BOOL: 0, DTypeCategory.UNSIGNED: 1, DTypeCategory.S
                DTypeCategory.FLOATING: 2, DTypeCategory.COMPLEX: 3}
 
 
-class DType(str, enum.Enum):
+class DType(_Rows):
     """Data type names as the pages write them (the aclDataType without its ACL_ prefix), with the
     facts every stage and the runtime share; the generated tables (generated/include/aclnn_bindgen/
     dtypes.h, generated/aclnn/_dtypes.py) are rendered from these rows and nothing else.
@@ -100,12 +111,6 @@ class DType(str, enum.Enum):
     Synonyms that pages also use (FLOAT32, FP16, BF16, FLOAT64, ...) are folded into these by
     the parser; see `gen.parse.vocab`.
     """
-
-    # `*row`, not named parameters: type checkers then still accept the lookup DType("FLOAT").
-    def __new__(cls, *row: Any) -> "DType":
-        member = str.__new__(cls, row[0])
-        member._value_ = row[0]
-        return member
 
     def __init__(self, *row: Any) -> None:
         self.enumerator: str = row[1]
@@ -233,19 +238,13 @@ _REAL_PART = {DType.COMPLEX32: DType.FLOAT16, DType.COMPLEX64: DType.FLOAT, DTyp
 _COMPLEX_OF = {real: complex_ for complex_, real in _REAL_PART.items()}
 
 
-class Soc(str, enum.Enum):
+class Soc(_Rows):
     """The chips behind the pages' product rows, by the SoC names CANN itself uses (the value),
     with the product families the pages name them by.
 
     The simulator takes these names in `ACLNN_SIM_SOC`; generated/include/aclnn_sim/soc.h and
     generated/aclnn/_socs.py are rendered from these rows.
     """
-
-    # `*row`, not named parameters: type checkers then still accept the lookup Soc("Ascend910B").
-    def __new__(cls, *row: Any) -> "Soc":
-        member = str.__new__(cls, row[0])
-        member._value_ = row[0]
-        return member
 
     def __init__(self, *row: Any) -> None:
         self.products: str = row[1]
