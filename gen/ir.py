@@ -105,8 +105,8 @@ class DType(_Rows):
 
     A row: the page name (the member's value); the C enumerator of acl/acl_base.h (whose value lives
     there alone); the NumPy dtype that holds it, as `numpy.<name>` or `ml_dtypes.<name>`, None when
-    neither can; the element size in bytes, 0 for types packed below a byte (INT4, UINT1, FLOAT4_*:
-    the pages ask for even element counts) and STRING; the category.
+    neither can; the element size in bytes, 0 for STRING and for types packed below a byte (INT4
+    and FLOAT4_* two to a byte: the pages ask for even element counts; UINT1 eight); the category.
 
     Synonyms that pages also use (FLOAT32, FP16, BF16, FLOAT64, ...) are folded into these by
     the parser; see `gen.parse.vocab`.
@@ -139,7 +139,7 @@ class DType(_Rows):
     # Two per byte; ml_dtypes.int4 takes a byte per element, so it cannot hold CANN's layout.
     INT4 = "INT4", "ACL_INT4", None, 0, DTypeCategory.SIGNED
     UINT1 = "UINT1", "ACL_UINT1", None, 0, DTypeCategory.UNSIGNED  # eight per byte
-    # HiSilicon's own 8-bit float: no NumPy or ml_dtypes type encodes it.
+    # Huawei's own 8-bit float (HiF8): no NumPy or ml_dtypes type encodes it.
     HIFLOAT8 = "HIFLOAT8", "ACL_HIFLOAT8", None, 1, DTypeCategory.FLOATING
     FLOAT8_E5M2 = "FLOAT8_E5M2", "ACL_FLOAT8_E5M2", "ml_dtypes.float8_e5m2", 1, DTypeCategory.FLOATING
     FLOAT8_E4M3FN = "FLOAT8_E4M3FN", "ACL_FLOAT8_E4M3FN", "ml_dtypes.float8_e4m3fn", 1, DTypeCategory.FLOATING
