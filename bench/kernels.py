@@ -22,14 +22,14 @@ import os
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from bench.common import Summary, emit_result, interleaved, log, ratio  # noqa: E402
+from gen.ir import DType  # noqa: E402
 
-DTYPES = {"float32": (np.float32, torch.float32), "float16": (np.float16, torch.float16),
-          "bfloat16": (ml_dtypes.bfloat16, torch.bfloat16)}
+# The dtypes measured; the results name them as NumPy and PyTorch do ("float32", ...).
+MEASURED = (DType.FLOAT, DType.FLOAT16, DType.BFLOAT16)
 SELU_ALPHA, SELU_SCALE = 1.6732632423543772, 1.0507009873554805
 
 
@@ -57,6 +57,7 @@ def main() -> None:
     args = parser.parse_args()
 
     import aclnn
+    from aclnn._dtypes import NUMPY_DTYPES
 
     threads = torch.get_num_threads()
     # The simulator's pool takes ACLNN_SIM_THREADS, else the hardware's count: say which.
@@ -64,10 +65,13 @@ def main() -> None:
     results = []
     for size_text in args.sizes.split(","):
         n = size_of(size_text)
-        for dtype_name, (np_dtype, torch_dtype) in DTYPES.items():
+        for dtype in MEASURED:
+            np_dtype = NUMPY_DTYPES[dtype.value]
+            dtype_name = np.dtype(np_dtype).name  # "float32", ..., as PyTorch names it too
+            torch_dtype = getattr(torch, dtype_name)
             rng = np.random.default_rng(0)
-            grad = rng.uniform(-4, 4, n).astype(np.float32).astype(np_dtype)
-            x = rng.uniform(-4, 4, n).astype(np.float32).astype(np_dtype)
+            grad: np.ndarray = rng.uniform(-4, 4, n).astype(np.float32).astype(np_dtype)
+            x: np.ndarray = rng.uniform(-4, 4, n).astype(np.float32).astype(np_dtype)
             d_grad, d_x = aclnn.to_device(grad), aclnn.to_device(x)
             d_out = aclnn.to_device(np.zeros(n, np_dtype))
             t_grad, t_x = as_torch(grad, torch_dtype), as_torch(x, torch_dtype)

@@ -293,7 +293,7 @@ def call_plan(bound: BoundAPI) -> dict:
     default, unless the page marks it unsupported: then the first chip it supports), each tensor
     input's documented rank bounds, and a value for each string attribute the example leaves
     unstated (the first word the page quotes in its row, `"mean"`, or lists, "none、sum 或 mean")."""
-    from gen.emit.model import DEFAULT_SOC
+    from gen.ir import DEFAULT_SOC
     from gen.ir import ParamKind
 
     supported = [p.soc for p in bound.page.products if p.soc is not None and p.supported]
@@ -369,14 +369,15 @@ def placeholders(t, op, case, soc: str, plan: dict):
     suite does not run such a case; phase 1 may still judge it): a dtype attribute gets the
     parameter's first documented dtype (else FLOAT), a string attribute the word its row quotes,
     and a tensor whose base shape has a rank outside its documented bounds the nearest rank."""
-    from gen.emit.tests import SHAPES
+    from gen.emit.tests import EXPRESSIBLE, SHAPES
+    from gen.ir import DType
 
     values, shapes = {}, {}
     for p in op.inputs:
         if p.name in case.none:
             continue
         if p.kind == "dtype" and case.values.get(p.name) is None:
-            documented = [d for d in (op.documented(soc, p.name) or ()) if d in t.NUMPY_DTYPES]
+            documented = [d for d in (op.documented(soc, p.name) or ()) if DType(d) in EXPRESSIBLE]
             values[p.name] = "FLOAT" if not documented or "FLOAT" in documented else documented[0]
         elif p.kind == "string" and case.values.get(p.name) is None and p.name in plan.get("strings", {}):
             values[p.name] = plan["strings"][p.name]
@@ -390,12 +391,9 @@ def placeholders(t, op, case, soc: str, plan: dict):
 
 
 def holdable_dtypes(t) -> dict:
-    """The dtypes a host array can hold: the generated suites' (which compare with PyTorch goldens),
-    and the float8 types of ml_dtypes, which a phase-1 call needs for quantising ops' outputs."""
-    import ml_dtypes
-
-    return {**t.NUMPY_DTYPES, "FLOAT8_E5M2": ml_dtypes.float8_e5m2, "FLOAT8_E4M3FN": ml_dtypes.float8_e4m3fn,
-            "FLOAT8_E8M0": ml_dtypes.float8_e8m0fnu}
+    """The dtypes a host array can hold (the package's table, float8 types included: a phase-1 call
+    of a quantising op needs them for its outputs), by page name."""
+    return t.NUMPY_DTYPES
 
 
 def outputs_of_other_dtypes(t, op, case, soc: str) -> bool:

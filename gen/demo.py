@@ -17,18 +17,14 @@ import numpy as np
 
 from gen import names
 
-# The page's dtype names (aclDataType without ACL_) the examples create tensors and scalars with.
-_NUMPY_DTYPES: dict[str, Any] = {
-    "FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16, "DOUBLE": np.float64,
-    "INT8": np.int8, "INT16": np.int16, "INT32": np.int32, "INT64": np.int64, "UINT8": np.uint8,
-    "BOOL": np.bool_, "COMPLEX64": np.complex64, "COMPLEX128": np.complex128,
-}
-
 
 def example_value(param: dict[str, Any], arg: dict[str, Any]) -> Any:
     """The Python value of one example argument: an array for a tensor, a typed NumPy scalar for
     an aclScalar (the example's dtype), a plain value for an attribute, a list for an array."""
-    dtype = _NUMPY_DTYPES.get(arg.get("dtype") or "", np.float32)
+    from aclnn._dtypes import NUMPY_DTYPES  # the package's table: the demo runs on the built package
+
+    # The page's dtype name (aclDataType without ACL_); float32 where NumPy cannot hold it.
+    dtype = NUMPY_DTYPES.get(arg.get("dtype") or "", np.float32)
     values = arg["values"]
     kind = param["kind"]
     if arg.get("shape") is not None:

@@ -20,6 +20,7 @@ from gen.parse.semantics import load_semantics
 # One module per output kind, each with `emit(model, files)`; listed in the order they run.
 EMITTERS: tuple[str, ...] = (
     "gen.emit.ir_json",
+    "gen.emit.enums",
     "gen.emit.headers",
     "gen.emit.examples",
     "gen.emit.cmake",
@@ -33,7 +34,7 @@ EMITTERS: tuple[str, ...] = (
 # The directories of `generated/` the emitters own: files there that a run did not write are
 # stale (their page is gone) and are removed.
 OWNED_DIRS: tuple[str, ...] = (
-    "ir", "aclnnop", "examples", "sources.cmake", "sim", "bindings", "aclnn", "tests", "pyproject.toml")
+    "ir", "include", "aclnnop", "examples", "sources.cmake", "sim", "bindings", "aclnn", "tests", "pyproject.toml")
 
 PAGE_SUFFIXES = (".md", ".txt", ".html", ".htm")
 

@@ -21,9 +21,11 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
+from gen import abi
+
 # Bump when the JSON shape changes (a field, or an enum's values); `from_json` refuses other versions.
-# 2: ErrorCategory.DTYPE_MISMATCH.
-SCHEMA_VERSION = 2
+# 2: ErrorCategory.DTYPE_MISMATCH. 3: DType.UINT1 (every aclDataType has its DType).
+SCHEMA_VERSION = 3
 
 
 class PageKind(str, enum.Enum):
@@ -64,98 +66,202 @@ class ParamKind(str, enum.Enum):
         return self not in (ParamKind.BOOL, ParamKind.INT, ParamKind.FLOAT, ParamKind.DTYPE)
 
 
-class DType(str, enum.Enum):
-    """Data type names as the pages write them (the aclDataType without its ACL_ prefix).
+class _Rows(str, enum.Enum):
+    """An enum whose members are rows: the value (what the pages and the JSON write) first, then
+    facts that `__init__` names. Members compare, hash and serialise as their value."""
+
+    # `*row`, not named parameters: type checkers then still accept a lookup by value, DType("FLOAT").
+    def __new__(cls, *row: Any) -> "_Rows":
+        member = str.__new__(cls, row[0])
+        member._value_ = row[0]
+        return member
+
+
+class DTypeCategory(str, enum.Enum):
+    """What kind of number an aclDataType holds; CANN's cast rule (互转换关系) works on it."""
+
+    BOOL = "bool"
+    UNSIGNED = "unsigned"  # UINT1, UINT8..UINT64
+    SIGNED = "signed"  # INT4, INT8..INT64
+    FLOATING = "floating"  # the IEEE types, BFLOAT16 and the low-precision formats (FLOAT8_*, HIFLOAT8, ...)
+    COMPLEX = "complex"
+    OTHER = "other"  # STRING
+
+    @property
+    def cast_rank(self) -> int:
+        """A value casts to a category of equal or higher rank (PyTorch's can_cast: no complex to
+        real, no floating to integral, nothing but BOOL to BOOL)."""
+        return _CAST_RANKS[self]
+
+
+_CAST_RANKS = {DTypeCategory.BOOL: 0, DTypeCategory.UNSIGNED: 1, DTypeCategory.SIGNED: 1,
+               DTypeCategory.FLOATING: 2, DTypeCategory.COMPLEX: 3}
+
+
+class DType(_Rows):
+    """Data type names as the pages write them (the aclDataType without its ACL_ prefix), with the
+    facts every stage and the runtime share; the generated tables (generated/include/aclnn_bindgen/
+    dtypes.h, generated/aclnn/_dtypes.py) are rendered from these rows and nothing else.
+
+    A row: the page name (the member's value); the C enumerator of acl/acl_base.h (whose value lives
+    there alone); the NumPy dtype that holds it, as `numpy.<name>` or `ml_dtypes.<name>`, None when
+    neither can; the element size in bytes, 0 for STRING and for types packed below a byte (INT4
+    and FLOAT4_* two to a byte: the pages ask for even element counts; UINT1 eight); the category.
 
     Synonyms that pages also use (FLOAT32, FP16, BF16, FLOAT64, ...) are folded into these by
     the parser; see `gen.parse.vocab`.
     """
 
-    FLOAT = "FLOAT"
-    FLOAT16 = "FLOAT16"
-    BFLOAT16 = "BFLOAT16"
-    DOUBLE = "DOUBLE"
-    INT8 = "INT8"
-    INT16 = "INT16"
-    INT32 = "INT32"
-    INT64 = "INT64"
-    UINT8 = "UINT8"
-    UINT16 = "UINT16"
-    UINT32 = "UINT32"
-    UINT64 = "UINT64"
-    BOOL = "BOOL"
-    STRING = "STRING"
-    COMPLEX32 = "COMPLEX32"
-    COMPLEX64 = "COMPLEX64"
-    COMPLEX128 = "COMPLEX128"
-    INT4 = "INT4"
-    HIFLOAT8 = "HIFLOAT8"
-    FLOAT8_E5M2 = "FLOAT8_E5M2"
-    FLOAT8_E4M3FN = "FLOAT8_E4M3FN"
-    FLOAT8_E8M0 = "FLOAT8_E8M0"
-    FLOAT6_E3M2 = "FLOAT6_E3M2"
-    FLOAT6_E2M3 = "FLOAT6_E2M3"
-    FLOAT4_E2M1 = "FLOAT4_E2M1"
-    FLOAT4_E1M2 = "FLOAT4_E1M2"
+    def __init__(self, *row: Any) -> None:
+        self.enumerator: str = row[1]
+        self.numpy: Optional[str] = row[2]
+        self.size: int = row[3]
+        self.category: DTypeCategory = row[4]
+
+    FLOAT = "FLOAT", "ACL_FLOAT", "numpy.float32", 4, DTypeCategory.FLOATING
+    FLOAT16 = "FLOAT16", "ACL_FLOAT16", "numpy.float16", 2, DTypeCategory.FLOATING
+    BFLOAT16 = "BFLOAT16", "ACL_BF16", "ml_dtypes.bfloat16", 2, DTypeCategory.FLOATING
+    DOUBLE = "DOUBLE", "ACL_DOUBLE", "numpy.float64", 8, DTypeCategory.FLOATING
+    INT8 = "INT8", "ACL_INT8", "numpy.int8", 1, DTypeCategory.SIGNED
+    INT16 = "INT16", "ACL_INT16", "numpy.int16", 2, DTypeCategory.SIGNED
+    INT32 = "INT32", "ACL_INT32", "numpy.int32", 4, DTypeCategory.SIGNED
+    INT64 = "INT64", "ACL_INT64", "numpy.int64", 8, DTypeCategory.SIGNED
+    UINT8 = "UINT8", "ACL_UINT8", "numpy.uint8", 1, DTypeCategory.UNSIGNED
+    UINT16 = "UINT16", "ACL_UINT16", "numpy.uint16", 2, DTypeCategory.UNSIGNED
+    UINT32 = "UINT32", "ACL_UINT32", "numpy.uint32", 4, DTypeCategory.UNSIGNED
+    UINT64 = "UINT64", "ACL_UINT64", "numpy.uint64", 8, DTypeCategory.UNSIGNED
+    BOOL = "BOOL", "ACL_BOOL", "numpy.bool", 1, DTypeCategory.BOOL
+    STRING = "STRING", "ACL_STRING", None, 0, DTypeCategory.OTHER
+    # NumPy has no complex of two halves.
+    COMPLEX32 = "COMPLEX32", "ACL_COMPLEX32", None, 4, DTypeCategory.COMPLEX
+    COMPLEX64 = "COMPLEX64", "ACL_COMPLEX64", "numpy.complex64", 8, DTypeCategory.COMPLEX
+    COMPLEX128 = "COMPLEX128", "ACL_COMPLEX128", "numpy.complex128", 16, DTypeCategory.COMPLEX
+    # Two per byte; ml_dtypes.int4 takes a byte per element, so it cannot hold CANN's layout.
+    INT4 = "INT4", "ACL_INT4", None, 0, DTypeCategory.SIGNED
+    UINT1 = "UINT1", "ACL_UINT1", None, 0, DTypeCategory.UNSIGNED  # eight per byte
+    # Huawei's own 8-bit float (HiF8): no NumPy or ml_dtypes type encodes it.
+    HIFLOAT8 = "HIFLOAT8", "ACL_HIFLOAT8", None, 1, DTypeCategory.FLOATING
+    FLOAT8_E5M2 = "FLOAT8_E5M2", "ACL_FLOAT8_E5M2", "ml_dtypes.float8_e5m2", 1, DTypeCategory.FLOATING
+    FLOAT8_E4M3FN = "FLOAT8_E4M3FN", "ACL_FLOAT8_E4M3FN", "ml_dtypes.float8_e4m3fn", 1, DTypeCategory.FLOATING
+    FLOAT8_E8M0 = "FLOAT8_E8M0", "ACL_FLOAT8_E8M0", "ml_dtypes.float8_e8m0fnu", 1, DTypeCategory.FLOATING
+    # One element per byte: unlike FLOAT4_*, no page asks for an even element count of a FLOAT6
+    # tensor. Which bits of the byte CANN uses is not documented, so no ml_dtypes type is claimed.
+    FLOAT6_E3M2 = "FLOAT6_E3M2", "ACL_FLOAT6_E3M2", None, 1, DTypeCategory.FLOATING
+    FLOAT6_E2M3 = "FLOAT6_E2M3", "ACL_FLOAT6_E2M3", None, 1, DTypeCategory.FLOATING
+    FLOAT4_E2M1 = "FLOAT4_E2M1", "ACL_FLOAT4_E2M1", None, 0, DTypeCategory.FLOATING
+    FLOAT4_E1M2 = "FLOAT4_E1M2", "ACL_FLOAT4_E1M2", None, 0, DTypeCategory.FLOATING
+
+    @classmethod
+    def from_enumerator(cls, enumerator: str) -> Optional["DType"]:
+        """The dtype of an aclDataType enumerator (ACL_BF16 -> BFLOAT16), None for another name."""
+        return next((d for d in cls if d.enumerator == enumerator), None)
 
     @property
     def is_floating(self) -> bool:
-        return self in _FLOATING
+        return self.category is DTypeCategory.FLOATING
 
     @property
     def is_complex(self) -> bool:
-        return self in (DType.COMPLEX32, DType.COMPLEX64, DType.COMPLEX128)
+        return self.category is DTypeCategory.COMPLEX
 
     @property
     def is_integral(self) -> bool:
-        return self in _INTEGRAL
+        return self.category in (DTypeCategory.SIGNED, DTypeCategory.UNSIGNED)
+
+    @property
+    def numpy_module(self) -> Optional[str]:
+        """"numpy" or "ml_dtypes": where the NumPy dtype is defined."""
+        return self.numpy.split(".")[0] if self.numpy else None
+
+    @property
+    def numpy_name(self) -> Optional[str]:
+        """The NumPy dtype's name (`np.dtype(...).name`): float32, bfloat16, ..."""
+        return self.numpy.split(".")[1] if self.numpy else None
+
+    @property
+    def promotes_with_others(self) -> bool:
+        """In PyTorch's promotion lattice (BOOL, UINT8, the signed, the IEEE floating and complex
+        types, BFLOAT16): promotes with every other dtype of the lattice."""
+        return self in _LATTICE
+
+    def promote(self, other: "DType") -> Optional["DType"]:
+        """The dtype `self` and `other` promote to, None when they do not (CANN's 互推导关系).
+
+        CANN documents its rule as PyTorch's torch.promote_types, so this is c10's promoteTypes
+        table for every dtype PyTorch has (tests/test_dtypes.py compares each pair with torch).
+        Dtypes PyTorch lacks (HIFLOAT8, FLOAT6_*, FLOAT4_*, STRING) promote only with themselves,
+        as PyTorch's own low-precision formats (float8_*, int4) do: no choice among them keeps
+        every value, so a mix is the caller's decision, not an implicit promotion."""
+        if self is other:
+            return self
+        if self not in _LATTICE or other not in _LATTICE:
+            # PyTorch's unsigned types other than uint8 (uint1, uint16..uint64) promote with the
+            # real floating types only, the float winning.
+            for unsigned, real in ((self, other), (other, self)):
+                if unsigned.category is DTypeCategory.UNSIGNED and real in _LATTICE and real.is_floating:
+                    return real
+            return None
+        if DType.BOOL in (self, other):
+            return other if self is DType.BOOL else self
+        if self.is_complex or other.is_complex:
+            # The complex dtype of the promoted real parts (an integer's real part is itself).
+            part = _REAL_PART.get(self, self).promote(_REAL_PART.get(other, other))
+            return _COMPLEX_OF[part] if part else None
+        if self.is_floating or other.is_floating:
+            if not (self.is_floating and other.is_floating):
+                return self if self.is_floating else other
+            if {self, other} == {DType.FLOAT16, DType.BFLOAT16}:
+                return DType.FLOAT  # neither holds the other's range and precision
+            return self if self.size > other.size else other
+        if self.category is other.category:
+            return self if self.size > other.size else other
+        # UINT8 with a signed type: the smallest signed type holding both.
+        signed = self if self.category is DTypeCategory.SIGNED else other
+        return signed if signed.size > 1 else DType.INT16
+
+    def can_cast(self, target: "DType") -> bool:
+        """Whether a value of this dtype may be cast to `target` (CANN's 互转换关系, PyTorch's
+        torch.can_cast); STRING casts to nothing else."""
+        if self is target:
+            return True
+        if DTypeCategory.OTHER in (self.category, target.category):
+            return False
+        return self.category.cast_rank <= target.category.cast_rank
 
 
-_FLOATING = frozenset(
-    {
-        DType.FLOAT,
-        DType.FLOAT16,
-        DType.BFLOAT16,
-        DType.DOUBLE,
-        DType.HIFLOAT8,
-        DType.FLOAT8_E5M2,
-        DType.FLOAT8_E4M3FN,
-        DType.FLOAT8_E8M0,
-        DType.FLOAT6_E3M2,
-        DType.FLOAT6_E2M3,
-        DType.FLOAT4_E2M1,
-        DType.FLOAT4_E1M2,
-    }
-)
-_INTEGRAL = frozenset(
-    {
-        DType.INT4,
-        DType.INT8,
-        DType.INT16,
-        DType.INT32,
-        DType.INT64,
-        DType.UINT8,
-        DType.UINT16,
-        DType.UINT32,
-        DType.UINT64,
-    }
-)
+# The dtypes that promote with each other: the rows and columns of c10's promoteTypes table.
+_LATTICE = frozenset({
+    DType.BOOL, DType.UINT8, DType.INT8, DType.INT16, DType.INT32, DType.INT64, DType.FLOAT16, DType.BFLOAT16,
+    DType.FLOAT, DType.DOUBLE, DType.COMPLEX32, DType.COMPLEX64, DType.COMPLEX128})
+# Each complex dtype's real part, and back.
+_REAL_PART = {DType.COMPLEX32: DType.FLOAT16, DType.COMPLEX64: DType.FLOAT, DType.COMPLEX128: DType.DOUBLE}
+_COMPLEX_OF = {real: complex_ for complex_, real in _REAL_PART.items()}
 
 
-class Soc(str, enum.Enum):
-    """The chips behind the pages' product rows, by the SoC names CANN itself uses.
+class Soc(_Rows):
+    """The chips behind the pages' product rows, by the SoC names CANN itself uses (the value),
+    with the product families the pages name them by.
 
-    The simulator takes these names in `ACLNN_SIM_SOC`.
+    The simulator takes these names in `ACLNN_SIM_SOC`; generated/include/aclnn_sim/soc.h and
+    generated/aclnn/_socs.py are rendered from these rows.
     """
 
-    ASCEND950 = "Ascend950"  # Ascend 950PR/Ascend 950DT
-    ASCEND910_93 = "Ascend910_93"  # Atlas A3 训练系列产品/Atlas A3 推理系列产品
-    ASCEND910B = "Ascend910B"  # Atlas A2 训练系列产品/Atlas 800I A2 推理产品/...
-    ASCEND910 = "Ascend910"  # Atlas 训练系列产品
-    ASCEND310P = "Ascend310P"  # Atlas 推理系列产品
-    ASCEND310B = "Ascend310B"  # Atlas 200I/500 A2 推理产品
-    KIRIN_X90 = "KirinX90"  # Kirin X90 处理器系列产品
-    KIRIN_9030 = "Kirin9030"  # Kirin 9030 处理器系列产品
+    def __init__(self, *row: Any) -> None:
+        self.products: str = row[1]
+
+    ASCEND950 = "Ascend950", "Ascend 950PR/Ascend 950DT"
+    ASCEND910_93 = "Ascend910_93", "Atlas A3 训练系列产品/Atlas A3 推理系列产品"
+    ASCEND910B = "Ascend910B", "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/..."
+    ASCEND910 = "Ascend910", "Atlas 训练系列产品"
+    ASCEND310P = "Ascend310P", "Atlas 推理系列产品"
+    ASCEND310B = "Ascend310B", "Atlas 200I/500 A2 推理产品"
+    KIRIN_X90 = "KirinX90", "Kirin X90 处理器系列产品"
+    KIRIN_9030 = "Kirin9030", "Kirin 9030 处理器系列产品"
+
+
+# The chip the simulator stands in for unless ACLNN_SIM_SOC says otherwise (Atlas A2), and whose
+# dtype list a parameter's main list is when the page gives one per product.
+DEFAULT_SOC = Soc.ASCEND910B
 
 
 class RelationKind(str, enum.Enum):
@@ -501,7 +607,7 @@ class ValueCheck(_Json):
 
     when: str  # C++ boolean expression over the host-side parameters; true means reject
     message: str
-    status: int = 161002
+    status: int = abi.status_code("ACLNN_ERR_PARAM_INVALID")
     line: int = 0
     # Host-side values that make `when` true: the C++ is not parsed, so the generated test of the
     # row provokes the check with these.

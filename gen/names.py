@@ -43,3 +43,9 @@ def header_file(api_name: str) -> str:
 
 def test_file(api_name: str) -> str:
     return f"test_{python_function(api_name)}.py"
+
+
+def cpp_enumerator(name: str) -> str:
+    """A value of one of the IR's closed sets as the enumerator of its C++ enum class, Google style:
+    `Ascend910B` (aclsim::Soc) -> `kAscend910B`, `floating` (DTypeCategory) -> `kFloating`."""
+    return "k" + name[:1].upper() + name[1:]

@@ -1,7 +1,8 @@
 """The simulator, built once per test session and driven from Python with ctypes.
 
 `build()` generates the entries of the seed pages (tests/sim_seed_ir.py) and of the test-only
-APIs (tests/sim_test_ops.py) with gen.emit.sim, plus their aclnnop/ headers, into
+APIs (tests/sim_test_ops.py) with gen.emit.sim, plus their aclnnop/ headers and the dtype and chip
+tables (gen.emit.enums), into
 build/sim-tests/generated (files are written only when their content changed), and builds
 runtime/sim with CMake + Ninja in build/sim-tests/cmake (kept between runs: an unchanged tree
 rebuilds nothing). A file lock keeps parallel pytest workers from building at once.
@@ -24,23 +25,20 @@ from typing import Iterator, Optional, Sequence
 import ml_dtypes
 import numpy as np
 
-from gen.emit import headers, sim as sim_emitter
+from gen import abi
+from gen.emit import enums, headers, sim as sim_emitter
 from gen.emit.files import FileManager
 from gen.emit.model import Model, build_model
-from gen.ir import ParamKind
+from gen.ir import DType, ParamKind
 from tests import sim_seed_ir, sim_test_ops
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "build" / "sim-tests"
 ASAN_BUILD = ROOT / "build" / "sim-asan"
 
-# aclDataType values (runtime/include/acl/acl_base.h) of the numpy dtypes the tests use.
-ACL_DTYPE = {
-    np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(np.int8): 2, np.dtype(np.int32): 3,
-    np.dtype(np.uint8): 4, np.dtype(np.int16): 6, np.dtype(np.uint16): 7, np.dtype(np.uint32): 8,
-    np.dtype(np.int64): 9, np.dtype(np.uint64): 10, np.dtype(np.float64): 11, np.dtype(np.bool_): 12,
-    np.dtype(np.complex64): 16, np.dtype(np.complex128): 17, np.dtype(ml_dtypes.bfloat16): 27,
-}
+# aclDataType values (runtime/include/acl/acl_base.h) of every dtype NumPy can hold.
+ACL_DTYPE = {np.dtype(getattr(ml_dtypes if d.numpy_module == "ml_dtypes" else np, d.numpy_name)):
+             abi.enumerators("aclDataType")[d.enumerator] for d in DType if d.numpy_name}
 ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_DOUBLE, ACL_BOOL, ACL_BF16 = 0, 1, 2, 3, 9, 11, 12, 27
 ACL_FORMAT_NCHW, ACL_FORMAT_ND, ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_NZ = 0, 2, 3, 29
 H2H, H2D, D2H, D2D, DEFAULT = 0, 1, 2, 3, 4
@@ -77,10 +75,12 @@ def build(directory: Path = BUILD, *, sanitize: bool = False) -> Path:
         m = model()
         sim_emitter.emit(m, files)
         headers.emit(m, files)
+        enums.emit(m, files)
         sources = ";".join(str(directory / "generated" / p) for p in sorted(files.written) if p.startswith("sim/"))
         cmake_dir = directory / "cmake"
         configure = [_tool("cmake"), "-G", "Ninja", "-S", str(ROOT / "runtime" / "sim"), "-B", str(cmake_dir),
                      f"-DACLNN_SIM_OP_SOURCES={sources}", f"-DACLNN_PACKAGE_DIR={directory / 'aclnn'}",
+                     f"-DACLNN_GENERATED_DIR={directory / 'generated'}",
                      "-DACLNN_SIM_TESTS=ON", f"-DACLNN_SANITIZE={'ON' if sanitize else 'OFF'}",
                      f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}"]
         subprocess.run(configure, check=True, capture_output=True, text=True)

@@ -108,9 +108,11 @@ class _Case:
 
 
 class _Testing:
+    """The support module's table of what host arrays hold (aclnn._dtypes'), reduced."""
+    import ml_dtypes
     import numpy as np
 
-    NUMPY_DTYPES = {"FLOAT16": np.float16, "FLOAT": np.float32}
+    NUMPY_DTYPES = {"FLOAT16": np.float16, "FLOAT": np.float32, "FLOAT8_E5M2": ml_dtypes.float8_e5m2}
 
 
 @pytest.mark.parametrize("out_dtypes,expected", [

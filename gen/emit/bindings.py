@@ -184,11 +184,6 @@ def output_plan(api: API, index: int) -> OutputPlan:
 
 # ---- the C++ of one wrapper -----------------------------------------------------------------------
 
-def acl_dtype(dtype: DType) -> str:
-    """The aclDataType enumerator of a page dtype name."""
-    return "ACL_BF16" if dtype is DType.BFLOAT16 else f"ACL_{dtype.value}"
-
-
 def _cpp_list(items) -> str:
     return "{" + ", ".join(str(i) for i in items) + "}"
 
@@ -299,7 +294,7 @@ def wrapper(bound: BoundAPI) -> Wrapper:
     params = []
     for p in api.params:
         pref = scalar_preference(p) if p.kind in (ParamKind.SCALAR, ParamKind.SCALAR_LIST) else None
-        scalar = "{}" if pref is None else _cpp_list(_cpp_list(acl_dtype(d) for d in group) for group in (
+        scalar = "{}" if pref is None else _cpp_list(_cpp_list(d.enumerator for d in group) for group in (
             pref.for_bool, pref.for_int, pref.for_float, pref.for_complex))
         params.append(ParamView(p.name, names.python_identifier(p.name), scalar))
     plans = []
@@ -317,7 +312,7 @@ def wrapper(bound: BoundAPI) -> Wrapper:
                        + (" if documented" if plan.dtype_must_be_documented else ""))
         plans.append(PlanView(i, _cpp_list(plan.shape_from), _cpp_list(plan.dtype_from),
                               "true" if plan.dtype_must_be_documented else "false",
-                              _cpp_list(acl_dtype(d) for d in plan.documented), reason,
+                              _cpp_list(d.enumerator for d in plan.documented), reason,
                               "true" if plan.is_list else "false", comment))
     returns = _cpp_list(i for i, p in enumerate(api.params) if p.direction is not Direction.IN)
     order = [i for i, p in enumerate(api.params) if p.direction is not Direction.OUT]

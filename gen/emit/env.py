@@ -43,6 +43,7 @@ def environment() -> jinja2.Environment:
     env.filters.update(
         snake_case=names.snake_case,
         python_identifier=names.python_identifier,
+        cpp_enumerator=names.cpp_enumerator,
         c_string=_c_string,
         py_string=_py_string,
         comment=_comment,

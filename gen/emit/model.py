@@ -12,10 +12,7 @@ from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from gen import names
-from gen.ir import API, Diagnostic, Level, OpSemantics, Page, PageKind, Param, ParamKind, Soc
-
-# The chip the simulator stands in for unless ACLNN_SIM_SOC says otherwise (Atlas A2).
-DEFAULT_SOC = Soc.ASCEND910B
+from gen.ir import API, Diagnostic, Level, OpSemantics, Page, PageKind, Param, ParamKind
 
 
 @dataclass(frozen=True)

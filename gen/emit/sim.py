@@ -13,34 +13,16 @@ This module turns IR into the rows and snippets the template lays out (templates
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Optional
 
-from gen import names
+from gen import abi, names
 from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.emit.model import BoundAPI, Model, kind_of, translation_units, unit_path
 from gen.ir import API, Direction, DType, IntegerMath, Page, Param, ParamKind, RelationKind, Soc
 
-ABI_HEADER = Path(__file__).resolve().parents[2] / "runtime" / "include" / "acl" / "acl_base.h"
-
-# The aclDataType enumerator of each IR dtype (CANN spells BFLOAT16 as ACL_BF16).
-ACL_DTYPE: dict[DType, str] = {d: f"ACL_{d.value}" for d in DType} | {DType.BFLOAT16: "ACL_BF16"}
-
-# aclsim::Soc (runtime/sim/include/aclnn_sim/soc.h), in gen.ir.Soc's order.
-SOC_ENUM: dict[Soc, str] = {
-    Soc.ASCEND950: "kAscend950",
-    Soc.ASCEND910_93: "kAscend910_93",
-    Soc.ASCEND910B: "kAscend910B",
-    Soc.ASCEND910: "kAscend910",
-    Soc.ASCEND310P: "kAscend310P",
-    Soc.ASCEND310B: "kAscend310B",
-    Soc.KIRIN_X90: "kKirinX90",
-    Soc.KIRIN_9030: "kKirin9030",
-}
 
 _KIND_ENUM: dict[ParamKind, str] = {
     ParamKind.TENSOR: "kTensor",
@@ -106,13 +88,10 @@ _RESERVED = frozenset({"aclsim", "aclsim_args", "workspaceSize", "executor", "ca
 _IDENTIFIER = re.compile(r"(?<![\w.:>])([A-Za-z_]\w*)")
 
 
-@functools.lru_cache(maxsize=1)
 def abi_formats() -> dict[str, str]:
     """The aclFormat enumerators of our ABI header, by the name pages write (ND -> ACL_FORMAT_ND)."""
-    text = ABI_HEADER.read_text(encoding="utf-8")
-    body = text[text.index("typedef enum {", text.index("aclDataType;")):text.index("} aclFormat;")]
     found = {}
-    for enumerator in re.findall(r"\b(ACL_(?:FORMAT_)?\w+)\s*=", body):
+    for enumerator in abi.enumerators("aclFormat"):
         page_name = re.sub(r"^ACL_(FORMAT_)?", "", enumerator)
         if page_name != "UNDEFINED":
             found[page_name] = enumerator
@@ -158,7 +137,7 @@ class SpecRow:
 
 
 def _dtype_list(dtypes: tuple[DType, ...]) -> Optional[tuple[str, ...]]:
-    return tuple(ACL_DTYPE[d] for d in dtypes) if dtypes else None
+    return tuple(d.enumerator for d in dtypes) if dtypes else None
 
 
 def _formats(param: Param) -> tuple[Optional[tuple[str, ...]], bool]:
@@ -188,7 +167,7 @@ def spec_row(param: Param, index_of: dict[str, int]) -> SpecRow:
         direction=_DIRECTION_ENUM[param.direction],
         optional=param.optional,
         dtypes=_dtype_list(param.dtypes),
-        dtypes_by_soc=tuple((SOC_ENUM[p.soc], _dtype_list(p.dtypes)) for p in param.dtypes_by_product),
+        dtypes_by_soc=tuple((names.cpp_enumerator(p.soc.value), _dtype_list(p.dtypes)) for p in param.dtypes_by_product),
         rank=rank,
         empty=empty,
         formats=formats,
@@ -212,7 +191,7 @@ def product_rows(page: Page) -> tuple[ProductRow, ...]:
             continue
         seen = rows.get(product.soc)
         if seen is None or (product.supported and not seen.supported):
-            rows[product.soc] = ProductRow(SOC_ENUM[product.soc], product.supported, product.name)
+            rows[product.soc] = ProductRow(names.cpp_enumerator(product.soc.value), product.supported, product.name)
     return tuple(rows[soc] for soc in Soc if soc in rows)
 
 

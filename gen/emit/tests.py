@@ -34,9 +34,9 @@ from gen.ir import API, Direction, DType, ErrorCase, ErrorCategory, Param, Param
 DIRECTORY = "tests"
 SUPPORT_FILES = ("conftest.py", "_aclnn_testing.py")
 
-# What NumPy (with ml_dtypes) can hold, so what a test can pass to the bindings.
-EXPRESSIBLE = (DType.BOOL, DType.INT8, DType.INT16, DType.INT32, DType.INT64, DType.UINT8, DType.FLOAT16,
-               DType.FLOAT, DType.DOUBLE, DType.COMPLEX64, DType.COMPLEX128, DType.BFLOAT16)
+# What a test can pass to the bindings and compute a PyTorch golden for: the dtypes NumPy (with
+# ml_dtypes) holds that PyTorch also promotes with the others (not UINT16..UINT64, not FLOAT8_*).
+EXPRESSIBLE = tuple(d for d in DType if d.numpy and d.promotes_with_others)
 # Mirrors _aclnn_testing.UNDOCUMENTED: a dtype the page does not list, chosen at run time.
 UNDOCUMENTED = "<undocumented>"
 
@@ -170,18 +170,9 @@ def dtype_table(api: API) -> dict[str, dict[str, tuple[str, ...]]]:
     return table
 
 
-def castable(source: DType, target: DType) -> bool:
-    """CANN's 互转换关系 (as PyTorch's can_cast): no narrowing across kinds (complex to real,
-    floating to integral, non-bool to bool)."""
-    def kind(d: DType) -> int:
-        return 3 if d.is_complex else 2 if d.is_floating else 0 if d is DType.BOOL else 1
-
-    return kind(source) <= kind(target)
-
-
 def not_castable_from(dtype: DType) -> Optional[DType]:
     """An expressible dtype that `dtype` cannot be cast to (int8 for a floating input)."""
-    return next((d for d in (DType.INT8, DType.BOOL, DType.FLOAT) if not castable(dtype, d)), None)
+    return next((d for d in (DType.INT8, DType.BOOL, DType.FLOAT) if not dtype.can_cast(d)), None)
 
 
 class _Groups:
@@ -510,7 +501,7 @@ class Planner:
         for da, db in dict.fromkeys(pairs):
             if da is db or da not in listed_a or db not in listed_b:
                 continue
-            if a.direction is Direction.INOUT and not castable(db, da):
+            if a.direction is Direction.INOUT and not db.can_cast(da):
                 continue  # the promoted result cannot be written back into selfRef: an error, not a golden
             dtypes = {**self.uniform_dtypes(self.base_dtype), a.name: da.value, b.name: db.value}
             cases.append(replace(self.base, id=f"{a.name}={da.value}-{b.name}={db.value}",
@@ -525,7 +516,7 @@ class Planner:
                                      out={out.name: self.base_dtype.value}))
                 continue
             for d in out.documented_dtypes():
-                if d in EXPRESSIBLE and d is not self.base_dtype and castable(self.base_dtype, d):
+                if d in EXPRESSIBLE and d is not self.base_dtype and self.base_dtype.can_cast(d):
                     cases.append(replace(self.base, id=f"{out.name}={d.value}", out={out.name: d.value}))
         return cases
 
@@ -608,7 +599,7 @@ class Planner:
             for d in p.documented_dtypes():
                 if d not in EXPRESSIBLE:
                     continue
-                if tensor is None and not castable(d, self.base_dtype):
+                if tensor is None and not d.can_cast(self.base_dtype):
                     continue  # a call the library rejects (a complex alpha to a real sum): an error row's case
                 if tensor is None:
                     value = _scalar_value(d, self.values.values[p.name])
@@ -727,7 +718,7 @@ class Planner:
                         cases.append(replace(base, id=f"{p.name}={other.value}", dtypes={**base.dtypes, p.name: other.value}))
             for p in named:
                 if p.kind is ParamKind.SCALAR:  # a scalar the computation cannot take ("不可转换为FLOAT")
-                    bad = next((d for d in (DType.COMPLEX64, DType.DOUBLE) if not castable(d, self.base_dtype)), None)
+                    bad = next((d for d in (DType.COMPLEX64, DType.DOUBLE) if not d.can_cast(self.base_dtype)), None)
                     if bad is not None:
                         cases.append(replace(base, id=f"{p.name}={bad.value}", dtypes={**base.dtypes, p.name: bad.value},
                                              values={**base.values, p.name: 1}))

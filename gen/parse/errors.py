@@ -13,25 +13,14 @@ from __future__ import annotations
 import re
 from typing import Iterable, Optional, Sequence
 
+from gen import abi
 from gen.ir import ErrorCase
 from gen.parse import conditions, vocab
 from gen.parse.document import CODE, ITEM, TABLE, TEXT, Block, Table
 from gen.parse.prose import names_in
 
-# aclnnStatus values (runtime/include/aclnn/acl_meta.h) by name, for rows that give only one.
-STATUS_CODES: dict[str, int] = {
-    "ACLNN_SUCCESS": 0,
-    "ACLNN_ERR_PARAM_NULLPTR": 161001,
-    "ACLNN_ERR_PARAM_INVALID": 161002,
-    "ACLNN_ERR_RUNTIME_ERROR": 361001,
-    "ACLNN_ERR_INNER": 561000,
-    "ACLNN_ERR_INNER_INFERSHAPE_ERROR": 561001,
-    "ACLNN_ERR_INNER_TILING_ERROR": 561002,
-    "ACLNN_ERR_INNER_FIND_KERNEL_ERROR": 561003,
-    "ACLNN_ERR_INNER_CREATE_EXECUTOR": 561101,
-    "ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR": 561102,
-    "ACLNN_ERR_INNER_NULLPTR": 561103,
-}
+# aclnnStatus values by name (from runtime/include/aclnn/acl_meta.h), for rows that give only one.
+STATUS_CODES: dict[str, int] = abi.status_codes()
 _NAMES_BY_CODE = {code: name for name, code in STATUS_CODES.items()}
 
 _STATUS_NAME = re.compile(r"ACLNN_[A-Z0-9_]+")

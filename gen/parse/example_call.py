@@ -25,17 +25,9 @@ _TENSOR = re.compile(r"CreateAclTensor\s*\(\s*(\w+)\s*,\s*(\w+)\s*,\s*&\s*\w+\s*
 _SCALAR = re.compile(r"(\w+)\s*=\s*aclCreateScalar\s*\(\s*&\s*(\w+)\s*,\s*(?:aclDataType::)?ACL_(\w+)\s*\)")
 _INT_ARRAY = re.compile(r"(\w+)\s*=\s*aclCreate(Int|Float|Bool)Array\s*\(\s*(\w+)\.data\(\)\s*,\s*\w+\.size\(\)\s*\)")
 
-# aclDataType names (without ACL_) whose page name differs.
-_ACL_DTYPE_ALIASES = {"BF16": DType.BFLOAT16}
-
-
 def _dtype(acl_name: str) -> Optional[DType]:
-    if acl_name in _ACL_DTYPE_ALIASES:
-        return _ACL_DTYPE_ALIASES[acl_name]
-    try:
-        return DType(acl_name)
-    except ValueError:
-        return None
+    """The dtype of an aclDataType enumerator the example writes without its ACL_ prefix."""
+    return DType.from_enumerator("ACL_" + acl_name)
 
 
 def _number(text: str) -> Optional[float]:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from gen.ir import Diagnostic, Direction, DType, Level, Param, ParamKind, ProductDTypes, Soc
+from gen.ir import DEFAULT_SOC, Diagnostic, Direction, DType, Level, Param, ParamKind, ProductDTypes, Soc
 from gen.parse import prose, relations, vocab
 from gen.parse.entries import ParamEntry
 from gen.parse.prototypes import CParam
@@ -167,7 +167,7 @@ def _dtypes(name: str, kind: Optional[ParamKind], entry: ParamEntry, ctx: ParamC
         # The C type fixes an array's element type (aclIntArray holds int64_t, ...).
         base = [_ARRAY_ELEMENT[kind]]
     if not base and per_product:
-        preferred = Soc.ASCEND910B if Soc.ASCEND910B in per_product else next(iter(per_product))
+        preferred = DEFAULT_SOC if DEFAULT_SOC in per_product else next(iter(per_product))
         base = list(per_product[preferred])
     entries = tuple(ProductDTypes(soc, tuple(dts)) for soc, dts in sorted(per_product.items(),
                                                                           key=lambda kv: _SOC_ORDER[kv[0]])

@@ -127,7 +127,7 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
             continue
         for key in sorted(set(entry) - _CHECK_KEYS):
             diags.append(Diagnostic(Level.WARNING, check_line, "semantics-unknown-key", f"{api}: unknown check key {key!r}"))
-        status = entry.get("status", 161002)
+        status = entry.get("status", ValueCheck.status)
         if not isinstance(status, int) or status <= 0:
             bad("a check's status is a positive aclnn status code", check_line)
             continue

@@ -23,15 +23,12 @@ import numpy as np
 import pytest
 
 import aclnn
+from aclnn._C import STATUS_NAMES
+from aclnn._dtypes import DTYPES, NUMPY_DTYPES
+from aclnn._socs import DEFAULT_SOC, SOCS
 
-# The dtypes NumPy (with ml_dtypes) can hold, by the pages' names: what the bindings can pass.
-NUMPY_DTYPES: dict[str, Any] = {
-    "BOOL": np.bool_, "INT8": np.int8, "INT16": np.int16, "INT32": np.int32, "INT64": np.int64,
-    "UINT8": np.uint8, "FLOAT16": np.float16, "FLOAT": np.float32, "DOUBLE": np.float64,
-    "COMPLEX64": np.complex64, "COMPLEX128": np.complex128, "BFLOAT16": ml_dtypes.bfloat16,
-}
-FLOATING = ("FLOAT16", "BFLOAT16", "FLOAT", "DOUBLE")
-COMPLEX = ("COMPLEX64", "COMPLEX128")
+FLOATING = tuple(name for name in NUMPY_DTYPES if DTYPES[name].category == "floating")
+COMPLEX = tuple(name for name in NUMPY_DTYPES if DTYPES[name].category == "complex")
 
 # CANN's precision standard: relative and absolute tolerance of each floating dtype; integers
 # and bools compare exactly.
@@ -45,15 +42,14 @@ FOREIGN_DTYPES = ("INT64", "INT32", "INT16", "INT8", "UINT8", "BOOL", "DOUBLE", 
 # active SoC (the first of FOREIGN_DTYPES).
 UNDOCUMENTED = "<undocumented>"
 
-# CANN's SoC names and the families the pages' product rows stand for, longest prefix first
-# (aclrtGetSocName says e.g. "Ascend910B3" or "Ascend910_9391").
-SOC_FAMILIES = ("Ascend910_93", "Ascend910B", "Ascend910", "Ascend950", "Ascend310P", "Ascend310B",
-                "KirinX90", "Kirin9030")
-DEFAULT_SOC = "Ascend910B"
+# The families the pages' product rows stand for, longest prefix first (aclrtGetSocName says e.g.
+# "Ascend910B3" or "Ascend910_9391", which is Ascend910_93's, not Ascend910's).
+SOC_FAMILIES = tuple(sorted(SOCS, key=len, reverse=True))
 
-# Phase 2 of an API without a kernel on the simulator (ACLNN_ERR_INNER_FIND_KERNEL_ERROR).
-NOT_SIMULATED = 561003
-PARAM_INVALID = 161002
+_STATUS = {name: status for status, name in STATUS_NAMES.items()}
+# Phase 2 of an API without a kernel on the simulator.
+NOT_SIMULATED = _STATUS["ACLNN_ERR_INNER_FIND_KERNEL_ERROR"]
+PARAM_INVALID = _STATUS["ACLNN_ERR_PARAM_INVALID"]
 
 
 @dataclass(frozen=True)
@@ -275,10 +271,8 @@ def promote(dtypes: list[str]) -> Optional[str]:
 def torch_dtype(dtype: str) -> Any:
     import torch
 
-    return {"BOOL": torch.bool, "INT8": torch.int8, "INT16": torch.int16, "INT32": torch.int32,
-            "INT64": torch.int64, "UINT8": torch.uint8, "FLOAT16": torch.float16, "FLOAT": torch.float32,
-            "DOUBLE": torch.float64, "COMPLEX64": torch.complex64, "COMPLEX128": torch.complex128,
-            "BFLOAT16": torch.bfloat16}[dtype]
+    # PyTorch names its dtypes as NumPy and ml_dtypes do (float32, bfloat16, float8_e5m2, ...).
+    return getattr(torch, DTYPES[dtype].numpy)
 
 
 # ---- the call -----------------------------------------------------------------------------------

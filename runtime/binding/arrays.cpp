@@ -250,7 +250,7 @@ namespace {
 aclDataType dtype_argument(py::handle dtype, const char* what) {
   if (py::isinstance<py::str>(dtype)) {
     const std::string name = dtype.cast<std::string>();
-    if (const DTypeInfo* info = dtype_by_name(name)) return info->acl;
+    if (const DTypeInfo* info = dtype_by_name(name)) return info->dtype;
   }
   std::string text = py::str(dtype);
   if (text.rfind("torch.", 0) == 0) {
@@ -288,7 +288,7 @@ std::shared_ptr<DeviceTensor> from_pointer(uintptr_t ptr, py::handle shape_arg, 
   auto t = std::make_shared<DeviceTensor>();
   t->dtype = dtype_argument(dtype_arg, "Tensor.from_pointer(dtype)");
   const DTypeInfo* info = dtype_info(t->dtype);
-  if (info == nullptr || info->itemsize == 0)
+  if (info == nullptr || info->size == 0)
     throw py::type_error("Tensor.from_pointer: " + dtype_name(t->dtype) + " has no byte layout");
   t->shape = int_sequence(shape_arg, "Tensor.from_pointer(shape)");
   for (int64_t d : t->shape) {
@@ -313,15 +313,15 @@ std::shared_ptr<DeviceTensor> from_pointer(uintptr_t ptr, py::handle shape_arg, 
   }
   if (empty) low = high = offset;
   const __int128 span = high - low + 1;
-  if (span > (static_cast<__int128>(1) << 56) / static_cast<__int128>(info->itemsize))
+  if (span > (static_cast<__int128>(1) << 56) / static_cast<__int128>(info->size))
     throw py::value_error("Tensor.from_pointer: the view spans more memory than a device has");
   if (ptr == 0 && !empty) throw py::value_error("Tensor.from_pointer: ptr is 0 (a null pointer)");
   // The storage starts at the lowest element: aclCreateTensor's offset counts from there.
-  const uintptr_t base = ptr + static_cast<intptr_t>(low * static_cast<__int128>(info->itemsize));
+  const uintptr_t base = ptr + static_cast<intptr_t>(low * static_cast<__int128>(info->size));
   t->offset = static_cast<int64_t>(offset - low);
   t->storage_elements = static_cast<int64_t>(span);
   const int32_t device = device_arg.is_none() ? Runtime::get().device() : device_arg.cast<int32_t>();
-  t->storage = DeviceBuffer::foreign(reinterpret_cast<void*>(base), static_cast<size_t>(span) * info->itemsize, device,
+  t->storage = DeviceBuffer::foreign(reinterpret_cast<void*>(base), static_cast<size_t>(span) * info->size, device,
                                      std::move(owner));
   return t;
 }
@@ -344,7 +344,7 @@ dtype, a page name ("FLOAT16") or a torch dtype; `owner` is kept alive as long a
 every result that views it), so that the memory is not freed under it.)doc")
       .def("data_ptr", [](const DeviceTensor& t) {
             const DTypeInfo* info = dtype_info(t.dtype);
-            return reinterpret_cast<uintptr_t>(t.storage->data()) + static_cast<uintptr_t>(t.offset) * (info ? info->itemsize : 0);
+            return reinterpret_cast<uintptr_t>(t.storage->data()) + static_cast<uintptr_t>(t.offset) * (info ? info->size : 0);
           }, "The device address of element [0, ..., 0] (for other libraries; torch's data_ptr()).")
       .def_property_readonly("device", [](const DeviceTensor& t) { return t.storage->device(); })
       .def_property_readonly("shape", [](const DeviceTensor& t) {
@@ -361,7 +361,7 @@ every result that views it), so that the memory is not freed under it.)doc")
         // In bytes, as NumPy's.
         const DTypeInfo* info = dtype_info(t.dtype);
         py::tuple out(t.strides.size());
-        for (size_t i = 0; i < t.strides.size(); ++i) out[i] = t.strides[i] * static_cast<int64_t>(info ? info->itemsize : 0);
+        for (size_t i = 0; i < t.strides.size(); ++i) out[i] = t.strides[i] * static_cast<int64_t>(info ? info->size : 0);
         return out;
       })
       .def_property_readonly("ndim", [](const DeviceTensor& t) { return t.shape.size(); })

@@ -29,6 +29,7 @@
 
 #include "acl/acl.h"
 #include "aclnn/acl_meta.h"
+#include "aclnn_bindgen/dtypes.h"
 #include "aclnn_bindgen/small_vector.h"
 #include "loader.h"
 
@@ -37,16 +38,10 @@ namespace py = pybind11;
 using aclnn_bindgen::Dims;
 
 // ---- dtypes (dtypes.cpp) -----------------------------------------------------------------------
+// The facts are the generated table's (aclnn_bindgen/dtypes.h, rendered from gen.ir.DType), which
+// the simulator reads too: the same names, sizes, NumPy dtypes and promotion rule on both sides.
 
-enum class DTypeClass { kBool, kUnsigned, kSigned, kFloating, kComplex, kOther };
-
-struct DTypeInfo {
-  aclDataType acl;
-  const char* name;   // as the pages write it: FLOAT, BFLOAT16, ...
-  const char* numpy;  // the NumPy (or ml_dtypes) dtype name; nullptr when NumPy has none
-  size_t itemsize;    // bytes per element; 0 for sub-byte types we cannot lay out on the host
-  DTypeClass cls;
-};
+using aclnn_bindgen::DTypeInfo;
 
 const DTypeInfo* dtype_info(aclDataType dtype);             // nullptr for unknown values
 const DTypeInfo* dtype_by_name(const std::string& name);    // page name, with or without ACL_
@@ -58,8 +53,8 @@ aclDataType promote(aclDataType a, aclDataType b);
 // aclDataType (object, str, ...); `to_numpy` raises TypeError for aclDataTypes NumPy cannot hold.
 aclDataType from_numpy(const py::dtype& dtype);
 py::dtype to_numpy(aclDataType dtype);
-uint16_t float_to_half(float value);
-uint16_t float_to_bfloat16(float value);
+// aclnn._C._promote_types, for tests/test_dtype_agreement.py.
+void bind_dtypes(py::module_& m);
 
 // ---- errors and counters (runtime.cpp) ---------------------------------------------------------
 

@@ -67,8 +67,8 @@ bool encode(const Number& n, aclDataType dtype, unsigned char* out) {
     case ACL_UINT64: if (!integral || !fits<uint64_t>(n)) return false; put<uint64_t>(out, n.big ? n.u : static_cast<uint64_t>(n.i)); return true;
     case ACL_FLOAT: if (n.kind == Number::kComplex) return false; put<float>(out, static_cast<float>(d)); return true;
     case ACL_DOUBLE: if (n.kind == Number::kComplex) return false; put<double>(out, d); return true;
-    case ACL_FLOAT16: if (n.kind == Number::kComplex) return false; put<uint16_t>(out, float_to_half(static_cast<float>(d))); return true;
-    case ACL_BF16: if (n.kind == Number::kComplex) return false; put<uint16_t>(out, float_to_bfloat16(static_cast<float>(d))); return true;
+    case ACL_FLOAT16: if (n.kind == Number::kComplex) return false; put<uint16_t>(out, aclnn_bindgen::FloatToHalf(static_cast<float>(d))); return true;
+    case ACL_BF16: if (n.kind == Number::kComplex) return false; put<uint16_t>(out, aclnn_bindgen::FloatToBFloat16(static_cast<float>(d))); return true;
     case ACL_COMPLEX64: put<std::complex<float>>(out, {static_cast<float>(d), static_cast<float>(n.im)}); return true;
     case ACL_COMPLEX128: put<std::complex<double>>(out, {d, n.im}); return true;
     default: return false;
@@ -482,7 +482,7 @@ aclDataType Call::dtype(int param, py::handle obj) {
     const std::string name = obj.cast<std::string>();
     const bool page_style = std::none_of(name.begin(), name.end(), [](unsigned char c) { return std::islower(c); });
     if (page_style) {
-      if (const DTypeInfo* info = dtype_by_name(name)) return info->acl;
+      if (const DTypeInfo* info = dtype_by_name(name)) return info->dtype;
     }
   }
   if (obj.is_none() || PyLong_Check(obj.ptr()) || PyFloat_Check(obj.ptr()))
@@ -540,9 +540,9 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
                          ", which the page does not list for it (" + listed + "); pass out=");
   }
   const DTypeInfo* info = dtype_info(dtype);
-  if (info == nullptr || info->itemsize == 0)
+  if (info == nullptr || info->size == 0)
     throw py::type_error(label.str() + " cannot be allocated as " + dtype_name(dtype) + "; pass out=");
-  size_t nbytes = info->itemsize;
+  size_t nbytes = info->size;
   for (int64_t d : shape) {
     if (d < 0 || __builtin_mul_overflow(nbytes, static_cast<size_t>(d), &nbytes))
       throw py::value_error(label.str() + ": the output would be too large to allocate");

@@ -150,6 +150,7 @@ void init_module(py::module_& m) {
     Runtime& rt = Runtime::get();
     without_gil([&] { rt.allocator(rt.device()).empty_cache(); });
   }, "Returns the cached device memory no tensor uses to the device (aclrtFree).");
+  bind_dtypes(m);
   m.def("to_device", &to_device, py::arg("array"),
         "A device copy of a host array (NumPy or __dlpack__), keeping its strides; an aclnn.Tensor is "
         "returned as is.");

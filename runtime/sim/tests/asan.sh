@@ -25,4 +25,4 @@ PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libstdc++.so)
 LD_PRELOAD="$PRELOAD" ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 \
   "$PYTHON" -m pytest -q -p no:cacheprovider "$@" \
   tests/test_sim_runtime.py tests/test_sim_objects.py tests/test_sim_phase1.py tests/test_sim_kernels.py \
-  tests/test_sim_executor.py tests/test_sim_examples.py tests/test_sim_cpp.py tests/test_sim_dtype_rules.py
+  tests/test_sim_executor.py tests/test_sim_examples.py tests/test_sim_cpp.py

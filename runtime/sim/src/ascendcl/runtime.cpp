@@ -13,7 +13,6 @@
 #include "aclnn_sim.h"
 #include "ascendcl/streams.h"
 #include "common/dtypes.h"
-#include "common/half.h"
 #include "common/handles.h"
 #include "common/internal.h"
 
@@ -36,8 +35,8 @@ struct Runtime {
   bool initialized = false;
   bool soc_resolved = false;   // aclInit or aclsimSetSoc fixed the chip
   bool soc_overridden = false; // aclsimSetSoc: survives aclFinalize/aclInit
-  Soc soc = Soc::kAscend910B;
-  std::string soc_name = "Ascend910B";
+  Soc soc = kDefaultSoc;
+  std::string soc_name = SocName(kDefaultSoc);
   int32_t device_count = kDefaultDeviceCount;
   std::map<int32_t, int> device_refs;               // aclrtSetDevice minus aclrtResetDevice
   std::map<int32_t, uintptr_t> default_contexts;    // per active device
@@ -92,7 +91,7 @@ std::string KnownSocs() {
 bool SocFromEnvironment(Soc* soc, std::string* name) {
   const char* value = std::getenv("ACLNN_SIM_SOC");
   if (!value || !*value) {
-    *soc = Soc::kAscend910B;
+    *soc = kDefaultSoc;
     *name = SocName(*soc);
     return true;
   }

@@ -15,7 +15,6 @@
 #include "aclnn/acl_meta.h"
 #include "aclnn_sim.h"
 #include "common/dtypes.h"
-#include "common/half.h"
 #include "common/handles.h"
 #include "common/internal.h"
 

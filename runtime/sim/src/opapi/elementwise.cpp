@@ -19,7 +19,6 @@
 
 #include "aclnn_sim/complex.h"  // IsComplex for std::complex
 #include "common/dtypes.h"
-#include "common/half.h"
 #include "opapi/thread_pool.h"
 
 #if defined(__x86_64__)

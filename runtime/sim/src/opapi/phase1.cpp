@@ -20,7 +20,6 @@
 #include "common/dtypes.h"
 #include "common/internal.h"
 #include "opapi/call.h"
-#include "opapi/dtype_rules.h"
 #include "opapi/elementwise.h"
 #include "opapi/work.h"
 

@@ -1,12 +1,13 @@
-// IEEE binary16 and bfloat16 conversions, bit-exact and branch-free so that loops over them
-// vectorise. Round to nearest even, as CANN's aclFloatToFloat16 and PyTorch do.
-#ifndef ACLNN_SIM_COMMON_HALF_H_
-#define ACLNN_SIM_COMMON_HALF_H_
+// aclnn-bindgen: IEEE binary16 and bfloat16 conversions, the one pair the bindings (aclScalar
+// values) and the simulator (aclFloatToFloat16, the kernels) share. Bit-exact and branch-free so
+// that loops over them vectorise. Round to nearest even, as CANN's aclFloatToFloat16 and PyTorch do.
+#ifndef ACLNN_BINDGEN_HALF_H_
+#define ACLNN_BINDGEN_HALF_H_
 
 #include <cstdint>
 #include <cstring>
 
-namespace aclsim {
+namespace aclnn_bindgen {
 
 inline uint32_t FloatBits(float f) {
   uint32_t u;
@@ -63,6 +64,6 @@ inline uint16_t FloatToBFloat16(float f) {
   return static_cast<uint16_t>(nan ? ((bits >> 16) | 0x40u) : rounded);
 }
 
-}  // namespace aclsim
+}  // namespace aclnn_bindgen
 
-#endif  // ACLNN_SIM_COMMON_HALF_H_
+#endif  // ACLNN_BINDGEN_HALF_H_

@@ -1,0 +1,43 @@
+"""The ABI's values as the generator sees them: read from their one home, runtime/include.
+
+Enumerator values and status codes are declared once, in runtime/include (acl/acl_base.h,
+aclnn/acl_meta.h); the compiled code takes them from there through the preprocessor, and the
+generator reads the same lines here rather than restating a number. The IR names enumerators
+(`DType.enumerator`), never their values.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+INCLUDE = Path(__file__).resolve().parents[1] / "runtime" / "include"
+# The headers that declare values (acl.h and aclnn_base.h only include these).
+HEADERS = ("acl/acl_base.h", "acl/acl_rt.h", "aclnn/acl_meta.h")
+
+
+def _text(header: str) -> str:
+    return (INCLUDE / header).read_text(encoding="utf-8")
+
+
+@functools.lru_cache(maxsize=None)
+def enumerators(enum: str) -> dict[str, int]:
+    """The enumerators of a C enum (`typedef enum {...} aclDataType;`) and their values, in order."""
+    for header in HEADERS:
+        match = re.search(r"typedef enum\s*\w*\s*\{([^}]*)\}\s*" + re.escape(enum) + r"\s*;", _text(header))
+        if match:
+            return {name: int(value) for name, value in re.findall(r"\b(\w+)\s*=\s*(-?\d+)", match.group(1))}
+    raise KeyError(f"no enum {enum} in {', '.join(HEADERS)}")
+
+
+@functools.lru_cache(maxsize=1)
+def status_codes() -> dict[str, int]:
+    """aclnnStatus values by name (`#define ACLNN_ERR_PARAM_INVALID 161002`); aliases left out."""
+    return {name: int(value) for name, value in
+            re.findall(r"^#define (ACLNN_\w+) (\d+)\b", _text("aclnn/acl_meta.h"), re.M)}
+
+
+def status_code(name: str) -> int:
+    """One aclnnStatus value by its name (KeyError for a name acl_meta.h does not declare)."""
+    return status_codes()[name]

@@ -1,0 +1,72 @@
+"""The IR's closed sets as the tables the runtime and the package read, so that each fact about a
+dtype or a chip has one home (gen.ir) and every copy of it is rendered from there:
+
+- `include/aclnn_bindgen/dtypes.h`: the dtype table and the promotion and cast tables, for the
+  bindings (runtime/binding) and the simulator (runtime/sim) alike;
+- `include/aclnn_sim/soc.h`: the chips the simulator stands in for, and the default one;
+- `aclnn/_dtypes.py`, `aclnn/_socs.py`: the same rows for Python (the generated tests' runtime,
+  the demo, the corpus run and the benchmarks).
+
+No page changes them: every generation writes the same bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from gen.emit.env import render
+from gen.emit.files import FileManager
+from gen.emit.model import Model
+from gen.ir import DEFAULT_SOC, DType, DTypeCategory, Soc
+
+
+@dataclass(frozen=True)
+class DTypeRow:
+    """One dtype, as both tables write it."""
+
+    name: str
+    enumerator: str
+    numpy: Optional[str]  # the NumPy dtype's name
+    ml_dtypes: bool
+    size: int
+    category: DTypeCategory
+    promotion: tuple[int, ...]  # by column: the index of the promoted dtype, -1 for none
+    castable: tuple[bool, ...]  # by column
+
+    @property
+    def cpp_numpy(self) -> str:
+        return f'"{self.numpy}"' if self.numpy else "nullptr"
+
+    @property
+    def cpp_promotion(self) -> str:
+        return ", ".join(f"{i:2d}" for i in self.promotion)
+
+    @property
+    def cpp_castable(self) -> str:
+        return ", ".join("1" if c else "0" for c in self.castable)
+
+
+def dtype_rows() -> list[DTypeRow]:
+    dtypes = list(DType)
+    index = {d: i for i, d in enumerate(dtypes)}
+
+    def promoted(a: DType, b: DType) -> int:
+        result = a.promote(b)
+        return -1 if result is None else index[result]
+
+    return [DTypeRow(d.value, d.enumerator, d.numpy_name, d.numpy_module == "ml_dtypes", d.size, d.category,
+                     tuple(promoted(d, other) for other in dtypes), tuple(d.can_cast(other) for other in dtypes))
+            for d in dtypes]
+
+
+def emit(model: Model, files: FileManager) -> None:
+    del model  # the tables are the IR's enums, not the pages'
+    rows = dtype_rows()
+    files.write("include/aclnn_bindgen/dtypes.h", render(
+        "include/aclnn_bindgen/dtypes.h.j2", rows=rows, categories=[c.value for c in DTypeCategory]))
+    files.write("aclnn/_dtypes.py", render("package/_dtypes.py.j2", rows=rows,
+                                           categories=[c.value for c in DTypeCategory]))
+    socs = list(Soc)
+    files.write("include/aclnn_sim/soc.h", render("include/aclnn_sim/soc.h.j2", socs=socs, default=DEFAULT_SOC))
+    files.write("aclnn/_socs.py", render("package/_socs.py.j2", socs=socs, default=DEFAULT_SOC))

@@ -1,0 +1,67 @@
+"""The bindings and the simulator apply one dtype rule: for every pair of aclDataType values (each
+dtype runtime/include declares, and values no dtype has), the dtype aclnn._C allocates an output
+of two inputs in (`promote`, which Call::output uses) is the dtype the simulator's phase 1 promotes
+them to (aclsimPromoteTypes), and both are the IR's rule, gen.ir.DType.promote, which
+tests/test_dtypes.py holds to PyTorch's. The simulator's castability is the IR's too."""
+
+import ctypes
+import itertools
+from pathlib import Path
+
+import pytest
+
+from gen import abi
+from gen.ir import DType
+from tests import bindings_build
+
+VALUES = abi.enumerators("aclDataType")
+DTYPE_OF = {VALUES[d.enumerator]: d for d in DType}
+# Every dtype, ACL_DT_UNDEFINED, and values between and beyond the declared ones.
+CANDIDATES = sorted(set(VALUES.values()) | {5, 14, 28, 42, 63, 64, 1000})
+PAIRS = list(itertools.product(CANDIDATES, repeat=2))
+
+
+@pytest.fixture(scope="module")
+def aclnn():
+    if not bindings_build.real_simulator():
+        pytest.skip("needs the real simulator (runtime/sim)")
+    return bindings_build.import_aclnn()
+
+
+@pytest.fixture(scope="module")
+def opapi(aclnn):
+    """The simulator's libopapi of the same build (the one the bindings load)."""
+    return ctypes.CDLL(str(Path(aclnn.__file__).parent / "_sim" / "libopapi.so"))
+
+
+def ir_promote(a: int, b: int) -> int:
+    if a not in DTYPE_OF or b not in DTYPE_OF:
+        return -1
+    promoted = DTYPE_OF[a].promote(DTYPE_OF[b])
+    return -1 if promoted is None else VALUES[promoted.enumerator]
+
+
+def test_bindings_and_simulator_promote_every_pair_alike(aclnn, opapi):
+    wrong = [(a, b, aclnn._C._promote_types(a, b), opapi.aclsimPromoteTypes(a, b)) for a, b in PAIRS
+             if aclnn._C._promote_types(a, b) != opapi.aclsimPromoteTypes(a, b)]
+    assert not wrong
+
+
+def test_the_simulator_promotes_by_the_irs_rule(opapi):
+    wrong = [(a, b, opapi.aclsimPromoteTypes(a, b), ir_promote(a, b)) for a, b in PAIRS
+             if opapi.aclsimPromoteTypes(a, b) != ir_promote(a, b)]
+    assert not wrong
+
+
+def test_the_simulator_casts_by_the_irs_rule(opapi):
+    def ir_cast(a, b):
+        return a in DTYPE_OF and b in DTYPE_OF and DTYPE_OF[a].can_cast(DTYPE_OF[b])
+
+    wrong = [(a, b) for a, b in PAIRS if bool(opapi.aclsimCanCast(a, b)) != ir_cast(a, b)]
+    assert not wrong
+
+
+def test_the_pair_that_disagreed(aclnn, opapi):
+    """UINT16 with INT8: the bindings used to allocate INT32, which the simulator then refused."""
+    a, b = VALUES["ACL_UINT16"], VALUES["ACL_INT8"]
+    assert aclnn._C._promote_types(a, b) == opapi.aclsimPromoteTypes(a, b) == -1
