@@ -44,11 +44,13 @@ class Leaky:
 
 @pytest.fixture
 def leaky(sim):
+    # A baseline, not 0: the bindings, when loaded in this process, keep cached blocks of the same device.
+    allocations = sim.stats()["device_allocations"]
     op = Leaky(sim)
     yield op
     op.close()
     assert sim.aclsimLiveObjects() == 0
-    assert sim.stats()["device_allocations"] == 0
+    assert sim.stats()["device_allocations"] == allocations
 
 
 @pytest.fixture
@@ -198,6 +200,6 @@ def test_many_calls_keep_memory_flat_and_leave_no_objects(sim):
         sim.free(workspace)
         op.close()
     after = sim.stats()
-    assert after["device_allocations"] == before["device_allocations"] == 0
-    assert after["device_bytes"] == before["device_bytes"] == 0
+    assert after["device_allocations"] == before["device_allocations"]
+    assert after["device_bytes"] == before["device_bytes"]
     assert sim.aclsimLiveObjects() == 0

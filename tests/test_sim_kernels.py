@@ -60,11 +60,13 @@ class Run:
 
 @pytest.fixture
 def run(sim):
+    # A baseline, not 0: the bindings, when loaded in this process, keep cached blocks of the same device.
+    allocations = sim.stats()["device_allocations"]
     r = Run(sim)
     yield r
     r.close()
     assert sim.aclsimLiveObjects() == 0
-    assert sim.stats()["device_allocations"] == 0
+    assert sim.stats()["device_allocations"] == allocations
 
 
 def golden(sim, api: str, **values):
