@@ -142,7 +142,7 @@ void CachingAllocator::collect_pending() {
 
 Block* CachingAllocator::allocate(size_t nbytes, aclrtStream stream, const char* api) {
   const size_t size = rounded(nbytes);
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(mutex_);
   if (!pending_.empty()) collect_pending();
   Block* block = take_cached(size, stream);
   if (block) {
@@ -174,7 +174,7 @@ Block* CachingAllocator::allocate(size_t nbytes, aclrtStream stream, const char*
 }
 
 void CachingAllocator::release(Block* block) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(mutex_);
   block->in_use = false;
   --stats_.allocations;
   stats_.allocated_bytes -= static_cast<int64_t>(block->size);
@@ -201,7 +201,7 @@ void CachingAllocator::release(Block* block) {
 
 void CachingAllocator::used_on(Block* block, aclrtStream stream) {
   if (block->stream == stream) return;  // the common case, without the lock: `stream` is fixed while in use
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(mutex_);
   if (std::find(block->others.begin(), block->others.end(), stream) == block->others.end())
     block->others.push_back(stream);
 }
@@ -230,7 +230,7 @@ void CachingAllocator::free_cached() {
 }
 
 void CachingAllocator::empty_cache() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(mutex_);
   Runtime& rt = Runtime::get();
   for (Block* block : pending_) {
     for (aclrtEvent event : block->waits) rt.abi().aclrtSynchronizeEvent(event);
@@ -240,7 +240,7 @@ void CachingAllocator::empty_cache() {
 }
 
 void CachingAllocator::forget_stream(aclrtStream stream) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(mutex_);
   // The stream has been synchronised: its cached blocks are idle, free for any stream.
   Pool* idle = nullptr;
   for (auto& pool : pools_) {
@@ -269,7 +269,7 @@ void CachingAllocator::forget_stream(aclrtStream stream) {
 }
 
 MemoryStats CachingAllocator::stats() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(mutex_);
   return stats_;
 }
 

@@ -127,7 +127,21 @@ bool HostArray::dense() const {
   return span_elements() == numel;
 }
 
-bool is_device_tensor(py::handle obj) { return py::isinstance<DeviceTensor>(obj); }
+namespace {
+PyTypeObject* g_tensor_type = nullptr;  // aclnn.Tensor, set by bind_tensor
+}  // namespace
+
+// Every argument of every call is asked: a type pointer comparison, not pybind11's type lookup.
+bool is_device_tensor(py::handle obj) {
+  return g_tensor_type != nullptr && PyObject_TypeCheck(obj.ptr(), g_tensor_type);
+}
+
+const std::shared_ptr<DeviceTensor>& device_tensor_of(py::handle obj) {
+  // aclnn.Tensor's instances hold a shared_ptr (py::class_<DeviceTensor, std::shared_ptr<...>>)
+  // and nothing else: its holder is read directly, without pybind11's caster and type lookups.
+  auto* instance = reinterpret_cast<py::detail::instance*>(obj.ptr());
+  return instance->get_value_and_holder().holder<std::shared_ptr<DeviceTensor>>();
+}
 
 HostArray host_array(py::handle obj, const std::string& what, bool for_output) {
   if (!py::isinstance<py::array>(obj) && py::hasattr(obj, "__dlpack__")) return from_dlpack_object(obj, what);
@@ -198,7 +212,7 @@ aclTensor* DeviceTensor::make_acl_tensor(const char* api) const {
 }
 
 std::shared_ptr<DeviceTensor> to_device(py::handle obj) {
-  if (is_device_tensor(obj)) return obj.cast<std::shared_ptr<DeviceTensor>>();
+  if (is_device_tensor(obj)) return device_tensor_of(obj);
   HostArray h = host_array(obj, "to_device(array)", false);
   if (h.itemsize == 0) throw py::type_error("to_device(array): " + dtype_name(h.dtype) + " has no host layout");
   Runtime& rt = Runtime::get();
@@ -329,11 +343,13 @@ std::shared_ptr<DeviceTensor> from_pointer(uintptr_t ptr, py::handle shape_arg, 
 }  // namespace
 
 void bind_tensor(py::module_& m) {
-  py::class_<DeviceTensor, std::shared_ptr<DeviceTensor>>(m, "Tensor", R"doc(
+  py::class_<DeviceTensor, std::shared_ptr<DeviceTensor>> tensor_class(m, "Tensor", R"doc(
 An array in device memory (an aclTensor's storage, shape, strides and dtype).
 
 Create one with aclnn.to_device(array); ops called with Tensors return Tensors, so chained calls
-stay on the device. .numpy() copies the values to a new host array.)doc")
+stay on the device. .numpy() copies the values to a new host array.)doc");
+  g_tensor_type = reinterpret_cast<PyTypeObject*>(tensor_class.ptr());
+  tensor_class
       .def_static("from_pointer", &from_pointer, py::arg("ptr"), py::arg("shape"), py::arg("dtype"),
                   py::arg("strides") = py::none(), py::kw_only(), py::arg("offset") = 0, py::arg("device") = py::none(),
                   py::arg("owner") = py::none(), R"doc(

@@ -31,6 +31,7 @@
 #include "aclnn/acl_meta.h"
 #include "aclnn_bindgen/dtypes.h"
 #include "aclnn_bindgen/small_vector.h"
+#include "aclnn_bindgen/spin_lock.h"
 #include "loader.h"
 
 namespace aclnn_binding {
@@ -120,7 +121,7 @@ class Stream {
   aclrtStream handle_;
   int32_t device_;
   bool owned_;
-  std::mutex mutex_;
+  aclnn_bindgen::SpinLock mutex_;
   std::vector<Launch> log_;  // a ring once it is kLogSize long
   size_t log_next_ = 0;
 };
@@ -187,7 +188,7 @@ class CachingAllocator {
   void free_cached();                                   // requires mutex_
 
   const int32_t device_;
-  mutable std::mutex mutex_;
+  mutable aclnn_bindgen::SpinLock mutex_;
   std::vector<std::unique_ptr<Pool>> pools_;  // the free blocks of each stream (and of none)
   std::vector<Block*> pending_;               // freed, waiting for events of other streams
   std::vector<aclrtEvent> spare_events_;
@@ -395,8 +396,9 @@ struct HostArray {
 // Converts `obj` (a NumPy array, a __dlpack__ object, or — for inputs — anything np.asarray
 // takes) into a HostArray. Raises TypeError/ValueError naming `what` (a parameter).
 HostArray host_array(py::handle obj, const std::string& what, bool for_output);
-// Whether `obj` is an aclnn.Tensor.
+// Whether `obj` is an aclnn.Tensor, and the tensor it holds (only for one that is).
 bool is_device_tensor(py::handle obj);
+const std::shared_ptr<DeviceTensor>& device_tensor_of(py::handle obj);
 // aclnn.to_device: a device copy of a host array's span, with the array's strides.
 std::shared_ptr<DeviceTensor> to_device(py::handle obj);
 // aclnn.Tensor.numpy(): a fresh C-contiguous host array with the tensor's values.

@@ -191,7 +191,7 @@ void Call::attach(int param, Slot* slot) {
 Call::Slot* Call::tensor_slot(py::handle obj, bool inout, const Label& label) {
   Slot* slot = new_slot();
   if (is_device_tensor(obj)) {
-    slot->device = obj.cast<std::shared_ptr<DeviceTensor>>();
+    slot->device = device_tensor_of(obj);
     const DeviceBuffer& storage = *slot->device->storage;
     // Memory allocated for another stream: keep it from reuse until this stream is done with it.
     if (!storage.is_foreign()) slot->device->storage->used_on(stream_.handle());

@@ -76,7 +76,7 @@ Stream::~Stream() {
 }
 
 void Stream::note_launch(int64_t call, const char* api, const void* executor) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(mutex_);
   if (log_.size() < kLogSize) {
     log_.push_back(Launch{call, api, executor});
   } else {
@@ -86,7 +86,7 @@ void Stream::note_launch(int64_t call, const char* api, const void* executor) {
 }
 
 void Stream::forget_launches() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(mutex_);
   log_.clear();
   log_next_ = 0;
 }
@@ -105,7 +105,7 @@ AclnnFailure Stream::attribute(aclError status, const std::string& message, cons
   std::string api;
   const void* executor = faulted_executor(handle_, &api);
   AclnnFailure failure{status, api, "device", message + " [reported by " + where + "]", -1};
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(mutex_);
   // Oldest first: the ring's oldest entry is at log_next_.
   for (size_t k = 0; k < log_.size(); ++k) {
     const Launch& launch = log_[(log_next_ + k) % log_.size()];

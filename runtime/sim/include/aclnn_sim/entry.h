@@ -17,6 +17,7 @@
 #include "acl/acl_rt.h"
 #include "aclnn/acl_meta.h"
 #include "aclnn_sim/soc.h"
+#include "common/pool.h"
 
 #define ACLSIM_OP_API extern "C" __attribute__((visibility("default")))
 
@@ -325,11 +326,16 @@ __attribute__((target("avx2,f16c"))) void ElementBlock16(const void* kernel, con
 }
 #endif
 
-// The bound kernel owns its functor (the call's scalars, read at phase 1) until the work is done.
+// The bound kernel owns its functor (the call's scalars, read at phase 1) until the work is done;
+// its memory comes from the simulator's pool, as every per-call object's does.
 template <typename Kernel>
 void OwnKernel(BoundKernel* bound, const Call& call) {
-  bound->kernel = new Kernel(call);
-  bound->destroy = [](void* kernel) { delete static_cast<Kernel*>(kernel); };
+  void* memory = PoolAllocate(sizeof(Kernel));
+  bound->kernel = new (memory) Kernel(call);
+  bound->destroy = [](void* kernel) {
+    static_cast<Kernel*>(kernel)->~Kernel();
+    PoolFree(kernel, sizeof(Kernel));
+  };
 }
 
 template <typename Kernel, typename T, size_t... I>

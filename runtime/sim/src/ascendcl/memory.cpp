@@ -14,6 +14,7 @@
 #include <string>
 
 #include "acl/acl.h"
+#include "aclnn_bindgen/spin_lock.h"
 #include "aclnn_sim.h"
 #include "ascendcl/streams.h"
 #include "common/internal.h"
@@ -46,7 +47,7 @@ struct Block {
 };
 
 struct Memory {
-  std::mutex mutex;
+  aclnn_bindgen::SpinLock mutex;  // short sections (map lookups), taken by every kernel's memory check
   std::map<uintptr_t, Block> device;
   std::map<uintptr_t, Block> host;
   uint64_t device_bytes = 0, peak_device_bytes = 0, host_bytes = 0;
@@ -118,7 +119,7 @@ aclError CheckCopy(const char* api, void* dst, size_t destMax, const void* src, 
                                              " is larger than destMax " + std::to_string(destMax));
   }
   Memory& m = State();
-  std::lock_guard<std::mutex> lock(m.mutex);
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
   Side dst_side, src_side;
   switch (kind) {
     case ACL_MEMCPY_HOST_TO_HOST: dst_side = Side::kHost; src_side = Side::kHost; break;
@@ -148,7 +149,7 @@ aclError CheckFill(const char* api, void* devPtr, size_t maxCount, size_t count)
                                              " is larger than maxCount " + std::to_string(maxCount));
   }
   Memory& m = State();
-  std::lock_guard<std::mutex> lock(m.mutex);
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
   const uintptr_t address = reinterpret_cast<uintptr_t>(devPtr);
   const bool host = Containing(m.host, address) != m.host.end();
   if (!CheckRange(m, api, "devPtr", devPtr, count, host ? Side::kHost : Side::kDevice)) return ACL_ERROR_INVALID_PARAM;
@@ -159,7 +160,7 @@ aclError CheckFill(const char* api, void* devPtr, size_t maxCount, size_t count)
 
 bool FindDeviceAllocation(const void* address, DeviceRange* out) {
   Memory& m = State();
-  std::lock_guard<std::mutex> lock(m.mutex);
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
   auto it = Containing(m.device, reinterpret_cast<uintptr_t>(address));
   if (it == m.device.end()) return false;
   *out = DeviceRange{it->first, it->second.size};
@@ -170,7 +171,7 @@ RuntimeCounts GetRuntimeCounts() {
   RuntimeCounts counts{};
   {
     Memory& m = State();
-    std::lock_guard<std::mutex> lock(m.mutex);
+    std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
     counts.device_allocations = m.device.size();
     counts.device_bytes = m.device_bytes;
     counts.peak_device_bytes = m.peak_device_bytes;
@@ -212,7 +213,7 @@ aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
   }
   auto& m = aclsim::State();
   {
-    std::lock_guard<std::mutex> lock(m.mutex);
+    std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
     const uint64_t capacity = aclsim::DeviceMemoryCapacity();
     if (size > capacity - std::min<uint64_t>(m.device_bytes, capacity)) {
       return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: out of device memory: " + std::to_string(size) +
@@ -222,7 +223,7 @@ aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
   }
   void* p = aclsim::AllocateAligned(size);
   if (!p) return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: out of memory for " + std::to_string(size) + " bytes");
-  std::lock_guard<std::mutex> lock(m.mutex);
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
   m.device.emplace(reinterpret_cast<uintptr_t>(p), aclsim::Block{size});
   m.device_bytes += size;
   ++m.malloc_calls;
@@ -237,7 +238,7 @@ aclError aclrtFree(void* devPtr) {
   const uintptr_t address = reinterpret_cast<uintptr_t>(devPtr);
   size_t size = 0;
   {
-    std::lock_guard<std::mutex> lock(m.mutex);
+    std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
     auto it = m.device.find(address);
     if (it == m.device.end()) {
       if (aclsim::Containing(m.device, address) != m.device.end()) {
@@ -254,7 +255,7 @@ aclError aclrtFree(void* devPtr) {
   // As on a device, memory that queued work still reads or writes is released after that work.
   aclsim::WaitForUsers(address, address + size);
   {
-    std::lock_guard<std::mutex> lock(m.mutex);
+    std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
     auto it = m.device.find(address);
     if (it == m.device.end()) {
       return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: " + aclsim::Hex(devPtr) + " was freed by another thread meanwhile");
@@ -274,7 +275,7 @@ aclError aclrtMallocHost(void** hostPtr, size_t size) {
   void* p = aclsim::AllocateAligned(size);
   if (!p) return Fail(ACL_ERROR_BAD_ALLOC, "aclrtMallocHost: out of memory for " + std::to_string(size) + " bytes");
   auto& m = aclsim::State();
-  std::lock_guard<std::mutex> lock(m.mutex);
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
   m.host.emplace(reinterpret_cast<uintptr_t>(p), aclsim::Block{size});
   m.host_bytes += size;
   *hostPtr = p;
@@ -284,7 +285,7 @@ aclError aclrtMallocHost(void** hostPtr, size_t size) {
 aclError aclrtFreeHost(void* hostPtr) {
   if (!hostPtr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost: hostPtr is a null pointer");
   auto& m = aclsim::State();
-  std::unique_lock<std::mutex> lock(m.mutex);
+  std::unique_lock<aclnn_bindgen::SpinLock> lock(m.mutex);
   auto it = m.host.find(reinterpret_cast<uintptr_t>(hostPtr));
   if (it == m.host.end()) {
     if (m.device.count(reinterpret_cast<uintptr_t>(hostPtr))) {

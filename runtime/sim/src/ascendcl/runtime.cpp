@@ -2,6 +2,7 @@
 // the thread-local error message and the dtype helpers of acl_base.h. Streams and events, which
 // run asynchronously, are streams.cpp's.
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -52,6 +53,11 @@ Runtime& State() {
 }
 
 thread_local uintptr_t t_context = 0;  // the thread's current context (0: none)
+
+// The chip of rt.soc while rt.soc_resolved holds, else -1: what SimulatedSoc reads without a lock.
+std::atomic<int> g_resolved_soc{-1};
+
+void PublishSoc(const Runtime& rt) { g_resolved_soc.store(rt.soc_resolved ? static_cast<int>(rt.soc) : -1); }
 
 bool LogErrors() {
   static const bool log = [] {
@@ -169,6 +175,12 @@ void SetError(const std::string& message) {
 }
 
 bool SimulatedSoc(Soc* soc) {
+  // Every phase 1 asks: read the resolved chip without the runtime's lock.
+  const int resolved = g_resolved_soc.load(std::memory_order_acquire);
+  if (resolved >= 0) {
+    *soc = static_cast<Soc>(resolved);
+    return true;
+  }
   Runtime& rt = State();
   {
     std::lock_guard<std::mutex> lock(rt.mutex);
@@ -240,6 +252,7 @@ aclError aclInit(const char* configPath) {
   if (!aclsim::CheckStreamSettings()) return Fail(ACL_ERROR_INVALID_PARAM, "aclInit: " + aclsim::t_last_error);
   rt.device_count = devices;
   rt.soc_resolved = true;
+  aclsim::PublishSoc(rt);
   rt.initialized = true;
   return ACL_SUCCESS;
 }
@@ -252,6 +265,7 @@ aclError aclFinalize(void) {
     while (!rt.device_refs.empty()) aclsim::ReleaseDevice(rt, rt.device_refs.begin()->first);
     rt.initialized = false;
     rt.soc_resolved = rt.soc_overridden;
+    aclsim::PublishSoc(rt);
     aclsim::t_context = 0;
   }
   aclsim::ReleaseStreams(-1);
@@ -269,6 +283,7 @@ int aclsimSetSoc(const char* name) {
   rt.soc = soc;
   rt.soc_name = name;
   rt.soc_resolved = rt.soc_overridden = true;
+  aclsim::PublishSoc(rt);
   return ACL_SUCCESS;
 }
 

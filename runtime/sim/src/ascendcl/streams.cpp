@@ -236,6 +236,10 @@ struct StreamState {
   int waiters = 0;
   Fault pending;   // the first fault not reported yet
   Fault reported;  // the last fault a synchronisation reported (aclsimLastFault)
+  // Executors whose work has run, released by the launching side (the next launch or
+  // synchronisation): their memory then goes back to the pool of the thread that made it, instead
+  // of crossing to the worker's and back on every call.
+  std::vector<std::shared_ptr<Executor>> retired;
   std::thread worker;
   std::mutex inline_run;  // ACLNN_SIM_SYNC=1: one task at a time
 };
@@ -359,11 +363,22 @@ void Worker(std::shared_ptr<StreamState> self) {
     {
       std::lock_guard<std::mutex> lock(s.mutex);
       s.running = nullptr;
+      if (task.executor) s.retired.push_back(std::move(task.executor));
       s.completed.fetch_add(1, std::memory_order_release);
       if (s.waiters) s.idle.notify_all();
     }
-    // The executor (and its work) go here, outside the lock.
   }
+}
+
+// Releases, on the calling (launching) thread, the executors the worker has finished with.
+// Requires `lock` to hold the stream's mutex; the executors go after it is released.
+void Reap(StreamState& s, std::unique_lock<std::mutex>& lock) {
+  if (s.retired.empty()) return;
+  thread_local std::vector<std::shared_ptr<Executor>> reaped;  // swapped: both keep their capacity
+  reaped.swap(s.retired);
+  lock.unlock();
+  reaped.clear();
+  lock.lock();
 }
 
 aclError Enqueue(const std::shared_ptr<StreamState>& self, Task&& task) {
@@ -379,13 +394,14 @@ aclError Enqueue(const std::shared_ptr<StreamState>& self, Task&& task) {
   }
   bool wake;
   {
-    std::lock_guard<std::mutex> lock(s.mutex);
+    std::unique_lock<std::mutex> lock(s.mutex);
     if (s.stop) return Fail(ACL_ERROR_INVALID_PARAM, std::string(task.api) + ": stream is not a live stream");
     if (!s.worker.joinable()) s.worker = std::thread(Worker, self);
     task.ticket = s.enqueued.load(std::memory_order_relaxed) + 1;
     s.queue.Push(std::move(task));
     s.enqueued.store(s.enqueued.load(std::memory_order_relaxed) + 1, std::memory_order_release);
     wake = s.worker_sleeping;
+    if (!wake) Reap(s, lock);
   }
   if (wake) s.wake.notify_one();
   return ACL_SUCCESS;
@@ -394,12 +410,14 @@ aclError Enqueue(const std::shared_ptr<StreamState>& self, Task&& task) {
 // Waits until the stream has run every task enqueued so far.
 void Drain(StreamState& s) {
   const uint64_t target = s.enqueued.load(std::memory_order_acquire);
-  if (s.completed.load(std::memory_order_acquire) >= target) return;
-  SpinFor(kSyncSpin, [&] { return s.completed.load(std::memory_order_acquire) >= target; });
+  if (s.completed.load(std::memory_order_acquire) < target) {
+    SpinFor(kSyncSpin, [&] { return s.completed.load(std::memory_order_acquire) >= target; });
+  }
   std::unique_lock<std::mutex> lock(s.mutex);
   ++s.waiters;
   s.idle.wait(lock, [&] { return s.completed.load(std::memory_order_acquire) >= target; });
   --s.waiters;
+  Reap(s, lock);
 }
 
 // Reports (and clears) the stream's pending fault as the calling thread's error.

@@ -13,7 +13,9 @@
 
 #include "acl/acl_rt.h"
 #include "aclnn/acl_meta.h"
+#include "aclnn_bindgen/small_vector.h"
 #include "aclnn_sim/soc.h"
+#include "common/pool.h"
 
 #define ACLSIM_EXPORT __attribute__((visibility("default")))
 
@@ -51,11 +53,15 @@ ACLSIM_EXPORT RuntimeCounts GetRuntimeCounts();
 
 // --- libnnopbase: the objects behind the opaque handles ----------------------------------------
 
+// Dimensions live inline up to rank 8 (every CANN operator's limit): descriptors are copied on
+// every call without touching the heap.
+using aclnn_bindgen::Dims;
+
 struct TensorDesc {
-  std::vector<int64_t> view;     // view shape
-  std::vector<int64_t> strides;  // in elements, one per view dimension
+  Dims view;     // view shape
+  Dims strides;  // in elements, one per view dimension
   int64_t offset = 0;            // storage offset in elements, from `data`
-  std::vector<int64_t> storage;  // storage shape
+  Dims storage;  // storage shape
   aclFormat format = ACL_FORMAT_ND;
   aclDataType dtype = ACL_FLOAT;
   void* data = nullptr;
@@ -91,7 +97,8 @@ ACLSIM_EXPORT bool GetTensorList(const aclTensorList* list, std::vector<const ac
 ACLSIM_EXPORT bool GetScalarList(const aclScalarList* list, std::vector<const aclScalar*>* out);
 
 // What an executor runs in phase 2; made by libopapi's phase 1, owned by the executor.
-class ExecutorWork {
+// Made with `new` by every phase 1: from the pool (Pooled), not the heap.
+class ExecutorWork : public Pooled {
  public:
   virtual ~ExecutorWork() = default;
   // Runs on the stream's worker (ACLNN_SIM_SYNC=1: on the launching thread). A status other than

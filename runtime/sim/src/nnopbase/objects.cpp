@@ -74,7 +74,7 @@ bool KnownFormat(int format) {
   }
 }
 
-bool ReadDims(const char* api, const char* what, const int64_t* dims, uint64_t count, std::vector<int64_t>* out) {
+bool ReadDims(const char* api, const char* what, const int64_t* dims, uint64_t count, Dims* out) {
   if (count > kMaxRank) {
     SetError(std::string(api) + ": " + what + " has " + std::to_string(count) + " dimensions; at most " +
              std::to_string(kMaxRank) + " are supported");
@@ -274,7 +274,7 @@ bool GetScalarList(const aclScalarList* list, std::vector<const aclScalar*>* out
 
 aclOpExecutor* CreateExecutor(const char* api, uint64_t workspace_size, const AddressSet& addresses,
                               std::unique_ptr<ExecutorWork> work) {
-  auto executor = std::make_shared<Executor>();
+  auto executor = MakeShared<Executor>();
   executor->api = api;
   executor->workspace_size = workspace_size;
   executor->addresses = addresses;
@@ -316,7 +316,7 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
                            int64_t offset, aclFormat format, const int64_t* storageDims, uint64_t storageDimsNum,
                            void* tensorData) {
   try {
-    auto object = std::make_shared<aclsim::TensorObject>();
+    auto object = aclsim::MakeShared<aclsim::TensorObject>();
     if (!aclsim::MakeTensor("aclCreateTensor", viewDims, viewDimsNum, dataType, stride, offset, format, storageDims,
                             storageDimsNum, tensorData, &object->desc)) {
       return nullptr;
@@ -353,7 +353,7 @@ aclScalar* aclCreateScalar(void* value, aclDataType dataType) {
     aclsim::SetError("aclCreateScalar: dataType " + std::to_string(static_cast<int>(dataType)) + " is not a scalar dtype");
     return nullptr;
   }
-  auto object = std::make_shared<aclsim::ScalarObject>();
+  auto object = aclsim::MakeShared<aclsim::ScalarObject>();
   object->value.dtype = dataType;
   // Packed sub-byte dtypes (INT4, FLOAT4_*) occupy one byte as a scalar.
   std::memcpy(object->value.bytes, value, info->size ? info->size : 1);
@@ -372,7 +372,7 @@ Handle* CreateArray(const char* api, aclsim::Registry<std::vector<Element>>& reg
     return nullptr;
   }
   try {
-    auto object = std::make_shared<std::vector<Element>>(value, value + size);
+    auto object = aclsim::MakeShared<std::vector<Element>>(value, value + size);
     return aclsim::Handle<Handle>(registry.Add(std::move(object)));
   } catch (const std::exception&) {
     aclsim::SetError(std::string(api) + ": cannot hold " + std::to_string(size) + " elements");
@@ -420,7 +420,7 @@ aclTensorList* aclCreateTensorList(const aclTensor* const* value, uint64_t size)
   }
   auto& objects = State();
   std::lock_guard<std::mutex> lock(objects.ownership);
-  auto list = std::make_shared<aclsim::TensorListObject>();
+  auto list = aclsim::MakeShared<aclsim::TensorListObject>();
   for (uint64_t i = 0; i < size; ++i) {
     const uintptr_t item = reinterpret_cast<uintptr_t>(value[i]);
     auto tensor = item ? objects.tensors.Find(value[i]) : nullptr;
@@ -448,7 +448,7 @@ aclScalarList* aclCreateScalarList(const aclScalar* const* value, uint64_t size)
   }
   auto& objects = State();
   std::lock_guard<std::mutex> lock(objects.ownership);
-  auto list = std::make_shared<aclsim::ScalarListObject>();
+  auto list = aclsim::MakeShared<aclsim::ScalarListObject>();
   for (uint64_t i = 0; i < size; ++i) {
     const uintptr_t item = reinterpret_cast<uintptr_t>(value[i]);
     auto scalar = item ? objects.scalars.Find(value[i]) : nullptr;
@@ -535,12 +535,12 @@ aclnnStatus aclDestroyScalarList(const aclScalarList* array) {
 
 // The shape getters hand out a new[] array that the caller releases with delete[], as CANN's do.
 static aclnnStatus CopyDims(const char* api, const aclTensor* tensor, int64_t** dims, uint64_t* count,
-                            std::vector<int64_t> aclsim::TensorDesc::*field) {
+                            aclsim::Dims aclsim::TensorDesc::*field) {
   if (!tensor) return aclsim::NullArgument(api, "tensor");
   if (!dims || !count) return aclsim::NullArgument(api, dims ? "the count pointer" : "the dims pointer");
   aclsim::TensorDesc desc;
   if (!aclsim::GetTensor(tensor, &desc)) return aclsim::UnknownHandle(api, "aclTensor");
-  const std::vector<int64_t>& values = desc.*field;
+  const aclsim::Dims& values = desc.*field;
   *dims = new int64_t[values.size()];
   std::copy(values.begin(), values.end(), *dims);
   *count = values.size();

@@ -24,15 +24,39 @@ class Call {
     int64_t scalar_int = 0;
     std::vector<int64_t> ints;
     std::vector<float> floats;
-    std::unique_ptr<bool[]> bools;
+    std::vector<bool> bool_values;  // read from the aclBoolArray
+    std::unique_ptr<bool[]> bools;  // the same, as an array for BoolArrayInfo
+    size_t bools_capacity = 0;
     int64_t bool_count = 0;
     std::vector<TensorDesc> tensors;  // a tensor list's elements (a null element: empty desc)
     std::vector<TensorInfo> tensor_infos;
+    std::vector<const aclTensor*> tensor_items;
     std::vector<ScalarValue> scalars;  // a scalar list's elements
     std::vector<double> scalar_doubles;
+    std::vector<const aclScalar*> scalar_items;
+
+    // Forgets the previous call's values and keeps the vectors' capacity: a thread's calls reuse
+    // the same Params, so that phase 1 allocates nothing once a call of each shape has been seen.
+    void Reset();
   };
 
-  Call(const ApiSpec& spec, const Arg* args, Soc soc) : spec(spec), args(args), soc(soc), params(spec.param_count) {}
+  // The parameters of the calling thread's current phase 1.
+  class Params {
+   public:
+    Params(Param* data, int count) : data_(data), count_(count) {}
+    Param& operator[](int i) { return data_[i]; }
+    const Param& operator[](int i) const { return data_[i]; }
+    Param* begin() { return data_; }
+    Param* end() { return data_ + count_; }
+    const Param* begin() const { return data_; }
+    const Param* end() const { return data_ + count_; }
+
+   private:
+    Param* data_;
+    int count_;
+  };
+
+  Call(const ApiSpec& spec, const Arg* args, Soc soc);
 
   // Looks up every non-null object argument; a handle that is not a live object of its kind is
   // ACLNN_ERR_PARAM_INVALID.
@@ -44,7 +68,7 @@ class Call {
   const ApiSpec& spec;
   const Arg* args;
   const Soc soc;
-  std::vector<Param> params;
+  Params params;
 };
 
 }  // namespace aclsim

@@ -306,35 +306,34 @@ void Broadcast(void* buffer, int64_t n, size_t size) {
 
 // The index space after coalescing: sizes[d] and, per operand (output first), byte strides[op][d].
 struct Layout {
-  std::vector<int64_t> sizes;
-  std::vector<std::vector<int64_t>> strides;
+  Dims sizes;
+  Dims strides[kMaxOperands];
+  size_t ops = 0;
 };
 
-Layout Coalesce(const std::vector<int64_t>& shape, const Operand& out, const std::vector<Operand>& inputs) {
-  const size_t ops = inputs.size() + 1;
+void Coalesce(const Dims& shape, const Operand& out, const Operand* inputs, size_t count, Layout* layout) {
+  const size_t ops = count + 1;
   auto operand = [&](size_t op) -> const Operand& { return op == 0 ? out : inputs[op - 1]; };
-  Layout layout;
-  layout.strides.resize(ops);
+  layout->ops = ops;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == 1) continue;
-    bool merge = !layout.sizes.empty();
+    bool merge = !layout->sizes.empty();
     for (size_t op = 0; merge && op < ops; ++op) {
       const int64_t bytes = operand(op).strides[d] * static_cast<int64_t>(DTypeSize(operand(op).dtype));
-      merge = layout.strides[op].back() == bytes * shape[d];
+      merge = layout->strides[op].back() == bytes * shape[d];
     }
     for (size_t op = 0; op < ops; ++op) {
       const int64_t bytes = operand(op).strides[d] * static_cast<int64_t>(DTypeSize(operand(op).dtype));
-      if (merge) layout.strides[op].back() = bytes;
-      else layout.strides[op].push_back(bytes);
+      if (merge) layout->strides[op].back() = bytes;
+      else layout->strides[op].push_back(bytes);
     }
-    if (merge) layout.sizes.back() *= shape[d];
-    else layout.sizes.push_back(shape[d]);
+    if (merge) layout->sizes.back() *= shape[d];
+    else layout->sizes.push_back(shape[d]);
   }
-  if (layout.sizes.empty()) {  // a single element
-    layout.sizes.push_back(1);
-    for (auto& s : layout.strides) s.push_back(0);
+  if (layout->sizes.empty()) {  // a single element
+    layout->sizes.push_back(1);
+    for (size_t op = 0; op < ops; ++op) layout->strides[op].push_back(0);
   }
-  return layout;
 }
 
 bool Aligned(const void* p, size_t alignment) { return reinterpret_cast<uintptr_t>(p) % alignment == 0; }
@@ -342,9 +341,10 @@ bool Aligned(const void* p, size_t alignment) { return reinterpret_cast<uintptr_
 // What every row of one run shares.
 struct Plan {
   const Layout* layout;
-  std::vector<char*> first;      // per operand, output first
-  std::vector<LoadFn> load;      // per input
-  std::vector<bool> direct;      // per operand: memory usable as compute values when contiguous
+  size_t ops = 0;                // operands, output first
+  char* first[kMaxOperands];
+  LoadFn load[kMaxOperands];     // per input
+  bool direct[kMaxOperands];     // per operand: memory usable as compute values when contiguous
   StoreFn store;
   size_t compute_size;
   BoundKernel kernel;
@@ -352,26 +352,27 @@ struct Plan {
   BoundKernel::Block fused = nullptr;  // every row: all operands contiguous FLOAT16 (or BFLOAT16)
 };
 
+// A block of compute values per operand, reused by every run on this thread.
 struct Buffers {
-  std::vector<uint64_t> storage;  // 8-byte aligned for any compute type
-  std::vector<void*> in;
+  void* in[kMaxOperands];
   void* out = nullptr;
-  std::vector<const void*> args;
+  const void* args[kMaxOperands];
 
-  Buffers(size_t inputs, bool buffered, size_t compute_size) : in(inputs), args(inputs + 1) {
+  Buffers(size_t inputs, bool buffered, size_t compute_size) {
     if (!buffered) return;
+    thread_local std::vector<uint64_t> storage;  // 8-byte aligned for any compute type
     const size_t words = kBlock * ((compute_size + 7) / 8);  // one block of compute values
-    storage.resize((inputs + 1) * words);
+    if (storage.size() < (inputs + 1) * words) storage.resize((inputs + 1) * words);
     for (size_t k = 0; k < inputs; ++k) in[k] = storage.data() + k * words;
     out = storage.data() + inputs * words;
   }
 };
 
 void ProcessRow(const Plan& plan, char* const* row, int64_t n, Buffers& buffers) {
-  const size_t inputs = plan.load.size();
+  const size_t inputs = plan.ops - 1;
   if (plan.fused) {
     for (size_t k = 0; k < inputs; ++k) buffers.args[k] = row[k + 1];
-    plan.fused(plan.kernel.kernel, buffers.args.data(), row[0], n);
+    plan.fused(plan.kernel.kernel, buffers.args, row[0], n);
     return;
   }
   const auto& strides = plan.layout->strides;
@@ -398,7 +399,7 @@ void ProcessRow(const Plan& plan, char* const* row, int64_t n, Buffers& buffers)
     char* dst = row[0] + offset * out_stride;
     const bool direct_out = plan.direct[0] && out_stride == csize;
     void* result = direct_out ? static_cast<void*>(dst) : buffers.out;
-    plan.kernel.block(plan.kernel.kernel, buffers.args.data(), result, len);
+    plan.kernel.block(plan.kernel.kernel, buffers.args, result, len);
     if (!direct_out) plan.store(buffers.out, dst, out_stride, len);
   }
 }
@@ -407,16 +408,16 @@ void ProcessRow(const Plan& plan, char* const* row, int64_t n, Buffers& buffers)
 void ProcessRange(const Plan& plan, int64_t begin, int64_t end) {
   const Layout& layout = *plan.layout;
   const size_t dims = layout.sizes.size();
-  const size_t ops = plan.first.size();
+  const size_t ops = plan.ops;
   const int64_t inner_size = layout.sizes[dims - 1];
-  std::vector<int64_t> index(dims, 0);
+  Dims index(dims, 0);
   int64_t rest = begin;
   for (size_t d = dims; d-- > 0;) {
     index[d] = rest % layout.sizes[d];
     rest /= layout.sizes[d];
   }
   Buffers buffers(ops - 1, plan.buffered, plan.compute_size);
-  std::vector<char*> row(ops);
+  char* row[kMaxOperands];
   for (int64_t position = begin; position < end;) {
     for (size_t op = 0; op < ops; ++op) {
       int64_t offset = 0;
@@ -424,7 +425,7 @@ void ProcessRange(const Plan& plan, int64_t begin, int64_t end) {
       row[op] = plan.first[op] + offset;
     }
     const int64_t n = std::min(inner_size - index[dims - 1], end - position);
-    ProcessRow(plan, row.data(), n, buffers);
+    ProcessRow(plan, row, n, buffers);
     position += n;
     index[dims - 1] = 0;
     for (size_t d = dims - 1; d-- > 0;) {  // the odometer over the outer dimensions
@@ -466,12 +467,12 @@ bool Convertible(aclDataType dtype) {
   return WithStorage(dtype, [](auto) {});
 }
 
-bool IsDirect(const std::vector<int64_t>& shape, const Operand& out, const std::vector<Operand>& inputs,
-              ComputeType type) {
-  const Layout layout = Coalesce(shape, out, inputs);
+bool IsDirect(const Dims& shape, const Operand& out, const Operand* inputs, size_t count, ComputeType type) {
+  Layout layout;
+  Coalesce(shape, out, inputs, count, &layout);
   if (layout.sizes.size() != 1) return false;
   const int64_t size = static_cast<int64_t>(ComputeSize(type));
-  for (size_t op = 0; op <= inputs.size(); ++op) {
+  for (size_t op = 0; op <= count; ++op) {
     const Operand& operand = op == 0 ? out : inputs[op - 1];
     const bool single = layout.sizes[0] == 1;
     if (operand.dtype != StorageOf(type) || !Aligned(operand.first, ComputeAlignment(type)) ||
@@ -482,34 +483,36 @@ bool IsDirect(const std::vector<int64_t>& shape, const Operand& out, const std::
   return true;
 }
 
-void RunElementwise(const std::vector<int64_t>& shape, const Operand& out, const std::vector<Operand>& inputs,
-                    ComputeType type, const BoundKernel& kernel) {
+void RunElementwise(const Dims& shape, const Operand& out, const Operand* inputs, size_t count, ComputeType type,
+                    const BoundKernel& kernel) {
   int64_t numel = 1;
   for (int64_t d : shape) numel *= d;
   if (numel == 0) return;
-  const Layout layout = Coalesce(shape, out, inputs);
+  Layout layout;
+  Coalesce(shape, out, inputs, count, &layout);
 
   Plan plan;
   plan.layout = &layout;
+  plan.ops = count + 1;
   plan.compute_size = ComputeSize(type);
   plan.kernel = kernel;
   plan.store = Storer(type, out.dtype);
-  plan.first.push_back(out.first);
-  plan.direct.push_back(out.dtype == StorageOf(type) && Aligned(out.first, ComputeAlignment(type)));
-  for (const Operand& input : inputs) {
-    plan.first.push_back(input.first);
-    plan.load.push_back(Loader(type, input.dtype));
-    plan.direct.push_back(input.dtype == StorageOf(type) && Aligned(input.first, ComputeAlignment(type)));
+  plan.first[0] = out.first;
+  plan.direct[0] = out.dtype == StorageOf(type) && Aligned(out.first, ComputeAlignment(type));
+  for (size_t k = 0; k < count; ++k) {
+    plan.first[k + 1] = inputs[k].first;
+    plan.load[k] = Loader(type, inputs[k].dtype);
+    plan.direct[k + 1] = inputs[k].dtype == StorageOf(type) && Aligned(inputs[k].first, ComputeAlignment(type));
   }
   const size_t inner = layout.sizes.size() - 1;
   plan.buffered = false;
-  for (size_t op = 0; op < plan.first.size(); ++op) {
+  for (size_t op = 0; op < plan.ops; ++op) {
     plan.buffered |= !(plan.direct[op] && layout.strides[op][inner] == static_cast<int64_t>(plan.compute_size));
   }
   // FLOAT16/BFLOAT16 rows that are contiguous in every operand go through the kernel's fused loop.
   if (type == ComputeType::kFloat32 && (out.dtype == ACL_FLOAT16 || out.dtype == ACL_BF16)) {
     bool same = true;
-    for (size_t op = 0; op < plan.first.size(); ++op) {
+    for (size_t op = 0; op < plan.ops; ++op) {
       const Operand& operand = op == 0 ? out : inputs[op - 1];
       same &= operand.dtype == out.dtype && layout.strides[op][inner] == 2 && Aligned(operand.first, 2);
     }
@@ -518,6 +521,10 @@ void RunElementwise(const std::vector<int64_t>& shape, const Operand& out, const
   }
 
   const int64_t tasks = std::max<int64_t>(1, std::min<int64_t>(ParallelThreads(), numel / kGrain));
+  if (tasks == 1) {  // no std::function for the small kernels a chain of calls is made of
+    ProcessRange(plan, 0, numel);
+    return;
+  }
   ParallelFor(tasks, [&](int64_t task) {
     const int64_t share = numel / tasks, extra = numel % tasks;
     const int64_t begin = task * share + std::min(task, extra);

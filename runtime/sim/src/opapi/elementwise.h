@@ -7,14 +7,18 @@
 #include <vector>
 
 #include "aclnn_sim/entry.h"
+#include "common/internal.h"
 
 namespace aclsim {
 
 struct Operand {
-  char* first;                   // the address of the view's element (0, ..., 0)
-  aclDataType dtype;
-  std::vector<int64_t> strides;  // in elements, one per output dimension; 0 where broadcast
+  char* first = nullptr;  // the address of the view's element (0, ..., 0)
+  aclDataType dtype = ACL_DT_UNDEFINED;
+  Dims strides;           // in elements, one per output dimension; 0 where broadcast
 };
+
+// Operands of one kernel (its output and inputs): the engine's arrays are this long.
+inline constexpr size_t kMaxOperands = 16;
 
 // The storage dtype that equals a compute type (ACL_FLOAT for kFloat32, ...).
 aclDataType StorageOf(ComputeType type);
@@ -22,15 +26,15 @@ aclDataType StorageOf(ComputeType type);
 // Whether the engine can load `dtype` into a compute type and store it back.
 bool Convertible(aclDataType dtype);
 
-// out[i] = kernel(inputs[0][i], ...) for every index i of `shape` (the output's view shape).
-// The views must have been checked against their allocations: the engine trusts them.
-void RunElementwise(const std::vector<int64_t>& shape, const Operand& out, const std::vector<Operand>& inputs,
-                    ComputeType type, const BoundKernel& kernel);
+// out[i] = kernel(inputs[0][i], ...) for every index i of `shape` (the output's view shape), for
+// at most kMaxOperands - 1 inputs. The views must have been checked against their allocations:
+// the engine trusts them.
+void RunElementwise(const Dims& shape, const Operand& out, const Operand* inputs, size_t count, ComputeType type,
+                    const BoundKernel& kernel);
 
 // Whether every operand is contiguous in the compute type, so that the kernel reads and writes
-// the tensors' memory directly (no conversion, no gather).
-bool IsDirect(const std::vector<int64_t>& shape, const Operand& out, const std::vector<Operand>& inputs,
-              ComputeType type);
+// the tensors' memory directly (no conversion, no gather). Allocates nothing: phase 1 asks.
+bool IsDirect(const Dims& shape, const Operand& out, const Operand* inputs, size_t count, ComputeType type);
 
 }  // namespace aclsim
 

@@ -11,6 +11,10 @@
 //   8. the semantics file's value checks                      (their own status)
 //   then the kernel's own preconditions, the executor and the workspace size.
 // Every rejection sets aclGetRecentErrMsg to a message naming the API, the parameter and the rule.
+//
+// A valid call allocates nothing here once its thread has made a call of the same shape: the
+// parameters live in the thread's reused Params, dimensions inline (Dims), lists of parameters
+// in bit masks and fixed arrays, and messages (with their names) are built only to reject.
 #include <cstring>
 #include <sstream>
 #include <string>
@@ -81,16 +85,17 @@ std::string MaskNames(uint64_t mask, const char* (*name)(int)) {
   return out;
 }
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
+std::string ShapeText(const Dims& shape) {
   std::string out = "[";
   for (size_t i = 0; i < shape.size(); ++i) out += (i ? "," : "") + std::to_string(shape[i]);
   return out + "]";
 }
 
-std::string NameList(const ApiSpec& spec, const std::vector<int>& indices) {
+// "a, b and c": the parameters named by `indices`, in that order.
+std::string NameList(const ApiSpec& spec, const int* indices, size_t count) {
   std::string out;
-  for (size_t i = 0; i < indices.size(); ++i) {
-    out += (i == 0 ? "" : i + 1 == indices.size() ? " and " : ", ") + std::string(spec.params[indices[i]].name);
+  for (size_t i = 0; i < count; ++i) {
+    out += (i == 0 ? "" : i + 1 == count ? " and " : ", ") + std::string(spec.params[indices[i]].name);
   }
   return out;
 }
@@ -104,28 +109,29 @@ uint64_t DTypesFor(const ParamSpec& p, Soc soc) {
 
 bool InMask(uint64_t mask, int value) { return value >= 0 && value < 64 && (mask & (uint64_t{1} << value)); }
 
+// The parameter indices of `mask` below `count`, in increasing order, written to `out`.
+size_t Members(uint64_t mask, int count, int* out) {
+  if (count < 64) mask &= (uint64_t{1} << count) - 1;
+  size_t n = 0;
+  for (; mask; mask &= mask - 1) out[n++] = __builtin_ctzll(mask);
+  return n;
+}
+
 // The broadcast shape of `shapes` (numpy rules); false when they do not broadcast.
-bool BroadcastShapes(const std::vector<const std::vector<int64_t>*>& shapes, std::vector<int64_t>* out) {
+bool BroadcastShapes(const Dims* const* shapes, size_t count, Dims* out) {
   size_t rank = 0;
-  for (auto* s : shapes) rank = std::max(rank, s->size());
+  for (size_t k = 0; k < count; ++k) rank = std::max(rank, shapes[k]->size());
   out->assign(rank, 1);
-  for (auto* s : shapes) {
-    for (size_t i = 0; i < s->size(); ++i) {
-      int64_t& o = (*out)[rank - s->size() + i];
-      const int64_t d = (*s)[i];
+  for (size_t k = 0; k < count; ++k) {
+    const Dims& s = *shapes[k];
+    for (size_t i = 0; i < s.size(); ++i) {
+      int64_t& o = (*out)[rank - s.size() + i];
+      const int64_t d = s[i];
       if (o == 1) o = d;
       else if (d != 1 && d != o) return false;
     }
   }
   return true;
-}
-
-std::vector<int> Members(uint64_t mask, int count) {
-  std::vector<int> out;
-  for (int i = 0; i < count && i < 64; ++i) {
-    if (mask & (uint64_t{1} << i)) out.push_back(i);
-  }
-  return out;
 }
 
 // The dtype a parameter carries, for the dtype relations (tensors and scalars).
@@ -139,10 +145,17 @@ bool DTypeOf(const Call& call, int index, aclDataType* dtype) {
   }
 }
 
-const std::vector<int64_t>* ShapeOf(const Call& call, int index) {
+const Dims* ShapeOf(const Call& call, int index) {
   const Call::Param& p = call.params[index];
   return p.present && call.spec.params[index].kind == ParamKind::kTensor ? &p.tensor.view : nullptr;
 }
+
+// Names an argument in a message ("gradOutput", "tensors[2]"), built only for the message.
+struct Who {
+  const char* name;
+  int item;  // the element of a list, or -1
+  std::string str() const { return item < 0 ? std::string(name) : std::string(name) + "[" + std::to_string(item) + "]"; }
+};
 
 bool IsInput(const ParamSpec& p) { return p.direction != Direction::kOut; }
 bool IsOutput(const ParamSpec& p) { return p.direction != Direction::kIn; }
@@ -174,16 +187,16 @@ aclnnStatus CheckNulls(const ApiSpec& spec, const Arg* args, const uint64_t* wor
   return ACLNN_SUCCESS;
 }
 
-aclnnStatus CheckDTypeIn(const Call& call, const ParamSpec& p, const std::string& who, int dtype) {
+aclnnStatus CheckDTypeIn(const Call& call, const ParamSpec& p, const Who& who, int dtype) {
   const uint64_t allowed = DTypesFor(p, call.soc);
   if (allowed == kAnyDType || InMask(allowed, dtype)) return ACLNN_SUCCESS;
-  return call.Fail(ACLNN_ERR_PARAM_INVALID, who + ": dtype " + DTypeName(dtype) + " is not supported on " +
+  return call.Fail(ACLNN_ERR_PARAM_INVALID, who.str() + ": dtype " + DTypeName(dtype) + " is not supported on " +
                                                 SocName(call.soc) + " (supported: " + MaskNames(allowed, DTypeName) + ")");
 }
 
-aclnnStatus CheckFormatIn(const Call& call, const ParamSpec& p, const std::string& who, int format) {
+aclnnStatus CheckFormatIn(const Call& call, const ParamSpec& p, const Who& who, int format) {
   if (p.formats == kAnyFormat || InMask(p.formats, format)) return ACLNN_SUCCESS;
-  return call.Fail(ACLNN_ERR_PARAM_INVALID, who + ": format " + FormatName(format) +
+  return call.Fail(ACLNN_ERR_PARAM_INVALID, who.str() + ": format " + FormatName(format) +
                                                 " is not supported (supported: " + MaskNames(p.formats, FormatName) + ")");
 }
 
@@ -194,11 +207,11 @@ aclnnStatus ForEachTensor(const Call& call, Fn&& fn) {
     const Call::Param& value = call.params[i];
     if (!value.present) continue;
     if (p.kind == ParamKind::kTensor) {
-      if (aclnnStatus s = fn(p, std::string(p.name), value.tensor)) return s;
+      if (aclnnStatus s = fn(p, Who{p.name, -1}, value.tensor)) return s;
     } else if (p.kind == ParamKind::kTensorList) {
       for (size_t k = 0; k < value.tensors.size(); ++k) {
         if (!value.tensor_infos[k].present) continue;
-        if (aclnnStatus s = fn(p, std::string(p.name) + "[" + std::to_string(k) + "]", value.tensors[k])) return s;
+        if (aclnnStatus s = fn(p, Who{p.name, static_cast<int>(k)}, value.tensors[k])) return s;
       }
     }
   }
@@ -206,7 +219,7 @@ aclnnStatus ForEachTensor(const Call& call, Fn&& fn) {
 }
 
 aclnnStatus CheckDTypesAndFormats(const Call& call) {
-  if (aclnnStatus s = ForEachTensor(call, [&](const ParamSpec& p, const std::string& who, const TensorDesc& t) {
+  if (aclnnStatus s = ForEachTensor(call, [&](const ParamSpec& p, const Who& who, const TensorDesc& t) {
         return CheckDTypeIn(call, p, who, t.dtype);
       })) {
     return s;
@@ -217,34 +230,34 @@ aclnnStatus CheckDTypesAndFormats(const Call& call) {
     if (!value.present) continue;
     aclnnStatus s = ACLNN_SUCCESS;
     if (p.kind == ParamKind::kScalar) {
-      s = CheckDTypeIn(call, p, p.name, value.scalar.dtype);
+      s = CheckDTypeIn(call, p, Who{p.name, -1}, value.scalar.dtype);
     } else if (p.kind == ParamKind::kDType) {
-      s = CheckDTypeIn(call, p, p.name, static_cast<int>(call.args[i].integer));
+      s = CheckDTypeIn(call, p, Who{p.name, -1}, static_cast<int>(call.args[i].integer));
     } else if (p.kind == ParamKind::kScalarList) {
       for (size_t k = 0; k < value.scalars.size() && !s; ++k) {
-        s = CheckDTypeIn(call, p, std::string(p.name) + "[" + std::to_string(k) + "]", value.scalars[k].dtype);
+        s = CheckDTypeIn(call, p, Who{p.name, static_cast<int>(k)}, value.scalars[k].dtype);
       }
     }
     if (s) return s;
   }
-  return ForEachTensor(call, [&](const ParamSpec& p, const std::string& who, const TensorDesc& t) {
+  return ForEachTensor(call, [&](const ParamSpec& p, const Who& who, const TensorDesc& t) {
     return CheckFormatIn(call, p, who, t.format);
   });
 }
 
 aclnnStatus CheckRanks(const Call& call) {
-  return ForEachTensor(call, [&](const ParamSpec& p, const std::string& who, const TensorDesc& t) -> aclnnStatus {
+  return ForEachTensor(call, [&](const ParamSpec& p, const Who& who, const TensorDesc& t) -> aclnnStatus {
     const int64_t rank = static_cast<int64_t>(t.view.size());
     if (p.rank_min < 0 || (rank >= p.rank_min && rank <= p.rank_max)) return ACLNN_SUCCESS;
-    return call.Fail(ACLNN_ERR_PARAM_INVALID, who + ": rank " + std::to_string(rank) + " is outside [" +
+    return call.Fail(ACLNN_ERR_PARAM_INVALID, who.str() + ": rank " + std::to_string(rank) + " is outside [" +
                                                   std::to_string(p.rank_min) + ", " + std::to_string(p.rank_max) + "]");
   });
 }
 
 aclnnStatus CheckEmpty(const Call& call) {
-  return ForEachTensor(call, [&](const ParamSpec& p, const std::string& who, const TensorDesc& t) -> aclnnStatus {
+  return ForEachTensor(call, [&](const ParamSpec& p, const Who& who, const TensorDesc& t) -> aclnnStatus {
     if (p.empty != EmptyTensor::kForbidden || t.numel() != 0) return ACLNN_SUCCESS;
-    return call.Fail(ACLNN_ERR_PARAM_INVALID, who + ": empty tensors are not supported (shape " + ShapeText(t.view) + ")");
+    return call.Fail(ACLNN_ERR_PARAM_INVALID, who.str() + ": empty tensors are not supported (shape " + ShapeText(t.view) + ")");
   });
 }
 
@@ -254,7 +267,7 @@ aclnnStatus CheckEmpty(const Call& call) {
 // "shape需要与gradOutput满足broadcast关系", gradOutput "shape需要与self满足broadcast关系").
 uint64_t BroadcastClosure(const ApiSpec& spec, uint64_t related) {
   const int count = spec.param_count < 64 ? spec.param_count : 64;
-  uint64_t inputs = 0;  // bit masks, not Members' vectors: this runs in every phase 1
+  uint64_t inputs = 0;
   for (int i = 0; i < count; ++i) {
     if (IsInput(spec.params[i])) inputs |= uint64_t{1} << i;
   }
@@ -279,54 +292,60 @@ uint64_t BroadcastClosure(const ApiSpec& spec, uint64_t related) {
 
 aclnnStatus CheckShapeRelations(const Call& call) {
   const ApiSpec& spec = call.spec;
+  int members[64];
   for (int i = 0; i < spec.param_count; ++i) {
     const ParamSpec& p = spec.params[i];
-    const std::vector<int64_t>* shape = ShapeOf(call, i);
+    const Dims* shape = ShapeOf(call, i);
     if (!shape) continue;
-    for (int other : Members(p.same_shape, spec.param_count)) {
-      const std::vector<int64_t>* o = ShapeOf(call, other);
+    const size_t same = Members(p.same_shape, spec.param_count, members);
+    for (size_t m = 0; m < same; ++m) {
+      const int other = members[m];
+      const Dims* o = ShapeOf(call, other);
       if (o && *o != *shape) {
         return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": shape " + ShapeText(*shape) + " differs from " +
                                                       spec.params[other].name + "'s shape " + ShapeText(*o) +
                                                       " (they must be the same)");
       }
     }
-    const std::vector<int> related =
-        Members(IsOutput(p) && p.broadcast ? BroadcastClosure(spec, p.broadcast) : p.broadcast, spec.param_count);
-    if (related.empty()) continue;
+    const size_t related =
+        Members(IsOutput(p) && p.broadcast ? BroadcastClosure(spec, p.broadcast) : p.broadcast, spec.param_count, members);
+    if (related == 0) continue;
     // Outputs must be the broadcast shape of their related inputs; an input must broadcast with
     // its related inputs, and to its related outputs.
-    std::vector<const std::vector<int64_t>*> inputs;
-    std::vector<int> input_names;
+    const Dims* inputs[65];
+    int input_names[65];
+    size_t count = 0;
     if (IsInput(p)) {
-      inputs.push_back(shape);
-      input_names.push_back(i);
+      inputs[count] = shape;
+      input_names[count++] = i;
     }
-    for (int other : related) {
-      const std::vector<int64_t>* o = ShapeOf(call, other);
-      if (o && IsInput(spec.params[other])) {
-        inputs.push_back(o);
-        input_names.push_back(other);
+    for (size_t m = 0; m < related; ++m) {
+      const Dims* o = ShapeOf(call, members[m]);
+      if (o && IsInput(spec.params[members[m]])) {
+        inputs[count] = o;
+        input_names[count++] = members[m];
       }
     }
-    std::vector<int64_t> broadcast;
-    if (!BroadcastShapes(inputs, &broadcast)) {
+    Dims broadcast;
+    if (!BroadcastShapes(inputs, count, &broadcast)) {
       std::string shapes;
-      for (size_t k = 0; k < inputs.size(); ++k) shapes += (k ? ", " : "") + ShapeText(*inputs[k]);
-      return call.Fail(ACLNN_ERR_PARAM_INVALID, "the shapes of " + NameList(spec, input_names) + " (" + shapes +
+      for (size_t k = 0; k < count; ++k) shapes += (k ? ", " : "") + ShapeText(*inputs[k]);
+      return call.Fail(ACLNN_ERR_PARAM_INVALID, "the shapes of " + NameList(spec, input_names, count) + " (" + shapes +
                                                     ") do not broadcast (broadcast关系)");
     }
-    if (IsOutput(p) && !inputs.empty() && broadcast != *shape) {
+    if (IsOutput(p) && count > 0 && broadcast != *shape) {
       return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": shape " + ShapeText(*shape) +
                                                     " is not the broadcast shape " + ShapeText(broadcast) + " of " +
-                                                    NameList(spec, input_names) + " (broadcast关系)");
+                                                    NameList(spec, input_names, count) + " (broadcast关系)");
     }
     if (IsInput(p)) {
-      for (int other : related) {
-        const std::vector<int64_t>* o = ShapeOf(call, other);
+      for (size_t m = 0; m < related; ++m) {
+        const int other = members[m];
+        const Dims* o = ShapeOf(call, other);
         if (!o || IsInput(spec.params[other])) continue;
-        std::vector<int64_t> joint;
-        if (!BroadcastShapes({&broadcast, o}, &joint) || joint != *o) {
+        const Dims* pair[2] = {&broadcast, o};
+        Dims joint;
+        if (!BroadcastShapes(pair, 2, &joint) || joint != *o) {
           return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": shape " + ShapeText(*shape) +
                                                         " does not broadcast to " + spec.params[other].name +
                                                         "'s shape " + ShapeText(*o) + " (broadcast关系)");
@@ -339,11 +358,14 @@ aclnnStatus CheckShapeRelations(const Call& call) {
 
 aclnnStatus CheckDTypeRelations(const Call& call) {
   const ApiSpec& spec = call.spec;
+  int members[64];
   for (int i = 0; i < spec.param_count; ++i) {
     const ParamSpec& p = spec.params[i];
     aclDataType dtype;
     if (!DTypeOf(call, i, &dtype)) continue;
-    for (int other : Members(p.same_dtype, spec.param_count)) {
+    size_t count = Members(p.same_dtype, spec.param_count, members);
+    for (size_t m = 0; m < count; ++m) {
+      const int other = members[m];
       aclDataType o;
       if (DTypeOf(call, other, &o) && o != dtype) {
         return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": dtype " + DTypeName(dtype) + " differs from " +
@@ -352,7 +374,9 @@ aclnnStatus CheckDTypeRelations(const Call& call) {
       }
     }
     aclDataType promoted = dtype;
-    for (int other : Members(p.promote, spec.param_count)) {
+    count = Members(p.promote, spec.param_count, members);
+    for (size_t m = 0; m < count; ++m) {
+      const int other = members[m];
       aclDataType o;
       if (!DTypeOf(call, other, &o)) continue;
       if (!PromoteTypes(promoted, o, &promoted)) {
@@ -361,25 +385,27 @@ aclnnStatus CheckDTypeRelations(const Call& call) {
                                                       " have no promoted dtype (互推导关系)");
       }
     }
-    const std::vector<int> sources = Members(p.cast_from, spec.param_count);
+    count = Members(p.cast_from, spec.param_count, members);
     bool have = false;
-    std::vector<int> named;
-    for (int other : sources) {
+    int named[64];
+    size_t named_count = 0;
+    for (size_t m = 0; m < count; ++m) {
+      const int other = members[m];
       aclDataType o;
       if (!DTypeOf(call, other, &o)) continue;
-      named.push_back(other);
+      named[named_count++] = other;
       if (!have) {
         promoted = o;
         have = true;
       } else if (!PromoteTypes(promoted, o, &promoted)) {
-        return call.Fail(ACLNN_ERR_PARAM_INVALID, "the dtypes of " + NameList(spec, named) +
+        return call.Fail(ACLNN_ERR_PARAM_INVALID, "the dtypes of " + NameList(spec, named, named_count) +
                                                       " have no promoted dtype (互推导关系)");
       }
     }
     if (have && !CanCast(promoted, dtype)) {
       return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": dtype " + DTypeName(dtype) +
                                                     " is not castable from the promoted dtype " + DTypeName(promoted) +
-                                                    " of " + NameList(spec, named) + " (互转换关系)");
+                                                    " of " + NameList(spec, named, named_count) + " (互转换关系)");
     }
   }
   return ACLNN_SUCCESS;
@@ -415,20 +441,6 @@ const char* ComputeTypeName(ComputeType type) {
   return "?";
 }
 
-// The view's elements as an engine operand, with the strides of `out_rank` output dimensions
-// (leading dimensions added, broadcast dimensions given stride 0).
-Operand MakeOperand(const TensorDesc& t, size_t out_rank) {
-  Operand operand;
-  const uintptr_t first = reinterpret_cast<uintptr_t>(t.data) +
-                          static_cast<uintptr_t>(t.offset) * static_cast<uintptr_t>(DTypeSize(t.dtype));
-  operand.first = reinterpret_cast<char*>(first);
-  operand.dtype = t.dtype;
-  operand.strides.assign(out_rank, 0);
-  const size_t lead = out_rank - t.view.size();
-  for (size_t d = 0; d < t.view.size(); ++d) operand.strides[lead + d] = t.view[d] == 1 ? 0 : t.strides[d];
-  return operand;
-}
-
 // Phase 1's last step: what the executor will run. Statuses other than success are phase-1
 // rejections; a kernel that cannot compute these arguments yields a NotSimulatedWork instead.
 aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, uint64_t* workspace) {
@@ -442,31 +454,33 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
   const KernelSpec& kernel = *spec.kernel;
   const int out_index = kernel.output;
   if (!call.params[out_index].present) return not_simulated(std::string("when ") + spec.params[out_index].name + " is absent");
-  const std::vector<int> inputs = Members(kernel.inputs, spec.param_count);
-  for (int i : inputs) {
-    if (!call.params[i].present) return not_simulated(std::string("when ") + spec.params[i].name + " is absent");
+  int inputs[64];
+  const size_t count = Members(kernel.inputs, spec.param_count, inputs);
+  if (count > ElementwiseWork::kMaxInputs) return not_simulated("with more than 15 inputs to one kernel");
+  for (size_t k = 0; k < count; ++k) {
+    if (!call.params[inputs[k]].present) return not_simulated(std::string("when ") + spec.params[inputs[k]].name + " is absent");
   }
 
   // The elementwise kernel's own precondition: the output is the broadcast shape of the inputs.
   const TensorDesc& out = call.params[out_index].tensor;
-  std::vector<const std::vector<int64_t>*> shapes;
-  for (int i : inputs) shapes.push_back(&call.params[i].tensor.view);
-  std::vector<int64_t> broadcast;
-  if (!BroadcastShapes(shapes, &broadcast)) {
-    return call.Fail(ACLNN_ERR_PARAM_INVALID, "the shapes of " + NameList(spec, inputs) + " do not broadcast");
+  const Dims* shapes[ElementwiseWork::kMaxInputs];
+  for (size_t k = 0; k < count; ++k) shapes[k] = &call.params[inputs[k]].tensor.view;
+  Dims broadcast;
+  if (!BroadcastShapes(shapes, count, &broadcast)) {
+    return call.Fail(ACLNN_ERR_PARAM_INVALID, "the shapes of " + NameList(spec, inputs, count) + " do not broadcast");
   }
-  if (!inputs.empty() && broadcast != out.view) {
+  if (count > 0 && broadcast != out.view) {
     return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[out_index].name) + ": shape " + ShapeText(out.view) +
                                                   " is not the broadcast shape " + ShapeText(broadcast) + " of " +
-                                                  NameList(spec, inputs));
+                                                  NameList(spec, inputs, count));
   }
 
   // The compute type: the inputs' promoted dtype; a floating scalar lifts integral inputs to
   // FLOAT, as PyTorch's wrapped numbers do.
-  aclDataType promoted = inputs.empty() ? out.dtype : call.params[inputs[0]].tensor.dtype;
-  for (int i : inputs) {
-    if (!PromoteTypes(promoted, call.params[i].tensor.dtype, &promoted)) {
-      return not_simulated("for the dtypes of " + NameList(spec, inputs) + " (no promoted dtype)");
+  aclDataType promoted = count == 0 ? out.dtype : call.params[inputs[0]].tensor.dtype;
+  for (size_t k = 0; k < count; ++k) {
+    if (!PromoteTypes(promoted, call.params[inputs[k]].tensor.dtype, &promoted)) {
+      return not_simulated("for the dtypes of " + NameList(spec, inputs, count) + " (no promoted dtype)");
     }
   }
   // The result is written in the output's dtype: it must be castable from the inputs' promoted
@@ -479,10 +493,10 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
     if (promoted == ACL_COMPLEX64) result = ACL_FLOAT;
     if (promoted == ACL_COMPLEX128) result = ACL_DOUBLE;
   }
-  if (!inputs.empty() && !CanCast(result, out.dtype)) {
+  if (count > 0 && !CanCast(result, out.dtype)) {
     return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[out_index].name) + ": dtype " + DTypeName(out.dtype) +
                                                   " is not castable from the " + (result == promoted ? "promoted" : "result") +
-                                                  " dtype " + DTypeName(result) + " of " + NameList(spec, inputs) +
+                                                  " dtype " + DTypeName(result) + " of " + NameList(spec, inputs, count) +
                                                   " (互转换关系)");
   }
   const DTypeInfo* info = FindDType(promoted);
@@ -514,9 +528,10 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
   if (!ChooseComputeType(promoted, kernel.integer_math, &type)) {
     return not_simulated(std::string("for dtype ") + DTypeName(promoted));
   }
-  for (int i : inputs) {
-    if (!Convertible(call.params[i].tensor.dtype)) {
-      return not_simulated(std::string("for dtype ") + DTypeName(call.params[i].tensor.dtype) + " of " + spec.params[i].name);
+  for (size_t k = 0; k < count; ++k) {
+    if (!Convertible(call.params[inputs[k]].tensor.dtype)) {
+      return not_simulated(std::string("for dtype ") + DTypeName(call.params[inputs[k]].tensor.dtype) + " of " +
+                           spec.params[inputs[k]].name);
     }
   }
   if (!Convertible(out.dtype)) {
@@ -525,19 +540,23 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
   BoundKernel bound = kernel.bind(type, call);
   if (!bound.block) return not_simulated(std::string("in ") + ComputeTypeName(type) + " arithmetic");
 
-  auto elementwise = std::make_unique<ElementwiseWork>(spec.name, bound);
+  auto elementwise = std::make_unique<ElementwiseWork>(spec.name, bound, count);
   elementwise->type = type;
   elementwise->shape = out.view;
-  elementwise->out = {spec.params[out_index].name, out, MakeOperand(out, out.view.size())};
-  for (int i : inputs) {
-    const TensorDesc& t = call.params[i].tensor;
-    elementwise->inputs.push_back({spec.params[i].name, t, MakeOperand(t, out.view.size())});
+  elementwise->SetTensor(-1, spec.params[out_index].name, out, out.view.size());
+  for (size_t k = 0; k < count; ++k) {
+    elementwise->SetTensor(static_cast<int>(k), spec.params[inputs[k]].name, call.params[inputs[k]].tensor, out.view.size());
   }
-  std::vector<Operand> operands;
-  for (const auto& input : elementwise->inputs) operands.push_back(input.operand);
-  if (out.numel() > 0 && !IsDirect(out.view, elementwise->out.operand, operands, type)) *workspace = kConversionWorkspace;
+  if (out.numel() > 0 && !elementwise->IsDirect()) *workspace = kConversionWorkspace;
   *work = std::move(elementwise);
   return ACLNN_SUCCESS;
+}
+
+Call::Param* ThreadParams(int count) {
+  thread_local std::vector<Call::Param> params;
+  if (params.size() < static_cast<size_t>(count)) params.resize(static_cast<size_t>(count));
+  for (int i = 0; i < count; ++i) params[static_cast<size_t>(i)].Reset();
+  return params.data();
 }
 
 }  // namespace
@@ -545,6 +564,28 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
 aclnnStatus Call::Fail(aclnnStatus status, const std::string& message) const {
   return aclsim::Fail(status, std::string(spec.name) + ": " + message);
 }
+
+void Call::Param::Reset() {
+  present = false;
+  tensor = TensorDesc{};
+  info = TensorInfo{};
+  scalar = ScalarValue{};
+  scalar_double = std::numeric_limits<double>::quiet_NaN();
+  scalar_int = 0;
+  ints.clear();
+  floats.clear();
+  bool_values.clear();
+  bool_count = 0;
+  tensors.clear();
+  tensor_infos.clear();
+  tensor_items.clear();
+  scalars.clear();
+  scalar_doubles.clear();
+  scalar_items.clear();
+}
+
+Call::Call(const ApiSpec& spec, const Arg* args, Soc soc)
+    : spec(spec), args(args), soc(soc), params(ThreadParams(spec.param_count), spec.param_count) {}
 
 aclnnStatus Call::Resolve() {
   for (int i = 0; i < spec.param_count; ++i) {
@@ -569,16 +610,18 @@ aclnnStatus Call::Resolve() {
       case ParamKind::kIntArray: ok = GetIntArray(static_cast<const aclIntArray*>(pointer), &value.ints); break;
       case ParamKind::kFloatArray: ok = GetFloatArray(static_cast<const aclFloatArray*>(pointer), &value.floats); break;
       case ParamKind::kBoolArray: {
-        std::vector<bool> bools;
-        ok = GetBoolArray(static_cast<const aclBoolArray*>(pointer), &bools);
-        value.bool_count = static_cast<int64_t>(bools.size());
-        value.bools.reset(new bool[bools.size() + 1]);
-        for (size_t k = 0; k < bools.size(); ++k) value.bools[k] = bools[k];
+        ok = GetBoolArray(static_cast<const aclBoolArray*>(pointer), &value.bool_values);
+        value.bool_count = static_cast<int64_t>(value.bool_values.size());
+        if (value.bools_capacity < value.bool_values.size() + 1) {
+          value.bools_capacity = value.bool_values.size() + 1;
+          value.bools.reset(new bool[value.bools_capacity]);
+        }
+        for (size_t k = 0; k < value.bool_values.size(); ++k) value.bools[k] = value.bool_values[k];
         break;
       }
       case ParamKind::kTensorList: {
-        std::vector<const aclTensor*> items;
-        ok = GetTensorList(static_cast<const aclTensorList*>(pointer), &items);
+        ok = GetTensorList(static_cast<const aclTensorList*>(pointer), &value.tensor_items);
+        const auto& items = value.tensor_items;
         value.tensors.resize(items.size());
         value.tensor_infos.resize(items.size());
         for (size_t k = 0; ok && k < items.size(); ++k) {
@@ -592,8 +635,8 @@ aclnnStatus Call::Resolve() {
         break;
       }
       case ParamKind::kScalarList: {
-        std::vector<const aclScalar*> items;
-        ok = GetScalarList(static_cast<const aclScalarList*>(pointer), &items);
+        ok = GetScalarList(static_cast<const aclScalarList*>(pointer), &value.scalar_items);
+        const auto& items = value.scalar_items;
         value.scalars.resize(items.size());
         value.scalar_doubles.assign(items.size(), std::numeric_limits<double>::quiet_NaN());
         for (size_t k = 0; ok && k < items.size(); ++k) {

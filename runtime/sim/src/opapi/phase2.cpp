@@ -3,7 +3,9 @@
 // stream's worker) and the call returns. A NULL, unknown or already-run executor is an error,
 // never a crash; a single-use executor is destroyed once its work has run (whatever its
 // outcome), a repeatable one (aclSetAclOpExecutorRepeatable) stays until aclDestroyAclOpExecutor.
+#include <algorithm>
 #include <cstdint>
+#include <new>
 #include <string>
 
 #include "aclnn_sim/entry.h"
@@ -18,43 +20,79 @@ aclnnStatus NotSimulatedWork::Run(aclrtStream) {
               std::string(api_) + " is not simulated" + (why_.empty() ? std::string() : " " + why_));
 }
 
-aclnnStatus ElementwiseWork::CheckMemory(const Tensor& tensor) const {
-  const TensorDesc& t = tensor.desc;
-  if (t.numel() == 0) return ACLNN_SUCCESS;
-  if (!t.data) {
-    return Fail(ACLNN_ERR_PARAM_NULLPTR, std::string(api_) + ": " + tensor.name + ": the tensor's data is a null pointer");
+ElementwiseWork::ElementwiseWork(const char* api, BoundKernel kernel, size_t inputs)
+    : api_(api), kernel_(kernel), input_count_(inputs) {
+  extents_ = static_cast<Extent*>(PoolAllocate(sizeof(Extent) * std::max<size_t>(inputs, 1)));
+  operands_ = static_cast<Operand*>(PoolAllocate(sizeof(Operand) * std::max<size_t>(inputs, 1)));
+  for (size_t k = 0; k < inputs; ++k) {
+    new (&extents_[k]) Extent();
+    new (&operands_[k]) Operand();
   }
+}
+
+ElementwiseWork::~ElementwiseWork() {
+  if (kernel_.destroy) kernel_.destroy(kernel_.kernel);
+  for (size_t k = 0; k < input_count_; ++k) {
+    extents_[k].~Extent();
+    operands_[k].~Operand();
+  }
+  PoolFree(extents_, sizeof(Extent) * std::max<size_t>(input_count_, 1));
+  PoolFree(operands_, sizeof(Operand) * std::max<size_t>(input_count_, 1));
+}
+
+void ElementwiseWork::SetTensor(int index, const char* name, const TensorDesc& t, size_t out_rank) {
+  Extent& extent = index < 0 ? out_extent_ : extents_[index];
+  Operand& operand = index < 0 ? out_ : operands_[index];
+  extent.name = name;
+  extent.data = t.data;
+  extent.dtype = t.dtype;
+  extent.empty = t.numel() == 0;
   // The lowest and highest element offsets of the view (bounded at tensor creation).
-  int64_t low = t.offset, high = t.offset;
+  extent.low = extent.high = t.offset;
   for (size_t d = 0; d < t.view.size(); ++d) {
     const int64_t reach = (t.view[d] - 1) * t.strides[d];
-    (reach < 0 ? low : high) += reach;
+    (reach < 0 ? extent.low : extent.high) += reach;
+  }
+  // The engine's operand, with the strides of `out_rank` output dimensions (leading dimensions
+  // added, broadcast dimensions given stride 0).
+  const uintptr_t first = reinterpret_cast<uintptr_t>(t.data) +
+                          static_cast<uintptr_t>(t.offset) * static_cast<uintptr_t>(DTypeSize(t.dtype));
+  operand.first = reinterpret_cast<char*>(first);
+  operand.dtype = t.dtype;
+  operand.strides.assign(out_rank, 0);
+  const size_t lead = out_rank - t.view.size();
+  for (size_t d = 0; d < t.view.size(); ++d) operand.strides[lead + d] = t.view[d] == 1 ? 0 : t.strides[d];
+}
+
+bool ElementwiseWork::IsDirect() const { return aclsim::IsDirect(shape, out_, operands_, input_count_, type); }
+
+aclnnStatus ElementwiseWork::CheckMemory(const Extent& extent) const {
+  if (extent.empty) return ACLNN_SUCCESS;
+  if (!extent.data) {
+    return Fail(ACLNN_ERR_PARAM_NULLPTR, std::string(api_) + ": " + extent.name + ": the tensor's data is a null pointer");
   }
   // In 128 bits: the element offsets are bounded in int64, their byte offsets need not be.
-  const __int128 size = static_cast<__int128>(DTypeSize(t.dtype));
-  const __int128 base = static_cast<__int128>(reinterpret_cast<uintptr_t>(t.data));
-  const __int128 begin = base + low * size, end = base + (static_cast<__int128>(high) + 1) * size;
+  const __int128 size = static_cast<__int128>(DTypeSize(extent.dtype));
+  const __int128 base = static_cast<__int128>(reinterpret_cast<uintptr_t>(extent.data));
+  const __int128 begin = base + extent.low * size, end = base + (static_cast<__int128>(extent.high) + 1) * size;
   DeviceRange range;
   const bool addressable = begin >= 0 && end <= static_cast<__int128>(UINTPTR_MAX);
   if (!addressable || !FindDeviceAllocation(reinterpret_cast<const void*>(static_cast<uintptr_t>(begin)), &range) ||
       end > static_cast<__int128>(range.base + range.size)) {
     return Fail(ACLNN_ERR_PARAM_INVALID,
-                std::string(api_) + ": " + tensor.name + ": the view's elements (element offsets " + std::to_string(low) +
-                    " to " + std::to_string(high) +
+                std::string(api_) + ": " + extent.name + ": the view's elements (element offsets " +
+                    std::to_string(extent.low) + " to " + std::to_string(extent.high) +
                     " from the data pointer) do not lie inside one live device allocation (aclrtMalloc)");
   }
   return ACLNN_SUCCESS;
 }
 
 aclnnStatus ElementwiseWork::Run(aclrtStream) {
-  if (aclnnStatus s = CheckMemory(out)) return s;
-  for (const Tensor& input : inputs) {
-    if (aclnnStatus s = CheckMemory(input)) return s;
+  if (aclnnStatus s = CheckMemory(out_extent_)) return s;
+  for (size_t k = 0; k < input_count_; ++k) {
+    if (aclnnStatus s = CheckMemory(extents_[k])) return s;
   }
-  std::vector<Operand> operands;
-  operands.reserve(inputs.size());
-  for (const Tensor& input : inputs) operands.push_back(input.operand);
-  RunElementwise(shape, out.operand, operands, type, kernel_);
+  RunElementwise(shape, out_, operands_, input_count_, type, kernel_);
   return ACLNN_SUCCESS;
 }
 

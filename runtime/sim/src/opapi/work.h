@@ -23,36 +23,46 @@ class NotSimulatedWork : public ExecutorWork {
   std::string why_;
 };
 
-// One elementwise kernel over copies of the tensors' descriptions taken in phase 1 (so the
-// caller may destroy its aclTensor objects between the phases, as CANN allows).
+// One elementwise kernel over what phase 1 read of the tensors (so the caller may destroy its
+// aclTensor objects between the phases, as CANN allows): each tensor's engine operand, and the
+// element range its view spans, which the kernel checks against the live allocations first.
+// Its arrays are sized to the call and come from the pool, as the work itself does.
 class ElementwiseWork : public ExecutorWork {
  public:
-  struct Tensor {
-    const char* name;
-    TensorDesc desc;
-    Operand operand;
+  struct Extent {
+    const char* name = "";   // the parameter, for the fault's message
+    const void* data = nullptr;
+    int64_t low = 0, high = 0;  // element offsets (from `data`) of the view's lowest and highest elements
+    bool empty = true;
+    aclDataType dtype = ACL_DT_UNDEFINED;
   };
+  static constexpr size_t kMaxInputs = kMaxOperands - 1;
 
-  ElementwiseWork(const char* api, BoundKernel kernel) : api_(api), kernel_(kernel) {}
-  ~ElementwiseWork() override {
-    if (kernel_.destroy) kernel_.destroy(kernel_.kernel);
-  }
+  ElementwiseWork(const char* api, BoundKernel kernel, size_t inputs);
+  ~ElementwiseWork() override;
   ElementwiseWork(const ElementwiseWork&) = delete;
   ElementwiseWork& operator=(const ElementwiseWork&) = delete;
 
   aclnnStatus Run(aclrtStream stream) override;
 
+  // Fills the operand and extent of the output (index -1) or of input `index`.
+  void SetTensor(int index, const char* name, const TensorDesc& tensor, size_t out_rank);
+  bool IsDirect() const;
+
   ComputeType type = ComputeType::kFloat32;
-  std::vector<int64_t> shape;
-  Tensor out;
-  std::vector<Tensor> inputs;
+  Dims shape;
 
  private:
   // Every element of the view lies in one live device allocation; else sets the message.
-  aclnnStatus CheckMemory(const Tensor& tensor) const;
+  aclnnStatus CheckMemory(const Extent& extent) const;
 
   const char* api_;
   BoundKernel kernel_;
+  size_t input_count_;
+  Extent out_extent_;
+  Operand out_;
+  Extent* extents_;    // per input
+  Operand* operands_;  // per input, contiguous for the engine
 };
 
 }  // namespace aclsim
