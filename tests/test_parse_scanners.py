@@ -9,7 +9,7 @@ import re
 
 from hypothesis import given, settings, strategies as st
 
-from gen.parse import inline, tables
+from gen.parse import conditions, entries, errors, inline, params, products, prose, tables
 
 EXAMPLES = settings(max_examples=400, deadline=None, derandomize=True, database=None)
 
@@ -80,3 +80,62 @@ def test_inline_text_of_unclosed_constructs():
         "see [x](y and ![i](j and **b and `c and <!-- d", ())
     assert inline.inline_text("[a](b) **c** `` `d` `` <!-- e -->f") == ("a c `d` f", (("a", "b"),))
 
+
+# --- expressions rewritten to stay linear: the same matches as they had -------------------------
+
+def _joined(pieces: list[str], max_size: int = 12) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(pieces), max_size=max_size).map("".join)
+
+
+def _span_and_groups(match):
+    return match and (match.span(), match.groups())
+
+
+_PRODUCT_PIECES = ["Atlas", "A200I", "昇腾", " ", "\u2003", "\n", "：", ":", "x", "-", "•", "。", "；", "\t"]
+
+
+@EXAMPLES
+@given(_joined(_PRODUCT_PIECES))
+def test_product_heads_end_where_the_lazy_expressions_ended(text):
+    # A lazy head followed by `\s*[：:]` rescanned a run of spaces from each character before it.
+    before = {
+        params._NOTE_HEAD: re.compile(r"^\s*((?:(?:Atlas|Ascend|Kirin|昇腾|A200I)[^：:]*?))\s*[：:]\s*(.*)$", re.S),
+        prose._PRODUCT_PREFIX: re.compile(
+            r"^\s*[-*•]?\s*((?:(?:Atlas|Ascend|Kirin|昇腾|A200I)[^：:]*?))\s*([：:])\s*(.*)$", re.S),
+        products._ITEM: re.compile(r"^(.*?)\s*[：:]\s*(.*)$", re.S),
+    }
+    for now, then in before.items():
+        assert _span_and_groups(now.match(text)) == _span_and_groups(then.match(text)), now.pattern
+    then = re.compile(r"(?:^|\n|。|；)\s*[-*•]?\s*((?:Atlas|Ascend|Kirin|昇腾)[^：:\n。]*?)[：:]([^\n]*)")
+    assert [_span_and_groups(m) for m in params._PRODUCT_LINE.finditer(text)] == \
+        [_span_and_groups(m) for m in then.finditer(text)]
+
+
+@EXAMPLES
+@given(_joined(["is", "are", "IS", " and ", "and", " ", ",", ".", ";", "且", "x", "\n", "\u2003", "AND"]))
+def test_two_fact_conditions_are_those_the_expression_found(text):
+    then = re.compile(r"且|\b(?:is|are)\b[^.;]*?,?\s+and\s|场景下|情况下", re.I)
+    assert conditions._says_both(text) == bool(then.search(text))
+
+
+@EXAMPLES
+@given(_joined(["a", "b", "/", "、", ",", " ", "\u2003", "`", "*", "\t", "x1"]))
+def test_name_cells_split_as_the_expression_split_them(text):
+    known = ("a", "b", "x1")
+    parts = re.split(r"\s*[/、,，]\s*", text.strip(" `*"))
+    if len(parts) > 1 and all(re.fullmatch(r"`?[A-Za-z_]\w*`?", p) for p in parts) and \
+            any(p.strip("`") in known for p in parts):
+        expected = [p.strip("`") for p in parts]
+    else:
+        expected = [entries._name_of(text)] if entries._name_of(text) else []
+    assert entries._names_of(text, known) == expected
+
+
+@EXAMPLES
+@given(_joined(["返回", "Return", "s", " ", "\u2003", "**", "-", "161001", "ACLNN_ERR_X", "(", ")", "：", "x", "\t"]))
+def test_error_group_heads_are_those_the_backtracking_expression_read(text):
+    then = re.compile(
+        r"^\s*(?:[-*•]\s*)?(?:\*\*)?(?:返回|Return(?:s|ed)?\s*)?\s*(?:\*\*)?\s*"
+        r"(?:([1-9]\d{5})\s*[（(]\s*(ACLNN_[A-Z0-9_]+)\s*[)）]|(ACLNN_[A-Z0-9_]+)\s*[（(]\s*([1-9]\d{5})\s*[)）]|"
+        r"(ACLNN_[A-Z0-9_]+)|([1-9]\d{5}))\s*(?:\*\*)?\s*(?:[：:]|$)\s*(?:\*\*)?\s*(.*)$", re.I)
+    assert _span_and_groups(errors._GROUP_HEAD.match(text)) == _span_and_groups(then.match(text))
