@@ -139,3 +139,13 @@ def test_error_group_heads_are_those_the_backtracking_expression_read(text):
         r"(?:([1-9]\d{5})\s*[（(]\s*(ACLNN_[A-Z0-9_]+)\s*[)）]|(ACLNN_[A-Z0-9_]+)\s*[（(]\s*([1-9]\d{5})\s*[)）]|"
         r"(ACLNN_[A-Z0-9_]+)|([1-9]\d{5}))\s*(?:\*\*)?\s*(?:[：:]|$)\s*(?:\*\*)?\s*(.*)$", re.I)
     assert _span_and_groups(errors._GROUP_HEAD.match(text)) == _span_and_groups(then.match(text))
+
+
+@EXAMPLES
+@given(_joined(["/*", "*/", "//", "\n", "x", "<a", "<", ">", "/", "*", " "]))
+def test_declaration_comments_and_tags_are_removed_as_the_expressions_removed_them(text):
+    from gen.parse import prototypes
+
+    assert prototypes._without_comments(text) == prototypes._COMMENT.sub(" ", text)
+    end = text.rfind(">") + 1
+    assert prototypes._HTML_TAG.sub(" ", text[:end]) + text[end:] == prototypes._HTML_TAG.sub(" ", text)

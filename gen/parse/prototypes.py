@@ -15,6 +15,8 @@ from typing import Iterable, Optional
 
 _DECL_START = re.compile(r"\baclnnStatus\s+(aclnn\w+)\s*\(")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_LINE_COMMENT = re.compile(r"//[^\n]*")
+_HTML_TAG = re.compile(r"</?\w+[^>]*>")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _QUALIFIERS = ("const", "volatile", "struct", "enum", "ACL_FUNC_VISIBILITY", "ACLNN_API")
 WORKSPACE_SUFFIX = "GetWorkspaceSize"
@@ -88,8 +90,12 @@ def _matching_paren(text: str, open_index: int, limit: int) -> int:
 
 def parse_parameters(body: str) -> tuple[tuple[CParam, ...], tuple[str, ...]]:
     """A parameter list's text into typed parameters, and the pieces that are not parameters."""
-    body = _COMMENT.sub(" ", body).replace("\\*", "*").replace("\\_", "_")
-    body = re.sub(r"</?\w+[^>]*>", " ", body)  # HTML that slipped into a prose declaration
+    body = _without_comments(body).replace("\\*", "*").replace("\\_", "_")
+    # HTML that slipped into a prose declaration. A tag ends at the first ">" after it, so none
+    # opens after the last one: that part is left unscanned (from each "<" of it, `[^>]*` would
+    # scan to the end).
+    end = body.rfind(">") + 1
+    body = _HTML_TAG.sub(" ", body[:end]) + body[end:]
     params: list[CParam] = []
     problems: list[str] = []
     for piece in _split_top_level(body):
@@ -102,6 +108,17 @@ def parse_parameters(body: str) -> tuple[tuple[CParam, ...], tuple[str, ...]]:
         else:
             params.append(param)
     return tuple(params), tuple(problems)
+
+
+def _without_comments(body: str) -> str:
+    """`_COMMENT.sub(" ", body)`. After the line of the last "*/" no "/*" can close, so only "//"
+    comments are looked for there (the lazy `.*?` would scan to the end from each "/*")."""
+    last = body.rfind("*/")
+    if last < 0:
+        return _LINE_COMMENT.sub(" ", body)
+    cut = body.find("\n", last)
+    cut = len(body) if cut < 0 else cut
+    return _COMMENT.sub(" ", body[:cut]) + _LINE_COMMENT.sub(" ", body[cut:])
 
 
 def _split_top_level(body: str) -> list[str]:

@@ -49,7 +49,8 @@ def find_html_tables(text: str, exclude: Iterable[tuple[int, int]] = ()) -> list
     spans: list[tuple[int, int, bool]] = []
     depth = 0
     start = 0
-    for match in _TABLE_TAG.finditer(text):
+    # A tag ends at a ">": none opens after the last one (and `[^>]*` would scan there from each "<table").
+    for match in _TABLE_TAG.finditer(text, 0, text.rfind(">") + 1):
         pos = match.start()
         k = bisect.bisect_right(excluded_starts, pos) - 1  # the spans are disjoint: the last one started
         if k >= 0 and pos < excluded[k][1]:
