@@ -66,7 +66,11 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         sys.stdout.write(pages_to_json(pages))
     else:
         print("\n\n".join(summarize(p) for p in pages))
-    return 0
+    # A page that could not be read has no IR to show: say so, and fail.
+    unreadable = [d.format(p.source) for p in pages for d in p.diagnostics if d.code == "unreadable"]
+    for line in unreadable:
+        print(line, file=sys.stderr)
+    return 1 if unreadable else 0
 
 
 def cmd_lint(args: argparse.Namespace) -> int:

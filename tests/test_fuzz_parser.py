@@ -8,9 +8,17 @@ codec or double-encoded (mojibake), random bytes, huge tables, deep nesting, ver
 diagnostic, so that `make generate` survives a bug; here that diagnostic counts as a crash
 found, like an exception, since the catch-all must not hide them.
 
+Parsing must be linear in the page size (issue 15): unterminated constructs (links, images,
+emphasis, comments, code spans, fences, tags, declarations) are added at up to 100 KB, or 1 MB
+with the long budget, and the same construct is timed at two sizes ten times apart: the larger
+must not cost near the hundred times a quadratic scan would. The long budget also holds every
+page to 1 CPU second per 100 KB (pages under 100 KB to 1 s); the short one, run by `make test`
+on a shared machine, only to MAX_SECONDS, since speed targets live in bench/.
+
 FUZZ_BUDGET selects the budget: "short" (default, `make test`: a few hundred pages in seconds)
 or "long" (`make fuzz`: thousands, and more corpus pages). Each test prints the cases tried and
-the slowest page (pytest -s shows it; build/fuzz/parser-<test>.json keeps it).
+the slowest page, in seconds and in seconds per 100 KB (pytest -s shows it;
+build/fuzz/parser-<test>.json keeps it).
 """
 
 from __future__ import annotations
@@ -38,6 +46,15 @@ CORPUS_SAMPLE = 80 if LONG else 12
 # one (up to ~2 MB of huge table or long lines) in ~1.5 s: a backtracking regular expression or a
 # quadratic table walk shows up as tens of seconds.
 MAX_SECONDS = 5.0
+# The long budget's gate: CPU seconds per 100 KB of page (a page under 100 KB gets 1 s).
+SECONDS_PER_100KB = 1.0
+# Unterminated constructs: the largest page they make, and the two sizes of the linearity check.
+UNTERMINATED_MAX = 1_000_000 if LONG else 100_000
+LINEAR_SIZES = (100_000, 1_000_000) if LONG else (10_000, 100_000)
+# Ten times the size may cost at most this many times the CPU time (linear: about 10, quadratic:
+# about 100); below LINEAR_FLOOR seconds a page is too quick to judge.
+LINEAR_RATIO = 30
+LINEAR_FLOOR = 0.05
 HUGE_ROWS = 3000 if LONG else 600
 STATS_DIR = ROOT / "build" / "fuzz"
 
@@ -209,8 +226,42 @@ def long_lines(rng: random.Random, raw: bytes) -> bytes:
     return raw[:at] + b"\n" + long_line + b"\n" + raw[at:]
 
 
+# What a page opens and never closes, each repeated to the size wanted. The first four are
+# issue 15's: 100 KB of them in a paragraph took 64, 88, 21 and 6 CPU seconds.
+UNTERMINATED = {"link": "[x](", "image": "![x](y", "bold": "**x ", "comment": "<!-- x", "underscore bold": "__x ",
+                "code span": "``x", "backticks": "`", "fence": "```c\nx\n", "tilde fence": "~~~", "bracket": "[",
+                "link title": '[x](y "', "tag": "<a href=", "table tag": "<table ", "cell": "<td>", "footnote": "<sup> ",
+                "C comment": "/* x", "declaration": "aclnnStatus aclnnFoo(", "bare declaration": "aclnnFooGetWorkspaceSize(",
+                "lost content": "[object Object]\n", "word": "x", "em spaces": "\u2003", "condition": "x is ",
+                "product note": "；Atlas", "entity": "&#9"}
+PLACES = ("paragraph", "table cell", "code", "line")
+
+
+def with_construct(raw: bytes, construct: str, size: int, place: str, rng: random.Random) -> bytes:
+    """A page with `construct` repeated to `size` bytes, put in a paragraph of its own, into the
+    first table cell, into the first code block or onto a line of its own (the web dump reader
+    reads lines)."""
+    piece = construct.encode("utf-8")
+    payload = piece * max(1, size // len(piece))
+    anchors = {"table cell": (b"<td>", b"|"), "code": (b"```", b"    ")}.get(place, ())
+    for anchor in anchors:
+        at = raw.find(anchor)
+        if at >= 0:
+            at = raw.find(b"\n", at) + 1 if place == "code" else at + len(anchor)
+            return raw[:at] + payload + (b"\n" if place == "code" else b"") + raw[at:]
+    lines = _lines(raw)
+    at = rng.randrange(len(lines) + 1)
+    joint = [b"", payload, b""] if place == "paragraph" else [payload]
+    return b"\n".join(lines[:at] + joint + lines[at:])
+
+
+def unterminated(rng: random.Random, raw: bytes) -> bytes:
+    size = rng.choice((1_000, 10_000, UNTERMINATED_MAX // 10, UNTERMINATED_MAX))
+    return with_construct(raw, rng.choice(list(UNTERMINATED.values())), size, rng.choice(PLACES), rng)
+
+
 MUTATIONS = (truncate, delete_lines, duplicate_lines, swap_lines, edit_rows, edit_cells, break_tags, reencode,
-             mojibake, random_bytes, huge_table, deep_nesting, long_lines)
+             mojibake, random_bytes, huge_table, deep_nesting, long_lines, unterminated)
 
 
 # --- the property --------------------------------------------------------------------------------
@@ -220,8 +271,17 @@ class Campaign:
 
     def __init__(self, name: str) -> None:
         self.name, self.cases, self.worst, self.worst_case = name, 0, 0.0, ""
+        self.worst_rate, self.worst_rate_case = 0.0, ""  # CPU s per 100 KB (a smaller page counts as 100 KB)
+        self.worst_ratio, self.worst_ratio_case = 0.0, ""  # of the linearity checks
 
     def check(self, raw: bytes, source: str, what: str) -> Page:
+        page, elapsed = self.timed(raw, source, what)
+        limit = max(1.0, len(raw) / 100_000) * SECONDS_PER_100KB if LONG else MAX_SECONDS
+        assert elapsed < limit, f"{what}: {elapsed:.2f} CPU s for {len(raw)} bytes (limit {limit:.2f} s)"
+        return page
+
+    def timed(self, raw: bytes, source: str, what: str) -> tuple[Page, float]:
+        """The page and its parse's CPU time, after checking it parsed without a failure."""
         # CPU time of this process: what the parser costs, whatever else the machine runs.
         start = time.process_time()
         try:
@@ -230,20 +290,43 @@ class Campaign:
             raise AssertionError(f"parse_bytes raised on {what}: {type(exc).__name__}: {exc}") from exc
         elapsed = time.process_time() - start
         self.cases += 1
+        case = f"{what} ({len(raw)} bytes)"
         if elapsed > self.worst:
-            self.worst, self.worst_case = elapsed, f"{what} ({len(raw)} bytes)"
+            self.worst, self.worst_case = elapsed, case
+        rate = elapsed / max(len(raw), 100_000) * 100_000  # as the long budget's gate counts it
+        if rate > self.worst_rate:
+            self.worst_rate, self.worst_rate_case = rate, case
         failures = [d.message for d in page.diagnostics if d.code == "parser-failure"]
         assert not failures, f"parser-failure on {what}: {failures}"
-        assert elapsed < MAX_SECONDS, f"{what}: {elapsed:.2f} s for {len(raw)} bytes"
         assert isinstance(page, Page) and page.source == source
-        return page
+        return page, elapsed
+
+    def check_linear(self, small: bytes, large: bytes, source: str, what: str) -> None:
+        """The same construct at two sizes: the larger page's time grows with its size, not its square."""
+        # The small page's best of three: its time is a few milliseconds, where one run's noise
+        # would be a large part of it.
+        small_seconds = min(self.timed(small, source, f"{what}, small")[1] for _ in range(3))
+        self.check(large, source, f"{what}, large")
+        large_seconds = self.timed(large, source, f"{what}, large")[1]
+        ratio = large_seconds / max(small_seconds, 1e-4)
+        if ratio > self.worst_ratio and large_seconds > LINEAR_FLOOR:
+            self.worst_ratio, self.worst_ratio_case = ratio, f"{what}: {small_seconds:.4f} s -> {large_seconds:.4f} s"
+        assert large_seconds < LINEAR_FLOOR or ratio < LINEAR_RATIO * len(large) / len(small) / 10, (
+            f"{what}: {len(small)} bytes in {small_seconds:.4f} CPU s, {len(large)} bytes in {large_seconds:.3f} s "
+            f"({ratio:.0f} times): not linear")
 
     def report(self) -> None:
         STATS_DIR.mkdir(parents=True, exist_ok=True)
         summary = {"test": self.name, "budget": "long" if LONG else "short", "cases": self.cases,
-                   "worst_seconds": round(self.worst, 4), "worst_case": self.worst_case}
+                   "worst_seconds": round(self.worst, 4), "worst_case": self.worst_case,
+                   "worst_seconds_per_100kb": round(self.worst_rate, 4), "worst_rate_case": self.worst_rate_case}
+        if self.worst_ratio:
+            summary.update(worst_time_ratio_for_10x_size=round(self.worst_ratio, 1), worst_ratio_case=self.worst_ratio_case)
         (STATS_DIR / f"parser-{self.name}.json").write_text(json.dumps(summary, indent=1) + "\n")
-        print(f"\n{self.name}: {self.cases} pages, slowest {self.worst:.3f} CPU s: {self.worst_case}")
+        print(f"\n{self.name}: {self.cases} pages, slowest {self.worst:.3f} CPU s: {self.worst_case}; "
+              f"worst {self.worst_rate:.3f} CPU s per 100 KB: {self.worst_rate_case}"
+              + (f"; worst ratio {self.worst_ratio:.1f} for 10x the size: {self.worst_ratio_case}"
+                 if self.worst_ratio else ""))
 
 
 @pytest.fixture
@@ -309,3 +392,24 @@ def test_grammar_soup(campaign, pieces):
     # Fragments of the pages' own syntax in any order: tables, tags, fences and prototypes.
     text = "".join(pieces)
     campaign.check(("# aclnnFoo\n\n" + text).encode("utf-8"), "fuzz.md", repr(text[:80]))
+
+
+@pytest.mark.parametrize("construct", ["link", "image", "bold", "comment"])
+@pytest.mark.parametrize("place", ["paragraph", "table cell", "line"])
+def test_issue_15_unclosed_constructs_parse_in_linear_time(campaign, construct, place):
+    # Issue 15, finding 2: on the seed page (the web dump for "line"), 10 KB and 100 KB of each.
+    name = "leaky_relu_backward.web.txt" if place == "line" else "leaky_relu_backward.md"
+    raw = (ROOT / "op_docs" / name).read_bytes()
+    small, large = (with_construct(raw, UNTERMINATED[construct], size, place, random.Random(1))
+                    for size in (10_000, 100_000))
+    campaign.check_linear(small, large, name, f"{construct} in a {place}")
+
+
+@settings(FUZZ, max_examples=max(12, EXAMPLES // 8))
+@given(seed_index=st.integers(0, len(SEEDS) - 1), construct=st.sampled_from(sorted(UNTERMINATED)),
+       place=st.sampled_from(PLACES), rng_seed=st.integers(0, 2**32 - 1))
+def test_unterminated_constructs_parse_in_linear_time(campaign, seed_index, construct, place, rng_seed):
+    small, large = (with_construct(SEED_BYTES[seed_index], UNTERMINATED[construct], size, place,
+                                   random.Random(rng_seed)) for size in LINEAR_SIZES)
+    campaign.check_linear(small, large, SEEDS[seed_index].name,
+                          f"{SEEDS[seed_index].name}: {construct!r} in a {place} (rng seed {rng_seed})")

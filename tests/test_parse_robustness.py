@@ -102,3 +102,13 @@ def test_long_lines_built_from_cut_seed_lines_parse_in_linear_time(seed):
         for placement in placements:
             _check(b"# aclnnFoo\n\n## aclnnFooGetWorkspaceSize\n\n" + placement.replace(b"%s", long_line),
                    f"long {half[:30]!r} in {placement[:10]!r}")
+
+
+def test_inspect_of_a_missing_page_fails_naming_it(capsys, tmp_path):
+    # Issue 15, finding 7: `python -m gen inspect --json missing.md` printed an empty page and exited 0.
+    from gen import cli
+
+    missing = tmp_path / "missing.md"
+    assert cli.main(["inspect", "--json", str(missing)]) == 1
+    assert f"{missing}:1: error:" in capsys.readouterr().err
+    assert cli.main(["inspect", str(ROOT / "op_docs" / "abs.md")]) == 0

@@ -181,3 +181,30 @@ def test_gb18030_diagnostic_line_counts_crlf_as_one_line_end():
     text = "# aclnnFoo\r\n\r\n- 参数说明：\r\n"
     result = repair_text(text.encode("gb18030"))
     assert result.text == "# aclnnFoo\n\n- 参数说明：\n" and result.diagnostics[0].line == 3
+
+
+# --- byte-order marks (issue 15, finding 7) --------------------------------------------------------
+
+_PAGE = f"# aclnnFoo\r\n\r\n{CHINESE}\n|a|b|\n"
+
+
+def test_utf16_and_utf32_pages_with_a_byte_order_mark_are_decoded():
+    expected = repair_text(_PAGE.encode("utf-8"))
+    for codec in ("utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"):
+        raw = ("\ufeff" + _PAGE).encode(codec) if codec[-3:] in ("-le", "-be") else _PAGE.encode(codec)
+        assert repair_text(raw) == expected, codec
+
+
+def test_a_page_with_a_byte_order_mark_and_a_bad_code_unit_is_decoded_and_diagnosed():
+    raw = ("\ufeff" + _PAGE).encode("utf-16-le") + b"\x00\xd8" + "tail\n".encode("utf-16-le")  # a lone surrogate
+    result = repair_text(raw)
+    assert result.text.startswith("# aclnnFoo\n") and "\ufffd" in result.text and result.text.endswith("tail\n")
+    (diag,) = result.diagnostics
+    assert (diag.code, diag.line, diag.level) == ("invalid-unicode", 5, Level.WARNING)
+
+
+def test_utf16_without_a_byte_order_mark_is_not_guessed():
+    # Without the mark the bytes are read as before: as UTF-8 with its bad bytes diagnosed.
+    result = repair_text(_PAGE.encode("utf-16-le"))
+    assert "aclnnFoo" not in result.text and "a\x00c\x00l\x00n\x00n\x00F\x00o\x00o" in result.text
+    assert "invalid-utf8" in codes(result)

@@ -21,7 +21,7 @@ from gen.parse.params import ParamContext, build_param, note_socs, product_notes
 from gen.parse.products import find_products
 from gen.parse.relations import with_error_table_relations
 from gen.parse.prototypes import (WORKSPACE_SUFFIX, CParam, Declaration, Pairing, find_declarations, normalise_type,
-                                  pair_declarations)
+                                  pair_declarations, read_declaration)
 
 T = TypeVar("T")
 
@@ -123,12 +123,16 @@ def _bare_declarations(blocks: Sequence[Block]) -> list[Declaration]:
         if block.kind not in (CODE, TEXT, ITEM):
             continue
         text = block.text
-        for match in _BARE_DECL.finditer(text):
-            patched = text[:match.start()] + "aclnnStatus " + text[match.start():]
-            decls = find_declarations(patched[match.start():], block.line + text.count("\n", 0, match.start())
-                                      + (1 if block.kind == CODE else 0))
-            if decls and decls[0].params and all(p.c_type for p in decls[0].params):
-                found.append(decls[0])
+        starts = list(_BARE_DECL.finditer(text))
+        line = block.line + (1 if block.kind == CODE else 0)
+        counted = 0
+        for k, match in enumerate(starts):
+            line += text.count("\n", counted, match.start())
+            counted = match.start()
+            limit = starts[k + 1].start() if k + 1 < len(starts) else len(text)
+            decl = read_declaration(text, match.group(1), match.end() - 1, limit, line)
+            if decl.params and all(p.c_type for p in decl.params):
+                found.append(decl)
     return found
 
 

@@ -60,15 +60,29 @@ _NOT_NULL = re.compile(r"不(?:是|为)空指针|非空指针|不为空|is\s+not
 _CONJUNCTION = re.compile(r"且|\band\b.{0,40}\b(?:is|are)\s+(?:a\s+)?null", re.I)
 # "A，且B" / "A and B is null": the condition needs two facts; a call provoking one fails for another
 # reason or not at all.
-_BOTH = re.compile(r"且|\b(?:is|are)\b[^.;]*?,?\s+and\s|场景下|情况下", re.I)
+_BOTH = re.compile(r"且|场景下|情况下")
+_IS_ARE = re.compile(r"\b(?:is|are)\b", re.I)
+_AND = re.compile(r"\sand\s", re.I)
 _NOT_VALUE_WORDS = re.compile(r"数据类型|数据格式|shape|维度|broadcast|data\s*type|format|dimension", re.I)
+
+
+def _says_both(text: str) -> bool:
+    """"且", or "is"/"are" and then, in the same sentence, " and ". (As one expression, the lazy
+    `[^.;]*?` between them rescanned the sentence from every "is".)"""
+    if _BOTH.search(text):
+        return True
+    for sentence in re.split(r"[.;]", text):
+        verb = _IS_ARE.search(sentence)
+        if verb and _AND.search(sentence, verb.end()):
+            return True
+    return False
 
 
 def classify(condition: str) -> Optional[ErrorCategory]:
     text = condition.strip()
     if not text:
         return None
-    conditional = bool(_CONDITIONAL.search(text)) or bool(_BOTH.search(text))
+    conditional = bool(_CONDITIONAL.search(text)) or _says_both(text)
     for category, pattern in _RULES:
         if pattern.search(text):
             if category is ErrorCategory.EMPTY_TENSOR and _NOT_EMPTY.search(text):

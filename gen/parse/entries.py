@@ -115,7 +115,11 @@ def _dash_empty(text: str) -> str:
 
 def _names_of(cell: str, known_names: Sequence[str]) -> list[str]:
     """The parameters a name cell documents: one, or several written "kernelH/kernelW"."""
-    parts = re.split(r"\s*[/、,，]\s*", cell.strip(" `*"))
+    # Split at the separators, without the spaces around them (`re.split(r"\s*[/、,，]\s*")`
+    # rescans a run of spaces from each of its characters).
+    parts = re.split(r"[/、,，]", cell.strip(" `*"))
+    parts = [part.lstrip() if i else part for i, part in enumerate(parts)]  # the spaces after a separator
+    parts = [part.rstrip() for part in parts[:-1]] + parts[-1:]  # and before one
     if len(parts) > 1 and all(re.fullmatch(r"`?[A-Za-z_]\w*`?", p) for p in parts) and \
             any(p.strip("`") in known_names for p in parts):
         return [p.strip("`") for p in parts]

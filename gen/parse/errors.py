@@ -27,10 +27,13 @@ _STATUS_NAME = re.compile(r"ACLNN_[A-Z0-9_]+")
 _STATUS_CODE = re.compile(r"(?<!\d)([1-9]\d{5})(?!\d)")
 # The head of a text group: "返回161001 (ACLNN_ERR_PARAM_NULLPTR)：", "161002(ACLNN_ERR_PARAM_INVALID):",
 # "ACLNN_ERR_PARAM_NULLPTR (161001)：", "**161001 (ACLNN_ERR_PARAM_NULLPTR)**：".
+# The spaces before and after the head are possessive (`\s*+`): nothing there but more `\s*`
+# could take a space given back, and backtracking through three of them made a line of spaces
+# cubic to read.
 _GROUP_HEAD = re.compile(
-    r"^\s*(?:[-*•]\s*)?(?:\*\*)?(?:返回|Return(?:s|ed)?\s*)?\s*(?:\*\*)?\s*"
+    r"^\s*+(?:[-*•]\s*+)?(?:\*\*)?(?:返回|Return(?:s|ed)?\s*+)?\s*+(?:\*\*)?\s*+"
     r"(?:([1-9]\d{5})\s*[（(]\s*(ACLNN_[A-Z0-9_]+)\s*[)）]|(ACLNN_[A-Z0-9_]+)\s*[（(]\s*([1-9]\d{5})\s*[)）]|"
-    r"(ACLNN_[A-Z0-9_]+)|([1-9]\d{5}))\s*(?:\*\*)?\s*(?:[：:]|$)\s*(?:\*\*)?\s*(.*)$", re.I)
+    r"(ACLNN_[A-Z0-9_]+)|([1-9]\d{5}))\s*+(?:\*\*)?\s*+(?:[：:]|$)\s*(?:\*\*)?\s*(.*)$", re.I)
 _NUMBERED = re.compile(r"^\s*(?:[-*•]\s*)?(?:\(?\d{1,2}[.)、．）]|[（(]\d{1,2}[)）])\s*")
 
 

@@ -21,9 +21,11 @@ _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[fFlLuU]*"
 _VECTOR = re.compile(r"std::vector<\s*([\w:]+)\s*>\s+(\w+)\s*(?:=\s*)?\{([^{}]*)\}\s*;", re.S)
 _VALUE = re.compile(r"\b(float|double|bool|int|int8_t|int16_t|int32_t|int64_t|uint8_t|uint64_t|auto)\s+(\w+)\s*=\s*"
                     rf"(true|false|{_NUMBER})\s*;")
+# `\b` before a leading `(\w+)`: the same matches (from inside a word, `\w+` ends where it would
+# from the word's start, and fails the same way), without scanning each word from every letter.
 _TENSOR = re.compile(r"CreateAclTensor\s*\(\s*(\w+)\s*,\s*(\w+)\s*,\s*&\s*\w+\s*,\s*(?:aclDataType::)?ACL_(\w+)\s*,\s*&\s*(\w+)\s*\)")
-_SCALAR = re.compile(r"(\w+)\s*=\s*aclCreateScalar\s*\(\s*&\s*(\w+)\s*,\s*(?:aclDataType::)?ACL_(\w+)\s*\)")
-_INT_ARRAY = re.compile(r"(\w+)\s*=\s*aclCreate(Int|Float|Bool)Array\s*\(\s*(\w+)\.data\(\)\s*,\s*\w+\.size\(\)\s*\)")
+_SCALAR = re.compile(r"\b(\w+)\s*=\s*aclCreateScalar\s*\(\s*&\s*(\w+)\s*,\s*(?:aclDataType::)?ACL_(\w+)\s*\)")
+_INT_ARRAY = re.compile(r"\b(\w+)\s*=\s*aclCreate(Int|Float|Bool)Array\s*\(\s*(\w+)\.data\(\)\s*,\s*\w+\.size\(\)\s*\)")
 
 def _dtype(acl_name: str) -> Optional[DType]:
     """The dtype of an aclDataType enumerator the example writes without its ACL_ prefix."""

@@ -205,7 +205,7 @@ def _prose_dtypes(text: str):
     return listed.dtypes, listed.restricted, listed.unknown
 
 
-_PRODUCT_LINE = re.compile(r"(?:^|\n|。|；)\s*[-*•]?\s*((?:Atlas|Ascend|Kirin|昇腾)[^：:\n。]*?)[：:]([^\n]*)")
+_PRODUCT_LINE = re.compile(r"(?:^|\n|。|；)\s*(?:[-*•]\s*)?((?:Atlas|Ascend|Kirin|昇腾)[^：:\n。]*?)[：:]([^\n]*)")
 
 
 def _general_prose(text: str) -> str:
@@ -222,7 +222,9 @@ def _inline_product_notes(text: str, line: int, names: Sequence[str]) -> list[pr
     return notes
 
 
-_NOTE_HEAD = re.compile(r"^\s*((?:(?:Atlas|Ascend|Kirin|昇腾|A200I)[^：:]*?))\s*[：:]\s*(.*)$", re.S)
+# The head ends at its last non-space before the colon (as a lazy `[^：:]*?\s*` would, but
+# without rescanning a run of spaces from each of its characters).
+_NOTE_HEAD = re.compile(r"^\s*((?:Atlas|Ascend|Kirin|昇腾|A200I)(?:[^：:]*[^：:\s])?)\s*[：:]\s*(.*)$", re.S)
 
 
 def product_notes(text: str, line: int, names: Sequence[str],

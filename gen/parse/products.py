@@ -18,7 +18,8 @@ PRODUCT_SECTION = re.compile(r"产品支持|支持的产品|支持产品|Support
                              r"Supported\s+(?:Models|Hardware)", re.I)
 _PRODUCT_HEADER = re.compile(r"^(?:产品|产品型号|支持产品|product|products|产品名称|model)$", re.I)
 _SUPPORT_HEADER = re.compile(r"^(?:是否支持|支持情况|支持|supported|support|是否支持该接口|supported\?)$", re.I)
-_ITEM = re.compile(r"^(.*?)\s*[：:]\s*(.*)$", re.S)
+# "<product>：<support>": the product ends at its last non-space before the first colon.
+_ITEM = re.compile(r"^((?:[^：:]*[^：:\s])?)\s*[：:]\s*(.*)$", re.S)
 
 
 def find_products(sections: Sequence[Section], diags: list[Diagnostic]) -> tuple[Product, ...]:

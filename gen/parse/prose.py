@@ -146,7 +146,9 @@ def _cell_dtypes(text: str) -> DTypeList:
     return DTypeList(tuple(found), tuple(restricted), tuple(unknown))
 
 
-_PRODUCT_PREFIX = re.compile(r"^\s*[-*•]?\s*((?:(?:Atlas|Ascend|Kirin|昇腾|A200I)[^：:]*?))\s*([：:])\s*(.*)$", re.S)
+# As gen.parse.params._NOTE_HEAD: the head ends at its last non-space before the colon.
+_PRODUCT_PREFIX = re.compile(r"^\s*(?:[-*•]\s*)?((?:Atlas|Ascend|Kirin|昇腾|A200I)(?:[^：:]*[^：:\s])?)\s*([：:])\s*(.*)$",
+                             re.S)
 
 
 def _product_prefix(line: str) -> tuple[str, str, str]:

@@ -15,6 +15,8 @@ from typing import Iterable, Optional
 
 _DECL_START = re.compile(r"\baclnnStatus\s+(aclnn\w+)\s*\(")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_LINE_COMMENT = re.compile(r"//[^\n]*")
+_HTML_TAG = re.compile(r"</?\w+[^>]*>")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _QUALIFIERS = ("const", "volatile", "struct", "enum", "ACL_FUNC_VISIBILITY", "ACLNN_API")
 WORKSPACE_SUFFIX = "GetWorkspaceSize"
@@ -44,25 +46,36 @@ class Pairing:
 def find_declarations(text: str, line: int = 1) -> list[Declaration]:
     """Every `aclnnStatus aclnnXxx(...)` declaration in a text (code or prose); `line` is the text's
     first page line. A call (`ret = aclnnXxx(...)`) is not a declaration."""
+    starts = list(_DECL_START.finditer(text))
     found = []
-    for match in _DECL_START.finditer(text):
-        close = _matching_paren(text, match.end() - 1)
-        body = text[match.end(): close if close >= 0 else len(text)]
-        if close < 0:
-            # A declaration cut short (a truncated page): read what is there, up to the first
-            # blank line or the next declaration.
-            body = re.split(r"\n\s*\n|\baclnnStatus\b", body, maxsplit=1)[0]
-        at = line + text.count("\n", 0, match.start())
-        params, problems = parse_parameters(body)
-        if close < 0:
-            problems = problems + ("(unterminated parameter list)",)
-        found.append(Declaration(match.group(1), params, at, problems))
+    counted = 0  # lines are counted on from the previous declaration: one pass over the text
+    for k, match in enumerate(starts):
+        line += text.count("\n", counted, match.start())
+        counted = match.start()
+        limit = starts[k + 1].start() if k + 1 < len(starts) else len(text)
+        found.append(read_declaration(text, match.group(1), match.end() - 1, limit, line))
     return found
 
 
-def _matching_paren(text: str, open_index: int) -> int:
+def read_declaration(text: str, name: str, open_paren: int, limit: int, line: int) -> Declaration:
+    """The declaration of `name` whose parameter list opens at `open_paren`. It ends before `limit`,
+    where the next declaration starts: pages do not nest declarations, and a parameter list
+    read past the next one would be read again from there, and again from the one after."""
+    close = _matching_paren(text, open_paren, limit)
+    body = text[open_paren + 1: close if close >= 0 else limit]
+    if close < 0:
+        # A declaration cut short (a truncated page): read what is there, up to the first
+        # blank line or the next declaration.
+        body = re.split(r"\n\s*\n|\baclnnStatus\b", body, maxsplit=1)[0]
+    params, problems = parse_parameters(body)
+    if close < 0:
+        problems = problems + ("(unterminated parameter list)",)
+    return Declaration(name, params, line, problems)
+
+
+def _matching_paren(text: str, open_index: int, limit: int) -> int:
     depth = 0
-    for i in range(open_index, len(text)):
+    for i in range(open_index, limit):
         c = text[i]
         if c == "(":
             depth += 1
@@ -77,8 +90,12 @@ def _matching_paren(text: str, open_index: int) -> int:
 
 def parse_parameters(body: str) -> tuple[tuple[CParam, ...], tuple[str, ...]]:
     """A parameter list's text into typed parameters, and the pieces that are not parameters."""
-    body = _COMMENT.sub(" ", body).replace("\\*", "*").replace("\\_", "_")
-    body = re.sub(r"</?\w+[^>]*>", " ", body)  # HTML that slipped into a prose declaration
+    body = _without_comments(body).replace("\\*", "*").replace("\\_", "_")
+    # HTML that slipped into a prose declaration. A tag ends at the first ">" after it, so none
+    # opens after the last one: that part is left unscanned (from each "<" of it, `[^>]*` would
+    # scan to the end).
+    end = body.rfind(">") + 1
+    body = _HTML_TAG.sub(" ", body[:end]) + body[end:]
     params: list[CParam] = []
     problems: list[str] = []
     for piece in _split_top_level(body):
@@ -91,6 +108,17 @@ def parse_parameters(body: str) -> tuple[tuple[CParam, ...], tuple[str, ...]]:
         else:
             params.append(param)
     return tuple(params), tuple(problems)
+
+
+def _without_comments(body: str) -> str:
+    """`_COMMENT.sub(" ", body)`. After the line of the last "*/" no "/*" can close, so only "//"
+    comments are looked for there (the lazy `.*?` would scan to the end from each "/*")."""
+    last = body.rfind("*/")
+    if last < 0:
+        return _LINE_COMMENT.sub(" ", body)
+    cut = body.find("\n", last)
+    cut = len(body) if cut < 0 else cut
+    return _COMMENT.sub(" ", body[:cut]) + _LINE_COMMENT.sub(" ", body[cut:])
 
 
 def _split_top_level(body: str) -> list[str]:
@@ -163,6 +191,11 @@ def pair_declarations(declarations: Iterable[Declaration]) -> tuple[list[Pairing
         unique.setdefault(decl.name, decl)
     decls = list(unique.values())
     executes = {d.name: d for d in decls if not d.name.endswith(WORKSPACE_SUFFIX)}
+    prefixes = _paired_prefixes(decls)
+    # The non-workspace declarations in page order; `ahead` moves on past those behind the
+    # workspace declaration at hand and those used, which stay used: one pass in all.
+    candidates = [k for k, d in enumerate(decls) if not d.name.endswith(WORKSPACE_SUFFIX)]
+    ahead = 0
     used: set[str] = set()
     pairs: list[Pairing] = []
     for i, decl in enumerate(decls):
@@ -171,9 +204,10 @@ def pair_declarations(declarations: Iterable[Declaration]) -> tuple[list[Pairing
         api = decl.name[: -len(WORKSPACE_SUFFIX)]
         execute = executes.get(api)
         if execute is None:
-            following = next((d for d in decls[i + 1:] if not d.name.endswith(WORKSPACE_SUFFIX)
-                               and d.name not in used and not d.name.endswith(WORKSPACE_SUFFIX)), None)
-            if following is not None and following.name not in _paired_prefixes(decls):
+            while ahead < len(candidates) and (candidates[ahead] <= i or decls[candidates[ahead]].name in used):
+                ahead += 1
+            following = decls[candidates[ahead]] if ahead < len(candidates) else None
+            if following is not None and following.name not in prefixes:
                 execute = following
                 api = following.name
         if execute is not None:

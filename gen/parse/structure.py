@@ -9,6 +9,7 @@ block is code, not a table.
 from __future__ import annotations
 
 import bisect
+import collections
 import re
 from functools import lru_cache
 
@@ -50,12 +51,12 @@ def read_markdown(text: str) -> Document:
     tokens = _markdown().parse(_blank_out(text, table_spans))
     depth = 0
     item_line = 0  # the line of the list item whose first paragraph comes next
-    pending_tables = sorted(tables_by_line)
+    pending_tables = collections.deque(sorted(tables_by_line))
     blocks = doc.blocks
 
     def flush_tables(before: int) -> None:
         while pending_tables and pending_tables[0] < before:
-            first = pending_tables.pop(0)
+            first = pending_tables.popleft()
             table_block = tables_by_line[first]
             blocks.append(Block(TABLE, table_block.line, table=table_block.table, level=depth,
                                 end_line=table_block.end_line))
@@ -94,9 +95,10 @@ def read_markdown(text: str) -> Document:
             end = token.map[1] if token.map else line
             blocks.append(Block(CODE, line, token.content, level=depth, lang=token.info.strip(), end_line=end))
             item_line = 0
-        elif kind == "html_block" and line in tables_by_line and line in pending_tables:
-            # The placeholder of an HTML table: the table sits here, at this list depth.
-            pending_tables.remove(line)
+        elif kind == "html_block" and line in tables_by_line and pending_tables and pending_tables[0] == line:
+            # The placeholder of an HTML table: the table sits here, at this list depth (the
+            # tables above it were flushed by now).
+            pending_tables.popleft()
             table_block = tables_by_line[line]
             blocks.append(Block(TABLE, line, table=table_block.table, level=depth, end_line=table_block.end_line))
             item_line = 0

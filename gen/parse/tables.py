@@ -13,20 +13,27 @@ times the cost; tables are most of a page's bytes.
 
 from __future__ import annotations
 
-import html as html_lib
+import bisect
 import re
-from typing import Iterable, Optional
+from typing import Iterable, Iterator, Optional
 
 import lxml.etree
 import lxml.html
 
 from gen.parse.document import Cell, Row, Table
+from gen.parse.inline import FOOTNOTE_MARK, unescape
+from gen.parse.scan import Marks, matches, substitute
 
 _TABLE_TAG = re.compile(r"<(/?)table\b[^>]*>", re.I)
+_ROW_TAG = re.compile(r"<t[rdh]\b", re.I)
+# A Markdown link written inside an HTML cell (pages mix them): no brackets nesting, unlike
+# gen.parse.inline's, and no spaces around the target.
 _MD_LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]*)(?:\s+\"[^\"]*\")?\)")
+_MD_LABEL_END = re.compile(r"[\]\n]")
+_MD_TARGET_STOP = re.compile(r"[)\s]")
+_QUOTE = re.compile('"')
 _BLOCK_TAGS = frozenset({"p", "div", "ul", "ol", "li", "tr", "table", "pre", "h1", "h2", "h3", "h4", "h5", "h6",
                          "dl", "dt", "dd"})
-_FOOTNOTE = re.compile(r"^\s*[\d*†‡,，、\s]+\s*$")
 _SKIP_TAGS = frozenset({"script", "style", "colgroup", "col"})
 
 
@@ -37,18 +44,22 @@ def find_html_tables(text: str, exclude: Iterable[tuple[int, int]] = ()) -> list
     the table was closed; an unclosed table runs to the end of the text.
     """
     excluded = sorted(exclude)
+    excluded_starts = [a for a, _ in excluded]
+    marks = Marks(text)
     spans: list[tuple[int, int, bool]] = []
     depth = 0
     start = 0
-    for match in _TABLE_TAG.finditer(text):
+    # A tag ends at a ">": none opens after the last one (and `[^>]*` would scan there from each "<table").
+    for match in _TABLE_TAG.finditer(text, 0, text.rfind(">") + 1):
         pos = match.start()
-        if any(a <= pos < b for a, b in excluded):
+        k = bisect.bisect_right(excluded_starts, pos) - 1  # the spans are disjoint: the last one started
+        if k >= 0 and pos < excluded[k][1]:
             continue
         closing = bool(match.group(1))
         if not closing:
             if depth == 0:
                 start = pos
-            elif depth == 1 and not re.search(r"<t[rdh]\b", text[start:pos], re.I):
+            elif depth == 1 and marks.first(_ROW_TAG, start) >= pos:
                 # "<table ...><colgroup>...</colgroup><table><thead>": a table opened twice
                 # before any row; the second tag restarts it.
                 start = pos
@@ -112,9 +123,10 @@ def _split_orphan_runs(groups) -> None:
     if not width:
         return
     for _, raw in groups:
-        for i in range(len(raw) - 1, -1, -1):
-            at, cells = raw[i]
+        rows: list = []  # rebuilt, not spliced in place: a table of many runs stays linear
+        for at, cells in raw:
             if not getattr(cells, "orphan", False) or len(cells) <= width:
+                rows.append((at, cells))
                 continue
             chunks: list[list] = []
             chunk: list = []
@@ -128,7 +140,8 @@ def _split_orphan_runs(groups) -> None:
                 used += span
             if chunk:
                 chunks.append(chunk)
-            raw[i:i + 1] = [(_line(chunk[0], 1) + at - _line(cells[0], 1), _Orphans(chunk)) for chunk in chunks]
+            rows.extend((_line(chunk[0], 1) + at - _line(cells[0], 1), _Orphans(chunk)) for chunk in chunks)
+        raw[:] = rows
 
 
 class _Orphans(list):
@@ -238,11 +251,32 @@ def cell_from_element(element, line: int = 1) -> Cell:
     parts: list[str] = []
     _element_text(element, parts, links, top=True)
     text = clean_cell_text("".join(parts))
-    md_links = _MD_LINK.findall(text)
-    if md_links:
-        links.extend((t, href) for t, href in md_links)
-        text = _MD_LINK.sub(lambda m: m.group(1), text)
+    if "[" in text:
+        md_links = list(_md_links(text))
+        if md_links:
+            links.extend((m.group(1), m.group(2)) for m in md_links)
+            text = substitute(text, md_links, lambda m: m.group(1))
     return Cell(text, tuple(links), _line(element, line))
+
+
+def _md_links(text: str) -> Iterator[re.Match[str]]:
+    """The matches of `_MD_LINK.finditer(text)`, each opening's end looked up (gen.parse.scan):
+    the label ends at the first "]" (or line end), the target at the first ")" or space."""
+    marks = Marks(text)
+
+    def end_of(start: int) -> Optional[int]:
+        label_end = marks.first(_MD_LABEL_END, start + 1)
+        if not text.startswith("](", label_end):
+            return None
+        stop = marks.first(_MD_TARGET_STOP, label_end + 2)
+        spaces = marks.after_spaces(stop)
+        if spaces > stop and text.startswith('"', spaces):
+            close = marks.first(_QUOTE, spaces + 1)
+            if text.startswith(")", close + 1):
+                return close + 2
+        return stop + 1 if text.startswith(")", stop) else None
+
+    return matches(_MD_LINK, text, (m.start() for m in re.finditer(r"\[", text)), end_of)
 
 
 def _element_text(element, parts: list[str], links: list, top: bool = False) -> None:
@@ -254,7 +288,7 @@ def _element_text(element, parts: list[str], links: list, top: bool = False) -> 
     if tag == "br":
         parts.append("\n")
         return
-    if tag == "sup" and _FOOTNOTE.match(element.text_content()):
+    if tag == "sup" and FOOTNOTE_MARK.fullmatch(element.text_content()):
         return  # a footnote mark ("FLOAT<sup>1</sup>"), not part of the text
     if tag in _BLOCK_TAGS and not top:
         parts.append("\n")
@@ -276,7 +310,7 @@ _SPACES = re.compile(r"[ \t\u3000\xa0]+")
 
 def clean_cell_text(text: str) -> str:
     """Whitespace of a cell folded: lines stripped, runs of blanks collapsed, empty lines dropped."""
-    text = html_lib.unescape(text) if "&" in text else text
+    text = unescape(text)
     lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
     return "\n".join(line for line in lines if line)
 

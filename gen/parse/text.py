@@ -5,9 +5,10 @@ Every step keeps the page's lines where they were: line N of the result is line 
 
 The steps, in the order that makes them correct:
 
-1. Decode. UTF-8; a page that is not UTF-8 is decoded as GB18030 when it is entirely valid
-   GB18030 and reads like the corpus's text, else as UTF-8 with U+FFFD for the bad bytes, and
-   the lines that held them are diagnosed ("invalid-utf8").
+1. Decode. A page that starts with a UTF-32 or UTF-16 byte-order mark is decoded as such (an
+   editor's "Unicode" save). Else UTF-8; a page that is not UTF-8 is decoded as GB18030 when it
+   is entirely valid GB18030 and reads like the corpus's text, else as UTF-8 with U+FFFD for
+   the bad bytes, and the lines that held them are diagnosed ("invalid-utf8").
 2. Line ends: CRLF and CR become LF.
 3. Mojibake (`gen.parse.mojibake`): UTF-8 that a tool read as cp1252/cp1254 and saved again.
    It runs before the clean-ups below because its damage uses their characters: the byte 0xA0
@@ -20,6 +21,7 @@ The steps, in the order that makes them correct:
 
 from __future__ import annotations
 
+import codecs
 import re
 from dataclasses import dataclass
 
@@ -37,6 +39,9 @@ _SPACES = dict.fromkeys(map(ord, "\u00a0\u202f\u2007\x0b\x0c\x1c\x1d\x1e\x85\u20
 _CLEANUP = {**_REMOVED, **_SPACES}
 _BAD_BYTE = re.compile("[\udc80-\udcff]+")  # bytes that surrogateescape could not decode
 _REPLACEMENT = dict.fromkeys(range(0xDC80, 0xDD00), "\ufffd")
+# UTF-32's marks first: UTF-32-LE's begins with UTF-16-LE's. The codecs read the mark and drop it.
+_BYTE_ORDER_MARKS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+                     (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,9 @@ def _line_of(text: str, offset: int) -> int:
 
 
 def _decode(raw: bytes, diags: list[Diagnostic]) -> str:
+    for bom, codec in _BYTE_ORDER_MARKS:
+        if raw.startswith(bom):
+            return _decode_unicode(raw, codec, diags)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -106,6 +114,19 @@ def _decode(raw: bytes, diags: list[Diagnostic]) -> str:
         return gb
     _diagnose_bad_bytes(lines, diags)
     return escaped.translate(_REPLACEMENT)
+
+
+def _decode_unicode(raw: bytes, codec: str, diags: list[Diagnostic]) -> str:
+    """A page with a UTF-16/UTF-32 byte-order mark; code units that do not decode (a page cut
+    in the middle of one, a lone surrogate) become U+FFFD, diagnosed at the first one's line."""
+    try:
+        return raw.decode(codec)
+    except UnicodeDecodeError as exc:
+        first_line = normalize_line_ends(raw[:exc.start].decode(codec, errors="replace")).count("\n") + 1
+        diags.append(Diagnostic(Level.WARNING, first_line, "invalid-unicode",
+                                f"the page is {codec.upper()} (byte-order mark) with code units that do not "
+                                f"decode, from line {first_line} on; replaced by U+FFFD"))
+        return raw.decode(codec, errors="replace")
 
 
 def _gb18030(raw: bytes, escaped: str) -> str | None:

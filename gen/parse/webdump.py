@@ -87,12 +87,12 @@ def diagnose_losses(doc: Document, page: Page) -> list[Diagnostic]:
     named by its section) and the links rendered as `undefined`."""
     diags: list[Diagnostic] = []
     section = ""
-    for block in doc.blocks:
+    for index, block in enumerate(doc.blocks):
         if block.kind == HEADING:
             section = block.text
             continue
         if block.text == _LOST:
-            what, code = _lost_kind(section, doc, block)
+            what, code = _lost_kind(section, doc.blocks[max(0, index - 2):index])
             diags.append(Diagnostic(Level.WARNING, block.line, code,
                                     f"{what} lost in the web dump ([object Object]) at line {block.line}"))
     undefined_lines = [b.line for b in doc.blocks if re.search(r"(?<![A-Za-z])undefined(?![A-Za-z])", b.text)]
@@ -103,18 +103,13 @@ def diagnose_losses(doc: Document, page: Page) -> list[Diagnostic]:
     return diags
 
 
-def _lost_kind(section: str, doc: Document, block: Block) -> tuple[str, str]:
+def _lost_kind(section: str, before: Sequence[Block]) -> tuple[str, str]:
+    """What an `[object Object]` was, from its section and the two blocks before it."""
     if re.search(r"示例|Example", section, re.I):
         return "example code", "example-lost"
-    previous = _previous_text(doc, block)
+    previous = " ".join(b.text for b in before)
     if re.search(r"返回值|返回码|错误码|Returns?", section + previous, re.I) or section.endswith("GetWorkspaceSize"):
         return "error table", "error-table-lost"
     if re.search(r"原型|Prototype", section, re.I):
         return "prototype code", "prototype-lost"
     return "a table or code block", "content-lost"
-
-
-def _previous_text(doc: Document, block: Block) -> str:
-    index = doc.blocks.index(block)
-    texts: Sequence[str] = [b.text for b in doc.blocks[max(0, index - 2):index]]
-    return " ".join(texts)
