@@ -52,10 +52,12 @@ build: generate
 demo: build
 	$(PY) -m gen.demo
 
-# Everything: the generator's own tests, the generated suites, the pages' examples.
+# Everything: the generator's own tests, the generated suites (on the asynchronous simulator, and
+# again with every kernel run in its launching call: ACLNN_SIM_SYNC=1), the pages' examples.
 test: check-generated build
 	$(call run_pytest,-n $(JOBS) tests)
 	$(call run_pytest,-n $(JOBS) generated/tests)
+	ACLNN_SIM_SYNC=1 $(call run_pytest,-n $(JOBS) generated/tests)
 
 # The pages' C++ examples, unmodified, built against the simulator, run and checked against the golden.
 examples: build

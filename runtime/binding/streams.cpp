@@ -214,9 +214,12 @@ last reference goes; Stream.from_handle(handle) wraps an aclrtStream made elsewh
             return e;
           }, py::arg("event") = nullptr, "Records `event` (a new one by default) on this stream and returns it.")
       .def("query", [](const std::shared_ptr<Stream>& s) {
-            Event e;
-            e.record(s);
-            return e.query();
+            Runtime& rt = Runtime::get();
+            if (rt.abi().aclrtStreamQuery == nullptr)
+              throw py::type_error("Stream.query: the backend has no aclrtStreamQuery");
+            aclrtStreamStatus status = ACL_STREAM_STATUS_NOT_READY;
+            rt.check(rt.abi().aclrtStreamQuery(s->handle(), &status), "", "aclrtStreamQuery");
+            return status == ACL_STREAM_STATUS_COMPLETE;
           }, "Whether the stream has run everything queued on it so far (does not wait).")
       .def("__eq__", [](const Stream& a, const Stream& b) { return a.handle() == b.handle(); }, py::is_operator())
       .def("__hash__", [](const Stream& s) { return std::hash<const void*>()(s.handle()); })

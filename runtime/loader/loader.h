@@ -62,7 +62,8 @@ namespace aclnn_loader {
 #define ACLNN_LOADER_OPTIONAL_FUNCTIONS(X) \
   X(aclrtGetSocName)                       \
   X(aclrtGetDeviceCount)                   \
-  X(aclrtEventElapsedTime)
+  X(aclrtEventElapsedTime)                 \
+  X(aclrtStreamQuery)
 
 // The typed function table. decltype of our own declarations (never called directly, so the
 // bindings have no link-time dependency on any CANN library).

@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
 #include <functional>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,6 +33,18 @@ aclnnStatus aclnnSeluBackwardGetWorkspaceSize(const aclTensor* gradOutput, const
                                               aclOpExecutor** executor);
 aclnnStatus aclnnSeluBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream);
 }
+
+// Heap allocations of the calling thread, counted by this program's operator new (which the
+// simulator's libraries use too): how the tests show that a call's steady state allocates nothing.
+thread_local long t_allocations = 0;
+
+void* operator new(std::size_t size) {
+  ++t_allocations;
+  if (void* p = std::malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -392,6 +406,53 @@ void TestExecutors(aclrtStream stream) {
   aclDestroyScalar(negativeSlope);
 }
 
+// Phase 1 allocates nothing once a call of the same shape has been made on the thread (issue 11:
+// dimensions of fixed capacity, reused parameters, pooled executors), and neither does the rest
+// of the launching thread's side of a call: the objects, the launch, their destruction.
+void TestSteadyStateAllocatesNothing(aclrtStream stream) {
+  DeviceTensor grad(std::vector<float>(1024, 1.0f), {1024}), self(std::vector<float>(1024, -1.0f), {1024});
+  DeviceTensor out(std::vector<float>(1024), {1024});
+  float slope = 0.5f;
+  aclScalar* negativeSlope = aclCreateScalar(&slope, ACL_FLOAT);
+  auto phase1 = [&] {
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    CHECK_EQ(aclnnLeakyReluBackwardGetWorkspaceSize(grad.get(), self.get(), negativeSlope, false, out.get(),
+                                                    &workspaceSize, &executor),
+             ACLNN_SUCCESS);
+    return executor;
+  };
+  for (int i = 0; i < 100; ++i) CHECK_EQ(aclDestroyAclOpExecutor(phase1()), ACLNN_SUCCESS);
+  long before = t_allocations;
+  for (int i = 0; i < 1000; ++i) aclDestroyAclOpExecutor(phase1());
+  CHECK_EQ(t_allocations - before, 0);
+
+  // A whole call as the bindings make it: objects, phase 1, phase 2 queued, objects destroyed.
+  const int64_t shape[1] = {1024}, strides[1] = {1};
+  void* data[3] = {nullptr, nullptr, nullptr};
+  for (void*& d : data) CHECK_EQ(aclrtMalloc(&d, 4096, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  auto call = [&] {
+    aclTensor* t[3];
+    for (int k = 0; k < 3; ++k) t[k] = aclCreateTensor(shape, 1, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, shape, 1, data[k]);
+    aclScalar* scalar = aclCreateScalar(&slope, ACL_FLOAT);
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    CHECK_EQ(aclnnLeakyReluBackwardGetWorkspaceSize(t[0], t[1], scalar, false, t[2], &workspaceSize, &executor),
+             ACLNN_SUCCESS);
+    CHECK_EQ(aclnnLeakyReluBackward(nullptr, 0, executor, stream), ACLNN_SUCCESS);
+    for (aclTensor* tensor : t) aclDestroyTensor(tensor);
+    aclDestroyScalar(scalar);
+  };
+  for (int i = 0; i < 2000; ++i) call();
+  CHECK_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
+  before = t_allocations;
+  for (int i = 0; i < 2000; ++i) call();
+  CHECK_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
+  CHECK_EQ(t_allocations - before, 0);
+  for (void* d : data) CHECK_EQ(aclrtFree(d), ACL_SUCCESS);
+  CHECK_EQ(aclDestroyScalar(negativeSlope), ACLNN_SUCCESS);
+}
+
 }  // namespace
 
 int main() {
@@ -404,6 +465,7 @@ int main() {
   TestObjects();
   TestSeedOps(stream);
   TestExecutors(stream);
+  TestSteadyStateAllocatesNothing(stream);
 
   aclsimStats stats;
   CHECK_EQ(aclsimGetStats(&stats), 0);

@@ -30,6 +30,10 @@ namespace {
 // as a small kernel.
 constexpr std::chrono::microseconds kWorkerSpin{50};
 constexpr std::chrono::microseconds kSyncSpin{20};
+// A stream holds at most this many tasks not yet run; a launch onto a full stream waits for room,
+// as on a device, whose task queues are finite. Without it a host that runs ahead of the device
+// queues without bound (hundreds of bytes per queued call).
+constexpr size_t kQueueDepth = 1024;
 
 void Relax() {
 #if defined(__x86_64__)
@@ -170,6 +174,7 @@ struct Task {
 class TaskRing {
  public:
   bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
   void Push(Task&& task) {
     if (size_ == slots_.size()) Grow();
     slots_[(head_ + size_) % slots_.size()] = std::move(task);
@@ -217,6 +222,7 @@ struct StreamState {
       stop = true;
     }
     wake.notify_all();
+    room.notify_all();
     if (!worker.joinable()) return;
     if (worker.get_id() == std::this_thread::get_id()) worker.detach();  // its last owner is its own worker
     else worker.join();
@@ -227,6 +233,8 @@ struct StreamState {
   std::mutex mutex;
   std::condition_variable wake;  // the worker waits for tasks
   std::condition_variable idle;  // synchronisations wait for tasks to finish
+  std::condition_variable room;  // launches onto a full queue wait for the worker
+  int room_waiters = 0;
   TaskRing queue;
   const Task* running = nullptr;  // the task the worker runs (read under `mutex`)
   std::atomic<uint64_t> enqueued{0}, completed{0};
@@ -358,6 +366,7 @@ void Worker(std::shared_ptr<StreamState> self) {
       if (s.queue.empty()) return;  // stopped, and everything queued has run
       task = s.queue.Pop();
       s.running = &task;
+      if (s.room_waiters) s.room.notify_one();
     }
     Execute(self, task);
     {
@@ -370,15 +379,12 @@ void Worker(std::shared_ptr<StreamState> self) {
   }
 }
 
-// Releases, on the calling (launching) thread, the executors the worker has finished with.
-// Requires `lock` to hold the stream's mutex; the executors go after it is released.
-void Reap(StreamState& s, std::unique_lock<std::mutex>& lock) {
-  if (s.retired.empty()) return;
+// The executors the worker has finished with, taken (O(1)) under the stream's mutex, to be
+// released by the calling (launching) thread after it lets the mutex go.
+std::vector<std::shared_ptr<Executor>>& TakeRetired(StreamState& s) {
   thread_local std::vector<std::shared_ptr<Executor>> reaped;  // swapped: both keep their capacity
-  reaped.swap(s.retired);
-  lock.unlock();
-  reaped.clear();
-  lock.lock();
+  if (!s.retired.empty()) reaped.swap(s.retired);
+  return reaped;
 }
 
 aclError Enqueue(const std::shared_ptr<StreamState>& self, Task&& task) {
@@ -393,17 +399,25 @@ aclError Enqueue(const std::shared_ptr<StreamState>& self, Task&& task) {
     return ACL_SUCCESS;
   }
   bool wake;
+  std::vector<std::shared_ptr<Executor>>* reaped;
   {
     std::unique_lock<std::mutex> lock(s.mutex);
     if (s.stop) return Fail(ACL_ERROR_INVALID_PARAM, std::string(task.api) + ": stream is not a live stream");
     if (!s.worker.joinable()) s.worker = std::thread(Worker, self);
+    if (s.queue.size() >= kQueueDepth) {
+      ++s.room_waiters;
+      s.room.wait(lock, [&] { return s.queue.size() < kQueueDepth || s.stop; });
+      --s.room_waiters;
+      if (s.stop) return Fail(ACL_ERROR_INVALID_PARAM, std::string(task.api) + ": stream is not a live stream");
+    }
     task.ticket = s.enqueued.load(std::memory_order_relaxed) + 1;
     s.queue.Push(std::move(task));
     s.enqueued.store(s.enqueued.load(std::memory_order_relaxed) + 1, std::memory_order_release);
     wake = s.worker_sleeping;
-    if (!wake) Reap(s, lock);
+    reaped = &TakeRetired(s);
   }
   if (wake) s.wake.notify_one();
+  reaped->clear();
   return ACL_SUCCESS;
 }
 
@@ -417,7 +431,9 @@ void Drain(StreamState& s) {
   ++s.waiters;
   s.idle.wait(lock, [&] { return s.completed.load(std::memory_order_acquire) >= target; });
   --s.waiters;
-  Reap(s, lock);
+  auto& reaped = TakeRetired(s);
+  lock.unlock();
+  reaped.clear();
 }
 
 // Reports (and clears) the stream's pending fault as the calling thread's error.
@@ -594,6 +610,16 @@ aclError aclrtSynchronizeStream(aclrtStream stream) {
   std::shared_ptr<aclsim::StreamState> s;
   if (aclError status = aclsim::Resolve(stream, "aclrtSynchronizeStream", &s)) return status;
   return aclsim::Synchronize(*s, "aclrtSynchronizeStream");
+}
+
+aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus* status) {
+  if (!status) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtStreamQuery: status is a null pointer");
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError code = aclsim::Resolve(stream, "aclrtStreamQuery", &s)) return code;
+  *status = s->completed.load(std::memory_order_acquire) >= s->enqueued.load(std::memory_order_acquire)
+                ? ACL_STREAM_STATUS_COMPLETE
+                : ACL_STREAM_STATUS_NOT_READY;
+  return ACL_SUCCESS;
 }
 
 aclError aclrtSynchronizeDevice(void) {

@@ -292,7 +292,7 @@ std::shared_ptr<Executor> AcquireExecutor(aclOpExecutor* handle, const char* api
     SetError(std::string(api) + ": not a live executor (already run, destroyed, or not made by a GetWorkspaceSize call)");
     return nullptr;
   }
-  if (std::string(executor->api) != api) {
+  if (std::strcmp(executor->api, api) != 0) {
     SetError(std::string(api) + ": the executor was made by " + executor->api + "GetWorkspaceSize, not " + api +
              "GetWorkspaceSize");
     return nullptr;

@@ -98,29 +98,32 @@ aclnnStatus ElementwiseWork::Run(aclrtStream) {
 
 aclnnStatus Run(const ApiSpec& spec, void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                 aclrtStream stream) {
-  const std::string api = spec.name;
-  if (!executor) return Fail(ACLNN_ERR_PARAM_NULLPTR, api + ": executor is a null pointer");
+  const char* api = spec.name;  // messages only: a std::string here would be an allocation per call
+  if (!executor) return Fail(ACLNN_ERR_PARAM_NULLPTR, std::string(api) + ": executor is a null pointer");
   std::shared_ptr<Executor> held = AcquireExecutor(executor, spec.name);
   if (!held) return ACLNN_ERR_PARAM_INVALID;  // the message is set
   const uint64_t needed = held->workspace_size;
   if (needed > 0) {
     if (workspaceSize < needed) {
-      return Fail(ACLNN_ERR_PARAM_INVALID, api + ": workspaceSize " + std::to_string(workspaceSize) +
+      return Fail(ACLNN_ERR_PARAM_INVALID, std::string(api) + ": workspaceSize " + std::to_string(workspaceSize) +
                                                " is smaller than the " + std::to_string(needed) + " bytes " + api +
                                                "GetWorkspaceSize asked for");
     }
     if (!workspace) {
-      return Fail(ACLNN_ERR_PARAM_NULLPTR, api + ": workspace is a null pointer, but " + api + "GetWorkspaceSize asked for " +
+      return Fail(ACLNN_ERR_PARAM_NULLPTR, std::string(api) + ": workspace is a null pointer, but " + api +
+                                               "GetWorkspaceSize asked for " +
                                                std::to_string(needed) + " bytes");
     }
     DeviceRange range;
     const uintptr_t start = reinterpret_cast<uintptr_t>(workspace);
     if (!FindDeviceAllocation(workspace, &range) || range.base + range.size - start < needed) {
-      return Fail(ACLNN_ERR_PARAM_INVALID, api + ": workspace is not a live device allocation of at least " +
+      return Fail(ACLNN_ERR_PARAM_INVALID, std::string(api) + ": workspace is not a live device allocation of at least " +
                                                std::to_string(needed) + " bytes");
     }
   }
-  if (stream && !IsLiveStream(stream)) return Fail(ACLNN_ERR_PARAM_INVALID, api + ": stream is not a live stream");
+  if (stream && !IsLiveStream(stream)) {
+    return Fail(ACLNN_ERR_PARAM_INVALID, std::string(api) + ": stream is not a live stream");
+  }
   if (!held->work->HasKernel()) return held->work->Run(stream);
   return LaunchKernel(stream, std::move(held), workspace);
 }
