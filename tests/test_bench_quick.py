@@ -45,10 +45,13 @@ def test_generation_compares_with_the_floor_and_regenerates_after_an_edit(quick_
 
 def test_calls_time_every_side_and_their_ratios(quick_results):
     calls = quick_results["sections"]["calls"]
-    assert set(calls["seconds_per_call"]) == {"a_numpy", "b_device", "b_device_out", "c_floor", "c_floor_out",
-                                              "d_torch"}
+    assert set(calls["seconds_per_call"]) == {"a_numpy", "b_chain", "b_out", "c_floor", "d_torch"}
     assert all(s["median"] > 0 for s in calls["seconds_per_call"].values())
-    assert set(calls["ratios"]) == {"a/c", "b/c", "b_out/c_out", "b/d"}
+    assert set(calls["ratios"]) == {"a/c", "b/c", "b_out/c", "b/d"}
+    # The device-resident chain neither allocates device memory nor waits for the device.
+    counters = calls["chain_counters"]
+    assert (counters["malloc_calls"], counters["stream_syncs"], counters["device_syncs"]) == (0, 0, 0)
+    assert counters["kernels_launched"] == calls["calls_per_chain"]
 
 
 def test_kernels_cover_the_three_seed_ops_in_three_dtypes(quick_results):

@@ -3,6 +3,7 @@
 #include "ascendcl/streams.h"
 
 #include <pthread.h>
+#include <sched.h>
 
 #include <atomic>
 #include <chrono>
@@ -41,12 +42,17 @@ void Relax() {
 #endif
 }
 
+// Polls `done` for up to `budget` before the caller blocks: a few hundred pause-loops first, then
+// yielding the core between polls, so that on a busy machine (more runnable threads than cores)
+// the thread that has the work to do runs instead of the one waiting for it.
 template <typename Done>
 void SpinFor(std::chrono::microseconds budget, Done&& done) {
-  const auto until = std::chrono::steady_clock::now() + budget;
-  while (!done() && std::chrono::steady_clock::now() < until) {
-    for (int i = 0; i < 32; ++i) Relax();
+  for (int i = 0; i < 256; ++i) {
+    if (done()) return;
+    Relax();
   }
+  const auto until = std::chrono::steady_clock::now() + budget;
+  while (!done() && std::chrono::steady_clock::now() < until) sched_yield();
 }
 
 // --- settings -----------------------------------------------------------------------------------
