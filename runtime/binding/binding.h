@@ -19,8 +19,11 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <cxxabi.h>
+
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -253,24 +256,38 @@ class Runtime {
   std::vector<int32_t> devices_used_;
 };
 
-// Runs `wait` (a call that blocks on the device) without the GIL. The GIL is taken back in plain
-// code, not in a destructor: at interpreter exit a daemon thread that asks for the GIL is ended
-// by pthread_exit, whose unwinding must not cross a noexcept frame.
+// Runs `wait` (a call that blocks on the device, or the library's work) without the GIL. The GIL is
+// taken back in plain code, never in a destructor or a catch-all handler: at interpreter exit a
+// daemon thread that asks for the GIL is ended by pthread_exit, whose forced unwinding must not
+// cross a noexcept frame nor be swallowed ("FATAL: exception not rethrown"). A thread ended so
+// leaves through here; the objects of its call are abandoned with the process.
 template <class Wait>
 auto without_gil(Wait&& wait) -> decltype(wait()) {
+  if (!PyGILState_Check()) return wait();  // a thread without the GIL (a destructor at thread exit)
   PyThreadState* state = PyEval_SaveThread();
-  try {
-    if constexpr (std::is_void<decltype(wait())>::value) {
+  std::exception_ptr error;
+  if constexpr (std::is_void<decltype(wait())>::value) {
+    try {
       wait();
-      PyEval_RestoreThread(state);
-    } else {
-      auto result = wait();
-      PyEval_RestoreThread(state);
-      return result;
+    } catch (abi::__forced_unwind&) {
+      throw;  // the thread is being cancelled: no Python left to return to
+    } catch (...) {
+      error = std::current_exception();
     }
-  } catch (...) {
     PyEval_RestoreThread(state);
-    throw;
+    if (error) std::rethrow_exception(error);
+  } else {
+    decltype(wait()) result{};
+    try {
+      result = wait();
+    } catch (abi::__forced_unwind&) {
+      throw;
+    } catch (...) {
+      error = std::current_exception();
+    }
+    PyEval_RestoreThread(state);
+    if (error) std::rethrow_exception(error);
+    return result;
   }
 }
 

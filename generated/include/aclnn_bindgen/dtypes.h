@@ -179,9 +179,10 @@ constexpr bool CanCast(aclDataType from, aclDataType to) {
   return i >= 0 && j >= 0 && kCastable[i][j] != 0;
 }
 
-// Every aclDataType the ABI headers declare has a row (the list of names is abi_values.h's).
+// Every aclDataType the ABI headers declare has a row (the list of names is abi_values.h's). An
+// index, not FindDType's pointer: GCC's sanitizers make a global's address non-constant.
 #define ACLNN_BINDGEN_DTYPE_HAS_ROW(name) \
-  static_assert(name == ACL_DT_UNDEFINED || FindDType(name) != nullptr, #name " has no row in kDTypes");
+  static_assert(name == ACL_DT_UNDEFINED || DTypeIndex(name) >= 0, #name " has no row in kDTypes");
 ACLNN_BINDGEN_DATA_TYPES(ACLNN_BINDGEN_DTYPE_HAS_ROW)
 #undef ACLNN_BINDGEN_DTYPE_HAS_ROW
 

@@ -18,6 +18,7 @@
 #include "aclnn_sim.h"
 #include "ascendcl/streams.h"
 #include "common/internal.h"
+#include "common/settings.h"
 
 namespace aclsim {
 
@@ -27,20 +28,10 @@ namespace {
 
 constexpr size_t kAlignment = 512;
 constexpr size_t kGranule = 32;
-// The simulated chip's HBM: 64 GiB as an Atlas A2, or ACLNN_SIM_DEVICE_MEMORY bytes. A request
-// beyond what is free fails as on a device (ACL_ERROR_RT_MEMORY_ALLOCATION) before the host is
-// asked for it: a 4 TB tensor is an error to report, not a host allocation to attempt.
-constexpr uint64_t kDefaultDeviceMemory = uint64_t(64) << 30;
-
-uint64_t DeviceMemoryCapacity() {
-  static const uint64_t capacity = [] {
-    const char* value = std::getenv("ACLNN_SIM_DEVICE_MEMORY");
-    char* end = nullptr;
-    const unsigned long long parsed = value ? std::strtoull(value, &end, 10) : 0;
-    return value && *value && end && *end == '\0' && parsed > 0 ? uint64_t(parsed) : kDefaultDeviceMemory;
-  }();
-  return capacity;
-}
+// The simulated chip's HBM: 64 GiB as an Atlas A2, or ACLNN_SIM_DEVICE_MEMORY (common/settings.h). A
+// request beyond what is free fails as on a device (ACL_ERROR_RT_MEMORY_ALLOCATION) before the host
+// is asked for it: a 4 TB tensor is an error to report, not a host allocation to attempt.
+uint64_t DeviceMemoryCapacity() { return Settings().device_memory; }
 
 struct Block {
   size_t size;  // what the caller asked for: the bounds that checks enforce

@@ -13,6 +13,7 @@
 #include "acl/acl.h"
 #include "aclnn_sim.h"
 #include "ascendcl/streams.h"
+#include "common/settings.h"
 #include "common/dtypes.h"
 #include "common/handles.h"
 #include "common/internal.h"
@@ -58,14 +59,6 @@ thread_local uintptr_t t_context = 0;  // the thread's current context (0: none)
 std::atomic<int> g_resolved_soc{-1};
 
 void PublishSoc(const Runtime& rt) { g_resolved_soc.store(rt.soc_resolved ? static_cast<int>(rt.soc) : -1); }
-
-bool LogErrors() {
-  static const bool log = [] {
-    const char* value = std::getenv("ACLNN_SIM_LOG");
-    return value && *value && std::string(value) != "0";
-  }();
-  return log;
-}
 
 std::string Lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -171,7 +164,7 @@ void ReleaseDevice(Runtime& rt, int32_t device) {
 
 void SetError(const std::string& message) {
   t_last_error = message;
-  if (LogErrors()) std::fprintf(stderr, "[aclnn-sim] %s\n", message.c_str());
+  if (Settings().log) std::fprintf(stderr, "[aclnn-sim] %s\n", message.c_str());
 }
 
 bool SimulatedSoc(Soc* soc) {
@@ -249,7 +242,7 @@ aclError aclInit(const char* configPath) {
   if (!aclsim::DeviceCountFromEnvironment(&devices)) {
     return Fail(ACL_ERROR_INVALID_PARAM, "aclInit: " + aclsim::t_last_error);
   }
-  if (!aclsim::CheckStreamSettings()) return Fail(ACL_ERROR_INVALID_PARAM, "aclInit: " + aclsim::t_last_error);
+  if (!aclsim::Settings().valid()) return Fail(ACL_ERROR_INVALID_PARAM, "aclInit: " + aclsim::Settings().error);
   rt.device_count = devices;
   rt.soc_resolved = true;
   aclsim::PublishSoc(rt);

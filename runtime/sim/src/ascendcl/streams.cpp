@@ -22,6 +22,7 @@
 #include "aclnn_sim.h"
 #include "common/handles.h"
 #include "common/internal.h"
+#include "common/settings.h"
 
 namespace aclsim {
 namespace {
@@ -53,74 +54,6 @@ void SpinFor(std::chrono::microseconds budget, Done&& done) {
   }
   const auto until = std::chrono::steady_clock::now() + budget;
   while (!done() && std::chrono::steady_clock::now() < until) sched_yield();
-}
-
-// --- settings -----------------------------------------------------------------------------------
-
-struct FaultTarget {
-  std::string api;
-  uint64_t launch;              // fail this launch of `api` (1-based)
-  std::atomic<uint64_t> seen{0};
-};
-
-struct Settings {
-  bool valid = true;
-  std::string error;
-  bool synchronous = false;                          // ACLNN_SIM_SYNC=1
-  std::vector<std::unique_ptr<FaultTarget>> faults;  // ACLNN_SIM_FAULT=aclnnXxx[:N][,...]
-};
-
-bool ParseLaunch(const std::string& text, uint64_t* launch) {
-  if (text.empty() || text.size() > 18) return false;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-  }
-  *launch = std::strtoull(text.c_str(), nullptr, 10);
-  return *launch >= 1;
-}
-
-Settings ReadSettings() {
-  Settings settings;
-  if (const char* value = std::getenv("ACLNN_SIM_SYNC")) {
-    const std::string text = value;
-    if (text == "1") {
-      settings.synchronous = true;
-    } else if (!text.empty() && text != "0") {
-      settings.valid = false;
-      settings.error = "ACLNN_SIM_SYNC=" + text + " is not 0 or 1";
-      return settings;
-    }
-  }
-  if (const char* value = std::getenv("ACLNN_SIM_FAULT")) {
-    const std::string text = value;
-    size_t start = 0;
-    while (!text.empty() && start <= text.size()) {
-      const size_t comma = text.find(',', start);
-      const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      const size_t colon = item.find(':');
-      auto target = std::make_unique<FaultTarget>();
-      target->api = item.substr(0, colon);
-      target->launch = 1;
-      const bool named = target->api.size() > 5 && target->api.compare(0, 5, "aclnn") == 0 &&
-                         target->api.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
-                             std::string::npos;
-      if (!named || (colon != std::string::npos && !ParseLaunch(item.substr(colon + 1), &target->launch))) {
-        settings.valid = false;
-        settings.error = "ACLNN_SIM_FAULT=" + text + ": '" + item +
-                         "' is not aclnnXxx or aclnnXxx:N (N >= 1, the launch of that API that fails)";
-        return settings;
-      }
-      settings.faults.push_back(std::move(target));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
-  return settings;
-}
-
-Settings& TheSettings() {
-  static Settings* settings = new Settings(ReadSettings());  // read once: the environment of the process start
-  return *settings;
 }
 
 // --- events -------------------------------------------------------------------------------------
@@ -395,7 +328,7 @@ std::vector<std::shared_ptr<Executor>>& TakeRetired(StreamState& s) {
 
 aclError Enqueue(const std::shared_ptr<StreamState>& self, Task&& task) {
   StreamState& s = *self;
-  if (TheSettings().synchronous) {
+  if (Settings().synchronous) {
     std::lock_guard<std::mutex> run(s.inline_run);
     task.ticket = s.enqueued.fetch_add(1) + 1;
     const std::string caller_error = aclGetRecentErrMsg();
@@ -540,12 +473,6 @@ void ReleaseStreams(int32_t device) {
   }
 }
 
-bool CheckStreamSettings() {
-  const Settings& settings = TheSettings();
-  if (!settings.valid) SetError(settings.error);
-  return settings.valid;
-}
-
 StreamCounts GetStreamCounts() {
   Streams& state = State();
   return StreamCounts{state.streams.size(), state.events.size(), state.stream_syncs.load(), state.device_syncs.load(),
@@ -555,8 +482,8 @@ StreamCounts GetStreamCounts() {
 bool IsLiveStream(aclrtStream stream) { return State().streams.Find(stream) != nullptr; }
 
 aclnnStatus LaunchKernel(aclrtStream stream, std::shared_ptr<Executor> executor, void* workspace) {
-  const Settings& settings = TheSettings();
-  if (!settings.valid) return Fail(ACLNN_ERR_RUNTIME_ERROR, std::string(executor->api) + ": " + settings.error);
+  const SimSettings& settings = Settings();
+  if (!settings.valid()) return Fail(ACLNN_ERR_RUNTIME_ERROR, std::string(executor->api) + ": " + settings.error);
   std::shared_ptr<StreamState> s;
   if (Resolve(stream, executor->api, &s) != ACL_SUCCESS) {
     // aclnn reports a bad stream as a bad argument of the op (the message is set).

@@ -30,9 +30,6 @@ void WaitForUsers(uintptr_t begin, uintptr_t end);
 // Drains and destroys every stream of `device` (aclrtResetDevice, aclFinalize).
 void ReleaseStreams(int32_t device);
 
-// Validates ACLNN_SIM_SYNC and ACLNN_SIM_FAULT; false with the message set for a bad value.
-bool CheckStreamSettings();
-
 // Cumulative counts since the process started (aclsimStats).
 struct StreamCounts {
   uint64_t live_streams, live_events, stream_syncs, device_syncs, kernels_launched, events_recorded;

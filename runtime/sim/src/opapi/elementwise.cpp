@@ -10,6 +10,8 @@
 // kernel's block loop, once per compute type.
 #include "opapi/elementwise.h"
 
+#include "common/settings.h"
+
 #include <algorithm>
 #include <complex>
 #include <cstdlib>
@@ -439,10 +441,10 @@ void ProcessRange(const Plan& plan, int64_t begin, int64_t end) {
 
 bool UseAvx2() {
 #if defined(__x86_64__)
-  // ACLNN_SIM_ISA=baseline keeps to the portable loops (to compare the two, or to rule one out).
+  // ACLNN_SIM_ISA=baseline keeps to the portable loops (to compare the two, or to rule one out);
+  // auto and avx2 take the AVX2 loops on CPUs that have them.
   static const bool use = [] {
-    const char* isa = std::getenv("ACLNN_SIM_ISA");
-    if (isa && std::strcmp(isa, "baseline") == 0) return false;
+    if (Settings().isa == Isa::kBaseline) return false;
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
   }();

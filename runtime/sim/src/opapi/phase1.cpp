@@ -23,6 +23,7 @@
 #include "aclnn_sim/entry.h"
 #include "common/dtypes.h"
 #include "common/internal.h"
+#include "common/settings.h"
 #include "opapi/call.h"
 #include "opapi/elementwise.h"
 #include "opapi/work.h"
@@ -654,6 +655,7 @@ aclnnStatus Call::Resolve() {
 }
 
 aclnnStatus GetWorkspaceSize(const ApiSpec& spec, const Arg* args, uint64_t* workspaceSize, aclOpExecutor** executor) {
+  if (!Settings().valid()) return Fail(ACLNN_ERR_RUNTIME_ERROR, std::string(spec.name) + ": " + Settings().error);
   Soc soc;
   if (!SimulatedSoc(&soc)) return Fail(ACLNN_ERR_RUNTIME_ERROR, std::string(spec.name) + ": " + aclGetRecentErrMsg());
   if (aclnnStatus s = CheckChip(spec, soc)) return s;

@@ -1,5 +1,7 @@
 #include "opapi/thread_pool.h"
 
+#include "common/settings.h"
+
 #include <pthread.h>
 
 #include <algorithm>
@@ -19,11 +21,7 @@ constexpr int kMaxThreads = 16;
 constexpr std::chrono::microseconds kSpin{100};
 
 int ConfiguredThreads() {
-  if (const char* value = std::getenv("ACLNN_SIM_THREADS")) {
-    char* end = nullptr;
-    const long parsed = std::strtol(value, &end, 10);
-    if (*value && *end == '\0' && parsed >= 1) return static_cast<int>(std::min<long>(parsed, 256));
-  }
+  if (Settings().threads > 0) return Settings().threads;
   const unsigned hardware = std::thread::hardware_concurrency();
   return static_cast<int>(std::clamp<unsigned>(hardware, 1, kMaxThreads));
 }

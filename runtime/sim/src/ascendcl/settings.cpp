@@ -1,0 +1,122 @@
+// libascendcl: the simulator's settings (see common/settings.h).
+#include "common/settings.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <string>
+
+namespace aclsim {
+namespace {
+
+constexpr int kMaxThreads = 256;
+
+bool Digits(const std::string& text) {
+  return !text.empty() && text.size() <= 19 && text.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// "0"/"1" (or unset/empty: `fallback`).
+bool ReadFlag(const char* name, bool fallback, std::string* error) {
+  const char* value = std::getenv(name);
+  if (!value || !*value) return fallback;
+  const std::string text = value;
+  if (text == "0" || text == "1") return text == "1";
+  if (error->empty()) *error = std::string(name) + "=" + text + " is not 0 or 1";
+  return fallback;
+}
+
+// Bytes: digits with an optional K, M, G or T (powers of 1024; "KiB", "KB" and lower case too).
+bool ParseSize(const std::string& text, uint64_t* bytes) {
+  size_t end = 0;
+  while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+  const std::string number = text.substr(0, end);
+  std::string suffix = text.substr(end);
+  for (char& c : suffix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (!Digits(number)) return false;
+  int shift = 0;
+  if (!suffix.empty()) {
+    const std::string units = "KMGT";
+    const size_t unit = units.find(suffix[0]);
+    const std::string rest = suffix.substr(1);
+    if (unit == std::string::npos || !(rest.empty() || rest == "B" || rest == "IB")) return false;
+    shift = 10 * static_cast<int>(unit + 1);
+  }
+  const uint64_t value = std::strtoull(number.c_str(), nullptr, 10);
+  if (value == 0 || (shift && value > (~uint64_t{0} >> shift))) return false;
+  *bytes = value << shift;
+  return true;
+}
+
+void ReadFaults(SimSettings* s) {
+  const char* value = std::getenv("ACLNN_SIM_FAULT");
+  if (!value || !*value) return;
+  const std::string text = value;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const size_t colon = item.find(':');
+    auto target = std::make_unique<FaultTarget>();
+    target->api = item.substr(0, colon);
+    const bool named = target->api.size() > 5 && target->api.compare(0, 5, "aclnn") == 0 &&
+                       target->api.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+                           std::string::npos;
+    bool launch_ok = true;
+    if (colon != std::string::npos) {
+      const std::string launch = item.substr(colon + 1);
+      launch_ok = Digits(launch) && (target->launch = std::strtoull(launch.c_str(), nullptr, 10)) >= 1;
+    }
+    if (!named || !launch_ok) {
+      if (s->error.empty()) {
+        s->error = "ACLNN_SIM_FAULT=" + text + ": '" + item +
+                   "' is not aclnnXxx or aclnnXxx:N (N >= 1, the launch of that API that fails)";
+      }
+      s->faults.clear();
+      return;
+    }
+    s->faults.push_back(std::move(target));
+    if (comma == std::string::npos) return;
+    start = comma + 1;
+  }
+}
+
+SimSettings* Read() {
+  auto* s = new SimSettings();
+  s->synchronous = ReadFlag("ACLNN_SIM_SYNC", false, &s->error);
+  s->log = ReadFlag("ACLNN_SIM_LOG", false, &s->error);
+  ReadFaults(s);
+  if (const char* value = std::getenv("ACLNN_SIM_DEVICE_MEMORY"); value && *value) {
+    uint64_t bytes = 0;
+    if (ParseSize(value, &bytes)) {
+      s->device_memory = bytes;
+    } else if (s->error.empty()) {
+      s->error = std::string("ACLNN_SIM_DEVICE_MEMORY=") + value +
+                 " is not a positive size in bytes (digits, optionally with K, M, G or T: 16G, 512M)";
+    }
+  }
+  if (const char* value = std::getenv("ACLNN_SIM_THREADS"); value && *value) {
+    const std::string text = value;
+    const long threads = Digits(text) ? std::strtol(text.c_str(), nullptr, 10) : 0;
+    if (threads >= 1 && threads <= kMaxThreads) {
+      s->threads = static_cast<int>(threads);
+    } else if (s->error.empty()) {
+      s->error = "ACLNN_SIM_THREADS=" + text + " is not a thread count in [1, " + std::to_string(kMaxThreads) + "]";
+    }
+  }
+  if (const char* value = std::getenv("ACLNN_SIM_ISA"); value && *value) {
+    const std::string text = value;
+    if (text == "auto") s->isa = Isa::kAuto;
+    else if (text == "baseline") s->isa = Isa::kBaseline;
+    else if (text == "avx2") s->isa = Isa::kAvx2;
+    else if (s->error.empty()) s->error = "ACLNN_SIM_ISA=" + text + " is not auto, baseline or avx2";
+  }
+  return s;
+}
+
+}  // namespace
+
+const SimSettings& Settings() {
+  static const SimSettings* settings = Read();  // never destroyed: read by kernels during exit
+  return *settings;
+}
+
+}  // namespace aclsim
