@@ -61,7 +61,12 @@ class Tensor:
         """A Tensor viewing device memory someone else allocated (torch_npu's tensor.data_ptr()),
         without a copy. Strides and offset in elements (as torch's stride()); `owner` is kept alive
         as long as the Tensor."""
-    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> NDArray[Any]: ...
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> NDArray[Any]:
+        """A host copy (copy=False raises ValueError: device memory has no host view)."""
+    def __copy__(self) -> Tensor:
+        """A new Tensor viewing the same device memory."""
+    def __deepcopy__(self, memo: Any) -> Tensor:
+        """A new Tensor over a copy of the device memory."""
     def __len__(self) -> int: ...
 
 def to_device(array: _TensorLike) -> Tensor:

@@ -53,7 +53,7 @@ struct Kernel {
     if constexpr (aclsim::IsComplex<T>::value) {
       return T(std::abs(self));
     } else {
-      return self < T(0) ? T(-self) : self;
+      return self <= T(0) ? T(T(0) - self) : self;
     }
   }
 };
@@ -1417,7 +1417,7 @@ template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
   T operator()(T selfRef) const {
-    return selfRef > T(0) ? selfRef : T(0);
+    return selfRef < T(0) ? T(0) : selfRef;
   }
 };
 
@@ -2369,7 +2369,7 @@ template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
   T operator()(T self) const {
-    return self > T(0) ? self : T(0);
+    return self < T(0) ? T(0) : self;
   }
 };
 
@@ -2801,7 +2801,7 @@ template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
   T operator()(T gradOutput, T self) const {
-    return gradOutput * (T(1) / (T(1) + std::exp(-self))) * (T(1) + self - self * (T(1) / (T(1) + std::exp(-self))));
+    return gradOutput * (T(1) / (T(1) + std::exp(-self))) * (T(1) + self * (T(1) - T(1) / (T(1) + std::exp(-self))));
   }
 };
 
@@ -2907,7 +2907,7 @@ struct Kernel {
   T threshold;
   explicit Kernel(const aclsim::Call& call) : beta(aclsim::CallScalarAs<T>(call, 2)), threshold(aclsim::CallScalarAs<T>(call, 3)) {}
   T operator()(T gradOutput, T self) const {
-    return beta * self > threshold ? gradOutput : gradOutput / (T(1) + std::exp(-beta * self));
+    return beta * self > threshold ? gradOutput : gradOutput * std::exp(beta * self) / (std::exp(beta * self) + T(1));
   }
 };
 
@@ -3376,7 +3376,7 @@ struct Kernel {
   T threshold;
   explicit Kernel(const aclsim::Call& call) : threshold(aclsim::CallScalarAs<T>(call, 2)) {}
   T operator()(T gradOutput, T self) const {
-    return self > threshold ? gradOutput : T(0);
+    return self <= threshold ? T(0) : gradOutput;
   }
 };
 

@@ -57,12 +57,21 @@ aclDataType from_dlpack(DLDataType t) {
 
 std::string type_name(py::handle obj) { return py::str(py::type::handle_of(obj).attr("__qualname__")); }
 
+// A Python exception raised inside the object's own method (__dlpack__, __array__) becomes the
+// cause of ours, as `raise TypeError(...) from error` would: its type and traceback are kept, and
+// our message carries its text, not pybind11's "At:" lines.
+[[noreturn]] void raise_from(py::error_already_set& error, const std::string& message) {
+  const std::string text = message + ": " + std::string(py::str(error.value()));
+  py::raise_from(error, PyExc_TypeError, text.c_str());
+  throw py::error_already_set();
+}
+
 HostArray from_dlpack_object(py::handle obj, const std::string& what) {
   py::object capsule;
   try {
     capsule = obj.attr("__dlpack__")();
   } catch (py::error_already_set& e) {
-    throw py::type_error(what + ": " + type_name(obj) + ".__dlpack__() failed: " + e.what());
+    raise_from(e, what + ": " + type_name(obj) + ".__dlpack__() failed");
   }
   auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
   if (managed == nullptr) {
@@ -86,6 +95,12 @@ HostArray from_dlpack_object(py::handle obj, const std::string& what) {
                          std::to_string(t.dtype.bits) + " bits, " + std::to_string(t.dtype.lanes) +
                          " lanes) has no aclDataType");
   h.itemsize = t.dtype.bits / 8;
+  if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr))
+    throw py::value_error(what + ": DLPack tensor with " + std::to_string(t.ndim) + " dimensions");
+  for (int32_t i = 0; i < t.ndim; ++i) {
+    if (t.shape[i] < 0)
+      throw py::value_error(what + ": DLPack tensor with a negative dimension (" + std::to_string(t.shape[i]) + ")");
+  }
   h.shape.assign(t.shape, t.shape + t.ndim);
   h.strides.resize(static_cast<size_t>(t.ndim));
   int64_t running = 1;
@@ -151,13 +166,14 @@ HostArray host_array(py::handle obj, const std::string& what, bool for_output) {
   } else if (for_output) {
     throw py::type_error(what + ": expected a writeable NumPy array, an aclnn.Tensor or a __dlpack__ object, got " +
                          type_name(obj));
-  } else if (py::isinstance<py::str>(obj) || py::isinstance<py::bytes>(obj) || py::isinstance<py::dict>(obj)) {
-    throw py::type_error(what + ": expected an array, got " + type_name(obj));
+  } else if (obj.is_none() || py::isinstance<py::str>(obj) || py::isinstance<py::bytes>(obj) ||
+             py::isinstance<py::dict>(obj)) {
+    throw py::type_error(what + ": expected an array, got " + (obj.is_none() ? std::string("None") : type_name(obj)));
   } else {
     try {
       array = py::module_::import("numpy").attr("asarray")(obj);
     } catch (py::error_already_set& e) {
-      throw py::type_error(what + ": cannot make an array of " + type_name(obj) + ": " + e.what());
+      raise_from(e, what + ": cannot make an array of " + type_name(obj));
     }
   }
   HostArray h;
@@ -165,6 +181,12 @@ HostArray host_array(py::handle obj, const std::string& what, bool for_output) {
   if (for_output && !h.writeable) throw py::value_error(what + ": the array is read-only; pass a writeable array");
   py::dtype dtype = array.dtype();
   h.dtype = from_numpy(dtype);
+  if (h.dtype == ACL_DT_UNDEFINED && dtype.kind() == 'O') {
+    // NumPy keeps what no dtype of its holds as objects: a Python int past 64 bits, None, a mix.
+    if (PyLong_Check(obj.ptr()))
+      throw py::value_error(what + ": " + std::string(py::str(obj)) + " is out of the range of every integer dtype");
+    throw py::type_error(what + ": " + type_name(obj) + " does not make an array of numbers (NumPy gives dtype object)");
+  }
   if (h.dtype == ACL_DT_UNDEFINED)
     throw py::type_error(what + ": dtype " + std::string(py::str(dtype)) + " has no aclDataType");
   h.itemsize = static_cast<size_t>(dtype.itemsize());
@@ -385,11 +407,31 @@ every result that views it), so that the memory is not freed under it.)doc")
       .def_property_readonly("acl_dtype", [](const DeviceTensor& t) { return dtype_name(t.dtype); },
                              "The aclDataType, as the pages name it (FLOAT, BFLOAT16, ...).")
       .def("numpy", &to_host, "A new host array (C-contiguous) with the tensor's values.")
-      .def("__array__", [](const DeviceTensor& t, py::object dtype, py::object /*copy*/) -> py::object {
+      .def("__array__", [](const DeviceTensor& t, py::object dtype, py::object copy) -> py::object {
+            // NumPy 2's protocol: copy=False asks for a view, which device memory cannot give.
+            if (!copy.is_none() && !PyObject_IsTrue(copy.ptr()))
+              throw py::value_error("an aclnn.Tensor is in device memory: a host array of it is always a copy "
+                                    "(copy=False cannot be honoured; use numpy() or np.asarray)");
             py::array host = to_host(t);
             if (dtype.is_none()) return host;
             return host.attr("astype")(dtype);
           }, py::arg("dtype") = py::none(), py::arg("copy") = py::none())
+      .def("__copy__", [](const DeviceTensor& t) { return std::make_shared<DeviceTensor>(t); },
+           "A new Tensor viewing the same device memory.")
+      .def("__deepcopy__", [](const DeviceTensor& t, py::handle /*memo*/) {
+            // The same view over a copy of the memory it spans, queued on the current stream.
+            Stream& stream = Runtime::get().stream();
+            const DTypeInfo* info = dtype_info(t.dtype);
+            const size_t nbytes = static_cast<size_t>(t.storage_elements) * (info ? info->size : 0);
+            auto copy = std::make_shared<DeviceTensor>(t);
+            copy->storage = DeviceBuffer::allocate(nbytes, stream, "");
+            copy_async(copy->storage->data(), t.storage->data(), nbytes, ACL_MEMCPY_DEVICE_TO_DEVICE, stream, "");
+            return copy;
+          }, py::arg("memo"), "A new Tensor over a copy of the device memory (queued on the current stream).")
+      .def("__reduce__", [](const DeviceTensor& t) {
+            // Pickled through the host: unpickling puts the values on the device again.
+            return py::make_tuple(py::module_::import("aclnn._C").attr("to_device"), py::make_tuple(to_host(t)));
+          })
       .def("__len__", [](const DeviceTensor& t) {
         if (t.shape.empty()) throw py::type_error("len() of a 0-d aclnn.Tensor");
         return t.shape[0];

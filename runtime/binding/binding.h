@@ -542,6 +542,7 @@ class Call {
   long double integer_in_range(int param, py::handle obj, long double lo, long double hi);
   double floating_value(int param, py::handle obj, bool single);
   Slot* new_slot();
+  void refuse_self_overlap(const Dims& shape, const Dims& strides, const Label& label) const;
   Slot* tensor_slot(py::handle obj, bool inout, const Label& label);
   aclScalar* make_scalar(int param, py::handle obj, const Label& label);
   Slot* output_slot(int param, py::handle given, const OutputPlan* plan, const Label& label);

@@ -134,8 +134,26 @@ bool broadcast(Dims& acc, const Dims& shape) {
 
 }  // namespace
 
+namespace {
+
+// The runtime for a call of `spec`: a failure to start it (or a runtime finalised at exit) names
+// the call the user made, not only the runtime function that failed.
+Runtime& runtime_for(const ApiSpec& spec) {
+  try {
+    return Runtime::get();
+  } catch (AclnnFailure& f) {
+    if (f.api.empty()) {
+      f.message = std::string(spec.python_name) + "(): " + f.message;
+      f.api = spec.api;
+    }
+    throw;
+  }
+}
+
+}  // namespace
+
 Call::Call(const ApiSpec& spec, py::handle out)
-    : spec_(spec), runtime_(Runtime::get()), stream_(runtime_.stream()) {
+    : spec_(spec), runtime_(runtime_for(spec)), stream_(runtime_.stream()) {
   if (out.is_none()) return;
   const size_t n = spec.outputs.size();
   if (n == 0) throw py::type_error(std::string(spec.python_name) + "() has no outputs to pass as out=");
@@ -176,6 +194,19 @@ std::string Call::Label::str() const {
 
 py::handle Call::given_out(size_t output) const { return output < out_given_.size() ? out_given_[output] : py::none(); }
 
+// A tensor the op writes whose elements share memory (a broadcast, stride-0 view) would be
+// written by several elements at once, in no defined order: refused, as PyTorch refuses it.
+void Call::refuse_self_overlap(const Dims& shape, const Dims& strides, const Label& label) const {
+  bool overlaps = false, empty = false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    overlaps |= shape[i] > 1 && strides[i] == 0;
+    empty |= shape[i] == 0;
+  }
+  if (overlaps && !empty)
+    throw py::value_error(label.str() + ": unsupported operation: more than one element of the written-to tensor "
+                          "refers to a single memory location (a stride-0 view); pass a tensor with its own memory");
+}
+
 Call::Slot* Call::new_slot() {
   if (slot_count_ < kInlineSlots) return &inline_slots_[slot_count_++];
   more_slots_.push_back(std::make_unique<Slot>());
@@ -192,6 +223,7 @@ Call::Slot* Call::tensor_slot(py::handle obj, bool inout, const Label& label) {
   Slot* slot = new_slot();
   if (is_device_tensor(obj)) {
     slot->device = device_tensor_of(obj);
+    if (inout) refuse_self_overlap(slot->device->shape, slot->device->strides, label);
     const DeviceBuffer& storage = *slot->device->storage;
     // Memory allocated for another stream: keep it from reuse until this stream is done with it.
     if (!storage.is_foreign()) slot->device->storage->used_on(stream_.handle());
@@ -208,6 +240,7 @@ Call::Slot* Call::tensor_slot(py::handle obj, bool inout, const Label& label) {
     d->storage = DeviceBuffer::allocate(static_cast<size_t>(d->storage_elements) * slot->host.itemsize, stream_,
                                         spec_.api);
     slot->device = std::move(d);
+    if (inout) refuse_self_overlap(slot->device->shape, slot->device->strides, label);
     slot->upload = true;
     slot->download = inout;
     uploads_ = true;

@@ -53,7 +53,8 @@ Runtime& Runtime::get() {
     g_runtime = fresh;
     g_alive.store(true, std::memory_order_release);
   } else if (!g_alive.load()) {
-    throw AclnnFailure{ACL_ERROR_UNINITIALIZE, "", "aclFinalize", "the aclnn runtime was finalised at exit"};
+    throw AclnnFailure{ACL_ERROR_UNINITIALIZE, "", "call",
+                       "the aclnn runtime was finalised at interpreter exit (aclFinalize): nothing can run after it"};
   }
   return *g_runtime;
 }

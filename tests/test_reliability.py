@@ -1,0 +1,205 @@
+"""Issue 15's findings on the runtime, one regression test each: the crash at interpreter exit,
+integer kernels that wrap (make asan runs them under UBSan too), values that now equal PyTorch's,
+and the small ones (copy=False, copy/deepcopy/pickle, messages for None and huge ints, DLPack
+with a negative dimension, exception causes, writing into a stride-0 view, calls after exit).
+On the package built from op_docs/ (the 40 APIs with kernels), each test in a process of its own:
+the test session's own package (tests/bindings_build.py) is another `aclnn`. The environment's
+settings are tests/test_settings.py's."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GENERATED = ROOT / "generated"
+pytestmark = pytest.mark.skipif(not list((GENERATED / "aclnn").glob("_C*.so")), reason="make build first")
+
+
+
+def run(code: str, **env: str) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("ACLNN_")}
+    clean.update(PYTHONPATH=os.pathsep.join([str(GENERATED), str(ROOT)]), **env)
+    return subprocess.run([sys.executable, "-c", code], env=clean, capture_output=True, text=True, timeout=120)
+
+
+PRELUDE = """
+import copy, ctypes, pickle
+import numpy as np, pytest, torch
+import aclnn
+def bitwise_equal(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.tobytes() == b.tobytes()
+"""
+
+
+def check(body: str) -> str:
+    """Runs `body` (asserts included) against the op_docs package in a fresh process."""
+    done = run(PRELUDE + textwrap.dedent(body))
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+    return done.stdout
+
+
+# --- 1: a daemon thread inside a call while the interpreter finalises ------------------------------
+
+@pytest.mark.parametrize("work", [
+    "x = np.ones(10**6, np.float32)\nf = lambda: [aclnn.abs(x) for _ in iter(int, 1)]",  # the issue's
+    "x = aclnn.to_device(np.ones(10**5, np.float32))\nf = lambda: [aclnn.abs(x).numpy() for _ in iter(int, 1)]",
+    "s = aclnn.Stream()\nx = aclnn.to_device(np.ones(10**6, np.float32))\n"
+    "f = lambda: [(aclnn.abs(x), s.synchronize(), aclnn.synchronize()) for _ in iter(int, 1)]",
+])
+def test_a_daemon_thread_in_a_call_at_exit_does_not_abort_the_process(work):
+    code = f"import threading, time, numpy as np, aclnn\n{work}\n" \
+           "threading.Thread(target=f, daemon=True).start()\ntime.sleep(0.2)\n"
+    for _ in range(3):
+        done = run(code)
+        assert done.returncode == 0, done.stderr[-2000:]
+
+
+# --- 3: integer arithmetic wraps ---------------------------------------------------------------------
+
+def test_int64_kernels_wrap_as_pytorch():
+    check("""
+    big = np.array([2**62, -(2**63), 2**63 - 1], np.int64)
+    t = torch.tensor(big)
+    assert np.array_equal(aclnn.mul(big, np.array([4, 1, 2], np.int64)), (t * torch.tensor([4, 1, 2])).numpy())
+    assert np.array_equal(aclnn.add(big, np.array([2**62, -1, 1], np.int64), 1), (t + torch.tensor([2**62, -1, 1])).numpy())
+    minimum = np.array([-(2**63)], np.int64)
+    assert np.array_equal(aclnn.abs(minimum), torch.abs(torch.tensor(minimum)).numpy())
+    assert np.array_equal(aclnn.neg(minimum), torch.neg(torch.tensor(minimum)).numpy())
+    """)
+
+
+# --- 4: values the ops' goldens give ---------------------------------------------------------------
+
+def test_special_values_equal_pytorch_bit_for_bit():
+    check("""
+    t = torch.tensor
+    x = np.array([np.nan, -0.0, 0.0, -1.0, 2.0], np.float32)
+    assert bitwise_equal(aclnn.relu(x), torch.relu(t(x)).numpy())  # NaN and -0.0 pass
+    assert bitwise_equal(aclnn.abs(x), torch.abs(t(x)).numpy())  # abs(-0.0) is +0.0
+    g, s = np.array([1.0, 2.0], np.float32), np.array([np.nan, -1.0], np.float32)
+    assert bitwise_equal(aclnn.threshold_backward(g, s, 0.0), torch.ops.aten.threshold_backward(t(g), t(s), 0.0).numpy())
+    g, s = np.ones(3, np.float32), np.array([1e8, 1e9, -1e8], np.float32)
+    assert bitwise_equal(aclnn.silu_backward(g, s), torch.ops.aten.silu_backward(t(g), t(s)).numpy())
+    g, s = np.ones(2, np.float32), np.array([-100.0, -80.0], np.float32)
+    ours = aclnn.softplus_backward(g, s, 1.0, 20.0)
+    theirs = torch.ops.aten.softplus_backward(t(g), t(s), 1.0, 20.0).numpy()
+    assert ours[0] > 0 and np.allclose(ours, theirs, rtol=1e-5, atol=0)  # no flush to 0 (3.8e-44)
+    """)
+
+
+# --- 7: the small ones -----------------------------------------------------------------------------
+
+def test_a_host_view_of_device_memory_cannot_be_asked_for():
+    check("""
+    t = aclnn.to_device(np.arange(4, dtype=np.float32))
+    with pytest.raises(ValueError, match="copy=False"):
+        np.array(t, copy=False)
+    assert np.array_equal(np.asarray(t), np.arange(4))
+    """)
+
+
+def test_tensors_copy_deepcopy_and_pickle():
+    check("""
+    t = aclnn.to_device(np.arange(6, dtype=np.float32).reshape(2, 3))
+    shallow, deep = copy.copy(t), copy.deepcopy(t)
+    assert shallow.data_ptr() == t.data_ptr() and deep.data_ptr() != t.data_ptr()
+    assert np.array_equal(deep.numpy(), t.numpy()) and deep.shape == (2, 3)
+    again = pickle.loads(pickle.dumps(t))
+    assert np.array_equal(again.numpy(), t.numpy()) and again.dtype == np.float32
+    """)
+
+
+def test_arguments_without_a_dtype_are_named_for_what_they_are():
+    check("""
+    with pytest.raises(TypeError, match="expected an array, got None"):
+        aclnn.to_device(None)
+    with pytest.raises(ValueError, match="out of the range of every integer dtype"):
+        aclnn.abs(2**100)
+    with pytest.raises(TypeError, match="does not make an array of numbers"):
+        aclnn.abs([1, None])
+    """)
+
+
+def test_a_dlpack_tensor_with_a_negative_dimension_is_refused():
+    # torch refuses to make one, so the capsule is forged: ndim 1, shape [-20].
+    check("""
+    class DLTensor(ctypes.Structure):
+        _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32),
+                    ("ndim", ctypes.c_int32), ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                    ("lanes", ctypes.c_uint16), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                    ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+    class Managed(ctypes.Structure):
+        _fields_ = [("tensor", DLTensor), ("ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
+    shape = (ctypes.c_int64 * 1)(-20)
+    buffer = (ctypes.c_float * 4)()
+    managed = Managed(DLTensor(ctypes.addressof(buffer), 1, 0, 1, 2, 32, 1, shape, None, 0), None, None)
+    new_capsule = ctypes.pythonapi.PyCapsule_New
+    new_capsule.restype, new_capsule.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    class Forged:
+        def __dlpack__(self, *args, **kwargs):
+            return new_capsule(ctypes.addressof(managed), b"dltensor", None)
+    with pytest.raises(ValueError, match="negative dimension"):
+        aclnn.abs(Forged())
+    """)
+
+
+def test_an_error_inside_the_objects_own_method_is_the_cause():
+    check("""
+    class Bad:
+        def __array__(self, *args, **kwargs):
+            raise KeyError("inner")
+    with pytest.raises(TypeError) as caught:
+        aclnn.abs(Bad())
+    assert isinstance(caught.value.__cause__, KeyError) and "At:" not in str(caught.value)
+    class BadDLPack:
+        def __dlpack__(self, *args, **kwargs):
+            raise RuntimeError("no capsule")
+    with pytest.raises(TypeError) as caught:
+        aclnn.abs(BadDLPack())
+    assert isinstance(caught.value.__cause__, RuntimeError) and "no capsule" in str(caught.value)
+    """)
+
+
+def test_writing_into_a_stride_0_view_is_refused_as_pytorch_refuses_it():
+    check("""
+    zero = np.lib.stride_tricks.as_strided(np.zeros(1, np.float32), (5,), (0,), writeable=True)
+    with pytest.raises(ValueError, match="more than one element of the written-to tensor"):
+        aclnn.abs(np.ones(5, np.float32), out=zero)
+    with pytest.raises(ValueError, match="more than one element of the written-to tensor"):
+        aclnn.inplace_relu(zero)
+    base = aclnn.to_device(np.zeros(1, np.float32))
+    device_zero = aclnn.Tensor.from_pointer(base.data_ptr(), (5,), np.float32, (0,), owner=base)
+    with pytest.raises(ValueError, match="more than one element of the written-to tensor"):
+        aclnn.inplace_relu(device_zero)
+    assert np.array_equal(aclnn.abs(device_zero).numpy(), np.zeros(5, np.float32))  # reading one is fine
+    empty = np.lib.stride_tricks.as_strided(np.zeros(1, np.float32), (2, 0, 3), (0, 0, 0), writeable=True)
+    assert aclnn.inplace_relu(empty).shape == (2, 0, 3)  # no element: nothing overlaps
+    """)
+
+
+def test_a_call_after_the_runtime_was_finalised_names_the_call():
+    # atexit runs last-registered first: registered before `import aclnn`, `late` runs after the
+    # package's own handler has finalised the runtime.
+    code = """
+import atexit, numpy as np
+def late():
+    import aclnn
+    try:
+        aclnn.abs(np.ones(2, np.float32))
+    except aclnn.AclnnError as e:
+        print(e.api, "|", e)
+atexit.register(late)
+import aclnn
+aclnn.abs(np.ones(2, np.float32))
+"""
+    done = run(code)
+    assert done.returncode == 0, done.stderr
+    api, message = done.stdout.strip().split(" | ")
+    assert api == "aclnnAbs" and "abs()" in message and "finalised" in message
