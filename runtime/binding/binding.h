@@ -547,6 +547,7 @@ class Call {
   aclScalar* make_scalar(int param, py::handle obj, const Label& label);
   Slot* output_slot(int param, py::handle given, const OutputPlan* plan, const Label& label);
   aclTensorList* make_list(int param, const std::vector<Slot*>& members);
+  aclTensorList* tensor_list_of(int param, py::handle obj, bool inout);
   py::handle given_out(size_t output) const;
   void attach(int param, Slot* slot);
 

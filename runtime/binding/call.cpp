@@ -285,31 +285,22 @@ aclTensorList* Call::make_list(int param, const std::vector<Slot*>& members) {
   return list;
 }
 
-aclTensorList* Call::tensor_list(int param, py::handle obj) {
+aclTensorList* Call::tensor_list_of(int param, py::handle obj, bool inout) {
   if (obj.is_none()) return nullptr;
   if (!py::isinstance<py::list>(obj) && !py::isinstance<py::tuple>(obj))
     throw py::type_error(what(param) + ": expected a list of arrays, got " + type_name(obj));
   std::vector<Slot*> members;
   int i = 0;
   for (py::handle item : obj) {
-    members.push_back(item.is_none() ? nullptr : tensor_slot(item, false, Label{this, param, i, false}));
+    members.push_back(item.is_none() ? nullptr : tensor_slot(item, inout, Label{this, param, i, false}));
     ++i;
   }
   return make_list(param, members);
 }
 
-aclTensorList* Call::inout_tensor_list(int param, py::handle obj) {
-  if (obj.is_none()) return nullptr;
-  if (!py::isinstance<py::list>(obj) && !py::isinstance<py::tuple>(obj))
-    throw py::type_error(what(param) + ": expected a list of arrays, got " + type_name(obj));
-  std::vector<Slot*> members;
-  int i = 0;
-  for (py::handle item : obj) {
-    members.push_back(item.is_none() ? nullptr : tensor_slot(item, true, Label{this, param, i, false}));
-    ++i;
-  }
-  return make_list(param, members);
-}
+aclTensorList* Call::tensor_list(int param, py::handle obj) { return tensor_list_of(param, obj, false); }
+
+aclTensorList* Call::inout_tensor_list(int param, py::handle obj) { return tensor_list_of(param, obj, true); }
 
 aclScalar* Call::make_scalar(int param, py::handle obj, const Label& label) {
   alignas(16) unsigned char value[16] = {};

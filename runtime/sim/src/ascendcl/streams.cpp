@@ -421,32 +421,58 @@ std::vector<std::shared_ptr<StreamState>> StreamsOf(int32_t device, bool take) {
   return out;
 }
 
+// A record of `event` on `stream` (a new version of the event), or a wait of `stream` for the
+// event's latest record (nothing to wait for when it was never recorded).
+aclError QueueEventTask(aclrtEvent event, aclrtStream stream, Task::Kind kind, const char* api) {
+  auto e = event ? State().events.Find(event) : nullptr;
+  if (!e) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": event is not a live event");
+  std::shared_ptr<StreamState> s;
+  if (aclError status = Resolve(stream, api, &s)) return status;
+  Task task;
+  task.kind = kind;
+  task.api = api;
+  task.event = e;
+  {
+    std::lock_guard<std::mutex> lock(e->mutex);
+    task.version = kind == Task::Kind::kRecord ? ++e->recorded : e->recorded;
+  }
+  if (kind == Task::Kind::kRecord) State().events_recorded.fetch_add(1, std::memory_order_relaxed);
+  else if (task.version == 0) return ACL_SUCCESS;
+  return Enqueue(s, std::move(task));
+}
+
+}  // namespace
+
+namespace {
+
+// A copy or a fill (`task`, of `task.count` bytes) queued on the stream `stream` names.
+aclError EnqueueMemoryTask(aclrtStream stream, Task&& task) {
+  std::shared_ptr<StreamState> s;
+  if (aclError status = Resolve(stream, task.api, &s)) return status;
+  if (task.count == 0) return ACL_SUCCESS;
+  return Enqueue(s, std::move(task));
+}
+
 }  // namespace
 
 aclError EnqueueCopy(aclrtStream stream, const char* api, void* dst, const void* src, size_t count) {
-  std::shared_ptr<StreamState> s;
-  if (aclError status = Resolve(stream, api, &s)) return status;
-  if (count == 0) return ACL_SUCCESS;
   Task task;
   task.kind = Task::Kind::kCopy;
   task.api = api;
   task.dst = dst;
   task.src = src;
   task.count = count;
-  return Enqueue(s, std::move(task));
+  return EnqueueMemoryTask(stream, std::move(task));
 }
 
 aclError EnqueueFill(aclrtStream stream, const char* api, void* dst, int32_t value, size_t count) {
-  std::shared_ptr<StreamState> s;
-  if (aclError status = Resolve(stream, api, &s)) return status;
-  if (count == 0) return ACL_SUCCESS;
   Task task;
   task.kind = Task::Kind::kFill;
   task.api = api;
   task.dst = dst;
   task.value = value;
   task.count = count;
-  return Enqueue(s, std::move(task));
+  return EnqueueMemoryTask(stream, std::move(task));
 }
 
 void WaitForUsers(uintptr_t begin, uintptr_t end) {
@@ -591,37 +617,11 @@ aclError aclrtDestroyEvent(aclrtEvent event) {
 }
 
 aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
-  auto e = event ? aclsim::State().events.Find(event) : nullptr;
-  if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtRecordEvent: event is not a live event");
-  std::shared_ptr<aclsim::StreamState> s;
-  if (aclError status = aclsim::Resolve(stream, "aclrtRecordEvent", &s)) return status;
-  aclsim::Task task;
-  task.kind = aclsim::Task::Kind::kRecord;
-  task.api = "aclrtRecordEvent";
-  task.event = e;
-  {
-    std::lock_guard<std::mutex> lock(e->mutex);
-    task.version = ++e->recorded;
-  }
-  aclsim::State().events_recorded.fetch_add(1, std::memory_order_relaxed);
-  return aclsim::Enqueue(s, std::move(task));
+  return aclsim::QueueEventTask(event, stream, aclsim::Task::Kind::kRecord, "aclrtRecordEvent");
 }
 
 aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event) {
-  auto e = event ? aclsim::State().events.Find(event) : nullptr;
-  if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtStreamWaitEvent: event is not a live event");
-  std::shared_ptr<aclsim::StreamState> s;
-  if (aclError status = aclsim::Resolve(stream, "aclrtStreamWaitEvent", &s)) return status;
-  aclsim::Task task;
-  task.kind = aclsim::Task::Kind::kWait;
-  task.api = "aclrtStreamWaitEvent";
-  task.event = e;
-  {
-    std::lock_guard<std::mutex> lock(e->mutex);
-    task.version = e->recorded;
-  }
-  if (task.version == 0) return ACL_SUCCESS;  // never recorded: nothing to wait for
-  return aclsim::Enqueue(s, std::move(task));
+  return aclsim::QueueEventTask(event, stream, aclsim::Task::Kind::kWait, "aclrtStreamWaitEvent");
 }
 
 aclError aclrtSynchronizeEvent(aclrtEvent event) {

@@ -52,7 +52,7 @@ struct Objects {
   Registry<TensorListObject> tensor_lists{0x56};
   Registry<ScalarListObject> scalar_lists{0x57};
   Registry<Executor> executors{0x58};
-  std::mutex ownership;  // list creation and destruction against single destroys
+  aclnn_bindgen::SpinLock ownership;  // list creation and destruction against single destroys
 };
 
 Objects& State() {
@@ -305,6 +305,52 @@ std::shared_ptr<Executor> AcquireExecutor(aclOpExecutor* handle, const char* api
   return executor;
 }
 
+// A tensor or scalar list: it owns its elements from now on (as in CANN: destroying the list
+// destroys them, destroying one of them alone is refused). Null elements stay null.
+template <typename ListHandle, typename List, typename Item, typename Element>
+ListHandle* CreateList(const char* api, const char* kind, const char* noun, Registry<Item>& items, Registry<List>& lists,
+                       const Element* const* value, uint64_t size) {
+  if (size && !value) {
+    SetError(std::string(api) + ": value is a null pointer but size is " + std::to_string(size));
+    return nullptr;
+  }
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(State().ownership);
+  auto list = MakeShared<List>();
+  for (uint64_t i = 0; i < size; ++i) {
+    const uintptr_t item = reinterpret_cast<uintptr_t>(value[i]);
+    auto object = item ? items.Find(value[i]) : nullptr;
+    std::string problem;
+    if (item && !object) problem = std::string("is not a live ") + kind;
+    else if (object && object->owner) problem = std::string("already belongs to a ") + noun + " list";
+    else if (item && std::find(list->items.begin(), list->items.end(), item) != list->items.end()) problem = "appears twice";
+    if (!problem.empty()) {
+      SetError(std::string(api) + ": element " + std::to_string(i) + " " + problem);
+      return nullptr;
+    }
+    list->items.push_back(item);
+  }
+  const uintptr_t handle = lists.Add(list);
+  for (uintptr_t item : list->items) {
+    if (item) items.With(reinterpret_cast<void*>(item), [&](Item& object) { object.owner = handle; });
+  }
+  return Handle<ListHandle>(handle);
+}
+
+// A tensor or scalar on its own: one a list owns is the list's to destroy.
+template <typename Item>
+aclnnStatus DestroyOwned(const char* api, const char* kind, const char* noun, Registry<Item>& items, const void* handle) {
+  if (!handle) return ACLNN_SUCCESS;
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(State().ownership);
+  auto object = items.Find(handle);
+  if (!object) return UnknownHandle(api, kind);
+  if (object->owner) {
+    return Fail(ACLNN_ERR_PARAM_INVALID, std::string(api) + ": the " + noun + " belongs to a " + noun + " list; " + api +
+                                             "List destroys it");
+  }
+  items.Take(handle);
+  return ACLNN_SUCCESS;
+}
+
 }  // namespace aclsim
 
 using aclsim::Fail;
@@ -414,87 +460,23 @@ aclBoolArray* aclCreateBoolArray(const bool* value, uint64_t size) {
 }
 
 aclTensorList* aclCreateTensorList(const aclTensor* const* value, uint64_t size) {
-  if (size && !value) {
-    aclsim::SetError("aclCreateTensorList: value is a null pointer but size is " + std::to_string(size));
-    return nullptr;
-  }
   auto& objects = State();
-  std::lock_guard<std::mutex> lock(objects.ownership);
-  auto list = aclsim::MakeShared<aclsim::TensorListObject>();
-  for (uint64_t i = 0; i < size; ++i) {
-    const uintptr_t item = reinterpret_cast<uintptr_t>(value[i]);
-    auto tensor = item ? objects.tensors.Find(value[i]) : nullptr;
-    std::string problem;
-    if (item && !tensor) problem = "is not a live aclTensor";
-    else if (tensor && tensor->owner) problem = "already belongs to a tensor list";
-    else if (item && std::find(list->items.begin(), list->items.end(), item) != list->items.end()) problem = "appears twice";
-    if (!problem.empty()) {
-      aclsim::SetError("aclCreateTensorList: element " + std::to_string(i) + " " + problem);
-      return nullptr;
-    }
-    list->items.push_back(item);
-  }
-  const uintptr_t handle = objects.tensor_lists.Add(list);
-  for (uintptr_t item : list->items) {
-    if (item) objects.tensors.With(reinterpret_cast<void*>(item), [&](aclsim::TensorObject& t) { t.owner = handle; });
-  }
-  return aclsim::Handle<aclTensorList>(handle);
+  return aclsim::CreateList<aclTensorList, aclsim::TensorListObject>("aclCreateTensorList", "aclTensor", "tensor", objects.tensors,
+                                                                   objects.tensor_lists, value, size);
 }
 
 aclScalarList* aclCreateScalarList(const aclScalar* const* value, uint64_t size) {
-  if (size && !value) {
-    aclsim::SetError("aclCreateScalarList: value is a null pointer but size is " + std::to_string(size));
-    return nullptr;
-  }
   auto& objects = State();
-  std::lock_guard<std::mutex> lock(objects.ownership);
-  auto list = aclsim::MakeShared<aclsim::ScalarListObject>();
-  for (uint64_t i = 0; i < size; ++i) {
-    const uintptr_t item = reinterpret_cast<uintptr_t>(value[i]);
-    auto scalar = item ? objects.scalars.Find(value[i]) : nullptr;
-    std::string problem;
-    if (item && !scalar) problem = "is not a live aclScalar";
-    else if (scalar && scalar->owner) problem = "already belongs to a scalar list";
-    else if (item && std::find(list->items.begin(), list->items.end(), item) != list->items.end()) problem = "appears twice";
-    if (!problem.empty()) {
-      aclsim::SetError("aclCreateScalarList: element " + std::to_string(i) + " " + problem);
-      return nullptr;
-    }
-    list->items.push_back(item);
-  }
-  const uintptr_t handle = objects.scalar_lists.Add(list);
-  for (uintptr_t item : list->items) {
-    if (item) objects.scalars.With(reinterpret_cast<void*>(item), [&](aclsim::ScalarObject& s) { s.owner = handle; });
-  }
-  return aclsim::Handle<aclScalarList>(handle);
+  return aclsim::CreateList<aclScalarList, aclsim::ScalarListObject>("aclCreateScalarList", "aclScalar", "scalar", objects.scalars,
+                                                                   objects.scalar_lists, value, size);
 }
 
 aclnnStatus aclDestroyTensor(const aclTensor* tensor) {
-  if (!tensor) return ACLNN_SUCCESS;
-  auto& objects = State();
-  std::lock_guard<std::mutex> lock(objects.ownership);
-  auto object = objects.tensors.Find(tensor);
-  if (!object) return aclsim::UnknownHandle("aclDestroyTensor", "aclTensor");
-  if (object->owner) {
-    return Fail(ACLNN_ERR_PARAM_INVALID,
-                "aclDestroyTensor: the tensor belongs to a tensor list; aclDestroyTensorList destroys it");
-  }
-  objects.tensors.Take(tensor);
-  return ACLNN_SUCCESS;
+  return aclsim::DestroyOwned("aclDestroyTensor", "aclTensor", "tensor", State().tensors, tensor);
 }
 
 aclnnStatus aclDestroyScalar(const aclScalar* scalar) {
-  if (!scalar) return ACLNN_SUCCESS;
-  auto& objects = State();
-  std::lock_guard<std::mutex> lock(objects.ownership);
-  auto object = objects.scalars.Find(scalar);
-  if (!object) return aclsim::UnknownHandle("aclDestroyScalar", "aclScalar");
-  if (object->owner) {
-    return Fail(ACLNN_ERR_PARAM_INVALID,
-                "aclDestroyScalar: the scalar belongs to a scalar list; aclDestroyScalarList destroys it");
-  }
-  objects.scalars.Take(scalar);
-  return ACLNN_SUCCESS;
+  return aclsim::DestroyOwned("aclDestroyScalar", "aclScalar", "scalar", State().scalars, scalar);
 }
 
 aclnnStatus aclDestroyIntArray(const aclIntArray* array) {
@@ -512,7 +494,7 @@ aclnnStatus aclDestroyBoolArray(const aclBoolArray* array) {
 aclnnStatus aclDestroyTensorList(const aclTensorList* array) {
   if (!array) return ACLNN_SUCCESS;
   auto& objects = State();
-  std::lock_guard<std::mutex> lock(objects.ownership);
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(objects.ownership);
   auto list = objects.tensor_lists.Take(array);
   if (!list) return aclsim::UnknownHandle("aclDestroyTensorList", "aclTensorList");
   for (uintptr_t item : list->items) {
@@ -524,7 +506,7 @@ aclnnStatus aclDestroyTensorList(const aclTensorList* array) {
 aclnnStatus aclDestroyScalarList(const aclScalarList* array) {
   if (!array) return ACLNN_SUCCESS;
   auto& objects = State();
-  std::lock_guard<std::mutex> lock(objects.ownership);
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(objects.ownership);
   auto list = objects.scalar_lists.Take(array);
   if (!list) return aclsim::UnknownHandle("aclDestroyScalarList", "aclScalarList");
   for (uintptr_t item : list->items) {
