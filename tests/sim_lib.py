@@ -181,6 +181,7 @@ _SIGNATURES = {
     "aclrtQueryEventStatus": (ctypes.c_int, [P, ctypes.POINTER(ctypes.c_int)]),
     "aclrtEventElapsedTime": (ctypes.c_int, [ctypes.POINTER(ctypes.c_float), P, P]),
     "aclsimLastFault": (ctypes.c_int, [P, ctypes.c_void_p]),
+    "aclsimHoldStream": (ctypes.c_int, [P, ctypes.c_int]),
     "aclsimLiveObjects": (ctypes.c_uint64, []),
     # libopapi
     "aclsimPromoteTypes": (ctypes.c_int, [ctypes.c_int, ctypes.c_int]),

@@ -45,6 +45,23 @@ def gy():
     return rng.standard_normal(1024).astype(np.float32), rng.standard_normal(1024).astype(np.float32)
 
 
+class Held:
+    """`with Held(aclnn, stream):` the simulator starts no task of the stream until the block ends
+    (aclsimHoldStream): queued work is observed queued, whatever the machine's speed."""
+
+    def __init__(self, aclnn, stream):
+        lib = ctypes.CDLL(os.path.join(aclnn.backend().lib_dir, "libascendcl.so"))
+        self.hold = lib.aclsimHoldStream
+        self.hold.argtypes, self.hold.restype = [ctypes.c_void_p, ctypes.c_int], ctypes.c_int
+        self.stream = stream
+
+    def __enter__(self):
+        assert self.hold(self.stream.handle, 1) == 0
+
+    def __exit__(self, *exc):
+        assert self.hold(self.stream.handle, 0) == 0
+
+
 def busy(aclnn, stream, rounds=6):
     """Queues `rounds` large kernels on `stream` (keeping it busy for milliseconds); returns their output."""
     g = aclnn.to_device(np.ones(BIG, np.float32))
@@ -123,9 +140,10 @@ def test_the_current_stream_is_per_thread(aclnn):
 
 def test_a_call_queues_on_the_current_stream_and_returns_before_its_kernel_runs(aclnn):
     s = aclnn.Stream()
-    out = busy(aclnn, s)
-    event = aclnn.Event().record(s)
-    assert not event.query() and not s.query()  # the host is ahead of the device
+    with Held(aclnn, s):
+        out = busy(aclnn, s)
+        event = aclnn.Event().record(s)
+        assert not event.query() and not s.query()  # queued, not run
     s.synchronize()
     assert event.query() and s.query()
     assert np.array_equal(out.numpy()[:64], np.ones(64, np.float32))
@@ -135,14 +153,14 @@ def test_an_event_orders_one_stream_after_another(aclnn):
     producer, consumer = aclnn.Stream(), aclnn.Stream()
     g = aclnn.to_device(np.full(BIG, 2, np.float32))
     x = aclnn.to_device(np.full(BIG, -1, np.float32))
-    busy(aclnn, producer, 4)
-    with aclnn.stream(producer):
-        mid = aclnn.leaky_relu_backward(g, x, 0.5, False)  # 1.0 everywhere, once the producer gets there
-    ready = producer.record_event()
-    consumer.wait_event(ready)
-    assert not ready.query()  # without the wait, the consumer would read mid too early
-    with aclnn.stream(consumer):
-        out = aclnn.leaky_relu_backward(g, mid, 0.5, False)  # mid > 0: g
+    with Held(aclnn, producer):
+        with aclnn.stream(producer):
+            mid = aclnn.leaky_relu_backward(g, x, 0.5, False)  # 1.0 everywhere, once the producer runs
+        ready = producer.record_event()
+        consumer.wait_event(ready)
+        with aclnn.stream(consumer):
+            out = aclnn.leaky_relu_backward(g, mid, 0.5, False)  # mid > 0: g
+        assert not ready.query() and not consumer.query()  # the consumer waits for the held producer
     consumer.synchronize()
     assert np.array_equal(out.numpy()[:1000], np.full(1000, 2, np.float32))
     producer.synchronize()
@@ -198,15 +216,18 @@ def test_a_block_used_by_another_stream_waits_for_that_stream(aclnn):
     s1, s2 = aclnn.Stream(), aclnn.Stream()
     with aclnn.stream(s1):
         t = aclnn.to_device(np.ones(BIG, np.float32))  # allocated for s1
-    with aclnn.stream(s2):
-        for _ in range(4):
-            aclnn.leaky_relu_backward(t, t, 0.5, False)  # s2 reads t, for a while
-    address = t.data_ptr()
-    del t
-    with aclnn.stream(s1):
-        other = aclnn.to_device(np.zeros(BIG, np.float32))
-    assert other.data_ptr() != address  # s2 may still be reading the old block
+    with Held(aclnn, s2):
+        with aclnn.stream(s2):
+            aclnn.leaky_relu_backward(t, t, 0.5, False)  # s2 will read t
+        address = t.data_ptr()
+        del t
+        with aclnn.stream(s1):
+            other = aclnn.to_device(np.zeros(BIG, np.float32))
+        assert other.data_ptr() != address  # s2 has not read the old block yet
     s2.synchronize()
+    with aclnn.stream(s1):
+        later = [aclnn.to_device(np.zeros(BIG, np.float32)) for _ in range(2)]
+    assert address in [t.data_ptr() for t in later]  # reached by s2 now: reused
 
 
 # --- foreign memory and streams --------------------------------------------------------------------

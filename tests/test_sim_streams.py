@@ -3,8 +3,8 @@ phase 2 and the async copies enqueue and return, events order streams against ea
 aclrtFree waits for the queued work that uses its memory, and a kernel's fault is reported by the
 stream's next synchronisation, naming the API whose kernel failed.
 
-Asynchrony is observed through events, not clocks: a stream kept busy by a few large kernels has
-not reached an event recorded behind them when the host asks right after launching."""
+Asynchrony is observed through events, not clocks: a stream held by aclsimHoldStream runs nothing
+until released, so that work queued on it is seen queued and not run, on a slow machine or a fast one."""
 
 from __future__ import annotations
 
@@ -55,6 +55,19 @@ class Leaky:
         assert self.sim.aclDestroyScalar(self.slope) == 0
 
 
+class Held:
+    """`with Held(sim, stream):` the stream's worker starts no task until the block ends."""
+
+    def __init__(self, sim, stream):
+        self.sim, self.stream = sim, stream
+
+    def __enter__(self):
+        assert self.sim.aclsimHoldStream(self.stream, 1) == 0
+
+    def __exit__(self, *exc):
+        assert self.sim.aclsimHoldStream(self.stream, 0) == 0
+
+
 def keep_busy(sim, stream, launches=6):
     """Queues `launches` large kernels on `stream`; returns what to close after synchronising."""
     op = Leaky(sim, BIG)
@@ -66,9 +79,11 @@ def keep_busy(sim, stream, launches=6):
 def test_a_launch_returns_before_its_kernel_has_run(sim):
     stream, event = sim.new_stream(), sim.new_event()
     before = sim.stats()
-    op = keep_busy(sim, stream)
-    assert sim.aclrtRecordEvent(event, stream) == 0
-    assert not sim.event_done(event)  # the host is ahead of the device
+    with Held(sim, stream):
+        op = keep_busy(sim, stream)
+        assert sim.aclrtRecordEvent(event, stream) == 0
+        assert not sim.event_done(event)  # queued, not run
+        assert not op.out.read_storage().any()
     assert sim.aclrtSynchronizeStream(stream) == 0, sim.error()
     assert sim.event_done(event)
     after = sim.stats()
@@ -118,20 +133,20 @@ def test_a_stream_waits_for_an_event_recorded_on_another(sim):
     a, b, event = sim.new_stream(), sim.new_stream(), sim.new_event()
     n = 1 << 16
     first = Leaky(sim, n)
-    busy = keep_busy(sim, a)
-    assert first.launch(a) == 0  # writes first.out, behind the busy work
-    assert sim.aclrtRecordEvent(event, a) == 0
     second = Leaky(sim, n, grad=first.grad, x=first.out)
-    assert sim.aclrtStreamWaitEvent(b, event) == 0
-    assert not sim.event_done(event)  # without the wait, b would read first.out before it is written
-    assert second.launch(b) == 0
+    with Held(sim, a):
+        assert first.launch(a) == 0  # writes first.out, once a runs
+        assert sim.aclrtRecordEvent(event, a) == 0
+        assert sim.aclrtStreamWaitEvent(b, event) == 0
+        assert second.launch(b) == 0  # reads first.out: only after the event
+        assert not sim.event_done(event)
+        assert not second.out.read_storage().any()  # b waits although it is not held
     assert sim.aclrtSynchronizeStream(b) == 0, sim.error()
     grad = first.grad.storage
     assert np.array_equal(second.out.numpy(), golden(grad, golden(grad, first.x.storage)))
     assert sim.aclrtSynchronizeStream(a) == 0
     second.close(first.grad, first.out)
     first.close()
-    busy.close()
     for s in (a, b):
         assert sim.aclrtDestroyStream(s) == 0
     assert sim.aclrtDestroyEvent(event) == 0
@@ -139,16 +154,15 @@ def test_a_stream_waits_for_an_event_recorded_on_another(sim):
 
 def test_two_streams_run_concurrently(sim):
     a, b, event = sim.new_stream(), sim.new_stream(), sim.new_event()
-    busy = keep_busy(sim, a)
-    assert sim.aclrtRecordEvent(event, a) == 0
     small = Leaky(sim, 64)
-    assert small.launch(b) == 0
-    assert sim.aclrtSynchronizeStream(b) == 0  # b's work finished while a is still busy
-    assert not sim.event_done(event)
+    with Held(sim, a):
+        assert sim.aclrtRecordEvent(event, a) == 0
+        assert small.launch(b) == 0
+        assert sim.aclrtSynchronizeStream(b) == 0  # b's work finished while a has not run
+        assert not sim.event_done(event)
     assert np.array_equal(small.out.numpy(), golden(small.grad.storage, small.x.storage))
-    assert sim.aclrtSynchronizeStream(a) == 0
+    assert sim.aclrtSynchronizeStream(a) == 0 and sim.event_done(event)
     small.close()
-    busy.close()
     for s in (a, b):
         assert sim.aclrtDestroyStream(s) == 0
     assert sim.aclrtDestroyEvent(event) == 0
@@ -174,12 +188,13 @@ def test_free_waits_for_the_queued_work_that_uses_the_memory(sim):
 def test_free_of_memory_no_queued_work_uses_does_not_wait(sim):
     stream, event = sim.new_stream(), sim.new_event()
     unrelated = sim.malloc(1024)
-    busy = keep_busy(sim, stream)
-    assert sim.aclrtRecordEvent(event, stream) == 0
-    before = sim.stats()["stream_syncs"]
-    sim.free(unrelated)
-    assert not sim.event_done(event)
-    assert sim.stats()["stream_syncs"] == before
+    with Held(sim, stream):
+        busy = keep_busy(sim, stream, 2)
+        assert sim.aclrtRecordEvent(event, stream) == 0
+        before = sim.stats()["stream_syncs"]
+        sim.free(unrelated)  # would wait for ever on the held stream if it waited
+        assert not sim.event_done(event)
+        assert sim.stats()["stream_syncs"] == before
     assert sim.aclrtSynchronizeStream(stream) == 0
     busy.close()
     assert sim.aclrtDestroyStream(stream) == 0 and sim.aclrtDestroyEvent(event) == 0

@@ -53,6 +53,12 @@ typedef struct aclsimFault {
 } aclsimFault;
 __attribute__((visibility("default"))) int aclsimLastFault(void* stream, aclsimFault* out);
 
+/* Holds (hold != 0) or releases a stream (null: the current device's default stream): while held,
+ * its worker starts no queued task, so that a test can observe work that is queued and not run,
+ * whatever the machine's speed. 0 on success; 1 for a dead stream, or under ACLNN_SIM_SYNC=1
+ * (tasks run in the launching call). Exported by libascendcl. */
+__attribute__((visibility("default"))) int aclsimHoldStream(void* stream, int hold);
+
 /* 0 on success; 1 when `out` is NULL. */
 __attribute__((visibility("default"))) int aclsimGetStats(aclsimStats* out);
 __attribute__((visibility("default"))) int aclsimGetRuntimeStats(aclsimStats* out);

@@ -180,6 +180,7 @@ struct StreamState {
   std::atomic<bool> faulted{false};  // a fault waits to be reported: queued work is discarded
   bool worker_sleeping = false;
   bool stop = false;
+  bool held = false;  // aclsimHoldStream: the worker starts no task until released
   int waiters = 0;
   Fault pending;   // the first fault not reported yet
   Fault reported;  // the last fault a synchronisation reported (aclsimLastFault)
@@ -292,11 +293,11 @@ void Worker(std::shared_ptr<StreamState> self) {
     Task task;
     {
       std::unique_lock<std::mutex> lock(s.mutex);
-      if (s.queue.empty() && !s.stop) {
+      if ((s.queue.empty() || s.held) && !s.stop) {
         lock.unlock();
         SpinFor(kWorkerSpin, [&] { return s.enqueued.load(std::memory_order_acquire) != s.completed.load(std::memory_order_relaxed); });
         lock.lock();
-        while (s.queue.empty() && !s.stop) {
+        while ((s.queue.empty() || s.held) && !s.stop) {
           s.worker_sleeping = true;
           s.wake.wait(lock);
           s.worker_sleeping = false;
@@ -669,6 +670,18 @@ aclError aclrtEventElapsedTime(float* ms, aclrtEvent startEvent, aclrtEvent endE
   }
   *ms = std::chrono::duration<float, std::milli>(when[1] - when[0]).count();
   return ACL_SUCCESS;
+}
+
+int aclsimHoldStream(void* stream, int hold) {
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclsim::Resolve(stream, "aclsimHoldStream", &s) != ACL_SUCCESS) return 1;
+  if (aclsim::Settings().synchronous) return 1;  // tasks run in the launching call: nothing to hold
+  {
+    std::lock_guard<std::mutex> lock(s->mutex);
+    s->held = hold != 0;
+  }
+  s->wake.notify_all();
+  return 0;
 }
 
 int aclsimLastFault(void* stream, aclsimFault* out) {
