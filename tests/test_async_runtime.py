@@ -45,12 +45,21 @@ def gy():
     return rng.standard_normal(1024).astype(np.float32), rng.standard_normal(1024).astype(np.float32)
 
 
+def process_ascendcl(aclnn):
+    """The libascendcl this process's runtime uses: the one already loaded (the bindings adopt a
+    libascendcl the process holds, e.g. the simulator tests' build), else the package's."""
+    try:
+        return ctypes.CDLL("libascendcl.so", mode=os.RTLD_NOLOAD)
+    except OSError:
+        return ctypes.CDLL(os.path.join(aclnn.backend().lib_dir, "libascendcl.so"))
+
+
 class Held:
     """`with Held(aclnn, stream):` the simulator starts no task of the stream until the block ends
     (aclsimHoldStream): queued work is observed queued, whatever the machine's speed."""
 
     def __init__(self, aclnn, stream):
-        lib = ctypes.CDLL(os.path.join(aclnn.backend().lib_dir, "libascendcl.so"))
+        lib = process_ascendcl(aclnn)
         self.hold = lib.aclsimHoldStream
         self.hold.argtypes, self.hold.restype = [ctypes.c_void_p, ctypes.c_int], ctypes.c_int
         self.stream = stream
@@ -235,7 +244,7 @@ def test_a_block_used_by_another_stream_waits_for_that_stream(aclnn):
 @pytest.fixture
 def acl(aclnn):
     """The backend's libascendcl, called directly: memory and streams foreign to the bindings."""
-    lib = ctypes.CDLL(os.path.join(aclnn.backend().lib_dir, "libascendcl.so"))
+    lib = process_ascendcl(aclnn)
     lib.aclrtMalloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t, ctypes.c_int]
     lib.aclrtFree.argtypes = [ctypes.c_void_p]
     lib.aclrtMemcpy.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]

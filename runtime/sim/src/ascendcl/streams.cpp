@@ -32,6 +32,8 @@ namespace {
 // as a small kernel.
 constexpr std::chrono::microseconds kWorkerSpin{50};
 constexpr std::chrono::microseconds kSyncSpin{20};
+// The first part of a spin only pauses (a short kernel finishes within it); the rest yields.
+constexpr std::chrono::microseconds kPauseSpin{1};
 // A stream holds at most this many tasks not yet run; a launch onto a full stream waits for room,
 // as on a device, whose task queues are finite. Without it a host that runs ahead of the device
 // queues without bound (hundreds of bytes per queued call).
@@ -43,17 +45,22 @@ void Relax() {
 #endif
 }
 
-// Polls `done` for up to `budget` before the caller blocks: a few hundred pause-loops first, then
-// yielding the core between polls, so that on a busy machine (more runnable threads than cores)
-// the thread that has the work to do runs instead of the one waiting for it.
+// Polls `done` for up to `budget` before the caller blocks: pausing for the first microseconds,
+// then yielding the core between polls, so that on a busy machine (more runnable threads than
+// cores) the thread that has the work to do runs instead of the one waiting for it.
 template <typename Done>
 void SpinFor(std::chrono::microseconds budget, Done&& done) {
-  for (int i = 0; i < 256; ++i) {
-    if (done()) return;
-    Relax();
+  const auto start = std::chrono::steady_clock::now();
+  const auto pausing = start + std::min(budget, kPauseSpin), until = start + budget;
+  while (!done()) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= until) return;
+    if (now < pausing) {
+      for (int i = 0; i < 16; ++i) Relax();
+    } else {
+      sched_yield();
+    }
   }
-  const auto until = std::chrono::steady_clock::now() + budget;
-  while (!done() && std::chrono::steady_clock::now() < until) sched_yield();
 }
 
 // --- events -------------------------------------------------------------------------------------
@@ -286,6 +293,24 @@ void Execute(const std::shared_ptr<StreamState>& self, Task& task) {
   }
 }
 
+// The next task for the calling thread to run, when the stream has one and no other thread runs
+// one of its tasks (its tasks run one at a time, in order). Requires the stream's mutex.
+bool TakeNext(StreamState& s, Task* task) {
+  if (s.queue.empty() || s.held || s.running) return false;
+  *task = s.queue.Pop();
+  s.running = task;
+  if (s.room_waiters) s.room.notify_one();
+  return true;
+}
+
+// `task` has run. Requires the stream's mutex.
+void Finish(StreamState& s, Task& task) {
+  s.running = nullptr;
+  if (task.executor) s.retired.push_back(std::move(task.executor));
+  s.completed.fetch_add(1, std::memory_order_release);
+  if (s.waiters) s.idle.notify_all();
+}
+
 void Worker(std::shared_ptr<StreamState> self) {
   pthread_setname_np(pthread_self(), "aclsim-stream");
   StreamState& s = *self;
@@ -293,29 +318,22 @@ void Worker(std::shared_ptr<StreamState> self) {
     Task task;
     {
       std::unique_lock<std::mutex> lock(s.mutex);
-      if ((s.queue.empty() || s.held) && !s.stop) {
+      if (!TakeNext(s, &task)) {
+        if (s.stop && s.queue.empty()) return;  // stopped, and everything queued has run
         lock.unlock();
         SpinFor(kWorkerSpin, [&] { return s.enqueued.load(std::memory_order_acquire) != s.completed.load(std::memory_order_relaxed); });
         lock.lock();
-        while ((s.queue.empty() || s.held) && !s.stop) {
+        while (!TakeNext(s, &task)) {
+          if (s.stop && s.queue.empty()) return;
           s.worker_sleeping = true;
           s.wake.wait(lock);
           s.worker_sleeping = false;
         }
       }
-      if (s.queue.empty()) return;  // stopped, and everything queued has run
-      task = s.queue.Pop();
-      s.running = &task;
-      if (s.room_waiters) s.room.notify_one();
     }
     Execute(self, task);
-    {
-      std::lock_guard<std::mutex> lock(s.mutex);
-      s.running = nullptr;
-      if (task.executor) s.retired.push_back(std::move(task.executor));
-      s.completed.fetch_add(1, std::memory_order_release);
-      if (s.waiters) s.idle.notify_all();
-    }
+    std::lock_guard<std::mutex> lock(s.mutex);
+    Finish(s, task);
   }
 }
 
@@ -361,16 +379,33 @@ aclError Enqueue(const std::shared_ptr<StreamState>& self, Task&& task) {
   return ACL_SUCCESS;
 }
 
-// Waits until the stream has run every task enqueued so far.
-void Drain(StreamState& s) {
+// Waits until the stream has run every task enqueued so far. The waiting thread runs queued tasks
+// itself while the worker is not running one (in order, one at a time, as the worker would): a
+// synchronisation after a short call costs no hand-off to the worker and back.
+void Drain(const std::shared_ptr<StreamState>& self) {
+  StreamState& s = *self;
   const uint64_t target = s.enqueued.load(std::memory_order_acquire);
-  if (s.completed.load(std::memory_order_acquire) < target) {
-    SpinFor(kSyncSpin, [&] { return s.completed.load(std::memory_order_acquire) >= target; });
-  }
   std::unique_lock<std::mutex> lock(s.mutex);
-  ++s.waiters;
-  s.idle.wait(lock, [&] { return s.completed.load(std::memory_order_acquire) >= target; });
-  --s.waiters;
+  while (s.completed.load(std::memory_order_acquire) < target) {
+    Task task;
+    if (TakeNext(s, &task)) {
+      lock.unlock();
+      Execute(self, task);
+      lock.lock();
+      Finish(s, task);
+      continue;
+    }
+    auto ready = [&] {
+      return s.completed.load(std::memory_order_acquire) >= target || (!s.running && !s.held && !s.queue.empty());
+    };
+    lock.unlock();
+    SpinFor(kSyncSpin, [&] { return s.completed.load(std::memory_order_acquire) >= target; });
+    lock.lock();
+    ++s.waiters;
+    s.idle.wait(lock, ready);
+    --s.waiters;
+  }
+  if (!s.queue.empty() && s.worker_sleeping) s.wake.notify_one();  // what is left is the worker's
   auto& reaped = TakeRetired(s);
   lock.unlock();
   reaped.clear();
@@ -392,10 +427,10 @@ aclError TakeFault(StreamState& s, const char* api) {
                                 fault.message);
 }
 
-aclError Synchronize(StreamState& s, const char* api) {
+aclError Synchronize(const std::shared_ptr<StreamState>& s, const char* api) {
   Drain(s);
   State().stream_syncs.fetch_add(1, std::memory_order_relaxed);
-  return TakeFault(s, api);
+  return TakeFault(*s, api);
 }
 
 // Every stream of `device` (its default stream included), as shared pointers.
@@ -495,7 +530,7 @@ void WaitForUsers(uintptr_t begin, uintptr_t end) {
 
 void ReleaseStreams(int32_t device) {
   for (const auto& s : StreamsOf(device, true)) {
-    Drain(*s);
+    Drain(s);
     s->Stop();
   }
 }
@@ -559,7 +594,7 @@ aclError aclrtDestroyStream(aclrtStream stream) {
   }
   // The queued work finishes first (CANN asks callers to synchronise before destroying).
   if (s->completed.load() != s->enqueued.load()) {
-    aclsim::Drain(*s);
+    aclsim::Drain(s);
     aclsim::State().stream_syncs.fetch_add(1, std::memory_order_relaxed);
   }
   s->Stop();
@@ -569,7 +604,7 @@ aclError aclrtDestroyStream(aclrtStream stream) {
 aclError aclrtSynchronizeStream(aclrtStream stream) {
   std::shared_ptr<aclsim::StreamState> s;
   if (aclError status = aclsim::Resolve(stream, "aclrtSynchronizeStream", &s)) return status;
-  return aclsim::Synchronize(*s, "aclrtSynchronizeStream");
+  return aclsim::Synchronize(s, "aclrtSynchronizeStream");
 }
 
 aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus* status) {
@@ -591,7 +626,7 @@ aclError aclrtSynchronizeDevice(void) {
   aclError first = ACL_SUCCESS;
   std::string message;
   for (const auto& s : aclsim::StreamsOf(device, false)) {
-    aclsim::Drain(*s);
+    aclsim::Drain(s);
     const aclError status = aclsim::TakeFault(*s, "aclrtSynchronizeDevice");
     if (status != ACL_SUCCESS && first == ACL_SUCCESS) {
       first = status;
