@@ -11,7 +11,7 @@ NINJA := $(abspath $(VENV)/bin/ninja)
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD := build/main
 DOCS ?= op_docs
-# Empty: gen/locations.py finds the shared corpus (ACLNN_CORPUS, ../shared/corpus, the workplace's).
+# Empty: gen/locations.py finds the shared corpus (ACLNN_CORPUS, else ../shared/corpus).
 CORPUS ?=
 # pytest exits 5 when it collects nothing (e.g. a docs directory without simulated ops): not a failure.
 PYTEST = $(PY) -m pytest -p no:cacheprovider

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import resource
 import statistics
 import sys
@@ -62,6 +63,12 @@ def ratio(a: list[float], b: list[float]) -> Summary:
 def peak_rss_mb() -> float:
     """Peak resident memory of this process so far (Linux reports kilobytes)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def shown(path: Path) -> str:
+    """A path as the results may record it: relative to the repository, never a machine's absolute
+    path (bench/results.json is committed)."""
+    return os.path.relpath(path, ROOT)
 
 
 def sample_pages(pages: list[Path], step: int) -> list[Path]:

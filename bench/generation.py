@@ -20,7 +20,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup
 from markdown_it import MarkdownIt
 
-from bench.common import CORPUS, ROOT, Summary, emit_result, interleaved, log, ratio, sample_pages
+from bench.common import CORPUS, ROOT, Summary, emit_result, interleaved, log, ratio, sample_pages, shown
 from gen.generate import find_inputs, generate
 
 # The edit of the incremental run: a word of a parameter's description, which the docstrings,
@@ -147,7 +147,7 @@ def main() -> None:
     n = len(pages)
     emit_result({
         "pages": n,
-        "source": str(source),
+        "source": shown(source),
         "corpus_pages": len(all_pages),
         "apis": apis,
         "step": step,

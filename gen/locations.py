@@ -1,9 +1,10 @@
 """Where the shared corpus of real aclnn pages lives: one rule for the tests, the benchmarks and
 `python -m gen.corpus`, so a clone placed anywhere finds it the same way (or skips the same way).
 
-The corpus is not part of the repository (1,311 pages of other projects' documentation); it sits
-beside the clone as `../shared/corpus` in the workplace layout. `ACLNN_CORPUS` overrides, and the
-workplace's fixed location is the last resort for clones made elsewhere (CI, /tmp).
+The corpus is not part of the repository (pages of other projects' documentation, copied from
+the upstream repositories and commits its own README.md lists); it sits beside the clone as
+`../shared/corpus`. `ACLNN_CORPUS` overrides. There is no other fallback: a clone without either
+skips what needs the corpus, and says where it looked.
 """
 
 from __future__ import annotations
@@ -12,16 +13,11 @@ import os
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parents[1]
-WORKPLACE_CORPUS = Path("/work/shared/corpus")
-
-
-def corpus_candidates() -> list[Path]:
-    if os.environ.get("ACLNN_CORPUS"):
-        return [Path(os.environ["ACLNN_CORPUS"])]  # an explicit choice is never second-guessed
-    return [REPOSITORY.parent / "shared" / "corpus", WORKPLACE_CORPUS]
 
 
 def shared_corpus() -> Path:
-    """The first candidate that exists, else the first one (whose absence callers report)."""
-    candidates = corpus_candidates()
-    return next((c for c in candidates if c.is_dir()), candidates[0])
+    """`ACLNN_CORPUS` when set (an explicit choice is never second-guessed), else `../shared/corpus`
+    beside the clone; callers report its absence."""
+    if os.environ.get("ACLNN_CORPUS"):
+        return Path(os.environ["ACLNN_CORPUS"])
+    return REPOSITORY.parent / "shared" / "corpus"

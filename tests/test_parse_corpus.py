@@ -1,4 +1,4 @@
-"""The real corpus (/work/shared/corpus): no page crashes the parser, and at least 97% of the aclnn
+"""The real corpus (gen.locations.shared_corpus: ACLNN_CORPUS, else ../shared/corpus): no page crashes the parser, and at least 97% of the aclnn
 pages give at least one fully matched API (see gen.parse.coverage for the definition).
 
 Skipped when the corpus is absent (a fresh clone elsewhere). Parsing all 2,019 files takes about

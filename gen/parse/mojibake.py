@@ -2,11 +2,11 @@
 
 Rebuild the character model (gen/parse/data/charfreq.json) from the corpus with
 
-    python -m gen.parse.mojibake rebuild-model /work/shared/corpus
+    python -m gen.parse.mojibake rebuild-model ../shared/corpus
 
 and measure the repair on held-out corpus pages (damaged the same way) with
 
-    python -m gen.parse.mojibake measure /work/shared/corpus [--pages N]
+    python -m gen.parse.mojibake measure ../shared/corpus [--pages N]
 
 The damage. Some pages reached us after a tool read their UTF-8 bytes as cp1252 (Western) or
 cp1254 (Turkish), and wrote the result back as UTF-8. Along the way:
@@ -248,7 +248,7 @@ def count_text(texts: Iterable[str], min_bigram: int = MIN_BIGRAM_COUNT) -> dict
     return {
         "format": MODEL_FORMAT,
         "about": "character counts of clean corpus pages, for guessing the bytes mojibake lost; "
-                 "rebuild with: python -m gen.parse.mojibake rebuild-model /work/shared/corpus",
+                 "rebuild with: python -m gen.parse.mojibake rebuild-model ../shared/corpus",
         "min_bigram_count": min_bigram,
         "unigrams": {char: [unigrams[char], followers[char]] for char in sorted(unigrams)},
         "bigrams": {pair: kept[pair] for pair in sorted(kept)},
