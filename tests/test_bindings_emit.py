@@ -127,3 +127,12 @@ def test_docstring_carries_the_page():
     assert "161002 ACLNN_ERR_PARAM_INVALID: selfIsResult为true时，negativeSlope是负数。" in text
     assert "selfIsResult为true时，negativeSlope不可以是负数。" in text  # usage notes
     assert "Source: op_docs/leaky_relu_backward.md:29" in text
+
+
+def test_docstring_shows_the_formula_once():
+    formula = "$$\nout = |self|\n$$"
+    in_description = build_model([make_page(make_api(formula=formula), description=f"计算公式：\n{formula}")]).apis[0]
+    assert docs.docstring(in_description).count("out = |self|") == 1
+    assert "Formula::" not in docs.docstring(in_description)
+    alone = build_model([make_page(make_api(formula=formula), description="算子功能：绝对值。")]).apis[0]
+    assert docs.docstring(alone).count("out = |self|") == 1 and "Formula::" in docs.docstring(alone)

@@ -102,6 +102,18 @@ def _indented(text: str, prefix: str = "    ") -> str:
     return "\n".join((prefix + line).rstrip() for line in text.strip().splitlines())
 
 
+def formula_section(formula: str, description: str) -> str:
+    """The formula as its own literal block, unless the description already shows it: pages write
+    it inside 功能说明 (计算公式：...), and the docstring says it once."""
+    if not formula.strip() or _words(formula) in _words(description):
+        return ""
+    return _indented(formula)
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
 def docstring(bound: BoundAPI) -> str:
     """The docstring of `aclnn.<python_name>`, without the signature line."""
     from gen.emit.bindings import out_params, python_params  # the signature is the bindings' decision
@@ -114,7 +126,7 @@ def docstring(bound: BoundAPI) -> str:
     products = [f"{p.name}: {'supported' if p.supported else 'not supported'}" for p in page.products]
     text = render(
         "bindings/docstring.txt.j2",
-        api=api, description=page.description.strip(), formula=_indented(api.formula) if api.formula.strip() else "",
+        api=api, description=page.description.strip(), formula=formula_section(api.formula, page.description),
         inputs=inputs, outputs=outputs, out_names=out_names, errors=api.errors, products=products,
         constraints=_indented(api.constraints) if _one_line(api.constraints) not in ("", "无。", "无") else "",
         source=f"{page.source}:{api.line}" if api.line else page.source,

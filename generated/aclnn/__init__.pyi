@@ -212,12 +212,6 @@ def abs(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     out=|self|
     $$
 
-    Formula::
-
-        $$
-        out=|self|
-        $$
-
     Parameters
     ----------
     self : array_like or aclnn.Tensor
@@ -277,12 +271,6 @@ def add(self: Tensor, other: _TensorLike, alpha: _Scalar, *, out: _OutArray | No
     $$
     out_i = self_i+alpha \\times other_i
     $$
-
-    Formula::
-
-        $$
-        out_i = self_i+alpha \\times other_i
-        $$
 
     Parameters
     ----------
@@ -359,13 +347,6 @@ def div(self: Tensor, other: _TensorLike, *, out: _OutArray | None = None) -> Te
     out_i = \\frac{input_i}{other_i}
     $$
     - 例外说明：当涉及Complex运算时，且分母的模为0时，仍然采用通用的复数计算公式，不做特殊处理，此处表现和CPU/GPU存在差异。
-
-    Formula::
-
-        $$
-        out_i = \\frac{input_i}{other_i}
-        $$
-        - 例外说明：当涉及Complex运算时，且分母的模为0时，仍然采用通用的复数计算公式，不做特殊处理，此处表现和CPU/GPU存在差异。
 
     Parameters
     ----------
@@ -448,26 +429,6 @@ def elu_backward(grad_output: Tensor, alpha: _Scalar, scale: _Scalar, input_scal
     inputScale \\ast \\alpha \\ast scale \\ast exp(x \\ast inputScale), \\quad x \\leq 0
     \\end{cases}
     $$
-
-    Formula::
-
-        $x$是selfOrResult中的某个元素。
-          - 当isResult是True时：
-        $$
-        gradInput = gradOutput *
-        \\begin{cases}
-        scale, \\quad x > 0\\
-        inputScale \\ast (x + \\alpha \\ast scale), \\quad x \\leq 0
-        \\end{cases}
-        $$
-          - 当isResult是False时：
-        $$
-        gradInput = gradOutput *
-        \\begin{cases}
-        scale, \\quad x > 0\\
-        inputScale \\ast \\alpha \\ast scale \\ast exp(x \\ast inputScale), \\quad x \\leq 0
-        \\end{cases}
-        $$
 
     Parameters
     ----------
@@ -554,12 +515,6 @@ def exp(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     out_{i} = e^{self_{i}}
     $$
 
-    Formula::
-
-        $$
-        out_{i} = e^{self_{i}}
-        $$
-
     Parameters
     ----------
     self : array_like or aclnn.Tensor
@@ -631,25 +586,6 @@ def gelu_backward(grad_output: Tensor, self: _TensorLike, *, out: _OutArray | No
     $$
     Gelu(x)=0.5x(1+tanh(\\sqrt{2/\\pi}(x+0.044715x^3)))
     $$
-
-    Formula::
-
-        Gelu正向（其中x可以为标量或者Tensor）：
-        $$
-        Gelu(x)=x \\cdot \\Phi(x)=x/2 \\cdot [1+erf(x/\\sqrt{2})]
-        $$
-        其中erf的计算公式为：
-        $$
-        erf(x)=\\frac{2}{\\sqrt \\pi}\\sum^{\\infty}_{n=0}{\\frac{(-1)^n \\cdot x^{2n+1}}{n! \\cdot (2n+1)}}
-        $$
-        gradInput和gradOutput的关系可以表示为：
-        $$
-        gradInput = gradOutput \\cdot (\\frac{1}{2}+\\frac{1}{2} \\cdot erf(\\frac{x}{\\sqrt2})+\\frac{x}{\\sqrt{2\\pi}} \\cdot e^{-\\frac{x^2}{2}})
-        $$
-        Gelu近似计算公式为：
-        $$
-        Gelu(x)=0.5x(1+tanh(\\sqrt{2/\\pi}(x+0.044715x^3)))
-        $$
 
     Parameters
     ----------
@@ -780,20 +716,6 @@ def hardswish_backward(grad_output: Tensor, self: _TensorLike, *, out: _OutArray
     \\end{cases}
     $$
 
-    Formula::
-
-        $$
-        out_{i} = gradOutput_{i} \\times gradSelf_{i}
-        $$
-        其中gradSelf的计算公式为
-        $$
-        gradSelf_{i} = \\begin{cases}
-        0, & self_{i} \\lt -3, \\
-        self_{i} / 3 + 0.5, & -3 \\le self_{i} \\le 3, \\
-        1, & self_{i} \\gt 3
-        \\end{cases}
-        $$
-
     Parameters
     ----------
     grad_output : array_like or aclnn.Tensor
@@ -868,20 +790,6 @@ def hardtanh_backward(grad_output: Tensor, self: _TensorLike, min: _Scalar, max:
     res_{i} = grad_output_{i} \\times grad_self_{i}
     $$
 
-    Formula::
-
-        $$
-        grad_self_{i} =
-        \\begin{cases}
-        0,\\ \\ \\ \\ \\ \\ \\ if \\ \\ self_{i}>max \\
-        0,\\ \\ \\ \\ \\ \\ \\ if\\ \\ self_{i}<min \\
-        1,\\ \\ \\ \\ \\ \\ \\ \\ \\ \\ \\ \\ otherwise \\
-        \\end{cases}
-        $$
-        $$
-        res_{i} = grad_output_{i} \\times grad_self_{i}
-        $$
-
     Parameters
     ----------
     grad_output : array_like or aclnn.Tensor
@@ -955,12 +863,6 @@ def inplace_add(self_ref: _InOut1, other: _TensorLike, alpha: _Scalar) -> _InOut
     out_i = self_i+alpha \\times other_i
     $$
 
-    Formula::
-
-        $$
-        out_i = self_i+alpha \\times other_i
-        $$
-
     Parameters
     ----------
     self_ref : array_like or aclnn.Tensor
@@ -1026,13 +928,6 @@ def inplace_div(self_ref: _InOut1, other: _TensorLike) -> _InOut1:
     $$
     - 例外说明：当涉及Complex运算时，且分母的模为0时，仍然采用通用的复数计算公式，不做特殊处理，此处表现和CPU/GPU存在差异。
 
-    Formula::
-
-        $$
-        out_i = \\frac{input_i}{other_i}
-        $$
-        - 例外说明：当涉及Complex运算时，且分母的模为0时，仍然采用通用的复数计算公式，不做特殊处理，此处表现和CPU/GPU存在差异。
-
     Parameters
     ----------
     self_ref : array_like or aclnn.Tensor
@@ -1090,12 +985,6 @@ def inplace_exp(self_ref: _InOut1) -> _InOut1:
     out_{i} = e^{self_{i}}
     $$
 
-    Formula::
-
-        $$
-        out_{i} = e^{self_{i}}
-        $$
-
     Parameters
     ----------
     self_ref : array_like or aclnn.Tensor
@@ -1143,12 +1032,6 @@ def inplace_leaky_relu(self_ref: _InOut1, negative_slope: _Scalar) -> _InOut1:
     $$
     out = max(0,self) + negativeSlope * min(0,self)
     $$
-
-    Formula::
-
-        $$
-        out = max(0,self) + negativeSlope * min(0,self)
-        $$
 
     Parameters
     ----------
@@ -1204,12 +1087,6 @@ def inplace_log(self_ref: _InOut1) -> _InOut1:
     output_i=log_e(self_i)
     $$
 
-    Formula::
-
-        $$
-        output_i=log_e(self_i)
-        $$
-
     Parameters
     ----------
     self_ref : array_like or aclnn.Tensor
@@ -1259,12 +1136,6 @@ def inplace_mul(self_ref: _InOut1, other: _TensorLike) -> _InOut1:
     $$
     out_i = self_i \\times other_i
     $$
-
-    Formula::
-
-        $$
-        out_i = self_i \\times other_i
-        $$
 
     Parameters
     ----------
@@ -1325,12 +1196,6 @@ def inplace_neg(self_ref: _InOut1) -> _InOut1:
     output_i = (-1) * self_i
     $$
 
-    Formula::
-
-        $$
-        output_i = (-1) * self_i
-        $$
-
     Parameters
     ----------
     self_ref : array_like or aclnn.Tensor
@@ -1381,12 +1246,6 @@ def inplace_relu(self_ref: _InOut1) -> _InOut1:
     $$
     relu(self) = \\begin{cases} self, & self\\gt 0 \\ 0, & self\\le 0 \\end{cases}
     $$
-
-    Formula::
-
-        $$
-        relu(self) = \\begin{cases} self, & self\\gt 0 \\ 0, & self\\le 0 \\end{cases}
-        $$
 
     Parameters
     ----------
@@ -1439,12 +1298,6 @@ def inplace_rsqrt(self_ref: _InOut1) -> _InOut1:
     out = \\frac{1}{\\sqrt{input}}
     $$
 
-    Formula::
-
-        $$
-        out = \\frac{1}{\\sqrt{input}}
-        $$
-
     Parameters
     ----------
     self_ref : array_like or aclnn.Tensor
@@ -1494,12 +1347,6 @@ def inplace_sigmoid(self_ref: _InOut1) -> _InOut1:
     $$
     out = {\\frac{1} {1+{e}^{-input}}}
     $$
-
-    Formula::
-
-        $$
-        out = {\\frac{1} {1+{e}^{-input}}}
-        $$
 
     Parameters
     ----------
@@ -1552,15 +1399,6 @@ def inplace_sqrt(self: _InOut1) -> _InOut1:
     \\end{cases}
     $$
 
-    Formula::
-
-        $$
-        out=sqrt(self)=\\begin{cases}
-        \\sqrt {self}, & self\\ge 0 , \\
-        NaN, & self\\lt 0
-        \\end{cases}
-        $$
-
     Parameters
     ----------
     self : array_like or aclnn.Tensor
@@ -1611,15 +1449,6 @@ def inplace_sub(self_ref: _InOut1, other: _TensorLike, alpha: _Scalar) -> _InOut
     $$
     selfRef_{i}=selfRef_{i}-alpha \\times other_{i}
     $$
-
-    Formula::
-
-        $$
-        out_{i} = self_{i} - alpha \\times other_{i}
-        $$
-        $$
-        selfRef_{i}=selfRef_{i}-alpha \\times other_{i}
-        $$
 
     Parameters
     ----------
@@ -1685,12 +1514,6 @@ def inplace_tanh(self_ref: _InOut1) -> _InOut1:
     tanh(self)=\\frac{e^{self}-e^{-self}}{e^{self} + e^{-self}}
     $$
 
-    Formula::
-
-        $$
-        tanh(self)=\\frac{e^{self}-e^{-self}}{e^{self} + e^{-self}}
-        $$
-
     Parameters
     ----------
     self_ref : array_like or aclnn.Tensor
@@ -1739,12 +1562,6 @@ def leaky_relu(self: Tensor, negative_slope: _Scalar, *, out: _OutArray | None =
     $$
     out = max(0,self) + negativeSlope * min(0,self)
     $$
-
-    Formula::
-
-        $$
-        out = max(0,self) + negativeSlope * min(0,self)
-        $$
 
     Parameters
     ----------
@@ -1815,16 +1632,6 @@ def leaky_relu_backward(grad_output: Tensor, self: _TensorLike, negative_slope: 
     \\end{cases}
     $$
 
-    Formula::
-
-        $$
-        output =
-        \\begin{cases}
-        gradOutput, &if\\ self \\gt 0 \\
-        gradOutput*negativeSlope, &if\\ self \\le 0
-        \\end{cases}
-        $$
-
     Parameters
     ----------
     grad_output : array_like or aclnn.Tensor
@@ -1889,12 +1696,6 @@ def log(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     $$
     output_i=log_e(self_i)
     $$
-
-    Formula::
-
-        $$
-        output_i=log_e(self_i)
-        $$
 
     Parameters
     ----------
@@ -2020,12 +1821,6 @@ def mul(self: Tensor, other: _TensorLike, *, out: _OutArray | None = None) -> Te
     out_i = self_i \\times other_i
     $$
 
-    Formula::
-
-        $$
-        out_i = self_i \\times other_i
-        $$
-
     Parameters
     ----------
     self : array_like or aclnn.Tensor
@@ -2096,12 +1891,6 @@ def neg(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     output_i = (-1) * self_i
     $$
 
-    Formula::
-
-        $$
-        output_i = (-1) * self_i
-        $$
-
     Parameters
     ----------
     self : array_like or aclnn.Tensor
@@ -2162,12 +1951,6 @@ def relu(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     relu(self) = \\begin{cases} self, & self\\gt 0 \\ 0, & self\\le 0 \\end{cases}
     $$
 
-    Formula::
-
-        $$
-        relu(self) = \\begin{cases} self, & self\\gt 0 \\ 0, & self\\le 0 \\end{cases}
-        $$
-
     Parameters
     ----------
     self : array_like or aclnn.Tensor
@@ -2227,12 +2010,6 @@ def rsqrt(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     $$
     out = \\frac{1}{\\sqrt{input}}
     $$
-
-    Formula::
-
-        $$
-        out = \\frac{1}{\\sqrt{input}}
-        $$
 
     Parameters
     ----------
@@ -2299,19 +2076,6 @@ def selu_backward(grad_output: Tensor, result: _TensorLike, *, out: _OutArray | 
     $$
     其中$y$为输出，$E$为损失函数
     $alpha$=1.6732632423543772848170429916717
-
-    Formula::
-
-        计算激活函数的导数：
-        $$
-        \\frac{\\partial selu(x)}{\\partial x}=\\begin{cases} \\alpha e^x,x<0 \\1,x\\geq 0\\end{cases}
-        $$
-        计算误差对输入的导数：
-        $$
-        \\frac{\\partial E}{\\partial x}=\\frac{\\partial E}{\\partial y}\\frac{\\partial selu(x)}{\\partial x}
-        $$
-        其中$y$为输出，$E$为损失函数
-        $alpha$=1.6732632423543772848170429916717
 
     Parameters
     ----------
@@ -2380,12 +2144,6 @@ def sigmoid(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     out = {\\frac{1} {1+{e}^{-input}}}
     $$
 
-    Formula::
-
-        $$
-        out = {\\frac{1} {1+{e}^{-input}}}
-        $$
-
     Parameters
     ----------
     self : array_like or aclnn.Tensor
@@ -2448,16 +2206,6 @@ def sigmoid_backward(grad_output: Tensor, output: _TensorLike, *, out: _OutArray
     grad_input = grad_output * \\sigma(x) * (1 - \\sigma(x))
     $$
     其中$\\sigma(x)$为sigmoid函数的正向输出，$\\sigma(x)*(1-\\sigma(x))$为sigmoid函数的导数。
-
-    Formula::
-
-        $$
-        out = {\\frac{1} {1+{e}^{-input}}}
-        $$
-        $$
-        grad_input = grad_output * \\sigma(x) * (1 - \\sigma(x))
-        $$
-        其中$\\sigma(x)$为sigmoid函数的正向输出，$\\sigma(x)*(1-\\sigma(x))$为sigmoid函数的导数。
 
     Parameters
     ----------
@@ -2537,22 +2285,6 @@ def silu_backward(grad_output: Tensor, self: _TensorLike, *, out: _OutArray | No
     $$
     其中$\\sigma(x)$为sigmoid函数，$s(x)$为silu函数，$s^\\prime(x)$为silu函数的导数。
 
-    Formula::
-
-        $$
-        \\sigma(x) = {\\frac{1} {1+{e}^{-x}}}
-        $$
-        $$
-        s(x) = x\\sigma(x)
-        $$
-        $$
-        s^\\prime(x) = \\sigma(x)(1+x-x\\sigma(x))
-        $$
-        $$
-        gradInput = gradOutput * s^\\prime(x)
-        $$
-        其中$\\sigma(x)$为sigmoid函数，$s(x)$为silu函数，$s^\\prime(x)$为silu函数的导数。
-
     Parameters
     ----------
     grad_output : array_like or aclnn.Tensor
@@ -2622,15 +2354,6 @@ def softplus_backward(grad_output: Tensor, self: _TensorLike, beta: _Scalar, thr
     1, ~~~~~~~~~~~~~~~~~~~~~\\beta * self > threshold
     \\end{cases}
     $$
-
-    Formula::
-
-        $$
-        gradInput = gradOutput \\cdot \\begin{cases}
-        \\frac{1}{1+e^{(-\\beta * self)}}, ~~~~~~~\\beta * self \\le threshold \\
-        1, ~~~~~~~~~~~~~~~~~~~~~\\beta * self > threshold
-        \\end{cases}
-        $$
 
     Parameters
     ----------
@@ -2709,15 +2432,6 @@ def sqrt(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     \\end{cases}
     $$
 
-    Formula::
-
-        $$
-        out=sqrt(self)=\\begin{cases}
-        \\sqrt {self}, & self\\ge 0 , \\
-        NaN, & self\\lt 0
-        \\end{cases}
-        $$
-
     Parameters
     ----------
     self : array_like or aclnn.Tensor
@@ -2779,15 +2493,6 @@ def sub(self: Tensor, other: _TensorLike, alpha: _Scalar, *, out: _OutArray | No
     $$
     selfRef_{i}=selfRef_{i}-alpha \\times other_{i}
     $$
-
-    Formula::
-
-        $$
-        out_{i} = self_{i} - alpha \\times other_{i}
-        $$
-        $$
-        selfRef_{i}=selfRef_{i}-alpha \\times other_{i}
-        $$
 
     Parameters
     ----------
@@ -2864,12 +2569,6 @@ def tanh(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     tanh(self)=\\frac{e^{self}-e^{-self}}{e^{self} + e^{-self}}
     $$
 
-    Formula::
-
-        $$
-        tanh(self)=\\frac{e^{self}-e^{-self}}{e^{self} + e^{-self}}
-        $$
-
     Parameters
     ----------
     self : array_like or aclnn.Tensor
@@ -2930,12 +2629,6 @@ def tanh_backward(grad_output: Tensor, output: _TensorLike, *, out: _OutArray | 
     $$
     gradInput = gradOutput \\cdot (1 -output^2)
     $$
-
-    Formula::
-
-        $$
-        gradInput = gradOutput \\cdot (1 -output^2)
-        $$
 
     Parameters
     ----------
@@ -3007,16 +2700,6 @@ def threshold_backward(grad_output: Tensor, self: _TensorLike, threshold: _Scala
     0 & \\text{otherwise}
     \\end{cases}
     $$
-
-    Formula::
-
-        $$
-        output =
-        \\begin{cases}
-        gradOutput(i) & \\text{if } self(i) > threshold \\
-        0 & \\text{otherwise}
-        \\end{cases}
-        $$
 
     Parameters
     ----------
