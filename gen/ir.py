@@ -519,6 +519,26 @@ class API(_Json):
                 return p
         raise KeyError(f"{self.name} has no parameter {name!r}")
 
+    def shape_group(self, name: str) -> tuple[str, ...]:
+        """The tensors whose shapes the page ties to `name`'s, directly or through others (SAME_SHAPE
+        or BROADCAST, stated on either side; the parser folds the error rows' in), `name` included,
+        in prototype order. One reading for the bindings' output shapes, the tests' shape groups
+        and the simulator's checks."""
+        tensors = [p for p in self.params if p.kind is ParamKind.TENSOR]
+        links: dict[str, set[str]] = {p.name: set() for p in tensors}
+        for p in tensors:
+            for other in p.related(RelationKind.SAME_SHAPE) + p.related(RelationKind.BROADCAST):
+                if other in links and other != p.name:
+                    links[p.name].add(other)
+                    links[other].add(p.name)
+        reached, frontier = {name}, [name]
+        while frontier:
+            for other in links.get(frontier.pop(), ()):
+                if other not in reached:
+                    reached.add(other)
+                    frontier.append(other)
+        return tuple(p.name for p in self.params if p.name in reached)
+
     @property
     def inputs(self) -> tuple[Param, ...]:
         return tuple(p for p in self.params if p.direction is not Direction.OUT)

@@ -27,16 +27,16 @@ def leaky_relu_backward() -> Page:
     r = RelationKind
     params = (
         tensor("gradOutput", dtypes=dtypes, description="表示梯度。", line=81,
-               relations=(Relation(r.PROMOTE, ("self",)), Relation(r.BROADCAST, ("self",)))),
+               relations=(Relation(r.PROMOTE, ("self",)), Relation(r.BROADCAST, ("self", "out")))),
         tensor("self", dtypes=dtypes, description="表示特性。", line=91,
-               relations=(Relation(r.PROMOTE, ("gradOutput",)), Relation(r.BROADCAST, ("gradOutput",)))),
+               relations=(Relation(r.PROMOTE, ("gradOutput",)), Relation(r.BROADCAST, ("gradOutput", "out")))),
         Param("negativeSlope", "const aclScalar*", ParamKind.SCALAR, Direction.IN,
               dtypes=(DType.FLOAT, DType.FLOAT16, DType.DOUBLE, DType.INT32, DType.INT64, DType.INT8, DType.BOOL,
                       DType.INT16, DType.UINT8, DType.BFLOAT16), description="表示self < 0时的斜率。", line=101),
         Param("selfIsResult", "bool", ParamKind.BOOL, Direction.IN,
               usage="selfIsResult为true时，negativeSlope不可以是负数。", line=111),
         tensor("out", Direction.OUT, dtypes=dtypes, description="表示计算输出。", line=121,
-               relations=(Relation(r.CAST_FROM, ("gradOutput", "self")),)),
+               relations=(Relation(r.CAST_FROM, ("gradOutput", "self")), Relation(r.BROADCAST, ("gradOutput", "self")))),
     )
     errors = (
         ErrorCase("ACLNN_ERR_PARAM_NULLPTR", 161001, "传入的gradOutput、self、negativeSlope或out是空指针。",

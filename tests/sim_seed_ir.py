@@ -48,18 +48,21 @@ def _example(page: Path) -> tuple[str, int]:
 def leaky_relu_backward() -> Page:
     source = "op_docs/leaky_relu_backward.md"
     example, example_line = _example(ROOT / source)
+    # BROADCAST with out: the error row of line 177 ("gradOutput、self和out的shape不相同") among
+    # tensors the table lets broadcast.
     params = (
         _tensor("gradOutput", Direction.IN, (F, F16, BF16, F64), 73,
-                relations=[_rel(RelationKind.PROMOTE, "self"), _rel(RelationKind.BROADCAST, "self")]),
+                relations=[_rel(RelationKind.PROMOTE, "self"), _rel(RelationKind.BROADCAST, "self", "out")]),
         _tensor("self", Direction.IN, (F, F16, BF16, F64), 83,
-                relations=[_rel(RelationKind.PROMOTE, "gradOutput"), _rel(RelationKind.BROADCAST, "gradOutput")]),
+                relations=[_rel(RelationKind.PROMOTE, "gradOutput"), _rel(RelationKind.BROADCAST, "gradOutput", "out")]),
         Param("negativeSlope", "const aclScalar*", ParamKind.SCALAR, Direction.IN,
               dtypes=(F, F16, F64, DType.INT32, DType.INT64, DType.INT8, DType.BOOL, DType.INT16, DType.UINT8, BF16),
               line=93),
         Param("selfIsResult", "bool", ParamKind.BOOL, Direction.IN,
               usage="selfIsResult为true时，negativeSlope不可以是负数。", line=103),
         _tensor("out", Direction.OUT, (F, F16, BF16, F64), 113, empty=None,
-                relations=[_rel(RelationKind.CAST_FROM, "gradOutput", "self")]),
+                relations=[_rel(RelationKind.CAST_FROM, "gradOutput", "self"),
+                           _rel(RelationKind.BROADCAST, "gradOutput", "self")]),
     )
     errors = (
         ErrorCase("ACLNN_ERR_PARAM_NULLPTR", 161001, "传入的gradOutput、self、negativeSlope或out是空指针。",

@@ -8,6 +8,7 @@ from gen.emit import bindings, docs, package
 from gen.emit.files import FileManager
 from gen.emit.model import APIS_PER_UNIT, build_model
 from gen.ir import Direction, DType, ErrorCase, ErrorCategory, ParamKind, Relation, RelationKind
+from gen.parse.relations import with_error_table_relations
 from tests.bindings_ir import leaky_relu_backward
 from tests.factories import make_api, make_page, make_param
 
@@ -58,9 +59,10 @@ def test_output_shape_and_dtype_follow_the_relations():
 
 
 def test_output_shape_falls_back_to_the_error_table():
-    api = make_api(params=(make_param("x"), make_param("y", direction=Direction.OUT)),
-                   errors=(ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "x和y的shape不一致",
-                                     ErrorCategory.SHAPE_MISMATCH, ("x", "y")),))
+    # The parser folds the row into the relations (gen.parse.relations); the plan reads those.
+    errors = (ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "x和y的shape不一致", ErrorCategory.SHAPE_MISMATCH, ("x", "y")),)
+    api = make_api(params=with_error_table_relations((make_param("x"), make_param("y", direction=Direction.OUT)), errors),
+                   errors=errors)
     plan = bindings.output_plan(api, 1)
     assert plan.shape_from == (0,) and plan.dtype_must_be_documented and plan.documented == api.params[1].dtypes
 

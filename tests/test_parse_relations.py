@@ -3,7 +3,7 @@
 import pytest
 
 from gen.ir import RelationKind as K
-from gen.ir import ErrorCase, ErrorCategory, ParamKind, Relation
+from gen.ir import API, Direction, ErrorCase, ErrorCategory, ParamKind, Relation
 from gen.parse.relations import relations_in, with_error_table_relations
 from tests.factories import make_param
 
@@ -74,8 +74,33 @@ def test_a_relation_the_table_states_is_not_repeated():
 
 
 def test_other_rows_and_single_tensors_relate_nothing():
+    # A shape row relates the tensors it names since issue 14 (next tests); a rank row never does.
     params = (make_param("self"), make_param("out"))
-    rows = [_mismatch("self"), _mismatch("self", "out", category=ErrorCategory.SHAPE_MISMATCH)]
+    rows = [_mismatch("self"), _mismatch("self", "out", category=ErrorCategory.RANK)]
+    assert with_error_table_relations(params, rows) == params
+
+
+def test_a_shape_mismatch_row_relates_the_tensors_it_names():
+    params = (make_param("self"), make_param("out"))
+    got = with_error_table_relations(params, [_mismatch("self", "out", category=ErrorCategory.SHAPE_MISMATCH)])
+    assert [p.related(K.SAME_SHAPE) for p in got] == [("out",), ("self",)]
+
+
+def test_a_shape_row_among_tensors_the_table_lets_broadcast_means_their_broadcast():
+    # aclnnLeakyReluBackward: gradOutput and self broadcast; "gradOutput、self和out的shape不相同".
+    params = (make_param("gradOutput", relations=(Relation(K.BROADCAST, ("self",)),)), make_param("self"),
+              make_param("out", direction=Direction.OUT))
+    got = with_error_table_relations(
+        params, [_mismatch("gradOutput", "self", "out", category=ErrorCategory.SHAPE_MISMATCH)])
+    assert [p.related(K.SAME_SHAPE) for p in got] == [(), (), ()]
+    assert [p.related(K.BROADCAST) for p in got] == [("self", "out"), ("out",), ("gradOutput", "self")]
+    assert got[2].name == "out" and API("aclnnX", "x", params=got).shape_group("out") == ("gradOutput", "self", "out")
+
+
+def test_a_shape_row_about_one_dimension_relates_nothing():
+    params = (make_param("gamma"), make_param("x"))
+    rows = [ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "gamma的shape与x最后一维不一致。",
+                      ErrorCategory.SHAPE_MISMATCH, ("gamma", "x"))]
     assert with_error_table_relations(params, rows) == params
 
 

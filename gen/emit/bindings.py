@@ -23,7 +23,7 @@ from gen.emit import docs
 from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.emit.model import BoundAPI, Model, kind_of, translation_units, unit_path
-from gen.ir import API, Direction, DType, ErrorCategory, Param, ParamKind, RelationKind
+from gen.ir import API, Direction, DType, Param, ParamKind, RelationKind
 
 MODULE_SOURCE = "bindings/module.cpp"
 
@@ -128,48 +128,23 @@ class OutputPlan:
     is_list: bool = False
 
 
-def _tensor_inputs(api: API) -> dict[str, int]:
-    return {p.name: i for i, p in enumerate(api.params)
-            if p.kind is ParamKind.TENSOR and p.direction is not Direction.OUT}
-
-
 def output_plan(api: API, index: int) -> OutputPlan:
-    """Shape: the broadcast of the inputs the output's usage notes relate its shape to
-    (SAME_SHAPE, BROADCAST), else of the tensor inputs an error-table row says must match it
-    ("gradOutput、self和out的shape不相同"). Dtype: the promotion of the inputs its notes relate
-    its dtype to (SAME_DTYPE, PROMOTE, CAST_FROM), else the promotion of every tensor input,
-    used only when the output's documented dtypes contain it. When the page says nothing to
-    derive a shape from, out= is required."""
+    """Shape: the broadcast of the tensor inputs the page ties the output's shape to, directly or
+    through others (`API.shape_group`: usage notes and error rows, "gradOutput、self和out的shape
+    不相同"). Dtype: the promotion of the inputs its notes relate its dtype to (SAME_DTYPE,
+    PROMOTE, CAST_FROM), else the promotion of every tensor input, used only when the output's
+    documented dtypes contain it. When the page says nothing to derive a shape from, out= is
+    required."""
     param = api.params[index]
     if param.kind is ParamKind.TENSOR_LIST:
         return OutputPlan(param, index, required_reason="the page does not state the shapes of an output list",
                           is_list=True)
-    inputs = _tensor_inputs(api)
-    shape_names = param.related(RelationKind.SAME_SHAPE) + param.related(RelationKind.BROADCAST)
-    shape_from = tuple(dict.fromkeys(inputs[n] for n in shape_names if n in inputs))
-    if not shape_from:
-        for error in api.errors:
-            if error.category in (ErrorCategory.SHAPE_MISMATCH, ErrorCategory.BROADCAST) and param.name in error.params:
-                shape_from = tuple(dict.fromkeys(inputs[n] for n in error.params if n in inputs))
-                if shape_from:
-                    break
+    inputs = {p.name: i for i, p in enumerate(api.params)
+              if p.kind is ParamKind.TENSOR and p.direction is not Direction.OUT}
+    shape_from = tuple(inputs[n] for n in api.shape_group(param.name) if n in inputs)
     if not shape_from:
         return OutputPlan(param, index, required_reason=f"the page does not say how the shape of {param.name} "
                                                         "follows from the inputs")
-    # An input the output's shape follows may itself broadcast with other inputs (MishBackward:
-    # gradInput "shape需要与gradOutput满足broadcast关系", gradOutput "shape需要与self满足broadcast关系"):
-    # the output then has the broadcast of them all. A relation stated on either side counts.
-    shape_kinds = (RelationKind.SAME_SHAPE, RelationKind.BROADCAST)
-    linked = {name: {other for kind in shape_kinds for other in api.params[i].related(kind) if other in inputs}
-              for name, i in inputs.items()}
-    for name, others in list(linked.items()):
-        for other in others:
-            linked[other] = linked[other] | {name}
-    names_by_index = {i: name for name, i in inputs.items()}
-    reached = [names_by_index[i] for i in shape_from]
-    for name in reached:
-        reached.extend(sorted(n for n in linked[name] if n not in reached))
-    shape_from = tuple(inputs[n] for n in reached)
     dtype_names = (param.related(RelationKind.SAME_DTYPE) + param.related(RelationKind.PROMOTE)
                    + param.related(RelationKind.CAST_FROM))
     dtype_from = tuple(dict.fromkeys(inputs[n] for n in dtype_names if n in inputs))

@@ -175,39 +175,13 @@ def not_castable_from(dtype: DType) -> Optional[DType]:
     return next((d for d in (DType.INT8, DType.BOOL, DType.FLOAT) if not dtype.can_cast(d)), None)
 
 
-class _Groups:
-    """Union-find over tensor parameter names."""
-
-    def __init__(self, names_: list[str]) -> None:
-        self.parent = {n: n for n in names_}
-
-    def find(self, n: str) -> str:
-        while self.parent[n] != n:
-            n = self.parent[n]
-        return n
-
-    def union(self, a: str, b: str) -> None:
-        if a in self.parent and b in self.parent:
-            self.parent[self.find(a)] = self.find(b)
-
-
 def shape_groups(api: API) -> list[list[str]]:
-    """Tensors whose shapes the page relates (same shape, broadcast, or named together by a
-    shape error row), in prototype order."""
-    tensors = [p.name for p in api.params if p.kind is ParamKind.TENSOR]
-    groups = _Groups(tensors)
+    """Tensors whose shapes the page relates (`API.shape_group`), in prototype order."""
+    groups: list[list[str]] = []
     for p in api.params:
-        for kind in (RelationKind.SAME_SHAPE, RelationKind.BROADCAST):
-            for other in p.related(kind):
-                groups.union(p.name, other)
-    for row in api.errors:
-        if row.category in (ErrorCategory.SHAPE_MISMATCH, ErrorCategory.BROADCAST):
-            for other in row.params[1:]:
-                groups.union(row.params[0], other)
-    by_root: dict[str, list[str]] = {}
-    for name in tensors:
-        by_root.setdefault(groups.find(name), []).append(name)
-    return list(by_root.values())
+        if p.kind is ParamKind.TENSOR and not any(p.name in g for g in groups):
+            groups.append(list(api.shape_group(p.name)))
+    return groups
 
 
 def related(a: Param, b: Param, kind: RelationKind) -> bool:

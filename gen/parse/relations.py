@@ -91,24 +91,59 @@ def _kinds(sentence: str) -> list[RelationKind]:
     return []
 
 
+# The relation an error row states between the tensors it names: the status is returned when they
+# differ in dtype ("self和out的数据类型不相同"), in shape ("gradOutput、self和out的shape不相同"), or do
+# not broadcast ("self和other的shape不满足broadcast关系").
+ERROR_ROW_RELATIONS: dict[ErrorCategory, RelationKind] = {
+    ErrorCategory.DTYPE_MISMATCH: RelationKind.SAME_DTYPE,
+    ErrorCategory.SHAPE_MISMATCH: RelationKind.SAME_SHAPE,
+    ErrorCategory.BROADCAST: RelationKind.BROADCAST,
+}
+_SHAPE_KINDS = (RelationKind.SAME_SHAPE, RelationKind.BROADCAST)
+
+
 def with_error_table_relations(params: Sequence[Param], errors: Sequence[ErrorCase]) -> tuple[Param, ...]:
-    """SAME_DTYPE between the tensors an error row says must not differ in dtype ("self和out的数据
-    类型不相同" → 161002): the page states the relation there when its parameter table does not
-    (aclnnRelu). Rows the classifier left conditional are unclassified, so never read here."""
-    tensors = {p.name for p in params if p.kind is ParamKind.TENSOR}
-    same: dict[str, list[str]] = {}
+    """The relations an error row states between the tensors it names (`ERROR_ROW_RELATIONS`),
+    added to their parameters: the page states them there when its parameter table does not
+    (aclnnRelu's dtypes, aclnnLog's shapes), and the bindings' output shapes, the tests' shape
+    groups and the simulator's checks all read them from the IR.
+
+    The table is the authority on what it states: two tensors it relates by a shape relation (on
+    either side) get no other from a row, and a shape row among tensors the table lets broadcast
+    speaks of the shapes after broadcasting (aclnnLeakyReluBackward: gradOutput and self broadcast,
+    and "gradOutput、self和out的shape不相同" makes out their broadcast, not their equal). Rows the
+    classifier left conditional are unclassified, so never read; a shape row about one dimension
+    of another tensor ("与x最后一维不一致") states no SAME_SHAPE, as in usage notes."""
+    by_name = {p.name: p for p in params if p.kind is ParamKind.TENSOR}
+
+    def related(a: str, b: str, kinds: tuple[RelationKind, ...]) -> bool:
+        return any(b in by_name[a].related(k) or a in by_name[b].related(k) for k in kinds)
+
+    found: dict[tuple[str, RelationKind], list[str]] = {}
     for row in errors:
-        if row.category is not ErrorCategory.DTYPE_MISMATCH:
+        kind = ERROR_ROW_RELATIONS.get(row.category) if row.category else None
+        named = [n for n in row.params if n in by_name]
+        if kind is None or len(named) < 2:
             continue
-        named = [n for n in row.params if n in tensors]
-        if len(named) < 2:
-            continue
+        if kind is RelationKind.SAME_SHAPE:
+            if _ONE_DIMENSION.search(row.condition):
+                continue
+            if any(related(a, b, (RelationKind.BROADCAST,)) for a in named for b in named):
+                kind = RelationKind.BROADCAST
+        stated = _SHAPE_KINDS if kind in _SHAPE_KINDS else ()
         for name in named:
-            bucket = same.setdefault(name, [])
-            bucket.extend(n for n in named if n != name and n not in bucket)
-    out = []
-    for param in params:
-        missing = tuple(n for n in same.get(param.name, ()) if n not in param.related(RelationKind.SAME_DTYPE))
-        out.append(dataclasses.replace(param, relations=param.relations + (Relation(RelationKind.SAME_DTYPE, missing),))
-                   if missing else param)
-    return tuple(out)
+            bucket = found.setdefault((name, kind), [])
+            bucket.extend(n for n in named if n != name and n not in bucket and n not in by_name[name].related(kind)
+                          and not related(name, n, stated))
+    return tuple(_with_others(param, {kind: found.get((param.name, kind), ()) for kind in RelationKind})
+                 for param in params)
+
+
+def _with_others(param: Param, added: dict[RelationKind, Sequence[str]]) -> Param:
+    """`param` with `added` names joined to its relation of each kind (one relation per kind, as
+    `relations_in` gives them), or a new relation after its own."""
+    if not any(added.values()):
+        return param
+    relations = [Relation(r.kind, r.others + tuple(added.pop(r.kind, ()))) for r in param.relations]
+    relations += [Relation(kind, tuple(names)) for kind, names in added.items() if names]
+    return dataclasses.replace(param, relations=tuple(relations))

@@ -351,8 +351,8 @@ const bind::ApiSpec kSpec_hardswish_backward{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self x gradOutput), dtype of promote(gradOutput, self)
-        {2, {1, 0}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
+        // out: shape of broadcast(gradOutput x self), dtype of promote(gradOutput, self)
+        {2, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
     },
     {2},
 };
@@ -1640,8 +1640,8 @@ const bind::ApiSpec kSpec_threshold_backward{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self x gradOutput), dtype of promote(self, gradOutput)
-        {3, {1, 0}, {1, 0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64}, nullptr, false},
+        // out: shape of broadcast(gradOutput x self), dtype of promote(self, gradOutput)
+        {3, {0, 1}, {1, 0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64}, nullptr, false},
     },
     {3},
 };

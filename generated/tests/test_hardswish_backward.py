@@ -37,7 +37,7 @@ OP = t.Op(
     golden='torch.where(self < -3, torch.zeros_like(gradOutput), torch.where(self <= 3, gradOutput * (self / 3 + 0.5), gradOutput))',
     integer_math='float',
     simulated=True,
-    out_shape_from={'out': ('self', 'gradOutput')},
+    out_shape_from={'out': ('gradOutput', 'self')},
     out_dtype_from={'out': ('gradOutput', 'self')},
 )
 

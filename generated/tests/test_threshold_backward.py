@@ -58,7 +58,7 @@ OP = t.Op(
     golden='torch.ops.aten.threshold_backward(gradOutput, self, threshold)',
     integer_math='float',
     simulated=True,
-    out_shape_from={'out': ('self', 'gradOutput')},
+    out_shape_from={'out': ('gradOutput', 'self')},
     out_dtype_from={'out': ('self', 'gradOutput')},
 )
 
