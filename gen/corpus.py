@@ -43,7 +43,7 @@ from typing import Iterable, Optional, Sequence
 
 from gen import names
 from gen.emit.files import FileManager
-from gen.emit.model import BoundAPI, Model, Skipped, build_model
+from gen.model import BoundAPI, Model, Skipped, build_model
 from gen.generate import EMITTERS, OWNED_DIRS, find_inputs
 from gen.ir import API, Level, Page, PageKind
 from gen.locations import shared_corpus
@@ -131,7 +131,7 @@ def features(bound: BoundAPI) -> tuple[str, ...]:
     """What an API exercises end to end, by the names of the issue's list: each parameter kind
     (integers and floats by C type), optional pointers, in-place parameters, several outputs, and
     pages that document more than one API."""
-    from gen.emit.bindings import value_type
+    from gen.api.kinds import value_type
     from gen.ir import Direction, ParamKind
 
     found: set[str] = set()

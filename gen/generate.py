@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from gen.emit.files import FileManager
-from gen.emit.model import Model, build_model
+from gen.model import Model, build_model
 from gen.ir import Diagnostic, Level, OpSemantics, Page
 from gen.parse import parse_file
 from gen.parse.semantics import load_semantics

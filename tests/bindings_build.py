@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from gen.emit.files import FileManager
-from gen.emit.model import build_model
+from gen.model import build_model
 from gen.parse.semantics import load_semantics
 from tests.bindings_ir import probe_pages, seed_pages
 

@@ -28,8 +28,8 @@ import numpy as np
 from gen import abi
 from gen.emit import enums, headers, sim as sim_emitter
 from gen.emit.files import FileManager
-from gen.emit.model import Model, build_model
 from gen.ir import DType, ParamKind
+from gen.model import Model, build_model
 from tests import sim_seed_ir, sim_test_ops
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,12 +1,14 @@
-"""gen/emit/bindings.py, package.py and docs.py: what the generator decides from the IR, without a
+"""gen/emit/bindings.py, package.py, gen/api/python.py and docs.py: what the generator decides from the IR, without a
 compiler."""
 
 import json
 from dataclasses import replace
 
-from gen.emit import bindings, docs, package
+from gen.api import docs
+from gen.api.python import output_plan, python_signature, scalar_preference
+from gen.emit import bindings, package
 from gen.emit.files import FileManager
-from gen.emit.model import APIS_PER_UNIT, build_model
+from gen.model import APIS_PER_UNIT, build_model
 from gen.ir import Direction, DType, ErrorCase, ErrorCategory, ParamKind, Relation, RelationKind
 from gen.parse.relations import with_error_table_relations
 from tests.bindings_ir import leaky_relu_backward
@@ -22,38 +24,38 @@ def seed():
 
 
 def test_signature_has_inputs_in_prototype_order_and_keyword_only_out():
-    assert bindings.signature(seed()) == \
+    assert python_signature(seed()).text == \
         "leaky_relu_backward(grad_output, self, negative_slope, self_is_result, *, out=None)"
 
 
 def test_optional_input_defaults_to_none_only_when_every_later_input_does():
     api = make_api(params=(make_param("a", optional=True), make_param("b"), make_param("c", optional=True),
                            make_param("out", direction=Direction.OUT)))
-    assert bindings.signature(bound_of(api)) == "foo(a, b, c=None, *, out=None)"
+    assert python_signature(bound_of(api)).text == "foo(a, b, c=None, *, out=None)"
 
 
 def test_optional_value_attributes_get_no_default():
     api = make_api(params=(make_param("x"), make_param("eps", kind=ParamKind.FLOAT, optional=True),
                            make_param("bias", optional=True)))
-    assert bindings.signature(bound_of(api)) == "foo(x, eps, bias=None)"
+    assert python_signature(bound_of(api)).text == "foo(x, eps, bias=None)"
 
 
 def test_inplace_api_has_no_out_keyword():
     api = make_api(params=(make_param("selfRef", direction=Direction.INOUT, c_type="aclTensor*"),
                            make_param("value", kind=ParamKind.SCALAR)))
-    assert bindings.signature(bound_of(api)) == "foo(self_ref, value)"
+    assert python_signature(bound_of(api)).text == "foo(self_ref, value)"
 
 
 def test_python_float_becomes_double_when_documented_else_float():
     with_double = make_param("alpha", kind=ParamKind.SCALAR, dtypes=(DType.FLOAT, DType.DOUBLE, DType.INT64))
-    assert bindings.scalar_preference(with_double).for_float == (DType.DOUBLE, DType.FLOAT)
+    assert scalar_preference(with_double).for_float == (DType.DOUBLE, DType.FLOAT)
     without = replace(with_double, dtypes=(DType.FLOAT16, DType.FLOAT))
-    assert bindings.scalar_preference(without).for_float == (DType.FLOAT, DType.FLOAT16)
-    assert bindings.scalar_preference(with_double).for_int == (DType.INT64, DType.DOUBLE, DType.FLOAT)
+    assert scalar_preference(without).for_float == (DType.FLOAT, DType.FLOAT16)
+    assert scalar_preference(with_double).for_int == (DType.INT64, DType.DOUBLE, DType.FLOAT)
 
 
 def test_output_shape_and_dtype_follow_the_relations():
-    plan = bindings.output_plan(seed().api, 4)
+    plan = output_plan(seed().api, 4)
     assert (plan.shape_from, plan.dtype_from, plan.required_reason) == ((0, 1), (0, 1), None)
     assert not plan.dtype_must_be_documented
 
@@ -63,20 +65,20 @@ def test_output_shape_falls_back_to_the_error_table():
     errors = (ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "x和y的shape不一致", ErrorCategory.SHAPE_MISMATCH, ("x", "y")),)
     api = make_api(params=with_error_table_relations((make_param("x"), make_param("y", direction=Direction.OUT)), errors),
                    errors=errors)
-    plan = bindings.output_plan(api, 1)
+    plan = output_plan(api, 1)
     assert plan.shape_from == (0,) and plan.dtype_must_be_documented and plan.documented == api.params[1].dtypes
 
 
 def test_output_without_any_shape_statement_requires_out():
     api = make_api(params=(make_param("x"), make_param("y", direction=Direction.OUT)))
-    assert "shape of y" in bindings.output_plan(api, 1).required_reason
+    assert "shape of y" in output_plan(api, 1).required_reason
 
 
 def test_output_relation_naming_a_scalar_is_ignored():
     api = make_api(params=(make_param("x"), make_param("s", kind=ParamKind.SCALAR),
                            make_param("y", direction=Direction.OUT,
                                       relations=(Relation(RelationKind.SAME_SHAPE, ("s", "x")),))))
-    assert bindings.output_plan(api, 2).shape_from == (0,)
+    assert output_plan(api, 2).shape_from == (0,)
 
 
 def test_every_translation_unit_gets_a_file_and_the_module_registers_each(tmp_path):

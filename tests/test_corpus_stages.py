@@ -11,7 +11,7 @@ import pytest
 
 from gen import corpus
 from gen import names as names_module
-from gen.emit.model import build_model
+from gen.model import build_model
 from gen.ir import PageKind
 
 ROOT = Path(__file__).resolve().parents[1]

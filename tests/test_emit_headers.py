@@ -7,7 +7,7 @@ import pytest
 
 from gen.emit import headers
 from gen.emit.files import FileManager
-from gen.emit.model import build_model
+from gen.model import build_model
 from gen.ir import Direction, ParamKind
 from tests.factories import make_api, make_page, make_param
 

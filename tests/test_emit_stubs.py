@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from gen.emit import bindings, docs, package, stubs
+from gen.api import docs
+from gen.api.python import python_signature
+from gen.emit import package, stubs
 from gen.emit.files import FileManager
-from gen.emit.model import build_model
+from gen.model import build_model
 from gen.ir import Direction, ParamKind
 from tests.factories import make_api, make_page, make_param
 from tests.sim_seed_ir import seed_pages, seed_semantics
@@ -95,7 +97,7 @@ def test_each_function_has_the_bindings_signature(seed_stub):
         for node in defs:
             positional = [a.arg for a in node.args.args]
             keyword = [a.arg for a in node.args.kwonlyargs]
-            expected = [p.name for p in bindings.python_params(bound)]
+            expected = [p.name for p in python_signature(bound).params]
             assert positional + keyword == expected
 
 

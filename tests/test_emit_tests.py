@@ -15,7 +15,7 @@ import pytest
 
 from gen.emit import tests as emitter
 from gen.emit.files import FileManager
-from gen.emit.model import build_model
+from gen.model import build_model
 from gen.ir import (Direction, DType, ErrorCase, ErrorCategory, ExampleArg, ExampleCall, OpSemantics, ParamKind,
                     Product, Relation, RelationKind, Soc)
 from tests.factories import make_api, make_page, make_param, null_error

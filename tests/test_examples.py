@@ -19,8 +19,7 @@ import numpy as np
 import pytest
 import torch
 
-from gen.emit import examples as examples_emitter
-from gen.emit.model import BoundAPI, Model, build_model
+from gen.model import BoundAPI, Model, build_model
 from gen.generate import find_inputs
 from gen.ir import ParamKind, Soc
 from gen.parse import parse_file
@@ -42,7 +41,7 @@ def model() -> Model:
 
 
 def example_apis() -> dict[str, BoundAPI]:
-    return examples_emitter.examples(model())
+    return model().examples()
 
 
 def run(name: str) -> subprocess.CompletedProcess:

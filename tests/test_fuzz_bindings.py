@@ -300,7 +300,7 @@ def _compare(golden: str, api: dict, ins: list, args: list, result, aclnn):
             env[p["name"]] = torch.from_numpy(a.copy())  # computed in the dtype the op computes in
         elif isinstance(a, float) and p["kind"] == "scalar" and "DOUBLE" not in p["dtypes"]:
             # A Python float becomes the widest float the page documents for the aclScalar
-            # (gen.emit.bindings.scalar_preference): FLOAT here, so the library sees it rounded.
+            # (gen.api.python.scalar_preference): FLOAT here, so the library sees it rounded.
             env[p["name"]] = float(np.float32(a))
         elif isinstance(a, (bool, int, float)) and not (isinstance(a, int) and abs(a) > 2**53):
             env[p["name"]] = a

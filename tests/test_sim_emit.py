@@ -4,7 +4,7 @@ import dataclasses
 
 from gen.emit import sim
 from gen.emit.files import FileManager
-from gen.emit.model import build_model
+from gen.model import build_model
 from gen.ir import (
     Direction, DType, IntegerMath, OpSemantics, ParamKind, Product, ProductDTypes, Relation, RelationKind, Soc,
     ValueCheck,

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from gen.emit import examples
 from gen.emit.env import render
 from gen.emit.files import FileManager
-from gen.emit.model import Model, translation_units, unit_path
+from gen.model import Model, translation_units, unit_path
 
 
 def emit(model: Model, files: FileManager) -> None:
@@ -14,5 +13,5 @@ def emit(model: Model, files: FileManager) -> None:
         "cmake/sources.cmake.j2",
         sim_sources=[unit_path("sim", k) for k in units],
         binding_sources=[unit_path("bindings", k) for k in units],
-        examples=sorted(examples.examples(model)),
+        examples=sorted(model.examples()),
     ))

@@ -17,7 +17,7 @@ from typing import Optional
 
 from gen.emit.env import render
 from gen.emit.files import FileManager
-from gen.emit.model import Model
+from gen.model import Model
 from gen.ir import DEFAULT_SOC, DType, DTypeCategory, Soc
 
 

@@ -9,26 +9,9 @@ would copy out of the documentation.
 from __future__ import annotations
 
 from gen.emit.files import FileManager
-from gen.emit.model import BoundAPI, Model
-
-
-def example_name(bound: BoundAPI) -> str:
-    return bound.python_name
-
-
-def examples(model: Model) -> dict[str, BoundAPI]:
-    """The examples to write, by name: one per distinct example text (a page that documents
-    aclnnAdd and aclnnInplaceAdd shows one program for both), named after its first API."""
-    chosen: dict[str, BoundAPI] = {}
-    seen: set[str] = set()
-    for bound in model.apis:
-        code = bound.api.example
-        if code.strip() and code not in seen:
-            seen.add(code)
-            chosen[example_name(bound)] = bound
-    return chosen
+from gen.model import Model
 
 
 def emit(model: Model, files: FileManager) -> None:
-    for name, bound in examples(model).items():
+    for name, bound in model.examples().items():
         files.write(f"examples/{name}.cpp", bound.api.example.rstrip("\n") + "\n")

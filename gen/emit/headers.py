@@ -10,7 +10,7 @@ import re
 
 from gen.emit.env import render
 from gen.emit.files import FileManager
-from gen.emit.model import Model
+from gen.model import Model
 
 
 def include_guard(header: str) -> str:

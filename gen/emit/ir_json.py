@@ -7,7 +7,7 @@ from pathlib import PurePosixPath
 from typing import Iterable
 
 from gen.emit.files import FileManager
-from gen.emit.model import Model
+from gen.model import Model
 
 
 def ir_files(sources: Iterable[str]) -> dict[str, str]:

@@ -14,7 +14,7 @@ import json
 
 from gen.emit.env import render
 from gen.emit.files import FileManager
-from gen.emit.model import BoundAPI, Model
+from gen.model import BoundAPI, Model
 
 PACKAGE = "aclnn"
 # Support modules that do not depend on the pages: rendered only for their banner.

@@ -18,54 +18,14 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gen import abi, names
+from gen.api.kinds import KINDS, traits
 from gen.emit.env import render
 from gen.emit.files import FileManager
-from gen.emit.model import BoundAPI, Model, kind_of, translation_units, unit_path
 from gen.ir import API, Direction, DType, IntegerMath, Page, Param, ParamKind, RelationKind, Soc
+from gen.model import BoundAPI, Model, kind_of, translation_units, unit_path
 
-
-_KIND_ENUM: dict[ParamKind, str] = {
-    ParamKind.TENSOR: "kTensor",
-    ParamKind.SCALAR: "kScalar",
-    ParamKind.INT_ARRAY: "kIntArray",
-    ParamKind.FLOAT_ARRAY: "kFloatArray",
-    ParamKind.BOOL_ARRAY: "kBoolArray",
-    ParamKind.TENSOR_LIST: "kTensorList",
-    ParamKind.SCALAR_LIST: "kScalarList",
-    ParamKind.BOOL: "kBool",
-    ParamKind.INT: "kInt",
-    ParamKind.FLOAT: "kFloat",
-    ParamKind.STRING: "kString",
-    ParamKind.DTYPE: "kDType",
-}
 
 _DIRECTION_ENUM = {Direction.IN: "kIn", Direction.OUT: "kOut", Direction.INOUT: "kInOut"}
-
-# How a value check sees each kind of parameter: (C++ type, accessor in entry.h).
-_CHECK_VIEW: dict[ParamKind, tuple[str, str]] = {
-    ParamKind.TENSOR: ("const aclsim::TensorInfo&", "CallTensor"),
-    ParamKind.SCALAR: ("const double", "CallScalar"),
-    ParamKind.INT_ARRAY: ("const aclsim::IntArrayInfo", "CallIntArray"),
-    ParamKind.FLOAT_ARRAY: ("const aclsim::FloatArrayInfo", "CallFloatArray"),
-    ParamKind.BOOL_ARRAY: ("const aclsim::BoolArrayInfo", "CallBoolArray"),
-    ParamKind.TENSOR_LIST: ("const aclsim::TensorListInfo", "CallTensorList"),
-    ParamKind.SCALAR_LIST: ("const aclsim::ScalarListInfo", "CallScalarList"),
-    ParamKind.BOOL: ("const bool", "CallBool"),
-    ParamKind.INT: ("const int64_t", "CallInt"),
-    ParamKind.FLOAT: ("const double", "CallFloat"),
-    ParamKind.STRING: ("const char* const", "CallString"),
-    ParamKind.DTYPE: ("const aclDataType", "CallDType"),
-}
-
-# How a kernel functor holds the host parameters its expression uses: scalars in the compute
-# type T, attributes in their C types.
-_KERNEL_MEMBER: dict[ParamKind, tuple[str, str]] = {
-    ParamKind.SCALAR: ("T", "CallScalarAs<T>"),
-    ParamKind.BOOL: ("bool", "CallBool"),
-    ParamKind.INT: ("int64_t", "CallInt"),
-    ParamKind.FLOAT: ("double", "CallFloat"),
-    ParamKind.DTYPE: ("aclDataType", "CallDType"),
-}
 
 # The dtypes a page lists for a kernel's input that make the kernel computed in complex arithmetic.
 _COMPLEX_DTYPES = frozenset({DType.COMPLEX64, DType.COMPLEX128})
@@ -163,7 +123,7 @@ def spec_row(param: Param, index_of: dict[str, int]) -> SpecRow:
         index=index_of[param.name],
         name=param.name,
         line=param.line,
-        kind=_KIND_ENUM[kind_of(param)],
+        kind=traits(param).sim_kind,
         direction=_DIRECTION_ENUM[param.direction],
         optional=param.optional,
         dtypes=_dtype_list(param.dtypes),
@@ -268,8 +228,8 @@ def _check_locals(api: API, checks) -> tuple[LocalView, ...]:
     used = set().union(*(identifiers(c.when) for c in checks)) if checks else set()
     views = []
     for index, param in enumerate(api.params):
-        if param.name in used and param.kind in _CHECK_VIEW:
-            c_type, accessor = _CHECK_VIEW[param.kind]
+        if param.name in used and param.kind is not None:
+            c_type, accessor = KINDS[param.kind].sim_check_view
             views.append(LocalView(c_type, cpp_identifier(param.name), f"aclsim::{accessor}(call, {index})"))
     return tuple(views)
 
@@ -302,8 +262,8 @@ def kernel_for(bound: BoundAPI) -> tuple[Optional[Kernel], str]:
             continue
         if param.kind is ParamKind.TENSOR and param.direction is not Direction.OUT:
             inputs.append(index)
-        elif param.kind in _KERNEL_MEMBER:
-            c_type, accessor = _KERNEL_MEMBER[param.kind]
+        elif param.kind is not None and (member := KINDS[param.kind].sim_kernel_member) is not None:
+            c_type, accessor = member
             members.append(LocalView(c_type, cpp_identifier(param.name), f"aclsim::{accessor}(call, {index})"))
         else:
             kind = "an output" if param.direction is Direction.OUT else f"a {kind_of(param).value} parameter"

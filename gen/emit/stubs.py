@@ -1,8 +1,8 @@
 """generated/aclnn/__init__.pyi: the typed interface of the aclnn package (PEP 561 stubs).
 
 Every bound API becomes a function with the signature the bindings implement
-(`gen.emit.bindings.python_params`: inputs positional in prototype order, `out=` keyword-only,
-trailing optional inputs defaulting to None) and the page's docstring (`gen.emit.docs`).
+(`gen.api.python.python_signature`: inputs positional in prototype order, `out=` keyword-only,
+trailing optional inputs defaulting to None) and the page's docstring (`gen.api.docs`).
 
 Types follow the bindings' conversions (runtime/binding/call.cpp): tensors take anything NumPy
 can make an array of, objects with `__dlpack__` and `aclnn.Tensor`; when some tensor input is
@@ -20,28 +20,15 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from gen.emit import docs
-from gen.emit.bindings import PythonParam, out_params, python_params
+from gen.api.docs import docstring
+from gen.api.kinds import KINDS
+from gen.api.python import PythonSignature, python_signature
 from gen.emit.env import render
 from gen.emit.files import FileManager
-from gen.emit.model import BoundAPI, Model
 from gen.ir import API, Direction, Param, ParamKind
+from gen.model import BoundAPI, Model
 
 STUB = "aclnn/__init__.pyi"
-
-# How each host-side parameter kind is typed (the bindings' conversions).
-_HOST_TYPES = {
-    ParamKind.SCALAR: "_Scalar",
-    ParamKind.SCALAR_LIST: "Sequence[_Scalar]",
-    ParamKind.INT_ARRAY: "Sequence[int] | NDArray[np.integer[Any]]",
-    ParamKind.FLOAT_ARRAY: "Sequence[float] | NDArray[np.floating[Any]]",
-    ParamKind.BOOL_ARRAY: "Sequence[bool] | NDArray[np.bool_]",
-    ParamKind.BOOL: "bool",
-    ParamKind.INT: "int",
-    ParamKind.FLOAT: "float",
-    ParamKind.STRING: "str",
-    ParamKind.DTYPE: "DTypeLike",
-}
 
 # Where the tensors of a call live, which decides what the outputs are.
 HOST, DEVICE = "host", "device"
@@ -111,7 +98,7 @@ def input_annotation(param: Param, mode: str, pivot: bool, typevar: str = "") ->
         else:
             member = "Tensor" if pivot else ("_HostArray" if mode == HOST else "_TensorLike")
         return _nullable(member if kind is ParamKind.TENSOR else f"Sequence[{member}]", param, pivot)
-    return _nullable(_HOST_TYPES.get(kind, "Any") if kind else "Any", param)
+    return _nullable((KINDS[kind].stub_type or "Any") if kind else "Any", param)
 
 
 def output_annotation(param: Param, mode: str, pivot: bool, typevar: str = "") -> str:
@@ -144,10 +131,9 @@ def qualify(annotation: str, shadowed: frozenset[str]) -> str:
     return re.sub(pattern, r"builtins.\1", annotation)
 
 
-def _signature(bound: BoundAPI, params: tuple[PythonParam, ...], mode: str, pivot: Optional[Param],
+def _signature(bound: BoundAPI, signature: PythonSignature, mode: str, pivot: Optional[Param],
                shadowed: frozenset[str]) -> StubSignature:
-    api = bound.api
-    outs = tuple(p for p in api.params if p.direction is Direction.OUT)
+    api, params, outs = bound.api, signature.params, signature.outs
     typevars = inout_vars(api)
     # The pivot of a Tensor overload must be passed (an omitted one is None, not a Tensor), and
     # so must every parameter before it: a required parameter cannot follow a defaulted one.
@@ -173,13 +159,13 @@ def _signature(bound: BoundAPI, params: tuple[PythonParam, ...], mode: str, pivo
 def signatures(bound: BoundAPI, shadowed: frozenset[str] = frozenset()) -> tuple[StubSignature, ...]:
     """One signature per tensor input that may be an aclnn.Tensor (allocated outputs are Tensors),
     then the host signature (they are arrays); a single signature when nothing is allocated."""
-    params = python_params(bound)
+    signature = python_signature(bound)
     device_inputs = tuple(p for p in bound.api.inputs if p.kind is not None and p.kind.is_device_data)
-    host = _signature(bound, params, HOST, None, shadowed)
-    if not device_inputs or not out_params(bound.api):
+    host = _signature(bound, signature, HOST, None, shadowed)
+    if not device_inputs or not signature.outs:
         # Nothing is allocated: in-place arguments come back as given, whatever the others are.
-        return (_signature(bound, params, DEVICE, None, shadowed),) if device_inputs else (host,)
-    return tuple(_signature(bound, params, DEVICE, pivot, shadowed) for pivot in device_inputs) + (host,)
+        return (_signature(bound, signature, DEVICE, None, shadowed),) if device_inputs else (host,)
+    return tuple(_signature(bound, signature, DEVICE, pivot, shadowed) for pivot in device_inputs) + (host,)
 
 
 def docstring_literal(text: str, indent: str = "    ") -> str:
@@ -193,7 +179,7 @@ def docstring_literal(text: str, indent: str = "    ") -> str:
 def stub_function(bound: BoundAPI, shadowed: frozenset[str] = frozenset()) -> StubFunction:
     source = f"{bound.page.source}:{bound.api.line}" if bound.api.line else bound.page.source
     return StubFunction(name=bound.python_name, api=bound.name, source=source,
-                        signatures=signatures(bound, shadowed), docstring=docstring_literal(docs.docstring(bound)))
+                        signatures=signatures(bound, shadowed), docstring=docstring_literal(docstring(bound)))
 
 
 def emit(model: Model, files: FileManager) -> None:

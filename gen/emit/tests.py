@@ -25,10 +25,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 from gen import names
-from gen.emit.bindings import out_params, output_plan, scalar_preference, value_type
+from gen.api.kinds import value_type
+from gen.api.python import out_params, output_plan, output_plans, scalar_preference
 from gen.emit.env import render
 from gen.emit.files import FileManager
-from gen.emit.model import BoundAPI, Model
+from gen.model import BoundAPI, Model
 from gen.ir import API, Direction, DType, ErrorCase, ErrorCategory, Param, ParamKind, RelationKind, Soc, ValueCheck
 
 DIRECTORY = "tests"
@@ -762,12 +763,10 @@ def suite(bound: BoundAPI) -> Suite:
         domain=(lambda d: (d.low, d.high) if d else None)(semantics.domain(p.name) if semantics else None),
     ) for p in api.params)
     out_shape_from, out_dtype_from = {}, {}
-    for index, p in enumerate(api.params):
-        if p.direction is Direction.OUT:
-            plan = output_plan(api, index)
-            if plan.required_reason is None:
-                out_shape_from[p.name] = tuple(api.params[i].name for i in plan.shape_from)
-                out_dtype_from[p.name] = tuple(api.params[i].name for i in plan.dtype_from)
+    for plan in output_plans(api):
+        if plan.required_reason is None:
+            out_shape_from[plan.param.name] = tuple(api.params[i].name for i in plan.shape_from)
+            out_dtype_from[plan.param.name] = tuple(api.params[i].name for i in plan.dtype_from)
 
     notes = []
     golden_skip = ""

@@ -60,6 +60,19 @@ class Model:
                 return bound
         raise KeyError(name)
 
+    def examples(self) -> dict[str, BoundAPI]:
+        """The pages' examples to write (generated/examples/) and build, by name: one per distinct
+        example text (a page that documents aclnnAdd and aclnnInplaceAdd shows one program for
+        both), named after its first API's Python function."""
+        chosen: dict[str, BoundAPI] = {}
+        seen: set[str] = set()
+        for bound in self.apis:
+            code = bound.api.example
+            if code.strip() and code not in seen:
+                seen.add(code)
+                chosen[bound.python_name] = bound
+        return chosen
+
     def headers(self) -> dict[str, tuple[BoundAPI, ...]]:
         """Every aclnnop/ header and the APIs it declares, in API order."""
         groups: dict[str, list[BoundAPI]] = {}

@@ -1,5 +1,5 @@
-"""The docstring of a bound API, built from its page: one place, used by the bindings (what
-`help(aclnn.<op>)` shows) and by the stubs.
+"""The docstring of a bound API, built from its page and its Python signature: one place, used by
+the bindings (what `help(aclnn.<op>)` shows) and by the stubs.
 
 numpydoc layout: summary, the page's description and formula, Parameters (each with its page
 name, C type, direction, description, dtypes — per product where the page differs — rank,
@@ -12,25 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen import names
+from gen.api.kinds import KINDS
+from gen.api.python import python_signature
 from gen.emit.env import render
-from gen.emit.model import BoundAPI
 from gen.ir import Direction, Param, ParamKind
-
-# How each parameter kind is passed from Python (the bindings' conversions, in words).
-_PYTHON_TYPES = {
-    ParamKind.TENSOR: "array_like or aclnn.Tensor",
-    ParamKind.SCALAR: "number",
-    ParamKind.INT_ARRAY: "sequence of int",
-    ParamKind.FLOAT_ARRAY: "sequence of float",
-    ParamKind.BOOL_ARRAY: "sequence of bool",
-    ParamKind.TENSOR_LIST: "list of array_like or aclnn.Tensor",
-    ParamKind.SCALAR_LIST: "list of numbers",
-    ParamKind.BOOL: "bool",
-    ParamKind.INT: "int",
-    ParamKind.FLOAT: "float",
-    ParamKind.STRING: "str",
-    ParamKind.DTYPE: "numpy dtype or dtype name",
-}
+from gen.model import BoundAPI
 
 
 def returned_type(param: Param) -> str:
@@ -42,7 +28,7 @@ def returned_type(param: Param) -> str:
 
 def python_type(param: Param) -> str:
     """How the argument is passed from Python, in words (None for optional parameters)."""
-    text = _PYTHON_TYPES.get(param.kind, "object") if param.kind else "object"
+    text = KINDS[param.kind].python_words if param.kind else "object"
     return text + " or None" if param.optional else text
 
 
@@ -116,13 +102,11 @@ def _words(text: str) -> str:
 
 def docstring(bound: BoundAPI) -> str:
     """The docstring of `aclnn.<python_name>`, without the signature line."""
-    from gen.emit.bindings import out_params, python_params  # the signature is the bindings' decision
-
     api, page = bound.api, bound.page
-    defaults = {p.param.name for p in python_params(bound) if p.param is not None and p.default is not None}
-    inputs = [_param_doc(p, p.name in defaults) for p in api.inputs]
+    signature = python_signature(bound)
+    inputs = [_param_doc(p, p.name in signature.defaulted) for p in api.inputs]
     outputs = [_param_doc(p, False) for p in api.outputs]
-    out_names = [p.name for p in out_params(api)]
+    out_names = [p.name for p in signature.outs]
     products = [f"{p.name}: {'supported' if p.supported else 'not supported'}" for p in page.products]
     text = render(
         "bindings/docstring.txt.j2",

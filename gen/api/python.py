@@ -1,0 +1,166 @@
+"""The Python function of every bound API, decided once from its IR (torchgen's api/python.py).
+
+`python_signature` gives the one signature object that the bindings register (argument names,
+defaults, keyword-only out=), the stubs annotate, the tests call and the docstrings describe.
+Beside it, what a call decides per argument at generation time: which dtype a Python number
+becomes for an aclScalar (`scalar_preference`), and how an output is allocated when out= does not
+give it (`output_plan`). The emitters read these; none decides them again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from gen import names
+from gen.ir import API, Direction, DType, Param, ParamKind, RelationKind
+from gen.model import BoundAPI
+
+# ---- the signature ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PythonParam:
+    """One parameter of the generated Python function."""
+
+    name: str  # python identifier (grad_output)
+    param: Optional[Param]  # None for out=
+    default: Optional[str]  # Python source of the default ("None"), or None when required
+    keyword_only: bool = False
+
+
+@dataclass(frozen=True)
+class PythonSignature:
+    """`aclnn.<name>(...)`: inputs (in and inout) in prototype order, then the keyword-only `out=`
+    when the API has direction-out parameters."""
+
+    name: str
+    params: tuple[PythonParam, ...]
+    outs: tuple[Param, ...]  # the parameters out= covers: direction out, in prototype order
+
+    @property
+    def defaulted(self) -> frozenset[str]:
+        """The page names of the inputs that may be left out."""
+        return frozenset(p.param.name for p in self.params if p.param is not None and p.default is not None)
+
+    @property
+    def text(self) -> str:
+        """`leaky_relu_backward(grad_output, self, negative_slope, self_is_result, *, out=None)`."""
+        parts: list[str] = []
+        for p in self.params:
+            if p.keyword_only and "*" not in parts:
+                parts.append("*")
+            parts.append(p.name if p.default is None else f"{p.name}={p.default}")
+        return f"{self.name}({', '.join(parts)})"
+
+
+def python_signature(bound: BoundAPI) -> PythonSignature:
+    """An optional input defaults to None only when every later input is defaulted too;
+    otherwise it stays required (and accepts None). Only pointer kinds default: None becomes
+    NULL, which is what "optional" means for them; a bool, int, float or dtype attribute has no
+    NULL, and inventing a value for it would be a guess the page did not make."""
+    inputs = bound.api.inputs
+    result: list[PythonParam] = []
+    trailing_optional = True
+    for param in reversed(inputs):
+        trailing_optional = trailing_optional and param.optional and bool(param.kind and param.kind.is_pointer)
+        result.append(PythonParam(names.python_identifier(param.name), param, "None" if trailing_optional else None))
+    result.reverse()
+    outs = out_params(bound.api)
+    if outs:
+        result.append(PythonParam("out", None, "None", keyword_only=True))
+    return PythonSignature(bound.python_name, tuple(result), outs)
+
+
+def out_params(api: API) -> tuple[Param, ...]:
+    """The parameters out= covers: direction out, in prototype order."""
+    return tuple(p for p in api.params if p.direction is Direction.OUT)
+
+
+# ---- scalars ------------------------------------------------------------------------------------------
+
+_INT_ORDER = (DType.INT64, DType.INT32, DType.INT16, DType.INT8, DType.UINT8, DType.UINT16, DType.UINT32,
+              DType.UINT64)
+_FLOAT_ORDER = (DType.DOUBLE, DType.FLOAT, DType.FLOAT16, DType.BFLOAT16)
+_COMPLEX_ORDER = (DType.COMPLEX128, DType.COMPLEX64)
+
+
+@dataclass(frozen=True)
+class ScalarPreference:
+    """The dtypes a Python bool/int/float/complex may become for an aclScalar, best first; at run
+    time the first one that holds the value wins."""
+
+    for_bool: tuple[DType, ...]
+    for_int: tuple[DType, ...]
+    for_float: tuple[DType, ...]
+    for_complex: tuple[DType, ...]
+
+
+def scalar_preference(param: Param) -> ScalarPreference:
+    """From the dtypes the page documents for the parameter (all products): a Python float is
+    DOUBLE if documented, else FLOAT, FLOAT16, BFLOAT16; an int the widest documented integer
+    that holds it, else a documented float; a bool BOOL, else an integer, else a float. An
+    empty list lets the runtime pass the natural dtype (BOOL, INT64, DOUBLE, COMPLEX128), which
+    the library then accepts or rejects."""
+    documented = set(param.documented_dtypes())
+
+    def keep(order: tuple[DType, ...]) -> tuple[DType, ...]:
+        return tuple(d for d in order if d in documented)
+
+    return ScalarPreference(
+        for_bool=keep((DType.BOOL,) + _INT_ORDER + _FLOAT_ORDER),
+        for_int=keep(_INT_ORDER + _FLOAT_ORDER),
+        for_float=keep(_FLOAT_ORDER),
+        for_complex=keep(_COMPLEX_ORDER),
+    )
+
+
+# ---- outputs ------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class OutputPlan:
+    """How an output is allocated when out= does not give it."""
+
+    param: Param
+    index: int  # in the prototype
+    shape_from: tuple[int, ...] = ()  # broadcast of these inputs' shapes
+    dtype_from: tuple[int, ...] = ()  # promotion of these inputs' dtypes
+    # The page relates the dtype to no input: the promoted dtype is used only if documented.
+    dtype_must_be_documented: bool = False
+    documented: tuple[DType, ...] = ()
+    required_reason: Optional[str] = None  # out= is required, because...
+    is_list: bool = False
+
+
+def output_plan(api: API, index: int) -> OutputPlan:
+    """Shape: the broadcast of the tensor inputs the page ties the output's shape to, directly or
+    through others (`API.shape_group`: usage notes and error rows, "gradOutput、self和out的shape
+    不相同"). Dtype: the promotion of the inputs its notes relate its dtype to (SAME_DTYPE,
+    PROMOTE, CAST_FROM), else the promotion of every tensor input, used only when the output's
+    documented dtypes contain it. When the page says nothing to derive a shape from, out= is
+    required."""
+    param = api.params[index]
+    if param.kind is ParamKind.TENSOR_LIST:
+        return OutputPlan(param, index, required_reason="the page does not state the shapes of an output list",
+                          is_list=True)
+    inputs = {p.name: i for i, p in enumerate(api.params)
+              if p.kind is ParamKind.TENSOR and p.direction is not Direction.OUT}
+    shape_from = tuple(inputs[n] for n in api.shape_group(param.name) if n in inputs)
+    if not shape_from:
+        return OutputPlan(param, index, required_reason=f"the page does not say how the shape of {param.name} "
+                                                        "follows from the inputs")
+    dtype_names = (param.related(RelationKind.SAME_DTYPE) + param.related(RelationKind.PROMOTE)
+                   + param.related(RelationKind.CAST_FROM))
+    dtype_from = tuple(dict.fromkeys(inputs[n] for n in dtype_names if n in inputs))
+    if dtype_from:
+        return OutputPlan(param, index, shape_from=shape_from, dtype_from=dtype_from, documented=param.dtypes)
+    if not param.dtypes:
+        return OutputPlan(param, index, required_reason=f"the page neither documents the dtypes of {param.name} "
+                                                        "nor relates them to an input")
+    return OutputPlan(param, index, shape_from=shape_from, dtype_from=tuple(inputs.values()),
+                      dtype_must_be_documented=True, documented=param.dtypes)
+
+
+def output_plans(api: API) -> tuple[OutputPlan, ...]:
+    """The plan of every direction-out parameter, in prototype order."""
+    return tuple(output_plan(api, i) for i, p in enumerate(api.params) if p.direction is Direction.OUT)
