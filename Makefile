@@ -31,7 +31,7 @@ $(VENV_STAMP): pyproject.toml
 
 # Pages of $(DOCS) -> generated/ (only changed files are written; stale ones are removed).
 generate: $(VENV_STAMP)
-	$(PY) -m gen generate $(DOCS) --out generated
+	$(PY) -m gen generate $(DOCS) --out generated --jobs $(JOBS)
 
 # CI's guarantee: the committed generated/ is exactly what the committed pages give.
 check-generated: generate

@@ -34,7 +34,7 @@ from typing import Any
 
 from bench.common import CORPUS, ROOT, Summary, emit_result, log, sample_pages
 from bench.generation import EDIT_FROM, EDIT_TO, edit_target, flat_docs
-from gen.generate import find_inputs, generate
+from gen import pipeline
 
 VENV_BIN = Path(sys.executable).parent
 JOBS = "2"
@@ -101,7 +101,7 @@ def main() -> None:
             seed_docs.mkdir()
             for name in SEED_FILES:
                 shutil.copy(ROOT / "op_docs" / name, seed_docs / name)
-            seed_report = generate(seed_docs, work / "seed-generated")
+            seed_report = pipeline.run([seed_docs], work / "seed-generated")
             assert seed_report.model is not None  # generate() always builds one
             seed_apis = len(seed_report.model.apis)
             configure_cpu, configure_wall = configure(work / "seed-generated", work / "seed-build", log_file)
@@ -120,11 +120,11 @@ def main() -> None:
                 originals = {target: target}
             else:
                 docs.mkdir()
-                all_pages, _ = find_inputs(CORPUS)
+                all_pages = list(pipeline.discover([CORPUS]).pages)
                 originals = flat_docs(sample_pages(all_pages, args.step), CORPUS, docs)
                 target = edit_target(originals)
             generated = work / "set-generated"
-            set_report = generate(docs, generated)
+            set_report = pipeline.run([docs], generated)
             assert set_report.model is not None
             set_apis = len(set_report.model.apis)
             configure(generated, work / "set-build", log_file)
@@ -148,7 +148,7 @@ def main() -> None:
                 for text in (original.replace(EDIT_FROM, EDIT_TO, 1), original):
                     target.write_text(text, encoding="utf-8")
                     start = time.perf_counter()
-                    report = generate(docs, generated)
+                    report = pipeline.run([docs], generated)
                     generate_wall = time.perf_counter() - start
                     cpu, wall, units, _ = build_bindings(work / "set-build", log_file)
                     incremental.append({"generate_s": generate_wall, "build_cpu_s": cpu, "build_wall_s": wall,

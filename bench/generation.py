@@ -21,7 +21,7 @@ from bs4 import BeautifulSoup
 from markdown_it import MarkdownIt
 
 from bench.common import CORPUS, ROOT, Summary, emit_result, interleaved, log, ratio, sample_pages, shown
-from gen.generate import find_inputs, generate
+from gen import pipeline
 
 # The edit of the incremental run: a word of a parameter's description, which the docstrings,
 # the stubs and the IR carry (so the bindings unit of that page is rebuilt).
@@ -74,7 +74,7 @@ def main() -> None:
     args = parser.parse_args()
 
     source = page_source()
-    all_pages, _ = find_inputs(source)
+    all_pages = list(pipeline.discover([source]).pages)
     work = Path(tempfile.mkdtemp(prefix="bench-gen-"))
     try:
         docs = work / "docs"
@@ -87,7 +87,7 @@ def main() -> None:
         def run_generate(emitters: tuple[str, ...] | None) -> float:
             out = Path(tempfile.mkdtemp(prefix="out-", dir=work))
             start = time.perf_counter()
-            report = generate(docs, out) if emitters is None else generate(docs, out, emitters=emitters)
+            report = pipeline.run([docs], out) if emitters is None else pipeline.run([docs], out, emitters=emitters)
             elapsed = time.perf_counter() - start
             run_generate.last = report  # type: ignore[attr-defined]
             shutil.rmtree(out)
@@ -99,7 +99,7 @@ def main() -> None:
         for page in pages[:3]:
             (warm / page.name).symlink_to(links[page])
         parse_floor(pages[:3])
-        generate(warm, work / "warm-out")
+        pipeline.run([warm], work / "warm-out")
 
         times = interleaved({
             "floor": lambda: parse_floor(pages),
@@ -112,7 +112,7 @@ def main() -> None:
         # Incremental: one page edited (alternately edited and restored, so every run has a change)
         # and the same output directory regenerated.
         out = work / "incremental"
-        generate(docs, out)
+        pipeline.run([docs], out)
         target = edit_target(links)
         incremental: list[float] = []
         changed: list[str] = []
@@ -123,7 +123,7 @@ def main() -> None:
             for i in range(args.rounds):
                 target.write_text(edited if i % 2 == 0 else original, encoding="utf-8")
                 start = time.perf_counter()
-                inc = generate(docs, out)
+                inc = pipeline.run([docs], out)
                 incremental.append(time.perf_counter() - start)
                 changed = inc.changed
 
@@ -136,7 +136,7 @@ def main() -> None:
             (memory_docs / page.name).symlink_to(links.get(page, page))
         peaks = {}
         for name, fn in {"floor": lambda: parse_floor(memory_pages),
-                         "parse_ir_emit": lambda: generate(memory_docs, work / "memory-out")}.items():
+                         "parse_ir_emit": lambda: pipeline.run([memory_docs], work / "memory-out")}.items():
             tracemalloc.start()
             fn()
             peaks[name] = round(tracemalloc.get_traced_memory()[1] / 2**20, 1)

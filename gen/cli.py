@@ -3,7 +3,10 @@
     inspect PAGE... [--json] [--merge]   the IR of pages (a summary, or JSON)
     lint PATH...                          diagnostics as file:line; exit 1 on errors
     stats DIR                             parse coverage of a directory of pages
-    generate DOC_DIR --out DIR            pages + semantics -> generated/
+    generate DOC_DIR --out DIR [-j N]     pages + semantics -> generated/
+
+Each command runs stages of the one pipeline (gen.pipeline): inspect and lint discover and parse
+(inspect --merge also merges), generate runs them all.
 """
 
 from __future__ import annotations
@@ -15,19 +18,6 @@ from pathlib import Path
 from typing import Sequence
 
 from gen.ir import Level, Page, pages_to_json
-
-
-def _page_paths(paths: Sequence[str]) -> list[Path]:
-    from gen.generate import PAGE_SUFFIXES
-
-    found: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in PAGE_SUFFIXES))
-        else:
-            found.append(path)
-    return found
 
 
 def summarize(page: Page) -> str:
@@ -55,13 +45,11 @@ def summarize(page: Page) -> str:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    from gen.parse import parse_file
+    from gen import pipeline
 
-    pages = [parse_file(p) for p in args.pages]
+    pages = pipeline.parse(pipeline.discover(args.pages).pages)
     if args.merge:
-        from gen.parse.merge import merge_readmes
-
-        pages = merge_readmes(pages)
+        pages = pipeline.merge(pages)
     if args.json:
         sys.stdout.write(pages_to_json(pages))
     else:
@@ -74,11 +62,10 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from gen.parse import parse_file
+    from gen import pipeline
 
     errors = 0
-    for path in _page_paths(args.paths):
-        page = parse_file(path)
+    for page in pipeline.parse(pipeline.discover(args.paths).pages):
         for d in page.diagnostics:
             if d.level is Level.INFO and not args.verbose:
                 continue
@@ -88,24 +75,25 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
+    from gen import pipeline
     from gen.parse.coverage import coverage_report
 
     start = time.perf_counter()
-    report = coverage_report(_page_paths([args.dir]))
+    report = coverage_report(pipeline.discover([args.dir]).pages)
     print(report.format(time.perf_counter() - start))
     return 0
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from gen.generate import generate
+    from gen import pipeline
 
-    report = generate(Path(args.doc_dir), Path(args.out))
+    report = pipeline.run([args.doc_dir], Path(args.out), jobs=args.jobs)
     for source, d in report.diagnostics:
         if d.level is not Level.INFO or args.verbose:
             print(d.format(source), file=sys.stderr)
     model = report.model
     assert model is not None
-    print(f"generate: {len(report.pages)} pages, {len(model.apis)} APIs bound, {len(model.skipped)} skipped; "
+    print(f"generate: {len(report.inputs.pages)} pages, {len(model.apis)} APIs bound, {len(model.skipped)} skipped; "
           f"{len(report.changed)} files written, {len(report.removed)} removed")
     return 0
 
@@ -133,6 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("generate", help="generate bindings, headers, stubs and tests")
     p.add_argument("doc_dir")
     p.add_argument("--out", default="generated")
+    p.add_argument("-j", "--jobs", type=int, default=1, help="parse in this many processes")
     p.add_argument("-v", "--verbose", action="store_true")
     p.set_defaults(func=cmd_generate)
 

@@ -53,7 +53,7 @@ def generated_dir() -> Path:
 
 
 def emitters() -> list[str]:
-    from gen.generate import EMITTERS
+    from gen.pipeline import EMITTERS
 
     mine = ["gen.emit.bindings", "gen.emit.package"]
     extra = ["gen.emit.sim"] if real_simulator() else []

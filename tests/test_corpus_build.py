@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gen import corpus
+from gen.corpus import build as corpus
 
 # A unit laid out as the generated ones are: a marker line opens each API's section.
 UNIT = """\

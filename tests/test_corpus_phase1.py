@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from gen import corpus
+from gen.corpus import calls, workers
+from gen.progress import no_progress
 
 ACLNN = """
 class AclnnError(Exception):
@@ -59,8 +60,8 @@ def outcomes(tmp_path_factory) -> dict[str, dict]:
                     {body}
             BASE = types.SimpleNamespace(dtypes={{}})
         """))
-    return corpus.run_phase1(generated, list(OPS), tmp_path_factory.mktemp("work"), jobs=1,
-                             progress=corpus.no_progress)
+    return workers.run_phase1(generated, list(OPS), tmp_path_factory.mktemp("work"), jobs=1,
+                             progress=no_progress)
 
 
 def test_every_api_gets_an_outcome(outcomes):
@@ -122,7 +123,7 @@ class _Testing:
     (None, False),  # the page documents no dtype for yOut
 ])
 def test_outputs_of_other_dtypes_get_out_arrays(out_dtypes, expected):
-    assert corpus.outputs_of_other_dtypes(_Testing, _Op(out_dtypes), _Case, "Ascend950") is expected
+    assert calls.outputs_of_other_dtypes(_Testing, _Op(out_dtypes), _Case, "Ascend950") is expected
 
 
 def test_explicit_outs_take_a_documented_float8():
@@ -131,5 +132,5 @@ def test_explicit_outs_take_a_documented_float8():
 
     op = _Op(("FLOAT8_E5M2",))
     op.out_shape_from = {"yOut": ("x",)}
-    (out,) = corpus.explicit_outs(_Testing, op, {"x": np.zeros((2, 3), np.float16)}, "Ascend950")
+    (out,) = calls.explicit_outs(_Testing, op, {"x": np.zeros((2, 3), np.float16)}, "Ascend950")
     assert out.dtype == ml_dtypes.float8_e5m2 and out.shape == (2, 3)

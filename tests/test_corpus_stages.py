@@ -1,4 +1,4 @@
-"""gen.corpus, parse and generate stages and the reports, on a 4-file corpus (no compiler)."""
+"""gen.corpus: the pipeline's parse and generate stages as the corpus runs them and the reports, on a 4-file corpus (no compiler)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from gen import corpus
+from gen import pipeline
+from gen.corpus import calls, report
+from gen.corpus import records as corpus_records
 from gen import names as names_module
 from gen.model import build_model
 from gen.ir import PageKind
@@ -30,8 +32,7 @@ def corpus_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def pages(corpus_dir):
-    paths, _ = corpus.find_inputs(corpus_dir)
-    return corpus.merge_readmes(corpus.parse_pages(paths, jobs=1, progress=corpus.no_progress))
+    return pipeline.merge(pipeline.parse(pipeline.discover([corpus_dir]).pages))
 
 
 def test_readme_is_folded_into_the_page_it_links(pages):
@@ -41,14 +42,14 @@ def test_readme_is_folded_into_the_page_it_links(pages):
 
 
 def test_each_api_of_a_two_api_page_gets_a_record(pages):
-    records = corpus.page_records(pages)
+    records = corpus_records.page_records(pages)
     on_add = sorted(r.api for r in records if r.page.endswith("add.md"))
     assert on_add == ["aclnnAdd", "aclnnInplaceAdd"]
     assert all(r.parsed for r in records if r.api)
 
 
 def test_stub_page_is_a_record_without_api_saying_why(pages):
-    records = corpus.page_records(pages)
+    records = corpus_records.page_records(pages)
     stub = [r for r in records if r.page.endswith("aclnnNothing.md")]
     assert len(stub) == 1 and stub[0].api is None and not stub[0].parsed
     assert "stub-page" in stub[0].reason
@@ -56,11 +57,12 @@ def test_stub_page_is_a_record_without_api_saying_why(pages):
 
 def test_generate_writes_bindings_and_sim_units(pages, tmp_path):
     model = build_model([p for p in pages if p.kind is PageKind.API_PAGE])
-    corpus.emit(model, tmp_path)
+    pipeline.emit(model, tmp_path)
     unit = (tmp_path / "bindings" / "ops_000.cpp").read_text()
     assert "// ---- aclnnInplaceAdd (" in unit and "// ---- aclnnLeakyReluBackward (" in unit
     assert (tmp_path / "tests" / "test_inplace_add.py").exists()
-    assert not (tmp_path / "ir").exists()  # ir_json is skipped: corpus pages share file names
+    # Every page's IR, as make generate writes it (issue 14; pages of one name keep their directories).
+    assert (tmp_path / "ir" / "add.md.json").exists()
 
 
 def test_same_python_name_binds_one_and_says_why_not_the_other(pages):
@@ -77,14 +79,14 @@ def test_same_python_name_binds_one_and_says_why_not_the_other(pages):
 
 def test_reports_count_each_api_once_and_say_why_not(tmp_path):
     records = [
-        corpus.Record("aclnnA", "x/aclnnA.md", parsed=True, generated=True, compiled=True, phase1_ok=True, status=0),
-        corpus.Record("aclnnA", "y/aclnnA_en.md", parsed=True, generated=True, compiled=True, phase1_ok=True,
+        corpus_records.Record("aclnnA", "x/aclnnA.md", parsed=True, generated=True, compiled=True, phase1_ok=True, status=0),
+        corpus_records.Record("aclnnA", "y/aclnnA_en.md", parsed=True, generated=True, compiled=True, phase1_ok=True,
                       status=0, bound_from="x/aclnnA.md"),
-        corpus.Record("aclnnB", "x/aclnnB.md", parsed=True, generated=True, compiled=False,
+        corpus_records.Record("aclnnB", "x/aclnnB.md", parsed=True, generated=True, compiled=False,
                       reason="compile error: 'x' was not declared in this scope"),
-        corpus.Record(None, "x/aclnnStub.md", reason="no API: stub-page: the page is a stub"),
+        corpus_records.Record(None, "x/aclnnStub.md", reason="no API: stub-page: the page is a stub"),
     ]
-    corpus.write_reports(records, corpus.Figures(wall_seconds=1.0), tmp_path, pages=4)
+    report.write_reports(records, report.Figures(wall_seconds=1.0), tmp_path, pages=4)
     data = json.loads((tmp_path / "corpus-report.json").read_text())
     assert data["totals"]["apis"] == 2 and data["totals"]["apis_compiled"] == 1
     assert data["totals"]["compiled_pct_of_parsed"] == 50.0
@@ -96,7 +98,7 @@ def test_reports_count_each_api_once_and_say_why_not(tmp_path):
 
 def test_features_name_the_kinds_an_api_exercises(pages):
     model = build_model([p for p in pages if p.kind is PageKind.API_PAGE])
-    inplace = corpus.features(model.api("aclnnInplaceAdd"))
+    inplace = corpus_records.features(model.api("aclnnInplaceAdd"))
     assert {"tensor", "scalar", "inout (in place)", "page with several APIs"} <= set(inplace)
     assert "several outputs (tuple)" not in inplace
 
@@ -109,7 +111,7 @@ def test_features_name_the_kinds_an_api_exercises(pages):
     ("no API: stub-page: the page is a stub", "no API: stub-page"),
 ])
 def test_reasons_are_grouped_without_their_particulars(reason, key):
-    assert corpus.reason_key(reason) == key
+    assert report.reason_key(reason) == key
 
 
 def _with_products(bound, *rows):
@@ -120,9 +122,9 @@ def _with_products(bound, *rows):
 
 def test_call_plan_picks_a_chip_the_page_supports(pages):
     bound = build_model([p for p in pages if p.kind is PageKind.API_PAGE]).api("aclnnAdd")
-    assert corpus.call_plan(_with_products(bound, ("Ascend910B", True), ("Ascend950", True)))["soc"] == "Ascend910B"
-    assert corpus.call_plan(_with_products(bound, ("Ascend910B", False), ("Ascend950", True)))["soc"] == "Ascend950"
-    assert corpus.call_plan(_with_products(bound, ("Ascend910B", False)))["soc"] == "Ascend910B"
+    assert calls.call_plan(_with_products(bound, ("Ascend910B", True), ("Ascend950", True)))["soc"] == "Ascend910B"
+    assert calls.call_plan(_with_products(bound, ("Ascend910B", False), ("Ascend950", True)))["soc"] == "Ascend950"
+    assert calls.call_plan(_with_products(bound, ("Ascend910B", False)))["soc"] == "Ascend910B"
 
 
 @pytest.mark.parametrize("usage,value", [('支持 "none"、"mean"、"sum"', "none"), ("none、sum 或 mean；默认 mean。", "none"),
@@ -132,4 +134,4 @@ def test_call_plan_takes_a_string_value_from_the_row(pages, usage, value):
     bound = build_model([p for p in pages if p.kind is PageKind.API_PAGE]).api("aclnnAdd")
     layout = Param(name="inputLayout", c_type="char*", kind=ParamKind.STRING, direction=Direction.IN, usage=usage)
     api = dataclasses.replace(bound.api, params=bound.api.params[:1] + (layout,) + bound.api.params[1:])
-    assert corpus.call_plan(dataclasses.replace(bound, api=api))["strings"] == {"inputLayout": value}
+    assert calls.call_plan(dataclasses.replace(bound, api=api))["strings"] == {"inputLayout": value}

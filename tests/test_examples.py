@@ -19,11 +19,9 @@ import numpy as np
 import pytest
 import torch
 
-from gen.model import BoundAPI, Model, build_model
-from gen.generate import find_inputs
+from gen import pipeline
+from gen.model import BoundAPI, Model
 from gen.ir import ParamKind, Soc
-from gen.parse import parse_file
-from gen.parse.semantics import load_semantics
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "op_docs"
@@ -35,9 +33,8 @@ SOC = Soc.ASCEND910B  # the simulated chip the examples run on (ACLNN_SIM_SOC be
 
 @functools.lru_cache(maxsize=1)
 def model() -> Model:
-    pages, semantics = find_inputs(DOCS)
-    return build_model([parse_file(p) for p in pages],
-                       [op for path in semantics for op in load_semantics(path).ops])
+    inputs = pipeline.discover([DOCS])
+    return pipeline.select(pipeline.merge(pipeline.parse(inputs.pages)), pipeline.semantics(inputs.semantics).ops)
 
 
 def example_apis() -> dict[str, BoundAPI]:

@@ -10,7 +10,7 @@ import pytest
 
 import gen.parse.api_page
 from gen import cli
-from gen.generate import generate
+from gen.pipeline import run
 from gen.ir import Level
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,7 +41,7 @@ def docs(tmp_path, monkeypatch) -> Path:
 
 
 def test_the_failing_page_is_reported_with_file_and_line_and_left_out(docs, tmp_path):
-    report = generate(docs, tmp_path / "out", emitters=("gen.emit.ir_json", "gen.emit.headers"))
+    report = run([docs], tmp_path / "out", emitters=("gen.emit.ir_json", "gen.emit.headers"))
     failures = [(source, d) for source, d in report.diagnostics if d.code == "parser-failure"]
     assert [(Path(source).name, d.level, d.line) for source, d in failures] == [("crash.md", Level.ERROR, 1)]
     assert "IndexError: a bug of the parser" in failures[0][1].message
@@ -51,7 +51,7 @@ def test_the_failing_page_is_reported_with_file_and_line_and_left_out(docs, tmp_
 
 def test_the_good_pages_are_generated(docs, tmp_path):
     out = tmp_path / "out"
-    generate(docs, out, emitters=("gen.emit.ir_json", "gen.emit.headers"))
+    run([docs], out, emitters=("gen.emit.ir_json", "gen.emit.headers"))
     assert sorted(p.name for p in (out / "aclnnop").iterdir()) == \
         ["aclnn_hardsigmoid_backward.h", "aclnn_leaky_relu_backward.h"]
     assert (out / "ir" / "leaky_relu_backward.md.json").is_file()

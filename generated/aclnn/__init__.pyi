@@ -1676,6 +1676,7 @@ def leaky_relu_backward(grad_output: Tensor, self: _TensorLike, negative_slope: 
     --------
     Atlas A3 训练系列产品/Atlas A3 推理系列产品: supported
     Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件: supported
+    Ascend 950PR/Ascend 950DT: supported
 
     Source: op_docs/leaky_relu_backward.md:28
     """

@@ -1924,6 +1924,7 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
     {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
     {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件"},
 };
@@ -1955,7 +1956,7 @@ constexpr aclsim::KernelSpec kKernel = {
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnLeakyReluBackward", "op_docs/leaky_relu_backward.md",
     kParams, 5,
-    kProducts, 2,
+    kProducts, 3,
     /*checks=*/&CheckValues,
     /*kernel=*/&kKernel,
     /*not_simulated=*/nullptr};

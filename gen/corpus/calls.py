@@ -1,0 +1,171 @@
+"""The one call of an API that phase 1 judges: the valid call its generated test suite plans,
+completed where the page leaves values unstated, made in a worker process.
+
+It reaches into the generated suites' runtime on purpose: `BASE` of generated/tests/test_<op>.py,
+built by their support module (`_aclnn_testing`), is the call the page documents; this module only
+fills what that call cannot know (a chip the page supports, a string attribute's value, a rank
+inside the documented bounds, out= arrays of a documented dtype).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+from gen import names
+from gen.corpus.records import PHASE1, first_line
+from gen.model import BoundAPI
+
+# Quoted values in a string attribute's row: "mean", `sum`.
+
+
+_QUOTED = re.compile(r"[\"“`']([A-Za-z][\w-]*)[\"”`']")
+# Unquoted lists of values: "none、sum 或 mean；默认 mean。"
+_LISTED = re.compile(r"(?:^|[：:\s；;])([A-Za-z][\w-]*)\s*(?:[、,，/|]|或)")
+
+
+def call_plan(bound: BoundAPI) -> dict:
+    """What the worker needs from the IR beyond the generated suite: the chip to simulate (the
+    default, unless the page marks it unsupported: then the first chip it supports), each tensor
+    input's documented rank bounds, and a value for each string attribute the example leaves
+    unstated (the first word the page quotes in its row, `"mean"`, or lists, "none、sum 或 mean")."""
+    from gen.ir import DEFAULT_SOC, ParamKind
+
+    supported = [p.soc for p in bound.page.products if p.soc is not None and p.supported]
+    unsupported = {p.soc for p in bound.page.products if p.soc is not None and not p.supported}
+    # A page that supports no chip at all keeps the default (phase 1 then says it is unsupported).
+    soc = supported[0] if supported and (DEFAULT_SOC in unsupported or DEFAULT_SOC not in supported) \
+        else DEFAULT_SOC
+    ranks = {p.name: list(p.rank) for p in bound.api.inputs if p.kind is ParamKind.TENSOR and p.rank}
+    strings = {}
+    for p in bound.api.inputs:
+        if p.kind is ParamKind.STRING:
+            text = f"{p.description} {p.usage}"
+            found = _QUOTED.search(text) or _LISTED.search(text)
+            if found:
+                strings[p.name] = found.group(1)
+    return {"soc": soc.value, "ranks": ranks, "strings": strings}
+
+
+def phase1_worker(generated: Path, apis: Sequence[str], results: Path, plans: Optional[dict] = None) -> None:
+    """Runs in its own process: one JSON line before (`start`) and after (`done`) each call, so
+    that a crash leaves the API that caused it as the last started one."""
+    plans = plans or {}
+    sys.path[:0] = [str(generated), str(generated / "tests")]
+    import aclnn  # noqa: F401 - the corpus package, first on sys.path
+    import _aclnn_testing as t
+
+    soc = t.active_soc()
+    with results.open("a", encoding="utf-8") as out:
+        for api in apis:
+            out.write(json.dumps({"api": api, "event": "start"}) + "\n")
+            out.flush()
+            outcome = call_once(t, generated, api, soc, plans.get(api, {}))
+            out.write(json.dumps({"api": api, "event": "done", **outcome}) + "\n")
+            out.flush()
+
+
+def call_once(t, generated: Path, api: str, soc: str, plan: dict) -> dict:
+    """The valid call of the API's generated suite (`BASE`), completed where the page gives no
+    value (`placeholders`); out= arrays are passed only when the bindings cannot allocate an
+    output. What phase 1 returned."""
+    test_file = generated / "tests" / names.test_file(api)
+    try:
+        spec = importlib.util.spec_from_file_location(test_file.stem, test_file)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"{test_file}: not a loadable Python file")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        op = module.OP
+        case = placeholders(t, op, module.BASE, soc, plan)
+        inputs = t.make_inputs(op, case, soc)
+        if outputs_of_other_dtypes(t, op, case, soc):
+            t.call(op, case, inputs, explicit_outs(t, op, inputs, soc))
+            return {"status": 0, "message": ""}
+        try:
+            t.call(op, case, inputs, t.out_arrays(op, case, inputs, soc))
+        except TypeError as error:
+            if "pass out=" not in str(error):
+                raise
+            t.call(op, case, inputs, explicit_outs(t, op, inputs, soc))
+    except t.aclnn.AclnnError as error:
+        if error.phase == PHASE1:
+            return {"status": error.status, "message": str(error)}
+        return {"status": 0, "message": f"phase 1 passed; {error.phase}: {error}"}
+    except BaseException as error:  # noqa: BLE001 - anything else is this API's failure, reported
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        return {"status": None, "message": f"{type(error).__name__}: {first_line(str(error))}"}
+    return {"status": 0, "message": ""}
+
+
+def placeholders(t, op, case, soc: str, plan: dict):
+    """The suite's base case, completed where the page's example leaves a value unstated (the
+    suite does not run such a case; phase 1 may still judge it): a dtype attribute gets the
+    parameter's first documented dtype (else FLOAT), a string attribute the word its row quotes,
+    and a tensor whose base shape has a rank outside its documented bounds the nearest rank."""
+    from gen.emit.tests import EXPRESSIBLE, SHAPES
+    from gen.ir import DType
+
+    values, shapes = {}, {}
+    for p in op.inputs:
+        if p.name in case.none:
+            continue
+        if p.kind == "dtype" and case.values.get(p.name) is None:
+            documented = [d for d in (op.documented(soc, p.name) or ()) if DType(d) in EXPRESSIBLE]
+            values[p.name] = "FLOAT" if not documented or "FLOAT" in documented else documented[0]
+        elif p.kind == "string" and case.values.get(p.name) is None and p.name in plan.get("strings", {}):
+            values[p.name] = plan["strings"][p.name]
+        elif p.kind == "tensor" and p.name in plan.get("ranks", {}) and p.name in case.shapes:
+            low, high = plan["ranks"][p.name]
+            rank = len(case.shapes[p.name])
+            if not low <= rank <= high:
+                shapes[p.name] = SHAPES[min(max(rank, low), high, max(SHAPES))]
+    changes = {k: v for k, v in (("values", values), ("shapes", shapes)) if v}
+    return case.but(case.id, **changes) if changes else case
+
+
+def holdable_dtypes(t) -> dict:
+    """The dtypes a host array can hold (the package's table, float8 types included: a phase-1 call
+    of a quantising op needs them for its outputs), by page name."""
+    return t.NUMPY_DTYPES
+
+
+def outputs_of_other_dtypes(t, op, case, soc: str) -> bool:
+    """Whether an output's documented dtypes on `soc` include none of the call's input dtypes: the
+    bindings would allocate it in an input's dtype, which the page then rejects (aclnnRmsNormDynamicMxQuant:
+    FLOAT16 x, yOut only FLOAT8/FLOAT4), so the call needs out= arrays of documented dtypes."""
+    tensors = {p.name for p in op.inputs if p.kind == "tensor"}
+    inputs = {d for name, d in case.dtypes.items() if name in tensors}
+    holdable = set(holdable_dtypes(t))
+    for p in op.outs:
+        documented = set(op.documented(soc, p.name) or ())
+        if documented and inputs and not inputs & documented and documented & holdable:
+            return True
+    return False
+
+
+def explicit_outs(t, op, inputs: dict, soc: str) -> list:
+    """out= for every output: the broadcast shape of the inputs it is related to (else of the first
+    tensor input), its first documented dtype a host array can hold (FLOAT where documented)."""
+    import numpy as np
+
+    holdable = holdable_dtypes(t)
+
+    first = next((v for p in op.inputs if p.kind == "tensor" and (v := inputs.get(p.name)) is not None), None)
+    arrays = []
+    for p in op.outs:
+        related = [np.shape(inputs[n]) for n in op.out_shape_from.get(p.name, ()) if inputs.get(n) is not None]
+        try:
+            shape = np.broadcast_shapes(*related) if related else (np.shape(first) if first is not None else (2, 3))
+        except ValueError:  # the related inputs do not broadcast (a per-channel weight): the first one's
+            shape = related[0]
+        documented = [d for d in (op.documented(soc, p.name) or ()) if d in holdable]
+        dtype = holdable["FLOAT" if not documented or "FLOAT" in documented else documented[0]]
+        arrays.append([np.zeros(shape, dtype) for _ in range(2)] if p.kind == "tensor_list" else np.zeros(shape, dtype))
+    return arrays

@@ -1,0 +1,62 @@
+"""gen/pipeline.py: the stages every tool runs, on a few seed pages (no compiler)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gen import cli, pipeline
+from gen.ir import PageKind, Soc
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = ("leaky_relu_backward.md", "leaky_relu_grad.README.md", "hardsigmoid_backward.md")
+
+
+@pytest.fixture
+def docs(tmp_path) -> Path:
+    root = tmp_path / "docs"
+    (root / "nested").mkdir(parents=True)
+    for name in PAGES:
+        shutil.copy(ROOT / "op_docs" / name, root / name)
+    shutil.copy(ROOT / "op_docs" / "leaky_relu_backward.toml", root / "nested")
+    (root / "notes.rst").write_text("not a page")
+    return root
+
+
+def test_discover_finds_pages_and_semantics_in_path_order(docs):
+    inputs = pipeline.discover([docs])
+    assert [p.name for p in inputs.pages] == sorted(PAGES)
+    assert [p.relative_to(docs).as_posix() for p in inputs.semantics] == ["nested/leaky_relu_backward.toml"]
+    assert pipeline.discover([docs], limit=1).pages == inputs.pages[:1]
+    assert pipeline.discover([docs / "notes.rst"]).pages == (docs / "notes.rst",)  # named, so read
+
+
+def test_parse_in_processes_gives_what_one_process_gives(docs):
+    paths = pipeline.discover([docs]).pages
+    assert pipeline.parse(paths, jobs=2) == pipeline.parse(paths, jobs=1)
+
+
+def test_run_merges_the_readme_into_the_page_it_links(docs, tmp_path):
+    report = pipeline.run([docs], tmp_path / "out", emitters=("gen.emit.ir_json",))
+    assert [p.kind for p in report.pages].count(PageKind.OP_README) == 0
+    bound = report.model.api("aclnnLeakyReluBackward")
+    assert bound.page.supports(Soc.ASCEND950)  # a chip only the README lists
+    assert any(d.code == "merged-from-readme" for _, d in report.diagnostics)
+    assert not (tmp_path / "out" / "ir" / "leaky_relu_grad.README.md.json").exists()
+
+
+def test_run_times_every_stage(docs, tmp_path):
+    report = pipeline.run([docs], tmp_path / "out", emitters=())
+    assert list(report.seconds) == list(pipeline.STAGES)
+    assert report.model.api("aclnnLeakyReluBackward").semantics is not None  # from nested/
+
+
+def test_the_cli_and_run_write_the_same_files(docs, tmp_path):
+    pipeline.run([docs], tmp_path / "by-run")
+    assert cli.main(["generate", str(docs), "--out", str(tmp_path / "by-cli"), "--jobs", "2"]) == 0
+    files = sorted(p.relative_to(tmp_path / "by-run") for p in (tmp_path / "by-run").rglob("*") if p.is_file())
+    assert files and files == sorted(p.relative_to(tmp_path / "by-cli")
+                                     for p in (tmp_path / "by-cli").rglob("*") if p.is_file())
+    assert all((tmp_path / "by-run" / f).read_bytes() == (tmp_path / "by-cli" / f).read_bytes() for f in files)
