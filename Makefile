@@ -29,9 +29,10 @@ $(VENV_STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@
 
-# Pages of $(DOCS) -> generated/ (only changed files are written; stale ones are removed).
+# Pages of $(DOCS) -> generated/ (only changed files are written; stale ones are removed). build/cache
+# keeps the pages' IR and what the emitters rendered, so a run redoes only what changed.
 generate: $(VENV_STAMP)
-	$(PY) -m gen generate $(DOCS) --out generated --jobs $(JOBS)
+	$(PY) -m gen generate $(DOCS) --out generated --jobs $(JOBS) --cache build/cache
 
 # CI's guarantee: the committed generated/ is exactly what the committed pages give.
 check-generated: generate

@@ -33,13 +33,24 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import CORPUS, ROOT, Summary, emit_result, log, sample_pages
-from bench.generation import EDIT_FROM, EDIT_TO, edit_target, flat_docs
+from bench.generation import EDIT_FROM, EDIT_TO, edit_target
 from gen import pipeline
 
 VENV_BIN = Path(sys.executable).parent
 JOBS = "2"
 SEED_FILES = ("leaky_relu_backward.md", "leaky_relu_backward.toml")
 OP_DOCS_EDIT = "leaky_relu_backward.md"
+
+
+def flat_docs(pages: list[Path], root: Path, into: Path) -> dict[Path, Path]:
+    """Links every page (below `root`) into `into` under a unique name made of its path (the corpus
+    has many README.md); returns link -> original."""
+    links = {}
+    for page in pages:
+        link = into / str(page.relative_to(root)).replace("/", "__")
+        link.symlink_to(page)
+        links[link] = page
+    return links
 
 
 def children_cpu() -> tuple[float, float]:

@@ -1,17 +1,21 @@
-"""Generation: pages per second of parse + IR + emit, against the floor of merely parsing the
-same pages with markdown-it-py and BeautifulSoup+lxml; and the time to regenerate after one page
-changes.
+"""Generation: pages per second of parse + IR + emit against the floor of merely parsing the same
+pages with markdown-it-py and BeautifulSoup+lxml; a full cold generation on both cores against
+that one-core floor; and the time to regenerate after one page changed, with the cache.
 
-    python -m bench.generation [--step N]   (every N-th page of the shared corpus, else of op_docs/; 1 = all)
+    python -m bench.generation [--step N] [--rounds R]
 
-The corpus pages are linked into one flat directory under names made of their paths: the
-corpus has many README.md, and generated/ir/ names IR files after the page's file name.
+The pages: a docs tree of op_docs/ and the shared corpus's ops-math/ (724 pages; op_docs/ alone on
+a clone without the corpus), with every N-th page of ops-math/ (1 = all), linked file by file
+into a scratch tree that keeps their directories. One page is edited in place for the incremental runs
+(a distinct edit each round, so that each run has a page to parse again).
 """
 
 from __future__ import annotations
 
 import argparse
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 import tracemalloc
@@ -22,24 +26,33 @@ from markdown_it import MarkdownIt
 
 from bench.common import CORPUS, ROOT, Summary, emit_result, interleaved, log, ratio, sample_pages, shown
 from gen import pipeline
+from gen.emit.files import files_below
 
-# The edit of the incremental run: a word of a parameter's description, which the docstrings,
+# The corpus's part of the docs tree (the issue's "op_docs/ plus ops-math", about 700 pages).
+CORPUS_PART = "ops-math"
+# The edit of the incremental runs: a word of a parameter's description, which the docstrings,
 # the stubs and the IR carry (so the bindings unit of that page is rebuilt).
 EDIT_FROM, EDIT_TO = "表示", "表示（bench edit）"
+# Worker processes of the cold run: both cores of the machine the targets are stated for.
+JOBS = 2
 
 
-def page_source() -> Path:
-    """The corpus; on a clone without it, the repository's own pages (fewer, but the same code)."""
-    return CORPUS if CORPUS.is_dir() else ROOT / "op_docs"
+def docs_tree() -> list[tuple[Path, Path]]:
+    """(file, path in the tree) of every file of the docs tree: pages and semantics files."""
+    roots = [(ROOT / "op_docs", Path("op_docs"))]
+    if (CORPUS / CORPUS_PART).is_dir():
+        roots.append((CORPUS / CORPUS_PART, Path(CORPUS_PART)))
+    return [(Path(f), name / Path(f).relative_to(root)) for root, name in roots for f in files_below(root)]
 
 
-def flat_docs(pages: list[Path], root: Path, into: Path) -> dict[Path, Path]:
-    """Links every page (below `root`) into `into` under a unique name; returns link -> original."""
+def link_tree(files: list[tuple[Path, Path]], into: Path) -> dict[Path, Path]:
+    """Links every file into `into` at its path in the tree; returns link -> original."""
     links = {}
-    for page in pages:
-        link = into / str(page.relative_to(root)).replace("/", "__")
-        link.symlink_to(page)
-        links[link] = page
+    for original, relative in files:
+        link = into / relative
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(original)
+        links[link] = original
     return links
 
 
@@ -62,42 +75,49 @@ def parse_floor(pages: list[Path]) -> None:
 def edit_target(links: dict[Path, Path]) -> Path | None:
     """The first page of the sample that has the word the edit changes, an API page (aclnn*) first:
     the corpus' READMEs describe ops without an API of their own."""
-    having = [link for link, page in links.items()
-              if EDIT_FROM in page.read_text(encoding="utf-8", errors="replace")]
+    having = [link for link, page in sorted(links.items()) if page.suffix == ".md"
+              and EDIT_FROM in page.read_text(encoding="utf-8", errors="replace")]
     return next((link for link in having if links[link].name.startswith("aclnn")), having[0] if having else None)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--step", type=int, default=8)
+    parser.add_argument("--step", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
 
-    source = page_source()
-    all_pages = list(pipeline.discover([source]).pages)
+    every = docs_tree()
+    page_files = [f for f in every if f[0].suffix.lower() in pipeline.PAGE_SUFFIXES]
+    corpus_pages = [f for f, relative in page_files if relative.parts[0] == CORPUS_PART]
+    left_out = set(corpus_pages) - set(sample_pages(corpus_pages, args.step))  # op_docs/ is always whole
+    files = [f for f in every if f[0] not in left_out]
     work = Path(tempfile.mkdtemp(prefix="bench-gen-"))
     try:
         docs = work / "docs"
-        docs.mkdir()
-        step = args.step if source == CORPUS else 1  # op_docs/ is small enough to take whole
-        links = flat_docs(sample_pages(all_pages, step), source, docs)
-        pages = sorted(links)
-        log(f"generation: {len(pages)} of {len(all_pages)} pages of {source}, {args.rounds} rounds")
+        links = link_tree(files, docs)
+        pages = list(pipeline.discover([docs]).pages)
+        log(f"generation: {len(pages)} of {len(page_files)} pages of op_docs/ and {CORPUS_PART}/, {args.rounds} rounds")
+        scratch = iter(range(1_000_000))
 
-        def run_generate(emitters: tuple[str, ...] | None) -> float:
-            out = Path(tempfile.mkdtemp(prefix="out-", dir=work))
+        def fresh(name: str) -> Path:
+            return work / f"{name}-{next(scratch)}"
+
+        def run_generate(emitters: tuple[str, ...] | None, jobs: int = 1, cached: bool = False) -> float:
+            out = fresh("out")
+            cache = fresh("cache") if cached else None  # empty: a cold run that fills it
             start = time.perf_counter()
-            report = pipeline.run([docs], out) if emitters is None else pipeline.run([docs], out, emitters=emitters)
+            report = pipeline.run([docs], out, jobs=jobs, cache_dir=cache,
+                                  emitters=pipeline.EMITTERS if emitters is None else emitters)
             elapsed = time.perf_counter() - start
             run_generate.last = report  # type: ignore[attr-defined]
-            shutil.rmtree(out)
+            shutil.rmtree(out, ignore_errors=True)  # none written by a run without emitters
+            if cache is not None:
+                shutil.rmtree(cache)
             return elapsed
 
         # Warm-up outside the timing (imports, template compilation) on a few pages.
         warm = work / "warm-docs"
-        warm.mkdir()
-        for page in pages[:3]:
-            (warm / page.name).symlink_to(links[page])
+        link_tree([(links[p], p.relative_to(docs)) for p in pages[:3]], warm)
         parse_floor(pages[:3])
         pipeline.run([warm], work / "warm-out")
 
@@ -105,35 +125,40 @@ def main() -> None:
             "floor": lambda: parse_floor(pages),
             "parse_ir": lambda: run_generate(()),
             "parse_ir_emit": lambda: run_generate(None),
+            "cold_both_cores": lambda: run_generate(None, jobs=JOBS, cached=True),
         }, args.rounds, warmup=0)
         report = run_generate.last  # type: ignore[attr-defined]
         apis = len(report.model.apis) if report.model else 0
 
-        # Incremental: one page edited (alternately edited and restored, so every run has a change)
-        # and the same output directory regenerated.
-        out = work / "incremental"
-        pipeline.run([docs], out)
+        # Incremental: the tree generated once with its cache, then one page edited (a distinct
+        # edit each round) and the same output directory regenerated, in this process and as
+        # `make generate` runs it (a new interpreter: imports and template compilation included).
+        out, cache = work / "incremental", work / "cache"
+        pipeline.run([docs], out, jobs=JOBS, cache_dir=cache)
         target = edit_target(links)
         incremental: list[float] = []
-        changed: list[str] = []
+        command: list[float] = []
+        last = None
         if target is not None:
             original = links[target].read_text(encoding="utf-8")
-            edited = original.replace(EDIT_FROM, EDIT_TO, 1)
             target.unlink()
+            command_line = [sys.executable, "-m", "gen", "generate", str(docs), "--out", str(out),
+                            "--jobs", str(JOBS), "--cache", str(cache)]
             for i in range(args.rounds):
-                target.write_text(edited if i % 2 == 0 else original, encoding="utf-8")
+                target.write_text(original.replace(EDIT_FROM, f"{EDIT_FROM}（bench edit {i}）", 1), encoding="utf-8")
                 start = time.perf_counter()
-                inc = pipeline.run([docs], out)
+                last = pipeline.run([docs], out, jobs=JOBS, cache_dir=cache)
                 incremental.append(time.perf_counter() - start)
-                changed = inc.changed
+                target.write_text(original.replace(EDIT_FROM, f"{EDIT_FROM}（bench command {i}）", 1), encoding="utf-8")
+                start = time.perf_counter()
+                subprocess.run(command_line, cwd=ROOT, check=True, capture_output=True)
+                command.append(time.perf_counter() - start)
 
         # Peak Python memory of each side, one untimed run on a quarter of the sample (tracemalloc
         # slows everything down, so it never runs while timing).
         memory_pages = pages[::4]
         memory_docs = work / "memory-docs"
-        memory_docs.mkdir()
-        for page in memory_pages:
-            (memory_docs / page.name).symlink_to(links.get(page, page))
+        link_tree([(links.get(p, p), p.relative_to(docs)) for p in memory_pages], memory_docs)
         peaks = {}
         for name, fn in {"floor": lambda: parse_floor(memory_pages),
                          "parse_ir_emit": lambda: pipeline.run([memory_docs], work / "memory-out")}.items():
@@ -145,23 +170,31 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
 
     n = len(pages)
+    one_core = {k: times[k] for k in ("floor", "parse_ir", "parse_ir_emit")}
     emit_result({
         "pages": n,
-        "source": shown(source),
-        "corpus_pages": len(all_pages),
+        "source": f"{shown(ROOT / 'op_docs')} + {shown(CORPUS / CORPUS_PART)}",
+        "corpus_pages": len(page_files),
         "apis": apis,
-        "step": step,
+        "step": args.step,
         "seconds": {k: Summary.of(v, "s").to_json() for k, v in times.items()},
-        "pages_per_second": {k: Summary.of([n / t for t in v], "pages/s").to_json() for k, v in times.items()},
-        "ratio_to_floor": {k: ratio(times[k], times["floor"]).to_json() for k in ("parse_ir", "parse_ir_emit")},
+        "pages_per_second": {k: Summary.of([n / t for t in v], "pages/s").to_json() for k, v in one_core.items()},
+        "ratio_to_floor": {k: ratio(times[k], times["floor"]).to_json()
+                           for k in ("parse_ir", "parse_ir_emit", "cold_both_cores")},
+        "cold_both_cores": {"jobs": JOBS, "seconds": Summary.of(times["cold_both_cores"], "s").to_json(),
+                            "redone": "an empty cache: every page parsed (in the worker processes) and every file "
+                                      "rendered, the emitters spread over the same workers"},
         "emit_share": ratio([a - b for a, b in zip(times["parse_ir_emit"], times["parse_ir"])],
                             times["parse_ir_emit"]).to_json(),
         "incremental": {
             "seconds": Summary.of(incremental, "s").to_json() if incremental else None,
-            "edited_page": str(links[target].relative_to(source)) if target else None,
-            "files_written": changed,
-            "redone": ("every page of the set is parsed again and every emitter renders again "
-                       "(the generator keeps no cache); only files whose content changed are written"),
+            "command_seconds": Summary.of(command, "s").to_json() if command else None,
+            "edited_page": target.relative_to(docs).as_posix() if target else None,
+            "files_written": last.changed if last else [],
+            "pages_reparsed": last.reparsed if last else None,
+            "files_rendered": len(last.rendered) if last else None,
+            "redone": ("the edited page is parsed again (the others' IR comes from the cache); the files made "
+                       "from it are rendered, and the few made of every API; other files are not read"),
         },
         "tracemalloc_peak_mb": {"pages": len(memory_pages), **peaks},
     })

@@ -23,7 +23,7 @@ SECTIONS = ("generation", "build", "calls", "kernels")
 MODES: dict[str, dict[str, list[str]]] = {
     "quick": {"generation": ["--step", "400", "--rounds", "1"], "build": ["--set", "op_docs"],
               "calls": ["--calls", "200", "--rounds", "2"], "kernels": ["--sizes", "64K", "--rounds", "2"]},
-    "default": {"generation": ["--step", "8", "--rounds", "3"], "build": ["--set", "op_docs"],
+    "default": {"generation": ["--step", "1", "--rounds", "3"], "build": ["--set", "op_docs"],
                 "calls": ["--calls", "10000", "--rounds", "7"], "kernels": ["--sizes", "1M,16M", "--rounds", "5"]},
     "full": {"generation": ["--step", "1", "--rounds", "3"], "build": ["--set", "corpus", "--step", "6"],
              "calls": ["--calls", "10000", "--rounds", "11"], "kernels": ["--sizes", "1M,16M", "--rounds", "9"]},

@@ -3,7 +3,7 @@
     inspect PAGE... [--json] [--merge]   the IR of pages (a summary, or JSON)
     lint PATH...                          diagnostics as file:line; exit 1 on errors
     stats DIR                             parse coverage of a directory of pages
-    generate DOC_DIR --out DIR [-j N]     pages + semantics -> generated/
+    generate DOC_DIR --out DIR [-j N] [--cache DIR]   pages + semantics -> generated/
 
 Each command runs stages of the one pipeline (gen.pipeline): inspect and lint discover and parse
 (inspect --merge also merges), generate runs them all.
@@ -87,7 +87,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def cmd_generate(args: argparse.Namespace) -> int:
     from gen import pipeline
 
-    report = pipeline.run([args.doc_dir], Path(args.out), jobs=args.jobs)
+    report = pipeline.run([args.doc_dir], Path(args.out), jobs=args.jobs,
+                          cache_dir=Path(args.cache) if args.cache else None)
     for source, d in report.diagnostics:
         if d.level is not Level.INFO or args.verbose:
             print(d.format(source), file=sys.stderr)
@@ -122,6 +123,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("doc_dir")
     p.add_argument("--out", default="generated")
     p.add_argument("-j", "--jobs", type=int, default=1, help="parse in this many processes")
+    p.add_argument("--cache", metavar="DIR", help="keep the pages' IR and the emitters' memo here between runs, "
+                                                  "so that a run redoes only what changed (make generate: build/cache)")
     p.add_argument("-v", "--verbose", action="store_true")
     p.set_defaults(func=cmd_generate)
 

@@ -8,10 +8,11 @@ offers the derived views that several emitters share. Emitters read a `Model`; t
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
-from typing import Iterable, Optional
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Optional
 
 from gen import names
+from gen.cache import digest
 from gen.ir import API, Diagnostic, Level, OpSemantics, Page, PageKind, Param, ParamKind
 
 
@@ -20,6 +21,10 @@ class BoundAPI:
     api: API
     page: Page
     semantics: Optional[OpSemantics] = None
+    # A digest of everything the API's generated code is made from (its page's bytes, the READMEs
+    # merged into it, its semantics file); "" when unknown (a model built without the pipeline's
+    # cache), which makes every emitter render it.
+    fingerprint: str = field(default="", compare=False)
 
     @property
     def name(self) -> str:
@@ -53,6 +58,11 @@ class Model:
     skipped: tuple[Skipped, ...] = ()
     # Diagnostics about the set of pages (duplicates, semantics without a page), by source.
     notes: tuple[tuple[str, Diagnostic], ...] = ()
+    # The fingerprint of each page and semantics file, by source (see BoundAPI.fingerprint).
+    fingerprints: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+    def fingerprint(self, source: str) -> str:
+        return self.fingerprints.get(source, "")
 
     def api(self, name: str) -> BoundAPI:
         for bound in self.apis:
@@ -104,7 +114,10 @@ def _completeness(page: Page, api: API) -> tuple:
     return (typed, len(api.errors), bool(api.example), -warnings, page.source)
 
 
-def build_model(pages: Iterable[Page], semantics: Iterable[OpSemantics] = ()) -> Model:
+def build_model(pages: Iterable[Page], semantics: Iterable[OpSemantics] = (),
+                fingerprints: Mapping[str, str] = {}) -> Model:
+    """The `select` stage. `fingerprints`: of the pages and semantics files, by source, for the
+    emitters' memo (gen.cache)."""
     pages = tuple(sorted(pages, key=lambda p: p.source))
     by_api: dict[str, list[tuple[Page, API]]] = {}
     for page in pages:
@@ -125,7 +138,10 @@ def build_model(pages: Iterable[Page], semantics: Iterable[OpSemantics] = ()) ->
                 Level.INFO, other_api.line, "duplicate-api",
                 f"{name} is also documented by {page.source}, which says more; that page is used")))
         reason = unbindable_reason(api)
-        candidate = BoundAPI(api=api, page=page, semantics=semantics_by_api.pop(name, None))
+        chosen = semantics_by_api.pop(name, None)
+        fingerprint = digest(fingerprints.get(page.source, ""), name,
+                             fingerprints.get(chosen.source, "") if chosen else "no semantics")
+        candidate = BoundAPI(api=api, page=page, semantics=chosen, fingerprint=fingerprint)
         if not reason and candidate.python_name in python_names:
             # aclnnBatchMatMulWeightNz and aclnnBatchMatMulWeightNZ: one Python name, one function.
             reason = f"same Python function as {python_names[candidate.python_name]} (aclnn.{candidate.python_name})"
@@ -139,7 +155,8 @@ def build_model(pages: Iterable[Page], semantics: Iterable[OpSemantics] = ()) ->
         notes.append((orphan.source, Diagnostic(
             Level.WARNING, orphan.line, "semantics-without-page",
             f"{orphan.api} has semantics but no page in the set documents it")))
-    return Model(pages=pages, apis=tuple(bound), skipped=tuple(skipped), notes=tuple(notes))
+    return Model(pages=pages, apis=tuple(bound), skipped=tuple(skipped), notes=tuple(notes),
+                 fingerprints=dict(fingerprints))
 
 
 # A pybind11 translation unit costs about 8 CPU-seconds for its headers and about 0.015 s per

@@ -5,6 +5,7 @@ One place for every naming rule, shared by all emitters (a rule in two places dr
 
 from __future__ import annotations
 
+import functools
 import keyword
 import re
 
@@ -21,6 +22,7 @@ def op_stem(api_name: str) -> str:
     return api_name[len("aclnn"):] if api_name.startswith("aclnn") else api_name
 
 
+@functools.lru_cache(maxsize=None)  # asked for every API by every emitter, several times
 def python_function(api_name: str) -> str:
     """The Python function of an API: snake_case without the aclnn prefix."""
     return python_identifier(snake_case(op_stem(api_name)))

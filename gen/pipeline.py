@@ -15,18 +15,21 @@ left out; the other pages are generated.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import multiprocessing
+import pickle
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
-from gen.emit.files import FileManager
+from gen.cache import EmitMemo, IRCache, digest
+from gen.emit.files import FileManager, Share, files_below
 from gen.ir import Diagnostic, Level, OpSemantics, Page
 from gen.model import Model, build_model
-from gen.parse import parse_file
-from gen.parse.merge import merge_readmes
+from gen.parse import parse_bytes, parse_file
+from gen.parse.merge import merge_readmes, readmes_by_page
 from gen.parse.semantics import load_semantics
 from gen.progress import Progress, no_progress
 
@@ -52,6 +55,9 @@ OWNED_DIRS: tuple[str, ...] = (
     "ir", "include", "aclnnop", "examples", "sources.cmake", "sim", "bindings", "aclnn", "tests", "pyproject.toml")
 
 PAGE_SUFFIXES = (".md", ".txt", ".html", ".htm")
+# Below this many pages to parse (or re-parsed, for the emitters), starting worker processes
+# costs more than it saves: the work stays in this process.
+PARALLEL_FROM = 32
 SEMANTICS_SUFFIX = ".toml"
 
 
@@ -72,7 +78,7 @@ def discover(paths: Iterable[str | Path], limit: Optional[int] = None) -> Inputs
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file())
+            found = [Path(p) for p in files_below(path)]
             pages += [p for p in found if p.suffix.lower() in PAGE_SUFFIXES]
             semantics += [p for p in found if p.suffix == SEMANTICS_SUFFIX]
         elif path.suffix == SEMANTICS_SUFFIX:
@@ -84,18 +90,79 @@ def discover(paths: Iterable[str | Path], limit: Optional[int] = None) -> Inputs
 
 # ---- parse ------------------------------------------------------------------------------------------
 
-def parse(paths: Sequence[Path], *, jobs: int = 1, progress: Progress = no_progress) -> list[Page]:
-    """The IR of every page, in the order given; in `jobs` worker processes when there is more than
-    one (forked: they start at once and need nothing sent but the paths)."""
-    if jobs <= 1 or len(paths) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return [parse_file(p) for p in progress(paths, "parse")]
-    with multiprocessing.get_context("fork").Pool(min(jobs, len(paths))) as pool:
-        return list(progress(pool.imap(parse_file, paths, chunksize=4), "parse", total=len(paths)))
+def parse(paths: Sequence[Path], *, jobs: int = 1, progress: Progress = no_progress,
+          cache: Optional[IRCache] = None) -> list[Page]:
+    """The IR of every page, in the order given (see `parse_keyed`)."""
+    return parse_keyed(paths, jobs=jobs, progress=progress, cache=cache)[0]
+
+
+def parse_keyed(paths: Sequence[Path], *, jobs: int = 1, progress: Progress = no_progress,
+                cache: Optional[IRCache] = None) -> tuple[list[Page], dict[str, str]]:
+    """The IR of every page, in the order given, and each page's fingerprint (its cache key) by
+    source. With a cache, only the pages whose key is not stored are parsed (and then stored);
+    those are parsed in `jobs` worker processes when there are several (forked: they start at
+    once and are sent nothing but the pages' bytes)."""
+    pages: list[Optional[Page]] = [None] * len(paths)
+    keys: dict[str, str] = {}
+    todo: list[tuple[int, str, bytes]] = []
+    for index, path in enumerate(paths):
+        try:
+            raw = path.read_bytes()
+        except OSError:
+            pages[index] = parse_file(path)  # the page that says why it could not be read
+            continue
+        source = str(path)
+        if cache is not None:
+            keys[source] = cache.key(source, raw)
+            pages[index] = cache.get(keys[source])
+        if pages[index] is None:
+            todo.append((index, source, raw))
+    for (index, source, _), page in zip(todo, _parse_all(todo, jobs, progress, keep=cache is not None)):
+        if isinstance(page, bytes):  # pickled by a worker: stored as it came
+            assert cache is not None
+            cache.put_pickled(keys[source], page)
+            page = pickle.loads(page)
+        elif cache is not None:
+            cache.put(keys[source], page)
+        pages[index] = page
+    return [page for page in pages if page is not None], keys
+
+
+def _parse_task(task: tuple[int, str, bytes]) -> bytes:
+    """In a worker: the page's IR, pickled once (the parent stores these bytes and loads them)."""
+    _, source, raw = task
+    return pickle.dumps(parse_bytes(raw, source), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _parse_all(todo: list[tuple[int, str, bytes]], jobs: int, progress: Progress, keep: bool) -> Iterable:
+    if jobs <= 1 or len(todo) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
+        return (parse_bytes(raw, source) for _, source, raw in progress(todo, "parse"))
+    # Large pages first, so that no worker is left with the longest one at the end; the results
+    # come back in the order of `todo`.
+    order = sorted(range(len(todo)), key=lambda i: -len(todo[i][2]))
+    with multiprocessing.get_context("fork").Pool(min(jobs, len(todo))) as pool:
+        done = list(progress(pool.imap(_parse_task, [todo[i] for i in order], chunksize=2), "parse",
+                             total=len(todo)))
+    results: list[object] = [None] * len(todo)
+    for position, i in enumerate(order):
+        results[i] = done[position]
+    return results if keep else [pickle.loads(data) for data in results]  # type: ignore[arg-type]
 
 
 # ---- merge ------------------------------------------------------------------------------------------
 
 merge = merge_readmes
+
+
+def merged_fingerprints(parsed: Sequence[Page], merged: Sequence[Page], keys: dict[str, str]) -> dict[str, str]:
+    """The fingerprint of each merged page: its own, and those of the READMEs folded into it."""
+    readmes = readmes_by_page(parsed)
+    found = {}
+    for page in merged:
+        own = keys.get(page.source, "")
+        folded = readmes.get(page.source, ())
+        found[page.source] = digest(own, *(keys.get(r.source, "") for r in folded)) if folded else own
+    return found
 
 
 # ---- semantics --------------------------------------------------------------------------------------
@@ -104,6 +171,7 @@ merge = merge_readmes
 class Semantics:
     ops: list[OpSemantics] = field(default_factory=list)
     diagnostics: list[tuple[str, Diagnostic]] = field(default_factory=list)
+    fingerprints: dict[str, str] = field(default_factory=dict)  # of each file's bytes, by source
 
 
 def semantics(paths: Sequence[Path]) -> Semantics:
@@ -111,6 +179,10 @@ def semantics(paths: Sequence[Path]) -> Semantics:
     result = Semantics()
     for path in paths:
         loaded = load_semantics(path)
+        try:
+            result.fingerprints[loaded.source] = hashlib.sha256(path.read_bytes()).hexdigest()[:32]
+        except OSError:
+            pass  # load_semantics has said why it cannot be read
         result.ops.extend(loaded.ops)
         result.diagnostics.extend((loaded.source, d) for d in loaded.diagnostics)
         for op in loaded.ops:
@@ -127,15 +199,40 @@ select = build_model
 
 # ---- emit -------------------------------------------------------------------------------------------
 
-def emit(model: Model, out_dir: Path, *, emitters: Sequence[str] = EMITTERS,
-         owned_dirs: Iterable[str] = OWNED_DIRS, dry_run: bool = False) -> FileManager:
+def emit(model: Model, out_dir: Path, *, emitters: Sequence[str] = EMITTERS, owned_dirs: Iterable[str] = OWNED_DIRS,
+         dry_run: bool = False, memo: Optional[EmitMemo] = None, jobs: int = 1) -> FileManager:
     """Every emitter's files, written where their content changed; owned files no emitter wrote
-    are removed."""
-    files = FileManager(out_dir, dry_run=dry_run)
-    for module in emitters:
-        importlib.import_module(module).emit(model, files)
+    are removed. With a memo, files whose inputs did not change are not even rendered. With
+    `jobs` > 1 the emitters run in that many forked worker processes, which see the model as it
+    is here, write their files, and send back what they wrote."""
+    files = FileManager(out_dir, dry_run=dry_run, memo=memo)
+    if jobs > 1 and len(emitters) > 1 and "fork" in multiprocessing.get_all_start_methods():
+        global _EMITTING
+        _EMITTING = (model, files)
+        try:
+            with multiprocessing.get_context("fork").Pool(min(jobs, len(emitters))) as pool:
+                for share in pool.imap_unordered(_emit_in_worker, emitters):
+                    files.absorb(share)
+        finally:
+            _EMITTING = None
+    else:
+        for module in emitters:
+            importlib.import_module(module).emit(model, files)
     files.remove_stale(owned_dirs)
+    files.save_memo()
     return files
+
+
+# What the forked emit workers inherit: the model and the parent's (still empty) file manager.
+_EMITTING: Optional[tuple[Model, FileManager]] = None
+
+
+def _emit_in_worker(module: str) -> Share:
+    assert _EMITTING is not None, "an emit worker is forked from emit()"
+    model, parent = _EMITTING
+    files = FileManager(parent.root, dry_run=parent.dry_run, memo=parent.memo)
+    importlib.import_module(module).emit(model, files)
+    return files.share()
 
 
 # ---- the whole run ----------------------------------------------------------------------------------
@@ -149,6 +246,8 @@ class Report:
     changed: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)  # by stage
+    reparsed: int = 0  # pages parsed (the others came from the cache)
+    rendered: list[str] = field(default_factory=list)  # files rendered (the others' inputs had not changed)
 
     @property
     def errors(self) -> int:
@@ -167,14 +266,17 @@ class _Clock:
 
 def run(paths: Iterable[str | Path], out_dir: Path, *, emitters: Sequence[str] = EMITTERS,
         owned_dirs: Iterable[str] = OWNED_DIRS, jobs: int = 1, limit: Optional[int] = None,
-        dry_run: bool = False, progress: Progress = no_progress) -> Report:
-    """Every stage, in order, from the pages of `paths` to the files of `out_dir`."""
+        dry_run: bool = False, progress: Progress = no_progress, cache_dir: Optional[Path] = None) -> Report:
+    """Every stage, in order, from the pages of `paths` to the files of `out_dir`. `cache_dir`:
+    where the IR of the pages and the emitters' memo are kept between runs (gen.cache)."""
     report = Report()
     clock = _Clock(report)
     report.inputs = discover(paths, limit)
     clock.lap("discover")
 
-    parsed = parse(report.inputs.pages, jobs=jobs, progress=progress)
+    cache = IRCache(cache_dir) if cache_dir is not None else None
+    parsed, keys = parse_keyed(report.inputs.pages, jobs=jobs, progress=progress, cache=cache)
+    report.reparsed = cache.misses if cache is not None else len(parsed)
     clock.lap("parse")
 
     report.pages = merge(parsed)
@@ -189,14 +291,19 @@ def run(paths: Iterable[str | Path], out_dir: Path, *, emitters: Sequence[str] =
     report.diagnostics.extend(loaded.diagnostics)
     clock.lap("semantics")
 
-    model = report.model = select(report.pages, loaded.ops)
+    fingerprints = {**merged_fingerprints(parsed, report.pages, keys), **loaded.fingerprints} if cache else {}
+    model = report.model = select(report.pages, loaded.ops, fingerprints)
     report.diagnostics.extend(model.notes)
     report.diagnostics.extend(
         (s.source, Diagnostic(Level.WARNING, 1, "api-skipped", f"{s.what}: not generated: {s.reason}"))
         for s in model.skipped)
     clock.lap("select")
 
-    files = emit(model, Path(out_dir), emitters=emitters, owned_dirs=owned_dirs, dry_run=dry_run)
-    report.changed, report.removed = files.changed, files.removed
+    memo = EmitMemo(cache_dir, Path(out_dir)) if cache_dir is not None else None
+    # Few pages changed: few files to render, fewer than worker processes would pay for.
+    emit_jobs = jobs if report.reparsed >= PARALLEL_FROM else 1
+    files = emit(model, Path(out_dir), emitters=emitters, owned_dirs=owned_dirs, dry_run=dry_run, memo=memo,
+                 jobs=emit_jobs)
+    report.changed, report.removed, report.rendered = files.changed, files.removed, sorted(files.written)
     clock.lap("emit")
     return report

@@ -14,12 +14,14 @@ each output is allocated when the caller passes no out=); this module spells it 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from gen import names
 from gen.api.docs import docstring
 from gen.api.kinds import c_type, traits, value_type
 from gen.api.python import PythonSignature, output_plans, python_signature, scalar_preference
+from gen.cache import digest
 from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.ir import Direction, ParamKind
@@ -146,6 +148,11 @@ def register_function(index: int) -> str:
     return f"register_ops_{index:03d}"
 
 
+def unit_text(index: int, count: int, unit: tuple[BoundAPI, ...]) -> str:
+    return render("bindings/ops.cpp.j2", index=index, count=count, register=register_function(index),
+                  sources=sorted({b.page.source for b in unit}), wrappers=[wrapper(b) for b in unit])
+
+
 def emit(model: Model, files: FileManager) -> None:
     taken: dict[str, str] = {}
     for bound in model.apis:
@@ -154,9 +161,8 @@ def emit(model: Model, files: FileManager) -> None:
         taken[bound.python_name] = bound.name
     units = translation_units(model.apis)
     for k, unit in enumerate(units):
-        files.write(unit_path("bindings", k), render(
-            "bindings/ops.cpp.j2", index=k, count=len(units), register=register_function(k),
-            sources=sorted({b.page.source for b in unit}), wrappers=[wrapper(b) for b in unit]))
+        files.write_derived(unit_path("bindings", k), digest(str(k), str(len(units)), *(b.fingerprint for b in unit)),
+                            functools.partial(unit_text, k, len(units), unit))
     files.write(MODULE_SOURCE, render(
         "bindings/module.cpp.j2", registers=[register_function(k) for k in range(len(units))],
         apis=len(model.apis)))

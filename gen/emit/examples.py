@@ -8,10 +8,16 @@ would copy out of the documentation.
 
 from __future__ import annotations
 
+import functools
+
 from gen.emit.files import FileManager
-from gen.model import Model
+from gen.model import BoundAPI, Model
 
 
 def emit(model: Model, files: FileManager) -> None:
     for name, bound in model.examples().items():
-        files.write(f"examples/{name}.cpp", bound.api.example.rstrip("\n") + "\n")
+        files.write_derived(f"examples/{name}.cpp", bound.fingerprint, functools.partial(example_text, bound))
+
+
+def example_text(bound: BoundAPI) -> str:
+    return bound.api.example.rstrip("\n") + "\n"

@@ -4,12 +4,22 @@ As torchgen's `FileManager._write_if_changed`: an unchanged file keeps its times
 rebuilds only the translation units whose source really changed. Files under the output root
 that no emitter wrote in a run are stale (their page was removed) and are deleted, except
 build products and other files the emitters do not own.
+
+With an `EmitMemo` (gen.cache), `write_derived` does not even render a file whose inputs are
+those of the last run and which is still as that run left it.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable, Optional, TypeVar
+
+from gen.cache import EmitMemo
+
+T = TypeVar("T")
 
 # Not written by the generator, so never deleted as stale: build products placed next to the
 # package so that it imports in place, and caches.
@@ -17,13 +27,64 @@ _UNOWNED_PARTS = ("__pycache__", "_sim", ".pytest_cache", ".mypy_cache")
 _UNOWNED_SUFFIXES = (".so", ".pyd", ".dylib", ".pyc")
 
 
+@dataclass(frozen=True)
+class Share:
+    written: dict[str, str]  # relative path -> digest of the content
+    kept: set[str]
+    changed: list[str]
+    memo: Optional[tuple[dict, dict]]
+
+
+def _content_digest(content: str) -> str:
+    return "sha256:" + hashlib.sha256(content.encode()).hexdigest()
+
+
 class FileManager:
-    def __init__(self, root: Path, *, dry_run: bool = False) -> None:
+    def __init__(self, root: Path, *, dry_run: bool = False, memo: Optional[EmitMemo] = None) -> None:
         self.root = Path(root)
         self.dry_run = dry_run
-        self.written: dict[str, str] = {}  # relative path -> content, everything emitted this run
+        self.memo = memo if not dry_run else None
+        self.written: dict[str, str] = {}  # relative path -> content, everything rendered this run
+        self.kept: set[str] = set()  # files this run did not render: their inputs did not change
         self.changed: list[str] = []
         self.removed: list[str] = []
+
+    def write_derived(self, relpath: str, inputs: str, render: Callable[[], str]) -> None:
+        """`render()` written to `relpath`, unless the memo says the file was rendered from the same
+        `inputs` (a `gen.cache.digest`; "" for unknown) and has not changed since."""
+        if self.memo is not None and inputs and relpath not in self.written:
+            if self.memo.unchanged(self.root, relpath, inputs):
+                self.kept.add(relpath)
+                return
+            self.write(relpath, render())
+            self.memo.record(self.root, relpath, inputs)
+            return
+        self.write(relpath, render())
+
+    def fragment(self, kind: str, inputs: str, make: Callable[[], T]) -> T:
+        """A piece of a file made of many APIs (a stub function, an API's record), made again only
+        when its inputs changed."""
+        return make() if self.memo is None else self.memo.fragment(kind, inputs, make)
+
+    def save_memo(self) -> None:
+        if self.memo is not None:
+            self.memo.save(set(self.written) | self.kept)
+
+    def share(self) -> "Share":
+        """What this manager did, to be absorbed by the one of the parent process (an emitter run in
+        a worker): contents as digests, which is all a conflict check needs."""
+        memo = self.memo.share(set(self.written) | self.kept) if self.memo is not None else None
+        return Share({k: _content_digest(v) for k, v in self.written.items()}, self.kept, self.changed, memo)
+
+    def absorb(self, share: "Share") -> None:
+        for relpath, content in share.written.items():
+            if self.written.get(relpath, content) != content:
+                raise ValueError(f"two emitters write different content to {relpath}")
+            self.written[relpath] = content
+        self.kept |= share.kept
+        self.changed += share.changed
+        if self.memo is not None and share.memo is not None:
+            self.memo.absorb(share.memo)
 
     def write(self, relpath: str, content: str) -> None:
         if relpath in self.written:
@@ -49,15 +110,33 @@ class FileManager:
             base = self.root / owned
             if not base.exists():
                 continue
-            candidates = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file())
+            candidates = [os.fspath(base)] if base.is_file() else files_below(base)
+            skip = len(os.fspath(self.root)) + 1  # the root and its separator
             for path in candidates:
-                rel = path.relative_to(self.root).as_posix()
-                if rel in self.written or _unowned(path):
+                rel = path[skip:].replace(os.sep, "/")
+                if rel in self.written or rel in self.kept or _unowned(rel):
                     continue
                 self.removed.append(rel)
                 if not self.dry_run:
-                    path.unlink()
+                    os.unlink(path)
 
 
-def _unowned(path: Path) -> bool:
-    return any(part in _UNOWNED_PARTS for part in path.parts) or path.name.endswith(_UNOWNED_SUFFIXES)
+def files_below(directory: Path | str) -> list[str]:
+    """Every file below `directory` (links to files included, links to directories not followed, as
+    Path.rglob), in path order, as strings: os.scandir, several times faster than Path.rglob on a
+    generated tree of thousands of files."""
+    found: list[str] = []
+    folders = [os.fspath(directory)]
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(entry.path)
+                elif entry.is_file():
+                    found.append(entry.path)
+    return sorted(found, key=lambda path: path.split(os.sep))
+
+
+def _unowned(relpath: str) -> bool:
+    """`relpath`: relative to the root, with "/"."""
+    return any(part in _UNOWNED_PARTS for part in relpath.split("/")) or relpath.endswith(_UNOWNED_SUFFIXES)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from gen.cache import digest
 from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.model import Model
@@ -19,6 +20,6 @@ def include_guard(header: str) -> str:
 
 def emit(model: Model, files: FileManager) -> None:
     for header, bound in model.headers().items():
-        sources = sorted({b.page.source for b in bound})
-        files.write(header, render("aclnnop/header.h.j2", guard=include_guard(header),
-                                   sources=sources, apis=[b.api for b in bound]))
+        files.write_derived(header, digest(header, *(b.fingerprint for b in bound)), lambda: render(
+            "aclnnop/header.h.j2", guard=include_guard(header), sources=sorted({b.page.source for b in bound}),
+            apis=[b.api for b in bound]))

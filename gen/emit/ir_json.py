@@ -32,4 +32,4 @@ def ir_files(sources: Iterable[str]) -> dict[str, str]:
 def emit(model: Model, files: FileManager) -> None:
     paths = ir_files(p.source for p in model.pages)
     for page in model.pages:
-        files.write(paths[page.source], page.to_json())
+        files.write_derived(paths[page.source], model.fingerprint(page.source), page.to_json)

@@ -10,7 +10,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import textwrap
+from typing import Optional
 
 from gen.emit.env import render
 from gen.emit.files import FileManager
@@ -32,12 +35,21 @@ def api_record(bound: BoundAPI) -> dict:
     }
 
 
-def apis_json(model: Model) -> str:
-    data = {
-        "generated_by": "aclnn-bindgen (gen/emit/package.py). Do not edit.",
-        "apis": [api_record(b) for b in model.apis],
-    }
-    return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+GENERATED_BY = "aclnn-bindgen (gen/emit/package.py). Do not edit."
+
+
+def record_json(bound: BoundAPI) -> str:
+    """One API's record as it stands in _apis.json (two levels deep)."""
+    return textwrap.indent(json.dumps(api_record(bound), ensure_ascii=False, indent=1), "  ")
+
+
+def apis_json(model: Model, records: Optional[list[str]] = None) -> str:
+    """json.dumps({"generated_by": ..., "apis": [...]}, indent=1), made of the records' own texts
+    (`record_json`) so that a run remakes only the records whose API changed."""
+    records = [record_json(b) for b in model.apis] if records is None else records
+    head = json.dumps({"generated_by": GENERATED_BY}, ensure_ascii=False, indent=1)[:-2]
+    apis = ' "apis": [\n' + ",\n".join(records) + "\n ]" if records else ' "apis": []'
+    return f"{head},\n{apis}\n}}\n"
 
 
 def emit(model: Model, files: FileManager) -> None:
@@ -46,6 +58,7 @@ def emit(model: Model, files: FileManager) -> None:
         "package/__init__.py.j2", functions=[b.python_name for b in model.apis], sources=sources))
     for module in STATIC_MODULES:
         files.write(f"{PACKAGE}/{module}", render(f"package/{module}.j2"))
-    files.write(f"{PACKAGE}/_apis.json", apis_json(model))
+    records = [files.fragment("api record", b.fingerprint, functools.partial(record_json, b)) for b in model.apis]
+    files.write(f"{PACKAGE}/_apis.json", apis_json(model, records))
     files.write(f"{PACKAGE}/py.typed", render("package/py.typed.j2"))
     files.write("pyproject.toml", render("package/pyproject.toml.j2", package=PACKAGE))

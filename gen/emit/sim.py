@@ -13,12 +13,14 @@ This module turns IR into the rows and snippets the template lays out (templates
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Optional
 
 from gen import abi, names
 from gen.api.kinds import KINDS, traits
+from gen.cache import digest
 from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.ir import API, Direction, DType, IntegerMath, Page, Param, ParamKind, RelationKind, Soc
@@ -329,8 +331,12 @@ def sim_api(bound: BoundAPI) -> SimAPI:
 
 def emit(model: Model, files: FileManager) -> None:
     for index, unit in enumerate(translation_units(model.apis)):
-        apis = [sim_api(bound) for bound in unit]
-        sources = sorted({bound.page.source for bound in unit})
-        complex_kernels = any(api.kernel and api.kernel.complex for api in apis)
-        files.write(unit_path("sim", index),
-                    render("sim/ops.cpp.j2", apis=apis, sources=sources, complex_kernels=complex_kernels))
+        files.write_derived(unit_path("sim", index), digest("sim", *(b.fingerprint for b in unit)),
+                            functools.partial(_unit, unit))
+
+
+def _unit(unit: tuple[BoundAPI, ...]) -> str:
+    apis = [sim_api(bound) for bound in unit]
+    sources = sorted({bound.page.source for bound in unit})
+    complex_kernels = any(api.kernel and api.kernel.complex for api in apis)
+    return render("sim/ops.cpp.j2", apis=apis, sources=sources, complex_kernels=complex_kernels)

@@ -16,6 +16,7 @@ for host inputs (returning arrays). The rest of the package's names (Tensor, err
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Optional
@@ -23,6 +24,7 @@ from typing import Optional
 from gen.api.docs import docstring
 from gen.api.kinds import KINDS
 from gen.api.python import PythonSignature, python_signature
+from gen.cache import digest
 from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.ir import API, Direction, Param, ParamKind
@@ -184,7 +186,8 @@ def stub_function(bound: BoundAPI, shadowed: frozenset[str] = frozenset()) -> St
 
 def emit(model: Model, files: FileManager) -> None:
     shadowed = frozenset(BUILTIN_TYPES) & {b.python_name for b in model.apis}
-    functions = [stub_function(b, shadowed) for b in model.apis]
+    functions = [files.fragment("stub", digest(b.fingerprint, *sorted(shadowed)) if shadowed else b.fingerprint,
+                                functools.partial(stub_function, b, shadowed)) for b in model.apis]
     sources = sorted({b.page.source for b in model.apis})
     typevars = max((len(inout_vars(b.api)) for b in model.apis), default=0)
     builtin = {name: f"builtins.{name}" if name in shadowed else name for name in BUILTIN_TYPES}

@@ -20,6 +20,7 @@ a Case into a call and checks it.
 
 from __future__ import annotations
 
+import functools
 import struct
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional
@@ -798,4 +799,8 @@ def emit(model: Model, files: FileManager) -> None:
         if path in taken:  # as the bindings say: both would be one Python function
             raise ValueError(f"{bound.name} and {taken[path]} both become aclnn.{bound.python_name}")
         taken[path] = bound.name
-        files.write(path, render("tests/test_api.py.j2", suite=suite(bound)))
+        files.write_derived(path, bound.fingerprint, functools.partial(suite_text, bound))
+
+
+def suite_text(bound: BoundAPI) -> str:
+    return render("tests/test_api.py.j2", suite=suite(bound))

@@ -16,20 +16,31 @@ from gen.ir import API, Diagnostic, Level, Page, PageKind, Param
 
 
 def merge_readmes(pages: Sequence[Page]) -> list[Page]:
-    readmes = [p for p in pages if p.kind is PageKind.OP_README]
-    merged: dict[int, Page] = {i: p for i, p in enumerate(pages) if p.kind is not PageKind.OP_README}
-    leftover: list[Page] = []
-    for readme in readmes:
-        targets = [i for i, page in merged.items() if any(a.name in {l.api for l in readme.links} for a in page.apis)]
-        if not targets:
-            leftover.append(readme)
-            continue
-        for i in targets:
-            merged[i] = merge_readme(merged[i], readme)
-    out = [merged[i] if i in merged else None for i in range(len(pages))]
-    result = [p for p in out if p is not None]
+    targets = readmes_by_page(pages)
+    result: list[Page] = []
+    for page in pages:
+        if page.kind is not PageKind.OP_README:
+            for readme in targets.get(page.source, ()):
+                page = merge_readme(page, readme)
+            result.append(page)
+    folded = {readme.source for readmes in targets.values() for readme in readmes}
     # READMEs that were folded disappear; unlinked ones keep their place at the end.
-    return result + leftover
+    return result + [p for p in pages if p.kind is PageKind.OP_README and p.source not in folded]
+
+
+def readmes_by_page(pages: Sequence[Page]) -> dict[str, list[Page]]:
+    """The READMEs each page takes facts from (by the page's source, in the READMEs' order): those
+    that link to an API the page documents."""
+    by_api: dict[str, list[str]] = {}
+    for page in pages:
+        if page.kind is not PageKind.OP_README:
+            for api in page.apis:
+                by_api.setdefault(api.name, []).append(page.source)
+    targets: dict[str, list[Page]] = {}
+    for readme in (p for p in pages if p.kind is PageKind.OP_README):
+        for source in dict.fromkeys(s for link in readme.links for s in by_api.get(link.api, ())):
+            targets.setdefault(source, []).append(readme)
+    return targets
 
 
 def merge_readme(page: Page, readme: Page) -> Page:

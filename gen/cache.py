@@ -1,0 +1,175 @@
+"""What a run keeps for the next one, so that regenerating after one page changed redoes only that page.
+
+Two stores under one directory (`make generate` uses build/cache; `make clean` empties it):
+
+- `IRCache`: the IR of each page, keyed by the page's bytes, its source path (the IR records it
+  and its diagnostics cite it) and the parser's version (`parser_version`: a digest of the code
+  and data that decide the IR). A page whose key is stored is not parsed again.
+- `EmitMemo`: for each output file, the digest of what it was rendered from (`digest` of the
+  fingerprints of its pages and semantics files, see `gen.model.BoundAPI.fingerprint`) and how
+  the run left it on disk; and fragments that files made of every API reuse. A file whose
+  inputs and disk state are unchanged is not rendered again. Keyed by the generator's version
+  (`generator_version`: every file of gen/, templates/ and runtime/python/), so that a change
+  of an emitter or a template renders everything once.
+
+Entries are pickles of our own objects, written by this generator into the user's build tree;
+one that cannot be read is a miss, never an error.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import pickle
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Iterable, Optional, TypeVar
+
+from gen.ir import Page
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+# What decides a page's IR (the parser, the IR's classes, the parser's data files), and what
+# decides every generated file besides.
+PARSER_SOURCES = ("gen/parse", "gen/ir.py")
+GENERATOR_SOURCES = ("gen", "templates", "runtime/python")
+
+T = TypeVar("T")
+
+
+def _tree_digest(roots: Iterable[str]) -> str:
+    sha = hashlib.sha256(f"python {sys.version_info[0]}.{sys.version_info[1]}\0".encode())
+    for root in roots:
+        base = REPOSITORY / root
+        files = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file())
+        for path in files:
+            if "__pycache__" in path.parts or path.suffix == ".pyc":
+                continue
+            sha.update(path.relative_to(REPOSITORY).as_posix().encode() + b"\0")
+            sha.update(path.read_bytes() + b"\0")
+    return sha.hexdigest()[:32]
+
+
+@functools.lru_cache(maxsize=1)
+def parser_version() -> str:
+    return _tree_digest(PARSER_SOURCES)
+
+
+@functools.lru_cache(maxsize=1)
+def generator_version() -> str:
+    return _tree_digest(GENERATOR_SOURCES)
+
+
+def digest(*parts: str) -> str:
+    """One key for several inputs; "" (nothing to key by) when any part is unknown ("")."""
+    if any(not part for part in parts):
+        return ""
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
+
+
+def page_key(source: str, raw: bytes, version: str) -> str:
+    """The key of a page's IR: its bytes, its source path and the parser's version."""
+    sha = hashlib.sha256(f"{version}\0{source}\0".encode())
+    sha.update(raw)
+    return sha.hexdigest()[:32]
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Whole or not at all: two runs sharing the cache never read a half-written entry."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+    os.replace(temporary, path)
+
+
+class IRCache:
+    def __init__(self, root: Path, version: Optional[str] = None) -> None:
+        self.directory = Path(root) / "ir"
+        self.version = version or parser_version()
+        self.hits = 0
+        self.misses = 0
+
+    def key(self, source: str, raw: bytes) -> str:
+        return page_key(source, raw, self.version)
+
+    def get(self, key: str) -> Optional[Page]:
+        try:
+            page = pickle.loads((self.directory / f"{key}.pickle").read_bytes())
+        except Exception:  # noqa: BLE001 - absent, truncated, or from other classes: a miss
+            page = None
+        if isinstance(page, Page):
+            self.hits += 1
+            return page
+        self.misses += 1
+        return None
+
+    def put(self, key: str, page: Page) -> None:
+        self.put_pickled(key, pickle.dumps(page, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def put_pickled(self, key: str, data: bytes) -> None:
+        _write_atomically(self.directory / f"{key}.pickle", data)
+
+
+class EmitMemo:
+    """What the last run into one output directory rendered (see the module's docstring)."""
+
+    def __init__(self, root: Path, out_dir: Path, version: Optional[str] = None) -> None:
+        name = hashlib.sha256(str(Path(out_dir).resolve()).encode()).hexdigest()[:16]
+        self.path = Path(root) / "emit" / f"{name}.pickle"
+        self.version = version or generator_version()
+        # relative path -> (inputs digest, size, mtime_ns) as the last run left the file
+        self.files: dict[str, tuple[str, int, int]] = {}
+        self.fragments: dict[tuple[str, str], Any] = {}
+        self._used: set[tuple[str, str]] = set()
+        try:
+            stored = pickle.loads(self.path.read_bytes())
+        except Exception:  # noqa: BLE001 - no memo yet, or an unreadable one: render everything
+            stored = None
+        if isinstance(stored, dict) and stored.get("version") == self.version:
+            self.files, self.fragments = stored["files"], stored["fragments"]
+
+    def unchanged(self, root: Path, relpath: str, inputs: str) -> bool:
+        """Whether `relpath` was rendered from `inputs` and is still as that run left it."""
+        entry = self.files.get(relpath)
+        if entry is None or entry[0] != inputs:
+            return False
+        try:
+            stat = os.stat(root / relpath)
+        except OSError:
+            return False
+        return (stat.st_size, stat.st_mtime_ns) == entry[1:]
+
+    def record(self, root: Path, relpath: str, inputs: str) -> None:
+        stat = os.stat(root / relpath)
+        self.files[relpath] = (inputs, stat.st_size, stat.st_mtime_ns)
+
+    def fragment(self, kind: str, inputs: str, make: Callable[[], T]) -> T:
+        """`make()`, or what it gave the last time for the same kind and inputs."""
+        if not inputs:
+            return make()
+        key = (kind, inputs)
+        self._used.add(key)
+        if key not in self.fragments:
+            self.fragments[key] = make()
+        return self.fragments[key]
+
+    def share(self, paths: Iterable[str]) -> tuple[dict[str, tuple[str, int, int]], dict[tuple[str, str], Any]]:
+        """What a worker process learnt about `paths` and the fragments it used, for `absorb`."""
+        return ({k: self.files[k] for k in paths if k in self.files},
+                {k: self.fragments[k] for k in self._used})
+
+    def absorb(self, shared: tuple[dict[str, tuple[str, int, int]], dict[tuple[str, str], Any]]) -> None:
+        files, fragments = shared
+        self.files.update(files)
+        self.fragments.update(fragments)
+        self._used.update(fragments)
+
+    def save(self, kept_files: Iterable[str]) -> None:
+        """Keeps the files of this run and the fragments it used: what the next one can reuse."""
+        kept = set(kept_files)
+        data = {"version": self.version,
+                "files": {k: v for k, v in self.files.items() if k in kept},
+                "fragments": {k: v for k, v in self.fragments.items() if k in self._used}}
+        _write_atomically(self.path, pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))

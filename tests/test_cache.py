@@ -1,0 +1,145 @@
+"""gen/cache.py and incremental runs: a page is parsed again only when its bytes or the parser
+change, a file is rendered again only when what it is made of changes, and an incremental run
+writes exactly what a cold run writes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import gen.pipeline
+from gen import pipeline
+from gen.cache import EmitMemo, IRCache
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = ("leaky_relu_backward.md", "leaky_relu_backward.toml", "leaky_relu_grad.README.md",
+         "hardsigmoid_backward.md", "hardsigmoid_backward.toml", "exp.md")
+# Files made of one API or page each: a run in which nothing changed renders none of them.
+PER_API = ("ir/", "aclnnop/", "examples/", "sim/ops_", "bindings/ops_", "tests/test_")
+
+
+@pytest.fixture
+def docs(tmp_path) -> Path:
+    root = tmp_path / "docs"
+    root.mkdir()
+    for name in PAGES:
+        shutil.copy(ROOT / "op_docs" / name, root / name)
+    return root
+
+
+@pytest.fixture
+def parses(monkeypatch) -> list[str]:
+    """The sources the pipeline parses (rather than takes from the cache)."""
+    seen: list[str] = []
+    real = gen.pipeline.parse_bytes
+
+    def counting(raw: bytes, source: str):
+        seen.append(Path(source).name)
+        return real(raw, source)
+
+    monkeypatch.setattr(gen.pipeline, "parse_bytes", counting)
+    return seen
+
+
+def edit(path: Path, old: str = "指数。", new: str = "指数（edited）。") -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_a_page_is_parsed_once_then_taken_from_the_cache(docs, tmp_path, parses):
+    paths = pipeline.discover([docs]).pages
+    cache = IRCache(tmp_path / "cache", version="v1")
+    first = pipeline.parse(paths, cache=cache)
+    assert len(parses) == len(paths)
+    again = pipeline.parse(paths, cache=IRCache(tmp_path / "cache", version="v1"))
+    assert again == first and len(parses) == len(paths)
+
+
+def test_changed_bytes_are_parsed_again_and_only_they(docs, tmp_path, parses):
+    paths = pipeline.discover([docs]).pages
+    pipeline.parse(paths, cache=IRCache(tmp_path / "cache", version="v1"))
+    parses.clear()
+    edit(docs / "exp.md")
+    cache = IRCache(tmp_path / "cache", version="v1")
+    pipeline.parse(paths, cache=cache)
+    assert parses == ["exp.md"] and (cache.hits, cache.misses) == (len(paths) - 1, 1)
+
+
+def test_another_parser_version_parses_everything_again(docs, tmp_path, parses):
+    paths = pipeline.discover([docs]).pages
+    pipeline.parse(paths, cache=IRCache(tmp_path / "cache", version="v1"))
+    parses.clear()
+    pipeline.parse(paths, cache=IRCache(tmp_path / "cache", version="v2"))
+    assert len(parses) == len(paths)
+
+
+def test_an_unreadable_entry_is_a_miss(docs, tmp_path, parses):
+    paths = pipeline.discover([docs]).pages[:1]
+    cache = IRCache(tmp_path / "cache", version="v1")
+    pipeline.parse(paths, cache=cache)
+    for entry in cache.directory.iterdir():
+        entry.write_bytes(b"not a pickle")
+    assert pipeline.parse(paths, cache=IRCache(tmp_path / "cache", version="v1")) == pipeline.parse(paths)
+    assert len(parses) == 3
+
+
+def test_an_incremental_run_writes_what_a_cold_run_writes(docs, tmp_path):
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    pipeline.run([docs], out, cache_dir=cache)
+    for name, change in (("exp.md", ("指数。", "指数（edited）。")),
+                         ("leaky_relu_grad.README.md", ("Ascend 950PR", "Ascend 950XX")),
+                         ("hardsigmoid_backward.toml", ("hardsigmoid_backward", "hardsigmoid_backward "))):
+        edit(docs / name, *change)
+        report = pipeline.run([docs], out, cache_dir=cache)
+        assert report.reparsed == (0 if name.endswith(".toml") else 1)
+        cold = tmp_path / f"cold-{name}"
+        pipeline.run([docs], cold)
+        assert tree(out) == tree(cold), name
+
+
+def test_nothing_changed_renders_nothing_derived_from_the_pages(docs, tmp_path):
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    pipeline.run([docs], out, cache_dir=cache)
+    again = pipeline.run([docs], out, cache_dir=cache)
+    assert again.reparsed == 0 and again.changed == [] and again.removed == []
+    assert [f for f in again.rendered if f.startswith(PER_API)] == []  # what remains: files made of every API
+
+
+def test_a_file_changed_by_hand_is_rendered_again(docs, tmp_path):
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    pipeline.run([docs], out, cache_dir=cache)
+    test_file = out / "tests" / "test_exp.py"
+    original = test_file.read_bytes()
+    test_file.write_bytes(original + b"# edited\n")
+    report = pipeline.run([docs], out, cache_dir=cache)
+    assert report.changed == ["tests/test_exp.py"] and test_file.read_bytes() == original
+
+
+def test_another_generator_version_renders_everything(docs, tmp_path):
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    first = pipeline.run([docs], out, cache_dir=cache)
+    memo = EmitMemo(cache, out)
+    assert memo.files and EmitMemo(cache, out, version="another").files == {}
+    assert sorted(first.rendered) == sorted(tree(out))
+
+
+def test_emitters_in_worker_processes_write_what_one_process_writes(docs, tmp_path):
+    report = pipeline.run([docs], tmp_path / "serial")
+    parallel = pipeline.emit(report.model, tmp_path / "parallel", jobs=2)
+    assert tree(tmp_path / "parallel") == tree(tmp_path / "serial")
+    assert sorted(parallel.written) == sorted(tree(tmp_path / "serial"))
+
+
+def test_the_memo_of_worker_processes_serves_the_next_run(docs, tmp_path):
+    report = pipeline.run([docs], tmp_path / "scratch", cache_dir=tmp_path / "cache")
+    out = tmp_path / "out"
+    pipeline.emit(report.model, out, jobs=2, memo=EmitMemo(tmp_path / "cache", out))
+    again = pipeline.emit(report.model, out, jobs=2, memo=EmitMemo(tmp_path / "cache", out))
+    assert [f for f in again.written if f.startswith(PER_API)] == [] and again.kept
