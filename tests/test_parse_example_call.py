@@ -36,3 +36,38 @@ def test_an_argument_that_cannot_be_traced_is_left_out():
 
 def test_no_call_no_example_call():
     assert extract_example_call("int main() { return 0; }", API) is None
+
+
+def _strip_comments_by_characters(code: str) -> str:
+    """The character loop strip_comments replaced (a fifth of the parser's time): its reference."""
+    out, i, n = [], 0, len(code)
+    while i < n:
+        c = code[i]
+        if c == '"':
+            j = i + 1
+            while j < n and code[j] != '"' and code[j] != "\n":
+                j += 2 if code[j] == "\\" else 1
+            out.append(code[i:j + 1])
+            i = j + 1
+        elif code.startswith("//", i):
+            j = code.find("\n", i)
+            i = n if j < 0 else j
+        elif code.startswith("/*", i):
+            j = code.find("*/", i + 2)
+            out.append(" ")
+            i = n if j < 0 else j + 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def test_strip_comments_keeps_strings_and_drops_comments_as_the_character_loop_did():
+    import random
+
+    from gen.parse.example_call import strip_comments
+
+    rnd = random.Random(14)
+    samples = ['printf("a // b /* c */");  // d\nx = 1; /* e\nf */ y', 'unterminated "str\\', "a /* open"]
+    samples += ["".join(rnd.choice('"\\\n/* a\'') for _ in range(rnd.randint(0, 40))) for _ in range(5000)]
+    assert [strip_comments(s) for s in samples] == [_strip_comments_by_characters(s) for s in samples]

@@ -27,6 +27,7 @@ _TENSOR = re.compile(r"CreateAclTensor\s*\(\s*(\w+)\s*,\s*(\w+)\s*,\s*&\s*\w+\s*
 _SCALAR = re.compile(r"\b(\w+)\s*=\s*aclCreateScalar\s*\(\s*&\s*(\w+)\s*,\s*(?:aclDataType::)?ACL_(\w+)\s*\)")
 _INT_ARRAY = re.compile(r"\b(\w+)\s*=\s*aclCreate(Int|Float|Bool)Array\s*\(\s*(\w+)\.data\(\)\s*,\s*\w+\.size\(\)\s*\)")
 
+
 def _dtype(acl_name: str) -> Optional[DType]:
     """The dtype of an aclDataType enumerator the example writes without its ACL_ prefix."""
     return DType.from_enumerator("ACL_" + acl_name)
@@ -50,28 +51,21 @@ def _numbers(body: str) -> Optional[tuple[float, ...]]:
     return None if any(v is None for v in values) else values  # type: ignore[return-value]
 
 
+# A string literal (to its closing quote, its line's end or the code's end; a backslash escapes
+# any character), a // comment, or a /* */ comment (to its end or the code's end).
+_COMMENT_OR_STRING = re.compile(r'"(?:\\[\s\S]|[^"\\\n])*(?:"|\n|\\?\Z)|//[^\n]*|/\*[\s\S]*?(?:\*/|\Z)')
+
+
 def strip_comments(code: str) -> str:
-    """C++ without // and /* */ comments (string literals are left alone: examples print them)."""
-    out, i, n = [], 0, len(code)
-    while i < n:
-        c = code[i]
-        if c == '"':
-            j = i + 1
-            while j < n and code[j] != '"' and code[j] != "\n":
-                j += 2 if code[j] == "\\" else 1
-            out.append(code[i:j + 1])
-            i = j + 1
-        elif code.startswith("//", i):
-            j = code.find("\n", i)
-            i = n if j < 0 else j
-        elif code.startswith("/*", i):
-            j = code.find("*/", i + 2)
-            out.append(" ")
-            i = n if j < 0 else j + 2
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+    """C++ without // and /* */ comments (string literals are left alone: examples print them);
+    a /* */ comment becomes one space. One regex pass: a loop over characters was a fifth of the
+    parser's time on the corpus."""
+    return _COMMENT_OR_STRING.sub(_uncommented, code)
+
+
+def _uncommented(found: re.Match) -> str:
+    text = found.group()
+    return text if text[0] == '"' else ("" if text[1] == "/" else " ")
 
 
 def split_arguments(code: str, open_paren: int) -> Optional[list[str]]:
@@ -106,8 +100,10 @@ def extract_example_call(code: str, api: API, line: int = 0) -> Optional[Example
     vectors = {name: _numbers(body) for _, name, body in _VECTOR.findall(source)}
     values = {name: _number(value) for _, name, value in _VALUE.findall(source)}
     tensors = {tensor: (host, shape, acl) for host, shape, acl, tensor in _TENSOR.findall(source)}
-    scalars = {scalar: (value, acl) for scalar, value, acl in _SCALAR.findall(source)}
-    arrays = {array: vector for array, _, vector in _INT_ARRAY.findall(source)}
+    # The two patterns that start with a variable are searched only where their function is called.
+    scalars = {scalar: (value, acl) for scalar, value, acl in _SCALAR.findall(source)} \
+        if "aclCreateScalar" in source else {}
+    arrays = {array: vector for array, _, vector in _INT_ARRAY.findall(source)} if "aclCreate" in source else {}
 
     traced = []
     for param, arg in zip(api.params, args):

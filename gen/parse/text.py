@@ -37,6 +37,9 @@ MAX_LINE_DIAGNOSTICS = 20
 _REMOVED = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
 _SPACES = dict.fromkeys(map(ord, "\u00a0\u202f\u2007\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"), " ")
 _CLEANUP = {**_REMOVED, **_SPACES}
+# Any character _CLEANUP changes: most pages have none, and searching is far cheaper than
+# translating every character.
+_TO_CLEAN = re.compile("[" + "".join(map(chr, _CLEANUP)) + "]")
 _BAD_BYTE = re.compile("[\udc80-\udcff]+")  # bytes that surrogateescape could not decode
 _REPLACEMENT = dict.fromkeys(range(0xDC80, 0xDD00), "\ufffd")
 # UTF-32's marks first: UTF-32-LE's begins with UTF-16-LE's. The codecs read the mark and drop it.
@@ -87,7 +90,7 @@ def normalize_line_ends(text: str) -> str:
 def clean_up(text: str) -> str:
     """BOM and zero-width characters removed; NBSP, its kin and the other line separators of
     `str.splitlines` become spaces."""
-    return text.translate(_CLEANUP)
+    return text.translate(_CLEANUP) if _TO_CLEAN.search(text) else text
 
 
 def _line_of(text: str, offset: int) -> int:
