@@ -15,6 +15,8 @@ left out; the other pages are generated.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import importlib
 import multiprocessing
@@ -22,7 +24,7 @@ import pickle
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Any, Iterable, Iterator, Optional, Sequence
 
 from gen.cache import EmitMemo, IRCache, digest
 from gen.emit.files import FileManager, Share, files_below
@@ -140,13 +142,26 @@ def _parse_all(todo: list[tuple[int, str, bytes]], jobs: int, progress: Progress
     # Large pages first, so that no worker is left with the longest one at the end; the results
     # come back in the order of `todo`.
     order = sorted(range(len(todo)), key=lambda i: -len(todo[i][2]))
-    with multiprocessing.get_context("fork").Pool(min(jobs, len(todo))) as pool:
+    with _forked_pool(min(jobs, len(todo))) as pool:
         done = list(progress(pool.imap(_parse_task, [todo[i] for i in order], chunksize=2), "parse",
                              total=len(todo)))
     results: list[object] = [None] * len(todo)
     for position, i in enumerate(order):
         results[i] = done[position]
     return results if keep else [pickle.loads(data) for data in results]  # type: ignore[arg-type]
+
+
+@contextlib.contextmanager
+def _forked_pool(processes: int) -> Iterator[Any]:
+    """Worker processes forked from this one. Its objects are frozen out of the garbage collector
+    meanwhile: a collection in a worker would otherwise write to every object it inherited, and
+    copy the pages of memory that hold them."""
+    gc.freeze()
+    try:
+        with multiprocessing.get_context("fork").Pool(processes) as pool:
+            yield pool
+    finally:
+        gc.unfreeze()
 
 
 # ---- merge ------------------------------------------------------------------------------------------
@@ -210,7 +225,7 @@ def emit(model: Model, out_dir: Path, *, emitters: Sequence[str] = EMITTERS, own
         global _EMITTING
         _EMITTING = (model, files)
         try:
-            with multiprocessing.get_context("fork").Pool(min(jobs, len(emitters))) as pool:
+            with _forked_pool(min(jobs, len(emitters))) as pool:
                 for share in pool.imap_unordered(_emit_in_worker, emitters):
                     files.absorb(share)
         finally:

@@ -11,7 +11,6 @@ those of the last run and which is still as that run left it.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,14 +28,16 @@ _UNOWNED_SUFFIXES = (".so", ".pyd", ".dylib", ".pyc")
 
 @dataclass(frozen=True)
 class Share:
-    written: dict[str, str]  # relative path -> digest of the content
+    written: dict[str, str]  # relative path -> digest of the content (`_content_digest`)
     kept: set[str]
     changed: list[str]
     memo: Optional[tuple[dict, dict]]
 
 
 def _content_digest(content: str) -> str:
-    return "sha256:" + hashlib.sha256(content.encode()).hexdigest()
+    # str hashes are salted per interpreter, but forked workers share their parent's salt; the
+    # digest never leaves the run.
+    return f"hash:{hash(content)}:{len(content)}"
 
 
 class FileManager:
