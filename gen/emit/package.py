@@ -2,7 +2,7 @@
 
 - `aclnn/__init__.py`: the public names (every bound API, aclnn.Tensor, errors, backend(), ...);
 - `aclnn/_apis.json`: the IR of every bound API, for `aclnn.apis()`;
-- `aclnn/_errors.py`, `aclnn/_runtime.py`: static support modules (templates copied with a banner);
+- `aclnn/_errors.py`, `aclnn/_runtime.py`: support modules, copied from runtime/python/aclnn/ with a banner;
 - `aclnn/py.typed`: the PEP 561 marker (the stubs emitter writes `__init__.pyi`);
 - `pyproject.toml`: makes `pip install ./generated` build the repository (CMake source dir "..")
   into a wheel of the package, with scikit-build-core.
@@ -15,12 +15,12 @@ import json
 import textwrap
 from typing import Optional
 
-from gen.emit.env import render
+from gen.emit.env import copied, render
 from gen.emit.files import FileManager
 from gen.model import BoundAPI, Model
 
 PACKAGE = "aclnn"
-# Support modules that do not depend on the pages: rendered only for their banner.
+# Support modules that do not depend on the pages: runtime/python/aclnn/, copied with a banner.
 STATIC_MODULES = ("_errors.py", "_runtime.py")
 
 
@@ -57,7 +57,7 @@ def emit(model: Model, files: FileManager) -> None:
     files.write(f"{PACKAGE}/__init__.py", render(
         "package/__init__.py.j2", functions=[b.python_name for b in model.apis], sources=sources))
     for module in STATIC_MODULES:
-        files.write(f"{PACKAGE}/{module}", render(f"package/{module}.j2"))
+        files.write(f"{PACKAGE}/{module}", copied(f"{PACKAGE}/{module}"))
     records = [files.fragment("api record", b.fingerprint, functools.partial(record_json, b)) for b in model.apis]
     files.write(f"{PACKAGE}/_apis.json", apis_json(model, records))
     files.write(f"{PACKAGE}/py.typed", render("package/py.typed.j2"))

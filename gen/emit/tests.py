@@ -14,8 +14,8 @@ the page promises:
   reason quotes it.
 
 Every decision is taken here, at generation time, into plain data (`Case`s); the templates
-(templates/tests/) hold the shape of the tests, and `_aclnn_testing.py` (a static template) turns
-a Case into a call and checks it.
+(templates/tests/) hold the shape of the tests, and `_aclnn_testing.py` (runtime/python/tests/,
+copied as is) turns a Case into a call and checks it.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any, Optional
 from gen import names
 from gen.api.kinds import value_type
 from gen.api.python import out_params, output_plan, output_plans, scalar_preference
-from gen.emit.env import render
+from gen.emit.env import copied, render
 from gen.emit.files import FileManager
 from gen.model import BoundAPI, Model
 from gen.ir import API, Direction, DType, ErrorCase, ErrorCategory, Param, ParamKind, RelationKind, Soc, ValueCheck
@@ -792,7 +792,7 @@ def suite(bound: BoundAPI) -> Suite:
 
 def emit(model: Model, files: FileManager) -> None:
     for support in SUPPORT_FILES:
-        files.write(f"{DIRECTORY}/{support}", render(f"tests/{support}.j2"))
+        files.write(f"{DIRECTORY}/{support}", copied(f"{DIRECTORY}/{support}"))
     taken: dict[str, str] = {}
     for bound in model.apis:
         path = f"{DIRECTORY}/{names.test_file(bound.name)}"

@@ -7,6 +7,19 @@ from typing import Any, Protocol, Sequence, TypeAlias, TypeVar, overload
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
+# The hand-written modules of the package (runtime/python/aclnn/), typed where they are written.
+from aclnn._errors import (
+    AclError as AclError,
+    AclnnError as AclnnError,
+    AclnnRuntimeError as AclnnRuntimeError,
+    BackendError as BackendError,
+    InnerError as InnerError,
+    InvalidParamError as InvalidParamError,
+    NullptrError as NullptrError,
+    ParamError as ParamError,
+)
+from aclnn._runtime import BackendInfo as BackendInfo, apis as apis, backend as backend
+
 # ---- what the functions take and give (builtins.<name> where an operator shadows the builtin) -------------------------------------------------------
 
 class _SupportsDLPack(Protocol):
@@ -134,26 +147,10 @@ def empty_cache() -> None:
 def call_count() -> int:
     """How many calls were made so far (a call's sequence number is this count right after it)."""
 
-class BackendInfo(str):
-    """The active backend's name ("sim" or "cann"), with where its libraries were found."""
-
-    lib_dir: str
-    libraries: tuple[str, ...]
-    reason: str
-    soc: str | None
-    def __new__(cls, info: dict[str, Any]) -> BackendInfo: ...
-
-def backend() -> BackendInfo:
-    """The backend every call runs on, loaded (and initialised) on first use."""
-
 def set_device(device: int) -> None:
     """Makes `device` the device of every later call, on every thread."""
 
 def get_device() -> int: ...
-def apis() -> list[dict[str, Any]]:
-    """The IR of every bound API (gen.ir.API as a dict, plus python_name, source, simulated and
-    the page's products), in API name order."""
-
 def sim_stats() -> dict[str, int] | None:
     """The simulator's counts (aclsimGetStats): live objects, memory, streams, events, and the
     cumulative malloc_calls, free_calls, stream_syncs, device_syncs, kernels_launched and
@@ -162,42 +159,6 @@ def sim_stats() -> dict[str, int] | None:
 def sim_set_soc(name: str) -> None:
     """Makes the simulator simulate another chip (a name as ACLNN_SIM_SOC takes it) for the rest of
     the process; ValueError for an unknown name or on a backend other than the simulator."""
-
-# ---- errors (aclnn/_errors.py) --------------------------------------------------------------
-
-class BackendError(RuntimeError):
-    """The CANN or simulator libraries could not be loaded, or lack a symbol an API needs."""
-
-class AclnnError(Exception):
-    """A status returned by a library call."""
-
-    status: int
-    status_name: str
-    api: str
-    phase: str
-    message: str
-    call: int | None
-    def __init__(self, status: int, api: str = "", phase: str = "", message: str = "",
-                 call: int | None = None) -> None: ...
-
-class ParamError(AclnnError):
-    """1610xx: the library rejected the arguments."""
-
-class NullptrError(ParamError):
-    """161001 ACLNN_ERR_PARAM_NULLPTR: a required argument was NULL (None)."""
-
-class InvalidParamError(ParamError):
-    """161002 ACLNN_ERR_PARAM_INVALID: a dtype, shape, rank, format or value the page does not allow."""
-
-class AclnnRuntimeError(AclnnError, RuntimeError):
-    """361xxx ACLNN_ERR_RUNTIME_ERROR, or queued work that failed on the device (phase "device"),
-    raised by the next synchronisation."""
-
-class InnerError(AclnnError):
-    """561xxx ACLNN_ERR_INNER_*: the op library failed inside (a missing kernel, tiling, ...)."""
-
-class AclError(AclnnError):
-    """An aclError of the runtime API (aclInit, aclrtSetDevice, aclrtMalloc, ...)."""
 
 # ---- the operators --------------------------------------------------------------------------
 
