@@ -212,6 +212,14 @@ def test_help_shows_the_page(aclnn):
         "(grad_output, self, negative_slope, self_is_result, *, out=None)"
 
 
+def test_help_shows_the_python_signature_and_no_pybind11_line(aclnn):
+    import pydoc
+
+    text = pydoc.render_doc(aclnn.leaky_relu_backward, renderer=pydoc.plaintext)
+    assert "\nleaky_relu_backward(grad_output, self, negative_slope, self_is_result, *, out=None)\n" in text
+    assert "pybind11" not in text and "Runs aclnnLeakyReluBackward" in text
+
+
 def test_backend_and_apis(aclnn):
     backend = aclnn.backend()
     assert backend == "sim" and backend.lib_dir.endswith("_sim") and backend.libraries
