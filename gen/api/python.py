@@ -10,7 +10,7 @@ give it (`output_plan`). The emitters read these; none decides them again.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Iterable, Optional
 
 from gen import names
 from gen.ir import API, Direction, DType, Param, ParamKind, RelationKind
@@ -46,12 +46,19 @@ class PythonSignature:
     @property
     def text(self) -> str:
         """`leaky_relu_backward(grad_output, self, negative_slope, self_is_result, *, out=None)`."""
-        parts: list[str] = []
-        for p in self.params:
-            if p.keyword_only and "*" not in parts:
-                parts.append("*")
-            parts.append(p.name if p.default is None else f"{p.name}={p.default}")
-        return f"{self.name}({', '.join(parts)})"
+        params = ((p.name if p.default is None else f"{p.name}={p.default}", p.keyword_only) for p in self.params)
+        return f"{self.name}({parameter_list(params)})"
+
+
+def parameter_list(params: Iterable[tuple[str, bool]]) -> str:
+    """Parameters (their source text, and whether keyword-only) joined as a def writes them: a bare
+    `*` before the first keyword-only one."""
+    parts: list[str] = []
+    for source, keyword_only in params:
+        if keyword_only and "*" not in parts:
+            parts.append("*")
+        parts.append(source)
+    return ", ".join(parts)
 
 
 def python_signature(bound: BoundAPI) -> PythonSignature:

@@ -23,7 +23,7 @@ from typing import Optional
 
 from gen.api.docs import docstring
 from gen.api.kinds import KINDS
-from gen.api.python import PythonSignature, python_signature
+from gen.api.python import PythonSignature, parameter_list, python_signature
 from gen.cache import digest
 from gen.emit.env import render
 from gen.emit.files import FileManager
@@ -55,12 +55,7 @@ class StubSignature:
 
     @property
     def parameters(self) -> str:
-        parts: list[str] = []
-        for p in self.params:
-            if p.keyword_only and "*" not in parts:
-                parts.append("*")
-            parts.append(p.source)
-        return ", ".join(parts)
+        return parameter_list((p.source, p.keyword_only) for p in self.params)
 
 
 @dataclass(frozen=True)
