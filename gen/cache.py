@@ -61,6 +61,11 @@ def generator_version() -> str:
     return _tree_digest(GENERATOR_SOURCES)
 
 
+# The inputs of a file made of the generator alone (the dtype tables, the copied runtime modules):
+# the memo is dropped when the generator's version changes, so this one key is enough.
+GENERATOR_ONLY = "made of the generator alone"
+
+
 def digest(*parts: str) -> str:
     """One key for several inputs; "" (nothing to key by) when any part is unknown ("")."""
     if any(not part for part in parts):

@@ -12,9 +12,11 @@ No page changes them: every generation writes the same bytes.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Optional
 
+from gen.cache import GENERATOR_ONLY
 from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.model import Model
@@ -60,13 +62,23 @@ def dtype_rows() -> list[DTypeRow]:
             for d in dtypes]
 
 
+# The tables, and the template of each: C++ for the bindings and the simulator, Python for the package.
+DTYPE_TABLES = (("include/aclnn_bindgen/dtypes.h", "include/aclnn_bindgen/dtypes.h.j2"),
+                ("aclnn/_dtypes.py", "package/_dtypes.py.j2"))
+SOC_TABLES = (("include/aclnn_sim/soc.h", "include/aclnn_sim/soc.h.j2"), ("aclnn/_socs.py", "package/_socs.py.j2"))
+
+
 def emit(model: Model, files: FileManager) -> None:
     del model  # the tables are the IR's enums, not the pages'
-    rows = dtype_rows()
-    files.write("include/aclnn_bindgen/dtypes.h", render(
-        "include/aclnn_bindgen/dtypes.h.j2", rows=rows, categories=[c.value for c in DTypeCategory]))
-    files.write("aclnn/_dtypes.py", render("package/_dtypes.py.j2", rows=rows,
-                                           categories=[c.value for c in DTypeCategory]))
-    socs = list(Soc)
-    files.write("include/aclnn_sim/soc.h", render("include/aclnn_sim/soc.h.j2", socs=socs, default=DEFAULT_SOC))
-    files.write("aclnn/_socs.py", render("package/_socs.py.j2", socs=socs, default=DEFAULT_SOC))
+    for path, template in DTYPE_TABLES:
+        files.write_derived(path, GENERATOR_ONLY, functools.partial(_dtype_table, template))
+    for path, template in SOC_TABLES:
+        files.write_derived(path, GENERATOR_ONLY, functools.partial(_soc_table, template))
+
+
+def _dtype_table(template: str) -> str:
+    return render(template, rows=dtype_rows(), categories=[c.value for c in DTypeCategory])
+
+
+def _soc_table(template: str) -> str:
+    return render(template, socs=list(Soc), default=DEFAULT_SOC)

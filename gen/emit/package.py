@@ -15,6 +15,7 @@ import json
 import textwrap
 from typing import Optional
 
+from gen.cache import GENERATOR_ONLY
 from gen.emit.env import copied, render
 from gen.emit.files import FileManager
 from gen.model import BoundAPI, Model
@@ -57,8 +58,9 @@ def emit(model: Model, files: FileManager) -> None:
     files.write(f"{PACKAGE}/__init__.py", render(
         "package/__init__.py.j2", functions=[b.python_name for b in model.apis], sources=sources))
     for module in STATIC_MODULES:
-        files.write(f"{PACKAGE}/{module}", copied(f"{PACKAGE}/{module}"))
+        files.write_derived(f"{PACKAGE}/{module}", GENERATOR_ONLY, functools.partial(copied, f"{PACKAGE}/{module}"))
     records = [files.fragment("api record", b.fingerprint, functools.partial(record_json, b)) for b in model.apis]
     files.write(f"{PACKAGE}/_apis.json", apis_json(model, records))
-    files.write(f"{PACKAGE}/py.typed", render("package/py.typed.j2"))
-    files.write("pyproject.toml", render("package/pyproject.toml.j2", package=PACKAGE))
+    files.write_derived(f"{PACKAGE}/py.typed", GENERATOR_ONLY, functools.partial(render, "package/py.typed.j2"))
+    files.write_derived("pyproject.toml", GENERATOR_ONLY,
+                        functools.partial(render, "package/pyproject.toml.j2", package=PACKAGE))

@@ -28,6 +28,7 @@ from typing import Any, Optional
 from gen import names
 from gen.api.kinds import value_type
 from gen.api.python import out_params, output_plan, output_plans, scalar_preference
+from gen.cache import GENERATOR_ONLY
 from gen.emit.env import copied, render
 from gen.emit.files import FileManager
 from gen.model import BoundAPI, Model
@@ -792,7 +793,7 @@ def suite(bound: BoundAPI) -> Suite:
 
 def emit(model: Model, files: FileManager) -> None:
     for support in SUPPORT_FILES:
-        files.write(f"{DIRECTORY}/{support}", copied(f"{DIRECTORY}/{support}"))
+        files.write_derived(f"{DIRECTORY}/{support}", GENERATOR_ONLY, functools.partial(copied, f"{DIRECTORY}/{support}"))
     taken: dict[str, str] = {}
     for bound in model.apis:
         path = f"{DIRECTORY}/{names.test_file(bound.name)}"
