@@ -61,6 +61,11 @@ def _mismatch(*names, category=ErrorCategory.DTYPE_MISMATCH):
     return ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "、".join(names) + "的数据类型不一致。", category, names)
 
 
+def _shape_mismatch(*names):
+    return ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "、".join(names) + "的shape不一致。", ErrorCategory.SHAPE_MISMATCH,
+                     names)
+
+
 def test_a_dtype_mismatch_row_relates_the_tensors_it_names():
     params = (make_param("self"), make_param("out"), make_param("alpha", kind=ParamKind.SCALAR))
     got = with_error_table_relations(params, [_mismatch("self", "out", "alpha")])
@@ -82,7 +87,7 @@ def test_other_rows_and_single_tensors_relate_nothing():
 
 def test_a_shape_mismatch_row_relates_the_tensors_it_names():
     params = (make_param("self"), make_param("out"))
-    got = with_error_table_relations(params, [_mismatch("self", "out", category=ErrorCategory.SHAPE_MISMATCH)])
+    got = with_error_table_relations(params, [_shape_mismatch("self", "out")])
     assert [p.related(K.SAME_SHAPE) for p in got] == [("out",), ("self",)]
 
 
@@ -90,8 +95,7 @@ def test_a_shape_row_among_tensors_the_table_lets_broadcast_means_their_broadcas
     # aclnnLeakyReluBackward: gradOutput and self broadcast; "gradOutput、self和out的shape不相同".
     params = (make_param("gradOutput", relations=(Relation(K.BROADCAST, ("self",)),)), make_param("self"),
               make_param("out", direction=Direction.OUT))
-    got = with_error_table_relations(
-        params, [_mismatch("gradOutput", "self", "out", category=ErrorCategory.SHAPE_MISMATCH)])
+    got = with_error_table_relations(params, [_shape_mismatch("gradOutput", "self", "out")])
     assert [p.related(K.SAME_SHAPE) for p in got] == [(), (), ()]
     assert [p.related(K.BROADCAST) for p in got] == [("self", "out"), ("out",), ("gradOutput", "self")]
     assert got[2].name == "out" and API("aclnnX", "x", params=got).shape_group("out") == ("gradOutput", "self", "out")
@@ -108,3 +112,33 @@ def test_a_shape_row_about_one_dimension_relates_nothing():
                                   "The shape must be the same as the last dimension of self."])
 def test_a_shape_equal_to_one_dimension_of_another_is_no_same_shape(text):
     assert rel(text) == []  # aclnnRmsNormDynamicQuant's gamma: SAME_SHAPE with x made valid calls fail
+
+
+@pytest.mark.parametrize("condition", [
+    "out和mat1@mat2 shape不一致。",  # aclnnAddmm: a product, not out's equal
+    "gamma、beta的shape与参数说明中不一致。",  # each as its own row says
+    "weight，runningMean的shape长度与input shape中channel轴的长度不相等。",  # one axis
+    "mean的shape乘积与input从第0根轴到第len(input) - len(normalizedShape)轴的乘积不相等。",
+])
+def test_a_shape_row_that_says_more_than_a_mismatch_relates_nothing(condition):
+    params = tuple(make_param(n) for n in ("out", "mat1", "mat2", "gamma", "beta", "weight", "runningMean", "input",
+                                           "mean"))
+    named = tuple(p.name for p in params if p.name in condition)
+    row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, condition, ErrorCategory.SHAPE_MISMATCH, named)
+    assert with_error_table_relations(params, [row]) == params
+
+
+def test_a_shape_row_between_tensors_of_ranks_that_cannot_meet_relates_nothing():
+    # aclnnQuantMatmul: "x2与bias的shape不一致", x2 2-D and bias 1-D.
+    params = (make_param("x2", rank=(2, 2)), make_param("bias", rank=(1, 1)))
+    assert with_error_table_relations(params, [_shape_mismatch("x2", "bias")]) == params
+
+
+@pytest.mark.parametrize("condition", ["参数gradOutput、self的shape不一致。", "self和other的shape无法做broadcast。",
+                                       "The shapes of self and other are not the same."])
+def test_plain_shape_rows_in_their_usual_wordings_relate(condition):
+    params = (make_param("self"), make_param("other"), make_param("gradOutput"))
+    named = tuple(p.name for p in params if p.name in condition)
+    category = ErrorCategory.BROADCAST if "broadcast" in condition else ErrorCategory.SHAPE_MISMATCH
+    got = with_error_table_relations(params, [ErrorCase("E", 161002, condition, category, named)])
+    assert got != params

@@ -100,6 +100,16 @@ ERROR_ROW_RELATIONS: dict[ErrorCategory, RelationKind] = {
     ErrorCategory.BROADCAST: RelationKind.BROADCAST,
 }
 _SHAPE_KINDS = (RelationKind.SAME_SHAPE, RelationKind.BROADCAST)
+# What a shape row may say besides the names of its tensors for it to relate them all: that their
+# shapes differ ("gradOutput、self和out的shape不相同", "The shapes of x and y are not the same") or do
+# not broadcast. A row that says more states what no relation of the IR says, and is not read:
+# "与参数说明中不一致" (each as its own row describes), "out和mat1@mat2 shape不一致" (a product),
+# "shape长度与input shape中channel轴的长度不相等" (one axis), "shape乘积" (a product of extents).
+_PLAIN_SHAPE_ROW = re.compile(
+    r"(?:[\s、，,;；:：。.()（）和与及或跟都之间的]|参数|shapes?|形状|不一致|不相同|不相等|不等于|不同|不匹配|不是|"
+    r"broadcast(?:ed|ing)?|之后|后|关系|无法|不能|做|进行|不满足|满足|the|of|and|or|are|is|not|same|different|"
+    r"inconsistent|mismatch(?:ed)?|do|does|match|from|that|those|with|each|other|can|cannot|be|satisfy|"
+    r"relationship|after|to)*", re.I)
 
 
 def with_error_table_relations(params: Sequence[Param], errors: Sequence[ErrorCase]) -> tuple[Param, ...]:
@@ -112,8 +122,10 @@ def with_error_table_relations(params: Sequence[Param], errors: Sequence[ErrorCa
     either side) get no other from a row, and a shape row among tensors the table lets broadcast
     speaks of the shapes after broadcasting (aclnnLeakyReluBackward: gradOutput and self broadcast,
     and "gradOutput、self和out的shape不相同" makes out their broadcast, not their equal). Rows the
-    classifier left conditional are unclassified, so never read; a shape row about one dimension
-    of another tensor ("与x最后一维不一致") states no SAME_SHAPE, as in usage notes."""
+    classifier left conditional are unclassified, so never read; a shape row that says more than
+    that the shapes differ (`_PLAIN_SHAPE_ROW`), or about one dimension of another tensor ("与x最后
+    一维不一致", as in usage notes), or among tensors whose documented ranks cannot be equal, states
+    no relation."""
     by_name = {p.name: p for p in params if p.kind is ParamKind.TENSOR}
 
     def related(a: str, b: str, kinds: tuple[RelationKind, ...]) -> bool:
@@ -125,8 +137,10 @@ def with_error_table_relations(params: Sequence[Param], errors: Sequence[ErrorCa
         named = [n for n in row.params if n in by_name]
         if kind is None or len(named) < 2:
             continue
+        if kind in _SHAPE_KINDS and not _plain_shape_row(row.condition, row.params):
+            continue
         if kind is RelationKind.SAME_SHAPE:
-            if _ONE_DIMENSION.search(row.condition):
+            if _ONE_DIMENSION.search(row.condition) or not _ranks_meet([by_name[n] for n in named]):
                 continue
             if any(related(a, b, (RelationKind.BROADCAST,)) for a in named for b in named):
                 kind = RelationKind.BROADCAST
@@ -137,6 +151,20 @@ def with_error_table_relations(params: Sequence[Param], errors: Sequence[ErrorCa
                           and not related(name, n, stated))
     return tuple(_with_others(param, {kind: found.get((param.name, kind), ()) for kind in RelationKind})
                  for param in params)
+
+
+def _plain_shape_row(condition: str, names: Sequence[str]) -> bool:
+    for name in sorted(names, key=len, reverse=True):
+        condition = condition.replace(name, " ")
+    return _PLAIN_SHAPE_ROW.fullmatch(condition) is not None
+
+
+def _ranks_meet(tensors: Sequence[Param]) -> bool:
+    """Whether the tensors' documented ranks leave one rank they can all have: tensors of equal
+    shape have one rank (aclnnQuantMatmul's "x2与bias的shape不一致" relates a 2-D x2 to a 1-D bias, so
+    does not mean equal shapes)."""
+    bounds = [p.rank for p in tensors if p.rank is not None]
+    return not bounds or max(lo for lo, _ in bounds) <= min(hi for _, hi in bounds)
 
 
 def _with_others(param: Param, added: dict[RelationKind, Sequence[str]]) -> Param:
