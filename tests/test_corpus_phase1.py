@@ -134,3 +134,15 @@ def test_explicit_outs_take_a_documented_float8():
     op.out_shape_from = {"yOut": ("x",)}
     (out,) = calls.explicit_outs(_Testing, op, {"x": np.zeros((2, 3), np.float16)}, "Ascend950")
     assert out.dtype == ml_dtypes.float8_e5m2 and out.shape == (2, 3)
+
+
+def test_explicit_outs_tied_to_no_input_keep_to_their_documented_ranks():
+    import numpy as np
+
+    op = _Op(("FLOAT16",))
+    op.out_shape_from = {}  # aclnnBatchNormBackward's gradWeight: rank 1, its shape stated by no relation
+    x = np.zeros((2, 3, 4), np.float16)
+    (out,) = calls.explicit_outs(_Testing, op, {"x": x}, "Ascend950", ranks={"yOut": [1, 1]})
+    assert out.ndim == 1
+    (out,) = calls.explicit_outs(_Testing, op, {"x": x}, "Ascend950")
+    assert out.shape == x.shape  # no bounds: the first input's shape, as before

@@ -31,8 +31,8 @@ _LISTED = re.compile(r"(?:^|[：:\s；;])([A-Za-z][\w-]*)\s*(?:[、,，/|]|或)"
 
 def call_plan(bound: BoundAPI) -> dict:
     """What the worker needs from the IR beyond the generated suite: the chip to simulate (the
-    default, unless the page marks it unsupported: then the first chip it supports), each tensor
-    input's documented rank bounds, and a value for each string attribute the example leaves
+    default, unless the page marks it unsupported: then the first chip it supports), each tensor's
+    documented rank bounds (inputs and outputs), and a value for each string attribute the example leaves
     unstated (the first word the page quotes in its row, `"mean"`, or lists, "none、sum 或 mean")."""
     from gen.ir import DEFAULT_SOC, ParamKind
 
@@ -41,7 +41,7 @@ def call_plan(bound: BoundAPI) -> dict:
     # A page that supports no chip at all keeps the default (phase 1 then says it is unsupported).
     soc = supported[0] if supported and (DEFAULT_SOC in unsupported or DEFAULT_SOC not in supported) \
         else DEFAULT_SOC
-    ranks = {p.name: list(p.rank) for p in bound.api.inputs if p.kind is ParamKind.TENSOR and p.rank}
+    ranks = {p.name: list(p.rank) for p in bound.api.params if p.kind is ParamKind.TENSOR and p.rank}
     strings = {}
     for p in bound.api.inputs:
         if p.kind is ParamKind.STRING:
@@ -85,14 +85,14 @@ def call_once(t, generated: Path, api: str, soc: str, plan: dict) -> dict:
         case = placeholders(t, op, module.BASE, soc, plan)
         inputs = t.make_inputs(op, case, soc)
         if outputs_of_other_dtypes(t, op, case, soc):
-            t.call(op, case, inputs, explicit_outs(t, op, inputs, soc))
+            t.call(op, case, inputs, explicit_outs(t, op, inputs, soc, plan.get("ranks")))
             return {"status": 0, "message": ""}
         try:
             t.call(op, case, inputs, t.out_arrays(op, case, inputs, soc))
         except TypeError as error:
             if "pass out=" not in str(error):
                 raise
-            t.call(op, case, inputs, explicit_outs(t, op, inputs, soc))
+            t.call(op, case, inputs, explicit_outs(t, op, inputs, soc, plan.get("ranks")))
     except t.aclnn.AclnnError as error:
         if error.phase == PHASE1:
             return {"status": error.status, "message": str(error)}
@@ -109,7 +109,7 @@ def placeholders(t, op, case, soc: str, plan: dict):
     suite does not run such a case; phase 1 may still judge it): a dtype attribute gets the
     parameter's first documented dtype (else FLOAT), a string attribute the word its row quotes,
     and a tensor whose base shape has a rank outside its documented bounds the nearest rank."""
-    from gen.emit.tests import EXPRESSIBLE, SHAPES
+    from gen.emit.tests import EXPRESSIBLE
     from gen.ir import DType
 
     values, shapes = {}, {}
@@ -121,13 +121,21 @@ def placeholders(t, op, case, soc: str, plan: dict):
             values[p.name] = "FLOAT" if not documented or "FLOAT" in documented else documented[0]
         elif p.kind == "string" and case.values.get(p.name) is None and p.name in plan.get("strings", {}):
             values[p.name] = plan["strings"][p.name]
-        elif p.kind == "tensor" and p.name in plan.get("ranks", {}) and p.name in case.shapes:
-            low, high = plan["ranks"][p.name]
-            rank = len(case.shapes[p.name])
-            if not low <= rank <= high:
-                shapes[p.name] = SHAPES[min(max(rank, low), high, max(SHAPES))]
+        elif p.kind == "tensor" and p.name in case.shapes:
+            shape = within_ranks(case.shapes[p.name], plan.get("ranks", {}).get(p.name))
+            if shape != case.shapes[p.name]:
+                shapes[p.name] = shape
     changes = {k: v for k, v in (("values", values), ("shapes", shapes)) if v}
     return case.but(case.id, **changes) if changes else case
+
+
+def within_ranks(shape: tuple, bounds: Optional[Sequence[int]]) -> tuple:
+    """`shape`, or the suites' shape of the nearest rank inside the documented `bounds` [low, high]."""
+    from gen.emit.tests import SHAPES
+
+    if not bounds or bounds[0] <= len(shape) <= bounds[1]:
+        return shape
+    return SHAPES[min(max(len(shape), bounds[0]), bounds[1], max(SHAPES))]
 
 
 def holdable_dtypes(t) -> dict:
@@ -150,9 +158,10 @@ def outputs_of_other_dtypes(t, op, case, soc: str) -> bool:
     return False
 
 
-def explicit_outs(t, op, inputs: dict, soc: str) -> list:
+def explicit_outs(t, op, inputs: dict, soc: str, ranks: Optional[dict] = None) -> list:
     """out= for every output: the broadcast shape of the inputs it is related to (else of the first
-    tensor input), its first documented dtype a host array can hold (FLOAT where documented)."""
+    tensor input; at the nearest rank the output's documented `ranks` allow), its first documented
+    dtype a host array can hold (FLOAT where documented)."""
     import numpy as np
 
     holdable = holdable_dtypes(t)
@@ -165,6 +174,8 @@ def explicit_outs(t, op, inputs: dict, soc: str) -> list:
             shape = np.broadcast_shapes(*related) if related else (np.shape(first) if first is not None else (2, 3))
         except ValueError:  # the related inputs do not broadcast (a per-channel weight): the first one's
             shape = related[0]
+        if not related:  # nothing ties it to an input: at least a rank the page allows (gradWeight: 1)
+            shape = within_ranks(tuple(shape), (ranks or {}).get(p.name))
         documented = [d for d in (op.documented(soc, p.name) or ()) if d in holdable]
         dtype = holdable["FLOAT" if not documented or "FLOAT" in documented else documented[0]]
         arrays.append([np.zeros(shape, dtype) for _ in range(2)] if p.kind == "tensor_list" else np.zeros(shape, dtype))
