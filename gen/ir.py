@@ -300,21 +300,34 @@ def _json_name(f: dataclasses.Field) -> str:
     return f.metadata.get("json", f.name)
 
 
-def _dumps_field(f: dataclasses.Field, value: Any) -> Any:
-    mapping = f.metadata.get("mapping")
-    if mapping:
-        key, val = mapping
-        return {_dumps_value(getattr(e, key)): _dumps_value(getattr(e, val)) for e in value}
-    return _dumps_value(value)
+_JSON_FIELDS: dict[type, tuple[tuple[str, str, Optional[tuple[str, str]]], ...]] = {}
+
+
+def _json_fields(cls: type) -> tuple[tuple[str, str, Optional[tuple[str, str]]], ...]:
+    """(JSON name, attribute, mapping) of each field of an IR class: read once per class, not once
+    per object (the IR of a docs tree has hundreds of thousands of them)."""
+    found = _JSON_FIELDS.get(cls)
+    if found is None:
+        found = _JSON_FIELDS[cls] = tuple((_json_name(f), f.name, f.metadata.get("mapping"))
+                                          for f in dataclasses.fields(cls))
+    return found
 
 
 def _dumps_value(value: Any) -> Any:
     if isinstance(value, enum.Enum):
         return value.value
-    if dataclasses.is_dataclass(value):
-        return {_json_name(f): _dumps_field(f, getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, tuple):
         return [_dumps_value(v) for v in value]
+    if isinstance(value, _Json):
+        out = {}
+        for name, attribute, mapping in _json_fields(type(value)):
+            field_value = getattr(value, attribute)
+            if mapping:
+                key, val = mapping
+                out[name] = {_dumps_value(getattr(e, key)): _dumps_value(getattr(e, val)) for e in field_value}
+            else:
+                out[name] = _dumps_value(field_value)
+        return out
     return value
 
 

@@ -37,18 +37,19 @@ from gen.progress import Progress, no_progress
 
 STAGES = ("discover", "parse", "merge", "semantics", "select", "emit")
 
-# One module per output kind, each with `emit(model, files)`; listed in the order they run.
+# One module per output kind, each with `emit(model, files)`; listed in the order they run, the
+# costliest first (on a cold run of a large tree), so that worker processes finish together.
 EMITTERS: tuple[str, ...] = (
-    "gen.emit.ir_json",
-    "gen.emit.enums",
-    "gen.emit.headers",
-    "gen.emit.examples",
-    "gen.emit.cmake",
-    "gen.emit.sim",
-    "gen.emit.bindings",
-    "gen.emit.package",
-    "gen.emit.stubs",
     "gen.emit.tests",
+    "gen.emit.ir_json",
+    "gen.emit.package",
+    "gen.emit.sim",
+    "gen.emit.examples",
+    "gen.emit.bindings",
+    "gen.emit.stubs",
+    "gen.emit.headers",
+    "gen.emit.enums",
+    "gen.emit.cmake",
 )
 
 # The directories of `generated/` the emitters own: files there that a run did not write are

@@ -49,6 +49,7 @@ class FileManager:
         self.kept: set[str] = set()  # files this run did not render: their inputs did not change
         self.changed: list[str] = []
         self.removed: list[str] = []
+        self._made: set[Path] = set()  # directories known to exist
 
     def write_derived(self, relpath: str, inputs: str, render: Callable[[], str]) -> None:
         """`render()` written to `relpath`, unless the memo says the file was rendered from the same
@@ -102,7 +103,9 @@ class FileManager:
             return
         self.changed.append(relpath)
         if not self.dry_run:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.parent not in self._made:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._made.add(path.parent)
             path.write_text(content, encoding="utf-8", newline="\n")
 
     def remove_stale(self, owned_dirs: Iterable[str]) -> None:
