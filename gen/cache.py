@@ -23,7 +23,7 @@ import hashlib
 import os
 import pickle
 import sys
-import tempfile
+import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, TypeVar
 
@@ -80,18 +80,19 @@ def page_key(source: str, raw: bytes, version: str) -> str:
     return sha.hexdigest()[:32]
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Whole or not at all: two runs sharing the cache never read a half-written entry."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    with os.fdopen(fd, "wb") as out:
-        out.write(data)
+def write_atomically(path: Path, data: bytes) -> None:
+    """Whole or not at all: two runs (or two workers) sharing the cache never read a half-written
+    entry. The directory exists (IRCache makes its own). A temporary name of this process and
+    thread: tempfile.mkstemp's search for a free name cost a cold run a fifth of a second."""
+    temporary = path.with_name(f".tmp-{os.getpid()}-{threading.get_ident()}-{path.name}")
+    temporary.write_bytes(data)
     os.replace(temporary, path)
 
 
 class IRCache:
     def __init__(self, root: Path, version: Optional[str] = None) -> None:
         self.directory = Path(root) / "ir"
+        self.directory.mkdir(parents=True, exist_ok=True)
         self.version = version or parser_version()
         self.hits = 0
         self.misses = 0
@@ -99,9 +100,13 @@ class IRCache:
     def key(self, source: str, raw: bytes) -> str:
         return page_key(source, raw, self.version)
 
+    def path(self, key: str) -> Path:
+        """Where the entry of `key` is stored (a pickle of the Page, `pickle_page`)."""
+        return self.directory / f"{key}.pickle"
+
     def get(self, key: str) -> Optional[Page]:
         try:
-            page = pickle.loads((self.directory / f"{key}.pickle").read_bytes())
+            page = pickle.loads(self.path(key).read_bytes())
         except Exception:  # noqa: BLE001 - absent, truncated, or from other classes: a miss
             page = None
         if isinstance(page, Page):
@@ -110,11 +115,9 @@ class IRCache:
         self.misses += 1
         return None
 
-    def put(self, key: str, page: Page) -> None:
-        self.put_pickled(key, pickle.dumps(page, protocol=pickle.HIGHEST_PROTOCOL))
 
-    def put_pickled(self, key: str, data: bytes) -> None:
-        _write_atomically(self.directory / f"{key}.pickle", data)
+def pickle_page(page: Page) -> bytes:
+    return pickle.dumps(page, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 class EmitMemo:
@@ -177,4 +180,5 @@ class EmitMemo:
         data = {"version": self.version,
                 "files": {k: v for k, v in self.files.items() if k in kept},
                 "fragments": {k: v for k, v in self.fragments.items() if k in self._used}}
-        _write_atomically(self.path, pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(self.path, pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))

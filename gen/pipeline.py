@@ -24,9 +24,9 @@ import pickle
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Optional, Sequence
+from typing import Any, Iterable, Iterator, NamedTuple, Optional, Sequence
 
-from gen.cache import EmitMemo, IRCache, digest
+from gen.cache import EmitMemo, IRCache, digest, pickle_page, write_atomically
 from gen.emit.files import FileManager, Share, files_below
 from gen.ir import Diagnostic, Level, OpSemantics, Page
 from gen.model import Model, build_model
@@ -104,10 +104,10 @@ def parse_keyed(paths: Sequence[Path], *, jobs: int = 1, progress: Progress = no
     """The IR of every page, in the order given, and each page's fingerprint (its cache key) by
     source. With a cache, only the pages whose key is not stored are parsed (and then stored);
     those are parsed in `jobs` worker processes when there are several (forked: they start at
-    once and are sent nothing but the pages' bytes)."""
+    once and are sent nothing but the pages' bytes; they store what they parse themselves)."""
     pages: list[Optional[Page]] = [None] * len(paths)
     keys: dict[str, str] = {}
-    todo: list[tuple[int, str, bytes]] = []
+    todo: list[_ParseTask] = []
     for index, path in enumerate(paths):
         try:
             raw = path.read_bytes()
@@ -119,37 +119,46 @@ def parse_keyed(paths: Sequence[Path], *, jobs: int = 1, progress: Progress = no
             keys[source] = cache.key(source, raw)
             pages[index] = cache.get(keys[source])
         if pages[index] is None:
-            todo.append((index, source, raw))
-    for (index, source, _), page in zip(todo, _parse_all(todo, jobs, progress, keep=cache is not None)):
-        if isinstance(page, bytes):  # pickled by a worker: stored as it came
-            assert cache is not None
-            cache.put_pickled(keys[source], page)
-            page = pickle.loads(page)
-        elif cache is not None:
-            cache.put(keys[source], page)
-        pages[index] = page
+            todo.append(_ParseTask(index, source, raw, cache.path(keys[source]) if cache is not None else None))
+    for task, page in zip(todo, _parse_all(todo, jobs, progress)):
+        pages[task.position] = page
     return [page for page in pages if page is not None], keys
 
 
-def _parse_task(task: tuple[int, str, bytes]) -> bytes:
-    """In a worker: the page's IR, pickled once (the parent stores these bytes and loads them)."""
-    _, source, raw = task
-    return pickle.dumps(parse_bytes(raw, source), protocol=pickle.HIGHEST_PROTOCOL)
+class _ParseTask(NamedTuple):
+    position: int  # in the pages given
+    source: str
+    raw: bytes
+    store: Optional[Path]  # where the cache keeps the page's IR, if there is a cache
 
 
-def _parse_all(todo: list[tuple[int, str, bytes]], jobs: int, progress: Progress, keep: bool) -> Iterable:
+def _parse_and_store(task: _ParseTask) -> tuple[Page, bytes]:
+    page = parse_bytes(task.raw, task.source)
+    data = pickle_page(page) if task.store is not None else b""
+    if task.store is not None:
+        write_atomically(task.store, data)
+    return page, data
+
+
+def _parse_task(task: _ParseTask) -> bytes:
+    """In a worker: the page's IR, pickled once, stored in the cache and sent to the parent."""
+    page, data = _parse_and_store(task)
+    return data or pickle_page(page)
+
+
+def _parse_all(todo: list[_ParseTask], jobs: int, progress: Progress) -> list[Page]:
     if jobs <= 1 or len(todo) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
-        return (parse_bytes(raw, source) for _, source, raw in progress(todo, "parse"))
+        return [_parse_and_store(task)[0] for task in progress(todo, "parse")]
     # Large pages first, so that no worker is left with the longest one at the end; the results
     # come back in the order of `todo`.
-    order = sorted(range(len(todo)), key=lambda i: -len(todo[i][2]))
+    order = sorted(range(len(todo)), key=lambda i: -len(todo[i].raw))
     with _forked_pool(min(jobs, len(todo))) as pool:
         done = list(progress(pool.imap(_parse_task, [todo[i] for i in order], chunksize=2), "parse",
                              total=len(todo)))
-    results: list[object] = [None] * len(todo)
+    pages: list[Page] = [None] * len(todo)  # type: ignore[list-item]
     for position, i in enumerate(order):
-        results[i] = done[position]
-    return results if keep else [pickle.loads(data) for data in results]  # type: ignore[arg-type]
+        pages[i] = pickle.loads(done[position])
+    return pages
 
 
 @contextlib.contextmanager

@@ -49,7 +49,7 @@ class FileManager:
         self.kept: set[str] = set()  # files this run did not render: their inputs did not change
         self.changed: list[str] = []
         self.removed: list[str] = []
-        self._made: set[Path] = set()  # directories known to exist
+        self._listed: dict[Path, set[str]] = {}  # directory -> the names in it (`_names_in`)
 
     def write_derived(self, relpath: str, inputs: str, render: Callable[[], str]) -> None:
         """`render()` written to `relpath`, unless the memo says the file was rendered from the same
@@ -95,18 +95,32 @@ class FileManager:
             return
         self.written[relpath] = content
         path = self.root / relpath
-        try:
-            old = path.read_text(encoding="utf-8")
-        except (FileNotFoundError, UnicodeDecodeError):
-            old = None
+        old = None
+        if path.name in self._names_in(path.parent):  # a file the run may leave as it is
+            try:
+                old = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                old = None
         if old == content:
             return
         self.changed.append(relpath)
         if not self.dry_run:
-            if path.parent not in self._made:
+            if not self._listed.get(path.parent, set()) and not path.parent.is_dir():
                 path.parent.mkdir(parents=True, exist_ok=True)
-                self._made.add(path.parent)
             path.write_text(content, encoding="utf-8", newline="\n")
+            self._listed.setdefault(path.parent, set()).add(path.name)
+
+    def _names_in(self, directory: Path) -> set[str]:
+        """The files of a directory, listed once per run: one system call for a directory of
+        files instead of a failed open per new file (a cold run writes thousands)."""
+        names = self._listed.get(directory)
+        if names is None:
+            try:
+                names = set(os.listdir(directory))
+            except OSError:  # not there (yet): the files written into it are added as they are
+                names = set()
+            self._listed[directory] = names
+        return names
 
     def remove_stale(self, owned_dirs: Iterable[str]) -> None:
         """Delete files under `owned_dirs` (relative to the root) that this run did not write."""
