@@ -189,8 +189,11 @@ def _line(element, line: int) -> int:
 
 
 def _span(cell, attr: str) -> int:
+    written = cell.get(attr)
+    if written is None:  # most cells: no span to read
+        return 1
     try:
-        value = int(str(cell.get(attr, "1")).strip().strip('"') or 1)
+        value = int(str(written).strip().strip('"') or 1)
     except ValueError:
         return 1
     return max(1, min(value, 1000))
