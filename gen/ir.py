@@ -614,9 +614,10 @@ def pages_to_json(pages: Sequence[Page]) -> str:
 # --- Semantics: what a page says in prose and formulas, written down once per op -------------
 #
 # A page's tables give types, ranks and error rows; what the op computes, which values it
-# rejects and which PyTorch call is its golden reference are prose and LaTeX. Each op's
-# `op_docs/<page>.toml` states them (see `gen.parse.semantics` for the file format); they feed the
-# simulator's kernels and the generated tests.
+# rejects and which PyTorch call is its golden reference are prose and LaTeX. The semantics
+# library (`semantics/*.toml`, tables keyed by API name) states them once per API, whichever
+# directory its page is generated from (see `gen.parse.semantics` for the file format); they feed
+# the simulator's kernels and the generated tests.
 
 
 class IntegerMath(str, enum.Enum):
@@ -631,7 +632,7 @@ class ArgValue(_Json):
     """A value given to one host-side parameter, by name."""
 
     param: str
-    value: Any  # bool, int or float, as the semantics file writes it
+    value: Any  # bool, int, float, a string or a list of them, as the semantics file writes it
 
 
 @dataclass(frozen=True)
@@ -683,9 +684,34 @@ class OpSemantics(_Json):
     # warnings on the page (e.g. SeluBackward's formula omits SELU's scale).
     errata: tuple[str, ...] = ()
     line: int = 0
+    # A kernel family of the simulator (gen.families) instead of an elementwise `kernel`: its
+    # name, the op, the page's parameter playing each role, and the options the file states.
+    family: str = ""
+    op: str = ""
+    roles: tuple[ArgValue, ...] = ()  # role -> the page's parameter name
+    options: tuple[ArgValue, ...] = ()  # option -> number
+    # A valid call for the generated tests where the page's example gives none: a shape per
+    # tensor (a list of shapes per tensor list), a value per other parameter.
+    call: tuple[ArgValue, ...] = ()
 
     def domain(self, param: str) -> Optional[InputDomain]:
         for d in self.domains:
             if d.param == param:
                 return d
         return None
+
+    @property
+    def computes(self) -> bool:
+        """Whether the simulator has a kernel for it: an elementwise kernel or a family."""
+        return bool(self.kernel.strip() or self.family)
+
+    def role(self, name: str) -> Optional[str]:
+        """The page's parameter the file binds to a family role (None: not bound explicitly)."""
+        return next((r.value for r in self.roles if r.param == name), None)
+
+    def option(self, name: str) -> Optional[float]:
+        return next((float(o.value) for o in self.options if o.param == name), None)
+
+    def call_value(self, param: str) -> Any:
+        """The file's value (or shape) of a parameter in its valid call; None when it gives none."""
+        return next((a.value for a in self.call if a.param == param), None)

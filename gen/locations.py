@@ -13,6 +13,9 @@ import os
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parents[1]
+# The semantics library: what each API computes, its golden reference and its prose checks, in
+# tables keyed by API name (gen.parse.semantics), applied to the API's page from any directory.
+SEMANTICS_LIBRARY = REPOSITORY / "semantics"
 
 
 def shared_corpus() -> Path:

@@ -41,7 +41,7 @@ class BoundAPI:
     @property
     def simulated(self) -> bool:
         """Whether the simulator has a kernel for it (otherwise phase 2 says "not simulated")."""
-        return bool(self.semantics and self.semantics.kernel)
+        return bool(self.semantics and self.semantics.computes)
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,10 @@ class Model:
             code = bound.api.example
             if code.strip() and code not in seen:
                 seen.add(code)
-                chosen[bound.python_name] = bound
+                name = bound.python_name
+                # CMake's Ninja generator names a phony target after each executable's file: an
+                # example called `all` (aclnnAll) would be a second rule for Ninja's own `all`.
+                chosen[name + "_example" if name in _BUILD_TARGETS else name] = bound
         return chosen
 
     def headers(self) -> dict[str, tuple[BoundAPI, ...]]:
@@ -89,6 +92,11 @@ class Model:
         for bound in self.apis:
             groups.setdefault(bound.header, []).append(bound)
         return {header: tuple(apis) for header, apis in sorted(groups.items())}
+
+
+# Targets the build system defines itself (CMake, Ninja), which no example may be named.
+_BUILD_TARGETS = frozenset({"all", "clean", "help", "install", "test", "package", "edit_cache", "rebuild_cache",
+                            "list_install_components", "install/local", "install/strip"})
 
 
 def unbindable_reason(api: API) -> Optional[str]:

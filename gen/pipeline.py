@@ -3,7 +3,9 @@
     discover   directories and files -> the pages and the semantics files, in a stable order
     parse      each page -> its IR (gen.parse), in `jobs` processes
     merge      each op README folded into the API page it links to (gen.parse.merge)
-    semantics  the semantics files (*.toml) loaded (gen.parse.semantics)
+    semantics  the semantics of every API a page declares: from the library (semantics/, keyed by
+               API name) and from the *.toml files given or found beside the pages, which win
+               (gen.parse.semantics)
     select     the APIs to bind, one page per API (gen.model.build_model)
     emit       the Model -> generated files, by every emitter of EMITTERS (gen.emit)
 
@@ -21,6 +23,7 @@ import hashlib
 import importlib
 import multiprocessing
 import pickle
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +31,8 @@ from typing import Any, Iterable, Iterator, NamedTuple, Optional, Sequence
 
 from gen.cache import EmitMemo, IRCache, digest, pickle_page, write_atomically
 from gen.emit.files import FileManager, Share, files_below
-from gen.ir import Diagnostic, Level, OpSemantics, Page
+from gen.ir import Diagnostic, Level, OpSemantics, Page, PageKind
+from gen.locations import REPOSITORY, SEMANTICS_LIBRARY
 from gen.model import Model, build_model
 from gen.parse import parse_bytes, parse_file
 from gen.parse.merge import merge_readmes, readmes_by_page
@@ -199,22 +203,58 @@ class Semantics:
     fingerprints: dict[str, str] = field(default_factory=dict)  # of each file's bytes, by source
 
 
-def semantics(paths: Sequence[Path]) -> Semantics:
-    """The semantics files, with what they say about their pages (errata) as warnings."""
+def semantics(paths: Sequence[Path], declared: Optional[Iterable[str]] = None,
+              library: Optional[Path] = SEMANTICS_LIBRARY) -> Semantics:
+    """The semantics of the APIs: the files given (found beside the pages, or named), all of their
+    tables (one whose API no page declares is a warning of the select stage), and the library's
+    tables of the APIs in `declared` that no file given states (None: every table of the
+    library). What they say about their pages (errata) are warnings."""
     result = Semantics()
+    given: set[str] = set()
     for path in paths:
-        loaded = load_semantics(path)
-        try:
-            result.fingerprints[loaded.source] = hashlib.sha256(path.read_bytes()).hexdigest()[:32]
-        except OSError:
-            pass  # load_semantics has said why it cannot be read
-        result.ops.extend(loaded.ops)
-        result.diagnostics.extend((loaded.source, d) for d in loaded.diagnostics)
-        for op in loaded.ops:
-            result.diagnostics.extend(
-                (loaded.source, Diagnostic(Level.WARNING, op.line, "page-erratum", f"{op.api}: {text}"))
-                for text in op.errata)
+        _load_into(result, path, lambda op: True)
+        given.update(op.api for op in result.ops)
+    if library is not None and library.is_dir():
+        wanted = None if declared is None else set(declared) - given
+        for path in sorted(library.glob("*.toml")):
+            if wanted is not None and not wanted & _library_index(path):
+                continue
+            _load_into(result, path, lambda op: op.api not in given and (wanted is None or op.api in wanted))
     return result
+
+
+def _load_into(result: Semantics, path: Path, keep) -> None:
+    # The library's files by their path in the repository (generated files name them).
+    source = path.relative_to(REPOSITORY).as_posix() if path.is_relative_to(REPOSITORY) else str(path)
+    loaded = load_semantics(path, source)
+    ops = [op for op in loaded.ops if keep(op)]
+    try:
+        result.fingerprints[loaded.source] = hashlib.sha256(path.read_bytes()).hexdigest()[:32]
+    except OSError:
+        pass  # load_semantics has said why it cannot be read
+    result.ops.extend(ops)
+    result.diagnostics.extend((loaded.source, d) for d in loaded.diagnostics)
+    for op in ops:
+        result.diagnostics.extend(
+            (loaded.source, Diagnostic(Level.WARNING, op.line, "page-erratum", f"{op.api}: {text}"))
+            for text in op.errata)
+
+
+_TABLE_HEADER = re.compile(rb'^\s*\[\s*"?(aclnn\w+)"?\s*\]', re.M)
+
+
+def _library_index(path: Path) -> set[str]:
+    """The APIs a library file has tables for, from its table headers (without parsing the TOML:
+    a run reads only the files of the APIs its pages declare)."""
+    try:
+        return {m.decode() for m in _TABLE_HEADER.findall(path.read_bytes())}
+    except OSError:
+        return set()
+
+
+def declared_apis(pages: Iterable[Page]) -> set[str]:
+    """The APIs the API pages declare."""
+    return {api.name for page in pages if page.kind is PageKind.API_PAGE for api in page.apis}
 
 
 # ---- select -----------------------------------------------------------------------------------------
@@ -291,9 +331,11 @@ class _Clock:
 
 def run(paths: Iterable[str | Path], out_dir: Path, *, emitters: Sequence[str] = EMITTERS,
         owned_dirs: Iterable[str] = OWNED_DIRS, jobs: int = 1, limit: Optional[int] = None,
-        dry_run: bool = False, progress: Progress = no_progress, cache_dir: Optional[Path] = None) -> Report:
+        dry_run: bool = False, progress: Progress = no_progress, cache_dir: Optional[Path] = None,
+        library: Optional[Path] = SEMANTICS_LIBRARY) -> Report:
     """Every stage, in order, from the pages of `paths` to the files of `out_dir`. `cache_dir`:
-    where the IR of the pages and the emitters' memo are kept between runs (gen.cache)."""
+    where the IR of the pages and the emitters' memo are kept between runs (gen.cache);
+    `library`: the semantics library (None: only the semantics files among `paths`)."""
     report = Report()
     clock = _Clock(report)
     report.inputs = discover(paths, limit)
@@ -312,7 +354,7 @@ def run(paths: Iterable[str | Path], out_dir: Path, *, emitters: Sequence[str] =
         report.diagnostics.extend((page.source, d) for d in page.diagnostics)
     clock.lap("merge")
 
-    loaded = semantics(report.inputs.semantics)
+    loaded = semantics(report.inputs.semantics, declared_apis(report.pages), library)
     report.diagnostics.extend(loaded.diagnostics)
     clock.lap("semantics")
 

@@ -3,16 +3,29 @@
 
 set(ACLNN_SIM_OP_SOURCES
   "${ACLNN_GENERATED_DIR}/sim/ops_000.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_001.cpp"
 )
 
 set(ACLNN_BINDING_SOURCES
   "${ACLNN_GENERATED_DIR}/bindings/ops_000.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_001.cpp"
 )
 
 # The pages' examples: generated/examples/<name>.cpp
 set(ACLNN_EXAMPLES
   abs
   add
+  all_example
+  amax
+  aminmax_dim
+  any
+  arg_max
+  arg_min
+  cummax
+  cummin
+  cumprod
+  cumsum
+  cumsum_v2
   div
   elu_backward
   exp
@@ -32,16 +45,32 @@ set(ACLNN_EXAMPLES
   inplace_tanh
   leaky_relu
   leaky_relu_backward
+  linalg_vector_norm
   log
+  log_sum_exp
+  max
+  max_dim
+  mean
+  min
+  min_dim
   mish_backward
   mul
   neg
+  norm
+  prod
+  prod_dim
+  reduce_nansum
+  reduce_sum
   relu
   selu_backward
   sigmoid
   sigmoid_backward
   silu_backward
   softplus_backward
+  std
+  std_mean_correction
   tanh_backward
   threshold_backward
+  var
+  var_mean
 )

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from gen.emit.files import FileManager
 from gen.model import build_model
-from gen.parse.semantics import load_semantics
+from gen import pipeline
 from tests.bindings_ir import probe_pages, seed_pages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,8 +61,9 @@ def emitters() -> list[str]:
 
 
 def generate() -> FileManager:
-    semantics = [op for path in sorted((ROOT / "op_docs").glob("*.toml")) for op in load_semantics(path).ops]
-    model = build_model([*seed_pages(), *probe_pages()], semantics)
+    pages = [*seed_pages(), *probe_pages()]
+    semantics = pipeline.semantics((), pipeline.declared_apis(pages)).ops
+    model = build_model(pages, semantics)
     files = FileManager(generated_dir())
     for module in emitters():
         importlib.import_module(module).emit(model, files)

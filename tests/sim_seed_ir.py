@@ -15,7 +15,6 @@ from gen.ir import (
     API, Direction, DType, ErrorCase, ErrorCategory, OpSemantics, Page, PageKind, Param, ParamKind, Product,
     ProductDTypes, Relation, RelationKind, Soc,
 )
-from gen.parse.semantics import load_semantics
 
 ROOT = Path(__file__).resolve().parents[1]
 OP_DOCS = ROOT / "op_docs"
@@ -162,7 +161,6 @@ def seed_pages() -> tuple[Page, ...]:
 
 
 def seed_semantics() -> tuple[OpSemantics, ...]:
-    ops: list[OpSemantics] = []
-    for path in sorted(OP_DOCS.glob("*.toml")):
-        ops.extend(load_semantics(path).ops)
-    return tuple(ops)
+    from gen import pipeline
+
+    return tuple(pipeline.semantics((), pipeline.declared_apis(seed_pages())).ops)

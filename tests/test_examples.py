@@ -34,7 +34,8 @@ SOC = Soc.ASCEND910B  # the simulated chip the examples run on (ACLNN_SIM_SOC be
 @functools.lru_cache(maxsize=1)
 def model() -> Model:
     inputs = pipeline.discover([DOCS])
-    return pipeline.select(pipeline.merge(pipeline.parse(inputs.pages)), pipeline.semantics(inputs.semantics).ops)
+    pages = pipeline.merge(pipeline.parse(inputs.pages))
+    return pipeline.select(pages, pipeline.semantics(inputs.semantics, pipeline.declared_apis(pages)).ops)
 
 
 def example_apis() -> dict[str, BoundAPI]:

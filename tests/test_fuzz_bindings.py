@@ -12,7 +12,7 @@ wrong shape or dtype, read-only, Fortran-ordered, 0-size, and device tensors (ac
 Acceptable outcomes: TypeError, ValueError, OverflowError, aclnn.AclnnError (any subclass),
 MemoryError (NumPy refusing to allocate a terabyte output), or a
 result; a result of float inputs is compared with the op's golden reference (the `golden` of
-op_docs/*.toml, in PyTorch) whenever PyTorch computes one for the same arguments. Any other
+the semantics library semantics/*.toml, in PyTorch) whenever PyTorch computes one for the same arguments. Any other
 exception (RuntimeError, SystemError, IndexError...) is a bug, and so is a result that differs
 from the golden. After the campaign, the bindings' and the simulator's live objects must be 0,
 and the simulator's peak device memory must stay under 1 GiB (nothing huge was allocated).
@@ -272,14 +272,10 @@ def _campaign(cases: int, seed: int, log_path: Path) -> dict:
 
 
 def _goldens() -> dict[str, str]:
-    from gen.parse.semantics import load_semantics
+    from gen import pipeline
 
-    goldens = {}
-    for path in sorted((ROOT / "op_docs").glob("*.toml")):
-        for op in load_semantics(path).ops:
-            if op.golden:
-                goldens[op.api] = op.golden
-    return goldens
+    # The semantics library, every table of it (the APIs of any docs tree the package was made from).
+    return {op.api: op.golden for op in pipeline.semantics(()).ops if op.golden}
 
 
 def _compare(golden: str, api: dict, ins: list, args: list, result, aclnn):

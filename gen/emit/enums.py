@@ -4,6 +4,8 @@ dtype or a chip has one home (gen.ir) and every copy of it is rendered from ther
 - `include/aclnn_bindgen/dtypes.h`: the dtype table and the promotion and cast tables, for the
   bindings (runtime/binding) and the simulator (runtime/sim) alike;
 - `include/aclnn_sim/soc.h`: the chips the simulator stands in for, and the default one;
+- `include/aclnn_sim/families.h`: the simulator's kernel families (gen.families): their ops,
+  roles and options as the enumerations the generated specs and the planners index by;
 - `aclnn/_dtypes.py`, `aclnn/_socs.py`: the same rows for Python (the generated tests' runtime,
   the demo, the corpus run and the benchmarks).
 
@@ -20,6 +22,7 @@ from gen.cache import GENERATOR_ONLY
 from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.model import Model
+from gen.families import FAMILIES
 from gen.ir import DEFAULT_SOC, DType, DTypeCategory, Soc
 
 
@@ -66,6 +69,7 @@ def dtype_rows() -> list[DTypeRow]:
 DTYPE_TABLES = (("include/aclnn_bindgen/dtypes.h", "include/aclnn_bindgen/dtypes.h.j2"),
                 ("aclnn/_dtypes.py", "package/_dtypes.py.j2"))
 SOC_TABLES = (("include/aclnn_sim/soc.h", "include/aclnn_sim/soc.h.j2"), ("aclnn/_socs.py", "package/_socs.py.j2"))
+FAMILY_TABLE = ("include/aclnn_sim/families.h", "include/aclnn_sim/families.h.j2")
 
 
 def emit(model: Model, files: FileManager) -> None:
@@ -74,6 +78,7 @@ def emit(model: Model, files: FileManager) -> None:
         files.write_derived(path, GENERATOR_ONLY, functools.partial(_dtype_table, template))
     for path, template in SOC_TABLES:
         files.write_derived(path, GENERATOR_ONLY, functools.partial(_soc_table, template))
+    files.write_derived(FAMILY_TABLE[0], GENERATOR_ONLY, functools.partial(render, FAMILY_TABLE[1], families=FAMILIES))
 
 
 def _dtype_table(template: str) -> str:

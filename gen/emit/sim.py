@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
-from gen import abi, names
+from gen import abi, families, names
 from gen.api.kinds import KINDS, traits
 from gen.cache import digest
 from gen.emit.env import render
@@ -286,6 +286,64 @@ def kernel_for(bound: BoundAPI) -> tuple[Optional[Kernel], str]:
     ), ""
 
 
+# --- kernel families -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FamilyView:
+    """An API's FamilySpec: the planner, the op, a parameter index per role, the options."""
+
+    family: str
+    planner: str
+    op: str  # the C++ enumerator, e.g. aclsim::ReduceFamily::Op::kSum
+    roles: tuple[int, ...]  # in gen.families order; -1: unbound
+    role_names: tuple[str, ...]  # for the comment: role=parameter
+    options: tuple[str, ...]  # C++ doubles, NaN where the file states none
+
+
+_NO_OPTION = "std::numeric_limits<double>::quiet_NaN()"
+
+# A family's planner derives and checks its outputs' shapes (a reduction's, a product's): the
+# page's generic shape relations, which prose often states loosely ("其余维度的shape需要与self
+# 保持一致" of a reduced output), are its to apply, not phase 1's generic check.
+_SHAPE_RELATIONS = frozenset({RelationKind.SAME_SHAPE.value, RelationKind.BROADCAST.value})
+
+
+def _without_shape_relations(row: SpecRow) -> SpecRow:
+    return replace(row, relations=tuple((kind, () if kind in _SHAPE_RELATIONS else members)
+                                        for kind, members in row.relations))
+
+
+def family_for(bound: BoundAPI) -> tuple[Optional[FamilyView], str]:
+    """The family spec of an API whose semantics name a family, or None and why it cannot be
+    computed (a role bound to a parameter the page does not have, a required role unbound)."""
+    semantics = bound.semantics
+    if semantics is None or not semantics.family:
+        return None, ""
+    known = families.family(semantics.family)
+    assert known is not None
+    index_of = {p.name: i for i, p in enumerate(bound.api.params)}
+    bound_roles, why = families.bind_roles(semantics, list(index_of))
+    if why:
+        return None, f"({why})"
+    roles = [index_of[bound_roles[role]] if role in bound_roles else -1 for role in known.roles]
+    named = [f"{role}={param}" for role, param in bound_roles.items()]
+    if any(i >= 127 for i in roles):
+        return None, "(more parameters than the simulator's spec tables index)"
+    options = []
+    for option in known.options:
+        value = semantics.option(option)
+        options.append(_NO_OPTION if value is None else repr(float(value)))
+    # The spec's arrays are fixed-size: unused entries are "no parameter" and "not stated".
+    roles += [-1] * (families.MAX_ROLES - len(roles))
+    options += [_NO_OPTION] * (families.MAX_OPTIONS - len(options))
+    return FamilyView(
+        family=known.name, planner=f"aclsim::{known.planner}",
+        op=f"aclsim::{known.cpp_name}Family::Op::{families.enumerator(semantics.op)}",
+        roles=tuple(roles), role_names=tuple(named), options=tuple(options),
+    ), ""
+
+
 # --- one API -----------------------------------------------------------------------------------
 
 
@@ -303,6 +361,7 @@ class SimAPI:
     checks: tuple[Check, ...]
     kernel: Optional[Kernel]
     not_simulated: str
+    family: Optional[FamilyView] = None
 
 
 def sim_api(bound: BoundAPI) -> SimAPI:
@@ -312,20 +371,25 @@ def sim_api(bound: BoundAPI) -> SimAPI:
     checks = tuple(
         Check(c.when, c.message, c.status, f"{semantics.source}:{c.line}") for c in semantics.checks
     ) if semantics else ()
-    kernel, reason = kernel_for(bound)
+    family, family_reason = family_for(bound)
+    kernel, reason = kernel_for(bound) if not (semantics and semantics.family) else (None, family_reason)
+    rows = tuple(spec_row(p, index_of) for p in api.params)
+    if family is not None:
+        rows = tuple(_without_shape_relations(row) for row in rows)
     return SimAPI(
         name=api.name,
         workspace_fn=api.workspace_fn,
         namespace="sim_" + re.sub(r"\W", "_", names.op_stem(api.name)),
         source=bound.page.source,
         line=api.line,
-        rows=tuple(spec_row(p, index_of) for p in api.params),
+        rows=rows,
         products=product_rows(bound.page),
         params=tuple(entry_param(p) for p in api.params),
         check_locals=_check_locals(api, semantics.checks if semantics else ()),
         checks=checks,
         kernel=kernel,
         not_simulated=reason,
+        family=family,
     )
 
 
@@ -339,4 +403,6 @@ def _unit(unit: tuple[BoundAPI, ...]) -> str:
     apis = [sim_api(bound) for bound in unit]
     sources = sorted({bound.page.source for bound in unit})
     complex_kernels = any(api.kernel and api.kernel.complex for api in apis)
-    return render("sim/ops.cpp.j2", apis=apis, sources=sources, complex_kernels=complex_kernels)
+    uses_families = any(api.family for api in apis)
+    return render("sim/ops.cpp.j2", apis=apis, sources=sources, complex_kernels=complex_kernels,
+                  uses_families=uses_families)

@@ -25,14 +25,15 @@ import struct
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
-from gen import names
+from gen import families, names
 from gen.api.kinds import value_type
 from gen.api.python import out_params, output_plan, output_plans, scalar_preference
 from gen.cache import GENERATOR_ONLY
 from gen.emit.env import copied, render
 from gen.emit.files import FileManager
 from gen.model import BoundAPI, Model
-from gen.ir import API, Direction, DType, ErrorCase, ErrorCategory, Param, ParamKind, RelationKind, Soc, ValueCheck
+from gen.ir import (API, Direction, DType, ErrorCase, ErrorCategory, OpSemantics, Param, ParamKind, RelationKind, Soc,
+                    ValueCheck)
 
 DIRECTORY = "tests"
 SUPPORT_FILES = ("conftest.py", "_aclnn_testing.py")
@@ -42,6 +43,8 @@ SUPPORT_FILES = ("conftest.py", "_aclnn_testing.py")
 EXPRESSIBLE = tuple(d for d in DType if d.numpy and d.promotes_with_others)
 # Mirrors _aclnn_testing.UNDOCUMENTED: a dtype the page does not list, chosen at run time.
 UNDOCUMENTED = "<undocumented>"
+# Mirrors _aclnn_testing.AUTO: an out= array of the golden's shape, in the dtype the op gives.
+AUTO = "<auto>"
 
 # Shapes by rank: small (at most 48 elements), with extents of 1 among them (which broadcast
 # and whose strides do not matter) and no two equal adjacent extents (so transposes show).
@@ -306,6 +309,41 @@ def base_values(api: API) -> _Values:
     return _Values(values, tuple(unknown))
 
 
+def with_semantic_call(values: _Values, api: API, semantics: Optional[OpSemantics]) -> _Values:
+    """The base values with those of the semantics file's valid call (`call = {...}`), which the
+    page's example may lack (a dims array, a dtype attribute)."""
+    if semantics is None or not semantics.call:
+        return values
+    given = dict(values.values)
+    for arg in semantics.call:
+        param = next((p for p in api.inputs if p.name == arg.param), None)
+        if param is None or param.kind in (ParamKind.TENSOR, ParamKind.TENSOR_LIST):
+            continue
+        value = arg.value
+        if param.kind is ParamKind.SCALAR and isinstance(value, float):
+            value = exactly(value, next(iter(scalar_preference(param).for_float), None))
+        given[param.name] = value
+    return _Values(given, tuple(n for n in values.unknown if n not in given or given[n] is None))
+
+
+def semantic_call_shapes(api: API, semantics: Optional[OpSemantics]) -> Optional[dict[str, Any]]:
+    """The tensor inputs' shapes of the semantics file's valid call (a tuple of shapes per tensor
+    list), when it gives one for every tensor input; else None."""
+    if semantics is None or not semantics.call:
+        return None
+    shapes: dict[str, Any] = {}
+    for p in api.inputs:
+        if p.kind not in (ParamKind.TENSOR, ParamKind.TENSOR_LIST):
+            continue
+        value = semantics.call_value(p.name)
+        if value is None:
+            if p.optional:
+                continue
+            return None
+        shapes[p.name] = tuple(tuple(s) for s in value) if p.kind is ParamKind.TENSOR_LIST else tuple(value)
+    return shapes
+
+
 def violation(check: ValueCheck) -> dict[str, Any]:
     """Values of the check's parameters that make its `when` true, as the semantics file states
     them (`violation = { selfIsResult = true, negativeSlope = -0.5 }`): the C++ condition itself
@@ -328,12 +366,15 @@ class Planner:
         self.tensor_outs = [p for p in out_params(api) if p.kind is ParamKind.TENSOR]
         self.groups = shape_groups(api)
         main = self.groups[0] if self.groups else []
-        # Shapes can be varied when every tensor is related to every other (elementwise ops).
+        # Shapes can be varied when every tensor is related to every other (elementwise ops), not
+        # where a kernel family's rule ties them (whatever the page's prose relates).
+        family = bound.semantics.family if bound.semantics else ""
         self.shapes_free = (len(self.groups) == 1 and not any(p.kind is ParamKind.TENSOR_LIST for p in api.params)
-                            and bool(self.tensor_inputs))
+                            and bool(self.tensor_inputs) and not family)
         self.main = [api.param(n) for n in main]
         self.ranks = rank_bounds(self.main)
-        self.values = base_values(api)
+        self.values = with_semantic_call(base_values(api), api, bound.semantics)
+        self.family = families.family(bound.semantics.family) if bound.semantics and bound.semantics.family else None
         self.bound_scalars = dtype_bound_scalars(api)
         self.semantics_checks = bound.semantics.checks if bound.semantics else ()
         self.lead = self.tensor_inputs[0] if self.tensor_inputs else None
@@ -387,6 +428,9 @@ class Planner:
         return {p.name: shape for p in self.tensor_inputs}
 
     def _example_shapes(self) -> Optional[dict[str, tuple[int, ...]]]:
+        stated = semantic_call_shapes(self.api, self.bound.semantics)
+        if stated is not None:
+            return stated
         call = self.api.example_call
         if call is None:
             return None
@@ -405,16 +449,19 @@ class Planner:
     def _base_case(self) -> Case:
         shapes: dict[str, Any] = dict(self.shapes(self.base_shape) if self.shapes_free else (
             self._example_shapes() or self.shapes(self.base_shape)))
-        # A tensor list: two members of the base shape (the pages state no member shapes).
-        shapes.update({p.name: (self.base_shape, self.base_shape) for p in self.list_inputs})
-        return Case(self.base_dtype.value, shapes=shapes, **self.at_dtype(self.base_dtype))
+        # A tensor list: two members of the base shape (the pages state no member shapes), unless
+        # the semantics file's valid call gives them.
+        shapes.update({p.name: (self.base_shape, self.base_shape) for p in self.list_inputs if p.name not in shapes})
+        # An optional tensor the valid call leaves out is passed as None.
+        absent = tuple(p.name for p in self.tensor_inputs if p.optional and p.name not in shapes)
+        return Case(self.base_dtype.value, shapes=shapes, none=absent, **self.at_dtype(self.base_dtype))
 
     @property
     def base_known(self) -> Optional[str]:
         """Why the base case is not known to be valid (None when it is)."""
         if self.values.unknown:
             return "the page gives no valid value of " + ", ".join(self.values.unknown)
-        if self.list_inputs:
+        if self.list_inputs and semantic_call_shapes(self.api, self.bound.semantics) is None:
             return "the page states no shapes for the members of " + ", ".join(p.name for p in self.list_inputs)
         if not self.shapes_free and self._example_shapes() is None:
             return "the page relates the tensors' shapes to nothing the tests can derive, and its example gives none"
@@ -424,6 +471,8 @@ class Planner:
 
     def groups_of_cases(self) -> list[CaseGroup]:
         groups = [CaseGroup("dtypes", "Every documented dtype, all inputs alike", tuple(self.dtype_cases()))]
+        if self.family is not None and not self.shapes_free:
+            return groups + self.family_groups()
         if not self.shapes_free:
             return groups
         for name, title, cases in (
@@ -441,6 +490,70 @@ class Planner:
             if cases:
                 groups.append(CaseGroup(name, title, tuple(cases)))
         return groups
+
+    # -- the cases of an API a kernel family computes -------------------------------------------------
+    #
+    # Its tensors' shapes are tied by the family's rule (a reduction's output, a product's inner
+    # dimension), not by broadcasting: every case keeps the base call's shapes (the semantics
+    # file's valid call, else the page's example) and varies what cannot break the rule: the
+    # dtypes, the memory layouts of the inputs and of out=, device residence, bool attributes,
+    # and, for families whose one input may have any rank, the rank.
+
+    def family_groups(self) -> list[CaseGroup]:
+        groups = []
+        for name, title, cases in (
+            ("ranks", "The input at every documented rank the call's dimensions fit", self.family_rank_cases()),
+            ("layouts", "Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones",
+             self.family_layout_cases()),
+            ("out_layouts", "Non-contiguous out= arrays", self.family_out_layout_cases()),
+            ("attributes", "Each value of a bool attribute", self.attribute_cases()),
+        ):
+            if cases:
+                groups.append(CaseGroup(name, title, tuple(cases)))
+        return groups
+
+    def family_rank_cases(self) -> list[Case]:
+        """The one input of a reduction, a scan or a softmax at ranks 1 to 4 (within the page's
+        bounds) where every dimension the call names exists."""
+        assert self.family is not None
+        if self.family.name not in ("reduce", "cumulative", "softmax") or len(self.tensor_inputs) != 1:
+            return []
+        lead = self.tensor_inputs[0]
+        if lead.name not in self.base.shapes:
+            return []
+        dim_param = self.bound.semantics.role("dim") if self.bound.semantics else None
+        dim_param = dim_param or ("dim" if any(p.name == "dim" for p in self.api.params) else None)
+        dims = self.base.values.get(dim_param) if dim_param else None
+        dims = [dims] if isinstance(dims, int) else list(dims or [])
+        lo, hi = lead.rank or (1, 4)
+        cases = []
+        for rank in range(max(lo, 1), min(hi, 4) + 1):
+            shape = SHAPES[rank]
+            if shape == self.base.shapes[lead.name] or not all(-rank <= d < rank for d in dims):
+                continue
+            cases.append(replace(self.base, id=f"rank{rank}", shapes={**self.base.shapes, lead.name: shape}))
+        return cases
+
+    def family_layout_cases(self) -> list[Case]:
+        cases = []
+        for layout in NONCONTIGUOUS_LAYOUTS:
+            least = 2 if layout == "transposed" else 1
+            eligible = tuple(p.name for p in self.tensor_inputs
+                             if p.name in self.base.shapes and len(self.base.shapes[p.name]) >= least)
+            if not eligible:
+                continue
+            for d in self.computable_dtypes or [self.base_dtype]:
+                cases.append(replace(self.base, id=f"{layout}-{d.value}", layout=layout, noncontiguous=eligible,
+                                     **self.at_dtype(d)))
+        cases.append(replace(self.base, id=f"device-{self.base_dtype.value}", layout="device"))
+        return cases
+
+    def family_out_layout_cases(self) -> list[Case]:
+        """out= arrays of the golden's shape and the family's dtype (AUTO), laid out non-contiguously."""
+        if not self.tensor_outs:
+            return []
+        out = {p.name: AUTO for p in self.tensor_outs}
+        return [replace(self.base, id=f"out-{layout}", out=out, out_layout=layout) for layout in OUT_LAYOUTS]
 
     def unallocatable(self, dtype: DType) -> str:
         """Why an output cannot be allocated for inputs in `dtype` (aclnnAbs: self lists COMPLEX64,
@@ -765,7 +878,8 @@ def suite(bound: BoundAPI) -> Suite:
         domain=(lambda d: (d.low, d.high) if d else None)(semantics.domain(p.name) if semantics else None),
     ) for p in api.params)
     out_shape_from, out_dtype_from = {}, {}
-    for plan in output_plans(api):
+    # A family's outputs are made by its rule (aclnn._outputs), not by the extension's plans.
+    for plan in output_plans(api) if not (semantics and semantics.family) else ():
         if plan.required_reason is None:
             out_shape_from[plan.param.name] = tuple(api.params[i].name for i in plan.shape_from)
             out_dtype_from[plan.param.name] = tuple(api.params[i].name for i in plan.dtype_from)

@@ -24,6 +24,18 @@ The file states what the page says only in prose and formulas. One table per API
     message = "negativeSlope must not be negative when selfIsResult is true"
     status = 161002
 
+An API that is not elementwise names a kernel family of the simulator instead (gen.families):
+
+    [aclnnReduceSum]
+    family = "reduce"
+    op = "sum"
+    roles = { dim = "dims", keepdim = "keepDims" }   # role = the page's parameter; a role left
+                                                     # out is the parameter of the same name
+    options = { correction = 1 }                     # numbers the page has no parameter for
+    golden = "torch.sum(self, dim=list(dims), keepdim=keepDims)"
+    call = { self = [3, 4], dims = [1], keepDims = false }   # a valid call for the tests: a shape
+                                                     # per tensor, a value per other parameter
+
 A malformed file never raises: what can be read is returned, the rest is diagnosed.
 """
 
@@ -33,16 +45,18 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
+from gen import families
 from gen.ir import ArgValue, Diagnostic, InputDomain, IntegerMath, Level, OpSemantics, ValueCheck
 
-_KNOWN_KEYS = {"kernel", "kernel_complex", "complex_result", "golden", "integer_math", "errata", "domain", "checks"}
+_KNOWN_KEYS = {"kernel", "kernel_complex", "complex_result", "golden", "integer_math", "errata", "domain", "checks",
+               "family", "op", "roles", "options", "call"}
 _CHECK_KEYS = {"when", "message", "status", "violation"}
 
 
@@ -53,9 +67,10 @@ class SemanticsFile:
     diagnostics: tuple[Diagnostic, ...]
 
 
-def load_semantics(path: str | Path) -> SemanticsFile:
+def load_semantics(path: str | Path, source: Optional[str] = None) -> SemanticsFile:
+    """`source`: how diagnostics and generated files name the file (default: the path as given)."""
     path = Path(path)
-    source = str(path)
+    source = source or str(path)
     diags: list[Diagnostic] = []
     try:
         text = path.read_text(encoding="utf-8")
@@ -140,10 +155,70 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
                                  status=status, line=check_line,
                                  violation=tuple(ArgValue(k, v) for k, v in violation.items())))
 
+    family, op, roles, options = _read_family(table, bad)
+    if family and kernel:
+        bad("states both a kernel and a family: an API has one of them")
+        family, op, roles, options = "", "", (), ()
+    call = table.get("call", {})
+    if not isinstance(call, dict) or not all(_is_call_value(v) for v in call.values()):
+        bad("call is a table of parameter = a shape (list of ints), a list of shapes, or a value")
+        call = {}
+
     return OpSemantics(api=api, source=source, kernel=kernel, kernel_complex=kernel_complex,
                        complex_result_real=complex_result == "real", golden=golden,
                        integer_math=integer_math,
-                       checks=tuple(checks), domains=tuple(domains), errata=tuple(errata), line=line)
+                       checks=tuple(checks), domains=tuple(domains), errata=tuple(errata), line=line,
+                       family=family, op=op, roles=roles, options=options,
+                       call=tuple(ArgValue(k, _frozen(v)) for k, v in call.items()))
+
+
+def _read_family(table: dict[str, Any], bad) -> tuple[str, str, tuple[ArgValue, ...], tuple[ArgValue, ...]]:
+    """The family, op, roles and options of a table, checked against gen.families; ("", "", (), ())
+    when it names none or names one wrongly (then the API is not simulated, and the file is diagnosed)."""
+    name = table.get("family", "")
+    if not name:
+        for key in ("op", "roles", "options"):
+            if key in table:
+                bad(f"{key} without a family")
+        return "", "", (), ()
+    known = families.family(name) if isinstance(name, str) else None
+    if known is None:
+        bad(f"family is one of {[f.name for f in families.FAMILIES]}")
+        return "", "", (), ()
+    op = table.get("op", "")
+    if op not in known.ops:
+        bad(f"op of family {name} is one of {list(known.ops)}")
+        return "", "", (), ()
+    roles = table.get("roles", {})
+    if not isinstance(roles, dict) or not all(isinstance(v, str) for v in roles.values()):
+        bad("roles is a table of role = the page's parameter name")
+        return "", "", (), ()
+    unknown = sorted(set(roles) - set(known.roles))
+    if unknown:
+        bad(f"family {name} has no role {', '.join(unknown)} (its roles: {', '.join(known.roles)})")
+        return "", "", (), ()
+    options = table.get("options", {})
+    if not isinstance(options, dict) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in options.values()):
+        bad("options is a table of option = number")
+        return "", "", (), ()
+    unknown = sorted(set(options) - set(known.options))
+    if unknown:
+        bad(f"family {name} has no option {', '.join(unknown)} (its options: {', '.join(known.options) or 'none'})")
+        return "", "", (), ()
+    return (name, op, tuple(ArgValue(k, v) for k, v in roles.items()),
+            tuple(ArgValue(k, float(v)) for k, v in options.items()))
+
+
+def _is_call_value(value: Any) -> bool:
+    if isinstance(value, (bool, int, float, str)):
+        return True
+    return isinstance(value, list) and all(_is_call_value(v) and not isinstance(v, str) for v in value)
+
+
+def _frozen(value: Any) -> Any:
+    """Lists as tuples, so that the frozen IR stays hashable."""
+    return tuple(_frozen(v) for v in value) if isinstance(value, list) else value
 
 
 def _line_of(lines: list[str], pattern: str, after: int = 0) -> int:

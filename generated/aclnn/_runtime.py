@@ -63,14 +63,21 @@ def apis() -> list[dict[str, Any]]:
     return json.loads(json.dumps(_records()))
 
 
-def python_function(builtin: Callable[..., Any]) -> Callable[..., Any]:
+def python_function(builtin: Callable[..., Any], outputs: Any = None) -> Callable[..., Any]:
     """A Python function that calls an aclnn._C function, so that help() shows what the stub
     declares: the function's Python signature (which the bindings state in the first line of its
     docstring) and the page, without pybind11's "method of pybind11_builtins...function_record
-    instance" line. It costs a Python call, about a hundredth of the cheapest op's."""
+    instance" line. It costs a Python call, about a hundredth of the cheapest op's. `outputs`
+    (an aclnn._outputs.Outputs) makes the outputs out= does not give, by a kernel family's rule."""
 
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return builtin(*args, **kwargs)
+    if outputs is None:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return builtin(*args, **kwargs)
+    else:
+        fill = outputs.fill
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return builtin(*args, **fill(args, kwargs))
 
     call.__name__ = call.__qualname__ = builtin.__name__
     call.__module__ = "aclnn"

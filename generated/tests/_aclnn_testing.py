@@ -41,6 +41,10 @@ FOREIGN_DTYPES = ("INT64", "INT32", "INT16", "INT8", "UINT8", "BOOL", "DOUBLE", 
 # A Case dtype resolved at run time: one the page does not document for the parameter on the
 # active SoC (the first of FOREIGN_DTYPES).
 UNDOCUMENTED = "<undocumented>"
+# A Case out= dtype resolved from the golden: its dtype, or the inputs' own floating dtype where
+# the golden computed in a wider one (float32 for FLOAT16 inputs). For ops whose output shape and
+# dtype a kernel family's rule gives, not broadcasting and promotion.
+AUTO = "<auto>"
 
 # The families the pages' product rows stand for, longest prefix first (aclrtGetSocName says e.g.
 # "Ascend910B3" or "Ascend910_9391", which is Ascend910_93's, not Ascend910's).
@@ -186,7 +190,9 @@ def random_array(rng: np.random.Generator, dtype: str, shape: tuple[int, ...], d
 def place(values: np.ndarray, layout: str) -> np.ndarray:
     """The same values in an array of the given memory layout (a view into a larger buffer)."""
     if layout in ("contiguous", "device") or values.ndim == 0 and layout != "offset":
-        return np.ascontiguousarray(values)
+        return np.array(values)  # a C-order copy (np.ascontiguousarray makes a 0-d array 1-d)
+    if layout == "transposed" and values.ndim < 2:  # one axis has nothing to swap: every other element
+        layout = "strided"
     if layout == "transposed":  # the last two axes swapped in memory
         return np.swapaxes(np.ascontiguousarray(np.swapaxes(values, -1, -2)), -1, -2)
     if layout == "strided":  # every other element of the last axis
@@ -344,7 +350,7 @@ def golden(op: Op, case: Case, inputs: dict[str, Any]) -> tuple[Any, ...]:
     compute = NUMPY_DTYPES[compute_dtype(op, input_dtypes(op, case, inputs, tuple(tensors)))]
 
     def as_torch(array: Any) -> Any:
-        return torch.from_numpy(np.ascontiguousarray(np.asarray(array).astype(compute)))
+        return torch.from_numpy(np.asarray(array).astype(compute, order="C"))  # 0-d stays 0-d
 
     env: dict[str, Any] = {"torch": torch, "math": math}
     for p in op.inputs:
@@ -413,6 +419,8 @@ def undocumented(op: Op, case: Case, inputs: dict[str, Any], soc: str) -> Option
             return f"{p.name} is {dtype}, which {op.source} does not list on {soc} ({', '.join(listed)})"
     for p in op.outs:
         out_dtype = case.out.get(p.name) or promote(input_dtypes(op, case, inputs, op.out_dtype_from.get(p.name, ())))
+        if out_dtype == AUTO:
+            continue
         listed = op.documented(soc, p.name)
         if out_dtype and listed is not None and out_dtype not in listed:
             return f"{p.name} would be {out_dtype}, which {op.source} does not list on {soc} ({', '.join(listed)})"
@@ -440,6 +448,7 @@ def check_golden(op: Op, case: Case) -> None:
                       f"{op.api} has no kernel in the simulator")
         return
     expected = golden(op, case, inputs)
+    case = resolve_auto(op, case, inputs, expected)
     outs = out_arrays(op, case, inputs, soc,
                       {p.name: tuple(e.shape) for p, e in zip(op.results, expected) if p.direction == "out"})
     try:
@@ -468,6 +477,20 @@ def check_golden(op: Op, case: Case) -> None:
             # same conversion (towards zero), then compares exactly.
             want = want.to(torch_dtype(dtype))
         assert_close(actual, want, tolerance([dtype, promote(in_dtypes) or dtype]), f"{op.api} {p.name} ({case.id})")
+
+
+def resolve_auto(op: Op, case: Case, inputs: dict[str, Any], expected: tuple[Any, ...]) -> Case:
+    """The case with its AUTO out= dtypes made concrete from the golden's results."""
+    if AUTO not in case.out.values():
+        return case
+    floating = promote(input_dtypes(op, case, inputs, tuple(inputs)))
+    resolved = {}
+    for p, want in zip(op.results, expected):
+        if case.out.get(p.name) != AUTO:
+            continue
+        name = dtype_name(np.dtype(str(want.dtype).replace("torch.", "")))
+        resolved[p.name] = floating if name in FLOATING and floating in FLOATING else name
+    return replace(case, out={**case.out, **resolved})
 
 
 def check_runs(op: Op, case: Case) -> None:

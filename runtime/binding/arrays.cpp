@@ -276,7 +276,8 @@ py::array to_host(const DeviceTensor& t) {
   std::vector<py::ssize_t> shape(t.shape.begin(), t.shape.end()), strides;
   for (int64_t s : t.strides) strides.push_back(static_cast<py::ssize_t>(s * itemsize));
   py::array view(dtype, shape, strides, static_cast<const char*>(raw.data()) - low * itemsize, raw);
-  return py::module_::import("numpy").attr("ascontiguousarray")(view);
+  // A C-order copy (np.ascontiguousarray would make a 0-d tensor's host copy 1-d).
+  return view.attr("copy")();
 }
 
 namespace {
@@ -363,6 +364,27 @@ std::shared_ptr<DeviceTensor> from_pointer(uintptr_t ptr, py::handle shape_arg, 
 }
 
 }  // namespace
+
+// aclnn.empty: a C-contiguous device tensor of uninitialised memory from the caching allocator
+// (torch.empty's counterpart; no copy, no synchronisation): what an op's output is made of.
+std::shared_ptr<DeviceTensor> empty_tensor(py::handle shape_arg, py::handle dtype_arg) {
+  auto t = std::make_shared<DeviceTensor>();
+  t->dtype = dtype_argument(dtype_arg, "aclnn.empty(dtype)");
+  const DTypeInfo* info = dtype_info(t->dtype);
+  if (info == nullptr || info->size == 0) throw py::type_error("aclnn.empty: " + dtype_name(t->dtype) + " has no byte layout");
+  t->shape = int_sequence(shape_arg, "aclnn.empty(shape)");
+  size_t nbytes = info->size;
+  for (int64_t d : t->shape) {
+    if (d < 0) throw py::value_error("aclnn.empty: shape " + std::string(py::repr(shape_arg)) + " has a negative dimension");
+    if (__builtin_mul_overflow(nbytes, static_cast<size_t>(d), &nbytes))
+      throw py::value_error("aclnn.empty: the tensor would be too large to allocate");
+  }
+  t->strides.assign(t->shape.size(), 1);
+  for (size_t i = t->shape.size(); i-- > 1;) t->strides[i - 1] = t->strides[i] * std::max<int64_t>(t->shape[i], 1);
+  t->storage_elements = t->numel();
+  t->storage = DeviceBuffer::allocate(nbytes, Runtime::get().stream(), "");
+  return t;
+}
 
 void bind_tensor(py::module_& m) {
   py::class_<DeviceTensor, std::shared_ptr<DeviceTensor>> tensor_class(m, "Tensor", R"doc(

@@ -418,6 +418,7 @@ bool is_device_tensor(py::handle obj);
 const std::shared_ptr<DeviceTensor>& device_tensor_of(py::handle obj);
 // aclnn.to_device: a device copy of a host array's span, with the array's strides.
 std::shared_ptr<DeviceTensor> to_device(py::handle obj);
+std::shared_ptr<DeviceTensor> empty_tensor(py::handle shape, py::handle dtype);
 // aclnn.Tensor.numpy(): a fresh C-contiguous host array with the tensor's values.
 py::array to_host(const DeviceTensor& tensor);
 void bind_tensor(py::module_& m);

@@ -16,6 +16,7 @@
 
 #include "acl/acl_rt.h"
 #include "aclnn/acl_meta.h"
+#include "aclnn_sim/families.h"
 #include "aclnn_sim/soc.h"
 #include "common/pool.h"
 
@@ -102,6 +103,26 @@ struct KernelSpec {
   bool complex_result_real = false;
 };
 
+// An API computed by one of the simulator's kernel families (gen.families, aclnn_sim/families.h)
+// rather than by an elementwise kernel: the family's planner, the op, and the parameter index of
+// each of the family's roles.
+inline constexpr int kMaxFamilyRoles = 16;    // gen.families.MAX_ROLES
+inline constexpr int kMaxFamilyOptions = 4;   // gen.families.MAX_OPTIONS
+using FamilyPlanner = aclnnStatus (*)(const Call& call, const FamilySpec& family, ExecutorWork** work,
+                                      uint64_t* workspace);
+
+struct FamilySpec {
+  FamilyPlanner plan;
+  int8_t op;                       // the family's Op enumerator
+  int8_t roles[kMaxFamilyRoles];   // by the family's Role enumerator: a parameter index, -1 for none
+  // By the family's Option enumerator: what the semantics file states; NaN where it states nothing.
+  double options[kMaxFamilyOptions];
+
+  int role(int r) const { return roles[r]; }
+  bool has(int r) const { return roles[r] >= 0; }
+  bool has_option(int o) const { return options[o] == options[o]; }
+};
+
 struct ApiSpec {
   const char* name;
   const char* source;  // the page
@@ -110,8 +131,9 @@ struct ApiSpec {
   const ProductSpec* products;
   uint8_t product_count;
   aclnnStatus (*checks)(const Call& call);  // the semantics file's value checks; may be null
-  const KernelSpec* kernel;                  // null: not simulated
-  const char* not_simulated;                 // why, when kernel is null
+  const KernelSpec* kernel;                  // null: not simulated (unless a family computes it)
+  const char* not_simulated;                 // why, when neither a kernel nor a family computes it
+  const FamilySpec* family = nullptr;        // the kernel family that computes it, if any
 };
 
 // --- The arguments of one call -----------------------------------------------------------------

@@ -204,9 +204,6 @@ __attribute__((target("avx2,f16c"))) void StoreRowAvx2(const void* in, char* dst
 }
 #endif
 
-using LoadFn = void (*)(const char* src, int64_t stride, int64_t n, void* dst);
-using StoreFn = void (*)(const void* src, char* dst, int64_t stride, int64_t n);
-
 // Calls fn(S{}) with the storage type of `dtype`; false when the engine has none.
 template <typename Fn>
 bool WithStorage(aclDataType dtype, Fn&& fn) {
@@ -245,40 +242,6 @@ void WithCompute(ComputeType type, Fn&& fn) {
 // complex input complex).
 template <typename T, typename S>
 constexpr bool kLoadable = IsComplex<T>::value || !IsComplex<S>::value;
-
-LoadFn Loader(ComputeType type, aclDataType dtype) {
-  LoadFn load = nullptr;
-  WithCompute(type, [&](auto t) {
-    WithStorage(dtype, [&](auto s) {
-      if constexpr (kLoadable<decltype(t), decltype(s)>) {
-        load = &LoadRow<decltype(t), decltype(s)>;
-#if defined(__x86_64__)
-        if (UseAvx2()) load = &LoadRowAvx2<decltype(t), decltype(s)>;
-#endif
-      }
-    });
-  });
-  return load;
-}
-
-StoreFn Storer(ComputeType type, aclDataType dtype) {
-  StoreFn store = nullptr;
-  WithCompute(type, [&](auto t) {
-    WithStorage(dtype, [&](auto s) {
-      store = &StoreRow<decltype(t), decltype(s)>;
-#if defined(__x86_64__)
-      if (UseAvx2()) store = &StoreRowAvx2<decltype(t), decltype(s)>;
-#endif
-    });
-  });
-  return store;
-}
-
-size_t ComputeSize(ComputeType type) {
-  size_t size = 0;
-  WithCompute(type, [&](auto t) { size = sizeof(t); });
-  return size;
-}
 
 size_t ComputeAlignment(ComputeType type) {
   size_t alignment = 1;
@@ -438,6 +401,40 @@ void ProcessRange(const Plan& plan, int64_t begin, int64_t end) {
 }
 
 }  // namespace
+
+LoadFn Loader(ComputeType type, aclDataType dtype) {
+  LoadFn load = nullptr;
+  WithCompute(type, [&](auto t) {
+    WithStorage(dtype, [&](auto s) {
+      if constexpr (kLoadable<decltype(t), decltype(s)>) {
+        load = &LoadRow<decltype(t), decltype(s)>;
+#if defined(__x86_64__)
+        if (UseAvx2()) load = &LoadRowAvx2<decltype(t), decltype(s)>;
+#endif
+      }
+    });
+  });
+  return load;
+}
+
+StoreFn Storer(ComputeType type, aclDataType dtype) {
+  StoreFn store = nullptr;
+  WithCompute(type, [&](auto t) {
+    WithStorage(dtype, [&](auto s) {
+      store = &StoreRow<decltype(t), decltype(s)>;
+#if defined(__x86_64__)
+      if (UseAvx2()) store = &StoreRowAvx2<decltype(t), decltype(s)>;
+#endif
+    });
+  });
+  return store;
+}
+
+size_t ComputeSize(ComputeType type) {
+  size_t size = 0;
+  WithCompute(type, [&](auto t) { size = sizeof(t); });
+  return size;
+}
 
 bool UseAvx2() {
 #if defined(__x86_64__)

@@ -20,6 +20,16 @@ struct Operand {
 // Operands of one kernel (its output and inputs): the engine's arrays are this long.
 inline constexpr size_t kMaxOperands = 16;
 
+// Row converters, instantiated once per (compute type, dtype) in elementwise.cpp and shared with
+// the kernel families: n values of `dtype` at src, src + stride, ... (strides in bytes) into
+// compute values at dst, and back. Null when the dtype has no storage type (or a complex value
+// would load into a real computation).
+using LoadFn = void (*)(const char* src, int64_t stride, int64_t n, void* dst);
+using StoreFn = void (*)(const void* src, char* dst, int64_t stride, int64_t n);
+LoadFn Loader(ComputeType type, aclDataType dtype);
+StoreFn Storer(ComputeType type, aclDataType dtype);
+size_t ComputeSize(ComputeType type);
+
 // The storage dtype that equals a compute type (ACL_FLOAT for kFloat32, ...).
 aclDataType StorageOf(ComputeType type);
 

@@ -26,6 +26,7 @@
 #include "common/settings.h"
 #include "opapi/call.h"
 #include "opapi/elementwise.h"
+#include "opapi/families/family.h"
 #include "opapi/work.h"
 
 namespace aclsim {
@@ -447,6 +448,7 @@ const char* ComputeTypeName(ComputeType type) {
 aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, uint64_t* workspace) {
   const ApiSpec& spec = call.spec;
   *workspace = 0;
+  if (spec.family) return PlanFamily(call, work, workspace);  // opapi/families/
   auto not_simulated = [&](const std::string& why) {
     *work = std::make_unique<NotSimulatedWork>(spec.name, why);
     return ACLNN_SUCCESS;

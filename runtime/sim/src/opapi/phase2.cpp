@@ -67,21 +67,26 @@ void ElementwiseWork::SetTensor(int index, const char* name, const TensorDesc& t
 bool ElementwiseWork::IsDirect() const { return aclsim::IsDirect(shape, out_, operands_, input_count_, type); }
 
 aclnnStatus ElementwiseWork::CheckMemory(const Extent& extent) const {
-  if (extent.empty) return ACLNN_SUCCESS;
-  if (!extent.data) {
-    return Fail(ACLNN_ERR_PARAM_NULLPTR, std::string(api_) + ": " + extent.name + ": the tensor's data is a null pointer");
+  return CheckTensorMemory(api_, extent.name, extent.data, extent.dtype, extent.low, extent.high, extent.empty);
+}
+
+aclnnStatus CheckTensorMemory(const char* api, const char* name, const void* data, aclDataType dtype, int64_t low,
+                              int64_t high, bool empty) {
+  if (empty) return ACLNN_SUCCESS;
+  if (!data) {
+    return Fail(ACLNN_ERR_PARAM_NULLPTR, std::string(api) + ": " + name + ": the tensor's data is a null pointer");
   }
   // In 128 bits: the element offsets are bounded in int64, their byte offsets need not be.
-  const __int128 size = static_cast<__int128>(DTypeSize(extent.dtype));
-  const __int128 base = static_cast<__int128>(reinterpret_cast<uintptr_t>(extent.data));
-  const __int128 begin = base + extent.low * size, end = base + (static_cast<__int128>(extent.high) + 1) * size;
+  const __int128 size = static_cast<__int128>(DTypeSize(dtype));
+  const __int128 base = static_cast<__int128>(reinterpret_cast<uintptr_t>(data));
+  const __int128 begin = base + low * size, end = base + (static_cast<__int128>(high) + 1) * size;
   DeviceRange range;
   const bool addressable = begin >= 0 && end <= static_cast<__int128>(UINTPTR_MAX);
   if (!addressable || !FindDeviceAllocation(reinterpret_cast<const void*>(static_cast<uintptr_t>(begin)), &range) ||
       end > static_cast<__int128>(range.base + range.size)) {
     return Fail(ACLNN_ERR_PARAM_INVALID,
-                std::string(api_) + ": " + extent.name + ": the view's elements (element offsets " +
-                    std::to_string(extent.low) + " to " + std::to_string(extent.high) +
+                std::string(api) + ": " + name + ": the view's elements (element offsets " + std::to_string(low) +
+                    " to " + std::to_string(high) +
                     " from the data pointer) do not lie inside one live device allocation (aclrtMalloc)");
   }
   return ACLNN_SUCCESS;

@@ -23,6 +23,12 @@ class NotSimulatedWork : public ExecutorWork {
   std::string why_;
 };
 
+// Every element of a tensor's view (element offsets low..high from `data`) lies in one live device
+// allocation; else a fault of `api`'s kernel with a message naming the parameter. Work runs it
+// on each of its tensors before touching their memory.
+aclnnStatus CheckTensorMemory(const char* api, const char* name, const void* data, aclDataType dtype, int64_t low,
+                              int64_t high, bool empty);
+
 // One elementwise kernel over what phase 1 read of the tensors (so the caller may destroy its
 // aclTensor objects between the phases, as CANN allows): each tensor's engine operand, and the
 // element range its view spans, which the kernel checks against the live allocations first.

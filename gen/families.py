@@ -1,0 +1,134 @@
+"""The simulator's kernel families: what a semantics file may name besides an elementwise kernel.
+
+A semantics file says `family = "reduce"`, `op = "sum"` and which of the page's parameters plays
+each of the family's roles (`roles = { dim = "dims", keepdim = "keepDims" }`; a role left out is
+the page's parameter of the same name, if there is one). The simulator has one engine per family
+(runtime/sim/src/opapi/families/), strided, broadcasting and multithreaded; its generated spec
+names the family's planner, the op and the parameter index of every role.
+
+This table is the one home of the families' names, ops, roles and options: the semantics reader
+checks files against it, the simulator's emitter writes each API's FamilySpec from it, and
+gen/emit/enums.py renders it as the C++ enumerations the planners read
+(`include/aclnn_sim/families.h`), so that the two sides cannot disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional, Sequence
+
+if TYPE_CHECKING:
+    from gen.ir import OpSemantics
+
+# The C++ FamilySpec's arrays are this long (runtime/sim/include/aclnn_sim/entry.h).
+MAX_ROLES = 16
+MAX_OPTIONS = 4
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    planner: str  # the C++ planner function (aclsim::PlanXxx)
+    ops: tuple[str, ...]
+    roles: tuple[str, ...]
+    required: tuple[str, ...]  # roles every API of the family binds
+    # Numbers a semantics file may state where the page has no parameter for them (a fixed
+    # epsilon); NaN in the spec when not stated.
+    options: tuple[str, ...] = ()
+    doc: str = ""
+
+    def __post_init__(self) -> None:
+        assert len(self.roles) <= MAX_ROLES and len(self.options) <= MAX_OPTIONS, self.name
+        assert set(self.required) <= set(self.roles), self.name
+
+    @property
+    def cpp_name(self) -> str:
+        return "".join(part.title() for part in self.name.split("_"))
+
+
+FAMILIES: tuple[Family, ...] = (
+    Family(
+        "reduce", "PlanReduce",
+        ops=("sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "any", "all",
+             "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "nansum", "aminmax"),
+        roles=("self", "dim", "keepdim", "dtype", "correction", "unbiased", "p", "out", "indices", "mean",
+               "max_out"),
+        required=("self", "out"),
+        options=("correction", "p"),
+        doc="along `dim` (an int array or an int; absent or empty: every dimension), keepdim; "
+            "max/min give values and indices, var_mean/std_mean the variance and the mean, aminmax min and max"),
+    Family(
+        "cumulative", "PlanCumulative",
+        ops=("cumsum", "cumprod", "cummax", "cummin"),
+        roles=("self", "dim", "dtype", "exclusive", "reverse", "out", "indices"),
+        required=("self", "dim", "out"),
+        doc="running sums and products along one dimension"),
+    Family(
+        "softmax", "PlanSoftmax",
+        ops=("softmax", "log_softmax"),
+        roles=("self", "dim", "out"),
+        required=("self", "dim", "out"),
+        doc="along one dimension, computed in float (double for DOUBLE)"),
+    Family(
+        "norm", "PlanNorm",
+        ops=("layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm"),
+        roles=("input", "input2", "normalized_shape", "weight", "bias", "running_mean", "running_var",
+               "eps", "training", "momentum", "group", "out", "mean", "rstd", "sum_out"),
+        required=("input", "out"),
+        options=("eps",),
+        doc="statistics over the trailing (layer/rms), group or batch dimensions; mean/rstd outputs"),
+    Family(
+        "matmul", "PlanMatmul",
+        ops=("mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger"),
+        roles=("bias", "a", "b", "beta", "alpha", "out"),
+        required=("a", "b", "out"),
+        options=("beta", "alpha"),
+        doc="on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE"),
+    Family(
+        "index", "PlanIndex",
+        ops=("gather", "index_select", "embedding", "scatter", "scatter_add", "one_hot", "topk", "sort",
+             "argsort", "take", "masked_select"),
+        roles=("self", "dim", "index", "src", "value", "reduce", "k", "largest", "sorted", "descending",
+               "stable", "num_classes", "on_value", "off_value", "out", "indices"),
+        required=("self",),
+        doc="gathers, scatters, one-hot encodings, sorts and top-k along a dimension"),
+    Family(
+        "shape", "PlanShape",
+        ops=("cat", "stack", "split", "split_with_size", "permute", "expand", "flip", "roll", "tril",
+             "triu", "constant_pad", "repeat", "transpose", "slice", "narrow"),
+        roles=("self", "tensors", "dim", "dims", "shifts", "size", "diagonal", "pad", "value", "start",
+               "end", "step", "out"),
+        required=("out",),
+        doc="copies between views: concatenation, stacking, splitting, permutations, broadcasts, "
+            "flips, rolls, triangles and constant padding"),
+)
+
+BY_NAME = {f.name: f for f in FAMILIES}
+
+
+def bind_roles(semantics: "OpSemantics", params: "Sequence[str]") -> tuple[dict[str, str], str]:
+    """The page's parameter playing each role of the semantics' family (a role the file leaves
+    out is the parameter of the same name, if the page has one), or {} and why the roles cannot
+    be bound (a role bound to a parameter the page does not have, a required role unbound)."""
+    known = family(semantics.family)
+    assert known is not None, f"{semantics.source}: the semantics reader admits only known families"
+    bound: dict[str, str] = {}
+    for role in known.roles:
+        param = semantics.role(role)
+        if param is not None and param not in params:
+            return {}, f"{semantics.source}: role {role} of family {known.name} is {param}, which the page does not have"
+        param = param if param is not None else (role if role in params else None)
+        if param is None and role in known.required:
+            return {}, f"no parameter of the page plays role {role} of family {known.name}"
+        if param is not None:
+            bound[role] = param
+    return bound, ""
+
+
+def enumerator(name: str) -> str:
+    """An op, role or option as its C++ enumerator: `log_softmax` -> `kLogSoftmax`."""
+    return "k" + "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+
+
+def family(name: str) -> Optional[Family]:
+    return BY_NAME.get(name)

@@ -1,0 +1,130 @@
+// What the kernel families (reduce.cpp, softmax.cpp, norm.cpp, matmul.cpp, index.cpp, shape.cpp)
+// share: reading their roles in phase 1, the tensors their work keeps for phase 2 (checked against
+// the live allocations before any is touched), and moving elements between a tensor of any
+// dtype and strides and a contiguous buffer of the compute type.
+//
+// A family's phase 1 is allocation-free in the steady state, as the elementwise engine's: its work
+// comes from the pool, its tensors' dimensions are inline (Dims), and messages are built only to
+// reject. Phase 2 may allocate (its scratch buffers are per thread and reused).
+#ifndef ACLNN_SIM_OPAPI_FAMILIES_FAMILY_H_
+#define ACLNN_SIM_OPAPI_FAMILIES_FAMILY_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "aclnn_sim/entry.h"
+#include "common/internal.h"
+#include "opapi/call.h"
+#include "opapi/elementwise.h"
+
+namespace aclsim {
+
+// Phase 1's last step for an API whose spec names a family: its planner's work and workspace.
+aclnnStatus PlanFamily(const Call& call, std::unique_ptr<ExecutorWork>* work, uint64_t* workspace);
+
+// --- roles ------------------------------------------------------------------------------------
+
+// The argument bound to a role; null when the page has no such parameter or the caller passed NULL.
+const Call::Param* RoleParam(const Call& call, const FamilySpec& family, int role);
+const char* RoleName(const Call& call, const FamilySpec& family, int role);  // "" when unbound
+const TensorDesc* RoleTensor(const Call& call, const FamilySpec& family, int role);
+// An int array, an int, or a scalar, as dimensions; false when the role has no argument.
+bool RoleInts(const Call& call, const FamilySpec& family, int role, Dims* out);
+int64_t RoleInt(const Call& call, const FamilySpec& family, int role, int64_t fallback);
+bool RoleBool(const Call& call, const FamilySpec& family, int role, bool fallback);
+// A scalar, a float, an int or a bool parameter as a number; else the option `option` of the
+// semantics file (if >= 0 and stated); else `fallback`.
+double RoleNumber(const Call& call, const FamilySpec& family, int role, int option, double fallback);
+aclDataType RoleDType(const Call& call, const FamilySpec& family, int role, aclDataType fallback);
+const std::vector<TensorDesc>* RoleTensorList(const Call& call, const FamilySpec& family, int role);
+
+// A dimension in [-rank, rank) (a scalar accepts -1 and 0) as its index; false outside.
+bool WrapDim(int64_t dim, int64_t rank, int64_t* out);
+
+// "[2, 3]"
+std::string DimsText(const Dims& dims);
+
+// The computation's type for an input dtype: FLOAT, FLOAT16 and BFLOAT16 in float (as the NPU
+// computes them), DOUBLE in double, integers and BOOL in int64 when `integers` (else in double);
+// false for dtypes a family does not compute (complex, quantised).
+bool FamilyComputeType(aclDataType dtype, bool integers, ComputeType* type);
+
+// A not-simulated work (phase 2 answers 561003 with `why`): the planner's way to decline.
+aclnnStatus Decline(const Call& call, ExecutorWork** work, const std::string& why);
+// A phase-1 rejection with "<api>: <parameter>: <message>".
+aclnnStatus RejectParam(const Call& call, const FamilySpec& family, int role, aclnnStatus status,
+                        const std::string& message);
+
+// --- tensors of a family's work -----------------------------------------------------------------
+
+// A tensor as the work keeps it from phase 1: the address of its element (0, ..., 0), its view's
+// shape and strides (in elements), and the extent its view spans for the memory check.
+struct TensorRef {
+  const char* name = "";
+  char* first = nullptr;
+  const void* data = nullptr;
+  aclDataType dtype = ACL_DT_UNDEFINED;
+  Dims shape;
+  Dims strides;
+  int64_t low = 0, high = 0;
+
+  void Set(const char* param, const TensorDesc& t);
+  int64_t numel() const;
+  int64_t rank() const { return static_cast<int64_t>(shape.size()); }
+  // The same elements with the dimensions in `order` (order[i]: the old dimension that becomes i).
+  TensorRef Permuted(const int64_t* order) const;
+  // Row-major and dense in its own dtype.
+  bool Contiguous() const;
+};
+
+class FamilyWork : public ExecutorWork {
+ public:
+  FamilyWork(const FamilyWork&) = delete;
+  FamilyWork& operator=(const FamilyWork&) = delete;
+  ~FamilyWork() override;
+  // Checks every tensor's memory, then computes.
+  aclnnStatus Run(aclrtStream stream) final;
+
+  // The tensor slots the planner fills (Set) before handing the work over.
+  TensorRef& tensor(int i) { return refs_[i]; }
+  const TensorRef& tensor(int i) const { return refs_[i]; }
+  int tensor_count() const { return count_; }
+  ComputeType type = ComputeType::kFloat32;
+
+ protected:
+  FamilyWork(const char* api, int tensors);
+  virtual aclnnStatus Compute() = 0;
+  const char* api_;
+
+ private:
+  TensorRef* refs_;
+  int count_;
+};
+
+// --- moving elements --------------------------------------------------------------------------
+
+// The logical elements of `t` (row-major over its shape) into `dst` as `type` values, or from
+// `src` into `t`, converting; any strides (0, negative), multithreaded for large tensors.
+void GatherAs(const TensorRef& t, ComputeType type, void* dst);
+void ScatterFrom(const void* src, ComputeType type, const TensorRef& t);
+// The elements of `t` as a contiguous buffer of `type`: its own memory when it already is one,
+// else `scratch` filled by GatherAs.
+const void* ContiguousAs(const TensorRef& t, ComputeType type, int scratch);
+// A per-thread buffer of at least `bytes` (slot 0 to 7), kept for the thread's next work.
+void* Scratch(int slot, size_t bytes);
+
+// fn(T{}) with the C++ type of a compute type (float, double, int64_t; complex types are not
+// families' business and never reach here).
+template <typename Fn>
+void WithFamilyType(ComputeType type, Fn&& fn) {
+  switch (type) {
+    case ComputeType::kFloat64: fn(double{}); break;
+    case ComputeType::kInt64: fn(int64_t{}); break;
+    default: fn(float{}); break;
+  }
+}
+
+}  // namespace aclsim
+
+#endif  // ACLNN_SIM_OPAPI_FAMILIES_FAMILY_H_

@@ -1,0 +1,446 @@
+// The reduction family: sum, mean, prod, amax/amin, max/min with indices, argmax/argmin, any/all,
+// var/std (with their mean), norm, logsumexp, nansum and aminmax, along any set of dimensions,
+// with keepdim.
+//
+// Phase 2 views the input with its kept dimensions first and its reduced ones last, so that each
+// output element reduces one contiguous row of R elements: the input's own memory when it already
+// is laid out so in the compute type, else a gathered copy. Rows are spread over the threads; a
+// few long rows (a reduction to one value) are cut into chunks reduced in parallel, whose
+// partial results are combined in order (the same result whatever the number of threads).
+// FLOAT16 and BFLOAT16 are computed in float, as on the NPU; sums of float accumulate in float
+// lanes within a chunk and in double across chunks.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "common/dtypes.h"
+#include "opapi/families/family.h"
+#include "opapi/thread_pool.h"
+
+namespace aclsim {
+namespace {
+
+using F = ReduceFamily;
+
+constexpr int64_t kChunk = 8192;                // elements per partial result of a long row
+constexpr int64_t kParallelRow = 1 << 16;       // a row at least this long is cut into chunks
+
+enum Slot { kSelf, kOut, kIndices, kSecond, kSlots };
+
+bool HasIndices(int op) { return op == F::Op::kMax || op == F::Op::kMin; }
+bool IsArg(int op) { return op == F::Op::kArgmax || op == F::Op::kArgmin; }
+// Ops that need at least one element per output (PyTorch and CANN refuse empty reductions).
+bool NeedsElements(int op) {
+  return op == F::Op::kAmax || op == F::Op::kAmin || op == F::Op::kMax || op == F::Op::kMin || IsArg(op) ||
+         op == F::Op::kAminmax;
+}
+// Ops that integers compute exactly (in int64); the others compute integers in double.
+bool ExactOnIntegers(int op) {
+  return op == F::Op::kSum || op == F::Op::kProd || op == F::Op::kAmax || op == F::Op::kAmin ||
+         op == F::Op::kMax || op == F::Op::kMin || IsArg(op) || op == F::Op::kAny || op == F::Op::kAll ||
+         op == F::Op::kNansum || op == F::Op::kAminmax;
+}
+
+template <typename T>
+bool IsNan(T v) {
+  if constexpr (std::is_floating_point<T>::value) return v != v;
+  return false;
+}
+
+// --- chunks of one row ----------------------------------------------------------------------------
+
+typedef float Float8 __attribute__((vector_size(32)));
+typedef Float8 LooseFloat8 __attribute__((aligned(4), may_alias));
+
+// A float sum in 32 lanes (four 8-lane accumulators): vectorised, and closer to the exact sum
+// than one running float.
+double SumFloats(const float* x, int64_t n) {
+  Float8 a0 = {}, a1 = {}, a2 = {}, a3 = {};
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    a0 += *reinterpret_cast<const LooseFloat8*>(x + i);
+    a1 += *reinterpret_cast<const LooseFloat8*>(x + i + 8);
+    a2 += *reinterpret_cast<const LooseFloat8*>(x + i + 16);
+    a3 += *reinterpret_cast<const LooseFloat8*>(x + i + 24);
+  }
+  const Float8 a = (a0 + a1) + (a2 + a3);
+  double sum = 0;
+  for (int j = 0; j < 8; ++j) sum += a[j];
+  for (; i < n; ++i) sum += x[i];
+  return sum;
+}
+
+// The partial result of a chunk: enough for every op.
+template <typename T>
+struct Partial {
+  double sum = 0;        // sums (float, double ops), counts
+  int64_t isum = 0;      // integer sums
+  T extreme{};           // amax/amin/max/min/arg*: the value (the first min of aminmax)
+  T extreme2{};          // aminmax: the max
+  int64_t index = -1;    // its index in the row (-1: none yet)
+  int64_t index2 = -1;
+  bool flag = false;     // any: seen a nonzero; all: seen a zero
+  double product = 1;
+  int64_t iproduct = 1;
+};
+
+// a "wins over" b for a max (min when `less`): larger, or NaN (first NaN wins), ties keep b.
+template <typename T>
+bool Better(T a, T b, bool less) {
+  if (IsNan(b)) return false;
+  if (IsNan(a)) return true;
+  return less ? a < b : a > b;
+}
+
+template <typename T>
+void ChunkExtreme(const T* x, int64_t begin, int64_t end, bool less, T* value, int64_t* index) {
+  for (int64_t i = begin; i < end; ++i) {
+    if (*index < 0 || Better(x[i], *value, less)) {
+      *value = x[i];
+      *index = i;
+      if (IsNan(x[i])) return;
+    }
+  }
+}
+
+// Pass 1 of an op over x[begin, end): `center` is the row's mean (var/std) or max (logsumexp)
+// from a first pass, `p` the norm's order.
+template <typename T>
+Partial<T> ReduceChunk(int op, const T* x, int64_t begin, int64_t end, double center, double p) {
+  Partial<T> r;
+  const int64_t n = end - begin;
+  const T* y = x + begin;
+  switch (op) {
+    case F::Op::kSum: case F::Op::kMean: case F::Op::kNansum:
+      if constexpr (std::is_same<T, float>::value) {
+        if (op != F::Op::kNansum) {
+          r.sum = SumFloats(y, n);
+          break;
+        }
+      }
+      if constexpr (std::is_integral<T>::value) {
+        for (int64_t i = 0; i < n; ++i) r.isum += y[i];
+      } else {
+        for (int64_t i = 0; i < n; ++i) {
+          if (op != F::Op::kNansum || !IsNan(y[i])) r.sum += static_cast<double>(y[i]);
+        }
+      }
+      break;
+    case F::Op::kProd:
+      if constexpr (std::is_integral<T>::value) {
+        for (int64_t i = 0; i < n; ++i) r.iproduct *= y[i];
+      } else {
+        for (int64_t i = 0; i < n; ++i) r.product *= static_cast<double>(y[i]);
+      }
+      break;
+    case F::Op::kAmax: case F::Op::kMax: case F::Op::kArgmax:
+      ChunkExtreme(x, begin, end, false, &r.extreme, &r.index);
+      break;
+    case F::Op::kAmin: case F::Op::kMin: case F::Op::kArgmin:
+      ChunkExtreme(x, begin, end, true, &r.extreme, &r.index);
+      break;
+    case F::Op::kAminmax:
+      ChunkExtreme(x, begin, end, true, &r.extreme, &r.index);
+      ChunkExtreme(x, begin, end, false, &r.extreme2, &r.index2);
+      break;
+    case F::Op::kAny:
+      for (int64_t i = 0; i < n && !r.flag; ++i) r.flag = y[i] != T(0);
+      break;
+    case F::Op::kAll:
+      for (int64_t i = 0; i < n && !r.flag; ++i) r.flag = y[i] == T(0);
+      break;
+    case F::Op::kVar: case F::Op::kStd: case F::Op::kVarMean: case F::Op::kStdMean:
+      for (int64_t i = 0; i < n; ++i) {
+        const double d = static_cast<double>(y[i]) - center;
+        r.sum += d * d;
+      }
+      break;
+    case F::Op::kNorm:
+      if (std::isinf(p)) {
+        r.extreme = p > 0 ? T(0) : std::numeric_limits<T>::max();
+        double e = p > 0 ? 0.0 : std::numeric_limits<double>::infinity();
+        for (int64_t i = 0; i < n; ++i) {
+          const double a = std::fabs(static_cast<double>(y[i]));
+          if (a != a) { e = a; break; }
+          e = p > 0 ? std::max(e, a) : std::min(e, a);
+        }
+        r.sum = e;
+      } else if (p == 0) {
+        for (int64_t i = 0; i < n; ++i) r.sum += y[i] != T(0) ? 1.0 : 0.0;
+      } else if (p == 1) {
+        for (int64_t i = 0; i < n; ++i) r.sum += std::fabs(static_cast<double>(y[i]));
+      } else if (p == 2) {
+        for (int64_t i = 0; i < n; ++i) r.sum += static_cast<double>(y[i]) * static_cast<double>(y[i]);
+      } else {
+        for (int64_t i = 0; i < n; ++i) r.sum += std::pow(std::fabs(static_cast<double>(y[i])), p);
+      }
+      break;
+    case F::Op::kLogsumexp:
+      for (int64_t i = 0; i < n; ++i) r.sum += std::exp(static_cast<double>(y[i]) - center);
+      break;
+  }
+  return r;
+}
+
+template <typename T>
+void Combine(int op, double p, Partial<T>* into, const Partial<T>& next) {
+  into->sum = (op == F::Op::kNorm && std::isinf(p))
+                  ? ((into->sum != into->sum || next.sum != next.sum) ? std::numeric_limits<double>::quiet_NaN()
+                     : p > 0 ? std::max(into->sum, next.sum) : std::min(into->sum, next.sum))
+                  : into->sum + next.sum;
+  into->isum += next.isum;
+  into->product *= next.product;
+  into->iproduct *= next.iproduct;
+  into->flag = into->flag || next.flag;
+  const bool less = op == F::Op::kAmin || op == F::Op::kMin || op == F::Op::kArgmin || op == F::Op::kAminmax;
+  if (next.index >= 0 && (into->index < 0 || Better(next.extreme, into->extreme, less))) {
+    into->extreme = next.extreme;
+    into->index = next.index;
+  }
+  if (next.index2 >= 0 && (into->index2 < 0 || Better(next.extreme2, into->extreme2, false))) {
+    into->extreme2 = next.extreme2;
+    into->index2 = next.index2;
+  }
+}
+
+// One row's pass, cut into chunks reduced in parallel when `parallel` (combined in order).
+template <typename T>
+Partial<T> ReduceRow(int op, const T* x, int64_t n, double center, double p, bool parallel) {
+  if (!parallel || n < kParallelRow) {
+    Partial<T> r = ReduceChunk(op, x, 0, n, center, p);
+    if (op == F::Op::kNorm && std::isinf(p) && n == 0) r.sum = 0;
+    return r;
+  }
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<Partial<T>> partials(static_cast<size_t>(chunks));
+  const int64_t tasks = std::min<int64_t>(chunks, ParallelThreads() * 4);
+  ParallelFor(tasks, [&](int64_t task) {
+    for (int64_t c = chunks * task / tasks; c < chunks * (task + 1) / tasks; ++c) {
+      partials[static_cast<size_t>(c)] = ReduceChunk(op, x, c * kChunk, std::min(n, (c + 1) * kChunk), center, p);
+    }
+  });
+  Partial<T> r = partials[0];
+  for (int64_t c = 1; c < chunks; ++c) Combine(op, p, &r, partials[static_cast<size_t>(c)]);
+  return r;
+}
+
+template <typename T>
+T FromDouble(double v) {
+  if constexpr (std::is_integral<T>::value) {
+    return static_cast<T>(v);
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
+// The results of one row: value (and second value), index.
+template <typename T>
+void ReduceOne(int op, const T* x, int64_t n, double correction, double p, bool parallel, T* value, T* second,
+               int64_t* index) {
+  switch (op) {
+    case F::Op::kVar: case F::Op::kStd: case F::Op::kVarMean: case F::Op::kStdMean: {
+      const Partial<T> s = ReduceRow<T>(F::Op::kMean, x, n, 0, p, parallel);
+      const double mean = (std::is_integral<T>::value ? static_cast<double>(s.isum) : s.sum) / static_cast<double>(n);
+      const Partial<T> q = ReduceRow<T>(op, x, n, mean, p, parallel);
+      const double var = q.sum / std::max(0.0, static_cast<double>(n) - correction);
+      const bool root = op == F::Op::kStd || op == F::Op::kStdMean;
+      *value = FromDouble<T>(root ? std::sqrt(var) : var);
+      *second = FromDouble<T>(mean);
+      return;
+    }
+    case F::Op::kLogsumexp: {
+      const Partial<T> m = ReduceRow<T>(F::Op::kAmax, x, n, 0, p, parallel);
+      const double top = m.index < 0 ? -std::numeric_limits<double>::infinity() : static_cast<double>(m.extreme);
+      if (std::isinf(top) || top != top) {  // all -inf (or none): -inf; an +inf or a NaN passes
+        *value = FromDouble<T>(top);
+        return;
+      }
+      const Partial<T> s = ReduceRow<T>(op, x, n, top, p, parallel);
+      *value = FromDouble<T>(top + std::log(s.sum));
+      return;
+    }
+    default: break;
+  }
+  const Partial<T> r = ReduceRow<T>(op, x, n, 0, p, parallel);
+  const bool integral = std::is_integral<T>::value;
+  switch (op) {
+    case F::Op::kSum: case F::Op::kNansum:
+      *value = integral ? static_cast<T>(r.isum) : FromDouble<T>(r.sum);
+      break;
+    case F::Op::kMean:
+      *value = FromDouble<T>((integral ? static_cast<double>(r.isum) : r.sum) / static_cast<double>(n));
+      break;
+    case F::Op::kProd:
+      *value = integral ? static_cast<T>(r.iproduct) : FromDouble<T>(r.product);
+      break;
+    case F::Op::kAmax: case F::Op::kAmin: case F::Op::kMax: case F::Op::kMin:
+    case F::Op::kArgmax: case F::Op::kArgmin:
+      *value = r.extreme;
+      *index = r.index;
+      break;
+    case F::Op::kAminmax:
+      *value = r.extreme;
+      *second = r.extreme2;
+      break;
+    case F::Op::kAny: *value = T(r.flag ? 1 : 0); break;
+    case F::Op::kAll: *value = T(r.flag ? 0 : 1); break;
+    case F::Op::kNorm:
+      *value = FromDouble<T>(std::isinf(p) || p == 0 || p == 1 ? r.sum : p == 2 ? std::sqrt(r.sum)
+                                                                                : std::pow(r.sum, 1.0 / p));
+      break;
+    default: break;
+  }
+}
+
+class ReduceWork final : public FamilyWork {
+ public:
+  ReduceWork(const char* api, int op) : FamilyWork(api, kSlots), op_(op) {}
+
+  uint64_t reduced = 0;  // bit d: dimension d of self is reduced
+  double correction = 1, p = 2;
+
+ private:
+  aclnnStatus Compute() override {
+    const TensorRef& self = tensor(kSelf);
+    const int64_t rank = self.rank();
+    int64_t order[16];
+    int64_t k = 0, outer = 1, length = 1;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!(reduced >> d & 1)) order[k++] = d, outer *= self.shape[d];
+    }
+    for (int64_t d = 0; d < rank; ++d) {
+      if (reduced >> d & 1) order[k++] = d, length *= self.shape[d];
+    }
+    if (outer == 0) return ACLNN_SUCCESS;
+    const TensorRef rows = self.Permuted(order);
+    WithFamilyType(type, [&](auto zero) {
+      using T = decltype(zero);
+      const T* x = static_cast<const T*>(ContiguousAs(rows, type, 0));
+      T* values = static_cast<T*>(Scratch(1, static_cast<size_t>(outer) * sizeof(T)));
+      T* seconds = static_cast<T*>(Scratch(2, static_cast<size_t>(outer) * sizeof(T)));
+      int64_t* indices = static_cast<int64_t*>(Scratch(3, static_cast<size_t>(outer) * sizeof(int64_t)));
+      const bool few = outer < ParallelThreads() * 2;
+      auto row = [&](int64_t o, bool parallel) {
+        int64_t index = 0;
+        ReduceOne<T>(op_, x + o * length, length, correction, p, parallel, &values[o], &seconds[o], &index);
+        indices[o] = index;
+      };
+      if (few || outer * length < (1 << 15)) {
+        for (int64_t o = 0; o < outer; ++o) row(o, few);
+      } else {
+        const int64_t tasks = std::min<int64_t>(outer, ParallelThreads() * 4);
+        ParallelFor(tasks, [&](int64_t task) {
+          for (int64_t o = outer * task / tasks; o < outer * (task + 1) / tasks; ++o) row(o, false);
+        });
+      }
+      if (IsArg(op_)) {
+        ScatterFrom(indices, ComputeType::kInt64, tensor(kOut));
+      } else {
+        ScatterFrom(values, type, tensor(kOut));
+      }
+      if (HasIndices(op_) && tensor(kIndices).dtype != ACL_DT_UNDEFINED) {
+        ScatterFrom(indices, ComputeType::kInt64, tensor(kIndices));
+      }
+      if (tensor(kSecond).dtype != ACL_DT_UNDEFINED) ScatterFrom(seconds, type, tensor(kSecond));
+    });
+    return ACLNN_SUCCESS;
+  }
+
+  int op_;
+};
+
+// Checks an output's shape against the reduced shape; sets its slot.
+aclnnStatus SetOutput(const Call& call, const FamilySpec& family, int role, const TensorDesc* t, const Dims& shape,
+                      ReduceWork* work, int slot) {
+  // A reduction to one value may be written to a one-element tensor of any rank (aclnnMax's out
+  // is [1] in its page's example).
+  const bool one_value = shape.empty() && t->numel() == 1;
+  if (t->view != shape && !one_value) {
+    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
+                       "shape " + DimsText(t->view) + " is not the reduced shape " + DimsText(shape));
+  }
+  work->tensor(slot).Set(RoleName(call, family, role), *t);
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace
+
+aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
+  *workspace = 0;
+  const int op = family.op;
+  const TensorDesc* self = RoleTensor(call, family, F::Role::kSelf);
+  const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
+  if (!self || !out) return Decline(call, work, "when its input or output is absent");
+  const int64_t rank = static_cast<int64_t>(self->view.size());
+  if (rank > 16) return Decline(call, work, "for more than 16 dimensions");
+
+  uint64_t reduced = 0;
+  Dims dims;
+  const bool given = RoleInts(call, family, F::Role::kDim, &dims);
+  if (!given || dims.empty()) {
+    reduced = rank == 0 ? 0 : (rank == 64 ? ~uint64_t{0} : (uint64_t{1} << rank) - 1);
+  } else {
+    for (int64_t d : dims) {
+      int64_t wrapped;
+      if (!WrapDim(d, rank, &wrapped)) {
+        return RejectParam(call, family, F::Role::kDim, ACLNN_ERR_PARAM_INVALID,
+                           "dimension " + std::to_string(d) + " is out of range for a tensor of rank " +
+                               std::to_string(rank));
+      }
+      if (rank == 0) continue;
+      if (reduced >> wrapped & 1) {
+        return RejectParam(call, family, F::Role::kDim, ACLNN_ERR_PARAM_INVALID,
+                           "dimension " + std::to_string(d) + " appears more than once");
+      }
+      reduced |= uint64_t{1} << wrapped;
+    }
+  }
+  const bool keepdim = RoleBool(call, family, F::Role::kKeepdim, false);
+  Dims shape;
+  int64_t length = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (reduced >> d & 1) {
+      length *= self->view[d];
+      if (keepdim) shape.push_back(1);
+    } else {
+      shape.push_back(self->view[d]);
+    }
+  }
+  if (NeedsElements(op) && length == 0 && self->numel() == 0 && rank > 0) {
+    return RejectParam(call, family, F::Role::kSelf, ACLNN_ERR_PARAM_INVALID,
+                       "cannot reduce an empty dimension with " + std::string(F::kOpNames[op]));
+  }
+  ComputeType type;
+  if (!FamilyComputeType(self->dtype, ExactOnIntegers(op), &type)) {
+    return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+  }
+
+  ReduceWork* made = new ReduceWork(call.spec.name, op);
+  std::unique_ptr<ReduceWork> owned(made);
+  made->type = type;
+  made->reduced = reduced;
+  if (const Call::Param* unbiased = RoleParam(call, family, F::Role::kUnbiased)) {
+    (void)unbiased;
+    made->correction = RoleBool(call, family, F::Role::kUnbiased, true) ? 1 : 0;
+  } else {
+    made->correction = RoleNumber(call, family, F::Role::kCorrection, F::Option::kCorrection, 1);
+  }
+  made->p = RoleNumber(call, family, F::Role::kP, F::Option::kP, 2);
+  made->tensor(kSelf).Set(RoleName(call, family, F::Role::kSelf), *self);
+  if (aclnnStatus s = SetOutput(call, family, F::Role::kOut, out, shape, made, kOut)) return s;
+  if (HasIndices(op)) {
+    if (const TensorDesc* indices = RoleTensor(call, family, F::Role::kIndices)) {
+      if (aclnnStatus s = SetOutput(call, family, F::Role::kIndices, indices, shape, made, kIndices)) return s;
+    }
+  }
+  const int second = op == F::Op::kAminmax ? F::Role::kMaxOut : F::Role::kMean;
+  if (const TensorDesc* t = RoleTensor(call, family, second)) {
+    if (aclnnStatus s = SetOutput(call, family, second, t, shape, made, kSecond)) return s;
+  }
+  *work = owned.release();
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace aclsim
