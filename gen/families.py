@@ -86,21 +86,29 @@ FAMILIES: tuple[Family, ...] = (
         doc="on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE"),
     Family(
         "index", "PlanIndex",
-        ops=("gather", "index_select", "embedding", "scatter", "scatter_add", "one_hot", "topk", "sort",
-             "argsort", "take", "masked_select"),
-        roles=("self", "dim", "index", "src", "value", "reduce", "k", "largest", "sorted", "descending",
-               "stable", "num_classes", "on_value", "off_value", "out", "indices"),
+        ops=("gather", "index_select", "embedding", "take", "scatter", "scatter_add", "one_hot", "topk", "sort",
+             "argsort"),
+        roles=("self", "dim", "index", "src", "value", "reduce", "k", "largest", "descending", "num_classes",
+               "on_value", "off_value", "out", "indices"),
         required=("self",),
-        doc="gathers, scatters, one-hot encodings, sorts and top-k along a dimension"),
+        doc="gathers and scatters along a dimension (indices checked in phase 2, where they live), "
+            "one-hot encodings, stable sorts and top-k"),
+    Family(
+        "select", "PlanSelect",
+        ops=("where", "masked_fill"),
+        roles=("condition", "self", "other", "out"),
+        required=("condition", "self"),
+        doc="where: out = condition ? self : other, broadcast; masked_fill: self = mask ? value : self"),
     Family(
         "shape", "PlanShape",
-        ops=("cat", "stack", "split", "split_with_size", "permute", "expand", "flip", "roll", "tril",
-             "triu", "constant_pad", "repeat", "transpose", "slice", "narrow"),
+        ops=("cast", "copy", "cat", "stack", "split", "split_with_size", "permute", "expand", "flip", "roll",
+             "tril", "triu", "constant_pad", "repeat", "slice"),
         roles=("self", "tensors", "dim", "dims", "shifts", "size", "diagonal", "pad", "value", "start",
-               "end", "step", "out"),
+               "end", "step", "dtype", "out"),
         required=("out",),
-        doc="copies between views: concatenation, stacking, splitting, permutations, broadcasts, "
-            "flips, rolls, triangles and constant padding"),
+        doc="copies between views, bit for bit within a dtype and converting between dtypes: casts, "
+            "broadcasting copies, concatenation, stacking, splitting, permutations, broadcasts, flips, "
+            "rolls, triangles, constant padding, repeats and slices"),
 )
 
 BY_NAME = {f.name: f for f in FAMILIES}

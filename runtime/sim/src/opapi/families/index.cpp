@@ -1,0 +1,677 @@
+// The indexing family (gather, index_select, embedding, take, scatter/scatter_add and their
+// value and in-place forms, one_hot, topk, sort, argsort) and the select family (where,
+// masked_fill).
+//
+// Gathers and scatters move elements bit for bit (views.h); scatters with a reduction (add,
+// multiply) combine in the family's compute type (float for FLOAT16/BFLOAT16, as the NPU). An
+// index outside its dimension is read in phase 2 (it lives in device memory) and faults there as
+// the device's kernel would, before anything is written, with a message naming the parameter,
+// the value and the extent; phase 1 rejects what the page forbids in the shapes and attributes.
+// Sorts are stable (equal keys keep their order, NaN sorts above every number, as PyTorch's
+// sort), so that values and indices are one defined answer; top-k takes the head of that order.
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "common/dtypes.h"
+#include "opapi/families/family.h"
+#include "opapi/families/views.h"
+#include "opapi/thread_pool.h"
+
+namespace aclsim {
+namespace {
+
+using F = IndexFamily;
+using S = SelectFamily;
+
+enum Slot { kSelf, kIndex, kSrc, kOut, kIndicesOut, kOn, kOff, kSlots };
+
+aclnnStatus Invalid(const Call& call, const FamilySpec& family, int role, const std::string& message) {
+  return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
+}
+
+aclnnStatus WrapOrReject(const Call& call, const FamilySpec& family, int role, int64_t dim, int64_t rank, int64_t* out) {
+  if (WrapDim(dim, rank, out)) return ACLNN_SUCCESS;
+  const int64_t extent = std::max<int64_t>(rank, 1);
+  return Invalid(call, family, role, "dimension " + std::to_string(dim) + " is out of range [" + std::to_string(-extent) +
+                                         ", " + std::to_string(extent - 1) + "] for a tensor of rank " +
+                                         std::to_string(rank));
+}
+
+aclnnStatus CheckShape(const Call& call, const FamilySpec& family, int role, const TensorDesc& t, const Dims& shape,
+                       const char* rule) {
+  if (t.view == shape) return ACLNN_SUCCESS;
+  return Invalid(call, family, role, "shape " + DimsText(t.view) + " is not " + DimsText(shape) + " (" + rule + ")");
+}
+
+// Offset (in elements) of position `i` (row-major over `shape`) in a tensor of `strides`, with
+// dimension `dim` replaced by `at` (dim < 0: none replaced).
+int64_t OffsetOf(int64_t i, const Dims& shape, const Dims& strides, int64_t dim, int64_t at) {
+  int64_t offset = 0;
+  for (int64_t d = static_cast<int64_t>(shape.size()); d-- > 0;) {
+    const int64_t coordinate = i % shape[d];
+    i /= shape[d];
+    offset += (d == dim ? at : coordinate) * strides[d];
+  }
+  return offset;
+}
+
+class IndexWork final : public FamilyWork {
+ public:
+  IndexWork(const char* api, int op) : FamilyWork(api, kSlots), op_(op) {}
+
+  int64_t dim = 0;
+  int64_t extent = 0;   // the indexed dimension's extent (indices must lie in [0, extent))
+  int reduce = 0;       // scatter: 0 replace, 1 add, 2 multiply
+  bool has_value = false;  // scatter_value: the scalar instead of src
+  double real = 0;
+  int64_t integer = 0;
+  bool integral = false;
+  int64_t k = 0;
+  bool descending = false;
+  bool in_place = false;
+  int64_t axis = 0, classes = 0;
+
+ private:
+  aclnnStatus Fault(const char* param, int64_t position, int64_t value, aclnnStatus status = ACLNN_ERR_INNER) const {
+    return Fail(status, std::string(api_) + ": " + param + ": element " + std::to_string(position) + " is " +
+                            std::to_string(value) + ", outside [0, " + std::to_string(extent) +
+                            ") (the device's kernel faults on an index out of range)");
+  }
+
+  // The index tensor's values, every one checked against [0, extent).
+  aclnnStatus Indices(const int64_t** values, aclnnStatus negative_status = ACLNN_ERR_INNER) const {
+    const TensorRef& index = tensor(kIndex);
+    const int64_t* v = IndexValues(index, 4);
+    const int64_t n = index.numel();
+    for (int64_t i = 0; i < n; ++i) {
+      if (v[i] < 0 || v[i] >= extent) return Fault(index.name, i, v[i], v[i] < 0 ? negative_status : ACLNN_ERR_INNER);
+    }
+    *values = v;
+    return ACLNN_SUCCESS;
+  }
+
+  aclnnStatus Compute() override {
+    switch (op_) {
+      case F::Op::kGather: return Gather();
+      case F::Op::kIndexSelect: case F::Op::kEmbedding: return Select();
+      case F::Op::kTake: return Take();
+      case F::Op::kScatter: case F::Op::kScatterAdd: return Scatter();
+      case F::Op::kOneHot: return OneHot();
+      case F::Op::kTopk: case F::Op::kSort: case F::Op::kArgsort: return Sort();
+      default: return ACLNN_SUCCESS;
+    }
+  }
+
+  aclnnStatus Gather() {
+    const int64_t* idx;
+    if (aclnnStatus s = Indices(&idx)) return s;
+    const TensorRef& self = tensor(kSelf);
+    const TensorRef& index = tensor(kIndex);
+    const DenseTarget target(tensor(kOut), 5);
+    const size_t size = DTypeSize(self.dtype);
+    const int64_t n = index.numel();
+    char* out = target.data();
+    auto body = [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const int64_t offset = OffsetOf(i, index.shape, self.strides, dim, idx[i]);
+        std::memcpy(out + static_cast<size_t>(i) * size, self.first + offset * static_cast<int64_t>(size), size);
+      }
+    };
+    Spread(n, body);
+    target.Finish();
+    return ACLNN_SUCCESS;
+  }
+
+  // index_select and embedding: slice idx[k] of self along dim into slice k of out (embedding:
+  // rows of the 2-D weight to rows of out, indices of any shape flattened).
+  aclnnStatus Select() {
+    const int64_t* idx;
+    if (aclnnStatus s = Indices(&idx, op_ == F::Op::kEmbedding ? ACLNN_ERR_PARAM_INVALID : ACLNN_ERR_INNER)) return s;
+    const TensorRef& self = tensor(kSelf);
+    const int64_t n = tensor(kIndex).numel();
+    if (self.rank() == 0) {  // a zero-dimensional self: index [0] selects it
+      CopyElements(BroadcastTo(self, tensor(kOut).shape), tensor(kOut));
+      return ACLNN_SUCCESS;
+    }
+    const DenseTarget target(tensor(kOut), 5);
+    TensorRef out = target.ref();
+    if (op_ == F::Op::kEmbedding) out = DenseRef(target.data(), out.dtype, Dims{n, self.shape[1]});
+    auto body = [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) CopyElements(SelectDim(self, dim, idx[i]), SelectDim(out, dim, i));
+    };
+    const int64_t slice = self.numel() / std::max<int64_t>(self.shape[dim], 1);
+    if (n * slice >= (1 << 16) && n >= 2) {
+      const int64_t tasks = std::min<int64_t>(n, ParallelThreads() * 4);
+      ParallelFor(tasks, [&](int64_t t) { body(n * t / tasks, n * (t + 1) / tasks); });
+    } else {
+      body(0, n);
+    }
+    target.Finish();
+    return ACLNN_SUCCESS;
+  }
+
+  aclnnStatus Take() {
+    const TensorRef& self = tensor(kSelf);
+    const TensorRef& index = tensor(kIndex);
+    const int64_t* raw = IndexValues(index, 4);
+    const int64_t n = index.numel();
+    std::vector<int64_t> wrapped(raw, raw + n);  // take accepts negative indices (from the end)
+    for (int64_t i = 0; i < n; ++i) {
+      if (wrapped[i] < -extent || wrapped[i] >= extent) {
+        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + index.name + ": element " + std::to_string(i) + " is " +
+                                         std::to_string(wrapped[i]) + ", outside [" + std::to_string(-extent) + ", " +
+                                         std::to_string(extent) + ") (the device's kernel faults on an index out of range)");
+      }
+      if (wrapped[i] < 0) wrapped[i] += extent;
+    }
+    const int64_t* idx = wrapped.data();
+    const DenseTarget target(tensor(kOut), 5);
+    const size_t size = DTypeSize(self.dtype);
+    char* out = target.data();
+    Spread(n, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const int64_t offset = OffsetOf(idx[i], self.shape, self.strides, -1, 0);
+        std::memcpy(out + static_cast<size_t>(i) * size, self.first + offset * static_cast<int64_t>(size), size);
+      }
+    });
+    target.Finish();
+    return ACLNN_SUCCESS;
+  }
+
+  // out = self, then out[... idx ...] (=, +=, *=) src[...] (or the scalar) in the index's order.
+  aclnnStatus Scatter() {
+    const int64_t* idx;
+    if (aclnnStatus s = Indices(&idx)) return s;
+    const TensorRef& self = tensor(kSelf);
+    const TensorRef& out = tensor(kOut);
+    const TensorRef& index = tensor(kIndex);
+    if (!in_place) CopyElements(self, out);
+    const int64_t n = index.numel();
+    const size_t size = DTypeSize(out.dtype);
+    alignas(16) unsigned char value[16];
+    if (has_value) ScalarBits(out.dtype, real, integer, integral, value);
+    const TensorRef& src = tensor(kSrc);
+    if (reduce == 0) {
+      for (int64_t i = 0; i < n; ++i) {
+        char* to = out.first + OffsetOf(i, index.shape, out.strides, dim, idx[i]) * static_cast<int64_t>(size);
+        const char* from = has_value ? reinterpret_cast<const char*>(value)
+                                     : src.first + OffsetOf(i, index.shape, src.strides, -1, 0) * static_cast<int64_t>(size);
+        std::memcpy(to, from, size);
+      }
+      return ACLNN_SUCCESS;
+    }
+    ComputeType type;
+    FamilyComputeType(out.dtype, true, &type);
+    if (out.dtype == ACL_COMPLEX64 || out.dtype == ACL_COMPLEX128) type = ComputeType::kComplex128;
+    const LoadFn load = Loader(type, out.dtype);
+    const StoreFn store = Storer(type, out.dtype);
+    WithComputeValue(type, [&](auto zero) {
+      using T = decltype(zero);
+      T operand{};
+      if (has_value) load(reinterpret_cast<const char*>(value), 0, 1, &operand);
+      for (int64_t i = 0; i < n; ++i) {
+        char* to = out.first + OffsetOf(i, index.shape, out.strides, dim, idx[i]) * static_cast<int64_t>(size);
+        if (!has_value) load(src.first + OffsetOf(i, index.shape, src.strides, -1, 0) * static_cast<int64_t>(size), 0, 1, &operand);
+        T current;
+        load(to, 0, 1, &current);
+        current = Combine(current, operand);
+        store(&current, to, 0, 1);
+      }
+    });
+    return ACLNN_SUCCESS;
+  }
+
+  template <typename T>
+  T Combine(T a, T b) const {
+    if constexpr (std::is_same<T, bool>::value) {
+      return reduce == 1 ? (a || b) : (a && b);
+    } else {
+      return reduce == 1 ? a + b : a * b;
+    }
+  }
+
+  template <typename Fn>
+  static void WithComputeValue(ComputeType type, Fn&& fn) {
+    switch (type) {
+      case ComputeType::kFloat64: fn(double{}); break;
+      case ComputeType::kInt64: fn(int64_t{}); break;
+      case ComputeType::kComplex64: fn(std::complex<float>{}); break;
+      case ComputeType::kComplex128: fn(std::complex<double>{}); break;
+      default: fn(float{}); break;
+    }
+  }
+
+  // out = off everywhere, then on at (outer, class, inner) for each in-range class of self;
+  // a class outside [0, numClasses) leaves its row off (the page: "编码成全offValue").
+  aclnnStatus OneHot() {
+    const TensorRef& self = tensor(kSelf);
+    const TensorRef& out = tensor(kOut);
+    const DenseTarget target(out, 5);
+    FillFrom(target.ref(), tensor(kOff));
+    alignas(16) unsigned char on[16];
+    CopyElements(BroadcastTo(Scalar(tensor(kOn)), Dims()), DenseRef(on, out.dtype, Dims()));
+    const int64_t* classes_of = IndexValues(self, 4);
+    int64_t inner = 1;
+    for (int64_t d = axis; d < self.rank(); ++d) inner *= self.shape[d];
+    const int64_t n = self.numel();
+    const size_t size = DTypeSize(out.dtype);
+    char* data = target.data();
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t c = classes_of[i];
+      if (c < 0 || c >= classes) continue;
+      const int64_t o = i / inner, r = i % inner;
+      std::memcpy(data + static_cast<size_t>((o * classes + c) * inner + r) * size, on, size);
+    }
+    target.Finish();
+    return ACLNN_SUCCESS;
+  }
+
+  static TensorRef Scalar(const TensorRef& t) {
+    TensorRef one = t;
+    one.shape.clear();
+    one.strides.clear();
+    return one;
+  }
+
+  // Each line along dim: its keys in the compute type, their positions sorted stably (descending:
+  // larger first; NaN above every number), the first k kept.
+  aclnnStatus Sort() {
+    const TensorRef& self = tensor(kSelf);
+    const int64_t rank = self.rank();
+    int64_t order[16];
+    int64_t at = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d != dim) order[at++] = d;
+    }
+    order[at] = dim;
+    const int64_t n = rank == 0 ? 1 : self.shape[dim];
+    const int64_t lines = n == 0 ? 0 : self.numel() / n;
+    if (lines == 0 || k == 0) return ACLNN_SUCCESS;
+    const TensorRef moved = rank == 0 ? self : self.Permuted(order);
+    ComputeType type;
+    FamilyComputeType(self.dtype, true, &type);
+    const bool values_wanted = tensor(kOut).dtype != ACL_DT_UNDEFINED;
+    WithFamilyType(type, [&](auto zero) {
+      using T = decltype(zero);
+      const T* keys = static_cast<const T*>(ContiguousAs(moved, type, 0));
+      T* values = static_cast<T*>(Scratch(1, static_cast<size_t>(lines * k) * sizeof(T)));
+      int64_t* indices = static_cast<int64_t*>(Scratch(2, static_cast<size_t>(lines * k) * sizeof(int64_t)));
+      auto line = [&](int64_t l) {
+        const T* x = keys + l * n;
+        std::vector<int64_t> positions(static_cast<size_t>(n));
+        std::iota(positions.begin(), positions.end(), int64_t{0});
+        auto above = [](T a, T b) {  // a sorts above b (NaN is the largest)
+          if constexpr (std::is_floating_point<T>::value) {
+            if (b != b) return false;
+            if (a != a) return true;
+          }
+          return a > b;
+        };
+        auto before = [&](int64_t a, int64_t b) { return descending ? above(x[a], x[b]) : above(x[b], x[a]); };
+        std::stable_sort(positions.begin(), positions.end(), before);
+        for (int64_t j = 0; j < k; ++j) {
+          indices[l * k + j] = positions[static_cast<size_t>(j)];
+          values[l * k + j] = x[positions[static_cast<size_t>(j)]];
+        }
+      };
+      if (lines >= 2 && lines * n >= (1 << 14)) {
+        const int64_t tasks = std::min<int64_t>(lines, ParallelThreads() * 4);
+        ParallelFor(tasks, [&](int64_t t) {
+          for (int64_t l = lines * t / tasks; l < lines * (t + 1) / tasks; ++l) line(l);
+        });
+      } else {
+        for (int64_t l = 0; l < lines; ++l) line(l);
+      }
+      if (values_wanted) ScatterFrom(values, type, rank == 0 ? tensor(kOut) : tensor(kOut).Permuted(order));
+      if (tensor(kIndicesOut).dtype != ACL_DT_UNDEFINED) {
+        ScatterFrom(indices, ComputeType::kInt64, rank == 0 ? tensor(kIndicesOut) : tensor(kIndicesOut).Permuted(order));
+      }
+    });
+    return ACLNN_SUCCESS;
+  }
+
+  template <typename Fn>
+  static void Spread(int64_t n, Fn&& body) {
+    if (n < (1 << 16)) {
+      body(int64_t{0}, n);
+      return;
+    }
+    const int64_t tasks = ParallelThreads() * 4;
+    ParallelFor(tasks, [&](int64_t t) { body(n * t / tasks, n * (t + 1) / tasks); });
+  }
+
+  int op_;
+};
+
+bool Integral(aclDataType dtype) {
+  switch (dtype) {
+    case ACL_FLOAT: case ACL_FLOAT16: case ACL_BF16: case ACL_DOUBLE: case ACL_COMPLEX64: case ACL_COMPLEX128:
+      return false;
+    default:
+      return true;
+  }
+}
+
+bool Moves(aclDataType dtype) { return CopyConvertible(dtype, dtype); }
+
+}  // namespace
+
+aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
+  *workspace = 0;
+  const int op = family.op;
+  const TensorDesc* self = RoleTensor(call, family, F::Role::kSelf);
+  if (!self) return Decline(call, work, "without its input");
+  const int64_t rank = static_cast<int64_t>(self->view.size());
+  if (rank > 16) return Decline(call, work, "for more than 16 dimensions");
+  std::unique_ptr<IndexWork> made(new IndexWork(call.spec.name, op));
+  IndexWork& w = *made;
+  const TensorDesc* index = RoleTensor(call, family, F::Role::kIndex);
+  const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
+  const char* self_name = RoleName(call, family, F::Role::kSelf);
+  w.tensor(kSelf).Set(self_name, *self);
+
+  switch (op) {
+    case F::Op::kGather: {
+      if (!index || !out) return Decline(call, work, "without its index or output");
+      if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &w.dim)) return s;
+      if (static_cast<int64_t>(index->view.size()) != rank) {
+        return Invalid(call, family, F::Role::kIndex, "rank " + std::to_string(index->view.size()) + " differs from " +
+                                                          self_name + "'s rank " + std::to_string(rank));
+      }
+      for (int64_t d = 0; d < rank; ++d) {
+        if (d != w.dim && index->view[d] > self->view[d]) {
+          return Invalid(call, family, F::Role::kIndex, "shape " + DimsText(index->view) + " exceeds " + self_name +
+                                                            "'s shape " + DimsText(self->view) + " in dimension " + std::to_string(d));
+        }
+      }
+      w.extent = rank == 0 ? 1 : self->view[w.dim];
+      if (w.extent == 0 && index->numel() > 0) {
+        return Invalid(call, family, F::Role::kSelf, "dimension " + std::to_string(w.dim) + " is empty; a non-empty index cannot gather from it");
+      }
+      if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, *out, index->view, "the index's shape")) return s;
+      break;
+    }
+    case F::Op::kIndexSelect: case F::Op::kEmbedding: {
+      if (!index || !out) return Decline(call, work, "without its index or output");
+      Dims shape;
+      if (op == F::Op::kEmbedding) {
+        if (rank != 2) return Invalid(call, family, F::Role::kSelf, "rank " + std::to_string(rank) + " is not 2");
+        w.dim = 0;
+        shape = index->view;
+        shape.push_back(self->view[1]);
+      } else {
+        if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &w.dim)) return s;
+        if (index->view.size() > 1) {
+          return Invalid(call, family, F::Role::kIndex, "rank " + std::to_string(index->view.size()) + " is above 1");
+        }
+        shape = self->view;
+        if (rank > 0) shape[w.dim] = index->numel();
+        else if (index->numel() != 1) return Invalid(call, family, F::Role::kIndex, "must have one element for a zero-dimensional input");
+      }
+      w.extent = rank == 0 ? 1 : self->view[w.dim];
+      if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, *out, shape,
+                                     op == F::Op::kEmbedding ? "the indices' shape and the rows' length" : "the input's shape with the index's length")) {
+        return s;
+      }
+      break;
+    }
+    case F::Op::kTake: {
+      if (!index || !out) return Decline(call, work, "without its index or output");
+      w.extent = self->numel();
+      if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, *out, index->view, "the index's shape")) return s;
+      break;
+    }
+    case F::Op::kScatter: case F::Op::kScatterAdd: {
+      if (!index) return Decline(call, work, "without its index");
+      if (!out) out = self;  // the in-place form writes its input
+      w.in_place = out == self || (out->data == self->data && out->offset == self->offset && out->strides == self->strides);
+      if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &w.dim)) return s;
+      const TensorDesc* src = RoleTensor(call, family, F::Role::kSrc);
+      const Call::Param* value = RoleParam(call, family, F::Role::kValue);
+      if (!src && !value) return Decline(call, work, "without its source");
+      if (static_cast<int64_t>(index->view.size()) != rank || (src && static_cast<int64_t>(src->view.size()) != rank)) {
+        return Invalid(call, family, F::Role::kIndex, "rank " + std::to_string(index->view.size()) + " differs from " +
+                                                          self_name + "'s rank " + std::to_string(rank) +
+                                                          (src ? " or from the source's rank " + std::to_string(src->view.size()) : std::string()));
+      }
+      for (int64_t d = 0; d < rank; ++d) {
+        if ((src && index->view[d] > src->view[d]) || (d != w.dim && index->view[d] > self->view[d])) {
+          return Invalid(call, family, F::Role::kIndex, "shape " + DimsText(index->view) +
+                                                            " exceeds the source's or (outside dim) the input's shape in dimension " +
+                                                            std::to_string(d));
+        }
+      }
+      if (src && src->dtype != self->dtype) {
+        return Invalid(call, family, F::Role::kSrc, std::string("dtype ") + DTypeName(src->dtype) + " differs from " + self_name +
+                                                        "'s " + DTypeName(self->dtype));
+      }
+      if (out->dtype != self->dtype) {
+        return Invalid(call, family, F::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " differs from " + self_name +
+                                                        "'s " + DTypeName(self->dtype));
+      }
+      if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, *out, self->view, "the input's shape")) return s;
+      w.reduce = op == F::Op::kScatterAdd ? 1 : static_cast<int>(RoleInt(call, family, F::Role::kReduce, 0));
+      if (w.reduce < 0 || w.reduce > 2) {
+        return Invalid(call, family, F::Role::kReduce, std::to_string(w.reduce) + " is none of 0 (replace), 1 (add), 2 (multiply)");
+      }
+      w.extent = rank == 0 ? 1 : self->view[w.dim];
+      if (src) {
+        w.tensor(kSrc).Set(RoleName(call, family, F::Role::kSrc), *src);
+      } else {
+        w.has_value = true;
+        w.real = value->scalar_double;
+        w.integer = value->scalar_int;
+        w.integral = Integral(value->scalar.dtype);
+      }
+      if (!Moves(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+      break;
+    }
+    case F::Op::kOneHot: {
+      const TensorDesc* on = RoleTensor(call, family, F::Role::kOnValue);
+      const TensorDesc* off = RoleTensor(call, family, F::Role::kOffValue);
+      if (!on || !off || !out) return Decline(call, work, "without its on/off values or output");
+      const int64_t classes = RoleInt(call, family, F::Role::kNumClasses, -1);
+      if (self->numel() == 0 ? classes <= 0 : classes < 0) {
+        return Invalid(call, family, F::Role::kNumClasses, std::to_string(classes) + " must be " +
+                                                               (self->numel() == 0 ? "positive for an empty input" : "at least 0"));
+      }
+      const int64_t axis = RoleInt(call, family, F::Role::kDim, -1);
+      if (axis < -1 || axis > rank) {
+        return Invalid(call, family, F::Role::kDim, std::to_string(axis) + " is outside [-1, " + std::to_string(rank) + "]");
+      }
+      w.axis = axis == -1 ? rank : axis;
+      w.classes = classes;
+      Dims shape = self->view;
+      shape = InsertedAt(shape, w.axis, classes);
+      if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, *out, shape, "the input's shape with numClasses inserted at axis")) return s;
+      if (on->numel() < 1 || off->numel() < 1) {
+        return Invalid(call, family, on->numel() < 1 ? F::Role::kOnValue : F::Role::kOffValue, "has no element");
+      }
+      if (on->dtype != out->dtype || off->dtype != out->dtype) {
+        return Invalid(call, family, on->dtype != out->dtype ? F::Role::kOnValue : F::Role::kOffValue,
+                       std::string("dtype ") + DTypeName(on->dtype != out->dtype ? on->dtype : off->dtype) + " differs from " +
+                           RoleName(call, family, F::Role::kOut) + "'s " + DTypeName(out->dtype));
+      }
+      if (!Moves(out->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(out->dtype));
+      w.tensor(kOn).Set(RoleName(call, family, F::Role::kOnValue), *on);
+      w.tensor(kOff).Set(RoleName(call, family, F::Role::kOffValue), *off);
+      break;
+    }
+    case F::Op::kTopk: case F::Op::kSort: case F::Op::kArgsort: {
+      const TensorDesc* indices = RoleTensor(call, family, F::Role::kIndices);
+      if (op == F::Op::kArgsort) out = nullptr;  // its one output is the indices
+      if (!indices || (op != F::Op::kArgsort && !out)) return Decline(call, work, "without its outputs");
+      if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, -1), rank, &w.dim)) return s;
+      const int64_t n = rank == 0 ? 1 : self->view[w.dim];
+      w.k = n;
+      if (op == F::Op::kTopk) {
+        w.k = RoleInt(call, family, F::Role::kK, -1);
+        if (w.k < 0 || w.k > n) {
+          return Invalid(call, family, F::Role::kK, std::to_string(w.k) + " is outside [0, " + std::to_string(n) +
+                                                        "] (the extent of dimension " + std::to_string(w.dim) + ")");
+        }
+        w.descending = RoleBool(call, family, F::Role::kLargest, true);
+      } else {
+        w.descending = RoleBool(call, family, F::Role::kDescending, false);
+      }
+      ComputeType type;
+      if (!FamilyComputeType(self->dtype, true, &type)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+      Dims shape = self->view;
+      if (rank > 0) shape[w.dim] = w.k;
+      if (out) {
+        if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, *out, shape, "the input's shape with k along dim")) return s;
+      }
+      if (aclnnStatus s = CheckShape(call, family, F::Role::kIndices, *indices, shape, "the input's shape with k along dim")) return s;
+      w.tensor(kIndicesOut).Set(RoleName(call, family, F::Role::kIndices), *indices);
+      break;
+    }
+    default:
+      return Decline(call, work, "");
+  }
+  if (index) w.tensor(kIndex).Set(RoleName(call, family, F::Role::kIndex), *index);
+  if (out) w.tensor(kOut).Set(RoleName(call, family, F::Role::kOut), *out);
+  if (op != F::Op::kOneHot && !Moves(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+  *work = made.release();
+  return ACLNN_SUCCESS;
+}
+
+// --- where and masked_fill ------------------------------------------------------------------------
+
+namespace {
+
+enum SelectSlot { kCondition, kChosen, kOther, kResult, kSelectSlots };
+
+// where: out = condition ? self : other (broadcast, each converted to out's dtype);
+// masked_fill: self = mask ? value : self, value a scalar or a one-element tensor.
+class SelectWork final : public FamilyWork {
+ public:
+  SelectWork(const char* api, int op) : FamilyWork(api, kSelectSlots), op_(op) {}
+
+  bool value_tensor = false;
+  double real = 0;
+  int64_t integer = 0;
+  bool integral = false;
+
+ private:
+  aclnnStatus Compute() override {
+    const TensorRef& out = tensor(kResult);
+    const Dims& shape = out.shape;
+    const int64_t n = out.numel();
+    if (n == 0) return ACLNN_SUCCESS;
+    const int64_t* mask = static_cast<const int64_t*>(
+        ContiguousAs(BroadcastTo(tensor(kCondition), shape), ComputeType::kInt64, 0));
+    const size_t size = DTypeSize(out.dtype);
+    if (op_ == S::Op::kMaskedFill) {
+      alignas(16) unsigned char value[16];
+      if (value_tensor) {
+        TensorRef one = tensor(kOther);
+        one.shape.clear(), one.strides.clear();
+        CopyElements(one, DenseRef(value, out.dtype, Dims()));
+      } else {
+        ScalarBits(out.dtype, real, integer, integral, value);
+      }
+      ForEachElement(out, [&](int64_t i, char* at) {
+        if (mask[i]) std::memcpy(at, value, size);
+      });
+      return ACLNN_SUCCESS;
+    }
+    // where: both branches converted to out's dtype in dense buffers, then chosen per element.
+    char* chosen = static_cast<char*>(Scratch(1, static_cast<size_t>(n) * size));
+    char* other = static_cast<char*>(Scratch(2, static_cast<size_t>(n) * size));
+    CopyElements(BroadcastTo(tensor(kChosen), shape), DenseRef(chosen, out.dtype, shape));
+    CopyElements(BroadcastTo(tensor(kOther), shape), DenseRef(other, out.dtype, shape));
+    ForEachElement(out, [&](int64_t i, char* at) {
+      std::memcpy(at, (mask[i] ? chosen : other) + static_cast<size_t>(i) * size, size);
+    });
+    return ACLNN_SUCCESS;
+  }
+
+  int op_;
+};
+
+bool Broadcasts(const Dims& from, const Dims& to) {
+  if (from.size() > to.size()) return false;
+  const size_t lead = to.size() - from.size();
+  for (size_t d = 0; d < from.size(); ++d) {
+    if (from[d] != 1 && from[d] != to[lead + d]) return false;
+  }
+  return true;
+}
+
+bool BroadcastShape(const Dims& a, const Dims& b, Dims* out) {
+  const size_t rank = std::max(a.size(), b.size());
+  out->assign(rank, 1);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t x = d < rank - a.size() ? 1 : a[d - (rank - a.size())];
+    const int64_t y = d < rank - b.size() ? 1 : b[d - (rank - b.size())];
+    if (x != y && x != 1 && y != 1) return false;
+    (*out)[d] = x == 1 ? y : x;
+  }
+  return true;
+}
+
+}  // namespace
+
+aclnnStatus PlanSelect(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
+  *workspace = 0;
+  const int op = family.op;
+  const TensorDesc* condition = RoleTensor(call, family, S::Role::kCondition);
+  const TensorDesc* self = RoleTensor(call, family, S::Role::kSelf);
+  const TensorDesc* out = RoleTensor(call, family, S::Role::kOut);
+  if (!condition || !self) return Decline(call, work, "without its condition or input");
+  if (!out) out = self;
+  std::unique_ptr<SelectWork> made(new SelectWork(call.spec.name, op));
+  SelectWork& w = *made;
+  if (!Moves(out->dtype) || !CopyConvertible(self->dtype, out->dtype)) {
+    return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+  }
+  if (op == S::Op::kMaskedFill) {
+    if (!Broadcasts(condition->view, self->view)) {
+      return RejectParam(call, family, S::Role::kCondition, ACLNN_ERR_PARAM_INVALID,
+                         "shape " + DimsText(condition->view) + " does not broadcast to " +
+                             RoleName(call, family, S::Role::kSelf) + "'s shape " + DimsText(self->view));
+    }
+    if (const TensorDesc* value = RoleTensor(call, family, S::Role::kOther)) {
+      if (value->numel() != 1) {
+        return RejectParam(call, family, S::Role::kOther, ACLNN_ERR_PARAM_INVALID,
+                           "has " + std::to_string(value->numel()) + " elements; a fill value has one");
+      }
+      if (!CopyConvertible(value->dtype, self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(value->dtype));
+      w.value_tensor = true;
+      w.tensor(kOther).Set(RoleName(call, family, S::Role::kOther), *value);
+    } else if (const Call::Param* value = RoleParam(call, family, S::Role::kOther)) {
+      w.real = value->scalar_double;
+      w.integer = value->scalar_int;
+      w.integral = Integral(value->scalar.dtype);
+    } else {
+      return Decline(call, work, "without its value");
+    }
+  } else {
+    const TensorDesc* other = RoleTensor(call, family, S::Role::kOther);
+    if (!other) return Decline(call, work, "without its other input");
+    Dims shape, joint;
+    if (!BroadcastShape(condition->view, self->view, &joint) || !BroadcastShape(joint, other->view, &shape)) {
+      return RejectParam(call, family, S::Role::kCondition, ACLNN_ERR_PARAM_INVALID,
+                         "the shapes " + DimsText(condition->view) + ", " + DimsText(self->view) + " and " +
+                             DimsText(other->view) + " do not broadcast");
+    }
+    if (out->view != shape) {
+      return RejectParam(call, family, S::Role::kOut, ACLNN_ERR_PARAM_INVALID,
+                         "shape " + DimsText(out->view) + " is not the broadcast shape " + DimsText(shape));
+    }
+    if (!CopyConvertible(other->dtype, out->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(other->dtype));
+    w.tensor(kChosen).Set(RoleName(call, family, S::Role::kSelf), *self);
+    w.tensor(kOther).Set(RoleName(call, family, S::Role::kOther), *other);
+  }
+  w.tensor(kCondition).Set(RoleName(call, family, S::Role::kCondition), *condition);
+  w.tensor(kResult).Set(RoleName(call, family, S::Role::kOut), *out);
+  *work = made.release();
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace aclsim
