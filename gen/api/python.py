@@ -44,6 +44,16 @@ class PythonSignature:
         return frozenset(p.param.name for p in self.params if p.param is not None and p.default is not None)
 
     @property
+    def positional(self) -> int:
+        """How many parameters may be given by position (those before `*`)."""
+        return sum(1 for p in self.params if not p.keyword_only)
+
+    @property
+    def required(self) -> int:
+        """How many parameters, from the first, have no default (defaults are trailing)."""
+        return sum(1 for p in self.params if p.default is None)
+
+    @property
     def text(self) -> str:
         """`leaky_relu_backward(grad_output, self, negative_slope, self_is_result, *, out=None)`."""
         params = ((p.name if p.default is None else f"{p.name}={p.default}", p.keyword_only) for p in self.params)

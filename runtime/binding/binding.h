@@ -620,6 +620,8 @@ PyObject* invoke(const PySignature& signature, PyObject* const* args, size_t nar
 // ---- the module (module.cpp); generated/bindings/module.cpp calls these -------------------------
 
 void init_module(py::module_& m);
+// Adds generated wrappers (METH_FASTCALL functions of no object; `functions` must outlive the module).
+void add_functions(py::module_& m, PyMethodDef* functions, size_t count);
 
 }  // namespace aclnn_binding
 
