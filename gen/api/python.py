@@ -9,11 +9,11 @@ give it (`output_plan`). The emitters read these; none decides them again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Optional
 
 from gen import names
-from gen.ir import API, Direction, DType, Param, ParamKind, RelationKind
+from gen.ir import API, Direction, DType, OpSemantics, Param, ParamKind, RelationKind
 from gen.model import BoundAPI
 
 # ---- the signature ----------------------------------------------------------------------------------
@@ -147,6 +147,9 @@ class OutputPlan:
     documented: tuple[DType, ...] = ()
     required_reason: Optional[str] = None  # out= is required, because...
     is_list: bool = False
+    # The kernel's result dtype rule (semantics): "floating" (integral inputs give FLOAT, a true
+    # division), "real" (a complex computation gives the real dtype of its precision, |z|), or "".
+    result_rule: str = ""
 
 
 def output_plan(api: API, index: int) -> OutputPlan:
@@ -178,6 +181,21 @@ def output_plan(api: API, index: int) -> OutputPlan:
                       dtype_must_be_documented=True, documented=param.dtypes)
 
 
-def output_plans(api: API) -> tuple[OutputPlan, ...]:
-    """The plan of every direction-out parameter, in prototype order."""
-    return tuple(output_plan(api, i) for i, p in enumerate(api.params) if p.direction is Direction.OUT)
+def result_rule(semantics: Optional[OpSemantics]) -> str:
+    """How the kernel's result dtype follows from the promoted input dtype: "floating" (integral
+    inputs give FLOAT, a true division), "real" (a complex computation gives the real dtype of its
+    precision, |z|), or "" (the promoted dtype)."""
+    if semantics is None or not semantics.kernel:
+        return ""
+    return "floating" if semantics.floating_result else "real" if semantics.complex_result_real else ""
+
+
+def output_plans(api: API, semantics: Optional[OpSemantics] = None) -> tuple[OutputPlan, ...]:
+    """The plan of every direction-out parameter, in prototype order; the semantics' result rule
+    applies to the output of a kernel that writes one tensor."""
+    plans = [output_plan(api, i) for i, p in enumerate(api.params) if p.direction is Direction.OUT]
+    rule = result_rule(semantics)
+    tensors = [k for k, plan in enumerate(plans) if plan.param.kind is ParamKind.TENSOR]
+    if rule and len(tensors) == 1:
+        plans[tensors[0]] = replace(plans[tensors[0]], result_rule=rule)
+    return tuple(plans)

@@ -26,8 +26,8 @@ const bind::ApiSpec kSpec_abs{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false},
+        // out: shape of broadcast(self), dtype of promote(self), real result if documented
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, bind::ResultDType::kReal},
     },
     {1},
 };
@@ -79,7 +79,7 @@ const bind::ApiSpec kSpec_add{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {3, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false},
+        {3, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {3},
 };
@@ -134,8 +134,8 @@ const bind::ApiSpec kSpec_div{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false},
+        // out: shape of broadcast(self x other), dtype of promote(self, other), floating result
+        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, bind::ResultDType::kFloating},
     },
     {2},
 };
@@ -196,7 +196,7 @@ const bind::ApiSpec kSpec_elu_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x selfOrResult), dtype of promote(gradOutput)
-        {6, {0, 5}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {6, {0, 5}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {6},
 };
@@ -259,7 +259,7 @@ const bind::ApiSpec kSpec_exp{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
@@ -309,7 +309,7 @@ const bind::ApiSpec kSpec_gelu_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x self), dtype of promote(self, gradOutput)
-        {2, {0, 1}, {1, 0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {2, {0, 1}, {1, 0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
@@ -362,7 +362,7 @@ const bind::ApiSpec kSpec_hardsigmoid_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(self, gradOutput)
-        {2, {0, 1}, {1, 0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
+        {2, {0, 1}, {1, 0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
@@ -415,7 +415,7 @@ const bind::ApiSpec kSpec_hardswish_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(gradOutput, self)
-        {2, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
+        {2, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
@@ -472,7 +472,7 @@ const bind::ApiSpec kSpec_hardtanh_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(gradOutput, self)
-        {4, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
+        {4, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {4},
 };
@@ -1099,7 +1099,7 @@ const bind::ApiSpec kSpec_leaky_relu{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {2, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {2, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
@@ -1156,7 +1156,7 @@ const bind::ApiSpec kSpec_leaky_relu_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(gradOutput, self)
-        {4, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE}, nullptr, false},
+        {4, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {4},
 };
@@ -1213,7 +1213,7 @@ const bind::ApiSpec kSpec_log{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
@@ -1263,7 +1263,7 @@ const bind::ApiSpec kSpec_mish_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x self), dtype of promote(gradOutput)
-        {2, {0, 1}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
+        {2, {0, 1}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
@@ -1316,7 +1316,7 @@ const bind::ApiSpec kSpec_mul{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false},
+        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
@@ -1367,7 +1367,7 @@ const bind::ApiSpec kSpec_neg{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
@@ -1415,7 +1415,7 @@ const bind::ApiSpec kSpec_relu{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self)
-        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
@@ -1463,7 +1463,7 @@ const bind::ApiSpec kSpec_rsqrt{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
@@ -1513,7 +1513,7 @@ const bind::ApiSpec kSpec_selu_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x result), dtype of promote(gradOutput, result)
-        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16}, nullptr, false},
+        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
@@ -1564,7 +1564,7 @@ const bind::ApiSpec kSpec_sigmoid{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
@@ -1614,7 +1614,7 @@ const bind::ApiSpec kSpec_sigmoid_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x output), dtype of promote(gradOutput, output) if documented
-        {2, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false},
+        {2, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
@@ -1667,7 +1667,7 @@ const bind::ApiSpec kSpec_silu_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x self), dtype of promote(gradOutput, self)
-        {2, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
+        {2, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
@@ -1724,7 +1724,7 @@ const bind::ApiSpec kSpec_softplus_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x self), dtype of promote(self)
-        {4, {0, 1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false},
+        {4, {0, 1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {4},
 };
@@ -1781,7 +1781,7 @@ const bind::ApiSpec kSpec_sqrt{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
@@ -1833,7 +1833,7 @@ const bind::ApiSpec kSpec_sub{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {3, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false},
+        {3, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {3},
 };
@@ -1887,7 +1887,7 @@ const bind::ApiSpec kSpec_tanh{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self)
-        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
@@ -1937,7 +1937,7 @@ const bind::ApiSpec kSpec_tanh_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x output), dtype of promote(gradOutput, output)
-        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false},
+        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
@@ -1992,7 +1992,7 @@ const bind::ApiSpec kSpec_threshold_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(self, gradOutput)
-        {3, {0, 1}, {1, 0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64}, nullptr, false},
+        {3, {0, 1}, {1, 0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {3},
 };
