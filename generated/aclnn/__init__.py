@@ -53,8 +53,6 @@ from aclnn._errors import (
     ParamError,
 )
 from aclnn._runtime import BackendInfo, apis, backend
-from aclnn._runtime import python_function as _python_function
-from aclnn._outputs import Outputs as _Outputs
 from aclnn._C import (
     abs,
     add,
@@ -125,77 +123,6 @@ from aclnn._C import (
     var,
     var_mean,
 )
-
-# Each op as a Python function, so that help() shows its Python signature (the stub's) and its page;
-# the outputs of an op a kernel family computes are made by the family's shape rule (aclnn._outputs).
-abs = _python_function(abs)
-add = _python_function(add)
-all = _python_function(all, _Outputs('reduce', 'all', {'self': (0, 'self'), 'dim': (1, 'dim'), 'keepdim': (2, 'keepdim')}, ('out',)))
-amax = _python_function(amax, _Outputs('reduce', 'amax', {'self': (0, 'self'), 'dim': (1, 'dim'), 'keepdim': (2, 'keep_dim')}, ('out',)))
-aminmax_dim = _python_function(aminmax_dim, _Outputs('reduce', 'aminmax', {'self': (0, 'self'), 'dim': (1, 'dim'), 'keepdim': (2, 'keep_dim')}, ('out', 'max_out')))
-any = _python_function(any, _Outputs('reduce', 'any', {'self': (0, 'self'), 'dim': (1, 'dim'), 'keepdim': (2, 'keepdim')}, ('out',)))
-arg_max = _python_function(arg_max, _Outputs('reduce', 'argmax', {'self': (0, 'self'), 'dim': (1, 'dim'), 'keepdim': (2, 'keepdim')}, ('out',)))
-arg_min = _python_function(arg_min, _Outputs('reduce', 'argmin', {'self': (0, 'self'), 'dim': (1, 'dim'), 'keepdim': (2, 'keepdim')}, ('out',)))
-cummax = _python_function(cummax)
-cummin = _python_function(cummin)
-cumprod = _python_function(cumprod)
-cumsum = _python_function(cumsum)
-cumsum_v2 = _python_function(cumsum_v2)
-div = _python_function(div)
-elu_backward = _python_function(elu_backward)
-exp = _python_function(exp)
-gelu_backward = _python_function(gelu_backward)
-hardsigmoid_backward = _python_function(hardsigmoid_backward)
-hardswish_backward = _python_function(hardswish_backward)
-hardtanh_backward = _python_function(hardtanh_backward)
-inplace_add = _python_function(inplace_add)
-inplace_cumprod = _python_function(inplace_cumprod)
-inplace_div = _python_function(inplace_div)
-inplace_exp = _python_function(inplace_exp)
-inplace_leaky_relu = _python_function(inplace_leaky_relu)
-inplace_log = _python_function(inplace_log)
-inplace_mul = _python_function(inplace_mul)
-inplace_neg = _python_function(inplace_neg)
-inplace_relu = _python_function(inplace_relu)
-inplace_rsqrt = _python_function(inplace_rsqrt)
-inplace_sigmoid = _python_function(inplace_sigmoid)
-inplace_sqrt = _python_function(inplace_sqrt)
-inplace_sub = _python_function(inplace_sub)
-inplace_tanh = _python_function(inplace_tanh)
-leaky_relu = _python_function(leaky_relu)
-leaky_relu_backward = _python_function(leaky_relu_backward)
-linalg_vector_norm = _python_function(linalg_vector_norm, _Outputs('reduce', 'norm', {'self': (0, 'self'), 'dim': (2, 'dims'), 'keepdim': (3, 'keep_dims'), 'dtype': (4, 'dtype'), 'p': (1, 'ord')}, ('out',)))
-log = _python_function(log)
-log_sum_exp = _python_function(log_sum_exp, _Outputs('reduce', 'logsumexp', {'self': (0, 'self'), 'dim': (1, 'dim'), 'keepdim': (2, 'keep_dim')}, ('out',)))
-max = _python_function(max, _Outputs('reduce', 'amax', {'self': (0, 'self')}, ('out',)))
-max_dim = _python_function(max_dim, _Outputs('reduce', 'max', {'self': (0, 'self'), 'dim': (1, 'dim'), 'keepdim': (2, 'keepdim')}, ('out', 'indices')))
-mean = _python_function(mean, _Outputs('reduce', 'mean', {'self': (0, 'self'), 'dim': (1, 'dim'), 'keepdim': (2, 'keep_dim'), 'dtype': (3, 'dtype')}, ('out',)))
-min = _python_function(min, _Outputs('reduce', 'amin', {'self': (0, 'self')}, ('out',)))
-min_dim = _python_function(min_dim, _Outputs('reduce', 'min', {'self': (0, 'self'), 'dim': (1, 'dim'), 'keepdim': (2, 'keepdim')}, ('out', 'indices')))
-mish_backward = _python_function(mish_backward)
-mul = _python_function(mul)
-neg = _python_function(neg)
-norm = _python_function(norm, _Outputs('reduce', 'norm', {'self': (0, 'self'), 'dim': (2, 'dim'), 'keepdim': (3, 'keepdim'), 'p': (1, 'p_scalar')}, ('out',)))
-prod = _python_function(prod, _Outputs('reduce', 'prod', {'self': (0, 'self'), 'dtype': (1, 'dtype')}, ('out',)))
-prod_dim = _python_function(prod_dim, _Outputs('reduce', 'prod', {'self': (0, 'self'), 'dim': (1, 'dim'), 'keepdim': (2, 'keep_dim'), 'dtype': (3, 'dtype')}, ('out',)))
-reduce_nansum = _python_function(reduce_nansum, _Outputs('reduce', 'nansum', {'self': (0, 'self'), 'dim': (1, 'dim'), 'keepdim': (2, 'keep_dim'), 'dtype': (3, 'dtype')}, ('out',)))
-reduce_sum = _python_function(reduce_sum, _Outputs('reduce', 'sum', {'self': (0, 'self'), 'dim': (1, 'dims'), 'keepdim': (2, 'keep_dims'), 'dtype': (3, 'dtype')}, ('out',)))
-relu = _python_function(relu)
-rsqrt = _python_function(rsqrt)
-selu_backward = _python_function(selu_backward)
-sigmoid = _python_function(sigmoid)
-sigmoid_backward = _python_function(sigmoid_backward)
-silu_backward = _python_function(silu_backward)
-softplus_backward = _python_function(softplus_backward)
-sqrt = _python_function(sqrt)
-std = _python_function(std, _Outputs('reduce', 'std', {'self': (0, 'self'), 'dim': (1, 'dim'), 'keepdim': (3, 'keepdim'), 'correction': (2, 'correction')}, ('out',)))
-std_mean_correction = _python_function(std_mean_correction, _Outputs('reduce', 'std_mean', {'self': (0, 'self'), 'dim': (1, 'dim'), 'keepdim': (3, 'keepdim'), 'correction': (2, 'correction')}, ('out', 'mean')))
-sub = _python_function(sub)
-tanh = _python_function(tanh)
-tanh_backward = _python_function(tanh_backward)
-threshold_backward = _python_function(threshold_backward)
-var = _python_function(var, _Outputs('reduce', 'var', {'self': (0, 'self'), 'dim': (1, 'dim'), 'keepdim': (3, 'keepdim'), 'unbiased': (2, 'unbiased')}, ('out',)))
-var_mean = _python_function(var_mean, _Outputs('reduce', 'var_mean', {'self': (0, 'self'), 'dim': (1, 'dim'), 'keepdim': (3, 'keepdim'), 'correction': (2, 'correction')}, ('out', 'mean')))
 
 __all__ = [
     "AclError",

@@ -31,29 +31,38 @@ const bind::ApiSpec kSpec_add{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {3, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false},
+        {3, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {3},
 };
 
-py::object wrap_add(
-    py::object py_self,
-    py::object py_other,
-    py::object py_alpha,
-    py::object py_out
-) {
-  bind::Call call(kSpec_add, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  aclScalar* c_alpha = call.scalar(2, py_alpha);  // alpha (const aclScalar*, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_add>(phase1)(
-        c_self,
-        c_other,
-        c_alpha,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_add{
+    "add",
+    {"self", "other", "alpha", "out"},
+    3,
+    3,
+};
+
+// add(self, other, alpha, *, out=None)
+PyObject* wrap_add(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_add, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_other(values[1]);
+    py::handle py_alpha(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_add, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    aclScalar* c_alpha = call.scalar(2, py_alpha);  // alpha (const aclScalar*, in)
+    aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_add>(phase1)(
+          c_self,
+          c_other,
+          c_alpha,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -79,30 +88,39 @@ const bind::ApiSpec kSpec_all{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {3, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape self reduced along dim, dtype BOOL (family reduce)
+        {3, {0}, {0}, false, {ACL_BOOL, ACL_UINT8}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_BOOL},
     },
     {3},
 };
 
-py::object wrap_all(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_keepdim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_all, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
-  bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_all>(phase1)(
-        c_self,
-        c_dim,
-        c_keepdim,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_all{
+    "all",
+    {"self", "dim", "keepdim", "out"},
+    3,
+    3,
+};
+
+// all(self, dim, keepdim, *, out=None)
+PyObject* wrap_all(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_all, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_keepdim(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_all, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
+    bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
+    aclTensor* c_out_ = call.output(3, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_all>(phase1)(
+          c_self,
+          c_dim,
+          c_keepdim,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -128,30 +146,39 @@ const bind::ApiSpec kSpec_arg_min{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {3, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape self reduced along dim, dtype INT64 (family reduce)
+        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_INT64},
     },
     {3},
 };
 
-py::object wrap_arg_min(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_keepdim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_arg_min, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
-  bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_arg_min>(phase1)(
-        c_self,
-        c_dim,
-        c_keepdim,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_arg_min{
+    "arg_min",
+    {"self", "dim", "keepdim", "out"},
+    3,
+    3,
+};
+
+// arg_min(self, dim, keepdim, *, out=None)
+PyObject* wrap_arg_min(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_arg_min, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_keepdim(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_arg_min, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
+    bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
+    aclTensor* c_out_ = call.output(3, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_arg_min>(phase1)(
+          c_self,
+          c_dim,
+          c_keepdim,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -178,30 +205,39 @@ const bind::ApiSpec kSpec_cummax{
     },
     {
         // valuesOut: shape of broadcast(self), dtype of promote(self) if documented
-        {2, {0}, {0}, true, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16}, nullptr, false},
+        {2, {0}, {0}, true, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
         // indicesOut: shape of broadcast(self), dtype of promote(self) if documented
-        {3, {0}, {0}, true, {ACL_INT32, ACL_INT64}, nullptr, false},
+        {3, {0}, {0}, true, {ACL_INT32, ACL_INT64}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2, 3},
 };
 
-py::object wrap_cummax(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_cummax, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
-  aclTensor* c_values_out = call.output(2);  // valuesOut (aclTensor*, out)
-  aclTensor* c_indices_out = call.output(3);  // indicesOut (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_cummax>(phase1)(
-        c_self,
-        c_dim,
-        c_values_out,
-        c_indices_out,
-        workspace_size, executor);
+const bind::PySignature kSig_cummax{
+    "cummax",
+    {"self", "dim", "out"},
+    2,
+    2,
+};
+
+// cummax(self, dim, *, out=None)
+PyObject* wrap_cummax(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_cummax, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_cummax, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
+    aclTensor* c_values_out = call.output(2);  // valuesOut (aclTensor*, out)
+    aclTensor* c_indices_out = call.output(3);  // indicesOut (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_cummax>(phase1)(
+          c_self,
+          c_dim,
+          c_values_out,
+          c_indices_out,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -228,29 +264,38 @@ const bind::ApiSpec kSpec_cumsum{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {3, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false},
+        {3, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {3},
 };
 
-py::object wrap_cumsum(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_dtype,
-    py::object py_out
-) {
-  bind::Call call(kSpec_cumsum, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
-  aclDataType c_dtype = call.dtype(2, py_dtype);  // dtype (aclDataType, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_cumsum>(phase1)(
-        c_self,
-        c_dim,
-        c_dtype,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_cumsum{
+    "cumsum",
+    {"self", "dim", "dtype", "out"},
+    3,
+    3,
+};
+
+// cumsum(self, dim, dtype, *, out=None)
+PyObject* wrap_cumsum(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_cumsum, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_dtype(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_cumsum, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
+    aclDataType c_dtype = call.dtype(2, py_dtype);  // dtype (aclDataType, in)
+    aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_cumsum>(phase1)(
+          c_self,
+          c_dim,
+          c_dtype,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -274,27 +319,36 @@ const bind::ApiSpec kSpec_div{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false},
+        // out: shape of broadcast(self x other), dtype of promote(self, other), floating result
+        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, bind::ResultDType::kFloating},
     },
     {2},
 };
 
-py::object wrap_div(
-    py::object py_self,
-    py::object py_other,
-    py::object py_out
-) {
-  bind::Call call(kSpec_div, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_div>(phase1)(
-        c_self,
-        c_other,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_div{
+    "div",
+    {"self", "other", "out"},
+    2,
+    2,
+};
+
+// div(self, other, *, out=None)
+PyObject* wrap_div(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_div, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_other(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_div, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_div>(phase1)(
+          c_self,
+          c_other,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -327,38 +381,47 @@ const bind::ApiSpec kSpec_elu_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x selfOrResult), dtype of promote(gradOutput)
-        {6, {0, 5}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {6, {0, 5}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {6},
 };
 
-py::object wrap_elu_backward(
-    py::object py_grad_output,
-    py::object py_alpha,
-    py::object py_scale,
-    py::object py_input_scale,
-    py::object py_is_result,
-    py::object py_self_or_result,
-    py::object py_out
-) {
-  bind::Call call(kSpec_elu_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclScalar* c_alpha = call.scalar(1, py_alpha);  // alpha (const aclScalar*, in)
-  aclScalar* c_scale = call.scalar(2, py_scale);  // scale (const aclScalar*, in)
-  aclScalar* c_input_scale = call.scalar(3, py_input_scale);  // inputScale (const aclScalar*, in)
-  bool c_is_result = call.boolean(4, py_is_result);  // isResult (bool, in)
-  aclTensor* c_self_or_result = call.tensor(5, py_self_or_result);  // selfOrResult (const aclTensor*, in)
-  aclTensor* c_grad_input = call.output(6);  // gradInput (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_elu_backward>(phase1)(
-        c_grad_output,
-        c_alpha,
-        c_scale,
-        c_input_scale,
-        c_is_result,
-        c_self_or_result,
-        c_grad_input,
-        workspace_size, executor);
+const bind::PySignature kSig_elu_backward{
+    "elu_backward",
+    {"grad_output", "alpha", "scale", "input_scale", "is_result", "self_or_result", "out"},
+    6,
+    6,
+};
+
+// elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None)
+PyObject* wrap_elu_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_elu_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_alpha(values[1]);
+    py::handle py_scale(values[2]);
+    py::handle py_input_scale(values[3]);
+    py::handle py_is_result(values[4]);
+    py::handle py_self_or_result(values[5]);
+    py::handle py_out(values[6]);
+    bind::Call call(kSpec_elu_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclScalar* c_alpha = call.scalar(1, py_alpha);  // alpha (const aclScalar*, in)
+    aclScalar* c_scale = call.scalar(2, py_scale);  // scale (const aclScalar*, in)
+    aclScalar* c_input_scale = call.scalar(3, py_input_scale);  // inputScale (const aclScalar*, in)
+    bool c_is_result = call.boolean(4, py_is_result);  // isResult (bool, in)
+    aclTensor* c_self_or_result = call.tensor(5, py_self_or_result);  // selfOrResult (const aclTensor*, in)
+    aclTensor* c_grad_input = call.output(6);  // gradInput (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_elu_backward>(phase1)(
+          c_grad_output,
+          c_alpha,
+          c_scale,
+          c_input_scale,
+          c_is_result,
+          c_self_or_result,
+          c_grad_input,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -381,23 +444,32 @@ const bind::ApiSpec kSpec_exp{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_exp(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_exp, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_exp>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_exp{
+    "exp",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// exp(self, *, out=None)
+PyObject* wrap_exp(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_exp, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_exp, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_exp>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -422,26 +494,35 @@ const bind::ApiSpec kSpec_gelu_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x self), dtype of promote(self, gradOutput)
-        {2, {0, 1}, {1, 0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {2, {0, 1}, {1, 0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_gelu_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_gelu_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_grad_input = call.output(2);  // gradInput (const aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_gelu_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_grad_input,
-        workspace_size, executor);
+const bind::PySignature kSig_gelu_backward{
+    "gelu_backward",
+    {"grad_output", "self", "out"},
+    2,
+    2,
+};
+
+// gelu_backward(grad_output, self, *, out=None)
+PyObject* wrap_gelu_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_gelu_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_gelu_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_grad_input = call.output(2);  // gradInput (const aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_gelu_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_grad_input,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -466,26 +547,35 @@ const bind::ApiSpec kSpec_hardsigmoid_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(self, gradOutput)
-        {2, {0, 1}, {1, 0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
+        {2, {0, 1}, {1, 0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_hardsigmoid_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_hardsigmoid_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_hardsigmoid_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_hardsigmoid_backward{
+    "hardsigmoid_backward",
+    {"grad_output", "self", "out"},
+    2,
+    2,
+};
+
+// hardsigmoid_backward(grad_output, self, *, out=None)
+PyObject* wrap_hardsigmoid_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_hardsigmoid_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_hardsigmoid_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_hardsigmoid_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -513,21 +603,30 @@ const bind::ApiSpec kSpec_inplace_add{
     {0},
 };
 
-py::object wrap_inplace_add(
-    py::object py_self_ref,
-    py::object py_other,
-    py::object py_alpha
-) {
-  bind::Call call(kSpec_inplace_add, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (const aclTensor*, inout)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  aclScalar* c_alpha = call.scalar(2, py_alpha);  // alpha (const aclScalar*, in)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_add>(phase1)(
-        c_self_ref,
-        c_other,
-        c_alpha,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_add{
+    "inplace_add",
+    {"self_ref", "other", "alpha"},
+    3,
+    3,
+};
+
+// inplace_add(self_ref, other, alpha)
+PyObject* wrap_inplace_add(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_add, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    py::handle py_other(values[1]);
+    py::handle py_alpha(values[2]);
+    bind::Call call(kSpec_inplace_add, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (const aclTensor*, inout)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    aclScalar* c_alpha = call.scalar(2, py_alpha);  // alpha (const aclScalar*, in)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_add>(phase1)(
+          c_self_ref,
+          c_other,
+          c_alpha,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -553,18 +652,27 @@ const bind::ApiSpec kSpec_inplace_div{
     {0},
 };
 
-py::object wrap_inplace_div(
-    py::object py_self_ref,
-    py::object py_other
-) {
-  bind::Call call(kSpec_inplace_div, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_div>(phase1)(
-        c_self_ref,
-        c_other,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_div{
+    "inplace_div",
+    {"self_ref", "other"},
+    2,
+    2,
+};
+
+// inplace_div(self_ref, other)
+PyObject* wrap_inplace_div(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_div, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    py::handle py_other(values[1]);
+    bind::Call call(kSpec_inplace_div, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_div>(phase1)(
+          c_self_ref,
+          c_other,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -588,15 +696,24 @@ const bind::ApiSpec kSpec_inplace_exp{
     {0},
 };
 
-py::object wrap_inplace_exp(
-    py::object py_self_ref
-) {
-  bind::Call call(kSpec_inplace_exp, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_exp>(phase1)(
-        c_self_ref,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_exp{
+    "inplace_exp",
+    {"self_ref"},
+    1,
+    1,
+};
+
+// inplace_exp(self_ref)
+PyObject* wrap_inplace_exp(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_exp, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    bind::Call call(kSpec_inplace_exp, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_exp>(phase1)(
+          c_self_ref,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -620,15 +737,24 @@ const bind::ApiSpec kSpec_inplace_log{
     {0},
 };
 
-py::object wrap_inplace_log(
-    py::object py_self_ref
-) {
-  bind::Call call(kSpec_inplace_log, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_log>(phase1)(
-        c_self_ref,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_log{
+    "inplace_log",
+    {"self_ref"},
+    1,
+    1,
+};
+
+// inplace_log(self_ref)
+PyObject* wrap_inplace_log(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_log, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    bind::Call call(kSpec_inplace_log, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_log>(phase1)(
+          c_self_ref,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -654,18 +780,27 @@ const bind::ApiSpec kSpec_inplace_mul{
     {0},
 };
 
-py::object wrap_inplace_mul(
-    py::object py_self_ref,
-    py::object py_other
-) {
-  bind::Call call(kSpec_inplace_mul, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_mul>(phase1)(
-        c_self_ref,
-        c_other,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_mul{
+    "inplace_mul",
+    {"self_ref", "other"},
+    2,
+    2,
+};
+
+// inplace_mul(self_ref, other)
+PyObject* wrap_inplace_mul(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_mul, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    py::handle py_other(values[1]);
+    bind::Call call(kSpec_inplace_mul, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_mul>(phase1)(
+          c_self_ref,
+          c_other,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -689,15 +824,24 @@ const bind::ApiSpec kSpec_inplace_neg{
     {0},
 };
 
-py::object wrap_inplace_neg(
-    py::object py_self_ref
-) {
-  bind::Call call(kSpec_inplace_neg, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_neg>(phase1)(
-        c_self_ref,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_neg{
+    "inplace_neg",
+    {"self_ref"},
+    1,
+    1,
+};
+
+// inplace_neg(self_ref)
+PyObject* wrap_inplace_neg(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_neg, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    bind::Call call(kSpec_inplace_neg, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_neg>(phase1)(
+          c_self_ref,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -721,15 +865,24 @@ const bind::ApiSpec kSpec_inplace_tanh{
     {0},
 };
 
-py::object wrap_inplace_tanh(
-    py::object py_self_ref
-) {
-  bind::Call call(kSpec_inplace_tanh, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_tanh>(phase1)(
-        c_self_ref,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_tanh{
+    "inplace_tanh",
+    {"self_ref"},
+    1,
+    1,
+};
+
+// inplace_tanh(self_ref)
+PyObject* wrap_inplace_tanh(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_tanh, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    bind::Call call(kSpec_inplace_tanh, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_tanh>(phase1)(
+          c_self_ref,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -754,26 +907,35 @@ const bind::ApiSpec kSpec_leaky_relu{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {2, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {2, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_leaky_relu(
-    py::object py_self,
-    py::object py_negative_slope,
-    py::object py_out
-) {
-  bind::Call call(kSpec_leaky_relu, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclScalar* c_negative_slope = call.scalar(1, py_negative_slope);  // negativeSlope (const aclScalar*, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_leaky_relu>(phase1)(
-        c_self,
-        c_negative_slope,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_leaky_relu{
+    "leaky_relu",
+    {"self", "negative_slope", "out"},
+    2,
+    2,
+};
+
+// leaky_relu(self, negative_slope, *, out=None)
+PyObject* wrap_leaky_relu(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_leaky_relu, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_negative_slope(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_leaky_relu, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclScalar* c_negative_slope = call.scalar(1, py_negative_slope);  // negativeSlope (const aclScalar*, in)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_leaky_relu>(phase1)(
+          c_self,
+          c_negative_slope,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -796,23 +958,32 @@ const bind::ApiSpec kSpec_log{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_log(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_log, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_log>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_log{
+    "log",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// log(self, *, out=None)
+PyObject* wrap_log(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_log, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_log, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_log>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -838,30 +1009,39 @@ const bind::ApiSpec kSpec_log_sum_exp{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self), dtype of promote(self) if documented
-        {3, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        // out: shape self reduced along dim, dtype self's (family reduce)
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kFloating, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {3},
 };
 
-py::object wrap_log_sum_exp(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_keep_dim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_log_sum_exp, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
-  bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_log_sum_exp>(phase1)(
-        c_self,
-        c_dim,
-        c_keep_dim,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_log_sum_exp{
+    "log_sum_exp",
+    {"self", "dim", "keep_dim", "out"},
+    3,
+    3,
+};
+
+// log_sum_exp(self, dim, keep_dim, *, out=None)
+PyObject* wrap_log_sum_exp(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_log_sum_exp, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_keep_dim(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_log_sum_exp, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
+    bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
+    aclTensor* c_out_ = call.output(3, {py_dim, py_keep_dim, py::handle()});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_log_sum_exp>(phase1)(
+          c_self,
+          c_dim,
+          c_keep_dim,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -883,24 +1063,33 @@ const bind::ApiSpec kSpec_max{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {1, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape self reduced along every dimension, dtype self's (family reduce)
+        {1, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {1},
 };
 
-py::object wrap_max(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_max, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_max>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_max{
+    "max",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// max(self, *, out=None)
+PyObject* wrap_max(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_max, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_max, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_max>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -928,33 +1117,42 @@ const bind::ApiSpec kSpec_mean{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {4, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape self reduced along dim, dtype dtype, else self's (family reduce)
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
 
-py::object wrap_mean(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_keep_dim,
-    py::object py_dtype,
-    py::object py_out
-) {
-  bind::Call call(kSpec_mean, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
-  bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
-  aclDataType c_dtype = call.dtype(3, py_dtype);  // dtype (aclDataType, in)
-  aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_mean>(phase1)(
-        c_self,
-        c_dim,
-        c_keep_dim,
-        c_dtype,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_mean{
+    "mean",
+    {"self", "dim", "keep_dim", "dtype", "out"},
+    4,
+    4,
+};
+
+// mean(self, dim, keep_dim, dtype, *, out=None)
+PyObject* wrap_mean(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_mean, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_keep_dim(values[2]);
+    py::handle py_dtype(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_mean, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
+    bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
+    aclDataType c_dtype = call.dtype(3, py_dtype);  // dtype (aclDataType, in)
+    aclTensor* c_out_ = call.output(4, {py_dim, py_keep_dim, py_dtype});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_mean>(phase1)(
+          c_self,
+          c_dim,
+          c_keep_dim,
+          c_dtype,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -979,26 +1177,35 @@ const bind::ApiSpec kSpec_mul{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false},
+        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_mul(
-    py::object py_self,
-    py::object py_other,
-    py::object py_out
-) {
-  bind::Call call(kSpec_mul, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_mul>(phase1)(
-        c_self,
-        c_other,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_mul{
+    "mul",
+    {"self", "other", "out"},
+    2,
+    2,
+};
+
+// mul(self, other, *, out=None)
+PyObject* wrap_mul(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_mul, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_other(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_mul, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_mul>(phase1)(
+          c_self,
+          c_other,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1021,23 +1228,32 @@ const bind::ApiSpec kSpec_neg{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_neg(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_neg, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_neg>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_neg{
+    "neg",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// neg(self, *, out=None)
+PyObject* wrap_neg(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_neg, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_neg, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_neg>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1065,33 +1281,42 @@ const bind::ApiSpec kSpec_norm{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self), dtype of promote(self) if documented
-        {4, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        // out: shape self reduced along dim, dtype self's (family reduce)
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
 
-py::object wrap_norm(
-    py::object py_self,
-    py::object py_p_scalar,
-    py::object py_dim,
-    py::object py_keepdim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_norm, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclScalar* c_p_scalar = call.scalar(1, py_p_scalar);  // pScalar (const aclScalar*, in)
-  aclIntArray* c_dim = call.int_array(2, py_dim);  // dim (const aclIntArray*, in)
-  bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
-  aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_norm>(phase1)(
-        c_self,
-        c_p_scalar,
-        c_dim,
-        c_keepdim,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_norm{
+    "norm",
+    {"self", "p_scalar", "dim", "keepdim", "out"},
+    4,
+    4,
+};
+
+// norm(self, p_scalar, dim, keepdim, *, out=None)
+PyObject* wrap_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_norm, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_p_scalar(values[1]);
+    py::handle py_dim(values[2]);
+    py::handle py_keepdim(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_norm, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclScalar* c_p_scalar = call.scalar(1, py_p_scalar);  // pScalar (const aclScalar*, in)
+    aclIntArray* c_dim = call.int_array(2, py_dim);  // dim (const aclIntArray*, in)
+    bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
+    aclTensor* c_out_ = call.output(4, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_norm>(phase1)(
+          c_self,
+          c_p_scalar,
+          c_dim,
+          c_keepdim,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1119,33 +1344,42 @@ const bind::ApiSpec kSpec_prod_dim{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {4, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape self reduced along dim, dtype dtype, else self's (family reduce)
+        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
 
-py::object wrap_prod_dim(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_keep_dim,
-    py::object py_dtype,
-    py::object py_out
-) {
-  bind::Call call(kSpec_prod_dim, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
-  bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
-  aclDataType c_dtype = call.dtype(3, py_dtype);  // dtype (const aclDataType, in)
-  aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_prod_dim>(phase1)(
-        c_self,
-        c_dim,
-        c_keep_dim,
-        c_dtype,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_prod_dim{
+    "prod_dim",
+    {"self", "dim", "keep_dim", "dtype", "out"},
+    4,
+    4,
+};
+
+// prod_dim(self, dim, keep_dim, dtype, *, out=None)
+PyObject* wrap_prod_dim(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_prod_dim, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_keep_dim(values[2]);
+    py::handle py_dtype(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_prod_dim, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
+    bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
+    aclDataType c_dtype = call.dtype(3, py_dtype);  // dtype (const aclDataType, in)
+    aclTensor* c_out_ = call.output(4, {py_dim, py_keep_dim, py_dtype});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_prod_dim>(phase1)(
+          c_self,
+          c_dim,
+          c_keep_dim,
+          c_dtype,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1173,33 +1407,42 @@ const bind::ApiSpec kSpec_reduce_nansum{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {4, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape self reduced along dim, dtype dtype, else self's (family reduce)
+        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
 
-py::object wrap_reduce_nansum(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_keep_dim,
-    py::object py_dtype,
-    py::object py_out
-) {
-  bind::Call call(kSpec_reduce_nansum, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
-  bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
-  aclDataType c_dtype = call.dtype(3, py_dtype);  // dtype (aclDataType, in)
-  aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_reduce_nansum>(phase1)(
-        c_self,
-        c_dim,
-        c_keep_dim,
-        c_dtype,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_reduce_nansum{
+    "reduce_nansum",
+    {"self", "dim", "keep_dim", "dtype", "out"},
+    4,
+    4,
+};
+
+// reduce_nansum(self, dim, keep_dim, dtype, *, out=None)
+PyObject* wrap_reduce_nansum(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_reduce_nansum, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_keep_dim(values[2]);
+    py::handle py_dtype(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_reduce_nansum, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
+    bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
+    aclDataType c_dtype = call.dtype(3, py_dtype);  // dtype (aclDataType, in)
+    aclTensor* c_out_ = call.output(4, {py_dim, py_keep_dim, py_dtype});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_reduce_nansum>(phase1)(
+          c_self,
+          c_dim,
+          c_keep_dim,
+          c_dtype,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1227,33 +1470,42 @@ const bind::ApiSpec kSpec_reduce_sum{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {4, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape self reduced along dims, dtype dtype, else self's (family reduce)
+        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
 
-py::object wrap_reduce_sum(
-    py::object py_self,
-    py::object py_dims,
-    py::object py_keep_dims,
-    py::object py_dtype,
-    py::object py_out
-) {
-  bind::Call call(kSpec_reduce_sum, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclIntArray* c_dims = call.int_array(1, py_dims);  // dims (const aclIntArray*, in)
-  bool c_keep_dims = call.boolean(2, py_keep_dims);  // keepDims (bool, in)
-  aclDataType c_dtype = call.dtype(3, py_dtype);  // dtype (aclDataType, in)
-  aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_reduce_sum>(phase1)(
-        c_self,
-        c_dims,
-        c_keep_dims,
-        c_dtype,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_reduce_sum{
+    "reduce_sum",
+    {"self", "dims", "keep_dims", "dtype", "out"},
+    4,
+    4,
+};
+
+// reduce_sum(self, dims, keep_dims, dtype, *, out=None)
+PyObject* wrap_reduce_sum(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_reduce_sum, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dims(values[1]);
+    py::handle py_keep_dims(values[2]);
+    py::handle py_dtype(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_reduce_sum, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclIntArray* c_dims = call.int_array(1, py_dims);  // dims (const aclIntArray*, in)
+    bool c_keep_dims = call.boolean(2, py_keep_dims);  // keepDims (bool, in)
+    aclDataType c_dtype = call.dtype(3, py_dtype);  // dtype (aclDataType, in)
+    aclTensor* c_out_ = call.output(4, {py_dims, py_keep_dims, py_dtype});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_reduce_sum>(phase1)(
+          c_self,
+          c_dims,
+          c_keep_dims,
+          c_dtype,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1276,23 +1528,32 @@ const bind::ApiSpec kSpec_relu{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self)
-        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_relu(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_relu, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (const aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_relu>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_relu{
+    "relu",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// relu(self, *, out=None)
+PyObject* wrap_relu(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_relu, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_relu, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (const aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_relu>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1315,23 +1576,32 @@ const bind::ApiSpec kSpec_rsqrt{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_rsqrt(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_rsqrt, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_rsqrt>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_rsqrt{
+    "rsqrt",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// rsqrt(self, *, out=None)
+PyObject* wrap_rsqrt(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_rsqrt, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_rsqrt, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_rsqrt>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1356,26 +1626,35 @@ const bind::ApiSpec kSpec_silu_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x self), dtype of promote(gradOutput, self)
-        {2, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
+        {2, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_silu_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_silu_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_silu_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_grad_input,
-        workspace_size, executor);
+const bind::PySignature kSig_silu_backward{
+    "silu_backward",
+    {"grad_output", "self", "out"},
+    2,
+    2,
+};
+
+// silu_backward(grad_output, self, *, out=None)
+PyObject* wrap_silu_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_silu_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_silu_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_silu_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_grad_input,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1398,23 +1677,32 @@ const bind::ApiSpec kSpec_sqrt{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_sqrt(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_sqrt, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_sqrt>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_sqrt{
+    "sqrt",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// sqrt(self, *, out=None)
+PyObject* wrap_sqrt(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_sqrt, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_sqrt, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_sqrt>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1444,37 +1732,46 @@ const bind::ApiSpec kSpec_std_mean_correction{
         {"meanOut", "mean_out", {}},
     },
     {
-        // stdOut: out= required (the page does not say how the shape of stdOut follows from the inputs)
-        {4, {}, {}, false, {}, "the page does not say how the shape of stdOut follows from the inputs", false},
-        // meanOut: out= required (the page does not say how the shape of meanOut follows from the inputs)
-        {5, {}, {}, false, {}, "the page does not say how the shape of meanOut follows from the inputs", false},
+        // stdOut: shape self reduced along dim, dtype self's (family reduce)
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        // meanOut: shape self reduced along dim, dtype self's (family reduce)
+        {5, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4, 5},
 };
 
-py::object wrap_std_mean_correction(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_correction,
-    py::object py_keepdim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_std_mean_correction, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
-  int64_t c_correction = call.integer<int64_t>(2, py_correction);  // correction (int64_t, in)
-  bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
-  aclTensor* c_std_out = call.output(4);  // stdOut (aclTensor*, out)
-  aclTensor* c_mean_out = call.output(5);  // meanOut (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_std_mean_correction>(phase1)(
-        c_self,
-        c_dim,
-        c_correction,
-        c_keepdim,
-        c_std_out,
-        c_mean_out,
-        workspace_size, executor);
+const bind::PySignature kSig_std_mean_correction{
+    "std_mean_correction",
+    {"self", "dim", "correction", "keepdim", "out"},
+    4,
+    4,
+};
+
+// std_mean_correction(self, dim, correction, keepdim, *, out=None)
+PyObject* wrap_std_mean_correction(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_std_mean_correction, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_correction(values[2]);
+    py::handle py_keepdim(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_std_mean_correction, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
+    int64_t c_correction = call.integer<int64_t>(2, py_correction);  // correction (int64_t, in)
+    bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
+    aclTensor* c_std_out = call.output(4, {py_dim, py_keepdim, py::handle()});  // stdOut (aclTensor*, out)
+    aclTensor* c_mean_out = call.output(5, {py_dim, py_keepdim, py::handle()});  // meanOut (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_std_mean_correction>(phase1)(
+          c_self,
+          c_dim,
+          c_correction,
+          c_keepdim,
+          c_std_out,
+          c_mean_out,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1501,29 +1798,38 @@ const bind::ApiSpec kSpec_threshold_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(self, gradOutput)
-        {3, {0, 1}, {1, 0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64}, nullptr, false},
+        {3, {0, 1}, {1, 0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {3},
 };
 
-py::object wrap_threshold_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_threshold,
-    py::object py_out
-) {
-  bind::Call call(kSpec_threshold_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclScalar* c_threshold = call.scalar(2, py_threshold);  // threshold (const aclScalar*, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_threshold_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_threshold,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_threshold_backward{
+    "threshold_backward",
+    {"grad_output", "self", "threshold", "out"},
+    3,
+    3,
+};
+
+// threshold_backward(grad_output, self, threshold, *, out=None)
+PyObject* wrap_threshold_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_threshold_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_threshold(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_threshold_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclScalar* c_threshold = call.scalar(2, py_threshold);  // threshold (const aclScalar*, in)
+    aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_threshold_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_threshold,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1534,211 +1840,79 @@ const char* const kDoc_threshold_backward = "threshold_backward(grad_output, sel
 namespace aclnn_generated {
 
 void register_ops_000(py::module_& m) {
-  // The docstrings start with the signature line CPython reads into __text_signature__.
-  py::options options;
-  options.disable_function_signatures();
-  m.def("add", &wrap_add,
-        py::arg("self"),
-        py::arg("other"),
-        py::arg("alpha"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_add);
-  m.def("all", &wrap_all,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("keepdim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_all);
-  m.def("arg_min", &wrap_arg_min,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("keepdim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_arg_min);
-  m.def("cummax", &wrap_cummax,
-        py::arg("self"),
-        py::arg("dim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_cummax);
-  m.def("cumsum", &wrap_cumsum,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("dtype"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_cumsum);
-  m.def("div", &wrap_div,
-        py::arg("self"),
-        py::arg("other"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_div);
-  m.def("elu_backward", &wrap_elu_backward,
-        py::arg("grad_output"),
-        py::arg("alpha"),
-        py::arg("scale"),
-        py::arg("input_scale"),
-        py::arg("is_result"),
-        py::arg("self_or_result"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_elu_backward);
-  m.def("exp", &wrap_exp,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_exp);
-  m.def("gelu_backward", &wrap_gelu_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_gelu_backward);
-  m.def("hardsigmoid_backward", &wrap_hardsigmoid_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_hardsigmoid_backward);
-  m.def("inplace_add", &wrap_inplace_add,
-        py::arg("self_ref"),
-        py::arg("other"),
-        py::arg("alpha"),
-        kDoc_inplace_add);
-  m.def("inplace_div", &wrap_inplace_div,
-        py::arg("self_ref"),
-        py::arg("other"),
-        kDoc_inplace_div);
-  m.def("inplace_exp", &wrap_inplace_exp,
-        py::arg("self_ref"),
-        kDoc_inplace_exp);
-  m.def("inplace_log", &wrap_inplace_log,
-        py::arg("self_ref"),
-        kDoc_inplace_log);
-  m.def("inplace_mul", &wrap_inplace_mul,
-        py::arg("self_ref"),
-        py::arg("other"),
-        kDoc_inplace_mul);
-  m.def("inplace_neg", &wrap_inplace_neg,
-        py::arg("self_ref"),
-        kDoc_inplace_neg);
-  m.def("inplace_tanh", &wrap_inplace_tanh,
-        py::arg("self_ref"),
-        kDoc_inplace_tanh);
-  m.def("leaky_relu", &wrap_leaky_relu,
-        py::arg("self"),
-        py::arg("negative_slope"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_leaky_relu);
-  m.def("log", &wrap_log,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_log);
-  m.def("log_sum_exp", &wrap_log_sum_exp,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("keep_dim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_log_sum_exp);
-  m.def("max", &wrap_max,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_max);
-  m.def("mean", &wrap_mean,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("keep_dim"),
-        py::arg("dtype"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_mean);
-  m.def("mul", &wrap_mul,
-        py::arg("self"),
-        py::arg("other"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_mul);
-  m.def("neg", &wrap_neg,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_neg);
-  m.def("norm", &wrap_norm,
-        py::arg("self"),
-        py::arg("p_scalar"),
-        py::arg("dim"),
-        py::arg("keepdim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_norm);
-  m.def("prod_dim", &wrap_prod_dim,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("keep_dim"),
-        py::arg("dtype"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_prod_dim);
-  m.def("reduce_nansum", &wrap_reduce_nansum,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("keep_dim"),
-        py::arg("dtype"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_reduce_nansum);
-  m.def("reduce_sum", &wrap_reduce_sum,
-        py::arg("self"),
-        py::arg("dims"),
-        py::arg("keep_dims"),
-        py::arg("dtype"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_reduce_sum);
-  m.def("relu", &wrap_relu,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_relu);
-  m.def("rsqrt", &wrap_rsqrt,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_rsqrt);
-  m.def("silu_backward", &wrap_silu_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_silu_backward);
-  m.def("sqrt", &wrap_sqrt,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_sqrt);
-  m.def("std_mean_correction", &wrap_std_mean_correction,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("correction"),
-        py::arg("keepdim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_std_mean_correction);
-  m.def("threshold_backward", &wrap_threshold_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::arg("threshold"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_threshold_backward);
+  // METH_FASTCALL functions of no object (self is null): help() shows the signature CPython reads
+  // from each docstring's first line (__text_signature__), and a call goes straight to the wrapper.
+  static PyMethodDef functions[] = {
+      {"add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_add)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_add},
+      {"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_all)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_all},
+      {"arg_min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_arg_min)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_arg_min},
+      {"cummax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_cummax)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_cummax},
+      {"cumsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_cumsum)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_cumsum},
+      {"div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_div)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_div},
+      {"elu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_elu_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_elu_backward},
+      {"exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_exp)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_exp},
+      {"gelu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_gelu_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_gelu_backward},
+      {"hardsigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_hardsigmoid_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_hardsigmoid_backward},
+      {"inplace_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_add)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_add},
+      {"inplace_div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_div)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_div},
+      {"inplace_exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_exp)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_exp},
+      {"inplace_log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_log)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_log},
+      {"inplace_mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_mul)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_mul},
+      {"inplace_neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_neg)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_neg},
+      {"inplace_tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_tanh)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_tanh},
+      {"leaky_relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_leaky_relu)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_leaky_relu},
+      {"log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_log)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_log},
+      {"log_sum_exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_log_sum_exp)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_log_sum_exp},
+      {"max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_max)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_max},
+      {"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_mean)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_mean},
+      {"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_mul)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_mul},
+      {"neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_neg)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_neg},
+      {"norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_norm)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_norm},
+      {"prod_dim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_prod_dim)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_prod_dim},
+      {"reduce_nansum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_reduce_nansum)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_reduce_nansum},
+      {"reduce_sum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_reduce_sum)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_reduce_sum},
+      {"relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_relu)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_relu},
+      {"rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_rsqrt)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_rsqrt},
+      {"silu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_silu_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_silu_backward},
+      {"sqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_sqrt)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_sqrt},
+      {"std_mean_correction", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_std_mean_correction)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_std_mean_correction},
+      {"threshold_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_threshold_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_threshold_backward},
+  };
+  bind::add_functions(m, functions, sizeof functions / sizeof functions[0]);
 }
 
 }  // namespace aclnn_generated
