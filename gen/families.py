@@ -1,5 +1,8 @@
 """The simulator's kernel families: what a semantics file may name besides an elementwise kernel.
 
+Each family listed here has its engine; a family joins the table with its engine, not before
+(softmax, normalisation, matmul, indexing and shape/copy are issue 12's next ones).
+
 A semantics file says `family = "reduce"`, `op = "sum"` and which of the page's parameters plays
 each of the family's roles (`roles = { dim = "dims", keepdim = "keepDims" }`; a role left out is
 the page's parameter of the same name, if there is one). The simulator has one engine per family
@@ -36,6 +39,18 @@ class Family:
     # epsilon); NaN in the spec when not stated.
     options: tuple[str, ...] = ()
     doc: str = ""
+    # How an output the caller does not pass is shaped (the bindings allocate it, on every
+    # backend): "reduce" (the input `self` with the `dim` dimensions removed, or kept as 1 with
+    # `keepdim`) or "same" (the input's shape).
+    output_shape: str = "same"
+    # Ops whose outputs another rule shapes: "same", "reduce", "page" (the page's own relations,
+    # as for an op of no family: gather's out has the index's shape, where's the broadcast of its
+    # inputs), or "given" (the shape follows from arguments by a rule the bindings do not know:
+    # a concatenation's, a permutation's, a slice's; the caller passes out=).
+    op_output_shapes: tuple[tuple[str, str], ...] = ()
+    # Outputs whose dtype is fixed whatever the input's: by role, and by (op, role).
+    fixed_dtypes: tuple[tuple[str, str], ...] = ()
+    op_fixed_dtypes: tuple[tuple[str, str, str], ...] = ()
 
     def __post_init__(self) -> None:
         assert len(self.roles) <= MAX_ROLES and len(self.options) <= MAX_OPTIONS, self.name
@@ -55,6 +70,10 @@ FAMILIES: tuple[Family, ...] = (
                "max_out"),
         required=("self", "out"),
         options=("correction", "p"),
+        output_shape="reduce",
+        fixed_dtypes=(("indices", "INT64"),),
+        op_fixed_dtypes=(("argmax", "out", "INT64"), ("argmin", "out", "INT64"), ("any", "out", "BOOL"),
+                         ("all", "out", "BOOL")),
         doc="along `dim` (an int array or an int; absent or empty: every dimension), keepdim; "
             "max/min give values and indices, var_mean/std_mean the variance and the mean, aminmax min and max"),
     Family(
@@ -62,28 +81,8 @@ FAMILIES: tuple[Family, ...] = (
         ops=("cumsum", "cumprod", "cummax", "cummin"),
         roles=("self", "dim", "dtype", "exclusive", "reverse", "out", "indices"),
         required=("self", "dim", "out"),
-        doc="running sums and products along one dimension"),
-    Family(
-        "softmax", "PlanSoftmax",
-        ops=("softmax", "log_softmax"),
-        roles=("self", "dim", "out"),
-        required=("self", "dim", "out"),
-        doc="along one dimension, computed in float (double for DOUBLE)"),
-    Family(
-        "norm", "PlanNorm",
-        ops=("layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm"),
-        roles=("input", "input2", "normalized_shape", "weight", "bias", "running_mean", "running_var",
-               "eps", "training", "momentum", "group", "out", "mean", "rstd", "sum_out"),
-        required=("input", "out"),
-        options=("eps",),
-        doc="statistics over the trailing (layer/rms), group or batch dimensions; mean/rstd outputs"),
-    Family(
-        "matmul", "PlanMatmul",
-        ops=("mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger"),
-        roles=("bias", "a", "b", "beta", "alpha", "out"),
-        required=("a", "b", "out"),
-        options=("beta", "alpha"),
-        doc="on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE"),
+        fixed_dtypes=(("indices", "INT64"),),
+        doc="running sums, products, maxima and minima along one dimension"),
     Family(
         "index", "PlanIndex",
         ops=("gather", "index_select", "embedding", "take", "scatter", "scatter_add", "one_hot", "topk", "sort",
@@ -91,6 +90,10 @@ FAMILIES: tuple[Family, ...] = (
         roles=("self", "dim", "index", "src", "value", "reduce", "k", "largest", "descending", "num_classes",
                "on_value", "off_value", "out", "indices"),
         required=("self",),
+        fixed_dtypes=(("indices", "INT64"),),
+        op_fixed_dtypes=(("argsort", "indices", "INT64"),),
+        op_output_shapes=(("gather", "page"), ("index_select", "given"), ("embedding", "given"), ("take", "page"),
+                          ("one_hot", "given"), ("topk", "given")),
         doc="gathers and scatters along a dimension (indices checked in phase 2, where they live), "
             "one-hot encodings, stable sorts and top-k"),
     Family(
@@ -98,6 +101,7 @@ FAMILIES: tuple[Family, ...] = (
         ops=("where", "masked_fill"),
         roles=("condition", "self", "other", "out"),
         required=("condition", "self"),
+        op_output_shapes=(("where", "page"),),
         doc="where: out = condition ? self : other, broadcast; masked_fill: self = mask ? value : self"),
     Family(
         "shape", "PlanShape",
@@ -106,6 +110,9 @@ FAMILIES: tuple[Family, ...] = (
         roles=("self", "tensors", "dim", "dims", "shifts", "size", "diagonal", "pad", "value", "start",
                "end", "step", "dtype", "out"),
         required=("out",),
+        op_output_shapes=(("cat", "given"), ("stack", "given"), ("split", "given"), ("split_with_size", "given"),
+                          ("permute", "given"), ("expand", "given"), ("constant_pad", "given"), ("repeat", "given"),
+                          ("slice", "given")),
         doc="copies between views, bit for bit within a dtype and converting between dtypes: casts, "
             "broadcasting copies, concatenation, stacking, splitting, permutations, broadcasts, flips, "
             "rolls, triangles, constant padding, repeats and slices"),
@@ -131,6 +138,20 @@ def bind_roles(semantics: "OpSemantics", params: "Sequence[str]") -> tuple[dict[
         if param is not None:
             bound[role] = param
     return bound, ""
+
+
+def output_shape(family: Family, op: str) -> str:
+    """How the outputs of `op` are shaped when the caller does not pass them (Family.output_shape,
+    unless op_output_shapes says otherwise)."""
+    return dict(family.op_output_shapes).get(op, family.output_shape)
+
+
+def fixed_dtype(family: Family, op: str, role: str) -> Optional[str]:
+    """The dtype (a gen.ir.DType value) an output playing `role` always has, if the family fixes it."""
+    for o, r, dtype in family.op_fixed_dtypes:
+        if o == op and r == role:
+            return dtype
+    return dict(family.fixed_dtypes).get(role)
 
 
 def enumerator(name: str) -> str:

@@ -4,11 +4,15 @@
 set(ACLNN_SIM_OP_SOURCES
   "${ACLNN_GENERATED_DIR}/sim/ops_000.cpp"
   "${ACLNN_GENERATED_DIR}/sim/ops_001.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_002.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_003.cpp"
 )
 
 set(ACLNN_BINDING_SOURCES
   "${ACLNN_GENERATED_DIR}/bindings/ops_000.cpp"
   "${ACLNN_GENERATED_DIR}/bindings/ops_001.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_002.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_003.cpp"
 )
 
 # The pages' examples: generated/examples/<name>.cpp
@@ -21,6 +25,10 @@ set(ACLNN_EXAMPLES
   any
   arg_max
   arg_min
+  argsort
+  cast
+  cat
+  constant_pad_nd
   cummax
   cummin
   cumprod
@@ -28,21 +36,33 @@ set(ACLNN_EXAMPLES
   cumsum_v2
   div
   elu_backward
+  embedding
   exp
+  expand
+  flip
+  gather
   gelu_backward
   hardsigmoid_backward
   hardswish_backward
   hardtanh_backward
+  index_select
+  inplace_copy
   inplace_leaky_relu
   inplace_log
+  inplace_masked_fill_scalar
+  inplace_masked_fill_tensor
   inplace_mul
   inplace_neg
   inplace_relu
   inplace_rsqrt
+  inplace_scatter
+  inplace_scatter_value
   inplace_sigmoid
   inplace_sqrt
   inplace_sub
   inplace_tanh
+  inplace_tril
+  inplace_triu
   leaky_relu
   leaky_relu_backward
   linalg_vector_norm
@@ -57,20 +77,36 @@ set(ACLNN_EXAMPLES
   mul
   neg
   norm
+  one_hot
+  permute
   prod
   prod_dim
   reduce_nansum
   reduce_sum
   relu
+  repeat
+  roll
+  s_where
+  scatter
+  scatter_add
+  scatter_value
   selu_backward
   sigmoid
   sigmoid_backward
   silu_backward
+  slice
+  slice_v2
   softplus_backward
+  sort
+  split_tensor
+  split_with_size
+  stack
   std
   std_mean_correction
+  take
   tanh_backward
   threshold_backward
+  topk
   var
   var_mean
 )

@@ -30,7 +30,7 @@ struct ReduceFamily {
   static constexpr const char* kOpNames[] = { "sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "any", "all", "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "nansum", "aminmax" };
 };
 
-// cumulative: running sums and products along one dimension.
+// cumulative: running sums, products, maxima and minima along one dimension.
 struct CumulativeFamily {
   struct Op {
     enum : int8_t { kCumsum, kCumprod, kCummax, kCummin };
@@ -41,75 +41,45 @@ struct CumulativeFamily {
   static constexpr const char* kOpNames[] = { "cumsum", "cumprod", "cummax", "cummin" };
 };
 
-// softmax: along one dimension, computed in float (double for DOUBLE).
-struct SoftmaxFamily {
-  struct Op {
-    enum : int8_t { kSoftmax, kLogSoftmax };
-  };
-  struct Role {
-    enum : int8_t { kSelf, kDim, kOut };
-  };
-  static constexpr const char* kOpNames[] = { "softmax", "log_softmax" };
-};
-
-// norm: statistics over the trailing (layer/rms), group or batch dimensions; mean/rstd outputs.
-struct NormFamily {
-  struct Op {
-    enum : int8_t { kLayerNorm, kRmsNorm, kAddRmsNorm, kGroupNorm, kBatchNorm };
-  };
-  struct Role {
-    enum : int8_t { kInput, kInput2, kNormalizedShape, kWeight, kBias, kRunningMean, kRunningVar, kEps, kTraining, kMomentum, kGroup, kOut, kMean, kRstd, kSumOut };
-  };
-  struct Option {
-    enum : int8_t { kEps };
-  };
-  static constexpr const char* kOpNames[] = { "layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm" };
-};
-
-// matmul: on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE.
-struct MatmulFamily {
-  struct Op {
-    enum : int8_t { kMm, kBmm, kMatmul, kAddmm, kBaddbmm, kMv, kDot, kAddmv, kAddbmm, kGer };
-  };
-  struct Role {
-    enum : int8_t { kBias, kA, kB, kBeta, kAlpha, kOut };
-  };
-  struct Option {
-    enum : int8_t { kBeta, kAlpha };
-  };
-  static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger" };
-};
-
-// index: gathers, scatters, one-hot encodings, sorts and top-k along a dimension.
+// index: gathers and scatters along a dimension (indices checked in phase 2, where they live), one-hot encodings, stable sorts and top-k.
 struct IndexFamily {
   struct Op {
-    enum : int8_t { kGather, kIndexSelect, kEmbedding, kScatter, kScatterAdd, kOneHot, kTopk, kSort, kArgsort, kTake, kMaskedSelect };
+    enum : int8_t { kGather, kIndexSelect, kEmbedding, kTake, kScatter, kScatterAdd, kOneHot, kTopk, kSort, kArgsort };
   };
   struct Role {
-    enum : int8_t { kSelf, kDim, kIndex, kSrc, kValue, kReduce, kK, kLargest, kSorted, kDescending, kStable, kNumClasses, kOnValue, kOffValue, kOut, kIndices };
+    enum : int8_t { kSelf, kDim, kIndex, kSrc, kValue, kReduce, kK, kLargest, kDescending, kNumClasses, kOnValue, kOffValue, kOut, kIndices };
   };
-  static constexpr const char* kOpNames[] = { "gather", "index_select", "embedding", "scatter", "scatter_add", "one_hot", "topk", "sort", "argsort", "take", "masked_select" };
+  static constexpr const char* kOpNames[] = { "gather", "index_select", "embedding", "take", "scatter", "scatter_add", "one_hot", "topk", "sort", "argsort" };
 };
 
-// shape: copies between views: concatenation, stacking, splitting, permutations, broadcasts, flips, rolls, triangles and constant padding.
-struct ShapeFamily {
+// select: where: out = condition ? self : other, broadcast; masked_fill: self = mask ? value : self.
+struct SelectFamily {
   struct Op {
-    enum : int8_t { kCat, kStack, kSplit, kSplitWithSize, kPermute, kExpand, kFlip, kRoll, kTril, kTriu, kConstantPad, kRepeat, kTranspose, kSlice, kNarrow };
+    enum : int8_t { kWhere, kMaskedFill };
   };
   struct Role {
-    enum : int8_t { kSelf, kTensors, kDim, kDims, kShifts, kSize, kDiagonal, kPad, kValue, kStart, kEnd, kStep, kOut };
+    enum : int8_t { kCondition, kSelf, kOther, kOut };
   };
-  static constexpr const char* kOpNames[] = { "cat", "stack", "split", "split_with_size", "permute", "expand", "flip", "roll", "tril", "triu", "constant_pad", "repeat", "transpose", "slice", "narrow" };
+  static constexpr const char* kOpNames[] = { "where", "masked_fill" };
+};
+
+// shape: copies between views, bit for bit within a dtype and converting between dtypes: casts, broadcasting copies, concatenation, stacking, splitting, permutations, broadcasts, flips, rolls, triangles, constant padding, repeats and slices.
+struct ShapeFamily {
+  struct Op {
+    enum : int8_t { kCast, kCopy, kCat, kStack, kSplit, kSplitWithSize, kPermute, kExpand, kFlip, kRoll, kTril, kTriu, kConstantPad, kRepeat, kSlice };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kTensors, kDim, kDims, kShifts, kSize, kDiagonal, kPad, kValue, kStart, kEnd, kStep, kDtype, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "cast", "copy", "cat", "stack", "split", "split_with_size", "permute", "expand", "flip", "roll", "tril", "triu", "constant_pad", "repeat", "slice" };
 };
 
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanCumulative(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanSelect(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
