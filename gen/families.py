@@ -48,6 +48,8 @@ class Family:
     # inputs), or "given" (the shape follows from arguments by a rule the bindings do not know:
     # a concatenation's, a permutation's, a slice's; the caller passes out=).
     op_output_shapes: tuple[tuple[str, str], ...] = ()
+    # The role whose parameter's dtype an output has, by op (default: self).
+    op_dtype_sources: tuple[tuple[str, str], ...] = ()
     # Outputs whose dtype is fixed whatever the input's: by role, and by (op, role).
     fixed_dtypes: tuple[tuple[str, str], ...] = ()
     op_fixed_dtypes: tuple[tuple[str, str, str], ...] = ()
@@ -92,8 +94,9 @@ FAMILIES: tuple[Family, ...] = (
         required=("self",),
         fixed_dtypes=(("indices", "INT64"),),
         op_fixed_dtypes=(("argsort", "indices", "INT64"),),
-        op_output_shapes=(("gather", "page"), ("index_select", "given"), ("embedding", "given"), ("take", "page"),
+        op_output_shapes=(("gather", "given"), ("index_select", "given"), ("embedding", "given"), ("take", "page"),
                           ("one_hot", "given"), ("topk", "given")),
+        op_dtype_sources=(("one_hot", "on_value"),),
         doc="gathers and scatters along a dimension (indices checked in phase 2, where they live), "
             "one-hot encodings, stable sorts and top-k"),
     Family(
@@ -113,6 +116,7 @@ FAMILIES: tuple[Family, ...] = (
         op_output_shapes=(("cat", "given"), ("stack", "given"), ("split", "given"), ("split_with_size", "given"),
                           ("permute", "given"), ("expand", "given"), ("constant_pad", "given"), ("repeat", "given"),
                           ("slice", "given")),
+        op_dtype_sources=(("cat", "tensors"), ("stack", "tensors")),
         doc="copies between views, bit for bit within a dtype and converting between dtypes: casts, "
             "broadcasting copies, concatenation, stacking, splitting, permutations, broadcasts, flips, "
             "rolls, triangles, constant padding, repeats and slices"),
@@ -144,6 +148,11 @@ def output_shape(family: Family, op: str) -> str:
     """How the outputs of `op` are shaped when the caller does not pass them (Family.output_shape,
     unless op_output_shapes says otherwise)."""
     return dict(family.op_output_shapes).get(op, family.output_shape)
+
+
+def dtype_source(family: Family, op: str) -> str:
+    """The role whose dtype the outputs of `op` have (unless fixed_dtype says otherwise)."""
+    return dict(family.op_dtype_sources).get(op, "self")
 
 
 def fixed_dtype(family: Family, op: str, role: str) -> Optional[str]:

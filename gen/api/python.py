@@ -206,9 +206,14 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
     roles, why = families.bind_roles(semantics, [p.name for p in api.params])
     index = {p.name: i for i, p in enumerate(api.params)}
     source = roles.get("self")
+    given = families.output_shape(family, semantics.op) == "given"
     if why or source is None or api.params[index[source]].kind is not ParamKind.TENSOR:
-        return None
+        # cat and stack have a list where others have self: only out= can shape their outputs.
+        if why or not given:
+            return None
     role_of = {param: role for role, param in roles.items() if role not in ("self",)}
+    # The input whose dtype an output of a "given" shape has (out= must have it too).
+    dtype_source = roles.get(families.dtype_source(family, semantics.op))
 
     def arg(role: str, kinds: tuple[ParamKind, ...]) -> Optional[int]:
         name = roles.get(role)
@@ -219,16 +224,19 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
         if p.direction is not Direction.OUT:
             continue
         role = role_of.get(p.name)
+        if given and role is not None:
+            fixed = families.fixed_dtype(family, semantics.op, role)
+            plans.append(OutputPlan(p, i, required_reason=f"{p.name}'s shape follows from the arguments by "
+                                                            f"{semantics.op}'s rule, which the bindings do not apply",
+                                    dtype_from=(index[dtype_source],) if dtype_source and not fixed else (),
+                                    is_list=p.kind is ParamKind.TENSOR_LIST))
+            continue
         if role is None or p.kind is not ParamKind.TENSOR:
             plans.append(output_plan(api, i))
             continue
         shaped = families.output_shape(family, semantics.op)
         if shaped == "page":
             plans.append(output_plan(api, i))
-            continue
-        if shaped == "given":
-            plans.append(OutputPlan(p, i, required_reason=f"{p.name}'s shape follows from the arguments by "
-                                                            f"{semantics.op}'s rule, which the bindings do not apply"))
             continue
         fixed = families.fixed_dtype(family, semantics.op, role)
         if fixed and len(p.dtypes) == 1 and p.dtypes[0].name != fixed:

@@ -462,7 +462,11 @@ class Planner:
         shapes.update({p.name: (self.base_shape, self.base_shape) for p in self.list_inputs if p.name not in shapes})
         # An optional tensor the valid call leaves out is passed as None.
         absent = tuple(p.name for p in self.tensor_inputs if p.optional and p.name not in shapes)
-        return Case(self.base_dtype.value, shapes=shapes, none=absent, **self.at_dtype(self.base_dtype))
+        # A family's output whose shape the bindings cannot derive (a concatenation's, a top-k's)
+        # is passed as out=, of the golden's shape and dtype (AUTO).
+        given = ({plan.param.name: AUTO for plan in output_plans(self.api, self.bound.semantics)
+                  if plan.required_reason is not None} if self.family is not None else {})
+        return Case(self.base_dtype.value, shapes=shapes, none=absent, out=given, **self.at_dtype(self.base_dtype))
 
     @property
     def base_known(self) -> Optional[str]:
@@ -732,6 +736,14 @@ class Planner:
             if row.category is ErrorCategory.UNSUPPORTED_PRODUCT:
                 tests.append(ErrorTest(function, row, cases=(self.base,), unsupported_product=True))
                 continue
+            earlier = next((e for e in self.api.errors[:index - 1]
+                            if e.condition == row.condition and e.code != row.code), None)
+            if earlier is not None:
+                # aclnnInplaceCopy lists "传入的selfRef或src是空指针时" under 161001 and again under
+                # 161002: one call cannot give both; the first row is tested.
+                tests.append(ErrorTest(function, row, skip=f"the page gives the same condition status {earlier.code} "
+                                                            f"at line {earlier.line} ({quoted})"))
+                continue
             cases, reason = self._error_cases(row)
             needs_base = row.category not in (ErrorCategory.NULL_POINTER, ErrorCategory.UNSUPPORTED_DTYPE,
                                               ErrorCategory.RANK)
@@ -767,11 +779,11 @@ class Planner:
                 if all(d in p.dtypes_for(soc) for soc in Soc for d in EXPRESSIBLE):
                     continue
                 if p.direction is Direction.OUT:
-                    cases.append(replace(base, id=f"{p.name}={UNDOCUMENTED}", out={p.name: UNDOCUMENTED}))
+                    cases.append(replace(base, id=f"{p.name}={UNDOCUMENTED}", out={**base.out, p.name: UNDOCUMENTED}))
                 else:
                     # out= given: an output the binding would derive from an undocumented dtype cannot be allocated
                     cases.append(replace(base, id=f"{p.name}={UNDOCUMENTED}", dtypes={**base.dtypes, p.name: UNDOCUMENTED},
-                                         out={o.name: self._out_dtype(o) for o in self.tensor_outs}))
+                                         out={**base.out, **{o.name: self._out_dtype(o) for o in self.tensor_outs}}))
             return cases, "every dtype NumPy can hold is documented for the parameters it names"
         if category is ErrorCategory.RANK:
             cases = []
@@ -780,7 +792,7 @@ class Planner:
                     continue
                 shape = (1,) * (p.rank[1] + 1 - len(self.base_shape)) + self.base_shape
                 if p.direction is Direction.OUT:
-                    cases.append(replace(base, id=f"{p.name}-rank{len(shape)}", out={p.name: self.base_dtype.value},
+                    cases.append(replace(base, id=f"{p.name}-rank{len(shape)}", out={**base.out, p.name: self.base_dtype.value},
                                          out_shapes={p.name: shape}))
                 else:
                     cases.append(replace(base, id=f"{p.name}-rank{len(shape)}",
@@ -792,13 +804,13 @@ class Planner:
                 if p.kind is not ParamKind.TENSOR:
                     continue
                 if p.direction is Direction.OUT:
-                    cases.append(replace(base, id=f"{p.name}-shape", out={p.name: self._out_dtype(p)},
+                    cases.append(replace(base, id=f"{p.name}-shape", out={**base.out, p.name: self._out_dtype(p)},
                                          out_shapes={p.name: MISMATCHED_SHAPE}))
                 elif len(self.tensor_inputs) > 1:
                     cases.append(replace(base, id=f"{p.name}-shape", shapes={**base.shapes, p.name: MISMATCHED_SHAPE}))
                 elif self.tensor_outs:  # the one input against outputs of the base shape (allocated, they would follow it)
                     cases.append(replace(base, id=f"{p.name}-shape", shapes={**base.shapes, p.name: MISMATCHED_SHAPE},
-                                         out={o.name: self._out_dtype(o) for o in self.tensor_outs},
+                                         out={**base.out, **{o.name: self._out_dtype(o) for o in self.tensor_outs}},
                                          out_shapes={o.name: self.base_shape for o in self.tensor_outs}))
             return cases, "it names no tensor whose shape can be made to disagree"
         if category is ErrorCategory.NOT_CASTABLE:
@@ -809,7 +821,7 @@ class Planner:
                 if p.direction is Direction.OUT:
                     bad = not_castable_from(self.base_dtype)
                     if bad is not None:
-                        cases.append(replace(base, id=f"{p.name}={bad.value}", out={p.name: bad.value}))
+                        cases.append(replace(base, id=f"{p.name}={bad.value}", out={**base.out, p.name: bad.value}))
                 elif p.related(RelationKind.SAME_DTYPE):
                     other = next((d for d in p.documented_dtypes() if d in EXPRESSIBLE and d is not self.base_dtype), None)
                     if other is not None:
@@ -833,10 +845,10 @@ class Planner:
                 if other is None:
                     continue
                 if p.direction is Direction.OUT:
-                    cases.append(replace(base, id=f"{p.name}={other.value}", out={p.name: other.value}))
+                    cases.append(replace(base, id=f"{p.name}={other.value}", out={**base.out, p.name: other.value}))
                 else:
                     cases.append(replace(base, id=f"{p.name}={other.value}", dtypes={**base.dtypes, p.name: other.value},
-                                         out={o.name: self._out_dtype(o) for o in self.tensor_outs}))
+                                         out={**base.out, **{o.name: self._out_dtype(o) for o in self.tensor_outs}}))
             return cases, "it names fewer than two tensors, or none with a second documented dtype"
         if category is ErrorCategory.EMPTY_TENSOR:
             cases = []
@@ -886,10 +898,14 @@ def suite(bound: BoundAPI) -> Suite:
         domain=(lambda d: (d.low, d.high) if d else None)(semantics.domain(p.name) if semantics else None),
     ) for p in api.params)
     out_shape_from, out_dtype_from = {}, {}
-    # A family's outputs are shaped by its rule (the golden's shape), not by broadcasting.
+    # A family's outputs are shaped by its rule (the golden's shape), not by broadcasting; those
+    # the caller passes (out=) have the dtype of the input the family names.
     for plan in output_plans(api, semantics) if not (semantics and semantics.family) else ():
         if plan.required_reason is None:
             out_shape_from[plan.param.name] = tuple(api.params[i].name for i in plan.shape_from)
+            out_dtype_from[plan.param.name] = tuple(api.params[i].name for i in plan.dtype_from)
+    for plan in output_plans(api, semantics) if semantics and semantics.family else ():
+        if plan.required_reason is not None and plan.dtype_from:
             out_dtype_from[plan.param.name] = tuple(api.params[i].name for i in plan.dtype_from)
 
     notes = []

@@ -251,7 +251,7 @@ const bind::ApiSpec kSpec_expand{
     },
     {
         // out: out= required (out's shape follows from the arguments by expand's rule, which the bindings do not apply)
-        {2, {}, {}, false, {}, "out's shape follows from the arguments by expand's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {2, {}, {0}, false, {}, "out's shape follows from the arguments by expand's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
     },
     {2},
 };
@@ -1178,8 +1178,8 @@ const bind::ApiSpec kSpec_stack{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false, bind::ResultDType::kPromoted},
+        // out: out= required (out's shape follows from the arguments by stack's rule, which the bindings do not apply)
+        {2, {}, {0}, false, {}, "out's shape follows from the arguments by stack's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
     },
     {2},
 };
@@ -1309,7 +1309,7 @@ const bind::ApiSpec kSpec_topk{
     },
     {
         // valuesOut: out= required (valuesOut's shape follows from the arguments by topk's rule, which the bindings do not apply)
-        {5, {}, {}, false, {}, "valuesOut's shape follows from the arguments by topk's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {5, {}, {0}, false, {}, "valuesOut's shape follows from the arguments by topk's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
         // indicesOut: out= required (indicesOut's shape follows from the arguments by topk's rule, which the bindings do not apply)
         {6, {}, {}, false, {}, "indicesOut's shape follows from the arguments by topk's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
     },

@@ -886,7 +886,7 @@ const bind::ApiSpec kSpec_permute{
     },
     {
         // out: out= required (out's shape follows from the arguments by permute's rule, which the bindings do not apply)
-        {2, {}, {}, false, {}, "out's shape follows from the arguments by permute's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {2, {}, {0}, false, {}, "out's shape follows from the arguments by permute's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
     },
     {2},
 };
@@ -1157,8 +1157,8 @@ const bind::ApiSpec kSpec_split_tensor{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not state the shapes of an output list)
-        {3, {}, {}, false, {}, "the page does not state the shapes of an output list", true, bind::ResultDType::kPromoted},
+        // out: out= required (out's shape follows from the arguments by split's rule, which the bindings do not apply)
+        {3, {}, {0}, false, {}, "out's shape follows from the arguments by split's rule, which the bindings do not apply", true, bind::ResultDType::kPromoted},
     },
     {3},
 };

@@ -384,8 +384,8 @@ const bind::ApiSpec kSpec_gather{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self x index), dtype of promote(self)
-        {3, {0, 2}, {0}, false, {ACL_DOUBLE, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL}, nullptr, false, bind::ResultDType::kPromoted},
+        // out: out= required (out's shape follows from the arguments by gather's rule, which the bindings do not apply)
+        {3, {}, {0}, false, {}, "out's shape follows from the arguments by gather's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
     },
     {3},
 };
@@ -496,7 +496,7 @@ const bind::ApiSpec kSpec_index_select{
     },
     {
         // out: out= required (out's shape follows from the arguments by index_select's rule, which the bindings do not apply)
-        {3, {}, {}, false, {}, "out's shape follows from the arguments by index_select's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {3, {}, {0}, false, {}, "out's shape follows from the arguments by index_select's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
     },
     {3},
 };

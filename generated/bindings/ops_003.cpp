@@ -150,8 +150,8 @@ const bind::ApiSpec kSpec_cat{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false, bind::ResultDType::kPromoted},
+        // out: out= required (out's shape follows from the arguments by cat's rule, which the bindings do not apply)
+        {2, {}, {0}, false, {}, "out's shape follows from the arguments by cat's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
     },
     {2},
 };
@@ -206,7 +206,7 @@ const bind::ApiSpec kSpec_constant_pad_nd{
     },
     {
         // out: out= required (out's shape follows from the arguments by constant_pad's rule, which the bindings do not apply)
-        {3, {}, {}, false, {}, "out's shape follows from the arguments by constant_pad's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {3, {}, {0}, false, {}, "out's shape follows from the arguments by constant_pad's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
     },
     {3},
 };
@@ -321,7 +321,7 @@ const bind::ApiSpec kSpec_embedding{
     },
     {
         // out: out= required (out's shape follows from the arguments by embedding's rule, which the bindings do not apply)
-        {2, {}, {}, false, {}, "out's shape follows from the arguments by embedding's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {2, {}, {0}, false, {}, "out's shape follows from the arguments by embedding's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
     },
     {2},
 };
@@ -894,7 +894,7 @@ const bind::ApiSpec kSpec_one_hot{
     },
     {
         // out: out= required (out's shape follows from the arguments by one_hot's rule, which the bindings do not apply)
-        {5, {}, {}, false, {}, "out's shape follows from the arguments by one_hot's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {5, {}, {2}, false, {}, "out's shape follows from the arguments by one_hot's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
     },
     {5},
 };
@@ -1009,7 +1009,7 @@ const bind::ApiSpec kSpec_repeat{
     },
     {
         // out: out= required (out's shape follows from the arguments by repeat's rule, which the bindings do not apply)
-        {2, {}, {}, false, {}, "out's shape follows from the arguments by repeat's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {2, {}, {0}, false, {}, "out's shape follows from the arguments by repeat's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
     },
     {2},
 };
@@ -1068,7 +1068,7 @@ const bind::ApiSpec kSpec_slice{
     },
     {
         // out: out= required (out's shape follows from the arguments by slice's rule, which the bindings do not apply)
-        {5, {}, {}, false, {}, "out's shape follows from the arguments by slice's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {5, {}, {0}, false, {}, "out's shape follows from the arguments by slice's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
     },
     {5},
 };
@@ -1136,7 +1136,7 @@ const bind::ApiSpec kSpec_slice_v2{
     },
     {
         // out: out= required (out's shape follows from the arguments by slice's rule, which the bindings do not apply)
-        {5, {}, {}, false, {}, "out's shape follows from the arguments by slice's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {5, {}, {0}, false, {}, "out's shape follows from the arguments by slice's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
     },
     {5},
 };
@@ -1199,8 +1199,8 @@ const bind::ApiSpec kSpec_split_with_size{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not state the shapes of an output list)
-        {3, {}, {}, false, {}, "the page does not state the shapes of an output list", true, bind::ResultDType::kPromoted},
+        // out: out= required (out's shape follows from the arguments by split_with_size's rule, which the bindings do not apply)
+        {3, {}, {0}, false, {}, "out's shape follows from the arguments by split_with_size's rule, which the bindings do not apply", true, bind::ResultDType::kPromoted},
     },
     {3},
 };

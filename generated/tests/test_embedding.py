@@ -49,11 +49,11 @@ OP = t.Op(
     integer_math='exact',
     simulated=True,
     out_shape_from={},
-    out_dtype_from={},
+    out_dtype_from={'out': ('weight',)},
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'weight': 'FLOAT', 'indices': 'INT64'}, shapes={'weight': (5, 3), 'indices': (2, 3)})
+BASE = Case('FLOAT', dtypes={'weight': 'FLOAT', 'indices': 'INT64'}, shapes={'weight': (5, 3), 'indices': (2, 3)}, out={'out': '<auto>'})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
@@ -114,8 +114,8 @@ LAYOUTS = [
 
 # Non-contiguous out= arrays.
 OUT_LAYOUTS = [
-    BASE.but('out-strided', out={'out': '<auto>'}, out_layout='strided'),
-    BASE.but('out-transposed', out={'out': '<auto>'}, out_layout='transposed'),
+    BASE.but('out-strided', out_layout='strided'),
+    BASE.but('out-transposed', out_layout='transposed'),
 ]
 
 

@@ -45,11 +45,11 @@ OP = t.Op(
     integer_math='exact',
     simulated=True,
     out_shape_from={},
-    out_dtype_from={},
+    out_dtype_from={'out': ('self',)},
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'self': 'FLOAT', 'index': 'INT64'}, shapes={'self': (4, 3), 'index': (5,)}, values={'dim': 0})
+BASE = Case('FLOAT', dtypes={'self': 'FLOAT', 'index': 'INT64'}, shapes={'self': (4, 3), 'index': (5,)}, values={'dim': 0}, out={'out': '<auto>'})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
@@ -113,8 +113,8 @@ LAYOUTS = [
 
 # Non-contiguous out= arrays.
 OUT_LAYOUTS = [
-    BASE.but('out-strided', out={'out': '<auto>'}, out_layout='strided'),
-    BASE.but('out-transposed', out={'out': '<auto>'}, out_layout='transposed'),
+    BASE.but('out-strided', out_layout='strided'),
+    BASE.but('out-transposed', out_layout='transposed'),
 ]
 
 

@@ -124,12 +124,9 @@ def test_error_row1_null_pointer(op, case):
 
 
 # line 162: 161002 ACLNN_ERR_PARAM_INVALID: 传入的selfRef或src是空指针时。
-@pytest.mark.parametrize("case", [
-    BASE.but('selfRef=None', none=('selfRef',)),
-    BASE.but('src=None', none=('src',)),
-], ids=lambda case: case.id)
-def test_error_row2_null_pointer(op, case):
-    t.check_error(op, case, status=161002)
+@pytest.mark.skip(reason='the page gives the same condition status 161001 at line 157 (line 162: 161002 ACLNN_ERR_PARAM_INVALID: 传入的selfRef或src是空指针时。)')
+def test_error_row2_null_pointer():
+    pass
 
 
 # line 165: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的shape超过8维。

@@ -50,11 +50,11 @@ OP = t.Op(
     integer_math='exact',
     simulated=True,
     out_shape_from={},
-    out_dtype_from={},
+    out_dtype_from={'out': ('onValue',)},
 )
 
 # The valid call every other case varies.
-BASE = Case('UINT8', dtypes={'self': 'UINT8', 'onValue': 'UINT8', 'offValue': 'UINT8'}, shapes={'self': (2, 3), 'onValue': (1,), 'offValue': (1,)}, values={'numClasses': 4, 'axis': 1})
+BASE = Case('UINT8', dtypes={'self': 'UINT8', 'onValue': 'UINT8', 'offValue': 'UINT8'}, shapes={'self': (2, 3), 'onValue': (1,), 'offValue': (1,)}, values={'numClasses': 4, 'axis': 1}, out={'out': '<auto>'})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
@@ -79,8 +79,8 @@ LAYOUTS = [
 
 # Non-contiguous out= arrays.
 OUT_LAYOUTS = [
-    BASE.but('out-strided', out={'out': '<auto>'}, out_layout='strided'),
-    BASE.but('out-transposed', out={'out': '<auto>'}, out_layout='transposed'),
+    BASE.but('out-strided', out_layout='strided'),
+    BASE.but('out-transposed', out_layout='transposed'),
 ]
 
 

@@ -40,11 +40,11 @@ OP = t.Op(
     integer_math='exact',
     simulated=True,
     out_shape_from={},
-    out_dtype_from={},
+    out_dtype_from={'out': ('self',)},
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'self': 'FLOAT'}, shapes={'self': (4, 6)}, values={'dim': 1, 'start': 1, 'end': 5, 'step': 2})
+BASE = Case('FLOAT', dtypes={'self': 'FLOAT'}, shapes={'self': (4, 6)}, values={'dim': 1, 'start': 1, 'end': 5, 'step': 2}, out={'out': '<auto>'})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
@@ -89,8 +89,8 @@ LAYOUTS = [
 
 # Non-contiguous out= arrays.
 OUT_LAYOUTS = [
-    BASE.but('out-strided', out={'out': '<auto>'}, out_layout='strided'),
-    BASE.but('out-transposed', out={'out': '<auto>'}, out_layout='transposed'),
+    BASE.but('out-strided', out_layout='strided'),
+    BASE.but('out-transposed', out_layout='transposed'),
 ]
 
 

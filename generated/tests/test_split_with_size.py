@@ -50,11 +50,11 @@ OP = t.Op(
     integer_math='exact',
     simulated=True,
     out_shape_from={},
-    out_dtype_from={},
+    out_dtype_from={'out': ('self',)},
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'self': 'FLOAT'}, shapes={'self': (5, 2)}, values={'splitSize': (2, 3), 'dim': 0})
+BASE = Case('FLOAT', dtypes={'self': 'FLOAT'}, shapes={'self': (5, 2)}, values={'splitSize': (2, 3), 'dim': 0}, out={'out': '<auto>'})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [

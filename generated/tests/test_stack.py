@@ -41,11 +41,11 @@ OP = t.Op(
     integer_math='exact',
     simulated=True,
     out_shape_from={},
-    out_dtype_from={},
+    out_dtype_from={'out': ('tensors',)},
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'tensors': 'FLOAT'}, shapes={'tensors': ((2, 3), (2, 3))}, values={'dim': 1})
+BASE = Case('FLOAT', dtypes={'tensors': 'FLOAT'}, shapes={'tensors': ((2, 3), (2, 3))}, values={'dim': 1}, out={'out': '<auto>'})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
@@ -59,8 +59,8 @@ LAYOUTS = [
 
 # Non-contiguous out= arrays.
 OUT_LAYOUTS = [
-    BASE.but('out-strided', out={'out': '<auto>'}, out_layout='strided'),
-    BASE.but('out-transposed', out={'out': '<auto>'}, out_layout='transposed'),
+    BASE.but('out-strided', out_layout='strided'),
+    BASE.but('out-transposed', out_layout='transposed'),
 ]
 
 

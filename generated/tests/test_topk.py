@@ -48,11 +48,11 @@ OP = t.Op(
     integer_math='exact',
     simulated=True,
     out_shape_from={},
-    out_dtype_from={},
+    out_dtype_from={'valuesOut': ('self',)},
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'self': 'FLOAT'}, shapes={'self': (3, 5)}, values={'k': 2, 'dim': 1, 'largest': True, 'sorted': True})
+BASE = Case('FLOAT', dtypes={'self': 'FLOAT'}, shapes={'self': (3, 5)}, values={'k': 2, 'dim': 1, 'largest': True, 'sorted': True}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
@@ -104,8 +104,8 @@ LAYOUTS = [
 
 # Non-contiguous out= arrays.
 OUT_LAYOUTS = [
-    BASE.but('out-strided', out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}, out_layout='strided'),
-    BASE.but('out-transposed', out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}, out_layout='transposed'),
+    BASE.but('out-strided', out_layout='strided'),
+    BASE.but('out-transposed', out_layout='transposed'),
 ]
 
 # Each value of a bool attribute.

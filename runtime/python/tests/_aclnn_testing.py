@@ -254,7 +254,15 @@ def scalar_of(dtype: str, value: Any) -> Any:
 
 
 def input_dtypes(op: Op, case: Case, inputs: dict[str, Any], names: tuple[str, ...]) -> list[str]:
-    return [dtype_name(inputs[n].dtype) for n in names if inputs.get(n) is not None and op.param(n).kind == "tensor"]
+    dtypes = []
+    for n in names:
+        if inputs.get(n) is None:
+            continue
+        if op.param(n).kind == "tensor":
+            dtypes.append(dtype_name(inputs[n].dtype))
+        elif op.param(n).kind == "tensor_list":  # a list's members
+            dtypes.extend(dtype_name(member.dtype) for member in inputs[n])
+    return dtypes
 
 
 def dtype_name(dtype: Any) -> str:
@@ -332,13 +340,29 @@ def out_arrays(op: Op, case: Case, inputs: dict[str, Any], soc: str,
     of the inputs the output is related to."""
     if not case.out:
         return None
+    if AUTO in case.out.values() and shapes is None:
+        # A call that is not checked against the golden (an error row, a dtype the page rules
+        # out): out= arrays of the golden's shapes and dtypes where the golden can compute them.
+        try:
+            expected = golden_results(op, case, inputs)
+        except Exception:  # noqa: BLE001 - the inputs are invalid on purpose; shapes below
+            expected = None
+        if expected is not None:
+            case = resolve_auto(op, case, inputs, expected, soc)
+            shapes = result_shapes(op, expected)
     arrays: list[Any] = []  # an array, or None where the bindings allocate that output
     for p in op.outs:
         if p.name not in case.out:
             arrays.append(None)
             continue
-        dtype = resolve_dtype(op, soc, p.name, case.out[p.name])
+        dtype = case.out[p.name]
+        if dtype == AUTO:  # no golden: the dtype of the first tensor input
+            dtype = next((dtype_name(v.dtype) for v in inputs.values() if isinstance(v, np.ndarray)), "FLOAT")
+        dtype = resolve_dtype(op, soc, p.name, dtype)
         shape = case.out_shapes.get(p.name) or (shapes or {}).get(p.name)
+        if p.kind == "tensor_list":  # one array per member
+            arrays.append([place(np.zeros(s, NUMPY_DTYPES[dtype]), case.out_layout) for s in (shape or ())])
+            continue
         if shape is None:
             related = [np.shape(inputs[n]) for n in op.out_shape_from.get(p.name, ()) if inputs.get(n) is not None]
             shape = np.broadcast_shapes(*related) if related else ()
@@ -492,10 +516,9 @@ def check_golden(op: Op, case: Case) -> None:
     if reason:
         expect_status(op, case, inputs, out_arrays(op, case, inputs, soc), PARAM_INVALID, reason)
         return
-    expected = golden(op, case, inputs)
+    expected = golden_results(op, case, inputs)
     case = resolve_auto(op, case, inputs, expected, soc)
-    outs = out_arrays(op, case, inputs, soc,
-                      {p.name: tuple(e.shape) for p, e in zip(op.results, expected) if p.direction == "out"})
+    outs = out_arrays(op, case, inputs, soc, result_shapes(op, expected))
     try:
         results = call(op, case, inputs, outs)
     except aclnn.AclnnError as error:
@@ -507,21 +530,42 @@ def check_golden(op: Op, case: Case) -> None:
     in_dtypes = input_dtypes(op, case, inputs, tuple(inputs))
     for p, result, want in zip(op.results, results, expected):
         if given.get(p.name) is not None and case.layout != "device":
-            assert result is given[p.name], f"{p.name}: out= array not returned"
-        if case.layout == "device":
-            assert isinstance(result, aclnn.Tensor), f"{p.name}: a Tensor input gives a Tensor, got {type(result)}"
-        actual = host(result)
-        dtype = dtype_name(actual.dtype)
-        wanted = case.out.get(p.name) or result_dtype(op, input_dtypes(op, case, inputs, op.out_dtype_from.get(p.name, ())))
-        if p.direction == "inout":
-            wanted = dtype_name(inputs[p.name].dtype)
-        if wanted is not None:
-            assert dtype == wanted, f"{p.name}: dtype {dtype}, expected {wanted}"
-        if dtype not in FLOATING and dtype not in COMPLEX:
-            # An integral result of a computation in floating point: the golden goes through the
-            # same conversion (towards zero), then compares exactly.
-            want = want.to(torch_dtype(dtype))
-        assert_close(actual, want, tolerance([dtype, promote(in_dtypes) or dtype]), f"{op.api} {p.name} ({case.id})")
+            returned = all(r is g for r, g in zip(result, given[p.name])) if p.kind == "tensor_list" else result is given[p.name]
+            assert returned, f"{p.name}: out= array not returned"
+        members = list(result) if p.kind == "tensor_list" else [result]
+        wants = list(want) if p.kind == "tensor_list" else [want]
+        assert len(members) == len(wants), f"{p.name}: {len(members)} tensors, expected {len(wants)}"
+        for k, (member, w) in enumerate(zip(members, wants)):
+            if case.layout == "device":
+                assert isinstance(member, aclnn.Tensor), f"{p.name}: a Tensor input gives a Tensor, got {type(member)}"
+            actual = host(member)
+            dtype = dtype_name(actual.dtype)
+            wanted = case.out.get(p.name) or result_dtype(op, input_dtypes(op, case, inputs, op.out_dtype_from.get(p.name, ())))
+            if p.direction == "inout":
+                wanted = dtype_name(inputs[p.name].dtype)
+            if wanted is not None:
+                assert dtype == wanted, f"{p.name}: dtype {dtype}, expected {wanted}"
+            if dtype not in FLOATING and dtype not in COMPLEX:
+                # An integral result of a computation in floating point: the golden goes through the
+                # same conversion (towards zero), then compares exactly.
+                w = w.to(torch_dtype(dtype))
+            what = f"{op.api} {p.name}{f'[{k}]' if p.kind == 'tensor_list' else ''} ({case.id})"
+            assert_close(actual, w, tolerance([dtype, promote(in_dtypes) or dtype]), what)
+
+
+def golden_results(op: Op, case: Case, inputs: dict[str, Any]) -> tuple[Any, ...]:
+    """The golden, one entry per result (a list of tensors for an output list: aclnnSplitTensor's
+    golden is torch.split's tuple)."""
+    expected = golden(op, case, inputs)
+    if len(op.results) == 1 and op.results[0].kind == "tensor_list":
+        return (list(expected),)
+    return expected
+
+
+def result_shapes(op: Op, expected: tuple[Any, ...]) -> dict[str, Any]:
+    """The golden's shape of each out= result (a list of shapes for an output list)."""
+    return {p.name: ([tuple(m.shape) for m in e] if p.kind == "tensor_list" else tuple(e.shape))
+            for p, e in zip(op.results, expected) if p.direction == "out"}
 
 
 def resolve_auto(op: Op, case: Case, inputs: dict[str, Any], expected: tuple[Any, ...], soc: str) -> Case:
@@ -534,8 +578,14 @@ def resolve_auto(op: Op, case: Case, inputs: dict[str, Any], expected: tuple[Any
     for p, want in zip(op.results, expected):
         if case.out.get(p.name) != AUTO:
             continue
+        if isinstance(want, list):  # an output list: its members' dtype
+            want = want[0] if want else None
+        if want is None:
+            continue
         name = dtype_name(np.dtype(str(want.dtype).replace("torch.", "")))
         resolved[p.name] = floating if name in FLOATING and floating in FLOATING else name
+        if op.out_dtype_from.get(p.name):  # the input the output's dtype follows (a gather's self)
+            resolved[p.name] = result_dtype(op, input_dtypes(op, case, inputs, op.out_dtype_from[p.name]))
         listed = op.documented(soc, p.name)
         if listed is not None and len(listed) == 1 and resolved[p.name] not in listed:
             resolved[p.name] = listed[0]
