@@ -98,6 +98,18 @@ def _direction(cparam: CParam, entry: Optional[ParamEntry], diags: list[Diagnost
         diags.append(Diagnostic(Level.INFO, line, "direction-from-name",
                                 f"{cparam.name}: the table says input, the name says it is also written; inout"))
         return Direction.INOUT
+    if stated is Direction.IN and ref and const and cparam.c_type.rstrip("*").endswith("aclTensor"):
+        # aclnnInplaceTril declares `const aclTensor* selfRef` and its table says 输入; the in-place
+        # op writes it (the name says so), whatever the qualifier.
+        diags.append(Diagnostic(Level.INFO, line, "direction-from-name",
+                                f"{cparam.name}: the table says input and the C type is const; the name says it "
+                                "is written in place: inout"))
+        return Direction.INOUT
+    if stated is Direction.IN and pointer_out and cparam.name == "out":
+        # aclnnTril's table says 输入 for `aclTensor* out` ("表示输出张量"): the name and the C type agree.
+        diags.append(Diagnostic(Level.INFO, line, "direction-from-name",
+                                f"{cparam.name}: the table says input; a writable tensor named out is the output"))
+        return Direction.OUT
     if stated is not Direction.IN and const and cparam.c_type.rstrip("*").endswith(("aclTensor", "aclTensorList")):
         diags.append(Diagnostic(Level.INFO, line, "direction-const-conflict",
                                 f"{cparam.name}: the table says {stated.value} but the C type is const"))

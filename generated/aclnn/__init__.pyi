@@ -3403,7 +3403,7 @@ def inplace_tanh(self_ref: _InOut1) -> _InOut1:
     """
 
 # aclnnInplaceTril (op_docs/aclnnTril&aclnnInplaceTril.md:71)
-def inplace_tril(self_ref: _TensorLike, diagonal: int) -> None:
+def inplace_tril(self_ref: _InOut1, diagonal: int) -> _InOut1:
     """Runs aclnnInplaceTril (both phases) on the active backend.
 
     - 算子功能：将输入的self张量的最后二维（按shape从左向右数）沿对角线的右上部分置零。参数diagonal可正可负，默认为零，正数表示主对角线向右上方向移动，负数表示主对角线向左下方向移动。
@@ -3424,14 +3424,16 @@ def inplace_tril(self_ref: _TensorLike, diagonal: int) -> None:
     Parameters
     ----------
     self_ref : array_like or aclnn.Tensor
-        selfRef (const aclTensor*, in): 表示待转换的目标张量，公式中的self。
+        selfRef (const aclTensor*, inout): 表示待转换的目标张量，公式中的self。
         dtypes DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, BFLOAT16, COMPLEX32, COMPLEX64; on Ascend950: COMPLEX32, COMPLEX64; on Ascend910: DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, COMPLEX32, COMPLEX64; on Ascend310P: DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, COMPLEX32, COMPLEX64; rank 2-8; formats ND; non-contiguous allowed.
     diagonal : int
         diagonal (int64_t, in): 对角线的位置。
 
     Returns
     -------
-    None
+    self_ref : numpy.ndarray or aclnn.Tensor
+        selfRef (const aclTensor*, inout): 表示待转换的目标张量，公式中的self。
+        dtypes DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, BFLOAT16, COMPLEX32, COMPLEX64; on Ascend950: COMPLEX32, COMPLEX64; on Ascend910: DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, COMPLEX32, COMPLEX64; on Ascend310P: DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, COMPLEX32, COMPLEX64; rank 2-8; formats ND; non-contiguous allowed.
 
     Raises
     ------
@@ -6986,7 +6988,8 @@ def topk(self: _HostArray, k: int, dim: int, largest: bool, sorted: bool, *, out
     ...
 
 # aclnnTril (op_docs/aclnnTril&aclnnInplaceTril.md:54)
-def tril(self: _TensorLike, diagonal: int, out_: _TensorLike) -> None:
+@overload
+def tril(self: Tensor, diagonal: int, *, out: _OutArray | None = None) -> Tensor:
     """Runs aclnnTril (both phases) on the active backend.
 
     - 算子功能：将输入的self张量的最后二维（按shape从左向右数）沿对角线的右上部分置零。参数diagonal可正可负，默认为零，正数表示主对角线向右上方向移动，负数表示主对角线向左下方向移动。
@@ -7011,13 +7014,16 @@ def tril(self: _TensorLike, diagonal: int, out_: _TensorLike) -> None:
         dtypes DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, BFLOAT16, COMPLEX32, COMPLEX64; on Ascend950: COMPLEX32, COMPLEX64; on Ascend910: DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, COMPLEX32, COMPLEX64; on Ascend310P: DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, COMPLEX32, COMPLEX64; rank 2-8; formats ND; non-contiguous allowed.
     diagonal : int
         diagonal (int64_t, in): 对角线的位置。
-    out_ : array_like or aclnn.Tensor
-        out (aclTensor*, in): 表示输出张量。
-        dtypes DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, BFLOAT16, COMPLEX32, COMPLEX64; on Ascend950: COMPLEX32, COMPLEX64; on Ascend910: DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, COMPLEX32, COMPLEX64; on Ascend310P: DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, COMPLEX32, COMPLEX64; rank 2-8.
+    out : array or aclnn.Tensor, optional, keyword-only
+        Where to write out; allocated when not given (as device tensors when
+        an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by
+        the library's first phase, like any argument.
 
     Returns
     -------
-    None
+    out : numpy.ndarray or aclnn.Tensor
+        out (aclTensor*, out): 表示输出张量。
+        dtypes DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, BFLOAT16, COMPLEX32, COMPLEX64; on Ascend950: COMPLEX32, COMPLEX64; on Ascend910: DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, COMPLEX32, COMPLEX64; on Ascend310P: DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, COMPLEX32, COMPLEX64; rank 2-8.
 
     Raises
     ------
@@ -7049,6 +7055,9 @@ def tril(self: _TensorLike, diagonal: int, out_: _TensorLike) -> None:
 
     Source: op_docs/aclnnTril&aclnnInplaceTril.md:54
     """
+@overload
+def tril(self: _HostArray, diagonal: int, *, out: _OutArray | None = None) -> NDArray[Any]:
+    ...
 
 # aclnnTriu (op_docs/aclnnTriu&aclnnInplaceTriu.md:54)
 @overload

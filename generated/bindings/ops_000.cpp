@@ -1374,27 +1374,29 @@ const bind::ApiSpec kSpec_tril{
         {"out", "out_", {}},
     },
     {
+        // out: shape that of self, dtype self's (family shape)
+        {2, {0}, {0}, false, {ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
-    {},
+    {2},
 };
 
 const bind::PySignature kSig_tril{
     "tril",
-    {"self", "diagonal", "out_"},
-    3,
-    3,
+    {"self", "diagonal", "out"},
+    2,
+    2,
 };
 
-// tril(self, diagonal, out_)
+// tril(self, diagonal, *, out=None)
 PyObject* wrap_tril(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   return bind::invoke(kSig_tril, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
     py::handle py_self(values[0]);
     py::handle py_diagonal(values[1]);
-    py::handle py_out_(values[2]);
-    bind::Call call(kSpec_tril, py::none());
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_tril, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     int64_t c_diagonal = call.integer<int64_t>(1, py_diagonal);  // diagonal (int64_t, in)
-    aclTensor* c_out_ = call.tensor(2, py_out_);  // out (aclTensor*, in)
+    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_tril>(phase1)(
           c_self,
@@ -1405,7 +1407,7 @@ PyObject* wrap_tril(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject
   });
 }
 
-const char* const kDoc_tril = "tril(self, diagonal, out_)\n--\n\nRuns aclnnTril (both phases) on the active backend.\n\n- 算子功能：将输入的self张量的最后二维（按shape从左向右数）沿对角线的右上部分置零。参数diagonal可正可负，默认为零，正数表示主对角线向右上方向移动，负数表示主对角线向左下方向移动。\n- 计算公式：下面用i表示遍历倒数第二维元素的序号（i是行索引），用j表示遍历最后一维元素的序号（j是列索引），用d表示diagonal，在(i, j)对应的二维坐标图中，i+d==j表示在对角线上。\n$$\n对角线及其左下方，即i+d>=j，保留原值： out_{i, j} = self_{i, j}\\\n而位于对角线右上方的情况，即i+d<j，置零（不含对角线）：out_{i, j} = 0\n$$\n- 示例：\n$self = \\begin{bmatrix} [9&6&3] \\ [1&2&3] \\ [3&4&1] \\end{bmatrix}$，\ntriu(self, diagonal=0)的结果为：\n$\\begin{bmatrix} [9&0&0] \\ [1&2&0] \\ [3&4&1] \\end{bmatrix}$；\n调整diagonal的值，triu(self, diagonal=1)结果为：\n$\\begin{bmatrix} [9&6&0] \\ [1&2&3] \\ [3&4&1] \\end{bmatrix}$；\n调整diagonal为-1，triu(self, diagonal=-1)结果为：\n$\\begin{bmatrix} [0&0&0] \\ [1&0&0] \\ [3&4&0] \\end{bmatrix}$。\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 表示待转换的目标张量，公式中的self。\n    dtypes DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, BFLOAT16, COMPLEX32, COMPLEX64; on Ascend950: COMPLEX32, COMPLEX64; on Ascend910: DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, COMPLEX32, COMPLEX64; on Ascend310P: DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, COMPLEX32, COMPLEX64; rank 2-8; formats ND; non-contiguous allowed.\ndiagonal : int\n    diagonal (int64_t, in): 对角线的位置。\nout_ : array_like or aclnn.Tensor\n    out (aclTensor*, in): 表示输出张量。\n    dtypes DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, BFLOAT16, COMPLEX32, COMPLEX64; on Ascend950: COMPLEX32, COMPLEX64; on Ascend910: DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, COMPLEX32, COMPLEX64; on Ascend310P: DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, COMPLEX32, COMPLEX64; rank 2-8.\n\nReturns\n-------\nNone\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self或out是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: self与out数据类型不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: self、out的shape不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: self、out的shape不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: self、out的数据格式不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: self维度大于8，或小于2。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: not supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnTril&aclnnInplaceTril默认确定性实现。\n\nSource: op_docs/aclnnTril&aclnnInplaceTril.md:54\n";
+const char* const kDoc_tril = "tril(self, diagonal, *, out=None)\n--\n\nRuns aclnnTril (both phases) on the active backend.\n\n- 算子功能：将输入的self张量的最后二维（按shape从左向右数）沿对角线的右上部分置零。参数diagonal可正可负，默认为零，正数表示主对角线向右上方向移动，负数表示主对角线向左下方向移动。\n- 计算公式：下面用i表示遍历倒数第二维元素的序号（i是行索引），用j表示遍历最后一维元素的序号（j是列索引），用d表示diagonal，在(i, j)对应的二维坐标图中，i+d==j表示在对角线上。\n$$\n对角线及其左下方，即i+d>=j，保留原值： out_{i, j} = self_{i, j}\\\n而位于对角线右上方的情况，即i+d<j，置零（不含对角线）：out_{i, j} = 0\n$$\n- 示例：\n$self = \\begin{bmatrix} [9&6&3] \\ [1&2&3] \\ [3&4&1] \\end{bmatrix}$，\ntriu(self, diagonal=0)的结果为：\n$\\begin{bmatrix} [9&0&0] \\ [1&2&0] \\ [3&4&1] \\end{bmatrix}$；\n调整diagonal的值，triu(self, diagonal=1)结果为：\n$\\begin{bmatrix} [9&6&0] \\ [1&2&3] \\ [3&4&1] \\end{bmatrix}$；\n调整diagonal为-1，triu(self, diagonal=-1)结果为：\n$\\begin{bmatrix} [0&0&0] \\ [1&0&0] \\ [3&4&0] \\end{bmatrix}$。\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 表示待转换的目标张量，公式中的self。\n    dtypes DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, BFLOAT16, COMPLEX32, COMPLEX64; on Ascend950: COMPLEX32, COMPLEX64; on Ascend910: DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, COMPLEX32, COMPLEX64; on Ascend310P: DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, COMPLEX32, COMPLEX64; rank 2-8; formats ND; non-contiguous allowed.\ndiagonal : int\n    diagonal (int64_t, in): 对角线的位置。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 表示输出张量。\n    dtypes DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, BFLOAT16, COMPLEX32, COMPLEX64; on Ascend950: COMPLEX32, COMPLEX64; on Ascend910: DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, COMPLEX32, COMPLEX64; on Ascend310P: DOUBLE, FLOAT, FLOAT16, INT16, INT32, INT64, INT8, UINT16, UINT32, UINT64, UINT8, BOOL, COMPLEX32, COMPLEX64; rank 2-8.\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self或out是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: self与out数据类型不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: self、out的shape不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: self、out的shape不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: self、out的数据格式不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: self维度大于8，或小于2。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: not supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnTril&aclnnInplaceTril默认确定性实现。\n\nSource: op_docs/aclnnTril&aclnnInplaceTril.md:54\n";
 
 // ---- aclnnTriu (op_docs/aclnnTriu&aclnnInplaceTriu.md:54) ----
 

@@ -876,7 +876,7 @@ constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
 
 constexpr aclsim::ParamSpec kParams[] = {
     // selfRef (line 283)
-    {"selfRef", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
+    {"selfRef", aclsim::ParamKind::kTensor, aclsim::Direction::kInOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/2, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,

@@ -328,6 +328,9 @@ def call(op: Op, case: Case, inputs: dict[str, Any], outs: Optional[list[Any]]) 
             value = aclnn.to_device(value)
         args.append(value)
     kwargs: dict[str, Any] = {}
+    if outs is not None and case.layout == "device":  # device inputs, device out= tensors
+        outs = [None if o is None else [aclnn.to_device(m) for m in o] if isinstance(o, list) else aclnn.to_device(o)
+                for o in outs]
     if outs is not None:
         kwargs["out"] = outs[0] if len(op.outs) == 1 else tuple(outs)
     result = getattr(aclnn, op.function)(*args, **kwargs)
@@ -341,7 +344,7 @@ def out_arrays(op: Op, case: Case, inputs: dict[str, Any], soc: str,
     of the inputs the output is related to."""
     if not case.out:
         return None
-    if AUTO in case.out.values() and shapes is None:
+    if shapes is None and (AUTO in case.out.values() or AUTO in case.out_shapes.values()):
         # A call that is not checked against the golden (an error row, a dtype the page rules
         # out): out= arrays of the golden's shapes and dtypes where the golden can compute them.
         try:
@@ -360,7 +363,9 @@ def out_arrays(op: Op, case: Case, inputs: dict[str, Any], soc: str,
         if dtype == AUTO:  # no golden: the dtype of the first tensor input
             dtype = next((dtype_name(v.dtype) for v in inputs.values() if isinstance(v, np.ndarray)), "FLOAT")
         dtype = resolve_dtype(op, soc, p.name, dtype)
-        shape = case.out_shapes.get(p.name) or (shapes or {}).get(p.name)
+        shape = case.out_shapes.get(p.name)
+        if shape is None or shape == AUTO:  # AUTO: the golden's shape
+            shape = (shapes or {}).get(p.name)
         if p.kind == "tensor_list":  # one array per member
             arrays.append([place(np.zeros(s, NUMPY_DTYPES[dtype]), case.out_layout) for s in (shape or ())])
             continue

@@ -98,7 +98,7 @@ def test_unsupported_products_reject_calls():
 
 # line 156: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入的tensors或out是空指针。
 @pytest.mark.parametrize("case", [
-    BASE.but('tensors=None', none=('tensors',)),
+    BASE.but('tensors=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('tensors',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
@@ -106,7 +106,7 @@ def test_error_row1_null_pointer(op, case):
 
 # line 161: 161002 ACLNN_ERR_PARAM_INVALID: tensors列表中tensor的数据类型和数据格式不在支持的范围之内。
 @pytest.mark.parametrize("case", [
-    BASE.but('tensors=<undocumented>', dtypes={'tensors': '<undocumented>'}, out={'out': 'FLOAT'}),
+    BASE.but('tensors=<undocumented>', dtypes={'tensors': '<undocumented>'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)
@@ -120,7 +120,7 @@ def test_error_row3_not_castable():
 
 # line 167: 161002 ACLNN_ERR_PARAM_INVALID: 推导出的数据类型无法转换为指定输出out的类型。
 @pytest.mark.parametrize("case", [
-    BASE.but('out=INT8', out={'out': 'INT8'}),
+    BASE.but('out=INT8', out={'out': 'INT8'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row4_not_castable(op, case):
     t.check_error(op, case, status=161002)

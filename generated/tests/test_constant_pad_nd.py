@@ -165,9 +165,9 @@ def test_unsupported_products_reject_calls():
 
 # line 219: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、pad、value或out是空指针。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=None', none=('self',)),
-    BASE.but('pad=None', none=('pad',)),
-    BASE.but('value=None', none=('value',)),
+    BASE.but('self=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('self',)),
+    BASE.but('pad=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('pad',)),
+    BASE.but('value=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('value',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
@@ -181,8 +181,8 @@ def test_error_row2_unclassified():
 
 # line 229: 161002 ACLNN_ERR_PARAM_INVALID: self、value或out的数据类型不在支持的范围之内。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}),
-    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}),
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row3_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)
@@ -190,8 +190,8 @@ def test_error_row3_unsupported_dtype(op, case):
 
 # line 232: 161002 ACLNN_ERR_PARAM_INVALID: self与out的数据类型不一致。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=FLOAT16', dtypes={'self': 'FLOAT16'}, out={'out': 'FLOAT'}),
-    BASE.but('out=FLOAT16', out={'out': 'FLOAT16'}),
+    BASE.but('self=FLOAT16', dtypes={'self': 'FLOAT16'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('out=FLOAT16', out={'out': 'FLOAT16'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row4_dtype_mismatch(op, case):
     t.check_error(op, case, status=161002)
@@ -199,8 +199,8 @@ def test_error_row4_dtype_mismatch(op, case):
 
 # line 235: 161002 ACLNN_ERR_PARAM_INVALID: self与value的数据类型不满足数据类型推导规则。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=FLOAT16', dtypes={'self': 'FLOAT16'}),
-    BASE.but('value=COMPLEX64', dtypes={'value': 'COMPLEX64'}, values={'value': 1}),
+    BASE.but('self=FLOAT16', dtypes={'self': 'FLOAT16'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('value=COMPLEX64', dtypes={'value': 'COMPLEX64'}, values={'value': 1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_not_castable(op, case):
     t.check_error(op, case, status=161002)
@@ -223,7 +223,7 @@ def test_error_row7_unclassified():
 
 # line 244: 161002 ACLNN_ERR_PARAM_INVALID: self或out的维度大于8。
 @pytest.mark.parametrize("case", [
-    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
     BASE.but('out-rank9', out={'out': 'FLOAT'}, out_shapes={'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
 ], ids=lambda case: case.id)
 def test_error_row8_rank(op, case):

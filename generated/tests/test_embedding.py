@@ -141,8 +141,8 @@ def test_out_layouts(op, case):
 
 # line 175: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入的weight、indices、或out是空指针。
 @pytest.mark.parametrize("case", [
-    BASE.but('weight=None', none=('weight',)),
-    BASE.but('indices=None', none=('indices',)),
+    BASE.but('weight=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('weight',)),
+    BASE.but('indices=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('indices',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
@@ -150,9 +150,9 @@ def test_error_row1_null_pointer(op, case):
 
 # line 180: 161002 ACLNN_ERR_PARAM_INVALID: weight、indices和out的数据类型和数据格式不在支持的范围之内。
 @pytest.mark.parametrize("case", [
-    BASE.but('weight=<undocumented>', dtypes={'weight': '<undocumented>'}, out={'out': 'FLOAT'}),
-    BASE.but('indices=<undocumented>', dtypes={'indices': '<undocumented>'}, out={'out': 'FLOAT'}),
-    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}),
+    BASE.but('weight=<undocumented>', dtypes={'weight': '<undocumented>'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('indices=<undocumented>', dtypes={'indices': '<undocumented>'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)

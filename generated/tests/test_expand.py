@@ -124,8 +124,8 @@ def test_unsupported_products_reject_calls():
 
 # line 164: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、size、out是空指针。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=None', none=('self',)),
-    BASE.but('size=None', none=('size',)),
+    BASE.but('self=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('self',)),
+    BASE.but('size=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('size',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
@@ -133,8 +133,8 @@ def test_error_row1_null_pointer(op, case):
 
 # line 169: 161002 ACLNN_ERR_PARAM_INVALID: self、out的数据类型或数据格式不在支持的范围之内。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}),
-    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}),
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)
@@ -142,8 +142,8 @@ def test_error_row2_unsupported_dtype(op, case):
 
 # line 172: 161002 ACLNN_ERR_PARAM_INVALID: self与out的数据类型不一致。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=FLOAT16', dtypes={'self': 'FLOAT16'}, out={'out': 'FLOAT'}),
-    BASE.but('out=FLOAT16', out={'out': 'FLOAT16'}),
+    BASE.but('self=FLOAT16', dtypes={'self': 'FLOAT16'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('out=FLOAT16', out={'out': 'FLOAT16'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row3_dtype_mismatch(op, case):
     t.check_error(op, case, status=161002)
@@ -157,7 +157,7 @@ def test_error_row4_unclassified():
 
 # line 178: 161002 ACLNN_ERR_PARAM_INVALID: self最大维度超过8。
 @pytest.mark.parametrize("case", [
-    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_rank(op, case):
     t.check_error(op, case, status=161002)

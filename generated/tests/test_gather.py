@@ -126,8 +126,8 @@ def test_unsupported_products_reject_calls():
 
 # line 189: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、index或out是空指针。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=None', none=('self',)),
-    BASE.but('index=None', none=('index',)),
+    BASE.but('self=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('self',)),
+    BASE.but('index=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('index',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
@@ -135,9 +135,9 @@ def test_error_row1_null_pointer(op, case):
 
 # line 194: 161002 ACLNN_ERR_PARAM_INVALID: self、index或out的数据类型不在支持的范围之内。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}),
-    BASE.but('index=<undocumented>', dtypes={'index': '<undocumented>'}, out={'out': 'FLOAT'}),
-    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}),
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('index=<undocumented>', dtypes={'index': '<undocumented>'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)
@@ -145,8 +145,8 @@ def test_error_row2_unsupported_dtype(op, case):
 
 # line 197: 161002 ACLNN_ERR_PARAM_INVALID: out和self的数据类型不一致。
 @pytest.mark.parametrize("case", [
-    BASE.but('out=DOUBLE', out={'out': 'DOUBLE'}),
-    BASE.but('self=DOUBLE', dtypes={'self': 'DOUBLE'}, out={'out': 'FLOAT'}),
+    BASE.but('out=DOUBLE', out={'out': 'DOUBLE'}, out_shapes={'out': '<auto>'}),
+    BASE.but('self=DOUBLE', dtypes={'self': 'DOUBLE'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row3_dtype_mismatch(op, case):
     t.check_error(op, case, status=161002)
@@ -160,8 +160,8 @@ def test_error_row4_unclassified():
 
 # line 203: 161002 ACLNN_ERR_PARAM_INVALID: self、index或out的维度大于8。
 @pytest.mark.parametrize("case", [
-    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4), 'index': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
-    BASE.but('index-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4), 'index': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4), 'index': (1, 1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('index-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4), 'index': (1, 1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
     BASE.but('out-rank9', out={'out': 'FLOAT'}, out_shapes={'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
 ], ids=lambda case: case.id)
 def test_error_row5_rank(op, case):
@@ -171,7 +171,7 @@ def test_error_row5_rank(op, case):
 # line 206: 161002 ACLNN_ERR_PARAM_INVALID: out和index的shape不一致。
 @pytest.mark.parametrize("case", [
     BASE.but('out-shape', out={'out': 'FLOAT'}, out_shapes={'out': (4, 5)}),
-    BASE.but('index-shape', shapes={'index': (4, 5)}),
+    BASE.but('index-shape', shapes={'index': (4, 5)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row6_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)
@@ -179,7 +179,7 @@ def test_error_row6_shape_mismatch(op, case):
 
 # line 209: 161002 ACLNN_ERR_PARAM_INVALID: dim指定的维度超过了self自身维度范围[-self.dim(), self.dim() - 1]。
 @pytest.mark.parametrize("case", [
-    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4), 'index': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4), 'index': (1, 1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row7_rank(op, case):
     t.check_error(op, case, status=161002)

@@ -144,8 +144,8 @@ def test_unsupported_products_reject_calls():
 
 # line 179: 161001 ACLNN_ERR_PARAM_NULLPTR: 参数self、index、out是空指针。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=None', none=('self',)),
-    BASE.but('index=None', none=('index',)),
+    BASE.but('self=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('self',)),
+    BASE.but('index=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('index',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
@@ -153,8 +153,8 @@ def test_error_row1_null_pointer(op, case):
 
 # line 184: 161002 ACLNN_ERR_PARAM_INVALID: 参数self、index的数据类型不在支持的范围内。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}),
-    BASE.but('index=<undocumented>', dtypes={'index': '<undocumented>'}, out={'out': 'FLOAT'}),
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('index=<undocumented>', dtypes={'index': '<undocumented>'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)
@@ -174,7 +174,7 @@ def test_error_row4_rank():
 
 # line 193: 161002 ACLNN_ERR_PARAM_INVALID: self维度大于8。
 @pytest.mark.parametrize("case", [
-    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_rank(op, case):
     t.check_error(op, case, status=161002)

@@ -18,7 +18,7 @@ OP = t.Op(
     function='inplace_tril',
     source='op_docs/aclnnTril&aclnnInplaceTril.md:71',
     params=(
-        Param('selfRef', 'self_ref', 'tensor', 'in'),
+        Param('selfRef', 'self_ref', 'tensor', 'inout'),
         Param('diagonal', 'diagonal', 'int', 'in'),
     ),
     dtypes={

@@ -110,9 +110,9 @@ def test_unsupported_products_reject_calls():
 
 # line 199: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、onValue、offValue或out为空指针。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=None', none=('self',)),
-    BASE.but('onValue=None', none=('onValue',)),
-    BASE.but('offValue=None', none=('offValue',)),
+    BASE.but('self=None', out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}, none=('self',)),
+    BASE.but('onValue=None', out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}, none=('onValue',)),
+    BASE.but('offValue=None', out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}, none=('offValue',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
@@ -126,9 +126,9 @@ def test_error_row2_unclassified():
 
 # line 207: 161002 ACLNN_ERR_PARAM_INVALID: onValue、offValue的数据类型与out的数据类型不一致。
 @pytest.mark.parametrize("case", [
-    BASE.but('onValue=FLOAT16', dtypes={'onValue': 'FLOAT16'}, out={'out': 'UINT8'}),
-    BASE.but('offValue=FLOAT16', dtypes={'offValue': 'FLOAT16'}, out={'out': 'UINT8'}),
-    BASE.but('out=FLOAT16', out={'out': 'FLOAT16'}),
+    BASE.but('onValue=FLOAT16', dtypes={'onValue': 'FLOAT16'}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
+    BASE.but('offValue=FLOAT16', dtypes={'offValue': 'FLOAT16'}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
+    BASE.but('out=FLOAT16', out={'out': 'FLOAT16'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row3_dtype_mismatch(op, case):
     t.check_error(op, case, status=161002)
@@ -167,7 +167,7 @@ def test_error_row8_unclassified():
 # line 225: 161002 ACLNN_ERR_PARAM_INVALID: out的shape与在self的shape在axis轴插入numClasses后的shape不一致。
 @pytest.mark.parametrize("case", [
     BASE.but('out-shape', out={'out': 'UINT8'}, out_shapes={'out': (4, 5)}),
-    BASE.but('self-shape', shapes={'self': (4, 5)}),
+    BASE.but('self-shape', shapes={'self': (4, 5)}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row9_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)
@@ -175,9 +175,9 @@ def test_error_row9_shape_mismatch(op, case):
 
 # line 228: 161002 ACLNN_ERR_PARAM_INVALID: self、onValue、offValue或out的维度超过8维。
 @pytest.mark.parametrize("case", [
-    BASE.but('self-rank8', shapes={'self': (1, 1, 1, 1, 1, 1, 3, 4)}),
-    BASE.but('onValue-rank9', shapes={'onValue': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
-    BASE.but('offValue-rank9', shapes={'offValue': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('self-rank8', shapes={'self': (1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
+    BASE.but('onValue-rank9', shapes={'onValue': (1, 1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
+    BASE.but('offValue-rank9', shapes={'offValue': (1, 1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
     BASE.but('out-rank9', out={'out': 'UINT8'}, out_shapes={'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
 ], ids=lambda case: case.id)
 def test_error_row10_rank(op, case):

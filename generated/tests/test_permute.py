@@ -151,8 +151,8 @@ def test_unsupported_products_reject_calls():
 
 # line 156: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、dims或out是空指针。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=None', none=('self',)),
-    BASE.but('dims=None', none=('dims',)),
+    BASE.but('self=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('self',)),
+    BASE.but('dims=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('dims',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
@@ -160,8 +160,8 @@ def test_error_row1_null_pointer(op, case):
 
 # line 161: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不在支持的范围之内。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}),
-    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}),
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)
@@ -169,8 +169,8 @@ def test_error_row2_unsupported_dtype(op, case):
 
 # line 164: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不一致。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=FLOAT16', dtypes={'self': 'FLOAT16'}, out={'out': 'FLOAT'}),
-    BASE.but('out=FLOAT16', out={'out': 'FLOAT16'}),
+    BASE.but('self=FLOAT16', dtypes={'self': 'FLOAT16'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('out=FLOAT16', out={'out': 'FLOAT16'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row3_dtype_mismatch(op, case):
     t.check_error(op, case, status=161002)
@@ -178,7 +178,7 @@ def test_error_row3_dtype_mismatch(op, case):
 
 # line 167: 161002 ACLNN_ERR_PARAM_INVALID: 输入self的维度超过8维。
 @pytest.mark.parametrize("case", [
-    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row4_rank(op, case):
     t.check_error(op, case, status=161002)

@@ -156,7 +156,7 @@ def test_unsupported_products_reject_calls():
 
 # line 205: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self或out是空指针。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=None', none=('self',)),
+    BASE.but('self=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('self',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
@@ -164,8 +164,8 @@ def test_error_row1_null_pointer(op, case):
 
 # line 210: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型和数据格式不在支持的范围内。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}),
-    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}),
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)
@@ -191,7 +191,7 @@ def test_error_row5_unclassified():
 
 # line 222: 161002 ACLNN_ERR_PARAM_INVALID: self的维度数超过8。
 @pytest.mark.parametrize("case", [
-    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row6_rank(op, case):
     t.check_error(op, case, status=161002)
@@ -204,12 +204,9 @@ def test_error_row7_unclassified():
 
 
 # line 230: 561103 ACLNN_ERR_INNER_NULLPTR: kernel执行失败，中间结果为null。
-@pytest.mark.parametrize("case", [
-    BASE.but('self=None', none=('self',)),
-    BASE.but('repeats=None', none=('repeats',)),
-], ids=lambda case: case.id)
-def test_error_row8_null_pointer(op, case):
-    t.check_error(op, case, status=561103)
+@pytest.mark.skip(reason='a null argument is rejected in phase 1 with 161001, not the inner error 561103 (line 230: 561103 ACLNN_ERR_INNER_NULLPTR: kernel执行失败，中间结果为null。)')
+def test_error_row8_null_pointer():
+    pass
 
 
 # line 233: 561103 ACLNN_ERR_INNER_NULLPTR: 同时对超过4个维度做repeat。

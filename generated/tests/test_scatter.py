@@ -164,7 +164,7 @@ def test_error_row4_unclassified():
 
 # line 238: 161002 ACLNN_ERR_PARAM_INVALID: self和out的shape不一致。
 @pytest.mark.parametrize("case", [
-    BASE.but('self-shape', shapes={'self': (4, 5)}),
+    BASE.but('self-shape', shapes={'self': (4, 5)}, out={'out': 'FLOAT'}, out_shapes={'out': (4, 3)}),
     BASE.but('out-shape', out={'out': 'FLOAT'}, out_shapes={'out': (4, 5)}),
 ], ids=lambda case: case.id)
 def test_error_row5_shape_mismatch(op, case):

@@ -120,7 +120,7 @@ def test_unsupported_products_reject_calls():
 
 # line 211: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、out是空指针时。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=None', none=('self',)),
+    BASE.but('self=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('self',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
@@ -128,8 +128,8 @@ def test_error_row1_null_pointer(op, case):
 
 # line 216: 161002 ACLNN_ERR_PARAM_INVALID: self或out的数据类型不在支持的范围之内。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}),
-    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}),
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)
@@ -137,7 +137,7 @@ def test_error_row2_unsupported_dtype(op, case):
 
 # line 219: 161002 ACLNN_ERR_PARAM_INVALID: self的shape维度为0或大于8。
 @pytest.mark.parametrize("case", [
-    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row3_rank(op, case):
     t.check_error(op, case, status=161002)
@@ -157,8 +157,8 @@ def test_error_row5_unclassified():
 
 # line 228: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不一致。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=FLOAT16', dtypes={'self': 'FLOAT16'}, out={'out': 'FLOAT'}),
-    BASE.but('out=FLOAT16', out={'out': 'FLOAT16'}),
+    BASE.but('self=FLOAT16', dtypes={'self': 'FLOAT16'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('out=FLOAT16', out={'out': 'FLOAT16'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row6_dtype_mismatch(op, case):
     t.check_error(op, case, status=161002)

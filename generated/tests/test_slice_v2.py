@@ -128,11 +128,11 @@ def test_unsupported_products_reject_calls():
 
 # line 207: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、starts、ends、axes、steps、out是空指针时。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=None', none=('self',)),
-    BASE.but('starts=None', none=('starts',)),
-    BASE.but('ends=None', none=('ends',)),
-    BASE.but('axes=None', none=('axes',)),
-    BASE.but('steps=None', none=('steps',)),
+    BASE.but('self=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('self',)),
+    BASE.but('starts=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('starts',)),
+    BASE.but('ends=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('ends',)),
+    BASE.but('axes=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('axes',)),
+    BASE.but('steps=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('steps',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
@@ -140,8 +140,8 @@ def test_error_row1_null_pointer(op, case):
 
 # line 212: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不在支持的范围之内。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}),
-    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}),
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)
@@ -149,7 +149,7 @@ def test_error_row2_unsupported_dtype(op, case):
 
 # line 215: 161002 ACLNN_ERR_PARAM_INVALID: self的shape维度大于8。
 @pytest.mark.parametrize("case", [
-    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row3_rank(op, case):
     t.check_error(op, case, status=161002)
@@ -169,8 +169,8 @@ def test_error_row5_value():
 
 # line 224: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不一致。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=FLOAT16', dtypes={'self': 'FLOAT16'}, out={'out': 'FLOAT'}),
-    BASE.but('out=FLOAT16', out={'out': 'FLOAT16'}),
+    BASE.but('self=FLOAT16', dtypes={'self': 'FLOAT16'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('out=FLOAT16', out={'out': 'FLOAT16'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row6_dtype_mismatch(op, case):
     t.check_error(op, case, status=161002)

@@ -138,8 +138,8 @@ def test_unsupported_products_reject_calls():
 
 # line 167: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、splitSize、out是空指针时。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=None', none=('self',)),
-    BASE.but('splitSize=None', none=('splitSize',)),
+    BASE.but('self=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('self',)),
+    BASE.but('splitSize=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('splitSize',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
@@ -147,8 +147,8 @@ def test_error_row1_null_pointer(op, case):
 
 # line 172: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不在支持的范围之内。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}),
-    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}),
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)

@@ -146,7 +146,7 @@ def test_unsupported_products_reject_calls():
 
 # line 198: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、valuesOut或indicesOut是空指针。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=None', none=('self',)),
+    BASE.but('self=None', out={'valuesOut': 'FLOAT', 'indicesOut': 'INT64'}, out_shapes={'valuesOut': '<auto>', 'indicesOut': '<auto>'}, none=('self',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
@@ -154,9 +154,9 @@ def test_error_row1_null_pointer(op, case):
 
 # line 203: 161002 ACLNN_ERR_PARAM_INVALID: self、valuesOut或indicesOut的数据类型和数据格式不在支持的范围之内。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'valuesOut': 'FLOAT', 'indicesOut': 'INT64'}),
-    BASE.but('valuesOut=<undocumented>', out={'valuesOut': '<undocumented>'}),
-    BASE.but('indicesOut=<undocumented>', out={'indicesOut': '<undocumented>'}),
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'valuesOut': 'FLOAT', 'indicesOut': 'INT64'}, out_shapes={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+    BASE.but('valuesOut=<undocumented>', out={'valuesOut': '<undocumented>', 'indicesOut': 'INT64'}, out_shapes={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+    BASE.but('indicesOut=<undocumented>', out={'valuesOut': 'FLOAT', 'indicesOut': '<undocumented>'}, out_shapes={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)

@@ -20,7 +20,7 @@ OP = t.Op(
     params=(
         Param('self', 'self', 'tensor', 'in'),
         Param('diagonal', 'diagonal', 'int', 'in'),
-        Param('out', 'out_', 'tensor', 'in'),
+        Param('out', 'out_', 'tensor', 'out'),
     ),
     dtypes={
         '*': {
@@ -49,21 +49,21 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'self': 'FLOAT', 'out': 'FLOAT'}, shapes={'self': (3, 3), 'out': (3, 3)}, values={'diagonal': 0})
+BASE = Case('FLOAT', dtypes={'self': 'FLOAT'}, shapes={'self': (3, 4)}, values={'diagonal': 0})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
-    BASE.but('DOUBLE', dtypes={'self': 'DOUBLE', 'out': 'DOUBLE'}),
+    BASE.but('DOUBLE', dtypes={'self': 'DOUBLE'}),
     BASE.but('FLOAT'),
-    BASE.but('FLOAT16', dtypes={'self': 'FLOAT16', 'out': 'FLOAT16'}),
-    BASE.but('INT16', dtypes={'self': 'INT16', 'out': 'INT16'}),
-    BASE.but('INT32', dtypes={'self': 'INT32', 'out': 'INT32'}),
-    BASE.but('INT64', dtypes={'self': 'INT64', 'out': 'INT64'}),
-    BASE.but('INT8', dtypes={'self': 'INT8', 'out': 'INT8'}),
-    BASE.but('UINT8', dtypes={'self': 'UINT8', 'out': 'UINT8'}),
-    BASE.but('BOOL', dtypes={'self': 'BOOL', 'out': 'BOOL'}),
-    BASE.but('BFLOAT16', dtypes={'self': 'BFLOAT16', 'out': 'BFLOAT16'}),
-    BASE.but('COMPLEX64', dtypes={'self': 'COMPLEX64', 'out': 'COMPLEX64'}),
+    BASE.but('FLOAT16', dtypes={'self': 'FLOAT16'}),
+    BASE.but('INT16', dtypes={'self': 'INT16'}),
+    BASE.but('INT32', dtypes={'self': 'INT32'}),
+    BASE.but('INT64', dtypes={'self': 'INT64'}),
+    BASE.but('INT8', dtypes={'self': 'INT8'}),
+    BASE.but('UINT8', dtypes={'self': 'UINT8'}),
+    BASE.but('BOOL', dtypes={'self': 'BOOL'}),
+    BASE.but('BFLOAT16', dtypes={'self': 'BFLOAT16'}),
+    BASE.but('COMPLEX64', dtypes={'self': 'COMPLEX64'}),
     pytest.param(BASE.but('UINT16'), marks=pytest.mark.skip(reason='NumPy cannot hold UINT16')),
     pytest.param(BASE.but('UINT32'), marks=pytest.mark.skip(reason='NumPy cannot hold UINT32')),
     pytest.param(BASE.but('UINT64'), marks=pytest.mark.skip(reason='NumPy cannot hold UINT64')),
@@ -72,40 +72,46 @@ DTYPES = [
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
-    BASE.but('transposed-DOUBLE', dtypes={'self': 'DOUBLE', 'out': 'DOUBLE'}, layout='transposed', noncontiguous=('self', 'out')),
-    BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('self', 'out')),
-    BASE.but('transposed-FLOAT16', dtypes={'self': 'FLOAT16', 'out': 'FLOAT16'}, layout='transposed', noncontiguous=('self', 'out')),
-    BASE.but('transposed-INT16', dtypes={'self': 'INT16', 'out': 'INT16'}, layout='transposed', noncontiguous=('self', 'out')),
-    BASE.but('transposed-INT32', dtypes={'self': 'INT32', 'out': 'INT32'}, layout='transposed', noncontiguous=('self', 'out')),
-    BASE.but('transposed-INT64', dtypes={'self': 'INT64', 'out': 'INT64'}, layout='transposed', noncontiguous=('self', 'out')),
-    BASE.but('transposed-INT8', dtypes={'self': 'INT8', 'out': 'INT8'}, layout='transposed', noncontiguous=('self', 'out')),
-    BASE.but('transposed-UINT8', dtypes={'self': 'UINT8', 'out': 'UINT8'}, layout='transposed', noncontiguous=('self', 'out')),
-    BASE.but('transposed-BOOL', dtypes={'self': 'BOOL', 'out': 'BOOL'}, layout='transposed', noncontiguous=('self', 'out')),
-    BASE.but('transposed-BFLOAT16', dtypes={'self': 'BFLOAT16', 'out': 'BFLOAT16'}, layout='transposed', noncontiguous=('self', 'out')),
-    BASE.but('transposed-COMPLEX64', dtypes={'self': 'COMPLEX64', 'out': 'COMPLEX64'}, layout='transposed', noncontiguous=('self', 'out')),
-    BASE.but('strided-DOUBLE', dtypes={'self': 'DOUBLE', 'out': 'DOUBLE'}, layout='strided', noncontiguous=('self', 'out')),
-    BASE.but('strided-FLOAT', layout='strided', noncontiguous=('self', 'out')),
-    BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16', 'out': 'FLOAT16'}, layout='strided', noncontiguous=('self', 'out')),
-    BASE.but('strided-INT16', dtypes={'self': 'INT16', 'out': 'INT16'}, layout='strided', noncontiguous=('self', 'out')),
-    BASE.but('strided-INT32', dtypes={'self': 'INT32', 'out': 'INT32'}, layout='strided', noncontiguous=('self', 'out')),
-    BASE.but('strided-INT64', dtypes={'self': 'INT64', 'out': 'INT64'}, layout='strided', noncontiguous=('self', 'out')),
-    BASE.but('strided-INT8', dtypes={'self': 'INT8', 'out': 'INT8'}, layout='strided', noncontiguous=('self', 'out')),
-    BASE.but('strided-UINT8', dtypes={'self': 'UINT8', 'out': 'UINT8'}, layout='strided', noncontiguous=('self', 'out')),
-    BASE.but('strided-BOOL', dtypes={'self': 'BOOL', 'out': 'BOOL'}, layout='strided', noncontiguous=('self', 'out')),
-    BASE.but('strided-BFLOAT16', dtypes={'self': 'BFLOAT16', 'out': 'BFLOAT16'}, layout='strided', noncontiguous=('self', 'out')),
-    BASE.but('strided-COMPLEX64', dtypes={'self': 'COMPLEX64', 'out': 'COMPLEX64'}, layout='strided', noncontiguous=('self', 'out')),
-    BASE.but('offset-DOUBLE', dtypes={'self': 'DOUBLE', 'out': 'DOUBLE'}, layout='offset', noncontiguous=('self', 'out')),
-    BASE.but('offset-FLOAT', layout='offset', noncontiguous=('self', 'out')),
-    BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16', 'out': 'FLOAT16'}, layout='offset', noncontiguous=('self', 'out')),
-    BASE.but('offset-INT16', dtypes={'self': 'INT16', 'out': 'INT16'}, layout='offset', noncontiguous=('self', 'out')),
-    BASE.but('offset-INT32', dtypes={'self': 'INT32', 'out': 'INT32'}, layout='offset', noncontiguous=('self', 'out')),
-    BASE.but('offset-INT64', dtypes={'self': 'INT64', 'out': 'INT64'}, layout='offset', noncontiguous=('self', 'out')),
-    BASE.but('offset-INT8', dtypes={'self': 'INT8', 'out': 'INT8'}, layout='offset', noncontiguous=('self', 'out')),
-    BASE.but('offset-UINT8', dtypes={'self': 'UINT8', 'out': 'UINT8'}, layout='offset', noncontiguous=('self', 'out')),
-    BASE.but('offset-BOOL', dtypes={'self': 'BOOL', 'out': 'BOOL'}, layout='offset', noncontiguous=('self', 'out')),
-    BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16', 'out': 'BFLOAT16'}, layout='offset', noncontiguous=('self', 'out')),
-    BASE.but('offset-COMPLEX64', dtypes={'self': 'COMPLEX64', 'out': 'COMPLEX64'}, layout='offset', noncontiguous=('self', 'out')),
+    BASE.but('transposed-DOUBLE', dtypes={'self': 'DOUBLE'}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-INT16', dtypes={'self': 'INT16'}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-INT32', dtypes={'self': 'INT32'}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-INT64', dtypes={'self': 'INT64'}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-INT8', dtypes={'self': 'INT8'}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-UINT8', dtypes={'self': 'UINT8'}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-BOOL', dtypes={'self': 'BOOL'}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-BFLOAT16', dtypes={'self': 'BFLOAT16'}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-COMPLEX64', dtypes={'self': 'COMPLEX64'}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('strided-DOUBLE', dtypes={'self': 'DOUBLE'}, layout='strided', noncontiguous=('self',)),
+    BASE.but('strided-FLOAT', layout='strided', noncontiguous=('self',)),
+    BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='strided', noncontiguous=('self',)),
+    BASE.but('strided-INT16', dtypes={'self': 'INT16'}, layout='strided', noncontiguous=('self',)),
+    BASE.but('strided-INT32', dtypes={'self': 'INT32'}, layout='strided', noncontiguous=('self',)),
+    BASE.but('strided-INT64', dtypes={'self': 'INT64'}, layout='strided', noncontiguous=('self',)),
+    BASE.but('strided-INT8', dtypes={'self': 'INT8'}, layout='strided', noncontiguous=('self',)),
+    BASE.but('strided-UINT8', dtypes={'self': 'UINT8'}, layout='strided', noncontiguous=('self',)),
+    BASE.but('strided-BOOL', dtypes={'self': 'BOOL'}, layout='strided', noncontiguous=('self',)),
+    BASE.but('strided-BFLOAT16', dtypes={'self': 'BFLOAT16'}, layout='strided', noncontiguous=('self',)),
+    BASE.but('strided-COMPLEX64', dtypes={'self': 'COMPLEX64'}, layout='strided', noncontiguous=('self',)),
+    BASE.but('offset-DOUBLE', dtypes={'self': 'DOUBLE'}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-FLOAT', layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-INT16', dtypes={'self': 'INT16'}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-INT32', dtypes={'self': 'INT32'}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-INT64', dtypes={'self': 'INT64'}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-INT8', dtypes={'self': 'INT8'}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-UINT8', dtypes={'self': 'UINT8'}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-BOOL', dtypes={'self': 'BOOL'}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16'}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-COMPLEX64', dtypes={'self': 'COMPLEX64'}, layout='offset', noncontiguous=('self',)),
     BASE.but('device-FLOAT', layout='device'),
+]
+
+# Non-contiguous out= arrays.
+OUT_LAYOUTS = [
+    BASE.but('out-strided', out={'out': '<auto>'}, out_layout='strided'),
+    BASE.but('out-transposed', out={'out': '<auto>'}, out_layout='transposed'),
 ]
 
 
@@ -124,6 +130,11 @@ def test_layouts(op, case):
     t.check_golden(op, case)
 
 
+@pytest.mark.parametrize("case", OUT_LAYOUTS, ids=lambda case: case.id)
+def test_out_layouts(op, case):
+    t.check_golden(op, case)
+
+
 def test_unsupported_products_reject_calls():
     t.check_unsupported(OP, BASE, None)
 
@@ -131,7 +142,6 @@ def test_unsupported_products_reject_calls():
 # line 190: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self或out是空指针。
 @pytest.mark.parametrize("case", [
     BASE.but('self=None', none=('self',)),
-    BASE.but('out=None', none=('out',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
@@ -139,8 +149,8 @@ def test_error_row1_null_pointer(op, case):
 
 # line 195: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不在支持的范围之内。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}),
-    BASE.but('out=<undocumented>', dtypes={'out': '<undocumented>'}),
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}),
+    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)
@@ -148,8 +158,8 @@ def test_error_row2_unsupported_dtype(op, case):
 
 # line 198: 161002 ACLNN_ERR_PARAM_INVALID: self与out数据类型不一致。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=DOUBLE', dtypes={'self': 'DOUBLE'}),
-    BASE.but('out=DOUBLE', dtypes={'out': 'DOUBLE'}),
+    BASE.but('self=DOUBLE', dtypes={'self': 'DOUBLE'}, out={'out': 'FLOAT'}),
+    BASE.but('out=DOUBLE', out={'out': 'DOUBLE'}),
 ], ids=lambda case: case.id)
 def test_error_row3_dtype_mismatch(op, case):
     t.check_error(op, case, status=161002)
@@ -157,8 +167,8 @@ def test_error_row3_dtype_mismatch(op, case):
 
 # line 201: 161002 ACLNN_ERR_PARAM_INVALID: self、out的shape不一致。
 @pytest.mark.parametrize("case", [
-    BASE.but('self-shape', shapes={'self': (4, 5)}),
-    BASE.but('out-shape', shapes={'out': (4, 5)}),
+    BASE.but('self-shape', shapes={'self': (4, 5)}, out={'out': 'FLOAT'}, out_shapes={'out': (3, 4)}),
+    BASE.but('out-shape', out={'out': 'FLOAT'}, out_shapes={'out': (4, 5)}),
 ], ids=lambda case: case.id)
 def test_error_row4_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)
@@ -166,8 +176,8 @@ def test_error_row4_shape_mismatch(op, case):
 
 # line 204: 161002 ACLNN_ERR_PARAM_INVALID: self、out的shape不一致。
 @pytest.mark.parametrize("case", [
-    BASE.but('self-shape', shapes={'self': (4, 5)}),
-    BASE.but('out-shape', shapes={'out': (4, 5)}),
+    BASE.but('self-shape', shapes={'self': (4, 5)}, out={'out': 'FLOAT'}, out_shapes={'out': (3, 4)}),
+    BASE.but('out-shape', out={'out': 'FLOAT'}, out_shapes={'out': (4, 5)}),
 ], ids=lambda case: case.id)
 def test_error_row5_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)
@@ -181,7 +191,7 @@ def test_error_row6_unclassified():
 
 # line 210: 161002 ACLNN_ERR_PARAM_INVALID: self维度大于8，或小于2。
 @pytest.mark.parametrize("case", [
-    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4), 'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
 ], ids=lambda case: case.id)
 def test_error_row7_rank(op, case):
     t.check_error(op, case, status=161002)

@@ -281,6 +281,19 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
       }
       if (op == F::Op::kCat) total += t.view[dim];
     }
+    // The list's promoted dtype must cast to out's (the page: 推导出的数据类型无法转换为指定输出out的类型).
+    aclDataType promoted = model->dtype;
+    for (const TensorDesc& t : *list) {
+      if (!PromoteTypes(promoted, t.dtype, &promoted)) {
+        return Invalid(call, family, F::Role::kTensors, std::string("dtypes ") + DTypeName(promoted) + " and " +
+                                                            DTypeName(t.dtype) + " have no promoted dtype");
+      }
+    }
+    if (!CanCast(promoted, out->dtype)) {
+      return Invalid(call, family, F::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) +
+                                                      " cannot hold the promoted dtype " + DTypeName(promoted) + " of " +
+                                                      RoleName(call, family, F::Role::kTensors));
+    }
     if (op == F::Op::kCat) {
       shape[dim] = total;
     } else {
