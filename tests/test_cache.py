@@ -25,7 +25,8 @@ def docs(tmp_path) -> Path:
     root = tmp_path / "docs"
     root.mkdir()
     for name in PAGES:
-        shutil.copy(ROOT / "op_docs" / name, root / name)
+        # The semantics beside the pages (a run's own files), from the library.
+        shutil.copy(ROOT / ("semantics" if name.endswith(".toml") else "op_docs") / name, root / name)
     return root
 
 

@@ -24,7 +24,7 @@ def docs(tmp_path, monkeypatch) -> Path:
     doc_dir.mkdir()
     for name in GOOD:
         for suffix in (".md", ".toml"):
-            shutil.copy(ROOT / "op_docs" / (name + suffix), doc_dir)
+            shutil.copy(ROOT / ("semantics" if suffix == ".toml" else "op_docs") / (name + suffix), doc_dir)
     # A page that looks like the good ones, but the parser raises inside: the stand-in for any
     # parser bug, which the last-resort guard of gen.parse must turn into a diagnostic.
     (doc_dir / "crash.md").write_bytes((ROOT / "op_docs" / "selu_backward.md").read_bytes())

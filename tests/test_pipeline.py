@@ -20,7 +20,7 @@ def docs(tmp_path) -> Path:
     (root / "nested").mkdir(parents=True)
     for name in PAGES:
         shutil.copy(ROOT / "op_docs" / name, root / name)
-    shutil.copy(ROOT / "op_docs" / "leaky_relu_backward.toml", root / "nested")
+    shutil.copy(ROOT / "semantics" / "leaky_relu_backward.toml", root / "nested")
     (root / "notes.rst").write_text("not a page")
     return root
 

@@ -132,7 +132,7 @@ def wrapper(bound: BoundAPI) -> Wrapper:
             rule = (f"{source} reduced along {dims}" if plan.family_shape == "reduce" else f"that of {source}")
             dtype = (plan.fixed_dtype.value if plan.fixed_dtype else
                      f"{api.params[plan.dtype_arg].name}, else {source}'s" if plan.dtype_arg is not None else f"{source}'s")
-            comment = f"{p.name}: shape {rule}, dtype {dtype} (family {bound.semantics.family})"
+            comment = f"{p.name}: shape {rule}, dtype {dtype} (family {bound.semantics.family if bound.semantics else ''})"
             family = (f", bind::ShapeRule::k{plan.family_shape.title()}, "
                       f"{plan.fixed_dtype.enumerator if plan.fixed_dtype else 'ACL_DT_UNDEFINED'}")
         else:

@@ -276,8 +276,12 @@ py::array to_host(const DeviceTensor& t) {
   std::vector<py::ssize_t> shape(t.shape.begin(), t.shape.end()), strides;
   for (int64_t s : t.strides) strides.push_back(static_cast<py::ssize_t>(s * itemsize));
   py::array view(dtype, shape, strides, static_cast<const char*>(raw.data()) - low * itemsize, raw);
-  // A C-order copy (np.ascontiguousarray would make a 0-d tensor's host copy 1-d).
-  return view.attr("copy")();
+  // np.ascontiguousarray keeps the view of the fresh download when it is already C-ordered: a
+  // copy of it (ndarray.copy) would release the GIL for a large array, and a daemon thread doing
+  // so at interpreter exit is ended inside NumPy's frames (tests/test_reliability.py). A 0-d
+  // tensor is copied (ascontiguousarray would make it 1-d; too small for NumPy to release the GIL).
+  if (t.shape.empty()) return view.attr("copy")();
+  return py::module_::import("numpy").attr("ascontiguousarray")(view);
 }
 
 namespace {
