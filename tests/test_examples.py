@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "op_docs"
 BINARIES = ROOT / "build" / "main" / "examples"
 # `result[0] is: 2.000000`, `inplaceResult[3] is: ...`: one array per label, in print order.
-RESULT = re.compile(r"\w+\[\d+\] is: *(\S+)")
+RESULT = re.compile(r"\w+ ?\[\d+\] is: *(\S+)")
 SOC = Soc.ASCEND910B  # the simulated chip the examples run on (ACLNN_SIM_SOC below)
 
 

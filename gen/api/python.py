@@ -241,6 +241,7 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
         fixed = families.fixed_dtype(family, semantics.op, role)
         if fixed and len(p.dtypes) == 1 and p.dtypes[0].name != fixed:
             fixed = p.dtypes[0].name  # the page's one dtype (aclnnMinDim's indices are INT32)
+        assert source is not None  # only "given" shapes go without self, and they are planned above
         plans.append(OutputPlan(
             p, i, shape_from=(index[source],), dtype_from=(index[source],), documented=p.dtypes,
             family_shape=shaped,

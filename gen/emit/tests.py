@@ -774,16 +774,18 @@ class Planner:
         """The base call of the error rows: out= arrays given by the caller (AUTO) get the dtype
         they have in the base call (the input the family names, or the fixed one) and the
         golden's shape, so that a row changing an input's dtype or shape leaves them as they were."""
-        if not any(v == AUTO for v in self.base.out.values()):
+        semantics, family = self.bound.semantics, self.family
+        if semantics is None or family is None or not any(v == AUTO for v in self.base.out.values()):
             return self.base
-        out, out_shapes = dict(self.base.out), dict(self.base.out_shapes)
-        for plan in output_plans(self.api, self.bound.semantics):
+        out: dict[str, str] = dict(self.base.out)
+        out_shapes: dict[str, Any] = dict(self.base.out_shapes)
+        roles = families.bind_roles(semantics, [p.name for p in self.api.params])[0]
+        for plan in output_plans(self.api, semantics):
             name = plan.param.name
             if out.get(name) != AUTO:
                 continue
-            role = next((r for r, q in families.bind_roles(self.bound.semantics, [p.name for p in self.api.params])[0].items()
-                         if q == name), None)
-            fixed = families.fixed_dtype(self.family, self.bound.semantics.op, role) if role else None
+            role = next((r for r, q in roles.items() if q == name), None)
+            fixed = families.fixed_dtype(family, semantics.op, role) if role else None
             listed = plan.param.documented_dtypes()
             if plan.dtype_from:
                 out[name] = self.base.dtypes.get(self.api.params[plan.dtype_from[0]].name, self.base_dtype.value)
@@ -797,9 +799,10 @@ class Planner:
     def _family_out_shapes(self) -> dict[str, Any]:
         """A family's outputs shaped as its rule shapes them from the base call's input (scatter's
         out: self's base shape), so that an input of another shape disagrees with them."""
-        if self.family is None or families.output_shape(self.family, self.bound.semantics.op) != "same":
+        semantics = self.bound.semantics
+        if semantics is None or self.family is None or families.output_shape(self.family, semantics.op) != "same":
             return {}
-        source = families.bind_roles(self.bound.semantics, [p.name for p in self.api.params])[0].get("self")
+        source = families.bind_roles(semantics, [p.name for p in self.api.params])[0].get("self")
         if source not in self.base.shapes:
             return {}
         return {o.name: self.base.shapes[source] for o in self.tensor_outs}

@@ -19,12 +19,20 @@ from gen.ir import API, DType, ExampleArg, ExampleCall, ParamKind
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[fFlLuU]*"
 _VECTOR = re.compile(r"std::vector<\s*([\w:]+)\s*>\s+(\w+)\s*(?:=\s*)?\{([^{}]*)\}\s*;", re.S)
+# `std::vector<float> selfHostData(GetShapeSize(selfShape), 1);` (aclnnRepeat): the shape's size
+# times one value.
+_FILLED = re.compile(rf"std::vector<\s*[\w:]+\s*>\s+(\w+)\s*\(\s*GetShapeSize\s*\(\s*(\w+)\s*\)\s*,\s*({_NUMBER})\s*\)\s*;")
 _VALUE = re.compile(r"\b(float|double|bool|int|int8_t|int16_t|int32_t|int64_t|uint8_t|uint64_t|auto)\s+(\w+)\s*=\s*"
                     rf"(true|false|{_NUMBER})\s*;")
 # `\b` before a leading `(\w+)`: the same matches (from inside a word, `\w+` ends where it would
 # from the word's start, and fails the same way), without scanning each word from every letter.
 _TENSOR = re.compile(r"CreateAclTensor\s*\(\s*(\w+)\s*,\s*(\w+)\s*,\s*&\s*\w+\s*,\s*(?:aclDataType::)?ACL_(\w+)\s*,\s*&\s*(\w+)\s*\)")
 _SCALAR = re.compile(r"\b(\w+)\s*=\s*aclCreateScalar\s*\(\s*&\s*(\w+)\s*,\s*(?:aclDataType::)?ACL_(\w+)\s*\)")
+# aclnnRepeat's example wraps the call: `void aclCreateIntArrayP(const std::vector<T>& hostData,
+# aclIntArray** intArray) { *intArray = aclCreateIntArray(hostData.data(), ...); }`, then
+# `aclCreateIntArrayP(repeatsArray, &repeat)`.
+_ARRAY_HELPER = re.compile(r"\b(\w+)\s*\(\s*const\s+std::vector<\w+>\s*&\s*(\w+)\s*,\s*acl(?:Int|Float|Bool)Array\s*\*\s*\*\s*"
+                           r"(\w+)\s*\)\s*\{\s*\*\s*\3\s*=\s*aclCreate(?:Int|Float|Bool)Array\s*\(\s*\2\.data\(\)")
 _INT_ARRAY = re.compile(r"\b(\w+)\s*=\s*aclCreate(Int|Float|Bool)Array\s*\(\s*(\w+)\.data\(\)\s*,\s*\w+\.size\(\)\s*\)")
 
 
@@ -99,11 +107,21 @@ def extract_example_call(code: str, api: API, line: int = 0) -> Optional[Example
 
     vectors = {name: _numbers(body) for _, name, body in _VECTOR.findall(source)}
     values = {name: _number(value) for _, name, value in _VALUE.findall(source)}
+    for name, shape, value in _FILLED.findall(source) if "GetShapeSize(" in source else ():
+        dims, number = vectors.get(shape), _number(value)
+        if dims is not None and number is not None and name not in vectors:
+            size = 1
+            for d in dims:
+                size *= int(d)
+            vectors[name] = (number,) * size
     tensors = {tensor: (host, shape, acl) for host, shape, acl, tensor in _TENSOR.findall(source)}
     # The two patterns that start with a variable are searched only where their function is called.
     scalars = {scalar: (value, acl) for scalar, value, acl in _SCALAR.findall(source)} \
         if "aclCreateScalar" in source else {}
     arrays = {array: vector for array, _, vector in _INT_ARRAY.findall(source)} if "aclCreate" in source else {}
+    for helper, _, _ in _ARRAY_HELPER.findall(source) if "Array(" in source else ():
+        for vector, array in re.findall(rf"\b{re.escape(helper)}\s*\(\s*(\w+)\s*,\s*&\s*(\w+)\s*\)", source):
+            arrays.setdefault(array, vector)
 
     traced = []
     for param, arg in zip(api.params, args):

@@ -589,8 +589,9 @@ def resolve_auto(op: Op, case: Case, inputs: dict[str, Any], expected: tuple[Any
             continue
         name = dtype_name(np.dtype(str(want.dtype).replace("torch.", "")))
         resolved[p.name] = floating if name in FLOATING and floating in FLOATING else name
-        if op.out_dtype_from.get(p.name):  # the input the output's dtype follows (a gather's self)
-            resolved[p.name] = result_dtype(op, input_dtypes(op, case, inputs, op.out_dtype_from[p.name]))
+        follows = result_dtype(op, input_dtypes(op, case, inputs, op.out_dtype_from.get(p.name, ())))
+        if follows is not None:  # the input the output's dtype follows (a gather's self)
+            resolved[p.name] = follows
         listed = op.documented(soc, p.name)
         if listed is not None and len(listed) == 1 and resolved[p.name] not in listed:
             resolved[p.name] = listed[0]
