@@ -44,8 +44,7 @@ class Family:
     # `keepdim`) or "same" (the input's shape).
     output_shape: str = "same"
     # Ops whose outputs another rule shapes: "same", "reduce", "page" (the page's own relations,
-    # as for an op of no family: gather's out has the index's shape, where's the broadcast of its
-    # inputs), or "given" (the shape follows from arguments by a rule the bindings do not know:
+    # as for an op of no family: where's out is the broadcast of its inputs), or "given" (the shape follows from arguments by a rule the bindings do not know:
     # a concatenation's, a permutation's, a slice's; the caller passes out=).
     op_output_shapes: tuple[tuple[str, str], ...] = ()
     # The role whose parameter's dtype an output has, by op (default: self).
