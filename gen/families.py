@@ -76,14 +76,18 @@ FAMILIES: tuple[Family, ...] = (
                "eps", "training", "momentum", "group", "out", "mean", "rstd", "sum_out"),
         required=("input", "out"),
         options=("eps",),
-        doc="statistics over the trailing (layer/rms), group or batch dimensions; mean/rstd outputs"),
+        doc="statistics over the trailing (layer/rms), group or batch dimensions, computed in float "
+            "(double for DOUBLE); mean/rstd outputs"),
     Family(
         "matmul", "PlanMatmul",
         ops=("mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger"),
-        roles=("bias", "a", "b", "beta", "alpha", "out"),
+        # bias: the added tensor of addmm & co. (selfRef for the in-place ones, which is also out);
+        # cube_math_type: the NPU's Cube precision mode (the pages' cubeMathType, 0 to 4).
+        roles=("bias", "a", "b", "beta", "alpha", "out", "cube_math_type"),
         required=("a", "b", "out"),
         options=("beta", "alpha"),
-        doc="on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE"),
+        doc="on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE "
+            "and the integers (exact up to 2^53)"),
     Family(
         "index", "PlanIndex",
         ops=("gather", "index_select", "embedding", "scatter", "scatter_add", "one_hot", "topk", "sort",

@@ -15,21 +15,31 @@ set(ACLNN_BINDING_SOURCES
 set(ACLNN_EXAMPLES
   abs
   add
+  add_rms_norm
+  addbmm
+  addmm
+  addmv
   all_example
   amax
   aminmax_dim
   any
   arg_max
   arg_min
+  baddbmm
+  batch_mat_mul
+  batch_norm
   cummax
   cummin
   cumprod
   cumsum
   cumsum_v2
   div
+  dot
   elu_backward
   exp
   gelu_backward
+  ger
+  group_norm
   hardsigmoid_backward
   hardswish_backward
   hardtanh_backward
@@ -43,18 +53,24 @@ set(ACLNN_EXAMPLES
   inplace_sqrt
   inplace_sub
   inplace_tanh
+  layer_norm
+  layer_norm_with_impl_mode
   leaky_relu
   leaky_relu_backward
   linalg_vector_norm
   log
+  log_softmax
   log_sum_exp
+  matmul
   max
   max_dim
   mean
   min
   min_dim
   mish_backward
+  mm
   mul
+  mv
   neg
   norm
   prod
@@ -62,10 +78,12 @@ set(ACLNN_EXAMPLES
   reduce_nansum
   reduce_sum
   relu
+  rms_norm
   selu_backward
   sigmoid
   sigmoid_backward
   silu_backward
+  softmax
   softplus_backward
   std
   std_mean_correction

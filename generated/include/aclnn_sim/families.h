@@ -52,7 +52,7 @@ struct SoftmaxFamily {
   static constexpr const char* kOpNames[] = { "softmax", "log_softmax" };
 };
 
-// norm: statistics over the trailing (layer/rms), group or batch dimensions; mean/rstd outputs.
+// norm: statistics over the trailing (layer/rms), group or batch dimensions, computed in float (double for DOUBLE); mean/rstd outputs.
 struct NormFamily {
   struct Op {
     enum : int8_t { kLayerNorm, kRmsNorm, kAddRmsNorm, kGroupNorm, kBatchNorm };
@@ -66,13 +66,13 @@ struct NormFamily {
   static constexpr const char* kOpNames[] = { "layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm" };
 };
 
-// matmul: on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE.
+// matmul: on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE and the integers (exact up to 2^53).
 struct MatmulFamily {
   struct Op {
     enum : int8_t { kMm, kBmm, kMatmul, kAddmm, kBaddbmm, kMv, kDot, kAddmv, kAddbmm, kGer };
   };
   struct Role {
-    enum : int8_t { kBias, kA, kB, kBeta, kAlpha, kOut };
+    enum : int8_t { kBias, kA, kB, kBeta, kAlpha, kOut, kCubeMathType };
   };
   struct Option {
     enum : int8_t { kBeta, kAlpha };
