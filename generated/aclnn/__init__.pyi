@@ -2653,7 +2653,7 @@ def inplace_addbmm(self_ref: _InOut1, batch1: _TensorLike, batch2: _TensorLike, 
     """
 
 # aclnnInplaceAddmm (op_docs/aclnnAddmm&aclnnInplaceAddmm.md:68)
-def inplace_addmm(self_ref: _TensorLike, mat1: _TensorLike, mat2: _TensorLike, beta: _Scalar, alpha: _Scalar, cube_math_type: int) -> None:
+def inplace_addmm(self_ref: _InOut1, mat1: _TensorLike, mat2: _TensorLike, beta: _Scalar, alpha: _Scalar, cube_math_type: int) -> _InOut1:
     """Runs aclnnInplaceAddmm (both phases) on the active backend.
 
     - 接口功能：计算α 乘以mat1与mat2的乘积，再与β和self的乘积求和。
@@ -2670,7 +2670,7 @@ def inplace_addmm(self_ref: _TensorLike, mat1: _TensorLike, mat2: _TensorLike, b
     Parameters
     ----------
     self_ref : array_like or aclnn.Tensor
-        selfRef (const aclTensor*, in): 即公式中的输入self与out。
+        selfRef (const aclTensor*, inout): 即公式中的输入self与out。
         dtypes BFLOAT16, FLOAT16, FLOAT; on Ascend910: FLOAT16, FLOAT; on Ascend310P: FLOAT16, FLOAT; rank 2; formats ND; non-contiguous allowed.
         数据类型需要与mat2满足数据类型推导规则（参见互推导关系和约束说明）。 需要self和mat1@mat2的shape一致。
     mat1 : array_like or aclnn.Tensor
@@ -2693,7 +2693,10 @@ def inplace_addmm(self_ref: _TensorLike, mat1: _TensorLike, mat2: _TensorLike, b
 
     Returns
     -------
-    None
+    self_ref : numpy.ndarray or aclnn.Tensor
+        selfRef (const aclTensor*, inout): 即公式中的输入self与out。
+        dtypes BFLOAT16, FLOAT16, FLOAT; on Ascend910: FLOAT16, FLOAT; on Ascend310P: FLOAT16, FLOAT; rank 2; formats ND; non-contiguous allowed.
+        数据类型需要与mat2满足数据类型推导规则（参见互推导关系和约束说明）。 需要self和mat1@mat2的shape一致。
 
     Raises
     ------

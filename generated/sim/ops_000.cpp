@@ -1670,7 +1670,7 @@ constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
 
 constexpr aclsim::ParamSpec kParams[] = {
     // selfRef (line 345)
-    {"selfRef", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
+    {"selfRef", aclsim::ParamKind::kTensor, aclsim::Direction::kInOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/2, 2, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,

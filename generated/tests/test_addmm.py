@@ -61,7 +61,7 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'self': 'FLOAT', 'mat1': 'FLOAT', 'mat2': 'FLOAT'}, shapes={'self': (1, 5), 'mat1': (3, 4), 'mat2': (4, 5)}, values={'beta': 0.5, 'alpha': 2.0, 'cubeMathType': 1})
+BASE = Case('FLOAT', dtypes={'self': 'FLOAT', 'mat1': 'FLOAT', 'mat2': 'FLOAT'}, shapes={'self': (1, 5), 'mat1': (2, 3), 'mat2': (3, 5)}, values={'beta': 0.5, 'alpha': 2.0, 'cubeMathType': 1})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
@@ -144,7 +144,7 @@ def test_error_row3_unclassified():
 @pytest.mark.parametrize("case", [
     BASE.but('out-shape', out={'out': 'FLOAT'}, out_shapes={'out': (4, 5)}),
     BASE.but('mat1-shape', shapes={'mat1': (4, 5)}),
-    BASE.but('mat2-shape'),
+    BASE.but('mat2-shape', shapes={'mat2': (4, 5)}),
 ], ids=lambda case: case.id)
 def test_error_row4_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)

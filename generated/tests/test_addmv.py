@@ -61,7 +61,7 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'self': 'FLOAT', 'mat': 'FLOAT', 'vec': 'FLOAT'}, shapes={'self': (3,), 'mat': (3, 4), 'vec': (4,)}, values={'alpha': 2, 'beta': 1, 'cubeMathType': 1})
+BASE = Case('FLOAT', dtypes={'self': 'FLOAT', 'mat': 'FLOAT', 'vec': 'FLOAT'}, shapes={'self': (2,), 'mat': (2, 3), 'vec': (3,)}, values={'alpha': 2, 'beta': 1, 'cubeMathType': 1})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [

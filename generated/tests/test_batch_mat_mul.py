@@ -49,7 +49,7 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'self': 'FLOAT', 'mat2': 'FLOAT'}, shapes={'self': (2, 3, 4), 'mat2': (2, 4, 5)}, values={'cubeMathType': 1})
+BASE = Case('FLOAT', dtypes={'self': 'FLOAT', 'mat2': 'FLOAT'}, shapes={'self': (2, 2, 3), 'mat2': (2, 3, 5)}, values={'cubeMathType': 1})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [

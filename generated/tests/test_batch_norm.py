@@ -63,7 +63,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B',),
-    golden='tuple(torch.native_batch_norm(input, weight, bias, runningMean.clone() if runningMean is not None else None, runningVar.clone() if runningVar is not None else None, training, momentum, eps))[:1] if not training else tuple(torch.native_batch_norm(input, weight, bias, runningMean.clone() if runningMean is not None else None, runningVar.clone() if runningVar is not None else None, training, momentum, eps))',
+    golden='(lambda r: r if training else (r[0], runningMean, torch.rsqrt(runningVar.double() + eps).to(runningVar.dtype)))(tuple(torch.native_batch_norm(input, weight, bias, runningMean.clone(), runningVar.clone(), training, momentum, eps)))',
     integer_math='float',
     simulated=True,
     out_shape_from={},

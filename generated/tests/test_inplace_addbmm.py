@@ -57,7 +57,7 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'selfRef': 'FLOAT', 'batch1': 'FLOAT', 'batch2': 'FLOAT'}, shapes={'selfRef': (3, 5), 'batch1': (2, 3, 4), 'batch2': (2, 4, 5)}, values={'beta': 0.5, 'alpha': 2.0, 'cubeMathType': 1})
+BASE = Case('FLOAT', dtypes={'selfRef': 'FLOAT', 'batch1': 'FLOAT', 'batch2': 'FLOAT'}, shapes={'selfRef': (2, 5), 'batch1': (2, 2, 3), 'batch2': (2, 3, 5)}, values={'beta': 0.5, 'alpha': 2.0, 'cubeMathType': 1})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [

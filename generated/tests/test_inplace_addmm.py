@@ -18,7 +18,7 @@ OP = t.Op(
     function='inplace_addmm',
     source='op_docs/aclnnAddmm&aclnnInplaceAddmm.md:68',
     params=(
-        Param('selfRef', 'self_ref', 'tensor', 'in'),
+        Param('selfRef', 'self_ref', 'tensor', 'inout'),
         Param('mat1', 'mat1', 'tensor', 'in'),
         Param('mat2', 'mat2', 'tensor', 'in'),
         Param('beta', 'beta', 'scalar', 'in'),
@@ -57,7 +57,7 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'selfRef': 'FLOAT', 'mat1': 'FLOAT', 'mat2': 'FLOAT'}, shapes={'selfRef': (3, 5), 'mat1': (3, 4), 'mat2': (4, 5)}, values={'beta': 0.5, 'alpha': 2.0, 'cubeMathType': 1})
+BASE = Case('FLOAT', dtypes={'selfRef': 'FLOAT', 'mat1': 'FLOAT', 'mat2': 'FLOAT'}, shapes={'selfRef': (2, 5), 'mat1': (2, 3), 'mat2': (3, 5)}, values={'beta': 0.5, 'alpha': 2.0, 'cubeMathType': 1})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
@@ -129,7 +129,7 @@ def test_error_row3_unclassified():
 @pytest.mark.parametrize("case", [
     BASE.but('selfRef-shape', shapes={'selfRef': (4, 5)}),
     BASE.but('mat1-shape', shapes={'mat1': (4, 5)}),
-    BASE.but('mat2-shape'),
+    BASE.but('mat2-shape', shapes={'mat2': (4, 5)}),
 ], ids=lambda case: case.id)
 def test_error_row4_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)

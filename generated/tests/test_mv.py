@@ -49,7 +49,7 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'self': 'FLOAT', 'vec': 'FLOAT'}, shapes={'self': (3, 4), 'vec': (4,)}, values={'cubeMathType': 1})
+BASE = Case('FLOAT', dtypes={'self': 'FLOAT', 'vec': 'FLOAT'}, shapes={'self': (2, 3), 'vec': (3,)}, values={'cubeMathType': 1})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
