@@ -1,5 +1,8 @@
 """The simulator's kernel families: what a semantics file may name besides an elementwise kernel.
 
+Each family listed here has its engine; a family joins the table with its engine, not before
+(indexing and shape/copy are issue 12's next ones).
+
 A semantics file says `family = "reduce"`, `op = "sum"` and which of the page's parameters plays
 each of the family's roles (`roles = { dim = "dims", keepdim = "keepDims" }`; a role left out is
 the page's parameter of the same name, if there is one). The simulator has one engine per family
@@ -36,6 +39,13 @@ class Family:
     # epsilon); NaN in the spec when not stated.
     options: tuple[str, ...] = ()
     doc: str = ""
+    # How an output the caller does not pass is shaped (the bindings allocate it, on every
+    # backend): "reduce" (the input `self` with the `dim` dimensions removed, or kept as 1 with
+    # `keepdim`) or "same" (the input's shape).
+    output_shape: str = "same"
+    # Outputs whose dtype is fixed whatever the input's: by role, and by (op, role).
+    fixed_dtypes: tuple[tuple[str, str], ...] = ()
+    op_fixed_dtypes: tuple[tuple[str, str, str], ...] = ()
 
     def __post_init__(self) -> None:
         assert len(self.roles) <= MAX_ROLES and len(self.options) <= MAX_OPTIONS, self.name
@@ -55,6 +65,10 @@ FAMILIES: tuple[Family, ...] = (
                "max_out"),
         required=("self", "out"),
         options=("correction", "p"),
+        output_shape="reduce",
+        fixed_dtypes=(("indices", "INT64"),),
+        op_fixed_dtypes=(("argmax", "out", "INT64"), ("argmin", "out", "INT64"), ("any", "out", "BOOL"),
+                         ("all", "out", "BOOL")),
         doc="along `dim` (an int array or an int; absent or empty: every dimension), keepdim; "
             "max/min give values and indices, var_mean/std_mean the variance and the mean, aminmax min and max"),
     Family(
@@ -62,7 +76,8 @@ FAMILIES: tuple[Family, ...] = (
         ops=("cumsum", "cumprod", "cummax", "cummin"),
         roles=("self", "dim", "dtype", "exclusive", "reverse", "out", "indices"),
         required=("self", "dim", "out"),
-        doc="running sums and products along one dimension"),
+        fixed_dtypes=(("indices", "INT64"),),
+        doc="running sums, products, maxima and minima along one dimension"),
     Family(
         "softmax", "PlanSoftmax",
         ops=("softmax", "log_softmax"),
@@ -88,23 +103,6 @@ FAMILIES: tuple[Family, ...] = (
         options=("beta", "alpha"),
         doc="on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE "
             "and the integers (exact up to 2^53)"),
-    Family(
-        "index", "PlanIndex",
-        ops=("gather", "index_select", "embedding", "scatter", "scatter_add", "one_hot", "topk", "sort",
-             "argsort", "take", "masked_select"),
-        roles=("self", "dim", "index", "src", "value", "reduce", "k", "largest", "sorted", "descending",
-               "stable", "num_classes", "on_value", "off_value", "out", "indices"),
-        required=("self",),
-        doc="gathers, scatters, one-hot encodings, sorts and top-k along a dimension"),
-    Family(
-        "shape", "PlanShape",
-        ops=("cat", "stack", "split", "split_with_size", "permute", "expand", "flip", "roll", "tril",
-             "triu", "constant_pad", "repeat", "transpose", "slice", "narrow"),
-        roles=("self", "tensors", "dim", "dims", "shifts", "size", "diagonal", "pad", "value", "start",
-               "end", "step", "out"),
-        required=("out",),
-        doc="copies between views: concatenation, stacking, splitting, permutations, broadcasts, "
-            "flips, rolls, triangles and constant padding"),
 )
 
 BY_NAME = {f.name: f for f in FAMILIES}
@@ -127,6 +125,14 @@ def bind_roles(semantics: "OpSemantics", params: "Sequence[str]") -> tuple[dict[
         if param is not None:
             bound[role] = param
     return bound, ""
+
+
+def fixed_dtype(family: Family, op: str, role: str) -> Optional[str]:
+    """The dtype (a gen.ir.DType value) an output playing `role` always has, if the family fixes it."""
+    for o, r, dtype in family.op_fixed_dtypes:
+        if o == op and r == role:
+            return dtype
+    return dict(family.fixed_dtypes).get(role)
 
 
 def enumerator(name: str) -> str:

@@ -208,7 +208,10 @@ def semantics(paths: Sequence[Path], declared: Optional[Iterable[str]] = None,
     """The semantics of the APIs: the files given (found beside the pages, or named), all of their
     tables (one whose API no page declares is a warning of the select stage), and the library's
     tables of the APIs in `declared` that no file given states (None: every table of the
-    library). What they say about their pages (errata) are warnings."""
+    library). What they say about their pages (errata) are warnings, and so are the library's
+    tables whose API no page of the run declares: one warning for all of them (a run on a few
+    pages of a docs tree leaves most of the library unused; a misspelt API name shows up in
+    the run on the repository's own pages, which declare every API the library is written for)."""
     result = Semantics()
     given: set[str] = set()
     for path in paths:
@@ -216,17 +219,34 @@ def semantics(paths: Sequence[Path], declared: Optional[Iterable[str]] = None,
         given.update(op.api for op in result.ops)
     if library is not None and library.is_dir():
         wanted = None if declared is None else set(declared) - given
+        unused: list[tuple[str, int, str]] = []  # (source, line, API)
         for path in sorted(library.glob("*.toml")):
-            if wanted is not None and not wanted & _library_index(path):
+            index = _library_index(path)
+            if declared is not None:
+                unused.extend((_source(path), line, api) for api, line in sorted(index.items(), key=lambda i: i[1])
+                              if api not in declared and api not in given)
+            if wanted is not None and not wanted & index.keys():
                 continue
             _load_into(result, path, lambda op: op.api not in given and (wanted is None or op.api in wanted))
+        if unused:
+            source, line, _ = unused[0]
+            shown = ", ".join(api for _, _, api in unused[:8]) + (", ..." if len(unused) > 8 else "")
+            result.diagnostics.append((source, Diagnostic(
+                Level.WARNING, line, "semantics-without-page",
+                f"{len(unused)} table{'s' if len(unused) > 1 else ''} of the semantics library "
+                f"name{'' if len(unused) > 1 else 's'} {'APIs' if len(unused) > 1 else 'an API'} that no page of this "
+                f"run declares ({shown}): they apply only where a page declares their API")))
     return result
 
 
+def _source(path: Path) -> str:
+    """A semantics file as generated files and diagnostics name it: by its path in the repository
+    when it is the library's."""
+    return path.relative_to(REPOSITORY).as_posix() if path.is_relative_to(REPOSITORY) else str(path)
+
+
 def _load_into(result: Semantics, path: Path, keep) -> None:
-    # The library's files by their path in the repository (generated files name them).
-    source = path.relative_to(REPOSITORY).as_posix() if path.is_relative_to(REPOSITORY) else str(path)
-    loaded = load_semantics(path, source)
+    loaded = load_semantics(path, _source(path))
     ops = [op for op in loaded.ops if keep(op)]
     try:
         result.fingerprints[loaded.source] = hashlib.sha256(path.read_bytes()).hexdigest()[:32]
@@ -243,13 +263,17 @@ def _load_into(result: Semantics, path: Path, keep) -> None:
 _TABLE_HEADER = re.compile(rb'^\s*\[\s*"?(aclnn\w+)"?\s*\]', re.M)
 
 
-def _library_index(path: Path) -> set[str]:
-    """The APIs a library file has tables for, from its table headers (without parsing the TOML:
-    a run reads only the files of the APIs its pages declare)."""
+def _library_index(path: Path) -> dict[str, int]:
+    """The APIs a library file has tables for and the line of each table, from its table headers
+    (without parsing the TOML: a run reads only the files of the APIs its pages declare)."""
     try:
-        return {m.decode() for m in _TABLE_HEADER.findall(path.read_bytes())}
+        text = path.read_bytes()
     except OSError:
-        return set()
+        return {}
+    index: dict[str, int] = {}
+    for m in _TABLE_HEADER.finditer(text):
+        index.setdefault(m.group(1).decode(), text.count(b"\n", 0, m.start(1)) + 1)
+    return index
 
 
 def declared_apis(pages: Iterable[Page]) -> set[str]:

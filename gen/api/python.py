@@ -9,11 +9,11 @@ give it (`output_plan`). The emitters read these; none decides them again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Optional
 
-from gen import names
-from gen.ir import API, Direction, DType, Param, ParamKind, RelationKind
+from gen import families, names
+from gen.ir import API, Direction, DType, OpSemantics, Param, ParamKind, RelationKind
 from gen.model import BoundAPI
 
 # ---- the signature ----------------------------------------------------------------------------------
@@ -42,6 +42,16 @@ class PythonSignature:
     def defaulted(self) -> frozenset[str]:
         """The page names of the inputs that may be left out."""
         return frozenset(p.param.name for p in self.params if p.param is not None and p.default is not None)
+
+    @property
+    def positional(self) -> int:
+        """How many parameters may be given by position (those before `*`)."""
+        return sum(1 for p in self.params if not p.keyword_only)
+
+    @property
+    def required(self) -> int:
+        """How many parameters, from the first, have no default (defaults are trailing)."""
+        return sum(1 for p in self.params if p.default is None)
 
     @property
     def text(self) -> str:
@@ -137,6 +147,16 @@ class OutputPlan:
     documented: tuple[DType, ...] = ()
     required_reason: Optional[str] = None  # out= is required, because...
     is_list: bool = False
+    # The kernel's result dtype rule (semantics): "floating" (integral inputs give FLOAT, a true
+    # division), "real" (a complex computation gives the real dtype of its precision, |z|), or "".
+    result_rule: str = ""
+    # A kernel family's rule (gen.families.Family.output_shape): "reduce" or "same" shape the
+    # output from the first of `shape_from` (the family's `self`), not by broadcasting; "" for those.
+    family_shape: str = ""
+    dims_from: Optional[int] = None  # the reduced dimensions' parameter (none: every dimension)
+    keepdim_from: Optional[int] = None
+    dtype_arg: Optional[int] = None  # an aclDataType parameter that, when given, is the dtype
+    fixed_dtype: Optional[DType] = None  # the dtype whatever the inputs' (argmax's INT64)
 
 
 def output_plan(api: API, index: int) -> OutputPlan:
@@ -168,6 +188,65 @@ def output_plan(api: API, index: int) -> OutputPlan:
                       dtype_must_be_documented=True, documented=param.dtypes)
 
 
-def output_plans(api: API) -> tuple[OutputPlan, ...]:
-    """The plan of every direction-out parameter, in prototype order."""
-    return tuple(output_plan(api, i) for i, p in enumerate(api.params) if p.direction is Direction.OUT)
+def result_rule(semantics: Optional[OpSemantics]) -> str:
+    """How the kernel's result dtype follows from the promoted input dtype: "floating" (integral
+    inputs give FLOAT, a true division), "real" (a complex computation gives the real dtype of its
+    precision, |z|), or "" (the promoted dtype)."""
+    if semantics is None or not semantics.kernel:
+        return ""
+    return "floating" if semantics.floating_result else "real" if semantics.complex_result_real else ""
+
+
+def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan, ...]]:
+    """The plans of an API a kernel family computes: each output that plays a role of the family
+    is shaped by the family's rule from the parameter playing `self` (None: the roles cannot be
+    bound, the generic plans apply)."""
+    family = families.family(semantics.family)
+    assert family is not None
+    roles, why = families.bind_roles(semantics, [p.name for p in api.params])
+    index = {p.name: i for i, p in enumerate(api.params)}
+    source = roles.get("self")
+    if why or source is None or api.params[index[source]].kind is not ParamKind.TENSOR:
+        return None
+    role_of = {param: role for role, param in roles.items() if role not in ("self",)}
+
+    def arg(role: str, kinds: tuple[ParamKind, ...]) -> Optional[int]:
+        name = roles.get(role)
+        return index[name] if name is not None and api.params[index[name]].kind in kinds else None
+
+    plans = []
+    for i, p in enumerate(api.params):
+        if p.direction is not Direction.OUT:
+            continue
+        role = role_of.get(p.name)
+        if role is None or p.kind is not ParamKind.TENSOR:
+            plans.append(output_plan(api, i))
+            continue
+        fixed = families.fixed_dtype(family, semantics.op, role)
+        if fixed and len(p.dtypes) == 1 and p.dtypes[0].name != fixed:
+            fixed = p.dtypes[0].name  # the page's one dtype (aclnnMinDim's indices are INT32)
+        plans.append(OutputPlan(
+            p, i, shape_from=(index[source],), dtype_from=(index[source],), documented=p.dtypes,
+            family_shape=family.output_shape,
+            dims_from=arg("dim", (ParamKind.INT_ARRAY, ParamKind.INT, ParamKind.SCALAR)) if family.output_shape == "reduce" else None,
+            keepdim_from=arg("keepdim", (ParamKind.BOOL,)),
+            dtype_arg=arg("dtype", (ParamKind.DTYPE,)) if fixed is None else None,
+            fixed_dtype=DType[fixed] if fixed else None,
+            result_rule="floating" if semantics.floating_result and fixed is None else ""))
+    return tuple(plans)
+
+
+def output_plans(api: API, semantics: Optional[OpSemantics] = None) -> tuple[OutputPlan, ...]:
+    """The plan of every direction-out parameter, in prototype order; the semantics' result rule
+    applies to the output of a kernel that writes one tensor; a kernel family's rule shapes the
+    outputs of the APIs it computes."""
+    if semantics is not None and semantics.family:
+        planned = family_plans(api, semantics)
+        if planned is not None:
+            return planned
+    plans = [output_plan(api, i) for i, p in enumerate(api.params) if p.direction is Direction.OUT]
+    rule = result_rule(semantics)
+    tensors = [k for k, plan in enumerate(plans) if plan.param.kind is ParamKind.TENSOR]
+    if rule and len(tensors) == 1:
+        plans[tensors[0]] = replace(plans[tensors[0]], result_rule=rule)
+    return tuple(plans)

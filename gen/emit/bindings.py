@@ -40,7 +40,15 @@ def conversion(bound: BoundAPI, index: int) -> str:
     """The C++ expression that converts the parameter's Python argument (`KindTraits.call`)."""
     param = bound.api.params[index]
     if param.direction is Direction.OUT:
-        return f"call.output_list({index})" if param.kind is ParamKind.TENSOR_LIST else f"call.output({index})"
+        if param.kind is ParamKind.TENSOR_LIST:
+            return f"call.output_list({index})"
+        plan = next((p for p in output_plans(bound.api, bound.semantics) if p.index == index), None)
+        if plan is None or not plan.family_shape:
+            return f"call.output({index})"
+        # A family's rule reads the arguments of its dimensions, keepdim and dtype (bind::RuleArgs).
+        args = ", ".join("py::handle()" if k is None else f"py_{names.python_identifier(bound.api.params[k].name)}"
+                         for k in (plan.dims_from, plan.keepdim_from, plan.dtype_arg))
+        return f"call.output({index}, {{{args}}})"
     row = traits(param)
     method = row.call_inout if param.direction is Direction.INOUT and row.call_inout else row.call
     if row.call_templated:
@@ -73,7 +81,9 @@ class PlanView:
     documented: str
     required_reason: str  # a C string literal, or nullptr
     is_list: str
+    result_rule: str  # a bind::ResultDType enumerator
     comment: str
+    family: str  # the trailing initializers of a family's plan (bind::ShapeRule, fixed dtype), or ""
 
 
 @dataclass(frozen=True)
@@ -110,20 +120,32 @@ def wrapper(bound: BoundAPI) -> Wrapper:
             pref.for_bool, pref.for_int, pref.for_float, pref.for_complex))
         params.append(ParamView(p.name, names.python_identifier(p.name), scalar))
     plans = []
-    for plan in output_plans(api):
+    for plan in output_plans(api, bound.semantics):
         i, p = plan.index, plan.param
         reason = _c_string(plan.required_reason) if plan.required_reason else "nullptr"
+        family = ""
         if plan.required_reason:
             comment = f"{p.name}: out= required ({plan.required_reason})"
+        elif plan.family_shape:
+            source = api.params[plan.shape_from[0]].name
+            dims = api.params[plan.dims_from].name if plan.dims_from is not None else "every dimension"
+            rule = (f"{source} reduced along {dims}" if plan.family_shape == "reduce" else f"that of {source}")
+            dtype = (plan.fixed_dtype.value if plan.fixed_dtype else
+                     f"{api.params[plan.dtype_arg].name}, else {source}'s" if plan.dtype_arg is not None else f"{source}'s")
+            comment = f"{p.name}: shape {rule}, dtype {dtype} (family {bound.semantics.family})"
+            family = (f", bind::ShapeRule::k{plan.family_shape.title()}, "
+                      f"{plan.fixed_dtype.enumerator if plan.fixed_dtype else 'ACL_DT_UNDEFINED'}")
         else:
             shape = " x ".join(api.params[k].name for k in plan.shape_from)
             dtype = ", ".join(api.params[k].name for k in plan.dtype_from)
             comment = (f"{p.name}: shape of broadcast({shape}), dtype of promote({dtype})"
+                       + (f", {plan.result_rule} result" if plan.result_rule else "")
                        + (" if documented" if plan.dtype_must_be_documented else ""))
+        rule = {"": "kPromoted", "floating": "kFloating", "real": "kReal"}[plan.result_rule]
         plans.append(PlanView(i, _cpp_list(plan.shape_from), _cpp_list(plan.dtype_from),
                               "true" if plan.dtype_must_be_documented else "false",
                               _cpp_list(d.enumerator for d in plan.documented), reason,
-                              "true" if plan.is_list else "false", comment))
+                              "true" if plan.is_list else "false", f"bind::ResultDType::{rule}", comment, family))
     returns = _cpp_list(i for i, p in enumerate(api.params) if p.direction is not Direction.IN)
     order = [i for i, p in enumerate(api.params) if p.direction is not Direction.OUT]
     order += [i for i, p in enumerate(api.params) if p.direction is Direction.OUT]

@@ -15,8 +15,6 @@ import json
 import textwrap
 from typing import Optional
 
-from gen import families, names
-from gen.api.python import out_params
 from gen.cache import GENERATOR_ONLY
 from gen.emit.env import copied, render
 from gen.emit.files import FileManager
@@ -24,7 +22,7 @@ from gen.model import BoundAPI, Model
 
 PACKAGE = "aclnn"
 # Support modules that do not depend on the pages: runtime/python/aclnn/, copied with a banner.
-STATIC_MODULES = ("_errors.py", "_runtime.py", "_outputs.py")
+STATIC_MODULES = ("_errors.py", "_runtime.py")
 
 
 def api_record(bound: BoundAPI) -> dict:
@@ -55,32 +53,10 @@ def apis_json(model: Model, records: Optional[list[str]] = None) -> str:
     return f"{head},\n{apis}\n}}\n"
 
 
-def family_outputs(bound: BoundAPI) -> Optional[str]:
-    """The `aclnn._outputs.Outputs(...)` that makes the outputs of an API a kernel family computes
-    (by the family's shape rule, on every backend), or None for the others (the extension derives
-    an elementwise output's shape itself)."""
-    semantics = bound.semantics
-    if semantics is None or not semantics.family:
-        return None
-    roles, why = families.bind_roles(semantics, [p.name for p in bound.api.params])
-    if why:
-        return None
-    inputs = {p.name: (k, names.python_identifier(p.name)) for k, p in enumerate(bound.api.inputs)}
-    outs = out_params(bound.api)
-    if not outs:
-        return None
-    role_of = {param: role for role, param in roles.items()}
-    positions = {role: inputs[param] for role, param in roles.items() if param in inputs}
-    out_roles = tuple(role_of.get(p.name) for p in outs)
-    return f"_Outputs({semantics.family!r}, {semantics.op!r}, {positions!r}, {out_roles!r})"
-
-
 def emit(model: Model, files: FileManager) -> None:
     sources = sorted({b.page.source for b in model.apis})
-    outputs = {b.python_name: rule for b in model.apis if (rule := family_outputs(b))}
     files.write(f"{PACKAGE}/__init__.py", render(
-        "package/__init__.py.j2", functions=[b.python_name for b in model.apis], sources=sources,
-        outputs=outputs))
+        "package/__init__.py.j2", functions=[b.python_name for b in model.apis], sources=sources))
     for module in STATIC_MODULES:
         files.write_derived(f"{PACKAGE}/{module}", GENERATOR_ONLY, functools.partial(copied, f"{PACKAGE}/{module}"))
     records = [files.fragment("api record", b.fingerprint, functools.partial(record_json, b)) for b in model.apis]

@@ -27,7 +27,7 @@ from typing import Any, Optional
 
 from gen import families, names
 from gen.api.kinds import value_type
-from gen.api.python import out_params, output_plan, output_plans, scalar_preference
+from gen.api.python import out_params, output_plans, result_rule, scalar_preference
 from gen.cache import GENERATOR_ONLY
 from gen.emit.env import copied, render
 from gen.emit.files import FileManager
@@ -144,6 +144,7 @@ class Suite:
     unsupported_socs: tuple[str, ...]
     out_shape_from: dict[str, tuple[str, ...]]
     out_dtype_from: dict[str, tuple[str, ...]]
+    result_rule: str  # gen.api.python.result_rule: the kernel's result dtype from the promoted one
     base: Case
     groups: tuple[CaseGroup, ...]
     golden_skip: str  # why no valid call is compared with a golden (then `base` only runs)
@@ -375,6 +376,9 @@ class Planner:
         self.ranks = rank_bounds(self.main)
         self.values = with_semantic_call(base_values(api), api, bound.semantics)
         self.family = families.family(bound.semantics.family) if bound.semantics and bound.semantics.family else None
+        dtype_role = bound.semantics.role("dtype") or "dtype" if self.family is not None else None
+        self.family_dtype_arg = dtype_role if dtype_role and any(
+            p.name == dtype_role and p.kind is ParamKind.DTYPE for p in api.params) else None
         self.bound_scalars = dtype_bound_scalars(api)
         self.semantics_checks = bound.semantics.checks if bound.semantics else ()
         self.lead = self.tensor_inputs[0] if self.tensor_inputs else None
@@ -404,6 +408,10 @@ class Planner:
         dtypes = self.uniform_dtypes(dtype)
         values = {**self.values.values, **{s: _scalar_value(DType(dtypes[s]), self.values.values[s])
                                            for s in self.bound_scalars}}
+        if self.family_dtype_arg is not None:
+            # A family's dtype argument (the computation's dtype: torch.cumsum(x, dtype=...)) is the
+            # inputs' own, as their out= is.
+            values[self.family_dtype_arg] = dtype.value
         return self.with_integral_scalars(dtypes, values)
 
     def with_integral_scalars(self, dtypes: dict[str, str], values: dict[str, Any]) -> dict[str, Any]:
@@ -558,10 +566,10 @@ class Planner:
     def unallocatable(self, dtype: DType) -> str:
         """Why an output cannot be allocated for inputs in `dtype` (aclnnAbs: self lists COMPLEX64,
         out lists no complex dtype, and the page does not say which dtype out then has), else ""."""
-        for index, p in enumerate(self.api.params):
-            if p.direction is not Direction.OUT or p.kind is not ParamKind.TENSOR:
+        for plan in output_plans(self.api, self.bound.semantics):
+            p = plan.param
+            if p.kind is not ParamKind.TENSOR:
                 continue
-            plan = output_plan(self.api, index)
             if plan.dtype_must_be_documented and plan.documented and dtype not in plan.documented:
                 return (f"the page lists {dtype.value} for {self.lead.name if self.lead else 'the inputs'} but not for "
                         f"{p.name}, and does not say which dtype {p.name} then has")
@@ -878,8 +886,8 @@ def suite(bound: BoundAPI) -> Suite:
         domain=(lambda d: (d.low, d.high) if d else None)(semantics.domain(p.name) if semantics else None),
     ) for p in api.params)
     out_shape_from, out_dtype_from = {}, {}
-    # A family's outputs are made by its rule (aclnn._outputs), not by the extension's plans.
-    for plan in output_plans(api) if not (semantics and semantics.family) else ():
+    # A family's outputs are shaped by its rule (the golden's shape), not by broadcasting.
+    for plan in output_plans(api, semantics) if not (semantics and semantics.family) else ():
         if plan.required_reason is None:
             out_shape_from[plan.param.name] = tuple(api.params[i].name for i in plan.shape_from)
             out_dtype_from[plan.param.name] = tuple(api.params[i].name for i in plan.dtype_from)
@@ -897,7 +905,8 @@ def suite(bound: BoundAPI) -> Suite:
     unsupported = tuple(p.soc.value for p in bound.page.products if p.soc is not None and not p.supported)
     return Suite(
         bound=bound, params=params, dtypes=dtype_table(api), unsupported_socs=unsupported,
-        out_shape_from=out_shape_from, out_dtype_from=out_dtype_from, base=planner.base, groups=groups,
+        out_shape_from=out_shape_from, out_dtype_from=out_dtype_from, result_rule=result_rule(semantics),
+        base=planner.base, groups=groups,
         golden_skip=golden_skip, runs_skip=planner.base_known or "", errors=tuple(planner.error_tests()),
         product_check=bool(unsupported) and not any(
             r.category is ErrorCategory.UNSUPPORTED_PRODUCT for r in api.errors),

@@ -1416,7 +1416,7 @@ def cummax(self: Tensor, dim: int, *, out: tuple[_OutArray | None, _OutArray | N
         - 确定性计算：
           - aclnnCummax默认确定性实现。
 
-    Source: op_docs/aclnnCummax.md:49 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnCummax.md:49
     """
 @overload
 def cummax(self: _HostArray, dim: int, *, out: tuple[_OutArray | None, _OutArray | None] | None = None) -> tuple[NDArray[Any], NDArray[Any]]:
@@ -1491,7 +1491,7 @@ def cummin(self: Tensor, dim: int, *, out: tuple[_OutArray | None, _OutArray | N
           - aclnnCummin默认确定性实现。
         - 当输入self数据类型为int32时，受指令特性约束，仅当数值位于[-16777215, 16777215]内保证精度正常。
 
-    Source: op_docs/aclnnCummin.md:48 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnCummin.md:48
     """
 @overload
 def cummin(self: _HostArray, dim: int, *, out: tuple[_OutArray | None, _OutArray | None] | None = None) -> tuple[NDArray[Any], NDArray[Any]]:
@@ -1586,7 +1586,7 @@ def cumprod(input: Tensor, dim: _Scalar, dtype: DTypeLike, *, out: _OutArray | N
         - 确定性计算：
           - aclnnCumprod&aclnnInplaceCumprod默认确定性实现。
 
-    Source: op_docs/aclnnCumprod&aclnnInplaceCumprod.md:87 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnCumprod&aclnnInplaceCumprod.md:87
     """
 @overload
 def cumprod(input: _HostArray, dim: _Scalar, dtype: DTypeLike, *, out: _OutArray | None = None) -> NDArray[Any]:
@@ -1655,7 +1655,7 @@ def cumsum(self: Tensor, dim: int, dtype: DTypeLike, *, out: _OutArray | None = 
         - 确定性计算：aclnnCumsum默认确定性实现。
         - 由于aclnnCumsum遇到输入数据与输出数据类型不一致的情况时，会在计算前调用Cast将输入数据类型转换为输出数据类型，因此在这种情况下，需要遵循Cast算子约束，具体参见aclnnCast。
 
-    Source: op_docs/aclnnCumsum.md:41 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnCumsum.md:41
     """
 @overload
 def cumsum(self: _HostArray, dim: int, dtype: DTypeLike, *, out: _OutArray | None = None) -> NDArray[Any]:
@@ -1725,7 +1725,7 @@ def cumsum_v2(self: Tensor, dim: int, exclusive: bool, reverse: bool, *, out: _O
         - 确定性计算：
           - aclnnCumsumV2默认确定性实现。
 
-    Source: op_docs/aclnnCumsumV2.md:41 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnCumsumV2.md:41
     """
 @overload
 def cumsum_v2(self: _HostArray, dim: int, exclusive: bool, reverse: bool, *, out: _OutArray | None = None) -> NDArray[Any]:
@@ -2909,7 +2909,7 @@ def inplace_cumprod(input: _InOut1, dim: _Scalar) -> _InOut1:
         - 确定性计算：
           - aclnnCumprod&aclnnInplaceCumprod默认确定性实现。
 
-    Source: op_docs/aclnnCumprod&aclnnInplaceCumprod.md:105 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnCumprod&aclnnInplaceCumprod.md:105
     """
 
 # aclnnInplaceDiv (op_docs/div.md:63)

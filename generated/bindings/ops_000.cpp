@@ -31,29 +31,38 @@ const bind::ApiSpec kSpec_add{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {3, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false},
+        {3, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {3},
 };
 
-py::object wrap_add(
-    py::object py_self,
-    py::object py_other,
-    py::object py_alpha,
-    py::object py_out
-) {
-  bind::Call call(kSpec_add, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  aclScalar* c_alpha = call.scalar(2, py_alpha);  // alpha (const aclScalar*, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_add>(phase1)(
-        c_self,
-        c_other,
-        c_alpha,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_add{
+    "add",
+    {"self", "other", "alpha", "out"},
+    3,
+    3,
+};
+
+// add(self, other, alpha, *, out=None)
+PyObject* wrap_add(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_add, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_other(values[1]);
+    py::handle py_alpha(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_add, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    aclScalar* c_alpha = call.scalar(2, py_alpha);  // alpha (const aclScalar*, in)
+    aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_add>(phase1)(
+          c_self,
+          c_other,
+          c_alpha,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -79,30 +88,39 @@ const bind::ApiSpec kSpec_all{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {3, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape self reduced along dim, dtype BOOL (family reduce)
+        {3, {0}, {0}, false, {ACL_BOOL, ACL_UINT8}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_BOOL},
     },
     {3},
 };
 
-py::object wrap_all(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_keepdim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_all, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
-  bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_all>(phase1)(
-        c_self,
-        c_dim,
-        c_keepdim,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_all{
+    "all",
+    {"self", "dim", "keepdim", "out"},
+    3,
+    3,
+};
+
+// all(self, dim, keepdim, *, out=None)
+PyObject* wrap_all(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_all, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_keepdim(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_all, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
+    bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
+    aclTensor* c_out_ = call.output(3, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_all>(phase1)(
+          c_self,
+          c_dim,
+          c_keepdim,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -128,30 +146,39 @@ const bind::ApiSpec kSpec_arg_min{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {3, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape self reduced along dim, dtype INT64 (family reduce)
+        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_INT64},
     },
     {3},
 };
 
-py::object wrap_arg_min(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_keepdim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_arg_min, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
-  bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_arg_min>(phase1)(
-        c_self,
-        c_dim,
-        c_keepdim,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_arg_min{
+    "arg_min",
+    {"self", "dim", "keepdim", "out"},
+    3,
+    3,
+};
+
+// arg_min(self, dim, keepdim, *, out=None)
+PyObject* wrap_arg_min(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_arg_min, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_keepdim(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_arg_min, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
+    bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
+    aclTensor* c_out_ = call.output(3, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_arg_min>(phase1)(
+          c_self,
+          c_dim,
+          c_keepdim,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -192,52 +219,61 @@ const bind::ApiSpec kSpec_batch_norm{
     },
     {
         // output: shape of broadcast(input), dtype of promote(input)
-        {8, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {8, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
         // saveMean: out= required (the page does not say how the shape of saveMean follows from the inputs)
-        {9, {}, {}, false, {}, "the page does not say how the shape of saveMean follows from the inputs", false},
+        {9, {}, {}, false, {}, "the page does not say how the shape of saveMean follows from the inputs", false, bind::ResultDType::kPromoted},
         // saveInvstd: out= required (the page does not say how the shape of saveInvstd follows from the inputs)
-        {10, {}, {}, false, {}, "the page does not say how the shape of saveInvstd follows from the inputs", false},
+        {10, {}, {}, false, {}, "the page does not say how the shape of saveInvstd follows from the inputs", false, bind::ResultDType::kPromoted},
     },
     {8, 9, 10},
 };
 
-py::object wrap_batch_norm(
-    py::object py_input,
-    py::object py_weight,
-    py::object py_bias,
-    py::object py_running_mean,
-    py::object py_running_var,
-    py::object py_training,
-    py::object py_momentum,
-    py::object py_eps,
-    py::object py_out
-) {
-  bind::Call call(kSpec_batch_norm, py_out);
-  aclTensor* c_input = call.tensor(0, py_input);  // input (const aclTensor*, in)
-  aclTensor* c_weight = call.tensor(1, py_weight);  // weight (const aclTensor*, in)
-  aclTensor* c_bias = call.tensor(2, py_bias);  // bias (const aclTensor*, in)
-  aclTensor* c_running_mean = call.tensor(3, py_running_mean);  // runningMean (aclTensor*, in)
-  aclTensor* c_running_var = call.tensor(4, py_running_var);  // runningVar (aclTensor*, in)
-  bool c_training = call.boolean(5, py_training);  // training (bool, in)
-  double c_momentum = call.floating<double>(6, py_momentum);  // momentum (double, in)
-  double c_eps = call.floating<double>(7, py_eps);  // eps (double, in)
-  aclTensor* c_output = call.output(8);  // output (aclTensor*, out)
-  aclTensor* c_save_mean = call.output(9);  // saveMean (aclTensor*, out)
-  aclTensor* c_save_invstd = call.output(10);  // saveInvstd (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_batch_norm>(phase1)(
-        c_input,
-        c_weight,
-        c_bias,
-        c_running_mean,
-        c_running_var,
-        c_training,
-        c_momentum,
-        c_eps,
-        c_output,
-        c_save_mean,
-        c_save_invstd,
-        workspace_size, executor);
+const bind::PySignature kSig_batch_norm{
+    "batch_norm",
+    {"input", "weight", "bias", "running_mean", "running_var", "training", "momentum", "eps", "out"},
+    8,
+    8,
+};
+
+// batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out=None)
+PyObject* wrap_batch_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_batch_norm, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_input(values[0]);
+    py::handle py_weight(values[1]);
+    py::handle py_bias(values[2]);
+    py::handle py_running_mean(values[3]);
+    py::handle py_running_var(values[4]);
+    py::handle py_training(values[5]);
+    py::handle py_momentum(values[6]);
+    py::handle py_eps(values[7]);
+    py::handle py_out(values[8]);
+    bind::Call call(kSpec_batch_norm, py_out);
+    aclTensor* c_input = call.tensor(0, py_input);  // input (const aclTensor*, in)
+    aclTensor* c_weight = call.tensor(1, py_weight);  // weight (const aclTensor*, in)
+    aclTensor* c_bias = call.tensor(2, py_bias);  // bias (const aclTensor*, in)
+    aclTensor* c_running_mean = call.tensor(3, py_running_mean);  // runningMean (aclTensor*, in)
+    aclTensor* c_running_var = call.tensor(4, py_running_var);  // runningVar (aclTensor*, in)
+    bool c_training = call.boolean(5, py_training);  // training (bool, in)
+    double c_momentum = call.floating<double>(6, py_momentum);  // momentum (double, in)
+    double c_eps = call.floating<double>(7, py_eps);  // eps (double, in)
+    aclTensor* c_output = call.output(8);  // output (aclTensor*, out)
+    aclTensor* c_save_mean = call.output(9);  // saveMean (aclTensor*, out)
+    aclTensor* c_save_invstd = call.output(10);  // saveInvstd (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_batch_norm>(phase1)(
+          c_input,
+          c_weight,
+          c_bias,
+          c_running_mean,
+          c_running_var,
+          c_training,
+          c_momentum,
+          c_eps,
+          c_output,
+          c_save_mean,
+          c_save_invstd,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -263,35 +299,44 @@ const bind::ApiSpec kSpec_cummax{
         {"indicesOut", "indices_out", {}},
     },
     {
-        // valuesOut: shape of broadcast(self), dtype of promote(self) if documented
-        {2, {0}, {0}, true, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16}, nullptr, false},
-        // indicesOut: shape of broadcast(self), dtype of promote(self) if documented
-        {3, {0}, {0}, true, {ACL_INT32, ACL_INT64}, nullptr, false},
+        // valuesOut: shape that of self, dtype self's (family cumulative)
+        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        // indicesOut: shape that of self, dtype INT64 (family cumulative)
+        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_INT64},
     },
     {2, 3},
 };
 
-py::object wrap_cummax(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_cummax, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
-  aclTensor* c_values_out = call.output(2);  // valuesOut (aclTensor*, out)
-  aclTensor* c_indices_out = call.output(3);  // indicesOut (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_cummax>(phase1)(
-        c_self,
-        c_dim,
-        c_values_out,
-        c_indices_out,
-        workspace_size, executor);
+const bind::PySignature kSig_cummax{
+    "cummax",
+    {"self", "dim", "out"},
+    2,
+    2,
+};
+
+// cummax(self, dim, *, out=None)
+PyObject* wrap_cummax(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_cummax, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_cummax, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
+    aclTensor* c_values_out = call.output(2, {py::handle(), py::handle(), py::handle()});  // valuesOut (aclTensor*, out)
+    aclTensor* c_indices_out = call.output(3, {py::handle(), py::handle(), py::handle()});  // indicesOut (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_cummax>(phase1)(
+          c_self,
+          c_dim,
+          c_values_out,
+          c_indices_out,
+          workspace_size, executor);
+    });
   });
 }
 
-const char* const kDoc_cummax = "cummax(self, dim, *, out=None)\n--\n\nRuns aclnnCummax (both phases) on the active backend.\n\n- 接口功能：计算self中的累积最大值，并返回最大值以及对应的索引。\n- 计算公式：\nvaluesOut：\n$$\nvaluesOut{i} = max(self_{1}, self_{2}, self_{3}, ......, self_{i})\n$$\nindicesOut：\n$$\nindicesOut{i} = argmax(self_{1}, self_{2}, self_{3}, ......, self_{i})\n$$\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 表示输入张量。\n    dtypes FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL, BFLOAT16; on Ascend910_93: FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL; formats ND; non-contiguous allowed.\n    shape必须与valuesOut、indicesOut一致。\ndim : int\n    dim (int64_t, in): 表示处理维度。\n    当self.dim()=0时，取值范围[-1, 0]； 当self.dim()>0时，取值范围[-self.dim(), self.dim()-1)。\nout : array or aclnn.Tensor or tuple of them (valuesOut, indicesOut), optional, keyword-only\n    Where to write valuesOut, indicesOut; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nvaluesOut : numpy.ndarray or aclnn.Tensor\n    valuesOut (aclTensor*, out): 表示self中的累积最大值。\n    dtypes FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL, BFLOAT16; on Ascend910_93: FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL; formats ND; non-contiguous allowed.\n    shape必须与self、indicesOut一致。\nindicesOut : numpy.ndarray or aclnn.Tensor\n    indicesOut (aclTensor*, out): 表示valuesOut对应的索引。\n    dtypes INT32, INT64; formats ND; non-contiguous allowed.\n    shape必须与self、valuesOut一致。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: self、valuesOut、indicesOut是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: self、valuesOut、indicesOut的数据类型不在支持的范围内。\n    161002 ACLNN_ERR_PARAM_INVALID: self、valuesOut、indicesOut的shape不在支持的范围内。\n    161002 ACLNN_ERR_PARAM_INVALID: 当self.dim()=0时，参数dim的取值范围不在[-1, 0]内；当self.dim()>0时，参数dim的取值范围不在[-self.dim(), self.dim()-1]内。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: not supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: not supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnCummax默认确定性实现。\n\nSource: op_docs/aclnnCummax.md:49 (not simulated: phase 2 fails on the simulator)\n";
+const char* const kDoc_cummax = "cummax(self, dim, *, out=None)\n--\n\nRuns aclnnCummax (both phases) on the active backend.\n\n- 接口功能：计算self中的累积最大值，并返回最大值以及对应的索引。\n- 计算公式：\nvaluesOut：\n$$\nvaluesOut{i} = max(self_{1}, self_{2}, self_{3}, ......, self_{i})\n$$\nindicesOut：\n$$\nindicesOut{i} = argmax(self_{1}, self_{2}, self_{3}, ......, self_{i})\n$$\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 表示输入张量。\n    dtypes FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL, BFLOAT16; on Ascend910_93: FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL; formats ND; non-contiguous allowed.\n    shape必须与valuesOut、indicesOut一致。\ndim : int\n    dim (int64_t, in): 表示处理维度。\n    当self.dim()=0时，取值范围[-1, 0]； 当self.dim()>0时，取值范围[-self.dim(), self.dim()-1)。\nout : array or aclnn.Tensor or tuple of them (valuesOut, indicesOut), optional, keyword-only\n    Where to write valuesOut, indicesOut; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nvaluesOut : numpy.ndarray or aclnn.Tensor\n    valuesOut (aclTensor*, out): 表示self中的累积最大值。\n    dtypes FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL, BFLOAT16; on Ascend910_93: FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL; formats ND; non-contiguous allowed.\n    shape必须与self、indicesOut一致。\nindicesOut : numpy.ndarray or aclnn.Tensor\n    indicesOut (aclTensor*, out): 表示valuesOut对应的索引。\n    dtypes INT32, INT64; formats ND; non-contiguous allowed.\n    shape必须与self、valuesOut一致。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: self、valuesOut、indicesOut是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: self、valuesOut、indicesOut的数据类型不在支持的范围内。\n    161002 ACLNN_ERR_PARAM_INVALID: self、valuesOut、indicesOut的shape不在支持的范围内。\n    161002 ACLNN_ERR_PARAM_INVALID: 当self.dim()=0时，参数dim的取值范围不在[-1, 0]内；当self.dim()>0时，参数dim的取值范围不在[-self.dim(), self.dim()-1]内。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: not supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: not supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnCummax默认确定性实现。\n\nSource: op_docs/aclnnCummax.md:49\n";
 
 // ---- aclnnCumsum (op_docs/aclnnCumsum.md:41) ----
 
@@ -313,34 +358,43 @@ const bind::ApiSpec kSpec_cumsum{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self), dtype of promote(self) if documented
-        {3, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false},
+        // out: shape that of self, dtype dtype, else self's (family cumulative)
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
     {3},
 };
 
-py::object wrap_cumsum(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_dtype,
-    py::object py_out
-) {
-  bind::Call call(kSpec_cumsum, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
-  aclDataType c_dtype = call.dtype(2, py_dtype);  // dtype (aclDataType, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_cumsum>(phase1)(
-        c_self,
-        c_dim,
-        c_dtype,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_cumsum{
+    "cumsum",
+    {"self", "dim", "dtype", "out"},
+    3,
+    3,
+};
+
+// cumsum(self, dim, dtype, *, out=None)
+PyObject* wrap_cumsum(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_cumsum, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_dtype(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_cumsum, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
+    aclDataType c_dtype = call.dtype(2, py_dtype);  // dtype (aclDataType, in)
+    aclTensor* c_out_ = call.output(3, {py::handle(), py::handle(), py_dtype});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_cumsum>(phase1)(
+          c_self,
+          c_dim,
+          c_dtype,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
-const char* const kDoc_cumsum = "cumsum(self, dim, dtype, *, out=None)\n--\n\nRuns aclnnCumsum (both phases) on the active backend.\n\n- 接口功能：对输入张量self的元素，按照指定维度dim依次进行累加，并将结果保存到输出张量out中。\n- 计算公式：$x_i$是输入张量self中，从维度dim视角来看的某个元素（其它维度下标不变，只dim维度下标依次递增），$y_i$是输出张量out中对应位置的元素，则：\n$$\ny_{i} = x_{1} + x_{2} + x_{3} + ...... + x_{i}\n$$\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 输入Tensor。\n    dtypes FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.\n    数据类型需要能转换成out的数据类型，数据维度不支持8维以上。\ndim : int\n    dim (int64_t, in): 进行操作的维度。\n    取值范围在[-self.dim(), self.dim()-1]内。\ndtype : numpy dtype or dtype name\n    dtype (aclDataType, in): 表示输出张量所需的数据类型。\n    需与输出张量out的数据类型一致。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 输出Tensor。\n    dtypes FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.\n    数据类型需要与传入的dtype一致，shape需要与self一致，数据维度不支持8维以上。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 参数self、out是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数out的数据类型不在支持的范围内。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数self的数据类型不能转换为out的数据类型。\n    161002 ACLNN_ERR_PARAM_INVALID: 当self.dim()=0时，参数dim的取值范围不在[-1, 0]内；当self.dim()>0时，参数dim的取值范围不在[-self.dim(), self.dim()-1]内。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数dtype和out的数据类型不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数self和out的shape不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数self、out的维度大于8。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: supported\nAtlas 推理系列产品: supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：aclnnCumsum默认确定性实现。\n    - 由于aclnnCumsum遇到输入数据与输出数据类型不一致的情况时，会在计算前调用Cast将输入数据类型转换为输出数据类型，因此在这种情况下，需要遵循Cast算子约束，具体参见aclnnCast。\n\nSource: op_docs/aclnnCumsum.md:41 (not simulated: phase 2 fails on the simulator)\n";
+const char* const kDoc_cumsum = "cumsum(self, dim, dtype, *, out=None)\n--\n\nRuns aclnnCumsum (both phases) on the active backend.\n\n- 接口功能：对输入张量self的元素，按照指定维度dim依次进行累加，并将结果保存到输出张量out中。\n- 计算公式：$x_i$是输入张量self中，从维度dim视角来看的某个元素（其它维度下标不变，只dim维度下标依次递增），$y_i$是输出张量out中对应位置的元素，则：\n$$\ny_{i} = x_{1} + x_{2} + x_{3} + ...... + x_{i}\n$$\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 输入Tensor。\n    dtypes FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.\n    数据类型需要能转换成out的数据类型，数据维度不支持8维以上。\ndim : int\n    dim (int64_t, in): 进行操作的维度。\n    取值范围在[-self.dim(), self.dim()-1]内。\ndtype : numpy dtype or dtype name\n    dtype (aclDataType, in): 表示输出张量所需的数据类型。\n    需与输出张量out的数据类型一致。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 输出Tensor。\n    dtypes FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.\n    数据类型需要与传入的dtype一致，shape需要与self一致，数据维度不支持8维以上。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 参数self、out是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数out的数据类型不在支持的范围内。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数self的数据类型不能转换为out的数据类型。\n    161002 ACLNN_ERR_PARAM_INVALID: 当self.dim()=0时，参数dim的取值范围不在[-1, 0]内；当self.dim()>0时，参数dim的取值范围不在[-self.dim(), self.dim()-1]内。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数dtype和out的数据类型不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数self和out的shape不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数self、out的维度大于8。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: supported\nAtlas 推理系列产品: supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：aclnnCumsum默认确定性实现。\n    - 由于aclnnCumsum遇到输入数据与输出数据类型不一致的情况时，会在计算前调用Cast将输入数据类型转换为输出数据类型，因此在这种情况下，需要遵循Cast算子约束，具体参见aclnnCast。\n\nSource: op_docs/aclnnCumsum.md:41\n";
 
 // ---- aclnnDiv (op_docs/div.md:46) ----
 
@@ -360,27 +414,36 @@ const bind::ApiSpec kSpec_div{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false},
+        // out: shape of broadcast(self x other), dtype of promote(self, other), floating result
+        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, bind::ResultDType::kFloating},
     },
     {2},
 };
 
-py::object wrap_div(
-    py::object py_self,
-    py::object py_other,
-    py::object py_out
-) {
-  bind::Call call(kSpec_div, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_div>(phase1)(
-        c_self,
-        c_other,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_div{
+    "div",
+    {"self", "other", "out"},
+    2,
+    2,
+};
+
+// div(self, other, *, out=None)
+PyObject* wrap_div(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_div, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_other(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_div, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_div>(phase1)(
+          c_self,
+          c_other,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -405,26 +468,35 @@ const bind::ApiSpec kSpec_dot{
     },
     {
         // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_dot(
-    py::object py_self,
-    py::object py_tensor,
-    py::object py_out
-) {
-  bind::Call call(kSpec_dot, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_tensor = call.tensor(1, py_tensor);  // tensor (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_dot>(phase1)(
-        c_self,
-        c_tensor,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_dot{
+    "dot",
+    {"self", "tensor", "out"},
+    2,
+    2,
+};
+
+// dot(self, tensor, *, out=None)
+PyObject* wrap_dot(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_dot, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_tensor(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_dot, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_tensor = call.tensor(1, py_tensor);  // tensor (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_dot>(phase1)(
+          c_self,
+          c_tensor,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -457,38 +529,47 @@ const bind::ApiSpec kSpec_elu_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x selfOrResult), dtype of promote(gradOutput)
-        {6, {0, 5}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {6, {0, 5}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {6},
 };
 
-py::object wrap_elu_backward(
-    py::object py_grad_output,
-    py::object py_alpha,
-    py::object py_scale,
-    py::object py_input_scale,
-    py::object py_is_result,
-    py::object py_self_or_result,
-    py::object py_out
-) {
-  bind::Call call(kSpec_elu_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclScalar* c_alpha = call.scalar(1, py_alpha);  // alpha (const aclScalar*, in)
-  aclScalar* c_scale = call.scalar(2, py_scale);  // scale (const aclScalar*, in)
-  aclScalar* c_input_scale = call.scalar(3, py_input_scale);  // inputScale (const aclScalar*, in)
-  bool c_is_result = call.boolean(4, py_is_result);  // isResult (bool, in)
-  aclTensor* c_self_or_result = call.tensor(5, py_self_or_result);  // selfOrResult (const aclTensor*, in)
-  aclTensor* c_grad_input = call.output(6);  // gradInput (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_elu_backward>(phase1)(
-        c_grad_output,
-        c_alpha,
-        c_scale,
-        c_input_scale,
-        c_is_result,
-        c_self_or_result,
-        c_grad_input,
-        workspace_size, executor);
+const bind::PySignature kSig_elu_backward{
+    "elu_backward",
+    {"grad_output", "alpha", "scale", "input_scale", "is_result", "self_or_result", "out"},
+    6,
+    6,
+};
+
+// elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None)
+PyObject* wrap_elu_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_elu_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_alpha(values[1]);
+    py::handle py_scale(values[2]);
+    py::handle py_input_scale(values[3]);
+    py::handle py_is_result(values[4]);
+    py::handle py_self_or_result(values[5]);
+    py::handle py_out(values[6]);
+    bind::Call call(kSpec_elu_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclScalar* c_alpha = call.scalar(1, py_alpha);  // alpha (const aclScalar*, in)
+    aclScalar* c_scale = call.scalar(2, py_scale);  // scale (const aclScalar*, in)
+    aclScalar* c_input_scale = call.scalar(3, py_input_scale);  // inputScale (const aclScalar*, in)
+    bool c_is_result = call.boolean(4, py_is_result);  // isResult (bool, in)
+    aclTensor* c_self_or_result = call.tensor(5, py_self_or_result);  // selfOrResult (const aclTensor*, in)
+    aclTensor* c_grad_input = call.output(6);  // gradInput (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_elu_backward>(phase1)(
+          c_grad_output,
+          c_alpha,
+          c_scale,
+          c_input_scale,
+          c_is_result,
+          c_self_or_result,
+          c_grad_input,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -511,23 +592,32 @@ const bind::ApiSpec kSpec_exp{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_exp(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_exp, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_exp>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_exp{
+    "exp",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// exp(self, *, out=None)
+PyObject* wrap_exp(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_exp, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_exp, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_exp>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -552,26 +642,35 @@ const bind::ApiSpec kSpec_gelu_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x self), dtype of promote(self, gradOutput)
-        {2, {0, 1}, {1, 0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {2, {0, 1}, {1, 0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_gelu_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_gelu_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_grad_input = call.output(2);  // gradInput (const aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_gelu_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_grad_input,
-        workspace_size, executor);
+const bind::PySignature kSig_gelu_backward{
+    "gelu_backward",
+    {"grad_output", "self", "out"},
+    2,
+    2,
+};
+
+// gelu_backward(grad_output, self, *, out=None)
+PyObject* wrap_gelu_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_gelu_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_gelu_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_grad_input = call.output(2);  // gradInput (const aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_gelu_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_grad_input,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -596,26 +695,35 @@ const bind::ApiSpec kSpec_ger{
     },
     {
         // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_ger(
-    py::object py_self,
-    py::object py_vec2,
-    py::object py_out
-) {
-  bind::Call call(kSpec_ger, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_vec2 = call.tensor(1, py_vec2);  // vec2 (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_ger>(phase1)(
-        c_self,
-        c_vec2,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_ger{
+    "ger",
+    {"self", "vec2", "out"},
+    2,
+    2,
+};
+
+// ger(self, vec2, *, out=None)
+PyObject* wrap_ger(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_ger, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_vec2(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_ger, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_vec2 = call.tensor(1, py_vec2);  // vec2 (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_ger>(phase1)(
+          c_self,
+          c_vec2,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -656,52 +764,61 @@ const bind::ApiSpec kSpec_group_norm{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self, gamma, beta)
-        {8, {0}, {0, 1, 2}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {8, {0}, {0, 1, 2}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
         // meanOut: out= required (the page does not say how the shape of meanOut follows from the inputs)
-        {9, {}, {}, false, {}, "the page does not say how the shape of meanOut follows from the inputs", false},
+        {9, {}, {}, false, {}, "the page does not say how the shape of meanOut follows from the inputs", false, bind::ResultDType::kPromoted},
         // rstdOut: out= required (the page does not say how the shape of rstdOut follows from the inputs)
-        {10, {}, {}, false, {}, "the page does not say how the shape of rstdOut follows from the inputs", false},
+        {10, {}, {}, false, {}, "the page does not say how the shape of rstdOut follows from the inputs", false, bind::ResultDType::kPromoted},
     },
     {8, 9, 10},
 };
 
-py::object wrap_group_norm(
-    py::object py_self,
-    py::object py_gamma,
-    py::object py_beta,
-    py::object py_n,
-    py::object py_c,
-    py::object py_hx_w,
-    py::object py_group,
-    py::object py_eps,
-    py::object py_out
-) {
-  bind::Call call(kSpec_group_norm, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_gamma = call.tensor(1, py_gamma);  // gamma (const aclTensor*, in)
-  aclTensor* c_beta = call.tensor(2, py_beta);  // beta (const aclTensor*, in)
-  int64_t c_n = call.integer<int64_t>(3, py_n);  // N (int64_t, in)
-  int64_t c_c = call.integer<int64_t>(4, py_c);  // C (int64_t, in)
-  int64_t c_hx_w = call.integer<int64_t>(5, py_hx_w);  // HxW (int64_t, in)
-  int64_t c_group = call.integer<int64_t>(6, py_group);  // group (int64_t, in)
-  double c_eps = call.floating<double>(7, py_eps);  // eps (double, in)
-  aclTensor* c_out_ = call.output(8);  // out (aclTensor*, out)
-  aclTensor* c_mean_out = call.output(9);  // meanOut (aclTensor*, out)
-  aclTensor* c_rstd_out = call.output(10);  // rstdOut (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_group_norm>(phase1)(
-        c_self,
-        c_gamma,
-        c_beta,
-        c_n,
-        c_c,
-        c_hx_w,
-        c_group,
-        c_eps,
-        c_out_,
-        c_mean_out,
-        c_rstd_out,
-        workspace_size, executor);
+const bind::PySignature kSig_group_norm{
+    "group_norm",
+    {"self", "gamma", "beta", "n", "c", "hx_w", "group", "eps", "out"},
+    8,
+    8,
+};
+
+// group_norm(self, gamma, beta, n, c, hx_w, group, eps, *, out=None)
+PyObject* wrap_group_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_group_norm, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_gamma(values[1]);
+    py::handle py_beta(values[2]);
+    py::handle py_n(values[3]);
+    py::handle py_c(values[4]);
+    py::handle py_hx_w(values[5]);
+    py::handle py_group(values[6]);
+    py::handle py_eps(values[7]);
+    py::handle py_out(values[8]);
+    bind::Call call(kSpec_group_norm, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_gamma = call.tensor(1, py_gamma);  // gamma (const aclTensor*, in)
+    aclTensor* c_beta = call.tensor(2, py_beta);  // beta (const aclTensor*, in)
+    int64_t c_n = call.integer<int64_t>(3, py_n);  // N (int64_t, in)
+    int64_t c_c = call.integer<int64_t>(4, py_c);  // C (int64_t, in)
+    int64_t c_hx_w = call.integer<int64_t>(5, py_hx_w);  // HxW (int64_t, in)
+    int64_t c_group = call.integer<int64_t>(6, py_group);  // group (int64_t, in)
+    double c_eps = call.floating<double>(7, py_eps);  // eps (double, in)
+    aclTensor* c_out_ = call.output(8);  // out (aclTensor*, out)
+    aclTensor* c_mean_out = call.output(9);  // meanOut (aclTensor*, out)
+    aclTensor* c_rstd_out = call.output(10);  // rstdOut (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_group_norm>(phase1)(
+          c_self,
+          c_gamma,
+          c_beta,
+          c_n,
+          c_c,
+          c_hx_w,
+          c_group,
+          c_eps,
+          c_out_,
+          c_mean_out,
+          c_rstd_out,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -726,26 +843,35 @@ const bind::ApiSpec kSpec_hardsigmoid_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(self, gradOutput)
-        {2, {0, 1}, {1, 0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
+        {2, {0, 1}, {1, 0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_hardsigmoid_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_hardsigmoid_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_hardsigmoid_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_hardsigmoid_backward{
+    "hardsigmoid_backward",
+    {"grad_output", "self", "out"},
+    2,
+    2,
+};
+
+// hardsigmoid_backward(grad_output, self, *, out=None)
+PyObject* wrap_hardsigmoid_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_hardsigmoid_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_hardsigmoid_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_hardsigmoid_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -773,21 +899,30 @@ const bind::ApiSpec kSpec_inplace_add{
     {0},
 };
 
-py::object wrap_inplace_add(
-    py::object py_self_ref,
-    py::object py_other,
-    py::object py_alpha
-) {
-  bind::Call call(kSpec_inplace_add, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (const aclTensor*, inout)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  aclScalar* c_alpha = call.scalar(2, py_alpha);  // alpha (const aclScalar*, in)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_add>(phase1)(
-        c_self_ref,
-        c_other,
-        c_alpha,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_add{
+    "inplace_add",
+    {"self_ref", "other", "alpha"},
+    3,
+    3,
+};
+
+// inplace_add(self_ref, other, alpha)
+PyObject* wrap_inplace_add(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_add, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    py::handle py_other(values[1]);
+    py::handle py_alpha(values[2]);
+    bind::Call call(kSpec_inplace_add, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (const aclTensor*, inout)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    aclScalar* c_alpha = call.scalar(2, py_alpha);  // alpha (const aclScalar*, in)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_add>(phase1)(
+          c_self_ref,
+          c_other,
+          c_alpha,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -821,30 +956,39 @@ const bind::ApiSpec kSpec_inplace_addbmm{
     {0},
 };
 
-py::object wrap_inplace_addbmm(
-    py::object py_self_ref,
-    py::object py_batch1,
-    py::object py_batch2,
-    py::object py_beta,
-    py::object py_alpha,
-    py::object py_cube_math_type
-) {
-  bind::Call call(kSpec_inplace_addbmm, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  aclTensor* c_batch1 = call.tensor(1, py_batch1);  // batch1 (const aclTensor*, in)
-  aclTensor* c_batch2 = call.tensor(2, py_batch2);  // batch2 (const aclTensor*, in)
-  aclScalar* c_beta = call.scalar(3, py_beta);  // beta (const aclScalar*, in)
-  aclScalar* c_alpha = call.scalar(4, py_alpha);  // alpha (const aclScalar*, in)
-  int8_t c_cube_math_type = call.integer<int8_t>(5, py_cube_math_type);  // cubeMathType (int8_t, in)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_addbmm>(phase1)(
-        c_self_ref,
-        c_batch1,
-        c_batch2,
-        c_beta,
-        c_alpha,
-        c_cube_math_type,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_addbmm{
+    "inplace_addbmm",
+    {"self_ref", "batch1", "batch2", "beta", "alpha", "cube_math_type"},
+    6,
+    6,
+};
+
+// inplace_addbmm(self_ref, batch1, batch2, beta, alpha, cube_math_type)
+PyObject* wrap_inplace_addbmm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_addbmm, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    py::handle py_batch1(values[1]);
+    py::handle py_batch2(values[2]);
+    py::handle py_beta(values[3]);
+    py::handle py_alpha(values[4]);
+    py::handle py_cube_math_type(values[5]);
+    bind::Call call(kSpec_inplace_addbmm, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    aclTensor* c_batch1 = call.tensor(1, py_batch1);  // batch1 (const aclTensor*, in)
+    aclTensor* c_batch2 = call.tensor(2, py_batch2);  // batch2 (const aclTensor*, in)
+    aclScalar* c_beta = call.scalar(3, py_beta);  // beta (const aclScalar*, in)
+    aclScalar* c_alpha = call.scalar(4, py_alpha);  // alpha (const aclScalar*, in)
+    int8_t c_cube_math_type = call.integer<int8_t>(5, py_cube_math_type);  // cubeMathType (int8_t, in)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_addbmm>(phase1)(
+          c_self_ref,
+          c_batch1,
+          c_batch2,
+          c_beta,
+          c_alpha,
+          c_cube_math_type,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -878,30 +1022,39 @@ const bind::ApiSpec kSpec_inplace_addmm{
     {0},
 };
 
-py::object wrap_inplace_addmm(
-    py::object py_self_ref,
-    py::object py_mat1,
-    py::object py_mat2,
-    py::object py_beta,
-    py::object py_alpha,
-    py::object py_cube_math_type
-) {
-  bind::Call call(kSpec_inplace_addmm, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (const aclTensor*, inout)
-  aclTensor* c_mat1 = call.tensor(1, py_mat1);  // mat1 (const aclTensor*, in)
-  aclTensor* c_mat2 = call.tensor(2, py_mat2);  // mat2 (const aclTensor*, in)
-  aclScalar* c_beta = call.scalar(3, py_beta);  // beta (const aclScalar*, in)
-  aclScalar* c_alpha = call.scalar(4, py_alpha);  // alpha (const aclScalar*, in)
-  int8_t c_cube_math_type = call.integer<int8_t>(5, py_cube_math_type);  // cubeMathType (int8_t, in)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_addmm>(phase1)(
-        c_self_ref,
-        c_mat1,
-        c_mat2,
-        c_beta,
-        c_alpha,
-        c_cube_math_type,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_addmm{
+    "inplace_addmm",
+    {"self_ref", "mat1", "mat2", "beta", "alpha", "cube_math_type"},
+    6,
+    6,
+};
+
+// inplace_addmm(self_ref, mat1, mat2, beta, alpha, cube_math_type)
+PyObject* wrap_inplace_addmm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_addmm, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    py::handle py_mat1(values[1]);
+    py::handle py_mat2(values[2]);
+    py::handle py_beta(values[3]);
+    py::handle py_alpha(values[4]);
+    py::handle py_cube_math_type(values[5]);
+    bind::Call call(kSpec_inplace_addmm, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (const aclTensor*, inout)
+    aclTensor* c_mat1 = call.tensor(1, py_mat1);  // mat1 (const aclTensor*, in)
+    aclTensor* c_mat2 = call.tensor(2, py_mat2);  // mat2 (const aclTensor*, in)
+    aclScalar* c_beta = call.scalar(3, py_beta);  // beta (const aclScalar*, in)
+    aclScalar* c_alpha = call.scalar(4, py_alpha);  // alpha (const aclScalar*, in)
+    int8_t c_cube_math_type = call.integer<int8_t>(5, py_cube_math_type);  // cubeMathType (int8_t, in)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_addmm>(phase1)(
+          c_self_ref,
+          c_mat1,
+          c_mat2,
+          c_beta,
+          c_alpha,
+          c_cube_math_type,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -927,18 +1080,27 @@ const bind::ApiSpec kSpec_inplace_div{
     {0},
 };
 
-py::object wrap_inplace_div(
-    py::object py_self_ref,
-    py::object py_other
-) {
-  bind::Call call(kSpec_inplace_div, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_div>(phase1)(
-        c_self_ref,
-        c_other,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_div{
+    "inplace_div",
+    {"self_ref", "other"},
+    2,
+    2,
+};
+
+// inplace_div(self_ref, other)
+PyObject* wrap_inplace_div(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_div, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    py::handle py_other(values[1]);
+    bind::Call call(kSpec_inplace_div, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_div>(phase1)(
+          c_self_ref,
+          c_other,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -962,15 +1124,24 @@ const bind::ApiSpec kSpec_inplace_exp{
     {0},
 };
 
-py::object wrap_inplace_exp(
-    py::object py_self_ref
-) {
-  bind::Call call(kSpec_inplace_exp, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_exp>(phase1)(
-        c_self_ref,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_exp{
+    "inplace_exp",
+    {"self_ref"},
+    1,
+    1,
+};
+
+// inplace_exp(self_ref)
+PyObject* wrap_inplace_exp(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_exp, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    bind::Call call(kSpec_inplace_exp, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_exp>(phase1)(
+          c_self_ref,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -994,15 +1165,24 @@ const bind::ApiSpec kSpec_inplace_log{
     {0},
 };
 
-py::object wrap_inplace_log(
-    py::object py_self_ref
-) {
-  bind::Call call(kSpec_inplace_log, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_log>(phase1)(
-        c_self_ref,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_log{
+    "inplace_log",
+    {"self_ref"},
+    1,
+    1,
+};
+
+// inplace_log(self_ref)
+PyObject* wrap_inplace_log(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_log, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    bind::Call call(kSpec_inplace_log, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_log>(phase1)(
+          c_self_ref,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1028,18 +1208,27 @@ const bind::ApiSpec kSpec_inplace_mul{
     {0},
 };
 
-py::object wrap_inplace_mul(
-    py::object py_self_ref,
-    py::object py_other
-) {
-  bind::Call call(kSpec_inplace_mul, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_mul>(phase1)(
-        c_self_ref,
-        c_other,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_mul{
+    "inplace_mul",
+    {"self_ref", "other"},
+    2,
+    2,
+};
+
+// inplace_mul(self_ref, other)
+PyObject* wrap_inplace_mul(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_mul, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    py::handle py_other(values[1]);
+    bind::Call call(kSpec_inplace_mul, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_mul>(phase1)(
+          c_self_ref,
+          c_other,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1063,15 +1252,24 @@ const bind::ApiSpec kSpec_inplace_neg{
     {0},
 };
 
-py::object wrap_inplace_neg(
-    py::object py_self_ref
-) {
-  bind::Call call(kSpec_inplace_neg, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_neg>(phase1)(
-        c_self_ref,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_neg{
+    "inplace_neg",
+    {"self_ref"},
+    1,
+    1,
+};
+
+// inplace_neg(self_ref)
+PyObject* wrap_inplace_neg(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_neg, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    bind::Call call(kSpec_inplace_neg, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_neg>(phase1)(
+          c_self_ref,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1095,15 +1293,24 @@ const bind::ApiSpec kSpec_inplace_tanh{
     {0},
 };
 
-py::object wrap_inplace_tanh(
-    py::object py_self_ref
-) {
-  bind::Call call(kSpec_inplace_tanh, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_tanh>(phase1)(
-        c_self_ref,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_tanh{
+    "inplace_tanh",
+    {"self_ref"},
+    1,
+    1,
+};
+
+// inplace_tanh(self_ref)
+PyObject* wrap_inplace_tanh(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_tanh, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    bind::Call call(kSpec_inplace_tanh, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_tanh>(phase1)(
+          c_self_ref,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1138,43 +1345,52 @@ const bind::ApiSpec kSpec_layer_norm{
     },
     {
         // out: shape of broadcast(input), dtype of promote(input)
-        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
         // meanOutOptional: out= required (the page does not say how the shape of meanOutOptional follows from the inputs)
-        {6, {}, {}, false, {}, "the page does not say how the shape of meanOutOptional follows from the inputs", false},
+        {6, {}, {}, false, {}, "the page does not say how the shape of meanOutOptional follows from the inputs", false, bind::ResultDType::kPromoted},
         // rstdOutOptional: out= required (the page does not say how the shape of rstdOutOptional follows from the inputs)
-        {7, {}, {}, false, {}, "the page does not say how the shape of rstdOutOptional follows from the inputs", false},
+        {7, {}, {}, false, {}, "the page does not say how the shape of rstdOutOptional follows from the inputs", false, bind::ResultDType::kPromoted},
     },
     {5, 6, 7},
 };
 
-py::object wrap_layer_norm(
-    py::object py_input,
-    py::object py_normalized_shape,
-    py::object py_weight_optional,
-    py::object py_bias_optional,
-    py::object py_eps,
-    py::object py_out
-) {
-  bind::Call call(kSpec_layer_norm, py_out);
-  aclTensor* c_input = call.tensor(0, py_input);  // input (const aclTensor*, in)
-  aclIntArray* c_normalized_shape = call.int_array(1, py_normalized_shape);  // normalizedShape (const aclIntArray*, in)
-  aclTensor* c_weight_optional = call.tensor(2, py_weight_optional);  // weightOptional (const aclTensor*, in)
-  aclTensor* c_bias_optional = call.tensor(3, py_bias_optional);  // biasOptional (const aclTensor*, in)
-  double c_eps = call.floating<double>(4, py_eps);  // eps (double, in)
-  aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
-  aclTensor* c_mean_out_optional = call.output(6);  // meanOutOptional (aclTensor*, out)
-  aclTensor* c_rstd_out_optional = call.output(7);  // rstdOutOptional (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_layer_norm>(phase1)(
-        c_input,
-        c_normalized_shape,
-        c_weight_optional,
-        c_bias_optional,
-        c_eps,
-        c_out_,
-        c_mean_out_optional,
-        c_rstd_out_optional,
-        workspace_size, executor);
+const bind::PySignature kSig_layer_norm{
+    "layer_norm",
+    {"input", "normalized_shape", "weight_optional", "bias_optional", "eps", "out"},
+    5,
+    5,
+};
+
+// layer_norm(input, normalized_shape, weight_optional, bias_optional, eps, *, out=None)
+PyObject* wrap_layer_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_layer_norm, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_input(values[0]);
+    py::handle py_normalized_shape(values[1]);
+    py::handle py_weight_optional(values[2]);
+    py::handle py_bias_optional(values[3]);
+    py::handle py_eps(values[4]);
+    py::handle py_out(values[5]);
+    bind::Call call(kSpec_layer_norm, py_out);
+    aclTensor* c_input = call.tensor(0, py_input);  // input (const aclTensor*, in)
+    aclIntArray* c_normalized_shape = call.int_array(1, py_normalized_shape);  // normalizedShape (const aclIntArray*, in)
+    aclTensor* c_weight_optional = call.tensor(2, py_weight_optional);  // weightOptional (const aclTensor*, in)
+    aclTensor* c_bias_optional = call.tensor(3, py_bias_optional);  // biasOptional (const aclTensor*, in)
+    double c_eps = call.floating<double>(4, py_eps);  // eps (double, in)
+    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
+    aclTensor* c_mean_out_optional = call.output(6);  // meanOutOptional (aclTensor*, out)
+    aclTensor* c_rstd_out_optional = call.output(7);  // rstdOutOptional (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_layer_norm>(phase1)(
+          c_input,
+          c_normalized_shape,
+          c_weight_optional,
+          c_bias_optional,
+          c_eps,
+          c_out_,
+          c_mean_out_optional,
+          c_rstd_out_optional,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1211,46 +1427,55 @@ const bind::ApiSpec kSpec_layer_norm_with_impl_mode{
     },
     {
         // out: shape of broadcast(input), dtype of promote(input)
-        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
         // meanOutOptional: out= required (the page does not say how the shape of meanOutOptional follows from the inputs)
-        {6, {}, {}, false, {}, "the page does not say how the shape of meanOutOptional follows from the inputs", false},
+        {6, {}, {}, false, {}, "the page does not say how the shape of meanOutOptional follows from the inputs", false, bind::ResultDType::kPromoted},
         // rstdOutOptional: out= required (the page does not say how the shape of rstdOutOptional follows from the inputs)
-        {7, {}, {}, false, {}, "the page does not say how the shape of rstdOutOptional follows from the inputs", false},
+        {7, {}, {}, false, {}, "the page does not say how the shape of rstdOutOptional follows from the inputs", false, bind::ResultDType::kPromoted},
     },
     {5, 6, 7},
 };
 
-py::object wrap_layer_norm_with_impl_mode(
-    py::object py_input,
-    py::object py_normalized_shape,
-    py::object py_weight_optional,
-    py::object py_bias_optional,
-    py::object py_eps,
-    py::object py_impl_mode,
-    py::object py_out
-) {
-  bind::Call call(kSpec_layer_norm_with_impl_mode, py_out);
-  aclTensor* c_input = call.tensor(0, py_input);  // input (const aclTensor*, in)
-  aclIntArray* c_normalized_shape = call.int_array(1, py_normalized_shape);  // normalizedShape (const aclIntArray*, in)
-  aclTensor* c_weight_optional = call.tensor(2, py_weight_optional);  // weightOptional (const aclTensor*, in)
-  aclTensor* c_bias_optional = call.tensor(3, py_bias_optional);  // biasOptional (const aclTensor*, in)
-  double c_eps = call.floating<double>(4, py_eps);  // eps (double, in)
-  int32_t c_impl_mode = call.integer<int32_t>(8, py_impl_mode);  // implMode (int32_t, in)
-  aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
-  aclTensor* c_mean_out_optional = call.output(6);  // meanOutOptional (aclTensor*, out)
-  aclTensor* c_rstd_out_optional = call.output(7);  // rstdOutOptional (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_layer_norm_with_impl_mode>(phase1)(
-        c_input,
-        c_normalized_shape,
-        c_weight_optional,
-        c_bias_optional,
-        c_eps,
-        c_out_,
-        c_mean_out_optional,
-        c_rstd_out_optional,
-        c_impl_mode,
-        workspace_size, executor);
+const bind::PySignature kSig_layer_norm_with_impl_mode{
+    "layer_norm_with_impl_mode",
+    {"input", "normalized_shape", "weight_optional", "bias_optional", "eps", "impl_mode", "out"},
+    6,
+    6,
+};
+
+// layer_norm_with_impl_mode(input, normalized_shape, weight_optional, bias_optional, eps, impl_mode, *, out=None)
+PyObject* wrap_layer_norm_with_impl_mode(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_layer_norm_with_impl_mode, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_input(values[0]);
+    py::handle py_normalized_shape(values[1]);
+    py::handle py_weight_optional(values[2]);
+    py::handle py_bias_optional(values[3]);
+    py::handle py_eps(values[4]);
+    py::handle py_impl_mode(values[5]);
+    py::handle py_out(values[6]);
+    bind::Call call(kSpec_layer_norm_with_impl_mode, py_out);
+    aclTensor* c_input = call.tensor(0, py_input);  // input (const aclTensor*, in)
+    aclIntArray* c_normalized_shape = call.int_array(1, py_normalized_shape);  // normalizedShape (const aclIntArray*, in)
+    aclTensor* c_weight_optional = call.tensor(2, py_weight_optional);  // weightOptional (const aclTensor*, in)
+    aclTensor* c_bias_optional = call.tensor(3, py_bias_optional);  // biasOptional (const aclTensor*, in)
+    double c_eps = call.floating<double>(4, py_eps);  // eps (double, in)
+    int32_t c_impl_mode = call.integer<int32_t>(8, py_impl_mode);  // implMode (int32_t, in)
+    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
+    aclTensor* c_mean_out_optional = call.output(6);  // meanOutOptional (aclTensor*, out)
+    aclTensor* c_rstd_out_optional = call.output(7);  // rstdOutOptional (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_layer_norm_with_impl_mode>(phase1)(
+          c_input,
+          c_normalized_shape,
+          c_weight_optional,
+          c_bias_optional,
+          c_eps,
+          c_out_,
+          c_mean_out_optional,
+          c_rstd_out_optional,
+          c_impl_mode,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1275,26 +1500,35 @@ const bind::ApiSpec kSpec_leaky_relu{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {2, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {2, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_leaky_relu(
-    py::object py_self,
-    py::object py_negative_slope,
-    py::object py_out
-) {
-  bind::Call call(kSpec_leaky_relu, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclScalar* c_negative_slope = call.scalar(1, py_negative_slope);  // negativeSlope (const aclScalar*, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_leaky_relu>(phase1)(
-        c_self,
-        c_negative_slope,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_leaky_relu{
+    "leaky_relu",
+    {"self", "negative_slope", "out"},
+    2,
+    2,
+};
+
+// leaky_relu(self, negative_slope, *, out=None)
+PyObject* wrap_leaky_relu(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_leaky_relu, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_negative_slope(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_leaky_relu, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclScalar* c_negative_slope = call.scalar(1, py_negative_slope);  // negativeSlope (const aclScalar*, in)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_leaky_relu>(phase1)(
+          c_self,
+          c_negative_slope,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1317,23 +1551,32 @@ const bind::ApiSpec kSpec_log{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_log(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_log, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_log>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_log{
+    "log",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// log(self, *, out=None)
+PyObject* wrap_log(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_log, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_log, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_log>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1357,27 +1600,36 @@ const bind::ApiSpec kSpec_log_softmax{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape that of self, dtype self's (family softmax)
+        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
 
-py::object wrap_log_softmax(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_log_softmax, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_log_softmax>(phase1)(
-        c_self,
-        c_dim,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_log_softmax{
+    "log_softmax",
+    {"self", "dim", "out"},
+    2,
+    2,
+};
+
+// log_softmax(self, dim, *, out=None)
+PyObject* wrap_log_softmax(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_log_softmax, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_log_softmax, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
+    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_log_softmax>(phase1)(
+          c_self,
+          c_dim,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1403,30 +1655,39 @@ const bind::ApiSpec kSpec_log_sum_exp{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self), dtype of promote(self) if documented
-        {3, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        // out: shape self reduced along dim, dtype self's (family reduce)
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kFloating, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {3},
 };
 
-py::object wrap_log_sum_exp(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_keep_dim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_log_sum_exp, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
-  bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_log_sum_exp>(phase1)(
-        c_self,
-        c_dim,
-        c_keep_dim,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_log_sum_exp{
+    "log_sum_exp",
+    {"self", "dim", "keep_dim", "out"},
+    3,
+    3,
+};
+
+// log_sum_exp(self, dim, keep_dim, *, out=None)
+PyObject* wrap_log_sum_exp(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_log_sum_exp, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_keep_dim(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_log_sum_exp, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
+    bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
+    aclTensor* c_out_ = call.output(3, {py_dim, py_keep_dim, py::handle()});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_log_sum_exp>(phase1)(
+          c_self,
+          c_dim,
+          c_keep_dim,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1448,24 +1709,33 @@ const bind::ApiSpec kSpec_max{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {1, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape self reduced along every dimension, dtype self's (family reduce)
+        {1, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {1},
 };
 
-py::object wrap_max(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_max, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_max>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_max{
+    "max",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// max(self, *, out=None)
+PyObject* wrap_max(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_max, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_max, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_max>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1493,33 +1763,42 @@ const bind::ApiSpec kSpec_mean{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {4, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape self reduced along dim, dtype dtype, else self's (family reduce)
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
 
-py::object wrap_mean(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_keep_dim,
-    py::object py_dtype,
-    py::object py_out
-) {
-  bind::Call call(kSpec_mean, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
-  bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
-  aclDataType c_dtype = call.dtype(3, py_dtype);  // dtype (aclDataType, in)
-  aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_mean>(phase1)(
-        c_self,
-        c_dim,
-        c_keep_dim,
-        c_dtype,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_mean{
+    "mean",
+    {"self", "dim", "keep_dim", "dtype", "out"},
+    4,
+    4,
+};
+
+// mean(self, dim, keep_dim, dtype, *, out=None)
+PyObject* wrap_mean(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_mean, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_keep_dim(values[2]);
+    py::handle py_dtype(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_mean, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
+    bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
+    aclDataType c_dtype = call.dtype(3, py_dtype);  // dtype (aclDataType, in)
+    aclTensor* c_out_ = call.output(4, {py_dim, py_keep_dim, py_dtype});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_mean>(phase1)(
+          c_self,
+          c_dim,
+          c_keep_dim,
+          c_dtype,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1546,29 +1825,38 @@ const bind::ApiSpec kSpec_mm{
     },
     {
         // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_mm(
-    py::object py_self,
-    py::object py_mat2,
-    py::object py_cube_math_type,
-    py::object py_out
-) {
-  bind::Call call(kSpec_mm, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_mat2 = call.tensor(1, py_mat2);  // mat2 (const aclTensor*, in)
-  int8_t c_cube_math_type = call.integer<int8_t>(3, py_cube_math_type);  // cubeMathType (int8_t, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_mm>(phase1)(
-        c_self,
-        c_mat2,
-        c_out_,
-        c_cube_math_type,
-        workspace_size, executor);
+const bind::PySignature kSig_mm{
+    "mm",
+    {"self", "mat2", "cube_math_type", "out"},
+    3,
+    3,
+};
+
+// mm(self, mat2, cube_math_type, *, out=None)
+PyObject* wrap_mm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_mm, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_mat2(values[1]);
+    py::handle py_cube_math_type(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_mm, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_mat2 = call.tensor(1, py_mat2);  // mat2 (const aclTensor*, in)
+    int8_t c_cube_math_type = call.integer<int8_t>(3, py_cube_math_type);  // cubeMathType (int8_t, in)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_mm>(phase1)(
+          c_self,
+          c_mat2,
+          c_out_,
+          c_cube_math_type,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1593,26 +1881,35 @@ const bind::ApiSpec kSpec_mul{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false},
+        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_mul(
-    py::object py_self,
-    py::object py_other,
-    py::object py_out
-) {
-  bind::Call call(kSpec_mul, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_mul>(phase1)(
-        c_self,
-        c_other,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_mul{
+    "mul",
+    {"self", "other", "out"},
+    2,
+    2,
+};
+
+// mul(self, other, *, out=None)
+PyObject* wrap_mul(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_mul, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_other(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_mul, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_mul>(phase1)(
+          c_self,
+          c_other,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1639,29 +1936,38 @@ const bind::ApiSpec kSpec_mv{
     },
     {
         // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_mv(
-    py::object py_self,
-    py::object py_vec,
-    py::object py_cube_math_type,
-    py::object py_out
-) {
-  bind::Call call(kSpec_mv, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_vec = call.tensor(1, py_vec);  // vec (const aclTensor*, in)
-  int8_t c_cube_math_type = call.integer<int8_t>(3, py_cube_math_type);  // cubeMathType (int8_t, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_mv>(phase1)(
-        c_self,
-        c_vec,
-        c_out_,
-        c_cube_math_type,
-        workspace_size, executor);
+const bind::PySignature kSig_mv{
+    "mv",
+    {"self", "vec", "cube_math_type", "out"},
+    3,
+    3,
+};
+
+// mv(self, vec, cube_math_type, *, out=None)
+PyObject* wrap_mv(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_mv, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_vec(values[1]);
+    py::handle py_cube_math_type(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_mv, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_vec = call.tensor(1, py_vec);  // vec (const aclTensor*, in)
+    int8_t c_cube_math_type = call.integer<int8_t>(3, py_cube_math_type);  // cubeMathType (int8_t, in)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_mv>(phase1)(
+          c_self,
+          c_vec,
+          c_out_,
+          c_cube_math_type,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1684,23 +1990,32 @@ const bind::ApiSpec kSpec_neg{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_neg(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_neg, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_neg>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_neg{
+    "neg",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// neg(self, *, out=None)
+PyObject* wrap_neg(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_neg, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_neg, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_neg>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1728,33 +2043,42 @@ const bind::ApiSpec kSpec_norm{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self), dtype of promote(self) if documented
-        {4, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        // out: shape self reduced along dim, dtype self's (family reduce)
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
 
-py::object wrap_norm(
-    py::object py_self,
-    py::object py_p_scalar,
-    py::object py_dim,
-    py::object py_keepdim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_norm, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclScalar* c_p_scalar = call.scalar(1, py_p_scalar);  // pScalar (const aclScalar*, in)
-  aclIntArray* c_dim = call.int_array(2, py_dim);  // dim (const aclIntArray*, in)
-  bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
-  aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_norm>(phase1)(
-        c_self,
-        c_p_scalar,
-        c_dim,
-        c_keepdim,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_norm{
+    "norm",
+    {"self", "p_scalar", "dim", "keepdim", "out"},
+    4,
+    4,
+};
+
+// norm(self, p_scalar, dim, keepdim, *, out=None)
+PyObject* wrap_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_norm, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_p_scalar(values[1]);
+    py::handle py_dim(values[2]);
+    py::handle py_keepdim(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_norm, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclScalar* c_p_scalar = call.scalar(1, py_p_scalar);  // pScalar (const aclScalar*, in)
+    aclIntArray* c_dim = call.int_array(2, py_dim);  // dim (const aclIntArray*, in)
+    bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
+    aclTensor* c_out_ = call.output(4, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_norm>(phase1)(
+          c_self,
+          c_p_scalar,
+          c_dim,
+          c_keepdim,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1782,33 +2106,42 @@ const bind::ApiSpec kSpec_prod_dim{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {4, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape self reduced along dim, dtype dtype, else self's (family reduce)
+        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
 
-py::object wrap_prod_dim(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_keep_dim,
-    py::object py_dtype,
-    py::object py_out
-) {
-  bind::Call call(kSpec_prod_dim, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
-  bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
-  aclDataType c_dtype = call.dtype(3, py_dtype);  // dtype (const aclDataType, in)
-  aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_prod_dim>(phase1)(
-        c_self,
-        c_dim,
-        c_keep_dim,
-        c_dtype,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_prod_dim{
+    "prod_dim",
+    {"self", "dim", "keep_dim", "dtype", "out"},
+    4,
+    4,
+};
+
+// prod_dim(self, dim, keep_dim, dtype, *, out=None)
+PyObject* wrap_prod_dim(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_prod_dim, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_keep_dim(values[2]);
+    py::handle py_dtype(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_prod_dim, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
+    bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
+    aclDataType c_dtype = call.dtype(3, py_dtype);  // dtype (const aclDataType, in)
+    aclTensor* c_out_ = call.output(4, {py_dim, py_keep_dim, py_dtype});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_prod_dim>(phase1)(
+          c_self,
+          c_dim,
+          c_keep_dim,
+          c_dtype,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1836,33 +2169,42 @@ const bind::ApiSpec kSpec_reduce_nansum{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {4, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape self reduced along dim, dtype dtype, else self's (family reduce)
+        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
 
-py::object wrap_reduce_nansum(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_keep_dim,
-    py::object py_dtype,
-    py::object py_out
-) {
-  bind::Call call(kSpec_reduce_nansum, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
-  bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
-  aclDataType c_dtype = call.dtype(3, py_dtype);  // dtype (aclDataType, in)
-  aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_reduce_nansum>(phase1)(
-        c_self,
-        c_dim,
-        c_keep_dim,
-        c_dtype,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_reduce_nansum{
+    "reduce_nansum",
+    {"self", "dim", "keep_dim", "dtype", "out"},
+    4,
+    4,
+};
+
+// reduce_nansum(self, dim, keep_dim, dtype, *, out=None)
+PyObject* wrap_reduce_nansum(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_reduce_nansum, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_keep_dim(values[2]);
+    py::handle py_dtype(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_reduce_nansum, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
+    bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
+    aclDataType c_dtype = call.dtype(3, py_dtype);  // dtype (aclDataType, in)
+    aclTensor* c_out_ = call.output(4, {py_dim, py_keep_dim, py_dtype});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_reduce_nansum>(phase1)(
+          c_self,
+          c_dim,
+          c_keep_dim,
+          c_dtype,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1890,33 +2232,42 @@ const bind::ApiSpec kSpec_reduce_sum{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {4, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape self reduced along dims, dtype dtype, else self's (family reduce)
+        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
 
-py::object wrap_reduce_sum(
-    py::object py_self,
-    py::object py_dims,
-    py::object py_keep_dims,
-    py::object py_dtype,
-    py::object py_out
-) {
-  bind::Call call(kSpec_reduce_sum, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclIntArray* c_dims = call.int_array(1, py_dims);  // dims (const aclIntArray*, in)
-  bool c_keep_dims = call.boolean(2, py_keep_dims);  // keepDims (bool, in)
-  aclDataType c_dtype = call.dtype(3, py_dtype);  // dtype (aclDataType, in)
-  aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_reduce_sum>(phase1)(
-        c_self,
-        c_dims,
-        c_keep_dims,
-        c_dtype,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_reduce_sum{
+    "reduce_sum",
+    {"self", "dims", "keep_dims", "dtype", "out"},
+    4,
+    4,
+};
+
+// reduce_sum(self, dims, keep_dims, dtype, *, out=None)
+PyObject* wrap_reduce_sum(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_reduce_sum, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dims(values[1]);
+    py::handle py_keep_dims(values[2]);
+    py::handle py_dtype(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_reduce_sum, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclIntArray* c_dims = call.int_array(1, py_dims);  // dims (const aclIntArray*, in)
+    bool c_keep_dims = call.boolean(2, py_keep_dims);  // keepDims (bool, in)
+    aclDataType c_dtype = call.dtype(3, py_dtype);  // dtype (aclDataType, in)
+    aclTensor* c_out_ = call.output(4, {py_dims, py_keep_dims, py_dtype});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_reduce_sum>(phase1)(
+          c_self,
+          c_dims,
+          c_keep_dims,
+          c_dtype,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1939,23 +2290,32 @@ const bind::ApiSpec kSpec_relu{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self)
-        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_relu(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_relu, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (const aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_relu>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_relu{
+    "relu",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// relu(self, *, out=None)
+PyObject* wrap_relu(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_relu, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_relu, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (const aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_relu>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1978,23 +2338,32 @@ const bind::ApiSpec kSpec_rsqrt{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_rsqrt(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_rsqrt, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_rsqrt>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_rsqrt{
+    "rsqrt",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// rsqrt(self, *, out=None)
+PyObject* wrap_rsqrt(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_rsqrt, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_rsqrt, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_rsqrt>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -2019,26 +2388,35 @@ const bind::ApiSpec kSpec_silu_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x self), dtype of promote(gradOutput, self)
-        {2, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
+        {2, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_silu_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_silu_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_silu_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_grad_input,
-        workspace_size, executor);
+const bind::PySignature kSig_silu_backward{
+    "silu_backward",
+    {"grad_output", "self", "out"},
+    2,
+    2,
+};
+
+// silu_backward(grad_output, self, *, out=None)
+PyObject* wrap_silu_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_silu_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_silu_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_silu_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_grad_input,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -2062,27 +2440,36 @@ const bind::ApiSpec kSpec_softmax{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self), dtype of promote(self) if documented
-        {2, {0}, {0}, true, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16}, nullptr, false},
+        // out: shape that of self, dtype self's (family softmax)
+        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
 
-py::object wrap_softmax(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_softmax, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_softmax>(phase1)(
-        c_self,
-        c_dim,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_softmax{
+    "softmax",
+    {"self", "dim", "out"},
+    2,
+    2,
+};
+
+// softmax(self, dim, *, out=None)
+PyObject* wrap_softmax(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_softmax, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_softmax, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
+    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_softmax>(phase1)(
+          c_self,
+          c_dim,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -2105,23 +2492,32 @@ const bind::ApiSpec kSpec_sqrt{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_sqrt(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_sqrt, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_sqrt>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_sqrt{
+    "sqrt",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// sqrt(self, *, out=None)
+PyObject* wrap_sqrt(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_sqrt, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_sqrt, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_sqrt>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -2151,37 +2547,46 @@ const bind::ApiSpec kSpec_std_mean_correction{
         {"meanOut", "mean_out", {}},
     },
     {
-        // stdOut: out= required (the page does not say how the shape of stdOut follows from the inputs)
-        {4, {}, {}, false, {}, "the page does not say how the shape of stdOut follows from the inputs", false},
-        // meanOut: out= required (the page does not say how the shape of meanOut follows from the inputs)
-        {5, {}, {}, false, {}, "the page does not say how the shape of meanOut follows from the inputs", false},
+        // stdOut: shape self reduced along dim, dtype self's (family reduce)
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        // meanOut: shape self reduced along dim, dtype self's (family reduce)
+        {5, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4, 5},
 };
 
-py::object wrap_std_mean_correction(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_correction,
-    py::object py_keepdim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_std_mean_correction, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
-  int64_t c_correction = call.integer<int64_t>(2, py_correction);  // correction (int64_t, in)
-  bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
-  aclTensor* c_std_out = call.output(4);  // stdOut (aclTensor*, out)
-  aclTensor* c_mean_out = call.output(5);  // meanOut (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_std_mean_correction>(phase1)(
-        c_self,
-        c_dim,
-        c_correction,
-        c_keepdim,
-        c_std_out,
-        c_mean_out,
-        workspace_size, executor);
+const bind::PySignature kSig_std_mean_correction{
+    "std_mean_correction",
+    {"self", "dim", "correction", "keepdim", "out"},
+    4,
+    4,
+};
+
+// std_mean_correction(self, dim, correction, keepdim, *, out=None)
+PyObject* wrap_std_mean_correction(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_std_mean_correction, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_correction(values[2]);
+    py::handle py_keepdim(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_std_mean_correction, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
+    int64_t c_correction = call.integer<int64_t>(2, py_correction);  // correction (int64_t, in)
+    bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
+    aclTensor* c_std_out = call.output(4, {py_dim, py_keepdim, py::handle()});  // stdOut (aclTensor*, out)
+    aclTensor* c_mean_out = call.output(5, {py_dim, py_keepdim, py::handle()});  // meanOut (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_std_mean_correction>(phase1)(
+          c_self,
+          c_dim,
+          c_correction,
+          c_keepdim,
+          c_std_out,
+          c_mean_out,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -2208,29 +2613,38 @@ const bind::ApiSpec kSpec_threshold_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(self, gradOutput)
-        {3, {0, 1}, {1, 0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64}, nullptr, false},
+        {3, {0, 1}, {1, 0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {3},
 };
 
-py::object wrap_threshold_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_threshold,
-    py::object py_out
-) {
-  bind::Call call(kSpec_threshold_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclScalar* c_threshold = call.scalar(2, py_threshold);  // threshold (const aclScalar*, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_threshold_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_threshold,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_threshold_backward{
+    "threshold_backward",
+    {"grad_output", "self", "threshold", "out"},
+    3,
+    3,
+};
+
+// threshold_backward(grad_output, self, threshold, *, out=None)
+PyObject* wrap_threshold_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_threshold_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_threshold(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_threshold_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclScalar* c_threshold = call.scalar(2, py_threshold);  // threshold (const aclScalar*, in)
+    aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_threshold_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_threshold,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -2241,308 +2655,103 @@ const char* const kDoc_threshold_backward = "threshold_backward(grad_output, sel
 namespace aclnn_generated {
 
 void register_ops_000(py::module_& m) {
-  // The docstrings start with the signature line CPython reads into __text_signature__.
-  py::options options;
-  options.disable_function_signatures();
-  m.def("add", &wrap_add,
-        py::arg("self"),
-        py::arg("other"),
-        py::arg("alpha"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_add);
-  m.def("all", &wrap_all,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("keepdim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_all);
-  m.def("arg_min", &wrap_arg_min,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("keepdim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_arg_min);
-  m.def("batch_norm", &wrap_batch_norm,
-        py::arg("input"),
-        py::arg("weight"),
-        py::arg("bias"),
-        py::arg("running_mean"),
-        py::arg("running_var"),
-        py::arg("training"),
-        py::arg("momentum"),
-        py::arg("eps"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_batch_norm);
-  m.def("cummax", &wrap_cummax,
-        py::arg("self"),
-        py::arg("dim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_cummax);
-  m.def("cumsum", &wrap_cumsum,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("dtype"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_cumsum);
-  m.def("div", &wrap_div,
-        py::arg("self"),
-        py::arg("other"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_div);
-  m.def("dot", &wrap_dot,
-        py::arg("self"),
-        py::arg("tensor"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_dot);
-  m.def("elu_backward", &wrap_elu_backward,
-        py::arg("grad_output"),
-        py::arg("alpha"),
-        py::arg("scale"),
-        py::arg("input_scale"),
-        py::arg("is_result"),
-        py::arg("self_or_result"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_elu_backward);
-  m.def("exp", &wrap_exp,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_exp);
-  m.def("gelu_backward", &wrap_gelu_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_gelu_backward);
-  m.def("ger", &wrap_ger,
-        py::arg("self"),
-        py::arg("vec2"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_ger);
-  m.def("group_norm", &wrap_group_norm,
-        py::arg("self"),
-        py::arg("gamma"),
-        py::arg("beta"),
-        py::arg("n"),
-        py::arg("c"),
-        py::arg("hx_w"),
-        py::arg("group"),
-        py::arg("eps"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_group_norm);
-  m.def("hardsigmoid_backward", &wrap_hardsigmoid_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_hardsigmoid_backward);
-  m.def("inplace_add", &wrap_inplace_add,
-        py::arg("self_ref"),
-        py::arg("other"),
-        py::arg("alpha"),
-        kDoc_inplace_add);
-  m.def("inplace_addbmm", &wrap_inplace_addbmm,
-        py::arg("self_ref"),
-        py::arg("batch1"),
-        py::arg("batch2"),
-        py::arg("beta"),
-        py::arg("alpha"),
-        py::arg("cube_math_type"),
-        kDoc_inplace_addbmm);
-  m.def("inplace_addmm", &wrap_inplace_addmm,
-        py::arg("self_ref"),
-        py::arg("mat1"),
-        py::arg("mat2"),
-        py::arg("beta"),
-        py::arg("alpha"),
-        py::arg("cube_math_type"),
-        kDoc_inplace_addmm);
-  m.def("inplace_div", &wrap_inplace_div,
-        py::arg("self_ref"),
-        py::arg("other"),
-        kDoc_inplace_div);
-  m.def("inplace_exp", &wrap_inplace_exp,
-        py::arg("self_ref"),
-        kDoc_inplace_exp);
-  m.def("inplace_log", &wrap_inplace_log,
-        py::arg("self_ref"),
-        kDoc_inplace_log);
-  m.def("inplace_mul", &wrap_inplace_mul,
-        py::arg("self_ref"),
-        py::arg("other"),
-        kDoc_inplace_mul);
-  m.def("inplace_neg", &wrap_inplace_neg,
-        py::arg("self_ref"),
-        kDoc_inplace_neg);
-  m.def("inplace_tanh", &wrap_inplace_tanh,
-        py::arg("self_ref"),
-        kDoc_inplace_tanh);
-  m.def("layer_norm", &wrap_layer_norm,
-        py::arg("input"),
-        py::arg("normalized_shape"),
-        py::arg("weight_optional"),
-        py::arg("bias_optional"),
-        py::arg("eps"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_layer_norm);
-  m.def("layer_norm_with_impl_mode", &wrap_layer_norm_with_impl_mode,
-        py::arg("input"),
-        py::arg("normalized_shape"),
-        py::arg("weight_optional"),
-        py::arg("bias_optional"),
-        py::arg("eps"),
-        py::arg("impl_mode"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_layer_norm_with_impl_mode);
-  m.def("leaky_relu", &wrap_leaky_relu,
-        py::arg("self"),
-        py::arg("negative_slope"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_leaky_relu);
-  m.def("log", &wrap_log,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_log);
-  m.def("log_softmax", &wrap_log_softmax,
-        py::arg("self"),
-        py::arg("dim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_log_softmax);
-  m.def("log_sum_exp", &wrap_log_sum_exp,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("keep_dim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_log_sum_exp);
-  m.def("max", &wrap_max,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_max);
-  m.def("mean", &wrap_mean,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("keep_dim"),
-        py::arg("dtype"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_mean);
-  m.def("mm", &wrap_mm,
-        py::arg("self"),
-        py::arg("mat2"),
-        py::arg("cube_math_type"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_mm);
-  m.def("mul", &wrap_mul,
-        py::arg("self"),
-        py::arg("other"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_mul);
-  m.def("mv", &wrap_mv,
-        py::arg("self"),
-        py::arg("vec"),
-        py::arg("cube_math_type"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_mv);
-  m.def("neg", &wrap_neg,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_neg);
-  m.def("norm", &wrap_norm,
-        py::arg("self"),
-        py::arg("p_scalar"),
-        py::arg("dim"),
-        py::arg("keepdim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_norm);
-  m.def("prod_dim", &wrap_prod_dim,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("keep_dim"),
-        py::arg("dtype"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_prod_dim);
-  m.def("reduce_nansum", &wrap_reduce_nansum,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("keep_dim"),
-        py::arg("dtype"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_reduce_nansum);
-  m.def("reduce_sum", &wrap_reduce_sum,
-        py::arg("self"),
-        py::arg("dims"),
-        py::arg("keep_dims"),
-        py::arg("dtype"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_reduce_sum);
-  m.def("relu", &wrap_relu,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_relu);
-  m.def("rsqrt", &wrap_rsqrt,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_rsqrt);
-  m.def("silu_backward", &wrap_silu_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_silu_backward);
-  m.def("softmax", &wrap_softmax,
-        py::arg("self"),
-        py::arg("dim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_softmax);
-  m.def("sqrt", &wrap_sqrt,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_sqrt);
-  m.def("std_mean_correction", &wrap_std_mean_correction,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("correction"),
-        py::arg("keepdim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_std_mean_correction);
-  m.def("threshold_backward", &wrap_threshold_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::arg("threshold"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_threshold_backward);
+  // METH_FASTCALL functions of no object (self is null): help() shows the signature CPython reads
+  // from each docstring's first line (__text_signature__), and a call goes straight to the wrapper.
+  static PyMethodDef functions[] = {
+      {"add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_add)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_add},
+      {"all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_all)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_all},
+      {"arg_min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_arg_min)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_arg_min},
+      {"batch_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_batch_norm)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_batch_norm},
+      {"cummax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_cummax)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_cummax},
+      {"cumsum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_cumsum)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_cumsum},
+      {"div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_div)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_div},
+      {"dot", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_dot)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_dot},
+      {"elu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_elu_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_elu_backward},
+      {"exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_exp)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_exp},
+      {"gelu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_gelu_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_gelu_backward},
+      {"ger", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_ger)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_ger},
+      {"group_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_group_norm)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_group_norm},
+      {"hardsigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_hardsigmoid_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_hardsigmoid_backward},
+      {"inplace_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_add)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_add},
+      {"inplace_addbmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_addbmm)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_addbmm},
+      {"inplace_addmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_addmm)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_addmm},
+      {"inplace_div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_div)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_div},
+      {"inplace_exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_exp)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_exp},
+      {"inplace_log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_log)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_log},
+      {"inplace_mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_mul)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_mul},
+      {"inplace_neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_neg)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_neg},
+      {"inplace_tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_tanh)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_tanh},
+      {"layer_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_layer_norm)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_layer_norm},
+      {"layer_norm_with_impl_mode", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_layer_norm_with_impl_mode)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_layer_norm_with_impl_mode},
+      {"leaky_relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_leaky_relu)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_leaky_relu},
+      {"log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_log)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_log},
+      {"log_softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_log_softmax)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_log_softmax},
+      {"log_sum_exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_log_sum_exp)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_log_sum_exp},
+      {"max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_max)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_max},
+      {"mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_mean)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_mean},
+      {"mm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_mm)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_mm},
+      {"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_mul)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_mul},
+      {"mv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_mv)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_mv},
+      {"neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_neg)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_neg},
+      {"norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_norm)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_norm},
+      {"prod_dim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_prod_dim)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_prod_dim},
+      {"reduce_nansum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_reduce_nansum)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_reduce_nansum},
+      {"reduce_sum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_reduce_sum)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_reduce_sum},
+      {"relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_relu)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_relu},
+      {"rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_rsqrt)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_rsqrt},
+      {"silu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_silu_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_silu_backward},
+      {"softmax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_softmax)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_softmax},
+      {"sqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_sqrt)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_sqrt},
+      {"std_mean_correction", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_std_mean_correction)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_std_mean_correction},
+      {"threshold_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_threshold_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_threshold_backward},
+  };
+  bind::add_functions(m, functions, sizeof functions / sizeof functions[0]);
 }
 
 }  // namespace aclnn_generated

@@ -26,24 +26,33 @@ const bind::ApiSpec kSpec_abs{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false},
+        // out: shape of broadcast(self), dtype of promote(self), real result if documented
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, bind::ResultDType::kReal},
     },
     {1},
 };
 
-py::object wrap_abs(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_abs, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_abs>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_abs{
+    "abs",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// abs(self, *, out=None)
+PyObject* wrap_abs(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_abs, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_abs, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_abs>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -76,40 +85,49 @@ const bind::ApiSpec kSpec_add_rms_norm{
     },
     {
         // yOut: shape of broadcast(x1 x x2 x gamma), dtype of promote(x1)
-        {4, {0, 1, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {4, {0, 1, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
         // rstdOut: shape of broadcast(x1 x x2 x gamma), dtype of promote(x1, x2, gamma) if documented
-        {5, {0, 1, 2}, {0, 1, 2}, true, {ACL_FLOAT}, nullptr, false},
+        {5, {0, 1, 2}, {0, 1, 2}, true, {ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
         // xOut: shape of broadcast(x1 x x2 x gamma), dtype of promote(x1)
-        {6, {0, 1, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {6, {0, 1, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {4, 5, 6},
 };
 
-py::object wrap_add_rms_norm(
-    py::object py_x1,
-    py::object py_x2,
-    py::object py_gamma,
-    py::object py_epsilon,
-    py::object py_out
-) {
-  bind::Call call(kSpec_add_rms_norm, py_out);
-  aclTensor* c_x1 = call.tensor(0, py_x1);  // x1 (const aclTensor*, in)
-  aclTensor* c_x2 = call.tensor(1, py_x2);  // x2 (const aclTensor*, in)
-  aclTensor* c_gamma = call.tensor(2, py_gamma);  // gamma (const aclTensor*, in)
-  double c_epsilon = call.floating<double>(3, py_epsilon);  // epsilon (double, in)
-  aclTensor* c_y_out = call.output(4);  // yOut (aclTensor*, out)
-  aclTensor* c_rstd_out = call.output(5);  // rstdOut (aclTensor*, out)
-  aclTensor* c_x_out = call.output(6);  // xOut (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_add_rms_norm>(phase1)(
-        c_x1,
-        c_x2,
-        c_gamma,
-        c_epsilon,
-        c_y_out,
-        c_rstd_out,
-        c_x_out,
-        workspace_size, executor);
+const bind::PySignature kSig_add_rms_norm{
+    "add_rms_norm",
+    {"x1", "x2", "gamma", "epsilon", "out"},
+    4,
+    4,
+};
+
+// add_rms_norm(x1, x2, gamma, epsilon, *, out=None)
+PyObject* wrap_add_rms_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_add_rms_norm, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_x1(values[0]);
+    py::handle py_x2(values[1]);
+    py::handle py_gamma(values[2]);
+    py::handle py_epsilon(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_add_rms_norm, py_out);
+    aclTensor* c_x1 = call.tensor(0, py_x1);  // x1 (const aclTensor*, in)
+    aclTensor* c_x2 = call.tensor(1, py_x2);  // x2 (const aclTensor*, in)
+    aclTensor* c_gamma = call.tensor(2, py_gamma);  // gamma (const aclTensor*, in)
+    double c_epsilon = call.floating<double>(3, py_epsilon);  // epsilon (double, in)
+    aclTensor* c_y_out = call.output(4);  // yOut (aclTensor*, out)
+    aclTensor* c_rstd_out = call.output(5);  // rstdOut (aclTensor*, out)
+    aclTensor* c_x_out = call.output(6);  // xOut (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_add_rms_norm>(phase1)(
+          c_x1,
+          c_x2,
+          c_gamma,
+          c_epsilon,
+          c_y_out,
+          c_rstd_out,
+          c_x_out,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -142,38 +160,47 @@ const bind::ApiSpec kSpec_addbmm{
     },
     {
         // out: shape of broadcast(self x batch1 x batch2), dtype of promote(self)
-        {5, {0, 1, 2}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
+        {5, {0, 1, 2}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {5},
 };
 
-py::object wrap_addbmm(
-    py::object py_self,
-    py::object py_batch1,
-    py::object py_batch2,
-    py::object py_beta,
-    py::object py_alpha,
-    py::object py_cube_math_type,
-    py::object py_out
-) {
-  bind::Call call(kSpec_addbmm, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_batch1 = call.tensor(1, py_batch1);  // batch1 (const aclTensor*, in)
-  aclTensor* c_batch2 = call.tensor(2, py_batch2);  // batch2 (const aclTensor*, in)
-  aclScalar* c_beta = call.scalar(3, py_beta);  // beta (const aclScalar*, in)
-  aclScalar* c_alpha = call.scalar(4, py_alpha);  // alpha (const aclScalar*, in)
-  int8_t c_cube_math_type = call.integer<int8_t>(6, py_cube_math_type);  // cubeMathType (int8_t, in)
-  aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_addbmm>(phase1)(
-        c_self,
-        c_batch1,
-        c_batch2,
-        c_beta,
-        c_alpha,
-        c_out_,
-        c_cube_math_type,
-        workspace_size, executor);
+const bind::PySignature kSig_addbmm{
+    "addbmm",
+    {"self", "batch1", "batch2", "beta", "alpha", "cube_math_type", "out"},
+    6,
+    6,
+};
+
+// addbmm(self, batch1, batch2, beta, alpha, cube_math_type, *, out=None)
+PyObject* wrap_addbmm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_addbmm, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_batch1(values[1]);
+    py::handle py_batch2(values[2]);
+    py::handle py_beta(values[3]);
+    py::handle py_alpha(values[4]);
+    py::handle py_cube_math_type(values[5]);
+    py::handle py_out(values[6]);
+    bind::Call call(kSpec_addbmm, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_batch1 = call.tensor(1, py_batch1);  // batch1 (const aclTensor*, in)
+    aclTensor* c_batch2 = call.tensor(2, py_batch2);  // batch2 (const aclTensor*, in)
+    aclScalar* c_beta = call.scalar(3, py_beta);  // beta (const aclScalar*, in)
+    aclScalar* c_alpha = call.scalar(4, py_alpha);  // alpha (const aclScalar*, in)
+    int8_t c_cube_math_type = call.integer<int8_t>(6, py_cube_math_type);  // cubeMathType (int8_t, in)
+    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_addbmm>(phase1)(
+          c_self,
+          c_batch1,
+          c_batch2,
+          c_beta,
+          c_alpha,
+          c_out_,
+          c_cube_math_type,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -206,38 +233,47 @@ const bind::ApiSpec kSpec_addmm{
     },
     {
         // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {5, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        {5, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false, bind::ResultDType::kPromoted},
     },
     {5},
 };
 
-py::object wrap_addmm(
-    py::object py_self,
-    py::object py_mat1,
-    py::object py_mat2,
-    py::object py_beta,
-    py::object py_alpha,
-    py::object py_cube_math_type,
-    py::object py_out
-) {
-  bind::Call call(kSpec_addmm, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_mat1 = call.tensor(1, py_mat1);  // mat1 (const aclTensor*, in)
-  aclTensor* c_mat2 = call.tensor(2, py_mat2);  // mat2 (const aclTensor*, in)
-  aclScalar* c_beta = call.scalar(3, py_beta);  // beta (const aclScalar*, in)
-  aclScalar* c_alpha = call.scalar(4, py_alpha);  // alpha (const aclScalar*, in)
-  int8_t c_cube_math_type = call.integer<int8_t>(6, py_cube_math_type);  // cubeMathType (int8_t, in)
-  aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_addmm>(phase1)(
-        c_self,
-        c_mat1,
-        c_mat2,
-        c_beta,
-        c_alpha,
-        c_out_,
-        c_cube_math_type,
-        workspace_size, executor);
+const bind::PySignature kSig_addmm{
+    "addmm",
+    {"self", "mat1", "mat2", "beta", "alpha", "cube_math_type", "out"},
+    6,
+    6,
+};
+
+// addmm(self, mat1, mat2, beta, alpha, cube_math_type, *, out=None)
+PyObject* wrap_addmm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_addmm, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_mat1(values[1]);
+    py::handle py_mat2(values[2]);
+    py::handle py_beta(values[3]);
+    py::handle py_alpha(values[4]);
+    py::handle py_cube_math_type(values[5]);
+    py::handle py_out(values[6]);
+    bind::Call call(kSpec_addmm, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_mat1 = call.tensor(1, py_mat1);  // mat1 (const aclTensor*, in)
+    aclTensor* c_mat2 = call.tensor(2, py_mat2);  // mat2 (const aclTensor*, in)
+    aclScalar* c_beta = call.scalar(3, py_beta);  // beta (const aclScalar*, in)
+    aclScalar* c_alpha = call.scalar(4, py_alpha);  // alpha (const aclScalar*, in)
+    int8_t c_cube_math_type = call.integer<int8_t>(6, py_cube_math_type);  // cubeMathType (int8_t, in)
+    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_addmm>(phase1)(
+          c_self,
+          c_mat1,
+          c_mat2,
+          c_beta,
+          c_alpha,
+          c_out_,
+          c_cube_math_type,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -270,38 +306,47 @@ const bind::ApiSpec kSpec_addmv{
     },
     {
         // out: shape of broadcast(self x mat x vec), dtype of promote(self, mat, vec) if documented
-        {5, {0, 1, 2}, {0, 1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE}, nullptr, false},
+        {5, {0, 1, 2}, {0, 1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {5},
 };
 
-py::object wrap_addmv(
-    py::object py_self,
-    py::object py_mat,
-    py::object py_vec,
-    py::object py_alpha,
-    py::object py_beta,
-    py::object py_cube_math_type,
-    py::object py_out
-) {
-  bind::Call call(kSpec_addmv, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_mat = call.tensor(1, py_mat);  // mat (const aclTensor*, in)
-  aclTensor* c_vec = call.tensor(2, py_vec);  // vec (const aclTensor*, in)
-  aclScalar* c_alpha = call.scalar(3, py_alpha);  // alpha (const aclScalar*, in)
-  aclScalar* c_beta = call.scalar(4, py_beta);  // beta (const aclScalar*, in)
-  int8_t c_cube_math_type = call.integer<int8_t>(6, py_cube_math_type);  // cubeMathType (int8_t, in)
-  aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_addmv>(phase1)(
-        c_self,
-        c_mat,
-        c_vec,
-        c_alpha,
-        c_beta,
-        c_out_,
-        c_cube_math_type,
-        workspace_size, executor);
+const bind::PySignature kSig_addmv{
+    "addmv",
+    {"self", "mat", "vec", "alpha", "beta", "cube_math_type", "out"},
+    6,
+    6,
+};
+
+// addmv(self, mat, vec, alpha, beta, cube_math_type, *, out=None)
+PyObject* wrap_addmv(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_addmv, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_mat(values[1]);
+    py::handle py_vec(values[2]);
+    py::handle py_alpha(values[3]);
+    py::handle py_beta(values[4]);
+    py::handle py_cube_math_type(values[5]);
+    py::handle py_out(values[6]);
+    bind::Call call(kSpec_addmv, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_mat = call.tensor(1, py_mat);  // mat (const aclTensor*, in)
+    aclTensor* c_vec = call.tensor(2, py_vec);  // vec (const aclTensor*, in)
+    aclScalar* c_alpha = call.scalar(3, py_alpha);  // alpha (const aclScalar*, in)
+    aclScalar* c_beta = call.scalar(4, py_beta);  // beta (const aclScalar*, in)
+    int8_t c_cube_math_type = call.integer<int8_t>(6, py_cube_math_type);  // cubeMathType (int8_t, in)
+    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_addmv>(phase1)(
+          c_self,
+          c_mat,
+          c_vec,
+          c_alpha,
+          c_beta,
+          c_out_,
+          c_cube_math_type,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -327,30 +372,39 @@ const bind::ApiSpec kSpec_amax{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {3, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape self reduced along dim, dtype self's (family reduce)
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {3},
 };
 
-py::object wrap_amax(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_keep_dim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_amax, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
-  bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_amax>(phase1)(
-        c_self,
-        c_dim,
-        c_keep_dim,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_amax{
+    "amax",
+    {"self", "dim", "keep_dim", "out"},
+    3,
+    3,
+};
+
+// amax(self, dim, keep_dim, *, out=None)
+PyObject* wrap_amax(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_amax, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_keep_dim(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_amax, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
+    bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
+    aclTensor* c_out_ = call.output(3, {py_dim, py_keep_dim, py::handle()});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_amax>(phase1)(
+          c_self,
+          c_dim,
+          c_keep_dim,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -378,34 +432,43 @@ const bind::ApiSpec kSpec_aminmax_dim{
         {"maxOut", "max_out", {}},
     },
     {
-        // minOut: out= required (the page does not say how the shape of minOut follows from the inputs)
-        {3, {}, {}, false, {}, "the page does not say how the shape of minOut follows from the inputs", false},
-        // maxOut: out= required (the page does not say how the shape of maxOut follows from the inputs)
-        {4, {}, {}, false, {}, "the page does not say how the shape of maxOut follows from the inputs", false},
+        // minOut: shape self reduced along dim, dtype self's (family reduce)
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        // maxOut: shape self reduced along dim, dtype self's (family reduce)
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {3, 4},
 };
 
-py::object wrap_aminmax_dim(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_keep_dim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_aminmax_dim, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (const int64_t, in)
-  bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
-  aclTensor* c_min_out = call.output(3);  // minOut (aclTensor*, out)
-  aclTensor* c_max_out = call.output(4);  // maxOut (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_aminmax_dim>(phase1)(
-        c_self,
-        c_dim,
-        c_keep_dim,
-        c_min_out,
-        c_max_out,
-        workspace_size, executor);
+const bind::PySignature kSig_aminmax_dim{
+    "aminmax_dim",
+    {"self", "dim", "keep_dim", "out"},
+    3,
+    3,
+};
+
+// aminmax_dim(self, dim, keep_dim, *, out=None)
+PyObject* wrap_aminmax_dim(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_aminmax_dim, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_keep_dim(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_aminmax_dim, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (const int64_t, in)
+    bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
+    aclTensor* c_min_out = call.output(3, {py_dim, py_keep_dim, py::handle()});  // minOut (aclTensor*, out)
+    aclTensor* c_max_out = call.output(4, {py_dim, py_keep_dim, py::handle()});  // maxOut (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_aminmax_dim>(phase1)(
+          c_self,
+          c_dim,
+          c_keep_dim,
+          c_min_out,
+          c_max_out,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -431,30 +494,39 @@ const bind::ApiSpec kSpec_any{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {3, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape self reduced along dim, dtype BOOL (family reduce)
+        {3, {0}, {0}, false, {ACL_BOOL}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_BOOL},
     },
     {3},
 };
 
-py::object wrap_any(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_keepdim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_any, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
-  bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_any>(phase1)(
-        c_self,
-        c_dim,
-        c_keepdim,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_any{
+    "any",
+    {"self", "dim", "keepdim", "out"},
+    3,
+    3,
+};
+
+// any(self, dim, keepdim, *, out=None)
+PyObject* wrap_any(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_any, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_keepdim(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_any, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
+    bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
+    aclTensor* c_out_ = call.output(3, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_any>(phase1)(
+          c_self,
+          c_dim,
+          c_keepdim,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -480,30 +552,39 @@ const bind::ApiSpec kSpec_arg_max{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {3, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape self reduced along dim, dtype INT64 (family reduce)
+        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_INT64},
     },
     {3},
 };
 
-py::object wrap_arg_max(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_keepdim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_arg_max, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
-  bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_arg_max>(phase1)(
-        c_self,
-        c_dim,
-        c_keepdim,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_arg_max{
+    "arg_max",
+    {"self", "dim", "keepdim", "out"},
+    3,
+    3,
+};
+
+// arg_max(self, dim, keepdim, *, out=None)
+PyObject* wrap_arg_max(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_arg_max, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_keepdim(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_arg_max, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
+    bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
+    aclTensor* c_out_ = call.output(3, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_arg_max>(phase1)(
+          c_self,
+          c_dim,
+          c_keepdim,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -536,38 +617,47 @@ const bind::ApiSpec kSpec_baddbmm{
     },
     {
         // out: shape of broadcast(self x batch1 x batch2), dtype of promote(self, batch1, batch2)
-        {5, {0, 1, 2}, {0, 1, 2}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
+        {5, {0, 1, 2}, {0, 1, 2}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {5},
 };
 
-py::object wrap_baddbmm(
-    py::object py_self,
-    py::object py_batch1,
-    py::object py_batch2,
-    py::object py_beta,
-    py::object py_alpha,
-    py::object py_cube_math_type,
-    py::object py_out
-) {
-  bind::Call call(kSpec_baddbmm, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_batch1 = call.tensor(1, py_batch1);  // batch1 (const aclTensor*, in)
-  aclTensor* c_batch2 = call.tensor(2, py_batch2);  // batch2 (const aclTensor*, in)
-  aclScalar* c_beta = call.scalar(3, py_beta);  // beta (const aclScalar*, in)
-  aclScalar* c_alpha = call.scalar(4, py_alpha);  // alpha (const aclScalar*, in)
-  int8_t c_cube_math_type = call.integer<int8_t>(6, py_cube_math_type);  // cubeMathType (int8_t, in)
-  aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_baddbmm>(phase1)(
-        c_self,
-        c_batch1,
-        c_batch2,
-        c_beta,
-        c_alpha,
-        c_out_,
-        c_cube_math_type,
-        workspace_size, executor);
+const bind::PySignature kSig_baddbmm{
+    "baddbmm",
+    {"self", "batch1", "batch2", "beta", "alpha", "cube_math_type", "out"},
+    6,
+    6,
+};
+
+// baddbmm(self, batch1, batch2, beta, alpha, cube_math_type, *, out=None)
+PyObject* wrap_baddbmm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_baddbmm, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_batch1(values[1]);
+    py::handle py_batch2(values[2]);
+    py::handle py_beta(values[3]);
+    py::handle py_alpha(values[4]);
+    py::handle py_cube_math_type(values[5]);
+    py::handle py_out(values[6]);
+    bind::Call call(kSpec_baddbmm, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_batch1 = call.tensor(1, py_batch1);  // batch1 (const aclTensor*, in)
+    aclTensor* c_batch2 = call.tensor(2, py_batch2);  // batch2 (const aclTensor*, in)
+    aclScalar* c_beta = call.scalar(3, py_beta);  // beta (const aclScalar*, in)
+    aclScalar* c_alpha = call.scalar(4, py_alpha);  // alpha (const aclScalar*, in)
+    int8_t c_cube_math_type = call.integer<int8_t>(6, py_cube_math_type);  // cubeMathType (int8_t, in)
+    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_baddbmm>(phase1)(
+          c_self,
+          c_batch1,
+          c_batch2,
+          c_beta,
+          c_alpha,
+          c_out_,
+          c_cube_math_type,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -594,29 +684,38 @@ const bind::ApiSpec kSpec_batch_mat_mul{
     },
     {
         // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_batch_mat_mul(
-    py::object py_self,
-    py::object py_mat2,
-    py::object py_cube_math_type,
-    py::object py_out
-) {
-  bind::Call call(kSpec_batch_mat_mul, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_mat2 = call.tensor(1, py_mat2);  // mat2 (const aclTensor*, in)
-  int8_t c_cube_math_type = call.integer<int8_t>(3, py_cube_math_type);  // cubeMathType (int8_t, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_batch_mat_mul>(phase1)(
-        c_self,
-        c_mat2,
-        c_out_,
-        c_cube_math_type,
-        workspace_size, executor);
+const bind::PySignature kSig_batch_mat_mul{
+    "batch_mat_mul",
+    {"self", "mat2", "cube_math_type", "out"},
+    3,
+    3,
+};
+
+// batch_mat_mul(self, mat2, cube_math_type, *, out=None)
+PyObject* wrap_batch_mat_mul(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_batch_mat_mul, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_mat2(values[1]);
+    py::handle py_cube_math_type(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_batch_mat_mul, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_mat2 = call.tensor(1, py_mat2);  // mat2 (const aclTensor*, in)
+    int8_t c_cube_math_type = call.integer<int8_t>(3, py_cube_math_type);  // cubeMathType (int8_t, in)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_batch_mat_mul>(phase1)(
+          c_self,
+          c_mat2,
+          c_out_,
+          c_cube_math_type,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -642,35 +741,44 @@ const bind::ApiSpec kSpec_cummin{
         {"indicesOut", "indices_out", {}},
     },
     {
-        // valuesOut: shape of broadcast(self), dtype of promote(self)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_BOOL}, nullptr, false},
-        // indicesOut: shape of broadcast(self), dtype of promote(self) if documented
-        {3, {0}, {0}, true, {ACL_INT32, ACL_INT64}, nullptr, false},
+        // valuesOut: shape that of self, dtype self's (family cumulative)
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_BOOL}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        // indicesOut: shape that of self, dtype INT64 (family cumulative)
+        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_INT64},
     },
     {2, 3},
 };
 
-py::object wrap_cummin(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_cummin, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
-  aclTensor* c_values_out = call.output(2);  // valuesOut (aclTensor*, out)
-  aclTensor* c_indices_out = call.output(3);  // indicesOut (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_cummin>(phase1)(
-        c_self,
-        c_dim,
-        c_values_out,
-        c_indices_out,
-        workspace_size, executor);
+const bind::PySignature kSig_cummin{
+    "cummin",
+    {"self", "dim", "out"},
+    2,
+    2,
+};
+
+// cummin(self, dim, *, out=None)
+PyObject* wrap_cummin(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_cummin, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_cummin, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
+    aclTensor* c_values_out = call.output(2, {py::handle(), py::handle(), py::handle()});  // valuesOut (aclTensor*, out)
+    aclTensor* c_indices_out = call.output(3, {py::handle(), py::handle(), py::handle()});  // indicesOut (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_cummin>(phase1)(
+          c_self,
+          c_dim,
+          c_values_out,
+          c_indices_out,
+          workspace_size, executor);
+    });
   });
 }
 
-const char* const kDoc_cummin = "cummin(self, dim, *, out=None)\n--\n\nRuns aclnnCummin (both phases) on the active backend.\n\n- 接口功能：计算self中的累积最小值，并返回该值以及其对应的索引。\n- 计算公式：\nvaluesOut：\n$$\nvaluesOut_{i} = min(self_{1}, self_{2}, self_{3}, ...... , self_{i})\n$$\nindicesOut：\n$$\nindicesOut_{i} = argmin(self_{1}, self_{2}, self_{3}, ...... , self_{i})\n$$\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 输入Tensor。\n    dtypes FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, FLOAT16, BFLOAT16, BOOL; on Ascend910: FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, FLOAT16, BOOL; on Ascend310P: FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, FLOAT16, BOOL; on Ascend310B: FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, FLOAT16, BOOL; rank 0-8; formats ND; non-contiguous allowed.\n    数据类型需要能转换成valuesOut的数据类型。\ndim : int\n    dim (int64_t, in): 进行操作的维度。\n    取值范围在[-self.dim(), self.dim()-1)内。\nout : array or aclnn.Tensor or tuple of them (valuesOut, indicesOut), optional, keyword-only\n    Where to write valuesOut, indicesOut; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nvaluesOut : numpy.ndarray or aclnn.Tensor\n    valuesOut (aclTensor*, out): 累积最小值输出Tensor。\n    dtypes FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, FLOAT16, BFLOAT16, BOOL; on Ascend910: FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, FLOAT16, BOOL; on Ascend310P: FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, FLOAT16, BOOL; on Ascend310B: FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, FLOAT16, BOOL; rank 0-8; formats ND; non-contiguous allowed.\n    数据类型需要与self一致，shape需要与self一致。\nindicesOut : numpy.ndarray or aclnn.Tensor\n    indicesOut (aclTensor*, out): 累积最小值对应索引输出Tensor。\n    dtypes INT32, INT64; rank 0-8; formats ND; non-contiguous allowed.\n    数据类型支持INT32、INT64，shape需要与self一致。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 参数self、valuesOut、indicesOut是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数self、valuesOut、indicesOut的数据类型不在支持的范围内。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数self、valuesOut、indicesOut的shape不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: 当self.dim()=0时，参数dim的取值范围不在[-1, 0]内；当self.dim()>0时，参数dim的取值范围不在[-self.dim(), self.dim()-1]内。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数self的数据类型不能转换为valuesOut的数据类型。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数self、valuesOut、indicesOut的维度大于8。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: supported\nAtlas 推理系列产品: supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnCummin默认确定性实现。\n    - 当输入self数据类型为int32时，受指令特性约束，仅当数值位于[-16777215, 16777215]内保证精度正常。\n\nSource: op_docs/aclnnCummin.md:48 (not simulated: phase 2 fails on the simulator)\n";
+const char* const kDoc_cummin = "cummin(self, dim, *, out=None)\n--\n\nRuns aclnnCummin (both phases) on the active backend.\n\n- 接口功能：计算self中的累积最小值，并返回该值以及其对应的索引。\n- 计算公式：\nvaluesOut：\n$$\nvaluesOut_{i} = min(self_{1}, self_{2}, self_{3}, ...... , self_{i})\n$$\nindicesOut：\n$$\nindicesOut_{i} = argmin(self_{1}, self_{2}, self_{3}, ...... , self_{i})\n$$\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 输入Tensor。\n    dtypes FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, FLOAT16, BFLOAT16, BOOL; on Ascend910: FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, FLOAT16, BOOL; on Ascend310P: FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, FLOAT16, BOOL; on Ascend310B: FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, FLOAT16, BOOL; rank 0-8; formats ND; non-contiguous allowed.\n    数据类型需要能转换成valuesOut的数据类型。\ndim : int\n    dim (int64_t, in): 进行操作的维度。\n    取值范围在[-self.dim(), self.dim()-1)内。\nout : array or aclnn.Tensor or tuple of them (valuesOut, indicesOut), optional, keyword-only\n    Where to write valuesOut, indicesOut; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nvaluesOut : numpy.ndarray or aclnn.Tensor\n    valuesOut (aclTensor*, out): 累积最小值输出Tensor。\n    dtypes FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, FLOAT16, BFLOAT16, BOOL; on Ascend910: FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, FLOAT16, BOOL; on Ascend310P: FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, FLOAT16, BOOL; on Ascend310B: FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, FLOAT16, BOOL; rank 0-8; formats ND; non-contiguous allowed.\n    数据类型需要与self一致，shape需要与self一致。\nindicesOut : numpy.ndarray or aclnn.Tensor\n    indicesOut (aclTensor*, out): 累积最小值对应索引输出Tensor。\n    dtypes INT32, INT64; rank 0-8; formats ND; non-contiguous allowed.\n    数据类型支持INT32、INT64，shape需要与self一致。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 参数self、valuesOut、indicesOut是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数self、valuesOut、indicesOut的数据类型不在支持的范围内。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数self、valuesOut、indicesOut的shape不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: 当self.dim()=0时，参数dim的取值范围不在[-1, 0]内；当self.dim()>0时，参数dim的取值范围不在[-self.dim(), self.dim()-1]内。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数self的数据类型不能转换为valuesOut的数据类型。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数self、valuesOut、indicesOut的维度大于8。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: supported\nAtlas 推理系列产品: supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnCummin默认确定性实现。\n    - 当输入self数据类型为int32时，受指令特性约束，仅当数值位于[-16777215, 16777215]内保证精度正常。\n\nSource: op_docs/aclnnCummin.md:48\n";
 
 // ---- aclnnCumprod (op_docs/aclnnCumprod&aclnnInplaceCumprod.md:87) ----
 
@@ -692,34 +800,43 @@ const bind::ApiSpec kSpec_cumprod{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(input), dtype of promote(input)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64}, nullptr, false},
+        // out: shape that of input, dtype dtype, else input's (family cumulative)
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
     {3},
 };
 
-py::object wrap_cumprod(
-    py::object py_input,
-    py::object py_dim,
-    py::object py_dtype,
-    py::object py_out
-) {
-  bind::Call call(kSpec_cumprod, py_out);
-  aclTensor* c_input = call.tensor(0, py_input);  // input (const aclTensor*, in)
-  aclScalar* c_dim = call.scalar(1, py_dim);  // dim (const aclScalar*, in)
-  aclDataType c_dtype = call.dtype(2, py_dtype);  // dtype (const aclDataType, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_cumprod>(phase1)(
-        c_input,
-        c_dim,
-        c_dtype,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_cumprod{
+    "cumprod",
+    {"input", "dim", "dtype", "out"},
+    3,
+    3,
+};
+
+// cumprod(input, dim, dtype, *, out=None)
+PyObject* wrap_cumprod(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_cumprod, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_input(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_dtype(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_cumprod, py_out);
+    aclTensor* c_input = call.tensor(0, py_input);  // input (const aclTensor*, in)
+    aclScalar* c_dim = call.scalar(1, py_dim);  // dim (const aclScalar*, in)
+    aclDataType c_dtype = call.dtype(2, py_dtype);  // dtype (const aclDataType, in)
+    aclTensor* c_out_ = call.output(3, {py::handle(), py::handle(), py_dtype});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_cumprod>(phase1)(
+          c_input,
+          c_dim,
+          c_dtype,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
-const char* const kDoc_cumprod = "cumprod(input, dim, dtype, *, out=None)\n--\n\nRuns aclnnCumprod (both phases) on the active backend.\n\n- 接口功能：cumprod函数用于计算输入张量在指定维度上的累积乘积。例如，如果有一个张量表示一系列的数值，cumprod可以计算出这些数值从开始位置到当前位置的乘积序列。\n- 计算公式：\n  - 一维张量（向量）情况\n当对于一维张量，累积乘积$y=[y_1,y_2,y_3...,y_n]$的计算公式为:\n$y_1=x_1$\n$y_2=x_1 \\times x_2$\n$y_3=x_1 \\times x_2\\times x_3$\n...\n$y_n=x_1\\times x_2\\times x_3\\times x_n$\n用数学公式表示$y_i=\\prod_{j=1}^ix_j，其中i=1,2...,n$。\n  - 高维张量情况（以二维张量为例， dim=0沿行方向）\n对于二维张量：\n$$\nX=\\begin{bmatrix}x_{11}&x_{12}&...&x_{1m}\\x_{21}&x_{22}&...&x_{2m}\\...&...&...&...&\\x_{n1}&x_{n2}&...&x_{nm}&\\end{bmatrix}\n$$\n计算后的结果张量：\n$$\nY=\\begin{bmatrix}y_{11}&y_{12}&...&y_{1m}\\y_{21}&y_{22}&...&y_{2m}\\...&...&...&...&\\y_{n1}&y_{n2}&...&y_{nm}&\\end{bmatrix}\n$$\n对于第一列(j=1):\n$$\ny_{i1}=x_{11}\\times x_{21}\\times ...\\times x_{i1}(对于i=1,2,....n)\n$$\n所以对于任意列j，也有类似规律即:\n$$\ny_{ij}=\\prod_{k=1}^{i} x_{kj}\n$$\n  - 高维张量情况（以二维张量为例， dim=1沿列方向情况）\n所以对于任意列j，也有类似规律即:\n$$\ny_{ij}=\\prod_{k=1}^{j} x_{ik}\n$$\n  - 其它参数可以类似地根据上述规则进行推导\n\nParameters\n----------\ninput : array_like or aclnn.Tensor\n    input (const aclTensor*, in): 需要计算累积乘积的数据。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64; rank 0-8; formats ND; non-contiguous allowed; empty allowed.\n    支持空Tensor。\ndim : number\n    dim (const aclScalar*, in): 指定计算累积乘积的维度，对于一个二维张量，dim=0表示沿着行方向计算，dim=1表示沿列方向计算。\n    dtypes INT32.\n    取值范围 [-rank(input), rank(input))。\ndtype : numpy dtype or dtype name\n    dtype (const aclDataType, in): 指定计算过程input的数据类型。\n    若为ACL_DT_UNDEFINED，使用传入input的原始类型计算。 若指定具体类型（需在input支持数据类型范围内），计算前将input转换为此类型。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 累积乘积的结果。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64; formats ND; non-contiguous allowed.\n    dtype=ACL_DT_UNDEFINED时，数据类型必须与input相同。 dtype指定时，数据类型必须与dtype相同。 out的shape必须与input一致。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的input、dim是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: 传入的input、dim的数据类型和格式不在支持的范围内。\n    161002 ACLNN_ERR_PARAM_INVALID: 传入的dim与input的shape约束不满足要求。\n    161002 ACLNN_ERR_PARAM_INVALID: out与input的shape不一致。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: not supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: not supported\nAtlas 训练系列产品: not supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnCumprod&aclnnInplaceCumprod默认确定性实现。\n\nSource: op_docs/aclnnCumprod&aclnnInplaceCumprod.md:87 (not simulated: phase 2 fails on the simulator)\n";
+const char* const kDoc_cumprod = "cumprod(input, dim, dtype, *, out=None)\n--\n\nRuns aclnnCumprod (both phases) on the active backend.\n\n- 接口功能：cumprod函数用于计算输入张量在指定维度上的累积乘积。例如，如果有一个张量表示一系列的数值，cumprod可以计算出这些数值从开始位置到当前位置的乘积序列。\n- 计算公式：\n  - 一维张量（向量）情况\n当对于一维张量，累积乘积$y=[y_1,y_2,y_3...,y_n]$的计算公式为:\n$y_1=x_1$\n$y_2=x_1 \\times x_2$\n$y_3=x_1 \\times x_2\\times x_3$\n...\n$y_n=x_1\\times x_2\\times x_3\\times x_n$\n用数学公式表示$y_i=\\prod_{j=1}^ix_j，其中i=1,2...,n$。\n  - 高维张量情况（以二维张量为例， dim=0沿行方向）\n对于二维张量：\n$$\nX=\\begin{bmatrix}x_{11}&x_{12}&...&x_{1m}\\x_{21}&x_{22}&...&x_{2m}\\...&...&...&...&\\x_{n1}&x_{n2}&...&x_{nm}&\\end{bmatrix}\n$$\n计算后的结果张量：\n$$\nY=\\begin{bmatrix}y_{11}&y_{12}&...&y_{1m}\\y_{21}&y_{22}&...&y_{2m}\\...&...&...&...&\\y_{n1}&y_{n2}&...&y_{nm}&\\end{bmatrix}\n$$\n对于第一列(j=1):\n$$\ny_{i1}=x_{11}\\times x_{21}\\times ...\\times x_{i1}(对于i=1,2,....n)\n$$\n所以对于任意列j，也有类似规律即:\n$$\ny_{ij}=\\prod_{k=1}^{i} x_{kj}\n$$\n  - 高维张量情况（以二维张量为例， dim=1沿列方向情况）\n所以对于任意列j，也有类似规律即:\n$$\ny_{ij}=\\prod_{k=1}^{j} x_{ik}\n$$\n  - 其它参数可以类似地根据上述规则进行推导\n\nParameters\n----------\ninput : array_like or aclnn.Tensor\n    input (const aclTensor*, in): 需要计算累积乘积的数据。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64; rank 0-8; formats ND; non-contiguous allowed; empty allowed.\n    支持空Tensor。\ndim : number\n    dim (const aclScalar*, in): 指定计算累积乘积的维度，对于一个二维张量，dim=0表示沿着行方向计算，dim=1表示沿列方向计算。\n    dtypes INT32.\n    取值范围 [-rank(input), rank(input))。\ndtype : numpy dtype or dtype name\n    dtype (const aclDataType, in): 指定计算过程input的数据类型。\n    若为ACL_DT_UNDEFINED，使用传入input的原始类型计算。 若指定具体类型（需在input支持数据类型范围内），计算前将input转换为此类型。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 累积乘积的结果。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64; formats ND; non-contiguous allowed.\n    dtype=ACL_DT_UNDEFINED时，数据类型必须与input相同。 dtype指定时，数据类型必须与dtype相同。 out的shape必须与input一致。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的input、dim是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: 传入的input、dim的数据类型和格式不在支持的范围内。\n    161002 ACLNN_ERR_PARAM_INVALID: 传入的dim与input的shape约束不满足要求。\n    161002 ACLNN_ERR_PARAM_INVALID: out与input的shape不一致。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: not supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: not supported\nAtlas 训练系列产品: not supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnCumprod&aclnnInplaceCumprod默认确定性实现。\n\nSource: op_docs/aclnnCumprod&aclnnInplaceCumprod.md:87\n";
 
 // ---- aclnnCumsumV2 (op_docs/aclnnCumsumV2.md:41) ----
 
@@ -743,37 +860,46 @@ const bind::ApiSpec kSpec_cumsum_v2{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self), dtype of promote(self)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false},
+        // out: shape that of self, dtype self's (family cumulative)
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
     {4},
 };
 
-py::object wrap_cumsum_v2(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_exclusive,
-    py::object py_reverse,
-    py::object py_out
-) {
-  bind::Call call(kSpec_cumsum_v2, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
-  bool c_exclusive = call.boolean(2, py_exclusive);  // exclusive (bool, in)
-  bool c_reverse = call.boolean(3, py_reverse);  // reverse (bool, in)
-  aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_cumsum_v2>(phase1)(
-        c_self,
-        c_dim,
-        c_exclusive,
-        c_reverse,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_cumsum_v2{
+    "cumsum_v2",
+    {"self", "dim", "exclusive", "reverse", "out"},
+    4,
+    4,
+};
+
+// cumsum_v2(self, dim, exclusive, reverse, *, out=None)
+PyObject* wrap_cumsum_v2(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_cumsum_v2, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_exclusive(values[2]);
+    py::handle py_reverse(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_cumsum_v2, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
+    bool c_exclusive = call.boolean(2, py_exclusive);  // exclusive (bool, in)
+    bool c_reverse = call.boolean(3, py_reverse);  // reverse (bool, in)
+    aclTensor* c_out_ = call.output(4, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_cumsum_v2>(phase1)(
+          c_self,
+          c_dim,
+          c_exclusive,
+          c_reverse,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
-const char* const kDoc_cumsum_v2 = "cumsum_v2(self, dim, exclusive, reverse, *, out=None)\n--\n\nRuns aclnnCumsumV2 (both phases) on the active backend.\n\n- 接口功能：对输入张量self的元素，按照指定维度dim依次进行累加，并将结果保存到输出张量out中。\n- 计算公式：$x_{i}$是输入张量self中，从维度dim视角来看的某个元素（其它维度下标不变，只dim维度下标依次递增），$y_{i}$是输出张量out中对应位置的元素，则\n$$\ny_{i} = x_{1} + x_{2} + x_{3} + ...... + x_{i}\n$$\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 输入Tensor。\n    dtypes FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.\n    数据维度不支持8维以上。\ndim : int\n    dim (int64_t, in): 进行操作的维度。\n    取值范围在[-self.dim(), self.dim()-1]内。\nexclusive : bool\n    exclusive (bool, in): 定义是否包含顶部元素的和。\n    如果设置为true，将返回不包含顶部元素的独占总和，即如果设置为true，则第j个输出元素将是前(j-1)个元素的和。否则，它就是前j个元素的和。\nreverse : bool\n    reverse (bool, in): 定义是否反向求和。\n    如果设置为true，将执行反向求和。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 输出Tensor。\n    dtypes FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.\n    shape及dtype需要与self一致，数据维度不支持8维以上。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 参数self、out是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: self、out的数据类型不在支持的范围内。\n    161002 ACLNN_ERR_PARAM_INVALID: 当self.dim()=0时，参数dim的取值范围不在[-1, 0]内；当self.dim()>0时，参数dim的取值范围不在[-self.dim(), self.dim()-1]内。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数self和out的shape不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数self、out的维度大于8。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: supported\nAtlas 推理系列产品: supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnCumsumV2默认确定性实现。\n\nSource: op_docs/aclnnCumsumV2.md:41 (not simulated: phase 2 fails on the simulator)\n";
+const char* const kDoc_cumsum_v2 = "cumsum_v2(self, dim, exclusive, reverse, *, out=None)\n--\n\nRuns aclnnCumsumV2 (both phases) on the active backend.\n\n- 接口功能：对输入张量self的元素，按照指定维度dim依次进行累加，并将结果保存到输出张量out中。\n- 计算公式：$x_{i}$是输入张量self中，从维度dim视角来看的某个元素（其它维度下标不变，只dim维度下标依次递增），$y_{i}$是输出张量out中对应位置的元素，则\n$$\ny_{i} = x_{1} + x_{2} + x_{3} + ...... + x_{i}\n$$\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 输入Tensor。\n    dtypes FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.\n    数据维度不支持8维以上。\ndim : int\n    dim (int64_t, in): 进行操作的维度。\n    取值范围在[-self.dim(), self.dim()-1]内。\nexclusive : bool\n    exclusive (bool, in): 定义是否包含顶部元素的和。\n    如果设置为true，将返回不包含顶部元素的独占总和，即如果设置为true，则第j个输出元素将是前(j-1)个元素的和。否则，它就是前j个元素的和。\nreverse : bool\n    reverse (bool, in): 定义是否反向求和。\n    如果设置为true，将执行反向求和。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 输出Tensor。\n    dtypes FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.\n    shape及dtype需要与self一致，数据维度不支持8维以上。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 参数self、out是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: self、out的数据类型不在支持的范围内。\n    161002 ACLNN_ERR_PARAM_INVALID: 当self.dim()=0时，参数dim的取值范围不在[-1, 0]内；当self.dim()>0时，参数dim的取值范围不在[-self.dim(), self.dim()-1]内。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数self和out的shape不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: 参数self、out的维度大于8。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: supported\nAtlas 推理系列产品: supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnCumsumV2默认确定性实现。\n\nSource: op_docs/aclnnCumsumV2.md:41\n";
 
 // ---- aclnnHardswishBackward (op_docs/hardswish_backward.md:50) ----
 
@@ -794,26 +920,35 @@ const bind::ApiSpec kSpec_hardswish_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(gradOutput, self)
-        {2, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
+        {2, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_hardswish_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_hardswish_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_hardswish_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_hardswish_backward{
+    "hardswish_backward",
+    {"grad_output", "self", "out"},
+    2,
+    2,
+};
+
+// hardswish_backward(grad_output, self, *, out=None)
+PyObject* wrap_hardswish_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_hardswish_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_hardswish_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_hardswish_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -842,32 +977,41 @@ const bind::ApiSpec kSpec_hardtanh_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(gradOutput, self)
-        {4, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
+        {4, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {4},
 };
 
-py::object wrap_hardtanh_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_min,
-    py::object py_max,
-    py::object py_out
-) {
-  bind::Call call(kSpec_hardtanh_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclScalar* c_min = call.scalar(2, py_min);  // min (const aclScalar*, in)
-  aclScalar* c_max = call.scalar(3, py_max);  // max (const aclScalar*, in)
-  aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_hardtanh_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_min,
-        c_max,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_hardtanh_backward{
+    "hardtanh_backward",
+    {"grad_output", "self", "min", "max", "out"},
+    4,
+    4,
+};
+
+// hardtanh_backward(grad_output, self, min, max, *, out=None)
+PyObject* wrap_hardtanh_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_hardtanh_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_min(values[2]);
+    py::handle py_max(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_hardtanh_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclScalar* c_min = call.scalar(2, py_min);  // min (const aclScalar*, in)
+    aclScalar* c_max = call.scalar(3, py_max);  // max (const aclScalar*, in)
+    aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_hardtanh_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_min,
+          c_max,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -901,30 +1045,39 @@ const bind::ApiSpec kSpec_inplace_baddbmm{
     {0},
 };
 
-py::object wrap_inplace_baddbmm(
-    py::object py_self_ref,
-    py::object py_batch1,
-    py::object py_batch2,
-    py::object py_beta,
-    py::object py_alpha,
-    py::object py_cube_math_type
-) {
-  bind::Call call(kSpec_inplace_baddbmm, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (const aclTensor*, inout)
-  aclTensor* c_batch1 = call.tensor(1, py_batch1);  // batch1 (const aclTensor*, in)
-  aclTensor* c_batch2 = call.tensor(2, py_batch2);  // batch2 (const aclTensor*, in)
-  aclScalar* c_beta = call.scalar(3, py_beta);  // beta (const aclScalar*, in)
-  aclScalar* c_alpha = call.scalar(4, py_alpha);  // alpha (const aclScalar*, in)
-  int8_t c_cube_math_type = call.integer<int8_t>(5, py_cube_math_type);  // cubeMathType (int8_t, in)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_baddbmm>(phase1)(
-        c_self_ref,
-        c_batch1,
-        c_batch2,
-        c_beta,
-        c_alpha,
-        c_cube_math_type,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_baddbmm{
+    "inplace_baddbmm",
+    {"self_ref", "batch1", "batch2", "beta", "alpha", "cube_math_type"},
+    6,
+    6,
+};
+
+// inplace_baddbmm(self_ref, batch1, batch2, beta, alpha, cube_math_type)
+PyObject* wrap_inplace_baddbmm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_baddbmm, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    py::handle py_batch1(values[1]);
+    py::handle py_batch2(values[2]);
+    py::handle py_beta(values[3]);
+    py::handle py_alpha(values[4]);
+    py::handle py_cube_math_type(values[5]);
+    bind::Call call(kSpec_inplace_baddbmm, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (const aclTensor*, inout)
+    aclTensor* c_batch1 = call.tensor(1, py_batch1);  // batch1 (const aclTensor*, in)
+    aclTensor* c_batch2 = call.tensor(2, py_batch2);  // batch2 (const aclTensor*, in)
+    aclScalar* c_beta = call.scalar(3, py_beta);  // beta (const aclScalar*, in)
+    aclScalar* c_alpha = call.scalar(4, py_alpha);  // alpha (const aclScalar*, in)
+    int8_t c_cube_math_type = call.integer<int8_t>(5, py_cube_math_type);  // cubeMathType (int8_t, in)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_baddbmm>(phase1)(
+          c_self_ref,
+          c_batch1,
+          c_batch2,
+          c_beta,
+          c_alpha,
+          c_cube_math_type,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -950,22 +1103,31 @@ const bind::ApiSpec kSpec_inplace_cumprod{
     {0},
 };
 
-py::object wrap_inplace_cumprod(
-    py::object py_input,
-    py::object py_dim
-) {
-  bind::Call call(kSpec_inplace_cumprod, py::none());
-  aclTensor* c_input = call.inout_tensor(0, py_input);  // input (aclTensor*, inout)
-  aclScalar* c_dim = call.scalar(1, py_dim);  // dim (const aclScalar*, in)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_cumprod>(phase1)(
-        c_input,
-        c_dim,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_cumprod{
+    "inplace_cumprod",
+    {"input", "dim"},
+    2,
+    2,
+};
+
+// inplace_cumprod(input, dim)
+PyObject* wrap_inplace_cumprod(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_cumprod, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_input(values[0]);
+    py::handle py_dim(values[1]);
+    bind::Call call(kSpec_inplace_cumprod, py::none());
+    aclTensor* c_input = call.inout_tensor(0, py_input);  // input (aclTensor*, inout)
+    aclScalar* c_dim = call.scalar(1, py_dim);  // dim (const aclScalar*, in)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_cumprod>(phase1)(
+          c_input,
+          c_dim,
+          workspace_size, executor);
+    });
   });
 }
 
-const char* const kDoc_inplace_cumprod = "inplace_cumprod(input, dim)\n--\n\nRuns aclnnInplaceCumprod (both phases) on the active backend.\n\n- 接口功能：cumprod函数用于计算输入张量在指定维度上的累积乘积。例如，如果有一个张量表示一系列的数值，cumprod可以计算出这些数值从开始位置到当前位置的乘积序列。\n- 计算公式：\n  - 一维张量（向量）情况\n当对于一维张量，累积乘积$y=[y_1,y_2,y_3...,y_n]$的计算公式为:\n$y_1=x_1$\n$y_2=x_1 \\times x_2$\n$y_3=x_1 \\times x_2\\times x_3$\n...\n$y_n=x_1\\times x_2\\times x_3\\times x_n$\n用数学公式表示$y_i=\\prod_{j=1}^ix_j，其中i=1,2...,n$。\n  - 高维张量情况（以二维张量为例， dim=0沿行方向）\n对于二维张量：\n$$\nX=\\begin{bmatrix}x_{11}&x_{12}&...&x_{1m}\\x_{21}&x_{22}&...&x_{2m}\\...&...&...&...&\\x_{n1}&x_{n2}&...&x_{nm}&\\end{bmatrix}\n$$\n计算后的结果张量：\n$$\nY=\\begin{bmatrix}y_{11}&y_{12}&...&y_{1m}\\y_{21}&y_{22}&...&y_{2m}\\...&...&...&...&\\y_{n1}&y_{n2}&...&y_{nm}&\\end{bmatrix}\n$$\n对于第一列(j=1):\n$$\ny_{i1}=x_{11}\\times x_{21}\\times ...\\times x_{i1}(对于i=1,2,....n)\n$$\n所以对于任意列j，也有类似规律即:\n$$\ny_{ij}=\\prod_{k=1}^{i} x_{kj}\n$$\n  - 高维张量情况（以二维张量为例， dim=1沿列方向情况）\n所以对于任意列j，也有类似规律即:\n$$\ny_{ij}=\\prod_{k=1}^{j} x_{ik}\n$$\n  - 其它参数可以类似地根据上述规则进行推导\n\nParameters\n----------\ninput : array_like or aclnn.Tensor\n    input (aclTensor*, inout): 需要计算累积乘积的数据和结果。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64; rank 0-8; formats ND; non-contiguous allowed; empty not allowed.\n    不支持空Tensor。\ndim : number\n    dim (const aclScalar*, in): 指定计算累积乘积的维度，对于一个二维张量，dim=0表示沿着行方向计算，dim=1表示沿列方向计算。\n    dtypes INT32.\n    取值范围 [-rank(input), rank(input)]。\n\nReturns\n-------\ninput : numpy.ndarray or aclnn.Tensor\n    input (aclTensor*, inout): 需要计算累积乘积的数据和结果。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64; rank 0-8; formats ND; non-contiguous allowed; empty not allowed.\n    不支持空Tensor。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的input、dim是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: 传入的input、dim的数据类型和格式不在支持的范围内。\n    161002 ACLNN_ERR_PARAM_INVALID: 传入的dim与input的shape约束不满足要求。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: not supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: not supported\nAtlas 训练系列产品: not supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnCumprod&aclnnInplaceCumprod默认确定性实现。\n\nSource: op_docs/aclnnCumprod&aclnnInplaceCumprod.md:105 (not simulated: phase 2 fails on the simulator)\n";
+const char* const kDoc_inplace_cumprod = "inplace_cumprod(input, dim)\n--\n\nRuns aclnnInplaceCumprod (both phases) on the active backend.\n\n- 接口功能：cumprod函数用于计算输入张量在指定维度上的累积乘积。例如，如果有一个张量表示一系列的数值，cumprod可以计算出这些数值从开始位置到当前位置的乘积序列。\n- 计算公式：\n  - 一维张量（向量）情况\n当对于一维张量，累积乘积$y=[y_1,y_2,y_3...,y_n]$的计算公式为:\n$y_1=x_1$\n$y_2=x_1 \\times x_2$\n$y_3=x_1 \\times x_2\\times x_3$\n...\n$y_n=x_1\\times x_2\\times x_3\\times x_n$\n用数学公式表示$y_i=\\prod_{j=1}^ix_j，其中i=1,2...,n$。\n  - 高维张量情况（以二维张量为例， dim=0沿行方向）\n对于二维张量：\n$$\nX=\\begin{bmatrix}x_{11}&x_{12}&...&x_{1m}\\x_{21}&x_{22}&...&x_{2m}\\...&...&...&...&\\x_{n1}&x_{n2}&...&x_{nm}&\\end{bmatrix}\n$$\n计算后的结果张量：\n$$\nY=\\begin{bmatrix}y_{11}&y_{12}&...&y_{1m}\\y_{21}&y_{22}&...&y_{2m}\\...&...&...&...&\\y_{n1}&y_{n2}&...&y_{nm}&\\end{bmatrix}\n$$\n对于第一列(j=1):\n$$\ny_{i1}=x_{11}\\times x_{21}\\times ...\\times x_{i1}(对于i=1,2,....n)\n$$\n所以对于任意列j，也有类似规律即:\n$$\ny_{ij}=\\prod_{k=1}^{i} x_{kj}\n$$\n  - 高维张量情况（以二维张量为例， dim=1沿列方向情况）\n所以对于任意列j，也有类似规律即:\n$$\ny_{ij}=\\prod_{k=1}^{j} x_{ik}\n$$\n  - 其它参数可以类似地根据上述规则进行推导\n\nParameters\n----------\ninput : array_like or aclnn.Tensor\n    input (aclTensor*, inout): 需要计算累积乘积的数据和结果。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64; rank 0-8; formats ND; non-contiguous allowed; empty not allowed.\n    不支持空Tensor。\ndim : number\n    dim (const aclScalar*, in): 指定计算累积乘积的维度，对于一个二维张量，dim=0表示沿着行方向计算，dim=1表示沿列方向计算。\n    dtypes INT32.\n    取值范围 [-rank(input), rank(input)]。\n\nReturns\n-------\ninput : numpy.ndarray or aclnn.Tensor\n    input (aclTensor*, inout): 需要计算累积乘积的数据和结果。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64; rank 0-8; formats ND; non-contiguous allowed; empty not allowed.\n    不支持空Tensor。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的input、dim是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: 传入的input、dim的数据类型和格式不在支持的范围内。\n    161002 ACLNN_ERR_PARAM_INVALID: 传入的dim与input的shape约束不满足要求。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: not supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: not supported\nAtlas 训练系列产品: not supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnCumprod&aclnnInplaceCumprod默认确定性实现。\n\nSource: op_docs/aclnnCumprod&aclnnInplaceCumprod.md:105\n";
 
 // ---- aclnnInplaceLeakyRelu (op_docs/leaky_relu.md:62) ----
 
@@ -987,18 +1149,27 @@ const bind::ApiSpec kSpec_inplace_leaky_relu{
     {0},
 };
 
-py::object wrap_inplace_leaky_relu(
-    py::object py_self_ref,
-    py::object py_negative_slope
-) {
-  bind::Call call(kSpec_inplace_leaky_relu, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  aclScalar* c_negative_slope = call.scalar(1, py_negative_slope);  // negativeSlope (const aclScalar*, in)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_leaky_relu>(phase1)(
-        c_self_ref,
-        c_negative_slope,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_leaky_relu{
+    "inplace_leaky_relu",
+    {"self_ref", "negative_slope"},
+    2,
+    2,
+};
+
+// inplace_leaky_relu(self_ref, negative_slope)
+PyObject* wrap_inplace_leaky_relu(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_leaky_relu, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    py::handle py_negative_slope(values[1]);
+    bind::Call call(kSpec_inplace_leaky_relu, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    aclScalar* c_negative_slope = call.scalar(1, py_negative_slope);  // negativeSlope (const aclScalar*, in)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_leaky_relu>(phase1)(
+          c_self_ref,
+          c_negative_slope,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1022,15 +1193,24 @@ const bind::ApiSpec kSpec_inplace_relu{
     {0},
 };
 
-py::object wrap_inplace_relu(
-    py::object py_self_ref
-) {
-  bind::Call call(kSpec_inplace_relu, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_relu>(phase1)(
-        c_self_ref,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_relu{
+    "inplace_relu",
+    {"self_ref"},
+    1,
+    1,
+};
+
+// inplace_relu(self_ref)
+PyObject* wrap_inplace_relu(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_relu, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    bind::Call call(kSpec_inplace_relu, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_relu>(phase1)(
+          c_self_ref,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1054,15 +1234,24 @@ const bind::ApiSpec kSpec_inplace_rsqrt{
     {0},
 };
 
-py::object wrap_inplace_rsqrt(
-    py::object py_self_ref
-) {
-  bind::Call call(kSpec_inplace_rsqrt, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_rsqrt>(phase1)(
-        c_self_ref,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_rsqrt{
+    "inplace_rsqrt",
+    {"self_ref"},
+    1,
+    1,
+};
+
+// inplace_rsqrt(self_ref)
+PyObject* wrap_inplace_rsqrt(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_rsqrt, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    bind::Call call(kSpec_inplace_rsqrt, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_rsqrt>(phase1)(
+          c_self_ref,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1086,15 +1275,24 @@ const bind::ApiSpec kSpec_inplace_sigmoid{
     {0},
 };
 
-py::object wrap_inplace_sigmoid(
-    py::object py_self_ref
-) {
-  bind::Call call(kSpec_inplace_sigmoid, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_sigmoid>(phase1)(
-        c_self_ref,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_sigmoid{
+    "inplace_sigmoid",
+    {"self_ref"},
+    1,
+    1,
+};
+
+// inplace_sigmoid(self_ref)
+PyObject* wrap_inplace_sigmoid(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_sigmoid, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    bind::Call call(kSpec_inplace_sigmoid, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_sigmoid>(phase1)(
+          c_self_ref,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1118,15 +1316,24 @@ const bind::ApiSpec kSpec_inplace_sqrt{
     {0},
 };
 
-py::object wrap_inplace_sqrt(
-    py::object py_self
-) {
-  bind::Call call(kSpec_inplace_sqrt, py::none());
-  aclTensor* c_self = call.inout_tensor(0, py_self);  // self (aclTensor*, inout)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_sqrt>(phase1)(
-        c_self,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_sqrt{
+    "inplace_sqrt",
+    {"self"},
+    1,
+    1,
+};
+
+// inplace_sqrt(self)
+PyObject* wrap_inplace_sqrt(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_sqrt, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    bind::Call call(kSpec_inplace_sqrt, py::none());
+    aclTensor* c_self = call.inout_tensor(0, py_self);  // self (aclTensor*, inout)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_sqrt>(phase1)(
+          c_self,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1154,21 +1361,30 @@ const bind::ApiSpec kSpec_inplace_sub{
     {0},
 };
 
-py::object wrap_inplace_sub(
-    py::object py_self_ref,
-    py::object py_other,
-    py::object py_alpha
-) {
-  bind::Call call(kSpec_inplace_sub, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  aclScalar* c_alpha = call.scalar(2, py_alpha);  // alpha (const aclScalar*, in)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_sub>(phase1)(
-        c_self_ref,
-        c_other,
-        c_alpha,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_sub{
+    "inplace_sub",
+    {"self_ref", "other", "alpha"},
+    3,
+    3,
+};
+
+// inplace_sub(self_ref, other, alpha)
+PyObject* wrap_inplace_sub(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_sub, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    py::handle py_other(values[1]);
+    py::handle py_alpha(values[2]);
+    bind::Call call(kSpec_inplace_sub, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    aclScalar* c_alpha = call.scalar(2, py_alpha);  // alpha (const aclScalar*, in)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_sub>(phase1)(
+          c_self_ref,
+          c_other,
+          c_alpha,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1197,32 +1413,41 @@ const bind::ApiSpec kSpec_leaky_relu_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(gradOutput, self)
-        {4, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE}, nullptr, false},
+        {4, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {4},
 };
 
-py::object wrap_leaky_relu_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_negative_slope,
-    py::object py_self_is_result,
-    py::object py_out
-) {
-  bind::Call call(kSpec_leaky_relu_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclScalar* c_negative_slope = call.scalar(2, py_negative_slope);  // negativeSlope (const aclScalar*, in)
-  bool c_self_is_result = call.boolean(3, py_self_is_result);  // selfIsResult (bool, in)
-  aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_leaky_relu_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_negative_slope,
-        c_self_is_result,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_leaky_relu_backward{
+    "leaky_relu_backward",
+    {"grad_output", "self", "negative_slope", "self_is_result", "out"},
+    4,
+    4,
+};
+
+// leaky_relu_backward(grad_output, self, negative_slope, self_is_result, *, out=None)
+PyObject* wrap_leaky_relu_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_leaky_relu_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_negative_slope(values[2]);
+    py::handle py_self_is_result(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_leaky_relu_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclScalar* c_negative_slope = call.scalar(2, py_negative_slope);  // negativeSlope (const aclScalar*, in)
+    bool c_self_is_result = call.boolean(3, py_self_is_result);  // selfIsResult (bool, in)
+    aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_leaky_relu_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_negative_slope,
+          c_self_is_result,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1252,36 +1477,45 @@ const bind::ApiSpec kSpec_linalg_vector_norm{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self), dtype of promote(self) if documented
-        {5, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        // out: shape self reduced along dims, dtype dtype, else self's (family reduce)
+        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {5},
 };
 
-py::object wrap_linalg_vector_norm(
-    py::object py_self,
-    py::object py_ord,
-    py::object py_dims,
-    py::object py_keep_dims,
-    py::object py_dtype,
-    py::object py_out
-) {
-  bind::Call call(kSpec_linalg_vector_norm, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclScalar* c_ord = call.scalar(1, py_ord);  // ord (const aclScalar*, in)
-  aclIntArray* c_dims = call.int_array(2, py_dims);  // dims (const aclIntArray*, in)
-  bool c_keep_dims = call.boolean(3, py_keep_dims);  // keepDims (bool, in)
-  aclDataType c_dtype = call.dtype(4, py_dtype);  // dtype (const aclDataType, in)
-  aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_linalg_vector_norm>(phase1)(
-        c_self,
-        c_ord,
-        c_dims,
-        c_keep_dims,
-        c_dtype,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_linalg_vector_norm{
+    "linalg_vector_norm",
+    {"self", "ord", "dims", "keep_dims", "dtype", "out"},
+    5,
+    5,
+};
+
+// linalg_vector_norm(self, ord, dims, keep_dims, dtype, *, out=None)
+PyObject* wrap_linalg_vector_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_linalg_vector_norm, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_ord(values[1]);
+    py::handle py_dims(values[2]);
+    py::handle py_keep_dims(values[3]);
+    py::handle py_dtype(values[4]);
+    py::handle py_out(values[5]);
+    bind::Call call(kSpec_linalg_vector_norm, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclScalar* c_ord = call.scalar(1, py_ord);  // ord (const aclScalar*, in)
+    aclIntArray* c_dims = call.int_array(2, py_dims);  // dims (const aclIntArray*, in)
+    bool c_keep_dims = call.boolean(3, py_keep_dims);  // keepDims (bool, in)
+    aclDataType c_dtype = call.dtype(4, py_dtype);  // dtype (const aclDataType, in)
+    aclTensor* c_out_ = call.output(5, {py_dims, py_keep_dims, py_dtype});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_linalg_vector_norm>(phase1)(
+          c_self,
+          c_ord,
+          c_dims,
+          c_keep_dims,
+          c_dtype,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1308,29 +1542,38 @@ const bind::ApiSpec kSpec_matmul{
     },
     {
         // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_matmul(
-    py::object py_self,
-    py::object py_mat2,
-    py::object py_cube_math_type,
-    py::object py_out
-) {
-  bind::Call call(kSpec_matmul, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_mat2 = call.tensor(1, py_mat2);  // mat2 (const aclTensor*, in)
-  int8_t c_cube_math_type = call.integer<int8_t>(3, py_cube_math_type);  // cubeMathType (int8_t, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_matmul>(phase1)(
-        c_self,
-        c_mat2,
-        c_out_,
-        c_cube_math_type,
-        workspace_size, executor);
+const bind::PySignature kSig_matmul{
+    "matmul",
+    {"self", "mat2", "cube_math_type", "out"},
+    3,
+    3,
+};
+
+// matmul(self, mat2, cube_math_type, *, out=None)
+PyObject* wrap_matmul(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_matmul, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_mat2(values[1]);
+    py::handle py_cube_math_type(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_matmul, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_mat2 = call.tensor(1, py_mat2);  // mat2 (const aclTensor*, in)
+    int8_t c_cube_math_type = call.integer<int8_t>(3, py_cube_math_type);  // cubeMathType (int8_t, in)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_matmul>(phase1)(
+          c_self,
+          c_mat2,
+          c_out_,
+          c_cube_math_type,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1358,34 +1601,43 @@ const bind::ApiSpec kSpec_max_dim{
         {"indices", "indices", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {3, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
-        // indices: out= required (the page does not say how the shape of indices follows from the inputs)
-        {4, {}, {}, false, {}, "the page does not say how the shape of indices follows from the inputs", false},
+        // out: shape self reduced along dim, dtype self's (family reduce)
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16, ACL_INT32}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        // indices: shape self reduced along dim, dtype INT64 (family reduce)
+        {4, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_INT64},
     },
     {3, 4},
 };
 
-py::object wrap_max_dim(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_keepdim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_max_dim, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
-  bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  aclTensor* c_indices = call.output(4);  // indices (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_max_dim>(phase1)(
-        c_self,
-        c_dim,
-        c_keepdim,
-        c_out_,
-        c_indices,
-        workspace_size, executor);
+const bind::PySignature kSig_max_dim{
+    "max_dim",
+    {"self", "dim", "keepdim", "out"},
+    3,
+    3,
+};
+
+// max_dim(self, dim, keepdim, *, out=None)
+PyObject* wrap_max_dim(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_max_dim, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_keepdim(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_max_dim, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
+    bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
+    aclTensor* c_out_ = call.output(3, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_indices = call.output(4, {py_dim, py_keepdim, py::handle()});  // indices (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_max_dim>(phase1)(
+          c_self,
+          c_dim,
+          c_keepdim,
+          c_out_,
+          c_indices,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1407,24 +1659,33 @@ const bind::ApiSpec kSpec_min{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {1, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape self reduced along every dimension, dtype self's (family reduce)
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {1},
 };
 
-py::object wrap_min(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_min, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_min>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_min{
+    "min",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// min(self, *, out=None)
+PyObject* wrap_min(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_min, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_min, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_min>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1452,34 +1713,43 @@ const bind::ApiSpec kSpec_min_dim{
         {"indices", "indices", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {3, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
-        // indices: out= required (the page does not say how the shape of indices follows from the inputs)
-        {4, {}, {}, false, {}, "the page does not say how the shape of indices follows from the inputs", false},
+        // out: shape self reduced along dim, dtype self's (family reduce)
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16, ACL_INT32}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        // indices: shape self reduced along dim, dtype INT32 (family reduce)
+        {4, {0}, {0}, false, {ACL_INT32}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_INT32},
     },
     {3, 4},
 };
 
-py::object wrap_min_dim(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_keepdim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_min_dim, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
-  bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  aclTensor* c_indices = call.output(4);  // indices (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_min_dim>(phase1)(
-        c_self,
-        c_dim,
-        c_keepdim,
-        c_out_,
-        c_indices,
-        workspace_size, executor);
+const bind::PySignature kSig_min_dim{
+    "min_dim",
+    {"self", "dim", "keepdim", "out"},
+    3,
+    3,
+};
+
+// min_dim(self, dim, keepdim, *, out=None)
+PyObject* wrap_min_dim(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_min_dim, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_keepdim(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_min_dim, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
+    bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
+    aclTensor* c_out_ = call.output(3, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_indices = call.output(4, {py_dim, py_keepdim, py::handle()});  // indices (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_min_dim>(phase1)(
+          c_self,
+          c_dim,
+          c_keepdim,
+          c_out_,
+          c_indices,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1504,26 +1774,35 @@ const bind::ApiSpec kSpec_mish_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x self), dtype of promote(gradOutput)
-        {2, {0, 1}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
+        {2, {0, 1}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_mish_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_mish_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_mish_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_grad_input,
-        workspace_size, executor);
+const bind::PySignature kSig_mish_backward{
+    "mish_backward",
+    {"grad_output", "self", "out"},
+    2,
+    2,
+};
+
+// mish_backward(grad_output, self, *, out=None)
+PyObject* wrap_mish_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_mish_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_mish_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_mish_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_grad_input,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1547,27 +1826,36 @@ const bind::ApiSpec kSpec_prod{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape self reduced along every dimension, dtype dtype, else self's (family reduce)
+        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {2},
 };
 
-py::object wrap_prod(
-    py::object py_self,
-    py::object py_dtype,
-    py::object py_out
-) {
-  bind::Call call(kSpec_prod, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclDataType c_dtype = call.dtype(1, py_dtype);  // dtype (const aclDataType, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_prod>(phase1)(
-        c_self,
-        c_dtype,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_prod{
+    "prod",
+    {"self", "dtype", "out"},
+    2,
+    2,
+};
+
+// prod(self, dtype, *, out=None)
+PyObject* wrap_prod(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_prod, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dtype(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_prod, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclDataType c_dtype = call.dtype(1, py_dtype);  // dtype (const aclDataType, in)
+    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py_dtype});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_prod>(phase1)(
+          c_self,
+          c_dtype,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1596,33 +1884,42 @@ const bind::ApiSpec kSpec_rms_norm{
     },
     {
         // yOut: shape of broadcast(x x gamma), dtype of promote(x, gamma) if documented
-        {3, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {3, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
         // rstdOut: shape of broadcast(x x gamma), dtype of promote(x, gamma) if documented
-        {4, {0, 1}, {0, 1}, true, {ACL_FLOAT}, nullptr, false},
+        {4, {0, 1}, {0, 1}, true, {ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {3, 4},
 };
 
-py::object wrap_rms_norm(
-    py::object py_x,
-    py::object py_gamma,
-    py::object py_epsilon,
-    py::object py_out
-) {
-  bind::Call call(kSpec_rms_norm, py_out);
-  aclTensor* c_x = call.tensor(0, py_x);  // x (const aclTensor*, in)
-  aclTensor* c_gamma = call.tensor(1, py_gamma);  // gamma (const aclTensor*, in)
-  double c_epsilon = call.floating<double>(2, py_epsilon);  // epsilon (double, in)
-  aclTensor* c_y_out = call.output(3);  // yOut (const aclTensor*, out)
-  aclTensor* c_rstd_out = call.output(4);  // rstdOut (const aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_rms_norm>(phase1)(
-        c_x,
-        c_gamma,
-        c_epsilon,
-        c_y_out,
-        c_rstd_out,
-        workspace_size, executor);
+const bind::PySignature kSig_rms_norm{
+    "rms_norm",
+    {"x", "gamma", "epsilon", "out"},
+    3,
+    3,
+};
+
+// rms_norm(x, gamma, epsilon, *, out=None)
+PyObject* wrap_rms_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_rms_norm, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_x(values[0]);
+    py::handle py_gamma(values[1]);
+    py::handle py_epsilon(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_rms_norm, py_out);
+    aclTensor* c_x = call.tensor(0, py_x);  // x (const aclTensor*, in)
+    aclTensor* c_gamma = call.tensor(1, py_gamma);  // gamma (const aclTensor*, in)
+    double c_epsilon = call.floating<double>(2, py_epsilon);  // epsilon (double, in)
+    aclTensor* c_y_out = call.output(3);  // yOut (const aclTensor*, out)
+    aclTensor* c_rstd_out = call.output(4);  // rstdOut (const aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_rms_norm>(phase1)(
+          c_x,
+          c_gamma,
+          c_epsilon,
+          c_y_out,
+          c_rstd_out,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1647,26 +1944,35 @@ const bind::ApiSpec kSpec_selu_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x result), dtype of promote(gradOutput, result)
-        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16}, nullptr, false},
+        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_selu_backward(
-    py::object py_grad_output,
-    py::object py_result,
-    py::object py_out
-) {
-  bind::Call call(kSpec_selu_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_result = call.tensor(1, py_result);  // result (const aclTensor*, in)
-  aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_selu_backward>(phase1)(
-        c_grad_output,
-        c_result,
-        c_grad_input,
-        workspace_size, executor);
+const bind::PySignature kSig_selu_backward{
+    "selu_backward",
+    {"grad_output", "result", "out"},
+    2,
+    2,
+};
+
+// selu_backward(grad_output, result, *, out=None)
+PyObject* wrap_selu_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_selu_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_result(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_selu_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_result = call.tensor(1, py_result);  // result (const aclTensor*, in)
+    aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_selu_backward>(phase1)(
+          c_grad_output,
+          c_result,
+          c_grad_input,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1689,23 +1995,32 @@ const bind::ApiSpec kSpec_sigmoid{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_sigmoid(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_sigmoid, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_sigmoid>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_sigmoid{
+    "sigmoid",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// sigmoid(self, *, out=None)
+PyObject* wrap_sigmoid(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_sigmoid, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_sigmoid, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_sigmoid>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1730,26 +2045,35 @@ const bind::ApiSpec kSpec_sigmoid_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x output), dtype of promote(gradOutput, output) if documented
-        {2, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false},
+        {2, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_sigmoid_backward(
-    py::object py_grad_output,
-    py::object py_output,
-    py::object py_out
-) {
-  bind::Call call(kSpec_sigmoid_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_output = call.tensor(1, py_output);  // output (const aclTensor*, in)
-  aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_sigmoid_backward>(phase1)(
-        c_grad_output,
-        c_output,
-        c_grad_input,
-        workspace_size, executor);
+const bind::PySignature kSig_sigmoid_backward{
+    "sigmoid_backward",
+    {"grad_output", "output", "out"},
+    2,
+    2,
+};
+
+// sigmoid_backward(grad_output, output, *, out=None)
+PyObject* wrap_sigmoid_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_sigmoid_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_output(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_sigmoid_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_output = call.tensor(1, py_output);  // output (const aclTensor*, in)
+    aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_sigmoid_backward>(phase1)(
+          c_grad_output,
+          c_output,
+          c_grad_input,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1778,32 +2102,41 @@ const bind::ApiSpec kSpec_softplus_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x self), dtype of promote(self)
-        {4, {0, 1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false},
+        {4, {0, 1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {4},
 };
 
-py::object wrap_softplus_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_beta,
-    py::object py_threshold,
-    py::object py_out
-) {
-  bind::Call call(kSpec_softplus_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclScalar* c_beta = call.scalar(2, py_beta);  // beta (const aclScalar*, in)
-  aclScalar* c_threshold = call.scalar(3, py_threshold);  // threshold (const aclScalar*, in)
-  aclTensor* c_grad_input = call.output(4);  // gradInput (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_softplus_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_beta,
-        c_threshold,
-        c_grad_input,
-        workspace_size, executor);
+const bind::PySignature kSig_softplus_backward{
+    "softplus_backward",
+    {"grad_output", "self", "beta", "threshold", "out"},
+    4,
+    4,
+};
+
+// softplus_backward(grad_output, self, beta, threshold, *, out=None)
+PyObject* wrap_softplus_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_softplus_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_beta(values[2]);
+    py::handle py_threshold(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_softplus_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclScalar* c_beta = call.scalar(2, py_beta);  // beta (const aclScalar*, in)
+    aclScalar* c_threshold = call.scalar(3, py_threshold);  // threshold (const aclScalar*, in)
+    aclTensor* c_grad_input = call.output(4);  // gradInput (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_softplus_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_beta,
+          c_threshold,
+          c_grad_input,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1831,33 +2164,42 @@ const bind::ApiSpec kSpec_std{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {4, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape self reduced along dim, dtype self's (family reduce)
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
 
-py::object wrap_std(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_correction,
-    py::object py_keepdim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_std, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
-  int64_t c_correction = call.integer<int64_t>(2, py_correction);  // correction (const int64_t, in)
-  bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
-  aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_std>(phase1)(
-        c_self,
-        c_dim,
-        c_correction,
-        c_keepdim,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_std{
+    "std",
+    {"self", "dim", "correction", "keepdim", "out"},
+    4,
+    4,
+};
+
+// std(self, dim, correction, keepdim, *, out=None)
+PyObject* wrap_std(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_std, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_correction(values[2]);
+    py::handle py_keepdim(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_std, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
+    int64_t c_correction = call.integer<int64_t>(2, py_correction);  // correction (const int64_t, in)
+    bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
+    aclTensor* c_out_ = call.output(4, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_std>(phase1)(
+          c_self,
+          c_dim,
+          c_correction,
+          c_keepdim,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1884,29 +2226,38 @@ const bind::ApiSpec kSpec_sub{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {3, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false},
+        {3, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {3},
 };
 
-py::object wrap_sub(
-    py::object py_self,
-    py::object py_other,
-    py::object py_alpha,
-    py::object py_out
-) {
-  bind::Call call(kSpec_sub, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  aclScalar* c_alpha = call.scalar(2, py_alpha);  // alpha (const aclScalar*, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_sub>(phase1)(
-        c_self,
-        c_other,
-        c_alpha,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_sub{
+    "sub",
+    {"self", "other", "alpha", "out"},
+    3,
+    3,
+};
+
+// sub(self, other, alpha, *, out=None)
+PyObject* wrap_sub(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_sub, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_other(values[1]);
+    py::handle py_alpha(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_sub, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    aclScalar* c_alpha = call.scalar(2, py_alpha);  // alpha (const aclScalar*, in)
+    aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_sub>(phase1)(
+          c_self,
+          c_other,
+          c_alpha,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1929,23 +2280,32 @@ const bind::ApiSpec kSpec_tanh{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self)
-        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_tanh(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_tanh, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_tanh>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_tanh{
+    "tanh",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// tanh(self, *, out=None)
+PyObject* wrap_tanh(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_tanh, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_tanh, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_tanh>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1970,26 +2330,35 @@ const bind::ApiSpec kSpec_tanh_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x output), dtype of promote(gradOutput, output)
-        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false},
+        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_tanh_backward(
-    py::object py_grad_output,
-    py::object py_output,
-    py::object py_out
-) {
-  bind::Call call(kSpec_tanh_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_output = call.tensor(1, py_output);  // output (const aclTensor*, in)
-  aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_tanh_backward>(phase1)(
-        c_grad_output,
-        c_output,
-        c_grad_input,
-        workspace_size, executor);
+const bind::PySignature kSig_tanh_backward{
+    "tanh_backward",
+    {"grad_output", "output", "out"},
+    2,
+    2,
+};
+
+// tanh_backward(grad_output, output, *, out=None)
+PyObject* wrap_tanh_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_tanh_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_output(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_tanh_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_output = call.tensor(1, py_output);  // output (const aclTensor*, in)
+    aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_tanh_backward>(phase1)(
+          c_grad_output,
+          c_output,
+          c_grad_input,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -2017,33 +2386,42 @@ const bind::ApiSpec kSpec_var{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {4, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false},
+        // out: shape self reduced along dim, dtype self's (family reduce)
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
 
-py::object wrap_var(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_unbiased,
-    py::object py_keepdim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_var, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
-  bool c_unbiased = call.boolean(2, py_unbiased);  // unbiased (bool, in)
-  bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
-  aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_var>(phase1)(
-        c_self,
-        c_dim,
-        c_unbiased,
-        c_keepdim,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_var{
+    "var",
+    {"self", "dim", "unbiased", "keepdim", "out"},
+    4,
+    4,
+};
+
+// var(self, dim, unbiased, keepdim, *, out=None)
+PyObject* wrap_var(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_var, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_unbiased(values[2]);
+    py::handle py_keepdim(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_var, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
+    bool c_unbiased = call.boolean(2, py_unbiased);  // unbiased (bool, in)
+    bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
+    aclTensor* c_out_ = call.output(4, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_var>(phase1)(
+          c_self,
+          c_dim,
+          c_unbiased,
+          c_keepdim,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -2073,37 +2451,46 @@ const bind::ApiSpec kSpec_var_mean{
         {"meanOut", "mean_out", {}},
     },
     {
-        // varOut: out= required (the page does not say how the shape of varOut follows from the inputs)
-        {4, {}, {}, false, {}, "the page does not say how the shape of varOut follows from the inputs", false},
-        // meanOut: out= required (the page does not say how the shape of meanOut follows from the inputs)
-        {5, {}, {}, false, {}, "the page does not say how the shape of meanOut follows from the inputs", false},
+        // varOut: shape self reduced along dim, dtype self's (family reduce)
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        // meanOut: shape self reduced along dim, dtype self's (family reduce)
+        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4, 5},
 };
 
-py::object wrap_var_mean(
-    py::object py_self,
-    py::object py_dim,
-    py::object py_correction,
-    py::object py_keepdim,
-    py::object py_out
-) {
-  bind::Call call(kSpec_var_mean, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
-  int64_t c_correction = call.integer<int64_t>(2, py_correction);  // correction (int64_t, in)
-  bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
-  aclTensor* c_var_out = call.output(4);  // varOut (aclTensor*, out)
-  aclTensor* c_mean_out = call.output(5);  // meanOut (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_var_mean>(phase1)(
-        c_self,
-        c_dim,
-        c_correction,
-        c_keepdim,
-        c_var_out,
-        c_mean_out,
-        workspace_size, executor);
+const bind::PySignature kSig_var_mean{
+    "var_mean",
+    {"self", "dim", "correction", "keepdim", "out"},
+    4,
+    4,
+};
+
+// var_mean(self, dim, correction, keepdim, *, out=None)
+PyObject* wrap_var_mean(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_var_mean, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_dim(values[1]);
+    py::handle py_correction(values[2]);
+    py::handle py_keepdim(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_var_mean, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
+    int64_t c_correction = call.integer<int64_t>(2, py_correction);  // correction (int64_t, in)
+    bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
+    aclTensor* c_var_out = call.output(4, {py_dim, py_keepdim, py::handle()});  // varOut (aclTensor*, out)
+    aclTensor* c_mean_out = call.output(5, {py_dim, py_keepdim, py::handle()});  // meanOut (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_var_mean>(phase1)(
+          c_self,
+          c_dim,
+          c_correction,
+          c_keepdim,
+          c_var_out,
+          c_mean_out,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -2114,294 +2501,97 @@ const char* const kDoc_var_mean = "var_mean(self, dim, correction, keepdim, *, o
 namespace aclnn_generated {
 
 void register_ops_001(py::module_& m) {
-  // The docstrings start with the signature line CPython reads into __text_signature__.
-  py::options options;
-  options.disable_function_signatures();
-  m.def("abs", &wrap_abs,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_abs);
-  m.def("add_rms_norm", &wrap_add_rms_norm,
-        py::arg("x1"),
-        py::arg("x2"),
-        py::arg("gamma"),
-        py::arg("epsilon"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_add_rms_norm);
-  m.def("addbmm", &wrap_addbmm,
-        py::arg("self"),
-        py::arg("batch1"),
-        py::arg("batch2"),
-        py::arg("beta"),
-        py::arg("alpha"),
-        py::arg("cube_math_type"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_addbmm);
-  m.def("addmm", &wrap_addmm,
-        py::arg("self"),
-        py::arg("mat1"),
-        py::arg("mat2"),
-        py::arg("beta"),
-        py::arg("alpha"),
-        py::arg("cube_math_type"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_addmm);
-  m.def("addmv", &wrap_addmv,
-        py::arg("self"),
-        py::arg("mat"),
-        py::arg("vec"),
-        py::arg("alpha"),
-        py::arg("beta"),
-        py::arg("cube_math_type"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_addmv);
-  m.def("amax", &wrap_amax,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("keep_dim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_amax);
-  m.def("aminmax_dim", &wrap_aminmax_dim,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("keep_dim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_aminmax_dim);
-  m.def("any", &wrap_any,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("keepdim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_any);
-  m.def("arg_max", &wrap_arg_max,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("keepdim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_arg_max);
-  m.def("baddbmm", &wrap_baddbmm,
-        py::arg("self"),
-        py::arg("batch1"),
-        py::arg("batch2"),
-        py::arg("beta"),
-        py::arg("alpha"),
-        py::arg("cube_math_type"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_baddbmm);
-  m.def("batch_mat_mul", &wrap_batch_mat_mul,
-        py::arg("self"),
-        py::arg("mat2"),
-        py::arg("cube_math_type"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_batch_mat_mul);
-  m.def("cummin", &wrap_cummin,
-        py::arg("self"),
-        py::arg("dim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_cummin);
-  m.def("cumprod", &wrap_cumprod,
-        py::arg("input"),
-        py::arg("dim"),
-        py::arg("dtype"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_cumprod);
-  m.def("cumsum_v2", &wrap_cumsum_v2,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("exclusive"),
-        py::arg("reverse"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_cumsum_v2);
-  m.def("hardswish_backward", &wrap_hardswish_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_hardswish_backward);
-  m.def("hardtanh_backward", &wrap_hardtanh_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::arg("min"),
-        py::arg("max"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_hardtanh_backward);
-  m.def("inplace_baddbmm", &wrap_inplace_baddbmm,
-        py::arg("self_ref"),
-        py::arg("batch1"),
-        py::arg("batch2"),
-        py::arg("beta"),
-        py::arg("alpha"),
-        py::arg("cube_math_type"),
-        kDoc_inplace_baddbmm);
-  m.def("inplace_cumprod", &wrap_inplace_cumprod,
-        py::arg("input"),
-        py::arg("dim"),
-        kDoc_inplace_cumprod);
-  m.def("inplace_leaky_relu", &wrap_inplace_leaky_relu,
-        py::arg("self_ref"),
-        py::arg("negative_slope"),
-        kDoc_inplace_leaky_relu);
-  m.def("inplace_relu", &wrap_inplace_relu,
-        py::arg("self_ref"),
-        kDoc_inplace_relu);
-  m.def("inplace_rsqrt", &wrap_inplace_rsqrt,
-        py::arg("self_ref"),
-        kDoc_inplace_rsqrt);
-  m.def("inplace_sigmoid", &wrap_inplace_sigmoid,
-        py::arg("self_ref"),
-        kDoc_inplace_sigmoid);
-  m.def("inplace_sqrt", &wrap_inplace_sqrt,
-        py::arg("self"),
-        kDoc_inplace_sqrt);
-  m.def("inplace_sub", &wrap_inplace_sub,
-        py::arg("self_ref"),
-        py::arg("other"),
-        py::arg("alpha"),
-        kDoc_inplace_sub);
-  m.def("leaky_relu_backward", &wrap_leaky_relu_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::arg("negative_slope"),
-        py::arg("self_is_result"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_leaky_relu_backward);
-  m.def("linalg_vector_norm", &wrap_linalg_vector_norm,
-        py::arg("self"),
-        py::arg("ord"),
-        py::arg("dims"),
-        py::arg("keep_dims"),
-        py::arg("dtype"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_linalg_vector_norm);
-  m.def("matmul", &wrap_matmul,
-        py::arg("self"),
-        py::arg("mat2"),
-        py::arg("cube_math_type"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_matmul);
-  m.def("max_dim", &wrap_max_dim,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("keepdim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_max_dim);
-  m.def("min", &wrap_min,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_min);
-  m.def("min_dim", &wrap_min_dim,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("keepdim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_min_dim);
-  m.def("mish_backward", &wrap_mish_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_mish_backward);
-  m.def("prod", &wrap_prod,
-        py::arg("self"),
-        py::arg("dtype"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_prod);
-  m.def("rms_norm", &wrap_rms_norm,
-        py::arg("x"),
-        py::arg("gamma"),
-        py::arg("epsilon"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_rms_norm);
-  m.def("selu_backward", &wrap_selu_backward,
-        py::arg("grad_output"),
-        py::arg("result"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_selu_backward);
-  m.def("sigmoid", &wrap_sigmoid,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_sigmoid);
-  m.def("sigmoid_backward", &wrap_sigmoid_backward,
-        py::arg("grad_output"),
-        py::arg("output"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_sigmoid_backward);
-  m.def("softplus_backward", &wrap_softplus_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::arg("beta"),
-        py::arg("threshold"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_softplus_backward);
-  m.def("std", &wrap_std,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("correction"),
-        py::arg("keepdim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_std);
-  m.def("sub", &wrap_sub,
-        py::arg("self"),
-        py::arg("other"),
-        py::arg("alpha"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_sub);
-  m.def("tanh", &wrap_tanh,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_tanh);
-  m.def("tanh_backward", &wrap_tanh_backward,
-        py::arg("grad_output"),
-        py::arg("output"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_tanh_backward);
-  m.def("var", &wrap_var,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("unbiased"),
-        py::arg("keepdim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_var);
-  m.def("var_mean", &wrap_var_mean,
-        py::arg("self"),
-        py::arg("dim"),
-        py::arg("correction"),
-        py::arg("keepdim"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_var_mean);
+  // METH_FASTCALL functions of no object (self is null): help() shows the signature CPython reads
+  // from each docstring's first line (__text_signature__), and a call goes straight to the wrapper.
+  static PyMethodDef functions[] = {
+      {"abs", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_abs)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_abs},
+      {"add_rms_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_add_rms_norm)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_add_rms_norm},
+      {"addbmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_addbmm)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_addbmm},
+      {"addmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_addmm)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_addmm},
+      {"addmv", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_addmv)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_addmv},
+      {"amax", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_amax)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_amax},
+      {"aminmax_dim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_aminmax_dim)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_aminmax_dim},
+      {"any", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_any)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_any},
+      {"arg_max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_arg_max)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_arg_max},
+      {"baddbmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_baddbmm)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_baddbmm},
+      {"batch_mat_mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_batch_mat_mul)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_batch_mat_mul},
+      {"cummin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_cummin)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_cummin},
+      {"cumprod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_cumprod)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_cumprod},
+      {"cumsum_v2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_cumsum_v2)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_cumsum_v2},
+      {"hardswish_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_hardswish_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_hardswish_backward},
+      {"hardtanh_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_hardtanh_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_hardtanh_backward},
+      {"inplace_baddbmm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_baddbmm)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_baddbmm},
+      {"inplace_cumprod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_cumprod)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_cumprod},
+      {"inplace_leaky_relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_leaky_relu)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_leaky_relu},
+      {"inplace_relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_relu)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_relu},
+      {"inplace_rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_rsqrt)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_rsqrt},
+      {"inplace_sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_sigmoid)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_sigmoid},
+      {"inplace_sqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_sqrt)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_sqrt},
+      {"inplace_sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_sub)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_sub},
+      {"leaky_relu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_leaky_relu_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_leaky_relu_backward},
+      {"linalg_vector_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_linalg_vector_norm)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_linalg_vector_norm},
+      {"matmul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_matmul)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_matmul},
+      {"max_dim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_max_dim)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_max_dim},
+      {"min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_min)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_min},
+      {"min_dim", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_min_dim)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_min_dim},
+      {"mish_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_mish_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_mish_backward},
+      {"prod", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_prod)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_prod},
+      {"rms_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_rms_norm)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_rms_norm},
+      {"selu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_selu_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_selu_backward},
+      {"sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_sigmoid)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_sigmoid},
+      {"sigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_sigmoid_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_sigmoid_backward},
+      {"softplus_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_softplus_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_softplus_backward},
+      {"std", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_std)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_std},
+      {"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_sub)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_sub},
+      {"tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_tanh)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_tanh},
+      {"tanh_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_tanh_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_tanh_backward},
+      {"var", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_var)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_var},
+      {"var_mean", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_var_mean)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_var_mean},
+  };
+  bind::add_functions(m, functions, sizeof functions / sizeof functions[0]);
 }
 
 }  // namespace aclnn_generated

@@ -47,8 +47,8 @@ BASE = Case('FLOAT', dtypes={'self': 'FLOAT'}, shapes={'self': (4, 2)}, values={
 # Every documented dtype, all inputs alike.
 DTYPES = [
     BASE.but('FLOAT'),
-    BASE.but('FLOAT16', dtypes={'self': 'FLOAT16'}),
-    BASE.but('BFLOAT16', dtypes={'self': 'BFLOAT16'}),
+    BASE.but('FLOAT16', dtypes={'self': 'FLOAT16'}, values={'dtype': 'FLOAT16'}),
+    BASE.but('BFLOAT16', dtypes={'self': 'BFLOAT16'}, values={'dtype': 'BFLOAT16'}),
 ]
 
 # The input at every documented rank the call's dimensions fit.
@@ -61,14 +61,14 @@ RANKS = [
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('self',)),
-    BASE.but('transposed-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='transposed', noncontiguous=('self',)),
-    BASE.but('transposed-BFLOAT16', dtypes={'self': 'BFLOAT16'}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-FLOAT16', dtypes={'self': 'FLOAT16'}, values={'dtype': 'FLOAT16'}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-BFLOAT16', dtypes={'self': 'BFLOAT16'}, values={'dtype': 'BFLOAT16'}, layout='transposed', noncontiguous=('self',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('self',)),
-    BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='strided', noncontiguous=('self',)),
-    BASE.but('strided-BFLOAT16', dtypes={'self': 'BFLOAT16'}, layout='strided', noncontiguous=('self',)),
+    BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16'}, values={'dtype': 'FLOAT16'}, layout='strided', noncontiguous=('self',)),
+    BASE.but('strided-BFLOAT16', dtypes={'self': 'BFLOAT16'}, values={'dtype': 'BFLOAT16'}, layout='strided', noncontiguous=('self',)),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('self',)),
-    BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='offset', noncontiguous=('self',)),
-    BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16'}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16'}, values={'dtype': 'FLOAT16'}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16'}, values={'dtype': 'BFLOAT16'}, layout='offset', noncontiguous=('self',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -439,8 +439,23 @@ struct ParamSpec {
   ScalarPreference scalar;  // scalars and scalar lists only
 };
 
+// The dtype of an op's result, from its inputs' promoted dtype (the semantics file's rule): that
+// dtype; FLOAT for integral and bool inputs (a true division); the real dtype of a complex one (|z|).
+enum class ResultDType : uint8_t { kPromoted, kFloating, kReal };
+
+// How a kernel family shapes an output the caller does not pass (gen.families `output_shape`):
+// by broadcasting (every op that is not a family's), the input with the reduced dimensions removed
+// (or kept as 1), or the input's shape. The same rule on every backend: CANN's as the simulator's.
+enum class ShapeRule : uint8_t { kBroadcast, kReduce, kSame };
+
+// The arguments a family's rule reads: the dimensions (an int, a sequence of ints, None: every
+// dimension), keepdim and the dtype argument. A null handle: the API has no such parameter.
+struct RuleArgs {
+  py::handle dims, keepdim, dtype;
+};
+
 // How an output is allocated when the caller passes no out= (decided at generation time from the
-// page: gen/emit/bindings.py `output_plan`).
+// page and its semantics: gen/api/python.py `output_plans`).
 struct OutputPlan {
   int param;                     // index into ApiSpec::params
   std::vector<int> shape_from;   // broadcast of these inputs' shapes
@@ -450,6 +465,11 @@ struct OutputPlan {
   std::vector<aclDataType> documented;
   const char* required_reason;   // non-null: out= is required, for this reason
   bool is_list;                  // an aclTensorList output: out= takes a list of arrays
+  ResultDType result;            // how the kernel's result dtype follows from the promoted one
+  // A family's rule: shape_from is its one input; dtype_from the same (or `fixed_dtype`, or the
+  // dtype argument when one is given).
+  ShapeRule shape_rule = ShapeRule::kBroadcast;
+  aclDataType fixed_dtype = ACL_DT_UNDEFINED;
 };
 
 struct ApiSpec {
@@ -496,7 +516,7 @@ class Call {
   char* string(int param, py::handle obj);
   aclDataType dtype(int param, py::handle obj);
   // Outputs (direction out), converted after every input: their plans read the inputs.
-  aclTensor* output(int param);
+  aclTensor* output(int param, const RuleArgs& rule_args = {});
   aclTensorList* output_list(int param);
 
   // Runs both phases with `phase1(symbol, &workspaceSize, &executor)`, which casts the symbol to
@@ -546,7 +566,9 @@ class Call {
   void refuse_self_overlap(const Dims& shape, const Dims& strides, const Label& label) const;
   Slot* tensor_slot(py::handle obj, bool inout, const Label& label);
   aclScalar* make_scalar(int param, py::handle obj, const Label& label);
-  Slot* output_slot(int param, py::handle given, const OutputPlan* plan, const Label& label);
+  Slot* output_slot(int param, py::handle given, const OutputPlan* plan, const RuleArgs& rule_args,
+                    const Label& label);
+  void apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims* shape, aclDataType* dtype);
   aclTensorList* make_list(int param, const std::vector<Slot*>& members);
   aclTensorList* tensor_list_of(int param, py::handle obj, bool inout);
   py::handle given_out(size_t output) const;
@@ -621,6 +643,8 @@ PyObject* invoke(const PySignature& signature, PyObject* const* args, size_t nar
 // ---- the module (module.cpp); generated/bindings/module.cpp calls these -------------------------
 
 void init_module(py::module_& m);
+// Adds generated wrappers (METH_FASTCALL functions of no object; `functions` must outlive the module).
+void add_functions(py::module_& m, PyMethodDef* functions, size_t count);
 
 }  // namespace aclnn_binding
 

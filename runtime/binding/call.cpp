@@ -522,7 +522,55 @@ aclDataType Call::dtype(int param, py::handle obj) {
   return acl;
 }
 
-Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* plan, const Label& label) {
+// The dimensions of a family's `dim` argument: an int, or a sequence of ints; false for anything
+// else (which the input's own conversion has refused already, or the library will).
+static bool dims_of(py::handle obj, Dims* dims) {
+  if (PyBool_Check(obj.ptr())) return false;
+  if (PyIndex_Check(obj.ptr()) && !PyFloat_Check(obj.ptr())) {
+    dims->push_back(py::cast<int64_t>(obj));
+    return true;
+  }
+  if (!py::isinstance<py::sequence>(obj) || py::isinstance<py::str>(obj)) return false;
+  for (py::handle item : obj) {
+    if (PyBool_Check(item.ptr()) || PyFloat_Check(item.ptr()) || !PyIndex_Check(item.ptr())) return false;
+    dims->push_back(py::cast<int64_t>(item));
+  }
+  return true;
+}
+
+void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims* shape, aclDataType* dtype) {
+  if (plan.shape_rule == ShapeRule::kReduce) {
+    const int64_t rank = static_cast<int64_t>(shape->size());
+    Dims dims;
+    const bool given = args.dims && !args.dims.is_none();
+    if (given && !dims_of(args.dims, &dims)) return;
+    std::vector<bool> reduced(static_cast<size_t>(rank), dims.empty());  // none given or empty: every one
+    for (int64_t d : dims) {
+      const int64_t extent = std::max<int64_t>(rank, 1);
+      // A dimension out of range: the input's shape, so that the call reaches the library, which
+      // says why it refuses (161002), instead of failing here on a guess.
+      if (d < -extent || d >= extent) return;
+      if (rank > 0) reduced[static_cast<size_t>(d < 0 ? d + extent : d)] = true;
+    }
+    const bool keepdim = args.keepdim && !args.keepdim.is_none() && PyObject_IsTrue(args.keepdim.ptr()) == 1;
+    Dims out;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!reduced[static_cast<size_t>(d)]) out.push_back((*shape)[d]);
+      else if (keepdim) out.push_back(1);
+    }
+    *shape = out;
+  }
+  if (plan.fixed_dtype != ACL_DT_UNDEFINED) {
+    *dtype = plan.fixed_dtype;
+  } else if (args.dtype && !args.dtype.is_none()) {
+    // Converted without error as an input already; ACL_DT_UNDEFINED means "the input's" (aclnnCumprod).
+    const aclDataType given = this->dtype(plan.param, args.dtype);
+    if (given != ACL_DT_UNDEFINED) *dtype = given;
+  }
+}
+
+Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* plan, const RuleArgs& rule_args,
+                              const Label& label) {
   if (!given.is_none()) {
     Slot* slot = tensor_slot(given, true, label);
     slot->overwrite = true;
@@ -556,6 +604,16 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
     dtype = p == ACL_DT_UNDEFINED ? dtype : p;  // no promotion: keep the first; the library judges
     first = false;
   }
+  if (const DTypeInfo* promoted = dtype_info(dtype)) {
+    using aclnn_bindgen::DTypeCategory;
+    const DTypeCategory category = promoted->category;
+    if (plan->result == ResultDType::kFloating &&
+        (category == DTypeCategory::kBool || category == DTypeCategory::kSigned || category == DTypeCategory::kUnsigned))
+      dtype = ACL_FLOAT;
+    if (plan->result == ResultDType::kReal && category == DTypeCategory::kComplex)
+      dtype = dtype == ACL_COMPLEX128 ? ACL_DOUBLE : dtype == ACL_COMPLEX32 ? ACL_FLOAT16 : ACL_FLOAT;
+  }
+  if (plan->shape_rule != ShapeRule::kBroadcast) apply_family_rule(*plan, rule_args, &shape, &dtype);
   if (plan->dtype_must_be_documented &&
       std::find(plan->documented.begin(), plan->documented.end(), dtype) == plan->documented.end()) {
     std::string listed;
@@ -596,11 +654,11 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
   return slot;
 }
 
-aclTensor* Call::output(int param) {
+aclTensor* Call::output(int param, const RuleArgs& rule_args) {
   size_t k = 0;
   while (k < spec_.outputs.size() && spec_.outputs[k].param != param) ++k;
   const OutputPlan* plan = k < spec_.outputs.size() ? &spec_.outputs[k] : nullptr;
-  Slot* slot = output_slot(param, given_out(k), plan, Label{this, param, -1, true});
+  Slot* slot = output_slot(param, given_out(k), plan, rule_args, Label{this, param, -1, true});
   attach(param, slot);
   return slot ? tensors_.get(slot->owner) : nullptr;
 }

@@ -30,7 +30,7 @@ struct ReduceFamily {
   static constexpr const char* kOpNames[] = { "sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "any", "all", "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "nansum", "aminmax" };
 };
 
-// cumulative: running sums and products along one dimension.
+// cumulative: running sums, products, maxima and minima along one dimension.
 struct CumulativeFamily {
   struct Op {
     enum : int8_t { kCumsum, kCumprod, kCummax, kCummin };
@@ -80,28 +80,6 @@ struct MatmulFamily {
   static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger" };
 };
 
-// index: gathers, scatters, one-hot encodings, sorts and top-k along a dimension.
-struct IndexFamily {
-  struct Op {
-    enum : int8_t { kGather, kIndexSelect, kEmbedding, kScatter, kScatterAdd, kOneHot, kTopk, kSort, kArgsort, kTake, kMaskedSelect };
-  };
-  struct Role {
-    enum : int8_t { kSelf, kDim, kIndex, kSrc, kValue, kReduce, kK, kLargest, kSorted, kDescending, kStable, kNumClasses, kOnValue, kOffValue, kOut, kIndices };
-  };
-  static constexpr const char* kOpNames[] = { "gather", "index_select", "embedding", "scatter", "scatter_add", "one_hot", "topk", "sort", "argsort", "take", "masked_select" };
-};
-
-// shape: copies between views: concatenation, stacking, splitting, permutations, broadcasts, flips, rolls, triangles and constant padding.
-struct ShapeFamily {
-  struct Op {
-    enum : int8_t { kCat, kStack, kSplit, kSplitWithSize, kPermute, kExpand, kFlip, kRoll, kTril, kTriu, kConstantPad, kRepeat, kTranspose, kSlice, kNarrow };
-  };
-  struct Role {
-    enum : int8_t { kSelf, kTensors, kDim, kDims, kShifts, kSize, kDiagonal, kPad, kValue, kStart, kEnd, kStep, kOut };
-  };
-  static constexpr const char* kOpNames[] = { "cat", "stack", "split", "split_with_size", "permute", "expand", "flip", "roll", "tril", "triu", "constant_pad", "repeat", "transpose", "slice", "narrow" };
-};
-
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -109,8 +87,6 @@ aclnnStatus PlanCumulative(const Call& call, const FamilySpec& family, ExecutorW
 aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 

@@ -1,4 +1,4 @@
-// What the kernel families (reduce.cpp, softmax.cpp, norm.cpp, matmul.cpp, index.cpp, shape.cpp)
+// What the kernel families (reduce.cpp, cumulative.cpp)
 // share: reading their roles in phase 1, the tensors their work keeps for phase 2 (checked against
 // the live allocations before any is touched), and moving elements between a tensor of any
 // dtype and strides and a contiguous buffer of the compute type.
