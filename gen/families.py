@@ -46,6 +46,16 @@ class Family:
     # Outputs whose dtype is fixed whatever the input's: by role, and by (op, role).
     fixed_dtypes: tuple[tuple[str, str], ...] = ()
     op_fixed_dtypes: tuple[tuple[str, str, str], ...] = ()
+    # The role whose argument outputs are shaped from (and take the dtype of), and a second one
+    # whose shape some rules read (a product's right operand, rms norm's gamma).
+    source: str = "self"
+    second: str = ""
+    # Shape rules that differ from `output_shape` by (op, role) ("*": every op): "matmul" (source
+    # @ second as torch.matmul shapes it), "outer" ([source's, second's]), "batch_sum" (the product
+    # of two batches summed over the batch: [M, N]), "trailing_ones" (source's shape with its
+    # trailing normalised dimensions as 1: as many as the `normalized_shape` argument names, else
+    # as second's rank), "groups" ([N, group]) and "channels" ([C]).
+    op_output_shapes: tuple[tuple[str, str, str], ...] = ()
 
     def __post_init__(self) -> None:
         assert len(self.roles) <= MAX_ROLES and len(self.options) <= MAX_OPTIONS, self.name
@@ -91,6 +101,13 @@ FAMILIES: tuple[Family, ...] = (
                "eps", "training", "momentum", "group", "out", "mean", "rstd", "sum_out"),
         required=("input", "out"),
         options=("eps",),
+        source="input",
+        second="weight",
+        op_output_shapes=(("layer_norm", "mean", "trailing_ones"), ("layer_norm", "rstd", "trailing_ones"),
+                          ("rms_norm", "rstd", "trailing_ones"), ("add_rms_norm", "rstd", "trailing_ones"),
+                          ("group_norm", "mean", "groups"), ("group_norm", "rstd", "groups"),
+                          ("batch_norm", "mean", "channels"), ("batch_norm", "rstd", "channels")),
+        op_fixed_dtypes=(("rms_norm", "rstd", "FLOAT"), ("add_rms_norm", "rstd", "FLOAT")),
         doc="statistics over the trailing (layer/rms), group or batch dimensions, computed in float "
             "(double for DOUBLE); mean/rstd outputs"),
     Family(
@@ -101,6 +118,10 @@ FAMILIES: tuple[Family, ...] = (
         roles=("bias", "a", "b", "beta", "alpha", "out", "cube_math_type"),
         required=("a", "b", "out"),
         options=("beta", "alpha"),
+        output_shape="matmul",
+        source="a",
+        second="b",
+        op_output_shapes=(("ger", "out", "outer"), ("addbmm", "out", "batch_sum")),
         doc="on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE "
             "and the integers (exact up to 2^53)"),
 )
@@ -133,6 +154,18 @@ def fixed_dtype(family: Family, op: str, role: str) -> Optional[str]:
         if o == op and r == role:
             return dtype
     return dict(family.fixed_dtypes).get(role)
+
+
+def output_shape(family: Family, op: str, role: str) -> str:
+    """The shape rule of the output playing `role` of an API computing `op`."""
+    for o, r, rule in family.op_output_shapes:
+        if o in (op, "*") and r == role:
+            return rule
+    return family.output_shape
+
+
+# The role whose argument a shape rule reads as its dimensions (bind::RuleArgs.dims).
+RULE_DIMS = {"reduce": "dim", "trailing_ones": "normalized_shape", "groups": "group"}
 
 
 def enumerator(name: str) -> str:

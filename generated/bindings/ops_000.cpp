@@ -218,12 +218,12 @@ const bind::ApiSpec kSpec_batch_norm{
         {"saveInvstd", "save_invstd", {}},
     },
     {
-        // output: shape of broadcast(input), dtype of promote(input)
-        {8, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
-        // saveMean: out= required (the page does not say how the shape of saveMean follows from the inputs)
-        {9, {}, {}, false, {}, "the page does not say how the shape of saveMean follows from the inputs", false, bind::ResultDType::kPromoted},
-        // saveInvstd: out= required (the page does not say how the shape of saveInvstd follows from the inputs)
-        {10, {}, {}, false, {}, "the page does not say how the shape of saveInvstd follows from the inputs", false, bind::ResultDType::kPromoted},
+        // output: shape that of input, dtype input's (family norm)
+        {8, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        // saveMean: shape [input.size(1)], dtype input's (family norm)
+        {9, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kChannels, ACL_DT_UNDEFINED},
+        // saveInvstd: shape [input.size(1)], dtype input's (family norm)
+        {10, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kChannels, ACL_DT_UNDEFINED},
     },
     {8, 9, 10},
 };
@@ -256,9 +256,9 @@ PyObject* wrap_batch_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
     bool c_training = call.boolean(5, py_training);  // training (bool, in)
     double c_momentum = call.floating<double>(6, py_momentum);  // momentum (double, in)
     double c_eps = call.floating<double>(7, py_eps);  // eps (double, in)
-    aclTensor* c_output = call.output(8);  // output (aclTensor*, out)
-    aclTensor* c_save_mean = call.output(9);  // saveMean (aclTensor*, out)
-    aclTensor* c_save_invstd = call.output(10);  // saveInvstd (aclTensor*, out)
+    aclTensor* c_output = call.output(8, {py::handle(), py::handle(), py::handle()});  // output (aclTensor*, out)
+    aclTensor* c_save_mean = call.output(9, {py::handle(), py::handle(), py::handle()});  // saveMean (aclTensor*, out)
+    aclTensor* c_save_invstd = call.output(10, {py::handle(), py::handle(), py::handle()});  // saveInvstd (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_batch_norm>(phase1)(
           c_input,
@@ -467,8 +467,8 @@ const bind::ApiSpec kSpec_dot{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false, bind::ResultDType::kPromoted},
+        // out: shape that of self @ tensor, dtype self's (family matmul)
+        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT32, ACL_UINT8}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -489,7 +489,7 @@ PyObject* wrap_dot(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
     bind::Call call(kSpec_dot, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclTensor* c_tensor = call.tensor(1, py_tensor);  // tensor (const aclTensor*, in)
-    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_dot>(phase1)(
           c_self,
@@ -694,8 +694,8 @@ const bind::ApiSpec kSpec_ger{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false, bind::ResultDType::kPromoted},
+        // out: shape [len(self), len(vec2)], dtype self's (family matmul)
+        {2, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kOuter, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -716,7 +716,7 @@ PyObject* wrap_ger(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
     bind::Call call(kSpec_ger, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclTensor* c_vec2 = call.tensor(1, py_vec2);  // vec2 (const aclTensor*, in)
-    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_ger>(phase1)(
           c_self,
@@ -763,12 +763,12 @@ const bind::ApiSpec kSpec_group_norm{
         {"rstdOut", "rstd_out", {}},
     },
     {
-        // out: shape of broadcast(self), dtype of promote(self, gamma, beta)
-        {8, {0}, {0, 1, 2}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
-        // meanOut: out= required (the page does not say how the shape of meanOut follows from the inputs)
-        {9, {}, {}, false, {}, "the page does not say how the shape of meanOut follows from the inputs", false, bind::ResultDType::kPromoted},
-        // rstdOut: out= required (the page does not say how the shape of rstdOut follows from the inputs)
-        {10, {}, {}, false, {}, "the page does not say how the shape of rstdOut follows from the inputs", false, bind::ResultDType::kPromoted},
+        // out: shape that of self, dtype self's (family norm)
+        {8, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        // meanOut: shape [self.size(0), group], dtype self's (family norm)
+        {9, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kGroups, ACL_DT_UNDEFINED},
+        // rstdOut: shape [self.size(0), group], dtype self's (family norm)
+        {10, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kGroups, ACL_DT_UNDEFINED},
     },
     {8, 9, 10},
 };
@@ -801,9 +801,9 @@ PyObject* wrap_group_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
     int64_t c_hx_w = call.integer<int64_t>(5, py_hx_w);  // HxW (int64_t, in)
     int64_t c_group = call.integer<int64_t>(6, py_group);  // group (int64_t, in)
     double c_eps = call.floating<double>(7, py_eps);  // eps (double, in)
-    aclTensor* c_out_ = call.output(8);  // out (aclTensor*, out)
-    aclTensor* c_mean_out = call.output(9);  // meanOut (aclTensor*, out)
-    aclTensor* c_rstd_out = call.output(10);  // rstdOut (aclTensor*, out)
+    aclTensor* c_out_ = call.output(8, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_mean_out = call.output(9, {py_group, py::handle(), py::handle()});  // meanOut (aclTensor*, out)
+    aclTensor* c_rstd_out = call.output(10, {py_group, py::handle(), py::handle()});  // rstdOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_group_norm>(phase1)(
           c_self,
@@ -1344,12 +1344,12 @@ const bind::ApiSpec kSpec_layer_norm{
         {"rstdOutOptional", "rstd_out_optional", {}},
     },
     {
-        // out: shape of broadcast(input), dtype of promote(input)
-        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
-        // meanOutOptional: out= required (the page does not say how the shape of meanOutOptional follows from the inputs)
-        {6, {}, {}, false, {}, "the page does not say how the shape of meanOutOptional follows from the inputs", false, bind::ResultDType::kPromoted},
-        // rstdOutOptional: out= required (the page does not say how the shape of rstdOutOptional follows from the inputs)
-        {7, {}, {}, false, {}, "the page does not say how the shape of rstdOutOptional follows from the inputs", false, bind::ResultDType::kPromoted},
+        // out: shape that of input, dtype input's (family norm)
+        {5, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        // meanOutOptional: shape input's with its last len(normalizedShape) dimensions 1, dtype input's (family norm)
+        {6, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_DT_UNDEFINED},
+        // rstdOutOptional: shape input's with its last len(normalizedShape) dimensions 1, dtype input's (family norm)
+        {7, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_DT_UNDEFINED},
     },
     {5, 6, 7},
 };
@@ -1376,9 +1376,9 @@ PyObject* wrap_layer_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
     aclTensor* c_weight_optional = call.tensor(2, py_weight_optional);  // weightOptional (const aclTensor*, in)
     aclTensor* c_bias_optional = call.tensor(3, py_bias_optional);  // biasOptional (const aclTensor*, in)
     double c_eps = call.floating<double>(4, py_eps);  // eps (double, in)
-    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
-    aclTensor* c_mean_out_optional = call.output(6);  // meanOutOptional (aclTensor*, out)
-    aclTensor* c_rstd_out_optional = call.output(7);  // rstdOutOptional (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_mean_out_optional = call.output(6, {py_normalized_shape, py::handle(), py::handle()});  // meanOutOptional (aclTensor*, out)
+    aclTensor* c_rstd_out_optional = call.output(7, {py_normalized_shape, py::handle(), py::handle()});  // rstdOutOptional (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_layer_norm>(phase1)(
           c_input,
@@ -1426,12 +1426,12 @@ const bind::ApiSpec kSpec_layer_norm_with_impl_mode{
         {"implMode", "impl_mode", {}},
     },
     {
-        // out: shape of broadcast(input), dtype of promote(input)
-        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
-        // meanOutOptional: out= required (the page does not say how the shape of meanOutOptional follows from the inputs)
-        {6, {}, {}, false, {}, "the page does not say how the shape of meanOutOptional follows from the inputs", false, bind::ResultDType::kPromoted},
-        // rstdOutOptional: out= required (the page does not say how the shape of rstdOutOptional follows from the inputs)
-        {7, {}, {}, false, {}, "the page does not say how the shape of rstdOutOptional follows from the inputs", false, bind::ResultDType::kPromoted},
+        // out: shape that of input, dtype input's (family norm)
+        {5, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        // meanOutOptional: shape input's with its last len(normalizedShape) dimensions 1, dtype input's (family norm)
+        {6, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_DT_UNDEFINED},
+        // rstdOutOptional: shape input's with its last len(normalizedShape) dimensions 1, dtype input's (family norm)
+        {7, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_DT_UNDEFINED},
     },
     {5, 6, 7},
 };
@@ -1460,9 +1460,9 @@ PyObject* wrap_layer_norm_with_impl_mode(PyObject*, PyObject* const* args, Py_ss
     aclTensor* c_bias_optional = call.tensor(3, py_bias_optional);  // biasOptional (const aclTensor*, in)
     double c_eps = call.floating<double>(4, py_eps);  // eps (double, in)
     int32_t c_impl_mode = call.integer<int32_t>(8, py_impl_mode);  // implMode (int32_t, in)
-    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
-    aclTensor* c_mean_out_optional = call.output(6);  // meanOutOptional (aclTensor*, out)
-    aclTensor* c_rstd_out_optional = call.output(7);  // rstdOutOptional (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_mean_out_optional = call.output(6, {py_normalized_shape, py::handle(), py::handle()});  // meanOutOptional (aclTensor*, out)
+    aclTensor* c_rstd_out_optional = call.output(7, {py_normalized_shape, py::handle(), py::handle()});  // rstdOutOptional (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_layer_norm_with_impl_mode>(phase1)(
           c_input,
@@ -1824,8 +1824,8 @@ const bind::ApiSpec kSpec_mm{
         {"cubeMathType", "cube_math_type", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false, bind::ResultDType::kPromoted},
+        // out: shape that of self @ mat2, dtype self's (family matmul)
+        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -1848,7 +1848,7 @@ PyObject* wrap_mm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* 
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclTensor* c_mat2 = call.tensor(1, py_mat2);  // mat2 (const aclTensor*, in)
     int8_t c_cube_math_type = call.integer<int8_t>(3, py_cube_math_type);  // cubeMathType (int8_t, in)
-    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_mm>(phase1)(
           c_self,
@@ -1935,8 +1935,8 @@ const bind::ApiSpec kSpec_mv{
         {"cubeMathType", "cube_math_type", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false, bind::ResultDType::kPromoted},
+        // out: shape that of self @ vec, dtype self's (family matmul)
+        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT, ACL_FLOAT16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -1959,7 +1959,7 @@ PyObject* wrap_mv(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* 
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclTensor* c_vec = call.tensor(1, py_vec);  // vec (const aclTensor*, in)
     int8_t c_cube_math_type = call.integer<int8_t>(3, py_cube_math_type);  // cubeMathType (int8_t, in)
-    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_mv>(phase1)(
           c_self,

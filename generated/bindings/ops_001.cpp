@@ -84,12 +84,12 @@ const bind::ApiSpec kSpec_add_rms_norm{
         {"xOut", "x_out", {}},
     },
     {
-        // yOut: shape of broadcast(x1 x x2 x gamma), dtype of promote(x1)
-        {4, {0, 1, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
-        // rstdOut: shape of broadcast(x1 x x2 x gamma), dtype of promote(x1, x2, gamma) if documented
-        {5, {0, 1, 2}, {0, 1, 2}, true, {ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
-        // xOut: shape of broadcast(x1 x x2 x gamma), dtype of promote(x1)
-        {6, {0, 1, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        // yOut: shape that of x1, dtype x1's (family norm)
+        {4, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        // rstdOut: shape x1's with its last gamma.dim() dimensions 1, dtype FLOAT (family norm)
+        {5, {0, 2}, {0}, false, {ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_FLOAT},
+        // xOut: shape that of x1, dtype x1's (family norm)
+        {6, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
     {4, 5, 6},
 };
@@ -114,9 +114,9 @@ PyObject* wrap_add_rms_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, 
     aclTensor* c_x2 = call.tensor(1, py_x2);  // x2 (const aclTensor*, in)
     aclTensor* c_gamma = call.tensor(2, py_gamma);  // gamma (const aclTensor*, in)
     double c_epsilon = call.floating<double>(3, py_epsilon);  // epsilon (double, in)
-    aclTensor* c_y_out = call.output(4);  // yOut (aclTensor*, out)
-    aclTensor* c_rstd_out = call.output(5);  // rstdOut (aclTensor*, out)
-    aclTensor* c_x_out = call.output(6);  // xOut (aclTensor*, out)
+    aclTensor* c_y_out = call.output(4, {py::handle(), py::handle(), py::handle()});  // yOut (aclTensor*, out)
+    aclTensor* c_rstd_out = call.output(5, {py::handle(), py::handle(), py::handle()});  // rstdOut (aclTensor*, out)
+    aclTensor* c_x_out = call.output(6, {py::handle(), py::handle(), py::handle()});  // xOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_add_rms_norm>(phase1)(
           c_x1,
@@ -159,8 +159,8 @@ const bind::ApiSpec kSpec_addbmm{
         {"cubeMathType", "cube_math_type", {}},
     },
     {
-        // out: shape of broadcast(self x batch1 x batch2), dtype of promote(self)
-        {5, {0, 1, 2}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
+        // out: shape the last two of batch1 @ batch2, dtype batch1's (family matmul)
+        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kBatchSum, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -189,7 +189,7 @@ PyObject* wrap_addbmm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
     aclScalar* c_beta = call.scalar(3, py_beta);  // beta (const aclScalar*, in)
     aclScalar* c_alpha = call.scalar(4, py_alpha);  // alpha (const aclScalar*, in)
     int8_t c_cube_math_type = call.integer<int8_t>(6, py_cube_math_type);  // cubeMathType (int8_t, in)
-    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_addbmm>(phase1)(
           c_self,
@@ -232,8 +232,8 @@ const bind::ApiSpec kSpec_addmm{
         {"cubeMathType", "cube_math_type", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {5, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false, bind::ResultDType::kPromoted},
+        // out: shape that of mat1 @ mat2, dtype mat1's (family matmul)
+        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -262,7 +262,7 @@ PyObject* wrap_addmm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
     aclScalar* c_beta = call.scalar(3, py_beta);  // beta (const aclScalar*, in)
     aclScalar* c_alpha = call.scalar(4, py_alpha);  // alpha (const aclScalar*, in)
     int8_t c_cube_math_type = call.integer<int8_t>(6, py_cube_math_type);  // cubeMathType (int8_t, in)
-    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_addmm>(phase1)(
           c_self,
@@ -305,8 +305,8 @@ const bind::ApiSpec kSpec_addmv{
         {"cubeMathType", "cube_math_type", {}},
     },
     {
-        // out: shape of broadcast(self x mat x vec), dtype of promote(self, mat, vec) if documented
-        {5, {0, 1, 2}, {0, 1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE}, nullptr, false, bind::ResultDType::kPromoted},
+        // out: shape that of mat @ vec, dtype mat's (family matmul)
+        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -335,7 +335,7 @@ PyObject* wrap_addmv(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
     aclScalar* c_alpha = call.scalar(3, py_alpha);  // alpha (const aclScalar*, in)
     aclScalar* c_beta = call.scalar(4, py_beta);  // beta (const aclScalar*, in)
     int8_t c_cube_math_type = call.integer<int8_t>(6, py_cube_math_type);  // cubeMathType (int8_t, in)
-    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_addmv>(phase1)(
           c_self,
@@ -616,8 +616,8 @@ const bind::ApiSpec kSpec_baddbmm{
         {"cubeMathType", "cube_math_type", {}},
     },
     {
-        // out: shape of broadcast(self x batch1 x batch2), dtype of promote(self, batch1, batch2)
-        {5, {0, 1, 2}, {0, 1, 2}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
+        // out: shape that of batch1 @ batch2, dtype batch1's (family matmul)
+        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -646,7 +646,7 @@ PyObject* wrap_baddbmm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
     aclScalar* c_beta = call.scalar(3, py_beta);  // beta (const aclScalar*, in)
     aclScalar* c_alpha = call.scalar(4, py_alpha);  // alpha (const aclScalar*, in)
     int8_t c_cube_math_type = call.integer<int8_t>(6, py_cube_math_type);  // cubeMathType (int8_t, in)
-    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_baddbmm>(phase1)(
           c_self,
@@ -683,8 +683,8 @@ const bind::ApiSpec kSpec_batch_mat_mul{
         {"cubeMathType", "cube_math_type", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false, bind::ResultDType::kPromoted},
+        // out: shape that of self @ mat2, dtype self's (family matmul)
+        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -707,7 +707,7 @@ PyObject* wrap_batch_mat_mul(PyObject*, PyObject* const* args, Py_ssize_t nargs,
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclTensor* c_mat2 = call.tensor(1, py_mat2);  // mat2 (const aclTensor*, in)
     int8_t c_cube_math_type = call.integer<int8_t>(3, py_cube_math_type);  // cubeMathType (int8_t, in)
-    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_batch_mat_mul>(phase1)(
           c_self,
@@ -1541,8 +1541,8 @@ const bind::ApiSpec kSpec_matmul{
         {"cubeMathType", "cube_math_type", {}},
     },
     {
-        // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {2, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false, bind::ResultDType::kPromoted},
+        // out: shape that of self @ mat2, dtype self's (family matmul)
+        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -1565,7 +1565,7 @@ PyObject* wrap_matmul(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclTensor* c_mat2 = call.tensor(1, py_mat2);  // mat2 (const aclTensor*, in)
     int8_t c_cube_math_type = call.integer<int8_t>(3, py_cube_math_type);  // cubeMathType (int8_t, in)
-    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_matmul>(phase1)(
           c_self,
@@ -1883,10 +1883,10 @@ const bind::ApiSpec kSpec_rms_norm{
         {"rstdOut", "rstd_out", {}},
     },
     {
-        // yOut: shape of broadcast(x x gamma), dtype of promote(x, gamma) if documented
-        {3, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
-        // rstdOut: shape of broadcast(x x gamma), dtype of promote(x, gamma) if documented
-        {4, {0, 1}, {0, 1}, true, {ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
+        // yOut: shape that of x, dtype x's (family norm)
+        {3, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        // rstdOut: shape x's with its last gamma.dim() dimensions 1, dtype FLOAT (family norm)
+        {4, {0, 1}, {0}, false, {ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_FLOAT},
     },
     {3, 4},
 };
@@ -1909,8 +1909,8 @@ PyObject* wrap_rms_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyOb
     aclTensor* c_x = call.tensor(0, py_x);  // x (const aclTensor*, in)
     aclTensor* c_gamma = call.tensor(1, py_gamma);  // gamma (const aclTensor*, in)
     double c_epsilon = call.floating<double>(2, py_epsilon);  // epsilon (double, in)
-    aclTensor* c_y_out = call.output(3);  // yOut (const aclTensor*, out)
-    aclTensor* c_rstd_out = call.output(4);  // rstdOut (const aclTensor*, out)
+    aclTensor* c_y_out = call.output(3, {py::handle(), py::handle(), py::handle()});  // yOut (const aclTensor*, out)
+    aclTensor* c_rstd_out = call.output(4, {py::handle(), py::handle(), py::handle()});  // rstdOut (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_rms_norm>(phase1)(
           c_x,

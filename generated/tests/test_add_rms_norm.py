@@ -58,15 +58,21 @@ BASE = Case('FLOAT', dtypes={'x1': 'FLOAT', 'x2': 'FLOAT', 'gamma': 'FLOAT'}, sh
 # Every documented dtype, all inputs alike.
 DTYPES = [
     BASE.but('FLOAT'),
-    pytest.param(BASE.but('FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16'}), marks=pytest.mark.skip(reason='the page lists FLOAT16 for x1 but not for rstdOut, and does not say which dtype rstdOut then has')),
-    pytest.param(BASE.but('BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16'}), marks=pytest.mark.skip(reason='the page lists BFLOAT16 for x1 but not for rstdOut, and does not say which dtype rstdOut then has')),
+    BASE.but('FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16'}),
+    BASE.but('BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('x1', 'x2')),
+    BASE.but('transposed-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16'}, layout='transposed', noncontiguous=('x1', 'x2')),
+    BASE.but('transposed-BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16'}, layout='transposed', noncontiguous=('x1', 'x2')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('x1', 'x2', 'gamma')),
+    BASE.but('strided-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16'}, layout='strided', noncontiguous=('x1', 'x2', 'gamma')),
+    BASE.but('strided-BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16'}, layout='strided', noncontiguous=('x1', 'x2', 'gamma')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('x1', 'x2', 'gamma')),
+    BASE.but('offset-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16'}, layout='offset', noncontiguous=('x1', 'x2', 'gamma')),
+    BASE.but('offset-BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16'}, layout='offset', noncontiguous=('x1', 'x2', 'gamma')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

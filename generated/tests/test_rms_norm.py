@@ -52,15 +52,21 @@ BASE = Case('FLOAT', dtypes={'x': 'FLOAT', 'gamma': 'FLOAT'}, shapes={'x': (2, 3
 # Every documented dtype, all inputs alike.
 DTYPES = [
     BASE.but('FLOAT'),
-    pytest.param(BASE.but('FLOAT16', dtypes={'x': 'FLOAT16', 'gamma': 'FLOAT16'}), marks=pytest.mark.skip(reason='the page lists FLOAT16 for x but not for rstdOut, and does not say which dtype rstdOut then has')),
-    pytest.param(BASE.but('BFLOAT16', dtypes={'x': 'BFLOAT16', 'gamma': 'BFLOAT16'}), marks=pytest.mark.skip(reason='the page lists BFLOAT16 for x but not for rstdOut, and does not say which dtype rstdOut then has')),
+    BASE.but('FLOAT16', dtypes={'x': 'FLOAT16', 'gamma': 'FLOAT16'}),
+    BASE.but('BFLOAT16', dtypes={'x': 'BFLOAT16', 'gamma': 'BFLOAT16'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('x',)),
+    BASE.but('transposed-FLOAT16', dtypes={'x': 'FLOAT16', 'gamma': 'FLOAT16'}, layout='transposed', noncontiguous=('x',)),
+    BASE.but('transposed-BFLOAT16', dtypes={'x': 'BFLOAT16', 'gamma': 'BFLOAT16'}, layout='transposed', noncontiguous=('x',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('x', 'gamma')),
+    BASE.but('strided-FLOAT16', dtypes={'x': 'FLOAT16', 'gamma': 'FLOAT16'}, layout='strided', noncontiguous=('x', 'gamma')),
+    BASE.but('strided-BFLOAT16', dtypes={'x': 'BFLOAT16', 'gamma': 'BFLOAT16'}, layout='strided', noncontiguous=('x', 'gamma')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('x', 'gamma')),
+    BASE.but('offset-FLOAT16', dtypes={'x': 'FLOAT16', 'gamma': 'FLOAT16'}, layout='offset', noncontiguous=('x', 'gamma')),
+    BASE.but('offset-BFLOAT16', dtypes={'x': 'BFLOAT16', 'gamma': 'BFLOAT16'}, layout='offset', noncontiguous=('x', 'gamma')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 
