@@ -3,8 +3,8 @@
 // Phase 2 views the input as [outer, length, inner] (length: the softmax dimension). Each line of
 // `length` elements is shifted by its maximum (as the page says: "会使用减去输入最大值的方式防止浮点数
 // 运算的溢出问题"), exponentiated and summed; softmax divides by the sum, log_softmax subtracts
-// its logarithm. FLOAT, FLOAT16 and BFLOAT16 compute in float, with an 8-lane exp (Cephes'
-// polynomial, within 2 ulp of expf) built for AVX2 where the CPU has it; DOUBLE computes in double
+// its logarithm. FLOAT, FLOAT16 and BFLOAT16 compute in float, with a 16-lane exp (Cephes'
+// polynomial, within 2 ulp of expf) built for AVX-512 or AVX2 where the CPU has them; DOUBLE computes in double
 // with std::exp. A float32 input and output dense in memory are read and written in place; other
 // dtypes and layouts go through a contiguous float buffer. Lines are spread over the threads; a
 // few long lines (a softmax over one large dimension) are cut into chunks whose partial maxima
@@ -30,54 +30,56 @@ constexpr int64_t kChunk = 16384;          // elements per partial result of a l
 constexpr int64_t kParallelLine = 1 << 16;  // a line at least this long is cut into chunks
 constexpr int64_t kColumns = 512;          // inner > 1: columns per block
 
-typedef float Float8 __attribute__((vector_size(32)));
-typedef int32_t Int8 __attribute__((vector_size(32)));
-typedef Float8 LooseFloat8 __attribute__((aligned(4), may_alias));
+// 16 lanes: one AVX-512 register, two AVX2 ones, four SSE2 ones, as the clone's ISA has them.
+constexpr int kLanes = 16;
+typedef float FloatV __attribute__((vector_size(4 * kLanes)));
+typedef int32_t IntV __attribute__((vector_size(4 * kLanes)));
+typedef FloatV LooseFloatV __attribute__((aligned(4), may_alias));
 
-// exp of 8 floats, in place: Cephes' expf (range reduction by ln 2 in two parts, a degree-6
+// exp of 16 floats, in place: Cephes' expf (range reduction by ln 2 in two parts, a degree-6
 // polynomial, the exponent added to the bits). Below -87.3 (where expf is denormal or 0) gives 0;
 // NaN stays NaN. Inlined into each clone of the loops below, so that it is built for their ISA.
-__attribute__((always_inline)) inline void Exp8(Float8& x) {
-  const Float8 hi = Float8{} + 88.3762626647949f, lo = Float8{} - 87.3365478515625f;
-  const Int8 under = x < lo;
+__attribute__((always_inline)) inline void ExpV(FloatV& x) {
+  const FloatV hi = FloatV{} + 88.3762626647949f, lo = FloatV{} - 87.3365478515625f;
+  const IntV under = x < lo;
   x = x > hi ? hi : x;
-  const Float8 t = x * 1.44269504088896341f + 0.5f;
-  Int8 i = __builtin_convertvector(t, Int8);
-  i += __builtin_convertvector(i, Float8) > t;  // floor: one less where truncation rounded up
-  const Float8 fx = __builtin_convertvector(i, Float8);
+  const FloatV t = x * 1.44269504088896341f + 0.5f;
+  IntV i = __builtin_convertvector(t, IntV);
+  i += __builtin_convertvector(i, FloatV) > t;  // floor: one less where truncation rounded up
+  const FloatV fx = __builtin_convertvector(i, FloatV);
   x = x - fx * 0.693359375f + fx * 2.12194440e-4f;
-  const Float8 z = x * x;
-  Float8 y = ((((1.9875691500e-4f * x + 1.3981999507e-3f) * x + 8.3334519073e-3f) * x + 4.1665795894e-2f) * x +
+  const FloatV z = x * x;
+  FloatV y = ((((1.9875691500e-4f * x + 1.3981999507e-3f) * x + 8.3334519073e-3f) * x + 4.1665795894e-2f) * x +
               1.6666665459e-1f) * x + 5.0000001201e-1f;
   y = y * z + x + 1.0f;
-  const Int8 bits = (i + 127) << 23;
-  Float8 scale;
+  const IntV bits = (i + 127) << 23;
+  FloatV scale;
   std::memcpy(&scale, &bits, sizeof(scale));
   y = y * scale;
-  x = under ? Float8{} : y;
+  x = under ? FloatV{} : y;
 }
 
 inline float Exp1(float v) {
-  Float8 x = Float8{} + v;
-  Exp8(x);
+  FloatV x = FloatV{} + v;
+  ExpV(x);
   return x[0];
 }
 
-// The hot loops, built twice (AVX2+FMA and the baseline) and chosen by the CPU at load time.
-#define ACLSIM_CLONES __attribute__((target_clones("avx2,fma", "default")))
+// The hot loops, built three times (AVX-512, AVX2+FMA and the baseline) and chosen by the CPU at load time.
+#define ACLSIM_CLONES __attribute__((target_clones("avx512f", "avx2,fma", "default")))
 
 ACLSIM_CLONES float MaxFloats(const float* x, int64_t n) {
-  Float8 m = Float8{} - std::numeric_limits<float>::infinity();
+  FloatV m = FloatV{} - std::numeric_limits<float>::infinity();
   int64_t i = 0;
   bool nan = false;
-  for (; i + 8 <= n; i += 8) {
-    const Float8 v = *reinterpret_cast<const LooseFloat8*>(x + i);
+  IntV bad = {};
+  for (; i + kLanes <= n; i += kLanes) {
+    const FloatV v = *reinterpret_cast<const LooseFloatV*>(x + i);
     m = v > m ? v : m;
-    const Int8 bad = v != v;
-    for (int j = 0; j < 8; ++j) nan = nan || bad[j];
+    bad |= v != v;
   }
   float r = -std::numeric_limits<float>::infinity();
-  for (int j = 0; j < 8; ++j) r = std::max(r, m[j]);
+  for (int j = 0; j < kLanes; ++j) r = std::max(r, m[j]), nan = nan || bad[j];
   for (; i < n; ++i) {
     nan = nan || x[i] != x[i];
     r = std::max(r, x[i]);
@@ -87,22 +89,22 @@ ACLSIM_CLONES float MaxFloats(const float* x, int64_t n) {
 
 // y = exp(x - shift) (when y is not null), returns the sum of the exponentials (in double across lanes).
 ACLSIM_CLONES double ExpSum(const float* x, int64_t n, float shift, float* y) {
-  Float8 s0 = {}, s1 = {};
+  FloatV s0 = {}, s1 = {};
   int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    Float8 a = *reinterpret_cast<const LooseFloat8*>(x + i) - shift;
-    Float8 b = *reinterpret_cast<const LooseFloat8*>(x + i + 8) - shift;
-    Exp8(a);
-    Exp8(b);
+  for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
+    FloatV a = *reinterpret_cast<const LooseFloatV*>(x + i) - shift;
+    FloatV b = *reinterpret_cast<const LooseFloatV*>(x + i + kLanes) - shift;
+    ExpV(a);
+    ExpV(b);
     if (y) {
-      *reinterpret_cast<LooseFloat8*>(y + i) = a;
-      *reinterpret_cast<LooseFloat8*>(y + i + 8) = b;
+      *reinterpret_cast<LooseFloatV*>(y + i) = a;
+      *reinterpret_cast<LooseFloatV*>(y + i + kLanes) = b;
     }
     s0 += a;
     s1 += b;
   }
   double sum = 0;
-  for (int j = 0; j < 8; ++j) sum += static_cast<double>(s0[j]) + static_cast<double>(s1[j]);
+  for (int j = 0; j < kLanes; ++j) sum += static_cast<double>(s0[j]) + static_cast<double>(s1[j]);
   for (; i < n; ++i) {
     const float e = Exp1(x[i] - shift);
     if (y) y[i] = e;
@@ -132,13 +134,13 @@ ACLSIM_CLONES void Columns(const float* x, float* y, int64_t length, int64_t inn
     const float* row = x + l * inner;
     float* out = y + l * inner;
     int64_t j = 0;
-    for (; j + 8 <= width; j += 8) {
-      Float8 m;
+    for (; j + kLanes <= width; j += kLanes) {
+      FloatV m;
       std::memcpy(&m, max + j, sizeof(m));
-      Float8 e = *reinterpret_cast<const LooseFloat8*>(row + j) - m;
-      Exp8(e);
-      if (!log) *reinterpret_cast<LooseFloat8*>(out + j) = e;
-      for (int k = 0; k < 8; ++k) sum[j + k] += e[k];
+      FloatV e = *reinterpret_cast<const LooseFloatV*>(row + j) - m;
+      ExpV(e);
+      if (!log) *reinterpret_cast<LooseFloatV*>(out + j) = e;
+      for (int k = 0; k < kLanes; ++k) sum[j + k] += e[k];
     }
     for (; j < width; ++j) {
       const float e = Exp1(row[j] - max[j]);
