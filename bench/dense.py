@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Any
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
@@ -39,7 +40,7 @@ def measure(name: str, dtype: str, work: float, unit: str, call_sim, run_torch, 
     run_torch()
     check()
     times = interleaved({"sim": lambda: void(run_sim), "torch": lambda: void(run_torch)}, rounds)
-    row = {
+    row: dict[str, Any] = {
         "op": name, "dtype": dtype, "unit": unit,
         "seconds": {k: Summary.of(v, "s").to_json() for k, v in times.items()},
         "rate": {k: Summary.of([work / t / 1e9 for t in v], unit).to_json() for k, v in times.items()},
