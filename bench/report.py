@@ -48,6 +48,15 @@ def targets(sections: dict) -> list[dict]:
         value = worst["sim_speed_vs_torch"]["median"]
         found.append({"target": "kernels at 16M at least as fast as PyTorch CPU (worst op/dtype)",
                       "value": value, "met": value >= 1, "worst": f"{worst['op']} {worst['dtype']}"})
+    dense = {(r["op"].split()[0], r["dtype"]): r for r in sections.get("dense", {}).get("rows", [])}
+    if ("mm", "float32") in dense:
+        row = dense[("mm", "float32")]
+        value = row["sim_speed_vs_torch"]["median"]
+        found.append({"target": f"matmul GFLOP/s at {row['op'].split()[1]} float32 >= 0.5x PyTorch CPU", "value": value,
+                      "met": value >= 0.5})
+    if ("softmax", "float32") in dense:
+        value = dense[("softmax", "float32")]["sim_speed_vs_torch"]["median"]
+        found.append({"target": "softmax GB/s at 16M float32 >= 0.8x PyTorch CPU", "value": value, "met": value >= 0.8})
     return found
 
 
@@ -143,6 +152,16 @@ def table(results: dict) -> str:
     if kernels.get("rows"):
         lines.append(f"| kernels: peak RSS | {kernels['peak_rss_mb']:.0f} | | MiB | process; "
                      f"threads: torch {kernels['torch_threads']}, simulator {kernels['sim_threads']} |")
+    dense = s.get("dense", {})
+    for row in dense.get("rows", []):
+        sim, torch = row["rate"]["sim"], row["rate"]["torch"]
+        lines.append(_row(f"{row['op']} {row['dtype']}: simulator", sim, row["unit"],
+                          note=f"PyTorch {torch['median']:.2f} ({_range(torch)}) {row['unit']}; simulator's speed / "
+                               f"PyTorch's {row['sim_speed_vs_torch']['median']:.2f} "
+                               f"({_range(row['sim_speed_vs_torch'])})"))
+    if dense.get("rows"):
+        lines.append(f"| dense: peak RSS | {dense['peak_rss_mb']:.0f} | | MiB | process; "
+                     f"threads: torch {dense['torch_threads']}, simulator and OpenBLAS {dense['sim_threads']} |")
     if results.get("targets"):
         lines += ["", "| target | measured | met |", "|---|---|---|"]
         for t in results["targets"]:

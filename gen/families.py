@@ -1,7 +1,7 @@
 """The simulator's kernel families: what a semantics file may name besides an elementwise kernel.
 
 Each family listed here has its engine; a family joins the table with its engine, not before
-(softmax, normalisation, matmul, indexing and shape/copy are issue 12's next ones).
+(indexing and shape/copy are issue 12's next ones).
 
 A semantics file says `family = "reduce"`, `op = "sum"` and which of the page's parameters plays
 each of the family's roles (`roles = { dim = "dims", keepdim = "keepDims" }`; a role left out is
@@ -43,15 +43,25 @@ class Family:
     # backend): "reduce" (the input `self` with the `dim` dimensions removed, or kept as 1 with
     # `keepdim`) or "same" (the input's shape).
     output_shape: str = "same"
-    # Ops whose outputs another rule shapes: "same", "reduce", "page" (the page's own relations,
-    # as for an op of no family: where's out is the broadcast of its inputs), or "given" (the shape follows from arguments by a rule the bindings do not know:
-    # a concatenation's, a permutation's, a slice's; the caller passes out=).
-    op_output_shapes: tuple[tuple[str, str], ...] = ()
     # The role whose parameter's dtype an output has, by op (default: self).
     op_dtype_sources: tuple[tuple[str, str], ...] = ()
     # Outputs whose dtype is fixed whatever the input's: by role, and by (op, role).
     fixed_dtypes: tuple[tuple[str, str], ...] = ()
     op_fixed_dtypes: tuple[tuple[str, str, str], ...] = ()
+    # The role whose argument outputs are shaped from (and take the dtype of), and a second one
+    # whose shape some rules read (a product's right operand, rms norm's gamma).
+    source: str = "self"
+    second: str = ""
+    # Shape rules that differ from `output_shape` by (op, role) ("*": every op, every role):
+    # "same", "reduce", "page" (the page's own relations, as for an op of no family: where's out is
+    # the broadcast of its inputs), "given" (the shape follows from arguments by a rule the
+    # bindings do not know: a concatenation's, a permutation's, a slice's; the caller passes out=),
+    # "matmul" (source @ second as torch.matmul shapes it), "outer" ([source's, second's]),
+    # "batch_sum" (the product of two batches summed over the batch: [M, N]), "trailing_ones"
+    # (source's shape with its trailing normalised dimensions as 1: as many as the
+    # `normalized_shape` argument names, else as second's rank), "groups" ([N, group]) and
+    # "channels" ([C]).
+    op_output_shapes: tuple[tuple[str, str, str], ...] = ()
 
     def __post_init__(self) -> None:
         assert len(self.roles) <= MAX_ROLES and len(self.options) <= MAX_OPTIONS, self.name
@@ -93,8 +103,8 @@ FAMILIES: tuple[Family, ...] = (
         required=("self",),
         fixed_dtypes=(("indices", "INT64"),),
         op_fixed_dtypes=(("argsort", "indices", "INT64"),),
-        op_output_shapes=(("gather", "given"), ("index_select", "given"), ("embedding", "given"), ("take", "page"),
-                          ("one_hot", "given"), ("topk", "given")),
+        op_output_shapes=(("gather", "*", "given"), ("index_select", "*", "given"), ("embedding", "*", "given"),
+                          ("take", "*", "page"), ("one_hot", "*", "given"), ("topk", "*", "given")),
         op_dtype_sources=(("one_hot", "on_value"),),
         doc="gathers and scatters along a dimension (indices checked in phase 2, where they live), "
             "one-hot encodings, stable sorts and top-k"),
@@ -103,7 +113,7 @@ FAMILIES: tuple[Family, ...] = (
         ops=("where", "masked_fill"),
         roles=("condition", "self", "other", "out"),
         required=("condition", "self"),
-        op_output_shapes=(("where", "page"),),
+        op_output_shapes=(("where", "*", "page"),),
         doc="where: out = condition ? self : other, broadcast; masked_fill: self = mask ? value : self"),
     Family(
         "shape", "PlanShape",
@@ -112,13 +122,49 @@ FAMILIES: tuple[Family, ...] = (
         roles=("self", "tensors", "dim", "dims", "shifts", "size", "diagonal", "pad", "value", "start",
                "end", "step", "dtype", "out"),
         required=("out",),
-        op_output_shapes=(("cat", "given"), ("stack", "given"), ("split", "given"), ("split_with_size", "given"),
-                          ("permute", "given"), ("expand", "given"), ("constant_pad", "given"), ("repeat", "given"),
-                          ("slice", "given")),
+        op_output_shapes=(("cat", "*", "given"), ("stack", "*", "given"), ("split", "*", "given"),
+                          ("split_with_size", "*", "given"), ("permute", "*", "given"), ("expand", "*", "given"),
+                          ("constant_pad", "*", "given"), ("repeat", "*", "given"), ("slice", "*", "given")),
         op_dtype_sources=(("cat", "tensors"), ("stack", "tensors")),
         doc="copies between views, bit for bit within a dtype and converting between dtypes: casts, "
             "broadcasting copies, concatenation, stacking, splitting, permutations, broadcasts, flips, "
             "rolls, triangles, constant padding, repeats and slices"),
+    Family(
+        "softmax", "PlanSoftmax",
+        ops=("softmax", "log_softmax"),
+        roles=("self", "dim", "out"),
+        required=("self", "dim", "out"),
+        doc="along one dimension, computed in float (double for DOUBLE)"),
+    Family(
+        "norm", "PlanNorm",
+        ops=("layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm"),
+        roles=("input", "input2", "normalized_shape", "weight", "bias", "running_mean", "running_var",
+               "eps", "training", "momentum", "group", "out", "mean", "rstd", "sum_out"),
+        required=("input", "out"),
+        options=("eps",),
+        source="input",
+        second="weight",
+        op_output_shapes=(("layer_norm", "mean", "trailing_ones"), ("layer_norm", "rstd", "trailing_ones"),
+                          ("rms_norm", "rstd", "trailing_ones"), ("add_rms_norm", "rstd", "trailing_ones"),
+                          ("group_norm", "mean", "groups"), ("group_norm", "rstd", "groups"),
+                          ("batch_norm", "mean", "channels"), ("batch_norm", "rstd", "channels")),
+        op_fixed_dtypes=(("rms_norm", "rstd", "FLOAT"), ("add_rms_norm", "rstd", "FLOAT")),
+        doc="statistics over the trailing (layer/rms), group or batch dimensions, computed in float "
+            "(double for DOUBLE); mean/rstd outputs"),
+    Family(
+        "matmul", "PlanMatmul",
+        ops=("mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger"),
+        # bias: the added tensor of addmm & co. (selfRef for the in-place ones, which is also out);
+        # cube_math_type: the NPU's Cube precision mode (the pages' cubeMathType, 0 to 4).
+        roles=("bias", "a", "b", "beta", "alpha", "out", "cube_math_type"),
+        required=("a", "b", "out"),
+        options=("beta", "alpha"),
+        output_shape="matmul",
+        source="a",
+        second="b",
+        op_output_shapes=(("ger", "out", "outer"), ("addbmm", "out", "batch_sum")),
+        doc="on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE "
+            "and the integers (exact up to 2^53)"),
 )
 
 BY_NAME = {f.name: f for f in FAMILIES}
@@ -143,12 +189,6 @@ def bind_roles(semantics: "OpSemantics", params: "Sequence[str]") -> tuple[dict[
     return bound, ""
 
 
-def output_shape(family: Family, op: str) -> str:
-    """How the outputs of `op` are shaped when the caller does not pass them (Family.output_shape,
-    unless op_output_shapes says otherwise)."""
-    return dict(family.op_output_shapes).get(op, family.output_shape)
-
-
 def dtype_source(family: Family, op: str) -> str:
     """The role whose dtype the outputs of `op` have (unless fixed_dtype says otherwise)."""
     return dict(family.op_dtype_sources).get(op, "self")
@@ -160,6 +200,19 @@ def fixed_dtype(family: Family, op: str, role: str) -> Optional[str]:
         if o == op and r == role:
             return dtype
     return dict(family.fixed_dtypes).get(role)
+
+
+def output_shape(family: Family, op: str, role: str) -> str:
+    """The shape rule of the output playing `role` of an API computing `op` ("*": the rule of
+    every output of the op, "given" for a concatenation) when the caller does not pass it."""
+    for o, r, rule in family.op_output_shapes:
+        if o in (op, "*") and r in (role, "*"):
+            return rule
+    return family.output_shape
+
+
+# The role whose argument a shape rule reads as its dimensions (bind::RuleArgs.dims).
+RULE_DIMS = {"reduce": "dim", "trailing_ones": "normalized_shape", "groups": "group"}
 
 
 def enumerator(name: str) -> str:

@@ -19,6 +19,10 @@ set(ACLNN_BINDING_SOURCES
 set(ACLNN_EXAMPLES
   abs
   add
+  add_rms_norm
+  addbmm
+  addmm
+  addmv
   all_example
   amax
   aminmax_dim
@@ -26,6 +30,9 @@ set(ACLNN_EXAMPLES
   arg_max
   arg_min
   argsort
+  baddbmm
+  batch_mat_mul
+  batch_norm
   cast
   cat
   constant_pad_nd
@@ -35,6 +42,7 @@ set(ACLNN_EXAMPLES
   cumsum
   cumsum_v2
   div
+  dot
   elu_backward
   embedding
   exp
@@ -42,6 +50,8 @@ set(ACLNN_EXAMPLES
   flip
   gather
   gelu_backward
+  ger
+  group_norm
   hardsigmoid_backward
   hardswish_backward
   hardtanh_backward
@@ -63,18 +73,24 @@ set(ACLNN_EXAMPLES
   inplace_tanh
   inplace_tril
   inplace_triu
+  layer_norm
+  layer_norm_with_impl_mode
   leaky_relu
   leaky_relu_backward
   linalg_vector_norm
   log
+  log_softmax
   log_sum_exp
+  matmul
   max
   max_dim
   mean
   min
   min_dim
   mish_backward
+  mm
   mul
+  mv
   neg
   norm
   one_hot
@@ -85,6 +101,7 @@ set(ACLNN_EXAMPLES
   reduce_sum
   relu
   repeat
+  rms_norm
   roll
   s_where
   scatter
@@ -96,6 +113,7 @@ set(ACLNN_EXAMPLES
   silu_backward
   slice
   slice_v2
+  softmax
   softplus_backward
   sort
   split_tensor

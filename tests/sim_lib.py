@@ -82,7 +82,9 @@ def build(directory: Path = BUILD, *, sanitize: bool = False) -> Path:
                      f"-DACLNN_SIM_OP_SOURCES={sources}", f"-DACLNN_PACKAGE_DIR={directory / 'aclnn'}",
                      f"-DACLNN_GENERATED_DIR={directory / 'generated'}",
                      "-DACLNN_SIM_TESTS=ON", f"-DACLNN_SANITIZE={'ON' if sanitize else 'OFF'}",
-                     f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}"]
+                     f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}",
+                     # The Python whose scipy-openblas32 the matmul family links.
+                     f"-DPython_EXECUTABLE={sys.executable}"]
         subprocess.run(configure, check=True, capture_output=True, text=True)
         result = subprocess.run([_tool("ninja"), "-C", str(cmake_dir)], capture_output=True, text=True)
         if result.returncode != 0:

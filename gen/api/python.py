@@ -150,8 +150,9 @@ class OutputPlan:
     # The kernel's result dtype rule (semantics): "floating" (integral inputs give FLOAT, a true
     # division), "real" (a complex computation gives the real dtype of its precision, |z|), or "".
     result_rule: str = ""
-    # A kernel family's rule (gen.families.Family.output_shape): "reduce" or "same" shape the
-    # output from the first of `shape_from` (the family's `self`), not by broadcasting; "" for those.
+    # A kernel family's rule (gen.families.output_shape): "reduce", "same", "matmul", ... shape the
+    # output from the first of `shape_from` (the family's source, e.g. `self`) and the second (a
+    # product's right operand), not by broadcasting; "" for those.
     family_shape: str = ""
     dims_from: Optional[int] = None  # the reduced dimensions' parameter (none: every dimension)
     keepdim_from: Optional[int] = None
@@ -205,15 +206,19 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
     assert family is not None
     roles, why = families.bind_roles(semantics, [p.name for p in api.params])
     index = {p.name: i for i, p in enumerate(api.params)}
-    source = roles.get("self")
-    given = families.output_shape(family, semantics.op) == "given"
+    source = roles.get(family.source)
+    given = families.output_shape(family, semantics.op, "*") == "given"
     if why or source is None or api.params[index[source]].kind is not ParamKind.TENSOR:
         # cat and stack have a list where others have self: only out= can shape their outputs.
         if why or not given:
             return None
-    role_of = {param: role for role, param in roles.items() if role not in ("self",)}
-    # The input whose dtype an output of a "given" shape has (out= must have it too).
-    dtype_source = roles.get(families.dtype_source(family, semantics.op))
+        source = None
+    second = roles.get(family.second) if family.second else None
+    if second is not None and api.params[index[second]].kind is not ParamKind.TENSOR:
+        second = None
+    role_of = {param: role for role, param in roles.items() if role not in (family.source, family.second)}
+    # The input whose dtype an output has (one_hot's on_value; default: the source's).
+    dtype_source = roles.get(families.dtype_source(family, semantics.op)) or source
 
     def arg(role: str, kinds: tuple[ParamKind, ...]) -> Optional[int]:
         name = roles.get(role)
@@ -234,18 +239,26 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
         if role is None or p.kind is not ParamKind.TENSOR:
             plans.append(output_plan(api, i))
             continue
-        shaped = families.output_shape(family, semantics.op)
-        if shaped == "page":
+        rule = families.output_shape(family, semantics.op, role)
+        if rule == "page":
             plans.append(output_plan(api, i))
             continue
         fixed = families.fixed_dtype(family, semantics.op, role)
         if fixed and len(p.dtypes) == 1 and p.dtypes[0].name != fixed:
             fixed = p.dtypes[0].name  # the page's one dtype (aclnnMinDim's indices are INT32)
-        assert source is not None  # only "given" shapes go without self, and they are planned above
+        assert source is not None  # only "given" shapes go without a source, and they are planned above
+        # A product's dtype promotes both operands'; the others' is their dtype source's.
+        operands = (index[source],) + ((index[second],) if second is not None else ())
+        dims_role = families.RULE_DIMS.get(rule)
+        product = rule in ("matmul", "outer", "batch_sum")
         plans.append(OutputPlan(
-            p, i, shape_from=(index[source],), dtype_from=(index[source],), documented=p.dtypes,
-            family_shape=shaped,
-            dims_from=arg("dim", (ParamKind.INT_ARRAY, ParamKind.INT, ParamKind.SCALAR)) if shaped == "reduce" else None,
+            p, i, shape_from=operands,
+            dtype_from=operands if product else (index[dtype_source] if dtype_source else index[source],),
+            # A product of BOOL inputs has no documented output dtype (aclnnAddmv's out lists no BOOL).
+            dtype_must_be_documented=product and fixed is None,
+            documented=p.dtypes,
+            family_shape=rule,
+            dims_from=arg(dims_role, (ParamKind.INT_ARRAY, ParamKind.INT, ParamKind.SCALAR)) if dims_role else None,
             keepdim_from=arg("keepdim", (ParamKind.BOOL,)),
             dtype_arg=arg("dtype", (ParamKind.DTYPE,)) if fixed is None else None,
             fixed_dtype=DType[fixed] if fixed else None,

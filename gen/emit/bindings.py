@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from gen import names
+from gen import families, names
 from gen.api.docs import docstring
 from gen.api.kinds import c_type, traits, value_type
 from gen.api.python import PythonSignature, output_plans, python_signature, scalar_preference
@@ -128,12 +128,23 @@ def wrapper(bound: BoundAPI) -> Wrapper:
             comment = f"{p.name}: out= required ({plan.required_reason})"
         elif plan.family_shape:
             source = api.params[plan.shape_from[0]].name
-            dims = api.params[plan.dims_from].name if plan.dims_from is not None else "every dimension"
-            rule = (f"{source} reduced along {dims}" if plan.family_shape == "reduce" else f"that of {source}")
+            second = api.params[plan.shape_from[1]].name if len(plan.shape_from) > 1 else ""
+            dims = api.params[plan.dims_from].name if plan.dims_from is not None else ""
+            rule = {
+                "reduce": f"{source} reduced along {dims or 'every dimension'}",
+                "same": f"that of {source}",
+                "matmul": f"that of {source} @ {second}",
+                "outer": f"[len({source}), len({second})]",
+                "batch_sum": f"the last two of {source} @ {second}",
+                "trailing_ones": f"{source}'s with its last {'len(' + dims + ')' if dims else second + '.dim()'} "
+                                 "dimensions 1",
+                "groups": f"[{source}.size(0), {dims}]",
+                "channels": f"[{source}.size(1)]",
+            }[plan.family_shape]
             dtype = (plan.fixed_dtype.value if plan.fixed_dtype else
                      f"{api.params[plan.dtype_arg].name}, else {source}'s" if plan.dtype_arg is not None else f"{source}'s")
             comment = f"{p.name}: shape {rule}, dtype {dtype} (family {bound.semantics.family if bound.semantics else ''})"
-            family = (f", bind::ShapeRule::k{plan.family_shape.title()}, "
+            family = (f", bind::ShapeRule::{families.enumerator(plan.family_shape)}, "
                       f"{plan.fixed_dtype.enumerator if plan.fixed_dtype else 'ACL_DT_UNDEFINED'}")
         else:
             shape = " x ".join(api.params[k].name for k in plan.shape_from)

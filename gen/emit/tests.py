@@ -800,7 +800,7 @@ class Planner:
         """A family's outputs shaped as its rule shapes them from the base call's input (scatter's
         out: self's base shape), so that an input of another shape disagrees with them."""
         semantics = self.bound.semantics
-        if semantics is None or self.family is None or families.output_shape(self.family, semantics.op) != "same":
+        if semantics is None or self.family is None or families.output_shape(self.family, semantics.op, "*") != "same":
             return {}
         source = families.bind_roles(semantics, [p.name for p in self.api.params])[0].get("self")
         if source not in self.base.shapes:

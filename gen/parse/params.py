@@ -78,6 +78,9 @@ def build_param(cparam: CParam, entry: Optional[ParamEntry], ctx: ParamContext,
                  relations=rels, line=line)
 
 
+_DESCRIBED_AS_OUT = re.compile(r"与out|和out|及out|输入输出")
+
+
 def _direction(cparam: CParam, entry: Optional[ParamEntry], diags: list[Diagnostic], line: int) -> Direction:
     """The table's word, cross-checked with the C type and the name (selfRef is in and out)."""
     stated = vocab.direction_of(entry.direction) if entry and entry.direction else None
@@ -110,6 +113,12 @@ def _direction(cparam: CParam, entry: Optional[ParamEntry], diags: list[Diagnost
         diags.append(Diagnostic(Level.INFO, line, "direction-from-name",
                                 f"{cparam.name}: the table says input; a writable tensor named out is the output"))
         return Direction.OUT
+    # aclnnInplaceAddmm: `const aclTensor *selfRef`, 输入, "即公式中的输入self与out": the name and the
+    # description both say the result is written there, the const and the table are the page's slips.
+    if stated is Direction.IN and ref and entry is not None and _DESCRIBED_AS_OUT.search(entry.description):
+        diags.append(Diagnostic(Level.INFO, line, "direction-from-description",
+                                f"{cparam.name}: the table says input, the description says it is also the output; inout"))
+        return Direction.INOUT
     if stated is not Direction.IN and const and cparam.c_type.rstrip("*").endswith(("aclTensor", "aclTensorList")):
         diags.append(Diagnostic(Level.INFO, line, "direction-const-conflict",
                                 f"{cparam.name}: the table says {stated.value} but the C type is const"))

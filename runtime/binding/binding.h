@@ -445,8 +445,10 @@ enum class ResultDType : uint8_t { kPromoted, kFloating, kReal };
 
 // How a kernel family shapes an output the caller does not pass (gen.families `output_shape`):
 // by broadcasting (every op that is not a family's), the input with the reduced dimensions removed
-// (or kept as 1), or the input's shape. The same rule on every backend: CANN's as the simulator's.
-enum class ShapeRule : uint8_t { kBroadcast, kReduce, kSame };
+// (or kept as 1), the input's shape, the product of two inputs (torch.matmul's rule), their outer
+// product, a product summed over its batch, the input with its trailing normalised dimensions as 1,
+// [N, group] or [C]. The same rule on every backend: CANN's as the simulator's.
+enum class ShapeRule : uint8_t { kBroadcast, kReduce, kSame, kMatmul, kOuter, kBatchSum, kTrailingOnes, kGroups, kChannels };
 
 // The arguments a family's rule reads: the dimensions (an int, a sequence of ints, None: every
 // dimension), keepdim and the dtype argument. A null handle: the API has no such parameter.
@@ -568,7 +570,9 @@ class Call {
   aclScalar* make_scalar(int param, py::handle obj, const Label& label);
   Slot* output_slot(int param, py::handle given, const OutputPlan* plan, const RuleArgs& rule_args,
                     const Label& label);
-  void apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims* shape, aclDataType* dtype);
+  // `second`: the shape of the rule's second input (a product's right operand), null when none.
+  void apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims* shape, const Dims* second,
+                         aclDataType* dtype);
   aclTensorList* make_list(int param, const std::vector<Slot*>& members);
   aclTensorList* tensor_list_of(int param, py::handle obj, bool inout);
   py::handle given_out(size_t output) const;

@@ -538,7 +538,61 @@ static bool dims_of(py::handle obj, Dims* dims) {
   return true;
 }
 
-void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims* shape, aclDataType* dtype) {
+// The shape of a @ b as torch.matmul gives it (a 1-D operand gains a dimension that the result
+// loses; batch dimensions broadcast); false when the operands do not multiply (the library says why).
+static bool matmul_shape(const Dims& a, const Dims& b, Dims* out) {
+  if (a.empty() || b.empty()) return false;
+  const size_t ra = a.size(), rb = b.size();
+  const size_t ba = ra >= 2 ? ra - 2 : 0, bb = rb >= 2 ? rb - 2 : 0, batch = std::max(ba, bb);
+  Dims shape;
+  for (size_t d = 0; d < batch; ++d) {
+    const int64_t da = d + ba >= batch ? a[d + ba - batch] : 1, db = d + bb >= batch ? b[d + bb - batch] : 1;
+    if (da != db && da != 1 && db != 1) return false;
+    shape.push_back(da == 1 ? db : da);
+  }
+  if (ra >= 2) shape.push_back(a[ra - 2]);
+  if (rb >= 2) shape.push_back(b[rb - 1]);
+  *out = shape;
+  return true;
+}
+
+void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims* shape, const Dims* second,
+                             aclDataType* dtype) {
+  // Rules on a second input, or on the arguments, that cannot apply leave the first input's shape:
+  // the call reaches the library, which says what is wrong (161001, 161002).
+  const Dims first = *shape;
+  switch (plan.shape_rule) {
+    case ShapeRule::kMatmul: {
+      Dims product;
+      if (second && matmul_shape(first, *second, &product)) *shape = product;
+      break;
+    }
+    case ShapeRule::kOuter:
+      if (second && !first.empty() && !second->empty()) *shape = Dims{first[0], (*second)[0]};
+      break;
+    case ShapeRule::kBatchSum:
+      if (second && first.size() >= 2 && second->size() >= 2) *shape = Dims{first[first.size() - 2], second->back()};
+      break;
+    case ShapeRule::kTrailingOnes: {
+      Dims dims;
+      size_t count = second ? second->size() : 0;
+      if (args.dims && !args.dims.is_none() && dims_of(args.dims, &dims)) count = dims.size();
+      for (size_t d = shape->size() - std::min(count, shape->size()); d < shape->size(); ++d) (*shape)[d] = 1;
+      break;
+    }
+    case ShapeRule::kGroups: {
+      Dims group;
+      if (!first.empty() && args.dims && dims_of(args.dims, &group) && group.size() == 1) {
+        *shape = Dims{first[0], group[0]};
+      }
+      break;
+    }
+    case ShapeRule::kChannels:
+      if (first.size() >= 2) *shape = Dims{first[1]};
+      break;
+    default:
+      break;
+  }
   if (plan.shape_rule == ShapeRule::kReduce) {
     const int64_t rank = static_cast<int64_t>(shape->size());
     Dims dims;
@@ -585,12 +639,17 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
     if (from >= kMaxParams || (is_list_ >> from & 1) || single_[from] == nullptr) return nullptr;
     return single_[from]->device.get();
   };
-  Dims shape;
-  bool first = true;
+  Dims shape, second;
+  bool first = true, has_second = false;
+  const bool family = plan->shape_rule != ShapeRule::kBroadcast;
   for (int from : plan->shape_from) {
     const DeviceTensor* t = input(from);
+    // A family rule's second input may be an absent optional one (layer norm's weight).
+    if (t == nullptr && family && !first) continue;
     if (t == nullptr) return nullptr;
     if (first) shape = t->shape;
+    // A family's rule reads the second shape itself (a product's right operand).
+    else if (family) second = t->shape, has_second = true;
     // Shapes that do not broadcast keep the first: the library reports the mismatch.
     else broadcast(shape, t->shape);
     first = false;
@@ -613,7 +672,7 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
     if (plan->result == ResultDType::kReal && category == DTypeCategory::kComplex)
       dtype = dtype == ACL_COMPLEX128 ? ACL_DOUBLE : dtype == ACL_COMPLEX32 ? ACL_FLOAT16 : ACL_FLOAT;
   }
-  if (plan->shape_rule != ShapeRule::kBroadcast) apply_family_rule(*plan, rule_args, &shape, &dtype);
+  if (family) apply_family_rule(*plan, rule_args, &shape, has_second ? &second : nullptr, &dtype);
   if (plan->dtype_must_be_documented &&
       std::find(plan->documented.begin(), plan->documented.end(), dtype) == plan->documented.end()) {
     std::string listed;

@@ -74,6 +74,45 @@ struct ShapeFamily {
   static constexpr const char* kOpNames[] = { "cast", "copy", "cat", "stack", "split", "split_with_size", "permute", "expand", "flip", "roll", "tril", "triu", "constant_pad", "repeat", "slice" };
 };
 
+// softmax: along one dimension, computed in float (double for DOUBLE).
+struct SoftmaxFamily {
+  struct Op {
+    enum : int8_t { kSoftmax, kLogSoftmax };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kDim, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "softmax", "log_softmax" };
+};
+
+// norm: statistics over the trailing (layer/rms), group or batch dimensions, computed in float (double for DOUBLE); mean/rstd outputs.
+struct NormFamily {
+  struct Op {
+    enum : int8_t { kLayerNorm, kRmsNorm, kAddRmsNorm, kGroupNorm, kBatchNorm };
+  };
+  struct Role {
+    enum : int8_t { kInput, kInput2, kNormalizedShape, kWeight, kBias, kRunningMean, kRunningVar, kEps, kTraining, kMomentum, kGroup, kOut, kMean, kRstd, kSumOut };
+  };
+  struct Option {
+    enum : int8_t { kEps };
+  };
+  static constexpr const char* kOpNames[] = { "layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm" };
+};
+
+// matmul: on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE and the integers (exact up to 2^53).
+struct MatmulFamily {
+  struct Op {
+    enum : int8_t { kMm, kBmm, kMatmul, kAddmm, kBaddbmm, kMv, kDot, kAddmv, kAddbmm, kGer };
+  };
+  struct Role {
+    enum : int8_t { kBias, kA, kB, kBeta, kAlpha, kOut, kCubeMathType };
+  };
+  struct Option {
+    enum : int8_t { kBeta, kAlpha };
+  };
+  static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -81,6 +120,9 @@ aclnnStatus PlanCumulative(const Call& call, const FamilySpec& family, ExecutorW
 aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSelect(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 

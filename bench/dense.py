@@ -1,0 +1,119 @@
+"""The simulator's matmul, softmax and normalisation families against PyTorch CPU (issue 12):
+matmul in GFLOP/s (2·M·N·K per product) at 1024³ float32 (and bfloat16), softmax and log_softmax
+along the last dimension of 16M float32 elements ([4096, 4096]) and rms_norm with a weight over
+the same, in GB/s counted as bytes read + written (input and output, each n elements).
+
+Both sides run in this process on the same data, interleaved; the simulator through the bindings
+on device-resident tensors with out=, PyTorch into an out= tensor where the op has one. The
+simulator's BLAS (OpenBLAS) and pool use ACLNN_SIM_THREADS threads (default: the hardware's),
+PyTorch torch.get_num_threads(). OMP_WAIT_POLICY=PASSIVE as in bench.kernels.
+
+    python -m bench.dense [--size 1024] [--elements 16M] [--rounds R]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from bench.common import Summary, emit_result, interleaved, log, ratio  # noqa: E402
+from bench.kernels import as_torch, size_of, void  # noqa: E402
+
+
+def measure(name: str, dtype: str, work: float, unit: str, call_sim, run_torch, rounds: int, check) -> dict:
+    """Checks once that both sides agree, then times them interleaved; `work` is the FLOPs or
+    bytes of one call, reported per second in `unit`. The simulator's call is timed to the end of
+    its kernel (device-resident calls are queued on the stream: aclnn.synchronize waits)."""
+    import aclnn
+
+    def run_sim() -> None:
+        call_sim()
+        aclnn.synchronize()
+
+    run_sim()
+    run_torch()
+    check()
+    times = interleaved({"sim": lambda: void(run_sim), "torch": lambda: void(run_torch)}, rounds)
+    row: dict[str, Any] = {
+        "op": name, "dtype": dtype, "unit": unit,
+        "seconds": {k: Summary.of(v, "s").to_json() for k, v in times.items()},
+        "rate": {k: Summary.of([work / t / 1e9 for t in v], unit).to_json() for k, v in times.items()},
+        # Paired per round: torch's time over the simulator's (> 1: the simulator is faster).
+        "sim_speed_vs_torch": ratio(times["torch"], times["sim"]).to_json(),
+    }
+    log(f"dense: {name} {dtype}: sim {row['rate']['sim']['median']:.2f} {unit}, "
+        f"torch {row['rate']['torch']['median']:.2f} {unit}, ratio {row['sim_speed_vs_torch']['median']:.2f}")
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", type=int, default=1024, help="M = N = K of the matmul")
+    parser.add_argument("--elements", default="16M", help="elements of the softmax and rms_norm input")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+
+    import aclnn
+    import ml_dtypes
+
+    rng = np.random.default_rng(0)
+    rows = []
+    n = args.size
+    flops = 2.0 * n * n * n
+    for dtype, np_dtype, torch_dtype, tol in (("float32", np.float32, torch.float32, 1e-4),
+                                              ("bfloat16", ml_dtypes.bfloat16, torch.bfloat16, 2e-2)):
+        a = rng.uniform(-1, 1, (n, n)).astype(np.float32).astype(np_dtype)
+        b = rng.uniform(-1, 1, (n, n)).astype(np.float32).astype(np_dtype)
+        d_a, d_b = aclnn.to_device(a), aclnn.to_device(b)
+        d_out = aclnn.to_device(np.zeros((n, n), np_dtype))
+        t_a, t_b = as_torch(a, torch_dtype), as_torch(b, torch_dtype)
+        t_out = torch.empty((n, n), dtype=torch_dtype)
+
+        def check(d_out=d_out, t_out=t_out, tol=tol) -> None:
+            np.testing.assert_allclose(d_out.numpy().astype(np.float32), t_out.float().numpy(), rtol=tol,
+                                       atol=tol * np.sqrt(n))
+
+        rows.append(measure(f"mm {n}x{n}x{n}", dtype, flops, "GFLOP/s",
+                            lambda: aclnn.mm(d_a, d_b, 0, out=d_out),
+                            lambda: torch.mm(t_a, t_b, out=t_out), args.rounds, check))
+        del d_a, d_b, d_out
+
+    count = size_of(args.elements)
+    side = int(round(count ** 0.5))
+    x = rng.uniform(-4, 4, (count // side, side)).astype(np.float32)
+    gamma = rng.uniform(0.5, 1.5, side).astype(np.float32)
+    d_x, d_y = aclnn.to_device(x), aclnn.to_device(np.zeros_like(x))
+    d_gamma = aclnn.to_device(gamma)
+    d_rstd = aclnn.to_device(np.zeros((x.shape[0], 1), np.float32))
+    t_x, t_y, t_gamma = torch.from_numpy(x), torch.empty_like(torch.from_numpy(x)), torch.from_numpy(gamma)
+    moved = 2.0 * x.nbytes
+
+    def check_y() -> None:
+        np.testing.assert_allclose(d_y.numpy(), t_y.numpy(), rtol=1e-4, atol=1e-5)
+
+    rows.append(measure(f"softmax [{x.shape[0]}, {side}] dim -1", "float32", moved, "GB/s",
+                        lambda: aclnn.softmax(d_x, -1, out=d_y),
+                        lambda: torch.softmax(t_x, -1, out=t_y), args.rounds, check_y))
+    rows.append(measure(f"log_softmax [{x.shape[0]}, {side}] dim -1", "float32", moved, "GB/s",
+                        lambda: aclnn.log_softmax(d_x, -1, out=d_y),
+                        lambda: torch.log_softmax(t_x, -1, out=t_y), args.rounds, check_y))
+
+    def torch_rms() -> None:
+        t_y.copy_(torch.nn.functional.rms_norm(t_x, (side,), t_gamma, eps=1e-6))
+
+    rows.append(measure(f"rms_norm [{x.shape[0]}, {side}] weight [{side}]", "float32", moved, "GB/s",
+                        lambda: aclnn.rms_norm(d_x, d_gamma, 1e-6, out=(d_y, d_rstd)),
+                        torch_rms, args.rounds, check_y))
+    emit_result({"torch_threads": torch.get_num_threads(),
+                 "sim_threads": int(os.environ.get("ACLNN_SIM_THREADS", os.cpu_count() or 1)),
+                 "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"), "rows": rows})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,446 @@
+// The matmul family: mm, bmm, matmul (1-D to 6-D with broadcast batch dimensions), addmm,
+// baddbmm, addbmm, mv, addmv, dot and ger, on OpenBLAS (the scipy-openblas32 wheel that NumPy
+// and SciPy ship; its symbols are prefixed scipy_).
+//
+// Phase 1 reduces every op to one batched product C[b] = alpha * A[b] @ B[b] + beta * bias[b]:
+// views of A as [batch..., M, K], B as [batch..., K, N], the output and the broadcast bias as
+// [batch..., M, N] (a 1-D operand gains a dimension of 1, a broadcast batch dimension stride 0).
+// addbmm sums over the batch: its A is gathered as [M, batch * K] and its B as [batch * K, N],
+// one product.
+//
+// Phase 2 hands BLAS each operand in place when its dtype is the compute type's and one of its
+// two matrix strides is 1 (a transposed view is BLAS's transposed operand), else a contiguous
+// copy converted to the compute type: FLOAT, FLOAT16 and BFLOAT16 compute in float (sgemm), as
+// the NPU's Cube does, DOUBLE in double (dgemm), integers and BOOL in double, exact up to 2^53,
+// then wrapped to the output's dtype as PyTorch's integer products wrap. OpenBLAS runs on as many
+// threads as the simulator's pool (ACLNN_SIM_THREADS).
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include <cblas.h>
+
+#include "aclnn_bindgen/half.h"
+#include "common/dtypes.h"
+#include "opapi/families/family.h"
+#include "opapi/thread_pool.h"
+
+namespace aclsim {
+namespace {
+
+using F = MatmulFamily;
+
+enum Slot { kA, kB, kOut, kBias, kSlots };
+
+// The pages' cubeMathType values (0 KEEP_DTYPE ... 4 USE_FP32_ADD); 2 is USE_FP16.
+constexpr int64_t kCubeMathMax = 4;
+constexpr int64_t kUseFp16 = 2;
+
+bool IsFloating16(aclDataType d) { return d == ACL_FLOAT16 || d == ACL_BF16; }
+bool IsFloatingOrHalf(aclDataType d) { return d == ACL_FLOAT || IsFloating16(d); }
+
+void SetBlasThreads() {
+  static std::once_flag once;
+  std::call_once(once, [] { scipy_openblas_set_num_threads(std::max(1, ParallelThreads())); });
+}
+
+// How BLAS reads a rows x cols matrix with the given element strides: in place (transposed or
+// not, with its leading dimension), or not at all.
+bool BlasLayout(int64_t rows, int64_t cols, int64_t srow, int64_t scol, bool* trans, int64_t* ld) {
+  if (cols == 1 || scol == 1) {
+    *ld = rows == 1 ? std::max<int64_t>(cols, 1) : srow;
+    if (*ld >= std::max<int64_t>(cols, 1) && *ld <= INT_MAX) {
+      *trans = false;
+      return true;
+    }
+  }
+  if (rows == 1 || srow == 1) {
+    *ld = cols == 1 ? std::max<int64_t>(rows, 1) : scol;
+    if (*ld >= std::max<int64_t>(rows, 1) && *ld <= INT_MAX) {
+      *trans = true;
+      return true;
+    }
+  }
+  return false;
+}
+
+// One operand of the product as BLAS takes it: its matrices' addresses by batch index.
+template <typename T>
+struct Operand {
+  const T* base = nullptr;
+  Dims batch_strides;  // in elements; 0 where broadcast
+  bool trans = false;
+  int64_t ld = 1;
+};
+
+class MatmulWork final : public FamilyWork {
+ public:
+  MatmulWork(const char* api, int op) : FamilyWork(api, kSlots), op_(op) {}
+
+  Dims batch;  // the broadcast batch shape
+  int64_t m = 0, n = 0, k = 0;
+  double alpha = 1, beta = 0;  // beta = 0: no bias, or a bias the product ignores
+  bool integers = false;       // computed in double, stored as int64
+  bool fp16_inputs = false;    // cubeMathType USE_FP16: FLOAT inputs rounded to FLOAT16 first
+  bool sum_batches = false;    // addbmm: the sum over `summed` products
+  int64_t summed = 1;
+
+ private:
+  int64_t BatchCount() const {
+    int64_t count = 1;
+    for (int64_t d : batch) count *= d;
+    return count;
+  }
+
+  // Element offset of batch `index` (row-major over `batch`) for the given batch strides.
+  int64_t BatchOffset(int64_t index, const Dims& strides) const {
+    int64_t offset = 0;
+    for (size_t d = batch.size(); d-- > 0;) {
+      offset += (index % batch[d]) * strides[d];
+      index /= batch[d];
+    }
+    return offset;
+  }
+
+  // The operand in slot `slot`, a [batch..., rows, cols] view: in place when BLAS can read it,
+  // else gathered (its own batches only: broadcast dimensions are not copied) into scratch.
+  template <typename T>
+  Operand<T> Prepare(int slot, int scratch, int64_t rows, int64_t cols) {
+    const TensorRef& t = tensor(slot);
+    const size_t nb = batch.size();
+    Operand<T> op;
+    const ComputeType type = this->type;
+    if (t.dtype == StorageOf(type) && !fp16_inputs &&
+        BlasLayout(rows, cols, t.strides[nb], t.strides[nb + 1], &op.trans, &op.ld)) {
+      bool positive = true;
+      for (size_t d = 0; d < nb; ++d) positive = positive && t.strides[d] >= 0;
+      if (positive) {
+        op.base = reinterpret_cast<const T*>(t.first);
+        op.batch_strides.assign(t.strides.begin(), t.strides.begin() + static_cast<std::ptrdiff_t>(nb));
+        return op;
+      }
+    }
+    TensorRef own = t;
+    for (size_t d = 0; d < nb; ++d) {
+      if (t.strides[d] == 0) own.shape[d] = 1;
+    }
+    const int64_t count = own.numel();
+    T* buffer = static_cast<T*>(Scratch(scratch, static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(T)));
+    GatherAs(own, type, buffer);
+    if (fp16_inputs) {
+      if constexpr (std::is_same<T, float>::value) {
+        for (int64_t i = 0; i < count; ++i) buffer[i] = aclnn_bindgen::HalfToFloat(aclnn_bindgen::FloatToHalf(buffer[i]));
+      }
+    }
+    op.base = buffer;
+    op.trans = false;
+    op.ld = std::max<int64_t>(cols, 1);
+    op.batch_strides.resize(nb);
+    int64_t stride = rows * cols;
+    for (size_t d = nb; d-- > 0;) {
+      op.batch_strides[d] = own.shape[d] == 1 ? 0 : stride;
+      stride *= own.shape[d];
+    }
+    return op;
+  }
+
+  template <typename T>
+  static void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
+                   int64_t ldb, T beta, T* c, int64_t ldc) {
+    const CBLAS_TRANSPOSE opa = ta ? CblasTrans : CblasNoTrans, opb = tb ? CblasTrans : CblasNoTrans;
+    if constexpr (std::is_same<T, float>::value) {
+      scipy_cblas_sgemm(CblasRowMajor, opa, opb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha,
+                        a, static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
+    } else {
+      scipy_cblas_dgemm(CblasRowMajor, opa, opb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha,
+                        a, static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
+    }
+  }
+
+  template <typename T>
+  void Product() {
+    const ComputeType type = this->type;
+    const TensorRef& out = tensor(kOut);
+    const int64_t nb = sum_batches ? summed : BatchCount();
+    const int64_t cells = (sum_batches ? 1 : nb) * m * n;
+    // C: the output's own memory when it is a dense array of the compute type (and no integer
+    // conversion follows), else a contiguous buffer scattered into it at the end.
+    const bool direct = !integers && out.dtype == StorageOf(type) && out.Contiguous();
+    T* c = direct ? reinterpret_cast<T*>(out.first)
+                  : static_cast<T*>(Scratch(0, static_cast<size_t>(std::max<int64_t>(cells, 1)) * sizeof(T)));
+    const TensorRef& bias = tensor(kBias);
+    const bool has_bias = bias.dtype != ACL_DT_UNDEFINED && beta != 0;
+    if (has_bias && !(direct && bias.first == out.first && bias.strides == out.strides)) {
+      GatherAs(bias, type, c);
+    }
+    const T beta_c = has_bias ? static_cast<T>(beta) : T(0);
+    if (k == 0 || nb == 0) {  // an empty sum: beta * bias, or zeros
+      for (int64_t i = 0; i < cells; ++i) c[i] = has_bias ? beta_c * c[i] : T(0);
+    } else if (sum_batches) {
+      // sum_b A[b] @ B[b] = [A[0] ... A[nb-1]] @ [B[0]; ...; B[nb-1]]: A as [M, nb * K], B as [nb * K, N].
+      TensorRef& a = tensor(kA);
+      const int64_t order[3] = {1, 0, 2};
+      const TensorRef rows = a.Permuted(order);  // [M, nb, K]
+      const T* pa = static_cast<const T*>(ContiguousAs(rows, type, 1));
+      const T* pb = static_cast<const T*>(ContiguousAs(tensor(kB), type, 2));
+      Gemm<T>(false, false, m, n, nb * k, static_cast<T>(alpha), pa, nb * k, pb, n, beta_c, c, n);
+    } else {
+      const Operand<T> a = Prepare<T>(kA, 1, m, k);
+      const Operand<T> b = Prepare<T>(kB, 2, k, n);
+      for (int64_t i = 0; i < nb; ++i) {
+        Gemm<T>(a.trans, b.trans, m, n, k, static_cast<T>(alpha), a.base + BatchOffset(i, a.batch_strides), a.ld,
+                b.base + BatchOffset(i, b.batch_strides), b.ld, beta_c, c + i * m * n, n);
+      }
+    }
+    if (direct) return;
+    if (integers) {
+      // Exact integers in double (|x| < 2^53) to int64, then wrapped to the output's dtype.
+      int64_t* ints = static_cast<int64_t*>(Scratch(3, static_cast<size_t>(std::max<int64_t>(cells, 1)) * sizeof(int64_t)));
+      for (int64_t i = 0; i < cells; ++i) {
+        const double v = static_cast<double>(c[i]);
+        ints[i] = std::isfinite(v) && std::fabs(v) < 9.2e18 ? static_cast<int64_t>(v) : 0;
+      }
+      ScatterFrom(ints, ComputeType::kInt64, out);
+      return;
+    }
+    ScatterFrom(c, type, out);
+  }
+
+  aclnnStatus Compute() override {
+    if (m == 0 || n == 0 || (!sum_batches && BatchCount() == 0)) return ACLNN_SUCCESS;
+    SetBlasThreads();
+    if (type == ComputeType::kFloat64) {
+      Product<double>();
+    } else {
+      Product<float>();
+    }
+    return ACLNN_SUCCESS;
+  }
+
+  int op_;
+};
+
+// The shape of `t` with dimensions of 1 inserted at `at` (a 1-D operand's missing M or N).
+void InsertUnit(TensorRef* t, size_t at) {
+  t->shape.push_back(1);
+  t->strides.push_back(1);
+  for (size_t d = t->shape.size() - 1; d > at; --d) {
+    t->shape[d] = t->shape[d - 1];
+    t->strides[d] = t->strides[d - 1];
+  }
+  t->shape[at] = 1;
+  t->strides[at] = 1;
+}
+
+// `t` with its batch dimensions (all but the last two) right-aligned to `batch`: missing and
+// size-1 dimensions broadcast with stride 0.
+void AlignBatch(TensorRef* t, const Dims& batch) {
+  const size_t own = t->shape.size() - 2;
+  Dims shape(batch), strides(batch.size(), 0);
+  for (size_t d = 0; d < own; ++d) {
+    const size_t at = batch.size() - own + d;
+    strides[at] = t->shape[d] == 1 ? 0 : t->strides[d];
+  }
+  for (size_t d = own; d < t->shape.size(); ++d) {
+    shape.push_back(t->shape[d]);
+    strides.push_back(t->strides[d]);
+  }
+  t->shape = shape;
+  t->strides = strides;
+}
+
+// `shape` right-aligned to `target` with stride 0 where broadcast; false when it does not broadcast.
+bool BroadcastTo(TensorRef* t, const Dims& target) {
+  if (t->shape.size() > target.size()) return false;
+  Dims strides(target.size(), 0);
+  const size_t lead = target.size() - t->shape.size();
+  for (size_t d = 0; d < t->shape.size(); ++d) {
+    if (t->shape[d] == target[lead + d]) {
+      strides[lead + d] = t->strides[d];
+    } else if (t->shape[d] != 1) {
+      return false;
+    }
+  }
+  t->shape = target;
+  t->strides = strides;
+  return true;
+}
+
+std::string RankText(int64_t rank) { return std::to_string(rank) + "-dimensional"; }
+
+}  // namespace
+
+aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
+  *workspace = 0;
+  const int op = family.op;
+  const TensorDesc* a = RoleTensor(call, family, F::Role::kA);
+  const TensorDesc* b = RoleTensor(call, family, F::Role::kB);
+  const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
+  const TensorDesc* bias = RoleTensor(call, family, F::Role::kBias);
+  if (!a || !b || !out) return Decline(call, work, "when an input or the output is absent");
+  const bool adds = op == F::Op::kAddmm || op == F::Op::kBaddbmm || op == F::Op::kAddmv || op == F::Op::kAddbmm;
+  if (adds && !bias) return Decline(call, work, "without the added tensor");
+
+  const int64_t cube = RoleInt(call, family, F::Role::kCubeMathType, 0);
+  if (RoleParam(call, family, F::Role::kCubeMathType) && (cube < 0 || cube > kCubeMathMax)) {
+    return RejectParam(call, family, F::Role::kCubeMathType, ACLNN_ERR_PARAM_INVALID,
+                       "value " + std::to_string(cube) + " is not one of the documented 0 to 4");
+  }
+  if (cube == kUseFp16 && (a->dtype == ACL_BF16 || b->dtype == ACL_BF16)) {
+    return RejectParam(call, family, F::Role::kCubeMathType, ACLNN_ERR_PARAM_INVALID,
+                       "USE_FP16 (2) is not supported for BFLOAT16 inputs");
+  }
+
+  // The compute type: DOUBLE in double; FLOAT, FLOAT16, BFLOAT16 in float; integers and BOOL in
+  // double (exact) stored as int64; anything else (complex) is not simulated.
+  ComputeType type;
+  bool integers = false;
+  const aclDataType dtypes[2] = {a->dtype, b->dtype};
+  bool any_double = false, any_float = false, all_integral = true;
+  for (aclDataType d : dtypes) {
+    ComputeType t;
+    if (!FamilyComputeType(d, true, &t)) return Decline(call, work, std::string("for dtype ") + DTypeName(d));
+    any_double = any_double || d == ACL_DOUBLE;
+    any_float = any_float || IsFloatingOrHalf(d);
+    all_integral = all_integral && t == ComputeType::kInt64;
+  }
+  if (any_double) {
+    type = ComputeType::kFloat64;
+  } else if (any_float) {
+    type = ComputeType::kFloat32;
+  } else {
+    type = ComputeType::kFloat64;
+    integers = all_integral;
+  }
+
+  MatmulWork* made = new MatmulWork(call.spec.name, op);
+  std::unique_ptr<MatmulWork> owned(made);
+  made->type = type;
+  made->integers = integers;
+  made->fp16_inputs = cube == kUseFp16 && type == ComputeType::kFloat32;
+  TensorRef& ta = made->tensor(kA);
+  TensorRef& tb = made->tensor(kB);
+  ta.Set(RoleName(call, family, F::Role::kA), *a);
+  tb.Set(RoleName(call, family, F::Role::kB), *b);
+  const int64_t ra = ta.rank(), rb = tb.rank();
+
+  auto need_rank = [&](int role, int64_t rank, int64_t want) -> aclnnStatus {
+    if (rank == want) return ACLNN_SUCCESS;
+    const TensorRef& t = role == F::Role::kA ? ta : tb;
+    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
+                       "must be " + RankText(want) + ", got shape " + DimsText(t.shape));
+  };
+  // Ranks the op takes, and 1-D operands as matrices.
+  bool drop_m = false, drop_n = false;  // the result loses the dimension a 1-D operand gained
+  switch (op) {
+    case F::Op::kMm: case F::Op::kAddmm:
+      if (aclnnStatus s = need_rank(F::Role::kA, ra, 2)) return s;
+      if (aclnnStatus s = need_rank(F::Role::kB, rb, 2)) return s;
+      break;
+    case F::Op::kBmm: case F::Op::kBaddbmm: case F::Op::kAddbmm:
+      if (aclnnStatus s = need_rank(F::Role::kA, ra, 3)) return s;
+      if (aclnnStatus s = need_rank(F::Role::kB, rb, 3)) return s;
+      break;
+    case F::Op::kMv: case F::Op::kAddmv:
+      if (aclnnStatus s = need_rank(F::Role::kA, ra, 2)) return s;
+      if (aclnnStatus s = need_rank(F::Role::kB, rb, 1)) return s;
+      InsertUnit(&tb, 1);  // [K] -> [K, 1]
+      drop_n = true;
+      break;
+    case F::Op::kDot: case F::Op::kGer:
+      if (aclnnStatus s = need_rank(F::Role::kA, ra, 1)) return s;
+      if (aclnnStatus s = need_rank(F::Role::kB, rb, 1)) return s;
+      if (op == F::Op::kDot) {
+        InsertUnit(&ta, 0);  // [1, K]
+        InsertUnit(&tb, 1);  // [K, 1]
+        drop_m = drop_n = true;
+      } else {
+        InsertUnit(&ta, 1);  // [M, 1]
+        InsertUnit(&tb, 0);  // [1, N]
+      }
+      break;
+    case F::Op::kMatmul:
+      if (ra < 1 || rb < 1) {
+        return RejectParam(call, family, ra < 1 ? F::Role::kA : F::Role::kB, ACLNN_ERR_PARAM_INVALID,
+                           "must have at least one dimension");
+      }
+      if (ra == 1) InsertUnit(&ta, 0), drop_m = true;
+      if (rb == 1) InsertUnit(&tb, 1), drop_n = true;
+      break;
+    default:
+      return Decline(call, work, "for this op");
+  }
+  const int64_t m = ta.shape[ta.rank() - 2], k = ta.shape[ta.rank() - 1];
+  const int64_t k2 = tb.shape[tb.rank() - 2], n = tb.shape[tb.rank() - 1];
+  if (k != k2) {
+    return RejectParam(call, family, F::Role::kB, ACLNN_ERR_PARAM_INVALID,
+                       "shape " + DimsText(b->view) + " does not multiply " + RoleName(call, family, F::Role::kA) +
+                           "'s shape " + DimsText(a->view) + " (reduce dimension " + std::to_string(k2) + " vs " +
+                           std::to_string(k) + ")");
+  }
+  if (m > INT_MAX || n > INT_MAX || k > INT_MAX) return Decline(call, work, "for a matrix dimension above 2^31");
+
+  // The broadcast batch shape.
+  Dims batch;
+  const int64_t ba = ta.rank() - 2, bb = tb.rank() - 2, nbatch = std::max(ba, bb);
+  for (int64_t d = 0; d < nbatch; ++d) {
+    const int64_t da = d - (nbatch - ba) >= 0 ? ta.shape[d - (nbatch - ba)] : 1;
+    const int64_t db = d - (nbatch - bb) >= 0 ? tb.shape[d - (nbatch - bb)] : 1;
+    if (da != db && da != 1 && db != 1) {
+      return RejectParam(call, family, F::Role::kB, ACLNN_ERR_PARAM_INVALID,
+                         "batch dimensions of shape " + DimsText(b->view) + " do not broadcast with " +
+                             RoleName(call, family, F::Role::kA) + "'s shape " + DimsText(a->view));
+    }
+    batch.push_back(da == 1 ? db : da);
+  }
+  AlignBatch(&ta, batch);
+  AlignBatch(&tb, batch);
+
+  // The result's shape, which out must have.
+  Dims result;
+  const bool sum_batches = op == F::Op::kAddbmm;
+  if (!sum_batches) result = batch;
+  if (!drop_m) result.push_back(m);
+  if (!drop_n) result.push_back(n);
+  if (out->view != result) {
+    return RejectParam(call, family, F::Role::kOut, ACLNN_ERR_PARAM_INVALID,
+                       "shape " + DimsText(out->view) + " is not the product's shape " + DimsText(result));
+  }
+  // A result-shaped view as [.., M, N]: the dimensions a 1-D operand dropped come back as 1.
+  auto to_full = [&](TensorRef* t) {
+    if (drop_m) InsertUnit(t, t->shape.size() - (drop_n ? 0 : 1));
+    if (drop_n) InsertUnit(t, t->shape.size());
+  };
+  TensorRef& to = made->tensor(kOut);
+  to.Set(RoleName(call, family, F::Role::kOut), *out);
+  to_full(&to);
+  made->beta = 0;
+  if (adds) {
+    made->alpha = RoleNumber(call, family, F::Role::kAlpha, F::Option::kAlpha, 1);
+    const double beta = RoleNumber(call, family, F::Role::kBeta, F::Option::kBeta, 1);
+    TensorRef& tbias = made->tensor(kBias);
+    tbias.Set(RoleName(call, family, F::Role::kBias), *bias);
+    if (!BroadcastTo(&tbias, result)) {
+      return RejectParam(call, family, F::Role::kBias, ACLNN_ERR_PARAM_INVALID,
+                         "shape " + DimsText(bias->view) + " does not broadcast to the product's shape " +
+                             DimsText(result));
+    }
+    to_full(&tbias);
+    made->beta = beta;
+  }
+  // addbmm keeps A and B as [batch, M, K] and [batch, K, N] (broadcast batches are expanded by
+  // the gather) and sums the batch's products in one.
+  made->batch = sum_batches ? Dims{} : batch;
+  made->sum_batches = sum_batches;
+  made->summed = sum_batches ? batch[0] : 1;
+  made->m = m;
+  made->n = n;
+  made->k = k;
+  *work = owned.release();
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace aclsim

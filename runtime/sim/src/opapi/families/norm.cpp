@@ -1,0 +1,376 @@
+// The normalisation family: layer_norm, rms_norm, add_rms_norm, group_norm and batch_norm.
+//
+// Phase 2 views the input so that each set of elements that shares its statistics is one
+// contiguous row of a [rows, length] buffer in the compute type: layer and rms norms' rows are
+// the leading dimensions and their length the normalised trailing ones; group norm's rows are
+// (n, group) and their length the group's channels times HxW; batch norm's rows are the channels
+// (the input permuted to [C, N, ...]) and their length everything else. Each row's mean and
+// variance (the mean of squares for rms) are accumulated in double; the affine weight and bias
+// apply by column (layer, rms), by channel within the row (group) or by row (batch). FLOAT16 and
+// BFLOAT16 compute in float, DOUBLE in double. Rows are spread over the threads. The output goes
+// back through the same view; mean/rstd outputs are written in their own dtype.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "common/dtypes.h"
+#include "opapi/families/family.h"
+#include "opapi/thread_pool.h"
+
+namespace aclsim {
+namespace {
+
+using F = NormFamily;
+
+enum Slot { kInput, kInput2, kWeight, kBias, kRunningMean, kRunningVar, kOut, kMean, kRstd, kSumOut, kSlots };
+
+bool Present(const TensorRef& t) { return t.dtype != ACL_DT_UNDEFINED; }
+
+class NormWork final : public FamilyWork {
+ public:
+  NormWork(const char* api, int op) : FamilyWork(api, kSlots), op_(op) {}
+
+  int64_t rows = 0, length = 0;
+  int64_t groups = 1, channels = 1, hxw = 1;  // group_norm
+  double eps = 1e-5, momentum = 0.1;
+  bool training = false;
+  // The order that brings the input (and out) to the rows layout (batch norm's [C, N, ...]).
+  int64_t order[16] = {};
+  bool permuted = false;
+
+ private:
+  TensorRef Rows(int slot) const { return permuted ? tensor(slot).Permuted(order) : tensor(slot); }
+
+  template <typename T>
+  const T* Load(int slot, int scratch) {
+    return Present(tensor(slot)) ? static_cast<const T*>(ContiguousAs(tensor(slot), type, scratch)) : nullptr;
+  }
+
+  // The values `t` holds once written in its own dtype (a FLOAT16 sum rounded as the device rounds it).
+  template <typename T>
+  void RoundTo(aclDataType dtype, T* values, int64_t n) {
+    if (dtype == StorageOf(type)) return;
+    const size_t size = DTypeSize(dtype);
+    char* temp = static_cast<char*>(Scratch(7, static_cast<size_t>(n) * size));
+    Storer(type, dtype)(values, temp, static_cast<int64_t>(size), n);
+    Loader(type, dtype)(temp, static_cast<int64_t>(size), n, values);
+  }
+
+  template <typename T>
+  void Run() {
+    const int64_t numel = rows * length;
+    // x: the input rows (add_rms_norm: x1 + x2, rounded to x1's dtype as xOut holds it).
+    const T* x;
+    T* y = static_cast<T*>(Scratch(1, static_cast<size_t>(std::max<int64_t>(numel, 1)) * sizeof(T)));
+    if (op_ == F::Op::kAddRmsNorm) {
+      T* sum = static_cast<T*>(Scratch(6, static_cast<size_t>(std::max<int64_t>(numel, 1)) * sizeof(T)));
+      GatherAs(Rows(kInput), type, sum);
+      GatherAs(Rows(kInput2), type, y);
+      for (int64_t i = 0; i < numel; ++i) sum[i] += y[i];
+      RoundTo(tensor(kInput).dtype, sum, numel);
+      if (Present(tensor(kSumOut))) ScatterFrom(sum, type, tensor(kSumOut));
+      x = sum;
+    } else {
+      x = static_cast<const T*>(ContiguousAs(Rows(kInput), type, 0));
+    }
+    const T* weight = Load<T>(kWeight, 2);
+    const T* bias = Load<T>(kBias, 3);
+    T* means = static_cast<T*>(Scratch(4, static_cast<size_t>(std::max<int64_t>(rows, 1)) * sizeof(T)));
+    T* rstds = static_cast<T*>(Scratch(5, static_cast<size_t>(std::max<int64_t>(rows, 1)) * sizeof(T)));
+    const bool batch = op_ == F::Op::kBatchNorm, rms = op_ == F::Op::kRmsNorm || op_ == F::Op::kAddRmsNorm;
+    const bool running = batch && !training;
+    const T* running_mean = running ? Load<T>(kRunningMean, 6) : nullptr;
+    const T* running_var = running ? Load<T>(kRunningVar, 7) : nullptr;
+    std::vector<double> variances(batch && training ? static_cast<size_t>(rows) : 0);
+
+    auto row = [&](int64_t r) {
+      const T* xr = x + r * length;
+      T* yr = y + r * length;
+      double mean = 0, var = 0;
+      if (running) {
+        mean = static_cast<double>(running_mean[r]);
+        var = static_cast<double>(running_var[r]);
+      } else if (rms) {
+        for (int64_t i = 0; i < length; ++i) var += static_cast<double>(xr[i]) * static_cast<double>(xr[i]);
+        var = length ? var / static_cast<double>(length) : 0;
+      } else {
+        for (int64_t i = 0; i < length; ++i) mean += static_cast<double>(xr[i]);
+        mean = length ? mean / static_cast<double>(length) : 0;
+        for (int64_t i = 0; i < length; ++i) {
+          const double d = static_cast<double>(xr[i]) - mean;
+          var += d * d;
+        }
+        if (batch && training) variances[static_cast<size_t>(r)] = var;
+        var = length ? var / static_cast<double>(length) : 0;
+      }
+      const double rstd = 1.0 / std::sqrt(var + eps);
+      means[r] = static_cast<T>(mean);
+      rstds[r] = static_cast<T>(rstd);
+      const T m = static_cast<T>(mean), s = static_cast<T>(rstd);
+      switch (op_) {
+        case F::Op::kRmsNorm: case F::Op::kAddRmsNorm:
+          for (int64_t i = 0; i < length; ++i) yr[i] = xr[i] * s * (weight ? weight[i] : T(1));
+          break;
+        case F::Op::kLayerNorm:
+          for (int64_t i = 0; i < length; ++i) {
+            yr[i] = (xr[i] - m) * s * (weight ? weight[i] : T(1)) + (bias ? bias[i] : T(0));
+          }
+          break;
+        case F::Op::kGroupNorm: {
+          const int64_t per_group = channels / groups, first = (r % groups) * per_group;
+          for (int64_t i = 0; i < length; ++i) {
+            const int64_t c = first + i / hxw;
+            yr[i] = (xr[i] - m) * s * (weight ? weight[c] : T(1)) + (bias ? bias[c] : T(0));
+          }
+          break;
+        }
+        case F::Op::kBatchNorm: {
+          const T w = weight ? weight[r] : T(1), b = bias ? bias[r] : T(0);
+          for (int64_t i = 0; i < length; ++i) yr[i] = (xr[i] - m) * s * w + b;
+          break;
+        }
+      }
+    };
+    const int64_t tasks = numel < (1 << 15) ? 1 : std::min<int64_t>(rows, ParallelThreads() * 4);
+    auto run = [&](int64_t task) {
+      for (int64_t r = rows * task / tasks; r < rows * (task + 1) / tasks; ++r) row(r);
+    };
+    if (tasks <= 1) run(0); else ParallelFor(tasks, run);
+
+    ScatterFrom(y, type, Rows(kOut));
+    if (Present(tensor(kMean))) ScatterFrom(means, type, tensor(kMean));
+    if (Present(tensor(kRstd))) ScatterFrom(rstds, type, tensor(kRstd));
+    if (batch && training) {
+      // running = (1 - momentum) * running + momentum * batch statistic (the unbiased variance).
+      for (int slot : {kRunningMean, kRunningVar}) {
+        if (!Present(tensor(slot))) continue;
+        T* values = static_cast<T*>(Scratch(7, static_cast<size_t>(std::max<int64_t>(rows, 1)) * sizeof(T)));
+        GatherAs(tensor(slot), type, values);
+        for (int64_t r = 0; r < rows; ++r) {
+          const double stat = slot == kRunningMean ? static_cast<double>(means[r])
+                              : length > 1 ? variances[static_cast<size_t>(r)] / static_cast<double>(length - 1)
+                                           : std::numeric_limits<double>::quiet_NaN();
+          values[r] = static_cast<T>((1 - momentum) * static_cast<double>(values[r]) + momentum * stat);
+        }
+        ScatterFrom(values, type, tensor(slot));
+      }
+    }
+  }
+
+  aclnnStatus Compute() override {
+    if (rows == 0) return ACLNN_SUCCESS;
+    if (type == ComputeType::kFloat64) {
+      Run<double>();
+    } else {
+      Run<float>();
+    }
+    return ACLNN_SUCCESS;
+  }
+
+  int op_;
+};
+
+aclnnStatus CheckShape(const Call& call, const FamilySpec& family, int role, const TensorDesc* t, const Dims& shape,
+                       const char* what) {
+  if (t->view == shape) return ACLNN_SUCCESS;
+  return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
+                     "shape " + DimsText(t->view) + " is not " + what + " " + DimsText(shape));
+}
+
+// A per-channel tensor (weight, bias, running statistics): `count` elements.
+aclnnStatus CheckCount(const Call& call, const FamilySpec& family, int role, const TensorDesc* t, int64_t count,
+                       const char* what) {
+  if (t->numel() == count && t->view.size() <= 1) return ACLNN_SUCCESS;
+  return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
+                     "shape " + DimsText(t->view) + " does not hold one value per " + what + " (" +
+                         std::to_string(count) + ")");
+}
+
+}  // namespace
+
+aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
+  *workspace = 0;
+  const int op = family.op;
+  const TensorDesc* input = RoleTensor(call, family, F::Role::kInput);
+  const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
+  if (!input || !out) return Decline(call, work, "when its input or output is absent");
+  const int64_t rank = static_cast<int64_t>(input->view.size());
+  if (rank > 16) return Decline(call, work, "for more than 16 dimensions");
+  ComputeType type;
+  if (!FamilyComputeType(input->dtype, false, &type)) {
+    return Decline(call, work, std::string("for dtype ") + DTypeName(input->dtype));
+  }
+  const TensorDesc* input2 = RoleTensor(call, family, F::Role::kInput2);
+  const TensorDesc* weight = RoleTensor(call, family, F::Role::kWeight);
+  const TensorDesc* bias = RoleTensor(call, family, F::Role::kBias);
+  const TensorDesc* mean = RoleTensor(call, family, F::Role::kMean);
+  const TensorDesc* rstd = RoleTensor(call, family, F::Role::kRstd);
+  const TensorDesc* sum_out = RoleTensor(call, family, F::Role::kSumOut);
+  const TensorDesc* running_mean = RoleTensor(call, family, F::Role::kRunningMean);
+  const TensorDesc* running_var = RoleTensor(call, family, F::Role::kRunningVar);
+
+  NormWork* made = new NormWork(call.spec.name, op);
+  std::unique_ptr<NormWork> owned(made);
+  made->type = type;
+  made->eps = RoleNumber(call, family, F::Role::kEps, F::Option::kEps,
+                         op == F::Op::kRmsNorm || op == F::Op::kAddRmsNorm ? 1e-6 : 1e-5);
+  if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, out, input->view, "the input's shape")) return s;
+
+  Dims stats;  // the shape of mean and rstd
+  switch (op) {
+    case F::Op::kLayerNorm: case F::Op::kRmsNorm: case F::Op::kAddRmsNorm: {
+      // The normalised trailing dimensions: normalizedShape (layer), or gamma's shape (rms).
+      Dims normalized;
+      int role = F::Role::kNormalizedShape;
+      if (op == F::Op::kLayerNorm) {
+        RoleInts(call, family, F::Role::kNormalizedShape, &normalized);
+        if (normalized.empty()) {
+          return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, "must name at least one dimension");
+        }
+      } else {
+        role = F::Role::kWeight;
+        if (!weight) return Decline(call, work, "without gamma");
+        normalized = weight->view;
+      }
+      const int64_t count = static_cast<int64_t>(normalized.size());
+      bool fits = count <= rank;
+      for (int64_t d = 0; fits && d < count; ++d) fits = input->view[rank - count + d] == normalized[d];
+      if (!fits) {
+        return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
+                           DimsText(normalized) + " is not the trailing shape of " +
+                               RoleName(call, family, F::Role::kInput) + " " + DimsText(input->view));
+      }
+      made->rows = made->length = 1;
+      for (int64_t d = 0; d < rank; ++d) {
+        (d < rank - count ? made->rows : made->length) *= input->view[d];
+        if (d < rank - count) stats.push_back(input->view[d]);
+      }
+      for (int64_t d = 0; d < count; ++d) stats.push_back(1);
+      if (op == F::Op::kLayerNorm) {
+        if (weight) {
+          if (aclnnStatus s = CheckShape(call, family, F::Role::kWeight, weight, normalized, "normalizedShape")) return s;
+        }
+        if (bias) {
+          if (aclnnStatus s = CheckShape(call, family, F::Role::kBias, bias, normalized, "normalizedShape")) return s;
+        }
+      }
+      if (op == F::Op::kAddRmsNorm) {
+        if (!input2) return Decline(call, work, "without x2");
+        if (aclnnStatus s = CheckShape(call, family, F::Role::kInput2, input2, input->view, "the first input's shape")) {
+          return s;
+        }
+        if (sum_out) {
+          if (aclnnStatus s = CheckShape(call, family, F::Role::kSumOut, sum_out, input->view, "the input's shape")) {
+            return s;
+          }
+        }
+      }
+      break;
+    }
+    case F::Op::kGroupNorm: {
+      if (rank < 2) {
+        return RejectParam(call, family, F::Role::kInput, ACLNN_ERR_PARAM_INVALID,
+                           "must have at least 2 dimensions, got shape " + DimsText(input->view));
+      }
+      const int64_t groups = RoleInt(call, family, F::Role::kGroup, 1);
+      const int64_t channels = input->view[1];
+      if (groups <= 0 || channels % groups != 0) {
+        return RejectParam(call, family, F::Role::kGroup, ACLNN_ERR_PARAM_INVALID,
+                           "value " + std::to_string(groups) + " does not divide the " + std::to_string(channels) +
+                               " channels");
+      }
+      made->groups = groups;
+      made->channels = channels;
+      made->hxw = 1;
+      for (int64_t d = 2; d < rank; ++d) made->hxw *= input->view[d];
+      made->rows = input->view[0] * groups;
+      made->length = channels / groups * made->hxw;
+      stats = Dims{input->view[0], groups};
+      for (int role : {static_cast<int>(F::Role::kWeight), static_cast<int>(F::Role::kBias)}) {
+        const TensorDesc* t = RoleTensor(call, family, role);
+        if (t) {
+          if (aclnnStatus s = CheckCount(call, family, role, t, channels, "channel")) return s;
+        }
+      }
+      break;
+    }
+    case F::Op::kBatchNorm: {
+      if (rank < 2) {
+        return RejectParam(call, family, F::Role::kInput, ACLNN_ERR_PARAM_INVALID,
+                           "must have at least 2 dimensions, got shape " + DimsText(input->view));
+      }
+      // The channel axis: the last for NHWC and NDHWC, else the second.
+      const bool last = input->format == ACL_FORMAT_NHWC || input->format == ACL_FORMAT_NDHWC;
+      const int64_t axis = last ? rank - 1 : 1;
+      const int64_t channels = input->view[axis];
+      made->training = RoleBool(call, family, F::Role::kTraining, false);
+      made->momentum = RoleNumber(call, family, F::Role::kMomentum, -1, 0.1);
+      made->permuted = true;
+      made->order[0] = axis;
+      for (int64_t d = 0, k = 1; d < rank; ++d) {
+        if (d != axis) made->order[k++] = d;
+      }
+      made->rows = channels;
+      made->length = channels ? input->numel() / channels : 0;
+      stats = Dims{channels};
+      for (int role : {static_cast<int>(F::Role::kWeight), static_cast<int>(F::Role::kBias),
+                       static_cast<int>(F::Role::kRunningMean), static_cast<int>(F::Role::kRunningVar)}) {
+        const TensorDesc* t = RoleTensor(call, family, role);
+        if (t) {
+          if (aclnnStatus s = CheckCount(call, family, role, t, channels, "channel")) return s;
+        }
+      }
+      if (!made->training && (!running_mean || !running_var)) {
+        return RejectParam(call, family, running_mean ? F::Role::kRunningVar : F::Role::kRunningMean,
+                           ACLNN_ERR_PARAM_INVALID, "is required for inference (training = false)");
+      }
+      for (int role : {static_cast<int>(F::Role::kMean), static_cast<int>(F::Role::kRstd)}) {
+        const TensorDesc* t = RoleTensor(call, family, role);
+        if (t) {
+          if (aclnnStatus s = CheckCount(call, family, role, t, channels, "channel")) return s;
+        }
+      }
+      break;
+    }
+    default:
+      return Decline(call, work, "for this op");
+  }
+  if (op != F::Op::kBatchNorm) {
+    for (int role : {static_cast<int>(F::Role::kMean), static_cast<int>(F::Role::kRstd)}) {
+      const TensorDesc* t = RoleTensor(call, family, role);
+      if (t) {
+        if (aclnnStatus s = CheckShape(call, family, role, t, stats, "the statistics' shape")) return s;
+      }
+    }
+  }
+
+  struct Binding {
+    int slot;
+    int role;
+    const TensorDesc* t;
+  };
+  const Binding bindings[] = {
+      {kInput, F::Role::kInput, input},          {kInput2, F::Role::kInput2, input2},
+      {kWeight, F::Role::kWeight, weight},       {kBias, F::Role::kBias, bias},
+      {kRunningMean, F::Role::kRunningMean, running_mean}, {kRunningVar, F::Role::kRunningVar, running_var},
+      {kOut, F::Role::kOut, out},                {kMean, F::Role::kMean, mean},
+      {kRstd, F::Role::kRstd, rstd},             {kSumOut, F::Role::kSumOut, sum_out},
+  };
+  for (const Binding& b : bindings) {
+    if (b.t) made->tensor(b.slot).Set(RoleName(call, family, b.role), *b.t);
+  }
+  // Statistics tensors of one element per row whatever their rank (batch norm's [C]).
+  for (int slot : {kMean, kRstd}) {
+    TensorRef& t = made->tensor(slot);
+    if (Present(t) && op == F::Op::kBatchNorm && t.rank() != 1) {
+      t.shape = Dims{made->rows};
+      t.strides = Dims{1};
+    }
+  }
+  *work = owned.release();
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace aclsim

@@ -1,0 +1,340 @@
+// The softmax family: softmax and log_softmax along one dimension.
+//
+// Phase 2 views the input as [outer, length, inner] (length: the softmax dimension). Each line of
+// `length` elements is shifted by its maximum (as the page says: "会使用减去输入最大值的方式防止浮点数
+// 运算的溢出问题"), exponentiated and summed; softmax divides by the sum, log_softmax subtracts
+// its logarithm. FLOAT, FLOAT16 and BFLOAT16 compute in float, with a 16-lane exp (Cephes'
+// polynomial, within 2 ulp of expf) built for AVX-512 or AVX2 where the CPU has them; DOUBLE computes in double
+// with std::exp. A float32 input and output dense in memory are read and written in place; other
+// dtypes and layouts go through a contiguous float buffer. Lines are spread over the threads; a
+// few long lines (a softmax over one large dimension) are cut into chunks whose partial maxima
+// and sums are combined in order (the same result whatever the number of threads).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "common/dtypes.h"
+#include "opapi/families/family.h"
+#include "opapi/thread_pool.h"
+
+namespace aclsim {
+namespace {
+
+using F = SoftmaxFamily;
+
+enum Slot { kSelf, kOut, kSlots };
+
+constexpr int64_t kChunk = 16384;          // elements per partial result of a long line
+constexpr int64_t kParallelLine = 1 << 16;  // a line at least this long is cut into chunks
+constexpr int64_t kColumns = 512;          // inner > 1: columns per block
+
+// 16 lanes: one AVX-512 register, two AVX2 ones, four SSE2 ones, as the clone's ISA has them.
+constexpr int kLanes = 16;
+typedef float FloatV __attribute__((vector_size(4 * kLanes)));
+typedef int32_t IntV __attribute__((vector_size(4 * kLanes)));
+typedef FloatV LooseFloatV __attribute__((aligned(4), may_alias));
+
+// exp of 16 floats, in place: Cephes' expf (range reduction by ln 2 in two parts, a degree-6
+// polynomial, the exponent added to the bits). Below -87.3 (where expf is denormal or 0) gives 0;
+// NaN stays NaN. Inlined into each clone of the loops below, so that it is built for their ISA.
+__attribute__((always_inline)) inline void ExpV(FloatV& x) {
+  const FloatV hi = FloatV{} + 88.3762626647949f, lo = FloatV{} - 87.3365478515625f;
+  const IntV under = x < lo;
+  x = x > hi ? hi : x;
+  const FloatV t = x * 1.44269504088896341f + 0.5f;
+  IntV i = __builtin_convertvector(t, IntV);
+  i += __builtin_convertvector(i, FloatV) > t;  // floor: one less where truncation rounded up
+  const FloatV fx = __builtin_convertvector(i, FloatV);
+  x = x - fx * 0.693359375f + fx * 2.12194440e-4f;
+  const FloatV z = x * x;
+  FloatV y = ((((1.9875691500e-4f * x + 1.3981999507e-3f) * x + 8.3334519073e-3f) * x + 4.1665795894e-2f) * x +
+              1.6666665459e-1f) * x + 5.0000001201e-1f;
+  y = y * z + x + 1.0f;
+  const IntV bits = (i + 127) << 23;
+  FloatV scale;
+  std::memcpy(&scale, &bits, sizeof(scale));
+  y = y * scale;
+  x = under ? FloatV{} : y;
+}
+
+inline float Exp1(float v) {
+  FloatV x = FloatV{} + v;
+  ExpV(x);
+  return x[0];
+}
+
+// The hot loops, built three times (AVX-512, AVX2+FMA and the baseline) and chosen by the CPU at load time.
+#define ACLSIM_CLONES __attribute__((target_clones("avx512f", "avx2,fma", "default")))
+
+ACLSIM_CLONES float MaxFloats(const float* x, int64_t n) {
+  FloatV m = FloatV{} - std::numeric_limits<float>::infinity();
+  int64_t i = 0;
+  bool nan = false;
+  IntV bad = {};
+  for (; i + kLanes <= n; i += kLanes) {
+    const FloatV v = *reinterpret_cast<const LooseFloatV*>(x + i);
+    m = v > m ? v : m;
+    bad |= v != v;
+  }
+  float r = -std::numeric_limits<float>::infinity();
+  for (int j = 0; j < kLanes; ++j) r = std::max(r, m[j]), nan = nan || bad[j];
+  for (; i < n; ++i) {
+    nan = nan || x[i] != x[i];
+    r = std::max(r, x[i]);
+  }
+  return nan ? std::numeric_limits<float>::quiet_NaN() : r;
+}
+
+// y = exp(x - shift) (when y is not null), returns the sum of the exponentials (in double across lanes).
+ACLSIM_CLONES double ExpSum(const float* x, int64_t n, float shift, float* y) {
+  FloatV s0 = {}, s1 = {};
+  int64_t i = 0;
+  for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
+    FloatV a = *reinterpret_cast<const LooseFloatV*>(x + i) - shift;
+    FloatV b = *reinterpret_cast<const LooseFloatV*>(x + i + kLanes) - shift;
+    ExpV(a);
+    ExpV(b);
+    if (y) {
+      *reinterpret_cast<LooseFloatV*>(y + i) = a;
+      *reinterpret_cast<LooseFloatV*>(y + i + kLanes) = b;
+    }
+    s0 += a;
+    s1 += b;
+  }
+  double sum = 0;
+  for (int j = 0; j < kLanes; ++j) sum += static_cast<double>(s0[j]) + static_cast<double>(s1[j]);
+  for (; i < n; ++i) {
+    const float e = Exp1(x[i] - shift);
+    if (y) y[i] = e;
+    sum += e;
+  }
+  return sum;
+}
+
+// y = y * scale (softmax) or y = x - shift (log_softmax: shift = max + log(sum)).
+ACLSIM_CLONES void Finish(const float* x, int64_t n, float shift, float scale, bool log, float* y) {
+  if (log) {
+    for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
+  } else {
+    for (int64_t i = 0; i < n; ++i) y[i] *= scale;
+  }
+}
+
+// Columns: x and y are [length, inner] blocks of `width` columns (row stride `inner`).
+ACLSIM_CLONES void Columns(const float* x, float* y, int64_t length, int64_t inner, int64_t width, bool log,
+                           float* max, double* sum) {
+  for (int64_t j = 0; j < width; ++j) max[j] = -std::numeric_limits<float>::infinity(), sum[j] = 0;
+  for (int64_t l = 0; l < length; ++l) {
+    const float* row = x + l * inner;
+    for (int64_t j = 0; j < width; ++j) max[j] = (row[j] > max[j] || row[j] != row[j]) ? row[j] : max[j];
+  }
+  for (int64_t l = 0; l < length; ++l) {
+    const float* row = x + l * inner;
+    float* out = y + l * inner;
+    int64_t j = 0;
+    for (; j + kLanes <= width; j += kLanes) {
+      FloatV m;
+      std::memcpy(&m, max + j, sizeof(m));
+      FloatV e = *reinterpret_cast<const LooseFloatV*>(row + j) - m;
+      ExpV(e);
+      if (!log) *reinterpret_cast<LooseFloatV*>(out + j) = e;
+      for (int k = 0; k < kLanes; ++k) sum[j + k] += e[k];
+    }
+    for (; j < width; ++j) {
+      const float e = Exp1(row[j] - max[j]);
+      if (!log) out[j] = e;
+      sum[j] += e;
+    }
+  }
+  for (int64_t j = 0; j < width; ++j) {
+    // log_softmax: x - (max + log(sum)); softmax: e / sum.
+    max[j] = log ? static_cast<float>(max[j] + std::log(sum[j])) : static_cast<float>(1.0 / sum[j]);
+  }
+  for (int64_t l = 0; l < length; ++l) {
+    const float* row = x + l * inner;
+    float* out = y + l * inner;
+    if (log) {
+      for (int64_t j = 0; j < width; ++j) out[j] = row[j] - max[j];
+    } else {
+      for (int64_t j = 0; j < width; ++j) out[j] *= max[j];
+    }
+  }
+}
+
+// --- double ------------------------------------------------------------------------------------
+
+void LineDouble(const double* x, double* y, int64_t length, int64_t inner, bool log) {
+  double m = -std::numeric_limits<double>::infinity();
+  for (int64_t l = 0; l < length; ++l) {
+    const double v = x[l * inner];
+    m = (v > m || v != v) ? v : m;
+  }
+  double sum = 0;
+  for (int64_t l = 0; l < length; ++l) {
+    const double e = std::exp(x[l * inner] - m);
+    if (!log) y[l * inner] = e;
+    sum += e;
+  }
+  const double shift = m + std::log(sum), scale = 1.0 / sum;
+  for (int64_t l = 0; l < length; ++l) {
+    if (log) {
+      y[l * inner] = x[l * inner] - shift;
+    } else {
+      y[l * inner] *= scale;
+    }
+  }
+}
+
+class SoftmaxWork final : public FamilyWork {
+ public:
+  SoftmaxWork(const char* api, int op) : FamilyWork(api, kSlots), log_(op == F::Op::kLogSoftmax) {}
+
+  int64_t dim = 0;
+
+ private:
+  aclnnStatus Compute() override {
+    const TensorRef& self = tensor(kSelf);
+    const TensorRef& out = tensor(kOut);
+    const int64_t numel = self.numel();
+    if (numel == 0) return ACLNN_SUCCESS;
+    int64_t outer = 1, length = 1, inner = 1;
+    for (int64_t d = 0; d < self.rank(); ++d) {
+      (d < dim ? outer : d == dim ? length : inner) *= self.shape[d];
+    }
+    const bool direct = out.dtype == StorageOf(type) && out.Contiguous();
+    if (type == ComputeType::kFloat64) {
+      const double* x = static_cast<const double*>(ContiguousAs(self, type, 0));
+      double* y = direct ? reinterpret_cast<double*>(out.first)
+                         : static_cast<double*>(Scratch(1, static_cast<size_t>(numel) * sizeof(double)));
+      const int64_t lines = outer * inner;
+      const int64_t tasks = numel < (1 << 15) ? 1 : std::min<int64_t>(lines, ParallelThreads() * 4);
+      auto run = [&](int64_t task) {
+        for (int64_t line = lines * task / tasks; line < lines * (task + 1) / tasks; ++line) {
+          const int64_t o = line / inner, j = line % inner;
+          LineDouble(x + o * length * inner + j, y + o * length * inner + j, length, inner, log_);
+        }
+      };
+      if (tasks <= 1) run(0); else ParallelFor(tasks, run);
+      if (!direct) ScatterFrom(y, type, out);
+      return ACLNN_SUCCESS;
+    }
+    const float* x = static_cast<const float*>(ContiguousAs(self, type, 0));
+    float* y = direct ? reinterpret_cast<float*>(out.first)
+                      : static_cast<float*>(Scratch(1, static_cast<size_t>(numel) * sizeof(float)));
+    if (inner == 1) {
+      Lines(x, y, outer, length);
+    } else {
+      const int64_t blocks = (inner + kColumns - 1) / kColumns, units = outer * blocks;
+      const int64_t tasks = numel < (1 << 15) ? 1 : std::min<int64_t>(units, ParallelThreads() * 4);
+      auto run = [&](int64_t task) {
+        float* max = static_cast<float*>(Scratch(2, kColumns * sizeof(float)));
+        double* sum = static_cast<double*>(Scratch(3, kColumns * sizeof(double)));
+        for (int64_t u = units * task / tasks; u < units * (task + 1) / tasks; ++u) {
+          const int64_t o = u / blocks, j = (u % blocks) * kColumns;
+          const int64_t offset = o * length * inner + j;
+          Columns(x + offset, y + offset, length, inner, std::min(kColumns, inner - j), log_, max, sum);
+        }
+      };
+      if (tasks <= 1) run(0); else ParallelFor(tasks, run);
+    }
+    if (!direct) ScatterFrom(y, type, out);
+    return ACLNN_SUCCESS;
+  }
+
+  // Contiguous lines of `length` floats.
+  void Lines(const float* x, float* y, int64_t lines, int64_t length) {
+    const int64_t threads = ParallelThreads();
+    if (lines >= threads * 2 || length < kParallelLine) {
+      const int64_t tasks = lines * length < (1 << 15) ? 1 : std::min<int64_t>(lines, threads * 4);
+      auto run = [&](int64_t task) {
+        for (int64_t line = lines * task / tasks; line < lines * (task + 1) / tasks; ++line) {
+          const float* xi = x + line * length;
+          float* yi = y + line * length;
+          const float m = MaxFloats(xi, length);
+          const double sum = ExpSum(xi, length, m, log_ ? nullptr : yi);
+          Finish(xi, length, static_cast<float>(m + std::log(sum)), static_cast<float>(1.0 / sum), log_, yi);
+        }
+      };
+      if (tasks <= 1) run(0); else ParallelFor(tasks, run);
+      return;
+    }
+    // A few long lines: chunks in parallel, partial results combined in order.
+    const int64_t chunks = (length + kChunk - 1) / kChunk;
+    std::vector<float> maxima(static_cast<size_t>(chunks));
+    std::vector<double> sums(static_cast<size_t>(chunks));
+    const int64_t tasks = std::min<int64_t>(chunks, threads * 4);
+    for (int64_t line = 0; line < lines; ++line) {
+      const float* xi = x + line * length;
+      float* yi = y + line * length;
+      auto span = [&](int64_t c, int64_t* begin, int64_t* n) {
+        *begin = c * kChunk;
+        *n = std::min(length, *begin + kChunk) - *begin;
+      };
+      ParallelFor(tasks, [&](int64_t task) {
+        for (int64_t c = chunks * task / tasks; c < chunks * (task + 1) / tasks; ++c) {
+          int64_t begin, n;
+          span(c, &begin, &n);
+          maxima[static_cast<size_t>(c)] = MaxFloats(xi + begin, n);
+        }
+      });
+      float m = maxima[0];
+      for (float v : maxima) m = (v > m || v != v || m != m) ? (m != m ? m : v) : m;
+      ParallelFor(tasks, [&](int64_t task) {
+        for (int64_t c = chunks * task / tasks; c < chunks * (task + 1) / tasks; ++c) {
+          int64_t begin, n;
+          span(c, &begin, &n);
+          sums[static_cast<size_t>(c)] = ExpSum(xi + begin, n, m, log_ ? nullptr : yi + begin);
+        }
+      });
+      double sum = 0;
+      for (double s : sums) sum += s;
+      const float shift = static_cast<float>(m + std::log(sum)), scale = static_cast<float>(1.0 / sum);
+      ParallelFor(tasks, [&](int64_t task) {
+        for (int64_t c = chunks * task / tasks; c < chunks * (task + 1) / tasks; ++c) {
+          int64_t begin, n;
+          span(c, &begin, &n);
+          Finish(xi + begin, n, shift, scale, log_, yi + begin);
+        }
+      });
+    }
+  }
+
+  bool log_;
+};
+
+}  // namespace
+
+aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
+  *workspace = 0;
+  const TensorDesc* self = RoleTensor(call, family, F::Role::kSelf);
+  const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
+  if (!self || !out) return Decline(call, work, "when its input or output is absent");
+  const int64_t rank = static_cast<int64_t>(self->view.size());
+  const int64_t dim = RoleInt(call, family, F::Role::kDim, -1);
+  int64_t wrapped;
+  if (!WrapDim(dim, rank, &wrapped)) {
+    return RejectParam(call, family, F::Role::kDim, ACLNN_ERR_PARAM_INVALID,
+                       "dimension " + std::to_string(dim) + " is out of range for a tensor of rank " +
+                           std::to_string(rank));
+  }
+  if (out->view != self->view) {
+    return RejectParam(call, family, F::Role::kOut, ACLNN_ERR_PARAM_INVALID,
+                       "shape " + DimsText(out->view) + " is not the input's shape " + DimsText(self->view));
+  }
+  ComputeType type;
+  if (!FamilyComputeType(self->dtype, false, &type)) {
+    return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+  }
+  SoftmaxWork* made = new SoftmaxWork(call.spec.name, family.op);
+  std::unique_ptr<SoftmaxWork> owned(made);
+  made->type = type;
+  made->dim = rank == 0 ? 0 : wrapped;
+  made->tensor(kSelf).Set(RoleName(call, family, F::Role::kSelf), *self);
+  made->tensor(kOut).Set(RoleName(call, family, F::Role::kOut), *out);
+  *work = owned.release();
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace aclsim
