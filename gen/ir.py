@@ -676,6 +676,9 @@ class OpSemantics(_Json):
     # Integral and bool inputs give a FLOAT result (PyTorch's default dtype), as a true division
     # does: the output is allocated as FLOAT, and an integral output cannot take it (互转换关系).
     floating_result: bool = False
+    # The result is BOOL whatever the inputs (a comparison, a test such as isfinite): the output
+    # is allocated as BOOL, and any output dtype can take it (BOOL converts to every dtype).
+    bool_result: bool = False
     # Python expression of the result in terms of the parameters as torch tensors / Python
     # values, e.g. "torch.ops.aten.leaky_relu_backward(gradOutput, self, negativeSlope, selfIsResult)".
     golden: str = ""

@@ -3,40 +3,62 @@
 
 set(ACLNN_SIM_OP_SOURCES
   "${ACLNN_GENERATED_DIR}/sim/ops_000.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_001.cpp"
 )
 
 set(ACLNN_BINDING_SOURCES
   "${ACLNN_GENERATED_DIR}/bindings/ops_000.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_001.cpp"
 )
 
 # The pages' examples: generated/examples/<name>.cpp
 set(ACLNN_EXAMPLES
   abs
   add
+  addcmul
+  atan2
   div
   elu_backward
+  eq_tensor
   exp
+  floor
+  floor_divide
   gelu_backward
+  gt_scalar
   hardsigmoid_backward
   hardswish_backward
   hardtanh_backward
+  inplace_addcmul
+  inplace_eq_tensor
+  inplace_floor
+  inplace_gt_scalar
   inplace_leaky_relu
+  inplace_lerp
   inplace_log
+  inplace_logical_and
   inplace_mul
   inplace_neg
+  inplace_pow_tensor_scalar
   inplace_relu
+  inplace_remainder_tensor_tensor
   inplace_rsqrt
   inplace_sigmoid
+  inplace_sin
   inplace_sqrt
   inplace_sub
   inplace_tanh
+  is_finite
   leaky_relu
   leaky_relu_backward
+  lerp
   log
+  logical_and
+  maximum
   mish_backward
   mul
   neg
   relu
+  remainder_tensor_tensor
   selu_backward
   sigmoid
   sigmoid_backward

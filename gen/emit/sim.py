@@ -222,6 +222,8 @@ class Kernel:
     complex_result_real: bool = False
     # Integral and bool inputs give a FLOAT result: semantics.integral_result.
     floating_result: bool = False
+    # The result is BOOL whatever the inputs: semantics.result.
+    bool_result: bool = False
 
 
 def _lists_complex(param: Param) -> bool:
@@ -286,6 +288,7 @@ def kernel_for(bound: BoundAPI) -> tuple[Optional[Kernel], str]:
         complex_expression=complex_expression,
         complex_result_real=complex_kernel and semantics.complex_result_real,
         floating_result=semantics.floating_result,
+        bool_result=semantics.bool_result,
     ), ""
 
 

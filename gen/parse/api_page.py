@@ -12,7 +12,7 @@ import dataclasses
 import re
 from typing import Callable, Optional, Sequence, TypeVar
 
-from gen.ir import API, Diagnostic, ErrorCase, Level, Page, PageKind, Param, ParamKind, Product, RelationKind
+from gen.ir import API, Diagnostic, Direction, ErrorCase, Level, Page, PageKind, Param, ParamKind, Product, RelationKind
 from gen.parse import prose, vocab
 from gen.parse.document import CODE, HEADING, ITEM, TABLE, TEXT, Block, Document, Section, block_text
 from gen.parse.entries import ParamEntry, entries_from_blocks, entries_from_table
@@ -167,6 +167,19 @@ def api_section(sections: Sequence[Section], workspace_fn: str) -> Optional[Sect
     return named[0] if named else None
 
 
+def _in_place_target(api: str, params: list[Param], diags: list[Diagnostic]) -> list[Param]:
+    """An in-place API writes its first tensor even where the page calls every parameter an input
+    (aclnnInplacePowTensorScalar: `const aclTensor* self`, 输入, as CANN's own header has it)."""
+    if not api.startswith("aclnnInplace") or any(p.direction is not Direction.IN for p in params):
+        return params
+    for i, param in enumerate(params):
+        if param.kind is ParamKind.TENSOR:
+            diags.append(Diagnostic(Level.INFO, param.line, "in-place-target",
+                                    f"{api}: {param.name} is the tensor an in-place API writes; the page says input"))
+            return params[:i] + [dataclasses.replace(param, direction=Direction.INOUT)] + params[i + 1:]
+    return params
+
+
 def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs: Sequence[Pairing],
                function: Optional[Section], diags: list[Diagnostic]) -> API:
     workspace_fn = pair.workspace.name
@@ -194,6 +207,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     for cparam, entry in zip(cparams, matched):
         params.append(build_param(cparam, entry, ctx, diags, pair.workspace.line))
     params = resolve_references(params, matched, diags)
+    params = _in_place_target(pair.api, params, diags)
     for param, entry in zip(params, matched):
         _diagnose_coverage(pair.api, param, entry, diags, pair.workspace.line)
 

@@ -440,7 +440,8 @@ struct ParamSpec {
 
 // The dtype of an op's result, from its inputs' promoted dtype (the semantics file's rule): that
 // dtype; FLOAT for integral and bool inputs (a true division); the real dtype of a complex one (|z|).
-enum class ResultDType : uint8_t { kPromoted, kFloating, kReal };
+// BOOL whatever the inputs (a comparison).
+enum class ResultDType : uint8_t { kPromoted, kFloating, kReal, kBool };
 
 // How an output is allocated when the caller passes no out= (decided at generation time from the
 // page: gen/emit/bindings.py `output_plan`).

@@ -564,6 +564,7 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
       dtype = ACL_FLOAT;
     if (plan->result == ResultDType::kReal && category == DTypeCategory::kComplex)
       dtype = dtype == ACL_COMPLEX128 ? ACL_DOUBLE : dtype == ACL_COMPLEX32 ? ACL_FLOAT16 : ACL_FLOAT;
+    if (plan->result == ResultDType::kBool) dtype = ACL_BOOL;
   }
   if (plan->dtype_must_be_documented &&
       std::find(plan->documented.begin(), plan->documented.end(), dtype) == plan->documented.end()) {

@@ -103,6 +103,9 @@ struct KernelSpec {
   // Integral and bool inputs give a FLOAT result (a true division): the output must be castable
   // from FLOAT, as PyTorch's result type rule says.
   bool floating_result = false;
+  // The result is BOOL whatever the inputs (a comparison): the kernel's 0 or 1, which every
+  // output dtype can take.
+  bool bool_result = false;
 };
 
 struct ApiSpec {

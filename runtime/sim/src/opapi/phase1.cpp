@@ -495,6 +495,7 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
        promoted_info->category == DTypeCategory::kUnsigned)) {
     result = ACL_FLOAT;
   }
+  if (kernel.bool_result) result = ACL_BOOL;
   if (kernel.complex_result_real) {
     if (promoted == ACL_COMPLEX32) result = ACL_FLOAT16;
     if (promoted == ACL_COMPLEX64) result = ACL_FLOAT;
