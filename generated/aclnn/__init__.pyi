@@ -86,6 +86,11 @@ def to_device(array: _TensorLike) -> Tensor:
     """A device copy of a host array (NumPy or __dlpack__), keeping its strides; an aclnn.Tensor
     is returned as is. Waits until the copy is done, so that the array may go."""
 
+def empty(shape: Sequence[int], dtype: Any) -> Tensor:
+    """An uninitialised contiguous device tensor from the caching allocator, on the current stream
+    (no copy, no synchronisation): for out= and for results a framework fills. `dtype` is a NumPy
+    dtype, a page name ("BFLOAT16") or a torch dtype."""
+
 class Event:
     """A point in a stream's queue (an aclrtEvent)."""
 
@@ -4314,6 +4319,7 @@ __all__ = [
     "call_count",
     "current_stream",
     "default_stream",
+    "empty",
     "empty_cache",
     "get_device",
     "memory_stats",

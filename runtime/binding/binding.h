@@ -418,6 +418,10 @@ bool is_device_tensor(py::handle obj);
 const std::shared_ptr<DeviceTensor>& device_tensor_of(py::handle obj);
 // aclnn.to_device: a device copy of a host array's span, with the array's strides.
 std::shared_ptr<DeviceTensor> to_device(py::handle obj);
+// Row-major strides in elements (an extent of 0 or 1 counts as 1).
+Dims contiguous_strides(const Dims& shape);
+// aclnn.empty: an uninitialised contiguous device tensor (torch.empty(..., device="npu")).
+std::shared_ptr<DeviceTensor> empty(py::handle shape, py::handle dtype);
 // aclnn.Tensor.numpy(): a fresh C-contiguous host array with the tensor's values.
 py::array to_host(const DeviceTensor& tensor);
 void bind_tensor(py::module_& m);
