@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Optional
+from pathlib import Path
+from typing import Iterable, Mapping, Optional, Sequence
 
 from gen import names
 from gen.cache import digest
@@ -25,10 +26,18 @@ class BoundAPI:
     # merged into it, its semantics file); "" when unknown (a model built without the pipeline's
     # cache), which makes every emitter render it.
     fingerprint: str = field(default="", compare=False)
+    # The page as the docs directory names it (relative to the directory the run was given), for
+    # what the generated code tells its users; "" when the model was built without one.
+    doc_name: str = ""
 
     @property
     def name(self) -> str:
         return self.api.name
+
+    @property
+    def page_name(self) -> str:
+        """The page relative to its docs directory (its source, when that is not known)."""
+        return self.doc_name or self.page.source
 
     @property
     def python_name(self) -> str:
@@ -114,10 +123,22 @@ def _completeness(page: Page, api: API) -> tuple:
     return (typed, len(api.errors), bool(api.example), -warnings, page.source)
 
 
+def doc_name(source: str, roots: Sequence[str | Path]) -> str:
+    """`source` relative to the first of `roots` (docs directories) that holds it, else as given."""
+    path = Path(source)
+    for root in roots:
+        try:
+            return path.relative_to(Path(root)).as_posix()
+        except ValueError:
+            continue
+    return source
+
+
 def build_model(pages: Iterable[Page], semantics: Iterable[OpSemantics] = (),
-                fingerprints: Mapping[str, str] = {}) -> Model:
+                fingerprints: Mapping[str, str] = {}, roots: Sequence[str | Path] = ()) -> Model:
     """The `select` stage. `fingerprints`: of the pages and semantics files, by source, for the
-    emitters' memo (gen.cache)."""
+    emitters' memo (gen.cache). `roots`: the docs directories the pages were found in, that the
+    generated code names them relative to."""
     pages = tuple(sorted(pages, key=lambda p: p.source))
     by_api: dict[str, list[tuple[Page, API]]] = {}
     for page in pages:
@@ -141,7 +162,8 @@ def build_model(pages: Iterable[Page], semantics: Iterable[OpSemantics] = (),
         chosen = semantics_by_api.pop(name, None)
         fingerprint = digest(fingerprints.get(page.source, ""), name,
                              fingerprints.get(chosen.source, "") if chosen else "no semantics")
-        candidate = BoundAPI(api=api, page=page, semantics=chosen, fingerprint=fingerprint)
+        candidate = BoundAPI(api=api, page=page, semantics=chosen, fingerprint=fingerprint,
+                             doc_name=doc_name(page.source, roots))
         if not reason and candidate.python_name in python_names:
             # aclnnBatchMatMulWeightNz and aclnnBatchMatMulWeightNZ: one Python name, one function.
             reason = f"same Python function as {python_names[candidate.python_name]} (aclnn.{candidate.python_name})"
