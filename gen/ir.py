@@ -895,6 +895,9 @@ class OpSemantics(_Json):
     # The complex kernel's result is real (|z|): it goes to a real output of the computation's
     # precision (COMPLEX64 -> FLOAT), as the page's tables say (aclnnAbs).
     complex_result_real: bool = False
+    # Integral and bool inputs give a FLOAT result (PyTorch's default dtype), as a true division
+    # does: the output is allocated as FLOAT, and an integral output cannot take it (互转换关系).
+    floating_result: bool = False
     # Python expression of the result in terms of the parameters as torch tensors / Python
     # values, e.g. "torch.ops.aten.leaky_relu_backward(gradOutput, self, negativeSlope, selfIsResult)".
     golden: str = ""

@@ -94,6 +94,28 @@ def test_special_values_equal_pytorch_bit_for_bit():
     """)
 
 
+# --- 5: the result dtype of a true division ----------------------------------------------------------
+
+def test_integer_division_is_true_division_as_in_pytorch():
+    check("""
+    a, b = np.array([1, 3, -7], np.int32), np.array([2, 2, 2], np.int32)
+    ours = aclnn.div(a, b)
+    theirs = torch.div(torch.tensor(a), torch.tensor(b)).numpy()
+    assert ours.dtype == theirs.dtype == np.float32 and np.array_equal(ours, theirs)
+    assert aclnn.div(np.array([True, False]), np.array([True, True])).dtype == np.float32
+    assert aclnn.div(np.ones(2, np.float16), np.ones(2, np.float16)).dtype == np.float16  # floating: promoted
+    with pytest.raises(aclnn.AclnnError) as info:  # FLOAT does not cast into selfRef (torch: "can't be cast")
+        aclnn.inplace_div(np.array([4, 6], np.int32), np.array([2, 2], np.int32))
+    assert info.value.status == 161002
+    out = np.zeros(3, np.int32)
+    with pytest.raises(aclnn.AclnnError) as info:
+        aclnn.div(a, b, out=out)
+    assert info.value.status == 161002
+    z = np.array([3 + 4j], np.complex64)
+    assert aclnn.abs(z).dtype == np.float32 and aclnn.abs(z)[0] == 5.0  # |z| is real
+    """)
+
+
 # --- 7: the small ones -----------------------------------------------------------------------------
 
 def test_a_host_view_of_device_memory_cannot_be_asked_for():

@@ -181,7 +181,7 @@ def test_a_real_complex_result_is_marked_in_the_kernel_spec(tmp_path):
     api = _complex_api((DType.FLOAT, DType.COMPLEX64))
     sem = semantics(kernel="self", kernel_complex="T(std::abs(self))", complex_result_real=True)
     text = emit(tmp_path, [make_page(api)], [sem]).written["sim/ops_000.cpp"]
-    assert "aclsim::IntegerMath::kFloat, /*complex_result_real=*/true};" in text
+    assert "aclsim::IntegerMath::kFloat, /*complex_result_real=*/true, /*floating_result=*/false};" in text
 
 
 def test_units_without_complex_kernels_do_not_include_complex(tmp_path):

@@ -30,6 +30,13 @@ def test_an_unknown_complex_result_is_diagnosed(tmp_path):
     assert not loaded.ops[0].complex_result_real
 
 
+def test_integral_result_floating_is_read_and_an_unknown_one_is_diagnosed(tmp_path):
+    loaded = _load(tmp_path, '[aclnnA]\nkernel = "self"\nintegral_result = "floating"\n'
+                             '[aclnnB]\nkernel = "self"\nintegral_result = "rational"\n')
+    assert [d.code for d in loaded.diagnostics] == ["semantics-value"]
+    assert [op.floating_result for op in loaded.ops] == [True, False]
+
+
 def test_a_kernel_complex_that_is_not_a_string_is_diagnosed_and_kept_real(tmp_path):
     loaded = _load(tmp_path, '[aclnnA]\nkernel = "-self"\nkernel_complex = 3\n')
     assert [(d.level, d.code, d.line) for d in loaded.diagnostics] == [(Level.ERROR, "semantics-value", 1)]

@@ -9,11 +9,11 @@ give it (`output_plan`). The emitters read these; none decides them again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Optional
 
 from gen import names
-from gen.ir import API, Direction, DType, Param, ParamKind, RelationKind
+from gen.ir import API, Direction, DType, OpSemantics, Param, ParamKind, RelationKind
 from gen.model import BoundAPI
 
 # ---- the signature ----------------------------------------------------------------------------------
@@ -42,6 +42,16 @@ class PythonSignature:
     def defaulted(self) -> frozenset[str]:
         """The page names of the inputs that may be left out."""
         return frozenset(p.param.name for p in self.params if p.param is not None and p.default is not None)
+
+    @property
+    def positional(self) -> int:
+        """How many parameters may be given by position (those before `*`)."""
+        return sum(1 for p in self.params if not p.keyword_only)
+
+    @property
+    def required(self) -> int:
+        """How many parameters, from the first, have no default (defaults are trailing)."""
+        return sum(1 for p in self.params if p.default is None)
 
     @property
     def text(self) -> str:
@@ -137,6 +147,9 @@ class OutputPlan:
     documented: tuple[DType, ...] = ()
     required_reason: Optional[str] = None  # out= is required, because...
     is_list: bool = False
+    # The kernel's result dtype rule (semantics): "floating" (integral inputs give FLOAT, a true
+    # division), "real" (a complex computation gives the real dtype of its precision, |z|), or "".
+    result_rule: str = ""
 
 
 def output_plan(api: API, index: int) -> OutputPlan:
@@ -168,6 +181,21 @@ def output_plan(api: API, index: int) -> OutputPlan:
                       dtype_must_be_documented=True, documented=param.dtypes)
 
 
-def output_plans(api: API) -> tuple[OutputPlan, ...]:
-    """The plan of every direction-out parameter, in prototype order."""
-    return tuple(output_plan(api, i) for i, p in enumerate(api.params) if p.direction is Direction.OUT)
+def result_rule(semantics: Optional[OpSemantics]) -> str:
+    """How the kernel's result dtype follows from the promoted input dtype: "floating" (integral
+    inputs give FLOAT, a true division), "real" (a complex computation gives the real dtype of its
+    precision, |z|), or "" (the promoted dtype)."""
+    if semantics is None or not semantics.kernel:
+        return ""
+    return "floating" if semantics.floating_result else "real" if semantics.complex_result_real else ""
+
+
+def output_plans(api: API, semantics: Optional[OpSemantics] = None) -> tuple[OutputPlan, ...]:
+    """The plan of every direction-out parameter, in prototype order; the semantics' result rule
+    applies to the output of a kernel that writes one tensor."""
+    plans = [output_plan(api, i) for i, p in enumerate(api.params) if p.direction is Direction.OUT]
+    rule = result_rule(semantics)
+    tensors = [k for k, plan in enumerate(plans) if plan.param.kind is ParamKind.TENSOR]
+    if rule and len(tensors) == 1:
+        plans[tensors[0]] = replace(plans[tensors[0]], result_rule=rule)
+    return tuple(plans)

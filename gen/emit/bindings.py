@@ -73,6 +73,7 @@ class PlanView:
     documented: str
     required_reason: str  # a C string literal, or nullptr
     is_list: str
+    result_rule: str  # a bind::ResultDType enumerator
     comment: str
 
 
@@ -110,7 +111,7 @@ def wrapper(bound: BoundAPI) -> Wrapper:
             pref.for_bool, pref.for_int, pref.for_float, pref.for_complex))
         params.append(ParamView(p.name, names.python_identifier(p.name), scalar))
     plans = []
-    for plan in output_plans(api):
+    for plan in output_plans(api, bound.semantics):
         i, p = plan.index, plan.param
         reason = _c_string(plan.required_reason) if plan.required_reason else "nullptr"
         if plan.required_reason:
@@ -119,11 +120,13 @@ def wrapper(bound: BoundAPI) -> Wrapper:
             shape = " x ".join(api.params[k].name for k in plan.shape_from)
             dtype = ", ".join(api.params[k].name for k in plan.dtype_from)
             comment = (f"{p.name}: shape of broadcast({shape}), dtype of promote({dtype})"
+                       + (f", {plan.result_rule} result" if plan.result_rule else "")
                        + (" if documented" if plan.dtype_must_be_documented else ""))
+        rule = {"": "kPromoted", "floating": "kFloating", "real": "kReal"}[plan.result_rule]
         plans.append(PlanView(i, _cpp_list(plan.shape_from), _cpp_list(plan.dtype_from),
                               "true" if plan.dtype_must_be_documented else "false",
                               _cpp_list(d.enumerator for d in plan.documented), reason,
-                              "true" if plan.is_list else "false", comment))
+                              "true" if plan.is_list else "false", f"bind::ResultDType::{rule}", comment))
     returns = _cpp_list(i for i, p in enumerate(api.params) if p.direction is not Direction.IN)
     order = [i for i, p in enumerate(api.params) if p.direction is not Direction.OUT]
     order += [i for i, p in enumerate(api.params) if p.direction is Direction.OUT]

@@ -226,6 +226,8 @@ class Kernel:
     complex_expression: Optional[str] = None
     # Its complex result is real (the real part goes to a real output): semantics.complex_result.
     complex_result_real: bool = False
+    # Integral and bool inputs give a FLOAT result: semantics.integral_result.
+    floating_result: bool = False
 
 
 def _lists_complex(param: Param) -> bool:
@@ -289,6 +291,7 @@ def kernel_for(bound: BoundAPI) -> tuple[Optional[Kernel], str]:
         complex=complex_kernel,
         complex_expression=complex_expression,
         complex_result_real=complex_kernel and semantics.complex_result_real,
+        floating_result=semantics.floating_result,
     ), ""
 
 

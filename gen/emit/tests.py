@@ -27,7 +27,7 @@ from typing import Any, Optional
 
 from gen import names
 from gen.api.kinds import value_type
-from gen.api.python import out_params, output_plan, output_plans, scalar_preference
+from gen.api.python import out_params, output_plan, output_plans, result_rule, scalar_preference
 from gen.cache import GENERATOR_ONLY
 from gen.emit.env import copied, render
 from gen.emit.files import FileManager
@@ -141,6 +141,7 @@ class Suite:
     unsupported_socs: tuple[str, ...]
     out_shape_from: dict[str, tuple[str, ...]]
     out_dtype_from: dict[str, tuple[str, ...]]
+    result_rule: str  # gen.api.python.result_rule: the kernel's result dtype from the promoted one
     base: Case
     groups: tuple[CaseGroup, ...]
     golden_skip: str  # why no valid call is compared with a golden (then `base` only runs)
@@ -765,7 +766,7 @@ def suite(bound: BoundAPI) -> Suite:
         domain=(lambda d: (d.low, d.high) if d else None)(semantics.domain(p.name) if semantics else None),
     ) for p in api.params)
     out_shape_from, out_dtype_from = {}, {}
-    for plan in output_plans(api):
+    for plan in output_plans(api, semantics):
         if plan.required_reason is None:
             out_shape_from[plan.param.name] = tuple(api.params[i].name for i in plan.shape_from)
             out_dtype_from[plan.param.name] = tuple(api.params[i].name for i in plan.dtype_from)
@@ -783,7 +784,8 @@ def suite(bound: BoundAPI) -> Suite:
     unsupported = tuple(p.soc.value for p in bound.page.products if p.soc is not None and not p.supported)
     return Suite(
         bound=bound, params=params, dtypes=dtype_table(api), unsupported_socs=unsupported,
-        out_shape_from=out_shape_from, out_dtype_from=out_dtype_from, base=planner.base, groups=groups,
+        out_shape_from=out_shape_from, out_dtype_from=out_dtype_from, result_rule=result_rule(semantics),
+        base=planner.base, groups=groups,
         golden_skip=golden_skip, runs_skip=planner.base_known or "", errors=tuple(planner.error_tests()),
         product_check=bool(unsupported) and not any(
             r.category is ErrorCategory.UNSUPPORTED_PRODUCT for r in api.errors),

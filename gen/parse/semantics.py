@@ -11,6 +11,7 @@ The file states what the page says only in prose and formulas. One table per API
     # in complex arithmetic. Absent: `kernel` serves complex values too.
     kernel_complex = "..."
     complex_result = "real"           # optional: the complex kernel's result is real (|z|)
+    integral_result = "floating"      # optional: integral and bool inputs give FLOAT (true division)
     # Python expression over torch tensors and Python values, named as the page names them.
     golden = "torch.ops.aten.leaky_relu_backward(gradOutput, self, negativeSlope, selfIsResult)"
     integer_math = "float"            # or "exact": integral dtypes computed in int64
@@ -42,7 +43,8 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 from gen.ir import ArgValue, Diagnostic, InputDomain, IntegerMath, Level, OpSemantics, ValueCheck
 
-_KNOWN_KEYS = {"kernel", "kernel_complex", "complex_result", "golden", "integer_math", "errata", "domain", "checks"}
+_KNOWN_KEYS = {"kernel", "kernel_complex", "complex_result", "integral_result", "golden", "integer_math", "errata",
+               "domain", "checks"}
 _CHECK_KEYS = {"when", "message", "status", "violation"}
 
 
@@ -100,6 +102,10 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
     if complex_result not in ("complex", "real"):
         bad("complex_result is \"complex\" or \"real\"")
         complex_result = "complex"
+    integral_result = table.get("integral_result", "integral")
+    if integral_result not in ("integral", "floating"):
+        bad("integral_result is \"integral\" or \"floating\"")
+        integral_result = "integral"
     try:
         integer_math = IntegerMath(table.get("integer_math", "float"))
     except ValueError:
@@ -141,7 +147,8 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
                                  violation=tuple(ArgValue(k, v) for k, v in violation.items())))
 
     return OpSemantics(api=api, source=source, kernel=kernel, kernel_complex=kernel_complex,
-                       complex_result_real=complex_result == "real", golden=golden,
+                       complex_result_real=complex_result == "real", floating_result=integral_result == "floating",
+                       golden=golden,
                        integer_math=integer_math,
                        checks=tuple(checks), domains=tuple(domains), errata=tuple(errata), line=line)
 

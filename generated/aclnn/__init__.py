@@ -52,7 +52,6 @@ from aclnn._errors import (
     ParamError,
 )
 from aclnn._runtime import BackendInfo, apis, backend
-from aclnn._runtime import python_function as _python_function
 from aclnn._C import (
     abs,
     add,
@@ -95,48 +94,6 @@ from aclnn._C import (
     tanh_backward,
     threshold_backward,
 )
-
-# Each op as a Python function, so that help() shows its Python signature (the stub's) and its page.
-abs = _python_function(abs)
-add = _python_function(add)
-div = _python_function(div)
-elu_backward = _python_function(elu_backward)
-exp = _python_function(exp)
-gelu_backward = _python_function(gelu_backward)
-hardsigmoid_backward = _python_function(hardsigmoid_backward)
-hardswish_backward = _python_function(hardswish_backward)
-hardtanh_backward = _python_function(hardtanh_backward)
-inplace_add = _python_function(inplace_add)
-inplace_div = _python_function(inplace_div)
-inplace_exp = _python_function(inplace_exp)
-inplace_leaky_relu = _python_function(inplace_leaky_relu)
-inplace_log = _python_function(inplace_log)
-inplace_mul = _python_function(inplace_mul)
-inplace_neg = _python_function(inplace_neg)
-inplace_relu = _python_function(inplace_relu)
-inplace_rsqrt = _python_function(inplace_rsqrt)
-inplace_sigmoid = _python_function(inplace_sigmoid)
-inplace_sqrt = _python_function(inplace_sqrt)
-inplace_sub = _python_function(inplace_sub)
-inplace_tanh = _python_function(inplace_tanh)
-leaky_relu = _python_function(leaky_relu)
-leaky_relu_backward = _python_function(leaky_relu_backward)
-log = _python_function(log)
-mish_backward = _python_function(mish_backward)
-mul = _python_function(mul)
-neg = _python_function(neg)
-relu = _python_function(relu)
-rsqrt = _python_function(rsqrt)
-selu_backward = _python_function(selu_backward)
-sigmoid = _python_function(sigmoid)
-sigmoid_backward = _python_function(sigmoid_backward)
-silu_backward = _python_function(silu_backward)
-softplus_backward = _python_function(softplus_backward)
-sqrt = _python_function(sqrt)
-sub = _python_function(sub)
-tanh = _python_function(tanh)
-tanh_backward = _python_function(tanh_backward)
-threshold_backward = _python_function(threshold_backward)
 
 __all__ = [
     "AclError",

@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from aclnn import _C
 
@@ -61,20 +60,3 @@ def apis() -> list[dict[str, Any]]:
     """The IR of every bound API (gen.ir.API as a dict, plus python_name, source, simulated and
     the page's products), in API name order. Fresh dicts: changing them changes nothing."""
     return json.loads(json.dumps(_records()))
-
-
-def python_function(builtin: Callable[..., Any]) -> Callable[..., Any]:
-    """A Python function that calls an aclnn._C function, so that help() shows what the stub
-    declares: the function's Python signature (which the bindings state in the first line of its
-    docstring) and the page, without pybind11's "method of pybind11_builtins...function_record
-    instance" line. It costs a Python call, about a hundredth of the cheapest op's."""
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return builtin(*args, **kwargs)
-
-    call.__name__ = call.__qualname__ = builtin.__name__
-    call.__module__ = "aclnn"
-    call.__doc__ = builtin.__doc__
-    call.__signature__ = inspect.signature(builtin)  # type: ignore[attr-defined]
-    call.__wrapped__ = builtin  # type: ignore[attr-defined]
-    return call

@@ -26,24 +26,33 @@ const bind::ApiSpec kSpec_abs{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false},
+        // out: shape of broadcast(self), dtype of promote(self), real result if documented
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, bind::ResultDType::kReal},
     },
     {1},
 };
 
-py::object wrap_abs(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_abs, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_abs>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_abs{
+    "abs",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// abs(self, *, out=None)
+PyObject* wrap_abs(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_abs, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_abs, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_abs>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -70,29 +79,38 @@ const bind::ApiSpec kSpec_add{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {3, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false},
+        {3, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {3},
 };
 
-py::object wrap_add(
-    py::object py_self,
-    py::object py_other,
-    py::object py_alpha,
-    py::object py_out
-) {
-  bind::Call call(kSpec_add, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  aclScalar* c_alpha = call.scalar(2, py_alpha);  // alpha (const aclScalar*, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_add>(phase1)(
-        c_self,
-        c_other,
-        c_alpha,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_add{
+    "add",
+    {"self", "other", "alpha", "out"},
+    3,
+    3,
+};
+
+// add(self, other, alpha, *, out=None)
+PyObject* wrap_add(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_add, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_other(values[1]);
+    py::handle py_alpha(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_add, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    aclScalar* c_alpha = call.scalar(2, py_alpha);  // alpha (const aclScalar*, in)
+    aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_add>(phase1)(
+          c_self,
+          c_other,
+          c_alpha,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -116,27 +134,36 @@ const bind::ApiSpec kSpec_div{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false},
+        // out: shape of broadcast(self x other), dtype of promote(self, other), floating result
+        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, bind::ResultDType::kFloating},
     },
     {2},
 };
 
-py::object wrap_div(
-    py::object py_self,
-    py::object py_other,
-    py::object py_out
-) {
-  bind::Call call(kSpec_div, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_div>(phase1)(
-        c_self,
-        c_other,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_div{
+    "div",
+    {"self", "other", "out"},
+    2,
+    2,
+};
+
+// div(self, other, *, out=None)
+PyObject* wrap_div(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_div, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_other(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_div, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_div>(phase1)(
+          c_self,
+          c_other,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -169,38 +196,47 @@ const bind::ApiSpec kSpec_elu_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x selfOrResult), dtype of promote(gradOutput)
-        {6, {0, 5}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {6, {0, 5}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {6},
 };
 
-py::object wrap_elu_backward(
-    py::object py_grad_output,
-    py::object py_alpha,
-    py::object py_scale,
-    py::object py_input_scale,
-    py::object py_is_result,
-    py::object py_self_or_result,
-    py::object py_out
-) {
-  bind::Call call(kSpec_elu_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclScalar* c_alpha = call.scalar(1, py_alpha);  // alpha (const aclScalar*, in)
-  aclScalar* c_scale = call.scalar(2, py_scale);  // scale (const aclScalar*, in)
-  aclScalar* c_input_scale = call.scalar(3, py_input_scale);  // inputScale (const aclScalar*, in)
-  bool c_is_result = call.boolean(4, py_is_result);  // isResult (bool, in)
-  aclTensor* c_self_or_result = call.tensor(5, py_self_or_result);  // selfOrResult (const aclTensor*, in)
-  aclTensor* c_grad_input = call.output(6);  // gradInput (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_elu_backward>(phase1)(
-        c_grad_output,
-        c_alpha,
-        c_scale,
-        c_input_scale,
-        c_is_result,
-        c_self_or_result,
-        c_grad_input,
-        workspace_size, executor);
+const bind::PySignature kSig_elu_backward{
+    "elu_backward",
+    {"grad_output", "alpha", "scale", "input_scale", "is_result", "self_or_result", "out"},
+    6,
+    6,
+};
+
+// elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None)
+PyObject* wrap_elu_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_elu_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_alpha(values[1]);
+    py::handle py_scale(values[2]);
+    py::handle py_input_scale(values[3]);
+    py::handle py_is_result(values[4]);
+    py::handle py_self_or_result(values[5]);
+    py::handle py_out(values[6]);
+    bind::Call call(kSpec_elu_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclScalar* c_alpha = call.scalar(1, py_alpha);  // alpha (const aclScalar*, in)
+    aclScalar* c_scale = call.scalar(2, py_scale);  // scale (const aclScalar*, in)
+    aclScalar* c_input_scale = call.scalar(3, py_input_scale);  // inputScale (const aclScalar*, in)
+    bool c_is_result = call.boolean(4, py_is_result);  // isResult (bool, in)
+    aclTensor* c_self_or_result = call.tensor(5, py_self_or_result);  // selfOrResult (const aclTensor*, in)
+    aclTensor* c_grad_input = call.output(6);  // gradInput (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_elu_backward>(phase1)(
+          c_grad_output,
+          c_alpha,
+          c_scale,
+          c_input_scale,
+          c_is_result,
+          c_self_or_result,
+          c_grad_input,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -223,23 +259,32 @@ const bind::ApiSpec kSpec_exp{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_exp(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_exp, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_exp>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_exp{
+    "exp",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// exp(self, *, out=None)
+PyObject* wrap_exp(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_exp, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_exp, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_exp>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -264,26 +309,35 @@ const bind::ApiSpec kSpec_gelu_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x self), dtype of promote(self, gradOutput)
-        {2, {0, 1}, {1, 0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {2, {0, 1}, {1, 0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_gelu_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_gelu_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_grad_input = call.output(2);  // gradInput (const aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_gelu_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_grad_input,
-        workspace_size, executor);
+const bind::PySignature kSig_gelu_backward{
+    "gelu_backward",
+    {"grad_output", "self", "out"},
+    2,
+    2,
+};
+
+// gelu_backward(grad_output, self, *, out=None)
+PyObject* wrap_gelu_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_gelu_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_gelu_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_grad_input = call.output(2);  // gradInput (const aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_gelu_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_grad_input,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -308,26 +362,35 @@ const bind::ApiSpec kSpec_hardsigmoid_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(self, gradOutput)
-        {2, {0, 1}, {1, 0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
+        {2, {0, 1}, {1, 0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_hardsigmoid_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_hardsigmoid_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_hardsigmoid_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_hardsigmoid_backward{
+    "hardsigmoid_backward",
+    {"grad_output", "self", "out"},
+    2,
+    2,
+};
+
+// hardsigmoid_backward(grad_output, self, *, out=None)
+PyObject* wrap_hardsigmoid_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_hardsigmoid_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_hardsigmoid_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_hardsigmoid_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -352,26 +415,35 @@ const bind::ApiSpec kSpec_hardswish_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(gradOutput, self)
-        {2, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
+        {2, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_hardswish_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_hardswish_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_hardswish_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_hardswish_backward{
+    "hardswish_backward",
+    {"grad_output", "self", "out"},
+    2,
+    2,
+};
+
+// hardswish_backward(grad_output, self, *, out=None)
+PyObject* wrap_hardswish_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_hardswish_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_hardswish_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_hardswish_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -400,32 +472,41 @@ const bind::ApiSpec kSpec_hardtanh_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(gradOutput, self)
-        {4, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
+        {4, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {4},
 };
 
-py::object wrap_hardtanh_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_min,
-    py::object py_max,
-    py::object py_out
-) {
-  bind::Call call(kSpec_hardtanh_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclScalar* c_min = call.scalar(2, py_min);  // min (const aclScalar*, in)
-  aclScalar* c_max = call.scalar(3, py_max);  // max (const aclScalar*, in)
-  aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_hardtanh_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_min,
-        c_max,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_hardtanh_backward{
+    "hardtanh_backward",
+    {"grad_output", "self", "min", "max", "out"},
+    4,
+    4,
+};
+
+// hardtanh_backward(grad_output, self, min, max, *, out=None)
+PyObject* wrap_hardtanh_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_hardtanh_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_min(values[2]);
+    py::handle py_max(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_hardtanh_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclScalar* c_min = call.scalar(2, py_min);  // min (const aclScalar*, in)
+    aclScalar* c_max = call.scalar(3, py_max);  // max (const aclScalar*, in)
+    aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_hardtanh_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_min,
+          c_max,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -453,21 +534,30 @@ const bind::ApiSpec kSpec_inplace_add{
     {0},
 };
 
-py::object wrap_inplace_add(
-    py::object py_self_ref,
-    py::object py_other,
-    py::object py_alpha
-) {
-  bind::Call call(kSpec_inplace_add, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (const aclTensor*, inout)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  aclScalar* c_alpha = call.scalar(2, py_alpha);  // alpha (const aclScalar*, in)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_add>(phase1)(
-        c_self_ref,
-        c_other,
-        c_alpha,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_add{
+    "inplace_add",
+    {"self_ref", "other", "alpha"},
+    3,
+    3,
+};
+
+// inplace_add(self_ref, other, alpha)
+PyObject* wrap_inplace_add(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_add, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    py::handle py_other(values[1]);
+    py::handle py_alpha(values[2]);
+    bind::Call call(kSpec_inplace_add, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (const aclTensor*, inout)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    aclScalar* c_alpha = call.scalar(2, py_alpha);  // alpha (const aclScalar*, in)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_add>(phase1)(
+          c_self_ref,
+          c_other,
+          c_alpha,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -493,18 +583,27 @@ const bind::ApiSpec kSpec_inplace_div{
     {0},
 };
 
-py::object wrap_inplace_div(
-    py::object py_self_ref,
-    py::object py_other
-) {
-  bind::Call call(kSpec_inplace_div, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_div>(phase1)(
-        c_self_ref,
-        c_other,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_div{
+    "inplace_div",
+    {"self_ref", "other"},
+    2,
+    2,
+};
+
+// inplace_div(self_ref, other)
+PyObject* wrap_inplace_div(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_div, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    py::handle py_other(values[1]);
+    bind::Call call(kSpec_inplace_div, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_div>(phase1)(
+          c_self_ref,
+          c_other,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -528,15 +627,24 @@ const bind::ApiSpec kSpec_inplace_exp{
     {0},
 };
 
-py::object wrap_inplace_exp(
-    py::object py_self_ref
-) {
-  bind::Call call(kSpec_inplace_exp, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_exp>(phase1)(
-        c_self_ref,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_exp{
+    "inplace_exp",
+    {"self_ref"},
+    1,
+    1,
+};
+
+// inplace_exp(self_ref)
+PyObject* wrap_inplace_exp(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_exp, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    bind::Call call(kSpec_inplace_exp, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_exp>(phase1)(
+          c_self_ref,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -562,18 +670,27 @@ const bind::ApiSpec kSpec_inplace_leaky_relu{
     {0},
 };
 
-py::object wrap_inplace_leaky_relu(
-    py::object py_self_ref,
-    py::object py_negative_slope
-) {
-  bind::Call call(kSpec_inplace_leaky_relu, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  aclScalar* c_negative_slope = call.scalar(1, py_negative_slope);  // negativeSlope (const aclScalar*, in)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_leaky_relu>(phase1)(
-        c_self_ref,
-        c_negative_slope,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_leaky_relu{
+    "inplace_leaky_relu",
+    {"self_ref", "negative_slope"},
+    2,
+    2,
+};
+
+// inplace_leaky_relu(self_ref, negative_slope)
+PyObject* wrap_inplace_leaky_relu(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_leaky_relu, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    py::handle py_negative_slope(values[1]);
+    bind::Call call(kSpec_inplace_leaky_relu, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    aclScalar* c_negative_slope = call.scalar(1, py_negative_slope);  // negativeSlope (const aclScalar*, in)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_leaky_relu>(phase1)(
+          c_self_ref,
+          c_negative_slope,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -597,15 +714,24 @@ const bind::ApiSpec kSpec_inplace_log{
     {0},
 };
 
-py::object wrap_inplace_log(
-    py::object py_self_ref
-) {
-  bind::Call call(kSpec_inplace_log, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_log>(phase1)(
-        c_self_ref,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_log{
+    "inplace_log",
+    {"self_ref"},
+    1,
+    1,
+};
+
+// inplace_log(self_ref)
+PyObject* wrap_inplace_log(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_log, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    bind::Call call(kSpec_inplace_log, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_log>(phase1)(
+          c_self_ref,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -631,18 +757,27 @@ const bind::ApiSpec kSpec_inplace_mul{
     {0},
 };
 
-py::object wrap_inplace_mul(
-    py::object py_self_ref,
-    py::object py_other
-) {
-  bind::Call call(kSpec_inplace_mul, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_mul>(phase1)(
-        c_self_ref,
-        c_other,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_mul{
+    "inplace_mul",
+    {"self_ref", "other"},
+    2,
+    2,
+};
+
+// inplace_mul(self_ref, other)
+PyObject* wrap_inplace_mul(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_mul, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    py::handle py_other(values[1]);
+    bind::Call call(kSpec_inplace_mul, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_mul>(phase1)(
+          c_self_ref,
+          c_other,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -666,15 +801,24 @@ const bind::ApiSpec kSpec_inplace_neg{
     {0},
 };
 
-py::object wrap_inplace_neg(
-    py::object py_self_ref
-) {
-  bind::Call call(kSpec_inplace_neg, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_neg>(phase1)(
-        c_self_ref,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_neg{
+    "inplace_neg",
+    {"self_ref"},
+    1,
+    1,
+};
+
+// inplace_neg(self_ref)
+PyObject* wrap_inplace_neg(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_neg, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    bind::Call call(kSpec_inplace_neg, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_neg>(phase1)(
+          c_self_ref,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -698,15 +842,24 @@ const bind::ApiSpec kSpec_inplace_relu{
     {0},
 };
 
-py::object wrap_inplace_relu(
-    py::object py_self_ref
-) {
-  bind::Call call(kSpec_inplace_relu, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_relu>(phase1)(
-        c_self_ref,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_relu{
+    "inplace_relu",
+    {"self_ref"},
+    1,
+    1,
+};
+
+// inplace_relu(self_ref)
+PyObject* wrap_inplace_relu(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_relu, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    bind::Call call(kSpec_inplace_relu, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_relu>(phase1)(
+          c_self_ref,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -730,15 +883,24 @@ const bind::ApiSpec kSpec_inplace_rsqrt{
     {0},
 };
 
-py::object wrap_inplace_rsqrt(
-    py::object py_self_ref
-) {
-  bind::Call call(kSpec_inplace_rsqrt, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_rsqrt>(phase1)(
-        c_self_ref,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_rsqrt{
+    "inplace_rsqrt",
+    {"self_ref"},
+    1,
+    1,
+};
+
+// inplace_rsqrt(self_ref)
+PyObject* wrap_inplace_rsqrt(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_rsqrt, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    bind::Call call(kSpec_inplace_rsqrt, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_rsqrt>(phase1)(
+          c_self_ref,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -762,15 +924,24 @@ const bind::ApiSpec kSpec_inplace_sigmoid{
     {0},
 };
 
-py::object wrap_inplace_sigmoid(
-    py::object py_self_ref
-) {
-  bind::Call call(kSpec_inplace_sigmoid, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_sigmoid>(phase1)(
-        c_self_ref,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_sigmoid{
+    "inplace_sigmoid",
+    {"self_ref"},
+    1,
+    1,
+};
+
+// inplace_sigmoid(self_ref)
+PyObject* wrap_inplace_sigmoid(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_sigmoid, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    bind::Call call(kSpec_inplace_sigmoid, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_sigmoid>(phase1)(
+          c_self_ref,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -794,15 +965,24 @@ const bind::ApiSpec kSpec_inplace_sqrt{
     {0},
 };
 
-py::object wrap_inplace_sqrt(
-    py::object py_self
-) {
-  bind::Call call(kSpec_inplace_sqrt, py::none());
-  aclTensor* c_self = call.inout_tensor(0, py_self);  // self (aclTensor*, inout)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_sqrt>(phase1)(
-        c_self,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_sqrt{
+    "inplace_sqrt",
+    {"self"},
+    1,
+    1,
+};
+
+// inplace_sqrt(self)
+PyObject* wrap_inplace_sqrt(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_sqrt, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    bind::Call call(kSpec_inplace_sqrt, py::none());
+    aclTensor* c_self = call.inout_tensor(0, py_self);  // self (aclTensor*, inout)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_sqrt>(phase1)(
+          c_self,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -830,21 +1010,30 @@ const bind::ApiSpec kSpec_inplace_sub{
     {0},
 };
 
-py::object wrap_inplace_sub(
-    py::object py_self_ref,
-    py::object py_other,
-    py::object py_alpha
-) {
-  bind::Call call(kSpec_inplace_sub, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  aclScalar* c_alpha = call.scalar(2, py_alpha);  // alpha (const aclScalar*, in)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_sub>(phase1)(
-        c_self_ref,
-        c_other,
-        c_alpha,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_sub{
+    "inplace_sub",
+    {"self_ref", "other", "alpha"},
+    3,
+    3,
+};
+
+// inplace_sub(self_ref, other, alpha)
+PyObject* wrap_inplace_sub(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_sub, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    py::handle py_other(values[1]);
+    py::handle py_alpha(values[2]);
+    bind::Call call(kSpec_inplace_sub, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    aclScalar* c_alpha = call.scalar(2, py_alpha);  // alpha (const aclScalar*, in)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_sub>(phase1)(
+          c_self_ref,
+          c_other,
+          c_alpha,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -868,15 +1057,24 @@ const bind::ApiSpec kSpec_inplace_tanh{
     {0},
 };
 
-py::object wrap_inplace_tanh(
-    py::object py_self_ref
-) {
-  bind::Call call(kSpec_inplace_tanh, py::none());
-  aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_inplace_tanh>(phase1)(
-        c_self_ref,
-        workspace_size, executor);
+const bind::PySignature kSig_inplace_tanh{
+    "inplace_tanh",
+    {"self_ref"},
+    1,
+    1,
+};
+
+// inplace_tanh(self_ref)
+PyObject* wrap_inplace_tanh(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_tanh, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self_ref(values[0]);
+    bind::Call call(kSpec_inplace_tanh, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (aclTensor*, inout)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_inplace_tanh>(phase1)(
+          c_self_ref,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -901,26 +1099,35 @@ const bind::ApiSpec kSpec_leaky_relu{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {2, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {2, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_leaky_relu(
-    py::object py_self,
-    py::object py_negative_slope,
-    py::object py_out
-) {
-  bind::Call call(kSpec_leaky_relu, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclScalar* c_negative_slope = call.scalar(1, py_negative_slope);  // negativeSlope (const aclScalar*, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_leaky_relu>(phase1)(
-        c_self,
-        c_negative_slope,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_leaky_relu{
+    "leaky_relu",
+    {"self", "negative_slope", "out"},
+    2,
+    2,
+};
+
+// leaky_relu(self, negative_slope, *, out=None)
+PyObject* wrap_leaky_relu(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_leaky_relu, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_negative_slope(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_leaky_relu, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclScalar* c_negative_slope = call.scalar(1, py_negative_slope);  // negativeSlope (const aclScalar*, in)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_leaky_relu>(phase1)(
+          c_self,
+          c_negative_slope,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -949,32 +1156,41 @@ const bind::ApiSpec kSpec_leaky_relu_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(gradOutput, self)
-        {4, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE}, nullptr, false},
+        {4, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {4},
 };
 
-py::object wrap_leaky_relu_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_negative_slope,
-    py::object py_self_is_result,
-    py::object py_out
-) {
-  bind::Call call(kSpec_leaky_relu_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclScalar* c_negative_slope = call.scalar(2, py_negative_slope);  // negativeSlope (const aclScalar*, in)
-  bool c_self_is_result = call.boolean(3, py_self_is_result);  // selfIsResult (bool, in)
-  aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_leaky_relu_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_negative_slope,
-        c_self_is_result,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_leaky_relu_backward{
+    "leaky_relu_backward",
+    {"grad_output", "self", "negative_slope", "self_is_result", "out"},
+    4,
+    4,
+};
+
+// leaky_relu_backward(grad_output, self, negative_slope, self_is_result, *, out=None)
+PyObject* wrap_leaky_relu_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_leaky_relu_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_negative_slope(values[2]);
+    py::handle py_self_is_result(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_leaky_relu_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclScalar* c_negative_slope = call.scalar(2, py_negative_slope);  // negativeSlope (const aclScalar*, in)
+    bool c_self_is_result = call.boolean(3, py_self_is_result);  // selfIsResult (bool, in)
+    aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_leaky_relu_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_negative_slope,
+          c_self_is_result,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -997,23 +1213,32 @@ const bind::ApiSpec kSpec_log{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_log(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_log, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_log>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_log{
+    "log",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// log(self, *, out=None)
+PyObject* wrap_log(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_log, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_log, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_log>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1038,26 +1263,35 @@ const bind::ApiSpec kSpec_mish_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x self), dtype of promote(gradOutput)
-        {2, {0, 1}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
+        {2, {0, 1}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_mish_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_mish_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_mish_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_grad_input,
-        workspace_size, executor);
+const bind::PySignature kSig_mish_backward{
+    "mish_backward",
+    {"grad_output", "self", "out"},
+    2,
+    2,
+};
+
+// mish_backward(grad_output, self, *, out=None)
+PyObject* wrap_mish_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_mish_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_mish_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_mish_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_grad_input,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1082,26 +1316,35 @@ const bind::ApiSpec kSpec_mul{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false},
+        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_mul(
-    py::object py_self,
-    py::object py_other,
-    py::object py_out
-) {
-  bind::Call call(kSpec_mul, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_mul>(phase1)(
-        c_self,
-        c_other,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_mul{
+    "mul",
+    {"self", "other", "out"},
+    2,
+    2,
+};
+
+// mul(self, other, *, out=None)
+PyObject* wrap_mul(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_mul, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_other(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_mul, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_mul>(phase1)(
+          c_self,
+          c_other,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1124,23 +1367,32 @@ const bind::ApiSpec kSpec_neg{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_neg(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_neg, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_neg>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_neg{
+    "neg",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// neg(self, *, out=None)
+PyObject* wrap_neg(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_neg, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_neg, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_neg>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1163,23 +1415,32 @@ const bind::ApiSpec kSpec_relu{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self)
-        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_relu(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_relu, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (const aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_relu>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_relu{
+    "relu",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// relu(self, *, out=None)
+PyObject* wrap_relu(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_relu, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_relu, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (const aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_relu>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1202,23 +1463,32 @@ const bind::ApiSpec kSpec_rsqrt{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_rsqrt(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_rsqrt, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_rsqrt>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_rsqrt{
+    "rsqrt",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// rsqrt(self, *, out=None)
+PyObject* wrap_rsqrt(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_rsqrt, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_rsqrt, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_rsqrt>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1243,26 +1513,35 @@ const bind::ApiSpec kSpec_selu_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x result), dtype of promote(gradOutput, result)
-        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16}, nullptr, false},
+        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_selu_backward(
-    py::object py_grad_output,
-    py::object py_result,
-    py::object py_out
-) {
-  bind::Call call(kSpec_selu_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_result = call.tensor(1, py_result);  // result (const aclTensor*, in)
-  aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_selu_backward>(phase1)(
-        c_grad_output,
-        c_result,
-        c_grad_input,
-        workspace_size, executor);
+const bind::PySignature kSig_selu_backward{
+    "selu_backward",
+    {"grad_output", "result", "out"},
+    2,
+    2,
+};
+
+// selu_backward(grad_output, result, *, out=None)
+PyObject* wrap_selu_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_selu_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_result(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_selu_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_result = call.tensor(1, py_result);  // result (const aclTensor*, in)
+    aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_selu_backward>(phase1)(
+          c_grad_output,
+          c_result,
+          c_grad_input,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1285,23 +1564,32 @@ const bind::ApiSpec kSpec_sigmoid{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_sigmoid(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_sigmoid, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_sigmoid>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_sigmoid{
+    "sigmoid",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// sigmoid(self, *, out=None)
+PyObject* wrap_sigmoid(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_sigmoid, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_sigmoid, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_sigmoid>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1326,26 +1614,35 @@ const bind::ApiSpec kSpec_sigmoid_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x output), dtype of promote(gradOutput, output) if documented
-        {2, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false},
+        {2, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_sigmoid_backward(
-    py::object py_grad_output,
-    py::object py_output,
-    py::object py_out
-) {
-  bind::Call call(kSpec_sigmoid_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_output = call.tensor(1, py_output);  // output (const aclTensor*, in)
-  aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_sigmoid_backward>(phase1)(
-        c_grad_output,
-        c_output,
-        c_grad_input,
-        workspace_size, executor);
+const bind::PySignature kSig_sigmoid_backward{
+    "sigmoid_backward",
+    {"grad_output", "output", "out"},
+    2,
+    2,
+};
+
+// sigmoid_backward(grad_output, output, *, out=None)
+PyObject* wrap_sigmoid_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_sigmoid_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_output(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_sigmoid_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_output = call.tensor(1, py_output);  // output (const aclTensor*, in)
+    aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_sigmoid_backward>(phase1)(
+          c_grad_output,
+          c_output,
+          c_grad_input,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1370,26 +1667,35 @@ const bind::ApiSpec kSpec_silu_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x self), dtype of promote(gradOutput, self)
-        {2, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false},
+        {2, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_silu_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_silu_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_silu_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_grad_input,
-        workspace_size, executor);
+const bind::PySignature kSig_silu_backward{
+    "silu_backward",
+    {"grad_output", "self", "out"},
+    2,
+    2,
+};
+
+// silu_backward(grad_output, self, *, out=None)
+PyObject* wrap_silu_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_silu_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_silu_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_silu_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_grad_input,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1418,32 +1724,41 @@ const bind::ApiSpec kSpec_softplus_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x self), dtype of promote(self)
-        {4, {0, 1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false},
+        {4, {0, 1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {4},
 };
 
-py::object wrap_softplus_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_beta,
-    py::object py_threshold,
-    py::object py_out
-) {
-  bind::Call call(kSpec_softplus_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclScalar* c_beta = call.scalar(2, py_beta);  // beta (const aclScalar*, in)
-  aclScalar* c_threshold = call.scalar(3, py_threshold);  // threshold (const aclScalar*, in)
-  aclTensor* c_grad_input = call.output(4);  // gradInput (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_softplus_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_beta,
-        c_threshold,
-        c_grad_input,
-        workspace_size, executor);
+const bind::PySignature kSig_softplus_backward{
+    "softplus_backward",
+    {"grad_output", "self", "beta", "threshold", "out"},
+    4,
+    4,
+};
+
+// softplus_backward(grad_output, self, beta, threshold, *, out=None)
+PyObject* wrap_softplus_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_softplus_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_beta(values[2]);
+    py::handle py_threshold(values[3]);
+    py::handle py_out(values[4]);
+    bind::Call call(kSpec_softplus_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclScalar* c_beta = call.scalar(2, py_beta);  // beta (const aclScalar*, in)
+    aclScalar* c_threshold = call.scalar(3, py_threshold);  // threshold (const aclScalar*, in)
+    aclTensor* c_grad_input = call.output(4);  // gradInput (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_softplus_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_beta,
+          c_threshold,
+          c_grad_input,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1466,23 +1781,32 @@ const bind::ApiSpec kSpec_sqrt{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_sqrt(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_sqrt, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_sqrt>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_sqrt{
+    "sqrt",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// sqrt(self, *, out=None)
+PyObject* wrap_sqrt(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_sqrt, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_sqrt, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_sqrt>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1509,29 +1833,38 @@ const bind::ApiSpec kSpec_sub{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {3, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false},
+        {3, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {3},
 };
 
-py::object wrap_sub(
-    py::object py_self,
-    py::object py_other,
-    py::object py_alpha,
-    py::object py_out
-) {
-  bind::Call call(kSpec_sub, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-  aclScalar* c_alpha = call.scalar(2, py_alpha);  // alpha (const aclScalar*, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_sub>(phase1)(
-        c_self,
-        c_other,
-        c_alpha,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_sub{
+    "sub",
+    {"self", "other", "alpha", "out"},
+    3,
+    3,
+};
+
+// sub(self, other, alpha, *, out=None)
+PyObject* wrap_sub(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_sub, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_other(values[1]);
+    py::handle py_alpha(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_sub, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
+    aclScalar* c_alpha = call.scalar(2, py_alpha);  // alpha (const aclScalar*, in)
+    aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_sub>(phase1)(
+          c_self,
+          c_other,
+          c_alpha,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1554,23 +1887,32 @@ const bind::ApiSpec kSpec_tanh{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self)
-        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false},
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {1},
 };
 
-py::object wrap_tanh(
-    py::object py_self,
-    py::object py_out
-) {
-  bind::Call call(kSpec_tanh, py_out);
-  aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-  aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_tanh>(phase1)(
-        c_self,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_tanh{
+    "tanh",
+    {"self", "out"},
+    1,
+    1,
+};
+
+// tanh(self, *, out=None)
+PyObject* wrap_tanh(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_tanh, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_self(values[0]);
+    py::handle py_out(values[1]);
+    bind::Call call(kSpec_tanh, py_out);
+    aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_tanh>(phase1)(
+          c_self,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1595,26 +1937,35 @@ const bind::ApiSpec kSpec_tanh_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x output), dtype of promote(gradOutput, output)
-        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false},
+        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {2},
 };
 
-py::object wrap_tanh_backward(
-    py::object py_grad_output,
-    py::object py_output,
-    py::object py_out
-) {
-  bind::Call call(kSpec_tanh_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_output = call.tensor(1, py_output);  // output (const aclTensor*, in)
-  aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_tanh_backward>(phase1)(
-        c_grad_output,
-        c_output,
-        c_grad_input,
-        workspace_size, executor);
+const bind::PySignature kSig_tanh_backward{
+    "tanh_backward",
+    {"grad_output", "output", "out"},
+    2,
+    2,
+};
+
+// tanh_backward(grad_output, output, *, out=None)
+PyObject* wrap_tanh_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_tanh_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_output(values[1]);
+    py::handle py_out(values[2]);
+    bind::Call call(kSpec_tanh_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_output = call.tensor(1, py_output);  // output (const aclTensor*, in)
+    aclTensor* c_grad_input = call.output(2);  // gradInput (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_tanh_backward>(phase1)(
+          c_grad_output,
+          c_output,
+          c_grad_input,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1641,29 +1992,38 @@ const bind::ApiSpec kSpec_threshold_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(self, gradOutput)
-        {3, {0, 1}, {1, 0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64}, nullptr, false},
+        {3, {0, 1}, {1, 0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64}, nullptr, false, bind::ResultDType::kPromoted},
     },
     {3},
 };
 
-py::object wrap_threshold_backward(
-    py::object py_grad_output,
-    py::object py_self,
-    py::object py_threshold,
-    py::object py_out
-) {
-  bind::Call call(kSpec_threshold_backward, py_out);
-  aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
-  aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-  aclScalar* c_threshold = call.scalar(2, py_threshold);  // threshold (const aclScalar*, in)
-  aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
-  return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-    return reinterpret_cast<Phase1_threshold_backward>(phase1)(
-        c_grad_output,
-        c_self,
-        c_threshold,
-        c_out_,
-        workspace_size, executor);
+const bind::PySignature kSig_threshold_backward{
+    "threshold_backward",
+    {"grad_output", "self", "threshold", "out"},
+    3,
+    3,
+};
+
+// threshold_backward(grad_output, self, threshold, *, out=None)
+PyObject* wrap_threshold_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_threshold_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
+    py::handle py_grad_output(values[0]);
+    py::handle py_self(values[1]);
+    py::handle py_threshold(values[2]);
+    py::handle py_out(values[3]);
+    bind::Call call(kSpec_threshold_backward, py_out);
+    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
+    aclScalar* c_threshold = call.scalar(2, py_threshold);  // threshold (const aclScalar*, in)
+    aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
+    return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
+      return reinterpret_cast<Phase1_threshold_backward>(phase1)(
+          c_grad_output,
+          c_self,
+          c_threshold,
+          c_out_,
+          workspace_size, executor);
+    });
   });
 }
 
@@ -1674,221 +2034,91 @@ const char* const kDoc_threshold_backward = "threshold_backward(grad_output, sel
 namespace aclnn_generated {
 
 void register_ops_000(py::module_& m) {
-  // The docstrings start with the signature line CPython reads into __text_signature__.
-  py::options options;
-  options.disable_function_signatures();
-  m.def("abs", &wrap_abs,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_abs);
-  m.def("add", &wrap_add,
-        py::arg("self"),
-        py::arg("other"),
-        py::arg("alpha"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_add);
-  m.def("div", &wrap_div,
-        py::arg("self"),
-        py::arg("other"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_div);
-  m.def("elu_backward", &wrap_elu_backward,
-        py::arg("grad_output"),
-        py::arg("alpha"),
-        py::arg("scale"),
-        py::arg("input_scale"),
-        py::arg("is_result"),
-        py::arg("self_or_result"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_elu_backward);
-  m.def("exp", &wrap_exp,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_exp);
-  m.def("gelu_backward", &wrap_gelu_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_gelu_backward);
-  m.def("hardsigmoid_backward", &wrap_hardsigmoid_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_hardsigmoid_backward);
-  m.def("hardswish_backward", &wrap_hardswish_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_hardswish_backward);
-  m.def("hardtanh_backward", &wrap_hardtanh_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::arg("min"),
-        py::arg("max"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_hardtanh_backward);
-  m.def("inplace_add", &wrap_inplace_add,
-        py::arg("self_ref"),
-        py::arg("other"),
-        py::arg("alpha"),
-        kDoc_inplace_add);
-  m.def("inplace_div", &wrap_inplace_div,
-        py::arg("self_ref"),
-        py::arg("other"),
-        kDoc_inplace_div);
-  m.def("inplace_exp", &wrap_inplace_exp,
-        py::arg("self_ref"),
-        kDoc_inplace_exp);
-  m.def("inplace_leaky_relu", &wrap_inplace_leaky_relu,
-        py::arg("self_ref"),
-        py::arg("negative_slope"),
-        kDoc_inplace_leaky_relu);
-  m.def("inplace_log", &wrap_inplace_log,
-        py::arg("self_ref"),
-        kDoc_inplace_log);
-  m.def("inplace_mul", &wrap_inplace_mul,
-        py::arg("self_ref"),
-        py::arg("other"),
-        kDoc_inplace_mul);
-  m.def("inplace_neg", &wrap_inplace_neg,
-        py::arg("self_ref"),
-        kDoc_inplace_neg);
-  m.def("inplace_relu", &wrap_inplace_relu,
-        py::arg("self_ref"),
-        kDoc_inplace_relu);
-  m.def("inplace_rsqrt", &wrap_inplace_rsqrt,
-        py::arg("self_ref"),
-        kDoc_inplace_rsqrt);
-  m.def("inplace_sigmoid", &wrap_inplace_sigmoid,
-        py::arg("self_ref"),
-        kDoc_inplace_sigmoid);
-  m.def("inplace_sqrt", &wrap_inplace_sqrt,
-        py::arg("self"),
-        kDoc_inplace_sqrt);
-  m.def("inplace_sub", &wrap_inplace_sub,
-        py::arg("self_ref"),
-        py::arg("other"),
-        py::arg("alpha"),
-        kDoc_inplace_sub);
-  m.def("inplace_tanh", &wrap_inplace_tanh,
-        py::arg("self_ref"),
-        kDoc_inplace_tanh);
-  m.def("leaky_relu", &wrap_leaky_relu,
-        py::arg("self"),
-        py::arg("negative_slope"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_leaky_relu);
-  m.def("leaky_relu_backward", &wrap_leaky_relu_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::arg("negative_slope"),
-        py::arg("self_is_result"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_leaky_relu_backward);
-  m.def("log", &wrap_log,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_log);
-  m.def("mish_backward", &wrap_mish_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_mish_backward);
-  m.def("mul", &wrap_mul,
-        py::arg("self"),
-        py::arg("other"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_mul);
-  m.def("neg", &wrap_neg,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_neg);
-  m.def("relu", &wrap_relu,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_relu);
-  m.def("rsqrt", &wrap_rsqrt,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_rsqrt);
-  m.def("selu_backward", &wrap_selu_backward,
-        py::arg("grad_output"),
-        py::arg("result"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_selu_backward);
-  m.def("sigmoid", &wrap_sigmoid,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_sigmoid);
-  m.def("sigmoid_backward", &wrap_sigmoid_backward,
-        py::arg("grad_output"),
-        py::arg("output"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_sigmoid_backward);
-  m.def("silu_backward", &wrap_silu_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_silu_backward);
-  m.def("softplus_backward", &wrap_softplus_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::arg("beta"),
-        py::arg("threshold"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_softplus_backward);
-  m.def("sqrt", &wrap_sqrt,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_sqrt);
-  m.def("sub", &wrap_sub,
-        py::arg("self"),
-        py::arg("other"),
-        py::arg("alpha"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_sub);
-  m.def("tanh", &wrap_tanh,
-        py::arg("self"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_tanh);
-  m.def("tanh_backward", &wrap_tanh_backward,
-        py::arg("grad_output"),
-        py::arg("output"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_tanh_backward);
-  m.def("threshold_backward", &wrap_threshold_backward,
-        py::arg("grad_output"),
-        py::arg("self"),
-        py::arg("threshold"),
-        py::kw_only(),
-        py::arg("out") = py::none(),
-        kDoc_threshold_backward);
+  // METH_FASTCALL functions of no object (self is null): help() shows the signature CPython reads
+  // from each docstring's first line (__text_signature__), and a call goes straight to the wrapper.
+  static PyMethodDef functions[] = {
+      {"abs", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_abs)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_abs},
+      {"add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_add)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_add},
+      {"div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_div)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_div},
+      {"elu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_elu_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_elu_backward},
+      {"exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_exp)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_exp},
+      {"gelu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_gelu_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_gelu_backward},
+      {"hardsigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_hardsigmoid_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_hardsigmoid_backward},
+      {"hardswish_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_hardswish_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_hardswish_backward},
+      {"hardtanh_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_hardtanh_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_hardtanh_backward},
+      {"inplace_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_add)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_add},
+      {"inplace_div", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_div)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_div},
+      {"inplace_exp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_exp)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_exp},
+      {"inplace_leaky_relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_leaky_relu)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_leaky_relu},
+      {"inplace_log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_log)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_log},
+      {"inplace_mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_mul)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_mul},
+      {"inplace_neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_neg)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_neg},
+      {"inplace_relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_relu)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_relu},
+      {"inplace_rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_rsqrt)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_rsqrt},
+      {"inplace_sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_sigmoid)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_sigmoid},
+      {"inplace_sqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_sqrt)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_sqrt},
+      {"inplace_sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_sub)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_sub},
+      {"inplace_tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_tanh)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_tanh},
+      {"leaky_relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_leaky_relu)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_leaky_relu},
+      {"leaky_relu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_leaky_relu_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_leaky_relu_backward},
+      {"log", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_log)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_log},
+      {"mish_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_mish_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_mish_backward},
+      {"mul", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_mul)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_mul},
+      {"neg", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_neg)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_neg},
+      {"relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_relu)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_relu},
+      {"rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_rsqrt)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_rsqrt},
+      {"selu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_selu_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_selu_backward},
+      {"sigmoid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_sigmoid)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_sigmoid},
+      {"sigmoid_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_sigmoid_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_sigmoid_backward},
+      {"silu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_silu_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_silu_backward},
+      {"softplus_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_softplus_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_softplus_backward},
+      {"sqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_sqrt)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_sqrt},
+      {"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_sub)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_sub},
+      {"tanh", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_tanh)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_tanh},
+      {"tanh_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_tanh_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_tanh_backward},
+      {"threshold_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_threshold_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_threshold_backward},
+  };
+  bind::add_functions(m, functions, sizeof functions / sizeof functions[0]);
 }
 
 }  // namespace aclnn_generated

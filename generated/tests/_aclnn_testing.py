@@ -77,6 +77,9 @@ class Op:
     # Outputs allocated by the bindings: whose inputs their shape broadcasts and dtype promotes.
     out_shape_from: dict[str, tuple[str, ...]] = field(default_factory=dict)
     out_dtype_from: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # The kernel's result dtype from the promoted input dtype (of its single tensor result):
+    # "floating" (integral inputs give FLOAT), "real" (a complex one gives its real dtype), "".
+    result_rule: str = ""
 
     @property
     def inputs(self) -> tuple[Param, ...]:
@@ -269,6 +272,28 @@ def promote(dtypes: list[str]) -> Optional[str]:
     return next(name for name in NUMPY_DTYPES if torch_dtype(name) == promoted)
 
 
+REAL_OF_COMPLEX = {"COMPLEX32": "FLOAT16", "COMPLEX64": "FLOAT", "COMPLEX128": "DOUBLE"}
+
+
+def result_dtype(op: Op, dtypes: list[str]) -> Optional[str]:
+    """The dtype the kernel computes its result in: the promoted dtype, after the op's result rule."""
+    promoted = promote(dtypes)
+    if promoted is None:
+        return None
+    if op.result_rule == "floating" and promoted not in FLOATING and promoted not in COMPLEX:
+        return "FLOAT"
+    if op.result_rule == "real":
+        return REAL_OF_COMPLEX.get(promoted, promoted)
+    return promoted
+
+
+def can_cast(source: str, target: str) -> bool:
+    """CANN's 可转换 (PyTorch's can_cast): no floating into integral, no complex into real."""
+    import torch
+
+    return torch.can_cast(torch_dtype(source), torch_dtype(target))
+
+
 def torch_dtype(dtype: str) -> Any:
     import torch
 
@@ -412,10 +437,27 @@ def undocumented(op: Op, case: Case, inputs: dict[str, Any], soc: str) -> Option
         if listed is not None and dtype not in listed:
             return f"{p.name} is {dtype}, which {op.source} does not list on {soc} ({', '.join(listed)})"
     for p in op.outs:
-        out_dtype = case.out.get(p.name) or promote(input_dtypes(op, case, inputs, op.out_dtype_from.get(p.name, ())))
+        out_dtype = case.out.get(p.name) or result_dtype(op, input_dtypes(op, case, inputs, op.out_dtype_from.get(p.name, ())))
         listed = op.documented(soc, p.name)
         if out_dtype and listed is not None and out_dtype not in listed:
             return f"{p.name} would be {out_dtype}, which {op.source} does not list on {soc} ({', '.join(listed)})"
+    return None
+
+
+def uncastable(op: Op, case: Case, inputs: dict[str, Any]) -> Optional[str]:
+    """Why the result cannot be written: under a result rule, the kernel's result dtype does not
+    cast into the dtype of the inout tensor or of the out= array given ("需要是self可转换的数据
+    类型": an integral tensor divided in place)."""
+    tensors = [p for p in op.results if p.kind == "tensor"]
+    if not op.result_rule or len(tensors) != 1:
+        return None
+    target = (dtype_name(inputs[tensors[0].name].dtype) if tensors[0].direction == "inout"
+              else case.out.get(tensors[0].name))
+    if target is None:
+        return None
+    result = result_dtype(op, input_dtypes(op, case, inputs, tuple(inputs)))
+    if result is not None and not can_cast(result, target):
+        return f"the result of {op.api} is {result}, which does not cast into {tensors[0].name} ({target})"
     return None
 
 
@@ -439,6 +481,10 @@ def check_golden(op: Op, case: Case) -> None:
         expect_status(op, case, inputs, out_arrays(op, case, inputs, soc), NOT_SIMULATED,
                       f"{op.api} has no kernel in the simulator")
         return
+    reason = uncastable(op, case, inputs)
+    if reason:
+        expect_status(op, case, inputs, out_arrays(op, case, inputs, soc), PARAM_INVALID, reason)
+        return
     expected = golden(op, case, inputs)
     outs = out_arrays(op, case, inputs, soc,
                       {p.name: tuple(e.shape) for p, e in zip(op.results, expected) if p.direction == "out"})
@@ -458,7 +504,7 @@ def check_golden(op: Op, case: Case) -> None:
             assert isinstance(result, aclnn.Tensor), f"{p.name}: a Tensor input gives a Tensor, got {type(result)}"
         actual = host(result)
         dtype = dtype_name(actual.dtype)
-        wanted = case.out.get(p.name) or promote(input_dtypes(op, case, inputs, op.out_dtype_from.get(p.name, ())))
+        wanted = case.out.get(p.name) or result_dtype(op, input_dtypes(op, case, inputs, op.out_dtype_from.get(p.name, ())))
         if p.direction == "inout":
             wanted = dtype_name(inputs[p.name].dtype)
         if wanted is not None:

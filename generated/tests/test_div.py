@@ -49,6 +49,7 @@ OP = t.Op(
     simulated=True,
     out_shape_from={'out': ('self', 'other')},
     out_dtype_from={'out': ('self', 'other')},
+    result_rule='floating',
 )
 
 # The valid call every other case varies.

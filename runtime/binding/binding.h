@@ -438,6 +438,10 @@ struct ParamSpec {
   ScalarPreference scalar;  // scalars and scalar lists only
 };
 
+// The dtype of an op's result, from its inputs' promoted dtype (the semantics file's rule): that
+// dtype; FLOAT for integral and bool inputs (a true division); the real dtype of a complex one (|z|).
+enum class ResultDType : uint8_t { kPromoted, kFloating, kReal };
+
 // How an output is allocated when the caller passes no out= (decided at generation time from the
 // page: gen/emit/bindings.py `output_plan`).
 struct OutputPlan {
@@ -449,6 +453,7 @@ struct OutputPlan {
   std::vector<aclDataType> documented;
   const char* required_reason;   // non-null: out= is required, for this reason
   bool is_list;                  // an aclTensorList output: out= takes a list of arrays
+  ResultDType result;            // how the kernel's result dtype follows from the promoted one
 };
 
 struct ApiSpec {
@@ -620,6 +625,8 @@ PyObject* invoke(const PySignature& signature, PyObject* const* args, size_t nar
 // ---- the module (module.cpp); generated/bindings/module.cpp calls these -------------------------
 
 void init_module(py::module_& m);
+// Adds generated wrappers (METH_FASTCALL functions of no object; `functions` must outlive the module).
+void add_functions(py::module_& m, PyMethodDef* functions, size_t count);
 
 }  // namespace aclnn_binding
 

@@ -129,6 +129,15 @@ py::dict binding_stats() {
 
 }  // namespace
 
+void add_functions(py::module_& m, PyMethodDef* functions, size_t count) {
+  py::str module_name("aclnn");  // what __module__ says: the package users import
+  for (size_t i = 0; i < count; ++i) {
+    PyObject* function = PyCFunction_NewEx(&functions[i], nullptr, module_name.ptr());
+    if (function == nullptr) throw py::error_already_set();
+    m.add_object(functions[i].ml_name, py::reinterpret_steal<py::object>(function));
+  }
+}
+
 void init_module(py::module_& m) {
   py::register_exception_translator([](std::exception_ptr p) {
     try {

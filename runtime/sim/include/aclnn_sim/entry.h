@@ -179,6 +179,9 @@ struct KernelSpec {
   // A complex computation's result is real (|z|): the output has the real dtype of the
   // computation's precision (COMPLEX64 -> FLOAT), and the result's real part is stored.
   bool complex_result_real = false;
+  // Integral and bool inputs give a FLOAT result (a true division): the output must be castable
+  // from FLOAT, as PyTorch's result type rule says.
+  bool floating_result = false;
 };
 
 struct ApiSpec {

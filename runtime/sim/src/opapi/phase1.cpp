@@ -521,6 +521,12 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
   // 需要是self可转换的数据类型", aclnnNeg).
   // A kernel whose complex result is real (|z|) gives the real dtype of the computation's precision.
   aclDataType result = promoted;
+  const DTypeInfo* promoted_info = FindDType(promoted);
+  if (kernel.floating_result && promoted_info &&
+      (promoted_info->category == DTypeCategory::kBool || promoted_info->category == DTypeCategory::kSigned ||
+       promoted_info->category == DTypeCategory::kUnsigned)) {
+    result = ACL_FLOAT;
+  }
   if (kernel.complex_result_real) {
     if (promoted == ACL_COMPLEX32) result = ACL_FLOAT16;
     if (promoted == ACL_COMPLEX64) result = ACL_FLOAT;
