@@ -562,6 +562,15 @@ class DTypeCombination(_Json):
     def applies_to(self, soc: Soc) -> bool:
         return not self.products or soc in self.products
 
+    def describe(self) -> str:
+        parts = []
+        for c in self.cells:
+            allowed = [d.value for d in c.dtypes] + ([f"as {c.same_as}"] if c.same_as else []) + \
+                (["null"] if c.absent else [])
+            parts.append(f"{c.param} {'/'.join(allowed)}")
+        chips = f" on {', '.join(s.value for s in self.products)}" if self.products else ""
+        return f"dtype combination{chips}: {', '.join(parts)}"
+
 
 class Extent(str, enum.Enum):
     """What a `Bound` counts in."""

@@ -116,11 +116,42 @@ def kind_of(param: Param) -> ParamKind:
     return param.kind
 
 
+def is_experimental(source: str) -> bool:
+    """Whether a page is a contributed sample (a directory `experimental/` on its path): CANN
+    ships the operators of the other pages; a sample may declare another signature under the
+    same name (ops-nn/experimental/index/median/docs/aclnnMedian.md, 5 parameters, against
+    the shipped ops-nn/index/gather_v2/docs/aclnnMedian.md's 2)."""
+    return "experimental" in Path(source).parts
+
+
 def _completeness(page: Page, api: API) -> tuple:
-    """Orders two pages that document the same API: the one that says more wins."""
+    """Orders two pages that document the same API: a shipped page over a contributed sample
+    (experimental/), then the one that says more."""
     typed = sum(1 for p in api.params if p.dtypes or p.kind not in (ParamKind.TENSOR, ParamKind.TENSOR_LIST))
     warnings = sum(1 for d in page.diagnostics if d.level is not Level.INFO)
-    return (typed, len(api.errors), bool(api.example), -warnings, page.source)
+    return (not is_experimental(page.source), typed, len(api.errors), bool(api.example), -warnings, page.source)
+
+
+def signature(api: API) -> tuple[tuple[str, str], ...]:
+    """What a caller of the C ABI depends on: the parameters' names and C types, in order."""
+    return tuple((p.name, p.c_type) for p in api.params)
+
+
+def _duplicate_note(name: str, page: Page, api: API, other: Page, other_api: API,
+                    roots: Sequence[str | Path]) -> Diagnostic:
+    """What the page not bound for `name` is told. Two signatures under one name are a clash,
+    reported as a warning whichever page wins; the same signature twice is a note."""
+    winner = doc_name(page.source, roots)
+    why = ("it is a contributed sample (experimental/) and that page is shipped"
+           if is_experimental(other.source) and not is_experimental(page.source) else "that page says more")
+    if signature(api) != signature(other_api):
+        ours = ", ".join(f"{t} {n}" for n, t in signature(other_api))
+        theirs = ", ".join(f"{t} {n}" for n, t in signature(api))
+        return Diagnostic(Level.WARNING, other_api.line, "api-clash",
+                          f"{name} is declared here as ({ours}) and by {winner} as ({theirs}); {winner} is bound "
+                          f"because {why}")
+    return Diagnostic(Level.INFO, other_api.line, "duplicate-api",
+                      f"{name} is also documented by {winner}; that page is used because {why}")
 
 
 def doc_name(source: str, roots: Sequence[str | Path]) -> str:
@@ -155,9 +186,7 @@ def build_model(pages: Iterable[Page], semantics: Iterable[OpSemantics] = (),
         candidates = sorted(by_api[name], key=lambda pa: _completeness(*pa), reverse=True)
         page, api = candidates[0]
         for other, other_api in candidates[1:]:
-            notes.append((other.source, Diagnostic(
-                Level.INFO, other_api.line, "duplicate-api",
-                f"{name} is also documented by {page.source}, which says more; that page is used")))
+            notes.append((other.source, _duplicate_note(name, page, api, other, other_api, roots)))
         reason = unbindable_reason(api)
         chosen = semantics_by_api.pop(name, None)
         fingerprint = digest(fingerprints.get(page.source, ""), name,

@@ -12,9 +12,11 @@ import dataclasses
 import re
 from typing import Callable, Optional, Sequence, TypeVar
 
-from gen.ir import API, Diagnostic, ErrorCase, Level, Page, PageKind, Param, ParamKind, Product, RelationKind
+from gen.ir import (API, Diagnostic, DTypeCombination, ErrorCase, Level, Page, PageKind, Param, ParamKind, Product,
+                    ProductDTypes, RelationKind, Soc)
 from gen.parse import prose, vocab
 from gen.parse.document import CODE, HEADING, ITEM, TABLE, TEXT, Block, Document, Section, block_text
+from gen.parse.combinations import combinations_in, dtypes_from
 from gen.parse.entries import ParamEntry, entries_from_blocks, entries_from_table
 from gen.parse.errors import errors_in_blocks
 from gen.parse.params import ParamContext, build_param, note_socs, product_notes
@@ -195,6 +197,12 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     for cparam, entry in zip(cparams, matched):
         params.append(build_param(cparam, entry, ctx, diags, pair.workspace.line))
     params = resolve_references(params, matched, diags)
+    constraints_section = _first(sections, CONSTRAINT_SECTION)
+    combinations: tuple[DTypeCombination, ...] = guarded(diags, constraints_section.line if constraints_section else 1,
+                           f"the dtype combinations of {pair.api}",
+                           lambda: combinations_in(pair.api, constraints_section.blocks if constraints_section else (),
+                                                   params, diags), tuple[DTypeCombination, ...]())
+    params = [_dtypes_from_combinations(param, combinations) for param in params]
     for param, entry in zip(params, matched):
         _diagnose_coverage(pair.api, param, entry, diags, pair.workspace.line)
 
@@ -204,7 +212,6 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     params = [_with_reserved(param, entry) for param, entry in zip(params, matched)]
 
     formula = _formula(function)
-    constraints_section = _first(sections, CONSTRAINT_SECTION)
     constraints = _section_text(constraints_section) if constraints_section else ""
     rules = guarded(diags, pair.workspace.line, f"the cross-parameter rules of {pair.api}",
                     lambda: _rules(doc, pair.api, params, matched, errors, formula, constraints_section, diags), None)
@@ -216,7 +223,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     api = API(name=pair.api, workspace_fn=workspace_fn, params=tuple(params), errors=tuple(errors),
               formula=formula, constraints=constraints, example=example,
               header=header_match.group(1) if header_match else "", line=pair.workspace.line,
-              example_line=example_line, value_ranges=tuple(found.value_ranges),
+              example_line=example_line, dtype_combinations=combinations, value_ranges=tuple(found.value_ranges),
               dim_equalities=tuple(found.dim_equalities), divisibility=tuple(found.divisibility),
               shape_rules=tuple(found.shape_rules))
     if example:
@@ -343,6 +350,19 @@ _RESERVED = re.compile(r"预留|保留参数|(?:需要|需|必须|只能|仅支�
 def _reserved(entry: ParamEntry) -> bool:
     """A reserved parameter ("预留参数，当前版本不支持，需要传入nullptr") has no dtypes to state."""
     return bool(_RESERVED.search(entry.prose))
+
+
+def _dtypes_from_combinations(param: Param, combinations: Sequence[DTypeCombination]) -> Param:
+    """A parameter whose row gives no dtypes ("参见约束说明") with the dtypes the page's
+    combination rows give it (per chip where the rows name chips)."""
+    if param.dtypes or param.kind not in vocab.DTYPED_KINDS:
+        return param
+    general, per_soc = dtypes_from(param.name, combinations)
+    if not general:
+        return param
+    order = list(Soc)
+    by_product = tuple(ProductDTypes(soc, dtypes) for soc, dtypes in sorted(per_soc.items(), key=lambda i: order.index(i[0])))
+    return dataclasses.replace(param, dtypes=general, dtypes_by_product=by_product)
 
 
 _RESERVED_WORD = re.compile(r"预留参数|保留参数|\breserved\b", re.I)

@@ -72,17 +72,32 @@ class Text:
 
 
 def _clean(text: str) -> str:
-    text = re.sub(r"<[^>]+>|`|\*\*", "", text)
+    # A backtick becomes a space: "`target`broadcast后" names target.
+    text = re.sub(r"<[^>]+>", " ", text).replace("**", "").replace("`", " ")
     return re.sub(r"\s+", " ", text).strip()
 
 
 def _normal(text: str) -> str:
     """Full-width brackets and commas as ASCII, markup gone: what the patterns read."""
-    text = _clean(text)
+    # A link's text glued to the name before it once the page reader dropped the tag
+    # ("self和target<a>broadcast</a>后" -> "targetbroadcast后").
+    text = re.sub(r"(?<=[A-Za-z0-9])(?=broadcast)", " ", _clean(text))
     for wide, narrow in (("（", "("), ("）", ")"), ("［", "["), ("］", "]"), ("，", ", "), ("：", ":"), ("【", "["),
                          ("】", "]"), ("＜", "<"), ("＞", ">")):
         text = text.replace(wide, narrow)
     return text
+
+
+def _host(param: Param) -> bool:
+    """Whether a parameter is a host argument (not device data)."""
+    return param.kind is not None and not param.kind.is_device_data
+
+
+def _bounded(names: Sequence[str]) -> str:
+    """A pattern of any of `names` (longest first) not inside a longer ASCII identifier."""
+    if not names:
+        return r"(?!x)x"
+    return r"(?<![A-Za-z0-9_.])(?:" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_])"
 
 
 _SENTENCES = re.compile(r"[。；;\n]|(?<=[A-Za-z0-9)\]])\.(?:\s|$)")
@@ -105,16 +120,18 @@ class _Reader:
         self.zero_based = zero_based
         self.rules = Rules()
         self._when_compiled: Optional[re.Pattern[str]] = None
+        # Names bounded by ASCII only: in Python's Unicode regexes a CJK character is a word
+        # character, and "与self和target" must name self and target.
         names = sorted(self.params, key=len, reverse=True)
-        self.name = r"(?:" + "|".join(map(re.escape, names)) + r")" if names else r"(?!x)x"
+        self.name = _bounded(names)
         tensors = sorted((p.name for p in params if p.kind is ParamKind.TENSOR), key=len, reverse=True)
-        self.tensor = r"(?:" + "|".join(map(re.escape, tensors)) + r")" if tensors else r"(?!x)x"
+        self.tensor = _bounded(tensors)
         self._rank = re.compile(
-            rf"(?<![\w.])(?:rank\(\s*({self.tensor})\s*\)|len\(\s*({self.tensor})\.shape\s*\)|"
+            rf"(?:rank\(\s*({self.tensor})\s*\)|len\(\s*({self.tensor})\.shape\s*\)|"
             rf"({self.tensor})\s*(?:\.\s*(?:dim\(\)|dims\(\)|dim\b|ndim\b|rank\(\)|rank\b|dimNum\b|shape\.size\(\)|"
             rf"GetViewShape\(\)\.GetDimNum\(\))|\s*(?:的)?\s*(?:维度数量|维度数|维数|维度|秩)))")
         self._size = re.compile(
-            rf"(?<![\w.])({self.tensor})\s*\.\s*(?:size|shape|sizes)\s*[(\[]\s*(-?\d+|{self.name})\s*[)\]]")
+            rf"({self.tensor})\s*\.\s*(?:size|shape|sizes)\s*[(\[]\s*(-?\d+|{self.name})\s*[)\]]")
 
     # -- one text --------------------------------------------------------------------------------
 
@@ -183,14 +200,14 @@ class _Reader:
 
     def _range_subject(self, before: str, text: Text) -> Optional[str]:
         """The host parameter whose range it is: the last one named before the trigger, else the row's."""
-        named = [m.group(0) for m in re.finditer(rf"(?<![\w.]){self.name}(?![\w])", before)]
-        host = [n for n in named if self.params[n].kind is not None and not self.params[n].kind.is_device_data]
+        named = [m.group(0) for m in re.finditer(self.name, before)]
+        host = [n for n in named if _host(self.params[n])]
         if host:
             return host[-1]
         if named:
             return None  # a tensor's values
         subject = text.subject
-        if subject is not None and self.params[subject].kind is not None and not self.params[subject].kind.is_device_data:
+        if subject is not None and _host(self.params[subject]):
             return subject
         return None
 
@@ -236,6 +253,8 @@ class _Reader:
             return int(number), ""
         return None, f"'第{number}维' on a page that never counts from 0: the first or the second?"
 
+    _ARITHMETIC = re.compile(r"\s*(?:的)?\s*(?:数值|值|大小)?\s*(?:加|减|乘|除|\+|-|\*|/|×|的\s*\d+\s*倍|倍)")
+
     def _dims(self, sentence: str, text: Text, conditional: bool) -> None:
         pattern = re.compile(
             rf"(?P<a>{self.tensor})?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*{self._AXIS.format('a')}\s*(?:的)?\s*"
@@ -257,6 +276,10 @@ class _Reader:
             other_axis, other_why = self._axis(match, "b")
             if axis is None or other_axis is None:
                 self.rules.unread(self.api, text.line, a, match.group(0), why or other_why)
+                continue
+            if self._ARITHMETIC.match(sentence, match.end()):
+                # "out最后一维度的数值等于self最后一维度的数值加padding前两个值": a sum, not an equality.
+                self.rules.unread(self.api, text.line, a, sentence, "the dimension is computed from the other")
                 continue
             self.rules.add(self.rules.dim_equalities, DimEquality(a, axis, b, other_axis, text.line))
 
@@ -280,7 +303,9 @@ class _Reader:
                 has_axis = bool(match.group("an") or match.group("alast") or match.group("aback"))
                 if param.kind is ParamKind.TENSOR and not has_axis:
                     continue  # which size? the element count, a dimension: not said
-                if param.kind is not ParamKind.TENSOR and (has_axis or param.kind is not ParamKind.INT):
+                if param.kind is not ParamKind.TENSOR:
+                    # "dim对应的self的轴必须是偶数" is about the size along dim, not dim's value:
+                    # an integer's own divisibility is not read.
                     continue
                 if conditional:
                     self.rules.unread(self.api, text.line, a, match.group(0), "it holds under a condition")
@@ -309,8 +334,8 @@ class _Reader:
                        reverse=True)
         name = r"(?:" + "|".join(map(re.escape, hosts)) + r")" if hosts else r"(?!x)x"
         value = r"(?:\d+\s*(?:\(\s*['\"“]?\w+['\"”]?\s*\))?|['\"“]?[A-Za-z]+['\"”]?)"
-        return re.compile(rf"(?:当|如果|若|if|when)?\s*(?P<w>{name})\s*(?:的值|的取值)?\s*(?:为|=+|是|is|取值为|设置为|set\s+to)\s*"
-                          rf"(?P<v>{value}(?:\s*(?:或|或者|/|、|,|or)\s*{value})*)\s*(?:时|的时候|情况下|场景下)?", re.I)
+        return re.compile(rf"(?:当|如果|若|if|when)?\s*(?P<w>(?-i:{name}))\s*(?:的值|的取值)?\s*(?:(?P<neg>不为|不等于|不是|!=|≠|is\s+not)|为|==?|是|is|取值为|设置为|set\s+to)\s*"
+                          rf"(?P<v>{value}(?:\s*(?:或|或者|/|、|\bor\b)\s*{value})*)\s*(?:时|的时候|情况下|场景下)?", re.I)
 
     def _values(self, when: str, text: str) -> Optional[tuple[str, ...]]:
         kind = self.params[when].kind
@@ -338,6 +363,8 @@ class _Reader:
         return tuple(found) or None
 
     def _consequent(self, clause: str, subject: str) -> Optional[tuple[ShapeForm, tuple[str, ...]]]:
+        if re.match(r"\W*(?:时|的时候)?\W*(?:为|是)\s*(?:\[\s*1\s*\]|标量|scalar)(?![\w\[])", clause, re.I):
+            return ShapeForm.SCALAR, ()  # "当reduction为mean或sum时为[1]"
         if not re.search(r"shape|形状|输出为|为标量|scalar", clause, re.I):
             return None
         if self._SCALAR.search(clause):
@@ -346,7 +373,7 @@ class _Reader:
             return None
         if not re.search(r"一致|相同|相等|same|consistent|equal|match", clause, re.I):
             return None
-        names = [m.group(0) for m in re.finditer(rf"(?<![\w.]){self.tensor}(?![\w])", clause)]
+        names = [m.group(0) for m in re.finditer(self.tensor, clause)]
         others = tuple(dict.fromkeys(n for n in names if n != subject))
         if not others:
             return None
@@ -360,33 +387,46 @@ class _Reader:
             return False
         when = self._when_pattern.search(sentence)
         if when is None:
-            others = [m.group(0) for m in re.finditer(rf"(?<![\w.]){self.tensor}(?![\w])", sentence)
+            others = [m.group(0) for m in re.finditer(self.tensor, sentence)
                       if m.group(0) != subject]
             if others and re.search(r"shape|形状", sentence, re.I) and re.search(r"一致|相同|相等|broadcast", sentence):
                 self.rules.unread(self.api, text.line, subject, sentence, "it holds under a condition")
                 return True
             return False
-        rest = sentence[when.end():]
-        otherwise = self._OTHERWISE.search(rest)
-        then_text = rest[:otherwise.start()] if otherwise else rest
-        then = self._consequent(then_text, subject)
-        if then is None:
-            if re.search(r"shape|形状", then_text, re.I):
-                self.rules.unread(self.api, text.line, subject, sentence, "a shape this parser cannot read")
+        # "当reduction为none时，shape与self一致，当reduction为mean或sum时为[1]": each condition
+        # governs the text up to the next one; "否则" after the last governs the rest.
+        whens = list(self._when_pattern.finditer(sentence))
+        read_any = False
+        for k, when in enumerate(whens):
+            stop = whens[k + 1].start() if k + 1 < len(whens) else len(sentence)
+            rest = sentence[when.end():stop]
+            otherwise = self._OTHERWISE.search(rest) if k + 1 == len(whens) else None
+            then_text = rest[:otherwise.start()] if otherwise else rest
+            then = self._consequent(then_text, subject)
+            if then is None:
+                if re.search(r"shape|形状", then_text, re.I):
+                    self.rules.unread(self.api, text.line, subject, sentence, "a shape this parser cannot read")
+                    return True
+                continue
+            if re.match(r"\W*(?:且|并且|同时|and\b)", rest, re.I):
+                # "当reduction为0，且self的shape为(N,C)时": a condition on more than the argument.
+                self.rules.unread(self.api, text.line, subject, sentence, "a compound condition")
                 return True
-            return False
-        values = self._values(when.group("w"), when.group("v"))
-        if values is None:
-            self.rules.unread(self.api, text.line, subject, sentence, "a condition this parser cannot read")
-            return True
-        form, others = then
-        self.rules.add(self.rules.shape_rules, ShapeRule(subject, when.group("w"), values, form, others, False, text.line))
-        if otherwise:
-            alt = self._consequent(rest[otherwise.end():], subject)
-            if alt is not None:
-                self.rules.add(self.rules.shape_rules,
-                               ShapeRule(subject, when.group("w"), values, alt[0], alt[1], True, text.line))
-        return True
+            values = self._values(when.group("w"), when.group("v"))
+            if values is None:
+                self.rules.unread(self.api, text.line, subject, sentence, "a condition this parser cannot read")
+                return True
+            negated = bool(when.group("neg"))
+            form, tensors = then
+            self.rules.add(self.rules.shape_rules,
+                           ShapeRule(subject, when.group("w"), values, form, tensors, negated, text.line))
+            read_any = True
+            if otherwise:
+                alt = self._consequent(rest[otherwise.end():], subject)
+                if alt is not None:
+                    self.rules.add(self.rules.shape_rules,
+                                   ShapeRule(subject, when.group("w"), values, alt[0], alt[1], not negated, text.line))
+        return read_any
 
 
 def counts_from_zero(page_text: str) -> bool:

@@ -5,7 +5,7 @@
 #include "aclnn_sim/entry.h"
 #include "aclnn_sim/complex.h"
 
-// ---- aclnnAbs (op_docs/abs.md:41) ----
+// ---- aclnnAbs (abs.md:41) ----
 namespace {
 namespace sim_Abs {
 
@@ -27,13 +27,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 93)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -63,7 +63,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kExact, /*complex_result_real=*/true, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnAbs", "op_docs/abs.md",
+    "aclnnAbs", "abs.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -90,7 +90,7 @@ ACLSIM_OP_API aclnnStatus aclnnAbs(void* workspace, uint64_t workspaceSize, aclO
   return aclsim::Run(sim_Abs::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnAdd (op_docs/add.md:45) ----
+// ---- aclnnAdd (add.md:45) ----
 namespace {
 namespace sim_Add {
 
@@ -115,25 +115,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 121)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // alpha (line 136)
     {"alpha", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 146)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc3, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1)},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -160,7 +160,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/3, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnAdd", "op_docs/add.md",
+    "aclnnAdd", "add.md",
     kParams, 4,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -191,7 +191,7 @@ ACLSIM_OP_API aclnnStatus aclnnAdd(void* workspace, uint64_t workspaceSize, aclO
   return aclsim::Run(sim_Add::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnDiv (op_docs/div.md:46) ----
+// ---- aclnnDiv (div.md:46) ----
 namespace {
 namespace sim_Div {
 
@@ -220,19 +220,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 115)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // out (line 125)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 3,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1)},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -258,7 +258,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/true};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnDiv", "op_docs/div.md",
+    "aclnnDiv", "div.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -287,7 +287,7 @@ ACLSIM_OP_API aclnnStatus aclnnDiv(void* workspace, uint64_t workspaceSize, aclO
   return aclsim::Run(sim_Div::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnEluBackward (op_docs/elu_backward.md:57) ----
+// ---- aclnnEluBackward (elu_backward.md:57) ----
 namespace {
 namespace sim_EluBackward {
 
@@ -315,43 +315,43 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(5), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(5), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // alpha (line 114)
     {"alpha", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // scale (line 124)
     {"scale", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // inputScale (line 134)
     {"inputScale", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // isResult (line 144)
     {"isResult", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // selfOrResult (line 154)
     {"selfOrResult", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc5, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 6), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0, 6), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // gradInput (line 164)
     {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc6, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 5), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0)},
+     /*same_shape=*/aclsim::Bits(0, 5), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0), /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -391,7 +391,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 5), /*output=*/6, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnEluBackward", "op_docs/elu_backward.md",
+    "aclnnEluBackward", "elu_backward.md",
     kParams, 7,
     kProducts, 6,
     /*checks=*/&CheckValues,
@@ -428,7 +428,7 @@ ACLSIM_OP_API aclnnStatus aclnnEluBackward(void* workspace, uint64_t workspaceSi
   return aclsim::Run(sim_EluBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnExp (op_docs/exp.md:43) ----
+// ---- aclnnExp (exp.md:43) ----
 namespace {
 namespace sim_Exp {
 
@@ -438,13 +438,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BOOL, ACL_INT64, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 110)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -470,7 +470,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnExp", "op_docs/exp.md",
+    "aclnnExp", "exp.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -497,7 +497,7 @@ ACLSIM_OP_API aclnnStatus aclnnExp(void* workspace, uint64_t workspaceSize, aclO
   return aclsim::Run(sim_Exp::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnGeluBackward (op_docs/gelu_backward.md:61) ----
+// ---- aclnnGeluBackward (gelu_backward.md:61) ----
 namespace {
 namespace sim_GeluBackward {
 
@@ -525,19 +525,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // self (line 114)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // gradInput (line 124)
     {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 1), /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -563,7 +563,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnGeluBackward", "op_docs/gelu_backward.md",
+    "aclnnGeluBackward", "gelu_backward.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -592,7 +592,7 @@ ACLSIM_OP_API aclnnStatus aclnnGeluBackward(void* workspace, uint64_t workspaceS
   return aclsim::Run(sim_GeluBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnHardsigmoidBackward (op_docs/hardsigmoid_backward.md:19) ----
+// ---- aclnnHardsigmoidBackward (hardsigmoid_backward.md:19) ----
 namespace {
 namespace sim_HardsigmoidBackward {
 
@@ -602,19 +602,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1, 2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(1, 2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // self (line 73)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 83)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1)},
+     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -636,7 +636,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnHardsigmoidBackward", "op_docs/hardsigmoid_backward.md",
+    "aclnnHardsigmoidBackward", "hardsigmoid_backward.md",
     kParams, 3,
     kProducts, 2,
     /*checks=*/nullptr,
@@ -665,7 +665,7 @@ ACLSIM_OP_API aclnnStatus aclnnHardsigmoidBackward(void* workspace, uint64_t wor
   return aclsim::Run(sim_HardsigmoidBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnHardswishBackward (op_docs/hardswish_backward.md:50) ----
+// ---- aclnnHardswishBackward (hardswish_backward.md:50) ----
 namespace {
 namespace sim_HardswishBackward {
 
@@ -690,19 +690,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // self (line 103)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 113)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc2, 1,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -728,7 +728,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnHardswishBackward", "op_docs/hardswish_backward.md",
+    "aclnnHardswishBackward", "hardswish_backward.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -757,7 +757,7 @@ ACLSIM_OP_API aclnnStatus aclnnHardswishBackward(void* workspace, uint64_t works
   return aclsim::Run(sim_HardswishBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnHardtanhBackward (op_docs/hardtanh_backward.md:49) ----
+// ---- aclnnHardtanhBackward (hardtanh_backward.md:49) ----
 namespace {
 namespace sim_HardtanhBackward {
 
@@ -785,31 +785,31 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1, 4), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 4), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(1, 4), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 4), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // self (line 109)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 4), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 4), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0, 4), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 4), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // min (line 123)
     {"min", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // max (line 133)
     {"max", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 143)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc4, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -837,7 +837,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/4, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnHardtanhBackward", "op_docs/hardtanh_backward.md",
+    "aclnnHardtanhBackward", "hardtanh_backward.md",
     kParams, 5,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -870,7 +870,7 @@ ACLSIM_OP_API aclnnStatus aclnnHardtanhBackward(void* workspace, uint64_t worksp
   return aclsim::Run(sim_HardtanhBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceAdd (op_docs/add.md:63) ----
+// ---- aclnnInplaceAdd (add.md:63) ----
 namespace {
 namespace sim_InplaceAdd {
 
@@ -890,19 +890,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 321)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // alpha (line 336)
     {"alpha", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -929,7 +929,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceAdd", "op_docs/add.md",
+    "aclnnInplaceAdd", "add.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -958,7 +958,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceAdd(void* workspace, uint64_t workspaceSiz
   return aclsim::Run(sim_InplaceAdd::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceDiv (op_docs/div.md:63) ----
+// ---- aclnnInplaceDiv (div.md:63) ----
 namespace {
 namespace sim_InplaceDiv {
 
@@ -979,13 +979,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/aclsim::Bits(1)},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/aclsim::Bits(1), /*same_format=*/0},
     // other (line 289)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1011,7 +1011,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/true};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceDiv", "op_docs/div.md",
+    "aclnnInplaceDiv", "div.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1038,7 +1038,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceDiv(void* workspace, uint64_t workspaceSiz
   return aclsim::Run(sim_InplaceDiv::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceExp (op_docs/exp.md:59) ----
+// ---- aclnnInplaceExp (exp.md:59) ----
 namespace {
 namespace sim_InplaceExp {
 
@@ -1048,7 +1048,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1074,7 +1074,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceExp", "op_docs/exp.md",
+    "aclnnInplaceExp", "exp.md",
     kParams, 1,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1099,7 +1099,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceExp(void* workspace, uint64_t workspaceSiz
   return aclsim::Run(sim_InplaceExp::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceLeakyRelu (op_docs/leaky_relu.md:62) ----
+// ---- aclnnInplaceLeakyRelu (leaky_relu.md:62) ----
 namespace {
 namespace sim_InplaceLeakyRelu {
 
@@ -1114,13 +1114,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // negativeSlope (line 280)
     {"negativeSlope", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1147,7 +1147,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceLeakyRelu", "op_docs/leaky_relu.md",
+    "aclnnInplaceLeakyRelu", "leaky_relu.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1174,7 +1174,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceLeakyRelu(void* workspace, uint64_t worksp
   return aclsim::Run(sim_InplaceLeakyRelu::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceLog (op_docs/log.md:62) ----
+// ---- aclnnInplaceLog (log.md:62) ----
 namespace {
 namespace sim_InplaceLog {
 
@@ -1183,8 +1183,8 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"selfRef", aclsim::ParamKind::kTensor, aclsim::Direction::kInOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1210,7 +1210,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceLog", "op_docs/log.md",
+    "aclnnInplaceLog", "log.md",
     kParams, 1,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1235,7 +1235,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceLog(void* workspace, uint64_t workspaceSiz
   return aclsim::Run(sim_InplaceLog::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceMul (op_docs/mul.md:63) ----
+// ---- aclnnInplaceMul (mul.md:63) ----
 namespace {
 namespace sim_InplaceMul {
 
@@ -1259,13 +1259,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 280)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 3,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1291,7 +1291,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceMul", "op_docs/mul.md",
+    "aclnnInplaceMul", "mul.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1318,7 +1318,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceMul(void* workspace, uint64_t workspaceSiz
   return aclsim::Run(sim_InplaceMul::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceNeg (op_docs/neg.md:56) ----
+// ---- aclnnInplaceNeg (neg.md:56) ----
 namespace {
 namespace sim_InplaceNeg {
 
@@ -1334,7 +1334,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1360,7 +1360,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceNeg", "op_docs/neg.md",
+    "aclnnInplaceNeg", "neg.md",
     kParams, 1,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1385,7 +1385,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceNeg(void* workspace, uint64_t workspaceSiz
   return aclsim::Run(sim_InplaceNeg::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceRelu (op_docs/relu.md:60) ----
+// ---- aclnnInplaceRelu (relu.md:60) ----
 namespace {
 namespace sim_InplaceRelu {
 
@@ -1400,7 +1400,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16, ACL_UINT8),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1426,7 +1426,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceRelu", "op_docs/relu.md",
+    "aclnnInplaceRelu", "relu.md",
     kParams, 1,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1451,7 +1451,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceRelu(void* workspace, uint64_t workspaceSi
   return aclsim::Run(sim_InplaceRelu::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceRsqrt (op_docs/rsqrt.md:60) ----
+// ---- aclnnInplaceRsqrt (rsqrt.md:60) ----
 namespace {
 namespace sim_InplaceRsqrt {
 
@@ -1468,7 +1468,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1494,7 +1494,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceRsqrt", "op_docs/rsqrt.md",
+    "aclnnInplaceRsqrt", "rsqrt.md",
     kParams, 1,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1519,7 +1519,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceRsqrt(void* workspace, uint64_t workspaceS
   return aclsim::Run(sim_InplaceRsqrt::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceSigmoid (op_docs/sigmoid.md:60) ----
+// ---- aclnnInplaceSigmoid (sigmoid.md:60) ----
 namespace {
 namespace sim_InplaceSigmoid {
 
@@ -1534,8 +1534,8 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"selfRef", aclsim::ParamKind::kTensor, aclsim::Direction::kInOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1561,7 +1561,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceSigmoid", "op_docs/sigmoid.md",
+    "aclnnInplaceSigmoid", "sigmoid.md",
     kParams, 1,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1586,7 +1586,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceSigmoid(void* workspace, uint64_t workspac
   return aclsim::Run(sim_InplaceSigmoid::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceSqrt (op_docs/sqrt.md:64) ----
+// ---- aclnnInplaceSqrt (sqrt.md:64) ----
 namespace {
 namespace sim_InplaceSqrt {
 
@@ -1601,7 +1601,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1627,7 +1627,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceSqrt", "op_docs/sqrt.md",
+    "aclnnInplaceSqrt", "sqrt.md",
     kParams, 1,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1652,7 +1652,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceSqrt(void* workspace, uint64_t workspaceSi
   return aclsim::Run(sim_InplaceSqrt::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceSub (op_docs/sub.md:65) ----
+// ---- aclnnInplaceSub (sub.md:65) ----
 namespace {
 namespace sim_InplaceSub {
 
@@ -1674,19 +1674,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 321)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // alpha (line 336)
     {"alpha", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1713,7 +1713,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceSub", "op_docs/sub.md",
+    "aclnnInplaceSub", "sub.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1742,7 +1742,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceSub(void* workspace, uint64_t workspaceSiz
   return aclsim::Run(sim_InplaceSub::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceTanh (op_docs/tanh.md:61) ----
+// ---- aclnnInplaceTanh (tanh.md:61) ----
 namespace {
 namespace sim_InplaceTanh {
 
@@ -1757,7 +1757,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1783,7 +1783,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceTanh", "op_docs/tanh.md",
+    "aclnnInplaceTanh", "tanh.md",
     kParams, 1,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1808,7 +1808,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceTanh(void* workspace, uint64_t workspaceSi
   return aclsim::Run(sim_InplaceTanh::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnLeakyRelu (op_docs/leaky_relu.md:45) ----
+// ---- aclnnLeakyRelu (leaky_relu.md:45) ----
 namespace {
 namespace sim_LeakyRelu {
 
@@ -1818,19 +1818,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // negativeSlope (line 114)
     {"negativeSlope", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 124)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1857,7 +1857,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnLeakyRelu", "op_docs/leaky_relu.md",
+    "aclnnLeakyRelu", "leaky_relu.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1886,7 +1886,7 @@ ACLSIM_OP_API aclnnStatus aclnnLeakyRelu(void* workspace, uint64_t workspaceSize
   return aclsim::Run(sim_LeakyRelu::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnLeakyReluBackward (op_docs/leaky_relu_backward.md:28) ----
+// ---- aclnnLeakyReluBackward (leaky_relu_backward.md:28) ----
 namespace {
 namespace sim_LeakyReluBackward {
 
@@ -1896,31 +1896,31 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1, 4), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1, 4), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // self (line 83)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 4), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 4), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // negativeSlope (line 93)
     {"negativeSlope", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT8, ACL_BOOL, ACL_INT16, ACL_UINT8, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // selfIsResult (line 103)
     {"selfIsResult", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 113)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1)},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1954,7 +1954,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/4, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnLeakyReluBackward", "op_docs/leaky_relu_backward.md",
+    "aclnnLeakyReluBackward", "leaky_relu_backward.md",
     kParams, 5,
     kProducts, 3,
     /*checks=*/&CheckValues,
@@ -1987,7 +1987,7 @@ ACLSIM_OP_API aclnnStatus aclnnLeakyReluBackward(void* workspace, uint64_t works
   return aclsim::Run(sim_LeakyReluBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnLog (op_docs/log.md:46) ----
+// ---- aclnnLog (log.md:46) ----
 namespace {
 namespace sim_Log {
 
@@ -1996,14 +1996,14 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BOOL, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 113)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2029,7 +2029,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnLog", "op_docs/log.md",
+    "aclnnLog", "log.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2056,7 +2056,7 @@ ACLSIM_OP_API aclnnStatus aclnnLog(void* workspace, uint64_t workspaceSize, aclO
   return aclsim::Run(sim_Log::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnMishBackward (op_docs/mish_backward.md:36) ----
+// ---- aclnnMishBackward (mish_backward.md:36) ----
 namespace {
 namespace sim_MishBackward {
 
@@ -2081,19 +2081,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // self (line 88)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // gradInput (line 98)
     {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc2, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2119,7 +2119,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnMishBackward", "op_docs/mish_backward.md",
+    "aclnnMishBackward", "mish_backward.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2148,7 +2148,7 @@ ACLSIM_OP_API aclnnStatus aclnnMishBackward(void* workspace, uint64_t workspaceS
   return aclsim::Run(sim_MishBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnMul (op_docs/mul.md:46) ----
+// ---- aclnnMul (mul.md:46) ----
 namespace {
 namespace sim_Mul {
 
@@ -2179,19 +2179,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 115)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 3,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // out (line 125)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 3,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1)},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2217,7 +2217,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnMul", "op_docs/mul.md",
+    "aclnnMul", "mul.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2246,7 +2246,7 @@ ACLSIM_OP_API aclnnStatus aclnnMul(void* workspace, uint64_t workspaceSize, aclO
   return aclsim::Run(sim_Mul::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnNeg (op_docs/neg.md:40) ----
+// ---- aclnnNeg (neg.md:40) ----
 namespace {
 namespace sim_Neg {
 
@@ -2268,13 +2268,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 107)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2300,7 +2300,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnNeg", "op_docs/neg.md",
+    "aclnnNeg", "neg.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2327,7 +2327,7 @@ ACLSIM_OP_API aclnnStatus aclnnNeg(void* workspace, uint64_t workspaceSize, aclO
   return aclsim::Run(sim_Neg::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnRelu (op_docs/relu.md:44) ----
+// ---- aclnnRelu (relu.md:44) ----
 namespace {
 namespace sim_Relu {
 
@@ -2347,13 +2347,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 111)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2379,7 +2379,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnRelu", "op_docs/relu.md",
+    "aclnnRelu", "relu.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2406,7 +2406,7 @@ ACLSIM_OP_API aclnnStatus aclnnRelu(void* workspace, uint64_t workspaceSize, acl
   return aclsim::Run(sim_Relu::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnRsqrt (op_docs/rsqrt.md:44) ----
+// ---- aclnnRsqrt (rsqrt.md:44) ----
 namespace {
 namespace sim_Rsqrt {
 
@@ -2430,13 +2430,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 111)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2462,7 +2462,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnRsqrt", "op_docs/rsqrt.md",
+    "aclnnRsqrt", "rsqrt.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2489,7 +2489,7 @@ ACLSIM_OP_API aclnnStatus aclnnRsqrt(void* workspace, uint64_t workspaceSize, ac
   return aclsim::Run(sim_Rsqrt::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnSeluBackward (op_docs/selu_backward.md:42) ----
+// ---- aclnnSeluBackward (selu_backward.md:42) ----
 namespace {
 namespace sim_SeluBackward {
 
@@ -2516,20 +2516,20 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"gradOutput", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/aclsim::Bits(1, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // result (line 95)
     {"result", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // gradInput (line 105)
     {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2555,7 +2555,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnSeluBackward", "op_docs/selu_backward.md",
+    "aclnnSeluBackward", "selu_backward.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2584,7 +2584,7 @@ ACLSIM_OP_API aclnnStatus aclnnSeluBackward(void* workspace, uint64_t workspaceS
   return aclsim::Run(sim_SeluBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnSigmoid (op_docs/sigmoid.md:44) ----
+// ---- aclnnSigmoid (sigmoid.md:44) ----
 namespace {
 namespace sim_Sigmoid {
 
@@ -2594,13 +2594,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 111)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2626,7 +2626,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnSigmoid", "op_docs/sigmoid.md",
+    "aclnnSigmoid", "sigmoid.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2653,7 +2653,7 @@ ACLSIM_OP_API aclnnStatus aclnnSigmoid(void* workspace, uint64_t workspaceSize, 
   return aclsim::Run(sim_Sigmoid::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnSigmoidBackward (op_docs/sigmoid_backward.md:46) ----
+// ---- aclnnSigmoidBackward (sigmoid_backward.md:46) ----
 namespace {
 namespace sim_SigmoidBackward {
 
@@ -2680,20 +2680,20 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"gradOutput", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // output (line 99)
     {"output", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // gradInput (line 109)
     {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2719,7 +2719,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnSigmoidBackward", "op_docs/sigmoid_backward.md",
+    "aclnnSigmoidBackward", "sigmoid_backward.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2748,7 +2748,7 @@ ACLSIM_OP_API aclnnStatus aclnnSigmoidBackward(void* workspace, uint64_t workspa
   return aclsim::Run(sim_SigmoidBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnSiluBackward (op_docs/silu_backward.md:54) ----
+// ---- aclnnSiluBackward (silu_backward.md:54) ----
 namespace {
 namespace sim_SiluBackward {
 
@@ -2772,20 +2772,20 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"gradOutput", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/aclsim::Bits(1, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // self (line 107)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // gradInput (line 117)
     {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc2, 1,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2811,7 +2811,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnSiluBackward", "op_docs/silu_backward.md",
+    "aclnnSiluBackward", "silu_backward.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2840,7 +2840,7 @@ ACLSIM_OP_API aclnnStatus aclnnSiluBackward(void* workspace, uint64_t workspaceS
   return aclsim::Run(sim_SiluBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnSoftplusBackward (op_docs/softplus_backward.md:44) ----
+// ---- aclnnSoftplusBackward (softplus_backward.md:44) ----
 namespace {
 namespace sim_SoftplusBackward {
 
@@ -2865,31 +2865,31 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1, 4), /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(1, 4), /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // self (line 99)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 4), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0, 4), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // beta (line 109)
     {"beta", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // threshold (line 119)
     {"threshold", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // gradInput (line 129)
     {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc4, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2917,7 +2917,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/4, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnSoftplusBackward", "op_docs/softplus_backward.md",
+    "aclnnSoftplusBackward", "softplus_backward.md",
     kParams, 5,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2950,7 +2950,7 @@ ACLSIM_OP_API aclnnStatus aclnnSoftplusBackward(void* workspace, uint64_t worksp
   return aclsim::Run(sim_SoftplusBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnSqrt (op_docs/sqrt.md:48) ----
+// ---- aclnnSqrt (sqrt.md:48) ----
 namespace {
 namespace sim_Sqrt {
 
@@ -2970,13 +2970,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_COMPLEX64, ACL_COMPLEX128, ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 115)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -3002,7 +3002,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnSqrt", "op_docs/sqrt.md",
+    "aclnnSqrt", "sqrt.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -3029,7 +3029,7 @@ ACLSIM_OP_API aclnnStatus aclnnSqrt(void* workspace, uint64_t workspaceSize, acl
   return aclsim::Run(sim_Sqrt::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnSub (op_docs/sub.md:47) ----
+// ---- aclnnSub (sub.md:47) ----
 namespace {
 namespace sim_Sub {
 
@@ -3057,25 +3057,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 123)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 3), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 3), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // alpha (line 138)
     {"alpha", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 148)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc3, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1)},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -3102,7 +3102,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/3, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnSub", "op_docs/sub.md",
+    "aclnnSub", "sub.md",
     kParams, 4,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -3133,7 +3133,7 @@ ACLSIM_OP_API aclnnStatus aclnnSub(void* workspace, uint64_t workspaceSize, aclO
   return aclsim::Run(sim_Sub::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnTanh (op_docs/tanh.md:45) ----
+// ---- aclnnTanh (tanh.md:45) ----
 namespace {
 namespace sim_Tanh {
 
@@ -3153,13 +3153,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BOOL, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // out (line 112)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -3185,7 +3185,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnTanh", "op_docs/tanh.md",
+    "aclnnTanh", "tanh.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -3212,7 +3212,7 @@ ACLSIM_OP_API aclnnStatus aclnnTanh(void* workspace, uint64_t workspaceSize, acl
   return aclsim::Run(sim_Tanh::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnTanhBackward (op_docs/tanh_backward.md:41) ----
+// ---- aclnnTanhBackward (tanh_backward.md:41) ----
 namespace {
 namespace sim_TanhBackward {
 
@@ -3240,19 +3240,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1, 2), /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1, 2), /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(1, 2)},
     // output (line 94)
     {"output", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 2), /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 2), /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(0, 2)},
     // gradInput (line 104)
     {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(0, 1)},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -3278,7 +3278,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnTanhBackward", "op_docs/tanh_backward.md",
+    "aclnnTanhBackward", "tanh_backward.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -3307,7 +3307,7 @@ ACLSIM_OP_API aclnnStatus aclnnTanhBackward(void* workspace, uint64_t workspaceS
   return aclsim::Run(sim_TanhBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnThresholdBackward (op_docs/threshold_backward.md:44) ----
+// ---- aclnnThresholdBackward (threshold_backward.md:44) ----
 namespace {
 namespace sim_ThresholdBackward {
 
@@ -3341,25 +3341,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64),
      /*dtypes_by_soc=*/kDTypesBySoc0, 4,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/aclsim::Bits(1, 3), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/aclsim::Bits(1, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // self (line 98)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64),
      /*dtypes_by_soc=*/kDTypesBySoc1, 4,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 3), /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 3), /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // threshold (line 108)
     {"threshold", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 119)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64),
      /*dtypes_by_soc=*/kDTypesBySoc3, 4,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -3386,7 +3386,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/3, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnThresholdBackward", "op_docs/threshold_backward.md",
+    "aclnnThresholdBackward", "threshold_backward.md",
     kParams, 4,
     kProducts, 6,
     /*checks=*/nullptr,
