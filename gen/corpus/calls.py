@@ -87,7 +87,7 @@ def call_once(t, generated: Path, api: str, soc: str, plan: dict) -> dict:
         op = module.OP
         case = placeholders(t, op, module.BASE, soc, plan)
         inputs = t.make_inputs(op, case, soc)
-        ruled = ruled_shapes(plan.get("shape_rules", ()), case.values, inputs)
+        ruled = ruled_shapes(plan.get("shape_rules", ()), getattr(case, "values", {}), inputs)
         if outputs_of_other_dtypes(t, op, case, soc):
             t.call(op, case, inputs, explicit_outs(t, op, inputs, soc, plan.get("ranks"), ruled))
             return {"status": 0, "message": ""}
