@@ -88,9 +88,17 @@ def _clauses(text: str, names: Sequence[str]) -> list[tuple[str, bool]]:
                 clauses.append(clause)
         conditional = False
         for clause in clauses:
-            conditional = conditional or bool(CONDITION.search(clause))
+            conditional = conditional or bool(CONDITION.search(_before_aside(clause)))
             out.append((clause, conditional))
     return out
+
+
+def _before_aside(clause: str) -> str:
+    """A clause without the parenthesis that follows its statement: "数据类型与self满足数据类型推导
+    规则（当beta是float，self是整型...不满足推导关系）" states the relation, and its exceptions aside.
+    A clause that opens with a parenthesis keeps it ("(当reduction为0时)out的shape...")."""
+    head = re.split(r"[（(]", clause, maxsplit=1)[0]
+    return head if head.strip() else clause
 
 
 def _kinds(sentence: str) -> list[RelationKind]:
