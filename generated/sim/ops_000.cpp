@@ -6,7 +6,7 @@
 #include "aclnn_sim/math.h"  // the kernels' helpers (aclsim::Remainder, ...)
 #include "aclnn_sim/complex.h"
 
-// ---- aclnnAdd (op_docs/add.md:45) ----
+// ---- aclnnAdd (add.md:45) ----
 namespace {
 namespace sim_Add {
 
@@ -31,25 +31,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 121)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // alpha (line 136)
     {"alpha", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 146)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc3, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1)},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -76,7 +76,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/3, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnAdd", "op_docs/add.md",
+    "aclnnAdd", "add.md",
     kParams, 4,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -107,7 +107,7 @@ ACLSIM_OP_API aclnnStatus aclnnAdd(void* workspace, uint64_t workspaceSize, aclO
   return aclsim::Run(sim_Add::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnAddcmul (op_docs/aclnnAddcmul&aclnnInplaceAddcmul.md:45) ----
+// ---- aclnnAddcmul (aclnnAddcmul&aclnnInplaceAddcmul.md:45) ----
 namespace {
 namespace sim_Addcmul {
 
@@ -137,31 +137,31 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1, 2), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1, 2), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1, 2), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1, 2), /*cast_from=*/0, /*same_format=*/0},
     // tensor1 (line 123)
     {"tensor1", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 2), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 2), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 2), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 2), /*cast_from=*/0, /*same_format=*/0},
     // tensor2 (line 138)
     {"tensor2", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8),
      /*dtypes_by_soc=*/kDTypesBySoc2, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 1), /*cast_from=*/0, /*same_format=*/0},
     // value (line 153)
     {"value", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 163)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8),
      /*dtypes_by_soc=*/kDTypesBySoc4, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1, 2), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1, 2)},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1, 2), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1, 2), /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -188,7 +188,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1, 2), /*output=*/4, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnAddcmul", "op_docs/aclnnAddcmul&aclnnInplaceAddcmul.md",
+    "aclnnAddcmul", "aclnnAddcmul&aclnnInplaceAddcmul.md",
     kParams, 5,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -221,7 +221,7 @@ ACLSIM_OP_API aclnnStatus aclnnAddcmul(void* workspace, uint64_t workspaceSize, 
   return aclsim::Run(sim_Addcmul::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnDiv (op_docs/div.md:46) ----
+// ---- aclnnDiv (div.md:46) ----
 namespace {
 namespace sim_Div {
 
@@ -250,19 +250,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 115)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // out (line 125)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 3,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1)},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -288,7 +288,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/true, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnDiv", "op_docs/div.md",
+    "aclnnDiv", "div.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -317,7 +317,7 @@ ACLSIM_OP_API aclnnStatus aclnnDiv(void* workspace, uint64_t workspaceSize, aclO
   return aclsim::Run(sim_Div::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnEluBackward (op_docs/elu_backward.md:57) ----
+// ---- aclnnEluBackward (elu_backward.md:57) ----
 namespace {
 namespace sim_EluBackward {
 
@@ -345,43 +345,43 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(5), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(5), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // alpha (line 114)
     {"alpha", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // scale (line 124)
     {"scale", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // inputScale (line 134)
     {"inputScale", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // isResult (line 144)
     {"isResult", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // selfOrResult (line 154)
     {"selfOrResult", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc5, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 6), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0, 6), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // gradInput (line 164)
     {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc6, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 5), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0)},
+     /*same_shape=*/aclsim::Bits(0, 5), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0), /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -421,7 +421,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 5), /*output=*/6, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnEluBackward", "op_docs/elu_backward.md",
+    "aclnnEluBackward", "elu_backward.md",
     kParams, 7,
     kProducts, 6,
     /*checks=*/&CheckValues,
@@ -458,7 +458,7 @@ ACLSIM_OP_API aclnnStatus aclnnEluBackward(void* workspace, uint64_t workspaceSi
   return aclsim::Run(sim_EluBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnEqTensor (op_docs/aclnnEqTensor&aclnnInplaceEqTensor.md:45) ----
+// ---- aclnnEqTensor (aclnnEqTensor&aclnnInplaceEqTensor.md:45) ----
 namespace {
 namespace sim_EqTensor {
 
@@ -491,19 +491,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT32, ACL_UINT64),
      /*dtypes_by_soc=*/kDTypesBySoc0, 4,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 114)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT32, ACL_UINT64),
      /*dtypes_by_soc=*/kDTypesBySoc1, 4,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // out (line 124)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64, ACL_UINT32, ACL_UINT16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 3,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -529,7 +529,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/true};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnEqTensor", "op_docs/aclnnEqTensor&aclnnInplaceEqTensor.md",
+    "aclnnEqTensor", "aclnnEqTensor&aclnnInplaceEqTensor.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -558,7 +558,7 @@ ACLSIM_OP_API aclnnStatus aclnnEqTensor(void* workspace, uint64_t workspaceSize,
   return aclsim::Run(sim_EqTensor::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnExp (op_docs/exp.md:43) ----
+// ---- aclnnExp (exp.md:43) ----
 namespace {
 namespace sim_Exp {
 
@@ -568,13 +568,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BOOL, ACL_INT64, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 110)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -600,7 +600,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnExp", "op_docs/exp.md",
+    "aclnnExp", "exp.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -627,7 +627,7 @@ ACLSIM_OP_API aclnnStatus aclnnExp(void* workspace, uint64_t workspaceSize, aclO
   return aclsim::Run(sim_Exp::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnFloor (op_docs/aclnnFloor&aclnnInplaceFloor.md:45) ----
+// ---- aclnnFloor (aclnnFloor&aclnnInplaceFloor.md:45) ----
 namespace {
 namespace sim_Floor {
 
@@ -651,13 +651,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT64, ACL_UINT32, ACL_UINT16, ACL_UINT8),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 112)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT64, ACL_UINT32, ACL_UINT16, ACL_UINT8),
      /*dtypes_by_soc=*/kDTypesBySoc1, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -683,7 +683,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnFloor", "op_docs/aclnnFloor&aclnnInplaceFloor.md",
+    "aclnnFloor", "aclnnFloor&aclnnInplaceFloor.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -710,7 +710,7 @@ ACLSIM_OP_API aclnnStatus aclnnFloor(void* workspace, uint64_t workspaceSize, ac
   return aclsim::Run(sim_Floor::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnFloorDivide (op_docs/aclnnFloorDivide&aclnnInplaceFloorDivide.md:45) ----
+// ---- aclnnFloorDivide (aclnnFloorDivide&aclnnInplaceFloorDivide.md:45) ----
 namespace {
 namespace sim_FloorDivide {
 
@@ -741,19 +741,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 114)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL),
      /*dtypes_by_soc=*/kDTypesBySoc1, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // out (line 124)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/kDTypesBySoc2, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1)},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -779,7 +779,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnFloorDivide", "op_docs/aclnnFloorDivide&aclnnInplaceFloorDivide.md",
+    "aclnnFloorDivide", "aclnnFloorDivide&aclnnInplaceFloorDivide.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -808,7 +808,7 @@ ACLSIM_OP_API aclnnStatus aclnnFloorDivide(void* workspace, uint64_t workspaceSi
   return aclsim::Run(sim_FloorDivide::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnGeluBackward (op_docs/gelu_backward.md:61) ----
+// ---- aclnnGeluBackward (gelu_backward.md:61) ----
 namespace {
 namespace sim_GeluBackward {
 
@@ -836,19 +836,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // self (line 114)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // gradInput (line 124)
     {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 1), /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -874,7 +874,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnGeluBackward", "op_docs/gelu_backward.md",
+    "aclnnGeluBackward", "gelu_backward.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -903,7 +903,7 @@ ACLSIM_OP_API aclnnStatus aclnnGeluBackward(void* workspace, uint64_t workspaceS
   return aclsim::Run(sim_GeluBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnHardsigmoidBackward (op_docs/hardsigmoid_backward.md:19) ----
+// ---- aclnnHardsigmoidBackward (hardsigmoid_backward.md:19) ----
 namespace {
 namespace sim_HardsigmoidBackward {
 
@@ -913,19 +913,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1, 2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(1, 2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // self (line 73)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 83)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1)},
+     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -947,7 +947,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnHardsigmoidBackward", "op_docs/hardsigmoid_backward.md",
+    "aclnnHardsigmoidBackward", "hardsigmoid_backward.md",
     kParams, 3,
     kProducts, 2,
     /*checks=*/nullptr,
@@ -976,7 +976,7 @@ ACLSIM_OP_API aclnnStatus aclnnHardsigmoidBackward(void* workspace, uint64_t wor
   return aclsim::Run(sim_HardsigmoidBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceAdd (op_docs/add.md:63) ----
+// ---- aclnnInplaceAdd (add.md:63) ----
 namespace {
 namespace sim_InplaceAdd {
 
@@ -996,19 +996,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 321)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // alpha (line 336)
     {"alpha", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1035,7 +1035,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceAdd", "op_docs/add.md",
+    "aclnnInplaceAdd", "add.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1064,7 +1064,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceAdd(void* workspace, uint64_t workspaceSiz
   return aclsim::Run(sim_InplaceAdd::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceAddcmul (op_docs/aclnnAddcmul&aclnnInplaceAddcmul.md:64) ----
+// ---- aclnnInplaceAddcmul (aclnnAddcmul&aclnnInplaceAddcmul.md:64) ----
 namespace {
 namespace sim_InplaceAddcmul {
 
@@ -1089,25 +1089,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1, 2), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1, 2), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1, 2), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1, 2), /*cast_from=*/0, /*same_format=*/0},
     // tensor1 (line 338)
     {"tensor1", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 2), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 2), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 2), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 2), /*cast_from=*/0, /*same_format=*/0},
     // tensor2 (line 353)
     {"tensor2", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8),
      /*dtypes_by_soc=*/kDTypesBySoc2, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 1), /*cast_from=*/0, /*same_format=*/0},
     // value (line 368)
     {"value", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1134,7 +1134,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1, 2), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceAddcmul", "op_docs/aclnnAddcmul&aclnnInplaceAddcmul.md",
+    "aclnnInplaceAddcmul", "aclnnAddcmul&aclnnInplaceAddcmul.md",
     kParams, 4,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1165,7 +1165,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceAddcmul(void* workspace, uint64_t workspac
   return aclsim::Run(sim_InplaceAddcmul::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceAtan2 (op_docs/aclnnAtan2&aclnnInplaceAtan2.md:63) ----
+// ---- aclnnInplaceAtan2 (aclnnAtan2&aclnnInplaceAtan2.md:63) ----
 namespace {
 namespace sim_InplaceAtan2 {
 
@@ -1175,13 +1175,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // other (line 276)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1207,7 +1207,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/true, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceAtan2", "op_docs/aclnnAtan2&aclnnInplaceAtan2.md",
+    "aclnnInplaceAtan2", "aclnnAtan2&aclnnInplaceAtan2.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1234,7 +1234,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceAtan2(void* workspace, uint64_t workspaceS
   return aclsim::Run(sim_InplaceAtan2::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceDiv (op_docs/div.md:63) ----
+// ---- aclnnInplaceDiv (div.md:63) ----
 namespace {
 namespace sim_InplaceDiv {
 
@@ -1255,13 +1255,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/aclsim::Bits(1)},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/aclsim::Bits(1), /*same_format=*/0},
     // other (line 289)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1287,7 +1287,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/true, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceDiv", "op_docs/div.md",
+    "aclnnInplaceDiv", "div.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1314,7 +1314,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceDiv(void* workspace, uint64_t workspaceSiz
   return aclsim::Run(sim_InplaceDiv::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceEqTensor (op_docs/aclnnEqTensor&aclnnInplaceEqTensor.md:62) ----
+// ---- aclnnInplaceEqTensor (aclnnEqTensor&aclnnInplaceEqTensor.md:62) ----
 namespace {
 namespace sim_InplaceEqTensor {
 
@@ -1340,13 +1340,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT32, ACL_UINT64),
      /*dtypes_by_soc=*/kDTypesBySoc0, 4,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 293)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT32, ACL_UINT64),
      /*dtypes_by_soc=*/kDTypesBySoc1, 4,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1372,7 +1372,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/true};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceEqTensor", "op_docs/aclnnEqTensor&aclnnInplaceEqTensor.md",
+    "aclnnInplaceEqTensor", "aclnnEqTensor&aclnnInplaceEqTensor.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1399,7 +1399,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceEqTensor(void* workspace, uint64_t workspa
   return aclsim::Run(sim_InplaceEqTensor::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceExp (op_docs/exp.md:59) ----
+// ---- aclnnInplaceExp (exp.md:59) ----
 namespace {
 namespace sim_InplaceExp {
 
@@ -1409,7 +1409,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1435,7 +1435,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceExp", "op_docs/exp.md",
+    "aclnnInplaceExp", "exp.md",
     kParams, 1,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1460,7 +1460,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceExp(void* workspace, uint64_t workspaceSiz
   return aclsim::Run(sim_InplaceExp::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceLog (op_docs/log.md:62) ----
+// ---- aclnnInplaceLog (log.md:62) ----
 namespace {
 namespace sim_InplaceLog {
 
@@ -1469,8 +1469,8 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"selfRef", aclsim::ParamKind::kTensor, aclsim::Direction::kInOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1496,7 +1496,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceLog", "op_docs/log.md",
+    "aclnnInplaceLog", "log.md",
     kParams, 1,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1521,7 +1521,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceLog(void* workspace, uint64_t workspaceSiz
   return aclsim::Run(sim_InplaceLog::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceMul (op_docs/mul.md:63) ----
+// ---- aclnnInplaceMul (mul.md:63) ----
 namespace {
 namespace sim_InplaceMul {
 
@@ -1545,13 +1545,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 280)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 3,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1577,7 +1577,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceMul", "op_docs/mul.md",
+    "aclnnInplaceMul", "mul.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1604,7 +1604,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceMul(void* workspace, uint64_t workspaceSiz
   return aclsim::Run(sim_InplaceMul::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceNeg (op_docs/neg.md:56) ----
+// ---- aclnnInplaceNeg (neg.md:56) ----
 namespace {
 namespace sim_InplaceNeg {
 
@@ -1620,7 +1620,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1646,7 +1646,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceNeg", "op_docs/neg.md",
+    "aclnnInplaceNeg", "neg.md",
     kParams, 1,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1671,7 +1671,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceNeg(void* workspace, uint64_t workspaceSiz
   return aclsim::Run(sim_InplaceNeg::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplacePowTensorScalar (op_docs/aclnnPowTensorScalar&aclnnInplacePowTensorScalar.md:64) ----
+// ---- aclnnInplacePowTensorScalar (aclnnPowTensorScalar&aclnnInplacePowTensorScalar.md:64) ----
 namespace {
 namespace sim_InplacePowTensorScalar {
 
@@ -1681,13 +1681,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_INT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // exponent (line 288)
     {"exponent", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_INT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1714,7 +1714,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplacePowTensorScalar", "op_docs/aclnnPowTensorScalar&aclnnInplacePowTensorScalar.md",
+    "aclnnInplacePowTensorScalar", "aclnnPowTensorScalar&aclnnInplacePowTensorScalar.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1741,7 +1741,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplacePowTensorScalar(void* workspace, uint64_t 
   return aclsim::Run(sim_InplacePowTensorScalar::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceTanh (op_docs/tanh.md:61) ----
+// ---- aclnnInplaceTanh (tanh.md:61) ----
 namespace {
 namespace sim_InplaceTanh {
 
@@ -1756,7 +1756,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1782,7 +1782,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceTanh", "op_docs/tanh.md",
+    "aclnnInplaceTanh", "tanh.md",
     kParams, 1,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1807,7 +1807,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceTanh(void* workspace, uint64_t workspaceSi
   return aclsim::Run(sim_InplaceTanh::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnIsFinite (op_docs/aclnnIsFinite.md:40) ----
+// ---- aclnnIsFinite (aclnnIsFinite.md:40) ----
 namespace {
 namespace sim_IsFinite {
 
@@ -1823,13 +1823,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 92)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BOOL),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1855,7 +1855,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/true};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnIsFinite", "op_docs/aclnnIsFinite.md",
+    "aclnnIsFinite", "aclnnIsFinite.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1882,7 +1882,7 @@ ACLSIM_OP_API aclnnStatus aclnnIsFinite(void* workspace, uint64_t workspaceSize,
   return aclsim::Run(sim_IsFinite::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnLeakyRelu (op_docs/leaky_relu.md:45) ----
+// ---- aclnnLeakyRelu (leaky_relu.md:45) ----
 namespace {
 namespace sim_LeakyRelu {
 
@@ -1892,19 +1892,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // negativeSlope (line 114)
     {"negativeSlope", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 124)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1931,7 +1931,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnLeakyRelu", "op_docs/leaky_relu.md",
+    "aclnnLeakyRelu", "leaky_relu.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1960,7 +1960,7 @@ ACLSIM_OP_API aclnnStatus aclnnLeakyRelu(void* workspace, uint64_t workspaceSize
   return aclsim::Run(sim_LeakyRelu::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnLerp (op_docs/aclnnLerp&aclnnInplaceLerp.md:44) ----
+// ---- aclnnLerp (aclnnLerp&aclnnInplaceLerp.md:44) ----
 namespace {
 namespace sim_Lerp {
 
@@ -1994,25 +1994,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1, 2), /*same_dtype=*/aclsim::Bits(1, 2, 3), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1, 2), /*same_dtype=*/aclsim::Bits(1, 2, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // end (line 115)
     {"end", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 2), /*same_dtype=*/aclsim::Bits(0, 2, 3), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 2), /*same_dtype=*/aclsim::Bits(0, 2, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // weight (line 125)
     {"weight", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/aclsim::Bits(0, 1, 3), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/aclsim::Bits(0, 1, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 135)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc3, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1, 2), /*same_dtype=*/aclsim::Bits(0, 1, 2), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1, 2), /*same_dtype=*/aclsim::Bits(0, 1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2038,7 +2038,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1, 2), /*output=*/3, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnLerp", "op_docs/aclnnLerp&aclnnInplaceLerp.md",
+    "aclnnLerp", "aclnnLerp&aclnnInplaceLerp.md",
     kParams, 4,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2069,7 +2069,7 @@ ACLSIM_OP_API aclnnStatus aclnnLerp(void* workspace, uint64_t workspaceSize, acl
   return aclsim::Run(sim_Lerp::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnLog (op_docs/log.md:46) ----
+// ---- aclnnLog (log.md:46) ----
 namespace {
 namespace sim_Log {
 
@@ -2078,14 +2078,14 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BOOL, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 113)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2111,7 +2111,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnLog", "op_docs/log.md",
+    "aclnnLog", "log.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2138,7 +2138,7 @@ ACLSIM_OP_API aclnnStatus aclnnLog(void* workspace, uint64_t workspaceSize, aclO
   return aclsim::Run(sim_Log::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnMaximum (op_docs/aclnnMaximum.md:40) ----
+// ---- aclnnMaximum (aclnnMaximum.md:40) ----
 namespace {
 namespace sim_Maximum {
 
@@ -2166,19 +2166,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 98)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // out (line 113)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1)},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2204,7 +2204,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnMaximum", "op_docs/aclnnMaximum.md",
+    "aclnnMaximum", "aclnnMaximum.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2233,7 +2233,7 @@ ACLSIM_OP_API aclnnStatus aclnnMaximum(void* workspace, uint64_t workspaceSize, 
   return aclsim::Run(sim_Maximum::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnMul (op_docs/mul.md:46) ----
+// ---- aclnnMul (mul.md:46) ----
 namespace {
 namespace sim_Mul {
 
@@ -2264,19 +2264,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 115)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 3,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // out (line 125)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 3,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1)},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2302,7 +2302,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnMul", "op_docs/mul.md",
+    "aclnnMul", "mul.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2331,7 +2331,7 @@ ACLSIM_OP_API aclnnStatus aclnnMul(void* workspace, uint64_t workspaceSize, aclO
   return aclsim::Run(sim_Mul::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnNeg (op_docs/neg.md:40) ----
+// ---- aclnnNeg (neg.md:40) ----
 namespace {
 namespace sim_Neg {
 
@@ -2353,13 +2353,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 107)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2385,7 +2385,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnNeg", "op_docs/neg.md",
+    "aclnnNeg", "neg.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2412,7 +2412,7 @@ ACLSIM_OP_API aclnnStatus aclnnNeg(void* workspace, uint64_t workspaceSize, aclO
   return aclsim::Run(sim_Neg::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnRelu (op_docs/relu.md:44) ----
+// ---- aclnnRelu (relu.md:44) ----
 namespace {
 namespace sim_Relu {
 
@@ -2432,13 +2432,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 111)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2464,7 +2464,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnRelu", "op_docs/relu.md",
+    "aclnnRelu", "relu.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2491,7 +2491,7 @@ ACLSIM_OP_API aclnnStatus aclnnRelu(void* workspace, uint64_t workspaceSize, acl
   return aclsim::Run(sim_Relu::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnRsqrt (op_docs/rsqrt.md:44) ----
+// ---- aclnnRsqrt (rsqrt.md:44) ----
 namespace {
 namespace sim_Rsqrt {
 
@@ -2515,13 +2515,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 111)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2547,7 +2547,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnRsqrt", "op_docs/rsqrt.md",
+    "aclnnRsqrt", "rsqrt.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2574,7 +2574,7 @@ ACLSIM_OP_API aclnnStatus aclnnRsqrt(void* workspace, uint64_t workspaceSize, ac
   return aclsim::Run(sim_Rsqrt::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnSiluBackward (op_docs/silu_backward.md:54) ----
+// ---- aclnnSiluBackward (silu_backward.md:54) ----
 namespace {
 namespace sim_SiluBackward {
 
@@ -2598,20 +2598,20 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"gradOutput", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/aclsim::Bits(1, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // self (line 107)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // gradInput (line 117)
     {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc2, 1,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2637,7 +2637,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnSiluBackward", "op_docs/silu_backward.md",
+    "aclnnSiluBackward", "silu_backward.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2666,7 +2666,7 @@ ACLSIM_OP_API aclnnStatus aclnnSiluBackward(void* workspace, uint64_t workspaceS
   return aclsim::Run(sim_SiluBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnSqrt (op_docs/sqrt.md:48) ----
+// ---- aclnnSqrt (sqrt.md:48) ----
 namespace {
 namespace sim_Sqrt {
 
@@ -2686,13 +2686,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_COMPLEX64, ACL_COMPLEX128, ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 115)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2718,7 +2718,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnSqrt", "op_docs/sqrt.md",
+    "aclnnSqrt", "sqrt.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2745,7 +2745,7 @@ ACLSIM_OP_API aclnnStatus aclnnSqrt(void* workspace, uint64_t workspaceSize, acl
   return aclsim::Run(sim_Sqrt::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnThresholdBackward (op_docs/threshold_backward.md:44) ----
+// ---- aclnnThresholdBackward (threshold_backward.md:44) ----
 namespace {
 namespace sim_ThresholdBackward {
 
@@ -2779,25 +2779,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64),
      /*dtypes_by_soc=*/kDTypesBySoc0, 4,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/aclsim::Bits(1, 3), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/aclsim::Bits(1, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // self (line 98)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64),
      /*dtypes_by_soc=*/kDTypesBySoc1, 4,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 3), /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 3), /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // threshold (line 108)
     {"threshold", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 119)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64),
      /*dtypes_by_soc=*/kDTypesBySoc3, 4,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2824,7 +2824,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/3, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnThresholdBackward", "op_docs/threshold_backward.md",
+    "aclnnThresholdBackward", "threshold_backward.md",
     kParams, 4,
     kProducts, 6,
     /*checks=*/nullptr,

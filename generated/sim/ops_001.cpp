@@ -6,7 +6,7 @@
 #include "aclnn_sim/math.h"  // the kernels' helpers (aclsim::Remainder, ...)
 #include "aclnn_sim/complex.h"
 
-// ---- aclnnAbs (op_docs/abs.md:41) ----
+// ---- aclnnAbs (abs.md:41) ----
 namespace {
 namespace sim_Abs {
 
@@ -28,13 +28,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 93)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -64,7 +64,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kExact, /*complex_result_real=*/true, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnAbs", "op_docs/abs.md",
+    "aclnnAbs", "abs.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -91,7 +91,7 @@ ACLSIM_OP_API aclnnStatus aclnnAbs(void* workspace, uint64_t workspaceSize, aclO
   return aclsim::Run(sim_Abs::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnAtan2 (op_docs/aclnnAtan2&aclnnInplaceAtan2.md:46) ----
+// ---- aclnnAtan2 (aclnnAtan2&aclnnInplaceAtan2.md:46) ----
 namespace {
 namespace sim_Atan2 {
 
@@ -101,19 +101,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // other (line 115)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 125)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -139,7 +139,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/true, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnAtan2", "op_docs/aclnnAtan2&aclnnInplaceAtan2.md",
+    "aclnnAtan2", "aclnnAtan2&aclnnInplaceAtan2.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -168,7 +168,7 @@ ACLSIM_OP_API aclnnStatus aclnnAtan2(void* workspace, uint64_t workspaceSize, ac
   return aclsim::Run(sim_Atan2::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnGtScalar (op_docs/aclnnGtScalar&aclnnInplaceGtScalar.md:42) ----
+// ---- aclnnGtScalar (aclnnGtScalar&aclnnInplaceGtScalar.md:42) ----
 namespace {
 namespace sim_GtScalar {
 
@@ -190,19 +190,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // other (line 111)
     {"other", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 121)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -229,7 +229,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/2, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/true};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnGtScalar", "op_docs/aclnnGtScalar&aclnnInplaceGtScalar.md",
+    "aclnnGtScalar", "aclnnGtScalar&aclnnInplaceGtScalar.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -258,7 +258,7 @@ ACLSIM_OP_API aclnnStatus aclnnGtScalar(void* workspace, uint64_t workspaceSize,
   return aclsim::Run(sim_GtScalar::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnHardswishBackward (op_docs/hardswish_backward.md:50) ----
+// ---- aclnnHardswishBackward (hardswish_backward.md:50) ----
 namespace {
 namespace sim_HardswishBackward {
 
@@ -283,19 +283,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // self (line 103)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 113)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc2, 1,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -321,7 +321,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnHardswishBackward", "op_docs/hardswish_backward.md",
+    "aclnnHardswishBackward", "hardswish_backward.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -350,7 +350,7 @@ ACLSIM_OP_API aclnnStatus aclnnHardswishBackward(void* workspace, uint64_t works
   return aclsim::Run(sim_HardswishBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnHardtanhBackward (op_docs/hardtanh_backward.md:49) ----
+// ---- aclnnHardtanhBackward (hardtanh_backward.md:49) ----
 namespace {
 namespace sim_HardtanhBackward {
 
@@ -378,31 +378,31 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1, 4), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 4), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(1, 4), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 4), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // self (line 109)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 4), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 4), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0, 4), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 4), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // min (line 123)
     {"min", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // max (line 133)
     {"max", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 143)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc4, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -430,7 +430,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/4, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnHardtanhBackward", "op_docs/hardtanh_backward.md",
+    "aclnnHardtanhBackward", "hardtanh_backward.md",
     kParams, 5,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -463,7 +463,7 @@ ACLSIM_OP_API aclnnStatus aclnnHardtanhBackward(void* workspace, uint64_t worksp
   return aclsim::Run(sim_HardtanhBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceFloor (op_docs/aclnnFloor&aclnnInplaceFloor.md:61) ----
+// ---- aclnnInplaceFloor (aclnnFloor&aclnnInplaceFloor.md:61) ----
 namespace {
 namespace sim_InplaceFloor {
 
@@ -480,7 +480,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT64, ACL_UINT32, ACL_UINT16, ACL_UINT8),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -506,7 +506,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceFloor", "op_docs/aclnnFloor&aclnnInplaceFloor.md",
+    "aclnnInplaceFloor", "aclnnFloor&aclnnInplaceFloor.md",
     kParams, 1,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -531,7 +531,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceFloor(void* workspace, uint64_t workspaceS
   return aclsim::Run(sim_InplaceFloor::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceFloorDivide (op_docs/aclnnFloorDivide&aclnnInplaceFloorDivide.md:62) ----
+// ---- aclnnInplaceFloorDivide (aclnnFloorDivide&aclnnInplaceFloorDivide.md:62) ----
 namespace {
 namespace sim_InplaceFloorDivide {
 
@@ -555,13 +555,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 282)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL),
      /*dtypes_by_soc=*/kDTypesBySoc1, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -587,7 +587,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceFloorDivide", "op_docs/aclnnFloorDivide&aclnnInplaceFloorDivide.md",
+    "aclnnInplaceFloorDivide", "aclnnFloorDivide&aclnnInplaceFloorDivide.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -614,7 +614,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceFloorDivide(void* workspace, uint64_t work
   return aclsim::Run(sim_InplaceFloorDivide::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceGtScalar (op_docs/aclnnGtScalar&aclnnInplaceGtScalar.md:59) ----
+// ---- aclnnInplaceGtScalar (aclnnGtScalar&aclnnInplaceGtScalar.md:59) ----
 namespace {
 namespace sim_InplaceGtScalar {
 
@@ -630,13 +630,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // other (line 277)
     {"other", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -663,7 +663,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/true};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceGtScalar", "op_docs/aclnnGtScalar&aclnnInplaceGtScalar.md",
+    "aclnnInplaceGtScalar", "aclnnGtScalar&aclnnInplaceGtScalar.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -690,7 +690,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceGtScalar(void* workspace, uint64_t workspa
   return aclsim::Run(sim_InplaceGtScalar::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceLeakyRelu (op_docs/leaky_relu.md:62) ----
+// ---- aclnnInplaceLeakyRelu (leaky_relu.md:62) ----
 namespace {
 namespace sim_InplaceLeakyRelu {
 
@@ -705,13 +705,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // negativeSlope (line 280)
     {"negativeSlope", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -738,7 +738,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceLeakyRelu", "op_docs/leaky_relu.md",
+    "aclnnInplaceLeakyRelu", "leaky_relu.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -765,7 +765,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceLeakyRelu(void* workspace, uint64_t worksp
   return aclsim::Run(sim_InplaceLeakyRelu::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceLerp (op_docs/aclnnLerp&aclnnInplaceLerp.md:62) ----
+// ---- aclnnInplaceLerp (aclnnLerp&aclnnInplaceLerp.md:62) ----
 namespace {
 namespace sim_InplaceLerp {
 
@@ -793,19 +793,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1, 2), /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1, 2), /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // end (line 290)
     {"end", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 2), /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 2), /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // weight (line 300)
     {"weight", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -831,7 +831,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1, 2), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceLerp", "op_docs/aclnnLerp&aclnnInplaceLerp.md",
+    "aclnnInplaceLerp", "aclnnLerp&aclnnInplaceLerp.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -860,7 +860,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceLerp(void* workspace, uint64_t workspaceSi
   return aclsim::Run(sim_InplaceLerp::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceLogicalAnd (op_docs/aclnnLogicalAnd&aclnnInplaceLogicalAnd.md:66) ----
+// ---- aclnnInplaceLogicalAnd (aclnnLogicalAnd&aclnnInplaceLogicalAnd.md:66) ----
 namespace {
 namespace sim_InplaceLogicalAnd {
 
@@ -882,13 +882,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 293)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -914,7 +914,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/true};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceLogicalAnd", "op_docs/aclnnLogicalAnd&aclnnInplaceLogicalAnd.md",
+    "aclnnInplaceLogicalAnd", "aclnnLogicalAnd&aclnnInplaceLogicalAnd.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -941,7 +941,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceLogicalAnd(void* workspace, uint64_t works
   return aclsim::Run(sim_InplaceLogicalAnd::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceRelu (op_docs/relu.md:60) ----
+// ---- aclnnInplaceRelu (relu.md:60) ----
 namespace {
 namespace sim_InplaceRelu {
 
@@ -956,7 +956,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16, ACL_UINT8),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -982,7 +982,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceRelu", "op_docs/relu.md",
+    "aclnnInplaceRelu", "relu.md",
     kParams, 1,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1007,7 +1007,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceRelu(void* workspace, uint64_t workspaceSi
   return aclsim::Run(sim_InplaceRelu::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceRemainderTensorTensor (op_docs/aclnnRemainderTensorTensor&aclnnInplaceRemainderTensorTensor.md:65) ----
+// ---- aclnnInplaceRemainderTensorTensor (aclnnRemainderTensorTensor&aclnnInplaceRemainderTensorTensor.md:65) ----
 namespace {
 namespace sim_InplaceRemainderTensorTensor {
 
@@ -1029,13 +1029,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 204)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1061,7 +1061,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceRemainderTensorTensor", "op_docs/aclnnRemainderTensorTensor&aclnnInplaceRemainderTensorTensor.md",
+    "aclnnInplaceRemainderTensorTensor", "aclnnRemainderTensorTensor&aclnnInplaceRemainderTensorTensor.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1088,7 +1088,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceRemainderTensorTensor(void* workspace, uin
   return aclsim::Run(sim_InplaceRemainderTensorTensor::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceRsqrt (op_docs/rsqrt.md:60) ----
+// ---- aclnnInplaceRsqrt (rsqrt.md:60) ----
 namespace {
 namespace sim_InplaceRsqrt {
 
@@ -1105,7 +1105,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1131,7 +1131,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceRsqrt", "op_docs/rsqrt.md",
+    "aclnnInplaceRsqrt", "rsqrt.md",
     kParams, 1,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1156,7 +1156,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceRsqrt(void* workspace, uint64_t workspaceS
   return aclsim::Run(sim_InplaceRsqrt::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceSigmoid (op_docs/sigmoid.md:60) ----
+// ---- aclnnInplaceSigmoid (sigmoid.md:60) ----
 namespace {
 namespace sim_InplaceSigmoid {
 
@@ -1171,8 +1171,8 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"selfRef", aclsim::ParamKind::kTensor, aclsim::Direction::kInOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1198,7 +1198,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceSigmoid", "op_docs/sigmoid.md",
+    "aclnnInplaceSigmoid", "sigmoid.md",
     kParams, 1,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1223,7 +1223,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceSigmoid(void* workspace, uint64_t workspac
   return aclsim::Run(sim_InplaceSigmoid::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceSin (op_docs/aclnnSin&aclnnInplaceSin.md:59) ----
+// ---- aclnnInplaceSin (aclnnSin&aclnnInplaceSin.md:59) ----
 namespace {
 namespace sim_InplaceSin {
 
@@ -1240,7 +1240,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1266,7 +1266,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/true, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceSin", "op_docs/aclnnSin&aclnnInplaceSin.md",
+    "aclnnInplaceSin", "aclnnSin&aclnnInplaceSin.md",
     kParams, 1,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1291,7 +1291,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceSin(void* workspace, uint64_t workspaceSiz
   return aclsim::Run(sim_InplaceSin::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceSqrt (op_docs/sqrt.md:64) ----
+// ---- aclnnInplaceSqrt (sqrt.md:64) ----
 namespace {
 namespace sim_InplaceSqrt {
 
@@ -1306,7 +1306,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1332,7 +1332,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceSqrt", "op_docs/sqrt.md",
+    "aclnnInplaceSqrt", "sqrt.md",
     kParams, 1,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1357,7 +1357,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceSqrt(void* workspace, uint64_t workspaceSi
   return aclsim::Run(sim_InplaceSqrt::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnInplaceSub (op_docs/sub.md:65) ----
+// ---- aclnnInplaceSub (sub.md:65) ----
 namespace {
 namespace sim_InplaceSub {
 
@@ -1379,19 +1379,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 321)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // alpha (line 336)
     {"alpha", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1418,7 +1418,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnInplaceSub", "op_docs/sub.md",
+    "aclnnInplaceSub", "sub.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1447,7 +1447,7 @@ ACLSIM_OP_API aclnnStatus aclnnInplaceSub(void* workspace, uint64_t workspaceSiz
   return aclsim::Run(sim_InplaceSub::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnLeakyReluBackward (op_docs/leaky_relu_backward.md:28) ----
+// ---- aclnnLeakyReluBackward (leaky_relu_backward.md:28) ----
 namespace {
 namespace sim_LeakyReluBackward {
 
@@ -1457,31 +1457,31 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1, 4), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1, 4), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // self (line 83)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 4), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 4), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // negativeSlope (line 93)
     {"negativeSlope", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT8, ACL_BOOL, ACL_INT16, ACL_UINT8, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // selfIsResult (line 103)
     {"selfIsResult", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 113)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1)},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1515,7 +1515,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/4, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnLeakyReluBackward", "op_docs/leaky_relu_backward.md",
+    "aclnnLeakyReluBackward", "leaky_relu_backward.md",
     kParams, 5,
     kProducts, 3,
     /*checks=*/&CheckValues,
@@ -1548,7 +1548,7 @@ ACLSIM_OP_API aclnnStatus aclnnLeakyReluBackward(void* workspace, uint64_t works
   return aclsim::Run(sim_LeakyReluBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnLogicalAnd (op_docs/aclnnLogicalAnd&aclnnInplaceLogicalAnd.md:49) ----
+// ---- aclnnLogicalAnd (aclnnLogicalAnd&aclnnInplaceLogicalAnd.md:49) ----
 namespace {
 namespace sim_LogicalAnd {
 
@@ -1576,19 +1576,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 123)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // out (line 138)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1614,7 +1614,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/true};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnLogicalAnd", "op_docs/aclnnLogicalAnd&aclnnInplaceLogicalAnd.md",
+    "aclnnLogicalAnd", "aclnnLogicalAnd&aclnnInplaceLogicalAnd.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1643,7 +1643,7 @@ ACLSIM_OP_API aclnnStatus aclnnLogicalAnd(void* workspace, uint64_t workspaceSiz
   return aclsim::Run(sim_LogicalAnd::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnMishBackward (op_docs/mish_backward.md:36) ----
+// ---- aclnnMishBackward (mish_backward.md:36) ----
 namespace {
 namespace sim_MishBackward {
 
@@ -1668,19 +1668,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // self (line 88)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // gradInput (line 98)
     {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc2, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1706,7 +1706,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnMishBackward", "op_docs/mish_backward.md",
+    "aclnnMishBackward", "mish_backward.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1735,7 +1735,7 @@ ACLSIM_OP_API aclnnStatus aclnnMishBackward(void* workspace, uint64_t workspaceS
   return aclsim::Run(sim_MishBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnPowTensorScalar (op_docs/aclnnPowTensorScalar&aclnnInplacePowTensorScalar.md:47) ----
+// ---- aclnnPowTensorScalar (aclnnPowTensorScalar&aclnnInplacePowTensorScalar.md:47) ----
 namespace {
 namespace sim_PowTensorScalar {
 
@@ -1759,19 +1759,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(1)},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(1), /*same_format=*/0},
     // exponent (line 116)
     {"exponent", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 126)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BOOL, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16, ACL_UINT16, ACL_UINT32, ACL_UINT64),
      /*dtypes_by_soc=*/kDTypesBySoc2, 3,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1)},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1798,7 +1798,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/2, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnPowTensorScalar", "op_docs/aclnnPowTensorScalar&aclnnInplacePowTensorScalar.md",
+    "aclnnPowTensorScalar", "aclnnPowTensorScalar&aclnnInplacePowTensorScalar.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1827,7 +1827,7 @@ ACLSIM_OP_API aclnnStatus aclnnPowTensorScalar(void* workspace, uint64_t workspa
   return aclsim::Run(sim_PowTensorScalar::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnRemainderTensorTensor (op_docs/aclnnRemainderTensorTensor&aclnnInplaceRemainderTensorTensor.md:63) ----
+// ---- aclnnRemainderTensorTensor (aclnnRemainderTensorTensor&aclnnInplaceRemainderTensorTensor.md:63) ----
 namespace {
 namespace sim_RemainderTensorTensor {
 
@@ -1855,19 +1855,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 81)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // out (line 90)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1)},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1893,7 +1893,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnRemainderTensorTensor", "op_docs/aclnnRemainderTensorTensor&aclnnInplaceRemainderTensorTensor.md",
+    "aclnnRemainderTensorTensor", "aclnnRemainderTensorTensor&aclnnInplaceRemainderTensorTensor.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -1922,7 +1922,7 @@ ACLSIM_OP_API aclnnStatus aclnnRemainderTensorTensor(void* workspace, uint64_t w
   return aclsim::Run(sim_RemainderTensorTensor::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnSeluBackward (op_docs/selu_backward.md:42) ----
+// ---- aclnnSeluBackward (selu_backward.md:42) ----
 namespace {
 namespace sim_SeluBackward {
 
@@ -1949,20 +1949,20 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"gradOutput", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/aclsim::Bits(1, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // result (line 95)
     {"result", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // gradInput (line 105)
     {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1988,7 +1988,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnSeluBackward", "op_docs/selu_backward.md",
+    "aclnnSeluBackward", "selu_backward.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2017,7 +2017,7 @@ ACLSIM_OP_API aclnnStatus aclnnSeluBackward(void* workspace, uint64_t workspaceS
   return aclsim::Run(sim_SeluBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnSigmoid (op_docs/sigmoid.md:44) ----
+// ---- aclnnSigmoid (sigmoid.md:44) ----
 namespace {
 namespace sim_Sigmoid {
 
@@ -2027,13 +2027,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 111)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2059,7 +2059,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnSigmoid", "op_docs/sigmoid.md",
+    "aclnnSigmoid", "sigmoid.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2086,7 +2086,7 @@ ACLSIM_OP_API aclnnStatus aclnnSigmoid(void* workspace, uint64_t workspaceSize, 
   return aclsim::Run(sim_Sigmoid::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnSigmoidBackward (op_docs/sigmoid_backward.md:46) ----
+// ---- aclnnSigmoidBackward (sigmoid_backward.md:46) ----
 namespace {
 namespace sim_SigmoidBackward {
 
@@ -2113,20 +2113,20 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"gradOutput", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // output (line 99)
     {"output", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // gradInput (line 109)
     {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
-     /*rank=*/1, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2152,7 +2152,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnSigmoidBackward", "op_docs/sigmoid_backward.md",
+    "aclnnSigmoidBackward", "sigmoid_backward.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2181,7 +2181,7 @@ ACLSIM_OP_API aclnnStatus aclnnSigmoidBackward(void* workspace, uint64_t workspa
   return aclsim::Run(sim_SigmoidBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnSin (op_docs/aclnnSin&aclnnInplaceSin.md:43) ----
+// ---- aclnnSin (aclnnSin&aclnnInplaceSin.md:43) ----
 namespace {
 namespace sim_Sin {
 
@@ -2205,13 +2205,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // out (line 110)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2237,7 +2237,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/true, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnSin", "op_docs/aclnnSin&aclnnInplaceSin.md",
+    "aclnnSin", "aclnnSin&aclnnInplaceSin.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2264,7 +2264,7 @@ ACLSIM_OP_API aclnnStatus aclnnSin(void* workspace, uint64_t workspaceSize, aclO
   return aclsim::Run(sim_Sin::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnSoftplusBackward (op_docs/softplus_backward.md:44) ----
+// ---- aclnnSoftplusBackward (softplus_backward.md:44) ----
 namespace {
 namespace sim_SoftplusBackward {
 
@@ -2289,31 +2289,31 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1, 4), /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(1, 4), /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // self (line 99)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 4), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0, 4), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // beta (line 109)
     {"beta", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // threshold (line 119)
     {"threshold", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // gradInput (line 129)
     {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc4, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2341,7 +2341,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/4, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnSoftplusBackward", "op_docs/softplus_backward.md",
+    "aclnnSoftplusBackward", "softplus_backward.md",
     kParams, 5,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2374,7 +2374,7 @@ ACLSIM_OP_API aclnnStatus aclnnSoftplusBackward(void* workspace, uint64_t worksp
   return aclsim::Run(sim_SoftplusBackward::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnSub (op_docs/sub.md:47) ----
+// ---- aclnnSub (sub.md:47) ----
 namespace {
 namespace sim_Sub {
 
@@ -2402,25 +2402,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // other (line 123)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 3), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 3), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
     // alpha (line 138)
     {"alpha", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
+     /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
     // out (line 148)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc3, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1)},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2447,7 +2447,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/3, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnSub", "op_docs/sub.md",
+    "aclnnSub", "sub.md",
     kParams, 4,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2478,7 +2478,7 @@ ACLSIM_OP_API aclnnStatus aclnnSub(void* workspace, uint64_t workspaceSize, aclO
   return aclsim::Run(sim_Sub::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnTanh (op_docs/tanh.md:45) ----
+// ---- aclnnTanh (tanh.md:45) ----
 namespace {
 namespace sim_Tanh {
 
@@ -2498,13 +2498,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BOOL, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
     // out (line 112)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2530,7 +2530,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnTanh", "op_docs/tanh.md",
+    "aclnnTanh", "tanh.md",
     kParams, 2,
     kProducts, 6,
     /*checks=*/nullptr,
@@ -2557,7 +2557,7 @@ ACLSIM_OP_API aclnnStatus aclnnTanh(void* workspace, uint64_t workspaceSize, acl
   return aclsim::Run(sim_Tanh::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnTanhBackward (op_docs/tanh_backward.md:41) ----
+// ---- aclnnTanhBackward (tanh_backward.md:41) ----
 namespace {
 namespace sim_TanhBackward {
 
@@ -2585,19 +2585,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1, 2), /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1, 2), /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(1, 2)},
     // output (line 94)
     {"output", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 2), /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 2), /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(0, 2)},
     // gradInput (line 104)
     {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(0, 1)},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2623,7 +2623,7 @@ constexpr aclsim::KernelSpec kKernel = {
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
-    "aclnnTanhBackward", "op_docs/tanh_backward.md",
+    "aclnnTanhBackward", "tanh_backward.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
