@@ -3,8 +3,8 @@ same data with the same number of threads: GB/s counted as bytes read + written 
 one output, each n elements).
 
 The simulator side runs through the bindings on device-resident tensors with out= (at these
-sizes the call overhead is under 0.1% of the time); the PyTorch side writes into an out= tensor
-too. Both run in this process, interleaved. OMP_WAIT_POLICY=PASSIVE (set before torch loads):
+sizes the call overhead is under 0.1% of the time), each call timed to its stream's synchronisation
+(a device call returns once queued); the PyTorch side writes into an out= tensor too. Both run in this process, interleaved. OMP_WAIT_POLICY=PASSIVE (set before torch loads):
 PyTorch's OpenMP workers otherwise spin after each parallel region and take the cores the
 simulator's pool then needs; passive workers cost PyTorch a wake-up per region (microseconds,
 against milliseconds of work here).
@@ -97,7 +97,12 @@ def main() -> None:
                 torch_result = t_out.float().numpy()
                 tolerance = 1e-5 if dtype_name == "float32" else 2e-2
                 np.testing.assert_allclose(sim_result, torch_result, rtol=tolerance, atol=tolerance)
-                times = interleaved({"sim": lambda: void(run_sim), "torch": lambda: void(run_torch)}, args.rounds)
+                def run_sim_to_the_end(run_sim=run_sim) -> None:
+                    run_sim()
+                    aclnn.synchronize()  # a device call returns once queued: its kernel ends here
+
+                times = interleaved({"sim": lambda: void(run_sim_to_the_end), "torch": lambda: void(run_torch)},
+                                    args.rounds)
                 row = {
                     "op": op, "dtype": dtype_name, "elements": n, "size": size_text,
                     "seconds": {k: Summary.of(v, "s").to_json() for k, v in times.items()},

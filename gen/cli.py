@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from gen.ir import Level, Page, pages_to_json
+from gen.ir import Level, Page, RelationKind, pages_to_json
 
 
 def summarize(page: Page) -> str:
@@ -66,12 +66,29 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
     errors = 0
     for page in pipeline.parse(pipeline.discover(args.paths).pages):
+        for line in rule_lines(page):
+            print(line)
         for d in page.diagnostics:
             if d.level is Level.INFO and not args.verbose:
                 continue
             print(d.format(page.source))
             errors += d.level is Level.ERROR
     return 1 if errors else 0
+
+
+def rule_lines(page: Page) -> list[str]:
+    """What the simulator checks beyond each parameter's own row, one line per rule with the page
+    line it was read from: reserved parameters, dtype combinations, value ranges, dimension
+    equalities, divisibility, conditional shape rules, and the same-format relations."""
+    lines = []
+    for api in page.apis:
+        found = [(p.line, f"{p.name} is reserved (预留参数): it must be NULL") for p in api.params if p.reserved]
+        found += [(p.line, f"{p.name} has the format of {', '.join(p.related(RelationKind.SAME_FORMAT))}")
+                  for p in api.params if p.related(RelationKind.SAME_FORMAT)]
+        found += [(rule.line, rule.describe()) for rule in api.rules()]
+        for line, text in sorted(found, key=lambda item: item[0]):
+            lines.append(f"{page.source}:{line}: rule: {api.name}: {text}")
+    return lines
 
 
 def cmd_stats(args: argparse.Namespace) -> int:

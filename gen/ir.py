@@ -24,8 +24,11 @@ from typing import Any, Mapping, Optional, Sequence
 from gen import abi
 
 # Bump when the JSON shape changes (a field, or an enum's values); `from_json` refuses other versions.
-# 2: ErrorCategory.DTYPE_MISMATCH. 3: DType.UINT1 (every aclDataType has its DType).
-SCHEMA_VERSION = 3
+# 2: ErrorCategory.DTYPE_MISMATCH. 3: DType.UINT1 (every aclDataType has its DType). 4: what the
+# pages state beyond one parameter's row: dtype combinations per product, value ranges (dim in
+# [-rank, rank)), dimension equalities, divisibility, conditional shape rules, same-format relations,
+# reserved parameters.
+SCHEMA_VERSION = 4
 
 
 class PageKind(str, enum.Enum):
@@ -272,6 +275,7 @@ class RelationKind(str, enum.Enum):
     SAME_DTYPE = "same_dtype"  # "数据类型与self一致"
     PROMOTE = "promote"  # "数据类型与self满足数据类型推导规则"
     CAST_FROM = "cast_from"  # "数据类型需要是gradOutput与self推导之后可转换的数据类型"
+    SAME_FORMAT = "same_format"  # "数据格式需要与self一致"
 
 
 class ErrorCategory(str, enum.Enum):
@@ -414,6 +418,10 @@ class Relation(_Json):
         assert self.others, "a relation names at least one other parameter"
 
 
+# The most dimensions a tensor has (CANN's CHECK_MAX_DIM, aclTensor's view shape).
+MAX_RANK = 8
+
+
 @dataclass(frozen=True)
 class ProductDTypes(_Json):
     soc: Soc
@@ -438,6 +446,8 @@ class Param(_Json):
     description: str = ""
     usage: str = ""
     relations: tuple[Relation, ...] = ()
+    # "预留参数，暂未使用" / "当前版本不支持，需要传入nullptr": the caller passes NULL; it has no dtypes.
+    reserved: bool = False
     line: int = 0
 
     def __post_init__(self) -> None:
@@ -463,6 +473,16 @@ class Param(_Json):
 
     def related(self, kind: RelationKind) -> tuple[str, ...]:
         return tuple(name for r in self.relations if r.kind is kind for name in r.others)
+
+    @property
+    def enforced_rank(self) -> Optional[tuple[int, int]]:
+        """The rank bounds CANN enforces: the page's, except that a lower bound of 1 under the
+        general maximum of 8 ("支持1-8维") is not. The implementations check the maximum alone
+        (CHECK_MAX_DIM) and accept 0-d tensors; pages that need dimensions say "2-8", "4" or "3-4"."""
+        if self.rank is None:
+            return None
+        lo, hi = self.rank
+        return (0, hi) if lo == 1 and hi == MAX_RANK else self.rank
 
 
 @dataclass(frozen=True)
@@ -504,6 +524,171 @@ class ExampleCall(_Json):
         return None
 
 
+# --- What a page states across parameters, beyond one row ------------------------------------
+#
+# Each node carries the page line it was read from; the simulator checks each in phase 1 and the
+# generated suites provoke each. A sentence the parser sees as such a rule but cannot read with
+# confidence becomes a `relation-unread` diagnostic instead: no rule is better than a stricter one.
+
+
+@dataclass(frozen=True)
+class CombinationCell(_Json):
+    """What one row of a dtype-combination table allows for one parameter."""
+
+    param: str
+    dtypes: tuple[DType, ...] = ()
+    absent: bool = False  # "null": the parameter may be NULL in this combination
+    same_as: str = ""  # "与x一致": the dtype the named parameter has in the call
+
+    def __post_init__(self) -> None:
+        assert self.dtypes or self.absent or self.same_as, f"{self.param}: a cell allows something"
+
+
+@dataclass(frozen=True)
+class DTypeCombination(_Json):
+    """One row of a dtype-combination table ("输入和输出支持以下数据类型组合"): the API accepts a call
+    when some row applying to the chip matches every parameter it names."""
+
+    cells: tuple[CombinationCell, ...]
+    products: tuple[Soc, ...] = ()  # the chips it applies to; () for every chip
+    line: int = 0
+
+    def __post_init__(self) -> None:
+        assert self.cells, "a combination names parameters"
+
+    def cell(self, param: str) -> Optional[CombinationCell]:
+        return next((c for c in self.cells if c.param == param), None)
+
+    def applies_to(self, soc: Soc) -> bool:
+        return not self.products or soc in self.products
+
+    def describe(self) -> str:
+        parts = []
+        for c in self.cells:
+            allowed = [d.value for d in c.dtypes] + ([f"as {c.same_as}"] if c.same_as else []) + \
+                (["null"] if c.absent else [])
+            parts.append(f"{c.param} {'/'.join(allowed)}")
+        chips = f" on {', '.join(s.value for s in self.products)}" if self.products else ""
+        return f"dtype combination{chips}: {', '.join(parts)}"
+
+
+class Extent(str, enum.Enum):
+    """What a `Bound` counts in."""
+
+    NUMBER = "number"  # a constant
+    RANK = "rank"  # the rank of a tensor (a 0-d tensor counts as 1, as PyTorch's wrap_dim does)
+    SIZE = "size"  # the size of one dimension of a tensor
+
+
+@dataclass(frozen=True)
+class Bound(_Json):
+    """One end of a `ValueRange`: `offset` + `sign` × the extent (`tensor`'s rank, or the size of its
+    dimension `axis`: a number, or the name of an integer parameter whose value is the dimension)."""
+
+    offset: float = 0
+    extent: Extent = Extent.NUMBER
+    sign: int = 1
+    tensor: str = ""
+    axis: str = ""
+    inclusive: bool = True
+
+    def __post_init__(self) -> None:
+        assert self.sign in (1, -1), f"sign {self.sign}"
+        assert (self.extent is Extent.NUMBER) == (not self.tensor), "an extent names its tensor"
+        assert (self.extent is Extent.SIZE) == bool(self.axis), "a size names its dimension"
+
+    def describe(self) -> str:
+        if self.extent is Extent.NUMBER:
+            term = ""
+        else:
+            term = f"rank({self.tensor})" if self.extent is Extent.RANK else f"size({self.tensor}, {self.axis})"
+            term = term if self.sign > 0 else "-" + term
+        number = f"{self.offset:g}"
+        if not term:
+            return number
+        return term if not self.offset else f"{term} {'+' if self.offset > 0 else '-'} {abs(self.offset):g}"
+
+
+@dataclass(frozen=True)
+class ValueRange(_Json):
+    """A host argument's value lies between two bounds (each element, for an aclIntArray): "dim取值
+    范围为[-self.dim(), self.dim())", "index取值范围[0, self.size(dim))", "groupSize取值范围[1, 65536)"."""
+
+    param: str
+    low: Optional[Bound] = None
+    high: Optional[Bound] = None
+    line: int = 0
+
+    def __post_init__(self) -> None:
+        assert self.low is not None or self.high is not None, f"{self.param}: a range has a bound"
+
+    def describe(self) -> str:
+        low = f"{'[' if self.low.inclusive else '('}{self.low.describe()}" if self.low else "(-inf"
+        high = f"{self.high.describe()}{']' if self.high.inclusive else ')'}" if self.high else "inf)"
+        return f"{self.param} in {low}, {high}"
+
+
+@dataclass(frozen=True)
+class DimEquality(_Json):
+    """One dimension of a tensor equals one of another's ("weight的第0维与self的第1维相等"); negative
+    axes count from the end ("最后一维" is -1)."""
+
+    param: str
+    axis: int
+    other: str
+    other_axis: int
+    line: int = 0
+
+    def describe(self) -> str:
+        return f"{self.param}.shape[{self.axis}] == {self.other}.shape[{self.other_axis}]"
+
+
+@dataclass(frozen=True)
+class Divisibility(_Json):
+    """A size is a multiple of `divisor` (a number, or an integer parameter's name): a tensor's
+    dimension `axis` ("x的最后一维需要是8的倍数", "C需要能被groups整除"), or the value of an integer
+    parameter when `axis` is None."""
+
+    param: str
+    divisor: str
+    axis: Optional[int] = None
+    line: int = 0
+
+    def describe(self) -> str:
+        what = self.param if self.axis is None else f"{self.param}.shape[{self.axis}]"
+        return f"{what} % {self.divisor} == 0"
+
+
+class ShapeForm(str, enum.Enum):
+    """The shape a `ShapeRule` gives."""
+
+    SAME = "same"  # the broadcast shape of its `others` (their shape, for one)
+    SCALAR = "scalar"  # one element: () or [1]
+
+
+@dataclass(frozen=True)
+class ShapeRule(_Json):
+    """A tensor's shape as a host argument decides it ("reduction为0时，out的shape与self一致；否则
+    为[1]"): when `when` has one of `values` (none of them, if `negated`), `param` has `form`."""
+
+    param: str
+    when: str
+    values: tuple[str, ...]
+    form: ShapeForm
+    others: tuple[str, ...] = ()
+    negated: bool = False
+    line: int = 0
+
+    def __post_init__(self) -> None:
+        assert self.values, f"{self.param}: a shape rule has a condition"
+        assert (self.form is ShapeForm.SAME) == bool(self.others), f"{self.param}: SAME names its tensors"
+
+    def describe(self) -> str:
+        condition = f"{self.when} {'not in' if self.negated else 'in'} {{{', '.join(self.values)}}}"
+        shape = f"the shape of {' and '.join(self.others)}" if self.others else "one element"
+        return f"when {condition}: {self.param} has {shape}"
+
+
 @dataclass(frozen=True)
 class API(_Json):
     name: str  # aclnnLeakyReluBackward
@@ -519,12 +704,36 @@ class API(_Json):
     # header names do not follow the API names (aclnnAdds is in aclnnop/aclnn_add.h).
     header: str = ""
     example_call: Optional[ExampleCall] = None
+    # What the page states across parameters (its usage notes, 约束说明, error rows), read as rules.
+    dtype_combinations: tuple[DTypeCombination, ...] = ()
+    value_ranges: tuple[ValueRange, ...] = ()
+    dim_equalities: tuple[DimEquality, ...] = ()
+    divisibility: tuple[Divisibility, ...] = ()
+    shape_rules: tuple[ShapeRule, ...] = ()
     line: int = 0
     example_line: int = 0
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.params]
         assert len(names) == len(set(names)), f"{self.name}: duplicate parameter names {names}"
+        known = set(names)
+        for rule in self.rules():
+            named = _rule_params(rule)
+            assert named <= known, f"{self.name}: {type(rule).__name__} names {sorted(named - known)}"
+
+    def rules(self) -> tuple[Any, ...]:
+        """Every cross-parameter rule of the page, in page order (lint shows them so)."""
+        found: list[Any] = [*self.dtype_combinations, *self.value_ranges, *self.dim_equalities,
+                            *self.divisibility, *self.shape_rules]
+        return tuple(sorted(found, key=lambda r: r.line))
+
+    def dtype_checked(self, param: Param) -> bool:
+        """Whether phase 1 checks the parameter's dtype against its list. Not an aclScalar's (or a
+        scalar list's) unless an unsupported-dtype row of the error table names it: CANN casts
+        host scalars to the computation's dtype, and rejects a scalar's dtype only where it says so."""
+        if param.kind not in (ParamKind.SCALAR, ParamKind.SCALAR_LIST):
+            return True
+        return any(e.category is ErrorCategory.UNSUPPORTED_DTYPE and param.name in e.params for e in self.errors)
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -605,6 +814,28 @@ class Page(_Json):
         return cls.from_dict(data)
 
 
+def _rule_params(rule: Any) -> set[str]:
+    """The parameters a cross-parameter rule names."""
+    if isinstance(rule, DTypeCombination):
+        return {c.param for c in rule.cells} | {c.same_as for c in rule.cells if c.same_as}
+    named = {rule.param}
+    if isinstance(rule, ValueRange):
+        for bound in (rule.low, rule.high):
+            if bound is not None and bound.tensor:
+                named.add(bound.tensor)
+                if bound.axis and not bound.axis.lstrip("-").isdigit():
+                    named.add(bound.axis)
+    elif isinstance(rule, DimEquality):
+        named.add(rule.other)
+    elif isinstance(rule, Divisibility):
+        if not rule.divisor.isdigit():
+            named.add(rule.divisor)
+    elif isinstance(rule, ShapeRule):
+        named.add(rule.when)
+        named.update(rule.others)
+    return named
+
+
 def pages_to_json(pages: Sequence[Page]) -> str:
     """Several pages as one JSON array, in the given order (`gen inspect --json`)."""
     body = ",\n".join(page.to_json(indent=2).rstrip("\n") for page in pages)
@@ -677,6 +908,9 @@ class OpSemantics(_Json):
     # Integral and bool inputs give a FLOAT result (PyTorch's default dtype), as a true division
     # does: the output is allocated as FLOAT, and an integral output cannot take it (互转换关系).
     floating_result: bool = False
+    # The result is BOOL whatever the inputs (a comparison, a test such as isfinite): the output
+    # is allocated as BOOL, and any output dtype can take it (BOOL converts to every dtype).
+    bool_result: bool = False
     # Python expression of the result in terms of the parameters as torch tensors / Python
     # values, e.g. "torch.ops.aten.leaky_relu_backward(gradOutput, self, negativeSlope, selfIsResult)".
     golden: str = ""

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Optional
+from pathlib import Path
+from typing import Iterable, Mapping, Optional, Sequence
 
 from gen import names
 from gen.cache import digest
@@ -25,10 +26,18 @@ class BoundAPI:
     # merged into it, its semantics file); "" when unknown (a model built without the pipeline's
     # cache), which makes every emitter render it.
     fingerprint: str = field(default="", compare=False)
+    # The page as the docs directory names it (relative to the directory the run was given), for
+    # what the generated code tells its users; "" when the model was built without one.
+    doc_name: str = ""
 
     @property
     def name(self) -> str:
         return self.api.name
+
+    @property
+    def page_name(self) -> str:
+        """The page relative to its docs directory (its source, when that is not known)."""
+        return self.doc_name or self.page.source
 
     @property
     def python_name(self) -> str:
@@ -115,17 +124,60 @@ def kind_of(param: Param) -> ParamKind:
     return param.kind
 
 
+def is_experimental(source: str) -> bool:
+    """Whether a page is a contributed sample (a directory `experimental/` on its path): CANN
+    ships the operators of the other pages; a sample may declare another signature under the
+    same name (ops-nn/experimental/index/median/docs/aclnnMedian.md, 5 parameters, against
+    the shipped ops-nn/index/gather_v2/docs/aclnnMedian.md's 2)."""
+    return "experimental" in Path(source).parts
+
+
 def _completeness(page: Page, api: API) -> tuple:
-    """Orders two pages that document the same API: the one that says more wins."""
+    """Orders two pages that document the same API: a shipped page over a contributed sample
+    (experimental/), then the one that says more."""
     typed = sum(1 for p in api.params if p.dtypes or p.kind not in (ParamKind.TENSOR, ParamKind.TENSOR_LIST))
     warnings = sum(1 for d in page.diagnostics if d.level is not Level.INFO)
-    return (typed, len(api.errors), bool(api.example), -warnings, page.source)
+    return (not is_experimental(page.source), typed, len(api.errors), bool(api.example), -warnings, page.source)
+
+
+def signature(api: API) -> tuple[tuple[str, str], ...]:
+    """What a caller of the C ABI depends on: the parameters' names and C types, in order."""
+    return tuple((p.name, p.c_type) for p in api.params)
+
+
+def _duplicate_note(name: str, page: Page, api: API, other: Page, other_api: API,
+                    roots: Sequence[str | Path]) -> Diagnostic:
+    """What the page not bound for `name` is told. Two signatures under one name are a clash,
+    reported as a warning whichever page wins; the same signature twice is a note."""
+    winner = doc_name(page.source, roots)
+    why = ("it is a contributed sample (experimental/) and that page is shipped"
+           if is_experimental(other.source) and not is_experimental(page.source) else "that page says more")
+    if signature(api) != signature(other_api):
+        ours = ", ".join(f"{t} {n}" for n, t in signature(other_api))
+        theirs = ", ".join(f"{t} {n}" for n, t in signature(api))
+        return Diagnostic(Level.WARNING, other_api.line, "api-clash",
+                          f"{name} is declared here as ({ours}) and by {winner} as ({theirs}); {winner} is bound "
+                          f"because {why}")
+    return Diagnostic(Level.INFO, other_api.line, "duplicate-api",
+                      f"{name} is also documented by {winner}; that page is used because {why}")
+
+
+def doc_name(source: str, roots: Sequence[str | Path]) -> str:
+    """`source` relative to the first of `roots` (docs directories) that holds it, else as given."""
+    path = Path(source)
+    for root in roots:
+        try:
+            return path.relative_to(Path(root)).as_posix()
+        except ValueError:
+            continue
+    return source
 
 
 def build_model(pages: Iterable[Page], semantics: Iterable[OpSemantics] = (),
-                fingerprints: Mapping[str, str] = {}) -> Model:
+                fingerprints: Mapping[str, str] = {}, roots: Sequence[str | Path] = ()) -> Model:
     """The `select` stage. `fingerprints`: of the pages and semantics files, by source, for the
-    emitters' memo (gen.cache)."""
+    emitters' memo (gen.cache). `roots`: the docs directories the pages were found in, that the
+    generated code names them relative to."""
     pages = tuple(sorted(pages, key=lambda p: p.source))
     by_api: dict[str, list[tuple[Page, API]]] = {}
     for page in pages:
@@ -142,14 +194,13 @@ def build_model(pages: Iterable[Page], semantics: Iterable[OpSemantics] = (),
         candidates = sorted(by_api[name], key=lambda pa: _completeness(*pa), reverse=True)
         page, api = candidates[0]
         for other, other_api in candidates[1:]:
-            notes.append((other.source, Diagnostic(
-                Level.INFO, other_api.line, "duplicate-api",
-                f"{name} is also documented by {page.source}, which says more; that page is used")))
+            notes.append((other.source, _duplicate_note(name, page, api, other, other_api, roots)))
         reason = unbindable_reason(api)
         chosen = semantics_by_api.pop(name, None)
         fingerprint = digest(fingerprints.get(page.source, ""), name,
                              fingerprints.get(chosen.source, "") if chosen else "no semantics")
-        candidate = BoundAPI(api=api, page=page, semantics=chosen, fingerprint=fingerprint)
+        candidate = BoundAPI(api=api, page=page, semantics=chosen, fingerprint=fingerprint,
+                             doc_name=doc_name(page.source, roots))
         if not reason and candidate.python_name in python_names:
             # aclnnBatchMatMulWeightNz and aclnnBatchMatMulWeightNZ: one Python name, one function.
             reason = f"same Python function as {python_names[candidate.python_name]} (aclnn.{candidate.python_name})"

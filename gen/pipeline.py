@@ -362,6 +362,7 @@ def run(paths: Iterable[str | Path], out_dir: Path, *, emitters: Sequence[str] =
     `library`: the semantics library (None: only the semantics files among `paths`)."""
     report = Report()
     clock = _Clock(report)
+    paths = list(paths)
     report.inputs = discover(paths, limit)
     clock.lap("discover")
 
@@ -383,7 +384,8 @@ def run(paths: Iterable[str | Path], out_dir: Path, *, emitters: Sequence[str] =
     clock.lap("semantics")
 
     fingerprints = {**merged_fingerprints(parsed, report.pages, keys), **loaded.fingerprints} if cache else {}
-    model = report.model = select(report.pages, loaded.ops, fingerprints)
+    roots = [Path(p) if Path(p).is_dir() else Path(p).parent for p in paths]
+    model = report.model = select(report.pages, loaded.ops, fingerprints, roots)
     report.diagnostics.extend(model.notes)
     report.diagnostics.extend(
         (s.source, Diagnostic(Level.WARNING, 1, "api-skipped", f"{s.what}: not generated: {s.reason}"))

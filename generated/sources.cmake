@@ -21,6 +21,7 @@ set(ACLNN_EXAMPLES
   add
   add_rms_norm
   addbmm
+  addcmul
   addmm
   addmv
   all_example
@@ -30,6 +31,7 @@ set(ACLNN_EXAMPLES
   arg_max
   arg_min
   argsort
+  atan2
   baddbmm
   batch_mat_mul
   batch_norm
@@ -45,45 +47,62 @@ set(ACLNN_EXAMPLES
   dot
   elu_backward
   embedding
+  eq_tensor
   exp
   expand
   flip
+  floor
+  floor_divide
   gather
   gelu_backward
   ger
   group_norm
+  gt_scalar
   hardsigmoid_backward
   hardswish_backward
   hardtanh_backward
   index_select
+  inplace_addcmul
   inplace_copy
+  inplace_eq_tensor
+  inplace_floor
+  inplace_gt_scalar
   inplace_leaky_relu
+  inplace_lerp
   inplace_log
+  inplace_logical_and
   inplace_masked_fill_scalar
   inplace_masked_fill_tensor
   inplace_mul
   inplace_neg
+  inplace_pow_tensor_scalar
   inplace_relu
+  inplace_remainder_tensor_tensor
   inplace_rsqrt
   inplace_scatter
   inplace_scatter_value
   inplace_sigmoid
+  inplace_sin
   inplace_sqrt
   inplace_sub
   inplace_tanh
   inplace_tril
   inplace_triu
+  is_finite
   layer_norm
   layer_norm_with_impl_mode
   leaky_relu
   leaky_relu_backward
+  lerp
   linalg_vector_norm
   log
   log_softmax
   log_sum_exp
+  logical_and
   matmul
   max
   max_dim
+  maximum
   mean
   min
   min_dim
@@ -100,6 +119,7 @@ set(ACLNN_EXAMPLES
   reduce_nansum
   reduce_sum
   relu
+  remainder_tensor_tensor
   repeat
   rms_norm
   roll

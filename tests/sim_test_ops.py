@@ -5,8 +5,9 @@ several outputs, an API without a kernel). They are generated and built next to 
 from __future__ import annotations
 
 from gen.ir import (
-    API, Direction, DType, IntegerMath, OpSemantics, Page, PageKind, Param, ParamKind, Product, Relation,
-    RelationKind, Soc, ValueCheck,
+    API, Bound, CombinationCell, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, IntegerMath,
+    OpSemantics, Page, PageKind, Param, ParamKind, Product, Relation, RelationKind, ShapeForm, ShapeRule, Soc,
+    ValueCheck, ValueRange,
 )
 
 SOURCE = "tests/sim_test_ops.md"
@@ -97,6 +98,39 @@ def apis() -> tuple[API, ...]:
         _api("aclnnSimTestFill",
              tensor("out", Direction.OUT, dtypes=(F, F16, BF16, F64, *INTS)),
              value("fillValue", ParamKind.SCALAR, "const aclScalar*")),
+        rules_api(),
+    )
+
+
+def rules_api() -> API:
+    """What a page states across parameters, one rule of each kind (gen.ir), each on its own page
+    line: a loss-like output whose shape `reduction` decides, a dim in [-rank, rank), a weight whose
+    first dimension is self's last, an even last dimension, formats that must agree, a reserved
+    parameter, a host scalar whose dtype no error row names, and a dtype-combination table with a
+    row for one chip only."""
+    params = (
+        tensor("self", dtypes=(F, F16, BF16)),
+        tensor("weight", dtypes=(F, F16, BF16), formats=("ND", "NCHW"), relations=[rel(RelationKind.SAME_FORMAT, "self")]),
+        Param("biasOptional", "const aclTensor*", ParamKind.TENSOR, Direction.IN, optional=True, reserved=True),
+        value("alpha", ParamKind.SCALAR, "const aclScalar*", dtypes=(F,)),
+        value("dim", ParamKind.INT, "int64_t"),
+        value("reduction", ParamKind.INT, "int64_t"),
+        tensor("out", Direction.OUT, dtypes=(F, F16, BF16)),
+    )
+    return API(
+        name="aclnnSimTestRules", workspace_fn="aclnnSimTestRulesGetWorkspaceSize", params=params,
+        dtype_combinations=(
+            DTypeCombination((CombinationCell("self", (F,)), CombinationCell("weight", (F,)),
+                              CombinationCell("out", (F,))), line=20),
+            DTypeCombination((CombinationCell("self", (F16,)), CombinationCell("weight", same_as="self"),
+                              CombinationCell("out", (F,))), products=(Soc.ASCEND910B,), line=21),
+        ),
+        value_ranges=(ValueRange("dim", Bound(0, Extent.RANK, -1, "self"),
+                                 Bound(0, Extent.RANK, 1, "self", inclusive=False), line=22),),
+        dim_equalities=(DimEquality("weight", 0, "self", -1, line=23),),
+        divisibility=(Divisibility("self", "2", -1, line=24),),
+        shape_rules=(ShapeRule("out", "reduction", ("0",), ShapeForm.SAME, ("self",), line=25),
+                     ShapeRule("out", "reduction", ("0",), ShapeForm.SCALAR, negated=True, line=25)),
     )
 
 

@@ -212,6 +212,25 @@ def test_freed_memory_goes_back_to_the_cache_and_is_reused(aclnn, gy):
     assert after["mallocs"] == freed["mallocs"] and after["cache_hits"] == freed["cache_hits"] + 1
 
 
+def test_empty_allocates_from_the_cache_without_a_copy_or_a_synchronisation(aclnn, gy):
+    g, y = aclnn.to_device(gy[0]), aclnn.to_device(gy[1])
+    aclnn.synchronize()
+    before, copies = counters(aclnn), aclnn._C._stats()["host_to_device"]
+    out = aclnn.empty((y.shape[0],), "FLOAT")
+    assert (out.shape, out.dtype) == ((y.shape[0],), np.float32)
+    assert aclnn.leaky_relu_backward(g, y, 0.1, False, out=out) is out
+    assert delta(before, counters(aclnn), "stream_syncs", "device_syncs") == {"stream_syncs": 0, "device_syncs": 0}
+    assert aclnn._C._stats()["host_to_device"] == copies
+    assert np.array_equal(out.numpy(), leaky(*gy))
+    assert aclnn.empty((2, 0, 3), np.float16).numpy().shape == (2, 0, 3)
+    with pytest.raises(ValueError, match="negative dimension"):
+        aclnn.empty((2, -1), np.float32)
+    with pytest.raises(ValueError, match="too large"):
+        aclnn.empty((1 << 40, 1 << 40), np.float32)
+    with pytest.raises(TypeError):
+        aclnn.empty((2,), "NOT_A_DTYPE")
+
+
 def test_empty_cache_returns_unused_blocks_to_the_device(aclnn):
     t = aclnn.to_device(np.ones(1 << 16, np.float32))
     del t

@@ -146,3 +146,20 @@ def test_explicit_outs_tied_to_no_input_keep_to_their_documented_ranks():
     assert out.ndim == 1
     (out,) = calls.explicit_outs(_Testing, op, {"x": x}, "Ascend950")
     assert out.shape == x.shape  # no bounds: the first input's shape, as before
+
+
+def test_an_output_whose_shape_a_reduction_decides_is_one_element_unless_none():
+    import numpy as np
+
+    # aclnnMseLoss's out: "当reduction的值为0时，out的shape与self和target broadcast后的shape一致；
+    # 当reduction的值不为0时，out的shape支持0维" (two gen.ir.ShapeRule nodes).
+    rules = [{"param": "yOut", "when": "reduction", "values": ["0"], "negated": False, "scalar": False,
+              "others": ["x", "target"]},
+             {"param": "yOut", "when": "reduction", "values": ["0"], "negated": True, "scalar": True, "others": []}]
+    inputs = {"x": np.zeros((2, 3), np.float16), "target": np.zeros((1, 3), np.float16)}
+    op = _Op(("FLOAT16",))
+    op.out_shape_from = {"yOut": ("x",)}
+    for reduction, shape in ((0, (2, 3)), (1, ()), (2, ())):
+        ruled = calls.ruled_shapes(rules, {"reduction": reduction}, inputs)
+        (out,) = calls.explicit_outs(_Testing, op, inputs, "Ascend950", ruled=ruled)
+        assert out.shape == shape, reduction

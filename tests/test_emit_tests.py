@@ -175,6 +175,16 @@ def test_null_pointer_of_outputs_only_is_skipped_with_the_row():
     assert not test.cases and "out= cannot pass NULL" in test.skip and "out是空指针" in test.skip
 
 
+def test_a_null_pointer_row_listed_under_161002_expects_161001_as_cann_reports_it():
+    # aclnnEqTensor lists "传入的self、other、out是空指针时" under 161001 and again under 161002.
+    row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "self是空指针。", ErrorCategory.NULL_POINTER, ("self",), 9)
+    test = one_api_suite(*unary(), errors=(row,)).errors[0]
+    assert [c.none for c in test.cases] == [("self",)]
+    assert test.status == 161001 and "lists it under 161002" in test.note
+    right = dataclasses.replace(row, name="ACLNN_ERR_PARAM_NULLPTR", code=161001)
+    assert one_api_suite(*unary(), errors=(right,)).errors[0].status == 161001
+
+
 def test_unsupported_dtype_asks_for_an_undocumented_dtype_per_named_param(seeds):
     test = error_test(seeds["selu_backward"], ErrorCategory.UNSUPPORTED_DTYPE)
     assert [(c.dtypes.get("gradOutput"), c.dtypes.get("result"), c.out) for c in test.cases] == [

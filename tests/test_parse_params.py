@@ -176,3 +176,17 @@ aclnnStatus aclnnFoo(void *workspace, uint64_t workspaceSize, aclOpExecutor *exe
 def test_page_without_a_table_row_for_anything_still_gives_the_api():
     p = page("# aclnnFoo\n\n" + PROTO_ARRAY)
     assert [x.name for x in p.apis[0].params] == ["self", "dims", "out"]
+
+
+def test_an_in_place_api_whose_page_calls_every_tensor_an_input_writes_its_first():
+    # aclnnInplacePowTensorScalar: `const aclTensor* self` (输入), as CANN's header declares it.
+    prototype = ("```cpp\naclnnStatus aclnnInplaceFooGetWorkspaceSize(const aclTensor* self, const aclScalar* exponent,"
+                 " uint64_t* workspaceSize, aclOpExecutor** executor);\n"
+                 "aclnnStatus aclnnInplaceFoo(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,"
+                 " aclrtStream stream);\n```\n")
+    rows = (["self", "输入", "输入。", "-", "FLOAT", "ND", "0-8", "√"],
+            ["exponent", "输入", "指数。", "-", "FLOAT", "-", "-", "-"])
+    p = page(f"# aclnnInplaceFoo\n\n{prototype}\n## aclnnInplaceFooGetWorkspaceSize\n\n{html_table(HEADER8, *rows)}\n")
+    api = p.apis[0]
+    assert api.param("self").direction is Direction.INOUT and api.param("exponent").direction is Direction.IN
+    assert "in-place-target" in codes(p)

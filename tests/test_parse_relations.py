@@ -142,3 +142,15 @@ def test_plain_shape_rows_in_their_usual_wordings_relate(condition):
     category = ErrorCategory.BROADCAST if "broadcast" in condition else ErrorCategory.SHAPE_MISMATCH
     got = with_error_table_relations(params, [ErrorCase("E", 161002, condition, category, named)])
     assert got != params
+
+
+def test_a_parenthesis_of_exceptions_after_the_statement_leaves_it_unconditional():
+    # aclnnSoftplus's beta: the relation, then its exceptions in parentheses.
+    text = ("数据类型与self的数据类型满足数据类型推导规则（参见互推导关系）（当beta是float，self是整型；"
+            "或者beta不是bool，而self是bool。这些场景不满足推导关系外，其余场景均满足推导关系）。")
+    from gen.ir import RelationKind
+    from gen.parse.relations import relations_in
+    assert [(r.kind, r.others) for r in relations_in(text, "beta", ["self", "beta", "out"])] == [
+        (RelationKind.PROMOTE, ("self",))]
+    conditional = "当reduction为0时，out的shape与self一致。"
+    assert relations_in(conditional, "out", ["self", "reduction", "out"]) == ()

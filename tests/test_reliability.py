@@ -225,3 +225,50 @@ aclnn.abs(np.ones(2, np.float32))
     assert done.returncode == 0, done.stderr
     api, message = done.stdout.strip().split(" | ")
     assert api == "aclnnAbs" and "abs()" in message and "finalised" in message
+
+
+# --- comparisons and the integer-safe math of aclnn_sim/math.h ---------------------------------------
+
+def test_comparisons_give_bool_and_store_it_in_any_dtype():
+    check("""
+    a, b = np.array([1.0, 2.0, np.nan], np.float32), np.array([1.0, 3.0, np.nan], np.float32)
+    ours = aclnn.eq_tensor(a, b)
+    assert ours.dtype == np.bool_ and ours.tolist() == [True, False, False]  # NaN == NaN is false
+    assert aclnn.gt_scalar(np.array([1, 5], np.int32), 2.5).tolist() == [False, True]  # promoted to float
+    out = np.zeros(3, np.float16)
+    assert aclnn.eq_tensor(a, b, out=out) is out and out.tolist() == [1.0, 0.0, 0.0]
+    x = np.array([0.0, 3.0, 7.0], np.float32)
+    aclnn.inplace_gt_scalar(x, 2.0)  # torch's x.gt_(2): 1 or 0 in x's dtype
+    assert x.tolist() == [0.0, 1.0, 1.0]
+    assert aclnn.is_finite(np.array([np.inf, -np.nan, 1.0], np.float32)).tolist() == [False, False, True]
+    assert aclnn.is_finite(np.array([65504.0], np.float16)).tolist() == [True]
+    """)
+
+
+def test_integer_remainder_floor_division_and_pow_are_defined_for_every_input():
+    # Under make asan (UBSan) these are the cases that trap or are undefined in plain C++.
+    check("""
+    lo = np.iinfo(np.int64).min
+    a = np.array([7, -7, lo, lo, 5], np.int64)
+    b = np.array([-2, 2, -1, 3, 0], np.int64)
+    r = aclnn.remainder_tensor_tensor(a[:4], b[:4])
+    assert r.tolist() == torch.remainder(torch.tensor(a[:4]), torch.tensor(b[:4])).tolist()
+    q = aclnn.floor_divide(a[:4], b[:4])
+    assert q.tolist() == torch.floor_divide(torch.tensor(a[:4]), torch.tensor(b[:4])).tolist()
+    # A zero divisor: PyTorch raises ZeroDivisionError; the device answers 0, without a trap.
+    assert aclnn.remainder_tensor_tensor(a[4:], b[4:]).tolist() == [0]
+    assert aclnn.floor_divide(a[4:], b[4:]).tolist() == [0]
+    p = aclnn.pow_tensor_scalar(np.array([3, -2, 2], np.int64), 63)
+    assert p.tolist() == torch.pow(torch.tensor([3, -2, 2]), 63).tolist()  # wraps, as torch's
+    f = np.array([5.5, -5.5, -0.0], np.float32)
+    assert np.array_equal(aclnn.floor_divide(f, np.float32(2.0)), torch.floor_divide(torch.tensor(f), 2.0).numpy())
+    """)
+
+
+def test_an_in_place_api_whose_page_calls_its_tensor_an_input_writes_it():
+    # aclnnInplacePowTensorScalar: `const aclTensor* self`, 输入, as CANN's own header has it.
+    check("""
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    aclnn.inplace_pow_tensor_scalar(x, 2.0)
+    assert x.tolist() == [1.0, 4.0, 9.0]
+    """)

@@ -99,9 +99,13 @@ def test_abi_formats_come_from_the_abi_header():
 def test_rank_and_empty_tensor_rows():
     row = only_api(make_page(make_api(params=(make_param("self", rank=(1, 8), empty_tensor=False),
                                               make_param("out", direction=Direction.OUT, rank=None,
-                                                         empty_tensor=None))))).rows
-    assert (row[0].rank, row[0].empty) == ((1, 8), "kForbidden")
+                                                         empty_tensor=None),
+                                              make_param("weight", rank=(2, 8)))))).rows
+    # "支持1-8维" is enforced as 0-8: CANN's implementations check the maximum alone (0-d tensors pass);
+    # a page that needs dimensions says so with another lower bound.
+    assert (row[0].rank, row[0].empty) == ((0, 8), "kForbidden")
     assert (row[1].rank, row[1].empty) == ((-1, -1), "kUnspecified")
+    assert row[2].rank == (2, 8)
 
 
 def test_a_chip_is_supported_when_any_of_its_rows_is():
@@ -181,7 +185,7 @@ def test_a_real_complex_result_is_marked_in_the_kernel_spec(tmp_path):
     api = _complex_api((DType.FLOAT, DType.COMPLEX64))
     sem = semantics(kernel="self", kernel_complex="T(std::abs(self))", complex_result_real=True)
     text = emit(tmp_path, [make_page(api)], [sem]).written["sim/ops_000.cpp"]
-    assert "aclsim::IntegerMath::kFloat, /*complex_result_real=*/true, /*floating_result=*/false};" in text
+    assert "aclsim::IntegerMath::kFloat, /*complex_result_real=*/true, /*floating_result=*/false, /*bool_result=*/false};" in text
 
 
 def test_units_without_complex_kernels_do_not_include_complex(tmp_path):

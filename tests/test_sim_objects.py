@@ -52,7 +52,7 @@ def test_init_tensor_redescribes_a_live_tensor(sim, counts):
     (dict(dims=[2, -1]), "negative"),
     (dict(dims=[1] * 40), "at most 32"),
     (dict(dtype=99), "not a tensor dtype"),
-    (dict(dtype=-1), "not a tensor dtype"),
+    (dict(dtype=-2), "not a tensor dtype"),
     (dict(format=123), "not an aclFormat"),
     (dict(dims=[1 << 40, 1 << 40]), "more elements than int64"),
     (dict(dims=[4, 3], strides=[1 << 62, 1]), "int64 element offsets"),
@@ -185,3 +185,11 @@ def test_live_objects_are_zero_after_destroying_everything(sim):
     assert sim.aclDestroyTensor(made[0]) == ACLNN_SUCCESS
     assert sim.aclDestroyScalar(made[1]) == ACLNN_SUCCESS
     assert sim.aclsimLiveObjects() == 0
+
+
+def test_an_undefined_dtype_makes_a_tensor_that_phase_1_rejects(sim):
+    # CANN's aclCreateTensor takes ACL_DT_UNDEFINED; the operator's dtype check refuses it (161002),
+    # so a call with one is an invalid parameter, not a null pointer (161001).
+    handle = sim.tensor([2], -1, None)
+    assert handle, sim.error()
+    assert sim.aclDestroyTensor(handle) == ACLNN_SUCCESS

@@ -159,8 +159,15 @@ def test_dtype_message_lists_the_supported_dtypes(sim, objs):
 
 
 def test_rank_message_gives_the_bounds(sim, objs):
-    assert phase1(sim, "aclnnSeluBackward", *selu_args(objs, result=objs.t([]))) == INVALID
-    assert sim.error() == "aclnnSeluBackward: result: rank 0 is outside [1, 8]"
+    nine = [1] * 9
+    assert phase1(sim, "aclnnSeluBackward", *selu_args(objs, result=objs.t(nine))) == INVALID
+    assert sim.error() == "aclnnSeluBackward: result: rank 9 is outside [0, 8]"
+
+
+def test_a_0d_tensor_passes_where_the_page_says_1_to_8(sim, objs):
+    # "支持1-8维": CANN's implementations check the maximum alone (CHECK_MAX_DIM) and take 0-d tensors.
+    assert phase1(sim, "aclnnSeluBackward", *selu_args(objs, gradOutput=objs.t([]), result=objs.t([]),
+                                                        gradInput=objs.t([]))) == 0, sim.error()
 
 
 def test_empty_tensor_where_the_page_forbids_it(sim, objs):
@@ -216,11 +223,14 @@ def test_workspace_size_and_executor_pointers_are_required(sim, objs):
 
 # --- the simulated chip ---------------------------------------------------------------------------
 
-def test_a_chip_the_page_marks_unsupported_is_refused_first(sim, objs):
+def test_a_chip_the_page_marks_unsupported_is_refused_after_null_pointers(sim, objs):
     with soc(sim, "Ascend950"):
-        assert phase1(sim, "aclnnSeluBackward", None, None, None) == INVALID
+        args = [objs.t([4, 2]) for _ in range(3)]
+        assert phase1(sim, "aclnnSeluBackward", *args) == INVALID
         assert sim.error() == ("aclnnSeluBackward is not supported on Ascend950: the page (op_docs/selu_backward.md) "
                                "marks Ascend 950PR/Ascend 950DT unsupported")
+        # CANN checks its pointers first (CHECK_NOT_NULL precedes every other check).
+        assert phase1(sim, "aclnnSeluBackward", None, None, None) == NULLPTR
 
 
 def test_a_chip_the_page_does_not_list_is_not_refused(sim, objs):
@@ -323,3 +333,87 @@ def test_a_complex_scalar_to_a_real_computation_is_rejected(sim, objs):
     alpha = objs.s(1.0, np.complex64)
     assert phase1(sim, "aclnnSimTestAdd", objs.t([2]), objs.t([2]), alpha, objs.t([2])) == INVALID
     assert "COMPLEX64 scalar cannot be cast" in sim.error()
+
+
+# --- CANN's conventions and the page's cross-parameter rules (aclnnSimTestRules) ------------------
+
+ACL_DT_UNDEFINED = -1
+
+
+def rules_args(o, **change):
+    args = dict(self=o.t([3, 4]), weight=o.t([4, 2]), biasOptional=None, alpha=o.s(1.0), dim=1, reduction=0,
+                out=o.t([3, 4]))
+    args.update(change)
+    return list(args.values())
+
+
+def test_rules_accept_a_call_that_keeps_them(sim, objs):
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs)) == 0, sim.error()
+
+
+def test_an_undefined_dtype_is_an_invalid_parameter_not_a_null_pointer(sim, objs):
+    undefined = sim.tensor([3, 4], ACL_DT_UNDEFINED, None)
+    assert undefined, sim.error()
+    objs.tensors.append(undefined)
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, self=undefined)) == INVALID
+    assert "self: dtype ACL_DT_UNDEFINED is not a data type" in sim.error()
+
+
+def test_a_host_scalar_takes_any_dtype_unless_an_error_row_names_it(sim, objs):
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, alpha=objs.s(2, np.int32))) == 0, sim.error()
+
+
+def test_a_reserved_parameter_must_be_null(sim, objs):
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, biasOptional=objs.t([4]))) == INVALID
+    assert "biasOptional is a reserved parameter" in sim.error()
+
+
+def test_dtype_combinations_per_chip(sim, objs):
+    def call(self_dtype, weight_dtype):
+        return phase1(sim, "aclnnSimTestRules",
+                      *rules_args(objs, self=objs.t([3, 4], self_dtype), weight=objs.t([4, 2], weight_dtype)))
+
+    assert call(ACL_FLOAT16, ACL_FLOAT16) == 0, sim.error()  # line 21: weight as self, on Ascend910B
+    assert call(ACL_FLOAT16, ACL_FLOAT) == INVALID
+    assert "the dtypes (self FLOAT16, weight FLOAT, out FLOAT) are none of the combinations" in sim.error()
+    assert "tests/sim_test_ops.md:20)" in sim.error()
+    with soc(sim, "Ascend910_93"):  # line 21 is not this chip's: only line 20 applies
+        assert call(ACL_FLOAT16, ACL_FLOAT16) == INVALID
+        assert call(ACL_FLOAT, ACL_FLOAT) == 0
+
+
+def test_formats_that_must_agree(sim, objs):
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, weight=objs.t([4, 2], fmt=ACL_FORMAT_NCHW))) == INVALID
+    assert "weight: format NCHW differs from self's format ND" in sim.error()
+
+
+def test_a_dim_outside_minus_rank_to_rank(sim, objs):
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, dim=-2)) == 0
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, dim=2)) == INVALID
+    assert sim.error().endswith("dim: 2 is outside [-2, 2) (tests/sim_test_ops.md:22)")
+
+
+def test_a_dimension_equal_to_another_tensors(sim, objs):
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, weight=objs.t([6, 2]))) == INVALID
+    assert "weight: dimension 0 (6) differs from dimension -1 of self (4) (tests/sim_test_ops.md:23)" in sim.error()
+
+
+def test_a_dimension_that_must_divide(sim, objs):
+    args = rules_args(objs, self=objs.t([3, 5]), weight=objs.t([5, 2]), out=objs.t([3, 5]))
+    assert phase1(sim, "aclnnSimTestRules", *args) == INVALID
+    assert "self: dimension -1 (5) is not a multiple of 2" in sim.error()
+
+
+def test_an_output_whose_shape_the_reduction_decides(sim, objs):
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, reduction=1, out=objs.t([]))) == 0, sim.error()
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, reduction=2, out=objs.t([1]))) == 0, sim.error()
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, reduction=1, out=objs.t([3, 4]))) == INVALID
+    assert "out: shape [3,4] is not one element, as it must be when reduction is none of 0" in sim.error()
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, reduction=0, out=objs.t([1]))) == INVALID
+    assert "out: shape [1] is not [3,4], the shape of self, as it must be when reduction is 0" in sim.error()
+
+
+def test_null_pointers_come_before_every_other_check(sim, objs):
+    args = rules_args(objs, self=objs.t([3, 4], ACL_INT8), out=None)
+    assert phase1(sim, "aclnnSimTestRules", *args) == NULLPTR
+    assert "out is a null pointer" in sim.error()

@@ -37,6 +37,13 @@ def test_integral_result_floating_is_read_and_an_unknown_one_is_diagnosed(tmp_pa
     assert [op.floating_result for op in loaded.ops] == [True, False]
 
 
+def test_result_bool_is_read_and_an_unknown_one_is_diagnosed(tmp_path):
+    loaded = _load(tmp_path, '[aclnnA]\nkernel = "self"\nresult = "bool"\n'
+                             '[aclnnB]\nkernel = "self"\nresult = "boolean"\n')
+    assert [d.code for d in loaded.diagnostics] == ["semantics-value"]
+    assert [op.bool_result for op in loaded.ops] == [True, False]
+
+
 def test_a_kernel_complex_that_is_not_a_string_is_diagnosed_and_kept_real(tmp_path):
     loaded = _load(tmp_path, '[aclnnA]\nkernel = "-self"\nkernel_complex = 3\n')
     assert [(d.level, d.code, d.line) for d in loaded.diagnostics] == [(Level.ERROR, "semantics-value", 1)]

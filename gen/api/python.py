@@ -148,7 +148,8 @@ class OutputPlan:
     required_reason: Optional[str] = None  # out= is required, because...
     is_list: bool = False
     # The kernel's result dtype rule (semantics): "floating" (integral inputs give FLOAT, a true
-    # division), "real" (a complex computation gives the real dtype of its precision, |z|), or "".
+    # division), "real" (a complex computation gives the real dtype of its precision, |z|), "bool"
+    # (a comparison), or "".
     result_rule: str = ""
     # A kernel family's rule (gen.families.output_shape): "reduce", "same", "matmul", ... shape the
     # output from the first of `shape_from` (the family's source, e.g. `self`) and the second (a
@@ -192,9 +193,11 @@ def output_plan(api: API, index: int) -> OutputPlan:
 def result_rule(semantics: Optional[OpSemantics]) -> str:
     """How the kernel's result dtype follows from the promoted input dtype: "floating" (integral
     inputs give FLOAT, a true division), "real" (a complex computation gives the real dtype of its
-    precision, |z|), or "" (the promoted dtype)."""
+    precision, |z|), "bool" (BOOL whatever the inputs: a comparison), or "" (the promoted dtype)."""
     if semantics is None or not semantics.kernel:
         return ""
+    if semantics.bool_result:
+        return "bool"
     return "floating" if semantics.floating_result else "real" if semantics.complex_result_real else ""
 
 
@@ -264,6 +267,20 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
             fixed_dtype=DType[fixed] if fixed else None,
             result_rule="floating" if semantics.floating_result and fixed is None else ""))
     return tuple(plans)
+
+
+_REAL_OF_COMPLEX = {DType.COMPLEX32: DType.FLOAT16, DType.COMPLEX64: DType.FLOAT, DType.COMPLEX128: DType.DOUBLE}
+
+
+def result_dtype(rule: str, promoted: DType) -> DType:
+    """The dtype of the kernel's result under `result_rule` for inputs promoted to `promoted`."""
+    if rule == "bool":
+        return DType.BOOL
+    if rule == "floating" and (promoted.is_integral or promoted is DType.BOOL):
+        return DType.FLOAT
+    if rule == "real":
+        return _REAL_OF_COMPLEX.get(promoted, promoted)
+    return promoted
 
 
 def output_plans(api: API, semantics: Optional[OpSemantics] = None) -> tuple[OutputPlan, ...]:

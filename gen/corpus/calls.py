@@ -49,7 +49,10 @@ def call_plan(bound: BoundAPI) -> dict:
             found = _QUOTED.search(text) or _LISTED.search(text)
             if found:
                 strings[p.name] = found.group(1)
-    return {"soc": soc.value, "ranks": ranks, "strings": strings}
+    # The shape a host argument decides (a loss's out: one element unless reduction is none).
+    shape_rules = [{"param": r.param, "when": r.when, "values": list(r.values), "negated": r.negated,
+                    "scalar": r.form.value == "scalar", "others": list(r.others)} for r in bound.api.shape_rules]
+    return {"soc": soc.value, "ranks": ranks, "strings": strings, "shape_rules": shape_rules}
 
 
 def phase1_worker(generated: Path, apis: Sequence[str], results: Path, plans: Optional[dict] = None) -> None:
@@ -84,15 +87,16 @@ def call_once(t, generated: Path, api: str, soc: str, plan: dict) -> dict:
         op = module.OP
         case = placeholders(t, op, module.BASE, soc, plan)
         inputs = t.make_inputs(op, case, soc)
+        ruled = ruled_shapes(plan.get("shape_rules", ()), getattr(case, "values", {}), inputs)
         if outputs_of_other_dtypes(t, op, case, soc):
-            t.call(op, case, inputs, explicit_outs(t, op, inputs, soc, plan.get("ranks")))
+            t.call(op, case, inputs, explicit_outs(t, op, inputs, soc, plan.get("ranks"), ruled))
             return {"status": 0, "message": ""}
         try:
             t.call(op, case, inputs, t.out_arrays(op, case, inputs, soc))
         except TypeError as error:
             if "pass out=" not in str(error):
                 raise
-            t.call(op, case, inputs, explicit_outs(t, op, inputs, soc, plan.get("ranks")))
+            t.call(op, case, inputs, explicit_outs(t, op, inputs, soc, plan.get("ranks"), ruled))
     except t.aclnn.AclnnError as error:
         if error.phase == PHASE1:
             return {"status": error.status, "message": str(error)}
@@ -158,7 +162,31 @@ def outputs_of_other_dtypes(t, op, case, soc: str) -> bool:
     return False
 
 
-def explicit_outs(t, op, inputs: dict, soc: str, ranks: Optional[dict] = None) -> list:
+def ruled_shapes(rules, values: dict, inputs: dict) -> dict:
+    """The shape of each output whose shape rule applies to the call's host arguments (gen.ir.ShapeRule):
+    () for one element, else the broadcast of the tensors it names."""
+    import numpy as np
+
+    shapes: dict = {}
+    for rule in rules:
+        value = values.get(rule["when"])
+        if value is None or rule["param"] in shapes:
+            continue
+        text = str(int(value)) if isinstance(value, (bool, int)) else str(value)
+        if (text in rule["values"]) == rule["negated"]:
+            continue
+        if rule["scalar"]:
+            shapes[rule["param"]] = ()
+            continue
+        related = [np.shape(inputs[n]) for n in rule["others"] if inputs.get(n) is not None]
+        try:
+            shapes[rule["param"]] = np.broadcast_shapes(*related) if related else None
+        except ValueError:
+            continue
+    return {k: v for k, v in shapes.items() if v is not None}
+
+
+def explicit_outs(t, op, inputs: dict, soc: str, ranks: Optional[dict] = None, ruled: Optional[dict] = None) -> list:
     """out= for every output: the broadcast shape of the inputs it is related to (else of the first
     tensor input; at the nearest rank the output's documented `ranks` allow), its first documented
     dtype a host array can hold (FLOAT where documented)."""
@@ -176,6 +204,8 @@ def explicit_outs(t, op, inputs: dict, soc: str, ranks: Optional[dict] = None) -
             shape = related[0]
         if not related:  # nothing ties it to an input: at least a rank the page allows (gradWeight: 1)
             shape = within_ranks(tuple(shape), (ranks or {}).get(p.name))
+        if ruled and p.name in ruled:  # a shape rule the call's arguments decide
+            shape = ruled[p.name]
         documented = [d for d in (op.documented(soc, p.name) or ()) if d in holdable]
         dtype = holdable["FLOAT" if not documented or "FLOAT" in documented else documented[0]]
         arrays.append([np.zeros(shape, dtype) for _ in range(2)] if p.kind == "tensor_list" else np.zeros(shape, dtype))

@@ -152,7 +152,7 @@ def wrapper(bound: BoundAPI) -> Wrapper:
             comment = (f"{p.name}: shape of broadcast({shape}), dtype of promote({dtype})"
                        + (f", {plan.result_rule} result" if plan.result_rule else "")
                        + (" if documented" if plan.dtype_must_be_documented else ""))
-        rule = {"": "kPromoted", "floating": "kFloating", "real": "kReal"}[plan.result_rule]
+        rule = {"": "kPromoted", "floating": "kFloating", "real": "kReal", "bool": "kBool"}[plan.result_rule]
         plans.append(PlanView(i, _cpp_list(plan.shape_from), _cpp_list(plan.dtype_from),
                               "true" if plan.dtype_must_be_documented else "false",
                               _cpp_list(d.enumerator for d in plan.documented), reason,

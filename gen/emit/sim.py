@@ -14,6 +14,7 @@ This module turns IR into the rows and snippets the template lays out (templates
 from __future__ import annotations
 
 import functools
+import json
 import re
 from dataclasses import dataclass, replace
 from typing import Optional
@@ -23,7 +24,8 @@ from gen.api.kinds import KINDS, traits
 from gen.cache import digest
 from gen.emit.env import render
 from gen.emit.files import FileManager
-from gen.ir import API, Direction, DType, IntegerMath, Page, Param, ParamKind, RelationKind, Soc
+from gen.ir import (API, Bound, Direction, DType, Extent, IntegerMath, Page, Param, ParamKind, RelationKind, ShapeForm,
+                    Soc)
 from gen.model import BoundAPI, Model, kind_of, translation_units, unit_path
 
 
@@ -112,14 +114,17 @@ def _formats(param: Param) -> tuple[Optional[tuple[str, ...]], bool]:
     return private, plain
 
 
-def spec_row(param: Param, index_of: dict[str, int]) -> SpecRow:
-    """The spec row of `param`; `index_of` gives the index of every parameter of its API."""
+def spec_row(param: Param, index_of: dict[str, int], dtype_checked: bool = True) -> SpecRow:
+    """The spec row of `param`; `index_of` gives the index of every parameter of its API.
+    `dtype_checked` False (`API.dtype_checked`: an aclScalar whose dtype no error row names)
+    leaves its dtype unchecked."""
     formats, plain = _formats(param)
     relations = []
     for kind in RelationKind:
         indices = [index_of[n] for n in param.related(kind) if n in index_of and n != param.name]
         relations.append((kind.value, _mask_members(sorted(set(indices)))))
-    rank = (min(param.rank[0], 127), min(param.rank[1], 127)) if param.rank else (-1, -1)
+    enforced = param.enforced_rank
+    rank = (min(enforced[0], 127), min(enforced[1], 127)) if enforced else (-1, -1)
     empty = {None: "kUnspecified", True: "kAllowed", False: "kForbidden"}[param.empty_tensor]
     return SpecRow(
         index=index_of[param.name],
@@ -128,8 +133,9 @@ def spec_row(param: Param, index_of: dict[str, int]) -> SpecRow:
         kind=traits(param).sim_kind,
         direction=_DIRECTION_ENUM[param.direction],
         optional=param.optional,
-        dtypes=_dtype_list(param.dtypes),
-        dtypes_by_soc=tuple((names.cpp_enumerator(p.soc.value), _dtype_list(p.dtypes)) for p in param.dtypes_by_product),
+        dtypes=_dtype_list(param.dtypes) if dtype_checked else None,
+        dtypes_by_soc=tuple((names.cpp_enumerator(p.soc.value), _dtype_list(p.dtypes)) for p in param.dtypes_by_product)
+        if dtype_checked else (),
         rank=rank,
         empty=empty,
         formats=formats,
@@ -222,6 +228,8 @@ class Kernel:
     complex_result_real: bool = False
     # Integral and bool inputs give a FLOAT result: semantics.integral_result.
     floating_result: bool = False
+    # The result is BOOL whatever the inputs: semantics.result.
+    bool_result: bool = False
 
 
 def _lists_complex(param: Param) -> bool:
@@ -286,6 +294,7 @@ def kernel_for(bound: BoundAPI) -> tuple[Optional[Kernel], str]:
         complex_expression=complex_expression,
         complex_result_real=complex_kernel and semantics.complex_result_real,
         floating_result=semantics.floating_result,
+        bool_result=semantics.bool_result,
     ), ""
 
 
@@ -347,6 +356,129 @@ def family_for(bound: BoundAPI) -> tuple[Optional[FamilyView], str]:
     ), ""
 
 
+# --- the page's cross-parameter rules ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RuleTable:
+    """One constexpr array of rule rows: its C++ type, name and the rows' initializers."""
+
+    c_type: str
+    name: str
+    rows: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SimRules:
+    """An API's RulesSpec: the arrays it points at (in declaration order) and its initializer."""
+
+    tables: tuple[RuleTable, ...]
+    init: str
+
+
+def _dtype_mask(dtypes) -> str:
+    enumerators = [d.enumerator for d in dtypes]
+    return f"aclsim::Bits({', '.join(enumerators)})" if enumerators else "0"
+
+
+def _bound(bound: Optional[Bound], index_of: dict[str, int]) -> Optional[str]:
+    if bound is None:
+        return "{false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}"
+    tensor = index_of.get(bound.tensor, -1) if bound.tensor else -1
+    if bound.tensor and (tensor < 0 or tensor >= _MASK_BITS):
+        return None
+    axis_param, axis = -1, 0
+    if bound.extent is Extent.SIZE:
+        if bound.axis.lstrip("-").isdigit():
+            axis = int(bound.axis)
+        elif bound.axis in index_of:
+            axis_param = index_of[bound.axis]
+        else:
+            return None
+    return (f"{{true, {bound.offset!r}, aclsim::Extent::{names.cpp_enumerator(bound.extent.value)}, {bound.sign}, "
+            f"{tensor}, {axis_param}, {axis}, {'true' if bound.inclusive else 'false'}}}")
+
+
+def sim_rules(api: API) -> Optional[SimRules]:
+    """The RulesSpec of an API, None when its page states no cross-parameter rule. Rules that name
+    parameters the spec's masks cannot index (64 and above) are left out."""
+    index_of = {p.name: i for i, p in enumerate(api.params) if i < _MASK_BITS}
+    reserved = [index_of[p.name] for p in api.params if p.reserved and p.name in index_of]
+    tables: list[RuleTable] = []
+    counts: dict[str, tuple[str, int]] = {}
+
+    def table(key: str, c_type: str, name: str, rows: list[str]) -> None:
+        if rows:
+            tables.append(RuleTable(c_type, name, tuple(rows)))
+        counts[key] = (name if rows else "nullptr", len(rows))
+
+    combinations = []
+    for k, combination in enumerate(api.dtype_combinations):
+        cells = []
+        for cell in combination.cells:
+            if cell.param not in index_of:
+                continue
+            same_as = index_of.get(cell.same_as, -1) if cell.same_as else -1
+            cells.append(f"{{{index_of[cell.param]}, {_dtype_mask(cell.dtypes)}, {'true' if cell.absent else 'false'}, "
+                         f"{same_as}}}")
+        if not cells:
+            continue
+        name = f"kCombination{k}"
+        tables.append(RuleTable("aclsim::CombinationCellSpec", name, tuple(cells)))
+        socs = " | ".join(f"(1u << static_cast<int>(aclsim::Soc::{names.cpp_enumerator(s.value)}))"
+                          for s in combination.products) or "0"
+        combinations.append(f"{{{name}, {len(cells)}, static_cast<uint16_t>({socs}), {combination.line}}}")
+    table("combinations", "aclsim::CombinationSpec", "kCombinations", combinations)
+
+    ranges = []
+    for r in api.value_ranges:
+        low, high = _bound(r.low, index_of), _bound(r.high, index_of)
+        if r.param in index_of and low is not None and high is not None:
+            ranges.append(f"{{{index_of[r.param]}, {low}, {high}, {r.line}}}")
+    table("ranges", "aclsim::ValueRangeSpec", "kRanges", ranges)
+
+    dims = [f"{{{index_of[d.param]}, {d.axis}, {index_of[d.other]}, {d.other_axis}, {d.line}}}"
+            for d in api.dim_equalities if d.param in index_of and d.other in index_of]
+    table("dims", "aclsim::DimEqualSpec", "kDims", dims)
+
+    divisible = []
+    for d in api.divisibility:
+        if d.param not in index_of or not (d.divisor.isdigit() or d.divisor in index_of):
+            continue
+        divisor, divisor_param = (int(d.divisor), -1) if d.divisor.isdigit() else (0, index_of[d.divisor])
+        axis = d.axis if d.axis is not None else 0
+        divisible.append(f"{{{index_of[d.param]}, {'true' if d.axis is not None else 'false'}, {axis}, {divisor}, "
+                         f"{divisor_param}, {d.line}}}")
+    table("divisible", "aclsim::DivisibleSpec", "kDivisible", divisible)
+
+    shape_rules = []
+    for k, rule in enumerate(api.shape_rules):
+        if rule.param not in index_of or rule.when not in index_of or any(o not in index_of for o in rule.others):
+            continue
+        when = api.param(rule.when)
+        if when.kind is ParamKind.STRING:
+            tables.append(RuleTable("const char* const", f"kShapeRuleValues{k}",
+                                    tuple(json.dumps(v, ensure_ascii=False) for v in rule.values)))
+            values, strings = "nullptr", f"kShapeRuleValues{k}"
+        elif all(v.lstrip("-").isdigit() for v in rule.values):
+            tables.append(RuleTable("int64_t", f"kShapeRuleValues{k}", rule.values))
+            values, strings = f"kShapeRuleValues{k}", "nullptr"
+        else:
+            continue
+        others = " | ".join(f"(uint64_t{{1}} << {index_of[o]})" for o in rule.others) or "0"
+        shape_rules.append(f"{{{index_of[rule.param]}, {index_of[rule.when]}, {values}, {strings}, {len(rule.values)}, "
+                           f"{'true' if rule.negated else 'false'}, {'true' if rule.form is ShapeForm.SCALAR else 'false'}, "
+                           f"{others}, {rule.line}}}")
+    table("shape_rules", "aclsim::ShapeRuleSpec", "kShapeRules", shape_rules)
+
+    if not reserved and not any(count for _, count in counts.values()):
+        return None
+    mask = " | ".join(f"(uint64_t{{1}} << {i})" for i in reserved) or "0"
+    fields = ", ".join(f"{name}, {count}" for name, count in (counts[k] for k in (
+        "combinations", "ranges", "dims", "divisible", "shape_rules")))
+    return SimRules(tables=tuple(tables), init=f"{{{mask}, {fields}}}")
+
+
 # --- one API -----------------------------------------------------------------------------------
 
 
@@ -365,6 +497,7 @@ class SimAPI:
     kernel: Optional[Kernel]
     not_simulated: str
     family: Optional[FamilyView] = None
+    rules: Optional[SimRules] = None
 
 
 def sim_api(bound: BoundAPI) -> SimAPI:
@@ -376,14 +509,14 @@ def sim_api(bound: BoundAPI) -> SimAPI:
     ) if semantics else ()
     family, family_reason = family_for(bound)
     kernel, reason = kernel_for(bound) if not (semantics and semantics.family) else (None, family_reason)
-    rows = tuple(spec_row(p, index_of) for p in api.params)
+    rows = tuple(spec_row(p, index_of, api.dtype_checked(p)) for p in api.params)
     if family is not None:
         rows = tuple(_without_shape_relations(row) for row in rows)
     return SimAPI(
         name=api.name,
         workspace_fn=api.workspace_fn,
         namespace="sim_" + re.sub(r"\W", "_", names.op_stem(api.name)),
-        source=bound.page.source,
+        source=bound.page_name,
         line=api.line,
         rows=rows,
         products=product_rows(bound.page),
@@ -393,6 +526,7 @@ def sim_api(bound: BoundAPI) -> SimAPI:
         kernel=kernel,
         not_simulated=reason,
         family=family,
+        rules=sim_rules(api),
     )
 
 

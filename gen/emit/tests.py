@@ -25,9 +25,9 @@ import struct
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
-from gen import families, names
+from gen import abi, families, names
 from gen.api.kinds import value_type
-from gen.api.python import out_params, output_plans, result_rule, scalar_preference
+from gen.api.python import out_params, output_plans, result_dtype, result_rule, scalar_preference
 from gen.cache import GENERATOR_ONLY
 from gen.emit.env import copied, render
 from gen.emit.files import FileManager
@@ -45,6 +45,8 @@ EXPRESSIBLE = tuple(d for d in DType if d.numpy and d.promotes_with_others)
 UNDOCUMENTED = "<undocumented>"
 # Mirrors _aclnn_testing.AUTO: an out= array of the golden's shape, in the dtype the op gives.
 AUTO = "<auto>"
+# CANN reports a null pointer with this status, whatever row of its error table a page lists it in.
+NULLPTR = abi.status_code("ACLNN_ERR_PARAM_NULLPTR")
 
 # Shapes by rank: small (at most 48 elements), with extents of 1 among them (which broadcast
 # and whose strides do not matter) and no two equal adjacent extents (so transposes show).
@@ -123,6 +125,10 @@ class ErrorTest:
     cases: tuple[Case, ...] = ()
     skip: str = ""
     unsupported_product: bool = False
+    # The status the calls must fail with: the row's, except where CANN's unwritten convention
+    # decides (a null pointer is 161001 whatever code the row is listed under).
+    status: int = 0
+    note: str = ""  # why the status is not the row's
 
 
 @dataclass(frozen=True)
@@ -145,6 +151,7 @@ class Suite:
     out_shape_from: dict[str, tuple[str, ...]]
     out_dtype_from: dict[str, tuple[str, ...]]
     result_rule: str  # gen.api.python.result_rule: the kernel's result dtype from the promoted one
+    family: str  # the kernel family computing it ("": an elementwise kernel, or none)
     base: Case
     groups: tuple[CaseGroup, ...]
     golden_skip: str  # why no valid call is compared with a golden (then `base` only runs)
@@ -387,6 +394,8 @@ class Planner:
         # FLOAT where documented: the dtype every backend computes most plainly.
         self.base_dtype = (DType.FLOAT if DType.FLOAT in self.lead_dtypes or not self.lead_dtypes
                            else self.lead_dtypes[0])
+        # What the base call's kernel gives, which its outputs must be able to take.
+        self.result_dtype = result_dtype(result_rule(bound.semantics), self.base_dtype)
         self.base_rank = min(max(BASE_RANK, self.ranks[0]), self.ranks[1])
         self.base = self._base_case()
 
@@ -618,7 +627,7 @@ class Planner:
                                      out={out.name: self.base_dtype.value}))
                 continue
             for d in out.documented_dtypes():
-                if d in EXPRESSIBLE and d is not self.base_dtype and self.base_dtype.can_cast(d):
+                if d in EXPRESSIBLE and d is not self.base_dtype and self.result_dtype.can_cast(d):
                     cases.append(replace(self.base, id=f"{out.name}={d.value}", out={out.name: d.value}))
         return cases
 
@@ -752,12 +761,17 @@ class Planner:
                                                             f"at line {earlier.line} ({quoted})"))
                 continue
             cases, reason = self._error_cases(row)
+            status, note = row.code, ""
+            if row.category is ErrorCategory.NULL_POINTER and row.code != NULLPTR:
+                # aclnnEqTensor lists "传入的self、other、out是空指针时" under 161002 as well as under
+                # 161001: CANN's null checks (OP_CHECK_NULL) come first and return 161001.
+                status, note = NULLPTR, f"the page lists it under {row.code}; CANN reports a null pointer as {NULLPTR}"
             needs_base = row.category not in (ErrorCategory.NULL_POINTER, ErrorCategory.UNSUPPORTED_DTYPE,
                                               ErrorCategory.RANK)
             if cases and needs_base and self.base_known:
                 cases, reason = [], self.base_known
             tests.append(ErrorTest(function, row, cases=tuple(cases),
-                                   skip="" if cases else f"{reason} ({quoted})"))
+                                   skip="" if cases else f"{reason} ({quoted})", status=status, note=note))
         return tests
 
     def _stated_by_a_check(self, row: ErrorCase) -> bool:
@@ -867,7 +881,7 @@ class Planner:
                 if p.kind is not ParamKind.TENSOR:
                     continue
                 if p.direction is Direction.OUT:
-                    bad = not_castable_from(self.base_dtype)
+                    bad = not_castable_from(self.result_dtype)
                     if bad is not None:
                         cases.append(replace(base, id=f"{p.name}={bad.value}", out={**base.out, p.name: bad.value}))
                 elif p.related(RelationKind.SAME_DTYPE):
@@ -970,6 +984,7 @@ def suite(bound: BoundAPI) -> Suite:
     return Suite(
         bound=bound, params=params, dtypes=dtype_table(api), unsupported_socs=unsupported,
         out_shape_from=out_shape_from, out_dtype_from=out_dtype_from, result_rule=result_rule(semantics),
+        family=semantics.family if semantics else "",
         base=planner.base, groups=groups,
         golden_skip=golden_skip, runs_skip=planner.base_known or "", errors=tuple(planner.error_tests()),
         product_check=bool(unsupported) and not any(

@@ -12,14 +12,17 @@ import dataclasses
 import re
 from typing import Callable, Optional, Sequence, TypeVar
 
-from gen.ir import API, Diagnostic, ErrorCase, Level, Page, PageKind, Param, ParamKind, Product, RelationKind
+from gen.ir import (API, Diagnostic, Direction, DTypeCombination, ErrorCase, Level, Page, PageKind, Param, ParamKind,
+                    Product, ProductDTypes, RelationKind, Soc)
 from gen.parse import prose, vocab
 from gen.parse.document import CODE, HEADING, ITEM, TABLE, TEXT, Block, Document, Section, block_text
+from gen.parse.combinations import combinations_in, dtypes_from
 from gen.parse.entries import ParamEntry, entries_from_blocks, entries_from_table
 from gen.parse.errors import errors_in_blocks
 from gen.parse.params import ParamContext, build_param, note_socs, product_notes
 from gen.parse.products import find_products
-from gen.parse.relations import with_error_table_relations
+from gen.parse.relations import CONDITION, with_error_table_relations, without_product_shapes
+from gen.parse.rules import UNREAD, Rules, counts_from_zero, read_rules, texts_of
 from gen.parse.prototypes import (WORKSPACE_SUFFIX, CParam, Declaration, Pairing, find_declarations, normalise_type,
                                   pair_declarations, read_declaration)
 
@@ -167,6 +170,19 @@ def api_section(sections: Sequence[Section], workspace_fn: str) -> Optional[Sect
     return named[0] if named else None
 
 
+def _in_place_target(api: str, params: list[Param], diags: list[Diagnostic]) -> list[Param]:
+    """An in-place API writes its first tensor even where the page calls every parameter an input
+    (aclnnInplacePowTensorScalar: `const aclTensor* self`, 输入, as CANN's own header has it)."""
+    if not api.startswith("aclnnInplace") or any(p.direction is not Direction.IN for p in params):
+        return params
+    for i, param in enumerate(params):
+        if param.kind is ParamKind.TENSOR:
+            diags.append(Diagnostic(Level.INFO, param.line, "in-place-target",
+                                    f"{api}: {param.name} is the tensor an in-place API writes; the page says input"))
+            return params[:i] + [dataclasses.replace(param, direction=Direction.INOUT)] + params[i + 1:]
+    return params
+
+
 def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs: Sequence[Pairing],
                function: Optional[Section], diags: list[Diagnostic]) -> API:
     workspace_fn = pair.workspace.name
@@ -194,22 +210,36 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     for cparam, entry in zip(cparams, matched):
         params.append(build_param(cparam, entry, ctx, diags, pair.workspace.line))
     params = resolve_references(params, matched, diags)
+    params = _in_place_target(pair.api, params, diags)
+    constraints_section = _first(sections, CONSTRAINT_SECTION)
+    combinations: tuple[DTypeCombination, ...] = guarded(diags, constraints_section.line if constraints_section else 1,
+                           f"the dtype combinations of {pair.api}",
+                           lambda: combinations_in(pair.api, constraints_section.blocks if constraints_section else (),
+                                                   params, diags), tuple[DTypeCombination, ...]())
+    params = [_dtypes_from_combinations(param, combinations) for param in params]
     for param, entry in zip(params, matched):
         _diagnose_coverage(pair.api, param, entry, diags, pair.workspace.line)
 
     errors: list[ErrorCase] = guarded(diags, section.line if section else 1, f"the errors of {pair.api}",
                      lambda: _errors(doc, sections, section, scope, names, pairs, diags), [])
     params = list(with_error_table_relations(params, errors))
+    params = [_with_reserved(param, entry) for param, entry in zip(params, matched)]
 
     formula = _formula(function)
-    constraints_section = _first(sections, CONSTRAINT_SECTION)
     constraints = _section_text(constraints_section) if constraints_section else ""
+    rules = guarded(diags, pair.workspace.line, f"the cross-parameter rules of {pair.api}",
+                    lambda: _rules(doc, pair.api, params, matched, errors, formula, constraints_section, diags), None)
+    if rules is not None:
+        params = rules[0]
     example, example_line = _example(sections, workspace_fn, pair.api)
     header_match = _INCLUDE.search(example)
+    found = rules[1] if rules is not None else read_rules(pair.api, (), (), False)
     api = API(name=pair.api, workspace_fn=workspace_fn, params=tuple(params), errors=tuple(errors),
               formula=formula, constraints=constraints, example=example,
               header=header_match.group(1) if header_match else "", line=pair.workspace.line,
-              example_line=example_line)
+              example_line=example_line, dtype_combinations=combinations, value_ranges=tuple(found.value_ranges),
+              dim_equalities=tuple(found.dim_equalities), divisibility=tuple(found.divisibility),
+              shape_rules=tuple(found.shape_rules))
     if example:
         api = _with_example_call(api, diags)
     return api
@@ -334,6 +364,75 @@ _RESERVED = re.compile(r"预留|保留参数|(?:需要|需|必须|只能|仅支�
 def _reserved(entry: ParamEntry) -> bool:
     """A reserved parameter ("预留参数，当前版本不支持，需要传入nullptr") has no dtypes to state."""
     return bool(_RESERVED.search(entry.prose))
+
+
+def _dtypes_from_combinations(param: Param, combinations: Sequence[DTypeCombination]) -> Param:
+    """A parameter whose row gives no dtypes ("参见约束说明") with the dtypes the page's
+    combination rows give it (per chip where the rows name chips)."""
+    if param.dtypes or param.kind not in vocab.DTYPED_KINDS:
+        return param
+    general, per_soc = dtypes_from(param.name, combinations)
+    if not general:
+        return param
+    order = list(Soc)
+    by_product = tuple(ProductDTypes(soc, dtypes) for soc, dtypes in sorted(per_soc.items(), key=lambda i: order.index(i[0])))
+    return dataclasses.replace(param, dtypes=general, dtypes_by_product=by_product)
+
+
+_RESERVED_WORD = re.compile(r"预留参数|保留参数|\breserved\b", re.I)
+# What makes a reserved parameter one the caller must pass as NULL: the page says so, or that it is
+# not used yet. Not when it asks for a value ("需要传入size大小为3的aclIntArray", "nullptr或空tensor").
+_NULL_ONLY = re.compile(r"传入\s*(?:空指针|nullptr|NULL)|空指针代替|暂未使用|当前版本不支持|暂不支持|暂无作用|"
+                        r"must\s+be\s+(?:set\s+to\s+)?(?:a\s+)?(?:nullptr|null)|pass\s+(?:a\s+)?(?:nullptr|null)|"
+                        r"not\s+(?:used|supported)", re.I)
+_NOT_ONLY_NULL = re.compile(r"或(?:者)?空\s*tensor|传入size|非空|值大于|or\s+an?\s+empty", re.I)
+
+
+def _with_reserved(param: Param, entry: Optional[ParamEntry]) -> Param:
+    """`param` marked reserved (and so optional) when its row reserves it unconditionally and asks
+    for NULL ("预留参数，暂未使用，固定传入空指针"): the simulator then refuses anything else."""
+    if entry is None or param.kind is None or not param.kind.is_pointer or param.dtypes:
+        return param
+    for sentence in re.split(r"[。；;\n]", entry.prose):
+        if CONDITION.search(sentence):
+            continue
+        if _RESERVED_WORD.search(sentence) and _NULL_ONLY.search(entry.prose) and not _NOT_ONLY_NULL.search(entry.prose):
+            return dataclasses.replace(param, reserved=True, optional=True)
+    return param
+
+
+def _rules(doc: Document, api: str, params: list[Param], matched: Sequence[Optional[ParamEntry]],
+           errors: Sequence[ErrorCase], formula: str, constraints: Optional[Section],
+           diags: list[Diagnostic]) -> tuple[list[Param], Rules]:
+    """The API's cross-parameter rules (gen.parse.rules), and its parameters without the shape
+    relations those rules or the formula make unreliable: a relation touching an operand of a
+    product (`vec1 ⊗ vec2`), and an unconditional shape relation of a tensor whose shape a host
+    argument decides (a shape rule)."""
+    kept, dropped = without_product_shapes(params, formula)
+    line_of = {p.name: p.line for p in params}
+    for name, others in dropped:
+        diags.append(Diagnostic(Level.INFO, line_of[name], UNREAD,
+                                f"{api}.{name}: its shape relation with {others} is about a product of tensors "
+                                f"(the formula multiplies them); the simulator does not check it"))
+    rows = {p.name: ("\n".join([e.prose] + [t for _, t in e.notes]), e.line)
+            for p, e in zip(kept, matched) if e is not None}
+    lines: list[tuple[int, str]] = []
+    for block in constraints.blocks if constraints else ():
+        if block.kind in (TEXT, ITEM):
+            lines.extend((block.line + i, t) for i, t in enumerate(block.text.split("\n")))
+    page_text = "\n".join(b.text for b in doc.blocks)
+    found = read_rules(api, kept, texts_of(kept, rows, errors, lines), counts_from_zero(page_text))
+    diags.extend(found.diagnostics)
+    ruled = {r.param for r in found.shape_rules}
+    if ruled:
+        shape_kinds = (RelationKind.SAME_SHAPE, RelationKind.BROADCAST)
+        out = []
+        for param in kept:
+            relations = tuple(r for r in param.relations if r.kind not in shape_kinds or
+                              (param.name not in ruled and not ruled & set(r.others)))
+            out.append(param if relations == param.relations else dataclasses.replace(param, relations=relations))
+        kept = tuple(out)
+    return list(kept), found
 
 
 _SAME_AS = re.compile(r"一致|相同|同|same|identical|consistent|follows?", re.I)

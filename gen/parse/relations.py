@@ -4,6 +4,12 @@ One sentence states at most one kind of relation, except "数据类型、shape�
 which states two (same dtype and same shape). A relation is kept only when the sentence names
 other parameters of the same API; relations come in the order the text states them, and their
 others in the order the sentence names them.
+
+A relation holds unconditionally or it is not read: a clause under a condition ("当reduction为0时，
+out的shape与self一致", "如果y1Out为有效输出时，...") states none (gen.parse.rules reads the conditions it
+can), and shape wording about part of a shape ("第一维", "除倒数两维", "其他维度", "logits.size(0)"),
+its rank ("维度数需要与updates一致") or a product of tensors ("batch1@batch2", "mat和vec的乘积") states
+no shape relation.
 """
 
 from __future__ import annotations
@@ -29,17 +35,27 @@ _SAME = re.compile(r"一致|相同|\bmust\s+match\b|\bmatch(?:es)?\b|(?:数据�
 _NEGATED = re.compile(r"不一致|不相同|不同|not\s+the\s+same|inconsistent|different", re.I)
 _DTYPE_WORD = re.compile(r"数据类型|data\s*types?|dtype", re.I)
 _SHAPE_WORD = re.compile(r"shape|形状|维度", re.I)
+_FORMAT_WORD = re.compile(r"数据格式|data\s*formats?|\bformats?\b", re.I)
 # "shape需要与x最后一维一致": equal to one dimension of the other, not to its shape (no IR relation
-# says that, so none is read; SAME_SHAPE would make a valid call fail).
-_ONE_DIMENSION = re.compile(r"(?:最后|最末|第\s*\d+\s*|某一?|尾)(?:一个?)?(?:维|轴)|"
-                            r"\b(?:last|first|\d+(?:st|nd|rd|th))\s+(?:dimension|dim|axis)\b", re.I)
+# says that, so none is read; SAME_SHAPE would make a valid call fail). So for part of a shape
+# ("除倒数两维", "其他维度", "后两维", "logits.size(0)") and for the rank ("维度数", "维数").
+_ONE_DIMENSION = re.compile(r"(?:最后|最末|第\s*[\d一二三四五六七八九十零]+\s*|某一?|尾|倒数第?\s*[\d一二三四五六七八九十]*\s*)"
+                            r"(?:一个?|个)?(?:维|轴)|除(?:了)?[^，,。；]{0,12}(?:维|轴)|(?:其他|其余|其它|后|前)\s*[\d一二两三四五六七八九十]*\s*(?:个)?维|"
+                            r"维(?:度)?(?:数|数量)|维数|\.(?:size|shape|dim)\s*[(\[]|"
+                            r"\b(?:last|first|\d+(?:st|nd|rd|th))\s+(?:dimension|dim|axis)\b|"
+                            r"\bother\s+dimensions\b|\bexcept\b|number\s+of\s+dimensions", re.I)
+# "与batch1@batch2的后两维一致", "与mat和vec的乘积相同", "vec1 ⊗ vec2": a shape of a product of tensors.
+PRODUCT = re.compile(r"@|乘积|外积|矩阵乘|⊗|\\otimes|\bproduct\b|\bmatmul\b", re.I)
+# A clause under a condition: "当...时", "如果", "若", "...场景下", "if", "when". "同时" is not one.
+CONDITION = re.compile(r"当|如果|若(?!干)|假如|仅在|只有|(?:场景|情况|模式)下|(?<![同及])时(?:[，,：:]|$)|"
+                       r"\b(?:if|when|unless|only\s+in)\b", re.I)
 
 
 def relations_in(text: str, own_name: str, api_params: Sequence[str]) -> tuple[Relation, ...]:
     others = [n for n in api_params if n != own_name]
     found: dict[RelationKind, list[str]] = {}
-    for sentence in _clauses(text, api_params):
-        if not sentence.strip():
+    for sentence, conditional in _clauses(text, api_params):
+        if not sentence.strip() or conditional:
             continue
         named = [n for n in names_in(sentence, others)]
         if not named:
@@ -55,10 +71,12 @@ _CLAUSE = re.compile(r"[，,]|且(?!为\d)|\band\s+(?=the\s|its\s)")
 _FIRST_WORD = re.compile(r"^\s*`?([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def _clauses(text: str, names: Sequence[str]) -> list[str]:
+def _clauses(text: str, names: Sequence[str]) -> list[tuple[str, bool]]:
     """Sentences, and their comma-separated clauses; a clause that starts with a parameter name
-    continues a list of names ("与result，gradInput一致") and stays with the one before."""
-    out: list[str] = []
+    continues a list of names ("与result，gradInput一致") and stays with the one before. Each clause
+    comes with whether a condition governs it: one that states a condition, and the clauses after
+    it in its sentence ("当reduction为0时，out的shape与self一致")."""
+    out: list[tuple[str, bool]] = []
     wanted = set(names)
     for sentence in _SENTENCE.split(text):
         clauses: list[str] = []
@@ -68,8 +86,19 @@ def _clauses(text: str, names: Sequence[str]) -> list[str]:
                 clauses[-1] += "，" + clause
             else:
                 clauses.append(clause)
-        out.extend(clauses)
+        conditional = False
+        for clause in clauses:
+            conditional = conditional or bool(CONDITION.search(_before_aside(clause)))
+            out.append((clause, conditional))
     return out
+
+
+def _before_aside(clause: str) -> str:
+    """A clause without the parenthesis that follows its statement: "数据类型与self满足数据类型推导
+    规则（当beta是float，self是整型...不满足推导关系）" states the relation, and its exceptions aside.
+    A clause that opens with a parenthesis keeps it ("(当reduction为0时)out的shape...")."""
+    head = re.split(r"[（(]", clause, maxsplit=1)[0]
+    return head if head.strip() else clause
 
 
 def _kinds(sentence: str) -> list[RelationKind]:
@@ -80,13 +109,15 @@ def _kinds(sentence: str) -> list[RelationKind]:
     if _PROMOTE.search(sentence):
         return [RelationKind.PROMOTE]
     if _BROADCAST.search(sentence):
-        return [RelationKind.BROADCAST]
+        return [] if _ONE_DIMENSION.search(sentence) or PRODUCT.search(sentence) else [RelationKind.BROADCAST]
     if _SAME.search(sentence) and not _NEGATED.search(sentence):
         kinds = []
         if _DTYPE_WORD.search(sentence):
             kinds.append(RelationKind.SAME_DTYPE)
-        if _SHAPE_WORD.search(sentence) and not _ONE_DIMENSION.search(sentence):
+        if _SHAPE_WORD.search(sentence) and not _ONE_DIMENSION.search(sentence) and not PRODUCT.search(sentence):
             kinds.append(RelationKind.SAME_SHAPE)
+        if _FORMAT_WORD.search(sentence):
+            kinds.append(RelationKind.SAME_FORMAT)
         return kinds
     return []
 
@@ -175,3 +206,34 @@ def _with_others(param: Param, added: dict[RelationKind, Sequence[str]]) -> Para
     relations = [Relation(r.kind, r.others + tuple(added.pop(r.kind, ()))) for r in param.relations]
     relations += [Relation(kind, tuple(names)) for kind, names in added.items() if names]
     return dataclasses.replace(param, relations=tuple(relations))
+
+
+# An operand of a product in the formula: "vec1 \otimes vec2", "mat @ vec", "batch1@batch2".
+_PRODUCT_OPERANDS = re.compile(r"([A-Za-z_]\w*)\s*\}?\s*(?:@|⊗|\\otimes)\s*\{?\s*([A-Za-z_]\w*)")
+
+
+def without_product_shapes(params: Sequence[Param], formula: str) -> tuple[tuple[Param, ...], list[tuple[str, str]]]:
+    """The parameters without the shape relations (same shape, broadcast) that touch an operand
+    of a product the formula writes (`out = β self + α (vec1 ⊗ vec2)`): such a page's "self需要与vec1、
+    vec2满足broadcast关系" means the product's shape, which no relation of the IR states, so no
+    relation is read (the simulator would reject the page's own example). Also what was dropped,
+    as (parameter, others) pairs, for the diagnostics."""
+    names = {p.name for p in params}
+    operands: set[str] = set()
+    for left, right in _PRODUCT_OPERANDS.findall(formula.replace("\\text{", "").replace("\\mathrm{", "")):
+        if left in names and right in names:
+            operands.update((left, right))
+    if not operands:
+        return tuple(params), []
+    dropped: list[tuple[str, str]] = []
+    kept: list[Param] = []
+    for param in params:
+        relations = []
+        for relation in param.relations:
+            if relation.kind in _SHAPE_KINDS and (param.name in operands or operands & set(relation.others)):
+                dropped.append((param.name, ", ".join(relation.others)))
+                continue
+            relations.append(relation)
+        kept.append(param if len(relations) == len(param.relations) else
+                    dataclasses.replace(param, relations=tuple(relations)))
+    return tuple(kept), dropped

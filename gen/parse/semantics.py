@@ -12,6 +12,7 @@ The file states what the page says only in prose and formulas. One table per API
     kernel_complex = "..."
     complex_result = "real"           # optional: the complex kernel's result is real (|z|)
     integral_result = "floating"      # optional: integral and bool inputs give FLOAT (true division)
+    result = "bool"                   # optional: the result is BOOL whatever the inputs (comparisons)
     # Python expression over torch tensors and Python values, named as the page names them.
     golden = "torch.ops.aten.leaky_relu_backward(gradOutput, self, negativeSlope, selfIsResult)"
     integer_math = "float"            # or "exact": integral dtypes computed in int64
@@ -56,8 +57,8 @@ else:  # pragma: no cover - exercised on 3.10 only
 from gen import families
 from gen.ir import ArgValue, Diagnostic, InputDomain, IntegerMath, Level, OpSemantics, ValueCheck
 
-_KNOWN_KEYS = {"kernel", "kernel_complex", "complex_result", "integral_result", "golden", "integer_math", "errata",
-               "domain", "checks", "family", "op", "roles", "options", "call"}
+_KNOWN_KEYS = {"kernel", "kernel_complex", "complex_result", "integral_result", "result", "golden", "integer_math",
+               "errata", "domain", "checks", "family", "op", "roles", "options", "call"}
 _CHECK_KEYS = {"when", "message", "status", "violation"}
 
 
@@ -120,6 +121,10 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
     if integral_result not in ("integral", "floating"):
         bad("integral_result is \"integral\" or \"floating\"")
         integral_result = "integral"
+    result = table.get("result", "promoted")
+    if result not in ("promoted", "bool"):
+        bad("result is \"promoted\" or \"bool\"")
+        result = "promoted"
     try:
         integer_math = IntegerMath(table.get("integer_math", "float"))
     except ValueError:
@@ -171,6 +176,7 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
 
     return OpSemantics(api=api, source=source, kernel=kernel, kernel_complex=kernel_complex,
                        complex_result_real=complex_result == "real", floating_result=integral_result == "floating",
+                       bool_result=result == "bool",
                        golden=golden,
                        integer_math=integer_math,
                        checks=tuple(checks), domains=tuple(domains), errata=tuple(errata), line=line,

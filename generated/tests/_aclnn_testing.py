@@ -82,8 +82,10 @@ class Op:
     out_shape_from: dict[str, tuple[str, ...]] = field(default_factory=dict)
     out_dtype_from: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # The kernel's result dtype from the promoted input dtype (of its single tensor result):
-    # "floating" (integral inputs give FLOAT), "real" (a complex one gives its real dtype), "".
+    # "floating" (integral inputs give FLOAT), "real" (a complex one gives its real dtype), "bool", "".
     result_rule: str = ""
+    # The kernel family computing it: its result is not the elementwise promotion of its inputs.
+    family: str = ""
 
     @property
     def inputs(self) -> tuple[Param, ...]:
@@ -296,6 +298,8 @@ def result_dtype(op: Op, dtypes: list[str]) -> Optional[str]:
         return None
     if op.result_rule == "floating" and promoted not in FLOATING and promoted not in COMPLEX:
         return "FLOAT"
+    if op.result_rule == "bool":
+        return "BOOL"
     if op.result_rule == "real":
         return REAL_OF_COMPLEX.get(promoted, promoted)
     return promoted
@@ -482,15 +486,15 @@ def undocumented(op: Op, case: Case, inputs: dict[str, Any], soc: str) -> Option
 
 
 def uncastable(op: Op, case: Case, inputs: dict[str, Any]) -> Optional[str]:
-    """Why the result cannot be written: under a result rule, the kernel's result dtype does not
-    cast into the dtype of the inout tensor or of the out= array given ("需要是self可转换的数据
-    类型": an integral tensor divided in place)."""
+    """Why the result cannot be written: the kernel's result dtype (the promoted one, after the
+    op's result rule) does not cast into the dtype of the inout tensor or of the out= array given
+    ("需要是self可转换的数据类型": an integral tensor divided in place, or updated with a float)."""
     tensors = [p for p in op.results if p.kind == "tensor"]
-    if not op.result_rule or len(tensors) != 1:
+    if op.family or len(tensors) != 1:
         return None
     target = (dtype_name(inputs[tensors[0].name].dtype) if tensors[0].direction == "inout"
               else case.out.get(tensors[0].name))
-    if target is None:
+    if target is None or target == AUTO:  # AUTO: made in the result's own dtype
         return None
     result = result_dtype(op, input_dtypes(op, case, inputs, tuple(inputs)))
     if result is not None and not can_cast(result, target):

@@ -42,6 +42,7 @@ OP = t.Op(
     simulated=True,
     out_shape_from={},
     out_dtype_from={},
+    family='reduce',
 )
 
 # The valid call every other case varies.

@@ -46,6 +46,7 @@ OP = t.Op(
     simulated=True,
     out_shape_from={},
     out_dtype_from={},
+    family='norm',
 )
 
 # The valid call every other case varies.

@@ -54,6 +54,7 @@ OP = t.Op(
     simulated=True,
     out_shape_from={},
     out_dtype_from={},
+    family='matmul',
 )
 
 # The valid call every other case varies.
@@ -150,8 +151,8 @@ def test_error_row6_unclassified():
 
 # line 519: 161002 ACLNN_ERR_PARAM_INVALID: batch1和batch2的维度不是三维。
 @pytest.mark.parametrize("case", [
-    BASE.but('batch1-rank4', shapes={'batch1': (1, 2, 3, 4)}),
-    BASE.but('batch2-rank4', shapes={'batch2': (1, 2, 3, 4)}),
+    BASE.but('batch1-rank4', shapes={'batch1': (1, 1, 3, 4)}),
+    BASE.but('batch2-rank4', shapes={'batch2': (1, 1, 3, 4)}),
 ], ids=lambda case: case.id)
 def test_error_row7_rank(op, case):
     t.check_error(op, case, status=161002)

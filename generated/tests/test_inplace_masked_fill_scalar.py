@@ -45,6 +45,7 @@ OP = t.Op(
     simulated=True,
     out_shape_from={},
     out_dtype_from={},
+    family='select',
 )
 
 # The valid call every other case varies.

@@ -41,6 +41,7 @@ OP = t.Op(
     simulated=True,
     out_shape_from={},
     out_dtype_from={'out': ('self',)},
+    family='shape',
 )
 
 # The valid call every other case varies.

@@ -53,6 +53,7 @@ OP = t.Op(
     simulated=True,
     out_shape_from={},
     out_dtype_from={},
+    family='index',
 )
 
 # The valid call every other case varies.

@@ -49,6 +49,7 @@ OP = t.Op(
     simulated=True,
     out_shape_from={},
     out_dtype_from={'valuesOut': ('self',)},
+    family='index',
 )
 
 # The valid call every other case varies.

@@ -233,6 +233,12 @@ aclTensor* DeviceTensor::make_acl_tensor(const char* api) const {
   return tensor;
 }
 
+Dims contiguous_strides(const Dims& shape) {
+  Dims strides(shape.size(), 1);
+  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * std::max<int64_t>(shape[i + 1], 1);
+  return strides;
+}
+
 std::shared_ptr<DeviceTensor> to_device(py::handle obj) {
   if (is_device_tensor(obj)) return device_tensor_of(obj);
   HostArray h = host_array(obj, "to_device(array)", false);
@@ -336,8 +342,7 @@ std::shared_ptr<DeviceTensor> from_pointer(uintptr_t ptr, py::handle shape_arg, 
     if (d < 0) throw py::value_error("Tensor.from_pointer: shape " + std::string(py::repr(shape_arg)) + " has a negative dimension");
   }
   if (strides_arg.is_none()) {
-    t->strides.assign(t->shape.size(), 1);
-    for (size_t i = t->shape.size(); i-- > 1;) t->strides[i - 1] = t->strides[i] * std::max<int64_t>(t->shape[i], 1);
+    t->strides = contiguous_strides(t->shape);
   } else {
     t->strides = int_sequence(strides_arg, "Tensor.from_pointer(strides)");
     if (t->strides.size() != t->shape.size())
@@ -369,23 +374,21 @@ std::shared_ptr<DeviceTensor> from_pointer(uintptr_t ptr, py::handle shape_arg, 
 
 }  // namespace
 
-// aclnn.empty: a C-contiguous device tensor of uninitialised memory from the caching allocator
-// (torch.empty's counterpart; no copy, no synchronisation): what an op's output is made of.
-std::shared_ptr<DeviceTensor> empty_tensor(py::handle shape_arg, py::handle dtype_arg) {
+std::shared_ptr<DeviceTensor> empty(py::handle shape_arg, py::handle dtype_arg) {
   auto t = std::make_shared<DeviceTensor>();
-  t->dtype = dtype_argument(dtype_arg, "aclnn.empty(dtype)");
+  t->dtype = dtype_argument(dtype_arg, "empty(dtype)");
   const DTypeInfo* info = dtype_info(t->dtype);
-  if (info == nullptr || info->size == 0) throw py::type_error("aclnn.empty: " + dtype_name(t->dtype) + " has no byte layout");
-  t->shape = int_sequence(shape_arg, "aclnn.empty(shape)");
+  if (info == nullptr || info->size == 0) throw py::type_error("empty: " + dtype_name(t->dtype) + " has no byte layout");
+  t->shape = int_sequence(shape_arg, "empty(shape)");
   size_t nbytes = info->size;
   for (int64_t d : t->shape) {
-    if (d < 0) throw py::value_error("aclnn.empty: shape " + std::string(py::repr(shape_arg)) + " has a negative dimension");
+    if (d < 0) throw py::value_error("empty: shape " + std::string(py::repr(shape_arg)) + " has a negative dimension");
     if (__builtin_mul_overflow(nbytes, static_cast<size_t>(d), &nbytes))
-      throw py::value_error("aclnn.empty: the tensor would be too large to allocate");
+      throw py::value_error("empty: shape " + std::string(py::repr(shape_arg)) + " is too large to allocate");
   }
-  t->strides.assign(t->shape.size(), 1);
-  for (size_t i = t->shape.size(); i-- > 1;) t->strides[i - 1] = t->strides[i] * std::max<int64_t>(t->shape[i], 1);
+  t->strides = contiguous_strides(t->shape);
   t->storage_elements = t->numel();
+  // From the caching allocator, on the current stream: no copy, no synchronisation.
   t->storage = DeviceBuffer::allocate(nbytes, Runtime::get().stream(), "");
   return t;
 }

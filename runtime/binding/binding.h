@@ -418,7 +418,10 @@ bool is_device_tensor(py::handle obj);
 const std::shared_ptr<DeviceTensor>& device_tensor_of(py::handle obj);
 // aclnn.to_device: a device copy of a host array's span, with the array's strides.
 std::shared_ptr<DeviceTensor> to_device(py::handle obj);
-std::shared_ptr<DeviceTensor> empty_tensor(py::handle shape, py::handle dtype);
+// Row-major strides in elements (an extent of 0 or 1 counts as 1).
+Dims contiguous_strides(const Dims& shape);
+// aclnn.empty: an uninitialised contiguous device tensor (torch.empty(..., device="npu")).
+std::shared_ptr<DeviceTensor> empty(py::handle shape, py::handle dtype);
 // aclnn.Tensor.numpy(): a fresh C-contiguous host array with the tensor's values.
 py::array to_host(const DeviceTensor& tensor);
 void bind_tensor(py::module_& m);
@@ -441,7 +444,8 @@ struct ParamSpec {
 
 // The dtype of an op's result, from its inputs' promoted dtype (the semantics file's rule): that
 // dtype; FLOAT for integral and bool inputs (a true division); the real dtype of a complex one (|z|).
-enum class ResultDType : uint8_t { kPromoted, kFloating, kReal };
+// BOOL whatever the inputs (a comparison).
+enum class ResultDType : uint8_t { kPromoted, kFloating, kReal, kBool };
 
 // How a kernel family shapes an output the caller does not pass (gen.families `output_shape`):
 // by broadcasting (every op that is not a family's), the input with the reduced dimensions removed

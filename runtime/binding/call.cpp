@@ -113,12 +113,6 @@ const std::vector<aclDataType>& preference(const ScalarPreference& p, const Numb
   }
 }
 
-Dims contiguous_strides(const Dims& shape) {
-  Dims strides(shape.size(), 1);
-  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * std::max<int64_t>(shape[i + 1], 1);
-  return strides;
-}
-
 // NumPy's broadcasting of two shapes; false when they do not broadcast.
 bool broadcast(Dims& acc, const Dims& shape) {
   Dims out(std::max(acc.size(), shape.size()), 0);
@@ -671,6 +665,7 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
       dtype = ACL_FLOAT;
     if (plan->result == ResultDType::kReal && category == DTypeCategory::kComplex)
       dtype = dtype == ACL_COMPLEX128 ? ACL_DOUBLE : dtype == ACL_COMPLEX32 ? ACL_FLOAT16 : ACL_FLOAT;
+    if (plan->result == ResultDType::kBool) dtype = ACL_BOOL;
   }
   if (family) apply_family_rule(*plan, rule_args, &shape, has_second ? &second : nullptr, &dtype);
   if (plan->dtype_must_be_documented &&

@@ -163,8 +163,9 @@ void init_module(py::module_& m) {
   m.def("to_device", &to_device, py::arg("array"),
         "A device copy of a host array (NumPy or __dlpack__), keeping its strides; an aclnn.Tensor is "
         "returned as is.");
-  m.def("empty", &empty_tensor, py::arg("shape"), py::arg("dtype"),
-        "A C-contiguous device tensor of uninitialised memory (no copy, no synchronisation), e.g. for out=.");
+  m.def("empty", &empty, py::arg("shape"), py::arg("dtype"),
+        "An uninitialised contiguous device tensor from the caching allocator, on the current stream "
+        "(no copy, no synchronisation): for out= and for results a framework fills.");
   m.def("_backend", &backend_info, "The backend's name, library directory, libraries and SoC.");
   m.def("_init", [] { Runtime::get(); }, "Initialises the runtime now (it otherwise starts on first use).");
   m.def("set_device", [](int32_t device) { Runtime::get().set_device(device); }, py::arg("device"),

@@ -142,9 +142,11 @@ void TestRuntime() {
   CHECK(reinterpret_cast<uintptr_t>(p) % 512 == 0);
   std::vector<char> host(200, 7);
   CHECK(aclrtMemcpy(p, 100, host.data(), 101, ACL_MEMCPY_HOST_TO_DEVICE) != ACL_SUCCESS);  // count > destMax
-  CHECK(aclrtMemcpy(p, 200, host.data(), 101, ACL_MEMCPY_HOST_TO_DEVICE) != ACL_SUCCESS);  // past the end
+  // CANN pads an allocation to a multiple of 32 bytes plus 32: 100 bytes are 160.
+  CHECK_EQ(aclrtMemcpy(p, 200, host.data(), 160, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+  CHECK(aclrtMemcpy(p, 200, host.data(), 161, ACL_MEMCPY_HOST_TO_DEVICE) != ACL_SUCCESS);  // past the end
   CHECK(Contains(aclGetRecentErrMsg(), "runs past the end"));
-  CHECK(aclrtMemcpy(static_cast<char*>(p) + 50, 60, host.data(), 60, ACL_MEMCPY_HOST_TO_DEVICE) != ACL_SUCCESS);
+  CHECK(aclrtMemcpy(static_cast<char*>(p) + 120, 60, host.data(), 60, ACL_MEMCPY_HOST_TO_DEVICE) != ACL_SUCCESS);
   CHECK_EQ(aclrtMemcpy(static_cast<char*>(p) + 50, 50, host.data(), 50, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
   CHECK(aclrtMemcpy(host.data(), 200, host.data() + 100, 50, ACL_MEMCPY_DEVICE_TO_HOST) != ACL_SUCCESS);
   CHECK(aclrtMemset(p, 100, 0, 101) != ACL_SUCCESS);
@@ -308,7 +310,8 @@ void TestSeedOps(aclrtStream stream) {
   {
     // A view reaching past its allocation faults in the kernel (not read), reported by the
     // stream's synchronisation with the API's name.
-    DeviceTensor self({1, 2, 3, 4}, {4}, {2}, 0), grad({1, 1, 1, 1}, {4}), out(std::vector<float>(4), {4});
+    // (16 bytes, padded to 64 as CANN pads them: stride 6 reaches bytes 72..76.)
+    DeviceTensor self({1, 2, 3, 4}, {4}, {6}, 0), grad({1, 1, 1, 1}, {4}), out(std::vector<float>(4), {4});
     CHECK_EQ(LeakyRelu(grad, self, 0.5f, false, out, stream), ACL_ERROR_RT_AICORE_EXCEPTION);
     CHECK(Contains(aclGetRecentErrMsg(), "live device allocation"));
     CHECK(Contains(aclGetRecentErrMsg(), "aclnnLeakyReluBackward"));

@@ -69,13 +69,92 @@ struct ParamSpec {
   EmptyTensor empty;
   uint64_t formats;
   // The parameters (by index) this one relates to, per gen.ir.RelationKind.
-  uint64_t same_shape, broadcast, same_dtype, promote, cast_from;
+  uint64_t same_shape, broadcast, same_dtype, promote, cast_from, same_format;
 };
 
 struct ProductSpec {  // a row of the page's product table that names a known chip
   Soc soc;
   bool supported;
   const char* name;  // as the page writes it
+};
+
+// --- What a page states across parameters (gen.ir's cross-parameter rules) ----------------------
+// Each row keeps its page line: a rejection names the line it applied.
+
+struct CombinationCellSpec {  // gen.ir.CombinationCell
+  int8_t param;
+  uint64_t dtypes;  // 0: none listed (the cell allows only `absent` or `same_as`)
+  bool absent;      // the parameter may be NULL
+  int8_t same_as;   // -1: none
+};
+
+struct CombinationSpec {  // gen.ir.DTypeCombination
+  const CombinationCellSpec* cells;
+  uint8_t cell_count;
+  uint16_t socs;  // bit per Soc; 0: every chip
+  int line;
+};
+
+enum class Extent : uint8_t { kNumber, kRank, kSize };  // gen.ir.Extent
+
+struct BoundSpec {  // gen.ir.Bound
+  bool present;
+  double offset;
+  Extent extent;
+  int8_t sign;
+  int8_t tensor;      // parameter index (kRank, kSize)
+  int8_t axis_param;  // kSize: the integer parameter whose value is the dimension, or -1
+  int64_t axis;       // kSize: the dimension, when axis_param is -1
+  bool inclusive;
+};
+
+struct ValueRangeSpec {  // gen.ir.ValueRange
+  int8_t param;
+  BoundSpec low, high;
+  int line;
+};
+
+struct DimEqualSpec {  // gen.ir.DimEquality
+  int8_t param;
+  int8_t axis;
+  int8_t other;
+  int8_t other_axis;
+  int line;
+};
+
+struct DivisibleSpec {  // gen.ir.Divisibility
+  int8_t param;
+  bool has_axis;  // false: the value of an integer parameter
+  int8_t axis;
+  int64_t divisor;        // when divisor_param is -1
+  int8_t divisor_param;   // an integer parameter's index, or -1
+  int line;
+};
+
+struct ShapeRuleSpec {  // gen.ir.ShapeRule
+  int8_t param;
+  int8_t when;                  // the deciding host parameter
+  const int64_t* values;        // its values, for integer parameters
+  const char* const* strings;   // its values, for string parameters
+  uint8_t value_count;
+  bool negated;
+  bool scalar;      // true: one element; false: the broadcast shape of `others`
+  uint64_t others;  // parameter mask
+  int line;
+};
+
+struct RulesSpec {
+  uint64_t reserved;  // parameters the page reserves: they must be NULL
+  const CombinationSpec* combinations;
+  uint8_t combination_count;
+  const ValueRangeSpec* ranges;
+  uint8_t range_count;
+  const DimEqualSpec* dims;
+  uint8_t dim_count;
+  const DivisibleSpec* divisible;
+  uint8_t divisible_count;
+  const ShapeRuleSpec* shape_rules;
+  uint8_t shape_rule_count;
 };
 
 class Call;  // phase 1's view of the arguments (defined in the core)
@@ -104,6 +183,9 @@ struct KernelSpec {
   // Integral and bool inputs give a FLOAT result (a true division): the output must be castable
   // from FLOAT, as PyTorch's result type rule says.
   bool floating_result = false;
+  // The result is BOOL whatever the inputs (a comparison): the kernel's 0 or 1, which every
+  // output dtype can take.
+  bool bool_result = false;
 };
 
 // An API computed by one of the simulator's kernel families (gen.families, aclnn_sim/families.h)
@@ -137,6 +219,7 @@ struct ApiSpec {
   const KernelSpec* kernel;                  // null: not simulated (unless a family computes it)
   const char* not_simulated;                 // why, when neither a kernel nor a family computes it
   const FamilySpec* family = nullptr;        // the kernel family that computes it, if any
+  const RulesSpec* rules = nullptr;          // the page's cross-parameter rules; null: none
 };
 
 // --- The arguments of one call -----------------------------------------------------------------

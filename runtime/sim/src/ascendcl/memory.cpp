@@ -6,6 +6,7 @@
 // is an error too. As CANN's aclrtMalloc, a request is rounded up to 32 bytes plus 32 more, and
 // blocks start on a 512-byte boundary (what kernels' vector loads rely on).
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -202,6 +203,13 @@ aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
   if (!aclsim::CurrentDeviceId(&device)) {
     return Fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtMalloc: no device is set (call aclrtSetDevice first)");
   }
+  // CANN aligns the size up to a multiple of 32 bytes and adds 32 (aclrtMalloc's documentation):
+  // the allocation is that large, and programs rely on it (page examples copy a BOOL result of 16
+  // bytes out as 16 floats). A size whose padding would overflow is refused as too large.
+  if (size > SIZE_MAX - 63) {
+    return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: out of device memory: " + std::to_string(size) + " bytes requested");
+  }
+  size = (size + 31) / 32 * 32 + 32;
   auto& m = aclsim::State();
   {
     std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);

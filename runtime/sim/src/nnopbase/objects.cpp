@@ -104,7 +104,9 @@ bool MakeTensor(const char* api, const int64_t* viewDims, uint64_t viewDimsNum, 
                 const int64_t* stride, int64_t offset, aclFormat format, const int64_t* storageDims,
                 uint64_t storageDimsNum, void* data, TensorDesc* desc) {
   const DTypeInfo* info = FindDType(dataType);
-  if (!info || info->dtype == ACL_STRING) {
+  // ACL_DT_UNDEFINED makes a tensor, as in CANN: it is the operator's dtype check that rejects it
+  // (ACLNN_ERR_PARAM_INVALID), not aclCreateTensor (whose NULL would read as 161001).
+  if (dataType != ACL_DT_UNDEFINED && (!info || info->dtype == ACL_STRING)) {
     SetError(std::string(api) + ": dataType " + std::to_string(static_cast<int>(dataType)) + " is not a tensor dtype");
     return false;
   }

@@ -1,16 +1,23 @@
 // Phase 1 of every generated API (aclnnXxxGetWorkspaceSize): CANN's argument checks in CANN's
 // order, driven by the API's generated spec, then the executor.
 //
-//   1. the page marks the simulated chip unsupported         161002
-//   2. a required pointer is null                            161001
-//   3. a dtype outside the page's list for the chip; a format the page does not list
-//   4. a rank outside the page's bounds
-//   5. an empty tensor where the page forbids it
-//   6. shape relations (same shape; broadcast)
-//   7. dtype relations (same dtype; promotion 互推导关系; castability 互转换关系)
-//   8. the semantics file's value checks                      (their own status)
+//   1. a required pointer is null                            161001 (before any other check, as
+//      CANN's CheckNotNull comes first; optional and reserved parameters may be null)
+//   2. the page marks the simulated chip unsupported         161002
+//   3. a reserved parameter (预留参数) is not null
+//   4. a dtype outside the page's list for the chip (ACL_DT_UNDEFINED always; an aclScalar's only
+//      where the error table names it: the spec's list is then kAnyDType); a format the page does
+//      not list; dtypes that are no row of the page's dtype-combination table; formats that must agree
+//   5. a rank outside the page's bounds
+//   6. an empty tensor where the page forbids it (empty tensors pass unless the page says otherwise)
+//   7. shape relations (same shape; broadcast), shape rules a host argument decides, dimensions
+//      equal to another tensor's, dimensions that must divide
+//   8. value ranges of host arguments (dim in [-rank, rank), index bounds), values that must divide
+//   9. dtype relations (same dtype; promotion 互推导关系; castability 互转换关系)
+//  10. the semantics file's value checks                      (their own status)
 //   then the kernel's own preconditions, the executor and the workspace size.
-// Every rejection sets aclGetRecentErrMsg to a message naming the API, the parameter and the rule.
+// Every rejection sets aclGetRecentErrMsg to a message naming the API, the parameter and the rule
+// (and, for the cross-parameter rules of opapi/rules.cpp, the page line).
 //
 // A valid call allocates nothing here once its thread has made a call of the same shape: the
 // parameters live in the thread's reused Params, dimensions inline (Dims), lists of parameters
@@ -27,6 +34,7 @@
 #include "opapi/call.h"
 #include "opapi/elementwise.h"
 #include "opapi/families/family.h"
+#include "opapi/rules.h"
 #include "opapi/work.h"
 
 namespace aclsim {
@@ -190,6 +198,10 @@ aclnnStatus CheckNulls(const ApiSpec& spec, const Arg* args, const uint64_t* wor
 }
 
 aclnnStatus CheckDTypeIn(const Call& call, const ParamSpec& p, const Who& who, int dtype) {
+  if (dtype == ACL_DT_UNDEFINED) {
+    // CANN's dtype check rejects an undefined dtype as an invalid parameter, whatever the page lists.
+    return call.Fail(ACLNN_ERR_PARAM_INVALID, who.str() + ": dtype ACL_DT_UNDEFINED is not a data type");
+  }
   const uint64_t allowed = DTypesFor(p, call.soc);
   if (allowed == kAnyDType || InMask(allowed, dtype)) return ACLNN_SUCCESS;
   return call.Fail(ACLNN_ERR_PARAM_INVALID, who.str() + ": dtype " + DTypeName(dtype) + " is not supported on " +
@@ -245,6 +257,26 @@ aclnnStatus CheckDTypesAndFormats(const Call& call) {
   return ForEachTensor(call, [&](const ParamSpec& p, const Who& who, const TensorDesc& t) {
     return CheckFormatIn(call, p, who, t.format);
   });
+}
+
+// Tensors whose formats the page says must agree ("数据格式需要与self一致") do not.
+aclnnStatus CheckFormatRelations(const Call& call) {
+  const ApiSpec& spec = call.spec;
+  int members[64];
+  for (int i = 0; i < spec.param_count; ++i) {
+    const Dims* shape = ShapeOf(call, i);
+    if (!shape || !spec.params[i].same_format) continue;
+    const int format = call.params[i].tensor.format;
+    const size_t count = Members(spec.params[i].same_format, spec.param_count, members);
+    for (size_t m = 0; m < count; ++m) {
+      const int other = members[m];
+      if (!ShapeOf(call, other) || call.params[other].tensor.format == format) continue;
+      return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[i].name) + ": format " + FormatName(format) +
+                                                    " differs from " + spec.params[other].name + "'s format " +
+                                                    FormatName(call.params[other].tensor.format) + " (they must be the same)");
+    }
+  }
+  return ACLNN_SUCCESS;
 }
 
 aclnnStatus CheckRanks(const Call& call) {
@@ -497,6 +529,7 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
        promoted_info->category == DTypeCategory::kUnsigned)) {
     result = ACL_FLOAT;
   }
+  if (kernel.bool_result) result = ACL_BOOL;
   if (kernel.complex_result_real) {
     if (promoted == ACL_COMPLEX32) result = ACL_FLOAT16;
     if (promoted == ACL_COMPLEX64) result = ACL_FLOAT;
@@ -666,16 +699,21 @@ aclnnStatus GetWorkspaceSize(const ApiSpec& spec, const Arg* args, uint64_t* wor
   if (!Settings().valid()) return Fail(ACLNN_ERR_RUNTIME_ERROR, std::string(spec.name) + ": " + Settings().error);
   Soc soc;
   if (!SimulatedSoc(&soc)) return Fail(ACLNN_ERR_RUNTIME_ERROR, std::string(spec.name) + ": " + aclGetRecentErrMsg());
-  if (aclnnStatus s = CheckChip(spec, soc)) return s;
   if (aclnnStatus s = CheckNulls(spec, args, workspaceSize, executor)) return s;
+  if (aclnnStatus s = CheckChip(spec, soc)) return s;
   *executor = nullptr;
   *workspaceSize = 0;
   Call call(spec, args, soc);
   if (aclnnStatus s = call.Resolve()) return s;
+  if (aclnnStatus s = CheckReserved(call)) return s;
   if (aclnnStatus s = CheckDTypesAndFormats(call)) return s;
+  if (aclnnStatus s = CheckCombinations(call)) return s;
+  if (aclnnStatus s = CheckFormatRelations(call)) return s;
   if (aclnnStatus s = CheckRanks(call)) return s;
   if (aclnnStatus s = CheckEmpty(call)) return s;
   if (aclnnStatus s = CheckShapeRelations(call)) return s;
+  if (aclnnStatus s = CheckShapeRules(call)) return s;
+  if (aclnnStatus s = CheckValueRules(call)) return s;
   if (aclnnStatus s = CheckDTypeRelations(call)) return s;
   if (spec.checks) {
     if (aclnnStatus s = spec.checks(call)) return s;

@@ -1,0 +1,449 @@
+"""What a page states across parameters, beyond one relation of a row: the IR's cross-parameter
+rules (`ValueRange`, `DimEquality`, `Divisibility`, `ShapeRule`), from the parameters' rows, the
+error table and the constraints section (约束说明).
+
+Each reader takes one plain wording and nothing looser:
+
+    dim取值范围为[-self.dim(), self.dim())        ValueRange(dim, -rank(self), rank(self))
+    index的取值范围为[0, self.size(dim))          ValueRange(index, 0, size(self, dim))
+    groupSize取值范围[1, 65536)                   ValueRange(groupSize, 1, 65536)   (integers only)
+    weight的第0维与self的第1维相等                  DimEquality(weight, 0, self, 1)
+    x的最后一维需要是8的倍数 / C需要能被groups整除   Divisibility(x, 8, axis -1)
+    当reduction为0时，out的shape与self一致；否则为[1]   ShapeRule(out, reduction in {0}: self) + negated: scalar
+
+A sentence that looks like one of these but cannot be read with confidence (a condition on a
+dtype, "第1维" on a page that never says "第0维", a bound in letters the page does not define)
+becomes a `relation-unread` diagnostic and no rule: the simulator then checks less, never more,
+than the page says.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Optional, Sequence
+
+from gen.ir import (Bound, Diagnostic, DimEquality, Divisibility, ErrorCase, Extent, Level, Param, ParamKind, ShapeForm,
+                    ShapeRule, ValueRange)
+from gen.parse.relations import CONDITION, PRODUCT
+
+UNREAD = "relation-unread"
+
+_INTEGRAL = (ParamKind.INT, ParamKind.INT_ARRAY)
+_CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+# CANN's reduction enumeration (0 none, 1 mean, 2 sum), as its integer parameters take it.
+_REDUCTIONS = {"none": "0", "mean": "1", "sum": "2"}
+
+
+@dataclass
+class Rules:
+    """What one API's texts give."""
+
+    value_ranges: list[ValueRange] = field(default_factory=list)
+    dim_equalities: list[DimEquality] = field(default_factory=list)
+    divisibility: list[Divisibility] = field(default_factory=list)
+    shape_rules: list[ShapeRule] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def add(self, bucket: list, rule) -> None:
+        key = {k: v for k, v in vars(rule).items() if k != "line"}
+        if not any({k: v for k, v in vars(r).items() if k != "line"} == key for r in bucket):
+            bucket.append(rule)
+
+    def unread(self, api: str, line: int, subject: str, text: str, why: str) -> None:
+        quoted = _clean(text)
+        quoted = quoted if len(quoted) <= 90 else quoted[:87] + "..."
+        diag = Diagnostic(Level.INFO, line, UNREAD,
+                          f"{api}.{subject}: {quoted!r} states a rule that is not read ({why}); the simulator does "
+                          f"not check it")
+        if diag not in self.diagnostics:
+            self.diagnostics.append(diag)
+
+
+@dataclass(frozen=True)
+class Text:
+    """A text to read rules from: a row (its parameter is the subject of what names none), an
+    error row, or a line of the constraints section."""
+
+    text: str
+    line: int
+    subject: Optional[str] = None  # the row's parameter
+    error_row: bool = False
+
+
+def _clean(text: str) -> str:
+    # A backtick becomes a space: "`target`broadcast后" names target.
+    text = re.sub(r"<[^>]+>", " ", text).replace("**", "").replace("`", " ")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _normal(text: str) -> str:
+    """Full-width brackets and commas as ASCII, markup gone: what the patterns read."""
+    # A link's text glued to the name before it once the page reader dropped the tag
+    # ("self和target<a>broadcast</a>后" -> "targetbroadcast后").
+    text = re.sub(r"(?<=[A-Za-z0-9])(?=broadcast)", " ", _clean(text))
+    for wide, narrow in (("（", "("), ("）", ")"), ("［", "["), ("］", "]"), ("，", ", "), ("：", ":"), ("【", "["),
+                         ("】", "]"), ("＜", "<"), ("＞", ">")):
+        text = text.replace(wide, narrow)
+    return text
+
+
+def _host(param: Param) -> bool:
+    """Whether a parameter is a host argument (not device data)."""
+    return param.kind is not None and not param.kind.is_device_data
+
+
+def _bounded(names: Sequence[str]) -> str:
+    """A pattern of any of `names` (longest first) not inside a longer ASCII identifier."""
+    if not names:
+        return r"(?!x)x"
+    return r"(?<![A-Za-z0-9_.])(?:" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_])"
+
+
+_SENTENCES = re.compile(r"[。；;\n]|(?<=[A-Za-z0-9)\]])\.(?:\s|$)")
+
+
+def read_rules(api: str, params: Sequence[Param], texts: Iterable[Text], zero_based: bool) -> Rules:
+    """The rules of one API. `zero_based`: the page counts dimensions from 0 somewhere ("第0维"),
+    so "第1维" is the second; otherwise a digit other than 0 is ambiguous and not read."""
+    reader = _Reader(api, params, zero_based)
+    for text in texts:
+        reader.read(text)
+    rules = reader.rules
+    return rules
+
+
+class _Reader:
+    def __init__(self, api: str, params: Sequence[Param], zero_based: bool) -> None:
+        self.api = api
+        self.params = {p.name: p for p in params}
+        self.zero_based = zero_based
+        self.rules = Rules()
+        self._when_compiled: Optional[re.Pattern[str]] = None
+        # Names bounded by ASCII only: in Python's Unicode regexes a CJK character is a word
+        # character, and "与self和target" must name self and target.
+        names = sorted(self.params, key=len, reverse=True)
+        self.name = _bounded(names)
+        tensors = sorted((p.name for p in params if p.kind is ParamKind.TENSOR), key=len, reverse=True)
+        self.tensor = _bounded(tensors)
+        self._rank = re.compile(
+            rf"(?:rank\(\s*({self.tensor})\s*\)|len\(\s*({self.tensor})\.shape\s*\)|"
+            rf"({self.tensor})\s*(?:\.\s*(?:dim\(\)|dims\(\)|dim\b|ndim\b|rank\(\)|rank\b|dimNum\b|shape\.size\(\)|"
+            rf"GetViewShape\(\)\.GetDimNum\(\))|\s*(?:的)?\s*(?:维度数量|维度数|维数|维度|秩)))")
+        self._size = re.compile(
+            rf"({self.tensor})\s*\.\s*(?:size|shape|sizes)\s*[(\[]\s*(-?\d+|{self.name})\s*[)\]]")
+
+    # -- one text --------------------------------------------------------------------------------
+
+    def read(self, text: Text) -> None:
+        # "..., the shape is the same as self. In other cases, the shape is [1].": one sentence.
+        joined = self._JOIN_OTHERWISE.sub(r", \1", _normal(text.text))
+        for sentence in _SENTENCES.split(joined):
+            if sentence.strip():
+                self._sentence(sentence, text)
+
+    _JOIN_OTHERWISE = re.compile(r"[。；;.]\s*(否则|其他情况|其它情况|其余情况|otherwise|in\s+other\s+cases)", re.I)
+
+    def _sentence(self, sentence: str, text: Text) -> None:
+        conditional = bool(CONDITION.search(sentence))
+        if text.subject is not None and self._shape_rule(sentence, text):
+            return
+        self._ranges(sentence, text, conditional)
+        if text.subject is not None or text.error_row:
+            self._dims(sentence, text, conditional)
+            self._divisible(sentence, text, conditional)
+
+    # -- value ranges ----------------------------------------------------------------------------
+
+    _TRIGGER = re.compile(r"(?:取值)?范围|取值(?:需要|必须|应)?(?:在|为)|in\s+(?:the\s+)?range|range\s+(?:of|is)", re.I)
+    _BRACKET = re.compile(r"([\[(])([^\[\]()]{1,60}?),([^\[\]()]{1,60}?)([\])])")
+
+    def _ranges(self, sentence: str, text: Text, conditional: bool) -> None:
+        trigger = self._TRIGGER.search(sentence)
+        if trigger is None:
+            return
+        # Rank and size terms as placeholders first: their parentheses are not the range's.
+        terms: list[tuple[str, str, str]] = []
+
+        def hold(kind: str, tensor: str, axis: str = "") -> str:
+            terms.append((kind, tensor, axis))
+            return f"§{len(terms) - 1}§"
+
+        held = self._size.sub(lambda m: hold("size", m.group(1), m.group(2)), sentence)
+        held = self._rank.sub(lambda m: hold("rank", m.group(1) or m.group(2) or m.group(3)), held)
+        start = self._TRIGGER.search(held)
+        assert start is not None
+        bracket = self._BRACKET.search(held, start.end())
+        if bracket is None or bracket.start() - start.end() > 12:
+            return
+        subject = self._range_subject(held[:start.start()], text)
+        if subject is None:
+            return
+        param = self.params[subject]
+        low = self._bound(bracket.group(2), bracket.group(1) == "[", terms)
+        high = self._bound(bracket.group(3), bracket.group(4) == "]", terms)
+        if low is False or high is False:
+            if param.kind in _INTEGRAL:
+                self.rules.unread(self.api, text.line, subject, sentence, "a bound this parser cannot read")
+            return
+        numeric = all(b is None or b.extent is Extent.NUMBER for b in (low, high))
+        if numeric and param.kind not in _INTEGRAL:
+            return  # a range of a tensor's values or of a float: not a phase-1 check
+        if param.kind not in _INTEGRAL and param.kind is not ParamKind.SCALAR:
+            return
+        if conditional:
+            self.rules.unread(self.api, text.line, subject, sentence, "it holds under a condition")
+            return
+        if low is None and high is None:
+            return
+        if (high and high.extent is Extent.RANK and high.sign == 1 and high.offset == -1 and not high.inclusive
+                and low and low.extent is Extent.RANK and low.sign == -1):
+            # "[-self.dim(), self.dim()-1)" (aclnnCummin's table; its error row says "-1]"): a
+            # dimension index that could not reach the last dimension is a slip for [-rank, rank).
+            high = replace(high, inclusive=True)
+        self.rules.add(self.rules.value_ranges, ValueRange(subject, low, high, text.line))
+
+    def _range_subject(self, before: str, text: Text) -> Optional[str]:
+        """The host parameter whose range it is: the last one named before the trigger, else the row's."""
+        named = [m.group(0) for m in re.finditer(self.name, before)]
+        host = [n for n in named if _host(self.params[n])]
+        if host:
+            return host[-1]
+        if named:
+            return None  # a tensor's values
+        subject = text.subject
+        if subject is not None and _host(self.params[subject]):
+            return subject
+        return None
+
+    _NUMBER = re.compile(r"^[-+]?\d+(?:\.\d+)?$")
+    _TERM = re.compile(r"^([-+]?)\s*§(\d+)§\s*(?:([-+])\s*(\d+))?$")
+
+    def _bound(self, text: str, inclusive: bool, terms: list[tuple[str, str, str]]):
+        """A Bound, None for an infinite end, False for one that cannot be read."""
+        text = text.strip().replace(" ", "")
+        if re.fullmatch(r"[-+]?(?:inf|∞|INF|Inf)", text) or text in ("+∞", "-∞"):
+            return None
+        if self._NUMBER.match(text):
+            return Bound(offset=float(text), inclusive=inclusive)
+        term = self._TERM.match(text)
+        if term is None:
+            return False
+        kind, tensor, axis = terms[int(term.group(2))]
+        offset = float(term.group(4) or 0) * (-1 if term.group(3) == "-" else 1)
+        sign = -1 if term.group(1) == "-" else 1
+        if kind == "rank":
+            return Bound(offset=offset, extent=Extent.RANK, sign=sign, tensor=tensor, inclusive=inclusive)
+        if not (axis.lstrip("-").isdigit() or (axis in self.params and self.params[axis].kind is ParamKind.INT)):
+            return False
+        return Bound(offset=offset, extent=Extent.SIZE, sign=sign, tensor=tensor, axis=axis, inclusive=inclusive)
+
+    # -- dimensions ------------------------------------------------------------------------------
+
+    _AXIS = (r"(?:第\s*(?P<{0}n>\d+|[零一二两三四五六七八九十])\s*(?:个)?(?:维|轴)(?:度)?|"
+             r"(?P<{0}last>最后一(?:个)?维(?:度)?|最后一根轴|尾轴|末维|最后一个轴)|"
+             r"倒数第\s*(?P<{0}back>\d+|[一二两三四五六七八九十])\s*(?:个)?(?:维|轴)(?:度)?)")
+
+    def _axis(self, match: re.Match, prefix: str) -> tuple[Optional[int], str]:
+        """The axis a match names (negative from the end), or None and why it is not read."""
+        if match.group(prefix + "last"):
+            return -1, ""
+        back = match.group(prefix + "back")
+        if back:
+            return -(int(back) if back.isdigit() else _CN_DIGITS[back]), ""
+        number = match.group(prefix + "n")
+        if not number.isdigit():
+            return _CN_DIGITS[number] - 1, ""  # 第一维: the first
+        if number == "0" or self.zero_based:
+            return int(number), ""
+        return None, f"'第{number}维' on a page that never counts from 0: the first or the second?"
+
+    _ARITHMETIC = re.compile(r"\s*(?:的)?\s*(?:数值|值|大小)?\s*(?:加|减|乘|除|\+|-|\*|/|×|的\s*\d+\s*倍|倍)")
+
+    def _dims(self, sentence: str, text: Text, conditional: bool) -> None:
+        pattern = re.compile(
+            rf"(?P<a>{self.tensor})?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*{self._AXIS.format('a')}\s*(?:的)?\s*"
+            rf"(?:大小|长度|size|数值|值|维度|shape)?\s*(?:需要|必须|要|应|应该)?\s*(?:和|与|跟|等于)\s*"
+            rf"(?P<b>{self.tensor})\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*{self._AXIS.format('b')}\s*(?:的)?\s*"
+            rf"(?:大小|长度|size|数值|值|维度|shape)?\s*(?:保持|需要|必须)?\s*(?P<eq>一致|相等|相同|不一致|不相等|不相同|不同)?")
+        for match in pattern.finditer(sentence):
+            if not match.group("eq") and "等于" not in match.group(0):
+                continue
+            a = match.group("a") or (text.subject if text.subject and
+                                      self.params[text.subject].kind is ParamKind.TENSOR else None)
+            b = match.group("b")
+            if a is None or a == b:
+                continue
+            if conditional:
+                self.rules.unread(self.api, text.line, a, match.group(0), "it holds under a condition")
+                continue
+            axis, why = self._axis(match, "a")
+            other_axis, other_why = self._axis(match, "b")
+            if axis is None or other_axis is None:
+                self.rules.unread(self.api, text.line, a, match.group(0), why or other_why)
+                continue
+            if self._ARITHMETIC.match(sentence, match.end()):
+                # "out最后一维度的数值等于self最后一维度的数值加padding前两个值": a sum, not an equality.
+                self.rules.unread(self.api, text.line, a, sentence, "the dimension is computed from the other")
+                continue
+            self.rules.add(self.rules.dim_equalities, DimEquality(a, axis, b, other_axis, text.line))
+
+    def _divisible(self, sentence: str, text: Text, conditional: bool) -> None:
+        head = rf"(?P<a>{self.name})?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*(?:{self._AXIS.format('a')})?\s*(?:的)?\s*(?:大小|长度|size|数值|值)?\s*"
+        must = r"(?:需要|必须|要|应|应该|需)?\s*"
+        patterns = (
+            re.compile(head + must + rf"(?:为|是)\s*(?P<n>\d+|{self.name})\s*的\s*(?:整数)?倍数"),
+            re.compile(head + must + rf"(?:能|可以)?被\s*(?P<n>\d+|{self.name})\s*整除"),
+            re.compile(head + must + r"(?:为|是)\s*(?P<even>偶数)"),
+        )
+        for pattern in patterns:
+            for match in pattern.finditer(sentence):
+                a = match.group("a") or text.subject
+                if a is None:
+                    continue
+                param = self.params[a]
+                divisor = "2" if match.groupdict().get("even") else match.group("n")
+                if divisor != "2" and not divisor.isdigit() and self.params[divisor].kind is not ParamKind.INT:
+                    continue
+                has_axis = bool(match.group("an") or match.group("alast") or match.group("aback"))
+                if param.kind is ParamKind.TENSOR and not has_axis:
+                    continue  # which size? the element count, a dimension: not said
+                if param.kind is not ParamKind.TENSOR:
+                    # "dim对应的self的轴必须是偶数" is about the size along dim, not dim's value:
+                    # an integer's own divisibility is not read.
+                    continue
+                if conditional:
+                    self.rules.unread(self.api, text.line, a, match.group(0), "it holds under a condition")
+                    continue
+                axis: Optional[int] = None
+                if has_axis:
+                    axis, why = self._axis(match, "a")
+                    if axis is None:
+                        self.rules.unread(self.api, text.line, a, match.group(0), why)
+                        continue
+                self.rules.add(self.rules.divisibility, Divisibility(a, divisor, axis, text.line))
+
+    # -- shape rules -----------------------------------------------------------------------------
+
+    _OTHERWISE = re.compile(r"否则|其他情况|其它情况|其余情况|其他场景|otherwise|in\s+other\s+cases|else", re.I)
+    _SCALAR = re.compile(r"标量|0维|零维|\[\s*1\s*\]|\(\s*1\s*,?\s*\)|\[\s*\]|一个元素|scalar|\(\s*\)", re.I)
+
+    @property
+    def _when_pattern(self) -> re.Pattern[str]:
+        if self._when_compiled is None:
+            self._when_compiled = self._when()
+        return self._when_compiled
+
+    def _when(self) -> re.Pattern[str]:
+        hosts = sorted((n for n, p in self.params.items() if p.kind in (ParamKind.INT, ParamKind.STRING)), key=len,
+                       reverse=True)
+        name = r"(?:" + "|".join(map(re.escape, hosts)) + r")" if hosts else r"(?!x)x"
+        value = r"(?:\d+\s*(?:\(\s*['\"“]?\w+['\"”]?\s*\))?|['\"“]?[A-Za-z]+['\"”]?)"
+        return re.compile(rf"(?:当|如果|若|if|when)?\s*(?P<w>(?-i:{name}))\s*(?:的值|的取值)?\s*(?:(?P<neg>不为|不等于|不是|!=|≠|is\s+not)|为|==?|是|is|取值为|设置为|set\s+to)\s*"
+                          rf"(?P<v>{value}(?:\s*(?:或|或者|/|、|\bor\b)\s*{value})*)\s*(?:时|的时候|情况下|场景下)?", re.I)
+
+    def _values(self, when: str, text: str) -> Optional[tuple[str, ...]]:
+        kind = self.params[when].kind
+        found: list[str] = []
+        for number, word in re.findall(r"(\d+)|([A-Za-z]+)", text):
+            if word and word.lower() in ("or",):
+                continue
+            if kind is ParamKind.INT:
+                if number:
+                    value = number
+                elif "reduction" in when.lower() and word.lower() in _REDUCTIONS:
+                    value = _REDUCTIONS[word.lower()]
+                else:
+                    return None
+                if number and found and found[-1] == number:
+                    continue
+                if word and found and found[-1] == value:
+                    continue  # 0('none'): the word restates the number
+            else:
+                if not word:
+                    return None
+                value = word.lower() if word.lower() in _REDUCTIONS else word
+            if value not in found:
+                found.append(value)
+        return tuple(found) or None
+
+    def _consequent(self, clause: str, subject: str) -> Optional[tuple[ShapeForm, tuple[str, ...]]]:
+        if re.match(r"\W*(?:时|的时候)?\W*(?:为|是)\s*(?:\[\s*1\s*\]|标量|scalar)(?![\w\[])", clause, re.I):
+            return ShapeForm.SCALAR, ()  # "当reduction为mean或sum时为[1]"
+        if not re.search(r"shape|形状|输出为|为标量|scalar", clause, re.I):
+            return None
+        if self._SCALAR.search(clause):
+            return ShapeForm.SCALAR, ()
+        if PRODUCT.search(clause) or re.search(r"第|维度数|除|其他维|其余维|size\(|shape\[", clause):
+            return None
+        if not re.search(r"一致|相同|相等|same|consistent|equal|match", clause, re.I):
+            return None
+        names = [m.group(0) for m in re.finditer(self.tensor, clause)]
+        others = tuple(dict.fromkeys(n for n in names if n != subject))
+        if not others:
+            return None
+        return ShapeForm.SAME, others
+
+    def _shape_rule(self, sentence: str, text: Text) -> bool:
+        """Shape rules of the row's tensor; True when the sentence was one (read or diagnosed)."""
+        subject = text.subject
+        assert subject is not None
+        if self.params[subject].kind is not ParamKind.TENSOR or not CONDITION.search(sentence):
+            return False
+        when = self._when_pattern.search(sentence)
+        if when is None:
+            others = [m.group(0) for m in re.finditer(self.tensor, sentence)
+                      if m.group(0) != subject]
+            if others and re.search(r"shape|形状", sentence, re.I) and re.search(r"一致|相同|相等|broadcast", sentence):
+                self.rules.unread(self.api, text.line, subject, sentence, "it holds under a condition")
+                return True
+            return False
+        # "当reduction为none时，shape与self一致，当reduction为mean或sum时为[1]": each condition
+        # governs the text up to the next one; "否则" after the last governs the rest.
+        whens = list(self._when_pattern.finditer(sentence))
+        read_any = False
+        for k, when in enumerate(whens):
+            stop = whens[k + 1].start() if k + 1 < len(whens) else len(sentence)
+            rest = sentence[when.end():stop]
+            otherwise = self._OTHERWISE.search(rest) if k + 1 == len(whens) else None
+            then_text = rest[:otherwise.start()] if otherwise else rest
+            then = self._consequent(then_text, subject)
+            if then is None:
+                if re.search(r"shape|形状", then_text, re.I):
+                    self.rules.unread(self.api, text.line, subject, sentence, "a shape this parser cannot read")
+                    return True
+                continue
+            if re.match(r"\W*(?:且|并且|同时|and\b)", rest, re.I):
+                # "当reduction为0，且self的shape为(N,C)时": a condition on more than the argument.
+                self.rules.unread(self.api, text.line, subject, sentence, "a compound condition")
+                return True
+            values = self._values(when.group("w"), when.group("v"))
+            if values is None:
+                self.rules.unread(self.api, text.line, subject, sentence, "a condition this parser cannot read")
+                return True
+            negated = bool(when.group("neg"))
+            form, tensors = then
+            self.rules.add(self.rules.shape_rules,
+                           ShapeRule(subject, when.group("w"), values, form, tensors, negated, text.line))
+            read_any = True
+            if otherwise:
+                alt = self._consequent(rest[otherwise.end():], subject)
+                if alt is not None:
+                    self.rules.add(self.rules.shape_rules,
+                                   ShapeRule(subject, when.group("w"), values, alt[0], alt[1], not negated, text.line))
+        return read_any
+
+
+def counts_from_zero(page_text: str) -> bool:
+    """Whether the page counts dimensions from 0 somewhere ("第0维", "第0个维度", "第0轴", "dim 0")."""
+    return bool(re.search(r"第\s*0\s*(?:个)?(?:维|轴)|第零维|\bdim(?:ension)?\s*0\b|\baxis\s*0\b", page_text, re.I))
+
+
+def texts_of(params: Sequence[Param], rows: dict[str, tuple[str, int]], errors: Sequence[ErrorCase],
+             constraints: Sequence[tuple[int, str]]) -> list[Text]:
+    """What `read_rules` reads for an API: each parameter's row (its text and line), the error rows,
+    the lines of the constraints section."""
+    texts = [Text(text, line, name) for name, (text, line) in rows.items()]
+    texts += [Text(e.condition, e.line, None, error_row=True) for e in errors]
+    texts += [Text(text, line) for line, text in constraints]
+    return texts

@@ -1,0 +1,216 @@
+// Functions that semantics files' kernel expressions call where one C++ operator does not say
+// what PyTorch (and the device) compute: the same formula for every compute type (float, double,
+// int64_t), with integer arithmetic that is defined for every input (a zero divisor, INT64_MIN
+// / -1: no undefined behaviour, the simulator runs under UBSan) and floating arithmetic that
+// follows PyTorch's CPU kernels (aten/src/ATen/native/cpu/BinaryOpsKernel.cpp) operation for
+// operation, so that results are bit for bit PyTorch's where its own are exact.
+//
+// Every function is a template on the compute type T; `if constexpr` keeps the integral branch
+// out of the floating instantiation and the other way round.
+#ifndef ACLNN_SIM_MATH_H_
+#define ACLNN_SIM_MATH_H_
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+namespace aclsim {
+
+template <typename T>
+inline constexpr bool kIntegral = std::is_integral<T>::value;
+
+// NaN in, NaN out (torch.maximum/minimum propagate NaN; std::max would not).
+template <typename T>
+T Maximum(T a, T b) {
+  if constexpr (!kIntegral<T>) {
+    if (a != a) return a;
+    if (b != b) return b;
+  }
+  return a > b ? a : b;
+}
+
+template <typename T>
+T Minimum(T a, T b) {
+  if constexpr (!kIntegral<T>) {
+    if (a != a) return a;
+    if (b != b) return b;
+  }
+  return a < b ? a : b;
+}
+
+// C's remainder with the sign of the dividend (torch.fmod). An integral zero divisor gives 0
+// (PyTorch raises ZeroDivisionError on the CPU; a device answers something): never a trap.
+template <typename T>
+T Fmod(T a, T b) {
+  if constexpr (kIntegral<T>) {
+    if (b == 0 || b == -1) return 0;  // x % -1 is 0; INT64_MIN % -1 would trap
+    return a % b;
+  } else {
+    return std::fmod(a, b);
+  }
+}
+
+// Python's remainder, with the sign of the divisor (torch.remainder).
+template <typename T>
+T Remainder(T a, T b) {
+  if constexpr (kIntegral<T>) {
+    if (b == 0 || b == -1) return 0;
+    T r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  } else {
+    T r = std::fmod(a, b);
+    if (r != 0 && ((b < 0) != (r < 0))) r += b;
+    return r;
+  }
+}
+
+// Python's floor division (torch.floor_divide), as aten's div_floor: exact for integers (INT64_MIN
+// // -1 wraps, a zero divisor gives 0), and for floating values the quotient of the exact
+// difference a - fmod(a, b), rounded to the nearest integer so that it is not one off.
+template <typename T>
+T FloorDivide(T a, T b) {
+  if constexpr (kIntegral<T>) {
+    if (b == 0) return 0;
+    if (b == -1) return static_cast<T>(0 - static_cast<std::make_unsigned_t<T>>(a));
+    T q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
+    return q;
+  } else {
+    if (b == 0) return a / b;
+    T mod = std::fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= T(1);
+    if (div == 0) return std::copysign(T(0), a / b);
+    T floor_div = std::floor(div);
+    if (div - floor_div > T(0.5)) floor_div += T(1);
+    return floor_div;
+  }
+}
+
+// a to the power b; integers by repeated squaring, wrapping as the device's integers do (a negative
+// exponent gives 0 except for bases 1 and -1, as PyTorch's integer pow).
+template <typename T>
+T Pow(T a, T b) {
+  if constexpr (kIntegral<T>) {
+    using U = std::make_unsigned_t<T>;
+    if (b < 0) {
+      if (a == 1) return 1;
+      if (a == -1) return (b % 2 == 0) ? 1 : -1;
+      return 0;
+    }
+    U result = 1, base = static_cast<U>(a);
+    for (T e = b; e != 0; e >>= 1) {
+      if (e & 1) result *= base;
+      base *= base;
+    }
+    return static_cast<T>(result);
+  } else {
+    return std::pow(a, b);
+  }
+}
+
+// x * log(y), 0 where x is 0 (unless y is NaN): torch.xlogy.
+template <typename T>
+T Xlogy(T x, T y) {
+  if (y != y) return y;
+  if (x == 0) return T(0);
+  return x * std::log(y);
+}
+
+// x * log1p(y), 0 where x is 0 (unless y is NaN): torch.special.xlog1py.
+template <typename T>
+T Xlog1py(T x, T y) {
+  if (y != y) return y;
+  if (x == 0) return T(0);
+  return x * std::log1p(y);
+}
+
+// log(exp(a) + exp(b)) without overflow: torch.logaddexp.
+template <typename T>
+T LogAddExp(T a, T b) {
+  if (std::isinf(a) && a == b) return a;
+  const T m = Maximum(a, b);
+  return m + std::log1p(std::exp(-std::abs(a - b)));
+}
+
+// log2(2^a + 2^b): torch.logaddexp2.
+template <typename T>
+T LogAddExp2(T a, T b) {
+  if (std::isinf(a) && a == b) return a;
+  const T m = Maximum(a, b);
+  constexpr T kInvLn2 = T(1.44269504088896340735992468100189214);
+  return m + std::log1p(std::exp2(-std::abs(a - b))) * kInvLn2;
+}
+
+// self + weight * (end - self), from the nearer end (torch.lerp).
+template <typename T>
+T Lerp(T self, T end, T weight) {
+  return std::abs(weight) < T(0.5) ? self + weight * (end - self) : end - (end - self) * (T(1) - weight);
+}
+
+template <typename T>
+T IsFinite(T x) {
+  if constexpr (kIntegral<T>) return T(1);
+  else return std::isfinite(x) ? T(1) : T(0);
+}
+
+template <typename T>
+T IsInf(T x) {
+  if constexpr (kIntegral<T>) return T(0);
+  else return std::isinf(x) ? T(1) : T(0);
+}
+
+template <typename T>
+T IsNan(T x) {
+  return x != x ? T(1) : T(0);
+}
+
+template <typename T>
+T Signbit(T x) {
+  if constexpr (kIntegral<T>) return x < 0 ? T(1) : T(0);
+  else return std::signbit(x) ? T(1) : T(0);
+}
+
+// -1, 0 or 1 (NaN gives 0, as torch.sign).
+template <typename T>
+T Sign(T x) {
+  return T((T(0) < x) - (x < T(0)));
+}
+
+// The integral part of floor/ceil/trunc/round is the integer itself.
+template <typename T>
+T Floor(T x) {
+  if constexpr (kIntegral<T>) return x;
+  else return std::floor(x);
+}
+
+template <typename T>
+T Ceil(T x) {
+  if constexpr (kIntegral<T>) return x;
+  else return std::ceil(x);
+}
+
+template <typename T>
+T Trunc(T x) {
+  if constexpr (kIntegral<T>) return x;
+  else return std::trunc(x);
+}
+
+// Half to even, as torch.round.
+template <typename T>
+T Round(T x) {
+  if constexpr (kIntegral<T>) return x;
+  else return std::nearbyint(x);
+}
+
+// A truth value as the kernel's 0 or 1 (comparisons and logical operators, whose result is BOOL).
+template <typename T>
+T Truth(bool value) {
+  return value ? T(1) : T(0);
+}
+
+}  // namespace aclsim
+
+#endif  // ACLNN_SIM_MATH_H_

@@ -1,0 +1,284 @@
+// Phase 1's checks of the page's cross-parameter rules (see rules.h). Like the rest of phase 1 they
+// allocate nothing on a valid call: the rules are constexpr tables of the generated spec, and
+// messages are built only to reject.
+#include "opapi/rules.h"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "common/dtypes.h"
+
+namespace aclsim {
+namespace {
+
+std::string Where(const ApiSpec& spec, int line) {
+  return std::string(" (") + spec.source + ":" + std::to_string(line) + ")";
+}
+
+std::string Shape(const Dims& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? "," : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+std::string Number(double value) {
+  if (value == std::floor(value) && std::fabs(value) < 1e15) return std::to_string(static_cast<int64_t>(value));
+  return std::to_string(value);
+}
+
+const Dims* TensorShape(const Call& call, int index) {
+  const Call::Param& p = call.params[index];
+  return p.present && call.spec.params[index].kind == ParamKind::kTensor ? &p.tensor.view : nullptr;
+}
+
+// The dtype a parameter carries (tensors, scalars, aclDataType attributes).
+bool CarriedDType(const Call& call, int index, int* dtype) {
+  const Call::Param& p = call.params[index];
+  if (!p.present) return false;
+  switch (call.spec.params[index].kind) {
+    case ParamKind::kTensor: *dtype = p.tensor.dtype; return true;
+    case ParamKind::kScalar: *dtype = p.scalar.dtype; return true;
+    case ParamKind::kDType: *dtype = static_cast<int>(call.args[index].integer); return true;
+    default: return false;
+  }
+}
+
+// A dimension index wrapped into [0, rank), or -1 when it is outside [-rank, rank).
+int64_t Wrap(int64_t axis, size_t rank) {
+  const int64_t r = static_cast<int64_t>(rank);
+  if (axis < -r || axis >= r) return -1;
+  return axis < 0 ? axis + r : axis;
+}
+
+// The broadcast shape of the present tensors of `mask`; false when they do not broadcast.
+bool BroadcastOf(const Call& call, uint64_t mask, Dims* out, std::string* names) {
+  out->clear();
+  bool any = false;
+  for (int i = 0; i < call.spec.param_count && i < 64; ++i) {
+    if (!(mask & (uint64_t{1} << i))) continue;
+    const Dims* s = TensorShape(call, i);
+    if (!s) continue;
+    if (names) *names += (names->empty() ? "" : " and ") + std::string(call.spec.params[i].name);
+    if (!any) {
+      *out = *s;
+      any = true;
+      continue;
+    }
+    const size_t rank = std::max(out->size(), s->size());
+    Dims joint;
+    joint.assign(rank, 1);
+    for (size_t k = 0; k < rank; ++k) {
+      const int64_t a = k + out->size() >= rank ? (*out)[k + out->size() - rank] : 1;
+      const int64_t b = k + s->size() >= rank ? (*s)[k + s->size() - rank] : 1;
+      if (a != b && a != 1 && b != 1) return false;
+      joint[k] = a == 1 ? b : a;
+    }
+    *out = joint;
+  }
+  return any;
+}
+
+// The value a bound stands for in this call; false when it cannot be evaluated (an absent tensor,
+// a dimension outside the tensor): the rule is then not applied, as CANN applies it only to what
+// exists.
+bool BoundValue(const Call& call, const BoundSpec& bound, double* value) {
+  double extent = 1.0;
+  if (bound.extent != Extent::kNumber) {
+    const Dims* shape = TensorShape(call, bound.tensor);
+    if (!shape) return false;
+    if (bound.extent == Extent::kRank) {
+      // A 0-d tensor has one dimension to name (PyTorch's wrap_dim; CANN's implementations alike).
+      extent = static_cast<double>(shape->empty() ? 1 : shape->size());
+    } else {
+      const int64_t axis = bound.axis_param >= 0 ? call.args[bound.axis_param].integer : bound.axis;
+      const int64_t at = Wrap(axis, shape->size());
+      if (at < 0) return false;
+      extent = static_cast<double>((*shape)[static_cast<size_t>(at)]);
+    }
+  }
+  *value = bound.offset + (bound.extent == Extent::kNumber ? 0.0 : bound.sign * extent);
+  return true;
+}
+
+aclnnStatus CheckRange(const Call& call, const ValueRangeSpec& range, double value, int item) {
+  double low = 0, high = 0;
+  const bool has_low = range.low.present && BoundValue(call, range.low, &low);
+  const bool has_high = range.high.present && BoundValue(call, range.high, &high);
+  const bool below = has_low && (range.low.inclusive ? value < low : value <= low);
+  const bool above = has_high && (range.high.inclusive ? value > high : value >= high);
+  if (!below && !above) return ACLNN_SUCCESS;
+  const ParamSpec& p = call.spec.params[range.param];
+  std::string who = p.name;
+  if (item >= 0) who += "[" + std::to_string(item) + "]";
+  const std::string lo = has_low ? (range.low.inclusive ? "[" : "(") + Number(low) : "(-inf";
+  const std::string hi = has_high ? Number(high) + (range.high.inclusive ? "]" : ")") : "inf)";
+  return call.Fail(ACLNN_ERR_PARAM_INVALID, who + ": " + Number(value) + " is outside " + lo + ", " + hi +
+                                                Where(call.spec, range.line));
+}
+
+bool RuleApplies(const Call& call, const ShapeRuleSpec& rule) {
+  const ParamSpec& when = call.spec.params[rule.when];
+  bool matched = false;
+  if (when.kind == ParamKind::kString) {
+    const char* text = static_cast<const char*>(call.args[rule.when].pointer);
+    if (!text) return false;
+    for (uint8_t k = 0; k < rule.value_count && !matched; ++k) matched = std::strcmp(text, rule.strings[k]) == 0;
+  } else {
+    const int64_t value = call.args[rule.when].integer;
+    for (uint8_t k = 0; k < rule.value_count && !matched; ++k) matched = value == rule.values[k];
+  }
+  return matched != rule.negated;
+}
+
+std::string WhenText(const Call& call, const ShapeRuleSpec& rule) {
+  const ParamSpec& when = call.spec.params[rule.when];
+  std::string out = std::string(when.name) + (rule.negated ? " is none of " : " is ");
+  for (uint8_t k = 0; k < rule.value_count; ++k) {
+    out += (k ? ", " : "") + (when.kind == ParamKind::kString ? std::string(rule.strings[k]) : std::to_string(rule.values[k]));
+  }
+  return out;
+}
+
+}  // namespace
+
+aclnnStatus CheckReserved(const Call& call) {
+  const ApiSpec& spec = call.spec;
+  if (!spec.rules || !spec.rules->reserved) return ACLNN_SUCCESS;
+  for (int i = 0; i < spec.param_count && i < 64; ++i) {
+    if ((spec.rules->reserved & (uint64_t{1} << i)) && call.params[i].present) {
+      return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[i].name) +
+                                                    " is a reserved parameter (预留参数): pass a null pointer");
+    }
+  }
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus CheckCombinations(const Call& call) {
+  const ApiSpec& spec = call.spec;
+  if (!spec.rules || !spec.rules->combination_count) return ACLNN_SUCCESS;
+  const uint16_t chip = static_cast<uint16_t>(1u << static_cast<int>(call.soc));
+  int applicable = 0, first_line = 0;
+  for (uint8_t r = 0; r < spec.rules->combination_count; ++r) {
+    const CombinationSpec& row = spec.rules->combinations[r];
+    if (row.socs && !(row.socs & chip)) continue;
+    if (!applicable++) first_line = row.line;
+    bool matches = true;
+    for (uint8_t c = 0; c < row.cell_count && matches; ++c) {
+      const CombinationCellSpec& cell = row.cells[c];
+      int dtype;
+      // An absent parameter is the null-pointer step's concern: it matches every row.
+      if (!CarriedDType(call, cell.param, &dtype)) continue;
+      if (dtype >= 0 && dtype < 64 && (cell.dtypes & (uint64_t{1} << dtype))) continue;
+      int other;
+      if (cell.same_as >= 0 && CarriedDType(call, cell.same_as, &other) && other == dtype) continue;
+      matches = false;
+    }
+    if (matches) return ACLNN_SUCCESS;
+  }
+  if (!applicable) return ACLNN_SUCCESS;
+  std::string dtypes;
+  const CombinationSpec& first = spec.rules->combinations[0];
+  for (uint8_t c = 0; c < first.cell_count; ++c) {
+    int dtype;
+    const int index = first.cells[c].param;
+    const bool present = CarriedDType(call, index, &dtype);
+    dtypes += (c ? ", " : "") + std::string(spec.params[index].name) + " " + (present ? DTypeName(dtype) : "null");
+  }
+  return call.Fail(ACLNN_ERR_PARAM_INVALID, "the dtypes (" + dtypes + ") are none of the combinations the page lists for " +
+                                                SocName(call.soc) + Where(spec, first_line));
+}
+
+aclnnStatus CheckShapeRules(const Call& call) {
+  const ApiSpec& spec = call.spec;
+  if (!spec.rules) return ACLNN_SUCCESS;
+  const RulesSpec& rules = *spec.rules;
+  for (uint8_t r = 0; r < rules.shape_rule_count; ++r) {
+    const ShapeRuleSpec& rule = rules.shape_rules[r];
+    const Dims* shape = TensorShape(call, rule.param);
+    if (!shape || !RuleApplies(call, rule)) continue;
+    const char* name = spec.params[rule.param].name;
+    if (rule.scalar) {
+      int64_t n = 1;
+      for (int64_t d : *shape) n *= d;
+      if (n == 1) continue;
+      return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + ": shape " + Shape(*shape) +
+                                                    " is not one element, as it must be when " + WhenText(call, rule) +
+                                                    Where(spec, rule.line));
+    }
+    Dims expected;
+    std::string names;
+    if (!BroadcastOf(call, rule.others, &expected, &names)) {
+      return call.Fail(ACLNN_ERR_PARAM_INVALID, "the shapes of " + names + " do not broadcast" + Where(spec, rule.line));
+    }
+    if (names.empty() || expected == *shape) continue;
+    return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + ": shape " + Shape(*shape) + " is not " +
+                                                  Shape(expected) + ", the shape of " + names + ", as it must be when " +
+                                                  WhenText(call, rule) + Where(spec, rule.line));
+  }
+  for (uint8_t r = 0; r < rules.dim_count; ++r) {
+    const DimEqualSpec& rule = rules.dims[r];
+    const Dims* a = TensorShape(call, rule.param);
+    const Dims* b = TensorShape(call, rule.other);
+    if (!a || !b) continue;
+    const int64_t i = Wrap(rule.axis, a->size()), j = Wrap(rule.other_axis, b->size());
+    if (i < 0 || j < 0) continue;  // a rank the rank bounds judge
+    if ((*a)[static_cast<size_t>(i)] == (*b)[static_cast<size_t>(j)]) continue;
+    return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[rule.param].name) + ": dimension " +
+                                                  std::to_string(rule.axis) + " (" + std::to_string((*a)[static_cast<size_t>(i)]) +
+                                                  ") differs from dimension " + std::to_string(rule.other_axis) + " of " +
+                                                  spec.params[rule.other].name + " (" +
+                                                  std::to_string((*b)[static_cast<size_t>(j)]) + ")" + Where(spec, rule.line));
+  }
+  for (uint8_t r = 0; r < rules.divisible_count; ++r) {
+    const DivisibleSpec& rule = rules.divisible[r];
+    if (!rule.has_axis) continue;
+    const Dims* shape = TensorShape(call, rule.param);
+    if (!shape) continue;
+    const int64_t at = Wrap(rule.axis, shape->size());
+    const int64_t divisor = rule.divisor_param >= 0 ? call.args[rule.divisor_param].integer : rule.divisor;
+    if (at < 0 || divisor <= 0) continue;
+    const int64_t size = (*shape)[static_cast<size_t>(at)];
+    if (size % divisor == 0) continue;
+    return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[rule.param].name) + ": dimension " +
+                                                  std::to_string(rule.axis) + " (" + std::to_string(size) +
+                                                  ") is not a multiple of " + std::to_string(divisor) + Where(spec, rule.line));
+  }
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus CheckValueRules(const Call& call) {
+  const ApiSpec& spec = call.spec;
+  if (!spec.rules) return ACLNN_SUCCESS;
+  const RulesSpec& rules = *spec.rules;
+  for (uint8_t r = 0; r < rules.range_count; ++r) {
+    const ValueRangeSpec& range = rules.ranges[r];
+    const Call::Param& value = call.params[range.param];
+    if (!value.present) continue;
+    aclnnStatus s = ACLNN_SUCCESS;
+    switch (spec.params[range.param].kind) {
+      case ParamKind::kInt: s = CheckRange(call, range, static_cast<double>(call.args[range.param].integer), -1); break;
+      case ParamKind::kFloat: s = CheckRange(call, range, call.args[range.param].real, -1); break;
+      case ParamKind::kScalar: s = CheckRange(call, range, value.scalar_double, -1); break;
+      case ParamKind::kIntArray:
+        for (size_t k = 0; k < value.ints.size() && !s; ++k) {
+          s = CheckRange(call, range, static_cast<double>(value.ints[k]), static_cast<int>(k));
+        }
+        break;
+      default: break;
+    }
+    if (s) return s;
+  }
+  for (uint8_t r = 0; r < rules.divisible_count; ++r) {
+    const DivisibleSpec& rule = rules.divisible[r];
+    if (rule.has_axis) continue;
+    const int64_t value = call.args[rule.param].integer;
+    const int64_t divisor = rule.divisor_param >= 0 ? call.args[rule.divisor_param].integer : rule.divisor;
+    if (divisor <= 0 || value % divisor == 0) continue;
+    return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[rule.param].name) + ": " + std::to_string(value) +
+                                                  " is not a multiple of " + std::to_string(divisor) + Where(spec, rule.line));
+  }
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace aclsim
