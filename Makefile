@@ -52,6 +52,7 @@ build: generate
 # example inputs, print inputs and results.
 demo: build
 	$(PY) -m gen.demo
+	$(PY) examples/llama_block.py
 
 # Everything: the generator's own tests, the generated suites (on the asynchronous simulator, and
 # again with every kernel run in its launching call: ACLNN_SIM_SYNC=1), the pages' examples.

@@ -38,6 +38,7 @@ set(ACLNN_EXAMPLES
   cast
   cat
   constant_pad_nd
+  cos
   cummax
   cummin
   cumprod
@@ -74,6 +75,7 @@ set(ACLNN_EXAMPLES
   inplace_masked_fill_scalar
   inplace_masked_fill_tensor
   inplace_mul
+  inplace_muls
   inplace_neg
   inplace_pow_tensor_scalar
   inplace_relu
@@ -109,6 +111,7 @@ set(ACLNN_EXAMPLES
   mish_backward
   mm
   mul
+  muls
   mv
   neg
   norm
@@ -130,6 +133,7 @@ set(ACLNN_EXAMPLES
   selu_backward
   sigmoid
   sigmoid_backward
+  silu
   silu_backward
   slice
   slice_v2

@@ -18,7 +18,7 @@ from typing import Optional
 from gen.ir import API, DType, ExampleArg, ExampleCall, ParamKind
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[fFlLuU]*"
-_VECTOR = re.compile(r"std::vector<\s*([\w:]+)\s*>\s+(\w+)\s*(?:=\s*)?\{([^{}]*)\}\s*;", re.S)
+_VECTOR = re.compile(r"std::vector<\s*((?:unsigned\s+|signed\s+)?[\w:]+)\s*>\s+(\w+)\s*(?:=\s*)?\{([^{}]*)\}\s*;", re.S)
 # `std::vector<float> selfHostData(GetShapeSize(selfShape), 1);` (aclnnRepeat): the shape's size
 # times one value.
 _FILLED = re.compile(rf"std::vector<\s*[\w:]+\s*>\s+(\w+)\s*\(\s*GetShapeSize\s*\(\s*(\w+)\s*\)\s*,\s*({_NUMBER})\s*\)\s*;")
