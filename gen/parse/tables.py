@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from itertools import repeat
 from typing import Iterable, Iterator, Optional
 
 import lxml.etree
@@ -199,6 +200,10 @@ def _span(cell, attr: str) -> int:
     return max(1, min(value, 1000))
 
 
+# A grid position no cell covers (cells are frozen: one object serves every such position).
+_EMPTY = Cell("")
+
+
 def _expand_spans(raw_rows: list[tuple[int, list]], repairs, line: int = 1) -> list[Row]:
     """Places every cell in its grid column, repeating rowspan/colspan cells where they extend."""
     pending: dict[int, tuple[int, Cell, int]] = {}  # column -> (rows left, cell, line of the span)
@@ -238,7 +243,7 @@ def _expand_spans(raw_rows: list[tuple[int, list]], repairs, line: int = 1) -> l
             else:
                 pending[col] = (left - 1, cell, origin)
         width = max(grid) + 1 if grid else 0
-        rows.append(Row(tuple(grid.get(i, Cell("")) for i in range(width)), at))
+        rows.append(Row(tuple(map(grid.get, range(width), repeat(_EMPTY, width))), at))
     # Spans still pending here claimed rows the group does not have: trust the rows.
     reported = set()
     for col, (left, cell, origin) in sorted(pending.items()):
