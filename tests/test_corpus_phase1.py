@@ -23,6 +23,7 @@ class AclnnError(Exception):
 TESTING = """
 import aclnn
 NUMPY_DTYPES = {}
+NOT_SIMULATED = 561003
 def active_soc(): return "Ascend910B"
 def make_inputs(op, case, soc): return {}
 def out_arrays(op, case, inputs, soc): return None
@@ -55,6 +56,7 @@ def outcomes(tmp_path_factory) -> dict[str, dict]:
             class OP:
                 inputs = ()
                 outs = ()
+                golden = ""
                 @staticmethod
                 def behave():
                     {body}
@@ -71,6 +73,14 @@ def test_every_api_gets_an_outcome(outcomes):
 def test_status_zero_when_phase1_passes(outcomes):
     assert outcomes["aclnnFine"]["status"] == 0
     assert outcomes["aclnnNotSimulated"]["status"] == 0  # phase 2's status: phase 1 returned 0
+
+
+def test_phase2_is_recorded_and_nothing_compared_without_a_golden(outcomes):
+    assert outcomes["aclnnFine"]["phase2"] == "ok"
+    assert outcomes["aclnnNotSimulated"]["phase2"] == "not simulated"
+    assert outcomes["aclnnRejects"]["phase2"] is None  # phase 1 refused the call
+    assert all(o.get("golden_ok") is None for o in outcomes.values())  # no OP has a golden
+    assert "no golden" in outcomes["aclnnFine"]["golden_reason"]
 
 
 def test_phase1_status_is_reported(outcomes):

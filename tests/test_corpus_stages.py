@@ -93,7 +93,38 @@ def test_reports_count_each_api_once_and_say_why_not(tmp_path):
     assert data["totals"]["pages_without_api"] == 1
     assert {"api", "page", "parsed", "generated", "compiled", "phase1_ok", "reason"} <= set(data["apis"][0])
     text = (tmp_path / "corpus-report.md").read_text()
-    assert "| aclnnB | x/aclnnB.md | yes | yes | **no** | **no** | compile error:" in text
+    assert "| aclnnB | x/aclnnB.md | yes | yes | **no** | **no** | — | — | compile error:" in text
+
+
+def test_reports_say_per_api_what_phase_2_did_and_whether_it_equals_the_golden(tmp_path):
+    def ran(api, phase2, golden_ok=None, golden_reason=""):
+        return corpus_records.Record(api, f"x/{api}.md", parsed=True, generated=True, compiled=True, phase1_ok=True,
+                                     status=0, phase2=phase2, golden_ok=golden_ok, golden_reason=golden_reason)
+
+    records = [
+        ran("aclnnRight", "ok", True),
+        corpus_records.Record("aclnnRight", "y/aclnnRight_en.md", parsed=True, generated=True, compiled=True,
+                              phase1_ok=True, status=0, bound_from="x/aclnnRight.md", phase2="ok", golden_ok=True),
+        ran("aclnnWrong", "ok", False, "Not equal to tolerance rtol=0.0001, atol=0.0001; aclnnWrong out (FLOAT)"),
+        ran("aclnnNoGolden", "ok", None, "no golden: the API has no semantics file with one"),
+        ran("aclnnNoKernel", "not simulated", None, "phase 2 did not compute"),
+        ran("aclnnFaulted", 507015, None, "phase 2 did not compute"),
+        corpus_records.Record("aclnnRefused", "x/aclnnRefused.md", parsed=True, generated=True, compiled=True,
+                              phase1_ok=True, status=161002, golden_reason="phase 2 did not run"),
+    ]
+    report.write_reports(records, report.Figures(), tmp_path, pages=7)
+    data = json.loads((tmp_path / "corpus-report.json").read_text())
+    by_api = {(e["api"], e["page"]): e for e in data["apis"]}
+    assert [(by_api[(a, f"x/{a}.md")]["phase2"], by_api[(a, f"x/{a}.md")]["golden_ok"]) for a in (
+        "aclnnRight", "aclnnWrong", "aclnnNoGolden", "aclnnNoKernel", "aclnnFaulted", "aclnnRefused")] == [
+        ("ok", True), ("ok", False), ("ok", None), ("not simulated", None), (507015, None), (None, None)]
+    totals = data["totals"]
+    assert data["golden_ok_apis"] == ["aclnnRight"] and totals["golden_ok_apis"] == 1  # once, for its two pages
+    assert (totals["apis_phase2_ok"], totals["apis_not_simulated"], totals["apis_phase2_failed"]) == (3, 1, 1)
+    assert (totals["apis_golden_differs"], totals["apis_phase2_ok_without_verdict"]) == (1, 1)
+    text = (tmp_path / "corpus-report.md").read_text()
+    assert "| aclnnWrong | Not equal to tolerance" in text  # the section of results that differ
+    assert "| aclnnNoKernel | x/aclnnNoKernel.md | yes | yes | yes | yes | not simulated | — |" in text
 
 
 def test_features_name_the_kinds_an_api_exercises(pages):

@@ -41,6 +41,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     summary = totals(records, figures)
     print(json.dumps({k: v for k, v in summary.items()}, indent=1))
     print(f"report: {Path(args.report_dir) / 'corpus-report.md'}")
+    print(f"phase 2: {summary['apis_phase2_ok']} APIs ok, {summary['apis_not_simulated']} not simulated, "
+          f"{summary['apis_phase2_failed']} failed; results equal to the golden: {summary['golden_ok_apis']} APIs "
+          f"({summary['apis_golden_differs']} differ; list in {Path(args.report_dir) / 'corpus-report.json'})")
     return 0
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from gen import names
-from gen.corpus.records import PHASE1, first_line
+from gen.corpus.records import NOT_SIMULATED, PHASE1, first_line
 from gen.model import BoundAPI
 
 # Quoted values in a string attribute's row: "mean", `sum`.
@@ -76,8 +76,12 @@ def phase1_worker(generated: Path, apis: Sequence[str], results: Path, plans: Op
 def call_once(t, generated: Path, api: str, soc: str, plan: dict) -> dict:
     """The valid call of the API's generated suite (`BASE`), completed where the page gives no
     value (`placeholders`); out= arrays are passed only when the bindings cannot allocate an
-    output. What phase 1 returned."""
+    output. What phase 1 returned (`status`), what phase 2 did (`phase2`: "ok", "not simulated",
+    the status it returned, or None when it did not run) and whether the results equal the
+    semantics file's golden on the same inputs (`golden_ok`: True, False, or None with
+    `golden_reason` where there is no golden to compare with)."""
     test_file = generated / "tests" / names.test_file(api)
+    expected: object = None
     try:
         spec = importlib.util.spec_from_file_location(test_file.stem, test_file)
         if spec is None or spec.loader is None:
@@ -88,24 +92,66 @@ def call_once(t, generated: Path, api: str, soc: str, plan: dict) -> dict:
         case = placeholders(t, op, module.BASE, soc, plan)
         inputs = t.make_inputs(op, case, soc)
         ruled = ruled_shapes(plan.get("shape_rules", ()), getattr(case, "values", {}), inputs)
+        # Before the call: an in-place call overwrites its inputs.
+        expected = golden_of(t, op, case, inputs)
         if outputs_of_other_dtypes(t, op, case, soc):
-            t.call(op, case, inputs, explicit_outs(t, op, inputs, soc, plan.get("ranks"), ruled))
-            return {"status": 0, "message": ""}
-        try:
-            t.call(op, case, inputs, t.out_arrays(op, case, inputs, soc))
-        except TypeError as error:
-            if "pass out=" not in str(error):
-                raise
-            t.call(op, case, inputs, explicit_outs(t, op, inputs, soc, plan.get("ranks"), ruled))
+            outs = explicit_outs(t, op, inputs, soc, plan.get("ranks"), ruled)
+            results = t.call(op, case, inputs, outs)
+        else:
+            try:
+                outs = t.out_arrays(op, case, inputs, soc)
+                results = t.call(op, case, inputs, outs)
+            except TypeError as error:
+                if "pass out=" not in str(error):
+                    raise
+                outs = explicit_outs(t, op, inputs, soc, plan.get("ranks"), ruled)
+                results = t.call(op, case, inputs, outs)
     except t.aclnn.AclnnError as error:
         if error.phase == PHASE1:
-            return {"status": error.status, "message": str(error)}
-        return {"status": 0, "message": f"phase 1 passed; {error.phase}: {error}"}
+            return {"status": error.status, "message": str(error), **NOT_COMPARED}
+        phase2 = NOT_SIMULATED if error.status == t.NOT_SIMULATED else error.status
+        return {"status": 0, "message": f"phase 1 passed; {error.phase}: {error}", "phase2": phase2,
+                "golden_ok": None, "golden_reason": "phase 2 did not compute"}
     except BaseException as error:  # noqa: BLE001 - anything else is this API's failure, reported
         if isinstance(error, KeyboardInterrupt):
             raise
-        return {"status": None, "message": f"{type(error).__name__}: {first_line(str(error))}"}
-    return {"status": 0, "message": ""}
+        return {"status": None, "message": f"{type(error).__name__}: {first_line(str(error))}", **NOT_COMPARED}
+    return {"status": 0, "message": "", "phase2": "ok", **compared(t, op, case, inputs, outs, results, expected)}
+
+
+NOT_COMPARED = {"phase2": None, "golden_ok": None, "golden_reason": "phase 2 did not run"}
+
+
+def golden_of(t, op, case, inputs: dict) -> object:
+    """The golden's results on the call's inputs (the generated suites' `golden_results`), or why
+    there are none: a string. Never raises: a golden PyTorch cannot evaluate is a reason."""
+    if not op.golden:
+        return "no golden: the API has no semantics file with one"
+    try:
+        return t.golden_results(op, case, inputs)
+    except BaseException as error:  # noqa: BLE001 - pytest's skip is a BaseException too
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        return f"the golden raised {type(error).__name__}: {first_line(str(error))}"
+
+
+def compared(t, op, case, inputs: dict, outs, results: tuple, expected: object) -> dict:
+    """Whether `results` equal the golden's `expected` as the generated suites judge it
+    (`assert_results`: CANN's tolerances, looser for FLOAT16 and BFLOAT16; shapes and dtypes),
+    an out= array's dtype being the one passed."""
+    if isinstance(expected, str):
+        return {"golden_ok": None, "golden_reason": expected}
+    given = {p.name: (o[0] if o else None) if isinstance(o, list) else o for p, o in zip(op.outs, outs or [])}
+    case = case.but(case.id, out={name: t.dtype_name(o.dtype) for name, o in given.items() if o is not None})
+    try:
+        t.assert_results(op, case, inputs, outs, results, expected)
+    except AssertionError as error:
+        # NumPy's message: what differs, the result's name, then the largest differences.
+        lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+        return {"golden_ok": False, "golden_reason": first_line("; ".join(lines[:5]), limit=500)}
+    except Exception as error:  # noqa: BLE001 - a comparison that cannot be made is no verdict
+        return {"golden_ok": None, "golden_reason": f"no comparison: {type(error).__name__}: {first_line(str(error))}"}
+    return {"golden_ok": True, "golden_reason": ""}
 
 
 def placeholders(t, op, case, soc: str, plan: dict):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Optional, Sequence
+from typing import Mapping, Optional, Sequence, Union
 
 from gen.ir import Level, Page, PageKind
 from gen.model import BoundAPI, Model
@@ -13,6 +13,8 @@ from gen.parse.api_page import PARAM_NO_DTYPES, PARAM_UNDOCUMENTED
 from gen.parse.coverage import is_api_page_file, page_result
 
 PHASE1 = "GetWorkspaceSize"
+# Phase 2's outcome when the simulator has no kernel for the API (561003, ACLNN_ERR_INNER_FIND_KERNEL_ERROR).
+NOT_SIMULATED = "not simulated"
 
 
 @dataclass
@@ -27,6 +29,13 @@ class Record:
     status: Optional[int] = None  # what phase 1 returned
     bound_from: Optional[str] = None  # the page whose IR was bound, when another page documents it too
     features: tuple[str, ...] = ()  # the parameter kinds and page shapes the API exercises (`features`)
+    # Phase 2 of the same call: "ok", "not simulated" (561003: no kernel in the simulator), the
+    # status it returned, or None where it did not run (phase 1 refused the call, or crashed).
+    phase2: Union[str, int, None] = None
+    # Whether phase 2's results equal the semantics file's golden on the same inputs; None where
+    # there was nothing to compare (no golden, phase 2 not ok, a golden PyTorch cannot evaluate).
+    golden_ok: Optional[bool] = None
+    golden_reason: str = ""  # why golden_ok is not True
 
     def fail(self, reason: str) -> None:
         if not self.reason:
@@ -123,6 +132,9 @@ def settle(records: Sequence[Record], model: Model, left_out: Mapping[str, str],
         record.compiled = True
         outcome = outcomes.get(api, {"status": None, "message": "not run"})
         record.status = outcome.get("status")
+        record.phase2 = outcome.get("phase2")
+        record.golden_ok = outcome.get("golden_ok")
+        record.golden_reason = outcome.get("golden_reason", "the call did not finish")
         status = record.status
         if status == 0 or (status is not None and status in errors_of[api]):
             record.phase1_ok = True

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from gen.corpus.records import Record
+from gen.corpus.records import NOT_SIMULATED, Record
 from gen.parse.coverage import EXCLUDED_CODES
 
 
@@ -51,11 +51,23 @@ def totals(records: Sequence[Record], figures: Figures) -> dict:
         "apis_phase1_status0": sum(r.status == 0 for r in phase1),
         "compiled_total": sum(r.compiled for r in apis),
         "phase1_ok_total": sum(r.phase1_ok for r in apis),
+        # Phase 2 of the phase-1 call, and its results against the semantics file's golden.
+        "apis_phase2_ok": sum(r.phase2 == "ok" for r in apis),
+        "apis_not_simulated": sum(r.phase2 == NOT_SIMULATED for r in apis),
+        "apis_phase2_failed": sum(r.phase2 not in (None, "ok", NOT_SIMULATED) for r in apis),
+        "golden_ok_apis": len(golden_ok_apis(records)),
+        "apis_golden_differs": sum(r.golden_ok is False for r in apis),
+        "apis_phase2_ok_without_verdict": sum(r.phase2 == "ok" and r.golden_ok is None for r in apis),
         "wall_seconds": figures.wall_seconds, "stage_seconds": figures.stage_seconds,
         "compile_cpu_seconds": figures.compile_cpu_seconds,
         "compile_cpu_seconds_per_api": round(figures.compile_cpu_seconds / max(1, sum(r.compiled for r in apis)), 3),
         "build_rounds": figures.build_rounds, "peak_rss_mib": figures.peak_rss_mib, "command": figures.command,
     }
+
+
+def golden_ok_apis(records: Sequence[Record]) -> list[str]:
+    """The APIs whose phase 2 ran and whose results equal the golden, sorted."""
+    return sorted(r.api for r in distinct(records) if r.api and r.phase2 == "ok" and r.golden_ok is True)
 
 
 def reason_key(reason: str) -> str:
@@ -109,10 +121,12 @@ def write_reports(records: Sequence[Record], figures: Figures, report_dir: Path,
     summary["features"] = feature_table(records)
     entries = [{"api": r.api, "page": r.page, "parsed": r.parsed, "generated": r.generated, "compiled": r.compiled,
                 "phase1_ok": r.phase1_ok, "reason": r.reason, "status": r.status, "bound_from": r.bound_from,
-                "features": list(r.features)}
+                "features": list(r.features), "phase2": r.phase2, "golden_ok": r.golden_ok,
+                "golden_reason": r.golden_reason}
                for r in records]
     (report_dir / "corpus-report.json").write_text(
-        json.dumps({"totals": summary, "apis": entries}, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        json.dumps({"totals": summary, "golden_ok_apis": golden_ok_apis(records), "apis": entries},
+                   ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     (report_dir / "corpus-report.md").write_text(markdown(records, summary, pages), encoding="utf-8")
 
 
@@ -132,6 +146,10 @@ def markdown(records: Sequence[Record], summary: dict, pages: int) -> str:
         f"| compiled (of parsed) | {s['apis_compiled']} ({s['compiled_pct_of_parsed']}%) |",
         f"| phase 1 ok on the simulator (of compiled) | {s['apis_phase1_ok']} ({s['phase1_ok_pct_of_compiled']}%): "
         f"{s['apis_phase1_status0']} return 0, the others a status of their page's error table |",
+        f"| phase 2 of that call (of phase 1 ok) | {s['apis_phase2_ok']} ok, {s['apis_not_simulated']} not simulated, "
+        f"{s['apis_phase2_failed']} failed with a status |",
+        f"| **results equal to the golden** (PyTorch, CANN's tolerances) | **{s['golden_ok_apis']}**; "
+        f"{s['apis_golden_differs']} differ, {s['apis_phase2_ok_without_verdict']} computed with nothing to compare |",
         f"| wall time | {s['wall_seconds']} s ({', '.join(f'{k} {v} s' for k, v in s['stage_seconds'].items())}) |",
         f"| compile CPU time | {s['compile_cpu_seconds']} s, {s['compile_cpu_seconds_per_api']} s per compiled API, "
         f"{s['build_rounds']} build round(s) |",
@@ -150,10 +168,19 @@ def markdown(records: Sequence[Record], summary: dict, pages: int) -> str:
     for feature, row in feature_table(records).items():
         lines.append(f"| {feature} | " + " | ".join(str(row[c]) for c in FEATURE_COLUMNS) + " |")
     lines.append("")
-    lines += ["## Per API", "", "| API | page | parsed | generated | compiled | simulated (phase 1) | why not |",
-              "|---|---|---|---|---|---|---|"]
+    differing = sorted((r for r in distinct(records) if r.golden_ok is False), key=lambda r: r.api or "")
+    if differing:
+        lines += ["## Results that differ from the golden", "", "| API | what differs |", "|---|---|"]
+        lines += [f"| {r.api} | {r.golden_reason.replace('|', '/')} |" for r in differing]
+        lines.append("")
+    lines += ["## Per API", "", "| API | page | parsed | generated | compiled | simulated (phase 1) | phase 2 | "
+              "equals the golden | why not |", "|---|---|---|---|---|---|---|---|---|"]
     for r in sorted(records, key=lambda r: (r.api or "~", r.page)):
         why = r.reason + (f" (bound from {r.bound_from})" if r.bound_from else "")
+        if r.phase2 == "ok" and r.golden_ok is not True:
+            why = f"{why}; golden: {r.golden_reason}" if why else f"golden: {r.golden_reason}"
+        golden = {True: "yes", False: "**no**", None: "—"}[r.golden_ok]
         lines.append(f"| {r.api or '—'} | {r.page} | {mark(r.parsed)} | {mark(r.generated)} | {mark(r.compiled)} | "
-                     f"{mark(r.phase1_ok)} | {why.replace('|', '/')} |")
+                     f"{mark(r.phase1_ok)} | {'—' if r.phase2 is None else r.phase2} | {golden} | "
+                     f"{why.replace('|', '/')} |")
     return "\n".join(lines) + "\n"

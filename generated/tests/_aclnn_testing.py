@@ -535,7 +535,16 @@ def check_golden(op: Op, case: Case) -> None:
         if on_simulator() and error.status == NOT_SIMULATED:  # sim-specific: a dtype its engine lacks
             pytest.skip(f"the simulator does not compute this call: {error}")
         raise
-    assert len(results) == len(expected) == len(op.results)
+    assert_results(op, case, inputs, outs, results, expected)
+
+
+def assert_results(op: Op, case: Case, inputs: dict[str, Any], outs: Optional[list[Any]],
+                   results: tuple[Any, ...], expected: tuple[Any, ...]) -> None:
+    """What a call returned is the golden's `expected`, within CANN's tolerances, with the dtypes
+    and shapes it should have (an out= dtype: the case's), out= arrays returned as given. Raises
+    AssertionError saying what differs. Shared by the generated suites and `make corpus`."""
+    assert len(results) == len(expected) == len(op.results), \
+        f"{op.api}: {len(results)} results, the golden has {len(expected)}, the page {len(op.results)}"
     given = dict(zip([p.name for p in op.outs], outs or []))
     in_dtypes = input_dtypes(op, case, inputs, tuple(inputs))
     for p, result, want in zip(op.results, results, expected):

@@ -167,10 +167,13 @@ T IsNan(T x) {
   return x != x ? T(1) : T(0);
 }
 
+// The sign bit, also of -0.0 and -NaN. Through copysign, not std::signbit: GCC 12 at -O3 fails
+// with an internal compiler error ("unrecognizable insn", a V8SI shift of a V8SF subreg) when it
+// vectorises std::signbit of floats widened from BFLOAT16 lanes (make corpus, aclnnSignbit).
 template <typename T>
 T Signbit(T x) {
   if constexpr (kIntegral<T>) return x < 0 ? T(1) : T(0);
-  else return std::signbit(x) ? T(1) : T(0);
+  else return std::copysign(T(1), x) < T(0) ? T(1) : T(0);
 }
 
 // -1, 0 or 1 (NaN gives 0, as torch.sign).
