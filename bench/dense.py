@@ -1,7 +1,7 @@
 """The simulator's matmul, softmax and normalisation families against PyTorch CPU (issue 12):
-matmul in GFLOP/s (2·M·N·K per product) at 1024³ float32 (and bfloat16), softmax and log_softmax
-along the last dimension of 16M float32 elements ([4096, 4096]) and rms_norm with a weight over
-the same, in GB/s counted as bytes read + written (input and output, each n elements).
+matmul in GFLOP/s (2·M·N·K per product) at 1024³ float32 (and bfloat16), softmax, log_softmax
+and a sum along the last dimension of 16M float32 elements ([4096, 4096]) and rms_norm with a
+weight over the same, in GB/s counted as bytes read + written (input and output, each n elements).
 
 Both sides run in this process on the same data, interleaved; the simulator through the bindings
 on device-resident tensors with out=, PyTorch into an out= tensor where the op has one. The
@@ -110,6 +110,15 @@ def main() -> None:
     rows.append(measure(f"rms_norm [{x.shape[0]}, {side}] weight [{side}]", "float32", moved, "GB/s",
                         lambda: aclnn.rms_norm(d_x, d_gamma, 1e-6, out=(d_y, d_rstd)),
                         torch_rms, args.rounds, check_y))
+    # A reduction along the last dimension: reads 16M elements, writes one per row.
+    d_sum, t_sum = aclnn.to_device(np.zeros(x.shape[0], np.float32)), torch.empty(x.shape[0])
+
+    def check_sum() -> None:
+        np.testing.assert_allclose(d_sum.numpy(), t_sum.numpy(), rtol=1e-4, atol=1e-3)
+
+    rows.append(measure(f"reduce_sum [{x.shape[0]}, {side}] dim -1", "float32", float(x.nbytes), "GB/s",
+                        lambda: aclnn.reduce_sum(d_x, [-1], False, "FLOAT", out=d_sum),
+                        lambda: torch.sum(t_x, -1, out=t_sum), args.rounds, check_sum))
     emit_result({"torch_threads": torch.get_num_threads(),
                  "sim_threads": int(os.environ.get("ACLNN_SIM_THREADS", os.cpu_count() or 1)),
                  "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"), "rows": rows})
