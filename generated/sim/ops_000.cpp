@@ -680,7 +680,7 @@ template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
   T operator()(T self) const {
-    return std::is_integral<T>::value ? self : T(std::floor(self));
+    return aclsim::Floor(self);
   }
 };
 

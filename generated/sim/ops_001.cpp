@@ -1296,7 +1296,7 @@ template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
   T operator()(T selfRef) const {
-    return std::is_integral<T>::value ? selfRef : T(std::floor(selfRef));
+    return aclsim::Floor(selfRef);
   }
 };
 

@@ -182,31 +182,18 @@ T Sign(T x) {
   return T((T(0) < x) - (x < T(0)));
 }
 
-// The integral part of floor/ceil/trunc/round is the integer itself.
-template <typename T>
-T Floor(T x) {
+// floor/ceil/trunc/round of an integer is the integer itself; of a floating value, `fn`'s.
+template <typename T, typename Fn>
+T Rounded(T x, Fn fn) {
   if constexpr (kIntegral<T>) return x;
-  else return std::floor(x);
+  else return fn(x);
 }
 
-template <typename T>
-T Ceil(T x) {
-  if constexpr (kIntegral<T>) return x;
-  else return std::ceil(x);
-}
-
-template <typename T>
-T Trunc(T x) {
-  if constexpr (kIntegral<T>) return x;
-  else return std::trunc(x);
-}
-
+template <typename T> T Floor(T x) { return Rounded(x, [](T v) { return std::floor(v); }); }
+template <typename T> T Ceil(T x) { return Rounded(x, [](T v) { return std::ceil(v); }); }
+template <typename T> T Trunc(T x) { return Rounded(x, [](T v) { return std::trunc(v); }); }
 // Half to even, as torch.round.
-template <typename T>
-T Round(T x) {
-  if constexpr (kIntegral<T>) return x;
-  else return std::nearbyint(x);
-}
+template <typename T> T Round(T x) { return Rounded(x, [](T v) { return std::nearbyint(v); }); }
 
 // A truth value as the kernel's 0 or 1 (comparisons and logical operators, whose result is BOOL).
 template <typename T>
