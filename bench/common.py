@@ -55,6 +55,18 @@ def interleaved(cases: dict[str, Callable[[], float | None]], rounds: int, warmu
     return values
 
 
+def to_the_end(call: Callable[[], object]) -> Callable[[], None]:
+    """`call` followed by aclnn.synchronize(): a device-resident call returns once queued on its
+    stream, so its kernel's time ends at the synchronisation."""
+    def run() -> None:
+        import aclnn
+
+        call()
+        aclnn.synchronize()
+
+    return run
+
+
 def ratio(a: list[float], b: list[float]) -> Summary:
     """Ratios of paired runs (round i of a over round i of b): noise that hits a whole round cancels."""
     return Summary.of([x / y for x, y in zip(a, b)], "x")

@@ -22,7 +22,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from bench.common import Summary, emit_result, interleaved, log, ratio  # noqa: E402
+from bench.common import Summary, emit_result, interleaved, log, ratio, to_the_end  # noqa: E402
 from bench.kernels import as_torch, size_of, void  # noqa: E402
 
 
@@ -30,12 +30,7 @@ def measure(name: str, dtype: str, work: float, unit: str, call_sim, run_torch, 
     """Checks once that both sides agree, then times them interleaved; `work` is the FLOPs or
     bytes of one call, reported per second in `unit`. The simulator's call is timed to the end of
     its kernel (device-resident calls are queued on the stream: aclnn.synchronize waits)."""
-    import aclnn
-
-    def run_sim() -> None:
-        call_sim()
-        aclnn.synchronize()
-
+    run_sim = to_the_end(call_sim)
     run_sim()
     run_torch()
     check()

@@ -25,7 +25,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from bench.common import Summary, emit_result, interleaved, log, ratio  # noqa: E402
+from bench.common import Summary, emit_result, interleaved, log, ratio, to_the_end  # noqa: E402
 from gen.ir import DType  # noqa: E402
 
 # The dtypes measured; the results name them as NumPy and PyTorch do ("float32", ...).
@@ -97,11 +97,7 @@ def main() -> None:
                 torch_result = t_out.float().numpy()
                 tolerance = 1e-5 if dtype_name == "float32" else 2e-2
                 np.testing.assert_allclose(sim_result, torch_result, rtol=tolerance, atol=tolerance)
-                def run_sim_to_the_end(run_sim=run_sim) -> None:
-                    run_sim()
-                    aclnn.synchronize()  # a device call returns once queued: its kernel ends here
-
-                times = interleaved({"sim": lambda: void(run_sim_to_the_end), "torch": lambda: void(run_torch)},
+                times = interleaved({"sim": lambda: void(to_the_end(run_sim)), "torch": lambda: void(run_torch)},
                                     args.rounds)
                 row = {
                     "op": op, "dtype": dtype_name, "elements": n, "size": size_text,

@@ -42,12 +42,16 @@ def example_value(param: dict[str, Any], arg: dict[str, Any]) -> Any:
     return values[0]
 
 
+def example_args(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The example call's arguments by parameter name ({} when the call could not be read)."""
+    return {a["param"]: a for a in (record.get("example_call") or {"args": []})["args"]}
+
+
 def example_kwargs(record: dict[str, Any]) -> tuple[Optional[dict[str, Any]], str]:
     """The keyword arguments of the API's example call, or None and why there are none."""
-    call = record.get("example_call")
-    if not call:
+    if not record.get("example_call"):
         return None, "the page's example call could not be read"
-    given = {a["param"]: a for a in call["args"]}
+    given = example_args(record)
     kwargs: dict[str, Any] = {}
     for param in record["params"]:
         if param["direction"] == "out":
@@ -65,8 +69,7 @@ def example_outs(record: dict[str, Any]) -> Any:
     """out= as the example makes its outputs (its host vectors, of their shapes and dtypes), for
     the APIs whose output shapes follow from arguments by a rule the bindings do not apply
     (embedding, cat, permute); None when the example does not give every output."""
-    call = record.get("example_call") or {"args": []}
-    given = {a["param"]: a for a in call["args"]}
+    given = example_args(record)
     outs = [p for p in record["params"] if p["direction"] == "out"]
     if not outs or any(given.get(p["name"], {}).get("shape") is None for p in outs):
         return None

@@ -249,14 +249,14 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
         fixed = families.fixed_dtype(family, semantics.op, role)
         if fixed and len(p.dtypes) == 1 and p.dtypes[0].name != fixed:
             fixed = p.dtypes[0].name  # the page's one dtype (aclnnMinDim's indices are INT32)
-        assert source is not None  # only "given" shapes go without a source, and they are planned above
+        assert source is not None and dtype_source is not None  # only "given" shapes go without a source
         # A product's dtype promotes both operands'; the others' is their dtype source's.
         operands = (index[source],) + ((index[second],) if second is not None else ())
         dims_role = families.RULE_DIMS.get(rule)
         product = rule in ("matmul", "outer", "batch_sum")
         plans.append(OutputPlan(
             p, i, shape_from=operands,
-            dtype_from=operands if product else (index[dtype_source] if dtype_source else index[source],),
+            dtype_from=operands if product else (index[dtype_source],),
             # A product of BOOL inputs has no documented output dtype (aclnnAddmv's out lists no BOOL).
             dtype_must_be_documented=product and fixed is None,
             documented=p.dtypes,

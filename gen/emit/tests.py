@@ -47,6 +47,8 @@ UNDOCUMENTED = "<undocumented>"
 AUTO = "<auto>"
 # CANN reports a null pointer with this status, whatever row of its error table a page lists it in.
 NULLPTR = abi.status_code("ACLNN_ERR_PARAM_NULLPTR")
+# The status pages list invalid arguments under (and some list null pointers under it too).
+PARAM_INVALID = abi.status_code("ACLNN_ERR_PARAM_INVALID")
 
 # Shapes by rank: small (at most 48 elements), with extents of 1 among them (which broadcast
 # and whose strides do not matter) and no two equal adjacent extents (so transposes show).
@@ -745,7 +747,7 @@ class Planner:
             if row.category is ErrorCategory.UNSUPPORTED_PRODUCT:
                 tests.append(ErrorTest(function, row, cases=(self.base,), unsupported_product=True))
                 continue
-            if row.category is ErrorCategory.NULL_POINTER and row.code not in (161001, 161002):
+            if row.category is ErrorCategory.NULL_POINTER and row.code not in (NULLPTR, PARAM_INVALID):
                 # aclnnStack's "561103: 传入的tensors或out是空指针", aclnnRepeat's "561103: kernel执行失败，
                 # 中间结果为null": phase 1 answers a null pointer with ACLNN_ERR_PARAM_NULLPTR before
                 # any kernel runs; a status of the inner errors cannot be provoked by a null argument.

@@ -162,11 +162,6 @@ T IsInf(T x) {
   else return std::isinf(x) ? T(1) : T(0);
 }
 
-template <typename T>
-T IsNan(T x) {
-  return x != x ? T(1) : T(0);
-}
-
 // The sign bit, also of -0.0 and -NaN. Through copysign, not std::signbit: GCC 12 at -O3 fails
 // with an internal compiler error ("unrecognizable insn", a V8SI shift of a V8SF subreg) when it
 // vectorises std::signbit of floats widened from BFLOAT16 lanes (make corpus, aclnnSignbit).
