@@ -12,6 +12,7 @@ import ctypes
 import subprocess
 import sys
 import textwrap
+import threading
 
 import numpy as np
 import pytest
@@ -170,18 +171,26 @@ def test_two_streams_run_concurrently(sim):
 
 def test_free_waits_for_the_queued_work_that_uses_the_memory(sim):
     stream = sim.new_stream()
-    busy = keep_busy(sim, stream, 5)
-    last = DeviceArray(sim, np.zeros(BIG, np.float32))
-    assert busy.launch(stream, out=last) == 0  # the last kernel that reads grad writes `last`
-    before = sim.stats()["stream_syncs"]
-    sim.free(busy.grad.ptr)  # waits for that kernel
-    busy.grad.ptr = None
+    op = Leaky(sim, 1 << 16)
+    freed = threading.Event()
+
+    def free_grad():
+        sim.free(op.grad.ptr)  # ctypes lets the GIL go: the test goes on while this waits
+        freed.set()
+
+    with Held(sim, stream):
+        assert op.launch(stream) == 0  # reads grad, once the stream runs
+        before = sim.stats()["stream_syncs"]
+        freeing = threading.Thread(target=free_grad)
+        freeing.start()
+        assert not freed.wait(0.2)  # the kernel that reads grad has not run: the free waits for it
+    freeing.join()
+    op.grad.ptr = None
     assert sim.stats()["stream_syncs"] == before + 1  # counted as a synchronisation
-    expected = golden(busy.grad.storage, busy.x.storage)
-    assert np.array_equal(last.read_storage(), expected)  # read without synchronising the stream
+    expected = golden(op.grad.storage, op.x.storage)
+    assert np.array_equal(op.out.read_storage(), expected)  # read without synchronising the stream
     assert sim.aclrtSynchronizeStream(stream) == 0
-    last.close()
-    busy.close()
+    op.close()
     assert sim.aclrtDestroyStream(stream) == 0
 
 
