@@ -2,7 +2,7 @@
 """aclnn: the CANN aclnn operators as Python functions, generated from their documentation pages."""
 
 import builtins
-from typing import Any, Protocol, Sequence, TypeAlias, TypeVar, overload
+from typing import Any, Protocol, Sequence, TypeAlias, TypeVar, final, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
@@ -39,11 +39,13 @@ _InOut1 = TypeVar("_InOut1", NDArray[Any], Tensor)  # an in-place argument, retu
 # (its dtype is kept, ml_dtypes.bfloat16 included).
 _Scalar: TypeAlias = bool | int | float | complex | np.generic
 
+@final
 class Tensor:
     """An array in device memory (an aclTensor's storage, shape, strides and dtype).
 
-    Create one with aclnn.to_device(array); ops called with Tensors return Tensors, so chained
-    calls stay on the device. .numpy() copies the values to a new host array.
+    Create one with aclnn.to_device(array), aclnn.empty(shape, dtype) or Tensor.from_pointer
+    (memory of another library); ops called with Tensors return Tensors, so chained calls stay on
+    the device. .numpy() copies the values to a new host array.
     """
 
     @property

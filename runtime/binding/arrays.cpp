@@ -10,6 +10,8 @@
 
 #include <cstring>
 
+#include <structmember.h>
+
 #include "binding.h"
 
 namespace aclnn_binding {
@@ -143,8 +145,41 @@ bool HostArray::dense() const {
 }
 
 namespace {
-PyTypeObject* g_tensor_type = nullptr;  // aclnn.Tensor, set by bind_tensor
+
+// aclnn.Tensor is a plain CPython type rather than a pybind11 class: every call on device tensors
+// makes one for its result and drops the previous one, and pybind11's instance registry (a hash
+// insert and erase per object, with its type lookups) cost ~300 ns of a ~2 us call; this costs ~40.
+struct TensorObject {
+  PyObject_HEAD
+  std::shared_ptr<DeviceTensor> tensor;
+  PyObject* weakrefs;  // weakref.ref(tensor) works, as it did for the pybind11 class
+};
+
+PyTypeObject* g_tensor_type = nullptr;  // aclnn.Tensor, made by bind_tensor
+
+void tensor_dealloc(PyObject* self) {
+  auto* object = reinterpret_cast<TensorObject*>(self);
+  PyTypeObject* type = Py_TYPE(self);
+  if (object->weakrefs != nullptr) PyObject_ClearWeakRefs(self);
+  object->tensor.~shared_ptr<DeviceTensor>();  // may return a block to the caching allocator
+  type->tp_free(self);
+  Py_DECREF(type);  // instances of a heap type hold a reference to it
+}
+
+// `self` of a Tensor method: pybind11 only checks that an argument is an object.
+DeviceTensor& tensor_self(py::handle self) {
+  if (!is_device_tensor(self)) throw py::type_error("expected an aclnn.Tensor, got " + type_name(self));
+  return *reinterpret_cast<TensorObject*>(self.ptr())->tensor;
+}
+
 }  // namespace
+
+py::object wrap_tensor(std::shared_ptr<DeviceTensor> tensor) {
+  PyObject* self = g_tensor_type->tp_alloc(g_tensor_type, 0);
+  if (self == nullptr) throw py::error_already_set();
+  new (&reinterpret_cast<TensorObject*>(self)->tensor) std::shared_ptr<DeviceTensor>(std::move(tensor));
+  return py::reinterpret_steal<py::object>(self);
+}
 
 // Every argument of every call is asked: a type pointer comparison, not pybind11's type lookup.
 bool is_device_tensor(py::handle obj) {
@@ -152,10 +187,7 @@ bool is_device_tensor(py::handle obj) {
 }
 
 const std::shared_ptr<DeviceTensor>& device_tensor_of(py::handle obj) {
-  // aclnn.Tensor's instances hold a shared_ptr (py::class_<DeviceTensor, std::shared_ptr<...>>)
-  // and nothing else: its holder is read directly, without pybind11's caster and type lookups.
-  auto* instance = reinterpret_cast<py::detail::instance*>(obj.ptr());
-  return instance->get_value_and_holder().holder<std::shared_ptr<DeviceTensor>>();
+  return reinterpret_cast<TensorObject*>(obj.ptr())->tensor;
 }
 
 HostArray host_array(py::handle obj, const std::string& what, bool for_output) {
@@ -239,8 +271,8 @@ Dims contiguous_strides(const Dims& shape) {
   return strides;
 }
 
-std::shared_ptr<DeviceTensor> to_device(py::handle obj) {
-  if (is_device_tensor(obj)) return device_tensor_of(obj);
+py::object to_device(py::handle obj) {
+  if (is_device_tensor(obj)) return py::reinterpret_borrow<py::object>(obj);  // already there: the same object
   HostArray h = host_array(obj, "to_device(array)", false);
   if (h.itemsize == 0) throw py::type_error("to_device(array): " + dtype_name(h.dtype) + " has no host layout");
   Runtime& rt = Runtime::get();
@@ -256,7 +288,7 @@ std::shared_ptr<DeviceTensor> to_device(py::handle obj) {
   // waited for: the host array may go as soon as this returns (PyTorch's non_blocking=False).
   copy_async(t->storage->data(), h.data, nbytes, ACL_MEMCPY_HOST_TO_DEVICE, stream, "");
   stream.synchronize("aclnn.to_device()");
-  return t;
+  return wrap_tensor(std::move(t));
 }
 
 py::array to_host(const DeviceTensor& t) {
@@ -329,7 +361,7 @@ Dims int_sequence(py::handle values, const char* what) {
 }
 
 // aclnn.Tensor.from_pointer: device memory someone else allocated, viewed without a copy.
-std::shared_ptr<DeviceTensor> from_pointer(uintptr_t ptr, py::handle shape_arg, py::handle dtype_arg,
+py::object from_pointer(uintptr_t ptr, py::handle shape_arg, py::handle dtype_arg,
                                            py::handle strides_arg, int64_t offset, py::object device_arg,
                                            py::object owner) {
   auto t = std::make_shared<DeviceTensor>();
@@ -369,12 +401,12 @@ std::shared_ptr<DeviceTensor> from_pointer(uintptr_t ptr, py::handle shape_arg, 
   const int32_t device = device_arg.is_none() ? Runtime::get().device() : device_arg.cast<int32_t>();
   t->storage = DeviceBuffer::foreign(reinterpret_cast<void*>(base), static_cast<size_t>(span) * info->size, device,
                                      std::move(owner));
-  return t;
+  return wrap_tensor(std::move(t));
 }
 
 }  // namespace
 
-std::shared_ptr<DeviceTensor> empty(py::handle shape_arg, py::handle dtype_arg) {
+py::object empty(py::handle shape_arg, py::handle dtype_arg) {
   auto t = std::make_shared<DeviceTensor>();
   t->dtype = dtype_argument(dtype_arg, "empty(dtype)");
   const DTypeInfo* info = dtype_info(t->dtype);
@@ -390,89 +422,149 @@ std::shared_ptr<DeviceTensor> empty(py::handle shape_arg, py::handle dtype_arg) 
   t->storage_elements = t->numel();
   // From the caching allocator, on the current stream: no copy, no synchronisation.
   t->storage = DeviceBuffer::allocate(nbytes, Runtime::get().stream(), "");
-  return t;
+  return wrap_tensor(std::move(t));
 }
 
-void bind_tensor(py::module_& m) {
-  py::class_<DeviceTensor, std::shared_ptr<DeviceTensor>> tensor_class(m, "Tensor", R"doc(
-An array in device memory (an aclTensor's storage, shape, strides and dtype).
+namespace {
 
-Create one with aclnn.to_device(array); ops called with Tensors return Tensors, so chained calls
-stay on the device. .numpy() copies the values to a new host array.)doc");
-  g_tensor_type = reinterpret_cast<PyTypeObject*>(tensor_class.ptr());
-  tensor_class
-      .def_static("from_pointer", &from_pointer, py::arg("ptr"), py::arg("shape"), py::arg("dtype"),
-                  py::arg("strides") = py::none(), py::kw_only(), py::arg("offset") = 0, py::arg("device") = py::none(),
-                  py::arg("owner") = py::none(), R"doc(
+// A method of aclnn.Tensor (pybind11 converts its other arguments and its result).
+template <class Fn, class... Extra>
+void tensor_method(py::handle type, const char* name, Fn&& fn, const Extra&... extra) {
+  py::cpp_function method(std::forward<Fn>(fn), py::name(name), py::is_method(type),
+                          py::sibling(py::getattr(type, name, py::none())), extra...);
+  py::setattr(type, name, method);
+}
+
+template <class Fn>
+void tensor_property(py::handle type, const char* name, Fn&& fn, const char* doc = nullptr) {
+  py::cpp_function getter(std::forward<Fn>(fn), py::is_method(type));
+  py::object property = py::module_::import("builtins").attr("property")(getter, py::none(), py::none(),
+                                                                         doc ? py::str(doc) : py::str(""));
+  py::setattr(type, name, property);
+}
+
+PyObject* tensor_repr(PyObject* self) {
+  const DeviceTensor& t = *reinterpret_cast<TensorObject*>(self)->tensor;
+  std::string shape;
+  for (size_t i = 0; i < t.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(t.shape[i]);
+  if (t.shape.size() == 1) shape += ",";
+  const DTypeInfo* info = dtype_info(t.dtype);
+  const std::string dtype = info && info->numpy ? info->numpy : dtype_name(t.dtype);
+  return PyUnicode_FromString(("aclnn.Tensor(shape=(" + shape + "), dtype=" + dtype + ")").c_str());
+}
+
+Py_ssize_t tensor_length(PyObject* self) {
+  const DeviceTensor& t = *reinterpret_cast<TensorObject*>(self)->tensor;
+  if (t.shape.empty()) {
+    PyErr_SetString(PyExc_TypeError, "len() of a 0-d aclnn.Tensor");
+    return -1;
+  }
+  return static_cast<Py_ssize_t>(t.shape[0]);
+}
+
+PyObject* tensor_new(PyTypeObject*, PyObject*, PyObject*) {
+  PyErr_SetString(PyExc_TypeError,
+                  "aclnn.Tensor cannot be made directly: use aclnn.to_device, aclnn.empty or Tensor.from_pointer");
+  return nullptr;
+}
+
+}  // namespace
+
+void bind_tensor(py::module_& m) {
+  static PyMemberDef members[] = {
+      {"__weaklistoffset__", T_PYSSIZET, static_cast<Py_ssize_t>(offsetof(TensorObject, weakrefs)), READONLY, nullptr},
+      {nullptr, 0, 0, 0, nullptr},
+  };
+  static const char doc[] = R"doc(An array in device memory (an aclTensor's storage, shape, strides and dtype).
+
+Create one with aclnn.to_device(array), aclnn.empty(shape, dtype) or Tensor.from_pointer (memory of
+another library); ops called with Tensors return Tensors, so chained calls stay on the device.
+.numpy() copies the values to a new host array.)doc";
+  static PyType_Slot slots[] = {
+      {Py_tp_dealloc, reinterpret_cast<void*>(&tensor_dealloc)},
+      {Py_tp_repr, reinterpret_cast<void*>(&tensor_repr)},
+      {Py_tp_new, reinterpret_cast<void*>(&tensor_new)},
+      {Py_sq_length, reinterpret_cast<void*>(&tensor_length)},
+      {Py_tp_members, members},
+      {Py_tp_doc, const_cast<char*>(doc)},
+      {0, nullptr},
+  };
+  static PyType_Spec spec = {"aclnn._C.Tensor", sizeof(TensorObject), 0, Py_TPFLAGS_DEFAULT, slots};
+  py::object type = py::reinterpret_steal<py::object>(PyType_FromSpec(&spec));
+  if (!type) throw py::error_already_set();
+  g_tensor_type = reinterpret_cast<PyTypeObject*>(type.ptr());
+  m.add_object("Tensor", type);
+  // What __module__ says: the package users import (aclnn.Tensor), as for the op functions.
+  py::setattr(type, "__module__", py::str("aclnn"));
+
+  py::setattr(type, "from_pointer", py::staticmethod(py::cpp_function(
+      &from_pointer, py::name("from_pointer"), py::arg("ptr"), py::arg("shape"), py::arg("dtype"),
+      py::arg("strides") = py::none(), py::kw_only(), py::arg("offset") = 0, py::arg("device") = py::none(),
+      py::arg("owner") = py::none(), R"doc(
 A Tensor viewing device memory that someone else allocated (torch_npu's tensor.data_ptr(), a
 framework's allocator), without a copy. `strides` and `offset` are in elements, as
 torch.Tensor.stride() and aclCreateTensor take them (default: C-contiguous, 0); `dtype` is a NumPy
 dtype, a page name ("FLOAT16") or a torch dtype; `owner` is kept alive as long as the Tensor (and
-every result that views it), so that the memory is not freed under it.)doc")
-      .def("data_ptr", [](const DeviceTensor& t) {
-            const DTypeInfo* info = dtype_info(t.dtype);
-            return reinterpret_cast<uintptr_t>(t.storage->data()) + static_cast<uintptr_t>(t.offset) * (info ? info->size : 0);
-          }, "The device address of element [0, ..., 0] (for other libraries; torch's data_ptr()).")
-      .def_property_readonly("device", [](const DeviceTensor& t) { return t.storage->device(); })
-      .def_property_readonly("shape", [](const DeviceTensor& t) {
-        py::tuple out(t.shape.size());
-        for (size_t i = 0; i < t.shape.size(); ++i) out[i] = t.shape[i];
-        return out;
-      })
-      .def_property_readonly("dtype", [](const DeviceTensor& t) -> py::object {
-        const DTypeInfo* info = dtype_info(t.dtype);
-        if (info && info->numpy) return to_numpy(t.dtype);
-        return py::str(dtype_name(t.dtype));
-      })
-      .def_property_readonly("strides", [](const DeviceTensor& t) {
-        // In bytes, as NumPy's.
-        const DTypeInfo* info = dtype_info(t.dtype);
-        py::tuple out(t.strides.size());
-        for (size_t i = 0; i < t.strides.size(); ++i) out[i] = t.strides[i] * static_cast<int64_t>(info ? info->size : 0);
-        return out;
-      })
-      .def_property_readonly("ndim", [](const DeviceTensor& t) { return t.shape.size(); })
-      .def_property_readonly("size", [](const DeviceTensor& t) { return t.numel(); })
-      .def_property_readonly("acl_dtype", [](const DeviceTensor& t) { return dtype_name(t.dtype); },
-                             "The aclDataType, as the pages name it (FLOAT, BFLOAT16, ...).")
-      .def("numpy", &to_host, "A new host array (C-contiguous) with the tensor's values.")
-      .def("__array__", [](const DeviceTensor& t, py::object dtype, py::object copy) -> py::object {
-            // NumPy 2's protocol: copy=False asks for a view, which device memory cannot give.
-            if (!copy.is_none() && !PyObject_IsTrue(copy.ptr()))
-              throw py::value_error("an aclnn.Tensor is in device memory: a host array of it is always a copy "
-                                    "(copy=False cannot be honoured; use numpy() or np.asarray)");
-            py::array host = to_host(t);
-            if (dtype.is_none()) return host;
-            return host.attr("astype")(dtype);
-          }, py::arg("dtype") = py::none(), py::arg("copy") = py::none())
-      .def("__copy__", [](const DeviceTensor& t) { return std::make_shared<DeviceTensor>(t); },
-           "A new Tensor viewing the same device memory.")
-      .def("__deepcopy__", [](const DeviceTensor& t, py::handle /*memo*/) {
-            // The same view over a copy of the memory it spans, queued on the current stream.
-            Stream& stream = Runtime::get().stream();
-            const DTypeInfo* info = dtype_info(t.dtype);
-            const size_t nbytes = static_cast<size_t>(t.storage_elements) * (info ? info->size : 0);
-            auto copy = std::make_shared<DeviceTensor>(t);
-            copy->storage = DeviceBuffer::allocate(nbytes, stream, "");
-            copy_async(copy->storage->data(), t.storage->data(), nbytes, ACL_MEMCPY_DEVICE_TO_DEVICE, stream, "");
-            return copy;
-          }, py::arg("memo"), "A new Tensor over a copy of the device memory (queued on the current stream).")
-      .def("__reduce__", [](const DeviceTensor& t) {
-            // Pickled through the host: unpickling puts the values on the device again.
-            return py::make_tuple(py::module_::import("aclnn._C").attr("to_device"), py::make_tuple(to_host(t)));
-          })
-      .def("__len__", [](const DeviceTensor& t) {
-        if (t.shape.empty()) throw py::type_error("len() of a 0-d aclnn.Tensor");
-        return t.shape[0];
-      })
-      .def("__repr__", [](const DeviceTensor& t) {
-        std::string shape;
-        for (size_t i = 0; i < t.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(t.shape[i]);
-        if (t.shape.size() == 1) shape += ",";
-        const DTypeInfo* info = dtype_info(t.dtype);
-        const std::string dtype = info && info->numpy ? info->numpy : dtype_name(t.dtype);
-        return "aclnn.Tensor(shape=(" + shape + "), dtype=" + dtype + ")";
-      });
+every result that views it), so that the memory is not freed under it.)doc")));
+  tensor_method(type, "data_ptr", [](py::handle self) {
+    const DeviceTensor& t = tensor_self(self);
+    const DTypeInfo* info = dtype_info(t.dtype);
+    return reinterpret_cast<uintptr_t>(t.storage->data()) + static_cast<uintptr_t>(t.offset) * (info ? info->size : 0);
+  }, "The device address of element [0, ..., 0] (for other libraries; torch's data_ptr()).");
+  tensor_property(type, "device", [](py::handle self) { return tensor_self(self).storage->device(); });
+  tensor_property(type, "shape", [](py::handle self) {
+    const DeviceTensor& t = tensor_self(self);
+    py::tuple out(t.shape.size());
+    for (size_t i = 0; i < t.shape.size(); ++i) out[i] = t.shape[i];
+    return out;
+  });
+  tensor_property(type, "dtype", [](py::handle self) -> py::object {
+    const DeviceTensor& t = tensor_self(self);
+    const DTypeInfo* info = dtype_info(t.dtype);
+    if (info && info->numpy) return to_numpy(t.dtype);
+    return py::str(dtype_name(t.dtype));
+  });
+  tensor_property(type, "strides", [](py::handle self) {
+    // In bytes, as NumPy's.
+    const DeviceTensor& t = tensor_self(self);
+    const DTypeInfo* info = dtype_info(t.dtype);
+    py::tuple out(t.strides.size());
+    for (size_t i = 0; i < t.strides.size(); ++i) out[i] = t.strides[i] * static_cast<int64_t>(info ? info->size : 0);
+    return out;
+  });
+  tensor_property(type, "ndim", [](py::handle self) { return tensor_self(self).shape.size(); });
+  tensor_property(type, "size", [](py::handle self) { return tensor_self(self).numel(); });
+  tensor_property(type, "acl_dtype", [](py::handle self) { return dtype_name(tensor_self(self).dtype); },
+                  "The aclDataType, as the pages name it (FLOAT, BFLOAT16, ...).");
+  tensor_method(type, "numpy", [](py::handle self) { return to_host(tensor_self(self)); },
+                "A new host array (C-contiguous) with the tensor's values.");
+  tensor_method(type, "__array__", [](py::handle self, py::object dtype, py::object copy) -> py::object {
+    const DeviceTensor& t = tensor_self(self);
+    // NumPy 2's protocol: copy=False asks for a view, which device memory cannot give.
+    if (!copy.is_none() && !PyObject_IsTrue(copy.ptr()))
+      throw py::value_error("an aclnn.Tensor is in device memory: a host array of it is always a copy "
+                            "(copy=False cannot be honoured; use numpy() or np.asarray)");
+    py::array host = to_host(t);
+    if (dtype.is_none()) return host;
+    return host.attr("astype")(dtype);
+  }, py::arg("dtype") = py::none(), py::arg("copy") = py::none());
+  tensor_method(type, "__copy__", [](py::handle self) { return wrap_tensor(std::make_shared<DeviceTensor>(tensor_self(self))); },
+                "A new Tensor viewing the same device memory.");
+  tensor_method(type, "__deepcopy__", [](py::handle self, py::handle /*memo*/) {
+    // The same view over a copy of the memory it spans, queued on the current stream.
+    const DeviceTensor& t = tensor_self(self);
+    Stream& stream = Runtime::get().stream();
+    const DTypeInfo* info = dtype_info(t.dtype);
+    const size_t nbytes = static_cast<size_t>(t.storage_elements) * (info ? info->size : 0);
+    auto copy = std::make_shared<DeviceTensor>(t);
+    copy->storage = DeviceBuffer::allocate(nbytes, stream, "");
+    copy_async(copy->storage->data(), t.storage->data(), nbytes, ACL_MEMCPY_DEVICE_TO_DEVICE, stream, "");
+    return wrap_tensor(std::move(copy));
+  }, py::arg("memo"), "A new Tensor over a copy of the device memory (queued on the current stream).");
+  tensor_method(type, "__reduce__", [](py::handle self) {
+    // Pickled through the host: unpickling puts the values on the device again.
+    return py::make_tuple(py::module_::import("aclnn._C").attr("to_device"), py::make_tuple(to_host(tensor_self(self))));
+  });
 }
 
 }  // namespace aclnn_binding

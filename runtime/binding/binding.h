@@ -27,6 +27,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -79,7 +80,9 @@ struct Counters {
   std::atomic<int64_t> live_buffers{0}, live_objects{0};
   std::atomic<int64_t> calls{0};  // also each call's sequence number
 };
-Counters& counters();
+// Never destroyed: late destructors (at interpreter exit) still count. Made at the module's load.
+extern Counters* const g_counters;
+inline Counters& counters() { return *g_counters; }
 
 // ---- streams and events (streams.cpp) -------------------------------------------------------------
 
@@ -204,9 +207,13 @@ class CachingAllocator {
 class Runtime {
  public:
   // aclInit and device 0 on first use; throws AclnnFailure or aclnn_loader::LoaderError.
-  static Runtime& get();
+  static Runtime& get() {
+    // Inline: every call asks several times; only the first one (or one after shutdown) goes further.
+    if (alive_.load(std::memory_order_acquire)) return *instance_;
+    return start();
+  }
   // Whether `get()` succeeded at some point and `shutdown()` has not run: what destructors check.
-  static bool alive();
+  static bool alive() { return alive_.load(); }
 
   const aclnn_loader::Abi& abi() const { return *abi_; }
   aclnn_loader::Backend& backend() const { return *backend_; }
@@ -242,6 +249,10 @@ class Runtime {
  private:
   Runtime() = default;
   void init();
+  static Runtime& start();  // get()'s first call: aclInit and the device, under a lock
+
+  static Runtime* instance_;              // set once init() succeeded
+  static std::atomic<bool> alive_;        // init() succeeded and shutdown() has not run
 
   static constexpr int kMaxDevices = 64;
   aclnn_loader::Backend* backend_ = nullptr;
@@ -291,6 +302,15 @@ auto without_gil(Wait&& wait) -> decltype(wait()) {
   }
 }
 
+// Whether a Python thread other than the calling one (which holds the GIL) exists in its
+// interpreter. A thread that appears just after the check waits for the GIL until the caller's
+// short critical work is done, as it would behind any C call that keeps the GIL.
+inline bool other_python_threads() {
+  PyThreadState* self = PyThreadState_Get();
+  PyThreadState* head = PyInterpreterState_ThreadHead(PyThreadState_GetInterpreter(self));
+  return head != self || PyThreadState_Next(head) != nullptr;
+}
+
 // Device memory, shared by the tensors that view it: a block of the caching allocator (returned
 // to it when the last tensor goes), or someone else's memory kept alive through its owner.
 class DeviceBuffer {
@@ -314,8 +334,13 @@ class DeviceBuffer {
   void used_on(aclrtStream stream);
 
  private:
-  DeviceBuffer(void* data, size_t nbytes, int32_t device, Block* block, PyObject* owner)
+  struct Key {};  // the constructor is public for make_shared (one allocation), callable from here only
+
+ public:
+  DeviceBuffer(Key, void* data, size_t nbytes, int32_t device, Block* block, PyObject* owner)
       : data_(data), nbytes_(nbytes), device_(device), block_(block), owner_(owner) {}
+
+ private:
   void* data_;
   size_t nbytes_;
   int32_t device_;
@@ -416,12 +441,14 @@ HostArray host_array(py::handle obj, const std::string& what, bool for_output);
 // Whether `obj` is an aclnn.Tensor, and the tensor it holds (only for one that is).
 bool is_device_tensor(py::handle obj);
 const std::shared_ptr<DeviceTensor>& device_tensor_of(py::handle obj);
-// aclnn.to_device: a device copy of a host array's span, with the array's strides.
-std::shared_ptr<DeviceTensor> to_device(py::handle obj);
+// aclnn.to_device: a device copy of a host array's span, with the array's strides (a Tensor: itself).
+py::object to_device(py::handle obj);
 // Row-major strides in elements (an extent of 0 or 1 counts as 1).
 Dims contiguous_strides(const Dims& shape);
 // aclnn.empty: an uninitialised contiguous device tensor (torch.empty(..., device="npu")).
-std::shared_ptr<DeviceTensor> empty(py::handle shape, py::handle dtype);
+py::object empty(py::handle shape, py::handle dtype);
+// A new aclnn.Tensor object holding `tensor`.
+py::object wrap_tensor(std::shared_ptr<DeviceTensor> tensor);
 // aclnn.Tensor.numpy(): a fresh C-contiguous host array with the tensor's values.
 py::array to_host(const DeviceTensor& tensor);
 void bind_tensor(py::module_& m);
@@ -538,7 +565,10 @@ class Call {
 
   // One tensor of the call.
   struct Slot {
-    std::shared_ptr<DeviceTensor> device;  // what the aclTensor describes
+    // What the aclTensor describes: an input Tensor's own (kept alive by `result`, the caller's
+    // object: no reference count to touch), or one the call made, which `made` owns.
+    const DeviceTensor* device = nullptr;
+    std::shared_ptr<DeviceTensor> made;
     HostArray host;         // the host side, when the tensor came from (or goes to) the host
     bool upload = false;    // copy the host span to the device before phase 1
     bool download = false;  // copy the span back to the host once the stream has run the call
@@ -590,8 +620,13 @@ class Call {
   bool uploads_ = false;               // some host array goes to the device
   bool downloads_ = false;             // some result goes back to a host array
   bool host_reads_pending_ = false;    // uploads are queued and the stream has not been synchronised
-  // Slots: the first few inline, the rest on the heap (a list argument can have many).
-  Slot inline_slots_[kInlineSlots];
+  // Slots: the first few inline, the rest on the heap (a list argument can have many). The inline
+  // ones are constructed when used: a call uses two to four, and building and destroying all of
+  // them on every call showed in the profile.
+  Slot& slot_at(size_t i) {
+    return i < kInlineSlots ? *std::launder(reinterpret_cast<Slot*>(&inline_slots_[i])) : *more_slots_[i - kInlineSlots];
+  }
+  alignas(Slot) unsigned char inline_slots_[kInlineSlots][sizeof(Slot)];
   size_t slot_count_ = 0;
   std::vector<std::unique_ptr<Slot>> more_slots_;
   Slot* single_[kMaxParams] = {};           // the slot of each non-list tensor parameter

@@ -115,6 +115,7 @@ const std::vector<aclDataType>& preference(const ScalarPreference& p, const Numb
 
 // NumPy's broadcasting of two shapes; false when they do not broadcast.
 bool broadcast(Dims& acc, const Dims& shape) {
+  if (acc == shape) return true;  // most calls: operands of one shape
   Dims out(std::max(acc.size(), shape.size()), 0);
   for (size_t i = 0; i < out.size(); ++i) {
     int64_t a = i < acc.size() ? acc[acc.size() - 1 - i] : 1;
@@ -176,6 +177,7 @@ Call::~Call() {
   // them finish. (A kernel fault this synchronisation meets is lost; execute() handles every
   // expected error itself and reports such a fault.)
   if (host_reads_pending_ && Runtime::alive()) runtime_.abi().aclrtSynchronizeStream(stream_.handle());
+  for (size_t i = std::min(slot_count_, kInlineSlots); i-- > 0;) slot_at(i).~Slot();
 }
 
 std::string Call::Label::str() const {
@@ -202,7 +204,8 @@ void Call::refuse_self_overlap(const Dims& shape, const Dims& strides, const Lab
 }
 
 Call::Slot* Call::new_slot() {
-  if (slot_count_ < kInlineSlots) return &inline_slots_[slot_count_++];
+  // Default-initialised, not value-initialised: Slot() would first zero its inline dimension arrays.
+  if (slot_count_ < kInlineSlots) return new (&inline_slots_[slot_count_++]) Slot;
   more_slots_.push_back(std::make_unique<Slot>());
   ++slot_count_;
   return more_slots_.back().get();
@@ -216,11 +219,11 @@ void Call::attach(int param, Slot* slot) {
 Call::Slot* Call::tensor_slot(py::handle obj, bool inout, const Label& label) {
   Slot* slot = new_slot();
   if (is_device_tensor(obj)) {
-    slot->device = device_tensor_of(obj);
+    slot->device = device_tensor_of(obj).get();
     if (inout) refuse_self_overlap(slot->device->shape, slot->device->strides, label);
-    const DeviceBuffer& storage = *slot->device->storage;
+    DeviceBuffer& storage = *slot->device->storage;
     // Memory allocated for another stream: keep it from reuse until this stream is done with it.
-    if (!storage.is_foreign()) slot->device->storage->used_on(stream_.handle());
+    if (!storage.is_foreign()) storage.used_on(stream_.handle());
     device_mode_ = true;
   } else {
     slot->host = host_array(obj, label.str(), inout);
@@ -233,7 +236,8 @@ Call::Slot* Call::tensor_slot(py::handle obj, bool inout, const Label& label) {
     d->storage_elements = slot->host.span_elements();
     d->storage = DeviceBuffer::allocate(static_cast<size_t>(d->storage_elements) * slot->host.itemsize, stream_,
                                         spec_.api);
-    slot->device = std::move(d);
+    slot->device = d.get();
+    slot->made = std::move(d);
     if (inout) refuse_self_overlap(slot->device->shape, slot->device->strides, label);
     slot->upload = true;
     slot->download = inout;
@@ -299,8 +303,15 @@ aclTensorList* Call::inout_tensor_list(int param, py::handle obj) { return tenso
 aclScalar* Call::make_scalar(int param, py::handle obj, const Label& label) {
   alignas(16) unsigned char value[16] = {};
   aclDataType dtype = ACL_DT_UNDEFINED;
-  if (is_device_tensor(obj)) throw py::type_error(label.str() + ": expected a scalar, got an aclnn.Tensor");
-  if (py::isinstance<py::array>(obj) || py::isinstance(obj, numpy_type("generic"))) {
+  // Plain Python numbers first (the common case). NumPy scalars by a plain type check: a failed
+  // isinstance() also looks up obj.__class__, which showed in the profile of chained calls. (Exact
+  // checks: np.float64 and np.complex128 subclass float and complex, and fix their dtype.)
+  const bool plain_number = PyFloat_CheckExact(obj.ptr()) || PyBool_Check(obj.ptr()) || PyLong_CheckExact(obj.ptr()) ||
+                            PyComplex_CheckExact(obj.ptr());
+  if (!plain_number && is_device_tensor(obj)) throw py::type_error(label.str() + ": expected a scalar, got an aclnn.Tensor");
+  if (!plain_number &&
+      (py::isinstance<py::array>(obj) ||
+       PyObject_TypeCheck(obj.ptr(), reinterpret_cast<PyTypeObject*>(numpy_type("generic").ptr())))) {
     // A NumPy scalar (or 0-d array) fixes the dtype.
     py::array array = py::module_::import("numpy").attr("asarray")(obj);
     if (array.ndim() != 0)
@@ -309,7 +320,7 @@ aclScalar* Call::make_scalar(int param, py::handle obj, const Label& label) {
     if (dtype == ACL_DT_UNDEFINED || array.itemsize() > 16)
       throw py::type_error(label.str() + ": dtype " + std::string(py::str(array.dtype())) + " has no aclDataType");
     std::memcpy(value, array.data(), static_cast<size_t>(array.itemsize()));
-  } else if (PyBool_Check(obj.ptr()) || PyLong_Check(obj.ptr()) || PyFloat_Check(obj.ptr()) || PyComplex_Check(obj.ptr())) {
+  } else if (plain_number || PyFloat_Check(obj.ptr()) || PyLong_Check(obj.ptr()) || PyComplex_Check(obj.ptr())) {
     Number n;
     try {
       n = python_number(obj);
@@ -631,7 +642,7 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
   // None means the library will reject the call (161001): pass NULL for the output as well.
   auto input = [&](int from) -> const DeviceTensor* {
     if (from >= kMaxParams || (is_list_ >> from & 1) || single_[from] == nullptr) return nullptr;
-    return single_[from]->device.get();
+    return single_[from]->device;
   };
   Dims shape, second;
   bool first = true, has_second = false;
@@ -693,9 +704,10 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
   // The device first: a size the device cannot hold fails there, as an aclnn error, before the
   // host is asked for the same bytes.
   t->storage = DeviceBuffer::allocate(nbytes, stream_, spec_.api);
-  slot->device = t;
+  slot->device = t.get();
+  slot->made = t;
   if (device_mode_) {
-    slot->result = py::cast(t);
+    slot->result = wrap_tensor(t);
   } else {
     std::vector<py::ssize_t> dims(shape.begin(), shape.end());
     py::array host(to_numpy(dtype), dims);
@@ -756,7 +768,7 @@ void Call::execute(void* phase1, Trampoline trampoline, void* ctx) {
   const void* launched = nullptr;
   // The library's work runs without the GIL, so that other Python threads proceed (CANN's phase 1
   // tiles the op and can take a while); only Python objects need it.
-  without_gil([&] {
+  auto launch = [&] {
     try {
       // Phase 1 reads only the C objects built above (no tensor data), before any upload, so that
       // a rejected call has queued nothing.
@@ -770,7 +782,7 @@ void Call::execute(void* phase1, Trampoline trampoline, void* ctx) {
       // (the blocks they land in may have been another call's a moment ago). The arrays stay
       // alive in the slots until the call has synchronised.
       for (size_t i = 0; i < slot_count_; ++i) {
-        Slot& slot = i < kInlineSlots ? inline_slots_[i] : *more_slots_[i - kInlineSlots];
+        Slot& slot = slot_at(i);
         if (!slot.upload) continue;
         // An out= array that covers its span exactly is overwritten whole: nothing to upload. (A
         // strided one is uploaded, so that the elements between its own keep their values.)
@@ -792,7 +804,11 @@ void Call::execute(void* phase1, Trampoline trampoline, void* ctx) {
     } catch (AclnnFailure& f) {
       failure = std::move(f);
     }
-  });
+  };
+  // With no other Python thread, releasing the GIL (a mutex and a condition variable each way, a
+  // tenth of a chained call) would let nobody run.
+  if (other_python_threads()) without_gil(launch);
+  else launch();
   if (failure) {
     // Queued uploads read host arrays this call is about to let go: wait for them. A fault of an
     // earlier call that this synchronisation finds is raised instead (it happened first).
@@ -808,7 +824,7 @@ void Call::execute(void* phase1, Trampoline trampoline, void* ctx) {
 // (downloads), and ACLNN_LAUNCH_BLOCKING=1 wants every call's fault reported by that call.
 void Call::synchronize_and_download() {
   for (size_t i = 0; i < slot_count_; ++i) {
-    Slot& slot = i < kInlineSlots ? inline_slots_[i] : *more_slots_[i - kInlineSlots];
+    Slot& slot = slot_at(i);
     if (!slot.download) continue;
     copy_async(slot.host.data, slot.device->storage->data(),
                static_cast<size_t>(slot.device->storage_elements) * slot.host.itemsize, ACL_MEMCPY_DEVICE_TO_HOST,
@@ -817,7 +833,7 @@ void Call::synchronize_and_download() {
   stream_.synchronize(spec_.python_name);
   host_reads_pending_ = false;
   for (size_t i = 0; i < slot_count_; ++i) {
-    Slot& slot = i < kInlineSlots ? inline_slots_[i] : *more_slots_[i - kInlineSlots];
+    Slot& slot = slot_at(i);
     if (slot.download && slot.host.writeback)
       py::module_::import("numpy").attr("copyto")(slot.host.writeback, slot.host.keep);
   }
@@ -846,9 +862,9 @@ py::object Call::results() {
 void parse_arguments(const PySignature& signature, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
                      PyObject** values) {
   const auto count = static_cast<Py_ssize_t>(signature.names.size());
-  const std::string function = signature.function;
+  const char* const function = signature.function;  // a std::string only in messages: not on every call
   if (nargs > signature.positional) {
-    throw py::type_error(function + "() takes " + (signature.positional == signature.required ? "" : "at most ") +
+    throw py::type_error(std::string(function) + "() takes " + (signature.positional == signature.required ? "" : "at most ") +
                          std::to_string(signature.positional) + " positional argument" +
                          (signature.positional == 1 ? "" : "s") + " (" + std::to_string(nargs) + " given)");
   }
@@ -861,15 +877,15 @@ void parse_arguments(const PySignature& signature, PyObject* const* args, Py_ssi
       if (PyUnicode_CompareWithASCIIString(key, signature.names[i]) == 0) found = i;
     }
     if (found < 0)
-      throw py::type_error(function + "() got an unexpected keyword argument '" + py::str(key).cast<std::string>() + "'");
+      throw py::type_error(std::string(function) + "() got an unexpected keyword argument '" + py::str(key).cast<std::string>() + "'");
     if (values[found] != nullptr)
-      throw py::type_error(function + "() got multiple values for argument '" + signature.names[found] + "'");
+      throw py::type_error(std::string(function) + "() got multiple values for argument '" + signature.names[found] + "'");
     values[found] = args[nargs + k];
   }
   for (Py_ssize_t i = 0; i < count; ++i) {
     if (values[i] != nullptr) continue;
     if (i < signature.required) {
-      throw py::type_error(function + "() missing required argument '" + signature.names[i] + "' (pos " +
+      throw py::type_error(std::string(function) + "() missing required argument '" + signature.names[i] + "' (pos " +
                            std::to_string(i + 1) + ")");
     }
     values[i] = Py_None;

@@ -9,8 +9,6 @@ namespace aclnn_binding {
 namespace {
 
 std::mutex g_init_mutex;
-Runtime* g_runtime = nullptr;          // set once init() succeeded
-std::atomic<bool> g_alive{false};      // init() succeeded and shutdown() has not run
 
 // What a thread knows about itself: the device its CANN context is bound to, and the stream
 // `with aclnn.stream(...)` made current.
@@ -32,17 +30,14 @@ bool launch_blocking_from_environment() {
 
 }  // namespace
 
-Counters& counters() {
-  static Counters* instance = new Counters();  // never destroyed: read by late destructors
-  return *instance;
-}
+Counters* const g_counters = new Counters();
 
-bool Runtime::alive() { return g_alive.load(); }
+Runtime* Runtime::instance_ = nullptr;
+std::atomic<bool> Runtime::alive_{false};
 
-Runtime& Runtime::get() {
-  if (g_alive.load(std::memory_order_acquire)) return *g_runtime;
+Runtime& Runtime::start() {
   std::lock_guard<std::mutex> lock(g_init_mutex);
-  if (g_runtime == nullptr) {
+  if (instance_ == nullptr) {
     auto* fresh = new Runtime();  // never deleted: see shutdown()
     try {
       fresh->init();
@@ -50,13 +45,13 @@ Runtime& Runtime::get() {
       delete fresh;  // a later call retries
       throw;
     }
-    g_runtime = fresh;
-    g_alive.store(true, std::memory_order_release);
-  } else if (!g_alive.load()) {
+    instance_ = fresh;
+    alive_.store(true, std::memory_order_release);
+  } else if (!alive_.load()) {
     throw AclnnFailure{ACL_ERROR_UNINITIALIZE, "", "call",
                        "the aclnn runtime was finalised at interpreter exit (aclFinalize): nothing can run after it"};
   }
-  return *g_runtime;
+  return *instance_;
 }
 
 void Runtime::init() {
@@ -189,7 +184,7 @@ void Runtime::synchronize_device(const char* where) {
 
 void Runtime::shutdown() {
   std::lock_guard<std::mutex> init_lock(g_init_mutex);
-  if (!g_alive.load()) return;
+  if (!alive_.load()) return;
   // Queued work finishes and cached memory goes back before the streams and devices do. Blocks
   // and objects still referenced (aclnn.Tensor objects alive at exit) are left to the process's
   // end: freeing them after aclFinalize would be the crash.
@@ -197,7 +192,7 @@ void Runtime::shutdown() {
   for (auto& slot : allocators_) {
     if (CachingAllocator* allocator = slot.load()) allocator->empty_cache();
   }
-  g_alive.store(false);
+  alive_.store(false);
   g_epoch.fetch_add(1);
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto& stream : default_streams_) {
@@ -211,12 +206,12 @@ std::shared_ptr<DeviceBuffer> DeviceBuffer::allocate(size_t nbytes, Stream& stre
   CachingAllocator& allocator = Runtime::get().allocator(stream.device());
   Block* block = allocator.allocate(std::max<size_t>(nbytes, 1), stream.handle(), api);
   counters().live_buffers.fetch_add(1);
-  return std::shared_ptr<DeviceBuffer>(new DeviceBuffer(allocator.data(block), nbytes, stream.device(), block, nullptr));
+  return std::make_shared<DeviceBuffer>(Key{}, allocator.data(block), nbytes, stream.device(), block, nullptr);
 }
 
 std::shared_ptr<DeviceBuffer> DeviceBuffer::foreign(void* data, size_t nbytes, int32_t device, py::object owner) {
   counters().live_buffers.fetch_add(1);
-  return std::shared_ptr<DeviceBuffer>(new DeviceBuffer(data, nbytes, device, nullptr, owner.release().ptr()));
+  return std::make_shared<DeviceBuffer>(Key{}, data, nbytes, device, nullptr, owner.release().ptr());
 }
 
 DeviceBuffer::~DeviceBuffer() {
