@@ -175,6 +175,20 @@ def test_an_event_orders_one_stream_after_another(aclnn):
     producer.synchronize()
 
 
+def test_an_event_recorded_without_a_stream_marks_the_current_one(aclnn):
+    s = aclnn.Stream()
+    with Held(aclnn, s):
+        busy(aclnn, s, 1)
+        with aclnn.stream(s):
+            mark = aclnn.Event().record()  # the current stream: s, held
+            other = aclnn.Event().record(aclnn.default_stream())
+        assert not mark.query()
+        other.synchronize()
+        assert not mark.query()  # the default stream's point passed; s's has not
+    mark.synchronize()
+    assert mark.query()
+
+
 def test_wait_stream_and_elapsed_time(aclnn):
     a, b = aclnn.Stream(), aclnn.Stream()
     start = aclnn.Event().record(a)
@@ -258,6 +272,43 @@ def test_a_block_used_by_another_stream_waits_for_that_stream(aclnn):
     assert address in [t.data_ptr() for t in later]  # reached by s2 now: reused
 
 
+def test_a_block_cached_by_another_stream_is_taken_once_that_stream_has_passed_it(aclnn):
+    s1, s2 = aclnn.Stream(), aclnn.Stream()
+    aclnn.empty_cache()
+    with Held(aclnn, s1):
+        with aclnn.stream(s1):
+            t = aclnn.empty((BIG,), np.float32)
+            aclnn.leaky_relu_backward(t, t, 0.5, False, out=t)  # s1 writes the block, later
+            address = t.data_ptr()
+            del t  # cached in s1's pool; s1 has not run its kernel yet
+        with aclnn.stream(s2):
+            first = aclnn.empty((BIG,), np.float32)
+        assert first.data_ptr() != address  # not s2's to take while s1 may still write it
+    s1.synchronize()
+    with aclnn.stream(s2):
+        taken = [aclnn.empty((BIG,), np.float32) for _ in range(2)]  # the first asks; s1's event is reached now
+    assert address in [t.data_ptr() for t in taken]
+    assert aclnn.memory_stats()["cache_hits"] > 0
+
+
+def test_a_call_that_needs_a_workspace_takes_it_from_the_cache(aclnn, gy):
+    # A strided input makes the simulator gather it through a workspace, as CANN asks for one to convert.
+    g = aclnn.to_device(np.repeat(gy[0], 2)[::2].copy())
+    x = aclnn.to_device(np.stack([gy[1], gy[1]], axis=1))  # shape (1024, 2)
+    strided = aclnn.Tensor.from_pointer(x.data_ptr(), (1024,), np.float32, (2,), owner=x)
+    for _ in range(3):  # warm-up, in the loop's pattern: two outputs alive at a time, and a workspace
+        out = aclnn.leaky_relu_backward(g, strided, 0.1, False)
+    aclnn.synchronize()
+    before = counters(aclnn)
+    for _ in range(100):
+        out = aclnn.leaky_relu_backward(g, strided, 0.1, False)
+    after = counters(aclnn)
+    assert delta(before, after, "malloc_calls", "mem_mallocs", "stream_syncs") == {
+        "malloc_calls": 0, "mem_mallocs": 0, "stream_syncs": 0}
+    assert after["mem_cache_hits"] - before["mem_cache_hits"] == 200  # an output and a workspace per call
+    assert np.array_equal(out.numpy(), leaky(gy[0], gy[1]))
+
+
 # --- foreign memory and streams --------------------------------------------------------------------
 
 @pytest.fixture
@@ -295,27 +346,45 @@ def test_foreign_memory_on_a_foreign_stream_is_used_without_a_copy(aclnn, acl):
     out = aclnn.Tensor.from_pointer(ptrs[1], (n,), "FLOAT")
     assert x.data_ptr() == ptrs[0] and out.data_ptr() == ptrs[1] and x.shape == (n,)
     foreign = aclnn.Stream.from_handle(handle.value)
-    before = aclnn.sim_stats()
-    with aclnn.stream(foreign):
-        result = aclnn.leaky_relu_backward(x, x, 0.5, False, out=out)
-    assert result is out
-    after = aclnn.sim_stats()
-    assert after["malloc_calls"] == before["malloc_calls"]
+    before, copies = aclnn.sim_stats(), aclnn._C._stats()
+    with Held(aclnn, foreign):
+        with aclnn.stream(foreign):
+            result = aclnn.leaky_relu_backward(x, x, 0.5, False, out=out)
+        assert result is out
+        # Queued on the foreign stream (held: not run), not on ours (whose synchronisation passes it).
+        aclnn.default_stream().synchronize()
+        assert not foreign.query()
+        after = aclnn.sim_stats()
+        assert (after["malloc_calls"], after["kernels_launched"]) == (before["malloc_calls"], before["kernels_launched"] + 1)
+        assert {k: aclnn._C._stats()[k] - copies[k] for k in ("host_to_device", "device_to_host", "device_to_device")} == {
+            "host_to_device": 0, "device_to_host": 0, "device_to_device": 0}  # zero-copy
+        del owner, x, result
+        gc.collect()
+        # The Tensor is gone, but the held stream has not read the memory yet: its owner (the
+        # framework's tensor) stays alive, or the framework could reuse the memory under the kernel.
+        assert watch() is not None
     # The owner's stream and memory, as the owner would read them: its stream, then its copy.
-    assert acl.aclrtSynchronizeStream(handle.value) == 0
+    foreign.synchronize()
+    assert watch() is None  # the stream has passed: released at that synchronisation
     got = np.empty(n, np.float32)
     assert acl.aclrtMemcpy(got.ctypes.data, n * 4, ptrs[1], n * 4, 2) == 0  # device to host
     assert np.array_equal(got, leaky(g_host, g_host, np.float32(0.5)))
-    del owner
-    assert watch() is not None  # kept alive by the Tensor
-    del x, result
-    gc.collect()
-    assert watch() is None
     del out, foreign
     gc.collect()
     for p in ptrs:
         assert acl.aclrtFree(p) == 0
     assert acl.aclrtDestroyStream(handle.value) == 0
+
+
+def test_an_owner_never_used_by_a_call_goes_with_its_tensor(aclnn, acl):
+    p = ctypes.c_void_p()
+    assert acl.aclrtMalloc(ctypes.byref(p), 64, 0) == 0
+    owner = Owner()
+    watch = weakref.ref(owner)
+    t = aclnn.Tensor.from_pointer(p.value, (16,), np.float32, owner=owner)
+    del owner, t
+    assert watch() is None
+    assert acl.aclrtFree(p.value) == 0
 
 
 def test_from_pointer_views_with_strides_and_offset(aclnn, acl):
@@ -400,11 +469,33 @@ def test_an_injected_fault_is_raised_at_the_next_synchronisation_naming_its_call
     assert out[1] == "after [1. 1.]"
 
 
+def test_faults_of_several_apis_are_each_raised_by_the_synchronisation_after_them():
+    code = """
+import aclnn, numpy as np
+g = aclnn.to_device(np.ones(8, np.float32))
+for api, fn in (("hardsigmoid", lambda: aclnn.hardsigmoid_backward(g, g)),
+                ("leaky", lambda: aclnn.leaky_relu_backward(g, g, 0.5, False))):
+    numbers = []
+    for _ in range(3):
+        fn()
+        numbers.append(aclnn.call_count())
+    try:
+        aclnn.synchronize()
+        print(api, "no error")
+    except aclnn.AclnnRuntimeError as e:
+        print(api, e.api, numbers.index(e.call) + 1)
+"""
+    out = run_python(code, ACLNN_SIM_FAULT="aclnnHardsigmoidBackward,aclnnLeakyReluBackward:2").splitlines()
+    assert out == ["hardsigmoid aclnnHardsigmoidBackward 1", "leaky aclnnLeakyReluBackward 2"]
+
+
 def test_launch_blocking_raises_at_the_call_that_faulted():
     out = run_python(CHAIN_WITH_A_FAULT, ACLNN_SIM_FAULT="aclnnLeakyReluBackward:3",
                      ACLNN_LAUNCH_BLOCKING="1").splitlines()
     api, call, third, made, phase, *_ = out[0].split()
     assert (api, phase, third, made) == ("aclnnLeakyReluBackward", "device", "None", "2")
+    # Raised by the third leaky_relu_backward itself: the call after the second pair's last number.
+    assert int(call) == int(made) * 2 + 2
     assert out[1] == "after [1. 1.]"
 
 

@@ -97,3 +97,59 @@ def test_exit_finalises_with_live_tensors_without_crashing(package_dir):
     code = ("import numpy as np\nt = aclnn.to_device(np.ones(4, np.float32))\n"
             "r = aclnn.leaky_relu_backward(t, t, 0.5, False)\nprint('ok')")
     assert run(package_dir, code) == "ok"
+
+
+# --- a device fault on CANN: attributed by the API its message names -------------------------------
+
+FAULT_AFTER = """
+import numpy as np
+g = aclnn.to_device(np.ones(4, np.float32))
+numbers = []
+for _ in range({calls}):
+    aclnn.leaky_relu_backward(g, g, 0.5, False)
+    numbers.append(aclnn.call_count())
+try:
+    aclnn.synchronize()
+    print("no error")
+except aclnn.AclnnRuntimeError as e:
+    print(json.dumps([e.api, e.call, numbers, e.status, e.message]))
+"""
+
+
+def test_on_cann_a_fault_names_the_one_call_of_the_api_its_message_names(package_dir, cann_home):
+    out = run(package_dir, FAULT_AFTER.format(calls=1), ASCEND_HOME_PATH=str(cann_home), FAKE_ACL_FAULT="1")
+    api, call, numbers, status, message = json.loads(out)
+    assert (api, call, status) == ("aclnnLeakyReluBackward", numbers[0], 507015)
+    assert "AI Core raised an exception" in message and "aclnn.synchronize()" in message
+
+
+def test_on_cann_a_fault_among_several_calls_of_its_api_names_the_api_not_a_guessed_call(package_dir, cann_home):
+    # CANN's message names the op, not the launch: with three candidates, .call stays unknown rather
+    # than pointing at the oldest (the fault was the second's).
+    out = run(package_dir, FAULT_AFTER.format(calls=3), ASCEND_HOME_PATH=str(cann_home), FAKE_ACL_FAULT="2")
+    api, call, numbers, status, message = json.loads(out)
+    assert (api, call, status) == ("aclnnLeakyReluBackward", None, 507015)
+    assert f"one of 3 calls of aclnnLeakyReluBackward, numbers {numbers[0]} to {numbers[2]}" in message
+    assert "ACLNN_LAUNCH_BLOCKING=1" in message
+
+
+LAUNCH_BLOCKING_CHAIN = """
+import numpy as np
+g = aclnn.to_device(np.ones(4, np.float32))
+numbers = []
+try:
+    for _ in range(3):
+        aclnn.leaky_relu_backward(g, g, 0.5, False)
+        numbers.append(aclnn.call_count())
+except aclnn.AclnnRuntimeError as e:
+    print(json.dumps([e.api, e.call, numbers, e.status]))
+"""
+
+
+def test_on_cann_launch_blocking_names_the_call_that_faulted(package_dir, cann_home):
+    out = run(package_dir, LAUNCH_BLOCKING_CHAIN, ASCEND_HOME_PATH=str(cann_home), FAKE_ACL_FAULT="2",
+              ACLNN_LAUNCH_BLOCKING="1")
+    api, call, numbers, status = json.loads(out)
+    # The second call synchronised after its launch and raised: only the first had returned.
+    assert (api, status, call) == ("aclnnLeakyReluBackward", 507015, numbers[0] + 1)
+    assert len(numbers) == 1

@@ -68,17 +68,17 @@ std::string type_name(py::handle obj) { return py::str(py::type::handle_of(obj).
   throw py::error_already_set();
 }
 
-HostArray from_dlpack_object(py::handle obj, const std::string& what) {
+HostArray from_dlpack_object(py::handle obj, const ArgumentName& what) {
   py::object capsule;
   try {
     capsule = obj.attr("__dlpack__")();
   } catch (py::error_already_set& e) {
-    raise_from(e, what + ": " + type_name(obj) + ".__dlpack__() failed");
+    raise_from(e, what.str() + ": " + type_name(obj) + ".__dlpack__() failed");
   }
   auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
   if (managed == nullptr) {
     PyErr_Clear();
-    throw py::type_error(what + ": " + type_name(obj) + ".__dlpack__() did not return a 'dltensor' capsule");
+    throw py::type_error(what.str() + ": " + type_name(obj) + ".__dlpack__() did not return a 'dltensor' capsule");
   }
   // The capsule is consumed: from here on the managed tensor is ours, released by `keep`.
   PyCapsule_SetName(capsule.ptr(), "used_dltensor");
@@ -88,20 +88,20 @@ HostArray from_dlpack_object(py::handle obj, const std::string& what) {
   });
   const DLTensor& t = managed->dl_tensor;
   if (t.device.device_type != kDLCPU && t.device.device_type != kDLCUDAHost)
-    throw py::type_error(what + ": DLPack tensors must be in host memory (device type " +
+    throw py::type_error(what.str() + ": DLPack tensors must be in host memory (device type " +
                          std::to_string(t.device.device_type) + ")");
   HostArray h;
   h.dtype = from_dlpack(t.dtype);
   if (h.dtype == ACL_DT_UNDEFINED)
-    throw py::type_error(what + ": DLPack dtype (code " + std::to_string(t.dtype.code) + ", " +
+    throw py::type_error(what.str() + ": DLPack dtype (code " + std::to_string(t.dtype.code) + ", " +
                          std::to_string(t.dtype.bits) + " bits, " + std::to_string(t.dtype.lanes) +
                          " lanes) has no aclDataType");
   h.itemsize = t.dtype.bits / 8;
   if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr))
-    throw py::value_error(what + ": DLPack tensor with " + std::to_string(t.ndim) + " dimensions");
+    throw py::value_error(what.str() + ": DLPack tensor with " + std::to_string(t.ndim) + " dimensions");
   for (int32_t i = 0; i < t.ndim; ++i) {
     if (t.shape[i] < 0)
-      throw py::value_error(what + ": DLPack tensor with a negative dimension (" + std::to_string(t.shape[i]) + ")");
+      throw py::value_error(what.str() + ": DLPack tensor with a negative dimension (" + std::to_string(t.shape[i]) + ")");
   }
   h.shape.assign(t.shape, t.shape + t.ndim);
   h.strides.resize(static_cast<size_t>(t.ndim));
@@ -117,7 +117,7 @@ HostArray from_dlpack_object(py::handle obj, const std::string& what) {
     if (s < 0) {
       // No aclTensor strides for this over a span starting at element 0: go through NumPy, which
       // copies (np.from_dlpack cannot read a consumed capsule, so ask the object again).
-      throw py::type_error(what + ": DLPack tensors with negative strides are not supported; pass a copy");
+      throw py::type_error(what.str() + ": DLPack tensors with negative strides are not supported; pass a copy");
     }
   }
   return h;
@@ -190,37 +190,37 @@ const std::shared_ptr<DeviceTensor>& device_tensor_of(py::handle obj) {
   return reinterpret_cast<TensorObject*>(obj.ptr())->tensor;
 }
 
-HostArray host_array(py::handle obj, const std::string& what, bool for_output) {
+HostArray host_array(py::handle obj, const ArgumentName& what, bool for_output) {
   if (!py::isinstance<py::array>(obj) && py::hasattr(obj, "__dlpack__")) return from_dlpack_object(obj, what);
   py::array array;
   if (py::isinstance<py::array>(obj)) {
     array = py::reinterpret_borrow<py::array>(obj);
   } else if (for_output) {
-    throw py::type_error(what + ": expected a writeable NumPy array, an aclnn.Tensor or a __dlpack__ object, got " +
+    throw py::type_error(what.str() + ": expected a writeable NumPy array, an aclnn.Tensor or a __dlpack__ object, got " +
                          type_name(obj));
   } else if (obj.is_none() || py::isinstance<py::str>(obj) || py::isinstance<py::bytes>(obj) ||
              py::isinstance<py::dict>(obj)) {
-    throw py::type_error(what + ": expected an array, got " + (obj.is_none() ? std::string("None") : type_name(obj)));
+    throw py::type_error(what.str() + ": expected an array, got " + (obj.is_none() ? std::string("None") : type_name(obj)));
   } else {
     try {
       array = py::module_::import("numpy").attr("asarray")(obj);
     } catch (py::error_already_set& e) {
-      raise_from(e, what + ": cannot make an array of " + type_name(obj));
+      raise_from(e, what.str() + ": cannot make an array of " + type_name(obj));
     }
   }
   HostArray h;
   h.writeable = array.writeable();
-  if (for_output && !h.writeable) throw py::value_error(what + ": the array is read-only; pass a writeable array");
+  if (for_output && !h.writeable) throw py::value_error(what.str() + ": the array is read-only; pass a writeable array");
   py::dtype dtype = array.dtype();
   h.dtype = from_numpy(dtype);
   if (h.dtype == ACL_DT_UNDEFINED && dtype.kind() == 'O') {
     // NumPy keeps what no dtype of its holds as objects: a Python int past 64 bits, None, a mix.
     if (PyLong_Check(obj.ptr()))
-      throw py::value_error(what + ": " + std::string(py::str(obj)) + " is out of the range of every integer dtype");
-    throw py::type_error(what + ": " + type_name(obj) + " does not make an array of numbers (NumPy gives dtype object)");
+      throw py::value_error(what.str() + ": " + std::string(py::str(obj)) + " is out of the range of every integer dtype");
+    throw py::type_error(what.str() + ": " + type_name(obj) + " does not make an array of numbers (NumPy gives dtype object)");
   }
   if (h.dtype == ACL_DT_UNDEFINED)
-    throw py::type_error(what + ": dtype " + std::string(py::str(dtype)) + " has no aclDataType");
+    throw py::type_error(what.str() + ": dtype " + std::string(py::str(dtype)) + " has no aclDataType");
   h.itemsize = static_cast<size_t>(dtype.itemsize());
 
   bool needs_copy = py::str(dtype.attr("byteorder")).cast<std::string>() == ">";
@@ -273,7 +273,7 @@ Dims contiguous_strides(const Dims& shape) {
 
 py::object to_device(py::handle obj) {
   if (is_device_tensor(obj)) return py::reinterpret_borrow<py::object>(obj);  // already there: the same object
-  HostArray h = host_array(obj, "to_device(array)", false);
+  HostArray h = host_array(obj, FixedName("to_device(array)"), false);
   if (h.itemsize == 0) throw py::type_error("to_device(array): " + dtype_name(h.dtype) + " has no host layout");
   Runtime& rt = Runtime::get();
   Stream& stream = rt.stream();

@@ -241,6 +241,16 @@ class Runtime {
   std::vector<std::shared_ptr<Stream>> known_streams();
   void shutdown();  // at interpreter exit: synchronises, empties the caches, destroys, aclFinalize
 
+  // `owner` (a strong reference, handed over) is released once each of `streams` has run the work
+  // queued on it so far: an event is recorded on each, and collect_released() lets the owner go
+  // when all are reached. No GIL needed.
+  void release_after(PyObject* owner, const aclrtStream* streams, size_t count);
+  // Releases the owners whose streams have run their work (with the GIL). Cheap when none waits:
+  // every call starts with it.
+  void collect_released() {
+    if (pending_owners_.load(std::memory_order_acquire) != 0) collect_released_slow();
+  }
+
   // The last error message of this thread's library calls ("" when none).
   std::string recent_error() const;
   // Throws AclnnFailure when `code` is not ACL_SUCCESS.
@@ -265,6 +275,17 @@ class Runtime {
   std::atomic<CachingAllocator*> allocators_[kMaxDevices] = {};
   std::vector<std::weak_ptr<Stream>> known_;
   std::vector<int32_t> devices_used_;
+
+  struct PendingOwner {
+    PyObject* owner;
+    std::vector<aclrtEvent> events;
+  };
+  void collect_released_slow();
+  aclrtEvent spare_event();  // requires released_mutex_
+  std::mutex released_mutex_;
+  std::vector<PendingOwner> pending_;
+  std::vector<aclrtEvent> spare_events_;
+  std::atomic<size_t> pending_owners_{0};
 };
 
 // Runs `wait` (a call that blocks on the device, or the library's work) without the GIL. The GIL is
@@ -330,7 +351,9 @@ class DeviceBuffer {
   bool is_foreign() const { return block_ == nullptr; }
   // A call on `stream` uses the memory: when that is not the stream it was allocated for, the
   // allocator keeps the block from reuse until that stream's work is done (torch's record_stream,
-  // done for every call, so users need not).
+  // done for every call, so users need not). Foreign memory's owner is kept alive likewise: let
+  // go, it is released once every stream that used the memory has run what was queued on it (the
+  // framework that owns the memory could otherwise reuse it under a queued kernel).
   void used_on(aclrtStream stream);
 
  private:
@@ -346,6 +369,8 @@ class DeviceBuffer {
   int32_t device_;
   Block* block_;      // the allocator's; null for foreign memory
   PyObject* owner_;   // foreign memory's owner (a strong reference), or null
+  aclnn_bindgen::SpinLock streams_lock_;
+  aclnn_bindgen::SmallVector<aclrtStream, 4> streams_;  // foreign memory with an owner: the streams that used it
 };
 
 // Stream-ordered copies through the loader, counted. Throw AclnnFailure. No GIL needed.
@@ -435,9 +460,29 @@ struct HostArray {
   bool dense() const;             // the view covers its span exactly once (no gaps, no overlap)
 };
 
+// Names an argument in messages. The text is built only when a message is: a call converts
+// several arguments, and building their labels on every call showed in its profile.
+class ArgumentName {
+ public:
+  virtual std::string str() const = 0;
+
+ protected:
+  ~ArgumentName() = default;
+};
+
+// A name known as text ("to_device(array)").
+class FixedName final : public ArgumentName {
+ public:
+  explicit FixedName(const char* text) : text_(text) {}
+  std::string str() const override { return text_; }
+
+ private:
+  const char* text_;
+};
+
 // Converts `obj` (a NumPy array, a __dlpack__ object, or — for inputs — anything np.asarray
 // takes) into a HostArray. Raises TypeError/ValueError naming `what` (a parameter).
-HostArray host_array(py::handle obj, const std::string& what, bool for_output);
+HostArray host_array(py::handle obj, const ArgumentName& what, bool for_output);
 // Whether `obj` is an aclnn.Tensor, and the tensor it holds (only for one that is).
 bool is_device_tensor(py::handle obj);
 const std::shared_ptr<DeviceTensor>& device_tensor_of(py::handle obj);
@@ -577,12 +622,15 @@ class Call {
     size_t owner = 0;       // index of its aclTensor in Call::tensors_
   };
   // Names an argument in messages, built only when a message is ("abs() argument 'self'[2]").
-  struct Label {
+  class Label final : public ArgumentName {
+   public:
+    Label(const Call* call, int param, int item, bool output) : call(call), param(param), item(item), output(output) {}
+    std::string str() const override;
+
     const Call* call;
     int param;
     int item;     // the element of a list, or -1
     bool output;  // "output 'out'" rather than "argument 'self'"
-    std::string str() const;
   };
 
  private:

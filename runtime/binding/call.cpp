@@ -149,6 +149,7 @@ Runtime& runtime_for(const ApiSpec& spec) {
 
 Call::Call(const ApiSpec& spec, py::handle out)
     : spec_(spec), runtime_(runtime_for(spec)), stream_(runtime_.stream()) {
+  runtime_.collect_released();  // foreign memory's owners whose streams have run: back to their framework
   if (out.is_none()) return;
   const size_t n = spec.outputs.size();
   if (n == 0) throw py::type_error(std::string(spec.python_name) + "() has no outputs to pass as out=");
@@ -221,12 +222,12 @@ Call::Slot* Call::tensor_slot(py::handle obj, bool inout, const Label& label) {
   if (is_device_tensor(obj)) {
     slot->device = device_tensor_of(obj).get();
     if (inout) refuse_self_overlap(slot->device->shape, slot->device->strides, label);
-    DeviceBuffer& storage = *slot->device->storage;
-    // Memory allocated for another stream: keep it from reuse until this stream is done with it.
-    if (!storage.is_foreign()) storage.used_on(stream_.handle());
+    // Memory allocated for another stream, or someone else's: kept from reuse (or its owner alive)
+    // until this stream is done with it.
+    slot->device->storage->used_on(stream_.handle());
     device_mode_ = true;
   } else {
-    slot->host = host_array(obj, label.str(), inout);
+    slot->host = host_array(obj, label, inout);
     if (slot->host.itemsize == 0)
       throw py::type_error(label.str() + ": " + dtype_name(slot->host.dtype) + " has no host layout");
     auto d = std::make_shared<DeviceTensor>();
@@ -711,7 +712,7 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
   } else {
     std::vector<py::ssize_t> dims(shape.begin(), shape.end());
     py::array host(to_numpy(dtype), dims);
-    slot->host = host_array(host, label.str(), true);
+    slot->host = host_array(host, label, true);
     slot->download = true;
     downloads_ = true;
     slot->result = host;

@@ -171,13 +171,16 @@ void Runtime::synchronize_device(const char* where) {
   const auto streams = known_streams();
   if (code == ACL_SUCCESS) {
     for (const auto& s : streams) s->forget_launches();
+    collect_released();
     return;
   }
   // The stream whose log holds the failing launch says which call it was.
   AclnnFailure failure{code, "", "device", message + " [reported by " + where + "]", -1};
+  // A stream that names the call wins; else one that names at least the API.
   for (const auto& s : streams) {
     AclnnFailure attributed = s->attribute(code, message, where);
-    if (attributed.call >= 0 && failure.call < 0) failure = std::move(attributed);
+    const bool better = attributed.call >= 0 ? failure.call < 0 : failure.call < 0 && failure.api.empty();
+    if (better && !attributed.api.empty()) failure = std::move(attributed);
   }
   throw failure;
 }
@@ -189,6 +192,9 @@ void Runtime::shutdown() {
   // and objects still referenced (aclnn.Tensor objects alive at exit) are left to the process's
   // end: freeing them after aclFinalize would be the crash.
   for (const auto& s : known_streams()) abi_->aclrtSynchronizeStream(s->handle());
+  // Foreign memory's owners go back to their framework while it still runs: every event they wait
+  // for has been reached by now, unless it was recorded on a stream nobody here knows any more.
+  collect_released();
   for (auto& slot : allocators_) {
     if (CachingAllocator* allocator = slot.load()) allocator->empty_cache();
   }
@@ -217,6 +223,10 @@ std::shared_ptr<DeviceBuffer> DeviceBuffer::foreign(void* data, size_t nbytes, i
 DeviceBuffer::~DeviceBuffer() {
   counters().live_buffers.fetch_sub(1);
   if (block_ != nullptr && Runtime::alive()) Runtime::get().allocator(device_).release(block_);
+  if (owner_ != nullptr && !streams_.empty() && Runtime::alive()) {
+    Runtime::get().release_after(owner_, streams_.data(), streams_.size());
+    return;
+  }
   if (owner_ != nullptr && Py_IsInitialized()) {
     // The last tensor may go on a thread without the GIL (a stream's thread-local reference).
     PyGILState_STATE gil = PyGILState_Ensure();
@@ -226,7 +236,64 @@ DeviceBuffer::~DeviceBuffer() {
 }
 
 void DeviceBuffer::used_on(aclrtStream stream) {
-  if (block_ != nullptr && Runtime::alive()) Runtime::get().allocator(device_).used_on(block_, stream);
+  if (block_ != nullptr) {
+    if (Runtime::alive()) Runtime::get().allocator(device_).used_on(block_, stream);
+    return;
+  }
+  if (owner_ == nullptr) return;  // foreign memory without an owner: its lifetime is the caller's business
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(streams_lock_);
+  if (std::find(streams_.begin(), streams_.end(), stream) == streams_.end()) streams_.push_back(stream);
+}
+
+aclrtEvent Runtime::spare_event() {
+  if (!spare_events_.empty()) {
+    aclrtEvent event = spare_events_.back();
+    spare_events_.pop_back();
+    return event;
+  }
+  aclrtEvent event = nullptr;
+  return abi_->aclrtCreateEvent(&event) == ACL_SUCCESS ? event : nullptr;
+}
+
+void Runtime::release_after(PyObject* owner, const aclrtStream* streams, size_t count) {
+  bind_thread(device_.load());
+  PendingOwner pending{owner, {}};
+  {
+    std::lock_guard<std::mutex> lock(released_mutex_);
+    for (size_t i = 0; i < count; ++i) {
+      aclrtEvent event = spare_event();
+      if (event == nullptr) continue;
+      // A stream destroyed since has run its work (destruction synchronises it): nothing to wait for.
+      if (abi_->aclrtRecordEvent(event, streams[i]) == ACL_SUCCESS) pending.events.push_back(event);
+      else spare_events_.push_back(event);
+    }
+    pending_.push_back(std::move(pending));
+    pending_owners_.fetch_add(1, std::memory_order_release);
+  }
+}
+
+void Runtime::collect_released_slow() {
+  std::vector<PyObject*> released;
+  {
+    std::lock_guard<std::mutex> lock(released_mutex_);
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      const bool reached = std::all_of(it->events.begin(), it->events.end(), [&](aclrtEvent event) {
+        aclrtEventRecordedStatus status = ACL_EVENT_RECORDED_STATUS_NOT_READY;
+        return !alive_.load() || (abi_->aclrtQueryEventStatus(event, &status) == ACL_SUCCESS &&
+                                  status == ACL_EVENT_RECORDED_STATUS_COMPLETE);
+      });
+      if (!reached) {
+        ++it;
+        continue;
+      }
+      spare_events_.insert(spare_events_.end(), it->events.begin(), it->events.end());
+      released.push_back(it->owner);
+      it = pending_.erase(it);
+      pending_owners_.fetch_sub(1, std::memory_order_release);
+    }
+  }
+  // Outside the lock: an owner's destructor is Python code, which may call back into aclnn.
+  for (PyObject* owner : released) Py_DECREF(owner);
 }
 
 void copy_async(void* dst, const void* src, size_t nbytes, aclrtMemcpyKind kind, Stream& stream, const std::string& api) {

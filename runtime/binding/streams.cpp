@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <map>
 
@@ -96,25 +97,66 @@ void Stream::synchronize(const char* where) {
   const aclError code = without_gil([&] { return rt.abi().aclrtSynchronizeStream(handle_); });
   if (code == ACL_SUCCESS) {
     forget_launches();
+    rt.collect_released();
     return;
   }
   throw attribute(code, rt.recent_error(), where);
 }
+
+namespace {
+
+// Whether `message` names `api` as a word ("aclnnAdd" is not named by "aclnnAddmm failed").
+bool names(const std::string& message, const char* api) {
+  const size_t length = std::strlen(api);
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = message.find(api); at != std::string::npos; at = message.find(api, at + 1)) {
+    const bool starts = at == 0 || !word(message[at - 1]);
+    const bool ends = at + length == message.size() || !word(message[at + length]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 AclnnFailure Stream::attribute(aclError status, const std::string& message, const char* where) {
   std::string api;
   const void* executor = faulted_executor(handle_, &api);
   AclnnFailure failure{status, api, "device", message + " [reported by " + where + "]", -1};
   std::lock_guard<aclnn_bindgen::SpinLock> lock(mutex_);
-  // Oldest first: the ring's oldest entry is at log_next_.
-  for (size_t k = 0; k < log_.size(); ++k) {
-    const Launch& launch = log_[(log_next_ + k) % log_.size()];
-    const bool same = executor != nullptr ? launch.executor == executor
-                                          : message.find(launch.api) != std::string::npos;
-    if (same) {
-      failure.api = launch.api;
-      failure.call = launch.call;
-      break;
+  if (executor != nullptr) {
+    // The simulator says which kernel failed: its launch is the one with that executor.
+    for (const Launch& launch : log_) {
+      if (launch.executor == executor) {
+        failure.api = launch.api;
+        failure.call = launch.call;
+        break;
+      }
+    }
+  } else {
+    // CANN reports the failing kernel in its message only: a call is named when exactly one
+    // launch since the last synchronisation is of the API the message names. Several: the API is
+    // known, not which of its calls (a guess would point the user at the wrong line).
+    const Launch* match = nullptr;
+    size_t matches = 0;
+    int64_t first = -1, last = -1;
+    for (const Launch& launch : log_) {
+      if (!names(message, launch.api)) continue;
+      if (match != nullptr && std::strcmp(match->api, launch.api) != 0) {
+        matches = 0;  // the message names two APIs: no attribution at all
+        break;
+      }
+      match = &launch;
+      ++matches;
+      first = first < 0 ? launch.call : std::min(first, launch.call);
+      last = std::max(last, launch.call);
+    }
+    if (matches >= 1) failure.api = match->api;
+    if (matches == 1) failure.call = match->call;
+    if (matches > 1) {
+      failure.message += " (one of " + std::to_string(matches) + " calls of " + match->api + ", numbers " +
+                         std::to_string(first) + " to " + std::to_string(last) +
+                         ", since the last synchronisation; ACLNN_LAUNCH_BLOCKING=1 names the one)";
     }
   }
   log_.clear();

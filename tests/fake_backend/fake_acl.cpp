@@ -51,9 +51,19 @@ aclError aclrtSetDevice(int32_t d) {
 aclError aclrtResetDevice(int32_t) { return ACL_SUCCESS; }
 aclError aclrtCreateStream(aclrtStream* s) { *s = new int(0); return ACL_SUCCESS; }
 aclError aclrtDestroyStream(aclrtStream s) { delete static_cast<int*>(s); return ACL_SUCCESS; }
-aclError aclrtSynchronizeStream(aclrtStream) { return ACL_SUCCESS; }
+// FAKE_ACL_FAULT=N: the N-th aclnnLeakyReluBackward launch "faults on the device": the next
+// synchronisation fails as CANN's do, naming the kernel's op in its message only (CANN has no
+// aclsimLastFault), so that the bindings' attribution by message is tested.
+static std::atomic<long> g_launches{0};
+static std::atomic<bool> g_fault_pending{false};
+static aclError pending_fault() {
+  if (!g_fault_pending.exchange(false)) return ACL_SUCCESS;
+  g_error = "EZ9999: Inner Error! aclnnLeakyReluBackward: the AI Core raised an exception (fake device)";
+  return ACL_ERROR_RT_AICORE_EXCEPTION;
+}
+aclError aclrtSynchronizeStream(aclrtStream) { return pending_fault(); }
 // Streams run synchronously here: every queued copy is done when it returns, every event reached.
-aclError aclrtSynchronizeDevice() { return ACL_SUCCESS; }
+aclError aclrtSynchronizeDevice() { return pending_fault(); }
 aclError aclrtCreateEvent(aclrtEvent* e) { *e = new int(0); return ACL_SUCCESS; }
 aclError aclrtDestroyEvent(aclrtEvent e) { delete static_cast<int*>(e); return ACL_SUCCESS; }
 aclError aclrtRecordEvent(aclrtEvent, aclrtStream) { return ACL_SUCCESS; }
@@ -173,6 +183,8 @@ aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(const aclTensor* g, const acl
 
 aclnnStatus aclnnLeakyReluBackward(void* ws, uint64_t size, aclOpExecutor* ex, aclrtStream) {
   if (size && !ws) { g_error = "no workspace"; return ACLNN_ERR_PARAM_NULLPTR; }
+  const char* fault_at = std::getenv("FAKE_ACL_FAULT");
+  if (fault_at != nullptr && ++g_launches == std::atol(fault_at)) g_fault_pending = true;
   ex->run();
   delete ex;  // phase 2 consumes the executor
   --g_objects;
