@@ -71,3 +71,29 @@ def test_every_declared_value_is_checked():
     listed = set(re.findall(r"X\((\w+)\)", (INCLUDE / "aclnn_bindgen" / "abi_values.h").read_text()))
     missing = _declared_names() - listed - {"ACL_ERROR_NONE"}  # ACL_ERROR_NONE is ACL_SUCCESS's alias
     assert not missing
+
+
+# Values as CANN's own public headers declare them (acl/acl_base.h, acl/acl_rt.h, aclnn/acl_meta.h of
+# the CANN toolkit), written down independently of runtime/include: the compile-time check above
+# compares a CANN install with runtime/include, and without one (here) it compares runtime/include
+# with itself, so a wrong value there (ACL_ERROR_FAILURE once read 500003, which is
+# ACL_ERROR_RT_FAILURE) would pass it.
+CANN_PUBLIC_VALUES = {
+    "ACL_SUCCESS": 0, "ACL_ERROR_INVALID_PARAM": 100000, "ACL_ERROR_UNINITIALIZE": 100001,
+    "ACL_ERROR_BAD_ALLOC": 200000, "ACL_ERROR_RT_MEMORY_ALLOCATION": 207001, "ACL_ERROR_FAILURE": 500001,
+    "ACL_ERROR_RT_FAILURE": 500003, "ACL_ERROR_RT_AICORE_EXCEPTION": 507015,
+    "ACL_FLOAT": 0, "ACL_FLOAT16": 1, "ACL_INT8": 2, "ACL_INT32": 3, "ACL_UINT8": 4, "ACL_INT16": 6,
+    "ACL_UINT16": 7, "ACL_UINT32": 8, "ACL_INT64": 9, "ACL_UINT64": 10, "ACL_DOUBLE": 11, "ACL_BOOL": 12,
+    "ACL_COMPLEX64": 16, "ACL_COMPLEX128": 17, "ACL_BF16": 27,
+    "ACL_FORMAT_NCHW": 0, "ACL_FORMAT_NHWC": 1, "ACL_FORMAT_ND": 2,
+    "ACL_MEMCPY_HOST_TO_HOST": 0, "ACL_MEMCPY_HOST_TO_DEVICE": 1, "ACL_MEMCPY_DEVICE_TO_HOST": 2,
+    "ACL_MEMCPY_DEVICE_TO_DEVICE": 3,
+    "ACLNN_SUCCESS": 0, "ACLNN_ERR_PARAM_NULLPTR": 161001, "ACLNN_ERR_PARAM_INVALID": 161002,
+    "ACLNN_ERR_RUNTIME_ERROR": 361001, "ACLNN_ERR_INNER": 561000, "ACLNN_ERR_INNER_NULLPTR": 561103,
+}
+
+
+def test_runtime_include_declares_cann_public_values(expected):
+    text = (expected / "abi_expected.h").read_text()
+    declared = {name: int(value) for name, value in re.findall(r"#define ACLNN_BINDGEN_EXPECTED_(\w+) (-?\d+)LL", text)}
+    assert {name: declared.get(name) for name in CANN_PUBLIC_VALUES} == CANN_PUBLIC_VALUES
