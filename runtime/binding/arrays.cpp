@@ -151,7 +151,7 @@ namespace {
 // insert and erase per object, with its type lookups) cost ~300 ns of a ~2 us call; this costs ~40.
 struct TensorObject {
   PyObject_HEAD
-  std::shared_ptr<DeviceTensor> tensor;
+  DeviceTensor tensor;  // by value: a result costs no allocation beyond the object (its storage is shared)
   PyObject* weakrefs;  // weakref.ref(tensor) works, as it did for the pybind11 class
 };
 
@@ -161,7 +161,7 @@ void tensor_dealloc(PyObject* self) {
   auto* object = reinterpret_cast<TensorObject*>(self);
   PyTypeObject* type = Py_TYPE(self);
   if (object->weakrefs != nullptr) PyObject_ClearWeakRefs(self);
-  object->tensor.~shared_ptr<DeviceTensor>();  // may return a block to the caching allocator
+  object->tensor.~DeviceTensor();  // may return a block to the caching allocator
   type->tp_free(self);
   Py_DECREF(type);  // instances of a heap type hold a reference to it
 }
@@ -169,15 +169,15 @@ void tensor_dealloc(PyObject* self) {
 // `self` of a Tensor method: pybind11 only checks that an argument is an object.
 DeviceTensor& tensor_self(py::handle self) {
   if (!is_device_tensor(self)) throw py::type_error("expected an aclnn.Tensor, got " + type_name(self));
-  return *reinterpret_cast<TensorObject*>(self.ptr())->tensor;
+  return reinterpret_cast<TensorObject*>(self.ptr())->tensor;
 }
 
 }  // namespace
 
-py::object wrap_tensor(std::shared_ptr<DeviceTensor> tensor) {
+py::object wrap_tensor(DeviceTensor&& tensor) {
   PyObject* self = g_tensor_type->tp_alloc(g_tensor_type, 0);
   if (self == nullptr) throw py::error_already_set();
-  new (&reinterpret_cast<TensorObject*>(self)->tensor) std::shared_ptr<DeviceTensor>(std::move(tensor));
+  new (&reinterpret_cast<TensorObject*>(self)->tensor) DeviceTensor(std::move(tensor));
   return py::reinterpret_steal<py::object>(self);
 }
 
@@ -186,7 +186,7 @@ bool is_device_tensor(py::handle obj) {
   return g_tensor_type != nullptr && PyObject_TypeCheck(obj.ptr(), g_tensor_type);
 }
 
-const std::shared_ptr<DeviceTensor>& device_tensor_of(py::handle obj) {
+DeviceTensor& device_tensor_of(py::handle obj) {
   return reinterpret_cast<TensorObject*>(obj.ptr())->tensor;
 }
 
@@ -277,16 +277,16 @@ py::object to_device(py::handle obj) {
   if (h.itemsize == 0) throw py::type_error("to_device(array): " + dtype_name(h.dtype) + " has no host layout");
   Runtime& rt = Runtime::get();
   Stream& stream = rt.stream();
-  auto t = std::make_shared<DeviceTensor>();
-  t->dtype = h.dtype;
-  t->shape = h.shape;
-  t->strides = h.strides;
-  t->storage_elements = h.span_elements();
-  const size_t nbytes = static_cast<size_t>(t->storage_elements) * h.itemsize;
-  t->storage = DeviceBuffer::allocate(nbytes, stream, "");
+  DeviceTensor t;
+  t.dtype = h.dtype;
+  t.shape = h.shape;
+  t.strides = h.strides;
+  t.storage_elements = h.span_elements();
+  const size_t nbytes = static_cast<size_t>(t.storage_elements) * h.itemsize;
+  t.storage = DeviceBuffer::allocate(nbytes, stream, "");
   // Queued on the current stream (the block may have been another call's a moment ago), and
   // waited for: the host array may go as soon as this returns (PyTorch's non_blocking=False).
-  copy_async(t->storage->data(), h.data, nbytes, ACL_MEMCPY_HOST_TO_DEVICE, stream, "");
+  copy_async(t.storage->data(), h.data, nbytes, ACL_MEMCPY_HOST_TO_DEVICE, stream, "");
   stream.synchronize("aclnn.to_device()");
   return wrap_tensor(std::move(t));
 }
@@ -364,29 +364,29 @@ Dims int_sequence(py::handle values, const char* what) {
 py::object from_pointer(uintptr_t ptr, py::handle shape_arg, py::handle dtype_arg,
                                            py::handle strides_arg, int64_t offset, py::object device_arg,
                                            py::object owner) {
-  auto t = std::make_shared<DeviceTensor>();
-  t->dtype = dtype_argument(dtype_arg, "Tensor.from_pointer(dtype)");
-  const DTypeInfo* info = dtype_info(t->dtype);
+  DeviceTensor t;
+  t.dtype = dtype_argument(dtype_arg, "Tensor.from_pointer(dtype)");
+  const DTypeInfo* info = dtype_info(t.dtype);
   if (info == nullptr || info->size == 0)
-    throw py::type_error("Tensor.from_pointer: " + dtype_name(t->dtype) + " has no byte layout");
-  t->shape = int_sequence(shape_arg, "Tensor.from_pointer(shape)");
-  for (int64_t d : t->shape) {
+    throw py::type_error("Tensor.from_pointer: " + dtype_name(t.dtype) + " has no byte layout");
+  t.shape = int_sequence(shape_arg, "Tensor.from_pointer(shape)");
+  for (int64_t d : t.shape) {
     if (d < 0) throw py::value_error("Tensor.from_pointer: shape " + std::string(py::repr(shape_arg)) + " has a negative dimension");
   }
   if (strides_arg.is_none()) {
-    t->strides = contiguous_strides(t->shape);
+    t.strides = contiguous_strides(t.shape);
   } else {
-    t->strides = int_sequence(strides_arg, "Tensor.from_pointer(strides)");
-    if (t->strides.size() != t->shape.size())
-      throw py::value_error("Tensor.from_pointer: " + std::to_string(t->strides.size()) + " strides for " +
-                            std::to_string(t->shape.size()) + " dimensions");
+    t.strides = int_sequence(strides_arg, "Tensor.from_pointer(strides)");
+    if (t.strides.size() != t.shape.size())
+      throw py::value_error("Tensor.from_pointer: " + std::to_string(t.strides.size()) + " strides for " +
+                            std::to_string(t.shape.size()) + " dimensions");
   }
   // The lowest and highest elements the view reaches, from `ptr` (negative strides reach below).
   __int128 low = offset, high = offset;
   bool empty = false;
-  for (size_t i = 0; i < t->shape.size(); ++i) {
-    if (t->shape[i] == 0) empty = true;
-    const __int128 reach = static_cast<__int128>(t->shape[i] - 1) * t->strides[i];
+  for (size_t i = 0; i < t.shape.size(); ++i) {
+    if (t.shape[i] == 0) empty = true;
+    const __int128 reach = static_cast<__int128>(t.shape[i] - 1) * t.strides[i];
     (reach < 0 ? low : high) += reach;
   }
   if (empty) low = high = offset;
@@ -396,10 +396,10 @@ py::object from_pointer(uintptr_t ptr, py::handle shape_arg, py::handle dtype_ar
   if (ptr == 0 && !empty) throw py::value_error("Tensor.from_pointer: ptr is 0 (a null pointer)");
   // The storage starts at the lowest element: aclCreateTensor's offset counts from there.
   const uintptr_t base = ptr + static_cast<intptr_t>(low * static_cast<__int128>(info->size));
-  t->offset = static_cast<int64_t>(offset - low);
-  t->storage_elements = static_cast<int64_t>(span);
+  t.offset = static_cast<int64_t>(offset - low);
+  t.storage_elements = static_cast<int64_t>(span);
   const int32_t device = device_arg.is_none() ? Runtime::get().device() : device_arg.cast<int32_t>();
-  t->storage = DeviceBuffer::foreign(reinterpret_cast<void*>(base), static_cast<size_t>(span) * info->size, device,
+  t.storage = DeviceBuffer::foreign(reinterpret_cast<void*>(base), static_cast<size_t>(span) * info->size, device,
                                      std::move(owner));
   return wrap_tensor(std::move(t));
 }
@@ -407,21 +407,21 @@ py::object from_pointer(uintptr_t ptr, py::handle shape_arg, py::handle dtype_ar
 }  // namespace
 
 py::object empty(py::handle shape_arg, py::handle dtype_arg) {
-  auto t = std::make_shared<DeviceTensor>();
-  t->dtype = dtype_argument(dtype_arg, "empty(dtype)");
-  const DTypeInfo* info = dtype_info(t->dtype);
-  if (info == nullptr || info->size == 0) throw py::type_error("empty: " + dtype_name(t->dtype) + " has no byte layout");
-  t->shape = int_sequence(shape_arg, "empty(shape)");
+  DeviceTensor t;
+  t.dtype = dtype_argument(dtype_arg, "empty(dtype)");
+  const DTypeInfo* info = dtype_info(t.dtype);
+  if (info == nullptr || info->size == 0) throw py::type_error("empty: " + dtype_name(t.dtype) + " has no byte layout");
+  t.shape = int_sequence(shape_arg, "empty(shape)");
   size_t nbytes = info->size;
-  for (int64_t d : t->shape) {
+  for (int64_t d : t.shape) {
     if (d < 0) throw py::value_error("empty: shape " + std::string(py::repr(shape_arg)) + " has a negative dimension");
     if (__builtin_mul_overflow(nbytes, static_cast<size_t>(d), &nbytes))
       throw py::value_error("empty: shape " + std::string(py::repr(shape_arg)) + " is too large to allocate");
   }
-  t->strides = contiguous_strides(t->shape);
-  t->storage_elements = t->numel();
+  t.strides = contiguous_strides(t.shape);
+  t.storage_elements = t.numel();
   // From the caching allocator, on the current stream: no copy, no synchronisation.
-  t->storage = DeviceBuffer::allocate(nbytes, Runtime::get().stream(), "");
+  t.storage = DeviceBuffer::allocate(nbytes, Runtime::get().stream(), "");
   return wrap_tensor(std::move(t));
 }
 
@@ -444,7 +444,7 @@ void tensor_property(py::handle type, const char* name, Fn&& fn, const char* doc
 }
 
 PyObject* tensor_repr(PyObject* self) {
-  const DeviceTensor& t = *reinterpret_cast<TensorObject*>(self)->tensor;
+  const DeviceTensor& t = reinterpret_cast<TensorObject*>(self)->tensor;
   std::string shape;
   for (size_t i = 0; i < t.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(t.shape[i]);
   if (t.shape.size() == 1) shape += ",";
@@ -454,7 +454,7 @@ PyObject* tensor_repr(PyObject* self) {
 }
 
 Py_ssize_t tensor_length(PyObject* self) {
-  const DeviceTensor& t = *reinterpret_cast<TensorObject*>(self)->tensor;
+  const DeviceTensor& t = reinterpret_cast<TensorObject*>(self)->tensor;
   if (t.shape.empty()) {
     PyErr_SetString(PyExc_TypeError, "len() of a 0-d aclnn.Tensor");
     return -1;
@@ -548,7 +548,7 @@ every result that views it), so that the memory is not freed under it.)doc")));
     if (dtype.is_none()) return host;
     return host.attr("astype")(dtype);
   }, py::arg("dtype") = py::none(), py::arg("copy") = py::none());
-  tensor_method(type, "__copy__", [](py::handle self) { return wrap_tensor(std::make_shared<DeviceTensor>(tensor_self(self))); },
+  tensor_method(type, "__copy__", [](py::handle self) { return wrap_tensor(DeviceTensor(tensor_self(self))); },
                 "A new Tensor viewing the same device memory.");
   tensor_method(type, "__deepcopy__", [](py::handle self, py::handle /*memo*/) {
     // The same view over a copy of the memory it spans, queued on the current stream.
@@ -556,9 +556,9 @@ every result that views it), so that the memory is not freed under it.)doc")));
     Stream& stream = Runtime::get().stream();
     const DTypeInfo* info = dtype_info(t.dtype);
     const size_t nbytes = static_cast<size_t>(t.storage_elements) * (info ? info->size : 0);
-    auto copy = std::make_shared<DeviceTensor>(t);
-    copy->storage = DeviceBuffer::allocate(nbytes, stream, "");
-    copy_async(copy->storage->data(), t.storage->data(), nbytes, ACL_MEMCPY_DEVICE_TO_DEVICE, stream, "");
+    DeviceTensor copy(t);
+    copy.storage = DeviceBuffer::allocate(nbytes, stream, "");
+    copy_async(copy.storage->data(), t.storage->data(), nbytes, ACL_MEMCPY_DEVICE_TO_DEVICE, stream, "");
     return wrap_tensor(std::move(copy));
   }, py::arg("memo"), "A new Tensor over a copy of the device memory (queued on the current stream).");
   tensor_method(type, "__reduce__", [](py::handle self) {

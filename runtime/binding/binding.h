@@ -28,6 +28,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -485,7 +486,7 @@ class FixedName final : public ArgumentName {
 HostArray host_array(py::handle obj, const ArgumentName& what, bool for_output);
 // Whether `obj` is an aclnn.Tensor, and the tensor it holds (only for one that is).
 bool is_device_tensor(py::handle obj);
-const std::shared_ptr<DeviceTensor>& device_tensor_of(py::handle obj);
+DeviceTensor& device_tensor_of(py::handle obj);
 // aclnn.to_device: a device copy of a host array's span, with the array's strides (a Tensor: itself).
 py::object to_device(py::handle obj);
 // Row-major strides in elements (an extent of 0 or 1 counts as 1).
@@ -493,7 +494,7 @@ Dims contiguous_strides(const Dims& shape);
 // aclnn.empty: an uninitialised contiguous device tensor (torch.empty(..., device="npu")).
 py::object empty(py::handle shape, py::handle dtype);
 // A new aclnn.Tensor object holding `tensor`.
-py::object wrap_tensor(std::shared_ptr<DeviceTensor> tensor);
+py::object wrap_tensor(DeviceTensor&& tensor);
 // aclnn.Tensor.numpy(): a fresh C-contiguous host array with the tensor's values.
 py::array to_host(const DeviceTensor& tensor);
 void bind_tensor(py::module_& m);
@@ -611,9 +612,9 @@ class Call {
   // One tensor of the call.
   struct Slot {
     // What the aclTensor describes: an input Tensor's own (kept alive by `result`, the caller's
-    // object: no reference count to touch), or one the call made, which `made` owns.
+    // object), a result Tensor's (likewise), or, for a host array, `made`.
     const DeviceTensor* device = nullptr;
-    std::shared_ptr<DeviceTensor> made;
+    std::optional<DeviceTensor> made;
     HostArray host;         // the host side, when the tensor came from (or goes to) the host
     bool upload = false;    // copy the host span to the device before phase 1
     bool download = false;  // copy the span back to the host once the stream has run the call

@@ -220,7 +220,7 @@ void Call::attach(int param, Slot* slot) {
 Call::Slot* Call::tensor_slot(py::handle obj, bool inout, const Label& label) {
   Slot* slot = new_slot();
   if (is_device_tensor(obj)) {
-    slot->device = device_tensor_of(obj).get();
+    slot->device = &device_tensor_of(obj);
     if (inout) refuse_self_overlap(slot->device->shape, slot->device->strides, label);
     // Memory allocated for another stream, or someone else's: kept from reuse (or its owner alive)
     // until this stream is done with it.
@@ -230,15 +230,14 @@ Call::Slot* Call::tensor_slot(py::handle obj, bool inout, const Label& label) {
     slot->host = host_array(obj, label, inout);
     if (slot->host.itemsize == 0)
       throw py::type_error(label.str() + ": " + dtype_name(slot->host.dtype) + " has no host layout");
-    auto d = std::make_shared<DeviceTensor>();
-    d->dtype = slot->host.dtype;
-    d->shape = slot->host.shape;
-    d->strides = slot->host.strides;
-    d->storage_elements = slot->host.span_elements();
-    d->storage = DeviceBuffer::allocate(static_cast<size_t>(d->storage_elements) * slot->host.itemsize, stream_,
-                                        spec_.api);
-    slot->device = d.get();
-    slot->made = std::move(d);
+    DeviceTensor& d = slot->made.emplace();
+    d.dtype = slot->host.dtype;
+    d.shape = slot->host.shape;
+    d.strides = slot->host.strides;
+    d.storage_elements = slot->host.span_elements();
+    d.storage = DeviceBuffer::allocate(static_cast<size_t>(d.storage_elements) * slot->host.itemsize, stream_,
+                                       spec_.api);
+    slot->device = &d;
     if (inout) refuse_self_overlap(slot->device->shape, slot->device->strides, label);
     slot->upload = true;
     slot->download = inout;
@@ -697,27 +696,27 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
   }
 
   Slot* slot = new_slot();
-  auto t = std::make_shared<DeviceTensor>();
-  t->dtype = dtype;
-  t->shape = shape;
-  t->strides = contiguous_strides(shape);
-  t->storage_elements = t->numel();
+  DeviceTensor t;
+  t.dtype = dtype;
+  t.strides = contiguous_strides(shape);
+  t.shape = std::move(shape);
+  t.storage_elements = t.numel();
   // The device first: a size the device cannot hold fails there, as an aclnn error, before the
   // host is asked for the same bytes.
-  t->storage = DeviceBuffer::allocate(nbytes, stream_, spec_.api);
-  slot->device = t.get();
-  slot->made = t;
+  t.storage = DeviceBuffer::allocate(nbytes, stream_, spec_.api);
   if (device_mode_) {
-    slot->result = wrap_tensor(t);
+    slot->result = wrap_tensor(std::move(t));
+    slot->device = &device_tensor_of(slot->result);
   } else {
-    std::vector<py::ssize_t> dims(shape.begin(), shape.end());
+    std::vector<py::ssize_t> dims(t.shape.begin(), t.shape.end());
     py::array host(to_numpy(dtype), dims);
     slot->host = host_array(host, label, true);
     slot->download = true;
     downloads_ = true;
     slot->result = host;
+    slot->device = &slot->made.emplace(std::move(t));
   }
-  slot->owner = tensors_.add(t->make_acl_tensor(spec_.api));
+  slot->owner = tensors_.add(slot->device->make_acl_tensor(spec_.api));
   return slot;
 }
 
