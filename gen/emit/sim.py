@@ -403,7 +403,7 @@ def sim_rules(api: API) -> Optional[SimRules]:
     """The RulesSpec of an API, None when its page states no cross-parameter rule. Rules that name
     parameters the spec's masks cannot index (64 and above) are left out."""
     index_of = {p.name: i for i, p in enumerate(api.params) if i < _MASK_BITS}
-    reserved = [index_of[p.name] for p in api.params if p.reserved and p.name in index_of]
+    reserved = [index_of[p.name] for p in api.params if p.must_be_null and p.name in index_of]
     tables: list[RuleTable] = []
     counts: dict[str, tuple[str, int]] = {}
 

@@ -91,7 +91,7 @@ def dtype_statements(text: str) -> list[tuple[int, DTypeList]]:
 
 
 _CLAUSE_START = re.compile(r"[。；;，,\n]|\.\s")
-_CONDITION_WORD = re.compile(r"当|如果|若|\bwhen\b|\bif\b|\bwhere\b", re.I)
+_CONDITION_WORD = re.compile(vocab.WHEN + r"|如果|若|\bwhen\b|\bif\b|\bwhere\b", re.I)
 
 
 def _in_condition(text: str, start: int, end: int) -> bool:

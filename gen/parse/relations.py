@@ -20,6 +20,7 @@ from typing import Sequence
 
 from gen.ir import ErrorCase, ErrorCategory, Param, ParamKind, Relation, RelationKind
 from gen.parse.prose import names_in
+from gen.parse.vocab import WHEN
 
 _SENTENCE = re.compile(r"[。；;\n]|(?<=[A-Za-z0-9)])\.(?:\s|$)")
 # CAST_FROM: the parameter's dtype is one the others' promoted dtype can be cast to ("需要是gradOutput与
@@ -47,8 +48,10 @@ _ONE_DIMENSION = re.compile(r"(?:最后|最末|第\s*[\d一二三四五六七八
 # "与batch1@batch2的后两维一致", "与mat和vec的乘积相同", "vec1 ⊗ vec2": a shape of a product of tensors.
 PRODUCT = re.compile(r"@|乘积|外积|矩阵乘|⊗|\\otimes|\bproduct\b|\bmatmul\b", re.I)
 # A clause under a condition: "当...时", "如果", "若", "...场景下", "if", "when". "同时" is not one.
-CONDITION = re.compile(r"当|如果|若(?!干)|假如|仅在|只有|(?:场景|情况|模式)下|(?<![同及])时(?:[，,：:]|$)|"
-                       r"\b(?:if|when|unless|only\s+in)\b", re.I)
+# "In the conv3d scenario, ..." / "for the pertensor mode": the English "场景下".
+CONDITION = re.compile(WHEN + r"|如果|若(?!干)|假如|仅在|只有|(?:场景|情况|模式)下|(?<![同及暂])时(?:[，,：:]|$)|"
+                       r"\b(?:if|when|unless|only\s+in)\b|\b(?:in|for)\s+(?:the\s+)?\S+(?:\s+\S+)?\s+(?:scenarios?|mode)\b",
+                       re.I)
 
 
 def relations_in(text: str, own_name: str, api_params: Sequence[str]) -> tuple[Relation, ...]:
