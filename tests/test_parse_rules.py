@@ -91,6 +91,9 @@ def test_a_compound_condition_is_not_read():
 def test_dim_ranges_and_dimension_equalities():
     cumprod = api("ops-math/math/cumprod/docs/aclnnCumprod&aclnnInplaceCumprod.md", "aclnnCumprod")
     assert [r.describe() for r in cumprod.value_ranges] == ["dim in [-rank(input), rank(input))"]
+    # "取值范围 [-rank(input), rank(input)]": no dimension is numbered rank; read as [-rank, rank).
+    inplace = api("ops-math/math/cumprod/docs/aclnnCumprod&aclnnInplaceCumprod.md", "aclnnInplaceCumprod")
+    assert [r.describe() for r in inplace.value_ranges] == ["dim in [-rank(input), rank(input))"]
     baddbmm = api("ops-nn/matmul/batch_mat_mul_v3/docs/aclnnBaddbmm&aclnnInplaceBaddbmm.md", "aclnnInplaceBaddbmm")
     assert "batch1.shape[-1] == batch2.shape[-2]" in [d.describe() for d in baddbmm.dim_equalities]
 

@@ -216,6 +216,11 @@ class _Reader:
             # "[-self.dim(), self.dim()-1)" (aclnnCummin's table; its error row says "-1]"): a
             # dimension index that could not reach the last dimension is a slip for [-rank, rank).
             high = replace(high, inclusive=True)
+        if (high and high.extent is Extent.RANK and high.sign == 1 and high.offset == 0 and high.inclusive
+                and low and low.extent is Extent.RANK and low.sign == -1):
+            # "[-rank(input), rank(input)]" (aclnnInplaceCumprod): no tensor has a dimension numbered
+            # rank; the index of a dimension it is, [-rank, rank).
+            high = replace(high, inclusive=False)
         self.rules.add(self.rules.value_ranges, ValueRange(subject, low, high, text.line))
 
     # A code identifier that is no parameter ("strideH and strideW must be in the range [1, 63]"),

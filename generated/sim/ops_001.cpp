@@ -1228,7 +1228,7 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
-    {1, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, 0.0, aclsim::Extent::kRank, 1, 0, -1, 0, true}, 325},
+    {1, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, 0.0, aclsim::Extent::kRank, 1, 0, -1, 0, false}, 325},
 };
 constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
 
