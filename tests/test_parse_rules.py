@@ -228,3 +228,10 @@ def test_reserved_parameters_that_are_ignored_are_recognised_but_not_required_nu
     v3 = api("ops-nn/matmul/weight_quant_batch_matmul_v2/docs/aclnnWeightQuantBatchMatmulV3.md",
              "aclnnWeightQuantBatchMatmulV3")
     assert v3.param("quantScaleOptional").must_be_null and v3.param("quantOffsetOptional").must_be_null
+
+
+def test_a_table_with_a_column_per_product_is_diagnosed():
+    path = "ops-nn/conv/convolution_backward/docs/aclnnConvTbcBackward.md"
+    found = [d for d in page(path).diagnostics if d.code == "per-product-table-unread"]
+    assert [d.line for d in found] == [385]
+    assert "rows: self约束, input约束, weight约束, dtype约束" in found[0].message

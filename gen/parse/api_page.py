@@ -86,8 +86,34 @@ def build_api_page(doc: Document, source: str, diags: list[Diagnostic]) -> Page:
     for decl in leftover:
         diags.append(Diagnostic(Level.INFO, decl.line, "unpaired-declaration",
                                 f"{decl.name} is declared but belongs to no GetWorkspaceSize function"))
+    if apis:
+        diags.extend(_per_product_tables(doc))
     return Page(source=source, kind=PageKind.API_PAGE, title=title, description=description,
                 products=products, apis=tuple(apis), diagnostics=())
+
+
+PER_PRODUCT_TABLE = "per-product-table-unread"
+
+
+def _per_product_tables(doc: Document) -> list[Diagnostic]:
+    """Tables with a column per product ("约束类型 | Ascend 950PR/Ascend 950DT | Atlas A2 训练系列产品 |
+    ..."), whose rows state constraints per chip in prose ("input数据类型不支持BFLOAT16、HIFLOAT8",
+    "L维度的大小应该在[1,255]的范围内"): not read, so said, naming the rows whose constraints the
+    simulator does not check."""
+    found = []
+    for block in doc.blocks:
+        if block.kind != TABLE or block.table is None:
+            continue
+        header = [re.sub(r"<[^>]+>", "", h) for h in block.table.header]
+        products = [h for h in header[1:] if vocab.socs_in(h)]
+        if not products or vocab.socs_in(header[0]):
+            continue
+        rows = [row.texts[0].strip() for row in block.table.rows if row.texts and row.texts[0].strip()]
+        listed = ", ".join(rows[:6]) + (", ..." if len(rows) > 6 else "")
+        found.append(Diagnostic(Level.WARNING, block.line, PER_PRODUCT_TABLE,
+                                f"a table with a column per product ({len(products)} product column(s); rows: {listed}) is not "
+                                f"read: what it states per chip is not checked"))
+    return found
 
 
 def _first(sections: Sequence[Section], pattern: re.Pattern[str]) -> Optional[Section]:
