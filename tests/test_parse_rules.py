@@ -235,3 +235,41 @@ def test_a_table_with_a_column_per_product_is_diagnosed():
     found = [d for d in page(path).diagnostics if d.code == "per-product-table-unread"]
     assert [d.line for d in found] == [385]
     assert "rows: self约束, input约束, weight约束, dtype约束" in found[0].message
+
+
+# --- What make corpus found: page examples phase 1 refused because of a misreading --------------------
+
+
+@pytest.mark.parametrize("path, name, param, other", [
+    # "shape需要与varRef计算得出的切片shape保持一致": the slice's shape, computed from varRef.
+    ("ops-math/conversion/strided_slice_assign_v2/docs/aclnnStridedSliceAssignV2.md", "aclnnStridedSliceAssignV2",
+     "inputValue", "varRef"),
+    # "out的shape与self的shape不相同，sorter的shape与sortedSequence的shape不相同": two pairs, not four tensors.
+    ("ops-math/math/search_sorted/docs/aclnnSearchSorted.md", "aclnnSearchSorted", "sortedSequence", "self"),
+    # "元素个数为1或者元素个数与self输入的channels一致": an element count, and one alternative.
+    ("ops-nn/activation/p_relu/docs/aclnnPrelu.md", "aclnnPrelu", "weight", "self"),
+    # "shape需要与x1后几维保持一致", "shape的维度值与dy需要norm的维度值相同": the last dimensions only.
+    ("ops-nn/experimental/norm/fused_add_rms_norm/docs/aclnnFusedAddRmsNorm.md", "aclnnFusedAddRmsNorm", "gamma", "x1"),
+    ("ops-nn/norm/add_layer_norm_grad/docs/aclnnAddLayerNormGrad.md", "aclnnAddLayerNormGrad", "gamma", "dy"),
+    ("ops-nn/norm/deep_norm/docs/aclnnDeepNorm.md", "aclnnDeepNorm", "beta", "x"),
+    # "The shape size of index must be equal to the shape value of source in the dim dimension."
+    ("ops-nn-8.5.0-en/index/inplace_scatter_add/docs/aclnnIndexAdd_en.md", "aclnnIndexAdd", "index", "source"),
+    # "NC维度和self保持一致"; "gradOutput、self和out的shape不匹配" (they fit, a pooled gradient and its input).
+    ("ops-nn/pooling/adaptive_avg_pool3d_grad/docs/aclnnAdaptiveAvgPool3dBackward.md", "aclnnAdaptiveAvgPool3dBackward",
+     "gradOutput", "self"),
+    # "gradOutput与indices的shape不一致，self和gradInput的shape不一致"
+    ("ops-nn/pooling/adaptive_max_pool3d_grad/docs/aclnnAdaptiveMaxPool2dBackward.md", "aclnnAdaptiveMaxPool2dBackward",
+     "gradOutput", "self"),
+])
+def test_no_same_shape_where_the_page_means_part_of_a_shape(path, name, param, other):
+    from gen.ir import RelationKind
+
+    found = api(path, name)
+    assert other not in found.param(param).related(RelationKind.SAME_SHAPE)
+    assert param not in found.param(other).related(RelationKind.SAME_SHAPE)
+
+
+def test_a_dtype_in_a_condition_is_not_the_unsupported_one():
+    # "cubeMathType=3: ... If the input data type is not FLOAT32, this option is not supported." (A2/A3)
+    bmm = api("ops-nn-8.5.0-en/matmul/batch_mat_mul_v3/docs/aclnnBatchMatMul_en.md", "aclnnBatchMatMul")
+    assert DType.FLOAT in bmm.param("self").dtypes_for(Soc.ASCEND910B)

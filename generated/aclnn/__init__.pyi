@@ -1164,7 +1164,7 @@ def argsort(self: Tensor, dim: int, descending: bool, *, out: _OutArray | None =
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 输入Tensor。
-        dtypes BFLOAT16, FLOAT16, FLOAT, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64; on Ascend910_93: FLOAT16, FLOAT, INT8, INT16, INT32, INT64, UINT8; on Ascend910B: FLOAT16, FLOAT, INT8, INT16, INT32, INT64, UINT8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes BFLOAT16, FLOAT16, FLOAT, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64; on Ascend910_93: BFLOAT16, FLOAT16, FLOAT, INT8, INT16, INT32, INT64, UINT8; on Ascend910B: BFLOAT16, FLOAT16, FLOAT, INT8, INT16, INT32, INT64, UINT8; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。
     dim : int
         dim (int64_t, in): 用来作为排序标准的维度。

@@ -31,11 +31,11 @@ OP = t.Op(
             'out': ('INT64',),
         },
         'Ascend910B': {
-            'self': ('FLOAT16', 'FLOAT', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8'),
+            'self': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8'),
             'out': ('INT64',),
         },
         'Ascend910_93': {
-            'self': ('FLOAT16', 'FLOAT', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8'),
+            'self': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8'),
             'out': ('INT64',),
         },
     },
