@@ -273,3 +273,16 @@ def test_a_dtype_in_a_condition_is_not_the_unsupported_one():
     # "cubeMathType=3: ... If the input data type is not FLOAT32, this option is not supported." (A2/A3)
     bmm = api("ops-nn-8.5.0-en/matmul/batch_mat_mul_v3/docs/aclnnBatchMatMul_en.md", "aclnnBatchMatMul")
     assert DType.FLOAT in bmm.param("self").dtypes_for(Soc.ASCEND910B)
+
+
+def test_a_table_with_a_column_per_product_gives_the_dtypes_it_excludes_per_chip():
+    conv = api("ops-nn/conv/convolution_forward/docs/aclnnConvolution.md", "aclnnConvolution")
+    # "input、weight数据类型不支持HIFLOAT8、FLOAT8_E4M3FN" (Atlas A2), "...不支持BFLOAT16、HIFLOAT8、FLOAT8_E4M3FN"
+    # (Atlas 推理系列产品), of the row "input、weight"; the 950 column states a list under conditions: not read.
+    assert conv.param("weight").dtypes_for(Soc.ASCEND910B) == (DType.FLOAT, DType.FLOAT16, DType.BFLOAT16)
+    assert conv.param("input").dtypes_for(Soc.ASCEND310P) == (DType.FLOAT, DType.FLOAT16)
+    assert DType.HIFLOAT8 in conv.param("input").dtypes_for(Soc.ASCEND950)
+    # "bias数据类型不支持INT32，会转成FLOAT参与计算" (the A2 column of aclnnQuantConvolution)
+    quant = api("ops-nn/conv/convolution_forward/docs/aclnnQuantConvolution.md", "aclnnQuantConvolution")
+    assert DType.INT32 not in quant.param("bias").dtypes_for(Soc.ASCEND910B)
+    assert DType.INT32 in quant.param("bias").dtypes

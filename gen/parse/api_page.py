@@ -95,25 +95,57 @@ def build_api_page(doc: Document, source: str, diags: list[Diagnostic]) -> Page:
 PER_PRODUCT_TABLE = "per-product-table-unread"
 
 
-def _per_product_tables(doc: Document) -> list[Diagnostic]:
+def _product_tables(doc: Document) -> list[tuple[Block, dict[int, tuple[Soc, ...]]]]:
     """Tables with a column per product ("约束类型 | Ascend 950PR/Ascend 950DT | Atlas A2 训练系列产品 |
-    ..."), whose rows state constraints per chip in prose ("input数据类型不支持BFLOAT16、HIFLOAT8",
-    "L维度的大小应该在[1,255]的范围内"): not read, so said, naming the rows whose constraints the
-    simulator does not check."""
+    ..."), with the chips of each such column."""
     found = []
     for block in doc.blocks:
         if block.kind != TABLE or block.table is None:
             continue
         header = [re.sub(r"<[^>]+>", "", h) for h in block.table.header]
-        products = [h for h in header[1:] if vocab.socs_in(h)]
-        if not products or vocab.socs_in(header[0]):
-            continue
+        columns = {i: vocab.socs_in(h) for i, h in enumerate(header) if i and vocab.socs_in(h)}
+        if columns and not vocab.socs_in(header[0]):
+            found.append((block, columns))
+    return found
+
+
+def _per_product_tables(doc: Document) -> list[Diagnostic]:
+    """What a table with a column per product states in prose beyond the dtypes it excludes
+    (`_product_table_notes`: "L维度的大小应该在[1,255]的范围内", cubeMathType's modes) is not read:
+    said, naming its rows."""
+    found = []
+    for block, columns in _product_tables(doc):
+        assert block.table is not None
         rows = [row.texts[0].strip() for row in block.table.rows if row.texts and row.texts[0].strip()]
         listed = ", ".join(rows[:6]) + (", ..." if len(rows) > 6 else "")
         found.append(Diagnostic(Level.WARNING, block.line, PER_PRODUCT_TABLE,
-                                f"a table with a column per product ({len(products)} product column(s); rows: {listed}) is not "
-                                f"read: what it states per chip is not checked"))
+                                f"a table with a column per product ({len(columns)} product column(s); rows: {listed}): "
+                                f"only the dtypes its cells exclude ('数据类型不支持...') are read; the rest of what it "
+                                f"states per chip is not checked"))
     return found
+
+
+def _product_table_notes(doc: Document, names: Sequence[str]) -> list[prose.DTypeNote]:
+    """The dtypes a table with a column per product excludes for its chips, as product notes of
+    the parameters section: "input、weight数据类型不支持HIFLOAT8、FLOAT8_E4M3FN" (the row "input、weight"
+    of the column "Atlas A2 训练系列产品"), "不支持BFLOAT16、HIFLOAT8" (the row "dtype约束": every tensor
+    whose list has them). Only unconditional exclusions: "只有在transposed=true...时，数据类型才支持..."
+    and "当input是HIFLOAT8时，不支持带bias" are not read."""
+    notes: list[prose.DTypeNote] = []
+    for block, columns in _product_tables(doc):
+        assert block.table is not None
+        for row in block.table.rows:
+            label = prose.names_in(row.texts[0], names) if row.texts else ()
+            for column, socs in columns.items():
+                if column >= len(row.cells):
+                    continue
+                for sentence in re.split(r"[。；;\n]", row.cells[column].text):
+                    if CONDITION.search(sentence):
+                        continue
+                    for note in prose.note_statements(socs, sentence, row.line_of(column), names):
+                        if note.op == prose.REMOVE:
+                            notes.append(dataclasses.replace(note, params=note.params or label))
+    return notes
 
 
 def _first(sections: Sequence[Section], pattern: re.Pattern[str]) -> Optional[Section]:
@@ -229,7 +261,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
         more, more_notes = _entries(_fallback_scope(doc, sections, pair, pairs), names, diags)
         entries, notes = more, more_notes
 
-    ctx = ParamContext(api_params=names, section_notes=notes)
+    ctx = ParamContext(api_params=names, section_notes=[*notes, *_product_table_notes(doc, names)])
     params: list[Param] = []
     matched: list[Optional[ParamEntry]] = [_match_entry(c.name, entries, diags) for c in cparams]
     _pair_leftovers(cparams, matched, entries, diags)
