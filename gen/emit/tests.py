@@ -499,9 +499,10 @@ class Planner:
         given = ({plan.param.name: AUTO for plan in output_plans(self.api, self.bound.semantics)
                   if plan.required_reason is not None} if self.family is not None else {})
         out_shapes = {}
-        if self.family is None and shapes == self._example_shapes():
-            # Another such output, of the inputs the page's example makes: the example's out= (its
-            # shape; its dtype where the page documents it), as make demo passes it.
+        if self.family is None and shapes == self._example_shapes() and not self.values.unknown:
+            # Another such output, of the call the page's example makes (its inputs, and every value
+            # the example gives: a reduction it leaves unstated would shape the output otherwise):
+            # the example's out= (its shape; its dtype where the page documents it), as make demo passes it.
             for name, (dtype, shape) in self._example_outs().items():
                 given[name], out_shapes[name] = dtype, shape
         return Case(self.base_dtype.value, shapes=shapes, none=absent, out=given, out_shapes=out_shapes,
