@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import struct
 from dataclasses import dataclass, field, replace
-from typing import Any, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from gen import abi, families, names
 from gen.api.kinds import value_type
@@ -1017,10 +1017,12 @@ class RulePlanner:
     def tests(self) -> list[RuleTest]:
         tests: list[RuleTest] = []
         tests += self.combination_tests()
-        for kind, rules, plan in (("value_range", self.api.value_ranges, self.range_cases),
-                                  ("dim_equality", self.api.dim_equalities, self.dim_cases),
-                                  ("divisibility", self.api.divisibility, self.divisible_cases),
-                                  ("shape_rule", self.api.shape_rules, self.shape_cases)):
+        planned: tuple[tuple[str, Sequence[Any], Callable[[Any], tuple[list[Case], list[Case], str]]], ...] = (
+            ("value_range", self.api.value_ranges, self.range_cases),
+            ("dim_equality", self.api.dim_equalities, self.dim_cases),
+            ("divisibility", self.api.divisibility, self.divisible_cases),
+            ("shape_rule", self.api.shape_rules, self.shape_cases))
+        for kind, rules, plan in planned:
             for index, rule in enumerate(rules, start=1):
                 function = f"test_rule_line{rule.line}_{kind}{index}"
                 accepted, refused, why = plan(rule) if not self.planner.base_known else ([], [], self.planner.base_known)
@@ -1056,7 +1058,8 @@ class RulePlanner:
 
     def combination_case(self, row: DTypeCombination) -> tuple[Optional[Case], str]:
         base = self.base
-        dtypes, values, out, out_shapes = dict(base.dtypes), dict(base.values), dict(base.out), dict(base.out_shapes)
+        dtypes, values, out = dict(base.dtypes), dict(base.values), dict(base.out)
+        out_shapes: dict[str, Any] = dict(base.out_shapes)
         none = list(base.none)
         for cell in row.cells:
             param = self.api.param(cell.param)
@@ -1151,20 +1154,22 @@ class RulePlanner:
             return [], [], f"the base call gives {rule.param} no element"
         low, high = self._bound(rule.low), self._bound(rule.high)
         edges = []
-        if low is not None:
+        if low is not None and rule.low is not None:
             edge = low if rule.low.inclusive else low + 1
             edges.append((edge, edge - 1))
-        if high is not None:
+        if high is not None and rule.high is not None:
             edge = high if rule.high.inclusive else high - 1
             edges.append((edge, edge + 1))
         if not edges:
             return [], [], "its bounds cannot be evaluated on the base call"
-        accepted, refused = [], []
+        accepted: list[Case] = []
+        refused: list[Case] = []
         for inside, outside in edges:
             for value, bucket in ((inside, accepted), (outside, refused)):
                 given: Any = value
-                if param.kind is ParamKind.INT_ARRAY:  # the first element at the edge, the others as they were
-                    given = (value,) + tuple(current[1:])
+                if param.kind is ParamKind.INT_ARRAY and isinstance(current, tuple):
+                    # the first element at the edge, the others as they were
+                    given = (value,) + current[1:]
                     if value in given[1:]:
                         continue
                 case = replace(self.base, id=f"{rule.param}={value}", values={**self.base.values, rule.param: given})
