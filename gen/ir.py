@@ -27,8 +27,9 @@ from gen import abi
 # 2: ErrorCategory.DTYPE_MISMATCH. 3: DType.UINT1 (every aclDataType has its DType). 4: what the
 # pages state beyond one parameter's row: dtype combinations per product, value ranges (dim in
 # [-rank, rank)), dimension equalities, divisibility, conditional shape rules, same-format relations,
-# reserved parameters.
-SCHEMA_VERSION = 4
+# reserved parameters. 5: Param.reserved says how a parameter is reserved (Reserved), not only
+# whether it must be NULL.
+SCHEMA_VERSION = 5
 
 
 class PageKind(str, enum.Enum):
@@ -267,6 +268,13 @@ class Soc(_Rows):
 DEFAULT_SOC = Soc.ASCEND910B
 
 
+class Reserved(str, enum.Enum):
+    """How a page reserves a parameter (预留参数)."""
+
+    NULL = "null"  # "预留参数，暂未使用，固定传入空指针", "当前版本不支持": the caller passes NULL
+    UNUSED = "unused"  # "预留参数，当前版本不参与计算", "仅支持取值0.0": ignored, or a value the row states
+
+
 class RelationKind(str, enum.Enum):
     """How one parameter must relate to others, as the usage notes state it."""
 
@@ -446,8 +454,8 @@ class Param(_Json):
     description: str = ""
     usage: str = ""
     relations: tuple[Relation, ...] = ()
-    # "预留参数，暂未使用" / "当前版本不支持，需要传入nullptr": the caller passes NULL; it has no dtypes.
-    reserved: bool = False
+    # "预留参数": how the page reserves it (None: not reserved). Reserved.NULL: the caller passes NULL.
+    reserved: Optional[Reserved] = None
     line: int = 0
 
     def __post_init__(self) -> None:
@@ -457,6 +465,13 @@ class Param(_Json):
             assert 0 <= lo <= hi, f"{self.name}: rank bounds {self.rank}"
         socs = [p.soc for p in self.dtypes_by_product]
         assert len(socs) == len(set(socs)), f"{self.name}: one dtype list per product"
+        assert self.reserved is not Reserved.NULL or (self.optional and self.kind is not None and self.kind.is_pointer), \
+            f"{self.name}: a parameter that must be NULL is an optional pointer"
+
+    @property
+    def must_be_null(self) -> bool:
+        """A reserved parameter the caller passes as NULL (phase 1 refuses anything else)."""
+        return self.reserved is Reserved.NULL
 
     def documented_dtypes(self) -> tuple[DType, ...]:
         """Every dtype the page lists for the parameter on some product, in page order."""

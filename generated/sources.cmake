@@ -110,6 +110,7 @@ set(ACLNN_EXAMPLES
   min_dim
   mish_backward
   mm
+  mse_loss
   mul
   muls
   mv
@@ -145,6 +146,7 @@ set(ACLNN_EXAMPLES
   stack
   std
   std_mean_correction
+  swi_glu_quant
   take
   tanh_backward
   threshold_backward

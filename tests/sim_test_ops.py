@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from gen.ir import (
     API, Bound, CombinationCell, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, IntegerMath,
-    OpSemantics, Page, PageKind, Param, ParamKind, Product, Relation, RelationKind, ShapeForm, ShapeRule, Soc,
+    OpSemantics, Page, PageKind, Param, ParamKind, Product, Relation, RelationKind, Reserved, ShapeForm, ShapeRule, Soc,
     ValueCheck, ValueRange,
 )
 
@@ -110,8 +110,8 @@ def rules_api() -> API:
     row for one chip only."""
     params = (
         tensor("self", dtypes=(F, F16, BF16)),
-        tensor("weight", dtypes=(F, F16, BF16), formats=("ND", "NCHW"), relations=[rel(RelationKind.SAME_FORMAT, "self")]),
-        Param("biasOptional", "const aclTensor*", ParamKind.TENSOR, Direction.IN, optional=True, reserved=True),
+        tensor("weight", dtypes=(F, F16, BF16), formats=("ND", "NCHW", "NC1HWC0"), relations=[rel(RelationKind.SAME_FORMAT, "self")]),
+        Param("biasOptional", "const aclTensor*", ParamKind.TENSOR, Direction.IN, optional=True, reserved=Reserved.NULL),
         value("alpha", ParamKind.SCALAR, "const aclScalar*", dtypes=(F,)),
         value("dim", ParamKind.INT, "int64_t"),
         value("reduction", ParamKind.INT, "int64_t"),

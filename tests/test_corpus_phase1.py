@@ -17,6 +17,21 @@ class AclnnError(Exception):
     def __init__(self, status, phase):
         super().__init__(f"{phase} returned {status}")
         self.status, self.phase = status, phase
+
+# The IR records of aclnn.apis(), with the page examples' calls: one accepted, one refused by
+# phase 1, one that passes phase 1 and fails in phase 2, one without a readable example.
+def _record(name, python_name, example=True):
+    return {"name": name, "python_name": python_name,
+            "params": [{"name": "dim", "kind": "int", "direction": "in", "optional": False}],
+            "example_call": {"args": [{"param": "dim", "values": [1.0]}]} if example else None}
+def apis():
+    return [_record("aclnnFine", "fine"), _record("aclnnRejects", "rejects"),
+            _record("aclnnNotSimulated", "not_simulated"), _record("aclnnAfterCrash", "after_crash", example=False)]
+def fine(dim):
+    assert dim == 1
+    return ()
+def rejects(dim): raise AclnnError(161002, 'GetWorkspaceSize')
+def not_simulated(dim): raise AclnnError(561003, 'execute')
 """
 
 # The support module's functions the runner uses, reduced to what the fake ops need.
@@ -45,6 +60,7 @@ def outcomes(tmp_path_factory) -> dict[str, dict]:
     generated = tmp_path_factory.mktemp("generated")
     (generated / "aclnn").mkdir()
     (generated / "aclnn" / "__init__.py").write_text(ACLNN)
+    (generated / "aclnn" / "_dtypes.py").write_text("NUMPY_DTYPES = {}\n")
     tests = generated / "tests"
     tests.mkdir()
     (tests / "_aclnn_testing.py").write_text(TESTING)
@@ -173,3 +189,14 @@ def test_an_output_whose_shape_a_reduction_decides_is_one_element_unless_none():
         ruled = calls.ruled_shapes(rules, {"reduction": reduction}, inputs)
         (out,) = calls.explicit_outs(_Testing, op, inputs, "Ascend950", ruled=ruled)
         assert out.shape == shape, reduction
+
+
+def test_the_page_examples_arguments_are_judged_by_phase_1(outcomes):
+    assert outcomes["aclnnFine"]["example_phase1"] is True
+    assert outcomes["aclnnNotSimulated"]["example_phase1"] is True  # phase 2's refusal: phase 1 accepted
+    assert outcomes["aclnnRejects"]["example_phase1"] is False
+    assert "GetWorkspaceSize returned 161002" in outcomes["aclnnRejects"]["example_message"]
+    # No verdict without an example to call, or without the API in the package.
+    assert outcomes["aclnnAfterCrash"]["example_phase1"] is None
+    assert outcomes["aclnnAfterCrash"]["example_message"] == "the page's example call could not be read"
+    assert outcomes["aclnnBroken"]["example_phase1"] is None

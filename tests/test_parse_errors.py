@@ -122,3 +122,12 @@ def test_an_error_case_points_at_its_condition_cell():
     text = f"# aclnnFoo\n\n{PROTOTYPE}\n## aclnnFooGetWorkspaceSize\n\n{table}"
     (case,) = page(text).apis[0].errors
     assert case.line == text.splitlines().index("<td>传入的self是空指针。</td>") + 1
+
+
+def test_prose_heads_without_parentheses():
+    # aclnnNanToNum (ops-math/experimental): "161001 ACLNN_ERR_PARAM_NULLPTR: 1. 传入的self或out是空指针。"
+    text = ("- **返回值：**\n\n  aclnnStatus：返回状态码。\n\n"
+            "  161001 ACLNN_ERR_PARAM_NULLPTR: 1. 传入的self或out是空指针。\n"
+            "  ACLNN_ERR_PARAM_INVALID 161002: 1. self的数据类型不在支持的范围之内。\n")
+    assert [e[:2] + e[3:4] for e in errors(text)] == [
+        (161001, "ACLNN_ERR_PARAM_NULLPTR", C.NULL_POINTER), (161002, "ACLNN_ERR_PARAM_INVALID", C.UNSUPPORTED_DTYPE)]

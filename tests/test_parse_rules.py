@@ -9,7 +9,7 @@ import functools
 import pytest
 
 from gen.cli import rule_lines
-from gen.ir import DType, ShapeForm, Soc
+from gen.ir import DType, Reserved, ShapeForm, Soc
 from gen.locations import shared_corpus
 from gen.parse import parse_file
 
@@ -91,6 +91,9 @@ def test_a_compound_condition_is_not_read():
 def test_dim_ranges_and_dimension_equalities():
     cumprod = api("ops-math/math/cumprod/docs/aclnnCumprod&aclnnInplaceCumprod.md", "aclnnCumprod")
     assert [r.describe() for r in cumprod.value_ranges] == ["dim in [-rank(input), rank(input))"]
+    # "取值范围 [-rank(input), rank(input)]": no dimension is numbered rank; read as [-rank, rank).
+    inplace = api("ops-math/math/cumprod/docs/aclnnCumprod&aclnnInplaceCumprod.md", "aclnnInplaceCumprod")
+    assert [r.describe() for r in inplace.value_ranges] == ["dim in [-rank(input), rank(input))"]
     baddbmm = api("ops-nn/matmul/batch_mat_mul_v3/docs/aclnnBaddbmm&aclnnInplaceBaddbmm.md", "aclnnInplaceBaddbmm")
     assert "batch1.shape[-1] == batch2.shape[-2]" in [d.describe() for d in baddbmm.dim_equalities]
 
@@ -112,10 +115,174 @@ def test_reserved_parameters_have_no_dtypes_and_must_be_null():
     nz = api("ops-nn/matmul/weight_quant_batch_matmul_v2/docs/aclnnWeightQuantBatchMatmulNz.md",
              "aclnnWeightQuantBatchMatmulNz")
     for name in ("quantScaleOptional", "quantOffsetOptional"):
-        assert nz.param(name).reserved and nz.param(name).optional and not nz.param(name).dtypes
+        assert nz.param(name).must_be_null and nz.param(name).optional and not nz.param(name).dtypes
 
 
 def test_lint_shows_each_rule_with_its_page_line():
     lines = rule_lines(page("ops-nn/loss/mse_loss/docs/aclnnMseLoss.md"))
     assert any(line.endswith(":127: rule: aclnnMseLoss: when reduction not in {0}: out has one element")
                for line in lines), lines
+
+
+# --- Rules read no stricter than the page (issue 13's audit): each misreading and its cause -----------
+
+
+def test_a_range_of_a_tensors_values_is_not_a_range_of_the_dim_it_names():
+    path = "ops-nn/index/gather_elements_v2/docs/aclnnGather.md"
+    # Line 127, index's row: "index中的具体数值代表self对应dim轴上的下标，取值范围[-self.shape[dim], ...]"
+    # bounds index's values (a tensor's), not dim: only dim's own row (117) gives dim a range.
+    assert [(r.line, r.describe()) for r in api(path, "aclnnGather").value_ranges] == [
+        (117, "dim in [-rank(self), rank(self) - 1]")]
+    # "数组长度与shifts保持一致，取值范围在[-x.dim(), x.dim() - 1]": dims' range (its row), not shifts'.
+    roll = api("ops-math/conversion/roll/docs/aclnnRoll.md", "aclnnRoll")
+    assert [r.describe() for r in roll.value_ranges] == ["dims in [-rank(x), rank(x) - 1]"]
+
+
+def test_a_union_of_ranges_is_no_rule():
+    path = "ops-nn/index/quant_update_scatter/docs/aclnnInplaceQuantScatterV2.md"
+    assert api(path, "aclnnInplaceQuantScatterV2").value_ranges == ()
+    assert any("axis" in m and "a union of ranges" in m for m in unread(path))
+
+
+def test_one_alternative_of_a_disjunction_is_no_rule():
+    path = "ops-nn/norm/add_rms_norm_dynamic_quant/docs/aclnnAddRmsNormDynamicQuant.md"
+    # "shape需要与输入x1/x2一致，或者是二维并且...第二维等于x1的最后一维"
+    assert api(path, "aclnnAddRmsNormDynamicQuant").dim_equalities == ()
+    assert any("one alternative of a disjunction" in m for m in unread(path))
+
+
+def test_dimensions_of_a_tensor_another_argument_permutes_are_not_read():
+    for path, name in (("ops-nn/matmul/transpose_batch_mat_mul/docs/aclnnTransposeBatchMatMul.md",
+                        "aclnnTransposeBatchMatMul"),
+                       ("ops-nn/matmul/transpose_batch_mat_mul/docs/aclnnTransposeBatchMatMulWeightNZ.md",
+                        "aclnnTransposeBatchMatMulWeightNz")):
+        assert api(path, name).dim_equalities == (), name
+        assert any("arranged by permX1" in m for m in unread(path)), name
+
+
+def test_dimension_numbers_count_as_the_text_counts():
+    # The table says "scale的第2维与x的第2维相等" of 2-D tensors, the constraints "第0维": the table counts
+    # from 1 (a 2-D tensor has no dimension 2 counted from 0).
+    group = api("ops-nn/quant/group_quant/docs/aclnnGroupQuant.md", "aclnnGroupQuant")
+    assert [d.describe() for d in group.dim_equalities] == ["scale.shape[1] == x.shape[1]"]
+    # "target的第3维与self的第4维相等" of a 3-D target: counted from 1; "第1维"/"第2维" of the same sentence
+    # could be either, and are not read.
+    nll = api("ops-nn/loss/nll_loss/docs/aclnnNLLLoss2d.md", "aclnnNLLLoss2d")
+    assert [d.describe() for d in nll.dim_equalities] == ["target.shape[2] == self.shape[3]"]
+
+
+def test_current_version_is_no_condition():
+    # "预留参数，当前版本不支持，需要传入nullptr": "当前" is not "当...时".
+    fused = api("ops-nn/matmul/fused_quant_mat_mul/docs/aclnnFusedQuantMatmul.md", "aclnnFusedQuantMatmul")
+    assert [p.name for p in fused.params if p.must_be_null] == [
+        "yScaleOptional", "x1OffsetOptional", "x2OffsetOptional", "yOffsetOptional", "x3Optional"]
+    # "x的最后一维需要为2的倍数，...，当前仅支持...不超过8192": read (was conditional).
+    quant = api("ops-nn/quant/swi_glu_quant/docs/aclnnSwiGluQuant.md", "aclnnSwiGluQuant")
+    assert [d.describe() for d in quant.divisibility] == ["x.shape[-1] % 2 == 0"]
+
+
+def test_a_rule_of_some_chips_or_of_part_of_an_argument_is_no_rule():
+    # "Atlas 推理系列产品、Atlas 训练系列产品：支持范围为[-255,255]": those chips' range only.
+    path = "ops-nn/pooling/avg_pool3_d_grad/docs/aclnnAvgPool2dBackward.md"
+    assert api(path, "aclnnAvgPool2dBackward").value_ranges == ()
+    assert any("divisorOverride" in m and "under a condition" in m for m in unread(path))
+    # "strideH and strideW must be in the range of [1, 63]. In the conv3d scenario, strideD ... [1,1000000]":
+    # elements of stride, and a scenario.
+    conv = api("ops-nn-8.5.0-en/conv/convolution_forward/docs/aclnnQuantConvolution_en.md", "aclnnQuantConvolution")
+    assert conv.value_ranges == ()
+    # A constraints item under a product item holds on those chips only (aclnnDequantSwigluQuantV2:529).
+    dsq = api("ops-nn/quant/dequant_swiglu_quant/docs/aclnnDequantSwigluQuantV2.md", "aclnnDequantSwigluQuantV2")
+    assert dsq.divisibility == ()
+
+
+def test_constraints_lines_give_dimension_rules():
+    mx = api("ops-nn/quant/swiglu_backward_mx_quant_with_dual_axis/docs/aclnnSwigluBackwardMxQuantWithDualAxis.md",
+             "aclnnSwigluBackwardMxQuantWithDualAxis")
+    assert "x.shape[-1] % 64 == 0" in [(d.describe()) for d in mx.divisibility]
+    assert 384 in [d.line for d in mx.divisibility]  # "- 输入x的最后一维必须能被64整除。" (约束说明)
+
+
+def test_shape_consequents_that_say_more_than_a_shape_are_not_read():
+    # "reductionOptional为“none”时，shape为[N]，与input第零维一致；否则shape为[1]": "第零维" is no 0-d shape,
+    # and [N] is not input's shape.
+    ce = api("ops-nn/loss/cross_entropy_loss/docs/aclnnCrossEntropyLoss.md", "aclnnCrossEntropyLoss")
+    assert ce.shape_rules == ()
+    # "当reduction的值不为0时，out与self、target做broadcast后，再reduce 0轴得到的tensor的shape一致": a reduction.
+    mse = api("ops-nn/loss/mse_loss/docs/aclnnMseLossOut.md", "aclnnMseLossOut")
+    assert [(r.negated, r.form) for r in mse.shape_rules] == [(False, ShapeForm.SAME)]
+    # "当xQuantMode为pertoken时，shape是1维（m，），其中m与输入x的m一致": not x's shape.
+    qmd = api("ops-nn/matmul/quant_matmul_dequant/docs/aclnnQuantMatmulDequant.md", "aclnnQuantMatmulDequant")
+    assert [(r.values, r.form) for r in qmd.shape_rules] == [(("pertensor",), ShapeForm.SCALAR)]
+
+
+def test_reserved_parameters_that_are_ignored_are_recognised_but_not_required_null():
+    unpool = api("ops-nn/index/scatter_elements/docs/aclnnMaxUnpool3d.md", "aclnnMaxUnpool3d")
+    # "预留参数，当前版本不参与计算，需要传入size大小为3、值大于0的Host侧aclIntArray"
+    assert unpool.param("stride").reserved is Reserved.UNUSED and not unpool.param("stride").must_be_null
+    cdist = api("ops-math/math/cdist/docs/aclnnCdist.md", "aclnnCdist")
+    assert cdist.param("compute_mode").reserved is Reserved.UNUSED
+    # "预留参数，入参请用空指针代替" (a dtype listed all the same)
+    dropout = api("ops-math/random/drop_out_v3/docs/aclnnDropoutV3.md", "aclnnDropoutV3")
+    assert dropout.param("optionalNoiseShape").must_be_null
+    # "`quantScaleOptional`和`quantOffsetOptional`为预留参数，暂未使用，固定传入空指针" in 约束说明 only
+    v3 = api("ops-nn/matmul/weight_quant_batch_matmul_v2/docs/aclnnWeightQuantBatchMatmulV3.md",
+             "aclnnWeightQuantBatchMatmulV3")
+    assert v3.param("quantScaleOptional").must_be_null and v3.param("quantOffsetOptional").must_be_null
+
+
+def test_a_table_with_a_column_per_product_is_diagnosed():
+    path = "ops-nn/conv/convolution_backward/docs/aclnnConvTbcBackward.md"
+    found = [d for d in page(path).diagnostics if d.code == "per-product-table-unread"]
+    assert [d.line for d in found] == [385]
+    assert "rows: self约束, input约束, weight约束, dtype约束" in found[0].message
+
+
+# --- What make corpus found: page examples phase 1 refused because of a misreading --------------------
+
+
+@pytest.mark.parametrize("path, name, param, other", [
+    # "shape需要与varRef计算得出的切片shape保持一致": the slice's shape, computed from varRef.
+    ("ops-math/conversion/strided_slice_assign_v2/docs/aclnnStridedSliceAssignV2.md", "aclnnStridedSliceAssignV2",
+     "inputValue", "varRef"),
+    # "out的shape与self的shape不相同，sorter的shape与sortedSequence的shape不相同": two pairs, not four tensors.
+    ("ops-math/math/search_sorted/docs/aclnnSearchSorted.md", "aclnnSearchSorted", "sortedSequence", "self"),
+    # "元素个数为1或者元素个数与self输入的channels一致": an element count, and one alternative.
+    ("ops-nn/activation/p_relu/docs/aclnnPrelu.md", "aclnnPrelu", "weight", "self"),
+    # "shape需要与x1后几维保持一致", "shape的维度值与dy需要norm的维度值相同": the last dimensions only.
+    ("ops-nn/experimental/norm/fused_add_rms_norm/docs/aclnnFusedAddRmsNorm.md", "aclnnFusedAddRmsNorm", "gamma", "x1"),
+    ("ops-nn/norm/add_layer_norm_grad/docs/aclnnAddLayerNormGrad.md", "aclnnAddLayerNormGrad", "gamma", "dy"),
+    ("ops-nn/norm/deep_norm/docs/aclnnDeepNorm.md", "aclnnDeepNorm", "beta", "x"),
+    # "The shape size of index must be equal to the shape value of source in the dim dimension."
+    ("ops-nn-8.5.0-en/index/inplace_scatter_add/docs/aclnnIndexAdd_en.md", "aclnnIndexAdd", "index", "source"),
+    # "NC维度和self保持一致"; "gradOutput、self和out的shape不匹配" (they fit, a pooled gradient and its input).
+    ("ops-nn/pooling/adaptive_avg_pool3d_grad/docs/aclnnAdaptiveAvgPool3dBackward.md", "aclnnAdaptiveAvgPool3dBackward",
+     "gradOutput", "self"),
+    # "gradOutput与indices的shape不一致，self和gradInput的shape不一致"
+    ("ops-nn/pooling/adaptive_max_pool3d_grad/docs/aclnnAdaptiveMaxPool2dBackward.md", "aclnnAdaptiveMaxPool2dBackward",
+     "gradOutput", "self"),
+])
+def test_no_same_shape_where_the_page_means_part_of_a_shape(path, name, param, other):
+    from gen.ir import RelationKind
+
+    found = api(path, name)
+    assert other not in found.param(param).related(RelationKind.SAME_SHAPE)
+    assert param not in found.param(other).related(RelationKind.SAME_SHAPE)
+
+
+def test_a_dtype_in_a_condition_is_not_the_unsupported_one():
+    # "cubeMathType=3: ... If the input data type is not FLOAT32, this option is not supported." (A2/A3)
+    bmm = api("ops-nn-8.5.0-en/matmul/batch_mat_mul_v3/docs/aclnnBatchMatMul_en.md", "aclnnBatchMatMul")
+    assert DType.FLOAT in bmm.param("self").dtypes_for(Soc.ASCEND910B)
+
+
+def test_a_table_with_a_column_per_product_gives_the_dtypes_it_excludes_per_chip():
+    conv = api("ops-nn/conv/convolution_forward/docs/aclnnConvolution.md", "aclnnConvolution")
+    # "input、weight数据类型不支持HIFLOAT8、FLOAT8_E4M3FN" (Atlas A2), "...不支持BFLOAT16、HIFLOAT8、FLOAT8_E4M3FN"
+    # (Atlas 推理系列产品), of the row "input、weight"; the 950 column states a list under conditions: not read.
+    assert conv.param("weight").dtypes_for(Soc.ASCEND910B) == (DType.FLOAT, DType.FLOAT16, DType.BFLOAT16)
+    assert conv.param("input").dtypes_for(Soc.ASCEND310P) == (DType.FLOAT, DType.FLOAT16)
+    assert DType.HIFLOAT8 in conv.param("input").dtypes_for(Soc.ASCEND950)
+    # "bias数据类型不支持INT32，会转成FLOAT参与计算" (the A2 column of aclnnQuantConvolution)
+    quant = api("ops-nn/conv/convolution_forward/docs/aclnnQuantConvolution.md", "aclnnQuantConvolution")
+    assert DType.INT32 not in quant.param("bias").dtypes_for(Soc.ASCEND910B)
+    assert DType.INT32 in quant.param("bias").dtypes

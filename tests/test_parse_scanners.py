@@ -134,9 +134,11 @@ def test_name_cells_split_as_the_expression_split_them(text):
 @EXAMPLES
 @given(_joined(["返回", "Return", "s", " ", "\u2003", "**", "-", "161001", "ACLNN_ERR_X", "(", ")", "：", "x", "\t"]))
 def test_error_group_heads_are_those_the_backtracking_expression_read(text):
+    # The backtracking expression, with the heads without parentheses ("161001 ACLNN_ERR_PARAM_NULLPTR:").
     then = re.compile(
         r"^\s*(?:[-*•]\s*)?(?:\*\*)?(?:返回|Return(?:s|ed)?\s*)?\s*(?:\*\*)?\s*"
-        r"(?:([1-9]\d{5})\s*[（(]\s*(ACLNN_[A-Z0-9_]+)\s*[)）]|(ACLNN_[A-Z0-9_]+)\s*[（(]\s*([1-9]\d{5})\s*[)）]|"
+        r"(?:([1-9]\d{5})\s*(?:[（(]\s*(ACLNN_[A-Z0-9_]+)\s*[)）]|(ACLNN_[A-Z0-9_]+))|"
+        r"(ACLNN_[A-Z0-9_]+)\s*(?:[（(]\s*([1-9]\d{5})\s*[)）]|([1-9]\d{5}))|"
         r"(ACLNN_[A-Z0-9_]+)|([1-9]\d{5}))\s*(?:\*\*)?\s*(?:[：:]|$)\s*(?:\*\*)?\s*(.*)$", re.I)
     assert _span_and_groups(errors._GROUP_HEAD.match(text)) == _span_and_groups(then.match(text))
 

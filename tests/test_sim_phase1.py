@@ -383,8 +383,11 @@ def test_dtype_combinations_per_chip(sim, objs):
 
 
 def test_formats_that_must_agree(sim, objs):
-    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, weight=objs.t([4, 2], fmt=ACL_FORMAT_NCHW))) == INVALID
-    assert "weight: format NCHW differs from self's format ND" in sim.error()
+    # Plain layouts agree with each other: self is ND, and ND accepts every plain layout.
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, weight=objs.t([4, 2], fmt=ACL_FORMAT_NCHW))) == 0, \
+        sim.error()
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, weight=objs.t([4, 2], fmt=ACL_FORMAT_NC1HWC0))) == INVALID
+    assert "weight: format NC1HWC0 differs from self's format ND" in sim.error()
 
 
 def test_a_dim_outside_minus_rank_to_rank(sim, objs):

@@ -44,6 +44,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print(f"phase 2: {summary['apis_phase2_ok']} APIs ok, {summary['apis_not_simulated']} not simulated, "
           f"{summary['apis_phase2_failed']} failed; results equal to the golden: {summary['golden_ok_apis']} APIs "
           f"({summary['apis_golden_differs']} differ; list in {Path(args.report_dir) / 'corpus-report.json'})")
+    print(f"page examples: phase 1 accepted {summary['apis_example_accepted']} APIs' example arguments, refused "
+          f"{summary['apis_example_refused']}, {summary['apis_example_not_called']} could not be called")
     return 0
 
 

@@ -64,13 +64,47 @@ def phase1_worker(generated: Path, apis: Sequence[str], results: Path, plans: Op
     import _aclnn_testing as t
 
     soc = t.active_soc()
+    records = {r["name"]: r for r in t.aclnn.apis()}
     with results.open("a", encoding="utf-8") as out:
         for api in apis:
             out.write(json.dumps({"api": api, "event": "start"}) + "\n")
             out.flush()
             outcome = call_once(t, generated, api, soc, plans.get(api, {}))
+            outcome.update(example_once(t, records.get(api)))
             out.write(json.dumps({"api": api, "event": "done", **outcome}) + "\n")
             out.flush()
+
+
+def example_once(t, record: Optional[dict]) -> dict:
+    """The API called with its page example's arguments (those `make demo` passes: gen.demo reads
+    them from the IR's example call), and whether phase 1 accepted them: `example_phase1` True
+    (phase 1 returned 0, whatever phase 2 did), False (it refused them: `example_message` says
+    why), None when the example cannot be called (unread, or an argument the bindings refuse)."""
+    from gen.demo import example_kwargs, example_outs
+
+    if record is None:
+        return {"example_phase1": None, "example_message": "not in the package's API list"}
+    kwargs, why = example_kwargs(record)
+    if kwargs is None:
+        return {"example_phase1": None, "example_message": why}
+    function = getattr(t.aclnn, record["python_name"])
+    try:
+        try:
+            function(**kwargs)
+        except TypeError as error:
+            outs = example_outs(record)
+            if "pass out=" not in str(error) or outs is None:
+                raise
+            function(**kwargs, out=outs)
+    except t.aclnn.AclnnError as error:
+        if error.phase == PHASE1:
+            return {"example_phase1": False, "example_message": first_line(str(error))}
+        return {"example_phase1": True, "example_message": f"phase 1 passed; {error.phase}: {first_line(str(error))}"}
+    except BaseException as error:  # noqa: BLE001 - an argument the bindings refuse: no verdict on phase 1
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        return {"example_phase1": None, "example_message": f"{type(error).__name__}: {first_line(str(error))}"}
+    return {"example_phase1": True, "example_message": ""}
 
 
 def call_once(t, generated: Path, api: str, soc: str, plan: dict) -> dict:

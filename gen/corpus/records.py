@@ -36,6 +36,10 @@ class Record:
     # there was nothing to compare (no golden, phase 2 not ok, a golden PyTorch cannot evaluate).
     golden_ok: Optional[bool] = None
     golden_reason: str = ""  # why golden_ok is not True
+    # Whether phase 1 accepted the page example's own arguments (None: the example could not be
+    # called: unread, or an argument the bindings refuse), and what was said.
+    example_phase1: Optional[bool] = None
+    example_message: str = ""
 
     def fail(self, reason: str) -> None:
         if not self.reason:
@@ -135,6 +139,8 @@ def settle(records: Sequence[Record], model: Model, left_out: Mapping[str, str],
         record.phase2 = outcome.get("phase2")
         record.golden_ok = outcome.get("golden_ok")
         record.golden_reason = outcome.get("golden_reason", "the call did not finish")
+        record.example_phase1 = outcome.get("example_phase1")
+        record.example_message = outcome.get("example_message", "the call did not finish")
         status = record.status
         if status == 0 or (status is not None and status in errors_of[api]):
             record.phase1_ok = True

@@ -58,6 +58,10 @@ def totals(records: Sequence[Record], figures: Figures) -> dict:
         "golden_ok_apis": len(golden_ok_apis(records)),
         "apis_golden_differs": sum(r.golden_ok is False for r in apis),
         "apis_phase2_ok_without_verdict": sum(r.phase2 == "ok" and r.golden_ok is None for r in apis),
+        # The page example's own arguments (issue 13: no API refuses them).
+        "apis_example_accepted": sum(r.example_phase1 is True for r in apis),
+        "apis_example_refused": sum(r.example_phase1 is False for r in apis),
+        "apis_example_not_called": sum(r.compiled and r.example_phase1 is None for r in apis),
         "wall_seconds": figures.wall_seconds, "stage_seconds": figures.stage_seconds,
         "compile_cpu_seconds": figures.compile_cpu_seconds,
         "compile_cpu_seconds_per_api": round(figures.compile_cpu_seconds / max(1, sum(r.compiled for r in apis)), 3),
@@ -122,7 +126,8 @@ def write_reports(records: Sequence[Record], figures: Figures, report_dir: Path,
     entries = [{"api": r.api, "page": r.page, "parsed": r.parsed, "generated": r.generated, "compiled": r.compiled,
                 "phase1_ok": r.phase1_ok, "reason": r.reason, "status": r.status, "bound_from": r.bound_from,
                 "features": list(r.features), "phase2": r.phase2, "golden_ok": r.golden_ok,
-                "golden_reason": r.golden_reason}
+                "golden_reason": r.golden_reason, "example_phase1": r.example_phase1,
+                "example_message": r.example_message}
                for r in records]
     (report_dir / "corpus-report.json").write_text(
         json.dumps({"totals": summary, "golden_ok_apis": golden_ok_apis(records), "apis": entries},
@@ -150,6 +155,8 @@ def markdown(records: Sequence[Record], summary: dict, pages: int) -> str:
         f"{s['apis_phase2_failed']} failed with a status |",
         f"| **results equal to the golden** (PyTorch, CANN's tolerances) | **{s['golden_ok_apis']}**; "
         f"{s['apis_golden_differs']} differ, {s['apis_phase2_ok_without_verdict']} computed with nothing to compare |",
+        f"| the page example's arguments (of compiled) | {s['apis_example_accepted']} accepted by phase 1, "
+        f"**{s['apis_example_refused']} refused**, {s['apis_example_not_called']} not callable |",
         f"| wall time | {s['wall_seconds']} s ({', '.join(f'{k} {v} s' for k, v in s['stage_seconds'].items())}) |",
         f"| compile CPU time | {s['compile_cpu_seconds']} s, {s['compile_cpu_seconds_per_api']} s per compiled API, "
         f"{s['build_rounds']} build round(s) |",
@@ -172,6 +179,11 @@ def markdown(records: Sequence[Record], summary: dict, pages: int) -> str:
     if differing:
         lines += ["## Results that differ from the golden", "", "| API | what differs |", "|---|---|"]
         lines += [f"| {r.api} | {r.golden_reason.replace('|', '/')} |" for r in differing]
+        lines.append("")
+    refused = sorted((r for r in distinct(records) if r.example_phase1 is False), key=lambda r: r.api or "")
+    if refused:
+        lines += ["## Page examples phase 1 refuses", "", "| API | page | phase 1 said |", "|---|---|---|"]
+        lines += [f"| {r.api} | {r.page} | {r.example_message.replace('|', '/')} |" for r in refused]
         lines.append("")
     lines += ["## Per API", "", "| API | page | parsed | generated | compiled | simulated (phase 1) | phase 2 | "
               "equals the golden | why not |", "|---|---|---|---|---|---|---|---|---|"]

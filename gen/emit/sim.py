@@ -96,7 +96,7 @@ class SpecRow:
     rank: tuple[int, int]  # (-1, -1): no bound
     empty: str
     formats: Optional[tuple[str, ...]]  # aclFormat enumerators; None: any
-    plain_formats: bool  # the page lists ND: every plain layout passes
+    plain_formats: bool  # the page lists a plain layout (ND, NCHW, ...): every plain layout passes
     relations: tuple[tuple[str, tuple[int, ...]], ...]  # (RelationKind value, parameter indices)
 
 
@@ -104,10 +104,19 @@ def _dtype_list(dtypes: tuple[DType, ...]) -> Optional[tuple[str, ...]]:
     return tuple(d.enumerator for d in dtypes) if dtypes else None
 
 
+# The plain (non-private) layouts: one memory layout to CANN's format checks, whichever the
+# tensor is tagged with. The simulator's kPlainFormats (runtime/sim/include/aclnn_sim/entry.h) is
+# the same set; tests/test_sim_emit.py checks that they agree.
+PLAIN_FORMATS = frozenset({"ND", "NCHW", "NHWC", "NCDHW", "NDHWC", "HWCN", "NCL", "NC", "DHWCN"})
+
+
 def _formats(param: Param) -> tuple[Optional[tuple[str, ...]], bool]:
+    """The formats phase 1 accepts for `param`: every plain layout where the page lists one (ND
+    takes NCHW, and a page listing NCHW, NCL takes its own example's ND tensors:
+    aclnnAdaptiveAvgPool2dBackward), and the private ones it lists."""
     known = abi_formats()
     listed = [known[f] for f in param.formats if f in known]
-    plain = "ND" in param.formats
+    plain = any(f in PLAIN_FORMATS for f in param.formats)
     if not listed:
         return None, False  # the page states no format we know: not checked
     private = tuple(dict.fromkeys(f for f in listed if f != "ACL_FORMAT_ND"))
@@ -403,7 +412,7 @@ def sim_rules(api: API) -> Optional[SimRules]:
     """The RulesSpec of an API, None when its page states no cross-parameter rule. Rules that name
     parameters the spec's masks cannot index (64 and above) are left out."""
     index_of = {p.name: i for i, p in enumerate(api.params) if i < _MASK_BITS}
-    reserved = [index_of[p.name] for p in api.params if p.reserved and p.name in index_of]
+    reserved = [index_of[p.name] for p in api.params if p.must_be_null and p.name in index_of]
     tables: list[RuleTable] = []
     counts: dict[str, tuple[str, int]] = {}
 

@@ -13,7 +13,7 @@ import re
 from typing import Callable, Optional, Sequence, TypeVar
 
 from gen.ir import (API, Diagnostic, Direction, DTypeCombination, ErrorCase, Level, Page, PageKind, Param, ParamKind,
-                    Product, ProductDTypes, RelationKind, Soc)
+                    Product, ProductDTypes, RelationKind, Reserved, Soc)
 from gen.parse import prose, vocab
 from gen.parse.document import CODE, HEADING, ITEM, TABLE, TEXT, Block, Document, Section, block_text
 from gen.parse.combinations import combinations_in, dtypes_from
@@ -86,8 +86,66 @@ def build_api_page(doc: Document, source: str, diags: list[Diagnostic]) -> Page:
     for decl in leftover:
         diags.append(Diagnostic(Level.INFO, decl.line, "unpaired-declaration",
                                 f"{decl.name} is declared but belongs to no GetWorkspaceSize function"))
+    if apis:
+        diags.extend(_per_product_tables(doc))
     return Page(source=source, kind=PageKind.API_PAGE, title=title, description=description,
                 products=products, apis=tuple(apis), diagnostics=())
+
+
+PER_PRODUCT_TABLE = "per-product-table-unread"
+
+
+def _product_tables(doc: Document) -> list[tuple[Block, dict[int, tuple[Soc, ...]]]]:
+    """Tables with a column per product ("约束类型 | Ascend 950PR/Ascend 950DT | Atlas A2 训练系列产品 |
+    ..."), with the chips of each such column."""
+    found = []
+    for block in doc.blocks:
+        if block.kind != TABLE or block.table is None:
+            continue
+        header = [re.sub(r"<[^>]+>", "", h) for h in block.table.header]
+        columns = {i: vocab.socs_in(h) for i, h in enumerate(header) if i and vocab.socs_in(h)}
+        if columns and not vocab.socs_in(header[0]):
+            found.append((block, columns))
+    return found
+
+
+def _per_product_tables(doc: Document) -> list[Diagnostic]:
+    """What a table with a column per product states in prose beyond the dtypes it excludes
+    (`_product_table_notes`: "L维度的大小应该在[1,255]的范围内", cubeMathType's modes) is not read:
+    said, naming its rows."""
+    found = []
+    for block, columns in _product_tables(doc):
+        assert block.table is not None
+        rows = [row.texts[0].strip() for row in block.table.rows if row.texts and row.texts[0].strip()]
+        listed = ", ".join(rows[:6]) + (", ..." if len(rows) > 6 else "")
+        found.append(Diagnostic(Level.WARNING, block.line, PER_PRODUCT_TABLE,
+                                f"a table with a column per product ({len(columns)} product column(s); rows: {listed}): "
+                                f"only the dtypes its cells exclude ('数据类型不支持...') are read; the rest of what it "
+                                f"states per chip is not checked"))
+    return found
+
+
+def _product_table_notes(doc: Document, names: Sequence[str]) -> list[prose.DTypeNote]:
+    """The dtypes a table with a column per product excludes for its chips, as product notes of
+    the parameters section: "input、weight数据类型不支持HIFLOAT8、FLOAT8_E4M3FN" (the row "input、weight"
+    of the column "Atlas A2 训练系列产品"), "不支持BFLOAT16、HIFLOAT8" (the row "dtype约束": every tensor
+    whose list has them). Only unconditional exclusions: "只有在transposed=true...时，数据类型才支持..."
+    and "当input是HIFLOAT8时，不支持带bias" are not read."""
+    notes: list[prose.DTypeNote] = []
+    for block, columns in _product_tables(doc):
+        assert block.table is not None
+        for row in block.table.rows:
+            label = prose.names_in(row.texts[0], names) if row.texts else ()
+            for column, socs in columns.items():
+                if column >= len(row.cells):
+                    continue
+                for sentence in re.split(r"[。；;\n]", row.cells[column].text):
+                    if CONDITION.search(sentence):
+                        continue
+                    for note in prose.note_statements(socs, sentence, row.line_of(column), names):
+                        if note.op == prose.REMOVE:
+                            notes.append(dataclasses.replace(note, params=note.params or label))
+    return notes
 
 
 def _first(sections: Sequence[Section], pattern: re.Pattern[str]) -> Optional[Section]:
@@ -203,7 +261,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
         more, more_notes = _entries(_fallback_scope(doc, sections, pair, pairs), names, diags)
         entries, notes = more, more_notes
 
-    ctx = ParamContext(api_params=names, section_notes=notes)
+    ctx = ParamContext(api_params=names, section_notes=[*notes, *_product_table_notes(doc, names)])
     params: list[Param] = []
     matched: list[Optional[ParamEntry]] = [_match_entry(c.name, entries, diags) for c in cparams]
     _pair_leftovers(cparams, matched, entries, diags)
@@ -223,7 +281,8 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     errors: list[ErrorCase] = guarded(diags, section.line if section else 1, f"the errors of {pair.api}",
                      lambda: _errors(doc, sections, section, scope, names, pairs, diags), [])
     params = list(with_error_table_relations(params, errors))
-    params = [_with_reserved(param, entry) for param, entry in zip(params, matched)]
+    constraint_lines = [text for _, text in _constraint_lines(constraints_section.blocks if constraints_section else ())]
+    params = [_with_reserved(param, entry, constraint_lines) for param, entry in zip(params, matched)]
 
     formula = _formula(function)
     constraints = _section_text(constraints_section) if constraints_section else ""
@@ -380,24 +439,37 @@ def _dtypes_from_combinations(param: Param, combinations: Sequence[DTypeCombinat
 
 
 _RESERVED_WORD = re.compile(r"预留参数|保留参数|\breserved\b", re.I)
-# What makes a reserved parameter one the caller must pass as NULL: the page says so, or that it is
-# not used yet. Not when it asks for a value ("需要传入size大小为3的aclIntArray", "nullptr或空tensor").
-_NULL_ONLY = re.compile(r"传入\s*(?:空指针|nullptr|NULL)|空指针代替|暂未使用|当前版本不支持|暂不支持|暂无作用|"
+# What makes a reserved parameter one the caller must pass as NULL: the page asks for NULL, or says
+# it is not supported yet ("当前版本不支持", "当前暂不支持"). Not when NULL merely suffices ("传入空指针
+# nullptr即可") or something else is accepted too ("nullptr或空tensor", "需要传入size大小为3的aclIntArray").
+_NULL_ONLY = re.compile(r"传入\s*(?:空指针|nullptr|NULL)|空指针代替|不支持|"
                         r"must\s+be\s+(?:set\s+to\s+)?(?:a\s+)?(?:nullptr|null)|pass\s+(?:a\s+)?(?:nullptr|null)|"
-                        r"not\s+(?:used|supported)", re.I)
-_NOT_ONLY_NULL = re.compile(r"或(?:者)?空\s*tensor|传入size|非空|值大于|or\s+an?\s+empty", re.I)
+                        r"not\s+supported", re.I)
+_NOT_ONLY_NULL = re.compile(r"或(?:者)?空\s*tensor|传入size|非空|值大于|即可|or\s+(?:an?\s+)?empty|不参与计算|暂无作用|"
+                            r"does\s+not\s+participate|取值仅支持|(?:只|仅)支持\s*(?:取值\s*)?(?:true|false|-?\d)|"
+                            r"传入(?:false|true|0)", re.I)
+# A constraints line that reserves parameters by name: "`quantScaleOptional`和`quantOffsetOptional`为预留参数，...".
+_RESERVES = re.compile(r"(?:为|是|are|is)\s*(?:a\s+)?(?:预留参数|保留参数|reserved)", re.I)
 
 
-def _with_reserved(param: Param, entry: Optional[ParamEntry]) -> Param:
-    """`param` marked reserved (and so optional) when its row reserves it unconditionally and asks
-    for NULL ("预留参数，暂未使用，固定传入空指针"): the simulator then refuses anything else."""
-    if entry is None or param.kind is None or not param.kind.is_pointer or param.dtypes:
+def _with_reserved(param: Param, entry: Optional[ParamEntry], constraints: Sequence[str] = ()) -> Param:
+    """`param` with how the page reserves it: its row, or a constraints line naming it, says
+    预留参数 outside a condition. Reserved.NULL (and so optional) when the page asks for NULL or says
+    the parameter is not supported yet: the simulator then refuses anything else; Reserved.UNUSED
+    otherwise (a value the implementation ignores, or one its row states)."""
+    if param.kind is None:
         return param
-    for sentence in re.split(r"[。；;\n]", entry.prose):
-        if CONDITION.search(sentence):
-            continue
-        if _RESERVED_WORD.search(sentence) and _NULL_ONLY.search(entry.prose) and not _NOT_ONLY_NULL.search(entry.prose):
-            return dataclasses.replace(param, reserved=True, optional=True)
+    texts = [entry.prose] if entry is not None else []
+    texts += [line for line in constraints if _RESERVES.search(line) and
+              re.search(rf"(?<![A-Za-z0-9_]){re.escape(param.name)}(?![A-Za-z0-9_])", line.split("预留")[0])]
+    for text in texts:
+        for sentence in re.split(r"[。；;\n]|\.\s", text):
+            if not _RESERVED_WORD.search(sentence) or CONDITION.search(sentence):
+                continue
+            null = param.kind.is_pointer and bool(_NULL_ONLY.search(text)) and not _NOT_ONLY_NULL.search(text)
+            if null:
+                return dataclasses.replace(param, reserved=Reserved.NULL, optional=True)
+            return dataclasses.replace(param, reserved=Reserved.UNUSED)
     return param
 
 
@@ -416,10 +488,7 @@ def _rules(doc: Document, api: str, params: list[Param], matched: Sequence[Optio
                                 f"(the formula multiplies them); the simulator does not check it"))
     rows = {p.name: ("\n".join([e.prose] + [t for _, t in e.notes]), e.line)
             for p, e in zip(kept, matched) if e is not None}
-    lines: list[tuple[int, str]] = []
-    for block in constraints.blocks if constraints else ():
-        if block.kind in (TEXT, ITEM):
-            lines.extend((block.line + i, t) for i, t in enumerate(block.text.split("\n")))
+    lines = _constraint_lines(constraints.blocks if constraints else ())
     page_text = "\n".join(b.text for b in doc.blocks)
     found = read_rules(api, kept, texts_of(kept, rows, errors, lines), counts_from_zero(page_text))
     diags.extend(found.diagnostics)
@@ -433,6 +502,26 @@ def _rules(doc: Document, api: str, params: list[Param], matched: Sequence[Optio
             out.append(param if relations == param.relations else dataclasses.replace(param, relations=relations))
         kept = tuple(out)
     return list(kept), found
+
+
+def _constraint_lines(blocks: Sequence[Block]) -> list[tuple[int, str]]:
+    """The lines of a constraints section, each an item nested under an item that introduces it
+    ("- Atlas A2 训练系列产品：" / "- 当x为INT8时：") prefixed with that item: what the line states
+    holds only there (aclnnDequantSwigluQuantV2's "x的最后一维必须能被64整除" is the A2/A3 chips')."""
+    lines: list[tuple[int, str]] = []
+    context: list[tuple[int, str]] = []  # (level, text) of the open items ending with a colon
+    for block in blocks:
+        if block.kind == HEADING:
+            context = []
+        if block.kind not in (TEXT, ITEM):
+            continue
+        if block.kind == ITEM:
+            context = [(level, text) for level, text in context if level < block.level]
+        prefix = "".join(text + " " for _, text in context)
+        lines.extend((block.line + i, prefix + t) for i, t in enumerate(block.text.split("\n")))
+        if block.kind == ITEM and re.search(r"[：:]\s*$", block.text):
+            context.append((block.level, block.text.strip()))
+    return lines
 
 
 _SAME_AS = re.compile(r"一致|相同|同|same|identical|consistent|follows?", re.I)

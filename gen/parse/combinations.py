@@ -81,7 +81,7 @@ def read_cell(param: str, text: str, names: Sequence[str]) -> Optional[Combinati
 
 
 # An introduction that restricts its table to some cases ("涉及...的", "针对...场景", "当...时").
-_CONDITIONAL = re.compile(r"涉及|针对|场景|当.{0,40}时|如果|若")
+_CONDITIONAL = re.compile(r"涉及|针对|场景|" + vocab.WHEN + r".{0,40}时|如果|若")
 
 
 def _products_above(blocks: Sequence[Block], index: int) -> Optional[tuple[Soc, ...]]:

@@ -12,6 +12,7 @@ import re
 from typing import Optional
 
 from gen.ir import ErrorCategory
+from gen.parse.vocab import WHEN
 
 _RULES: tuple[tuple[ErrorCategory, re.Pattern[str]], ...] = tuple((cat, re.compile(p, re.I)) for cat, p in (
     (ErrorCategory.NULL_POINTER, r"空指针|nullptr|null\s*pointer|\bis\s+null\b|为NULL|为空指针"),
@@ -54,7 +55,7 @@ _RULES: tuple[tuple[ErrorCategory, re.Pattern[str]], ...] = tuple((cat, re.compi
                                    r"(?:data\s*types?|dtypes?)\s+(?:do|does)\s+not\s+match|dtype\s+mismatch"),
 ))
 
-_CONDITIONAL = re.compile(r"当.{1,40}时|.{1,40}时[，,]|\bwhen\b|\bif\b", re.I)
+_CONDITIONAL = re.compile(WHEN + r".{1,40}时|.{1,40}时[，,]|\bwhen\b|\bif\b", re.I)
 _NOT_EMPTY = re.compile(r"非空|不是空|不为空|non-empty|not\s+(?:an?\s+)?(?:[\w-]+\s+or\s+)?empty", re.I)
 _NOT_NULL = re.compile(r"不(?:是|为)空指针|非空指针|不为空|is\s+not\s+(?:a\s+)?null", re.I)
 _CONJUNCTION = re.compile(r"且|\band\b.{0,40}\b(?:is|are)\s+(?:a\s+)?null", re.I)

@@ -26,13 +26,15 @@ _NAMES_BY_CODE = {code: name for name, code in STATUS_CODES.items()}
 _STATUS_NAME = re.compile(r"ACLNN_[A-Z0-9_]+")
 _STATUS_CODE = re.compile(r"(?<!\d)([1-9]\d{5})(?!\d)")
 # The head of a text group: "返回161001 (ACLNN_ERR_PARAM_NULLPTR)：", "161002(ACLNN_ERR_PARAM_INVALID):",
-# "ACLNN_ERR_PARAM_NULLPTR (161001)：", "**161001 (ACLNN_ERR_PARAM_NULLPTR)**：".
+# "ACLNN_ERR_PARAM_NULLPTR (161001)：", "**161001 (ACLNN_ERR_PARAM_NULLPTR)**：", and without the
+# parentheses: "161001 ACLNN_ERR_PARAM_NULLPTR: 1. 传入的self或out是空指针。" (aclnnNanToNum).
 # The spaces before and after the head are possessive (`\s*+`): nothing there but more `\s*`
 # could take a space given back, and backtracking through three of them made a line of spaces
 # cubic to read.
 _GROUP_HEAD = re.compile(
     r"^\s*+(?:[-*•]\s*+)?(?:\*\*)?(?:返回|Return(?:s|ed)?\s*+)?\s*+(?:\*\*)?\s*+"
-    r"(?:([1-9]\d{5})\s*[（(]\s*(ACLNN_[A-Z0-9_]+)\s*[)）]|(ACLNN_[A-Z0-9_]+)\s*[（(]\s*([1-9]\d{5})\s*[)）]|"
+    r"(?:([1-9]\d{5})\s*(?:[（(]\s*(ACLNN_[A-Z0-9_]+)\s*[)）]|(ACLNN_[A-Z0-9_]+))|"
+    r"(ACLNN_[A-Z0-9_]+)\s*(?:[（(]\s*([1-9]\d{5})\s*[)）]|([1-9]\d{5}))|"
     r"(ACLNN_[A-Z0-9_]+)|([1-9]\d{5}))\s*+(?:\*\*)?\s*+(?:[：:]|$)\s*(?:\*\*)?\s*(.*)$", re.I)
 _NUMBERED = re.compile(r"^\s*(?:[-*•]\s*)?(?:\(?\d{1,2}[.)、．）]|[（(]\d{1,2}[)）])\s*")
 
@@ -133,17 +135,17 @@ def errors_from_text(lines: Iterable[tuple[int, str, bool]], api_params: Sequenc
         if not text.strip():
             continue
         head = _GROUP_HEAD.match(text)
-        if head and (head.group(1) or head.group(3) or head.group(5) or
-                     (head.group(6) and re.match(r"^\s*(?:[-*•]\s*)?(?:\*\*)?(?:返回|Return)", text, re.I))):
+        if head and (head.group(1) or head.group(4) or head.group(7) or
+                     (head.group(8) and re.match(r"^\s*(?:[-*•]\s*)?(?:\*\*)?(?:返回|Return)", text, re.I))):
             flush()
-            code_text = head.group(1) or head.group(4) or head.group(6)
-            name = head.group(2) or head.group(3) or head.group(5) or ""
+            code_text = head.group(1) or head.group(5) or head.group(6) or head.group(8)
+            name = head.group(2) or head.group(3) or head.group(4) or head.group(7) or ""
             name, code = _status(name, int(code_text) if code_text else None)
             if not code:
                 group = None
                 continue
             group = (name, code)
-            rest = head.group(7).strip()
+            rest = head.group(9).strip()
             if rest:
                 pending.append([line, _NUMBERED.sub("", rest, count=1)])
             continue

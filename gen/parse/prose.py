@@ -91,7 +91,7 @@ def dtype_statements(text: str) -> list[tuple[int, DTypeList]]:
 
 
 _CLAUSE_START = re.compile(r"[。；;，,\n]|\.\s")
-_CONDITION_WORD = re.compile(r"当|如果|若|\bwhen\b|\bif\b|\bwhere\b", re.I)
+_CONDITION_WORD = re.compile(vocab.WHEN + r"|如果|若|\bwhen\b|\bif\b|\bwhere\b", re.I)
 
 
 def _in_condition(text: str, start: int, end: int) -> bool:
@@ -210,8 +210,10 @@ def note_statements(socs: tuple[Soc, ...], text: str, line: int, param_names: Se
                 continue
             following = DTYPE_LIST.match(sentence[match.end():])
             dtypes = parse_dtype_list(following.group(0)).dtypes if following else ()
-            if not dtypes and op is REMOVE:
-                # "不支持BFLOAT16数据类型" has the list after the trigger; "BFLOAT16不支持" before.
+            if not dtypes and op is REMOVE and not _CONDITION_WORD.search(sentence):
+                # "不支持BFLOAT16数据类型" has the list after the trigger; "BFLOAT16不支持" before. Not
+                # "If the input data type is not FLOAT32, this option is not supported" (aclnnBatchMatMul_en's
+                # cubeMathType=3): a dtype in a condition is not what is unsupported.
                 dtypes = _cell_dtypes(sentence[:match.start()][-40:]).dtypes
             if dtypes:
                 notes.append(DTypeNote(socs, op, dtypes, names_in(sentence[:match.start()], param_names) or named,

@@ -20,6 +20,7 @@ from typing import Sequence
 
 from gen.ir import ErrorCase, ErrorCategory, Param, ParamKind, Relation, RelationKind
 from gen.parse.prose import names_in
+from gen.parse.vocab import WHEN
 
 _SENTENCE = re.compile(r"[。；;\n]|(?<=[A-Za-z0-9)])\.(?:\s|$)")
 # CAST_FROM: the parameter's dtype is one the others' promoted dtype can be cast to ("需要是gradOutput与
@@ -40,15 +41,23 @@ _FORMAT_WORD = re.compile(r"数据格式|data\s*formats?|\bformats?\b", re.I)
 # says that, so none is read; SAME_SHAPE would make a valid call fail). So for part of a shape
 # ("除倒数两维", "其他维度", "后两维", "logits.size(0)") and for the rank ("维度数", "维数").
 _ONE_DIMENSION = re.compile(r"(?:最后|最末|第\s*[\d一二三四五六七八九十零]+\s*|某一?|尾|倒数第?\s*[\d一二三四五六七八九十]*\s*)"
-                            r"(?:一个?|个)?(?:维|轴)|除(?:了)?[^，,。；]{0,12}(?:维|轴)|(?:其他|其余|其它|后|前)\s*[\d一二两三四五六七八九十]*\s*(?:个)?维|"
-                            r"维(?:度)?(?:数|数量)|维数|\.(?:size|shape|dim)\s*[(\[]|"
-                            r"\b(?:last|first|\d+(?:st|nd|rd|th))\s+(?:dimension|dim|axis)\b|"
-                            r"\bother\s+dimensions\b|\bexcept\b|number\s+of\s+dimensions", re.I)
+                            r"(?:一个?|个)?(?:维|轴)|除(?:了)?[^，,。；]{0,12}(?:维|轴)|(?:其他|其余|其它|后|前)\s*[\d一二两三四五六七八九十几]*\s*(?:个)?维|"
+                            r"维(?:度)?(?:数|数量|值)|维数|\.(?:size|shape|dim)\s*[(\[]|"
+                            # "NC维度和self保持一致", "H、W轴": named dimensions; "需要norm的维度": some of them
+                            r"(?<![A-Za-z])[A-Z](?:\s*[、,/]?\s*[A-Z]){0,4}\s*(?:个)?(?:维|轴)|norm的(?:维|轴)|"
+                            r"\b(?:last|first|\d+(?:st|nd|rd|th))\s+(?:dimension|dim|axis)\b|\bin\s+(?:the\s+)?\w+\s+dimension\b|"
+                            r"\bshape\s+(?:value|size)\b|\bother\s+dimensions\b|\bexcept\b|number\s+of\s+dimensions", re.I)
+# A shape of something derived from the tensor, not the tensor's ("与varRef计算得出的切片shape保持一致"), its
+# element count ("元素个数与self输入的channels一致"), or one alternative of several ("或者"): no SAME_SHAPE.
+_NOT_THE_SHAPE = re.compile(r"计算(?:得出|得到|出)|推导(?:得出|出)|切片|元素个数|元素数量|number\s+of\s+elements|"
+                            r"computed\s+from|derived\s+from|或者|或是|\bor\b", re.I)
 # "与batch1@batch2的后两维一致", "与mat和vec的乘积相同", "vec1 ⊗ vec2": a shape of a product of tensors.
 PRODUCT = re.compile(r"@|乘积|外积|矩阵乘|⊗|\\otimes|\bproduct\b|\bmatmul\b", re.I)
 # A clause under a condition: "当...时", "如果", "若", "...场景下", "if", "when". "同时" is not one.
-CONDITION = re.compile(r"当|如果|若(?!干)|假如|仅在|只有|(?:场景|情况|模式)下|(?<![同及])时(?:[，,：:]|$)|"
-                       r"\b(?:if|when|unless|only\s+in)\b", re.I)
+# "In the conv3d scenario, ..." / "for the pertensor mode": the English "场景下".
+CONDITION = re.compile(WHEN + r"|如果|若(?!干)|假如|仅在|只有|(?:场景|情况|模式)下|(?<![同及暂])时(?:[，,：:]|$)|"
+                       r"\b(?:if|when|unless|only\s+in)\b|\b(?:in|for)\s+(?:the\s+)?\S+(?:\s+\S+)?\s+(?:scenarios?|mode)\b",
+                       re.I)
 
 
 def relations_in(text: str, own_name: str, api_params: Sequence[str]) -> tuple[Relation, ...]:
@@ -114,7 +123,8 @@ def _kinds(sentence: str) -> list[RelationKind]:
         kinds = []
         if _DTYPE_WORD.search(sentence):
             kinds.append(RelationKind.SAME_DTYPE)
-        if _SHAPE_WORD.search(sentence) and not _ONE_DIMENSION.search(sentence) and not PRODUCT.search(sentence):
+        if _SHAPE_WORD.search(sentence) and not _ONE_DIMENSION.search(sentence) and not PRODUCT.search(sentence) \
+                and not _NOT_THE_SHAPE.search(sentence):
             kinds.append(RelationKind.SAME_SHAPE)
         if _FORMAT_WORD.search(sentence):
             kinds.append(RelationKind.SAME_FORMAT)
@@ -164,24 +174,42 @@ def with_error_table_relations(params: Sequence[Param], errors: Sequence[ErrorCa
 
     found: dict[tuple[str, RelationKind], list[str]] = {}
     for row in errors:
-        kind = ERROR_ROW_RELATIONS.get(row.category) if row.category else None
-        named = [n for n in row.params if n in by_name]
-        if kind is None or len(named) < 2:
+        row_kind = ERROR_ROW_RELATIONS.get(row.category) if row.category else None
+        if row_kind is None:
             continue
-        if kind in _SHAPE_KINDS and not _plain_shape_row(row.condition, row.params):
-            continue
-        if kind is RelationKind.SAME_SHAPE:
-            if _ONE_DIMENSION.search(row.condition) or not _ranks_meet([by_name[n] for n in named]):
+        for condition in _statements(row.condition, list(by_name)):
+            kind = row_kind
+            named = names_in(condition, list(by_name))
+            if len(named) < 2:
                 continue
-            if any(related(a, b, (RelationKind.BROADCAST,)) for a in named for b in named):
-                kind = RelationKind.BROADCAST
-        stated = _SHAPE_KINDS if kind in _SHAPE_KINDS else ()
-        for name in named:
-            bucket = found.setdefault((name, kind), [])
-            bucket.extend(n for n in named if n != name and n not in bucket and n not in by_name[name].related(kind)
-                          and not related(name, n, stated))
+            if kind in _SHAPE_KINDS and not _plain_shape_row(condition, named):
+                continue
+            if kind is RelationKind.SAME_SHAPE:
+                # "shape不匹配": the shapes do not fit together (a pooled gradient and its input), not
+                # that they differ; no equality is read from it.
+                if _ONE_DIMENSION.search(condition) or _MISMATCH.search(condition) or \
+                        not _ranks_meet([by_name[n] for n in named]):
+                    continue
+                if any(related(a, b, (RelationKind.BROADCAST,)) for a in named for b in named):
+                    kind = RelationKind.BROADCAST
+            stated = _SHAPE_KINDS if kind in _SHAPE_KINDS else ()
+            for name in named:
+                bucket = found.setdefault((name, kind), [])
+                bucket.extend(n for n in named if n != name and n not in bucket and n not in by_name[name].related(kind)
+                              and not related(name, n, stated))
     return tuple(_with_others(param, {kind: found.get((param.name, kind), ()) for kind in RelationKind})
                  for param in params)
+
+
+_MISMATCH = re.compile(r"不匹配|mismatch|(?:do|does)\s+not\s+match|don't\s+match", re.I)
+
+
+def _statements(condition: str, tensors: Sequence[str]) -> list[str]:
+    """An error row's statements: "out的shape与self的shape不相同，sorter的shape与sortedSequence的shape不相同"
+    (aclnnSearchSorted) states two relations of two tensors each, not one of four; a row whose
+    clauses name tensors more than once is read clause by clause."""
+    clauses = [c for c in re.split(r"[，,；;。]", condition) if len(names_in(c, tensors)) >= 2]
+    return clauses if len(clauses) > 1 else [condition]
 
 
 def _plain_shape_row(condition: str, names: Sequence[str]) -> bool:

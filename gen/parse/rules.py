@@ -25,6 +25,7 @@ from typing import Iterable, Optional, Sequence
 
 from gen.ir import (Bound, Diagnostic, DimEquality, Divisibility, ErrorCase, Extent, Level, Param, ParamKind, ShapeForm,
                     ShapeRule, ValueRange)
+from gen.parse import vocab
 from gen.parse.relations import CONDITION, PRODUCT
 
 UNREAD = "relation-unread"
@@ -118,6 +119,7 @@ class _Reader:
         self.api = api
         self.params = {p.name: p for p in params}
         self.zero_based = zero_based
+        self.text_zero_based = False  # the text being read counts from 0 itself
         self.rules = Rules()
         self._when_compiled: Optional[re.Pattern[str]] = None
         # Names bounded by ASCII only: in Python's Unicode regexes a CJK character is a word
@@ -136,6 +138,7 @@ class _Reader:
     # -- one text --------------------------------------------------------------------------------
 
     def read(self, text: Text) -> None:
+        self.text_zero_based = counts_from_zero(text.text)
         # "..., the shape is the same as self. In other cases, the shape is [1].": one sentence.
         joined = self._JOIN_OTHERWISE.sub(r", \1", _normal(text.text))
         for sentence in _SENTENCES.split(joined):
@@ -145,18 +148,22 @@ class _Reader:
     _JOIN_OTHERWISE = re.compile(r"[。；;.]\s*(否则|其他情况|其它情况|其余情况|otherwise|in\s+other\s+cases)", re.I)
 
     def _sentence(self, sentence: str, text: Text) -> None:
-        conditional = bool(CONDITION.search(sentence))
+        # "Atlas 推理系列产品：支持范围为[-255,255]": a rule of some chips only; the rules of the IR hold
+        # on every chip, so it is read as a condition (and not checked).
+        conditional = bool(CONDITION.search(sentence) or vocab.socs_in(sentence))
         if text.subject is not None and self._shape_rule(sentence, text):
             return
         self._ranges(sentence, text, conditional)
-        if text.subject is not None or text.error_row:
-            self._dims(sentence, text, conditional)
-            self._divisible(sentence, text, conditional)
+        # A constraints line names the tensor it speaks of (the patterns ask for it when no row
+        # supplies one).
+        self._dims(sentence, text, conditional)
+        self._divisible(sentence, text, conditional)
 
     # -- value ranges ----------------------------------------------------------------------------
 
     _TRIGGER = re.compile(r"(?:取值)?范围|取值(?:需要|必须|应)?(?:在|为)|in\s+(?:the\s+)?range|range\s+(?:of|is)", re.I)
     _BRACKET = re.compile(r"([\[(])([^\[\]()]{1,60}?),([^\[\]()]{1,60}?)([\])])")
+    _UNION = re.compile(r"\s*(?:之内|以内|内)?\s*(?:或者|或是|或|、|,|\bor\b|∪|U)\s*[\[(]", re.I)
 
     def _ranges(self, sentence: str, text: Text, conditional: bool) -> None:
         trigger = self._TRIGGER.search(sentence)
@@ -180,6 +187,14 @@ class _Reader:
         if subject is None:
             return
         param = self.params[subject]
+        if any(terms[int(i)][2] == subject for i in re.findall(r"§(\d+)§", bracket.group(0))):
+            # "[-self.shape[dim], self.shape[dim]-1]" bounds an index along dim, not dim itself.
+            return
+        if self._UNION.match(held, bracket.end()):
+            # "[-len+1, -1)或者[1, len-1)": a union of ranges; one of them alone would refuse the other.
+            if param.kind in _INTEGRAL:
+                self.rules.unread(self.api, text.line, subject, sentence, "a union of ranges")
+            return
         low = self._bound(bracket.group(2), bracket.group(1) == "[", terms)
         high = self._bound(bracket.group(3), bracket.group(4) == "]", terms)
         if low is False or high is False:
@@ -201,20 +216,38 @@ class _Reader:
             # "[-self.dim(), self.dim()-1)" (aclnnCummin's table; its error row says "-1]"): a
             # dimension index that could not reach the last dimension is a slip for [-rank, rank).
             high = replace(high, inclusive=True)
+        if (high and high.extent is Extent.RANK and high.sign == 1 and high.offset == 0 and high.inclusive
+                and low and low.extent is Extent.RANK and low.sign == -1):
+            # "[-rank(input), rank(input)]" (aclnnInplaceCumprod): no tensor has a dimension numbered
+            # rank; the index of a dimension it is, [-rank, rank).
+            high = replace(high, inclusive=False)
         self.rules.add(self.rules.value_ranges, ValueRange(subject, low, high, text.line))
 
+    # A code identifier that is no parameter ("strideH and strideW must be in the range [1, 63]"),
+    # or elements of one ("size中的N、H、W的取值"): the range is of part of the argument.
+    _PART = re.compile(r"(?<![A-Za-z0-9_])(?:[a-z]+[A-Z]\w*|[A-Za-z]+_\w+)(?![A-Za-z0-9_])|中的\s*[A-Z](?:\s*[、,/]\s*[A-Z])+")
+
     def _range_subject(self, before: str, text: Text) -> Optional[str]:
-        """The host parameter whose range it is: the last one named before the trigger, else the row's."""
-        named = [m.group(0) for m in re.finditer(self.name, before)]
-        host = [n for n in named if _host(self.params[n])]
-        if host:
-            return host[-1]
-        if named:
-            return None  # a tensor's values
-        subject = text.subject
-        if subject is not None and _host(self.params[subject]):
-            return subject
-        return None
+        """The host parameter whose range it is. The clause of the trigger speaks of what it names
+        first ("dim取值范围为..."); a clause that names nothing speaks of the row's parameter, and a
+        constraints line of the first parameter its sentence names ("dims数组长度与shifts一致，取值
+        范围..." is about dims). A tensor named first means the tensor's values, which phase 1 does
+        not check; so does a clause about part of the argument."""
+        clause = re.split(r"[,，:：]", before)[-1]
+        named = [m.group(0) for m in re.finditer(self.name, clause)]
+        if not named:
+            if self._PART.search(self._without_names(clause)):
+                return None
+            if text.subject is not None:
+                named = [text.subject]
+            else:
+                named = [m.group(0) for m in re.finditer(self.name, before)][:1]
+        if not named or not _host(self.params[named[0]]):
+            return None
+        return named[0]
+
+    def _without_names(self, text: str) -> str:
+        return re.sub(self.name, " ", text)
 
     _NUMBER = re.compile(r"^[-+]?\d+(?:\.\d+)?$")
     _TERM = re.compile(r"^([-+]?)\s*§(\d+)§\s*(?:([-+])\s*(\d+))?$")
@@ -244,19 +277,30 @@ class _Reader:
              r"(?P<{0}last>最后一(?:个)?维(?:度)?|最后一根轴|尾轴|末维|最后一个轴)|"
              r"倒数第\s*(?P<{0}back>\d+|[一二两三四五六七八九十])\s*(?:个)?(?:维|轴)(?:度)?)")
 
-    def _axis(self, match: re.Match, prefix: str) -> tuple[Optional[int], str]:
-        """The axis a match names (negative from the end), or None and why it is not read."""
+    def _axis(self, match: re.Match, prefix: str, tensor: Optional[str]) -> tuple[Optional[int], str]:
+        """The axis a match names (negative from the end), or None and why it is not read.
+
+        "第N维" counts from 0 where the text itself says "第0维"; "第一维" (a Chinese ordinal) counts
+        from 1 on a page that never counts from 0. Otherwise the count is ambiguous (aclnnGroupQuant's
+        table says "第2维" of 2-D tensors and its constraints "第0维"), unless the tensor's documented
+        rank settles it: "第2维" of a tensor of at most 2 dimensions is the second."""
         if match.group(prefix + "last"):
             return -1, ""
         back = match.group(prefix + "back")
         if back:
             return -(int(back) if back.isdigit() else _CN_DIGITS[back]), ""
         number = match.group(prefix + "n")
-        if not number.isdigit():
-            return _CN_DIGITS[number] - 1, ""  # 第一维: the first
-        if number == "0" or self.zero_based:
-            return int(number), ""
-        return None, f"'第{number}维' on a page that never counts from 0: the first or the second?"
+        ordinal = not number.isdigit()
+        n = _CN_DIGITS[number] if ordinal else int(number)
+        if n == 0 or (self.text_zero_based and not ordinal):
+            return n, ""
+        if ordinal and not self.zero_based:
+            return n - 1, ""  # 第一维: the first
+        rank = self.params[tensor].rank if tensor in self.params else None
+        if rank is not None and n >= rank[1]:
+            return n - 1, ""  # counting from 0 would name a dimension the tensor does not have
+        where = "the page counts from 0 elsewhere" if self.zero_based else "the page never counts from 0"
+        return None, f"'第{number}维' and {where}: the first or the second?"
 
     _ARITHMETIC = re.compile(r"\s*(?:的)?\s*(?:数值|值|大小)?\s*(?:加|减|乘|除|\+|-|\*|/|×|的\s*\d+\s*倍|倍)")
 
@@ -277,8 +321,18 @@ class _Reader:
             if conditional:
                 self.rules.unread(self.api, text.line, a, match.group(0), "it holds under a condition")
                 continue
-            axis, why = self._axis(match, "a")
-            other_axis, other_why = self._axis(match, "b")
+            if self._ALTERNATIVE.search(sentence):
+                # "shape与x1一致，或者是二维并且...第二维等于x1的最后一维": one alternative of several.
+                self.rules.unread(self.api, text.line, a, sentence, "one alternative of a disjunction")
+                continue
+            arranged = self._arranged_by(a) or self._arranged_by(b)
+            if arranged:
+                # aclnnTransposeBatchMatMul: which dimension of x1 is which follows permX1.
+                self.rules.unread(self.api, text.line, a, match.group(0),
+                                  f"the tensor's dimensions are arranged by {arranged}")
+                continue
+            axis, why = self._axis(match, "a", a)
+            other_axis, other_why = self._axis(match, "b", b)
             if axis is None or other_axis is None:
                 self.rules.unread(self.api, text.line, a, match.group(0), why or other_why)
                 continue
@@ -287,6 +341,20 @@ class _Reader:
                 self.rules.unread(self.api, text.line, a, sentence, "the dimension is computed from the other")
                 continue
             self.rules.add(self.rules.dim_equalities, DimEquality(a, axis, b, other_axis, text.line))
+
+    # "，或者是二维", "; or": a clause that opens another alternative.
+    _ALTERNATIVE = re.compile(r"[,，;；]\s*(?:或者|或是|或|\bor\b)|或者是", re.I)
+
+    def _arranged_by(self, tensor: str) -> Optional[str]:
+        """A host argument that permutes or transposes `tensor` (permX1, transposeX2, adjSelf): then a
+        dimension's number says nothing fixed about the tensor."""
+        for name, param in self.params.items():
+            if not _host(param):
+                continue
+            stem = re.match(r"(?i)(?:perm(?:ute)?|trans(?:pose)?|adj(?:oint)?)_?(\w+)$", name)
+            if stem and stem.group(1).lower() == tensor.lower():
+                return name
+        return None
 
     def _divisible(self, sentence: str, text: Text, conditional: bool) -> None:
         head = rf"(?P<a>{self.name})?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*(?:{self._AXIS.format('a')})?\s*(?:的)?\s*(?:大小|长度|size|数值|值)?\s*"
@@ -317,7 +385,7 @@ class _Reader:
                     continue
                 axis: Optional[int] = None
                 if has_axis:
-                    axis, why = self._axis(match, "a")
+                    axis, why = self._axis(match, "a", a)
                     if axis is None:
                         self.rules.unread(self.api, text.line, a, match.group(0), why)
                         continue
@@ -326,7 +394,11 @@ class _Reader:
     # -- shape rules -----------------------------------------------------------------------------
 
     _OTHERWISE = re.compile(r"否则|其他情况|其它情况|其余情况|其他场景|otherwise|in\s+other\s+cases|else", re.I)
-    _SCALAR = re.compile(r"标量|0维|零维|\[\s*1\s*\]|\(\s*1\s*,?\s*\)|\[\s*\]|一个元素|scalar|\(\s*\)", re.I)
+    # "第零维" is a dimension's number, not a 0-d shape.
+    _SCALAR = re.compile(r"标量|(?<!第)0维|(?<!第)零维|\[\s*1\s*\]|\(\s*1\s*,?\s*\)|\[\s*\]|一个元素|scalar|\(\s*\)", re.I)
+    # What a consequent says beyond "the shape of those tensors": a reduction of it ("再reduce 0轴",
+    # "then applying a reduction along axis 0"), a shape written out ("(m,)", "[N]", "1维").
+    _COMPUTED_SHAPE = re.compile(r"reduc|轴|\baxis\b|求和|\bsum\b|[\[(]\s*[A-Za-z]|\d\s*维|\d-?D\b", re.I)
 
     @property
     def _when_pattern(self) -> re.Pattern[str]:
@@ -374,7 +446,8 @@ class _Reader:
             return None
         if self._SCALAR.search(clause):
             return ShapeForm.SCALAR, ()
-        if PRODUCT.search(clause) or re.search(r"第|维度数|除|其他维|其余维|size\(|shape\[", clause):
+        if PRODUCT.search(clause) or re.search(r"第|维度数|除|其他维|其余维|size\(|shape\[", clause) or \
+                self._COMPUTED_SHAPE.search(clause):
             return None
         if not re.search(r"一致|相同|相等|same|consistent|equal|match", clause, re.I):
             return None

@@ -13,6 +13,9 @@ from typing import Iterable, Optional
 
 from gen.ir import Direction, DType, ParamKind, Soc
 
+# "当...时" opens a condition; "当前" (current: "当前版本不支持") and "当作/当做" (treat as) do not.
+WHEN = r"当(?![前作做然])"
+
 # --- dtypes ----------------------------------------------------------------------------------
 
 # Synonyms pages use for the canonical names (keys are upper case, without DT_/ACL_ prefixes).

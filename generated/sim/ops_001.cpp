@@ -1228,7 +1228,7 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
-    {1, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, 0.0, aclsim::Extent::kRank, 1, 0, -1, 0, true}, 325},
+    {1, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, 0.0, aclsim::Extent::kRank, 1, 0, -1, 0, false}, 325},
 };
 constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
 
@@ -2974,6 +2974,13 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, 2, -1, -1, 1, -1, -1, -1, -1, -1, -1, -1, 3, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {2, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, 0.0, aclsim::Extent::kRank, 1, 0, -1, 0, false}, 99},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSplitTensor", "aclnnSplitTensor.md",
     kParams, 4,
@@ -2981,7 +2988,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_SplitTensor
 }  // namespace

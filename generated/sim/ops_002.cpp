@@ -1140,9 +1140,8 @@ constexpr aclsim::FamilySpec kFamily = {
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
     {1, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, -1.0, aclsim::Extent::kRank, 1, 0, -1, 0, true}, 117},
-    {1, {true, 0.0, aclsim::Extent::kSize, -1, 0, 1, 0, true}, {true, -1.0, aclsim::Extent::kSize, 1, 0, 1, 0, true}, 127},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 2, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3090,7 +3089,7 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
-    {1, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, -1.0, aclsim::Extent::kRank, 1, 0, -1, 0, true}, 114},
+    {2, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, -1.0, aclsim::Extent::kRank, 1, 0, -1, 0, true}, 114},
 };
 constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
 

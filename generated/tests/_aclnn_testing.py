@@ -635,6 +635,57 @@ def check_error(op: Op, case: Case, status: int) -> None:
     expect_status(op, case, inputs, out_arrays(op, case, inputs, soc), status, f"{op.api} ({case.id})")
 
 
+def rule_chip(socs: tuple[str, ...]) -> AbstractContextManager[None]:
+    """Where a rule of the page holds on some chips only (a dtype-combination row of one product):
+    the active chip when it is one of them; else, on the simulator, the first of them for the
+    call; else the test is skipped."""
+    soc = active_soc()
+    if not socs or soc in socs:
+        return nullcontext()
+    if on_simulator():
+        return simulated_chip(socs[0])
+    pytest.skip(f"the rule holds on {', '.join(socs)}, and the {aclnn.backend()} backend is {soc}")
+
+
+# The first phase's name in aclnn.AclnnError.phase: what a rule's checks are about.
+PHASE1 = "GetWorkspaceSize"
+
+
+def check_accepted(op: Op, case: Case, socs: tuple[str, ...] = ()) -> None:
+    """A call at the edge of a rule of the page (a dtype-combination row, a value at a range's
+    bound, shapes that meet a dimension rule) passes phase 1; what phase 2 does with it is the
+    golden tests' concern."""
+    with rule_chip(socs):
+        soc = active_soc()
+        inputs = make_inputs(op, case, soc)
+        shapes = None
+        if AUTO in case.out.values() or AUTO in case.out_shapes.values():
+            # out= of the golden's shapes: a call the golden cannot compute (gather's random indices
+            # past a dimension at the edge of dim's range) gives none to pass.
+            try:
+                expected = golden_results(op, case, inputs)
+            except Exception as error:  # noqa: BLE001 - said in the skip
+                pytest.skip(f"the golden cannot shape the outputs of {case.id}: {type(error).__name__}: {error}")
+            case = resolve_auto(op, case, inputs, expected, soc)
+            shapes = result_shapes(op, expected)
+        outs = out_arrays(op, case, inputs, soc, shapes)
+        try:
+            call(op, case, inputs, outs)
+        except aclnn.AclnnError as error:
+            assert error.phase != PHASE1, f"{op.api} ({case.id}): phase 1 refused a call its page allows: {error}"
+
+
+def check_refused(op: Op, case: Case, status: int, socs: tuple[str, ...] = ()) -> None:
+    """A call just outside a rule of the page fails in phase 1 with the documented status."""
+    with rule_chip(socs):
+        soc = active_soc()
+        inputs = make_inputs(op, case, soc)
+        with pytest.raises(aclnn.AclnnError) as info:
+            call(op, case, inputs, out_arrays(op, case, inputs, soc))
+        assert (info.value.phase, info.value.status) == (PHASE1, status), \
+            f"{op.api} ({case.id}): expected phase 1 to return {status}, got {info.value}"
+
+
 def check_unsupported(op: Op, case: Case, status: Optional[int]) -> None:
     """On a chip the page marks unsupported, a valid call fails (with the row's status, if the
     page's error table has one)."""

@@ -2,7 +2,9 @@
 """aclnn.add_rms_norm (aclnnAddRmsNorm) against its page, op_docs/aclnnAddRmsNorm.md:44.
 
 Valid calls are compared with the golden reference of the semantics file (semantics/norm.toml);
-each row of the page's error table is provoked and must fail with its status.
+each row of the page's error table is provoked and must fail with its status; each rule the page
+states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
+broken just outside it.
 Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
 """
 
@@ -134,3 +136,87 @@ def test_error_row3_unsupported_dtype():
 @pytest.mark.skip(reason='unclassified error-table row (line 222: 161002 ACLNN_ERR_PARAM_INVALID: 输入和输出参数不满足参数说明中的约束。)')
 def test_error_row4_unclassified():
     pass
+
+
+# line 282: dtype combination on Ascend910B, Ascend910_93, Ascend950: x1 FLOAT, x2 FLOAT, gamma FLOAT, yOut FLOAT, xOut FLOAT
+@pytest.mark.parametrize("case", [
+    BASE.but('line282', out={'yOut': 'FLOAT', 'xOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'xOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line282_dtype_combination1_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93', 'Ascend950'))
+
+
+# line 283: dtype combination on Ascend910B, Ascend910_93, Ascend950: x1 FLOAT16, x2 FLOAT16, gamma FLOAT16, yOut FLOAT16, xOut FLOAT16
+@pytest.mark.parametrize("case", [
+    BASE.but('line283', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16'}, out={'yOut': 'FLOAT16', 'xOut': 'FLOAT16'}, out_shapes={'yOut': '<auto>', 'xOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line283_dtype_combination2_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93', 'Ascend950'))
+
+
+# line 284: dtype combination on Ascend910B, Ascend910_93, Ascend950: x1 BFLOAT16, x2 BFLOAT16, gamma BFLOAT16, yOut BFLOAT16, xOut BFLOAT16
+@pytest.mark.parametrize("case", [
+    BASE.but('line284', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16'}, out={'yOut': 'BFLOAT16', 'xOut': 'BFLOAT16'}, out_shapes={'yOut': '<auto>', 'xOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line284_dtype_combination3_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93', 'Ascend950'))
+
+
+# line 285: dtype combination on Ascend910B, Ascend910_93, Ascend950: x1 FLOAT16, x2 FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut null, xOut FLOAT16/null
+@pytest.mark.skip(reason='not tested: the row has rstdOut NULL, which out= cannot pass')
+def test_rule_line285_dtype_combination4():
+    pass
+
+
+# line 286: dtype combination on Ascend910B, Ascend910_93, Ascend950: x1 BFLOAT16, x2 BFLOAT16, gamma BFLOAT16, yOut BFLOAT16, rstdOut null, xOut BFLOAT16/null
+@pytest.mark.skip(reason='not tested: the row has rstdOut NULL, which out= cannot pass')
+def test_rule_line286_dtype_combination5():
+    pass
+
+
+# line 287: dtype combination on Ascend910B, Ascend910_93, Ascend950: x1 FLOAT16, x2 FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut null, xOut FLOAT16
+@pytest.mark.skip(reason='not tested: the row has rstdOut NULL, which out= cannot pass')
+def test_rule_line287_dtype_combination6():
+    pass
+
+
+# line 288: dtype combination on Ascend910B, Ascend910_93, Ascend950: x1 BFLOAT16, x2 BFLOAT16, gamma BFLOAT16, yOut BFLOAT16, rstdOut null, xOut BFLOAT16
+@pytest.mark.skip(reason='not tested: the row has rstdOut NULL, which out= cannot pass')
+def test_rule_line288_dtype_combination7():
+    pass
+
+
+# line 296: dtype combination on Ascend310P: x1 FLOAT, x2 FLOAT, gamma FLOAT, yOut FLOAT, xOut FLOAT
+@pytest.mark.parametrize("case", [
+    BASE.but('line296', out={'yOut': 'FLOAT', 'xOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'xOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line296_dtype_combination8_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend310P',))
+
+
+# line 297: dtype combination on Ascend310P: x1 FLOAT16, x2 FLOAT16, gamma FLOAT16, yOut FLOAT16, xOut FLOAT16
+@pytest.mark.parametrize("case", [
+    BASE.but('line297', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16'}, out={'yOut': 'FLOAT16', 'xOut': 'FLOAT16'}, out_shapes={'yOut': '<auto>', 'xOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line297_dtype_combination9_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend310P',))
+
+
+# line 298: dtype combination on Ascend310P: x1 FLOAT16, x2 FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut null, xOut FLOAT16/null
+@pytest.mark.skip(reason='not tested: the row has rstdOut NULL, which out= cannot pass')
+def test_rule_line298_dtype_combination10():
+    pass
+
+
+# line 299: dtype combination on Ascend310P: x1 FLOAT16, x2 FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut null, xOut FLOAT16
+@pytest.mark.skip(reason='not tested: the row has rstdOut NULL, which out= cannot pass')
+def test_rule_line299_dtype_combination11():
+    pass
+
+
+# line 282: dtypes each documented but in no combination of the table at line 282
+@pytest.mark.parametrize("case", [
+    BASE.but('x1=FLOAT16', dtypes={'x1': 'FLOAT16'}, out={'yOut': 'FLOAT', 'xOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'xOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_dtype_combination_not_listed_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=('Ascend910B',))

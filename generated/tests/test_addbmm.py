@@ -2,7 +2,9 @@
 """aclnn.addbmm (aclnnAddbmm) against its page, op_docs/aclnnAddbmm&aclnnInplaceAddbmm.md:48.
 
 Valid calls are compared with the golden reference of the semantics file (semantics/matmul.toml);
-each row of the page's error table is provoked and must fail with its status.
+each row of the page's error table is provoked and must fail with its status; each rule the page
+states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
+broken just outside it.
 Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
 """
 
@@ -184,3 +186,18 @@ def test_error_row7_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 272: 161002 ACLNN_ERR_PARAM_INVALID: self与batch1@batch2必须同时为空tensor或同时不为空tensor。)')
 def test_error_row8_unclassified():
     pass
+
+
+# line 269: batch1.shape[-1] == batch2.shape[-2]
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line269_dim_equality1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('batch1-dim-1', shapes={'batch1': (2, 2, 4)}),
+], ids=lambda case: case.id)
+def test_rule_line269_dim_equality1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -2,7 +2,9 @@
 """aclnn.argsort (aclnnArgsort) against its page, op_docs/aclnnArgsort.md:40.
 
 Valid calls are compared with the golden reference of the semantics file (semantics/index.toml);
-each row of the page's error table is provoked and must fail with its status.
+each row of the page's error table is provoked and must fail with its status; each rule the page
+states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
+broken just outside it.
 Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
 """
 
@@ -29,11 +31,11 @@ OP = t.Op(
             'out': ('INT64',),
         },
         'Ascend910B': {
-            'self': ('FLOAT16', 'FLOAT', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8'),
+            'self': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8'),
             'out': ('INT64',),
         },
         'Ascend910_93': {
-            'self': ('FLOAT16', 'FLOAT', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8'),
+            'self': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8'),
             'out': ('INT64',),
         },
     },
@@ -161,3 +163,20 @@ def test_error_row3_value():
 @pytest.mark.skip(reason='unclassified error-table row (line 184: 161002 ACLNN_ERR_PARAM_INVALID: self数据类型为BFLOAT16且排序轴为1。)')
 def test_error_row4_unclassified():
     pass
+
+
+# line 94: dim in [-rank(self), rank(self) - 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-2', values={'dim': -2}),
+    BASE.but('dim=1', values={'dim': 1}),
+], ids=lambda case: case.id)
+def test_rule_line94_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}),
+    BASE.but('dim=2', values={'dim': 2}),
+], ids=lambda case: case.id)
+def test_rule_line94_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

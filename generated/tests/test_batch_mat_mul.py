@@ -2,7 +2,9 @@
 """aclnn.batch_mat_mul (aclnnBatchMatMul) against its page, op_docs/aclnnBatchMatMul.md:45.
 
 Valid calls are compared with the golden reference of the semantics file (semantics/matmul.toml);
-each row of the page's error table is provoked and must fail with its status.
+each row of the page's error table is provoked and must fail with its status; each rule the page
+states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
+broken just outside it.
 Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
 """
 
@@ -142,3 +144,18 @@ def test_error_row4_rank(op, case):
 @pytest.mark.skip(reason='unclassified error-table row (line 204: 161002 ACLNN_ERR_PARAM_INVALID: self的最后一维和mat2的倒数第二维不相等。)')
 def test_error_row5_unclassified():
     pass
+
+
+# line 204: self.shape[-1] == mat2.shape[-2]
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line204_dim_equality1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('self-dim-1', shapes={'self': (2, 2, 4)}),
+], ids=lambda case: case.id)
+def test_rule_line204_dim_equality1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

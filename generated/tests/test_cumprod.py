@@ -2,7 +2,9 @@
 """aclnn.cumprod (aclnnCumprod) against its page, op_docs/aclnnCumprod&aclnnInplaceCumprod.md:87.
 
 Valid calls are compared with the golden reference of the semantics file (semantics/cumulative.toml);
-each row of the page's error table is provoked and must fail with its status.
+each row of the page's error table is provoked and must fail with its status; each rule the page
+states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
+broken just outside it.
 Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
 """
 
@@ -161,3 +163,20 @@ def test_error_row3_unclassified():
 ], ids=lambda case: case.id)
 def test_error_row4_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 157: dim in [-rank(input), rank(input))
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-2', values={'dim': -2}),
+    BASE.but('dim=1'),
+], ids=lambda case: case.id)
+def test_rule_line157_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}),
+    BASE.but('dim=2', values={'dim': 2}),
+], ids=lambda case: case.id)
+def test_rule_line157_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

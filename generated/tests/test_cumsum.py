@@ -2,7 +2,9 @@
 """aclnn.cumsum (aclnnCumsum) against its page, op_docs/aclnnCumsum.md:41.
 
 Valid calls are compared with the golden reference of the semantics file (semantics/cumulative.toml);
-each row of the page's error table is provoked and must fail with its status.
+each row of the page's error table is provoked and must fail with its status; each rule the page
+states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
+broken just outside it.
 Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
 """
 
@@ -195,3 +197,20 @@ def test_error_row6_shape_mismatch(op, case):
 @pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 192: 161002 ACLNN_ERR_PARAM_INVALID: 参数self、out的维度大于8。)')
 def test_error_row7_rank():
     pass
+
+
+# line 95: dim in [-rank(self), rank(self) - 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-2', values={'dim': -2}),
+    BASE.but('dim=1', values={'dim': 1}),
+], ids=lambda case: case.id)
+def test_rule_line95_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}),
+    BASE.but('dim=2', values={'dim': 2}),
+], ids=lambda case: case.id)
+def test_rule_line95_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

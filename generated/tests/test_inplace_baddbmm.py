@@ -2,7 +2,9 @@
 """aclnn.inplace_baddbmm (aclnnInplaceBaddbmm) against its page, op_docs/aclnnBaddbmm&aclnnInplaceBaddbmm.md:71.
 
 Valid calls are compared with the golden reference of the semantics file (semantics/matmul.toml);
-each row of the page's error table is provoked and must fail with its status.
+each row of the page's error table is provoked and must fail with its status; each rule the page
+states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
+broken just outside it.
 Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
 """
 
@@ -162,3 +164,18 @@ def test_error_row7_rank(op, case):
 @pytest.mark.skip(reason='unclassified error-table row (line 522: 161002 ACLNN_ERR_PARAM_INVALID: batch1的最后一维和batch2的倒数第二维不相等。)')
 def test_error_row8_unclassified():
     pass
+
+
+# line 522: batch1.shape[-1] == batch2.shape[-2]
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line522_dim_equality1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('batch1-dim-1', shapes={'batch1': (2, 2, 4)}),
+], ids=lambda case: case.id)
+def test_rule_line522_dim_equality1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

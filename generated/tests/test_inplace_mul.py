@@ -2,7 +2,9 @@
 """aclnn.inplace_mul (aclnnInplaceMul) against its page, op_docs/mul.md:63.
 
 Valid calls are compared with the golden reference of the semantics file (semantics/mul.toml);
-each row of the page's error table is provoked and must fail with its status.
+each row of the page's error table is provoked and must fail with its status; each rule the page
+states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
+broken just outside it.
 """
 
 from __future__ import annotations

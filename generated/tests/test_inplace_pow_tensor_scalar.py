@@ -2,7 +2,9 @@
 """aclnn.inplace_pow_tensor_scalar (aclnnInplacePowTensorScalar) against its page, op_docs/aclnnPowTensorScalar&aclnnInplacePowTensorScalar.md:64.
 
 Valid calls are compared with the golden reference of the semantics file (semantics/binary_math.toml);
-each row of the page's error table is provoked and must fail with its status.
+each row of the page's error table is provoked and must fail with its status; each rule the page
+states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
+broken just outside it.
 """
 
 from __future__ import annotations

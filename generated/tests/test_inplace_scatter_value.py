@@ -2,7 +2,9 @@
 """aclnn.inplace_scatter_value (aclnnInplaceScatterValue) against its page, op_docs/aclnnScatterValue&aclnnInplaceScatterValue.md:74.
 
 Valid calls are compared with the golden reference of the semantics file (semantics/index.toml);
-each row of the page's error table is provoked and must fail with its status.
+each row of the page's error table is provoked and must fail with its status; each rule the page
+states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
+broken just outside it.
 Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
 """
 
@@ -167,3 +169,20 @@ def test_error_row6_rank(op, case):
 @pytest.mark.skip(reason='unclassified error-table row (line 450: 161002 ACLNN_ERR_PARAM_INVALID: value为COMPLEX时，selfRef的数据类型不为COMPLEX。)')
 def test_error_row7_unclassified():
     pass
+
+
+# line 340: dim in [-rank(selfRef), rank(selfRef) - 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-2', values={'dim': -2}),
+    BASE.but('dim=1'),
+], ids=lambda case: case.id)
+def test_rule_line340_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}),
+    BASE.but('dim=2', values={'dim': 2}),
+], ids=lambda case: case.id)
+def test_rule_line340_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -2,7 +2,9 @@
 """aclnn.linalg_vector_norm (aclnnLinalgVectorNorm) against its page, op_docs/aclnnLinalgVectorNorm.md:40.
 
 Valid calls are compared with the golden reference of the semantics file (semantics/reductions.toml);
-each row of the page's error table is provoked and must fail with its status.
+each row of the page's error table is provoked and must fail with its status; each rule the page
+states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
+broken just outside it.
 Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
 """
 
@@ -174,4 +176,50 @@ def test_error_row7_rank(op, case):
 # line 212: 161002 ACLNN_ERR_PARAM_INVALID: out的shape不等于由self，dims，keepDims推导得到的shape。
 @pytest.mark.skip(reason='unclassified error-table row (line 212: 161002 ACLNN_ERR_PARAM_INVALID: out的shape不等于由self，dims，keepDims推导得到的shape。)')
 def test_error_row8_unclassified():
+    pass
+
+
+# line 279: dtype combination: self FLOAT, dtype FLOAT, out FLOAT
+@pytest.mark.parametrize("case", [
+    BASE.but('line279', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line279_dtype_combination1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+# line 280: dtype combination: self FLOAT16, dtype FLOAT, out FLOAT
+@pytest.mark.parametrize("case", [
+    BASE.but('line280', dtypes={'self': 'FLOAT16'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line280_dtype_combination2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+# line 281: dtype combination: self FLOAT16, dtype FLOAT16, out FLOAT16
+@pytest.mark.parametrize("case", [
+    BASE.but('line281', dtypes={'self': 'FLOAT16'}, values={'dtype': 'FLOAT16'}, out={'out': 'FLOAT16'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line281_dtype_combination3_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+# line 282: dtype combination: self BFLOAT16, dtype FLOAT, out FLOAT
+@pytest.mark.parametrize("case", [
+    BASE.but('line282', dtypes={'self': 'BFLOAT16'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line282_dtype_combination4_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+# line 283: dtype combination: self BFLOAT16, dtype BFLOAT16, out BFLOAT16
+@pytest.mark.parametrize("case", [
+    BASE.but('line283', dtypes={'self': 'BFLOAT16'}, values={'dtype': 'BFLOAT16'}, out={'out': 'BFLOAT16'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line283_dtype_combination5_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+# line 279: dtypes each documented but in no combination of the table at line 279
+@pytest.mark.skip(reason='not tested: every combination of documented dtypes is a row of the table')
+def test_rule_dtype_combination_not_listed():
     pass

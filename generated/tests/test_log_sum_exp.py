@@ -2,7 +2,9 @@
 """aclnn.log_sum_exp (aclnnLogSumExp) against its page, op_docs/aclnnLogSumExp.md:57.
 
 Valid calls are compared with the golden reference of the semantics file (semantics/reductions.toml);
-each row of the page's error table is provoked and must fail with its status.
+each row of the page's error table is provoked and must fail with its status; each rule the page
+states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
+broken just outside it.
 Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
 """
 
@@ -201,3 +203,20 @@ def test_error_row6_not_castable(op, case):
 @pytest.mark.skip(reason='unclassified error-table row (line 212: 161002 ACLNN_ERR_PARAM_INVALID: out的shape不等于由self，dim，keepDim推导得到的shape。)')
 def test_error_row7_unclassified():
     pass
+
+
+# line 111: dim in [-rank(self), rank(self) - 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': (-3,)}),
+    BASE.but('dim=2', values={'dim': (2,)}),
+], ids=lambda case: case.id)
+def test_rule_line111_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-4', values={'dim': (-4,)}),
+    BASE.but('dim=3', values={'dim': (3,)}),
+], ids=lambda case: case.id)
+def test_rule_line111_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

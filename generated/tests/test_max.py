@@ -2,7 +2,9 @@
 """aclnn.max (aclnnMax) against its page, op_docs/aclnnMax.md:35.
 
 Valid calls are compared with the golden reference of the semantics file (semantics/reductions.toml);
-each row of the page's error table is provoked and must fail with its status.
+each row of the page's error table is provoked and must fail with its status; each rule the page
+states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
+broken just outside it.
 Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
 """
 

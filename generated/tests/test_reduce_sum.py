@@ -2,7 +2,9 @@
 """aclnn.reduce_sum (aclnnReduceSum) against its page, op_docs/aclnnReduceSum.md:35.
 
 Valid calls are compared with the golden reference of the semantics file (semantics/reductions.toml);
-each row of the page's error table is provoked and must fail with its status.
+each row of the page's error table is provoked and must fail with its status; each rule the page
+states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
+broken just outside it.
 Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
 """
 
@@ -212,3 +214,20 @@ def test_error_row6_unsupported_dtype():
 @pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 196: 161002 ACLNN_ERR_PARAM_INVALID: dtype取值与out的数据类型不一致。)')
 def test_error_row7_value():
     pass
+
+
+# line 90: dims in [-rank(self), rank(self) - 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('dims=-2', values={'dims': (-2,)}),
+    BASE.but('dims=1', values={'dims': (1,)}),
+], ids=lambda case: case.id)
+def test_rule_line90_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dims=-3', values={'dims': (-3,)}),
+    BASE.but('dims=2', values={'dims': (2,)}),
+], ids=lambda case: case.id)
+def test_rule_line90_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

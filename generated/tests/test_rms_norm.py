@@ -2,7 +2,9 @@
 """aclnn.rms_norm (aclnnRmsNorm) against its page, op_docs/aclnnRmsNorm.md:40.
 
 Valid calls are compared with the golden reference of the semantics file (semantics/norm.toml);
-each row of the page's error table is provoked and must fail with its status.
+each row of the page's error table is provoked and must fail with its status; each rule the page
+states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
+broken just outside it.
 Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
 """
 
@@ -118,3 +120,67 @@ def test_error_row2_unsupported_dtype():
 @pytest.mark.skip(reason='unclassified error-table row (line 193: 561002 ACLNN_ERR_INNER_TILING_ERROR: 参数不满足参数说明中的要求。)')
 def test_error_row3_unclassified():
     pass
+
+
+# line 261: dtype combination on Ascend910B, Ascend910_93, Ascend950: x FLOAT16, gamma FLOAT, yOut FLOAT16, rstdOut FLOAT
+@pytest.mark.parametrize("case", [
+    BASE.but('line261', dtypes={'x': 'FLOAT16'}, out={'yOut': 'FLOAT16', 'rstdOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'rstdOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line261_dtype_combination1_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93', 'Ascend950'))
+
+
+# line 262: dtype combination on Ascend910B, Ascend910_93, Ascend950: x BFLOAT16, gamma FLOAT, yOut BFLOAT16, rstdOut FLOAT
+@pytest.mark.parametrize("case", [
+    BASE.but('line262', dtypes={'x': 'BFLOAT16'}, out={'yOut': 'BFLOAT16', 'rstdOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'rstdOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line262_dtype_combination2_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93', 'Ascend950'))
+
+
+# line 263: dtype combination on Ascend910B, Ascend910_93, Ascend950: x FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut FLOAT
+@pytest.mark.parametrize("case", [
+    BASE.but('line263', dtypes={'x': 'FLOAT16', 'gamma': 'FLOAT16'}, out={'yOut': 'FLOAT16', 'rstdOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'rstdOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line263_dtype_combination3_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93', 'Ascend950'))
+
+
+# line 264: dtype combination on Ascend910B, Ascend910_93, Ascend950: x BFLOAT16, gamma BFLOAT16, yOut BFLOAT16, rstdOut FLOAT
+@pytest.mark.parametrize("case", [
+    BASE.but('line264', dtypes={'x': 'BFLOAT16', 'gamma': 'BFLOAT16'}, out={'yOut': 'BFLOAT16', 'rstdOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'rstdOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line264_dtype_combination4_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93', 'Ascend950'))
+
+
+# line 265: dtype combination on Ascend910B, Ascend910_93, Ascend950: x FLOAT, gamma FLOAT, yOut FLOAT, rstdOut FLOAT
+@pytest.mark.parametrize("case", [
+    BASE.but('line265', out={'yOut': 'FLOAT', 'rstdOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'rstdOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line265_dtype_combination5_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93', 'Ascend950'))
+
+
+# line 273: dtype combination on Ascend310P: x FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut FLOAT
+@pytest.mark.parametrize("case", [
+    BASE.but('line273', dtypes={'x': 'FLOAT16', 'gamma': 'FLOAT16'}, out={'yOut': 'FLOAT16', 'rstdOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'rstdOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line273_dtype_combination6_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend310P',))
+
+
+# line 274: dtype combination on Ascend310P: x FLOAT, gamma FLOAT, yOut FLOAT, rstdOut FLOAT
+@pytest.mark.parametrize("case", [
+    BASE.but('line274', out={'yOut': 'FLOAT', 'rstdOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'rstdOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line274_dtype_combination7_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend310P',))
+
+
+# line 261: dtypes each documented but in no combination of the table at line 261
+@pytest.mark.parametrize("case", [
+    BASE.but('x=FLOAT', out={'yOut': 'FLOAT16', 'rstdOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'rstdOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_dtype_combination_not_listed_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=('Ascend910B',))

@@ -2,7 +2,9 @@
 """aclnn.roll (aclnnRoll) against its page, op_docs/aclnnRoll.md:50.
 
 Valid calls are compared with the golden reference of the semantics file (semantics/shape.toml);
-each row of the page's error table is provoked and must fail with its status.
+each row of the page's error table is provoked and must fail with its status; each rule the page
+states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
+broken just outside it.
 Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
 """
 
@@ -204,3 +206,19 @@ def test_error_row7_rank(op, case):
 ], ids=lambda case: case.id)
 def test_error_row8_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 114: dims in [-rank(x), rank(x) - 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('dims=-2', values={'dims': (-2, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line114_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dims=-3', values={'dims': (-3, 1)}),
+    BASE.but('dims=2', values={'dims': (2, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line114_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -2,7 +2,9 @@
 """aclnn.scatter (aclnnScatter) against its page, op_docs/aclnnScatter&aclnnInplaceScatter.md:57.
 
 Valid calls are compared with the golden reference of the semantics file (semantics/index.toml);
-each row of the page's error table is provoked and must fail with its status.
+each row of the page's error table is provoked and must fail with its status; each rule the page
+states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
+broken just outside it.
 Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
 """
 
@@ -190,3 +192,20 @@ def test_error_row7_rank(op, case):
 @pytest.mark.skip(reason='unclassified error-table row (line 247: 161002 ACLNN_ERR_PARAM_INVALID: self、index、src的shape不符合限制：对于每一个维度d，有index.size(d) <= src.size(d)；且d != dim时，index.size(d) <= self.size(d)。)')
 def test_error_row8_unclassified():
     pass
+
+
+# line 132: dim in [-rank(self), rank(self) - 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-2', values={'dim': -2}),
+    BASE.but('dim=1', values={'dim': 1}),
+], ids=lambda case: case.id)
+def test_rule_line132_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}),
+    BASE.but('dim=2', values={'dim': 2}),
+], ids=lambda case: case.id)
+def test_rule_line132_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -2,7 +2,9 @@
 """aclnn.sort (aclnnSort) against its page, op_docs/aclnnSort.md:45.
 
 Valid calls are compared with the golden reference of the semantics file (semantics/index.toml);
-each row of the page's error table is provoked and must fail with its status.
+each row of the page's error table is provoked and must fail with its status; each rule the page
+states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
+broken just outside it.
 Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
 """
 
@@ -171,3 +173,20 @@ def test_error_row2_unsupported_dtype(op, case):
 @pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 212: 161002 ACLNN_ERR_PARAM_INVALID: dim的取值不在输入tensor self的维度范围中。)')
 def test_error_row3_value():
     pass
+
+
+# line 111: dim in [-rank(self), rank(self) - 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-2', values={'dim': -2}),
+    BASE.but('dim=1', values={'dim': 1}),
+], ids=lambda case: case.id)
+def test_rule_line111_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}),
+    BASE.but('dim=2', values={'dim': 2}),
+], ids=lambda case: case.id)
+def test_rule_line111_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

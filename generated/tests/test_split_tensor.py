@@ -2,7 +2,9 @@
 """aclnn.split_tensor (aclnnSplitTensor) against its page, op_docs/aclnnSplitTensor.md:35.
 
 Valid calls are compared with the golden reference of the semantics file (semantics/shape.toml);
-each row of the page's error table is provoked and must fail with its status.
+each row of the page's error table is provoked and must fail with its status; each rule the page
+states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
+broken just outside it.
 Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
 """
 
@@ -174,3 +176,20 @@ def test_error_row6_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 184: 161002 ACLNN_ERR_PARAM_INVALID: 被split的维度shape不为0且splitSections为0。)')
 def test_error_row7_unclassified():
     pass
+
+
+# line 99: dim in [-rank(self), rank(self))
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-2', values={'dim': -2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('dim=1', values={'dim': 1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line99_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line99_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

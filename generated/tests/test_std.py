@@ -2,7 +2,9 @@
 """aclnn.std (aclnnStd) against its page, op_docs/aclnnStd.md:43.
 
 Valid calls are compared with the golden reference of the semantics file (semantics/reductions.toml);
-each row of the page's error table is provoked and must fail with its status.
+each row of the page's error table is provoked and must fail with its status; each rule the page
+states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
+broken just outside it.
 Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
 """
 
@@ -173,3 +175,20 @@ def test_error_row6_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 198: 161002 ACLNN_ERR_PARAM_INVALID: keepdim为false时，out.shape != self.shape(去除指定维度dim后的形状))')
 def test_error_row7_unclassified():
     pass
+
+
+# line 97: dim in [-rank(self), rank(self) - 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-2', values={'dim': (-2,)}),
+    BASE.but('dim=1', values={'dim': (1,)}),
+], ids=lambda case: case.id)
+def test_rule_line97_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': (-3,)}),
+    BASE.but('dim=2', values={'dim': (2,)}),
+], ids=lambda case: case.id)
+def test_rule_line97_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -2,7 +2,9 @@
 """aclnn.topk (aclnnTopk) against its page, op_docs/aclnnTopk.md:35.
 
 Valid calls are compared with the golden reference of the semantics file (semantics/index.toml);
-each row of the page's error table is provoked and must fail with its status.
+each row of the page's error table is provoked and must fail with its status; each rule the page
+states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
+broken just outside it.
 Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
 """
 
@@ -173,3 +175,37 @@ def test_error_row3_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 209: 161002 ACLNN_ERR_PARAM_INVALID: k小于0或者k大于输入self在dim维度上的size大小。)')
 def test_error_row4_unclassified():
     pass
+
+
+# line 92: k in [0, size(self, dim)]
+@pytest.mark.parametrize("case", [
+    BASE.but('k=0', values={'k': 0}, out={'valuesOut': 'FLOAT', 'indicesOut': 'INT64'}, out_shapes={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+    BASE.but('k=5', values={'k': 5}, out={'valuesOut': 'FLOAT', 'indicesOut': 'INT64'}, out_shapes={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line92_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('k=-1', values={'k': -1}, out={'valuesOut': 'FLOAT', 'indicesOut': 'INT64'}, out_shapes={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+    BASE.but('k=6', values={'k': 6}, out={'valuesOut': 'FLOAT', 'indicesOut': 'INT64'}, out_shapes={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line92_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 102: dim in [-rank(self), rank(self))
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-2', values={'dim': -2}, out={'valuesOut': 'FLOAT', 'indicesOut': 'INT64'}, out_shapes={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+    BASE.but('dim=1', out={'valuesOut': 'FLOAT', 'indicesOut': 'INT64'}, out_shapes={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line102_value_range2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'valuesOut': 'FLOAT', 'indicesOut': 'INT64'}, out_shapes={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'valuesOut': 'FLOAT', 'indicesOut': 'INT64'}, out_shapes={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line102_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -259,6 +259,11 @@ aclnnStatus CheckDTypesAndFormats(const Call& call) {
   });
 }
 
+// Whether two formats agree as "数据格式需要与self一致" means: the same format, or two plain layouts
+// (ND, NCHW, NHWC, ...): a page that lists ND accepts every plain layout, so ND and NCHW are one
+// memory layout to CANN's format checks; a private format (NC1HWC0, FRACTAL_NZ) agrees only with itself.
+bool FormatsAgree(int a, int b) { return a == b || (InMask(kPlainFormats, a) && InMask(kPlainFormats, b)); }
+
 // Tensors whose formats the page says must agree ("数据格式需要与self一致") do not.
 aclnnStatus CheckFormatRelations(const Call& call) {
   const ApiSpec& spec = call.spec;
@@ -270,7 +275,7 @@ aclnnStatus CheckFormatRelations(const Call& call) {
     const size_t count = Members(spec.params[i].same_format, spec.param_count, members);
     for (size_t m = 0; m < count; ++m) {
       const int other = members[m];
-      if (!ShapeOf(call, other) || call.params[other].tensor.format == format) continue;
+      if (!ShapeOf(call, other) || FormatsAgree(call.params[other].tensor.format, format)) continue;
       return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[i].name) + ": format " + FormatName(format) +
                                                     " differs from " + spec.params[other].name + "'s format " +
                                                     FormatName(call.params[other].tensor.format) + " (they must be the same)");
