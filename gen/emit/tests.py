@@ -751,7 +751,7 @@ class Planner:
                 # aclnnStack's "561103: 传入的tensors或out是空指针", aclnnRepeat's "561103: kernel执行失败，
                 # 中间结果为null": phase 1 answers a null pointer with ACLNN_ERR_PARAM_NULLPTR before
                 # any kernel runs; a status of the inner errors cannot be provoked by a null argument.
-                tests.append(ErrorTest(function, row, skip=f"a null argument is rejected in phase 1 with 161001, "
+                tests.append(ErrorTest(function, row, skip=f"a null argument is rejected in phase 1 with {NULLPTR}, "
                                                             f"not the inner error {row.code} ({quoted})"))
                 continue
             earlier = next((e for e in self.api.errors[:index - 1]

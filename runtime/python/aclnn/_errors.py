@@ -16,6 +16,8 @@ the names in runtime/include/aclnn_bindgen/abi_values.h and the values of the AB
 
 from __future__ import annotations
 
+import functools
+
 
 class BackendError(RuntimeError):
     """The CANN or simulator libraries could not be loaded, or lack a symbol an API needs."""
@@ -79,21 +81,28 @@ class AclError(AclnnError):
     """An aclError of the runtime API (aclInit, aclrtSetDevice, aclrtMalloc, ...)."""
 
 
-_EXACT = {161001: NullptrError, 161002: InvalidParamError}
-# (first, last) status of each family, inclusive.
-_FAMILIES = (((161000, 161999), ParamError), ((361000, 361999), AclnnRuntimeError), ((561000, 561999), InnerError))
+_EXACT = {"ACLNN_ERR_PARAM_NULLPTR": NullptrError, "ACLNN_ERR_PARAM_INVALID": InvalidParamError}
+# A family is the statuses of one thousand (CANN's 161xxx, 361xxx, 561xxx), named by one of them.
+_FAMILIES = {"ACLNN_ERR_PARAM_NULLPTR": ParamError, "ACLNN_ERR_RUNTIME_ERROR": AclnnRuntimeError,
+             "ACLNN_ERR_INNER": InnerError}
+
+
+@functools.cache
+def _classes() -> tuple[dict[int, type[AclnnError]], dict[int, type[AclnnError]]]:
+    """The classes by status and by family (status // 1000), the values from the extension's table."""
+    from aclnn._C import STATUS_NAMES
+
+    value = {name: status for status, name in STATUS_NAMES.items()}
+    return ({value[name]: cls for name, cls in _EXACT.items()},
+            {value[name] // 1000: cls for name, cls in _FAMILIES.items()})
 
 
 def error_class(status: int, phase: str = "") -> type[AclnnError]:
     """The exception class of a status (of work that failed on the device, for phase "device")."""
     if phase == DEVICE:
         return AclnnRuntimeError
-    if status in _EXACT:
-        return _EXACT[status]
-    for (first, last), cls in _FAMILIES:
-        if first <= status <= last:
-            return cls
-    return AclError
+    exact, families = _classes()
+    return exact.get(status) or families.get(status // 1000, AclError)
 
 
 def status_name(status: int) -> str:
