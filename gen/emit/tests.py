@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 from gen import abi, families, names
+from gen.api.calls import EXPRESSIBLE, SHAPES
 from gen.api.kinds import value_type
 from gen.api.python import out_params, output_plans, result_dtype, result_rule, scalar_preference
 from gen.cache import GENERATOR_ONLY
@@ -38,9 +39,6 @@ from gen.ir import (API, Direction, DType, ErrorCase, ErrorCategory, OpSemantics
 DIRECTORY = "tests"
 SUPPORT_FILES = ("conftest.py", "_aclnn_testing.py")
 
-# What a test can pass to the bindings and compute a PyTorch golden for: the dtypes NumPy (with
-# ml_dtypes) holds that PyTorch also promotes with the others (not UINT16..UINT64, not FLOAT8_*).
-EXPRESSIBLE = tuple(d for d in DType if d.numpy and d.promotes_with_others)
 # Mirrors _aclnn_testing.UNDOCUMENTED: a dtype the page does not list, chosen at run time.
 UNDOCUMENTED = "<undocumented>"
 # Mirrors _aclnn_testing.AUTO: an out= array of the golden's shape, in the dtype the op gives.
@@ -50,10 +48,6 @@ NULLPTR = abi.status_code("ACLNN_ERR_PARAM_NULLPTR")
 # The status pages list invalid arguments under (and some list null pointers under it too).
 PARAM_INVALID = abi.status_code("ACLNN_ERR_PARAM_INVALID")
 
-# Shapes by rank: small (at most 48 elements), with extents of 1 among them (which broadcast
-# and whose strides do not matter) and no two equal adjacent extents (so transposes show).
-SHAPES = {0: (), 1: (5,), 2: (3, 4), 3: (2, 3, 4), 4: (2, 3, 1, 4), 5: (2, 1, 3, 2, 2), 6: (2, 1, 2, 3, 1, 2),
-          7: (1, 2, 1, 3, 2, 1, 2), 8: (2, 1, 2, 1, 3, 1, 2, 2)}
 BASE_RANK = 2
 # When a page states no rank for a tensor: what the tests use.
 UNSTATED_RANKS = (1, 4)
