@@ -194,6 +194,7 @@ _SIGNATURES = {
     # libopapi
     "aclsimPromoteTypes": (ctypes.c_int, [ctypes.c_int, ctypes.c_int]),
     "aclsimCanCast": (ctypes.c_int, [ctypes.c_int, ctypes.c_int]),
+    "aclsimResultDType": (ctypes.c_int, [ctypes.c_int, ctypes.c_int]),
 }
 
 _C_TYPES = {

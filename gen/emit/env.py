@@ -14,7 +14,7 @@ from pathlib import Path
 
 import jinja2
 
-from gen import families, names
+from gen import names
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 RUNTIME_PYTHON = Path(__file__).resolve().parents[2] / "runtime" / "python"
@@ -47,7 +47,6 @@ def environment() -> jinja2.Environment:
         snake_case=names.snake_case,
         python_identifier=names.python_identifier,
         cpp_enumerator=names.cpp_enumerator,
-        family_enumerator=families.enumerator,
         c_string=_c_string,
         py_string=_py_string,
         comment=_comment,

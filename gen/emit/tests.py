@@ -28,13 +28,13 @@ from typing import Any, Optional
 from gen import abi, families, names
 from gen.api.calls import EXPRESSIBLE, SHAPES
 from gen.api.kinds import value_type
-from gen.api.python import out_params, output_plans, result_dtype, result_rule, scalar_preference
+from gen.api.python import out_params, output_plans, result_rule, scalar_preference
 from gen.cache import GENERATOR_ONLY
 from gen.emit.env import copied, render
 from gen.emit.files import FileManager
 from gen.model import BoundAPI, Model
-from gen.ir import (API, Direction, DType, ErrorCase, ErrorCategory, OpSemantics, Param, ParamKind, RelationKind, Soc,
-                    ValueCheck)
+from gen.ir import (API, Direction, DType, ErrorCase, ErrorCategory, OpSemantics, Param, ParamKind, RelationKind,
+                    ResultRule, Soc, ValueCheck)
 
 DIRECTORY = "tests"
 SUPPORT_FILES = ("conftest.py", "_aclnn_testing.py")
@@ -146,7 +146,7 @@ class Suite:
     unsupported_socs: tuple[str, ...]
     out_shape_from: dict[str, tuple[str, ...]]
     out_dtype_from: dict[str, tuple[str, ...]]
-    result_rule: str  # gen.api.python.result_rule: the kernel's result dtype from the promoted one
+    result_rule: str  # gen.ir.ResultRule's name of the kernel's result dtype rule; "" for the runtime's default
     family: str  # the kernel family computing it ("": an elementwise kernel, or none)
     base: Case
     groups: tuple[CaseGroup, ...]
@@ -391,7 +391,7 @@ class Planner:
         self.base_dtype = (DType.FLOAT if DType.FLOAT in self.lead_dtypes or not self.lead_dtypes
                            else self.lead_dtypes[0])
         # What the base call's kernel gives, which its outputs must be able to take.
-        self.result_dtype = result_dtype(result_rule(bound.semantics), self.base_dtype)
+        self.result_dtype = result_rule(bound.semantics).result_dtype(self.base_dtype)
         self.base_rank = min(max(BASE_RANK, self.ranks[0]), self.ranks[1])
         self.base = self._base_case()
 
@@ -979,7 +979,8 @@ def suite(bound: BoundAPI) -> Suite:
     unsupported = tuple(p.soc.value for p in bound.page.products if p.soc is not None and not p.supported)
     return Suite(
         bound=bound, params=params, dtypes=dtype_table(api), unsupported_socs=unsupported,
-        out_shape_from=out_shape_from, out_dtype_from=out_dtype_from, result_rule=result_rule(semantics),
+        out_shape_from=out_shape_from, out_dtype_from=out_dtype_from,
+        result_rule="" if (rule := result_rule(semantics)) is ResultRule.PROMOTED else rule.value,
         family=semantics.family if semantics else "",
         base=planner.base, groups=groups,
         golden_skip=golden_skip, runs_skip=planner.base_known or "", errors=tuple(planner.error_tests()),

@@ -37,11 +37,11 @@ const bind::ApiSpec kSpec_add_rms_norm{
     },
     {
         // yOut: shape that of x1, dtype x1's (family norm)
-        {4, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {4, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
         // rstdOut: shape x1's with its last gamma.dim() dimensions 1, dtype FLOAT (family norm)
-        {5, {0, 2}, {0}, false, {ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_FLOAT},
+        {5, {0, 2}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_FLOAT},
         // xOut: shape that of x1, dtype x1's (family norm)
-        {6, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {6, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
     {4, 5, 6},
 };
@@ -112,7 +112,7 @@ const bind::ApiSpec kSpec_addbmm{
     },
     {
         // out: shape the last two of batch1 @ batch2, dtype batch1's (family matmul)
-        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kBatchSum, ACL_DT_UNDEFINED},
+        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kBatchSum, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -181,9 +181,9 @@ const bind::ApiSpec kSpec_aminmax_dim{
     },
     {
         // minOut: shape self reduced along dim, dtype self's (family reduce)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
         // maxOut: shape self reduced along dim, dtype self's (family reduce)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {3, 4},
 };
@@ -243,7 +243,7 @@ const bind::ApiSpec kSpec_any{
     },
     {
         // out: shape self reduced along dim, dtype BOOL (family reduce)
-        {3, {0}, {0}, false, {ACL_BOOL}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_BOOL},
+        {3, {0}, {0}, false, {ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_BOOL},
     },
     {3},
 };
@@ -299,7 +299,7 @@ const bind::ApiSpec kSpec_atan2{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other), floating result if documented
-        {2, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false, bind::ResultDType::kFloating},
+        {2, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kFloating},
     },
     {2},
 };
@@ -360,7 +360,7 @@ const bind::ApiSpec kSpec_baddbmm{
     },
     {
         // out: shape that of batch1 @ batch2, dtype batch1's (family matmul)
-        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
+        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -425,7 +425,7 @@ const bind::ApiSpec kSpec_cat{
     },
     {
         // out: out= required (out's shape follows from the arguments by cat's rule, which the bindings do not apply)
-        {2, {}, {0}, false, {}, "out's shape follows from the arguments by cat's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {2, {}, {0}, false, {}, "out's shape follows from the arguments by cat's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -480,7 +480,7 @@ const bind::ApiSpec kSpec_constant_pad_nd{
     },
     {
         // out: out= required (out's shape follows from the arguments by constant_pad's rule, which the bindings do not apply)
-        {3, {}, {0}, false, {}, "out's shape follows from the arguments by constant_pad's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {3, {}, {0}, false, {}, "out's shape follows from the arguments by constant_pad's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {3},
 };
@@ -538,9 +538,9 @@ const bind::ApiSpec kSpec_cummin{
     },
     {
         // valuesOut: shape that of self, dtype self's (family cumulative)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_BOOL}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
         // indicesOut: shape that of self, dtype INT64 (family cumulative)
-        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_INT64},
+        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_INT64},
     },
     {2, 3},
 };
@@ -595,7 +595,7 @@ const bind::ApiSpec kSpec_embedding{
     },
     {
         // out: out= required (out's shape follows from the arguments by embedding's rule, which the bindings do not apply)
-        {2, {}, {0}, false, {}, "out's shape follows from the arguments by embedding's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {2, {}, {0}, false, {}, "out's shape follows from the arguments by embedding's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -648,7 +648,7 @@ const bind::ApiSpec kSpec_gt_scalar{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self), bool result if documented
-        {2, {0}, {0}, true, {ACL_DOUBLE, ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, bind::ResultDType::kBool},
+        {2, {0}, {0}, true, {ACL_DOUBLE, ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kBool},
     },
     {2},
 };
@@ -1292,7 +1292,7 @@ const bind::ApiSpec kSpec_leaky_relu_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(gradOutput, self)
-        {4, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE}, nullptr, false, bind::ResultDType::kPromoted},
+        {4, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {4},
 };
@@ -1349,7 +1349,7 @@ const bind::ApiSpec kSpec_min{
     },
     {
         // out: shape self reduced along every dimension, dtype self's (family reduce)
-        {1, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -1403,9 +1403,9 @@ const bind::ApiSpec kSpec_min_dim{
     },
     {
         // out: shape self reduced along dim, dtype self's (family reduce)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16, ACL_INT32}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16, ACL_INT32}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
         // indices: shape self reduced along dim, dtype INT32 (family reduce)
-        {4, {0}, {0}, false, {ACL_INT32}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_INT32},
+        {4, {0}, {0}, false, {ACL_INT32}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_INT32},
     },
     {3, 4},
 };
@@ -1463,7 +1463,7 @@ const bind::ApiSpec kSpec_mish_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x self), dtype of promote(gradOutput)
-        {2, {0, 1}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
+        {2, {0, 1}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -1522,7 +1522,7 @@ const bind::ApiSpec kSpec_one_hot{
     },
     {
         // out: out= required (out's shape follows from the arguments by one_hot's rule, which the bindings do not apply)
-        {5, {}, {2}, false, {}, "out's shape follows from the arguments by one_hot's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {5, {}, {2}, false, {}, "out's shape follows from the arguments by one_hot's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {5},
 };
@@ -1584,7 +1584,7 @@ const bind::ApiSpec kSpec_pow_tensor_scalar{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BOOL, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16, ACL_UINT16, ACL_UINT32, ACL_UINT64}, nullptr, false, bind::ResultDType::kPromoted},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BOOL, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16, ACL_UINT16, ACL_UINT32, ACL_UINT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -1637,7 +1637,7 @@ const bind::ApiSpec kSpec_prod{
     },
     {
         // out: shape self reduced along every dimension, dtype dtype, else self's (family reduce)
-        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -1690,7 +1690,7 @@ const bind::ApiSpec kSpec_repeat{
     },
     {
         // out: out= required (out's shape follows from the arguments by repeat's rule, which the bindings do not apply)
-        {2, {}, {0}, false, {}, "out's shape follows from the arguments by repeat's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {2, {}, {0}, false, {}, "out's shape follows from the arguments by repeat's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -1747,9 +1747,9 @@ const bind::ApiSpec kSpec_rms_norm{
     },
     {
         // yOut: shape that of x, dtype x's (family norm)
-        {3, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
         // rstdOut: shape x's with its last gamma.dim() dimensions 1, dtype FLOAT (family norm)
-        {4, {0, 1}, {0}, false, {ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_FLOAT},
+        {4, {0, 1}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_FLOAT},
     },
     {3, 4},
 };
@@ -1813,7 +1813,7 @@ const bind::ApiSpec kSpec_slice{
     },
     {
         // out: out= required (out's shape follows from the arguments by slice's rule, which the bindings do not apply)
-        {5, {}, {0}, false, {}, "out's shape follows from the arguments by slice's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {5, {}, {0}, false, {}, "out's shape follows from the arguments by slice's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {5},
 };
@@ -1881,7 +1881,7 @@ const bind::ApiSpec kSpec_slice_v2{
     },
     {
         // out: out= required (out's shape follows from the arguments by slice's rule, which the bindings do not apply)
-        {5, {}, {0}, false, {}, "out's shape follows from the arguments by slice's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {5, {}, {0}, false, {}, "out's shape follows from the arguments by slice's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {5},
 };
@@ -1945,7 +1945,7 @@ const bind::ApiSpec kSpec_split_with_size{
     },
     {
         // out: out= required (out's shape follows from the arguments by split_with_size's rule, which the bindings do not apply)
-        {3, {}, {0}, false, {}, "out's shape follows from the arguments by split_with_size's rule, which the bindings do not apply", true, bind::ResultDType::kPromoted},
+        {3, {}, {0}, false, {}, "out's shape follows from the arguments by split_with_size's rule, which the bindings do not apply", true, aclnn_bindgen::ResultRule::kPromoted},
     },
     {3},
 };
@@ -2005,7 +2005,7 @@ const bind::ApiSpec kSpec_std{
     },
     {
         // out: shape self reduced along dim, dtype self's (family reduce)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -2066,7 +2066,7 @@ const bind::ApiSpec kSpec_sub{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {3, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {3, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {3},
 };
@@ -2122,7 +2122,7 @@ const bind::ApiSpec kSpec_take{
     },
     {
         // out: shape of broadcast(index), dtype of promote(self)
-        {2, {1}, {0}, false, {ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BOOL}, nullptr, false, bind::ResultDType::kPromoted},
+        {2, {1}, {0}, false, {ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -2173,7 +2173,7 @@ const bind::ApiSpec kSpec_tanh{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self)
-        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {1},
 };
@@ -2223,7 +2223,7 @@ const bind::ApiSpec kSpec_tanh_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x output), dtype of promote(gradOutput, output)
-        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -2282,9 +2282,9 @@ const bind::ApiSpec kSpec_var_mean{
     },
     {
         // varOut: shape self reduced along dim, dtype self's (family reduce)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
         // meanOut: shape self reduced along dim, dtype self's (family reduce)
-        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4, 5},
 };
