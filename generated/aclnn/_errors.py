@@ -17,8 +17,6 @@ the names in runtime/include/aclnn_bindgen/abi_values.h and the values of the AB
 
 from __future__ import annotations
 
-import functools
-
 
 class BackendError(RuntimeError):
     """The CANN or simulator libraries could not be loaded, or lack a symbol an API needs."""
@@ -88,21 +86,16 @@ _FAMILIES = {"ACLNN_ERR_PARAM_NULLPTR": ParamError, "ACLNN_ERR_RUNTIME_ERROR": A
              "ACLNN_ERR_INNER": InnerError}
 
 
-@functools.cache
-def _classes() -> tuple[dict[int, type[AclnnError]], dict[int, type[AclnnError]]]:
-    """The classes by status and by family (status // 1000), the values from the extension's table."""
-    from aclnn._C import STATUS_NAMES
-
-    value = {name: status for status, name in STATUS_NAMES.items()}
-    return ({value[name]: cls for name, cls in _EXACT.items()},
-            {value[name] // 1000: cls for name, cls in _FAMILIES.items()})
-
-
 def error_class(status: int, phase: str = "") -> type[AclnnError]:
-    """The exception class of a status (of work that failed on the device, for phase "device")."""
+    """The exception class of a status (of work that failed on the device, for phase "device");
+    the values are the extension's table's (on the error path only: no need to keep them)."""
     if phase == DEVICE:
         return AclnnRuntimeError
-    exact, families = _classes()
+    from aclnn._C import STATUS_NAMES
+
+    value = {name: code for code, name in STATUS_NAMES.items()}
+    exact = {value[name]: cls for name, cls in _EXACT.items()}
+    families = {value[name] // 1000: cls for name, cls in _FAMILIES.items()}
     return exact.get(status) or families.get(status // 1000, AclError)
 
 
