@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from gen.api import exports
 from gen.api.docs import docstring
 from gen.api.kinds import KINDS
 from gen.api.python import PythonSignature, parameter_list, python_signature
@@ -187,4 +188,6 @@ def emit(model: Model, files: FileManager) -> None:
     typevars = max((len(inout_vars(b.api)) for b in model.apis), default=0)
     builtin = {name: f"builtins.{name}" if name in shadowed else name for name in BUILTIN_TYPES}
     files.write(STUB, render("stubs/__init__.pyi.j2", functions=functions, sources=sources,
-                             inout_typevars=[f"_InOut{k}" for k in range(1, typevars + 1)], b=builtin))
+                             inout_typevars=[f"_InOut{k}" for k in range(1, typevars + 1)], b=builtin,
+                             python_exports=exports.python_exports(),
+                             public_names=exports.public_names(b.python_name for b in model.apis)))

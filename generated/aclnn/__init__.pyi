@@ -18,7 +18,11 @@ from aclnn._errors import (
     NullptrError as NullptrError,
     ParamError as ParamError,
 )
-from aclnn._runtime import BackendInfo as BackendInfo, apis as apis, backend as backend
+from aclnn._runtime import (
+    BackendInfo as BackendInfo,
+    apis as apis,
+    backend as backend,
+)
 
 # ---- what the functions take and give (builtins.<name> where an operator shadows the builtin) -------------------------------------------------------
 
