@@ -19,6 +19,7 @@ than the page says.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Sequence
@@ -119,19 +120,27 @@ class _Reader:
         self.params = {p.name: p for p in params}
         self.zero_based = zero_based
         self.rules = Rules()
-        self._when_compiled: Optional[re.Pattern[str]] = None
         # Names bounded by ASCII only: in Python's Unicode regexes a CJK character is a word
         # character, and "与self和target" must name self and target.
         names = sorted(self.params, key=len, reverse=True)
         self.name = _bounded(names)
         tensors = sorted((p.name for p in params if p.kind is ParamKind.TENSOR), key=len, reverse=True)
         self.tensor = _bounded(tensors)
-        self._rank = re.compile(
+
+    # The patterns that name this API's parameters are compiled once per API, and only when a
+    # sentence has the words they look for: compiled per sentence they missed re's cache (a few
+    # hundred entries for the whole docs tree) and cost a third of the parse.
+
+    @functools.cached_property
+    def _rank(self) -> re.Pattern[str]:
+        return re.compile(
             rf"(?:rank\(\s*({self.tensor})\s*\)|len\(\s*({self.tensor})\.shape\s*\)|"
             rf"({self.tensor})\s*(?:\.\s*(?:dim\(\)|dims\(\)|dim\b|ndim\b|rank\(\)|rank\b|dimNum\b|shape\.size\(\)|"
             rf"GetViewShape\(\)\.GetDimNum\(\))|\s*(?:的)?\s*(?:维度数量|维度数|维数|维度|秩)))")
-        self._size = re.compile(
-            rf"({self.tensor})\s*\.\s*(?:size|shape|sizes)\s*[(\[]\s*(-?\d+|{self.name})\s*[)\]]")
+
+    @functools.cached_property
+    def _size(self) -> re.Pattern[str]:
+        return re.compile(rf"({self.tensor})\s*\.\s*(?:size|shape|sizes)\s*[(\[]\s*(-?\d+|{self.name})\s*[)\]]")
 
     # -- one text --------------------------------------------------------------------------------
 
@@ -260,13 +269,21 @@ class _Reader:
 
     _ARITHMETIC = re.compile(r"\s*(?:的)?\s*(?:数值|值|大小)?\s*(?:加|减|乘|除|\+|-|\*|/|×|的\s*\d+\s*倍|倍)")
 
-    def _dims(self, sentence: str, text: Text, conditional: bool) -> None:
-        pattern = re.compile(
+    # Any axis phrase: a sentence without one states no equality of dimensions.
+    _ANY_AXIS = re.compile(_AXIS.format("any"))
+
+    @functools.cached_property
+    def _dim_equality(self) -> re.Pattern[str]:
+        return re.compile(
             rf"(?P<a>{self.tensor})?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*{self._AXIS.format('a')}\s*(?:的)?\s*"
             rf"(?:大小|长度|size|数值|值|维度|shape)?\s*(?:需要|必须|要|应|应该)?\s*(?:和|与|跟|等于)\s*"
             rf"(?P<b>{self.tensor})\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*{self._AXIS.format('b')}\s*(?:的)?\s*"
             rf"(?:大小|长度|size|数值|值|维度|shape)?\s*(?:保持|需要|必须)?\s*(?P<eq>一致|相等|相同|不一致|不相等|不相同|不同)?")
-        for match in pattern.finditer(sentence):
+
+    def _dims(self, sentence: str, text: Text, conditional: bool) -> None:
+        if not self._ANY_AXIS.search(sentence):
+            return
+        for match in self._dim_equality.finditer(sentence):
             if not match.group("eq") and "等于" not in match.group(0):
                 continue
             a = match.group("a") or (text.subject if text.subject and
@@ -288,15 +305,23 @@ class _Reader:
                 continue
             self.rules.add(self.rules.dim_equalities, DimEquality(a, axis, b, other_axis, text.line))
 
-    def _divisible(self, sentence: str, text: Text, conditional: bool) -> None:
+    # The words every divisibility pattern ends in.
+    _DIVISIBILITY_WORDS = ("倍数", "整除", "偶数")
+
+    @functools.cached_property
+    def _divisibility(self) -> tuple[re.Pattern[str], ...]:
         head = rf"(?P<a>{self.name})?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*(?:{self._AXIS.format('a')})?\s*(?:的)?\s*(?:大小|长度|size|数值|值)?\s*"
         must = r"(?:需要|必须|要|应|应该|需)?\s*"
-        patterns = (
+        return (
             re.compile(head + must + rf"(?:为|是)\s*(?P<n>\d+|{self.name})\s*的\s*(?:整数)?倍数"),
             re.compile(head + must + rf"(?:能|可以)?被\s*(?P<n>\d+|{self.name})\s*整除"),
             re.compile(head + must + r"(?:为|是)\s*(?P<even>偶数)"),
         )
-        for pattern in patterns:
+
+    def _divisible(self, sentence: str, text: Text, conditional: bool) -> None:
+        if not any(word in sentence for word in self._DIVISIBILITY_WORDS):
+            return
+        for pattern in self._divisibility:
             for match in pattern.finditer(sentence):
                 a = match.group("a") or text.subject
                 if a is None:
@@ -328,13 +353,8 @@ class _Reader:
     _OTHERWISE = re.compile(r"否则|其他情况|其它情况|其余情况|其他场景|otherwise|in\s+other\s+cases|else", re.I)
     _SCALAR = re.compile(r"标量|0维|零维|\[\s*1\s*\]|\(\s*1\s*,?\s*\)|\[\s*\]|一个元素|scalar|\(\s*\)", re.I)
 
-    @property
+    @functools.cached_property
     def _when_pattern(self) -> re.Pattern[str]:
-        if self._when_compiled is None:
-            self._when_compiled = self._when()
-        return self._when_compiled
-
-    def _when(self) -> re.Pattern[str]:
         hosts = sorted((n for n, p in self.params.items() if p.kind in (ParamKind.INT, ParamKind.STRING)), key=len,
                        reverse=True)
         name = r"(?:" + "|".join(map(re.escape, hosts)) + r")" if hosts else r"(?!x)x"
