@@ -163,12 +163,27 @@ def _diagnose_no_api(doc: Document, declarations: Sequence[Declaration], diags: 
 
 def api_section(sections: Sequence[Section], workspace_fn: str) -> Optional[Section]:
     """The section of an API's GetWorkspaceSize function (exact title first, then a title naming it)."""
-    word = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(workspace_fn)}(?![A-Za-z0-9_])")
-    named = [s for s in sections if word.search(s.title)]
+    named = [s for s in sections if names_word(s.title, workspace_fn)]
     for section in named:
         if section.title.strip() == workspace_fn:
             return section
     return named[0] if named else None
+
+
+def names_word(text: str, word: str) -> bool:
+    """Whether `word` stands in `text` not inside a longer ASCII identifier (a pattern of it,
+    compiled for each API, cost more than the search)."""
+    start = text.find(word)
+    while start >= 0:
+        end = start + len(word)
+        if (start == 0 or not _identifier_char(text[start - 1])) and (end == len(text) or not _identifier_char(text[end])):
+            return True
+        start = text.find(word, start + 1)
+    return False
+
+
+def _identifier_char(char: str) -> bool:
+    return char.isascii() and (char.isalnum() or char == "_")
 
 
 def _in_place_target(api: str, params: list[Param], diags: list[Diagnostic]) -> list[Param]:

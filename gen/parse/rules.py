@@ -94,6 +94,11 @@ def _host(param: Param) -> bool:
     return param.kind is not None and not param.kind.is_device_data
 
 
+# An ASCII identifier, whole: what a parameter name is in the pages' prose, bounded as _bounded
+# bounds the names themselves.
+_IDENTIFIER = r"(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_])"
+
+
 def _bounded(names: Sequence[str]) -> str:
     """A pattern of any of `names` (longest first) not inside a longer ASCII identifier."""
     if not names:
@@ -124,23 +129,18 @@ class _Reader:
         # character, and "与self和target" must name self and target.
         names = sorted(self.params, key=len, reverse=True)
         self.name = _bounded(names)
-        tensors = sorted((p.name for p in params if p.kind is ParamKind.TENSOR), key=len, reverse=True)
-        self.tensor = _bounded(tensors)
+        self.tensors = {p.name for p in params if p.kind is ParamKind.TENSOR}
+        self.tensor = _bounded(sorted(self.tensors, key=len, reverse=True))
 
     # The patterns that name this API's parameters are compiled once per API, and only when a
     # sentence has the words they look for: compiled per sentence they missed re's cache (a few
-    # hundred entries for the whole docs tree) and cost a third of the parse.
-
-    @functools.cached_property
-    def _rank(self) -> re.Pattern[str]:
-        return re.compile(
-            rf"(?:rank\(\s*({self.tensor})\s*\)|len\(\s*({self.tensor})\.shape\s*\)|"
-            rf"({self.tensor})\s*(?:\.\s*(?:dim\(\)|dims\(\)|dim\b|ndim\b|rank\(\)|rank\b|dimNum\b|shape\.size\(\)|"
-            rf"GetViewShape\(\)\.GetDimNum\(\))|\s*(?:的)?\s*(?:维度数量|维度数|维数|维度|秩)))")
-
-    @functools.cached_property
-    def _size(self) -> re.Pattern[str]:
-        return re.compile(rf"({self.tensor})\s*\.\s*(?:size|shape|sizes)\s*[(\[]\s*(-?\d+|{self.name})\s*[)\]]")
+    # hundred entries for the whole docs tree) and cost a third of the parse. Rank and size
+    # terms match any identifier and keep those that name the API's tensors (_ranges).
+    _RANK = re.compile(
+        rf"(?:rank\(\s*({_IDENTIFIER})\s*\)|len\(\s*({_IDENTIFIER})\.shape\s*\)|"
+        rf"({_IDENTIFIER})\s*(?:\.\s*(?:dim\(\)|dims\(\)|dim\b|ndim\b|rank\(\)|rank\b|dimNum\b|shape\.size\(\)|"
+        rf"GetViewShape\(\)\.GetDimNum\(\))|\s*(?:的)?\s*(?:维度数量|维度数|维数|维度|秩)))")
+    _SIZE = re.compile(rf"({_IDENTIFIER})\s*\.\s*(?:size|shape|sizes)\s*[(\[]\s*(-?\d+|{_IDENTIFIER})\s*[)\]]")
 
     # -- one text --------------------------------------------------------------------------------
 
@@ -178,8 +178,18 @@ class _Reader:
             terms.append((kind, tensor, axis))
             return f"§{len(terms) - 1}§"
 
-        held = self._size.sub(lambda m: hold("size", m.group(1), m.group(2)), sentence)
-        held = self._rank.sub(lambda m: hold("rank", m.group(1) or m.group(2) or m.group(3)), held)
+        def size(m: re.Match[str]) -> str:
+            axis = m.group(2)
+            if m.group(1) in self.tensors and (axis in self.params or axis.lstrip("-").isdigit()):
+                return hold("size", m.group(1), axis)
+            return m.group(0)
+
+        def rank(m: re.Match[str]) -> str:
+            tensor = m.group(1) or m.group(2) or m.group(3)
+            return hold("rank", tensor) if tensor in self.tensors else m.group(0)
+
+        held = self._SIZE.sub(size, sentence)
+        held = self._RANK.sub(rank, held)
         start = self._TRIGGER.search(held)
         assert start is not None
         bracket = self._BRACKET.search(held, start.end())
