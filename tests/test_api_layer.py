@@ -25,6 +25,12 @@ def test_every_parameter_kind_has_one_row():
     assert set(KINDS) == set(ParamKind)
     assert all((row.c_type or "").endswith("*") for kind, row in KINDS.items() if kind.is_pointer)
     assert len({row.sim_kind for row in KINDS.values()}) == len(ParamKind)
+    # Passed by value exactly when not a pointer; a list is device data; tests write every host
+    # value but a string's.
+    assert all((row.sim_arg == "PointerArg") == kind.is_pointer for kind, row in KINDS.items())
+    assert all(not row.is_list or kind.is_device_data for kind, row in KINDS.items())
+    assert {kind for kind, row in KINDS.items() if row.example_value is None} == {
+        ParamKind.TENSOR, ParamKind.TENSOR_LIST, ParamKind.STRING}
 
 
 def test_c_type_keeps_the_pages_const_on_pointers_only():

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Optional
 
 from gen import families, names
+from gen.api.kinds import value_type
 from gen.ir import API, Direction, DType, OpSemantics, Param, ParamKind, RelationKind, ResultRule
 from gen.model import BoundAPI
 
@@ -130,6 +131,17 @@ def scalar_preference(param: Param) -> ScalarPreference:
         for_float=keep(_FLOAT_ORDER),
         for_complex=keep(_COMPLEX_ORDER),
     )
+
+
+def float_dtype(param: Param) -> Optional[DType]:
+    """The dtype a Python float passed for the parameter becomes: a scalar's first floating dtype
+    of the page's list (`scalar_preference`), a float attribute's C type (float: FLOAT); None
+    where the call keeps a double."""
+    if param.kind is ParamKind.SCALAR:
+        return next(iter(scalar_preference(param).for_float), None)
+    if param.kind is ParamKind.FLOAT and value_type(param) == "float":
+        return DType.FLOAT
+    return None
 
 
 # ---- outputs ------------------------------------------------------------------------------------------

@@ -179,16 +179,9 @@ def _is_unsigned(c_type: str) -> bool:
 
 def entry_param(param: Param) -> EntryParam:
     ident = cpp_identifier(param.name)
-    if "*" in param.c_type or kind_of(param).is_pointer:
-        maker = "PointerArg"
-    elif param.kind is ParamKind.BOOL:
-        maker = "BoolArg"
-    elif param.kind is ParamKind.FLOAT:
-        maker = "FloatArg"
-    elif param.kind is ParamKind.DTYPE:
-        maker = "DTypeArg"
-    else:
-        maker = "UIntArg" if _is_unsigned(param.c_type) else "IntArg"
+    maker = "PointerArg" if "*" in param.c_type else KINDS[kind_of(param)].sim_arg
+    if maker == "IntArg" and _is_unsigned(param.c_type):
+        maker = "UIntArg"
     return EntryParam(c_type=param.c_type, name=ident, arg=f"aclsim::{maker}({ident})")
 
 

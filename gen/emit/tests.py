@@ -27,8 +27,8 @@ from typing import Any, Optional
 
 from gen import abi, families, names
 from gen.api.calls import EXPRESSIBLE, SHAPES
-from gen.api.kinds import value_type
-from gen.api.python import out_params, output_plans, result_rule, scalar_preference
+from gen.api.kinds import KINDS
+from gen.api.python import float_dtype, out_params, output_plans, result_rule, scalar_preference
 from gen.cache import GENERATOR_ONLY
 from gen.emit.env import copied, render
 from gen.emit.files import FileManager
@@ -289,24 +289,16 @@ def base_values(api: API) -> _Values:
         if given is None and p.optional and p.kind is not None and p.kind.is_pointer:
             values[p.name] = None  # an optional pointer: NULL (None) is a valid value
             continue
-        if p.kind is ParamKind.SCALAR:
-            value = _number(given[0]) if given else 0.5
-            # A Python float becomes the first float dtype of the page's list (the bindings' rule).
-            values[p.name] = exactly(value, next(iter(scalar_preference(p).for_float), None))
-        elif p.kind is ParamKind.BOOL:
-            values[p.name] = bool(given[0]) if given else False
-        elif p.kind is ParamKind.INT:
-            values[p.name] = int(given[0]) if given else 1
-        elif p.kind is ParamKind.FLOAT:
-            value = float(given[0]) if given else 0.5
-            values[p.name] = exactly(value, DType.FLOAT) if value_type(p) == "float" else value
-        elif p.kind in (ParamKind.INT_ARRAY, ParamKind.BOOL_ARRAY, ParamKind.FLOAT_ARRAY, ParamKind.SCALAR_LIST):
-            cast = {ParamKind.INT_ARRAY: int, ParamKind.BOOL_ARRAY: bool}.get(p.kind, _number)
-            values[p.name] = tuple(cast(v) for v in given) if given else ()
+        form = KINDS[p.kind].example_value if p.kind else None
+        if form is not None and form.names_dtype and example and example.dtype:
+            values[p.name] = example.dtype.value  # the page's name (FLOAT is float32), as the bindings take it
+        elif form is not None and form.sequence:
+            values[p.name] = tuple(form.convert(v) for v in given) if given else form.default
             if not given:
                 unknown.append(p.name)
-        elif p.kind is ParamKind.DTYPE and example and example.dtype:
-            values[p.name] = example.dtype.value  # the page's name (FLOAT is float32), as the bindings take it
+        elif form is not None and not form.names_dtype:
+            # A Python float is what the bindings make of it (a scalar: the page's first float dtype).
+            values[p.name] = exactly(form.convert(given[0]) if given else form.default, float_dtype(p))
         else:
             values[p.name] = None
             unknown.append(p.name)
@@ -353,10 +345,6 @@ def violation(check: ValueCheck) -> dict[str, Any]:
     them (`violation = { selfIsResult = true, negativeSlope = -0.5 }`): the C++ condition itself
     is not parsed; {} when the file gives none."""
     return {arg.param: arg.value for arg in check.violation}
-
-
-def _number(value: float) -> Any:
-    return int(value) if float(value).is_integer() and abs(value) < 2**53 else value
 
 
 class Planner:
