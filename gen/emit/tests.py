@@ -39,9 +39,11 @@ from gen.ir import (API, Direction, DType, ErrorCase, ErrorCategory, OpSemantics
 DIRECTORY = "tests"
 SUPPORT_FILES = ("conftest.py", "_aclnn_testing.py")
 
-# Mirrors _aclnn_testing.UNDOCUMENTED: a dtype the page does not list, chosen at run time.
+# The runtime's markers (_aclnn_testing, which the generator cannot import: it imports the built
+# package; tests/test_runtime_python.py holds these and Case's fields equal to its own).
+# UNDOCUMENTED: a dtype the page does not list, chosen at run time; AUTO: an out= array of the
+# golden's shape, in the dtype the op gives.
 UNDOCUMENTED = "<undocumented>"
-# Mirrors _aclnn_testing.AUTO: an out= array of the golden's shape, in the dtype the op gives.
 AUTO = "<auto>"
 # CANN reports a null pointer with this status, whatever row of its error table a page lists it in.
 NULLPTR = abi.status_code("ACLNN_ERR_PARAM_NULLPTR")
@@ -64,7 +66,8 @@ OUT_LAYOUTS = ("strided", "transposed")
 
 @dataclass(frozen=True)
 class Case:
-    """One call, as `_aclnn_testing.Case` takes it (see there), plus why it is skipped, if it is."""
+    """One call, as `_aclnn_testing.Case` takes it (see there; the same fields, held equal by
+    tests/test_runtime_python.py), plus why it is skipped, if it is."""
 
     id: str
     dtypes: dict[str, str] = field(default_factory=dict)
