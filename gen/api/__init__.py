@@ -7,6 +7,7 @@
     docs.py     the docstring of each API, from its page and its signature
     calls.py    what a call's arguments are built from where the page states none (the generated
                 suites' and make corpus's)
+    exports.py  the package's public names besides its operators, by the module defining them
 
 The emitters (gen/emit/) spell these decisions in C++, Python and stubs; none of them imports
 another emitter, and none decides them again.
