@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple, Optional, Sequence
 
 from gen.cache import EmitMemo, IRCache, digest, pickle_page, write_atomically
+from gen.emit.env import keep_compiled_templates
 from gen.emit.files import FileManager, Share, files_below
 from gen.ir import Diagnostic, Level, OpSemantics, Page, PageKind
 from gen.locations import REPOSITORY, SEMANTICS_LIBRARY
@@ -393,6 +394,8 @@ def run(paths: Iterable[str | Path], out_dir: Path, *, emitters: Sequence[str] =
     clock.lap("select")
 
     memo = EmitMemo(cache_dir, Path(out_dir)) if cache_dir is not None else None
+    if cache_dir is not None:
+        keep_compiled_templates(Path(cache_dir) / "templates")
     # Few pages changed: few files to render, fewer than worker processes would pay for.
     emit_jobs = jobs if report.reparsed >= PARALLEL_FROM else 1
     files = emit(model, Path(out_dir), emitters=emitters, owned_dirs=owned_dirs, dry_run=dry_run, memo=memo,
