@@ -154,15 +154,14 @@ def _parse_task(task: _ParseTask) -> bytes:
 def _parse_all(todo: list[_ParseTask], jobs: int, progress: Progress) -> list[Page]:
     if jobs <= 1 or len(todo) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
         return [_parse_and_store(task)[0] for task in progress(todo, "parse")]
-    # Large pages first, so that no worker is left with the longest one at the end; the results
-    # come back in the order of `todo`.
+    # Large pages first, so that no worker is left with the longest one at the end. Each result
+    # is loaded as it comes, while the workers parse the next pages, not all after the last.
     order = sorted(range(len(todo)), key=lambda i: -len(todo[i].raw))
-    with _forked_pool(min(jobs, len(todo))) as pool:
-        done = list(progress(pool.imap(_parse_task, [todo[i] for i in order], chunksize=2), "parse",
-                             total=len(todo)))
     pages: list[Page] = [None] * len(todo)  # type: ignore[list-item]
-    for position, i in enumerate(order):
-        pages[i] = pickle.loads(done[position])
+    with _forked_pool(min(jobs, len(todo))) as pool:
+        done = pool.imap(_parse_task, [todo[i] for i in order], chunksize=2)
+        for position, data in enumerate(progress(done, "parse", total=len(todo))):
+            pages[order[position]] = pickle.loads(data)
     return pages
 
 
