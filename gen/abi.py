@@ -41,3 +41,10 @@ def status_codes() -> dict[str, int]:
 def status_code(name: str) -> int:
     """One aclnnStatus value by its name (KeyError for a name acl_meta.h does not declare)."""
     return status_codes()[name]
+
+
+@functools.lru_cache(maxsize=1)
+def acl_errors() -> dict[str, int]:
+    """aclError values of the runtime API by name (`static const int ACL_ERROR_INVALID_PARAM = 100000;`)."""
+    return {name: int(value) for name, value in
+            re.findall(r"^static const int (ACL_\w+) = (\d+);", _text("acl/acl_base.h"), re.M)}

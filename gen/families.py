@@ -215,10 +215,5 @@ def output_shape(family: Family, op: str, role: str) -> str:
 RULE_DIMS = {"reduce": "dim", "trailing_ones": "normalized_shape", "groups": "group"}
 
 
-def enumerator(name: str) -> str:
-    """An op, role or option as its C++ enumerator: `log_softmax` -> `kLogSoftmax`."""
-    return "k" + "".join(part[:1].upper() + part[1:] for part in name.split("_"))
-
-
 def family(name: str) -> Optional[Family]:
     return BY_NAME.get(name)

@@ -242,6 +242,49 @@ _REAL_PART = {DType.COMPLEX32: DType.FLOAT16, DType.COMPLEX64: DType.FLOAT, DTyp
 _COMPLEX_OF = {real: complex_ for complex_, real in _REAL_PART.items()}
 
 
+class ResultRule(_Rows):
+    """How a kernel's result dtype follows from the dtype its inputs promote to: the semantics
+    file's `integral_result = "floating"` (a true division: integral and BOOL inputs give FLOAT,
+    PyTorch's default dtype), `complex_result = "real"` (|z|: a complex computation gives the real
+    dtype of its precision, as aclnnAbs's tables say) and `result = "bool"` (a comparison: BOOL
+    whatever the inputs). The bindings allocate outputs by it and the simulator checks out= by it,
+    both from the table generated/include/aclnn_bindgen/dtypes.h renders from `result_dtype`; the
+    generated suites read aclnn._dtypes' copy.
+
+    A row: the name, then whether integral inputs give FLOAT, complex ones their real dtype, and
+    every input BOOL."""
+
+    def __init__(self, *row: Any) -> None:
+        self.integral_to_float: bool = row[1]
+        self.complex_to_real: bool = row[2]
+        self.always_bool: bool = row[3]
+
+    PROMOTED = "promoted", False, False, False
+    FLOATING = "floating", True, False, False
+    REAL = "real", False, True, False
+    FLOATING_OR_REAL = "floating_or_real", True, True, False
+    BOOL = "bool", False, False, True
+
+    @classmethod
+    def of(cls, integral_to_float: bool = False, complex_to_real: bool = False,
+           always_bool: bool = False) -> "ResultRule":
+        """The rule of a semantics table's keys; BOOL whatever the others say."""
+        if always_bool:
+            return cls.BOOL
+        return next(r for r in cls if (r.integral_to_float, r.complex_to_real, r.always_bool)
+                    == (integral_to_float, complex_to_real, False))
+
+    def result_dtype(self, promoted: DType) -> DType:
+        """The dtype of the kernel's result for inputs promoted to `promoted`."""
+        if self.always_bool:
+            return DType.BOOL
+        if self.integral_to_float and (promoted.is_integral or promoted is DType.BOOL):
+            return DType.FLOAT
+        if self.complex_to_real:
+            return _REAL_PART.get(promoted, promoted)
+        return promoted
+
+
 class Soc(_Rows):
     """The chips behind the pages' product rows, by the SoC names CANN itself uses (the value),
     with the product families the pages name them by.
@@ -917,15 +960,10 @@ class OpSemantics(_Json):
     # `kernel` means something else or nothing on complex values (comparisons, std::max); None:
     # `kernel` serves them too, "": not simulated in complex arithmetic.
     kernel_complex: Optional[str] = None
-    # The complex kernel's result is real (|z|): it goes to a real output of the computation's
-    # precision (COMPLEX64 -> FLOAT), as the page's tables say (aclnnAbs).
-    complex_result_real: bool = False
-    # Integral and bool inputs give a FLOAT result (PyTorch's default dtype), as a true division
-    # does: the output is allocated as FLOAT, and an integral output cannot take it (互转换关系).
-    floating_result: bool = False
-    # The result is BOOL whatever the inputs (a comparison, a test such as isfinite): the output
-    # is allocated as BOOL, and any output dtype can take it (BOOL converts to every dtype).
-    bool_result: bool = False
+    # The result's dtype from the inputs' promoted one (a FLOAT result of integral inputs, a real
+    # result of complex ones, BOOL whatever the inputs): the output is allocated in it, and out=
+    # must be castable from it (互转换关系; BOOL converts to every dtype).
+    result_rule: ResultRule = ResultRule.PROMOTED
     # Python expression of the result in terms of the parameters as torch tensors / Python
     # values, e.g. "torch.ops.aten.leaky_relu_backward(gradOutput, self, negativeSlope, selfIsResult)".
     golden: str = ""

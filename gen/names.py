@@ -48,6 +48,8 @@ def test_file(api_name: str) -> str:
 
 
 def cpp_enumerator(name: str) -> str:
-    """A value of one of the IR's closed sets as the enumerator of its C++ enum class, Google style:
-    `Ascend910B` (aclsim::Soc) -> `kAscend910B`, `floating` (DTypeCategory) -> `kFloating`."""
-    return "k" + name[:1].upper() + name[1:]
+    """A value of one of the IR's closed sets, or a kernel family's op, role or option, as the
+    enumerator of its C++ enum, Google style: `Ascend910B` (aclsim::Soc) -> `kAscend910B`,
+    `floating` (DTypeCategory) -> `kFloating`, `log_softmax` -> `kLogSoftmax`; an underscore
+    before a digit stays (`Ascend910_93` -> `kAscend910_93`)."""
+    return "k" + re.sub(r"_([a-zA-Z])", lambda m: m.group(1).upper(), name[:1].upper() + name[1:])

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple, Optional, Sequence
 
 from gen.cache import EmitMemo, IRCache, digest, pickle_page, write_atomically
+from gen.emit.env import keep_compiled_templates
 from gen.emit.files import FileManager, Share, files_below
 from gen.ir import Diagnostic, Level, OpSemantics, Page, PageKind
 from gen.locations import REPOSITORY, SEMANTICS_LIBRARY
@@ -153,15 +154,14 @@ def _parse_task(task: _ParseTask) -> bytes:
 def _parse_all(todo: list[_ParseTask], jobs: int, progress: Progress) -> list[Page]:
     if jobs <= 1 or len(todo) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
         return [_parse_and_store(task)[0] for task in progress(todo, "parse")]
-    # Large pages first, so that no worker is left with the longest one at the end; the results
-    # come back in the order of `todo`.
+    # Large pages first, so that no worker is left with the longest one at the end. Each result
+    # is loaded as it comes, while the workers parse the next pages, not all after the last.
     order = sorted(range(len(todo)), key=lambda i: -len(todo[i].raw))
-    with _forked_pool(min(jobs, len(todo))) as pool:
-        done = list(progress(pool.imap(_parse_task, [todo[i] for i in order], chunksize=2), "parse",
-                             total=len(todo)))
     pages: list[Page] = [None] * len(todo)  # type: ignore[list-item]
-    for position, i in enumerate(order):
-        pages[i] = pickle.loads(done[position])
+    with _forked_pool(min(jobs, len(todo))) as pool:
+        done = pool.imap(_parse_task, [todo[i] for i in order], chunksize=2)
+        for position, data in enumerate(progress(done, "parse", total=len(todo))):
+            pages[order[position]] = pickle.loads(data)
     return pages
 
 
@@ -393,6 +393,8 @@ def run(paths: Iterable[str | Path], out_dir: Path, *, emitters: Sequence[str] =
     clock.lap("select")
 
     memo = EmitMemo(cache_dir, Path(out_dir)) if cache_dir is not None else None
+    if cache_dir is not None:
+        keep_compiled_templates(Path(cache_dir) / "templates")
     # Few pages changed: few files to render, fewer than worker processes would pay for.
     emit_jobs = jobs if report.reparsed >= PARALLEL_FROM else 1
     files = emit(model, Path(out_dir), emitters=emitters, owned_dirs=owned_dirs, dry_run=dry_run, memo=memo,

@@ -39,13 +39,19 @@ ASAN_BUILD = ROOT / "build" / "sim-asan"
 # aclDataType values (runtime/include/acl/acl_base.h) of every dtype NumPy can hold.
 ACL_DTYPE = {np.dtype(getattr(ml_dtypes if d.numpy_module == "ml_dtypes" else np, d.numpy_name)):
              abi.enumerators("aclDataType")[d.enumerator] for d in DType if d.numpy_name}
-ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_DOUBLE, ACL_BOOL, ACL_BF16 = 0, 1, 2, 3, 9, 11, 12, 27
-ACL_FORMAT_NCHW, ACL_FORMAT_ND, ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_NZ = 0, 2, 3, 29
-H2H, H2D, D2H, D2D, DEFAULT = 0, 1, 2, 3, 4
+# The ABI's values the tests pass and expect, from their one home (runtime/include, read by gen.abi).
+_DTYPES, _FORMATS, _COPIES = (abi.enumerators(e) for e in ("aclDataType", "aclFormat", "aclrtMemcpyKind"))
+ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_DOUBLE, ACL_BOOL, ACL_BF16 = (
+    _DTYPES[f"ACL_{name}"] for name in ("FLOAT", "FLOAT16", "INT8", "INT32", "INT64", "DOUBLE", "BOOL", "BF16"))
+ACL_FORMAT_NCHW, ACL_FORMAT_ND, ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_NZ = (
+    _FORMATS[f"ACL_FORMAT_{name}"] for name in ("NCHW", "ND", "NC1HWC0", "FRACTAL_NZ"))
+H2H, H2D, D2H, D2D, DEFAULT = (_COPIES[f"ACL_MEMCPY_{name}"] for name in (
+    "HOST_TO_HOST", "HOST_TO_DEVICE", "DEVICE_TO_HOST", "DEVICE_TO_DEVICE", "DEFAULT"))
 
-ACLNN_SUCCESS, NULLPTR, INVALID, NOT_SIMULATED = 0, 161001, 161002, 561003
+ACLNN_SUCCESS, NULLPTR, INVALID, NOT_SIMULATED = (abi.status_code(name) for name in (
+    "ACLNN_SUCCESS", "ACLNN_ERR_PARAM_NULLPTR", "ACLNN_ERR_PARAM_INVALID", "ACLNN_ERR_INNER_FIND_KERNEL_ERROR"))
 # What a synchronisation returns for a kernel that faulted on the (simulated) device.
-ACL_ERROR_RT_AICORE_EXCEPTION = 507015
+ACL_ERROR_RT_AICORE_EXCEPTION = abi.acl_errors()["ACL_ERROR_RT_AICORE_EXCEPTION"]
 
 
 def model() -> Model:
@@ -188,6 +194,7 @@ _SIGNATURES = {
     # libopapi
     "aclsimPromoteTypes": (ctypes.c_int, [ctypes.c_int, ctypes.c_int]),
     "aclsimCanCast": (ctypes.c_int, [ctypes.c_int, ctypes.c_int]),
+    "aclsimResultDType": (ctypes.c_int, [ctypes.c_int, ctypes.c_int]),
 }
 
 _C_TYPES = {

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from gen.ir import (
     API, Bound, CombinationCell, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, IntegerMath,
-    OpSemantics, Page, PageKind, Param, ParamKind, Product, Relation, RelationKind, Reserved, ShapeForm, ShapeRule, Soc,
-    ValueCheck, ValueRange,
+    OpSemantics, Page, PageKind, Param, ParamKind, Product, Relation, RelationKind, Reserved, ResultRule, ShapeForm,
+    ShapeRule, Soc, ValueCheck, ValueRange,
 )
 
 SOURCE = "tests/sim_test_ops.md"
@@ -168,7 +168,7 @@ def semantics() -> tuple[OpSemantics, ...]:
         OpSemantics(api="aclnnSimTestTwoOutputs", source="tests/sim_test_ops.toml", kernel="self"),
         OpSemantics(api="aclnnSimTestChainedBroadcast", source="tests/sim_test_ops.toml", kernel="gradOutput * self"),
         OpSemantics(api="aclnnSimTestAbs", source="tests/sim_test_ops.toml", kernel="self < T(0) ? -self : self",
-                    kernel_complex="T(std::abs(self))", complex_result_real=True),
+                    kernel_complex="T(std::abs(self))", result_rule=ResultRule.REAL),
         OpSemantics(api="aclnnSimTestFill", source="tests/sim_test_ops.toml", kernel="fillValue",
                     integer_math=IntegerMath.EXACT),
     )

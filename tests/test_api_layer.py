@@ -25,6 +25,12 @@ def test_every_parameter_kind_has_one_row():
     assert set(KINDS) == set(ParamKind)
     assert all((row.c_type or "").endswith("*") for kind, row in KINDS.items() if kind.is_pointer)
     assert len({row.sim_kind for row in KINDS.values()}) == len(ParamKind)
+    # Passed by value exactly when not a pointer; a list is device data; tests write every host
+    # value but a string's.
+    assert all((row.sim_arg == "PointerArg") == kind.is_pointer for kind, row in KINDS.items())
+    assert all(not row.is_list or kind.is_device_data for kind, row in KINDS.items())
+    assert {kind for kind, row in KINDS.items() if row.example_value is None} == {
+        ParamKind.TENSOR, ParamKind.TENSOR_LIST, ParamKind.STRING}
 
 
 def test_c_type_keeps_the_pages_const_on_pointers_only():
@@ -65,3 +71,20 @@ def test_no_emitter_imports_another_emitter():
         if others:
             found[path.name] = sorted(others)
     assert found == {}
+
+
+def test_the_packages_runtime_names_are_defined_where_the_table_says():
+    """Each hand-written module defines the names the package imports from it, and the stub
+    declares the extension's (the table gen/api/exports.py is the one list both files render)."""
+    from gen.api import exports
+    from gen.emit import stubs
+
+    runtime = Path(__file__).resolve().parents[1] / "runtime" / "python"
+    for module, names in exports.python_exports():
+        tree = ast.parse((runtime / (module.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
+        defined = {node.name for node in tree.body if isinstance(node, (ast.ClassDef, ast.FunctionDef))}
+        assert set(names) <= defined, module
+    stub = ast.parse((Path(__file__).resolve().parents[1] / "generated" / stubs.STUB).read_text(encoding="utf-8"))
+    declared = {node.name for node in stub.body if isinstance(node, (ast.ClassDef, ast.FunctionDef))}
+    assert set(dict(exports.RUNTIME_EXPORTS)[exports.EXTENSION]) <= declared
+    assert exports.public_names(["abs"])[-1] == "abs" and "Tensor" in exports.public_names([])

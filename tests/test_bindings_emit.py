@@ -141,3 +141,13 @@ def test_docstring_shows_the_formula_once():
     assert "Formula::" not in docs.docstring(in_description)
     alone = build_model([make_page(make_api(formula=formula), description="算子功能：绝对值。")]).apis[0]
     assert docs.docstring(alone).count("out = |self|") == 1 and "Formula::" in docs.docstring(alone)
+
+
+def test_formulas_the_description_shows_between_sentences_are_not_repeated():
+    """aclnnSlice: three display formulas, sentences between them; the formula joins the three."""
+    first, second = "$$\nstart = min(start, N)\n$$", "$$\nend = min(end, N)\n$$"
+    bound = build_model([make_page(make_api(formula=f"{first}\n{second}"),
+                                   description=f"假设N为长度：\n{first}\n转换后：\n{second}")]).apis[0]
+    assert "Formula::" not in docs.docstring(bound)
+    partly = build_model([make_page(make_api(formula=f"{first}\n{second}"), description=f"假设：\n{first}")]).apis[0]
+    assert "Formula::" in docs.docstring(partly)

@@ -9,8 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from gen import abi
 from gen.corpus import calls, workers
+from gen.ir import DEFAULT_SOC
 from gen.progress import no_progress
+
+INVALID = abi.status_code("ACLNN_ERR_PARAM_INVALID")
+NOT_SIMULATED = abi.status_code("ACLNN_ERR_INNER_FIND_KERNEL_ERROR")
 
 ACLNN = """
 class AclnnError(Exception):
@@ -35,20 +40,20 @@ def not_simulated(dim): raise AclnnError(561003, 'execute')
 """
 
 # The support module's functions the runner uses, reduced to what the fake ops need.
-TESTING = """
+TESTING = f"""
 import aclnn
-NUMPY_DTYPES = {}
-NOT_SIMULATED = 561003
-def active_soc(): return "Ascend910B"
-def make_inputs(op, case, soc): return {}
+NUMPY_DTYPES = {{}}
+NOT_SIMULATED = {NOT_SIMULATED}
+def active_soc(): return "{DEFAULT_SOC.value}"
+def make_inputs(op, case, soc): return {{}}
 def out_arrays(op, case, inputs, soc): return None
 def call(op, case, inputs, outs): return op.behave()
 """
 
 OPS = {
     "aclnnFine": "return ()",
-    "aclnnRejects": "raise aclnn.AclnnError(161002, 'GetWorkspaceSize')",
-    "aclnnNotSimulated": "raise aclnn.AclnnError(561003, 'execute')",
+    "aclnnRejects": f"raise aclnn.AclnnError({INVALID}, 'GetWorkspaceSize')",
+    "aclnnNotSimulated": f"raise aclnn.AclnnError({NOT_SIMULATED}, 'execute')",
     "aclnnCrashes": "import os; os.abort()",
     "aclnnAfterCrash": "return ()",
     "aclnnBroken": "raise RuntimeError('the wrapper is wrong')",
@@ -100,7 +105,7 @@ def test_phase2_is_recorded_and_nothing_compared_without_a_golden(outcomes):
 
 
 def test_phase1_status_is_reported(outcomes):
-    assert outcomes["aclnnRejects"]["status"] == 161002
+    assert outcomes["aclnnRejects"]["status"] == INVALID
 
 
 def test_crash_is_blamed_on_its_api_and_the_rest_still_runs(outcomes):

@@ -2,7 +2,9 @@
 dtype runtime/include declares, and values no dtype has), the dtype aclnn._C allocates an output
 of two inputs in (`promote`, which Call::output uses) is the dtype the simulator's phase 1 promotes
 them to (aclsimPromoteTypes), and both are the IR's rule, gen.ir.DType.promote, which
-tests/test_dtypes.py holds to PyTorch's. The simulator's castability is the IR's too."""
+tests/test_dtypes.py holds to PyTorch's. The simulator's castability is the IR's too. So are the
+kernels' result dtypes: for every rule (gen.ir.ResultRule) and promoted dtype, the dtype the
+bindings allocate an output in is the one the simulator's phase 1 checks out= against."""
 
 import ctypes
 import itertools
@@ -11,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from gen import abi
-from gen.ir import DType
+from gen.ir import DType, ResultRule
 from tests import bindings_build
 
 VALUES = abi.enumerators("aclDataType")
@@ -65,3 +67,25 @@ def test_the_pair_that_disagreed(aclnn, opapi):
     """UINT16 with INT8: the bindings used to allocate INT32, which the simulator then refused."""
     a, b = VALUES["ACL_UINT16"], VALUES["ACL_INT8"]
     assert aclnn._C._promote_types(a, b) == opapi.aclsimPromoteTypes(a, b) == -1
+
+
+def ir_result_dtype(rule: ResultRule, value: int) -> int:
+    return VALUES[rule.result_dtype(DTYPE_OF[value]).enumerator] if value in DTYPE_OF else value
+
+
+# The C++ enumerators of ResultRule are its members in order.
+RULE_PAIRS = [(k, rule, value) for k, rule in enumerate(ResultRule) for value in CANDIDATES]
+
+
+def test_bindings_and_simulator_give_every_result_dtype_alike(aclnn, opapi):
+    """The dtype the bindings allocate a kernel's output in (Call::output) is the one the simulator's
+    phase 1 checks out= against, for every result rule and promoted dtype."""
+    wrong = [(rule.value, value, aclnn._C._result_dtype(k, value), opapi.aclsimResultDType(k, value))
+             for k, rule, value in RULE_PAIRS if aclnn._C._result_dtype(k, value) != opapi.aclsimResultDType(k, value)]
+    assert not wrong
+
+
+def test_the_simulator_gives_result_dtypes_by_the_irs_rule(opapi):
+    wrong = [(rule.value, value, opapi.aclsimResultDType(k, value), ir_result_dtype(rule, value))
+             for k, rule, value in RULE_PAIRS if opapi.aclsimResultDType(k, value) != ir_result_dtype(rule, value)]
+    assert not wrong

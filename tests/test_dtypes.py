@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from gen import abi
-from gen.ir import DEFAULT_SOC, DType, DTypeCategory, Soc
+from gen.ir import DEFAULT_SOC, DType, DTypeCategory, ResultRule, Soc
 
 # The torch dtype of each DType PyTorch has: NumPy's name, plus those NumPy lacks.
 TORCH = {d: getattr(torch, d.numpy_name) for d in DType if d.numpy_name} | {
@@ -84,6 +84,33 @@ def test_packed_and_exotic_types_cast_by_their_category():
     assert not DType.STRING.can_cast(DType.INT8) and DType.STRING.can_cast(DType.STRING)
 
 
+# What each result rule stands for in PyTorch: true division (integral and bool inputs give the
+# default dtype), a real part (a complex input gives its real dtype, as abs does), a comparison.
+TORCH_RESULT = {
+    ResultRule.FLOATING: lambda t: torch.true_divide(t, t),
+    ResultRule.REAL: torch.real,
+    ResultRule.FLOATING_OR_REAL: lambda t: torch.real(torch.true_divide(t, t)),
+    ResultRule.BOOL: lambda t: torch.eq(t, t),
+    ResultRule.PROMOTED: lambda t: t,
+}
+# The dtypes PyTorch's CPU computes these in: its promotion lattice, but for complex32.
+TORCH_COMPUTES = [d for d in TORCH if d.promotes_with_others and d is not DType.COMPLEX32]
+
+
+@pytest.mark.parametrize("rule", list(ResultRule), ids=lambda r: r.value)
+def test_result_rules_are_torchs(rule):
+    wrong = [(d.value, rule.result_dtype(d).value, str(got)) for d in TORCH_COMPUTES
+             if (got := TORCH_RESULT[rule](torch.ones(2, dtype=TORCH[d])).dtype) != TORCH[rule.result_dtype(d)]]
+    assert not wrong
+
+
+def test_a_result_rule_reads_a_semantics_files_keys():
+    assert ResultRule.of() is ResultRule.PROMOTED and ResultRule.of(integral_to_float=True) is ResultRule.FLOATING
+    assert ResultRule.of(integral_to_float=True, complex_to_real=True) is ResultRule.FLOATING_OR_REAL
+    assert ResultRule.of(integral_to_float=True, always_bool=True) is ResultRule.BOOL
+    assert ResultRule.REAL.result_dtype(DType.COMPLEX32) is DType.FLOAT16  # which PyTorch's CPU cannot compute
+
+
 def _generated_module(name):
     """A module of the committed package (generated/aclnn/), loaded without the extension."""
     path = Path(__file__).resolve().parents[1] / "generated" / "aclnn" / f"{name}.py"
@@ -102,6 +129,14 @@ def test_the_packages_table_is_the_irs():
             (d.enumerator, d.numpy_name, d.size, d.category.value)
     assert dtypes.NUMPY_DTYPES["BFLOAT16"] is ml_dtypes.bfloat16 and dtypes.NUMPY_DTYPES["BOOL"] is np.bool_
     assert set(dtypes.NUMPY_DTYPES) == {d.value for d in DType if d.numpy}
+
+
+def test_the_packages_result_rules_are_the_irs():
+    dtypes = _generated_module("_dtypes")
+    assert list(dtypes.RESULT_DTYPES) == [r.value for r in ResultRule]
+    wrong = [(r.value, d.value) for r in ResultRule for d in DType
+             if dtypes.result_dtype(r.value, d.value) != r.result_dtype(d).value]
+    assert not wrong
 
 
 def test_the_packages_chips_are_the_irs():

@@ -4,8 +4,10 @@ bindings take them, and matches the built package (mypy.stubtest)."""
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +19,7 @@ from gen.api.python import python_signature
 from gen.emit import package, stubs
 from gen.emit.files import FileManager
 from gen.model import build_model
-from gen.ir import Direction, ParamKind
+from gen.ir import API, Direction, Page, ParamKind
 from tests.factories import make_api, make_page, make_param
 from tests.sim_seed_ir import seed_pages, seed_semantics
 
@@ -106,6 +108,33 @@ def test_docstring_is_the_pages(seed_stub):
     bound = build_model(seed_pages(), seed_semantics()).api("aclnnLeakyReluBackward")
     first = function_defs(stub, "leaky_relu_backward")[0]
     assert ast.get_docstring(first) == inspect.cleandoc(docs.docstring(bound))
+
+
+@functools.cache
+def generated_docstrings() -> dict[str, tuple[str, API, Page]]:
+    """The docstring, API and page of every API of the committed stub, by API name: the stub heads
+    each function with `# aclnnXxx (page:line)`; generated/ir/ holds each page's IR."""
+    pages = [Page.from_json(path.read_text(encoding="utf-8")) for path in (ROOT / "generated" / "ir").glob("*.json")]
+    apis = {api.name: (api, page) for page in pages for api in page.apis}
+    stub = (ROOT / "generated" / stubs.STUB).read_text(encoding="utf-8")
+    found = {}
+    for name, body in re.findall(r"^# (aclnn\w+) \(.*?\)\n(.*?)(?=^# aclnn|\Z)", stub, re.S | re.M):
+        docstring = next(d for node in ast.parse(body).body if isinstance(node, ast.FunctionDef)
+                         for d in [ast.get_docstring(node)] if d)
+        found[name] = (docstring, *apis[name])
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(generated_docstrings()))
+def test_no_formula_is_printed_twice(name):
+    """Each display formula of the page's formula (the whole formula when it has none) appears in
+    the docstring as often as the page's description writes it, or once when only the Formula
+    section shows it. (Prose lines around the formulas may recur in a parameter's notes.)"""
+    docstring, api, page = generated_docstrings()[name]
+    shown, described = " ".join(docstring.split()), " ".join(page.description.split())
+    pieces = [p for p in docs.formula_pieces(api.formula) if p.startswith("$$")] or [api.formula]
+    for piece in (" ".join(p.split()) for p in pieces if p.strip()):
+        assert shown.count(piece) == max(1, described.count(piece)), piece
 
 
 def test_docstring_literal_keeps_backslashes_and_quotes():

@@ -60,3 +60,33 @@ def test_the_cli_and_run_write_the_same_files(docs, tmp_path):
     assert files and files == sorted(p.relative_to(tmp_path / "by-cli")
                                      for p in (tmp_path / "by-cli").rglob("*") if p.is_file())
     assert all((tmp_path / "by-run" / f).read_bytes() == (tmp_path / "by-cli" / f).read_bytes() for f in files)
+
+
+def test_make_generate_and_make_corpus_give_the_same_ir_for_every_page_of_op_docs(tmp_path):
+    """Issue 14's measure: `make generate` (the CLI, with its cache) and `make corpus` (its
+    generation step) write byte-identical IR for every page of op_docs/."""
+    from gen.corpus import run as corpus_run
+    from gen.progress import no_progress
+
+    assert cli.main(["generate", str(ROOT / "op_docs"), "--out", str(tmp_path / "generate"), "--jobs", "2",
+                     "--cache", str(tmp_path / "cache")]) == 0
+    corpus_run.generate(ROOT / "op_docs", tmp_path / "corpus", jobs=2, progress=no_progress)
+    by_generate, by_corpus = (sorted((tmp_path / where / "ir").glob("*.json"))
+                              for where in ("generate", "corpus/generated"))
+    pages = {p.name for p in (ROOT / "op_docs").iterdir() if p.suffix in (".md", ".txt", ".html")}
+    # Every page has its IR but the READMEs, which are merged into the page they link.
+    assert {p.name.removesuffix(".json") for p in by_generate} == {p for p in pages if not p.endswith("README.md")}
+    assert [p.name for p in by_generate] == [p.name for p in by_corpus]
+    assert [p.name for p in by_generate if p.read_bytes() != (tmp_path / "corpus/generated/ir" / p.name).read_bytes()] == []
+
+
+def test_the_corpus_run_uses_no_emitter():
+    """make corpus reads the Python API layer (gen.api), never an emitter's internals."""
+    import ast
+
+    imported = {node.module if isinstance(node, ast.ImportFrom) else alias.name
+                for path in (ROOT / "gen" / "corpus").glob("*.py")
+                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                if isinstance(node, (ast.Import, ast.ImportFrom))
+                for alias in node.names}
+    assert not {m for m in imported if m and m.startswith("gen.emit")}

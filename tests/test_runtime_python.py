@@ -42,3 +42,43 @@ def test_the_stub_re_exports_the_runtime_modules_names():
               {("aclnn._runtime", name) for name in ("BackendInfo", "apis", "backend")}
     assert runtime <= imported
     assert not {name for _, name in runtime} & (classes | functions)
+
+
+def _runtime_testing() -> ast.Module:
+    return ast.parse((RUNTIME_PYTHON / "tests" / "_aclnn_testing.py").read_text(encoding="utf-8"))
+
+
+def _class_fields(tree: ast.Module, name: str) -> dict[str, str]:
+    """The fields of a dataclass of a module: name -> its default as written ("" for none)."""
+    cls = next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == name)
+    return {node.target.id: ast.unparse(node.value) if node.value else ""
+            for node in cls.body if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)}
+
+
+def test_the_planners_case_is_the_runtimes_case_with_a_skip():
+    """gen.emit.tests.Case writes the runtime's _aclnn_testing.Case(...) calls of the generated
+    suites; the generator cannot import that module (it imports the built aclnn), so its fields
+    and defaults are held here to the runtime's, which it only adds `skip` to."""
+    import dataclasses
+
+    planner = {f.name: f for f in dataclasses.fields(tests_emitter.Case)}
+    runtime = _class_fields(_runtime_testing(), "Case")
+    assert list(planner) == list(runtime) + ["skip"]
+    for name, default in runtime.items():
+        field = planner[name]
+        if default.startswith("field(default_factory="):
+            assert field.default_factory is not dataclasses.MISSING, name
+            assert default == f"field(default_factory={field.default_factory.__name__})", name
+        elif default:
+            assert repr(field.default) == default, name
+        else:
+            assert field.default is dataclasses.MISSING, name
+    assert tests_emitter._FIELDS == tuple(runtime)[1:]  # every field but the id
+
+
+def test_the_planners_markers_are_the_runtimes():
+    """The placeholders the planner writes into cases, which the runtime resolves at run time."""
+    values = {node.targets[0].id: node.value.value for node in _runtime_testing().body
+              if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+              and isinstance(node.value, ast.Constant)}
+    assert (values["UNDOCUMENTED"], values["AUTO"]) == (tests_emitter.UNDOCUMENTED, tests_emitter.AUTO)

@@ -6,8 +6,8 @@ from gen.emit import sim
 from gen.emit.files import FileManager
 from gen.model import build_model
 from gen.ir import (
-    Direction, DType, IntegerMath, OpSemantics, ParamKind, Product, ProductDTypes, Relation, RelationKind, Soc,
-    ValueCheck,
+    Direction, DType, IntegerMath, OpSemantics, ParamKind, Product, ProductDTypes, Relation, RelationKind, ResultRule,
+    Soc, ValueCheck,
 )
 from tests.factories import make_api, make_page, make_param
 
@@ -183,9 +183,9 @@ def test_kernel_complex_spells_the_complex_kernel_or_keeps_it_real(tmp_path):
 
 def test_a_real_complex_result_is_marked_in_the_kernel_spec(tmp_path):
     api = _complex_api((DType.FLOAT, DType.COMPLEX64))
-    sem = semantics(kernel="self", kernel_complex="T(std::abs(self))", complex_result_real=True)
+    sem = semantics(kernel="self", kernel_complex="T(std::abs(self))", result_rule=ResultRule.REAL)
     text = emit(tmp_path, [make_page(api)], [sem]).written["sim/ops_000.cpp"]
-    assert "aclsim::IntegerMath::kFloat, /*complex_result_real=*/true, /*floating_result=*/false, /*bool_result=*/false};" in text
+    assert "aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kReal};" in text
 
 
 def test_units_without_complex_kernels_do_not_include_complex(tmp_path):

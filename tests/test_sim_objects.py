@@ -6,9 +6,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from tests.sim_lib import ACL_DTYPE, ACL_FLOAT, ACL_FORMAT_NCHW, ACL_FORMAT_ND, P, _array, session_sim
-
-ACLNN_SUCCESS, NULLPTR, INVALID = 0, 161001, 161002
+from tests.sim_lib import (ACL_DTYPE, ACL_FLOAT, ACL_FORMAT_NCHW, ACL_FORMAT_ND, ACLNN_SUCCESS, INVALID, NULLPTR, P,
+                           _array, session_sim)
 
 
 @pytest.fixture(scope="module")

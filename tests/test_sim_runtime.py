@@ -8,12 +8,12 @@ import threading
 import numpy as np
 import pytest
 
+from gen import abi
 from tests.sim_lib import D2D, D2H, DEFAULT, H2D, H2H, P, ROOT, session_sim, subprocess_env
 
-ACL_SUCCESS = 0
-ACL_ERROR_INVALID_PARAM = 100000
-ACL_ERROR_REPEAT_INITIALIZE = 100002
-ACL_ERROR_RT_INVALID_DEVICEID = 107001
+ACL_SUCCESS, ACL_ERROR_INVALID_PARAM, ACL_ERROR_REPEAT_INITIALIZE, ACL_ERROR_RT_INVALID_DEVICEID = (
+    abi.acl_errors()[name] for name in ("ACL_SUCCESS", "ACL_ERROR_INVALID_PARAM", "ACL_ERROR_REPEAT_INITIALIZE",
+                                        "ACL_ERROR_RT_INVALID_DEVICEID"))
 
 
 @pytest.fixture(scope="module")

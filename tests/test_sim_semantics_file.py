@@ -1,6 +1,6 @@
 """gen.parse.semantics: the keys of a semantics file that the simulator's kernels read."""
 
-from gen.ir import Level
+from gen.ir import Level, ResultRule
 from gen.parse.semantics import load_semantics
 
 
@@ -21,27 +21,34 @@ def test_complex_result_real_is_read(tmp_path):
     loaded = _load(tmp_path, '[aclnnA]\nkernel = "self"\nkernel_complex = "T(std::abs(self))"\n'
                              'complex_result = "real"\n[aclnnB]\nkernel = "self"\n')
     assert not loaded.diagnostics
-    assert [op.complex_result_real for op in loaded.ops] == [True, False]
+    assert [op.result_rule for op in loaded.ops] == [ResultRule.REAL, ResultRule.PROMOTED]
 
 
 def test_an_unknown_complex_result_is_diagnosed(tmp_path):
     loaded = _load(tmp_path, '[aclnnA]\nkernel = "self"\ncomplex_result = "imaginary"\n')
     assert [d.code for d in loaded.diagnostics] == ["semantics-value"]
-    assert not loaded.ops[0].complex_result_real
+    assert loaded.ops[0].result_rule is ResultRule.PROMOTED
 
 
 def test_integral_result_floating_is_read_and_an_unknown_one_is_diagnosed(tmp_path):
     loaded = _load(tmp_path, '[aclnnA]\nkernel = "self"\nintegral_result = "floating"\n'
                              '[aclnnB]\nkernel = "self"\nintegral_result = "rational"\n')
     assert [d.code for d in loaded.diagnostics] == ["semantics-value"]
-    assert [op.floating_result for op in loaded.ops] == [True, False]
+    assert [op.result_rule for op in loaded.ops] == [ResultRule.FLOATING, ResultRule.PROMOTED]
 
 
 def test_result_bool_is_read_and_an_unknown_one_is_diagnosed(tmp_path):
     loaded = _load(tmp_path, '[aclnnA]\nkernel = "self"\nresult = "bool"\n'
                              '[aclnnB]\nkernel = "self"\nresult = "boolean"\n')
     assert [d.code for d in loaded.diagnostics] == ["semantics-value"]
-    assert [op.bool_result for op in loaded.ops] == [True, False]
+    assert [op.result_rule for op in loaded.ops] == [ResultRule.BOOL, ResultRule.PROMOTED]
+
+
+def test_integral_and_complex_results_combine_and_bool_overrides_them(tmp_path):
+    loaded = _load(tmp_path, '[aclnnA]\nkernel = "self"\nintegral_result = "floating"\ncomplex_result = "real"\n'
+                             '[aclnnB]\nkernel = "self"\nintegral_result = "floating"\nresult = "bool"\n')
+    assert [op.result_rule for op in loaded.ops] == [ResultRule.FLOATING_OR_REAL, ResultRule.BOOL]
+    assert [(d.level, d.code, d.line) for d in loaded.diagnostics] == [(Level.WARNING, "semantics-value", 5)]
 
 
 def test_a_kernel_complex_that_is_not_a_string_is_diagnosed_and_kept_real(tmp_path):

@@ -9,6 +9,7 @@ table: status, name and condition), products, constraints and the source page.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from gen import names
@@ -90,10 +91,26 @@ def _indented(text: str, prefix: str = "    ") -> str:
 
 def formula_section(formula: str, description: str) -> str:
     """The formula as its own literal block, unless the description already shows it: pages write
-    it inside 功能说明 (计算公式：...), and the docstring says it once."""
-    if not formula.strip() or _words(formula) in _words(description):
+    it inside 功能说明 (计算公式：...), and the docstring says it once. The description shows it
+    when it shows each display formula and each line between them, wherever the page puts its
+    prose around them (aclnnSlice's three formulas stand between sentences)."""
+    if not formula.strip():
+        return ""
+    shown = _words(description)
+    if all(_words(piece) in shown for piece in formula_pieces(formula)):
         return ""
     return _indented(formula)
+
+
+def formula_pieces(formula: str) -> list[str]:
+    """The display formulas ($$ ... $$) of a formula and its other non-blank lines."""
+    pieces: list[str] = []
+    for k, part in enumerate(_DISPLAY_MATH.split(formula)):
+        pieces.extend([part] if k % 2 else [line for line in part.splitlines() if line.strip()])
+    return pieces
+
+
+_DISPLAY_MATH = re.compile(r"(\$\$.*?\$\$)", re.S)
 
 
 def _words(text: str) -> str:

@@ -1,14 +1,31 @@
 """What each parameter kind is in every language the generator writes: one row per kind.
 
 A new kind of GetWorkspaceSize argument is one new row here (and its conversion in
-runtime/binding, its accessor in runtime/sim): the bindings, the stubs, the docstrings and the
-simulator's spec all read their spelling of it from `KINDS`.
+runtime/binding, its accessor in runtime/sim): the bindings, the stubs, the docstrings, the
+simulator's spec and the generated tests' values all read their spelling of it from `KINDS`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Callable, Optional
+
+
+def number(value: float) -> Any:
+    """A number of a page's example as Python writes it: 2.0 as 2, 0.5 as 0.5."""
+    return int(value) if float(value).is_integer() and abs(value) < 2**53 else value
+
+
+@dataclass(frozen=True)
+class ExampleValue:
+    """How a call's value of a host argument is written from the page's example (gen.emit.tests'
+    base call, make corpus's): each number the example gives, converted; `default` when it gives
+    none; `sequence`: the numbers are the elements; `names_dtype`: the example names a dtype."""
+
+    convert: Callable[[float], Any] = number
+    default: Any = None
+    sequence: bool = False
+    names_dtype: bool = False
 
 from gen.ir import Param, ParamKind
 from gen.model import kind_of
@@ -35,6 +52,14 @@ class KindTraits:
     # The Call method for an argument written in place (direction inout), where it differs.
     call_inout: Optional[str] = None
     call_templated: bool = False
+    # The aclsim::Arg maker of an argument passed by value (entry.h; an unsigned INT is UIntArg);
+    # pointers are PointerArgs.
+    sim_arg: str = "PointerArg"
+    # Several tensors in one argument (the stubs spell it as a sequence, a result as a list).
+    is_list: bool = False
+    # How a test writes its value from the page's example; None: the tests make it (tensors) or
+    # only a page could say what it is (a string).
+    example_value: Optional[ExampleValue] = None
 
 
 KINDS: dict[ParamKind, KindTraits] = {
@@ -43,37 +68,47 @@ KINDS: dict[ParamKind, KindTraits] = {
         "kTensor", ("const aclsim::TensorInfo&", "CallTensor"), call_inout="inout_tensor"),
     ParamKind.SCALAR: KindTraits(
         "aclScalar*", "scalar", "number", "_Scalar",
-        "kScalar", ("const double", "CallScalar"), ("T", "CallScalarAs<T>")),
+        "kScalar", ("const double", "CallScalar"), ("T", "CallScalarAs<T>"),
+        example_value=ExampleValue(default=0.5)),
     ParamKind.INT_ARRAY: KindTraits(
         "aclIntArray*", "int_array", "sequence of int", "Sequence[int] | NDArray[np.integer[Any]]",
-        "kIntArray", ("const aclsim::IntArrayInfo", "CallIntArray")),
+        "kIntArray", ("const aclsim::IntArrayInfo", "CallIntArray"),
+        example_value=ExampleValue(int, (), sequence=True)),
     ParamKind.FLOAT_ARRAY: KindTraits(
         "aclFloatArray*", "float_array", "sequence of float", "Sequence[float] | NDArray[np.floating[Any]]",
-        "kFloatArray", ("const aclsim::FloatArrayInfo", "CallFloatArray")),
+        "kFloatArray", ("const aclsim::FloatArrayInfo", "CallFloatArray"),
+        example_value=ExampleValue(number, (), sequence=True)),
     ParamKind.BOOL_ARRAY: KindTraits(
         "aclBoolArray*", "bool_array", "sequence of bool", "Sequence[bool] | NDArray[np.bool_]",
-        "kBoolArray", ("const aclsim::BoolArrayInfo", "CallBoolArray")),
+        "kBoolArray", ("const aclsim::BoolArrayInfo", "CallBoolArray"),
+        example_value=ExampleValue(bool, (), sequence=True)),
     ParamKind.TENSOR_LIST: KindTraits(
         "aclTensorList*", "tensor_list", "list of array_like or aclnn.Tensor", None,
-        "kTensorList", ("const aclsim::TensorListInfo", "CallTensorList"), call_inout="inout_tensor_list"),
+        "kTensorList", ("const aclsim::TensorListInfo", "CallTensorList"), call_inout="inout_tensor_list",
+        is_list=True),
     ParamKind.SCALAR_LIST: KindTraits(
         "aclScalarList*", "scalar_list", "list of numbers", "Sequence[_Scalar]",
-        "kScalarList", ("const aclsim::ScalarListInfo", "CallScalarList")),
+        "kScalarList", ("const aclsim::ScalarListInfo", "CallScalarList"),
+        example_value=ExampleValue(number, (), sequence=True)),
     ParamKind.BOOL: KindTraits(
         "bool", "boolean", "bool", "bool",
-        "kBool", ("const bool", "CallBool"), ("bool", "CallBool")),
+        "kBool", ("const bool", "CallBool"), ("bool", "CallBool"), sim_arg="BoolArg",
+        example_value=ExampleValue(bool, False)),
     ParamKind.INT: KindTraits(
         None, "integer", "int", "int",
-        "kInt", ("const int64_t", "CallInt"), ("int64_t", "CallInt"), call_templated=True),
+        "kInt", ("const int64_t", "CallInt"), ("int64_t", "CallInt"), call_templated=True, sim_arg="IntArg",
+        example_value=ExampleValue(int, 1)),
     ParamKind.FLOAT: KindTraits(
         None, "floating", "float", "float",
-        "kFloat", ("const double", "CallFloat"), ("double", "CallFloat"), call_templated=True),
+        "kFloat", ("const double", "CallFloat"), ("double", "CallFloat"), call_templated=True, sim_arg="FloatArg",
+        example_value=ExampleValue(float, 0.5)),
     ParamKind.STRING: KindTraits(
         "char*", "string", "str", "str",
         "kString", ("const char* const", "CallString")),
     ParamKind.DTYPE: KindTraits(
         "aclDataType", "dtype", "numpy dtype or dtype name", "DTypeLike",
-        "kDType", ("const aclDataType", "CallDType"), ("aclDataType", "CallDType")),
+        "kDType", ("const aclDataType", "CallDType"), ("aclDataType", "CallDType"), sim_arg="DTypeArg",
+        example_value=ExampleValue(names_dtype=True)),
 }
 
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Optional
 
 from gen import families, names
-from gen.ir import API, Direction, DType, OpSemantics, Param, ParamKind, RelationKind
+from gen.api.kinds import value_type
+from gen.ir import API, Direction, DType, OpSemantics, Param, ParamKind, RelationKind, ResultRule
 from gen.model import BoundAPI
 
 # ---- the signature ----------------------------------------------------------------------------------
@@ -132,6 +133,17 @@ def scalar_preference(param: Param) -> ScalarPreference:
     )
 
 
+def float_dtype(param: Param) -> Optional[DType]:
+    """The dtype a Python float passed for the parameter becomes: a scalar's first floating dtype
+    of the page's list (`scalar_preference`), a float attribute's C type (float: FLOAT); None
+    where the call keeps a double."""
+    if param.kind is ParamKind.SCALAR:
+        return next(iter(scalar_preference(param).for_float), None)
+    if param.kind is ParamKind.FLOAT and value_type(param) == "float":
+        return DType.FLOAT
+    return None
+
+
 # ---- outputs ------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -147,10 +159,8 @@ class OutputPlan:
     documented: tuple[DType, ...] = ()
     required_reason: Optional[str] = None  # out= is required, because...
     is_list: bool = False
-    # The kernel's result dtype rule (semantics): "floating" (integral inputs give FLOAT, a true
-    # division), "real" (a complex computation gives the real dtype of its precision, |z|), "bool"
-    # (a comparison), or "".
-    result_rule: str = ""
+    # How the kernel's result dtype follows from the promoted one (its semantics' rule).
+    result_rule: ResultRule = ResultRule.PROMOTED
     # A kernel family's rule (gen.families.output_shape): "reduce", "same", "matmul", ... shape the
     # output from the first of `shape_from` (the family's source, e.g. `self`) and the second (a
     # product's right operand), not by broadcasting; "" for those.
@@ -190,15 +200,12 @@ def output_plan(api: API, index: int) -> OutputPlan:
                       dtype_must_be_documented=True, documented=param.dtypes)
 
 
-def result_rule(semantics: Optional[OpSemantics]) -> str:
-    """How the kernel's result dtype follows from the promoted input dtype: "floating" (integral
-    inputs give FLOAT, a true division), "real" (a complex computation gives the real dtype of its
-    precision, |z|), "bool" (BOOL whatever the inputs: a comparison), or "" (the promoted dtype)."""
+def result_rule(semantics: Optional[OpSemantics]) -> ResultRule:
+    """How an elementwise kernel's result dtype follows from the promoted input dtype (a family's
+    planner decides its own outputs' dtypes)."""
     if semantics is None or not semantics.kernel:
-        return ""
-    if semantics.bool_result:
-        return "bool"
-    return "floating" if semantics.floating_result else "real" if semantics.complex_result_real else ""
+        return ResultRule.PROMOTED
+    return semantics.result_rule
 
 
 def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan, ...]]:
@@ -265,22 +272,11 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
             keepdim_from=arg("keepdim", (ParamKind.BOOL,)),
             dtype_arg=arg("dtype", (ParamKind.DTYPE,)) if fixed is None else None,
             fixed_dtype=DType[fixed] if fixed else None,
-            result_rule="floating" if semantics.floating_result and fixed is None else ""))
+            # The family's rule gives the output dtype; of the semantics' result rule, only a FLOAT
+            # result of integral inputs applies (aclnnLogSumExp).
+            result_rule=ResultRule.FLOATING if semantics.result_rule.integral_to_float and fixed is None
+            else ResultRule.PROMOTED))
     return tuple(plans)
-
-
-_REAL_OF_COMPLEX = {DType.COMPLEX32: DType.FLOAT16, DType.COMPLEX64: DType.FLOAT, DType.COMPLEX128: DType.DOUBLE}
-
-
-def result_dtype(rule: str, promoted: DType) -> DType:
-    """The dtype of the kernel's result under `result_rule` for inputs promoted to `promoted`."""
-    if rule == "bool":
-        return DType.BOOL
-    if rule == "floating" and (promoted.is_integral or promoted is DType.BOOL):
-        return DType.FLOAT
-    if rule == "real":
-        return _REAL_OF_COMPLEX.get(promoted, promoted)
-    return promoted
 
 
 def output_plans(api: API, semantics: Optional[OpSemantics] = None) -> tuple[OutputPlan, ...]:
@@ -294,6 +290,6 @@ def output_plans(api: API, semantics: Optional[OpSemantics] = None) -> tuple[Out
     plans = [output_plan(api, i) for i, p in enumerate(api.params) if p.direction is Direction.OUT]
     rule = result_rule(semantics)
     tensors = [k for k, plan in enumerate(plans) if plan.param.kind is ParamKind.TENSOR]
-    if rule and len(tensors) == 1:
+    if rule is not ResultRule.PROMOTED and len(tensors) == 1:
         plans[tensors[0]] = replace(plans[tensors[0]], result_rule=rule)
     return tuple(plans)

@@ -193,7 +193,7 @@ def placeholders(t, op, case, soc: str, plan: dict):
     suite does not run such a case; phase 1 may still judge it): a dtype attribute gets the
     parameter's first documented dtype (else FLOAT), a string attribute the word its row quotes,
     and a tensor whose base shape has a rank outside its documented bounds the nearest rank."""
-    from gen.emit.tests import EXPRESSIBLE
+    from gen.api.calls import EXPRESSIBLE
     from gen.ir import DType
 
     values, shapes = {}, {}
@@ -215,7 +215,7 @@ def placeholders(t, op, case, soc: str, plan: dict):
 
 def within_ranks(shape: tuple, bounds: Optional[Sequence[int]]) -> tuple:
     """`shape`, or the suites' shape of the nearest rank inside the documented `bounds` [low, high]."""
-    from gen.emit.tests import SHAPES
+    from gen.api.calls import SHAPES
 
     if not bounds or bounds[0] <= len(shape) <= bounds[1]:
         return shape

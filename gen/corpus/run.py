@@ -25,6 +25,15 @@ def _rusage_children() -> resource.struct_rusage:
     return resource.getrusage(resource.RUSAGE_CHILDREN)
 
 
+def generate(doc_dir: Path, build_root: Path, jobs: int, limit: Optional[int] = None,
+             progress: Optional[Progress] = None) -> pipeline.Report:
+    """The pipeline of make generate, into `build_root`/generated, with its cache: a run after
+    another parses and renders only what changed (build rounds re-emit without it: they leave
+    APIs out)."""
+    return pipeline.run([doc_dir], build_root / "generated", jobs=jobs, limit=limit, progress=progress or tqdm_progress,
+                        cache_dir=build_root / "cache")
+
+
 def run(doc_dir: Path, build_root: Path, jobs: int, report_dir: Path, limit: Optional[int] = None,
         progress: Optional[Progress] = None, log: Callable[[str], None] = print) -> tuple[list[Record], Figures]:
     progress = progress or tqdm_progress
@@ -38,10 +47,7 @@ def run(doc_dir: Path, build_root: Path, jobs: int, report_dir: Path, limit: Opt
     def stage(name: str, began: float) -> None:
         figures.stage_seconds[name] = round(time.perf_counter() - began, 1)
 
-    # The pipeline of make generate, with its cache: a run after another parses and renders only
-    # what changed (build rounds re-emit without it: they leave APIs out).
-    generation = pipeline.run([doc_dir], generated, jobs=jobs, limit=limit, progress=progress,
-                              cache_dir=build_root / "cache")
+    generation = generate(doc_dir, build_root, jobs, limit, progress)
     for name, seconds in generation.seconds.items():
         figures.stage_seconds[TIMED_AS[name]] = figures.stage_seconds.get(TIMED_AS[name], 0.0) + seconds
     figures.stage_seconds = {k: round(v, 1) for k, v in figures.stage_seconds.items()}

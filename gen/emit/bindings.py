@@ -17,14 +17,14 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from gen import families, names
+from gen import names
 from gen.api.docs import docstring
 from gen.api.kinds import c_type, traits, value_type
 from gen.api.python import PythonSignature, output_plans, python_signature, scalar_preference
 from gen.cache import digest
 from gen.emit.env import render
 from gen.emit.files import FileManager
-from gen.ir import Direction, ParamKind
+from gen.ir import Direction, ParamKind, ResultRule
 from gen.model import BoundAPI, Model, translation_units, unit_path
 
 MODULE_SOURCE = "bindings/module.cpp"
@@ -81,7 +81,7 @@ class PlanView:
     documented: str
     required_reason: str  # a C string literal, or nullptr
     is_list: str
-    result_rule: str  # a bind::ResultDType enumerator
+    result_rule: str  # an aclnn_bindgen::ResultRule enumerator (generated dtypes.h)
     comment: str
     family: str  # the trailing initializers of a family's plan (bind::ShapeRule, fixed dtype), or ""
 
@@ -144,19 +144,19 @@ def wrapper(bound: BoundAPI) -> Wrapper:
             dtype = (plan.fixed_dtype.value if plan.fixed_dtype else
                      f"{api.params[plan.dtype_arg].name}, else {source}'s" if plan.dtype_arg is not None else f"{source}'s")
             comment = f"{p.name}: shape {rule}, dtype {dtype} (family {bound.semantics.family if bound.semantics else ''})"
-            family = (f", bind::ShapeRule::{families.enumerator(plan.family_shape)}, "
+            family = (f", bind::ShapeRule::{names.cpp_enumerator(plan.family_shape)}, "
                       f"{plan.fixed_dtype.enumerator if plan.fixed_dtype else 'ACL_DT_UNDEFINED'}")
         else:
             shape = " x ".join(api.params[k].name for k in plan.shape_from)
             dtype = ", ".join(api.params[k].name for k in plan.dtype_from)
             comment = (f"{p.name}: shape of broadcast({shape}), dtype of promote({dtype})"
-                       + (f", {plan.result_rule} result" if plan.result_rule else "")
+                       + (f", {plan.result_rule.value} result" if plan.result_rule is not ResultRule.PROMOTED else "")
                        + (" if documented" if plan.dtype_must_be_documented else ""))
-        rule = {"": "kPromoted", "floating": "kFloating", "real": "kReal", "bool": "kBool"}[plan.result_rule]
+        rule = names.cpp_enumerator(plan.result_rule.value)
         plans.append(PlanView(i, _cpp_list(plan.shape_from), _cpp_list(plan.dtype_from),
                               "true" if plan.dtype_must_be_documented else "false",
                               _cpp_list(d.enumerator for d in plan.documented), reason,
-                              "true" if plan.is_list else "false", f"bind::ResultDType::{rule}", comment, family))
+                              "true" if plan.is_list else "false", f"aclnn_bindgen::ResultRule::{rule}", comment, family))
     returns = _cpp_list(i for i, p in enumerate(api.params) if p.direction is not Direction.IN)
     order = [i for i, p in enumerate(api.params) if p.direction is not Direction.OUT]
     order += [i for i, p in enumerate(api.params) if p.direction is Direction.OUT]

@@ -1,8 +1,9 @@
 """The IR's closed sets as the tables the runtime and the package read, so that each fact about a
 dtype or a chip has one home (gen.ir) and every copy of it is rendered from there:
 
-- `include/aclnn_bindgen/dtypes.h`: the dtype table and the promotion and cast tables, for the
-  bindings (runtime/binding) and the simulator (runtime/sim) alike;
+- `include/aclnn_bindgen/dtypes.h`: the dtype table, the promotion and cast tables and the
+  kernels' result dtype rules, for the bindings (runtime/binding) and the simulator (runtime/sim)
+  alike;
 - `include/aclnn_sim/soc.h`: the chips the simulator stands in for, and the default one;
 - `include/aclnn_sim/families.h`: the simulator's kernel families (gen.families): their ops,
   roles and options as the enumerations the generated specs and the planners index by;
@@ -23,7 +24,7 @@ from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.model import Model
 from gen.families import FAMILIES
-from gen.ir import DEFAULT_SOC, DType, DTypeCategory, Soc
+from gen.ir import DEFAULT_SOC, DType, DTypeCategory, ResultRule, Soc
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,25 @@ class DTypeRow:
     @property
     def cpp_castable(self) -> str:
         return ", ".join("1" if c else "0" for c in self.castable)
+
+
+@dataclass(frozen=True)
+class ResultRuleRow:
+    name: str
+    results: tuple[int, ...]  # by dtype: the index of the result dtype
+
+    @property
+    def cpp_results(self) -> str:
+        return ", ".join(f"{i:2d}" for i in self.results)
+
+    def changes(self, rows: list[DTypeRow]) -> list[tuple[str, str]]:
+        """(promoted, result) of each dtype the rule changes, by name."""
+        return [(row.name, rows[i].name) for row, i in zip(rows, self.results) if rows[i] is not row]
+
+
+def result_rule_rows() -> list[ResultRuleRow]:
+    dtypes = list(DType)
+    return [ResultRuleRow(rule.value, tuple(dtypes.index(rule.result_dtype(d)) for d in dtypes)) for rule in ResultRule]
 
 
 def dtype_rows() -> list[DTypeRow]:
@@ -82,7 +102,8 @@ def emit(model: Model, files: FileManager) -> None:
 
 
 def _dtype_table(template: str) -> str:
-    return render(template, rows=dtype_rows(), categories=[c.value for c in DTypeCategory])
+    return render(template, rows=dtype_rows(), categories=[c.value for c in DTypeCategory],
+                  result_rules=result_rule_rows())
 
 
 def _soc_table(template: str) -> str:

@@ -15,6 +15,7 @@ import json
 import textwrap
 from typing import Optional
 
+from gen.api import exports
 from gen.cache import GENERATOR_ONLY
 from gen.emit.env import copied, render
 from gen.emit.files import FileManager
@@ -55,8 +56,10 @@ def apis_json(model: Model, records: Optional[list[str]] = None) -> str:
 
 def emit(model: Model, files: FileManager) -> None:
     sources = sorted({b.page.source for b in model.apis})
+    functions = [b.python_name for b in model.apis]
     files.write(f"{PACKAGE}/__init__.py", render(
-        "package/__init__.py.j2", functions=[b.python_name for b in model.apis], sources=sources))
+        "package/__init__.py.j2", functions=functions, sources=sources, runtime_exports=exports.RUNTIME_EXPORTS,
+        public_names=exports.public_names(functions)))
     for module in STATIC_MODULES:
         files.write_derived(f"{PACKAGE}/{module}", GENERATOR_ONLY, functools.partial(copied, f"{PACKAGE}/{module}"))
     records = [files.fragment("api record", b.fingerprint, functools.partial(record_json, b)) for b in model.apis]

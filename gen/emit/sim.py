@@ -25,7 +25,7 @@ from gen.cache import digest
 from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.ir import (API, Bound, Direction, DType, Extent, IntegerMath, Page, Param, ParamKind, RelationKind, ShapeForm,
-                    Soc)
+                    ResultRule, Soc)
 from gen.model import BoundAPI, Model, kind_of, translation_units, unit_path
 
 
@@ -188,16 +188,9 @@ def _is_unsigned(c_type: str) -> bool:
 
 def entry_param(param: Param) -> EntryParam:
     ident = cpp_identifier(param.name)
-    if "*" in param.c_type or kind_of(param).is_pointer:
-        maker = "PointerArg"
-    elif param.kind is ParamKind.BOOL:
-        maker = "BoolArg"
-    elif param.kind is ParamKind.FLOAT:
-        maker = "FloatArg"
-    elif param.kind is ParamKind.DTYPE:
-        maker = "DTypeArg"
-    else:
-        maker = "UIntArg" if _is_unsigned(param.c_type) else "IntArg"
+    maker = "PointerArg" if "*" in param.c_type else KINDS[kind_of(param)].sim_arg
+    if maker == "IntArg" and _is_unsigned(param.c_type):
+        maker = "UIntArg"
     return EntryParam(c_type=param.c_type, name=ident, arg=f"aclsim::{maker}({ident})")
 
 
@@ -233,12 +226,8 @@ class Kernel:
     complex: bool = False
     # Its spelling on complex values, where it differs from `expression` (None: the same).
     complex_expression: Optional[str] = None
-    # Its complex result is real (the real part goes to a real output): semantics.complex_result.
-    complex_result_real: bool = False
-    # Integral and bool inputs give a FLOAT result: semantics.integral_result.
-    floating_result: bool = False
-    # The result is BOOL whatever the inputs: semantics.result.
-    bool_result: bool = False
+    # Its result's dtype from the promoted one (the semantics' rule).
+    result_rule: ResultRule = ResultRule.PROMOTED
 
 
 def _lists_complex(param: Param) -> bool:
@@ -301,9 +290,7 @@ def kernel_for(bound: BoundAPI) -> tuple[Optional[Kernel], str]:
         integer_math=math,
         complex=complex_kernel,
         complex_expression=complex_expression,
-        complex_result_real=complex_kernel and semantics.complex_result_real,
-        floating_result=semantics.floating_result,
-        bool_result=semantics.bool_result,
+        result_rule=semantics.result_rule,
     ), ""
 
 
@@ -360,7 +347,7 @@ def family_for(bound: BoundAPI) -> tuple[Optional[FamilyView], str]:
     options += [_NO_OPTION] * (families.MAX_OPTIONS - len(options))
     return FamilyView(
         family=known.name, planner=f"aclsim::{known.planner}",
-        op=f"aclsim::{known.cpp_name}Family::Op::{families.enumerator(semantics.op)}",
+        op=f"aclsim::{known.cpp_name}Family::Op::{names.cpp_enumerator(semantics.op)}",
         roles=tuple(roles), role_names=tuple(named), options=tuple(options),
     ), ""
 

@@ -21,13 +21,14 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from gen.api import exports
 from gen.api.docs import docstring
 from gen.api.kinds import KINDS
 from gen.api.python import PythonSignature, parameter_list, python_signature
 from gen.cache import digest
 from gen.emit.env import render
 from gen.emit.files import FileManager
-from gen.ir import API, Direction, Param, ParamKind
+from gen.ir import API, Direction, Param
 from gen.model import BoundAPI, Model
 
 STUB = "aclnn/__init__.pyi"
@@ -89,12 +90,12 @@ def input_annotation(param: Param, mode: str, pivot: bool, typevar: str = "") ->
     DEVICE mode, `pivot` marks the input whose being a Tensor selects the overload. `typevar`:
     an in-place parameter's TypeVar."""
     kind = param.kind
-    if kind is ParamKind.TENSOR or kind is ParamKind.TENSOR_LIST:
+    if kind is not None and kind.is_device_data:
         if param.direction is Direction.INOUT:  # written in place: writeable arrays or Tensors
             member = "Tensor" if pivot else ("NDArray[Any]" if mode == HOST else typevar)
         else:
             member = "Tensor" if pivot else ("_HostArray" if mode == HOST else "_TensorLike")
-        return _nullable(member if kind is ParamKind.TENSOR else f"Sequence[{member}]", param, pivot)
+        return _nullable(f"Sequence[{member}]" if KINDS[kind].is_list else member, param, pivot)
     return _nullable((KINDS[kind].stub_type or "Any") if kind else "Any", param)
 
 
@@ -103,13 +104,17 @@ def output_annotation(param: Param, mode: str, pivot: bool, typevar: str = "") -
     array = "Tensor" if mode == DEVICE else "NDArray[Any]"
     if param.direction is Direction.INOUT and mode == DEVICE and not pivot:
         array = typevar  # the caller's own object
-    return f"list[{array}]" if param.kind is ParamKind.TENSOR_LIST else array
+    return f"list[{array}]" if _is_list(param) else array
+
+
+def _is_list(param: Param) -> bool:
+    return param.kind is not None and KINDS[param.kind].is_list
 
 
 def out_annotation(outs: tuple[Param, ...]) -> str:
     """out=: one array (or list, for a tensor-list output), or a tuple in output order."""
     def one(p: Param) -> str:
-        return "Sequence[_OutArray]" if p.kind is ParamKind.TENSOR_LIST else "_OutArray"
+        return "Sequence[_OutArray]" if _is_list(p) else "_OutArray"
 
     if len(outs) == 1:
         return f"{one(outs[0])} | None"
@@ -187,4 +192,6 @@ def emit(model: Model, files: FileManager) -> None:
     typevars = max((len(inout_vars(b.api)) for b in model.apis), default=0)
     builtin = {name: f"builtins.{name}" if name in shadowed else name for name in BUILTIN_TYPES}
     files.write(STUB, render("stubs/__init__.pyi.j2", functions=functions, sources=sources,
-                             inout_typevars=[f"_InOut{k}" for k in range(1, typevars + 1)], b=builtin))
+                             inout_typevars=[f"_InOut{k}" for k in range(1, typevars + 1)], b=builtin,
+                             python_exports=exports.python_exports(),
+                             public_names=exports.public_names(b.python_name for b in model.apis)))

@@ -26,35 +26,31 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Optional, Sequence
 
 from gen import abi, families, names
-from gen.api.kinds import value_type
-from gen.api.python import out_params, output_plans, result_dtype, result_rule, scalar_preference
+from gen.api.calls import EXPRESSIBLE, SHAPES
+from gen.api.kinds import KINDS
+from gen.api.python import float_dtype, out_params, output_plans, result_rule, scalar_preference
 from gen.cache import GENERATOR_ONLY
 from gen.emit.env import copied, render
 from gen.emit.files import FileManager
 from gen.model import BoundAPI, Model
 from gen.ir import (API, DEFAULT_SOC, Bound, DimEquality, Direction, Divisibility, DType, DTypeCombination, ErrorCase,
-                    ErrorCategory, Extent, OpSemantics, Param, ParamKind, RelationKind, ShapeForm, ShapeRule, Soc,
-                    ValueCheck, ValueRange)
+                    ErrorCategory, Extent, OpSemantics, Param, ParamKind, RelationKind, ResultRule, ShapeForm,
+                    ShapeRule, Soc, ValueCheck, ValueRange)
 
 DIRECTORY = "tests"
 SUPPORT_FILES = ("conftest.py", "_aclnn_testing.py")
 
-# What a test can pass to the bindings and compute a PyTorch golden for: the dtypes NumPy (with
-# ml_dtypes) holds that PyTorch also promotes with the others (not UINT16..UINT64, not FLOAT8_*).
-EXPRESSIBLE = tuple(d for d in DType if d.numpy and d.promotes_with_others)
-# Mirrors _aclnn_testing.UNDOCUMENTED: a dtype the page does not list, chosen at run time.
+# The runtime's markers (_aclnn_testing, which the generator cannot import: it imports the built
+# package; tests/test_runtime_python.py holds these and Case's fields equal to its own).
+# UNDOCUMENTED: a dtype the page does not list, chosen at run time; AUTO: an out= array of the
+# golden's shape, in the dtype the op gives.
 UNDOCUMENTED = "<undocumented>"
-# Mirrors _aclnn_testing.AUTO: an out= array of the golden's shape, in the dtype the op gives.
 AUTO = "<auto>"
 # CANN reports a null pointer with this status, whatever row of its error table a page lists it in.
 NULLPTR = abi.status_code("ACLNN_ERR_PARAM_NULLPTR")
 # The status pages list invalid arguments under (and some list null pointers under it too).
 PARAM_INVALID = abi.status_code("ACLNN_ERR_PARAM_INVALID")
 
-# Shapes by rank: small (at most 48 elements), with extents of 1 among them (which broadcast
-# and whose strides do not matter) and no two equal adjacent extents (so transposes show).
-SHAPES = {0: (), 1: (5,), 2: (3, 4), 3: (2, 3, 4), 4: (2, 3, 1, 4), 5: (2, 1, 3, 2, 2), 6: (2, 1, 2, 3, 1, 2),
-          7: (1, 2, 1, 3, 2, 1, 2), 8: (2, 1, 2, 1, 3, 1, 2, 2)}
 BASE_RANK = 2
 # When a page states no rank for a tensor: what the tests use.
 UNSTATED_RANKS = (1, 4)
@@ -71,7 +67,8 @@ OUT_LAYOUTS = ("strided", "transposed")
 
 @dataclass(frozen=True)
 class Case:
-    """One call, as `_aclnn_testing.Case` takes it (see there), plus why it is skipped, if it is."""
+    """One call, as `_aclnn_testing.Case` takes it (see there; the same fields, held equal by
+    tests/test_runtime_python.py), plus why it is skipped, if it is."""
 
     id: str
     dtypes: dict[str, str] = field(default_factory=dict)
@@ -169,7 +166,7 @@ class Suite:
     unsupported_socs: tuple[str, ...]
     out_shape_from: dict[str, tuple[str, ...]]
     out_dtype_from: dict[str, tuple[str, ...]]
-    result_rule: str  # gen.api.python.result_rule: the kernel's result dtype from the promoted one
+    result_rule: str  # gen.ir.ResultRule's name of the kernel's result dtype rule; "" for the runtime's default
     family: str  # the kernel family computing it ("": an elementwise kernel, or none)
     base: Case
     groups: tuple[CaseGroup, ...]
@@ -314,24 +311,16 @@ def base_values(api: API) -> _Values:
         if given is None and p.optional and p.kind is not None and p.kind.is_pointer:
             values[p.name] = None  # an optional pointer: NULL (None) is a valid value
             continue
-        if p.kind is ParamKind.SCALAR:
-            value = _number(given[0]) if given else 0.5
-            # A Python float becomes the first float dtype of the page's list (the bindings' rule).
-            values[p.name] = exactly(value, next(iter(scalar_preference(p).for_float), None))
-        elif p.kind is ParamKind.BOOL:
-            values[p.name] = bool(given[0]) if given else False
-        elif p.kind is ParamKind.INT:
-            values[p.name] = int(given[0]) if given else 1
-        elif p.kind is ParamKind.FLOAT:
-            value = float(given[0]) if given else 0.5
-            values[p.name] = exactly(value, DType.FLOAT) if value_type(p) == "float" else value
-        elif p.kind in (ParamKind.INT_ARRAY, ParamKind.BOOL_ARRAY, ParamKind.FLOAT_ARRAY, ParamKind.SCALAR_LIST):
-            cast = {ParamKind.INT_ARRAY: int, ParamKind.BOOL_ARRAY: bool}.get(p.kind, _number)
-            values[p.name] = tuple(cast(v) for v in given) if given else ()
+        form = KINDS[p.kind].example_value if p.kind else None
+        if form is not None and form.names_dtype and example and example.dtype:
+            values[p.name] = example.dtype.value  # the page's name (FLOAT is float32), as the bindings take it
+        elif form is not None and form.sequence:
+            values[p.name] = tuple(form.convert(v) for v in given) if given else form.default
             if not given:
                 unknown.append(p.name)
-        elif p.kind is ParamKind.DTYPE and example and example.dtype:
-            values[p.name] = example.dtype.value  # the page's name (FLOAT is float32), as the bindings take it
+        elif form is not None and not form.names_dtype:
+            # A Python float is what the bindings make of it (a scalar: the page's first float dtype).
+            values[p.name] = exactly(form.convert(given[0]) if given else form.default, float_dtype(p))
         else:
             values[p.name] = None
             unknown.append(p.name)
@@ -380,10 +369,6 @@ def violation(check: ValueCheck) -> dict[str, Any]:
     return {arg.param: arg.value for arg in check.violation}
 
 
-def _number(value: float) -> Any:
-    return int(value) if float(value).is_integer() and abs(value) < 2**53 else value
-
-
 class Planner:
     """Computes one API's cases and error tests."""
 
@@ -416,7 +401,7 @@ class Planner:
         self.base_dtype = (DType.FLOAT if DType.FLOAT in self.lead_dtypes or not self.lead_dtypes
                            else self.lead_dtypes[0])
         # What the base call's kernel gives, which its outputs must be able to take.
-        self.result_dtype = result_dtype(result_rule(bound.semantics), self.base_dtype)
+        self.result_dtype = result_rule(bound.semantics).result_dtype(self.base_dtype)
         self.base_rank = min(max(BASE_RANK, self.ranks[0]), self.ranks[1])
         self.base = self._base_case()
 
@@ -806,7 +791,7 @@ class Planner:
                 # aclnnStack's "561103: 传入的tensors或out是空指针", aclnnRepeat's "561103: kernel执行失败，
                 # 中间结果为null": phase 1 answers a null pointer with ACLNN_ERR_PARAM_NULLPTR before
                 # any kernel runs; a status of the inner errors cannot be provoked by a null argument.
-                tests.append(ErrorTest(function, row, skip=f"a null argument is rejected in phase 1 with 161001, "
+                tests.append(ErrorTest(function, row, skip=f"a null argument is rejected in phase 1 with {NULLPTR}, "
                                                             f"not the inner error {row.code} ({quoted})"))
                 continue
             earlier = next((e for e in self.api.errors[:index - 1]
@@ -1306,7 +1291,8 @@ def suite(bound: BoundAPI) -> Suite:
     unsupported = tuple(p.soc.value for p in bound.page.products if p.soc is not None and not p.supported)
     return Suite(
         bound=bound, params=params, dtypes=dtype_table(api), unsupported_socs=unsupported,
-        out_shape_from=out_shape_from, out_dtype_from=out_dtype_from, result_rule=result_rule(semantics),
+        out_shape_from=out_shape_from, out_dtype_from=out_dtype_from,
+        result_rule="" if (rule := result_rule(semantics)) is ResultRule.PROMOTED else rule.value,
         family=semantics.family if semantics else "",
         base=planner.base, groups=groups,
         golden_skip=golden_skip, runs_skip=planner.base_known or "", errors=tuple(planner.error_tests()),

@@ -9,6 +9,7 @@ the section's line and the page keeps everything the other steps recovered.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from typing import Callable, Optional, Sequence, TypeVar
 
@@ -220,12 +221,27 @@ def _diagnose_no_api(doc: Document, declarations: Sequence[Declaration], diags: 
 
 def api_section(sections: Sequence[Section], workspace_fn: str) -> Optional[Section]:
     """The section of an API's GetWorkspaceSize function (exact title first, then a title naming it)."""
-    word = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(workspace_fn)}(?![A-Za-z0-9_])")
-    named = [s for s in sections if word.search(s.title)]
+    named = [s for s in sections if names_word(s.title, workspace_fn)]
     for section in named:
         if section.title.strip() == workspace_fn:
             return section
     return named[0] if named else None
+
+
+def names_word(text: str, word: str) -> bool:
+    """Whether `word` stands in `text` not inside a longer ASCII identifier (a pattern of it,
+    compiled for each API, cost more than the search)."""
+    start = text.find(word)
+    while start >= 0:
+        end = start + len(word)
+        if (start == 0 or not _identifier_char(text[start - 1])) and (end == len(text) or not _identifier_char(text[end])):
+            return True
+        start = text.find(word, start + 1)
+    return False
+
+
+def _identifier_char(char: str) -> bool:
+    return char.isascii() and (char.isalnum() or char == "_")
 
 
 def _in_place_target(api: str, params: list[Param], diags: list[Diagnostic]) -> list[Param]:
@@ -655,33 +671,65 @@ def _errors(doc: Document, sections: Sequence[Section], section: Optional[Sectio
 
 
 def _formula(function: Optional[Section]) -> str:
+    """The formula of the function section: from the first formula mark (计算公式：) through the
+    parts of the section after it that show a display formula or another mark, up to the example;
+    without a mark, the section's display formulas ($$ ... $$).
+
+    A part is a heading or a list item with what it holds. Pages list their formulas as parts
+    ("- 计算公式：", "- 计算公式（BOOL类型情况）：", or "- 计算公式：" over "- 先计算gelu..." and
+    "- quant_mode = static"), and end them with parts of other things: an example, notes on the
+    implementation or the frameworks, which are the description's, not the formula's."""
     if function is None:
         return ""
-    text = _section_text(function)
-    mark = _FORMULA_MARK.search(text)
-    if mark:
-        rest = text[mark.end():].lstrip("*：: \n")
-        return rest.strip()
-    blocks = re.findall(r"\$\$.*?\$\$", text, re.S)
-    return "\n".join(b.strip() for b in blocks)
+    blocks = function.blocks
+    for start, opening in enumerate(blocks):
+        mark = _FORMULA_MARK.search(opening.text) if opening.kind in (HEADING, ITEM, TEXT) else None
+        if mark is None:
+            continue
+        parts = _parts(blocks[start:], opening)
+        kept = list(itertools.takewhile(lambda part: not EXAMPLE_LABEL.match(part[0].text), parts[1:]))
+        while kept and not any(_shows_display_formula(b) or _FORMULA_MARK.search(b.text) for b in kept[-1]):
+            kept.pop()
+        first, *rest = (b for part in [parts[0]] + kept for b in part)
+        return "\n".join([first.text[mark.end():].lstrip("*：: \n")] + [_block_text(b) for b in rest]).strip()
+    text = "\n".join(_block_text(b) for b in blocks)
+    return "\n".join(b.strip() for b in re.findall(r"\$\$.*?\$\$", text, re.S))
+
+
+# A part that begins an example ("- 示例：", "- Example:", "- 举例：").
+EXAMPLE_LABEL = re.compile(r"\s*(?:\*\*)?\s*(?:调用示例|示例|举例|样例|Examples?\b|Samples?\b)", re.I)
+
+
+def _parts(blocks: Sequence[Block], opening: Block) -> list[list[Block]]:
+    """`blocks` cut where a heading or a list item as high as the opening block's begins."""
+    depth = opening.level if opening.kind == ITEM else max(opening.level, 1) if opening.kind == TEXT else 1
+    parts: list[list[Block]] = []
+    for block in blocks:
+        if not parts or block.kind == HEADING or (block.kind == ITEM and block.level <= depth):
+            parts.append([])
+        parts[-1].append(block)
+    return parts
+
+
+def _shows_display_formula(block: Block) -> bool:
+    return "$$" in block.text or (block.kind == CODE and block.lang.strip().lower() in ("math", "latex", "tex"))
 
 
 def _section_text(section: Section) -> str:
-    parts = []
-    for block in section.blocks:
-        if block.kind == HEADING:
-            parts.append(block.text)
-        elif block.kind == ITEM:
-            parts.append("  " * max(block.level - 1, 0) + "- " + block.text)
-        elif block.kind == TEXT:
-            parts.append(block.text)
-        elif block.kind == CODE:
-            parts.append(block.text.rstrip("\n"))
-        elif block.kind == TABLE and block.table is not None:
-            table = block.table
-            parts.append(" | ".join(table.header))
-            parts.extend(" | ".join(c.replace("\n", " ") for c in row.texts) for row in table.rows)
-    return "\n".join(parts).strip()
+    return "\n".join(_block_text(b) for b in section.blocks
+                     if b.kind in (HEADING, ITEM, TEXT, CODE) or b.table is not None).strip()
+
+
+def _block_text(block: Block) -> str:
+    if block.kind == ITEM:
+        return "  " * max(block.level - 1, 0) + "- " + block.text
+    if block.kind == CODE:
+        return block.text.rstrip("\n")
+    if block.kind == TABLE and block.table is not None:
+        table = block.table
+        return "\n".join([" | ".join(table.header)]
+                         + [" | ".join(c.replace("\n", " ") for c in row.texts) for row in table.rows])
+    return block.text
 
 
 def _example(sections: Sequence[Section], workspace_fn: str, api: str) -> tuple[str, int]:

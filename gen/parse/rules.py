@@ -19,6 +19,7 @@ than the page says.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Sequence
@@ -94,6 +95,11 @@ def _host(param: Param) -> bool:
     return param.kind is not None and not param.kind.is_device_data
 
 
+# An ASCII identifier, whole: what a parameter name is in the pages' prose, bounded as _bounded
+# bounds the names themselves.
+_IDENTIFIER = r"(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_])"
+
+
 def _bounded(names: Sequence[str]) -> str:
     """A pattern of any of `names` (longest first) not inside a longer ASCII identifier."""
     if not names:
@@ -121,19 +127,22 @@ class _Reader:
         self.zero_based = zero_based
         self.text_zero_based = False  # the text being read counts from 0 itself
         self.rules = Rules()
-        self._when_compiled: Optional[re.Pattern[str]] = None
         # Names bounded by ASCII only: in Python's Unicode regexes a CJK character is a word
         # character, and "与self和target" must name self and target.
         names = sorted(self.params, key=len, reverse=True)
         self.name = _bounded(names)
-        tensors = sorted((p.name for p in params if p.kind is ParamKind.TENSOR), key=len, reverse=True)
-        self.tensor = _bounded(tensors)
-        self._rank = re.compile(
-            rf"(?:rank\(\s*({self.tensor})\s*\)|len\(\s*({self.tensor})\.shape\s*\)|"
-            rf"({self.tensor})\s*(?:\.\s*(?:dim\(\)|dims\(\)|dim\b|ndim\b|rank\(\)|rank\b|dimNum\b|shape\.size\(\)|"
-            rf"GetViewShape\(\)\.GetDimNum\(\))|\s*(?:的)?\s*(?:维度数量|维度数|维数|维度|秩)))")
-        self._size = re.compile(
-            rf"({self.tensor})\s*\.\s*(?:size|shape|sizes)\s*[(\[]\s*(-?\d+|{self.name})\s*[)\]]")
+        self.tensors = {p.name for p in params if p.kind is ParamKind.TENSOR}
+        self.tensor = _bounded(sorted(self.tensors, key=len, reverse=True))
+
+    # The patterns that name this API's parameters are compiled once per API, and only when a
+    # sentence has the words they look for: compiled per sentence they missed re's cache (a few
+    # hundred entries for the whole docs tree) and cost a third of the parse. Rank and size
+    # terms match any identifier and keep those that name the API's tensors (_ranges).
+    _RANK = re.compile(
+        rf"(?:rank\(\s*({_IDENTIFIER})\s*\)|len\(\s*({_IDENTIFIER})\.shape\s*\)|"
+        rf"({_IDENTIFIER})\s*(?:\.\s*(?:dim\(\)|dims\(\)|dim\b|ndim\b|rank\(\)|rank\b|dimNum\b|shape\.size\(\)|"
+        rf"GetViewShape\(\)\.GetDimNum\(\))|\s*(?:的)?\s*(?:维度数量|维度数|维数|维度|秩)))")
+    _SIZE = re.compile(rf"({_IDENTIFIER})\s*\.\s*(?:size|shape|sizes)\s*[(\[]\s*(-?\d+|{_IDENTIFIER})\s*[)\]]")
 
     # -- one text --------------------------------------------------------------------------------
 
@@ -176,8 +185,18 @@ class _Reader:
             terms.append((kind, tensor, axis))
             return f"§{len(terms) - 1}§"
 
-        held = self._size.sub(lambda m: hold("size", m.group(1), m.group(2)), sentence)
-        held = self._rank.sub(lambda m: hold("rank", m.group(1) or m.group(2) or m.group(3)), held)
+        def size(m: re.Match[str]) -> str:
+            axis = m.group(2)
+            if m.group(1) in self.tensors and (axis in self.params or axis.lstrip("-").isdigit()):
+                return hold("size", m.group(1), axis)
+            return m.group(0)
+
+        def rank(m: re.Match[str]) -> str:
+            tensor = m.group(1) or m.group(2) or m.group(3)
+            return hold("rank", tensor) if tensor in self.tensors else m.group(0)
+
+        held = self._SIZE.sub(size, sentence)
+        held = self._RANK.sub(rank, held)
         start = self._TRIGGER.search(held)
         assert start is not None
         bracket = self._BRACKET.search(held, start.end())
@@ -304,13 +323,21 @@ class _Reader:
 
     _ARITHMETIC = re.compile(r"\s*(?:的)?\s*(?:数值|值|大小)?\s*(?:加|减|乘|除|\+|-|\*|/|×|的\s*\d+\s*倍|倍)")
 
-    def _dims(self, sentence: str, text: Text, conditional: bool) -> None:
-        pattern = re.compile(
+    # Any axis phrase: a sentence without one states no equality of dimensions.
+    _ANY_AXIS = re.compile(_AXIS.format("any"))
+
+    @functools.cached_property
+    def _dim_equality(self) -> re.Pattern[str]:
+        return re.compile(
             rf"(?P<a>{self.tensor})?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*{self._AXIS.format('a')}\s*(?:的)?\s*"
             rf"(?:大小|长度|size|数值|值|维度|shape)?\s*(?:需要|必须|要|应|应该)?\s*(?:和|与|跟|等于)\s*"
             rf"(?P<b>{self.tensor})\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*{self._AXIS.format('b')}\s*(?:的)?\s*"
             rf"(?:大小|长度|size|数值|值|维度|shape)?\s*(?:保持|需要|必须)?\s*(?P<eq>一致|相等|相同|不一致|不相等|不相同|不同)?")
-        for match in pattern.finditer(sentence):
+
+    def _dims(self, sentence: str, text: Text, conditional: bool) -> None:
+        if not self._ANY_AXIS.search(sentence):
+            return
+        for match in self._dim_equality.finditer(sentence):
             if not match.group("eq") and "等于" not in match.group(0):
                 continue
             a = match.group("a") or (text.subject if text.subject and
@@ -356,15 +383,23 @@ class _Reader:
                 return name
         return None
 
-    def _divisible(self, sentence: str, text: Text, conditional: bool) -> None:
+    # The words every divisibility pattern ends in.
+    _DIVISIBILITY_WORDS = ("倍数", "整除", "偶数")
+
+    @functools.cached_property
+    def _divisibility(self) -> tuple[re.Pattern[str], ...]:
         head = rf"(?P<a>{self.name})?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*(?:{self._AXIS.format('a')})?\s*(?:的)?\s*(?:大小|长度|size|数值|值)?\s*"
         must = r"(?:需要|必须|要|应|应该|需)?\s*"
-        patterns = (
+        return (
             re.compile(head + must + rf"(?:为|是)\s*(?P<n>\d+|{self.name})\s*的\s*(?:整数)?倍数"),
             re.compile(head + must + rf"(?:能|可以)?被\s*(?P<n>\d+|{self.name})\s*整除"),
             re.compile(head + must + r"(?:为|是)\s*(?P<even>偶数)"),
         )
-        for pattern in patterns:
+
+    def _divisible(self, sentence: str, text: Text, conditional: bool) -> None:
+        if not any(word in sentence for word in self._DIVISIBILITY_WORDS):
+            return
+        for pattern in self._divisibility:
             for match in pattern.finditer(sentence):
                 a = match.group("a") or text.subject
                 if a is None:
@@ -400,13 +435,8 @@ class _Reader:
     # "then applying a reduction along axis 0"), a shape written out ("(m,)", "[N]", "1维").
     _COMPUTED_SHAPE = re.compile(r"reduc|轴|\baxis\b|求和|\bsum\b|[\[(]\s*[A-Za-z]|\d\s*维|\d-?D\b", re.I)
 
-    @property
+    @functools.cached_property
     def _when_pattern(self) -> re.Pattern[str]:
-        if self._when_compiled is None:
-            self._when_compiled = self._when()
-        return self._when_compiled
-
-    def _when(self) -> re.Pattern[str]:
         hosts = sorted((n for n, p in self.params.items() if p.kind in (ParamKind.INT, ParamKind.STRING)), key=len,
                        reverse=True)
         name = r"(?:" + "|".join(map(re.escape, hosts)) + r")" if hosts else r"(?!x)x"

@@ -55,7 +55,7 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 from gen import families
-from gen.ir import ArgValue, Diagnostic, InputDomain, IntegerMath, Level, OpSemantics, ValueCheck
+from gen.ir import ArgValue, Diagnostic, InputDomain, IntegerMath, Level, OpSemantics, ResultRule, ValueCheck
 
 _KNOWN_KEYS = {"kernel", "kernel_complex", "complex_result", "integral_result", "result", "golden", "integer_math",
                "errata", "domain", "checks", "family", "op", "roles", "options", "call"}
@@ -125,6 +125,10 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
     if result not in ("promoted", "bool"):
         bad("result is \"promoted\" or \"bool\"")
         result = "promoted"
+    if result == "bool" and (integral_result, complex_result) != ("integral", "complex"):
+        diags.append(Diagnostic(Level.WARNING, line, "semantics-value",
+                                f"{api}: result = \"bool\" is BOOL whatever the inputs: integral_result and "
+                                "complex_result change nothing"))
     try:
         integer_math = IntegerMath(table.get("integer_math", "float"))
     except ValueError:
@@ -175,8 +179,8 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
         call = {}
 
     return OpSemantics(api=api, source=source, kernel=kernel, kernel_complex=kernel_complex,
-                       complex_result_real=complex_result == "real", floating_result=integral_result == "floating",
-                       bool_result=result == "bool",
+                       result_rule=ResultRule.of(integral_to_float=integral_result == "floating",
+                                                 complex_to_real=complex_result == "real", always_bool=result == "bool"),
                        golden=golden,
                        integer_math=integer_math,
                        checks=tuple(checks), domains=tuple(domains), errata=tuple(errata), line=line,

@@ -52,7 +52,11 @@ from aclnn._errors import (
     NullptrError,
     ParamError,
 )
-from aclnn._runtime import BackendInfo, apis, backend
+from aclnn._runtime import (
+    BackendInfo,
+    apis,
+    backend,
+)
 from aclnn._C import (
     abs,
     add,

@@ -18,7 +18,11 @@ from aclnn._errors import (
     NullptrError as NullptrError,
     ParamError as ParamError,
 )
-from aclnn._runtime import BackendInfo as BackendInfo, apis as apis, backend as backend
+from aclnn._runtime import (
+    BackendInfo as BackendInfo,
+    apis as apis,
+    backend as backend,
+)
 
 # ---- what the functions take and give (builtins.<name> where an operator shadows the builtin) -------------------------------------------------------
 
@@ -4144,23 +4148,6 @@ def inplace_copy(self_ref: _InOut1, src: _TensorLike) -> _InOut1:
     $$
     - 示例：
 
-    Formula::
-
-        $$
-        {selfRef}_{i} = {src}_{i}
-        $$
-        - 示例：
-        输入selfRef为：
-        tensor([[1, 2],
-                [3, 4]])
-        输入src为：
-        tensor([[5, 6],
-                [7, 8]])
-
-        输出selfRef为：
-        tensor([[5, 6],
-                [7, 8]])
-
     Parameters
     ----------
     self_ref : array_like or aclnn.Tensor
@@ -5313,26 +5300,6 @@ def inplace_remainder_tensor_tensor(self_ref: _InOut1, other: _TensorLike) -> _I
     out_i = self_i - floor(self_i / other_i) * other_i
     $$
     - 示例：
-
-    Formula::
-
-        $$
-        out_i = self_i - floor(self_i / other_i) * other_i
-        $$
-        - 示例：
-        self = tensor([[-1, -2],
-                       [-3, -4]]).type(int64)
-        other = tensor([-3, -3]).type(float16)
-
-        result = remainder(self, other)
-
-        # result的值
-        # tensor([[-1., -2.],
-        #         [-0., -1.]], dtype=float16)
-
-        # 首先是将other broadcast成和self一致的shape，成为 [[-3, -3], [-3, -3]]，然后再进行计算。
-        # 对于元素self中的-3来说，计算结果为(-3) % (-3) = 0
-        # 可以看到，最终结果0的绝对值小于原来的-3的绝对值。
 
     Parameters
     ----------
@@ -6668,25 +6635,6 @@ def log_sum_exp(self: Tensor, dim: Sequence[int] | NDArray[np.integer[Any]], kee
     $$
     - 示例
 
-    Formula::
-
-        公式中i为dim指定的维度，j为输入在指定维度上的元素索引。
-        $$
-        logsumexp(x)_i = log\\sum_{j} exp(x_{ij} )
-        $$
-        - 示例
-        例1：
-          self: [2, 3, 4]       # self_shape=[2, 3, 4];
-          dim: [2]              # 指定维度dim_shape=[2], dim_data = {1, 2};
-          keepDim: false
-          out: [2]              # out_shape=[2];
-
-        例2：
-          self: [2, 3, 4]       # self_shape=[2, 3, 4];
-          dim: [2]              # 指定维度dim_shape=[2], dim_data = {1, 2};
-          keepDim: true
-          out: [2, 1, 1]        # out_shape=[2, 1, 1];
-
     Parameters
     ----------
     self : array_like or aclnn.Tensor
@@ -7656,19 +7604,6 @@ def mv(self: Tensor, vec: _TensorLike, cube_math_type: int, *, out: _OutArray | 
     其中$input$为n*m的二维张量，$vec$为长度为m的一维张量，$out$为长度为n的一维张量。
     - 示例：
 
-    Formula::
-
-        $$
-        out = input * vec
-        $$
-        其中$input$为n*m的二维张量，$vec$为长度为m的一维张量，$out$为长度为n的一维张量。
-        - 示例：
-        a = tensor([[1, 2, 3],
-                    [4, 5, 6]],dtype=float)
-        b = tensor([1, 1, 1], dtype=float)
-        c = mv(a, b)
-        c: tensor([6, 15],dtype=float)
-
     Parameters
     ----------
     self : array_like or aclnn.Tensor
@@ -8450,26 +8385,6 @@ def remainder_tensor_tensor(self: Tensor, other: _TensorLike, *, out: _OutArray 
     out_i = self_i - floor(self_i / other_i) * other_i
     $$
     - 示例：
-
-    Formula::
-
-        $$
-        out_i = self_i - floor(self_i / other_i) * other_i
-        $$
-        - 示例：
-        self = tensor([[-1, -2],
-                       [-3, -4]]).type(int64)
-        other = tensor([-3, -3]).type(float16)
-
-        result = remainder(self, other)
-
-        # result的值
-        # tensor([[-1., -2.],
-        #         [-0., -1.]], dtype=float16)
-
-        # 首先是将other broadcast成和self一致的shape，成为 [[-3, -3], [-3, -3]]，然后再进行计算。
-        # 对于元素self中的-3来说，计算结果为(-3) % (-3) = 0
-        # 可以看到，最终结果0的绝对值小于原来的-3的绝对值。
 
     Parameters
     ----------
@@ -9593,26 +9508,6 @@ def slice(self: Tensor, dim: int, start: int, end: int, step: int, *, out: _OutA
     out.shape[dim] = ⌊\\frac{end - start + step - 1}{step}⌋
     $$
 
-    Formula::
-
-        $$
-        start = \\begin{cases}
-        &0, & if\\;start < -N \\
-        &N, & if\\;start >= N\\
-        &(start+N) \\% N, & otherwise
-        \\end{cases}
-        $$
-        $$
-        end = \\begin{cases}
-        &start, & if\\;end < -N \\
-        &N, & if\\;end \\ge N\\
-        &\\max(start,\\;(end+N) \\% N), & otherwise
-        \\end{cases}
-        $$
-        $$
-        out.shape[dim] = ⌊\\frac{end - start + step - 1}{step}⌋
-        $$
-
     Parameters
     ----------
     self : array_like or aclnn.Tensor
@@ -9699,26 +9594,6 @@ def slice_v2(self: Tensor, starts: Sequence[int] | NDArray[np.integer[Any]], end
     $$
     out.shape[axes[i]] = ⌊\\frac{ends[i] - starts[i] + steps[i] - 1}{steps[i]}⌋
     $$
-
-    Formula::
-
-        $$
-        starts[i] = \\begin{cases}
-        &0, & if\\;starts[i] < -N \\
-        &N, & if\\;starts[i] >= N\\
-        &(starts[i]+N) \\% N, & otherwise
-        \\end{cases}
-        $$
-        $$
-        ends[i] = \\begin{cases}
-        &N, & if\\; ends[i] >= N\\
-        &starts[i], & else\\;if\\; (ends[i]+N)\\%N < starts[i] \\
-        &(ends[i]+N)\\%N, & otherwise\\
-        \\end{cases}
-        $$
-        $$
-        out.shape[axes[i]] = ⌊\\frac{ends[i] - starts[i] + steps[i] - 1}{steps[i]}⌋
-        $$
 
     Parameters
     ----------

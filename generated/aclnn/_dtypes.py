@@ -66,3 +66,20 @@ def numpy_dtype(name: str) -> np.dtype:
 # The scalar type (np.float32, ml_dtypes.bfloat16, ...) of every dtype NumPy can hold, by page
 # name: what arrays and scalars given to aclnn can be. A type serves as a dtype argument too.
 NUMPY_DTYPES: dict[str, type] = {name: numpy_dtype(name).type for name, facts in DTYPES.items() if facts.numpy}
+
+# The dtypes a kernel's result differs from its inputs' promoted dtype in, under each rule of
+# gen.ir.ResultRule (the bindings' and the simulator's table, aclnn_bindgen/dtypes.h): by rule,
+# the promoted dtype -> the result's.
+RESULT_DTYPES: dict[str, dict[str, str]] = {
+    "promoted": {},
+    "floating": {"INT8": "FLOAT", "INT16": "FLOAT", "INT32": "FLOAT", "INT64": "FLOAT", "UINT8": "FLOAT", "UINT16": "FLOAT", "UINT32": "FLOAT", "UINT64": "FLOAT", "BOOL": "FLOAT", "INT4": "FLOAT", "UINT1": "FLOAT"},
+    "real": {"COMPLEX32": "FLOAT16", "COMPLEX64": "FLOAT", "COMPLEX128": "DOUBLE"},
+    "floating_or_real": {"INT8": "FLOAT", "INT16": "FLOAT", "INT32": "FLOAT", "INT64": "FLOAT", "UINT8": "FLOAT", "UINT16": "FLOAT", "UINT32": "FLOAT", "UINT64": "FLOAT", "BOOL": "FLOAT", "COMPLEX32": "FLOAT16", "COMPLEX64": "FLOAT", "COMPLEX128": "DOUBLE", "INT4": "FLOAT", "UINT1": "FLOAT"},
+    "bool": {"FLOAT": "BOOL", "FLOAT16": "BOOL", "BFLOAT16": "BOOL", "DOUBLE": "BOOL", "INT8": "BOOL", "INT16": "BOOL", "INT32": "BOOL", "INT64": "BOOL", "UINT8": "BOOL", "UINT16": "BOOL", "UINT32": "BOOL", "UINT64": "BOOL", "STRING": "BOOL", "COMPLEX32": "BOOL", "COMPLEX64": "BOOL", "COMPLEX128": "BOOL", "INT4": "BOOL", "UINT1": "BOOL", "HIFLOAT8": "BOOL", "FLOAT8_E5M2": "BOOL", "FLOAT8_E4M3FN": "BOOL", "FLOAT8_E8M0": "BOOL", "FLOAT6_E3M2": "BOOL", "FLOAT6_E2M3": "BOOL", "FLOAT4_E2M1": "BOOL", "FLOAT4_E1M2": "BOOL"},
+}
+
+
+def result_dtype(rule: str, promoted: str) -> str:
+    """The dtype of a kernel's result under `rule` (a gen.ir.ResultRule value) for inputs promoted
+    to `promoted` (a page dtype name)."""
+    return RESULT_DTYPES[rule].get(promoted, promoted)

@@ -80,21 +80,23 @@ class AclError(AclnnError):
     """An aclError of the runtime API (aclInit, aclrtSetDevice, aclrtMalloc, ...)."""
 
 
-_EXACT = {161001: NullptrError, 161002: InvalidParamError}
-# (first, last) status of each family, inclusive.
-_FAMILIES = (((161000, 161999), ParamError), ((361000, 361999), AclnnRuntimeError), ((561000, 561999), InnerError))
+_EXACT = {"ACLNN_ERR_PARAM_NULLPTR": NullptrError, "ACLNN_ERR_PARAM_INVALID": InvalidParamError}
+# A family is the statuses of one thousand (CANN's 161xxx, 361xxx, 561xxx), named by one of them.
+_FAMILIES = {"ACLNN_ERR_PARAM_NULLPTR": ParamError, "ACLNN_ERR_RUNTIME_ERROR": AclnnRuntimeError,
+             "ACLNN_ERR_INNER": InnerError}
 
 
 def error_class(status: int, phase: str = "") -> type[AclnnError]:
-    """The exception class of a status (of work that failed on the device, for phase "device")."""
+    """The exception class of a status (of work that failed on the device, for phase "device");
+    the values are the extension's table's (on the error path only: no need to keep them)."""
     if phase == DEVICE:
         return AclnnRuntimeError
-    if status in _EXACT:
-        return _EXACT[status]
-    for (first, last), cls in _FAMILIES:
-        if first <= status <= last:
-            return cls
-    return AclError
+    from aclnn._C import STATUS_NAMES
+
+    value = {name: code for code, name in STATUS_NAMES.items()}
+    exact = {value[name]: cls for name, cls in _EXACT.items()}
+    families = {value[name] // 1000: cls for name, cls in _FAMILIES.items()}
+    return exact.get(status) or families.get(status // 1000, AclError)
 
 
 def status_name(status: int) -> str:

@@ -31,7 +31,7 @@ const bind::ApiSpec kSpec_add{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {3, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {3, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {3},
 };
@@ -89,7 +89,7 @@ const bind::ApiSpec kSpec_arg_min{
     },
     {
         // out: shape self reduced along dim, dtype INT64 (family reduce)
-        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_INT64},
+        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_INT64},
     },
     {3},
 };
@@ -147,7 +147,7 @@ const bind::ApiSpec kSpec_argsort{
     },
     {
         // out: shape that of self, dtype INT64 (family index)
-        {3, {0}, {0}, false, {ACL_INT64}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_INT64},
+        {3, {0}, {0}, false, {ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_INT64},
     },
     {3},
 };
@@ -203,7 +203,7 @@ const bind::ApiSpec kSpec_dot{
     },
     {
         // out: shape that of self @ tensor, dtype self's (family matmul)
-        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT32, ACL_UINT8}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
+        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT32, ACL_UINT8}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -256,7 +256,7 @@ const bind::ApiSpec kSpec_eq_tensor{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other), bool result if documented
-        {2, {0, 1}, {0, 1}, true, {ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64, ACL_UINT32, ACL_UINT16}, nullptr, false, bind::ResultDType::kBool},
+        {2, {0, 1}, {0, 1}, true, {ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64, ACL_UINT32, ACL_UINT16}, nullptr, false, aclnn_bindgen::ResultRule::kBool},
     },
     {2},
 };
@@ -307,7 +307,7 @@ const bind::ApiSpec kSpec_exp{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {1},
 };
@@ -357,7 +357,7 @@ const bind::ApiSpec kSpec_expand{
     },
     {
         // out: out= required (out's shape follows from the arguments by expand's rule, which the bindings do not apply)
-        {2, {}, {0}, false, {}, "out's shape follows from the arguments by expand's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {2, {}, {0}, false, {}, "out's shape follows from the arguments by expand's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -408,7 +408,7 @@ const bind::ApiSpec kSpec_floor{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self)
-        {1, {0}, {0}, false, {ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT64, ACL_UINT32, ACL_UINT16, ACL_UINT8}, nullptr, false, bind::ResultDType::kPromoted},
+        {1, {0}, {0}, false, {ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT64, ACL_UINT32, ACL_UINT16, ACL_UINT8}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {1},
 };
@@ -474,11 +474,11 @@ const bind::ApiSpec kSpec_group_norm{
     },
     {
         // out: shape that of self, dtype self's (family norm)
-        {8, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {8, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
         // meanOut: shape [self.size(0), group], dtype self's (family norm)
-        {9, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kGroups, ACL_DT_UNDEFINED},
+        {9, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kGroups, ACL_DT_UNDEFINED},
         // rstdOut: shape [self.size(0), group], dtype self's (family norm)
-        {10, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kGroups, ACL_DT_UNDEFINED},
+        {10, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kGroups, ACL_DT_UNDEFINED},
     },
     {8, 9, 10},
 };
@@ -553,7 +553,7 @@ const bind::ApiSpec kSpec_hardsigmoid_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(self, gradOutput)
-        {2, {0, 1}, {1, 0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
+        {2, {0, 1}, {1, 0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -900,7 +900,7 @@ const bind::ApiSpec kSpec_is_finite{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self), bool result if documented
-        {1, {0}, {0}, true, {ACL_BOOL}, nullptr, false, bind::ResultDType::kBool},
+        {1, {0}, {0}, true, {ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kBool},
     },
     {1},
 };
@@ -962,11 +962,11 @@ const bind::ApiSpec kSpec_layer_norm_with_impl_mode{
     },
     {
         // out: shape that of input, dtype input's (family norm)
-        {5, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {5, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
         // meanOutOptional: shape input's with its last len(normalizedShape) dimensions 1, dtype input's (family norm)
-        {6, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_DT_UNDEFINED},
+        {6, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_DT_UNDEFINED},
         // rstdOutOptional: shape input's with its last len(normalizedShape) dimensions 1, dtype input's (family norm)
-        {7, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_DT_UNDEFINED},
+        {7, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_DT_UNDEFINED},
     },
     {5, 6, 7},
 };
@@ -1035,7 +1035,7 @@ const bind::ApiSpec kSpec_leaky_relu{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {2, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {2, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -1090,7 +1090,7 @@ const bind::ApiSpec kSpec_lerp{
     },
     {
         // out: shape of broadcast(self x end x weight), dtype of promote(self, end, weight)
-        {3, {0, 1, 2}, {0, 1, 2}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {3, {0, 1, 2}, {0, 1, 2}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {3},
 };
@@ -1146,7 +1146,7 @@ const bind::ApiSpec kSpec_maximum{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -1203,7 +1203,7 @@ const bind::ApiSpec kSpec_mean{
     },
     {
         // out: shape self reduced along dim, dtype dtype, else self's (family reduce)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -1264,7 +1264,7 @@ const bind::ApiSpec kSpec_mm{
     },
     {
         // out: shape that of self @ mat2, dtype self's (family matmul)
-        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
+        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -1322,7 +1322,7 @@ const bind::ApiSpec kSpec_mse_loss{
     },
     {
         // out: out= required (the page does not say how the shape of out follows from the inputs)
-        {3, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false, bind::ResultDType::kPromoted},
+        {3, {}, {}, false, {}, "the page does not say how the shape of out follows from the inputs", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {3},
 };
@@ -1378,7 +1378,7 @@ const bind::ApiSpec kSpec_muls{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -1433,7 +1433,7 @@ const bind::ApiSpec kSpec_mv{
     },
     {
         // out: shape that of self @ vec, dtype self's (family matmul)
-        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT, ACL_FLOAT16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
+        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT, ACL_FLOAT16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -1468,7 +1468,7 @@ PyObject* wrap_mv(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* 
   });
 }
 
-const char* const kDoc_mv = "mv(self, vec, cube_math_type, *, out=None)\n--\n\nRuns aclnnMv (both phases) on the active backend.\n\n- 算子功能：计算矩阵input与向量vec的乘积。\n- 计算公式：\n$$\nout = input * vec\n$$\n其中$input$为n*m的二维张量，$vec$为长度为m的一维张量，$out$为长度为n的一维张量。\n- 示例：\n\nFormula::\n\n    $$\n    out = input * vec\n    $$\n    其中$input$为n*m的二维张量，$vec$为长度为m的一维张量，$out$为长度为n的一维张量。\n    - 示例：\n    a = tensor([[1, 2, 3],\n                [4, 5, 6]],dtype=float)\n    b = tensor([1, 1, 1], dtype=float)\n    c = mv(a, b)\n    c: tensor([6, 15],dtype=float)\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 公式中的输入input。\n    dtypes BFLOAT16, FLOAT, FLOAT16; on Ascend910: FLOAT, FLOAT16; on Ascend310P: FLOAT, FLOAT16; rank 2; formats ND; non-contiguous allowed.\n    其余格式如果没有特别强调则按照ND格式读取，但是继续运行可能会有非预期行为。\nvec : array_like or aclnn.Tensor\n    vec (const aclTensor*, in): 公式中的vec,数据类型与self保持一致。\n    dtypes BFLOAT16, FLOAT, FLOAT16; on Ascend910: FLOAT, FLOAT16; on Ascend310P: FLOAT, FLOAT16; rank 1; formats ND; non-contiguous allowed.\n    其余格式如果没有特别强调则按照ND格式读取，但是继续运行可能会有非预期行为。\ncube_math_type : int\n    cubeMathType (int8_t, in): 用于指定Cube单元的计算逻辑。\n    如果输入的数据类型存在互推导关系，该参数默认对互推导后的数据类型进行处理。支持的枚举值如下： 0：KEEP_DTYPE，保持输入的数据类型进行计算。 1：ALLOW_FP32_DOWN_PRECISION，支持将输入数据降精度计算。 2：USE_FP16，支持将输入降精度至FLOAT16计算。 3：USE_HF32，支持将输入降精度至数据类型HFLOAT32计算。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 公式中的输出out。\n    dtypes BFLOAT16, FLOAT, FLOAT16; on Ascend910: FLOAT, FLOAT16; on Ascend310P: FLOAT, FLOAT16; rank 1; formats ND; non-contiguous allowed.\n    其余格式如果没有特别强调则按照ND格式读取，但是继续运行可能会有非预期行为。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、vec或out是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: self,vec和out的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: self，vec和out的数据类型不同。\n    161002 ACLNN_ERR_PARAM_INVALID: self，vec和out的shape不符合约束。\n    161002 ACLNN_ERR_PARAM_INVALID: 传入的cubeMathType不符合约束。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性说明：\n      - Atlas 训练系列产品、Atlas 推理系列产品：aclnnMv默认非确定性实现，支持通过aclrtCtxSetSysParamOpt开启确定性。\n      - Ascend 950PR/Ascend 950DT：aclnnMv默认确定性实现。\n\nSource: op_docs/aclnnMv.md:50\n";
+const char* const kDoc_mv = "mv(self, vec, cube_math_type, *, out=None)\n--\n\nRuns aclnnMv (both phases) on the active backend.\n\n- 算子功能：计算矩阵input与向量vec的乘积。\n- 计算公式：\n$$\nout = input * vec\n$$\n其中$input$为n*m的二维张量，$vec$为长度为m的一维张量，$out$为长度为n的一维张量。\n- 示例：\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 公式中的输入input。\n    dtypes BFLOAT16, FLOAT, FLOAT16; on Ascend910: FLOAT, FLOAT16; on Ascend310P: FLOAT, FLOAT16; rank 2; formats ND; non-contiguous allowed.\n    其余格式如果没有特别强调则按照ND格式读取，但是继续运行可能会有非预期行为。\nvec : array_like or aclnn.Tensor\n    vec (const aclTensor*, in): 公式中的vec,数据类型与self保持一致。\n    dtypes BFLOAT16, FLOAT, FLOAT16; on Ascend910: FLOAT, FLOAT16; on Ascend310P: FLOAT, FLOAT16; rank 1; formats ND; non-contiguous allowed.\n    其余格式如果没有特别强调则按照ND格式读取，但是继续运行可能会有非预期行为。\ncube_math_type : int\n    cubeMathType (int8_t, in): 用于指定Cube单元的计算逻辑。\n    如果输入的数据类型存在互推导关系，该参数默认对互推导后的数据类型进行处理。支持的枚举值如下： 0：KEEP_DTYPE，保持输入的数据类型进行计算。 1：ALLOW_FP32_DOWN_PRECISION，支持将输入数据降精度计算。 2：USE_FP16，支持将输入降精度至FLOAT16计算。 3：USE_HF32，支持将输入降精度至数据类型HFLOAT32计算。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 公式中的输出out。\n    dtypes BFLOAT16, FLOAT, FLOAT16; on Ascend910: FLOAT, FLOAT16; on Ascend310P: FLOAT, FLOAT16; rank 1; formats ND; non-contiguous allowed.\n    其余格式如果没有特别强调则按照ND格式读取，但是继续运行可能会有非预期行为。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、vec或out是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: self,vec和out的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: self，vec和out的数据类型不同。\n    161002 ACLNN_ERR_PARAM_INVALID: self，vec和out的shape不符合约束。\n    161002 ACLNN_ERR_PARAM_INVALID: 传入的cubeMathType不符合约束。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性说明：\n      - Atlas 训练系列产品、Atlas 推理系列产品：aclnnMv默认非确定性实现，支持通过aclrtCtxSetSysParamOpt开启确定性。\n      - Ascend 950PR/Ascend 950DT：aclnnMv默认确定性实现。\n\nSource: op_docs/aclnnMv.md:50\n";
 
 // ---- aclnnNorm (op_docs/aclnnNorm.md:64) ----
 
@@ -1493,7 +1493,7 @@ const bind::ApiSpec kSpec_norm{
     },
     {
         // out: shape self reduced along dim, dtype self's (family reduce)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -1556,7 +1556,7 @@ const bind::ApiSpec kSpec_reduce_nansum{
     },
     {
         // out: shape self reduced along dim, dtype dtype, else self's (family reduce)
-        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -1619,7 +1619,7 @@ const bind::ApiSpec kSpec_reduce_sum{
     },
     {
         // out: shape self reduced along dims, dtype dtype, else self's (family reduce)
-        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -1676,7 +1676,7 @@ const bind::ApiSpec kSpec_relu{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self)
-        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {1},
 };
@@ -1724,7 +1724,7 @@ const bind::ApiSpec kSpec_rsqrt{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {1},
 };
@@ -1776,7 +1776,7 @@ const bind::ApiSpec kSpec_s_where{
     },
     {
         // out: shape of broadcast(condition x self x other), dtype of promote(condition, self, other) if documented
-        {3, {0, 1, 2}, {0, 1, 2}, true, {ACL_FLOAT, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT16, ACL_UINT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {3, {0, 1, 2}, {0, 1, 2}, true, {ACL_FLOAT, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT16, ACL_UINT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {3},
 };
@@ -1836,7 +1836,7 @@ const bind::ApiSpec kSpec_scatter_add{
     },
     {
         // out: shape that of self, dtype self's (family index)
-        {4, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -1901,7 +1901,7 @@ const bind::ApiSpec kSpec_scatter_value{
     },
     {
         // out: shape that of self, dtype self's (family index)
-        {5, {0}, {0}, false, {ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {5, {0}, {0}, false, {ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -1963,7 +1963,7 @@ const bind::ApiSpec kSpec_softmax{
     },
     {
         // out: shape that of self, dtype self's (family softmax)
-        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -2014,7 +2014,7 @@ const bind::ApiSpec kSpec_sqrt{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {1},
 };
@@ -2064,7 +2064,7 @@ const bind::ApiSpec kSpec_stack{
     },
     {
         // out: out= required (out's shape follows from the arguments by stack's rule, which the bindings do not apply)
-        {2, {}, {0}, false, {}, "out's shape follows from the arguments by stack's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {2, {}, {0}, false, {}, "out's shape follows from the arguments by stack's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -2123,9 +2123,9 @@ const bind::ApiSpec kSpec_std_mean_correction{
     },
     {
         // stdOut: shape self reduced along dim, dtype self's (family reduce)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
         // meanOut: shape self reduced along dim, dtype self's (family reduce)
-        {5, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {5, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4, 5},
 };
@@ -2194,9 +2194,9 @@ const bind::ApiSpec kSpec_topk{
     },
     {
         // valuesOut: out= required (valuesOut's shape follows from the arguments by topk's rule, which the bindings do not apply)
-        {5, {}, {0}, false, {}, "valuesOut's shape follows from the arguments by topk's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {5, {}, {0}, false, {}, "valuesOut's shape follows from the arguments by topk's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
         // indicesOut: out= required (indicesOut's shape follows from the arguments by topk's rule, which the bindings do not apply)
-        {6, {}, {}, false, {}, "indicesOut's shape follows from the arguments by topk's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {6, {}, {}, false, {}, "indicesOut's shape follows from the arguments by topk's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {5, 6},
 };
@@ -2260,7 +2260,7 @@ const bind::ApiSpec kSpec_tril{
     },
     {
         // out: shape that of self, dtype self's (family shape)
-        {2, {0}, {0}, false, {ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -2313,7 +2313,7 @@ const bind::ApiSpec kSpec_triu{
     },
     {
         // out: shape that of self, dtype self's (family shape)
-        {2, {0}, {0}, false, {ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };

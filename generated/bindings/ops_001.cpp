@@ -27,7 +27,7 @@ const bind::ApiSpec kSpec_abs{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self), real result if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, bind::ResultDType::kReal},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kReal},
     },
     {1},
 };
@@ -85,7 +85,7 @@ const bind::ApiSpec kSpec_addmm{
     },
     {
         // out: shape that of mat1 @ mat2, dtype mat1's (family matmul)
-        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
+        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -158,7 +158,7 @@ const bind::ApiSpec kSpec_addmv{
     },
     {
         // out: shape that of mat @ vec, dtype mat's (family matmul)
-        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
+        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -225,7 +225,7 @@ const bind::ApiSpec kSpec_amax{
     },
     {
         // out: shape self reduced along dim, dtype self's (family reduce)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {3},
 };
@@ -283,7 +283,7 @@ const bind::ApiSpec kSpec_arg_max{
     },
     {
         // out: shape self reduced along dim, dtype INT64 (family reduce)
-        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_INT64},
+        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_INT64},
     },
     {3},
 };
@@ -341,7 +341,7 @@ const bind::ApiSpec kSpec_batch_mat_mul{
     },
     {
         // out: shape that of self @ mat2, dtype self's (family matmul)
-        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
+        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -399,7 +399,7 @@ const bind::ApiSpec kSpec_cumprod{
     },
     {
         // out: shape that of input, dtype dtype, else input's (family cumulative)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
     {3},
 };
@@ -459,7 +459,7 @@ const bind::ApiSpec kSpec_cumsum_v2{
     },
     {
         // out: shape that of self, dtype self's (family cumulative)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -518,7 +518,7 @@ const bind::ApiSpec kSpec_flip{
     },
     {
         // out: shape that of self, dtype self's (family shape)
-        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT16, ACL_INT64, ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT16, ACL_INT64, ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -571,7 +571,7 @@ const bind::ApiSpec kSpec_hardswish_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(gradOutput, self)
-        {2, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
+        {2, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -628,7 +628,7 @@ const bind::ApiSpec kSpec_hardtanh_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(gradOutput, self)
-        {4, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
+        {4, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {4},
 };
@@ -712,7 +712,7 @@ PyObject* wrap_inplace_copy(PyObject*, PyObject* const* args, Py_ssize_t nargs, 
   });
 }
 
-const char* const kDoc_inplace_copy = "inplace_copy(self_ref, src)\n--\n\nRuns aclnnInplaceCopy (both phases) on the active backend.\n\n- 接口功能：将src中的元素复制到selfRef张量中并返回selfRef。\n- 计算公式：\n$$\n{selfRef}_{i} = {src}_{i}\n$$\n- 示例：\n\nFormula::\n\n    $$\n    {selfRef}_{i} = {src}_{i}\n    $$\n    - 示例：\n    输入selfRef为：\n    tensor([[1, 2],\n            [3, 4]])\n    输入src为：\n    tensor([[5, 6],\n            [7, 8]])\n\n    输出selfRef为：\n    tensor([[5, 6],\n            [7, 8]])\n\nParameters\n----------\nself_ref : array_like or aclnn.Tensor\n    selfRef (aclTensor*, inout): 公式中的selfRef。\n    dtypes INT8, INT16, INT32, INT64, UINT8, FLOAT16, FLOAT, BOOL, DOUBLE, COMPLEX64, COMPLEX128, UINT16, UINT32, UINT64, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.\n    注意目前只有selfRef为连续时，才支持复数间的拷贝，shape需要与src满足broadcast关系。\nsrc : array_like or aclnn.Tensor\n    src (const aclTensor*, in): 公式中的src。\n    dtypes INT8, INT16, INT32, INT64, UINT8, FLOAT16, FLOAT, BOOL, DOUBLE, COMPLEX64, COMPLEX128, UINT16, UINT32, UINT64, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.\n    注意目前只有selfRef为连续时，才支持复数间的拷贝，shape需要与selfRef满足broadcast关系。\n\nReturns\n-------\nself_ref : numpy.ndarray or aclnn.Tensor\n    selfRef (aclTensor*, inout): 公式中的selfRef。\n    dtypes INT8, INT16, INT32, INT64, UINT8, FLOAT16, FLOAT, BOOL, DOUBLE, COMPLEX64, COMPLEX128, UINT16, UINT32, UINT64, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.\n    注意目前只有selfRef为连续时，才支持复数间的拷贝，shape需要与src满足broadcast关系。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的selfRef或src是空指针时。\n    161002 ACLNN_ERR_PARAM_INVALID: 传入的selfRef或src是空指针时。\n    161002 ACLNN_ERR_PARAM_INVALID: selfRef的shape超过8维。\n    161002 ACLNN_ERR_PARAM_INVALID: src的shape不能广播至selfRef。\n    161002 ACLNN_ERR_PARAM_INVALID: src的数据类型不在支持范围内，或不能转换到selfRef。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: supported\nAtlas 推理系列产品: supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnInplaceCopy默认确定性实现。\n    当src和selfRef的数据类型不一致时，HIFLOAT8、FLOAT8_E5M2、FLOAT8_E4M3FN浮点类型转换规则：\n    - HIFLOAT8 -> FLOAT32、BFLOAT16、FLOAT16\n    - FLOAT8_E5M2 -> FLOAT32、BFLOAT16、FLOAT16\n    - FLOAT8_E4M3FN -> FLOAT32、BFLOAT16、FLOAT16\n    - BFLOAT16 -> HIFLOAT8\n    - FLOAT16 -> HIFLOAT8\n    - FLOAT32 -> HIFLOAT8、FLOAT8_E5M2、FLOAT8_E4M3FN\n\nSource: op_docs/aclnnInplaceCopy.md:54\n";
+const char* const kDoc_inplace_copy = "inplace_copy(self_ref, src)\n--\n\nRuns aclnnInplaceCopy (both phases) on the active backend.\n\n- 接口功能：将src中的元素复制到selfRef张量中并返回selfRef。\n- 计算公式：\n$$\n{selfRef}_{i} = {src}_{i}\n$$\n- 示例：\n\nParameters\n----------\nself_ref : array_like or aclnn.Tensor\n    selfRef (aclTensor*, inout): 公式中的selfRef。\n    dtypes INT8, INT16, INT32, INT64, UINT8, FLOAT16, FLOAT, BOOL, DOUBLE, COMPLEX64, COMPLEX128, UINT16, UINT32, UINT64, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.\n    注意目前只有selfRef为连续时，才支持复数间的拷贝，shape需要与src满足broadcast关系。\nsrc : array_like or aclnn.Tensor\n    src (const aclTensor*, in): 公式中的src。\n    dtypes INT8, INT16, INT32, INT64, UINT8, FLOAT16, FLOAT, BOOL, DOUBLE, COMPLEX64, COMPLEX128, UINT16, UINT32, UINT64, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.\n    注意目前只有selfRef为连续时，才支持复数间的拷贝，shape需要与selfRef满足broadcast关系。\n\nReturns\n-------\nself_ref : numpy.ndarray or aclnn.Tensor\n    selfRef (aclTensor*, inout): 公式中的selfRef。\n    dtypes INT8, INT16, INT32, INT64, UINT8, FLOAT16, FLOAT, BOOL, DOUBLE, COMPLEX64, COMPLEX128, UINT16, UINT32, UINT64, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.\n    注意目前只有selfRef为连续时，才支持复数间的拷贝，shape需要与src满足broadcast关系。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的selfRef或src是空指针时。\n    161002 ACLNN_ERR_PARAM_INVALID: 传入的selfRef或src是空指针时。\n    161002 ACLNN_ERR_PARAM_INVALID: selfRef的shape超过8维。\n    161002 ACLNN_ERR_PARAM_INVALID: src的shape不能广播至selfRef。\n    161002 ACLNN_ERR_PARAM_INVALID: src的数据类型不在支持范围内，或不能转换到selfRef。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: supported\nAtlas 推理系列产品: supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnInplaceCopy默认确定性实现。\n    当src和selfRef的数据类型不一致时，HIFLOAT8、FLOAT8_E5M2、FLOAT8_E4M3FN浮点类型转换规则：\n    - HIFLOAT8 -> FLOAT32、BFLOAT16、FLOAT16\n    - FLOAT8_E5M2 -> FLOAT32、BFLOAT16、FLOAT16\n    - FLOAT8_E4M3FN -> FLOAT32、BFLOAT16、FLOAT16\n    - BFLOAT16 -> HIFLOAT8\n    - FLOAT16 -> HIFLOAT8\n    - FLOAT32 -> HIFLOAT8、FLOAT8_E5M2、FLOAT8_E4M3FN\n\nSource: op_docs/aclnnInplaceCopy.md:54\n";
 
 // ---- aclnnInplaceCumprod (op_docs/aclnnCumprod&aclnnInplaceCumprod.md:105) ----
 
@@ -1092,7 +1092,7 @@ const bind::ApiSpec kSpec_linalg_vector_norm{
     },
     {
         // out: shape self reduced along dims, dtype dtype, else self's (family reduce)
-        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -1154,7 +1154,7 @@ const bind::ApiSpec kSpec_logical_and{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other), bool result if documented
-        {2, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kBool},
+        {2, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kBool},
     },
     {2},
 };
@@ -1209,7 +1209,7 @@ const bind::ApiSpec kSpec_matmul{
     },
     {
         // out: shape that of self @ mat2, dtype self's (family matmul)
-        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
+        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -1269,9 +1269,9 @@ const bind::ApiSpec kSpec_max_dim{
     },
     {
         // out: shape self reduced along dim, dtype self's (family reduce)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16, ACL_INT32}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16, ACL_INT32}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
         // indices: shape self reduced along dim, dtype INT64 (family reduce)
-        {4, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_INT64},
+        {4, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_INT64},
     },
     {3, 4},
 };
@@ -1329,7 +1329,7 @@ const bind::ApiSpec kSpec_permute{
     },
     {
         // out: out= required (out's shape follows from the arguments by permute's rule, which the bindings do not apply)
-        {2, {}, {0}, false, {}, "out's shape follows from the arguments by permute's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {2, {}, {0}, false, {}, "out's shape follows from the arguments by permute's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -1382,7 +1382,7 @@ const bind::ApiSpec kSpec_remainder_tensor_tensor{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {2, {0, 1}, {0, 1}, false, {ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {2, {0, 1}, {0, 1}, false, {ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -1414,7 +1414,7 @@ PyObject* wrap_remainder_tensor_tensor(PyObject*, PyObject* const* args, Py_ssiz
   });
 }
 
-const char* const kDoc_remainder_tensor_tensor = "remainder_tensor_tensor(self, other, *, out=None)\n--\n\nRuns aclnnRemainderTensorTensor (both phases) on the active backend.\n\n- 接口功能：\n将tensor self和tensor other进行broadcast成一致的shape后，其中的每个元素都转换为除以other的对应元素以后得到的余数。该结果与除数other同符号，并且该结果的绝对值是小于other的绝对值。\n实际计算remainder(self, other)等效于以下公式：\n$$\nout_i = self_i - floor(self_i / other_i) * other_i\n$$\n- 示例：\n\nFormula::\n\n    $$\n    out_i = self_i - floor(self_i / other_i) * other_i\n    $$\n    - 示例：\n    self = tensor([[-1, -2],\n                   [-3, -4]]).type(int64)\n    other = tensor([-3, -3]).type(float16)\n\n    result = remainder(self, other)\n\n    # result的值\n    # tensor([[-1., -2.],\n    #         [-0., -1.]], dtype=float16)\n\n    # 首先是将other broadcast成和self一致的shape，成为 [[-3, -3], [-3, -3]]，然后再进行计算。\n    # 对于元素self中的-3来说，计算结果为(-3) % (-3) = 0\n    # 可以看到，最终结果0的绝对值小于原来的-3的绝对值。\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 公式中的self，其数据类型与other需满足互推导关系，且互推导后的数据类型必须在如下范围内。shape需要与other满足broadcast关系。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。\n    dtypes INT32, INT64, FLOAT16, FLOAT, DOUBLE, BFLOAT16; on Ascend910: INT32, INT64, FLOAT16, FLOAT, DOUBLE; on Ascend310P: INT32, INT64, FLOAT16, FLOAT, DOUBLE; formats ND; non-contiguous allowed.\nother : array_like or aclnn.Tensor\n    other (const aclTensor*, in): 公式中的other，其数据类型与self需满足互推导关系，且互推导后的数据类型必须在如下范围内。shape需要与self满足broadcast关系。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。\n    dtypes INT32, INT64, FLOAT16, FLOAT, DOUBLE, BFLOAT16; on Ascend910: INT32, INT64, FLOAT16, FLOAT, DOUBLE; on Ascend310P: INT32, INT64, FLOAT16, FLOAT, DOUBLE; formats ND; non-contiguous allowed.\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 公式中的输出out，数据类型需要是self与other推导之后可转换的数据类型。shape需要是self与other broadcast之后的shape。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。\n    dtypes UINT8, INT8, INT16, INT32, INT64, FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: UINT8, INT8, INT16, INT32, INT64, FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128; on Ascend310P: UINT8, INT8, INT16, INT32, INT64, FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、other、out是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: self和other无法做数据类型推导。\n    161002 ACLNN_ERR_PARAM_INVALID: self和other推导出的数据类型不属于支持的数据类型。\n    161002 ACLNN_ERR_PARAM_INVALID: self和other推导出的数据类型无法转换为指定输出out的类型。\n    161002 ACLNN_ERR_PARAM_INVALID: self和other的shape无法做broadcast。\n    161002 ACLNN_ERR_PARAM_INVALID: self和other broadcast以后的shape与out的shape不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: self、other、out的维度数大于8维。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnRemainderTensorTensor&aclnnInplaceRemainderTensorTensor默认确定性实现。\n    - 当self的数据类型为INT32时，优先保障在范围[-2^24, 2^24]内的功能和精度；\n    - 当other为0，且self的数据类型为整型时，out的结果为self。\n\nSource: op_docs/aclnnRemainderTensorTensor&aclnnInplaceRemainderTensorTensor.md:63\n";
+const char* const kDoc_remainder_tensor_tensor = "remainder_tensor_tensor(self, other, *, out=None)\n--\n\nRuns aclnnRemainderTensorTensor (both phases) on the active backend.\n\n- 接口功能：\n将tensor self和tensor other进行broadcast成一致的shape后，其中的每个元素都转换为除以other的对应元素以后得到的余数。该结果与除数other同符号，并且该结果的绝对值是小于other的绝对值。\n实际计算remainder(self, other)等效于以下公式：\n$$\nout_i = self_i - floor(self_i / other_i) * other_i\n$$\n- 示例：\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 公式中的self，其数据类型与other需满足互推导关系，且互推导后的数据类型必须在如下范围内。shape需要与other满足broadcast关系。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。\n    dtypes INT32, INT64, FLOAT16, FLOAT, DOUBLE, BFLOAT16; on Ascend910: INT32, INT64, FLOAT16, FLOAT, DOUBLE; on Ascend310P: INT32, INT64, FLOAT16, FLOAT, DOUBLE; formats ND; non-contiguous allowed.\nother : array_like or aclnn.Tensor\n    other (const aclTensor*, in): 公式中的other，其数据类型与self需满足互推导关系，且互推导后的数据类型必须在如下范围内。shape需要与self满足broadcast关系。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。\n    dtypes INT32, INT64, FLOAT16, FLOAT, DOUBLE, BFLOAT16; on Ascend910: INT32, INT64, FLOAT16, FLOAT, DOUBLE; on Ascend310P: INT32, INT64, FLOAT16, FLOAT, DOUBLE; formats ND; non-contiguous allowed.\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 公式中的输出out，数据类型需要是self与other推导之后可转换的数据类型。shape需要是self与other broadcast之后的shape。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。\n    dtypes UINT8, INT8, INT16, INT32, INT64, FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: UINT8, INT8, INT16, INT32, INT64, FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128; on Ascend310P: UINT8, INT8, INT16, INT32, INT64, FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、other、out是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: self和other无法做数据类型推导。\n    161002 ACLNN_ERR_PARAM_INVALID: self和other推导出的数据类型不属于支持的数据类型。\n    161002 ACLNN_ERR_PARAM_INVALID: self和other推导出的数据类型无法转换为指定输出out的类型。\n    161002 ACLNN_ERR_PARAM_INVALID: self和other的shape无法做broadcast。\n    161002 ACLNN_ERR_PARAM_INVALID: self和other broadcast以后的shape与out的shape不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: self、other、out的维度数大于8维。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnRemainderTensorTensor&aclnnInplaceRemainderTensorTensor默认确定性实现。\n    - 当self的数据类型为INT32时，优先保障在范围[-2^24, 2^24]内的功能和精度；\n    - 当other为0，且self的数据类型为整型时，out的结果为self。\n\nSource: op_docs/aclnnRemainderTensorTensor&aclnnInplaceRemainderTensorTensor.md:63\n";
 
 // ---- aclnnSeluBackward (op_docs/selu_backward.md:42) ----
 
@@ -1435,7 +1435,7 @@ const bind::ApiSpec kSpec_selu_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x result), dtype of promote(gradOutput, result)
-        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -1486,7 +1486,7 @@ const bind::ApiSpec kSpec_sigmoid{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {1},
 };
@@ -1536,7 +1536,7 @@ const bind::ApiSpec kSpec_sigmoid_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x output), dtype of promote(gradOutput, output) if documented
-        {2, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, bind::ResultDType::kPromoted},
+        {2, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -1587,7 +1587,7 @@ const bind::ApiSpec kSpec_silu{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self)
-        {1, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {1, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {1},
 };
@@ -1635,7 +1635,7 @@ const bind::ApiSpec kSpec_sin{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self), floating result
-        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kFloating},
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kFloating},
     },
     {1},
 };
@@ -1689,7 +1689,7 @@ const bind::ApiSpec kSpec_softplus_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x self), dtype of promote(self)
-        {4, {0, 1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {4, {0, 1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {4},
 };
@@ -1750,7 +1750,7 @@ const bind::ApiSpec kSpec_split_tensor{
     },
     {
         // out: out= required (out's shape follows from the arguments by split's rule, which the bindings do not apply)
-        {3, {}, {0}, false, {}, "out's shape follows from the arguments by split's rule, which the bindings do not apply", true, bind::ResultDType::kPromoted},
+        {3, {}, {0}, false, {}, "out's shape follows from the arguments by split's rule, which the bindings do not apply", true, aclnn_bindgen::ResultRule::kPromoted},
     },
     {3},
 };
@@ -1810,7 +1810,7 @@ const bind::ApiSpec kSpec_var{
     },
     {
         // out: shape self reduced along dim, dtype self's (family reduce)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };

@@ -33,7 +33,7 @@ const bind::ApiSpec kSpec_addcmul{
     },
     {
         // out: shape of broadcast(self x tensor1 x tensor2), dtype of promote(self, tensor1, tensor2)
-        {4, {0, 1, 2}, {0, 1, 2}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8}, nullptr, false, bind::ResultDType::kPromoted},
+        {4, {0, 1, 2}, {0, 1, 2}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {4},
 };
@@ -94,7 +94,7 @@ const bind::ApiSpec kSpec_all{
     },
     {
         // out: shape self reduced along dim, dtype BOOL (family reduce)
-        {3, {0}, {0}, false, {ACL_BOOL, ACL_UINT8}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_BOOL},
+        {3, {0}, {0}, false, {ACL_BOOL, ACL_UINT8}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_BOOL},
     },
     {3},
 };
@@ -166,11 +166,11 @@ const bind::ApiSpec kSpec_batch_norm{
     },
     {
         // output: shape that of input, dtype input's (family norm)
-        {8, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {8, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
         // saveMean: shape [input.size(1)], dtype input's (family norm)
-        {9, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kChannels, ACL_DT_UNDEFINED},
+        {9, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kChannels, ACL_DT_UNDEFINED},
         // saveInvstd: shape [input.size(1)], dtype input's (family norm)
-        {10, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kChannels, ACL_DT_UNDEFINED},
+        {10, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kChannels, ACL_DT_UNDEFINED},
     },
     {8, 9, 10},
 };
@@ -245,7 +245,7 @@ const bind::ApiSpec kSpec_cast{
     },
     {
         // out: shape that of self, dtype dtype, else self's (family shape)
-        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT4_E2M1, ACL_FLOAT4_E1M2, ACL_INT4}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT4_E2M1, ACL_FLOAT4_E1M2, ACL_INT4}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -296,7 +296,7 @@ const bind::ApiSpec kSpec_cos{
     },
     {
         // out: shape of broadcast(input), dtype of promote(input), floating result if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kFloating},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kFloating},
     },
     {1},
 };
@@ -348,9 +348,9 @@ const bind::ApiSpec kSpec_cummax{
     },
     {
         // valuesOut: shape that of self, dtype self's (family cumulative)
-        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
         // indicesOut: shape that of self, dtype INT64 (family cumulative)
-        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_INT64},
+        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_INT64},
     },
     {2, 3},
 };
@@ -407,7 +407,7 @@ const bind::ApiSpec kSpec_cumsum{
     },
     {
         // out: shape that of self, dtype dtype, else self's (family cumulative)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
     {3},
 };
@@ -463,7 +463,7 @@ const bind::ApiSpec kSpec_div{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other), floating result
-        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, bind::ResultDType::kFloating},
+        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kFloating},
     },
     {2},
 };
@@ -524,7 +524,7 @@ const bind::ApiSpec kSpec_elu_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x selfOrResult), dtype of promote(gradOutput)
-        {6, {0, 5}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {6, {0, 5}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {6},
 };
@@ -589,7 +589,7 @@ const bind::ApiSpec kSpec_floor_divide{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, bind::ResultDType::kPromoted},
+        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -644,7 +644,7 @@ const bind::ApiSpec kSpec_gather{
     },
     {
         // out: out= required (out's shape follows from the arguments by gather's rule, which the bindings do not apply)
-        {3, {}, {0}, false, {}, "out's shape follows from the arguments by gather's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {3, {}, {0}, false, {}, "out's shape follows from the arguments by gather's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {3},
 };
@@ -700,7 +700,7 @@ const bind::ApiSpec kSpec_gelu_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x self), dtype of promote(self, gradOutput)
-        {2, {0, 1}, {1, 0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {2, {0, 1}, {1, 0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -753,7 +753,7 @@ const bind::ApiSpec kSpec_ger{
     },
     {
         // out: shape [len(self), len(vec2)], dtype self's (family matmul)
-        {2, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kOuter, ACL_DT_UNDEFINED},
+        {2, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kOuter, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -808,7 +808,7 @@ const bind::ApiSpec kSpec_index_select{
     },
     {
         // out: out= required (out's shape follows from the arguments by index_select's rule, which the bindings do not apply)
-        {3, {}, {0}, false, {}, "out's shape follows from the arguments by index_select's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {3, {}, {0}, false, {}, "out's shape follows from the arguments by index_select's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {3},
 };
@@ -1364,11 +1364,11 @@ const bind::ApiSpec kSpec_layer_norm{
     },
     {
         // out: shape that of input, dtype input's (family norm)
-        {5, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {5, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
         // meanOutOptional: shape input's with its last len(normalizedShape) dimensions 1, dtype input's (family norm)
-        {6, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_DT_UNDEFINED},
+        {6, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_DT_UNDEFINED},
         // rstdOutOptional: shape input's with its last len(normalizedShape) dimensions 1, dtype input's (family norm)
-        {7, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_DT_UNDEFINED},
+        {7, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_DT_UNDEFINED},
     },
     {5, 6, 7},
 };
@@ -1432,7 +1432,7 @@ const bind::ApiSpec kSpec_log{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {1},
 };
@@ -1482,7 +1482,7 @@ const bind::ApiSpec kSpec_log_softmax{
     },
     {
         // out: shape that of self, dtype self's (family softmax)
-        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -1537,7 +1537,7 @@ const bind::ApiSpec kSpec_log_sum_exp{
     },
     {
         // out: shape self reduced along dim, dtype self's (family reduce)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kFloating, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kFloating, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {3},
 };
@@ -1572,7 +1572,7 @@ PyObject* wrap_log_sum_exp(PyObject*, PyObject* const* args, Py_ssize_t nargs, P
   });
 }
 
-const char* const kDoc_log_sum_exp = "log_sum_exp(self, dim, keep_dim, *, out=None)\n--\n\nRuns aclnnLogSumExp (both phases) on the active backend.\n\n- 接口功能：返回输入tensor指定维度上的指数之和的对数。\n- 计算公式：\n公式中i为dim指定的维度，j为输入在指定维度上的元素索引。\n$$\nlogsumexp(x)_i = log\\sum_{j} exp(x_{ij} )\n$$\n- 示例\n\nFormula::\n\n    公式中i为dim指定的维度，j为输入在指定维度上的元素索引。\n    $$\n    logsumexp(x)_i = log\\sum_{j} exp(x_{ij} )\n    $$\n    - 示例\n    例1：\n      self: [2, 3, 4]       # self_shape=[2, 3, 4];\n      dim: [2]              # 指定维度dim_shape=[2], dim_data = {1, 2};\n      keepDim: false\n      out: [2]              # out_shape=[2];\n\n    例2：\n      self: [2, 3, 4]       # self_shape=[2, 3, 4];\n      dim: [2]              # 指定维度dim_shape=[2], dim_data = {1, 2};\n      keepDim: true\n      out: [2, 1, 1]        # out_shape=[2, 1, 1];\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 公式中的x。\n    dtypes FLOAT, FLOAT16, BFLOAT16, INT32, INT64, INT16, INT8, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, INT32, INT64, INT16, INT8, UINT8, BOOL; on Ascend310P: FLOAT, FLOAT16, INT32, INT64, INT16, INT8, UINT8, BOOL; rank 0-8; formats ND; non-contiguous allowed.\n    数据类型需要可转换成out的数据类型（参见互转换关系）。\ndim : sequence of int\n    dim (const aclIntArray*, in): 参与计算的维度，公式中的i。\n    dtypes INT64.\n    取值范围为[-self.dim(), self.dim()-1]\nkeep_dim : bool\n    keepDim (bool, in): 决定reduce轴的维度是否保留。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 公式中的logsumexp(x)。\n    dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16; on Ascend310P: FLOAT, FLOAT16; rank 0-8; formats ND; non-contiguous allowed.\n    若keepDim为true，除dim指定维度上的size为1以外，其余维度的shape需要与self保持一致；若keepDim为false，reduce轴的维度不保留，其余维度shape需要与self一致。 数据类型需要可转换成self的数据类型（参见互转换关系）。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、out和dim是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: self、out和dim的数据类型不在支持的范围内。\n    161002 ACLNN_ERR_PARAM_INVALID: dim数组中的维度超出输入Tensor的维度范围。\n    161002 ACLNN_ERR_PARAM_INVALID: dim数组中元素重复。\n    161002 ACLNN_ERR_PARAM_INVALID: self或out维度超过8维。\n    161002 ACLNN_ERR_PARAM_INVALID: self的数据类型不能转换为out的数据类型。\n    161002 ACLNN_ERR_PARAM_INVALID: out的shape不等于由self，dim，keepDim推导得到的shape。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnLogSumExp默认确定性实现。\n\nSource: op_docs/aclnnLogSumExp.md:57\n";
+const char* const kDoc_log_sum_exp = "log_sum_exp(self, dim, keep_dim, *, out=None)\n--\n\nRuns aclnnLogSumExp (both phases) on the active backend.\n\n- 接口功能：返回输入tensor指定维度上的指数之和的对数。\n- 计算公式：\n公式中i为dim指定的维度，j为输入在指定维度上的元素索引。\n$$\nlogsumexp(x)_i = log\\sum_{j} exp(x_{ij} )\n$$\n- 示例\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 公式中的x。\n    dtypes FLOAT, FLOAT16, BFLOAT16, INT32, INT64, INT16, INT8, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, INT32, INT64, INT16, INT8, UINT8, BOOL; on Ascend310P: FLOAT, FLOAT16, INT32, INT64, INT16, INT8, UINT8, BOOL; rank 0-8; formats ND; non-contiguous allowed.\n    数据类型需要可转换成out的数据类型（参见互转换关系）。\ndim : sequence of int\n    dim (const aclIntArray*, in): 参与计算的维度，公式中的i。\n    dtypes INT64.\n    取值范围为[-self.dim(), self.dim()-1]\nkeep_dim : bool\n    keepDim (bool, in): 决定reduce轴的维度是否保留。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 公式中的logsumexp(x)。\n    dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16; on Ascend310P: FLOAT, FLOAT16; rank 0-8; formats ND; non-contiguous allowed.\n    若keepDim为true，除dim指定维度上的size为1以外，其余维度的shape需要与self保持一致；若keepDim为false，reduce轴的维度不保留，其余维度shape需要与self一致。 数据类型需要可转换成self的数据类型（参见互转换关系）。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、out和dim是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: self、out和dim的数据类型不在支持的范围内。\n    161002 ACLNN_ERR_PARAM_INVALID: dim数组中的维度超出输入Tensor的维度范围。\n    161002 ACLNN_ERR_PARAM_INVALID: dim数组中元素重复。\n    161002 ACLNN_ERR_PARAM_INVALID: self或out维度超过8维。\n    161002 ACLNN_ERR_PARAM_INVALID: self的数据类型不能转换为out的数据类型。\n    161002 ACLNN_ERR_PARAM_INVALID: out的shape不等于由self，dim，keepDim推导得到的shape。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnLogSumExp默认确定性实现。\n\nSource: op_docs/aclnnLogSumExp.md:57\n";
 
 // ---- aclnnMax (op_docs/aclnnMax.md:35) ----
 
@@ -1591,7 +1591,7 @@ const bind::ApiSpec kSpec_max{
     },
     {
         // out: shape self reduced along every dimension, dtype self's (family reduce)
-        {1, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -1641,7 +1641,7 @@ const bind::ApiSpec kSpec_mul{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -1692,7 +1692,7 @@ const bind::ApiSpec kSpec_neg{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, bind::ResultDType::kPromoted},
+        {1, {0}, {0}, true, {ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {1},
 };
@@ -1746,7 +1746,7 @@ const bind::ApiSpec kSpec_prod_dim{
     },
     {
         // out: shape self reduced along dim, dtype dtype, else self's (family reduce)
-        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -1807,7 +1807,7 @@ const bind::ApiSpec kSpec_roll{
     },
     {
         // out: shape that of x, dtype x's (family shape)
-        {3, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_UINT8, ACL_INT32, ACL_INT64, ACL_UINT32, ACL_BOOL, ACL_INT16, ACL_COMPLEX64}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_UINT8, ACL_INT32, ACL_INT64, ACL_UINT32, ACL_BOOL, ACL_INT16, ACL_COMPLEX64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
     {3},
 };
@@ -1869,7 +1869,7 @@ const bind::ApiSpec kSpec_scatter{
     },
     {
         // out: shape that of self, dtype self's (family index)
-        {5, {0}, {0}, false, {ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {5, {0}, {0}, false, {ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -1931,7 +1931,7 @@ const bind::ApiSpec kSpec_silu_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x self), dtype of promote(gradOutput, self)
-        {2, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
+        {2, {0, 1}, {0, 1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -1990,9 +1990,9 @@ const bind::ApiSpec kSpec_sort{
     },
     {
         // valuesOut: shape that of self, dtype self's (family index)
-        {4, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_UINT16, ACL_UINT32, ACL_UINT64}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_UINT16, ACL_UINT32, ACL_UINT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
         // indicesOut: shape that of self, dtype INT64 (family index)
-        {5, {0}, {0}, false, {ACL_INT64}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_INT64},
+        {5, {0}, {0}, false, {ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_INT64},
     },
     {4, 5},
 };
@@ -2055,7 +2055,7 @@ const bind::ApiSpec kSpec_threshold_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(self, gradOutput)
-        {3, {0, 1}, {1, 0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64}, nullptr, false, bind::ResultDType::kPromoted},
+        {3, {0, 1}, {1, 0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {3},
 };

@@ -37,11 +37,11 @@ const bind::ApiSpec kSpec_add_rms_norm{
     },
     {
         // yOut: shape that of x1, dtype x1's (family norm)
-        {4, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {4, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
         // rstdOut: shape x1's with its last gamma.dim() dimensions 1, dtype FLOAT (family norm)
-        {5, {0, 2}, {0}, false, {ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_FLOAT},
+        {5, {0, 2}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_FLOAT},
         // xOut: shape that of x1, dtype x1's (family norm)
-        {6, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {6, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
     },
     {4, 5, 6},
 };
@@ -112,7 +112,7 @@ const bind::ApiSpec kSpec_addbmm{
     },
     {
         // out: shape the last two of batch1 @ batch2, dtype batch1's (family matmul)
-        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kBatchSum, ACL_DT_UNDEFINED},
+        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kBatchSum, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -181,9 +181,9 @@ const bind::ApiSpec kSpec_aminmax_dim{
     },
     {
         // minOut: shape self reduced along dim, dtype self's (family reduce)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
         // maxOut: shape self reduced along dim, dtype self's (family reduce)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {3, 4},
 };
@@ -243,7 +243,7 @@ const bind::ApiSpec kSpec_any{
     },
     {
         // out: shape self reduced along dim, dtype BOOL (family reduce)
-        {3, {0}, {0}, false, {ACL_BOOL}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_BOOL},
+        {3, {0}, {0}, false, {ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_BOOL},
     },
     {3},
 };
@@ -299,7 +299,7 @@ const bind::ApiSpec kSpec_atan2{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other), floating result if documented
-        {2, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false, bind::ResultDType::kFloating},
+        {2, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kFloating},
     },
     {2},
 };
@@ -360,7 +360,7 @@ const bind::ApiSpec kSpec_baddbmm{
     },
     {
         // out: shape that of batch1 @ batch2, dtype batch1's (family matmul)
-        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
+        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -425,7 +425,7 @@ const bind::ApiSpec kSpec_cat{
     },
     {
         // out: out= required (out's shape follows from the arguments by cat's rule, which the bindings do not apply)
-        {2, {}, {0}, false, {}, "out's shape follows from the arguments by cat's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {2, {}, {0}, false, {}, "out's shape follows from the arguments by cat's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -480,7 +480,7 @@ const bind::ApiSpec kSpec_constant_pad_nd{
     },
     {
         // out: out= required (out's shape follows from the arguments by constant_pad's rule, which the bindings do not apply)
-        {3, {}, {0}, false, {}, "out's shape follows from the arguments by constant_pad's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {3, {}, {0}, false, {}, "out's shape follows from the arguments by constant_pad's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {3},
 };
@@ -538,9 +538,9 @@ const bind::ApiSpec kSpec_cummin{
     },
     {
         // valuesOut: shape that of self, dtype self's (family cumulative)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_BOOL}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
         // indicesOut: shape that of self, dtype INT64 (family cumulative)
-        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_INT64},
+        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_INT64},
     },
     {2, 3},
 };
@@ -595,7 +595,7 @@ const bind::ApiSpec kSpec_embedding{
     },
     {
         // out: out= required (out's shape follows from the arguments by embedding's rule, which the bindings do not apply)
-        {2, {}, {0}, false, {}, "out's shape follows from the arguments by embedding's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {2, {}, {0}, false, {}, "out's shape follows from the arguments by embedding's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -648,7 +648,7 @@ const bind::ApiSpec kSpec_gt_scalar{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self), bool result if documented
-        {2, {0}, {0}, true, {ACL_DOUBLE, ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, bind::ResultDType::kBool},
+        {2, {0}, {0}, true, {ACL_DOUBLE, ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kBool},
     },
     {2},
 };
@@ -1022,7 +1022,7 @@ PyObject* wrap_inplace_remainder_tensor_tensor(PyObject*, PyObject* const* args,
   });
 }
 
-const char* const kDoc_inplace_remainder_tensor_tensor = "inplace_remainder_tensor_tensor(self_ref, other)\n--\n\nRuns aclnnInplaceRemainderTensorTensor (both phases) on the active backend.\n\n- 接口功能：\n将tensor self和tensor other进行broadcast成一致的shape后，其中的每个元素都转换为除以other的对应元素以后得到的余数。该结果与除数other同符号，并且该结果的绝对值是小于other的绝对值。\n实际计算remainder(self, other)等效于以下公式：\n$$\nout_i = self_i - floor(self_i / other_i) * other_i\n$$\n- 示例：\n\nFormula::\n\n    $$\n    out_i = self_i - floor(self_i / other_i) * other_i\n    $$\n    - 示例：\n    self = tensor([[-1, -2],\n                   [-3, -4]]).type(int64)\n    other = tensor([-3, -3]).type(float16)\n\n    result = remainder(self, other)\n\n    # result的值\n    # tensor([[-1., -2.],\n    #         [-0., -1.]], dtype=float16)\n\n    # 首先是将other broadcast成和self一致的shape，成为 [[-3, -3], [-3, -3]]，然后再进行计算。\n    # 对于元素self中的-3来说，计算结果为(-3) % (-3) = 0\n    # 可以看到，最终结果0的绝对值小于原来的-3的绝对值。\n\nParameters\n----------\nself_ref : array_like or aclnn.Tensor\n    selfRef (aclTensor*, inout): 输入输出tensor，selfRef的数据类型与other的数据类型需满足数据类型推导规则（参见互推导关系），且需要是推导之后可转换的数据类型。shape需要与other满足broadcast关系，且broadcast后的shape需要与selfRef的shape一致。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。\n    dtypes INT32, INT64, FLOAT16, FLOAT, DOUBLE, BFLOAT16; on Ascend910: INT32, INT64, FLOAT16, FLOAT, DOUBLE; on Ascend310P: INT32, INT64, FLOAT16, FLOAT, DOUBLE; formats ND; non-contiguous allowed.\nother : array_like or aclnn.Tensor\n    other (const aclTensor*, in): 公式中的输入other，selfRef的数据类型与other的数据类型需满足数据类型推导规则（参见互推导关系）。shape需要与selfRef满足broadcast关系。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。\n    dtypes INT32, INT64, FLOAT16, FLOAT, DOUBLE, BFLOAT16; on Ascend910: INT32, INT64, FLOAT16, FLOAT, DOUBLE; on Ascend310P: INT32, INT64, FLOAT16, FLOAT, DOUBLE; formats ND; non-contiguous allowed.\n\nReturns\n-------\nself_ref : numpy.ndarray or aclnn.Tensor\n    selfRef (aclTensor*, inout): 输入输出tensor，selfRef的数据类型与other的数据类型需满足数据类型推导规则（参见互推导关系），且需要是推导之后可转换的数据类型。shape需要与other满足broadcast关系，且broadcast后的shape需要与selfRef的shape一致。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。\n    dtypes INT32, INT64, FLOAT16, FLOAT, DOUBLE, BFLOAT16; on Ascend910: INT32, INT64, FLOAT16, FLOAT, DOUBLE; on Ascend310P: INT32, INT64, FLOAT16, FLOAT, DOUBLE; formats ND; non-contiguous allowed.\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的selfRef、other是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: selfRef和other无法做数据类型推导。\n    161002 ACLNN_ERR_PARAM_INVALID: selfRef和other推导出的数据类型不属于支持的数据类型。\n    161002 ACLNN_ERR_PARAM_INVALID: selfRef和other推导出的数据类型无法转换为selfRef的类型。\n    161002 ACLNN_ERR_PARAM_INVALID: selfRef和other的shape无法做broadcast。\n    161002 ACLNN_ERR_PARAM_INVALID: selfRef和other broadcast以后的shape与selfRef的shape不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: selfRef、other的维度数大于8维。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnRemainderTensorTensor&aclnnInplaceRemainderTensorTensor默认确定性实现。\n    - 当self的数据类型为INT32时，优先保障在范围[-2^24, 2^24]内的功能和精度；\n    - 当other为0，且self的数据类型为整型时，out的结果为self。\n\nSource: op_docs/aclnnRemainderTensorTensor&aclnnInplaceRemainderTensorTensor.md:65\n";
+const char* const kDoc_inplace_remainder_tensor_tensor = "inplace_remainder_tensor_tensor(self_ref, other)\n--\n\nRuns aclnnInplaceRemainderTensorTensor (both phases) on the active backend.\n\n- 接口功能：\n将tensor self和tensor other进行broadcast成一致的shape后，其中的每个元素都转换为除以other的对应元素以后得到的余数。该结果与除数other同符号，并且该结果的绝对值是小于other的绝对值。\n实际计算remainder(self, other)等效于以下公式：\n$$\nout_i = self_i - floor(self_i / other_i) * other_i\n$$\n- 示例：\n\nParameters\n----------\nself_ref : array_like or aclnn.Tensor\n    selfRef (aclTensor*, inout): 输入输出tensor，selfRef的数据类型与other的数据类型需满足数据类型推导规则（参见互推导关系），且需要是推导之后可转换的数据类型。shape需要与other满足broadcast关系，且broadcast后的shape需要与selfRef的shape一致。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。\n    dtypes INT32, INT64, FLOAT16, FLOAT, DOUBLE, BFLOAT16; on Ascend910: INT32, INT64, FLOAT16, FLOAT, DOUBLE; on Ascend310P: INT32, INT64, FLOAT16, FLOAT, DOUBLE; formats ND; non-contiguous allowed.\nother : array_like or aclnn.Tensor\n    other (const aclTensor*, in): 公式中的输入other，selfRef的数据类型与other的数据类型需满足数据类型推导规则（参见互推导关系）。shape需要与selfRef满足broadcast关系。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。\n    dtypes INT32, INT64, FLOAT16, FLOAT, DOUBLE, BFLOAT16; on Ascend910: INT32, INT64, FLOAT16, FLOAT, DOUBLE; on Ascend310P: INT32, INT64, FLOAT16, FLOAT, DOUBLE; formats ND; non-contiguous allowed.\n\nReturns\n-------\nself_ref : numpy.ndarray or aclnn.Tensor\n    selfRef (aclTensor*, inout): 输入输出tensor，selfRef的数据类型与other的数据类型需满足数据类型推导规则（参见互推导关系），且需要是推导之后可转换的数据类型。shape需要与other满足broadcast关系，且broadcast后的shape需要与selfRef的shape一致。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。\n    dtypes INT32, INT64, FLOAT16, FLOAT, DOUBLE, BFLOAT16; on Ascend910: INT32, INT64, FLOAT16, FLOAT, DOUBLE; on Ascend310P: INT32, INT64, FLOAT16, FLOAT, DOUBLE; formats ND; non-contiguous allowed.\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的selfRef、other是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: selfRef和other无法做数据类型推导。\n    161002 ACLNN_ERR_PARAM_INVALID: selfRef和other推导出的数据类型不属于支持的数据类型。\n    161002 ACLNN_ERR_PARAM_INVALID: selfRef和other推导出的数据类型无法转换为selfRef的类型。\n    161002 ACLNN_ERR_PARAM_INVALID: selfRef和other的shape无法做broadcast。\n    161002 ACLNN_ERR_PARAM_INVALID: selfRef和other broadcast以后的shape与selfRef的shape不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: selfRef、other的维度数大于8维。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnRemainderTensorTensor&aclnnInplaceRemainderTensorTensor默认确定性实现。\n    - 当self的数据类型为INT32时，优先保障在范围[-2^24, 2^24]内的功能和精度；\n    - 当other为0，且self的数据类型为整型时，out的结果为self。\n\nSource: op_docs/aclnnRemainderTensorTensor&aclnnInplaceRemainderTensorTensor.md:65\n";
 
 // ---- aclnnInplaceScatterValue (op_docs/aclnnScatterValue&aclnnInplaceScatterValue.md:74) ----
 
@@ -1292,7 +1292,7 @@ const bind::ApiSpec kSpec_leaky_relu_backward{
     },
     {
         // out: shape of broadcast(gradOutput x self), dtype of promote(gradOutput, self)
-        {4, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE}, nullptr, false, bind::ResultDType::kPromoted},
+        {4, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {4},
 };
@@ -1349,7 +1349,7 @@ const bind::ApiSpec kSpec_min{
     },
     {
         // out: shape self reduced along every dimension, dtype self's (family reduce)
-        {1, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -1403,9 +1403,9 @@ const bind::ApiSpec kSpec_min_dim{
     },
     {
         // out: shape self reduced along dim, dtype self's (family reduce)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16, ACL_INT32}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16, ACL_INT32}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
         // indices: shape self reduced along dim, dtype INT32 (family reduce)
-        {4, {0}, {0}, false, {ACL_INT32}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_INT32},
+        {4, {0}, {0}, false, {ACL_INT32}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_INT32},
     },
     {3, 4},
 };
@@ -1463,7 +1463,7 @@ const bind::ApiSpec kSpec_mish_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x self), dtype of promote(gradOutput)
-        {2, {0, 1}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted},
+        {2, {0, 1}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -1522,7 +1522,7 @@ const bind::ApiSpec kSpec_one_hot{
     },
     {
         // out: out= required (out's shape follows from the arguments by one_hot's rule, which the bindings do not apply)
-        {5, {}, {2}, false, {}, "out's shape follows from the arguments by one_hot's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {5, {}, {2}, false, {}, "out's shape follows from the arguments by one_hot's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {5},
 };
@@ -1584,7 +1584,7 @@ const bind::ApiSpec kSpec_pow_tensor_scalar{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BOOL, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16, ACL_UINT16, ACL_UINT32, ACL_UINT64}, nullptr, false, bind::ResultDType::kPromoted},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BOOL, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16, ACL_UINT16, ACL_UINT32, ACL_UINT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -1637,7 +1637,7 @@ const bind::ApiSpec kSpec_prod{
     },
     {
         // out: shape self reduced along every dimension, dtype dtype, else self's (family reduce)
-        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -1690,7 +1690,7 @@ const bind::ApiSpec kSpec_repeat{
     },
     {
         // out: out= required (out's shape follows from the arguments by repeat's rule, which the bindings do not apply)
-        {2, {}, {0}, false, {}, "out's shape follows from the arguments by repeat's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {2, {}, {0}, false, {}, "out's shape follows from the arguments by repeat's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -1747,9 +1747,9 @@ const bind::ApiSpec kSpec_rms_norm{
     },
     {
         // yOut: shape that of x, dtype x's (family norm)
-        {3, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
         // rstdOut: shape x's with its last gamma.dim() dimensions 1, dtype FLOAT (family norm)
-        {4, {0, 1}, {0}, false, {ACL_FLOAT}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_FLOAT},
+        {4, {0, 1}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_FLOAT},
     },
     {3, 4},
 };
@@ -1813,7 +1813,7 @@ const bind::ApiSpec kSpec_slice{
     },
     {
         // out: out= required (out's shape follows from the arguments by slice's rule, which the bindings do not apply)
-        {5, {}, {0}, false, {}, "out's shape follows from the arguments by slice's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {5, {}, {0}, false, {}, "out's shape follows from the arguments by slice's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {5},
 };
@@ -1854,7 +1854,7 @@ PyObject* wrap_slice(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
   });
 }
 
-const char* const kDoc_slice = "slice(self, dim, start, end, step, *, out=None)\n--\n\nRuns aclnnSlice (both phases) on the active backend.\n\n指定维度$dim$上，根据给定的范围$[start, end]$和步长$step$，从输入张量$self$中提取子张量$out$。\n$start$和$end$可以取$[0, self.shape[dim]]$以外的值，取值后根据以下公式转换为合法值，假设self.shape[dim] = N：\n$$\nstart = \\begin{cases}\n&0, & if\\;start < -N \\\n&N, & if\\;start >= N\\\n&(start+N) \\% N, & otherwise\n\\end{cases}\n$$\n$$\nend = \\begin{cases}\n&start, & if\\;end < -N \\\n&N, & if\\;end \\ge N\\\n&\\max(start,\\;(end+N) \\% N), & otherwise\n\\end{cases}\n$$\n$out.shape$与$self.shape$只有dim轴上不一致，其他轴一致:\n$$\nout.shape[dim] = ⌊\\frac{end - start + step - 1}{step}⌋\n$$\n\nFormula::\n\n    $$\n    start = \\begin{cases}\n    &0, & if\\;start < -N \\\n    &N, & if\\;start >= N\\\n    &(start+N) \\% N, & otherwise\n    \\end{cases}\n    $$\n    $$\n    end = \\begin{cases}\n    &start, & if\\;end < -N \\\n    &N, & if\\;end \\ge N\\\n    &\\max(start,\\;(end+N) \\% N), & otherwise\n    \\end{cases}\n    $$\n    $$\n    out.shape[dim] = ⌊\\frac{end - start + step - 1}{step}⌋\n    $$\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 公式中的张量self。\n    dtypes FLOAT, FLOAT16, BFLOAT16, INT32, INT64, INT8, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, INT32, INT64, INT8, UINT8, BOOL; rank 1-8; formats ND; non-contiguous allowed.\n    self与out的数据类型一致。\ndim : int\n    dim (int64_t, in): 公式中的参数dim，指定的维度。\n    formats ND.\n    取值范围为[-self.dim(), self.dim() - 1]。\nstart : int\n    start (int64_t, in): 公式中的张量start，切片位置的起始索引。\n    formats ND.\nend : int\n    end (int64_t, in): 公式中的张量end，切片位置的终止索引。\n    formats ND.\nstep : int\n    step (int64_t, in): 公式中的张量step，指定切片的步长。\n    formats ND.\n    取值范围必须大于0。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 公式中的张量out。\n    dtypes FLOAT, FLOAT16, BFLOAT16, INT32, INT64, INT8, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, INT32, INT64, INT8, UINT8, BOOL; rank 1-8; formats ND; non-contiguous allowed.\n    shape满足计算公式中的推导规则。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、out是空指针时。\n    161002 ACLNN_ERR_PARAM_INVALID: self或out的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: self的shape维度为0或大于8。\n    161002 ACLNN_ERR_PARAM_INVALID: dim的取值不在[-self.dim(), self.dim() - 1]。\n    161002 ACLNN_ERR_PARAM_INVALID: step小于等于0。\n    161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: out的shape不满足计算公式中的推导规则。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: not supported\nAtlas 训练系列产品: supported\n\nSource: op_docs/aclnnSlice.md:58\n";
+const char* const kDoc_slice = "slice(self, dim, start, end, step, *, out=None)\n--\n\nRuns aclnnSlice (both phases) on the active backend.\n\n指定维度$dim$上，根据给定的范围$[start, end]$和步长$step$，从输入张量$self$中提取子张量$out$。\n$start$和$end$可以取$[0, self.shape[dim]]$以外的值，取值后根据以下公式转换为合法值，假设self.shape[dim] = N：\n$$\nstart = \\begin{cases}\n&0, & if\\;start < -N \\\n&N, & if\\;start >= N\\\n&(start+N) \\% N, & otherwise\n\\end{cases}\n$$\n$$\nend = \\begin{cases}\n&start, & if\\;end < -N \\\n&N, & if\\;end \\ge N\\\n&\\max(start,\\;(end+N) \\% N), & otherwise\n\\end{cases}\n$$\n$out.shape$与$self.shape$只有dim轴上不一致，其他轴一致:\n$$\nout.shape[dim] = ⌊\\frac{end - start + step - 1}{step}⌋\n$$\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 公式中的张量self。\n    dtypes FLOAT, FLOAT16, BFLOAT16, INT32, INT64, INT8, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, INT32, INT64, INT8, UINT8, BOOL; rank 1-8; formats ND; non-contiguous allowed.\n    self与out的数据类型一致。\ndim : int\n    dim (int64_t, in): 公式中的参数dim，指定的维度。\n    formats ND.\n    取值范围为[-self.dim(), self.dim() - 1]。\nstart : int\n    start (int64_t, in): 公式中的张量start，切片位置的起始索引。\n    formats ND.\nend : int\n    end (int64_t, in): 公式中的张量end，切片位置的终止索引。\n    formats ND.\nstep : int\n    step (int64_t, in): 公式中的张量step，指定切片的步长。\n    formats ND.\n    取值范围必须大于0。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 公式中的张量out。\n    dtypes FLOAT, FLOAT16, BFLOAT16, INT32, INT64, INT8, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, INT32, INT64, INT8, UINT8, BOOL; rank 1-8; formats ND; non-contiguous allowed.\n    shape满足计算公式中的推导规则。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、out是空指针时。\n    161002 ACLNN_ERR_PARAM_INVALID: self或out的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: self的shape维度为0或大于8。\n    161002 ACLNN_ERR_PARAM_INVALID: dim的取值不在[-self.dim(), self.dim() - 1]。\n    161002 ACLNN_ERR_PARAM_INVALID: step小于等于0。\n    161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: out的shape不满足计算公式中的推导规则。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: not supported\nAtlas 训练系列产品: supported\n\nSource: op_docs/aclnnSlice.md:58\n";
 
 // ---- aclnnSliceV2 (op_docs/aclnnSliceV2.md:56) ----
 
@@ -1881,7 +1881,7 @@ const bind::ApiSpec kSpec_slice_v2{
     },
     {
         // out: out= required (out's shape follows from the arguments by slice's rule, which the bindings do not apply)
-        {5, {}, {0}, false, {}, "out's shape follows from the arguments by slice's rule, which the bindings do not apply", false, bind::ResultDType::kPromoted},
+        {5, {}, {0}, false, {}, "out's shape follows from the arguments by slice's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {5},
 };
@@ -1922,7 +1922,7 @@ PyObject* wrap_slice_v2(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyOb
   });
 }
 
-const char* const kDoc_slice_v2 = "slice_v2(self, starts, ends, axes, steps, *, out=None)\n--\n\nRuns aclnnSliceV2 (both phases) on the active backend.\n\n接口功能：根据给定的维度$axes$、范围$[starts, ends]$和步长$steps$，从输入张量$self$中提取张量$out$。\n$starts[i]$和$ends[i]$可以取$[0, self.shape[axes[i]]]$以外的值，取值后根据以下公式转换为合法值，假设$self.shape[axes[i]] = N$：\n$$\nstarts[i] = \\begin{cases}\n&0, & if\\;starts[i] < -N \\\n&N, & if\\;starts[i] >= N\\\n&(starts[i]+N) \\% N, & otherwise\n\\end{cases}\n$$\n$$\nends[i] = \\begin{cases}\n&N, & if\\; ends[i] >= N\\\n&starts[i], & else\\;if\\; (ends[i]+N)\\%N < starts[i] \\\n&(ends[i]+N)\\%N, & otherwise\\\n\\end{cases}\n$$\n$out.shape$与$self.shape$在axes中的轴上不一致，其他轴一致:\n$$\nout.shape[axes[i]] = ⌊\\frac{ends[i] - starts[i] + steps[i] - 1}{steps[i]}⌋\n$$\n\nFormula::\n\n    $$\n    starts[i] = \\begin{cases}\n    &0, & if\\;starts[i] < -N \\\n    &N, & if\\;starts[i] >= N\\\n    &(starts[i]+N) \\% N, & otherwise\n    \\end{cases}\n    $$\n    $$\n    ends[i] = \\begin{cases}\n    &N, & if\\; ends[i] >= N\\\n    &starts[i], & else\\;if\\; (ends[i]+N)\\%N < starts[i] \\\n    &(ends[i]+N)\\%N, & otherwise\\\n    \\end{cases}\n    $$\n    $$\n    out.shape[axes[i]] = ⌊\\frac{ends[i] - starts[i] + steps[i] - 1}{steps[i]}⌋\n    $$\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 公式中的self。\n    dtypes FLOAT, FLOAT16, INT32, INT64, INT8, UINT8, BOOL, BFLOAT16; on Ascend910: FLOAT, FLOAT16, INT32, INT64, INT8, UINT8, BOOL; rank 1-8; formats ND; non-contiguous allowed.\nstarts : sequence of int\n    starts (const aclIntArray*, in): 公式中的starts。\n    dtypes INT64.\n    切片位置的起始索引，starts、ends、axes、steps的元素个数相同。\nends : sequence of int\n    ends (const aclIntArray*, in): 公式中的ends。\n    dtypes INT64.\n    切片位置的终止索引，starts、ends、axes、steps的元素个数相同。\naxes : sequence of int\n    axes (const aclIntArray*, in): 公式中的axes，切片的轴。\n    dtypes INT64.\n    starts、ends 、axes、steps的元素个数相同。axes的元素需要在[-self.dim(), self.dim() - 1]范围内，且表示的轴不能重复。\nsteps : sequence of int\n    steps (const aclIntArray*, in): 公式中的steps。\n    dtypes INT64.\n    starts、ends、axes、steps的元素个数相同，steps的元素均为正整数。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 公式中的out。\n    dtypes FLOAT, FLOAT16, INT32, INT64, INT8, UINT8, BOOL, BFLOAT16; on Ascend910: FLOAT, FLOAT16, INT32, INT64, INT8, UINT8, BOOL; rank 0-8; formats ND; non-contiguous allowed.\n    shape满足计算公式中的推导规则\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、starts、ends、axes、steps、out是空指针时。\n    161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: self的shape维度大于8。\n    161002 ACLNN_ERR_PARAM_INVALID: axes中有值的取值越界，不在[-self.dim(), self.dim() - 1]，或表示的轴有重复。\n    161002 ACLNN_ERR_PARAM_INVALID: steps中有值小于等于0。\n    161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: out的shape不满足功能说明中的推导规则。\n    161002 ACLNN_ERR_PARAM_INVALID: starts、ends、axes、steps中元素个数不相同。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: not supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnSliceV2默认确定性实现。\n\nSource: op_docs/aclnnSliceV2.md:56\n";
+const char* const kDoc_slice_v2 = "slice_v2(self, starts, ends, axes, steps, *, out=None)\n--\n\nRuns aclnnSliceV2 (both phases) on the active backend.\n\n接口功能：根据给定的维度$axes$、范围$[starts, ends]$和步长$steps$，从输入张量$self$中提取张量$out$。\n$starts[i]$和$ends[i]$可以取$[0, self.shape[axes[i]]]$以外的值，取值后根据以下公式转换为合法值，假设$self.shape[axes[i]] = N$：\n$$\nstarts[i] = \\begin{cases}\n&0, & if\\;starts[i] < -N \\\n&N, & if\\;starts[i] >= N\\\n&(starts[i]+N) \\% N, & otherwise\n\\end{cases}\n$$\n$$\nends[i] = \\begin{cases}\n&N, & if\\; ends[i] >= N\\\n&starts[i], & else\\;if\\; (ends[i]+N)\\%N < starts[i] \\\n&(ends[i]+N)\\%N, & otherwise\\\n\\end{cases}\n$$\n$out.shape$与$self.shape$在axes中的轴上不一致，其他轴一致:\n$$\nout.shape[axes[i]] = ⌊\\frac{ends[i] - starts[i] + steps[i] - 1}{steps[i]}⌋\n$$\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 公式中的self。\n    dtypes FLOAT, FLOAT16, INT32, INT64, INT8, UINT8, BOOL, BFLOAT16; on Ascend910: FLOAT, FLOAT16, INT32, INT64, INT8, UINT8, BOOL; rank 1-8; formats ND; non-contiguous allowed.\nstarts : sequence of int\n    starts (const aclIntArray*, in): 公式中的starts。\n    dtypes INT64.\n    切片位置的起始索引，starts、ends、axes、steps的元素个数相同。\nends : sequence of int\n    ends (const aclIntArray*, in): 公式中的ends。\n    dtypes INT64.\n    切片位置的终止索引，starts、ends、axes、steps的元素个数相同。\naxes : sequence of int\n    axes (const aclIntArray*, in): 公式中的axes，切片的轴。\n    dtypes INT64.\n    starts、ends 、axes、steps的元素个数相同。axes的元素需要在[-self.dim(), self.dim() - 1]范围内，且表示的轴不能重复。\nsteps : sequence of int\n    steps (const aclIntArray*, in): 公式中的steps。\n    dtypes INT64.\n    starts、ends、axes、steps的元素个数相同，steps的元素均为正整数。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 公式中的out。\n    dtypes FLOAT, FLOAT16, INT32, INT64, INT8, UINT8, BOOL, BFLOAT16; on Ascend910: FLOAT, FLOAT16, INT32, INT64, INT8, UINT8, BOOL; rank 0-8; formats ND; non-contiguous allowed.\n    shape满足计算公式中的推导规则\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、starts、ends、axes、steps、out是空指针时。\n    161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: self的shape维度大于8。\n    161002 ACLNN_ERR_PARAM_INVALID: axes中有值的取值越界，不在[-self.dim(), self.dim() - 1]，或表示的轴有重复。\n    161002 ACLNN_ERR_PARAM_INVALID: steps中有值小于等于0。\n    161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: out的shape不满足功能说明中的推导规则。\n    161002 ACLNN_ERR_PARAM_INVALID: starts、ends、axes、steps中元素个数不相同。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: not supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnSliceV2默认确定性实现。\n\nSource: op_docs/aclnnSliceV2.md:56\n";
 
 // ---- aclnnSplitWithSize (op_docs/aclnnSplitWithSize.md:35) ----
 
@@ -1945,7 +1945,7 @@ const bind::ApiSpec kSpec_split_with_size{
     },
     {
         // out: out= required (out's shape follows from the arguments by split_with_size's rule, which the bindings do not apply)
-        {3, {}, {0}, false, {}, "out's shape follows from the arguments by split_with_size's rule, which the bindings do not apply", true, bind::ResultDType::kPromoted},
+        {3, {}, {0}, false, {}, "out's shape follows from the arguments by split_with_size's rule, which the bindings do not apply", true, aclnn_bindgen::ResultRule::kPromoted},
     },
     {3},
 };
@@ -2005,7 +2005,7 @@ const bind::ApiSpec kSpec_std{
     },
     {
         // out: shape self reduced along dim, dtype self's (family reduce)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -2066,7 +2066,7 @@ const bind::ApiSpec kSpec_sub{
     },
     {
         // out: shape of broadcast(self x other), dtype of promote(self, other)
-        {3, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {3, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {3},
 };
@@ -2132,9 +2132,9 @@ const bind::ApiSpec kSpec_swi_glu_quant{
     },
     {
         // yOut: out= required (the page does not say how the shape of yOut follows from the inputs)
-        {6, {}, {}, false, {}, "the page does not say how the shape of yOut follows from the inputs", false, bind::ResultDType::kPromoted},
+        {6, {}, {}, false, {}, "the page does not say how the shape of yOut follows from the inputs", false, aclnn_bindgen::ResultRule::kPromoted},
         // scaleOut: out= required (the page does not say how the shape of scaleOut follows from the inputs)
-        {7, {}, {}, false, {}, "the page does not say how the shape of scaleOut follows from the inputs", false, bind::ResultDType::kPromoted},
+        {7, {}, {}, false, {}, "the page does not say how the shape of scaleOut follows from the inputs", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {6, 7},
 };
@@ -2201,7 +2201,7 @@ const bind::ApiSpec kSpec_take{
     },
     {
         // out: shape of broadcast(index), dtype of promote(self)
-        {2, {1}, {0}, false, {ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BOOL}, nullptr, false, bind::ResultDType::kPromoted},
+        {2, {1}, {0}, false, {ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -2252,7 +2252,7 @@ const bind::ApiSpec kSpec_tanh{
     },
     {
         // out: shape of broadcast(self), dtype of promote(self)
-        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {1},
 };
@@ -2302,7 +2302,7 @@ const bind::ApiSpec kSpec_tanh_backward{
     },
     {
         // gradInput: shape of broadcast(gradOutput x output), dtype of promote(gradOutput, output)
-        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted},
+        {2, {0, 1}, {0, 1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };
@@ -2361,9 +2361,9 @@ const bind::ApiSpec kSpec_var_mean{
     },
     {
         // varOut: shape self reduced along dim, dtype self's (family reduce)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
         // meanOut: shape self reduced along dim, dtype self's (family reduce)
-        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, bind::ResultDType::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {4, 5},
 };

@@ -74,7 +74,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/3, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/3, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnAdd", "add.md",
@@ -449,7 +449,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/true};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kBool};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnEqTensor", "aclnnEqTensor&aclnnInplaceEqTensor.md",
@@ -520,7 +520,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnExp", "exp.md",
@@ -686,7 +686,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnFloor", "aclnnFloor&aclnnInplaceFloor.md",
@@ -918,7 +918,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnHardsigmoidBackward", "hardsigmoid_backward.md",
@@ -1006,7 +1006,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceAdd", "add.md",
@@ -1206,7 +1206,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/true};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kBool};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceEqTensor", "aclnnEqTensor&aclnnInplaceEqTensor.md",
@@ -1269,7 +1269,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceExp", "exp.md",
@@ -1412,7 +1412,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceTanh", "tanh.md",
@@ -1485,7 +1485,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/true};
+    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kBool};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnIsFinite", "aclnnIsFinite.md",
@@ -1725,7 +1725,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/2, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnLeakyRelu", "leaky_relu.md",
@@ -1832,7 +1832,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 3, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 1, 2), /*output=*/3, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1, 2), /*output=*/3, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnLerp", "aclnnLerp&aclnnInplaceLerp.md",
@@ -1929,7 +1929,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnMaximum", "aclnnMaximum.md",
@@ -2302,7 +2302,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/2, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/2, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnMuls", "aclnnMuls&aclnnInplaceMuls.md",
@@ -2760,7 +2760,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnRelu", "relu.md",
@@ -2843,7 +2843,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnRsqrt", "rsqrt.md",
@@ -3286,7 +3286,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSqrt", "sqrt.md",

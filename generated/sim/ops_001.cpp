@@ -62,7 +62,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kExact, /*complex_result_real=*/true, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kReal};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnAbs", "abs.md",
@@ -984,7 +984,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnHardswishBackward", "hardswish_backward.md",
@@ -1093,7 +1093,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/4, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/4, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnHardtanhBackward", "hardtanh_backward.md",
@@ -1302,7 +1302,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceFloor", "aclnnFloor&aclnnInplaceFloor.md",
@@ -1375,7 +1375,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceLeakyRelu", "leaky_relu.md",
@@ -1456,7 +1456,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/true};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kBool};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceLogicalAnd", "aclnnLogicalAnd&aclnnInplaceLogicalAnd.md",
@@ -1607,7 +1607,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceRsqrt", "rsqrt.md",
@@ -1674,7 +1674,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceSigmoid", "sigmoid.md",
@@ -1742,7 +1742,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/true, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kFloating};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceSin", "aclnnSin&aclnnInplaceSin.md",
@@ -1964,7 +1964,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/true};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kBool};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnLogicalAnd", "aclnnLogicalAnd&aclnnInplaceLogicalAnd.md",
@@ -2351,7 +2351,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnRemainderTensorTensor", "aclnnRemainderTensorTensor&aclnnInplaceRemainderTensorTensor.md",
@@ -2446,7 +2446,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSeluBackward", "selu_backward.md",
@@ -2517,7 +2517,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSigmoid", "sigmoid.md",
@@ -2610,7 +2610,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSigmoidBackward", "sigmoid_backward.md",
@@ -2693,7 +2693,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSilu", "aclnnSilu.md",
@@ -2776,7 +2776,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/true, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kFloating};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSin", "aclnnSin&aclnnInplaceSin.md",
@@ -2880,7 +2880,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/4, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/4, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSoftplusBackward", "softplus_backward.md",

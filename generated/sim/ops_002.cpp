@@ -85,7 +85,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 3, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0, 1, 2), /*output=*/4, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1, 2), /*output=*/4, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnAddcmul", "aclnnAddcmul&aclnnInplaceAddcmul.md",
@@ -537,7 +537,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/true, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kFloating};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnCos", "aclnnCos&aclnnInplaceCos.md",
@@ -820,7 +820,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/true, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kFloating};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnDiv", "div.md",
@@ -953,7 +953,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 5), /*output=*/6, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 5), /*output=*/6, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnEluBackward", "elu_backward.md",
@@ -1059,7 +1059,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnFloorDivide", "aclnnFloorDivide&aclnnInplaceFloorDivide.md",
@@ -1240,7 +1240,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnGeluBackward", "gelu_backward.md",
@@ -1649,7 +1649,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 3, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0, 1, 2), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1, 2), /*output=*/0, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceAddcmul", "aclnnAddcmul&aclnnInplaceAddcmul.md",
@@ -1722,7 +1722,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/true, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kFloating};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceAtan2", "aclnnAtan2&aclnnInplaceAtan2.md",
@@ -1792,7 +1792,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/true, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kFloating};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceCos", "aclnnCos&aclnnInplaceCos.md",
@@ -1870,7 +1870,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/true, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kFloating};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceDiv", "div.md",
@@ -1933,7 +1933,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceLog", "log.md",
@@ -2014,7 +2014,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceMul", "mul.md",
@@ -2083,7 +2083,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceNeg", "neg.md",
@@ -2151,7 +2151,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplacePowTensorScalar", "aclnnPowTensorScalar&aclnnInplacePowTensorScalar.md",
@@ -2461,7 +2461,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnLog", "log.md",
@@ -2813,7 +2813,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnMul", "mul.md",
@@ -2896,7 +2896,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnNeg", "neg.md",
@@ -3289,7 +3289,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSiluBackward", "silu_backward.md",
@@ -3512,7 +3512,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/3, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/3, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnThresholdBackward", "threshold_backward.md",

@@ -616,7 +616,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/true, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kFloating};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnAtan2", "aclnnAtan2&aclnnInplaceAtan2.md",
@@ -1200,7 +1200,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/2, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/true};
+    /*inputs=*/aclsim::Bits(0), /*output=*/2, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kBool};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnGtScalar", "aclnnGtScalar&aclnnInplaceGtScalar.md",
@@ -1405,7 +1405,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceFloorDivide", "aclnnFloorDivide&aclnnInplaceFloorDivide.md",
@@ -1481,7 +1481,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/true};
+    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kBool};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceGtScalar", "aclnnGtScalar&aclnnInplaceGtScalar.md",
@@ -1574,7 +1574,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 3, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 1, 2), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1, 2), /*output=*/0, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceLerp", "aclnnLerp&aclnnInplaceLerp.md",
@@ -1646,7 +1646,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceMuls", "aclnnMuls&aclnnInplaceMuls.md",
@@ -1714,7 +1714,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceRelu", "relu.md",
@@ -1793,7 +1793,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceRemainderTensorTensor", "aclnnRemainderTensorTensor&aclnnInplaceRemainderTensorTensor.md",
@@ -1955,7 +1955,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceSqrt", "sqrt.md",
@@ -2041,7 +2041,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceSub", "sub.md",
@@ -2278,7 +2278,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/4, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/4, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnLeakyReluBackward", "leaky_relu_backward.md",
@@ -2559,7 +2559,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnMishBackward", "mish_backward.md",
@@ -2770,7 +2770,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/2, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/2, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnPowTensorScalar", "aclnnPowTensorScalar&aclnnInplacePowTensorScalar.md",
@@ -3615,7 +3615,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/3, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/3, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSub", "sub.md",
@@ -3891,7 +3891,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnTanh", "tanh.md",
@@ -3984,7 +3984,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnTanhBackward", "tanh_backward.md",

@@ -24,6 +24,7 @@ import pytest
 
 import aclnn
 from aclnn._C import STATUS_NAMES
+from aclnn import _dtypes
 from aclnn._dtypes import DTYPES, NUMPY_DTYPES
 from aclnn._socs import DEFAULT_SOC, SOCS
 
@@ -81,9 +82,9 @@ class Op:
     # Outputs allocated by the bindings: whose inputs their shape broadcasts and dtype promotes.
     out_shape_from: dict[str, tuple[str, ...]] = field(default_factory=dict)
     out_dtype_from: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    # The kernel's result dtype from the promoted input dtype (of its single tensor result):
-    # "floating" (integral inputs give FLOAT), "real" (a complex one gives its real dtype), "bool", "".
-    result_rule: str = ""
+    # The kernel's result dtype from the promoted input dtype (of its single tensor result): a
+    # rule of aclnn._dtypes.RESULT_DTYPES (integral inputs give FLOAT, complex ones their real dtype, ...).
+    result_rule: str = "promoted"
     # The kernel family computing it: its result is not the elementwise promotion of its inputs.
     family: str = ""
 
@@ -288,21 +289,10 @@ def promote(dtypes: list[str]) -> Optional[str]:
     return next(name for name in NUMPY_DTYPES if torch_dtype(name) == promoted)
 
 
-REAL_OF_COMPLEX = {"COMPLEX32": "FLOAT16", "COMPLEX64": "FLOAT", "COMPLEX128": "DOUBLE"}
-
-
 def result_dtype(op: Op, dtypes: list[str]) -> Optional[str]:
     """The dtype the kernel computes its result in: the promoted dtype, after the op's result rule."""
     promoted = promote(dtypes)
-    if promoted is None:
-        return None
-    if op.result_rule == "floating" and promoted not in FLOATING and promoted not in COMPLEX:
-        return "FLOAT"
-    if op.result_rule == "bool":
-        return "BOOL"
-    if op.result_rule == "real":
-        return REAL_OF_COMPLEX.get(promoted, promoted)
-    return promoted
+    return None if promoted is None else _dtypes.result_dtype(op.result_rule, promoted)
 
 
 def can_cast(source: str, target: str) -> bool:

@@ -515,11 +515,6 @@ struct ParamSpec {
   ScalarPreference scalar;  // scalars and scalar lists only
 };
 
-// The dtype of an op's result, from its inputs' promoted dtype (the semantics file's rule): that
-// dtype; FLOAT for integral and bool inputs (a true division); the real dtype of a complex one (|z|).
-// BOOL whatever the inputs (a comparison).
-enum class ResultDType : uint8_t { kPromoted, kFloating, kReal, kBool };
-
 // How a kernel family shapes an output the caller does not pass (gen.families `output_shape`):
 // by broadcasting (every op that is not a family's), the input with the reduced dimensions removed
 // (or kept as 1), the input's shape, the product of two inputs (torch.matmul's rule), their outer
@@ -544,7 +539,7 @@ struct OutputPlan {
   std::vector<aclDataType> documented;
   const char* required_reason;   // non-null: out= is required, for this reason
   bool is_list;                  // an aclTensorList output: out= takes a list of arrays
-  ResultDType result;            // how the kernel's result dtype follows from the promoted one
+  aclnn_bindgen::ResultRule result;  // how the kernel's result dtype follows from the promoted one
   // A family's rule: shape_from is its one input; dtype_from the same (or `fixed_dtype`, or the
   // dtype argument when one is given).
   ShapeRule shape_rule = ShapeRule::kBroadcast;

@@ -668,16 +668,7 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
     dtype = p == ACL_DT_UNDEFINED ? dtype : p;  // no promotion: keep the first; the library judges
     first = false;
   }
-  if (const DTypeInfo* promoted = dtype_info(dtype)) {
-    using aclnn_bindgen::DTypeCategory;
-    const DTypeCategory category = promoted->category;
-    if (plan->result == ResultDType::kFloating &&
-        (category == DTypeCategory::kBool || category == DTypeCategory::kSigned || category == DTypeCategory::kUnsigned))
-      dtype = ACL_FLOAT;
-    if (plan->result == ResultDType::kReal && category == DTypeCategory::kComplex)
-      dtype = dtype == ACL_COMPLEX128 ? ACL_DOUBLE : dtype == ACL_COMPLEX32 ? ACL_FLOAT16 : ACL_FLOAT;
-    if (plan->result == ResultDType::kBool) dtype = ACL_BOOL;
-  }
+  dtype = aclnn_bindgen::ResultDType(plan->result, dtype);
   if (family) apply_family_rule(*plan, rule_args, &shape, has_second ? &second : nullptr, &dtype);
   if (plan->dtype_must_be_documented &&
       std::find(plan->documented.begin(), plan->documented.end(), dtype) == plan->documented.end()) {

@@ -55,6 +55,11 @@ void bind_dtypes(py::module_& m) {
     return out == ACL_DT_UNDEFINED ? -1 : static_cast<int>(out);
   }, py::arg("a"), py::arg("b"),
   "The aclDataType value an output of inputs `a` and `b` is allocated as (-1: none), for tests.");
+  m.def("_result_dtype", [](int rule, int promoted) {
+    return static_cast<int>(aclnn_bindgen::ResultDType(static_cast<aclnn_bindgen::ResultRule>(rule),
+                                                       static_cast<aclDataType>(promoted)));
+  }, py::arg("rule"), py::arg("promoted"),
+  "The aclDataType value an output is allocated as under a result rule (its enumerator's value), for tests.");
 }
 
 }  // namespace aclnn_binding

@@ -2,7 +2,8 @@
 //
 // The one table of aclDataType facts, read by the bindings (runtime/binding/dtypes.cpp) and the
 // simulator (runtime/sim/src/common/dtypes.h) alike: each dtype's page name, NumPy dtype, element
-// size and category, CANN's promotion (互推导关系) and cast (互转换关系) tables, and, from
+// size and category, CANN's promotion (互推导关系) and cast (互转换关系) tables, the kernels'
+// result dtype rules, and, from
 // aclnn_bindgen/half.h, the half and bfloat16 conversions. Rows name their enumerator; its value
 // comes from the ABI headers the unit compiles against (runtime/include, or a CANN toolkit's,
 // which aclnn_bindgen/abi_check.h compares), so no value is restated here.
@@ -132,6 +133,27 @@ inline constexpr uint8_t kCastable[kDTypeCount][kDTypeCount] = {
     /* FLOAT4_E1M2   */ {1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1},
 };
 
+// How a kernel's result dtype follows from the dtype its inputs promote to (gen.ir.ResultRule).
+enum class ResultRule : uint8_t {
+  kPromoted,
+  kFloating,
+  kReal,
+  kFloatingOrReal,
+  kBool,
+};
+
+inline constexpr int kResultRuleCount = 5;
+
+// kResultDType[rule][i]: the index in kDTypes of the result dtype under `rule` of inputs promoted
+// to kDTypes[i] (gen.ir.ResultRule.result_dtype).
+inline constexpr int8_t kResultDType[kResultRuleCount][kDTypeCount] = {
+    /* promoted         */ { 0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26},
+    /* floating         */ { 0,  1,  2,  3,  0,  0,  0,  0,  0,  0,  0,  0,  0, 13, 14, 15, 16,  0,  0, 19, 20, 21, 22, 23, 24, 25, 26},
+    /* real             */ { 0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13,  1,  0,  3, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26},
+    /* floating_or_real */ { 0,  1,  2,  3,  0,  0,  0,  0,  0,  0,  0,  0,  0, 13,  1,  0,  3,  0,  0, 19, 20, 21, 22, 23, 24, 25, 26},
+    /* bool             */ {12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12},
+};
+
 // Values index a 64-bit mask of dtypes (the simulator's dtype sets) and the lookup table below.
 inline constexpr int kDTypeValueLimit = 64;
 
@@ -177,6 +199,13 @@ constexpr bool PromoteTypes(aclDataType a, aclDataType b, aclDataType* out) {
 constexpr bool CanCast(aclDataType from, aclDataType to) {
   const int i = DTypeIndex(from), j = DTypeIndex(to);
   return i >= 0 && j >= 0 && kCastable[i][j] != 0;
+}
+
+// The dtype of a kernel's result under `rule` for inputs promoted to `promoted`; a dtype no row
+// has stays as it is (the library judges it).
+constexpr aclDataType ResultDType(ResultRule rule, aclDataType promoted) {
+  const int i = DTypeIndex(promoted), r = static_cast<int>(rule);
+  return i < 0 || r < 0 || r >= kResultRuleCount ? promoted : kDTypes[kResultDType[r][i]].dtype;
 }
 
 // Every aclDataType the ABI headers declare has a row (the list of names is abi_values.h's). An

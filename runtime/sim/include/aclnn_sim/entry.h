@@ -16,6 +16,7 @@
 
 #include "acl/acl_rt.h"
 #include "aclnn/acl_meta.h"
+#include "aclnn_bindgen/dtypes.h"
 #include "aclnn_sim/families.h"
 #include "aclnn_sim/soc.h"
 #include "common/pool.h"
@@ -177,15 +178,11 @@ struct KernelSpec {
   uint64_t inputs;  // the tensors whose elements the kernel reads, in its argument order
   int8_t output;    // the tensor its element result goes to
   IntegerMath integer_math;
-  // A complex computation's result is real (|z|): the output has the real dtype of the
-  // computation's precision (COMPLEX64 -> FLOAT), and the result's real part is stored.
-  bool complex_result_real = false;
-  // Integral and bool inputs give a FLOAT result (a true division): the output must be castable
-  // from FLOAT, as PyTorch's result type rule says.
-  bool floating_result = false;
-  // The result is BOOL whatever the inputs (a comparison): the kernel's 0 or 1, which every
-  // output dtype can take.
-  bool bool_result = false;
+  // The result's dtype from the inputs' promoted one (gen.ir.ResultRule): a FLOAT result of
+  // integral inputs (a true division), the real dtype of a complex computation's precision (|z|:
+  // its real part is stored), BOOL whatever the inputs (a comparison's 0 or 1). The output must be
+  // castable from it.
+  aclnn_bindgen::ResultRule result_rule = aclnn_bindgen::ResultRule::kPromoted;
 };
 
 // An API computed by one of the simulator's kernel families (gen.families, aclnn_sim/families.h)

@@ -23,9 +23,6 @@
 #include "common/dtypes.h"
 #include "opapi/thread_pool.h"
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 namespace aclsim {
 namespace {
@@ -135,28 +132,33 @@ void StoreRow(const void* in, char* dst, int64_t stride, int64_t n) {
 }
 
 #if defined(__x86_64__)
-// The same loops compiled for AVX2, with F16C's conversions for FLOAT16 and shifts for BFLOAT16
-// (exact, round to nearest even, like the portable ones).
+// The same loops compiled for AVX2; contiguous FLOAT16 and BFLOAT16 rows go 8 at a time through
+// the fused loops' conversions (aclnn_sim/entry.h: F16C's for FLOAT16, shifts and round to nearest
+// even for BFLOAT16), exact like the portable ones.
+template <typename S>
+struct LanesOf;
+template <>
+struct LanesOf<Half> {
+  using type = Float16Lanes;
+};
+template <>
+struct LanesOf<BFloat> {
+  using type = BFloat16Lanes;
+};
+
+template <typename T, typename S>
+constexpr bool kEightAtATime = (std::is_same<S, Half>::value || std::is_same<S, BFloat>::value) &&
+                               std::is_same<T, float>::value;
+
 template <typename T, typename S>
 __attribute__((target("avx2,f16c"))) void LoadRowAvx2(const char* src, int64_t stride, int64_t n, void* out) {
   T* dst = static_cast<T*>(out);
-  if constexpr (std::is_same<S, Half>::value && std::is_same<T, float>::value) {
+  if constexpr (kEightAtATime<T, S>) {
     if (stride == 2) {
       int64_t i = 0;
-      for (; i + 8 <= n; i += 8) {
-        const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i));
-        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
-      }
-      LoadRowBody<T, S>(src + 2 * i, stride, n - i, dst + i);
-      return;
-    }
-  }
-  if constexpr (std::is_same<S, BFloat>::value && std::is_same<T, float>::value) {
-    if (stride == 2) {  // a bfloat16 is a float's upper half
-      int64_t i = 0;
-      for (; i + 8 <= n; i += 8) {
-        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_slli_epi32(_mm256_cvtepu16_epi32(b), 16));
+      for (; i + kLanes <= n; i += kLanes) {
+        const Float8 v = LanesOf<S>::type::Load(reinterpret_cast<const uint16_t*>(src + 2 * i));
+        std::memcpy(dst + i, &v, sizeof v);
       }
       LoadRowBody<T, S>(src + 2 * i, stride, n - i, dst + i);
       return;
@@ -168,33 +170,13 @@ __attribute__((target("avx2,f16c"))) void LoadRowAvx2(const char* src, int64_t s
 template <typename T, typename S>
 __attribute__((target("avx2,f16c"))) void StoreRowAvx2(const void* in, char* dst, int64_t stride, int64_t n) {
   const T* src = static_cast<const T*>(in);
-  if constexpr (std::is_same<S, Half>::value && std::is_same<T, float>::value) {
+  if constexpr (kEightAtATime<T, S>) {
     if (stride == 2) {
       int64_t i = 0;
-      for (; i + 8 <= n; i += 8) {
-        const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 2 * i), h);
-      }
-      StoreRowBody<T, S>(src + i, dst + 2 * i, stride, n - i);
-      return;
-    }
-  }
-  if constexpr (std::is_same<S, BFloat>::value && std::is_same<T, float>::value) {
-    if (stride == 2) {  // FloatToBFloat16, eight at a time
-      const __m256i one = _mm256_set1_epi32(1), bias = _mm256_set1_epi32(0x7fff);
-      const __m256i abs_mask = _mm256_set1_epi32(0x7fffffff), inf = _mm256_set1_epi32(0x7f800000);
-      const __m256i quiet = _mm256_set1_epi32(0x40);
-      int64_t i = 0;
-      for (; i + 8 <= n; i += 8) {
-        const __m256i bits = _mm256_castps_si256(_mm256_loadu_ps(src + i));
-        const __m256i high = _mm256_srli_epi32(bits, 16);
-        const __m256i rounded =
-            _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(bits, bias), _mm256_and_si256(high, one)), 16);
-        const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(bits, abs_mask), inf);
-        const __m256i out = _mm256_blendv_epi8(rounded, _mm256_or_si256(high, quiet), nan);
-        // 32 -> 16 bits: packus works per 128-bit lane, so the two lanes' halves are regrouped.
-        const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(out, out), 0x08);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 2 * i), _mm256_castsi256_si128(packed));
+      for (; i + kLanes <= n; i += kLanes) {
+        Float8 v;
+        std::memcpy(&v, src + i, sizeof v);
+        LanesOf<S>::type::Store(reinterpret_cast<uint16_t*>(dst + 2 * i), v);
       }
       StoreRowBody<T, S>(src + i, dst + 2 * i, stride, n - i);
       return;

@@ -526,20 +526,9 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
   // The result is written in the output's dtype: it must be castable from the inputs' promoted
   // dtype (互转换关系), as pages state whether or not their notes relate the two ("out的数据类型
   // 需要是self可转换的数据类型", aclnnNeg).
-  // A kernel whose complex result is real (|z|) gives the real dtype of the computation's precision.
-  aclDataType result = promoted;
-  const DTypeInfo* promoted_info = FindDType(promoted);
-  if (kernel.floating_result && promoted_info &&
-      (promoted_info->category == DTypeCategory::kBool || promoted_info->category == DTypeCategory::kSigned ||
-       promoted_info->category == DTypeCategory::kUnsigned)) {
-    result = ACL_FLOAT;
-  }
-  if (kernel.bool_result) result = ACL_BOOL;
-  if (kernel.complex_result_real) {
-    if (promoted == ACL_COMPLEX32) result = ACL_FLOAT16;
-    if (promoted == ACL_COMPLEX64) result = ACL_FLOAT;
-    if (promoted == ACL_COMPLEX128) result = ACL_DOUBLE;
-  }
+  // The kernel's result dtype rule may change it (a true division's FLOAT, |z|'s real dtype, a
+  // comparison's BOOL).
+  const aclDataType result = aclnn_bindgen::ResultDType(kernel.result_rule, promoted);
   if (count > 0 && !CanCast(result, out.dtype)) {
     return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[out_index].name) + ": dtype " + DTypeName(out.dtype) +
                                                   " is not castable from the " + (result == promoted ? "promoted" : "result") +

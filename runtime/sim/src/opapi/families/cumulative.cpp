@@ -114,26 +114,14 @@ class CumulativeWork final : public FamilyWork {
   int op_;
 };
 
-aclnnStatus SetOutput(const Call& call, const FamilySpec& family, int role, const TensorDesc* t, const Dims& shape,
-                      CumulativeWork* work, int slot) {
-  if (t->view != shape) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
-                       "shape " + DimsText(t->view) + " is not the input's shape " + DimsText(shape));
-  }
-  work->tensor(slot).Set(RoleName(call, family, role), *t);
-  return ACLNN_SUCCESS;
-}
-
 }  // namespace
 
 aclnnStatus PlanCumulative(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
   const int op = family.op;
-  const TensorDesc* self = RoleTensor(call, family, F::Role::kSelf);
-  const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
-  if (!self || !out) return Decline(call, work, "when its input or output is absent");
-  const int64_t rank = static_cast<int64_t>(self->view.size());
-  if (rank > 16) return Decline(call, work, "for more than 16 dimensions");
+  SourceAndOutput found;
+  if (!ReadSourceAndOutput(call, family, F::Role::kSelf, F::Role::kOut, work, &found)) return ACLNN_SUCCESS;
+  const auto [self, out, rank] = found;
   const int64_t given = RoleInt(call, family, F::Role::kDim, 0);
   int64_t dim = 0;
   if (!WrapDim(given, rank, &dim)) {
@@ -155,10 +143,14 @@ aclnnStatus PlanCumulative(const Call& call, const FamilySpec& family, ExecutorW
   made->exclusive = RoleBool(call, family, F::Role::kExclusive, false);
   made->reverse = RoleBool(call, family, F::Role::kReverse, false);
   made->tensor(kSelf).Set(RoleName(call, family, F::Role::kSelf), *self);
-  if (aclnnStatus s = SetOutput(call, family, F::Role::kOut, out, self->view, made, kOut)) return s;
+  const Dims& shape = self->view;
+  auto keep = [&](int role, const TensorDesc* t, int slot) {
+    return made->KeepOutput(call, family, role, *t, shape, "the input's shape", slot);
+  };
+  if (aclnnStatus s = keep(F::Role::kOut, out, kOut)) return s;
   if (HasIndices(op)) {
     if (const TensorDesc* indices = RoleTensor(call, family, F::Role::kIndices)) {
-      if (aclnnStatus s = SetOutput(call, family, F::Role::kIndices, indices, self->view, made, kIndices)) return s;
+      if (aclnnStatus s = keep(F::Role::kIndices, indices, kIndices)) return s;
     }
   }
   *work = owned.release();

@@ -197,6 +197,38 @@ aclnnStatus RejectParam(const Call& call, const FamilySpec& family, int role, ac
   return call.Fail(status, std::string(RoleName(call, family, role)) + ": " + message);
 }
 
+bool ReadSourceAndOutput(const Call& call, const FamilySpec& family, int source_role, int out_role,
+                         ExecutorWork** work, SourceAndOutput* found) {
+  found->source = RoleTensor(call, family, source_role);
+  found->out = RoleTensor(call, family, out_role);
+  if (!found->source || !found->out) {
+    Decline(call, work, "when its input or output is absent");
+    return false;
+  }
+  found->rank = static_cast<int64_t>(found->source->view.size());
+  if (found->rank > 16) {
+    Decline(call, work, "for more than 16 dimensions");
+    return false;
+  }
+  return true;
+}
+
+aclnnStatus CheckShape(const Call& call, const FamilySpec& family, int role, const TensorDesc* t, const Dims& shape,
+                       const char* what) {
+  if (t->view == shape) return ACLNN_SUCCESS;
+  return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
+                     "shape " + DimsText(t->view) + " is not " + what + " " + DimsText(shape));
+}
+
+aclnnStatus FamilyWork::KeepOutput(const Call& call, const FamilySpec& family, int role, const TensorDesc& t,
+                                   const Dims& shape, const char* what, int slot, bool one_value) {
+  if (!(one_value && shape.empty() && t.numel() == 1)) {
+    if (aclnnStatus s = CheckShape(call, family, role, &t, shape, what)) return s;
+  }
+  tensor(slot).Set(RoleName(call, family, role), t);
+  return ACLNN_SUCCESS;
+}
+
 aclnnStatus PlanFamily(const Call& call, std::unique_ptr<ExecutorWork>* work, uint64_t* workspace) {
   const FamilySpec& family = *call.spec.family;
   ExecutorWork* made = nullptr;

@@ -56,6 +56,23 @@ aclnnStatus Decline(const Call& call, ExecutorWork** work, const std::string& wh
 aclnnStatus RejectParam(const Call& call, const FamilySpec& family, int role, aclnnStatus status,
                         const std::string& message);
 
+// ACLNN_SUCCESS when `t`'s shape is `shape`, else the rejection "shape [..] is not <what> [..]"
+// (`what`: "the input's shape", "normalizedShape").
+aclnnStatus CheckShape(const Call& call, const FamilySpec& family, int role, const TensorDesc* t, const Dims& shape,
+                       const char* what);
+
+// What a planner computes from and writes to: the tensors of its source and output roles, and the
+// source's rank.
+struct SourceAndOutput {
+  const TensorDesc* source = nullptr;
+  const TensorDesc* out = nullptr;
+  int64_t rank = 0;
+};
+// Reads them; false when the work has been declined instead (either is absent, or the source has
+// more dimensions than the families' loops index, 16), and the planner then returns ACLNN_SUCCESS.
+bool ReadSourceAndOutput(const Call& call, const FamilySpec& family, int source_role, int out_role,
+                         ExecutorWork** work, SourceAndOutput* found);
+
 // --- tensors of a family's work -----------------------------------------------------------------
 
 // A tensor as the work keeps it from phase 1: the address of its element (0, ..., 0), its view's
@@ -91,6 +108,13 @@ class FamilyWork : public ExecutorWork {
   const TensorRef& tensor(int i) const { return refs_[i]; }
   int tensor_count() const { return count_; }
   ComputeType type = ComputeType::kFloat32;
+
+  // Keeps the output `t` of `role` in slot `slot`, once its shape is the one the planner derived
+  // (`what` names it in the rejection: "the input's shape", "the reduced shape"). With `one_value`,
+  // a result of one value may go to any one-element tensor (aclnnMax's out is [1] in its page's
+  // example).
+  aclnnStatus KeepOutput(const Call& call, const FamilySpec& family, int role, const TensorDesc& t, const Dims& shape,
+                         const char* what, int slot, bool one_value = false);
 
  protected:
   FamilyWork(const char* api, int tensors);

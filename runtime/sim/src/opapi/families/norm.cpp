@@ -172,13 +172,6 @@ class NormWork final : public FamilyWork {
   int op_;
 };
 
-aclnnStatus CheckShape(const Call& call, const FamilySpec& family, int role, const TensorDesc* t, const Dims& shape,
-                       const char* what) {
-  if (t->view == shape) return ACLNN_SUCCESS;
-  return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
-                     "shape " + DimsText(t->view) + " is not " + what + " " + DimsText(shape));
-}
-
 // A per-channel tensor (weight, bias, running statistics): `count` elements.
 aclnnStatus CheckCount(const Call& call, const FamilySpec& family, int role, const TensorDesc* t, int64_t count,
                        const char* what) {
@@ -193,11 +186,9 @@ aclnnStatus CheckCount(const Call& call, const FamilySpec& family, int role, con
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
   const int op = family.op;
-  const TensorDesc* input = RoleTensor(call, family, F::Role::kInput);
-  const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
-  if (!input || !out) return Decline(call, work, "when its input or output is absent");
-  const int64_t rank = static_cast<int64_t>(input->view.size());
-  if (rank > 16) return Decline(call, work, "for more than 16 dimensions");
+  SourceAndOutput found;
+  if (!ReadSourceAndOutput(call, family, F::Role::kInput, F::Role::kOut, work, &found)) return ACLNN_SUCCESS;
+  const auto [input, out, rank] = found;
   ComputeType type;
   if (!FamilyComputeType(input->dtype, false, &type)) {
     return Decline(call, work, std::string("for dtype ") + DTypeName(input->dtype));

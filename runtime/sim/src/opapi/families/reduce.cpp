@@ -351,30 +351,14 @@ class ReduceWork final : public FamilyWork {
   int op_;
 };
 
-// Checks an output's shape against the reduced shape; sets its slot.
-aclnnStatus SetOutput(const Call& call, const FamilySpec& family, int role, const TensorDesc* t, const Dims& shape,
-                      ReduceWork* work, int slot) {
-  // A reduction to one value may be written to a one-element tensor of any rank (aclnnMax's out
-  // is [1] in its page's example).
-  const bool one_value = shape.empty() && t->numel() == 1;
-  if (t->view != shape && !one_value) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
-                       "shape " + DimsText(t->view) + " is not the reduced shape " + DimsText(shape));
-  }
-  work->tensor(slot).Set(RoleName(call, family, role), *t);
-  return ACLNN_SUCCESS;
-}
-
 }  // namespace
 
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
   const int op = family.op;
-  const TensorDesc* self = RoleTensor(call, family, F::Role::kSelf);
-  const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
-  if (!self || !out) return Decline(call, work, "when its input or output is absent");
-  const int64_t rank = static_cast<int64_t>(self->view.size());
-  if (rank > 16) return Decline(call, work, "for more than 16 dimensions");
+  SourceAndOutput found;
+  if (!ReadSourceAndOutput(call, family, F::Role::kSelf, F::Role::kOut, work, &found)) return ACLNN_SUCCESS;
+  const auto [self, out, rank] = found;
 
   uint64_t reduced = 0;
   Dims dims;
@@ -429,15 +413,19 @@ aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork*
   }
   made->p = RoleNumber(call, family, F::Role::kP, F::Option::kP, 2);
   made->tensor(kSelf).Set(RoleName(call, family, F::Role::kSelf), *self);
-  if (aclnnStatus s = SetOutput(call, family, F::Role::kOut, out, shape, made, kOut)) return s;
+  // A reduction to one value may be written to a one-element tensor of any rank.
+  auto keep = [&](int role, const TensorDesc* t, int slot) {
+    return made->KeepOutput(call, family, role, *t, shape, "the reduced shape", slot, /*one_value=*/true);
+  };
+  if (aclnnStatus s = keep(F::Role::kOut, out, kOut)) return s;
   if (HasIndices(op)) {
     if (const TensorDesc* indices = RoleTensor(call, family, F::Role::kIndices)) {
-      if (aclnnStatus s = SetOutput(call, family, F::Role::kIndices, indices, shape, made, kIndices)) return s;
+      if (aclnnStatus s = keep(F::Role::kIndices, indices, kIndices)) return s;
     }
   }
   const int second = op == F::Op::kAminmax ? F::Role::kMaxOut : F::Role::kMean;
   if (const TensorDesc* t = RoleTensor(call, family, second)) {
-    if (aclnnStatus s = SetOutput(call, family, second, t, shape, made, kSecond)) return s;
+    if (aclnnStatus s = keep(second, t, kSecond)) return s;
   }
   *work = owned.release();
   return ACLNN_SUCCESS;
