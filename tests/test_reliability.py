@@ -83,6 +83,12 @@ def test_special_values_equal_pytorch_bit_for_bit():
     x = np.array([np.nan, -0.0, 0.0, -1.0, 2.0], np.float32)
     assert bitwise_equal(aclnn.relu(x), torch.relu(t(x)).numpy())  # NaN and -0.0 pass
     assert bitwise_equal(aclnn.abs(x), torch.abs(t(x)).numpy())  # abs(-0.0) is +0.0
+    for dtype in (np.float16, np.float32, np.float64):
+        both = -np.array([np.nan, -np.nan, 0.0], dtype)  # -NaN, +NaN, -0.0 (negation flips the sign bit)
+        assert bitwise_equal(aclnn.abs(both), torch.abs(t(both)).numpy()), dtype  # abs(-NaN) is +NaN
+        assert bitwise_equal(aclnn.neg(both), torch.neg(t(both)).numpy()), dtype
+        if dtype != np.float64:  # the page of relu does not list DOUBLE
+            assert bitwise_equal(aclnn.relu(both), torch.relu(t(both)).numpy()), dtype
     g, s = np.array([1.0, 2.0], np.float32), np.array([np.nan, -1.0], np.float32)
     assert bitwise_equal(aclnn.threshold_backward(g, s, 0.0), torch.ops.aten.threshold_backward(t(g), t(s), 0.0).numpy())
     g, s = np.ones(3, np.float32), np.array([1e8, 1e9, -1e8], np.float32)
@@ -91,6 +97,24 @@ def test_special_values_equal_pytorch_bit_for_bit():
     ours = aclnn.softplus_backward(g, s, 1.0, 20.0)
     theirs = torch.ops.aten.softplus_backward(t(g), t(s), 1.0, 20.0).numpy()
     assert ours[0] > 0 and np.allclose(ours, theirs, rtol=1e-5, atol=0)  # no flush to 0 (3.8e-44)
+    """)
+
+
+def test_the_suites_compare_exact_results_bit_for_bit_and_round_the_golden_to_the_result():
+    check(f"""
+    import sys
+    sys.path.insert(0, {str(GENERATED / "tests")!r})
+    import _aclnn_testing as t
+    nan = float("nan")
+    with pytest.raises(AssertionError, match="bits"):  # -NaN is not NaN's bits
+        t.assert_bitwise_equal(np.array([nan], np.float32), torch.tensor([-nan]), "abs")
+    with pytest.raises(AssertionError, match="bits"):
+        t.assert_bitwise_equal(np.array([0.0], np.float16), torch.tensor([-0.0]), "abs")
+    t.assert_bitwise_equal(np.array([[1.5, -nan]], np.float16), torch.tensor([[1.5, -nan]]), "abs")
+    t.assert_bitwise_equal(np.zeros((0, 3), np.int8), torch.zeros((0, 3)), "abs")
+    # A float golden of a FLOAT16 result: beyond 65504 it is the infinity the result holds.
+    assert t.rounded(torch.tensor([65520.0, -1e6, 1.0001]), "FLOAT16").tolist() == [float("inf"), float("-inf"),
+                                                                                  torch.tensor(1.0001).item()]
     """)
 
 

@@ -16,6 +16,7 @@ The file states what the page says only in prose and formulas. One table per API
     # Python expression over torch tensors and Python values, named as the page names them.
     golden = "torch.ops.aten.leaky_relu_backward(gradOutput, self, negativeSlope, selfIsResult)"
     integer_math = "float"            # or "exact": integral dtypes computed in int64
+    exact = true                      # optional: the result is PyTorch's bit for bit (abs, neg)
     errata = ["..."]                  # where the page is wrong: reported as warnings
 
     [aclnnLeakyReluBackward.domain]   # value ranges for generated test data
@@ -58,7 +59,7 @@ from gen import families
 from gen.ir import ArgValue, Diagnostic, InputDomain, IntegerMath, Level, OpSemantics, ValueCheck
 
 _KNOWN_KEYS = {"kernel", "kernel_complex", "complex_result", "integral_result", "result", "golden", "integer_math",
-               "errata", "domain", "checks", "family", "op", "roles", "options", "call"}
+               "exact", "errata", "domain", "checks", "family", "op", "roles", "options", "call"}
 _CHECK_KEYS = {"when", "message", "status", "violation"}
 
 
@@ -130,6 +131,10 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
     except ValueError:
         bad(f"integer_math is one of {[m.value for m in IntegerMath]}")
         integer_math = IntegerMath.FLOAT
+    exact = table.get("exact", False)
+    if not isinstance(exact, bool):
+        bad("exact is true or false")
+        exact = False
     errata = table.get("errata", [])
     if not (isinstance(errata, list) and all(isinstance(e, str) for e in errata)):
         bad("errata is a list of strings")
@@ -178,7 +183,7 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
                        complex_result_real=complex_result == "real", floating_result=integral_result == "floating",
                        bool_result=result == "bool",
                        golden=golden,
-                       integer_math=integer_math,
+                       integer_math=integer_math, exact=exact,
                        checks=tuple(checks), domains=tuple(domains), errata=tuple(errata), line=line,
                        family=family, op=op, roles=roles, options=options,
                        call=tuple(ArgValue(k, _frozen(v)) for k, v in call.items()))

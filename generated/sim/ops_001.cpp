@@ -55,7 +55,7 @@ struct Kernel {
     if constexpr (aclsim::IsComplex<T>::value) {
       return T(std::abs(self));
     } else {
-      return self <= T(0) ? T(T(0) - self) : self;
+      return aclsim::Abs(self);
     }
   }
 };

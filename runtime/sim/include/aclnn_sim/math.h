@@ -20,6 +20,17 @@ namespace aclsim {
 template <typename T>
 inline constexpr bool kIntegral = std::is_integral<T>::value;
 
+// |x| clearing the sign bit, as torch.abs: -0.0 and -NaN give +0.0 and +NaN (a comparison would
+// let -NaN through). Integers wrap at the minimum, as PyTorch's do (-fwrapv).
+template <typename T>
+T Abs(T x) {
+  if constexpr (kIntegral<T>) {
+    return x < 0 ? T(T(0) - x) : x;
+  } else {
+    return std::fabs(x);
+  }
+}
+
 // NaN in, NaN out (torch.maximum/minimum propagate NaN; std::max would not).
 template <typename T>
 T Maximum(T a, T b) {
