@@ -70,6 +70,9 @@ struct ParamSpec {
   uint64_t formats;
   // The parameters (by index) this one relates to, per gen.ir.RelationKind.
   uint64_t same_shape, broadcast, same_dtype, promote, cast_from, same_format;
+  // The page line of the parameter's row (its dtypes, formats, rank and empty-tensor rule): a
+  // rejection by them names it.
+  int line;
 };
 
 struct ProductSpec {  // a row of the page's product table that names a known chip
