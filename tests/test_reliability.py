@@ -112,6 +112,12 @@ def test_the_suites_compare_exact_results_bit_for_bit_and_round_the_golden_to_th
         t.assert_bitwise_equal(np.array([0.0], np.float16), torch.tensor([-0.0]), "abs")
     t.assert_bitwise_equal(np.array([[1.5, -nan]], np.float16), torch.tensor([[1.5, -nan]]), "abs")
     t.assert_bitwise_equal(np.zeros((0, 3), np.int8), torch.zeros((0, 3)), "abs")
+    t.assert_bitwise_equal(np.array([-0.0 + 1j], np.complex64), torch.tensor([0.0 + 1j]), "neg")  # zeros' signs
+    with pytest.raises(AssertionError, match="bits"):
+        t.assert_bitwise_equal(np.array([1 + 1j], np.complex64), torch.tensor([1 - 1j]), "neg")
+    # An integral result of a float golden beyond its range: saturated, NaN 0 (C++ leaves it undefined).
+    assert t.rounded(torch.tensor([1e10, -1e10, nan, 3.7, 127.5]), "INT8").tolist() == [127, -128, 0, 3, 127]
+    assert t.rounded(torch.tensor([1e19, -1e19], dtype=torch.float64), "INT64").tolist() == [2**63 - 1, -2**63]
     # A float golden of a FLOAT16 result: beyond 65504 it is the infinity the result holds.
     assert t.rounded(torch.tensor([65520.0, -1e6, 1.0001]), "FLOAT16").tolist() == [float("inf"), float("-inf"),
                                                                                   torch.tensor(1.0001).item()]
@@ -137,6 +143,74 @@ def test_integer_division_is_true_division_as_in_pytorch():
     assert info.value.status == 161002
     z = np.array([3 + 4j], np.complex64)
     assert aclnn.abs(z).dtype == np.float32 and aclnn.abs(z)[0] == 5.0  # |z| is real
+    """)
+
+
+# --- found by the binding fuzzer -------------------------------------------------------------------
+
+def test_a_kernel_out_of_host_memory_leaves_the_next_kernels_working():
+    # A reduction of a petabyte stride-0 view gathers it: its kernel fails (out of host memory),
+    # and its per-thread scratch buffer kept the size it could not get, so that the next
+    # reduction wrote through a null pointer (segfault).
+    check("""
+    huge = np.broadcast_to(np.float32(1.0), (4096,) * 4)
+    with pytest.raises(aclnn.AclnnRuntimeError, match="out of host memory"):
+        aclnn.amax(huge, [-1, 0], True)
+    x = np.arange(10, dtype=np.float32).reshape(1, 2, 5)
+    low, high = aclnn.aminmax_dim(x, 1, False)
+    assert low.tolist() == [[0, 1, 2, 3, 4]] and high.tolist() == [[5, 6, 7, 8, 9]]
+    """)
+
+
+def test_dimensions_given_as_numpy_arrays_are_read_as_integers():
+    # ndarray has __index__ whatever its size: a 1-d array of dims was cast as one int (RuntimeError
+    # "Unable to cast Python instance of type ndarray"), in a reduction's output shape and in the
+    # shapes of Tensor.from_pointer and aclnn.empty.
+    check("""
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    assert np.array_equal(aclnn.amax(x, np.array([0, 2]), True), aclnn.amax(x, [0, 2], True))
+    assert aclnn.amax(x, np.array([0, 2]), True).shape == (1, 3, 1)
+    t = aclnn.to_device(x)
+    view = aclnn.Tensor.from_pointer(t.data_ptr(), np.array([4, 6]), "FLOAT", owner=t)
+    assert view.shape == (4, 6) and aclnn.empty((np.int64(2), np.array(3)), "FLOAT").shape == (2, 3)
+    for bad in ([np.arange(2)], [2**70], [1.5], [True]):
+        with pytest.raises(TypeError, match="expected integers"):
+            aclnn.Tensor.from_pointer(t.data_ptr(), bad, "FLOAT", owner=t)
+    """)
+
+
+def test_edge_values_the_binding_fuzzer_found_equal_pytorch():
+    check("""
+    t = torch.tensor
+    f = np.float32
+    big, huge = f(3.4028235e38), f(8.5070587e37)
+    # a + alpha * b and friends in one fused multiply-add, as PyTorch's kernels: no overflow of the
+    # product where the sum is finite.
+    assert aclnn.add(np.array([-huge], f), np.array([big], f), 1.2)[0] == torch.add(t([-huge]), t([big]), alpha=1.2)[0]
+    assert np.isfinite(aclnn.sub(np.array([-big], f), np.array([-big], f), 2)[0])
+    assert np.isfinite(aclnn.addcmul(np.array([big], f), np.array([0.95654273], f), np.array([-big], f), 1.2)[0])
+    s, e, w = (np.array([v] * 3, ml) for v, ml in ((0.4668, f), (-3.38953e38, f), (-0.59375, f)))
+    assert np.allclose(aclnn.lerp(s, e, w), torch.lerp(t(s), t(e), t(w)).numpy(), rtol=1e-6)
+    # sigmoid_backward in aten's order: gradOutput * (1 - output) * output.
+    g, y = np.array([3.0e38], f), np.array([-2.0], f)
+    assert aclnn.sigmoid_backward(g, y)[0] == torch.ops.aten.sigmoid_backward(t(g), t(y))[0]
+    # elu_backward: a NaN takes the positive branch (x <= 0 is false), as PyTorch's scalar kernel.
+    assert aclnn.elu_backward(np.array([2.0], f), 1.0, 1.0, 1.0, True, np.array([np.nan], f))[0] == 2.0
+    # Integer products and sums wrap in int64 as PyTorch's (the product was in double: 0).
+    a, b = np.array([2, 2, 0], np.int64), np.array([2, 2**63 - 1, 2, 7], np.int64)
+    assert np.array_equal(aclnn.ger(a, b), torch.outer(t(a), t(b)).numpy())
+    assert aclnn.dot(np.array([2, -3, 126], np.int8), np.array([0, -2, 1], np.int8)) == torch.dot(
+        t(np.array([2, -3, 126], np.int8)), t(np.array([0, -2, 1], np.int8))).item()
+    # A scatter that adds rounds each element once (BFLOAT16: 2 + 0.4629 - 0.1953 is 2.2656, not 2.2812).
+    import ml_dtypes
+    bf = ml_dtypes.bfloat16
+    base = np.full((4, 1), 2.0, bf)
+    src = np.array([[0.462891], [-0.195312]], bf)
+    index = np.array([[3], [3]], np.int64)
+    ours = aclnn.scatter(base, 0, index, src, 1)
+    theirs = torch.scatter(torch.full((4, 1), 2.0, dtype=torch.bfloat16), 0, t(index),
+                           t(src.astype(f)).bfloat16(), reduce="add")
+    assert ours.astype(f)[3, 0] == theirs.float()[3, 0].item() == 2.265625
     """)
 
 

@@ -13,7 +13,10 @@ The file states what the page says only in prose and formulas. One table per API
     complex_result = "real"           # optional: the complex kernel's result is real (|z|)
     integral_result = "floating"      # optional: integral and bool inputs give FLOAT (true division)
     result = "bool"                   # optional: the result is BOOL whatever the inputs (comparisons)
-    # Python expression over torch tensors and Python values, named as the page names them.
+    # Python expression over torch tensors and Python values, named as the page names them
+    # (`torch`, `math`, and `exact` of runtime/python/tests/_aclnn_testing.py for the ops whose
+    # PyTorch result depends on its kernel path: exact.fmod, exact.remainder; `dtype_of[name]`,
+    # a tensor's own dtype, the golden's being the compute dtype: float for FLOAT16).
     golden = "torch.ops.aten.leaky_relu_backward(gradOutput, self, negativeSlope, selfIsResult)"
     integer_math = "float"            # or "exact": integral dtypes computed in int64
     exact = true                      # optional: the result is PyTorch's bit for bit (abs, neg)

@@ -68,7 +68,11 @@ struct Kernel {
   T alpha;
   explicit Kernel(const aclsim::Call& call) : alpha(aclsim::CallScalarAs<T>(call, 2)) {}
   T operator()(T self, T other) const {
-    return self + alpha * other;
+    if constexpr (aclsim::IsComplex<T>::value) {
+      return self + alpha * other;
+    } else {
+      return aclsim::AddScaled(self, alpha, other);
+    }
   }
 };
 
@@ -806,19 +810,19 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
   const int64_t HxW = aclsim::CallInt(call, 5);
   const int64_t group = aclsim::CallInt(call, 6);
   const double eps = aclsim::CallFloat(call, 7);
-  if (group <= 0) {  // semantics/norm.toml:52
+  if (group <= 0) {  // semantics/norm.toml:54
     return aclsim::Reject(call, 161002, "group must be greater than 0");
   }
-  if (group > 0 && C % group != 0) {  // semantics/norm.toml:58
+  if (group > 0 && C % group != 0) {  // semantics/norm.toml:60
     return aclsim::Reject(call, 161002, "C must be divisible by group");
   }
-  if (eps <= 0) {  // semantics/norm.toml:64
+  if (eps <= 0) {  // semantics/norm.toml:66
     return aclsim::Reject(call, 161002, "eps must be greater than 0");
   }
-  if (self.present && self.dim() >= 2 && (self.size(0) != N || self.size(1) != C)) {  // semantics/norm.toml:70
+  if (self.present && self.dim() >= 2 && (self.size(0) != N || self.size(1) != C)) {  // semantics/norm.toml:72
     return aclsim::Reject(call, 161002, "self's first two dimensions must be N and C");
   }
-  if (self.present && self.numel() != N * C * HxW) {  // semantics/norm.toml:76
+  if (self.present && self.numel() != N * C * HxW) {  // semantics/norm.toml:78
     return aclsim::Reject(call, 161002, "self must have N * C * HxW elements");
   }
   return ACLNN_SUCCESS;
@@ -1000,7 +1004,11 @@ struct Kernel {
   T alpha;
   explicit Kernel(const aclsim::Call& call) : alpha(aclsim::CallScalarAs<T>(call, 2)) {}
   T operator()(T selfRef, T other) const {
-    return selfRef + alpha * other;
+    if constexpr (aclsim::IsComplex<T>::value) {
+      return selfRef + alpha * other;
+    } else {
+      return aclsim::AddScaled(selfRef, alpha, other);
+    }
   }
 };
 
@@ -1624,7 +1632,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const int64_t implMode = aclsim::CallInt(call, 8);
-  if (implMode < 0 || implMode > 2) {  // semantics/norm.toml:38
+  if (implMode < 0 || implMode > 2) {  // semantics/norm.toml:40
     return aclsim::Reject(call, 161002, "implMode must be 0 (high precision), 1 (high performance) or 2 (FLOAT16 compute)");
   }
   return ACLNN_SUCCESS;
@@ -2203,7 +2211,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   T other;
@@ -2214,7 +2222,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
+    &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kExact>,
     /*inputs=*/aclsim::Bits(0), /*output=*/2, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {

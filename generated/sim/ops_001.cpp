@@ -2604,7 +2604,7 @@ template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
   T operator()(T gradOutput, T output) const {
-    return gradOutput * output * (T(1) - output);
+    return gradOutput * (T(1) - output) * output;
   }
 };
 

@@ -79,7 +79,7 @@ struct Kernel {
   T value;
   explicit Kernel(const aclsim::Call& call) : value(aclsim::CallScalarAs<T>(call, 3)) {}
   T operator()(T self, T tensor1, T tensor2) const {
-    return self + value * tensor1 * tensor2;
+    return aclsim::Addcmul(self, value, tensor1, tensor2);
   }
 };
 
@@ -932,7 +932,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const double alpha = aclsim::CallScalar(call, 1);
   const bool isResult = aclsim::CallBool(call, 4);
-  if (isResult && alpha < 0) {  // semantics/elu_backward.toml:9
+  if (isResult && alpha < 0) {  // semantics/elu_backward.toml:10
     return aclsim::Reject(call, 161002, "alpha must not be negative when isResult is true");
   }
   return ACLNN_SUCCESS;
@@ -947,7 +947,7 @@ struct Kernel {
   bool isResult;
   explicit Kernel(const aclsim::Call& call) : alpha(aclsim::CallScalarAs<T>(call, 1)), scale(aclsim::CallScalarAs<T>(call, 2)), inputScale(aclsim::CallScalarAs<T>(call, 3)), isResult(aclsim::CallBool(call, 4)) {}
   T operator()(T gradOutput, T selfOrResult) const {
-    return selfOrResult > T(0) ? gradOutput * scale : (isResult ? gradOutput * inputScale * (selfOrResult + alpha * scale) : gradOutput * inputScale * alpha * scale * std::exp(selfOrResult * inputScale));
+    return selfOrResult <= T(0) ? (isResult ? gradOutput * inputScale * (selfOrResult + alpha * scale) : gradOutput * inputScale * alpha * scale * std::exp(selfOrResult * inputScale)) : gradOutput * scale;
   }
 };
 
@@ -1644,7 +1644,7 @@ struct Kernel {
   T value;
   explicit Kernel(const aclsim::Call& call) : value(aclsim::CallScalarAs<T>(call, 3)) {}
   T operator()(T selfRef, T tensor1, T tensor2) const {
-    return selfRef + value * tensor1 * tensor2;
+    return aclsim::Addcmul(selfRef, value, tensor1, tensor2);
   }
 };
 
@@ -2140,18 +2140,22 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   T exponent;
   explicit Kernel(const aclsim::Call& call) : exponent(aclsim::CallScalarAs<T>(call, 1)) {}
   T operator()(T self) const {
-    return aclsim::Pow(self, exponent);
+    if constexpr (aclsim::IsComplex<T>::value) {
+      return std::pow(self, exponent);
+    } else {
+      return aclsim::Pow(self, exponent);
+    }
   }
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
+    &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kExact>,
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {

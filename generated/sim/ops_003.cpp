@@ -1634,7 +1634,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   T other;
@@ -1645,7 +1645,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
+    &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kExact>,
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2035,7 +2035,11 @@ struct Kernel {
   T alpha;
   explicit Kernel(const aclsim::Call& call) : alpha(aclsim::CallScalarAs<T>(call, 2)) {}
   T operator()(T selfRef, T other) const {
-    return selfRef - alpha * other;
+    if constexpr (aclsim::IsComplex<T>::value) {
+      return selfRef - alpha * other;
+    } else {
+      return aclsim::AddScaled(selfRef, T(T(0) - alpha), other);
+    }
   }
 };
 
@@ -2758,18 +2762,22 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   T exponent;
   explicit Kernel(const aclsim::Call& call) : exponent(aclsim::CallScalarAs<T>(call, 1)) {}
   T operator()(T self) const {
-    return aclsim::Pow(self, exponent);
+    if constexpr (aclsim::IsComplex<T>::value) {
+      return std::pow(self, exponent);
+    } else {
+      return aclsim::Pow(self, exponent);
+    }
   }
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
+    &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kExact>,
     /*inputs=*/aclsim::Bits(0), /*output=*/2, aclsim::IntegerMath::kExact, /*complex_result_real=*/false, /*floating_result=*/false, /*bool_result=*/false};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3609,7 +3617,11 @@ struct Kernel {
   T alpha;
   explicit Kernel(const aclsim::Call& call) : alpha(aclsim::CallScalarAs<T>(call, 2)) {}
   T operator()(T self, T other) const {
-    return self - alpha * other;
+    if constexpr (aclsim::IsComplex<T>::value) {
+      return self - alpha * other;
+    } else {
+      return aclsim::AddScaled(self, T(T(0) - alpha), other);
+    }
   }
 };
 

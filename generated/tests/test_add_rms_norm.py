@@ -45,7 +45,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend910'),
-    golden='(lambda s: (lambda r: ((s.float() * r * gamma.float()).to(x1.dtype), r, s))(torch.rsqrt(s.float().pow(2).mean(dim=tuple(range(s.dim() - gamma.dim(), s.dim())), keepdim=True) + epsilon)))((x1.float() + x2.float()).to(x1.dtype))',
+    golden="(lambda s: (lambda r: ((s.float() * r * gamma.float()).to(dtype_of['x1']), r, s))(torch.rsqrt(s.float().pow(2).mean(dim=tuple(range(s.dim() - gamma.dim(), s.dim())), keepdim=True) + epsilon)))((x1.float() + x2.float()).to(dtype_of['x1']))",
     integer_math='float',
     simulated=True,
     out_shape_from={},

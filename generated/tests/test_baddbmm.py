@@ -54,7 +54,7 @@ OP = t.Op(
     },
     unsupported_socs=('Ascend310B',),
     golden='torch.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)',
-    integer_math='float',
+    integer_math='exact',
     simulated=True,
     out_shape_from={},
     out_dtype_from={},

@@ -43,7 +43,7 @@ OP = t.Op(
     },
     unsupported_socs=(),
     golden='torch.cumsum(self, dim)',
-    integer_math='float',
+    integer_math='exact',
     simulated=True,
     out_shape_from={},
     out_dtype_from={},

@@ -41,7 +41,7 @@ OP = t.Op(
     },
     unsupported_socs=('Ascend310B',),
     golden='torch.dot(self, tensor)',
-    integer_math='float',
+    integer_math='exact',
     simulated=True,
     out_shape_from={},
     out_dtype_from={},

@@ -46,7 +46,7 @@ OP = t.Op(
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),
     golden='torch.outer(self, vec2)',
-    integer_math='float',
+    integer_math='exact',
     simulated=True,
     out_shape_from={},
     out_dtype_from={},

@@ -29,7 +29,7 @@ OP = t.Op(
     },
     unsupported_socs=('Ascend950', 'Ascend310B', 'Ascend310P', 'Ascend910'),
     golden='torch.cumprod(input, dim)',
-    integer_math='float',
+    integer_math='exact',
     simulated=True,
     out_shape_from={},
     out_dtype_from={},

@@ -35,7 +35,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B',),
-    golden='torch.remainder(selfRef, other)',
+    golden='exact.remainder(selfRef, other)',
     integer_math='exact',
     simulated=True,
     out_shape_from={},

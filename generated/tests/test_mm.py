@@ -42,7 +42,7 @@ OP = t.Op(
     },
     unsupported_socs=('Ascend310B',),
     golden='torch.mm(self, mat2)',
-    integer_math='float',
+    integer_math='exact',
     simulated=True,
     out_shape_from={},
     out_dtype_from={},

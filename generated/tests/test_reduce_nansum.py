@@ -33,7 +33,7 @@ OP = t.Op(
     },
     unsupported_socs=('Ascend310B', 'Ascend310P', 'Ascend910'),
     golden='torch.nansum(self, dim=tuple(dim) or None, keepdim=keepDim)',
-    integer_math='float',
+    integer_math='exact',
     simulated=True,
     out_shape_from={},
     out_dtype_from={},

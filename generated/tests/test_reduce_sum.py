@@ -43,7 +43,7 @@ OP = t.Op(
     },
     unsupported_socs=('Ascend310B',),
     golden='torch.sum(self, dim=tuple(dims) or None, keepdim=keepDims)',
-    integer_math='float',
+    integer_math='exact',
     simulated=True,
     out_shape_from={},
     out_dtype_from={},

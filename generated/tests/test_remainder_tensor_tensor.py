@@ -39,7 +39,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B',),
-    golden='torch.remainder(self, other)',
+    golden='exact.remainder(self, other)',
     integer_math='exact',
     simulated=True,
     out_shape_from={'out': ('self', 'other')},

@@ -290,6 +290,25 @@ py::array to_host(const DeviceTensor& t) {
   return py::module_::import("numpy").attr("ascontiguousarray")(view);
 }
 
+bool int64_of(py::handle obj, int64_t* value) {
+  // Not PyIndex_Check alone: ndarray has __index__ whatever its size (then PyNumber_Index fails).
+  if (PyBool_Check(obj.ptr()) || PyFloat_Check(obj.ptr()) || !PyIndex_Check(obj.ptr())) return false;
+  PyObject* index = PyNumber_Index(obj.ptr());
+  if (index == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
+  Py_DECREF(index);
+  if (overflow != 0 || (v == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    return false;
+  }
+  *value = v;
+  return true;
+}
+
 namespace {
 
 // A dtype given as NumPy takes it (np.float32, "float32", ml_dtypes.bfloat16), as the pages write
@@ -321,9 +340,10 @@ aclDataType dtype_argument(py::handle dtype, const char* what) {
 Dims int_sequence(py::handle values, const char* what) {
   Dims out;
   for (py::handle v : values) {
-    if (PyFloat_Check(v.ptr()) || !PyIndex_Check(v.ptr()))
-      throw py::type_error(std::string(what) + ": expected integers, got " + std::string(py::repr(values)));
-    out.push_back(py::cast<int64_t>(py::reinterpret_borrow<py::object>(v)));
+    int64_t value = 0;
+    if (!int64_of(v, &value))
+      throw py::type_error(std::string(what) + ": expected integers (int64), got " + std::string(py::repr(values)));
+    out.push_back(value);
   }
   return out;
 }

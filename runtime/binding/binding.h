@@ -420,6 +420,9 @@ const std::shared_ptr<DeviceTensor>& device_tensor_of(py::handle obj);
 std::shared_ptr<DeviceTensor> to_device(py::handle obj);
 // Row-major strides in elements (an extent of 0 or 1 counts as 1).
 Dims contiguous_strides(const Dims& shape);
+// An integer argument (Python's, NumPy's, a 0-d integer array) as int64; false (no Python error
+// set) for anything else, a bool, a float, a larger array, or a value beyond int64.
+bool int64_of(py::handle obj, int64_t* value);
 // aclnn.empty: an uninitialised contiguous device tensor (torch.empty(..., device="npu")).
 std::shared_ptr<DeviceTensor> empty(py::handle shape, py::handle dtype);
 // aclnn.Tensor.numpy(): a fresh C-contiguous host array with the tensor's values.

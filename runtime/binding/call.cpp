@@ -516,18 +516,25 @@ aclDataType Call::dtype(int param, py::handle obj) {
   return acl;
 }
 
-// The dimensions of a family's `dim` argument: an int, or a sequence of ints; false for anything
-// else (which the input's own conversion has refused already, or the library will).
+static bool dim_of(py::handle obj, Dims* dims) {
+  int64_t value = 0;
+  if (!int64_of(obj, &value)) return false;
+  dims->push_back(value);
+  return true;
+}
+
+// The dimensions of a family's `dim` argument: an int, or a sequence of ints (a list, a 1-d
+// array); false for anything else (which the input's own conversion has refused already, or the
+// library will).
 static bool dims_of(py::handle obj, Dims* dims) {
-  if (PyBool_Check(obj.ptr())) return false;
-  if (PyIndex_Check(obj.ptr()) && !PyFloat_Check(obj.ptr())) {
-    dims->push_back(py::cast<int64_t>(obj));
-    return true;
+  const bool array = py::isinstance<py::array>(obj);
+  if (!array || py::reinterpret_borrow<py::array>(obj).ndim() == 0) {
+    if (dim_of(obj, dims)) return true;
+    if (array) return false;
   }
   if (!py::isinstance<py::sequence>(obj) || py::isinstance<py::str>(obj)) return false;
   for (py::handle item : obj) {
-    if (PyBool_Check(item.ptr()) || PyFloat_Check(item.ptr()) || !PyIndex_Check(item.ptr())) return false;
-    dims->push_back(py::cast<int64_t>(item));
+    if (!dim_of(item, dims)) return false;
   }
   return true;
 }

@@ -443,7 +443,7 @@ bool UseAvx2() {
   static const bool use = [] {
     if (Settings().isa == Isa::kBaseline) return false;
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") && __builtin_cpu_supports("fma");
   }();
   return use;
 #else
