@@ -146,6 +146,64 @@ def test_integer_division_is_true_division_as_in_pytorch():
     """)
 
 
+# --- Ctrl-C -------------------------------------------------------------------------------------------
+
+INTERRUPTED = """
+import signal, sys, time, numpy as np, aclnn
+signal.signal(signal.SIGINT, signal.default_int_handler)  # a test runner's child may ignore SIGINT
+n = 4000  # a product of some seconds on one simulator thread
+a = np.ones((n, n), np.float32)
+x = aclnn.to_device(a)
+
+def interrupted(what, long_operation):
+    print("ready", what, flush=True)  # the test sends SIGINT now
+    start = time.monotonic()
+    try:
+        long_operation()
+    except KeyboardInterrupt:
+        print("interrupted", what, round(time.monotonic() - start, 2), flush=True)
+    else:
+        print("finished", what, flush=True)
+
+interrupted("a call on NumPy arrays", lambda: aclnn.mm(a, a, 0))
+ys = []
+interrupted("aclnn.synchronize() behind a queue", lambda: (ys.append(aclnn.mm(x, x, 0)), ys.append(aclnn.mm(x, x, 0)),
+                                                          aclnn.synchronize()))
+interrupted("Tensor.numpy()", lambda: aclnn.mm(x, x, 0).numpy())
+# The runtime goes on: the queued work ran, later calls compute.
+assert ys[1].numpy()[0, 0] == n and ys[1].numpy()[-1, -1] == n
+assert aclnn.abs(np.array([-1.0, 2.0], np.float32)).tolist() == [1.0, 2.0]
+assert aclnn.mm(a[:3, :5], a[:5, :2], 0).tolist() == [[5.0, 5.0]] * 3
+print("usable", flush=True)
+"""
+
+
+def test_ctrl_c_interrupts_a_long_wait_and_leaves_the_runtime_usable():
+    import signal
+    import time
+
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("ACLNN_")}
+    clean.update(PYTHONPATH=os.pathsep.join([str(GENERATED), str(ROOT)]), ACLNN_SIM_THREADS="1",
+                 OPENBLAS_NUM_THREADS="1")
+    child = subprocess.Popen([sys.executable, "-c", INTERRUPTED], env=clean, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    lines = []
+    try:
+        for line in child.stdout:
+            lines.append(line.strip())
+            if line.startswith("ready"):
+                time.sleep(0.3)
+                child.send_signal(signal.SIGINT)
+        child.wait(timeout=300)
+    finally:
+        child.kill()
+    report = "\n".join(lines) + child.stderr.read()[-3000:]
+    assert child.returncode == 0, report
+    assert [line.split()[0] for line in lines if not line.startswith("ready")] == ["interrupted"] * 3 + ["usable"], report
+    # Each wait ended within a second of its SIGINT, not at the end of the work (seconds).
+    assert all(float(line.split()[-1]) < 1.5 for line in lines if line.startswith("interrupted")), report
+
+
 # --- found by the binding fuzzer -------------------------------------------------------------------
 
 def test_a_kernel_out_of_host_memory_leaves_the_next_kernels_working():

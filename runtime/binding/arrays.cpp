@@ -255,7 +255,12 @@ std::shared_ptr<DeviceTensor> to_device(py::handle obj) {
   // Queued on the current stream (the block may have been another call's a moment ago), and
   // waited for: the host array may go as soon as this returns (PyTorch's non_blocking=False).
   copy_async(t->storage->data(), h.data, nbytes, ACL_MEMCPY_HOST_TO_DEVICE, stream, "");
-  stream.synchronize("aclnn.to_device()");
+  try {
+    stream.synchronize("aclnn.to_device()");
+  } catch (py::error_already_set&) {  // Ctrl-C: the queued copy still reads the array
+    stream.hold_until_done(h.keep);
+    throw;
+  }
   return t;
 }
 
@@ -278,7 +283,12 @@ py::array to_host(const DeviceTensor& t) {
                static_cast<size_t>(span * itemsize), ACL_MEMCPY_DEVICE_TO_HOST, stream, "");
   }
   // The values are the current stream's: work queued on it before this is waited for.
-  stream.synchronize("aclnn.Tensor.numpy()");
+  try {
+    stream.synchronize("aclnn.Tensor.numpy()");
+  } catch (py::error_already_set&) {  // Ctrl-C: the queued copy still writes the buffer
+    stream.hold_until_done(raw);
+    throw;
+  }
   std::vector<py::ssize_t> shape(t.shape.begin(), t.shape.end()), strides;
   for (int64_t s : t.strides) strides.push_back(static_cast<py::ssize_t>(s * itemsize));
   py::array view(dtype, shape, strides, static_cast<const char*>(raw.data()) - low * itemsize, raw);

@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -104,8 +105,12 @@ class Stream {
   // A kernel of call `call` (its API and executor) was queued here.
   void note_launch(int64_t call, const char* api, const void* executor);
   // Waits for everything queued so far; throws AclnnFailure (phase "device", the failing call's
-  // API and number) when a kernel failed. `where` names the Python-level operation.
+  // API and number) when a kernel failed. `where` names the Python-level operation. Ctrl-C
+  // interrupts the wait (py::error_already_set: KeyboardInterrupt); the queued work goes on.
   void synchronize(const char* where);
+  // Keeps `obj` (a host array a queued transfer reads or writes) alive until a synchronisation
+  // finds the stream done: the call that queued the transfer was interrupted before it.
+  void hold_until_done(py::handle obj);
   // A synchronisation that did not go through this object failed (device or event): the failure,
   // attributed with this stream's log. Also clears the log.
   AclnnFailure attribute(aclError status, const std::string& message, const char* where);
@@ -290,6 +295,16 @@ auto without_gil(Wait&& wait) -> decltype(wait()) {
     return result;
   }
 }
+
+// Waits without the GIL until `done` says the device work is finished, then returns `finish()`
+// (the blocking synchronisation: at once, reporting a fault). In the main thread Python's signal
+// handlers run every 20 ms meanwhile, so that Ctrl-C raises KeyboardInterrupt
+// (py::error_already_set) as NumPy's and PyTorch's long operations do; the work goes on. Other
+// threads, which signals never reach, and a `done` that fails wait in `finish` directly.
+aclError wait_interruptibly(const std::function<aclError(bool*)>& done, const std::function<aclError()>& finish);
+// The host arrays held for `stream` (nullptr: every stream) by Stream::hold_until_done, released
+// (the GIL held) once a synchronisation found that work done.
+void release_held(aclrtStream stream);
 
 // Device memory, shared by the tensors that view it: a block of the caching allocator (returned
 // to it when the last tensor goes), or someone else's memory kept alive through its owner.
@@ -567,6 +582,9 @@ class Call {
   void execute(void* phase1, Trampoline trampoline, void* ctx);
   py::object results();
   void synchronize_and_download();
+  // Waits for the call's stream; a wait Ctrl-C interrupts leaves the host arrays of queued
+  // transfers held by the stream (they outlive the call until the transfers have run).
+  void synchronize_stream();
 
   std::string what(int param) const { return Label{this, param, -1, false}.str(); }
   long double integer_in_range(int param, py::handle obj, long double lo, long double hi);

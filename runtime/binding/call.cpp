@@ -803,7 +803,7 @@ void Call::execute(void* phase1, Trampoline trampoline, void* ctx) {
   if (failure) {
     // Queued uploads read host arrays this call is about to let go: wait for them. A fault of an
     // earlier call that this synchronisation finds is raised instead (it happened first).
-    if (host_reads_pending_) stream_.synchronize(spec_.python_name);
+    if (host_reads_pending_) synchronize_stream();
     host_reads_pending_ = false;
     throw *failure;
   }
@@ -821,12 +821,27 @@ void Call::synchronize_and_download() {
                static_cast<size_t>(slot.device->storage_elements) * slot.host.itemsize, ACL_MEMCPY_DEVICE_TO_HOST,
                stream_, spec_.api);
   }
-  stream_.synchronize(spec_.python_name);
+  synchronize_stream();
   host_reads_pending_ = false;
   for (size_t i = 0; i < slot_count_; ++i) {
     Slot& slot = i < kInlineSlots ? inline_slots_[i] : *more_slots_[i - kInlineSlots];
     if (slot.download && slot.host.writeback)
       py::module_::import("numpy").attr("copyto")(slot.host.writeback, slot.host.keep);
+  }
+}
+
+void Call::synchronize_stream() {
+  try {
+    stream_.synchronize(spec_.python_name);
+  } catch (py::error_already_set&) {  // KeyboardInterrupt: the stream still reads and writes them
+    for (size_t i = 0; i < slot_count_; ++i) {
+      Slot& slot = i < kInlineSlots ? inline_slots_[i] : *more_slots_[i - kInlineSlots];
+      if (!slot.upload && !slot.download) continue;
+      stream_.hold_until_done(slot.host.keep);
+      stream_.hold_until_done(slot.host.writeback);
+    }
+    host_reads_pending_ = false;  // the stream holds them: ~Call need not wait
+    throw;
   }
 }
 

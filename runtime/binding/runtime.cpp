@@ -171,11 +171,24 @@ std::vector<std::shared_ptr<Stream>> Runtime::known_streams() {
 
 void Runtime::synchronize_device(const char* where) {
   bind_thread(device_.load());
-  const aclError code = without_gil([&] { return abi_->aclrtSynchronizeDevice(); });
-  const std::string message = code == ACL_SUCCESS ? std::string() : recent_error();
   const auto streams = known_streams();
+  // Interruptible while the streams this package knows run; the device's own wait then returns
+  // at once (or waits for streams of other libraries, which only it knows).
+  const auto finish = [&] { return abi_->aclrtSynchronizeDevice(); };
+  const aclError code = abi_->aclrtStreamQuery == nullptr ? without_gil(finish) : wait_interruptibly(
+      [&](bool* complete) {
+        *complete = true;
+        for (const auto& s : streams) {
+          aclrtStreamStatus status = ACL_STREAM_STATUS_NOT_READY;
+          if (aclError asked = abi_->aclrtStreamQuery(s->handle(), &status)) return asked;
+          *complete = *complete && status == ACL_STREAM_STATUS_COMPLETE;
+        }
+        return ACL_SUCCESS;
+      }, finish);
+  const std::string message = code == ACL_SUCCESS ? std::string() : recent_error();
   if (code == ACL_SUCCESS) {
     for (const auto& s : streams) s->forget_launches();
+    if (PyGILState_Check()) release_held(nullptr);
     return;
   }
   // The stream whose log holds the failing launch says which call it was.
