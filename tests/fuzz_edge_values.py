@@ -318,7 +318,16 @@ class Campaign:
                 self.log.write(f"  {name} = {value!r}\n")
         self.tally.calls[api] += 1
         try:
-            results = t.call(op, case, call_inputs, outs)
+            try:
+                results = t.call(op, case, call_inputs, outs)
+            except TypeError as error:
+                # The bindings cannot shape an output (the page does not say how it follows from
+                # the inputs) and ask for out=: given, of the golden's shapes, as a caller would.
+                if "pass out=" not in str(error) or outs is not None or expected is None:
+                    raise
+                case = case.but(case.id, out={p.name: t.AUTO for p in op.outs})
+                case, outs, _ = self.outs_for(op, case, golden_inputs, call_inputs, expected, "none", soc)
+                results = t.call(op, case, call_inputs, outs)
             # A kernel queued on device tensors faults at the next synchronisation: this call's.
             aclnn.synchronize()
             self.check_memory(api, described)
