@@ -52,6 +52,11 @@ def check(body: str) -> str:
     "x = aclnn.to_device(np.ones(10**5, np.float32))\nf = lambda: [aclnn.abs(x).numpy() for _ in iter(int, 1)]",
     "s = aclnn.Stream()\nx = aclnn.to_device(np.ones(10**6, np.float32))\n"
     "f = lambda: [(aclnn.abs(x), s.synchronize(), aclnn.synchronize()) for _ in iter(int, 1)]",
+    # Views of foreign-owned memory (a framework's tensor as owner): the buffer's release of its
+    # owner never takes the GIL, which a daemon thread at exit would be ended in (~DeviceBuffer).
+    "x = aclnn.to_device(np.ones(10**5, np.float32))\nowner = np.ones(3)\n"
+    "view = lambda: aclnn.Tensor.from_pointer(x.data_ptr(), (10**5,), 'FLOAT', owner=owner)\n"
+    "f = lambda: [(aclnn.abs(view()), aclnn.abs(view(), out=view()).numpy()) for _ in iter(int, 1)]",
 ])
 def test_a_daemon_thread_in_a_call_at_exit_does_not_abort_the_process(work):
     code = f"import threading, time, numpy as np, aclnn\n{work}\n" \

@@ -232,15 +232,51 @@ std::shared_ptr<DeviceBuffer> DeviceBuffer::foreign(void* data, size_t nbytes, i
   return std::shared_ptr<DeviceBuffer>(new DeviceBuffer(data, nbytes, device, nullptr, owner.release().ptr()));
 }
 
+namespace {
+
+// Owners of foreign buffers whose last tensor went on a thread without the GIL, released by the
+// interpreter's main thread (Py_AddPendingCall runs `release_deferred` there, the GIL held).
+std::mutex g_deferred_mutex;
+std::vector<PyObject*>& deferred_owners() {
+  static auto* owners = new std::vector<PyObject*>();  // read by late destructors
+  return *owners;
+}
+bool g_release_scheduled = false;
+
+int release_deferred(void*) {
+  std::vector<PyObject*> owners;
+  {
+    std::lock_guard<std::mutex> lock(g_deferred_mutex);
+    owners.swap(deferred_owners());
+    g_release_scheduled = false;
+  }
+  for (PyObject* owner : owners) Py_DECREF(owner);
+  return 0;
+}
+
+// Drops the buffer's reference to its owner from any thread. Never by taking the GIL here: a
+// daemon thread asking for it while the interpreter finalises is ended by pthread_exit, whose
+// unwinding through this noexcept destructor would abort the process. Without the GIL the owner
+// waits for the main thread; at exit it is left to the process's end.
+void release_owner(PyObject* owner) {
+  if (!Py_IsInitialized()) return;
+  if (PyGILState_Check()) {
+    Py_DECREF(owner);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(g_deferred_mutex);
+  deferred_owners().push_back(owner);
+  // Py_AddPendingCall takes no GIL; its queue may be full (then the next owner schedules again).
+  if (!g_release_scheduled) g_release_scheduled = Py_AddPendingCall(&release_deferred, nullptr) == 0;
+}
+
+}  // namespace
+
 DeviceBuffer::~DeviceBuffer() {
   counters().live_buffers.fetch_sub(1);
   if (block_ != nullptr && Runtime::alive()) Runtime::get().allocator(device_).release(block_);
-  if (owner_ != nullptr && Py_IsInitialized()) {
-    // The last tensor may go on a thread without the GIL (a stream's thread-local reference).
-    PyGILState_STATE gil = PyGILState_Ensure();
-    Py_DECREF(owner_);
-    PyGILState_Release(gil);
-  }
+  // The last tensor may go on a thread without the GIL (a stream's thread-local reference).
+  if (owner_ != nullptr) release_owner(owner_);
 }
 
 void DeviceBuffer::used_on(aclrtStream stream) {
