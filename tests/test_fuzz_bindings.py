@@ -26,8 +26,8 @@ Per-API counts go to build/fuzz/bindings-<package>-<campaign>.json.
 
 The packages: the seed pages plus probe APIs with every parameter kind (tests/bindings_build.py),
 the one built from op_docs/ (generated/, `make build`), and under FUZZ_BUDGET=long (make fuzz)
-the corpus build's (build/corpus/generated, `make corpus`). ACLNN_FUZZ_PACKAGE_DIR names the one
-package to fuzz instead, with op_docs/'s suites (tests/asan.py passes the sanitized build).
+the corpus build's (build/corpus/generated, `make corpus`). ACLNN_OP_DOCS_PACKAGE_DIR names another
+build of op_docs/' package, the one fuzzed then (tests/asan.py passes the sanitized one).
 """
 
 from __future__ import annotations
@@ -353,7 +353,7 @@ def run_campaign(package_dir: Path, campaign: str, cases: int, seed: int, log: P
 
 def packages() -> dict[str, tuple[Path, Path]]:
     """The packages to fuzz: name -> (the directory holding aclnn/, its generated suites)."""
-    given = os.environ.get("ACLNN_FUZZ_PACKAGE_DIR")
+    given = os.environ.get("ACLNN_OP_DOCS_PACKAGE_DIR")
     if given:
         return {"op_docs": (Path(given), ROOT / "generated" / "tests")}
     found = {"seed": (None, None), "op_docs": (ROOT / "generated", ROOT / "generated" / "tests")}

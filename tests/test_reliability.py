@@ -18,13 +18,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"
-pytestmark = pytest.mark.skipif(not list((GENERATED / "aclnn").glob("_C*.so")), reason="make build first")
+# The package built from op_docs/: generated/'s (make build), or another build of it (make asan's).
+PACKAGE = Path(os.environ.get("ACLNN_OP_DOCS_PACKAGE_DIR") or GENERATED)
+pytestmark = pytest.mark.skipif(not list((PACKAGE / "aclnn").glob("_C*.so")), reason="make build first")
 
 
 
 def run(code: str, **env: str) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("ACLNN_")}
-    clean.update(PYTHONPATH=os.pathsep.join([str(GENERATED), str(ROOT)]), **env)
+    clean.update(PYTHONPATH=os.pathsep.join([str(PACKAGE), str(ROOT)]), **env)
     return subprocess.run([sys.executable, "-c", code], env=clean, capture_output=True, text=True, timeout=120)
 
 
@@ -188,7 +190,7 @@ def test_ctrl_c_interrupts_a_long_wait_and_leaves_the_runtime_usable():
     import time
 
     clean = {k: v for k, v in os.environ.items() if not k.startswith("ACLNN_")}
-    clean.update(PYTHONPATH=os.pathsep.join([str(GENERATED), str(ROOT)]), ACLNN_SIM_THREADS="1",
+    clean.update(PYTHONPATH=os.pathsep.join([str(PACKAGE), str(ROOT)]), ACLNN_SIM_THREADS="1",
                  OPENBLAS_NUM_THREADS="1")
     child = subprocess.Popen([sys.executable, "-c", INTERRUPTED], env=clean, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)

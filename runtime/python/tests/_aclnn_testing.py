@@ -533,7 +533,8 @@ def assert_bitwise_equal(actual: np.ndarray, expected: Any, what: str, nan_signs
     want_bits = want.reshape(-1).view(torch.uint8).numpy().view(unsigned)
     equal = got_bits == want_bits
     if real in FLOATING:
-        got, wanted = got_bits.view(NUMPY_DTYPES[real]), want_bits.view(NUMPY_DTYPES[real])
+        got: np.ndarray = got_bits.view(NUMPY_DTYPES[real])
+        wanted: np.ndarray = want_bits.view(NUMPY_DTYPES[real])
         sign = unsigned.type(1) << unsigned.type(8 * width - 1)
         same_sign = (got_bits & sign) == (want_bits & sign)
         equal |= np.isnan(got) & np.isnan(wanted) & (same_sign | (not nan_signs or name == "BFLOAT16" or name in COMPLEX))
