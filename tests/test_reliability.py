@@ -125,6 +125,12 @@ def test_the_suites_compare_exact_results_bit_for_bit_and_round_the_golden_to_th
     # An integral result of a float golden beyond its range: saturated, NaN 0 (C++ leaves it undefined).
     assert t.rounded(torch.tensor([1e10, -1e10, nan, 3.7, 127.5]), "INT8").tolist() == [127, -128, 0, 3, 127]
     assert t.rounded(torch.tensor([1e19, -1e19], dtype=torch.float64), "INT64").tolist() == [2**63 - 1, -2**63]
+    # An op giving a floating result of integers computes it in float, as PyTorch (exp2(254) is inf
+    # even into a DOUBLE out); others compute integers in double.
+    op = t.Op(api="aclnnX", function="x", source="x.md", params=(), dtypes={{"*": {{}}}})
+    assert t.compute_dtype(op, ["UINT8"]) == "DOUBLE"
+    assert t.compute_dtype(t.replace(op, result_rule="floating"), ["UINT8"]) == "FLOAT"
+    assert t.compute_dtype(t.replace(op, result_rule="floating"), ["DOUBLE", "INT32"]) == "DOUBLE"
     # A float golden of a FLOAT16 result: beyond 65504 it is the infinity the result holds.
     assert t.rounded(torch.tensor([65520.0, -1e6, 1.0001]), "FLOAT16").tolist() == [float("inf"), float("-inf"),
                                                                                   torch.tensor(1.0001).item()]

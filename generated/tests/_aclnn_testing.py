@@ -390,10 +390,13 @@ def host(value: Any) -> np.ndarray:
 
 def compute_dtype(op: Op, dtypes: list[str]) -> str:
     """What the golden computes in: float32 for 16- and 32-bit floats, float64 for doubles (and
-    for integers, unless the op computes them exactly, or is exact: int64), the complex dtype
-    for complexes."""
+    for integers, unless the op computes them exactly, or is exact: int64, or gives a floating
+    result of them: float32, as PyTorch's default dtype, whatever out='s dtype: exp2 of 254 is inf
+    even into a DOUBLE out), the complex dtype for complexes."""
     promoted = promote(dtypes) or "FLOAT"
     if promoted in ("FLOAT16", "BFLOAT16", "FLOAT"):
+        return "FLOAT"
+    if op.result_rule == "floating" and promoted not in ("DOUBLE", "COMPLEX64", "COMPLEX128"):
         return "FLOAT"
     if promoted in ("DOUBLE", "COMPLEX64", "COMPLEX128"):
         return promoted
