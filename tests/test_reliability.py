@@ -272,6 +272,9 @@ def test_edge_values_the_binding_fuzzer_found_equal_pytorch():
     assert np.array_equal(aclnn.ger(a, b), torch.outer(t(a), t(b)).numpy())
     assert aclnn.dot(np.array([2, -3, 126], np.int8), np.array([0, -2, 1], np.int8)) == torch.dot(
         t(np.array([2, -3, 126], np.int8)), t(np.array([0, -2, 1], np.int8))).item()
+    # A floating result of integers is computed in float, as PyTorch's: sin(INT32 2^31 - 1) is sin(2^31).
+    big = np.array([2**31 - 1, 3], np.int32)
+    assert np.allclose(aclnn.sin(big), torch.sin(t(big)).numpy(), rtol=1e-6, atol=1e-6)
     # A scatter that adds rounds each element once (BFLOAT16: 2 + 0.4629 - 0.1953 is 2.2656, not 2.2812).
     import ml_dtypes
     bf = ml_dtypes.bfloat16

@@ -574,6 +574,9 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
   if (!ChooseComputeType(promoted, kernel.integer_math, &type)) {
     return not_simulated(std::string("for dtype ") + DTypeName(promoted));
   }
+  // A floating result of integers is computed in FLOAT, its dtype, as PyTorch computes it
+  // (INT32 2147483647 is 2^31 there: sin of it is sin(2^31), not double's sin(2^31 - 1)).
+  if (result == ACL_FLOAT && promoted != ACL_FLOAT && kernel.floating_result) type = ComputeType::kFloat32;
   for (size_t k = 0; k < count; ++k) {
     if (!Convertible(call.params[inputs[k]].tensor.dtype)) {
       return not_simulated(std::string("for dtype ") + DTypeName(call.params[inputs[k]].tensor.dtype) + " of " +
