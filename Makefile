@@ -84,11 +84,16 @@ corpus: $(VENV_STAMP)
 bench: build
 	$(PY) -m bench
 
-# The fuzzers with a long budget (make test runs them briefly); figures in build/fuzz/*.json.
+# The fuzzers with a long budget (make test runs them briefly); figures in build/fuzz/*.json. The
+# binding fuzzer calls every API of op_docs' package and, when the shared corpus is there, of the
+# corpus build (make corpus, incremental after its first run).
 fuzz: build
+	@if [ -d "$$($(PY) -c 'from gen.locations import shared_corpus; print(shared_corpus())')" ]; then \
+	  $(MAKE) corpus; else echo "fuzz: no shared corpus: the corpus build is not fuzzed"; fi
 	FUZZ_BUDGET=long $(PYTEST) -n $(JOBS) tests/test_fuzz_parser.py tests/test_fuzz_bindings.py
 
-# ASan + UBSan build of the simulator and the extension, running the generated suites and the fuzzers.
+# ASan + UBSan build of the simulator and the extension, running the generated suites, the fuzzers,
+# the reliability tests and the asynchronous runtime's.
 asan: generate
 	$(PY) -m tests.asan
 

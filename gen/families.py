@@ -62,6 +62,10 @@ class Family:
     # `normalized_shape` argument names, else as second's rank), "groups" ([N, group]) and
     # "channels" ([C]).
     op_output_shapes: tuple[tuple[str, str, str], ...] = ()
+    # The ops whose results are PyTorch's bit for bit ("*": every op): they move, select or
+    # convert elements once and compute nothing in between (no sum whose order could differ: a
+    # scatter that adds is not one, its golden adds in float where FLOAT16 adds round each time).
+    exact_ops: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         assert len(self.roles) <= MAX_ROLES and len(self.options) <= MAX_OPTIONS, self.name
@@ -85,6 +89,7 @@ FAMILIES: tuple[Family, ...] = (
         fixed_dtypes=(("indices", "INT64"),),
         op_fixed_dtypes=(("argmax", "out", "INT64"), ("argmin", "out", "INT64"), ("any", "out", "BOOL"),
                          ("all", "out", "BOOL")),
+        exact_ops=("amax", "amin", "max", "min", "argmax", "argmin", "any", "all", "aminmax"),
         doc="along `dim` (an int array or an int; absent or empty: every dimension), keepdim; "
             "max/min give values and indices, var_mean/std_mean the variance and the mean, aminmax min and max"),
     Family(
@@ -93,6 +98,7 @@ FAMILIES: tuple[Family, ...] = (
         roles=("self", "dim", "dtype", "exclusive", "reverse", "out", "indices"),
         required=("self", "dim", "out"),
         fixed_dtypes=(("indices", "INT64"),),
+        exact_ops=("cummax", "cummin"),
         doc="running sums, products, maxima and minima along one dimension"),
     Family(
         "index", "PlanIndex",
@@ -106,6 +112,7 @@ FAMILIES: tuple[Family, ...] = (
         op_output_shapes=(("gather", "*", "given"), ("index_select", "*", "given"), ("embedding", "*", "given"),
                           ("take", "*", "page"), ("one_hot", "*", "given"), ("topk", "*", "given")),
         op_dtype_sources=(("one_hot", "on_value"),),
+        exact_ops=("gather", "index_select", "embedding", "take", "one_hot", "topk", "sort", "argsort"),
         doc="gathers and scatters along a dimension (indices checked in phase 2, where they live), "
             "one-hot encodings, stable sorts and top-k"),
     Family(
@@ -114,6 +121,7 @@ FAMILIES: tuple[Family, ...] = (
         roles=("condition", "self", "other", "out"),
         required=("condition", "self"),
         op_output_shapes=(("where", "*", "page"),),
+        exact_ops=("*",),
         doc="where: out = condition ? self : other, broadcast; masked_fill: self = mask ? value : self"),
     Family(
         "shape", "PlanShape",
@@ -126,6 +134,7 @@ FAMILIES: tuple[Family, ...] = (
                           ("split_with_size", "*", "given"), ("permute", "*", "given"), ("expand", "*", "given"),
                           ("constant_pad", "*", "given"), ("repeat", "*", "given"), ("slice", "*", "given")),
         op_dtype_sources=(("cat", "tensors"), ("stack", "tensors")),
+        exact_ops=("*",),
         doc="copies between views, bit for bit within a dtype and converting between dtypes: casts, "
             "broadcasting copies, concatenation, stacking, splitting, permutations, broadcasts, flips, "
             "rolls, triangles, constant padding, repeats and slices"),
@@ -192,6 +201,11 @@ def bind_roles(semantics: "OpSemantics", params: "Sequence[str]") -> tuple[dict[
 def dtype_source(family: Family, op: str) -> str:
     """The role whose dtype the outputs of `op` have (unless fixed_dtype says otherwise)."""
     return dict(family.op_dtype_sources).get(op, "self")
+
+
+def exact(family: Family, op: str) -> bool:
+    """Whether `op`'s results are PyTorch's bit for bit."""
+    return op in family.exact_ops or "*" in family.exact_ops
 
 
 def fixed_dtype(family: Family, op: str, role: str) -> Optional[str]:

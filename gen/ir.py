@@ -968,6 +968,9 @@ class OpSemantics(_Json):
     # values, e.g. "torch.ops.aten.leaky_relu_backward(gradOutput, self, negativeSlope, selfIsResult)".
     golden: str = ""
     integer_math: IntegerMath = IntegerMath.FLOAT
+    # The result is PyTorch's bit for bit in every dtype (a sign, a selection: no rounding), so
+    # the tests compare it exactly, NaN signs and -0.0 included.
+    exact: bool = False
     checks: tuple[ValueCheck, ...] = ()
     domains: tuple[InputDomain, ...] = ()
     # Where the page is wrong or silent and the semantics file knows better; reported as

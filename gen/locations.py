@@ -24,3 +24,13 @@ def shared_corpus() -> Path:
     if os.environ.get("ACLNN_CORPUS"):
         return Path(os.environ["ACLNN_CORPUS"])
     return REPOSITORY.parent / "shared" / "corpus"
+
+
+def corpus_problem(path: Path) -> str:
+    """Why `path` cannot be read as a directory of pages ("" when it can), naming ACLNN_CORPUS
+    when the path is the variable's."""
+    if path.is_dir():
+        return ""
+    given = os.environ.get("ACLNN_CORPUS")
+    where = f"ACLNN_CORPUS={given}" if given and Path(given) == path else str(path)
+    return f"{where}: {'not a directory' if path.exists() else 'no such directory'} (a directory of pages is expected)"

@@ -26,7 +26,9 @@ from gen import pipeline
 from tests.bindings_ir import probe_pages, seed_pages
 
 ROOT = Path(__file__).resolve().parents[1]
-BUILD = ROOT / "build" / "test-bindings"
+# ACLNN_SIM_SANITIZE=1 (make asan, as for tests/sim_lib.py): an ASan + UBSan build of its own.
+SANITIZE = os.environ.get("ACLNN_SIM_SANITIZE") == "1"
+BUILD = ROOT / "build" / ("test-bindings-asan" if SANITIZE else "test-bindings")
 PYTHON = sys.executable
 SIM_FILES = ("runtime/sim/CMakeLists.txt", "gen/emit/sim.py")
 
@@ -82,7 +84,8 @@ def configure_and_build(log) -> float:
     subprocess.run([shutil.which("cmake", path=str(Path(PYTHON).parent)) or "cmake", "-G", "Ninja",
                     "-S", str(source), "-B", str(cmake_dir), f"-DPython_EXECUTABLE={PYTHON}",
                     f"-DCMAKE_MAKE_PROGRAM={ninja}", f"-DACLNN_GENERATED_DIR={generated_dir()}",
-                    "-DCMAKE_BUILD_TYPE=Release"],
+                    "-DCMAKE_BUILD_TYPE=Release",
+                    *(["-DACLNN_SANITIZE=ON", "-DACLNN_BUILD_EXAMPLES=OFF"] if SANITIZE else [])],
                    check=True, stdout=log, stderr=subprocess.STDOUT)
     subprocess.run([ninja, "-C", str(cmake_dir)], check=True, stdout=log, stderr=subprocess.STDOUT)
     return time.perf_counter() - start

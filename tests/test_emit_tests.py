@@ -162,6 +162,25 @@ def test_an_api_without_golden_runs_once_and_skips_the_golden():
     assert suite.groups == () and "no golden reference" in suite.golden_skip
 
 
+def test_results_are_exact_where_the_semantics_file_or_the_family_op_says_so():
+    api = make_api("aclnnFoo", params=unary())
+    exact = [OpSemantics("aclnnFoo", "f", kernel="-self", golden="torch.neg(self)", exact=True)]
+    assert emitter.suite(build_model([make_page(api)], exact).apis[0]).exact
+    assert not one_api_suite(*unary()).exact
+    for op, expected in (("amax", True), ("sum", False)):
+        family = [OpSemantics("aclnnFoo", "f", golden="torch.amax(self)", family="reduce", op=op)]
+        assert emitter.suite(build_model([make_page(api)], family).apis[0]).exact is expected
+
+
+def test_valid_cases_list_every_golden_group(seeds, tmp_path):
+    model = build_model(seed_pages(), seed_semantics())
+    files = FileManager(tmp_path)
+    emitter.emit(model, files)
+    text = files.written["tests/test_leaky_relu_backward.py"]
+    names = [g.name.upper() for g in seeds["leaky_relu_backward"].groups]
+    assert f"VALID_CASES = [{', '.join('*' + n for n in names)}]" in text
+
+
 # ---- error rows ---------------------------------------------------------------------------------------
 
 def test_null_pointer_passes_none_for_each_named_input_not_the_output(seeds):

@@ -1,25 +1,33 @@
-"""Binding fuzzing: random calls of every bound API either raise a Python exception of aclnn's
-contract or return the right result; they never crash the process, and they leave nothing alive.
+"""Binding fuzzing: calls of every bound API either raise a Python exception of aclnn's contract or
+compute what PyTorch computes; they never crash the process, and they leave nothing alive.
 
-The campaign runs in a subprocess (`python -m tests.test_fuzz_bindings`), so that a segfault or
+Two campaigns, each in a subprocess (`python -m tests.test_fuzz_bindings`), so that a segfault or
 an abort is a test failure naming the call that caused it (each call is written to a log file
-before it is made) instead of the death of pytest. It calls every API that `aclnn.apis()` lists
-with arguments drawn per parameter kind from valid values and from bad ones: None, wrong types,
-wrong dtypes, rank 9, mismatched and negative-stride shapes, huge stride-0 views (terabytes that
-must fail cleanly, not be allocated), NaN/Inf scalars, integers out of range, out= arrays of the
-wrong shape or dtype, read-only, Fortran-ordered, 0-size, and device tensors (aclnn.to_device).
+before it is made) instead of the death of pytest:
 
-Acceptable outcomes: TypeError, ValueError, OverflowError, aclnn.AclnnError (any subclass),
-MemoryError (NumPy refusing to allocate a terabyte output), or a
-result; a result of float inputs is compared with the op's golden reference (the `golden` of
-the semantics library semantics/*.toml, in PyTorch) whenever PyTorch computes one for the same arguments. Any other
-exception (RuntimeError, SystemError, IndexError...) is a bug, and so is a result that differs
-from the golden. After the campaign, the bindings' and the simulator's live objects must be 0,
-and the simulator's peak device memory must stay under 1 GiB (nothing huge was allocated).
+- robustness: every API that `aclnn.apis()` lists, each called first once and then at random,
+  with arguments drawn per parameter kind from valid values and from bad ones: None, wrong types,
+  wrong dtypes, rank 9, mismatched and negative-stride shapes, huge stride-0 views (terabytes
+  that must fail cleanly, not be allocated), NaN/Inf scalars, integers out of range, out= arrays
+  of the wrong shape or dtype, read-only, Fortran-ordered, 0-size, and device tensors. Acceptable
+  outcomes: TypeError, ValueError, OverflowError, aclnn.AclnnError (any subclass), MemoryError
+  (NumPy refusing to allocate a terabyte output), or a result. Any other exception
+  (RuntimeError, SystemError, IndexError...) is a bug.
+- edge values (tests/fuzz_edge_values.py): valid calls of each API's generated suite with edge
+  values in every dtype, empty and 0-d tensors, zero and negative strides, overlapping out=,
+  compared with the golden by the suites' own `assert_results`: bit for bit where PyTorch is
+  exact, within CANN's tolerances otherwise; a valid call refused is a bug unless the page
+  documents the refusal.
 
-By default the package is the one tests/bindings_build.py builds (the seed pages plus probe APIs
-with every parameter kind); ACLNN_FUZZ_PACKAGE_DIR names another (tests/asan.py passes the
-sanitized build). FUZZ_BUDGET=long (make fuzz) calls many more times.
+After each campaign the bindings' and the simulator's live objects must be 0, and the simulator's
+peak device memory must stay under 1 GiB (nothing huge was allocated). Coverage is asserted:
+every bound API is called, every API with a valid call in its suite is compared with its golden.
+Per-API counts go to build/fuzz/bindings-<package>-<campaign>.json.
+
+The packages: the seed pages plus probe APIs with every parameter kind (tests/bindings_build.py),
+the one built from op_docs/ (generated/, `make build`), and under FUZZ_BUDGET=long (make fuzz)
+the corpus build's (build/corpus/generated, `make corpus`). ACLNN_OP_DOCS_PACKAGE_DIR names another
+build of op_docs/' package, the one fuzzed then (tests/asan.py passes the sanitized one).
 """
 
 from __future__ import annotations
@@ -35,15 +43,20 @@ import time
 import traceback
 from pathlib import Path
 
+import pytest
+
+from tests.fuzz_edge_values import PEAK_DEVICE_LIMIT
+
 ROOT = Path(__file__).resolve().parent.parent
 LONG = os.environ.get("FUZZ_BUDGET", "short") == "long"
-CASES = int(os.environ.get("FUZZ_CASES", 60000 if LONG else 3000))
-PEAK_DEVICE_LIMIT = 1 << 30
+CASES = int(os.environ.get("FUZZ_CASES", 100000 if LONG else 5000))
+EDGE_CASES = int(os.environ.get("FUZZ_EDGE_CASES", 60000 if LONG else 3000))
+CORPUS = ROOT / "build" / "corpus" / "generated"
 
 
 # --- the campaign (in the subprocess) ------------------------------------------------------------
 
-def _campaign(cases: int, seed: int, log_path: Path) -> dict:
+def robustness_campaign(cases: int, seed: int, log_path: Path) -> dict:
     import ml_dtypes
     import numpy as np
 
@@ -53,7 +66,6 @@ def _campaign(cases: int, seed: int, log_path: Path) -> dict:
     # MemoryError: NumPy refusing a host array of terabytes (an output of a huge stride-0 input);
     # nothing is allocated, and peak_device_bytes below checks the device side.
     accepted = (TypeError, ValueError, OverflowError, MemoryError, aclnn.AclnnError)
-    goldens = _goldens()
     apis = [a for a in aclnn.apis() if hasattr(aclnn, a["python_name"])]
     floats = (np.float32, np.float64, np.float16)
     odd_dtypes = (np.int8, np.int32, np.int64, np.uint8, np.uint64, np.bool_, np.complex64, np.float16,
@@ -200,14 +212,15 @@ def _campaign(cases: int, seed: int, log_path: Path) -> dict:
         return text if len(text) < 120 else text[:117] + "..."
 
     outcomes: collections.Counter = collections.Counter()
+    calls: collections.Counter = collections.Counter()
     bugs: list[str] = []
-    compared = 0
     log = open(log_path, "w", buffering=1)
     start = time.perf_counter()
 
     def one_case(case: int) -> None:
-        nonlocal compared
-        api = rng.choice(apis)
+        # Every API once, in order, then at random.
+        api = apis[case] if case < len(apis) else rng.choice(apis)
+        calls[api["name"]] += 1
         fn = getattr(aclnn, api["python_name"])
         shape = base_shape()
         ins = [p for p in api["params"] if p["direction"] in ("in", "inout")]
@@ -229,13 +242,8 @@ def _campaign(cases: int, seed: int, log_path: Path) -> dict:
         call = f"aclnn.{api['python_name']}({', '.join(map(describe, args))}" + \
             (f", out={describe(kwargs['out'])})" if "out" in kwargs else ")")
         log.write(f"{case}: {call}\n")
-        # The inputs as they were: an in-place API (selfRef) writes its result into one of them.
-        # Huge (stride-0) views are not copied: the golden does not judge those calls (None).
-        before = [a.numpy() if isinstance(a, aclnn.Tensor) else
-                  (a.copy() if a.size <= 1 << 20 else None) if isinstance(a, np.ndarray) else a
-                  for a in args]
         try:
-            result = fn(*args, **kwargs)
+            fn(*args, **kwargs)
         except accepted as exc:
             outcomes[type(exc).__name__] += 1
             return
@@ -244,92 +252,66 @@ def _campaign(cases: int, seed: int, log_path: Path) -> dict:
             bugs.append(f"{call} raised {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}")
             return
         outcomes["result"] += 1
-        golden = goldens.get(api["name"])
-        if golden and "out" not in kwargs:
-            verdict = _compare(golden, api, ins, before, result, aclnn)
-            if verdict is True:
-                compared += 1
-            elif verdict:
-                bugs.append(f"{call}: {verdict}")
 
-    for case in range(cases):
+    for case in range(max(cases, len(apis))):
         one_case(case)
     elapsed = time.perf_counter() - start
+    log.close()
+    bugs.extend(leftovers(aclnn))
+    return {"campaign": "robustness", "cases": max(cases, len(apis)), "seconds": round(elapsed, 2),
+            "apis": sorted(a["name"] for a in apis), "calls": dict(sorted(calls.items())),
+            "not_called": sorted(a["name"] for a in apis if not calls[a["name"]]),
+            "outcomes": dict(outcomes), "bugs": bugs[:30], "bug_count": len(bugs),
+            "sim_stats": aclnn.sim_stats(), "binding_stats": aclnn._C._stats()}
+
+
+def edge_campaign(cases: int, seed: int, log_path: Path, tests_dir: Path) -> dict:
+    import aclnn
+
+    from tests.fuzz_edge_values import Campaign
+
+    start = time.perf_counter()
+    with open(log_path, "w", buffering=1) as log:
+        campaign = Campaign(aclnn, tests_dir, log)
+        campaign.run(cases, seed)
+    tally = campaign.tally
+    bugs = [text for _, text in tally.bugs] + leftovers(aclnn)
+    # Valid calls phase 2 answers 561003 for (a dtype the simulator's engine lacks): not a wrong
+    # result, reported per API with the dtypes.
+    not_simulated = {api: sorted(dtypes) for api, dtypes in sorted(tally.not_simulated.items())}
+    judged = sorted(api for api, cases_ in campaign.cases.items() if cases_)
+    return {"campaign": "edge values", "cases": sum(tally.calls.values()), "seconds": round(time.perf_counter() - start, 2),
+            "apis": sorted(campaign.suites), "apis_with_valid_calls": judged,
+            "calls": dict(sorted(tally.calls.items())), "compared": dict(sorted(tally.compared.items())),
+            "not_compared": [api for api in judged if not tally.compared[api]],
+            "not_simulated": not_simulated, "outcomes": dict(tally.outcomes),
+            "bugs": bugs[:30], "bug_count": len(bugs), "sim_stats": aclnn.sim_stats(),
+            "binding_stats": aclnn._C._stats()}
+
+
+def leftovers(aclnn) -> list[str]:
+    """What a campaign left behind: live objects of the bindings or the simulator, a huge allocation."""
     import gc
 
     gc.collect()
+    aclnn.synchronize()
+    gc.collect()
     stats, sim = aclnn._C._stats(), aclnn.sim_stats()
+    found = []
     if stats["live_objects"] or stats["live_buffers"]:
-        bugs.append(f"bindings left objects alive after the campaign: {stats}")
+        found.append(f"bindings left objects alive after the campaign: {stats}")
     if sim.get("live_objects"):
-        bugs.append(f"the simulator holds live objects after the campaign: {sim}")
+        found.append(f"the simulator holds live objects after the campaign: {sim}")
     if sim.get("peak_device_bytes", 0) > PEAK_DEVICE_LIMIT:
-        bugs.append(f"a call allocated {sim['peak_device_bytes']} bytes of device memory (over 1 GiB)")
-    log.close()
-    return {"cases": cases, "seconds": round(elapsed, 2), "apis": sorted(a["python_name"] for a in apis),
-            "outcomes": dict(outcomes), "golden_compared": compared, "bugs": bugs[:30], "bug_count": len(bugs),
-            "sim_stats": sim, "binding_stats": stats}
-
-
-def _goldens() -> dict[str, str]:
-    from gen import pipeline
-
-    # The semantics library, every table of it (the APIs of any docs tree the package was made from).
-    return {op.api: op.golden for op in pipeline.semantics(()).ops if op.golden}
-
-
-def _compare(golden: str, api: dict, ins: list, args: list, result, aclnn):
-    """True when the result matches PyTorch's; a message when it does not; None when the golden
-    cannot judge (a value PyTorch refuses, or a dtype its kernel does not compute)."""
-    import numpy as np
-    import torch
-
-    if len(args) != len(ins):
-        return None
-    env = {"torch": torch}
-    for p, a in zip(ins, args):
-        if isinstance(a, aclnn.Tensor):
-            a = a.numpy()
-        if p["kind"] == "tensor":
-            if not isinstance(a, np.ndarray) or a.dtype not in (np.float32, np.float64):
-                return None
-            env[p["name"]] = torch.from_numpy(a.copy())  # computed in the dtype the op computes in
-        elif isinstance(a, float) and p["kind"] == "scalar" and "DOUBLE" not in p["dtypes"]:
-            # A Python float becomes the widest float the page documents for the aclScalar
-            # (gen.api.python.scalar_preference): FLOAT here, so the library sees it rounded.
-            env[p["name"]] = float(np.float32(a))
-        elif isinstance(a, (bool, int, float)) and not (isinstance(a, int) and abs(a) > 2**53):
-            env[p["name"]] = a
-        else:
-            return None
-    try:
-        expected = eval(golden, env)  # noqa: S307 - the semantics file's expression
-    except Exception:  # noqa: BLE001 - PyTorch refuses these arguments: nothing to compare with
-        return None
-    got = result.numpy() if isinstance(result, aclnn.Tensor) else result
-    if isinstance(expected, torch.Tensor) and expected.dtype == torch.bfloat16:
-        return None
-    if not isinstance(got, np.ndarray) or not isinstance(expected, torch.Tensor):
-        return None
-    want = expected.numpy()
-    if got.shape != want.shape:
-        return f"shape {got.shape}, golden {want.shape}"
-    # The precision of the less precise of the two (the golden follows PyTorch's promotion, where
-    # a 0-d double does not widen a float tensor; the page's promotion does).
-    precisions = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-9}
-    if got.dtype not in precisions or want.dtype not in precisions:
-        return None
-    tol = max(precisions[got.dtype], precisions[want.dtype])
-    if tol is None:
-        return None
-    if not np.allclose(got.astype(np.float64), want, rtol=tol, atol=tol, equal_nan=True):
-        return f"values differ from the golden: {got.ravel()[:6]} vs {want.ravel()[:6]}"
-    return True
+        found.append(f"a call allocated {sim['peak_device_bytes']} bytes of device memory (over 1 GiB)")
+    return found
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=int, default=CASES)
+    parser.add_argument("--campaign", choices=("robustness", "edge"), required=True)
+    parser.add_argument("--tests-dir", type=Path, help="the generated suites (edge values)")
+    parser.add_argument("--cases", type=int, required=True)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--log", type=Path, required=True)
     args = parser.parse_args()
@@ -339,22 +321,28 @@ def main() -> None:
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (16 << 30, resource.RLIM_INFINITY))
-    print(json.dumps(_campaign(args.cases, args.seed, args.log)))
+    if args.campaign == "robustness":
+        summary = robustness_campaign(args.cases, args.seed, args.log)
+    else:
+        summary = edge_campaign(args.cases, args.seed, args.log, args.tests_dir)
+    print(json.dumps(summary))
 
 
-# --- the test (in pytest) ------------------------------------------------------------------------
+# --- the tests (in pytest) -----------------------------------------------------------------------
 
-def run_campaign(package_dir: Path, cases: int, seed: int, log: Path, env: dict | None = None,
-                 timeout: float = 1800) -> tuple[dict | None, str]:
-    """Runs the campaign in a subprocess; (summary, failure text). The failure text names the
-    call that was running when the process died."""
+def run_campaign(package_dir: Path, campaign: str, cases: int, seed: int, log: Path, tests_dir: Path | None = None,
+                 env: dict | None = None, timeout: float = 7200 if LONG else 1800) -> tuple[dict | None, str]:
+    """Runs a campaign in a subprocess; (summary, failure text). The failure text names the call
+    that was running when the process died."""
     env = dict(os.environ if env is None else env)
     env["PYTHONPATH"] = os.pathsep.join([str(package_dir), str(ROOT), env.get("PYTHONPATH", "")])
     env["ACLNN_BACKEND"] = "sim"
     env.pop("ACLNN_SIM_DIR", None)
-    proc = subprocess.run([sys.executable, "-m", "tests.test_fuzz_bindings", "--cases", str(cases), "--seed",
-                           str(seed), "--log", str(log)], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    command = [sys.executable, "-m", "tests.test_fuzz_bindings", "--campaign", campaign, "--cases", str(cases),
+               "--seed", str(seed), "--log", str(log)]
+    if tests_dir is not None:
+        command += ["--tests-dir", str(tests_dir)]
+    proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
         lines = log.read_text().splitlines() if log.exists() else []
         last = lines[-1] if lines else "(before the first call)"
@@ -363,18 +351,63 @@ def run_campaign(package_dir: Path, cases: int, seed: int, log: Path, env: dict 
     return json.loads(proc.stdout.strip().splitlines()[-1]), ""
 
 
-def test_random_calls_raise_cleanly_or_compute_right(tmp_path):
-    from tests import bindings_build
+def packages() -> dict[str, tuple[Path, Path]]:
+    """The packages to fuzz: name -> (the directory holding aclnn/, its generated suites)."""
+    given = os.environ.get("ACLNN_OP_DOCS_PACKAGE_DIR")
+    if given:
+        return {"op_docs": (Path(given), ROOT / "generated" / "tests")}
+    found = {"seed": (None, None), "op_docs": (ROOT / "generated", ROOT / "generated" / "tests")}
+    if LONG:
+        found["corpus"] = (CORPUS, CORPUS / "tests")
+    return found
 
-    package = Path(os.environ.get("ACLNN_FUZZ_PACKAGE_DIR") or bindings_build.build_package())
-    summary, failure = run_campaign(package, CASES, int(os.environ.get("FUZZ_SEED", 0)), tmp_path / "calls.log")
-    assert summary is not None, failure
+
+def package(name: str) -> tuple[Path, Path]:
+    directory, tests_dir = packages()[name]
+    if name == "seed":
+        from tests import bindings_build
+
+        directory = Path(bindings_build.build_package())
+        return directory, directory / "tests"
+    if not list((directory / "aclnn").glob("_C*.so")):
+        pytest.skip(f"{directory}/aclnn is not built ({'make corpus' if name == 'corpus' else 'make build'} first)")
+    return directory, tests_dir
+
+
+def record(name: str, summary: dict) -> None:
     stats_dir = ROOT / "build" / "fuzz"
     stats_dir.mkdir(parents=True, exist_ok=True)
-    (stats_dir / "bindings.json").write_text(json.dumps(summary, indent=1) + "\n")
-    print(f"\n{summary['cases']} calls in {summary['seconds']} s: {summary['outcomes']}; "
-          f"{summary['golden_compared']} results compared with the golden")
+    campaign = summary["campaign"].split()[0]
+    (stats_dir / f"bindings-{name}-{campaign}.json").write_text(json.dumps(summary, indent=1) + "\n")
+
+
+@pytest.mark.parametrize("name", list(packages()))
+def test_random_calls_of_every_api_raise_cleanly_or_compute(name, tmp_path):
+    directory, _ = package(name)
+    summary, failure = run_campaign(directory, "robustness", CASES, int(os.environ.get("FUZZ_SEED", 0)),
+                                    tmp_path / "calls.log")
+    assert summary is not None, failure
+    record(name, summary)
+    print(f"\n{name}: {summary['cases']} calls of {len(summary['apis'])} APIs in {summary['seconds']} s: "
+          f"{summary['outcomes']}")
+    assert not summary["not_called"], f"APIs never called: {summary['not_called']}"
     assert summary["outcomes"].get("result", 0) > 0, "no call succeeded: the campaign tests nothing"
+    assert summary["bug_count"] == 0, "\n\n".join(summary["bugs"])
+
+
+@pytest.mark.parametrize("name", list(packages()))
+def test_valid_calls_with_edge_values_equal_the_golden(name, tmp_path):
+    directory, tests_dir = package(name)
+    summary, failure = run_campaign(directory, "edge", EDGE_CASES, int(os.environ.get("FUZZ_SEED", 0)),
+                                    tmp_path / "calls.log", tests_dir=tests_dir)
+    assert summary is not None, failure
+    record(name, summary)
+    compared = sum(summary["compared"].values())
+    print(f"\n{name}: {summary['cases']} calls in {summary['seconds']} s, {compared} compared with the golden, "
+          f"{len(summary['compared'])} of {len(summary['apis_with_valid_calls'])} APIs with valid calls; "
+          f"{summary['outcomes']}; not simulated: {summary['not_simulated']}")
+    assert summary["apis_with_valid_calls"], "no suite with a valid call: the campaign tests nothing"
+    assert not summary["not_compared"], f"APIs never compared with their golden: {summary['not_compared']}"
     assert summary["bug_count"] == 0, "\n\n".join(summary["bugs"])
 
 

@@ -34,6 +34,13 @@ def test_same_dtype_and_same_shape_with_a_comma_separated_name_list():
         (K.SAME_DTYPE, ("result", "gradInput")), (K.SAME_SHAPE, ("result", "gradInput"))]
 
 
+def test_a_default_its_sentence_makes_an_exception_to_is_no_relation():
+    # aclnnErfc's out: same dtype as self by default, FLOAT32 for BOOL and INT64 inputs.
+    text = "数据类型默认和self保持一致，若self数据类型为BOOL或INT64时，out的数据类型默认为FLOAT32。shape必须和self一致。"
+    assert rel(text, own="out") == [(K.SAME_SHAPE, ("self",))]
+    assert rel("数据类型默认和self保持一致。", own="out") == [(K.SAME_DTYPE, ("self",))]  # no exception
+
+
 def test_cast_from():
     assert rel("数据类型需要是gradOutput与self推导之后可转换的数据类型（参见互转换关系）。", own="out") == [
         (K.CAST_FROM, ("gradOutput", "self"))]

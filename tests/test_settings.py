@@ -45,13 +45,20 @@ BAD = [
     ("ACLNN_SIM_DEVICE_MEMORY", "99999999999999999999"), ("ACLNN_SIM_DEVICE_MEMORY", "1X"),
     ("ACLNN_SIM_DEVICE_MEMORY", "1.5G"), ("ACLNN_SIM_THREADS", "abc"), ("ACLNN_SIM_THREADS", "-5"),
     ("ACLNN_SIM_THREADS", "0"), ("ACLNN_SIM_THREADS", "257"), ("ACLNN_SIM_ISA", "bogus"), ("ACLNN_SIM_LOG", "yes"),
+    ("ACLNN_SIM_DIR", "/nonexistent"),
+    # Read by the automatic choice of the backend (ACLNN_BACKEND unset): a directory that holds no
+    # CANN install is refused, not taken as a request for the simulator.
+    ("ASCEND_HOME_PATH", "/nonexistent"), ("ASCEND_TOOLKIT_HOME", "/nonexistent"),
 ]
+AUTOMATIC_BACKEND = ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME")
+# Read by the generator's tools: ACLNN_CORPUS by `make corpus` (python -m gen.corpus).
+GENERATOR_BAD = [("ACLNN_CORPUS", "/nonexistent"), ("ACLNN_CORPUS", "README.md")]
 
 
 @real_sim
 @pytest.mark.parametrize("name, value", BAD)
 def test_a_value_a_variable_does_not_accept_is_refused_naming_it(name, value):
-    out = run(CALL, **{name: value})
+    out = run(CALL, **{name: value}, **({"ACLNN_BACKEND": ""} if name in AUTOMATIC_BACKEND else {}))
     assert not out.startswith("ok"), out
     assert f"{name}={value}" in out or (f"{name}" in out and value in out), out
 
@@ -76,23 +83,45 @@ def test_the_device_memory_size_is_read_with_its_suffix():
     assert run(code, ACLNN_SIM_DEVICE_MEMORY="2G") == "allocated"
 
 
+@pytest.mark.parametrize("name, value", GENERATOR_BAD)
+def test_a_corpus_that_is_no_directory_is_refused_naming_it(name, value, tmp_path):
+    clean = {k: v for k, v in os.environ.items() if k != name}
+    done = subprocess.run([sys.executable, "-m", "gen.corpus", "--build", str(tmp_path), "--report-dir", str(tmp_path)],
+                          env={**clean, name: value}, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and f"{name}={value}" in done.stderr, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+# How a variable's name is read: getenv("X"), the simulator's ReadFlag("X", ...), the loader's
+# env("X"), Python's os.environ["X"] / os.environ.get("X").
+READS = (r'getenv\("([A-Z0-9_]+)"\)', r'\bReadFlag\("([A-Z0-9_]+)"', r'\benv\("([A-Z0-9_]+)"\)',
+         r'environ(?:\.get)?[\[(]"([A-Z0-9_]+)"')
+
+
 def variables_read() -> set[str]:
-    """The variables the runtime's C++ and the package's Python read (getenv / os.environ)."""
+    """The variables the runtime's C++, the package's Python and the generator's tools read."""
     names: set[str] = set()
     sources = [*ROOT.glob("runtime/**/*.cpp"), *ROOT.glob("runtime/**/*.h"), *ROOT.glob("runtime/python/**/*.py"),
-               *ROOT.glob("templates/package/*.j2")]
+               *ROOT.glob("templates/package/*.j2"), *ROOT.glob("gen/**/*.py")]
     for path in sources:
         text = path.read_text(encoding="utf-8")
-        names.update(re.findall(r'getenv\("([A-Z0-9_]+)"\)', text))
-        names.update(re.findall(r'environ(?:\.get)?[\[(]"([A-Z0-9_]+)"', text))
-        names.update(re.findall(r'\benv\("([A-Z0-9_]+)"\)', text))
+        for pattern in READS:
+            names.update(re.findall(pattern, text))
+    # The loader reads these two through a loop over their names.
     names.update(re.findall(r'"(ASCEND_[A-Z_]+)"', (ROOT / "runtime/loader/loader.cpp").read_text(encoding="utf-8")))
     return names
 
 
-def test_every_variable_the_runtime_reads_is_in_the_readme():
+def test_the_scan_finds_each_form_of_reading_a_variable():
+    found = variables_read()
+    # One of each form: getenv, ReadFlag (ACLNN_SIM_SYNC), env() in a loop (ASCEND_*), os.environ (gen/).
+    assert {"ACLNN_LAUNCH_BLOCKING", "ACLNN_SIM_SYNC", "ACLNN_SIM_LOG", "ASCEND_TOOLKIT_HOME", "ACLNN_CORPUS"} <= found
+
+
+def test_every_variable_read_is_in_the_readme_and_has_a_bad_value_test():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     listed = set(re.findall(r"^\| `([A-Z0-9_]+)` \|", readme, re.M))
     read = variables_read()
     assert read, "no variable found: the scan is broken"
     assert read <= listed, f"read but not in README's table: {sorted(read - listed)}"
+    tested = {name for name, _ in BAD + GENERATOR_BAD}
+    assert read <= tested, f"read but given no bad value here: {sorted(read - tested)}"

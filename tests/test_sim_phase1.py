@@ -152,16 +152,16 @@ def test_null_message_names_the_parameter(sim, objs):
     assert sim.error() == "aclnnLeakyReluBackward: negativeSlope is a null pointer"
 
 
-def test_dtype_message_lists_the_supported_dtypes(sim, objs):
+def test_dtype_message_lists_the_supported_dtypes_and_cites_the_parameters_row(sim, objs):
     assert phase1(sim, "aclnnLeakyReluBackward", *leaky_args(objs, self=objs.t([2, 3], ACL_INT32))) == INVALID
     assert sim.error() == ("aclnnLeakyReluBackward: self: dtype INT32 is not supported on Ascend910B "
-                           "(supported: FLOAT, FLOAT16, DOUBLE, BFLOAT16)")
+                           "(supported: FLOAT, FLOAT16, DOUBLE, BFLOAT16) (op_docs/leaky_relu_backward.md:83)")
 
 
-def test_rank_message_gives_the_bounds(sim, objs):
+def test_rank_message_gives_the_bounds_and_cites_the_parameters_row(sim, objs):
     nine = [1] * 9
     assert phase1(sim, "aclnnSeluBackward", *selu_args(objs, result=objs.t(nine))) == INVALID
-    assert sim.error() == "aclnnSeluBackward: result: rank 9 is outside [0, 8]"
+    assert sim.error() == "aclnnSeluBackward: result: rank 9 is outside [0, 8] (op_docs/selu_backward.md:95)"
 
 
 def test_a_0d_tensor_passes_where_the_page_says_1_to_8(sim, objs):
@@ -173,7 +173,7 @@ def test_a_0d_tensor_passes_where_the_page_says_1_to_8(sim, objs):
 def test_empty_tensor_where_the_page_forbids_it(sim, objs):
     empty = [objs.t([0, 2]) for _ in range(3)]
     assert phase1(sim, "aclnnSeluBackward", *empty) == INVALID
-    assert "result: empty tensors are not supported" in sim.error()
+    assert "result: empty tensors are not supported (shape [0,2]) (op_docs/selu_backward.md:95)" in sim.error()
 
 
 def test_empty_tensors_where_the_page_allows_them(sim, objs):

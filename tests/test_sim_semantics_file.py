@@ -55,3 +55,10 @@ def test_a_kernel_complex_that_is_not_a_string_is_diagnosed_and_kept_real(tmp_pa
     loaded = _load(tmp_path, '[aclnnA]\nkernel = "-self"\nkernel_complex = 3\n')
     assert [(d.level, d.code, d.line) for d in loaded.diagnostics] == [(Level.ERROR, "semantics-value", 1)]
     assert loaded.ops[0].kernel_complex == ""
+
+
+def test_exact_is_read_and_a_value_that_is_not_a_bool_is_diagnosed(tmp_path):
+    loaded = _load(tmp_path, '[aclnnA]\nkernel = "-self"\nexact = true\n'
+                             '[aclnnB]\nkernel = "-self"\nexact = "yes"\n[aclnnC]\nkernel = "-self"\n')
+    assert [d.code for d in loaded.diagnostics] == ["semantics-value"]
+    assert [op.exact for op in loaded.ops] == [True, False, False]

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 import gen.corpus
-from gen.locations import shared_corpus
+from gen.locations import corpus_problem, shared_corpus
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -36,6 +36,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--report-dir", default="build", help="where corpus-report.json and .md go")
     parser.add_argument("--limit", type=int, default=None, help="only the first N files (for development)")
     args = parser.parse_args(argv)
+    problem = corpus_problem(Path(args.doc_dir))
+    if problem:
+        print(f"python -m gen.corpus: {problem}", file=sys.stderr)
+        return 2
     records, figures = run(Path(args.doc_dir), Path(args.build), max(1, args.jobs), Path(args.report_dir),
                            limit=args.limit, log=lambda text: print(text, file=sys.stderr))
     summary = totals(records, figures)

@@ -168,6 +168,7 @@ class Suite:
     out_dtype_from: dict[str, tuple[str, ...]]
     result_rule: str  # gen.ir.ResultRule's name of the kernel's result dtype rule; "" for the runtime's default
     family: str  # the kernel family computing it ("": an elementwise kernel, or none)
+    exact: bool  # its results are PyTorch's bit for bit (the semantics file's exact, an exact family op)
     base: Case
     groups: tuple[CaseGroup, ...]
     golden_skip: str  # why no valid call is compared with a golden (then `base` only runs)
@@ -200,6 +201,15 @@ def dtype_table(api: API) -> dict[str, dict[str, tuple[str, ...]]]:
     for soc in socs:
         table[soc.value] = {p.name: tuple(d.value for d in p.dtypes_for(soc)) for p in typed if p.dtypes_for(soc)}
     return table
+
+
+def exact_results(semantics: Optional[OpSemantics]) -> bool:
+    """Whether the op's results are PyTorch's bit for bit: the semantics file says so, or its
+    family computes the op by moving, selecting or converting elements (gen.families.exact)."""
+    if semantics is None:
+        return False
+    family = families.family(semantics.family) if semantics.family else None
+    return semantics.exact or (family is not None and families.exact(family, semantics.op))
 
 
 def not_castable_from(dtype: DType) -> Optional[DType]:
@@ -1294,6 +1304,7 @@ def suite(bound: BoundAPI) -> Suite:
         out_shape_from=out_shape_from, out_dtype_from=out_dtype_from,
         result_rule="" if (rule := result_rule(semantics)) is ResultRule.PROMOTED else rule.value,
         family=semantics.family if semantics else "",
+        exact=exact_results(semantics),
         base=planner.base, groups=groups,
         golden_skip=golden_skip, runs_skip=planner.base_known or "", errors=tuple(planner.error_tests()),
         rules=tuple(RulePlanner(planner).tests()),

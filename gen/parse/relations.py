@@ -7,7 +7,8 @@ others in the order the sentence names them.
 
 A relation holds unconditionally or it is not read: a clause under a condition ("当reduction为0时，
 out的shape与self一致", "如果y1Out为有效输出时，...") states none (gen.parse.rules reads the conditions it
-can), and shape wording about part of a shape ("第一维", "除倒数两维", "其他维度", "logits.size(0)"),
+can), nor does a default its sentence then makes an exception to ("数据类型默认和self保持一致，若self
+数据类型为BOOL或INT64时，out的数据类型默认为FLOAT32"), and shape wording about part of a shape ("第一维", "除倒数两维", "其他维度", "logits.size(0)"),
 its rank ("维度数需要与updates一致") or a product of tensors ("batch1@batch2", "mat和vec的乘积") states
 no shape relation.
 """
@@ -58,6 +59,8 @@ PRODUCT = re.compile(r"@|乘积|外积|矩阵乘|⊗|\\otimes|\bproduct\b|\bmatm
 CONDITION = re.compile(WHEN + r"|如果|若(?!干)|假如|仅在|只有|(?:场景|情况|模式)下|(?<![同及暂])时(?:[，,：:]|$)|"
                        r"\b(?:if|when|unless|only\s+in)\b|\b(?:in|for)\s+(?:the\s+)?\S+(?:\s+\S+)?\s+(?:scenarios?|mode)\b",
                        re.I)
+# A default ("默认与self一致"): a relation only when no clause of its sentence states an exception.
+_DEFAULT = re.compile(r"默认|\bby\s+default\b", re.I)
 
 
 def relations_in(text: str, own_name: str, api_params: Sequence[str]) -> tuple[Relation, ...]:
@@ -95,10 +98,12 @@ def _clauses(text: str, names: Sequence[str]) -> list[tuple[str, bool]]:
                 clauses[-1] += "，" + clause
             else:
                 clauses.append(clause)
+        conditions = [bool(CONDITION.search(_before_aside(clause))) for clause in clauses]
+        excepted = any(conditions)
         conditional = False
-        for clause in clauses:
-            conditional = conditional or bool(CONDITION.search(_before_aside(clause)))
-            out.append((clause, conditional))
+        for clause, condition in zip(clauses, conditions):
+            conditional = conditional or condition
+            out.append((clause, conditional or (excepted and bool(_DEFAULT.search(clause)))))
     return out
 
 

@@ -13,9 +13,13 @@ The file states what the page says only in prose and formulas. One table per API
     complex_result = "real"           # optional: the complex kernel's result is real (|z|)
     integral_result = "floating"      # optional: integral and bool inputs give FLOAT (true division)
     result = "bool"                   # optional: the result is BOOL whatever the inputs (comparisons)
-    # Python expression over torch tensors and Python values, named as the page names them.
+    # Python expression over torch tensors and Python values, named as the page names them
+    # (`torch`, `math`, and `exact` of runtime/python/tests/_aclnn_testing.py for the ops whose
+    # PyTorch result depends on its kernel path: exact.fmod, exact.remainder; `dtype_of[name]`,
+    # a tensor's own dtype, the golden's being the compute dtype: float for FLOAT16).
     golden = "torch.ops.aten.leaky_relu_backward(gradOutput, self, negativeSlope, selfIsResult)"
     integer_math = "float"            # or "exact": integral dtypes computed in int64
+    exact = true                      # optional: the result is PyTorch's bit for bit (abs, neg)
     errata = ["..."]                  # where the page is wrong: reported as warnings
 
     [aclnnLeakyReluBackward.domain]   # value ranges for generated test data
@@ -58,7 +62,7 @@ from gen import families
 from gen.ir import ArgValue, Diagnostic, InputDomain, IntegerMath, Level, OpSemantics, ResultRule, ValueCheck
 
 _KNOWN_KEYS = {"kernel", "kernel_complex", "complex_result", "integral_result", "result", "golden", "integer_math",
-               "errata", "domain", "checks", "family", "op", "roles", "options", "call"}
+               "exact", "errata", "domain", "checks", "family", "op", "roles", "options", "call"}
 _CHECK_KEYS = {"when", "message", "status", "violation"}
 
 
@@ -134,6 +138,10 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
     except ValueError:
         bad(f"integer_math is one of {[m.value for m in IntegerMath]}")
         integer_math = IntegerMath.FLOAT
+    exact = table.get("exact", False)
+    if not isinstance(exact, bool):
+        bad("exact is true or false")
+        exact = False
     errata = table.get("errata", [])
     if not (isinstance(errata, list) and all(isinstance(e, str) for e in errata)):
         bad("errata is a list of strings")
@@ -182,7 +190,7 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
                        result_rule=ResultRule.of(integral_to_float=integral_result == "floating",
                                                  complex_to_real=complex_result == "real", always_bool=result == "bool"),
                        golden=golden,
-                       integer_math=integer_math,
+                       integer_math=integer_math, exact=exact,
                        checks=tuple(checks), domains=tuple(domains), errata=tuple(errata), line=line,
                        family=family, op=op, roles=roles, options=options,
                        call=tuple(ArgValue(k, _frozen(v)) for k, v in call.items()))

@@ -32,25 +32,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/106},
     // other (line 121)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/121},
     // alpha (line 136)
     {"alpha", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/136},
     // out (line 146)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc3, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0, /*line=*/146},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -68,7 +68,11 @@ struct Kernel {
   T alpha;
   explicit Kernel(const aclsim::Call& call) : alpha(aclsim::CallScalarAs<T>(call, 2)) {}
   T operator()(T self, T other) const {
-    return self + alpha * other;
+    if constexpr (aclsim::IsComplex<T>::value) {
+      return self + alpha * other;
+    } else {
+      return aclsim::AddScaled(self, alpha, other);
+    }
   }
 };
 
@@ -124,25 +128,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/79},
     // dim (line 89)
     {"dim", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/89},
     // keepdim (line 99)
     {"keepdim", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/99},
     // out (line 109)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT32, ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/109},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -216,25 +220,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/84},
     // dim (line 94)
     {"dim", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/94},
     // descending (line 104)
     {"descending", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/104},
     // out (line 114)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/114},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -320,19 +324,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT32, ACL_UINT8),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/1, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/92},
     // tensor (line 102)
     {"tensor", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT32, ACL_UINT8),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/1, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/102},
     // out (line 112)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT32, ACL_UINT8),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/0, 0, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/112},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -414,19 +418,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT32, ACL_UINT64),
      /*dtypes_by_soc=*/kDTypesBySoc0, 4,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/104},
     // other (line 114)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT32, ACL_UINT64),
      /*dtypes_by_soc=*/kDTypesBySoc1, 4,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/114},
     // out (line 124)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64, ACL_UINT32, ACL_UINT16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 3,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/124},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -491,13 +495,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BOOL, ACL_INT64, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/100},
     // out (line 110)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/110},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -572,19 +576,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_UINT8, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/88},
     // size (line 98)
     {"size", aclsim::ParamKind::kIntArray, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/98},
     // out (line 108)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_UINT8, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/108},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -657,13 +661,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT64, ACL_UINT32, ACL_UINT16, ACL_UINT8),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/102},
     // out (line 112)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT64, ACL_UINT32, ACL_UINT16, ACL_UINT8),
      /*dtypes_by_soc=*/kDTypesBySoc1, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/112},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -726,67 +730,67 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/2, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2, 8, 9, 10), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2, 8, 9, 10), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/100},
     // gamma (line 110)
     {"gamma", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 1, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2, 8, 9, 10), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2, 8, 9, 10), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/110},
     // beta (line 120)
     {"beta", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 1, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1, 8, 9, 10), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1, 8, 9, 10), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/120},
     // N (line 130)
     {"N", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/130},
     // C (line 140)
     {"C", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/140},
     // HxW (line 150)
     {"HxW", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/150},
     // group (line 160)
     {"group", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/160},
     // eps (line 170)
     {"eps", aclsim::ParamKind::kFloat, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/170},
     // out (line 180)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/2, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1, 2, 9, 10), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(0)},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1, 2, 9, 10), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(0), /*line=*/180},
     // meanOut (line 190)
     {"meanOut", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/2, 2, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1, 2, 8, 10), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1, 2, 8, 10), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/190},
     // rstdOut (line 200)
     {"rstdOut", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/2, 2, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1, 2, 8, 9), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1, 2, 8, 9), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/200},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -806,19 +810,19 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
   const int64_t HxW = aclsim::CallInt(call, 5);
   const int64_t group = aclsim::CallInt(call, 6);
   const double eps = aclsim::CallFloat(call, 7);
-  if (group <= 0) {  // semantics/norm.toml:52
+  if (group <= 0) {  // semantics/norm.toml:54
     return aclsim::Reject(call, 161002, "group must be greater than 0");
   }
-  if (group > 0 && C % group != 0) {  // semantics/norm.toml:58
+  if (group > 0 && C % group != 0) {  // semantics/norm.toml:60
     return aclsim::Reject(call, 161002, "C must be divisible by group");
   }
-  if (eps <= 0) {  // semantics/norm.toml:64
+  if (eps <= 0) {  // semantics/norm.toml:66
     return aclsim::Reject(call, 161002, "eps must be greater than 0");
   }
-  if (self.present && self.dim() >= 2 && (self.size(0) != N || self.size(1) != C)) {  // semantics/norm.toml:70
+  if (self.present && self.dim() >= 2 && (self.size(0) != N || self.size(1) != C)) {  // semantics/norm.toml:72
     return aclsim::Reject(call, 161002, "self's first two dimensions must be N and C");
   }
-  if (self.present && self.numel() != N * C * HxW) {  // semantics/norm.toml:76
+  if (self.present && self.numel() != N * C * HxW) {  // semantics/norm.toml:78
     return aclsim::Reject(call, 161002, "self must have N * C * HxW elements");
   }
   return ACLNN_SUCCESS;
@@ -887,19 +891,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1, 2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(1, 2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/63},
     // self (line 73)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/73},
     // out (line 83)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0, /*line=*/83},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -970,19 +974,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/306},
     // other (line 321)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/321},
     // alpha (line 336)
     {"alpha", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/336},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1000,7 +1004,11 @@ struct Kernel {
   T alpha;
   explicit Kernel(const aclsim::Call& call) : alpha(aclsim::CallScalarAs<T>(call, 2)) {}
   T operator()(T selfRef, T other) const {
-    return selfRef + alpha * other;
+    if constexpr (aclsim::IsComplex<T>::value) {
+      return selfRef + alpha * other;
+    } else {
+      return aclsim::AddScaled(selfRef, alpha, other);
+    }
   }
 };
 
@@ -1066,37 +1074,37 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/2, 2, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(2), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(2), /*cast_from=*/0, /*same_format=*/0, /*line=*/345},
     // mat1 (line 356)
     {"mat1", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/2, 2, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/356},
     // mat2 (line 366)
     {"mat2", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/2, 2, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/366},
     // beta (line 377)
     {"beta", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/377},
     // alpha (line 387)
     {"alpha", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/387},
     // cubeMathType (line 397)
     {"cubeMathType", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/397},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1177,13 +1185,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT32, ACL_UINT64),
      /*dtypes_by_soc=*/kDTypesBySoc0, 4,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/283},
     // other (line 293)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT32, ACL_UINT64),
      /*dtypes_by_soc=*/kDTypesBySoc1, 4,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/293},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1246,7 +1254,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/252},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1313,19 +1321,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/86},
     // mask (line 96)
     {"mask", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BOOL),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/96},
     // value (line 106)
     {"value", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/106},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1389,7 +1397,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/257},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1456,13 +1464,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/82},
     // out (line 92)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BOOL),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/92},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1561,55 +1569,55 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/350},
     // normalizedShape (line 360)
     {"normalizedShape", aclsim::ParamKind::kIntArray, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/360},
     // weightOptional (line 370)
     {"weightOptional", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/370},
     // biasOptional (line 380)
     {"biasOptional", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc3, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/380},
     // eps (line 390)
     {"eps", aclsim::ParamKind::kFloat, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/390},
     // out (line 400)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc5, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/400},
     // meanOutOptional (line 410)
     {"meanOutOptional", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc6, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/410},
     // rstdOutOptional (line 420)
     {"rstdOutOptional", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc7, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/420},
     // implMode (line 430)
     {"implMode", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/430},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1624,7 +1632,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const int64_t implMode = aclsim::CallInt(call, 8);
-  if (implMode < 0 || implMode > 2) {  // semantics/norm.toml:38
+  if (implMode < 0 || implMode > 2) {  // semantics/norm.toml:40
     return aclsim::Reject(call, 161002, "implMode must be 0 (high precision), 1 (high performance) or 2 (FLOAT16 compute)");
   }
   return ACLNN_SUCCESS;
@@ -1689,19 +1697,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/104},
     // negativeSlope (line 114)
     {"negativeSlope", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/114},
     // out (line 124)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/124},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1791,25 +1799,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1, 2), /*same_dtype=*/aclsim::Bits(1, 2, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1, 2), /*same_dtype=*/aclsim::Bits(1, 2, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/105},
     // end (line 115)
     {"end", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 2), /*same_dtype=*/aclsim::Bits(0, 2, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 2), /*same_dtype=*/aclsim::Bits(0, 2, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/115},
     // weight (line 125)
     {"weight", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/aclsim::Bits(0, 1, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/aclsim::Bits(0, 1, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/125},
     // out (line 135)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc3, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1, 2), /*same_dtype=*/aclsim::Bits(0, 1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1, 2), /*same_dtype=*/aclsim::Bits(0, 1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/135},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1894,19 +1902,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/83},
     // other (line 98)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/98},
     // out (line 113)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0, /*line=*/113},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1983,31 +1991,31 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/85},
     // dim (line 100)
     {"dim", aclsim::ParamKind::kIntArray, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/100},
     // keepDim (line 110)
     {"keepDim", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/110},
     // dtype (line 120)
     {"dtype", aclsim::ParamKind::kDType, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/120},
     // out (line 130)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/kDTypesBySoc4, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/130},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2088,25 +2096,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/2, 2, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/81},
     // mat2 (line 91)
     {"mat2", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/2, 2, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/91},
     // out (line 102)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/2, 2, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 1), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 1), /*cast_from=*/0, /*same_format=*/0, /*line=*/102},
     // cubeMathType (line 112)
     {"cubeMathType", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/112},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2167,25 +2175,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/97},
     // target (line 107)
     {"target", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/107},
     // reduction (line 117)
     {"reduction", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/117},
     // out (line 127)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0, /*line=*/127},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2266,19 +2274,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(2), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/102},
     // other (line 112)
     {"other", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/112},
     // out (line 122)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0, /*line=*/122},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2290,7 +2298,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   T other;
@@ -2301,7 +2309,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
+    &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kExact>,
     /*inputs=*/aclsim::Bits(0), /*output=*/2, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2362,25 +2370,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT, ACL_FLOAT16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/2, 2, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/93},
     // vec (line 103)
     {"vec", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT, ACL_FLOAT16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/1, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/103},
     // out (line 113)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT, ACL_FLOAT16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/1, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/113},
     // cubeMathType (line 123)
     {"cubeMathType", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/123},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2441,31 +2449,31 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/109},
     // pScalar (line 119)
     {"pScalar", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/119},
     // dim (line 129)
     {"dim", aclsim::ParamKind::kIntArray, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/129},
     // keepdim (line 139)
     {"keepdim", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/139},
     // out (line 149)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/149},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2528,31 +2536,31 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/78},
     // dim (line 88)
     {"dim", aclsim::ParamKind::kIntArray, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/88},
     // keepDim (line 98)
     {"keepDim", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/98},
     // dtype (line 108)
     {"dtype", aclsim::ParamKind::kDType, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/108},
     // out (line 118)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/118},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2627,31 +2635,31 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/80},
     // dims (line 90)
     {"dims", aclsim::ParamKind::kIntArray, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/90},
     // keepDims (line 100)
     {"keepDims", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/100},
     // dtype (line 110)
     {"dtype", aclsim::ParamKind::kDType, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/110},
     // out (line 120)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc4, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/120},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2731,13 +2739,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/101},
     // out (line 111)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/111},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2814,13 +2822,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/101},
     // out (line 111)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/111},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2901,25 +2909,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_UINT8, ACL_BOOL),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/48},
     // self (line 50)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT16, ACL_UINT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(2), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(2), /*cast_from=*/0, /*same_format=*/0, /*line=*/50},
     // other (line 59)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT16, ACL_UINT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/59},
     // out (line 68)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT16, ACL_UINT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc3, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/68},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2980,31 +2988,31 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/124},
     // dim (line 134)
     {"dim", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/134},
     // index (line 144)
     {"index", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT32, ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/144},
     // src (line 154)
     {"src", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/154},
     // out (line 164)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/164},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -3067,37 +3075,37 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/119},
     // dim (line 129)
     {"dim", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/129},
     // index (line 139)
     {"index", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT32, ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/139},
     // value (line 149)
     {"value", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/149},
     // reduce (line 159)
     {"reduce", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/159},
     // out (line 175)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(0)},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(0), /*line=*/175},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -3176,19 +3184,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/86},
     // dim (line 96)
     {"dim", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/96},
     // out (line 106)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/106},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -3257,13 +3265,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_COMPLEX64, ACL_COMPLEX128, ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/105},
     // out (line 115)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/115},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -3338,19 +3346,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/1, 7, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/79},
     // dim (line 89)
     {"dim", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/89},
     // out (line 99)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/99},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -3409,37 +3417,37 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/92},
     // dim (line 102)
     {"dim", aclsim::ParamKind::kIntArray, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/102},
     // correction (line 112)
     {"correction", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/112},
     // keepdim (line 122)
     {"keepdim", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/122},
     // stdOut (line 132)
     {"stdOut", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/132},
     // meanOut (line 142)
     {"meanOut", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/142},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -3523,43 +3531,43 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16, ACL_UINT16, ACL_UINT32, ACL_UINT64),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/82},
     // k (line 92)
     {"k", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/92},
     // dim (line 102)
     {"dim", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/102},
     // largest (line 112)
     {"largest", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/112},
     // sorted (line 122)
     {"sorted", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/122},
     // valuesOut (line 132)
     {"valuesOut", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16, ACL_UINT16, ACL_UINT32, ACL_UINT64),
      /*dtypes_by_soc=*/kDTypesBySoc5, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/132},
     // indicesOut (line 142)
     {"indicesOut", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/142},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -3648,19 +3656,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/2, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/112},
     // diagonal (line 122)
     {"diagonal", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/122},
     // out (line 132)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64),
      /*dtypes_by_soc=*/kDTypesBySoc2, 3,
      /*rank=*/2, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/132},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -3733,19 +3741,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats | aclsim::Bits(ACL_FORMAT_NCHW, ACL_FORMAT_NHWC, ACL_FORMAT_HWCN, ACL_FORMAT_NDHWC, ACL_FORMAT_NCDHW),
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/112},
     // diagonal (line 122)
     {"diagonal", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/122},
     // out (line 132)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64),
      /*dtypes_by_soc=*/kDTypesBySoc2, 3,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats | aclsim::Bits(ACL_FORMAT_NCHW, ACL_FORMAT_NHWC, ACL_FORMAT_HWCN, ACL_FORMAT_NDHWC, ACL_FORMAT_NCDHW),
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/132},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {

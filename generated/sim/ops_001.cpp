@@ -29,13 +29,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/83},
     // out (line 93)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/93},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -55,7 +55,7 @@ struct Kernel {
     if constexpr (aclsim::IsComplex<T>::value) {
       return T(std::abs(self));
     } else {
-      return self <= T(0) ? T(T(0) - self) : self;
+      return aclsim::Abs(self);
     }
   }
 };
@@ -126,43 +126,43 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/1, 2, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1, 2), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1, 2), /*cast_from=*/0, /*same_format=*/0, /*line=*/113},
     // mat1 (line 124)
     {"mat1", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/2, 2, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(2), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(2), /*cast_from=*/0, /*same_format=*/0, /*line=*/124},
     // mat2 (line 137)
     {"mat2", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/2, 2, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/137},
     // beta (line 151)
     {"beta", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/151},
     // alpha (line 161)
     {"alpha", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/161},
     // out (line 171)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc5, 2,
      /*rank=*/2, 2, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 2), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 2), /*cast_from=*/0, /*same_format=*/0, /*line=*/171},
     // cubeMathType (line 181)
     {"cubeMathType", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/181},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -253,43 +253,43 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/1, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1, 2), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1, 2), /*cast_from=*/0, /*same_format=*/0, /*line=*/85},
     // mat (line 97)
     {"mat", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/2, 2, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/97},
     // vec (line 108)
     {"vec", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/1, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/108},
     // alpha (line 119)
     {"alpha", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/119},
     // beta (line 129)
     {"beta", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/129},
     // out (line 139)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE),
      /*dtypes_by_soc=*/kDTypesBySoc5, 2,
      /*rank=*/1, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/139},
     // cubeMathType (line 150)
     {"cubeMathType", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/150},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -368,25 +368,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/79},
     // dim (line 89)
     {"dim", aclsim::ParamKind::kIntArray, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/89},
     // keepDim (line 99)
     {"keepDim", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/99},
     // out (line 109)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc3, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/109},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -460,25 +460,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/79},
     // dim (line 89)
     {"dim", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/89},
     // keepdim (line 99)
     {"keepdim", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/99},
     // out (line 109)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT32, ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/109},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -564,25 +564,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/3, 3, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/88},
     // mat2 (line 98)
     {"mat2", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/3, 3, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/98},
     // out (line 109)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/3, 3, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 1), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 1), /*cast_from=*/0, /*same_format=*/0, /*line=*/109},
     // cubeMathType (line 119)
     {"cubeMathType", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/119},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -650,25 +650,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/147},
     // dim (line 157)
     {"dim", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/157},
     // dtype (line 167)
     {"dtype", aclsim::ParamKind::kDType, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/167},
     // out (line 177)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/177},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -750,31 +750,31 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/86},
     // dim (line 96)
     {"dim", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/96},
     // exclusive (line 106)
     {"exclusive", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/106},
     // reverse (line 116)
     {"reverse", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/116},
     // out (line 126)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc4, 3,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/126},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -856,19 +856,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT16, ACL_INT64, ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/85},
     // dims (line 95)
     {"dims", aclsim::ParamKind::kIntArray, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/95},
     // out (line 105)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT16, ACL_INT64, ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/105},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -949,19 +949,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/93},
     // self (line 103)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/103},
     // out (line 113)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc2, 1,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/113},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1044,31 +1044,31 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1, 4), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 4), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(1, 4), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 4), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/95},
     // self (line 109)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 4), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 4), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(0, 4), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 4), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/109},
     // min (line 123)
     {"min", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/123},
     // max (line 133)
     {"max", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/133},
     // out (line 143)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc4, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/143},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1139,13 +1139,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/96},
     // src (line 106)
     {"src", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/106},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1202,13 +1202,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/315},
     // dim (line 325)
     {"dim", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/325},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1279,7 +1279,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT64, ACL_UINT32, ACL_UINT16, ACL_UINT8),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/257},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1345,13 +1345,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/270},
     // negativeSlope (line 280)
     {"negativeSlope", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/280},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1427,13 +1427,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/277},
     // other (line 293)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/293},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1506,19 +1506,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/78},
     // mask (line 88)
     {"mask", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BOOL),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/88},
     // value (line 98)
     {"value", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 1,
      /*rank=*/0, 0, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/98},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1584,7 +1584,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/250},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1651,7 +1651,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/248},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1719,7 +1719,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/255},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1780,37 +1780,37 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/86},
     // ord (line 96)
     {"ord", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/96},
     // dims (line 106)
     {"dims", aclsim::ParamKind::kIntArray, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/106},
     // keepDims (line 116)
     {"keepDims", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/116},
     // dtype (line 126)
     {"dtype", aclsim::ParamKind::kDType, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(5), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(5), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/126},
     // out (line 136)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/136},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -1929,19 +1929,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/108},
     // other (line 123)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/123},
     // out (line 138)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/138},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2024,25 +2024,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/1, 6, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/82},
     // mat2 (line 93)
     {"mat2", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/1, 6, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/93},
     // out (line 104)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/1, 6, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 1), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 1), /*cast_from=*/0, /*same_format=*/0, /*line=*/104},
     // cubeMathType (line 114)
     {"cubeMathType", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/114},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2119,31 +2119,31 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16, ACL_INT32),
      /*dtypes_by_soc=*/kDTypesBySoc0, 4,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/80},
     // dim (line 90)
     {"dim", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/90},
     // keepdim (line 100)
     {"keepdim", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/100},
     // out (line 110)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16, ACL_INT32),
      /*dtypes_by_soc=*/kDTypesBySoc3, 4,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/110},
     // indices (line 120)
     {"indices", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT32, ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/120},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2227,19 +2227,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/78},
     // dims (line 88)
     {"dims", aclsim::ParamKind::kIntArray, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/88},
     // out (line 98)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN),
      /*dtypes_by_soc=*/kDTypesBySoc2, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/98},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2316,19 +2316,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/72},
     // other (line 81)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/81},
     // out (line 90)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0, /*line=*/90},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2411,19 +2411,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(1, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/86},
     // result (line 95)
     {"result", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/95},
     // gradInput (line 105)
     {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/105},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2488,13 +2488,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/101},
     // out (line 111)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/111},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2575,19 +2575,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/89},
     // output (line 99)
     {"output", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/99},
     // gradInput (line 109)
     {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/109},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2604,7 +2604,7 @@ template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
   T operator()(T gradOutput, T output) const {
-    return gradOutput * output * (T(1) - output);
+    return gradOutput * (T(1) - output) * output;
   }
 };
 
@@ -2664,13 +2664,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/83},
     // out (line 93)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/93},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2747,13 +2747,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/100},
     // out (line 110)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 3,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/110},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2831,31 +2831,31 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(1, 4), /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(1, 4), /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/89},
     // self (line 99)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 4), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(0, 4), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/99},
     // beta (line 109)
     {"beta", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/109},
     // threshold (line 119)
     {"threshold", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/119},
     // gradInput (line 129)
     {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc4, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/129},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2938,25 +2938,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/79},
     // splitSections (line 89)
     {"splitSections", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/89},
     // dim (line 99)
     {"dim", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/99},
     // out (line 109)
     {"out", aclsim::ParamKind::kTensorList, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc3, 2,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/109},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -3036,31 +3036,31 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/89},
     // dim (line 99)
     {"dim", aclsim::ParamKind::kIntArray, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/99},
     // unbiased (line 109)
     {"unbiased", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/109},
     // keepdim (line 119)
     {"keepdim", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/119},
     // out (line 129)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc4, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/129},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {

@@ -43,6 +43,7 @@ OP = t.Op(
     out_shape_from={'out': ('self',)},
     out_dtype_from={'out': ('self',)},
     result_rule='real',
+    exact=True,
 )
 
 # The valid call every other case varies.
@@ -132,6 +133,9 @@ OUT_LAYOUTS = [
     BASE.but('out-strided', out={'out': 'FLOAT'}, out_layout='strided'),
     BASE.but('out-transposed', out={'out': 'FLOAT'}, out_layout='transposed'),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS]
 
 
 @pytest.fixture(scope="module")

@@ -205,6 +205,9 @@ SCALAR_DTYPES = [
     BASE.but('alpha=BFLOAT16', dtypes={'alpha': 'BFLOAT16'}),
 ]
 
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *PROMOTION, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *BROADCAST, *SCALAR_DTYPES]
+
 
 @pytest.fixture(scope="module")
 def op():

@@ -47,7 +47,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend910'),
-    golden='(lambda s: (lambda r: ((s.float() * r * gamma.float()).to(x1.dtype), r, s))(torch.rsqrt(s.float().pow(2).mean(dim=tuple(range(s.dim() - gamma.dim(), s.dim())), keepdim=True) + epsilon)))((x1.float() + x2.float()).to(x1.dtype))',
+    golden="(lambda s: (lambda r: ((s.float() * r * gamma.float()).to(dtype_of['x1']), r, s))(torch.rsqrt(s.float().pow(2).mean(dim=tuple(range(s.dim() - gamma.dim(), s.dim())), keepdim=True) + epsilon)))((x1.float() + x2.float()).to(dtype_of['x1']))",
     integer_math='float',
     simulated=True,
     out_shape_from={},
@@ -84,6 +84,9 @@ OUT_LAYOUTS = [
     BASE.but('out-strided', out={'yOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}, out_layout='strided'),
     BASE.but('out-transposed', out={'yOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}, out_layout='transposed'),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *LAYOUTS, *OUT_LAYOUTS]
 
 
 @pytest.fixture(scope="module")

@@ -56,7 +56,7 @@ OP = t.Op(
     },
     unsupported_socs=('Ascend310B',),
     golden='torch.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)',
-    integer_math='float',
+    integer_math='exact',
     simulated=True,
     out_shape_from={},
     out_dtype_from={},
@@ -92,6 +92,9 @@ OUT_LAYOUTS = [
     BASE.but('out-strided', out={'out': '<auto>'}, out_layout='strided'),
     BASE.but('out-transposed', out={'out': '<auto>'}, out_layout='transposed'),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *LAYOUTS, *OUT_LAYOUTS]
 
 
 @pytest.fixture(scope="module")

@@ -46,6 +46,7 @@ OP = t.Op(
     out_shape_from={},
     out_dtype_from={},
     family='reduce',
+    exact=True,
 )
 
 # The valid call every other case varies.
@@ -114,6 +115,9 @@ OUT_LAYOUTS = [
 ATTRIBUTES = [
     BASE.but('keepdim=False', values={'keepdim': False}),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *ATTRIBUTES]
 
 
 @pytest.fixture(scope="module")

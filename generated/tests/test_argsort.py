@@ -46,6 +46,7 @@ OP = t.Op(
     out_shape_from={},
     out_dtype_from={},
     family='index',
+    exact=True,
 )
 
 # The valid call every other case varies.
@@ -105,6 +106,9 @@ OUT_LAYOUTS = [
 ATTRIBUTES = [
     BASE.but('descending=True', values={'descending': True}),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *LAYOUTS, *OUT_LAYOUTS, *ATTRIBUTES]
 
 
 @pytest.fixture(scope="module")

@@ -44,7 +44,7 @@ OP = t.Op(
     },
     unsupported_socs=('Ascend310B',),
     golden='torch.matmul(self, mat2)',
-    integer_math='float',
+    integer_math='exact',
     simulated=True,
     out_shape_from={},
     out_dtype_from={},
@@ -80,6 +80,9 @@ OUT_LAYOUTS = [
     BASE.but('out-strided', out={'out': '<auto>'}, out_layout='strided'),
     BASE.but('out-transposed', out={'out': '<auto>'}, out_layout='transposed'),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *LAYOUTS, *OUT_LAYOUTS]
 
 
 @pytest.fixture(scope="module")

@@ -108,6 +108,9 @@ ATTRIBUTES = [
     BASE.but('training=True', values={'training': True}),
 ]
 
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *LAYOUTS, *OUT_LAYOUTS, *ATTRIBUTES]
+
 
 @pytest.fixture(scope="module")
 def op():

@@ -53,6 +53,7 @@ OP = t.Op(
     out_shape_from={},
     out_dtype_from={},
     family='shape',
+    exact=True,
 )
 
 # The valid call every other case varies.
@@ -129,6 +130,9 @@ OUT_LAYOUTS = [
     BASE.but('out-strided', out={'out': '<auto>'}, out_layout='strided'),
     BASE.but('out-transposed', out={'out': '<auto>'}, out_layout='transposed'),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *LAYOUTS, *OUT_LAYOUTS]
 
 
 @pytest.fixture(scope="module")

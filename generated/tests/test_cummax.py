@@ -44,6 +44,7 @@ OP = t.Op(
     out_shape_from={},
     out_dtype_from={},
     family='cumulative',
+    exact=True,
 )
 
 # The valid call every other case varies.
@@ -111,6 +112,9 @@ OUT_LAYOUTS = [
     BASE.but('out-strided', out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}, out_layout='strided'),
     BASE.but('out-transposed', out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}, out_layout='transposed'),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS]
 
 
 @pytest.fixture(scope="module")

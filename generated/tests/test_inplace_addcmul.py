@@ -147,6 +147,9 @@ SCALAR_DTYPES = [
     BASE.but('value=UINT8', dtypes={'value': 'UINT8'}, values={'value': 2}),
 ]
 
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *PROMOTION, *RANKS, *LAYOUTS, *BROADCAST, *SCALAR_DTYPES]
+
 
 @pytest.fixture(scope="module")
 def op():

@@ -52,7 +52,7 @@ OP = t.Op(
     },
     unsupported_socs=('Ascend310B',),
     golden='torch.baddbmm(selfRef, batch1, batch2, beta=beta, alpha=alpha)',
-    integer_math='float',
+    integer_math='exact',
     simulated=True,
     out_shape_from={},
     out_dtype_from={},
@@ -82,6 +82,9 @@ LAYOUTS = [
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('selfRef', 'batch1', 'batch2')),
     BASE.but('device-FLOAT', layout='device'),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *LAYOUTS]
 
 
 @pytest.fixture(scope="module")

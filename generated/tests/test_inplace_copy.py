@@ -36,6 +36,7 @@ OP = t.Op(
     out_shape_from={},
     out_dtype_from={},
     family='shape',
+    exact=True,
 )
 
 # The valid call every other case varies.
@@ -100,6 +101,9 @@ LAYOUTS = [
     BASE.but('offset-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'src': 'BFLOAT16'}, layout='offset', noncontiguous=('selfRef', 'src')),
     BASE.but('device-FLOAT', layout='device'),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *LAYOUTS]
 
 
 @pytest.fixture(scope="module")

@@ -94,6 +94,9 @@ SCALAR_DTYPES = [
     BASE.but('negativeSlope=FLOAT', dtypes={'negativeSlope': 'FLOAT'}),
 ]
 
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *RANKS, *LAYOUTS, *EMPTY, *SCALAR_DTYPES]
+
 
 @pytest.fixture(scope="module")
 def op():

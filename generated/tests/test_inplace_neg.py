@@ -38,6 +38,7 @@ OP = t.Op(
     simulated=True,
     out_shape_from={},
     out_dtype_from={},
+    exact=True,
 )
 
 # The valid call every other case varies.
@@ -107,6 +108,9 @@ LAYOUTS = [
     BASE.but('offset-COMPLEX128', dtypes={'selfRef': 'COMPLEX128'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *RANKS, *LAYOUTS]
 
 
 @pytest.fixture(scope="module")

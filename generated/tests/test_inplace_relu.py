@@ -35,6 +35,7 @@ OP = t.Op(
     simulated=True,
     out_shape_from={},
     out_dtype_from={},
+    exact=True,
 )
 
 # The valid call every other case varies.
@@ -100,6 +101,9 @@ EMPTY = [
     BASE.but('empty0', shapes={'selfRef': (0,)}),
     BASE.but('empty2x0x3', shapes={'selfRef': (2, 0, 3)}),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *RANKS, *LAYOUTS, *EMPTY]
 
 
 @pytest.fixture(scope="module")

@@ -37,7 +37,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B',),
-    golden='torch.remainder(selfRef, other)',
+    golden='exact.remainder(selfRef, other)',
     integer_math='exact',
     simulated=True,
     out_shape_from={},
@@ -110,6 +110,9 @@ LAYOUTS = [
 BROADCAST = [
     BASE.but('2x3x4-with-4', shapes={'selfRef': (2, 3, 4), 'other': (4,)}),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *PROMOTION, *RANKS, *LAYOUTS, *BROADCAST]
 
 
 @pytest.fixture(scope="module")

@@ -82,6 +82,9 @@ LAYOUTS = [
     BASE.but('device-FLOAT', layout='device'),
 ]
 
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *RANKS, *LAYOUTS]
+
 
 @pytest.fixture(scope="module")
 def op():

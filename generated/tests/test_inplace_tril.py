@@ -44,6 +44,7 @@ OP = t.Op(
     out_shape_from={},
     out_dtype_from={},
     family='shape',
+    exact=True,
 )
 
 # The valid call every other case varies.
@@ -105,6 +106,9 @@ LAYOUTS = [
     BASE.but('offset-COMPLEX64', dtypes={'selfRef': 'COMPLEX64'}, layout='offset', noncontiguous=('selfRef',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *LAYOUTS]
 
 
 @pytest.fixture(scope="module")

@@ -145,6 +145,9 @@ ATTRIBUTES = [
     BASE.but('selfIsResult=False', values={'selfIsResult': False}),
 ]
 
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *PROMOTION, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *EMPTY, *BROADCAST, *SCALAR_DTYPES, *ATTRIBUTES]
+
 
 @pytest.fixture(scope="module")
 def op():

@@ -60,6 +60,7 @@ OP = t.Op(
     out_shape_from={},
     out_dtype_from={},
     family='reduce',
+    exact=True,
 )
 
 # The valid call every other case varies.
@@ -116,6 +117,9 @@ OUT_LAYOUTS = [
 ATTRIBUTES = [
     BASE.but('keepdim=True', values={'keepdim': True}),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *ATTRIBUTES]
 
 
 @pytest.fixture(scope="module")

@@ -42,7 +42,7 @@ OP = t.Op(
     },
     unsupported_socs=('Ascend310B',),
     golden='torch.prod(self, dim, keepdim=keepDim)',
-    integer_math='float',
+    integer_math='exact',
     simulated=True,
     out_shape_from={},
     out_dtype_from={},
@@ -127,6 +127,9 @@ OUT_LAYOUTS = [
 ATTRIBUTES = [
     BASE.but('keepDim=False', values={'keepDim': False}),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *ATTRIBUTES]
 
 
 @pytest.fixture(scope="module")

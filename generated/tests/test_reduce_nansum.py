@@ -35,7 +35,7 @@ OP = t.Op(
     },
     unsupported_socs=('Ascend310B', 'Ascend310P', 'Ascend910'),
     golden='torch.nansum(self, dim=tuple(dim) or None, keepdim=keepDim)',
-    integer_math='float',
+    integer_math='exact',
     simulated=True,
     out_shape_from={},
     out_dtype_from={},
@@ -107,6 +107,9 @@ OUT_LAYOUTS = [
 ATTRIBUTES = [
     BASE.but('keepDim=True', values={'keepDim': True}),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *ATTRIBUTES]
 
 
 @pytest.fixture(scope="module")

@@ -45,7 +45,7 @@ OP = t.Op(
     },
     unsupported_socs=('Ascend310B',),
     golden='torch.sum(self, dim=tuple(dims) or None, keepdim=keepDims)',
-    integer_math='float',
+    integer_math='exact',
     simulated=True,
     out_shape_from={},
     out_dtype_from={},
@@ -130,6 +130,9 @@ OUT_LAYOUTS = [
 ATTRIBUTES = [
     BASE.but('keepDims=True', values={'keepDims': True}),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *ATTRIBUTES]
 
 
 @pytest.fixture(scope="module")

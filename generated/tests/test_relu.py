@@ -38,6 +38,7 @@ OP = t.Op(
     simulated=True,
     out_shape_from={'out': ('self',)},
     out_dtype_from={'out': ('self',)},
+    exact=True,
 )
 
 # The valid call every other case varies.
@@ -109,6 +110,9 @@ EMPTY = [
     BASE.but('empty0', shapes={'self': (0,)}),
     BASE.but('empty2x0x3', shapes={'self': (2, 0, 3)}),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *EMPTY]
 
 
 @pytest.fixture(scope="module")

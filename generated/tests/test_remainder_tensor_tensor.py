@@ -41,7 +41,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B',),
-    golden='torch.remainder(self, other)',
+    golden='exact.remainder(self, other)',
     integer_math='exact',
     simulated=True,
     out_shape_from={'out': ('self', 'other')},
@@ -136,6 +136,9 @@ BROADCAST = [
     BASE.but('4-with-2x3x4', shapes={'self': (4,), 'other': (2, 3, 4)}),
     BASE.but('2x1x4-with-3x1', shapes={'self': (2, 1, 4), 'other': (3, 1)}),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *PROMOTION, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *BROADCAST]
 
 
 @pytest.fixture(scope="module")

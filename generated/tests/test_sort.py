@@ -56,6 +56,7 @@ OP = t.Op(
     out_shape_from={},
     out_dtype_from={},
     family='index',
+    exact=True,
 )
 
 # The valid call every other case varies.
@@ -120,6 +121,9 @@ ATTRIBUTES = [
     BASE.but('stable=True', values={'stable': True}),
     BASE.but('descending=False', values={'descending': False}),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *LAYOUTS, *OUT_LAYOUTS, *ATTRIBUTES]
 
 
 @pytest.fixture(scope="module")

@@ -46,6 +46,7 @@ OP = t.Op(
     out_shape_from={},
     out_dtype_from={'out': ('self',)},
     family='shape',
+    exact=True,
 )
 
 # The valid call every other case varies.
@@ -110,6 +111,9 @@ LAYOUTS = [
     BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16'}, layout='offset', noncontiguous=('self',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *LAYOUTS]
 
 
 @pytest.fixture(scope="module")

@@ -154,6 +154,9 @@ SCALAR_DTYPES = [
     BASE.but('threshold=INT64', dtypes={'gradOutput': 'INT64', 'self': 'INT64', 'threshold': 'INT64'}),
 ]
 
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *BROADCAST, *SCALAR_DTYPES]
+
 
 @pytest.fixture(scope="module")
 def op():

@@ -52,6 +52,7 @@ OP = t.Op(
     out_shape_from={},
     out_dtype_from={'valuesOut': ('self',)},
     family='index',
+    exact=True,
 )
 
 # The valid call every other case varies.
@@ -116,6 +117,9 @@ ATTRIBUTES = [
     BASE.but('largest=False', values={'largest': False}),
     BASE.but('sorted=False', values={'sorted': False}),
 ]
+
+# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+VALID_CASES = [*DTYPES, *LAYOUTS, *OUT_LAYOUTS, *ATTRIBUTES]
 
 
 @pytest.fixture(scope="module")

@@ -287,7 +287,12 @@ py::object to_device(py::handle obj) {
   // Queued on the current stream (the block may have been another call's a moment ago), and
   // waited for: the host array may go as soon as this returns (PyTorch's non_blocking=False).
   copy_async(t.storage->data(), h.data, nbytes, ACL_MEMCPY_HOST_TO_DEVICE, stream, "");
-  stream.synchronize("aclnn.to_device()");
+  try {
+    stream.synchronize("aclnn.to_device()");
+  } catch (py::error_already_set&) {  // Ctrl-C: the queued copy still reads the array
+    stream.hold_until_done(h.keep);
+    throw;
+  }
   return wrap_tensor(std::move(t));
 }
 
@@ -310,7 +315,12 @@ py::array to_host(const DeviceTensor& t) {
                static_cast<size_t>(span * itemsize), ACL_MEMCPY_DEVICE_TO_HOST, stream, "");
   }
   // The values are the current stream's: work queued on it before this is waited for.
-  stream.synchronize("aclnn.Tensor.numpy()");
+  try {
+    stream.synchronize("aclnn.Tensor.numpy()");
+  } catch (py::error_already_set&) {  // Ctrl-C: the queued copy still writes the buffer
+    stream.hold_until_done(raw);
+    throw;
+  }
   std::vector<py::ssize_t> shape(t.shape.begin(), t.shape.end()), strides;
   for (int64_t s : t.strides) strides.push_back(static_cast<py::ssize_t>(s * itemsize));
   py::array view(dtype, shape, strides, static_cast<const char*>(raw.data()) - low * itemsize, raw);
@@ -320,6 +330,25 @@ py::array to_host(const DeviceTensor& t) {
   // tensor is copied (ascontiguousarray would make it 1-d; too small for NumPy to release the GIL).
   if (t.shape.empty()) return view.attr("copy")();
   return py::module_::import("numpy").attr("ascontiguousarray")(view);
+}
+
+bool int64_of(py::handle obj, int64_t* value) {
+  // Not PyIndex_Check alone: ndarray has __index__ whatever its size (then PyNumber_Index fails).
+  if (PyBool_Check(obj.ptr()) || PyFloat_Check(obj.ptr()) || !PyIndex_Check(obj.ptr())) return false;
+  PyObject* index = PyNumber_Index(obj.ptr());
+  if (index == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
+  Py_DECREF(index);
+  if (overflow != 0 || (v == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    return false;
+  }
+  *value = v;
+  return true;
 }
 
 namespace {
@@ -353,9 +382,10 @@ aclDataType dtype_argument(py::handle dtype, const char* what) {
 Dims int_sequence(py::handle values, const char* what) {
   Dims out;
   for (py::handle v : values) {
-    if (PyFloat_Check(v.ptr()) || !PyIndex_Check(v.ptr()))
-      throw py::type_error(std::string(what) + ": expected integers, got " + std::string(py::repr(values)));
-    out.push_back(py::cast<int64_t>(py::reinterpret_borrow<py::object>(v)));
+    int64_t value = 0;
+    if (!int64_of(v, &value))
+      throw py::type_error(std::string(what) + ": expected integers (int64), got " + std::string(py::repr(values)));
+    out.push_back(value);
   }
   return out;
 }

@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -108,8 +109,12 @@ class Stream {
   // A kernel of call `call` (its API and executor) was queued here.
   void note_launch(int64_t call, const char* api, const void* executor);
   // Waits for everything queued so far; throws AclnnFailure (phase "device", the failing call's
-  // API and number) when a kernel failed. `where` names the Python-level operation.
+  // API and number) when a kernel failed. `where` names the Python-level operation. Ctrl-C
+  // interrupts the wait (py::error_already_set: KeyboardInterrupt); the queued work goes on.
   void synchronize(const char* where);
+  // Keeps `obj` (a host array a queued transfer reads or writes) alive until a synchronisation
+  // finds the stream done: the call that queued the transfer was interrupted before it.
+  void hold_until_done(py::handle obj);
   // A synchronisation that did not go through this object failed (device or event): the failure,
   // attributed with this stream's log. Also clears the log.
   AclnnFailure attribute(aclError status, const std::string& message, const char* where);
@@ -333,6 +338,16 @@ inline bool other_python_threads() {
   return head != self || PyThreadState_Next(head) != nullptr;
 }
 
+// Waits without the GIL until `done` says the device work is finished, then returns `finish()`
+// (the blocking synchronisation: at once, reporting a fault). In the main thread Python's signal
+// handlers run every 20 ms meanwhile, so that Ctrl-C raises KeyboardInterrupt
+// (py::error_already_set) as NumPy's and PyTorch's long operations do; the work goes on. Other
+// threads, which signals never reach, and a `done` that fails wait in `finish` directly.
+aclError wait_interruptibly(const std::function<aclError(bool*)>& done, const std::function<aclError()>& finish);
+// The host arrays held for `stream` (nullptr: every stream) by Stream::hold_until_done, released
+// (the GIL held) once a synchronisation found that work done.
+void release_held(aclrtStream stream);
+
 // Device memory, shared by the tensors that view it: a block of the caching allocator (returned
 // to it when the last tensor goes), or someone else's memory kept alive through its owner.
 class DeviceBuffer {
@@ -491,6 +506,9 @@ DeviceTensor& device_tensor_of(py::handle obj);
 py::object to_device(py::handle obj);
 // Row-major strides in elements (an extent of 0 or 1 counts as 1).
 Dims contiguous_strides(const Dims& shape);
+// An integer argument (Python's, NumPy's, a 0-d integer array) as int64; false (no Python error
+// set) for anything else, a bool, a float, a larger array, or a value beyond int64.
+bool int64_of(py::handle obj, int64_t* value);
 // aclnn.empty: an uninitialised contiguous device tensor (torch.empty(..., device="npu")).
 py::object empty(py::handle shape, py::handle dtype);
 // A new aclnn.Tensor object holding `tensor`.
@@ -638,6 +656,9 @@ class Call {
   void execute(void* phase1, Trampoline trampoline, void* ctx);
   py::object results();
   void synchronize_and_download();
+  // Waits for the call's stream; a wait Ctrl-C interrupts leaves the host arrays of queued
+  // transfers held by the stream (they outlive the call until the transfers have run).
+  void synchronize_stream();
 
   std::string what(int param) const { return Label{this, param, -1, false}.str(); }
   long double integer_in_range(int param, py::handle obj, long double lo, long double hi);

@@ -527,18 +527,25 @@ aclDataType Call::dtype(int param, py::handle obj) {
   return acl;
 }
 
-// The dimensions of a family's `dim` argument: an int, or a sequence of ints; false for anything
-// else (which the input's own conversion has refused already, or the library will).
+static bool dim_of(py::handle obj, Dims* dims) {
+  int64_t value = 0;
+  if (!int64_of(obj, &value)) return false;
+  dims->push_back(value);
+  return true;
+}
+
+// The dimensions of a family's `dim` argument: an int, or a sequence of ints (a list, a 1-d
+// array); false for anything else (which the input's own conversion has refused already, or the
+// library will).
 static bool dims_of(py::handle obj, Dims* dims) {
-  if (PyBool_Check(obj.ptr())) return false;
-  if (PyIndex_Check(obj.ptr()) && !PyFloat_Check(obj.ptr())) {
-    dims->push_back(py::cast<int64_t>(obj));
-    return true;
+  const bool array = py::isinstance<py::array>(obj);
+  if (!array || py::reinterpret_borrow<py::array>(obj).ndim() == 0) {
+    if (dim_of(obj, dims)) return true;
+    if (array) return false;
   }
   if (!py::isinstance<py::sequence>(obj) || py::isinstance<py::str>(obj)) return false;
   for (py::handle item : obj) {
-    if (PyBool_Check(item.ptr()) || PyFloat_Check(item.ptr()) || !PyIndex_Check(item.ptr())) return false;
-    dims->push_back(py::cast<int64_t>(item));
+    if (!dim_of(item, dims)) return false;
   }
   return true;
 }
@@ -803,7 +810,7 @@ void Call::execute(void* phase1, Trampoline trampoline, void* ctx) {
   if (failure) {
     // Queued uploads read host arrays this call is about to let go: wait for them. A fault of an
     // earlier call that this synchronisation finds is raised instead (it happened first).
-    if (host_reads_pending_) stream_.synchronize(spec_.python_name);
+    if (host_reads_pending_) synchronize_stream();
     host_reads_pending_ = false;
     throw *failure;
   }
@@ -821,12 +828,27 @@ void Call::synchronize_and_download() {
                static_cast<size_t>(slot.device->storage_elements) * slot.host.itemsize, ACL_MEMCPY_DEVICE_TO_HOST,
                stream_, spec_.api);
   }
-  stream_.synchronize(spec_.python_name);
+  synchronize_stream();
   host_reads_pending_ = false;
   for (size_t i = 0; i < slot_count_; ++i) {
     Slot& slot = slot_at(i);
     if (slot.download && slot.host.writeback)
       py::module_::import("numpy").attr("copyto")(slot.host.writeback, slot.host.keep);
+  }
+}
+
+void Call::synchronize_stream() {
+  try {
+    stream_.synchronize(spec_.python_name);
+  } catch (py::error_already_set&) {  // KeyboardInterrupt: the stream still reads and writes them
+    for (size_t i = 0; i < slot_count_; ++i) {
+      Slot& slot = slot_at(i);
+      if (!slot.upload && !slot.download) continue;
+      stream_.hold_until_done(slot.host.keep);
+      stream_.hold_until_done(slot.host.writeback);
+    }
+    host_reads_pending_ = false;  // the stream holds them: ~Call need not wait
+    throw;
   }
 }
 

@@ -166,12 +166,25 @@ std::vector<std::shared_ptr<Stream>> Runtime::known_streams() {
 
 void Runtime::synchronize_device(const char* where) {
   bind_thread(device_.load());
-  const aclError code = without_gil([&] { return abi_->aclrtSynchronizeDevice(); });
-  const std::string message = code == ACL_SUCCESS ? std::string() : recent_error();
   const auto streams = known_streams();
+  // Interruptible while the streams this package knows run; the device's own wait then returns
+  // at once (or waits for streams of other libraries, which only it knows).
+  const auto finish = [&] { return abi_->aclrtSynchronizeDevice(); };
+  const aclError code = abi_->aclrtStreamQuery == nullptr ? without_gil(finish) : wait_interruptibly(
+      [&](bool* complete) {
+        *complete = true;
+        for (const auto& s : streams) {
+          aclrtStreamStatus status = ACL_STREAM_STATUS_NOT_READY;
+          if (aclError asked = abi_->aclrtStreamQuery(s->handle(), &status)) return asked;
+          *complete = *complete && status == ACL_STREAM_STATUS_COMPLETE;
+        }
+        return ACL_SUCCESS;
+      }, finish);
+  const std::string message = code == ACL_SUCCESS ? std::string() : recent_error();
   if (code == ACL_SUCCESS) {
     for (const auto& s : streams) s->forget_launches();
     collect_released();
+    if (PyGILState_Check()) release_held(nullptr);
     return;
   }
   // The stream whose log holds the failing launch says which call it was.
@@ -220,6 +233,46 @@ std::shared_ptr<DeviceBuffer> DeviceBuffer::foreign(void* data, size_t nbytes, i
   return std::make_shared<DeviceBuffer>(Key{}, data, nbytes, device, nullptr, owner.release().ptr());
 }
 
+namespace {
+
+// Owners of foreign buffers whose last tensor went on a thread without the GIL, released by the
+// interpreter's main thread (Py_AddPendingCall runs `release_deferred` there, the GIL held).
+std::mutex g_deferred_mutex;
+std::vector<PyObject*>& deferred_owners() {
+  static auto* owners = new std::vector<PyObject*>();  // read by late destructors
+  return *owners;
+}
+bool g_release_scheduled = false;
+
+int release_deferred(void*) {
+  std::vector<PyObject*> owners;
+  {
+    std::lock_guard<std::mutex> lock(g_deferred_mutex);
+    owners.swap(deferred_owners());
+    g_release_scheduled = false;
+  }
+  for (PyObject* owner : owners) Py_DECREF(owner);
+  return 0;
+}
+
+// Drops the buffer's reference to its owner from any thread. Never by taking the GIL here: a
+// daemon thread asking for it while the interpreter finalises is ended by pthread_exit, whose
+// unwinding through this noexcept destructor would abort the process. Without the GIL the owner
+// waits for the main thread; at exit it is left to the process's end.
+void release_owner(PyObject* owner) {
+  if (!Py_IsInitialized()) return;
+  if (PyGILState_Check()) {
+    Py_DECREF(owner);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(g_deferred_mutex);
+  deferred_owners().push_back(owner);
+  // Py_AddPendingCall takes no GIL; its queue may be full (then the next owner schedules again).
+  if (!g_release_scheduled) g_release_scheduled = Py_AddPendingCall(&release_deferred, nullptr) == 0;
+}
+
+}  // namespace
+
 DeviceBuffer::~DeviceBuffer() {
   counters().live_buffers.fetch_sub(1);
   if (block_ != nullptr && Runtime::alive()) Runtime::get().allocator(device_).release(block_);
@@ -227,12 +280,8 @@ DeviceBuffer::~DeviceBuffer() {
     Runtime::get().release_after(owner_, streams_.data(), streams_.size());
     return;
   }
-  if (owner_ != nullptr && Py_IsInitialized()) {
-    // The last tensor may go on a thread without the GIL (a stream's thread-local reference).
-    PyGILState_STATE gil = PyGILState_Ensure();
-    Py_DECREF(owner_);
-    PyGILState_Release(gil);
-  }
+  // The last tensor may go on a thread without the GIL (a stream's thread-local reference).
+  if (owner_ != nullptr) release_owner(owner_);
 }
 
 void DeviceBuffer::used_on(aclrtStream stream) {
@@ -293,7 +342,7 @@ void Runtime::collect_released_slow() {
     }
   }
   // Outside the lock: an owner's destructor is Python code, which may call back into aclnn.
-  for (PyObject* owner : released) Py_DECREF(owner);
+  for (PyObject* owner : released) release_owner(owner);
 }
 
 void copy_async(void* dst, const void* src, size_t nbytes, aclrtMemcpyKind kind, Stream& stream, const std::string& api) {

@@ -2,16 +2,55 @@
 // kernel fault (reported by a later synchronisation) to the call that launched the kernel.
 #include <pybind11/stl.h>
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstring>
 #include <map>
+#include <thread>
+#include <utility>
 
 #include "aclnn_sim.h"
 #include "binding.h"
 
 namespace aclnn_binding {
 namespace {
+
+// Host arrays that queued transfers read or write after their call was interrupted, by stream.
+// Never released in a destructor (no Python there): by the next synchronisation, or never.
+std::mutex g_held_mutex;
+std::vector<std::pair<aclrtStream, PyObject*>>& held() {
+  static auto* objects = new std::vector<std::pair<aclrtStream, PyObject*>>();
+  return *objects;
+}
+
+bool in_main_thread() {
+  static const unsigned long main = py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
+  return PyThread_get_thread_ident() == main;
+}
+
+// Asks `done` until it says finished or `budget` has passed: yielding for the first 50 us (a short
+// kernel ends within them, as fast as a blocking wait would see it), then sleeping 50 us, 100 us,
+// ... at most 1 ms between questions.
+aclError poll(const std::function<aclError(bool*)>& done, bool* complete, std::chrono::microseconds budget) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  auto pause = std::chrono::microseconds(50);
+  for (;;) {
+    if (aclError code = done(complete)) return code;
+    if (*complete) return ACL_SUCCESS;
+    const auto elapsed = Clock::now() - start;
+    if (elapsed >= budget) return ACL_SUCCESS;
+    if (elapsed < std::chrono::microseconds(50)) {
+      sched_yield();
+    } else {
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::microseconds(1000));
+    }
+  }
+}
 
 std::mutex g_wrapped_mutex;
 std::map<aclrtStream, std::weak_ptr<Stream>>& wrapped() {
@@ -92,12 +131,52 @@ void Stream::forget_launches() {
   log_next_ = 0;
 }
 
+aclError wait_interruptibly(const std::function<aclError(bool*)>& done, const std::function<aclError()>& finish) {
+  if (!PyGILState_Check() || !in_main_thread()) return without_gil(finish);
+  for (;;) {
+    bool complete = false;
+    const aclError asked = without_gil([&] { return poll(done, &complete, std::chrono::milliseconds(20)); });
+    if (asked != ACL_SUCCESS || complete) return without_gil(finish);
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+  }
+}
+
+void release_held(aclrtStream stream) {
+  std::vector<PyObject*> done;
+  {
+    std::lock_guard<std::mutex> lock(g_held_mutex);
+    auto& objects = held();
+    auto kept = std::remove_if(objects.begin(), objects.end(), [&](const std::pair<aclrtStream, PyObject*>& entry) {
+      if (stream != nullptr && entry.first != stream) return false;
+      done.push_back(entry.second);
+      return true;
+    });
+    objects.erase(kept, objects.end());
+  }
+  for (PyObject* obj : done) Py_DECREF(obj);
+}
+
+void Stream::hold_until_done(py::handle obj) {
+  if (!obj) return;
+  std::lock_guard<std::mutex> lock(g_held_mutex);
+  held().emplace_back(handle_, obj.inc_ref().ptr());
+}
+
 void Stream::synchronize(const char* where) {
   Runtime& rt = Runtime::get();
-  const aclError code = without_gil([&] { return rt.abi().aclrtSynchronizeStream(handle_); });
+  const auto query = rt.abi().aclrtStreamQuery;  // optional: without it, an uninterruptible wait
+  const auto finish = [&] { return rt.abi().aclrtSynchronizeStream(handle_); };
+  const aclError code = query == nullptr ? without_gil(finish) : wait_interruptibly(
+      [&](bool* complete) {
+        aclrtStreamStatus status = ACL_STREAM_STATUS_NOT_READY;
+        const aclError asked = query(handle_, &status);
+        *complete = status == ACL_STREAM_STATUS_COMPLETE;
+        return asked;
+      }, finish);
   if (code == ACL_SUCCESS) {
     forget_launches();
     rt.collect_released();
+    if (PyGILState_Check()) release_held(handle_);
     return;
   }
   throw attribute(code, rt.recent_error(), where);
@@ -182,7 +261,14 @@ void Event::record(const std::shared_ptr<Stream>& stream) {
 
 void Event::synchronize() {
   Runtime& rt = Runtime::get();
-  const aclError code = without_gil([&] { return rt.abi().aclrtSynchronizeEvent(handle_); });
+  const aclError code = wait_interruptibly(
+      [&](bool* complete) {
+        aclrtEventRecordedStatus status = ACL_EVENT_RECORDED_STATUS_NOT_READY;
+        const aclError asked = rt.abi().aclrtQueryEventStatus(handle_, &status);
+        *complete = status == ACL_EVENT_RECORDED_STATUS_COMPLETE;
+        return asked;
+      },
+      [&] { return rt.abi().aclrtSynchronizeEvent(handle_); });
   if (code == ACL_SUCCESS) return;
   const std::string message = rt.recent_error();
   if (auto stream = stream_.lock()) throw stream->attribute(code, message, "Event.synchronize()");

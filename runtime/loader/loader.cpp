@@ -49,11 +49,15 @@ std::string join(const std::vector<std::string>& items) {
 
 const char* backend_name(BackendKind kind) { return kind == BackendKind::kCann ? "cann" : "sim"; }
 
-std::string find_cann_lib_dir(std::vector<std::string>* searched) {
+std::string find_cann_lib_dir(std::vector<std::string>* searched, std::vector<std::string>* not_installs) {
   std::vector<std::string> roots;
   for (const char* var : {"ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME"}) {
     std::string root = env(var);
-    if (!root.empty()) roots.push_back(root);
+    if (root.empty()) continue;
+    roots.push_back(root);
+    if (not_installs && !is_file(root + "/lib64/libascendcl.so")) {
+      not_installs->push_back(std::string(var) + "=" + root + " (no " + root + "/lib64/libascendcl.so)");
+    }
   }
   roots.push_back("/usr/local/Ascend/ascend-toolkit/latest");
   for (const auto& root : roots) {
@@ -97,9 +101,9 @@ Backend& Backend::get() {
 
 void Backend::open() {
   std::string choice = env("ACLNN_BACKEND");
-  std::vector<std::string> searched;
+  std::vector<std::string> searched, not_installs;
   if (choice == "cann") {
-    lib_dir_ = find_cann_lib_dir(&searched);
+    lib_dir_ = find_cann_lib_dir(&searched, nullptr);
     if (lib_dir_.empty())
       throw LoaderError("ACLNN_BACKEND=cann, but no CANN install was found (libascendcl.so in " + join(searched) +
                         "); set ASCEND_HOME_PATH");
@@ -110,7 +114,12 @@ void Backend::open() {
     kind_ = BackendKind::kSim;
     reason_ = "ACLNN_BACKEND=sim";
   } else if (choice.empty() || choice == "auto") {
-    lib_dir_ = find_cann_lib_dir(&searched);
+    lib_dir_ = find_cann_lib_dir(&searched, &not_installs);
+    if (lib_dir_.empty() && !not_installs.empty()) {
+      // A variable that names no CANN install is a mistake, not a request for the simulator.
+      throw LoaderError(join(not_installs) + ": not a CANN install; set it to one, or unset it " +
+                        "(ACLNN_BACKEND=sim runs on the simulator whatever it says)");
+    }
     if (!lib_dir_.empty()) {
       kind_ = BackendKind::kCann;
       reason_ = "CANN install found";

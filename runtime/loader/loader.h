@@ -124,8 +124,9 @@ class Backend {
 
 // Where the CANN libraries are: $ASCEND_HOME_PATH/lib64, $ASCEND_TOOLKIT_HOME/lib64 or the default
 // /usr/local/Ascend/ascend-toolkit/latest/lib64, the first holding libascendcl.so; "" if none.
-// `searched` receives every directory looked at.
-std::string find_cann_lib_dir(std::vector<std::string>* searched);
+// `searched` receives every directory looked at; `not_installs` (optional) each of the two
+// variables that is set but names no CANN install ("ASCEND_TOOLKIT_HOME=/x (no /x/lib64/...)").
+std::string find_cann_lib_dir(std::vector<std::string>* searched, std::vector<std::string>* not_installs);
 
 // The simulator's libraries: $ACLNN_SIM_DIR, else the `_sim/` directory next to the shared object
 // this loader is linked into (the package directory of aclnn._C).

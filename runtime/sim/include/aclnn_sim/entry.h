@@ -71,6 +71,9 @@ struct ParamSpec {
   uint64_t formats;
   // The parameters (by index) this one relates to, per gen.ir.RelationKind.
   uint64_t same_shape, broadcast, same_dtype, promote, cast_from, same_format;
+  // The page line of the parameter's row (its dtypes, formats, rank and empty-tensor rule): a
+  // rejection by them names it.
+  int line;
 };
 
 struct ProductSpec {  // a row of the page's product table that names a known chip
@@ -350,14 +353,16 @@ void ElementBlock(const void* kernel, const void* const* in, void* out, int64_t 
   ElementLoop<Kernel, T, I...>(kernel, in, out, n);
 }
 
-// Whether this CPU runs the AVX2 loops (x86-64 with AVX2 and F16C; never elsewhere).
+// Whether this CPU runs the AVX2 loops (x86-64 with AVX2, FMA and F16C; never elsewhere).
 bool UseAvx2();
 
 #if defined(__x86_64__)
-// The same loop in AVX2, chosen at run time on CPUs that have it. No FMA: a contracted a*b+c
-// would round differently from the baseline loop (and from PyTorch).
+// The same loop in AVX2, chosen at run time on CPUs that have it (with FMA and F16C). FMA
+// instructions only where a kernel asks for a fused multiply-add (std::fma: add with alpha, lerp,
+// addcmul, as PyTorch's kernels fuse them): -std=c++17 leaves every other a*b+c uncontracted
+// (-ffp-contract=off), rounded as in the baseline loop and in PyTorch.
 template <typename Kernel, typename T, size_t... I>
-__attribute__((target("avx2"))) void ElementBlockAvx2(const void* kernel, const void* const* in, void* out,
+__attribute__((target("avx2,fma"))) void ElementBlockAvx2(const void* kernel, const void* const* in, void* out,
                                                       int64_t n) {
   ElementLoop<Kernel, T, I...>(kernel, in, out, n);
 }
@@ -375,21 +380,21 @@ typedef Short8 StoredShort8 __attribute__((aligned(2), may_alias));
 typedef UShort8 StoredUShort8 __attribute__((aligned(2), may_alias));
 
 struct Float16Lanes {
-  __attribute__((target("avx2,f16c"), always_inline)) static inline Float8 Load(const uint16_t* p) {
+  __attribute__((target("avx2,f16c,fma"), always_inline)) static inline Float8 Load(const uint16_t* p) {
     return __builtin_ia32_vcvtph2ps256(*reinterpret_cast<const StoredShort8*>(p));
   }
-  __attribute__((target("avx2,f16c"), always_inline)) static inline void Store(uint16_t* p, Float8 v) {
+  __attribute__((target("avx2,f16c,fma"), always_inline)) static inline void Store(uint16_t* p, Float8 v) {
     *reinterpret_cast<StoredShort8*>(p) = __builtin_ia32_vcvtps2ph256(v, 0 /* round to nearest even */);
   }
 };
 
 struct BFloat16Lanes {
-  __attribute__((target("avx2,f16c"), always_inline)) static inline Float8 Load(const uint16_t* p) {
+  __attribute__((target("avx2,f16c,fma"), always_inline)) static inline Float8 Load(const uint16_t* p) {
     // vpmovzxwd: one instruction (GCC's __builtin_convertvector made two halves and an insert).
     const UInt8 wide = (UInt8)__builtin_ia32_pmovzxwd256(*reinterpret_cast<const StoredShort8*>(p)) << 16;
     return (Float8)wide;  // same-size GCC vector casts reinterpret the bits
   }
-  __attribute__((target("avx2,f16c"), always_inline)) static inline void Store(uint16_t* p, Float8 v) {
+  __attribute__((target("avx2,f16c,fma"), always_inline)) static inline void Store(uint16_t* p, Float8 v) {
     const UInt8 bits = (UInt8)v;
     const UInt8 rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
     const UInt8 quiet = (bits >> 16) | 0x40u;
@@ -400,7 +405,7 @@ struct BFloat16Lanes {
 };
 
 template <typename Kernel, typename Lanes, size_t... I>
-__attribute__((target("avx2,f16c"), always_inline)) inline void Fused8(const Kernel& k, const uint16_t* const* src,
+__attribute__((target("avx2,f16c,fma"), always_inline)) inline void Fused8(const Kernel& k, const uint16_t* const* src,
                                                                         uint16_t* dst) {
   const Float8 args[sizeof...(I) + 1] = {Lanes::Load(src[I])...};
   Float8 results;
@@ -409,7 +414,7 @@ __attribute__((target("avx2,f16c"), always_inline)) inline void Fused8(const Ker
 }
 
 template <typename Kernel, typename Lanes, size_t... I>
-__attribute__((target("avx2,f16c"))) void ElementBlock16(const void* kernel, const void* const* in, void* out,
+__attribute__((target("avx2,f16c,fma"))) void ElementBlock16(const void* kernel, const void* const* in, void* out,
                                                          int64_t n) {
   const Kernel k = *static_cast<const Kernel*>(kernel);
   const uint16_t* src[sizeof...(I) + 1] = {static_cast<const uint16_t*>(in[I])...};

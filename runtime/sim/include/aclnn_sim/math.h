@@ -20,6 +20,17 @@ namespace aclsim {
 template <typename T>
 inline constexpr bool kIntegral = std::is_integral<T>::value;
 
+// |x| clearing the sign bit, as torch.abs: -0.0 and -NaN give +0.0 and +NaN (a comparison would
+// let -NaN through). Integers wrap at the minimum, as PyTorch's do (-fwrapv).
+template <typename T>
+T Abs(T x) {
+  if constexpr (kIntegral<T>) {
+    return x < 0 ? T(T(0) - x) : x;
+  } else {
+    return std::fabs(x);
+  }
+}
+
 // NaN in, NaN out (torch.maximum/minimum propagate NaN; std::max would not).
 template <typename T>
 T Maximum(T a, T b) {
@@ -144,10 +155,37 @@ T LogAddExp2(T a, T b) {
   return m + std::log1p(std::exp2(-std::abs(a - b))) * kInvLn2;
 }
 
-// self + weight * (end - self), from the nearer end (torch.lerp).
+// self + weight * (end - self), from the nearer end, in one fused multiply-add as PyTorch's
+// vectorised kernel (lerp_vec: fmadd(coeff, end - self, base)): the product is not rounded, so
+// that (end - self) * (1 - weight) does not overflow where the result does not.
 template <typename T>
 T Lerp(T self, T end, T weight) {
-  return std::abs(weight) < T(0.5) ? self + weight * (end - self) : end - (end - self) * (T(1) - weight);
+  const bool small = std::abs(weight) < T(0.5);
+  return std::fma(small ? weight : weight - T(1), end - self, small ? self : end);
+}
+
+// a + alpha * b (torch.add; torch.sub is a + (-alpha) * b): integers wrap; floating values in one
+// fused multiply-add, as PyTorch's vectorised kernel (fmadd(b, alpha, a)): -8.5e37 + 1.2 * 3.4e38
+// is 3.2e38, not the infinity of a rounded product.
+template <typename T>
+T AddScaled(T a, T alpha, T b) {
+  if constexpr (kIntegral<T>) {
+    return a + alpha * b;
+  } else {
+    return std::fma(alpha, b, a);
+  }
+}
+
+// self + value * t1 * t2 (torch.addcmul): integers wrap; floating values in one fused
+// multiply-add, fma(value * t1, t2, self), as PyTorch's kernel is compiled (an overflowing
+// product that the sum brings back is not inf).
+template <typename T>
+T Addcmul(T self, T value, T t1, T t2) {
+  if constexpr (kIntegral<T>) {
+    return self + value * t1 * t2;
+  } else {
+    return std::fma(value * t1, t2, self);
+  }
 }
 
 template <typename T>

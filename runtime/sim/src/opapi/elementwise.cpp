@@ -151,7 +151,7 @@ constexpr bool kEightAtATime = (std::is_same<S, Half>::value || std::is_same<S, 
                                std::is_same<T, float>::value;
 
 template <typename T, typename S>
-__attribute__((target("avx2,f16c"))) void LoadRowAvx2(const char* src, int64_t stride, int64_t n, void* out) {
+__attribute__((target("avx2,f16c,fma"))) void LoadRowAvx2(const char* src, int64_t stride, int64_t n, void* out) {
   T* dst = static_cast<T*>(out);
   if constexpr (kEightAtATime<T, S>) {
     if (stride == 2) {
@@ -168,7 +168,7 @@ __attribute__((target("avx2,f16c"))) void LoadRowAvx2(const char* src, int64_t s
 }
 
 template <typename T, typename S>
-__attribute__((target("avx2,f16c"))) void StoreRowAvx2(const void* in, char* dst, int64_t stride, int64_t n) {
+__attribute__((target("avx2,f16c,fma"))) void StoreRowAvx2(const void* in, char* dst, int64_t stride, int64_t n) {
   const T* src = static_cast<const T*>(in);
   if constexpr (kEightAtATime<T, S>) {
     if (stride == 2) {
@@ -425,7 +425,7 @@ bool UseAvx2() {
   static const bool use = [] {
     if (Settings().isa == Isa::kBaseline) return false;
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") && __builtin_cpu_supports("fma");
   }();
   return use;
 #else

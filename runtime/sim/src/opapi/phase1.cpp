@@ -205,13 +205,15 @@ aclnnStatus CheckDTypeIn(const Call& call, const ParamSpec& p, const Who& who, i
   const uint64_t allowed = DTypesFor(p, call.soc);
   if (allowed == kAnyDType || InMask(allowed, dtype)) return ACLNN_SUCCESS;
   return call.Fail(ACLNN_ERR_PARAM_INVALID, who.str() + ": dtype " + DTypeName(dtype) + " is not supported on " +
-                                                SocName(call.soc) + " (supported: " + MaskNames(allowed, DTypeName) + ")");
+                                                SocName(call.soc) + " (supported: " + MaskNames(allowed, DTypeName) + ")" +
+                                                Where(call.spec, p.line));
 }
 
 aclnnStatus CheckFormatIn(const Call& call, const ParamSpec& p, const Who& who, int format) {
   if (p.formats == kAnyFormat || InMask(p.formats, format)) return ACLNN_SUCCESS;
   return call.Fail(ACLNN_ERR_PARAM_INVALID, who.str() + ": format " + FormatName(format) +
-                                                " is not supported (supported: " + MaskNames(p.formats, FormatName) + ")");
+                                                " is not supported (supported: " + MaskNames(p.formats, FormatName) + ")" +
+                                                Where(call.spec, p.line));
 }
 
 template <typename Fn>
@@ -289,14 +291,16 @@ aclnnStatus CheckRanks(const Call& call) {
     const int64_t rank = static_cast<int64_t>(t.view.size());
     if (p.rank_min < 0 || (rank >= p.rank_min && rank <= p.rank_max)) return ACLNN_SUCCESS;
     return call.Fail(ACLNN_ERR_PARAM_INVALID, who.str() + ": rank " + std::to_string(rank) + " is outside [" +
-                                                  std::to_string(p.rank_min) + ", " + std::to_string(p.rank_max) + "]");
+                                                  std::to_string(p.rank_min) + ", " + std::to_string(p.rank_max) + "]" +
+                                                  Where(call.spec, p.line));
   });
 }
 
 aclnnStatus CheckEmpty(const Call& call) {
   return ForEachTensor(call, [&](const ParamSpec& p, const Who& who, const TensorDesc& t) -> aclnnStatus {
     if (p.empty != EmptyTensor::kForbidden || t.numel() != 0) return ACLNN_SUCCESS;
-    return call.Fail(ACLNN_ERR_PARAM_INVALID, who.str() + ": empty tensors are not supported (shape " + ShapeText(t.view) + ")");
+    return call.Fail(ACLNN_ERR_PARAM_INVALID, who.str() + ": empty tensors are not supported (shape " +
+                                                  ShapeText(t.view) + ")" + Where(call.spec, p.line));
   });
 }
 
@@ -564,6 +568,11 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
   if (!ChooseComputeType(promoted, kernel.integer_math, &type)) {
     return not_simulated(std::string("for dtype ") + DTypeName(promoted));
   }
+  // A floating result of integers is computed in FLOAT, its dtype, as PyTorch computes it
+  // (INT32 2147483647 is 2^31 there: sin of it is sin(2^31), not double's sin(2^31 - 1)).
+  const bool floating_result = kernel.result_rule == aclnn_bindgen::ResultRule::kFloating ||
+                               kernel.result_rule == aclnn_bindgen::ResultRule::kFloatingOrReal;
+  if (result == ACL_FLOAT && promoted != ACL_FLOAT && floating_result) type = ComputeType::kFloat32;
   for (size_t k = 0; k < count; ++k) {
     if (!Convertible(call.params[inputs[k]].tensor.dtype)) {
       return not_simulated(std::string("for dtype ") + DTypeName(call.params[inputs[k]].tensor.dtype) + " of " +

@@ -10,11 +10,13 @@
 #include "common/dtypes.h"
 
 namespace aclsim {
-namespace {
 
 std::string Where(const ApiSpec& spec, int line) {
+  if (line <= 0) return "";  // a spec made without a page (the simulator's own tests)
   return std::string(" (") + spec.source + ":" + std::to_string(line) + ")";
 }
+
+namespace {
 
 std::string Shape(const Dims& shape) {
   std::string out = "[";

@@ -6,9 +6,14 @@
 #ifndef ACLNN_SIM_OPAPI_RULES_H_
 #define ACLNN_SIM_OPAPI_RULES_H_
 
+#include <string>
+
 #include "opapi/call.h"
 
 namespace aclsim {
+
+// " (page.md:LINE)": the page line a rejection applied, for the end of its message ("" for line 0).
+std::string Where(const ApiSpec& spec, int line);
 
 // A reserved parameter ("预留参数，暂未使用") that is not NULL.
 aclnnStatus CheckReserved(const Call& call);

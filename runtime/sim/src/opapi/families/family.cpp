@@ -343,9 +343,14 @@ void* Scratch(int slot, size_t bytes) {
   ScratchBuffer& b = buffers[slot];
   if (b.bytes < bytes) {
     std::free(b.data);
-    b.bytes = std::max<size_t>(bytes, 4096);
-    b.data = std::aligned_alloc(64, (b.bytes + 63) / 64 * 64);
+    // The size is recorded only once the buffer exists: after a failed allocation (a kernel out
+    // of host memory) the slot is empty, not a null buffer that claims to hold `bytes`.
+    b.data = nullptr;
+    b.bytes = 0;
+    const size_t size = std::max<size_t>(bytes, 4096);
+    b.data = std::aligned_alloc(64, (size + 63) / 64 * 64);
     if (!b.data) throw std::bad_alloc();
+    b.bytes = size;
   }
   return b.data;
 }

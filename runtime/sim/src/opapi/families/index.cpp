@@ -3,7 +3,8 @@
 // masked_fill).
 //
 // Gathers and scatters move elements bit for bit (views.h); scatters with a reduction (add,
-// multiply) combine in the family's compute type (float for FLOAT16/BFLOAT16, as the NPU). An
+// multiply) combine in the family's compute type (float for FLOAT16/BFLOAT16, as the NPU), an
+// element that several indices reach rounded to its dtype once, as PyTorch's scatters do. An
 // index outside its dimension is read in phase 2 (it lives in device memory) and faults there as
 // the device's kernel would, before anything is written, with a message naming the parameter,
 // the value and the extent; phase 1 rejects what the page forbids in the shapes and attributes.
@@ -210,17 +211,33 @@ class IndexWork final : public FamilyWork {
     if (out.dtype == ACL_COMPLEX64 || out.dtype == ACL_COMPLEX128) type = ComputeType::kComplex128;
     const LoadFn load = Loader(type, out.dtype);
     const StoreFn store = Storer(type, out.dtype);
+    // The output's elements by row-major position: their running values in the compute type,
+    // and whether an index has reached them yet (scratch 5 and 6: the indices are in 4).
+    const int64_t count = out.numel();
+    Dims dense(out.shape.size(), 1);
+    for (size_t d = dense.size(); d-- > 1;) dense[d - 1] = dense[d] * out.shape[d];
+    unsigned char* reached = static_cast<unsigned char*>(Scratch(6, static_cast<size_t>(std::max<int64_t>(count, 1))));
+    std::memset(reached, 0, static_cast<size_t>(count));
     WithComputeValue(type, [&](auto zero) {
       using T = decltype(zero);
+      T* running = static_cast<T*>(Scratch(5, static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(T)));
       T operand{};
       if (has_value) load(reinterpret_cast<const char*>(value), 0, 1, &operand);
       for (int64_t i = 0; i < n; ++i) {
-        char* to = out.first + OffsetOf(i, index.shape, out.strides, dim, idx[i]) * static_cast<int64_t>(size);
+        const int64_t at = OffsetOf(i, index.shape, dense, dim, idx[i]);
+        if (!reached[at]) {
+          load(out.first + OffsetOf(i, index.shape, out.strides, dim, idx[i]) * static_cast<int64_t>(size), 0, 1,
+               &running[at]);
+          reached[at] = 1;
+        }
         if (!has_value) load(src.first + OffsetOf(i, index.shape, src.strides, -1, 0) * static_cast<int64_t>(size), 0, 1, &operand);
-        T current;
-        load(to, 0, 1, &current);
-        current = Combine(current, operand);
-        store(&current, to, 0, 1);
+        running[at] = Combine(running[at], operand);
+      }
+      for (int64_t i = 0; i < n; ++i) {  // each reached element stored once
+        const int64_t at = OffsetOf(i, index.shape, dense, dim, idx[i]);
+        if (!reached[at]) continue;
+        store(&running[at], out.first + OffsetOf(i, index.shape, out.strides, dim, idx[i]) * static_cast<int64_t>(size), 0, 1);
+        reached[at] = 0;
       }
     });
     return ACLNN_SUCCESS;

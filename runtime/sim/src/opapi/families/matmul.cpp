@@ -11,9 +11,10 @@
 // Phase 2 hands BLAS each operand in place when its dtype is the compute type's and one of its
 // two matrix strides is 1 (a transposed view is BLAS's transposed operand), else a contiguous
 // copy converted to the compute type: FLOAT, FLOAT16 and BFLOAT16 compute in float (sgemm), as
-// the NPU's Cube does, DOUBLE in double (dgemm), integers and BOOL in double, exact up to 2^53,
-// then wrapped to the output's dtype as PyTorch's integer products wrap. OpenBLAS runs on as many
-// threads as the simulator's pool (ACLNN_SIM_THREADS).
+// the NPU's Cube does, DOUBLE in double (dgemm). Integers and BOOL are summed in int64 without
+// BLAS, wrapping as PyTorch's integer products do (in two's complement: no undefined overflow),
+// then wrapped to the output's dtype; an integer product with a fractional alpha or beta is
+// computed in double. OpenBLAS runs on as many threads as the simulator's pool (ACLNN_SIM_THREADS).
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -83,7 +84,7 @@ class MatmulWork final : public FamilyWork {
   Dims batch;  // the broadcast batch shape
   int64_t m = 0, n = 0, k = 0;
   double alpha = 1, beta = 0;  // beta = 0: no bias, or a bias the product ignores
-  bool integers = false;       // computed in double, stored as int64
+  bool integers = false;       // integral or BOOL operands: an int64 result
   bool fp16_inputs = false;    // cubeMathType USE_FP16: FLOAT inputs rounded to FLOAT16 first
   bool sum_batches = false;    // addbmm: the sum over `summed` products
   int64_t summed = 1;
@@ -109,10 +110,14 @@ class MatmulWork final : public FamilyWork {
   // else gathered (its own batches only: broadcast dimensions are not copied) into scratch.
   template <typename T>
   Operand<T> Prepare(int slot, int scratch, int64_t rows, int64_t cols) {
+    return PrepareAs<T>(this->type, slot, scratch, rows, cols);
+  }
+
+  template <typename T>
+  Operand<T> PrepareAs(ComputeType type, int slot, int scratch, int64_t rows, int64_t cols) {
     const TensorRef& t = tensor(slot);
     const size_t nb = batch.size();
     Operand<T> op;
-    const ComputeType type = this->type;
     if (t.dtype == StorageOf(type) && !fp16_inputs &&
         BlasLayout(rows, cols, t.strides[nb], t.strides[nb + 1], &op.trans, &op.ld)) {
       bool positive = true;
@@ -197,7 +202,7 @@ class MatmulWork final : public FamilyWork {
     }
     if (direct) return;
     if (integers) {
-      // Exact integers in double (|x| < 2^53) to int64, then wrapped to the output's dtype.
+      // A fractional alpha or beta: the double result towards zero in int64, then wrapped to the output's dtype.
       int64_t* ints = static_cast<int64_t*>(Scratch(3, static_cast<size_t>(std::max<int64_t>(cells, 1)) * sizeof(int64_t)));
       for (int64_t i = 0; i < cells; ++i) {
         const double v = static_cast<double>(c[i]);
@@ -209,8 +214,57 @@ class MatmulWork final : public FamilyWork {
     ScatterFrom(c, type, out);
   }
 
+  // The integer product, exact in int64 arithmetic that wraps (uint64_t: no signed overflow).
+  void IntegerProduct() {
+    const TensorRef& out = tensor(kOut);
+    const int64_t nb = sum_batches ? summed : BatchCount();
+    const int64_t products = sum_batches ? 1 : nb;
+    const int64_t cells = products * m * n;
+    int64_t* c = static_cast<int64_t*>(Scratch(0, static_cast<size_t>(std::max<int64_t>(cells, 1)) * sizeof(int64_t)));
+    const TensorRef& bias = tensor(kBias);
+    const bool has_bias = bias.dtype != ACL_DT_UNDEFINED && beta != 0;
+    if (has_bias) GatherAs(bias, ComputeType::kInt64, c);
+    const uint64_t a_scale = static_cast<uint64_t>(static_cast<int64_t>(alpha));
+    const uint64_t b_scale = static_cast<uint64_t>(static_cast<int64_t>(beta));
+    Operand<int64_t> a, b;
+    int64_t depth = k;
+    if (sum_batches) {  // as in Product: A as [M, nb * K], B as [nb * K, N]
+      const int64_t order[3] = {1, 0, 2};
+      a.base = static_cast<const int64_t*>(ContiguousAs(tensor(kA).Permuted(order), ComputeType::kInt64, 1));
+      b.base = static_cast<const int64_t*>(ContiguousAs(tensor(kB), ComputeType::kInt64, 2));
+      depth = nb * k;
+      a.ld = depth;
+      b.ld = n;
+    } else {
+      a = PrepareAs<int64_t>(ComputeType::kInt64, kA, 1, m, k);
+      b = PrepareAs<int64_t>(ComputeType::kInt64, kB, 2, k, n);
+    }
+    ParallelFor(products * m, [&](int64_t task) {
+      const int64_t i = task / m, r = task % m;
+      const int64_t* pa = a.base + (sum_batches ? 0 : BatchOffset(i, a.batch_strides));
+      const int64_t* pb = b.base + (sum_batches ? 0 : BatchOffset(i, b.batch_strides));
+      for (int64_t col = 0; col < n; ++col) {
+        uint64_t sum = 0;
+        for (int64_t j = 0; j < depth; ++j) {
+          const int64_t x = a.trans ? pa[j * a.ld + r] : pa[r * a.ld + j];
+          const int64_t y = b.trans ? pb[col * b.ld + j] : pb[j * b.ld + col];
+          sum += static_cast<uint64_t>(x) * static_cast<uint64_t>(y);
+        }
+        int64_t& cell = c[(i * m + r) * n + col];
+        const uint64_t added = has_bias ? b_scale * static_cast<uint64_t>(cell) : 0;
+        cell = static_cast<int64_t>(a_scale * sum + added);
+      }
+    });
+    ScatterFrom(c, ComputeType::kInt64, out);
+  }
+
   aclnnStatus Compute() override {
     if (m == 0 || n == 0 || (!sum_batches && BatchCount() == 0)) return ACLNN_SUCCESS;
+    if (integers && alpha == std::trunc(alpha) && beta == std::trunc(beta) && std::fabs(alpha) < 9e18 &&
+        std::fabs(beta) < 9e18) {
+      IntegerProduct();
+      return ACLNN_SUCCESS;
+    }
     SetBlasThreads();
     if (type == ComputeType::kFloat64) {
       Product<double>();
