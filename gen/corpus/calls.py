@@ -37,7 +37,7 @@ def call_plan(bound: BoundAPI) -> dict:
     from gen.ir import DEFAULT_SOC, ParamKind
 
     supported = [p.soc for p in bound.page.products if p.soc is not None and p.supported]
-    unsupported = {p.soc for p in bound.page.products if p.soc is not None and not p.supported}
+    unsupported = {p.soc for p in bound.page.products if p.soc is not None and bound.page.supports(p.soc) is False}
     # A page that supports no chip at all keeps the default (phase 1 then says it is unsupported).
     soc = supported[0] if supported and (DEFAULT_SOC in unsupported or DEFAULT_SOC not in supported) \
         else DEFAULT_SOC

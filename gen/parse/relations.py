@@ -38,9 +38,9 @@ _SHAPE_WORD = re.compile(r"shape|形状|维度", re.I)
 _FORMAT_WORD = re.compile(r"数据格式|data\s*formats?|\bformats?\b", re.I)
 # "shape需要与x最后一维一致": equal to one dimension of the other, not to its shape (no IR relation
 # says that, so none is read; SAME_SHAPE would make a valid call fail). So for part of a shape
-# ("除倒数两维", "其他维度", "后两维", "logits.size(0)") and for the rank ("维度数", "维数").
+# ("除倒数两维", "其他维度", "后两维", "后几维", "logits.size(0)") and for the rank ("维度数", "维数").
 _ONE_DIMENSION = re.compile(r"(?:最后|最末|第\s*[\d一二三四五六七八九十零]+\s*|某一?|尾|倒数第?\s*[\d一二三四五六七八九十]*\s*)"
-                            r"(?:一个?|个)?(?:维|轴)|除(?:了)?[^，,。；]{0,12}(?:维|轴)|(?:其他|其余|其它|后|前)\s*[\d一二两三四五六七八九十]*\s*(?:个)?维|"
+                            r"(?:一个?|个)?(?:维|轴)|除(?:了)?[^，,。；]{0,12}(?:维|轴)|(?:其他|其余|其它|后|前)\s*[\d一二两三四五六七八九十几]*\s*(?:个)?维|"
                             r"维(?:度)?(?:数|数量)|维数|\.(?:size|shape|dim)\s*[(\[]|"
                             r"\b(?:last|first|\d+(?:st|nd|rd|th))\s+(?:dimension|dim|axis)\b|"
                             r"\bother\s+dimensions\b|\bexcept\b|number\s+of\s+dimensions", re.I)
@@ -49,6 +49,9 @@ PRODUCT = re.compile(r"@|乘积|外积|矩阵乘|⊗|\\otimes|\bproduct\b|\bmatm
 # A clause under a condition: "当...时", "如果", "若", "...场景下", "if", "when". "同时" is not one.
 CONDITION = re.compile(r"当|如果|若(?!干)|假如|仅在|只有|(?:场景|情况|模式)下|(?<![同及])时(?:[，,：:]|$)|"
                        r"\b(?:if|when|unless|only\s+in)\b", re.I)
+# A default is no relation either: "数据类型默认和self保持一致，若self数据类型为BOOL或INT64时，out的数据类型
+# 默认为FLOAT32" (aclnnErfc) lets out differ from self.
+_DEFAULT = re.compile(r"默认|\bby\s+default\b", re.I)
 
 
 def relations_in(text: str, own_name: str, api_params: Sequence[str]) -> tuple[Relation, ...]:
@@ -88,7 +91,7 @@ def _clauses(text: str, names: Sequence[str]) -> list[tuple[str, bool]]:
                 clauses.append(clause)
         conditional = False
         for clause in clauses:
-            conditional = conditional or bool(CONDITION.search(_before_aside(clause)))
+            conditional = conditional or bool(CONDITION.search(_before_aside(clause))) or bool(_DEFAULT.search(clause))
             out.append((clause, conditional))
     return out
 
@@ -208,8 +211,10 @@ def _with_others(param: Param, added: dict[RelationKind, Sequence[str]]) -> Para
     return dataclasses.replace(param, relations=tuple(relations))
 
 
-# An operand of a product in the formula: "vec1 \otimes vec2", "mat @ vec", "batch1@batch2".
-_PRODUCT_OPERANDS = re.compile(r"([A-Za-z_]\w*)\s*\}?\s*(?:@|⊗|\\otimes)\s*\{?\s*([A-Za-z_]\w*)")
+# An operand of a product in the formula: "vec1 \otimes vec2", "mat @ vec", "batch1@batch2". The
+# left operand starts a word: tried inside a long word, it would scan the rest of it from every
+# letter (quadratic: a 100 KB word in a formula's example took minutes).
+_PRODUCT_OPERANDS = re.compile(r"(?<!\w)([A-Za-z_]\w*)\s*\}?\s*(?:@|⊗|\\otimes)\s*\{?\s*([A-Za-z_]\w*)")
 
 
 def without_product_shapes(params: Sequence[Param], formula: str) -> tuple[tuple[Param, ...], list[tuple[str, str]]]:

@@ -220,6 +220,7 @@ struct ApiSpec {
   const char* not_simulated;                 // why, when neither a kernel nor a family computes it
   const FamilySpec* family = nullptr;        // the kernel family that computes it, if any
   const RulesSpec* rules = nullptr;          // the page's cross-parameter rules; null: none
+  aclnnStatus rank_status = 0;               // a rank outside the page's bounds; 0: ACLNN_ERR_PARAM_INVALID
 };
 
 // --- The arguments of one call -----------------------------------------------------------------
