@@ -161,13 +161,14 @@ class OutputPlan:
     fixed_dtype: Optional[DType] = None  # the dtype whatever the inputs' (argmax's INT64)
 
 
-def output_plan(api: API, index: int) -> OutputPlan:
+def output_plan(api: API, index: int, elementwise: bool = False) -> OutputPlan:
     """Shape: the broadcast of the tensor inputs the page ties the output's shape to, directly or
     through others (`API.shape_group`: usage notes and error rows, "gradOutput、self和out的shape
     不相同"). Dtype: the promotion of the inputs its notes relate its dtype to (SAME_DTYPE,
     PROMOTE, CAST_FROM), else the promotion of every tensor input, used only when the output's
     documented dtypes contain it. When the page says nothing to derive a shape from, out= is
-    required."""
+    required, unless the op is `elementwise` (its semantics give a kernel of one element): then
+    its output is the broadcast of every tensor input, as the elementwise engine computes it."""
     param = api.params[index]
     if param.kind is ParamKind.TENSOR_LIST:
         return OutputPlan(param, index, required_reason="the page does not state the shapes of an output list",
@@ -175,6 +176,8 @@ def output_plan(api: API, index: int) -> OutputPlan:
     inputs = {p.name: i for i, p in enumerate(api.params)
               if p.kind is ParamKind.TENSOR and p.direction is not Direction.OUT}
     shape_from = tuple(inputs[n] for n in api.shape_group(param.name) if n in inputs)
+    if not shape_from and elementwise:
+        shape_from = tuple(inputs.values())
     if not shape_from:
         return OutputPlan(param, index, required_reason=f"the page does not say how the shape of {param.name} "
                                                         "follows from the inputs")
@@ -291,7 +294,8 @@ def output_plans(api: API, semantics: Optional[OpSemantics] = None) -> tuple[Out
         planned = family_plans(api, semantics)
         if planned is not None:
             return planned
-    plans = [output_plan(api, i) for i, p in enumerate(api.params) if p.direction is Direction.OUT]
+    elementwise = semantics is not None and bool(semantics.kernel)
+    plans = [output_plan(api, i, elementwise) for i, p in enumerate(api.params) if p.direction is Direction.OUT]
     rule = result_rule(semantics)
     tensors = [k for k, plan in enumerate(plans) if plan.param.kind is ParamKind.TENSOR]
     if rule and len(tensors) == 1:

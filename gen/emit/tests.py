@@ -375,6 +375,10 @@ class Planner:
         self.list_inputs = [p for p in api.inputs if p.kind is ParamKind.TENSOR_LIST]
         self.tensor_outs = [p for p in out_params(api) if p.kind is ParamKind.TENSOR]
         self.groups = shape_groups(api)
+        if bound.semantics is not None and bound.semantics.kernel:
+            # An elementwise kernel's output is the broadcast of its inputs (gen.api.python.output_plan),
+            # whether or not the page relates it to them.
+            self.groups = [g for g in self.groups if any(api.param(n).direction is not Direction.OUT for n in g)]
         main = self.groups[0] if self.groups else []
         # Shapes can be varied when every tensor is related to every other (elementwise ops), not
         # where a kernel family's rule ties them (whatever the page's prose relates).
