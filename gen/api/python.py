@@ -157,6 +157,9 @@ class OutputPlan:
     family_shape: str = ""
     dims_from: Optional[int] = None  # the reduced dimensions' parameter (none: every dimension)
     keepdim_from: Optional[int] = None
+    # A bool parameter that, true with an empty dimension list, reduces no dimension (the output
+    # is shaped as the input: noopWithEmptyAxes).
+    noop_from: Optional[int] = None
     dtype_arg: Optional[int] = None  # an aclDataType parameter that, when given, is the dtype
     fixed_dtype: Optional[DType] = None  # the dtype whatever the inputs' (argmax's INT64)
 
@@ -235,7 +238,7 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
         if p.direction is not Direction.OUT:
             continue
         role = role_of.get(p.name)
-        if given and role is not None:
+        if role is not None and families.output_shape(family, semantics.op, role) == "given":
             fixed = families.fixed_dtype(family, semantics.op, role)
             plans.append(OutputPlan(p, i, required_reason=f"{p.name}'s shape follows from the arguments by "
                                                             f"{semantics.op}'s rule, which the bindings do not apply",
@@ -266,6 +269,7 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
             family_shape=rule,
             dims_from=arg(dims_role, (ParamKind.INT_ARRAY, ParamKind.INT, ParamKind.SCALAR)) if dims_role else None,
             keepdim_from=arg("keepdim", (ParamKind.BOOL,)),
+            noop_from=arg("noop_with_empty_dims", (ParamKind.BOOL,)) if rule == "reduce" else None,
             dtype_arg=arg("dtype", (ParamKind.DTYPE,)) if fixed is None else None,
             fixed_dtype=DType[fixed] if fixed else None,
             result_rule="floating" if semantics.floating_result and fixed is None else ""))

@@ -1,6 +1,6 @@
 // The reduction family: sum, mean, prod, amax/amin, max/min with indices, argmax/argmin, any/all,
-// var/std (with their mean), norm, logsumexp, nansum and aminmax, along any set of dimensions,
-// with keepdim.
+// var/std (with their mean), norm, logsumexp, nansum, aminmax and log_sum, along any set of
+// dimensions, with keepdim; an empty set with noop_with_empty_dims reduces nothing (out = self).
 //
 // Phase 2 views the input with its kept dimensions first and its reduced ones last, so that each
 // output element reduces one contiguous row of R elements: the input's own memory when it already
@@ -113,7 +113,7 @@ Partial<T> ReduceChunk(int op, const T* x, int64_t begin, int64_t end, double ce
   const int64_t n = end - begin;
   const T* y = x + begin;
   switch (op) {
-    case F::Op::kSum: case F::Op::kMean: case F::Op::kNansum:
+    case F::Op::kSum: case F::Op::kMean: case F::Op::kNansum: case F::Op::kLogSum:
       if constexpr (std::is_same<T, float>::value) {
         if (op != F::Op::kNansum) {
           r.sum = SumFloats(y, n);
@@ -269,6 +269,9 @@ void ReduceOne(int op, const T* x, int64_t n, double correction, double p, bool 
     case F::Op::kSum: case F::Op::kNansum:
       *value = integral ? static_cast<T>(r.isum) : FromDouble<T>(r.sum);
       break;
+    case F::Op::kLogSum:
+      *value = FromDouble<T>(std::log(integral ? static_cast<double>(r.isum) : r.sum));
+      break;
     case F::Op::kMean:
       *value = FromDouble<T>((integral ? static_cast<double>(r.isum) : r.sum) / static_cast<double>(n));
       break;
@@ -300,10 +303,18 @@ class ReduceWork final : public FamilyWork {
 
   uint64_t reduced = 0;  // bit d: dimension d of self is reduced
   double correction = 1, p = 2;
+  bool identity = false;  // an empty dimension list with noop_with_empty_dims: out = self
 
  private:
   aclnnStatus Compute() override {
     const TensorRef& self = tensor(kSelf);
+    if (identity) {
+      // In the compute type (at most 8 bytes an element): FLOAT16 through float is exact.
+      void* buffer = Scratch(1, static_cast<size_t>(std::max<int64_t>(self.numel(), 1)) * sizeof(double));
+      GatherAs(self, type, buffer);
+      ScatterFrom(buffer, type, tensor(kOut));
+      return ACLNN_SUCCESS;
+    }
     const int64_t rank = self.rank();
     int64_t order[16];
     int64_t k = 0, outer = 1, length = 1;
@@ -379,7 +390,10 @@ aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork*
   uint64_t reduced = 0;
   Dims dims;
   const bool given = RoleInts(call, family, F::Role::kDim, &dims);
-  if (!given || dims.empty()) {
+  const bool identity = given && dims.empty() && RoleBool(call, family, F::Role::kNoopWithEmptyDims, false);
+  if (identity) {
+    reduced = 0;
+  } else if (!given || dims.empty()) {
     reduced = rank == 0 ? 0 : (rank == 64 ? ~uint64_t{0} : (uint64_t{1} << rank) - 1);
   } else {
     for (int64_t d : dims) {
@@ -421,6 +435,7 @@ aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork*
   std::unique_ptr<ReduceWork> owned(made);
   made->type = type;
   made->reduced = reduced;
+  made->identity = identity;
   if (const Call::Param* unbiased = RoleParam(call, family, F::Role::kUnbiased)) {
     (void)unbiased;
     made->correction = RoleBool(call, family, F::Role::kUnbiased, true) ? 1 : 0;
