@@ -26,6 +26,15 @@ using F = ReduceFamily;
 
 constexpr int64_t kChunk = 8192;                // elements per partial result of a long row
 constexpr int64_t kParallelRow = 1 << 16;       // a row at least this long is cut into chunks
+// Elements per parallel task (256 KiB of float): small enough that a thread the OS deschedules
+// holds back little of the work (the others take the remaining tasks), large enough that taking
+// a task costs nothing against reading it.
+constexpr int64_t kTaskElements = 1 << 16;
+
+// How many tasks `elements` spread over `units` (rows, chunks) make: at least a few per thread.
+int64_t TaskCount(int64_t units, int64_t elements) {
+  return std::min<int64_t>(units, std::max<int64_t>(ParallelThreads() * 4, elements / kTaskElements));
+}
 
 enum Slot { kSelf, kOut, kIndices, kSecond, kSlots };
 
@@ -215,7 +224,7 @@ Partial<T> ReduceRow(int op, const T* x, int64_t n, double center, double p, boo
   }
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   std::vector<Partial<T>> partials(static_cast<size_t>(chunks));
-  const int64_t tasks = std::min<int64_t>(chunks, ParallelThreads() * 4);
+  const int64_t tasks = TaskCount(chunks, n);
   ParallelFor(tasks, [&](int64_t task) {
     for (int64_t c = chunks * task / tasks; c < chunks * (task + 1) / tasks; ++c) {
       partials[static_cast<size_t>(c)] = ReduceChunk(op, x, c * kChunk, std::min(n, (c + 1) * kChunk), center, p);
@@ -297,6 +306,51 @@ void ReduceOne(int op, const T* x, int64_t n, double correction, double p, bool 
   }
 }
 
+// A sum or mean over a block of dimensions followed by kept ones, of a dense input in the compute
+// type: out[o, k] = sum over r of x[o, r, k]. Each task adds whole rows of k (contiguous, so the
+// loop vectorises) into its block of accumulators, instead of gathering a transposed copy of the
+// input for the row-by-row path: float lanes over runs of kColumnRun rows, folded into double (the
+// row path's float chunks and double combination, along the other axis). Tasks split the rows
+// into slices of a fixed size whose double totals are added in order, so that the result is the
+// same whatever the number of threads.
+constexpr int64_t kColumnBlock = 2048;           // accumulators per task: 16 KiB of double
+constexpr int64_t kColumnRun = 256;              // rows summed in float before a fold into double
+constexpr int64_t kColumnSlice = 8 * kColumnRun; // rows per task
+
+template <typename T>
+void SumColumns(const T* x, int64_t outer, int64_t rows, int64_t inner, bool mean, T* out) {
+  const int64_t blocks = (inner + kColumnBlock - 1) / kColumnBlock;
+  const int64_t slices = (rows + kColumnSlice - 1) / kColumnSlice;
+  double* totals = static_cast<double*>(Scratch(2, static_cast<size_t>(slices * outer * inner) * sizeof(double)));
+  auto task = [&](int64_t t) {
+    const int64_t slice = t % slices, block = t / slices % blocks, o = t / slices / blocks;
+    const int64_t begin = block * kColumnBlock, n = std::min(kColumnBlock, inner - begin);
+    const int64_t first = slice * kColumnSlice, end = std::min(rows, first + kColumnSlice);
+    double* total = totals + (slice * outer + o) * inner + begin;
+    std::fill(total, total + n, 0.0);
+    T run[kColumnBlock];
+    for (int64_t r0 = first; r0 < end; r0 += kColumnRun) {
+      std::fill(run, run + n, T(0));
+      for (int64_t r = r0; r < std::min(end, r0 + kColumnRun); ++r) {
+        const T* row = x + (o * rows + r) * inner + begin;
+        for (int64_t k = 0; k < n; ++k) run[k] += row[k];
+      }
+      for (int64_t k = 0; k < n; ++k) total[k] += static_cast<double>(run[k]);
+    }
+  };
+  const int64_t tasks = outer * blocks * slices;
+  if (tasks > 1 && outer * rows * inner >= (1 << 15)) {
+    ParallelFor(tasks, task);
+  } else {
+    for (int64_t t = 0; t < tasks; ++t) task(t);
+  }
+  for (int64_t i = 0; i < outer * inner; ++i) {
+    double sum = totals[i];
+    for (int64_t s = 1; s < slices; ++s) sum += totals[s * outer * inner + i];
+    out[i] = static_cast<T>(mean ? sum / static_cast<double>(rows) : sum);
+  }
+}
+
 class ReduceWork final : public FamilyWork {
  public:
   ReduceWork(const char* api, int op) : FamilyWork(api, kSlots), op_(op) {}
@@ -325,6 +379,7 @@ class ReduceWork final : public FamilyWork {
       if (reduced >> d & 1) order[k++] = d, length *= self.shape[d];
     }
     if (outer == 0) return ACLNN_SUCCESS;
+    if (SumsColumns()) return ACLNN_SUCCESS;
     const TensorRef rows = self.Permuted(order);
     WithFamilyType(type, [&](auto zero) {
       using T = decltype(zero);
@@ -341,7 +396,7 @@ class ReduceWork final : public FamilyWork {
       if (few || outer * length < (1 << 15)) {
         for (int64_t o = 0; o < outer; ++o) row(o, few);
       } else {
-        const int64_t tasks = std::min<int64_t>(outer, ParallelThreads() * 4);
+        const int64_t tasks = TaskCount(outer, outer * length);
         ParallelFor(tasks, [&](int64_t task) {
           for (int64_t o = outer * task / tasks; o < outer * (task + 1) / tasks; ++o) row(o, false);
         });
@@ -357,6 +412,32 @@ class ReduceWork final : public FamilyWork {
       if (tensor(kSecond).dtype != ACL_DT_UNDEFINED) ScatterFrom(seconds, type, tensor(kSecond));
     });
     return ACLNN_SUCCESS;
+  }
+
+  // The column path (SumColumns) where it applies: a sum or mean in floating point of a dense
+  // input of the compute type whose reduced dimensions are one block with kept ones after it.
+  bool SumsColumns() {
+    const TensorRef& self = tensor(kSelf);
+    const int64_t rank = self.rank();
+    if ((op_ != F::Op::kSum && op_ != F::Op::kMean) || type == ComputeType::kInt64 || rank < 2 ||
+        self.dtype != StorageOf(type) || !self.Contiguous() || (reduced >> (rank - 1) & 1)) {
+      return false;
+    }
+    int64_t first = 0;
+    while (first < rank && !(reduced >> first & 1)) ++first;
+    int64_t last = first;
+    while (last < rank && (reduced >> last & 1)) ++last;
+    if (first == rank || (reduced >> last) != 0) return false;  // none reduced, or two blocks
+    int64_t outer = 1, rows = 1, inner = 1;
+    for (int64_t d = 0; d < rank; ++d) (d < first ? outer : d < last ? rows : inner) *= self.shape[d];
+    if (rows == 0 || inner == 0) return false;
+    WithFamilyType(type, [&](auto zero) {
+      using T = decltype(zero);
+      T* values = static_cast<T*>(Scratch(1, static_cast<size_t>(outer * inner) * sizeof(T)));
+      SumColumns(reinterpret_cast<const T*>(self.first), outer, rows, inner, op_ == F::Op::kMean, values);
+      ScatterFrom(values, type, tensor(kOut));
+    });
+    return true;
   }
 
   int op_;
