@@ -3,7 +3,7 @@
 
 Valid calls are compared with the golden reference of the semantics file (semantics/matmul.toml);
 each row of the page's error table is provoked and must fail with its status.
-Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
+Not tested: shapes other than those the matmul family's rule allows (its ranks, and broadcasting where the page speaks of it).
 """
 
 from __future__ import annotations
@@ -59,6 +59,12 @@ DTYPES = [
     BASE.but('FLOAT'),
 ]
 
+# Inputs whose shapes broadcast as the family's rule allows.
+BROADCAST = [
+    BASE.but('self-mat2-1x2x3-2x3x5', shapes={'self': (1, 2, 3)}),
+    BASE.but('self-mat2-2x2x3-1x3x5', shapes={'mat2': (1, 3, 5)}),
+]
+
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'self': 'BFLOAT16', 'mat2': 'BFLOAT16'}, layout='transposed', noncontiguous=('self', 'mat2')),
@@ -87,6 +93,11 @@ def op():
 
 @pytest.mark.parametrize("case", DTYPES, ids=lambda case: case.id)
 def test_dtypes(op, case):
+    t.check_golden(op, case)
+
+
+@pytest.mark.parametrize("case", BROADCAST, ids=lambda case: case.id)
+def test_broadcast(op, case):
     t.check_golden(op, case)
 
 

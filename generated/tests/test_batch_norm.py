@@ -3,7 +3,7 @@
 
 Valid calls are compared with the golden reference of the semantics file (semantics/norm.toml);
 each row of the page's error table is provoked and must fail with its status.
-Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
+Not tested: shapes other than those the norm family's rule allows (its ranks, and broadcasting where the page speaks of it).
 """
 
 from __future__ import annotations
@@ -81,6 +81,12 @@ DTYPES = [
     BASE.but('BFLOAT16', dtypes={'input': 'BFLOAT16', 'weight': 'BFLOAT16', 'bias': 'BFLOAT16', 'runningMean': 'BFLOAT16', 'runningVar': 'BFLOAT16'}),
 ]
 
+# The inputs at every documented rank the family's rule and the call's dimensions allow.
+RANKS = [
+    BASE.but('rank2', shapes={'input': (3, 4), 'weight': (4,), 'bias': (4,), 'runningMean': (4,), 'runningVar': (4,)}),
+    BASE.but('rank4', shapes={'input': (2, 3, 1, 4)}),
+]
+
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('input',)),
@@ -114,6 +120,11 @@ def op():
 
 @pytest.mark.parametrize("case", DTYPES, ids=lambda case: case.id)
 def test_dtypes(op, case):
+    t.check_golden(op, case)
+
+
+@pytest.mark.parametrize("case", RANKS, ids=lambda case: case.id)
+def test_ranks(op, case):
     t.check_golden(op, case)
 
 

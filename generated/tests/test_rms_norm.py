@@ -3,7 +3,7 @@
 
 Valid calls are compared with the golden reference of the semantics file (semantics/norm.toml);
 each row of the page's error table is provoked and must fail with its status.
-Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
+Not tested: shapes other than those the norm family's rule allows (its ranks, and broadcasting where the page speaks of it).
 """
 
 from __future__ import annotations
@@ -57,6 +57,14 @@ DTYPES = [
     BASE.but('BFLOAT16', dtypes={'x': 'BFLOAT16', 'gamma': 'BFLOAT16'}),
 ]
 
+# The inputs at every documented rank the family's rule and the call's dimensions allow.
+RANKS = [
+    BASE.but('rank1', shapes={'x': (5,), 'gamma': (5,)}),
+    BASE.but('rank2', shapes={'x': (3, 4), 'gamma': (4,)}),
+    BASE.but('rank3', shapes={'x': (2, 3, 4), 'gamma': (4,)}),
+    BASE.but('rank4', shapes={'x': (2, 3, 1, 4), 'gamma': (4,)}),
+]
+
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('x',)),
@@ -85,6 +93,11 @@ def op():
 
 @pytest.mark.parametrize("case", DTYPES, ids=lambda case: case.id)
 def test_dtypes(op, case):
+    t.check_golden(op, case)
+
+
+@pytest.mark.parametrize("case", RANKS, ids=lambda case: case.id)
+def test_ranks(op, case):
     t.check_golden(op, case)
 
 
