@@ -117,7 +117,7 @@ class IndexWork final : public FamilyWork {
   }
 
   aclnnStatus Gather() {
-    const int64_t* idx;
+    const int64_t* idx = nullptr;  // set by Indices on success
     if (aclnnStatus s = Indices(&idx)) return s;
     const TensorRef& self = tensor(kSelf);
     const TensorRef& index = tensor(kIndex);
@@ -139,7 +139,7 @@ class IndexWork final : public FamilyWork {
   // index_select and embedding: slice idx[k] of self along dim into slice k of out (embedding:
   // rows of the 2-D weight to rows of out, indices of any shape flattened).
   aclnnStatus Select() {
-    const int64_t* idx;
+    const int64_t* idx = nullptr;  // set by Indices on success
     if (aclnnStatus s = Indices(&idx, op_ == F::Op::kEmbedding ? ACLNN_ERR_PARAM_INVALID : ACLNN_ERR_INNER)) return s;
     const TensorRef& self = tensor(kSelf);
     const int64_t n = tensor(kIndex).numel();
@@ -186,7 +186,7 @@ class IndexWork final : public FamilyWork {
 
   // out = self, then out[... idx ...] (=, +=, *=) src[...] (or the scalar) in the index's order.
   aclnnStatus Scatter() {
-    const int64_t* idx;
+    const int64_t* idx = nullptr;  // set by Indices on success
     if (aclnnStatus s = Indices(&idx)) return s;
     const TensorRef& self = tensor(kSelf);
     const TensorRef& out = tensor(kOut);
@@ -413,7 +413,7 @@ class IndexWork final : public FamilyWork {
 
   // out = self, then out's slice idx[i] along dim = the source's slice i (in the index's order).
   aclnnStatus IndexCopy() {
-    const int64_t* idx;
+    const int64_t* idx = nullptr;  // set by Indices on success
     if (aclnnStatus s = Indices(&idx)) return s;
     const TensorRef& out = tensor(kOut);
     if (!in_place) CopyElements(tensor(kSelf), out);
@@ -429,7 +429,7 @@ class IndexWork final : public FamilyWork {
   // mean of the source's elements at each index position, with or without self's value) and
   // index_add (self + alpha * the source's slices, summed at repeated positions).
   aclnnStatus Reduce() {
-    const int64_t* idx;
+    const int64_t* idx = nullptr;  // set by Indices on success
     if (aclnnStatus s = Indices(&idx)) return s;
     const TensorRef& self = tensor(kSelf);
     const TensorRef& out = tensor(kOut);

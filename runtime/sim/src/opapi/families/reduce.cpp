@@ -65,7 +65,7 @@ typedef Float8 LooseFloat8 __attribute__((aligned(4), may_alias));
 
 // A float sum in 32 lanes (four 8-lane accumulators): vectorised, and closer to the exact sum
 // than one running float.
-double SumFloats(const float* x, int64_t n) {
+ACLSIM_CLONES double SumFloats(const float* x, int64_t n) {
   Float8 a0 = {}, a1 = {}, a2 = {}, a3 = {};
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {
@@ -317,6 +317,22 @@ constexpr int64_t kColumnBlock = 2048;           // accumulators per task: 16 Ki
 constexpr int64_t kColumnRun = 256;              // rows summed in float before a fold into double
 constexpr int64_t kColumnSlice = 8 * kColumnRun; // rows per task
 
+// run[k] += row[k], and total[k] += run[k] in double: the column path's two loops.
+ACLSIM_CLONES void AddRow(float* run, const float* row, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) run[k] += row[k];
+}
+ACLSIM_CLONES void AddRow(double* run, const double* row, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) run[k] += row[k];
+}
+template <typename T>
+void AddRow(T* run, const T* row, int64_t n) {  // integers: not summed by columns (int64 exact path)
+  for (int64_t k = 0; k < n; ++k) run[k] += row[k];
+}
+template <typename T>
+void Fold(double* total, const T* run, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) total[k] += static_cast<double>(run[k]);
+}
+
 template <typename T>
 void SumColumns(const T* x, int64_t outer, int64_t rows, int64_t inner, bool mean, T* out) {
   const int64_t blocks = (inner + kColumnBlock - 1) / kColumnBlock;
@@ -331,11 +347,8 @@ void SumColumns(const T* x, int64_t outer, int64_t rows, int64_t inner, bool mea
     T run[kColumnBlock];
     for (int64_t r0 = first; r0 < end; r0 += kColumnRun) {
       std::fill(run, run + n, T(0));
-      for (int64_t r = r0; r < std::min(end, r0 + kColumnRun); ++r) {
-        const T* row = x + (o * rows + r) * inner + begin;
-        for (int64_t k = 0; k < n; ++k) run[k] += row[k];
-      }
-      for (int64_t k = 0; k < n; ++k) total[k] += static_cast<double>(run[k]);
+      for (int64_t r = r0; r < std::min(end, r0 + kColumnRun); ++r) AddRow(run, x + (o * rows + r) * inner + begin, n);
+      Fold(total, run, n);
     }
   };
   const int64_t tasks = outer * blocks * slices;
