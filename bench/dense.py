@@ -1,7 +1,8 @@
 """The simulator's matmul, softmax and normalisation families against PyTorch CPU (issue 12):
 matmul in GFLOP/s (2·M·N·K per product) at 1024³ float32 (and bfloat16), softmax, log_softmax
-and a sum along the last dimension of 16M float32 elements ([4096, 4096]) and rms_norm with a
-weight over the same, in GB/s counted as bytes read + written (input and output, each n elements).
+and rms_norm with a weight over 16M float32 elements ([4096, 4096]) in GB/s counted as bytes
+read + written (input and output, each n elements), and sums along the last and along the first
+dimension of the same in GB/s read.
 
 Both sides run in this process on the same data, interleaved; the simulator through the bindings
 on device-resident tensors with out=, PyTorch into an out= tensor where the op has one. The
@@ -114,6 +115,15 @@ def main() -> None:
     rows.append(measure(f"reduce_sum [{x.shape[0]}, {side}] dim -1", "float32", float(x.nbytes), "GB/s",
                         lambda: aclnn.reduce_sum(d_x, [-1], False, "FLOAT", out=d_sum),
                         lambda: torch.sum(t_x, -1, out=t_sum), args.rounds, check_sum))
+    # Along the first dimension: the kept one is contiguous (column sums).
+    d_col, t_col = aclnn.to_device(np.zeros(side, np.float32)), torch.empty(side)
+
+    def check_col() -> None:
+        np.testing.assert_allclose(d_col.numpy(), t_col.numpy(), rtol=1e-4, atol=1e-3)
+
+    rows.append(measure(f"reduce_sum [{x.shape[0]}, {side}] dim 0", "float32", float(x.nbytes), "GB/s",
+                        lambda: aclnn.reduce_sum(d_x, [0], False, "FLOAT", out=d_col),
+                        lambda: torch.sum(t_x, 0, out=t_col), args.rounds, check_col))
     emit_result({"torch_threads": torch.get_num_threads(),
                  "sim_threads": int(os.environ.get("ACLNN_SIM_THREADS", os.cpu_count() or 1)),
                  "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"), "rows": rows})

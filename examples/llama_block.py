@@ -10,7 +10,8 @@ framework's own views are), never copies. On a machine with CANN the same script
     python examples/llama_block.py [--dtype float32|bfloat16|both] [--seq 16] [--repeat 3]
 
 Prints, per dtype, the largest relative error of the logits against the same layer in PyTorch (CPU),
-whether the predicted tokens agree, and the time of one layer here and in PyTorch.
+how many predicted tokens agree, and the time of one layer here and in PyTorch; exits 1 unless, in
+every dtype, the error is within the dtype's tolerance and every token agrees.
 """
 
 from __future__ import annotations
@@ -159,7 +160,40 @@ def upload(cfg: Config, p: dict[str, torch.Tensor], s: int, dtype: torch.dtype) 
     return on_device
 
 
-def run(cfg: Config, dtype_name: str, seq: int, repeat: int) -> bool:
+@dataclass(frozen=True)
+class LayerRun:
+    """One dtype's run: the layer's logits and predicted tokens through aclnn and in PyTorch."""
+    dtype: str
+    ids: torch.Tensor
+    logits: torch.Tensor           # ours, as float32
+    tokens: np.ndarray             # ours: aclnn.arg_max of the logits, on the device
+    expected: torch.Tensor         # PyTorch's, in the same dtype
+    seconds: float                 # one layer and its argmax, best of the repeats
+    torch_seconds: float
+
+    @property
+    def error(self) -> float:
+        """The largest difference of the logits relative to PyTorch's largest logit."""
+        expected = self.expected.to(torch.float32)
+        return float(((self.logits - expected).abs().max() / expected.abs().max()).item())
+
+    @property
+    def same_tokens(self) -> int:
+        return int((torch.from_numpy(self.tokens.astype(np.int64)) == self.expected.argmax(-1)).sum())
+
+    @property
+    def ok(self) -> bool:
+        """The logits within the dtype's tolerance and every predicted token PyTorch's."""
+        return self.error <= TOLERANCE[self.dtype] and self.same_tokens == len(self.ids)
+
+    def summary(self) -> str:
+        return (f"{self.dtype:>9}: logits max relative error {self.error:.2e} (tolerance {TOLERANCE[self.dtype]:.0e}), "
+                f"predicted tokens equal PyTorch's: {self.same_tokens}/{len(self.ids)}: "
+                f"{'ok' if self.ok else 'DIFFERENT'}; one layer {self.seconds * 1e3:.1f} ms on the {aclnn.backend()} "
+                f"backend, {self.torch_seconds * 1e3:.1f} ms in PyTorch (CPU)")
+
+
+def run(cfg: Config, dtype_name: str, seq: int, repeat: int) -> LayerRun:
     dtype = getattr(torch, dtype_name)
     p = weights(cfg)
     ids = torch.randint(0, cfg.vocab, (seq,), generator=torch.Generator().manual_seed(1))
@@ -170,7 +204,7 @@ def run(cfg: Config, dtype_name: str, seq: int, repeat: int) -> bool:
     positions = aclnn.to_device(torch.arange(seq, dtype=dtype).view(seq, 1))
 
     ours_times, torch_times = [], []
-    for _ in range(repeat):
+    for _ in range(max(repeat, 1)):
         start = time.perf_counter()
         logits = aclnn_layer(cfg, device_params, device_ids, positions)
         tokens = aclnn.arg_max(logits, -1, False)
@@ -179,18 +213,9 @@ def run(cfg: Config, dtype_name: str, seq: int, repeat: int) -> bool:
         ours_times.append(time.perf_counter() - start)
         start = time.perf_counter()
         expected = torch_layer(cfg, reference_params, ids)
-        expected_tokens = expected.argmax(-1)
+        expected.argmax(-1)
         torch_times.append(time.perf_counter() - start)
-
-    expected32 = expected.to(torch.float32)
-    error = float(((ours - expected32).abs().max() / expected32.abs().max()).item())
-    same_tokens = int((torch.from_numpy(ours_tokens.astype(np.int64)) == expected_tokens).sum())
-    ok = error <= TOLERANCE[dtype_name]
-    print(f"{dtype_name:>9}: logits max relative error {error:.2e} (tolerance {TOLERANCE[dtype_name]:.0e}) "
-          f"{'ok' if ok else 'TOO LARGE'}; predicted tokens equal PyTorch's: {same_tokens}/{seq}; "
-          f"one layer {min(ours_times) * 1e3:.1f} ms on the {aclnn.backend()} backend, "
-          f"{min(torch_times) * 1e3:.1f} ms in PyTorch (CPU)")
-    return ok
+    return LayerRun(dtype_name, ids, ours, ours_tokens, expected, min(ours_times), min(torch_times))
 
 
 def main() -> int:
@@ -203,7 +228,12 @@ def main() -> int:
     print(f"Llama decoder layer: hidden {cfg.hidden}, {cfg.heads} heads, ffn {cfg.ffn}, vocab {cfg.vocab}, "
           f"sequence {args.seq}; every op an aclnn call on device tensors")
     dtypes = ("float32", "bfloat16") if args.dtype == "both" else (args.dtype,)
-    return 0 if all([run(cfg, d, args.seq, args.repeat) for d in dtypes]) else 1
+    ok = True
+    for dtype in dtypes:
+        done = run(cfg, dtype, args.seq, args.repeat)
+        print(done.summary(), flush=True)
+        ok = ok and done.ok
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

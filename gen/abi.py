@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import functools
 import re
-from pathlib import Path
 
-INCLUDE = Path(__file__).resolve().parents[1] / "runtime" / "include"
+from gen.locations import RUNTIME_INCLUDE
+
 # The headers that declare values (acl.h and aclnn_base.h only include these).
 HEADERS = ("acl/acl_base.h", "acl/acl_rt.h", "aclnn/acl_meta.h")
 
 
 def _text(header: str) -> str:
-    return (INCLUDE / header).read_text(encoding="utf-8")
+    return (RUNTIME_INCLUDE / header).read_text(encoding="utf-8")
 
 
 @functools.lru_cache(maxsize=None)

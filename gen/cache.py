@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, TypeVar
 
 from gen.ir import Page
+from gen.locations import DATA_ROOT, PACKAGE
 
-REPOSITORY = Path(__file__).resolve().parents[1]
 # What decides a page's IR (the parser, the IR's classes, the parser's data files), and what
-# decides every generated file besides.
+# decides every generated file besides; named by their place in the repository.
 PARSER_SOURCES = ("gen/parse", "gen/ir.py")
 GENERATOR_SOURCES = ("gen", "templates", "runtime/python")
 
@@ -41,14 +41,23 @@ T = TypeVar("T")
 def _tree_digest(roots: Iterable[str]) -> str:
     sha = hashlib.sha256(f"python {sys.version_info[0]}.{sys.version_info[1]}\0".encode())
     for root in roots:
-        base = REPOSITORY / root
+        base = _located(root)
         files = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file())
         for path in files:
-            if "__pycache__" in path.parts or path.suffix == ".pyc":
+            inner = path.relative_to(base).parts
+            if "__pycache__" in inner or path.suffix == ".pyc" or inner[:1] == ("_data",):
                 continue
-            sha.update(path.relative_to(REPOSITORY).as_posix().encode() + b"\0")
+            sha.update("/".join((root, *inner)).encode() + b"\0")
             sha.update(path.read_bytes() + b"\0")
     return sha.hexdigest()[:32]
+
+
+def _located(root: str) -> Path:
+    """A file or directory of the generator named by its place in the repository ("gen/parse",
+    "templates"): in the clone, or in the installed package (gen.locations)."""
+    top, _, rest = root.partition("/")
+    base = PACKAGE if top == "gen" else DATA_ROOT / top
+    return base / rest if rest else base
 
 
 @functools.lru_cache(maxsize=1)

@@ -61,6 +61,10 @@ def example_kwargs(record: dict[str, Any]) -> tuple[Optional[dict[str, Any]], st
             if param["optional"]:
                 continue
             return None, f"the example gives no value for {param['name']}"
+        if arg.get("shape") is not None and len(arg["values"]) != int(np.prod(arg["shape"])):
+            # aclnnHardtanh's: 4 values for [4, 2] (the program copies past its host vector).
+            return None, (f"the example's {param['name']} holds {len(arg['values'])} values for the shape "
+                          f"{list(arg['shape'])}")
         kwargs[names.python_identifier(names.snake_case(param["name"]))] = example_value(param, arg)
     return kwargs, ""
 
@@ -73,6 +77,8 @@ def example_outs(record: dict[str, Any]) -> Any:
     outs = [p for p in record["params"] if p["direction"] == "out"]
     if not outs or any(given.get(p["name"], {}).get("shape") is None for p in outs):
         return None
+    if any(len(given[p["name"]]["values"]) != int(np.prod(given[p["name"]]["shape"])) for p in outs):
+        return None  # host vectors shorter than their shapes: not arrays to pass
     arrays = [example_value(p, given[p["name"]]) for p in outs]
     return arrays[0] if len(arrays) == 1 else tuple(arrays)
 

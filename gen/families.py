@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from gen.ir import OpSemantics
 
 # The C++ FamilySpec's arrays are this long (runtime/sim/include/aclnn_sim/entry.h).
-MAX_ROLES = 16
+MAX_ROLES = 24
 MAX_OPTIONS = 4
 
 
@@ -66,6 +66,18 @@ class Family:
     # convert elements once and compute nothing in between (no sum whose order could differ: a
     # scatter that adds is not one, its golden adds in float where FLOAT16 adds round each time).
     exact_ops: tuple[str, ...] = ()
+    # How the generated tests may vary the shapes of an op's inputs beyond its valid call within
+    # the family's rule, as (op, kind, roles) ("*": every op):
+    #   "rank"       the roles' tensors, one shape alike, at each rank the page allows (the dimension
+    #                arguments still in range);
+    #   "trailing"   the first role's tensor at each rank, the others keeping as many trailing
+    #                dimensions as they had (a norm's weight; normalized_shape follows);
+    #   "channels"   the first role's tensor at each rank from 2, the others its dimension 1 (batch norm);
+    #   "broadcast"  each role in turn at shapes that broadcast to the others' (where, a mask);
+    #   "batch"      a product's two operands with batch dimensions that broadcast, or one a vector;
+    #   "bias"       the role (an added tensor) at shapes that broadcast to the product's.
+    # The last three apply to an API whose page speaks of broadcasting.
+    shape_variations: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
 
     def __post_init__(self) -> None:
         assert len(self.roles) <= MAX_ROLES and len(self.options) <= MAX_OPTIONS, self.name
@@ -80,9 +92,11 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "reduce", "PlanReduce",
         ops=("sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "any", "all",
-             "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "nansum", "aminmax"),
+             "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "nansum", "aminmax", "log_sum"),
+        # noop_with_empty_dims: an empty dimension list reduces nothing (out = self) instead of
+        # every dimension (the ONNX-style pages' noopWithEmptyAxes).
         roles=("self", "dim", "keepdim", "dtype", "correction", "unbiased", "p", "out", "indices", "mean",
-               "max_out"),
+               "max_out", "noop_with_empty_dims"),
         required=("self", "out"),
         options=("correction", "p"),
         output_shape="reduce",
@@ -90,8 +104,10 @@ FAMILIES: tuple[Family, ...] = (
         op_fixed_dtypes=(("argmax", "out", "INT64"), ("argmin", "out", "INT64"), ("any", "out", "BOOL"),
                          ("all", "out", "BOOL")),
         exact_ops=("amax", "amin", "max", "min", "argmax", "argmin", "any", "all", "aminmax"),
-        doc="along `dim` (an int array or an int; absent or empty: every dimension), keepdim; "
-            "max/min give values and indices, var_mean/std_mean the variance and the mean, aminmax min and max"),
+        shape_variations=(("*", "rank", ("self",)),),
+        doc="along `dim` (an int array or an int; absent or empty: every dimension, or none with "
+            "noop_with_empty_dims), keepdim; max/min give values and indices, var_mean/std_mean the variance and "
+            "the mean, aminmax min and max, log_sum the logarithm of the sum"),
     Family(
         "cumulative", "PlanCumulative",
         ops=("cumsum", "cumprod", "cummax", "cummin"),
@@ -99,21 +115,27 @@ FAMILIES: tuple[Family, ...] = (
         required=("self", "dim", "out"),
         fixed_dtypes=(("indices", "INT64"),),
         exact_ops=("cummax", "cummin"),
+        shape_variations=(("*", "rank", ("self",)),),
         doc="running sums, products, maxima and minima along one dimension"),
     Family(
         "index", "PlanIndex",
         ops=("gather", "index_select", "embedding", "take", "scatter", "scatter_add", "one_hot", "topk", "sort",
-             "argsort"),
+             "argsort", "gather_v2", "gather_nd", "scatter_reduce", "index_copy", "index_add"),
+        # gather_v2: self's slices along dim at an index of any shape (numpy's take along an axis),
+        # per batch of the leading batch_dims dimensions; gather_nd: self at the positions the index's
+        # last dimension lists; include_self: whether a scatter_reduce reduction starts from self.
         roles=("self", "dim", "index", "src", "value", "reduce", "k", "largest", "descending", "num_classes",
-               "on_value", "off_value", "out", "indices"),
+               "on_value", "off_value", "out", "indices", "batch_dims", "negative_index", "include_self", "alpha"),
         required=("self",),
         fixed_dtypes=(("indices", "INT64"),),
         op_fixed_dtypes=(("argsort", "indices", "INT64"),),
         op_output_shapes=(("gather", "*", "given"), ("index_select", "*", "given"), ("embedding", "*", "given"),
-                          ("take", "*", "page"), ("one_hot", "*", "given"), ("topk", "*", "given")),
+                          ("take", "*", "page"), ("one_hot", "*", "given"), ("topk", "*", "given"),
+                          ("gather_v2", "*", "given"), ("gather_nd", "*", "given")),
         op_dtype_sources=(("one_hot", "on_value"),),
         exact_ops=("gather", "index_select", "embedding", "take", "one_hot", "topk", "sort", "argsort"),
         doc="gathers and scatters along a dimension (indices checked in phase 2, where they live), "
+            "n-dimensional gathers, scatters that reduce (sum, product, max, min, mean), index copies and adds, "
             "one-hot encodings, stable sorts and top-k"),
     Family(
         "select", "PlanSelect",
@@ -122,6 +144,8 @@ FAMILIES: tuple[Family, ...] = (
         required=("condition", "self"),
         op_output_shapes=(("where", "*", "page"),),
         exact_ops=("*",),
+        shape_variations=(("where", "rank", ("condition", "self", "other")), ("masked_fill", "rank", ("self", "condition")),
+                          ("where", "broadcast", ("condition", "self", "other")), ("masked_fill", "broadcast", ("condition",))),
         doc="where: out = condition ? self : other, broadcast; masked_fill: self = mask ? value : self"),
     Family(
         "shape", "PlanShape",
@@ -143,10 +167,12 @@ FAMILIES: tuple[Family, ...] = (
         ops=("softmax", "log_softmax"),
         roles=("self", "dim", "out"),
         required=("self", "dim", "out"),
+        shape_variations=(("*", "rank", ("self",)),),
         doc="along one dimension, computed in float (double for DOUBLE)"),
     Family(
         "norm", "PlanNorm",
-        ops=("layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm"),
+        # gemma_rms_norm: rms_norm scaled by (1 + weight).
+        ops=("layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm"),
         roles=("input", "input2", "normalized_shape", "weight", "bias", "running_mean", "running_var",
                "eps", "training", "momentum", "group", "out", "mean", "rstd", "sum_out"),
         required=("input", "out"),
@@ -155,23 +181,33 @@ FAMILIES: tuple[Family, ...] = (
         second="weight",
         op_output_shapes=(("layer_norm", "mean", "trailing_ones"), ("layer_norm", "rstd", "trailing_ones"),
                           ("rms_norm", "rstd", "trailing_ones"), ("add_rms_norm", "rstd", "trailing_ones"),
+                          ("gemma_rms_norm", "rstd", "trailing_ones"),
                           ("group_norm", "mean", "groups"), ("group_norm", "rstd", "groups"),
                           ("batch_norm", "mean", "channels"), ("batch_norm", "rstd", "channels")),
-        op_fixed_dtypes=(("rms_norm", "rstd", "FLOAT"), ("add_rms_norm", "rstd", "FLOAT")),
+        op_fixed_dtypes=(("rms_norm", "rstd", "FLOAT"), ("add_rms_norm", "rstd", "FLOAT"),
+                         ("gemma_rms_norm", "rstd", "FLOAT")),
+        shape_variations=(("rms_norm", "trailing", ("input", "weight")), ("gemma_rms_norm", "trailing", ("input", "weight")),
+                          ("add_rms_norm", "trailing", ("input", "input2", "weight")),
+                          ("layer_norm", "trailing", ("input", "weight", "bias")),
+                          ("batch_norm", "channels", ("input", "weight", "bias", "running_mean", "running_var"))),
         doc="statistics over the trailing (layer/rms), group or batch dimensions, computed in float "
             "(double for DOUBLE); mean/rstd outputs"),
     Family(
         "matmul", "PlanMatmul",
-        ops=("mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger"),
+        ops=("mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm"),
         # bias: the added tensor of addmm & co. (selfRef for the in-place ones, which is also out);
-        # cube_math_type: the NPU's Cube precision mode (the pages' cubeMathType, 0 to 4).
-        roles=("bias", "a", "b", "beta", "alpha", "out", "cube_math_type"),
+        # cube_math_type: the NPU's Cube precision mode (the pages' cubeMathType, 0 to 4);
+        # trans_a, trans_b: gemm's operands transposed first when nonzero.
+        roles=("bias", "a", "b", "beta", "alpha", "out", "cube_math_type", "trans_a", "trans_b"),
         required=("a", "b", "out"),
         options=("beta", "alpha"),
         output_shape="matmul",
         source="a",
         second="b",
-        op_output_shapes=(("ger", "out", "outer"), ("addbmm", "out", "batch_sum")),
+        op_output_shapes=(("ger", "out", "outer"), ("addbmm", "out", "batch_sum"), ("gemm", "out", "given")),
+        shape_variations=(("matmul", "batch", ("a", "b")), ("bmm", "batch", ("a", "b")), ("addmm", "bias", ("bias",)),
+                          ("baddbmm", "bias", ("bias",)), ("addbmm", "bias", ("bias",)), ("addmv", "bias", ("bias",)),
+                          ("gemm", "bias", ("bias",))),
         doc="on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE "
             "and the integers (exact up to 2^53)"),
 )
@@ -196,6 +232,11 @@ def bind_roles(semantics: "OpSemantics", params: "Sequence[str]") -> tuple[dict[
         if param is not None:
             bound[role] = param
     return bound, ""
+
+
+def shape_variations(family: Family, op: str, kinds: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """The (kind, roles) of the family's shape variations of `op` of the given kinds."""
+    return [(kind, roles) for o, kind, roles in family.shape_variations if o in (op, "*") and kind in kinds]
 
 
 def dtype_source(family: Family, op: str) -> str:

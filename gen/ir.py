@@ -847,11 +847,11 @@ class Page(_Json):
         assert len(names) == len(set(names)), f"{self.source}: duplicate APIs {names}"
 
     def supports(self, soc: Soc) -> Optional[bool]:
-        """Whether the product table lists `soc` as supported; None when it does not list it."""
-        for product in self.products:
-            if product.soc is soc:
-                return product.supported
-        return None
+        """Whether the product table lists `soc` as supported, in any of its rows (a note may
+        support a chip its table row marks unsupported: aclnnScatterReduce's Ascend 950); None
+        when it does not list it."""
+        rows = [product.supported for product in self.products if product.soc is soc]
+        return any(rows) if rows else None
 
     @property
     def has_errors(self) -> bool:

@@ -7,6 +7,7 @@ offers the derived views that several emitters share. Emitters read a `Model`; t
 
 from __future__ import annotations
 
+import re
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,12 +83,14 @@ class Model:
     def examples(self) -> dict[str, BoundAPI]:
         """The pages' examples to write (generated/examples/) and build, by name: one per distinct
         example text (a page that documents aclnnAdd and aclnnInplaceAdd shows one program for
-        both), named after its first API's Python function."""
+        both), named after its first API's Python function. An example that includes no aclnnop/
+        header is a sketch (aclnnLogSoftmaxV2's declares the API itself, "函数签名仅为示意", and
+        uses aclTensor undeclared): no machine compiles it, so it is not built."""
         chosen: dict[str, BoundAPI] = {}
         seen: set[str] = set()
         for bound in self.apis:
             code = bound.api.example
-            if code.strip() and code not in seen:
+            if code.strip() and code not in seen and _OP_HEADER.search(code):
                 seen.add(code)
                 name = bound.python_name
                 # CMake's Ninja generator names a phony target after each executable's file: an
@@ -102,6 +105,9 @@ class Model:
             groups.setdefault(bound.header, []).append(bound)
         return {header: tuple(apis) for header, apis in sorted(groups.items())}
 
+
+# An example's include of an operator's header ("aclnnop/aclnn_add.h").
+_OP_HEADER = re.compile(r'#\s*include\s*[<"]aclnnop/')
 
 # Targets the build system defines itself (CMake, Ninja), which no example may be named.
 _BUILD_TARGETS = frozenset({"all", "clean", "help", "install", "test", "package", "edit_cache", "rebuild_cache",

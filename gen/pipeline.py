@@ -33,7 +33,7 @@ from gen.cache import EmitMemo, IRCache, digest, pickle_page, write_atomically
 from gen.emit.env import keep_compiled_templates
 from gen.emit.files import FileManager, Share, files_below
 from gen.ir import Diagnostic, Level, OpSemantics, Page, PageKind
-from gen.locations import REPOSITORY, SEMANTICS_LIBRARY
+from gen.locations import DATA_ROOT, REPOSITORY, SEMANTICS_LIBRARY
 from gen.model import Model, build_model
 from gen.parse import parse_bytes, parse_file
 from gen.parse.merge import merge_readmes, readmes_by_page
@@ -241,8 +241,11 @@ def semantics(paths: Sequence[Path], declared: Optional[Iterable[str]] = None,
 
 def _source(path: Path) -> str:
     """A semantics file as generated files and diagnostics name it: by its path in the repository
-    when it is the library's."""
-    return path.relative_to(REPOSITORY).as_posix() if path.is_relative_to(REPOSITORY) else str(path)
+    when it is the library's (in a clone or in the installed package alike)."""
+    for root in (DATA_ROOT, REPOSITORY):
+        if path.is_relative_to(root):
+            return path.relative_to(root).as_posix()
+    return str(path)
 
 
 def _load_into(result: Semantics, path: Path, keep) -> None:

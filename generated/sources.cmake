@@ -6,6 +6,10 @@ set(ACLNN_SIM_OP_SOURCES
   "${ACLNN_GENERATED_DIR}/sim/ops_001.cpp"
   "${ACLNN_GENERATED_DIR}/sim/ops_002.cpp"
   "${ACLNN_GENERATED_DIR}/sim/ops_003.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_004.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_005.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_006.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_007.cpp"
 )
 
 set(ACLNN_BINDING_SOURCES
@@ -13,32 +17,53 @@ set(ACLNN_BINDING_SOURCES
   "${ACLNN_GENERATED_DIR}/bindings/ops_001.cpp"
   "${ACLNN_GENERATED_DIR}/bindings/ops_002.cpp"
   "${ACLNN_GENERATED_DIR}/bindings/ops_003.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_004.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_005.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_006.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_007.cpp"
 )
 
 # The pages' examples: generated/examples/<name>.cpp
 set(ACLNN_EXAMPLES
   abs
+  acos
+  acosh
   add
   add_rms_norm
   addbmm
+  addcdiv
   addcmul
   addmm
   addmv
   all_example
   amax
+  amin
+  aminmax_all
   aminmax_dim
   any
   arg_max
   arg_min
   argsort
+  asin
+  asinh
+  atan
   atan2
+  atanh
   baddbmm
   batch_mat_mul
   batch_norm
   cast
   cat
+  ceil
+  clamp
+  clamp_max
+  clamp_max_tensor
+  clamp_min
+  clamp_min_tensor
+  clamp_tensor
   constant_pad_nd
   cos
+  cosh
   cummax
   cummin
   cumprod
@@ -48,66 +73,137 @@ set(ACLNN_EXAMPLES
   dot
   elu_backward
   embedding
+  eq_scalar
   eq_tensor
+  erf
+  erfc
   exp
+  exp2
   expand
+  expm1
   flip
   floor
   floor_divide
+  floor_divides
+  fmod_scalar
+  fmod_tensor
   gather
+  gather_nd
+  gather_v2
+  gather_v3
+  ge_scalar
+  ge_tensor
   gelu_backward
+  gemm
+  gemma_rms_norm
   ger
   group_norm
   gt_scalar
+  gt_tensor
   hardsigmoid_backward
   hardswish_backward
+  hardtanh
   hardtanh_backward
+  index_add
+  index_copy
   index_select
+  inplace_add_rms_norm
+  inplace_addcdiv
   inplace_addcmul
+  inplace_asin
+  inplace_clamp_max
+  inplace_clamp_max_tensor
+  inplace_clamp_min_tensor
   inplace_copy
+  inplace_cosh
+  inplace_eq_scalar
   inplace_eq_tensor
+  inplace_exp2
+  inplace_expm1
   inplace_floor
+  inplace_fmod_scalar
+  inplace_fmod_tensor
+  inplace_ge_scalar
+  inplace_ge_tensor
   inplace_gt_scalar
+  inplace_gt_tensor
+  inplace_le_scalar
+  inplace_le_tensor
   inplace_leaky_relu
   inplace_lerp
+  inplace_lerps
   inplace_log
+  inplace_log1p
   inplace_logical_and
+  inplace_logical_not
+  inplace_logical_or
+  inplace_lt_scalar
+  inplace_lt_tensor
   inplace_masked_fill_scalar
   inplace_masked_fill_tensor
   inplace_mul
   inplace_muls
+  inplace_ne_scalar
+  inplace_ne_tensor
   inplace_neg
   inplace_pow_tensor_scalar
+  inplace_pow_tensor_tensor
+  inplace_reciprocal
   inplace_relu
+  inplace_remainder_tensor_scalar
   inplace_remainder_tensor_tensor
+  inplace_round
   inplace_rsqrt
   inplace_scatter
+  inplace_scatter_reduce
   inplace_scatter_value
   inplace_sigmoid
   inplace_sin
+  inplace_sinc
+  inplace_sinh
   inplace_sqrt
   inplace_sub
+  inplace_tan
   inplace_tanh
   inplace_tril
   inplace_triu
+  inplace_trunc
+  inplace_x_log_y_scalar_other
+  inplace_x_log_y_tensor
   is_finite
+  is_inf
+  is_neg_inf
+  is_pos_inf
   layer_norm
   layer_norm_with_impl_mode
+  le_scalar
+  le_tensor
   leaky_relu
   leaky_relu_backward
   lerp
+  lerps
+  lgamma
   linalg_vector_norm
   log
+  log_add_exp
+  log_add_exp2
   log_softmax
   log_sum_exp
   logical_and
+  logical_or
+  logical_xor
+  lt_scalar
+  lt_tensor
   matmul
   max
   max_dim
+  max_v2
   maximum
   mean
+  mean_v2
   min
   min_dim
+  minimum
   mish_backward
   mm
   mse_loss
@@ -118,11 +214,17 @@ set(ACLNN_EXAMPLES
   norm
   one_hot
   permute
+  pow_scalar_tensor
+  pow_tensor_tensor
   prod
   prod_dim
+  reciprocal
+  reduce_log_sum
   reduce_nansum
   reduce_sum
   relu
+  remainder_scalar_tensor
+  remainder_tensor_scalar
   remainder_tensor_tensor
   repeat
   rms_norm
@@ -134,8 +236,11 @@ set(ACLNN_EXAMPLES
   selu_backward
   sigmoid
   sigmoid_backward
+  signbit
   silu
   silu_backward
+  sinc
+  sinh
   slice
   slice_v2
   softmax
@@ -143,14 +248,19 @@ set(ACLNN_EXAMPLES
   sort
   split_tensor
   split_with_size
+  square
   stack
   std
   std_mean_correction
   swi_glu_quant
   take
+  tan
   tanh_backward
   threshold_backward
   topk
   var
+  var_correction
   var_mean
+  x_log_y_scalar_self
+  xlog1py
 )

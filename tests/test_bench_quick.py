@@ -91,6 +91,15 @@ def test_a_missed_target_is_reported_as_missed():
                       "met": False, "worst": "selu_backward bfloat16"}]
 
 
+def test_the_dense_section_holds_softmax_and_the_reduction_to_their_targets():
+    rows = [{"op": "softmax [4096, 4096] dim -1", "dtype": "float32", "sim_speed_vs_torch": {"median": 1.1}},
+            {"op": "reduce_sum [4096, 4096] dim -1", "dtype": "float32", "sim_speed_vs_torch": {"median": 0.7}},
+            {"op": "reduce_sum [4096, 4096] dim 0", "dtype": "float32", "sim_speed_vs_torch": {"median": 2.0}}]
+    found = {t["target"]: (t["value"], t["met"]) for t in targets({"dense": {"rows": rows}})}
+    assert found == {"softmax GB/s at 16M float32 >= 0.8x PyTorch CPU": (1.1, True),
+                     "reduction (sum along the last dimension) GB/s at 16M float32 >= 0.8x PyTorch CPU": (0.7, False)}
+
+
 def test_a_failed_section_is_a_row_of_the_table_not_a_crash():
     results = {"mode": "quick", "date": "-", "machine": {"cpus": 2, "load_average": [0.0], "torch": "-"},
                "sections": {"calls": {"error": "bench.calls exited with status 1"}}, "targets": []}

@@ -16,7 +16,7 @@ import pytest
 from gen.emit import tests as emitter
 from gen.emit.files import FileManager
 from gen.model import build_model
-from gen.ir import (Direction, DType, ErrorCase, ErrorCategory, ExampleArg, ExampleCall, OpSemantics, ParamKind,
+from gen.ir import (ArgValue, Direction, DType, ErrorCase, ErrorCategory, ExampleArg, ExampleCall, OpSemantics, ParamKind,
                     Product, Relation, RelationKind, Soc)
 from tests.factories import make_api, make_page, make_param, null_error
 from tests.sim_seed_ir import seed_pages, seed_semantics
@@ -566,3 +566,75 @@ def test_dimension_rules_are_broken_by_one_extent():
     # A rule the base call does not meet is not claimed.
     odd = rules_suite(a, b, out, example_call=call, divisibility=(Divisibility("a", "3", -1, line=6),))
     assert odd.rules[0].skip == "the base call does not meet it"
+
+
+# ---- kernel families: shapes varied within the family's rule ----------------------------------------
+
+def family_suite(params, semantics, **api):
+    built = build_model([make_page(make_api("aclnnFoo", params=tuple(params), **api))],
+                        [dataclasses.replace(OpSemantics("aclnnFoo", "foo.toml", golden="x"), **semantics)])
+    return emitter.suite(built.apis[0])
+
+
+def where_params(*, broadcast: bool):
+    relations = (Relation(RelationKind.BROADCAST, ("self", "other")),) if broadcast else ()
+    return [make_param("condition", dtypes=(DType.BOOL,), relations=relations), make_param("self"),
+            make_param("other"), make_param("out", direction=Direction.OUT)]
+
+
+def test_where_varies_each_inputs_shape_where_the_page_says_it_broadcasts():
+    call = (ArgValue("condition", (2, 3)), ArgValue("self", (2, 3)), ArgValue("other", (2, 3)))
+    suite = family_suite(where_params(broadcast=True), dict(family="select", op="where", call=call))
+    broadcast = group(suite, "broadcast").cases
+    # each input in turn at shapes that broadcast to the others' (2, 3), never the output's shape changed
+    assert {c.id.split("-")[0] for c in broadcast} == {"condition", "self", "other"}
+    assert all(_broadcasts(c.shapes[p], (2, 3)) for c in broadcast for p in ("condition", "self", "other"))
+    assert "self-3" in ids(broadcast) and "condition-2x1" in ids(broadcast)
+    # the ranks vary all inputs alike; the dtypes are self's (the family's source), not the condition's
+    assert ids(group(suite, "ranks").cases) == ["rank1", "rank2", "rank3", "rank4"]
+    assert suite.base.dtypes == {"condition": "BOOL", "self": "FLOAT", "other": "FLOAT"}
+    quiet = family_suite(where_params(broadcast=False), dict(family="select", op="where", call=call))
+    assert "broadcast" not in [g.name for g in quiet.groups]
+
+
+def _broadcasts(shape, to):
+    return len(shape) <= len(to) and all(a in (1, b) for a, b in zip(reversed(shape), reversed(to)))
+
+
+def test_matmul_broadcasts_batch_dimensions_and_takes_vectors_within_the_documented_ranks():
+    params = [make_param("self", rank=(1, 6)), make_param("mat2", rank=(1, 6)),
+              make_param("out", direction=Direction.OUT, rank=(1, 6))]
+    semantics = dict(family="matmul", op="matmul", roles=(ArgValue("a", "self"), ArgValue("b", "mat2")),
+                     call=(ArgValue("self", (2, 3)), ArgValue("mat2", (3, 5))))
+    suite = family_suite(params, semantics, formula="self与mat2满足broadcast关系")
+    shapes = {c.id: (c.shapes["self"], c.shapes["mat2"]) for c in group(suite, "broadcast").cases}
+    assert shapes["self-mat2-2x1x2x3-3x3x5"] == ((2, 1, 2, 3), (3, 3, 5))
+    assert shapes["self-vector-3"] == ((3,), (3, 5)) and shapes["mat2-vector-3"] == ((2, 3), (3,))
+    # bmm's rank 3 only: no vector, no 4-D batch
+    three = [make_param(n, rank=(3, 3)) for n in ("self", "mat2")] + [make_param("out", direction=Direction.OUT)]
+    bmm = family_suite(three, dict(semantics, op="bmm", call=(ArgValue("self", (2, 2, 3)), ArgValue("mat2", (2, 3, 5)))),
+                       formula="batch轴为1时做broadcast")
+    assert all(len(s) == 3 for c in group(bmm, "broadcast").cases for s in c.shapes.values())
+
+
+def test_addmm_bias_broadcasts_to_the_product_unless_it_is_the_output():
+    params = [make_param("self", rank=(1, 2)), make_param("mat1", rank=(2, 2)), make_param("mat2", rank=(2, 2)),
+              make_param("out", direction=Direction.OUT)]
+    semantics = dict(family="matmul", op="addmm",
+                     roles=(ArgValue("bias", "self"), ArgValue("a", "mat1"), ArgValue("b", "mat2")),
+                     call=(ArgValue("self", (2, 5)), ArgValue("mat1", (2, 3)), ArgValue("mat2", (3, 5))))
+    suite = family_suite(params, semantics, formula="self需要与mat1@mat2满足broadcast关系")
+    assert sorted(c.shapes["self"] for c in group(suite, "broadcast").cases) == [(1,), (1, 1), (1, 5), (2, 1), (5,)]
+
+
+def test_rms_norm_varies_the_rank_keeping_gammas_trailing_dimensions():
+    params = [make_param("x", rank=(1, 8)), make_param("gamma", rank=(1, 8)),
+              make_param("epsilon", kind=ParamKind.FLOAT), make_param("yOut", direction=Direction.OUT),
+              make_param("rstdOut", direction=Direction.OUT)]
+    semantics = dict(family="norm", op="rms_norm",
+                     roles=(ArgValue("input", "x"), ArgValue("weight", "gamma"), ArgValue("out", "yOut"),
+                            ArgValue("rstd", "rstdOut"), ArgValue("eps", "epsilon")),
+                     call=(ArgValue("x", (2, 3, 8)), ArgValue("gamma", (8,)), ArgValue("epsilon", 1e-6)))
+    ranks = group(family_suite(params, semantics), "ranks").cases
+    assert [(c.shapes["x"], c.shapes["gamma"]) for c in ranks] == [((5,), (5,)), ((3, 4), (4,)), ((2, 3, 4), (4,)),
+                                                                  ((2, 3, 1, 4), (4,))]

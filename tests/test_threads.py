@@ -49,7 +49,12 @@ def _cases(aclnn, seed: int) -> list[tuple]:
                 break  # a kind the golden takes otherwise: not this test's concern
             args.append(value)
         else:
-            cases.append((getattr(aclnn, api["python_name"]), args, eval(golden, env).numpy()))  # noqa: S307
+            try:
+                expected = eval(golden, env)  # noqa: S307
+            except RuntimeError:  # an op of other shapes than these 2-D ones (aclnnDot's vectors)
+                continue
+            if isinstance(expected, torch.Tensor):  # one result (aclnnAminmaxAll's two are not this test's)
+                cases.append((getattr(aclnn, api["python_name"]), args, expected.numpy()))
     return cases
 
 

@@ -167,17 +167,21 @@ class OutputPlan:
     family_shape: str = ""
     dims_from: Optional[int] = None  # the reduced dimensions' parameter (none: every dimension)
     keepdim_from: Optional[int] = None
+    # A bool parameter that, true with an empty dimension list, reduces no dimension (the output
+    # is shaped as the input: noopWithEmptyAxes).
+    noop_from: Optional[int] = None
     dtype_arg: Optional[int] = None  # an aclDataType parameter that, when given, is the dtype
     fixed_dtype: Optional[DType] = None  # the dtype whatever the inputs' (argmax's INT64)
 
 
-def output_plan(api: API, index: int) -> OutputPlan:
+def output_plan(api: API, index: int, elementwise: bool = False) -> OutputPlan:
     """Shape: the broadcast of the tensor inputs the page ties the output's shape to, directly or
     through others (`API.shape_group`: usage notes and error rows, "gradOutput、self和out的shape
     不相同"). Dtype: the promotion of the inputs its notes relate its dtype to (SAME_DTYPE,
     PROMOTE, CAST_FROM), else the promotion of every tensor input, used only when the output's
     documented dtypes contain it. When the page says nothing to derive a shape from, out= is
-    required."""
+    required, unless the op is `elementwise` (its semantics give a kernel of one element): then
+    its output is the broadcast of every tensor input, as the elementwise engine computes it."""
     param = api.params[index]
     if param.kind is ParamKind.TENSOR_LIST:
         return OutputPlan(param, index, required_reason="the page does not state the shapes of an output list",
@@ -185,6 +189,8 @@ def output_plan(api: API, index: int) -> OutputPlan:
     inputs = {p.name: i for i, p in enumerate(api.params)
               if p.kind is ParamKind.TENSOR and p.direction is not Direction.OUT}
     shape_from = tuple(inputs[n] for n in api.shape_group(param.name) if n in inputs)
+    if not shape_from and elementwise:
+        shape_from = tuple(inputs.values())
     if not shape_from:
         return OutputPlan(param, index, required_reason=f"the page does not say how the shape of {param.name} "
                                                         "follows from the inputs")
@@ -239,7 +245,7 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
         if p.direction is not Direction.OUT:
             continue
         role = role_of.get(p.name)
-        if given and role is not None:
+        if role is not None and families.output_shape(family, semantics.op, role) == "given":
             fixed = families.fixed_dtype(family, semantics.op, role)
             plans.append(OutputPlan(p, i, required_reason=f"{p.name}'s shape follows from the arguments by "
                                                             f"{semantics.op}'s rule, which the bindings do not apply",
@@ -270,6 +276,7 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
             family_shape=rule,
             dims_from=arg(dims_role, (ParamKind.INT_ARRAY, ParamKind.INT, ParamKind.SCALAR)) if dims_role else None,
             keepdim_from=arg("keepdim", (ParamKind.BOOL,)),
+            noop_from=arg("noop_with_empty_dims", (ParamKind.BOOL,)) if rule == "reduce" else None,
             dtype_arg=arg("dtype", (ParamKind.DTYPE,)) if fixed is None else None,
             fixed_dtype=DType[fixed] if fixed else None,
             # The family's rule gives the output dtype; of the semantics' result rule, only a FLOAT
@@ -287,7 +294,8 @@ def output_plans(api: API, semantics: Optional[OpSemantics] = None) -> tuple[Out
         planned = family_plans(api, semantics)
         if planned is not None:
             return planned
-    plans = [output_plan(api, i) for i, p in enumerate(api.params) if p.direction is Direction.OUT]
+    elementwise = semantics is not None and bool(semantics.kernel)
+    plans = [output_plan(api, i, elementwise) for i, p in enumerate(api.params) if p.direction is Direction.OUT]
     rule = result_rule(semantics)
     tensors = [k for k, plan in enumerate(plans) if plan.param.kind is ParamKind.TENSOR]
     if rule is not ResultRule.PROMOTED and len(tensors) == 1:

@@ -45,9 +45,11 @@ def conversion(bound: BoundAPI, index: int) -> str:
         plan = next((p for p in output_plans(bound.api, bound.semantics) if p.index == index), None)
         if plan is None or not plan.family_shape:
             return f"call.output({index})"
-        # A family's rule reads the arguments of its dimensions, keepdim and dtype (bind::RuleArgs).
+        # A family's rule reads the arguments of its dimensions, keepdim and dtype, and whether an
+        # empty dimension list reduces nothing (bind::RuleArgs; the last only where a page has it).
+        read = (plan.dims_from, plan.keepdim_from, plan.dtype_arg) + ((plan.noop_from,) if plan.noop_from is not None else ())
         args = ", ".join("py::handle()" if k is None else f"py_{names.python_identifier(bound.api.params[k].name)}"
-                         for k in (plan.dims_from, plan.keepdim_from, plan.dtype_arg))
+                         for k in read)
         return f"call.output({index}, {{{args}}})"
     row = traits(param)
     method = row.call_inout if param.direction is Direction.INOUT and row.call_inout else row.call
@@ -131,7 +133,8 @@ def wrapper(bound: BoundAPI) -> Wrapper:
             second = api.params[plan.shape_from[1]].name if len(plan.shape_from) > 1 else ""
             dims = api.params[plan.dims_from].name if plan.dims_from is not None else ""
             rule = {
-                "reduce": f"{source} reduced along {dims or 'every dimension'}",
+                "reduce": f"{source} reduced along {dims or 'every dimension'}" + (
+                    f" (none when {api.params[plan.noop_from].name} and {dims} is empty)" if plan.noop_from is not None else ""),
                 "same": f"that of {source}",
                 "matmul": f"that of {source} @ {second}",
                 "outer": f"[len({source}), len({second})]",

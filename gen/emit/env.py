@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import functools
 import json
-from pathlib import Path
 
 import jinja2
 
 from gen import names
-
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
-RUNTIME_PYTHON = Path(__file__).resolve().parents[2] / "runtime" / "python"
+from gen.locations import RUNTIME_PYTHON, TEMPLATES
 
 
 def _c_string(text: str) -> str:

@@ -24,9 +24,12 @@ from gen.api.kinds import KINDS, traits
 from gen.cache import digest
 from gen.emit.env import render
 from gen.emit.files import FileManager
-from gen.ir import (API, Bound, Direction, DType, Extent, IntegerMath, Page, Param, ParamKind, RelationKind, ShapeForm,
-                    ResultRule, Soc)
+from gen.ir import (API, Bound, Direction, DType, ErrorCategory, Extent, IntegerMath, Page, Param, ParamKind, Product,
+                    RelationKind, ResultRule, ShapeForm, Soc)
 from gen.model import BoundAPI, Model, kind_of, translation_units, unit_path
+
+# The status CANN gives an argument outside what the page allows, unless the page says otherwise.
+PARAM_INVALID = abi.status_code("ACLNN_ERR_PARAM_INVALID")
 
 
 _DIRECTION_ENUM = {Direction.IN: "kIn", Direction.OUT: "kOut", Direction.INOUT: "kInOut"}
@@ -161,15 +164,16 @@ class ProductRow:
 
 
 def product_rows(page: Page) -> tuple[ProductRow, ...]:
-    """One row per chip the page's product table names; a chip is supported when any of its rows is."""
-    rows: dict[Soc, ProductRow] = {}
+    """One row per chip the page's product table names, supported as `Page.supports` says."""
+    rows: dict[Soc, Product] = {}  # the first row that supports the chip, else its first row: its name
     for product in page.products:
         if product.soc is None:
             continue
         seen = rows.get(product.soc)
         if seen is None or (product.supported and not seen.supported):
-            rows[product.soc] = ProductRow(names.cpp_enumerator(product.soc.value), product.supported, product.name)
-    return tuple(rows[soc] for soc in Soc if soc in rows)
+            rows[product.soc] = product
+    return tuple(ProductRow(names.cpp_enumerator(soc.value), bool(page.supports(soc)), rows[soc].name)
+                 for soc in Soc if soc in rows)
 
 
 # --- the entry points' parameters --------------------------------------------------------------
@@ -494,6 +498,15 @@ class SimAPI:
     not_simulated: str
     family: Optional[FamilyView] = None
     rules: Optional[SimRules] = None
+    # The status of a rank outside the page's bounds, where its error table gives one other than
+    # 161002 (aclnnIsInf: "x维度大于8" is 561002); 0: 161002.
+    rank_status: int = 0
+
+
+def rank_status(api: API) -> int:
+    """The one status the page's error rows about ranks give, when it is not ACLNN_ERR_PARAM_INVALID."""
+    codes = {row.code for row in api.errors if row.category is ErrorCategory.RANK}
+    return codes.pop() if len(codes) == 1 and PARAM_INVALID not in codes else 0
 
 
 def sim_api(bound: BoundAPI) -> SimAPI:
@@ -523,6 +536,7 @@ def sim_api(bound: BoundAPI) -> SimAPI:
         not_simulated=reason,
         family=family,
         rules=sim_rules(api),
+        rank_status=rank_status(api),
     )
 
 

@@ -40,7 +40,7 @@ _SHAPE_WORD = re.compile(r"shape|形状|维度", re.I)
 _FORMAT_WORD = re.compile(r"数据格式|data\s*formats?|\bformats?\b", re.I)
 # "shape需要与x最后一维一致": equal to one dimension of the other, not to its shape (no IR relation
 # says that, so none is read; SAME_SHAPE would make a valid call fail). So for part of a shape
-# ("除倒数两维", "其他维度", "后两维", "logits.size(0)") and for the rank ("维度数", "维数").
+# ("除倒数两维", "其他维度", "后两维", "后几维", "logits.size(0)") and for the rank ("维度数", "维数").
 _ONE_DIMENSION = re.compile(r"(?:最后|最末|第\s*[\d一二三四五六七八九十零]+\s*|某一?|尾|倒数第?\s*[\d一二三四五六七八九十]*\s*)"
                             r"(?:一个?|个)?(?:维|轴)|除(?:了)?[^，,。；]{0,12}(?:维|轴)|(?:其他|其余|其它|后|前)\s*[\d一二两三四五六七八九十几]*\s*(?:个)?维|"
                             r"维(?:度)?(?:数|数量|值)|维数|\.(?:size|shape|dim)\s*[(\[]|"
@@ -241,8 +241,10 @@ def _with_others(param: Param, added: dict[RelationKind, Sequence[str]]) -> Para
     return dataclasses.replace(param, relations=tuple(relations))
 
 
-# An operand of a product in the formula: "vec1 \otimes vec2", "mat @ vec", "batch1@batch2".
-_PRODUCT_OPERANDS = re.compile(r"([A-Za-z_]\w*)\s*\}?\s*(?:@|⊗|\\otimes)\s*\{?\s*([A-Za-z_]\w*)")
+# An operand of a product in the formula: "vec1 \otimes vec2", "mat @ vec", "batch1@batch2". The
+# left operand starts a word: tried inside a long word, it would scan the rest of it from every
+# letter (quadratic: a 100 KB word in a formula's example took minutes).
+_PRODUCT_OPERANDS = re.compile(r"(?<!\w)([A-Za-z_]\w*)\s*\}?\s*(?:@|⊗|\\otimes)\s*\{?\s*([A-Za-z_]\w*)")
 
 
 def without_product_shapes(params: Sequence[Param], formula: str) -> tuple[tuple[Param, ...], list[tuple[str, str]]]:

@@ -5,7 +5,7 @@ Valid calls are compared with the golden reference of the semantics file (semant
 each row of the page's error table is provoked and must fail with its status; each rule the page
 states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
 broken just outside it.
-Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
+Not tested: shapes other than those the norm family's rule allows (its ranks, and broadcasting where the page speaks of it).
 """
 
 from __future__ import annotations
@@ -65,6 +65,14 @@ DTYPES = [
     BASE.but('BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16'}),
 ]
 
+# The inputs at every documented rank the family's rule and the call's dimensions allow.
+RANKS = [
+    BASE.but('rank1', shapes={'x1': (5,), 'x2': (5,), 'gamma': (5,)}),
+    BASE.but('rank2', shapes={'x1': (3, 4), 'x2': (3, 4), 'gamma': (4,)}),
+    BASE.but('rank3', shapes={'x1': (2, 3, 4), 'x2': (2, 3, 4), 'gamma': (4,)}),
+    BASE.but('rank4', shapes={'x1': (2, 3, 1, 4), 'x2': (2, 3, 1, 4), 'gamma': (4,)}),
+]
+
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('x1', 'x2')),
@@ -86,7 +94,7 @@ OUT_LAYOUTS = [
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
-VALID_CASES = [*DTYPES, *LAYOUTS, *OUT_LAYOUTS]
+VALID_CASES = [*DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS]
 
 
 @pytest.fixture(scope="module")
@@ -96,6 +104,11 @@ def op():
 
 @pytest.mark.parametrize("case", DTYPES, ids=lambda case: case.id)
 def test_dtypes(op, case):
+    t.check_golden(op, case)
+
+
+@pytest.mark.parametrize("case", RANKS, ids=lambda case: case.id)
+def test_ranks(op, case):
     t.check_golden(op, case)
 
 

@@ -5,7 +5,7 @@ Valid calls are compared with the golden reference of the semantics file (semant
 each row of the page's error table is provoked and must fail with its status; each rule the page
 states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
 broken just outside it.
-Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
+Not tested: shapes other than those the select family's rule allows (its ranks, and broadcasting where the page speaks of it).
 """
 
 from __future__ import annotations
@@ -65,6 +65,20 @@ DTYPES = [
     BASE.but('BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}),
 ]
 
+# The inputs at every documented rank the family's rule and the call's dimensions allow.
+RANKS = [
+    BASE.but('rank1', shapes={'selfRef': (5,), 'mask': (5,)}),
+    BASE.but('rank2', shapes={'selfRef': (3, 4), 'mask': (3, 4)}),
+    BASE.but('rank3', shapes={'selfRef': (2, 3, 4), 'mask': (2, 3, 4)}),
+    BASE.but('rank4', shapes={'selfRef': (2, 3, 1, 4), 'mask': (2, 3, 1, 4)}),
+]
+
+# Inputs whose shapes broadcast as the family's rule allows.
+BROADCAST = [
+    BASE.but('mask-1x3', shapes={'mask': (1, 3)}),
+    BASE.but('mask-2x1', shapes={'mask': (2, 1)}),
+]
+
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-BOOL', dtypes={'selfRef': 'BOOL', 'value': 'BOOL'}, values={'value': True}, layout='transposed', noncontiguous=('selfRef',)),
@@ -92,7 +106,7 @@ LAYOUTS = [
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
-VALID_CASES = [*DTYPES, *LAYOUTS]
+VALID_CASES = [*DTYPES, *RANKS, *BROADCAST, *LAYOUTS]
 
 
 @pytest.fixture(scope="module")
@@ -102,6 +116,16 @@ def op():
 
 @pytest.mark.parametrize("case", DTYPES, ids=lambda case: case.id)
 def test_dtypes(op, case):
+    t.check_golden(op, case)
+
+
+@pytest.mark.parametrize("case", RANKS, ids=lambda case: case.id)
+def test_ranks(op, case):
+    t.check_golden(op, case)
+
+
+@pytest.mark.parametrize("case", BROADCAST, ids=lambda case: case.id)
+def test_broadcast(op, case):
     t.check_golden(op, case)
 
 

@@ -5,7 +5,7 @@ Valid calls are compared with the golden reference of the semantics file (semant
 each row of the page's error table is provoked and must fail with its status; each rule the page
 states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
 broken just outside it.
-Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
+Not tested: shapes other than those the matmul family's rule allows (its ranks, and broadcasting where the page speaks of it).
 """
 
 from __future__ import annotations
@@ -61,6 +61,16 @@ DTYPES = [
     BASE.but('FLOAT'),
 ]
 
+# Inputs whose shapes broadcast as the family's rule allows.
+BROADCAST = [
+    BASE.but('self-mat2-2x1x2x3-3x3x5', shapes={'self': (2, 1, 2, 3), 'mat2': (3, 3, 5)}),
+    BASE.but('self-mat2-2x3-2x3x5', shapes={'self': (2, 3), 'mat2': (2, 3, 5)}),
+    BASE.but('self-mat2-1x2x3-2x3x5', shapes={'self': (1, 2, 3), 'mat2': (2, 3, 5)}),
+    BASE.but('self-mat2-2x2x3-1x3x5', shapes={'mat2': (1, 3, 5)}),
+    BASE.but('self-vector-3', shapes={'self': (3,)}),
+    BASE.but('mat2-vector-3', shapes={'mat2': (3,)}),
+]
+
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'self': 'BFLOAT16', 'mat2': 'BFLOAT16'}, layout='transposed', noncontiguous=('self', 'mat2')),
@@ -82,7 +92,7 @@ OUT_LAYOUTS = [
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
-VALID_CASES = [*DTYPES, *LAYOUTS, *OUT_LAYOUTS]
+VALID_CASES = [*DTYPES, *BROADCAST, *LAYOUTS, *OUT_LAYOUTS]
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +102,11 @@ def op():
 
 @pytest.mark.parametrize("case", DTYPES, ids=lambda case: case.id)
 def test_dtypes(op, case):
+    t.check_golden(op, case)
+
+
+@pytest.mark.parametrize("case", BROADCAST, ids=lambda case: case.id)
+def test_broadcast(op, case):
     t.check_golden(op, case)
 
 

@@ -5,7 +5,7 @@ Valid calls are compared with the golden reference of the semantics file (semant
 each row of the page's error table is provoked and must fail with its status; each rule the page
 states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
 broken just outside it.
-Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
+Not tested: shapes other than those the select family's rule allows (its ranks, and broadcasting where the page speaks of it).
 """
 
 from __future__ import annotations
@@ -56,23 +56,86 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('UINT8', dtypes={'condition': 'UINT8', 'self': 'UINT8', 'other': 'UINT8'}, shapes={'condition': (2, 3), 'self': (2, 3), 'other': (1, 3)})
+BASE = Case('FLOAT', dtypes={'condition': 'UINT8', 'self': 'FLOAT', 'other': 'FLOAT'}, shapes={'condition': (2, 3), 'self': (2, 3), 'other': (1, 3)})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
-    BASE.but('UINT8'),
+    BASE.but('FLOAT'),
+    BASE.but('INT32', dtypes={'self': 'INT32', 'other': 'INT32'}),
+    BASE.but('INT64', dtypes={'self': 'INT64', 'other': 'INT64'}),
+    BASE.but('FLOAT16', dtypes={'self': 'FLOAT16', 'other': 'FLOAT16'}),
+    BASE.but('INT16', dtypes={'self': 'INT16', 'other': 'INT16'}),
+    BASE.but('INT8', dtypes={'self': 'INT8', 'other': 'INT8'}),
+    BASE.but('UINT8', dtypes={'self': 'UINT8', 'other': 'UINT8'}),
+    BASE.but('DOUBLE', dtypes={'self': 'DOUBLE', 'other': 'DOUBLE'}),
     BASE.but('BOOL', dtypes={'condition': 'BOOL', 'self': 'BOOL', 'other': 'BOOL'}),
+    BASE.but('COMPLEX64', dtypes={'self': 'COMPLEX64', 'other': 'COMPLEX64'}),
+    BASE.but('COMPLEX128', dtypes={'self': 'COMPLEX128', 'other': 'COMPLEX128'}),
+    BASE.but('BFLOAT16', dtypes={'self': 'BFLOAT16', 'other': 'BFLOAT16'}),
+    pytest.param(BASE.but('UINT64'), marks=pytest.mark.skip(reason='NumPy cannot hold UINT64')),
+    pytest.param(BASE.but('UINT32'), marks=pytest.mark.skip(reason='NumPy cannot hold UINT32')),
+    pytest.param(BASE.but('UINT16'), marks=pytest.mark.skip(reason='NumPy cannot hold UINT16')),
+]
+
+# The inputs at every documented rank the family's rule and the call's dimensions allow.
+RANKS = [
+    BASE.but('rank1', shapes={'condition': (5,), 'self': (5,), 'other': (5,)}),
+    BASE.but('rank2', shapes={'condition': (3, 4), 'self': (3, 4), 'other': (3, 4)}),
+    BASE.but('rank3', shapes={'condition': (2, 3, 4), 'self': (2, 3, 4), 'other': (2, 3, 4)}),
+    BASE.but('rank4', shapes={'condition': (2, 3, 1, 4), 'self': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}),
+]
+
+# Inputs whose shapes broadcast as the family's rule allows.
+BROADCAST = [
+    BASE.but('condition-3', shapes={'condition': (3,)}),
+    BASE.but('condition-1x3', shapes={'condition': (1, 3)}),
+    BASE.but('condition-2x1', shapes={'condition': (2, 1)}),
+    BASE.but('self-3', shapes={'self': (3,)}),
+    BASE.but('self-1x3', shapes={'self': (1, 3)}),
+    BASE.but('self-2x1', shapes={'self': (2, 1)}),
+    BASE.but('other-3', shapes={'other': (3,)}),
+    BASE.but('other-2x1', shapes={'other': (2, 1)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
-    BASE.but('transposed-UINT8', layout='transposed', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('transposed-INT32', dtypes={'self': 'INT32', 'other': 'INT32'}, layout='transposed', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('transposed-INT64', dtypes={'self': 'INT64', 'other': 'INT64'}, layout='transposed', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('transposed-FLOAT16', dtypes={'self': 'FLOAT16', 'other': 'FLOAT16'}, layout='transposed', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('transposed-INT16', dtypes={'self': 'INT16', 'other': 'INT16'}, layout='transposed', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('transposed-INT8', dtypes={'self': 'INT8', 'other': 'INT8'}, layout='transposed', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('transposed-UINT8', dtypes={'self': 'UINT8', 'other': 'UINT8'}, layout='transposed', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('transposed-DOUBLE', dtypes={'self': 'DOUBLE', 'other': 'DOUBLE'}, layout='transposed', noncontiguous=('condition', 'self', 'other')),
     BASE.but('transposed-BOOL', dtypes={'condition': 'BOOL', 'self': 'BOOL', 'other': 'BOOL'}, layout='transposed', noncontiguous=('condition', 'self', 'other')),
-    BASE.but('strided-UINT8', layout='strided', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('transposed-COMPLEX64', dtypes={'self': 'COMPLEX64', 'other': 'COMPLEX64'}, layout='transposed', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('transposed-COMPLEX128', dtypes={'self': 'COMPLEX128', 'other': 'COMPLEX128'}, layout='transposed', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('transposed-BFLOAT16', dtypes={'self': 'BFLOAT16', 'other': 'BFLOAT16'}, layout='transposed', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('strided-FLOAT', layout='strided', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('strided-INT32', dtypes={'self': 'INT32', 'other': 'INT32'}, layout='strided', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('strided-INT64', dtypes={'self': 'INT64', 'other': 'INT64'}, layout='strided', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16', 'other': 'FLOAT16'}, layout='strided', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('strided-INT16', dtypes={'self': 'INT16', 'other': 'INT16'}, layout='strided', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('strided-INT8', dtypes={'self': 'INT8', 'other': 'INT8'}, layout='strided', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('strided-UINT8', dtypes={'self': 'UINT8', 'other': 'UINT8'}, layout='strided', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('strided-DOUBLE', dtypes={'self': 'DOUBLE', 'other': 'DOUBLE'}, layout='strided', noncontiguous=('condition', 'self', 'other')),
     BASE.but('strided-BOOL', dtypes={'condition': 'BOOL', 'self': 'BOOL', 'other': 'BOOL'}, layout='strided', noncontiguous=('condition', 'self', 'other')),
-    BASE.but('offset-UINT8', layout='offset', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('strided-COMPLEX64', dtypes={'self': 'COMPLEX64', 'other': 'COMPLEX64'}, layout='strided', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('strided-COMPLEX128', dtypes={'self': 'COMPLEX128', 'other': 'COMPLEX128'}, layout='strided', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('strided-BFLOAT16', dtypes={'self': 'BFLOAT16', 'other': 'BFLOAT16'}, layout='strided', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('offset-FLOAT', layout='offset', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('offset-INT32', dtypes={'self': 'INT32', 'other': 'INT32'}, layout='offset', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('offset-INT64', dtypes={'self': 'INT64', 'other': 'INT64'}, layout='offset', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16', 'other': 'FLOAT16'}, layout='offset', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('offset-INT16', dtypes={'self': 'INT16', 'other': 'INT16'}, layout='offset', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('offset-INT8', dtypes={'self': 'INT8', 'other': 'INT8'}, layout='offset', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('offset-UINT8', dtypes={'self': 'UINT8', 'other': 'UINT8'}, layout='offset', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('offset-DOUBLE', dtypes={'self': 'DOUBLE', 'other': 'DOUBLE'}, layout='offset', noncontiguous=('condition', 'self', 'other')),
     BASE.but('offset-BOOL', dtypes={'condition': 'BOOL', 'self': 'BOOL', 'other': 'BOOL'}, layout='offset', noncontiguous=('condition', 'self', 'other')),
-    BASE.but('device-UINT8', layout='device'),
+    BASE.but('offset-COMPLEX64', dtypes={'self': 'COMPLEX64', 'other': 'COMPLEX64'}, layout='offset', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('offset-COMPLEX128', dtypes={'self': 'COMPLEX128', 'other': 'COMPLEX128'}, layout='offset', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16', 'other': 'BFLOAT16'}, layout='offset', noncontiguous=('condition', 'self', 'other')),
+    BASE.but('device-FLOAT', layout='device'),
 ]
 
 # Non-contiguous out= arrays.
@@ -82,7 +145,7 @@ OUT_LAYOUTS = [
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
-VALID_CASES = [*DTYPES, *LAYOUTS, *OUT_LAYOUTS]
+VALID_CASES = [*DTYPES, *RANKS, *BROADCAST, *LAYOUTS, *OUT_LAYOUTS]
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +155,16 @@ def op():
 
 @pytest.mark.parametrize("case", DTYPES, ids=lambda case: case.id)
 def test_dtypes(op, case):
+    t.check_golden(op, case)
+
+
+@pytest.mark.parametrize("case", RANKS, ids=lambda case: case.id)
+def test_ranks(op, case):
+    t.check_golden(op, case)
+
+
+@pytest.mark.parametrize("case", BROADCAST, ids=lambda case: case.id)
+def test_broadcast(op, case):
     t.check_golden(op, case)
 
 
@@ -136,7 +209,7 @@ def test_error_row3_not_castable():
     BASE.but('self-shape', shapes={'self': (4, 5)}),
     BASE.but('other-shape', shapes={'other': (4, 5)}),
     BASE.but('condition-shape', shapes={'condition': (4, 5)}),
-    BASE.but('out-shape', out={'out': 'UINT8'}, out_shapes={'out': (4, 5)}),
+    BASE.but('out-shape', out={'out': 'FLOAT'}, out_shapes={'out': (4, 5)}),
 ], ids=lambda case: case.id)
 def test_error_row4_broadcast(op, case):
     t.check_error(op, case, status=161002)

@@ -5,7 +5,7 @@ Valid calls are compared with the golden reference of the semantics file (semant
 each row of the page's error table is provoked and must fail with its status; each rule the page
 states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
 broken just outside it.
-Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
+Not tested: shapes other than those the shape family's rule allows (its ranks, and broadcasting where the page speaks of it).
 """
 
 from __future__ import annotations

@@ -541,9 +541,10 @@ struct ParamSpec {
 enum class ShapeRule : uint8_t { kBroadcast, kReduce, kSame, kMatmul, kOuter, kBatchSum, kTrailingOnes, kGroups, kChannels };
 
 // The arguments a family's rule reads: the dimensions (an int, a sequence of ints, None: every
-// dimension), keepdim and the dtype argument. A null handle: the API has no such parameter.
+// dimension), keepdim, the dtype argument, and whether an empty dimension list reduces none
+// (noopWithEmptyAxes). A null handle: the API has no such parameter.
 struct RuleArgs {
-  py::handle dims, keepdim, dtype;
+  py::handle dims, keepdim, dtype, noop;
 };
 
 // How an output is allocated when the caller passes no out= (decided at generation time from the

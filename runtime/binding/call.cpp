@@ -610,6 +610,8 @@ void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims*
     Dims dims;
     const bool given = args.dims && !args.dims.is_none();
     if (given && !dims_of(args.dims, &dims)) return;
+    const bool noop = args.noop && !args.noop.is_none() && PyObject_IsTrue(args.noop.ptr()) == 1;
+    if (given && dims.empty() && noop) return;  // no dimension reduced: the input's shape
     std::vector<bool> reduced(static_cast<size_t>(rank), dims.empty());  // none given or empty: every one
     for (int64_t d : dims) {
       const int64_t extent = std::max<int64_t>(rank, 1);

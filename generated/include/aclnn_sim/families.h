@@ -16,18 +16,18 @@ class Call;
 class ExecutorWork;
 struct FamilySpec;
 
-// reduce: along `dim` (an int array or an int; absent or empty: every dimension), keepdim; max/min give values and indices, var_mean/std_mean the variance and the mean, aminmax min and max.
+// reduce: along `dim` (an int array or an int; absent or empty: every dimension, or none with noop_with_empty_dims), keepdim; max/min give values and indices, var_mean/std_mean the variance and the mean, aminmax min and max, log_sum the logarithm of the sum.
 struct ReduceFamily {
   struct Op {
-    enum : int8_t { kSum, kMean, kProd, kAmax, kAmin, kMax, kMin, kArgmax, kArgmin, kAny, kAll, kVar, kStd, kVarMean, kStdMean, kNorm, kLogsumexp, kNansum, kAminmax };
+    enum : int8_t { kSum, kMean, kProd, kAmax, kAmin, kMax, kMin, kArgmax, kArgmin, kAny, kAll, kVar, kStd, kVarMean, kStdMean, kNorm, kLogsumexp, kNansum, kAminmax, kLogSum };
   };
   struct Role {
-    enum : int8_t { kSelf, kDim, kKeepdim, kDtype, kCorrection, kUnbiased, kP, kOut, kIndices, kMean, kMaxOut };
+    enum : int8_t { kSelf, kDim, kKeepdim, kDtype, kCorrection, kUnbiased, kP, kOut, kIndices, kMean, kMaxOut, kNoopWithEmptyDims };
   };
   struct Option {
     enum : int8_t { kCorrection, kP };
   };
-  static constexpr const char* kOpNames[] = { "sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "any", "all", "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "nansum", "aminmax" };
+  static constexpr const char* kOpNames[] = { "sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "any", "all", "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "nansum", "aminmax", "log_sum" };
 };
 
 // cumulative: running sums, products, maxima and minima along one dimension.
@@ -41,15 +41,15 @@ struct CumulativeFamily {
   static constexpr const char* kOpNames[] = { "cumsum", "cumprod", "cummax", "cummin" };
 };
 
-// index: gathers and scatters along a dimension (indices checked in phase 2, where they live), one-hot encodings, stable sorts and top-k.
+// index: gathers and scatters along a dimension (indices checked in phase 2, where they live), n-dimensional gathers, scatters that reduce (sum, product, max, min, mean), index copies and adds, one-hot encodings, stable sorts and top-k.
 struct IndexFamily {
   struct Op {
-    enum : int8_t { kGather, kIndexSelect, kEmbedding, kTake, kScatter, kScatterAdd, kOneHot, kTopk, kSort, kArgsort };
+    enum : int8_t { kGather, kIndexSelect, kEmbedding, kTake, kScatter, kScatterAdd, kOneHot, kTopk, kSort, kArgsort, kGatherV2, kGatherNd, kScatterReduce, kIndexCopy, kIndexAdd };
   };
   struct Role {
-    enum : int8_t { kSelf, kDim, kIndex, kSrc, kValue, kReduce, kK, kLargest, kDescending, kNumClasses, kOnValue, kOffValue, kOut, kIndices };
+    enum : int8_t { kSelf, kDim, kIndex, kSrc, kValue, kReduce, kK, kLargest, kDescending, kNumClasses, kOnValue, kOffValue, kOut, kIndices, kBatchDims, kNegativeIndex, kIncludeSelf, kAlpha };
   };
-  static constexpr const char* kOpNames[] = { "gather", "index_select", "embedding", "take", "scatter", "scatter_add", "one_hot", "topk", "sort", "argsort" };
+  static constexpr const char* kOpNames[] = { "gather", "index_select", "embedding", "take", "scatter", "scatter_add", "one_hot", "topk", "sort", "argsort", "gather_v2", "gather_nd", "scatter_reduce", "index_copy", "index_add" };
 };
 
 // select: where: out = condition ? self : other, broadcast; masked_fill: self = mask ? value : self.
@@ -88,7 +88,7 @@ struct SoftmaxFamily {
 // norm: statistics over the trailing (layer/rms), group or batch dimensions, computed in float (double for DOUBLE); mean/rstd outputs.
 struct NormFamily {
   struct Op {
-    enum : int8_t { kLayerNorm, kRmsNorm, kAddRmsNorm, kGroupNorm, kBatchNorm };
+    enum : int8_t { kLayerNorm, kRmsNorm, kAddRmsNorm, kGroupNorm, kBatchNorm, kGemmaRmsNorm };
   };
   struct Role {
     enum : int8_t { kInput, kInput2, kNormalizedShape, kWeight, kBias, kRunningMean, kRunningVar, kEps, kTraining, kMomentum, kGroup, kOut, kMean, kRstd, kSumOut };
@@ -96,21 +96,21 @@ struct NormFamily {
   struct Option {
     enum : int8_t { kEps };
   };
-  static constexpr const char* kOpNames[] = { "layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm" };
+  static constexpr const char* kOpNames[] = { "layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm" };
 };
 
 // matmul: on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE and the integers (exact up to 2^53).
 struct MatmulFamily {
   struct Op {
-    enum : int8_t { kMm, kBmm, kMatmul, kAddmm, kBaddbmm, kMv, kDot, kAddmv, kAddbmm, kGer };
+    enum : int8_t { kMm, kBmm, kMatmul, kAddmm, kBaddbmm, kMv, kDot, kAddmv, kAddbmm, kGer, kGemm };
   };
   struct Role {
-    enum : int8_t { kBias, kA, kB, kBeta, kAlpha, kOut, kCubeMathType };
+    enum : int8_t { kBias, kA, kB, kBeta, kAlpha, kOut, kCubeMathType, kTransA, kTransB };
   };
   struct Option {
     enum : int8_t { kBeta, kAlpha };
   };
-  static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger" };
+  static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm" };
 };
 
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a

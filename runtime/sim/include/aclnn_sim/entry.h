@@ -191,7 +191,7 @@ struct KernelSpec {
 // An API computed by one of the simulator's kernel families (gen.families, aclnn_sim/families.h)
 // rather than by an elementwise kernel: the family's planner, the op, and the parameter index of
 // each of the family's roles.
-inline constexpr int kMaxFamilyRoles = 16;    // gen.families.MAX_ROLES
+inline constexpr int kMaxFamilyRoles = 24;    // gen.families.MAX_ROLES
 inline constexpr int kMaxFamilyOptions = 4;   // gen.families.MAX_OPTIONS
 using FamilyPlanner = aclnnStatus (*)(const Call& call, const FamilySpec& family, ExecutorWork** work,
                                       uint64_t* workspace);
@@ -220,6 +220,7 @@ struct ApiSpec {
   const char* not_simulated;                 // why, when neither a kernel nor a family computes it
   const FamilySpec* family = nullptr;        // the kernel family that computes it, if any
   const RulesSpec* rules = nullptr;          // the page's cross-parameter rules; null: none
+  aclnnStatus rank_status = 0;               // a rank outside the page's bounds; 0: ACLNN_ERR_PARAM_INVALID
 };
 
 // --- The arguments of one call -----------------------------------------------------------------

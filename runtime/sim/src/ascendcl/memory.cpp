@@ -14,6 +14,8 @@
 #include <sstream>
 #include <string>
 
+#include <sys/mman.h>
+
 #include "acl/acl.h"
 #include "aclnn_bindgen/spin_lock.h"
 #include "aclnn_sim.h"
@@ -65,10 +67,18 @@ std::map<uintptr_t, Block>::const_iterator Containing(const std::map<uintptr_t, 
   return address - it->first < std::max<size_t>(it->second.size, 1) ? it : blocks.end();
 }
 
+// From this size on, an allocation is made of the kernel's 2 MiB pages where it allows them
+// (transparent huge pages in "madvise" mode), as NumPy's and PyTorch's large arrays are: a kernel
+// streaming 64 MiB through 4 KiB pages read ~20% slower than PyTorch did through huge ones.
+constexpr size_t kHugePage = size_t{2} << 20;
+
 void* AllocateAligned(size_t size) {
   const size_t capacity = (size + kGranule - 1) / kGranule * kGranule + kGranule;
   void* p = nullptr;
-  return posix_memalign(&p, kAlignment, capacity) == 0 ? p : nullptr;
+  const bool huge = capacity >= 2 * kHugePage;
+  if (posix_memalign(&p, huge ? kHugePage : kAlignment, capacity) != 0) return nullptr;
+  if (huge) madvise(p, capacity, MADV_HUGEPAGE);  // a hint: without it the pages are small, nothing else
+  return p;
 }
 
 enum class Side { kHost, kDevice };

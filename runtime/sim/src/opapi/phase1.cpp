@@ -290,7 +290,9 @@ aclnnStatus CheckRanks(const Call& call) {
   return ForEachTensor(call, [&](const ParamSpec& p, const Who& who, const TensorDesc& t) -> aclnnStatus {
     const int64_t rank = static_cast<int64_t>(t.view.size());
     if (p.rank_min < 0 || (rank >= p.rank_min && rank <= p.rank_max)) return ACLNN_SUCCESS;
-    return call.Fail(ACLNN_ERR_PARAM_INVALID, who.str() + ": rank " + std::to_string(rank) + " is outside [" +
+    // The page's status for it where its error table gives another (aclnnIsInf: 561002).
+    const aclnnStatus status = call.spec.rank_status ? call.spec.rank_status : ACLNN_ERR_PARAM_INVALID;
+    return call.Fail(status, who.str() + ": rank " + std::to_string(rank) + " is outside [" +
                                                   std::to_string(p.rank_min) + ", " + std::to_string(p.rank_max) + "]" +
                                                   Where(call.spec, p.line));
   });

@@ -18,6 +18,10 @@
 #include "opapi/call.h"
 #include "opapi/elementwise.h"
 
+// A family's hot loop built three times (AVX-512, AVX2+FMA and the baseline), the one for the CPU
+// chosen at load time: the simulator is built for the baseline x86-64, its users' CPUs have more.
+#define ACLSIM_CLONES __attribute__((target_clones("avx512f", "avx2,fma", "default")))
+
 namespace aclsim {
 
 // Phase 1's last step for an API whose spec names a family: its planner's work and workspace.

@@ -1,6 +1,6 @@
 // The indexing family (gather, index_select, embedding, take, scatter/scatter_add and their
-// value and in-place forms, one_hot, topk, sort, argsort) and the select family (where,
-// masked_fill).
+// value and in-place forms, one_hot, topk, sort, argsort, gather_v2 (with batch dimensions),
+// gather_nd, scatter_reduce, index_copy, index_add) and the select family (where, masked_fill).
 //
 // Gathers and scatters move elements bit for bit (views.h); scatters with a reduction (add,
 // multiply) combine in the family's compute type (float for FLOAT16/BFLOAT16, as the NPU), an
@@ -76,6 +76,10 @@ class IndexWork final : public FamilyWork {
   bool descending = false;
   bool in_place = false;
   int64_t axis = 0, classes = 0;
+  int64_t batch_dims = 0;       // gather_v2: leading dimensions that are batches of self and the index
+  bool negative = false;        // take, gather_v2, gather_nd: a negative index counts from the end
+  bool include_self = true;     // scatter_reduce: self's value takes part in the reduction
+  double alpha = 1;             // index_add: the factor of the source
 
  private:
   aclnnStatus Fault(const char* param, int64_t position, int64_t value, aclnnStatus status = ACLNN_ERR_INNER) const {
@@ -104,12 +108,17 @@ class IndexWork final : public FamilyWork {
       case F::Op::kScatter: case F::Op::kScatterAdd: return Scatter();
       case F::Op::kOneHot: return OneHot();
       case F::Op::kTopk: case F::Op::kSort: case F::Op::kArgsort: return Sort();
+      case F::Op::kGatherV2: return GatherV2();
+      case F::Op::kGatherNd: return GatherNd();
+      case F::Op::kScatterReduce: return reduce == 0 ? Scatter() : Reduce();
+      case F::Op::kIndexCopy: return IndexCopy();
+      case F::Op::kIndexAdd: return Reduce();
       default: return ACLNN_SUCCESS;
     }
   }
 
   aclnnStatus Gather() {
-    const int64_t* idx;
+    const int64_t* idx = nullptr;  // set by Indices on success
     if (aclnnStatus s = Indices(&idx)) return s;
     const TensorRef& self = tensor(kSelf);
     const TensorRef& index = tensor(kIndex);
@@ -131,7 +140,7 @@ class IndexWork final : public FamilyWork {
   // index_select and embedding: slice idx[k] of self along dim into slice k of out (embedding:
   // rows of the 2-D weight to rows of out, indices of any shape flattened).
   aclnnStatus Select() {
-    const int64_t* idx;
+    const int64_t* idx = nullptr;  // set by Indices on success
     if (aclnnStatus s = Indices(&idx, op_ == F::Op::kEmbedding ? ACLNN_ERR_PARAM_INVALID : ACLNN_ERR_INNER)) return s;
     const TensorRef& self = tensor(kSelf);
     const int64_t n = tensor(kIndex).numel();
@@ -159,17 +168,9 @@ class IndexWork final : public FamilyWork {
   aclnnStatus Take() {
     const TensorRef& self = tensor(kSelf);
     const TensorRef& index = tensor(kIndex);
-    const int64_t* raw = IndexValues(index, 4);
     const int64_t n = index.numel();
-    std::vector<int64_t> wrapped(raw, raw + n);  // take accepts negative indices (from the end)
-    for (int64_t i = 0; i < n; ++i) {
-      if (wrapped[i] < -extent || wrapped[i] >= extent) {
-        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + index.name + ": element " + std::to_string(i) + " is " +
-                                         std::to_string(wrapped[i]) + ", outside [" + std::to_string(-extent) + ", " +
-                                         std::to_string(extent) + ") (the device's kernel faults on an index out of range)");
-      }
-      if (wrapped[i] < 0) wrapped[i] += extent;
-    }
+    std::vector<int64_t> wrapped;  // take accepts negative indices (from the end)
+    if (aclnnStatus s = Wrapped(index, &wrapped, &extent, 1)) return s;
     const int64_t* idx = wrapped.data();
     const DenseTarget target(tensor(kOut), 5);
     const size_t size = DTypeSize(self.dtype);
@@ -186,7 +187,7 @@ class IndexWork final : public FamilyWork {
 
   // out = self, then out[... idx ...] (=, +=, *=) src[...] (or the scalar) in the index's order.
   aclnnStatus Scatter() {
-    const int64_t* idx;
+    const int64_t* idx = nullptr;  // set by Indices on success
     if (aclnnStatus s = Indices(&idx)) return s;
     const TensorRef& self = tensor(kSelf);
     const TensorRef& out = tensor(kOut);
@@ -352,6 +353,180 @@ class IndexWork final : public FamilyWork {
     return ACLNN_SUCCESS;
   }
 
+  // The index's values with negative ones counted from the end (where allowed), every one checked
+  // against [0, extent) (`extent` per position: gather_nd's dimensions differ).
+  aclnnStatus Wrapped(const TensorRef& index, std::vector<int64_t>* values, const int64_t* extents, int64_t period) const {
+    const int64_t* raw = IndexValues(index, 4);
+    const int64_t n = index.numel();
+    values->assign(raw, raw + n);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t extent = extents[i % period];
+      int64_t& v = (*values)[static_cast<size_t>(i)];
+      if (negative && v < 0 && v >= -extent) v += extent;
+      if (v < 0 || v >= extent) {
+        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + index.name + ": element " + std::to_string(i) + " is " +
+                                         std::to_string(raw[i]) + ", outside [" + std::to_string(negative ? -extent : 0) +
+                                         ", " + std::to_string(extent) + ") (the device's kernel faults on an index out of range)");
+      }
+    }
+    return ACLNN_SUCCESS;
+  }
+
+  // out[b..., o..., j..., r...] = self[b..., o..., index[b..., j...], r...]: self's dimensions before
+  // dim are the batch (the index's leading batch_dims too) and outer ones, those after it inner.
+  aclnnStatus GatherV2() {
+    const TensorRef& self = tensor(kSelf);
+    const TensorRef& index = tensor(kIndex);
+    std::vector<int64_t> idx;
+    if (aclnnStatus s = Wrapped(index, &idx, &extent, 1)) return s;
+    int64_t batch = 1, outer = 1, inner = 1, per_batch = 1;
+    for (int64_t d = 0; d < batch_dims; ++d) batch *= self.shape[d];
+    for (int64_t d = batch_dims; d < dim; ++d) outer *= self.shape[d];
+    for (int64_t d = dim + 1; d < self.rank(); ++d) inner *= self.shape[d];
+    for (int64_t d = batch_dims; d < index.rank(); ++d) per_batch *= index.shape[d];
+    const DenseTarget target(tensor(kOut), 5);
+    const size_t size = DTypeSize(self.dtype);
+    char* out = target.data();
+    const int64_t n = batch * outer * per_batch * inner;
+    Spread(n, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const int64_t r = i % inner, j = i / inner % per_batch, o = i / inner / per_batch % outer;
+        const int64_t b = i / inner / per_batch / outer;
+        const int64_t at = ((b * outer + o) * extent + idx[static_cast<size_t>(b * per_batch + j)]) * inner + r;
+        std::memcpy(out + static_cast<size_t>(i) * size,
+                    self.first + OffsetOf(at, self.shape, self.strides, -1, 0) * static_cast<int64_t>(size), size);
+      }
+    });
+    target.Finish();
+    return ACLNN_SUCCESS;
+  }
+
+  // out[t..., r...] = self[index[t..., 0], ..., index[t..., q-1], r...], q the index's last extent.
+  aclnnStatus GatherNd() {
+    const TensorRef& self = tensor(kSelf);
+    const TensorRef& index = tensor(kIndex);
+    const int64_t q = index.shape.back();
+    std::vector<int64_t> idx;
+    if (aclnnStatus s = Wrapped(index, &idx, self.shape.data(), std::max<int64_t>(q, 1))) return s;
+    int64_t inner = 1;
+    for (int64_t d = q; d < self.rank(); ++d) inner *= self.shape[d];
+    const int64_t rows = q == 0 ? index.numel() : index.numel() / q;
+    const DenseTarget target(tensor(kOut), 5);
+    const size_t size = DTypeSize(self.dtype);
+    char* out = target.data();
+    Spread(rows * inner, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const int64_t t = i / inner, r = i % inner;
+        int64_t at = 0;
+        for (int64_t d = 0; d < q; ++d) at = at * self.shape[d] + idx[static_cast<size_t>(t * q + d)];
+        std::memcpy(out + static_cast<size_t>(i) * size,
+                    self.first + OffsetOf(at * inner + r, self.shape, self.strides, -1, 0) * static_cast<int64_t>(size),
+                    size);
+      }
+    });
+    target.Finish();
+    return ACLNN_SUCCESS;
+  }
+
+  // out = self, then out's slice idx[i] along dim = the source's slice i (in the index's order).
+  aclnnStatus IndexCopy() {
+    const int64_t* idx = nullptr;  // set by Indices on success
+    if (aclnnStatus s = Indices(&idx)) return s;
+    const TensorRef& out = tensor(kOut);
+    if (!in_place) CopyElements(tensor(kSelf), out);
+    const int64_t n = tensor(kIndex).numel();
+    const TensorRef& src = tensor(kSrc);
+    for (int64_t i = 0; i < n; ++i) {
+      CopyElements(out.rank() == 0 ? src : SelectDim(src, dim, i), out.rank() == 0 ? out : SelectDim(out, dim, idx[i]));
+    }
+    return ACLNN_SUCCESS;
+  }
+
+  // The reductions into out = self in the compute type: scatter_reduce (sum, product, max, min,
+  // mean of the source's elements at each index position, with or without self's value) and
+  // index_add (self + alpha * the source's slices, summed at repeated positions).
+  aclnnStatus Reduce() {
+    const int64_t* idx = nullptr;  // set by Indices on success
+    if (aclnnStatus s = Indices(&idx)) return s;
+    const TensorRef& self = tensor(kSelf);
+    const TensorRef& out = tensor(kOut);
+    const TensorRef& index = tensor(kIndex);
+    const TensorRef& src = tensor(kSrc);
+    const int64_t numel = self.numel();
+    const bool add = op_ == F::Op::kIndexAdd;
+    // Positions: scatter_reduce's i-th index element at its own coordinates with dim replaced;
+    // index_add's i-th (outer, k, inner) source element at (outer, idx[k], inner).
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < dim; ++d) outer *= self.shape[d];
+    for (int64_t d = dim + 1; d < self.rank(); ++d) inner *= self.shape[d];
+    const int64_t count = add ? src.numel() : index.numel();
+    const int64_t picked = add ? index.numel() : 0;
+    WithFamilyType(type, [&](auto zero) {
+      using T = decltype(zero);
+      T* values = static_cast<T*>(Scratch(1, static_cast<size_t>(std::max<int64_t>(numel, 1)) * sizeof(T)));
+      T* sources = static_cast<T*>(Scratch(2, static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(T)));
+      GatherAs(self, type, values);
+      GatherAs(add ? src : Narrowed(src, index.shape), type, sources);
+      std::vector<int64_t> hits(static_cast<size_t>(numel), 0);
+      for (int64_t i = 0; i < count; ++i) {
+        int64_t at;
+        if (add) {
+          const int64_t r = i % inner, k = i / inner % picked, o = i / inner / picked;
+          at = (o * extent + idx[k]) * inner + r;
+        } else {
+          at = OffsetOf(i, index.shape, ContiguousStrides(self.shape), dim, idx[i]);
+        }
+        T& v = values[at];
+        const T s = add ? static_cast<T>(alpha) * sources[i] : sources[i];
+        const bool first = hits[static_cast<size_t>(at)]++ == 0 && !include_self && !add;
+        v = first ? s : Combined(v, s);
+      }
+      if (!add && reduce == 5) {  // mean: the sum over the values taken (self's counts as one)
+        for (int64_t at = 0; at < numel; ++at) {
+          const int64_t n = hits[static_cast<size_t>(at)] + (include_self ? 1 : 0);
+          if (hits[static_cast<size_t>(at)] == 0) continue;
+          if constexpr (std::is_integral<T>::value) {
+            values[at] = values[at] / n - ((values[at] % n != 0) && ((values[at] < 0) != (n < 0)) ? 1 : 0);
+          } else {
+            values[at] = values[at] / static_cast<T>(n);
+          }
+        }
+      }
+      ScatterFrom(values, type, out);
+    });
+    return ACLNN_SUCCESS;
+  }
+
+  // The source's elements at the index's positions: its leading block of the index's shape.
+  static TensorRef Narrowed(const TensorRef& t, const Dims& shape) {
+    TensorRef part = t;
+    part.shape = shape;
+    return part;
+  }
+
+  static Dims ContiguousStrides(const Dims& shape) {
+    Dims strides(shape.size(), 1);
+    for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+    return strides;
+  }
+
+  // scatter_reduce's (and index_add's sum) combination of the value so far and a source element;
+  // NaN wins a max or min, as PyTorch's scatter_reduce.
+  template <typename T>
+  T Combined(T a, T b) const {
+    if (op_ == F::Op::kIndexAdd) return a + b;
+    switch (reduce) {
+      case 2: return a * b;
+      case 3: case 4:
+        if constexpr (std::is_floating_point<T>::value) {
+          if (a != a) return a;
+          if (b != b) return b;
+        }
+        return (reduce == 3) == (b > a) ? b : a;
+      default: return a + b;  // sum, and mean's sum
+    }
+  }
+
   template <typename Fn>
   static void Spread(int64_t n, Fn&& body) {
     if (n < (1 << 16)) {
@@ -440,10 +615,11 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
     case F::Op::kTake: {
       if (!index || !out) return Decline(call, work, "without its index or output");
       w.extent = self->numel();
+      w.negative = true;
       if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, *out, index->view, "the index's shape")) return s;
       break;
     }
-    case F::Op::kScatter: case F::Op::kScatterAdd: {
+    case F::Op::kScatter: case F::Op::kScatterAdd: case F::Op::kScatterReduce: {
       if (!index) return Decline(call, work, "without its index");
       if (!out) out = self;  // the in-place form writes its input
       w.in_place = out == self || (out->data == self->data && out->offset == self->offset && out->strides == self->strides);
@@ -473,7 +649,16 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
       }
       if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, *out, self->view, "the input's shape")) return s;
       w.reduce = op == F::Op::kScatterAdd ? 1 : static_cast<int>(RoleInt(call, family, F::Role::kReduce, 0));
-      if (w.reduce < 0 || w.reduce > 2) {
+      if (op == F::Op::kScatterReduce) {
+        if (w.reduce < 0 || w.reduce > 5) {
+          return Invalid(call, family, F::Role::kReduce, std::to_string(w.reduce) +
+                                                             " is none of 0 (replace), 1 (sum), 2 (product), 3 (max), 4 (min), 5 (mean)");
+        }
+        w.include_self = RoleBool(call, family, F::Role::kIncludeSelf, true);
+        if (w.reduce != 0 && !FamilyComputeType(self->dtype, true, &w.type)) {
+          return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+        }
+      } else if (w.reduce < 0 || w.reduce > 2) {
         return Invalid(call, family, F::Role::kReduce, std::to_string(w.reduce) + " is none of 0 (replace), 1 (add), 2 (multiply)");
       }
       w.extent = rank == 0 ? 1 : self->view[w.dim];
@@ -486,6 +671,88 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
         w.integral = Integral(value->scalar.dtype);
       }
       if (!Moves(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+      break;
+    }
+    case F::Op::kGatherV2: {
+      if (!index || !out) return Decline(call, work, "without its index or output");
+      if (rank == 0) return Invalid(call, family, F::Role::kSelf, "has no dimension to gather along");
+      if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &w.dim)) return s;
+      const int64_t index_rank = static_cast<int64_t>(index->view.size());
+      w.batch_dims = RoleInt(call, family, F::Role::kBatchDims, 0);
+      if (w.batch_dims < 0 || w.batch_dims > std::min(w.dim, index_rank)) {
+        return Invalid(call, family, F::Role::kBatchDims, std::to_string(w.batch_dims) + " is outside [0, " +
+                                                              std::to_string(std::min(w.dim, index_rank)) + "] (dim and the index's rank)");
+      }
+      for (int64_t d = 0; d < w.batch_dims; ++d) {
+        if (index->view[d] != self->view[d]) {
+          return Invalid(call, family, F::Role::kIndex, "batch dimension " + std::to_string(d) + " of shape " +
+                                                            DimsText(index->view) + " differs from " + self_name + "'s " +
+                                                            DimsText(self->view));
+        }
+      }
+      w.extent = self->view[w.dim];
+      w.negative = true;  // counted from the end, as numpy's take and the pages' examples
+      if (w.extent == 0 && index->numel() > 0) {
+        return Invalid(call, family, F::Role::kSelf, "dimension " + std::to_string(w.dim) + " is empty; a non-empty index cannot gather from it");
+      }
+      Dims shape(self->view.begin(), self->view.begin() + w.dim);
+      for (int64_t d = w.batch_dims; d < index_rank; ++d) shape.push_back(index->view[d]);
+      for (int64_t d = w.dim + 1; d < rank; ++d) shape.push_back(self->view[d]);
+      if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, *out, shape,
+                                     "the input's shape with dim replaced by the index's (after its batch dimensions)")) {
+        return s;
+      }
+      break;
+    }
+    case F::Op::kGatherNd: {
+      if (!index || !out) return Decline(call, work, "without its index or output");
+      if (index->view.empty()) return Invalid(call, family, F::Role::kIndex, "has no dimension to hold positions");
+      const int64_t q = index->view.back();
+      if (q > rank) {
+        return Invalid(call, family, F::Role::kIndex, "last dimension " + std::to_string(q) + " exceeds " + self_name +
+                                                          "'s rank " + std::to_string(rank));
+      }
+      w.negative = RoleBool(call, family, F::Role::kNegativeIndex, false);
+      Dims shape(index->view.begin(), index->view.end() - 1);
+      for (int64_t d = q; d < rank; ++d) shape.push_back(self->view[d]);
+      for (int64_t d = 0; d < q; ++d) {
+        if (self->view[d] == 0 && index->numel() > 0) {
+          return Invalid(call, family, F::Role::kSelf, "dimension " + std::to_string(d) + " is empty; a non-empty index cannot gather from it");
+        }
+      }
+      if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, *out, shape,
+                                     "the index's shape without its last dimension, then the input's remaining ones")) {
+        return s;
+      }
+      break;
+    }
+    case F::Op::kIndexCopy: case F::Op::kIndexAdd: {
+      const TensorDesc* src = RoleTensor(call, family, F::Role::kSrc);
+      if (!index || !src) return Decline(call, work, "without its index or source");
+      if (!out) out = self;  // the in-place form writes its input
+      w.in_place = out == self || (out->data == self->data && out->offset == self->offset && out->strides == self->strides);
+      if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &w.dim)) return s;
+      if (index->view.size() > 1) {
+        return Invalid(call, family, F::Role::kIndex, "rank " + std::to_string(index->view.size()) + " is above 1");
+      }
+      Dims shape = self->view;
+      if (rank > 0) shape[w.dim] = index->numel();
+      else if (index->numel() != 1) return Invalid(call, family, F::Role::kIndex, "must have one element for a zero-dimensional input");
+      if (aclnnStatus s = CheckShape(call, family, F::Role::kSrc, *src, shape, "the input's shape with the index's length along dim")) {
+        return s;
+      }
+      if (src->dtype != self->dtype || out->dtype != self->dtype) {
+        const int role = src->dtype != self->dtype ? F::Role::kSrc : F::Role::kOut;
+        return Invalid(call, family, role, std::string("dtype ") + DTypeName(src->dtype != self->dtype ? src->dtype : out->dtype) +
+                                               " differs from " + self_name + "'s " + DTypeName(self->dtype));
+      }
+      if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, *out, self->view, "the input's shape")) return s;
+      w.extent = rank == 0 ? 1 : self->view[w.dim];
+      if (op == F::Op::kIndexAdd) {
+        w.alpha = RoleNumber(call, family, F::Role::kAlpha, -1, 1);
+        if (!FamilyComputeType(self->dtype, true, &w.type)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+      }
+      w.tensor(kSrc).Set(RoleName(call, family, F::Role::kSrc), *src);
       break;
     }
     case F::Op::kOneHot: {

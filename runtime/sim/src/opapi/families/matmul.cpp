@@ -1,5 +1,5 @@
 // The matmul family: mm, bmm, matmul (1-D to 6-D with broadcast batch dimensions), addmm,
-// baddbmm, addbmm, mv, addmv, dot and ger, on OpenBLAS (the scipy-openblas32 wheel that NumPy
+// baddbmm, addbmm, mv, addmv, dot, ger and gemm (addmm of operands transposed on request), on OpenBLAS (the scipy-openblas32 wheel that NumPy
 // and SciPy ship; its symbols are prefixed scipy_).
 //
 // Phase 1 reduces every op to one batched product C[b] = alpha * A[b] @ B[b] + beta * bias[b]:
@@ -335,7 +335,8 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
   const TensorDesc* bias = RoleTensor(call, family, F::Role::kBias);
   if (!a || !b || !out) return Decline(call, work, "when an input or the output is absent");
-  const bool adds = op == F::Op::kAddmm || op == F::Op::kBaddbmm || op == F::Op::kAddmv || op == F::Op::kAddbmm;
+  const bool adds = op == F::Op::kAddmm || op == F::Op::kBaddbmm || op == F::Op::kAddmv || op == F::Op::kAddbmm ||
+                    op == F::Op::kGemm;
   if (adds && !bias) return Decline(call, work, "without the added tensor");
 
   const int64_t cube = RoleInt(call, family, F::Role::kCubeMathType, 0);
@@ -394,6 +395,14 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
       if (aclnnStatus s = need_rank(F::Role::kA, ra, 2)) return s;
       if (aclnnStatus s = need_rank(F::Role::kB, rb, 2)) return s;
       break;
+    case F::Op::kGemm: {
+      if (aclnnStatus s = need_rank(F::Role::kA, ra, 2)) return s;
+      if (aclnnStatus s = need_rank(F::Role::kB, rb, 2)) return s;
+      const int64_t swap[2] = {1, 0};  // a transposed operand is a view with its strides swapped
+      if (RoleInt(call, family, F::Role::kTransA, 0) != 0) ta = ta.Permuted(swap);
+      if (RoleInt(call, family, F::Role::kTransB, 0) != 0) tb = tb.Permuted(swap);
+      break;
+    }
     case F::Op::kBmm: case F::Op::kBaddbmm: case F::Op::kAddbmm:
       if (aclnnStatus s = need_rank(F::Role::kA, ra, 3)) return s;
       if (aclnnStatus s = need_rank(F::Role::kB, rb, 3)) return s;

@@ -79,7 +79,8 @@ class NormWork final : public FamilyWork {
     const T* bias = Load<T>(kBias, 3);
     T* means = static_cast<T*>(Scratch(4, static_cast<size_t>(std::max<int64_t>(rows, 1)) * sizeof(T)));
     T* rstds = static_cast<T*>(Scratch(5, static_cast<size_t>(std::max<int64_t>(rows, 1)) * sizeof(T)));
-    const bool batch = op_ == F::Op::kBatchNorm, rms = op_ == F::Op::kRmsNorm || op_ == F::Op::kAddRmsNorm;
+    const bool batch = op_ == F::Op::kBatchNorm;
+    const bool rms = op_ == F::Op::kRmsNorm || op_ == F::Op::kAddRmsNorm || op_ == F::Op::kGemmaRmsNorm;
     const bool running = batch && !training;
     const T* running_mean = running ? Load<T>(kRunningMean, 6) : nullptr;
     const T* running_var = running ? Load<T>(kRunningVar, 7) : nullptr;
@@ -112,6 +113,9 @@ class NormWork final : public FamilyWork {
       switch (op_) {
         case F::Op::kRmsNorm: case F::Op::kAddRmsNorm:
           for (int64_t i = 0; i < length; ++i) yr[i] = xr[i] * s * (weight ? weight[i] : T(1));
+          break;
+        case F::Op::kGemmaRmsNorm:  // Gemma's weights are offsets from 1
+          for (int64_t i = 0; i < length; ++i) yr[i] = xr[i] * s * (T(1) + (weight ? weight[i] : T(0)));
           break;
         case F::Op::kLayerNorm:
           for (int64_t i = 0; i < length; ++i) {
@@ -206,12 +210,12 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
   std::unique_ptr<NormWork> owned(made);
   made->type = type;
   made->eps = RoleNumber(call, family, F::Role::kEps, F::Option::kEps,
-                         op == F::Op::kRmsNorm || op == F::Op::kAddRmsNorm ? 1e-6 : 1e-5);
+                         op == F::Op::kRmsNorm || op == F::Op::kAddRmsNorm || op == F::Op::kGemmaRmsNorm ? 1e-6 : 1e-5);
   if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, out, input->view, "the input's shape")) return s;
 
   Dims stats;  // the shape of mean and rstd
   switch (op) {
-    case F::Op::kLayerNorm: case F::Op::kRmsNorm: case F::Op::kAddRmsNorm: {
+    case F::Op::kLayerNorm: case F::Op::kRmsNorm: case F::Op::kAddRmsNorm: case F::Op::kGemmaRmsNorm: {
       // The normalised trailing dimensions: normalizedShape (layer), or gamma's shape (rms).
       Dims normalized;
       int role = F::Role::kNormalizedShape;

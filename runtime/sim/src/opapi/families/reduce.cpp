@@ -1,6 +1,6 @@
 // The reduction family: sum, mean, prod, amax/amin, max/min with indices, argmax/argmin, any/all,
-// var/std (with their mean), norm, logsumexp, nansum and aminmax, along any set of dimensions,
-// with keepdim.
+// var/std (with their mean), norm, logsumexp, nansum, aminmax and log_sum, along any set of
+// dimensions, with keepdim; an empty set with noop_with_empty_dims reduces nothing (out = self).
 //
 // Phase 2 views the input with its kept dimensions first and its reduced ones last, so that each
 // output element reduces one contiguous row of R elements: the input's own memory when it already
@@ -26,6 +26,15 @@ using F = ReduceFamily;
 
 constexpr int64_t kChunk = 8192;                // elements per partial result of a long row
 constexpr int64_t kParallelRow = 1 << 16;       // a row at least this long is cut into chunks
+// Elements per parallel task (256 KiB of float): small enough that a thread the OS deschedules
+// holds back little of the work (the others take the remaining tasks), large enough that taking
+// a task costs nothing against reading it.
+constexpr int64_t kTaskElements = 1 << 16;
+
+// How many tasks `elements` spread over `units` (rows, chunks) make: at least a few per thread.
+int64_t TaskCount(int64_t units, int64_t elements) {
+  return std::min<int64_t>(units, std::max<int64_t>(ParallelThreads() * 4, elements / kTaskElements));
+}
 
 enum Slot { kSelf, kOut, kIndices, kSecond, kSlots };
 
@@ -56,7 +65,7 @@ typedef Float8 LooseFloat8 __attribute__((aligned(4), may_alias));
 
 // A float sum in 32 lanes (four 8-lane accumulators): vectorised, and closer to the exact sum
 // than one running float.
-double SumFloats(const float* x, int64_t n) {
+ACLSIM_CLONES double SumFloats(const float* x, int64_t n) {
   Float8 a0 = {}, a1 = {}, a2 = {}, a3 = {};
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {
@@ -113,7 +122,7 @@ Partial<T> ReduceChunk(int op, const T* x, int64_t begin, int64_t end, double ce
   const int64_t n = end - begin;
   const T* y = x + begin;
   switch (op) {
-    case F::Op::kSum: case F::Op::kMean: case F::Op::kNansum:
+    case F::Op::kSum: case F::Op::kMean: case F::Op::kNansum: case F::Op::kLogSum:
       if constexpr (std::is_same<T, float>::value) {
         if (op != F::Op::kNansum) {
           r.sum = SumFloats(y, n);
@@ -215,7 +224,7 @@ Partial<T> ReduceRow(int op, const T* x, int64_t n, double center, double p, boo
   }
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   std::vector<Partial<T>> partials(static_cast<size_t>(chunks));
-  const int64_t tasks = std::min<int64_t>(chunks, ParallelThreads() * 4);
+  const int64_t tasks = TaskCount(chunks, n);
   ParallelFor(tasks, [&](int64_t task) {
     for (int64_t c = chunks * task / tasks; c < chunks * (task + 1) / tasks; ++c) {
       partials[static_cast<size_t>(c)] = ReduceChunk(op, x, c * kChunk, std::min(n, (c + 1) * kChunk), center, p);
@@ -269,6 +278,9 @@ void ReduceOne(int op, const T* x, int64_t n, double correction, double p, bool 
     case F::Op::kSum: case F::Op::kNansum:
       *value = integral ? static_cast<T>(r.isum) : FromDouble<T>(r.sum);
       break;
+    case F::Op::kLogSum:
+      *value = FromDouble<T>(std::log(integral ? static_cast<double>(r.isum) : r.sum));
+      break;
     case F::Op::kMean:
       *value = FromDouble<T>((integral ? static_cast<double>(r.isum) : r.sum) / static_cast<double>(n));
       break;
@@ -294,16 +306,82 @@ void ReduceOne(int op, const T* x, int64_t n, double correction, double p, bool 
   }
 }
 
+// A sum or mean over a block of dimensions followed by kept ones, of a dense input in the compute
+// type: out[o, k] = sum over r of x[o, r, k]. Each task adds whole rows of k (contiguous, so the
+// loop vectorises) into its block of accumulators, instead of gathering a transposed copy of the
+// input for the row-by-row path: float lanes over runs of kColumnRun rows, folded into double (the
+// row path's float chunks and double combination, along the other axis). Tasks split the rows
+// into slices of a fixed size whose double totals are added in order, so that the result is the
+// same whatever the number of threads.
+constexpr int64_t kColumnBlock = 2048;           // accumulators per task: 16 KiB of double
+constexpr int64_t kColumnRun = 256;              // rows summed in float before a fold into double
+constexpr int64_t kColumnSlice = 8 * kColumnRun; // rows per task
+
+// run[k] += row[k], and total[k] += run[k] in double: the column path's two loops.
+ACLSIM_CLONES void AddRow(float* run, const float* row, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) run[k] += row[k];
+}
+ACLSIM_CLONES void AddRow(double* run, const double* row, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) run[k] += row[k];
+}
+template <typename T>
+void AddRow(T* run, const T* row, int64_t n) {  // integers: not summed by columns (int64 exact path)
+  for (int64_t k = 0; k < n; ++k) run[k] += row[k];
+}
+template <typename T>
+void Fold(double* total, const T* run, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) total[k] += static_cast<double>(run[k]);
+}
+
+template <typename T>
+void SumColumns(const T* x, int64_t outer, int64_t rows, int64_t inner, bool mean, T* out) {
+  const int64_t blocks = (inner + kColumnBlock - 1) / kColumnBlock;
+  const int64_t slices = (rows + kColumnSlice - 1) / kColumnSlice;
+  double* totals = static_cast<double*>(Scratch(2, static_cast<size_t>(slices * outer * inner) * sizeof(double)));
+  auto task = [&](int64_t t) {
+    const int64_t slice = t % slices, block = t / slices % blocks, o = t / slices / blocks;
+    const int64_t begin = block * kColumnBlock, n = std::min(kColumnBlock, inner - begin);
+    const int64_t first = slice * kColumnSlice, end = std::min(rows, first + kColumnSlice);
+    double* total = totals + (slice * outer + o) * inner + begin;
+    std::fill(total, total + n, 0.0);
+    T run[kColumnBlock];
+    for (int64_t r0 = first; r0 < end; r0 += kColumnRun) {
+      std::fill(run, run + n, T(0));
+      for (int64_t r = r0; r < std::min(end, r0 + kColumnRun); ++r) AddRow(run, x + (o * rows + r) * inner + begin, n);
+      Fold(total, run, n);
+    }
+  };
+  const int64_t tasks = outer * blocks * slices;
+  if (tasks > 1 && outer * rows * inner >= (1 << 15)) {
+    ParallelFor(tasks, task);
+  } else {
+    for (int64_t t = 0; t < tasks; ++t) task(t);
+  }
+  for (int64_t i = 0; i < outer * inner; ++i) {
+    double sum = totals[i];
+    for (int64_t s = 1; s < slices; ++s) sum += totals[s * outer * inner + i];
+    out[i] = static_cast<T>(mean ? sum / static_cast<double>(rows) : sum);
+  }
+}
+
 class ReduceWork final : public FamilyWork {
  public:
   ReduceWork(const char* api, int op) : FamilyWork(api, kSlots), op_(op) {}
 
   uint64_t reduced = 0;  // bit d: dimension d of self is reduced
   double correction = 1, p = 2;
+  bool identity = false;  // an empty dimension list with noop_with_empty_dims: out = self
 
  private:
   aclnnStatus Compute() override {
     const TensorRef& self = tensor(kSelf);
+    if (identity) {
+      // In the compute type (at most 8 bytes an element): FLOAT16 through float is exact.
+      void* buffer = Scratch(1, static_cast<size_t>(std::max<int64_t>(self.numel(), 1)) * sizeof(double));
+      GatherAs(self, type, buffer);
+      ScatterFrom(buffer, type, tensor(kOut));
+      return ACLNN_SUCCESS;
+    }
     const int64_t rank = self.rank();
     int64_t order[16];
     int64_t k = 0, outer = 1, length = 1;
@@ -314,6 +392,7 @@ class ReduceWork final : public FamilyWork {
       if (reduced >> d & 1) order[k++] = d, length *= self.shape[d];
     }
     if (outer == 0) return ACLNN_SUCCESS;
+    if (SumsColumns()) return ACLNN_SUCCESS;
     const TensorRef rows = self.Permuted(order);
     WithFamilyType(type, [&](auto zero) {
       using T = decltype(zero);
@@ -330,7 +409,7 @@ class ReduceWork final : public FamilyWork {
       if (few || outer * length < (1 << 15)) {
         for (int64_t o = 0; o < outer; ++o) row(o, few);
       } else {
-        const int64_t tasks = std::min<int64_t>(outer, ParallelThreads() * 4);
+        const int64_t tasks = TaskCount(outer, outer * length);
         ParallelFor(tasks, [&](int64_t task) {
           for (int64_t o = outer * task / tasks; o < outer * (task + 1) / tasks; ++o) row(o, false);
         });
@@ -348,6 +427,32 @@ class ReduceWork final : public FamilyWork {
     return ACLNN_SUCCESS;
   }
 
+  // The column path (SumColumns) where it applies: a sum or mean in floating point of a dense
+  // input of the compute type whose reduced dimensions are one block with kept ones after it.
+  bool SumsColumns() {
+    const TensorRef& self = tensor(kSelf);
+    const int64_t rank = self.rank();
+    if ((op_ != F::Op::kSum && op_ != F::Op::kMean) || type == ComputeType::kInt64 || rank < 2 ||
+        self.dtype != StorageOf(type) || !self.Contiguous() || (reduced >> (rank - 1) & 1)) {
+      return false;
+    }
+    int64_t first = 0;
+    while (first < rank && !(reduced >> first & 1)) ++first;
+    int64_t last = first;
+    while (last < rank && (reduced >> last & 1)) ++last;
+    if (first == rank || (reduced >> last) != 0) return false;  // none reduced, or two blocks
+    int64_t outer = 1, rows = 1, inner = 1;
+    for (int64_t d = 0; d < rank; ++d) (d < first ? outer : d < last ? rows : inner) *= self.shape[d];
+    if (rows == 0 || inner == 0) return false;
+    WithFamilyType(type, [&](auto zero) {
+      using T = decltype(zero);
+      T* values = static_cast<T*>(Scratch(1, static_cast<size_t>(outer * inner) * sizeof(T)));
+      SumColumns(reinterpret_cast<const T*>(self.first), outer, rows, inner, op_ == F::Op::kMean, values);
+      ScatterFrom(values, type, tensor(kOut));
+    });
+    return true;
+  }
+
   int op_;
 };
 
@@ -363,7 +468,10 @@ aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork*
   uint64_t reduced = 0;
   Dims dims;
   const bool given = RoleInts(call, family, F::Role::kDim, &dims);
-  if (!given || dims.empty()) {
+  const bool identity = given && dims.empty() && RoleBool(call, family, F::Role::kNoopWithEmptyDims, false);
+  if (identity) {
+    reduced = 0;
+  } else if (!given || dims.empty()) {
     reduced = rank == 0 ? 0 : (rank == 64 ? ~uint64_t{0} : (uint64_t{1} << rank) - 1);
   } else {
     for (int64_t d : dims) {
@@ -405,6 +513,7 @@ aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork*
   std::unique_ptr<ReduceWork> owned(made);
   made->type = type;
   made->reduced = reduced;
+  made->identity = identity;
   if (const Call::Param* unbiased = RoleParam(call, family, F::Role::kUnbiased)) {
     (void)unbiased;
     made->correction = RoleBool(call, family, F::Role::kUnbiased, true) ? 1 : 0;

@@ -65,8 +65,7 @@ inline float Exp1(float v) {
   return x[0];
 }
 
-// The hot loops, built three times (AVX-512, AVX2+FMA and the baseline) and chosen by the CPU at load time.
-#define ACLSIM_CLONES __attribute__((target_clones("avx512f", "avx2,fma", "default")))
+// The hot loops: ACLSIM_CLONES (family.h).
 
 ACLSIM_CLONES float MaxFloats(const float* x, int64_t n) {
   FloatV m = FloatV{} - std::numeric_limits<float>::infinity();
