@@ -128,7 +128,7 @@ def edge_values(dtype: str, edges: EdgeSet = EdgeSet()) -> "Any":
     if dtype == "BOOL":
         return np.array([True, False])
     if dtype in t.COMPLEX:
-        real = edge_values(t.REAL_OF_COMPLEX[dtype], edges)
+        real = edge_values(t._dtypes.result_dtype("real", dtype), edges)
         values = np.empty(real.size, numpy_dtype)
         values.real, values.imag = np.random.default_rng(real.size).permutation(real), real
         return values

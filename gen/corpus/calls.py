@@ -229,7 +229,7 @@ def documented_on(op, case, soc: str) -> dict:
     """The case's tensor dtypes moved to ones the page documents on `soc` where its own list there
     lacks them (aclnnBatchMatMul takes no FLOAT on Ascend910B): a dtype the chip lacks becomes the
     first the first such tensor lists that NumPy holds, for every tensor of that dtype that lists it."""
-    from gen.emit.tests import EXPRESSIBLE
+    from gen.api.calls import EXPRESSIBLE
     from gen.ir import DType
 
     moved: dict = {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+from pathlib import Path
 
 import jinja2
 

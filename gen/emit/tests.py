@@ -39,7 +39,7 @@ from gen.ir import (API, DEFAULT_SOC, Bound, DimEquality, Direction, Divisibilit
                     ShapeRule, Soc, ValueCheck, ValueRange)
 
 DIRECTORY = "tests"
-SUPPORT_FILES = ("conftest.py", "_aclnn_testing.py")
+SUPPORT_FILES = ("conftest.py", "_aclnn_testing.py", "_goldens.py")
 
 # The runtime's markers (_aclnn_testing, which the generator cannot import: it imports the built
 # package; tests/test_runtime_python.py holds these and Case's fields equal to its own).

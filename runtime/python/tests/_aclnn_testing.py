@@ -26,6 +26,7 @@ from aclnn._C import STATUS_NAMES
 from aclnn import _dtypes
 from aclnn._dtypes import DTYPES, NUMPY_DTYPES
 from aclnn._socs import DEFAULT_SOC, SOCS
+from _goldens import golden_names
 
 FLOATING = tuple(name for name in NUMPY_DTYPES if DTYPES[name].category == "floating")
 COMPLEX = tuple(name for name in NUMPY_DTYPES if DTYPES[name].category == "complex")
@@ -394,37 +395,6 @@ def compute_dtype(op: Op, dtypes: list[str]) -> str:
     return "DOUBLE"
 
 
-class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
-    """Goldens of ops whose PyTorch result depends on which of its kernels runs, as the exact one
-    computes them. PyTorch's vectorised fmod (and remainder, which corrects it) is NaN where the
-    quotient overflows (fmod(8.5e37, 1.2e-38) in float, fmod(4.5e307, 5e-324) in double), its
-    scalar kernel, which a tensor's last few elements take, is C's exact fmod."""
-
-    @staticmethod
-    def fmod(a: Any, b: Any) -> Any:
-        import torch
-
-        dtype = torch.result_type(a, b)
-        if not dtype.is_floating_point:
-            return torch.fmod(a, b)
-        a, b = torch.broadcast_tensors(torch.as_tensor(a, dtype=dtype), torch.as_tensor(b, dtype=dtype))
-        # math.fmod refuses what C's fmod makes NaN: an infinite dividend, a zero divisor.
-        values = [math.fmod(x, y) if y != 0 and not math.isinf(x) else math.nan
-                  for x, y in zip(a.flatten().tolist(), b.flatten().tolist())]
-        return torch.tensor(values, dtype=dtype).reshape(a.shape)
-
-    @staticmethod
-    def remainder(a: Any, b: Any) -> Any:
-        """Python's modulus: fmod, plus the divisor where their signs differ (PyTorch's scalar kernel)."""
-        import torch
-
-        if not torch.result_type(a, b).is_floating_point:
-            return torch.remainder(a, b)
-        m = exact.fmod(a, b)
-        b = torch.as_tensor(b, dtype=m.dtype)
-        return torch.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)
-
-
 def golden(op: Op, case: Case, inputs: dict[str, Any]) -> tuple[Any, ...]:
     """The semantics file's PyTorch expression, evaluated on the same values (as torch tensors
     of the compute dtype, and Python numbers for scalars) named as the page names them; one
@@ -439,7 +409,7 @@ def golden(op: Op, case: Case, inputs: dict[str, Any]) -> tuple[Any, ...]:
     # dtype_of: each tensor's own dtype, where the golden rounds as the device does (its tensors
     # are of the compute dtype, float for FLOAT16).
     dtype_of = {n: torch_dtype(dtype_name(v.dtype)) for n, v in inputs.items() if isinstance(v, np.ndarray)}
-    env: dict[str, Any] = {"torch": torch, "math": math, "exact": exact, "dtype_of": dtype_of}
+    env: dict[str, Any] = golden_names(dtype_of)
     for p in op.inputs:
         value = inputs[p.name]
         if value is None:
@@ -652,7 +622,11 @@ def assert_results(op: Op, case: Case, inputs: dict[str, Any], outs: Optional[li
         wants = list(want) if p.kind == "tensor_list" else [want]
         assert len(members) == len(wants), f"{p.name}: {len(members)} tensors, expected {len(wants)}"
         for k, (member, w) in enumerate(zip(members, wants)):
-            if case.layout == "device":
+            in_place = inputs.get(p.name) if p.direction == "inout" else None
+            if in_place is not None and not isinstance(in_place, aclnn.Tensor):
+                # An in-place host array, among device inputs, is updated and given back.
+                assert isinstance(member, np.ndarray), f"{p.name}: an in-place host array gives one, got {type(member)}"
+            elif case.layout == "device":
                 assert isinstance(member, aclnn.Tensor), f"{p.name}: a Tensor input gives a Tensor, got {type(member)}"
             actual = host(member)
             dtype = dtype_name(actual.dtype)
