@@ -403,7 +403,12 @@ class Campaign:
 
     def device_results(self, op: Any, call_inputs: dict, outs: Optional[list]) -> bool:
         """Whether the call returns device tensors: out= ones, or allocated ones of a call with a
-        device input (an in-place call returns the array it was given)."""
+        device input (an in-place call returns the array it was given). A call whose results mix
+        both (aclnnInplaceAddRmsNorm's host x1Ref and device rstdOut) is judged as a host one: its
+        out= Tensors are still checked to be the ones given."""
+        if any(p.direction == "inout" and not isinstance(call_inputs.get(p.name), self.aclnn.Tensor)
+               for p in op.params):
+            return False
         given = [o for o in outs or () if o is not None]
         if given:
             return any(isinstance(o, self.aclnn.Tensor) for o in given)
