@@ -115,8 +115,10 @@ struct Task {
   }
 };
 
-// A growable ring of tasks: pushing and popping allocate nothing once it has grown to the
-// queue's working depth (std::deque frees and allocates a block every few tasks).
+// A ring of tasks, made at the first launch as deep as a stream's queue may get (kQueueDepth):
+// pushing and popping then allocate nothing, however far the worker falls behind (std::deque
+// frees and allocates a block every few tasks; a ring grown on demand allocated whenever a loaded
+// machine let the queue get deeper than before).
 class TaskRing {
  public:
   bool empty() const { return size_ == 0; }
@@ -139,7 +141,7 @@ class TaskRing {
 
  private:
   void Grow() {
-    std::vector<Task> bigger(slots_.empty() ? 64 : slots_.size() * 2);
+    std::vector<Task> bigger(slots_.empty() ? kQueueDepth : slots_.size() * 2);
     for (size_t i = 0; i < size_; ++i) bigger[i] = std::move(slots_[(head_ + i) % slots_.size()]);
     slots_ = std::move(bigger);
     head_ = 0;
