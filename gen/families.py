@@ -66,6 +66,10 @@ class Family:
     # convert elements once and compute nothing in between (no sum whose order could differ: a
     # scatter that adds is not one, its golden adds in float where FLOAT16 adds round each time).
     exact_ops: tuple[str, ...] = ()
+    # The (op, role) pairs of a host argument an input's shape follows (index_add's dim: its source
+    # is self's shape with the index's length along dim): a suite varies that argument only with
+    # the shapes, never alone.
+    shape_arguments: tuple[tuple[str, str], ...] = ()
     # How the generated tests may vary the shapes of an op's inputs beyond its valid call within
     # the family's rule, as (op, kind, roles) ("*": every op):
     #   "rank"       the roles' tensors, one shape alike, at each rank the page allows (the dimension
@@ -134,6 +138,7 @@ FAMILIES: tuple[Family, ...] = (
                           ("gather_v2", "*", "given"), ("gather_nd", "*", "given")),
         op_dtype_sources=(("one_hot", "on_value"),),
         exact_ops=("gather", "index_select", "embedding", "take", "one_hot", "topk", "sort", "argsort"),
+        shape_arguments=(("index_copy", "dim"), ("index_add", "dim")),
         doc="gathers and scatters along a dimension (indices checked in phase 2, where they live), "
             "n-dimensional gathers, scatters that reduce (sum, product, max, min, mean), index copies and adds, "
             "one-hot encodings, stable sorts and top-k"),

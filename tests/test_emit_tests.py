@@ -639,3 +639,25 @@ def test_rms_norm_varies_the_rank_keeping_gammas_trailing_dimensions():
     ranks = group(family_suite(params, semantics), "ranks").cases
     assert [(c.shapes["x"], c.shapes["gamma"]) for c in ranks] == [((5,), (5,)), ((3, 4), (4,)), ((2, 3, 4), (4,)),
                                                                   ((2, 3, 1, 4), (4,))]
+
+
+def test_a_dim_an_inputs_shape_follows_is_not_moved_alone_to_claim_a_valid_call():
+    from gen.ir import Bound, Extent, ValueRange
+
+    params = [make_param("self"), make_param("dim", kind=ParamKind.INT), make_param("index", dtypes=(DType.INT64,)),
+              make_param("source"), make_param("out", direction=Direction.OUT)]
+    dim_range = ValueRange("dim", Bound(0, Extent.RANK, -1, "self"), Bound(0, Extent.RANK, 1, "self", inclusive=False),
+                           line=7)
+    call = (ArgValue("self", (4, 5)), ArgValue("dim", 0), ArgValue("index", (3,)), ArgValue("source", (3, 5)))
+
+    def range_test(op):
+        semantics = dict(family="index", op=op, roles=(ArgValue("src", "source"),), call=call)
+        return rule_test(family_suite(params, semantics, value_ranges=(dim_range,)), "test_rule_line7_value_range")
+
+    # index_add's source is self's shape with the index's length along dim: another dim alone is
+    # no valid call, so only the refusals outside the range are claimed.
+    added = range_test("index_add")
+    assert [c.values["dim"] for c in added.accepted] == [] and [c.values["dim"] for c in added.refused] == [-3, 2]
+    # index_select's shapes follow no argument: both edges are valid calls.
+    selected = range_test("index_select")
+    assert [c.values["dim"] for c in selected.accepted] == [-2, 1]

@@ -1138,6 +1138,13 @@ class RulePlanner:
         self.golden = bool(semantics and semantics.golden)
         self.shaped_outs = {plan.param.name for plan in output_plans(self.api, semantics)
                             if plan.required_reason is None and plan.shape_from}
+        # The family's host arguments an input's shape follows (gen.families.Family.shape_arguments):
+        # another value of one is no valid call by itself.
+        self.shape_arguments: set[str] = set()
+        if planner.family is not None and semantics is not None:
+            roles = families.bind_roles(semantics, [p.name for p in self.api.params])[0]
+            self.shape_arguments = {roles[role] for op, role in planner.family.shape_arguments
+                                    if op == semantics.op and role in roles}
 
     def tests(self) -> list[RuleTest]:
         tests: list[RuleTest] = []
@@ -1297,6 +1304,8 @@ class RulePlanner:
                     given = (value,) + current[1:]
                     if value in given[1:]:
                         continue
+                if bucket is accepted and given != current and rule.param in self.shape_arguments:
+                    continue  # valid only with the tensors' shapes changed to follow it
                 case = replace(self.base, id=f"{rule.param}={value}", values={**self.base.values, rule.param: given})
                 if case not in bucket:
                     bucket.append(case)

@@ -211,14 +211,6 @@ def test_error_row9_shape_mismatch(op, case):
 
 # line 91: dim in [-rank(self), rank(self) - 1]
 @pytest.mark.parametrize("case", [
-    BASE.but('dim=-2', values={'dim': -2}),
-    BASE.but('dim=1', values={'dim': 1}),
-], ids=lambda case: case.id)
-def test_rule_line91_value_range1_accepted(op, case):
-    t.check_accepted(op, case, socs=())
-
-
-@pytest.mark.parametrize("case", [
     BASE.but('dim=-3', values={'dim': -3}),
     BASE.but('dim=2', values={'dim': 2}),
 ], ids=lambda case: case.id)
