@@ -103,7 +103,7 @@ def _product_tables(doc: Document) -> list[tuple[Block, dict[int, tuple[Soc, ...
     for block in doc.blocks:
         if block.kind != TABLE or block.table is None:
             continue
-        header = [re.sub(r"<[^>]+>", "", h) for h in block.table.header]
+        header = [re.sub(r"<[^<>]+>", "", h) for h in block.table.header]
         columns = {i: vocab.socs_in(h) for i, h in enumerate(header) if i and vocab.socs_in(h)}
         if columns and not vocab.socs_in(header[0]):
             found.append((block, columns))

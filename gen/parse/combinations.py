@@ -28,7 +28,7 @@ from gen.parse.document import ITEM, TABLE, TEXT, Block, Table
 
 UNREAD_CELL = "combination-cell-unread"
 
-_HEADER_MARKUP = re.compile(r"<[^>]+>|`|\*|\s")
+_HEADER_MARKUP = re.compile(r"<[^<>]+>|`|\*|\s")
 _HEADER_SUFFIX = re.compile(r"(?<=\w)的?(?:数据类型|data\s*types?|dtypes?|类型)$", re.I)
 # A clause of a cell about something else than the dtype ("shape需要与x1后几维保持一致；FLOAT32").
 _OTHER_CLAUSE = re.compile(r"shape|维|format|格式", re.I)
@@ -92,7 +92,7 @@ def _products_above(blocks: Sequence[Block], index: int) -> Optional[tuple[Soc, 
             return ()
         if block.kind not in (ITEM, TEXT):
             continue
-        text = re.sub(r"<[^>]+>", "", block.text).strip()
+        text = re.sub(r"<[^<>]+>", "", block.text).strip()
         if len(text) > 160 or not re.search(r"[：:]\s*$", text):
             return ()
         socs = vocab.socs_in(text)

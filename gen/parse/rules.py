@@ -75,7 +75,7 @@ class Text:
 
 def _clean(text: str) -> str:
     # A backtick becomes a space: "`target`broadcast后" names target.
-    text = re.sub(r"<[^>]+>", " ", text).replace("**", "").replace("`", " ")
+    text = re.sub(r"<[^<>]+>", " ", text).replace("**", "").replace("`", " ")
     return re.sub(r"\s+", " ", text).strip()
 
 
