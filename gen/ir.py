@@ -986,6 +986,10 @@ class OpSemantics(_Json):
     # A valid call for the generated tests where the page's example gives none: a shape per
     # tensor (a list of shapes per tensor list), a value per other parameter.
     call: tuple[ArgValue, ...] = ()
+    # The page's table wins over its example where they disagree (an example that breaks the
+    # table: CANN refuses its call, as aclnnGeluBackward's INT32 gradOutput); by default an
+    # example, a program that ran, widens what the table admits (gen.model.example_evidence).
+    table_over_example: bool = False
 
     def domain(self, param: str) -> Optional[InputDomain]:
         for d in self.domains:

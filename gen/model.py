@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence
 
 from gen import names
 from gen.cache import digest
-from gen.ir import API, Diagnostic, Level, OpSemantics, Page, PageKind, Param, ParamKind
+from gen.ir import DEFAULT_SOC, API, Diagnostic, Level, OpSemantics, Page, PageKind, Param, ParamKind, ProductDTypes
 
 
 @dataclass(frozen=True)
@@ -168,6 +168,48 @@ def _duplicate_note(name: str, page: Page, api: API, other: Page, other_api: API
                       f"{name} is also documented by {winner}; that page is used because {why}")
 
 
+def example_evidence(api: API) -> tuple[API, tuple[Diagnostic, ...]]:
+    """The API with what its page's example passes admitted where its table does not list it: a
+    tensor's dtype (on every chip whose list lacks it) and its rank. An example is a program the
+    page's authors ran; a table that refuses its call is the page contradicting itself, and the
+    simulator is never stricter than the page (aclnnLog10's out table omits the DOUBLE its example
+    passes, aclnnSilentCheck's shape column "3" is its example's [3]). A semantics file's
+    table_over_example keeps the table where CANN is known to refuse the example's call."""
+    if api.example_call is None:
+        return api, ()
+    notes: list[Diagnostic] = []
+    params: list[Param] = []
+    line = api.example_call.line
+    for param in api.params:
+        arg = api.example_call.arg(param.name)
+        if arg is None or param.kind is not ParamKind.TENSOR:
+            params.append(param)
+            continue
+        changes: dict = {}
+        dtype = arg.dtype
+        # The example runs on the chip a page is written for, the simulator's default: only what
+        # that chip's list lacks is admitted (other chips' lists say what differs on them).
+        if dtype is not None and param.dtypes and dtype not in param.dtypes_for(DEFAULT_SOC):
+            if any(e.soc is DEFAULT_SOC for e in param.dtypes_by_product):
+                changes["dtypes_by_product"] = tuple(ProductDTypes(e.soc, e.dtypes + (dtype,)) if e.soc is DEFAULT_SOC
+                                                     else e for e in param.dtypes_by_product)
+            else:
+                changes["dtypes"] = param.dtypes + (dtype,)
+            notes.append(Diagnostic(Level.WARNING, line, "example-widens-table",
+                                    f"{api.name}.{param.name}: the page's example passes {dtype.value}, which its "
+                                    f"table (line {param.line}) does not list for {DEFAULT_SOC.value}: the simulator "
+                                    f"admits it"))
+        if arg.shape is not None and param.rank is not None and not param.rank[0] <= len(arg.shape) <= param.rank[1]:
+            rank = len(arg.shape)
+            changes["rank"] = (min(param.rank[0], rank), max(param.rank[1], rank))
+            notes.append(Diagnostic(Level.WARNING, line, "example-widens-table",
+                                    f"{api.name}.{param.name}: the page's example passes a {rank}-D tensor "
+                                    f"{list(arg.shape)}, outside the table's ranks {list(param.rank)} (line "
+                                    f"{param.line}): the simulator admits rank {rank}"))
+        params.append(replace(param, **changes) if changes else param)
+    return (replace(api, params=tuple(params)) if notes else api), tuple(notes)
+
+
 def doc_name(source: str, roots: Sequence[str | Path]) -> str:
     """`source` relative to the first of `roots` (docs directories) that holds it, else as given."""
     path = Path(source)
@@ -203,6 +245,9 @@ def build_model(pages: Iterable[Page], semantics: Iterable[OpSemantics] = (),
             notes.append((other.source, _duplicate_note(name, page, api, other, other_api, roots)))
         reason = unbindable_reason(api)
         chosen = semantics_by_api.pop(name, None)
+        if not (chosen and chosen.table_over_example):
+            api, widened = example_evidence(api)
+            notes.extend((page.source, note) for note in widened)
         fingerprint = digest(fingerprints.get(page.source, ""), name,
                              fingerprints.get(chosen.source, "") if chosen else "no semantics")
         candidate = BoundAPI(api=api, page=page, semantics=chosen, fingerprint=fingerprint,

@@ -4,7 +4,7 @@ the generated code names pages relative to the docs directory."""
 
 from __future__ import annotations
 
-from gen.ir import Level
+from gen.ir import Direction, Level
 from gen.model import build_model
 from tests.factories import make_api, make_page, make_param
 
@@ -41,3 +41,38 @@ def test_the_same_signature_twice_is_a_note():
     two = make_page(make_api("aclnnFoo"), source="b/aclnnFoo.md")
     [(_, note)] = build_model([one, two]).notes
     assert note.level is Level.INFO and note.code == "duplicate-api"
+
+
+def example_page(**semantics):
+    from gen.ir import DType, ExampleArg, ExampleCall, OpSemantics, ProductDTypes, Soc
+
+    out = make_param("out", direction=Direction.OUT, dtypes=(DType.FLOAT,), rank=(1, 8), line=12,
+                     dtypes_by_product=(ProductDTypes(Soc.ASCEND910, (DType.FLOAT16,)),))
+    call = ExampleCall((ExampleArg("self", DType.FLOAT, (4,)), ExampleArg("out", DType.DOUBLE, ())), line=40)
+    page = make_page(make_api("aclnnFoo", (make_param("self"), out), example_call=call))
+    return build_model([page], [OpSemantics("aclnnFoo", "foo.toml", **semantics)] if semantics else [])
+
+
+def test_a_dtype_and_rank_the_pages_example_passes_are_admitted_where_its_table_omits_them():
+    from gen.ir import DType, Soc
+
+    model = example_page()
+    out = model.api("aclnnFoo").api.param("out")
+    # The example's 0-D DOUBLE out (aclnnLog10's out row omits DOUBLE; aclnnMseLoss's rank 1-8 out
+    # is a scalar for reduction mean): admitted on the default chip; other chips' lists untouched.
+    assert out.dtypes_for(Soc.ASCEND910B) == (DType.FLOAT, DType.DOUBLE) and out.rank == (0, 8)
+    assert out.dtypes_for(Soc.ASCEND910) == (DType.FLOAT16,)
+    widened = [d for _, d in model.notes if d.code == "example-widens-table"]
+    assert [(d.level, d.line) for d in widened] == [(Level.WARNING, 40)] * 2
+    assert "DOUBLE" in widened[0].message and "line 12" in widened[0].message
+    # The page itself is as it was: the IR says what the page says.
+    assert model.pages[0].apis[0].param("out").dtypes == (DType.FLOAT,)
+
+
+def test_a_semantics_file_can_keep_the_table_where_cann_refuses_the_example():
+    from gen.ir import DType, Soc
+
+    model = example_page(table_over_example=True)
+    out = model.api("aclnnFoo").api.param("out")
+    assert out.dtypes_for(Soc.ASCEND910B) == (DType.FLOAT,) and out.rank == (1, 8)
+    assert not [d for _, d in model.notes if d.code == "example-widens-table"]

@@ -62,3 +62,10 @@ def test_exact_is_read_and_a_value_that_is_not_a_bool_is_diagnosed(tmp_path):
                              '[aclnnB]\nkernel = "-self"\nexact = "yes"\n[aclnnC]\nkernel = "-self"\n')
     assert [d.code for d in loaded.diagnostics] == ["semantics-value"]
     assert [op.exact for op in loaded.ops] == [True, False, False]
+
+
+def test_table_over_example_is_read_and_a_non_bool_is_diagnosed(tmp_path):
+    loaded = _load(tmp_path, '[aclnnA]\nkernel = "self"\ntable_over_example = true\n'
+                             '[aclnnB]\nkernel = "self"\ntable_over_example = "yes"\n[aclnnC]\nkernel = "self"\n')
+    assert [d.code for d in loaded.diagnostics] == ["semantics-value"]
+    assert [op.table_over_example for op in loaded.ops] == [True, False, False]

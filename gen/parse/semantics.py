@@ -14,13 +14,15 @@ The file states what the page says only in prose and formulas. One table per API
     integral_result = "floating"      # optional: integral and bool inputs give FLOAT (true division)
     result = "bool"                   # optional: the result is BOOL whatever the inputs (comparisons)
     # Python expression over torch tensors and Python values, named as the page names them
-    # (`torch`, `math`, and `exact` of runtime/python/tests/_aclnn_testing.py for the ops whose
+    # (`torch`, `math`, and `exact` of runtime/python/tests/_goldens.py for the ops whose
     # PyTorch result depends on its kernel path: exact.fmod, exact.remainder; `dtype_of[name]`,
     # a tensor's own dtype, the golden's being the compute dtype: float for FLOAT16).
     golden = "torch.ops.aten.leaky_relu_backward(gradOutput, self, negativeSlope, selfIsResult)"
     integer_math = "float"            # or "exact": integral dtypes computed in int64
     exact = true                      # optional: the result is PyTorch's bit for bit (abs, neg)
     errata = ["..."]                  # where the page is wrong: reported as warnings
+    table_over_example = true         # optional: where the page's example breaks its table, the table
+                                      # holds (CANN refuses the example's call); else the example widens it
 
     [aclnnLeakyReluBackward.domain]   # value ranges for generated test data
     self = [-4.0, 4.0]
@@ -62,7 +64,7 @@ from gen import families
 from gen.ir import ArgValue, Diagnostic, InputDomain, IntegerMath, Level, OpSemantics, ResultRule, ValueCheck
 
 _KNOWN_KEYS = {"kernel", "kernel_complex", "complex_result", "integral_result", "result", "golden", "integer_math",
-               "exact", "errata", "domain", "checks", "family", "op", "roles", "options", "call"}
+               "exact", "errata", "domain", "checks", "family", "op", "roles", "options", "call", "table_over_example"}
 _CHECK_KEYS = {"when", "message", "status", "violation"}
 
 
@@ -142,6 +144,10 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
     if not isinstance(exact, bool):
         bad("exact is true or false")
         exact = False
+    table_over_example = table.get("table_over_example", False)
+    if not isinstance(table_over_example, bool):
+        bad("table_over_example is true or false")
+        table_over_example = False
     errata = table.get("errata", [])
     if not (isinstance(errata, list) and all(isinstance(e, str) for e in errata)):
         bad("errata is a list of strings")
@@ -193,7 +199,8 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
                        integer_math=integer_math, exact=exact,
                        checks=tuple(checks), domains=tuple(domains), errata=tuple(errata), line=line,
                        family=family, op=op, roles=roles, options=options,
-                       call=tuple(ArgValue(k, _frozen(v)) for k, v in call.items()))
+                       call=tuple(ArgValue(k, _frozen(v)) for k, v in call.items()),
+                       table_over_example=table_over_example)
 
 
 def _read_family(table: dict[str, Any], bad) -> tuple[str, str, tuple[ArgValue, ...], tuple[ArgValue, ...]]:

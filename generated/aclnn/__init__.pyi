@@ -1327,7 +1327,7 @@ def any(self: Tensor, dim: Sequence[int] | NDArray[np.integer[Any]], keepdim: bo
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 输出Tensor。
-        dtypes BOOL; formats ND; non-contiguous allowed.
+        dtypes BOOL, UINT8; formats ND; non-contiguous allowed.
 
     Raises
     ------
@@ -13692,7 +13692,7 @@ def mse_loss(self: Tensor, target: _TensorLike, reduction: int, *, out: _OutArra
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 公式中的输出ℓ(x,y)。
-        dtypes FLOAT, FLOAT16, BFLOAT16; rank 1-8; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, BFLOAT16; rank 0-8; non-contiguous allowed.
         数据类型需要是self与target推导之后可转换的数据类型（参见互转换关系）。 当reduction的值为0时，out的shape与self和targetbroadcast后的shape一致；当reduction的值不为0时，out的shape支持0维。
 
     Raises
@@ -16304,7 +16304,7 @@ def signbit(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 输出Tensor。
-        dtypes BOOL; formats ND.
+        dtypes BOOL, DOUBLE; formats ND.
 
     Raises
     ------

@@ -29,22 +29,22 @@ OP = t.Op(
         '*': {
             'self': ('BOOL', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'BFLOAT16', 'FLOAT16', 'FLOAT', 'DOUBLE'),
             'dim': ('INT64',),
-            'out': ('BOOL',),
+            'out': ('BOOL', 'UINT8'),
         },
         'Ascend310B': {
             'self': ('BOOL', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE'),
             'dim': ('INT64',),
-            'out': ('BOOL',),
+            'out': ('BOOL', 'UINT8'),
         },
         'Ascend310P': {
             'self': ('BOOL', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE'),
             'dim': ('INT64',),
-            'out': ('BOOL',),
+            'out': ('BOOL', 'UINT8'),
         },
         'Ascend910': {
             'self': ('BOOL', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE'),
             'dim': ('INT64',),
-            'out': ('BOOL',),
+            'out': ('BOOL', 'UINT8'),
         },
     },
     unsupported_socs=(),

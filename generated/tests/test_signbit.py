@@ -25,11 +25,11 @@ OP = t.Op(
     dtypes={
         '*': {
             'self': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32', 'UINT32', 'INT64', 'UINT64', 'INT16', 'UINT16', 'INT8', 'UINT8', 'BOOL', 'DOUBLE'),
-            'out': ('BOOL',),
+            'out': ('BOOL', 'DOUBLE'),
         },
         'Ascend910': {
             'self': ('FLOAT', 'FLOAT16', 'INT32', 'UINT32', 'INT64', 'UINT64', 'INT16', 'UINT16', 'INT8', 'UINT8', 'BOOL', 'DOUBLE'),
-            'out': ('BOOL',),
+            'out': ('BOOL', 'DOUBLE'),
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),
@@ -55,7 +55,7 @@ DTYPES = [
     pytest.param(BASE.but('INT8', dtypes={'self': 'INT8'}), marks=pytest.mark.skip(reason='the page lists INT8 for self but not for out, and does not say which dtype out then has')),
     pytest.param(BASE.but('UINT8', dtypes={'self': 'UINT8'}), marks=pytest.mark.skip(reason='the page lists UINT8 for self but not for out, and does not say which dtype out then has')),
     BASE.but('BOOL', dtypes={'self': 'BOOL'}),
-    pytest.param(BASE.but('DOUBLE', dtypes={'self': 'DOUBLE'}), marks=pytest.mark.skip(reason='the page lists DOUBLE for self but not for out, and does not say which dtype out then has')),
+    BASE.but('DOUBLE', dtypes={'self': 'DOUBLE'}),
     pytest.param(BASE.but('UINT32'), marks=pytest.mark.skip(reason='NumPy cannot hold UINT32')),
     pytest.param(BASE.but('UINT64'), marks=pytest.mark.skip(reason='NumPy cannot hold UINT64')),
     pytest.param(BASE.but('UINT16'), marks=pytest.mark.skip(reason='NumPy cannot hold UINT16')),
@@ -64,6 +64,7 @@ DTYPES = [
 # out= of each documented dtype the result casts to.
 OUT_DTYPES = [
     BASE.but('out=BOOL', out={'out': 'BOOL'}),
+    BASE.but('out=DOUBLE', out={'out': 'DOUBLE'}),
 ]
 
 # Every documented rank, in every dtype.
@@ -71,14 +72,18 @@ RANKS = [
     BASE.but('rank1-FLOAT', shapes={'self': (5,)}),
     BASE.but('rank1-BOOL', dtypes={'self': 'BOOL'}, shapes={'self': (5,)}),
     BASE.but('rank3-FLOAT', shapes={'self': (2, 3, 4)}),
+    BASE.but('rank3-DOUBLE', dtypes={'self': 'DOUBLE'}, shapes={'self': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'self': (2, 3, 1, 4)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-BOOL', dtypes={'self': 'BOOL'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-DOUBLE', dtypes={'self': 'DOUBLE'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
     BASE.but('strided-BOOL', dtypes={'self': 'BOOL'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
+    BASE.but('strided-DOUBLE', dtypes={'self': 'DOUBLE'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
     BASE.but('offset-BOOL', dtypes={'self': 'BOOL'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-DOUBLE', dtypes={'self': 'DOUBLE'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 
