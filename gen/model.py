@@ -15,7 +15,8 @@ from typing import Iterable, Mapping, Optional, Sequence
 
 from gen import names
 from gen.cache import digest
-from gen.ir import DEFAULT_SOC, API, Diagnostic, Level, OpSemantics, Page, PageKind, Param, ParamKind, ProductDTypes
+from gen.ir import (DEFAULT_SOC, API, Diagnostic, Level, OpSemantics, Page, PageKind, Param, ParamKind, ProductDTypes,
+                    Relation, RelationKind)
 
 
 @dataclass(frozen=True)
@@ -170,7 +171,7 @@ def _duplicate_note(name: str, page: Page, api: API, other: Page, other_api: API
 
 def example_evidence(api: API) -> tuple[API, tuple[Diagnostic, ...]]:
     """The API with what its page's example passes admitted where its table does not list it: a
-    tensor's dtype (on every chip whose list lacks it) and its rank. An example is a program the
+    tensor's dtype (on the default chip) and its rank, and shapes its SAME_SHAPE relations differ on. An example is a program the
     page's authors ran; a table that refuses its call is the page contradicting itself, and the
     simulator is never stricter than the page (aclnnLog10's out table omits the DOUBLE its example
     passes, aclnnSilentCheck's shape column "3" is its example's [3]). A semantics file's
@@ -206,6 +207,24 @@ def example_evidence(api: API) -> tuple[API, tuple[Diagnostic, ...]]:
                                     f"{api.name}.{param.name}: the page's example passes a {rank}-D tensor "
                                     f"{list(arg.shape)}, outside the table's ranks {list(param.rank)} (line "
                                     f"{param.line}): the simulator admits rank {rank}"))
+        shape = arg.shape
+        relations = []
+        for relation in param.relations:
+            if relation.kind is RelationKind.SAME_SHAPE and shape is not None:
+                broken = [o for o in relation.others if (other := api.example_call.arg(o)) is not None
+                          and other.shape is not None and other.shape != shape]
+                if broken:
+                    notes.append(Diagnostic(Level.WARNING, line, "example-widens-table",
+                                            f"{api.name}.{param.name}: the page's example passes shape {list(shape)} "
+                                            f"with {', '.join(broken)} of another shape: the simulator does not "
+                                            f"hold them to one shape"))
+                    kept = tuple(o for o in relation.others if o not in broken)
+                    if kept:
+                        relations.append(Relation(relation.kind, kept))
+                    continue
+            relations.append(relation)
+        if len(relations) != len(param.relations) or relations != list(param.relations):
+            changes["relations"] = tuple(relations)
         params.append(replace(param, **changes) if changes else param)
     return (replace(api, params=tuple(params)) if notes else api), tuple(notes)
 

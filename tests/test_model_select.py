@@ -76,3 +76,20 @@ def test_a_semantics_file_can_keep_the_table_where_cann_refuses_the_example():
     out = model.api("aclnnFoo").api.param("out")
     assert out.dtypes_for(Soc.ASCEND910B) == (DType.FLOAT,) and out.rank == (1, 8)
     assert not [d for _, d in model.notes if d.code == "example-widens-table"]
+
+
+def test_a_same_shape_relation_the_pages_example_breaks_is_not_held():
+    from gen.ir import DType, ExampleArg, ExampleCall, Relation, RelationKind
+
+    # aclnnAdaptiveAvgPool2dBackward's English page: "gradOutput and self have the same shape",
+    # its example a [1, 1, 3, 2] gradient of a [1, 1, 4, 2] input.
+    same = (Relation(RelationKind.SAME_SHAPE, ("self", "out")),)
+    grad = make_param("gradOutput", relations=same)
+    out = make_param("out", direction=Direction.OUT, relations=(Relation(RelationKind.SAME_SHAPE, ("self",)),))
+    call = ExampleCall((ExampleArg("gradOutput", DType.FLOAT, (1, 1, 3, 2)), ExampleArg("self", DType.FLOAT, (1, 1, 4, 2)),
+                        ExampleArg("out", DType.FLOAT, (1, 1, 4, 2))), line=50)
+    model = build_model([make_page(make_api("aclnnFoo", (grad, make_param("self"), out), example_call=call))])
+    api = model.api("aclnnFoo").api
+    assert api.param("gradOutput").relations == ()  # both of its shapes differ from the example's gradient
+    assert api.param("out").related(RelationKind.SAME_SHAPE) == ("self",)  # the example keeps that one
+    assert [d.line for _, d in model.notes if d.code == "example-widens-table"] == [50]
