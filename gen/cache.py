@@ -125,6 +125,29 @@ class IRCache:
         return None
 
 
+class SemanticsCache:
+    """The semantics files as read (gen.parse.semantics.SemanticsFile), keyed by their bytes and
+    the generator's version (the reader checks families against gen/families.py): a run after one
+    page changed reads no TOML (39 files were a tenth of it)."""
+
+    def __init__(self, root: Path) -> None:
+        self.directory = Path(root) / "semantics"
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.version = generator_version()
+
+    def path(self, source: str, raw: bytes) -> Path:
+        return self.directory / f"{page_key(source, raw, self.version)}.pickle"
+
+    def get(self, source: str, raw: bytes) -> Any:
+        try:
+            return pickle.loads(self.path(source, raw).read_bytes())
+        except Exception:  # noqa: BLE001 - absent, truncated, or from other classes: read the file
+            return None
+
+    def put(self, source: str, raw: bytes, loaded: Any) -> None:
+        write_atomically(self.path(source, raw), pickle.dumps(loaded, protocol=pickle.HIGHEST_PROTOCOL))
+
+
 def pickle_page(page: Page) -> bytes:
     return pickle.dumps(page, protocol=pickle.HIGHEST_PROTOCOL)
 
@@ -153,13 +176,13 @@ class EmitMemo:
         if entry is None or entry[0] != inputs:
             return False
         try:
-            stat = os.stat(root / relpath)
+            stat = os.stat(os.path.join(root, relpath))  # no Path per file: a run checks ~2,000
         except OSError:
             return False
         return (stat.st_size, stat.st_mtime_ns) == entry[1:]
 
     def record(self, root: Path, relpath: str, inputs: str) -> None:
-        stat = os.stat(root / relpath)
+        stat = os.stat(os.path.join(root, relpath))
         self.files[relpath] = (inputs, stat.st_size, stat.st_mtime_ns)
 
     def fragment(self, kind: str, inputs: str, make: Callable[[], T]) -> T:

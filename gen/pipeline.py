@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple, Optional, Sequence
 
-from gen.cache import EmitMemo, IRCache, digest, pickle_page, write_atomically
+from gen.cache import EmitMemo, IRCache, SemanticsCache, digest, pickle_page, write_atomically
 from gen.emit.env import keep_compiled_templates
 from gen.emit.files import FileManager, Share, files_below
 from gen.ir import Diagnostic, Level, OpSemantics, Page, PageKind
@@ -37,7 +37,7 @@ from gen.locations import DATA_ROOT, REPOSITORY, SEMANTICS_LIBRARY
 from gen.model import Model, build_model
 from gen.parse import parse_bytes, parse_file
 from gen.parse.merge import merge_readmes, readmes_by_page
-from gen.parse.semantics import load_semantics
+from gen.parse.semantics import SemanticsFile, load_semantics
 from gen.progress import Progress, no_progress
 
 STAGES = ("discover", "parse", "merge", "semantics", "select", "emit")
@@ -204,7 +204,7 @@ class Semantics:
 
 
 def semantics(paths: Sequence[Path], declared: Optional[Iterable[str]] = None,
-              library: Optional[Path] = SEMANTICS_LIBRARY) -> Semantics:
+              library: Optional[Path] = SEMANTICS_LIBRARY, cache: Optional[SemanticsCache] = None) -> Semantics:
     """The semantics of the APIs: the files given (found beside the pages, or named), all of their
     tables (one whose API no page declares is a warning of the select stage), and the library's
     tables of the APIs in `declared` that no file given states (None: every table of the
@@ -215,7 +215,7 @@ def semantics(paths: Sequence[Path], declared: Optional[Iterable[str]] = None,
     result = Semantics()
     given: set[str] = set()
     for path in paths:
-        _load_into(result, path, lambda op: True)
+        _load_into(result, path, lambda op: True, cache)
         given.update(op.api for op in result.ops)
     if library is not None and library.is_dir():
         wanted = None if declared is None else set(declared) - given
@@ -227,7 +227,7 @@ def semantics(paths: Sequence[Path], declared: Optional[Iterable[str]] = None,
                               if api not in declared and api not in given)
             if wanted is not None and not wanted & index.keys():
                 continue
-            _load_into(result, path, lambda op: op.api not in given and (wanted is None or op.api in wanted))
+            _load_into(result, path, lambda op: op.api not in given and (wanted is None or op.api in wanted), cache)
         if unused:
             source, line, _ = unused[0]
             shown = ", ".join(api for _, _, api in unused[:8]) + (", ..." if len(unused) > 8 else "")
@@ -248,13 +248,20 @@ def _source(path: Path) -> str:
     return str(path)
 
 
-def _load_into(result: Semantics, path: Path, keep) -> None:
-    loaded = load_semantics(path, _source(path))
-    ops = [op for op in loaded.ops if keep(op)]
+def _load_into(result: Semantics, path: Path, keep, cache: Optional[SemanticsCache] = None) -> None:
+    source = _source(path)
     try:
-        result.fingerprints[loaded.source] = hashlib.sha256(path.read_bytes()).hexdigest()[:32]
+        raw: Optional[bytes] = path.read_bytes()
     except OSError:
-        pass  # load_semantics has said why it cannot be read
+        raw = None  # load_semantics says why it cannot be read
+    loaded = cache.get(source, raw) if cache is not None and raw is not None else None
+    if not isinstance(loaded, SemanticsFile):
+        loaded = load_semantics(path, source)
+        if cache is not None and raw is not None:
+            cache.put(source, raw, loaded)
+    ops = [op for op in loaded.ops if keep(op)]
+    if raw is not None:
+        result.fingerprints[loaded.source] = hashlib.sha256(raw).hexdigest()[:32]
     result.ops.extend(ops)
     result.diagnostics.extend((loaded.source, d) for d in loaded.diagnostics)
     for op in ops:
@@ -382,7 +389,8 @@ def run(paths: Iterable[str | Path], out_dir: Path, *, emitters: Sequence[str] =
         report.diagnostics.extend((page.source, d) for d in page.diagnostics)
     clock.lap("merge")
 
-    loaded = semantics(report.inputs.semantics, declared_apis(report.pages), library)
+    loaded = semantics(report.inputs.semantics, declared_apis(report.pages), library,
+                       SemanticsCache(cache_dir) if cache_dir is not None else None)
     report.diagnostics.extend(loaded.diagnostics)
     clock.lap("semantics")
 

@@ -11,7 +11,7 @@ import pytest
 
 import gen.pipeline
 from gen import pipeline
-from gen.cache import EmitMemo, IRCache
+from gen.cache import EmitMemo, IRCache, SemanticsCache
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ("leaky_relu_backward.md", "leaky_relu_backward.toml", "leaky_relu_grad.README.md",
@@ -146,3 +146,25 @@ def test_the_memo_of_worker_processes_serves_the_next_run(docs, tmp_path):
     pipeline.emit(report.model, out, jobs=2, memo=EmitMemo(tmp_path / "cache", out))
     again = pipeline.emit(report.model, out, jobs=2, memo=EmitMemo(tmp_path / "cache", out))
     assert [f for f in again.written if f.startswith(PER_API)] == [] and again.kept
+
+
+def test_a_semantics_file_is_read_once_then_taken_from_the_cache_until_its_bytes_change(docs, tmp_path, monkeypatch):
+    read: list[str] = []
+    real = gen.pipeline.load_semantics
+
+    def counting(path, source=None):
+        read.append(Path(path).name)
+        return real(path, source)
+
+    monkeypatch.setattr(gen.pipeline, "load_semantics", counting)
+    files = pipeline.discover([docs]).semantics
+    cold = pipeline.semantics(files, library=None, cache=SemanticsCache(tmp_path / "cache"))
+    assert sorted(read) == ["hardsigmoid_backward.toml", "leaky_relu_backward.toml"]
+    read.clear()
+    warm = pipeline.semantics(files, library=None, cache=SemanticsCache(tmp_path / "cache"))
+    assert read == [] and (warm.ops, warm.diagnostics, warm.fingerprints) == (cold.ops, cold.diagnostics,
+                                                                              cold.fingerprints)
+    toml = docs / "leaky_relu_backward.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    edited = pipeline.semantics(files, library=None, cache=SemanticsCache(tmp_path / "cache"))
+    assert read == ["leaky_relu_backward.toml"] and edited.fingerprints != cold.fingerprints
