@@ -90,7 +90,7 @@ def valid_cases(module: Any) -> list:
 # not exact), without zero or tiny parts either: complex division (by zero too) and the transcendental
 # functions overflow and underflow in ways of their own (libstdc++'s C99 Annex G against PyTorch's
 # Smith division and vectorised functions).
-ACCUMULATING = ("matmul", "reduce", "norm", "softmax", "cumulative")
+ACCUMULATING = ("matmul", "reduce", "norm", "softmax", "cumulative", "index")  # index: scatter_add, index_add
 # The normalisations divide by a standard deviation that a tiny variance makes eps's (rstd ~ 316):
 # their moderate magnitudes stop at 2, where x * rstd * w still has the digits that PyTorch's form
 # (x * alpha + beta, alpha = w * rstd) and the simulator's ((x - mean) * rstd * w + b) share.
@@ -484,7 +484,11 @@ class Campaign:
         out = outs[k]
         refusal = ""
         if isinstance(out, np.ndarray):
-            if mode == "alias":
+            # An input again as out=: defined where each output element reads the inputs at its own
+            # position only (an elementwise op: PyTorch's full-overlap rule); a family op reads
+            # others (a gather, a reduction, index_copy's copy of self before its source), on the
+            # device as in PyTorch, so its out= is never one of its inputs here.
+            if mode == "alias" and not op.family:
                 same = [v for v in call_inputs.values() if isinstance(v, np.ndarray) and v.shape == out.shape
                         and v.dtype == out.dtype and v.flags.writeable and 0 not in v.strides]
                 if same:

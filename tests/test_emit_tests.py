@@ -661,3 +661,22 @@ def test_a_dim_an_inputs_shape_follows_is_not_moved_alone_to_claim_a_valid_call(
     # index_select's shapes follow no argument: both edges are valid calls.
     selected = range_test("index_select")
     assert [c.values["dim"] for c in selected.accepted] == [-2, 1]
+
+
+def test_keepdim_is_not_flipped_alone_when_the_page_lists_the_output_it_shapes_as_an_input():
+    def suite(min_out_direction):
+        params = [make_param("self", rank=(1, 8)), make_param("dim", kind=ParamKind.INT_ARRAY),
+                  make_param("keepDim", kind=ParamKind.BOOL), make_param("minOut", direction=min_out_direction),
+                  make_param("maxOut", direction=Direction.OUT)]
+        semantics = dict(family="reduce", op="aminmax",
+                         roles=(ArgValue("keepdim", "keepDim"), ArgValue("out", "minOut"), ArgValue("max_out", "maxOut")),
+                         call=(ArgValue("self", (2, 3, 2)), ArgValue("dim", (0,)), ArgValue("keepDim", True),
+                               ArgValue("minOut", (1, 3, 2))))
+        return family_suite(params, semantics)
+
+    def attributes(s):
+        return [c.id for g in s.groups if g.name == "attributes" for c in g.cases]
+
+    # aclnnAminmax's page lists minOut as an input: its [1, 3, 2] is keepDim=True's shape.
+    assert "keepDim=False" not in attributes(suite(Direction.IN))
+    assert "keepDim=False" in attributes(suite(Direction.OUT))

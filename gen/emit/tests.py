@@ -902,7 +902,19 @@ class Planner:
     def attribute_cases(self) -> list[Case]:
         return [replace(self.base, id=f"{p.name}={not self.values.values[p.name]}",
                         values={**self.base.values, p.name: not self.values.values[p.name]})
-                for p in self.api.inputs if p.kind is ParamKind.BOOL]
+                for p in self.api.inputs if p.kind is ParamKind.BOOL and p.name not in self._shaping_flags()]
+
+    def _shaping_flags(self) -> set[str]:
+        """A family's keepdim when the page lists the output it shapes as an input (aclnnAminmax's
+        minOut): the caller passes that tensor, so keepdim flipped alone is no valid call."""
+        semantics = self.bound.semantics
+        if self.family is None or semantics is None:
+            return set()
+        roles = families.bind_roles(semantics, [p.name for p in self.api.params])[0]
+        out = roles.get("out")
+        if out is None or "keepdim" not in roles or self.api.param(out).direction is Direction.OUT:
+            return set()
+        return {roles["keepdim"]}
 
     # -- error rows -------------------------------------------------------------------------------------
 
