@@ -186,6 +186,11 @@ class Campaign:
         if indexing and self.rng.random() < 0.9:
             return values
         chosen = edge_values(dtype, edges)
+        if edges.moderate and param.domain[0] > 0 and dtype in self.t.FLOATING:
+            # A summing op whose semantics draws this input positive (aclnnReduceLogSum: the log of
+            # a sum) gets positive edges: with both signs the sum may cancel to 1e-19 in one order
+            # and to 0 in another, which the log turns into -43.7 against -inf.
+            chosen = np.abs(chosen)
         out = np.array(values)
         flat = out.reshape(-1)
         generator = np.random.default_rng(self.rng.randrange(2**32))

@@ -41,7 +41,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend910'),
-    golden='(lambda s: (lambda r: ((s.float() * r * gamma.float()).to(x1Ref.dtype), s, r))(torch.rsqrt(s.float().pow(2).mean(dim=tuple(range(s.dim() - gamma.dim(), s.dim())), keepdim=True) + epsilon)))((x1Ref.float() + x2Ref.float()).to(x1Ref.dtype))',
+    golden="(lambda s: (lambda r: ((s.float() * r * gamma.float()).to(dtype_of['x1Ref']), s, r))(torch.rsqrt(s.float().pow(2).mean(dim=tuple(range(s.dim() - gamma.dim(), s.dim())), keepdim=True) + epsilon)))((x1Ref.float() + x2Ref.float()).to(dtype_of['x1Ref']))",
     integer_math='float',
     simulated=True,
     out_shape_from={},
