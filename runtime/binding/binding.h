@@ -112,8 +112,8 @@ class Stream {
   // API and number) when a kernel failed. `where` names the Python-level operation. Ctrl-C
   // interrupts the wait (py::error_already_set: KeyboardInterrupt); the queued work goes on.
   void synchronize(const char* where);
-  // Keeps `obj` (a host array a queued transfer reads or writes) alive until a synchronisation
-  // finds the stream done: the call that queued the transfer was interrupted before it.
+  // Keeps `obj` (a host array a queued transfer reads or writes) alive until the stream has passed
+  // the work queued so far (Runtime::release_after): the call that queued it was interrupted.
   void hold_until_done(py::handle obj);
   // A synchronisation that did not go through this object failed (device or event): the failure,
   // attributed with this stream's log. Also clears the log.
@@ -247,7 +247,8 @@ class Runtime {
   std::vector<std::shared_ptr<Stream>> known_streams();
   void shutdown();  // at interpreter exit: synchronises, empties the caches, destroys, aclFinalize
 
-  // `owner` (a strong reference, handed over) is released once each of `streams` has run the work
+  // `owner` (a strong reference, handed over: a foreign buffer's owner, or a host array an
+  // interrupted call's transfers still use) is released once each of `streams` has run the work
   // queued on it so far: an event is recorded on each, and collect_released() lets the owner go
   // when all are reached. No GIL needed.
   void release_after(PyObject* owner, const aclrtStream* streams, size_t count);
@@ -344,9 +345,6 @@ inline bool other_python_threads() {
 // (py::error_already_set) as NumPy's and PyTorch's long operations do; the work goes on. Other
 // threads, which signals never reach, and a `done` that fails wait in `finish` directly.
 aclError wait_interruptibly(const std::function<aclError(bool*)>& done, const std::function<aclError()>& finish);
-// The host arrays held for `stream` (nullptr: every stream) by Stream::hold_until_done, released
-// (the GIL held) once a synchronisation found that work done.
-void release_held(aclrtStream stream);
 
 // Device memory, shared by the tensors that view it: a block of the caching allocator (returned
 // to it when the last tensor goes), or someone else's memory kept alive through its owner.

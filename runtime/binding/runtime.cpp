@@ -184,7 +184,6 @@ void Runtime::synchronize_device(const char* where) {
   if (code == ACL_SUCCESS) {
     for (const auto& s : streams) s->forget_launches();
     collect_released();
-    if (PyGILState_Check()) release_held(nullptr);
     return;
   }
   // The stream whose log holds the failing launch says which call it was.

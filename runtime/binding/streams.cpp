@@ -19,14 +19,6 @@
 namespace aclnn_binding {
 namespace {
 
-// Host arrays that queued transfers read or write after their call was interrupted, by stream.
-// Never released in a destructor (no Python there): by the next synchronisation, or never.
-std::mutex g_held_mutex;
-std::vector<std::pair<aclrtStream, PyObject*>>& held() {
-  static auto* objects = new std::vector<std::pair<aclrtStream, PyObject*>>();
-  return *objects;
-}
-
 bool in_main_thread() {
   static const unsigned long main = py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
   return PyThread_get_thread_ident() == main;
@@ -151,25 +143,9 @@ aclError wait_interruptibly(const std::function<aclError(bool*)>& done, const st
   }
 }
 
-void release_held(aclrtStream stream) {
-  std::vector<PyObject*> done;
-  {
-    std::lock_guard<std::mutex> lock(g_held_mutex);
-    auto& objects = held();
-    auto kept = std::remove_if(objects.begin(), objects.end(), [&](const std::pair<aclrtStream, PyObject*>& entry) {
-      if (stream != nullptr && entry.first != stream) return false;
-      done.push_back(entry.second);
-      return true;
-    });
-    objects.erase(kept, objects.end());
-  }
-  for (PyObject* obj : done) Py_DECREF(obj);
-}
-
 void Stream::hold_until_done(py::handle obj) {
-  if (!obj) return;
-  std::lock_guard<std::mutex> lock(g_held_mutex);
-  held().emplace_back(handle_, obj.inc_ref().ptr());
+  // The same wait as a foreign buffer's owner: an event on this stream, collected once it passed.
+  if (obj) Runtime::get().release_after(obj.inc_ref().ptr(), &handle_, 1);
 }
 
 void Stream::synchronize(const char* where) {
@@ -186,7 +162,6 @@ void Stream::synchronize(const char* where) {
   if (code == ACL_SUCCESS) {
     forget_launches();
     rt.collect_released();
-    if (PyGILState_Check()) release_held(handle_);
     return;
   }
   throw attribute(code, rt.recent_error(), where);
