@@ -98,54 +98,57 @@ def write_atomically(path: Path, data: bytes) -> None:
     os.replace(temporary, path)
 
 
-class IRCache:
-    def __init__(self, root: Path, version: Optional[str] = None) -> None:
-        self.directory = Path(root) / "ir"
+class _PickleStore:
+    """Pickled entries in one directory of the cache, each keyed by a source's bytes and a version."""
+
+    def __init__(self, root: Path, name: str, version: str) -> None:
+        self.directory = Path(root) / name
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.version = version or parser_version()
-        self.hits = 0
-        self.misses = 0
+        self.version = version
 
     def key(self, source: str, raw: bytes) -> str:
         return page_key(source, raw, self.version)
 
     def path(self, key: str) -> Path:
-        """Where the entry of `key` is stored (a pickle of the Page, `pickle_page`)."""
         return self.directory / f"{key}.pickle"
 
-    def get(self, key: str) -> Optional[Page]:
+    def load(self, key: str, kind: type[T]) -> Optional[T]:
+        """The entry of `key` if it is a `kind`; None when absent, truncated or of other classes."""
         try:
-            page = pickle.loads(self.path(key).read_bytes())
-        except Exception:  # noqa: BLE001 - absent, truncated, or from other classes: a miss
-            page = None
-        if isinstance(page, Page):
+            value = pickle.loads(self.path(key).read_bytes())
+        except Exception:  # noqa: BLE001 - any unreadable entry is a miss
+            return None
+        return value if isinstance(value, kind) else None
+
+    def store(self, key: str, value: Any) -> None:
+        write_atomically(self.path(key), pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+class IRCache(_PickleStore):
+    """The pages' IR (a pickle of the Page, `pickle_page`), keyed by their bytes, their source and
+    the parser's version."""
+
+    def __init__(self, root: Path, version: Optional[str] = None) -> None:
+        super().__init__(root, "ir", version or parser_version())
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: str) -> Optional[Page]:
+        page = self.load(key, Page)
+        if page is None:
+            self.misses += 1
+        else:
             self.hits += 1
-            return page
-        self.misses += 1
-        return None
+        return page
 
 
-class SemanticsCache:
+class SemanticsCache(_PickleStore):
     """The semantics files as read (gen.parse.semantics.SemanticsFile), keyed by their bytes and
     the generator's version (the reader checks families against gen/families.py): a run after one
     page changed reads no TOML (39 files were a tenth of it)."""
 
     def __init__(self, root: Path) -> None:
-        self.directory = Path(root) / "semantics"
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self.version = generator_version()
-
-    def path(self, source: str, raw: bytes) -> Path:
-        return self.directory / f"{page_key(source, raw, self.version)}.pickle"
-
-    def get(self, source: str, raw: bytes) -> Any:
-        try:
-            return pickle.loads(self.path(source, raw).read_bytes())
-        except Exception:  # noqa: BLE001 - absent, truncated, or from other classes: read the file
-            return None
-
-    def put(self, source: str, raw: bytes, loaded: Any) -> None:
-        write_atomically(self.path(source, raw), pickle.dumps(loaded, protocol=pickle.HIGHEST_PROTOCOL))
+        super().__init__(root, "semantics", generator_version())
 
 
 def pickle_page(page: Page) -> bytes:

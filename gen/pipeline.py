@@ -254,11 +254,12 @@ def _load_into(result: Semantics, path: Path, keep, cache: Optional[SemanticsCac
         raw: Optional[bytes] = path.read_bytes()
     except OSError:
         raw = None  # load_semantics says why it cannot be read
-    loaded = cache.get(source, raw) if cache is not None and raw is not None else None
-    if not isinstance(loaded, SemanticsFile):
+    key = cache.key(source, raw) if cache is not None and raw is not None else None
+    loaded = cache.load(key, SemanticsFile) if cache is not None and key is not None else None
+    if loaded is None:
         loaded = load_semantics(path, source)
-        if cache is not None and raw is not None:
-            cache.put(source, raw, loaded)
+        if cache is not None and key is not None:
+            cache.store(key, loaded)
     ops = [op for op in loaded.ops if keep(op)]
     if raw is not None:
         result.fingerprints[loaded.source] = hashlib.sha256(raw).hexdigest()[:32]
