@@ -902,19 +902,22 @@ class Planner:
     def attribute_cases(self) -> list[Case]:
         return [replace(self.base, id=f"{p.name}={not self.values.values[p.name]}",
                         values={**self.base.values, p.name: not self.values.values[p.name]})
-                for p in self.api.inputs if p.kind is ParamKind.BOOL and p.name not in self._shaping_flags()]
+                for p in self.api.inputs if p.kind is ParamKind.BOOL and p.name not in self.shape_arguments]
 
-    def _shaping_flags(self) -> set[str]:
-        """A family's keepdim when the page lists the output it shapes as an input (aclnnAminmax's
-        minOut): the caller passes that tensor, so keepdim flipped alone is no valid call."""
+    @functools.cached_property
+    def shape_arguments(self) -> frozenset[str]:
+        """The host arguments an input's shape follows, so that another value of one alone is no
+        valid call: the family's (gen.families.Family.shape_arguments: index_add's dim), and its
+        keepdim when the page lists the output keepdim shapes as an input (aclnnAminmax's minOut)."""
         semantics = self.bound.semantics
         if self.family is None or semantics is None:
-            return set()
+            return frozenset()
         roles = families.bind_roles(semantics, [p.name for p in self.api.params])[0]
+        names = {roles[role] for op, role in self.family.shape_arguments if op == semantics.op and role in roles}
         out = roles.get("out")
-        if out is None or "keepdim" not in roles or self.api.param(out).direction is Direction.OUT:
-            return set()
-        return {roles["keepdim"]}
+        if out is not None and "keepdim" in roles and self.api.param(out).direction is not Direction.OUT:
+            names.add(roles["keepdim"])
+        return frozenset(names)
 
     # -- error rows -------------------------------------------------------------------------------------
 
@@ -1150,13 +1153,6 @@ class RulePlanner:
         self.golden = bool(semantics and semantics.golden)
         self.shaped_outs = {plan.param.name for plan in output_plans(self.api, semantics)
                             if plan.required_reason is None and plan.shape_from}
-        # The family's host arguments an input's shape follows (gen.families.Family.shape_arguments):
-        # another value of one is no valid call by itself.
-        self.shape_arguments: set[str] = set()
-        if planner.family is not None and semantics is not None:
-            roles = families.bind_roles(semantics, [p.name for p in self.api.params])[0]
-            self.shape_arguments = {roles[role] for op, role in planner.family.shape_arguments
-                                    if op == semantics.op and role in roles}
 
     def tests(self) -> list[RuleTest]:
         tests: list[RuleTest] = []
@@ -1316,7 +1312,7 @@ class RulePlanner:
                     given = (value,) + current[1:]
                     if value in given[1:]:
                         continue
-                if bucket is accepted and given != current and rule.param in self.shape_arguments:
+                if bucket is accepted and given != current and rule.param in self.planner.shape_arguments:
                     continue  # valid only with the tensors' shapes changed to follow it
                 case = replace(self.base, id=f"{rule.param}={value}", values={**self.base.values, rule.param: given})
                 if case not in bucket:
