@@ -570,11 +570,12 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
   if (!ChooseComputeType(promoted, kernel.integer_math, &type)) {
     return not_simulated(std::string("for dtype ") + DTypeName(promoted));
   }
-  // A floating result of integers is computed in FLOAT, its dtype, as PyTorch computes it
-  // (INT32 2147483647 is 2^31 there: sin of it is sin(2^31), not double's sin(2^31 - 1)).
-  const bool floating_result = kernel.result_rule == aclnn_bindgen::ResultRule::kFloating ||
-                               kernel.result_rule == aclnn_bindgen::ResultRule::kFloatingOrReal;
-  if (result == ACL_FLOAT && promoted != ACL_FLOAT && floating_result) type = ComputeType::kFloat32;
+  // A floating result of integers (the result rule made an integral promoted dtype FLOAT; a
+  // complex one's FLOAT is |z|'s) is computed in FLOAT, its dtype, as PyTorch computes it (INT32
+  // 2147483647 is 2^31 there: sin of it is sin(2^31), not double's sin(2^31 - 1)).
+  if (result == ACL_FLOAT && promoted != ACL_FLOAT && info && info->category != DTypeCategory::kComplex) {
+    type = ComputeType::kFloat32;
+  }
   for (size_t k = 0; k < count; ++k) {
     if (!Convertible(call.params[inputs[k]].tensor.dtype)) {
       return not_simulated(std::string("for dtype ") + DTypeName(call.params[inputs[k]].tensor.dtype) + " of " +
