@@ -224,7 +224,7 @@ def example_evidence(api: API) -> tuple[API, tuple[Diagnostic, ...]]:
                         relations.append(Relation(relation.kind, kept))
                     continue
             relations.append(relation)
-        if len(relations) != len(param.relations) or relations != list(param.relations):
+        if tuple(relations) != param.relations:
             changes["relations"] = tuple(relations)
         params.append(replace(param, **changes) if changes else param)
     return (replace(api, params=tuple(params)) if notes else api), tuple(notes)
