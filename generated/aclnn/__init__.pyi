@@ -151,7 +151,7 @@ def synchronize() -> None:
 
 def memory_stats(device: int | None = None) -> dict[str, int]:
     """The caching allocator's figures: allocated_bytes, reserved_bytes, peak_allocated_bytes,
-    allocations, mallocs, frees, cache_hits, cache_misses."""
+    allocations, mallocs, frees, cache_hits, cache_misses, cached_descriptors."""
 
 def empty_cache() -> None:
     """Returns the cached device memory no tensor uses to the device."""

@@ -21,6 +21,10 @@ struct Block {
   std::vector<aclrtEvent> waits;            // freed: recorded on `others`, all to be reached first
   aclrtEvent reuse_event = nullptr;         // cached: recorded on `stream` for a taker on another
   bool in_use = false;
+  // describe(): the aclTensor of the layout `described` (its storage is `ptr`), kept for the next
+  // allocation of the block that has the same.
+  aclTensor* descriptor = nullptr;
+  DeviceTensor described;
 };
 
 struct CachingAllocator::Pool {
@@ -208,6 +212,26 @@ void CachingAllocator::used_on(Block* block, aclrtStream stream) {
 
 void* CachingAllocator::data(const Block* block) const { return block->ptr; }
 
+aclTensor* CachingAllocator::describe(Block* block, const DeviceTensor& tensor, const char* api) {
+  // No lock: the block is in use by the caller's fresh buffer alone (its fields are the user's
+  // until it is released), and free_cached only touches free blocks.
+  if (block->descriptor != nullptr && block->described.same_layout(tensor)) return block->descriptor;
+  aclTensor* made = tensor.create_acl_tensor(api);  // throws: the block keeps what it had
+  const bool had = block->descriptor != nullptr;
+  if (had) Runtime::get().abi().aclDestroyTensor(block->descriptor);
+  block->descriptor = made;
+  block->described.dtype = tensor.dtype;
+  block->described.shape = tensor.shape;
+  block->described.strides = tensor.strides;
+  block->described.offset = tensor.offset;
+  block->described.storage_elements = tensor.storage_elements;
+  if (!had) {
+    std::lock_guard<aclnn_bindgen::SpinLock> lock(mutex_);
+    ++stats_.cached_descriptors;
+  }
+  return made;
+}
+
 aclrtStream CachingAllocator::stream(const Block* block) const { return block->stream; }
 
 void CachingAllocator::free_cached() {
@@ -216,6 +240,10 @@ void CachingAllocator::free_cached() {
     for (auto& entry : pool->free) {
       for (Block* block : entry.second) {
         if (block->reuse_event) spare_events_.push_back(std::exchange(block->reuse_event, nullptr));
+        if (block->descriptor != nullptr) {
+          rt.abi().aclDestroyTensor(std::exchange(block->descriptor, nullptr));
+          --stats_.cached_descriptors;
+        }
         // aclrtFree waits for queued work that still uses the memory (as a device does).
         rt.abi().aclrtFree(block->ptr);
         ++stats_.frees;

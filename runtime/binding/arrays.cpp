@@ -153,6 +153,12 @@ struct TensorObject {
   PyObject_HEAD
   DeviceTensor tensor;  // by value: a result costs no allocation beyond the object (its storage is shared)
   PyObject* weakrefs;  // weakref.ref(tensor) works, as it did for the pybind11 class
+  // The aclTensor describing `tensor`, made by the first call that passes this Tensor and destroyed
+  // with it: `tensor` never changes, and phase 1 only reads a descriptor, so every call may pass
+  // the same one. A chain of calls then creates one descriptor per call (its result's) instead of
+  // one per argument, which was a fifth of the bindings' share of a chained call.
+  aclTensor* descriptor;
+  bool descriptor_borrowed;  // the block's (describe_result): the allocator destroys it
 };
 
 PyTypeObject* g_tensor_type = nullptr;  // aclnn.Tensor, made by bind_tensor
@@ -161,6 +167,7 @@ void tensor_dealloc(PyObject* self) {
   auto* object = reinterpret_cast<TensorObject*>(self);
   PyTypeObject* type = Py_TYPE(self);
   if (object->weakrefs != nullptr) PyObject_ClearWeakRefs(self);
+  if (!object->descriptor_borrowed) Destroy<aclTensor>()(object->descriptor);  // before its memory is reused
   object->tensor.~DeviceTensor();  // may return a block to the caching allocator
   type->tp_free(self);
   Py_DECREF(type);  // instances of a heap type hold a reference to it
@@ -175,9 +182,15 @@ DeviceTensor& tensor_self(py::handle self) {
 }  // namespace
 
 py::object wrap_tensor(DeviceTensor&& tensor) {
+  py::object self = new_tensor();
+  device_tensor_of(self) = std::move(tensor);
+  return self;
+}
+
+py::object new_tensor() {
   PyObject* self = g_tensor_type->tp_alloc(g_tensor_type, 0);
   if (self == nullptr) throw py::error_already_set();
-  new (&reinterpret_cast<TensorObject*>(self)->tensor) DeviceTensor(std::move(tensor));
+  new (&reinterpret_cast<TensorObject*>(self)->tensor) DeviceTensor();
   return py::reinterpret_steal<py::object>(self);
 }
 
@@ -188,6 +201,23 @@ bool is_device_tensor(py::handle obj) {
 
 DeviceTensor& device_tensor_of(py::handle obj) {
   return reinterpret_cast<TensorObject*>(obj.ptr())->tensor;
+}
+
+aclTensor* descriptor_of(py::handle obj, const char* api) {
+  // Under the GIL (arguments are converted with it), so no two threads make it at once.
+  auto* object = reinterpret_cast<TensorObject*>(obj.ptr());
+  if (object->descriptor == nullptr) object->descriptor = object->tensor.make_acl_tensor(api);
+  return object->descriptor;
+}
+
+aclTensor* describe_result(py::handle obj, const char* api) {
+  auto* object = reinterpret_cast<TensorObject*>(obj.ptr());
+  if (aclTensor* kept = object->tensor.storage->describe_fresh(object->tensor, api)) {
+    object->descriptor = kept;
+    object->descriptor_borrowed = true;
+    return kept;
+  }
+  return descriptor_of(obj, api);
 }
 
 HostArray host_array(py::handle obj, const ArgumentName& what, bool for_output) {
@@ -254,6 +284,17 @@ int64_t DeviceTensor::numel() const {
 }
 
 aclTensor* DeviceTensor::make_acl_tensor(const char* api) const {
+  aclTensor* tensor = create_acl_tensor(api);
+  counters().live_objects.fetch_add(1);
+  return tensor;
+}
+
+bool DeviceTensor::same_layout(const DeviceTensor& other) const {
+  return dtype == other.dtype && offset == other.offset && storage_elements == other.storage_elements &&
+         shape == other.shape && strides == other.strides;
+}
+
+aclTensor* DeviceTensor::create_acl_tensor(const char* api) const {
   Runtime& rt = Runtime::get();
   static const int64_t kNoDims[1] = {0};  // a valid address for the dims of a 0-d tensor
   const int64_t* dims = shape.empty() ? kNoDims : shape.data();
@@ -261,7 +302,6 @@ aclTensor* DeviceTensor::make_acl_tensor(const char* api) const {
   aclTensor* tensor = rt.abi().aclCreateTensor(dims, shape.size(), dtype, steps, offset, ACL_FORMAT_ND,
                                                &storage_elements, 1, storage->data());
   if (tensor == nullptr) throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, api, "aclCreateTensor", rt.recent_error()};
-  counters().live_objects.fetch_add(1);
   return tensor;
 }
 

@@ -161,12 +161,14 @@ class Event {
 // ---- device memory: the caching allocator (allocator.cpp) --------------------------------------
 
 struct Block;  // an allocation of the device, cached between uses
+struct DeviceTensor;  // a view of device memory (below)
 
 struct MemoryStats {
   int64_t allocated_bytes = 0, reserved_bytes = 0, peak_allocated_bytes = 0;
   int64_t allocations = 0;  // blocks in use
   int64_t mallocs = 0, frees = 0;  // aclrtMalloc / aclrtFree calls the allocator made
   int64_t cache_hits = 0, cache_misses = 0;
+  int64_t cached_descriptors = 0;  // aclTensors kept with blocks (CachingAllocator::describe)
 };
 
 // One per device, stream-ordered like PyTorch's CUDA caching allocator: a freed block goes back
@@ -185,6 +187,12 @@ class CachingAllocator {
   void used_on(Block* block, aclrtStream stream);
   void* data(const Block* block) const;
   aclrtStream stream(const Block* block) const;
+  // The aclTensor describing `tensor`, the first view of a block just allocated (an op's output, an
+  // upload's copy): the one the block kept from its previous allocation when the layout is the
+  // same, else a new one, kept in its place. It lives as long as the block (empty_cache destroys
+  // it), so the caller must not destroy it; no one else holds it, since the block's previous
+  // tensors are gone. A chain of calls then creates no descriptor at all in the steady state.
+  aclTensor* describe(Block* block, const DeviceTensor& tensor, const char* api);
   // Returns every cached block to the device (aclrtFree), once its pending events are reached.
   void empty_cache();
   // `stream` is about to be destroyed: its cached blocks become free for every stream once it
@@ -206,6 +214,34 @@ class CachingAllocator {
   std::vector<aclrtEvent> spare_events_;
   std::vector<std::unique_ptr<Block>> blocks_;  // every block the allocator holds
   MemoryStats stats_;
+};
+
+// ---- scalars shared by calls (runtime.cpp) ----------------------------------------------------
+
+// The aclScalars of recent calls, by dtype and value: chained calls pass the same constants again
+// and again (a slope, an alpha), and creating and destroying an aclScalar for each was a twentieth
+// of a chained call. An aclScalar holds a copy of its value and phase 1 only reads it, so calls may
+// share one. Guarded by the GIL: arguments are converted, and calls end, with it held. An entry a
+// call still uses is never replaced; a value whose place is taken makes a scalar of the call's own.
+class ScalarCache {
+ public:
+  struct Entry {
+    aclScalar* scalar = nullptr;
+    aclDataType dtype = ACL_DT_UNDEFINED;
+    unsigned char value[16] = {};
+    int uses = 0;  // calls holding it now
+  };
+  // The entry holding (dtype, value), made if needed, with one more use; null when the place is
+  // taken by a scalar in use. Throws AclnnFailure when the library makes no scalar.
+  Entry* acquire(aclDataType dtype, const unsigned char* value, const char* api);
+  static void release(Entry* entry) { --entry->uses; }
+  size_t size() const;
+  // Destroys the scalars no call uses (aclnn.empty_cache, with the GIL; at shutdown, every one).
+  void clear();
+
+ private:
+  static constexpr size_t kEntries = 64;
+  Entry entries_[kEntries];
 };
 
 // ---- the runtime: lazy initialisation, devices, current streams (runtime.cpp) ---------------
@@ -240,6 +276,7 @@ class Runtime {
   // reported by the call that launched it.
   bool launch_blocking() const { return launch_blocking_; }
   CachingAllocator& allocator(int32_t device);
+  ScalarCache& scalars() { return scalars_; }
   // aclrtSynchronizeDevice; a fault is attributed through the streams the bindings know.
   void synchronize_device(const char* where);
   // Streams alive in Python: the ones a device synchronisation's fault may belong to.
@@ -282,6 +319,7 @@ class Runtime {
   std::atomic<CachingAllocator*> allocators_[kMaxDevices] = {};
   std::vector<std::weak_ptr<Stream>> known_;
   std::vector<int32_t> devices_used_;
+  ScalarCache scalars_;
 
   struct PendingOwner {
     PyObject* owner;
@@ -369,6 +407,9 @@ class DeviceBuffer {
   // go, it is released once every stream that used the memory has run what was queued on it (the
   // framework that owns the memory could otherwise reuse it under a queued kernel).
   void used_on(aclrtStream stream);
+  // CachingAllocator::describe for the buffer's block; null for foreign memory. Only for the
+  // buffer's first tensor, right after allocate().
+  aclTensor* describe_fresh(const DeviceTensor& tensor, const char* api);
 
  private:
   struct Key {};  // the constructor is public for make_shared (one allocation), callable from here only
@@ -435,7 +476,7 @@ class Owners {
 
  private:
   T* at(size_t i) const { return i < N ? inline_[i] : overflow_[i - N]; }
-  T* inline_[N] = {};
+  T* inline_[N];  // the first count_ are set
   std::vector<T*> overflow_;
   size_t count_ = 0;
 };
@@ -454,8 +495,13 @@ struct DeviceTensor {
   aclDataType dtype = ACL_DT_UNDEFINED;
 
   int64_t numel() const;
-  // Creates the aclTensor (ND format). Throws AclnnFailure when the library returns null.
+  // Creates the aclTensor (ND format), counted in live_objects. Throws AclnnFailure when the
+  // library returns null.
   aclTensor* make_acl_tensor(const char* api) const;
+  // The same, not counted: for an owner other than a call or a Tensor (the allocator's blocks).
+  aclTensor* create_acl_tensor(const char* api) const;
+  // Whether `other` is the same view (dtype, shape, strides, offset, storage length).
+  bool same_layout(const DeviceTensor& other) const;
 };
 
 // A host array (NumPy, or anything with __dlpack__ on the CPU), as a strided view over its
@@ -500,6 +546,12 @@ HostArray host_array(py::handle obj, const ArgumentName& what, bool for_output);
 // Whether `obj` is an aclnn.Tensor, and the tensor it holds (only for one that is).
 bool is_device_tensor(py::handle obj);
 DeviceTensor& device_tensor_of(py::handle obj);
+// The aclTensor describing an aclnn.Tensor, made on first use and owned by the Tensor (destroyed
+// with it): not for a list, which owns what it holds. Throws AclnnFailure as make_acl_tensor.
+aclTensor* descriptor_of(py::handle obj, const char* api);
+// Gives a new Tensor (an op's result) the descriptor its block keeps (DeviceBuffer::describe_fresh),
+// or one of its own for foreign memory; returns it.
+aclTensor* describe_result(py::handle obj, const char* api);
 // aclnn.to_device: a device copy of a host array's span, with the array's strides (a Tensor: itself).
 py::object to_device(py::handle obj);
 // Row-major strides in elements (an extent of 0 or 1 counts as 1).
@@ -511,6 +563,9 @@ bool int64_of(py::handle obj, int64_t* value);
 py::object empty(py::handle shape, py::handle dtype);
 // A new aclnn.Tensor object holding `tensor`.
 py::object wrap_tensor(DeviceTensor&& tensor);
+// A new aclnn.Tensor holding an empty DeviceTensor, to be filled in place (device_tensor_of) before
+// anything else sees it: a call's result, built where it will live.
+py::object new_tensor();
 // aclnn.Tensor.numpy(): a fresh C-contiguous host array with the tensor's values.
 py::array to_host(const DeviceTensor& tensor);
 void bind_tensor(py::module_& m);
@@ -621,6 +676,7 @@ class Call {
     return results();
   }
 
+  static constexpr size_t kNotOwned = ~size_t{0};
   // One tensor of the call.
   struct Slot {
     // What the aclTensor describes: an input Tensor's own (kept alive by `result`, the caller's
@@ -632,7 +688,9 @@ class Call {
     bool download = false;  // copy the span back to the host once the stream has run the call
     bool overwrite = false; // an out= array: the op writes every element of the view
     py::object result;      // what the call returns for it (the caller's object, or a new one)
-    size_t owner = 0;       // index of its aclTensor in Call::tensors_
+    // Its aclTensor: an aclnn.Tensor's own (descriptor_of), or one in Call::tensors_ at `owner`.
+    aclTensor* acl = nullptr;
+    size_t owner = kNotOwned;
   };
   // Names an argument in messages, built only when a message is ("abs() argument 'self'[2]").
   class Label final : public ArgumentName {
@@ -664,8 +722,12 @@ class Call {
   double floating_value(int param, py::handle obj, bool single);
   Slot* new_slot();
   void refuse_self_overlap(const Dims& shape, const Dims& strides, const Label& label) const;
-  Slot* tensor_slot(py::handle obj, bool inout, const Label& label);
-  aclScalar* make_scalar(int param, py::handle obj, const Label& label);
+  // `list_member`: the aclTensor is made for the call (a list owns its elements), never an
+  // aclnn.Tensor's own.
+  Slot* tensor_slot(py::handle obj, bool inout, const Label& label, bool list_member = false);
+  void own_descriptor(Slot* slot);
+  // `list_member`: a scalar of the call's own (a list owns its elements), never a shared one.
+  aclScalar* make_scalar(int param, py::handle obj, const Label& label, bool list_member = false);
   Slot* output_slot(int param, py::handle given, const OutputPlan* plan, const RuleArgs& rule_args,
                     const Label& label);
   // `second`: the shape of the rule's second input (a product's right operand), null when none.
@@ -693,10 +755,16 @@ class Call {
   alignas(Slot) unsigned char inline_slots_[kInlineSlots][sizeof(Slot)];
   size_t slot_count_ = 0;
   std::vector<std::unique_ptr<Slot>> more_slots_;
-  Slot* single_[kMaxParams] = {};           // the slot of each non-list tensor parameter
+  // The slot of each non-list tensor parameter, valid where `attached_` has its bit: a call uses a
+  // few of the 64, and zeroing them all on every call showed in its profile.
+  Slot* single_[kMaxParams];
+  uint64_t attached_ = 0;
   std::vector<std::pair<int, std::vector<Slot*>>> lists_;  // the members of each list parameter
   uint64_t is_list_ = 0;                     // bit per parameter
   std::vector<std::unique_ptr<std::string>> strings_;  // stable addresses for char* arguments
+  // Scalars of the cache the call uses (released by ~Call); beyond these, the call makes its own.
+  ScalarCache::Entry* shared_scalars_[4];
+  size_t shared_scalar_count_ = 0;
   // Owners, destroyed in reverse order of declaration: lists before what they hold.
   Owners<aclTensor> tensors_;
   Owners<aclScalar, 4> scalars_;

@@ -178,6 +178,7 @@ Call::~Call() {
   // them finish. (A kernel fault this synchronisation meets is lost; execute() handles every
   // expected error itself and reports such a fault.)
   if (host_reads_pending_ && Runtime::alive()) runtime_.abi().aclrtSynchronizeStream(stream_.handle());
+  for (size_t i = 0; i < shared_scalar_count_; ++i) ScalarCache::release(shared_scalars_[i]);
   for (size_t i = std::min(slot_count_, kInlineSlots); i-- > 0;) slot_at(i).~Slot();
 }
 
@@ -215,9 +216,15 @@ Call::Slot* Call::new_slot() {
 void Call::attach(int param, Slot* slot) {
   if (param >= kMaxParams) throw py::value_error(std::string(spec_.python_name) + "(): more parameters than supported");
   single_[param] = slot;
+  attached_ |= uint64_t{1} << param;
 }
 
-Call::Slot* Call::tensor_slot(py::handle obj, bool inout, const Label& label) {
+void Call::own_descriptor(Slot* slot) {
+  slot->owner = tensors_.add(slot->device->make_acl_tensor(spec_.api));
+  slot->acl = tensors_.get(slot->owner);
+}
+
+Call::Slot* Call::tensor_slot(py::handle obj, bool inout, const Label& label, bool list_member) {
   Slot* slot = new_slot();
   if (is_device_tensor(obj)) {
     slot->device = &device_tensor_of(obj);
@@ -245,7 +252,9 @@ Call::Slot* Call::tensor_slot(py::handle obj, bool inout, const Label& label) {
     downloads_ = downloads_ || inout;
   }
   slot->result = py::reinterpret_borrow<py::object>(obj);
-  slot->owner = tensors_.add(slot->device->make_acl_tensor(spec_.api));
+  if (list_member) own_descriptor(slot);
+  else if (slot->made) slot->acl = slot->made->storage->describe_fresh(*slot->made, spec_.api);
+  else slot->acl = descriptor_of(obj, spec_.api);
   return slot;
 }
 
@@ -253,19 +262,19 @@ aclTensor* Call::tensor(int param, py::handle obj) {
   if (obj.is_none()) return nullptr;
   Slot* slot = tensor_slot(obj, false, Label{this, param, -1, false});
   attach(param, slot);
-  return tensors_.get(slot->owner);
+  return slot->acl;
 }
 
 aclTensor* Call::inout_tensor(int param, py::handle obj) {
   if (obj.is_none()) return nullptr;
   Slot* slot = tensor_slot(obj, true, Label{this, param, -1, false});
   attach(param, slot);
-  return tensors_.get(slot->owner);
+  return slot->acl;
 }
 
 aclTensorList* Call::make_list(int param, const std::vector<Slot*>& members) {
   std::vector<const aclTensor*> handles;
-  for (Slot* s : members) handles.push_back(s ? tensors_.get(s->owner) : nullptr);
+  for (Slot* s : members) handles.push_back(s ? s->acl : nullptr);
   static const aclTensor* const kNone[1] = {nullptr};
   aclTensorList* list = runtime_.abi().aclCreateTensorList(handles.empty() ? kNone : handles.data(), handles.size());
   if (list == nullptr) throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, spec_.api, "aclCreateTensorList", runtime_.recent_error()};
@@ -290,7 +299,7 @@ aclTensorList* Call::tensor_list_of(int param, py::handle obj, bool inout) {
   std::vector<Slot*> members;
   int i = 0;
   for (py::handle item : obj) {
-    members.push_back(item.is_none() ? nullptr : tensor_slot(item, inout, Label{this, param, i, false}));
+    members.push_back(item.is_none() ? nullptr : tensor_slot(item, inout, Label{this, param, i, false}, true));
     ++i;
   }
   return make_list(param, members);
@@ -300,7 +309,7 @@ aclTensorList* Call::tensor_list(int param, py::handle obj) { return tensor_list
 
 aclTensorList* Call::inout_tensor_list(int param, py::handle obj) { return tensor_list_of(param, obj, true); }
 
-aclScalar* Call::make_scalar(int param, py::handle obj, const Label& label) {
+aclScalar* Call::make_scalar(int param, py::handle obj, const Label& label, bool list_member) {
   alignas(16) unsigned char value[16] = {};
   aclDataType dtype = ACL_DT_UNDEFINED;
   // Plain Python numbers first (the common case). NumPy scalars by a plain type check: a failed
@@ -348,6 +357,12 @@ aclScalar* Call::make_scalar(int param, py::handle obj, const Label& label) {
   } else {
     throw py::type_error(label.str() + ": expected a scalar (a Python or NumPy number), got " + type_name(obj));
   }
+  if (!list_member && shared_scalar_count_ < std::size(shared_scalars_)) {
+    if (ScalarCache::Entry* shared = runtime_.scalars().acquire(dtype, value, spec_.api)) {
+      shared_scalars_[shared_scalar_count_++] = shared;
+      return shared->scalar;
+    }
+  }
   aclScalar* scalar = runtime_.abi().aclCreateScalar(value, dtype);
   if (scalar == nullptr) throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, spec_.api, "aclCreateScalar", runtime_.recent_error()};
   counters().live_objects.fetch_add(1);
@@ -366,7 +381,7 @@ aclScalarList* Call::scalar_list(int param, py::handle obj) {
     throw py::type_error(what(param) + ": expected a list of scalars, got " + type_name(obj));
   std::vector<const aclScalar*> members;
   int i = 0;
-  for (py::handle item : obj) members.push_back(make_scalar(param, item, Label{this, param, i++, false}));
+  for (py::handle item : obj) members.push_back(make_scalar(param, item, Label{this, param, i++, false}, true));
   static const aclScalar* const kNone[1] = {nullptr};
   aclScalarList* list = runtime_.abi().aclCreateScalarList(members.empty() ? kNone : members.data(), members.size());
   if (list == nullptr) throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, spec_.api, "aclCreateScalarList", runtime_.recent_error()};
@@ -650,7 +665,8 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
   // Shape and dtype from the inputs the page relates the output to. A related input that is
   // None means the library will reject the call (161001): pass NULL for the output as well.
   auto input = [&](int from) -> const DeviceTensor* {
-    if (from >= kMaxParams || (is_list_ >> from & 1) || single_[from] == nullptr) return nullptr;
+    if (from >= kMaxParams || (is_list_ >> from & 1) || !(attached_ >> from & 1) || single_[from] == nullptr)
+      return nullptr;
     return single_[from]->device;
   };
   Dims shape, second;
@@ -695,28 +711,28 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
       throw py::value_error(label.str() + ": the output would be too large to allocate");
   }
 
-  Slot* slot = new_slot();
-  DeviceTensor t;
-  t.dtype = dtype;
-  t.strides = contiguous_strides(shape);
-  t.shape = std::move(shape);
-  t.storage_elements = t.numel();
   // The device first: a size the device cannot hold fails there, as an aclnn error, before the
   // host is asked for the same bytes.
-  t.storage = DeviceBuffer::allocate(nbytes, stream_, spec_.api);
-  if (device_mode_) {
-    slot->result = wrap_tensor(std::move(t));
-    slot->device = &device_tensor_of(slot->result);
-  } else {
+  std::shared_ptr<DeviceBuffer> storage = DeviceBuffer::allocate(nbytes, stream_, spec_.api);
+  Slot* slot = new_slot();
+  // Built where it lives (the result Tensor, or the slot): a chained call's result is not moved.
+  if (device_mode_) slot->result = new_tensor();
+  DeviceTensor& t = device_mode_ ? device_tensor_of(slot->result) : slot->made.emplace();
+  t.dtype = dtype;
+  t.strides = contiguous_strides(shape);
+  t.shape = shape;
+  t.storage_elements = t.numel();
+  t.storage = std::move(storage);
+  slot->device = &t;
+  if (!device_mode_) {
     std::vector<py::ssize_t> dims(t.shape.begin(), t.shape.end());
     py::array host(to_numpy(dtype), dims);
     slot->host = host_array(host, label, true);
     slot->download = true;
     downloads_ = true;
     slot->result = host;
-    slot->device = &slot->made.emplace(std::move(t));
   }
-  slot->owner = tensors_.add(slot->device->make_acl_tensor(spec_.api));
+  slot->acl = device_mode_ ? describe_result(slot->result, spec_.api) : t.storage->describe_fresh(t, spec_.api);
   return slot;
 }
 
@@ -726,7 +742,7 @@ aclTensor* Call::output(int param, const RuleArgs& rule_args) {
   const OutputPlan* plan = k < spec_.outputs.size() ? &spec_.outputs[k] : nullptr;
   Slot* slot = output_slot(param, given_out(k), plan, rule_args, Label{this, param, -1, true});
   attach(param, slot);
-  return slot ? tensors_.get(slot->owner) : nullptr;
+  return slot ? slot->acl : nullptr;
 }
 
 aclTensorList* Call::output_list(int param) {
@@ -742,7 +758,7 @@ aclTensorList* Call::output_list(int param) {
   for (py::handle item : given) {
     const Label item_label{this, param, i++, true};
     if (item.is_none()) throw py::type_error(item_label.str() + ": pass an array");
-    members.push_back(tensor_slot(item, true, item_label));
+    members.push_back(tensor_slot(item, true, item_label, true));
   }
   return make_list(param, members);
 }
@@ -864,7 +880,7 @@ py::object Call::results() {
       }
       return std::move(items);
     }
-    Slot* slot = param < kMaxParams ? single_[param] : nullptr;
+    Slot* slot = param < kMaxParams && (attached_ >> param & 1) ? single_[param] : nullptr;
     return slot ? slot->result : py::none();
   };
   if (spec_.returns.empty()) return py::none();

@@ -110,6 +110,7 @@ py::dict memory_stats(py::object device) {
   out["frees"] = s.frees;
   out["cache_hits"] = s.cache_hits;
   out["cache_misses"] = s.cache_misses;
+  out["cached_descriptors"] = s.cached_descriptors;
   return out;
 }
 
@@ -124,6 +125,8 @@ py::dict binding_stats() {
   out["bytes_to_host"] = c.bytes_to_host.load();
   out["live_buffers"] = c.live_buffers.load();
   out["live_objects"] = c.live_objects.load();
+  // Kept for reuse, not held by any call or Tensor (ScalarCache).
+  out["shared_scalars"] = Runtime::alive() ? static_cast<int64_t>(Runtime::get().scalars().size()) : 0;
   return out;
 }
 
@@ -154,11 +157,14 @@ void init_module(py::module_& m) {
   m.def("memory_stats", &memory_stats, py::arg("device") = py::none(),
         "The caching allocator of a device (default: the current one): allocated_bytes (in use by tensors), "
         "reserved_bytes (held from the device), peak_allocated_bytes, allocations, mallocs and frees (aclrtMalloc "
-        "and aclrtFree calls), cache_hits and cache_misses.");
+        "and aclrtFree calls), cache_hits, cache_misses and cached_descriptors (aclTensors kept with cached blocks, "
+        "reused by the next tensor of the same layout in the block).");
   m.def("empty_cache", [] {
     Runtime& rt = Runtime::get();
+    rt.scalars().clear();
     without_gil([&] { rt.allocator(rt.device()).empty_cache(); });
-  }, "Returns the cached device memory no tensor uses to the device (aclrtFree).");
+  }, "Returns the cached device memory no tensor uses to the device (aclrtFree), and destroys the cached "
+     "aclTensor and aclScalar descriptors no call uses.");
   bind_dtypes(m);
   m.def("to_device", &to_device, py::arg("array"),
         "A device copy of a host array (NumPy or __dlpack__), keeping its strides; an aclnn.Tensor is "

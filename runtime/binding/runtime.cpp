@@ -2,6 +2,8 @@
 // device memory and the device-wide synchronisation.
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <iterator>
 
 #include "binding.h"
 
@@ -99,12 +101,10 @@ std::shared_ptr<Stream> Runtime::default_stream(int32_t device) {
 }
 
 Stream& Runtime::stream() {
-  if (t_thread.stream) {
-    bind_thread(t_thread.stream->device());
-    return *t_thread.stream;
-  }
-  const int32_t device = device_.load();
-  bind_thread(device);
+  ThreadState& thread = t_thread;  // one thread-local lookup (a call into the loader from a shared library)
+  const int32_t device = thread.stream ? thread.stream->device() : device_.load();
+  if (thread.bound_device != device || thread.epoch != g_epoch.load(std::memory_order_acquire)) bind_thread(device);
+  if (thread.stream) return *thread.stream;
   Stream* cached = default_cache_[device].load(std::memory_order_acquire);
   if (cached) return *cached;
   Stream* made = default_stream(device).get();
@@ -210,6 +210,7 @@ void Runtime::shutdown() {
   for (auto& slot : allocators_) {
     if (CachingAllocator* allocator = slot.load()) allocator->empty_cache();
   }
+  scalars_.clear();
   alive_.store(false);
   g_epoch.fetch_add(1);
   std::lock_guard<std::mutex> lock(mutex_);
@@ -281,6 +282,41 @@ DeviceBuffer::~DeviceBuffer() {
   }
   // The last tensor may go on a thread without the GIL (a stream's thread-local reference).
   if (owner_ != nullptr) release_owner(owner_);
+}
+
+ScalarCache::Entry* ScalarCache::acquire(aclDataType dtype, const unsigned char* value, const char* api) {
+  uint64_t hash = 1469598103934665603ull ^ static_cast<uint64_t>(dtype);  // FNV-1a
+  for (size_t i = 0; i < sizeof Entry::value; ++i) hash = (hash ^ value[i]) * 1099511628211ull;
+  Entry& entry = entries_[hash % kEntries];
+  if (entry.scalar != nullptr && entry.dtype == dtype && std::memcmp(entry.value, value, sizeof entry.value) == 0) {
+    ++entry.uses;
+    return &entry;
+  }
+  if (entry.uses > 0) return nullptr;
+  const aclnn_loader::Abi& abi = Runtime::get().abi();
+  aclScalar* made = abi.aclCreateScalar(const_cast<unsigned char*>(value), dtype);
+  if (made == nullptr) throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, api, "aclCreateScalar", Runtime::get().recent_error()};
+  if (entry.scalar != nullptr) abi.aclDestroyScalar(entry.scalar);
+  entry.scalar = made;
+  entry.dtype = dtype;
+  std::memcpy(entry.value, value, sizeof entry.value);
+  entry.uses = 1;
+  return &entry;
+}
+
+size_t ScalarCache::size() const {
+  return static_cast<size_t>(std::count_if(std::begin(entries_), std::end(entries_), [](const Entry& e) { return e.scalar != nullptr; }));
+}
+
+void ScalarCache::clear() {
+  for (Entry& entry : entries_) {
+    if (entry.scalar != nullptr && entry.uses == 0) Runtime::get().abi().aclDestroyScalar(std::exchange(entry.scalar, nullptr));
+  }
+}
+
+aclTensor* DeviceBuffer::describe_fresh(const DeviceTensor& tensor, const char* api) {
+  if (block_ == nullptr) return nullptr;
+  return Runtime::get().allocator(device_).describe(block_, tensor, api);
 }
 
 void DeviceBuffer::used_on(aclrtStream stream) {
