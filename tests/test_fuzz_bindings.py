@@ -296,6 +296,9 @@ def leftovers(aclnn) -> list[str]:
     gc.collect()
     aclnn.synchronize()
     gc.collect()
+    # What the bindings keep for reuse (cached blocks' descriptors, shared scalars) goes back first:
+    # whatever the simulator still holds then, a call leaked.
+    aclnn.empty_cache()
     stats, sim = aclnn._C._stats(), aclnn.sim_stats()
     found = []
     if stats["live_objects"] or stats["live_buffers"]:
