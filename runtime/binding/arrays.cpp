@@ -302,6 +302,7 @@ aclTensor* DeviceTensor::create_acl_tensor(const char* api) const {
   aclTensor* tensor = rt.abi().aclCreateTensor(dims, shape.size(), dtype, steps, offset, ACL_FORMAT_ND,
                                                &storage_elements, 1, storage->data());
   if (tensor == nullptr) throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, api, "aclCreateTensor", rt.recent_error()};
+  counters().descriptors_made.fetch_add(1, std::memory_order_relaxed);
   return tensor;
 }
 

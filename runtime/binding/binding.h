@@ -81,6 +81,9 @@ struct Counters {
   std::atomic<int64_t> bytes_to_device{0}, bytes_to_host{0};
   std::atomic<int64_t> live_buffers{0}, live_objects{0};
   std::atomic<int64_t> calls{0};  // also each call's sequence number
+  // aclCreateTensor and aclCreateScalar calls: a chain of calls makes none once warm (descriptors
+  // are kept by Tensors and cached blocks, scalars shared).
+  std::atomic<int64_t> descriptors_made{0}, scalars_made{0};
 };
 // Never destroyed: late destructors (at interpreter exit) still count. Made at the module's load.
 extern Counters* const g_counters;

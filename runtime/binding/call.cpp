@@ -365,6 +365,7 @@ aclScalar* Call::make_scalar(int param, py::handle obj, const Label& label, bool
   }
   aclScalar* scalar = runtime_.abi().aclCreateScalar(value, dtype);
   if (scalar == nullptr) throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, spec_.api, "aclCreateScalar", runtime_.recent_error()};
+  counters().scalars_made.fetch_add(1, std::memory_order_relaxed);
   counters().live_objects.fetch_add(1);
   scalars_.add(scalar);
   return scalar;

@@ -125,6 +125,8 @@ py::dict binding_stats() {
   out["bytes_to_host"] = c.bytes_to_host.load();
   out["live_buffers"] = c.live_buffers.load();
   out["live_objects"] = c.live_objects.load();
+  out["descriptors_made"] = c.descriptors_made.load();
+  out["scalars_made"] = c.scalars_made.load();
   // Kept for reuse, not held by any call or Tensor (ScalarCache).
   out["shared_scalars"] = Runtime::alive() ? static_cast<int64_t>(Runtime::get().scalars().size()) : 0;
   return out;

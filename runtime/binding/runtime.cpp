@@ -296,6 +296,7 @@ ScalarCache::Entry* ScalarCache::acquire(aclDataType dtype, const unsigned char*
   const aclnn_loader::Abi& abi = Runtime::get().abi();
   aclScalar* made = abi.aclCreateScalar(const_cast<unsigned char*>(value), dtype);
   if (made == nullptr) throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, api, "aclCreateScalar", Runtime::get().recent_error()};
+  counters().scalars_made.fetch_add(1, std::memory_order_relaxed);
   if (entry.scalar != nullptr) abi.aclDestroyScalar(entry.scalar);
   entry.scalar = made;
   entry.dtype = dtype;
