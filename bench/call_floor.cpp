@@ -1,7 +1,8 @@
-// The floor of one chained aclnn call: the ABI calls the bindings make for
-// `y = aclnn.leaky_relu_backward(g, y, 0.1, False)` on device-resident tensors, made directly from
-// C++ with nothing else around them: the three tensors and the scalar, phase 1, phase 2 (queued
-// on the stream: the simulator's streams are asynchronous), the objects destroyed. The output
+// The floor of one chained aclnn call: `y = aclnn.leaky_relu_backward(g, y, 0.1, False)` on
+// device-resident tensors, made directly from C++ as CANN's examples and torch_npu's op-plugin make
+// it, with nothing else around: the three tensors and the scalar created, phase 1, phase 2 (queued
+// on the stream: the simulator's streams are asynchronous), the objects destroyed. (The bindings
+// make fewer objects: their Tensors and cached blocks keep descriptors, and scalars are shared.) The output
 // memory is the bindings' caching allocator's business, not an ABI call: the floor alternates
 // between two buffers it allocated once. One synchronisation ends the chain, as in the bindings.
 //

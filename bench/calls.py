@@ -3,10 +3,12 @@ the next one's input, seconds per call (the chain's wall time, its final synchro
 
     a      aclnn.leaky_relu_backward with NumPy inputs (upload, kernel, download: one sync per call)
     b      y = aclnn.leaky_relu_backward(g, y, 0.1, False) on device tensors: queued, outputs from the
-           caching allocator, one synchronisation at the end of the chain
+           caching allocator, descriptors kept by the Tensors and the cached blocks, the scalar shared
+           (no CANN object made once warm), one synchronisation at the end of the chain
     b_out  the same, writing into two device tensors in turn (out=)
-    c      the floor: bench/call_floor.cpp making the ABI calls of b directly (tensors, scalar,
-           phase 1, phase 2 queued, destroy), one synchronisation at the end
+    c      the floor: bench/call_floor.cpp making the calls of b directly from C++ as CANN's examples
+           and torch_npu's op-plugin write them (every tensor and the scalar created, phase 1,
+           phase 2 queued, all destroyed), one synchronisation at the end
     d      torch.ops.aten.leaky_relu_backward chained the same way on CPU tensors (PyTorch eager)
 
 All in one process, interleaved round by round (ratios are paired per round); the floor is a shared
@@ -34,7 +36,7 @@ import torch  # noqa: E402
 from bench.common import ROOT, Summary, emit_result, interleaved, log, ratio  # noqa: E402
 
 BUILD = ROOT / "build" / "bench"
-COUNTERS = ("malloc_calls", "stream_syncs", "device_syncs", "kernels_launched")
+COUNTERS = ("malloc_calls", "stream_syncs", "device_syncs", "kernels_launched", "descriptors_made", "scalars_made")
 
 
 def build_floor(sim_dir: Path) -> Path:
@@ -91,7 +93,7 @@ def main() -> None:
     def stats() -> dict[str, int]:
         counts = aclnn.sim_stats()
         assert counts is not None, "the simulator's counters"
-        return counts
+        return {**counts, **aclnn._C._stats()}
 
     def a_numpy() -> None:
         y = y0
