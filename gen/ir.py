@@ -21,7 +21,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
-from gen import abi
+from gen import abi, jsontext
 
 # Bump when the JSON shape changes (a field, or an enum's values); `from_json` refuses other versions.
 # 2: ErrorCategory.DTYPE_MISMATCH. 3: DType.UINT1 (every aclDataType has its DType). 4: what the
@@ -861,7 +861,9 @@ class Page(_Json):
         data = self.to_dict()
         # schema_version first: a reader can check it before anything else.
         ordered = {"schema_version": data.pop("schema_version"), **data}
-        return json.dumps(ordered, ensure_ascii=False, indent=indent) + ("\n" if indent else "")
+        if indent is None:
+            return json.dumps(ordered, ensure_ascii=False)
+        return jsontext.dumps(ordered, indent) + ("\n" if indent else "")
 
     @classmethod
     def from_json(cls, text: str) -> "Page":

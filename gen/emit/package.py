@@ -15,6 +15,7 @@ import json
 import textwrap
 from typing import Optional
 
+from gen import jsontext
 from gen.api import exports
 from gen.cache import GENERATOR_ONLY
 from gen.emit.env import copied, render
@@ -42,7 +43,7 @@ GENERATED_BY = "aclnn-bindgen (gen/emit/package.py). Do not edit."
 
 def record_json(bound: BoundAPI) -> str:
     """One API's record as it stands in _apis.json (two levels deep)."""
-    return textwrap.indent(json.dumps(api_record(bound), ensure_ascii=False, indent=1), "  ")
+    return jsontext.dumps(api_record(bound), 1, prefix="  ")
 
 
 def apis_json(model: Model, records: Optional[list[str]] = None) -> str:
