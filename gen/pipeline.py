@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple, Optional, Sequence
 
-from gen.cache import EmitMemo, IRCache, SemanticsCache, digest, pickle_page, write_atomically
+from gen.cache import EmitMemo, IRCache, SemanticsCache, digest, pickle_page
 from gen.emit.env import keep_compiled_templates
 from gen.emit.files import FileManager, Share, files_below
 from gen.ir import Diagnostic, Level, OpSemantics, Page, PageKind
@@ -109,7 +109,8 @@ def parse_keyed(paths: Sequence[Path], *, jobs: int = 1, progress: Progress = no
     """The IR of every page, in the order given, and each page's fingerprint (its cache key) by
     source. With a cache, only the pages whose key is not stored are parsed (and then stored);
     those are parsed in `jobs` worker processes when there are several (forked: they start at
-    once and are sent nothing but the pages' bytes; they store what they parse themselves)."""
+    once and are sent nothing but the pages' bytes; they send back each page's pickle, which the
+    cache stores as it is, all in one transaction)."""
     pages: list[Optional[Page]] = [None] * len(paths)
     keys: dict[str, str] = {}
     todo: list[_ParseTask] = []
@@ -124,9 +125,14 @@ def parse_keyed(paths: Sequence[Path], *, jobs: int = 1, progress: Progress = no
             keys[source] = cache.key(source, raw)
             pages[index] = cache.get(keys[source])
         if pages[index] is None:
-            todo.append(_ParseTask(index, source, raw, cache.path(keys[source]) if cache is not None else None))
-    for task, page in zip(todo, _parse_all(todo, jobs, progress)):
+            todo.append(_ParseTask(index, source, raw, keys[source] if cache is not None else None))
+    stored: list[tuple[str, bytes]] = []
+    for task, (page, data) in zip(todo, _parse_all(todo, jobs, progress)):
         pages[task.position] = page
+        if task.key is not None:
+            stored.append((task.key, data))
+    if cache is not None and stored:
+        cache.store_pickled(stored)
     return [page for page in pages if page is not None], keys
 
 
@@ -134,35 +140,32 @@ class _ParseTask(NamedTuple):
     position: int  # in the pages given
     source: str
     raw: bytes
-    store: Optional[Path]  # where the cache keeps the page's IR, if there is a cache
+    key: Optional[str]  # the page's key in the cache, if there is a cache
 
 
-def _parse_and_store(task: _ParseTask) -> tuple[Page, bytes]:
+def _parse_one(task: _ParseTask) -> tuple[Page, bytes]:
+    """The page's IR, and its pickle when the cache is to keep it."""
     page = parse_bytes(task.raw, task.source)
-    data = pickle_page(page) if task.store is not None else b""
-    if task.store is not None:
-        write_atomically(task.store, data)
-    return page, data
+    return page, pickle_page(page) if task.key is not None else b""
 
 
 def _parse_task(task: _ParseTask) -> bytes:
-    """In a worker: the page's IR, pickled once, stored in the cache and sent to the parent."""
-    page, data = _parse_and_store(task)
-    return data or pickle_page(page)
+    """In a worker: the page's IR, pickled once, sent to the parent."""
+    return pickle_page(parse_bytes(task.raw, task.source))
 
 
-def _parse_all(todo: list[_ParseTask], jobs: int, progress: Progress) -> list[Page]:
+def _parse_all(todo: list[_ParseTask], jobs: int, progress: Progress) -> list[tuple[Page, bytes]]:
     if jobs <= 1 or len(todo) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
-        return [_parse_and_store(task)[0] for task in progress(todo, "parse")]
+        return [_parse_one(task) for task in progress(todo, "parse")]
     # Large pages first, so that no worker is left with the longest one at the end. Each result
     # is loaded as it comes, while the workers parse the next pages, not all after the last.
     order = sorted(range(len(todo)), key=lambda i: -len(todo[i].raw))
-    pages: list[Page] = [None] * len(todo)  # type: ignore[list-item]
+    parsed: list[tuple[Page, bytes]] = [None] * len(todo)  # type: ignore[list-item]
     with _forked_pool(min(jobs, len(todo))) as pool:
         done = pool.imap(_parse_task, [todo[i] for i in order], chunksize=2)
         for position, data in enumerate(progress(done, "parse", total=len(todo))):
-            pages[order[position]] = pickle.loads(data)
-    return pages
+            parsed[order[position]] = (pickle.loads(data), data)
+    return parsed
 
 
 @contextlib.contextmanager

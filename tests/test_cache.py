@@ -4,14 +4,16 @@ writes exactly what a cold run writes."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 import gen.pipeline
 from gen import pipeline
-from gen.cache import EmitMemo, IRCache, SemanticsCache
+from gen.cache import DATABASE, EmitMemo, IRCache, SemanticsCache
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ("leaky_relu_backward.md", "leaky_relu_backward.toml", "leaky_relu_grad.README.md",
@@ -85,10 +87,39 @@ def test_an_unreadable_entry_is_a_miss(docs, tmp_path, parses):
     paths = pipeline.discover([docs]).pages[:1]
     cache = IRCache(tmp_path / "cache", version="v1")
     pipeline.parse(paths, cache=cache)
-    for entry in cache.directory.iterdir():
-        entry.write_bytes(b"not a pickle")
+    with contextlib.closing(sqlite3.connect(cache.path)) as db, db:
+        assert db.execute("UPDATE ir SET data = ?", (b"not a pickle",)).rowcount == 1
     assert pipeline.parse(paths, cache=IRCache(tmp_path / "cache", version="v1")) == pipeline.parse(paths)
     assert len(parses) == 3
+
+
+def test_a_damaged_database_is_made_anew(docs, tmp_path, parses):
+    paths = pipeline.discover([docs]).pages[:2]
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / DATABASE).write_bytes(b"not a database" * 100)
+    cache = IRCache(tmp_path / "cache", version="v1")
+    assert pipeline.parse(paths, cache=cache) == pipeline.parse(paths)
+    assert (cache.hits, cache.misses) == (0, 2)
+    again = IRCache(tmp_path / "cache", version="v1")
+    pipeline.parse(paths, cache=again)
+    assert (again.hits, again.misses) == (2, 0)
+
+
+def test_a_database_another_run_writes_to_stores_nothing_and_fails_nothing(docs, tmp_path, parses, monkeypatch):
+    paths = pipeline.discover([docs]).pages
+    pipeline.parse(paths, cache=IRCache(tmp_path / "cache", version="v1"))
+    edit(docs / "exp.md")
+    parses.clear()
+    monkeypatch.setattr(IRCache, "_TIMEOUT", 0.05)
+    with contextlib.closing(sqlite3.connect(tmp_path / "cache" / DATABASE, isolation_level=None)) as holder:
+        holder.execute("BEGIN EXCLUSIVE")  # another run writing: readers go on (WAL), writers wait
+        cache = IRCache(tmp_path / "cache", version="v1")
+        assert pipeline.parse(paths, cache=cache) == pipeline.parse(paths)
+        assert (cache.hits, cache.misses) == (len(paths) - 1, 1)
+        holder.execute("ROLLBACK")
+    parses.clear()
+    pipeline.parse(paths, cache=IRCache(tmp_path / "cache", version="v1"))
+    assert parses == ["exp.md"]  # its store timed out: parsed again, and kept now
 
 
 def test_an_incremental_run_writes_what_a_cold_run_writes(docs, tmp_path):
