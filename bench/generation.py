@@ -13,6 +13,7 @@ into a scratch tree that keeps their directories. One page is edited in place fo
 from __future__ import annotations
 
 import argparse
+import gc
 import shutil
 import subprocess
 import sys
@@ -102,18 +103,31 @@ def main() -> None:
         def fresh(name: str) -> Path:
             return work / f"{name}-{next(scratch)}"
 
+        apis = 0
+
         def run_generate(emitters: tuple[str, ...] | None, jobs: int = 1, cached: bool = False) -> float:
+            nonlocal apis
             out = fresh("out")
             cache = fresh("cache") if cached else None  # empty: a cold run that fills it
+            gc.collect()  # each run starts as `make generate` does: no earlier run's garbage to trace
             start = time.perf_counter()
             report = pipeline.run([docs], out, jobs=jobs, cache_dir=cache,
                                   emitters=pipeline.EMITTERS if emitters is None else emitters)
             elapsed = time.perf_counter() - start
-            run_generate.last = report  # type: ignore[attr-defined]
+            # Only the count is kept: a model held across rounds made every later run's garbage
+            # collections trace it (a quarter of a second each, the floor's included).
+            apis = len(report.model.apis) if report.model else 0
+            del report
             shutil.rmtree(out, ignore_errors=True)  # none written by a run without emitters
             if cache is not None:
                 shutil.rmtree(cache)
             return elapsed
+
+        def run_floor() -> float:
+            gc.collect()
+            start = time.perf_counter()
+            parse_floor(pages)
+            return time.perf_counter() - start
 
         # Warm-up outside the timing (imports, template compilation) on a few pages.
         warm = work / "warm-docs"
@@ -122,13 +136,11 @@ def main() -> None:
         pipeline.run([warm], work / "warm-out")
 
         times = interleaved({
-            "floor": lambda: parse_floor(pages),
+            "floor": run_floor,
             "parse_ir": lambda: run_generate(()),
             "parse_ir_emit": lambda: run_generate(None),
             "cold_both_cores": lambda: run_generate(None, jobs=JOBS, cached=True),
         }, args.rounds, warmup=0)
-        report = run_generate.last  # type: ignore[attr-defined]
-        apis = len(report.model.apis) if report.model else 0
 
         # Incremental: the tree generated once with its cache, then one page edited (a distinct
         # edit each round) and the same output directory regenerated, in this process and as
@@ -138,7 +150,7 @@ def main() -> None:
         target = edit_target(links)
         incremental: list[float] = []
         command: list[float] = []
-        last = None
+        last: dict | None = None  # what the last incremental run did (not its report: see run_generate)
         if target is not None:
             original = links[target].read_text(encoding="utf-8")
             target.unlink()
@@ -146,9 +158,13 @@ def main() -> None:
                             "--jobs", str(JOBS), "--cache", str(cache)]
             for i in range(args.rounds):
                 target.write_text(original.replace(EDIT_FROM, f"{EDIT_FROM}（bench edit {i}）", 1), encoding="utf-8")
+                last = None
+                gc.collect()
                 start = time.perf_counter()
-                last = pipeline.run([docs], out, jobs=JOBS, cache_dir=cache)
+                report = pipeline.run([docs], out, jobs=JOBS, cache_dir=cache)
                 incremental.append(time.perf_counter() - start)
+                last = {"changed": report.changed, "reparsed": report.reparsed, "rendered": len(report.rendered)}
+                del report
                 target.write_text(original.replace(EDIT_FROM, f"{EDIT_FROM}（bench command {i}）", 1), encoding="utf-8")
                 start = time.perf_counter()
                 subprocess.run(command_line, cwd=ROOT, check=True, capture_output=True)
@@ -190,9 +206,9 @@ def main() -> None:
             "seconds": Summary.of(incremental, "s").to_json() if incremental else None,
             "command_seconds": Summary.of(command, "s").to_json() if command else None,
             "edited_page": target.relative_to(docs).as_posix() if target else None,
-            "files_written": last.changed if last else [],
-            "pages_reparsed": last.reparsed if last else None,
-            "files_rendered": len(last.rendered) if last else None,
+            "files_written": last["changed"] if last else [],
+            "pages_reparsed": last["reparsed"] if last else None,
+            "files_rendered": last["rendered"] if last else None,
             "redone": ("the edited page is parsed again (the others' IR comes from the cache); the files made "
                        "from it are rendered, and the few made of every API; other files are not read"),
         },
