@@ -389,6 +389,8 @@ class Planner:
         self.tensor_inputs = [p for p in api.inputs if p.kind is ParamKind.TENSOR]
         self.list_inputs = [p for p in api.inputs if p.kind is ParamKind.TENSOR_LIST]
         self.tensor_outs = [p for p in out_params(api) if p.kind is ParamKind.TENSOR]
+        # How the bindings allocate each output: asked by nearly every case, made once.
+        self.plans = output_plans(api, bound.semantics)
         self.groups = shape_groups(api)
         if bound.semantics is not None and bound.semantics.kernel:
             # An elementwise kernel's output is the broadcast of its inputs (gen.api.python.output_plan),
@@ -501,7 +503,7 @@ class Planner:
         absent = tuple(p.name for p in self.tensor_inputs if p.optional and p.name not in shapes)
         # A family's output whose shape the bindings cannot derive (a concatenation's, a top-k's)
         # is passed as out=, of the golden's shape and dtype (AUTO).
-        given = ({plan.param.name: AUTO for plan in output_plans(self.api, self.bound.semantics)
+        given = ({plan.param.name: AUTO for plan in self.plans
                   if plan.required_reason is not None} if self.family is not None else {})
         out_shapes = {}
         if self.family is None and shapes == self._example_shapes() and not self.values.unknown:
@@ -516,7 +518,7 @@ class Planner:
     def _example_outs(self) -> dict[str, tuple[str, tuple[int, ...]]]:
         """The outputs the bindings cannot allocate that the page's example gives: (dtype, shape)."""
         call, found = self.api.example_call, {}
-        for plan in output_plans(self.api, self.bound.semantics):
+        for plan in self.plans:
             arg = call.arg(plan.param.name) if call and plan.required_reason is not None else None
             if arg is None or arg.shape is None or plan.param.kind is not ParamKind.TENSOR:
                 continue
@@ -530,7 +532,7 @@ class Planner:
     def unallocated(self) -> Optional[str]:
         """Why no call can be made at all: an output the bindings cannot allocate and the base call
         does not pass (None when every output is allocated or given)."""
-        for plan in output_plans(self.api, self.bound.semantics):
+        for plan in self.plans:
             if plan.required_reason is not None and plan.param.name not in self.base.out:
                 return f"{plan.required_reason}, and the page's example gives no out= for it"
         return None
@@ -757,7 +759,7 @@ class Planner:
     def unallocatable(self, dtype: DType) -> str:
         """Why an output cannot be allocated for inputs in `dtype` (aclnnAbs: self lists COMPLEX64,
         out lists no complex dtype, and the page does not say which dtype out then has), else ""."""
-        for plan in output_plans(self.api, self.bound.semantics):
+        for plan in self.plans:
             p = plan.param
             if p.kind is not ParamKind.TENSOR:
                 continue
@@ -991,7 +993,7 @@ class Planner:
         out: dict[str, str] = dict(self.base.out)
         out_shapes: dict[str, Any] = dict(self.base.out_shapes)
         roles = families.bind_roles(semantics, [p.name for p in self.api.params])[0]
-        for plan in output_plans(self.api, semantics):
+        for plan in self.plans:
             name = plan.param.name
             if out.get(name) != AUTO:
                 continue
@@ -1151,7 +1153,7 @@ class RulePlanner:
         semantics = planner.bound.semantics
         # Outputs whose out= shape the suite can give: the golden's, or the broadcast of related inputs.
         self.golden = bool(semantics and semantics.golden)
-        self.shaped_outs = {plan.param.name for plan in output_plans(self.api, semantics)
+        self.shaped_outs = {plan.param.name for plan in planner.plans
                             if plan.required_reason is None and plan.shape_from}
 
     def tests(self) -> list[RuleTest]:
@@ -1431,11 +1433,11 @@ def suite(bound: BoundAPI) -> Suite:
     out_shape_from, out_dtype_from = {}, {}
     # A family's outputs are shaped by its rule (the golden's shape), not by broadcasting; those
     # the caller passes (out=) have the dtype of the input the family names.
-    for plan in output_plans(api, semantics) if not (semantics and semantics.family) else ():
+    for plan in planner.plans if not (semantics and semantics.family) else ():
         if plan.required_reason is None:
             out_shape_from[plan.param.name] = tuple(api.params[i].name for i in plan.shape_from)
             out_dtype_from[plan.param.name] = tuple(api.params[i].name for i in plan.dtype_from)
-    for plan in output_plans(api, semantics) if semantics and semantics.family else ():
+    for plan in planner.plans if semantics and semantics.family else ():
         if plan.required_reason is not None and plan.dtype_from:
             out_dtype_from[plan.param.name] = tuple(api.params[i].name for i in plan.dtype_from)
 
