@@ -16,6 +16,7 @@ import re
 from typing import Optional
 
 from gen.ir import API, DType, ExampleArg, ExampleCall, ParamKind
+from gen.parse.prototypes import call_of
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[fFlLuU]*"
 _VECTOR = re.compile(r"std::vector<\s*((?:unsigned\s+|signed\s+)?[\w:]+)\s*>\s+(\w+)\s*(?:=\s*)?\{([^{}]*)\}\s*;", re.S)
@@ -98,7 +99,7 @@ def split_arguments(code: str, open_paren: int) -> Optional[list[str]]:
 def extract_example_call(code: str, api: API, line: int = 0) -> Optional[ExampleCall]:
     """The example's call of `api`'s first phase, with every argument it can trace."""
     source = strip_comments(code)
-    call = re.search(rf"\b{re.escape(api.workspace_fn)}\s*\(", source)
+    call = call_of(api.workspace_fn).search(source)
     if call is None:
         return None
     args = split_arguments(source, call.end() - 1)

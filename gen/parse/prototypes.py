@@ -9,6 +9,7 @@ this module reads declarations from any text and pairs them.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Iterable, Optional
@@ -20,6 +21,13 @@ _HTML_TAG = re.compile(r"</?\w+[^>]*>")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _QUALIFIERS = ("const", "volatile", "struct", "enum", "ACL_FUNC_VISIBILITY", "ACLNN_API")
 WORKSPACE_SUFFIX = "GetWorkspaceSize"
+
+
+@functools.lru_cache(maxsize=None)
+def call_of(function: str) -> "re.Pattern[str]":
+    """A call of `function` in C source (its name, then "("): compiled once per API, for the page's
+    examples are searched for it in several places (a pattern per API overflowed re's own cache)."""
+    return re.compile(rf"\b{re.escape(function)}\s*\(")
 
 
 @dataclass(frozen=True)

@@ -120,6 +120,11 @@ def read_rules(api: str, params: Sequence[Param], texts: Iterable[Text], zero_ba
     return rules
 
 
+# The patterns that name an API's parameters, shared by the APIs with the same parameters (most
+# pages name theirs self, other, out...): compiled once per set of names rather than per API.
+_compile_shared = functools.lru_cache(maxsize=None)(re.compile)
+
+
 class _Reader:
     def __init__(self, api: str, params: Sequence[Param], zero_based: bool) -> None:
         self.api = api
@@ -328,7 +333,7 @@ class _Reader:
 
     @functools.cached_property
     def _dim_equality(self) -> re.Pattern[str]:
-        return re.compile(
+        return _compile_shared(
             rf"(?P<a>{self.tensor})?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*{self._AXIS.format('a')}\s*(?:的)?\s*"
             rf"(?:大小|长度|size|数值|值|维度|shape)?\s*(?:需要|必须|要|应|应该)?\s*(?:和|与|跟|等于)\s*"
             rf"(?P<b>{self.tensor})\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*{self._AXIS.format('b')}\s*(?:的)?\s*"
@@ -391,9 +396,9 @@ class _Reader:
         head = rf"(?P<a>{self.name})?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*(?:{self._AXIS.format('a')})?\s*(?:的)?\s*(?:大小|长度|size|数值|值)?\s*"
         must = r"(?:需要|必须|要|应|应该|需)?\s*"
         return (
-            re.compile(head + must + rf"(?:为|是)\s*(?P<n>\d+|{self.name})\s*的\s*(?:整数)?倍数"),
-            re.compile(head + must + rf"(?:能|可以)?被\s*(?P<n>\d+|{self.name})\s*整除"),
-            re.compile(head + must + r"(?:为|是)\s*(?P<even>偶数)"),
+            _compile_shared(head + must + rf"(?:为|是)\s*(?P<n>\d+|{self.name})\s*的\s*(?:整数)?倍数"),
+            _compile_shared(head + must + rf"(?:能|可以)?被\s*(?P<n>\d+|{self.name})\s*整除"),
+            _compile_shared(head + must + r"(?:为|是)\s*(?P<even>偶数)"),
         )
 
     def _divisible(self, sentence: str, text: Text, conditional: bool) -> None:
@@ -441,7 +446,7 @@ class _Reader:
                        reverse=True)
         name = r"(?:" + "|".join(map(re.escape, hosts)) + r")" if hosts else r"(?!x)x"
         value = r"(?:\d+\s*(?:\(\s*['\"“]?\w+['\"”]?\s*\))?|['\"“]?[A-Za-z]+['\"”]?)"
-        return re.compile(rf"(?:当|如果|若|if|when)?\s*(?P<w>(?-i:{name}))\s*(?:的值|的取值)?\s*(?:(?P<neg>不为|不等于|不是|!=|≠|is\s+not)|为|==?|是|is|取值为|设置为|set\s+to)\s*"
+        return _compile_shared(rf"(?:当|如果|若|if|when)?\s*(?P<w>(?-i:{name}))\s*(?:的值|的取值)?\s*(?:(?P<neg>不为|不等于|不是|!=|≠|is\s+not)|为|==?|是|is|取值为|设置为|set\s+to)\s*"
                           rf"(?P<v>{value}(?:\s*(?:或|或者|/|、|\bor\b)\s*{value})*)\s*(?:时|的时候|情况下|场景下)?", re.I)
 
     def _values(self, when: str, text: str) -> Optional[tuple[str, ...]]:
@@ -537,9 +542,12 @@ class _Reader:
         return read_any
 
 
+_FROM_ZERO = re.compile(r"第\s*0\s*(?:个)?(?:维|轴)|第零维|\bdim(?:ension)?\s*0\b|\baxis\s*0\b", re.I)
+
+
 def counts_from_zero(page_text: str) -> bool:
     """Whether the page counts dimensions from 0 somewhere ("第0维", "第0个维度", "第0轴", "dim 0")."""
-    return bool(re.search(r"第\s*0\s*(?:个)?(?:维|轴)|第零维|\bdim(?:ension)?\s*0\b|\baxis\s*0\b", page_text, re.I))
+    return bool(_FROM_ZERO.search(page_text))
 
 
 def texts_of(params: Sequence[Param], rows: dict[str, tuple[str, int]], errors: Sequence[ErrorCase],
