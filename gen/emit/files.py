@@ -95,19 +95,18 @@ class FileManager:
             return
         self.written[relpath] = content
         path = self.root / relpath
-        old = None
+        data = content.encode("utf-8")  # compared as bytes: no decoding of the old file (a megabyte for some)
         if path.name in self._names_in(path.parent):  # a file the run may leave as it is
             try:
-                old = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                old = None
-        if old == content:
-            return
+                if path.read_bytes() == data:
+                    return
+            except OSError:
+                pass
         self.changed.append(relpath)
         if not self.dry_run:
             if not self._listed.get(path.parent, set()) and not path.parent.is_dir():
                 path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(content, encoding="utf-8", newline="\n")
+            path.write_bytes(data)
             self._listed.setdefault(path.parent, set()).add(path.name)
 
     def _names_in(self, directory: Path) -> set[str]:

@@ -22,7 +22,11 @@ def ir_files(sources: Iterable[str]) -> dict[str, str]:
     except ValueError:  # absolute and relative paths together: no shared directory
         root = ""
 
+    prefix = root.rstrip("/") + "/" if root else ""
+
     def below_root(source: str) -> str:
+        if prefix and source.startswith(prefix) and "/." not in source and "//" not in source:
+            return source[len(prefix):]  # the common case, without relpath's normalisation per page
         relative = PurePosixPath(os.path.relpath(source, root) if root else source)
         return "/".join(part for part in relative.parts if part not in ("/", "..", "."))
 
