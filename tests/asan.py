@@ -18,7 +18,7 @@ Prints "asan: clean" or "asan: NOT clean" (exit 1), and the time of each step.
    LD_PRELOAD: the generated suites (generated/tests), the binding fuzzer's two campaigns on this
    package (ACLNN_OP_DOCS_PACKAGE_DIR), tests/test_reliability.py on it (integer extremes, exit
    with daemon threads, Ctrl-C), the asynchronous runtime's tests (tests/test_async_runtime.py,
-   tests/test_sim_streams.py, tests/test_threads.py) and the parser fuzzer (pure Python; run for
+   tests/test_sim_streams.py, tests/test_threads.py, tests/test_descriptor_reuse.py) and the parser fuzzer (pure Python; run for
    completeness of `make asan`, it exercises no C++). allocator_may_return_null=1: a kernel that
    cannot have the host memory it asks for (the fuzzer's petabyte views) must fail as it does
    without the sanitizer, not abort; the warning ASan then writes ("failed to allocate 0x...
@@ -157,7 +157,8 @@ def main() -> int:
         run("binding fuzzer", [*pytest, "-s", str(tests / "test_fuzz_bindings.py")], fuzz_env),
         run("reliability", [*pytest, "-n", "2", str(tests / "test_reliability.py")], env),
         run("asynchronous runtime", [*pytest, "-n", "2", str(tests / "test_async_runtime.py"),
-                                     str(tests / "test_sim_streams.py"), str(tests / "test_threads.py")], env),
+                                     str(tests / "test_sim_streams.py"), str(tests / "test_threads.py"),
+                                     str(tests / "test_descriptor_reuse.py")], env),
         run("parser fuzzer", [*pytest, "-n", "2", str(tests / "test_fuzz_parser.py")], env),
     ]
     reports = [r for r in sorted(REPORTS.iterdir()) if not refused_allocations_only(r)]
