@@ -25,7 +25,7 @@ MODES: dict[str, dict[str, list[str]]] = {
               "calls": ["--calls", "200", "--rounds", "2"], "kernels": ["--sizes", "64K", "--rounds", "2"],
               "dense": ["--size", "128", "--elements", "64K", "--rounds", "2"]},
     "default": {"generation": ["--step", "1", "--rounds", "3"], "build": ["--set", "op_docs"],
-                "calls": ["--calls", "10000", "--rounds", "15"], "kernels": ["--sizes", "1M,16M", "--rounds", "5"],
+                "calls": ["--calls", "10000", "--rounds", "25"], "kernels": ["--sizes", "1M,16M", "--rounds", "5"],
                 "dense": ["--size", "1024", "--elements", "16M", "--rounds", "5"]},
     "full": {"generation": ["--step", "1", "--rounds", "3"], "build": ["--set", "corpus", "--step", "6"],
              "calls": ["--calls", "10000", "--rounds", "11"], "kernels": ["--sizes", "1M,16M", "--rounds", "9"],

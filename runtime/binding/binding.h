@@ -418,13 +418,15 @@ class DeviceBuffer {
   struct Key {};  // the constructor is public for make_shared (one allocation), callable from here only
 
  public:
-  DeviceBuffer(Key, void* data, size_t nbytes, int32_t device, Block* block, PyObject* owner)
-      : data_(data), nbytes_(nbytes), device_(device), block_(block), owner_(owner) {}
+  DeviceBuffer(Key, void* data, size_t nbytes, int32_t device, CachingAllocator* allocator, Block* block,
+               PyObject* owner)
+      : data_(data), nbytes_(nbytes), device_(device), allocator_(allocator), block_(block), owner_(owner) {}
 
  private:
   void* data_;
   size_t nbytes_;
   int32_t device_;
+  CachingAllocator* allocator_;  // the block's (never destroyed); null for foreign memory
   Block* block_;      // the allocator's; null for foreign memory
   PyObject* owner_;   // foreign memory's owner (a strong reference), or null
   aclnn_bindgen::SpinLock streams_lock_;
@@ -452,7 +454,6 @@ ACLNN_BINDING_DESTROY(aclFloatArray, aclDestroyFloatArray)
 ACLNN_BINDING_DESTROY(aclBoolArray, aclDestroyBoolArray)
 ACLNN_BINDING_DESTROY(aclTensorList, aclDestroyTensorList)
 ACLNN_BINDING_DESTROY(aclScalarList, aclDestroyScalarList)
-ACLNN_BINDING_DESTROY(aclOpExecutor, aclDestroyAclOpExecutor)
 #undef ACLNN_BINDING_DESTROY
 template <class T> using Owner = std::unique_ptr<T, Destroy<T>>;
 

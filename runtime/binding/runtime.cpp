@@ -225,12 +225,12 @@ std::shared_ptr<DeviceBuffer> DeviceBuffer::allocate(size_t nbytes, Stream& stre
   CachingAllocator& allocator = Runtime::get().allocator(stream.device());
   Block* block = allocator.allocate(std::max<size_t>(nbytes, 1), stream.handle(), api);
   counters().live_buffers.fetch_add(1);
-  return std::make_shared<DeviceBuffer>(Key{}, allocator.data(block), nbytes, stream.device(), block, nullptr);
+  return std::make_shared<DeviceBuffer>(Key{}, allocator.data(block), nbytes, stream.device(), &allocator, block, nullptr);
 }
 
 std::shared_ptr<DeviceBuffer> DeviceBuffer::foreign(void* data, size_t nbytes, int32_t device, py::object owner) {
   counters().live_buffers.fetch_add(1);
-  return std::make_shared<DeviceBuffer>(Key{}, data, nbytes, device, nullptr, owner.release().ptr());
+  return std::make_shared<DeviceBuffer>(Key{}, data, nbytes, device, nullptr, nullptr, owner.release().ptr());
 }
 
 namespace {
@@ -275,7 +275,7 @@ void release_owner(PyObject* owner) {
 
 DeviceBuffer::~DeviceBuffer() {
   counters().live_buffers.fetch_sub(1);
-  if (block_ != nullptr && Runtime::alive()) Runtime::get().allocator(device_).release(block_);
+  if (block_ != nullptr && Runtime::alive()) allocator_->release(block_);
   if (owner_ != nullptr && !streams_.empty() && Runtime::alive()) {
     Runtime::get().release_after(owner_, streams_.data(), streams_.size());
     return;
@@ -317,12 +317,12 @@ void ScalarCache::clear() {
 
 aclTensor* DeviceBuffer::describe_fresh(const DeviceTensor& tensor, const char* api) {
   if (block_ == nullptr) return nullptr;
-  return Runtime::get().allocator(device_).describe(block_, tensor, api);
+  return allocator_->describe(block_, tensor, api);
 }
 
 void DeviceBuffer::used_on(aclrtStream stream) {
   if (block_ != nullptr) {
-    if (Runtime::alive()) Runtime::get().allocator(device_).used_on(block_, stream);
+    if (Runtime::alive()) allocator_->used_on(block_, stream);
     return;
   }
   if (owner_ == nullptr) return;  // foreign memory without an owner: its lifetime is the caller's business
