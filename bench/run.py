@@ -28,7 +28,7 @@ MODES: dict[str, dict[str, list[str]]] = {
                 "calls": ["--calls", "10000", "--rounds", "25"], "kernels": ["--sizes", "1M,16M", "--rounds", "5"],
                 "dense": ["--size", "1024", "--elements", "16M", "--rounds", "5"]},
     "full": {"generation": ["--step", "1", "--rounds", "3"], "build": ["--set", "corpus", "--step", "6"],
-             "calls": ["--calls", "10000", "--rounds", "11"], "kernels": ["--sizes", "1M,16M", "--rounds", "9"],
+             "calls": ["--calls", "10000", "--rounds", "25"], "kernels": ["--sizes", "1M,16M", "--rounds", "9"],
              "dense": ["--size", "1024", "--elements", "16M", "--rounds", "9"]},
 }
 
