@@ -136,7 +136,7 @@ def table(results: dict) -> str:
                  "download, one sync per call"),
             _row("call (b): device-resident chain", t["b_chain"], "µs", us, 2, chain),
             _row("call (b'): device-resident chain, out= device", t["b_out"], "µs", us, 2),
-            _row("call (c): C++ floor, same ABI calls", t["c_floor"], "µs", us, 2, "bench/call_floor.cpp"),
+            _row("call (c): C++ floor, every object made per call", t["c_floor"], "µs", us, 2, "bench/call_floor.cpp"),
             _row("call (d): PyTorch eager, same chain", t["d_torch"], "µs", us, 2,
                  "torch.ops.aten.leaky_relu_backward, CPU tensors"),
             _row("call (a)/(c)", calls["ratios"]["a/c"], "x"),
