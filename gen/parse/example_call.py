@@ -12,6 +12,7 @@ parameter whose argument cannot be traced simply has no `ExampleArg`.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Optional
 
@@ -96,6 +97,12 @@ def split_arguments(code: str, open_paren: int) -> Optional[list[str]]:
     return None
 
 
+@functools.lru_cache(maxsize=None)
+def _helper_call(helper: str) -> "re.Pattern[str]":
+    """`helper(vector, &array)`: a page's own helper that fills an array (compiled once per name)."""
+    return re.compile(rf"\b{re.escape(helper)}\s*\(\s*(\w+)\s*,\s*&\s*(\w+)\s*\)")
+
+
 def extract_example_call(code: str, api: API, line: int = 0) -> Optional[ExampleCall]:
     """The example's call of `api`'s first phase, with every argument it can trace."""
     source = strip_comments(code)
@@ -121,7 +128,7 @@ def extract_example_call(code: str, api: API, line: int = 0) -> Optional[Example
         if "aclCreateScalar" in source else {}
     arrays = {array: vector for array, _, vector in _INT_ARRAY.findall(source)} if "aclCreate" in source else {}
     for helper, _, _ in _ARRAY_HELPER.findall(source) if "Array(" in source else ():
-        for vector, array in re.findall(rf"\b{re.escape(helper)}\s*\(\s*(\w+)\s*,\s*&\s*(\w+)\s*\)", source):
+        for vector, array in _helper_call(helper).findall(source):
             arrays.setdefault(array, vector)
 
     traced = []

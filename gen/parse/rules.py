@@ -542,12 +542,27 @@ class _Reader:
         return read_any
 
 
-_FROM_ZERO = re.compile(r"第\s*0\s*(?:个)?(?:维|轴)|第零维|\bdim(?:ension)?\s*0\b|\baxis\s*0\b", re.I)
+_FROM_ZERO_CJK = re.compile(r"第\s*0\s*(?:个)?(?:维|轴)|第零维")
+_FROM_ZERO_WORD = re.compile(r"(?:dim(?:ension)?|axis)\s*0\b")  # in lower case, at the start of a word
 
 
 def counts_from_zero(page_text: str) -> bool:
-    """Whether the page counts dimensions from 0 somewhere ("第0维", "第0个维度", "第0轴", "dim 0")."""
-    return bool(_FROM_ZERO.search(page_text))
+    """Whether the page counts dimensions from 0 somewhere ("第0维", "第0个维度", "第0轴", "dim 0",
+    "Axis 0"). Searched from the words' first characters: one case-insensitive pattern over a whole
+    page (searched at every position) was a twentieth of the parse."""
+    if "0" not in page_text and "零" not in page_text:
+        return False
+    if "第" in page_text and _FROM_ZERO_CJK.search(page_text):
+        return True
+    lower = page_text.lower()
+    for word in ("dim", "axis"):
+        start = lower.find(word)
+        while start >= 0:
+            before = lower[start - 1] if start else " "
+            if not (before.isalnum() or before == "_") and _FROM_ZERO_WORD.match(lower, start):
+                return True
+            start = lower.find(word, start + 1)
+    return False
 
 
 def texts_of(params: Sequence[Param], rows: dict[str, tuple[str, int]], errors: Sequence[ErrorCase],

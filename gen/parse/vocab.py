@@ -8,6 +8,7 @@ never guessed.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Iterable, Optional
 
@@ -108,8 +109,10 @@ _SOC_RULES: tuple[tuple[re.Pattern[str], Soc], ...] = tuple(
 _UNKNOWN_GENERATION = re.compile(r"Atlas\s*A[4-9]\b|(?<![\w/])A[4-9]\s*(?:训练|推理|training|inference)", re.I)
 
 
+@functools.lru_cache(maxsize=4096)
 def soc_of(name: str) -> Optional[Soc]:
-    """The chip a product row names (the first match of the mapping table), or None."""
+    """The chip a product row names (the first match of the mapping table), or None. Cached: pages
+    name the same few dozen products again and again (50,000 asks in a 893-page tree)."""
     if _UNKNOWN_GENERATION.search(name) and not _SOC_RULES[0][0].search(name):
         return None
     for pattern, soc in _SOC_RULES:
