@@ -111,3 +111,19 @@ def test_workspace_pair_is_known_by_type_whatever_its_names(size, executor):
 
 PROTO_TEMPLATE = ("aclnnStatus aclnnFooGetWorkspaceSize(const aclTensor *self, aclTensor *out, "
                   "uint64_t *{size}, aclOpExecutor **{executor})")
+
+
+@pytest.mark.parametrize("source, found", [
+    ("ret = aclnnAbsGetWorkspaceSize(self, out, &size, &executor);", 30),
+    ("aclnnAbsGetWorkspaceSize (x)", 25),
+    ("aclnnAbsGetWorkspaceSize\n  (x)", 27),
+    ("myaclnnAbsGetWorkspaceSize(x)", -1),
+    ("_aclnnAbsGetWorkspaceSize(x)", -1),
+    ("aclnnAbsGetWorkspaceSizeX(x)", -1),
+    ("auto f = aclnnAbsGetWorkspaceSize; f(x); aclnnAbsGetWorkspaceSize(y)", 65),
+    ("", -1),
+])
+def test_a_call_is_found_where_its_arguments_open(source, found):
+    from gen.parse.prototypes import find_call
+
+    assert find_call(source, "aclnnAbsGetWorkspaceSize") == found

@@ -24,7 +24,7 @@ from gen.parse.params import ParamContext, build_param, note_socs, product_notes
 from gen.parse.products import find_products
 from gen.parse.relations import CONDITION, with_error_table_relations, without_product_shapes
 from gen.parse.rules import UNREAD, Rules, counts_from_zero, read_rules, texts_of
-from gen.parse.prototypes import (WORKSPACE_SUFFIX, call_of, CParam, Declaration, Pairing, find_declarations, normalise_type,
+from gen.parse.prototypes import (WORKSPACE_SUFFIX, find_call, CParam, Declaration, Pairing, find_declarations, normalise_type,
                                   pair_declarations, read_declaration)
 
 T = TypeVar("T")
@@ -740,7 +740,7 @@ def _example(sections: Sequence[Section], workspace_fn: str, api: str) -> tuple[
     if not code:
         return "", 0
     for block in code:
-        if call_of(workspace_fn).search(block.text):
+        if find_call(block.text, workspace_fn) >= 0:
             return block.text, block.line + 1
     for block in code:
         if "main(" in block.text or "#include" in block.text:

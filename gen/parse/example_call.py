@@ -17,7 +17,7 @@ import re
 from typing import Optional
 
 from gen.ir import API, DType, ExampleArg, ExampleCall, ParamKind
-from gen.parse.prototypes import call_of
+from gen.parse.prototypes import find_call
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[fFlLuU]*"
 _VECTOR = re.compile(r"std::vector<\s*((?:unsigned\s+|signed\s+)?[\w:]+)\s*>\s+(\w+)\s*(?:=\s*)?\{([^{}]*)\}\s*;", re.S)
@@ -106,10 +106,10 @@ def _helper_call(helper: str) -> "re.Pattern[str]":
 def extract_example_call(code: str, api: API, line: int = 0) -> Optional[ExampleCall]:
     """The example's call of `api`'s first phase, with every argument it can trace."""
     source = strip_comments(code)
-    call = call_of(api.workspace_fn).search(source)
-    if call is None:
+    opening = find_call(source, api.workspace_fn)
+    if opening < 0:
         return None
-    args = split_arguments(source, call.end() - 1)
+    args = split_arguments(source, opening)
     if args is None or len(args) < len(api.params):
         return None
 

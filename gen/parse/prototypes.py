@@ -9,7 +9,6 @@ this module reads declarations from any text and pairs them.
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 from typing import Iterable, Optional
@@ -23,11 +22,20 @@ _QUALIFIERS = ("const", "volatile", "struct", "enum", "ACL_FUNC_VISIBILITY", "AC
 WORKSPACE_SUFFIX = "GetWorkspaceSize"
 
 
-@functools.lru_cache(maxsize=None)
-def call_of(function: str) -> "re.Pattern[str]":
-    """A call of `function` in C source (its name, then "("): compiled once per API, for the page's
-    examples are searched for it in several places (a pattern per API overflowed re's own cache)."""
-    return re.compile(rf"\b{re.escape(function)}\s*\(")
+def find_call(source: str, function: str) -> int:
+    """Where the first call of `function` in C source opens its arguments (the index of its "("),
+    or -1: the name as a whole word, then "(" after optional blanks. A string search, not a pattern
+    per API: compiling one for each of a tree's APIs cost more than the searches."""
+    start = source.find(function)
+    while start >= 0:
+        before = source[start - 1] if start else " "
+        after = start + len(function)
+        while after < len(source) and source[after].isspace():
+            after += 1
+        if not (before.isalnum() or before == "_") and after < len(source) and source[after] == "(":
+            return after
+        start = source.find(function, start + 1)
+    return -1
 
 
 @dataclass(frozen=True)
