@@ -287,13 +287,3 @@ def test_a_table_with_a_column_per_product_gives_the_dtypes_it_excludes_per_chip
     assert DType.INT32 not in quant.param("bias").dtypes_for(Soc.ASCEND910B)
     assert DType.INT32 in quant.param("bias").dtypes
 
-
-@pytest.mark.parametrize("text, counts", [
-    ("第0维", True), ("第 0 个维度", True), ("第0轴", True), ("第零维", True), ("dim 0", True), ("Dim0", True),
-    ("DIMENSION 0", True), ("the axis 0 is", True), ("(dim 0)", True), ("xdim 0", False), ("dim 01", False),
-    ("的dim 0", False), ("_dim 0", False), ("axis 10", False), ("第1维", False), ("", False), ("零", False),
-])
-def test_a_page_counts_dimensions_from_zero_in_any_of_its_forms(text, counts):
-    from gen.parse.rules import counts_from_zero
-
-    assert counts_from_zero(text) is counts

@@ -7,9 +7,10 @@ from __future__ import annotations
 import html
 import re
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
-from gen.parse import conditions, entries, errors, inline, params, products, prose, tables
+from gen.parse import conditions, entries, errors, inline, params, products, prose, rules, tables
 
 EXAMPLES = settings(max_examples=400, deadline=None, derandomize=True, database=None)
 
@@ -151,3 +152,23 @@ def test_declaration_comments_and_tags_are_removed_as_the_expressions_removed_th
     assert prototypes._without_comments(text) == prototypes._COMMENT.sub(" ", text)
     end = text.rfind(">") + 1
     assert prototypes._HTML_TAG.sub(" ", text[:end]) + text[end:] == prototypes._HTML_TAG.sub(" ", text)
+
+
+
+# counts_from_zero's single pattern before it became a search from the words' first characters.
+_FROM_ZERO = re.compile(r"第\s*0\s*(?:个)?(?:维|轴)|第零维|\bdim(?:ension)?\s*0\b|\baxis\s*0\b", re.I)
+
+
+@pytest.mark.parametrize("text, counts", [
+    ("第0维", True), ("第 0 个维度", True), ("第0轴", True), ("第零维", True), ("dim 0", True), ("Dim0", True),
+    ("DIMENSION 0", True), ("the axis 0 is", True), ("(dim 0)", True), ("xdim 0", False), ("dim 01", False),
+    ("的dim 0", False), ("_dim 0", False), ("axis 10", False), ("第1维", False), ("", False), ("零", False),
+])
+def test_a_page_counts_dimensions_from_zero_in_any_of_its_forms(text, counts):
+    assert rules.counts_from_zero(text) is counts
+
+
+@EXAMPLES
+@given(_texts("第零个维轴0 1_xdimensionDIMAXISaxs(.的"))
+def test_counting_from_zero_is_found_as_the_pattern_finds_it(text):
+    assert rules.counts_from_zero(text) == bool(_FROM_ZERO.search(text))
