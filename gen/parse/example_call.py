@@ -12,12 +12,12 @@ parameter whose argument cannot be traced simply has no `ExampleArg`.
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Optional
 
 from gen.ir import API, DType, ExampleArg, ExampleCall, ParamKind
 from gen.parse.prototypes import find_call
+from gen.parse.scan import compiled
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[fFlLuU]*"
 _VECTOR = re.compile(r"std::vector<\s*((?:unsigned\s+|signed\s+)?[\w:]+)\s*>\s+(\w+)\s*(?:=\s*)?\{([^{}]*)\}\s*;", re.S)
@@ -97,12 +97,6 @@ def split_arguments(code: str, open_paren: int) -> Optional[list[str]]:
     return None
 
 
-@functools.lru_cache(maxsize=None)
-def _helper_call(helper: str) -> "re.Pattern[str]":
-    """`helper(vector, &array)`: a page's own helper that fills an array (compiled once per name)."""
-    return re.compile(rf"\b{re.escape(helper)}\s*\(\s*(\w+)\s*,\s*&\s*(\w+)\s*\)")
-
-
 def extract_example_call(code: str, api: API, line: int = 0) -> Optional[ExampleCall]:
     """The example's call of `api`'s first phase, with every argument it can trace."""
     source = strip_comments(code)
@@ -128,7 +122,8 @@ def extract_example_call(code: str, api: API, line: int = 0) -> Optional[Example
         if "aclCreateScalar" in source else {}
     arrays = {array: vector for array, _, vector in _INT_ARRAY.findall(source)} if "aclCreate" in source else {}
     for helper, _, _ in _ARRAY_HELPER.findall(source) if "Array(" in source else ():
-        for vector, array in _helper_call(helper).findall(source):
+        # `helper(vector, &array)`: a page's own helper that fills an array.
+        for vector, array in compiled(rf"\b{re.escape(helper)}\s*\(\s*(\w+)\s*,\s*&\s*(\w+)\s*\)").findall(source):
             arrays.setdefault(array, vector)
 
     traced = []

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
+from gen.parse.scan import word_starts
+
 _DECL_START = re.compile(r"\baclnnStatus\s+(aclnn\w+)\s*\(")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _LINE_COMMENT = re.compile(r"//[^\n]*")
@@ -26,15 +28,12 @@ def find_call(source: str, function: str) -> int:
     """Where the first call of `function` in C source opens its arguments (the index of its "("),
     or -1: the name as a whole word, then "(" after optional blanks. A string search, not a pattern
     per API: compiling one for each of a tree's APIs cost more than the searches."""
-    start = source.find(function)
-    while start >= 0:
-        before = source[start - 1] if start else " "
+    for start in word_starts(source, function):
         after = start + len(function)
         while after < len(source) and source[after].isspace():
             after += 1
-        if not (before.isalnum() or before == "_") and after < len(source) and source[after] == "(":
+        if after < len(source) and source[after] == "(":
             return after
-        start = source.find(function, start + 1)
     return -1
 
 

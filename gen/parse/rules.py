@@ -28,6 +28,7 @@ from gen.ir import (Bound, Diagnostic, DimEquality, Divisibility, ErrorCase, Ext
                     ShapeRule, ValueRange)
 from gen.parse import vocab
 from gen.parse.relations import CONDITION, PRODUCT
+from gen.parse.scan import compiled, word_starts
 
 UNREAD = "relation-unread"
 
@@ -120,11 +121,6 @@ def read_rules(api: str, params: Sequence[Param], texts: Iterable[Text], zero_ba
     return rules
 
 
-# The patterns that name an API's parameters, shared by the APIs with the same parameters (most
-# pages name theirs self, other, out...): compiled once per set of names rather than per API.
-_compile_shared = functools.lru_cache(maxsize=None)(re.compile)
-
-
 class _Reader:
     def __init__(self, api: str, params: Sequence[Param], zero_based: bool) -> None:
         self.api = api
@@ -139,9 +135,10 @@ class _Reader:
         self.tensors = {p.name for p in params if p.kind is ParamKind.TENSOR}
         self.tensor = _bounded(sorted(self.tensors, key=len, reverse=True))
 
-    # The patterns that name this API's parameters are compiled once per API, and only when a
-    # sentence has the words they look for: compiled per sentence they missed re's cache (a few
-    # hundred entries for the whole docs tree) and cost a third of the parse. Rank and size
+    # The patterns that name this API's parameters are made once per API, only when a sentence has
+    # the words they look for, and compiled once per set of names (gen.parse.scan.compiled): made
+    # per sentence they missed re's cache (a few hundred entries for the whole docs tree) and cost a
+    # third of the parse. Rank and size
     # terms match any identifier and keep those that name the API's tensors (_ranges).
     _RANK = re.compile(
         rf"(?:rank\(\s*({_IDENTIFIER})\s*\)|len\(\s*({_IDENTIFIER})\.shape\s*\)|"
@@ -333,7 +330,7 @@ class _Reader:
 
     @functools.cached_property
     def _dim_equality(self) -> re.Pattern[str]:
-        return _compile_shared(
+        return compiled(
             rf"(?P<a>{self.tensor})?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*{self._AXIS.format('a')}\s*(?:的)?\s*"
             rf"(?:大小|长度|size|数值|值|维度|shape)?\s*(?:需要|必须|要|应|应该)?\s*(?:和|与|跟|等于)\s*"
             rf"(?P<b>{self.tensor})\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*{self._AXIS.format('b')}\s*(?:的)?\s*"
@@ -396,9 +393,9 @@ class _Reader:
         head = rf"(?P<a>{self.name})?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*(?:{self._AXIS.format('a')})?\s*(?:的)?\s*(?:大小|长度|size|数值|值)?\s*"
         must = r"(?:需要|必须|要|应|应该|需)?\s*"
         return (
-            _compile_shared(head + must + rf"(?:为|是)\s*(?P<n>\d+|{self.name})\s*的\s*(?:整数)?倍数"),
-            _compile_shared(head + must + rf"(?:能|可以)?被\s*(?P<n>\d+|{self.name})\s*整除"),
-            _compile_shared(head + must + r"(?:为|是)\s*(?P<even>偶数)"),
+            compiled(head + must + rf"(?:为|是)\s*(?P<n>\d+|{self.name})\s*的\s*(?:整数)?倍数"),
+            compiled(head + must + rf"(?:能|可以)?被\s*(?P<n>\d+|{self.name})\s*整除"),
+            compiled(head + must + r"(?:为|是)\s*(?P<even>偶数)"),
         )
 
     def _divisible(self, sentence: str, text: Text, conditional: bool) -> None:
@@ -446,7 +443,7 @@ class _Reader:
                        reverse=True)
         name = r"(?:" + "|".join(map(re.escape, hosts)) + r")" if hosts else r"(?!x)x"
         value = r"(?:\d+\s*(?:\(\s*['\"“]?\w+['\"”]?\s*\))?|['\"“]?[A-Za-z]+['\"”]?)"
-        return _compile_shared(rf"(?:当|如果|若|if|when)?\s*(?P<w>(?-i:{name}))\s*(?:的值|的取值)?\s*(?:(?P<neg>不为|不等于|不是|!=|≠|is\s+not)|为|==?|是|is|取值为|设置为|set\s+to)\s*"
+        return compiled(rf"(?:当|如果|若|if|when)?\s*(?P<w>(?-i:{name}))\s*(?:的值|的取值)?\s*(?:(?P<neg>不为|不等于|不是|!=|≠|is\s+not)|为|==?|是|is|取值为|设置为|set\s+to)\s*"
                           rf"(?P<v>{value}(?:\s*(?:或|或者|/|、|\bor\b)\s*{value})*)\s*(?:时|的时候|情况下|场景下)?", re.I)
 
     def _values(self, when: str, text: str) -> Optional[tuple[str, ...]]:
@@ -555,14 +552,7 @@ def counts_from_zero(page_text: str) -> bool:
     if "第" in page_text and _FROM_ZERO_CJK.search(page_text):
         return True
     lower = page_text.lower()
-    for word in ("dim", "axis"):
-        start = lower.find(word)
-        while start >= 0:
-            before = lower[start - 1] if start else " "
-            if not (before.isalnum() or before == "_") and _FROM_ZERO_WORD.match(lower, start):
-                return True
-            start = lower.find(word, start + 1)
-    return False
+    return any(_FROM_ZERO_WORD.match(lower, start) for word in ("dim", "axis") for start in word_starts(lower, word))
 
 
 def texts_of(params: Sequence[Param], rows: dict[str, tuple[str, int]], errors: Sequence[ErrorCase],

@@ -8,10 +8,27 @@ opening ("[x]([x]([x](..." reaches the same far-off ")" from each "["); a scanne
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from typing import Callable, Iterable, Iterator, Optional
 
 _SPACE_RUN = re.compile(r"\s+")
+
+# re.compile, once per pattern for the whole run: the patterns made of an API's names (its
+# parameters, its functions) number in the hundreds per docs tree and overflowed re's own cache,
+# which then compiled them again on every use.
+compiled = functools.lru_cache(maxsize=None)(re.compile)
+
+
+def word_starts(text: str, word: str) -> Iterator[int]:
+    """Where `word` occurs in `text` at the start of a word (as r"\b" + word sees it: not after a
+    letter, digit or underscore): a string search, for texts a whole page long."""
+    start = text.find(word)
+    while start >= 0:
+        before = text[start - 1] if start else " "
+        if not (before.isalnum() or before == "_"):
+            yield start
+        start = text.find(word, start + 1)
 
 
 class Marks:
