@@ -220,11 +220,8 @@ aclTensor* CachingAllocator::describe(Block* block, const DeviceTensor& tensor, 
   const bool had = block->descriptor != nullptr;
   if (had) Runtime::get().abi().aclDestroyTensor(block->descriptor);
   block->descriptor = made;
-  block->described.dtype = tensor.dtype;
-  block->described.shape = tensor.shape;
-  block->described.strides = tensor.strides;
-  block->described.offset = tensor.offset;
-  block->described.storage_elements = tensor.storage_elements;
+  block->described = tensor;
+  block->described.storage.reset();  // the layout only: the block must not keep its own buffer alive
   if (!had) {
     std::lock_guard<aclnn_bindgen::SpinLock> lock(mutex_);
     ++stats_.cached_descriptors;

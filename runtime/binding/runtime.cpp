@@ -12,15 +12,21 @@ namespace {
 
 std::mutex g_init_mutex;
 
+std::atomic<uint64_t> g_epoch{1};  // bumped by set_device and shutdown: threads bind again
+
 // What a thread knows about itself: the device its CANN context is bound to, and the stream
 // `with aclnn.stream(...)` made current.
 struct ThreadState {
   int32_t bound_device = -1;
   uint64_t epoch = 0;
   std::shared_ptr<Stream> stream;
+
+  // Whether aclrtSetDevice(device) has been called by this thread since the last set_device or shutdown.
+  bool bound_to(int32_t device) const {
+    return bound_device == device && epoch == g_epoch.load(std::memory_order_acquire);
+  }
 };
 thread_local ThreadState t_thread;
-std::atomic<uint64_t> g_epoch{1};  // bumped by set_device and shutdown: threads bind again
 
 // ACLNN_LAUNCH_BLOCKING: "1" synchronises after every call; unset, "" or "0" does not.
 bool launch_blocking_from_environment() {
@@ -77,8 +83,8 @@ void Runtime::check(aclError code, const std::string& api, const char* phase) co
 }
 
 void Runtime::bind_thread(int32_t device) {
+  if (t_thread.bound_to(device)) return;
   const uint64_t epoch = g_epoch.load(std::memory_order_acquire);
-  if (t_thread.bound_device == device && t_thread.epoch == epoch) return;
   check(abi_->aclrtSetDevice(device), "", "aclrtSetDevice");
   t_thread.bound_device = device;
   t_thread.epoch = epoch;
@@ -103,7 +109,7 @@ std::shared_ptr<Stream> Runtime::default_stream(int32_t device) {
 Stream& Runtime::stream() {
   ThreadState& thread = t_thread;  // one thread-local lookup (a call into the loader from a shared library)
   const int32_t device = thread.stream ? thread.stream->device() : device_.load();
-  if (thread.bound_device != device || thread.epoch != g_epoch.load(std::memory_order_acquire)) bind_thread(device);
+  if (!thread.bound_to(device)) bind_thread(device);
   if (thread.stream) return *thread.stream;
   Stream* cached = default_cache_[device].load(std::memory_order_acquire);
   if (cached) return *cached;
