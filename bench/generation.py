@@ -158,7 +158,6 @@ def main() -> None:
                             "--jobs", str(JOBS), "--cache", str(cache)]
             for i in range(args.rounds):
                 target.write_text(original.replace(EDIT_FROM, f"{EDIT_FROM}（bench edit {i}）", 1), encoding="utf-8")
-                last = None
                 gc.collect()
                 start = time.perf_counter()
                 report = pipeline.run([docs], out, jobs=JOBS, cache_dir=cache)

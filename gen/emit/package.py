@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import json
-import textwrap
 from typing import Optional
 
 from gen import jsontext
