@@ -12,8 +12,9 @@ parameter whose argument cannot be traced simply has no `ExampleArg`.
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import Optional
+from typing import Iterator, NamedTuple, Optional
 
 from gen.ir import API, DType, ExampleArg, ExampleCall, ParamKind
 from gen.parse.prototypes import find_call
@@ -29,13 +30,15 @@ _VALUE = re.compile(r"\b(float|double|bool|int|int8_t|int16_t|int32_t|int64_t|ui
 # `\b` before a leading `(\w+)`: the same matches (from inside a word, `\w+` ends where it would
 # from the word's start, and fails the same way), without scanning each word from every letter.
 _TENSOR = re.compile(r"CreateAclTensor\s*\(\s*(\w+)\s*,\s*(\w+)\s*,\s*&\s*\w+\s*,\s*(?:aclDataType::)?ACL_(\w+)\s*,\s*&\s*(\w+)\s*\)")
-_SCALAR = re.compile(r"\b(\w+)\s*=\s*aclCreateScalar\s*\(\s*&\s*(\w+)\s*,\s*(?:aclDataType::)?ACL_(\w+)\s*\)")
+# `scalar = aclCreateScalar(&value, ACL_X)`, from its "=": the variable is the word before it
+# (`_assigned`). A pattern starting with that word was tried at every word of the example.
+_SCALAR = re.compile(r"=\s*aclCreateScalar\s*\(\s*&\s*(\w+)\s*,\s*(?:aclDataType::)?ACL_(\w+)\s*\)")
 # aclnnRepeat's example wraps the call: `void aclCreateIntArrayP(const std::vector<T>& hostData,
 # aclIntArray** intArray) { *intArray = aclCreateIntArray(hostData.data(), ...); }`, then
 # `aclCreateIntArrayP(repeatsArray, &repeat)`.
 _ARRAY_HELPER = re.compile(r"\b(\w+)\s*\(\s*const\s+std::vector<\w+>\s*&\s*(\w+)\s*,\s*acl(?:Int|Float|Bool)Array\s*\*\s*\*\s*"
                            r"(\w+)\s*\)\s*\{\s*\*\s*\3\s*=\s*aclCreate(?:Int|Float|Bool)Array\s*\(\s*\2\.data\(\)")
-_INT_ARRAY = re.compile(r"\b(\w+)\s*=\s*aclCreate(Int|Float|Bool)Array\s*\(\s*(\w+)\.data\(\)\s*,\s*\w+\.size\(\)\s*\)")
+_INT_ARRAY = re.compile(r"=\s*aclCreate(?:Int|Float|Bool)Array\s*\(\s*(\w+)\.data\(\)\s*,\s*\w+\.size\(\)\s*\)")
 
 
 def _dtype(acl_name: str) -> Optional[DType]:
@@ -97,16 +100,20 @@ def split_arguments(code: str, open_paren: int) -> Optional[list[str]]:
     return None
 
 
-def extract_example_call(code: str, api: API, line: int = 0) -> Optional[ExampleCall]:
-    """The example's call of `api`'s first phase, with every argument it can trace."""
-    source = strip_comments(code)
-    opening = find_call(source, api.workspace_fn)
-    if opening < 0:
-        return None
-    args = split_arguments(source, opening)
-    if args is None or len(args) < len(api.params):
-        return None
+class _Facts(NamedTuple):
+    """What an example defines, by variable name (the same for every API of a page: its APIs
+    share one example)."""
+    source: str  # the code without comments
+    vectors: dict[str, Optional[tuple[float, ...]]]
+    values: dict[str, Optional[float]]
+    tensors: dict[str, tuple[str, str, str]]  # tensor -> (host data, shape, dtype enumerator without ACL_)
+    scalars: dict[str, tuple[str, str]]  # scalar -> (value variable, dtype enumerator without ACL_)
+    arrays: dict[str, str]  # array -> the vector it is made of
 
+
+@functools.lru_cache(maxsize=4)
+def _facts(code: str) -> _Facts:
+    source = strip_comments(code)
     vectors = {name: _numbers(body) for _, name, body in _VECTOR.findall(source)}
     values = {name: _number(value) for _, name, value in _VALUE.findall(source)}
     for name, shape, value in _FILLED.findall(source) if "GetShapeSize(" in source else ():
@@ -117,14 +124,42 @@ def extract_example_call(code: str, api: API, line: int = 0) -> Optional[Example
                 size *= int(d)
             vectors[name] = (number,) * size
     tensors = {tensor: (host, shape, acl) for host, shape, acl, tensor in _TENSOR.findall(source)}
-    # The two patterns that start with a variable are searched only where their function is called.
-    scalars = {scalar: (value, acl) for scalar, value, acl in _SCALAR.findall(source)} \
+    scalars = {scalar: (value, acl) for scalar, (value, acl) in _assigned(_SCALAR, source)} \
         if "aclCreateScalar" in source else {}
-    arrays = {array: vector for array, _, vector in _INT_ARRAY.findall(source)} if "aclCreate" in source else {}
+    arrays = {array: vector for array, (vector,) in _assigned(_INT_ARRAY, source)} if "Array" in source else {}
     for helper, _, _ in _ARRAY_HELPER.findall(source) if "Array(" in source else ():
         # `helper(vector, &array)`: a page's own helper that fills an array.
         for vector, array in compiled(rf"\b{re.escape(helper)}\s*\(\s*(\w+)\s*,\s*&\s*(\w+)\s*\)").findall(source):
             arrays.setdefault(array, vector)
+    return _Facts(source, vectors, values, tensors, scalars, arrays)
+
+
+def _assigned(right_side: re.Pattern, source: str) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """(variable, groups) of each `variable = <right_side>` in the source: `right_side` starts at
+    the "=", the variable is the word before it (blanks between), as `\\b(\\w+)\\s*` before it would
+    match (\\s and \\w are str.isspace and str.isalnum or "_", as re reads them)."""
+    for found in right_side.finditer(source):
+        end = found.start()
+        while end and source[end - 1].isspace():
+            end -= 1
+        start = end
+        while start and (source[start - 1].isalnum() or source[start - 1] == "_"):
+            start -= 1
+        if start < end:
+            yield source[start:end], found.groups()
+
+
+def extract_example_call(code: str, api: API, line: int = 0) -> Optional[ExampleCall]:
+    """The example's call of `api`'s first phase, with every argument it can trace."""
+    facts = _facts(code)
+    source = facts.source
+    opening = find_call(source, api.workspace_fn)
+    if opening < 0:
+        return None
+    args = split_arguments(source, opening)
+    if args is None or len(args) < len(api.params):
+        return None
+    vectors, values, tensors, scalars, arrays = facts.vectors, facts.values, facts.tensors, facts.scalars, facts.arrays
 
     traced = []
     for param, arg in zip(api.params, args):

@@ -124,6 +124,14 @@ def _run_pattern(code_page: str) -> re.Pattern[str]:
     return re.compile("[" + re.escape(chars) + "]+")
 
 
+@lru_cache(maxsize=1)
+def _telling_pair() -> re.Pattern[str]:
+    """A UTF-8 lead byte followed by a continuation byte, as any of the code pages spells them."""
+    leads = {char for cp in CODE_PAGES for char, byte in _byte_of(cp).items() if 0xC2 <= byte <= 0xF4}
+    continuations = {char for cp in CODE_PAGES for char, byte in _byte_of(cp).items() if 0x80 <= byte <= 0xBF}
+    return re.compile("[" + re.escape("".join(sorted(leads))) + "][" + re.escape("".join(sorted(continuations))) + "]")
+
+
 def damage(text: str, code_page: str) -> str:
     """What the broken tool made of `text`: UTF-8 read as `code_page`, undefined bytes and soft
     hyphens dropped. The model of the damage that tests and `measure` repair."""
@@ -462,6 +470,11 @@ class PageRepair:
 def repair_page(text: str, model: Optional[CharModel] = None) -> Optional[PageRepair]:
     """The repaired page, or None when `text` does not look like mojibake."""
     if text.isascii():  # the common case, and clean whatever happened to it
+        return None
+    if not _telling_pair().search(text):
+        # A reading is mojibake only with a telling sequence: a lead byte's character followed by
+        # a continuation byte's. One search for that pair instead of every run under every code
+        # page (clean pages hold runs: dashes, quotes, "×").
         return None
     model = model or default_model()
     readings = [r for r in (_read(text, cp) for cp in CODE_PAGES) if r.is_mojibake]
