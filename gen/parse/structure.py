@@ -143,7 +143,12 @@ def _repair_fences(text: str, doc: Document) -> str:
     lines = text.split("\n")
     open_fence = ""
     changed = False
-    for i, line in enumerate(lines):
+    # Only lines holding a fence's three characters can open, close or end code with a fence;
+    # the others are passed over without a pattern tried on each.
+    fence_lines = collections.deque(i for i, line in enumerate(lines) if "```" in line or "~~~" in line)
+    while fence_lines:
+        i = fence_lines.popleft()
+        line = lines[i]
         match = _FENCE_LINE.match(line)
         if not match:
             closer = _code_then_closer(line, open_fence)
@@ -155,6 +160,7 @@ def _repair_fences(text: str, doc: Document) -> str:
                     lines.append(open_fence)
                 else:
                     lines[i + 1] = open_fence
+                fence_lines.appendleft(i + 1)  # the fence moved there closes the code
                 changed = True
                 doc.notes.append(("warning", i + 1, "fence-closed-after-code",
                                   f"a code fence is closed at the end of the code line {line.strip()!r}"))
