@@ -90,3 +90,32 @@ def test_the_corpus_run_uses_no_emitter():
                 if isinstance(node, (ast.Import, ast.ImportFrom))
                 for alias in node.names}
     assert not {m for m in imported if m and m.startswith("gen.emit")}
+
+
+def test_run_leaves_the_cycle_collector_as_it_found_it(docs, tmp_path):
+    import gc
+
+    assert gc.isenabled()
+    report = pipeline.run([docs], tmp_path / "out", emitters=())
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    # What the run made was moved to the oldest generation, not left for the next collection
+    # of the youngest to trace (which would have moved it to the middle one).
+    assert any(o is report.model for o in gc.get_objects(generation=2))
+    gc.disable()
+    try:
+        pipeline.run([docs], tmp_path / "out", emitters=())
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_run_keeps_objects_the_process_froze_frozen(docs, tmp_path):
+    import gc
+
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        pipeline.run([docs], tmp_path / "out", emitters=())
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
