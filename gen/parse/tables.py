@@ -19,7 +19,6 @@ from itertools import repeat
 from typing import Iterable, Iterator, Optional
 
 import lxml.etree
-import lxml.html
 
 from gen.parse.document import Cell, Row, Table
 from gen.parse.inline import FOOTNOTE_MARK, unescape
@@ -36,6 +35,11 @@ _QUOTE = re.compile('"')
 _BLOCK_TAGS = frozenset({"p", "div", "ul", "ol", "li", "tr", "table", "pre", "h1", "h2", "h3", "h4", "h5", "h6",
                          "dl", "dt", "dd"})
 _SKIP_TAGS = frozenset({"script", "style", "colgroup", "col"})
+# Tables are parsed into plain lxml.etree elements: lxml.html's parser calls a Python class
+# lookup for every element the walk below touches (85,000 calls on a docs tree of 900 pages).
+# Elements of lxml.html (an HTML page's tables, gen.parse.html_page) are read the same way.
+_PLAIN_HTML = lxml.etree.HTMLParser()
+_TEXT_CONTENT = lxml.etree.XPath("string()")  # HtmlElement.text_content(), for any element
 
 
 def find_html_tables(text: str, exclude: Iterable[tuple[int, int]] = ()) -> list[tuple[int, int, bool]]:
@@ -77,27 +81,31 @@ def find_html_tables(text: str, exclude: Iterable[tuple[int, int]] = ()) -> list
 
 def parse_html_table(markup: str, line: int = 1) -> Table:
     """One `<table>` element (as text) into a Table; `line` is the page line of its first line."""
-    try:
-        root = lxml.html.fragment_fromstring(markup, create_parent=False)
-    except (lxml.etree.ParserError, ValueError):
-        try:
-            root = lxml.html.fragment_fromstring(markup, create_parent="div")
-        except (lxml.etree.ParserError, ValueError):
-            return Table((), (), line, ((line, "table-unreadable", "an HTML table could not be read"),))
-    table = root if root.tag == "table" else root.find(".//table")
+    table = _first_table(markup)
     if table is None:
         return Table((), (), line, ((line, "table-unreadable", "an HTML table could not be read"),))
     return table_from_element(table, line)
 
 
-def table_from_element(table: lxml.html.HtmlElement, line: int = 1) -> Table:
+def _first_table(markup: str) -> Optional[lxml.etree._Element]:
+    """The first `<table>` of the markup as libxml2's HTML parser reads it inside a `<body>` (as
+    lxml.html.fragment_fromstring puts it, whose single element or, failing that, whose every
+    element was searched), into plain etree elements."""
+    try:
+        document = lxml.etree.fromstring(f"<html><body>{markup}</body></html>", _PLAIN_HTML)
+    except (lxml.etree.LxmlError, ValueError):
+        return None
+    return None if document is None else document.find(".//table")
+
+
+def table_from_element(table: lxml.etree._Element, line: int = 1) -> Table:
     """A parsed `<table>` element into a Table; element lines are offset by `line` - 1.
 
     The header is the last row of `<thead>`, else the first row (pages misspell `<thead>` as
     `<thread>` or leave it out).
     """
     repairs: list[tuple[int, str, str]] = []
-    groups: list[tuple[str, list[tuple[int, list[lxml.html.HtmlElement]]]]] = []
+    groups: list[tuple[str, list[tuple[int, list[lxml.etree._Element]]]]] = []
     _collect_rows(table, "body", groups, repairs, line)
 
     _split_orphan_runs(groups)
@@ -256,9 +264,12 @@ def _expand_spans(raw_rows: list[tuple[int, list]], repairs, line: int = 1) -> l
 
 def cell_from_element(element, line: int = 1) -> Cell:
     links: list[tuple[str, str]] = []
-    parts: list[str] = []
-    _element_text(element, parts, links, top=True)
-    text = clean_cell_text("".join(parts))
+    if len(element):
+        parts: list[str] = []
+        _element_text(element, parts, links, top=True)
+        text = clean_cell_text("".join(parts))
+    else:  # most cells: their text and nothing else (what _element_text gives a <td> or <th>)
+        text = clean_cell_text(element.text or "")
     if "[" in text:
         md_links = list(_md_links(text))
         if md_links:
@@ -296,7 +307,7 @@ def _element_text(element, parts: list[str], links: list, top: bool = False) -> 
     if tag == "br":
         parts.append("\n")
         return
-    if tag == "sup" and FOOTNOTE_MARK.fullmatch(element.text_content()):
+    if tag == "sup" and FOOTNOTE_MARK.fullmatch(_TEXT_CONTENT(element)):
         return  # a footnote mark ("FLOAT<sup>1</sup>"), not part of the text
     if tag in _BLOCK_TAGS and not top:
         parts.append("\n")
@@ -319,6 +330,8 @@ _SPACES = re.compile(r"[ \t\u3000\xa0]+")
 def clean_cell_text(text: str) -> str:
     """Whitespace of a cell folded: lines stripped, runs of blanks collapsed, empty lines dropped."""
     text = unescape(text)
+    if "\n" not in text:
+        return _SPACES.sub(" ", text).strip()
     lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
     return "\n".join(line for line in lines if line)
 
