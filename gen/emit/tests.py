@@ -94,12 +94,12 @@ class Case:
         parts = [repr(self.id)]
         for name in _FIELDS:
             mine, theirs = getattr(self, name), getattr(base, name)
+            if mine is theirs or mine == theirs:  # most fields of most cases: the base's own
+                continue
             if isinstance(mine, dict):
-                assert set(theirs) <= set(mine), f"{self.id}: {name} drops entries of the base"
-                mine = {k: v for k, v in mine.items() if k not in theirs or theirs[k] != v}
-                if mine:
-                    parts.append(f"{name}={mine!r}")
-            elif mine != theirs:
+                assert theirs.keys() <= mine.keys(), f"{self.id}: {name} drops entries of the base"
+                parts.append(f"{name}={ {k: v for k, v in mine.items() if k not in theirs or theirs[k] != v}!r}")
+            else:
                 parts.append(f"{name}={mine!r}")
         return ", ".join(parts)
 
