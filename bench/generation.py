@@ -153,6 +153,7 @@ def main() -> None:
         incremental: list[float] = []
         command: list[float] = []
         last: dict | None = None  # what the last incremental run did (not its report: see run_generate)
+        stages: list[dict[str, float]] = []  # each incremental run's seconds by stage
         if target is not None:
             original = links[target].read_text(encoding="utf-8")
             target.unlink()
@@ -165,6 +166,7 @@ def main() -> None:
                 report = pipeline.run([docs], out, jobs=JOBS, cache_dir=cache)
                 incremental.append(time.perf_counter() - start)
                 last = {"changed": report.changed, "reparsed": report.reparsed, "rendered": len(report.rendered)}
+                stages.append(report.seconds)
                 del report
                 target.write_text(original.replace(EDIT_FROM, f"{EDIT_FROM}（bench command {i}）", 1), encoding="utf-8")
                 start = time.perf_counter()
@@ -206,6 +208,8 @@ def main() -> None:
         "incremental": {
             "seconds": Summary.of(incremental, "s").to_json() if incremental else None,
             "command_seconds": Summary.of(command, "s").to_json() if command else None,
+            "stage_seconds": {stage: round(Summary.of([run[stage] for run in stages], "s").median, 4)
+                              for stage in pipeline.STAGES} if stages else None,
             "edited_page": target.relative_to(docs).as_posix() if target else None,
             "files_written": last["changed"] if last else [],
             "pages_reparsed": last["reparsed"] if last else None,

@@ -66,6 +66,11 @@ PAGE_SUFFIXES = (".md", ".txt", ".html", ".htm")
 # Below this many pages to parse (or re-parsed, for the emitters), starting worker processes
 # costs more than it saves: the work stays in this process.
 PARALLEL_FROM = 32
+# Pages a parse worker is sent at once: each message costs this process (its pool's threads, the
+# pipes) what it would rather leave to the workers; 2 pages a message took 0.7 CPU s of it for a
+# docs tree of 900 pages, 8 take 0.35 s. The pages go largest first, so the last messages hold
+# the smallest pages and the workers still finish together.
+_PAGES_PER_TASK = 8
 SEMANTICS_SUFFIX = ".toml"
 
 
@@ -162,7 +167,7 @@ def _parse_all(todo: list[_ParseTask], jobs: int, progress: Progress) -> list[tu
     order = sorted(range(len(todo)), key=lambda i: -len(todo[i].raw))
     parsed: list[tuple[Page, bytes]] = [None] * len(todo)  # type: ignore[list-item]
     with _forked_pool(min(jobs, len(todo))) as pool:
-        done = pool.imap(_parse_task, [todo[i] for i in order], chunksize=2)
+        done = pool.imap(_parse_task, [todo[i] for i in order], chunksize=_PAGES_PER_TASK)
         for position, data in enumerate(progress(done, "parse", total=len(todo))):
             parsed[order[position]] = (pickle.loads(data), data)
     return parsed
