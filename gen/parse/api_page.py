@@ -43,6 +43,7 @@ PARAM_NO_DTYPES = "param-no-dtypes"
 _INCLUDE = re.compile(r"#\s*include\s*[<\"](aclnnop/[^\">]+)[\">]")
 _API_TITLE = re.compile(r"^\s*aclnn[A-Za-z0-9_]+(?:\s*(?:&|、|和|,|/)\s*aclnn[A-Za-z0-9_]+)*\s*$")
 _BARE_DECL = re.compile(r"(?<![\w.>])(aclnn\w+)\s*\(")
+_TAG = re.compile(r"<[^<>]+>")
 
 
 def guarded(diags: list[Diagnostic], line: int, what: str, step: Callable[[], T], default: T) -> T:
@@ -103,7 +104,7 @@ def _product_tables(doc: Document) -> list[tuple[Block, dict[int, tuple[Soc, ...
     for block in doc.blocks:
         if block.kind != TABLE or block.table is None:
             continue
-        header = [re.sub(r"<[^<>]+>", "", h) for h in block.table.header]
+        header = [_TAG.sub("", h) for h in block.table.header]
         columns = {i: vocab.socs_in(h) for i, h in enumerate(header) if i and vocab.socs_in(h)}
         if columns and not vocab.socs_in(header[0]):
             found.append((block, columns))

@@ -107,11 +107,14 @@ def _clauses(text: str, names: Sequence[str]) -> list[tuple[str, bool]]:
     return out
 
 
+_OPENING_PARENTHESIS = re.compile(r"[（(]")
+
+
 def _before_aside(clause: str) -> str:
     """A clause without the parenthesis that follows its statement: "数据类型与self满足数据类型推导
     规则（当beta是float，self是整型...不满足推导关系）" states the relation, and its exceptions aside.
     A clause that opens with a parenthesis keeps it ("(当reduction为0时)out的shape...")."""
-    head = re.split(r"[（(]", clause, maxsplit=1)[0]
+    head = _OPENING_PARENTHESIS.split(clause, maxsplit=1)[0]
     return head if head.strip() else clause
 
 

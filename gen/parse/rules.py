@@ -74,17 +74,22 @@ class Text:
     error_row: bool = False
 
 
+_TAG = re.compile(r"<[^<>]+>")
+_BLANKS = re.compile(r"\s+")
+_GLUED_BROADCAST = re.compile(r"(?<=[A-Za-z0-9])(?=broadcast)")
+
+
 def _clean(text: str) -> str:
     # A backtick becomes a space: "`target`broadcast后" names target.
-    text = re.sub(r"<[^<>]+>", " ", text).replace("**", "").replace("`", " ")
-    return re.sub(r"\s+", " ", text).strip()
+    text = _TAG.sub(" ", text).replace("**", "").replace("`", " ")
+    return _BLANKS.sub(" ", text).strip()
 
 
 def _normal(text: str) -> str:
     """Full-width brackets and commas as ASCII, markup gone: what the patterns read."""
     # A link's text glued to the name before it once the page reader dropped the tag
     # ("self和target<a>broadcast</a>后" -> "targetbroadcast后").
-    text = re.sub(r"(?<=[A-Za-z0-9])(?=broadcast)", " ", _clean(text))
+    text = _GLUED_BROADCAST.sub(" ", _clean(text))
     for wide, narrow in (("（", "("), ("）", ")"), ("［", "["), ("］", "]"), ("，", ", "), ("：", ":"), ("【", "["),
                          ("】", "]"), ("＜", "<"), ("＞", ">")):
         text = text.replace(wide, narrow)

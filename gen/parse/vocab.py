@@ -121,6 +121,7 @@ def soc_of(name: str) -> Optional[Soc]:
     return None
 
 
+@functools.lru_cache(maxsize=8192)  # pages and their sentences repeat: 33,000 asks, 4,400 texts in a docs tree
 def socs_in(text: str) -> tuple[Soc, ...]:
     """Every chip a per-product note names, in page order (a note may name several products).
 
@@ -128,7 +129,7 @@ def socs_in(text: str) -> tuple[Soc, ...]:
     one product's name, then maps each part.
     """
     found: list[Soc] = []
-    for part in re.split(r"[、，,；;]|\band\b|和|及", text):
+    for part in _PRODUCT_SEPARATORS.split(text):
         for piece in _split_slashes(part):
             soc = soc_of(piece)
             if soc is not None and soc not in found:
@@ -138,8 +139,11 @@ def socs_in(text: str) -> tuple[Soc, ...]:
 
 def _split_slashes(part: str) -> Iterable[str]:
     # "Atlas A2 训练系列产品/Atlas A3 推理系列产品" names two chips; "Atlas 200I/500 A2" one.
-    pieces = re.split(r"/(?=\s*(?:Atlas|Ascend|Kirin|昇腾|A\d))", part)
-    return pieces
+    return _PRODUCT_SLASH.split(part)
+
+
+_PRODUCT_SEPARATORS = re.compile(r"[、，,；;]|\band\b|和|及")
+_PRODUCT_SLASH = re.compile(r"/(?=\s*(?:Atlas|Ascend|Kirin|昇腾|A\d))")
 
 
 PRODUCT_WORD = re.compile(r"Atlas|Ascend|Kirin|昇腾|A200I|910|310", re.I)
@@ -150,6 +154,7 @@ _YES = {"√", "✓", "✔", "支持", "是", "yes", "y", "supported", "support"
 _NO = {"×", "x", "✗", "✘", "不支持", "否", "no", "n", "not supported", "unsupported", "false", "-"}
 
 
+@functools.lru_cache(maxsize=1024)  # a table's marks repeat down its columns
 def support_mark(text: str) -> Optional[bool]:
     """√/×/支持/不支持/Supported/... as a bool, or None when the text is not a mark."""
     key = re.sub(r"[\s。.`*]+", " ", text).strip().lower()
@@ -256,6 +261,7 @@ ERROR_COLUMNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     ))
 
 
+@functools.lru_cache(maxsize=1024)  # tables repeat their headers
 def header_key(text: str) -> str:
     return re.sub(r"[\s（）()\[\]`*:：]", "", text).lower()
 
