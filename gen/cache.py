@@ -11,7 +11,8 @@ Two stores under one directory (`make generate` uses build/cache; `make clean` e
   the run left it on disk; and fragments that files made of every API reuse. A file whose
   inputs and disk state are unchanged is not rendered again. Keyed by the generator's version
   (`generator_version`: every file of gen/, templates/ and runtime/python/), so that a change
-  of an emitter or a template renders everything once.
+  of an emitter or a template renders everything once. Two tables of the same database; a run
+  writes only the rows it changed.
 
 Entries are pickles of our own objects, written by this generator into the user's build tree;
 one that cannot be read is a miss, never an error.
@@ -26,7 +27,6 @@ import os
 import pickle
 import sqlite3
 import sys
-import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, TypeVar
 
@@ -95,36 +95,21 @@ def page_key(source: str, raw: bytes, version: str) -> str:
     return sha.hexdigest()[:32]
 
 
-def write_atomically(path: Path, data: bytes) -> None:
-    """Whole or not at all: two runs (or two workers) sharing the cache never read a half-written
-    entry. The directory exists (IRCache makes its own). A temporary name of this process and
-    thread: tempfile.mkstemp's search for a free name cost a cold run a fifth of a second."""
-    temporary = path.with_name(f".tmp-{os.getpid()}-{threading.get_ident()}-{path.name}")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
-
-
-class _PickleStore:
-    """Pickled entries in one table of the cache's SQLite database (`entries.sqlite3`), each keyed
-    by a source's bytes and a version. One database rather than a file per entry: a cold run of a
-    docs tree stored ~900 pages, and each file's creation cost this machine's kernel half a
-    millisecond; a transaction stores them all. A database that cannot be opened or read (another
-    run holds it too long) gives misses and stores nothing, never an error; a damaged one is made
+class _Database:
+    """The cache's SQLite database (`entries.sqlite3`), opened on first use with the tables
+    `schema` creates. None when it cannot be opened (another run holds it too long, it is
+    unwritable): the cache then misses and stores nothing, never an error; a damaged one is made
     anew."""
 
     _TIMEOUT = 10.0  # seconds another run may hold the database before this one gives up on it
 
-    def __init__(self, root: Path, name: str, version: str) -> None:
+    def __init__(self, root: Path, schema: tuple[str, ...]) -> None:
         self.path = Path(root) / DATABASE
-        self.table = name
-        self.version = version
+        self.schema = schema
         self._db: Optional[sqlite3.Connection] = None
         self._opened = False
 
-    def key(self, source: str, raw: bytes) -> str:
-        return page_key(source, raw, self.version)
-
-    def _database(self) -> Optional[sqlite3.Connection]:
+    def connection(self) -> Optional[sqlite3.Connection]:
         if not self._opened:
             self._opened = True
             try:
@@ -139,6 +124,12 @@ class _PickleStore:
                     self._db = self._connect()
         return self._db
 
+    def close(self) -> None:
+        """Closed until the next `connection()` (a worker process forked meanwhile holds no open one)."""
+        if self._db is not None:
+            self._db.close()
+        self._db, self._opened = None, False
+
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(self.path, timeout=self._TIMEOUT, isolation_level=None)
@@ -146,14 +137,33 @@ class _PickleStore:
             # WAL: readers never wait for a writer; NORMAL: a crash loses the last entries, never the file.
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
-            db.execute(f"CREATE TABLE IF NOT EXISTS {self.table} (key TEXT PRIMARY KEY, data BLOB NOT NULL)")
+            for statement in self.schema:
+                db.execute(statement)
         except sqlite3.Error:
             db.close()
             raise
         return db
 
+
+class _PickleStore:
+    """Pickled entries in one table of the cache's SQLite database (`entries.sqlite3`), each keyed
+    by a source's bytes and a version. One database rather than a file per entry: a cold run of a
+    docs tree stored ~900 pages, and each file's creation cost this machine's kernel half a
+    millisecond; a transaction stores them all. A database that cannot be opened or read (another
+    run holds it too long) gives misses and stores nothing, never an error; a damaged one is made
+    anew."""
+
+    def __init__(self, root: Path, name: str, version: str) -> None:
+        self.table = name
+        self.version = version
+        self._database = _Database(root, (f"CREATE TABLE IF NOT EXISTS {name} (key TEXT PRIMARY KEY, data BLOB NOT NULL)",))
+        self.path = self._database.path
+
+    def key(self, source: str, raw: bytes) -> str:
+        return page_key(source, raw, self.version)
+
     def load_pickled(self, key: str) -> Optional[bytes]:
-        db = self._database()
+        db = self._database.connection()
         if db is None:
             return None
         try:
@@ -175,7 +185,7 @@ class _PickleStore:
 
     def store_pickled(self, entries: Iterable[tuple[str, bytes]]) -> None:
         """Stores (key, pickle) pairs in one transaction."""
-        db = self._database()
+        db = self._database.connection()
         if db is None:
             return
         try:
@@ -222,22 +232,48 @@ def pickle_page(page: Page) -> bytes:
 
 
 class EmitMemo:
-    """What the last run into one output directory rendered (see the module's docstring)."""
+    """What the last run into one output directory rendered (see the module's docstring), in two
+    tables of the cache's database keyed by the output directory. A run reads them whole and
+    writes back only the rows it changed (a few after one page changed; the fragments alone are
+    megabytes, which a memo written whole cost every run)."""
+
+    _SCHEMA = (
+        "CREATE TABLE IF NOT EXISTS memo_files (out TEXT NOT NULL, path TEXT NOT NULL, version TEXT NOT NULL, "
+        "inputs TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, PRIMARY KEY (out, path))",
+        "CREATE TABLE IF NOT EXISTS memo_fragments (out TEXT NOT NULL, kind TEXT NOT NULL, inputs TEXT NOT NULL, "
+        "version TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY (out, kind, inputs))",
+    )
 
     def __init__(self, root: Path, out_dir: Path, version: Optional[str] = None) -> None:
-        name = hashlib.sha256(str(Path(out_dir).resolve()).encode()).hexdigest()[:16]
-        self.path = Path(root) / "emit" / f"{name}.pickle"
+        self.out = hashlib.sha256(str(Path(out_dir).resolve()).encode()).hexdigest()[:16]
         self.version = version or generator_version()
         # relative path -> (inputs digest, size, mtime_ns) as the last run left the file
         self.files: dict[str, tuple[str, int, int]] = {}
         self.fragments: dict[tuple[str, str], Any] = {}
         self._used: set[tuple[str, str]] = set()
+        self._database = _Database(Path(root), self._SCHEMA)
+        # What the database holds, which `save` writes the difference to.
+        self._stored_files: dict[str, tuple[str, int, int]] = {}
+        self._stored_fragments: set[tuple[str, str]] = set()
+        self._load()
+
+    def _load(self) -> None:
+        db = self._database.connection()
+        if db is None:
+            return
         try:
-            stored = pickle.loads(self.path.read_bytes())
-        except Exception:  # noqa: BLE001 - no memo yet, or an unreadable one: render everything
-            stored = None
-        if isinstance(stored, dict) and stored.get("version") == self.version:
-            self.files, self.fragments = stored["files"], stored["fragments"]
+            key = (self.out, self.version)
+            self.files = {path: (inputs, size, mtime) for path, inputs, size, mtime in db.execute(
+                "SELECT path, inputs, size, mtime_ns FROM memo_files WHERE out = ? AND version = ?", key)}
+            for kind, inputs, data in db.execute(
+                    "SELECT kind, inputs, data FROM memo_fragments WHERE out = ? AND version = ?", key):
+                with contextlib.suppress(Exception):  # an unreadable fragment is made again, and replaced
+                    self.fragments[(kind, inputs)] = pickle.loads(data)
+            self._stored_files, self._stored_fragments = dict(self.files), set(self.fragments)
+        except sqlite3.Error:
+            self.files, self.fragments, self._stored_fragments = {}, {}, set()
+        finally:
+            self._database.close()  # emit workers are forked from this process
 
     def unchanged(self, root: Path, relpath: str, inputs: str) -> bool:
         """Whether `relpath` was rendered from `inputs` and is still as that run left it."""
@@ -278,8 +314,30 @@ class EmitMemo:
     def save(self, kept_files: Iterable[str]) -> None:
         """Keeps the files of this run and the fragments it used: what the next one can reuse."""
         kept = set(kept_files)
-        data = {"version": self.version,
-                "files": {k: v for k, v in self.files.items() if k in kept},
-                "fragments": {k: v for k, v in self.fragments.items() if k in self._used}}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(self.path, pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
+        files = {k: v for k, v in self.files.items() if k in kept}
+        used = self._used & self.fragments.keys()
+        db = self._database.connection()
+        if db is None:
+            return
+        try:
+            db.execute("BEGIN")
+            # Rows of another generator's version: nothing reads them again.
+            db.execute("DELETE FROM memo_files WHERE out = ? AND version != ?", (self.out, self.version))
+            db.execute("DELETE FROM memo_fragments WHERE out = ? AND version != ?", (self.out, self.version))
+            db.executemany("DELETE FROM memo_files WHERE out = ? AND path = ?",
+                           [(self.out, path) for path in self._stored_files.keys() - files.keys()])
+            db.executemany("INSERT OR REPLACE INTO memo_files VALUES (?, ?, ?, ?, ?, ?)",
+                           [(self.out, path, self.version, *entry) for path, entry in files.items()
+                            if self._stored_files.get(path) != entry])
+            db.executemany("DELETE FROM memo_fragments WHERE out = ? AND kind = ? AND inputs = ?",
+                           [(self.out, *key) for key in self._stored_fragments - used])
+            db.executemany("INSERT OR REPLACE INTO memo_fragments VALUES (?, ?, ?, ?, ?)",
+                           [(self.out, *key, self.version, pickle.dumps(self.fragments[key], pickle.HIGHEST_PROTOCOL))
+                            for key in used - self._stored_fragments])
+            db.execute("COMMIT")
+            self._stored_files, self._stored_fragments = files, used
+        except sqlite3.Error:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
+        finally:
+            self._database.close()

@@ -110,7 +110,7 @@ def test_a_database_another_run_writes_to_stores_nothing_and_fails_nothing(docs,
     pipeline.parse(paths, cache=IRCache(tmp_path / "cache", version="v1"))
     edit(docs / "exp.md")
     parses.clear()
-    monkeypatch.setattr(IRCache, "_TIMEOUT", 0.05)
+    monkeypatch.setattr(gen.cache._Database, "_TIMEOUT", 0.05)
     with contextlib.closing(sqlite3.connect(tmp_path / "cache" / DATABASE, isolation_level=None)) as holder:
         holder.execute("BEGIN EXCLUSIVE")  # another run writing: readers go on (WAL), writers wait
         cache = IRCache(tmp_path / "cache", version="v1")
@@ -162,6 +162,43 @@ def test_another_generator_version_renders_everything(docs, tmp_path):
     memo = EmitMemo(cache, out)
     assert memo.files and EmitMemo(cache, out, version="another").files == {}
     assert sorted(first.rendered) == sorted(tree(out))
+
+
+def _memo_rows(cache: Path) -> tuple[dict[str, tuple], set[tuple[str, str, str]]]:
+    with contextlib.closing(sqlite3.connect(cache / DATABASE)) as db:
+        files = {row[0]: row[1:] for row in db.execute("SELECT path, version, inputs, size, mtime_ns FROM memo_files")}
+        fragments = {row for row in db.execute("SELECT kind, inputs, version FROM memo_fragments")}
+    return files, fragments
+
+
+def test_the_memo_rewrites_only_the_rows_of_what_changed(docs, tmp_path):
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    pipeline.run([docs], out, cache_dir=cache)
+    files, fragments = _memo_rows(cache)
+    assert "tests/test_exp.py" in files and len(files) > 20 and fragments
+    edit(docs / "exp.md")
+    report = pipeline.run([docs], out, cache_dir=cache)
+    files_after, fragments_after = _memo_rows(cache)
+    changed = {path for path, row in files_after.items() if files.get(path) != row}
+    assert changed and changed <= set(report.rendered) and files_after.keys() == files.keys()
+    # The stub and the record of each API of exp.md (aclnnExp, aclnnInplaceExp): made anew, the
+    # old ones dropped; every other API's kept.
+    exp_apis = [b for b in report.model.apis if b.page.source.endswith("exp.md")]
+    assert len(exp_apis) == 2
+    assert len(fragments_after - fragments) == 4 and len(fragments - fragments_after) == 4
+    assert len(fragments_after) == len(fragments) == 2 * len(report.model.apis)
+
+
+def test_a_memo_of_another_generator_version_replaces_the_rows_of_the_last(docs, tmp_path):
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    first = pipeline.run([docs], out, cache_dir=cache)
+    memo = EmitMemo(cache, out, version="another")
+    assert memo.files == {} and memo.fragments == {}
+    memo.record(out, "tests/test_exp.py", "inputs")
+    memo.save(["tests/test_exp.py"])
+    files, fragments = _memo_rows(cache)
+    assert files.keys() == {"tests/test_exp.py"} and files["tests/test_exp.py"][:2] == ("another", "inputs")
+    assert fragments == set() and len(first.rendered) > 1
 
 
 def test_emitters_in_worker_processes_write_what_one_process_writes(docs, tmp_path):
