@@ -177,13 +177,17 @@ def _parse_all(todo: list[_ParseTask], jobs: int, progress: Progress) -> list[tu
 def _forked_pool(processes: int) -> Iterator[Any]:
     """Worker processes forked from this one. Its objects are frozen out of the garbage collector
     meanwhile: a collection in a worker would otherwise write to every object it inherited, and
-    copy the pages of memory that hold them."""
-    gc.freeze()
+    copy the pages of memory that hold them. Not when the process has frozen objects of its own,
+    which unfreezing afterwards would release."""
+    freezing = not gc.get_freeze_count()
+    if freezing:
+        gc.freeze()
     try:
         with multiprocessing.get_context("fork").Pool(processes) as pool:
             yield pool
     finally:
-        gc.unfreeze()
+        if freezing:
+            gc.unfreeze()
 
 
 # ---- merge ------------------------------------------------------------------------------------------

@@ -119,3 +119,18 @@ def test_run_keeps_objects_the_process_froze_frozen(docs, tmp_path):
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+def test_parse_workers_keep_objects_the_process_froze_frozen(tmp_path):
+    import gc
+
+    for i in range(pipeline.PARALLEL_FROM):  # enough pages for worker processes
+        shutil.copy(ROOT / "op_docs" / "exp.md", tmp_path / f"exp{i}.md")
+    paths = pipeline.discover([tmp_path]).pages
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert len(pipeline.parse(paths, jobs=2)) == len(paths)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
