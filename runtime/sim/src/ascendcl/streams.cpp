@@ -38,6 +38,9 @@ constexpr std::chrono::microseconds kPauseSpin{1};
 // as on a device, whose task queues are finite. Without it a host that runs ahead of the device
 // queues without bound (hundreds of bytes per queued call).
 constexpr size_t kQueueDepth = 1024;
+// Executors retired between two takes (`TakeRetired`, at every launch and synchronisation): at
+// most the queue's and the one running.
+constexpr size_t kRetiredDepth = kQueueDepth + 1;
 
 void Relax() {
 #if defined(__x86_64__)
@@ -342,7 +345,14 @@ void Worker(std::shared_ptr<StreamState> self) {
 // The executors the worker has finished with, taken (O(1)) under the stream's mutex, to be
 // released by the calling (launching) thread after it lets the mutex go.
 std::vector<std::shared_ptr<Executor>>& TakeRetired(StreamState& s) {
-  thread_local std::vector<std::shared_ptr<Executor>> reaped;  // swapped: both keep their capacity
+  // Swapped with the stream's list, so both are as deep as it may get (kRetiredDepth): whichever
+  // buffer a stream holds, retiring never allocates (a synchronising thread that ran a deep queue's
+  // tasks itself grew a shallower one: the C++ steady-state test failed 13 runs in 200 under load).
+  thread_local std::vector<std::shared_ptr<Executor>> reaped = [] {
+    std::vector<std::shared_ptr<Executor>> list;
+    list.reserve(kRetiredDepth);
+    return list;
+  }();
   if (!s.retired.empty()) reaped.swap(s.retired);
   return reaped;
 }
@@ -363,7 +373,10 @@ aclError Enqueue(const std::shared_ptr<StreamState>& self, Task&& task) {
   {
     std::unique_lock<std::mutex> lock(s.mutex);
     if (s.stop) return Fail(ACL_ERROR_INVALID_PARAM, std::string(task.api) + ": stream is not a live stream");
-    if (!s.worker.joinable()) s.worker = std::thread(Worker, self);
+    if (!s.worker.joinable()) {
+      s.worker = std::thread(Worker, self);
+      s.retired.reserve(kRetiredDepth);
+    }
     if (s.queue.size() >= kQueueDepth) {
       ++s.room_waiters;
       s.room.wait(lock, [&] { return s.queue.size() < kQueueDepth || s.stop; });
