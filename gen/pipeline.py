@@ -177,14 +177,21 @@ def _parse_all(todo: list[_ParseTask], jobs: int, progress: Progress) -> list[tu
 def _forked_pool(processes: int) -> Iterator[Any]:
     """Worker processes forked from this one. Its objects are frozen out of the garbage collector
     meanwhile: a collection in a worker would otherwise write to every object it inherited, and
-    copy the pages of memory that hold them. Not when the process has frozen objects of its own,
-    which unfreezing afterwards would release."""
+    copy the pages of memory that hold them."""
+    with _frozen(), multiprocessing.get_context("fork").Pool(processes) as pool:
+        yield pool
+
+
+@contextlib.contextmanager
+def _frozen() -> Iterator[None]:
+    """Every object of the process out of the cycle collector's reach meanwhile (gc.freeze), then
+    back in its oldest generation (gc.unfreeze); neither traces anything. Nothing done when the
+    process has frozen objects of its own, which unfreezing would release."""
     freezing = not gc.get_freeze_count()
     if freezing:
         gc.freeze()
     try:
-        with multiprocessing.get_context("fork").Pool(processes) as pool:
-            yield pool
+        yield
     finally:
         if freezing:
             gc.unfreeze()
@@ -395,19 +402,17 @@ def _without_cycle_collection() -> Iterator[None]:
     fifth of a regeneration after one page changed. The little cyclic garbage a run makes is left
     to the collections after it.
 
-    What the run made is then moved to the oldest generation as it is (gc.freeze then
-    gc.unfreeze, which traces nothing): left young, all of it was traced by the first collection
-    after the run (a tenth of a regeneration), which found no cycle in it. Skipped when the
-    process has frozen objects of its own, which unfreezing would release."""
+    What the run made is then moved to the oldest generation as it is (`_frozen`): left young, all
+    of it was traced by the first collection after the run (a tenth of a regeneration), which found
+    no cycle in it."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
-            if not gc.get_freeze_count():
-                gc.freeze()
-                gc.unfreeze()
+            with _frozen():
+                pass
             gc.enable()
 
 

@@ -24,6 +24,7 @@ from gen.parse.params import ParamContext, build_param, note_socs, product_notes
 from gen.parse.products import find_products
 from gen.parse.relations import CONDITION, with_error_table_relations, without_product_shapes
 from gen.parse.rules import UNREAD, Rules, counts_from_zero, read_rules, texts_of
+from gen.parse.scan import MARKUP
 from gen.parse.prototypes import (WORKSPACE_SUFFIX, find_call, CParam, Declaration, Pairing, find_declarations, normalise_type,
                                   pair_declarations, read_declaration)
 
@@ -43,7 +44,6 @@ PARAM_NO_DTYPES = "param-no-dtypes"
 _INCLUDE = re.compile(r"#\s*include\s*[<\"](aclnnop/[^\">]+)[\">]")
 _API_TITLE = re.compile(r"^\s*aclnn[A-Za-z0-9_]+(?:\s*(?:&|、|和|,|/)\s*aclnn[A-Za-z0-9_]+)*\s*$")
 _BARE_DECL = re.compile(r"(?<![\w.>])(aclnn\w+)\s*\(")
-_TAG = re.compile(r"<[^<>]+>")
 
 
 def guarded(diags: list[Diagnostic], line: int, what: str, step: Callable[[], T], default: T) -> T:
@@ -104,7 +104,7 @@ def _product_tables(doc: Document) -> list[tuple[Block, dict[int, tuple[Soc, ...
     for block in doc.blocks:
         if block.kind != TABLE or block.table is None:
             continue
-        header = [_TAG.sub("", h) for h in block.table.header]
+        header = [MARKUP.sub("", h) for h in block.table.header]
         columns = {i: vocab.socs_in(h) for i, h in enumerate(header) if i and vocab.socs_in(h)}
         if columns and not vocab.socs_in(header[0]):
             found.append((block, columns))

@@ -25,6 +25,7 @@ from typing import Optional, Sequence
 from gen.ir import CombinationCell, Diagnostic, DTypeCombination, Level, Param, ParamKind, Soc
 from gen.parse import vocab
 from gen.parse.document import ITEM, TABLE, TEXT, Block, Table
+from gen.parse.scan import MARKUP
 
 UNREAD_CELL = "combination-cell-unread"
 
@@ -92,7 +93,7 @@ def _products_above(blocks: Sequence[Block], index: int) -> Optional[tuple[Soc, 
             return ()
         if block.kind not in (ITEM, TEXT):
             continue
-        text = re.sub(r"<[^<>]+>", "", block.text).strip()
+        text = MARKUP.sub("", block.text).strip()
         if len(text) > 160 or not re.search(r"[：:]\s*$", text):
             return ()
         socs = vocab.socs_in(text)

@@ -18,7 +18,7 @@ from typing import Iterator, NamedTuple, Optional
 
 from gen.ir import API, DType, ExampleArg, ExampleCall, ParamKind
 from gen.parse.prototypes import find_call
-from gen.parse.scan import compiled
+from gen.parse.scan import compiled, is_word_character
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[fFlLuU]*"
 _VECTOR = re.compile(r"std::vector<\s*((?:unsigned\s+|signed\s+)?[\w:]+)\s*>\s+(\w+)\s*(?:=\s*)?\{([^{}]*)\}\s*;", re.S)
@@ -137,13 +137,13 @@ def _facts(code: str) -> _Facts:
 def _assigned(right_side: re.Pattern, source: str) -> Iterator[tuple[str, tuple[str, ...]]]:
     """(variable, groups) of each `variable = <right_side>` in the source: `right_side` starts at
     the "=", the variable is the word before it (blanks between), as `\\b(\\w+)\\s*` before it would
-    match (\\s and \\w are str.isspace and str.isalnum or "_", as re reads them)."""
+    match (\\s is str.isspace as re reads it)."""
     for found in right_side.finditer(source):
         end = found.start()
         while end and source[end - 1].isspace():
             end -= 1
         start = end
-        while start and (source[start - 1].isalnum() or source[start - 1] == "_"):
+        while start and is_word_character(source[start - 1]):
             start -= 1
         if start < end:
             yield source[start:end], found.groups()

@@ -28,7 +28,7 @@ from gen.ir import (Bound, Diagnostic, DimEquality, Divisibility, ErrorCase, Ext
                     ShapeRule, ValueRange)
 from gen.parse import vocab
 from gen.parse.relations import CONDITION, PRODUCT
-from gen.parse.scan import compiled, word_starts
+from gen.parse.scan import MARKUP, compiled, word_starts
 
 UNREAD = "relation-unread"
 
@@ -74,14 +74,13 @@ class Text:
     error_row: bool = False
 
 
-_TAG = re.compile(r"<[^<>]+>")
 _BLANKS = re.compile(r"\s+")
 _GLUED_BROADCAST = re.compile(r"(?<=[A-Za-z0-9])(?=broadcast)")
 
 
 def _clean(text: str) -> str:
     # A backtick becomes a space: "`target`broadcast后" names target.
-    text = _TAG.sub(" ", text).replace("**", "").replace("`", " ")
+    text = MARKUP.sub(" ", text).replace("**", "").replace("`", " ")
     return _BLANKS.sub(" ", text).strip()
 
 
@@ -143,8 +142,8 @@ class _Reader:
     # The patterns that name this API's parameters are made once per API, only when a sentence has
     # the words they look for, and compiled once per set of names (gen.parse.scan.compiled): made
     # per sentence they missed re's cache (a few hundred entries for the whole docs tree) and cost a
-    # third of the parse. Rank and size
-    # terms match any identifier and keep those that name the API's tensors (_ranges).
+    # third of the parse. Rank and size terms match any identifier and keep those that name the
+    # API's tensors (_ranges).
     _RANK = re.compile(
         rf"(?:rank\(\s*({_IDENTIFIER})\s*\)|len\(\s*({_IDENTIFIER})\.shape\s*\)|"
         rf"({_IDENTIFIER})\s*(?:\.\s*(?:dim\(\)|dims\(\)|dim\b|ndim\b|rank\(\)|rank\b|dimNum\b|shape\.size\(\)|"

@@ -13,6 +13,9 @@ import re
 from typing import Callable, Iterable, Iterator, Optional
 
 _SPACE_RUN = re.compile(r"\s+")
+# Any markup between angle brackets ("<term>", "</a>", "<br/>"): what readers of a cell's or a
+# line's words remove before reading them.
+MARKUP = re.compile(r"<[^<>]+>")
 
 # re.compile, once per pattern for the whole run: the patterns made of an API's names (its
 # parameters, its functions) number in the hundreds per docs tree and overflowed re's own cache,
@@ -25,10 +28,14 @@ def word_starts(text: str, word: str) -> Iterator[int]:
     letter, digit or underscore): a string search, for texts a whole page long."""
     start = text.find(word)
     while start >= 0:
-        before = text[start - 1] if start else " "
-        if not (before.isalnum() or before == "_"):
+        if not (start and is_word_character(text[start - 1])):
             yield start
         start = text.find(word, start + 1)
+
+
+def is_word_character(character: str) -> bool:
+    """What r"\w" matches in a str pattern (str.isalnum, and "_")."""
+    return character.isalnum() or character == "_"
 
 
 class Marks:
