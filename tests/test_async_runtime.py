@@ -20,6 +20,7 @@ import pytest
 
 from tests import bindings_build
 from tests.test_bindings_call import aclnn  # noqa: F401  (the session's package)
+from tests.concurrency import run_in_threads
 
 pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(),
                                 reason="needs the real simulator (runtime/sim): the fake backend is synchronous")
@@ -533,11 +534,7 @@ def test_eight_threads_each_on_its_own_stream(aclnn):
         except Exception as e:  # noqa: BLE001 - reported with the thread
             failures.append(f"thread {i}: {type(e).__name__}: {e}")
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_in_threads(work, 8)
     assert failures == []
     for i, (g, y) in enumerate(inputs):
         expected = y

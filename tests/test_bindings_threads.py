@@ -5,6 +5,7 @@ import threading
 import numpy as np
 
 from tests.test_bindings_call import aclnn  # noqa: F401  (the session's package)
+from tests.concurrency import run_in_threads
 
 
 def test_eight_threads_get_their_own_results(aclnn):
@@ -25,10 +26,6 @@ def test_eight_threads_get_their_own_results(aclnn):
             if not np.allclose(result, expected, rtol=1e-6):
                 failures.append(seed)
 
-    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_in_threads(work, 8)
     assert failures == []
     assert aclnn._C._stats()["live_objects"] == 0

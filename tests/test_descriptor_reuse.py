@@ -8,13 +8,13 @@ On the simulator (the fake backend keeps no objects: these tests need the real o
 from __future__ import annotations
 
 import gc
-import threading
 
 import numpy as np
 import pytest
 
 from tests import bindings_build
 from tests.test_bindings_call import aclnn  # noqa: F401  (the session's package)
+from tests.concurrency import run_in_threads
 
 pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(),
                                 reason="needs the real simulator (runtime/sim): the fake backend keeps no objects")
@@ -124,9 +124,5 @@ def test_threads_share_one_tensor_and_one_scalar(aclnn):
             if not all(np.array_equal(o.numpy(), expected) for o in outs[::37]):
                 failures.append(f"thread {seed}")
 
-    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_in_threads(work, 4)
     assert failures == []

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from tests.test_bindings_call import aclnn  # noqa: F401  (the session's package)
+from tests.concurrency import run_in_threads
 
 THREADS = 8
 ROUNDS = 60
@@ -100,11 +101,7 @@ def test_eight_threads_compute_every_op_right_and_release_everything(aclnn):
             except Exception as exc:  # noqa: BLE001 - reported with the thread
                 failures.append(f"thread {seed}: {fn.__name__} raised {type(exc).__name__}: {exc}")
 
-    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(THREADS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_in_threads(work, THREADS)
     assert failures == []
     gc.collect()
     aclnn.empty_cache()
