@@ -34,7 +34,7 @@ def word_starts(text: str, word: str) -> Iterator[int]:
 
 
 def is_word_character(character: str) -> bool:
-    """What r"\w" matches in a str pattern (str.isalnum, and "_")."""
+    """What \\w matches in a str pattern (str.isalnum, and "_")."""
     return character.isalnum() or character == "_"
 
 
