@@ -190,3 +190,26 @@ def test_an_in_place_api_whose_page_calls_every_tensor_an_input_writes_its_first
     api = p.apis[0]
     assert api.param("self").direction is Direction.INOUT and api.param("exponent").direction is Direction.IN
     assert "in-place-target" in codes(p)
+
+
+def test_tensors_without_a_list_take_the_one_list_the_constraints_state_for_the_operator():
+    # aclnnMatmulAdd: rows with no dtype, and "Supported data types are ..." naming no parameter.
+    rows = html_table(["参数名", "输入/输出", "描述"], ["self", "输入", "输入张量。"], ["out", "输出", "输出张量。"])
+    p = api_page(rows + "\n## 约束说明\n\n- self和out的shape一致。\n- 数据类型支持FLOAT16、FLOAT。\n")
+    assert param(p, "self").dtypes == param(p, "out").dtypes == (DType.FLOAT16, DType.FLOAT)
+    assert "dtypes-from-constraints" in codes(p) and "param-no-dtypes" not in codes(p)
+
+
+def test_two_operator_wide_lists_in_the_constraints_give_no_dtypes():
+    rows = html_table(["参数名", "输入/输出", "描述"], ["self", "输入", "输入张量。"], ["out", "输出", "输出张量。"])
+    p = api_page(rows + "\n## 约束说明\n\n- 数据类型支持FLOAT16。\n- 数据类型支持INT8、INT32。\n")
+    assert param(p, "self").dtypes == () and "param-no-dtypes" in codes(p)
+
+
+def test_a_section_titled_by_the_dtypes_holds_combination_rows():
+    # aclnnDivV3: "## 支持的数据类型" with a table "self | out", beside its constraints section.
+    rows = html_table(["参数名", "输入/输出", "描述"], ["self", "输入", "输入张量。"], ["out", "输出", "输出张量。"])
+    p = api_page(rows + "\n## 支持的数据类型\n\n| self | out |\n| --- | --- |\n| FLOAT | FLOAT |\n| INT32 | INT32 |\n"
+                 "\n## 约束说明\n\n- self和out的shape一致。\n")
+    assert param(p, "self").dtypes == param(p, "out").dtypes == (DType.FLOAT, DType.INT32)
+    assert len(p.apis[0].dtype_combinations) == 2

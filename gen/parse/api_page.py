@@ -287,11 +287,13 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     params = resolve_references(params, matched, diags)
     params = _in_place_target(pair.api, params, diags)
     constraints_section = _first(sections, CONSTRAINT_SECTION)
-    combinations: tuple[DTypeCombination, ...] = guarded(diags, constraints_section.line if constraints_section else 1,
-                           f"the dtype combinations of {pair.api}",
-                           lambda: combinations_in(pair.api, constraints_section.blocks if constraints_section else (),
-                                                   params, diags), tuple[DTypeCombination, ...]())
+    combinations: tuple[DTypeCombination, ...] = ()
+    for holder in _combination_sections(sections, constraints_section):
+        combinations += guarded(diags, holder.line, f"the dtype combinations of {pair.api}",
+                                lambda: combinations_in(pair.api, holder.blocks, params, diags),
+                                tuple[DTypeCombination, ...]())
     params = [_dtypes_from_combinations(param, combinations) for param in params]
+    params = _dtypes_from_page_statement(pair.api, params, matched, constraints_section, diags)
     for param, entry in zip(params, matched):
         _diagnose_coverage(pair.api, param, entry, diags, pair.workspace.line)
 
@@ -319,6 +321,20 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     if example:
         api = _with_example_call(api, diags)
     return api
+
+
+# A section of its own for the dtypes ("## 支持的数据类型" over a table "self | other | out").
+_DTYPE_SECTION = re.compile(r"数据类型|\bdata\s*types?\b|\bdtypes?\b", re.I)
+
+
+def _combination_sections(sections: Sequence[Section], constraints: Optional[Section]) -> list[Section]:
+    """Where dtype-combination tables are: the constraints section, and sections titled by the
+    dtypes (aclnnDivV3 keeps its table under "## 支持的数据类型", beside "## 约束")."""
+    found = [constraints] if constraints is not None else []
+    inside = range(constraints.line, constraints.end_line + 1) if constraints is not None else range(0)
+    found += [s for s in sections if s is not constraints and s.line not in inside
+              and _DTYPE_SECTION.search(s.title) and not PARAMS_SECTION.search(s.title)]
+    return found
 
 
 def _protocol_by_type(params: Sequence[CParam]) -> set[int]:
@@ -453,6 +469,46 @@ def _dtypes_from_combinations(param: Param, combinations: Sequence[DTypeCombinat
     order = list(Soc)
     by_product = tuple(ProductDTypes(soc, dtypes) for soc, dtypes in sorted(per_soc.items(), key=lambda i: order.index(i[0])))
     return dataclasses.replace(param, dtypes=general, dtypes_by_product=by_product)
+
+
+def _page_statement(constraints: Optional[Section], names: Sequence[str]) -> tuple[tuple[int, prose.DTypeList], ...]:
+    """The operator-wide dtype statements of a constraints section: a top-level line that states a
+    list ("数据类型支持FLOAT16、INT8、FLOAT。", "Supported data types are FLOAT16 and BFLOAT16.") and
+    names no parameter, no product and no condition: (line, list) of each."""
+    if constraints is None:
+        return ()
+    found = []
+    for line, text in _constraint_lines(constraints.blocks):
+        if prose.names_in(text, names) or vocab.socs_in(text) or CONDITION.search(text):
+            continue
+        statements = prose.dtype_statements(text)
+        if len(statements) == 1:
+            found.append((line, statements[0][1]))
+    return tuple(found)
+
+
+def _dtypes_from_page_statement(api: str, params: list[Param], matched: Sequence[Optional[ParamEntry]],
+                                constraints: Optional[Section], diags: list[Diagnostic]) -> list[Param]:
+    """Tensors whose rows state no dtype take the one list the constraints state for the whole
+    operator (aclnnMatmulAdd: rows "a: Required 2-D tensor", and "Supported data types are FLOAT16 and
+    BFLOAT16." under Constraints). Only when the page has one such list: two would leave open which
+    tensor each is for. Reserved rows keep no dtypes."""
+    wanting = [i for i, (param, entry) in enumerate(zip(params, matched))
+               if entry is not None and not param.dtypes and not _reserved(entry)
+               and param.kind in (ParamKind.TENSOR, ParamKind.TENSOR_LIST)]
+    if not wanting:
+        return params
+    statements = _page_statement(constraints, [p.name for p in params])
+    if len({listed.dtypes for _, listed in statements}) != 1:
+        return params
+    line, listed = statements[0]
+    out = list(params)
+    for i in wanting:
+        out[i] = dataclasses.replace(params[i], dtypes=listed.dtypes)
+        diags.append(Diagnostic(Level.INFO, line, "dtypes-from-constraints",
+                                f"{api}.{params[i].name}: its row states no dtype; the constraints state the "
+                                f"operator's ({', '.join(d.value for d in listed.dtypes)}) naming no parameter"))
+    return out
 
 
 _RESERVED_WORD = re.compile(r"预留参数|保留参数|\breserved\b", re.I)
