@@ -1,5 +1,7 @@
 """Parameters: table rows and bullets matched to the prototype, and the facts read from them."""
 
+import pytest
+
 from gen.ir import Direction, DType, Level, ParamKind, Soc
 from tests.parse_helpers import api_page, codes, html_table, page
 
@@ -213,3 +215,25 @@ def test_a_section_titled_by_the_dtypes_holds_combination_rows():
                  "\n## 约束说明\n\n- self和out的shape一致。\n")
     assert param(p, "self").dtypes == param(p, "out").dtypes == (DType.FLOAT, DType.INT32)
     assert len(p.apis[0].dtype_combinations) == 2
+
+
+@pytest.mark.parametrize("usage", ["当前不支持，必须为nullptr。", "用于保存正向计算的中间结果，暂无用。",
+                                   "Currently, only a null pointer can be passed.", "Reserved. Currently unused."])
+def test_a_row_saying_the_tensor_must_be_null_or_is_unused_needs_no_dtypes(usage):
+    p = api_page(html_table(["参数名", "输入/输出", "描述", "数据类型"], ["self", "输入", usage, "-"],
+                            ["out", "输出", "输出张量。", "FLOAT"]))
+    assert param(p, "self").dtypes == () and "param-no-dtypes" not in codes(p)
+
+
+def test_a_row_that_states_nothing_of_its_dtype_is_still_a_gap():
+    p = api_page(html_table(["参数名", "输入/输出", "描述", "数据类型"], ["self", "输入", "shape与out一致。", "-"],
+                            ["out", "输出", "输出张量。", "FLOAT"]))
+    assert "param-no-dtypes" in codes(p)
+
+
+def test_an_english_row_naming_one_common_dtype_as_an_example_records_it():
+    # aclnnSoftshrinkBackward_en's lambda: "Common data types are supported, such as FLOAT."
+    p = api_page(html_table(["Name", "Input/Output", "Description", "Data Type"],
+                            ["self", "Input", "Common data types are supported, such as FLOAT.", "-"],
+                            ["out", "Output", "y", "FLOAT"]))
+    assert param(p, "self").dtypes == (DType.FLOAT,)

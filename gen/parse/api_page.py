@@ -447,14 +447,18 @@ def _match_entry(name: str, entries: dict[str, ParamEntry], diags: list[Diagnost
     return None
 
 
-_RESERVED = re.compile(r"预留|保留参数|(?:需要|需|必须|只能|仅支持|固定|即可)\s*传入\s*(?:空指针|nullptr)|仅支持传入空指针|"
-                       r"only\s+null\s*(?:pointers?|ptr)\s+(?:are|is|can\s+be)|"
-                       r"\breserved\b|must\s+be\s+(?:set\s+to\s+)?(?:nullptr|null)|\bpass\s+(?:a\s+)?(?:nullptr|null)",
+_RESERVED = re.compile(r"预留|保留参数|(?:需要|需|必须|只能|仅支持|固定|即可)\s*(?:传入|为|是|设置?为)\s*(?:空指针|nullptr|NULL)|"
+                       r"仅支持传入空指针|暂无用|暂无作用|暂未使用|"
+                       r"only\s+(?:a\s+)?null\s*(?:pointers?|ptr)\s+(?:are|is|can\s+be)|"
+                       r"\breserved\b|must\s+be\s+(?:set\s+to\s+)?(?:nullptr|null)|\bpass\s+(?:a\s+)?(?:nullptr|null)|"
+                       r"\b(?:currently\s+)?unused\b|\bcurrently\s+not\s+used\b|\bnot\s+used\s+(?:yet|currently)\b",
                        re.I)
 
 
 def _reserved(entry: ParamEntry) -> bool:
-    """A reserved parameter ("预留参数，当前版本不支持，需要传入nullptr") has no dtypes to state."""
+    """A reserved parameter ("预留参数，当前版本不支持，需要传入nullptr"), one that must be NULL ("当前不支持，
+    必须为nullptr", "Currently, only a null pointer can be passed.") or one the operator does not use yet
+    ("用于保存正向计算的中间结果，暂无用") has no dtypes to state."""
     return bool(_RESERVED.search(entry.prose))
 
 
