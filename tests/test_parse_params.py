@@ -237,3 +237,24 @@ def test_an_english_row_naming_one_common_dtype_as_an_example_records_it():
                             ["self", "Input", "Common data types are supported, such as FLOAT.", "-"],
                             ["out", "Output", "y", "FLOAT"]))
     assert param(p, "self").dtypes == (DType.FLOAT,)
+
+
+def test_renamed_params_are_paired_with_the_spare_rows_named_like_them():
+    # aclnnNsaSelectedAttentionInfer: layoutOptional/actualKvSeqLenOptional in the prototype, rows
+    # inputLayoutOptional/actualSelKvSeqLenOptional in the table.
+    proto = PROTO_ARRAY.replace("const aclIntArray *dims, aclTensor *out",
+                                "const aclIntArray *actualKvSeqLen, char *layoutOptional, aclTensor *out")
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT"],
+                            ["inputLayoutOptional", "输入", "String"], ["actualSelKvSeqLen", "输入", "INT64"],
+                            ["out", "输出", "FLOAT"]), prototype=proto)
+    assert "param-undocumented" not in codes(p)
+    assert sum(d.code == "param-name-mismatch" for d in p.diagnostics) == 2
+
+
+def test_two_spare_rows_alike_one_param_pair_nothing():
+    proto = PROTO_ARRAY.replace("const aclIntArray *dims, aclTensor *out",
+                                "const aclIntArray *seqLen, const aclIntArray *other, aclTensor *out")
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT"],
+                            ["seqLenQ", "输入", "INT64"], ["seqLenKv", "输入", "INT64"], ["out", "输出", "FLOAT"]),
+                 prototype=proto)
+    assert "param-name-mismatch" not in codes(p)

@@ -9,6 +9,7 @@ the section's line and the page keeps everything the other steps recovered.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import itertools
 import re
 from typing import Callable, Optional, Sequence, TypeVar
@@ -678,20 +679,38 @@ _SECOND_PHASE = frozenset({"workspace", "workspaceSize", "executor", "stream"})
 
 def _pair_leftovers(cparams: Sequence[CParam], matched: list[Optional[ParamEntry]],
                     entries: dict[str, ParamEntry], diags: list[Diagnostic]) -> None:
-    """One prototype parameter and one table row left over, of the same type: the page names the
-    parameter differently in the two places (a typo, or a renamed parameter); they are paired."""
+    """Prototype parameters and table rows left over, of the same type: the page names a parameter
+    differently in the two places (a typo, or a renamed parameter); they are paired. One of each is
+    one pair; with more, each parameter is paired with the one row whose name is like its own and
+    like no other's (aclnnNsaSelectedAttentionInfer: `actualKvSeqLenOptional` and `layoutOptional`
+    in the prototype, rows `actualSelKvSeqLenOptional` and `inputLayoutOptional`)."""
     missing = [i for i, e in enumerate(matched) if e is None]
     used = {id(e) for e in matched if e is not None}
     spare = [e for e in entries.values() if id(e) not in used and e.name not in _SECOND_PHASE]
-    if len(missing) != 1 or len(spare) != 1:
+    if not missing or not spare:
         return
-    cparam, entry = cparams[missing[0]], spare[0]
-    if entry.c_type and vocab.kind_of(normalise_type(entry.c_type)) not in (None, vocab.kind_of(cparam.c_type)):
-        return
-    matched[missing[0]] = entry
-    diags.append(Diagnostic(Level.WARNING, entry.line, "param-name-mismatch",
-                            f"the page documents {entry.name!r} where the prototype declares {cparam.name!r}; "
-                            f"they are read as the same parameter"))
+    if len(missing) == 1 and len(spare) == 1:
+        pairs = [(missing[0], spare[0])]
+    else:
+        alike = {i: [e for e in spare if _alike(cparams[i].name, e.name)] for i in missing}
+        pairs = [(i, found[0]) for i, found in alike.items() if len(found) == 1 and
+                 sum(any(e is found[0] for e in others) for others in alike.values()) == 1]
+    for i, entry in pairs:
+        cparam = cparams[i]
+        if entry.c_type and vocab.kind_of(normalise_type(entry.c_type)) not in (None, vocab.kind_of(cparam.c_type)):
+            continue
+        matched[i] = entry
+        diags.append(Diagnostic(Level.WARNING, entry.line, "param-name-mismatch",
+                                f"the page documents {entry.name!r} where the prototype declares {cparam.name!r}; "
+                                f"they are read as the same parameter"))
+
+
+def _alike(declared: str, documented: str) -> bool:
+    """Whether two names differ by a word or a few letters (layoutOptional, inputLayoutOptional)."""
+    a, b = _stem(declared).lower(), _stem(documented).lower()
+    if len(a) < 4 or len(b) < 4:
+        return False
+    return a in b or b in a or difflib.SequenceMatcher(None, a, b).ratio() >= 0.8
 
 
 def _stem(name: str) -> str:
