@@ -258,3 +258,13 @@ def test_two_spare_rows_alike_one_param_pair_nothing():
                             ["seqLenQ", "输入", "INT64"], ["seqLenKv", "输入", "INT64"], ["out", "输出", "FLOAT"]),
                  prototype=proto)
     assert "param-name-mismatch" not in codes(p)
+
+
+def test_a_tensor_whose_row_is_silent_takes_the_one_dtype_the_error_table_requires():
+    # aclnnUnique's inverseOut: no dtype in its row; "inverseOut的数据类型不为INT64" is an error.
+    rows = html_table(["参数名", "输入/输出", "描述", "数据类型"], ["self", "输入", "输入。", "FLOAT"],
+                      ["out", "输出", "下标。", ""])
+    errors = html_table(["返回码", "错误码", "描述"], ["ACLNN_ERR_PARAM_INVALID", "161002", "out的数据类型不为INT64。"])
+    p = api_page(rows + "\n- **返回值：**\n\n" + errors)
+    assert param(p, "out").dtypes == (DType.INT64,)
+    assert "dtypes-from-errors" in codes(p) and "param-no-dtypes" not in codes(p)

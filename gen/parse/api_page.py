@@ -295,11 +295,13 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
                                 tuple[DTypeCombination, ...]())
     params = [_dtypes_from_combinations(param, combinations) for param in params]
     params = _dtypes_from_page_statement(pair.api, params, matched, constraints_section, diags)
+    error_diags: list[Diagnostic] = []  # after the coverage diagnostics, as they were read after them
+    errors: list[ErrorCase] = guarded(error_diags, section.line if section else 1, f"the errors of {pair.api}",
+                                      lambda: _errors(doc, sections, section, scope, names, pairs, error_diags), [])
+    params = _dtypes_from_errors(pair.api, params, matched, errors, diags)
     for param, entry in zip(params, matched):
         _diagnose_coverage(pair.api, param, entry, diags, pair.workspace.line)
-
-    errors: list[ErrorCase] = guarded(diags, section.line if section else 1, f"the errors of {pair.api}",
-                     lambda: _errors(doc, sections, section, scope, names, pairs, diags), [])
+    diags.extend(error_diags)
     params = list(with_error_table_relations(params, errors))
     constraint_lines = [text for _, text in _constraint_lines(constraints_section.blocks if constraints_section else ())]
     params = [_with_reserved(param, entry, constraint_lines) for param, entry in zip(params, matched)]
@@ -513,6 +515,31 @@ def _dtypes_from_page_statement(api: str, params: list[Param], matched: Sequence
         diags.append(Diagnostic(Level.INFO, line, "dtypes-from-constraints",
                                 f"{api}.{params[i].name}: its row states no dtype; the constraints state the "
                                 f"operator's ({', '.join(d.value for d in listed.dtypes)}) naming no parameter"))
+    return out
+
+
+def _dtypes_from_errors(api: str, params: list[Param], matched: Sequence[Optional[ParamEntry]],
+                        errors: Sequence[ErrorCase], diags: list[Diagnostic]) -> list[Param]:
+    """Tensors whose rows state no dtype take the one the error table requires of them: aclnnUnique's
+    inverseOut, its row silent, has the error "returnInverse为True，inverseOut的数据类型不为INT64"
+    (the only dtype the page lets it have, whenever it is written)."""
+    out = list(params)
+    for i, (param, entry) in enumerate(zip(params, matched)):
+        if entry is None or param.dtypes or param.kind not in (ParamKind.TENSOR, ParamKind.TENSOR_LIST):
+            continue
+        name = re.escape(param.name)
+        required = re.compile(rf"(?<![\w.]){name}\s*的?\s*数据类型\s*(?:不为|不是|不等于)\s*|"
+                              rf"\bdata\s+type\s+of\s+`?{name}`?\s+is\s+not\s+", re.I)
+        for error in errors:
+            match = required.search(error.condition)
+            listed = prose.DTYPE_LIST.match(error.condition, match.end()) if match else None
+            dtypes = prose.parse_dtype_list(listed.group(0)).dtypes if listed else ()
+            if dtypes:
+                out[i] = dataclasses.replace(param, dtypes=dtypes)
+                diags.append(Diagnostic(Level.INFO, error.line, "dtypes-from-errors",
+                                        f"{api}.{param.name}: its row states no dtype; the error table rejects any "
+                                        f"but {', '.join(d.value for d in dtypes)}"))
+                break
     return out
 
 
