@@ -268,3 +268,19 @@ def test_a_tensor_whose_row_is_silent_takes_the_one_dtype_the_error_table_requir
     p = api_page(rows + "\n- **返回值：**\n\n" + errors)
     assert param(p, "out").dtypes == (DType.INT64,)
     assert "dtypes-from-errors" in codes(p) and "param-no-dtypes" not in codes(p)
+
+
+def test_a_param_the_table_omits_is_documented_by_a_constraints_line_about_it_alone():
+    # aclnnFusedMatmulGelu: no row for approximate; "`approximate` 当前仅支持取值为1" under 约束说明.
+    proto = PROTO_ARRAY.replace("const aclIntArray *dims", "int64_t approximate")
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT"], ["out", "输出", "FLOAT"])
+                 + "\n## 约束说明\n\n- `out` shape 必须等于 `self` shape。\n- `approximate` 当前仅支持取值为1。\n",
+                 prototype=proto)
+    assert param(p, "approximate").description == "当前仅支持取值为1。"
+    assert "param-undocumented" not in codes(p) and "param-documented-in-constraints" in codes(p)
+
+
+def test_a_constraints_line_relating_the_param_to_another_does_not_document_it():
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT"])
+                 + "\n## 约束说明\n\n- `out` shape 必须等于 `self` shape。\n")
+    assert "param-undocumented" in codes(p)

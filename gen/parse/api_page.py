@@ -283,6 +283,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     params: list[Param] = []
     matched: list[Optional[ParamEntry]] = [_match_entry(c.name, entries, diags) for c in cparams]
     _pair_leftovers(cparams, matched, entries, diags)
+    _constraint_entries(cparams, matched, _first(sections, CONSTRAINT_SECTION), diags)
     for cparam, entry in zip(cparams, matched):
         params.append(build_param(cparam, entry, ctx, diags, pair.workspace.line))
     params = resolve_references(params, matched, diags)
@@ -730,6 +731,35 @@ def _pair_leftovers(cparams: Sequence[CParam], matched: list[Optional[ParamEntry
         diags.append(Diagnostic(Level.WARNING, entry.line, "param-name-mismatch",
                                 f"the page documents {entry.name!r} where the prototype declares {cparam.name!r}; "
                                 f"they are read as the same parameter"))
+
+
+# A constraints line that is about one parameter: "`approximate` 当前仅支持取值为1", "innerPrecise: 当前0、1为
+# 保留配置值，2为..." (the name first, then a colon or a statement, not a list of names).
+_ABOUT_ONE = re.compile(r"^\s*(?:\*\*)?`?([A-Za-z_]\w*)`?(?:\*\*)?\s*(?:[：:]\s*|\s+(?![、,，/和与及或]|and\b|or\b))(\S.*)$",
+                        re.S)
+
+
+def _constraint_entries(cparams: Sequence[CParam], matched: list[Optional[ParamEntry]],
+                        constraints: Optional[Section], diags: list[Diagnostic]) -> None:
+    """A parameter no table row or bullet documents, documented by a top-level line of the
+    constraints section about it alone (aclnnFusedMatmulGelu's `approximate`, whose table omits it:
+    "`approximate` 当前仅支持取值为1（tanh近似模式）"): the line starts with its name, and its first
+    clause names no other parameter."""
+    missing = {cparams[i].name: i for i, e in enumerate(matched) if e is None}
+    if not missing or constraints is None:
+        return
+    for block in constraints.blocks:
+        if block.kind not in (ITEM, TEXT) or block.level > 1:
+            continue
+        match = _ABOUT_ONE.match(block.text)
+        if match is None or match.group(1) not in missing:
+            continue
+        name = match.group(1)
+        if prose.names_in(re.split(r"[，,。；;]", match.group(2))[0], [c.name for c in cparams if c.name != name]):
+            continue  # "`out` shape 必须等于 `self` shape": about the two
+        matched[missing.pop(name)] = ParamEntry(name=name, line=block.line, description=match.group(2).strip())
+        diags.append(Diagnostic(Level.INFO, block.line, "param-documented-in-constraints",
+                                f"{name}: no table row documents it; a line of the constraints is about it alone"))
 
 
 def _alike(declared: str, documented: str) -> bool:
