@@ -1,5 +1,7 @@
 """Parameters: table rows and bullets matched to the prototype, and the facts read from them."""
 
+import pytest
+
 from gen.ir import Direction, DType, Level, ParamKind, Soc
 from tests.parse_helpers import api_page, codes, html_table, page
 
@@ -190,3 +192,95 @@ def test_an_in_place_api_whose_page_calls_every_tensor_an_input_writes_its_first
     api = p.apis[0]
     assert api.param("self").direction is Direction.INOUT and api.param("exponent").direction is Direction.IN
     assert "in-place-target" in codes(p)
+
+
+def test_tensors_without_a_list_take_the_one_list_the_constraints_state_for_the_operator():
+    # aclnnMatmulAdd: rows with no dtype, and "Supported data types are ..." naming no parameter.
+    rows = html_table(["参数名", "输入/输出", "描述"], ["self", "输入", "输入张量。"], ["out", "输出", "输出张量。"])
+    p = api_page(rows + "\n## 约束说明\n\n- self和out的shape一致。\n- 数据类型支持FLOAT16、FLOAT。\n")
+    assert param(p, "self").dtypes == param(p, "out").dtypes == (DType.FLOAT16, DType.FLOAT)
+    assert "dtypes-from-constraints" in codes(p) and "param-no-dtypes" not in codes(p)
+
+
+def test_two_operator_wide_lists_in_the_constraints_give_no_dtypes():
+    rows = html_table(["参数名", "输入/输出", "描述"], ["self", "输入", "输入张量。"], ["out", "输出", "输出张量。"])
+    p = api_page(rows + "\n## 约束说明\n\n- 数据类型支持FLOAT16。\n- 数据类型支持INT8、INT32。\n")
+    assert param(p, "self").dtypes == () and "param-no-dtypes" in codes(p)
+
+
+def test_a_section_titled_by_the_dtypes_holds_combination_rows():
+    # aclnnDivV3: "## 支持的数据类型" with a table "self | out", beside its constraints section.
+    rows = html_table(["参数名", "输入/输出", "描述"], ["self", "输入", "输入张量。"], ["out", "输出", "输出张量。"])
+    p = api_page(rows + "\n## 支持的数据类型\n\n| self | out |\n| --- | --- |\n| FLOAT | FLOAT |\n| INT32 | INT32 |\n"
+                 "\n## 约束说明\n\n- self和out的shape一致。\n")
+    assert param(p, "self").dtypes == param(p, "out").dtypes == (DType.FLOAT, DType.INT32)
+    assert len(p.apis[0].dtype_combinations) == 2
+
+
+@pytest.mark.parametrize("usage", ["当前不支持，必须为nullptr。", "用于保存正向计算的中间结果，暂无用。",
+                                   "Currently, only a null pointer can be passed.", "Reserved. Currently unused."])
+def test_a_row_saying_the_tensor_must_be_null_or_is_unused_needs_no_dtypes(usage):
+    p = api_page(html_table(["参数名", "输入/输出", "描述", "数据类型"], ["self", "输入", usage, "-"],
+                            ["out", "输出", "输出张量。", "FLOAT"]))
+    assert param(p, "self").dtypes == () and "param-no-dtypes" not in codes(p)
+
+
+def test_a_row_that_states_nothing_of_its_dtype_is_still_a_gap():
+    p = api_page(html_table(["参数名", "输入/输出", "描述", "数据类型"], ["self", "输入", "shape与out一致。", "-"],
+                            ["out", "输出", "输出张量。", "FLOAT"]))
+    assert "param-no-dtypes" in codes(p)
+
+
+def test_an_english_row_naming_one_common_dtype_as_an_example_records_it():
+    # aclnnSoftshrinkBackward_en's lambda: "Common data types are supported, such as FLOAT."
+    p = api_page(html_table(["Name", "Input/Output", "Description", "Data Type"],
+                            ["self", "Input", "Common data types are supported, such as FLOAT.", "-"],
+                            ["out", "Output", "y", "FLOAT"]))
+    assert param(p, "self").dtypes == (DType.FLOAT,)
+
+
+def test_renamed_params_are_paired_with_the_spare_rows_named_like_them():
+    # aclnnNsaSelectedAttentionInfer: layoutOptional/actualKvSeqLenOptional in the prototype, rows
+    # inputLayoutOptional/actualSelKvSeqLenOptional in the table.
+    proto = PROTO_ARRAY.replace("const aclIntArray *dims, aclTensor *out",
+                                "const aclIntArray *actualKvSeqLen, char *layoutOptional, aclTensor *out")
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT"],
+                            ["inputLayoutOptional", "输入", "String"], ["actualSelKvSeqLen", "输入", "INT64"],
+                            ["out", "输出", "FLOAT"]), prototype=proto)
+    assert "param-undocumented" not in codes(p)
+    assert sum(d.code == "param-name-mismatch" for d in p.diagnostics) == 2
+
+
+def test_two_spare_rows_alike_one_param_pair_nothing():
+    proto = PROTO_ARRAY.replace("const aclIntArray *dims, aclTensor *out",
+                                "const aclIntArray *seqLen, const aclIntArray *other, aclTensor *out")
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT"],
+                            ["seqLenQ", "输入", "INT64"], ["seqLenKv", "输入", "INT64"], ["out", "输出", "FLOAT"]),
+                 prototype=proto)
+    assert "param-name-mismatch" not in codes(p)
+
+
+def test_a_tensor_whose_row_is_silent_takes_the_one_dtype_the_error_table_requires():
+    # aclnnUnique's inverseOut: no dtype in its row; "inverseOut的数据类型不为INT64" is an error.
+    rows = html_table(["参数名", "输入/输出", "描述", "数据类型"], ["self", "输入", "输入。", "FLOAT"],
+                      ["out", "输出", "下标。", ""])
+    errors = html_table(["返回码", "错误码", "描述"], ["ACLNN_ERR_PARAM_INVALID", "161002", "out的数据类型不为INT64。"])
+    p = api_page(rows + "\n- **返回值：**\n\n" + errors)
+    assert param(p, "out").dtypes == (DType.INT64,)
+    assert "dtypes-from-errors" in codes(p) and "param-no-dtypes" not in codes(p)
+
+
+def test_a_param_the_table_omits_is_documented_by_a_constraints_line_about_it_alone():
+    # aclnnFusedMatmulGelu: no row for approximate; "`approximate` 当前仅支持取值为1" under 约束说明.
+    proto = PROTO_ARRAY.replace("const aclIntArray *dims", "int64_t approximate")
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT"], ["out", "输出", "FLOAT"])
+                 + "\n## 约束说明\n\n- `out` shape 必须等于 `self` shape。\n- `approximate` 当前仅支持取值为1。\n",
+                 prototype=proto)
+    assert param(p, "approximate").description == "当前仅支持取值为1。"
+    assert "param-undocumented" not in codes(p) and "param-documented-in-constraints" in codes(p)
+
+
+def test_a_constraints_line_relating_the_param_to_another_does_not_document_it():
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT"])
+                 + "\n## 约束说明\n\n- `out` shape 必须等于 `self` shape。\n")
+    assert "param-undocumented" in codes(p)

@@ -72,6 +72,18 @@ def test_product_note_adding_dtypes_to_a_named_param():
     assert (note.op, note.dtypes, note.params) == (prose.ADD, (DType.COMPLEX64, DType.BFLOAT16), ("out",))
 
 
+def test_product_note_relating_its_list_to_another_param_is_not_about_that_param():
+    # aclnnBitwiseAndScalar's self: "...BOOL，且数据类型需要与other满足数据类型推导规则": a note of self's row.
+    (note,) = prose.note_statements((Soc.ASCEND910,), "数据类型支持INT8、BOOL，且数据类型需要与other满足数据类型推导规则。",
+                                    1, ["self", "other"])
+    assert (note.dtypes, note.params) == ((DType.INT8, DType.BOOL), ())
+
+
+def test_product_note_naming_its_subject_after_the_list_keeps_it():
+    (note,) = prose.note_statements((Soc.ASCEND910,), "支持FLOAT16、FLOAT，仅out生效。", 1, ["self", "out"])
+    assert note.params == ("out",)
+
+
 def test_product_note_that_is_a_bare_list():
     (note,) = prose.note_statements((Soc.ASCEND310P,), "FLOAT, FLOAT16, or INT32.", 1, [])
     assert (note.op, note.dtypes) == (prose.SET, (DType.FLOAT, DType.FLOAT16, DType.INT32))

@@ -41,6 +41,16 @@ def test_a_default_its_sentence_makes_an_exception_to_is_no_relation():
     assert rel("数据类型默认和self保持一致。", own="out") == [(K.SAME_DTYPE, ("self",))]  # no exception
 
 
+@pytest.mark.parametrize("text", ["如果使用该功能其数据类型与shape必须与self保持一致。",  # aclnnFusedInferAttentionScoreV4
+                                  "When provided, its data type must be the same as that of self."])
+def test_a_condition_that_the_parameter_be_given_is_no_condition(text):
+    assert rel(text)[0] == (K.SAME_DTYPE, ("self",))
+
+
+def test_a_condition_on_something_else_still_governs_the_relation():
+    assert rel("如果使用该模式，数据类型与self保持一致。") == []
+
+
 def test_cast_from():
     assert rel("数据类型需要是gradOutput与self推导之后可转换的数据类型（参见互转换关系）。", own="out") == [
         (K.CAST_FROM, ("gradOutput", "self"))]

@@ -10,6 +10,7 @@ from gen.parse import vocab
     ("FLOAT32", DType.FLOAT), ("FP16", DType.FLOAT16), ("BF16", DType.BFLOAT16), ("FLOAT64", DType.DOUBLE),
     ("FP32", DType.FLOAT), ("DT_BF16", DType.BFLOAT16), ("ACL_INT8", DType.INT8), ("float16", DType.FLOAT16),
     ("HIF8", DType.HIFLOAT8), ("FLOAT8_E4M3", DType.FLOAT8_E4M3FN), ("COMPLEX64", DType.COMPLEX64),
+    ("uint8_t", DType.UINT8), ("int64_t", DType.INT64),  # C names, in some 数据类型 cells (aclnnApplyAdamWQuant)
 ])
 def test_dtype_synonyms_fold(word, dtype):
     assert vocab.dtype_of(word) is dtype

@@ -9,6 +9,7 @@ the section's line and the page keeps everything the other steps recovered.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import itertools
 import re
 from typing import Callable, Optional, Sequence, TypeVar
@@ -282,21 +283,26 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     params: list[Param] = []
     matched: list[Optional[ParamEntry]] = [_match_entry(c.name, entries, diags) for c in cparams]
     _pair_leftovers(cparams, matched, entries, diags)
+    _constraint_entries(cparams, matched, _first(sections, CONSTRAINT_SECTION), diags)
     for cparam, entry in zip(cparams, matched):
         params.append(build_param(cparam, entry, ctx, diags, pair.workspace.line))
     params = resolve_references(params, matched, diags)
     params = _in_place_target(pair.api, params, diags)
     constraints_section = _first(sections, CONSTRAINT_SECTION)
-    combinations: tuple[DTypeCombination, ...] = guarded(diags, constraints_section.line if constraints_section else 1,
-                           f"the dtype combinations of {pair.api}",
-                           lambda: combinations_in(pair.api, constraints_section.blocks if constraints_section else (),
-                                                   params, diags), tuple[DTypeCombination, ...]())
+    combinations: tuple[DTypeCombination, ...] = ()
+    for holder in _combination_sections(sections, constraints_section):
+        combinations += guarded(diags, holder.line, f"the dtype combinations of {pair.api}",
+                                lambda: combinations_in(pair.api, holder.blocks, params, diags),
+                                tuple[DTypeCombination, ...]())
     params = [_dtypes_from_combinations(param, combinations) for param in params]
+    params = _dtypes_from_page_statement(pair.api, params, matched, constraints_section, diags)
+    error_diags: list[Diagnostic] = []  # after the coverage diagnostics, as they were read after them
+    errors: list[ErrorCase] = guarded(error_diags, section.line if section else 1, f"the errors of {pair.api}",
+                                      lambda: _errors(doc, sections, section, scope, names, pairs, error_diags), [])
+    params = _dtypes_from_errors(pair.api, params, matched, errors, diags)
     for param, entry in zip(params, matched):
         _diagnose_coverage(pair.api, param, entry, diags, pair.workspace.line)
-
-    errors: list[ErrorCase] = guarded(diags, section.line if section else 1, f"the errors of {pair.api}",
-                     lambda: _errors(doc, sections, section, scope, names, pairs, diags), [])
+    diags.extend(error_diags)
     params = list(with_error_table_relations(params, errors))
     constraint_lines = [text for _, text in _constraint_lines(constraints_section.blocks if constraints_section else ())]
     params = [_with_reserved(param, entry, constraint_lines) for param, entry in zip(params, matched)]
@@ -319,6 +325,20 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     if example:
         api = _with_example_call(api, diags)
     return api
+
+
+# A section of its own for the dtypes ("## 支持的数据类型" over a table "self | other | out").
+_DTYPE_SECTION = re.compile(r"数据类型|\bdata\s*types?\b|\bdtypes?\b", re.I)
+
+
+def _combination_sections(sections: Sequence[Section], constraints: Optional[Section]) -> list[Section]:
+    """Where dtype-combination tables are: the constraints section, and sections titled by the
+    dtypes (aclnnDivV3 keeps its table under "## 支持的数据类型", beside "## 约束")."""
+    found = [constraints] if constraints is not None else []
+    inside = range(constraints.line, constraints.end_line + 1) if constraints is not None else range(0)
+    found += [s for s in sections if s is not constraints and s.line not in inside
+              and _DTYPE_SECTION.search(s.title) and not PARAMS_SECTION.search(s.title)]
+    return found
 
 
 def _protocol_by_type(params: Sequence[CParam]) -> set[int]:
@@ -431,14 +451,18 @@ def _match_entry(name: str, entries: dict[str, ParamEntry], diags: list[Diagnost
     return None
 
 
-_RESERVED = re.compile(r"预留|保留参数|(?:需要|需|必须|只能|仅支持|固定|即可)\s*传入\s*(?:空指针|nullptr)|仅支持传入空指针|"
-                       r"only\s+null\s*(?:pointers?|ptr)\s+(?:are|is|can\s+be)|"
-                       r"\breserved\b|must\s+be\s+(?:set\s+to\s+)?(?:nullptr|null)|\bpass\s+(?:a\s+)?(?:nullptr|null)",
+_RESERVED = re.compile(r"预留|保留参数|(?:需要|需|必须|只能|仅支持|固定|即可)\s*(?:传入|为|是|设置?为)\s*(?:空指针|nullptr|NULL)|"
+                       r"仅支持传入空指针|暂无用|暂无作用|暂未使用|"
+                       r"only\s+(?:a\s+)?null\s*(?:pointers?|ptr)\s+(?:are|is|can\s+be)|"
+                       r"\breserved\b|must\s+be\s+(?:set\s+to\s+)?(?:nullptr|null)|\bpass\s+(?:a\s+)?(?:nullptr|null)|"
+                       r"\b(?:currently\s+)?unused\b|\bcurrently\s+not\s+used\b|\bnot\s+used\s+(?:yet|currently)\b",
                        re.I)
 
 
 def _reserved(entry: ParamEntry) -> bool:
-    """A reserved parameter ("预留参数，当前版本不支持，需要传入nullptr") has no dtypes to state."""
+    """A reserved parameter ("预留参数，当前版本不支持，需要传入nullptr"), one that must be NULL ("当前不支持，
+    必须为nullptr", "Currently, only a null pointer can be passed.") or one the operator does not use yet
+    ("用于保存正向计算的中间结果，暂无用") has no dtypes to state."""
     return bool(_RESERVED.search(entry.prose))
 
 
@@ -453,6 +477,71 @@ def _dtypes_from_combinations(param: Param, combinations: Sequence[DTypeCombinat
     order = list(Soc)
     by_product = tuple(ProductDTypes(soc, dtypes) for soc, dtypes in sorted(per_soc.items(), key=lambda i: order.index(i[0])))
     return dataclasses.replace(param, dtypes=general, dtypes_by_product=by_product)
+
+
+def _page_statement(constraints: Optional[Section], names: Sequence[str]) -> tuple[tuple[int, prose.DTypeList], ...]:
+    """The operator-wide dtype statements of a constraints section: a top-level line that states a
+    list ("数据类型支持FLOAT16、INT8、FLOAT。", "Supported data types are FLOAT16 and BFLOAT16.") and
+    names no parameter, no product and no condition: (line, list) of each."""
+    if constraints is None:
+        return ()
+    found = []
+    for line, text in _constraint_lines(constraints.blocks):
+        if prose.names_in(text, names) or vocab.socs_in(text) or CONDITION.search(text):
+            continue
+        statements = prose.dtype_statements(text)
+        if len(statements) == 1:
+            found.append((line, statements[0][1]))
+    return tuple(found)
+
+
+def _dtypes_from_page_statement(api: str, params: list[Param], matched: Sequence[Optional[ParamEntry]],
+                                constraints: Optional[Section], diags: list[Diagnostic]) -> list[Param]:
+    """Tensors whose rows state no dtype take the one list the constraints state for the whole
+    operator (aclnnMatmulAdd: rows "a: Required 2-D tensor", and "Supported data types are FLOAT16 and
+    BFLOAT16." under Constraints). Only when the page has one such list: two would leave open which
+    tensor each is for. Reserved rows keep no dtypes."""
+    wanting = [i for i, (param, entry) in enumerate(zip(params, matched))
+               if entry is not None and not param.dtypes and not _reserved(entry)
+               and param.kind in (ParamKind.TENSOR, ParamKind.TENSOR_LIST)]
+    if not wanting:
+        return params
+    statements = _page_statement(constraints, [p.name for p in params])
+    if len({listed.dtypes for _, listed in statements}) != 1:
+        return params
+    line, listed = statements[0]
+    out = list(params)
+    for i in wanting:
+        out[i] = dataclasses.replace(params[i], dtypes=listed.dtypes)
+        diags.append(Diagnostic(Level.INFO, line, "dtypes-from-constraints",
+                                f"{api}.{params[i].name}: its row states no dtype; the constraints state the "
+                                f"operator's ({', '.join(d.value for d in listed.dtypes)}) naming no parameter"))
+    return out
+
+
+def _dtypes_from_errors(api: str, params: list[Param], matched: Sequence[Optional[ParamEntry]],
+                        errors: Sequence[ErrorCase], diags: list[Diagnostic]) -> list[Param]:
+    """Tensors whose rows state no dtype take the one the error table requires of them: aclnnUnique's
+    inverseOut, its row silent, has the error "returnInverse为True，inverseOut的数据类型不为INT64"
+    (the only dtype the page lets it have, whenever it is written)."""
+    out = list(params)
+    for i, (param, entry) in enumerate(zip(params, matched)):
+        if entry is None or param.dtypes or param.kind not in (ParamKind.TENSOR, ParamKind.TENSOR_LIST):
+            continue
+        name = re.escape(param.name)
+        required = re.compile(rf"(?<![\w.]){name}\s*的?\s*数据类型\s*(?:不为|不是|不等于)\s*|"
+                              rf"\bdata\s+type\s+of\s+`?{name}`?\s+is\s+not\s+", re.I)
+        for error in errors:
+            match = required.search(error.condition)
+            listed = prose.DTYPE_LIST.match(error.condition, match.end()) if match else None
+            dtypes = prose.parse_dtype_list(listed.group(0)).dtypes if listed else ()
+            if dtypes:
+                out[i] = dataclasses.replace(param, dtypes=dtypes)
+                diags.append(Diagnostic(Level.INFO, error.line, "dtypes-from-errors",
+                                        f"{api}.{param.name}: its row states no dtype; the error table rejects any "
+                                        f"but {', '.join(d.value for d in dtypes)}"))
+                break
+    return out
 
 
 _RESERVED_WORD = re.compile(r"预留参数|保留参数|\breserved\b", re.I)
@@ -618,20 +707,67 @@ _SECOND_PHASE = frozenset({"workspace", "workspaceSize", "executor", "stream"})
 
 def _pair_leftovers(cparams: Sequence[CParam], matched: list[Optional[ParamEntry]],
                     entries: dict[str, ParamEntry], diags: list[Diagnostic]) -> None:
-    """One prototype parameter and one table row left over, of the same type: the page names the
-    parameter differently in the two places (a typo, or a renamed parameter); they are paired."""
+    """Prototype parameters and table rows left over, of the same type: the page names a parameter
+    differently in the two places (a typo, or a renamed parameter); they are paired. One of each is
+    one pair; with more, each parameter is paired with the one row whose name is like its own and
+    like no other's (aclnnNsaSelectedAttentionInfer: `actualKvSeqLenOptional` and `layoutOptional`
+    in the prototype, rows `actualSelKvSeqLenOptional` and `inputLayoutOptional`)."""
     missing = [i for i, e in enumerate(matched) if e is None]
     used = {id(e) for e in matched if e is not None}
     spare = [e for e in entries.values() if id(e) not in used and e.name not in _SECOND_PHASE]
-    if len(missing) != 1 or len(spare) != 1:
+    if not missing or not spare:
         return
-    cparam, entry = cparams[missing[0]], spare[0]
-    if entry.c_type and vocab.kind_of(normalise_type(entry.c_type)) not in (None, vocab.kind_of(cparam.c_type)):
+    if len(missing) == 1 and len(spare) == 1:
+        pairs = [(missing[0], spare[0])]
+    else:
+        alike = {i: [e for e in spare if _alike(cparams[i].name, e.name)] for i in missing}
+        pairs = [(i, found[0]) for i, found in alike.items() if len(found) == 1 and
+                 sum(any(e is found[0] for e in others) for others in alike.values()) == 1]
+    for i, entry in pairs:
+        cparam = cparams[i]
+        if entry.c_type and vocab.kind_of(normalise_type(entry.c_type)) not in (None, vocab.kind_of(cparam.c_type)):
+            continue
+        matched[i] = entry
+        diags.append(Diagnostic(Level.WARNING, entry.line, "param-name-mismatch",
+                                f"the page documents {entry.name!r} where the prototype declares {cparam.name!r}; "
+                                f"they are read as the same parameter"))
+
+
+# A constraints line that is about one parameter: "`approximate` 当前仅支持取值为1", "innerPrecise: 当前0、1为
+# 保留配置值，2为..." (the name first, then a colon or a statement, not a list of names).
+_ABOUT_ONE = re.compile(r"^\s*(?:\*\*)?`?([A-Za-z_]\w*)`?(?:\*\*)?\s*(?:[：:]\s*|\s+(?![、,，/和与及或]|and\b|or\b))(\S.*)$",
+                        re.S)
+
+
+def _constraint_entries(cparams: Sequence[CParam], matched: list[Optional[ParamEntry]],
+                        constraints: Optional[Section], diags: list[Diagnostic]) -> None:
+    """A parameter no table row or bullet documents, documented by a top-level line of the
+    constraints section about it alone (aclnnFusedMatmulGelu's `approximate`, whose table omits it:
+    "`approximate` 当前仅支持取值为1（tanh近似模式）"): the line starts with its name, and its first
+    clause names no other parameter."""
+    missing = {cparams[i].name: i for i, e in enumerate(matched) if e is None}
+    if not missing or constraints is None:
         return
-    matched[missing[0]] = entry
-    diags.append(Diagnostic(Level.WARNING, entry.line, "param-name-mismatch",
-                            f"the page documents {entry.name!r} where the prototype declares {cparam.name!r}; "
-                            f"they are read as the same parameter"))
+    for block in constraints.blocks:
+        if block.kind not in (ITEM, TEXT) or block.level > 1:
+            continue
+        match = _ABOUT_ONE.match(block.text)
+        if match is None or match.group(1) not in missing:
+            continue
+        name = match.group(1)
+        if prose.names_in(re.split(r"[，,。；;]", match.group(2))[0], [c.name for c in cparams if c.name != name]):
+            continue  # "`out` shape 必须等于 `self` shape": about the two
+        matched[missing.pop(name)] = ParamEntry(name=name, line=block.line, description=match.group(2).strip())
+        diags.append(Diagnostic(Level.INFO, block.line, "param-documented-in-constraints",
+                                f"{name}: no table row documents it; a line of the constraints is about it alone"))
+
+
+def _alike(declared: str, documented: str) -> bool:
+    """Whether two names differ by a word or a few letters (layoutOptional, inputLayoutOptional)."""
+    a, b = _stem(declared).lower(), _stem(documented).lower()
+    if len(a) < 4 or len(b) < 4:
+        return False
+    return a in b or b in a or difflib.SequenceMatcher(None, a, b).ratio() >= 0.8
 
 
 def _stem(name: str) -> str:

@@ -19,7 +19,7 @@ from gen.parse.tables import cell_is_empty
 
 _ARRAY_ELEMENT = {ParamKind.INT_ARRAY: DType.INT64, ParamKind.FLOAT_ARRAY: DType.FLOAT,
                   ParamKind.BOOL_ARRAY: DType.BOOL}
-_EXAMPLE_DTYPE = re.compile(r"(?:常见的数值类型|common\s+data\s+types)[^。.]{0,12}?(?:如|such\s+as)\s*`?([A-Z][A-Z0-9_]*)", re.I)
+_EXAMPLE_DTYPE = re.compile(r"(?:常见的数值类型|common\s+data\s+types)[^。.]{0,24}?(?:如|such\s+as)\s*`?([A-Z][A-Z0-9_]*)", re.I)
 _CASTABLE_TO = re.compile(r"(?:可转换(?:为|成)|可以转换(?:为|成)|convertible\s+to|can\s+be\s+(?:converted|cast)\s+to)\s*"
                           r"`?((?:DT_|ACL_)?[A-Z][A-Z0-9_]*)`?\s*(?:的|\(|（|\.|。|$|\s)", re.I)
 _SOC_ORDER = {soc: i for i, soc in enumerate(Soc)}

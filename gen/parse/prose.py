@@ -186,7 +186,7 @@ def note_statements(socs: tuple[Soc, ...], text: str, line: int, param_names: Se
     for sentence in re.split(r"[。；;\n]|(?<=[a-z0-9])\.\s", text):
         if not sentence.strip():
             continue
-        named = names_in(sentence, param_names)
+        named = subject_names(sentence, param_names)
         stated = dtype_statements(sentence)
         if stated:
             for offset, listed in stated:
@@ -223,6 +223,23 @@ def note_statements(socs: tuple[Soc, ...], text: str, line: int, param_names: Se
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A name after one of these words is what the statement relates its subject to ("且与other满足
+# 互推导关系", "consistent with self"), not its subject.
+_RELATED_TO = re.compile(r"(?:与|和|跟|同|\bwith|\bas|\bto)\s*[`*]*\s*$", re.I)
+
+
+def subject_names(text: str, names: Sequence[str]) -> tuple[str, ...]:
+    """The parameter names a statement is about: those it mentions, except the ones it relates
+    its subject to ("数据类型支持INT8、BOOL，且与other满足互推导关系" is about the row's parameter,
+    not about other)."""
+    wanted = set(names)
+    found: list[str] = []
+    for match in _IDENTIFIER.finditer(text):
+        word = match.group(0)
+        if word in wanted and word not in found and not _RELATED_TO.search(text, max(0, match.start() - 8),
+                                                                             match.start()):
+            found.append(word)
+    return tuple(found)
 
 
 def names_in(text: str, names: Sequence[str]) -> tuple[str, ...]:

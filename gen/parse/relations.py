@@ -98,7 +98,7 @@ def _clauses(text: str, names: Sequence[str]) -> list[tuple[str, bool]]:
                 clauses[-1] += "，" + clause
             else:
                 clauses.append(clause)
-        conditions = [bool(CONDITION.search(_before_aside(clause))) for clause in clauses]
+        conditions = [bool(CONDITION.search(_before_aside(_PRESENCE.sub("", clause)))) for clause in clauses]
         excepted = any(conditions)
         conditional = False
         for clause, condition in zip(clauses, conditions):
@@ -107,6 +107,11 @@ def _clauses(text: str, names: Sequence[str]) -> list[tuple[str, bool]]:
     return out
 
 
+# A condition that the parameter be given at all ("如果使用该功能其数据类型与shape必须与x保持一致", "When
+# provided, bias must ..."): what follows is what the parameter must be whenever it is passed, so
+# it is no condition on the relation.
+_PRESENCE = re.compile(r"^\s*(?:如果|若|当)\s*(?:使用该功能|使用此功能|使用该参数|传入该参数|传入|该参数(?:不为空|非空))\s*(?:时|的话)?|"
+                       r"^\s*(?:if|when)\s+(?:it\s+is\s+)?(?:provided|specified|passed|given)\b", re.I)
 _OPENING_PARENTHESIS = re.compile(r"[（(]")
 
 

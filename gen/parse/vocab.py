@@ -38,6 +38,9 @@ _DTYPE_SYNONYMS: dict[str, DType] = {
     "FP4_E1M2": DType.FLOAT4_E1M2,
     "COMPLEX": DType.COMPLEX64,
 }
+# The C names of the fixed-width integers, which some 数据类型 cells use ("uint8_t" for a tensor of
+# UINT8 indices: aclnnApplyAdamWQuant's mRef); float, double and bool already name theirs.
+_DTYPE_SYNONYMS.update({f"{sign}INT{bits}_T": DType(f"{sign}INT{bits}") for sign in ("", "U") for bits in (8, 16, 32, 64)})
 _DTYPE_WORDS: dict[str, DType] = {d.value: d for d in DType}
 _DTYPE_WORDS.update(_DTYPE_SYNONYMS)
 
