@@ -164,12 +164,10 @@ class DemandTable:
 def shortfall(record: Record) -> Optional[tuple[str, str]]:
     """Why the record's API does not compute and equal the golden, and what its stage said; None
     when it does."""
-    if not record.parsed:
-        return NOT_PARSED, record.reason
-    if record.failed_to_compile:
-        return COMPILE_FAILURE, record.reason
-    if not record.generated:
-        return NOT_BOUND, record.reason
+    if not (record.generated or record.failed_to_compile):
+        # An unparsed page's API can still be bound (select takes what it can): its page is
+        # the reason only where it was not.
+        return (NOT_BOUND if record.parsed else NOT_PARSED), record.reason
     if not record.compiled:
         return COMPILE_FAILURE, record.reason
     if not record.phase1_ok:
