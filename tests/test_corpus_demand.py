@@ -70,3 +70,14 @@ def test_without_torch_npu_there_is_no_demand_and_the_command_says_why(monkeypat
     assert demand.installed() is None
     assert demand.main([]) == 0
     assert capsys.readouterr().out.strip() == demand.NOT_INSTALLED
+
+
+def test_the_command_counts_the_apis_a_directory_of_pages_documents(monkeypatch, capsys, tmp_path):
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    (pages / "add.md").write_bytes((Path(__file__).resolve().parents[1] / "op_docs" / "add.md").read_bytes())
+    fake = demand.Demand(version="0.0", package_dir=str(tmp_path), binaries=(), apis=("aclnnAdd", "aclnnMul"),
+                         unpaired=())
+    monkeypatch.setattr(demand, "installed", lambda: fake)
+    assert demand.main(["--pages", str(pages)]) == 0
+    assert f"1 of them have a page in {pages} (1 parsed to a full IR)" in capsys.readouterr().out

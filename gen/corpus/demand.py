@@ -17,7 +17,7 @@ needs the CANN libraries):
   such as `aclnnXxxGetMaxWorkspaceSize`, and names of torch_npu's own sentinels) are kept apart,
   as `unpaired`, and are not APIs of the demand.
 
-    python -m gen.corpus.demand [--list] [--report build/corpus-report.json]
+    python -m gen.corpus.demand [--list] [--pages DIR] [--report build/corpus-report.json]
 """
 
 from __future__ import annotations
@@ -113,6 +113,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gen.corpus.demand", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--list", action="store_true", help="print the APIs, one a line")
+    parser.add_argument("--pages", type=Path, default=None,
+                        help="a directory of pages (the corpus): how many of the APIs it documents, parsing only")
     parser.add_argument("--report", type=Path, default=None,
                         help="a corpus-report.json of `make corpus`: print its records' demand table")
     args = parser.parse_args(argv)
@@ -124,6 +126,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
           f"in {', '.join(demand.binaries)}; {len(demand.unpaired)} other aclnn names: {', '.join(demand.unpaired)}")
     if args.list:
         print("\n".join(demand.apis))
+    if args.pages:
+        from gen import pipeline
+        from gen.corpus.records import page_records
+
+        records = page_records(pipeline.merge(pipeline.parse(pipeline.discover([args.pages]).pages)))
+        documented = {r.api for r in records if r.api} & set(demand.apis)
+        parsed = {r.api for r in records if r.parsed} & documented
+        print(f"{len(documented)} of them have a page in {args.pages} ({len(parsed)} parsed to a full IR); "
+              "how far they get: make corpus")
     if args.report:
         from gen.corpus.report import demand_lines, demand_table, records_from_report
 
