@@ -15,5 +15,6 @@ The run (`gen.corpus.run`), each step recorded per API in `<report dir>/corpus-r
    call is "ok", "not simulated" (561003) or the status it returned, and where it computed, its
    results are compared with the semantics file's golden (PyTorch on the same inputs, CANN's
    tolerances, as the generated suites compare);
-4. report (`gen.corpus.records`, `gen.corpus.report`).
+4. report (`gen.corpus.records`, `gen.corpus.report`), ending with the demand table: the aclnn
+   APIs the installed torch_npu references (`gen.corpus.demand`), how far each gets.
 """

@@ -25,7 +25,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         phase1_worker(Path(generated), Path(listing).read_text().split(), Path(results),
                       json.loads(Path(plans).read_text()))
         return 0
-    from gen.corpus.report import totals
+    from gen.corpus import demand
+    from gen.corpus.report import demand_lines, demand_table, totals
     from gen.corpus.run import run
 
     parser = argparse.ArgumentParser(prog="python -m gen.corpus", description=gen.corpus.__doc__,
@@ -40,8 +41,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if problem:
         print(f"python -m gen.corpus: {problem}", file=sys.stderr)
         return 2
+    referenced = demand.installed()
     records, figures = run(Path(args.doc_dir), Path(args.build), max(1, args.jobs), Path(args.report_dir),
-                           limit=args.limit, log=lambda text: print(text, file=sys.stderr))
+                           limit=args.limit, log=lambda text: print(text, file=sys.stderr), demand=referenced)
     summary = totals(records, figures)
     print(json.dumps({k: v for k, v in summary.items()}, indent=1))
     print(f"report: {Path(args.report_dir) / 'corpus-report.md'}")
@@ -50,6 +52,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
           f"({summary['apis_golden_differs']} differ; list in {Path(args.report_dir) / 'corpus-report.json'})")
     print(f"page examples: phase 1 accepted {summary['apis_example_accepted']} APIs' example arguments, refused "
           f"{summary['apis_example_refused']}, {summary['apis_example_not_called']} could not be called")
+    # Last: what a framework calls, against what computes (issue 23's measure).
+    print("\n".join(demand_lines(demand_table(records, referenced), Path(args.report_dir) / "corpus-report.md")))
     return 0
 
 

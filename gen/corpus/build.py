@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from gen.corpus.records import first_line
+from gen.corpus.records import COMPILE_ERROR, first_line
 from gen.model import Model, Skipped
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -114,7 +114,7 @@ def attribute(body: str, generated: Path) -> dict[str, str]:
         if "error:" in m.group("text"):
             message = m.group("text").split("error:", 1)[1].strip()
             for blamed in pending[-1:]:
-                culprits.setdefault(blamed, f"compile error: {first_line(message)}")
+                culprits.setdefault(blamed, f"{COMPILE_ERROR}: {first_line(message)}")
             pending.clear()
     return culprits
 

@@ -15,6 +15,11 @@ from gen.parse.coverage import is_api_page_file, page_result
 PHASE1 = "GetWorkspaceSize"
 # Phase 2's outcome when the simulator has no kernel for the API (561003, ACLNN_ERR_INNER_FIND_KERNEL_ERROR).
 NOT_SIMULATED = "not simulated"
+# How a record's reason begins when the API did not compile: the compiler's error blamed on it
+# (gen.corpus.build leaves it out of the next round, so it is not `generated`), or a build that
+# failed without an API to blame.
+COMPILE_ERROR = "compile error"
+BUILD_FAILED = "the build failed"
 
 
 @dataclass
@@ -40,6 +45,13 @@ class Record:
     # called: unread, or an argument the bindings refuse), and what was said.
     example_phase1: Optional[bool] = None
     example_message: str = ""
+    # Whether the semantics library has a table for the API (what it computes, its golden).
+    has_semantics: bool = False
+
+    @property
+    def failed_to_compile(self) -> bool:
+        """Generated, then refused by the compiler (or in a build that failed as a whole)."""
+        return self.reason.startswith((COMPILE_ERROR, BUILD_FAILED))
 
     def fail(self, reason: str) -> None:
         if not self.reason:
@@ -128,10 +140,11 @@ def settle(records: Sequence[Record], model: Model, left_out: Mapping[str, str],
             continue
         record.generated = True
         record.features = features(chosen)
+        record.has_semantics = chosen.semantics is not None
         if chosen.page.source != record.page:
             record.bound_from = chosen.page.source
         if not built:
-            record.fail("the build failed: " + "; ".join(unattributed[:3]))
+            record.fail(f"{BUILD_FAILED}: " + "; ".join(unattributed[:3]))
             continue
         record.compiled = True
         outcome = outcomes.get(api, {"status": None, "message": "not run"})

@@ -4,13 +4,15 @@
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Optional, Sequence
 
-from gen.corpus.records import NOT_SIMULATED, Record
+from gen.corpus.demand import NOT_INSTALLED, Demand
+from gen.corpus.records import COMPILE_ERROR, NOT_SIMULATED, Record
 from gen.parse.coverage import EXCLUDED_CODES
 
 
@@ -78,7 +80,7 @@ def reason_key(reason: str) -> str:
     """A failure reason without what is particular to its API (names, lines, the message's tail):
     `phase 1: undocumented status API GetWorkspaceSize returned 161001 (ACLNN_ERR_PARAM_NULLPTR)`."""
     parts = reason.split(": ")
-    key = ": ".join(parts[:2] if parts[0] in ("no API", "phase 1", "phase 1 crashed", "compile error") else parts[:1])
+    key = ": ".join(parts[:2] if parts[0] in ("no API", "phase 1", "phase 1 crashed", COMPILE_ERROR) else parts[:1])
     key = re.sub(r"\baclnn\w+", "API", key)
     key = re.sub(r" \(line \d+\)", "", key)
     return key[:160]
@@ -119,23 +121,159 @@ def feature_table(records: Sequence[Record]) -> dict[str, dict[str, int]]:
     return dict(sorted(table.items()))
 
 
-def write_reports(records: Sequence[Record], figures: Figures, report_dir: Path, pages: int) -> None:
+# The demand table's columns: how far the APIs torch_npu references get, each a subset of the one
+# before it.
+DEMAND_COLUMNS = {
+    "referenced": "referenced by torch_npu",
+    "with_page": "with a page in the corpus",
+    "bound": "bound (generated)",
+    "compiled": "compiled",
+    "phase1_ok": "phase 1 ok",
+    "computes": "compute (phase 2 ok)",
+    "equals_golden": "equal to the golden",
+}
+# Why a referenced API with a page does not compute and equal the golden: the first stage short
+# of it, in the pipeline's order.
+NOT_PARSED = "page not parsed to a full IR"
+NOT_BOUND = "not bound"
+COMPILE_FAILURE = "compile failure"
+PHASE1_REFUSED = "phase-1 refusal"
+PHASE1_ERROR_CASE = "phase 1 returned a documented error status (phase 2 did not run)"
+NO_SEMANTICS = "not simulated: no semantics"
+NO_KERNEL = "not simulated: semantics without a kernel"
+PHASE2_FAILED = "phase 2 failed with a status"
+GOLDEN_DIFFERS = "golden differs"
+NO_VERDICT = "computes, nothing to compare it with"
+SHORTFALLS = (NOT_PARSED, NOT_BOUND, COMPILE_FAILURE, PHASE1_REFUSED, PHASE1_ERROR_CASE, NO_SEMANTICS, NO_KERNEL,
+              PHASE2_FAILED, GOLDEN_DIFFERS, NO_VERDICT)
+
+
+@dataclass(frozen=True)
+class DemandTable:
+    """How far the aclnn APIs a torch_npu release references get in a corpus run."""
+
+    source: str  # "torch_npu 2.13.0"
+    counts: dict[str, int]  # by DEMAND_COLUMNS
+    # The referenced APIs with a page that do not compute and equal the golden: (API, what was
+    # said) by their shortfall, in SHORTFALLS' order.
+    short: dict[str, list[tuple[str, str]]]
+    without_page: tuple[str, ...]  # referenced, documented by no page of the corpus
+    unpaired: tuple[str, ...]  # aclnn names torch_npu holds that are not two-phase APIs (gen.corpus.demand)
+
+
+def shortfall(record: Record) -> Optional[tuple[str, str]]:
+    """Why the record's API does not compute and equal the golden, and what its stage said; None
+    when it does."""
+    if not (record.generated or record.failed_to_compile):
+        # An unparsed page's API can still be bound (select takes what it can): its page is
+        # the reason only where it was not.
+        return (NOT_BOUND if record.parsed else NOT_PARSED), record.reason
+    if not record.compiled:
+        return COMPILE_FAILURE, record.reason
+    if not record.phase1_ok:
+        return PHASE1_REFUSED, record.reason
+    if record.status != 0:
+        return PHASE1_ERROR_CASE, record.reason
+    if record.phase2 == NOT_SIMULATED:
+        return (NO_KERNEL, "") if record.has_semantics else (NO_SEMANTICS, "")
+    if record.phase2 != "ok":
+        return PHASE2_FAILED, f"status {record.phase2}"
+    if record.golden_ok is False:
+        return GOLDEN_DIFFERS, record.golden_reason
+    if record.golden_ok is None:
+        return NO_VERDICT, record.golden_reason
+    return None
+
+
+def demand_table(records: Sequence[Record], demand: Optional[Demand]) -> Optional[DemandTable]:
+    """The demand's APIs against the corpus run's records (each API once: its bound page's); None
+    without a demand (no torch_npu installed)."""
+    if demand is None:
+        return None
+    by_api = {r.api: r for r in distinct(records)}
+    documented = [by_api[api] for api in demand.apis if api in by_api]
+    counts = {
+        "referenced": len(demand.apis),
+        "with_page": len(documented),
+        "bound": sum(r.generated or r.failed_to_compile for r in documented),
+        "compiled": sum(r.compiled for r in documented),
+        "phase1_ok": sum(r.phase1_ok for r in documented),
+        "computes": sum(r.phase2 == "ok" for r in documented),
+        "equals_golden": sum(r.phase2 == "ok" and r.golden_ok is True for r in documented),
+    }
+    short: dict[str, list[tuple[str, str]]] = {}
+    for record in documented:
+        found = shortfall(record)
+        if found:
+            short.setdefault(found[0], []).append((record.api or "", found[1]))
+    return DemandTable(source=demand.source, counts=counts,
+                       short={reason: short[reason] for reason in SHORTFALLS if reason in short},
+                       without_page=tuple(api for api in demand.apis if api not in by_api),
+                       unpaired=demand.unpaired)
+
+
+def demand_lines(table: Optional[DemandTable], report: Optional[Path] = None) -> list[str]:
+    """The demand table as `make corpus` prints it, last; one line when there is no torch_npu."""
+    if table is None:
+        return [NOT_INSTALLED]
+    width = max(len(label) for label in DEMAND_COLUMNS.values())
+    lines = [f"demand: the aclnn APIs {table.source} references"]
+    lines += [f"  {label:<{width}}  {table.counts[key]:>5}" for key, label in DEMAND_COLUMNS.items()]
+    if table.short:
+        where = f" (list in {report})" if report else ""
+        lines.append("  with a page, short of the golden: " + ", ".join(
+            f"{len(apis)} {reason}" for reason, apis in table.short.items()) + where)
+    return lines
+
+
+def demand_json(table: Optional[DemandTable]) -> dict:
+    return dataclasses.asdict(table) if table else {"note": NOT_INSTALLED}
+
+
+def demand_markdown(table: Optional[DemandTable]) -> list[str]:
+    lines = ["## Demand: the aclnn APIs torch_npu references", ""]
+    if table is None:
+        return lines + [NOT_INSTALLED, ""]
+    lines += [f"What {table.source}'s binaries name as two-phase aclnn APIs (gen.corpus.demand), against this run; "
+              "each column a subset of the one before.", "",
+              "| " + " | ".join(DEMAND_COLUMNS.values()) + " |", "|" + "---|" * len(DEMAND_COLUMNS),
+              "| " + " | ".join(str(table.counts[key]) for key in DEMAND_COLUMNS) + " |", ""]
+    for reason, apis in table.short.items():
+        lines += [f"### With a page, short of the golden: {reason} ({len(apis)})", "", "| API | said |", "|---|---|"]
+        lines += [f"| {api} | {said.replace('|', '/') or '—'} |" for api, said in apis]
+        lines.append("")
+    if table.without_page:
+        lines += [f"### Referenced, without a page in the corpus ({len(table.without_page)})", "",
+                  ", ".join(table.without_page), ""]
+    if table.unpaired:
+        lines += [f"Other aclnn names torch_npu holds, not two-phase APIs: {', '.join(table.unpaired)}.", ""]
+    return lines
+
+
+def write_reports(records: Sequence[Record], figures: Figures, report_dir: Path, pages: int,
+                  demand: Optional[Demand] = None) -> None:
+    """`demand`: the installed torch_npu's (None: there is none, and the reports say so)."""
     report_dir.mkdir(parents=True, exist_ok=True)
     summary = totals(records, figures)
     summary["features"] = feature_table(records)
-    entries = [{"api": r.api, "page": r.page, "parsed": r.parsed, "generated": r.generated, "compiled": r.compiled,
-                "phase1_ok": r.phase1_ok, "reason": r.reason, "status": r.status, "bound_from": r.bound_from,
-                "features": list(r.features), "phase2": r.phase2, "golden_ok": r.golden_ok,
-                "golden_reason": r.golden_reason, "example_phase1": r.example_phase1,
-                "example_message": r.example_message}
-               for r in records]
+    table = demand_table(records, demand)
     (report_dir / "corpus-report.json").write_text(
-        json.dumps({"totals": summary, "golden_ok_apis": golden_ok_apis(records), "apis": entries},
-                   ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    (report_dir / "corpus-report.md").write_text(markdown(records, summary, pages), encoding="utf-8")
+        json.dumps({"totals": summary, "demand": demand_json(table), "golden_ok_apis": golden_ok_apis(records),
+                    "apis": [dataclasses.asdict(r) for r in records]}, ensure_ascii=False, indent=1) + "\n",
+        encoding="utf-8")
+    (report_dir / "corpus-report.md").write_text(markdown(records, summary, pages, table), encoding="utf-8")
 
 
-def markdown(records: Sequence[Record], summary: dict, pages: int) -> str:
+def records_from_report(path: Path) -> list[Record]:
+    """The records a corpus-report.json holds (fields a report from before a field existed lacks
+    take their defaults)."""
+    known = {f.name for f in dataclasses.fields(Record)}
+    entries = json.loads(path.read_text(encoding="utf-8"))["apis"]
+    return [Record(**{**{k: v for k, v in e.items() if k in known}, "features": tuple(e.get("features", ()))})
+            for e in entries]
+
+
+def markdown(records: Sequence[Record], summary: dict, pages: int, demand: Optional[DemandTable] = None) -> str:
     def mark(flag: bool) -> str:
         return "yes" if flag else "**no**"
 
@@ -163,6 +301,7 @@ def markdown(records: Sequence[Record], summary: dict, pages: int) -> str:
         f"| peak memory (MiB) | {', '.join(f'{k} {v}' for k, v in s['peak_rss_mib'].items())} |",
         "",
     ]
+    lines += demand_markdown(demand)
     reasons = reason_counts(records)
     if reasons:
         lines += ["## Why not, by reason", "", "| count | reason |", "|---|---|"]

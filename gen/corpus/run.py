@@ -11,6 +11,7 @@ from typing import Callable, Optional
 from gen import pipeline
 from gen.corpus.build import MAX_BUILD_ROUNDS, build, configure, without
 from gen.corpus.calls import call_plan
+from gen.corpus.demand import Demand
 from gen.corpus.records import Record, page_records, settle
 from gen.corpus.report import Figures, write_reports
 from gen.corpus.workers import run_phase1
@@ -35,7 +36,9 @@ def generate(doc_dir: Path, build_root: Path, jobs: int, limit: Optional[int] = 
 
 
 def run(doc_dir: Path, build_root: Path, jobs: int, report_dir: Path, limit: Optional[int] = None,
-        progress: Optional[Progress] = None, log: Callable[[str], None] = print) -> tuple[list[Record], Figures]:
+        progress: Optional[Progress] = None, log: Callable[[str], None] = print,
+        demand: Optional[Demand] = None) -> tuple[list[Record], Figures]:
+    """`demand`: the APIs a framework references, for the reports' demand table (None: no torch_npu)."""
     progress = progress or tqdm_progress
     figures = Figures(command=" ".join([Path(sys.executable).name, "-m", "gen.corpus"] + sys.argv[1:]))
     start = time.perf_counter()
@@ -93,5 +96,5 @@ def run(doc_dir: Path, build_root: Path, jobs: int, report_dir: Path, limit: Opt
     children = _rusage_children()
     figures.peak_rss_mib["largest child process"] = round(children.ru_maxrss / 1024, 1)
     figures.peak_rss_mib["this process"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    write_reports(records, figures, report_dir, pages=len(generation.inputs.pages))
+    write_reports(records, figures, report_dir, pages=len(generation.inputs.pages), demand=demand)
     return records, figures

@@ -34,7 +34,11 @@ def run_phase1(generated: Path, apis: Sequence[str], work: Path, jobs: int, prog
         by_soc.setdefault(plans.get(api, {}).get("soc"), []).append(api)
     chunks = [(soc, group[k::jobs]) for soc, group in by_soc.items() for k in range(jobs) if group[k::jobs]]
     outcomes: dict[str, dict] = {}
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(generated), str(ROOT)])}
+    # The goldens are CPU PyTorch. With torch_npu installed, `import torch` loads it as a device
+    # backend by default, which fails without CANN's libraries and leaves torch half-imported:
+    # every golden raised, so nothing could equal one.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(generated), str(ROOT)]),
+           "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
     bar = progress(None, "phase 1", total=len(apis))
     workers: list[tuple[subprocess.Popen, Path, tuple[Optional[str], list[str]], float]] = []
 
