@@ -295,15 +295,21 @@ class Soc(_Rows):
 
     def __init__(self, *row: Any) -> None:
         self.products: str = row[1]
+        # What aclGetDeviceCapability/aclrtGetDeviceInfo report for the chip: AI (cube) cores,
+        # vector cores and L2 cache bytes of the product's datasheet; 0 where no public figure
+        # is known to us, which the simulator reports as a feature it does not model.
+        self.ai_cores: int = row[2]
+        self.vector_cores: int = row[3]
+        self.l2_bytes: int = row[4]
 
-    ASCEND950 = "Ascend950", "Ascend 950PR/Ascend 950DT"
-    ASCEND910_93 = "Ascend910_93", "Atlas A3 训练系列产品/Atlas A3 推理系列产品"
-    ASCEND910B = "Ascend910B", "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/..."
-    ASCEND910 = "Ascend910", "Atlas 训练系列产品"
-    ASCEND310P = "Ascend310P", "Atlas 推理系列产品"
-    ASCEND310B = "Ascend310B", "Atlas 200I/500 A2 推理产品"
-    KIRIN_X90 = "KirinX90", "Kirin X90 处理器系列产品"
-    KIRIN_9030 = "Kirin9030", "Kirin 9030 处理器系列产品"
+    ASCEND950 = "Ascend950", "Ascend 950PR/Ascend 950DT", 0, 0, 0
+    ASCEND910_93 = "Ascend910_93", "Atlas A3 训练系列产品/Atlas A3 推理系列产品", 24, 48, 192 << 20
+    ASCEND910B = "Ascend910B", "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/...", 24, 48, 192 << 20
+    ASCEND910 = "Ascend910", "Atlas 训练系列产品", 32, 0, 32 << 20
+    ASCEND310P = "Ascend310P", "Atlas 推理系列产品", 0, 0, 0
+    ASCEND310B = "Ascend310B", "Atlas 200I/500 A2 推理产品", 0, 0, 0
+    KIRIN_X90 = "KirinX90", "Kirin X90 处理器系列产品", 0, 0, 0
+    KIRIN_9030 = "Kirin9030", "Kirin 9030 处理器系列产品", 0, 0, 0
 
 
 # The chip the simulator stands in for unless ACLNN_SIM_SOC says otherwise (Atlas A2), and whose

@@ -33,6 +33,24 @@ inline constexpr const char* kSocNames[kSocCount] = {
     "Kirin9030",
 };
 
+// What the runtime reports of each chip (aclGetDeviceCapability, aclrtGetDeviceInfo); 0: unknown.
+struct SocCapability {
+  int64_t ai_cores;
+  int64_t vector_cores;
+  int64_t l2_bytes;
+};
+
+inline constexpr SocCapability kSocCapabilities[kSocCount] = {
+    {0, 0, 0},  // Ascend950
+    {24, 48, 201326592},  // Ascend910_93
+    {24, 48, 201326592},  // Ascend910B
+    {32, 0, 33554432},  // Ascend910
+    {0, 0, 0},  // Ascend310P
+    {0, 0, 0},  // Ascend310B
+    {0, 0, 0},  // KirinX90
+    {0, 0, 0},  // Kirin9030
+};
+
 // The chip simulated unless ACLNN_SIM_SOC (or aclsimSetSoc) says otherwise.
 inline constexpr Soc kDefaultSoc = Soc::kAscend910B;
 
