@@ -4,5 +4,6 @@
 
 #include "acl/acl_base.h"
 #include "acl/acl_rt.h"
+#include "acl/acl_op.h"
 
 #endif /* ACLNN_BINDGEN_ACL_H_ */

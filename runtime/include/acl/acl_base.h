@@ -32,7 +32,16 @@ static const int ACL_ERROR_RT_PARAM_INVALID = 107000;
 static const int ACL_ERROR_RT_INVALID_DEVICEID = 107001;
 static const int ACL_ERROR_RT_CONTEXT_NULL = 107002;
 static const int ACL_ERROR_RT_STREAM_CONTEXT = 107003;
+static const int ACL_ERROR_OP_NOT_FOUND = 100024;
+static const int ACL_ERROR_RT_REPORT_TIMEOUT = 507012;
+static const int ACL_ERROR_RT_WAIT_TIMEOUT = 107019;
+static const int ACL_ERROR_RT_STREAM_SYNC_TIMEOUT = 507046;
+static const int ACL_ERROR_RT_EVENT_SYNC_TIMEOUT = 507047;
 static const int ACL_ERROR_BAD_ALLOC = 200000;
+static const int ACL_ERROR_FEATURE_UNSUPPORTED = 200006;
+/* What the simulator answers for a runtime feature it does not model (CANN's own status for a
+ * feature a device or driver lacks), with a message naming the function. */
+static const int ACL_ERROR_RT_FEATURE_NOT_SUPPORT = 207000;
 static const int ACL_ERROR_RT_MEMORY_ALLOCATION = 207001;
 static const int ACL_ERROR_INTERNAL_ERROR = 500000;
 static const int ACL_ERROR_FAILURE = 500001;
@@ -99,6 +108,57 @@ typedef enum {
 
 /* Some pages write the 3-D fractal format with the FORMAT infix. */
 #define ACL_FORMAT_FRACTAL_Z_3D ACL_FRACTAL_Z_3D
+
+typedef enum { ACL_DEBUG = 0, ACL_INFO = 1, ACL_WARNING = 2, ACL_ERROR = 3 } aclLogLevel;
+
+typedef enum {
+  ACL_MEMTYPE_DEVICE = 0,
+  ACL_MEMTYPE_HOST = 1,
+  ACL_MEMTYPE_HOST_COMPILE_INDEPENDENT = 2
+} aclMemType;
+
+/* aclGetCannAttribute: features of the installed CANN (1: supported). */
+typedef enum {
+  ACL_CANN_ATTR_UNDEFINED = -1,
+  ACL_CANN_ATTR_INF_NAN = 0,
+  ACL_CANN_ATTR_BF16 = 1,
+  ACL_CANN_ATTR_JIT_COMPILE = 2
+} aclCannAttr;
+
+/* aclGetDeviceCapability: a device's core counts and L2 size. */
+typedef enum {
+  ACL_DEVICE_INFO_UNDEFINED = -1,
+  ACL_DEVICE_INFO_AI_CORE_NUM = 0,
+  ACL_DEVICE_INFO_VECTOR_CORE_NUM = 1,
+  ACL_DEVICE_INFO_L2_SIZE = 2
+} aclDeviceInfo;
+
+/* The single-operator descriptions of acl_op.h's calls: a tensor's dtype, shape and format, and a
+ * buffer of bytes. */
+typedef struct aclTensorDesc aclTensorDesc;
+typedef struct aclDataBuffer aclDataBuffer;
+
+ACL_FUNC_VISIBILITY aclTensorDesc *aclCreateTensorDesc(aclDataType dataType, int numDims, const int64_t *dims,
+                                                       aclFormat format);
+ACL_FUNC_VISIBILITY void aclDestroyTensorDesc(const aclTensorDesc *desc);
+ACL_FUNC_VISIBILITY aclDataType aclGetTensorDescType(const aclTensorDesc *desc);
+ACL_FUNC_VISIBILITY aclFormat aclGetTensorDescFormat(const aclTensorDesc *desc);
+ACL_FUNC_VISIBILITY size_t aclGetTensorDescNumDims(const aclTensorDesc *desc);
+ACL_FUNC_VISIBILITY aclError aclGetTensorDescDimV2(const aclTensorDesc *desc, size_t index, int64_t *dimSize);
+ACL_FUNC_VISIBILITY void aclSetTensorDescName(aclTensorDesc *desc, const char *name);
+ACL_FUNC_VISIBILITY aclError aclSetTensorFormat(aclTensorDesc *desc, aclFormat format);
+ACL_FUNC_VISIBILITY aclError aclSetTensorShape(aclTensorDesc *desc, int numDims, const int64_t *dims);
+ACL_FUNC_VISIBILITY aclError aclSetTensorPlaceMent(aclTensorDesc *desc, aclMemType memType);
+ACL_FUNC_VISIBILITY aclDataBuffer *aclCreateDataBuffer(void *data, size_t size);
+ACL_FUNC_VISIBILITY aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer);
+ACL_FUNC_VISIBILITY void *aclGetDataBufferAddr(const aclDataBuffer *dataBuffer);
+ACL_FUNC_VISIBILITY size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer);
+
+ACL_FUNC_VISIBILITY void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line,
+                                   const char *fmt, ...);
+ACL_FUNC_VISIBILITY aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num);
+ACL_FUNC_VISIBILITY aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value);
+ACL_FUNC_VISIBILITY aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t *value);
 
 ACL_FUNC_VISIBILITY aclFloat16 aclFloatToFloat16(float value);
 ACL_FUNC_VISIBILITY float aclFloat16ToFloat(aclFloat16 value);

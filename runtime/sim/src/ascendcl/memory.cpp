@@ -38,6 +38,9 @@ uint64_t DeviceMemoryCapacity() { return Settings().device_memory; }
 
 struct Block {
   size_t size;  // what the caller asked for: the bounds that checks enforce
+  // A range of reserved virtual memory that aclrtMapMem backed with physical memory: device memory
+  // for copies and kernels, but aclrtUnmapMem's to release, not aclrtFree's.
+  bool mapped = false;
 };
 
 struct Memory {
@@ -160,6 +163,47 @@ aclError CheckFill(const char* api, void* devPtr, size_t maxCount, size_t count)
 
 }  // namespace
 
+bool ChargeDeviceMemory(size_t bytes, const char* api) {
+  Memory& m = State();
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
+  const uint64_t capacity = DeviceMemoryCapacity();
+  if (bytes > capacity - std::min<uint64_t>(m.device_bytes, capacity)) {
+    SetError(std::string(api) + ": out of device memory: " + std::to_string(bytes) + " bytes requested, " +
+             std::to_string(m.device_bytes) + " of " + std::to_string(capacity) + " in use");
+    SetErrorStatus(ACL_ERROR_RT_MEMORY_ALLOCATION);
+    return false;
+  }
+  m.device_bytes += bytes;
+  if (m.device_bytes > m.peak_device_bytes) m.peak_device_bytes = m.device_bytes;
+  return true;
+}
+
+void RefundDeviceMemory(size_t bytes) {
+  Memory& m = State();
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
+  m.device_bytes -= std::min<uint64_t>(bytes, m.device_bytes);
+}
+
+bool AddMappedRange(uintptr_t base, size_t size) {
+  Memory& m = State();
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
+  auto next = m.device.lower_bound(base);
+  if (next != m.device.end() && next->first < base + size) return false;
+  if (Containing(m.device, base) != m.device.end()) return false;
+  m.device.emplace(base, Block{size, true});
+  return true;
+}
+
+bool RemoveMappedRange(uintptr_t base, size_t* size) {
+  Memory& m = State();
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
+  auto it = m.device.find(base);
+  if (it == m.device.end() || !it->second.mapped) return false;
+  *size = it->second.size;
+  m.device.erase(it);
+  return true;
+}
+
 bool FindDeviceAllocation(const void* address, DeviceRange* out) {
   Memory& m = State();
   std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
@@ -197,41 +241,44 @@ RuntimeCounts GetRuntimeCounts() {
 
 using aclsim::Fail;
 
-extern "C" {
+namespace aclsim {
+namespace {
 
-aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
-  if (!devPtr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: devPtr is a null pointer");
+// aclrtMalloc (padded: `pad`) and aclrtMallocAlign32 (not padded), named `api` in messages.
+aclError Malloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy, bool pad, const std::string& api) {
+  if (!devPtr) return Fail(ACL_ERROR_INVALID_PARAM, api + ": devPtr is a null pointer");
   *devPtr = nullptr;
-  if (size == 0) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: size is 0");
+  if (size == 0) return Fail(ACL_ERROR_INVALID_PARAM, api + ": size is 0");
   const unsigned placement = static_cast<unsigned>(policy) & 0xffu;
   const unsigned band = static_cast<unsigned>(policy) & ~0xffu;
   if (placement > ACL_MEM_MALLOC_NORMAL_ONLY_P2P ||
       (band & ~unsigned(ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH)) != 0) {
-    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: unknown aclrtMemMallocPolicy " + std::to_string(static_cast<int>(policy)));
+    return Fail(ACL_ERROR_INVALID_PARAM, api + ": unknown aclrtMemMallocPolicy " + std::to_string(static_cast<int>(policy)));
   }
   int32_t device;
   if (!aclsim::CurrentDeviceId(&device)) {
-    return Fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtMalloc: no device is set (call aclrtSetDevice first)");
+    return Fail(ACL_ERROR_RT_CONTEXT_NULL, api + ": no device is set (call aclrtSetDevice first)");
   }
   // CANN aligns the size up to a multiple of 32 bytes and adds 32 (aclrtMalloc's documentation):
   // the allocation is that large, and programs rely on it (page examples copy a BOOL result of 16
   // bytes out as 16 floats). A size whose padding would overflow is refused as too large.
+  // aclrtMallocAlign32 rounds up to 32 bytes "with no padding" (acl_rt.h).
   if (size > SIZE_MAX - 63) {
-    return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: out of device memory: " + std::to_string(size) + " bytes requested");
+    return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, api + ": out of device memory: " + std::to_string(size) + " bytes requested");
   }
-  size = (size + 31) / 32 * 32 + 32;
+  size = (size + 31) / 32 * 32 + (pad ? 32 : 0);
   auto& m = aclsim::State();
   {
     std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
     const uint64_t capacity = aclsim::DeviceMemoryCapacity();
     if (size > capacity - std::min<uint64_t>(m.device_bytes, capacity)) {
-      return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: out of device memory: " + std::to_string(size) +
+      return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, api + ": out of device memory: " + std::to_string(size) +
                                                       " bytes requested, " + std::to_string(m.device_bytes) + " of " +
                                                       std::to_string(capacity) + " in use");
     }
   }
   void* p = aclsim::AllocateAligned(size);
-  if (!p) return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: out of memory for " + std::to_string(size) + " bytes");
+  if (!p) return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, api + ": out of memory for " + std::to_string(size) + " bytes");
   std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
   m.device.emplace(reinterpret_cast<uintptr_t>(p), aclsim::Block{size});
   m.device_bytes += size;
@@ -239,6 +286,19 @@ aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
   if (m.device_bytes > m.peak_device_bytes) m.peak_device_bytes = m.device_bytes;
   *devPtr = p;
   return ACL_SUCCESS;
+}
+
+}  // namespace
+}  // namespace aclsim
+
+extern "C" {
+
+aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
+  return aclsim::Malloc(devPtr, size, policy, true, "aclrtMalloc");
+}
+
+aclError aclrtMallocAlign32(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
+  return aclsim::Malloc(devPtr, size, policy, false, "aclrtMallocAlign32");
 }
 
 aclError aclrtFree(void* devPtr) {
@@ -249,6 +309,9 @@ aclError aclrtFree(void* devPtr) {
   {
     std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
     auto it = m.device.find(address);
+    if (it != m.device.end() && it->second.mapped) {
+      return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: " + aclsim::Hex(devPtr) + " is mapped virtual memory (release it with aclrtUnmapMem)");
+    }
     if (it == m.device.end()) {
       if (aclsim::Containing(m.device, address) != m.device.end()) {
         return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: " + aclsim::Hex(devPtr) + " points inside a device allocation, not at its start");
@@ -323,6 +386,57 @@ aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t cou
   // Host memory is read or written when the stream reaches the copy: it must stay valid until then.
   if (aclError status = aclsim::CheckCopy("aclrtMemcpyAsync", dst, destMax, src, count, kind)) return status;
   return aclsim::EnqueueCopy(stream, "aclrtMemcpyAsync", dst, src, count);
+}
+
+aclError aclrtMemcpyAsyncWithCondition(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind,
+                                       aclrtStream stream) {
+  // "With condition": the device may turn the copy into a synchronous one when the host memory is
+  // not pinned; the simulator's queued copy is valid in both cases.
+  if (aclError status = aclsim::CheckCopy("aclrtMemcpyAsyncWithCondition", dst, destMax, src, count, kind)) return status;
+  return aclsim::EnqueueCopy(stream, "aclrtMemcpyAsyncWithCondition", dst, src, count);
+}
+
+aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t* free, size_t* total) {
+  if (!free || !total) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetMemInfo: free or total is a null pointer");
+  if (attr < ACL_DDR_MEM || attr > ACL_MEM_P2P_HUGE1G) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetMemInfo: unknown aclrtMemAttr " + std::to_string(static_cast<int>(attr)));
+  }
+  int32_t device;
+  if (!aclsim::CurrentDeviceId(&device)) {
+    return Fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtGetMemInfo: no device is set (call aclrtSetDevice first)");
+  }
+  // The simulated device has one kind of memory, its HBM: every kind of page and use counts it. DDR
+  // (the device's own DRAM next to its AI CPU) it does not have.
+  if (attr == ACL_DDR_MEM || attr == ACL_DDR_MEM_HUGE || attr == ACL_DDR_MEM_NORMAL || attr == ACL_DDR_MEM_P2P_HUGE ||
+      attr == ACL_DDR_MEM_P2P_NORMAL) {
+    *free = *total = 0;
+    return ACL_SUCCESS;
+  }
+  auto& m = aclsim::State();
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
+  const uint64_t capacity = aclsim::DeviceMemoryCapacity();
+  *total = capacity;
+  *free = capacity - std::min<uint64_t>(m.device_bytes, capacity);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtPointerGetAttributes(const void* ptr, aclrtPtrAttributes* attributes) {
+  if (!ptr || !attributes) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtPointerGetAttributes: ptr or attributes is a null pointer");
+  *attributes = aclrtPtrAttributes{};
+  auto& m = aclsim::State();
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
+  const uintptr_t address = reinterpret_cast<uintptr_t>(ptr);
+  if (aclsim::Containing(m.device, address) != m.device.end()) {
+    int32_t device = 0;
+    aclsim::CurrentDeviceId(&device);  // allocations are not tagged with their device: the current one
+    attributes->location = aclrtMemLocation{static_cast<uint32_t>(device), ACL_MEM_LOCATION_TYPE_DEVICE};
+  } else if (aclsim::Containing(m.host, address) != m.host.end()) {
+    attributes->location = aclrtMemLocation{0, ACL_MEM_LOCATION_TYPE_HOST};
+  } else {
+    attributes->location = aclrtMemLocation{0, ACL_MEM_LOCATION_TYPE_UNREGISTERED};
+  }
+  attributes->pageSize = 4096;
+  return ACL_SUCCESS;
 }
 
 aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count) {

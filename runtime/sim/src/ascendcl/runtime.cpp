@@ -22,6 +22,7 @@ namespace aclsim {
 namespace {
 
 thread_local std::string t_last_error;
+thread_local int32_t t_last_status = 0;
 
 // Devices a process sees unless ACLNN_SIM_DEVICE_COUNT says otherwise (an 8-card server).
 constexpr int kDefaultDeviceCount = 8;
@@ -161,6 +162,14 @@ void ReleaseDevice(Runtime& rt, int32_t device) {
 }
 
 }  // namespace
+
+void SetErrorStatus(int32_t status) { t_last_status = status; }
+
+int32_t LastErrorStatus(bool clear) {
+  const int32_t status = t_last_status;
+  if (clear) t_last_status = 0;
+  return status;
+}
 
 void SetError(const std::string& message) {
   t_last_error = message;

@@ -9,6 +9,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <deque>
+#include <future>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -71,6 +73,8 @@ void SpinFor(std::chrono::microseconds budget, Done&& done) {
 struct StreamState;
 
 struct EventState {
+  explicit EventState(uint32_t flags = 0) : flags(flags) {}
+  const uint32_t flags;  // aclrtCreateEventWithFlag's
   std::mutex mutex;
   std::condition_variable reached;
   uint64_t recorded = 0;   // versions handed out by aclrtRecordEvent
@@ -82,7 +86,7 @@ struct EventState {
 // --- tasks --------------------------------------------------------------------------------------
 
 struct Task {
-  enum class Kind : uint8_t { kKernel, kCopy, kFill, kRecord, kWait };
+  enum class Kind : uint8_t { kKernel, kCopy, kFill, kRecord, kWait, kHostFunc, kCallback };
   Kind kind = Kind::kKernel;
   const char* api = "";
   uint64_t ticket = 0;  // its place in the stream's queue (1-based)
@@ -99,6 +103,10 @@ struct Task {
   // kRecord, kWait
   std::shared_ptr<EventState> event;
   uint64_t version = 0;
+  // kHostFunc, kCallback: fn(args) on the host, in the stream's order
+  void (*host_fn)(void*) = nullptr;
+  void* host_args = nullptr;
+  bool block = false;  // kCallback: the stream waits for the subscribed thread to run it
 
   bool Touches(uintptr_t begin, uintptr_t end) const {
     auto in = [&](const void* p, size_t n) {
@@ -181,6 +189,14 @@ struct StreamState {
 
   const int32_t device;
   uintptr_t handle = 0;  // its aclrtStream; 0 for a device's default stream
+  // aclrtCreateStreamWithConfig's priority (0..7) and flags, aclrtSetStreamFailureMode's mode and
+  // aclrtSetStreamOverflowSwitch's switch: kept and reported; one CPU worker runs every stream
+  // alike, so priorities order nothing between streams.
+  uint32_t priority = 0, flags = 0;
+  std::atomic<uint64_t> failure_mode{ACL_STOP_ON_FAILURE};
+  std::atomic<uint32_t> overflow_switch{0};
+  std::atomic<bool> discard_all{false};  // aclrtDestroyStreamForce: queued work is dropped
+  uint64_t subscriber = 0;               // aclrtSubscribeReport's thread for aclrtLaunchCallback
   std::mutex mutex;
   std::condition_variable wake;  // the worker waits for tasks
   std::condition_variable idle;  // synchronisations wait for tasks to finish
@@ -259,13 +275,78 @@ void WaitForEvent(EventState& event, uint64_t version) {
   event.reached.wait(lock, [&] { return event.completed >= version; });
 }
 
+// --- callbacks ----------------------------------------------------------------------------------
+
+// aclrtLaunchCallback's callbacks are run by the thread subscribed to their stream
+// (aclrtSubscribeReport), inside its aclrtProcessReport calls; a blocking one holds its stream until
+// it has run.
+struct Report {
+  void (*fn)(void*) = nullptr;
+  void* args = nullptr;
+  std::shared_ptr<std::promise<void>> done;  // set for a blocking callback
+};
+
+struct ReportQueue {
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::deque<Report> reports;
+  int streams = 0;  // streams subscribed to this thread
+};
+
+struct Reporters {
+  std::mutex mutex;
+  std::map<uint64_t, std::shared_ptr<ReportQueue>> by_thread;
+};
+
+Reporters& ReportersState() {
+  static Reporters* reporters = new Reporters;  // never destroyed: workers may run during exit
+  return *reporters;
+}
+
+std::shared_ptr<ReportQueue> FindReporter(uint64_t thread) {
+  Reporters& r = ReportersState();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.by_thread.find(thread);
+  return it == r.by_thread.end() ? nullptr : it->second;
+}
+
+void RunCallback(StreamState& s, Task& task) {
+  auto queue = FindReporter(s.subscriber);
+  if (!queue) {
+    RecordFault(s, Fault{ACL_ERROR_INVALID_PARAM, task.api, "the thread subscribed to the stream unsubscribed before its callback ran", 0, 0});
+    return;
+  }
+  Report report{task.host_fn, task.host_args, nullptr};
+  std::future<void> finished;
+  if (task.block) {
+    report.done = std::make_shared<std::promise<void>>();
+    finished = report.done->get_future();
+  }
+  {
+    std::lock_guard<std::mutex> lock(queue->mutex);
+    queue->reports.push_back(std::move(report));
+  }
+  queue->ready.notify_all();
+  if (task.block) finished.wait();
+}
+
 // Runs one task; `self` owns `task`'s stream. Behind a fault that no synchronisation has
 // reported yet, kernels, copies and fills are discarded (the device stops the stream); records
 // and waits still run, so that no other stream or host thread waits forever.
 void Execute(const std::shared_ptr<StreamState>& self, Task& task) {
   StreamState& s = *self;
-  const bool discard = s.faulted.load(std::memory_order_acquire);
+  // Behind a fault, a stream in ACL_STOP_ON_FAILURE mode (the default) drops its work until the
+  // fault is reported; ACL_CONTINUE_ON_FAILURE runs it. A forced destruction drops everything.
+  const bool discard = (s.faulted.load(std::memory_order_acquire) &&
+                        s.failure_mode.load(std::memory_order_relaxed) == ACL_STOP_ON_FAILURE) ||
+                       s.discard_all.load(std::memory_order_relaxed);
   switch (task.kind) {
+    case Task::Kind::kHostFunc:
+      if (!discard) task.host_fn(task.host_args);
+      return;
+    case Task::Kind::kCallback:
+      if (!discard) RunCallback(s, task);
+      return;
     case Task::Kind::kKernel: {
       if (discard) return;
       if (task.inject_fault) {
@@ -448,6 +529,31 @@ aclError Synchronize(const std::shared_ptr<StreamState>& s, const char* api) {
   return TakeFault(*s, api);
 }
 
+// Waits until the stream has run every task enqueued so far, or until `deadline`: false on time-out.
+// Unlike Drain, the waiting thread runs no task itself (it must be free to give up).
+bool DrainBefore(const std::shared_ptr<StreamState>& self, std::chrono::steady_clock::time_point deadline) {
+  StreamState& s = *self;
+  const uint64_t target = s.enqueued.load(std::memory_order_acquire);
+  std::unique_lock<std::mutex> lock(s.mutex);
+  if (!s.queue.empty() && s.worker_sleeping) s.wake.notify_one();
+  ++s.waiters;
+  const bool done = s.idle.wait_until(lock, deadline, [&] { return s.completed.load(std::memory_order_acquire) >= target; });
+  --s.waiters;
+  return done;
+}
+
+// A synchronisation bounded by `timeout` milliseconds (-1: none), as the *WithTimeout calls take it.
+aclError SynchronizeWithin(const std::shared_ptr<StreamState>& s, int32_t timeout, const char* api) {
+  if (timeout == -1) return Synchronize(s, api);
+  if (timeout <= 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": timeout must be -1 or a positive number of ms");
+  if (!DrainBefore(s, std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout))) {
+    return Fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, std::string(api) + ": the stream's queued work did not finish within " +
+                                                      std::to_string(timeout) + " ms");
+  }
+  State().stream_syncs.fetch_add(1, std::memory_order_relaxed);
+  return TakeFault(*s, api);
+}
+
 // Every stream of `device` (its default stream included), as shared pointers.
 std::vector<std::shared_ptr<StreamState>> StreamsOf(int32_t device, bool take) {
   Streams& state = State();
@@ -585,19 +691,204 @@ aclnnStatus LaunchKernel(aclrtStream stream, std::shared_ptr<Executor> executor,
 
 using aclsim::Fail;
 
-extern "C" {
+namespace aclsim {
+namespace {
 
-aclError aclrtCreateStream(aclrtStream* stream) {
-  if (!stream) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateStream: stream is a null pointer");
+aclError CreateStream(aclrtStream* stream, uint32_t priority, uint32_t flag, const char* api) {
+  if (!stream) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": stream is a null pointer");
+  if (priority > 7) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": priority must be in 0..7, not " + std::to_string(priority));
+  constexpr uint32_t kKnownFlags = ACL_STREAM_FAST_LAUNCH | ACL_STREAM_FAST_SYNC | ACL_STREAM_PERSISTENT |
+                                   ACL_STREAM_HUGE | ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY;
+  if (flag & ~kKnownFlags) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": unknown stream flags " + std::to_string(flag));
+  if (flag & ACL_STREAM_PERSISTENT) {
+    // A persistent stream keeps its tasks for model capture and replay, which is not modelled.
+    return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": ACL_STREAM_PERSISTENT (model capture) is not modelled by the simulator");
+  }
   int32_t device;
   if (!aclsim::CurrentDeviceId(&device)) {
-    return Fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtCreateStream: no device is set (call aclrtSetDevice first)");
+    return Fail(ACL_ERROR_RT_CONTEXT_NULL, std::string(api) + ": no device is set (call aclrtSetDevice first)");
   }
   auto s = std::make_shared<aclsim::StreamState>(device);
   aclsim::StreamState* raw = s.get();
+  raw->priority = priority;
+  raw->flags = flag;
   const uintptr_t handle = aclsim::State().streams.Add(std::move(s));
   raw->handle = handle;  // before the handle is known to anyone: no worker runs yet
   *stream = reinterpret_cast<aclrtStream>(handle);
+  return ACL_SUCCESS;
+}
+
+}  // namespace
+}  // namespace aclsim
+
+extern "C" {
+
+aclError aclrtCreateStreamWithConfig(aclrtStream* stream, uint32_t priority, uint32_t flag) {
+  return aclsim::CreateStream(stream, priority, flag, "aclrtCreateStreamWithConfig");
+}
+
+aclError aclrtCreateStream(aclrtStream* stream) {
+  // The default priority and flags (acl_rt.h: "stream priority, 0 by default").
+  return aclsim::CreateStream(stream, 0, 0, "aclrtCreateStream");
+}
+
+aclError aclrtDestroyStreamForce(aclrtStream stream) {
+  if (!stream) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStreamForce: stream is a null pointer");
+  auto s = aclsim::State().streams.Take(stream);
+  if (!s) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStreamForce: not a live stream");
+  // The tasks not yet run are dropped (acl_rt.h: destroyed "without waiting for the tasks"); the
+  // one running finishes, as a device's would.
+  s->discard_all.store(true);
+  aclsim::Drain(s);
+  s->Stop();
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout) {
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, "aclrtSynchronizeStreamWithTimeout", &s)) return status;
+  return aclsim::SynchronizeWithin(s, timeout, "aclrtSynchronizeStreamWithTimeout");
+}
+
+aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout) {
+  constexpr const char* api = "aclrtSynchronizeDeviceWithTimeout";
+  if (timeout == -1) return aclrtSynchronizeDevice();
+  int32_t device;
+  if (!aclsim::CurrentDeviceId(&device)) return Fail(ACL_ERROR_RT_CONTEXT_NULL, std::string(api) + ": no device is set (call aclrtSetDevice first)");
+  if (timeout <= 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": timeout must be -1 or a positive number of ms");
+  aclsim::State().device_syncs.fetch_add(1, std::memory_order_relaxed);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout);
+  const auto streams = aclsim::StreamsOf(device, false);
+  for (const auto& s : streams) {
+    if (!aclsim::DrainBefore(s, deadline)) {
+      return Fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, std::string(api) + ": the device's queued work did not finish within " +
+                                                        std::to_string(timeout) + " ms");
+    }
+  }
+  for (const auto& s : streams) {
+    if (aclError status = aclsim::TakeFault(*s, api)) return status;
+  }
+  return ACL_SUCCESS;
+}
+
+aclError aclrtStreamGetId(aclrtStream stream, int32_t* streamId) {
+  if (!streamId) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtStreamGetId: streamId is a null pointer");
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, "aclrtStreamGetId", &s)) return status;
+  // The registry slot of a created stream (distinct among live streams); 0 for a default stream.
+  *streamId = static_cast<int32_t>(s->handle & 0x7fffffff);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode) {
+  if (mode != ACL_CONTINUE_ON_FAILURE && mode != ACL_STOP_ON_FAILURE) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtSetStreamFailureMode: unknown mode " + std::to_string(mode));
+  }
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, "aclrtSetStreamFailureMode", &s)) return status;
+  s->failure_mode.store(mode);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t flag) {
+  if (flag > 1) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtSetStreamOverflowSwitch: flag must be 0 or 1");
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, "aclrtSetStreamOverflowSwitch", &s)) return status;
+  s->overflow_switch.store(flag);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t* flag) {
+  if (!flag) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetStreamOverflowSwitch: flag is a null pointer");
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, "aclrtGetStreamOverflowSwitch", &s)) return status;
+  *flag = s->overflow_switch.load();
+  return ACL_SUCCESS;
+}
+
+aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void* args) {
+  if (!fn) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtLaunchHostFunc: fn is a null pointer");
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, "aclrtLaunchHostFunc", &s)) return status;
+  aclsim::Task task;
+  task.kind = aclsim::Task::Kind::kHostFunc;
+  task.api = "aclrtLaunchHostFunc";
+  task.host_fn = fn;
+  task.host_args = args;
+  return aclsim::Enqueue(s, std::move(task));
+}
+
+aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream) {
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, "aclrtSubscribeReport", &s)) return status;
+  auto& reporters = aclsim::ReportersState();
+  std::lock_guard<std::mutex> lock(reporters.mutex);
+  {
+    std::lock_guard<std::mutex> stream_lock(s->mutex);
+    if (s->subscriber != 0) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtSubscribeReport: the stream already has a subscribed thread");
+    s->subscriber = threadId;
+  }
+  auto& queue = reporters.by_thread[threadId];
+  if (!queue) queue = std::make_shared<aclsim::ReportQueue>();
+  ++queue->streams;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream) {
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, "aclrtUnSubscribeReport", &s)) return status;
+  auto& reporters = aclsim::ReportersState();
+  std::lock_guard<std::mutex> lock(reporters.mutex);
+  {
+    std::lock_guard<std::mutex> stream_lock(s->mutex);
+    if (s->subscriber != threadId) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtUnSubscribeReport: the thread is not subscribed to the stream");
+    s->subscriber = 0;
+  }
+  auto it = reporters.by_thread.find(threadId);
+  if (it != reporters.by_thread.end() && --it->second->streams == 0) reporters.by_thread.erase(it);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtLaunchCallback(aclrtCallback fn, void* userData, aclrtCallbackBlockType blockType, aclrtStream stream) {
+  if (!fn) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtLaunchCallback: fn is a null pointer");
+  if (blockType != ACL_CALLBACK_NO_BLOCK && blockType != ACL_CALLBACK_BLOCK) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtLaunchCallback: unknown aclrtCallbackBlockType");
+  }
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, "aclrtLaunchCallback", &s)) return status;
+  {
+    std::lock_guard<std::mutex> lock(s->mutex);
+    if (s->subscriber == 0) {
+      return Fail(ACL_ERROR_INVALID_PARAM, "aclrtLaunchCallback: no thread is subscribed to the stream (aclrtSubscribeReport)");
+    }
+  }
+  aclsim::Task task;
+  task.kind = aclsim::Task::Kind::kCallback;
+  task.api = "aclrtLaunchCallback";
+  task.host_fn = fn;
+  task.host_args = userData;
+  task.block = blockType == ACL_CALLBACK_BLOCK;
+  return aclsim::Enqueue(s, std::move(task));
+}
+
+aclError aclrtProcessReport(int32_t timeout) {
+  if (timeout < -1 || timeout == 0) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtProcessReport: timeout must be -1 or a positive number of ms");
+  auto queue = aclsim::FindReporter(static_cast<uint64_t>(pthread_self()));
+  if (!queue) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtProcessReport: the calling thread is subscribed to no stream (aclrtSubscribeReport)");
+  aclsim::Report report;
+  {
+    std::unique_lock<std::mutex> lock(queue->mutex);
+    auto ready = [&] { return !queue->reports.empty(); };
+    if (timeout == -1) {
+      queue->ready.wait(lock, ready);
+    } else if (!queue->ready.wait_for(lock, std::chrono::milliseconds(timeout), ready)) {
+      return Fail(ACL_ERROR_RT_REPORT_TIMEOUT, "aclrtProcessReport: no callback arrived within " + std::to_string(timeout) + " ms");
+    }
+    report = std::move(queue->reports.front());
+    queue->reports.pop_front();
+  }
+  report.fn(report.args);
+  if (report.done) report.done->set_value();
   return ACL_SUCCESS;
 }
 
@@ -655,6 +946,61 @@ aclError aclrtSynchronizeDevice(void) {
 aclError aclrtCreateEvent(aclrtEvent* event) {
   if (!event) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateEvent: event is a null pointer");
   *event = reinterpret_cast<aclrtEvent>(aclsim::State().events.Add(std::make_shared<aclsim::EventState>()));
+  return ACL_SUCCESS;
+}
+
+}  // extern "C"
+
+namespace aclsim {
+namespace {
+
+aclError CreateEventWithFlag(aclrtEvent* event, uint32_t flag, const char* api) {
+  if (!event) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": event is a null pointer");
+  constexpr uint32_t kKnown = ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE |
+                              ACL_EVENT_DEVICE_USE_ONLY | ACL_EVENT_EXTERNAL | ACL_EVENT_IPC;
+  if (flag & ~kKnown) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": unknown event flags " + std::to_string(flag));
+  if (flag & ACL_EVENT_IPC) {
+    return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": ACL_EVENT_IPC (events shared between processes) is not modelled by the simulator");
+  }
+  // Every simulated event can be synchronised on and timed: the other flags select hardware
+  // resources that the simulator does not distinguish.
+  *event = reinterpret_cast<aclrtEvent>(State().events.Add(std::make_shared<EventState>(flag)));
+  return ACL_SUCCESS;
+}
+
+}  // namespace
+}  // namespace aclsim
+
+extern "C" {
+
+aclError aclrtCreateEventWithFlag(aclrtEvent* event, uint32_t flag) {
+  return aclsim::CreateEventWithFlag(event, flag, "aclrtCreateEventWithFlag");
+}
+
+aclError aclrtCreateEventExWithFlag(aclrtEvent* event, uint32_t flag) {
+  return aclsim::CreateEventWithFlag(event, flag, "aclrtCreateEventExWithFlag");
+}
+
+aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus* status) {
+  if (!status) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventWaitStatus: status is a null pointer");
+  auto e = event ? aclsim::State().events.Find(event) : nullptr;
+  if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventWaitStatus: event is not a live event");
+  std::lock_guard<std::mutex> lock(e->mutex);
+  // A wait for the event is satisfied once its latest record has been reached.
+  *status = e->completed >= e->recorded ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t* timestamp) {
+  if (!timestamp) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtEventGetTimestamp: timestamp is a null pointer");
+  auto e = event ? aclsim::State().events.Find(event) : nullptr;
+  if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtEventGetTimestamp: event is not a live event");
+  std::lock_guard<std::mutex> lock(e->mutex);
+  if (e->recorded == 0 || e->completed < e->recorded) {
+    return Fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE, "aclrtEventGetTimestamp: the event was not recorded, or its record has not been reached yet");
+  }
+  // Microseconds on the host's steady clock, the clock aclrtEventElapsedTime subtracts.
+  *timestamp = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(e->when.time_since_epoch()).count());
   return ACL_SUCCESS;
 }
 

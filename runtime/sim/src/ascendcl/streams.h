@@ -18,6 +18,8 @@ namespace aclsim {
 
 // The device the calling thread works on (runtime.cpp); false when none is set.
 bool CurrentDeviceId(int32_t* device);
+// The calling thread's last error status (runtime.cpp), cleared when `clear`.
+int32_t LastErrorStatus(bool clear);
 
 // A copy or a fill queued on a stream; the ranges were checked by the caller (memory.cpp).
 aclError EnqueueCopy(aclrtStream stream, const char* api, void* dst, const void* src, size_t count);

@@ -25,10 +25,13 @@ namespace aclsim {
 
 // The calling thread's aclGetRecentErrMsg message; every failing call of the simulator sets it.
 ACLSIM_EXPORT void SetError(const std::string& message);
-// Sets the message and returns `status`, so that an error path is one statement.
+// The calling thread's last error status, what aclrtGetLastError/aclrtPeekAtLastError report.
+ACLSIM_EXPORT void SetErrorStatus(int32_t status);
+// Sets the message and the status and returns `status`, so that an error path is one statement.
 template <typename Status>
 Status Fail(Status status, const std::string& message) {
   SetError(message);
+  SetErrorStatus(static_cast<int32_t>(status));
   return status;
 }
 
@@ -39,6 +42,14 @@ struct DeviceRange {
 };
 // The live device allocation containing `address`, if any.
 ACLSIM_EXPORT bool FindDeviceAllocation(const void* address, DeviceRange* out);
+// Physical device memory taken from (false, with the error set, when the device has not that much
+// free) or given back to the simulated device's capacity (memory.cpp; vmm.cpp's physical handles).
+bool ChargeDeviceMemory(size_t bytes, const char* api);
+void RefundDeviceMemory(size_t bytes);
+// A mapped range of virtual memory becomes device memory for copies and kernels (false when it
+// overlaps one), and stops being it; `size` receives the range's size.
+bool AddMappedRange(uintptr_t base, size_t size);
+bool RemoveMappedRange(uintptr_t base, size_t* size);
 ACLSIM_EXPORT bool IsLiveStream(aclrtStream stream);
 
 // The simulated chip: the one aclInit resolved, or ACLNN_SIM_SOC read now when aclInit has not

@@ -1,0 +1,316 @@
+// libascendcl, what a framework asks of a device beyond running work on it: its capabilities,
+// process-wide settings (overflow mode, system parameters, timeouts), peer access, the last error
+// status, and the graph-capture state. Each answers what the simulated chip (ACLNN_SIM_SOC) is
+// or what the simulator does; what it cannot answer truthfully is ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+// with a message naming the call, never a made-up success.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "acl/acl.h"
+#include "aclnn_sim/soc.h"
+#include "ascendcl/streams.h"
+#include "common/internal.h"
+
+namespace aclsim {
+namespace {
+
+struct DeviceSettings {
+  std::mutex mutex;
+  // The simulator's kernels compute IEEE infinities and NaNs: INF_NAN is the only mode it runs
+  // (the Atlas A2/A3 default, which torch_npu selects).
+  aclrtFloatOverflowMode overflow_mode = ACL_RT_OVERFLOW_MODE_INFNAN;
+  int64_t sys_params[3] = {0, 0, 0};
+  uint32_t op_wait_timeout = 0;
+  uint64_t op_execute_timeout_us = 0;
+  std::set<std::pair<int32_t, int32_t>> peer_access;  // (device, peer) pairs enabled
+  aclmdlRICaptureMode capture_mode = ACL_MODEL_RI_CAPTURE_MODE_GLOBAL;
+};
+
+DeviceSettings& Settings() {
+  static DeviceSettings* settings = new DeviceSettings;  // never destroyed: called during exit
+  return *settings;
+}
+
+thread_local aclmdlRICaptureMode t_capture_mode = ACL_MODEL_RI_CAPTURE_MODE_GLOBAL;
+
+bool ValidDevice(int64_t device, const char* api, aclError* status) {
+  uint32_t count = 0;
+  if (aclError error = aclrtGetDeviceCount(&count)) {
+    *status = error;
+    return false;
+  }
+  if (device < 0 || device >= static_cast<int64_t>(count)) {
+    *status = Fail(ACL_ERROR_RT_INVALID_DEVICEID, std::string(api) + ": device " + std::to_string(device) +
+                                                      " does not exist (the simulator has " + std::to_string(count) +
+                                                      " devices)");
+    return false;
+  }
+  return true;
+}
+
+// The simulated chip's capabilities; false (status set) when the chip's figure is unknown.
+bool Capability(const char* api, const char* what, int64_t SocCapability::*field, int64_t* value, aclError* status) {
+  Soc soc;
+  if (!SimulatedSoc(&soc)) {
+    *status = Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": " + aclGetRecentErrMsg());
+    return false;
+  }
+  const int64_t known = kSocCapabilities[static_cast<int>(soc)].*field;
+  if (known == 0) {
+    *status = Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": the simulator knows no " + what +
+                                                         " figure for " + SocName(soc) +
+                                                         " (set ACLNN_SIM_SOC to a chip it has figures for)");
+    return false;
+  }
+  *value = known;
+  return true;
+}
+
+}  // namespace
+}  // namespace aclsim
+
+using aclsim::Fail;
+
+extern "C" {
+
+aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t* value) {
+  constexpr const char* api = "aclGetDeviceCapability";
+  if (!value) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": value is a null pointer");
+  aclError status = ACL_SUCCESS;
+  if (!aclsim::ValidDevice(deviceId, api, &status)) return status;
+  switch (deviceInfo) {
+    case ACL_DEVICE_INFO_AI_CORE_NUM:
+      return aclsim::Capability(api, "AI core", &aclsim::SocCapability::ai_cores, value, &status) ? ACL_SUCCESS : status;
+    case ACL_DEVICE_INFO_VECTOR_CORE_NUM:
+      return aclsim::Capability(api, "vector core", &aclsim::SocCapability::vector_cores, value, &status) ? ACL_SUCCESS
+                                                                                                         : status;
+    case ACL_DEVICE_INFO_L2_SIZE:
+      return aclsim::Capability(api, "L2 size", &aclsim::SocCapability::l2_bytes, value, &status) ? ACL_SUCCESS : status;
+    default:
+      return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": unknown aclDeviceInfo " +
+                                               std::to_string(static_cast<int>(deviceInfo)));
+  }
+}
+
+aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t* value) {
+  constexpr const char* api = "aclrtGetDeviceInfo";
+  if (!value) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": value is a null pointer");
+  aclError status = ACL_SUCCESS;
+  if (!aclsim::ValidDevice(deviceId, api, &status)) return status;
+  switch (attr) {
+    case ACL_DEV_ATTR_AICORE_CORE_NUM:
+    case ACL_DEV_ATTR_CUBE_CORE_NUM:
+      return aclsim::Capability(api, "AI core", &aclsim::SocCapability::ai_cores, value, &status) ? ACL_SUCCESS : status;
+    case ACL_DEV_ATTR_VECTOR_CORE_NUM:
+      return aclsim::Capability(api, "vector core", &aclsim::SocCapability::vector_cores, value, &status) ? ACL_SUCCESS
+                                                                                                         : status;
+    case ACL_DEV_ATTR_L2_CACHE_SIZE:
+      return aclsim::Capability(api, "L2 size", &aclsim::SocCapability::l2_bytes, value, &status) ? ACL_SUCCESS : status;
+    case ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE: {
+      size_t free = 0, total = 0;
+      if (aclError error = aclrtGetMemInfo(ACL_HBM_MEM, &free, &total)) return error;
+      *value = static_cast<int64_t>(total);
+      return ACL_SUCCESS;
+    }
+    case ACL_DEV_ATTR_PHY_CHIP_ID:
+      *value = deviceId;  // one chip per simulated device
+      return ACL_SUCCESS;
+    case ACL_DEV_ATTR_SMP_ID:
+      *value = 0;  // every simulated device is in this process's OS
+      return ACL_SUCCESS;
+    case ACL_DEV_ATTR_IS_VIRTUAL:
+      *value = 0;  // no compute-power splitting
+      return ACL_SUCCESS;
+    default:
+      return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": attribute " +
+                                                        std::to_string(static_cast<int>(attr)) +
+                                                        " is not modelled by the simulator");
+  }
+}
+
+aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode) {
+  if (mode == ACL_RT_OVERFLOW_MODE_INFNAN) {
+    std::lock_guard<std::mutex> lock(aclsim::Settings().mutex);
+    aclsim::Settings().overflow_mode = mode;
+    return ACL_SUCCESS;
+  }
+  if (mode == ACL_RT_OVERFLOW_MODE_SATURATION) {
+    return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                "aclrtSetDeviceSatMode: the simulator's kernels compute IEEE infinities and NaNs "
+                "(ACL_RT_OVERFLOW_MODE_INFNAN); saturation on overflow is not modelled");
+  }
+  return Fail(ACL_ERROR_INVALID_PARAM, "aclrtSetDeviceSatMode: unknown aclrtFloatOverflowMode " +
+                                           std::to_string(static_cast<int>(mode)));
+}
+
+aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode* mode) {
+  if (!mode) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetDeviceSatMode: mode is a null pointer");
+  std::lock_guard<std::mutex> lock(aclsim::Settings().mutex);
+  *mode = aclsim::Settings().overflow_mode;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value) {
+  if (opt < ACL_OPT_DETERMINISTIC || opt > ACL_OPT_STRONG_CONSISTENCY) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtSetSysParamOpt: unknown aclSysParamOpt " + std::to_string(static_cast<int>(opt)));
+  }
+  // Kept and reported back: the simulator's kernels are deterministic and consistent either way.
+  std::lock_guard<std::mutex> lock(aclsim::Settings().mutex);
+  aclsim::Settings().sys_params[opt] = value;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t* value) {
+  if (!value) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetSysParamOpt: value is a null pointer");
+  if (opt < ACL_OPT_DETERMINISTIC || opt > ACL_OPT_STRONG_CONSISTENCY) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetSysParamOpt: unknown aclSysParamOpt " + std::to_string(static_cast<int>(opt)));
+  }
+  std::lock_guard<std::mutex> lock(aclsim::Settings().mutex);
+  *value = aclsim::Settings().sys_params[opt];
+  return ACL_SUCCESS;
+}
+
+// Timeouts bound how long a device waits for a task; the simulator's tasks run on the CPU to
+// completion, so a timeout never fires. It is kept so that the value set is the value reported.
+aclError aclrtSetOpWaitTimeout(uint32_t timeout) {
+  std::lock_guard<std::mutex> lock(aclsim::Settings().mutex);
+  aclsim::Settings().op_wait_timeout = timeout;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSetOpExecuteTimeOutV2(uint64_t timeout, uint64_t* actualTimeout) {
+  if (!actualTimeout) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtSetOpExecuteTimeOutV2: actualTimeout is a null pointer");
+  std::lock_guard<std::mutex> lock(aclsim::Settings().mutex);
+  aclsim::Settings().op_execute_timeout_us = timeout;
+  *actualTimeout = timeout;  // no hardware granularity to round to
+  return ACL_SUCCESS;
+}
+
+aclError aclrtDeviceCanAccessPeer(int32_t* canAccessPeer, int32_t deviceId, int32_t peerDeviceId) {
+  constexpr const char* api = "aclrtDeviceCanAccessPeer";
+  if (!canAccessPeer) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": canAccessPeer is a null pointer");
+  aclError status = ACL_SUCCESS;
+  if (!aclsim::ValidDevice(deviceId, api, &status) || !aclsim::ValidDevice(peerDeviceId, api, &status)) return status;
+  if (deviceId == peerDeviceId) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": deviceId and peerDeviceId are the same device");
+  }
+  *canAccessPeer = 1;  // every simulated device's memory is this process's memory
+  return ACL_SUCCESS;
+}
+
+aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags) {
+  constexpr const char* api = "aclrtDeviceEnablePeerAccess";
+  if (flags != 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": flags must be 0");
+  int32_t device;
+  if (!aclsim::CurrentDeviceId(&device)) {
+    return Fail(ACL_ERROR_RT_CONTEXT_NULL, std::string(api) + ": no device is set (call aclrtSetDevice first)");
+  }
+  aclError status = ACL_SUCCESS;
+  if (!aclsim::ValidDevice(peerDeviceId, api, &status)) return status;
+  if (peerDeviceId == device) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": the peer is the current device");
+  std::lock_guard<std::mutex> lock(aclsim::Settings().mutex);
+  aclsim::Settings().peer_access.emplace(device, peerDeviceId);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtDeviceGetBareTgid(int32_t* pid) {
+  if (!pid) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDeviceGetBareTgid: pid is a null pointer");
+  *pid = static_cast<int32_t>(getpid());  // the simulated devices run in this process
+  return ACL_SUCCESS;
+}
+
+aclError aclrtGetLogicDevIdByUserDevId(const int32_t userDevid, int32_t* const logicDevId) {
+  constexpr const char* api = "aclrtGetLogicDevIdByUserDevId";
+  if (!logicDevId) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": logicDevId is a null pointer");
+  aclError status = ACL_SUCCESS;
+  if (!aclsim::ValidDevice(userDevid, api, &status)) return status;
+  *logicDevId = userDevid;  // no ASCEND_RT_VISIBLE_DEVICES remapping: user and logical ids agree
+  return ACL_SUCCESS;
+}
+
+aclError aclrtGetPrimaryCtxState(int32_t deviceId, uint32_t* flags, int32_t* active) {
+  constexpr const char* api = "aclrtGetPrimaryCtxState";
+  aclError status = ACL_SUCCESS;
+  if (!aclsim::ValidDevice(deviceId, api, &status)) return status;
+  if (flags) *flags = 0;
+  if (active) {
+    // A device's primary (default) context is active while the calling thread's device is it.
+    int32_t device;
+    *active = aclsim::CurrentDeviceId(&device) && device == deviceId ? 1 : 0;
+  }
+  return ACL_SUCCESS;
+}
+
+aclError aclrtGetLastError(aclrtLastErrLevel level) {
+  if (level != ACL_RT_THREAD_LEVEL) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetLastError: unknown aclrtLastErrLevel");
+  return aclsim::LastErrorStatus(true);
+}
+
+aclError aclrtPeekAtLastError(aclrtLastErrLevel level) {
+  if (level != ACL_RT_THREAD_LEVEL) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtPeekAtLastError: unknown aclrtLastErrLevel");
+  return aclsim::LastErrorStatus(false);
+}
+
+aclError aclrtGetMemUceInfo(int32_t deviceId, aclrtMemUceInfo* memUceInfoArray, size_t arraySize, size_t* retSize) {
+  constexpr const char* api = "aclrtGetMemUceInfo";
+  if (!memUceInfoArray || !retSize) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": a pointer argument is null");
+  aclError status = ACL_SUCCESS;
+  if (!aclsim::ValidDevice(deviceId, api, &status)) return status;
+  (void)arraySize;
+  *retSize = 0;  // simulated memory has no uncorrectable ECC errors
+  return ACL_SUCCESS;
+}
+
+aclError aclGetCannAttributeList(const aclCannAttr** cannAttrList, size_t* num) {
+  if (!cannAttrList || !num) return Fail(ACL_ERROR_INVALID_PARAM, "aclGetCannAttributeList: a pointer argument is null");
+  // INF_NAN: the kernels follow IEEE; BF16: every bfloat16 kernel of the pages computes. JIT
+  // compilation of operators is not among them: the simulator runs binary (aclnn) kernels only.
+  static const aclCannAttr kSupported[] = {ACL_CANN_ATTR_INF_NAN, ACL_CANN_ATTR_BF16};
+  *cannAttrList = kSupported;
+  *num = sizeof(kSupported) / sizeof(kSupported[0]);
+  return ACL_SUCCESS;
+}
+
+aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t* value) {
+  if (!value) return Fail(ACL_ERROR_INVALID_PARAM, "aclGetCannAttribute: value is a null pointer");
+  switch (cannAttr) {
+    case ACL_CANN_ATTR_INF_NAN:
+    case ACL_CANN_ATTR_BF16:
+      *value = 1;
+      return ACL_SUCCESS;
+    case ACL_CANN_ATTR_JIT_COMPILE:
+      *value = 0;
+      return ACL_SUCCESS;
+    default:
+      return Fail(ACL_ERROR_INVALID_PARAM, "aclGetCannAttribute: unknown aclCannAttr " + std::to_string(static_cast<int>(cannAttr)));
+  }
+}
+
+aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus* status, aclmdlRI* modelRI) {
+  if (!status) return Fail(ACL_ERROR_INVALID_PARAM, "aclmdlRICaptureGetInfo: status is a null pointer");
+  if (stream && !aclsim::IsLiveStream(stream)) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclmdlRICaptureGetInfo: stream is not a live stream");
+  }
+  // aclmdlRICaptureBegin is not modelled: no stream is ever capturing.
+  *status = ACL_MODEL_RI_CAPTURE_STATUS_NONE;
+  if (modelRI) *modelRI = nullptr;
+  return ACL_SUCCESS;
+}
+
+aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode* mode) {
+  if (!mode) return Fail(ACL_ERROR_INVALID_PARAM, "aclmdlRICaptureThreadExchangeMode: mode is a null pointer");
+  if (*mode < ACL_MODEL_RI_CAPTURE_MODE_GLOBAL || *mode > ACL_MODEL_RI_CAPTURE_MODE_RELAXED) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclmdlRICaptureThreadExchangeMode: unknown aclmdlRICaptureMode");
+  }
+  const aclmdlRICaptureMode previous = aclsim::t_capture_mode;  // the documented exchange, per thread
+  aclsim::t_capture_mode = *mode;
+  *mode = previous;
+  return ACL_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,130 @@
+// libascendcl, what the simulator does not model: each function here returns
+// ACL_ERROR_RT_FEATURE_NOT_SUPPORT (CANN's status for a feature the device or driver lacks, which
+// framework backends check for) with a message naming it, and never success. The list is the part of
+// the runtime surface that torch_npu 2.13 links or looks up by name (tests/torch_npu/test_surface.py
+// derives that surface from its wheel) and the simulator has no meaningful behaviour for.
+//
+// Defined with C linkage and variadic parameters, so that one line says each: callers pass the
+// documented arguments (acl_rt.h, acl_mdl.h), which a function that only refuses never reads, and
+// the x86-64 and AArch64 calling conventions let a callee ignore any arguments. Every one returns
+// aclError, as its documented prototype does.
+#include <string>
+
+#include "acl/acl_base.h"
+#include "common/internal.h"
+
+namespace {
+
+aclError NotModelled(const char* api, const char* feature) {
+  return aclsim::Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                      std::string(api) + ": not modelled by the simulator (" + feature + ")");
+}
+
+}  // namespace
+
+#define ACLSIM_NOT_MODELLED(name, feature) \
+  __attribute__((visibility("default"))) aclError name(...) { return NotModelled(#name, feature); }
+
+extern "C" {
+
+
+// Graph capture and replay of a stream's work (aclmdlRI*: NPU graphs).
+ACLSIM_NOT_MODELLED(aclmdlRIAddCondTask, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
+ACLSIM_NOT_MODELLED(aclmdlRICaptureBegin, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
+ACLSIM_NOT_MODELLED(aclmdlRICaptureEnd, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
+ACLSIM_NOT_MODELLED(aclmdlRICaptureTaskGrpBegin, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
+ACLSIM_NOT_MODELLED(aclmdlRICaptureTaskGrpEnd, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
+ACLSIM_NOT_MODELLED(aclmdlRICaptureTaskUpdateBegin, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
+ACLSIM_NOT_MODELLED(aclmdlRICaptureTaskUpdateEnd, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
+ACLSIM_NOT_MODELLED(aclmdlRICaptureToModelRIBegin, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
+ACLSIM_NOT_MODELLED(aclmdlRICondHandleCreate, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
+ACLSIM_NOT_MODELLED(aclmdlRICondHandleGetCondPtr, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
+ACLSIM_NOT_MODELLED(aclmdlRIDebugJsonPrint, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
+ACLSIM_NOT_MODELLED(aclmdlRIDebugPrint, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
+ACLSIM_NOT_MODELLED(aclmdlRIDestroy, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
+ACLSIM_NOT_MODELLED(aclmdlRIExecuteAsync, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
+ACLSIM_NOT_MODELLED(aclmdlRIGetId, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
+
+// Kernel binaries loaded and launched by the caller (the simulator runs aclnn kernels only).
+ACLSIM_NOT_MODELLED(aclrtBinaryGetFunction, "kernel binaries loaded and launched by the caller (the simulator runs aclnn kernels only)")
+ACLSIM_NOT_MODELLED(aclrtBinaryLoadFromData, "kernel binaries loaded and launched by the caller (the simulator runs aclnn kernels only)")
+ACLSIM_NOT_MODELLED(aclrtGetFunctionAddr, "kernel binaries loaded and launched by the caller (the simulator runs aclnn kernels only)")
+ACLSIM_NOT_MODELLED(aclrtLaunchKernelWithHostArgs, "kernel binaries loaded and launched by the caller (the simulator runs aclnn kernels only)")
+ACLSIM_NOT_MODELLED(aclrtGetHardwareSyncAddr, "kernel binaries loaded and launched by the caller (the simulator runs aclnn kernels only)")
+
+// Super kernels (fusion of captured kernels).
+ACLSIM_NOT_MODELLED(aclskOptimize, "super kernels (fusion of captured kernels)")
+ACLSIM_NOT_MODELLED(aclskScopeBegin, "super kernels (fusion of captured kernels)")
+ACLSIM_NOT_MODELLED(aclskScopeEnd, "super kernels (fusion of captured kernels)")
+
+// Memory and events shared between processes.
+ACLSIM_NOT_MODELLED(aclrtIpcGetEventHandle, "memory and events shared between processes")
+ACLSIM_NOT_MODELLED(aclrtIpcMemClose, "memory and events shared between processes")
+ACLSIM_NOT_MODELLED(aclrtIpcMemGetExportKey, "memory and events shared between processes")
+ACLSIM_NOT_MODELLED(aclrtIpcMemImportByKey, "memory and events shared between processes")
+ACLSIM_NOT_MODELLED(aclrtIpcMemSetImportPid, "memory and events shared between processes")
+ACLSIM_NOT_MODELLED(aclrtIpcOpenEventHandle, "memory and events shared between processes")
+ACLSIM_NOT_MODELLED(aclrtMemExportToShareableHandle, "memory and events shared between processes")
+ACLSIM_NOT_MODELLED(aclrtMemImportFromShareableHandle, "memory and events shared between processes")
+ACLSIM_NOT_MODELLED(aclrtMemSetPidToShareableHandle, "memory and events shared between processes")
+
+// Host memory registered for device access.
+ACLSIM_NOT_MODELLED(aclrtHostRegister, "host memory registered for device access")
+ACLSIM_NOT_MODELLED(aclrtHostRegisterV2, "host memory registered for device access")
+ACLSIM_NOT_MODELLED(aclrtHostUnregister, "host memory registered for device access")
+ACLSIM_NOT_MODELLED(aclrtMallocHostWithCfg, "host memory registered for device access")
+
+// Hardware faults, their diagnosis and repair.
+ACLSIM_NOT_MODELLED(aclrtDeviceTaskAbort, "hardware faults, their diagnosis and repair")
+ACLSIM_NOT_MODELLED(aclrtGetErrorVerbose, "hardware faults, their diagnosis and repair")
+ACLSIM_NOT_MODELLED(aclrtMemUceRepair, "hardware faults, their diagnosis and repair")
+ACLSIM_NOT_MODELLED(aclrtRepairError, "hardware faults, their diagnosis and repair")
+
+// Per-stream and per-device core limits.
+ACLSIM_NOT_MODELLED(aclrtGetDeviceResLimit, "per-stream and per-device core limits")
+ACLSIM_NOT_MODELLED(aclrtSetDeviceResLimit, "per-stream and per-device core limits")
+ACLSIM_NOT_MODELLED(aclrtResetDeviceResLimit, "per-stream and per-device core limits")
+ACLSIM_NOT_MODELLED(aclrtGetStreamResLimit, "per-stream and per-device core limits")
+ACLSIM_NOT_MODELLED(aclrtSetStreamResLimit, "per-stream and per-device core limits")
+ACLSIM_NOT_MODELLED(aclrtResetStreamResLimit, "per-stream and per-device core limits")
+ACLSIM_NOT_MODELLED(aclrtGetResInCurrentThread, "per-stream and per-device core limits")
+ACLSIM_NOT_MODELLED(aclrtUseStreamResInCurrentThread, "per-stream and per-device core limits")
+ACLSIM_NOT_MODELLED(aclrtUnuseStreamResInCurrentThread, "per-stream and per-device core limits")
+ACLSIM_NOT_MODELLED(aclrtSetStreamAttribute, "per-stream and per-device core limits")
+
+// Device telemetry.
+ACLSIM_NOT_MODELLED(aclrtGetDeviceUtilizationRate, "device telemetry")
+ACLSIM_NOT_MODELLED(aclrtGetMemUsageInfo, "device telemetry")
+ACLSIM_NOT_MODELLED(aclrtDeviceGetUuid, "device telemetry")
+ACLSIM_NOT_MODELLED(aclStressDetect, "device telemetry")
+
+// Stream-ordered memory operations beyond copies and fills.
+ACLSIM_NOT_MODELLED(aclrtValueWait, "stream-ordered memory operations beyond copies and fills")
+ACLSIM_NOT_MODELLED(aclrtValueWrite, "stream-ordered memory operations beyond copies and fills")
+ACLSIM_NOT_MODELLED(aclrtCmoAsync, "stream-ordered memory operations beyond copies and fills")
+ACLSIM_NOT_MODELLED(aclrtMemcpyBatch, "stream-ordered memory operations beyond copies and fills")
+ACLSIM_NOT_MODELLED(aclrtMemcpyBatchAsync, "stream-ordered memory operations beyond copies and fills")
+ACLSIM_NOT_MODELLED(aclrtResetEvent, "stream-ordered memory operations beyond copies and fills")
+
+// CANN package versions (the simulator is no CANN package).
+ACLSIM_NOT_MODELLED(aclsysGetCANNVersion, "CANN package versions (the simulator is no CANN package)")
+ACLSIM_NOT_MODELLED(aclsysGetVersionStr, "CANN package versions (the simulator is no CANN package)")
+
+// Profiling interfaces of other CANN releases.
+ACLSIM_NOT_MODELLED(aclProfilingInit, "profiling interfaces of other CANN releases")
+ACLSIM_NOT_MODELLED(aclProfilingStart, "profiling interfaces of other CANN releases")
+ACLSIM_NOT_MODELLED(aclProfilingStop, "profiling interfaces of other CANN releases")
+ACLSIM_NOT_MODELLED(aclProfilingCreateConfig, "profiling interfaces of other CANN releases")
+ACLSIM_NOT_MODELLED(aclProfilingDestroyConfig, "profiling interfaces of other CANN releases")
+ACLSIM_NOT_MODELLED(aclprofGetSupportedFeatures, "profiling interfaces of other CANN releases")
+ACLSIM_NOT_MODELLED(aclprofGetSupportedFeaturesV2, "profiling interfaces of other CANN releases")
+
+// The Ascend runtime's own rt* calls, which torch_npu links directly to register and launch kernels
+// from device binaries. CANN's libascendcl pulls them in from libruntime; rtError_t shares these
+// statuses with aclError.
+ACLSIM_NOT_MODELLED(rtDevBinaryRegister, "kernels from device binaries")
+ACLSIM_NOT_MODELLED(rtFunctionRegister, "kernels from device binaries")
+ACLSIM_NOT_MODELLED(rtKernelLaunch, "kernels from device binaries")
+ACLSIM_NOT_MODELLED(rtGetC2cCtrlAddr, "chip-to-chip control addresses")
+
+}  // extern "C"

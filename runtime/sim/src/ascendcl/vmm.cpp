@@ -1,0 +1,218 @@
+// libascendcl, virtual memory management: a range of addresses reserved (aclrtReserveMemAddress),
+// physical memory behind a handle (aclrtMallocPhysical), and the mapping of the one into the other
+// (aclrtMapMem/aclrtUnmapMem), as CUDA's cuMem* calls. torch_npu's expandable segments grow a
+// segment by mapping more physical memory behind its reserved range.
+//
+// Modelled with the host's own virtual memory: a reservation is an inaccessible anonymous mapping,
+// a physical allocation a memory file (memfd) of its size that counts against the device's
+// capacity, and a mapping maps the file over part of a reservation. A mapped range is device memory
+// for copies and kernels until it is unmapped; touching a reserved but unmapped address faults, as
+// on a device.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "acl/acl.h"
+#include "ascendcl/streams.h"
+#include "common/internal.h"
+
+namespace aclsim {
+namespace {
+
+// CANN's granularity of physical allocations and mappings: 2 MiB pages.
+constexpr size_t kGranularity = size_t{2} << 20;
+
+struct Physical {
+  int fd = -1;
+  size_t size = 0;
+  int mappings = 0;  // live aclrtMapMem mappings of it: it is freed after the last unmap
+  ~Physical() {
+    if (fd >= 0) close(fd);
+  }
+};
+
+struct Mapping {
+  size_t size;
+  std::shared_ptr<Physical> physical;
+};
+
+struct VirtualMemory {
+  std::mutex mutex;
+  std::map<uintptr_t, size_t> reservations;        // base -> size
+  std::map<uintptr_t, Mapping> mappings;            // base -> what is mapped there
+  std::map<uintptr_t, std::shared_ptr<Physical>> handles;  // live aclrtMallocPhysical handles
+};
+
+VirtualMemory& State() {
+  static VirtualMemory* state = new VirtualMemory;  // never destroyed: called during exit
+  return *state;
+}
+
+// The reservation containing [base, base + size), if any.
+bool InReservation(const VirtualMemory& vm, uintptr_t base, size_t size) {
+  auto it = vm.reservations.upper_bound(base);
+  if (it == vm.reservations.begin()) return false;
+  --it;
+  return base >= it->first && base + size <= it->first + it->second;
+}
+
+std::string Errno() { return std::strerror(errno); }
+
+}  // namespace
+}  // namespace aclsim
+
+using aclsim::Fail;
+
+extern "C" {
+
+aclError aclrtReserveMemAddress(void** virPtr, size_t size, size_t alignment, void* expectPtr, uint64_t flags) {
+  constexpr const char* api = "aclrtReserveMemAddress";
+  if (!virPtr) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": virPtr is a null pointer");
+  if (size == 0 || size % aclsim::kGranularity) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": size must be a positive multiple of 2 MiB, not " + std::to_string(size));
+  }
+  if (alignment != 0 && (alignment & (alignment - 1))) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": alignment must be 0 or a power of two");
+  }
+  if (flags > 1) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": flags must be 0 or 1 (huge pages)");
+  const size_t align = std::max(alignment, aclsim::kGranularity);
+  // Reserve size + align and trim, so that the range starts on the alignment.
+  void* raw = mmap(expectPtr, size + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (raw == MAP_FAILED) return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, std::string(api) + ": " + aclsim::Errno());
+  const uintptr_t start = reinterpret_cast<uintptr_t>(raw);
+  const uintptr_t base = (start + align - 1) / align * align;
+  if (base > start) munmap(raw, base - start);
+  const uintptr_t end = start + size + align;
+  if (end > base + size) munmap(reinterpret_cast<void*>(base + size), end - (base + size));
+  auto& vm = aclsim::State();
+  std::lock_guard<std::mutex> lock(vm.mutex);
+  vm.reservations.emplace(base, size);
+  *virPtr = reinterpret_cast<void*>(base);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtReleaseMemAddress(void* virPtr) {
+  constexpr const char* api = "aclrtReleaseMemAddress";
+  auto& vm = aclsim::State();
+  std::lock_guard<std::mutex> lock(vm.mutex);
+  auto it = vm.reservations.find(reinterpret_cast<uintptr_t>(virPtr));
+  if (it == vm.reservations.end()) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": not the start of a live reservation");
+  const uintptr_t base = it->first, end = it->first + it->second;
+  auto mapped = vm.mappings.lower_bound(base);
+  if (mapped != vm.mappings.end() && mapped->first < end) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": the reservation still has mapped memory (aclrtUnmapMem it first)");
+  }
+  munmap(virPtr, it->second);
+  vm.reservations.erase(it);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtMallocPhysical(aclrtDrvMemHandle* handle, size_t size, const aclrtPhysicalMemProp* prop, uint64_t flags) {
+  constexpr const char* api = "aclrtMallocPhysical";
+  if (!handle || !prop) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": handle or prop is a null pointer");
+  if (flags != 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": flags must be 0");
+  if (size == 0 || size % aclsim::kGranularity) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": size must be a positive multiple of 2 MiB, not " + std::to_string(size));
+  }
+  if (prop->location.type != ACL_MEM_LOCATION_TYPE_DEVICE) {
+    return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": only device memory (ACL_MEM_LOCATION_TYPE_DEVICE) is modelled");
+  }
+  uint32_t devices = 0;
+  if (aclError status = aclrtGetDeviceCount(&devices)) return status;
+  if (prop->location.id >= devices) {
+    return Fail(ACL_ERROR_RT_INVALID_DEVICEID, std::string(api) + ": device " + std::to_string(prop->location.id) + " does not exist");
+  }
+  if (!aclsim::ChargeDeviceMemory(size, api)) return ACL_ERROR_RT_MEMORY_ALLOCATION;
+  auto physical = std::make_shared<aclsim::Physical>();
+  physical->fd = memfd_create("aclsim-physical", MFD_CLOEXEC);
+  if (physical->fd < 0 || ftruncate(physical->fd, static_cast<off_t>(size)) != 0) {
+    aclsim::RefundDeviceMemory(size);
+    return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, std::string(api) + ": " + aclsim::Errno());
+  }
+  physical->size = size;
+  auto& vm = aclsim::State();
+  std::lock_guard<std::mutex> lock(vm.mutex);
+  *handle = physical.get();
+  vm.handles.emplace(reinterpret_cast<uintptr_t>(physical.get()), std::move(physical));
+  return ACL_SUCCESS;
+}
+
+aclError aclrtFreePhysical(aclrtDrvMemHandle handle) {
+  auto& vm = aclsim::State();
+  std::lock_guard<std::mutex> lock(vm.mutex);
+  auto it = vm.handles.find(reinterpret_cast<uintptr_t>(handle));
+  if (it == vm.handles.end()) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFreePhysical: not a live physical memory handle");
+  // Mappings keep the memory (CUDA's and CANN's rule: freeing the handle of mapped memory releases
+  // it when the last mapping goes); the device's capacity gets it back then.
+  const bool mapped = it->second->mappings > 0;
+  const size_t size = it->second->size;
+  vm.handles.erase(it);
+  if (!mapped) aclsim::RefundDeviceMemory(size);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtMapMem(void* virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags) {
+  constexpr const char* api = "aclrtMapMem";
+  if (!virPtr) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": virPtr is a null pointer");
+  if (flags != 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": flags must be 0");
+  if (offset != 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": offset must be 0 (acl_rt.h: reserved)");
+  const uintptr_t base = reinterpret_cast<uintptr_t>(virPtr);
+  auto& vm = aclsim::State();
+  std::lock_guard<std::mutex> lock(vm.mutex);
+  auto found = vm.handles.find(reinterpret_cast<uintptr_t>(handle));
+  if (found == vm.handles.end()) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": not a live physical memory handle");
+  const auto physical = found->second;
+  if (size == 0 || size != physical->size) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": size must be the physical allocation's size, " + std::to_string(physical->size));
+  }
+  if (base % aclsim::kGranularity || !aclsim::InReservation(vm, base, size)) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": [virPtr, virPtr + size) is not a 2 MiB aligned part of a reservation");
+  }
+  if (!aclsim::AddMappedRange(base, size)) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": the range overlaps memory that is already mapped");
+  }
+  if (mmap(virPtr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, physical->fd, 0) == MAP_FAILED) {
+    size_t ignored;
+    aclsim::RemoveMappedRange(base, &ignored);
+    return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, std::string(api) + ": " + aclsim::Errno());
+  }
+  ++physical->mappings;
+  vm.mappings.emplace(base, aclsim::Mapping{size, physical});
+  return ACL_SUCCESS;
+}
+
+aclError aclrtUnmapMem(void* virPtr) {
+  constexpr const char* api = "aclrtUnmapMem";
+  const uintptr_t base = reinterpret_cast<uintptr_t>(virPtr);
+  std::shared_ptr<aclsim::Physical> physical;
+  size_t size = 0;
+  {
+    auto& vm = aclsim::State();
+    std::lock_guard<std::mutex> lock(vm.mutex);
+    auto it = vm.mappings.find(base);
+    if (it == vm.mappings.end()) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": not the start of a mapped range");
+    size = it->second.size;
+    physical = it->second.physical;
+    vm.mappings.erase(it);
+  }
+  // Queued work that still uses the memory runs first, as aclrtFree waits for it.
+  aclsim::WaitForUsers(base, base + size);
+  size_t ignored;
+  aclsim::RemoveMappedRange(base, &ignored);
+  // Back to reserved and inaccessible.
+  mmap(virPtr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+  auto& vm = aclsim::State();
+  std::lock_guard<std::mutex> lock(vm.mutex);
+  if (--physical->mappings == 0 && !vm.handles.count(reinterpret_cast<uintptr_t>(physical.get()))) {
+    aclsim::RefundDeviceMemory(physical->size);  // its handle was freed while it was mapped
+  }
+  return ACL_SUCCESS;
+}
+
+}  // extern "C"
