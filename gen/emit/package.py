@@ -23,7 +23,7 @@ from gen.model import BoundAPI, Model
 
 PACKAGE = "aclnn"
 # Support modules that do not depend on the pages: runtime/python/aclnn/, copied with a banner.
-STATIC_MODULES = ("_errors.py", "_runtime.py")
+STATIC_MODULES = ("_errors.py", "_runtime.py", "sim.py")
 
 
 def api_record(bound: BoundAPI) -> dict:
