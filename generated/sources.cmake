@@ -35,6 +35,7 @@ set(ACLNN_EXAMPLES
   addcmul
   addmm
   addmv
+  adds
   all_example
   amax
   amin
@@ -70,6 +71,7 @@ set(ACLNN_EXAMPLES
   cumsum
   cumsum_v2
   div
+  divs
   dot
   elu_backward
   embedding
@@ -110,6 +112,7 @@ set(ACLNN_EXAMPLES
   inplace_add_rms_norm
   inplace_addcdiv
   inplace_addcmul
+  inplace_adds
   inplace_asin
   inplace_clamp_max
   inplace_clamp_max_tensor
@@ -120,6 +123,7 @@ set(ACLNN_EXAMPLES
   inplace_eq_tensor
   inplace_exp2
   inplace_expm1
+  inplace_fill_scalar
   inplace_floor
   inplace_fmod_scalar
   inplace_fmod_tensor
@@ -146,6 +150,7 @@ set(ACLNN_EXAMPLES
   inplace_ne_scalar
   inplace_ne_tensor
   inplace_neg
+  inplace_one
   inplace_pow_tensor_scalar
   inplace_pow_tensor_tensor
   inplace_reciprocal
@@ -163,6 +168,7 @@ set(ACLNN_EXAMPLES
   inplace_sinh
   inplace_sqrt
   inplace_sub
+  inplace_subs
   inplace_tan
   inplace_tanh
   inplace_tril
@@ -170,6 +176,7 @@ set(ACLNN_EXAMPLES
   inplace_trunc
   inplace_x_log_y_scalar_other
   inplace_x_log_y_tensor
+  inplace_zero
   is_finite
   is_inf
   is_neg_inf
