@@ -12,8 +12,6 @@
 
 #include "hccl/communicator.h"
 
-#define HCCL_EXPORT ACLSIM_EXPORT
-
 namespace aclsim::hccl {
 namespace {
 

@@ -52,7 +52,9 @@ struct Registry {
 };
 
 Registry& Communicators() {
-  static Registry* registry = new Registry;  // never destroyed: handles outlive static destruction order
+  // Never destroyed: a framework may destroy its communicators from its own static destructors,
+  // which can run after this library's.
+  static Registry* registry = new Registry;
   return *registry;
 }
 

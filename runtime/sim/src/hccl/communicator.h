@@ -4,7 +4,7 @@
 // work. A communicator of more ranks cannot be made: the HcclCommInit* calls refuse it with
 // HCCL_E_NOT_SUPPORT and a message saying so, never success.
 //
-// What the three sources share: the communicators behind the opaque HcclComm handles, the checks
+// What its sources share: the communicators behind the opaque HcclComm handles, the checks
 // every entry point makes, and the failing call's message (aclGetRecentErrMsg, libascendcl's).
 #ifndef ACLNN_SIM_HCCL_COMMUNICATOR_H_
 #define ACLNN_SIM_HCCL_COMMUNICATOR_H_
@@ -18,6 +18,9 @@
 
 #include "common/internal.h"
 #include "hccl/hccl.h"
+
+// The HCCL functions: exported (the library hides every other symbol).
+#define HCCL_EXPORT ACLSIM_EXPORT
 
 namespace aclsim::hccl {
 

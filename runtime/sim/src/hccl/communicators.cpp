@@ -10,8 +10,6 @@
 
 #include "hccl/communicator.h"
 
-#define HCCL_EXPORT ACLSIM_EXPORT
-
 namespace aclsim::hccl {
 namespace {
 
@@ -191,9 +189,10 @@ HCCL_EXPORT HcclResult HcclCommInitRootInfoScalable(uint32_t nRanks, uint32_t nR
   if (nRoot == 0) return Fail(HCCL_E_PARA, api, "nRoot is 0: the list needs at least one root info");
   // hccl.h: "nExtRoot: Reserved for hierarchical roots. It must currently be 0."
   if (nExtRoot != 0) return Fail(HCCL_E_PARA, api, "nExtRoot is reserved and must be 0, not " + std::to_string(nExtRoot));
-  std::string name, ignored;
+  // The first root names the communicator; the others must be root infos all the same.
   for (uint32_t i = 1; i < nRoot; ++i) {
-    if (HcclResult status = ReadRootInfo(api, &rootInfoList[i], &ignored)) return status;
+    std::string other_root;
+    if (HcclResult status = ReadRootInfo(api, &rootInfoList[i], &other_root)) return status;
   }
   return InitRootInfo(api, nRanks, &rootInfoList[0], rank, config, comm);
 }
