@@ -2060,9 +2060,10 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
-  explicit Kernel(const aclsim::Call&) {}
+  T value;
+  explicit Kernel(const aclsim::Call& call) : value(aclsim::CallScalarAs<T>(call, 1)) {}
   T operator()() const {
-    return pScalar;
+    return value;
   }
 };
 

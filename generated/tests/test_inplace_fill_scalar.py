@@ -37,7 +37,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B',),
-    golden='torch.full_like(selfRef, pScalar)',
+    golden='torch.full_like(selfRef, value)',
     integer_math='exact',
     simulated=True,
     out_shape_from={},
