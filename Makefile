@@ -13,6 +13,10 @@ BUILD := build/main
 DOCS ?= op_docs
 # Empty: gen/locations.py finds the shared corpus (ACLNN_CORPUS, else ../shared/corpus).
 CORPUS ?=
+# torch_npu, which make test installs to run it on the simulator, makes `import torch` load it, and
+# its loading needs a CANN toolkit: everything else here uses torch as the CPU golden only. The
+# torch_npu tests start their processes with the simulator's set_env.sh environment instead.
+export TORCH_DEVICE_BACKEND_AUTOLOAD := 0
 # pytest exits 5 when it collects nothing (e.g. a docs directory without simulated ops): not a failure.
 PYTEST = $(PY) -m pytest -p no:cacheprovider
 define run_pytest

@@ -301,15 +301,19 @@ class Soc(_Rows):
         self.ai_cores: int = row[2]
         self.vector_cores: int = row[3]
         self.l2_bytes: int = row[4]
+        # The SoC name aclrtGetSocName reports when the setting names the chip family only: a real
+        # device reports its model (Ascend910B2), and frameworks choose behaviour by it (torch_npu
+        # keeps FLOAT matmuls in FLOAT only from Ascend910B1 on); "" keeps the family name.
+        self.model: str = row[5]
 
-    ASCEND950 = "Ascend950", "Ascend 950PR/Ascend 950DT", 0, 0, 0
-    ASCEND910_93 = "Ascend910_93", "Atlas A3 训练系列产品/Atlas A3 推理系列产品", 24, 48, 192 << 20
-    ASCEND910B = "Ascend910B", "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/...", 24, 48, 192 << 20
-    ASCEND910 = "Ascend910", "Atlas 训练系列产品", 32, 0, 32 << 20
-    ASCEND310P = "Ascend310P", "Atlas 推理系列产品", 0, 0, 0
-    ASCEND310B = "Ascend310B", "Atlas 200I/500 A2 推理产品", 0, 0, 0
-    KIRIN_X90 = "KirinX90", "Kirin X90 处理器系列产品", 0, 0, 0
-    KIRIN_9030 = "Kirin9030", "Kirin 9030 处理器系列产品", 0, 0, 0
+    ASCEND950 = "Ascend950", "Ascend 950PR/Ascend 950DT", 0, 0, 0, ""
+    ASCEND910_93 = "Ascend910_93", "Atlas A3 训练系列产品/Atlas A3 推理系列产品", 24, 48, 192 << 20, "Ascend910_9391"
+    ASCEND910B = "Ascend910B", "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/...", 24, 48, 192 << 20, "Ascend910B2"
+    ASCEND910 = "Ascend910", "Atlas 训练系列产品", 32, 0, 32 << 20, "Ascend910A"
+    ASCEND310P = "Ascend310P", "Atlas 推理系列产品", 0, 0, 0, "Ascend310P3"
+    ASCEND310B = "Ascend310B", "Atlas 200I/500 A2 推理产品", 0, 0, 0, "Ascend310B1"
+    KIRIN_X90 = "KirinX90", "Kirin X90 处理器系列产品", 0, 0, 0, ""
+    KIRIN_9030 = "Kirin9030", "Kirin 9030 处理器系列产品", 0, 0, 0, ""
 
 
 # The chip the simulator stands in for unless ACLNN_SIM_SOC says otherwise (Atlas A2), and whose

@@ -51,6 +51,19 @@ inline constexpr SocCapability kSocCapabilities[kSocCount] = {
     {0, 0, 0},  // Kirin9030
 };
 
+// What aclrtGetSocName reports for a chip set by its family name: the model a real device of the
+// family reports ("": the family name itself).
+inline constexpr const char* kSocModels[kSocCount] = {
+    "",
+    "Ascend910_9391",
+    "Ascend910B2",
+    "Ascend910A",
+    "Ascend310P3",
+    "Ascend310B1",
+    "",
+    "",
+};
+
 // The chip simulated unless ACLNN_SIM_SOC (or aclsimSetSoc) says otherwise.
 inline constexpr Soc kDefaultSoc = Soc::kAscend910B;
 

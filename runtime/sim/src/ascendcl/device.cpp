@@ -28,7 +28,6 @@ struct DeviceSettings {
   uint32_t op_wait_timeout = 0;
   uint64_t op_execute_timeout_us = 0;
   std::set<std::pair<int32_t, int32_t>> peer_access;  // (device, peer) pairs enabled
-  aclmdlRICaptureMode capture_mode = ACL_MODEL_RI_CAPTURE_MODE_GLOBAL;
 };
 
 DeviceSettings& Settings() {

@@ -39,7 +39,7 @@ struct Runtime {
   bool soc_resolved = false;   // aclInit or aclsimSetSoc fixed the chip
   bool soc_overridden = false; // aclsimSetSoc: survives aclFinalize/aclInit
   Soc soc = kDefaultSoc;
-  std::string soc_name = SocName(kDefaultSoc);
+  std::string soc_name = kSocModels[static_cast<int>(kDefaultSoc)];
   int32_t device_count = kDefaultDeviceCount;
   std::map<int32_t, int> device_refs;               // aclrtSetDevice minus aclrtResetDevice
   std::map<int32_t, uintptr_t> default_contexts;    // per active device
@@ -87,12 +87,20 @@ std::string KnownSocs() {
   return list;
 }
 
+// The name aclrtGetSocName reports for `soc` set as `setting`: a model name as given (Ascend910B4),
+// a family name as the family's model (Ascend910B: Ascend910B2), as a real device reports its model.
+std::string ReportedSocName(Soc soc, const std::string& setting) {
+  const bool family_only = setting.empty() || Lower(setting) == Lower(SocName(soc));
+  const char* model = kSocModels[static_cast<int>(soc)];
+  return family_only && *model ? model : (setting.empty() ? SocName(soc) : setting);
+}
+
 // Reads ACLNN_SIM_SOC; false (message set) for an unknown name.
 bool SocFromEnvironment(Soc* soc, std::string* name) {
   const char* value = std::getenv("ACLNN_SIM_SOC");
   if (!value || !*value) {
     *soc = kDefaultSoc;
-    *name = SocName(*soc);
+    *name = ReportedSocName(*soc, "");
     return true;
   }
   if (!ParseSoc(value, soc)) {
@@ -100,7 +108,7 @@ bool SocFromEnvironment(Soc* soc, std::string* name) {
              KnownSocs() + " (optionally with CANN's model suffix, e.g. Ascend910B4)");
     return false;
   }
-  *name = value;
+  *name = ReportedSocName(*soc, value);
   return true;
 }
 
@@ -283,7 +291,7 @@ int aclsimSetSoc(const char* name) {
   auto& rt = State();
   std::lock_guard<std::mutex> lock(rt.mutex);
   rt.soc = soc;
-  rt.soc_name = name;
+  rt.soc_name = aclsim::ReportedSocName(soc, name);
   rt.soc_resolved = rt.soc_overridden = true;
   aclsim::PublishSoc(rt);
   return ACL_SUCCESS;
