@@ -1,0 +1,86 @@
+"""The CANN surface an installed torch_npu needs, derived from its wheel (never written by hand).
+
+- `libraries`: the shared objects its binaries link (ELF NEEDED) that neither torch, the wheel
+  itself nor the C/C++ runtime provide: the CANN libraries a toolkit must hold;
+- `imports`: the dynamic symbols its binaries import that those same providers do not define:
+  torch_npu is linked with BIND_NOW, so every one must resolve when it is loaded;
+- `lookups`: the functions it finds by name at run time (dlsym): the C strings in its binaries that
+  name a function declared in the CANN headers the wheel ships (`include/third_party/acl/inc` and
+  `hccl/inc`). Intersecting with the declarations leaves out fragments and torch_npu's own strings
+  (`HcclAllGH`, `aclprofFH`), and keeps names it looks up only in newer CANN releases.
+
+The aclnn operator APIs it looks up are the demand (gen/corpus/demand.py): what computes is a
+matter of coverage, not of the runtime surface, and is reported, not required.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from gen.corpus import demand
+
+# The libraries of the C and C++ runtime, which every Linux provides.
+SYSTEM_LIBRARIES = re.compile(r"^(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s|ld-linux[\w-]*)\.so")
+# Where a prototype declares a function in the shipped headers: a name in front of "(" at the
+# start of a declaration (after the return type and the visibility macro).
+DECLARATION = re.compile(r"\b((?:acl|rt|Msprof|Hccl|hccl)[A-Za-z0-9_]*)\s*\(")
+C_STRING = re.compile(rb"(?<![A-Za-z0-9_])((?:acl|rt|Msprof|Hccl)[A-Za-z0-9_]{2,})\x00")
+
+
+@dataclass(frozen=True)
+class Surface:
+    package_dir: Path
+    libraries: frozenset[str]
+    imports: frozenset[str]
+    lookups: frozenset[str]
+
+
+def _dynamic(binary: Path, *flags: str) -> list[str]:
+    out = subprocess.run(["nm", "-D", *flags, str(binary)], check=True, capture_output=True, text=True).stdout
+    return [line.split()[-1].split("@")[0] for line in out.splitlines() if line.strip()]
+
+
+def needed(binary: Path) -> list[str]:
+    out = subprocess.run(["readelf", "-d", str(binary)], check=True, capture_output=True, text=True).stdout
+    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", out)
+
+
+def defined(binary: Path) -> set[str]:
+    return set(_dynamic(binary, "--defined-only"))
+
+
+def declared_functions(package_dir: Path) -> set[str]:
+    headers = package_dir / "include" / "third_party"
+    names: set[str] = set()
+    for root in (headers / "acl" / "inc", headers / "hccl" / "inc"):
+        for header in root.rglob("*.h"):
+            text = re.sub(r"/\*.*?\*/|//[^\n]*", "", header.read_text(errors="replace"), flags=re.S)
+            names.update(DECLARATION.findall(text))
+    return names
+
+
+def derive(package_dir: Path) -> Surface:
+    import torch  # the providers torch_npu links against: torch's own libraries
+
+    binaries = demand.binaries(package_dir)
+    own = {b.name for b in binaries}
+    torch_libs = sorted(Path(torch.__file__).parent.joinpath("lib").glob("*.so*"))
+    provided: set[str] = set()
+    for library in [*binaries, *torch_libs]:
+        provided |= defined(library)
+    provided_names = own | {p.name for p in torch_libs} | {"libtorch_python.so"}
+    libraries = {name for b in binaries for name in needed(b)
+                 if name not in provided_names and not SYSTEM_LIBRARIES.match(name)}
+    imports = set()
+    for b in binaries:
+        imports |= {s for s in _dynamic(b, "--undefined-only") if re.match(r"(acl|rt|Msprof|Hccl)", s)}
+    imports -= provided
+    declared = declared_functions(package_dir)
+    strings: set[str] = set()
+    for b in binaries:
+        strings |= {m.decode() for m in C_STRING.findall(b.read_bytes())}
+    lookups = {name for name in strings & declared if not name.startswith("aclnn")}
+    return Surface(package_dir, frozenset(libraries), frozenset(imports), frozenset(lookups))

@@ -1,0 +1,74 @@
+"""torch_npu's runtime on the simulator: streams, events, synchronisation, memory statistics, the
+caching allocator's expandable segments (virtual memory), format casts and torch.distributed with
+one rank (HCCL)."""
+
+
+def test_streams_and_events(run_npu):
+    run_npu("""
+        a = torch.randn(64, 64)
+        d = a.npu()
+        side = torch.npu.Stream()
+        assert side != torch.npu.current_stream()
+        with torch.npu.stream(side):
+            y = d @ d
+        torch.npu.current_stream().wait_stream(side)
+        assert torch.allclose((y + 1).cpu(), a @ a + 1, rtol=1e-4, atol=1e-4)
+        start, end = torch.npu.Event(enable_timing=True), torch.npu.Event(enable_timing=True)
+        start.record()
+        for _ in range(10):
+            d = d * 1.0001
+        end.record()
+        end.synchronize()
+        assert end.query() and start.elapsed_time(end) >= 0
+        torch.npu.synchronize()
+        assert side.query()
+        high = torch.npu.Stream(priority=-1)
+        with torch.npu.stream(high):
+            z = (d * 2).cpu()
+        assert torch.allclose(z, (d * 2).cpu())
+    """)
+
+
+def test_memory_statistics(run_npu):
+    run_npu("""
+        before = torch.npu.memory_allocated()
+        x = torch.empty(1 << 20, device="npu")          # 4 MiB
+        assert torch.npu.memory_allocated() - before >= 4 << 20
+        assert torch.npu.memory_reserved() >= torch.npu.memory_allocated()
+        del x
+        assert torch.npu.memory_allocated() == before
+        torch.npu.empty_cache()
+        free, total = torch.npu.mem_get_info()
+        assert 0 < free <= total
+        assert torch.npu.max_memory_allocated() >= 4 << 20
+    """)
+
+
+def test_expandable_segments_map_virtual_memory(run_npu):
+    # PYTORCH_NPU_ALLOC_CONF=expandable_segments:True: the caching allocator reserves address space
+    # and maps physical memory into it as it grows (aclrtReserveMemAddress, aclrtMallocPhysical,
+    # aclrtMapMem); kernels and copies then work on the mapped memory.
+    run_npu("""
+        a = torch.randn(1 << 20)
+        d = a.npu()
+        e = d * 2 + 1
+        assert torch.allclose(e.cpu(), a * 2 + 1)
+        big = torch.ones(8 << 20, device="npu")
+        assert big.sum().item() == 8 << 20
+    """, env={"PYTORCH_NPU_ALLOC_CONF": "expandable_segments:True"})
+
+
+def test_distributed_with_one_rank(run_npu):
+    run_npu("""
+        import os
+        import torch.distributed as dist
+        os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT="29517")
+        dist.init_process_group("hccl", rank=0, world_size=1)
+        t = torch.arange(6, dtype=torch.float32).npu()
+        dist.all_reduce(t)
+        assert torch.equal(t.cpu(), torch.arange(6, dtype=torch.float32))
+        gathered = [torch.zeros(6).npu()]
+        dist.all_gather(gathered, t)
+        assert torch.equal(gathered[0].cpu(), torch.arange(6, dtype=torch.float32))
+        dist.destroy_process_group()
+    """)

@@ -1,0 +1,77 @@
+"""The simulator's toolkit provides everything torch_npu links and looks up, as derived from the
+installed wheel (tests/torch_npu/surface.py): a torch_npu release that needs a name the simulator
+lacks fails here, naming it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gen.corpus import demand
+from tests.torch_npu import surface
+
+# Libraries torch_npu's binaries link that are not part of a CANN toolkit, and why none is needed.
+NOT_IN_A_TOOLKIT = {
+    # Ascend Transformer Boost (the NNAL package): only torch_npu's lib/libop_plugin_atb.so links it,
+    # and torch_npu loads that library only for its ATB operators (torch_npu._npu_*), which then fail
+    # to load with the loader's message naming libatb.so.
+    "libatb.so": "ATB operators of the NNAL package",
+}
+
+
+@pytest.fixture(scope="module")
+def wheel() -> surface.Surface:
+    package_dir = demand.installed_package()
+    assert package_dir is not None
+    return surface.derive(package_dir)
+
+
+@pytest.fixture(scope="module")
+def toolkit_symbols() -> dict[str, set[str]]:
+    import aclnn.sim
+
+    lib64 = aclnn.sim.home() / "lib64"
+    return {library.name: surface.defined(library) for library in sorted(lib64.glob("*.so"))}
+
+
+def test_the_derivation_finds_the_surface(wheel):
+    # Sanity bounds, so that a derivation that silently found nothing cannot pass the tests below.
+    assert {"libascendcl.so", "libhccl.so", "libacl_op_compiler.so"} <= wheel.libraries
+    assert {"aclrtMalloc", "aclrtSetDevice"} <= wheel.imports
+    assert {"aclrtCreateStreamWithConfig", "aclGetCompileopt", "HcclAllReduce"} <= wheel.lookups
+    assert len(wheel.lookups) > 150
+
+
+def test_every_library_torch_npu_links_is_in_the_toolkit(wheel, toolkit_symbols):
+    missing = sorted(wheel.libraries - set(toolkit_symbols) - set(NOT_IN_A_TOOLKIT))
+    assert missing == [], f"torch_npu links libraries the simulator's toolkit lacks: {missing}"
+
+
+def test_every_symbol_torch_npu_imports_is_defined(wheel, toolkit_symbols):
+    defined = set().union(*toolkit_symbols.values())
+    missing = sorted(wheel.imports - defined)
+    assert missing == [], f"torch_npu imports symbols no simulator library defines: {missing}"
+
+
+def test_every_function_torch_npu_looks_up_is_defined(wheel, toolkit_symbols):
+    defined = set().union(*toolkit_symbols.values())
+    missing = sorted(wheel.lookups - defined)
+    assert missing == [], f"torch_npu looks up functions no simulator library defines: {missing}"
+
+
+def test_the_libraries_it_opens_by_name_resolve_its_lookups(wheel, toolkit_symbols):
+    # torch_npu opens libascendcl, libacl_op_compiler and libhccl and asks each for its functions:
+    # dlsym searches a library and its dependencies, so a name must be found from the library opened.
+    import ctypes
+
+    import aclnn.sim
+
+    lib64 = aclnn.sim.home() / "lib64"
+    opened = {name: ctypes.CDLL(str(lib64 / name)) for name in ("libascendcl.so", "libacl_op_compiler.so", "libhccl.so")}
+    for name in ("aclGetCompileopt", "aclSetCompileopt", "aclopCompileAndExecute"):
+        assert hasattr(opened["libacl_op_compiler.so"], name), name
+    for name in sorted(n for n in wheel.lookups if n.startswith(("aclrt", "aclmdl", "aclprof", "Msprof"))):
+        assert hasattr(opened["libascendcl.so"], name), name
+    for name in sorted(n for n in wheel.lookups if n.startswith("Hccl")):
+        assert hasattr(opened["libhccl.so"], name), name
