@@ -322,6 +322,9 @@ class Runtime {
   std::atomic<CachingAllocator*> allocators_[kMaxDevices] = {};
   std::vector<std::weak_ptr<Stream>> known_;
   std::vector<int32_t> devices_used_;
+  // Whether aclInit was ours: a framework in the same process (torch_npu) that initialised ACL first
+  // finalises it too, after its own work; our aclFinalize would end its runtime under it.
+  bool initialized_acl_ = false;
   ScalarCache scalars_;
 
   struct PendingOwner {

@@ -1,6 +1,7 @@
 // aclnn-bindgen: lazy initialisation of the runtime, devices, the current stream of each thread,
 // device memory and the device-wide synchronisation.
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
@@ -62,6 +63,21 @@ Runtime& Runtime::start() {
   return *instance_;
 }
 
+// The one aclnn API a runtime message names ("" for none, or for several).
+static std::string sole_api_named(const std::string& message) {
+  std::string found;
+  for (size_t at = message.find("aclnn"); at != std::string::npos; at = message.find("aclnn", at + 1)) {
+    if (at > 0 && (std::isalnum(static_cast<unsigned char>(message[at - 1])) || message[at - 1] == '_')) continue;
+    size_t end = at + 5;
+    while (end < message.size() && (std::isalnum(static_cast<unsigned char>(message[end])) || message[end] == '_')) ++end;
+    if (end == at + 5 || !std::isupper(static_cast<unsigned char>(message[at + 5]))) continue;
+    const std::string api = message.substr(at, end - at);
+    if (!found.empty() && found != api) return "";
+    found = api;
+  }
+  return found;
+}
+
 void Runtime::init() {
   launch_blocking_ = launch_blocking_from_environment();
   backend_ = &aclnn_loader::Backend::get();
@@ -69,6 +85,7 @@ void Runtime::init() {
   aclError code = abi_->aclInit(nullptr);
   // Someone else (another framework in the process) may have initialised ACL already.
   if (code != ACL_SUCCESS && code != ACL_ERROR_REPEAT_INITIALIZE) check(code, "", "aclInit");
+  initialized_acl_ = code == ACL_SUCCESS;
   check(abi_->aclrtSetDevice(0), "", "aclrtSetDevice");
   devices_used_.push_back(0);
 }
@@ -200,6 +217,9 @@ void Runtime::synchronize_device(const char* where) {
     const bool better = attributed.call >= 0 ? failure.call < 0 : failure.call < 0 && failure.api.empty();
     if (better && !attributed.api.empty()) failure = std::move(attributed);
   }
+  // No stream we still know launched it (work queued on a framework's stream through a Stream
+  // wrapper since dropped): the API the message names, when it names exactly one.
+  if (failure.api.empty()) failure.api = sole_api_named(message);
   throw failure;
 }
 
@@ -223,8 +243,9 @@ void Runtime::shutdown() {
   for (auto& stream : default_streams_) {
     if (stream) abi_->aclrtDestroyStream(stream->handle());
   }
+  // aclrtSetDevice counts per process: our resets leave a device another client set to it.
   for (int32_t d : devices_used_) abi_->aclrtResetDevice(d);
-  abi_->aclFinalize();
+  if (initialized_acl_) abi_->aclFinalize();
 }
 
 std::shared_ptr<DeviceBuffer> DeviceBuffer::allocate(size_t nbytes, Stream& stream, const char* api) {

@@ -15,6 +15,7 @@ matter of coverage, not of the runtime surface, and is reported, not required.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import subprocess
 from dataclasses import dataclass
@@ -63,11 +64,14 @@ def declared_functions(package_dir: Path) -> set[str]:
 
 
 def derive(package_dir: Path) -> Surface:
-    import torch  # the providers torch_npu links against: torch's own libraries
-
+    # The providers torch_npu links against: torch's own libraries (found, not imported: importing
+    # torch would load torch_npu).
+    torch_spec = importlib.util.find_spec("torch")
+    assert torch_spec is not None and torch_spec.submodule_search_locations
+    torch_dir = Path(list(torch_spec.submodule_search_locations)[0])
     binaries = demand.binaries(package_dir)
     own = {b.name for b in binaries}
-    torch_libs = sorted(Path(torch.__file__).parent.joinpath("lib").glob("*.so*"))
+    torch_libs = sorted(torch_dir.joinpath("lib").glob("*.so*"))
     provided: set[str] = set()
     for library in [*binaries, *torch_libs]:
         provided |= defined(library)

@@ -6,7 +6,7 @@ aclnn's both live, across streams, and a device fault reported to the side that 
 def test_generated_calls_on_torch_npu_memory_and_streams(run_npu):
     run_npu("""
         import aclnn
-        x = torch.randn(1024, device="npu")
+        x = torch.randn(1024).npu()
         out = torch.empty_like(x)
         ax = aclnn.Tensor.from_pointer(x.data_ptr(), tuple(x.shape), x.dtype, x.stride(), owner=x)
         aout = aclnn.Tensor.from_pointer(out.data_ptr(), tuple(out.shape), out.dtype, out.stride(), owner=out)
@@ -31,7 +31,7 @@ def test_generated_calls_on_torch_npu_memory_and_streams(run_npu):
 def test_a_device_fault_of_a_generated_call_is_reported_to_the_caller(run_npu):
     output = run_npu("""
         import aclnn
-        x = torch.randn(256, device="npu")
+        x = torch.randn(256).npu()
         out = torch.empty_like(x)
         ax = aclnn.Tensor.from_pointer(x.data_ptr(), tuple(x.shape), x.dtype, x.stride(), owner=x)
         aout = aclnn.Tensor.from_pointer(out.data_ptr(), tuple(out.shape), out.dtype, out.stride(), owner=out)

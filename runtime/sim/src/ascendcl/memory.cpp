@@ -184,23 +184,38 @@ void RefundDeviceMemory(size_t bytes) {
   m.device_bytes -= std::min<uint64_t>(bytes, m.device_bytes);
 }
 
+// Adjacent mapped ranges are one block: an allocator that grows a segment by mapping more memory
+// behind it (torch_npu's expandable segments) places tensors across the boundaries of its mappings.
 bool AddMappedRange(uintptr_t base, size_t size) {
   Memory& m = State();
   std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
   auto next = m.device.lower_bound(base);
   if (next != m.device.end() && next->first < base + size) return false;
   if (Containing(m.device, base) != m.device.end()) return false;
+  if (next != m.device.end() && next->second.mapped && next->first == base + size) {
+    size += next->second.size;
+    next = m.device.erase(next);
+  }
+  if (next != m.device.begin()) {
+    auto previous = std::prev(next);
+    if (previous->second.mapped && previous->first + previous->second.size == base) {
+      previous->second.size += size;
+      return true;
+    }
+  }
   m.device.emplace(base, Block{size, true});
   return true;
 }
 
-bool RemoveMappedRange(uintptr_t base, size_t* size) {
+bool RemoveMappedRange(uintptr_t base, size_t size) {
   Memory& m = State();
   std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
-  auto it = m.device.find(base);
-  if (it == m.device.end() || !it->second.mapped) return false;
-  *size = it->second.size;
+  auto it = Containing(m.device, base);
+  if (it == m.device.end() || !it->second.mapped || base + size > it->first + it->second.size) return false;
+  const uintptr_t start = it->first, end = it->first + it->second.size;
   m.device.erase(it);
+  if (start < base) m.device.emplace(start, Block{base - start, true});
+  if (base + size < end) m.device.emplace(base + size, Block{end - (base + size), true});
   return true;
 }
 

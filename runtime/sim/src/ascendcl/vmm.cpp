@@ -74,16 +74,18 @@ extern "C" {
 aclError aclrtReserveMemAddress(void** virPtr, size_t size, size_t alignment, void* expectPtr, uint64_t flags) {
   constexpr const char* api = "aclrtReserveMemAddress";
   if (!virPtr) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": virPtr is a null pointer");
-  if (size == 0 || size % aclsim::kGranularity) {
-    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": size must be a positive multiple of 2 MiB, not " + std::to_string(size));
-  }
+  if (size == 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": size is 0");
+  if (expectPtr) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": expectPtr must be nullptr (acl_rt.h)");
+  // acl_rt.h states no granularity for a reservation: the range is rounded up to whole pages of
+  // the mapping granularity, as a driver reserves.
+  size = (size + aclsim::kGranularity - 1) / aclsim::kGranularity * aclsim::kGranularity;
   if (alignment != 0 && (alignment & (alignment - 1))) {
     return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": alignment must be 0 or a power of two");
   }
   if (flags > 1) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": flags must be 0 or 1 (huge pages)");
   const size_t align = std::max(alignment, aclsim::kGranularity);
   // Reserve size + align and trim, so that the range starts on the alignment.
-  void* raw = mmap(expectPtr, size + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* raw = mmap(nullptr, size + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (raw == MAP_FAILED) return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, std::string(api) + ": " + aclsim::Errno());
   const uintptr_t start = reinterpret_cast<uintptr_t>(raw);
   const uintptr_t base = (start + align - 1) / align * align;
@@ -117,9 +119,7 @@ aclError aclrtMallocPhysical(aclrtDrvMemHandle* handle, size_t size, const aclrt
   constexpr const char* api = "aclrtMallocPhysical";
   if (!handle || !prop) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": handle or prop is a null pointer");
   if (flags != 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": flags must be 0");
-  if (size == 0 || size % aclsim::kGranularity) {
-    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": size must be a positive multiple of 2 MiB, not " + std::to_string(size));
-  }
+  if (size == 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": size is 0");
   if (prop->location.type != ACL_MEM_LOCATION_TYPE_DEVICE) {
     return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": only device memory (ACL_MEM_LOCATION_TYPE_DEVICE) is modelled");
   }
@@ -131,7 +131,9 @@ aclError aclrtMallocPhysical(aclrtDrvMemHandle* handle, size_t size, const aclrt
   if (!aclsim::ChargeDeviceMemory(size, api)) return ACL_ERROR_RT_MEMORY_ALLOCATION;
   auto physical = std::make_shared<aclsim::Physical>();
   physical->fd = memfd_create("aclsim-physical", MFD_CLOEXEC);
-  if (physical->fd < 0 || ftruncate(physical->fd, static_cast<off_t>(size)) != 0) {
+  // Whole pages of the granularity back it, as a driver allocates them; mappings are of `size`.
+  const size_t backed = (size + aclsim::kGranularity - 1) / aclsim::kGranularity * aclsim::kGranularity;
+  if (physical->fd < 0 || ftruncate(physical->fd, static_cast<off_t>(backed)) != 0) {
     aclsim::RefundDeviceMemory(size);
     return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, std::string(api) + ": " + aclsim::Errno());
   }
@@ -172,14 +174,13 @@ aclError aclrtMapMem(void* virPtr, size_t size, size_t offset, aclrtDrvMemHandle
     return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": size must be the physical allocation's size, " + std::to_string(physical->size));
   }
   if (base % aclsim::kGranularity || !aclsim::InReservation(vm, base, size)) {
-    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": [virPtr, virPtr + size) is not a 2 MiB aligned part of a reservation");
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": [virPtr, virPtr + size) is not a part of a reservation starting on a 2 MiB boundary");
   }
   if (!aclsim::AddMappedRange(base, size)) {
     return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": the range overlaps memory that is already mapped");
   }
   if (mmap(virPtr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, physical->fd, 0) == MAP_FAILED) {
-    size_t ignored;
-    aclsim::RemoveMappedRange(base, &ignored);
+    aclsim::RemoveMappedRange(base, size);
     return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, std::string(api) + ": " + aclsim::Errno());
   }
   ++physical->mappings;
@@ -203,8 +204,7 @@ aclError aclrtUnmapMem(void* virPtr) {
   }
   // Queued work that still uses the memory runs first, as aclrtFree waits for it.
   aclsim::WaitForUsers(base, base + size);
-  size_t ignored;
-  aclsim::RemoveMappedRange(base, &ignored);
+  aclsim::RemoveMappedRange(base, size);
   // Back to reserved and inaccessible.
   mmap(virPtr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
   auto& vm = aclsim::State();

@@ -47,9 +47,9 @@ ACLSIM_EXPORT bool FindDeviceAllocation(const void* address, DeviceRange* out);
 bool ChargeDeviceMemory(size_t bytes, const char* api);
 void RefundDeviceMemory(size_t bytes);
 // A mapped range of virtual memory becomes device memory for copies and kernels (false when it
-// overlaps one), and stops being it; `size` receives the range's size.
+// overlaps device memory), and stops being it (false when it is not mapped device memory).
 bool AddMappedRange(uintptr_t base, size_t size);
-bool RemoveMappedRange(uintptr_t base, size_t* size);
+bool RemoveMappedRange(uintptr_t base, size_t size);
 ACLSIM_EXPORT bool IsLiveStream(aclrtStream stream);
 
 // The simulated chip: the one aclInit resolved, or ACLNN_SIM_SOC read now when aclInit has not
