@@ -53,10 +53,12 @@ build: generate
 	$(PY) -c "import site, pathlib; pathlib.Path(site.getsitepackages()[0], 'aclnn-generated.pth').write_text('$(abspath generated)\n')"
 
 # The main job: generate, build, call every op of $(DOCS) on the simulator with its page's
-# example inputs, print inputs and results.
+# example inputs, print inputs and results; one Llama layer through the bindings, and the same
+# layer in plain PyTorch through torch_npu on the simulator (its toolkit's set_env.sh sourced).
 demo: build
 	$(PY) -m gen.demo
 	$(PY) examples/llama_block.py
+	. "$$($(PY) -m aclnn.sim home)/set_env.sh" && $(PY) examples/llama_torch_npu.py
 
 # Everything: the generator's own tests, the generated suites (on the asynchronous simulator, and
 # again with every kernel run in its launching call: ACLNN_SIM_SYNC=1), the pages' examples.

@@ -86,11 +86,13 @@ def torch_layer(cfg: Config, p: dict[str, torch.Tensor], ids: torch.Tensor) -> t
     x = torch.nn.functional.embedding(ids, p["embed"])
     h = rms_norm(x, p["norm_attn"])
     q, k, v = (torch.matmul(h, p[n]).view(s, nh, hd).permute(1, 0, 2) for n in ("wq", "wk", "wv"))
-    angles = torch.matmul(torch.arange(s, dtype=p["inv_freq"].dtype).view(s, 1), p["inv_freq"].view(1, -1))
+    # On the weights' device: the same layer runs on an NPU through torch_npu (examples/llama_torch_npu.py).
+    positions = torch.arange(s, dtype=p["inv_freq"].dtype).to(p["inv_freq"].device)
+    angles = torch.matmul(positions.view(s, 1), p["inv_freq"].view(1, -1))
     angles = torch.cat([angles, angles], dim=-1)
     cos, sin = torch.cos(angles), torch.sin(angles)
     q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
-    mask = torch.triu(torch.full((s, s), float("-inf"), dtype=q.dtype), 1)
+    mask = torch.triu(torch.full((s, s), float("-inf"), dtype=q.dtype, device=q.device), 1)
     scores = torch.bmm(q, k.permute(0, 2, 1)) * (1.0 / math.sqrt(hd)) + mask
     attn = torch.bmm(torch.softmax(scores, dim=-1), v).permute(1, 0, 2).reshape(s, cfg.hidden)
     x = x + torch.matmul(attn, p["wo"])

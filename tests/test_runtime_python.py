@@ -25,7 +25,7 @@ def emitted() -> dict[str, str]:
 def test_every_runtime_module_is_copied_as_is_under_a_banner():
     written = emitted()
     modules = sorted(p.relative_to(RUNTIME_PYTHON).as_posix() for p in RUNTIME_PYTHON.rglob("*.py"))
-    assert modules == ["aclnn/_errors.py", "aclnn/_runtime.py", "tests/_aclnn_testing.py", "tests/_goldens.py",
+    assert modules == ["aclnn/_errors.py", "aclnn/_runtime.py", "aclnn/sim.py", "tests/_aclnn_testing.py", "tests/_goldens.py",
                        "tests/conftest.py"]
     for module in modules:
         banner, _, body = written[module].partition("\n")

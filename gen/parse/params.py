@@ -119,6 +119,14 @@ def _direction(cparam: CParam, entry: Optional[ParamEntry], diags: list[Diagnost
         diags.append(Diagnostic(Level.INFO, line, "direction-from-description",
                                 f"{cparam.name}: the table says input, the description says it is also the output; inout"))
         return Direction.INOUT
+    if stated is Direction.OUT and ref and const and cparam.c_type.rstrip("*").endswith("aclTensor"):
+        # aclnnInplaceOne declares `const aclTensor* selfRef` and its table says 输出: an in-place op
+        # writes the caller's tensor, whose shape and dtype it takes (the C type says it is read, the
+        # table and the name that it is written): inout.
+        diags.append(Diagnostic(Level.INFO, line, "direction-from-name",
+                                f"{cparam.name}: the table says out and the C type is const; the name says it is "
+                                "the caller's tensor written in place: inout"))
+        return Direction.INOUT
     if stated is not Direction.IN and const and cparam.c_type.rstrip("*").endswith(("aclTensor", "aclTensorList")):
         diags.append(Diagnostic(Level.INFO, line, "direction-const-conflict",
                                 f"{cparam.name}: the table says {stated.value} but the C type is const"))

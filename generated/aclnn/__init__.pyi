@@ -9890,22 +9890,21 @@ def inplace_neg(self_ref: _InOut1) -> _InOut1:
     """
 
 # aclnnInplaceOne (op_docs/aclnnInplaceOne.md:35)
-def inplace_one(*, out: _OutArray | None = None) -> NDArray[Any]:
+def inplace_one(self_ref: _InOut1) -> _InOut1:
     """Runs aclnnInplaceOne (both phases) on the active backend.
 
     返回形状和类型相同的张量，所有元素都设置为1。
 
     Parameters
     ----------
-    out : array or aclnn.Tensor, optional, keyword-only
-        Where to write selfRef; allocated when not given (as device tensors when
-        an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by
-        the library's first phase, like any argument.
+    self_ref : array_like or aclnn.Tensor
+        selfRef (const aclTensor*, inout): 输出张量，公式中的out。
+        dtypes FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, BOOL, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, BOOL; rank 0-8; formats ND; non-contiguous allowed.
 
     Returns
     -------
-    selfRef : numpy.ndarray or aclnn.Tensor
-        selfRef (const aclTensor*, out): 输出张量，公式中的out。
+    self_ref : numpy.ndarray or aclnn.Tensor
+        selfRef (const aclTensor*, inout): 输出张量，公式中的out。
         dtypes FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, BOOL, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, BOOL; rank 0-8; formats ND; non-contiguous allowed.
 
     Raises

@@ -934,25 +934,23 @@ const bind::ApiSpec kSpec_inplace_one{
         {"selfRef", "self_ref", {}},
     },
     {
-        // selfRef: out= required (the page does not say how the shape of selfRef follows from the inputs)
-        {0, {}, {}, false, {}, "the page does not say how the shape of selfRef follows from the inputs", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {0},
 };
 
 const bind::PySignature kSig_inplace_one{
     "inplace_one",
-    {"out"},
-    0,
-    0,
+    {"self_ref"},
+    1,
+    1,
 };
 
-// inplace_one(*, out=None)
+// inplace_one(self_ref)
 PyObject* wrap_inplace_one(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   return bind::invoke(kSig_inplace_one, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
-    py::handle py_out(values[0]);
-    bind::Call call(kSpec_inplace_one, py_out);
-    aclTensor* c_self_ref = call.output(0);  // selfRef (const aclTensor*, out)
+    py::handle py_self_ref(values[0]);
+    bind::Call call(kSpec_inplace_one, py::none());
+    aclTensor* c_self_ref = call.inout_tensor(0, py_self_ref);  // selfRef (const aclTensor*, inout)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_inplace_one>(phase1)(
           c_self_ref,
@@ -961,7 +959,7 @@ PyObject* wrap_inplace_one(PyObject*, PyObject* const* args, Py_ssize_t nargs, P
   });
 }
 
-const char* const kDoc_inplace_one = "inplace_one(*, out=None)\n--\n\nRuns aclnnInplaceOne (both phases) on the active backend.\n\n返回形状和类型相同的张量，所有元素都设置为1。\n\nParameters\n----------\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write selfRef; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nselfRef : numpy.ndarray or aclnn.Tensor\n    selfRef (const aclTensor*, out): 输出张量，公式中的out。\n    dtypes FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, BOOL, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, BOOL; rank 0-8; formats ND; non-contiguous allowed.\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的selfRef是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: selfRef的数据类型不在支持范围之内。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnInplaceOne默认确定性实现。\n\nSource: op_docs/aclnnInplaceOne.md:35\n";
+const char* const kDoc_inplace_one = "inplace_one(self_ref)\n--\n\nRuns aclnnInplaceOne (both phases) on the active backend.\n\n返回形状和类型相同的张量，所有元素都设置为1。\n\nParameters\n----------\nself_ref : array_like or aclnn.Tensor\n    selfRef (const aclTensor*, inout): 输出张量，公式中的out。\n    dtypes FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, BOOL, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, BOOL; rank 0-8; formats ND; non-contiguous allowed.\n\nReturns\n-------\nself_ref : numpy.ndarray or aclnn.Tensor\n    selfRef (const aclTensor*, inout): 输出张量，公式中的out。\n    dtypes FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, BOOL, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, BOOL; rank 0-8; formats ND; non-contiguous allowed.\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的selfRef是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: selfRef的数据类型不在支持范围之内。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnInplaceOne默认确定性实现。\n\nSource: op_docs/aclnnInplaceOne.md:35\n";
 
 // ---- aclnnInplaceScatter (op_docs/aclnnScatter&aclnnInplaceScatter.md:77) ----
 

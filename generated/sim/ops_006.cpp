@@ -1523,7 +1523,7 @@ constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
 
 constexpr aclsim::ParamSpec kParams[] = {
     // selfRef (line 76)
-    {"selfRef", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
+    {"selfRef", aclsim::ParamKind::kTensor, aclsim::Direction::kInOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_BOOL, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,

@@ -17,12 +17,16 @@ if importlib.util.find_spec("torch_npu") is None:
 
 @pytest.fixture(scope="session")
 def npu_environment() -> dict[str, str]:
+    import os
+
     import aclnn.sim
 
-    env = aclnn.sim.environment()
-    env.pop("TORCH_DEVICE_BACKEND_AUTOLOAD", None)  # torch loads torch_npu, as for a user
-    env.pop("ACLNN_SIM_FAULT", None)
-    return env
+    # A user's environment: none of the simulator's settings another test of this worker may have
+    # left in os.environ (a chip, a fault, synchronous mode), and torch loading torch_npu by itself.
+    base = {k: v for k, v in os.environ.items()
+            if not k.startswith("ACLNN_SIM_") or k == "ACLNN_SIM_DIR"}
+    base.pop("TORCH_DEVICE_BACKEND_AUTOLOAD", None)
+    return aclnn.sim.environment(base)
 
 
 @pytest.fixture

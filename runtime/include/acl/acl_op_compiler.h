@@ -41,6 +41,14 @@ ACL_FUNC_VISIBILITY aclError aclGetCompileopt(aclCompileOpt opt, char *value, si
 ACL_FUNC_VISIBILITY aclGraphDumpOption *aclCreateGraphDumpOpt();
 ACL_FUNC_VISIBILITY aclError aclDestroyGraphDumpOpt(const aclGraphDumpOption *graphDumpOpt);
 
+ACL_FUNC_VISIBILITY aclError aclGenGraphAndDumpForOp(const char *opType, int numInputs,
+                                                     const aclTensorDesc *const inputDesc[],
+                                                     const aclDataBuffer *const inputs[], int numOutputs,
+                                                     const aclTensorDesc *const outputDesc[],
+                                                     aclDataBuffer *const outputs[], const aclopAttr *attr,
+                                                     aclopEngineType engineType, const char *graphDumpPath,
+                                                     const aclGraphDumpOption *graphDumpOpt);
+
 ACL_FUNC_VISIBILITY aclError aclopCompileAndExecute(const char *opType, int numInputs,
                                                     const aclTensorDesc *const inputDesc[],
                                                     const aclDataBuffer *const inputs[], int numOutputs,

@@ -17,6 +17,7 @@
 #include "acl/acl_rt.h"
 #include "aclnn/acl_meta.h"
 #include "aclnn_bindgen/dtypes.h"
+#include "aclnn_bindgen/formats.h"
 #include "aclnn_sim/families.h"
 #include "aclnn_sim/soc.h"
 #include "common/pool.h"
@@ -51,7 +52,7 @@ constexpr uint64_t Bits(Values... values) {
 // Where a page lists ND, CANN accepts every plain (non-private) layout.
 inline constexpr uint64_t kPlainFormats =
     Bits(ACL_FORMAT_ND, ACL_FORMAT_NCHW, ACL_FORMAT_NHWC, ACL_FORMAT_NCDHW, ACL_FORMAT_NDHWC, ACL_FORMAT_HWCN,
-         ACL_FORMAT_NCL, ACL_FORMAT_NC, ACL_FORMAT_DHWCN);
+         ACL_FORMAT_NCL, ACL_FORMAT_NC, aclnn_bindgen::kFormatDHWCN);
 
 struct DTypeOverride {  // gen.ir.ProductDTypes
   Soc soc;

@@ -5,9 +5,10 @@
 // file it would not write is refused (aclprofStart with a configuration, aclmdlSetDump with a
 // configuration file): the caller learns it will get nothing, instead of an empty directory later.
 //
-// The profiling entry points are defined with C linkage and variadic parameters: their callers
-// pass the documented arguments (acl_prof.h, aprof_pub.h), which a no-op never reads, and the
-// x86-64 and AArch64 calling conventions let a callee ignore any arguments.
+// The profiling and dump entry points are variadic functions exported under the API's symbol name
+// (an assembler label; see unmodeled.cpp): their callers pass the documented arguments (acl_prof.h,
+// acl_mdl.h, aprof_pub.h), which a no-op never reads, and the definitions agree with whichever CANN
+// headers are included.
 #include <chrono>
 #include <cstdarg>
 #include <cstdint>
@@ -18,19 +19,13 @@
 
 #include "acl/acl.h"
 #include "common/internal.h"
+#include "common/settings.h"
 
 namespace {
 
-// CANN's log switches: ASCEND_GLOBAL_LOG_LEVEL (0 debug .. 3 error, default 3) and
-// ASCEND_SLOG_PRINT_TO_STDOUT=1 (print instead of writing CANN's log files, which the simulator
-// does not keep).
-bool LogEnabled(aclLogLevel level) {
-  const char* to_stdout = std::getenv("ASCEND_SLOG_PRINT_TO_STDOUT");
-  if (!to_stdout || std::strcmp(to_stdout, "1") != 0) return false;
-  const char* global = std::getenv("ASCEND_GLOBAL_LOG_LEVEL");
-  const int threshold = global && *global ? std::atoi(global) : ACL_ERROR;
-  return static_cast<int>(level) >= threshold;
-}
+// CANN writes these to its log files, which the simulator does not keep: they are printed to
+// stderr with the simulator's own messages when ACLNN_SIM_LOG=1.
+bool LogEnabled() { return aclsim::Settings().log; }
 
 const char* LevelName(aclLogLevel level) {
   switch (level) {
@@ -51,19 +46,24 @@ struct ProfilingObject {
 extern "C" {
 
 void aclAppLog(aclLogLevel logLevel, const char* func, const char* file, uint32_t line, const char* fmt, ...) {
-  if (!fmt || !LogEnabled(logLevel)) return;
-  std::fprintf(stdout, "[%s] %s:%u %s: ", LevelName(logLevel), file ? file : "?", line, func ? func : "?");
+  if (!fmt || !LogEnabled()) return;
+  std::fprintf(stderr, "[%s] %s:%u %s: ", LevelName(logLevel), file ? file : "?", line, func ? func : "?");
   va_list args;
   va_start(args, fmt);
-  std::vfprintf(stdout, fmt, args);
+  std::vfprintf(stderr, fmt, args);
   va_end(args);
-  std::fputc('\n', stdout);
+  std::fputc('\n', stderr);
 }
 
 // --- profiling: the simulator collects nothing ---------------------------------------------------
 
-#define ACLSIM_ACCEPTED(name) \
-  __attribute__((visibility("default"))) aclError name(...) { return ACL_SUCCESS; }
+#define ACLSIM_ACCEPTED(name)                                                                  \
+  __attribute__((visibility("default"))) aclError aclsim_accepted_##name(...) __asm__(#name); \
+  aclError aclsim_accepted_##name(...) { return ACL_SUCCESS; }
+
+#define ACLSIM_REFUSED(name, message)                                                         \
+  __attribute__((visibility("default"))) aclError aclsim_refused_##name(...) __asm__(#name); \
+  aclError aclsim_refused_##name(...) { return aclsim::Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, #name ": " message); }
 
 ACLSIM_ACCEPTED(aclprofInit)
 ACLSIM_ACCEPTED(aclprofFinalize)
@@ -78,19 +78,9 @@ ACLSIM_ACCEPTED(aclmdlInitDump)
 ACLSIM_ACCEPTED(aclmdlFinalizeDump)
 ACLSIM_ACCEPTED(aclopStopDumpArgs)
 
-__attribute__((visibility("default"))) aclError aclprofStart(...) {
-  return aclsim::Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                      "aclprofStart: the simulator collects no device profile (no profiling data would be written)");
-}
-
-__attribute__((visibility("default"))) aclError aclmdlSetDump(...) {
-  return aclsim::Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                      "aclmdlSetDump: the simulator writes no operator dumps (a dump configuration would be ignored)");
-}
-
-__attribute__((visibility("default"))) aclError aclopStartDumpArgs(...) {
-  return aclsim::Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "aclopStartDumpArgs: the simulator writes no operator argument dumps");
-}
+ACLSIM_REFUSED(aclprofStart, "the simulator collects no device profile (no profiling data would be written)")
+ACLSIM_REFUSED(aclmdlSetDump, "the simulator writes no operator dumps (a dump configuration would be ignored)")
+ACLSIM_REFUSED(aclopStartDumpArgs, "the simulator writes no operator argument dumps")
 
 __attribute__((visibility("default"))) void* aclprofCreateConfig(...) {
   return new ProfilingObject;  // accepted by aclprofStart's refusal and aclprofDestroyConfig

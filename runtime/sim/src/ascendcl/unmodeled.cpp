@@ -4,10 +4,12 @@
 // the runtime surface that torch_npu 2.13 links or looks up by name (tests/torch_npu/test_surface.py
 // derives that surface from its wheel) and the simulator has no meaningful behaviour for.
 //
-// Defined with C linkage and variadic parameters, so that one line says each: callers pass the
-// documented arguments (acl_rt.h, acl_mdl.h), which a function that only refuses never reads, and
-// the x86-64 and AArch64 calling conventions let a callee ignore any arguments. Every one returns
-// aclError, as its documented prototype does.
+// Each is a variadic function exported under the API's symbol name (an assembler label), so that one
+// line says each: callers pass the documented arguments (acl_rt.h, acl_mdl.h), which a function that
+// only refuses never reads, and the x86-64 and AArch64 calling conventions let a callee ignore any
+// arguments. Every one returns aclError, as its documented prototype does. The C++ name differs
+// from the API's, so the definitions agree with whichever CANN headers are included (ours, or a
+// toolkit's, which declare these functions with their real parameters).
 #include <string>
 
 #include "acl/acl_base.h"
@@ -22,8 +24,9 @@ aclError NotModelled(const char* api, const char* feature) {
 
 }  // namespace
 
-#define ACLSIM_NOT_MODELLED(name, feature) \
-  __attribute__((visibility("default"))) aclError name(...) { return NotModelled(#name, feature); }
+#define ACLSIM_NOT_MODELLED(name, feature)                                                  \
+  __attribute__((visibility("default"))) aclError aclsim_not_modelled_##name(...) __asm__(#name); \
+  aclError aclsim_not_modelled_##name(...) { return NotModelled(#name, feature); }
 
 extern "C" {
 

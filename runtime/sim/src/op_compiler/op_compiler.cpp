@@ -121,7 +121,9 @@ aclError aclopCompileAndExecuteV2(const char* opType, int numInputs, aclTensorDe
 }
 
 // Building an operator's graph to dump it needs the graph engine, which the simulator lacks.
-__attribute__((visibility("default"))) aclError aclGenGraphAndDumpForOp(...) {
+aclError aclGenGraphAndDumpForOp(const char*, int, const aclTensorDesc* const[], const aclDataBuffer* const[], int,
+                                 const aclTensorDesc* const[], aclDataBuffer* const[], const aclopAttr*, aclopEngineType,
+                                 const char*, const aclGraphDumpOption*) {
   return aclsim::Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "aclGenGraphAndDumpForOp: not modelled by the simulator (no graph engine)");
 }
 

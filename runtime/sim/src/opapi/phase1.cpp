@@ -73,7 +73,7 @@ const char* FormatName(int format) {
     case ACL_FORMAT_NDHWC: return "NDHWC";
     case ACL_FORMAT_FRACTAL_NZ: return "FRACTAL_NZ";
     case ACL_FORMAT_NCDHW: return "NCDHW";
-    case ACL_FORMAT_DHWCN: return "DHWCN";
+    case aclnn_bindgen::kFormatDHWCN: return "DHWCN";
     case ACL_FORMAT_NDC1HWC0: return "NDC1HWC0";
     case ACL_FRACTAL_Z_3D: return "FRACTAL_Z_3D";
     case ACL_FORMAT_NC: return "NC";
