@@ -2,9 +2,9 @@
 // (aclopCompileAndExecute), the path framework backends take for ops that have no aclnn API.
 //
 // Compile options are kept and reported back (torch_npu reads ACL_OP_JIT_COMPILE and
-// ACL_PRECISION_MODE to choose how to run ops). The simulator runs aclnn kernels only: no operator
-// can be compiled by type, so aclopCompileAndExecute checks its arguments and answers
-// ACL_ERROR_OP_NOT_FOUND naming the op type, never success.
+// ACL_PRECISION_MODE to choose how to run ops). The simulator runs aclnn kernels; of the operators
+// run by type name it models Identity between plain layouts (a copy), and answers every other type
+// ACL_ERROR_OP_NOT_FOUND naming it, never success.
 #include <map>
 #include <mutex>
 #include <string>
@@ -34,10 +34,50 @@ struct GraphDumpOption {
   int unused = 0;
 };
 
+bool PlainFormat(aclFormat format) {
+  return format == ACL_FORMAT_ND || format == ACL_FORMAT_NCHW || format == ACL_FORMAT_NHWC || format == ACL_FORMAT_NCDHW ||
+         format == ACL_FORMAT_NDHWC || format == ACL_FORMAT_HWCN || format == ACL_FORMAT_NC || format == ACL_FORMAT_NCL;
+}
+
+// Identity: y = x, the operator framework backends run to copy a tensor into a fresh one
+// (torch_npu's npu_format_cast between plain layouts, and create_common_tensor in its tests). Between
+// plain layouts of the same shape and dtype it is a copy on the stream; a transform into or out of a
+// private layout (NC1HWC0, FRACTAL_NZ: the storage order changes) is not modelled and says so.
+aclError RunIdentity(const char* api, int numInputs, const aclTensorDesc* const inputDesc[],
+                     const aclDataBuffer* const inputs[], int numOutputs, const aclTensorDesc* const outputDesc[],
+                     const aclDataBuffer* const outputs[], aclrtStream stream) {
+  using aclsim::Fail;
+  const std::string where = std::string(api) + " (Identity)";
+  if (numInputs != 1 || numOutputs != 1) return Fail(ACL_ERROR_INVALID_PARAM, where + ": takes one input and one output");
+  auto& objects = aclsim::Objects();
+  const auto x = objects.descs.Find(inputDesc[0]), y = objects.descs.Find(outputDesc[0]);
+  const auto from = objects.buffers.Find(inputs[0]), to = objects.buffers.Find(outputs[0]);
+  if (x->dtype != y->dtype) return Fail(ACL_ERROR_INVALID_PARAM, where + ": the output's dtype differs from the input's");
+  if (!PlainFormat(x->format) || !PlainFormat(y->format)) {
+    return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, where + ": a transform between layouts " + std::to_string(x->format) +
+                                                      " and " + std::to_string(y->format) +
+                                                      " (a private format: the storage order changes) is not modelled");
+  }
+  if (x->dims != y->dims) return Fail(ACL_ERROR_INVALID_PARAM, where + ": the output's shape differs from the input's");
+  int64_t count = 1;
+  for (int64_t d : x->dims) {
+    if (d < 0) return Fail(ACL_ERROR_INVALID_PARAM, where + ": an unknown (dynamic) dimension");
+    count *= d;
+  }
+  const size_t item = aclDataTypeSize(x->dtype);
+  if (item == 0) return Fail(ACL_ERROR_INVALID_PARAM, where + ": a dtype of no fixed element size");
+  const size_t bytes = static_cast<size_t>(count) * item;
+  if (bytes > from->size || bytes > to->size) {
+    return Fail(ACL_ERROR_INVALID_PARAM, where + ": " + std::to_string(bytes) + " bytes do not fit the data buffers");
+  }
+  if (bytes == 0 || from->data == to->data) return ACL_SUCCESS;
+  return aclrtMemcpyAsync(to->data, to->size, from->data, bytes, ACL_MEMCPY_DEVICE_TO_DEVICE, stream);
+}
+
 // aclopCompileAndExecute's arguments, checked as CANN checks them, before the op type is looked up.
 aclError CheckOperator(const char* api, const char* opType, int numInputs, const aclTensorDesc* const inputDesc[],
                        const aclDataBuffer* const inputs[], int numOutputs, const aclTensorDesc* const outputDesc[],
-                       const aclDataBuffer* const outputs[]) {
+                       const aclDataBuffer* const outputs[], aclrtStream stream) {
   using aclsim::Fail;
   if (!opType) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": opType is a null pointer");
   if (numInputs < 0 || numOutputs < 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": a negative number of inputs or outputs");
@@ -57,9 +97,10 @@ aclError CheckOperator(const char* api, const char* opType, int numInputs, const
                                                " is not a live aclTensorDesc and aclDataBuffer");
     }
   }
+  if (std::string(opType) == "Identity") return RunIdentity(api, numInputs, inputDesc, inputs, numOutputs, outputDesc, outputs, stream);
   return Fail(ACL_ERROR_OP_NOT_FOUND, std::string(api) + ": operator type " + opType +
                                           " cannot be compiled by the simulator, which runs aclnn kernels only "
-                                          "(no aclop operator is modelled)");
+                                          "(of the aclop operators only Identity between plain layouts is modelled)");
 }
 
 }  // namespace
@@ -110,14 +151,14 @@ aclError aclDestroyGraphDumpOpt(const aclGraphDumpOption* graphDumpOpt) {
 aclError aclopCompileAndExecute(const char* opType, int numInputs, const aclTensorDesc* const inputDesc[],
                                 const aclDataBuffer* const inputs[], int numOutputs, const aclTensorDesc* const outputDesc[],
                                 aclDataBuffer* const outputs[], const aclopAttr*, aclopEngineType, aclopCompileType,
-                                const char*, aclrtStream) {
-  return CheckOperator("aclopCompileAndExecute", opType, numInputs, inputDesc, inputs, numOutputs, outputDesc, outputs);
+                                const char*, aclrtStream stream) {
+  return CheckOperator("aclopCompileAndExecute", opType, numInputs, inputDesc, inputs, numOutputs, outputDesc, outputs, stream);
 }
 
 aclError aclopCompileAndExecuteV2(const char* opType, int numInputs, aclTensorDesc* inputDesc[], aclDataBuffer* inputs[],
                                   int numOutputs, aclTensorDesc* outputDesc[], aclDataBuffer* outputs[], aclopAttr*,
-                                  aclopEngineType, aclopCompileType, const char*, aclrtStream) {
-  return CheckOperator("aclopCompileAndExecuteV2", opType, numInputs, inputDesc, inputs, numOutputs, outputDesc, outputs);
+                                  aclopEngineType, aclopCompileType, const char*, aclrtStream stream) {
+  return CheckOperator("aclopCompileAndExecuteV2", opType, numInputs, inputDesc, inputs, numOutputs, outputDesc, outputs, stream);
 }
 
 // Building an operator's graph to dump it needs the graph engine, which the simulator lacks.
