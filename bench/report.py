@@ -63,6 +63,11 @@ def targets(sections: dict) -> list[dict]:
             value = dense[(op, "float32")]["sim_speed_vs_torch"]["median"]
             found.append({"target": f"{what} GB/s at 16M float32 >= 0.8x PyTorch CPU", "value": value,
                           "met": value >= 0.8})
+    npu = sections.get("torch_npu", {})
+    if "layer_ratio" in npu:
+        value = npu["layer_ratio"]["median"]
+        found.append({"target": "Llama decoder layer through torch_npu on the simulator <= 1.5x PyTorch CPU eager",
+                      "value": value, "met": value <= 1.5})
     return found
 
 
@@ -168,6 +173,16 @@ def table(results: dict) -> str:
     if dense.get("rows"):
         lines.append(f"| dense: peak RSS | {dense['peak_rss_mb']:.0f} | | MiB | process; "
                      f"threads: torch {dense['torch_threads']}, simulator and OpenBLAS {dense['sim_threads']} |")
+    npu = s.get("torch_npu", {})
+    if "chain_us" in npu:
+        lines += [
+            _row(f"torch_npu on the simulator: chain of {npu['calls']} small calls, per call", npu["chain_us"]["npu"], "µs",
+                 note=f"PyTorch CPU eager {npu['chain_us']['cpu']['median']:.2f} µs; ratio {npu['chain_ratio']['median']:.2f} "
+                      f"({_range(npu['chain_ratio'])}); {npu['device']}, torch_npu {npu['torch_npu']}"),
+            _row(f"torch_npu on the simulator: Llama decoder layer (sequence {npu['seq']})", npu["layer_ms"]["npu"], "ms",
+                 note=f"PyTorch CPU eager {npu['layer_ms']['cpu']['median']:.2f} ms; ratio {npu['layer_ratio']['median']:.2f} "
+                      f"({_range(npu['layer_ratio'])}); target ≤ 1.5"),
+        ]
     if results.get("targets"):
         lines += ["", "| target | measured | met |", "|---|---|---|"]
         for t in results["targets"]:

@@ -16,20 +16,23 @@ from pathlib import Path
 from bench.common import ROOT, log
 from bench.report import table, targets
 
-SECTIONS = ("generation", "build", "calls", "kernels", "dense")
+SECTIONS = ("generation", "build", "calls", "kernels", "dense", "torch_npu")
 
 # Arguments of each section per mode. The default fits `make bench` in its 10 minutes on two
 # shared cores; --full is the whole corpus; --quick checks the plumbing in seconds.
 MODES: dict[str, dict[str, list[str]]] = {
     "quick": {"generation": ["--step", "400", "--rounds", "1"], "build": ["--set", "op_docs"],
               "calls": ["--calls", "200", "--rounds", "2"], "kernels": ["--sizes", "64K", "--rounds", "2"],
-              "dense": ["--size", "128", "--elements", "64K", "--rounds", "2"]},
+              "dense": ["--size", "128", "--elements", "64K", "--rounds", "2"],
+              "torch_npu": ["--calls", "200", "--rounds", "2", "--seq", "8"]},
     "default": {"generation": ["--step", "1", "--rounds", "3"], "build": ["--set", "op_docs"],
                 "calls": ["--calls", "10000", "--rounds", "25"], "kernels": ["--sizes", "1M,16M", "--rounds", "5"],
-                "dense": ["--size", "1024", "--elements", "16M", "--rounds", "5"]},
+                "dense": ["--size", "1024", "--elements", "16M", "--rounds", "5"],
+                "torch_npu": ["--calls", "10000", "--rounds", "5", "--seq", "16"]},
     "full": {"generation": ["--step", "1", "--rounds", "3"], "build": ["--set", "corpus", "--step", "6"],
              "calls": ["--calls", "10000", "--rounds", "25"], "kernels": ["--sizes", "1M,16M", "--rounds", "9"],
-             "dense": ["--size", "1024", "--elements", "16M", "--rounds", "9"]},
+             "dense": ["--size", "1024", "--elements", "16M", "--rounds", "9"],
+             "torch_npu": ["--calls", "10000", "--rounds", "9", "--seq", "16"]},
 }
 
 

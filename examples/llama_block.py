@@ -26,6 +26,9 @@ from dataclasses import dataclass
 # PyTorch's OpenMP workers otherwise spin after each parallel region and take the cores the
 # simulator's workers need (and the other way round): both sides' times would be the contention's.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# torch is the reference here: with torch_npu installed, `import torch` would load it, which needs a
+# CANN toolkit (examples/llama_torch_npu.py runs the same layer through torch_npu).
+os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
