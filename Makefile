@@ -23,7 +23,7 @@ define run_pytest
 	$(PYTEST) $(1) || { rc=$$?; [ $$rc -eq 5 ] && echo "pytest: no tests collected in $(1)" || exit $$rc; }
 endef
 
-.PHONY: venv generate check-generated build demo test test-generator test-generated examples \
+.PHONY: venv generate check-generated package build demo test test-generator test-generated examples \
         golden corpus bench fuzz asan clean
 
 venv: $(VENV_STAMP)
@@ -43,19 +43,28 @@ check-generated: generate
 	@git diff --exit-code --stat -- generated/ && test -z "$$(git status --porcelain --untracked-files=all -- generated/)" \
 	  || { echo "generated/ differs from what 'make generate' gives: regenerate and commit it"; exit 1; }
 
-# The simulator, the extension aclnn._C (next to generated/aclnn/) and the pages' examples.
+# The simulator, the extension aclnn._C (next to generated/aclnn/) and the pages' examples. `package`
+# builds the first two only (what `import aclnn` and the simulator's toolkit need): make demo's.
 # A .pth makes generated/ importable from the venv: `import aclnn`.
-build: generate
+define configure_and_build
 	@mkdir -p $(BUILD)
+	@echo "build: configuring CMake in $(BUILD), then compiling $(1) (2 cores: a few minutes from a fresh clone)"
 	$(CMAKE) -S . -B $(BUILD) -G Ninja -DCMAKE_MAKE_PROGRAM=$(NINJA) -DPython_EXECUTABLE=$(abspath $(PY)) \
 	  -DCMAKE_BUILD_TYPE=Release > $(BUILD).configure.log 2>&1 || { cat $(BUILD).configure.log; exit 1; }
-	$(NINJA) -C $(BUILD) -j $(JOBS)
+	$(NINJA) -C $(BUILD) -j $(JOBS) $(2)
 	$(PY) -c "import site, pathlib; pathlib.Path(site.getsitepackages()[0], 'aclnn-generated.pth').write_text('$(abspath generated)\n')"
+endef
+
+package: generate
+	$(call configure_and_build,the extension and the simulator's libraries only,aclnn_package)
+
+build: generate
+	$(call configure_and_build,everything: the extension and the simulator and the pages' examples,)
 
 # The main job: generate, build, call every op of $(DOCS) on the simulator with its page's
 # example inputs, print inputs and results; one Llama layer through the bindings, and the same
 # layer in plain PyTorch through torch_npu on the simulator (its toolkit's set_env.sh sourced).
-demo: build
+demo: package
 	$(PY) -m gen.demo
 	$(PY) examples/llama_block.py
 	. "$$($(PY) -m aclnn.sim home)/set_env.sh" && $(PY) examples/llama_torch_npu.py
