@@ -7,7 +7,9 @@
 - `lookups`: the functions it finds by name at run time (dlsym): the C strings in its binaries that
   name a function declared in the CANN headers the wheel ships (`include/third_party/acl/inc` and
   `hccl/inc`). Intersecting with the declarations leaves out fragments and torch_npu's own strings
-  (`HcclAllGH`, `aclprofFH`), and keeps names it looks up only in newer CANN releases.
+  (`HcclAllGH`, `aclprofFH`), and keeps names it looks up only in newer CANN releases. The wheel
+  does not ship nnopbase's header (aclnn/acl_meta.h: aclCreateTensor, aclGetViewShape, ...), which
+  op-plugin looks up in libopapi.so too: its declarations are taken from runtime/include/aclnn.
 
 The aclnn operator APIs it looks up are the demand (gen/corpus/demand.py): what computes is a
 matter of coverage, not of the runtime surface, and is reported, not required.
@@ -53,10 +55,13 @@ def defined(binary: Path) -> set[str]:
     return set(_dynamic(binary, "--defined-only"))
 
 
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
 def declared_functions(package_dir: Path) -> set[str]:
     headers = package_dir / "include" / "third_party"
     names: set[str] = set()
-    for root in (headers / "acl" / "inc", headers / "hccl" / "inc"):
+    for root in (headers / "acl" / "inc", headers / "hccl" / "inc", REPOSITORY / "runtime" / "include" / "aclnn"):
         for header in root.rglob("*.h"):
             text = re.sub(r"/\*.*?\*/|//[^\n]*", "", header.read_text(errors="replace"), flags=re.S)
             names.update(DECLARATION.findall(text))

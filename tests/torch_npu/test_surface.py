@@ -39,7 +39,8 @@ def test_the_derivation_finds_the_surface(wheel):
     # Sanity bounds, so that a derivation that silently found nothing cannot pass the tests below.
     assert {"libascendcl.so", "libhccl.so", "libacl_op_compiler.so"} <= wheel.libraries
     assert {"aclrtMalloc", "aclrtSetDevice"} <= wheel.imports
-    assert {"aclrtCreateStreamWithConfig", "aclGetCompileopt", "HcclAllReduce"} <= wheel.lookups
+    assert {"aclrtCreateStreamWithConfig", "aclGetCompileopt", "HcclAllReduce", "aclCreateTensor",
+            "aclGetViewShape"} <= wheel.lookups
     assert len(wheel.lookups) > 150
 
 
@@ -75,3 +76,7 @@ def test_the_libraries_it_opens_by_name_resolve_its_lookups(wheel, toolkit_symbo
         assert hasattr(opened["libascendcl.so"], name), name
     for name in sorted(n for n in wheel.lookups if n.startswith("Hccl")):
         assert hasattr(opened["libhccl.so"], name), name
+    # op-plugin finds nnopbase's functions through libopapi.so, which depends on libnnopbase.so.
+    libopapi = ctypes.CDLL(str(lib64 / "libopapi.so"))
+    for name in ("aclCreateTensor", "aclDestroyAclOpExecutor", "aclGetViewShape", "aclCreateIntArray"):
+        assert hasattr(libopapi, name), name
