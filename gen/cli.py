@@ -4,7 +4,7 @@
     lint PATH...                          diagnostics as file:line; exit 1 on errors
     rules PATH... [--kind K] [--unread]   every cross-parameter rule read, by kind, and their counts
     stats DIR                             parse coverage of a directory of pages
-    generate DOC_DIR --out DIR [-j N] [--cache DIR]   pages + semantics -> generated/
+    generate DOC_DIR --out DIR [-j N] [--cache DIR | --no-cache]   pages + semantics -> generated/
 
 Each command runs stages of the one pipeline (gen.pipeline): inspect and lint discover and parse
 (inspect --merge also merges), generate runs them all.
@@ -13,6 +13,8 @@ Each command runs stages of the one pipeline (gen.pipeline): inspect and lint di
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
 import sys
 import time
 from pathlib import Path
@@ -138,11 +140,20 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def default_cache_dir(out: Path) -> Path:
+    """Where a run keeps the pages' IR and the emitters' memo unless told otherwise: the user's cache
+    directory ($XDG_CACHE_HOME, else ~/.cache), one per output directory (the memo describes what
+    was written there)."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    key = hashlib.sha256(str(out.resolve()).encode()).hexdigest()[:16]
+    return base / "aclnn-bindgen" / key
+
+
 def cmd_generate(args: argparse.Namespace) -> int:
     from gen import pipeline
 
-    report = pipeline.run([args.doc_dir], Path(args.out), jobs=args.jobs,
-                          cache_dir=Path(args.cache) if args.cache else None)
+    cache_dir = None if args.no_cache else Path(args.cache) if args.cache else default_cache_dir(Path(args.out))
+    report = pipeline.run([args.doc_dir], Path(args.out), jobs=args.jobs, cache_dir=cache_dir)
     for source, d in report.diagnostics:
         if d.level is not Level.INFO or args.verbose:
             print(d.format(source), file=sys.stderr)
@@ -184,8 +195,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("doc_dir")
     p.add_argument("--out", default="generated")
     p.add_argument("-j", "--jobs", type=int, default=1, help="parse in this many processes")
-    p.add_argument("--cache", metavar="DIR", help="keep the pages' IR and the emitters' memo here between runs, "
-                                                  "so that a run redoes only what changed (make generate: build/cache)")
+    cached = p.add_mutually_exclusive_group()
+    cached.add_argument("--cache", metavar="DIR", help="keep the pages' IR and the emitters' memo here between runs, "
+                                                       "so that a run redoes only what changed (default: "
+                                                       "$XDG_CACHE_HOME/aclnn-bindgen/<output directory's key>, "
+                                                       "else ~/.cache/...; make generate: build/cache)")
+    cached.add_argument("--no-cache", action="store_true", help="parse every page and render every file anew")
     p.add_argument("-v", "--verbose", action="store_true")
     p.set_defaults(func=cmd_generate)
 
