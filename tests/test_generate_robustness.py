@@ -106,3 +106,24 @@ def test_a_prototype_of_thousands_of_tensors_generates_in_linear_time(tmp_path):
     ratio = large_seconds / small_seconds
     assert ratio < 8, (f"{small} tensors: {small_seconds:.2f} CPU s, {large} tensors: {large_seconds:.2f} CPU s "
                        f"({ratio:.1f} times for 4 times the parameters): not linear")
+
+
+# --- a symbolic link in a loop among the pages (issue 25, finding 8) ---------------------------
+
+def test_a_symlink_loop_in_the_docs_is_reported_and_skipped(tmp_path, capsys):
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    shutil.copy(ROOT / "op_docs" / "leaky_relu_backward.md", docs)
+    (docs / "loop1.md").symlink_to("loop2.md")  # a loop of two links: stat says ELOOP
+    (docs / "loop2.md").symlink_to("loop1.md")
+    (docs / "sub" / "self.md").symlink_to("self.md")
+    (docs / "sub" / "up").symlink_to("..")  # a link to a folder above: not followed
+    out = tmp_path / "out"
+    assert cli.main(["generate", str(docs), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    for entry in ("loop1.md", "loop2.md", "sub/self.md"):
+        assert f"{docs / entry}:1: warning: skipped, could not be read: Too many levels of symbolic links" \
+               f" [unreadable-entry]" in err
+    assert "leaky_relu_backward" in (out / "aclnn" / "__init__.py").read_text()
+    assert cli.main(["lint", str(docs)]) == 0
+    assert f"{docs / 'loop1.md'}:1: warning: skipped" in capsys.readouterr().out
