@@ -285,7 +285,13 @@ class Runtime {
   // Streams alive in Python: the ones a device synchronisation's fault may belong to.
   void track(const std::shared_ptr<Stream>& stream);
   std::vector<std::shared_ptr<Stream>> known_streams();
-  void shutdown();  // at interpreter exit: synchronises, empties the caches, destroys, aclFinalize
+  // A fault no synchronisation reported, found when its stream was destroyed (~Stream): kept for
+  // shutdown() to report, as CANN and CUDA keep a device error for the next synchronisation.
+  void keep_unreported(AclnnFailure failure);
+  // At interpreter exit: synchronises, empties the caches, destroys, aclFinalize. Returns the faults
+  // still pending (those of the streams' last synchronisation, and those kept_unreported): the
+  // package reports them and exits with status 1, since no call is left to raise them.
+  std::vector<AclnnFailure> shutdown();
 
   // `owner` (a strong reference, handed over: a foreign buffer's owner, or a host array an
   // interrupted call's transfers still use) is released once each of `streams` has run the work
@@ -321,6 +327,7 @@ class Runtime {
   std::atomic<Stream*> default_cache_[kMaxDevices] = {};  // the same, read without the lock
   std::atomic<CachingAllocator*> allocators_[kMaxDevices] = {};
   std::vector<std::weak_ptr<Stream>> known_;
+  std::vector<AclnnFailure> unreported_;  // guarded by mutex_
   std::vector<int32_t> devices_used_;
   ScalarCache scalars_;
 

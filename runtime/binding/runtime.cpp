@@ -203,13 +203,27 @@ void Runtime::synchronize_device(const char* where) {
   throw failure;
 }
 
-void Runtime::shutdown() {
+void Runtime::keep_unreported(AclnnFailure failure) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  unreported_.push_back(std::move(failure));
+}
+
+std::vector<AclnnFailure> Runtime::shutdown() {
   std::lock_guard<std::mutex> init_lock(g_init_mutex);
-  if (!alive_.load()) return;
+  std::vector<AclnnFailure> faults;
+  if (!alive_.load()) return faults;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    faults.swap(unreported_);
+  }
   // Queued work finishes and cached memory goes back before the streams and devices do. Blocks
   // and objects still referenced (aclnn.Tensor objects alive at exit) are left to the process's
-  // end: freeing them after aclFinalize would be the crash.
-  for (const auto& s : known_streams()) abi_->aclrtSynchronizeStream(s->handle());
+  // end: freeing them after aclFinalize would be the crash. A fault the synchronisation returns
+  // was never reported (a synchronisation clears what it reports): it is the caller's to report.
+  for (const auto& s : known_streams()) {
+    const aclError code = abi_->aclrtSynchronizeStream(s->handle());
+    if (code != ACL_SUCCESS) faults.push_back(s->attribute(code, recent_error(), "interpreter exit"));
+  }
   // Foreign memory's owners go back to their framework while it still runs: every event they wait
   // for has been reached by now, unless it was recorded on a stream nobody here knows any more.
   collect_released();
@@ -225,6 +239,7 @@ void Runtime::shutdown() {
   }
   for (int32_t d : devices_used_) abi_->aclrtResetDevice(d);
   abi_->aclFinalize();
+  return faults;
 }
 
 std::shared_ptr<DeviceBuffer> DeviceBuffer::allocate(size_t nbytes, Stream& stream, const char* api) {

@@ -112,7 +112,9 @@ Stream::~Stream() {
   // its cached blocks become everyone's, and it goes. No Python here: a thread's last reference
   // may go after its Python state has.
   Runtime& rt = Runtime::get();
-  rt.abi().aclrtSynchronizeStream(handle_);
+  const aclError code = rt.abi().aclrtSynchronizeStream(handle_);
+  // Its fault, if no synchronisation reported it, outlives it: reported at exit at the latest.
+  if (code != ACL_SUCCESS) rt.keep_unreported(attribute(code, rt.recent_error(), "the stream's destruction"));
   rt.allocator(device_).forget_stream(handle_);
   rt.abi().aclrtDestroyStream(handle_);
 }
