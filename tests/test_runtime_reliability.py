@@ -47,3 +47,37 @@ def test_a_fault_reported_before_exit_is_not_reported_again():
     done = run("import numpy as np, aclnn\nx = aclnn.to_device(np.ones(4, np.float32))\ny = aclnn.muls(x, 2.0)\n"
                "try:\n    aclnn.synchronize()\nexcept aclnn.AclnnRuntimeError:\n    print('raised')\n", **FAULT)
     assert (done.returncode, done.stdout, done.stderr) == (0, "raised\n", "")
+
+
+# --- 5: Tensor.numpy() waits for the stream that wrote the tensor ------------------------------
+
+HOLD = """
+import ctypes, os, threading
+_hold = ctypes.CDLL(os.path.join(aclnn.backend().lib_dir, "libascendcl.so")).aclsimHoldStream
+_hold.argtypes, _hold.restype = [ctypes.c_void_p, ctypes.c_int], ctypes.c_int
+def held(stream, seconds=0.3):
+    '''The simulator starts no task of `stream` for `seconds` (aclsimHoldStream): its queued work
+    is still queued when the host reads, whatever the machine's speed.'''
+    assert _hold(stream.handle, 1) == 0
+    threading.Timer(seconds, lambda: _hold(stream.handle, 0)).start()
+"""
+
+
+@pytest.mark.parametrize("read", ["y.numpy()", "np.asarray(y)", "pickle.loads(pickle.dumps(y))", "copy.deepcopy(y).numpy()"])
+@pytest.mark.parametrize("written", ["result", "out=", "in place"])
+def test_a_host_read_waits_for_the_stream_that_wrote_the_tensor(written, read):
+    # The issue's case: the result of a call inside `with aclnn.stream(s1):`, read outside it, was
+    # read by a copy on the default stream while s1 had not run the kernel (garbage, no error).
+    write = {"result": "y = aclnn.muls(x, 2.0)",
+             "out=": "y = aclnn.empty((64,), 'FLOAT')\naclnn.muls(x, 2.0, out=y)",
+             "in place": "y = aclnn.to_device(np.arange(64, dtype=np.float32))\naclnn.inplace_muls(y, 2.0)"}[written]
+    check(HOLD + f"""
+x = aclnn.to_device(np.arange(64, dtype=np.float32))
+s1 = aclnn.Stream()
+held(s1)
+with aclnn.stream(s1):
+""" + textwrap.indent(write, "    ") + f"""
+assert aclnn.current_stream() == aclnn.default_stream()
+got = np.asarray({read})
+assert np.array_equal(got, np.arange(64, dtype=np.float32) * 2), got[:8]
+""")

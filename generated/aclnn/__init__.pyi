@@ -71,7 +71,8 @@ class Tensor:
     @property
     def device(self) -> int: ...
     def numpy(self) -> NDArray[Any]:
-        """A new host array (C-contiguous) with the tensor's values (waits for the current stream)."""
+        """A new host array (C-contiguous) with the tensor's values: waits for the work queued so far
+        on the stream that last wrote the tensor and on the current stream (raising the fault of either)."""
     def data_ptr(self) -> int:
         """The device address of element [0, ..., 0] (for other libraries; torch's data_ptr())."""
     @staticmethod

@@ -337,6 +337,17 @@ py::object to_device(py::handle obj) {
   return wrap_tensor(std::move(t));
 }
 
+void wait_for_writer(const DeviceTensor& tensor, Stream& reader) {
+  std::shared_ptr<Stream> writer = tensor.storage->last_writer();
+  if (!writer || writer.get() == &reader) return;
+  // The event may go at once: a queued wait holds what it waits for (CANN's aclrtDestroyEvent
+  // contract; the simulator's too).
+  Event written;
+  written.record(writer);
+  Runtime& rt = Runtime::get();
+  rt.check(rt.abi().aclrtStreamWaitEvent(reader.handle(), written.handle()), "", "aclrtStreamWaitEvent");
+}
+
 py::array to_host(const DeviceTensor& t) {
   py::dtype dtype = to_numpy(t.dtype);
   const auto itemsize = static_cast<int64_t>(dtype.itemsize());
@@ -351,11 +362,13 @@ py::array to_host(const DeviceTensor& t) {
   const int64_t span = empty ? 0 : high - low + 1;
   py::array raw(dtype, std::vector<py::ssize_t>{static_cast<py::ssize_t>(std::max<int64_t>(span, 1))});
   Stream& stream = Runtime::get().stream();
+  wait_for_writer(t, stream);
   if (span > 0) {
     copy_async(raw.mutable_data(), static_cast<char*>(t.storage->data()) + (t.offset + low) * itemsize,
                static_cast<size_t>(span * itemsize), ACL_MEMCPY_DEVICE_TO_HOST, stream, "");
   }
-  // The values are the current stream's: work queued on it before this is waited for.
+  // The values are those of the work queued so far on the current stream and on the stream that
+  // last wrote the tensor (wait_for_writer): both are waited for.
   try {
     stream.synchronize("aclnn.Tensor.numpy()");
   } catch (py::error_already_set&) {  // Ctrl-C: the queued copy still writes the buffer
@@ -608,7 +621,8 @@ every result that views it), so that the memory is not freed under it.)doc")));
   tensor_property(type, "acl_dtype", [](py::handle self) { return dtype_name(tensor_self(self).dtype); },
                   "The aclDataType, as the pages name it (FLOAT, BFLOAT16, ...).");
   tensor_method(type, "numpy", [](py::handle self) { return to_host(tensor_self(self)); },
-                "A new host array (C-contiguous) with the tensor's values.");
+                "A new host array (C-contiguous) with the tensor's values: waits for the work queued so far on the "
+                "stream that last wrote the tensor and on the current stream (raising the fault of either).");
   tensor_method(type, "__array__", [](py::handle self, py::object dtype, py::object copy) -> py::object {
     const DeviceTensor& t = tensor_self(self);
     // NumPy 2's protocol: copy=False asks for a view, which device memory cannot give.
@@ -628,8 +642,10 @@ every result that views it), so that the memory is not freed under it.)doc")));
     const DTypeInfo* info = dtype_info(t.dtype);
     const size_t nbytes = static_cast<size_t>(t.storage_elements) * (info ? info->size : 0);
     DeviceTensor copy(t);
+    wait_for_writer(t, stream);
     copy.storage = DeviceBuffer::allocate(nbytes, stream, "");
     copy_async(copy.storage->data(), t.storage->data(), nbytes, ACL_MEMCPY_DEVICE_TO_DEVICE, stream, "");
+    copy.storage->written_on(stream);
     return wrap_tensor(std::move(copy));
   }, py::arg("memo"), "A new Tensor over a copy of the device memory (queued on the current stream).");
   tensor_method(type, "__reduce__", [](py::handle self) {

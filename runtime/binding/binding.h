@@ -96,7 +96,7 @@ class Event;
 // aclnn.Stream: an aclrtStream, ours (created and destroyed here) or someone else's (from_handle),
 // with the log of the calls launched on it since its last successful synchronisation, so that a
 // kernel fault reported later is attributed to the call that launched the kernel.
-class Stream {
+class Stream : public std::enable_shared_from_this<Stream> {
  public:
   static std::shared_ptr<Stream> create(int32_t device);
   // Someone else's stream (torch_npu's, a framework's): never destroyed here. One object per handle.
@@ -417,6 +417,12 @@ class DeviceBuffer {
   // go, it is released once every stream that used the memory has run what was queued on it (the
   // framework that owns the memory could otherwise reuse it under a queued kernel).
   void used_on(aclrtStream stream);
+  // A call queued on `stream` writes the memory (an output, an in-place argument): a host read
+  // (Tensor.numpy()) waits for that stream's work, whatever the current stream is then.
+  void written_on(Stream& stream);
+  // The stream that last wrote the memory, while it lives (null: none, or gone: a destroyed
+  // stream has run its work).
+  std::shared_ptr<Stream> last_writer() const;
   // CachingAllocator::describe for the buffer's block; null for foreign memory. Only for the
   // buffer's first tensor, right after allocate().
   aclTensor* describe_fresh(const DeviceTensor& tensor, const char* api);
@@ -436,9 +442,18 @@ class DeviceBuffer {
   CachingAllocator* allocator_;  // the block's (never destroyed); null for foreign memory
   Block* block_;      // the allocator's; null for foreign memory
   PyObject* owner_;   // foreign memory's owner (a strong reference), or null
-  aclnn_bindgen::SpinLock streams_lock_;
+  mutable aclnn_bindgen::SpinLock streams_lock_;  // guards streams_ and the writer
   aclnn_bindgen::SmallVector<aclrtStream, 4> streams_;  // foreign memory with an owner: the streams that used it
+  // The last writer: compared by address first (a chain of calls on one stream writes its results
+  // on the stream that wrote them, and a weak_ptr assignment per call would cost two atomics).
+  const Stream* writer_raw_ = nullptr;
+  std::weak_ptr<Stream> writer_;
 };
+
+// Makes `reader` wait for the work of the stream that last wrote `tensor`'s memory, when that is
+// another stream (an event recorded there now, waited for by `reader`): a host read queued on
+// `reader` then sees the values the writer computes, and a fault of that work reaches `reader`.
+void wait_for_writer(const DeviceTensor& tensor, Stream& reader);
 
 // Stream-ordered copies through the loader, counted. Throw AclnnFailure. No GIL needed.
 void copy_async(void* dst, const void* src, size_t nbytes, aclrtMemcpyKind kind, Stream& stream, const std::string& api);
@@ -698,6 +713,7 @@ class Call {
     bool upload = false;    // copy the host span to the device before phase 1
     bool download = false;  // copy the span back to the host once the stream has run the call
     bool overwrite = false; // an out= array: the op writes every element of the view
+    bool written = false;   // the op writes it (an output or an in-place argument)
     py::object result;      // what the call returns for it (the caller's object, or a new one)
     // Its aclTensor: an aclnn.Tensor's own (descriptor_of), or one in Call::tensors_ at `owner`.
     aclTensor* acl = nullptr;

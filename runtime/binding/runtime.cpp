@@ -351,6 +351,18 @@ void DeviceBuffer::used_on(aclrtStream stream) {
   if (std::find(streams_.begin(), streams_.end(), stream) == streams_.end()) streams_.push_back(stream);
 }
 
+void DeviceBuffer::written_on(Stream& stream) {
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(streams_lock_);
+  if (writer_raw_ == &stream && !writer_.expired()) return;
+  writer_raw_ = &stream;
+  writer_ = stream.weak_from_this();
+}
+
+std::shared_ptr<Stream> DeviceBuffer::last_writer() const {
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(streams_lock_);
+  return writer_.lock();
+}
+
 aclrtEvent Runtime::spare_event() {
   if (!spare_events_.empty()) {
     aclrtEvent event = spare_events_.back();
