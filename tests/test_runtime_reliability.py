@@ -81,3 +81,91 @@ assert aclnn.current_stream() == aclnn.default_stream()
 got = np.asarray({read})
 assert np.array_equal(got, np.arange(64, dtype=np.float32) * 2), got[:8]
 """)
+
+
+# --- 6: Tensor.from_pointer's units and bounds ---------------------------------------------------
+
+def test_stride_and_storage_offset_are_in_elements_and_strides_in_bytes():
+    check("""
+    host = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    x = aclnn.to_device(host)
+    assert x.stride() == (12, 4, 1) and x.stride(0) == 12 and x.stride(-1) == 1 and x.storage_offset() == 0
+    assert x.strides == host.strides == (48, 16, 4)
+    with pytest.raises(IndexError):
+        x.stride(3)
+    # A view through from_pointer, as torch_npu code writes it: element strides and offset.
+    v = aclnn.Tensor.from_pointer(x.data_ptr() + 4 * 5, (3, 2), np.float32, (4, 1), owner=x)
+    assert v.stride() == (4, 1) and v.strides == (16, 4)
+    assert np.array_equal(v.numpy(), host.reshape(-1)[5:].reshape(-1)[:12].reshape(3, 4)[:, :2])
+    w = aclnn.Tensor.from_pointer(x.data_ptr(), (2, 3), np.float32, (12, 4), offset=1, owner=x)
+    assert np.array_equal(w.numpy(), host[:, :, 1]) and w.data_ptr() == x.data_ptr() + 4
+    # A view's storage starts at the lowest element it reaches: a reversed one's [0] is 3 further.
+    r = aclnn.Tensor.from_pointer(x.data_ptr() + 4 * 3, (4,), np.float32, (-1,), owner=x)
+    assert (r.storage_offset(), r.stride()) == (3, (-1,)) and np.array_equal(r.numpy(), [3, 2, 1, 0])
+    same = aclnn.Tensor.from_pointer(x.data_ptr(), x.shape, x.dtype, x.stride(), offset=x.storage_offset(), owner=x)
+    assert np.array_equal(same.numpy(), host)
+    """)
+
+
+def test_a_view_past_its_allocation_is_refused():
+    check("""
+    x = aclnn.to_device(np.arange(16, dtype=np.float32))
+    p = x.data_ptr()
+    assert np.array_equal(aclnn.Tensor.from_pointer(p, (16,), 'FLOAT', owner=x).numpy(), np.arange(16))
+    # The issue's case: one element past a 16-float tensor (inside the 512-byte cached block).
+    with pytest.raises(ValueError, match="past the end of the allocation it points into .64 bytes"):
+        aclnn.Tensor.from_pointer(p, (17,), 'FLOAT', owner=x)
+    with pytest.raises(ValueError, match="past the end"):
+        aclnn.Tensor.from_pointer(p, (16,), 'FLOAT', offset=1, owner=x)
+    with pytest.raises(ValueError, match="past the end"):
+        aclnn.Tensor.from_pointer(p + 4, (2,), 'FLOAT', (-2,), owner=x)  # reaches below the start
+    # Byte strides given where elements are meant (x.strides): reads 4x too far.
+    with pytest.raises(ValueError, match="in elements"):
+        aclnn.Tensor.from_pointer(p, (4, 4), 'FLOAT', aclnn.to_device(np.zeros((4, 4), np.float32)).strides, owner=x)
+    # Freed: the block is cached, no tensor holds it.
+    y = aclnn.to_device(np.ones(8, np.float32)); q = y.data_ptr(); del y
+    with pytest.raises(ValueError, match="no tensor holds"):
+        aclnn.Tensor.from_pointer(q, (8,), 'FLOAT')
+    """)
+
+
+def test_foreign_views_with_random_shapes_strides_and_offsets_are_refused_exactly_when_out_of_bounds():
+    # The fuzzer's scenario: random views of a 40-element tensor; in bounds, the values are NumPy's
+    # view of the same memory; out of bounds, ValueError, never a read past the tensor.
+    out = check("""
+    import random
+    rng = random.Random(25)
+    n = 40
+    host = np.arange(n, dtype=np.float32)
+    x = aclnn.to_device(host)
+    refused = accepted = 0
+    for case in range(400):
+        rank = rng.randint(0, 3)
+        shape = tuple(rng.randint(0, 5) for _ in range(rank))
+        strides = tuple(rng.randint(-6, 9) for _ in range(rank))
+        start = rng.randint(-4, n + 4)  # element of [0, ..., 0], from the tensor's first
+        offset = rng.randint(0, 3)
+        first = start + offset
+        empty = 0 in shape
+        reach = [(d - 1) * s for d, s in zip(shape, strides)]
+        low = first + sum(r for r in reach if r < 0)
+        high = first + sum(r for r in reach if r > 0)
+        inside = 0 <= start < n and (empty or (low >= 0 and high < n))
+        ptr = x.data_ptr() + 4 * start
+        try:
+            v = aclnn.Tensor.from_pointer(ptr, shape, np.float32, strides, offset=offset, owner=x)
+        except ValueError:
+            assert not inside, (shape, strides, start, offset)
+            refused += 1
+            continue
+        assert inside or not (0 <= start < n), (shape, strides, start, offset)  # outside x: not this allocator's
+        if not inside:
+            continue
+        accepted += 1
+        expected = np.array([host[first + sum(i * s for i, s in zip(index, strides))] for index in np.ndindex(*shape)],
+                            np.float32).reshape(shape)
+        assert np.array_equal(v.numpy(), expected), (shape, strides, start, offset)
+    print(refused, accepted)
+    """)
+    refused, accepted = map(int, out.split())
+    assert refused > 50 and accepted > 50, (refused, accepted)

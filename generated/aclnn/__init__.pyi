@@ -60,7 +60,15 @@ class Tensor:
         """The NumPy dtype, or the aclDataType's name for dtypes NumPy lacks."""
     @property
     def strides(self) -> tuple[int, ...]:
-        """In bytes, as NumPy's."""
+        """In bytes, as NumPy's ndarray.strides (Tensor.stride() gives them in elements, as torch and
+        Tensor.from_pointer do)."""
+    @overload
+    def stride(self) -> tuple[int, ...]:
+        """The strides in elements (torch.Tensor.stride(); what Tensor.from_pointer takes)."""
+    @overload
+    def stride(self, dim: int) -> int: ...
+    def storage_offset(self) -> int:
+        """The offset of element [0, ..., 0] from the start of the tensor's storage, in elements."""
     @property
     def ndim(self) -> int: ...
     @property
@@ -80,8 +88,9 @@ class Tensor:
                      strides: Sequence[int] | None = None, *, offset: int = 0,
                      device: int | None = None, owner: object = None) -> Tensor:
         """A Tensor viewing device memory someone else allocated (torch_npu's tensor.data_ptr()),
-        without a copy. Strides and offset in elements (as torch's stride()); `owner` is kept alive
-        as long as the Tensor."""
+        without a copy. Strides and offset in elements (as torch's and this Tensor's stride()); the
+        view must lie within the allocation ptr points into (ValueError); `owner` is kept alive as
+        long as the Tensor."""
     def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> NDArray[Any]:
         """A host copy (copy=False raises ValueError: device memory has no host view)."""
     def __copy__(self) -> Tensor:

@@ -26,6 +26,7 @@
 #include <exception>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -196,6 +197,10 @@ class CachingAllocator {
   // it), so the caller must not destroy it; no one else holds it, since the block's previous
   // tensors are gone. A chain of calls then creates no descriptor at all in the steady state.
   aclTensor* describe(Block* block, const DeviceTensor& tensor, const char* api);
+  // The allocation that holds `address`, when a block of this allocator does: its first byte and
+  // the bytes asked for it (not the block's rounded size: the bytes past them are no tensor's),
+  // 0 bytes for a block cached for reuse (no tensor holds it). False: not this allocator's memory.
+  bool allocation_containing(uintptr_t address, uintptr_t* begin, size_t* nbytes) const;
   // Returns every cached block to the device (aclrtFree), once its pending events are reached.
   void empty_cache();
   // `stream` is about to be destroyed: its cached blocks become free for every stream once it
@@ -216,6 +221,7 @@ class CachingAllocator {
   std::vector<Block*> pending_;               // freed, waiting for events of other streams
   std::vector<aclrtEvent> spare_events_;
   std::vector<std::unique_ptr<Block>> blocks_;  // every block the allocator holds
+  std::map<uintptr_t, Block*> by_address_;      // the same, by their first byte
   MemoryStats stats_;
 };
 
@@ -251,6 +257,7 @@ class ScalarCache {
 
 class Runtime {
  public:
+  static constexpr int kMaxDevices = 64;  // the device ids the bindings' tables hold
   // aclInit and device 0 on first use; throws AclnnFailure or aclnn_loader::LoaderError.
   static Runtime& get() {
     // Inline: every call asks several times; only the first one (or one after shutdown) goes further.
@@ -317,7 +324,6 @@ class Runtime {
   static Runtime* instance_;              // set once init() succeeded
   static std::atomic<bool> alive_;        // init() succeeded and shutdown() has not run
 
-  static constexpr int kMaxDevices = 64;
   aclnn_loader::Backend* backend_ = nullptr;
   const aclnn_loader::Abi* abi_ = nullptr;
   bool launch_blocking_ = false;
