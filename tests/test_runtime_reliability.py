@@ -169,3 +169,49 @@ def test_foreign_views_with_random_shapes_strides_and_offsets_are_refused_exactl
     """)
     refused, accepted = map(int, out.split())
     assert refused > 50 and accepted > 50, (refused, accepted)
+
+
+# --- 7: devices ----------------------------------------------------------------------------------
+
+TWO_DEVICES = {"ACLNN_SIM_DEVICE_COUNT": "2"}
+
+
+def test_a_tensor_of_another_device_is_refused_naming_both_devices():
+    check("""
+    x0 = aclnn.to_device(np.ones(4, np.float32))
+    s1 = aclnn.Stream(device=1)
+    with aclnn.stream(s1):
+        x1 = aclnn.to_device(np.full(4, 3, np.float32))
+        out1 = aclnn.empty((4,), 'FLOAT')
+    assert (x0.device, x1.device, out1.device) == (0, 1, 1)
+    # The issue's case: a device-1 tensor in a call on a device-0 stream.
+    with pytest.raises(ValueError, match="muls.. argument 'self' is on device 1, but the call runs on device 0"):
+        aclnn.muls(x1, 2.0)
+    with pytest.raises(ValueError, match="output 'out_?' is on device 1, but the call runs on device 0"):
+        aclnn.muls(x0, 2.0, out=out1)
+    with aclnn.stream(s1):
+        with pytest.raises(ValueError, match="argument 'other' is on device 0, but the call runs on device 1"):
+            aclnn.add(x1, x0, 1)
+        assert np.array_equal(aclnn.add(x1, x1, 1).numpy(), np.full(4, 6))  # one device: fine
+    aclnn.set_device(1)
+    assert np.array_equal(aclnn.muls(x1, 2.0).numpy(), np.full(4, 6))
+    with pytest.raises(ValueError, match="on device 0, but the call runs on device 1"):
+        aclnn.muls(x0, 2.0)
+    """, **TWO_DEVICES)
+
+
+def test_a_device_the_backend_lacks_raises_its_invalid_device_error():
+    check("""
+    x = aclnn.to_device(np.ones(4, np.float32))
+    for device in (99, 2, -1, 2**31 - 1):
+        with pytest.raises(aclnn.AclError) as error:
+            aclnn.Tensor.from_pointer(x.data_ptr(), (4,), 'FLOAT', device=device, owner=x)
+        assert error.value.status_name == "ACL_ERROR_RT_INVALID_DEVICEID", error.value
+        with pytest.raises(aclnn.AclError) as error:
+            aclnn.memory_stats(device)
+        assert error.value.status_name == "ACL_ERROR_RT_INVALID_DEVICEID", error.value
+    # A valid one still works, and the thread's calls stay on their device.
+    assert aclnn.Tensor.from_pointer(x.data_ptr(), (4,), 'FLOAT', device=1, owner=x).device == 1
+    assert aclnn.memory_stats(1)["allocations"] == 0
+    assert np.array_equal(aclnn.muls(x, 2.0).numpy(), np.full(4, 2)) and aclnn.get_device() == 0
+    """, **TWO_DEVICES)

@@ -510,10 +510,7 @@ py::object from_pointer(uintptr_t ptr, py::handle shape_arg, py::handle dtype_ar
   t.offset = static_cast<int64_t>(offset - low);
   t.storage_elements = static_cast<int64_t>(span);
   const int32_t device = device_arg.is_none() ? Runtime::get().device() : device_arg.cast<int32_t>();
-  if (device < 0 || device >= Runtime::kMaxDevices) {
-    throw AclnnFailure{ACL_ERROR_RT_INVALID_DEVICEID, "", "aclrtSetDevice",
-                       "Tensor.from_pointer: device " + std::to_string(device) + " is out of range"};
-  }
+  Runtime::get().require_device(device);  // a device the backend lacks: its invalid-device error
   if (!empty) check_within_allocation(base, static_cast<size_t>(span) * info->size, device, ptr);
   t.storage = DeviceBuffer::foreign(reinterpret_cast<void*>(base), static_cast<size_t>(span) * info->size, device,
                                      std::move(owner));

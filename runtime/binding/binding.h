@@ -280,6 +280,10 @@ class Runtime {
   std::shared_ptr<Stream> exchange_thread_stream(std::shared_ptr<Stream> stream);
   // Binds the calling thread to `device` (aclrtSetDevice once per thread and device).
   void bind_thread(int32_t device);
+  // `device` as a device id the caller was given: the backend's invalid-device error (CANN's
+  // ACL_ERROR_RT_INVALID_DEVICEID, from aclrtSetDevice) for one it does not have. Binds the
+  // calling thread to it (Runtime::stream() binds back to the current stream's device).
+  void require_device(int32_t device);
   void set_device(int32_t device);
   int32_t device() const { return device_.load(); }
   // ACLNN_LAUNCH_BLOCKING=1: every call synchronises its stream, so that a kernel's fault is

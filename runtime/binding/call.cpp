@@ -234,6 +234,14 @@ Call::Slot* Call::tensor_slot(py::handle obj, bool inout, const Label& label, bo
   Slot* slot = new_slot();
   if (is_device_tensor(obj)) {
     slot->device = &device_tensor_of(obj);
+    // A kernel reads and writes the memory of its stream's device only: CANN takes another
+    // device's address as its own device's (a wrong value or a fault), so it is refused here, as
+    // PyTorch refuses tensors of two devices in one op.
+    if (slot->device->storage->device() != stream_.device()) {
+      throw py::value_error(label.str() + " is on device " + std::to_string(slot->device->storage->device()) +
+                            ", but the call runs on device " + std::to_string(stream_.device()) +
+                            " (its stream's): expected all tensors on the same device");
+    }
     if (inout) refuse_self_overlap(slot->device->shape, slot->device->strides, label);
     // Memory allocated for another stream, or someone else's: kept from reuse (or its owner alive)
     // until this stream is done with it.

@@ -100,7 +100,9 @@ void sim_set_soc(const std::string& name) {
 
 py::dict memory_stats(py::object device) {
   Runtime& rt = Runtime::get();
-  const MemoryStats s = rt.allocator(device.is_none() ? rt.device() : device.cast<int32_t>()).stats();
+  const int32_t id = device.is_none() ? rt.device() : device.cast<int32_t>();
+  rt.require_device(id);
+  const MemoryStats s = rt.allocator(id).stats();
   py::dict out;
   out["allocated_bytes"] = s.allocated_bytes;
   out["reserved_bytes"] = s.reserved_bytes;

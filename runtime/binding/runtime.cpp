@@ -92,6 +92,13 @@ void Runtime::bind_thread(int32_t device) {
   if (std::find(devices_used_.begin(), devices_used_.end(), device) == devices_used_.end()) devices_used_.push_back(device);
 }
 
+void Runtime::require_device(int32_t device) {
+  if (device < 0 || device >= kMaxDevices) {
+    throw AclnnFailure{ACL_ERROR_RT_INVALID_DEVICEID, "", "aclrtSetDevice", "device " + std::to_string(device) + " is out of range"};
+  }
+  bind_thread(device);  // the backend says whether it has the device
+}
+
 std::shared_ptr<Stream> Runtime::default_stream(int32_t device) {
   if (device < 0 || device >= kMaxDevices) {
     throw AclnnFailure{ACL_ERROR_RT_INVALID_DEVICEID, "", "aclrtSetDevice", "device " + std::to_string(device) + " is out of range"};
