@@ -215,3 +215,106 @@ def test_a_device_the_backend_lacks_raises_its_invalid_device_error():
     assert aclnn.memory_stats(1)["allocations"] == 0
     assert np.array_equal(aclnn.muls(x, 2.0).numpy(), np.full(4, 2)) and aclnn.get_device() == 0
     """, **TWO_DEVICES)
+
+
+# --- 4: a device fault travels through events ----------------------------------------------------
+
+def test_a_fault_travels_through_an_event_to_the_work_that_waited_for_it():
+    # The issue's case: z depends on y (s2 waits for s1's event), whose kernel faulted; z.numpy()
+    # returned garbage ([2.3e-43, 1, 2, ...]) with no error.
+    check("""
+    x = aclnn.to_device(np.arange(8, dtype=np.float32))
+    s1, s2 = aclnn.Stream(), aclnn.Stream()
+    with aclnn.stream(s1):
+        y = aclnn.muls(x, 2.0)  # call #1, faults
+    e = s1.record_event()
+    s2.wait_event(e)
+    with aclnn.stream(s2):
+        z = aclnn.add(y, x, 1)  # call #2, depends on y
+    with pytest.raises(aclnn.AclnnRuntimeError) as error:
+        z.numpy()
+    assert (error.value.api, error.value.call) == ("aclnnMuls", 1), error.value
+    assert "waited for it through an event" in str(error.value)
+    # Each stream that depended on it reports it at its synchronisation, once.
+    for stream in (s2, s1):
+        with pytest.raises(aclnn.AclnnRuntimeError, match="aclnnMuls .call #1."):
+            stream.synchronize()
+        stream.synchronize()
+    # Work that does not depend on the fault runs.
+    with aclnn.stream(s2):
+        assert np.array_equal(aclnn.add(x, x, 1).numpy(), np.arange(8) * 2)
+    """, **FAULT)
+
+
+def test_a_fault_reported_through_another_stream_is_not_reported_again_at_exit():
+    done = run(PRELUDE + textwrap.dedent("""
+    x = aclnn.to_device(np.arange(8, dtype=np.float32))
+    s1, s2 = aclnn.Stream(), aclnn.Stream()
+    with aclnn.stream(s1):
+        y = aclnn.muls(x, 2.0)
+    s2.wait_event(s1.record_event())
+    with aclnn.stream(s2):
+        z = aclnn.add(y, x, 1)
+    try:
+        s2.synchronize()
+    except aclnn.AclnnRuntimeError:
+        print("raised")
+    """), **FAULT)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "raised\n", "")
+
+
+CHAIN = """
+import random
+rng = random.Random(SEED)
+streams = [aclnn.Stream() for _ in range(rng.randint(2, 4))]
+lengths = [rng.randint(1, 3) for _ in streams]
+x = aclnn.to_device(np.arange(6, dtype=np.float32))
+value, expected, finals, owner = x, np.arange(6, dtype=np.float32), [], []
+launch = 0
+for i, (stream, length) in enumerate(zip(streams, lengths)):
+    if i:
+        stream.wait_event(streams[i - 1].record_event())
+    with aclnn.stream(stream):
+        for _ in range(length):
+            launch += 1
+            owner.append(i)
+            value = aclnn.muls(value, 2.0)
+            expected = expected * 2
+    finals.append((value, expected.copy()))
+faulted = owner[FAULT_AT - 1]  # the stream of the faulted launch
+order = list(range(len(streams)))
+rng.shuffle(order)
+for i in order:  # reads from the default stream, another than the writer's
+    value, want = finals[i]
+    if i < faulted:
+        assert np.array_equal(value.numpy(), want), (i, faulted)
+    else:
+        with pytest.raises(aclnn.AclnnRuntimeError) as error:
+            value.numpy()
+        assert (error.value.api, error.value.call) == ("aclnnMuls", FAULT_AT), (i, faulted, error.value)
+for stream in streams:  # each stream at or after the fault reports it once, then works
+    try:
+        stream.synchronize()
+    except aclnn.AclnnRuntimeError as error:
+        assert error.call == FAULT_AT
+    stream.synchronize()
+print(len(streams), sum(lengths), faulted)
+"""
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_fault_on_one_stream_of_a_chain_reaches_exactly_the_streams_after_it(seed):
+    # The fuzzer's scenario: a chain of 2-4 streams, each waiting for the one before through an
+    # event, 1-3 calls on each; one launch faults; every stream's result is read from the default
+    # stream in random order: those before the fault are right, the others raise, naming the call.
+    import random
+
+    rng = random.Random(1000 + seed)
+    total = 12  # at most 4 streams x 3 calls: the fault's launch is drawn among the chain's own
+    code = CHAIN.replace("SEED", str(seed))
+    probe = run(PRELUDE + textwrap.dedent(code.replace("FAULT_AT", "10**6").replace(
+        "faulted = owner[10**6 - 1]", "faulted = len(streams)")))  # no fault: how long the chain is
+    assert probe.returncode == 0, probe.stderr[-2000:]
+    launches = int(probe.stdout.split()[1])
+    fault_at = rng.randint(1, min(total, launches))
+    check(code.replace("FAULT_AT", str(fault_at)), ACLNN_SIM_FAULT=f"aclnnMuls:{fault_at}")

@@ -123,6 +123,8 @@ class Stream : public std::enable_shared_from_this<Stream> {
   // attributed with this stream's log. Also clears the log.
   AclnnFailure attribute(aclError status, const std::string& message, const char* where);
   void forget_launches();
+  // The call and API of the launch of `executor` in this stream's log, if it is there.
+  bool find_launch(const void* executor, int64_t* call, const char** api);
 
  private:
   struct Launch {
@@ -299,6 +301,15 @@ class Runtime {
   // A fault no synchronisation reported, found when its stream was destroyed (~Stream): kept for
   // shutdown() to report, as CANN and CUDA keep a device error for the next synchronisation.
   void keep_unreported(AclnnFailure failure);
+  // A device fault is raised in Python: `failure` is returned for the raise. A fault reaches every
+  // stream that waited for the faulted work (through an event), and each reports it; shutdown()
+  // does not report again at exit a kernel's fault that was raised once.
+  const AclnnFailure& raising(const AclnnFailure& failure);
+  // The launches of faulted kernels once attributed (Stream::attribute), by executor: a stream that
+  // waited for the faulted work reports the fault later, when the launching stream's log, cleared
+  // by its own synchronisation, no longer has the launch. The latest kRememberedFaults.
+  void remember_faulted_launch(const void* executor, int64_t call, const char* api);
+  bool faulted_launch(const void* executor, int64_t* call, const char** api);
   // At interpreter exit: synchronises, empties the caches, destroys, aclFinalize. Returns the faults
   // still pending (those of the streams' last synchronisation, and those kept_unreported): the
   // package reports them and exits with status 1, since no call is left to raise them.
@@ -338,6 +349,14 @@ class Runtime {
   std::atomic<CachingAllocator*> allocators_[kMaxDevices] = {};
   std::vector<std::weak_ptr<Stream>> known_;
   std::vector<AclnnFailure> unreported_;  // guarded by mutex_
+  std::vector<int64_t> raised_calls_;     // guarded by mutex_: the calls whose device fault was raised
+  struct FaultedLaunch {
+    const void* executor;
+    int64_t call;
+    const char* api;
+  };
+  static constexpr size_t kRememberedFaults = 256;
+  std::vector<FaultedLaunch> faulted_launches_;  // guarded by mutex_
   std::vector<int32_t> devices_used_;
   ScalarCache scalars_;
 

@@ -207,7 +207,36 @@ void Runtime::synchronize_device(const char* where) {
     const bool better = attributed.call >= 0 ? failure.call < 0 : failure.call < 0 && failure.api.empty();
     if (better && !attributed.api.empty()) failure = std::move(attributed);
   }
-  throw failure;
+  throw raising(failure);
+}
+
+const AclnnFailure& Runtime::raising(const AclnnFailure& failure) {
+  if (failure.call >= 0) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (std::find(raised_calls_.begin(), raised_calls_.end(), failure.call) == raised_calls_.end())
+      raised_calls_.push_back(failure.call);
+  }
+  return failure;
+}
+
+void Runtime::remember_faulted_launch(const void* executor, int64_t call, const char* api) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const FaultedLaunch& known : faulted_launches_) {
+    if (known.executor == executor) return;
+  }
+  if (faulted_launches_.size() == kRememberedFaults) faulted_launches_.erase(faulted_launches_.begin());
+  faulted_launches_.push_back(FaultedLaunch{executor, call, api});
+}
+
+bool Runtime::faulted_launch(const void* executor, int64_t* call, const char** api) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const FaultedLaunch& known : faulted_launches_) {
+    if (known.executor != executor) continue;
+    *call = known.call;
+    *api = known.api;
+    return true;
+  }
+  return false;
 }
 
 void Runtime::keep_unreported(AclnnFailure failure) {
@@ -230,6 +259,14 @@ std::vector<AclnnFailure> Runtime::shutdown() {
   for (const auto& s : known_streams()) {
     const aclError code = abi_->aclrtSynchronizeStream(s->handle());
     if (code != ACL_SUCCESS) faults.push_back(s->attribute(code, recent_error(), "interpreter exit"));
+  }
+  {
+    // A fault raised once (through another stream that waited for the faulted work) is known.
+    std::lock_guard<std::mutex> lock(mutex_);
+    faults.erase(std::remove_if(faults.begin(), faults.end(), [&](const AclnnFailure& f) {
+                   return f.call >= 0 &&
+                          std::find(raised_calls_.begin(), raised_calls_.end(), f.call) != raised_calls_.end();
+                 }), faults.end());
   }
   // Foreign memory's owners go back to their framework while it still runs: every event they wait
   // for has been reached by now, unless it was recorded on a stream nobody here knows any more.
