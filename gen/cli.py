@@ -68,7 +68,10 @@ def cmd_lint(args: argparse.Namespace) -> int:
     from gen import pipeline
 
     errors = 0
-    for page in pipeline.parse(pipeline.discover(args.paths).pages):
+    inputs = pipeline.discover(args.paths)
+    for source, d in pipeline.unreadable_diagnostics(inputs):
+        print(d.format(source))
+    for page in pipeline.parse(inputs.pages):
         for line in rule_lines(page):
             print(line)
         for d in page.diagnostics:

@@ -804,16 +804,36 @@ class API(_Json):
         return any(e.category is ErrorCategory.UNSUPPORTED_DTYPE and param.name in e.params for e in self.errors)
 
     def param(self, name: str) -> Param:
-        for p in self.params:
-            if p.name == name:
-                return p
-        raise KeyError(f"{self.name} has no parameter {name!r}")
+        # The emitters ask for parameters by name once per parameter or rule: a scan of `params`
+        # per question was quadratic on a page of thousands (issue 25). The index is built on the
+        # first question and kept beside the fields (not one of them: equality, hashing, JSON and
+        # pickles see the fields alone, see __getstate__).
+        index = self.__dict__.get("_params_by_name")
+        if index is None:
+            index = {p.name: p for p in self.params}
+            object.__setattr__(self, "_params_by_name", index)
+        try:
+            return index[name]
+        except KeyError:
+            raise KeyError(f"{self.name} has no parameter {name!r}") from None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_params_by_name"}
 
     def shape_group(self, name: str) -> tuple[str, ...]:
         """The tensors whose shapes the page ties to `name`'s, directly or through others (SAME_SHAPE
         or BROADCAST, stated on either side; the parser folds the error rows' in), `name` included,
         in prototype order. One reading for the bindings' output shapes, the tests' shape groups
         and the simulator's checks."""
+        found = self.shape_groups().get(name)
+        if found is not None:
+            return found
+        return (name,) if any(p.name == name for p in self.params) else ()
+
+    def shape_groups(self) -> dict[str, tuple[str, ...]]:
+        """`shape_group` of every tensor, computed in one pass over the parameters and their
+        relations (a page with thousands of tensors asked each one's group in a pass of its own:
+        quadratic, issue 25). The tensors of a group share one tuple."""
         tensors = [p for p in self.params if p.kind is ParamKind.TENSOR]
         links: dict[str, set[str]] = {p.name: set() for p in tensors}
         for p in tensors:
@@ -821,13 +841,23 @@ class API(_Json):
                 if other in links and other != p.name:
                     links[p.name].add(other)
                     links[other].add(p.name)
-        reached, frontier = {name}, [name]
-        while frontier:
-            for other in links.get(frontier.pop(), ()):
-                if other not in reached:
-                    reached.add(other)
-                    frontier.append(other)
-        return tuple(p.name for p in self.params if p.name in reached)
+        component: dict[str, int] = {}  # tensor -> the number of its group
+        for group, start in enumerate(links):
+            if start in component:
+                continue
+            component[start] = group
+            frontier = [start]
+            while frontier:
+                for other in links[frontier.pop()]:
+                    if other not in component:
+                        component[other] = group
+                        frontier.append(other)
+        members: dict[int, list[str]] = {}
+        for p in self.params:  # prototype order
+            if p.name in component:
+                members.setdefault(component[p.name], []).append(p.name)
+        groups = {key: tuple(names) for key, names in members.items()}
+        return {name: groups[key] for name, key in component.items()}
 
     @property
     def inputs(self) -> tuple[Param, ...]:

@@ -80,6 +80,9 @@ SEMANTICS_SUFFIX = ".toml"
 class Inputs:
     pages: tuple[Path, ...]
     semantics: tuple[Path, ...]
+    # Entries of the directories that could not be examined (a symbolic link in a loop), with why:
+    # reported and skipped, the run goes on.
+    unreadable: tuple[tuple[str, str], ...] = ()
 
 
 def discover(paths: Iterable[str | Path], limit: Optional[int] = None) -> Inputs:
@@ -88,17 +91,24 @@ def discover(paths: Iterable[str | Path], limit: Optional[int] = None) -> Inputs
     only the first N pages (for development)."""
     pages: list[Path] = []
     semantics: list[Path] = []
+    unreadable: list[tuple[str, str]] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found = [Path(p) for p in files_below(path)]
+            found = [Path(p) for p in files_below(path, unreadable)]
             pages += [p for p in found if p.suffix.lower() in PAGE_SUFFIXES]
             semantics += [p for p in found if p.suffix == SEMANTICS_SUFFIX]
         elif path.suffix == SEMANTICS_SUFFIX:
             semantics.append(path)
         else:
             pages.append(path)
-    return Inputs(tuple(pages[:limit] if limit else pages), tuple(semantics))
+    return Inputs(tuple(pages[:limit] if limit else pages), tuple(semantics), tuple(unreadable))
+
+
+def unreadable_diagnostics(inputs: Inputs) -> list[tuple[str, Diagnostic]]:
+    """A warning for each entry `discover` skipped, naming it and why."""
+    return [(entry, Diagnostic(Level.WARNING, 1, "unreadable-entry", f"skipped, could not be read: {reason}"))
+            for entry, reason in inputs.unreadable]
 
 
 # ---- parse ------------------------------------------------------------------------------------------
@@ -423,6 +433,7 @@ def _run(paths: Iterable[str | Path], out_dir: Path, *, emitters: Sequence[str],
     clock = _Clock(report)
     paths = list(paths)
     report.inputs = discover(paths, limit)
+    report.diagnostics.extend(unreadable_diagnostics(report.inputs))
     clock.lap("discover")
 
     cache = IRCache(cache_dir) if cache_dir is not None else None

@@ -274,3 +274,29 @@ def test_stub_matches_the_built_package(tmp_path):
     result = subprocess.run([sys.executable, "-m", "mypy.stubtest", "aclnn", "--allowlist",
                              str(tmp_path / "allowlist.txt")], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_an_api_of_many_tensor_inputs_has_a_bounded_number_of_overloads_that_still_type_every_call(tmp_path):
+    # One overload per tensor input, each spelling every parameter, made the stub quadratic in the
+    # parameters (issue 25: a page of 10,000 tensors never finished generating). Past the bound,
+    # a last overload takes any input and returns a Tensor or an array: less precise, never wrong.
+    inputs = stubs.MAX_PIVOT_OVERLOADS + 8
+    api = make_api("aclnnWide", params=tuple(make_param(f"x{i}") for i in range(inputs))
+                   + (make_param("out", direction=Direction.OUT),))
+    sigs = stubs.signatures(build_model([make_page(api)]).apis[0])
+    assert len(sigs) == stubs.MAX_PIVOT_OVERLOADS + 1
+    emit_stub(tmp_path, make_page(api))
+
+    def call(tensor_at: int) -> str:
+        return "aclnn.wide(" + ", ".join("t" if i == tensor_at else "h" for i in range(inputs)) + ")"
+
+    (tmp_path / "usage.py").write_text(
+        "import numpy as np\nfrom numpy.typing import NDArray\nfrom typing import Any\nimport aclnn\n"
+        "h = np.ones(2, np.float32)\nt = aclnn.to_device(h)\n"
+        f"first: aclnn.Tensor = {call(0)}\n"
+        f"late: aclnn.Tensor | NDArray[Any] = {call(inputs - 1)}\n"
+        f"arrays: aclnn.Tensor | NDArray[Any] = {call(-1)}\n"
+        f"wrong: aclnn.Tensor = {call(inputs - 1)}  # may be an array: refused\n")
+    result = mypy("aclnn/__init__.pyi", "usage.py", cwd=tmp_path)
+    errors = [line.split(": error:")[0] for line in result.stdout.splitlines() if ": error:" in line]
+    assert errors == ["usage.py:10"], result.stdout

@@ -121,7 +121,8 @@ def docstring(bound: BoundAPI) -> str:
     """The docstring of `aclnn.<python_name>`, without the signature line."""
     api, page = bound.api, bound.page
     signature = python_signature(bound)
-    inputs = [_param_doc(p, p.name in signature.defaulted) for p in api.inputs]
+    defaulted = signature.defaulted  # a set built per read: once, not once per input
+    inputs = [_param_doc(p, p.name in defaulted) for p in api.inputs]
     outputs = [_param_doc(p, False) for p in api.outputs]
     out_names = [p.name for p in signature.outs]
     products = [f"{p.name}: {'supported' if p.supported else 'not supported'}" for p in page.products]

@@ -65,9 +65,11 @@ def parameter_list(params: Iterable[tuple[str, bool]]) -> str:
     """Parameters (their source text, and whether keyword-only) joined as a def writes them: a bare
     `*` before the first keyword-only one."""
     parts: list[str] = []
+    starred = False  # a flag, not a search of `parts` for "*" at each parameter (quadratic)
     for source, keyword_only in params:
-        if keyword_only and "*" not in parts:
+        if keyword_only and not starred:
             parts.append("*")
+            starred = True
         parts.append(source)
     return ", ".join(parts)
 

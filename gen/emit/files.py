@@ -138,19 +138,32 @@ class FileManager:
                     os.unlink(path)
 
 
-def files_below(directory: Path | str) -> list[str]:
+def files_below(directory: Path | str, unreadable: Optional[list[tuple[str, str]]] = None) -> list[str]:
     """Every file below `directory` (links to files included, links to directories not followed, as
     Path.rglob), in path order, as strings: os.scandir, several times faster than Path.rglob on a
-    generated tree of thousands of files."""
+    generated tree of thousands of files.
+
+    An entry that cannot be examined (a symbolic link in a loop: ELOOP from the stat that follows
+    it; a folder that cannot be listed) is left out, and added to `unreadable` as (path, reason)
+    when a list is given: one bad entry does not end a walk over thousands (issue 25)."""
     found: list[str] = []
     folders = [os.fspath(directory)]
     while folders:
-        with os.scandir(folders.pop()) as entries:
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    folders.append(entry.path)
-                elif entry.is_file():
-                    found.append(entry.path)
+        folder = folders.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            folders.append(entry.path)
+                        elif entry.is_file():
+                            found.append(entry.path)
+                    except OSError as exc:
+                        if unreadable is not None:
+                            unreadable.append((entry.path, exc.strerror or str(exc)))
+        except OSError as exc:
+            if unreadable is not None:
+                unreadable.append((folder, exc.strerror or str(exc)))
     return sorted(found, key=lambda path: path.split(os.sep))
 
 

@@ -33,8 +33,9 @@ from gen.model import BoundAPI, Model
 
 STUB = "aclnn/__init__.pyi"
 
-# Where the tensors of a call live, which decides what the outputs are.
-HOST, DEVICE = "host", "device"
+# Where the tensors of a call live, which decides what the outputs are. EITHER: the signature
+# cannot tell (the last overload of an API of many tensor inputs, see MAX_PIVOT_OVERLOADS).
+HOST, DEVICE, EITHER = "host", "device", "either"
 
 
 @dataclass(frozen=True)
@@ -101,8 +102,8 @@ def input_annotation(param: Param, mode: str, pivot: bool, typevar: str = "") ->
 
 def output_annotation(param: Param, mode: str, pivot: bool, typevar: str = "") -> str:
     """What the function returns for one of its outputs (direction out or inout)."""
-    array = "Tensor" if mode == DEVICE else "NDArray[Any]"
-    if param.direction is Direction.INOUT and mode == DEVICE and not pivot:
+    array = {DEVICE: "Tensor", HOST: "NDArray[Any]", EITHER: "Tensor | NDArray[Any]"}[mode]
+    if param.direction is Direction.INOUT and mode != HOST and not pivot:
         array = typevar  # the caller's own object
     return f"list[{array}]" if _is_list(param) else array
 
@@ -158,16 +159,31 @@ def _signature(bound: BoundAPI, signature: PythonSignature, mode: str, pivot: Op
     return StubSignature(tuple(stub_params), qualify(returns, shadowed))
 
 
+# Overloads with a Tensor pivot, at most: each spells every parameter, so one per tensor input
+# would make the stub quadratic in the parameters (a page of 10,000 tensors: 10^8 annotations,
+# issue 25). The corpus's widest API has 25 tensor inputs.
+MAX_PIVOT_OVERLOADS = 32
+
+
 def signatures(bound: BoundAPI, shadowed: frozenset[str] = frozenset()) -> tuple[StubSignature, ...]:
     """One signature per tensor input that may be an aclnn.Tensor (allocated outputs are Tensors),
-    then the host signature (they are arrays); a single signature when nothing is allocated."""
+    then the host signature (they are arrays); a single signature when nothing is allocated.
+
+    Past MAX_PIVOT_OVERLOADS tensor inputs, the pivots of the first ones, then one that takes a
+    Tensor or an array for every input and returns either: a Tensor is ArrayLike (it has
+    __array__), so a host signature would also match a Tensor among the later inputs and type its
+    Tensor outputs as arrays. Less precise, never wrong."""
     signature = python_signature(bound)
     device_inputs = tuple(p for p in bound.api.inputs if p.kind is not None and p.kind.is_device_data)
     host = _signature(bound, signature, HOST, None, shadowed)
     if not device_inputs or not signature.outs:
         # Nothing is allocated: in-place arguments come back as given, whatever the others are.
         return (_signature(bound, signature, DEVICE, None, shadowed),) if device_inputs else (host,)
-    return tuple(_signature(bound, signature, DEVICE, pivot, shadowed) for pivot in device_inputs) + (host,)
+    pivots = tuple(_signature(bound, signature, DEVICE, pivot, shadowed)
+                   for pivot in device_inputs[:MAX_PIVOT_OVERLOADS])
+    if len(device_inputs) <= MAX_PIVOT_OVERLOADS:
+        return pivots + (host,)
+    return pivots + (_signature(bound, signature, EITHER, None, shadowed),)
 
 
 def docstring_literal(text: str, indent: str = "    ") -> str:

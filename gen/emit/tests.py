@@ -220,10 +220,14 @@ def not_castable_from(dtype: DType) -> Optional[DType]:
 
 def shape_groups(api: API) -> list[list[str]]:
     """Tensors whose shapes the page relates (`API.shape_group`), in prototype order."""
+    of_tensor = api.shape_groups()
     groups: list[list[str]] = []
+    seen: set[str] = set()  # the tensors of the groups listed: one look-up, not a scan of them
     for p in api.params:
-        if p.kind is ParamKind.TENSOR and not any(p.name in g for g in groups):
-            groups.append(list(api.shape_group(p.name)))
+        if p.kind is ParamKind.TENSOR and p.name not in seen:
+            group = of_tensor[p.name]
+            seen.update(group)
+            groups.append(list(group))
     return groups
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import AbstractSet, Collection, Optional, Sequence
 
 from gen.ir import DEFAULT_SOC, Diagnostic, Direction, DType, Level, Param, ParamKind, ProductDTypes, Soc
 from gen.parse import prose, relations, vocab
@@ -31,8 +31,12 @@ _OPTIONAL_WORDS = re.compile(r"可选|可为空|可以为空|可以传入空指�
 class ParamContext:
     """What building one API's parameters shares: its parameter names and the section's notes."""
 
-    api_params: Sequence[str]
+    # A set, made once per API: each parameter's notes look names up in it (`prose.name_set`).
+    api_params: AbstractSet[str]
     section_notes: Sequence[prose.DTypeNote] = ()
+
+    def __post_init__(self) -> None:
+        self.api_params = prose.name_set(self.api_params)
 
 
 def build_param(cparam: CParam, entry: Optional[ParamEntry], ctx: ParamContext,
@@ -242,7 +246,7 @@ def _general_prose(text: str) -> str:
     return _PRODUCT_LINE.sub("\n", text)
 
 
-def _inline_product_notes(text: str, line: int, names: Sequence[str]) -> list[prose.DTypeNote]:
+def _inline_product_notes(text: str, line: int, names: Collection[str]) -> list[prose.DTypeNote]:
     notes = []
     for match in _PRODUCT_LINE.finditer(text):
         socs = vocab.socs_in(match.group(1))
@@ -256,7 +260,7 @@ def _inline_product_notes(text: str, line: int, names: Sequence[str]) -> list[pr
 _NOTE_HEAD = re.compile(r"^\s*((?:Atlas|Ascend|Kirin|昇腾|A200I)(?:[^：:]*[^：:\s])?)\s*[：:]\s*(.*)$", re.S)
 
 
-def product_notes(text: str, line: int, names: Sequence[str],
+def product_notes(text: str, line: int, names: Collection[str],
                   inherited: tuple[Soc, ...] = ()) -> list[prose.DTypeNote]:
     """The dtype notes of one bullet: "<products>：statement", or a statement under such a bullet."""
     match = _NOTE_HEAD.match(text)

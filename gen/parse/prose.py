@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import AbstractSet, Collection, Optional, Sequence
 
 from gen.ir import DType, Soc
 from gen.parse import vocab
@@ -180,7 +180,7 @@ class DTypeNote:
     line: int
 
 
-def note_statements(socs: tuple[Soc, ...], text: str, line: int, param_names: Sequence[str]) -> list[DTypeNote]:
+def note_statements(socs: tuple[Soc, ...], text: str, line: int, param_names: Collection[str]) -> list[DTypeNote]:
     """The dtype statements of one product note's text (one sentence or one sub-item)."""
     notes: list[DTypeNote] = []
     for sentence in re.split(r"[。；;\n]|(?<=[a-z0-9])\.\s", text):
@@ -242,14 +242,21 @@ def subject_names(text: str, names: Sequence[str]) -> tuple[str, ...]:
     return tuple(found)
 
 
-def names_in(text: str, names: Sequence[str]) -> tuple[str, ...]:
+def name_set(names: Collection[str]) -> AbstractSet[str]:
+    """`names` as a set: itself when it is one. An API's names are made a set once (ParamContext),
+    not once per parameter and sentence that looks for them: with thousands of parameters, each
+    one's notes rebuilding the set of all was quadratic (issue 25)."""
+    return names if isinstance(names, AbstractSet) else frozenset(names)
+
+
+def names_in(text: str, names: Collection[str]) -> tuple[str, ...]:
     """The parameter names a text mentions as words, in the order it first mentions them."""
-    wanted = set(names)
-    found: list[str] = []
+    wanted = name_set(names)
+    found: dict[str, None] = {}  # ordered, and a look-up per word (a list's scan is quadratic in a long list of names)
     for match in _IDENTIFIER.finditer(text):
         word = match.group(0)
-        if word in wanted and word not in found:
-            found.append(word)
+        if word in wanted:
+            found.setdefault(word)
     return tuple(found)
 
 

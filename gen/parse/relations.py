@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Sequence
+from typing import Collection, Sequence
 
 from gen.ir import ErrorCase, ErrorCategory, Param, ParamKind, Relation, RelationKind
-from gen.parse.prose import names_in
+from gen.parse.prose import name_set, names_in
 from gen.parse.vocab import WHEN
 
 _SENTENCE = re.compile(r"[。；;\n]|(?<=[A-Za-z0-9)])\.(?:\s|$)")
@@ -63,18 +63,19 @@ CONDITION = re.compile(WHEN + r"|如果|若(?!干)|假如|仅在|只有|(?:场�
 _DEFAULT = re.compile(r"默认|\bby\s+default\b", re.I)
 
 
-def relations_in(text: str, own_name: str, api_params: Sequence[str]) -> tuple[Relation, ...]:
-    others = [n for n in api_params if n != own_name]
-    found: dict[RelationKind, list[str]] = {}
-    for sentence, conditional in _clauses(text, api_params):
+def relations_in(text: str, own_name: str, api_params: Collection[str]) -> tuple[Relation, ...]:
+    """The relations a parameter's notes state to the others of `api_params` (a set, made once
+    per API: `prose.name_set`)."""
+    wanted = name_set(api_params)
+    found: dict[RelationKind, dict[str, None]] = {}  # ordered sets
+    for sentence, conditional in _clauses(text, wanted):
         if not sentence.strip() or conditional:
             continue
-        named = [n for n in names_in(sentence, others)]
+        named = [n for n in names_in(sentence, wanted) if n != own_name]
         if not named:
             continue
         for kind in _kinds(sentence):
-            bucket = found.setdefault(kind, [])
-            bucket.extend(n for n in named if n not in bucket)
+            found.setdefault(kind, {}).update(dict.fromkeys(named))
     # In the order the text states them.
     return tuple(Relation(kind, tuple(names)) for kind, names in found.items() if names)
 
@@ -83,13 +84,13 @@ _CLAUSE = re.compile(r"[，,]|且(?!为\d)|\band\s+(?=the\s|its\s)")
 _FIRST_WORD = re.compile(r"^\s*`?([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def _clauses(text: str, names: Sequence[str]) -> list[tuple[str, bool]]:
+def _clauses(text: str, names: Collection[str]) -> list[tuple[str, bool]]:
     """Sentences, and their comma-separated clauses; a clause that starts with a parameter name
     continues a list of names ("与result，gradInput一致") and stays with the one before. Each clause
     comes with whether a condition governs it: one that states a condition, and the clauses after
     it in its sentence ("当reduction为0时，out的shape与self一致")."""
     out: list[tuple[str, bool]] = []
-    wanted = set(names)
+    wanted = name_set(names)
     for sentence in _SENTENCE.split(text):
         clauses: list[str] = []
         for clause in _CLAUSE.split(sentence):

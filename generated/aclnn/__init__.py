@@ -662,5 +662,8 @@ __all__ = [
     "xlog1py",
 ]
 
-# Streams, devices and aclFinalize, before the interpreter tears the module down.
-_atexit.register(_C._shutdown)
+# Streams, devices and aclFinalize, before the interpreter tears the module down; a device fault
+# still pending then is reported, and the exit status is 1 (aclnn._runtime.at_exit).
+from aclnn import _runtime  # noqa: E402
+
+_atexit.register(_runtime.at_exit)

@@ -60,7 +60,15 @@ class Tensor:
         """The NumPy dtype, or the aclDataType's name for dtypes NumPy lacks."""
     @property
     def strides(self) -> tuple[int, ...]:
-        """In bytes, as NumPy's."""
+        """In bytes, as NumPy's ndarray.strides (Tensor.stride() gives them in elements, as torch and
+        Tensor.from_pointer do)."""
+    @overload
+    def stride(self) -> tuple[int, ...]:
+        """The strides in elements (torch.Tensor.stride(); what Tensor.from_pointer takes)."""
+    @overload
+    def stride(self, dim: int) -> int: ...
+    def storage_offset(self) -> int:
+        """The offset of element [0, ..., 0] from the start of the tensor's storage, in elements."""
     @property
     def ndim(self) -> int: ...
     @property
@@ -71,7 +79,8 @@ class Tensor:
     @property
     def device(self) -> int: ...
     def numpy(self) -> NDArray[Any]:
-        """A new host array (C-contiguous) with the tensor's values (waits for the current stream)."""
+        """A new host array (C-contiguous) with the tensor's values: waits for the work queued so far
+        on the stream that last wrote the tensor and on the current stream (raising the fault of either)."""
     def data_ptr(self) -> int:
         """The device address of element [0, ..., 0] (for other libraries; torch's data_ptr())."""
     @staticmethod
@@ -79,8 +88,9 @@ class Tensor:
                      strides: Sequence[int] | None = None, *, offset: int = 0,
                      device: int | None = None, owner: object = None) -> Tensor:
         """A Tensor viewing device memory someone else allocated (torch_npu's tensor.data_ptr()),
-        without a copy. Strides and offset in elements (as torch's stride()); `owner` is kept alive
-        as long as the Tensor."""
+        without a copy. Strides and offset in elements (as torch's and this Tensor's stride()); the
+        view must lie within the allocation ptr points into (ValueError); `owner` is kept alive as
+        long as the Tensor."""
     def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> NDArray[Any]:
         """A host copy (copy=False raises ValueError: device memory has no host view)."""
     def __copy__(self) -> Tensor:

@@ -6,6 +6,7 @@
 // an eighth above); then a block no stream owns; then a block of another stream whose "reuse"
 // event, recorded on that stream, has been reached. Only then does it ask the device.
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <utility>
 
@@ -16,6 +17,7 @@ namespace aclnn_binding {
 struct Block {
   void* ptr = nullptr;
   size_t size = 0;
+  size_t requested = 0;  // in use: the bytes its allocation asked for (size is rounded up)
   aclrtStream stream = nullptr;             // its pool's stream; null: no stream's (after forget_stream)
   std::vector<aclrtStream> others;          // other streams that used it since it was allocated
   std::vector<aclrtEvent> waits;            // freed: recorded on `others`, all to be reached first
@@ -166,11 +168,13 @@ Block* CachingAllocator::allocate(size_t nbytes, aclrtStream stream, const char*
     block = blocks_.back().get();
     block->ptr = ptr;
     block->size = size;
+    by_address_[reinterpret_cast<uintptr_t>(ptr)] = block;
     ++stats_.mallocs;
     stats_.reserved_bytes += static_cast<int64_t>(size);
   }
   block->stream = stream;
   block->in_use = true;
+  block->requested = nbytes;
   ++stats_.allocations;
   stats_.allocated_bytes += static_cast<int64_t>(block->size);
   stats_.peak_allocated_bytes = std::max(stats_.peak_allocated_bytes, stats_.allocated_bytes);
@@ -243,6 +247,7 @@ void CachingAllocator::free_cached() {
         }
         // aclrtFree waits for queued work that still uses the memory (as a device does).
         rt.abi().aclrtFree(block->ptr);
+        by_address_.erase(reinterpret_cast<uintptr_t>(block->ptr));
         ++stats_.frees;
         stats_.reserved_bytes -= static_cast<int64_t>(block->size);
         block->ptr = nullptr;
@@ -252,6 +257,17 @@ void CachingAllocator::free_cached() {
   }
   blocks_.erase(std::remove_if(blocks_.begin(), blocks_.end(), [](const std::unique_ptr<Block>& b) { return b->ptr == nullptr; }),
                 blocks_.end());
+}
+
+bool CachingAllocator::allocation_containing(uintptr_t address, uintptr_t* begin, size_t* nbytes) const {
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(mutex_);
+  auto it = by_address_.upper_bound(address);
+  if (it == by_address_.begin()) return false;
+  const Block* block = std::prev(it)->second;
+  if (address - std::prev(it)->first >= block->size) return false;
+  *begin = std::prev(it)->first;
+  *nbytes = block->in_use ? block->requested : 0;
+  return true;
 }
 
 void CachingAllocator::empty_cache() {

@@ -8,6 +8,7 @@
 // and non-native byte order (the device computes in native order).
 #include <pybind11/stl.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include <structmember.h>
@@ -337,6 +338,17 @@ py::object to_device(py::handle obj) {
   return wrap_tensor(std::move(t));
 }
 
+void wait_for_writer(const DeviceTensor& tensor, Stream& reader) {
+  std::shared_ptr<Stream> writer = tensor.storage->last_writer();
+  if (!writer || writer.get() == &reader) return;
+  // The event may go at once: a queued wait holds what it waits for (CANN's aclrtDestroyEvent
+  // contract; the simulator's too).
+  Event written;
+  written.record(writer);
+  Runtime& rt = Runtime::get();
+  rt.check(rt.abi().aclrtStreamWaitEvent(reader.handle(), written.handle()), "", "aclrtStreamWaitEvent");
+}
+
 py::array to_host(const DeviceTensor& t) {
   py::dtype dtype = to_numpy(t.dtype);
   const auto itemsize = static_cast<int64_t>(dtype.itemsize());
@@ -351,11 +363,13 @@ py::array to_host(const DeviceTensor& t) {
   const int64_t span = empty ? 0 : high - low + 1;
   py::array raw(dtype, std::vector<py::ssize_t>{static_cast<py::ssize_t>(std::max<int64_t>(span, 1))});
   Stream& stream = Runtime::get().stream();
+  wait_for_writer(t, stream);
   if (span > 0) {
     copy_async(raw.mutable_data(), static_cast<char*>(t.storage->data()) + (t.offset + low) * itemsize,
                static_cast<size_t>(span * itemsize), ACL_MEMCPY_DEVICE_TO_HOST, stream, "");
   }
-  // The values are the current stream's: work queued on it before this is waited for.
+  // The values are those of the work queued so far on the current stream and on the stream that
+  // last wrote the tensor (wait_for_writer): both are waited for.
   try {
     stream.synchronize("aclnn.Tensor.numpy()");
   } catch (py::error_already_set&) {  // Ctrl-C: the queued copy still writes the buffer
@@ -431,6 +445,32 @@ Dims int_sequence(py::handle values, const char* what) {
   return out;
 }
 
+// A view of [begin, begin + nbytes) must lie within the allocation it points into. For memory of
+// this package's caching allocator (an aclnn.Tensor's data_ptr()) that is the bytes the tensor
+// asked for, not the cached block around them: the simulator checks a kernel's view against the
+// aclrtMalloc allocation, which is the whole block, and a view a few elements too long (a stride
+// in bytes taken for elements) read and wrote past the tensor unnoticed (issue 25). Memory of
+// someone else is checked by the backend, against its own allocation, when a call uses it.
+void check_within_allocation(uintptr_t begin, size_t nbytes, int32_t device, uintptr_t ptr) {
+  uintptr_t allocation = 0;
+  size_t allocated = 0;
+  // The allocation of element [0, ..., 0] (`ptr`): a negative stride reaches below it.
+  if (!Runtime::get().allocator(device).allocation_containing(ptr, &allocation, &allocated)) return;
+  auto hex = [](uintptr_t address) {
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%zx", static_cast<size_t>(address));
+    return std::string(text);
+  };
+  if (allocated == 0)
+    throw py::value_error("Tensor.from_pointer: ptr " + hex(ptr) + " points into device memory no tensor holds "
+                          "(its tensor was freed; the block is cached for reuse)");
+  if (begin < allocation || begin - allocation + nbytes > allocated)
+    throw py::value_error("Tensor.from_pointer: the view spans " + std::to_string(nbytes) + " bytes from " + hex(begin) +
+                          ", past the end of the allocation it points into (" + std::to_string(allocated) +
+                          " bytes from " + hex(allocation) + "); strides and offset are in elements "
+                          "(Tensor.stride(), not the byte strides of Tensor.strides)");
+}
+
 // aclnn.Tensor.from_pointer: device memory someone else allocated, viewed without a copy.
 py::object from_pointer(uintptr_t ptr, py::handle shape_arg, py::handle dtype_arg,
                                            py::handle strides_arg, int64_t offset, py::object device_arg,
@@ -470,6 +510,8 @@ py::object from_pointer(uintptr_t ptr, py::handle shape_arg, py::handle dtype_ar
   t.offset = static_cast<int64_t>(offset - low);
   t.storage_elements = static_cast<int64_t>(span);
   const int32_t device = device_arg.is_none() ? Runtime::get().device() : device_arg.cast<int32_t>();
+  Runtime::get().require_device(device);  // a device the backend lacks: its invalid-device error
+  if (!empty) check_within_allocation(base, static_cast<size_t>(span) * info->size, device, ptr);
   t.storage = DeviceBuffer::foreign(reinterpret_cast<void*>(base), static_cast<size_t>(span) * info->size, device,
                                      std::move(owner));
   return wrap_tensor(std::move(t));
@@ -595,6 +637,24 @@ every result that views it), so that the memory is not freed under it.)doc")));
     if (info && info->numpy) return to_numpy(t.dtype);
     return py::str(dtype_name(t.dtype));
   });
+  tensor_method(type, "stride", [](py::handle self, py::object dim) -> py::object {
+    const DeviceTensor& t = tensor_self(self);
+    py::tuple all(t.strides.size());
+    for (size_t i = 0; i < t.strides.size(); ++i) all[i] = t.strides[i];
+    if (dim.is_none()) return all;
+    int64_t d = 0;
+    const auto rank = static_cast<int64_t>(t.strides.size());
+    if (!int64_of(dim, &d)) throw py::type_error("Tensor.stride(dim): dim must be an int");
+    if (d < -rank || d >= rank)
+      throw py::index_error("Tensor.stride(dim): dimension " + std::to_string(d) + " out of range for a " +
+                            std::to_string(rank) + "-d tensor");
+    return all[static_cast<size_t>(d < 0 ? d + rank : d)];
+  }, py::arg("dim") = py::none(),
+     "The strides in elements (torch.Tensor.stride(); what Tensor.from_pointer takes), or one dimension's. "
+     "Tensor.strides is in bytes, as NumPy's.");
+  tensor_method(type, "storage_offset", [](py::handle self) { return tensor_self(self).offset; },
+                "The offset of element [0, ..., 0] from the start of the tensor's storage, in elements "
+                "(torch.Tensor.storage_offset()).");
   tensor_property(type, "strides", [](py::handle self) {
     // In bytes, as NumPy's.
     const DeviceTensor& t = tensor_self(self);
@@ -602,13 +662,15 @@ every result that views it), so that the memory is not freed under it.)doc")));
     py::tuple out(t.strides.size());
     for (size_t i = 0; i < t.strides.size(); ++i) out[i] = t.strides[i] * static_cast<int64_t>(info ? info->size : 0);
     return out;
-  });
+  }, "In bytes, as NumPy's ndarray.strides (Tensor.stride() gives them in elements, as torch and "
+     "Tensor.from_pointer do).");
   tensor_property(type, "ndim", [](py::handle self) { return tensor_self(self).shape.size(); });
   tensor_property(type, "size", [](py::handle self) { return tensor_self(self).numel(); });
   tensor_property(type, "acl_dtype", [](py::handle self) { return dtype_name(tensor_self(self).dtype); },
                   "The aclDataType, as the pages name it (FLOAT, BFLOAT16, ...).");
   tensor_method(type, "numpy", [](py::handle self) { return to_host(tensor_self(self)); },
-                "A new host array (C-contiguous) with the tensor's values.");
+                "A new host array (C-contiguous) with the tensor's values: waits for the work queued so far on the "
+                "stream that last wrote the tensor and on the current stream (raising the fault of either).");
   tensor_method(type, "__array__", [](py::handle self, py::object dtype, py::object copy) -> py::object {
     const DeviceTensor& t = tensor_self(self);
     // NumPy 2's protocol: copy=False asks for a view, which device memory cannot give.
@@ -628,8 +690,10 @@ every result that views it), so that the memory is not freed under it.)doc")));
     const DTypeInfo* info = dtype_info(t.dtype);
     const size_t nbytes = static_cast<size_t>(t.storage_elements) * (info ? info->size : 0);
     DeviceTensor copy(t);
+    wait_for_writer(t, stream);
     copy.storage = DeviceBuffer::allocate(nbytes, stream, "");
     copy_async(copy.storage->data(), t.storage->data(), nbytes, ACL_MEMCPY_DEVICE_TO_DEVICE, stream, "");
+    copy.storage->written_on(stream);
     return wrap_tensor(std::move(copy));
   }, py::arg("memo"), "A new Tensor over a copy of the device memory (queued on the current stream).");
   tensor_method(type, "__reduce__", [](py::handle self) {

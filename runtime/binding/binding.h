@@ -26,6 +26,7 @@
 #include <exception>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -96,7 +97,7 @@ class Event;
 // aclnn.Stream: an aclrtStream, ours (created and destroyed here) or someone else's (from_handle),
 // with the log of the calls launched on it since its last successful synchronisation, so that a
 // kernel fault reported later is attributed to the call that launched the kernel.
-class Stream {
+class Stream : public std::enable_shared_from_this<Stream> {
  public:
   static std::shared_ptr<Stream> create(int32_t device);
   // Someone else's stream (torch_npu's, a framework's): never destroyed here. One object per handle.
@@ -122,6 +123,8 @@ class Stream {
   // attributed with this stream's log. Also clears the log.
   AclnnFailure attribute(aclError status, const std::string& message, const char* where);
   void forget_launches();
+  // The call and API of the launch of `executor` in this stream's log, if it is there.
+  bool find_launch(const void* executor, int64_t* call, const char** api);
 
  private:
   struct Launch {
@@ -196,6 +199,10 @@ class CachingAllocator {
   // it), so the caller must not destroy it; no one else holds it, since the block's previous
   // tensors are gone. A chain of calls then creates no descriptor at all in the steady state.
   aclTensor* describe(Block* block, const DeviceTensor& tensor, const char* api);
+  // The allocation that holds `address`, when a block of this allocator does: its first byte and
+  // the bytes asked for it (not the block's rounded size: the bytes past them are no tensor's),
+  // 0 bytes for a block cached for reuse (no tensor holds it). False: not this allocator's memory.
+  bool allocation_containing(uintptr_t address, uintptr_t* begin, size_t* nbytes) const;
   // Returns every cached block to the device (aclrtFree), once its pending events are reached.
   void empty_cache();
   // `stream` is about to be destroyed: its cached blocks become free for every stream once it
@@ -216,6 +223,7 @@ class CachingAllocator {
   std::vector<Block*> pending_;               // freed, waiting for events of other streams
   std::vector<aclrtEvent> spare_events_;
   std::vector<std::unique_ptr<Block>> blocks_;  // every block the allocator holds
+  std::map<uintptr_t, Block*> by_address_;      // the same, by their first byte
   MemoryStats stats_;
 };
 
@@ -251,6 +259,7 @@ class ScalarCache {
 
 class Runtime {
  public:
+  static constexpr int kMaxDevices = 64;  // the device ids the bindings' tables hold
   // aclInit and device 0 on first use; throws AclnnFailure or aclnn_loader::LoaderError.
   static Runtime& get() {
     // Inline: every call asks several times; only the first one (or one after shutdown) goes further.
@@ -273,6 +282,10 @@ class Runtime {
   std::shared_ptr<Stream> exchange_thread_stream(std::shared_ptr<Stream> stream);
   // Binds the calling thread to `device` (aclrtSetDevice once per thread and device).
   void bind_thread(int32_t device);
+  // `device` as a device id the caller was given: the backend's invalid-device error (CANN's
+  // ACL_ERROR_RT_INVALID_DEVICEID, from aclrtSetDevice) for one it does not have. Binds the
+  // calling thread to it (Runtime::stream() binds back to the current stream's device).
+  void require_device(int32_t device);
   void set_device(int32_t device);
   int32_t device() const { return device_.load(); }
   // ACLNN_LAUNCH_BLOCKING=1: every call synchronises its stream, so that a kernel's fault is
@@ -285,7 +298,22 @@ class Runtime {
   // Streams alive in Python: the ones a device synchronisation's fault may belong to.
   void track(const std::shared_ptr<Stream>& stream);
   std::vector<std::shared_ptr<Stream>> known_streams();
-  void shutdown();  // at interpreter exit: synchronises, empties the caches, destroys, aclFinalize
+  // A fault no synchronisation reported, found when its stream was destroyed (~Stream): kept for
+  // shutdown() to report, as CANN and CUDA keep a device error for the next synchronisation.
+  void keep_unreported(AclnnFailure failure);
+  // A device fault is raised in Python: `failure` is returned for the raise. A fault reaches every
+  // stream that waited for the faulted work (through an event), and each reports it; shutdown()
+  // does not report again at exit a kernel's fault that was raised once.
+  const AclnnFailure& raising(const AclnnFailure& failure);
+  // The launches of faulted kernels once attributed (Stream::attribute), by executor: a stream that
+  // waited for the faulted work reports the fault later, when the launching stream's log, cleared
+  // by its own synchronisation, no longer has the launch. The latest kRememberedFaults.
+  void remember_faulted_launch(const void* executor, int64_t call, const char* api);
+  bool faulted_launch(const void* executor, int64_t* call, const char** api);
+  // At interpreter exit: synchronises, empties the caches, destroys, aclFinalize. Returns the faults
+  // still pending (those of the streams' last synchronisation, and those kept_unreported): the
+  // package reports them and exits with status 1, since no call is left to raise them.
+  std::vector<AclnnFailure> shutdown();
 
   // `owner` (a strong reference, handed over: a foreign buffer's owner, or a host array an
   // interrupted call's transfers still use) is released once each of `streams` has run the work
@@ -311,7 +339,6 @@ class Runtime {
   static Runtime* instance_;              // set once init() succeeded
   static std::atomic<bool> alive_;        // init() succeeded and shutdown() has not run
 
-  static constexpr int kMaxDevices = 64;
   aclnn_loader::Backend* backend_ = nullptr;
   const aclnn_loader::Abi* abi_ = nullptr;
   bool launch_blocking_ = false;
@@ -321,6 +348,15 @@ class Runtime {
   std::atomic<Stream*> default_cache_[kMaxDevices] = {};  // the same, read without the lock
   std::atomic<CachingAllocator*> allocators_[kMaxDevices] = {};
   std::vector<std::weak_ptr<Stream>> known_;
+  std::vector<AclnnFailure> unreported_;  // guarded by mutex_
+  std::vector<int64_t> raised_calls_;     // guarded by mutex_: the calls whose device fault was raised
+  struct FaultedLaunch {
+    const void* executor;
+    int64_t call;
+    const char* api;
+  };
+  static constexpr size_t kRememberedFaults = 256;
+  std::vector<FaultedLaunch> faulted_launches_;  // guarded by mutex_
   std::vector<int32_t> devices_used_;
   // Whether aclInit was ours: a framework in the same process (torch_npu) that initialised ACL first
   // finalises it too, after its own work; our aclFinalize would end its runtime under it.
@@ -413,6 +449,12 @@ class DeviceBuffer {
   // go, it is released once every stream that used the memory has run what was queued on it (the
   // framework that owns the memory could otherwise reuse it under a queued kernel).
   void used_on(aclrtStream stream);
+  // A call queued on `stream` writes the memory (an output, an in-place argument): a host read
+  // (Tensor.numpy()) waits for that stream's work, whatever the current stream is then.
+  void written_on(Stream& stream);
+  // The stream that last wrote the memory, while it lives (null: none, or gone: a destroyed
+  // stream has run its work).
+  std::shared_ptr<Stream> last_writer() const;
   // CachingAllocator::describe for the buffer's block; null for foreign memory. Only for the
   // buffer's first tensor, right after allocate().
   aclTensor* describe_fresh(const DeviceTensor& tensor, const char* api);
@@ -432,9 +474,18 @@ class DeviceBuffer {
   CachingAllocator* allocator_;  // the block's (never destroyed); null for foreign memory
   Block* block_;      // the allocator's; null for foreign memory
   PyObject* owner_;   // foreign memory's owner (a strong reference), or null
-  aclnn_bindgen::SpinLock streams_lock_;
+  mutable aclnn_bindgen::SpinLock streams_lock_;  // guards streams_ and the writer
   aclnn_bindgen::SmallVector<aclrtStream, 4> streams_;  // foreign memory with an owner: the streams that used it
+  // The last writer: compared by address first (a chain of calls on one stream writes its results
+  // on the stream that wrote them, and a weak_ptr assignment per call would cost two atomics).
+  const Stream* writer_raw_ = nullptr;
+  std::weak_ptr<Stream> writer_;
 };
+
+// Makes `reader` wait for the work of the stream that last wrote `tensor`'s memory, when that is
+// another stream (an event recorded there now, waited for by `reader`): a host read queued on
+// `reader` then sees the values the writer computes, and a fault of that work reaches `reader`.
+void wait_for_writer(const DeviceTensor& tensor, Stream& reader);
 
 // Stream-ordered copies through the loader, counted. Throw AclnnFailure. No GIL needed.
 void copy_async(void* dst, const void* src, size_t nbytes, aclrtMemcpyKind kind, Stream& stream, const std::string& api);
@@ -694,6 +745,7 @@ class Call {
     bool upload = false;    // copy the host span to the device before phase 1
     bool download = false;  // copy the span back to the host once the stream has run the call
     bool overwrite = false; // an out= array: the op writes every element of the view
+    bool written = false;   // the op writes it (an output or an in-place argument)
     py::object result;      // what the call returns for it (the caller's object, or a new one)
     // Its aclTensor: an aclnn.Tensor's own (descriptor_of), or one in Call::tensors_ at `owner`.
     aclTensor* acl = nullptr;

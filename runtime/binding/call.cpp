@@ -234,6 +234,14 @@ Call::Slot* Call::tensor_slot(py::handle obj, bool inout, const Label& label, bo
   Slot* slot = new_slot();
   if (is_device_tensor(obj)) {
     slot->device = &device_tensor_of(obj);
+    // A kernel reads and writes the memory of its stream's device only: CANN takes another
+    // device's address as its own device's (a wrong value or a fault), so it is refused here, as
+    // PyTorch refuses tensors of two devices in one op.
+    if (slot->device->storage->device() != stream_.device()) {
+      throw py::value_error(label.str() + " is on device " + std::to_string(slot->device->storage->device()) +
+                            ", but the call runs on device " + std::to_string(stream_.device()) +
+                            " (its stream's): expected all tensors on the same device");
+    }
     if (inout) refuse_self_overlap(slot->device->shape, slot->device->strides, label);
     // Memory allocated for another stream, or someone else's: kept from reuse (or its owner alive)
     // until this stream is done with it.
@@ -258,6 +266,7 @@ Call::Slot* Call::tensor_slot(py::handle obj, bool inout, const Label& label, bo
     downloads_ = downloads_ || inout;
   }
   slot->result = py::reinterpret_borrow<py::object>(obj);
+  slot->written = inout;
   if (list_member) own_descriptor(slot);
   else if (slot->made) slot->acl = slot->made->storage->describe_fresh(*slot->made, spec_.api);
   else slot->acl = descriptor_of(obj, spec_.api);
@@ -731,6 +740,7 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
   t.storage_elements = t.numel();
   t.storage = std::move(storage);
   slot->device = &t;
+  slot->written = true;
   if (!device_mode_) {
     std::vector<py::ssize_t> dims(t.shape.begin(), t.shape.end());
     py::array host(to_numpy(dtype), dims);
@@ -840,6 +850,11 @@ void Call::execute(void* phase1, Trampoline trampoline, void* ctx) {
     throw *failure;
   }
   stream_.note_launch(call, spec_.api, launched);
+  // The Tensors the kernel writes remember this stream (a host array's copy is read back here).
+  for (size_t i = 0; i < slot_count_; ++i) {
+    Slot& slot = slot_at(i);
+    if (slot.written && !slot.made) slot.device->storage->written_on(stream_);
+  }
   if (uploads_ || downloads_ || runtime_.launch_blocking()) synchronize_and_download();
 }
 

@@ -100,7 +100,9 @@ void sim_set_soc(const std::string& name) {
 
 py::dict memory_stats(py::object device) {
   Runtime& rt = Runtime::get();
-  const MemoryStats s = rt.allocator(device.is_none() ? rt.device() : device.cast<int32_t>()).stats();
+  const int32_t id = device.is_none() ? rt.device() : device.cast<int32_t>();
+  rt.require_device(id);
+  const MemoryStats s = rt.allocator(id).stats();
   py::dict out;
   out["allocated_bytes"] = s.allocated_bytes;
   out["reserved_bytes"] = s.reserved_bytes;
@@ -191,8 +193,14 @@ void init_module(py::module_& m) {
         "How many calls reached their first phase so far: a call's sequence number is this count right after it "
         "(AclnnRuntimeError.call names a failing call by it).");
   m.def("_shutdown", [] {
-    if (Runtime::alive()) Runtime::get().shutdown();
-  }, "Finalises the runtime (registered with atexit by the package).");
+    py::list pending;
+    if (!Runtime::alive()) return pending;
+    for (const AclnnFailure& f : Runtime::get().shutdown()) {
+      pending.append(errors_module().attr("_from_status")(f.status, f.api, f.phase, f.message, f.call));
+    }
+    return pending;
+  }, "Finalises the runtime (at exit, by the package); returns the device faults no synchronisation reported, "
+     "as the exceptions they would have raised.");
   m.def("_resolve", [](const std::string& api, const std::string& symbol) {
     return reinterpret_cast<uintptr_t>(Runtime::get().backend().op_symbol(api, symbol));
   }, py::arg("api"), py::arg("symbol"), "Resolves an op symbol (for tests of the loader).");

@@ -109,6 +109,13 @@ void Runtime::bind_thread(int32_t device) {
   if (std::find(devices_used_.begin(), devices_used_.end(), device) == devices_used_.end()) devices_used_.push_back(device);
 }
 
+void Runtime::require_device(int32_t device) {
+  if (device < 0 || device >= kMaxDevices) {
+    throw AclnnFailure{ACL_ERROR_RT_INVALID_DEVICEID, "", "aclrtSetDevice", "device " + std::to_string(device) + " is out of range"};
+  }
+  bind_thread(device);  // the backend says whether it has the device
+}
+
 std::shared_ptr<Stream> Runtime::default_stream(int32_t device) {
   if (device < 0 || device >= kMaxDevices) {
     throw AclnnFailure{ACL_ERROR_RT_INVALID_DEVICEID, "", "aclrtSetDevice", "device " + std::to_string(device) + " is out of range"};
@@ -220,16 +227,67 @@ void Runtime::synchronize_device(const char* where) {
   // No stream we still know launched it (work queued on a framework's stream through a Stream
   // wrapper since dropped): the API the message names, when it names exactly one.
   if (failure.api.empty()) failure.api = sole_api_named(message);
-  throw failure;
+  throw raising(failure);
 }
 
-void Runtime::shutdown() {
+const AclnnFailure& Runtime::raising(const AclnnFailure& failure) {
+  if (failure.call >= 0) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (std::find(raised_calls_.begin(), raised_calls_.end(), failure.call) == raised_calls_.end())
+      raised_calls_.push_back(failure.call);
+  }
+  return failure;
+}
+
+void Runtime::remember_faulted_launch(const void* executor, int64_t call, const char* api) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const FaultedLaunch& known : faulted_launches_) {
+    if (known.executor == executor) return;
+  }
+  if (faulted_launches_.size() == kRememberedFaults) faulted_launches_.erase(faulted_launches_.begin());
+  faulted_launches_.push_back(FaultedLaunch{executor, call, api});
+}
+
+bool Runtime::faulted_launch(const void* executor, int64_t* call, const char** api) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const FaultedLaunch& known : faulted_launches_) {
+    if (known.executor != executor) continue;
+    *call = known.call;
+    *api = known.api;
+    return true;
+  }
+  return false;
+}
+
+void Runtime::keep_unreported(AclnnFailure failure) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  unreported_.push_back(std::move(failure));
+}
+
+std::vector<AclnnFailure> Runtime::shutdown() {
   std::lock_guard<std::mutex> init_lock(g_init_mutex);
-  if (!alive_.load()) return;
+  std::vector<AclnnFailure> faults;
+  if (!alive_.load()) return faults;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    faults.swap(unreported_);
+  }
   // Queued work finishes and cached memory goes back before the streams and devices do. Blocks
   // and objects still referenced (aclnn.Tensor objects alive at exit) are left to the process's
-  // end: freeing them after aclFinalize would be the crash.
-  for (const auto& s : known_streams()) abi_->aclrtSynchronizeStream(s->handle());
+  // end: freeing them after aclFinalize would be the crash. A fault the synchronisation returns
+  // was never reported (a synchronisation clears what it reports): it is the caller's to report.
+  for (const auto& s : known_streams()) {
+    const aclError code = abi_->aclrtSynchronizeStream(s->handle());
+    if (code != ACL_SUCCESS) faults.push_back(s->attribute(code, recent_error(), "interpreter exit"));
+  }
+  {
+    // A fault raised once (through another stream that waited for the faulted work) is known.
+    std::lock_guard<std::mutex> lock(mutex_);
+    faults.erase(std::remove_if(faults.begin(), faults.end(), [&](const AclnnFailure& f) {
+                   return f.call >= 0 &&
+                          std::find(raised_calls_.begin(), raised_calls_.end(), f.call) != raised_calls_.end();
+                 }), faults.end());
+  }
   // Foreign memory's owners go back to their framework while it still runs: every event they wait
   // for has been reached by now, unless it was recorded on a stream nobody here knows any more.
   collect_released();
@@ -246,6 +304,7 @@ void Runtime::shutdown() {
   // aclrtSetDevice counts per process: our resets leave a device another client set to it.
   for (int32_t d : devices_used_) abi_->aclrtResetDevice(d);
   if (initialized_acl_) abi_->aclFinalize();
+  return faults;
 }
 
 std::shared_ptr<DeviceBuffer> DeviceBuffer::allocate(size_t nbytes, Stream& stream, const char* api) {
@@ -355,6 +414,18 @@ void DeviceBuffer::used_on(aclrtStream stream) {
   if (owner_ == nullptr) return;  // foreign memory without an owner: its lifetime is the caller's business
   std::lock_guard<aclnn_bindgen::SpinLock> lock(streams_lock_);
   if (std::find(streams_.begin(), streams_.end(), stream) == streams_.end()) streams_.push_back(stream);
+}
+
+void DeviceBuffer::written_on(Stream& stream) {
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(streams_lock_);
+  if (writer_raw_ == &stream && !writer_.expired()) return;
+  writer_raw_ = &stream;
+  writer_ = stream.weak_from_this();
+}
+
+std::shared_ptr<Stream> DeviceBuffer::last_writer() const {
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(streams_lock_);
+  return writer_.lock();
 }
 
 aclrtEvent Runtime::spare_event() {

@@ -112,7 +112,9 @@ Stream::~Stream() {
   // its cached blocks become everyone's, and it goes. No Python here: a thread's last reference
   // may go after its Python state has.
   Runtime& rt = Runtime::get();
-  rt.abi().aclrtSynchronizeStream(handle_);
+  const aclError code = rt.abi().aclrtSynchronizeStream(handle_);
+  // Its fault, if no synchronisation reported it, outlives it: reported at exit at the latest.
+  if (code != ACL_SUCCESS) rt.keep_unreported(attribute(code, rt.recent_error(), "the stream's destruction"));
   rt.allocator(device_).forget_stream(handle_);
   rt.abi().aclrtDestroyStream(handle_);
 }
@@ -164,7 +166,7 @@ void Stream::synchronize(const char* where) {
     rt.collect_released();
     return;
   }
-  throw attribute(code, rt.recent_error(), where);
+  throw rt.raising(attribute(code, rt.recent_error(), where));
 }
 
 namespace {
@@ -183,21 +185,40 @@ bool names(const std::string& message, const char* api) {
 
 }  // namespace
 
+bool Stream::find_launch(const void* executor, int64_t* call, const char** api) {
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(mutex_);
+  for (const Launch& launch : log_) {
+    if (launch.executor == executor) {
+      *call = launch.call;
+      *api = launch.api;
+      return true;
+    }
+  }
+  return false;
+}
+
 AclnnFailure Stream::attribute(aclError status, const std::string& message, const char* where) {
   std::string api;
   const void* executor = faulted_executor(handle_, &api);
   AclnnFailure failure{status, api, "device", message + " [reported by " + where + "]", -1};
-  std::lock_guard<aclnn_bindgen::SpinLock> lock(mutex_);
   if (executor != nullptr) {
-    // The simulator says which kernel failed: its launch is the one with that executor.
-    for (const Launch& launch : log_) {
-      if (launch.executor == executor) {
-        failure.api = launch.api;
-        failure.call = launch.call;
-        break;
-      }
+    // The simulator says which kernel failed: its launch is the one with that executor, in this
+    // stream's log, or in another's when the fault came through an event (this stream waited for
+    // work of that one).
+    // (The simulator's executor handles are never reused: a slot and its generation.)
+    Runtime& rt = Runtime::get();
+    const char* launched_api = nullptr;
+    bool found = find_launch(executor, &failure.call, &launched_api);
+    for (const auto& other : rt.known_streams()) {
+      if (found) break;
+      if (other.get() != this) found = other->find_launch(executor, &failure.call, &launched_api);
     }
-  } else {
+    if (found) rt.remember_faulted_launch(executor, failure.call, launched_api);
+    else found = rt.faulted_launch(executor, &failure.call, &launched_api);
+    if (found) failure.api = launched_api;
+  }
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(mutex_);
+  if (executor == nullptr) {
     // CANN reports the failing kernel in its message only: a call is named when exactly one
     // launch since the last synchronisation is of the API the message names. Several: the API is
     // known, not which of its calls (a guess would point the user at the wrong line).
@@ -256,7 +277,7 @@ void Event::synchronize() {
       [&] { return rt.abi().aclrtSynchronizeEvent(handle_); });
   if (code == ACL_SUCCESS) return;
   const std::string message = rt.recent_error();
-  if (auto stream = stream_.lock()) throw stream->attribute(code, message, "Event.synchronize()");
+  if (auto stream = stream_.lock()) throw rt.raising(stream->attribute(code, message, "Event.synchronize()"));
   throw AclnnFailure{code, "", "device", message, -1};
 }
 

@@ -60,9 +60,12 @@ def test_expandable_segments_map_virtual_memory(run_npu):
 
 def test_distributed_with_one_rank(run_npu):
     run_npu("""
-        import os
+        import os, socket
         import torch.distributed as dist
-        os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT="29517")
+        with socket.socket() as probe:            # a free port of this machine: runs may overlap
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
         dist.init_process_group("hccl", rank=0, world_size=1)
         t = torch.arange(6, dtype=torch.float32).npu()
         dist.all_reduce(t)

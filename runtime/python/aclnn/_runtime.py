@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -59,3 +62,28 @@ def apis() -> list[dict[str, Any]]:
     """The IR of every bound API (gen.ir.API as a dict, plus python_name, source, simulated and
     the page's products), in API name order. Fresh dicts: changing them changes nothing."""
     return json.loads(json.dumps(_records()))
+
+
+def at_exit() -> None:
+    """Finalises the runtime at interpreter exit (registered by the package). A device fault that
+    no synchronisation reported (a kernel queued and never waited for) would otherwise vanish with
+    the process, exit status 0, as if the work had run: it is printed to stderr as the
+    AclnnRuntimeError it would have raised, naming the API and the call, and the process exits with
+    status 1, as after an unhandled exception. The exit handlers registered before aclnn's (which
+    run after it) run first; then os._exit, the one way to set the status once the interpreter is
+    finalising."""
+    pending = _C._shutdown()
+    if not pending:
+        return
+    for fault in pending:
+        print(f"aclnn: a device fault was still pending at interpreter exit (no synchronisation reported it):\n"
+              f"{type(fault).__module__.replace('aclnn._errors', 'aclnn')}.{type(fault).__name__}: {fault}",
+              file=sys.stderr)
+    atexit.unregister(at_exit)
+    atexit._run_exitfuncs()  # the handlers still to run: os._exit below would skip them
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - a closed or broken stream: nothing more to say on it
+            pass
+    os._exit(1)

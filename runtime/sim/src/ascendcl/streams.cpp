@@ -68,7 +68,18 @@ void SpinFor(std::chrono::microseconds budget, Done&& done) {
   }
 }
 
-// --- events -------------------------------------------------------------------------------------
+// --- faults and events ----------------------------------------------------------------------------
+
+struct Fault {
+  int32_t status = 0;  // 0: none
+  std::string api;
+  std::string message;
+  uint64_t executor = 0;
+  uint64_t launch = 0;
+  // The kernel ran on another stream, whose work this stream waited for (aclrtStreamWaitEvent
+  // on an event recorded behind the fault): the fault reached this stream through the event.
+  bool through_event = false;
+};
 
 struct StreamState;
 
@@ -81,7 +92,13 @@ struct EventState {
   uint64_t completed = 0;  // the latest version its stream has reached
   std::chrono::steady_clock::time_point when;  // when `completed` was reached
   std::weak_ptr<StreamState> faulted_stream;    // set when the record ran behind a kernel fault
+  // The records that ran behind a fault, by version, with the fault: a stream that waits for one
+  // of them takes the fault over (its work depends on work that did not run), as a device error
+  // is sticky for dependent work on CANN and CUDA. The latest kFaultedVersions (a stream that stays
+  // faulted records behind its fault until a synchronisation reports it).
+  std::vector<std::pair<uint64_t, Fault>> faulted_versions;
 };
+constexpr size_t kFaultedVersions = 64;
 
 // --- tasks --------------------------------------------------------------------------------------
 
@@ -162,14 +179,6 @@ class TaskRing {
 };
 
 // --- streams ------------------------------------------------------------------------------------
-
-struct Fault {
-  int32_t status = 0;  // 0: none
-  std::string api;
-  std::string message;
-  uint64_t executor = 0;
-  uint64_t launch = 0;
-};
 
 struct StreamState {
   explicit StreamState(int32_t device) : device(device) {}
@@ -258,7 +267,8 @@ void RecordFault(StreamState& s, Fault fault) {
   s.faulted.store(true, std::memory_order_release);
 }
 
-void CompleteEvent(EventState& event, uint64_t version, const std::shared_ptr<StreamState>& faulted) {
+// `fault`: the fault the record ran behind (status 0: none).
+void CompleteEvent(EventState& event, uint64_t version, const std::shared_ptr<StreamState>& faulted, const Fault& fault) {
   {
     std::lock_guard<std::mutex> lock(event.mutex);
     if (version > event.completed) {
@@ -266,13 +276,30 @@ void CompleteEvent(EventState& event, uint64_t version, const std::shared_ptr<St
       event.when = std::chrono::steady_clock::now();
       event.faulted_stream = faulted;
     }
+    if (fault.status != 0) {
+      auto& kept = event.faulted_versions;
+      if (kept.size() == kFaultedVersions) kept.erase(kept.begin());
+      kept.emplace_back(version, fault);
+    }
   }
   event.reached.notify_all();
 }
 
-void WaitForEvent(EventState& event, uint64_t version) {
+// Waits until the record `version` of `event` is reached; returns the fault it ran behind
+// (status 0: none).
+Fault WaitForEvent(EventState& event, uint64_t version) {
   std::unique_lock<std::mutex> lock(event.mutex);
   event.reached.wait(lock, [&] { return event.completed >= version; });
+  for (const auto& [faulted, fault] : event.faulted_versions) {
+    if (faulted == version) return fault;
+  }
+  return Fault{};
+}
+
+// The stream's pending fault, copied (status 0: none).
+Fault PendingFault(StreamState& s) {
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.pending;
 }
 
 // --- callbacks ----------------------------------------------------------------------------------
@@ -371,11 +398,19 @@ void Execute(const std::shared_ptr<StreamState>& self, Task& task) {
       if (!discard) std::memset(task.dst, task.value, task.count);
       return;
     case Task::Kind::kRecord:
-      CompleteEvent(*task.event, task.version, discard ? self : nullptr);
+      CompleteEvent(*task.event, task.version, discard ? self : nullptr, discard ? PendingFault(s) : Fault{});
       return;
-    case Task::Kind::kWait:
-      WaitForEvent(*task.event, task.version);
+    case Task::Kind::kWait: {
+      // Work queued behind the wait depends on the work before the record: when that did not
+      // run (a fault), neither does this stream's (its kernels would read garbage), and its next
+      // synchronisation reports the fault, naming the kernel that failed.
+      Fault carried = WaitForEvent(*task.event, task.version);
+      if (carried.status != 0) {
+        carried.through_event = true;
+        RecordFault(s, std::move(carried));
+      }
       return;
+    }
   }
 }
 
@@ -517,6 +552,11 @@ aclError TakeFault(StreamState& s, const char* api) {
     s.pending = Fault{};
     s.faulted.store(false, std::memory_order_release);
     s.reported = fault;
+  }
+  if (fault.through_event) {
+    return Fail(fault.status, std::string(api) + ": a kernel of " + fault.api +
+                                  " queued on another stream failed on the device, and this stream waited for it "
+                                  "through an event (work queued behind the wait was discarded): " + fault.message);
   }
   return Fail(fault.status, std::string(api) + ": a kernel of " + fault.api +
                                 " queued on this stream failed on the device (work queued behind it was discarded): " +

@@ -6,7 +6,10 @@
 // aclrtSynchronizeStream/Device/Event wait. A kernel that faults (the simulator's own checks, or an
 // injected fault) does not fail its launch: the fault is kept on its stream, the work queued
 // behind it is discarded, and the stream's next synchronisation returns it naming the API whose
-// kernel failed. ACLNN_SIM_SYNC=1 runs every task in the launching thread instead (debugging).
+// kernel failed. The fault is sticky for the work that depends on it: an event recorded behind it
+// carries it, and a stream that waits for that event takes it over (its queued work is discarded
+// and its next synchronisation returns it too), as a device error is on CANN and CUDA.
+// ACLNN_SIM_SYNC=1 runs every task in the launching thread instead (debugging).
 #ifndef ACLNN_SIM_ASCENDCL_STREAMS_H_
 #define ACLNN_SIM_ASCENDCL_STREAMS_H_
 
