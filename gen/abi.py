@@ -15,7 +15,7 @@ from gen.locations import RUNTIME_INCLUDE
 
 # The headers that declare values (acl.h and aclnn_base.h only include these; hccl_types.h holds
 # the simulated libhccl's statuses and enums).
-HEADERS = ("acl/acl_base.h", "acl/acl_rt.h", "aclnn/acl_meta.h", "hccl/hccl_types.h")
+HEADERS = ("acl/acl_base.h", "acl/acl_rt.h", "acl/acl_op_compiler.h", "aclnn/acl_meta.h", "hccl/hccl_types.h")
 
 
 def _text(header: str) -> str:

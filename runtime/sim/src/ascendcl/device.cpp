@@ -52,22 +52,24 @@ bool ValidDevice(int64_t device, const char* api, aclError* status) {
   return true;
 }
 
-// The simulated chip's capabilities; false (status set) when the chip's figure is unknown.
-bool Capability(const char* api, const char* what, int64_t SocCapability::*field, int64_t* value, aclError* status) {
+// A figure of the simulated chip (gen.ir.Soc's, via aclnn_sim/soc.h).
+enum class ChipFigure { kAiCores, kVectorCores, kL2Bytes };
+
+// The simulated chip's figure into *value; ACL_ERROR_RT_FEATURE_NOT_SUPPORT when it is unknown.
+aclError Capability(const char* api, ChipFigure figure, int64_t* value) {
   Soc soc;
-  if (!SimulatedSoc(&soc)) {
-    *status = Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": " + aclGetRecentErrMsg());
-    return false;
-  }
-  const int64_t known = kSocCapabilities[static_cast<int>(soc)].*field;
+  if (!SimulatedSoc(&soc)) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": " + aclGetRecentErrMsg());
+  const SocCapability& chip = kSocCapabilities[static_cast<int>(soc)];
+  const int64_t known = figure == ChipFigure::kAiCores       ? chip.ai_cores
+                        : figure == ChipFigure::kVectorCores ? chip.vector_cores
+                                                             : chip.l2_bytes;
   if (known == 0) {
-    *status = Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": the simulator knows no " + what +
-                                                         " figure for " + SocName(soc) +
-                                                         " (set ACLNN_SIM_SOC to a chip it has figures for)");
-    return false;
+    const char* what = figure == ChipFigure::kAiCores ? "AI core" : figure == ChipFigure::kVectorCores ? "vector core" : "L2 size";
+    return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": the simulator knows no " + what + " figure for " +
+                                                      SocName(soc) + " (set ACLNN_SIM_SOC to a chip it has figures for)");
   }
   *value = known;
-  return true;
+  return ACL_SUCCESS;
 }
 
 }  // namespace
@@ -82,14 +84,11 @@ aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int
   if (!value) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": value is a null pointer");
   aclError status = ACL_SUCCESS;
   if (!aclsim::ValidDevice(deviceId, api, &status)) return status;
+  using aclsim::ChipFigure;
   switch (deviceInfo) {
-    case ACL_DEVICE_INFO_AI_CORE_NUM:
-      return aclsim::Capability(api, "AI core", &aclsim::SocCapability::ai_cores, value, &status) ? ACL_SUCCESS : status;
-    case ACL_DEVICE_INFO_VECTOR_CORE_NUM:
-      return aclsim::Capability(api, "vector core", &aclsim::SocCapability::vector_cores, value, &status) ? ACL_SUCCESS
-                                                                                                         : status;
-    case ACL_DEVICE_INFO_L2_SIZE:
-      return aclsim::Capability(api, "L2 size", &aclsim::SocCapability::l2_bytes, value, &status) ? ACL_SUCCESS : status;
+    case ACL_DEVICE_INFO_AI_CORE_NUM: return aclsim::Capability(api, ChipFigure::kAiCores, value);
+    case ACL_DEVICE_INFO_VECTOR_CORE_NUM: return aclsim::Capability(api, ChipFigure::kVectorCores, value);
+    case ACL_DEVICE_INFO_L2_SIZE: return aclsim::Capability(api, ChipFigure::kL2Bytes, value);
     default:
       return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": unknown aclDeviceInfo " +
                                                std::to_string(static_cast<int>(deviceInfo)));
@@ -101,15 +100,12 @@ aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t* value
   if (!value) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": value is a null pointer");
   aclError status = ACL_SUCCESS;
   if (!aclsim::ValidDevice(deviceId, api, &status)) return status;
+  using aclsim::ChipFigure;
   switch (attr) {
     case ACL_DEV_ATTR_AICORE_CORE_NUM:
-    case ACL_DEV_ATTR_CUBE_CORE_NUM:
-      return aclsim::Capability(api, "AI core", &aclsim::SocCapability::ai_cores, value, &status) ? ACL_SUCCESS : status;
-    case ACL_DEV_ATTR_VECTOR_CORE_NUM:
-      return aclsim::Capability(api, "vector core", &aclsim::SocCapability::vector_cores, value, &status) ? ACL_SUCCESS
-                                                                                                         : status;
-    case ACL_DEV_ATTR_L2_CACHE_SIZE:
-      return aclsim::Capability(api, "L2 size", &aclsim::SocCapability::l2_bytes, value, &status) ? ACL_SUCCESS : status;
+    case ACL_DEV_ATTR_CUBE_CORE_NUM: return aclsim::Capability(api, ChipFigure::kAiCores, value);
+    case ACL_DEV_ATTR_VECTOR_CORE_NUM: return aclsim::Capability(api, ChipFigure::kVectorCores, value);
+    case ACL_DEV_ATTR_L2_CACHE_SIZE: return aclsim::Capability(api, ChipFigure::kL2Bytes, value);
     case ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE: {
       size_t free = 0, total = 0;
       if (aclError error = aclrtGetMemInfo(ACL_HBM_MEM, &free, &total)) return error;
