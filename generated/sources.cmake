@@ -53,6 +53,12 @@ set(ACLNN_EXAMPLES
   baddbmm
   batch_mat_mul
   batch_norm
+  bitwise_and_scalar
+  bitwise_and_tensor
+  bitwise_or_scalar
+  bitwise_or_tensor
+  bitwise_xor_scalar
+  bitwise_xor_tensor
   cast
   cat
   ceil
@@ -92,6 +98,7 @@ set(ACLNN_EXAMPLES
   floor_divides
   fmod_scalar
   fmod_tensor
+  frac
   gather
   gather_nd
   gather_v2
@@ -122,6 +129,12 @@ set(ACLNN_EXAMPLES
   inplace_addcmul
   inplace_adds
   inplace_asin
+  inplace_bitwise_and_scalar
+  inplace_bitwise_and_tensor
+  inplace_bitwise_or_scalar
+  inplace_bitwise_or_tensor
+  inplace_bitwise_xor_scalar
+  inplace_bitwise_xor_tensor
   inplace_celu
   inplace_clamp_max
   inplace_clamp_max_tensor
@@ -161,6 +174,7 @@ set(ACLNN_EXAMPLES
   inplace_mish
   inplace_mul
   inplace_muls
+  inplace_nan_to_num
   inplace_ne_scalar
   inplace_ne_tensor
   inplace_neg
@@ -237,6 +251,7 @@ set(ACLNN_EXAMPLES
   mul
   muls
   mv
+  nan_to_num
   neg
   norm
   one_hot
@@ -256,6 +271,8 @@ set(ACLNN_EXAMPLES
   repeat
   rms_norm
   roll
+  rsub
+  rsubs
   s_where
   scatter
   scatter_add

@@ -249,6 +249,27 @@ T Erfinv(T y) {
   return x;
 }
 
+// Bitwise and, or, xor of integers (BOOL's 0 and 1 give the logical operation). Their pages list
+// integral and BOOL tensors only, which phase 1 holds them to; the floating instantiations every
+// kernel gets are never called, and give NaN rather than a value that looks computed.
+template <typename T>
+T BitwiseAnd(T a, T b) {
+  if constexpr (kIntegral<T>) return a & b;
+  else return std::numeric_limits<T>::quiet_NaN();
+}
+
+template <typename T>
+T BitwiseOr(T a, T b) {
+  if constexpr (kIntegral<T>) return a | b;
+  else return std::numeric_limits<T>::quiet_NaN();
+}
+
+template <typename T>
+T BitwiseXor(T a, T b) {
+  if constexpr (kIntegral<T>) return a ^ b;
+  else return std::numeric_limits<T>::quiet_NaN();
+}
+
 // floor/ceil/trunc/round of an integer is the integer itself; of a floating value, `fn`'s.
 template <typename T, typename Fn>
 T Rounded(T x, Fn fn) {
