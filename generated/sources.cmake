@@ -55,6 +55,7 @@ set(ACLNN_EXAMPLES
   batch_norm
   bitwise_and_scalar
   bitwise_and_tensor
+  bitwise_not
   bitwise_or_scalar
   bitwise_or_tensor
   bitwise_xor_scalar

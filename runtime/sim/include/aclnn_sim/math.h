@@ -270,6 +270,14 @@ T BitwiseXor(T a, T b) {
   else return std::numeric_limits<T>::quiet_NaN();
 }
 
+// ~x of an integer; of BOOL (0 or 1 in the integral compute type) the logical not, which ~ is
+// not (~1 is -2, stored as true). Floating instantiations: as BitwiseAnd's.
+template <typename T>
+T BitwiseNot(T x, bool is_bool) {
+  if constexpr (kIntegral<T>) return is_bool ? T(x == 0) : T(~x);
+  else return std::numeric_limits<T>::quiet_NaN();
+}
+
 // floor/ceil/trunc/round of an integer is the integer itself; of a floating value, `fn`'s.
 template <typename T, typename Fn>
 T Rounded(T x, Fn fn) {
