@@ -53,9 +53,17 @@ set(ACLNN_EXAMPLES
   baddbmm
   batch_mat_mul
   batch_norm
+  bitwise_and_scalar
+  bitwise_and_tensor
+  bitwise_not
+  bitwise_or_scalar
+  bitwise_or_tensor
+  bitwise_xor_scalar
+  bitwise_xor_tensor
   cast
   cat
   ceil
+  celu
   clamp
   clamp_max
   clamp_max_tensor
@@ -73,12 +81,14 @@ set(ACLNN_EXAMPLES
   div
   divs
   dot
+  elu
   elu_backward
   embedding
   eq_scalar
   eq_tensor
   erf
   erfc
+  erfinv
   exp
   exp2
   expand
@@ -89,20 +99,26 @@ set(ACLNN_EXAMPLES
   floor_divides
   fmod_scalar
   fmod_tensor
+  frac
   gather
   gather_nd
   gather_v2
   gather_v3
   ge_scalar
   ge_tensor
+  gelu
   gelu_backward
+  gelu_v2
   gemm
   gemma_rms_norm
   ger
   group_norm
   gt_scalar
   gt_tensor
+  hardshrink
+  hardsigmoid
   hardsigmoid_backward
+  hardswish
   hardswish_backward
   hardtanh
   hardtanh_backward
@@ -114,11 +130,19 @@ set(ACLNN_EXAMPLES
   inplace_addcmul
   inplace_adds
   inplace_asin
+  inplace_bitwise_and_scalar
+  inplace_bitwise_and_tensor
+  inplace_bitwise_or_scalar
+  inplace_bitwise_or_tensor
+  inplace_bitwise_xor_scalar
+  inplace_bitwise_xor_tensor
+  inplace_celu
   inplace_clamp_max
   inplace_clamp_max_tensor
   inplace_clamp_min_tensor
   inplace_copy
   inplace_cosh
+  inplace_elu
   inplace_eq_scalar
   inplace_eq_tensor
   inplace_exp2
@@ -131,13 +155,16 @@ set(ACLNN_EXAMPLES
   inplace_ge_tensor
   inplace_gt_scalar
   inplace_gt_tensor
+  inplace_hardsigmoid
   inplace_le_scalar
   inplace_le_tensor
   inplace_leaky_relu
   inplace_lerp
   inplace_lerps
   inplace_log
+  inplace_log10
   inplace_log1p
+  inplace_log2
   inplace_logical_and
   inplace_logical_not
   inplace_logical_or
@@ -145,8 +172,10 @@ set(ACLNN_EXAMPLES
   inplace_lt_tensor
   inplace_masked_fill_scalar
   inplace_masked_fill_tensor
+  inplace_mish
   inplace_mul
   inplace_muls
+  inplace_nan_to_num
   inplace_ne_scalar
   inplace_ne_tensor
   inplace_neg
@@ -162,6 +191,7 @@ set(ACLNN_EXAMPLES
   inplace_scatter
   inplace_scatter_reduce
   inplace_scatter_value
+  inplace_selu
   inplace_sigmoid
   inplace_sin
   inplace_sinc
@@ -171,6 +201,7 @@ set(ACLNN_EXAMPLES
   inplace_subs
   inplace_tan
   inplace_tanh
+  inplace_threshold
   inplace_tril
   inplace_triu
   inplace_trunc
@@ -192,8 +223,11 @@ set(ACLNN_EXAMPLES
   lgamma
   linalg_vector_norm
   log
+  log10
+  log2
   log_add_exp
   log_add_exp2
+  log_sigmoid
   log_softmax
   log_sum_exp
   logical_and
@@ -211,12 +245,14 @@ set(ACLNN_EXAMPLES
   min
   min_dim
   minimum
+  mish
   mish_backward
   mm
   mse_loss
   mul
   muls
   mv
+  nan_to_num
   neg
   norm
   one_hot
@@ -236,13 +272,17 @@ set(ACLNN_EXAMPLES
   repeat
   rms_norm
   roll
+  rsub
+  rsubs
   s_where
   scatter
   scatter_add
   scatter_value
+  selu
   selu_backward
   sigmoid
   sigmoid_backward
+  sign
   signbit
   silu
   silu_backward
@@ -251,7 +291,9 @@ set(ACLNN_EXAMPLES
   slice
   slice_v2
   softmax
+  softplus
   softplus_backward
+  softshrink
   sort
   split_tensor
   split_with_size
@@ -263,6 +305,7 @@ set(ACLNN_EXAMPLES
   take
   tan
   tanh_backward
+  threshold
   threshold_backward
   topk
   var

@@ -143,8 +143,30 @@ def printed_orders(results: list[np.ndarray], count: int) -> list[np.ndarray]:
 # How an example copies its result to the host: `std::vector<float> resultData(size, 0);`.
 RESULT_BUFFER = re.compile(r"std::vector<([\w:]+)>\s+resultData")
 SCALAR = re.compile(r"aclCreateScalar\(&(\w+),\s*(?:aclDataType::)?(ACL_\w+)\)")
+# `CreateAclTensor(outHostData, outShape, &outDeviceAddr, ACL_FLOAT, &out)`: device address -> tensor.
+CREATED = re.compile(r"CreateAclTensor\([^;]*?&(\w+)\s*,[^;]*?&(\w+)\s*\)")
+# `aclrtMemcpy(host, size, outDeviceAddr, size, ACL_MEMCPY_DEVICE_TO_HOST)`: the device address read.
+COPIED_BACK = re.compile(r"aclrtMemcpy\([^;]*?,[^;]*?,\s*(\w+)\s*,[^;]*ACL_MEMCPY_DEVICE_TO_HOST")
 C_SIZES = {"float": 4, "double": 8, "int64_t": 8, "int32_t": 4, "int": 4, "int16_t": 2, "uint16_t": 2,
            "int8_t": 1, "uint8_t": 1, "char": 1, "bool": 1}
+
+
+def copies_back_no_result(apis: list[BoundAPI]) -> str:
+    """Why the example prints no result of its calls, or "": what it copies back is a tensor none
+    of them takes (aclnnInplaceThreshold's example copies `out`, which only the out-of-place call
+    it does not make would write: zeros, on a device too)."""
+    code = apis[0].api.example
+    created = dict(CREATED.findall(code))
+    copied = {created[a] for a in COPIED_BACK.findall(code) if a in created}
+    passed: set[str] = set()
+    for bound in apis:
+        call = re.search(rf"\b{re.escape(bound.api.workspace_fn)}\(([^;]*)\)\s*;", code)
+        if call is None:
+            return ""
+        passed |= {a.strip().lstrip("&") for a in call.group(1).split(",")}
+    if not copied or copied & passed:
+        return ""
+    return f"the example copies back {', '.join(sorted(copied))}, which none of its calls takes"
 
 
 def misread_result(bound: BoundAPI) -> str:
@@ -205,6 +227,8 @@ def test_example_prints_the_golden_values(name):
         # The program ran (exit 0); its inputs are not known to compute a golden from.
         pytest.skip(f"{', '.join(untraced)}: the example's call could not be traced (gen/parse/example_call.py)")
     misread = [why for b in apis if (why := misread_result(b))]
+    if why := copies_back_no_result(apis):
+        misread.append(why)
     if misread:
         pytest.skip("; ".join(misread) + " (it ran to the end: exit 0)")
     goldens = [golden_of(b) for b in apis]

@@ -282,6 +282,12 @@ def kernel_for(bound: BoundAPI) -> tuple[Optional[Kernel], str]:
         else:
             kind = "an output" if param.direction is Direction.OUT else f"a {kind_of(param).value} parameter"
             return None, f"(its kernel reads {param.name}, {kind}, which elementwise kernels cannot read)"
+    for index, param in enumerate(params):
+        # `<tensor>_dtype`: an input tensor's aclDataType, for the kernels whose formula depends on
+        # it beyond the compute type (bitwise not: BOOL's is the logical not, 1 - x, not ~x).
+        if f"{param.name}_dtype" in used and param.kind is ParamKind.TENSOR and param.direction is not Direction.OUT:
+            members.append(LocalView("aclDataType", cpp_identifier(f"{param.name}_dtype"),
+                                     f"aclsim::CallTensor(call, {index}).type"))
     if any(i >= _MASK_BITS for i in inputs + outputs):
         return None, "(more parameters than the simulator's spec tables index)"
     math = "kExact" if semantics.integer_math is IntegerMath.EXACT else "kFloat"

@@ -471,6 +471,10 @@ class Planner:
                     values[p.name] = _scalar_value(family, value)
                     if family in p.documented_dtypes():
                         dtypes[p.name] = family.value
+                elif self.base_dtype is DType.BOOL and family in p.documented_dtypes():
+                    # A BOOL base call makes this scalar BOOL (2 becomes true): the other integral
+                    # cases state its dtype too, as a case derived from the base names what it changes.
+                    dtypes[p.name] = family.value
         return {"dtypes": dtypes, "values": values}
 
     def shapes(self, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:

@@ -4,7 +4,8 @@ The file states what the page says only in prose and formulas. One table per API
 
     [aclnnLeakyReluBackward]
     # C++ expression of one output element; tensor elements and scalars are of the compute
-    # type T, bool/int/float attributes keep their C types.
+    # type T, bool/int/float attributes keep their C types; `<tensor>_dtype` is an input tensor's
+    # aclDataType (BOOL's bitwise not is the logical one).
     kernel = "self > 0 ? gradOutput : gradOutput * negativeSlope"
     # Optional: the kernel for complex compute types (std::complex<float>/<double>), for pages that
     # list COMPLEX64/COMPLEX128 where `kernel` does not hold on complex values; "" = not simulated

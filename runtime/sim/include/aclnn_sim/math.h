@@ -215,6 +215,69 @@ T Sign(T x) {
   return T((T(0) < x) - (x < T(0)));
 }
 
+// The inverse of erf (torch.erfinv), which the C library lacks: Giles' single-precision
+// approximation ("Approximating the erfinv function", GPU Computing Gems, 2011), then two Newton
+// steps on erf(x) - y in the compute type, as PyTorch's calc_erfinv corrects its own first guess;
+// the approximation alone is 4e-7 relative, too coarse for DOUBLE. y = +-1 gives +-inf, |y| > 1
+// and NaN give NaN.
+template <typename T>
+T Erfinv(T y) {
+  if (y != y || std::fabs(y) > T(1)) return std::numeric_limits<T>::quiet_NaN();
+  if (std::fabs(y) == T(1)) return std::copysign(std::numeric_limits<T>::infinity(), y);
+  double w = -std::log((1.0 - double(y)) * (1.0 + double(y)));
+  double p;
+  if (w < 5.0) {
+    w -= 2.5;
+    p = 2.81022636e-08;
+    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                     -0.00417768164, 0.246640727, 1.50140941}) {
+      p = c + p * w;
+    }
+  } else {
+    w = std::sqrt(w) - 3.0;
+    p = -0.000200214257;
+    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+                     0.00943887047, 1.00167406, 2.83297682}) {
+      p = c + p * w;
+    }
+  }
+  T x = T(p * double(y));
+  const T two_over_sqrt_pi = T(1.12837916709551257390);
+  for (int step = 0; step < 2; ++step) {
+    x -= (std::erf(x) - y) / (two_over_sqrt_pi * std::exp(-x * x));
+  }
+  return x;
+}
+
+// Bitwise and, or, xor of integers (BOOL's 0 and 1 give the logical operation). Their pages list
+// integral and BOOL tensors only, which phase 1 holds them to; the floating instantiations every
+// kernel gets are never called, and give NaN rather than a value that looks computed.
+template <typename T>
+T BitwiseAnd(T a, T b) {
+  if constexpr (kIntegral<T>) return a & b;
+  else return std::numeric_limits<T>::quiet_NaN();
+}
+
+template <typename T>
+T BitwiseOr(T a, T b) {
+  if constexpr (kIntegral<T>) return a | b;
+  else return std::numeric_limits<T>::quiet_NaN();
+}
+
+template <typename T>
+T BitwiseXor(T a, T b) {
+  if constexpr (kIntegral<T>) return a ^ b;
+  else return std::numeric_limits<T>::quiet_NaN();
+}
+
+// ~x of an integer; of BOOL (0 or 1 in the integral compute type) the logical not, which ~ is
+// not (~1 is -2, stored as true). Floating instantiations: as BitwiseAnd's.
+template <typename T>
+T BitwiseNot(T x, bool is_bool) {
+  if constexpr (kIntegral<T>) return is_bool ? T(x == 0) : T(~x);
+  else return std::numeric_limits<T>::quiet_NaN();
+}
+
 // floor/ceil/trunc/round of an integer is the integer itself; of a floating value, `fn`'s.
 template <typename T, typename Fn>
 T Rounded(T x, Fn fn) {
