@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import sys
 import time
 from pathlib import Path
@@ -145,11 +144,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def default_cache_dir(out: Path) -> Path:
     """Where a run keeps the pages' IR and the emitters' memo unless told otherwise: the user's cache
-    directory ($XDG_CACHE_HOME, else ~/.cache), one per output directory (the memo describes what
-    was written there)."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    directory (~/.cache), one per output directory (the memo describes what was written there)."""
     key = hashlib.sha256(str(out.resolve()).encode()).hexdigest()[:16]
-    return base / "aclnn-bindgen" / key
+    return Path.home() / ".cache" / "aclnn-bindgen" / key
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -201,8 +198,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     cached = p.add_mutually_exclusive_group()
     cached.add_argument("--cache", metavar="DIR", help="keep the pages' IR and the emitters' memo here between runs, "
                                                        "so that a run redoes only what changed (default: "
-                                                       "$XDG_CACHE_HOME/aclnn-bindgen/<output directory's key>, "
-                                                       "else ~/.cache/...; make generate: build/cache)")
+                                                       "~/.cache/aclnn-bindgen/<output directory's key>; "
+                                                       "make generate: build/cache)")
     cached.add_argument("--no-cache", action="store_true", help="parse every page and render every file anew")
     p.add_argument("-v", "--verbose", action="store_true")
     p.set_defaults(func=cmd_generate)

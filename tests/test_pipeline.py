@@ -137,14 +137,14 @@ def test_parse_workers_keep_objects_the_process_froze_frozen(tmp_path):
 
 
 def test_generate_caches_by_default_in_the_users_cache_directory_and_not_with_no_cache(tmp_path, monkeypatch):
-    """Issue 22: `python -m gen generate` keeps its cache without being asked ($XDG_CACHE_HOME,
-    one directory per output directory), and --no-cache keeps none."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    """Issue 22: `python -m gen generate` keeps its cache without being asked (~/.cache, one
+    directory per output directory), and --no-cache keeps none."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "abs.md").write_bytes((ROOT / "op_docs" / "abs.md").read_bytes())
     assert cli.main(["generate", str(docs), "--out", str(tmp_path / "cached")]) == 0
-    assert cli.default_cache_dir(tmp_path / "cached").is_relative_to(tmp_path / "xdg" / "aclnn-bindgen")
+    assert cli.default_cache_dir(tmp_path / "cached").is_relative_to(tmp_path / "home" / ".cache" / "aclnn-bindgen")
     assert any(cli.default_cache_dir(tmp_path / "cached").iterdir())
     assert cli.main(["generate", str(docs), "--out", str(tmp_path / "uncached"), "--no-cache"]) == 0
     assert not cli.default_cache_dir(tmp_path / "uncached").exists()

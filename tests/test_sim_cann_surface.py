@@ -26,17 +26,20 @@ class PhysicalMemProp(ctypes.Structure):  # acl_rt.h's aclrtPhysicalMemProp
                 ("location_id", ctypes.c_uint32), ("location_type", ctypes.c_int), ("reserve", ctypes.c_uint64)]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture()
 def sim():
-    return session_sim()
+    # The session's simulator, started again: another test of this worker may have finalised it.
+    simulator = session_sim()
+    simulator.start()
+    return simulator
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture()
 def acl(sim):
     return ctypes.CDLL(str(sim.libdir / "libascendcl.so"))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture()
 def compiler(sim):
     return ctypes.CDLL(str(sim.libdir / "libacl_op_compiler.so"))
 

@@ -31,8 +31,8 @@ _OPTIONAL_WORDS = re.compile(r"可选|可为空|可以为空|可以传入空指�
 class ParamContext:
     """What building one API's parameters shares: its parameter names and the section's notes."""
 
-    # A set, made once per API: each parameter's notes look names up in it (`prose.name_set`).
-    api_params: AbstractSet[str]
+    # Made a set once per API (__post_init__): each parameter's notes look names up in it.
+    api_params: Collection[str]
     section_notes: Sequence[prose.DTypeNote] = ()
 
     def __post_init__(self) -> None:

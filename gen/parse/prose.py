@@ -228,7 +228,7 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _RELATED_TO = re.compile(r"(?:与|和|跟|同|\bwith|\bas|\bto)\s*[`*]*\s*$", re.I)
 
 
-def subject_names(text: str, names: Sequence[str]) -> tuple[str, ...]:
+def subject_names(text: str, names: Collection[str]) -> tuple[str, ...]:
     """The parameter names a statement is about: those it mentions, except the ones it relates
     its subject to ("数据类型支持INT8、BOOL，且与other满足互推导关系" is about the row's parameter,
     not about other)."""

@@ -28,10 +28,8 @@ def wheel() -> surface.Surface:
 
 
 @pytest.fixture(scope="module")
-def toolkit_symbols() -> dict[str, set[str]]:
-    import aclnn.sim
-
-    lib64 = aclnn.sim.home() / "lib64"
+def toolkit_symbols(toolkit) -> dict[str, set[str]]:
+    lib64 = toolkit / "lib64"
     return {library.name: surface.defined(library) for library in sorted(lib64.glob("*.so"))}
 
 
@@ -61,14 +59,12 @@ def test_every_function_torch_npu_looks_up_is_defined(wheel, toolkit_symbols):
     assert missing == [], f"torch_npu looks up functions no simulator library defines: {missing}"
 
 
-def test_the_libraries_it_opens_by_name_resolve_its_lookups(wheel, toolkit_symbols):
+def test_the_libraries_it_opens_by_name_resolve_its_lookups(wheel, toolkit_symbols, toolkit):
     # torch_npu opens libascendcl, libacl_op_compiler and libhccl and asks each for its functions:
     # dlsym searches a library and its dependencies, so a name must be found from the library opened.
     import ctypes
 
-    import aclnn.sim
-
-    lib64 = aclnn.sim.home() / "lib64"
+    lib64 = toolkit / "lib64"
     opened = {name: ctypes.CDLL(str(lib64 / name)) for name in ("libascendcl.so", "libacl_op_compiler.so", "libhccl.so")}
     for name in ("aclGetCompileopt", "aclSetCompileopt", "aclopCompileAndExecute"):
         assert hasattr(opened["libacl_op_compiler.so"], name), name
@@ -80,3 +76,17 @@ def test_the_libraries_it_opens_by_name_resolve_its_lookups(wheel, toolkit_symbo
     libopapi = ctypes.CDLL(str(lib64 / "libopapi.so"))
     for name in ("aclCreateTensor", "aclDestroyAclOpExecutor", "aclGetViewShape", "aclCreateIntArray"):
         assert hasattr(libopapi, name), name
+
+
+def test_python_m_aclnn_sim_home_prints_the_toolkit(toolkit, npu_environment):
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in npu_environment.items() if not k.startswith("ACLNN_")}
+    done = subprocess.run([sys.executable, "-m", "aclnn.sim", "home"], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(toolkit)
+    sourced = subprocess.run(["bash", "-c", f'source "{toolkit}/set_env.sh" && echo "$ASCEND_HOME_PATH|$LD_LIBRARY_PATH"'],
+                             env=env, capture_output=True, text=True)
+    home, library_path = sourced.stdout.strip().split("|")
+    assert home == str(toolkit) and library_path.split(":")[0] == f"{toolkit}/lib64"
