@@ -16,8 +16,9 @@ Prints "asan: clean" or "asan: NOT clean" (exit 1), and the time of each step.
 4. Runs, with libasan (then libstdc++, as runtime/sim/tests/asan.sh does for the same reason:
    ASan must find the real __cxa_throw when the uninstrumented interpreter loads torch) in
    LD_PRELOAD: the generated suites (generated/tests), the binding fuzzer's two campaigns on this
-   package (ACLNN_OP_DOCS_PACKAGE_DIR), tests/test_reliability.py on it (integer extremes, exit
-   with daemon threads, Ctrl-C), the asynchronous runtime's tests (tests/test_async_runtime.py,
+   package (ACLNN_OP_DOCS_PACKAGE_DIR), tests/test_reliability.py and test_runtime_reliability.py on
+   it (integer extremes, exit with daemon threads, Ctrl-C; issue 25's faults, devices, views and
+   forks), the asynchronous runtime's tests (tests/test_async_runtime.py,
    tests/test_sim_streams.py, tests/test_threads.py, tests/test_descriptor_reuse.py) and the parser fuzzer (pure Python; run for
    completeness of `make asan`, it exercises no C++). allocator_may_return_null=1: a kernel that
    cannot have the host memory it asks for (the fuzzer's petabyte views) must fail as it does
@@ -155,7 +156,8 @@ def main() -> int:
     results = [
         run("generated suites", [*pytest, "-n", "2", str(GENERATED / "tests")], env),
         run("binding fuzzer", [*pytest, "-s", str(tests / "test_fuzz_bindings.py")], fuzz_env),
-        run("reliability", [*pytest, "-n", "2", str(tests / "test_reliability.py")], env),
+        run("reliability", [*pytest, "-n", "2", str(tests / "test_reliability.py"),
+                            str(tests / "test_runtime_reliability.py")], env),
         run("asynchronous runtime", [*pytest, "-n", "2", str(tests / "test_async_runtime.py"),
                                      str(tests / "test_sim_streams.py"), str(tests / "test_threads.py"),
                                      str(tests / "test_descriptor_reuse.py")], env),

@@ -12,9 +12,10 @@ import pytest
 from tests.test_reliability import PRELUDE, pytestmark, run  # noqa: F401 - pytestmark: skipped without a build
 
 
-def check(body: str, **env: str) -> str:
-    """Runs `body` (asserts included) against the op_docs package in a fresh process."""
-    done = run(PRELUDE + textwrap.dedent(body), **env)
+def check(body: str, prelude: str = "", **env: str) -> str:
+    """Runs `body` (asserts included; dedented) after `prelude` (helpers, not indented) against the
+    op_docs package in a fresh process."""
+    done = run(PRELUDE + prelude + textwrap.dedent(body), **env)
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
     return done.stdout
 
@@ -318,3 +319,145 @@ def test_a_fault_on_one_stream_of_a_chain_reaches_exactly_the_streams_after_it(s
     launches = int(probe.stdout.split()[1])
     fault_at = rng.randint(1, min(total, launches))
     check(code.replace("FAULT_AT", str(fault_at)), ACLNN_SIM_FAULT=f"aclnnMuls:{fault_at}")
+
+
+# --- 1, 2: fork ----------------------------------------------------------------------------------
+
+FORK = """
+import os, sys
+def in_child(work):
+    '''Forks; the child runs `work` and exits 0 if it returned, 3 if it raised the fork error, 4 on
+    anything else (its message on stderr). Returns the child's exit status.'''
+    pid = os.fork()
+    if pid == 0:
+        try:
+            work()
+            code = 0
+        except aclnn.AclnnRuntimeError as error:
+            code = 3 if "forked child" in str(error) and isinstance(error, RuntimeError) else 4
+            print(error, file=sys.stderr)
+        except BaseException as error:
+            print(repr(error), file=sys.stderr)
+            code = 4
+        sys.stderr.flush()
+        os._exit(code)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+"""
+
+
+def test_a_fork_with_queued_work_never_hangs_the_parent():
+    # The issue's case: thirty 512x512 mm queued, fork, the child exits, the parent synchronises:
+    # the stream worker was inside OpenBLAS, whose fork handler stopped its pool under it (3 forks
+    # in 6 hung). Here ten forks, each with work queued; a hang is the subprocess's timeout.
+    check(prelude=FORK, body="""
+    rng = np.random.default_rng(0)
+    start = (rng.random((512, 512), np.float32) / 512).astype(np.float32)
+    def chain(fork):
+        y = aclnn.to_device(start)
+        for k in range(30):
+            y = aclnn.mm(y, y, 0)
+            if k == fork:
+                assert in_child(lambda: None) == 0
+        aclnn.synchronize()
+        return y.numpy()
+    unforked = chain(-1)
+    for fork in (0, 3, 7, 12, 15, 20, 24, 27, 29, 29):
+        assert np.array_equal(chain(fork), unforked)
+    """)
+
+
+def test_a_child_of_a_started_runtime_gets_a_clear_error_and_the_parent_goes_on():
+    # The issue's second case: the child used the parent's stream, and hung.
+    check(prelude=FORK, body="""
+    S = aclnn.Stream()
+    X = aclnn.to_device(np.arange(4, dtype=np.float32))
+    S.synchronize()
+    def on_parents_stream():
+        with aclnn.stream(S):
+            aclnn.muls(X, 3.0)
+        S.synchronize()
+    assert in_child(on_parents_stream) == 3
+    assert in_child(lambda: aclnn.muls(np.ones(2, np.float32), 3.0)) == 3  # any use: as PyTorch's CUDA
+    assert in_child(lambda: X.numpy()) == 3
+    assert in_child(lambda: (X, S, X.shape, np.ones(3).sum())) == 0  # what uses no runtime works
+    def release_everything():
+        global X, S
+        del X, S
+        import gc; gc.collect()
+    assert in_child(release_everything) == 0  # released without the parent's runtime
+    with aclnn.stream(S):
+        assert np.array_equal(aclnn.muls(X, 3.0).numpy(), np.arange(4) * 3)
+    """)
+
+
+def test_a_child_of_a_process_that_never_started_the_runtime_may_start_its_own():
+    check(prelude=FORK, body="""
+    def uses_aclnn():
+        assert np.array_equal(aclnn.muls(np.arange(3, dtype=np.float32), 2.0), [0, 2, 4])
+    assert in_child(uses_aclnn) == 0  # the parent imported aclnn but started nothing
+    assert np.array_equal(aclnn.muls(np.arange(3, dtype=np.float32), 2.0), [0, 2, 4])
+    assert in_child(uses_aclnn) == 3  # now it has
+    """)
+
+
+@pytest.mark.parametrize("method", ["map", "apply_async", "imap_unordered", "starmap", "Process"])
+def test_multiprocessing_with_the_fork_start_method_never_hangs(method):
+    # The issue: all five fork-method variants hung. A worker that does not use aclnn works; one
+    # that does gets the error (the parent, which started the runtime, is unaffected).
+    check(f"""
+    import multiprocessing as mp
+    def plain(k):
+        return k * 2
+    def uses_aclnn(k):
+        return float(aclnn.muls(np.full(2, k, np.float32), 2.0)[0])
+    y = aclnn.to_device(np.full((256, 256), 1 / 256, np.float32))
+    for _ in range(20):
+        y = aclnn.mm(y, y, 0)  # queued while the pool forks
+    context = mp.get_context("fork")
+    method = {method!r}
+    if method == "Process":
+        p = context.Process(target=plain, args=(1,)); p.start(); p.join(60); assert p.exitcode == 0
+        p = context.Process(target=uses_aclnn, args=(1,)); p.start(); p.join(60); assert p.exitcode == 1
+    else:
+        with context.Pool(2) as pool:
+            run = {{"map": lambda f: pool.map(f, range(4)),
+                   "apply_async": lambda f: [pool.apply_async(f, (k,)).get(60) for k in range(4)],
+                   "imap_unordered": lambda f: sorted(pool.imap_unordered(f, range(4))),
+                   "starmap": lambda f: pool.starmap(f, [(k,) for k in range(4)])}}[method]
+            assert run(plain) == [0, 2, 4, 6]
+            with pytest.raises(aclnn.AclnnRuntimeError, match="forked child"):
+                run(uses_aclnn)
+    aclnn.synchronize()
+    assert np.isfinite(y.numpy()).all()
+    """)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_forks_at_random_points_of_a_multi_stream_chain(seed):
+    # The fuzzer's scenario: streams chained by events, forks at random points of the chain (work
+    # queued on every stream); the children try a random use (the error) or none; the parent's
+    # results are those of the chain without forks.
+    check(prelude=FORK, body=f"""
+    import random
+    rng = random.Random({seed})
+    streams = [aclnn.Stream() for _ in range(rng.randint(2, 3))]
+    steps = [(rng.randrange(len(streams)), rng.choice(("mm", "muls"))) for _ in range(rng.randint(8, 16))]
+    forks = set(rng.sample(range(len(steps)), 3))
+    start = (np.random.default_rng({seed}).random((192, 192), np.float32) / 192).astype(np.float32)
+    def chain(fork_at):
+        y = aclnn.to_device(start)
+        previous = aclnn.current_stream()
+        for k, (which, op) in enumerate(steps):
+            stream = streams[which]
+            stream.wait_stream(previous)
+            with aclnn.stream(stream):
+                y = aclnn.mm(y, y, 0) if op == "mm" else aclnn.muls(y, 1.5)
+            previous = stream
+            if k in fork_at:
+                use = rng.choice(["none", "numpy", "call", "stream"])
+                work = {{"none": lambda: None, "numpy": lambda: y.numpy(), "call": lambda: aclnn.muls(y, 2.0),
+                        "stream": lambda: stream.synchronize()}}[use]
+                assert in_child(work) == (0 if use == "none" else 3), use
+        return y.numpy()
+    assert np.array_equal(chain(forks), chain(set()))
+    """)

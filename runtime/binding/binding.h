@@ -144,6 +144,10 @@ class Stream : public std::enable_shared_from_this<Stream> {
   size_t log_next_ = 0;
 };
 
+// A forked child's first act (runtime.cpp): the locks of streams.cpp, which a parent's thread may
+// have held at the fork, are made anew (a child's Stream objects are released without the library).
+void reset_stream_locks_in_child();
+
 // aclnn.Event: an aclrtEvent. record() remembers the stream, for the fault a synchronisation of
 // the event may report.
 class Event {
@@ -266,8 +270,11 @@ class Runtime {
     if (alive_.load(std::memory_order_acquire)) return *instance_;
     return start();
   }
-  // Whether `get()` succeeded at some point and `shutdown()` has not run: what destructors check.
+  // Whether `get()` succeeded at some point and `shutdown()` has not run (nor a fork made this
+  // process a child of the one that started it): what destructors check.
   static bool alive() { return alive_.load(); }
+  // In a forked child (runtime.cpp's fork handler): the inherited runtime is not alive.
+  static void forget_in_child();
 
   const aclnn_loader::Abi& abi() const { return *abi_; }
   aclnn_loader::Backend& backend() const { return *backend_; }

@@ -1,8 +1,11 @@
 // aclnn-bindgen: lazy initialisation of the runtime, devices, the current stream of each thread,
 // device memory and the device-wide synchronisation.
+#include <pthread.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <new>
 #include <cstring>
 #include <iterator>
 
@@ -12,6 +15,8 @@ namespace aclnn_binding {
 namespace {
 
 std::mutex g_init_mutex;
+// Guards the owners of foreign buffers released on a thread without the GIL (release_owner).
+std::mutex g_deferred_mutex;
 
 std::atomic<uint64_t> g_epoch{1};  // bumped by set_device and shutdown: threads bind again
 
@@ -44,8 +49,41 @@ Counters* const g_counters = new Counters();
 Runtime* Runtime::instance_ = nullptr;
 std::atomic<bool> Runtime::alive_{false};
 
+namespace {
+
+// Set in a child forked after the runtime started (as PyTorch's _in_bad_fork for CUDA).
+bool g_forked_child = false;
+
+// A forked child has the parent's memory but one thread: the stream workers, the device contexts
+// and whatever other threads held the runtime's locks are the parent's. The runtime it inherited
+// is unusable (CANN's contexts, like CUDA's, do not survive a fork; the simulator's streams have
+// no workers in the child): every use raises, as PyTorch's "Cannot re-initialize CUDA in forked
+// subprocess". alive() is false from here on, so that the child's objects are released without a
+// library call (their destructors skip it, as after shutdown), and a child's exit reports nothing.
+// A child forked before the runtime started starts its own on first use.
+void mark_forked_child() {
+  if (!Runtime::alive()) return;
+  g_forked_child = true;
+  // Locks a parent's thread may have held at the fork, which the child's releases still take.
+  new (&g_init_mutex) std::mutex;
+  new (&g_deferred_mutex) std::mutex;
+  reset_stream_locks_in_child();
+  Runtime::forget_in_child();
+}
+
+}  // namespace
+
+void Runtime::forget_in_child() { alive_.store(false); }
+
 Runtime& Runtime::start() {
   std::lock_guard<std::mutex> lock(g_init_mutex);
+  if (g_forked_child) {
+    throw AclnnFailure{ACLNN_ERR_RUNTIME_ERROR, "", "fork",
+                       "aclnn cannot be used in a forked child process whose parent had started the aclnn runtime "
+                       "(its device contexts, streams and memory are the parent's; its stream threads do not "
+                       "exist in the child). Use multiprocessing's 'spawn' or 'forkserver' start method, or "
+                       "start aclnn in the child only"};
+  }
   if (instance_ == nullptr) {
     auto* fresh = new Runtime();  // never deleted: see shutdown()
     try {
@@ -88,6 +126,8 @@ void Runtime::init() {
   initialized_acl_ = code == ACL_SUCCESS;
   check(abi_->aclrtSetDevice(0), "", "aclrtSetDevice");
   devices_used_.push_back(0);
+  static const bool fork_handler = pthread_atfork(nullptr, nullptr, mark_forked_child) == 0;
+  (void)fork_handler;
 }
 
 std::string Runtime::recent_error() const {
@@ -323,7 +363,6 @@ namespace {
 
 // Owners of foreign buffers whose last tensor went on a thread without the GIL, released by the
 // interpreter's main thread (Py_AddPendingCall runs `release_deferred` there, the GIL held).
-std::mutex g_deferred_mutex;
 std::vector<PyObject*>& deferred_owners() {
   static auto* owners = new std::vector<PyObject*>();  // read by late destructors
   return *owners;

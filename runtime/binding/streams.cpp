@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <new>
 #include <thread>
 #include <utility>
 
@@ -71,6 +72,8 @@ const void* faulted_executor(aclrtStream stream, std::string* api) {
 }
 
 }  // namespace
+
+void reset_stream_locks_in_child() { new (&g_wrapped_mutex) std::mutex; }
 
 std::shared_ptr<Stream> Stream::create(int32_t device) {
   Runtime& rt = Runtime::get();

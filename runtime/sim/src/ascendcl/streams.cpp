@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -237,9 +238,88 @@ struct Streams {
   std::atomic<uint64_t> stream_syncs{0}, device_syncs{0}, kernels_launched{0}, events_recorded{0};
 };
 
+// Never destroyed: workers may run during exit. A forked child gets a fresh one (ChildAfterFork).
+Streams* g_streams = nullptr;
+std::once_flag g_streams_made;
+
 Streams& State() {
-  static Streams* state = new Streams;  // never destroyed: workers may run during exit
-  return *state;
+  std::call_once(g_streams_made, [] { g_streams = new Streams; });
+  return *g_streams;
+}
+
+// --- fork ------------------------------------------------------------------------------------------
+//
+// fork() copies the calling thread only. A kernel running on a stream's worker at that moment may
+// be inside OpenBLAS, whose own fork handler (pthread_atfork, registered when the library loads)
+// shuts its thread pool down: the kernel then waits for pool threads that are gone, and the
+// parent's synchronisation never returns (issue 25: 3 forks in 6 hung). So a fork waits for the
+// kernels, copies and fills running now and starts no new one until it is done (records and waits
+// touch no pool and may wait for each other: they are left alone). POSIX runs prepare handlers in
+// the reverse order of registration: ours is registered at the first kernel launch, after
+// libopapi's OpenBLAS registered its own, so it runs first. The child gets no stream of the
+// parent's: their worker threads do not exist there (their handles become unknown streams).
+
+std::atomic<int> g_device_work{0};     // kernels, copies and fills running now
+std::atomic<bool> g_forking{false};    // a fork is being prepared: no new device work starts
+std::mutex* g_fork_mutex = new std::mutex;                    // guards the two waits below
+std::condition_variable* g_fork_done = new std::condition_variable;  // never destroyed, as the state
+std::mutex* g_forks = new std::mutex;  // one fork at a time, held from prepare to after
+
+// A task that may use OpenBLAS or the kernel thread pool, counted while it runs.
+class DeviceWork {
+ public:
+  DeviceWork() {
+    for (;;) {
+      g_device_work.fetch_add(1);  // sequentially consistent with the flag's store and load
+      if (!g_forking.load()) return;
+      Leave();  // a fork is being prepared: wait until it is done
+      std::unique_lock<std::mutex> lock(*g_fork_mutex);
+      g_fork_done->wait(lock, [] { return !g_forking.load(); });
+    }
+  }
+  ~DeviceWork() { Leave(); }
+  DeviceWork(const DeviceWork&) = delete;
+  DeviceWork& operator=(const DeviceWork&) = delete;
+
+ private:
+  static void Leave() {
+    if (g_device_work.fetch_sub(1) == 1 && g_forking.load()) {
+      std::lock_guard<std::mutex> lock(*g_fork_mutex);  // the preparing thread waits under it
+      g_fork_done->notify_all();
+    }
+  }
+};
+
+void PrepareFork() {
+  g_forks->lock();
+  g_forking.store(true);
+  std::unique_lock<std::mutex> lock(*g_fork_mutex);
+  g_fork_done->wait(lock, [] { return g_device_work.load() == 0; });
+}
+
+void ParentAfterFork() {
+  {
+    std::lock_guard<std::mutex> lock(*g_fork_mutex);
+    g_forking.store(false);
+  }
+  g_fork_done->notify_all();
+  g_forks->unlock();
+}
+
+void ChildAfterFork() {
+  // The parent's streams, events and their locks are abandoned (their threads do not exist here;
+  // destroying them would join threads that do not exist): the child starts with none.
+  g_streams = new Streams;
+  g_fork_mutex = new std::mutex;
+  g_fork_done = new std::condition_variable;
+  g_forks = new std::mutex;
+  g_device_work.store(0);
+  g_forking.store(false);
+}
+
+void RegisterForkHandlers() {
+  static std::once_flag registered;
+  std::call_once(registered, [] { pthread_atfork(PrepareFork, ParentAfterFork, ChildAfterFork); });
 }
 
 // The stream `stream` names for `api`: a live stream, or the current device's default stream.
@@ -367,6 +447,10 @@ void Execute(const std::shared_ptr<StreamState>& self, Task& task) {
   const bool discard = (s.faulted.load(std::memory_order_acquire) &&
                         s.failure_mode.load(std::memory_order_relaxed) == ACL_STOP_ON_FAILURE) ||
                        s.discard_all.load(std::memory_order_relaxed);
+  // Counted for a fork (PrepareFork waits for them): not records and waits, nor host functions and
+  // callbacks, which may wait for the forking thread (a Python callback for the GIL it holds).
+  std::optional<DeviceWork> counted;
+  if (task.kind == Task::Kind::kKernel || task.kind == Task::Kind::kCopy || task.kind == Task::Kind::kFill) counted.emplace();
   switch (task.kind) {
     case Task::Kind::kHostFunc:
       if (!discard) task.host_fn(task.host_args);
@@ -722,6 +806,7 @@ aclnnStatus LaunchKernel(aclrtStream stream, std::shared_ptr<Executor> executor,
     task.inject_fault = task.launch == target->launch;
   }
   task.executor = std::move(executor);
+  RegisterForkHandlers();  // after OpenBLAS's: libopapi, which loads it, is launching
   State().kernels_launched.fetch_add(1, std::memory_order_relaxed);
   const aclError status = Enqueue(s, std::move(task));
   return status == ACL_SUCCESS ? ACLNN_SUCCESS : ACLNN_ERR_PARAM_INVALID;
