@@ -3341,7 +3341,7 @@ struct Kernel {
   T value;
   explicit Kernel(const aclsim::Call& call) : threshold(aclsim::CallScalarAs<T>(call, 1)), value(aclsim::CallScalarAs<T>(call, 2)) {}
   T operator()(T selfRef) const {
-    return selfRef > threshold ? selfRef : value;
+    return selfRef <= threshold ? value : selfRef;
   }
 };
 

@@ -3066,7 +3066,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const double lambd = aclsim::CallScalar(call, 1);
-  if (lambd < 0) {  // semantics/activations.toml:176
+  if (lambd < 0) {  // semantics/activations.toml:177
     return aclsim::Reject(call, 161002, "lambd must not be negative");
   }
   return ACLNN_SUCCESS;

@@ -3930,7 +3930,7 @@ struct Kernel {
   T value;
   explicit Kernel(const aclsim::Call& call) : threshold(aclsim::CallScalarAs<T>(call, 1)), value(aclsim::CallScalarAs<T>(call, 2)) {}
   T operator()(T self) const {
-    return self > threshold ? self : value;
+    return self <= threshold ? value : self;
   }
 };
 
