@@ -36,11 +36,14 @@ def sim():
 
 @pytest.fixture()
 def acl(sim):
-    return ctypes.CDLL(str(sim.libdir / "libascendcl.so"))
+    # The runtime the session's simulator drives: one process has one (tests/sim_lib.py's
+    # _process_wide), which may be another build's loaded first by another test of this worker.
+    return sim.libs[0]
 
 
 @pytest.fixture()
 def compiler(sim):
+    # Its libascendcl dependency resolves to the runtime already loaded (by soname).
     return ctypes.CDLL(str(sim.libdir / "libacl_op_compiler.so"))
 
 
