@@ -8,10 +8,15 @@ ACLNN_SIM_SOC picks the simulated chip.
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+
+# torch is the golden here (PyTorch on the CPU). With torch_npu installed, `import torch` would load
+# it, and its loading needs a CANN toolkit: keep the backend autoload off unless the caller set it.
+os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
 
 # The support module sits next to the tests, whatever pytest's import mode.
 if str(HERE) not in sys.path:

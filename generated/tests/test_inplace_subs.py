@@ -41,7 +41,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B',),
-    golden='torch.sub(selfRef, other, alpha=int(alpha) if isinstance(alpha, bool) else alpha)',
+    golden='(selfRef.long() - int(alpha) * int(other)).bool() if selfRef.dtype == torch.bool and isinstance(other, bool) else torch.sub(selfRef.long() if selfRef.dtype == torch.bool else selfRef, int(other) if isinstance(other, bool) else other, alpha=int(alpha) if isinstance(alpha, bool) else alpha)',
     integer_math='exact',
     simulated=True,
     out_shape_from={},

@@ -45,7 +45,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B',),
-    golden='torch.sub(self, other, alpha=int(alpha) if isinstance(alpha, bool) else alpha)',
+    golden='(self.long() - int(alpha) * int(other)).bool() if self.dtype == torch.bool and isinstance(other, bool) else torch.sub(self.long() if self.dtype == torch.bool else self, int(other) if isinstance(other, bool) else other, alpha=int(alpha) if isinstance(alpha, bool) else alpha)',
     integer_math='exact',
     simulated=True,
     out_shape_from={'out': ('self',)},
