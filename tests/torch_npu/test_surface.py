@@ -86,7 +86,10 @@ def test_python_m_aclnn_sim_home_prints_the_toolkit(toolkit, npu_environment):
     done = subprocess.run([sys.executable, "-m", "aclnn.sim", "home"], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == str(toolkit)
-    sourced = subprocess.run(["bash", "-c", f'source "{toolkit}/set_env.sh" && echo "$ASCEND_HOME_PATH|$LD_LIBRARY_PATH"'],
-                             env=env, capture_output=True, text=True)
-    home, library_path = sourced.stdout.strip().split("|")
-    assert home == str(toolkit) and library_path.split(":")[0] == f"{toolkit}/lib64"
+    # bash (a user's shell) and a POSIX sh (make's recipes, `.` instead of source) alike.
+    for shell in ("bash", "sh"):
+        sourced = subprocess.run([shell, "-c", f'. "{toolkit}/set_env.sh" && echo "$ASCEND_HOME_PATH|$LD_LIBRARY_PATH"'],
+                                 env=env, capture_output=True, text=True)
+        home, library_path = sourced.stdout.strip().split("|")
+        assert Path(home).resolve() == toolkit.resolve(), shell
+        assert Path(library_path.split(":")[0]).resolve() == (toolkit / "lib64").resolve(), shell
