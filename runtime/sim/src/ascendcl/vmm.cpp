@@ -28,6 +28,9 @@ namespace {
 // CANN's granularity of physical allocations and mappings: 2 MiB pages.
 constexpr size_t kGranularity = size_t{2} << 20;
 
+// `size` rounded up to whole pages of the granularity, as a driver reserves and allocates them.
+size_t WholePages(size_t size) { return (size + kGranularity - 1) / kGranularity * kGranularity; }
+
 struct Physical {
   int fd = -1;
   size_t size = 0;
@@ -78,7 +81,7 @@ aclError aclrtReserveMemAddress(void** virPtr, size_t size, size_t alignment, vo
   if (expectPtr) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": expectPtr must be nullptr (acl_rt.h)");
   // acl_rt.h states no granularity for a reservation: the range is rounded up to whole pages of
   // the mapping granularity, as a driver reserves.
-  size = (size + aclsim::kGranularity - 1) / aclsim::kGranularity * aclsim::kGranularity;
+  size = aclsim::WholePages(size);
   if (alignment != 0 && (alignment & (alignment - 1))) {
     return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": alignment must be 0 or a power of two");
   }
@@ -132,7 +135,7 @@ aclError aclrtMallocPhysical(aclrtDrvMemHandle* handle, size_t size, const aclrt
   auto physical = std::make_shared<aclsim::Physical>();
   physical->fd = memfd_create("aclsim-physical", MFD_CLOEXEC);
   // Whole pages of the granularity back it, as a driver allocates them; mappings are of `size`.
-  const size_t backed = (size + aclsim::kGranularity - 1) / aclsim::kGranularity * aclsim::kGranularity;
+  const size_t backed = aclsim::WholePages(size);
   if (physical->fd < 0 || ftruncate(physical->fd, static_cast<off_t>(backed)) != 0) {
     aclsim::RefundDeviceMemory(size);
     return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, std::string(api) + ": " + aclsim::Errno());

@@ -11,6 +11,7 @@
 
 #include "acl/acl.h"
 #include "acl/acl_op_compiler.h"
+#include "aclnn_sim/entry.h"
 #include "ascendcl/op_objects.h"
 #include "common/internal.h"
 
@@ -34,9 +35,10 @@ struct GraphDumpOption {
   int unused = 0;
 };
 
+// The plain (non-private) layouts: the simulator's one list of them (aclnn_sim/entry.h).
 bool PlainFormat(aclFormat format) {
-  return format == ACL_FORMAT_ND || format == ACL_FORMAT_NCHW || format == ACL_FORMAT_NHWC || format == ACL_FORMAT_NCDHW ||
-         format == ACL_FORMAT_NDHWC || format == ACL_FORMAT_HWCN || format == ACL_FORMAT_NC || format == ACL_FORMAT_NCL;
+  const int value = static_cast<int>(format);
+  return value >= 0 && value < 64 && ((aclsim::kPlainFormats >> value) & 1) != 0;
 }
 
 // Identity: y = x, the operator framework backends run to copy a tensor into a fresh one
