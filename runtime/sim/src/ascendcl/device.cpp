@@ -37,21 +37,6 @@ DeviceSettings& Settings() {
 
 thread_local aclmdlRICaptureMode t_capture_mode = ACL_MODEL_RI_CAPTURE_MODE_GLOBAL;
 
-bool ValidDevice(int64_t device, const char* api, aclError* status) {
-  uint32_t count = 0;
-  if (aclError error = aclrtGetDeviceCount(&count)) {
-    *status = error;
-    return false;
-  }
-  if (device < 0 || device >= static_cast<int64_t>(count)) {
-    *status = Fail(ACL_ERROR_RT_INVALID_DEVICEID, std::string(api) + ": device " + std::to_string(device) +
-                                                      " does not exist (the simulator has " + std::to_string(count) +
-                                                      " devices)");
-    return false;
-  }
-  return true;
-}
-
 // A figure of the simulated chip (gen.ir.Soc's, via aclnn_sim/soc.h).
 enum class ChipFigure { kAiCores, kVectorCores, kL2Bytes };
 
@@ -82,8 +67,7 @@ extern "C" {
 aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t* value) {
   constexpr const char* api = "aclGetDeviceCapability";
   if (!value) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": value is a null pointer");
-  aclError status = ACL_SUCCESS;
-  if (!aclsim::ValidDevice(deviceId, api, &status)) return status;
+  if (aclError status = aclsim::CheckDeviceId(deviceId, api)) return status;
   using aclsim::ChipFigure;
   switch (deviceInfo) {
     case ACL_DEVICE_INFO_AI_CORE_NUM: return aclsim::Capability(api, ChipFigure::kAiCores, value);
@@ -98,8 +82,7 @@ aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int
 aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t* value) {
   constexpr const char* api = "aclrtGetDeviceInfo";
   if (!value) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": value is a null pointer");
-  aclError status = ACL_SUCCESS;
-  if (!aclsim::ValidDevice(deviceId, api, &status)) return status;
+  if (aclError status = aclsim::CheckDeviceId(deviceId, api)) return status;
   using aclsim::ChipFigure;
   switch (attr) {
     case ACL_DEV_ATTR_AICORE_CORE_NUM:
@@ -189,8 +172,8 @@ aclError aclrtSetOpExecuteTimeOutV2(uint64_t timeout, uint64_t* actualTimeout) {
 aclError aclrtDeviceCanAccessPeer(int32_t* canAccessPeer, int32_t deviceId, int32_t peerDeviceId) {
   constexpr const char* api = "aclrtDeviceCanAccessPeer";
   if (!canAccessPeer) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": canAccessPeer is a null pointer");
-  aclError status = ACL_SUCCESS;
-  if (!aclsim::ValidDevice(deviceId, api, &status) || !aclsim::ValidDevice(peerDeviceId, api, &status)) return status;
+  if (aclError status = aclsim::CheckDeviceId(deviceId, api)) return status;
+  if (aclError status = aclsim::CheckDeviceId(peerDeviceId, api)) return status;
   if (deviceId == peerDeviceId) {
     return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": deviceId and peerDeviceId are the same device");
   }
@@ -205,8 +188,7 @@ aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags) {
   if (!aclsim::CurrentDeviceId(&device)) {
     return Fail(ACL_ERROR_RT_CONTEXT_NULL, std::string(api) + ": no device is set (call aclrtSetDevice first)");
   }
-  aclError status = ACL_SUCCESS;
-  if (!aclsim::ValidDevice(peerDeviceId, api, &status)) return status;
+  if (aclError status = aclsim::CheckDeviceId(peerDeviceId, api)) return status;
   if (peerDeviceId == device) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": the peer is the current device");
   std::lock_guard<std::mutex> lock(aclsim::Settings().mutex);
   aclsim::Settings().peer_access.emplace(device, peerDeviceId);
@@ -222,16 +204,14 @@ aclError aclrtDeviceGetBareTgid(int32_t* pid) {
 aclError aclrtGetLogicDevIdByUserDevId(const int32_t userDevid, int32_t* const logicDevId) {
   constexpr const char* api = "aclrtGetLogicDevIdByUserDevId";
   if (!logicDevId) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": logicDevId is a null pointer");
-  aclError status = ACL_SUCCESS;
-  if (!aclsim::ValidDevice(userDevid, api, &status)) return status;
+  if (aclError status = aclsim::CheckDeviceId(userDevid, api)) return status;
   *logicDevId = userDevid;  // no ASCEND_RT_VISIBLE_DEVICES remapping: user and logical ids agree
   return ACL_SUCCESS;
 }
 
 aclError aclrtGetPrimaryCtxState(int32_t deviceId, uint32_t* flags, int32_t* active) {
   constexpr const char* api = "aclrtGetPrimaryCtxState";
-  aclError status = ACL_SUCCESS;
-  if (!aclsim::ValidDevice(deviceId, api, &status)) return status;
+  if (aclError status = aclsim::CheckDeviceId(deviceId, api)) return status;
   if (flags) *flags = 0;
   if (active) {
     // A device's primary (default) context is active while the calling thread's device is it.
@@ -254,8 +234,7 @@ aclError aclrtPeekAtLastError(aclrtLastErrLevel level) {
 aclError aclrtGetMemUceInfo(int32_t deviceId, aclrtMemUceInfo* memUceInfoArray, size_t arraySize, size_t* retSize) {
   constexpr const char* api = "aclrtGetMemUceInfo";
   if (!memUceInfoArray || !retSize) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": a pointer argument is null");
-  aclError status = ACL_SUCCESS;
-  if (!aclsim::ValidDevice(deviceId, api, &status)) return status;
+  if (aclError status = aclsim::CheckDeviceId(deviceId, api)) return status;
   (void)arraySize;
   *retSize = 0;  // simulated memory has no uncorrectable ECC errors
   return ACL_SUCCESS;

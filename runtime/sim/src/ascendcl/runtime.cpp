@@ -131,7 +131,7 @@ bool DeviceCountFromEnvironment(int32_t* count) {
 
 bool ValidDevice(const Runtime& rt, int32_t device) { return device >= 0 && device < rt.device_count; }
 
-aclError InvalidDevice(const Runtime& rt, const char* api, int32_t device) {
+aclError InvalidDevice(const Runtime& rt, const char* api, int64_t device) {
   return Fail(ACL_ERROR_RT_INVALID_DEVICEID, std::string(api) + ": device " + std::to_string(device) +
                                                  " does not exist (the simulator has " +
                                                  std::to_string(rt.device_count) + " devices: 0.." +
@@ -207,6 +207,15 @@ uint64_t LiveUserContexts() {
   uint64_t count = 0;
   State().contexts.ForEach([&](uintptr_t, const Context& c) { count += c.implicit ? 0 : 1; });
   return count;
+}
+
+aclError CheckDeviceId(int64_t device, const char* api) {
+  uint32_t count = 0;
+  if (aclError status = aclrtGetDeviceCount(&count)) return status;  // resolves ACLNN_SIM_DEVICE_COUNT
+  if (device >= 0 && device < static_cast<int64_t>(count)) return ACL_SUCCESS;
+  Runtime& rt = State();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  return InvalidDevice(rt, api, device);
 }
 
 bool CurrentDeviceId(int32_t* device) {

@@ -21,6 +21,9 @@ namespace aclsim {
 
 // The device the calling thread works on (runtime.cpp); false when none is set.
 bool CurrentDeviceId(int32_t* device);
+// ACL_SUCCESS for a device the simulator has, else CANN's invalid-device error naming `api`
+// (runtime.cpp, whose device count and message aclrtSetDevice uses too).
+aclError CheckDeviceId(int64_t device, const char* api);
 // The calling thread's last error status (runtime.cpp), cleared when `clear`.
 int32_t LastErrorStatus(bool clear);
 

@@ -126,11 +126,7 @@ aclError aclrtMallocPhysical(aclrtDrvMemHandle* handle, size_t size, const aclrt
   if (prop->location.type != ACL_MEM_LOCATION_TYPE_DEVICE) {
     return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": only device memory (ACL_MEM_LOCATION_TYPE_DEVICE) is modelled");
   }
-  uint32_t devices = 0;
-  if (aclError status = aclrtGetDeviceCount(&devices)) return status;
-  if (prop->location.id >= devices) {
-    return Fail(ACL_ERROR_RT_INVALID_DEVICEID, std::string(api) + ": device " + std::to_string(prop->location.id) + " does not exist");
-  }
+  if (aclError status = aclsim::CheckDeviceId(prop->location.id, api)) return status;
   if (!aclsim::ChargeDeviceMemory(size, api)) return ACL_ERROR_RT_MEMORY_ALLOCATION;
   auto physical = std::make_shared<aclsim::Physical>();
   physical->fd = memfd_create("aclsim-physical", MFD_CLOEXEC);
