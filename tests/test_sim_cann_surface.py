@@ -137,26 +137,97 @@ def test_compile_options_are_kept_and_jit_compilation_is_refused(sim, compiler):
     assert compiler.aclSetCompileopt(options["ACL_OP_JIT_COMPILE"], b"enable") == NOT_SUPPORTED
 
 
-def test_the_identity_operator_copies_and_other_operators_are_refused_by_name(sim, acl, compiler):
+FORMATS = abi.enumerators("aclFormat")
+
+
+def run_operator(sim, acl, compiler, op_type, x, x_format, y_dims, y_format, y_dtype=None):
+    """aclopCompileAndExecute(op_type) with one input (the array x, in x_format) and one output of
+    y_dims in y_format, run to completion: (status, the output's bytes as y_dtype or None)."""
     acl.aclCreateTensorDesc.restype = P
     acl.aclCreateDataBuffer.restype = P
-    dims = (ctypes.c_int64 * 2)(3, 4)
-    x = np.arange(12, dtype=np.float32)
-    src, dst = sim.malloc(x.nbytes), sim.malloc(x.nbytes)
+    acl_dtype = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(np.int8): 2}[x.dtype]
+    x_dims = (ctypes.c_int64 * x.ndim)(*x.shape)
+    out_dims = (ctypes.c_int64 * len(y_dims))(*y_dims)
+    y_bytes = int(np.prod(y_dims)) * x.itemsize
+    src, dst = sim.malloc(max(x.nbytes, 1)), sim.malloc(max(y_bytes, 1))
     sim.to_device(src, x)
-    nd = abi.enumerators("aclFormat")["ACL_FORMAT_ND"]
-    descs = (P * 1)(acl.aclCreateTensorDesc(0, 2, dims, nd)), (P * 1)(acl.aclCreateTensorDesc(0, 2, dims, nd))
+    descs = (P * 1)(acl.aclCreateTensorDesc(acl_dtype, x.ndim, x_dims, FORMATS[x_format])), \
+        (P * 1)(acl.aclCreateTensorDesc(acl_dtype, len(y_dims), out_dims, FORMATS[y_format]))
     buffers = (P * 1)(acl.aclCreateDataBuffer(ctypes.c_void_p(src), ctypes.c_size_t(x.nbytes))), \
-        (P * 1)(acl.aclCreateDataBuffer(ctypes.c_void_p(dst), ctypes.c_size_t(x.nbytes)))
-    run = compiler.aclopCompileAndExecute
-    assert run(b"Identity", 1, descs[0], buffers[0], 1, descs[1], buffers[1], None, 0, 0, None, None) == SUCCESS, sim.error()
-    assert acl.aclrtSynchronizeDevice() == SUCCESS
-    assert np.array_equal(np.frombuffer(sim.from_device(dst, x.nbytes), np.float32), x)
-    assert run(b"Add", 1, descs[0], buffers[0], 1, descs[1], buffers[1], None, 0, 0, None, None) == OP_NOT_FOUND
-    assert "Add" in sim.error()
+        (P * 1)(acl.aclCreateDataBuffer(ctypes.c_void_p(dst), ctypes.c_size_t(y_bytes)))
+    status = compiler.aclopCompileAndExecute(op_type, 1, descs[0], buffers[0], 1, descs[1], buffers[1],
+                                              None, 0, 0, None, None)
+    out = None
+    if status == SUCCESS:
+        assert acl.aclrtSynchronizeDevice() == SUCCESS
+        out = np.frombuffer(sim.from_device(dst, y_bytes), x.dtype).reshape(y_dims)
     for d in (*descs[0], *descs[1]):
         acl.aclDestroyTensorDesc(P(d))
     for b in (*buffers[0], *buffers[1]):
         assert acl.aclDestroyDataBuffer(P(b)) == SUCCESS
     sim.free(src)
     sim.free(dst)
+    return status, out
+
+
+def test_the_identity_operator_copies_and_other_operators_are_refused_by_name(sim, acl, compiler):
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    status, out = run_operator(sim, acl, compiler, b"Identity", x, "ACL_FORMAT_ND", (3, 4), "ACL_FORMAT_ND")
+    assert status == SUCCESS, sim.error()
+    assert np.array_equal(out, x)
+    status, _ = run_operator(sim, acl, compiler, b"Add", x, "ACL_FORMAT_ND", (3, 4), "ACL_FORMAT_ND")
+    assert status == OP_NOT_FOUND and "Add" in sim.error()
+
+
+def nc1hwc0(x: np.ndarray, c0: int) -> np.ndarray:
+    """NCHW -> NC1HWC0 as CANN's TransData lays it out: C padded with zeros to C1*C0, split, C0 last."""
+    n, c, h, w = x.shape
+    c1 = -(-c // c0)
+    padded = np.zeros((n, c1 * c0, h, w), x.dtype)
+    padded[:, :c] = x
+    return padded.reshape(n, c1, c0, h, w).transpose(0, 1, 3, 4, 2).copy()
+
+
+def fractal_nz(x: np.ndarray, m0: int, n0: int) -> np.ndarray:
+    """[..., M, N] -> [..., N1, M1, M0, N0]: zero-padded (M0, N0) fractals, column blocks outermost."""
+    *batch, m, n = x.shape
+    m1, n1 = -(-m // m0), -(-n // n0)
+    padded = np.zeros((*batch, m1 * m0, n1 * n0), x.dtype)
+    padded[..., :m, :n] = x
+    blocks = padded.reshape(*batch, m1, m0, n1, n0)
+    order = (*range(len(batch)), len(batch) + 2, len(batch), len(batch) + 1, len(batch) + 3)
+    return blocks.transpose(order).copy()
+
+
+@pytest.mark.parametrize("dtype,c0", [(np.float32, 16), (np.float16, 16), (np.int8, 32)])
+def test_identity_casts_between_nchw_and_nc1hwc0(sim, acl, compiler, dtype, c0):
+    x = (np.arange(2 * 19 * 3 * 5) % 101).astype(dtype).reshape(2, 19, 3, 5)
+    stored = nc1hwc0(x, c0)
+    status, out = run_operator(sim, acl, compiler, b"Identity", x, "ACL_FORMAT_NCHW", stored.shape, "ACL_FORMAT_NC1HWC0")
+    assert status == SUCCESS, sim.error()
+    assert np.array_equal(out, stored)
+    status, back = run_operator(sim, acl, compiler, b"Identity", stored, "ACL_FORMAT_NC1HWC0", x.shape, "ACL_FORMAT_NCHW")
+    assert status == SUCCESS, sim.error()
+    assert np.array_equal(back, x)
+
+
+@pytest.mark.parametrize("shape", [(17, 33), (2, 3, 4, 5), (1, 16)])
+def test_identity_casts_between_nd_and_fractal_nz(sim, acl, compiler, shape):
+    x = (np.arange(int(np.prod(shape))) % 97).astype(np.float16).reshape(shape)
+    stored = fractal_nz(x, 16, 16)
+    status, out = run_operator(sim, acl, compiler, b"Identity", x, "ACL_FORMAT_ND", stored.shape, "ACL_FORMAT_FRACTAL_NZ")
+    assert status == SUCCESS, sim.error()
+    assert np.array_equal(out, stored)
+    status, back = run_operator(sim, acl, compiler, b"Identity", stored, "ACL_FORMAT_FRACTAL_NZ", shape, "ACL_FORMAT_ND")
+    assert status == SUCCESS, sim.error()
+    assert np.array_equal(back, x)
+
+
+def test_identity_refuses_a_private_storage_shape_that_does_not_match_by_name(sim, acl, compiler):
+    x = np.zeros((2, 19, 3, 5), np.float32)
+    status, _ = run_operator(sim, acl, compiler, b"Identity", x, "ACL_FORMAT_NCHW", (2, 1, 3, 5, 16), "ACL_FORMAT_NC1HWC0")
+    assert status == NOT_SUPPORTED and "NC1HWC0" in sim.error() and "not modelled" in sim.error()
+    status, _ = run_operator(sim, acl, compiler, b"Identity", x, "ACL_FORMAT_NHWC", (2, 2, 3, 5, 16), "ACL_FORMAT_NC1HWC0")
+    assert status == NOT_SUPPORTED and "NCHW" in sim.error()
+    status, _ = run_operator(sim, acl, compiler, b"Identity", x, "ACL_FORMAT_NCHW", (2, 2, 3, 5, 16), "ACL_FORMAT_FRACTAL_Z")
+    assert status == NOT_SUPPORTED

@@ -3,11 +3,15 @@
 //
 // Compile options are kept and reported back (torch_npu reads ACL_OP_JIT_COMPILE and
 // ACL_PRECISION_MODE to choose how to run ops). The simulator runs aclnn kernels; of the operators
-// run by type name it models Identity between plain layouts (a copy), and answers every other type
+// run by type name it models Identity (a copy between plain layouts, and the transforms between a plain
+// layout and NC1HWC0 or FRACTAL_NZ), and answers every other type
 // ACL_ERROR_OP_NOT_FOUND naming it, never success.
+#include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "acl/acl.h"
 #include "acl/acl_op_compiler.h"
@@ -41,10 +45,101 @@ bool PlainFormat(aclFormat format) {
   return value >= 0 && value < 64 && ((aclsim::kPlainFormats >> value) & 1) != 0;
 }
 
-// Identity: y = x, the operator framework backends run to copy a tensor into a fresh one
-// (torch_npu's npu_format_cast between plain layouts, and create_common_tensor in its tests). Between
-// plain layouts of the same shape and dtype it is a copy on the stream; a transform into or out of a
-// private layout (NC1HWC0, FRACTAL_NZ: the storage order changes) is not modelled and says so.
+// A private layout's storage order, as CANN's TransData lays it out: for each element of the plain
+// (logical) tensor, in row-major order, the element offset where the private storage holds it; the
+// storage's other elements are padding (zeros). NC1HWC0 holds an NCHW tensor [N, C, H, W] as
+// [N, ceil(C/C0), H, W, C0]; FRACTAL_NZ holds [..., M, N] as [..., ceil(N/N0), ceil(M/M0), M0, N0].
+// Empty when the two shapes are not such a pair (*why says how).
+std::vector<int64_t> PrivateOffsets(aclFormat plain_format, const std::vector<int64_t>& plain, aclFormat private_format,
+                                    const std::vector<int64_t>& storage, std::string* why) {
+  std::vector<int64_t> offsets;
+  auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  if (private_format == ACL_FORMAT_NC1HWC0) {
+    if (plain.size() != 4 || (plain_format != ACL_FORMAT_NCHW && plain_format != ACL_FORMAT_ND)) {
+      *why = "NC1HWC0 is modelled from a 4-d NCHW (or ND) tensor only";
+      return offsets;
+    }
+    const int64_t n = plain[0], c = plain[1], h = plain[2], w = plain[3];
+    if (storage.size() != 5 || storage[4] <= 0 || storage[0] != n || storage[2] != h || storage[3] != w ||
+        storage[1] != ceil_div(c, storage[4])) {
+      *why = "the NC1HWC0 storage shape is not [N, ceil(C/C0), H, W, C0] of the NCHW shape";
+      return offsets;
+    }
+    const int64_t c1 = storage[1], c0 = storage[4];
+    offsets.reserve(static_cast<size_t>(n * c * h * w));
+    for (int64_t in = 0; in < n; ++in)
+      for (int64_t ic = 0; ic < c; ++ic)
+        for (int64_t ih = 0; ih < h; ++ih)
+          for (int64_t iw = 0; iw < w; ++iw) offsets.push_back((((in * c1 + ic / c0) * h + ih) * w + iw) * c0 + ic % c0);
+    return offsets;
+  }
+  if (private_format == ACL_FORMAT_FRACTAL_NZ) {
+    std::vector<int64_t> logical = plain;
+    if (logical.size() == 1) logical.insert(logical.begin(), 1);
+    if (logical.size() < 2 || storage.size() != logical.size() + 2 || storage[storage.size() - 1] <= 0 ||
+        storage[storage.size() - 2] <= 0) {
+      *why = "the FRACTAL_NZ storage shape is not [..., N1, M1, M0, N0] of the [..., M, N] shape";
+      return offsets;
+    }
+    const size_t batch_rank = logical.size() - 2;
+    int64_t batch = 1;
+    for (size_t i = 0; i < batch_rank; ++i) {
+      if (storage[i] != logical[i]) {
+        *why = "the FRACTAL_NZ storage's batch dimensions differ from the tensor's";
+        return offsets;
+      }
+      batch *= logical[i];
+    }
+    const int64_t m = logical[batch_rank], n = logical[batch_rank + 1];
+    const int64_t n1 = storage[batch_rank], m1 = storage[batch_rank + 1], m0 = storage[batch_rank + 2],
+                  n0 = storage[batch_rank + 3];
+    if (n1 != ceil_div(n, n0) || m1 != ceil_div(m, m0)) {
+      *why = "the FRACTAL_NZ storage shape is not [..., ceil(N/N0), ceil(M/M0), M0, N0] of the [..., M, N] shape";
+      return offsets;
+    }
+    offsets.reserve(static_cast<size_t>(batch * m * n));
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t im = 0; im < m; ++im)
+        for (int64_t in = 0; in < n; ++in)
+          offsets.push_back(b * n1 * m1 * m0 * n0 + ((in / n0 * m1 + im / m0) * m0 + im % m0) * n0 + in % n0);
+    return offsets;
+  }
+  *why = "a private layout other than NC1HWC0 and FRACTAL_NZ";
+  return offsets;
+}
+
+// One transform between a plain and a private layout, run in stream order by aclrtLaunchHostFunc
+// (device memory is host memory in the simulator).
+struct LayoutTransform {
+  const char* from = nullptr;
+  char* to = nullptr;
+  size_t item = 0;
+  size_t to_bytes = 0;
+  bool into_private = false;  // plain -> private: the padding is zeroed first
+  std::vector<int64_t> offsets;
+
+  static void Run(void* self) {
+    std::unique_ptr<LayoutTransform> t(static_cast<LayoutTransform*>(self));
+    if (t->into_private) std::memset(t->to, 0, t->to_bytes);
+    for (size_t i = 0; i < t->offsets.size(); ++i) {
+      const size_t stored = static_cast<size_t>(t->offsets[i]) * t->item, plain = i * t->item;
+      if (t->into_private) std::memcpy(t->to + stored, t->from + plain, t->item);
+      else std::memcpy(t->to + plain, t->from + stored, t->item);
+    }
+  }
+};
+
+size_t ElementCount(const std::vector<int64_t>& dims) {
+  size_t count = 1;
+  for (int64_t d : dims) count *= static_cast<size_t>(d);
+  return count;
+}
+
+// Identity: y = x, the operator framework backends run to copy a tensor into a fresh one, and to
+// cast it between layouts (torch_npu's npu_format_cast, create_common_tensor in its tests, and the
+// copy back to the host of a tensor in a private layout). Between plain layouts of the same shape
+// and dtype it is a copy on the stream; between a plain layout and NC1HWC0 or FRACTAL_NZ it moves
+// every element to where the private storage holds it; any other pair says it is not modelled.
 aclError RunIdentity(const char* api, int numInputs, const aclTensorDesc* const inputDesc[],
                      const aclDataBuffer* const inputs[], int numOutputs, const aclTensorDesc* const outputDesc[],
                      const aclDataBuffer* const outputs[], aclrtStream stream) {
@@ -55,25 +150,49 @@ aclError RunIdentity(const char* api, int numInputs, const aclTensorDesc* const 
   const auto x = objects.descs.Find(inputDesc[0]), y = objects.descs.Find(outputDesc[0]);
   const auto from = objects.buffers.Find(inputs[0]), to = objects.buffers.Find(outputs[0]);
   if (x->dtype != y->dtype) return Fail(ACL_ERROR_INVALID_PARAM, where + ": the output's dtype differs from the input's");
-  if (!PlainFormat(x->format) || !PlainFormat(y->format)) {
-    return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, where + ": a transform between layouts " + std::to_string(x->format) +
-                                                      " and " + std::to_string(y->format) +
-                                                      " (a private format: the storage order changes) is not modelled");
-  }
-  if (x->dims != y->dims) return Fail(ACL_ERROR_INVALID_PARAM, where + ": the output's shape differs from the input's");
-  int64_t count = 1;
   for (int64_t d : x->dims) {
     if (d < 0) return Fail(ACL_ERROR_INVALID_PARAM, where + ": an unknown (dynamic) dimension");
-    count *= d;
+  }
+  for (int64_t d : y->dims) {
+    if (d < 0) return Fail(ACL_ERROR_INVALID_PARAM, where + ": an unknown (dynamic) dimension");
   }
   const size_t item = aclDataTypeSize(x->dtype);
   if (item == 0) return Fail(ACL_ERROR_INVALID_PARAM, where + ": a dtype of no fixed element size");
-  const size_t bytes = static_cast<size_t>(count) * item;
-  if (bytes > from->size || bytes > to->size) {
-    return Fail(ACL_ERROR_INVALID_PARAM, where + ": " + std::to_string(bytes) + " bytes do not fit the data buffers");
+  const size_t x_bytes = ElementCount(x->dims) * item, y_bytes = ElementCount(y->dims) * item;
+  if (x_bytes > from->size || y_bytes > to->size) {
+    return Fail(ACL_ERROR_INVALID_PARAM, where + ": the tensors' bytes do not fit their data buffers");
   }
-  if (bytes == 0 || from->data == to->data) return ACL_SUCCESS;
-  return aclrtMemcpyAsync(to->data, to->size, from->data, bytes, ACL_MEMCPY_DEVICE_TO_DEVICE, stream);
+  const bool x_plain = PlainFormat(x->format), y_plain = PlainFormat(y->format);
+  if (x_plain && y_plain) {
+    if (x->dims != y->dims) return Fail(ACL_ERROR_INVALID_PARAM, where + ": the output's shape differs from the input's");
+    if (x_bytes == 0 || from->data == to->data) return ACL_SUCCESS;
+    return aclrtMemcpyAsync(to->data, to->size, from->data, x_bytes, ACL_MEMCPY_DEVICE_TO_DEVICE, stream);
+  }
+  const std::string pair = "layouts " + std::to_string(x->format) + " -> " + std::to_string(y->format);
+  if (!x_plain && !y_plain) {
+    if (x->format != y->format || x->dims != y->dims) {
+      return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, where + ": a transform between two private " + pair + " is not modelled");
+    }
+    if (x_bytes == 0 || from->data == to->data) return ACL_SUCCESS;
+    return aclrtMemcpyAsync(to->data, to->size, from->data, x_bytes, ACL_MEMCPY_DEVICE_TO_DEVICE, stream);
+  }
+  const auto& plain = x_plain ? *x : *y;
+  const auto& stored = x_plain ? *y : *x;
+  std::string why;
+  auto transform = std::make_unique<LayoutTransform>();
+  transform->offsets = PrivateOffsets(plain.format, plain.dims, stored.format, stored.dims, &why);
+  if (transform->offsets.empty() && ElementCount(plain.dims) != 0) {
+    return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, where + ": " + pair + ": " + why + " (not modelled)");
+  }
+  if (from->data == to->data) return Fail(ACL_ERROR_INVALID_PARAM, where + ": a layout transform in place");
+  transform->from = static_cast<const char*>(from->data);
+  transform->to = static_cast<char*>(to->data);
+  transform->item = item;
+  transform->to_bytes = y_bytes;
+  transform->into_private = x_plain;
+  aclError status = aclrtLaunchHostFunc(stream, &LayoutTransform::Run, transform.get());
+  if (status == ACL_SUCCESS) transform.release();  // Run owns it now
+  return status;
 }
 
 // aclopCompileAndExecute's arguments, checked as CANN checks them, before the op type is looked up.
@@ -102,7 +221,7 @@ aclError CheckOperator(const char* api, const char* opType, int numInputs, const
   if (std::string(opType) == "Identity") return RunIdentity(api, numInputs, inputDesc, inputs, numOutputs, outputDesc, outputs, stream);
   return Fail(ACL_ERROR_OP_NOT_FOUND, std::string(api) + ": operator type " + opType +
                                           " cannot be compiled by the simulator, which runs aclnn kernels only "
-                                          "(of the aclop operators only Identity between plain layouts is modelled)");
+                                          "(of the aclop operators only Identity is modelled)");
 }
 
 }  // namespace
