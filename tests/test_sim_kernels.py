@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from tests.sim_lib import DeviceArray, NOT_SIMULATED, session_sim, special_values
+from tests.sim_lib import ACL_FORMAT_NC1HWC0, DeviceArray, NOT_SIMULATED, session_sim, special_values
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 FLOATS = {"FLOAT": np.dtype(np.float32), "FLOAT16": np.dtype(np.float16), "BFLOAT16": BF16,
@@ -275,6 +275,16 @@ def test_an_api_without_a_kernel_passes_phase1_and_says_not_simulated(sim, run):
     self_, out = run.array(np.zeros(2, np.float32)), run.array(np.zeros(2, np.float32))
     assert sim.call("aclnnSimTestNoKernel", self_.handle, out.handle) == (0, NOT_SIMULATED)
     assert sim.error().startswith("aclnnSimTestNoKernel is not simulated")
+
+
+def test_a_tensor_in_a_private_layout_passes_phase1_where_listed_and_is_not_computed(sim, run):
+    # aclnnSimTestFormats' self lists NC1HWC0: phase 1 accepts it, and the kernel, which reads plain
+    # layouts only, refuses rather than read the storage in the wrong order.
+    self_ = run.array(np.ones(2, np.float32), format=ACL_FORMAT_NC1HWC0)
+    other, out = run.array(np.ones(2, np.float32)), run.array(np.zeros(2, np.float32))
+    assert sim.call("aclnnSimTestFormats", self_.handle, other.handle, out.handle) == (0, NOT_SIMULATED)
+    assert "self's private format NC1HWC0" in sim.error(), sim.error()
+    assert np.array_equal(out.numpy(), np.zeros(2, np.float32))
 
 
 def test_an_api_with_two_outputs_is_not_simulated(sim, run):

@@ -491,11 +491,23 @@ const char* ComputeTypeName(ComputeType type) {
 aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, uint64_t* workspace) {
   const ApiSpec& spec = call.spec;
   *workspace = 0;
-  if (spec.family) return PlanFamily(call, work, workspace);  // opapi/families/
   auto not_simulated = [&](const std::string& why) {
     *work = std::make_unique<NotSimulatedWork>(spec.name, why);
     return ACLNN_SUCCESS;
   };
+  // Every kernel, elementwise or family, reads its tensors as plain layouts through their view
+  // shape and strides: a tensor stored in a private layout (NC1HWC0, FRACTAL_NZ), which a page may
+  // accept, would be read in the wrong order. Phase 1 accepts what the page accepts; the work
+  // refuses, naming the tensor and its layout.
+  std::string private_layout;
+  ForEachTensor(call, [&](const ParamSpec&, const Who& who, const TensorDesc& t) {
+    if (InMask(kPlainFormats, t.format) || t.format == ACL_FORMAT_UNDEFINED) return ACLNN_SUCCESS;
+    private_layout = "for " + who.str() + "'s private format " + FormatName(t.format) +
+                     " (the simulator's kernels read plain layouts only)";
+    return ACLNN_ERR_PARAM_INVALID;  // stops the walk at the first one
+  });
+  if (!private_layout.empty()) return not_simulated(private_layout);
+  if (spec.family) return PlanFamily(call, work, workspace);  // opapi/families/
   if (!spec.kernel) return not_simulated(spec.not_simulated ? spec.not_simulated : "");
   const KernelSpec& kernel = *spec.kernel;
   const int out_index = kernel.output;
