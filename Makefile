@@ -69,12 +69,14 @@ demo: package
 	$(PY) examples/llama_block.py
 	. "$$($(PY) -m aclnn.sim home)/set_env.sh" && $(PY) examples/llama_torch_npu.py
 
-# Everything: the generator's own tests, the generated suites (on the asynchronous simulator, and
-# again with every kernel run in its launching call: ACLNN_SIM_SYNC=1), the pages' examples.
+# Everything: the generator's own tests, the generated suites (on the asynchronous simulator with
+# the CPU's widest kernel path, and again with every kernel run in its launching call,
+# ACLNN_SIM_SYNC=1, on the AVX2 path: the one AVX2-only CPUs take), the pages' examples.
+# tests/test_kernel_paths.py compares the baseline, AVX2 and AVX-512 paths with each other.
 test: check-generated build
 	$(call run_pytest,-n $(JOBS) tests)
 	$(call run_pytest,-n $(JOBS) generated/tests)
-	ACLNN_SIM_SYNC=1 $(call run_pytest,-n $(JOBS) generated/tests)
+	ACLNN_SIM_SYNC=1 ACLNN_SIM_ISA=avx2 $(call run_pytest,-n $(JOBS) generated/tests)
 
 # The pages' C++ examples, unmodified, built against the simulator, run and checked against the golden.
 examples: build

@@ -67,7 +67,7 @@ def test_a_value_a_variable_does_not_accept_is_refused_naming_it(name, value):
 @pytest.mark.parametrize("name, value", [
     ("ACLNN_SIM_DEVICE_MEMORY", "1G"), ("ACLNN_SIM_DEVICE_MEMORY", "512m"), ("ACLNN_SIM_DEVICE_MEMORY", "2GiB"),
     ("ACLNN_SIM_DEVICE_MEMORY", "1073741824"), ("ACLNN_SIM_THREADS", "1"), ("ACLNN_SIM_THREADS", "3"),
-    ("ACLNN_SIM_ISA", "baseline"), ("ACLNN_SIM_ISA", "auto"), ("ACLNN_SIM_ISA", "avx2"), ("ACLNN_SIM_LOG", "0"),
+    ("ACLNN_SIM_ISA", "baseline"), ("ACLNN_SIM_ISA", "auto"), ("ACLNN_SIM_ISA", "avx2"), ("ACLNN_SIM_ISA", "avx512"), ("ACLNN_SIM_LOG", "0"),
     ("ACLNN_SIM_SYNC", "0"), ("ACLNN_SIM_SYNC", "1"), ("ACLNN_LAUNCH_BLOCKING", "1"), ("ACLNN_SIM_SOC", "Ascend910B4"),
 ])
 def test_documented_values_are_accepted(name, value):

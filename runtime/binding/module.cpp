@@ -83,6 +83,9 @@ py::object sim_stats() {
 #undef ACLNN_BINDING_STAT
   out["live_objects"] = stats.tensors + stats.scalars + stats.int_arrays + stats.float_arrays + stats.bool_arrays +
                         stats.tensor_lists + stats.scalar_lists + stats.executors;
+  // The code path of every kernel, elementwise and family (ACLNN_SIM_ISA, else the CPU's widest).
+  auto path = reinterpret_cast<decltype(&aclsimKernelPath)>(Runtime::get().backend().optional_symbol("aclsimKernelPath"));
+  out["kernel_path"] = path ? py::object(py::str(path())) : py::object(py::none());
   return out;
 }
 
@@ -183,7 +186,8 @@ void init_module(py::module_& m) {
   m.def("get_device", [] { return Runtime::get().device(); });
   m.def("sim_stats", &sim_stats,
         "The simulator's counts (aclsimGetStats): live objects, memory, streams and events, and cumulative "
-        "malloc_calls, free_calls, stream_syncs, device_syncs, kernels_launched, events_recorded; None on a "
+        "malloc_calls, free_calls, stream_syncs, device_syncs, kernels_launched, events_recorded; kernel_path, "
+        "the code path every kernel takes (ACLNN_SIM_ISA=baseline|avx2|avx512, else the CPU's widest); None on a "
         "backend without them.");
   m.def("sim_set_soc", &sim_set_soc, py::arg("name"),
         "Makes the simulator simulate another chip (a name as ACLNN_SIM_SOC takes it) for the rest of the "

@@ -71,6 +71,11 @@ __attribute__((visibility("default"))) uint64_t aclsimLiveObjects(void);
  * for an unknown name. Exported by libascendcl. */
 __attribute__((visibility("default"))) int aclsimSetSoc(const char* name);
 
+/* The code path every kernel of this process takes ("baseline", "avx2", "avx512"): ACLNN_SIM_ISA's,
+ * or the widest the CPU runs (a path the CPU lacks falls back to the widest it has). Exported by
+ * libascendcl. */
+__attribute__((visibility("default"))) const char* aclsimKernelPath(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,8 @@
 // libascendcl: the simulator's settings (see common/settings.h).
 #include "common/settings.h"
 
+#include "aclnn_sim.h"
+
 #include <cctype>
 #include <cstdlib>
 #include <string>
@@ -107,7 +109,8 @@ SimSettings* Read() {
     if (text == "auto") s->isa = Isa::kAuto;
     else if (text == "baseline") s->isa = Isa::kBaseline;
     else if (text == "avx2") s->isa = Isa::kAvx2;
-    else if (s->error.empty()) s->error = "ACLNN_SIM_ISA=" + text + " is not auto, baseline or avx2";
+    else if (text == "avx512") s->isa = Isa::kAvx512;
+    else if (s->error.empty()) s->error = "ACLNN_SIM_ISA=" + text + " is not auto, baseline, avx2 or avx512";
   }
   return s;
 }
@@ -119,4 +122,46 @@ const SimSettings& Settings() {
   return *settings;
 }
 
+namespace {
+
+// The widest path this CPU runs: AVX-512 (F, BW, VL, with the AVX2 set) or AVX2 with FMA and F16C.
+Isa WidestPath() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  if (avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl")) {
+    return Isa::kAvx512;
+  }
+  return avx2 ? Isa::kAvx2 : Isa::kBaseline;
+#else
+  return Isa::kBaseline;
+#endif
+}
+
+}  // namespace
+
+Isa KernelPath() {
+  static const Isa path = [] {
+    const Isa widest = WidestPath(), asked = Settings().isa;
+    if (asked == Isa::kAuto) return widest;
+    return static_cast<int>(asked) <= static_cast<int>(widest) ? asked : widest;
+  }();
+  return path;
+}
+
+const char* IsaName(Isa isa) {
+  switch (isa) {
+    case Isa::kAuto: return "auto";
+    case Isa::kBaseline: return "baseline";
+    case Isa::kAvx2: return "avx2";
+    case Isa::kAvx512: return "avx512";
+  }
+  return "?";
+}
+
 }  // namespace aclsim
+
+extern "C" __attribute__((visibility("default"))) const char* aclsimKernelPath(void) {
+  return aclsim::IsaName(aclsim::KernelPath());
+}

@@ -418,20 +418,9 @@ size_t ComputeSize(ComputeType type) {
   return size;
 }
 
-bool UseAvx2() {
-#if defined(__x86_64__)
-  // ACLNN_SIM_ISA=baseline keeps to the portable loops (to compare the two, or to rule one out);
-  // auto and avx2 take the AVX2 loops on CPUs that have them.
-  static const bool use = [] {
-    if (Settings().isa == Isa::kBaseline) return false;
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") && __builtin_cpu_supports("fma");
-  }();
-  return use;
-#else
-  return false;
-#endif
-}
+// The elementwise engine has portable loops and AVX2 ones (which the AVX-512 path takes too: its
+// row loads and stores convert float16/bfloat16 with F16C, which AVX-512 CPUs have).
+bool UseAvx2() { return static_cast<int>(KernelPath()) >= static_cast<int>(Isa::kAvx2); }
 
 aclDataType StorageOf(ComputeType type) {
   switch (type) {

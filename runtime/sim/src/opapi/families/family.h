@@ -15,12 +15,38 @@
 
 #include "aclnn_sim/entry.h"
 #include "common/internal.h"
+#include "common/settings.h"
 #include "opapi/call.h"
 #include "opapi/elementwise.h"
 
-// A family's hot loop built three times (AVX-512, AVX2+FMA and the baseline), the one for the CPU
-// chosen at load time: the simulator is built for the baseline x86-64, its users' CPUs have more.
-#define ACLSIM_CLONES __attribute__((target_clones("avx512f", "avx2,fma", "default")))
+// A family's hot loop, written once and built for each code path (AVX-512, AVX2+FMA+F16C, the
+// baseline x86-64 the simulator is built for); a call runs the one KernelPath() names
+// (common/settings.h: ACLNN_SIM_ISA, else the CPU's widest), the path the elementwise kernels take.
+//
+//   ACLSIM_KERNEL(float, MaxFloats, (const float* x, int64_t n), (x, n)) { ...body... }
+//
+// defines MaxFloats (internal linkage). The body is a template on kPathLanes, the floats one register
+// of the path holds (16, 8, 4): GCC builds generic vectors wider than the path's registers from
+// scalar code, so a body that uses vector types sizes them by it (softmax.cpp). The body is inlined
+// into each path's function, so the compiler builds it for that path; helpers it calls should be
+// always_inline for the same reason.
+#define ACLSIM_KERNEL(ret, name, params, args)                                                         \
+  template <int kPathLanes>                                                                           \
+  static inline __attribute__((always_inline)) ret name##Body params;                                 \
+  __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma,f16c"))) static ret name##Avx512 params { \
+    return name##Body<16> args;                                                                         \
+  }                                                                                                     \
+  __attribute__((target("avx2,fma,f16c"))) static ret name##Avx2 params { return name##Body<8> args; } \
+  static ret name##Baseline params { return name##Body<4> args; }                                      \
+  static ret name params {                                                                             \
+    switch (::aclsim::KernelPath()) {                                                                  \
+      case ::aclsim::Isa::kAvx512: return name##Avx512 args;                                           \
+      case ::aclsim::Isa::kAvx2: return name##Avx2 args;                                               \
+      default: return name##Baseline args;                                                             \
+    }                                                                                                  \
+  }                                                                                                    \
+  template <int kPathLanes>                                                                           \
+  static inline __attribute__((always_inline)) ret name##Body params
 
 namespace aclsim {
 

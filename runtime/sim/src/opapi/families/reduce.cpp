@@ -65,7 +65,7 @@ typedef Float8 LooseFloat8 __attribute__((aligned(4), may_alias));
 
 // A float sum in 32 lanes (four 8-lane accumulators): vectorised, and closer to the exact sum
 // than one running float.
-ACLSIM_CLONES double SumFloats(const float* x, int64_t n) {
+ACLSIM_KERNEL(double, SumFloats, (const float* x, int64_t n), (x, n)) {
   Float8 a0 = {}, a1 = {}, a2 = {}, a3 = {};
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {
@@ -318,10 +318,10 @@ constexpr int64_t kColumnRun = 256;              // rows summed in float before 
 constexpr int64_t kColumnSlice = 8 * kColumnRun; // rows per task
 
 // run[k] += row[k], and total[k] += run[k] in double: the column path's two loops.
-ACLSIM_CLONES void AddRow(float* run, const float* row, int64_t n) {
+ACLSIM_KERNEL(void, AddRow, (float* run, const float* row, int64_t n), (run, row, n)) {
   for (int64_t k = 0; k < n; ++k) run[k] += row[k];
 }
-ACLSIM_CLONES void AddRow(double* run, const double* row, int64_t n) {
+ACLSIM_KERNEL(void, AddRow, (double* run, const double* row, int64_t n), (run, row, n)) {
   for (int64_t k = 0; k < n; ++k) run[k] += row[k];
 }
 template <typename T>

@@ -30,50 +30,77 @@ constexpr int64_t kChunk = 16384;          // elements per partial result of a l
 constexpr int64_t kParallelLine = 1 << 16;  // a line at least this long is cut into chunks
 constexpr int64_t kColumns = 512;          // inner > 1: columns per block
 
-// 16 lanes: one AVX-512 register, two AVX2 ones, four SSE2 ones, as the clone's ISA has them.
-constexpr int kLanes = 16;
-typedef float FloatV __attribute__((vector_size(4 * kLanes)));
-typedef int32_t IntV __attribute__((vector_size(4 * kLanes)));
-typedef FloatV LooseFloatV __attribute__((aligned(4), may_alias));
+// Vectors of L floats, L the floats one register of the code path holds (ACLSIM_KERNEL's
+// kPathLanes: 16 for AVX-512, 8 for AVX2, 4 for SSE2): wider generic vectors than the path's
+// registers are built from scalar code.
+// (The vector types are typedefs of a class template: GCC drops vector_size from an alias template.)
+template <int L>
+struct Vectors {
+  typedef float Float __attribute__((vector_size(4 * L)));
+  typedef int32_t Int __attribute__((vector_size(4 * L)));
+};
+template <int L>
+using FloatV = typename Vectors<L>::Float;
+template <int L>
+using IntV = typename Vectors<L>::Int;
 
-// exp of 16 floats, in place: Cephes' expf (range reduction by ln 2 in two parts, a degree-6
-// polynomial, the exponent added to the bits). Below -87.3 (where expf is denormal or 0) gives 0;
-// NaN stays NaN. Inlined into each clone of the loops below, so that it is built for their ISA.
-__attribute__((always_inline)) inline void ExpV(FloatV& x) {
-  const FloatV hi = FloatV{} + 88.3762626647949f, lo = FloatV{} - 87.3365478515625f;
-  const IntV under = x < lo;
-  x = x > hi ? hi : x;
-  const FloatV t = x * 1.44269504088896341f + 0.5f;
-  IntV i = __builtin_convertvector(t, IntV);
-  i += __builtin_convertvector(i, FloatV) > t;  // floor: one less where truncation rounded up
-  const FloatV fx = __builtin_convertvector(i, FloatV);
-  x = x - fx * 0.693359375f + fx * 2.12194440e-4f;
-  const FloatV z = x * x;
-  FloatV y = ((((1.9875691500e-4f * x + 1.3981999507e-3f) * x + 8.3334519073e-3f) * x + 4.1665795894e-2f) * x +
-              1.6666665459e-1f) * x + 5.0000001201e-1f;
-  y = y * z + x + 1.0f;
-  const IntV bits = (i + 127) << 23;
-  FloatV scale;
-  std::memcpy(&scale, &bits, sizeof(scale));
-  y = y * scale;
-  x = under ? FloatV{} : y;
+template <int L>
+__attribute__((always_inline)) inline FloatV<L> Load(const float* p) {
+  FloatV<L> v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
 }
 
-inline float Exp1(float v) {
-  FloatV x = FloatV{} + v;
-  ExpV(x);
+template <int L>
+__attribute__((always_inline)) inline void Store(float* p, const FloatV<L>& v) {
+  std::memcpy(p, &v, sizeof(v));
+}
+
+// exp of L floats, in place: Cephes' expf (range reduction by ln 2 in two parts, a degree-6
+// polynomial, the exponent added to the bits). Below -87.3 (where expf is denormal or 0) gives 0;
+// NaN stays NaN. The same operations in every lane whatever L: each path computes the same values.
+// Inlined into each path of the loops below, so that it is built for their ISA.
+template <int L>
+__attribute__((always_inline)) inline void ExpV(FloatV<L>& x) {
+  using V = FloatV<L>;
+  using I = IntV<L>;
+  const V hi = V{} + 88.3762626647949f, lo = V{} - 87.3365478515625f;
+  const I under = x < lo;
+  x = x > hi ? hi : x;
+  const V t = x * 1.44269504088896341f + 0.5f;
+  I i = __builtin_convertvector(t, I);
+  i += __builtin_convertvector(i, V) > t;  // floor: one less where truncation rounded up
+  const V fx = __builtin_convertvector(i, V);
+  x = x - fx * 0.693359375f + fx * 2.12194440e-4f;
+  const V z = x * x;
+  V y = ((((1.9875691500e-4f * x + 1.3981999507e-3f) * x + 8.3334519073e-3f) * x + 4.1665795894e-2f) * x +
+         1.6666665459e-1f) * x + 5.0000001201e-1f;
+  y = y * z + x + 1.0f;
+  const I bits = (i + 127) << 23;
+  V scale;
+  std::memcpy(&scale, &bits, sizeof(scale));
+  y = y * scale;
+  x = under ? V{} : y;
+}
+
+template <int L>
+__attribute__((always_inline)) inline float Exp1(float v) {
+  FloatV<L> x = FloatV<L>{} + v;
+  ExpV<L>(x);
   return x[0];
 }
 
-// The hot loops: ACLSIM_CLONES (family.h).
+// The hot loops: ACLSIM_KERNEL (family.h), kPathLanes floats per vector.
 
-ACLSIM_CLONES float MaxFloats(const float* x, int64_t n) {
-  FloatV m = FloatV{} - std::numeric_limits<float>::infinity();
+ACLSIM_KERNEL(float, MaxFloats, (const float* x, int64_t n), (x, n)) {
+  constexpr int kLanes = kPathLanes;
+  using V = FloatV<kLanes>;
+  V m = V{} - std::numeric_limits<float>::infinity();
   int64_t i = 0;
   bool nan = false;
-  IntV bad = {};
+  IntV<kLanes> bad = {};
   for (; i + kLanes <= n; i += kLanes) {
-    const FloatV v = *reinterpret_cast<const LooseFloatV*>(x + i);
+    const V v = Load<kLanes>(x + i);
     m = v > m ? v : m;
     bad |= v != v;
   }
@@ -87,17 +114,18 @@ ACLSIM_CLONES float MaxFloats(const float* x, int64_t n) {
 }
 
 // y = exp(x - shift) (when y is not null), returns the sum of the exponentials (in double across lanes).
-ACLSIM_CLONES double ExpSum(const float* x, int64_t n, float shift, float* y) {
-  FloatV s0 = {}, s1 = {};
+ACLSIM_KERNEL(double, ExpSum, (const float* x, int64_t n, float shift, float* y), (x, n, shift, y)) {
+  constexpr int kLanes = kPathLanes;
+  FloatV<kLanes> s0 = {}, s1 = {};
   int64_t i = 0;
   for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
-    FloatV a = *reinterpret_cast<const LooseFloatV*>(x + i) - shift;
-    FloatV b = *reinterpret_cast<const LooseFloatV*>(x + i + kLanes) - shift;
-    ExpV(a);
-    ExpV(b);
+    FloatV<kLanes> a = Load<kLanes>(x + i) - shift;
+    FloatV<kLanes> b = Load<kLanes>(x + i + kLanes) - shift;
+    ExpV<kLanes>(a);
+    ExpV<kLanes>(b);
     if (y) {
-      *reinterpret_cast<LooseFloatV*>(y + i) = a;
-      *reinterpret_cast<LooseFloatV*>(y + i + kLanes) = b;
+      Store<kLanes>(y + i, a);
+      Store<kLanes>(y + i + kLanes, b);
     }
     s0 += a;
     s1 += b;
@@ -105,7 +133,7 @@ ACLSIM_CLONES double ExpSum(const float* x, int64_t n, float shift, float* y) {
   double sum = 0;
   for (int j = 0; j < kLanes; ++j) sum += static_cast<double>(s0[j]) + static_cast<double>(s1[j]);
   for (; i < n; ++i) {
-    const float e = Exp1(x[i] - shift);
+    const float e = Exp1<kLanes>(x[i] - shift);
     if (y) y[i] = e;
     sum += e;
   }
@@ -113,7 +141,8 @@ ACLSIM_CLONES double ExpSum(const float* x, int64_t n, float shift, float* y) {
 }
 
 // y = y * scale (softmax) or y = x - shift (log_softmax: shift = max + log(sum)).
-ACLSIM_CLONES void Finish(const float* x, int64_t n, float shift, float scale, bool log, float* y) {
+ACLSIM_KERNEL(void, Finish, (const float* x, int64_t n, float shift, float scale, bool log, float* y),
+              (x, n, shift, scale, log, y)) {
   if (log) {
     for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
   } else {
@@ -122,8 +151,11 @@ ACLSIM_CLONES void Finish(const float* x, int64_t n, float shift, float scale, b
 }
 
 // Columns: x and y are [length, inner] blocks of `width` columns (row stride `inner`).
-ACLSIM_CLONES void Columns(const float* x, float* y, int64_t length, int64_t inner, int64_t width, bool log,
-                           float* max, double* sum) {
+ACLSIM_KERNEL(void, Columns,
+              (const float* x, float* y, int64_t length, int64_t inner, int64_t width, bool log, float* max,
+               double* sum),
+              (x, y, length, inner, width, log, max, sum)) {
+  constexpr int kLanes = kPathLanes;
   for (int64_t j = 0; j < width; ++j) max[j] = -std::numeric_limits<float>::infinity(), sum[j] = 0;
   for (int64_t l = 0; l < length; ++l) {
     const float* row = x + l * inner;
@@ -134,15 +166,13 @@ ACLSIM_CLONES void Columns(const float* x, float* y, int64_t length, int64_t inn
     float* out = y + l * inner;
     int64_t j = 0;
     for (; j + kLanes <= width; j += kLanes) {
-      FloatV m;
-      std::memcpy(&m, max + j, sizeof(m));
-      FloatV e = *reinterpret_cast<const LooseFloatV*>(row + j) - m;
-      ExpV(e);
-      if (!log) *reinterpret_cast<LooseFloatV*>(out + j) = e;
+      FloatV<kLanes> e = Load<kLanes>(row + j) - Load<kLanes>(max + j);
+      ExpV<kLanes>(e);
+      if (!log) Store<kLanes>(out + j, e);
       for (int k = 0; k < kLanes; ++k) sum[j + k] += e[k];
     }
     for (; j < width; ++j) {
-      const float e = Exp1(row[j] - max[j]);
+      const float e = Exp1<kLanes>(row[j] - max[j]);
       if (!log) out[j] = e;
       sum[j] += e;
     }
