@@ -462,6 +462,10 @@ class Planner {
       return RejectParam(call_, family_, ProblemRole(problem.param, op_), ACLNN_ERR_PARAM_INVALID, problem.message);
     }
     made_->g = MakeGeometry(a, out);
+    const Geometry& g = made_->g;
+    if (g.Rows() > INT_MAX || g.XSize() > INT_MAX || g.YSize() > INT_MAX || g.Cyg() > INT_MAX) {
+      return Decline(call_, work_, "for a matrix dimension above 2^31 (the BLAS's int)");
+    }
     const Dims out_dims(out.begin(), out.end());
     const int64_t* data_order = tbc ? kTbcData : nullptr;
     const int64_t* weight_order = tbc ? kTbcWeight : nullptr;
