@@ -1,7 +1,8 @@
 """Convolutions through torch_npu's op-plugin, which calls aclnnConvolution,
-aclnnConvolutionBackward and aclnnIm2col on the simulator: results equal PyTorch on the CPU (1d,
-2d, 3d; strides, paddings, dilations, groups, transposed with output padding; nn.Conv2d's
-gradients through loss.backward())."""
+aclnnConvolutionBackward, aclnnConvDepthwise2d, aclnnConvTbc(Backward), aclnnIm2col and
+aclnnUnfoldGrad on the simulator: results equal PyTorch on the CPU (1d, 2d, 3d; strides, paddings,
+dilations, groups, transposed with output padding; nn.Conv2d's gradients through loss.backward();
+F.unfold; Tensor.unfold's gradient). Three processes: each costs torch_npu's start."""
 
 
 def test_functional_convolutions(run_npu):
@@ -48,16 +49,7 @@ def test_conv2d_module_backward(run_npu):
     """)
 
 
-def test_unfold(run_npu):
-    run_npu("""
-        x = torch.randn(2, 3, 6, 5)
-        want = torch.nn.functional.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1))
-        got = torch.nn.functional.unfold(x.npu(), (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)).cpu()
-        assert torch.equal(got, want)
-    """)
-
-
-def test_conv_tbc_depthwise_and_unfold_backward(run_npu):
+def test_conv_tbc_depthwise_unfold_and_its_backward(run_npu):
     run_npu("""
         x, w, b = torch.randn(7, 2, 4), torch.randn(3, 4, 5), torch.randn(5)
         grad = torch.randn(7, 2, 5)
@@ -75,6 +67,11 @@ def test_conv_tbc_depthwise_and_unfold_backward(run_npu):
         got = torch.ops.aten._conv_depthwise2d(x.npu(), w.npu(), [3, 3], b.npu(), [2, 1], [1, 1], [1, 2]).cpu()
         want = torch.nn.functional.conv2d(x, w, b, (2, 1), 1, (1, 2), groups=4)
         assert torch.allclose(got, want, rtol=1e-4, atol=1e-4)
+
+        x = torch.randn(2, 3, 6, 5)
+        want = torch.nn.functional.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1))
+        got = torch.nn.functional.unfold(x.npu(), (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)).cpu()
+        assert torch.equal(got, want)
 
         x = torch.randn(3, 10)
         g = torch.randn(3, 4, 4)
