@@ -1,5 +1,7 @@
-"""The simulator's matmul, softmax and normalisation families against PyTorch CPU (issue 12):
-matmul in GFLOP/s (2·M·N·K per product) at 1024³ float32 (and bfloat16), softmax, log_softmax
+"""The simulator's matmul, convolution, softmax and normalisation families against PyTorch CPU
+(issues 12 and 23): matmul in GFLOP/s (2·M·N·K per product) at 1024³ float32 (and bfloat16), a
+ResNet-50 3x3 convolution layer (N=1, 64 -> 64 channels, 56x56, padding 1, float32) in GFLOP/s
+(2·C_out·C_in·9·56·56), softmax, log_softmax
 and rms_norm with a weight over 16M float32 elements ([4096, 4096]) in GB/s counted as bytes
 read + written (input and output, each n elements), and sums along the last and along the first
 dimension of the same in GB/s read.
@@ -9,7 +11,7 @@ on device-resident tensors with out=, PyTorch into an out= tensor where the op h
 simulator's BLAS (OpenBLAS) and pool use ACLNN_SIM_THREADS threads (default: the hardware's),
 PyTorch torch.get_num_threads(). OMP_WAIT_POLICY=PASSIVE as in bench.kernels.
 
-    python -m bench.dense [--size 1024] [--elements 16M] [--rounds R]
+    python -m bench.dense [--size 1024] [--elements 16M] [--conv 56] [--rounds R]
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=1024, help="M = N = K of the matmul")
     parser.add_argument("--elements", default="16M", help="elements of the softmax and rms_norm input")
+    parser.add_argument("--conv", type=int, default=56, help="the convolution's input height and width")
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
 
@@ -79,6 +82,28 @@ def main() -> None:
                             lambda: aclnn.mm(d_a, d_b, 0, out=d_out),
                             lambda: torch.mm(t_a, t_b, out=t_out), args.rounds, check))
         del d_a, d_b, d_out
+
+    # ResNet-50's conv2_x 3x3 layer: aclnnConvolution (im2col + sgemm) against torch's conv2d.
+    side, channels = args.conv, 64
+    image = rng.uniform(-1, 1, (1, channels, side, side)).astype(np.float32)
+    kernel = rng.uniform(-0.1, 0.1, (channels, channels, 3, 3)).astype(np.float32)
+    d_image, d_kernel = aclnn.to_device(image), aclnn.to_device(kernel)
+    d_conv = aclnn.to_device(np.zeros_like(image))
+    t_image, t_kernel = torch.from_numpy(image), torch.from_numpy(kernel)
+    t_conv = torch.empty_like(t_image)
+
+    def torch_conv() -> None:
+        t_conv.copy_(torch.nn.functional.conv2d(t_image, t_kernel, None, 1, 1))
+
+    def check_conv() -> None:
+        np.testing.assert_allclose(d_conv.numpy(), t_conv.numpy(), rtol=1e-4, atol=1e-4)
+
+    rows.append(measure(f"conv2d [1, {channels}, {side}, {side}] 3x3 -> {channels}", "float32",
+                        2.0 * channels * channels * 9 * side * side, "GFLOP/s",
+                        lambda: aclnn.convolution(d_image, d_kernel, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1,
+                                                  0, out=d_conv),
+                        torch_conv, args.rounds, check_conv))
+    del d_image, d_kernel, d_conv
 
     count = size_of(args.elements)
     side = int(round(count ** 0.5))

@@ -57,7 +57,8 @@ class Family:
     # the broadcast of its inputs), "given" (the shape follows from arguments by a rule the
     # bindings do not know: a concatenation's, a permutation's, a slice's; the caller passes out=),
     # "matmul" (source @ second as torch.matmul shapes it), "outer" ([source's, second's]),
-    # "batch_sum" (the product of two batches summed over the batch: [M, N]), "trailing_ones"
+    # "batch_sum" (the product of two batches summed over the batch: [M, N]), "convolution" (source
+    # convolved by second: aclnn_bindgen/conv_shape.h's rule), "trailing_ones"
     # (source's shape with its trailing normalised dimensions as 1: as many as the
     # `normalized_shape` argument names, else as second's rank), "groups" ([N, group]) and
     # "channels" ([C]).
@@ -215,6 +216,27 @@ FAMILIES: tuple[Family, ...] = (
                           ("gemm", "bias", ("bias",))),
         doc="on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE "
             "and the integers (exact up to 2^53)"),
+    Family(
+        "conv", "PlanConv",
+        # convolution: 1d/2d/3d, transposed with output_padding; convolution_backward: the gradients
+        # outputMask asks for; depthwise2d: groups = channels; tbc: a 1d convolution over [time,
+        # batch, channel]; im2col: the unfolded patches of F.unfold; unfold_grad: Tensor.unfold's
+        # gradient (a 1d col2im of the windows of size `size` every `step` along `dim`).
+        ops=("convolution", "convolution_backward", "depthwise2d", "tbc", "tbc_backward", "im2col", "unfold_grad"),
+        roles=("input", "weight", "bias", "bias_sizes", "stride", "padding", "dilation", "transposed",
+               "output_padding", "groups", "kernel_size", "pad", "grad_output", "output_mask", "cube_math_type",
+               "out", "grad_input", "grad_weight", "grad_bias", "input_sizes", "dim", "size", "step"),
+        required=(),
+        source="input",
+        second="weight",
+        # convolution's output: aclnn_bindgen/conv_shape.h's rule from input, weight and the arguments
+        # of CONV_RULE_ROLES; the other ops' outputs are passed (out=).
+        op_output_shapes=(("convolution", "out", "convolution"), ("*", "*", "given")),
+        # transposed turns the weight's first two dimensions around: another value alone is no valid call.
+        shape_arguments=(("convolution", "transposed"), ("convolution_backward", "transposed")),
+        exact_ops=("im2col",),
+        doc="im2col + GEMM on the BLAS (OpenBLAS sgemm; FLOAT16 and BFLOAT16 converted to float), its "
+            "transpose (col2im) for the input's gradient and transposed convolutions"),
 )
 
 BY_NAME = {f.name: f for f in FAMILIES}
@@ -273,6 +295,8 @@ def output_shape(family: Family, op: str, role: str) -> str:
 
 # The role whose argument a shape rule reads as its dimensions (bind::RuleArgs.dims).
 RULE_DIMS = {"reduce": "dim", "trailing_ones": "normalized_shape", "groups": "group"}
+# The roles whose arguments the "convolution" rule reads, in bind::RuleArgs.conv's order.
+CONV_RULE_ROLES = ("stride", "padding", "dilation", "transposed", "output_padding", "groups")
 
 
 def family(name: str) -> Optional[Family]:

@@ -71,6 +71,11 @@ set(ACLNN_EXAMPLES
   clamp_min_tensor
   clamp_tensor
   constant_pad_nd
+  conv_depthwise2d
+  conv_tbc
+  conv_tbc_backward
+  convolution
+  convolution_backward
   cos
   cosh
   cummax
@@ -122,6 +127,7 @@ set(ACLNN_EXAMPLES
   hardswish_backward
   hardtanh
   hardtanh_backward
+  im2col
   index_add
   index_copy
   index_select
@@ -308,6 +314,7 @@ set(ACLNN_EXAMPLES
   threshold
   threshold_backward
   topk
+  unfold_grad
   var
   var_correction
   var_mean

@@ -172,6 +172,8 @@ class OutputPlan:
     # A bool parameter that, true with an empty dimension list, reduces no dimension (the output
     # is shaped as the input: noopWithEmptyAxes).
     noop_from: Optional[int] = None
+    # The "convolution" rule's arguments (families.CONV_RULE_ROLES; None: the page has no such one).
+    conv_from: tuple[Optional[int], ...] = ()
     dtype_arg: Optional[int] = None  # an aclDataType parameter that, when given, is the dtype
     fixed_dtype: Optional[DType] = None  # the dtype whatever the inputs' (argmax's INT64)
 
@@ -268,7 +270,7 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
         # A product's dtype promotes both operands'; the others' is their dtype source's.
         operands = (index[source],) + ((index[second],) if second is not None else ())
         dims_role = families.RULE_DIMS.get(rule)
-        product = rule in ("matmul", "outer", "batch_sum")
+        product = rule in ("matmul", "outer", "batch_sum", "convolution")
         plans.append(OutputPlan(
             p, i, shape_from=operands,
             dtype_from=operands if product else (index[dtype_source],),
@@ -279,6 +281,8 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
             dims_from=arg(dims_role, (ParamKind.INT_ARRAY, ParamKind.INT, ParamKind.SCALAR)) if dims_role else None,
             keepdim_from=arg("keepdim", (ParamKind.BOOL,)),
             noop_from=arg("noop_with_empty_dims", (ParamKind.BOOL,)) if rule == "reduce" else None,
+            conv_from=tuple(arg(r, (ParamKind.INT_ARRAY, ParamKind.INT, ParamKind.BOOL)) for r in families.CONV_RULE_ROLES)
+            if rule == "convolution" else (),
             dtype_arg=arg("dtype", (ParamKind.DTYPE,)) if fixed is None else None,
             fixed_dtype=DType[fixed] if fixed else None,
             # The family's rule gives the output dtype; of the semantics' result rule, only a FLOAT

@@ -47,10 +47,15 @@ def conversion(bound: BoundAPI, index: int) -> str:
             return f"call.output({index})"
         # A family's rule reads the arguments of its dimensions, keepdim and dtype, and whether an
         # empty dimension list reduces nothing (bind::RuleArgs; the last only where a page has it).
-        read = (plan.dims_from, plan.keepdim_from, plan.dtype_arg) + ((plan.noop_from,) if plan.noop_from is not None else ())
-        args = ", ".join("py::handle()" if k is None else f"py_{names.python_identifier(bound.api.params[k].name)}"
-                         for k in read)
-        return f"call.output({index}, {{{args}}})"
+        read = (plan.dims_from, plan.keepdim_from, plan.dtype_arg) + (
+            (plan.noop_from,) if plan.noop_from is not None or plan.conv_from else ())
+
+        def handles(indices) -> str:
+            return ", ".join("py::handle()" if k is None else f"py_{names.python_identifier(bound.api.params[k].name)}"
+                             for k in indices)
+
+        conv = f", {{{handles(plan.conv_from)}}}" if plan.conv_from else ""  # a convolution's arguments
+        return f"call.output({index}, {{{handles(read)}{conv}}})"
     row = traits(param)
     method = row.call_inout if param.direction is Direction.INOUT and row.call_inout else row.call
     if row.call_templated:
@@ -143,6 +148,7 @@ def wrapper(bound: BoundAPI) -> Wrapper:
                                  "dimensions 1",
                 "groups": f"[{source}.size(0), {dims}]",
                 "channels": f"[{source}.size(1)]",
+                "convolution": f"that of {source} convolved by {second}",
             }[plan.family_shape]
             dtype = (plan.fixed_dtype.value if plan.fixed_dtype else
                      f"{api.params[plan.dtype_arg].name}, else {source}'s" if plan.dtype_arg is not None else f"{source}'s")

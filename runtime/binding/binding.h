@@ -656,13 +656,17 @@ struct ParamSpec {
 // (or kept as 1), the input's shape, the product of two inputs (torch.matmul's rule), their outer
 // product, a product summed over its batch, the input with its trailing normalised dimensions as 1,
 // [N, group] or [C]. The same rule on every backend: CANN's as the simulator's.
-enum class ShapeRule : uint8_t { kBroadcast, kReduce, kSame, kMatmul, kOuter, kBatchSum, kTrailingOnes, kGroups, kChannels };
+enum class ShapeRule : uint8_t {
+  kBroadcast, kReduce, kSame, kMatmul, kOuter, kBatchSum, kTrailingOnes, kGroups, kChannels, kConvolution
+};
 
 // The arguments a family's rule reads: the dimensions (an int, a sequence of ints, None: every
 // dimension), keepdim, the dtype argument, and whether an empty dimension list reduces none
 // (noopWithEmptyAxes). A null handle: the API has no such parameter.
 struct RuleArgs {
   py::handle dims, keepdim, dtype, noop;
+  // A convolution's stride, padding, dilation, transposed, outputPadding and groups.
+  py::handle conv[6];
 };
 
 // How an output is allocated when the caller passes no out= (decided at generation time from the

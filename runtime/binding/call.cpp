@@ -15,6 +15,8 @@
 
 #include "binding.h"
 
+#include "aclnn_bindgen/conv_shape.h"
+
 namespace aclnn_binding {
 
 namespace {
@@ -599,6 +601,31 @@ static bool matmul_shape(const Dims& a, const Dims& b, Dims* out) {
   return true;
 }
 
+// The output of a convolution of `input` by `weight` (aclnn_bindgen/conv_shape.h, the simulator's
+// rule too); arguments that do not convert or do not agree leave the input's shape, for the
+// library to refuse.
+static void convolution_shape(const RuleArgs& args, const Dims& input, const Dims& weight, Dims* shape) {
+  aclnn_bindgen::ConvArgs a;
+  a.input.assign(input.begin(), input.end());
+  a.weight.assign(weight.begin(), weight.end());
+  std::vector<int64_t>* arrays[4] = {&a.stride, &a.padding, &a.dilation, &a.output_padding};
+  const int array_of[4] = {0, 1, 2, 4};
+  for (int i = 0; i < 4; ++i) {
+    const py::handle h = args.conv[array_of[i]];
+    Dims values;
+    if (!h || h.is_none() || !dims_of(h, &values)) return;
+    arrays[i]->assign(values.begin(), values.end());
+  }
+  if (args.conv[3] && !args.conv[3].is_none()) a.transposed = PyObject_IsTrue(args.conv[3].ptr()) == 1;
+  if (args.conv[5] && !args.conv[5].is_none()) {
+    Dims groups;
+    if (!dims_of(args.conv[5], &groups) || groups.size() != 1) return;
+    a.groups = groups[0];
+  }
+  std::vector<int64_t> out;
+  if (aclnn_bindgen::ConvOutputShape(a, &out).ok()) *shape = Dims(out.begin(), out.end());
+}
+
 void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims* shape, const Dims* second,
                              aclDataType* dtype) {
   // Rules on a second input, or on the arguments, that cannot apply leave the first input's shape:
@@ -632,6 +659,9 @@ void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims*
     }
     case ShapeRule::kChannels:
       if (first.size() >= 2) *shape = Dims{first[1]};
+      break;
+    case ShapeRule::kConvolution:
+      if (second) convolution_shape(args, first, *second, shape);
       break;
     default:
       break;

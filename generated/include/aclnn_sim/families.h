@@ -113,6 +113,17 @@ struct MatmulFamily {
   static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm" };
 };
 
+// conv: im2col + GEMM on the BLAS (OpenBLAS sgemm; FLOAT16 and BFLOAT16 converted to float), its transpose (col2im) for the input's gradient and transposed convolutions.
+struct ConvFamily {
+  struct Op {
+    enum : int8_t { kConvolution, kConvolutionBackward, kDepthwise2d, kTbc, kTbcBackward, kIm2col, kUnfoldGrad };
+  };
+  struct Role {
+    enum : int8_t { kInput, kWeight, kBias, kBiasSizes, kStride, kPadding, kDilation, kTransposed, kOutputPadding, kGroups, kKernelSize, kPad, kGradOutput, kOutputMask, kCubeMathType, kOut, kGradInput, kGradWeight, kGradBias, kInputSizes, kDim, kSize, kStep };
+  };
+  static constexpr const char* kOpNames[] = { "convolution", "convolution_backward", "depthwise2d", "tbc", "tbc_backward", "im2col", "unfold_grad" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -123,6 +134,7 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
 aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanConv(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 

@@ -1,0 +1,184 @@
+#include <iostream>
+#include <memory>
+#include <vector>
+#include "acl/acl.h"
+#include "aclnnop/aclnn_convolution.h"
+
+#define CHECK_RET(cond, return_expr) \
+  do {                               \
+    if (!(cond)) {                   \
+      return_expr;                   \
+    }                                \
+  } while (0)
+
+#define CHECK_FREE_RET(cond, return_expr) \
+  do {                                    \
+    if (!(cond)) {                        \
+      Finalize(deviceId, stream);         \
+      return_expr;                        \
+    }                                     \
+  } while (0)
+
+#define LOG_PRINT(message, ...)      \
+  do {                               \
+    printf(message, ##__VA_ARGS__);  \
+  } while (0)
+
+int64_t GetShapeSize(const std::vector<int64_t>& shape) {
+  int64_t shape_size = 1;
+  for (auto i: shape) {
+    shape_size *= i;
+  }
+  return shape_size;
+}
+
+int Init(int32_t deviceId, aclrtStream* stream) {
+  // 固定写法，资源初始化
+  auto ret = aclInit(nullptr);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclInit failed. ERROR: %d\n", ret); return ret);
+  ret = aclrtSetDevice(deviceId);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSetDevice failed. ERROR: %d\n", ret); return ret);
+  ret = aclrtCreateStream(stream);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtCreateStream failed. ERROR: %d\n", ret); return ret);
+  return 0;
+}
+
+template <typename T>
+int CreateAclTensor(const std::vector<T>& hostData, const std::vector<int64_t>& shape, void** deviceAddr,
+                    aclDataType dataType, aclTensor** tensor) {
+  auto size = GetShapeSize(shape) * sizeof(T);
+  // 调用aclrtMalloc申请device侧内存
+  auto ret = aclrtMalloc(deviceAddr, size, ACL_MEM_MALLOC_HUGE_FIRST);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMalloc failed. ERROR: %d\n", ret); return ret);
+
+  // 调用aclrtMemcpy将host侧数据拷贝到device侧内存上
+  ret = aclrtMemcpy(*deviceAddr, size, hostData.data(), size, ACL_MEMCPY_HOST_TO_DEVICE);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMemcpy failed. ERROR: %d\n", ret); return ret);
+
+  // 计算连续tensor的strides
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = shape.size() - 2; i >= 0; i--) {
+    strides[i] = shape[i + 1] * strides[i + 1];
+  }
+
+  // 调用aclCreateTensor接口创建aclTensor
+  *tensor = aclCreateTensor(shape.data(), shape.size(), dataType, strides.data(), 0, aclFormat::ACL_FORMAT_NCHW,
+                            shape.data(), shape.size(), *deviceAddr);
+  return 0;
+}
+
+void Finalize(int32_t deviceId, aclrtStream& stream)
+{
+  aclrtDestroyStream(stream);
+  aclrtResetDevice(deviceId);
+  aclFinalize();
+}
+
+int aclnnConvolutionTest(int32_t deviceId, aclrtStream& stream)
+{
+  auto ret = Init(deviceId, &stream);
+  // check根据自己的需要处理
+  CHECK_FREE_RET(ret == ACL_SUCCESS, LOG_PRINT("Init acl failed. ERROR: %d\n", ret); return ret);
+
+  // 2. 构造输入与输出，需要根据API的接口自定义构造
+  std::vector<int64_t> shapeInput = {2, 2, 2, 2};
+  std::vector<int64_t> shapeWeight = {1, 2, 1, 1};
+  std::vector<int64_t> shapeResult = {2, 1, 2, 2};
+  std::vector<int64_t> convStrides;
+  std::vector<int64_t> convPads;
+  std::vector<int64_t> convOutPads;
+  std::vector<int64_t> convDilations;
+
+  void* deviceDataA = nullptr;
+  void* deviceDataB = nullptr;
+  void* deviceDataResult = nullptr;
+
+  aclTensor* input = nullptr;
+  aclTensor* weight = nullptr;
+  aclTensor* result = nullptr;
+  std::vector<float> inputData(GetShapeSize(shapeInput), 1);
+  std::vector<float> weightData(GetShapeSize(shapeWeight), 1);
+  std::vector<float> outputData(GetShapeSize(shapeResult), 1);
+  convStrides = {1, 1, 1, 1};
+  convPads = {0, 0, 0, 0};
+  convOutPads = {0, 0, 0, 0};
+  convDilations = {1, 1, 1, 1};
+
+  // 创建input aclTensor
+  ret = CreateAclTensor(inputData, shapeInput, &deviceDataA, aclDataType::ACL_FLOAT, &input);
+  std::unique_ptr<aclTensor, aclnnStatus (*)(const aclTensor *)> inputTensorPtr(input, aclDestroyTensor);
+  std::unique_ptr<void, aclError (*)(void *)> deviceDataAPtr(deviceDataA, aclrtFree);
+  CHECK_FREE_RET(ret == ACL_SUCCESS, return ret);
+
+  // 创建weight aclTensor
+  ret = CreateAclTensor(weightData, shapeWeight, &deviceDataB, aclDataType::ACL_FLOAT, &weight);
+  std::unique_ptr<aclTensor, aclnnStatus (*)(const aclTensor *)> weightTensorPtr(weight, aclDestroyTensor);
+  std::unique_ptr<void, aclError (*)(void *)> deviceDataBPtr(deviceDataB, aclrtFree);
+  CHECK_FREE_RET(ret == ACL_SUCCESS, return ret);
+
+  // 创建out aclTensor
+  ret = CreateAclTensor(outputData, shapeResult, &deviceDataResult, aclDataType::ACL_FLOAT, &result);
+  std::unique_ptr<aclTensor, aclnnStatus (*)(const aclTensor *)> outputTensorPtr(result, aclDestroyTensor);
+  std::unique_ptr<void, aclError (*)(void *)> deviceDataResultPtr(deviceDataResult, aclrtFree);
+  CHECK_FREE_RET(ret == ACL_SUCCESS, return ret);
+
+  aclIntArray *strides = aclCreateIntArray(convStrides.data(), 2);
+  std::unique_ptr<aclIntArray, aclnnStatus (*)(const aclIntArray *)> stridesPtr(strides, aclDestroyIntArray);
+  CHECK_FREE_RET(strides != nullptr, return ACL_ERROR_INTERNAL_ERROR);
+  aclIntArray *pads = aclCreateIntArray(convPads.data(), 2);
+  std::unique_ptr<aclIntArray, aclnnStatus (*)(const aclIntArray *)> padsPtr(pads, aclDestroyIntArray);
+  CHECK_FREE_RET(pads != nullptr, return ACL_ERROR_INTERNAL_ERROR);
+  aclIntArray *outPads = aclCreateIntArray(convOutPads.data(), 2);
+  std::unique_ptr<aclIntArray, aclnnStatus (*)(const aclIntArray *)> outPadsPtr(outPads, aclDestroyIntArray);
+  CHECK_FREE_RET(outPads != nullptr, return ACL_ERROR_INTERNAL_ERROR);
+  aclIntArray *dilations = aclCreateIntArray(convDilations.data(), 2);
+  std::unique_ptr<aclIntArray, aclnnStatus (*)(const aclIntArray *)> dilationsPtr(dilations, aclDestroyIntArray);
+  CHECK_FREE_RET(dilations != nullptr, return ACL_ERROR_INTERNAL_ERROR);
+
+  // 3. 调用CANN算子库API，需要修改为具体的API
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor;
+  // 调用aclnnConvolution第一段接口
+  ret = aclnnConvolutionGetWorkspaceSize(input, weight, nullptr, strides, pads, dilations, false, outPads, 1, result, 1,
+                                         &workspaceSize, &executor);
+  CHECK_FREE_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnConvolutionGetWorkspaceSize failed. ERROR: %d\n", ret); return ret);
+  // 根据第一段接口计算出的workspaceSize申请device内存
+  void* workspaceAddr = nullptr;
+  std::unique_ptr<void, aclError (*)(void *)> workspaceAddrPtr(nullptr, aclrtFree);
+  if (workspaceSize > 0) {
+    ret = aclrtMalloc(&workspaceAddr, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST);
+    CHECK_FREE_RET(ret == ACL_SUCCESS, LOG_PRINT("allocate workspace failed. ERROR: %d\n", ret); return ret);
+    workspaceAddrPtr.reset(workspaceAddr);
+  }
+  // 调用aclnnConvolution第二段接口
+  ret = aclnnConvolution(workspaceAddr, workspaceSize, executor, stream);
+  CHECK_FREE_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnConvolution failed. ERROR: %d\n", ret); return ret);
+
+  // 4.（固定写法）同步等待任务执行结束
+  ret = aclrtSynchronizeStream(stream);
+  CHECK_FREE_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSynchronizeStream failed. ERROR: %d\n", ret); return ret);
+
+  // 5. 获取输出的值，将device侧内存上的结果拷贝至host侧，需要根据具体API的接口定义修改
+  auto size = GetShapeSize(shapeResult);
+  std::vector<float> resultData(size, 0);
+  ret = aclrtMemcpy(resultData.data(), resultData.size() * sizeof(resultData[0]), deviceDataResult,
+                    size * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST);
+  CHECK_FREE_RET(ret == ACL_SUCCESS, LOG_PRINT("copy result from device to host failed. ERROR: %d\n", ret); return ret);
+  for (int64_t i = 0; i < size; i++) {
+    LOG_PRINT("result[%ld] is: %f\n", i, resultData[i]);
+  }
+
+  return ACL_SUCCESS;
+}
+
+int main() {
+  // 1.（固定写法）device/stream初始化，参考acl API手册
+  // 根据自己的实际device填写deviceId
+  int32_t deviceId = 0;
+  aclrtStream stream;
+  auto ret = aclnnConvolutionTest(deviceId, stream);
+  CHECK_FREE_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnConvolutionTest failed. ERROR: %d\n", ret); return ret);
+
+  Finalize(deviceId, stream);
+  return 0;
+}
