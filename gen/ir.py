@@ -992,6 +992,17 @@ class InputDomain(_Json):
 
 
 @dataclass(frozen=True)
+class ClientDTypes(_Json):
+    """Dtypes a framework built against real CANN passes to one tensor parameter where the page's
+    table or its "数据类型与x一致" relations refuse them (torch_npu's op-plugin gives aclnnLayerNorm
+    FLOAT statistics for a FLOAT16 input): CANN runs that framework's calls, so the simulator admits
+    them too (gen.model.client_evidence), as it admits what a page's example passes."""
+
+    param: str
+    dtypes: tuple[DType, ...]
+
+
+@dataclass(frozen=True)
 class OpSemantics(_Json):
     api: str
     source: str
@@ -1032,6 +1043,9 @@ class OpSemantics(_Json):
     # table: CANN refuses its call, as aclnnGeluBackward's INT32 gradOutput); by default an
     # example, a program that ran, widens what the table admits (gen.model.example_evidence).
     table_over_example: bool = False
+    # What a framework's calls admit beyond the table, and which client and call show it.
+    client_dtypes: tuple[ClientDTypes, ...] = ()
+    client_evidence: str = ""
 
     def domain(self, param: str) -> Optional[InputDomain]:
         for d in self.domains:

@@ -16,7 +16,7 @@ from typing import Iterable, Mapping, Optional, Sequence
 
 from gen import names
 from gen.cache import digest
-from gen.ir import (DEFAULT_SOC, API, Diagnostic, Level, OpSemantics, Page, PageKind, Param, ParamKind, ProductDTypes,
+from gen.ir import (DEFAULT_SOC, API, Diagnostic, DType, Level, OpSemantics, Page, PageKind, Param, ParamKind, ProductDTypes,
                     Relation, RelationKind)
 
 
@@ -230,6 +230,56 @@ def example_evidence(api: API) -> tuple[API, tuple[Diagnostic, ...]]:
     return (replace(api, params=tuple(params)) if notes else api), tuple(notes)
 
 
+def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tuple[Diagnostic, ...]]:
+    """The API with the dtypes a framework built against real CANN passes (the semantics file's
+    client_dtypes) admitted: added to the parameter's list on every chip, and the parameter freed
+    from the "数据类型与x一致" relations that tie it to another tensor's dtype, both ways. CANN runs
+    that framework's calls (torch_npu's op-plugin gives aclnnLayerNorm FLOAT statistics for a
+    FLOAT16 input), so the simulator is not stricter than it; each widening is a warning on the
+    page, naming the evidence."""
+    if semantics is None or not semantics.client_dtypes:
+        return api, ()
+    line = semantics.line
+    notes: list[Diagnostic] = []
+    widened = {c.param: c.dtypes for c in semantics.client_dtypes}
+    names = {p.name for p in api.params if p.kind is ParamKind.TENSOR}
+    for name in sorted(set(widened) - names):
+        notes.append(Diagnostic(Level.ERROR, line, "client-dtypes", f"{api.name}: client_dtypes names {name}, "
+                                                                    "which is not a tensor parameter of the page"))
+        del widened[name]
+
+    def with_dtypes(dtypes: tuple[DType, ...], extra: tuple[DType, ...]) -> tuple[DType, ...]:
+        return dtypes + tuple(d for d in extra if d not in dtypes)
+
+    params: list[Param] = []
+    for param in api.params:
+        changes: dict = {}
+        extra = widened.get(param.name, ())
+        if extra:
+            if param.dtypes:
+                changes["dtypes"] = with_dtypes(param.dtypes, extra)
+            if param.dtypes_by_product:
+                changes["dtypes_by_product"] = tuple(ProductDTypes(e.soc, with_dtypes(e.dtypes, extra))
+                                                     for e in param.dtypes_by_product)
+            notes.append(Diagnostic(Level.WARNING, line, "client-widens-table",
+                                    f"{api.name}.{param.name}: a framework passes "
+                                    f"{', '.join(d.value for d in extra)} ({semantics.client_evidence}): the "
+                                    f"simulator admits it, and its dtype is no longer tied to another tensor's"))
+        relations = []
+        for relation in param.relations:
+            if relation.kind is RelationKind.SAME_DTYPE:
+                kept = () if extra else tuple(o for o in relation.others if o not in widened)
+                if kept != relation.others:
+                    if kept:
+                        relations.append(Relation(relation.kind, kept))
+                    continue
+            relations.append(relation)
+        if tuple(relations) != param.relations:
+            changes["relations"] = tuple(relations)
+        params.append(replace(param, **changes) if changes else param)
+    return replace(api, params=tuple(params)), tuple(notes)
+
+
 def doc_name(source: str, roots: Sequence[str | Path]) -> str:
     """`source` relative to the first of `roots` (docs directories) that holds it, else as given
     (as Path.relative_to compares them: by their parts, without touching the file system)."""
@@ -275,6 +325,8 @@ def build_model(pages: Iterable[Page], semantics: Iterable[OpSemantics] = (),
         if not (chosen and chosen.table_over_example):
             api, widened = example_evidence(api)
             notes.extend((page.source, note) for note in widened)
+        api, widened = client_evidence(api, chosen)
+        notes.extend((page.source, note) for note in widened)
         fingerprint = digest(fingerprints.get(page.source, ""), name,
                              fingerprints.get(chosen.source, "") if chosen else "no semantics")
         candidate = BoundAPI(api=api, page=page, semantics=chosen, fingerprint=fingerprint,

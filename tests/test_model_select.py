@@ -93,3 +93,46 @@ def test_a_same_shape_relation_the_pages_example_breaks_is_not_held():
     assert api.param("gradOutput").relations == ()  # both of its shapes differ from the example's gradient
     assert api.param("out").related(RelationKind.SAME_SHAPE) == ("self",)  # the example keeps that one
     assert [d.line for _, d in model.notes if d.code == "example-widens-table"] == [50]
+
+
+def client_page(**semantics):
+    from gen.ir import ClientDTypes, DType, OpSemantics, ProductDTypes, Relation, RelationKind, Soc
+
+    # aclnnLayerNorm's shape: statistics "数据类型与input一致", which torch_npu's op-plugin (built
+    # against CANN) breaks by passing FLOAT statistics for a FLOAT16 input.
+    tied = (Relation(RelationKind.SAME_DTYPE, ("input",)),)
+    mean = make_param("meanOut", direction=Direction.OUT, dtypes=(DType.FLOAT16,), relations=tied, line=20,
+                      dtypes_by_product=(ProductDTypes(Soc.ASCEND910B, (DType.FLOAT16,)),))
+    out = make_param("out", direction=Direction.OUT, relations=(Relation(RelationKind.SAME_DTYPE, ("input", "meanOut")),))
+    page = make_page(make_api("aclnnFoo", (make_param("input", dtypes=(DType.FLOAT16,)), mean, out)))
+    chosen = OpSemantics("aclnnFoo", "foo.toml", line=7, **semantics) if semantics else None
+    return build_model([page], [chosen] if chosen else [])
+
+
+def test_dtypes_a_framework_passes_are_admitted_and_free_the_tensor_from_its_dtype_relations():
+    from gen.ir import ClientDTypes, DType, RelationKind, Soc
+
+    model = client_page(client_dtypes=(ClientDTypes("meanOut", (DType.FLOAT,)),),
+                        client_evidence="op-plugin FooKernelNpuOpApi.cpp")
+    api = model.api("aclnnFoo").api
+    mean = api.param("meanOut")
+    assert mean.dtypes == (DType.FLOAT16, DType.FLOAT) and mean.dtypes_for(Soc.ASCEND910B) == (DType.FLOAT16, DType.FLOAT)
+    assert mean.relations == ()
+    # Another tensor tied to it is freed from it too, and stays tied to the rest.
+    assert api.param("out").related(RelationKind.SAME_DTYPE) == ("input",)
+    [note] = [d for _, d in model.notes if d.code == "client-widens-table"]
+    assert note.level is Level.WARNING and note.line == 7 and "op-plugin FooKernelNpuOpApi.cpp" in note.message
+
+
+def test_client_dtypes_of_a_parameter_the_page_lacks_are_an_error():
+    from gen.ir import ClientDTypes, DType
+
+    model = client_page(client_dtypes=(ClientDTypes("rstdOut", (DType.FLOAT,)),), client_evidence="op-plugin")
+    assert [d.level for _, d in model.notes if d.code == "client-dtypes"] == [Level.ERROR]
+    assert model.api("aclnnFoo").api.param("meanOut").relations  # nothing else changed
+
+
+def test_without_client_dtypes_the_page_holds():
+    from gen.ir import RelationKind
+
+    assert client_page().api("aclnnFoo").api.param("meanOut").related(RelationKind.SAME_DTYPE) == ("input",)

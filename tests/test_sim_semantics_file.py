@@ -69,3 +69,17 @@ def test_table_over_example_is_read_and_a_non_bool_is_diagnosed(tmp_path):
                              '[aclnnB]\nkernel = "self"\ntable_over_example = "yes"\n[aclnnC]\nkernel = "self"\n')
     assert [d.code for d in loaded.diagnostics] == ["semantics-value"]
     assert [op.table_over_example for op in loaded.ops] == [True, False, False]
+
+
+def test_client_dtypes_are_read_with_their_evidence_and_bad_ones_are_diagnosed(tmp_path):
+    from gen.ir import ClientDTypes, DType
+
+    loaded = _load(tmp_path, '[aclnnA]\nkernel = "self"\nclient_dtypes = { out = ["FLOAT", "BFLOAT16"] }\n'
+                             'client_evidence = "op-plugin AKernelNpuOpApi.cpp"\n'
+                             '[aclnnB]\nkernel = "self"\nclient_dtypes = { out = ["FLOAT"] }\n'
+                             '[aclnnC]\nkernel = "self"\nclient_dtypes = { out = ["FLOAT99"] }\nclient_evidence = "x"\n')
+    assert [d.code for d in loaded.diagnostics] == ["semantics-value", "semantics-value"]
+    a, b, c = loaded.ops
+    assert a.client_dtypes == (ClientDTypes("out", (DType.FLOAT, DType.BFLOAT16)),)
+    assert a.client_evidence == "op-plugin AKernelNpuOpApi.cpp"
+    assert b.client_dtypes == () and c.client_dtypes == ()  # no evidence; an unknown dtype

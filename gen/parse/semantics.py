@@ -24,6 +24,10 @@ The file states what the page says only in prose and formulas. One table per API
     errata = ["..."]                  # where the page is wrong: reported as warnings
     table_over_example = true         # optional: where the page's example breaks its table, the table
                                       # holds (CANN refuses the example's call); else the example widens it
+    # Optional: dtypes a framework built against real CANN passes where the table or a "数据类型与x
+    # 一致" relation refuses them, admitted with the evidence named (gen.model.client_evidence).
+    client_dtypes = { meanOut = ["FLOAT"] }
+    client_evidence = "torch_npu 2.13 op-plugin LayerNormKernelNpuOpApi.cpp: FLOAT statistics"
 
     [aclnnLeakyReluBackward.domain]   # value ranges for generated test data
     self = [-4.0, 4.0]
@@ -62,10 +66,11 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 from gen import families
-from gen.ir import ArgValue, Diagnostic, InputDomain, IntegerMath, Level, OpSemantics, ResultRule, ValueCheck
+from gen.ir import ArgValue, ClientDTypes, Diagnostic, DType, InputDomain, IntegerMath, Level, OpSemantics, ResultRule, ValueCheck
 
 _KNOWN_KEYS = {"kernel", "kernel_complex", "complex_result", "integral_result", "result", "golden", "integer_math",
-               "exact", "errata", "domain", "checks", "family", "op", "roles", "options", "call", "table_over_example"}
+               "exact", "errata", "domain", "checks", "family", "op", "roles", "options", "call", "table_over_example",
+               "client_dtypes", "client_evidence"}
 _CHECK_KEYS = {"when", "message", "status", "violation"}
 
 
@@ -154,6 +159,20 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
         bad("errata is a list of strings")
         errata = []
 
+    client_dtypes = []
+    for name, names in (table.get("client_dtypes") or {}).items():
+        known = {d.value: d for d in DType}
+        dtypes = ([known.get(n) for n in names]
+                  if isinstance(names, list) and all(isinstance(n, str) for n in names) else None)
+        if not dtypes or None in dtypes:
+            bad(f"client_dtypes.{name} is a list of dtype names (FLOAT, FLOAT16, ...)")
+            continue
+        client_dtypes.append(ClientDTypes(param=name, dtypes=tuple(dtypes)))
+    client_evidence = table.get("client_evidence", "")
+    if client_dtypes and not (isinstance(client_evidence, str) and client_evidence.strip()):
+        bad("client_dtypes needs client_evidence: which framework makes the call, and where")
+        client_dtypes = []
+
     domains = []
     for name, bounds in (table.get("domain") or {}).items():
         ok = isinstance(bounds, list) and len(bounds) == 2 and all(isinstance(b, (int, float)) for b in bounds)
@@ -201,7 +220,8 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
                        checks=tuple(checks), domains=tuple(domains), errata=tuple(errata), line=line,
                        family=family, op=op, roles=roles, options=options,
                        call=tuple(ArgValue(k, _frozen(v)) for k, v in call.items()),
-                       table_over_example=table_over_example)
+                       table_over_example=table_over_example, client_dtypes=tuple(client_dtypes),
+                       client_evidence=client_evidence if client_dtypes else "")
 
 
 def _read_family(table: dict[str, Any], bad) -> tuple[str, str, tuple[ArgValue, ...], tuple[ArgValue, ...]]:

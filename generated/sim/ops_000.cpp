@@ -2622,7 +2622,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const int64_t implMode = aclsim::CallInt(call, 8);
-  if (implMode < 0 || implMode > 2) {  // semantics/norm.toml:58
+  if (implMode < 0 || implMode > 2) {  // semantics/norm.toml:62
     return aclsim::Reject(call, 161002, "implMode must be 0 (high precision), 1 (high performance) or 2 (FLOAT16 compute)");
   }
   return ACLNN_SUCCESS;

@@ -899,19 +899,19 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
   const int64_t HxW = aclsim::CallInt(call, 5);
   const int64_t group = aclsim::CallInt(call, 6);
   const double eps = aclsim::CallFloat(call, 7);
-  if (group <= 0) {  // semantics/norm.toml:72
+  if (group <= 0) {  // semantics/norm.toml:76
     return aclsim::Reject(call, 161002, "group must be greater than 0");
   }
-  if (group > 0 && C % group != 0) {  // semantics/norm.toml:78
+  if (group > 0 && C % group != 0) {  // semantics/norm.toml:82
     return aclsim::Reject(call, 161002, "C must be divisible by group");
   }
-  if (eps <= 0) {  // semantics/norm.toml:84
+  if (eps <= 0) {  // semantics/norm.toml:88
     return aclsim::Reject(call, 161002, "eps must be greater than 0");
   }
-  if (self.present && self.dim() >= 2 && (self.size(0) != N || self.size(1) != C)) {  // semantics/norm.toml:90
+  if (self.present && self.dim() >= 2 && (self.size(0) != N || self.size(1) != C)) {  // semantics/norm.toml:94
     return aclsim::Reject(call, 161002, "self's first two dimensions must be N and C");
   }
-  if (self.present && self.numel() != N * C * HxW) {  // semantics/norm.toml:96
+  if (self.present && self.numel() != N * C * HxW) {  // semantics/norm.toml:100
     return aclsim::Reject(call, 161002, "self must have N * C * HxW elements");
   }
   return ACLNN_SUCCESS;

@@ -2592,13 +2592,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc6, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/182},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/182},
     // rstdOutOptional (line 192)
     {"rstdOutOptional", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc7, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/192},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/192},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
