@@ -25,6 +25,9 @@ OP = t.Op(
         '*': {
             'selfRef': ('FLOAT', 'FLOAT16', 'DOUBLE'),
         },
+        'Ascend910B': {
+            'selfRef': ('BFLOAT16', 'FLOAT'),
+        },
         'Ascend910_93': {
             'selfRef': ('BFLOAT16',),
         },
