@@ -24,6 +24,7 @@ convention again.
 
 from __future__ import annotations
 
+import re
 from typing import Mapping, Optional, Sequence
 
 from gen.ir import API, Diagnostic, Direction, DType, ErrorCategory, Level, Param, ParamKind, Soc
@@ -84,17 +85,19 @@ def formats_checked(api: API, param: Param) -> bool:
 
 # --- 3. null outputs that CANN reports as inner errors ------------------------------------------
 
-# The words of a null-pointer row that name the outputs without naming them ("输出", "or out" on a
-# page whose output is gradInput): such a row checks every output.
-_OUTPUT_WORDS = ("out", "输出", "output", "result", "返回")
+# The words of a null-pointer row that name the outputs without naming them ("输出"): such a row
+# checks every output. So does a row with a word that is no parameter's name ("or out" on a page
+# whose output is gradInput, "predictedLogits" for predictedLogitsOut, "m < 64时").
+_OUTPUT_WORDS = ("输出", "返回")
+_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 def inner_null_outputs(api: API) -> tuple[str, ...]:
     """The required outputs CANN's CheckNotNull does not check, by the page's error table.
 
     The null-pointer row of an error table lists what CheckNotNull checks ("传入的self是空指针":
-    aclnnMin). Where the row names every required input by name and no output, not even as a word
-    ("out", "输出"), an output passed as NULL passes the check, the op computes into a tensor it
+    aclnnMin). Where the row names every required input by name, no output, and no other word
+    ("out", "输出", an output's name spelt otherwise), an output passed as NULL passes the check, the op computes into a tensor it
     creates, and copying that into the caller's NULL output fails: ACLNN_ERR_INNER_NULLPTR (561103),
     after every other check. () where the table has no such row, or the row names no input."""
     rows = [e for e in api.errors if e.category is ErrorCategory.NULL_POINTER]
@@ -108,7 +111,7 @@ def inner_null_outputs(api: API) -> tuple[str, ...]:
     text = " ".join(row.condition for row in rows)
     for param in sorted(api.params, key=lambda p: -len(p.name)):  # gradOutput is no "out"
         text = text.replace(param.name, " ")
-    if any(word in text.lower() for word in _OUTPUT_WORDS):
+    if _WORD.search(text) or any(word in text for word in _OUTPUT_WORDS):
         return ()
     return tuple(name for name in outputs if name not in named)
 

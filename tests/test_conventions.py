@@ -182,3 +182,11 @@ def test_a_scalar_a_dtype_row_names_is_held():
 def test_a_tensor_is_never_cast():
     api = _threshold_api()
     assert not conventions.scalar_cast(api, api.param("gradOutput"))
+
+
+def test_an_output_spelt_otherwise_is_a_null_pointer():
+    # aclnnCrossEntropySumExpAndIndexLogit's row names "predictedLogits" for predictedLogitsOut.
+    params = (make_param("self"), make_param("predictedLogitsOut", direction=Direction.OUT))
+    row = ErrorCase("ACLNN_ERR_PARAM_NULLPTR", 161001, "self、predictedLogits是空指针。", ErrorCategory.NULL_POINTER,
+                    ("self",))
+    assert conventions.inner_null_outputs(make_api(params=params, errors=(row,))) == ()
