@@ -73,14 +73,20 @@ def formats_checked(api: API, param: Param) -> bool:
 
     A column of plain layouts only ("ND", "ND、NCHW") describes the data, not a check: CANN's
     implementations of such pages check a format where their error table says so ("self的数据格式
-    不在支持的范围内": aclnnReciprocal, aclnnAmax, aclnnMean refuse private formats), and 830 of the
+    不在支持的范围内": aclnnReciprocal, aclnnAmax, aclnnMean refuse private formats; a row may name
+    the format beside the dtype, or say "私有格式"), and 830 of the
     885 plain-only pages of the corpus have no such row; their implementations take any format,
     plain (aclnnLogicalOr with HWCN, aclnnMinDim with NHWC, aclnnSwishBackward with NCHW) and
     private (aclnnLeakyRelu with NC1HWC0) alike. A page that lists a private format (NC1HWC0,
     FRACTAL_NZ) states a layout the kernel depends on: its column is checked, row or not."""
     if any(f not in PLAIN_FORMATS for f in param.formats):
         return True
-    return any(e.category is ErrorCategory.FORMAT for e in api.errors)
+    return any(e.category is ErrorCategory.FORMAT or _FORMAT_WORDS.search(e.condition) for e in api.errors)
+
+
+# An error row about formats, whatever else it is about ("self和out的数据类型和数据格式不在支持的范围之内":
+# aclnnRsqrt; "x、y或z使用了私有格式（private format）": aclnnXlog1py).
+_FORMAT_WORDS = re.compile(r"格式|\bformats?\b", re.I)
 
 
 # --- 3. null outputs that CANN reports as inner errors ------------------------------------------

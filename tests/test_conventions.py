@@ -190,3 +190,14 @@ def test_an_output_spelt_otherwise_is_a_null_pointer():
     row = ErrorCase("ACLNN_ERR_PARAM_NULLPTR", 161001, "self、predictedLogits是空指针。", ErrorCategory.NULL_POINTER,
                     ("self",))
     assert conventions.inner_null_outputs(make_api(params=params, errors=(row,))) == ()
+
+
+def test_a_row_naming_formats_beside_dtypes_is_a_format_row():
+    # aclnnRsqrt: "self和out的数据类型和数据格式不在支持的范围之内" (read as a dtype row).
+    row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "self和out的数据类型和数据格式不在支持的范围之内。",
+                    ErrorCategory.UNSUPPORTED_DTYPE, ("self", "out"))
+    api = make_api(errors=(row,))
+    assert conventions.formats_checked(api, api.param("self"))
+    private = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "x、y或z使用了私有格式（private format）。", None, ())
+    api = make_api(errors=(private,))
+    assert conventions.formats_checked(api, api.param("self"))
