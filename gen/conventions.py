@@ -3,9 +3,11 @@
 A page states what one implementation checks; some of what every implementation does is stated on
 no page, or stated so inconsistently that reading each page literally refuses calls CANN accepts
 (measured against CANN's own op_api unit tests, replayed through the C ABI). Each convention below
-says what it covers, the evidence for it, and what a page that contradicts it gets (a diagnostic,
-and the page wins). The parser and the emitters ask these functions; none of them spells a
-convention again.
+says what it covers and the evidence for it. A page that contradicts one keeps what it says: the
+twin chips with two different lists get a diagnostic (twin-chips-differ); the others are read from
+the page's own error table and rows (a format row, the null-pointer row, a dtype row naming the
+scalar), so a page that states the contrary is followed as it states it. The parser and the
+emitters ask these functions; none of them spells a convention again.
 
 1. `twin_chip_dtypes`: Atlas A2 (Ascend910B) and Atlas A3 (Ascend910_93) share one dtype list.
 2. `formats_checked`: a page whose Format column lists only plain layouts and whose error table
@@ -15,7 +17,7 @@ convention again.
 4. A reduction's output may be given in either form of its reduced shape, the reduced dimensions
    kept as 1 or dropped, whatever keepdim says: CANN copies its result into the output it is
    given (the same elements, in the same order). The simulator's reduce family applies it
-   (runtime/sim/src/opapi/families/reduce.cpp, PlanReduce: `other_form`); tests/test_sim_kernels.py
+   (runtime/sim/src/opapi/families/reduce.cpp, PlanReduce: `other_form`); tests/test_conventions.py
    calls aclnnAmax both ways.
 5. `scalar_cast`: a host scalar (aclScalar) is cast to the computation's dtype: the dtype
    relations its row states ("dtype需要与gradOutput保持一致") do not hold it, unless a dtype row of
