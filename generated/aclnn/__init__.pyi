@@ -5997,7 +5997,7 @@ def gelu_backward(grad_output: Tensor, self: _TensorLike, *, out: _OutArray | No
     ----------
     grad_output : array_like or aclnn.Tensor
         gradOutput (const aclTensor*, in): 求梯度时的权重，即为了将正向输出的tensor变为标量所相乘的权重tensor。
-        dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16; on Ascend310P: FLOAT, FLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT, FLOAT16, BFLOAT16, INT32; on Ascend910: FLOAT, FLOAT16; on Ascend310P: FLOAT, FLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
         shape需要和正向self的shape满足broadcast关系。 dtype与self的dtype满足数据类型推导规则（参见互推导关系）。 支持空Tensor。
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): Gelu的正向输入值。
