@@ -9,7 +9,8 @@ the page's own error table and rows (a format row, the null-pointer row, a dtype
 scalar), so a page that states the contrary is followed as it states it. The parser and the
 emitters ask these functions; none of them spells a convention again.
 
-1. `twin_chip_dtypes`: Atlas A2 (Ascend910B) and Atlas A3 (Ascend910_93) share one dtype list.
+1. `twin_chip_dtypes`: Atlas A2 (Ascend910B) and Atlas A3 (Ascend910_93) share one dtype list:
+   what a page adds for one of them alone, the other accepts too.
 2. `formats_checked`: a page whose Format column lists only plain layouts and whose error table
    names no format condition checks no format.
 3. `inner_null_outputs`: an output the null-pointer row of the error table leaves out is not
@@ -42,17 +43,24 @@ from gen.ir import API, Diagnostic, Direction, DType, ErrorCategory, Level, Para
 TWIN_CHIPS: tuple[tuple[Soc, Soc], ...] = ((Soc.ASCEND910B, Soc.ASCEND910_93),)
 
 
-def twin_chip_dtypes(name: str, per_chip: Mapping[Soc, Sequence[DType]], line: int,
+def twin_chip_dtypes(name: str, per_chip: Mapping[Soc, Sequence[DType]], base: Sequence[DType], line: int,
                      diags: list[Diagnostic]) -> dict[Soc, list[DType]]:
-    """`per_chip` (a parameter's dtype list per chip, as its page's notes give them) with the list
-    of one twin given to the other when the page states it for one of them only. Both stated and
-    different: the page is kept, and a diagnostic says the convention does not hold there."""
+    """`per_chip` (a parameter's dtype list per chip, as its page's notes give them; `base`, the
+    list of the chips they leave out) with what the page states for one twin alone given to the
+    other: the dtypes it adds, not the ones it lacks. The twin the page leaves unsaid keeps the
+    table's list where that is wider (never stricter than the page: aclnnGcd's A3 note "不支持
+    UINT8、INT8" leaves Ascend910B its table's list; aclnnInplaceAsin's A3 note "selfRef数据类型
+    支持BFLOAT16" adds BFLOAT16 to it). Both stated and different: the page is kept, and a
+    diagnostic says the convention does not hold there."""
     out = {soc: list(dtypes) for soc, dtypes in per_chip.items()}
     for first, second in TWIN_CHIPS:
         stated = [soc for soc in (first, second) if soc in out]
         if len(stated) == 1:
             other = second if stated[0] is first else first
-            out[other] = list(out[stated[0]])
+            twin = out[stated[0]]
+            widened = list(twin) if set(base) <= set(twin) else list(base) + [d for d in twin if d not in base]
+            if widened != list(base):
+                out[other] = widened
         elif len(stated) == 2 and set(out[first]) != set(out[second]):
             diags.append(Diagnostic(
                 Level.INFO, line, "twin-chips-differ",

@@ -201,3 +201,16 @@ def test_a_row_naming_formats_beside_dtypes_is_a_format_row():
     private = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "x、y或z使用了私有格式（private format）。", None, ())
     api = make_api(errors=(private,))
     assert conventions.formats_checked(api, api.param("self"))
+
+
+def test_what_one_twin_lacks_does_not_narrow_the_other():
+    # aclnnGcd: "Atlas A3：不支持UINT8、INT8数据类型"; Ascend910B keeps its table's list.
+    p = _self(api_page(_TABLE + f"\n- {_A3}：self不支持FLOAT16。\n"))
+    assert p.dtypes_for(Soc.ASCEND910_93) == (DType.FLOAT,)
+    assert p.dtypes_for(Soc.ASCEND910B) == (DType.FLOAT, DType.FLOAT16)
+
+
+def test_a_twin_list_that_drops_the_table_still_only_adds():
+    # aclnnInplaceAsin: "Atlas A3：selfRef数据类型支持BFLOAT16" read as A3's whole list.
+    p = _self(api_page(_TABLE + f"\n- {_A3}：self数据类型支持BFLOAT16。\n"))
+    assert p.dtypes_for(Soc.ASCEND910B) == (DType.FLOAT, DType.FLOAT16, DType.BFLOAT16)

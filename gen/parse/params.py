@@ -186,7 +186,7 @@ def _dtypes(name: str, kind: Optional[ParamKind], entry: ParamEntry, ctx: ParamC
         for soc in note.socs:
             current = per_product.get(soc, list(base))
             per_product[soc] = _apply(note, current)
-    per_product = conventions.twin_chip_dtypes(name, per_product, entry.line, diags)
+    per_product = conventions.twin_chip_dtypes(name, per_product, base, entry.line, diags)
 
     if not base and not per_product:
         castable = _CASTABLE_TO.search(entry.prose) or _EXAMPLE_DTYPE.search(entry.prose)

@@ -3616,7 +3616,7 @@ def cummax(self: Tensor, dim: int, *, out: tuple[_OutArray | None, _OutArray | N
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 表示输入张量。
-        dtypes FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL, BFLOAT16; on Ascend910_93: FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL; on Ascend910B: FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL; formats ND; non-contiguous allowed.
+        dtypes FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL, BFLOAT16; on Ascend910_93: FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL; formats ND; non-contiguous allowed.
         shape必须与valuesOut、indicesOut一致。
     dim : int
         dim (int64_t, in): 表示处理维度。
@@ -3630,7 +3630,7 @@ def cummax(self: Tensor, dim: int, *, out: tuple[_OutArray | None, _OutArray | N
     -------
     valuesOut : numpy.ndarray or aclnn.Tensor
         valuesOut (aclTensor*, out): 表示self中的累积最大值。
-        dtypes FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL, BFLOAT16; on Ascend910_93: FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL; on Ascend910B: FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL; formats ND; non-contiguous allowed.
+        dtypes FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL, BFLOAT16; on Ascend910_93: FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL; formats ND; non-contiguous allowed.
         shape必须与self、indicesOut一致。
     indicesOut : numpy.ndarray or aclnn.Tensor
         indicesOut (aclTensor*, out): 表示valuesOut对应的索引。
@@ -7965,14 +7965,14 @@ def inplace_asin(self_ref: _InOut1) -> _InOut1:
     ----------
     self_ref : array_like or aclnn.Tensor
         selfRef (aclTensor*, inout): 公式中的输入`input`与输出`out`。
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: BFLOAT16; on Ascend910B: BFLOAT16, FLOAT; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。
 
     Returns
     -------
     self_ref : numpy.ndarray or aclnn.Tensor
         selfRef (aclTensor*, inout): 公式中的输入`input`与输出`out`。
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: BFLOAT16; on Ascend910B: BFLOAT16, FLOAT; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。
 
     Raises

@@ -31,11 +31,6 @@ OP = t.Op(
             'valuesOut': ('FLOAT16', 'FLOAT', 'DOUBLE', 'UINT8', 'INT8', 'INT16', 'INT32', 'INT64', 'BOOL', 'BFLOAT16'),
             'indicesOut': ('INT32', 'INT64'),
         },
-        'Ascend910B': {
-            'self': ('FLOAT16', 'FLOAT', 'DOUBLE', 'UINT8', 'INT8', 'INT16', 'INT32', 'INT64', 'BOOL'),
-            'valuesOut': ('FLOAT16', 'FLOAT', 'DOUBLE', 'UINT8', 'INT8', 'INT16', 'INT32', 'INT64', 'BOOL'),
-            'indicesOut': ('INT32', 'INT64'),
-        },
         'Ascend910_93': {
             'self': ('FLOAT16', 'FLOAT', 'DOUBLE', 'UINT8', 'INT8', 'INT16', 'INT32', 'INT64', 'BOOL'),
             'valuesOut': ('FLOAT16', 'FLOAT', 'DOUBLE', 'UINT8', 'INT8', 'INT16', 'INT32', 'INT64', 'BOOL'),

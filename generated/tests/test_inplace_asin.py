@@ -26,7 +26,7 @@ OP = t.Op(
             'selfRef': ('FLOAT', 'FLOAT16', 'DOUBLE'),
         },
         'Ascend910B': {
-            'selfRef': ('BFLOAT16', 'FLOAT'),
+            'selfRef': ('FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16'),
         },
         'Ascend910_93': {
             'selfRef': ('BFLOAT16',),
