@@ -5,7 +5,7 @@ several outputs, an API without a kernel). They are generated and built next to 
 from __future__ import annotations
 
 from gen.ir import (
-    API, Bound, CombinationCell, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, IntegerMath,
+    API, Bound, CombinationCell, ErrorCase, ErrorCategory, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, IntegerMath,
     OpSemantics, Page, PageKind, Param, ParamKind, Product, Relation, RelationKind, Reserved, ResultRule, ShapeForm,
     ShapeRule, Soc, ValueCheck, ValueRange,
 )
@@ -31,8 +31,8 @@ def rel(kind: RelationKind, *others: str) -> Relation:
     return Relation(kind, others)
 
 
-def _api(name: str, *params: Param) -> API:
-    return API(name=name, workspace_fn=f"{name}GetWorkspaceSize", params=params)
+def _api(name: str, *params: Param, errors: tuple[ErrorCase, ...] = ()) -> API:
+    return API(name=name, workspace_fn=f"{name}GetWorkspaceSize", params=params, errors=errors)
 
 
 def apis() -> tuple[API, ...]:
@@ -65,11 +65,21 @@ def apis() -> tuple[API, ...]:
              value("count", ParamKind.INT, "uint64_t"),
              value("eps", ParamKind.FLOAT, "float"),
              tensor("out", Direction.OUT)),
-        # A page that lists private formats only, and a rank-1..2 output that must not be empty.
+        # A page that lists private formats only, and a rank-1..2 output that must not be empty; its
+        # error table has a format row, so other's "ND" is checked too (gen.conventions.formats_checked).
         _api("aclnnSimTestFormats",
              tensor("self", formats=("NC1HWC0", "FRACTAL_NZ")),
              tensor("other", formats=("ND",)),
-             tensor("out", Direction.OUT, formats=(), rank=(1, 2), empty=False)),
+             tensor("out", Direction.OUT, formats=(), rank=(1, 2), empty=False),
+             errors=(ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "self或other的数据格式不在支持的范围内。",
+                               ErrorCategory.FORMAT, ("self", "other")),)),
+        # Its null-pointer row names self alone (aclnnMin): a NULL out fails last, as an inner error
+        # (gen.conventions.inner_null_outputs).
+        _api("aclnnSimTestInnerNull",
+             tensor("self"),
+             tensor("out", Direction.OUT),
+             errors=(ErrorCase("ACLNN_ERR_PARAM_NULLPTR", 161001, "传入的self是空指针。", ErrorCategory.NULL_POINTER,
+                               ("self",)),)),
         # The output lists INT8, so castability (not the dtype list) decides.
         _api("aclnnSimTestCast",
              tensor("self"),

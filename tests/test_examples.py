@@ -213,8 +213,8 @@ def test_example_prints_the_golden_values(name):
     soc = soc_of(apis[0])
     broken = [d for b in apis for d in undocumented_dtypes(b)]
     if broken:
-        # The page's example breaks the page's table (GeluBackward's gives an INT32 gradOutput):
-        # phase 1 must refuse it as the table says, and the program report the status.
+        # The page's example breaks the page's table and its semantics keep the table
+        # (table_over_example): phase 1 must refuse it as the table says, and the program report the status.
         result = run(name, soc)
         assert result.returncode != 0 and "161002" in result.stdout, (
             f"the example uses {broken}, not in the page's table, yet ran:\n{result.stdout}")

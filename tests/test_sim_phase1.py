@@ -8,6 +8,7 @@ from contextlib import contextmanager
 import numpy as np
 import pytest
 
+from gen import abi
 from gen.ir import ErrorCategory
 from tests import sim_seed_ir
 from tests.sim_lib import (
@@ -16,6 +17,7 @@ from tests.sim_lib import (
 )
 
 F = ACL_FLOAT
+INNER_NULLPTR = abi.status_code("ACLNN_ERR_INNER_NULLPTR")
 
 
 @pytest.fixture(scope="module")
@@ -261,6 +263,14 @@ def test_private_formats_pass_only_when_listed(sim, objs):
     assert "self: format ND is not supported (supported: NC1HWC0, FRACTAL_NZ)" in sim.error()
     assert formats(ACL_FORMAT_NC1HWC0, ACL_FORMAT_NC1HWC0) == INVALID
     assert "other: format NC1HWC0 is not supported" in sim.error()
+
+
+def test_an_output_the_null_row_leaves_out_fails_last_as_an_inner_error(sim, objs):
+    assert phase1(sim, "aclnnSimTestInnerNull", objs.t([2]), None) == INNER_NULLPTR
+    assert "out is a null pointer" in sim.error()
+    assert phase1(sim, "aclnnSimTestInnerNull", None, objs.t([2])) == NULLPTR
+    # CANN's other checks come first: a dtype the page does not list is refused before.
+    assert phase1(sim, "aclnnSimTestInnerNull", objs.t([2], ACL_INT8), None) == INVALID
 
 
 def test_not_castable_output(sim, objs):

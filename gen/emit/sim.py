@@ -19,8 +19,9 @@ import re
 from dataclasses import dataclass, replace
 from typing import Optional
 
-from gen import abi, families, names
+from gen import abi, conventions, families, names
 from gen.api.kinds import KINDS, traits
+from gen.conventions import PLAIN_FORMATS
 from gen.cache import digest
 from gen.emit.env import render
 from gen.emit.files import FileManager
@@ -101,39 +102,44 @@ class SpecRow:
     formats: Optional[tuple[str, ...]]  # aclFormat enumerators; None: any
     plain_formats: bool  # the page lists a plain layout (ND, NCHW, ...): every plain layout passes
     relations: tuple[tuple[str, tuple[int, ...]], ...]  # (RelationKind value, parameter indices)
+    null_status: int = 0  # the status of a NULL where it is not 161001 (gen.conventions.inner_null_outputs)
 
 
 def _dtype_list(dtypes: tuple[DType, ...]) -> Optional[tuple[str, ...]]:
     return tuple(d.enumerator for d in dtypes) if dtypes else None
 
 
-# The plain (non-private) layouts: one memory layout to CANN's format checks, whichever the
-# tensor is tagged with. The simulator's kPlainFormats (runtime/sim/include/aclnn_sim/entry.h) is
-# the same set; tests/test_sim_emit.py checks that they agree.
-PLAIN_FORMATS = frozenset({"ND", "NCHW", "NHWC", "NCDHW", "NDHWC", "HWCN", "NCL", "NC", "DHWCN"})
-
-
-def _formats(param: Param) -> tuple[Optional[tuple[str, ...]], bool]:
+def _formats(param: Param, checked: bool = True) -> tuple[Optional[tuple[str, ...]], bool]:
     """The formats phase 1 accepts for `param`: every plain layout where the page lists one (ND
     takes NCHW, and a page listing NCHW, NCL takes its own example's ND tensors:
-    aclnnAdaptiveAvgPool2dBackward), and the private ones it lists."""
+    aclnnAdaptiveAvgPool2dBackward), and the private ones it lists; any format where the page's
+    column is not a check (`gen.conventions.formats_checked`)."""
     known = abi_formats()
     listed = [known[f] for f in param.formats if f in known]
     plain = any(f in PLAIN_FORMATS for f in param.formats)
-    if not listed:
-        return None, False  # the page states no format we know: not checked
+    if not listed or not checked:
+        return None, False  # the page states no format we know, or none it checks: not checked
     private = tuple(dict.fromkeys(f for f in listed if f != "ACL_FORMAT_ND"))
     return private, plain
 
 
-def spec_row(param: Param, index_of: dict[str, int], dtype_checked: bool = True) -> SpecRow:
+# The relations that hold dtypes, which a scalar CANN casts is not held to (gen.conventions.scalar_cast).
+_DTYPE_RELATIONS = frozenset({RelationKind.SAME_DTYPE, RelationKind.PROMOTE, RelationKind.CAST_FROM})
+
+
+def spec_row(param: Param, index_of: dict[str, int], dtype_checked: bool = True, format_checked: bool = True,
+             null_status: int = 0, cast: frozenset[str] = frozenset()) -> SpecRow:
     """The spec row of `param`; `index_of` gives the index of every parameter of its API.
     `dtype_checked` False (`API.dtype_checked`: an aclScalar whose dtype no error row names)
-    leaves its dtype unchecked."""
-    formats, plain = _formats(param)
+    leaves its dtype unchecked; `format_checked` False (`gen.conventions.formats_checked`) its
+    format. `null_status`: the status of a NULL where it is not 161001 (0: 161001). `cast`: the
+    scalars CANN casts to the computation's dtype, which no dtype relation holds."""
+    formats, plain = _formats(param, format_checked)
     relations = []
     for kind in RelationKind:
-        indices = [index_of[n] for n in param.related(kind) if n in index_of and n != param.name]
+        held = kind not in _DTYPE_RELATIONS or param.name not in cast
+        indices = [index_of[n] for n in param.related(kind) if n in index_of and n != param.name
+                   and held and (kind not in _DTYPE_RELATIONS or n not in cast)]
         relations.append((kind.value, _mask_members(sorted(set(indices)))))
     enforced = param.enforced_rank
     rank = (min(enforced[0], 127), min(enforced[1], 127)) if enforced else (-1, -1)
@@ -153,6 +159,7 @@ def spec_row(param: Param, index_of: dict[str, int], dtype_checked: bool = True)
         formats=formats,
         plain_formats=plain,
         relations=tuple(relations),
+        null_status=null_status,
     )
 
 
@@ -509,6 +516,11 @@ class SimAPI:
     rank_status: int = 0
 
 
+def _null_status(api: API, param: Param) -> int:
+    name = conventions.null_output_status(api, param)
+    return abi.status_code(name) if name else 0
+
+
 def rank_status(api: API) -> int:
     """The one status the page's error rows about ranks give, when it is not ACLNN_ERR_PARAM_INVALID."""
     codes = {row.code for row in api.errors if row.category is ErrorCategory.RANK}
@@ -524,7 +536,9 @@ def sim_api(bound: BoundAPI) -> SimAPI:
     ) if semantics else ()
     family, family_reason = family_for(bound)
     kernel, reason = kernel_for(bound) if not (semantics and semantics.family) else (None, family_reason)
-    rows = tuple(spec_row(p, index_of, api.dtype_checked(p)) for p in api.params)
+    cast = frozenset(p.name for p in api.params if conventions.scalar_cast(api, p))
+    rows = tuple(spec_row(p, index_of, api.dtype_checked(p), conventions.formats_checked(api, p),
+                          _null_status(api, p), cast) for p in api.params)
     if family is not None:
         rows = tuple(_without_shape_relations(row) for row in rows)
     return SimAPI(

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import AbstractSet, Collection, Optional, Sequence
 
+from gen import conventions
 from gen.ir import DEFAULT_SOC, Diagnostic, Direction, DType, Level, Param, ParamKind, ProductDTypes, Soc
 from gen.parse import prose, relations, vocab
 from gen.parse.entries import ParamEntry
@@ -185,6 +186,7 @@ def _dtypes(name: str, kind: Optional[ParamKind], entry: ParamEntry, ctx: ParamC
         for soc in note.socs:
             current = per_product.get(soc, list(base))
             per_product[soc] = _apply(note, current)
+    per_product = conventions.twin_chip_dtypes(name, per_product, base, entry.line, diags)
 
     if not base and not per_product:
         castable = _CASTABLE_TO.search(entry.prose) or _EXAMPLE_DTYPE.search(entry.prose)

@@ -259,7 +259,7 @@ def acos(input: Tensor, *, out: _OutArray | None = None) -> Tensor:
     ----------
     input : array_like or aclnn.Tensor
         input (const aclTensor*, in)
-        dtypes INT8, INT16, INT32, INT64, UINT8, BOOL, FLOAT, FLOAT16, DOUBLE; on Ascend910_93: INT8, INT16, INT32, INT64, UINT8, BOOL, FLOAT, FLOAT16, DOUBLE, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes INT8, INT16, INT32, INT64, UINT8, BOOL, FLOAT, FLOAT16, DOUBLE; on Ascend910_93: INT8, INT16, INT32, INT64, UINT8, BOOL, FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910B: INT8, INT16, INT32, INT64, UINT8, BOOL, FLOAT, FLOAT16, DOUBLE, BFLOAT16; formats ND; non-contiguous allowed.
         当类型为INT8、INT16、INT32、INT64、UINT8、BOOL时，转化为FLOAT进行运算，输出FLOAT类型。shape需要与out一致。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -270,7 +270,7 @@ def acos(input: Tensor, *, out: _OutArray | None = None) -> Tensor:
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out)
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; formats ND; non-contiguous allowed.
         shape需要与input一致。
 
     Raises
@@ -319,7 +319,7 @@ def acosh(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in)
-        dtypes FLOAT16, FLOAT, DOUBLE; on Ascend910_93: FLOAT16, FLOAT, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL, COMPLEX64, COMPLEX128, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes FLOAT16, FLOAT, DOUBLE; on Ascend910_93: FLOAT16, FLOAT, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910B: FLOAT16, FLOAT, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL, COMPLEX64, COMPLEX128, BFLOAT16; formats ND; non-contiguous allowed.
         输入为复数输出必须为复数。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -330,7 +330,7 @@ def acosh(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out)
-        dtypes FLOAT16, FLOAT, DOUBLE; on Ascend910_93: FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes FLOAT16, FLOAT, DOUBLE; on Ascend910_93: FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910B: FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; formats ND; non-contiguous allowed.
 
     Raises
     ------
@@ -1639,7 +1639,7 @@ def asin(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 当类型为INT8、INT16、INT32、INT64、UINT8、BOOL时，转化为FLOAT32进行运算，输出FLOAT32类型。
-        dtypes FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -1650,7 +1650,7 @@ def asin(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out)
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
         hape需要与self一致，支持空Tensor。
 
     Raises
@@ -1699,7 +1699,7 @@ def asinh(input: Tensor, *, out: _OutArray | None = None) -> Tensor:
     ----------
     input : array_like or aclnn.Tensor
         input (const aclTensor*, in): 当类型为INT8、INT16、INT32、INT64、UINT8、BOOL时，转化为FLOAT32进行运算，输出FLOAT32类型。
-        dtypes FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL, BFLOAT16, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL, BFLOAT16, COMPLEX64, COMPLEX128; on Ascend910B: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL, BFLOAT16, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
         shape需要与out一致。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -1710,7 +1710,7 @@ def asinh(input: Tensor, *, out: _OutArray | None = None) -> Tensor:
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out)
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16, COMPLEX64, COMPLEX128; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
         shape需要与input一致。
 
     Raises
@@ -1887,7 +1887,7 @@ def atanh(input: Tensor, *, out: _OutArray | None = None) -> Tensor:
     ----------
     input : array_like or aclnn.Tensor
         input (const aclTensor*, in): 输入tensor，进行反双曲正切运算。
-        dtypes INT8, INT16, INT32, INT64, UINT8, BOOL, FLOAT, FLOAT16, DOUBLE; on Ascend910_93: INT8, INT16, INT32, INT64, UINT8, BOOL, FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes INT8, INT16, INT32, INT64, UINT8, BOOL, FLOAT, FLOAT16, DOUBLE; on Ascend910_93: INT8, INT16, INT32, INT64, UINT8, BOOL, FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910B: INT8, INT16, INT32, INT64, UINT8, BOOL, FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
         shape需要与out一致。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -1898,7 +1898,7 @@ def atanh(input: Tensor, *, out: _OutArray | None = None) -> Tensor:
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 输出tensor，存储计算结果。
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; formats ND; non-contiguous allowed.
         shape需要与input一致。
 
     Raises
@@ -4175,7 +4175,7 @@ def cosh(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 公式中的输入self。
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL, COMPLEX64, COMPLEX128, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL, COMPLEX64, COMPLEX128, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
         数据类型与out的数据类型需满足数据类型推导规则（参见互推导关系）。 shape需要与out一致。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -4186,7 +4186,7 @@ def cosh(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 公式中的out。
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; formats ND; non-contiguous allowed.
         与self的数据类型需满足数据类型推导规则（参见互推导关系）。 shape需要与self一致。
 
     Raises
@@ -5216,7 +5216,7 @@ def erf(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in)
-        dtypes DOUBLE, FLOAT, FLOAT16, BOOL, INT64; on Ascend910_93: DOUBLE, FLOAT, FLOAT16, BOOL, INT64, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT, FLOAT16, BOOL, INT64; on Ascend910_93: DOUBLE, FLOAT, FLOAT16, BOOL, INT64, BFLOAT16; on Ascend910B: DOUBLE, FLOAT, FLOAT16, BOOL, INT64, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
         shape必须和out一样。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -5227,7 +5227,7 @@ def erf(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out)
-        dtypes DOUBLE, FLOAT, FLOAT16; on Ascend910_93: DOUBLE, FLOAT, FLOAT16, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT, FLOAT16; on Ascend910_93: DOUBLE, FLOAT, FLOAT16, BFLOAT16; on Ascend910B: DOUBLE, FLOAT, FLOAT16, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
         shape必须和self一样。
 
     Raises
@@ -5277,7 +5277,7 @@ def erfc(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in)
-        dtypes DOUBLE, FLOAT, FLOAT16, BOOL, INT64; on Ascend950: DOUBLE, FLOAT, FLOAT16, BOOL, INT64, BFLOAT16; on Ascend910_93: DOUBLE, FLOAT, FLOAT16, BOOL, INT64, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT, FLOAT16, BOOL, INT64; on Ascend950: DOUBLE, FLOAT, FLOAT16, BOOL, INT64, BFLOAT16; on Ascend910_93: DOUBLE, FLOAT, FLOAT16, BOOL, INT64, BFLOAT16; on Ascend910B: DOUBLE, FLOAT, FLOAT16, BOOL, INT64, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
         shape必须和out一样。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -5288,7 +5288,7 @@ def erfc(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out)
-        dtypes DOUBLE, FLOAT, FLOAT16; on Ascend950: DOUBLE, FLOAT, FLOAT16, BFLOAT16; on Ascend910_93: DOUBLE, FLOAT, FLOAT16, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT, FLOAT16; on Ascend950: DOUBLE, FLOAT, FLOAT16, BFLOAT16; on Ascend910_93: DOUBLE, FLOAT, FLOAT16, BFLOAT16; on Ascend910B: DOUBLE, FLOAT, FLOAT16, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
         数据类型默认和self保持一致，若self数据类型为BOOL或INT64时，out的数据类型默认为FLOAT32。shape必须和self一样。
 
     Raises
@@ -6621,7 +6621,7 @@ def gelu_backward(grad_output: Tensor, self: _TensorLike, *, out: _OutArray | No
     ----------
     grad_output : array_like or aclnn.Tensor
         gradOutput (const aclTensor*, in): 求梯度时的权重，即为了将正向输出的tensor变为标量所相乘的权重tensor。
-        dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16; on Ascend310P: FLOAT, FLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT, FLOAT16, BFLOAT16, INT32; on Ascend910: FLOAT, FLOAT16; on Ascend310P: FLOAT, FLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
         shape需要和正向self的shape满足broadcast关系。 dtype与self的dtype满足数据类型推导规则（参见互推导关系）。 支持空Tensor。
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): Gelu的正向输入值。
@@ -8051,13 +8051,13 @@ def inplace_acos(input_ref: _InOut1) -> _InOut1:
     ----------
     input_ref : array_like or aclnn.Tensor
         inputRef (aclTensor*, inout): 输入输出Tensor，即公式中的input与out。
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; formats ND; non-contiguous allowed.
 
     Returns
     -------
     input_ref : numpy.ndarray or aclnn.Tensor
         inputRef (aclTensor*, inout): 输入输出Tensor，即公式中的input与out。
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; formats ND; non-contiguous allowed.
 
     Raises
     ------
@@ -8100,13 +8100,13 @@ def inplace_acosh(self_ref: _InOut1) -> _InOut1:
     ----------
     self_ref : array_like or aclnn.Tensor
         selfRef (aclTensor*, inout)
-        dtypes FLOAT16, FLOAT, DOUBLE; on Ascend910_93: FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes FLOAT16, FLOAT, DOUBLE; on Ascend910_93: FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910B: FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; formats ND; non-contiguous allowed.
 
     Returns
     -------
     self_ref : numpy.ndarray or aclnn.Tensor
         selfRef (aclTensor*, inout)
-        dtypes FLOAT16, FLOAT, DOUBLE; on Ascend910_93: FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes FLOAT16, FLOAT, DOUBLE; on Ascend910_93: FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910B: FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; formats ND; non-contiguous allowed.
 
     Raises
     ------
@@ -8668,14 +8668,14 @@ def inplace_asin(self_ref: _InOut1) -> _InOut1:
     ----------
     self_ref : array_like or aclnn.Tensor
         selfRef (aclTensor*, inout): 公式中的输入`input`与输出`out`。
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: BFLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。
 
     Returns
     -------
     self_ref : numpy.ndarray or aclnn.Tensor
         selfRef (aclTensor*, inout): 公式中的输入`input`与输出`out`。
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: BFLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。
 
     Raises
@@ -8719,13 +8719,13 @@ def inplace_asinh(input_ref: _InOut1) -> _InOut1:
     ----------
     input_ref : array_like or aclnn.Tensor
         inputRef (aclTensor*, inout)
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16, COMPLEX64, COMPLEX128; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
 
     Returns
     -------
     input_ref : numpy.ndarray or aclnn.Tensor
         inputRef (aclTensor*, inout)
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16, COMPLEX64, COMPLEX128; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
 
     Raises
     ------
@@ -8875,13 +8875,13 @@ def inplace_atanh(input_ref: _InOut1) -> _InOut1:
     ----------
     input_ref : array_like or aclnn.Tensor
         inputRef (aclTensor*, inout): 输入输出tensor，进行反双曲正切运算，计算结果存储在inputRef中。
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
 
     Returns
     -------
     input_ref : numpy.ndarray or aclnn.Tensor
         inputRef (aclTensor*, inout): 输入输出tensor，进行反双曲正切运算，计算结果存储在inputRef中。
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
 
     Raises
     ------
@@ -9751,13 +9751,13 @@ def inplace_cosh(self_ref: _InOut1) -> _InOut1:
     ----------
     self_ref : array_like or aclnn.Tensor
         selfRef (aclTensor*, inout): 公式中的输入self，同时也对应了公式输出out。
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
 
     Returns
     -------
     self_ref : numpy.ndarray or aclnn.Tensor
         selfRef (aclTensor*, inout): 公式中的输入self，同时也对应了公式输出out。
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
 
     Raises
     ------
@@ -10175,13 +10175,13 @@ def inplace_erf(self_ref: _InOut1) -> _InOut1:
     ----------
     self_ref : array_like or aclnn.Tensor
         selfRef (aclTensor*, inout): 输入输出Tensor。
-        dtypes DOUBLE, FLOAT, FLOAT16; on Ascend910_93: DOUBLE, FLOAT, FLOAT16, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT, FLOAT16; on Ascend910_93: DOUBLE, FLOAT, FLOAT16, BFLOAT16; on Ascend910B: DOUBLE, FLOAT, FLOAT16, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
 
     Returns
     -------
     self_ref : numpy.ndarray or aclnn.Tensor
         selfRef (aclTensor*, inout): 输入输出Tensor。
-        dtypes DOUBLE, FLOAT, FLOAT16; on Ascend910_93: DOUBLE, FLOAT, FLOAT16, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT, FLOAT16; on Ascend910_93: DOUBLE, FLOAT, FLOAT16, BFLOAT16; on Ascend910B: DOUBLE, FLOAT, FLOAT16, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
 
     Raises
     ------
@@ -10224,13 +10224,13 @@ def inplace_erfc(self_ref: _InOut1) -> _InOut1:
     ----------
     self_ref : array_like or aclnn.Tensor
         selfRef (const aclTensor*, inout): 输入输出Tensor。
-        dtypes DOUBLE, FLOAT, FLOAT16; on Ascend950: DOUBLE, FLOAT, FLOAT16, BFLOAT16; on Ascend910_93: DOUBLE, FLOAT, FLOAT16, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT, FLOAT16; on Ascend950: DOUBLE, FLOAT, FLOAT16, BFLOAT16; on Ascend910_93: DOUBLE, FLOAT, FLOAT16, BFLOAT16; on Ascend910B: DOUBLE, FLOAT, FLOAT16, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
 
     Returns
     -------
     self_ref : numpy.ndarray or aclnn.Tensor
         selfRef (const aclTensor*, inout): 输入输出Tensor。
-        dtypes DOUBLE, FLOAT, FLOAT16; on Ascend950: DOUBLE, FLOAT, FLOAT16, BFLOAT16; on Ascend910_93: DOUBLE, FLOAT, FLOAT16, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT, FLOAT16; on Ascend950: DOUBLE, FLOAT, FLOAT16, BFLOAT16; on Ascend910_93: DOUBLE, FLOAT, FLOAT16, BFLOAT16; on Ascend910B: DOUBLE, FLOAT, FLOAT16, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
 
     Raises
     ------

@@ -27,6 +27,10 @@ OP = t.Op(
             'self': ('FLOAT16', 'FLOAT', 'DOUBLE'),
             'out': ('FLOAT16', 'FLOAT', 'DOUBLE'),
         },
+        'Ascend910B': {
+            'self': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
+            'out': ('FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
+        },
         'Ascend910_93': {
             'self': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
             'out': ('FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),

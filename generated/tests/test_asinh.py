@@ -27,6 +27,10 @@ OP = t.Op(
             'input': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
             'out': ('FLOAT', 'FLOAT16', 'DOUBLE'),
         },
+        'Ascend910B': {
+            'input': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL', 'BFLOAT16', 'COMPLEX64', 'COMPLEX128'),
+            'out': ('FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16', 'COMPLEX64', 'COMPLEX128'),
+        },
         'Ascend910_93': {
             'input': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL', 'BFLOAT16', 'COMPLEX64', 'COMPLEX128'),
             'out': ('FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16', 'COMPLEX64', 'COMPLEX128'),

@@ -27,6 +27,10 @@ OP = t.Op(
             'input': ('INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL', 'FLOAT', 'FLOAT16', 'DOUBLE'),
             'out': ('FLOAT', 'FLOAT16', 'DOUBLE'),
         },
+        'Ascend910B': {
+            'input': ('INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL', 'FLOAT', 'FLOAT16', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
+            'out': ('FLOAT', 'FLOAT16', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
+        },
         'Ascend910_93': {
             'input': ('INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL', 'FLOAT', 'FLOAT16', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
             'out': ('FLOAT', 'FLOAT16', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),

@@ -27,6 +27,10 @@ OP = t.Op(
             'self': ('FLOAT', 'FLOAT16', 'DOUBLE'),
             'out': ('FLOAT', 'FLOAT16', 'DOUBLE'),
         },
+        'Ascend910B': {
+            'self': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
+            'out': ('FLOAT', 'FLOAT16', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
+        },
         'Ascend910_93': {
             'self': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
             'out': ('FLOAT', 'FLOAT16', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),

@@ -27,6 +27,10 @@ OP = t.Op(
             'self': ('DOUBLE', 'FLOAT', 'FLOAT16', 'BOOL', 'INT64'),
             'out': ('DOUBLE', 'FLOAT', 'FLOAT16'),
         },
+        'Ascend910B': {
+            'self': ('DOUBLE', 'FLOAT', 'FLOAT16', 'BOOL', 'INT64', 'BFLOAT16'),
+            'out': ('DOUBLE', 'FLOAT', 'FLOAT16', 'BFLOAT16'),
+        },
         'Ascend910_93': {
             'self': ('DOUBLE', 'FLOAT', 'FLOAT16', 'BOOL', 'INT64', 'BFLOAT16'),
             'out': ('DOUBLE', 'FLOAT', 'FLOAT16', 'BFLOAT16'),

@@ -25,7 +25,7 @@ OP = t.Op(
     ),
     dtypes={
         '*': {
-            'gradOutput': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
+            'gradOutput': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32'),
             'self': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
             'gradInput': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
         },
@@ -41,7 +41,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B',),
-    golden='torch.ops.aten.gelu_backward(gradOutput, self)',
+    golden='torch.ops.aten.gelu_backward(gradOutput.to(torch.promote_types(gradOutput.dtype, self.dtype)), self.to(torch.promote_types(gradOutput.dtype, self.dtype)))',
     integer_math='float',
     simulated=True,
     out_shape_from={'gradInput': ('gradOutput', 'self')},
@@ -56,6 +56,7 @@ DTYPES = [
     BASE.but('FLOAT'),
     BASE.but('FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}),
     BASE.but('BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}),
+    BASE.but('INT32', dtypes={'gradOutput': 'INT32'}),
 ]
 
 # Inputs of different dtypes, promoted (the page's 互推导关系).
@@ -64,6 +65,7 @@ PROMOTION = [
     BASE.but('gradOutput=FLOAT-self=BFLOAT16', dtypes={'self': 'BFLOAT16'}),
     BASE.but('gradOutput=FLOAT16-self=FLOAT', dtypes={'gradOutput': 'FLOAT16'}),
     BASE.but('gradOutput=BFLOAT16-self=FLOAT', dtypes={'gradOutput': 'BFLOAT16'}),
+    BASE.but('gradOutput=INT32-self=FLOAT', dtypes={'gradOutput': 'INT32'}),
     BASE.but('gradOutput=FLOAT16-self=BFLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'BFLOAT16'}),
 ]
 
@@ -80,6 +82,7 @@ RANKS = [
     BASE.but('rank1-FLOAT', shapes={'gradOutput': (5,), 'self': (5,)}),
     BASE.but('rank1-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, shapes={'gradOutput': (5,), 'self': (5,)}),
     BASE.but('rank3-FLOAT', shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}),
+    BASE.but('rank3-INT32', dtypes={'gradOutput': 'INT32'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'gradOutput': (2, 3, 1, 4), 'self': (2, 3, 1, 4)}),
     BASE.but('rank5-FLOAT', shapes={'gradOutput': (2, 1, 3, 2, 2), 'self': (2, 1, 3, 2, 2)}),
     BASE.but('rank6-FLOAT', shapes={'gradOutput': (2, 1, 2, 3, 1, 2), 'self': (2, 1, 2, 3, 1, 2)}),
@@ -92,12 +95,15 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT', shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'self')),
     BASE.but('transposed-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'self')),
     BASE.but('transposed-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'self')),
+    BASE.but('transposed-INT32', dtypes={'gradOutput': 'INT32'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'self')),
     BASE.but('strided-FLOAT', shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'self')),
     BASE.but('strided-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'self')),
     BASE.but('strided-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'self')),
+    BASE.but('strided-INT32', dtypes={'gradOutput': 'INT32'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'self')),
     BASE.but('offset-FLOAT', shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'self')),
     BASE.but('offset-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'self')),
     BASE.but('offset-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'self')),
+    BASE.but('offset-INT32', dtypes={'gradOutput': 'INT32'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'self')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

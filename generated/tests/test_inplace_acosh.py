@@ -25,6 +25,9 @@ OP = t.Op(
         '*': {
             'selfRef': ('FLOAT16', 'FLOAT', 'DOUBLE'),
         },
+        'Ascend910B': {
+            'selfRef': ('FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
+        },
         'Ascend910_93': {
             'selfRef': ('FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
         },

@@ -25,6 +25,9 @@ OP = t.Op(
         '*': {
             'inputRef': ('FLOAT', 'FLOAT16', 'DOUBLE'),
         },
+        'Ascend910B': {
+            'inputRef': ('FLOAT', 'FLOAT16', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
+        },
         'Ascend910_93': {
             'inputRef': ('FLOAT', 'FLOAT16', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
         },

@@ -25,6 +25,9 @@ OP = t.Op(
         '*': {
             'selfRef': ('FLOAT', 'FLOAT16', 'DOUBLE'),
         },
+        'Ascend910B': {
+            'selfRef': ('FLOAT', 'FLOAT16', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
+        },
         'Ascend910_93': {
             'selfRef': ('FLOAT', 'FLOAT16', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
         },

@@ -25,6 +25,9 @@ OP = t.Op(
         '*': {
             'selfRef': ('DOUBLE', 'FLOAT', 'FLOAT16'),
         },
+        'Ascend910B': {
+            'selfRef': ('DOUBLE', 'FLOAT', 'FLOAT16', 'BFLOAT16'),
+        },
         'Ascend910_93': {
             'selfRef': ('DOUBLE', 'FLOAT', 'FLOAT16', 'BFLOAT16'),
         },

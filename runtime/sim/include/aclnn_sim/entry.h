@@ -75,6 +75,10 @@ struct ParamSpec {
   // The page line of the parameter's row (its dtypes, formats, rank and empty-tensor rule): a
   // rejection by them names it.
   int line;
+  // The status a NULL gets where CANN's CheckNotNull does not check the parameter (an output the
+  // page's null-pointer row leaves out, gen.conventions.inner_null_outputs): it fails after every
+  // other check, when the result is copied into it (ACLNN_ERR_INNER_NULLPTR); 0: 161001 first.
+  int null_status = 0;
 };
 
 struct ProductSpec {  // a row of the page's product table that names a known chip

@@ -2,7 +2,8 @@
 // order, driven by the API's generated spec, then the executor.
 //
 //   1. a required pointer is null                            161001 (before any other check, as
-//      CANN's CheckNotNull comes first; optional and reserved parameters may be null)
+//      CANN's CheckNotNull comes first; optional and reserved parameters may be null; an output
+//      CheckNotNull does not check fails last, 561103: gen.conventions.inner_null_outputs)
 //   2. the page marks the simulated chip unsupported         161002
 //   3. a reserved parameter (预留参数) is not null
 //   4. a dtype outside the page's list for the chip (ACL_DT_UNDEFINED always; an aclScalar's only
@@ -188,12 +189,24 @@ aclnnStatus CheckNulls(const ApiSpec& spec, const Arg* args, const uint64_t* wor
                        aclOpExecutor* const* executor) {
   for (uint8_t i = 0; i < spec.param_count; ++i) {
     const ParamSpec& p = spec.params[i];
-    if (IsPointer(p.kind) && !p.optional && !args[i].pointer) {
+    if (IsPointer(p.kind) && !p.optional && !p.null_status && !args[i].pointer) {
       return Fail(ACLNN_ERR_PARAM_NULLPTR, std::string(spec.name) + ": " + p.name + " is a null pointer");
     }
   }
   if (!workspaceSize) return Fail(ACLNN_ERR_PARAM_NULLPTR, std::string(spec.name) + ": workspaceSize is a null pointer");
   if (!executor) return Fail(ACLNN_ERR_PARAM_NULLPTR, std::string(spec.name) + ": executor is a null pointer");
+  return ACLNN_SUCCESS;
+}
+
+// A NULL output that CANN's CheckNotNull lets through (ParamSpec::null_status): the op computes into
+// a tensor it creates and fails copying it into the NULL, after every other check.
+aclnnStatus CheckUncheckedNulls(const Call& call) {
+  for (uint8_t i = 0; i < call.spec.param_count; ++i) {
+    const ParamSpec& p = call.spec.params[i];
+    if (p.null_status && !call.args[i].pointer) {
+      return call.Fail(p.null_status, std::string(p.name) + " is a null pointer: the result cannot be copied into it");
+    }
+  }
   return ACLNN_SUCCESS;
 }
 
@@ -736,6 +749,7 @@ aclnnStatus GetWorkspaceSize(const ApiSpec& spec, const Arg* args, uint64_t* wor
   if (spec.checks) {
     if (aclnnStatus s = spec.checks(call)) return s;
   }
+  if (aclnnStatus s = CheckUncheckedNulls(call)) return s;
   std::unique_ptr<ExecutorWork> work;
   uint64_t workspace = 0;
   if (aclnnStatus s = PlanKernel(call, &work, &workspace)) return s;

@@ -490,14 +490,18 @@ aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork*
     }
   }
   const bool keepdim = RoleBool(call, family, F::Role::kKeepdim, false);
-  Dims shape;
+  // `shape` in keepdim's form, `other_form` in the other one: an output may take either
+  // (gen.conventions, convention 4: CANN copies the result into the output it is given, the same
+  // elements in the same order; the outputs are written in their own row-major order).
+  Dims shape, other_form;
   int64_t length = 1;
   for (int64_t d = 0; d < rank; ++d) {
     if (reduced >> d & 1) {
       length *= self->view[d];
-      if (keepdim) shape.push_back(1);
+      (keepdim ? shape : other_form).push_back(1);
     } else {
       shape.push_back(self->view[d]);
+      other_form.push_back(self->view[d]);
     }
   }
   if (NeedsElements(op) && length == 0 && self->numel() == 0 && rank > 0) {
@@ -524,7 +528,8 @@ aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork*
   made->tensor(kSelf).Set(RoleName(call, family, F::Role::kSelf), *self);
   // A reduction to one value may be written to a one-element tensor of any rank.
   auto keep = [&](int role, const TensorDesc* t, int slot) {
-    return made->KeepOutput(call, family, role, *t, shape, "the reduced shape", slot, /*one_value=*/true);
+    const Dims& form = t->view == other_form ? other_form : shape;
+    return made->KeepOutput(call, family, role, *t, form, "the reduced shape", slot, /*one_value=*/true);
   };
   if (aclnnStatus s = keep(F::Role::kOut, out, kOut)) return s;
   if (HasIndices(op)) {

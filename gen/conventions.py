@@ -1,0 +1,159 @@
+"""What CANN does that its pages leave unsaid: each convention written once, here.
+
+A page states what one implementation checks; some of what every implementation does is stated on
+no page, or stated so inconsistently that reading each page literally refuses calls CANN accepts
+(measured against CANN's own op_api unit tests, replayed through the C ABI). Each convention below
+says what it covers and the evidence for it. A page that contradicts one keeps what it says: the
+twin chips with two different lists get a diagnostic (twin-chips-differ); the others are read from
+the page's own error table and rows (a format row, the null-pointer row, a dtype row naming the
+scalar), so a page that states the contrary is followed as it states it. The parser and the
+emitters ask these functions; none of them spells a convention again.
+
+1. `twin_chip_dtypes`: Atlas A2 (Ascend910B) and Atlas A3 (Ascend910_93) share one dtype list:
+   what a page adds for one of them alone, the other accepts too.
+2. `formats_checked`: a page whose Format column lists only plain layouts and whose error table
+   names no format condition checks no format.
+3. `inner_null_outputs`: an output the null-pointer row of the error table leaves out is not
+   checked by CANN's CheckNotNull: a null there fails later, as ACLNN_ERR_INNER_NULLPTR.
+4. A reduction's output may be given in either form of its reduced shape, the reduced dimensions
+   kept as 1 or dropped, whatever keepdim says: CANN copies its result into the output it is
+   given (the same elements, in the same order). The simulator's reduce family applies it
+   (runtime/sim/src/opapi/families/reduce.cpp, PlanReduce: `other_form`); tests/test_conventions.py
+   calls aclnnAmax both ways.
+5. `scalar_cast`: a host scalar (aclScalar) is cast to the computation's dtype: the dtype
+   relations its row states ("dtype需要与gradOutput保持一致") do not hold it, unless a dtype row of
+   the error table names it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Mapping, Optional, Sequence
+
+from gen.ir import API, Diagnostic, Direction, DType, ErrorCategory, Level, Param, ParamKind, Soc
+
+# --- 1. chips that share their dtype lists ------------------------------------------------------
+
+# Atlas A3 is built from the dies of Atlas A2: CANN's op_api implementations choose their dtype
+# lists with `socVersion == ASCEND910B || socVersion == ASCEND910_93`, and of the 228 parameters
+# of the corpus whose pages state a list for both, all 228 state the same one. The pages of
+# ops-math mark their per-chip notes (`<!-- npu="A3" -->`) and often keep the A3 note alone
+# ("<term>Atlas A3 ...</term>：self数据类型额外支持BFLOAT16" on aclnnAsin, aclnnAcosh, aclnnErf, ...),
+# which read literally refuses on Ascend910B what CANN's Ascend910B accepts.
+TWIN_CHIPS: tuple[tuple[Soc, Soc], ...] = ((Soc.ASCEND910B, Soc.ASCEND910_93),)
+
+
+def twin_chip_dtypes(name: str, per_chip: Mapping[Soc, Sequence[DType]], base: Sequence[DType], line: int,
+                     diags: list[Diagnostic]) -> dict[Soc, list[DType]]:
+    """`per_chip` (a parameter's dtype list per chip, as its page's notes give them; `base`, the
+    list of the chips they leave out) with what the page states for one twin alone given to the
+    other: the dtypes it adds, not the ones it lacks. The twin the page leaves unsaid keeps the
+    table's list where that is wider (never stricter than the page: aclnnGcd's A3 note "不支持
+    UINT8、INT8" leaves Ascend910B its table's list; aclnnInplaceAsin's A3 note "selfRef数据类型
+    支持BFLOAT16" adds BFLOAT16 to it). Both stated and different: the page is kept, and a
+    diagnostic says the convention does not hold there."""
+    out = {soc: list(dtypes) for soc, dtypes in per_chip.items()}
+    for first, second in TWIN_CHIPS:
+        stated = [soc for soc in (first, second) if soc in out]
+        if len(stated) == 1:
+            other = second if stated[0] is first else first
+            twin = out[stated[0]]
+            widened = list(twin) if set(base) <= set(twin) else list(base) + [d for d in twin if d not in base]
+            if widened != list(base):
+                out[other] = widened
+        elif len(stated) == 2 and set(out[first]) != set(out[second]):
+            diags.append(Diagnostic(
+                Level.INFO, line, "twin-chips-differ",
+                f"{name}: the page lists other dtypes for {first.value} "
+                f"({', '.join(d.value for d in out[first])}) than for {second.value} "
+                f"({', '.join(d.value for d in out[second])}), chips CANN gives one list: each keeps its own"))
+    return out
+
+
+# --- 2. plain layouts on a page that says ND ----------------------------------------------------
+
+# The plain (non-private) layouts: one memory layout to CANN's format checks, whichever the tensor
+# is tagged with. The simulator's kPlainFormats (runtime/sim/include/aclnn_sim/entry.h) is the same
+# set; tests/test_sim_emit.py checks that they agree.
+PLAIN_FORMATS = frozenset({"ND", "NCHW", "NHWC", "NCDHW", "NDHWC", "HWCN", "NCL", "NC", "DHWCN"})
+
+
+def formats_checked(api: API, param: Param) -> bool:
+    """Whether phase 1 checks `param`'s format against its page's Format column.
+
+    A column of plain layouts only ("ND", "ND、NCHW") describes the data, not a check: CANN's
+    implementations of such pages check a format where their error table says so ("self的数据格式
+    不在支持的范围内": aclnnReciprocal, aclnnAmax, aclnnMean refuse private formats; a row may name
+    the format beside the dtype, or say "私有格式"), and 830 of the
+    885 plain-only pages of the corpus have no such row; their implementations take any format,
+    plain (aclnnLogicalOr with HWCN, aclnnMinDim with NHWC, aclnnSwishBackward with NCHW) and
+    private (aclnnLeakyRelu with NC1HWC0) alike. A page that lists a private format (NC1HWC0,
+    FRACTAL_NZ) states a layout the kernel depends on: its column is checked, row or not."""
+    if any(f not in PLAIN_FORMATS for f in param.formats):
+        return True
+    return any(e.category is ErrorCategory.FORMAT or _FORMAT_WORDS.search(e.condition) for e in api.errors)
+
+
+# An error row about formats, whatever else it is about ("self和out的数据类型和数据格式不在支持的范围之内":
+# aclnnRsqrt; "x、y或z使用了私有格式（private format）": aclnnXlog1py).
+_FORMAT_WORDS = re.compile(r"格式|\bformats?\b", re.I)
+
+
+# --- 3. null outputs that CANN reports as inner errors ------------------------------------------
+
+# The words of a null-pointer row that name the outputs without naming them ("输出"): such a row
+# checks every output. So does a row with a word that is no parameter's name ("or out" on a page
+# whose output is gradInput, "predictedLogits" for predictedLogitsOut, "m < 64时").
+_OUTPUT_WORDS = ("输出", "返回")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def inner_null_outputs(api: API) -> tuple[str, ...]:
+    """The required outputs CANN's CheckNotNull does not check, by the page's error table.
+
+    The null-pointer row of an error table lists what CheckNotNull checks ("传入的self是空指针":
+    aclnnMin). Where the row names every required input by name, no output, and no other word
+    ("out", "输出", an output's name spelt otherwise), an output passed as NULL passes the check, the op computes into a tensor it
+    creates, and copying that into the caller's NULL output fails: ACLNN_ERR_INNER_NULLPTR (561103),
+    after every other check. () where the table has no such row, or the row names no input."""
+    rows = [e for e in api.errors if e.category is ErrorCategory.NULL_POINTER]
+    named = {name for row in rows for name in row.params}
+    if not rows or not named:
+        return ()
+    inputs = [p.name for p in api.params if _required_pointer(p) and p.direction is Direction.IN]
+    outputs = [p.name for p in api.params if _required_pointer(p) and p.direction is Direction.OUT]
+    if not inputs or any(name not in named for name in inputs) or any(name in named for name in outputs):
+        return ()
+    text = " ".join(row.condition for row in rows)
+    for param in sorted(api.params, key=lambda p: -len(p.name)):  # gradOutput is no "out"
+        text = text.replace(param.name, " ")
+    if _WORD.search(text) or any(word in text for word in _OUTPUT_WORDS):
+        return ()
+    return tuple(name for name in outputs if name not in named)
+
+
+def _required_pointer(param: Param) -> bool:
+    return param.kind in (ParamKind.TENSOR, ParamKind.TENSOR_LIST) and not param.optional
+
+
+def null_output_status(api: API, param: Param) -> Optional[str]:
+    """The status name a NULL `param` gets where it is not CANN's ACLNN_ERR_PARAM_NULLPTR."""
+    return "ACLNN_ERR_INNER_NULLPTR" if param.name in inner_null_outputs(api) else None
+
+
+# --- 5. host scalars are cast -----------------------------------------------------------------------
+
+_DTYPE_ROWS = (ErrorCategory.UNSUPPORTED_DTYPE, ErrorCategory.DTYPE_MISMATCH)
+
+
+def scalar_cast(api: API, param: Param) -> bool:
+    """Whether CANN casts `param` to the computation's dtype instead of checking its own.
+
+    An aclScalar (or a list of them) is a host value the implementations convert to the dtype
+    they compute in (`ConvertScalar`): aclnnThresholdBackward takes a FLOAT threshold with FLOAT16
+    tensors, though its row says "dtype需要与gradOutput保持一致" (a sentence of the tensor rows,
+    copied). Its list and its dtype relations are checked only where a dtype row of the error
+    table names it (`API.dtype_checked` reads the list the same way)."""
+    if param.kind not in (ParamKind.SCALAR, ParamKind.SCALAR_LIST):
+        return False
+    return not any(e.category in _DTYPE_ROWS and param.name in e.params for e in api.errors)
