@@ -53,6 +53,13 @@ set(ACLNN_EXAMPLES
   baddbmm
   batch_mat_mul
   batch_norm
+  batch_norm_backward
+  batch_norm_elemt
+  batch_norm_elemt_backward
+  batch_norm_gather_stats_with_counts
+  batch_norm_reduce
+  batch_norm_reduce_backward
+  batch_norm_stats
   bitwise_and_scalar
   bitwise_and_tensor
   bitwise_not
@@ -93,6 +100,7 @@ set(ACLNN_EXAMPLES
   exp2
   expand
   expm1
+  fast_layer_norm
   flip
   floor
   floor_divide
@@ -113,6 +121,8 @@ set(ACLNN_EXAMPLES
   gemma_rms_norm
   ger
   group_norm
+  group_norm_backward
+  group_norm_silu
   gt_scalar
   gt_tensor
   hardshrink
@@ -213,6 +223,7 @@ set(ACLNN_EXAMPLES
   is_neg_inf
   is_pos_inf
   layer_norm
+  layer_norm_backward
   layer_norm_with_impl_mode
   le_scalar
   le_tensor
@@ -271,6 +282,7 @@ set(ACLNN_EXAMPLES
   remainder_tensor_tensor
   repeat
   rms_norm
+  rms_norm_grad
   roll
   rsub
   rsubs
@@ -302,6 +314,7 @@ set(ACLNN_EXAMPLES
   std
   std_mean_correction
   swi_glu_quant
+  sync_batch_norm_gather_stats
   take
   tan
   tanh_backward

@@ -1,4 +1,5 @@
-// The normalisation family: layer_norm, rms_norm, add_rms_norm, group_norm and batch_norm.
+// The normalisation family: layer_norm, rms_norm, add_rms_norm, group_norm (and group_norm_silu,
+// SiLU applied to its output) and batch_norm.
 //
 // Phase 2 views the input so that each set of elements that shares its statistics is one
 // contiguous row of a [rows, length] buffer in the compute type: layer and rms norms' rows are
@@ -122,11 +123,14 @@ class NormWork final : public FamilyWork {
             yr[i] = (xr[i] - m) * s * (weight ? weight[i] : T(1)) + (bias ? bias[i] : T(0));
           }
           break;
-        case F::Op::kGroupNorm: {
+        case F::Op::kGroupNorm: case F::Op::kGroupNormSilu: {
           const int64_t per_group = channels / groups, first = (r % groups) * per_group;
           for (int64_t i = 0; i < length; ++i) {
             const int64_t c = first + i / hxw;
             yr[i] = (xr[i] - m) * s * (weight ? weight[c] : T(1)) + (bias ? bias[c] : T(0));
+          }
+          if (op_ == F::Op::kGroupNormSilu) {
+            for (int64_t i = 0; i < length; ++i) yr[i] = yr[i] / (T(1) + std::exp(-yr[i]));
           }
           break;
         }
@@ -264,7 +268,7 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
       }
       break;
     }
-    case F::Op::kGroupNorm: {
+    case F::Op::kGroupNorm: case F::Op::kGroupNormSilu: {
       if (rank < 2) {
         return RejectParam(call, family, F::Role::kInput, ACLNN_ERR_PARAM_INVALID,
                            "must have at least 2 dimensions, got shape " + DimsText(input->view));
