@@ -176,10 +176,14 @@ FAMILIES: tuple[Family, ...] = (
         doc="along one dimension, computed in float (double for DOUBLE)"),
     Family(
         "norm", "PlanNorm",
-        # gemma_rms_norm: rms_norm scaled by (1 + weight); group_norm_silu: group_norm then SiLU.
-        ops=("layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm", "group_norm_silu"),
+        # gemma_rms_norm: rms_norm scaled by (1 + weight); group_norm_silu: group_norm then SiLU;
+        # add_layer_norm: layer_norm of input + input2 (+ input3, a bias) over gamma's dimensions, the
+        # sum written to sum_out when additional_output; deep_norm: layer_norm of input * alpha + input2.
+        ops=("layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm", "group_norm_silu",
+             "add_layer_norm", "deep_norm"),
         roles=("input", "input2", "normalized_shape", "weight", "bias", "running_mean", "running_var",
-               "eps", "training", "momentum", "group", "out", "mean", "rstd", "sum_out"),
+               "eps", "training", "momentum", "group", "out", "mean", "rstd", "sum_out", "input3", "alpha",
+               "additional_output"),
         required=("input", "out"),
         options=("eps",),
         source="input",
@@ -189,9 +193,12 @@ FAMILIES: tuple[Family, ...] = (
                           ("gemma_rms_norm", "rstd", "trailing_ones"),
                           ("group_norm", "mean", "groups"), ("group_norm", "rstd", "groups"),
                           ("group_norm_silu", "mean", "groups"), ("group_norm_silu", "rstd", "groups"),
+                          ("add_layer_norm", "mean", "trailing_ones"), ("add_layer_norm", "rstd", "trailing_ones"),
+                          ("deep_norm", "mean", "trailing_ones"), ("deep_norm", "rstd", "trailing_ones"),
                           ("batch_norm", "mean", "channels"), ("batch_norm", "rstd", "channels")),
         op_fixed_dtypes=(("rms_norm", "rstd", "FLOAT"), ("add_rms_norm", "rstd", "FLOAT"),
-                         ("gemma_rms_norm", "rstd", "FLOAT")),
+                         ("gemma_rms_norm", "rstd", "FLOAT"), ("add_layer_norm", "mean", "FLOAT"),
+                         ("add_layer_norm", "rstd", "FLOAT"), ("deep_norm", "mean", "FLOAT"), ("deep_norm", "rstd", "FLOAT")),
         shape_variations=(("rms_norm", "trailing", ("input", "weight")), ("gemma_rms_norm", "trailing", ("input", "weight")),
                           ("add_rms_norm", "trailing", ("input", "input2", "weight")),
                           ("layer_norm", "trailing", ("input", "weight", "bias")),

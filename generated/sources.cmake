@@ -29,6 +29,7 @@ set(ACLNN_EXAMPLES
   acos
   acosh
   add
+  add_layer_norm
   add_rms_norm
   addbmm
   addcdiv
@@ -85,6 +86,7 @@ set(ACLNN_EXAMPLES
   cumprod
   cumsum
   cumsum_v2
+  deep_norm
   div
   divs
   dot

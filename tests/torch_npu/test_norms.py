@@ -121,3 +121,19 @@ xc = x.clone().requires_grad_()
 torch.nn.functional.batch_norm(xc, None, None, w, b, True, 0.0, 1e-5).backward(dy)
 assert close(dx, xc.grad), (dx.cpu() - xc.grad).abs().max()
 """)
+
+
+def test_fused_layer_norms(run_npu):
+    run_npu("""
+x1, x2, gamma, beta = torch.randn(3, 4, 16), torch.randn(3, 4, 16), torch.randn(16), torch.randn(16)
+# npu_add_layer_norm: y, mean, rstd of x1 + x2, and the sum.
+y, mean, rstd, s = torch_npu.npu_add_layer_norm(x1.npu(), x2.npu(), gamma.npu(), beta.npu(), 1e-5, True)
+want = torch.native_layer_norm(x1 + x2, [16], gamma, beta, 1e-5)
+for got, ref in zip((y, mean, rstd, s), (*want, x1 + x2)):
+    assert got.shape == ref.shape and torch.allclose(got.cpu(), ref, rtol=1e-4, atol=1e-5)
+# npu_deep_norm: mean, rstd and y of x * alpha + gx.
+mean, rstd, y = torch_npu.npu_deep_norm(x1.npu(), x2.npu(), beta.npu(), gamma.npu(), 0.3, 1e-5)
+want = torch.native_layer_norm(x1 * 0.3 + x2, [16], gamma, beta, 1e-5)
+for got, ref in zip((y, mean, rstd), want):
+    assert got.shape == ref.shape and torch.allclose(got.cpu(), ref, rtol=1e-4, atol=1e-5)
+""")

@@ -25,7 +25,7 @@ namespace {
 
 using F = NormFamily;
 
-enum Slot { kInput, kInput2, kWeight, kBias, kRunningMean, kRunningVar, kOut, kMean, kRstd, kSumOut, kSlots };
+enum Slot { kInput, kInput2, kWeight, kBias, kRunningMean, kRunningVar, kOut, kMean, kRstd, kSumOut, kInput3, kSlots };
 
 bool Present(const TensorRef& t) { return t.dtype != ACL_DT_UNDEFINED; }
 
@@ -36,7 +36,9 @@ class NormWork final : public FamilyWork {
   int64_t rows = 0, length = 0;
   int64_t groups = 1, channels = 1, hxw = 1;  // group_norm
   double eps = 1e-5, momentum = 0.1;
+  double alpha = 1;           // deep_norm: x * alpha + gx
   bool training = false;
+  bool write_sum = true;      // add_layer_norm: additionalOutput
   // The order that brings the input (and out) to the rows layout (batch norm's [C, N, ...]).
   int64_t order[16] = {};
   bool permuted = false;
@@ -62,16 +64,23 @@ class NormWork final : public FamilyWork {
   template <typename T>
   void Run() {
     const int64_t numel = rows * length;
-    // x: the input rows (add_rms_norm: x1 + x2, rounded to x1's dtype as xOut holds it).
+    // x: the input rows; add_rms_norm and add_layer_norm: x1 + x2 (+ bias, by column or by element),
+    // rounded to x1's dtype as xOut holds it; deep_norm: x * alpha + gx, in the compute type.
     const T* x;
     T* y = static_cast<T*>(Scratch(1, static_cast<size_t>(std::max<int64_t>(numel, 1)) * sizeof(T)));
-    if (op_ == F::Op::kAddRmsNorm) {
+    const bool deep = op_ == F::Op::kDeepNorm;
+    if (op_ == F::Op::kAddRmsNorm || op_ == F::Op::kAddLayerNorm || deep) {
       T* sum = static_cast<T*>(Scratch(6, static_cast<size_t>(std::max<int64_t>(numel, 1)) * sizeof(T)));
       GatherAs(Rows(kInput), type, sum);
       GatherAs(Rows(kInput2), type, y);
-      for (int64_t i = 0; i < numel; ++i) sum[i] += y[i];
-      RoundTo(tensor(kInput).dtype, sum, numel);
-      if (Present(tensor(kSumOut))) ScatterFrom(sum, type, tensor(kSumOut));
+      const T scale = static_cast<T>(alpha);
+      for (int64_t i = 0; i < numel; ++i) sum[i] = (deep ? sum[i] * scale : sum[i]) + y[i];
+      if (const T* added = Load<T>(kInput3, 0)) {
+        const bool by_column = tensor(kInput3).numel() != numel;  // gamma's shape, else x1's
+        for (int64_t i = 0; i < numel; ++i) sum[i] += added[by_column ? i % length : i];
+      }
+      if (!deep) RoundTo(tensor(kInput).dtype, sum, numel);
+      if (Present(tensor(kSumOut)) && write_sum) ScatterFrom(sum, type, tensor(kSumOut));
       x = sum;
     } else {
       x = static_cast<const T*>(ContiguousAs(Rows(kInput), type, 0));
@@ -118,7 +127,7 @@ class NormWork final : public FamilyWork {
         case F::Op::kGemmaRmsNorm:  // Gemma's weights are offsets from 1
           for (int64_t i = 0; i < length; ++i) yr[i] = xr[i] * s * (T(1) + (weight ? weight[i] : T(0)));
           break;
-        case F::Op::kLayerNorm:
+        case F::Op::kLayerNorm: case F::Op::kAddLayerNorm: case F::Op::kDeepNorm:
           for (int64_t i = 0; i < length; ++i) {
             yr[i] = (xr[i] - m) * s * (weight ? weight[i] : T(1)) + (bias ? bias[i] : T(0));
           }
@@ -191,6 +200,59 @@ aclnnStatus CheckCount(const Call& call, const FamilySpec& family, int role, con
 
 }  // namespace
 
+aclnnStatus NormalizedRows(const Call& call, const FamilySpec& family, int input_role, int shape_role,
+                           const TensorDesc& input, Dims* normalized, int64_t* rows, int64_t* length) {
+  if (const TensorDesc* weight = RoleTensor(call, family, shape_role)) {
+    *normalized = weight->view;
+  } else if (!RoleInts(call, family, shape_role, normalized) || normalized->empty()) {
+    return RejectParam(call, family, shape_role, ACLNN_ERR_PARAM_INVALID, "must name at least one dimension");
+  }
+  const int64_t rank = static_cast<int64_t>(input.view.size()), count = static_cast<int64_t>(normalized->size());
+  bool fits = count <= rank;
+  for (int64_t d = 0; fits && d < count; ++d) fits = input.view[rank - count + d] == (*normalized)[d];
+  if (!fits) {
+    return RejectParam(call, family, shape_role, ACLNN_ERR_PARAM_INVALID,
+                       DimsText(*normalized) + " is not the trailing shape of " + RoleName(call, family, input_role) +
+                           " " + DimsText(input.view));
+  }
+  *rows = *length = 1;
+  for (int64_t d = 0; d < rank; ++d) (d < rank - count ? *rows : *length) *= input.view[d];
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus GroupRows(const Call& call, const FamilySpec& family, int input_role, int group_role,
+                      const TensorDesc& input, GroupedRows* out) {
+  const int64_t rank = static_cast<int64_t>(input.view.size());
+  if (rank < 2) {
+    return RejectParam(call, family, input_role, ACLNN_ERR_PARAM_INVALID,
+                       "must have at least 2 dimensions ([N, C, ...]), got shape " + DimsText(input.view));
+  }
+  const int64_t groups = RoleInt(call, family, group_role, 1), channels = input.view[1];
+  if (groups <= 0 || channels % groups != 0) {
+    return RejectParam(call, family, group_role, ACLNN_ERR_PARAM_INVALID,
+                       "value " + std::to_string(groups) + " does not divide the " + std::to_string(channels) +
+                           " channels");
+  }
+  out->groups = groups;
+  out->channels = channels;
+  out->hxw = 1;
+  for (int64_t d = 2; d < rank; ++d) out->hxw *= input.view[d];
+  out->rows = input.view[0] * groups;
+  out->length = channels / groups * out->hxw;
+  return ACLNN_SUCCESS;
+}
+
+int64_t ChannelAxis(const TensorDesc& input, int64_t* order) {
+  const int64_t rank = static_cast<int64_t>(input.view.size());
+  const bool last = input.format == ACL_FORMAT_NHWC || input.format == ACL_FORMAT_NDHWC;
+  const int64_t axis = last ? rank - 1 : 1;
+  order[0] = axis;
+  for (int64_t d = 0, k = 1; d < rank; ++d) {
+    if (d != axis) order[k++] = d;
+  }
+  return axis;
+}
+
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
   const int op = family.op;
@@ -207,6 +269,7 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
   const TensorDesc* mean = RoleTensor(call, family, F::Role::kMean);
   const TensorDesc* rstd = RoleTensor(call, family, F::Role::kRstd);
   const TensorDesc* sum_out = RoleTensor(call, family, F::Role::kSumOut);
+  const TensorDesc* input3 = RoleTensor(call, family, F::Role::kInput3);
   const TensorDesc* running_mean = RoleTensor(call, family, F::Role::kRunningMean);
   const TensorDesc* running_var = RoleTensor(call, family, F::Role::kRunningVar);
 
@@ -215,48 +278,35 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
   made->type = type;
   made->eps = RoleNumber(call, family, F::Role::kEps, F::Option::kEps,
                          op == F::Op::kRmsNorm || op == F::Op::kAddRmsNorm || op == F::Op::kGemmaRmsNorm ? 1e-6 : 1e-5);
+  made->alpha = RoleNumber(call, family, F::Role::kAlpha, -1, 1.0);
+  made->write_sum = RoleBool(call, family, F::Role::kAdditionalOutput, true);
   if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, out, input->view, "the input's shape")) return s;
 
   Dims stats;  // the shape of mean and rstd
   switch (op) {
-    case F::Op::kLayerNorm: case F::Op::kRmsNorm: case F::Op::kAddRmsNorm: case F::Op::kGemmaRmsNorm: {
-      // The normalised trailing dimensions: normalizedShape (layer), or gamma's shape (rms).
+    case F::Op::kLayerNorm: case F::Op::kRmsNorm: case F::Op::kAddRmsNorm: case F::Op::kGemmaRmsNorm:
+    case F::Op::kAddLayerNorm: case F::Op::kDeepNorm: {
+      // Layer norm's trailing dimensions are normalizedShape's; the others', gamma's shape.
+      if (op != F::Op::kLayerNorm && !weight) return Decline(call, work, "without gamma");
       Dims normalized;
-      int role = F::Role::kNormalizedShape;
-      if (op == F::Op::kLayerNorm) {
-        RoleInts(call, family, F::Role::kNormalizedShape, &normalized);
-        if (normalized.empty()) {
-          return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, "must name at least one dimension");
-        }
-      } else {
-        role = F::Role::kWeight;
-        if (!weight) return Decline(call, work, "without gamma");
-        normalized = weight->view;
+      if (aclnnStatus s = NormalizedRows(call, family, F::Role::kInput,
+                                         op == F::Op::kLayerNorm ? F::Role::kNormalizedShape : F::Role::kWeight,
+                                         *input, &normalized, &made->rows, &made->length)) {
+        return s;
       }
       const int64_t count = static_cast<int64_t>(normalized.size());
-      bool fits = count <= rank;
-      for (int64_t d = 0; fits && d < count; ++d) fits = input->view[rank - count + d] == normalized[d];
-      if (!fits) {
-        return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
-                           DimsText(normalized) + " is not the trailing shape of " +
-                               RoleName(call, family, F::Role::kInput) + " " + DimsText(input->view));
-      }
-      made->rows = made->length = 1;
-      for (int64_t d = 0; d < rank; ++d) {
-        (d < rank - count ? made->rows : made->length) *= input->view[d];
-        if (d < rank - count) stats.push_back(input->view[d]);
-      }
+      for (int64_t d = 0; d < rank - count; ++d) stats.push_back(input->view[d]);
       for (int64_t d = 0; d < count; ++d) stats.push_back(1);
-      if (op == F::Op::kLayerNorm) {
-        if (weight) {
+      if (op == F::Op::kLayerNorm || op == F::Op::kAddLayerNorm || op == F::Op::kDeepNorm) {
+        if (weight && op == F::Op::kLayerNorm) {
           if (aclnnStatus s = CheckShape(call, family, F::Role::kWeight, weight, normalized, "normalizedShape")) return s;
         }
         if (bias) {
           if (aclnnStatus s = CheckShape(call, family, F::Role::kBias, bias, normalized, "normalizedShape")) return s;
         }
       }
-      if (op == F::Op::kAddRmsNorm) {
-        if (!input2) return Decline(call, work, "without x2");
+      if (op == F::Op::kAddRmsNorm || op == F::Op::kAddLayerNorm || op == F::Op::kDeepNorm) {
+        if (!input2) return Decline(call, work, "without its second input");
         if (aclnnStatus s = CheckShape(call, family, F::Role::kInput2, input2, input->view, "the first input's shape")) {
           return s;
         }
@@ -265,27 +315,23 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
             return s;
           }
         }
+        // add_layer_norm's bias: one value per normalised element (gamma's shape) or per element of x1.
+        if (input3 && input3->numel() != made->length && input3->numel() != input->numel()) {
+          return RejectParam(call, family, F::Role::kInput3, ACLNN_ERR_PARAM_INVALID,
+                             "shape " + DimsText(input3->view) + " is neither gamma's nor the input's");
+        }
       }
       break;
     }
     case F::Op::kGroupNorm: case F::Op::kGroupNormSilu: {
-      if (rank < 2) {
-        return RejectParam(call, family, F::Role::kInput, ACLNN_ERR_PARAM_INVALID,
-                           "must have at least 2 dimensions, got shape " + DimsText(input->view));
-      }
-      const int64_t groups = RoleInt(call, family, F::Role::kGroup, 1);
-      const int64_t channels = input->view[1];
-      if (groups <= 0 || channels % groups != 0) {
-        return RejectParam(call, family, F::Role::kGroup, ACLNN_ERR_PARAM_INVALID,
-                           "value " + std::to_string(groups) + " does not divide the " + std::to_string(channels) +
-                               " channels");
-      }
+      GroupedRows split;
+      if (aclnnStatus s = GroupRows(call, family, F::Role::kInput, F::Role::kGroup, *input, &split)) return s;
+      const int64_t groups = split.groups, channels = split.channels;
       made->groups = groups;
       made->channels = channels;
-      made->hxw = 1;
-      for (int64_t d = 2; d < rank; ++d) made->hxw *= input->view[d];
-      made->rows = input->view[0] * groups;
-      made->length = channels / groups * made->hxw;
+      made->hxw = split.hxw;
+      made->rows = split.rows;
+      made->length = split.length;
       stats = Dims{input->view[0], groups};
       for (int role : {static_cast<int>(F::Role::kWeight), static_cast<int>(F::Role::kBias)}) {
         const TensorDesc* t = RoleTensor(call, family, role);
@@ -300,17 +346,10 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
         return RejectParam(call, family, F::Role::kInput, ACLNN_ERR_PARAM_INVALID,
                            "must have at least 2 dimensions, got shape " + DimsText(input->view));
       }
-      // The channel axis: the last for NHWC and NDHWC, else the second.
-      const bool last = input->format == ACL_FORMAT_NHWC || input->format == ACL_FORMAT_NDHWC;
-      const int64_t axis = last ? rank - 1 : 1;
-      const int64_t channels = input->view[axis];
+      const int64_t channels = input->view[ChannelAxis(*input, made->order)];
       made->training = RoleBool(call, family, F::Role::kTraining, false);
       made->momentum = RoleNumber(call, family, F::Role::kMomentum, -1, 0.1);
       made->permuted = true;
-      made->order[0] = axis;
-      for (int64_t d = 0, k = 1; d < rank; ++d) {
-        if (d != axis) made->order[k++] = d;
-      }
       made->rows = channels;
       made->length = channels ? input->numel() / channels : 0;
       stats = Dims{channels};
@@ -356,6 +395,7 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
       {kRunningMean, F::Role::kRunningMean, running_mean}, {kRunningVar, F::Role::kRunningVar, running_var},
       {kOut, F::Role::kOut, out},                {kMean, F::Role::kMean, mean},
       {kRstd, F::Role::kRstd, rstd},             {kSumOut, F::Role::kSumOut, sum_out},
+      {kInput3, F::Role::kInput3, input3},
   };
   for (const Binding& b : bindings) {
     if (b.t) made->tensor(b.slot).Set(RoleName(call, family, b.role), *b.t);

@@ -188,29 +188,13 @@ aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWor
   int statistic_roles[2] = {F::Role::kMean, F::Role::kRstd};
   switch (op) {
     case F::Op::kLayerNormBackward: case F::Op::kRmsNormGrad: {
-      // The normalised trailing dimensions: normalizedShape (layer), or gamma's shape (rms).
+      if (op == F::Op::kRmsNormGrad && !weight) return Decline(call, work, "without gamma");
       Dims normalized;
-      int role = F::Role::kNormalizedShape;
-      if (op == F::Op::kLayerNormBackward) {
-        RoleInts(call, family, F::Role::kNormalizedShape, &normalized);
-        if (normalized.empty()) {
-          return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, "must name at least one dimension");
-        }
-      } else {
-        role = F::Role::kWeight;
-        if (!weight) return Decline(call, work, "without gamma");
-        normalized = weight->view;
+      if (aclnnStatus s = NormalizedRows(call, family, F::Role::kInput,
+                                         op == F::Op::kLayerNormBackward ? F::Role::kNormalizedShape : F::Role::kWeight,
+                                         *input, &normalized, &made->rows, &made->length)) {
+        return s;
       }
-      const int64_t count = static_cast<int64_t>(normalized.size());
-      bool fits = count <= rank;
-      for (int64_t d = 0; fits && d < count; ++d) fits = input->view[rank - count + d] == normalized[d];
-      if (!fits) {
-        return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
-                           DimsText(normalized) + " is not the trailing shape of " +
-                               RoleName(call, family, F::Role::kInput) + " " + DimsText(input->view));
-      }
-      made->rows = made->length = 1;
-      for (int64_t d = 0; d < rank; ++d) (d < rank - count ? made->rows : made->length) *= input->view[d];
       made->weights = made->length;
       if (weight && op == F::Op::kLayerNormBackward) {
         if (aclnnStatus s = CheckShape(call, family, F::Role::kWeight, weight, normalized, "normalizedShape")) return s;
@@ -220,23 +204,14 @@ aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWor
     }
     case F::Op::kGroupNormBackward: {
       // N, C and HxW restate the input's shape; the page's own checks hold them to it.
-      const int64_t groups = RoleInt(call, family, F::Role::kGroup, 1);
-      const int64_t channels = rank >= 2 ? input->view[1] : 0;
-      if (rank < 2) {
-        return RejectParam(call, family, F::Role::kInput, ACLNN_ERR_PARAM_INVALID,
-                           "must have at least 2 dimensions ([N, C, ...]), got shape " + DimsText(input->view));
-      }
-      if (groups <= 0 || channels % groups != 0) {
-        return RejectParam(call, family, F::Role::kGroup, ACLNN_ERR_PARAM_INVALID,
-                           "value " + std::to_string(groups) + " does not divide the " + std::to_string(channels) +
-                               " channels");
-      }
-      made->groups = groups;
+      GroupedRows split;
+      if (aclnnStatus s = GroupRows(call, family, F::Role::kInput, F::Role::kGroup, *input, &split)) return s;
+      const int64_t channels = split.channels;
+      made->groups = split.groups;
       made->channels = channels;
-      made->hxw = 1;
-      for (int64_t d = 2; d < rank; ++d) made->hxw *= input->view[d];
-      made->rows = input->view[0] * groups;
-      made->length = channels / groups * made->hxw;
+      made->hxw = split.hxw;
+      made->rows = split.rows;
+      made->length = split.length;
       made->weights = channels;
       if (weight) {
         if (aclnnStatus s = CheckCount(call, family, F::Role::kWeight, weight, channels, "one per channel")) return s;
@@ -248,17 +223,10 @@ aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWor
         return RejectParam(call, family, F::Role::kInput, ACLNN_ERR_PARAM_INVALID,
                            "must have at least 2 dimensions, got shape " + DimsText(input->view));
       }
-      // The channel axis: the last for NHWC and NDHWC, else the second (as the forward's).
-      const bool last = input->format == ACL_FORMAT_NHWC || input->format == ACL_FORMAT_NDHWC;
-      const int64_t axis = last ? rank - 1 : 1;
-      const int64_t channels = input->view[axis];
+      const int64_t channels = input->view[ChannelAxis(*input, made->order)];  // as the forward's
       made->training = RoleBool(call, family, F::Role::kTraining, true);
       made->eps = RoleNumber(call, family, F::Role::kEps, -1, 1e-5);
       made->permuted = true;
-      made->order[0] = axis;
-      for (int64_t d = 0, k = 1; d < rank; ++d) {
-        if (d != axis) made->order[k++] = d;
-      }
       made->rows = channels;
       made->length = channels ? input->numel() / channels : 0;
       made->weights = channels;
