@@ -207,19 +207,27 @@ FAMILIES: tuple[Family, ...] = (
             "(double for DOUBLE); mean/rstd outputs"),
     Family(
         "norm_grad", "PlanNormGrad",
-        ops=("layer_norm_backward", "rms_norm_grad", "group_norm_backward", "batch_norm_backward"),
+        # add_layer_norm_grad: layer_norm_backward at input + input2 (gamma's dimensions), grad_sum
+        # added to grad_input; deep_norm_grad: at input * alpha + input2, grad_input2 the sum's gradient.
+        ops=("layer_norm_backward", "rms_norm_grad", "group_norm_backward", "batch_norm_backward",
+             "add_layer_norm_grad", "deep_norm_grad"),
         # mean/rstd: the forward's saved statistics (batch norm's saveMean/saveInvstd); output_mask:
         # which of grad_input, grad_weight, grad_bias are computed (absent: all).
         roles=("grad_out", "input", "normalized_shape", "mean", "rstd", "weight", "running_mean", "running_var",
-               "training", "eps", "group", "output_mask", "grad_input", "grad_weight", "grad_bias"),
+               "training", "eps", "group", "output_mask", "grad_input", "grad_weight", "grad_bias", "input2",
+               "alpha", "grad_sum", "grad_input2"),
         required=("grad_out", "input"),
         source="input",
         second="weight",
         op_output_shapes=(("layer_norm_backward", "grad_weight", "given"), ("layer_norm_backward", "grad_bias", "given"),
                           ("rms_norm_grad", "grad_weight", "given"),
+                          ("add_layer_norm_grad", "grad_weight", "given"), ("add_layer_norm_grad", "grad_bias", "given"),
+                          ("deep_norm_grad", "grad_weight", "given"), ("deep_norm_grad", "grad_bias", "given"),
                           ("group_norm_backward", "grad_weight", "channels"), ("group_norm_backward", "grad_bias", "channels"),
                           ("batch_norm_backward", "grad_weight", "channels"), ("batch_norm_backward", "grad_bias", "channels")),
-        op_fixed_dtypes=(("rms_norm_grad", "grad_weight", "FLOAT"),),
+        op_fixed_dtypes=(("rms_norm_grad", "grad_weight", "FLOAT"), ("add_layer_norm_grad", "grad_weight", "FLOAT"),
+                         ("add_layer_norm_grad", "grad_bias", "FLOAT"), ("deep_norm_grad", "grad_weight", "FLOAT"),
+                         ("deep_norm_grad", "grad_bias", "FLOAT")),
         doc="the normalisations' backward from the forward's saved mean and rstd (batch norm's running "
             "statistics in inference), computed in float (double for DOUBLE)"),
     Family(

@@ -30,6 +30,7 @@ set(ACLNN_EXAMPLES
   acosh
   add
   add_layer_norm
+  add_layer_norm_grad
   add_rms_norm
   addbmm
   addcdiv
@@ -87,6 +88,7 @@ set(ACLNN_EXAMPLES
   cumsum
   cumsum_v2
   deep_norm
+  deep_norm_grad
   div
   divs
   dot

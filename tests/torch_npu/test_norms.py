@@ -137,3 +137,27 @@ want = torch.native_layer_norm(x1 * 0.3 + x2, [16], gamma, beta, 1e-5)
 for got, ref in zip((y, mean, rstd), want):
     assert got.shape == ref.shape and torch.allclose(got.cpu(), ref, rtol=1e-4, atol=1e-5)
 """)
+
+
+def test_fused_layer_norm_backwards(run_npu):
+    run_npu("""
+x1, x2, dy = (torch.randn(3, 4, 16) for _ in range(3))
+gamma, beta = torch.randn(16), torch.randn(16)
+# The autograd of x1 * alpha + x2 through LayerNorm on the CPU is what the fused backwards give.
+def reference(alpha):
+    a, b, g = x1.clone().requires_grad_(), x2.clone().requires_grad_(), gamma.clone().requires_grad_()
+    y = torch.nn.functional.layer_norm(a * alpha + b, [16], g, beta, 1e-5)
+    y.backward(dy)
+    _, mean, rstd = torch.native_layer_norm(x1 * alpha + x2, [16], gamma, beta, 1e-5)
+    return a.grad, b.grad, g.grad, dy.sum((0, 1)), mean, rstd
+close = lambda got, want: torch.allclose(got.cpu(), want, rtol=1e-4, atol=1e-4)
+dx, dgx, dgamma, dbeta, mean, rstd = reference(0.3)
+got = torch_npu.npu_deep_norm_backward(dy.npu(), x1.npu(), x2.npu(), gamma.npu(), mean.npu(), rstd.npu(), 0.3)
+for g, w in zip(got, (dx, dgx, dbeta, dgamma)):
+    assert close(g, w), (g.cpu() - w).abs().max()
+dx, _, dgamma, dbeta, mean, rstd = reference(1.0)
+# op-plugin returns (dx1, dx2, dgamma, dbeta): the sum's gradient twice.
+got = torch_npu.npu_add_layer_norm_backward(dy.npu(), x1.npu(), x2.npu(), rstd.npu(), mean.npu(), gamma.npu(), None)
+for g, w in zip(got, (dx, dx, dgamma, dbeta)):
+    assert close(g, w), (g.cpu() - w).abs().max()
+""")

@@ -26,7 +26,8 @@ namespace {
 
 using F = NormGradFamily;
 
-enum Slot { kGradOut, kInput, kMean, kRstd, kWeight, kGradInput, kGradWeight, kGradBias, kSlots };
+enum Slot { kGradOut, kInput, kMean, kRstd, kWeight, kGradInput, kGradWeight, kGradBias, kInput2, kGradSum, kGradInput2,
+            kSlots };
 
 bool Present(const TensorRef& t) { return t.dtype != ACL_DT_UNDEFINED; }
 
@@ -38,6 +39,7 @@ class NormGradWork final : public FamilyWork {
   int64_t groups = 1, channels = 1, hxw = 1;  // group_norm_backward
   int64_t weights = 0;                       // elements of the weight (and of its gradients)
   double eps = 1e-5;
+  double alpha = 1;  // deep_norm_grad: the forward normalised input * alpha + input2
   bool training = true;  // batch norm: false normalised with the running statistics
   // The order that brings x, dy and dx to the rows layout (batch norm's [C, N, ...]).
   int64_t order[16] = {};
@@ -58,14 +60,26 @@ class NormGradWork final : public FamilyWork {
   template <typename T>
   void Run() {
     const int64_t numel = rows * length;
-    const T* x = static_cast<const T*>(ContiguousAs(Rows(kInput), type, 0));
+    const T* x;
+    if (Present(tensor(kInput2))) {
+      // The fused forwards' normalised sum: input + input2, or input * alpha + input2 (deep norm).
+      T* sum = static_cast<T*>(Scratch(0, static_cast<size_t>(numel) * sizeof(T)));
+      T* second = static_cast<T*>(Scratch(7, static_cast<size_t>(numel) * sizeof(T)));
+      GatherAs(Rows(kInput), type, sum);
+      GatherAs(Rows(kInput2), type, second);
+      const T scale = static_cast<T>(alpha);
+      for (int64_t i = 0; i < numel; ++i) sum[i] = sum[i] * scale + second[i];
+      x = sum;
+    } else {
+      x = static_cast<const T*>(ContiguousAs(Rows(kInput), type, 0));
+    }
     const T* dy = static_cast<const T*>(ContiguousAs(Rows(kGradOut), type, 1));
     const T* means = Present(tensor(kMean)) ? static_cast<const T*>(ContiguousAs(tensor(kMean), type, 2)) : nullptr;
     const T* rstds = static_cast<const T*>(ContiguousAs(tensor(kRstd), type, 3));
     const T* weight = Present(tensor(kWeight)) ? static_cast<const T*>(ContiguousAs(tensor(kWeight), type, 4)) : nullptr;
     const bool want_dx = Present(tensor(kGradInput));
     const bool want_dw = Present(tensor(kGradWeight)), want_db = Present(tensor(kGradBias));
-    T* dx = want_dx ? static_cast<T*>(Scratch(5, static_cast<size_t>(numel) * sizeof(T))) : nullptr;
+    T* dx = want_dx || Present(tensor(kGradInput2)) ? static_cast<T*>(Scratch(5, static_cast<size_t>(numel) * sizeof(T))) : nullptr;
     const bool centred = op_ != F::Op::kRmsNormGrad;
     const bool constant = op_ == F::Op::kBatchNormBackward && !training;  // inference: no projection
 
@@ -107,7 +121,18 @@ class NormGradWork final : public FamilyWork {
     };
     if (tasks <= 1) run(0); else ParallelFor(tasks, run);
 
-    if (dx) ScatterFrom(dx, type, Rows(kGradInput));
+    if (dx) {
+      if (const T* added = Present(tensor(kGradSum)) ? static_cast<const T*>(ContiguousAs(Rows(kGradSum), type, 7))
+                                                      : nullptr) {
+        for (int64_t i = 0; i < numel; ++i) dx[i] += added[i];  // add_layer_norm_grad's dsum
+      }
+      if (Present(tensor(kGradInput2))) {  // deep norm: the sum's gradient, then input's (alpha times it)
+        ScatterFrom(dx, type, Rows(kGradInput2));
+        const T scale = static_cast<T>(alpha);
+        for (int64_t i = 0; i < numel; ++i) dx[i] *= scale;
+      }
+      ScatterFrom(dx, type, Rows(kGradInput));
+    }
     for (int which = 0; which < 2; ++which) {
       const int slot = which == 0 ? kGradWeight : kGradBias;
       if (!Present(tensor(slot))) continue;
@@ -187,8 +212,10 @@ aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWor
   const TensorDesc* statistics[2] = {mean, rstd};
   int statistic_roles[2] = {F::Role::kMean, F::Role::kRstd};
   switch (op) {
-    case F::Op::kLayerNormBackward: case F::Op::kRmsNormGrad: {
-      if (op == F::Op::kRmsNormGrad && !weight) return Decline(call, work, "without gamma");
+    case F::Op::kLayerNormBackward: case F::Op::kRmsNormGrad: case F::Op::kAddLayerNormGrad:
+    case F::Op::kDeepNormGrad: {
+      // Layer norm's trailing dimensions are normalizedShape's; the others', gamma's shape.
+      if (op != F::Op::kLayerNormBackward && !weight) return Decline(call, work, "without gamma");
       Dims normalized;
       if (aclnnStatus s = NormalizedRows(call, family, F::Role::kInput,
                                          op == F::Op::kLayerNormBackward ? F::Role::kNormalizedShape : F::Role::kWeight,
@@ -200,6 +227,17 @@ aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWor
         if (aclnnStatus s = CheckShape(call, family, F::Role::kWeight, weight, normalized, "normalizedShape")) return s;
       }
       if (op == F::Op::kRmsNormGrad) statistics[0] = nullptr;  // rms subtracts no mean
+      made->alpha = RoleNumber(call, family, F::Role::kAlpha, -1, 1.0);
+      for (int role : {static_cast<int>(F::Role::kInput2), static_cast<int>(F::Role::kGradSum),
+                       static_cast<int>(F::Role::kGradInput2)}) {
+        const TensorDesc* t = RoleTensor(call, family, role);
+        if (t) {
+          if (aclnnStatus s = CheckShape(call, family, role, t, input->view, "the input's shape")) return s;
+        }
+      }
+      if (family.has(F::Role::kInput2) && !RoleTensor(call, family, F::Role::kInput2)) {
+        return RejectParam(call, family, F::Role::kInput2, ACLNN_ERR_PARAM_NULLPTR, "is required");
+      }
       break;
     }
     case F::Op::kGroupNormBackward: {
@@ -281,6 +319,10 @@ aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWor
   if (weight) made->tensor(kWeight).Set(RoleName(call, family, F::Role::kWeight), *weight);
   for (int k = 0; k < 3; ++k) {
     if (outs[k]) made->tensor(kGradInput + k).Set(RoleName(call, family, out_roles[k]), *outs[k]);
+  }
+  const int fused[3][2] = {{kInput2, F::Role::kInput2}, {kGradSum, F::Role::kGradSum}, {kGradInput2, F::Role::kGradInput2}};
+  for (const auto& [slot, role] : fused) {
+    if (const TensorDesc* t = RoleTensor(call, family, role)) made->tensor(slot).Set(RoleName(call, family, role), *t);
   }
   *work = owned.release();
   return ACLNN_SUCCESS;
