@@ -178,12 +178,13 @@ FAMILIES: tuple[Family, ...] = (
         "norm", "PlanNorm",
         # gemma_rms_norm: rms_norm scaled by (1 + weight); group_norm_silu: group_norm then SiLU;
         # add_layer_norm: layer_norm of input + input2 (+ input3, a bias) over gamma's dimensions, the
-        # sum written to sum_out when additional_output; deep_norm: layer_norm of input * alpha + input2.
+        # sum written to sum_out when additional_output; deep_norm: layer_norm of input * alpha + input2;
+        # add_rms_norm_cast: rms_norm of input + input2 in float, out FLOAT and out2 in input's dtype.
         ops=("layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm", "group_norm_silu",
-             "add_layer_norm", "deep_norm"),
+             "add_layer_norm", "deep_norm", "add_rms_norm_cast"),
         roles=("input", "input2", "normalized_shape", "weight", "bias", "running_mean", "running_var",
                "eps", "training", "momentum", "group", "out", "mean", "rstd", "sum_out", "input3", "alpha",
-               "additional_output"),
+               "additional_output", "out2"),
         required=("input", "out"),
         options=("eps",),
         source="input",
@@ -195,10 +196,12 @@ FAMILIES: tuple[Family, ...] = (
                           ("group_norm_silu", "mean", "groups"), ("group_norm_silu", "rstd", "groups"),
                           ("add_layer_norm", "mean", "trailing_ones"), ("add_layer_norm", "rstd", "trailing_ones"),
                           ("deep_norm", "mean", "trailing_ones"), ("deep_norm", "rstd", "trailing_ones"),
+                          ("add_rms_norm_cast", "rstd", "trailing_ones"),
                           ("batch_norm", "mean", "channels"), ("batch_norm", "rstd", "channels")),
         op_fixed_dtypes=(("rms_norm", "rstd", "FLOAT"), ("add_rms_norm", "rstd", "FLOAT"),
                          ("gemma_rms_norm", "rstd", "FLOAT"), ("add_layer_norm", "mean", "FLOAT"),
-                         ("add_layer_norm", "rstd", "FLOAT"), ("deep_norm", "mean", "FLOAT"), ("deep_norm", "rstd", "FLOAT")),
+                         ("add_layer_norm", "rstd", "FLOAT"), ("deep_norm", "mean", "FLOAT"), ("deep_norm", "rstd", "FLOAT"),
+                         ("add_rms_norm_cast", "out", "FLOAT"), ("add_rms_norm_cast", "rstd", "FLOAT")),
         shape_variations=(("rms_norm", "trailing", ("input", "weight")), ("gemma_rms_norm", "trailing", ("input", "weight")),
                           ("add_rms_norm", "trailing", ("input", "input2", "weight")),
                           ("layer_norm", "trailing", ("input", "weight", "bias")),

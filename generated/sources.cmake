@@ -32,6 +32,7 @@ set(ACLNN_EXAMPLES
   add_layer_norm
   add_layer_norm_grad
   add_rms_norm
+  add_rms_norm_cast
   addbmm
   addcdiv
   addcmul

@@ -123,7 +123,7 @@ assert close(dx, xc.grad), (dx.cpu() - xc.grad).abs().max()
 """)
 
 
-def test_fused_layer_norms(run_npu):
+def test_fused_norms(run_npu):
     run_npu("""
 x1, x2, gamma, beta = torch.randn(3, 4, 16), torch.randn(3, 4, 16), torch.randn(16), torch.randn(16)
 # npu_add_layer_norm: y, mean, rstd of x1 + x2, and the sum.
@@ -131,6 +131,13 @@ y, mean, rstd, s = torch_npu.npu_add_layer_norm(x1.npu(), x2.npu(), gamma.npu(),
 want = torch.native_layer_norm(x1 + x2, [16], gamma, beta, 1e-5)
 for got, ref in zip((y, mean, rstd, s), (*want, x1 + x2)):
     assert got.shape == ref.shape and torch.allclose(got.cpu(), ref, rtol=1e-4, atol=1e-5)
+# npu_add_rms_norm_cast (FLOAT16 in): y in FLOAT and in FLOAT16, rstd, and the sum.
+h1, h2, hg = x1.half(), x2.half(), gamma.half()
+s = h1.float() + h2.float()
+r = torch.rsqrt(s.pow(2).mean(-1, keepdim=True) + 1e-6)
+y1, y2, rstd, xs = torch_npu.npu_add_rms_norm_cast(h1.npu(), h2.npu(), hg.npu(), 1e-6)
+for got, ref in zip((y1, y2, rstd, xs), (s * r * hg.float(), (s * r * hg.float()).half(), r, s.half())):
+    assert got.dtype == ref.dtype and torch.allclose(got.cpu().float(), ref.float(), rtol=2e-3, atol=2e-3)
 # npu_deep_norm: mean, rstd and y of x * alpha + gx.
 mean, rstd, y = torch_npu.npu_deep_norm(x1.npu(), x2.npu(), beta.npu(), gamma.npu(), 0.3, 1e-5)
 want = torch.native_layer_norm(x1 * 0.3 + x2, [16], gamma, beta, 1e-5)

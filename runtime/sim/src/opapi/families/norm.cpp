@@ -25,7 +25,7 @@ namespace {
 
 using F = NormFamily;
 
-enum Slot { kInput, kInput2, kWeight, kBias, kRunningMean, kRunningVar, kOut, kMean, kRstd, kSumOut, kInput3, kSlots };
+enum Slot { kInput, kInput2, kWeight, kBias, kRunningMean, kRunningVar, kOut, kMean, kRstd, kSumOut, kInput3, kOut2, kSlots };
 
 bool Present(const TensorRef& t) { return t.dtype != ACL_DT_UNDEFINED; }
 
@@ -69,7 +69,8 @@ class NormWork final : public FamilyWork {
     const T* x;
     T* y = static_cast<T*>(Scratch(1, static_cast<size_t>(std::max<int64_t>(numel, 1)) * sizeof(T)));
     const bool deep = op_ == F::Op::kDeepNorm;
-    if (op_ == F::Op::kAddRmsNorm || op_ == F::Op::kAddLayerNorm || deep) {
+    const bool cast = op_ == F::Op::kAddRmsNormCast;  // its sum stays in float (the page's float(x1) + float(x2))
+    if (op_ == F::Op::kAddRmsNorm || op_ == F::Op::kAddLayerNorm || deep || cast) {
       T* sum = static_cast<T*>(Scratch(6, static_cast<size_t>(std::max<int64_t>(numel, 1)) * sizeof(T)));
       GatherAs(Rows(kInput), type, sum);
       GatherAs(Rows(kInput2), type, y);
@@ -79,7 +80,7 @@ class NormWork final : public FamilyWork {
         const bool by_column = tensor(kInput3).numel() != numel;  // gamma's shape, else x1's
         for (int64_t i = 0; i < numel; ++i) sum[i] += added[by_column ? i % length : i];
       }
-      if (!deep) RoundTo(tensor(kInput).dtype, sum, numel);
+      if (!deep && !cast) RoundTo(tensor(kInput).dtype, sum, numel);
       if (Present(tensor(kSumOut)) && write_sum) ScatterFrom(sum, type, tensor(kSumOut));
       x = sum;
     } else {
@@ -90,7 +91,7 @@ class NormWork final : public FamilyWork {
     T* means = static_cast<T*>(Scratch(4, static_cast<size_t>(std::max<int64_t>(rows, 1)) * sizeof(T)));
     T* rstds = static_cast<T*>(Scratch(5, static_cast<size_t>(std::max<int64_t>(rows, 1)) * sizeof(T)));
     const bool batch = op_ == F::Op::kBatchNorm;
-    const bool rms = op_ == F::Op::kRmsNorm || op_ == F::Op::kAddRmsNorm || op_ == F::Op::kGemmaRmsNorm;
+    const bool rms = op_ == F::Op::kRmsNorm || op_ == F::Op::kAddRmsNorm || op_ == F::Op::kGemmaRmsNorm || cast;
     const bool running = batch && !training;
     const T* running_mean = running ? Load<T>(kRunningMean, 6) : nullptr;
     const T* running_var = running ? Load<T>(kRunningVar, 7) : nullptr;
@@ -121,7 +122,7 @@ class NormWork final : public FamilyWork {
       rstds[r] = static_cast<T>(rstd);
       const T m = static_cast<T>(mean), s = static_cast<T>(rstd);
       switch (op_) {
-        case F::Op::kRmsNorm: case F::Op::kAddRmsNorm:
+        case F::Op::kRmsNorm: case F::Op::kAddRmsNorm: case F::Op::kAddRmsNormCast:
           for (int64_t i = 0; i < length; ++i) yr[i] = xr[i] * s * (weight ? weight[i] : T(1));
           break;
         case F::Op::kGemmaRmsNorm:  // Gemma's weights are offsets from 1
@@ -157,6 +158,7 @@ class NormWork final : public FamilyWork {
     if (tasks <= 1) run(0); else ParallelFor(tasks, run);
 
     ScatterFrom(y, type, Rows(kOut));
+    if (Present(tensor(kOut2))) ScatterFrom(y, type, Rows(kOut2));  // add_rms_norm_cast's y in x1's dtype
     if (Present(tensor(kMean))) ScatterFrom(means, type, tensor(kMean));
     if (Present(tensor(kRstd))) ScatterFrom(rstds, type, tensor(kRstd));
     if (batch && training) {
@@ -270,6 +272,7 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
   const TensorDesc* rstd = RoleTensor(call, family, F::Role::kRstd);
   const TensorDesc* sum_out = RoleTensor(call, family, F::Role::kSumOut);
   const TensorDesc* input3 = RoleTensor(call, family, F::Role::kInput3);
+  const TensorDesc* out2 = RoleTensor(call, family, F::Role::kOut2);
   const TensorDesc* running_mean = RoleTensor(call, family, F::Role::kRunningMean);
   const TensorDesc* running_var = RoleTensor(call, family, F::Role::kRunningVar);
 
@@ -277,7 +280,8 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
   std::unique_ptr<NormWork> owned(made);
   made->type = type;
   made->eps = RoleNumber(call, family, F::Role::kEps, F::Option::kEps,
-                         op == F::Op::kRmsNorm || op == F::Op::kAddRmsNorm || op == F::Op::kGemmaRmsNorm ? 1e-6 : 1e-5);
+                         op == F::Op::kRmsNorm || op == F::Op::kAddRmsNorm || op == F::Op::kGemmaRmsNorm ||
+                                 op == F::Op::kAddRmsNormCast ? 1e-6 : 1e-5);
   made->alpha = RoleNumber(call, family, F::Role::kAlpha, -1, 1.0);
   made->write_sum = RoleBool(call, family, F::Role::kAdditionalOutput, true);
   if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, out, input->view, "the input's shape")) return s;
@@ -285,7 +289,7 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
   Dims stats;  // the shape of mean and rstd
   switch (op) {
     case F::Op::kLayerNorm: case F::Op::kRmsNorm: case F::Op::kAddRmsNorm: case F::Op::kGemmaRmsNorm:
-    case F::Op::kAddLayerNorm: case F::Op::kDeepNorm: {
+    case F::Op::kAddLayerNorm: case F::Op::kDeepNorm: case F::Op::kAddRmsNormCast: {
       // Layer norm's trailing dimensions are normalizedShape's; the others', gamma's shape.
       if (op != F::Op::kLayerNorm && !weight) return Decline(call, work, "without gamma");
       Dims normalized;
@@ -305,7 +309,8 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
           if (aclnnStatus s = CheckShape(call, family, F::Role::kBias, bias, normalized, "normalizedShape")) return s;
         }
       }
-      if (op == F::Op::kAddRmsNorm || op == F::Op::kAddLayerNorm || op == F::Op::kDeepNorm) {
+      if (op == F::Op::kAddRmsNorm || op == F::Op::kAddLayerNorm || op == F::Op::kDeepNorm ||
+          op == F::Op::kAddRmsNormCast) {
         if (!input2) return Decline(call, work, "without its second input");
         if (aclnnStatus s = CheckShape(call, family, F::Role::kInput2, input2, input->view, "the first input's shape")) {
           return s;
@@ -314,6 +319,9 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
           if (aclnnStatus s = CheckShape(call, family, F::Role::kSumOut, sum_out, input->view, "the input's shape")) {
             return s;
           }
+        }
+        if (out2) {
+          if (aclnnStatus s = CheckShape(call, family, F::Role::kOut2, out2, input->view, "the input's shape")) return s;
         }
         // add_layer_norm's bias: one value per normalised element (gamma's shape) or per element of x1.
         if (input3 && input3->numel() != made->length && input3->numel() != input->numel()) {
@@ -395,7 +403,7 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
       {kRunningMean, F::Role::kRunningMean, running_mean}, {kRunningVar, F::Role::kRunningVar, running_var},
       {kOut, F::Role::kOut, out},                {kMean, F::Role::kMean, mean},
       {kRstd, F::Role::kRstd, rstd},             {kSumOut, F::Role::kSumOut, sum_out},
-      {kInput3, F::Role::kInput3, input3},
+      {kInput3, F::Role::kInput3, input3},      {kOut2, F::Role::kOut2, out2},
   };
   for (const Binding& b : bindings) {
     if (b.t) made->tensor(b.slot).Set(RoleName(call, family, b.role), *b.t);
