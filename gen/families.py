@@ -177,10 +177,15 @@ FAMILIES: tuple[Family, ...] = (
         doc="along one dimension, computed in float (double for DOUBLE)"),
     Family(
         "norm", "PlanNorm",
-        # gemma_rms_norm: rms_norm scaled by (1 + weight).
-        ops=("layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm"),
+        # gemma_rms_norm: rms_norm scaled by (1 + weight); group_norm_silu: group_norm then SiLU;
+        # add_layer_norm: layer_norm of input + input2 (+ input3, a bias) over gamma's dimensions, the
+        # sum written to sum_out when additional_output; deep_norm: layer_norm of input * alpha + input2;
+        # add_rms_norm_cast: rms_norm of input + input2 in float, out FLOAT and out2 in input's dtype.
+        ops=("layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm", "group_norm_silu",
+             "add_layer_norm", "deep_norm", "add_rms_norm_cast"),
         roles=("input", "input2", "normalized_shape", "weight", "bias", "running_mean", "running_var",
-               "eps", "training", "momentum", "group", "out", "mean", "rstd", "sum_out"),
+               "eps", "training", "momentum", "group", "out", "mean", "rstd", "sum_out", "input3", "alpha",
+               "additional_output", "out2"),
         required=("input", "out"),
         options=("eps",),
         source="input",
@@ -189,15 +194,65 @@ FAMILIES: tuple[Family, ...] = (
                           ("rms_norm", "rstd", "trailing_ones"), ("add_rms_norm", "rstd", "trailing_ones"),
                           ("gemma_rms_norm", "rstd", "trailing_ones"),
                           ("group_norm", "mean", "groups"), ("group_norm", "rstd", "groups"),
+                          ("group_norm_silu", "mean", "groups"), ("group_norm_silu", "rstd", "groups"),
+                          ("add_layer_norm", "mean", "trailing_ones"), ("add_layer_norm", "rstd", "trailing_ones"),
+                          ("deep_norm", "mean", "trailing_ones"), ("deep_norm", "rstd", "trailing_ones"),
+                          ("add_rms_norm_cast", "rstd", "trailing_ones"),
                           ("batch_norm", "mean", "channels"), ("batch_norm", "rstd", "channels")),
         op_fixed_dtypes=(("rms_norm", "rstd", "FLOAT"), ("add_rms_norm", "rstd", "FLOAT"),
-                         ("gemma_rms_norm", "rstd", "FLOAT")),
+                         ("gemma_rms_norm", "rstd", "FLOAT"), ("add_layer_norm", "mean", "FLOAT"),
+                         ("add_layer_norm", "rstd", "FLOAT"), ("deep_norm", "mean", "FLOAT"), ("deep_norm", "rstd", "FLOAT"),
+                         ("add_rms_norm_cast", "out", "FLOAT"), ("add_rms_norm_cast", "rstd", "FLOAT")),
         shape_variations=(("rms_norm", "trailing", ("input", "weight")), ("gemma_rms_norm", "trailing", ("input", "weight")),
                           ("add_rms_norm", "trailing", ("input", "input2", "weight")),
                           ("layer_norm", "trailing", ("input", "weight", "bias")),
                           ("batch_norm", "channels", ("input", "weight", "bias", "running_mean", "running_var"))),
         doc="statistics over the trailing (layer/rms), group or batch dimensions, computed in float "
             "(double for DOUBLE); mean/rstd outputs"),
+    Family(
+        "norm_grad", "PlanNormGrad",
+        # add_layer_norm_grad: layer_norm_backward at input + input2 (gamma's dimensions), grad_sum
+        # added to grad_input; deep_norm_grad: at input * alpha + input2, grad_input2 the sum's gradient.
+        ops=("layer_norm_backward", "rms_norm_grad", "group_norm_backward", "batch_norm_backward",
+             "add_layer_norm_grad", "deep_norm_grad"),
+        # mean/rstd: the forward's saved statistics (batch norm's saveMean/saveInvstd); output_mask:
+        # which of grad_input, grad_weight, grad_bias are computed (absent: all).
+        roles=("grad_out", "input", "normalized_shape", "mean", "rstd", "weight", "running_mean", "running_var",
+               "training", "eps", "group", "output_mask", "grad_input", "grad_weight", "grad_bias", "input2",
+               "alpha", "grad_sum", "grad_input2"),
+        required=("grad_out", "input"),
+        source="input",
+        second="weight",
+        op_output_shapes=(("layer_norm_backward", "grad_weight", "given"), ("layer_norm_backward", "grad_bias", "given"),
+                          ("rms_norm_grad", "grad_weight", "given"),
+                          ("add_layer_norm_grad", "grad_weight", "given"), ("add_layer_norm_grad", "grad_bias", "given"),
+                          ("deep_norm_grad", "grad_weight", "given"), ("deep_norm_grad", "grad_bias", "given"),
+                          ("group_norm_backward", "grad_weight", "channels"), ("group_norm_backward", "grad_bias", "channels"),
+                          ("batch_norm_backward", "grad_weight", "channels"), ("batch_norm_backward", "grad_bias", "channels")),
+        op_fixed_dtypes=(("rms_norm_grad", "grad_weight", "FLOAT"), ("add_layer_norm_grad", "grad_weight", "FLOAT"),
+                         ("add_layer_norm_grad", "grad_bias", "FLOAT"), ("deep_norm_grad", "grad_weight", "FLOAT"),
+                         ("deep_norm_grad", "grad_bias", "FLOAT")),
+        doc="the normalisations' backward from the forward's saved mean and rstd (batch norm's running "
+            "statistics in inference), computed in float (double for DOUBLE)"),
+    Family(
+        "sync_batch_norm", "PlanSyncBatchNorm",
+        # The pieces of a batch norm spread over devices (torch's SyncBatchNorm): per-channel
+        # statistics (stats: mean and invstd; reduce: sum and square sum), their merge over the
+        # devices (gather_stats_with_counts: from means and invstds; gather_stats: from sums), the
+        # normalisation with given statistics (elemt), and the backward's reduction and elementwise step.
+        ops=("stats", "reduce", "elemt", "elemt_backward", "reduce_backward", "gather_stats_with_counts",
+             "gather_stats"),
+        roles=("input", "grad_out", "weight", "bias", "mean", "invstd", "eps", "momentum", "running_mean",
+               "running_var", "counts", "sum_dy", "sum_dy_xmu", "input_g", "weight_g", "bias_g", "out",
+               "grad_weight", "grad_bias", "sum", "square_sum", "mean_out", "invstd_out"),
+        required=(),
+        source="input",
+        op_output_shapes=(("stats", "*", "channels"), ("reduce", "*", "channels"), ("reduce_backward", "*", "channels"),
+                          ("gather_stats_with_counts", "*", "channels"), ("gather_stats", "*", "given")),
+        op_fixed_dtypes=(("stats", "mean_out", "FLOAT"), ("stats", "invstd_out", "FLOAT"), ("reduce", "sum", "FLOAT"),
+                         ("reduce", "square_sum", "FLOAT")),
+        doc="per-channel statistics, their merge over devices and the normalisation and backward steps "
+            "of a synchronised batch norm, in float (double for DOUBLE)"),
     Family(
         "matmul", "PlanMatmul",
         ops=("mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm"),

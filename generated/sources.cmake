@@ -29,7 +29,10 @@ set(ACLNN_EXAMPLES
   acos
   acosh
   add
+  add_layer_norm
+  add_layer_norm_grad
   add_rms_norm
+  add_rms_norm_cast
   addbmm
   addcdiv
   addcmul
@@ -53,6 +56,13 @@ set(ACLNN_EXAMPLES
   baddbmm
   batch_mat_mul
   batch_norm
+  batch_norm_backward
+  batch_norm_elemt
+  batch_norm_elemt_backward
+  batch_norm_gather_stats_with_counts
+  batch_norm_reduce
+  batch_norm_reduce_backward
+  batch_norm_stats
   bitwise_and_scalar
   bitwise_and_tensor
   bitwise_not
@@ -83,6 +93,8 @@ set(ACLNN_EXAMPLES
   cumprod
   cumsum
   cumsum_v2
+  deep_norm
+  deep_norm_grad
   div
   divs
   dot
@@ -98,6 +110,7 @@ set(ACLNN_EXAMPLES
   exp2
   expand
   expm1
+  fast_layer_norm
   flip
   floor
   floor_divide
@@ -118,6 +131,8 @@ set(ACLNN_EXAMPLES
   gemma_rms_norm
   ger
   group_norm
+  group_norm_backward
+  group_norm_silu
   gt_scalar
   gt_tensor
   hardshrink
@@ -219,6 +234,7 @@ set(ACLNN_EXAMPLES
   is_neg_inf
   is_pos_inf
   layer_norm
+  layer_norm_backward
   layer_norm_with_impl_mode
   le_scalar
   le_tensor
@@ -277,6 +293,7 @@ set(ACLNN_EXAMPLES
   remainder_tensor_tensor
   repeat
   rms_norm
+  rms_norm_grad
   roll
   rsub
   rsubs
@@ -308,6 +325,7 @@ set(ACLNN_EXAMPLES
   std
   std_mean_correction
   swi_glu_quant
+  sync_batch_norm_gather_stats
   take
   tan
   tanh_backward

@@ -168,6 +168,25 @@ const void* ContiguousAs(const TensorRef& t, ComputeType type, int scratch);
 // A per-thread buffer of at least `bytes` (slot 0 to 7), kept for the thread's next work.
 void* Scratch(int slot, size_t bytes);
 
+// --- normalisations (norm.cpp; the backward's norm_grad.cpp shares them) ------------------------
+
+// The trailing dimensions a layer norm normalises (the int array of `shape_role`) or an rms norm
+// (the shape of the tensor of `shape_role`, its weight), and the [rows, length] they split `input`
+// into; the rejection of `shape_role` when they are none or not input's trailing dimensions.
+aclnnStatus NormalizedRows(const Call& call, const FamilySpec& family, int input_role, int shape_role,
+                           const TensorDesc& input, Dims* normalized, int64_t* rows, int64_t* length);
+// A group norm's split of `input` ([N, C, ...]) into N * group rows of C / group channels of HxW
+// elements each; the rejection of `input_role` (fewer than 2 dimensions) or `group_role` (not
+// dividing C).
+struct GroupedRows {
+  int64_t groups = 1, channels = 1, hxw = 1, rows = 0, length = 0;
+};
+aclnnStatus GroupRows(const Call& call, const FamilySpec& family, int input_role, int group_role,
+                      const TensorDesc& input, GroupedRows* out);
+// A batch norm's channel axis (the last for NHWC and NDHWC, else the second); `order` (rank
+// entries) brings it first.
+int64_t ChannelAxis(const TensorDesc& input, int64_t* order);
+
 // fn(T{}) with the C++ type of a compute type (float, double, int64_t; complex types are not
 // families' business and never reach here).
 template <typename Fn>

@@ -1,4 +1,5 @@
-// The normalisation family: layer_norm, rms_norm, add_rms_norm, group_norm and batch_norm.
+// The normalisation family: layer_norm, rms_norm, add_rms_norm, group_norm (and group_norm_silu,
+// SiLU applied to its output) and batch_norm.
 //
 // Phase 2 views the input so that each set of elements that shares its statistics is one
 // contiguous row of a [rows, length] buffer in the compute type: layer and rms norms' rows are
@@ -24,7 +25,7 @@ namespace {
 
 using F = NormFamily;
 
-enum Slot { kInput, kInput2, kWeight, kBias, kRunningMean, kRunningVar, kOut, kMean, kRstd, kSumOut, kSlots };
+enum Slot { kInput, kInput2, kWeight, kBias, kRunningMean, kRunningVar, kOut, kMean, kRstd, kSumOut, kInput3, kOut2, kSlots };
 
 bool Present(const TensorRef& t) { return t.dtype != ACL_DT_UNDEFINED; }
 
@@ -35,7 +36,9 @@ class NormWork final : public FamilyWork {
   int64_t rows = 0, length = 0;
   int64_t groups = 1, channels = 1, hxw = 1;  // group_norm
   double eps = 1e-5, momentum = 0.1;
+  double alpha = 1;           // deep_norm: x * alpha + gx
   bool training = false;
+  bool write_sum = true;      // add_layer_norm: additionalOutput
   // The order that brings the input (and out) to the rows layout (batch norm's [C, N, ...]).
   int64_t order[16] = {};
   bool permuted = false;
@@ -61,16 +64,24 @@ class NormWork final : public FamilyWork {
   template <typename T>
   void Run() {
     const int64_t numel = rows * length;
-    // x: the input rows (add_rms_norm: x1 + x2, rounded to x1's dtype as xOut holds it).
+    // x: the input rows; add_rms_norm and add_layer_norm: x1 + x2 (+ bias, by column or by element),
+    // rounded to x1's dtype as xOut holds it; deep_norm: x * alpha + gx, in the compute type.
     const T* x;
     T* y = static_cast<T*>(Scratch(1, static_cast<size_t>(std::max<int64_t>(numel, 1)) * sizeof(T)));
-    if (op_ == F::Op::kAddRmsNorm) {
+    const bool deep = op_ == F::Op::kDeepNorm;
+    const bool cast = op_ == F::Op::kAddRmsNormCast;  // its sum stays in float (the page's float(x1) + float(x2))
+    if (op_ == F::Op::kAddRmsNorm || op_ == F::Op::kAddLayerNorm || deep || cast) {
       T* sum = static_cast<T*>(Scratch(6, static_cast<size_t>(std::max<int64_t>(numel, 1)) * sizeof(T)));
       GatherAs(Rows(kInput), type, sum);
       GatherAs(Rows(kInput2), type, y);
-      for (int64_t i = 0; i < numel; ++i) sum[i] += y[i];
-      RoundTo(tensor(kInput).dtype, sum, numel);
-      if (Present(tensor(kSumOut))) ScatterFrom(sum, type, tensor(kSumOut));
+      const T scale = static_cast<T>(alpha);
+      for (int64_t i = 0; i < numel; ++i) sum[i] = (deep ? sum[i] * scale : sum[i]) + y[i];
+      if (const T* added = Load<T>(kInput3, 0)) {
+        const bool by_column = tensor(kInput3).numel() != numel;  // gamma's shape, else x1's
+        for (int64_t i = 0; i < numel; ++i) sum[i] += added[by_column ? i % length : i];
+      }
+      if (!deep && !cast) RoundTo(tensor(kInput).dtype, sum, numel);
+      if (Present(tensor(kSumOut)) && write_sum) ScatterFrom(sum, type, tensor(kSumOut));
       x = sum;
     } else {
       x = static_cast<const T*>(ContiguousAs(Rows(kInput), type, 0));
@@ -80,7 +91,7 @@ class NormWork final : public FamilyWork {
     T* means = static_cast<T*>(Scratch(4, static_cast<size_t>(std::max<int64_t>(rows, 1)) * sizeof(T)));
     T* rstds = static_cast<T*>(Scratch(5, static_cast<size_t>(std::max<int64_t>(rows, 1)) * sizeof(T)));
     const bool batch = op_ == F::Op::kBatchNorm;
-    const bool rms = op_ == F::Op::kRmsNorm || op_ == F::Op::kAddRmsNorm || op_ == F::Op::kGemmaRmsNorm;
+    const bool rms = op_ == F::Op::kRmsNorm || op_ == F::Op::kAddRmsNorm || op_ == F::Op::kGemmaRmsNorm || cast;
     const bool running = batch && !training;
     const T* running_mean = running ? Load<T>(kRunningMean, 6) : nullptr;
     const T* running_var = running ? Load<T>(kRunningVar, 7) : nullptr;
@@ -111,22 +122,25 @@ class NormWork final : public FamilyWork {
       rstds[r] = static_cast<T>(rstd);
       const T m = static_cast<T>(mean), s = static_cast<T>(rstd);
       switch (op_) {
-        case F::Op::kRmsNorm: case F::Op::kAddRmsNorm:
+        case F::Op::kRmsNorm: case F::Op::kAddRmsNorm: case F::Op::kAddRmsNormCast:
           for (int64_t i = 0; i < length; ++i) yr[i] = xr[i] * s * (weight ? weight[i] : T(1));
           break;
         case F::Op::kGemmaRmsNorm:  // Gemma's weights are offsets from 1
           for (int64_t i = 0; i < length; ++i) yr[i] = xr[i] * s * (T(1) + (weight ? weight[i] : T(0)));
           break;
-        case F::Op::kLayerNorm:
+        case F::Op::kLayerNorm: case F::Op::kAddLayerNorm: case F::Op::kDeepNorm:
           for (int64_t i = 0; i < length; ++i) {
             yr[i] = (xr[i] - m) * s * (weight ? weight[i] : T(1)) + (bias ? bias[i] : T(0));
           }
           break;
-        case F::Op::kGroupNorm: {
+        case F::Op::kGroupNorm: case F::Op::kGroupNormSilu: {
           const int64_t per_group = channels / groups, first = (r % groups) * per_group;
           for (int64_t i = 0; i < length; ++i) {
             const int64_t c = first + i / hxw;
             yr[i] = (xr[i] - m) * s * (weight ? weight[c] : T(1)) + (bias ? bias[c] : T(0));
+          }
+          if (op_ == F::Op::kGroupNormSilu) {
+            for (int64_t i = 0; i < length; ++i) yr[i] = yr[i] / (T(1) + std::exp(-yr[i]));
           }
           break;
         }
@@ -144,6 +158,7 @@ class NormWork final : public FamilyWork {
     if (tasks <= 1) run(0); else ParallelFor(tasks, run);
 
     ScatterFrom(y, type, Rows(kOut));
+    if (Present(tensor(kOut2))) ScatterFrom(y, type, Rows(kOut2));  // add_rms_norm_cast's y in x1's dtype
     if (Present(tensor(kMean))) ScatterFrom(means, type, tensor(kMean));
     if (Present(tensor(kRstd))) ScatterFrom(rstds, type, tensor(kRstd));
     if (batch && training) {
@@ -187,6 +202,59 @@ aclnnStatus CheckCount(const Call& call, const FamilySpec& family, int role, con
 
 }  // namespace
 
+aclnnStatus NormalizedRows(const Call& call, const FamilySpec& family, int input_role, int shape_role,
+                           const TensorDesc& input, Dims* normalized, int64_t* rows, int64_t* length) {
+  if (const TensorDesc* weight = RoleTensor(call, family, shape_role)) {
+    *normalized = weight->view;
+  } else if (!RoleInts(call, family, shape_role, normalized) || normalized->empty()) {
+    return RejectParam(call, family, shape_role, ACLNN_ERR_PARAM_INVALID, "must name at least one dimension");
+  }
+  const int64_t rank = static_cast<int64_t>(input.view.size()), count = static_cast<int64_t>(normalized->size());
+  bool fits = count <= rank;
+  for (int64_t d = 0; fits && d < count; ++d) fits = input.view[rank - count + d] == (*normalized)[d];
+  if (!fits) {
+    return RejectParam(call, family, shape_role, ACLNN_ERR_PARAM_INVALID,
+                       DimsText(*normalized) + " is not the trailing shape of " + RoleName(call, family, input_role) +
+                           " " + DimsText(input.view));
+  }
+  *rows = *length = 1;
+  for (int64_t d = 0; d < rank; ++d) (d < rank - count ? *rows : *length) *= input.view[d];
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus GroupRows(const Call& call, const FamilySpec& family, int input_role, int group_role,
+                      const TensorDesc& input, GroupedRows* out) {
+  const int64_t rank = static_cast<int64_t>(input.view.size());
+  if (rank < 2) {
+    return RejectParam(call, family, input_role, ACLNN_ERR_PARAM_INVALID,
+                       "must have at least 2 dimensions ([N, C, ...]), got shape " + DimsText(input.view));
+  }
+  const int64_t groups = RoleInt(call, family, group_role, 1), channels = input.view[1];
+  if (groups <= 0 || channels % groups != 0) {
+    return RejectParam(call, family, group_role, ACLNN_ERR_PARAM_INVALID,
+                       "value " + std::to_string(groups) + " does not divide the " + std::to_string(channels) +
+                           " channels");
+  }
+  out->groups = groups;
+  out->channels = channels;
+  out->hxw = 1;
+  for (int64_t d = 2; d < rank; ++d) out->hxw *= input.view[d];
+  out->rows = input.view[0] * groups;
+  out->length = channels / groups * out->hxw;
+  return ACLNN_SUCCESS;
+}
+
+int64_t ChannelAxis(const TensorDesc& input, int64_t* order) {
+  const int64_t rank = static_cast<int64_t>(input.view.size());
+  const bool last = input.format == ACL_FORMAT_NHWC || input.format == ACL_FORMAT_NDHWC;
+  const int64_t axis = last ? rank - 1 : 1;
+  order[0] = axis;
+  for (int64_t d = 0, k = 1; d < rank; ++d) {
+    if (d != axis) order[k++] = d;
+  }
+  return axis;
+}
+
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
   const int op = family.op;
@@ -203,6 +271,8 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
   const TensorDesc* mean = RoleTensor(call, family, F::Role::kMean);
   const TensorDesc* rstd = RoleTensor(call, family, F::Role::kRstd);
   const TensorDesc* sum_out = RoleTensor(call, family, F::Role::kSumOut);
+  const TensorDesc* input3 = RoleTensor(call, family, F::Role::kInput3);
+  const TensorDesc* out2 = RoleTensor(call, family, F::Role::kOut2);
   const TensorDesc* running_mean = RoleTensor(call, family, F::Role::kRunningMean);
   const TensorDesc* running_var = RoleTensor(call, family, F::Role::kRunningVar);
 
@@ -210,49 +280,38 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
   std::unique_ptr<NormWork> owned(made);
   made->type = type;
   made->eps = RoleNumber(call, family, F::Role::kEps, F::Option::kEps,
-                         op == F::Op::kRmsNorm || op == F::Op::kAddRmsNorm || op == F::Op::kGemmaRmsNorm ? 1e-6 : 1e-5);
+                         op == F::Op::kRmsNorm || op == F::Op::kAddRmsNorm || op == F::Op::kGemmaRmsNorm ||
+                                 op == F::Op::kAddRmsNormCast ? 1e-6 : 1e-5);
+  made->alpha = RoleNumber(call, family, F::Role::kAlpha, -1, 1.0);
+  made->write_sum = RoleBool(call, family, F::Role::kAdditionalOutput, true);
   if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, out, input->view, "the input's shape")) return s;
 
   Dims stats;  // the shape of mean and rstd
   switch (op) {
-    case F::Op::kLayerNorm: case F::Op::kRmsNorm: case F::Op::kAddRmsNorm: case F::Op::kGemmaRmsNorm: {
-      // The normalised trailing dimensions: normalizedShape (layer), or gamma's shape (rms).
+    case F::Op::kLayerNorm: case F::Op::kRmsNorm: case F::Op::kAddRmsNorm: case F::Op::kGemmaRmsNorm:
+    case F::Op::kAddLayerNorm: case F::Op::kDeepNorm: case F::Op::kAddRmsNormCast: {
+      // Layer norm's trailing dimensions are normalizedShape's; the others', gamma's shape.
+      if (op != F::Op::kLayerNorm && !weight) return Decline(call, work, "without gamma");
       Dims normalized;
-      int role = F::Role::kNormalizedShape;
-      if (op == F::Op::kLayerNorm) {
-        RoleInts(call, family, F::Role::kNormalizedShape, &normalized);
-        if (normalized.empty()) {
-          return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, "must name at least one dimension");
-        }
-      } else {
-        role = F::Role::kWeight;
-        if (!weight) return Decline(call, work, "without gamma");
-        normalized = weight->view;
+      if (aclnnStatus s = NormalizedRows(call, family, F::Role::kInput,
+                                         op == F::Op::kLayerNorm ? F::Role::kNormalizedShape : F::Role::kWeight,
+                                         *input, &normalized, &made->rows, &made->length)) {
+        return s;
       }
       const int64_t count = static_cast<int64_t>(normalized.size());
-      bool fits = count <= rank;
-      for (int64_t d = 0; fits && d < count; ++d) fits = input->view[rank - count + d] == normalized[d];
-      if (!fits) {
-        return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
-                           DimsText(normalized) + " is not the trailing shape of " +
-                               RoleName(call, family, F::Role::kInput) + " " + DimsText(input->view));
-      }
-      made->rows = made->length = 1;
-      for (int64_t d = 0; d < rank; ++d) {
-        (d < rank - count ? made->rows : made->length) *= input->view[d];
-        if (d < rank - count) stats.push_back(input->view[d]);
-      }
+      for (int64_t d = 0; d < rank - count; ++d) stats.push_back(input->view[d]);
       for (int64_t d = 0; d < count; ++d) stats.push_back(1);
-      if (op == F::Op::kLayerNorm) {
-        if (weight) {
+      if (op == F::Op::kLayerNorm || op == F::Op::kAddLayerNorm || op == F::Op::kDeepNorm) {
+        if (weight && op == F::Op::kLayerNorm) {
           if (aclnnStatus s = CheckShape(call, family, F::Role::kWeight, weight, normalized, "normalizedShape")) return s;
         }
         if (bias) {
           if (aclnnStatus s = CheckShape(call, family, F::Role::kBias, bias, normalized, "normalizedShape")) return s;
         }
       }
-      if (op == F::Op::kAddRmsNorm) {
-        if (!input2) return Decline(call, work, "without x2");
+      if (op == F::Op::kAddRmsNorm || op == F::Op::kAddLayerNorm || op == F::Op::kDeepNorm ||
+          op == F::Op::kAddRmsNormCast) {
+        if (!input2) return Decline(call, work, "without its second input");
         if (aclnnStatus s = CheckShape(call, family, F::Role::kInput2, input2, input->view, "the first input's shape")) {
           return s;
         }
@@ -261,27 +320,26 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
             return s;
           }
         }
+        if (out2) {
+          if (aclnnStatus s = CheckShape(call, family, F::Role::kOut2, out2, input->view, "the input's shape")) return s;
+        }
+        // add_layer_norm's bias: one value per normalised element (gamma's shape) or per element of x1.
+        if (input3 && input3->numel() != made->length && input3->numel() != input->numel()) {
+          return RejectParam(call, family, F::Role::kInput3, ACLNN_ERR_PARAM_INVALID,
+                             "shape " + DimsText(input3->view) + " is neither gamma's nor the input's");
+        }
       }
       break;
     }
-    case F::Op::kGroupNorm: {
-      if (rank < 2) {
-        return RejectParam(call, family, F::Role::kInput, ACLNN_ERR_PARAM_INVALID,
-                           "must have at least 2 dimensions, got shape " + DimsText(input->view));
-      }
-      const int64_t groups = RoleInt(call, family, F::Role::kGroup, 1);
-      const int64_t channels = input->view[1];
-      if (groups <= 0 || channels % groups != 0) {
-        return RejectParam(call, family, F::Role::kGroup, ACLNN_ERR_PARAM_INVALID,
-                           "value " + std::to_string(groups) + " does not divide the " + std::to_string(channels) +
-                               " channels");
-      }
+    case F::Op::kGroupNorm: case F::Op::kGroupNormSilu: {
+      GroupedRows split;
+      if (aclnnStatus s = GroupRows(call, family, F::Role::kInput, F::Role::kGroup, *input, &split)) return s;
+      const int64_t groups = split.groups, channels = split.channels;
       made->groups = groups;
       made->channels = channels;
-      made->hxw = 1;
-      for (int64_t d = 2; d < rank; ++d) made->hxw *= input->view[d];
-      made->rows = input->view[0] * groups;
-      made->length = channels / groups * made->hxw;
+      made->hxw = split.hxw;
+      made->rows = split.rows;
+      made->length = split.length;
       stats = Dims{input->view[0], groups};
       for (int role : {static_cast<int>(F::Role::kWeight), static_cast<int>(F::Role::kBias)}) {
         const TensorDesc* t = RoleTensor(call, family, role);
@@ -296,17 +354,10 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
         return RejectParam(call, family, F::Role::kInput, ACLNN_ERR_PARAM_INVALID,
                            "must have at least 2 dimensions, got shape " + DimsText(input->view));
       }
-      // The channel axis: the last for NHWC and NDHWC, else the second.
-      const bool last = input->format == ACL_FORMAT_NHWC || input->format == ACL_FORMAT_NDHWC;
-      const int64_t axis = last ? rank - 1 : 1;
-      const int64_t channels = input->view[axis];
+      const int64_t channels = input->view[ChannelAxis(*input, made->order)];
       made->training = RoleBool(call, family, F::Role::kTraining, false);
       made->momentum = RoleNumber(call, family, F::Role::kMomentum, -1, 0.1);
       made->permuted = true;
-      made->order[0] = axis;
-      for (int64_t d = 0, k = 1; d < rank; ++d) {
-        if (d != axis) made->order[k++] = d;
-      }
       made->rows = channels;
       made->length = channels ? input->numel() / channels : 0;
       stats = Dims{channels};
@@ -352,6 +403,7 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
       {kRunningMean, F::Role::kRunningMean, running_mean}, {kRunningVar, F::Role::kRunningVar, running_var},
       {kOut, F::Role::kOut, out},                {kMean, F::Role::kMean, mean},
       {kRstd, F::Role::kRstd, rstd},             {kSumOut, F::Role::kSumOut, sum_out},
+      {kInput3, F::Role::kInput3, input3},      {kOut2, F::Role::kOut2, out2},
   };
   for (const Binding& b : bindings) {
     if (b.t) made->tensor(b.slot).Set(RoleName(call, family, b.role), *b.t);

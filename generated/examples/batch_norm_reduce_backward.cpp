@@ -1,0 +1,216 @@
+#include <iostream>
+#include <vector>
+#include "acl/acl.h"
+#include "aclnnop/aclnn_batch_norm_backward_reduce.h"
+
+#define CHECK_RET(cond, return_expr) \
+    do {                             \
+        if (!(cond)) {               \
+            return_expr;             \
+        }                            \
+    } while (0)
+
+#define LOG_PRINT(message, ...)         \
+    do {                                \
+        printf(message, ##__VA_ARGS__); \
+    } while (0)
+
+int64_t GetShapeSize(const std::vector<int64_t>& shape)
+{
+    int64_t shapeSize = 1;
+    for (auto i : shape) {
+        shapeSize *= i;
+    }
+    return shapeSize;
+}
+
+void PrintOutResult(std::vector<int64_t>& shape, void** deviceAddr)
+{
+    auto size = GetShapeSize(shape);
+    std::vector<float> resultData(size, 0);
+    auto ret = aclrtMemcpy(
+        resultData.data(), resultData.size() * sizeof(resultData[0]), *deviceAddr, size * sizeof(resultData[0]),
+        ACL_MEMCPY_DEVICE_TO_HOST);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("copy result from device to host failed. ERROR: %d\n", ret); return);
+    for (int64_t i = 0; i < size; i++) {
+        LOG_PRINT("result[%ld] is: %f\n", i, resultData[i]);
+    }
+}
+
+int Init(int32_t deviceId, aclrtStream* stream)
+{
+    // 固定写法，资源初始化
+    auto ret = aclInit(nullptr);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclInit failed. ERROR: %d\n", ret); return ret);
+    ret = aclrtSetDevice(deviceId);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSetDevice failed. ERROR: %d\n", ret); return ret);
+    ret = aclrtCreateStream(stream);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtCreateStream failed. ERROR: %d\n", ret); return ret);
+    return 0;
+}
+
+template <typename T>
+int CreateAclTensor(
+    const std::vector<T>& hostData, const std::vector<int64_t>& shape, void** deviceAddr, aclDataType dataType,
+    aclTensor** tensor)
+{
+    auto size = GetShapeSize(shape) * sizeof(T);
+    // 调用aclrtMalloc申请Device侧内存
+    auto ret = aclrtMalloc(deviceAddr, size, ACL_MEM_MALLOC_HUGE_FIRST);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMalloc failed. ERROR: %d\n", ret); return ret);
+
+    // 调用aclrtMemcpy将Host侧数据拷贝到Device侧内存上
+    ret = aclrtMemcpy(*deviceAddr, size, hostData.data(), size, ACL_MEMCPY_HOST_TO_DEVICE);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMemcpy failed. ERROR: %d\n", ret); return ret);
+
+    // 计算连续tensor的strides
+    std::vector<int64_t> strides(shape.size(), 1);
+    for (int64_t i = shape.size() - 2; i >= 0; i--) {
+        strides[i] = shape[i + 1] * strides[i + 1];
+    }
+
+    // 调用aclCreateTensor接口创建aclTensor
+    *tensor = aclCreateTensor(
+        shape.data(), shape.size(), dataType, strides.data(), 0, aclFormat::ACL_FORMAT_ND, shape.data(), shape.size(),
+        *deviceAddr);
+    return 0;
+}
+
+int main()
+{
+    // 1. （固定写法）device/stream初始化，参考acl API手册
+    // 根据自己的实际device填写deviceId
+    int32_t deviceId = 0;
+    aclrtStream stream;
+    auto ret = Init(deviceId, &stream);
+    // check根据自己的需要处理
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("Init acl failed. ERROR: %d\n", ret); return ret);
+
+    // 2. 构造输入与输出，需要根据API的接口自定义构造
+    std::vector<int64_t> gradOutShape = {4, 2};
+    std::vector<int64_t> inputShape = {4, 2};
+    std::vector<int64_t> meanShape = {2};
+    std::vector<int64_t> invstdShape = {2};
+    std::vector<int64_t> weightShape = {2};
+    std::vector<int64_t> sumDyShape = {2};
+    std::vector<int64_t> sumDyXmuShape = {2};
+    std::vector<int64_t> gradWeightShape = {2};
+    std::vector<int64_t> gradBiasShape = {2};
+
+    void* gradOutDeviceAddr = nullptr;
+    void* inputDeviceAddr = nullptr;
+    void* meanDeviceAddr = nullptr;
+    void* invstdDeviceAddr = nullptr;
+    void* weightDeviceAddr = nullptr;
+    void* sumDyDeviceAddr = nullptr;
+    void* sumDyXmuDeviceAddr = nullptr;
+    void* gradWeightDeviceAddr = nullptr;
+    void* gradBiasDeviceAddr = nullptr;
+
+    aclTensor* gradOut = nullptr;
+    aclTensor* input = nullptr;
+    aclTensor* mean = nullptr;
+    aclTensor* invstd = nullptr;
+    aclTensor* weight = nullptr;
+    aclTensor* sumDy = nullptr;
+    aclTensor* sumDyXmu = nullptr;
+    aclTensor* gradWeight = nullptr;
+    aclTensor* gradBias = nullptr;
+
+    std::vector<float> gradOutHostData = {1, 1, 1, 2, 2, 2, 3, 3};
+    std::vector<float> inputHostData = {0, 1, 2, 3, 4, 5, 6, 7};
+    std::vector<float> meanHostData = {1, 1};
+    std::vector<float> invstdHostData = {1, 1};
+    std::vector<float> weightHostData = {1, 1};
+    std::vector<float> sumDyHostData = {1, 1};
+    std::vector<float> sumDyXmuHostData = {1, 1};
+    std::vector<float> gradWeightHostData = {1, 1};
+    std::vector<float> gradBiasHostData = {1, 1};
+
+    ret = CreateAclTensor(gradOutHostData, gradOutShape, &gradOutDeviceAddr, aclDataType::ACL_FLOAT, &gradOut);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    ret = CreateAclTensor(inputHostData, inputShape, &inputDeviceAddr, aclDataType::ACL_FLOAT, &input);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    ret = CreateAclTensor(meanHostData, meanShape, &meanDeviceAddr, aclDataType::ACL_FLOAT, &mean);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    ret = CreateAclTensor(invstdHostData, invstdShape, &invstdDeviceAddr, aclDataType::ACL_FLOAT, &invstd);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    ret = CreateAclTensor(weightHostData, weightShape, &weightDeviceAddr, aclDataType::ACL_FLOAT, &weight);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+
+    bool inputG = true;
+    bool weightG = true;
+    bool biasG = true;
+
+    ret = CreateAclTensor(sumDyHostData, sumDyShape, &sumDyDeviceAddr, aclDataType::ACL_FLOAT, &sumDy);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    ret = CreateAclTensor(sumDyXmuHostData, sumDyXmuShape, &sumDyXmuDeviceAddr, aclDataType::ACL_FLOAT, &sumDyXmu);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    ret = CreateAclTensor(
+        gradWeightHostData, gradWeightShape, &gradWeightDeviceAddr, aclDataType::ACL_FLOAT, &gradWeight);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    ret = CreateAclTensor(gradBiasHostData, gradBiasShape, &gradBiasDeviceAddr, aclDataType::ACL_FLOAT, &gradBias);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor;
+
+    // aclnnBatchNormReduceBackward接口调用示例
+    // 3. 调用CANN算子库API，需要修改为具体的API名称
+    // 调用aclnnBatchNormReduceBackward第一段接口
+    ret = aclnnBatchNormReduceBackwardGetWorkspaceSize(
+        gradOut, input, mean, invstd, weight, inputG, weightG, biasG, sumDy, sumDyXmu, gradWeight, gradBias,
+        &workspaceSize, &executor);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnBatchNormReduceBackwardGetWorkspaceSize failed. ERROR: %d\n", ret);
+              return ret);
+
+    // 根据第一段接口计算出的workspaceSize申请device内存
+    void* workspaceAddr = nullptr;
+    if (workspaceSize > 0) {
+        ret = aclrtMalloc(&workspaceAddr, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST);
+        CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("allocate workspace failed. ERROR: %d\n", ret); return ret);
+    }
+
+    // 调用aclnnBatchNormReduceBackward第二段接口
+    ret = aclnnBatchNormReduceBackward(workspaceAddr, workspaceSize, executor, stream);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnBatchNormReduceBackward failed. ERROR: %d\n", ret); return ret);
+
+    // 4. （固定写法）同步等待任务执行结束
+    ret = aclrtSynchronizeStream(stream);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSynchronizeStream failed. ERROR: %d\n", ret); return ret);
+
+    // 5. 获取输出的值，将Device侧内存上的结果拷贝至Host侧，需要根据具体API的接口定义修改
+    PrintOutResult(sumDyShape, &sumDyDeviceAddr);
+    PrintOutResult(sumDyXmuShape, &sumDyXmuDeviceAddr);
+    PrintOutResult(gradWeightShape, &gradWeightDeviceAddr);
+    PrintOutResult(gradBiasShape, &gradBiasDeviceAddr);
+
+    // 6. 释放aclTensor和aclScalar，需要根据具体API的接口定义修改
+    aclDestroyTensor(gradOut);
+    aclDestroyTensor(input);
+    aclDestroyTensor(mean);
+    aclDestroyTensor(invstd);
+    aclDestroyTensor(weight);
+    aclDestroyTensor(sumDy);
+    aclDestroyTensor(sumDyXmu);
+    aclDestroyTensor(gradWeight);
+    aclDestroyTensor(gradBias);
+
+    // 7. 释放device资源，需要根据具体API的接口定义修改
+    aclrtFree(gradOutDeviceAddr);
+    aclrtFree(inputDeviceAddr);
+    aclrtFree(meanDeviceAddr);
+    aclrtFree(invstdDeviceAddr);
+    aclrtFree(weightDeviceAddr);
+    aclrtFree(sumDyDeviceAddr);
+    aclrtFree(sumDyXmuDeviceAddr);
+    aclrtFree(gradWeightDeviceAddr);
+    aclrtFree(gradBiasDeviceAddr);
+    if (workspaceSize > 0) {
+        aclrtFree(workspaceAddr);
+    }
+    aclrtDestroyStream(stream);
+    aclrtResetDevice(deviceId);
+    aclFinalize();
+    return 0;
+}
