@@ -28,6 +28,14 @@ set(ACLNN_EXAMPLES
   abs
   acos
   acosh
+  adaptive_avg_pool2d
+  adaptive_avg_pool2d_backward
+  adaptive_avg_pool3d
+  adaptive_avg_pool3d_backward
+  adaptive_max_pool2d
+  adaptive_max_pool2d_backward
+  adaptive_max_pool3d
+  adaptive_max_pool3d_backward
   add
   add_rms_norm
   addbmm
@@ -50,6 +58,10 @@ set(ACLNN_EXAMPLES
   atan
   atan2
   atanh
+  avg_pool2d
+  avg_pool2d_backward
+  avg_pool3d
+  avg_pool3d_backward
   baddbmm
   batch_mat_mul
   batch_norm
@@ -238,6 +250,14 @@ set(ACLNN_EXAMPLES
   matmul
   max
   max_dim
+  max_pool2d_with_indices
+  max_pool2d_with_indices_backward
+  max_pool2d_with_mask
+  max_pool2d_with_mask_backward
+  max_pool3d_with_argmax
+  max_pool3d_with_argmax_backward
+  max_unpool2d
+  max_unpool3d
   max_v2
   maximum
   mean
@@ -265,11 +285,23 @@ set(ACLNN_EXAMPLES
   reduce_log_sum
   reduce_nansum
   reduce_sum
+  reflection_pad1d
+  reflection_pad1d_backward
+  reflection_pad2d
+  reflection_pad2d_backward
+  reflection_pad3d
+  reflection_pad3d_backward
   relu
   remainder_scalar_tensor
   remainder_tensor_scalar
   remainder_tensor_tensor
   repeat
+  replication_pad1d
+  replication_pad1d_backward
+  replication_pad2d
+  replication_pad2d_backward
+  replication_pad3d
+  replication_pad3d_backward
   rms_norm
   roll
   rsub

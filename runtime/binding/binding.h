@@ -656,13 +656,16 @@ struct ParamSpec {
 // (or kept as 1), the input's shape, the product of two inputs (torch.matmul's rule), their outer
 // product, a product summed over its batch, the input with its trailing normalised dimensions as 1,
 // [N, group] or [C]. The same rule on every backend: CANN's as the simulator's.
-enum class ShapeRule : uint8_t { kBroadcast, kReduce, kSame, kMatmul, kOuter, kBatchSum, kTrailingOnes, kGroups, kChannels };
+enum class ShapeRule : uint8_t { kBroadcast, kReduce, kSame, kMatmul, kOuter, kBatchSum, kTrailingOnes, kGroups, kChannels,
+                                 kPool, kAdaptive, kPad };
 
 // The arguments a family's rule reads: the dimensions (an int, a sequence of ints, None: every
 // dimension), keepdim, the dtype argument, and whether an empty dimension list reduces none
 // (noopWithEmptyAxes). A null handle: the API has no such parameter.
 struct RuleArgs {
   py::handle dims, keepdim, dtype, noop;
+  // A pool's window arguments besides its kernel (dims): stride, padding, dilation, ceil mode.
+  py::handle stride, padding, dilation, ceil_mode;
 };
 
 // How an output is allocated when the caller passes no out= (decided at generation time from the
@@ -681,6 +684,7 @@ struct OutputPlan {
   // dtype argument when one is given).
   ShapeRule shape_rule = ShapeRule::kBroadcast;
   aclDataType fixed_dtype = ACL_DT_UNDEFINED;
+  int spatial = 0;  // the pool rules': how many trailing dimensions they pool or pad
 };
 
 struct ApiSpec {

@@ -13,6 +13,7 @@
 #include <cctype>
 #include <optional>
 
+#include "aclnn_bindgen/pool_shape.h"
 #include "binding.h"
 
 namespace aclnn_binding {
@@ -599,6 +600,54 @@ static bool matmul_shape(const Dims& a, const Dims& b, Dims* out) {
   return true;
 }
 
+// The pool family's shapes (pool_shape.h's arithmetic, which the simulator's phase 1 applies and
+// checks): the input's leading dimensions, then its last `spatial` ones pooled by the windows
+// (kPool), replaced by the output size (kAdaptive) or widened by the padding pairs, last dimension
+// first (kPad). False when an argument does not give one (the library then says which is wrong).
+static bool pool_shape(ShapeRule rule, int spatial, const RuleArgs& args, const Dims& input, Dims* out) {
+  if (spatial < 1 || spatial > 3 || input.size() < static_cast<size_t>(spatial)) return false;
+  auto read = [](py::handle h, Dims* d) { return h && !h.is_none() && dims_of(h, d); };
+  const size_t lead = input.size() - static_cast<size_t>(spatial);
+  Dims first, shape(input.begin(), input.begin() + static_cast<std::ptrdiff_t>(lead));
+  if (!read(args.dims, &first)) return false;
+  int64_t kernel[3], stride[3], padding[3], dilation[3], size[3];
+  const int64_t ones[3] = {1, 1, 1};
+  if (rule == ShapeRule::kPad) {
+    if (first.size() != static_cast<size_t>(2 * spatial)) return false;
+  } else if (!aclnn_bindgen::SpreadPoolArgument(first.data(), first.size(), spatial, nullptr,
+                                                rule == ShapeRule::kPool ? kernel : size)) {
+    return false;
+  }
+  if (rule == ShapeRule::kPool) {
+    Dims s, p, d;
+    if (args.stride && !args.stride.is_none() && !read(args.stride, &s)) return false;
+    if (!read(args.padding, &p)) return false;
+    if (args.dilation && !args.dilation.is_none() && !read(args.dilation, &d)) return false;
+    if (!aclnn_bindgen::SpreadPoolArgument(s.data(), s.size(), spatial, kernel, stride) ||
+        !aclnn_bindgen::SpreadPoolArgument(p.data(), p.size(), spatial, nullptr, padding) ||
+        !aclnn_bindgen::SpreadPoolArgument(d.data(), d.size(), spatial, ones, dilation)) {
+      return false;
+    }
+  }
+  const bool ceil_mode = args.ceil_mode && !args.ceil_mode.is_none() && PyObject_IsTrue(args.ceil_mode.ptr()) == 1;
+  for (int k = 0; k < spatial; ++k) {
+    const int64_t in = input[lead + static_cast<size_t>(k)];
+    int64_t n = 0;
+    if (rule == ShapeRule::kPool) {
+      if (aclnn_bindgen::PooledExtent(in, kernel[k], stride[k], padding[k], dilation[k], ceil_mode, &n) != aclnn_bindgen::kPoolOk)
+        return false;
+    } else if (rule == ShapeRule::kPad) {
+      const size_t pair = static_cast<size_t>(2 * (spatial - 1 - k));
+      if (aclnn_bindgen::PaddedExtent(in, first[pair], first[pair + 1], false, &n) != aclnn_bindgen::kPoolOk) return false;
+    } else {
+      n = size[k];
+    }
+    shape.push_back(n);
+  }
+  *out = shape;
+  return true;
+}
+
 void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims* shape, const Dims* second,
                              aclDataType* dtype) {
   // Rules on a second input, or on the arguments, that cannot apply leave the first input's shape:
@@ -633,6 +682,13 @@ void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims*
     case ShapeRule::kChannels:
       if (first.size() >= 2) *shape = Dims{first[1]};
       break;
+    case ShapeRule::kPool:
+    case ShapeRule::kAdaptive:
+    case ShapeRule::kPad: {
+      Dims pooled;
+      if (pool_shape(plan.shape_rule, plan.spatial, args, first, &pooled)) *shape = pooled;
+      break;
+    }
     default:
       break;
   }

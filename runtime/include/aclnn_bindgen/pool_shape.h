@@ -1,0 +1,86 @@
+// aclnn-bindgen: the pooling and padding families' output-size arithmetic, the one copy the
+// bindings (an output allocated without out=) and the simulator (phase 1's checks, the planner's
+// shapes) share, so that the two cannot disagree about a window's kernel, stride, padding,
+// dilation and ceil mode.
+//
+// The rule is the pages' formula, which is PyTorch's pooling_output_shape:
+//   out = floor((in + 2 * padding - dilation * (kernel - 1) - 1 + (ceil ? stride - 1 : 0)) / stride) + 1,
+// less one when ceil mode lets the last window start inside the right padding only.
+#ifndef ACLNN_BINDGEN_POOL_SHAPE_H_
+#define ACLNN_BINDGEN_POOL_SHAPE_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace aclnn_bindgen {
+
+// What is wrong with one dimension's window arguments, naming the argument; kPoolOk when none is.
+enum PoolProblem {
+  kPoolOk,
+  kPoolKernel,      // kernel <= 0
+  kPoolStride,      // stride <= 0
+  kPoolDilation,    // dilation <= 0
+  kPoolPadding,     // padding < 0 or padding > kernel / 2
+  kPoolOutput,      // the output size is not positive
+  kPoolReflection,  // a reflection padding is not smaller than the dimension
+  kPoolLength,      // an argument array's length is not 1 (one for every dimension) or the dimensions'
+};
+
+inline const char* PoolProblemText(PoolProblem p) {
+  switch (p) {
+    case kPoolKernel: return "must be greater than 0";
+    case kPoolStride: return "must be greater than 0";
+    case kPoolDilation: return "must be greater than 0";
+    case kPoolPadding: return "must be at least 0 and at most half the kernel size";
+    case kPoolOutput: return "gives an output size that is not positive";
+    case kPoolReflection: return "must each be smaller than the dimension they pad";
+    case kPoolLength: return "has a length the page does not allow";
+    default: return "";
+  }
+}
+
+inline int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+// The output extent of a sliding window over `in` elements, or the argument at fault.
+inline PoolProblem PooledExtent(int64_t in, int64_t kernel, int64_t stride, int64_t padding, int64_t dilation,
+                                bool ceil_mode, int64_t* out) {
+  if (kernel <= 0) return kPoolKernel;
+  if (stride <= 0) return kPoolStride;
+  if (dilation <= 0) return kPoolDilation;
+  if (padding < 0 || padding > kernel / 2) return kPoolPadding;
+  int64_t n = FloorDiv(in + 2 * padding - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0), stride) + 1;
+  if (ceil_mode && (n - 1) * stride >= in + padding) --n;
+  if (n <= 0) return kPoolOutput;
+  *out = n;
+  return kPoolOk;
+}
+
+// The extent of a dimension padded by `before` and `after`: for reflection, each smaller than `in`.
+inline PoolProblem PaddedExtent(int64_t in, int64_t before, int64_t after, bool reflection, int64_t* out) {
+  if (reflection && (before >= in || after >= in || before < 0 || after < 0)) return kPoolReflection;
+  const int64_t n = in + before + after;
+  if (n <= 0) return kPoolOutput;
+  *out = n;
+  return kPoolOk;
+}
+
+// One window argument for `spatial` dimensions from an array of `n` values: one value for every
+// dimension, or one per dimension; an empty array takes `fallback` (a stride's: the kernel), when
+// given. False for any other length.
+inline bool SpreadPoolArgument(const int64_t* values, size_t n, int spatial, const int64_t* fallback, int64_t* out) {
+  if (n == 0 && fallback != nullptr) {
+    for (int d = 0; d < spatial; ++d) out[d] = fallback[d];
+    return true;
+  }
+  if (n != 1 && n != static_cast<size_t>(spatial)) return false;
+  for (int d = 0; d < spatial; ++d) out[d] = values[n == 1 ? 0 : d];
+  return true;
+}
+
+// Window d of output index o in an adaptive pool from `in` to `out` elements: [begin, end).
+inline int64_t AdaptiveBegin(int64_t o, int64_t in, int64_t out) { return (o * in) / out; }
+inline int64_t AdaptiveEnd(int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; }
+
+}  // namespace aclnn_bindgen
+
+#endif  // ACLNN_BINDGEN_POOL_SHAPE_H_
