@@ -1,8 +1,8 @@
 """Pools and padding modes through torch_npu's op-plugin on the simulator, forward and backward
 (loss.backward() on npu), against PyTorch on the CPU: F.max_pool2d with indices
-(aclnnMaxPool2dWithIndices and its backward), F.max_pool3d (aclnnMaxPool3dWithArgmax),
+(aclnnMaxPool2dWithIndices and its backward), F.max_pool3d (aclnnMaxPool3dWithArgmax), F.max_unpool2d/3d,
 F.avg_pool2d/3d (aclnnAvgPool2d/3d, their backward), F.adaptive_avg_pool2d/3d and
-F.adaptive_max_pool2d (their aclnn APIs), F.pad reflect and replicate
+F.adaptive_max_pool2d/3d (their aclnn APIs), F.pad reflect and replicate
 (aclnnReflectionPad*/aclnnReplicationPad* and their backward).
 
 On a chip that is not aclnn-only (the default Ascend910B), op-plugin sends F.max_pool2d to
@@ -49,6 +49,12 @@ check("max_pool2d float16", lambda x: F.max_pool2d(x, 2, return_indices=True), (
       rtol=1e-3, atol=1e-3, backward=False)
 check("max_pool3d", lambda x: F.max_pool3d(x, 2, 2, 1, return_indices=True), (1, 2, 5, 4, 6))
 check("adaptive_max_pool2d", lambda x: F.adaptive_max_pool2d(x, (3, 2), return_indices=True), (2, 3, 7, 5))
+check("adaptive_max_pool3d", lambda x: F.adaptive_max_pool3d(x, (3, 2, 3), return_indices=True), (1, 2, 5, 4, 7))
+# max_unpool2d/3d place the pooled values back at the pool's indices (aclnnMaxUnpool2d/3d).
+values, indices = F.max_pool2d(torch.randn(2, 3, 8, 6), 2, return_indices=True)
+assert torch.equal(F.max_unpool2d(values.npu(), indices.npu(), 2).cpu(), F.max_unpool2d(values, indices, 2))
+values, indices = F.max_pool3d(torch.randn(1, 2, 4, 4, 6), 2, return_indices=True)
+assert torch.equal(F.max_unpool3d(values.npu(), indices.npu(), 2).cpu(), F.max_unpool3d(values, indices, 2))
 """)
 
 
