@@ -39,7 +39,7 @@ def check(name, f, shape, rtol=1e-5, atol=1e-6, dtype=torch.float32, backward=Tr
 INDICES_ROUTE = {"TORCH_NPU_USE_COMPATIBLE_IMPL": "1"}
 
 
-def test_max_pools(run_npu):
+def test_max_pool2d(run_npu):
     run_npu(env=INDICES_ROUTE, script=CHECK + """
 check("max_pool2d k3 s2 p1", lambda x: F.max_pool2d(x, 3, 2, 1, return_indices=True), (2, 3, 9, 8))
 check("max_pool2d ceil", lambda x: F.max_pool2d(x, (3, 2), (2, 2), (1, 1), ceil_mode=True, return_indices=True), (2, 3, 7, 6))
@@ -47,6 +47,11 @@ check("max_pool2d 3d input", lambda x: F.max_pool2d(x, 2), (3, 6, 6))
 # The backward's page lists FLOAT only on Ascend910B: the simulator refuses FLOAT16 there, as CANN.
 check("max_pool2d float16", lambda x: F.max_pool2d(x, 2, return_indices=True), (1, 2, 6, 6), dtype=torch.float16,
       rtol=1e-3, atol=1e-3, backward=False)
+""")
+
+
+def test_max_pool3d_adaptive_max_pools_and_unpooling(run_npu):
+    run_npu(CHECK + """
 check("max_pool3d", lambda x: F.max_pool3d(x, 2, 2, 1, return_indices=True), (1, 2, 5, 4, 6))
 check("adaptive_max_pool2d", lambda x: F.adaptive_max_pool2d(x, (3, 2), return_indices=True), (2, 3, 7, 5))
 check("adaptive_max_pool3d", lambda x: F.adaptive_max_pool3d(x, (3, 2, 3), return_indices=True), (1, 2, 5, 4, 7))
