@@ -377,8 +377,12 @@ aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** 
   SourceAndOutput found;
   if (!ReadSourceAndOutput(call, family, F::Role::kSelf, F::Role::kOut, work, &found)) return ACLNN_SUCCESS;
   const auto [self, out, rank] = found;
+  // The semantics file says over how many trailing dimensions (a 2d page's self may have 3 or 4).
   const double stated = family.options[F::Option::kSpatial];
-  const int spatial = stated >= 1 && stated <= kMaxSpatial ? static_cast<int>(stated) : 2;
+  if (!(stated >= 1 && stated <= kMaxSpatial)) {
+    return Decline(call, work, "without the semantics' spatial option (1, 2 or 3 trailing dimensions)");
+  }
+  const int spatial = static_cast<int>(stated);
   if (rank < spatial) {
     return Invalid(call, family, F::Role::kSelf, "has " + std::to_string(rank) + " dimensions; the op pools its last " +
                                                      std::to_string(spatial));
