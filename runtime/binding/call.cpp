@@ -637,8 +637,9 @@ static bool pool_shape(ShapeRule rule, int spatial, const RuleArgs& args, const 
       if (aclnn_bindgen::PooledExtent(in, kernel[k], stride[k], padding[k], dilation[k], ceil_mode, &n) != aclnn_bindgen::kPoolOk)
         return false;
     } else if (rule == ShapeRule::kPad) {
-      const size_t pair = static_cast<size_t>(2 * (spatial - 1 - k));
-      if (aclnn_bindgen::PaddedExtent(in, first[pair], first[pair + 1], false, &n) != aclnn_bindgen::kPoolOk) return false;
+      int64_t before = 0;
+      if (aclnn_bindgen::PaddedDimension(in, first.data(), spatial, k, false, &before, &n) != aclnn_bindgen::kPoolOk)
+        return false;
     } else {
       n = size[k];
     }

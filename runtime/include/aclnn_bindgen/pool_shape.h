@@ -64,6 +64,15 @@ inline PoolProblem PaddedExtent(int64_t in, int64_t before, int64_t after, bool 
   return kPoolOk;
 }
 
+// Spatial dimension d (outermost first) of `spatial` padded by `pads`, the pairs (before, after)
+// from the last dimension inwards as F.pad and the pages order them; `before` receives the pair's first.
+inline PoolProblem PaddedDimension(int64_t in, const int64_t* pads, int spatial, int d, bool reflection,
+                                   int64_t* before, int64_t* out) {
+  const int pair = 2 * (spatial - 1 - d);
+  *before = pads[pair];
+  return PaddedExtent(in, pads[pair], pads[pair + 1], reflection, out);
+}
+
 // One window argument for `spatial` dimensions from an array of `n` values: one value for every
 // dimension, or one per dimension; an empty array takes `fallback` (a stride's: the kernel), when
 // given. False for any other length.

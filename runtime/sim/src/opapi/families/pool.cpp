@@ -337,10 +337,9 @@ aclnnStatus PadAxes(const Call& call, const FamilySpec& family, bool reflection,
   for (int d = 0; d < spatial; ++d) {
     Axis& a = work->axes[kMaxSpatial - spatial + d];
     a.in = input[lead + static_cast<size_t>(d)];
-    const size_t pair = static_cast<size_t>(2 * (spatial - 1 - d));
-    a.before = pads[pair];
-    const PoolProblem p = aclnn_bindgen::PaddedExtent(a.in, pads[pair], pads[pair + 1], reflection, &a.out);
+    const PoolProblem p = aclnn_bindgen::PaddedDimension(a.in, pads.data(), spatial, d, reflection, &a.before, &a.out);
     if (p != aclnn_bindgen::kPoolOk) {
+      const size_t pair = static_cast<size_t>(2 * (spatial - 1 - d));
       return Invalid(call, family, F::Role::kPadding,
                      "[" + std::to_string(pads[pair]) + ", " + std::to_string(pads[pair + 1]) + "] " +
                          aclnn_bindgen::PoolProblemText(p) + " (over an input dimension of " + std::to_string(a.in) + ")");
