@@ -610,22 +610,20 @@ static bool pool_shape(ShapeRule rule, int spatial, const RuleArgs& args, const 
   const size_t lead = input.size() - static_cast<size_t>(spatial);
   Dims first, shape(input.begin(), input.begin() + static_cast<std::ptrdiff_t>(lead));
   if (!read(args.dims, &first)) return false;
-  int64_t kernel[3], stride[3], padding[3], dilation[3], size[3];
-  const int64_t ones[3] = {1, 1, 1};
+  aclnn_bindgen::PoolWindow window;
+  int64_t size[3];
   if (rule == ShapeRule::kPad) {
     if (first.size() != static_cast<size_t>(2 * spatial)) return false;
-  } else if (!aclnn_bindgen::SpreadPoolArgument(first.data(), first.size(), spatial, nullptr,
-                                                rule == ShapeRule::kPool ? kernel : size)) {
-    return false;
-  }
-  if (rule == ShapeRule::kPool) {
+  } else if (rule == ShapeRule::kAdaptive) {
+    if (!aclnn_bindgen::SpreadPoolArgument(first.data(), first.size(), spatial, nullptr, size)) return false;
+  } else {
+    // An absent stride or dilation reads as empty: the kernel's, and 1.
     Dims s, p, d;
     if (args.stride && !args.stride.is_none() && !read(args.stride, &s)) return false;
     if (!read(args.padding, &p)) return false;
     if (args.dilation && !args.dilation.is_none() && !read(args.dilation, &d)) return false;
-    if (!aclnn_bindgen::SpreadPoolArgument(s.data(), s.size(), spatial, kernel, stride) ||
-        !aclnn_bindgen::SpreadPoolArgument(p.data(), p.size(), spatial, nullptr, padding) ||
-        !aclnn_bindgen::SpreadPoolArgument(d.data(), d.size(), spatial, ones, dilation)) {
+    if (aclnn_bindgen::SpreadPoolWindow(spatial, first.data(), first.size(), s.data(), s.size(), p.data(), p.size(),
+                                        d.data(), d.size(), &window) != aclnn_bindgen::kPoolWindowOk) {
       return false;
     }
   }
@@ -634,7 +632,8 @@ static bool pool_shape(ShapeRule rule, int spatial, const RuleArgs& args, const 
     const int64_t in = input[lead + static_cast<size_t>(k)];
     int64_t n = 0;
     if (rule == ShapeRule::kPool) {
-      if (aclnn_bindgen::PooledExtent(in, kernel[k], stride[k], padding[k], dilation[k], ceil_mode, &n) != aclnn_bindgen::kPoolOk)
+      if (aclnn_bindgen::PooledExtent(in, window.kernel[k], window.stride[k], window.padding[k], window.dilation[k], ceil_mode,
+                                      &n) != aclnn_bindgen::kPoolOk)
         return false;
     } else if (rule == ShapeRule::kPad) {
       int64_t before = 0;

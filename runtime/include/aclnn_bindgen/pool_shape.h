@@ -86,6 +86,28 @@ inline bool SpreadPoolArgument(const int64_t* values, size_t n, int spatial, con
   return true;
 }
 
+// A sliding window's arguments for each of `spatial` dimensions (outermost first).
+struct PoolWindow {
+  int64_t kernel[3], stride[3], padding[3], dilation[3];
+};
+
+// Which argument of a window has a length the pages do not allow (kPoolWindowOk: none).
+enum PoolWindowArgument { kPoolWindowOk, kPoolWindowKernel, kPoolWindowStride, kPoolWindowPadding, kPoolWindowDilation };
+
+// The window from its arguments as the pages give them: each of 1 or `spatial` values; an empty
+// stride is the kernel (the pages' "数组长度为0时，内部会取kernelSize的值"), an empty or absent
+// dilation is 1.
+inline PoolWindowArgument SpreadPoolWindow(int spatial, const int64_t* kernel, size_t nk, const int64_t* stride, size_t ns,
+                                           const int64_t* padding, size_t np, const int64_t* dilation, size_t nd,
+                                           PoolWindow* w) {
+  static const int64_t ones[3] = {1, 1, 1};
+  if (!SpreadPoolArgument(kernel, nk, spatial, nullptr, w->kernel)) return kPoolWindowKernel;
+  if (!SpreadPoolArgument(stride, ns, spatial, w->kernel, w->stride)) return kPoolWindowStride;
+  if (!SpreadPoolArgument(padding, np, spatial, nullptr, w->padding)) return kPoolWindowPadding;
+  if (!SpreadPoolArgument(dilation, nd, spatial, ones, w->dilation)) return kPoolWindowDilation;
+  return kPoolWindowOk;
+}
+
 // Window d of output index o in an adaptive pool from `in` to `out` elements: [begin, end).
 inline int64_t AdaptiveBegin(int64_t o, int64_t in, int64_t out) { return (o * in) / out; }
 inline int64_t AdaptiveEnd(int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; }

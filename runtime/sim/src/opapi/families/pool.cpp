@@ -269,17 +269,6 @@ aclnnStatus Invalid(const Call& call, const FamilySpec& family, int role, const 
   return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
 }
 
-// A window argument for the spatial dimensions (outermost first), from its role's int array; an
-// absent role or an empty array takes `fallback` (a stride's: the kernel; a dilation's: 1).
-aclnnStatus SpreadRole(const Call& call, const FamilySpec& family, int role, int spatial, const int64_t* fallback,
-                       int64_t* out) {
-  Dims given;
-  if (!RoleInts(call, family, role, &given) && fallback != nullptr) given.clear();
-  if (aclnn_bindgen::SpreadPoolArgument(given.data(), given.size(), spatial, fallback, out)) return ACLNN_SUCCESS;
-  return Invalid(call, family, role, std::string(aclnn_bindgen::PoolProblemText(aclnn_bindgen::kPoolLength)) + " (" +
-                                         std::to_string(given.size()) + " values; give 1 or " + std::to_string(spatial) + ")");
-}
-
 // The role an output-size problem names.
 int RoleOfProblem(PoolProblem p) {
   switch (p) {
@@ -302,18 +291,27 @@ aclnnStatus RejectProblem(const Call& call, const FamilySpec& family, PoolProble
 // The spatial axes of a sliding-window op: extents from self, window arguments from the roles.
 aclnnStatus WindowAxes(const Call& call, const FamilySpec& family, const Dims& input, int spatial,
                        PoolWork* work) {
-  int64_t kernel[kMaxSpatial], stride[kMaxSpatial], padding[kMaxSpatial], dilation[kMaxSpatial];
-  const int64_t ones[kMaxSpatial] = {1, 1, 1};
-  if (aclnnStatus s = SpreadRole(call, family, F::Role::kKernel, spatial, nullptr, kernel)) return s;
-  if (aclnnStatus s = SpreadRole(call, family, F::Role::kStride, spatial, kernel, stride)) return s;
-  if (aclnnStatus s = SpreadRole(call, family, F::Role::kPadding, spatial, nullptr, padding)) return s;
-  if (aclnnStatus s = SpreadRole(call, family, F::Role::kDilation, spatial, ones, dilation)) return s;
+  Dims kernel, stride, padding, dilation;
+  RoleInts(call, family, F::Role::kKernel, &kernel);
+  RoleInts(call, family, F::Role::kStride, &stride);
+  RoleInts(call, family, F::Role::kPadding, &padding);
+  RoleInts(call, family, F::Role::kDilation, &dilation);
+  aclnn_bindgen::PoolWindow w;
+  const auto bad = aclnn_bindgen::SpreadPoolWindow(spatial, kernel.data(), kernel.size(), stride.data(), stride.size(),
+                                                   padding.data(), padding.size(), dilation.data(), dilation.size(), &w);
+  if (bad != aclnn_bindgen::kPoolWindowOk) {
+    static const int kRoles[] = {0, F::Role::kKernel, F::Role::kStride, F::Role::kPadding, F::Role::kDilation};
+    const Dims* given[] = {nullptr, &kernel, &stride, &padding, &dilation};
+    return Invalid(call, family, kRoles[bad],
+                   std::string(aclnn_bindgen::PoolProblemText(aclnn_bindgen::kPoolLength)) + " (" +
+                       std::to_string(given[bad]->size()) + " values; give 1 or " + std::to_string(spatial) + ")");
+  }
   const bool ceil_mode = RoleBool(call, family, F::Role::kCeilMode, false);
   const size_t lead = input.size() - static_cast<size_t>(spatial);
   for (int d = 0; d < spatial; ++d) {
     Axis& a = work->axes[kMaxSpatial - spatial + d];
     a.in = input[lead + static_cast<size_t>(d)];
-    a.kernel = kernel[d], a.stride = stride[d], a.before = padding[d], a.dilation = dilation[d];
+    a.kernel = w.kernel[d], a.stride = w.stride[d], a.before = w.padding[d], a.dilation = w.dilation[d];
     const PoolProblem p = aclnn_bindgen::PooledExtent(a.in, a.kernel, a.stride, a.before, a.dilation, ceil_mode, &a.out);
     if (p != aclnn_bindgen::kPoolOk) {
       const int64_t value = p == aclnn_bindgen::kPoolStride ? a.stride : p == aclnn_bindgen::kPoolDilation ? a.dilation
