@@ -34,7 +34,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P', 'Ascend910'),
-    golden='torch.ops.aten.adaptive_max_pool2d_backward(gradOutput, self, indices.long())',
+    golden='torch.ops.aten.adaptive_max_pool2d_backward(gradOutput, self, exact.plane_indices(indices, self.shape[-2:]))',
     integer_math='float',
     simulated=True,
     out_shape_from={},

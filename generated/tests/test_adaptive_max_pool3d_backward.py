@@ -46,7 +46,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P', 'Ascend910'),
-    golden='torch.ops.aten.adaptive_max_pool3d_backward(gradOutput, self, indices.long())',
+    golden='torch.ops.aten.adaptive_max_pool3d_backward(gradOutput, self, exact.plane_indices(indices, self.shape[-3:]))',
     integer_math='float',
     simulated=True,
     out_shape_from={},

@@ -63,7 +63,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P', 'Ascend910'),
-    golden='torch.ops.aten.max_pool2d_with_indices_backward(gradOutput, self, kernelSize, stride, padding, dilation, ceilMode, indices.long())',
+    golden='torch.ops.aten.max_pool2d_with_indices_backward(gradOutput, self, kernelSize, stride, padding, dilation, ceilMode, exact.plane_indices(indices, self.shape[-2:]))',
     integer_math='float',
     simulated=True,
     out_shape_from={},

@@ -34,7 +34,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P', 'Ascend910'),
-    golden='torch.ops.aten.max_unpool2d(self.double(), indices.long(), outputSize).to(self.dtype)',
+    golden='torch.ops.aten.max_unpool2d(self, indices.long(), outputSize) if self.is_floating_point() else torch.zeros(*self.shape[:-2], math.prod(outputSize), dtype=self.dtype).scatter_(-1, indices.long().flatten(-2), self.flatten(-2)).reshape(*self.shape[:-2], *outputSize)',
     integer_math='float',
     simulated=True,
     out_shape_from={},

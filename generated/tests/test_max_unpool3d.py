@@ -38,7 +38,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P', 'Ascend910'),
-    golden='torch.ops.aten.max_unpool3d(self.double(), indices.long(), outputSize, stride, padding).to(self.dtype)',
+    golden='torch.ops.aten.max_unpool3d(self, indices.long(), outputSize, stride, padding) if self.is_floating_point() else torch.zeros(*self.shape[:-3], math.prod(outputSize), dtype=self.dtype).scatter_(-1, indices.long().flatten(-3), self.flatten(-3)).reshape(*self.shape[:-3], *outputSize)',
     integer_math='float',
     simulated=True,
     out_shape_from={},
