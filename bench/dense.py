@@ -3,15 +3,16 @@
 ResNet-50 3x3 convolution layer (N=1, 64 -> 64 channels, 56x56, padding 1, float32) in GFLOP/s
 (2·C_out·C_in·9·56·56), softmax, log_softmax
 and rms_norm with a weight over 16M float32 elements ([4096, 4096]) in GB/s counted as bytes
-read + written (input and output, each n elements), and sums along the last and along the first
-dimension of the same in GB/s read.
+read + written (input and output, each n elements), sums along the last and along the first
+dimension of the same in GB/s read, and a max pool with indices (a ResNet stem's: [32, 64, 112, 112]
+float32, kernel 3, stride 2, padding 1) in GB/s read + written (input, output and int64 indices).
 
 Both sides run in this process on the same data, interleaved; the simulator through the bindings
 on device-resident tensors with out=, PyTorch into an out= tensor where the op has one. The
 simulator's BLAS (OpenBLAS) and pool use ACLNN_SIM_THREADS threads (default: the hardware's),
 PyTorch torch.get_num_threads(). OMP_WAIT_POLICY=PASSIVE as in bench.kernels.
 
-    python -m bench.dense [--size 1024] [--elements 16M] [--conv 56] [--rounds R]
+    python -m bench.dense [--size 1024] [--elements 16M] [--conv 56] [--pool 32,64,112,112] [--rounds R]
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=1024, help="M = N = K of the matmul")
     parser.add_argument("--elements", default="16M", help="elements of the softmax and rms_norm input")
     parser.add_argument("--conv", type=int, default=56, help="the convolution's input height and width")
+    parser.add_argument("--pool", default="32,64,112,112", help="N,C,H,W of the max pool's input")
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
 
@@ -149,9 +151,31 @@ def main() -> None:
     rows.append(measure(f"reduce_sum [{x.shape[0]}, {side}] dim 0", "float32", float(x.nbytes), "GB/s",
                         lambda: aclnn.reduce_sum(d_x, [0], False, "FLOAT", out=d_col),
                         lambda: torch.sum(t_x, 0, out=t_col), args.rounds, check_col))
+    rows.append(max_pool_row(aclnn, rng, tuple(int(d) for d in args.pool.split(",")), args.rounds))
     emit_result({"torch_threads": torch.get_num_threads(),
                  "sim_threads": int(os.environ.get("ACLNN_SIM_THREADS", os.cpu_count() or 1)),
                  "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"), "rows": rows})
+
+
+def max_pool_row(aclnn, rng, shape: tuple[int, ...], rounds: int) -> dict:
+    """max_pool2d with indices, kernel 3, stride 2, padding 1: both sides write int64 indices."""
+    x = rng.uniform(-4, 4, shape).astype(np.float32)
+    n, c, h, w = shape
+    pooled = (n, c, (h + 2 - 3) // 2 + 1, (w + 2 - 3) // 2 + 1)
+    d_x = aclnn.to_device(x)
+    d_out, d_idx = aclnn.to_device(np.zeros(pooled, np.float32)), aclnn.to_device(np.zeros(pooled, np.int64))
+    t_x, t_out, t_idx = torch.from_numpy(x), torch.empty(pooled), torch.empty(pooled, dtype=torch.int64)
+    window = ([3, 3], [2, 2], [1, 1], [1, 1], False)
+
+    def check() -> None:
+        np.testing.assert_array_equal(d_out.numpy(), t_out.numpy())
+        np.testing.assert_array_equal(d_idx.numpy(), t_idx.numpy())
+
+    moved = float(x.nbytes + t_out.numel() * (4 + 8))
+    return measure(f"max_pool2d [{n}, {c}, {h}, {w}] k3 s2 p1", "float32", moved, "GB/s",
+                   lambda: aclnn.max_pool2d_with_indices(d_x, *window, out=(d_out, d_idx)),
+                   lambda: torch.ops.aten.max_pool2d_with_indices.out(t_x, *window, out=t_out, indices=t_idx),
+                   rounds, check)
 
 
 if __name__ == "__main__":

@@ -60,8 +60,11 @@ class Family:
     # "batch_sum" (the product of two batches summed over the batch: [M, N]), "convolution" (source
     # convolved by second: aclnn_bindgen/conv_shape.h's rule), "trailing_ones"
     # (source's shape with its trailing normalised dimensions as 1: as many as the
-    # `normalized_shape` argument names, else as second's rank), "groups" ([N, group]) and
-    # "channels" ([C]).
+    # `normalized_shape` argument names, else as second's rank), "groups" ([N, group]),
+    # "channels" ([C]), and the pool family's "pool" (source's leading dimensions, then each
+    # spatial one pooled by the kernel, stride, padding, dilation and ceil-mode arguments),
+    # "adaptive" (the leading ones, then output_size) and "pad" (each spatial one widened by its
+    # padding pair): runtime/include/aclnn_bindgen/pool_shape.h's arithmetic, which the simulator shares.
     op_output_shapes: tuple[tuple[str, str, str], ...] = ()
     # The ops whose results are PyTorch's bit for bit ("*": every op): they move, select or
     # convert elements once and compute nothing in between (no sum whose order could differ: a
@@ -292,6 +295,27 @@ FAMILIES: tuple[Family, ...] = (
         exact_ops=("im2col",),
         doc="im2col + GEMM on the BLAS (OpenBLAS sgemm; FLOAT16 and BFLOAT16 converted to float), its "
             "transpose (col2im) for the input's gradient and transposed convolutions"),
+    Family(
+        "pool", "PlanPool",
+        # Over the trailing `spatial` dimensions (an option: 1, 2 or 3) of planes the leading
+        # dimensions enumerate. max_pool's indices are flat in the input plane (PyTorch's);
+        # a *_backward op's out is the gradient of self; max_unpool scatters self at indices.
+        ops=("max_pool", "avg_pool", "adaptive_avg", "adaptive_max", "reflection_pad", "replication_pad",
+             "max_pool_backward", "avg_pool_backward", "adaptive_avg_backward", "adaptive_max_backward",
+             "reflection_pad_backward", "replication_pad_backward", "max_unpool", "max_pool_mask"),
+        roles=("self", "grad_output", "indices", "kernel", "stride", "padding", "dilation", "ceil_mode",
+               "count_include_pad", "divisor_override", "output_size", "out", "out_indices"),
+        required=("self", "out"),
+        options=("spatial",),
+        op_output_shapes=(("max_pool", "*", "pool"), ("avg_pool", "*", "pool"), ("adaptive_avg", "*", "adaptive"),
+                          ("adaptive_max", "*", "adaptive"), ("reflection_pad", "*", "pad"),
+                          ("replication_pad", "*", "pad"), ("max_unpool", "*", "adaptive"),
+                          ("max_pool_mask", "*", "given")),
+        fixed_dtypes=(("out_indices", "INT64"),),
+        exact_ops=("max_pool", "adaptive_max", "reflection_pad", "replication_pad", "max_unpool"),
+        doc="sliding-window max and average pools (kernel, stride, padding, dilation, ceil mode, "
+            "count_include_pad, divisor_override), adaptive pools, reflection and replication padding, "
+            "their backward, and max unpooling, over the trailing 1 to 3 dimensions"),
 )
 
 BY_NAME = {f.name: f for f in FAMILIES}
@@ -349,9 +373,14 @@ def output_shape(family: Family, op: str, role: str) -> str:
 
 
 # The role whose argument a shape rule reads as its dimensions (bind::RuleArgs.dims).
-RULE_DIMS = {"reduce": "dim", "trailing_ones": "normalized_shape", "groups": "group"}
+RULE_DIMS = {"reduce": "dim", "trailing_ones": "normalized_shape", "groups": "group", "pool": "kernel",
+             "adaptive": "output_size", "pad": "padding"}
 # The roles whose arguments the "convolution" rule reads, in bind::RuleArgs.conv's order.
 CONV_RULE_ROLES = ("stride", "padding", "dilation", "transposed", "output_padding", "groups")
+# The pool family's rules: the further window arguments they read (bind::RuleArgs), and the
+# semantics option that says over how many trailing dimensions.
+POOL_RULES = ("pool", "adaptive", "pad")
+POOL_WINDOW_ROLES = ("stride", "padding", "dilation", "ceil_mode")
 
 
 def family(name: str) -> Optional[Family]:

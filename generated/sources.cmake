@@ -10,6 +10,14 @@ set(ACLNN_SIM_OP_SOURCES
   "${ACLNN_GENERATED_DIR}/sim/ops_005.cpp"
   "${ACLNN_GENERATED_DIR}/sim/ops_006.cpp"
   "${ACLNN_GENERATED_DIR}/sim/ops_007.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_008.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_009.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_010.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_011.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_012.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_013.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_014.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_015.cpp"
 )
 
 set(ACLNN_BINDING_SOURCES
@@ -21,6 +29,14 @@ set(ACLNN_BINDING_SOURCES
   "${ACLNN_GENERATED_DIR}/bindings/ops_005.cpp"
   "${ACLNN_GENERATED_DIR}/bindings/ops_006.cpp"
   "${ACLNN_GENERATED_DIR}/bindings/ops_007.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_008.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_009.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_010.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_011.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_012.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_013.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_014.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_015.cpp"
 )
 
 # The pages' examples: generated/examples/<name>.cpp
@@ -28,6 +44,14 @@ set(ACLNN_EXAMPLES
   abs
   acos
   acosh
+  adaptive_avg_pool2d
+  adaptive_avg_pool2d_backward
+  adaptive_avg_pool3d
+  adaptive_avg_pool3d_backward
+  adaptive_max_pool2d
+  adaptive_max_pool2d_backward
+  adaptive_max_pool3d
+  adaptive_max_pool3d_backward
   add
   add_layer_norm
   add_layer_norm_grad
@@ -53,6 +77,10 @@ set(ACLNN_EXAMPLES
   atan
   atan2
   atanh
+  avg_pool2d
+  avg_pool2d_backward
+  avg_pool3d
+  avg_pool3d_backward
   baddbmm
   batch_mat_mul
   batch_norm
@@ -260,6 +288,14 @@ set(ACLNN_EXAMPLES
   matmul
   max
   max_dim
+  max_pool2d_with_indices
+  max_pool2d_with_indices_backward
+  max_pool2d_with_mask
+  max_pool2d_with_mask_backward
+  max_pool3d_with_argmax
+  max_pool3d_with_argmax_backward
+  max_unpool2d
+  max_unpool3d
   max_v2
   maximum
   mean
@@ -287,11 +323,23 @@ set(ACLNN_EXAMPLES
   reduce_log_sum
   reduce_nansum
   reduce_sum
+  reflection_pad1d
+  reflection_pad1d_backward
+  reflection_pad2d
+  reflection_pad2d_backward
+  reflection_pad3d
+  reflection_pad3d_backward
   relu
   remainder_scalar_tensor
   remainder_tensor_scalar
   remainder_tensor_tensor
   repeat
+  replication_pad1d
+  replication_pad1d_backward
+  replication_pad2d
+  replication_pad2d_backward
+  replication_pad3d
+  replication_pad3d_backward
   rms_norm
   rms_norm_grad
   roll

@@ -73,6 +73,13 @@ def run_example(name: str, soc: Soc = SOC) -> list[float]:
     return [float(v) for v in RESULT.findall(result.stdout)]
 
 
+# Examples whose inputs make the device's kernel fault, as the simulator's does (507015, at the
+# stream's synchronisation): by program, why.
+FAULTING_EXAMPLES = {
+    "adaptive_max_pool2d_backward": "its indices hold 6 for a 2 x 2 plane (aclnnAdaptiveMaxPool2dBackward.md:332)",
+}
+
+
 def undocumented_dtypes(bound: BoundAPI) -> list[str]:
     """The example's arguments whose dtype the page's own table does not list for the chip."""
     call, soc = bound.api.example_call, soc_of(bound)
@@ -218,6 +225,11 @@ def test_example_prints_the_golden_values(name):
         result = run(name, soc)
         assert result.returncode != 0 and "161002" in result.stdout, (
             f"the example uses {broken}, not in the page's table, yet ran:\n{result.stdout}")
+        return
+    if name in FAULTING_EXAMPLES:
+        result = run(name, soc)
+        assert result.returncode != 0 and "507015" in result.stdout, (
+            f"the example's {FAULTING_EXAMPLES[name]}, yet it ran:\n{result.stdout}")
         return
     printed = run_example(name, soc)
     if not printed:  # aclnnInplaceScatterReduce's prints "run success" only

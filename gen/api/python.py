@@ -14,7 +14,7 @@ from typing import Iterable, Optional
 
 from gen import families, names
 from gen.api.kinds import value_type
-from gen.ir import API, Direction, DType, OpSemantics, Param, ParamKind, RelationKind, ResultRule
+from gen.ir import DEFAULT_SOC, API, Direction, DType, OpSemantics, Param, ParamKind, RelationKind, ResultRule
 from gen.model import BoundAPI
 
 # ---- the signature ----------------------------------------------------------------------------------
@@ -176,6 +176,10 @@ class OutputPlan:
     conv_from: tuple[Optional[int], ...] = ()
     dtype_arg: Optional[int] = None  # an aclDataType parameter that, when given, is the dtype
     fixed_dtype: Optional[DType] = None  # the dtype whatever the inputs' (argmax's INT64)
+    # A pool rule's window arguments (stride, padding, dilation, ceil mode; None: absent) and the
+    # number of trailing dimensions it pools (0: not a pool rule).
+    window_from: tuple[Optional[int], ...] = ()
+    spatial: int = 0
 
 
 def output_plan(api: API, index: int, elementwise: bool = False) -> OutputPlan:
@@ -266,6 +270,9 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
         fixed = families.fixed_dtype(family, semantics.op, role)
         if fixed and len(p.dtypes) == 1 and p.dtypes[0].name != fixed:
             fixed = p.dtypes[0].name  # the page's one dtype (aclnnMinDim's indices are INT32)
+        on_default = p.dtypes_for(DEFAULT_SOC)
+        if fixed and len(on_default) == 1 and on_default[0].name != fixed:
+            fixed = on_default[0].name  # the default chip's one (aclnnMaxPool3dWithArgmax's indices: INT32)
         assert source is not None and dtype_source is not None  # only "given" shapes go without a source
         # A product's dtype promotes both operands'; the others' is their dtype source's.
         operands = (index[source],) + ((index[second],) if second is not None else ())
@@ -285,6 +292,9 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
             if rule == "convolution" else (),
             dtype_arg=arg("dtype", (ParamKind.DTYPE,)) if fixed is None else None,
             fixed_dtype=DType[fixed] if fixed else None,
+            window_from=tuple(arg(r, (ParamKind.INT_ARRAY, ParamKind.BOOL)) for r in families.POOL_WINDOW_ROLES)
+            if rule == "pool" else (),
+            spatial=int(semantics.option("spatial") or 0) if rule in families.POOL_RULES else 0,
             # The family's rule gives the output dtype; of the semantics' result rule, only a FLOAT
             # result of integral inputs applies (aclnnLogSumExp).
             result_rule=ResultRule.FLOATING if semantics.result_rule.integral_to_float and fixed is None

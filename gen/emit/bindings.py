@@ -48,14 +48,17 @@ def conversion(bound: BoundAPI, index: int) -> str:
         # A family's rule reads the arguments of its dimensions, keepdim and dtype, and whether an
         # empty dimension list reduces nothing (bind::RuleArgs; the last only where a page has it).
         read = (plan.dims_from, plan.keepdim_from, plan.dtype_arg) + (
-            (plan.noop_from,) if plan.noop_from is not None or plan.conv_from else ())
+            (plan.noop_from,) if plan.noop_from is not None or plan.conv_from or plan.window_from else ())
 
         def handles(indices) -> str:
             return ", ".join("py::handle()" if k is None else f"py_{names.python_identifier(bound.api.params[k].name)}"
                              for k in indices)
 
-        conv = f", {{{handles(plan.conv_from)}}}" if plan.conv_from else ""  # a convolution's arguments
-        return f"call.output({index}, {{{handles(read)}{conv}}})"
+        # Then a convolution's arguments (RuleArgs::conv, an array: {} where the rule is a pool's),
+        # then a pool's window arguments.
+        conv = f", {{{handles(plan.conv_from)}}}" if plan.conv_from else (", {}" if plan.window_from else "")
+        window = f", {handles(plan.window_from)}" if plan.window_from else ""
+        return f"call.output({index}, {{{handles(read)}{conv}{window}}})"
     row = traits(param)
     method = row.call_inout if param.direction is Direction.INOUT and row.call_inout else row.call
     if row.call_templated:
@@ -149,12 +152,16 @@ def wrapper(bound: BoundAPI) -> Wrapper:
                 "groups": f"[{source}.size(0), {dims}]",
                 "channels": f"[{source}.size(1)]",
                 "convolution": f"that of {source} convolved by {second}",
+                "pool": f"{source}'s last {plan.spatial} dimensions pooled by {dims}'s windows",
+                "adaptive": f"{source}'s with its last {plan.spatial} dimensions {dims}",
+                "pad": f"{source}'s with its last {plan.spatial} dimensions padded by {dims}",
             }[plan.family_shape]
             dtype = (plan.fixed_dtype.value if plan.fixed_dtype else
                      f"{api.params[plan.dtype_arg].name}, else {source}'s" if plan.dtype_arg is not None else f"{source}'s")
             comment = f"{p.name}: shape {rule}, dtype {dtype} (family {bound.semantics.family if bound.semantics else ''})"
             family = (f", bind::ShapeRule::{names.cpp_enumerator(plan.family_shape)}, "
-                      f"{plan.fixed_dtype.enumerator if plan.fixed_dtype else 'ACL_DT_UNDEFINED'}")
+                      f"{plan.fixed_dtype.enumerator if plan.fixed_dtype else 'ACL_DT_UNDEFINED'}"
+                      + (f", {plan.spatial}" if plan.spatial else ""))
         else:
             shape = " x ".join(api.params[k].name for k in plan.shape_from)
             dtype = ", ".join(api.params[k].name for k in plan.dtype_from)

@@ -47,3 +47,14 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         m = exact.fmod(a, b)
         b = torch.as_tensor(b, dtype=m.dtype)
         return torch.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)
+
+    @staticmethod
+    def plane_indices(indices: Any, plane: Any) -> Any:
+        """A pool backward's indices as int64, each within the input plane of shape `plane`:
+        PyTorch's CPU kernels scatter through them unchecked (an index outside the plane writes
+        past the gradient's memory), so such indices have no PyTorch answer: IndexError."""
+        extent = math.prod(plane)
+        indices = indices.long()
+        if indices.numel() and not bool(((indices >= 0) & (indices < extent)).all()):
+            raise IndexError(f"an index outside the plane's [0, {extent})")
+        return indices

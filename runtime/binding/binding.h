@@ -657,7 +657,8 @@ struct ParamSpec {
 // product, a product summed over its batch, the input with its trailing normalised dimensions as 1,
 // [N, group] or [C]. The same rule on every backend: CANN's as the simulator's.
 enum class ShapeRule : uint8_t {
-  kBroadcast, kReduce, kSame, kMatmul, kOuter, kBatchSum, kTrailingOnes, kGroups, kChannels, kConvolution
+  kBroadcast, kReduce, kSame, kMatmul, kOuter, kBatchSum, kTrailingOnes, kGroups, kChannels, kConvolution, kPool,
+  kAdaptive, kPad
 };
 
 // The arguments a family's rule reads: the dimensions (an int, a sequence of ints, None: every
@@ -667,6 +668,8 @@ struct RuleArgs {
   py::handle dims, keepdim, dtype, noop;
   // A convolution's stride, padding, dilation, transposed, outputPadding and groups.
   py::handle conv[6];
+  // A pool's window arguments besides its kernel (dims): stride, padding, dilation, ceil mode.
+  py::handle stride, padding, dilation, ceil_mode;
 };
 
 // How an output is allocated when the caller passes no out= (decided at generation time from the
@@ -685,6 +688,7 @@ struct OutputPlan {
   // dtype argument when one is given).
   ShapeRule shape_rule = ShapeRule::kBroadcast;
   aclDataType fixed_dtype = ACL_DT_UNDEFINED;
+  int spatial = 0;  // the pool rules': how many trailing dimensions they pool or pad
 };
 
 struct ApiSpec {

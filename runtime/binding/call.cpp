@@ -13,6 +13,7 @@
 #include <cctype>
 #include <optional>
 
+#include "aclnn_bindgen/pool_shape.h"
 #include "binding.h"
 
 #include "aclnn_bindgen/conv_shape.h"
@@ -626,6 +627,54 @@ static void convolution_shape(const RuleArgs& args, const Dims& input, const Dim
   if (aclnn_bindgen::ConvOutputShape(a, &out).ok()) *shape = Dims(out.begin(), out.end());
 }
 
+// The pool family's shapes (pool_shape.h's arithmetic, which the simulator's phase 1 applies and
+// checks): the input's leading dimensions, then its last `spatial` ones pooled by the windows
+// (kPool), replaced by the output size (kAdaptive) or widened by the padding pairs, last dimension
+// first (kPad). False when an argument does not give one (the library then says which is wrong).
+static bool pool_shape(ShapeRule rule, int spatial, const RuleArgs& args, const Dims& input, Dims* out) {
+  if (spatial < 1 || spatial > 3 || input.size() < static_cast<size_t>(spatial)) return false;
+  auto read = [](py::handle h, Dims* d) { return h && !h.is_none() && dims_of(h, d); };
+  const size_t lead = input.size() - static_cast<size_t>(spatial);
+  Dims first, shape(input.begin(), input.begin() + static_cast<std::ptrdiff_t>(lead));
+  if (!read(args.dims, &first)) return false;
+  aclnn_bindgen::PoolWindow window;
+  int64_t size[3];
+  if (rule == ShapeRule::kPad) {
+    if (first.size() != static_cast<size_t>(2 * spatial)) return false;
+  } else if (rule == ShapeRule::kAdaptive) {
+    if (!aclnn_bindgen::SpreadPoolArgument(first.data(), first.size(), spatial, nullptr, size)) return false;
+  } else {
+    // An absent stride or dilation reads as empty: the kernel's, and 1.
+    Dims s, p, d;
+    if (args.stride && !args.stride.is_none() && !read(args.stride, &s)) return false;
+    if (!read(args.padding, &p)) return false;
+    if (args.dilation && !args.dilation.is_none() && !read(args.dilation, &d)) return false;
+    if (aclnn_bindgen::SpreadPoolWindow(spatial, first.data(), first.size(), s.data(), s.size(), p.data(), p.size(),
+                                        d.data(), d.size(), &window) != aclnn_bindgen::kPoolWindowOk) {
+      return false;
+    }
+  }
+  const bool ceil_mode = args.ceil_mode && !args.ceil_mode.is_none() && PyObject_IsTrue(args.ceil_mode.ptr()) == 1;
+  for (int k = 0; k < spatial; ++k) {
+    const int64_t in = input[lead + static_cast<size_t>(k)];
+    int64_t n = 0;
+    if (rule == ShapeRule::kPool) {
+      if (aclnn_bindgen::PooledExtent(in, window.kernel[k], window.stride[k], window.padding[k], window.dilation[k], ceil_mode,
+                                      &n) != aclnn_bindgen::kPoolOk)
+        return false;
+    } else if (rule == ShapeRule::kPad) {
+      int64_t before = 0;
+      if (aclnn_bindgen::PaddedDimension(in, first.data(), spatial, k, false, &before, &n) != aclnn_bindgen::kPoolOk)
+        return false;
+    } else {
+      n = size[k];
+    }
+    shape.push_back(n);
+  }
+  *out = shape;
+  return true;
+}
+
 void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims* shape, const Dims* second,
                              aclDataType* dtype) {
   // Rules on a second input, or on the arguments, that cannot apply leave the first input's shape:
@@ -663,6 +712,13 @@ void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims*
     case ShapeRule::kConvolution:
       if (second) convolution_shape(args, first, *second, shape);
       break;
+    case ShapeRule::kPool:
+    case ShapeRule::kAdaptive:
+    case ShapeRule::kPad: {
+      Dims pooled;
+      if (pool_shape(plan.shape_rule, plan.spatial, args, first, &pooled)) *shape = pooled;
+      break;
+    }
     default:
       break;
   }

@@ -1,0 +1,180 @@
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <vector>
+#include "acl/acl.h"
+#include "aclnnop/aclnn_avgpool3d.h"
+
+#define CHECK_RET(cond, return_expr) \
+  do {                               \
+    if (!(cond)) {                   \
+      return_expr;                   \
+    }                                \
+  } while (0)
+
+#define CHECK_FREE_RET(cond, return_expr) \
+  do {                                     \
+      if (!(cond)) {                       \
+          Finalize(deviceId, stream);      \
+          return_expr;                     \
+      }                                    \
+  } while (0)
+
+#define LOG_PRINT(message, ...)     \
+  do {                              \
+    printf(message, ##__VA_ARGS__); \
+  } while (0)
+
+int64_t GetShapeSize(const std::vector<int64_t>& shape) {
+  int64_t shapeSize = 1;
+  for (auto i : shape) {
+    shapeSize *= i;
+  }
+  return shapeSize;
+}
+
+int Init(int32_t deviceId, aclrtStream* stream) {
+  // 固定写法，资源初始化
+  auto ret = aclInit(nullptr);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclInit failed. ERROR: %d\n", ret); return ret);
+  ret = aclrtSetDevice(deviceId);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSetDevice failed. ERROR: %d\n", ret); return ret);
+  ret = aclrtCreateStream(stream);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtCreateStream failed. ERROR: %d\n", ret); return ret);
+  return 0;
+}
+
+template <typename T>
+int CreateAclTensor(const std::vector<T>& hostData, const std::vector<int64_t>& shape, void** deviceAddr,
+                    aclDataType dataType, aclTensor** tensor) {
+  auto size = GetShapeSize(shape) * sizeof(T);
+  // 调用aclrtMalloc申请device侧内存
+  auto ret = aclrtMalloc(deviceAddr, size, ACL_MEM_MALLOC_HUGE_FIRST);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMalloc failed. ERROR: %d\n", ret); return ret);
+  // 调用aclrtMemcpy将host侧数据拷贝到device侧内存上
+  ret = aclrtMemcpy(*deviceAddr, size, hostData.data(), size, ACL_MEMCPY_HOST_TO_DEVICE);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMemcpy failed. ERROR: %d\n", ret); return ret);
+
+  // 计算连续tensor的stride
+  std::vector<int64_t> stride(shape.size(), 1);
+  for (int64_t i = shape.size() - 2; i >= 0; i--) {
+    stride[i] = shape[i + 1] * stride[i + 1];
+  }
+
+  // 调用aclCreateTensor接口创建aclTensor
+  *tensor = aclCreateTensor(shape.data(), shape.size(), dataType, stride.data(), 0, aclFormat::ACL_FORMAT_ND,
+                            shape.data(), shape.size(), *deviceAddr);
+  return 0;
+}
+
+void Finalize(int32_t deviceId, aclrtStream stream)
+{
+  aclrtDestroyStream(stream);
+  aclrtResetDevice(deviceId);
+  aclFinalize();
+}
+
+int aclnnAvgPool3dTest(int32_t deviceId, aclrtStream& stream) {
+  auto ret = Init(deviceId, &stream);
+  CHECK_FREE_RET(ret == ACL_SUCCESS, LOG_PRINT("Init acl failed. ERROR: %d\n", ret); return ret);
+
+  // 2. 构造输入与输出，需要根据API的接口自定义构造
+  int64_t divisorOverride = 0;
+  bool countIncludePad = true;
+  bool ceilMode = false;
+
+  std::vector<int64_t> selfShape = {1, 16, 4, 4, 4};
+  std::vector<int64_t> outShape = {1, 16, 1, 1, 1};
+
+  std::vector<int64_t> kernelDims = {4, 4, 4};
+  std::vector<int64_t> strideDims = {1, 1, 1};
+  std::vector<int64_t> paddingDims = {0, 0, 0};
+
+  void* selfDeviceAddr = nullptr;
+  void* outDeviceAddr = nullptr;
+
+  aclTensor* self = nullptr;
+  aclTensor* out = nullptr;
+
+  std::vector<float> selfHostData(1024, 2);
+  std::vector<float> outHostData(16, 0);
+
+  // 创建self aclTensor
+  ret = CreateAclTensor(selfHostData, selfShape, &selfDeviceAddr, aclDataType::ACL_FLOAT, &self);
+  std::unique_ptr<aclTensor, aclnnStatus (*)(const aclTensor *)> selfTensorPtr(self, aclDestroyTensor);
+  std::unique_ptr<void, aclError (*)(void *)> selfDeviceAddrPtr(selfDeviceAddr, aclrtFree);
+  CHECK_FREE_RET(ret == ACL_SUCCESS, return ret);
+
+  // 创建kernel aclIntArray
+  aclIntArray *kernelSize = aclCreateIntArray(kernelDims.data(), 3);
+  CHECK_FREE_RET(kernelSize != nullptr, return ACL_ERROR_INTERNAL_ERROR);
+
+  // 创建stride aclIntArray
+  aclIntArray *stride = aclCreateIntArray(strideDims.data(), 3);
+  CHECK_FREE_RET(stride != nullptr, return ACL_ERROR_INTERNAL_ERROR);
+
+  // 创建padding aclIntArray
+  aclIntArray *padding = aclCreateIntArray(paddingDims.data(), 3);
+  CHECK_FREE_RET(padding != nullptr, return ACL_ERROR_INTERNAL_ERROR);
+
+  // 创建out aclTensor
+  ret = CreateAclTensor(outHostData, outShape, &outDeviceAddr, aclDataType::ACL_FLOAT, &out);
+  std::unique_ptr<aclTensor, aclnnStatus (*)(const aclTensor *)> outTensorPtr(out, aclDestroyTensor);
+  std::unique_ptr<void, aclError (*)(void *)> outDeviceAddrPtr(outDeviceAddr, aclrtFree);
+  CHECK_FREE_RET(ret == ACL_SUCCESS, return ret);
+
+  // 3. 调用CANN算子库API，需要修改为具体的Api名称
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor;
+  // 调用aclnnAvgPool3d第一段接口
+  ret = aclnnAvgPool3dGetWorkspaceSize(self,
+                                       kernelSize,
+                                       stride,
+                                       padding,
+                                       ceilMode,
+                                       countIncludePad,
+                                       divisorOverride,
+                                       out,
+                                       &workspaceSize,
+                                       &executor);
+  CHECK_FREE_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnAvgPool3dGetWorkspaceSize failed. ERROR: %d\n", ret); return ret);
+  // 根据第一段接口计算出的workspaceSize申请device内存
+  void* workspaceAddr = nullptr;
+  std::unique_ptr<void, aclError (*)(void *)> workspaceAddrPtr(nullptr, aclrtFree);
+  if (workspaceSize > 0) {
+    ret = aclrtMalloc(&workspaceAddr, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST);
+    CHECK_FREE_RET(ret == ACL_SUCCESS, LOG_PRINT("allocate workspace failed. ERROR: %d\n", ret); return ret);
+    workspaceAddrPtr.reset(workspaceAddr);
+  }
+  // 调用aclnnAvgPool3d第二段接口
+  ret = aclnnAvgPool3d(workspaceAddr, workspaceSize, executor, stream);
+  CHECK_FREE_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnAvgPool3d failed. ERROR: %d\n", ret); return ret);
+
+  // 4.（固定写法）同步等待任务执行结束
+  ret = aclrtSynchronizeStream(stream);
+  CHECK_FREE_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSynchronizeStream failed. ERROR: %d\n", ret); return ret);
+
+  // 5. 获取输出的值，将device侧内存上的结果拷贝至host侧，需要根据具体API的接口定义修改
+  auto size = GetShapeSize(outShape);
+  std::vector<float> outData(size, 0);
+  ret = aclrtMemcpy(outData.data(), outData.size() * sizeof(outData[0]), outDeviceAddr,
+                    size * sizeof(outData[0]), ACL_MEMCPY_DEVICE_TO_HOST);
+  CHECK_FREE_RET(ret == ACL_SUCCESS, LOG_PRINT("copy result from device to host failed. ERROR: %d\n", ret); return ret);
+  for (int64_t i = 0; i < size; i++) {
+    LOG_PRINT("out result[%ld] is: %f\n", i, outData[i]);
+  }
+
+  return ACL_SUCCESS;
+}
+
+int main() {
+  // 1.（固定写法）device/stream初始化，参考acl API手册
+  // 根据自己的实际device填写deviceId
+  int32_t deviceId = 0;
+  aclrtStream stream;
+  auto ret = aclnnAvgPool3dTest(deviceId, stream);
+  CHECK_FREE_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnAvgPool3dTest failed. ERROR: %d\n", ret); return ret);
+
+  Finalize(deviceId, stream);
+  return 0;
+}

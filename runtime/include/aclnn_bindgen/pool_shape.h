@@ -1,0 +1,117 @@
+// aclnn-bindgen: the pooling and padding families' output-size arithmetic, the one copy the
+// bindings (an output allocated without out=) and the simulator (phase 1's checks, the planner's
+// shapes) share, so that the two cannot disagree about a window's kernel, stride, padding,
+// dilation and ceil mode.
+//
+// The rule is the pages' formula, which is PyTorch's pooling_output_shape:
+//   out = floor((in + 2 * padding - dilation * (kernel - 1) - 1 + (ceil ? stride - 1 : 0)) / stride) + 1,
+// less one when ceil mode lets the last window start inside the right padding only.
+#ifndef ACLNN_BINDGEN_POOL_SHAPE_H_
+#define ACLNN_BINDGEN_POOL_SHAPE_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace aclnn_bindgen {
+
+// What is wrong with one dimension's window arguments, naming the argument; kPoolOk when none is.
+enum PoolProblem {
+  kPoolOk,
+  kPoolKernel,      // kernel <= 0
+  kPoolStride,      // stride <= 0
+  kPoolDilation,    // dilation <= 0
+  kPoolPadding,     // padding < 0 or padding > kernel / 2
+  kPoolOutput,      // the output size is not positive
+  kPoolReflection,  // a reflection padding is not smaller than the dimension
+  kPoolLength,      // an argument array's length is not 1 (one for every dimension) or the dimensions'
+};
+
+inline const char* PoolProblemText(PoolProblem p) {
+  switch (p) {
+    case kPoolKernel: return "must be greater than 0";
+    case kPoolStride: return "must be greater than 0";
+    case kPoolDilation: return "must be greater than 0";
+    case kPoolPadding: return "must be at least 0 and at most half the kernel size";
+    case kPoolOutput: return "gives an output size that is not positive";
+    case kPoolReflection: return "must each be smaller than the dimension they pad";
+    case kPoolLength: return "has a length the page does not allow";
+    default: return "";
+  }
+}
+
+inline int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+// The output extent of a sliding window over `in` elements, or the argument at fault.
+inline PoolProblem PooledExtent(int64_t in, int64_t kernel, int64_t stride, int64_t padding, int64_t dilation,
+                                bool ceil_mode, int64_t* out) {
+  if (kernel <= 0) return kPoolKernel;
+  if (stride <= 0) return kPoolStride;
+  if (dilation <= 0) return kPoolDilation;
+  if (padding < 0 || padding > kernel / 2) return kPoolPadding;
+  int64_t n = FloorDiv(in + 2 * padding - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0), stride) + 1;
+  if (ceil_mode && (n - 1) * stride >= in + padding) --n;
+  if (n <= 0) return kPoolOutput;
+  *out = n;
+  return kPoolOk;
+}
+
+// The extent of a dimension padded by `before` and `after`: for reflection, each smaller than `in`.
+inline PoolProblem PaddedExtent(int64_t in, int64_t before, int64_t after, bool reflection, int64_t* out) {
+  if (reflection && (before >= in || after >= in || before < 0 || after < 0)) return kPoolReflection;
+  const int64_t n = in + before + after;
+  if (n <= 0) return kPoolOutput;
+  *out = n;
+  return kPoolOk;
+}
+
+// Spatial dimension d (outermost first) of `spatial` padded by `pads`, the pairs (before, after)
+// from the last dimension inwards as F.pad and the pages order them; `before` receives the pair's first.
+inline PoolProblem PaddedDimension(int64_t in, const int64_t* pads, int spatial, int d, bool reflection,
+                                   int64_t* before, int64_t* out) {
+  const int pair = 2 * (spatial - 1 - d);
+  *before = pads[pair];
+  return PaddedExtent(in, pads[pair], pads[pair + 1], reflection, out);
+}
+
+// One window argument for `spatial` dimensions from an array of `n` values: one value for every
+// dimension, or one per dimension; an empty array takes `fallback` (a stride's: the kernel), when
+// given. False for any other length.
+inline bool SpreadPoolArgument(const int64_t* values, size_t n, int spatial, const int64_t* fallback, int64_t* out) {
+  if (n == 0 && fallback != nullptr) {
+    for (int d = 0; d < spatial; ++d) out[d] = fallback[d];
+    return true;
+  }
+  if (n != 1 && n != static_cast<size_t>(spatial)) return false;
+  for (int d = 0; d < spatial; ++d) out[d] = values[n == 1 ? 0 : d];
+  return true;
+}
+
+// A sliding window's arguments for each of `spatial` dimensions (outermost first).
+struct PoolWindow {
+  int64_t kernel[3], stride[3], padding[3], dilation[3];
+};
+
+// Which argument of a window has a length the pages do not allow (kPoolWindowOk: none).
+enum PoolWindowArgument { kPoolWindowOk, kPoolWindowKernel, kPoolWindowStride, kPoolWindowPadding, kPoolWindowDilation };
+
+// The window from its arguments as the pages give them: each of 1 or `spatial` values; an empty
+// stride is the kernel (the pages' "数组长度为0时，内部会取kernelSize的值"), an empty or absent
+// dilation is 1.
+inline PoolWindowArgument SpreadPoolWindow(int spatial, const int64_t* kernel, size_t nk, const int64_t* stride, size_t ns,
+                                           const int64_t* padding, size_t np, const int64_t* dilation, size_t nd,
+                                           PoolWindow* w) {
+  static const int64_t ones[3] = {1, 1, 1};
+  if (!SpreadPoolArgument(kernel, nk, spatial, nullptr, w->kernel)) return kPoolWindowKernel;
+  if (!SpreadPoolArgument(stride, ns, spatial, w->kernel, w->stride)) return kPoolWindowStride;
+  if (!SpreadPoolArgument(padding, np, spatial, nullptr, w->padding)) return kPoolWindowPadding;
+  if (!SpreadPoolArgument(dilation, nd, spatial, ones, w->dilation)) return kPoolWindowDilation;
+  return kPoolWindowOk;
+}
+
+// Window d of output index o in an adaptive pool from `in` to `out` elements: [begin, end).
+inline int64_t AdaptiveBegin(int64_t o, int64_t in, int64_t out) { return (o * in) / out; }
+inline int64_t AdaptiveEnd(int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; }
+
+}  // namespace aclnn_bindgen
+
+#endif  // ACLNN_BINDGEN_POOL_SHAPE_H_

@@ -1,0 +1,91 @@
+"""Pools and padding modes through torch_npu's op-plugin on the simulator, forward and backward
+(loss.backward() on npu), against PyTorch on the CPU: F.max_pool2d with indices
+(aclnnMaxPool2dWithIndices and its backward), F.max_pool3d (aclnnMaxPool3dWithArgmax), F.max_unpool2d/3d,
+F.avg_pool2d/3d (aclnnAvgPool2d/3d, their backward), F.adaptive_avg_pool2d/3d and
+F.adaptive_max_pool2d/3d (their aclnn APIs), F.pad reflect and replicate
+(aclnnReflectionPad*/aclnnReplicationPad* and their backward).
+
+On a chip that is not aclnn-only (the default Ascend910B), op-plugin sends F.max_pool2d to
+aclnnMaxPool2dWithMask, whose INT8 mask layout the page does not state: the simulator refuses it
+(561003), and the route through aclnnMaxPool2dWithIndices is op-plugin's compatible one
+(TORCH_NPU_USE_COMPATIBLE_IMPL=1), which an aclnn-only chip takes by itself."""
+
+# Each case: the CPU and npu results of f(x), and of x.grad after (f(x) * w).sum().backward(), with a
+# weight w so that each output position's gradient differs.
+CHECK = """
+import torch.nn.functional as F
+
+def check(name, f, shape, rtol=1e-5, atol=1e-6, dtype=torch.float32, backward=True):
+    x = torch.randn(*shape, dtype=dtype)
+    cpu = x.clone().requires_grad_()
+    npu = x.npu().requires_grad_()
+    want, got = f(cpu), f(npu)
+    pairs = list(zip(want, got)) if isinstance(want, tuple) else [(want, got)]
+    for k, (a, b) in enumerate(pairs):
+        b = b.cpu()
+        if a.dtype.is_floating_point:
+            assert torch.allclose(b.float(), a.float(), rtol=rtol, atol=atol), (name, k, (b.float() - a.float()).abs().max())
+        else:
+            assert torch.equal(b.long(), a.long()), (name, k)
+    if not backward:
+        return
+    w = torch.randn(pairs[0][0].shape)
+    (pairs[0][0] * w.to(pairs[0][0].dtype)).sum().backward()
+    (got[0] if isinstance(got, tuple) else got).mul(w.to(dtype).npu()).sum().backward()
+    assert torch.allclose(npu.grad.cpu().float(), cpu.grad.float(), rtol=rtol, atol=atol), (name, "grad", (npu.grad.cpu().float() - cpu.grad.float()).abs().max())
+"""
+
+
+INDICES_ROUTE = {"TORCH_NPU_USE_COMPATIBLE_IMPL": "1"}
+
+
+def test_max_pool2d(run_npu):
+    run_npu(env=INDICES_ROUTE, script=CHECK + """
+check("max_pool2d k3 s2 p1", lambda x: F.max_pool2d(x, 3, 2, 1, return_indices=True), (2, 3, 9, 8))
+check("max_pool2d ceil", lambda x: F.max_pool2d(x, (3, 2), (2, 2), (1, 1), ceil_mode=True, return_indices=True), (2, 3, 7, 6))
+check("max_pool2d 3d input", lambda x: F.max_pool2d(x, 2), (3, 6, 6))
+# The backward's page lists FLOAT only on Ascend910B: the simulator refuses FLOAT16 there, as CANN.
+check("max_pool2d float16", lambda x: F.max_pool2d(x, 2, return_indices=True), (1, 2, 6, 6), dtype=torch.float16,
+      rtol=1e-3, atol=1e-3, backward=False)
+""")
+
+
+def test_max_pool3d_adaptive_max_pools_and_unpooling(run_npu):
+    run_npu(CHECK + """
+check("max_pool3d", lambda x: F.max_pool3d(x, 2, 2, 1, return_indices=True), (1, 2, 5, 4, 6))
+check("adaptive_max_pool2d", lambda x: F.adaptive_max_pool2d(x, (3, 2), return_indices=True), (2, 3, 7, 5))
+check("adaptive_max_pool3d", lambda x: F.adaptive_max_pool3d(x, (3, 2, 3), return_indices=True), (1, 2, 5, 4, 7))
+# max_unpool2d/3d place the pooled values back at the pool's indices (aclnnMaxUnpool2d/3d).
+values, indices = F.max_pool2d(torch.randn(2, 3, 8, 6), 2, return_indices=True)
+assert torch.equal(F.max_unpool2d(values.npu(), indices.npu(), 2).cpu(), F.max_unpool2d(values, indices, 2))
+values, indices = F.max_pool3d(torch.randn(1, 2, 4, 4, 6), 2, return_indices=True)
+assert torch.equal(F.max_unpool3d(values.npu(), indices.npu(), 2).cpu(), F.max_unpool3d(values, indices, 2))
+""")
+
+
+def test_max_pool2d_through_the_mask_route_fails_naming_it(run_npu):
+    output = run_npu("""
+        x = torch.randn(1, 2, 6, 6).npu()
+        print(torch.nn.functional.max_pool2d(x, 2).cpu())
+    """, expect_failure=True)
+    assert "aclnnMaxPool2dWithMask" in output and "561003" in output, output
+
+
+def test_average_pools(run_npu):
+    run_npu(CHECK + """
+check("avg_pool2d", lambda x: F.avg_pool2d(x, 3, 2, 1), (2, 3, 9, 8))
+check("avg_pool2d ceil, padding excluded", lambda x: F.avg_pool2d(x, (3, 2), 2, 1, ceil_mode=True, count_include_pad=False), (2, 3, 7, 6))
+check("avg_pool2d divisor_override", lambda x: F.avg_pool2d(x, 2, divisor_override=3), (2, 3, 6, 6))
+check("avg_pool3d", lambda x: F.avg_pool3d(x, 2, 2, 1), (1, 2, 5, 4, 6))
+check("adaptive_avg_pool2d", lambda x: F.adaptive_avg_pool2d(x, (3, 2)), (2, 3, 7, 5))
+check("adaptive_avg_pool3d", lambda x: F.adaptive_avg_pool3d(x, (3, 2, 3)), (1, 2, 5, 4, 7))
+""")
+
+
+def test_padding_modes(run_npu):
+    run_npu(CHECK + """
+for mode in ("reflect", "replicate"):
+    check(f"pad1d {mode}", lambda x: F.pad(x, (2, 3), mode=mode), (2, 3, 6))
+    check(f"pad2d {mode}", lambda x: F.pad(x, (2, 3, 1, 4), mode=mode), (2, 3, 5, 6))
+    check(f"pad3d {mode}", lambda x: F.pad(x, (2, 3, 1, 2, 0, 3), mode=mode), (1, 2, 4, 5, 6))
+""")
