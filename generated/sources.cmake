@@ -29,6 +29,7 @@ set(ACLNN_EXAMPLES
   acos
   acosh
   add
+  add_relu
   add_rms_norm
   addbmm
   addcdiv
@@ -79,6 +80,8 @@ set(ACLNN_EXAMPLES
   cumsum
   cumsum_v2
   div
+  div_mod
+  div_mods
   divs
   dot
   elu
@@ -93,6 +96,8 @@ set(ACLNN_EXAMPLES
   exp2
   expand
   expm1
+  fast_gelu
+  fast_gelu_backward
   flip
   floor
   floor_divide
@@ -104,10 +109,12 @@ set(ACLNN_EXAMPLES
   gather_nd
   gather_v2
   gather_v3
+  gcd
   ge_scalar
   ge_tensor
   gelu
   gelu_backward
+  gelu_backward_v2
   gelu_v2
   gemm
   gemma_rms_norm
@@ -116,10 +123,12 @@ set(ACLNN_EXAMPLES
   gt_scalar
   gt_tensor
   hardshrink
+  hardshrink_backward
   hardsigmoid
   hardsigmoid_backward
   hardswish
   hardswish_backward
+  hardswish_backward_v2
   hardtanh
   hardtanh_backward
   index_add
@@ -148,6 +157,7 @@ set(ACLNN_EXAMPLES
   inplace_exp2
   inplace_expm1
   inplace_fill_scalar
+  inplace_fill_tensor
   inplace_floor
   inplace_fmod_scalar
   inplace_fmod_tensor
@@ -187,6 +197,7 @@ set(ACLNN_EXAMPLES
   inplace_remainder_tensor_scalar
   inplace_remainder_tensor_tensor
   inplace_round
+  inplace_round_decimals
   inplace_rsqrt
   inplace_scatter
   inplace_scatter_reduce
@@ -208,7 +219,9 @@ set(ACLNN_EXAMPLES
   inplace_x_log_y_scalar_other
   inplace_x_log_y_tensor
   inplace_zero
+  is_close
   is_finite
+  is_in_tensor_scalar
   is_inf
   is_neg_inf
   is_pos_inf
@@ -218,6 +231,8 @@ set(ACLNN_EXAMPLES
   le_tensor
   leaky_relu
   leaky_relu_backward
+  left_shift
+  left_shifts
   lerp
   lerps
   lgamma
@@ -228,11 +243,14 @@ set(ACLNN_EXAMPLES
   log_add_exp
   log_add_exp2
   log_sigmoid
+  log_sigmoid_backward
   log_softmax
   log_sum_exp
   logical_and
   logical_or
   logical_xor
+  logit
+  logit_grad
   lt_scalar
   lt_tensor
   matmul
@@ -270,6 +288,7 @@ set(ACLNN_EXAMPLES
   remainder_tensor_scalar
   remainder_tensor_tensor
   repeat
+  right_shift
   rms_norm
   roll
   rsub
@@ -294,6 +313,7 @@ set(ACLNN_EXAMPLES
   softplus
   softplus_backward
   softshrink
+  softshrink_backward
   sort
   split_tensor
   split_with_size
