@@ -217,6 +217,22 @@ FAMILIES: tuple[Family, ...] = (
             "and the integers (exact up to 2^53)"),
 )
 
+# Tensors made from numbers alone (torch.arange, range, linspace, logspace, eye): no input tensor,
+# the caller's out= holds the result (runtime/sim/src/opapi/families/creation.cpp).
+CREATION = Family(
+    "creation", "PlanCreation",
+    ops=("arange", "range", "linspace", "logspace", "eye"),
+    roles=("start", "end", "step", "steps", "base", "n", "m", "out"),
+    required=("out",),
+    source="out",
+    op_output_shapes=(("*", "*", "given"),),
+    exact_ops=("eye",),
+    doc="arange's [start, end) and range's [start, end] by step, linspace's and logspace's steps values "
+        "from start to end (logspace: base to their power), eye's n x m identity; out= of the result's "
+        "size, any dtype its page lists")
+
+FAMILIES = FAMILIES + (CREATION,)
+
 BY_NAME = {f.name: f for f in FAMILIES}
 
 

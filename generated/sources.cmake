@@ -43,6 +43,7 @@ set(ACLNN_EXAMPLES
   aminmax_all
   aminmax_dim
   any
+  arange
   arg_max
   arg_min
   argsort
@@ -96,6 +97,7 @@ set(ACLNN_EXAMPLES
   exp2
   expand
   expm1
+  eye
   fast_gelu
   fast_gelu_backward
   flip
@@ -237,6 +239,7 @@ set(ACLNN_EXAMPLES
   lerps
   lgamma
   linalg_vector_norm
+  linspace
   log
   log10
   log2
@@ -245,6 +248,7 @@ set(ACLNN_EXAMPLES
   log_sigmoid
   log_sigmoid_backward
   log_softmax
+  log_space
   log_sum_exp
   logical_and
   logical_or
@@ -279,6 +283,7 @@ set(ACLNN_EXAMPLES
   pow_tensor_tensor
   prod
   prod_dim
+  range
   reciprocal
   reduce_log_sum
   reduce_nansum

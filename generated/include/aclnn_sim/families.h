@@ -113,6 +113,17 @@ struct MatmulFamily {
   static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm" };
 };
 
+// creation: arange's [start, end) and range's [start, end] by step, linspace's and logspace's steps values from start to end (logspace: base to their power), eye's n x m identity; out= of the result's size, any dtype its page lists.
+struct CreationFamily {
+  struct Op {
+    enum : int8_t { kArange, kRange, kLinspace, kLogspace, kEye };
+  };
+  struct Role {
+    enum : int8_t { kStart, kEnd, kStep, kSteps, kBase, kN, kM, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "arange", "range", "linspace", "logspace", "eye" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -123,6 +134,7 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
 aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanCreation(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 
