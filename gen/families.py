@@ -231,7 +231,23 @@ CREATION = Family(
         "from start to end (logspace: base to their power), eye's n x m identity; out= of the result's "
         "size, any dtype its page lists")
 
-FAMILIES = FAMILIES + (CREATION,)
+# Sums along a diagonal, histograms and searches in sorted sequences (torch.trace, histc,
+# bucketize, searchsorted): outputs whose shape follows from arguments the bindings do not read
+# (bins, the sequence), so the caller passes out= (runtime/sim/src/opapi/families/counting.cpp).
+COUNTING = Family(
+    "counting", "PlanCounting",
+    ops=("trace", "histc", "bucketize", "searchsorted"),
+    roles=("self", "sequence", "bins", "min", "max", "out_int32", "right", "sorter", "out"),
+    required=("self", "out"),
+    op_output_shapes=(("*", "*", "given"),),
+    # Positions are INT64 (INT32 with out_int32, which the engine converts to).
+    op_fixed_dtypes=(("bucketize", "out", "INT64"), ("searchsorted", "out", "INT64")),
+    exact_ops=("histc", "bucketize", "searchsorted"),
+    doc="the trace of a matrix; histc's counts of self in bins equal parts of [min, max] (self's own range "
+        "when min == max); bucketize's and searchsorted's positions of values in a sorted sequence (the "
+        "innermost rows of an N-d one, through a sorter's order), left or right of equal values")
+
+FAMILIES = FAMILIES + (CREATION, COUNTING)
 
 BY_NAME = {f.name: f for f in FAMILIES}
 

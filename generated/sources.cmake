@@ -62,6 +62,7 @@ set(ACLNN_EXAMPLES
   bitwise_or_tensor
   bitwise_xor_scalar
   bitwise_xor_tensor
+  bucketize
   cast
   cat
   ceil
@@ -133,6 +134,7 @@ set(ACLNN_EXAMPLES
   hardswish_backward_v2
   hardtanh
   hardtanh_backward
+  histc
   index_add
   index_copy
   index_select
@@ -302,6 +304,7 @@ set(ACLNN_EXAMPLES
   scatter
   scatter_add
   scatter_value
+  search_sorteds
   selu
   selu_backward
   sigmoid

@@ -124,6 +124,17 @@ struct CreationFamily {
   static constexpr const char* kOpNames[] = { "arange", "range", "linspace", "logspace", "eye" };
 };
 
+// counting: the trace of a matrix; histc's counts of self in bins equal parts of [min, max] (self's own range when min == max); bucketize's and searchsorted's positions of values in a sorted sequence (the innermost rows of an N-d one, through a sorter's order), left or right of equal values.
+struct CountingFamily {
+  struct Op {
+    enum : int8_t { kTrace, kHistc, kBucketize, kSearchsorted };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kSequence, kBins, kMin, kMax, kOutInt32, kRight, kSorter, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "trace", "histc", "bucketize", "searchsorted" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -135,6 +146,7 @@ aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanCreation(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanCounting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 
