@@ -250,7 +250,6 @@ set(ACLNN_EXAMPLES
   log_sigmoid
   log_sigmoid_backward
   log_softmax
-  log_space
   log_sum_exp
   logical_and
   logical_or

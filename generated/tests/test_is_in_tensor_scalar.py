@@ -43,7 +43,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),
-    golden='torch.isin(element, testElement, assume_unique=assumeUnique, invert=invert) if element.dtype != torch.bool and not isinstance(testElement, bool) else (element == testElement) ^ invert',
+    golden="(element == testElement) ^ invert if isinstance(testElement, bool) or getattr(element, 'dtype', None) == torch.bool else torch.isin(element, testElement, assume_unique=assumeUnique, invert=invert)",
     integer_math='exact',
     simulated=True,
     out_shape_from={'out': ('element',)},

@@ -45,7 +45,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B',),
-    golden='torch.ops.aten.softshrink_backward(gradOutput, self, lambda_)',
+    golden="torch.ops.aten.softshrink_backward(gradOutput, self, globals()['lambda'])",
     integer_math='float',
     simulated=True,
     out_shape_from={'gradInput': ('gradOutput', 'self')},

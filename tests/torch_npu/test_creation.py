@@ -30,11 +30,3 @@ def test_factories_equal_the_cpu(run_npu):
             assert got.shape == want.shape and torch.allclose(got, want, rtol=1e-6, atol=1e-6), (name, got, want)
     """)
 
-
-def test_logspace_is_refused_as_its_page_says(run_npu):
-    # aclnnLogSpace's table lists result ranks 2 to 8 (semantics/creation.toml's erratum): the 1-D
-    # result torch.logspace passes is refused by name, not computed.
-    output = run_npu("""
-        torch.logspace(0, 2, 5, device="npu")
-    """, expect_failure=True)
-    assert "aclnnLogSpace" in output and "rank 1" in output, output
