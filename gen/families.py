@@ -217,19 +217,18 @@ FAMILIES: tuple[Family, ...] = (
             "and the integers (exact up to 2^53)"),
 )
 
-# Tensors made from numbers alone (torch.arange, range, linspace, logspace, eye): no input tensor,
+# Tensors made from numbers alone (torch.arange, range, linspace, eye): no input tensor,
 # the caller's out= holds the result (runtime/sim/src/opapi/families/creation.cpp).
 CREATION = Family(
     "creation", "PlanCreation",
-    ops=("arange", "range", "linspace", "logspace", "eye"),
-    roles=("start", "end", "step", "steps", "base", "n", "m", "out"),
+    ops=("arange", "range", "linspace", "eye"),
+    roles=("start", "end", "step", "steps", "n", "m", "out"),
     required=("out",),
     source="out",
     op_output_shapes=(("*", "*", "given"),),
     exact_ops=("eye",),
-    doc="arange's [start, end) and range's [start, end] by step, linspace's and logspace's steps values "
-        "from start to end (logspace: base to their power), eye's n x m identity; out= of the result's "
-        "size, any dtype its page lists")
+    doc="arange's [start, end) and range's [start, end] by step, linspace's steps values from start to "
+        "end, eye's n x m identity; out= of the result's size, any dtype its page lists")
 
 # Sums along a diagonal, histograms and searches in sorted sequences (torch.trace, histc,
 # bucketize, searchsorted): outputs whose shape follows from arguments the bindings do not read

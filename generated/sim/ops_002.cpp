@@ -1459,7 +1459,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the creation family (n=n, m=m, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanCreation, aclsim::CreationFamily::Op::kEye,
-    /*roles=*/{-1, -1, -1, -1, -1, 0, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{-1, -1, -1, -1, 0, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3772,7 +3772,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the creation family (start=start, end=end, steps=steps, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanCreation, aclsim::CreationFamily::Op::kLinspace,
-    /*roles=*/{0, 1, -1, 2, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, 2, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {

@@ -3825,7 +3825,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the creation family (start=start, end=end, step=step, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanCreation, aclsim::CreationFamily::Op::kRange,
-    /*roles=*/{0, 1, 2, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {

@@ -113,15 +113,15 @@ struct MatmulFamily {
   static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm" };
 };
 
-// creation: arange's [start, end) and range's [start, end] by step, linspace's and logspace's steps values from start to end (logspace: base to their power), eye's n x m identity; out= of the result's size, any dtype its page lists.
+// creation: arange's [start, end) and range's [start, end] by step, linspace's steps values from start to end, eye's n x m identity; out= of the result's size, any dtype its page lists.
 struct CreationFamily {
   struct Op {
-    enum : int8_t { kArange, kRange, kLinspace, kLogspace, kEye };
+    enum : int8_t { kArange, kRange, kLinspace, kEye };
   };
   struct Role {
-    enum : int8_t { kStart, kEnd, kStep, kSteps, kBase, kN, kM, kOut };
+    enum : int8_t { kStart, kEnd, kStep, kSteps, kN, kM, kOut };
   };
-  static constexpr const char* kOpNames[] = { "arange", "range", "linspace", "logspace", "eye" };
+  static constexpr const char* kOpNames[] = { "arange", "range", "linspace", "eye" };
 };
 
 // counting: the trace of a matrix; histc's counts of self in bins equal parts of [min, max] (self's own range when min == max); bucketize's and searchsorted's positions of values in a sorted sequence (the innermost rows of an N-d one, through a sorter's order), left or right of equal values.

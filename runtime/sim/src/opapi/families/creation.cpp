@@ -3,12 +3,11 @@
 //   arange     start + i * step for i < ceil((end - start) / step)            (torch.arange)
 //   range      start + i * step for i <= (end - start) / step, end included    (torch.range)
 //   linspace   steps values from start to end, the second half counted back from end
-//   logspace   base to the power of linspace's values
 //   eye        1 on the diagonal of an n x m matrix, 0 elsewhere
 // Integral outputs take integral bounds (aten converts the scalars to the output's type first:
 // arange(0.5, 4, 1.5) into INT64 counts from 0 by 1); floating ones compute in double, which
-// aten's accumulation type for FLOAT is (linspace and logspace compute in the output's type,
-// their results differing from double's by its rounding). The values are written to a contiguous
+// aten's accumulation type for FLOAT is (linspace computes in the output's type, its results
+// differing from double's by its rounding). The values are written to a contiguous
 // buffer of the compute type, then scattered into out= (any strides, any dtype its page lists).
 #include <cmath>
 #include <memory>
@@ -28,8 +27,8 @@ class CreationWork final : public FamilyWork {
  public:
   CreationWork(const char* api, int op) : FamilyWork(api, kSlots), op_(op) {}
 
-  double start = 0, end = 0, step = 1, base = 10;
-  int64_t count = 0;   // values along the sequence (arange, range, linspace, logspace)
+  double start = 0, end = 0, step = 1;
+  int64_t count = 0;   // values along the sequence (arange, range, linspace)
   int64_t columns = 0;  // eye's m
 
  private:
@@ -44,14 +43,14 @@ class CreationWork final : public FamilyWork {
       for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(start + step * static_cast<double>(i));
       return;
     }
-    // linspace and logspace: the first half from start, the second back from end, as aten's kernel;
+    // linspace: the first half from start, the second back from end, as aten's kernel;
     // one value is start (aten fills it so).
     const double delta = count > 1 ? (end - start) / static_cast<double>(count - 1) : 0.0;
     const int64_t halfway = count > 1 ? count / 2 : count;
     for (int64_t i = 0; i < n; ++i) {
       const double v = i < halfway ? start + delta * static_cast<double>(i)
                                    : end - delta * static_cast<double>(count - i - 1);
-      y[i] = op_ == F::Op::kLogspace ? static_cast<T>(std::pow(base, v)) : static_cast<T>(v);
+      y[i] = static_cast<T>(v);
     }
   }
 
@@ -129,11 +128,10 @@ aclnnStatus PlanCreation(const Call& call, const FamilySpec& family, ExecutorWor
   } else {
     made->start = number(F::Role::kStart, 0);
     made->end = number(F::Role::kEnd, 0);
-    made->base = RoleNumber(call, family, F::Role::kBase, -1, 10.0);
     made->count = RoleInt(call, family, F::Role::kSteps, -1);
     if (made->count < 0) return reject(F::Role::kSteps, "steps must not be negative, got " + std::to_string(made->count));
-    // The pages ask for out's number of elements ("out的元素个数与steps不一致"), whatever its
-    // rank (aclnnLogSpace's table lists ranks 2 to 8 only): its own shape, when that many.
+    // The page asks for out's number of elements ("out的元素个数与steps不一致"), whatever its
+    // rank: its own shape, when that many.
     if (out->numel() != made->count) {
       return reject(F::Role::kOut, "has " + std::to_string(out->numel()) + " elements, steps is " +
                                        std::to_string(made->count));
