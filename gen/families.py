@@ -318,6 +318,37 @@ FAMILIES: tuple[Family, ...] = (
             "their backward, and max unpooling, over the trailing 1 to 3 dimensions"),
 )
 
+# Tensors made from numbers alone (torch.arange, range, linspace, eye): no input tensor,
+# the caller's out= holds the result (runtime/sim/src/opapi/families/creation.cpp).
+CREATION = Family(
+    "creation", "PlanCreation",
+    ops=("arange", "range", "linspace", "eye"),
+    roles=("start", "end", "step", "steps", "n", "m", "out"),
+    required=("out",),
+    source="out",
+    op_output_shapes=(("*", "*", "given"),),
+    exact_ops=("eye",),
+    doc="arange's [start, end) and range's [start, end] by step, linspace's steps values from start to "
+        "end, eye's n x m identity; out= of the result's size, any dtype its page lists")
+
+# Sums along a diagonal, histograms and searches in sorted sequences (torch.trace, histc,
+# bucketize, searchsorted): outputs whose shape follows from arguments the bindings do not read
+# (bins, the sequence), so the caller passes out= (runtime/sim/src/opapi/families/counting.cpp).
+COUNTING = Family(
+    "counting", "PlanCounting",
+    ops=("trace", "histc", "bucketize", "searchsorted"),
+    roles=("self", "sequence", "bins", "min", "max", "out_int32", "right", "sorter", "out"),
+    required=("self", "out"),
+    op_output_shapes=(("*", "*", "given"),),
+    # Positions are INT64 (INT32 with out_int32, which the engine converts to).
+    op_fixed_dtypes=(("bucketize", "out", "INT64"), ("searchsorted", "out", "INT64")),
+    exact_ops=("histc", "bucketize", "searchsorted"),
+    doc="the trace of a matrix; histc's counts of self in bins equal parts of [min, max] (self's own range "
+        "when min == max); bucketize's and searchsorted's positions of values in a sorted sequence (the "
+        "innermost rows of an N-d one, through a sorter's order), left or right of equal values")
+
+FAMILIES = FAMILIES + (CREATION, COUNTING)
+
 BY_NAME = {f.name: f for f in FAMILIES}
 
 

@@ -55,6 +55,7 @@ set(ACLNN_EXAMPLES
   add
   add_layer_norm
   add_layer_norm_grad
+  add_relu
   add_rms_norm
   add_rms_norm_cast
   addbmm
@@ -69,6 +70,7 @@ set(ACLNN_EXAMPLES
   aminmax_all
   aminmax_dim
   any
+  arange
   arg_max
   arg_min
   argsort
@@ -98,6 +100,7 @@ set(ACLNN_EXAMPLES
   bitwise_or_tensor
   bitwise_xor_scalar
   bitwise_xor_tensor
+  bucketize
   cast
   cat
   ceil
@@ -124,6 +127,8 @@ set(ACLNN_EXAMPLES
   deep_norm
   deep_norm_grad
   div
+  div_mod
+  div_mods
   divs
   dot
   elu
@@ -138,6 +143,9 @@ set(ACLNN_EXAMPLES
   exp2
   expand
   expm1
+  eye
+  fast_gelu
+  fast_gelu_backward
   fast_layer_norm
   flip
   floor
@@ -150,10 +158,12 @@ set(ACLNN_EXAMPLES
   gather_nd
   gather_v2
   gather_v3
+  gcd
   ge_scalar
   ge_tensor
   gelu
   gelu_backward
+  gelu_backward_v2
   gelu_v2
   gemm
   gemma_rms_norm
@@ -164,12 +174,15 @@ set(ACLNN_EXAMPLES
   gt_scalar
   gt_tensor
   hardshrink
+  hardshrink_backward
   hardsigmoid
   hardsigmoid_backward
   hardswish
   hardswish_backward
+  hardswish_backward_v2
   hardtanh
   hardtanh_backward
+  histc
   im2col
   index_add
   index_copy
@@ -197,6 +210,7 @@ set(ACLNN_EXAMPLES
   inplace_exp2
   inplace_expm1
   inplace_fill_scalar
+  inplace_fill_tensor
   inplace_floor
   inplace_fmod_scalar
   inplace_fmod_tensor
@@ -236,6 +250,7 @@ set(ACLNN_EXAMPLES
   inplace_remainder_tensor_scalar
   inplace_remainder_tensor_tensor
   inplace_round
+  inplace_round_decimals
   inplace_rsqrt
   inplace_scatter
   inplace_scatter_reduce
@@ -257,7 +272,9 @@ set(ACLNN_EXAMPLES
   inplace_x_log_y_scalar_other
   inplace_x_log_y_tensor
   inplace_zero
+  is_close
   is_finite
+  is_in_tensor_scalar
   is_inf
   is_neg_inf
   is_pos_inf
@@ -268,21 +285,27 @@ set(ACLNN_EXAMPLES
   le_tensor
   leaky_relu
   leaky_relu_backward
+  left_shift
+  left_shifts
   lerp
   lerps
   lgamma
   linalg_vector_norm
+  linspace
   log
   log10
   log2
   log_add_exp
   log_add_exp2
   log_sigmoid
+  log_sigmoid_backward
   log_softmax
   log_sum_exp
   logical_and
   logical_or
   logical_xor
+  logit
+  logit_grad
   lt_scalar
   lt_tensor
   matmul
@@ -319,6 +342,7 @@ set(ACLNN_EXAMPLES
   pow_tensor_tensor
   prod
   prod_dim
+  range
   reciprocal
   reduce_log_sum
   reduce_nansum
@@ -340,6 +364,7 @@ set(ACLNN_EXAMPLES
   replication_pad2d_backward
   replication_pad3d
   replication_pad3d_backward
+  right_shift
   rms_norm
   rms_norm_grad
   roll
@@ -349,6 +374,7 @@ set(ACLNN_EXAMPLES
   scatter
   scatter_add
   scatter_value
+  search_sorteds
   selu
   selu_backward
   sigmoid
@@ -365,6 +391,7 @@ set(ACLNN_EXAMPLES
   softplus
   softplus_backward
   softshrink
+  softshrink_backward
   sort
   split_tensor
   split_with_size

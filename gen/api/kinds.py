@@ -104,7 +104,7 @@ KINDS: dict[ParamKind, KindTraits] = {
         example_value=ExampleValue(float, 0.5)),
     ParamKind.STRING: KindTraits(
         "char*", "string", "str", "str",
-        "kString", ("const char* const", "CallString")),
+        "kString", ("const std::string_view", "CallString"), ("std::string_view", "CallString")),
     ParamKind.DTYPE: KindTraits(
         "aclDataType", "dtype", "numpy dtype or dtype name", "DTypeLike",
         "kDType", ("const aclDataType", "CallDType"), ("aclDataType", "CallDType"), sim_arg="DTypeArg",

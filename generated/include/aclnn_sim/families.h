@@ -160,6 +160,28 @@ struct PoolFamily {
   static constexpr const char* kOpNames[] = { "max_pool", "avg_pool", "adaptive_avg", "adaptive_max", "reflection_pad", "replication_pad", "max_pool_backward", "avg_pool_backward", "adaptive_avg_backward", "adaptive_max_backward", "reflection_pad_backward", "replication_pad_backward", "max_unpool", "max_pool_mask" };
 };
 
+// creation: arange's [start, end) and range's [start, end] by step, linspace's steps values from start to end, eye's n x m identity; out= of the result's size, any dtype its page lists.
+struct CreationFamily {
+  struct Op {
+    enum : int8_t { kArange, kRange, kLinspace, kEye };
+  };
+  struct Role {
+    enum : int8_t { kStart, kEnd, kStep, kSteps, kN, kM, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "arange", "range", "linspace", "eye" };
+};
+
+// counting: the trace of a matrix; histc's counts of self in bins equal parts of [min, max] (self's own range when min == max); bucketize's and searchsorted's positions of values in a sorted sequence (the innermost rows of an N-d one, through a sorter's order), left or right of equal values.
+struct CountingFamily {
+  struct Op {
+    enum : int8_t { kTrace, kHistc, kBucketize, kSearchsorted };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kSequence, kBins, kMin, kMax, kOutInt32, kRight, kSorter, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "trace", "histc", "bucketize", "searchsorted" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -174,6 +196,8 @@ aclnnStatus PlanSyncBatchNorm(const Call& call, const FamilySpec& family, Execut
 aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanConv(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanCreation(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanCounting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 

@@ -323,6 +323,17 @@ T CallScalarAs(const Call& call, int index) {
   }
 }
 
+// Whether a dtype holds integers or BOOL (a value check's test of an input's dtype).
+inline bool IsIntegralType(aclDataType type) {
+  switch (type) {
+    case ACL_INT8: case ACL_INT16: case ACL_INT32: case ACL_INT64: case ACL_UINT8: case ACL_UINT16:
+    case ACL_UINT32: case ACL_UINT64: case ACL_BOOL:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // A value check's rejection: sets "<api>: <message>" as the recent error and returns `status`.
 aclnnStatus Reject(const Call& call, aclnnStatus status, const char* message);
 

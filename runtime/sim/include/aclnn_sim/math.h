@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string_view>
 #include <type_traits>
 
 namespace aclsim {
@@ -290,6 +291,128 @@ template <typename T> T Ceil(T x) { return Rounded(x, [](T v) { return std::ceil
 template <typename T> T Trunc(T x) { return Rounded(x, [](T v) { return std::trunc(v); }); }
 // Half to even, as torch.round.
 template <typename T> T Round(T x) { return Rounded(x, [](T v) { return std::nearbyint(v); }); }
+
+// a / b rounded as aclnnDivMod's mode says: 0 the true quotient, 1 towards zero (torch.div's
+// rounding_mode='trunc': trunc(a / b), as aten's div_trunc), 2 towards minus infinity ('floor',
+// FloorDivide). Integers: a zero divisor gives 0 and INT64_MIN / -1 wraps, never a trap (PyTorch
+// raises ZeroDivisionError); their mode 0 is refused in phase 1 (a semantics check).
+template <typename T>
+T DivRounded(T a, T b, int64_t mode) {
+  if (mode == 2) return FloorDivide(a, b);
+  if constexpr (kIntegral<T>) {
+    if (b == 0) return 0;
+    if (b == -1) return static_cast<T>(0 - static_cast<std::make_unsigned_t<T>>(a));
+    return a / b;
+  } else {
+    return mode == 1 ? std::trunc(a / b) : a / b;
+  }
+}
+
+// The greatest common divisor of |a| and |b| (torch.gcd: gcd(0, 0) is 0; |INT64_MIN| wraps to
+// itself, as PyTorch's abs does). Floating instantiations: as BitwiseAnd's.
+template <typename T>
+T Gcd(T a, T b) {
+  if constexpr (kIntegral<T>) {
+    using U = std::make_unsigned_t<T>;
+    U x = a < 0 ? U(0) - U(a) : U(a);
+    U y = b < 0 ? U(0) - U(b) : U(b);
+    while (y != 0) {
+      const U r = x % y;
+      x = y;
+      y = r;
+    }
+    return static_cast<T>(x);
+  } else {
+    return std::numeric_limits<T>::quiet_NaN();
+  }
+}
+
+// a << b and a >> b in the 64-bit integral compute type, as PyTorch's bitwise shifts: a count
+// that is negative or past the width shifts everything out (0; a right shift keeps the sign:
+// a >> 63). The result stored in a narrower dtype is the narrow shift's (the bits shifted past
+// its width are the ones the store drops, and a right shift of a value that fits is the same).
+// `logical`: a UINT64 operand, whose values past INT64_MAX the compute type holds as negatives.
+template <typename T>
+T ShiftLeft(T a, T b) {
+  if constexpr (kIntegral<T>) {
+    using U = std::make_unsigned_t<T>;
+    if (b < 0 || b >= T(8 * sizeof(T))) return 0;
+    return static_cast<T>(static_cast<U>(a) << b);
+  } else {
+    return std::numeric_limits<T>::quiet_NaN();
+  }
+}
+
+template <typename T>
+T ShiftRight(T a, T b, bool logical) {
+  if constexpr (kIntegral<T>) {
+    using U = std::make_unsigned_t<T>;
+    constexpr T kWidth = T(8 * sizeof(T));
+    if (logical) return (b < 0 || b >= kWidth) ? T(0) : static_cast<T>(static_cast<U>(a) >> b);
+    return a >> ((b < 0 || b >= kWidth) ? kWidth - 1 : b);
+  } else {
+    return std::numeric_limits<T>::quiet_NaN();
+  }
+}
+
+// x rounded half to even at `decimals` digits after the point (before it when negative), as
+// aten's round_decimals: nearbyint(x * 10^d) / 10^d, or nearbyint(x / 10^-d) * 10^-d. Integers are
+// themselves (their nonzero decimals are refused in phase 1: a semantics check).
+template <typename T>
+T RoundDecimals(T x, int64_t decimals) {
+  if constexpr (kIntegral<T>) {
+    return x;
+  } else {
+    const T ten_pow = static_cast<T>(std::pow(10.0, static_cast<double>(decimals < 0 ? -decimals : decimals)));
+    return decimals < 0 ? std::nearbyint(x / ten_pow) * ten_pow : std::nearbyint(x * ten_pow) / ten_pow;
+  }
+}
+
+// torch.isclose: a equals b, or both NaN with equal_nan, or |a - b| finite and at most
+// atol + |rtol * b| (computed in the compute type, as PyTorch computes it in the tensors' dtype).
+template <typename T>
+T IsClose(T a, T b, double rtol, double atol, bool equal_nan) {
+  if (a == b) return T(1);
+  if constexpr (!kIntegral<T>) {
+    if (equal_nan && a != a && b != b) return T(1);
+  }
+  if (rtol == 0 && atol == 0) return T(0);
+  const T actual = Abs(a - b);
+  const T allowed = static_cast<T>(atol) + Abs(static_cast<T>(rtol) * b);
+  return T(IsFinite(actual) != T(0) && actual <= allowed);
+}
+
+// The derivative of GELU times dy: the exact (erf) form, or the tanh approximation's, as aten's
+// gelu_backward computes each.
+template <typename T>
+T GeluGrad(T dy, T x, bool tanh_form) {
+  if (tanh_form) {
+    const T beta = T(0.79788456080286535588);  // sqrt(2 / pi)
+    const T kappa = T(0.044715);
+    const T tanh_inner = std::tanh(beta * (x + kappa * x * x * x));
+    const T left_derivative = T(0.5) * (T(1) + tanh_inner);
+    const T right_derivative = T(0.5) * x * (T(1) - tanh_inner * tanh_inner) * beta * (T(1) + T(3) * kappa * x * x);
+    return dy * (left_derivative + right_derivative);
+  }
+  const T cdf = T(0.5) * (T(1) + std::erf(x * T(0.70710678118654752440)));
+  const T pdf = std::exp(T(-0.5) * x * x) * T(0.39894228040143267794);  // 1 / sqrt(2 pi)
+  return dy * (cdf + x * pdf);
+}
+
+// dy times the derivative of log(sigmoid(x)), 1 / (1 + e^x), as aten's log_sigmoid_backward
+// computes it without overflow: from z = e^-|x|.
+template <typename T>
+T LogSigmoidGrad(T dy, T x) {
+  const T z = std::exp(-Abs(x));
+  return x < T(0) ? dy * (T(1) - z / (T(1) + z)) : dy * (z / (T(1) + z));
+}
+
+// `value` wherever `self` is: a fill's kernel names the filled tensor so that it, not the one
+// value broadcast, is the output's shape.
+template <typename T>
+T Filled(T /*self*/, T value) {
+  return value;
+}
 
 // A truth value as the kernel's 0 or 1 (comparisons and logical operators, whose result is BOOL).
 template <typename T>

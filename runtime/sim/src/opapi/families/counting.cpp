@@ -1,0 +1,225 @@
+// The counting family, as aten's CPU kernels count:
+//   trace         the sum of a matrix's diagonal, accumulated in double (int64 for integers)
+//   histc         counts of self's values in `bins` equal parts of [min, max]: a value's bin is
+//                 (x - min) * bins / (max - min) truncated, computed in self's compute type, max
+//                 itself in the last bin, values outside (and NaN) not counted; min == max takes
+//                 self's own minimum and maximum (one apart when these are equal too)
+//   bucketize     for each value of self, the number of boundaries below it (at or below: right)
+//   searchsorted  the same within the innermost row of a sorted sequence (the row of self's
+//                 leading indices when the sequence has more than one dimension), read in a
+//                 sorter's order when one is given; the binary search is aten's step for step, so
+//                 that an unsorted sequence (the pages leave it to the caller) gives PyTorch's answer
+// Values are compared in int64 when both operands are integral, else in double. Phase 1 (here)
+// checks what the page's generic relations cannot: min <= max, a sorter shaped as the sequence,
+// leading dimensions that match.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "common/dtypes.h"
+#include "opapi/families/family.h"
+
+namespace aclsim {
+namespace {
+
+using F = CountingFamily;
+
+enum Slot { kSelf, kSequence, kSorter, kOut, kSlots };
+
+class CountingWork final : public FamilyWork {
+ public:
+  CountingWork(const char* api, int op) : FamilyWork(api, kSlots), op_(op) {}
+
+  ComputeType compare = ComputeType::kFloat64;  // searches: how values are compared
+  bool right = false;
+  bool scalar_self = false;  // aclnnSearchSorteds: self is one number
+  double self_value = 0;
+  int64_t bins = 0;
+  double min = 0, max = 0;
+
+ private:
+  aclnnStatus Trace() {
+    const TensorRef& self = tensor(kSelf);
+    const int64_t n = std::min(self.shape[0], self.shape[1]);
+    TensorRef diagonal = self;
+    diagonal.shape = {n};
+    diagonal.strides = {self.strides[0] + self.strides[1]};
+    WithFamilyType(type, [&](auto zero) {
+      using T = decltype(zero);
+      const T* x = static_cast<const T*>(ContiguousAs(diagonal, type, 0));
+      using Acc = std::conditional_t<std::is_integral<T>::value, int64_t, double>;
+      Acc sum = 0;
+      for (int64_t i = 0; i < n; ++i) sum += static_cast<Acc>(x[i]);
+      const T result = static_cast<T>(sum);
+      ScatterFrom(&result, type, tensor(kOut));
+    });
+    return ACLNN_SUCCESS;
+  }
+
+  aclnnStatus Histc() {
+    const TensorRef& self = tensor(kSelf);
+    const int64_t n = self.numel();
+    double* counts = static_cast<double*>(Scratch(1, static_cast<size_t>(bins) * sizeof(double)));
+    std::fill_n(counts, bins, 0.0);
+    WithFamilyType(type, [&](auto zero) {
+      using T = std::conditional_t<std::is_integral<decltype(zero)>::value, double, decltype(zero)>;
+      const ComputeType as = std::is_same<T, double>::value ? ComputeType::kFloat64 : ComputeType::kFloat32;
+      const T* x = static_cast<const T*>(ContiguousAs(self, as, 0));
+      T lo = static_cast<T>(min), hi = static_cast<T>(max);
+      if (lo == hi && n > 0) {
+        lo = hi = x[0];
+        for (int64_t i = 0; i < n; ++i) {
+          if (x[i] == x[i]) lo = std::min(lo, x[i]), hi = std::max(hi, x[i]);
+        }
+      }
+      if (lo == hi) lo -= T(1), hi += T(1);
+      for (int64_t i = 0; i < n; ++i) {
+        const T v = x[i];
+        if (!(v >= lo && v <= hi)) continue;
+        int64_t pos = static_cast<int64_t>((v - lo) * static_cast<T>(bins) / (hi - lo));
+        if (pos >= bins) pos = bins - 1;
+        counts[pos] += 1;
+      }
+    });
+    ScatterFrom(counts, ComputeType::kFloat64, tensor(kOut));
+    return ACLNN_SUCCESS;
+  }
+
+  template <typename V>
+  aclnnStatus Search() {
+    const TensorRef& sequence = tensor(kSequence);
+    const TensorRef& out = tensor(kOut);
+    const int64_t width = sequence.rank() == 0 ? 1 : sequence.shape[sequence.rank() - 1];
+    const int64_t rows = width == 0 ? 0 : sequence.numel() / width;
+    const int64_t count = out.numel();
+    const V* seq = static_cast<const V*>(ContiguousAs(sequence, compare, 0));
+    const int64_t* order = tensor(kSorter).dtype != ACL_DT_UNDEFINED
+                               ? static_cast<const int64_t*>(ContiguousAs(tensor(kSorter), ComputeType::kInt64, 1))
+                               : nullptr;
+    if (order) {
+      for (int64_t i = 0; i < sequence.numel(); ++i) {
+        if (order[i] < 0 || order[i] >= width) {
+          return Fail(ACLNN_ERR_INNER, std::string(api_) + ": sorter: element " + std::to_string(i) + " is " +
+                                           std::to_string(order[i]) + ", outside [0, " + std::to_string(width) +
+                                           ") (the device's kernel faults on an index out of range)");
+        }
+      }
+    }
+    const V* values = nullptr;
+    V one = static_cast<V>(self_value);
+    if (scalar_self) {
+      values = &one;
+    } else {
+      values = static_cast<const V*>(ContiguousAs(tensor(kSelf), compare, 2));
+    }
+    int64_t* result = static_cast<int64_t*>(Scratch(3, static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(int64_t)));
+    // Values per row of the sequence: self's innermost row when the sequence has several rows.
+    const int64_t per_row = rows > 1 ? count / rows : count;
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t row = rows > 1 ? i / per_row : 0;
+      const V* base = seq + row * width;
+      const int64_t* by = order ? order + row * width : nullptr;
+      const V v = values[i];
+      int64_t lo = 0, hi = width;
+      while (lo < hi) {  // the first position whose value is >= v (> v: right)
+        const int64_t mid = lo + (hi - lo) / 2;
+        const V s = by ? base[by[mid]] : base[mid];
+        if (right ? !(s > v) : !(s >= v)) lo = mid + 1;  // aten's cus_upper_bound / cus_lower_bound
+        else hi = mid;
+      }
+      result[i] = lo;
+    }
+    ScatterFrom(result, ComputeType::kInt64, out);
+    return ACLNN_SUCCESS;
+  }
+
+  aclnnStatus Compute() override {
+    if (op_ == F::Op::kTrace) return Trace();
+    if (op_ == F::Op::kHistc) return Histc();
+    return compare == ComputeType::kInt64 ? Search<int64_t>() : Search<double>();
+  }
+
+  int op_;
+};
+
+}  // namespace
+
+aclnnStatus PlanCounting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
+  *workspace = 0;
+  const int op = family.op;
+  const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
+  const TensorDesc* self = RoleTensor(call, family, F::Role::kSelf);
+  const bool scalar_self = self == nullptr && op == F::Op::kSearchsorted;
+  if (!out || (!self && !scalar_self)) return Decline(call, work, "without its tensors");
+  if ((self && self->view.size() > 16) || out->view.size() > 16) return Decline(call, work, "over 16 dimensions");
+  CountingWork* made = new CountingWork(call.spec.name, op);
+  std::unique_ptr<CountingWork> owned(made);
+  auto reject = [&](int role, const std::string& message) {
+    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
+  };
+  auto keep = [&](const Dims& shape, const char* what) {
+    return made->KeepOutput(call, family, F::Role::kOut, *out, shape, what, kOut);
+  };
+  if (self) made->tensor(kSelf).Set(RoleName(call, family, F::Role::kSelf), *self);
+  ComputeType type;
+  if (self && !FamilyComputeType(self->dtype, true, &type)) {
+    return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+  }
+  if (op == F::Op::kTrace) {
+    if (self->view.size() != 2) return reject(F::Role::kSelf, "trace takes a matrix, got rank " + std::to_string(self->view.size()));
+    made->type = type;
+    if (aclnnStatus s = keep(Dims{}, "a 0-d tensor")) return s;
+  } else if (op == F::Op::kHistc) {
+    made->type = type;
+    made->bins = RoleInt(call, family, F::Role::kBins, 0);
+    made->min = RoleNumber(call, family, F::Role::kMin, -1, 0);
+    made->max = RoleNumber(call, family, F::Role::kMax, -1, 0);
+    if (made->bins <= 0) return reject(F::Role::kBins, "bins must be positive, got " + std::to_string(made->bins));
+    // The page: out's dtype converts with self's ("互转换关系"); counts of a floating self into an
+    // integral out do not.
+    if (!IsIntegralType(self->dtype) && IsIntegralType(out->dtype)) {
+      return reject(F::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " does not convert with self's " +
+                                       DTypeName(self->dtype));
+    }
+    if (!(made->min <= made->max) || !std::isfinite(made->min) || !std::isfinite(made->max)) {
+      return reject(F::Role::kMax, "min " + std::to_string(made->min) + " and max " + std::to_string(made->max) +
+                                       " are not a finite range (min must not exceed max)");
+    }
+    if (aclnnStatus s = keep(Dims{made->bins}, "[bins]")) return s;
+  } else {
+    const TensorDesc* sequence = RoleTensor(call, family, F::Role::kSequence);
+    if (!sequence) return Decline(call, work, "without a sorted sequence");
+    made->right = RoleBool(call, family, F::Role::kRight, false);
+    made->tensor(kSequence).Set(RoleName(call, family, F::Role::kSequence), *sequence);
+    const bool integral = IsIntegralType(sequence->dtype) && (scalar_self || IsIntegralType(self->dtype));
+    made->compare = integral ? ComputeType::kInt64 : ComputeType::kFloat64;
+    if (scalar_self) {
+      made->scalar_self = true;
+      made->self_value = RoleNumber(call, family, F::Role::kSelf, -1, 0);
+    }
+    const Dims& seq = sequence->view;
+    if (seq.empty()) return reject(F::Role::kSequence, "the sorted sequence must have a dimension");
+    if (seq.size() > 1) {
+      // Leading dimensions match self's, row for row (torch.searchsorted).
+      const bool matches = self && self->view.size() == seq.size() &&
+                           std::equal(seq.begin(), seq.end() - 1, self->view.begin());
+      if (!matches) {
+        return reject(F::Role::kSequence, "an N-d sorted sequence " + DimsText(seq) +
+                                              " needs self with the same leading dimensions");
+      }
+    }
+    if (const TensorDesc* sorter = RoleTensor(call, family, F::Role::kSorter)) {
+      if (sorter->view != seq) {
+        return reject(F::Role::kSorter, "shape " + DimsText(sorter->view) + " is not the sequence's " + DimsText(seq));
+      }
+      made->tensor(kSorter).Set(RoleName(call, family, F::Role::kSorter), *sorter);
+    }
+    const Dims shape = scalar_self ? (out->view.size() == 1 ? Dims{1} : Dims{}) : self->view;
+    if (aclnnStatus s = keep(shape, scalar_self ? "one value" : "self's shape")) return s;
+  }
+  *work = owned.release();
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace aclsim
