@@ -10,6 +10,14 @@ set(ACLNN_SIM_OP_SOURCES
   "${ACLNN_GENERATED_DIR}/sim/ops_005.cpp"
   "${ACLNN_GENERATED_DIR}/sim/ops_006.cpp"
   "${ACLNN_GENERATED_DIR}/sim/ops_007.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_008.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_009.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_010.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_011.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_012.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_013.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_014.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_015.cpp"
 )
 
 set(ACLNN_BINDING_SOURCES
@@ -21,6 +29,14 @@ set(ACLNN_BINDING_SOURCES
   "${ACLNN_GENERATED_DIR}/bindings/ops_005.cpp"
   "${ACLNN_GENERATED_DIR}/bindings/ops_006.cpp"
   "${ACLNN_GENERATED_DIR}/bindings/ops_007.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_008.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_009.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_010.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_011.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_012.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_013.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_014.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_015.cpp"
 )
 
 # The pages' examples: generated/examples/<name>.cpp
@@ -41,7 +57,11 @@ set(ACLNN_EXAMPLES
   amin
   aminmax_all
   aminmax_dim
+  amp_update_scale
   any
+  apply_adam
+  apply_adam_w
+  apply_adam_wv2
   arg_max
   arg_min
   argsort
@@ -99,7 +119,76 @@ set(ACLNN_EXAMPLES
   floor_divides
   fmod_scalar
   fmod_tensor
+  foreach_abs
+  foreach_acos
+  foreach_add_list
+  foreach_add_list_v2
+  foreach_add_scalar
+  foreach_add_scalar_list
+  foreach_add_scalar_v2
+  foreach_addcdiv_scalar
+  foreach_addcdiv_scalar_list
+  foreach_addcdiv_scalar_v2
+  foreach_addcmul_scalar
+  foreach_addcmul_scalar_list
+  foreach_addcmul_scalar_v2
+  foreach_asin
+  foreach_atan
+  foreach_copy
+  foreach_cos
+  foreach_cosh
+  foreach_div_list
+  foreach_div_scalar
+  foreach_div_scalar_list
+  foreach_div_scalar_v2
+  foreach_erf
+  foreach_erfc
+  foreach_exp
+  foreach_expm1
+  foreach_lerp_list
+  foreach_lerp_scalar
+  foreach_log
+  foreach_log10
+  foreach_log1p
+  foreach_log2
+  foreach_maximum_list
+  foreach_maximum_scalar
+  foreach_maximum_scalar_list
+  foreach_maximum_scalar_v2
+  foreach_minimum_list
+  foreach_minimum_scalar
+  foreach_minimum_scalar_list
+  foreach_minimum_scalar_v2
+  foreach_mul_list
+  foreach_mul_scalar
+  foreach_mul_scalar_list
+  foreach_mul_scalar_v2
+  foreach_neg
+  foreach_non_finite_check_and_unscale
+  foreach_norm
+  foreach_pow_list
+  foreach_pow_scalar
+  foreach_pow_scalar_and_tensor
+  foreach_pow_scalar_list
+  foreach_pow_scalar_v2
+  foreach_reciprocal
+  foreach_round_off_number
+  foreach_round_off_number_v2
+  foreach_sigmoid
+  foreach_sign
+  foreach_sin
+  foreach_sinh
+  foreach_sqrt
+  foreach_sub_list
+  foreach_sub_list_v2
+  foreach_sub_scalar
+  foreach_sub_scalar_list
+  foreach_sub_scalar_v2
+  foreach_tan
+  foreach_tanh
+  foreach_zero_inplace
   frac
+  fused_sgd
   gather
   gather_nd
   gather_v2

@@ -113,6 +113,39 @@ struct MatmulFamily {
   static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm" };
 };
 
+// foreach: the semantics' elementwise kernel over each tensor of aclTensorLists: member i of every list (a scalar list's value i, a one-element tensor broadcast) gives out's member i, through the elementwise engine; and each member's p-norm.
+struct ForeachFamily {
+  struct Op {
+    enum : int8_t { kMap, kNorm };
+  };
+  struct Role {
+    enum : int8_t { kX, kOut, kP };
+  };
+  static constexpr const char* kOpNames[] = { "map", "norm" };
+};
+
+// optim: optimizer steps updating parameters and their state in place, computed in float: AdamW (amsgrad, maximize), SGD with momentum, dampening, Nesterov and weight decay over tensor lists.
+struct OptimFamily {
+  struct Op {
+    enum : int8_t { kAdamw, kSgd };
+  };
+  struct Role {
+    enum : int8_t { kVar, kM, kV, kMaxV, kGrad, kStep, kLr, kBeta1, kBeta2, kWeightDecay, kEps, kAmsgrad, kMaximize, kMomentum, kDampening, kNesterov, kFirstStep, kGradScale };
+  };
+  static constexpr const char* kOpNames[] = { "adamw", "sgd" };
+};
+
+// amp: mixed precision's loss scaling: gradients multiplied by the inverse scale with a flag set where one is not finite, and the scale's update from that flag (torch's GradScaler).
+struct AmpFamily {
+  struct Op {
+    enum : int8_t { kUnscale, kUpdateScale };
+  };
+  struct Role {
+    enum : int8_t { kGrads, kFoundInf, kInvScale, kScale, kTracker, kGrowthFactor, kBackoffFactor, kGrowthInterval, kScaleOut, kTrackerOut };
+  };
+  static constexpr const char* kOpNames[] = { "unscale", "update_scale" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -123,6 +156,9 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
 aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanForeach(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanAmp(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 
