@@ -968,11 +968,6 @@ constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
     {aclsim::Soc::kAscend950, aclsim::Bits(ACL_INT64)},
 };
 
-// scalars: the products whose dtypes differ from the page's main list
-constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_DOUBLE, ACL_INT64)},
-};
-
 constexpr aclsim::ParamSpec kParams[] = {
     // x (line 90)
     {"x", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
@@ -982,8 +977,8 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/90},
     // scalars (line 100)
     {"scalars", aclsim::ParamKind::kScalarList, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_INT64, ACL_DOUBLE),
-     /*dtypes_by_soc=*/kDTypesBySoc1, 1,
+     /*dtypes=*/aclsim::kAnyDType,
+     /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/100},
     // out (line 110)
