@@ -86,6 +86,9 @@ class Family:
     #   "bias"       the role (an added tensor) at shapes that broadcast to the product's.
     # The last three apply to an API whose page speaks of broadcasting.
     shape_variations: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    # The ops that apply the semantics' elementwise `kernel` (their APIs state one) to lists of
+    # tensors: their tensor-list and scalar-list parameters are the kernel's element inputs.
+    kernel_ops: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         assert len(self.roles) <= MAX_ROLES and len(self.options) <= MAX_OPTIONS, self.name
@@ -316,6 +319,38 @@ FAMILIES: tuple[Family, ...] = (
         doc="sliding-window max and average pools (kernel, stride, padding, dilation, ceil mode, "
             "count_include_pad, divisor_override), adaptive pools, reflection and replication padding, "
             "their backward, and max unpooling, over the trailing 1 to 3 dimensions"),
+    Family(
+        "foreach", "PlanForeach",
+        # norm: member i's p-norm over all its elements (p: the `p` role, a scalar; inf: the largest |x|).
+        ops=("map", "norm"),
+        roles=("x", "out", "p"),
+        required=("x",),
+        source="x",
+        kernel_ops=("map",),
+        doc="the semantics' elementwise kernel over each tensor of aclTensorLists: member i of every list "
+            "(a scalar list's value i, a one-element tensor broadcast) gives out's member i, through the "
+            "elementwise engine; and each member's p-norm"),
+    Family(
+        "optim", "PlanOptim",
+        ops=("adamw", "sgd"),
+        # grad_scale: FusedSgd's optional divisor of the gradients; first_step: its momentum
+        # buffers start as the gradients.
+        roles=("var", "m", "v", "max_v", "grad", "step", "lr", "beta1", "beta2", "weight_decay", "eps", "amsgrad",
+               "maximize", "momentum", "dampening", "nesterov", "first_step", "grad_scale"),
+        required=("var", "grad"),
+        source="var",
+        doc="optimizer steps updating parameters and their state in place, computed in float: AdamW (amsgrad, "
+            "maximize), SGD with momentum, dampening, Nesterov and weight decay over tensor lists"),
+    Family(
+        "amp", "PlanAmp",
+        ops=("unscale", "update_scale"),
+        roles=("grads", "found_inf", "inv_scale", "scale", "tracker", "growth_factor", "backoff_factor",
+               "growth_interval", "scale_out", "tracker_out"),
+        required=("found_inf",),
+        source="scale",
+        op_fixed_dtypes=(("update_scale", "tracker_out", "INT32"),),
+        doc="mixed precision's loss scaling: gradients multiplied by the inverse scale with a flag set where "
+            "one is not finite, and the scale's update from that flag (torch's GradScaler)"),
 )
 
 # Tensors made from numbers alone (torch.arange, range, linspace, eye): no input tensor,
@@ -412,6 +447,12 @@ CONV_RULE_ROLES = ("stride", "padding", "dilation", "transposed", "output_paddin
 # semantics option that says over how many trailing dimensions.
 POOL_RULES = ("pool", "adaptive", "pad")
 POOL_WINDOW_ROLES = ("stride", "padding", "dilation", "ceil_mode")
+
+
+def applies_kernel(semantics: "OpSemantics") -> bool:
+    """Whether the semantics' family op applies the file's elementwise kernel (foreach's map)."""
+    known = family(semantics.family) if semantics.family else None
+    return known is not None and semantics.op in known.kernel_ops
 
 
 def family(name: str) -> Optional[Family]:

@@ -798,8 +798,12 @@ class API(_Json):
     def dtype_checked(self, param: Param) -> bool:
         """Whether phase 1 checks the parameter's dtype against its list. Not an aclScalar's (or a
         scalar list's) unless an unsupported-dtype row of the error table names it: CANN casts
-        host scalars to the computation's dtype, and rejects a scalar's dtype only where it says so."""
-        if param.kind not in (ParamKind.SCALAR, ParamKind.SCALAR_LIST):
+        host scalars to the computation's dtype, and rejects a scalar's dtype only where it says so.
+        Never a scalar list's: op-plugin hands the aclnnForeach*ScalarList APIs Python's floats as
+        DOUBLE whatever their pages list (FLOAT, INT64), and CANN casts them as it does scalars."""
+        if param.kind is ParamKind.SCALAR_LIST:
+            return False
+        if param.kind is not ParamKind.SCALAR:
             return True
         return any(e.category is ErrorCategory.UNSUPPORTED_DTYPE and param.name in e.params for e in self.errors)
 

@@ -231,6 +231,8 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
     roles, why = families.bind_roles(semantics, [p.name for p in api.params])
     index = {p.name: i for i, p in enumerate(api.params)}
     source = roles.get(family.source)
+    if families.applies_kernel(semantics) and not why and source is not None:
+        return _member_plans(api, index[source])
     given = families.output_shape(family, semantics.op, "*") == "given"
     if why or source is None or api.params[index[source]].kind is not ParamKind.TENSOR:
         # cat and stack have a list where others have self: only out= can shape their outputs.
@@ -299,6 +301,21 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
             # result of integral inputs applies (aclnnLogSumExp).
             result_rule=ResultRule.FLOATING if semantics.result_rule.integral_to_float and fixed is None
             else ResultRule.PROMOTED))
+    return tuple(plans)
+
+
+def _member_plans(api: API, source: int) -> tuple[OutputPlan, ...]:
+    """The plans of a family that maps lists member by member (foreach): an output list's member i
+    has the shape and dtype of the source list's member i."""
+    plans = []
+    for i, p in enumerate(api.params):
+        if p.direction is not Direction.OUT:
+            continue
+        if p.kind is ParamKind.TENSOR_LIST and api.params[source].kind is ParamKind.TENSOR_LIST:
+            plans.append(OutputPlan(p, i, shape_from=(source,), dtype_from=(source,), documented=p.dtypes,
+                                    is_list=True, family_shape="same"))
+        else:
+            plans.append(output_plan(api, i))
     return tuple(plans)
 
 

@@ -264,9 +264,13 @@ def kernel_for(bound: BoundAPI) -> tuple[Optional[Kernel], str]:
         return None, f"({semantics.source} states no kernel)"
     api = bound.api
     params = api.params
-    outputs = [i for i, p in enumerate(params) if p.kind is ParamKind.TENSOR and p.direction is Direction.OUT]
+    # A family that applies kernels to lists (foreach) reads its lists' members as element inputs.
+    lists = families.applies_kernel(semantics)
+    element_kinds = (ParamKind.TENSOR, ParamKind.TENSOR_LIST, ParamKind.SCALAR_LIST) if lists else (ParamKind.TENSOR,)
+    output_kind = ParamKind.TENSOR_LIST if lists else ParamKind.TENSOR
+    outputs = [i for i, p in enumerate(params) if p.kind is output_kind and p.direction is Direction.OUT]
     if not outputs:
-        outputs = [i for i, p in enumerate(params) if p.kind is ParamKind.TENSOR and p.direction is Direction.INOUT]
+        outputs = [i for i, p in enumerate(params) if p.kind is output_kind and p.direction is Direction.INOUT]
     if len(outputs) != 1:
         listed = ", ".join(params[i].name for i in outputs) or "none"
         return None, f"(the elementwise engine writes one tensor; its tensor outputs: {listed})"
@@ -281,7 +285,7 @@ def kernel_for(bound: BoundAPI) -> tuple[Optional[Kernel], str]:
     for index, param in enumerate(params):
         if param.name not in used:
             continue
-        if param.kind is ParamKind.TENSOR and param.direction is not Direction.OUT:
+        if param.kind in element_kinds and param.direction is not Direction.OUT:
             inputs.append(index)
         elif param.kind is not None and (member := KINDS[param.kind].sim_kernel_member) is not None:
             c_type, accessor = member
@@ -535,7 +539,10 @@ def sim_api(bound: BoundAPI) -> SimAPI:
         Check(c.when, c.message, c.status, f"{semantics.source}:{c.line}") for c in semantics.checks
     ) if semantics else ()
     family, family_reason = family_for(bound)
-    kernel, reason = kernel_for(bound) if not (semantics and semantics.family) else (None, family_reason)
+    applies_kernel = semantics is not None and families.applies_kernel(semantics)
+    kernel, reason = kernel_for(bound) if not (semantics and semantics.family) or applies_kernel else (None, family_reason)
+    if applies_kernel and family is None:  # the family's kernel without the family: not an elementwise API
+        kernel, reason = None, family_reason
     cast = frozenset(p.name for p in api.params if conventions.scalar_cast(api, p))
     rows = tuple(spec_row(p, index_of, api.dtype_checked(p), conventions.formats_checked(api, p),
                           _null_status(api, p), cast) for p in api.params)

@@ -419,7 +419,7 @@ class Planner:
         # not its condition), else the first tensor input.
         source = (families.bind_roles(bound.semantics, [p.name for p in api.params])[0].get(self.family.source)
                   if bound.semantics and self.family else None)
-        self.lead = next((p for p in self.tensor_inputs if p.name == source),
+        self.lead = next((p for p in self.tensor_inputs + self.list_inputs if p.name == source),
                          self.tensor_inputs[0] if self.tensor_inputs else None)
         self.lead_dtypes = [d for d in self.lead.documented_dtypes() if d in EXPRESSIBLE] if self.lead else []
         self.inexpressible = [d for d in self.lead.documented_dtypes() if d not in EXPRESSIBLE] if self.lead else []
@@ -459,7 +459,7 @@ class Planner:
         """The free scalars (bound to no tensor's dtype) as integers (bools) when every tensor input
         is integral (bool): the example's fractional value ("alpha = 1.2") cannot be cast to an
         integral computation, which pages list as an error ("alpha无法转换为self和other推导后的数据类型")."""
-        tensors = [DType(dtypes[p.name]) for p in self.tensor_inputs if p.name in dtypes]
+        tensors = [DType(dtypes[p.name]) for p in self.tensor_inputs + self.list_inputs if p.name in dtypes]
         if not tensors or not all(d.is_integral or d is DType.BOOL for d in tensors):
             return {"dtypes": dtypes, "values": values}
         family = next((d for d in tensors if d is not DType.BOOL), DType.BOOL)

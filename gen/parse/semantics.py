@@ -204,9 +204,12 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
                                  violation=tuple(ArgValue(k, v) for k, v in violation.items())))
 
     family, op, roles, options = _read_family(table, bad)
-    if family and kernel:
-        bad("states both a kernel and a family: an API has one of them")
+    applies_kernel = bool(family) and op in families.family(family).kernel_ops
+    if family and kernel and not applies_kernel:
+        bad("states both a kernel and a family: an API has one of them (unless its family applies kernels)")
         family, op, roles, options = "", "", (), ()
+    elif applies_kernel and not kernel:
+        bad(f"op {op} of family {family} applies the file's kernel: state one")
     call = table.get("call", {})
     if not isinstance(call, dict) or not all(_is_call_value(v) for v in call.values()):
         bad("call is a table of parameter = a shape (list of ints), a list of shapes, or a value")

@@ -323,6 +323,8 @@ def call(op: Op, case: Case, inputs: dict[str, Any], outs: Optional[list[Any]]) 
         value = inputs[p.name]
         if case.layout == "device" and p.kind == "tensor" and value is not None:
             value = aclnn.to_device(value)
+        elif case.layout == "device" and p.kind == "tensor_list" and value is not None:
+            value = [None if m is None else aclnn.to_device(m) for m in value]
         args.append(value)
     kwargs: dict[str, Any] = {}
     if outs is not None and case.layout == "device":  # device inputs, device out= tensors
@@ -537,7 +539,9 @@ def undocumented(op: Op, case: Case, inputs: dict[str, Any], soc: str) -> Option
     """Why the page does not promise this call on the SoC (a dtype it does not list there)."""
     for p in op.inputs:
         value = inputs[p.name]
-        if p.kind not in ("tensor", "scalar") or value is None or not hasattr(value, "dtype"):
+        if p.kind == "tensor_list" and value:  # the members share one dtype (the pages say so)
+            value = next((m for m in value if m is not None), None)
+        if p.kind not in ("tensor", "scalar", "tensor_list") or value is None or not hasattr(value, "dtype"):
             continue
         listed = op.documented(soc, p.name)
         dtype = dtype_name(value.dtype)
@@ -631,7 +635,7 @@ def assert_results(op: Op, case: Case, inputs: dict[str, Any], outs: Optional[li
             dtype = dtype_name(actual.dtype)
             wanted = case.out.get(p.name) or result_dtype(op, input_dtypes(op, case, inputs, op.out_dtype_from.get(p.name, ())))
             if p.direction == "inout":
-                wanted = dtype_name(inputs[p.name].dtype)
+                wanted = dtype_name((inputs[p.name][k] if p.kind == "tensor_list" else inputs[p.name]).dtype)
             if wanted is not None:
                 assert dtype == wanted, f"{p.name}: dtype {dtype}, expected {wanted}"
             what = f"{op.api} {p.name}{f'[{k}]' if p.kind == 'tensor_list' else ''} ({case.id})"

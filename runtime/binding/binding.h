@@ -804,6 +804,11 @@ class Call {
   aclScalar* make_scalar(int param, py::handle obj, const Label& label, bool list_member = false);
   Slot* output_slot(int param, py::handle given, const OutputPlan* plan, const RuleArgs& rule_args,
                     const Label& label);
+  // A new output of `shape` and `dtype` (on the device, and a host array in host mode);
+  // `list_member`: its aclTensor is the call's own, for the list that will own it.
+  Slot* allocated_slot(const Dims& shape, aclDataType dtype, const Label& label, bool list_member = false);
+  // The members of list parameter `param` (null when it has none).
+  const std::vector<Slot*>* list_members(int param) const;
   // `second`: the shape of the rule's second input (a product's right operand), null when none.
   void apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims* shape, const Dims* second,
                          aclDataType* dtype);

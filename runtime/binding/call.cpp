@@ -804,6 +804,10 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
     throw py::type_error(label.str() + " cannot be allocated: the inputs give " + dtype_name(dtype) +
                          ", which the page does not list for it (" + listed + "); pass out=");
   }
+  return allocated_slot(shape, dtype, label);
+}
+
+Call::Slot* Call::allocated_slot(const Dims& shape, aclDataType dtype, const Label& label, bool list_member) {
   const DTypeInfo* info = dtype_info(dtype);
   if (info == nullptr || info->size == 0)
     throw py::type_error(label.str() + " cannot be allocated as " + dtype_name(dtype) + "; pass out=");
@@ -835,7 +839,8 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
     downloads_ = true;
     slot->result = host;
   }
-  slot->acl = device_mode_ ? describe_result(slot->result, spec_.api) : t.storage->describe_fresh(t, spec_.api);
+  if (list_member) own_descriptor(slot);  // the list owns (and destroys) its members' aclTensors
+  else slot->acl = device_mode_ ? describe_result(slot->result, spec_.api) : t.storage->describe_fresh(t, spec_.api);
   return slot;
 }
 
@@ -853,6 +858,22 @@ aclTensorList* Call::output_list(int param) {
   while (k < spec_.outputs.size() && spec_.outputs[k].param != param) ++k;
   py::handle given = given_out(k);
   const Label label{this, param, -1, true};
+  const OutputPlan* plan = k < spec_.outputs.size() ? &spec_.outputs[k] : nullptr;
+  if (given.is_none() && plan && !plan->required_reason && plan->shape_rule == ShapeRule::kSame &&
+      plan->shape_from.size() == 1) {
+    // Member i as the source list's member i (the foreach family); an absent source list means
+    // the library will reject the call (161001): NULL for the output as well.
+    const std::vector<Slot*>* source = list_members(plan->shape_from[0]);
+    if (source == nullptr) return nullptr;
+    std::vector<Slot*> members;
+    for (size_t i = 0; i < source->size(); ++i) {
+      const Slot* from = (*source)[i];
+      if (from == nullptr || from->device == nullptr) throw py::type_error(label.str() + ": pass out=");
+      members.push_back(allocated_slot(from->device->shape, from->device->dtype,
+                                       Label{this, param, static_cast<int>(i), true}, true));
+    }
+    return make_list(param, members);
+  }
   if (given.is_none()) throw py::type_error(label.str() + " is a list of tensors whose shapes the page does not state; pass out=");
   if (!py::isinstance<py::list>(given) && !py::isinstance<py::tuple>(given))
     throw py::type_error(label.str() + ": out= takes a list of arrays, got " + type_name(given));
@@ -864,6 +885,13 @@ aclTensorList* Call::output_list(int param) {
     members.push_back(tensor_slot(item, true, item_label, true));
   }
   return make_list(param, members);
+}
+
+const std::vector<Call::Slot*>* Call::list_members(int param) const {
+  for (const auto& entry : lists_) {
+    if (entry.first == param) return &entry.second;
+  }
+  return nullptr;
 }
 
 void* Call::resolve_phase1() {

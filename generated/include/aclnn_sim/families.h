@@ -88,37 +88,15 @@ struct SoftmaxFamily {
 // norm: statistics over the trailing (layer/rms), group or batch dimensions, computed in float (double for DOUBLE); mean/rstd outputs.
 struct NormFamily {
   struct Op {
-    enum : int8_t { kLayerNorm, kRmsNorm, kAddRmsNorm, kGroupNorm, kBatchNorm, kGemmaRmsNorm, kGroupNormSilu, kAddLayerNorm, kDeepNorm, kAddRmsNormCast };
+    enum : int8_t { kLayerNorm, kRmsNorm, kAddRmsNorm, kGroupNorm, kBatchNorm, kGemmaRmsNorm };
   };
   struct Role {
-    enum : int8_t { kInput, kInput2, kNormalizedShape, kWeight, kBias, kRunningMean, kRunningVar, kEps, kTraining, kMomentum, kGroup, kOut, kMean, kRstd, kSumOut, kInput3, kAlpha, kAdditionalOutput, kOut2 };
+    enum : int8_t { kInput, kInput2, kNormalizedShape, kWeight, kBias, kRunningMean, kRunningVar, kEps, kTraining, kMomentum, kGroup, kOut, kMean, kRstd, kSumOut };
   };
   struct Option {
     enum : int8_t { kEps };
   };
-  static constexpr const char* kOpNames[] = { "layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm", "group_norm_silu", "add_layer_norm", "deep_norm", "add_rms_norm_cast" };
-};
-
-// norm_grad: the normalisations' backward from the forward's saved mean and rstd (batch norm's running statistics in inference), computed in float (double for DOUBLE).
-struct NormGradFamily {
-  struct Op {
-    enum : int8_t { kLayerNormBackward, kRmsNormGrad, kGroupNormBackward, kBatchNormBackward, kAddLayerNormGrad, kDeepNormGrad };
-  };
-  struct Role {
-    enum : int8_t { kGradOut, kInput, kNormalizedShape, kMean, kRstd, kWeight, kRunningMean, kRunningVar, kTraining, kEps, kGroup, kOutputMask, kGradInput, kGradWeight, kGradBias, kInput2, kAlpha, kGradSum, kGradInput2 };
-  };
-  static constexpr const char* kOpNames[] = { "layer_norm_backward", "rms_norm_grad", "group_norm_backward", "batch_norm_backward", "add_layer_norm_grad", "deep_norm_grad" };
-};
-
-// sync_batch_norm: per-channel statistics, their merge over devices and the normalisation and backward steps of a synchronised batch norm, in float (double for DOUBLE).
-struct SyncBatchNormFamily {
-  struct Op {
-    enum : int8_t { kStats, kReduce, kElemt, kElemtBackward, kReduceBackward, kGatherStatsWithCounts, kGatherStats };
-  };
-  struct Role {
-    enum : int8_t { kInput, kGradOut, kWeight, kBias, kMean, kInvstd, kEps, kMomentum, kRunningMean, kRunningVar, kCounts, kSumDy, kSumDyXmu, kInputG, kWeightG, kBiasG, kOut, kGradWeight, kGradBias, kSum, kSquareSum, kMeanOut, kInvstdOut };
-  };
-  static constexpr const char* kOpNames[] = { "stats", "reduce", "elemt", "elemt_backward", "reduce_backward", "gather_stats_with_counts", "gather_stats" };
+  static constexpr const char* kOpNames[] = { "layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm" };
 };
 
 // matmul: on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE and the integers (exact up to 2^53).
@@ -135,51 +113,37 @@ struct MatmulFamily {
   static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm" };
 };
 
-// conv: im2col + GEMM on the BLAS (OpenBLAS sgemm; FLOAT16 and BFLOAT16 converted to float), its transpose (col2im) for the input's gradient and transposed convolutions.
-struct ConvFamily {
+// foreach: the semantics' elementwise kernel over each tensor of aclTensorLists: member i of every list (a scalar list's value i, a one-element tensor broadcast) gives out's member i, through the elementwise engine; and each member's p-norm.
+struct ForeachFamily {
   struct Op {
-    enum : int8_t { kConvolution, kConvolutionBackward, kDepthwise2d, kTbc, kTbcBackward, kIm2col, kUnfoldGrad };
+    enum : int8_t { kMap, kNorm };
   };
   struct Role {
-    enum : int8_t { kInput, kWeight, kBias, kBiasSizes, kStride, kPadding, kDilation, kTransposed, kOutputPadding, kGroups, kKernelSize, kPad, kGradOutput, kOutputMask, kCubeMathType, kOut, kGradInput, kGradWeight, kGradBias, kInputSizes, kDim, kSize, kStep };
+    enum : int8_t { kX, kOut, kP };
   };
-  static constexpr const char* kOpNames[] = { "convolution", "convolution_backward", "depthwise2d", "tbc", "tbc_backward", "im2col", "unfold_grad" };
+  static constexpr const char* kOpNames[] = { "map", "norm" };
 };
 
-// pool: sliding-window max and average pools (kernel, stride, padding, dilation, ceil mode, count_include_pad, divisor_override), adaptive pools, reflection and replication padding, their backward, and max unpooling, over the trailing 1 to 3 dimensions.
-struct PoolFamily {
+// optim: optimizer steps updating parameters and their state in place, computed in float: AdamW (amsgrad, maximize), SGD with momentum, dampening, Nesterov and weight decay over tensor lists.
+struct OptimFamily {
   struct Op {
-    enum : int8_t { kMaxPool, kAvgPool, kAdaptiveAvg, kAdaptiveMax, kReflectionPad, kReplicationPad, kMaxPoolBackward, kAvgPoolBackward, kAdaptiveAvgBackward, kAdaptiveMaxBackward, kReflectionPadBackward, kReplicationPadBackward, kMaxUnpool, kMaxPoolMask };
+    enum : int8_t { kAdamw, kSgd };
   };
   struct Role {
-    enum : int8_t { kSelf, kGradOutput, kIndices, kKernel, kStride, kPadding, kDilation, kCeilMode, kCountIncludePad, kDivisorOverride, kOutputSize, kOut, kOutIndices };
+    enum : int8_t { kVar, kM, kV, kMaxV, kGrad, kStep, kLr, kBeta1, kBeta2, kWeightDecay, kEps, kAmsgrad, kMaximize, kMomentum, kDampening, kNesterov, kFirstStep, kGradScale };
   };
-  struct Option {
-    enum : int8_t { kSpatial };
-  };
-  static constexpr const char* kOpNames[] = { "max_pool", "avg_pool", "adaptive_avg", "adaptive_max", "reflection_pad", "replication_pad", "max_pool_backward", "avg_pool_backward", "adaptive_avg_backward", "adaptive_max_backward", "reflection_pad_backward", "replication_pad_backward", "max_unpool", "max_pool_mask" };
+  static constexpr const char* kOpNames[] = { "adamw", "sgd" };
 };
 
-// creation: arange's [start, end) and range's [start, end] by step, linspace's steps values from start to end, eye's n x m identity; out= of the result's size, any dtype its page lists.
-struct CreationFamily {
+// amp: mixed precision's loss scaling: gradients multiplied by the inverse scale with a flag set where one is not finite, and the scale's update from that flag (torch's GradScaler).
+struct AmpFamily {
   struct Op {
-    enum : int8_t { kArange, kRange, kLinspace, kEye };
+    enum : int8_t { kUnscale, kUpdateScale };
   };
   struct Role {
-    enum : int8_t { kStart, kEnd, kStep, kSteps, kN, kM, kOut };
+    enum : int8_t { kGrads, kFoundInf, kInvScale, kScale, kTracker, kGrowthFactor, kBackoffFactor, kGrowthInterval, kScaleOut, kTrackerOut };
   };
-  static constexpr const char* kOpNames[] = { "arange", "range", "linspace", "eye" };
-};
-
-// counting: the trace of a matrix; histc's counts of self in bins equal parts of [min, max] (self's own range when min == max); bucketize's and searchsorted's positions of values in a sorted sequence (the innermost rows of an N-d one, through a sorter's order), left or right of equal values.
-struct CountingFamily {
-  struct Op {
-    enum : int8_t { kTrace, kHistc, kBucketize, kSearchsorted };
-  };
-  struct Role {
-    enum : int8_t { kSelf, kSequence, kBins, kMin, kMax, kOutInt32, kRight, kSorter, kOut };
-  };
-  static constexpr const char* kOpNames[] = { "trace", "histc", "bucketize", "searchsorted" };
+  static constexpr const char* kOpNames[] = { "unscale", "update_scale" };
 };
 
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
@@ -191,13 +155,10 @@ aclnnStatus PlanSelect(const Call& call, const FamilySpec& family, ExecutorWork*
 aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanSyncBatchNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanConv(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanCreation(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanCounting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanForeach(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanAmp(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 

@@ -41,10 +41,6 @@
 namespace aclsim {
 namespace {
 
-// Workspace requested when a kernel gathers or converts (as CANN asks for workspace when it
-// inserts Cast or Contiguous steps); the simulator does not write it, but phase 2 checks it.
-constexpr uint64_t kConversionWorkspace = 512;
-
 bool IsPointer(ParamKind kind) {
   return kind != ParamKind::kBool && kind != ParamKind::kInt && kind != ParamKind::kFloat && kind != ParamKind::kDType;
 }
@@ -471,6 +467,8 @@ aclnnStatus CheckDTypeRelations(const Call& call) {
 
 // --- the kernel ---------------------------------------------------------------------------------
 
+}  // namespace
+
 // The compute type for the promoted input dtype, or false when the engine cannot compute it.
 bool ChooseComputeType(aclDataType promoted, IntegerMath math, ComputeType* type) {
   switch (promoted) {
@@ -498,6 +496,8 @@ const char* ComputeTypeName(ComputeType type) {
   }
   return "?";
 }
+
+namespace {
 
 // Phase 1's last step: what the executor will run. Statuses other than success are phase-1
 // rejections; a kernel that cannot compute these arguments yields a NotSimulatedWork instead.

@@ -92,13 +92,29 @@ aclnnStatus CheckTensorMemory(const char* api, const char* name, const void* dat
   return ACLNN_SUCCESS;
 }
 
-aclnnStatus ElementwiseWork::Run(aclrtStream) {
+aclnnStatus ElementwiseWork::CheckTensors() const {
   if (aclnnStatus s = CheckMemory(out_extent_)) return s;
   for (size_t k = 0; k < input_count_; ++k) {
     if (aclnnStatus s = CheckMemory(extents_[k])) return s;
   }
-  RunElementwise(shape, out_, operands_, input_count_, type, kernel_);
   return ACLNN_SUCCESS;
+}
+
+void ElementwiseWork::Compute() { RunElementwise(shape, out_, operands_, input_count_, type, kernel_); }
+
+aclnnStatus ElementwiseWork::Run(aclrtStream) {
+  if (aclnnStatus s = CheckTensors()) return s;
+  Compute();
+  return ACLNN_SUCCESS;
+}
+
+void ElementwiseWork::SetConstant(int index, const char* name, const void* value, aclDataType dtype, size_t out_rank) {
+  extents_[index] = Extent();
+  extents_[index].name = name;  // empty: nothing on the device to check
+  Operand& operand = operands_[index];
+  operand.first = static_cast<char*>(const_cast<void*>(value));
+  operand.dtype = dtype;
+  operand.strides.assign(out_rank, 0);
 }
 
 aclnnStatus Run(const ApiSpec& spec, void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,

@@ -11,6 +11,15 @@
 
 namespace aclsim {
 
+// Workspace requested when a kernel gathers or converts (as CANN asks for workspace when it
+// inserts Cast or Contiguous steps); the simulator does not write it, but phase 2 checks it.
+inline constexpr uint64_t kConversionWorkspace = 512;
+
+// The compute type for the promoted input dtype of an elementwise kernel, or false when the
+// engine cannot compute it (phase1.cpp); its name in messages.
+bool ChooseComputeType(aclDataType promoted, IntegerMath math, ComputeType* type);
+const char* ComputeTypeName(ComputeType type);
+
 // An API (or an argument combination) without a kernel: phase 1 passed, phase 2 says so.
 class NotSimulatedWork : public ExecutorWork {
  public:
@@ -50,9 +59,16 @@ class ElementwiseWork : public ExecutorWork {
   ElementwiseWork& operator=(const ElementwiseWork&) = delete;
 
   aclnnStatus Run(aclrtStream stream) override;
+  // Run's two steps, for work made of several kernels (the foreach family) that checks every
+  // tensor before any is written: the memory checks, then the kernel.
+  aclnnStatus CheckTensors() const;
+  void Compute();
 
   // Fills the operand and extent of the output (index -1) or of input `index`.
   void SetTensor(int index, const char* name, const TensorDesc& tensor, size_t out_rank);
+  // Input `index` as one value read at every element (a scalar list's member): `value` (of
+  // `dtype`) is host memory that outlives the work, with no device extent to check.
+  void SetConstant(int index, const char* name, const void* value, aclDataType dtype, size_t out_rank);
   bool IsDirect() const;
 
   ComputeType type = ComputeType::kFloat32;
