@@ -60,7 +60,8 @@ class Family:
     # "batch_sum" (the product of two batches summed over the batch: [M, N]), "trailing_ones"
     # (source's shape with its trailing normalised dimensions as 1: as many as the
     # `normalized_shape` argument names, else as second's rank), "groups" ([N, group]) and
-    # "channels" ([C]).
+    # "channels" ([C]); the dynamic family's "bound_*" rules (data-dependent: see there),
+    # "dim_length" and "one".
     op_output_shapes: tuple[tuple[str, str, str], ...] = ()
     # The ops whose results are PyTorch's bit for bit ("*": every op): they move, select or
     # convert elements once and compute nothing in between (no sum whose order could differ: a
@@ -152,6 +153,34 @@ FAMILIES: tuple[Family, ...] = (
         shape_variations=(("where", "rank", ("condition", "self", "other")), ("masked_fill", "rank", ("self", "condition")),
                           ("where", "broadcast", ("condition", "self", "other")), ("masked_fill", "broadcast", ("condition",))),
         doc="where: out = condition ? self : other, broadcast; masked_fill: self = mask ? value : self"),
+    Family(
+        "dynamic", "PlanDynamic",
+        # Outputs whose extent depends on the data: the caller allocates the largest ("bound_*"
+        # rules), the kernel sets the output aclTensor's view shape to what it wrote and the
+        # caller reads it back (aclGetViewShape), as op-plugin does for these APIs. nonzero_t:
+        # the positions as [rank, N] (aclnnNonzeroV2); unique_consecutive and unique_dim: with a
+        # dim in range, slices along it; equal: whether two tensors have one shape and one value.
+        ops=("masked_select", "nonzero", "nonzero_t", "unique", "unique_consecutive", "unique_dim", "equal"),
+        roles=("self", "mask", "other", "sorted", "return_inverse", "return_counts", "dim", "out", "inverse",
+               "counts"),
+        required=("self", "out"),
+        second="mask",
+        fixed_dtypes=(("inverse", "INT64"), ("counts", "INT64")),
+        op_fixed_dtypes=(("nonzero", "out", "INT64"), ("nonzero_t", "out", "INT64"), ("equal", "out", "BOOL")),
+        # bound_flat: [N], N the elements of self (broadcast with mask); bound_nonzero: [N, rank];
+        # bound_nonzero_t: [rank, N]; bound_dim: self's shape with a dim in range, else [N];
+        # bound_dim_length: [self.size(dim)] with a dim in range, else [N]; dim_length: the same,
+        # else self's shape (an inverse, not data-dependent); one: [1].
+        op_output_shapes=(("masked_select", "out", "bound_flat"), ("nonzero", "out", "bound_nonzero"),
+                          ("nonzero_t", "out", "bound_nonzero_t"), ("unique", "out", "bound_flat"),
+                          ("unique", "counts", "bound_flat"), ("unique_consecutive", "out", "bound_dim"),
+                          ("unique_consecutive", "inverse", "dim_length"),
+                          ("unique_consecutive", "counts", "bound_dim_length"), ("unique_dim", "out", "bound_dim"),
+                          ("unique_dim", "inverse", "dim_length"), ("unique_dim", "counts", "bound_dim_length"),
+                          ("equal", "out", "one")),
+        exact_ops=("*",),
+        doc="outputs whose extent the data decides (masked_select, nonzero, unique and its variants: the "
+            "output's view shape set by the kernel), and equal"),
     Family(
         "shape", "PlanShape",
         ops=("cast", "copy", "cat", "stack", "split", "split_with_size", "permute", "expand", "flip", "roll",
@@ -271,8 +300,15 @@ def output_shape(family: Family, op: str, role: str) -> str:
     return family.output_shape
 
 
+def data_dependent(rule: str) -> bool:
+    """Whether an output of this shape rule is allocated at its largest and read back at the extent
+    its kernel sets (the dynamic family's "bound_*" rules)."""
+    return rule.startswith("bound_")
+
+
 # The role whose argument a shape rule reads as its dimensions (bind::RuleArgs.dims).
-RULE_DIMS = {"reduce": "dim", "trailing_ones": "normalized_shape", "groups": "group"}
+RULE_DIMS = {"reduce": "dim", "trailing_ones": "normalized_shape", "groups": "group", "bound_dim": "dim",
+             "bound_dim_length": "dim", "dim_length": "dim"}
 
 
 def family(name: str) -> Optional[Family]:

@@ -86,6 +86,7 @@ set(ACLNN_EXAMPLES
   embedding
   eq_scalar
   eq_tensor
+  equal
   erf
   erfc
   erfinv
@@ -235,6 +236,7 @@ set(ACLNN_EXAMPLES
   logical_xor
   lt_scalar
   lt_tensor
+  masked_select
   matmul
   max
   max_dim
@@ -254,6 +256,8 @@ set(ACLNN_EXAMPLES
   mv
   nan_to_num
   neg
+  nonzero
+  nonzero_v2
   norm
   one_hot
   permute
@@ -308,6 +312,10 @@ set(ACLNN_EXAMPLES
   threshold
   threshold_backward
   topk
+  unique
+  unique2
+  unique_consecutive
+  unique_dim
   var
   var_correction
   var_mean

@@ -143,6 +143,15 @@ def wrapper(bound: BoundAPI) -> Wrapper:
                                  "dimensions 1",
                 "groups": f"[{source}.size(0), {dims}]",
                 "channels": f"[{source}.size(1)]",
+                "bound_flat": f"at most [{source}.numel()], then the view shape the kernel sets",
+                "bound_nonzero": f"at most [{source}.numel(), {source}.dim()], then the view shape the kernel sets",
+                "bound_nonzero_t": f"at most [{source}.dim(), {source}.numel()], then the view shape the kernel sets",
+                "bound_dim": f"at most that of {source} ([{source}.numel()] without {dims}), then the view shape "
+                             "the kernel sets",
+                "bound_dim_length": f"at most [{source}.size({dims})] ([{source}.numel()] without it), then the view "
+                                    "shape the kernel sets",
+                "dim_length": f"[{source}.size({dims})] (that of {source} without it)",
+                "one": "[1]",
             }[plan.family_shape]
             dtype = (plan.fixed_dtype.value if plan.fixed_dtype else
                      f"{api.params[plan.dtype_arg].name}, else {source}'s" if plan.dtype_arg is not None else f"{source}'s")

@@ -656,7 +656,15 @@ struct ParamSpec {
 // (or kept as 1), the input's shape, the product of two inputs (torch.matmul's rule), their outer
 // product, a product summed over its batch, the input with its trailing normalised dimensions as 1,
 // [N, group] or [C]. The same rule on every backend: CANN's as the simulator's.
-enum class ShapeRule : uint8_t { kBroadcast, kReduce, kSame, kMatmul, kOuter, kBatchSum, kTrailingOnes, kGroups, kChannels };
+enum class ShapeRule : uint8_t {
+  kBroadcast, kReduce, kSame, kMatmul, kOuter, kBatchSum, kTrailingOnes, kGroups, kChannels,
+  // The dynamic family's (gen.families): "bound_*" outputs are allocated at the largest extent the
+  // data can give; the kernel sets their aclTensor's view shape, which the call reads back once the
+  // stream has run, returning a view of that shape (as op-plugin resizes them).
+  kBoundFlat, kBoundNonzero, kBoundNonzeroT, kBoundDim, kBoundDimLength, kDimLength, kOne
+};
+
+inline bool data_dependent(ShapeRule rule) { return rule >= ShapeRule::kBoundFlat && rule <= ShapeRule::kBoundDimLength; }
 
 // The arguments a family's rule reads: the dimensions (an int, a sequence of ints, None: every
 // dimension), keepdim, the dtype argument, and whether an empty dimension list reduces none
@@ -757,6 +765,7 @@ class Call {
     // Its aclTensor: an aclnn.Tensor's own (descriptor_of), or one in Call::tensors_ at `owner`.
     aclTensor* acl = nullptr;
     size_t owner = kNotOwned;
+    bool data_dependent = false;  // its extent is the view shape the kernel sets (ShapeRule kBound*)
   };
   // Names an argument in messages, built only when a message is ("abs() argument 'self'[2]").
   class Label final : public ArgumentName {
@@ -779,6 +788,8 @@ class Call {
   void execute(void* phase1, Trampoline trampoline, void* ctx);
   py::object results();
   void synchronize_and_download();
+  // The data-dependent outputs as the view shapes their kernel set (after the stream has run).
+  void shrink_to_written();
   // Waits for the call's stream; a wait Ctrl-C interrupts leaves the host arrays of queued
   // transfers held by the stream (they outlive the call until the transfers have run).
   void synchronize_stream();
@@ -811,6 +822,7 @@ class Call {
   bool device_mode_ = false;           // some tensor input is an aclnn.Tensor
   bool uploads_ = false;               // some host array goes to the device
   bool downloads_ = false;             // some result goes back to a host array
+  bool data_dependent_ = false;        // some output's extent is read back after the run
   bool host_reads_pending_ = false;    // uploads are queued and the stream has not been synchronised
   // Slots: the first few inline, the rest on the heap (a list argument can have many). The inline
   // ones are constructed when used: a call uses two to four, and building and destroying all of

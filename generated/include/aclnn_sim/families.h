@@ -63,6 +63,17 @@ struct SelectFamily {
   static constexpr const char* kOpNames[] = { "where", "masked_fill" };
 };
 
+// dynamic: outputs whose extent the data decides (masked_select, nonzero, unique and its variants: the output's view shape set by the kernel), and equal.
+struct DynamicFamily {
+  struct Op {
+    enum : int8_t { kMaskedSelect, kNonzero, kNonzeroT, kUnique, kUniqueConsecutive, kUniqueDim, kEqual };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kMask, kOther, kSorted, kReturnInverse, kReturnCounts, kDim, kOut, kInverse, kCounts };
+  };
+  static constexpr const char* kOpNames[] = { "masked_select", "nonzero", "nonzero_t", "unique", "unique_consecutive", "unique_dim", "equal" };
+};
+
 // shape: copies between views, bit for bit within a dtype and converting between dtypes: casts, broadcasting copies, concatenation, stacking, splitting, permutations, broadcasts, flips, rolls, triangles, constant padding, repeats and slices.
 struct ShapeFamily {
   struct Op {
@@ -119,6 +130,7 @@ aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork*
 aclnnStatus PlanCumulative(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSelect(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanDynamic(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
