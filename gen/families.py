@@ -182,6 +182,19 @@ FAMILIES: tuple[Family, ...] = (
         doc="outputs whose extent the data decides (masked_select, nonzero, unique and its variants: the "
             "output's view shape set by the kernel), and equal"),
     Family(
+        "advanced", "PlanAdvanced",
+        # index: self[indices] (a list of position tensors, masks, and [0]-shaped stand-ins for a
+        # whole dimension); index_put: self[indices] = values (or += with accumulate);
+        # masked_scatter: self's masked positions take source's elements in order; put: positions
+        # of self read as one row (index) take values' elements.
+        ops=("index", "index_put", "masked_scatter", "put"),
+        roles=("self", "indices", "index", "values", "accumulate", "out"),
+        required=("self",),
+        op_output_shapes=(("index", "*", "given"),),
+        exact_ops=("index", "masked_scatter"),
+        doc="PyTorch's advanced indexing: gathers by a list of index tensors and masks, and writes "
+            "(replacing or accumulating) through them; masked_scatter and put"),
+    Family(
         "shape", "PlanShape",
         ops=("cast", "copy", "cat", "stack", "split", "split_with_size", "permute", "expand", "flip", "roll",
              "tril", "triu", "constant_pad", "repeat", "slice"),

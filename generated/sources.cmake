@@ -123,8 +123,10 @@ set(ACLNN_EXAMPLES
   hardswish_backward
   hardtanh
   hardtanh_backward
+  index
   index_add
   index_copy
+  index_put_impl
   index_select
   inplace_add_rms_norm
   inplace_addcdiv
@@ -183,6 +185,7 @@ set(ACLNN_EXAMPLES
   inplace_one
   inplace_pow_tensor_scalar
   inplace_pow_tensor_tensor
+  inplace_put
   inplace_reciprocal
   inplace_relu
   inplace_remainder_tensor_scalar

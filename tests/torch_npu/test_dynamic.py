@@ -35,3 +35,44 @@ def test_printing_masked_select_nonzero_unique_and_equal(run_npu):
         print("checked")
     """)
     assert "checked" in output and "device='npu:0'" in output, output
+
+
+def test_advanced_indexing_and_assignment(run_npu):
+    # x[idx] reaches aclnnIndex (a list with [0]-shaped stand-ins for the dimensions taken whole),
+    # x[idx] = v aclnnIndexPutImpl, x[mask] = scalar masked_fill_, masked_scatter_ and put_ theirs.
+    output = run_npu("""
+        def same(got, want, what):
+            assert torch.equal(got.cpu(), want), (what, got.cpu(), want)
+
+        a = torch.randn(4, 5, 3)
+        d = a.npu()
+        i, j, k = torch.tensor([0, 2, 3]), torch.tensor([1, 4, 0]), torch.tensor([2, 0, 1])
+        same(d[i.npu()], a[i], "x[i]")
+        same(d[i.npu(), j.npu()], a[i, j], "x[i, j]")
+        same(d[:, j.npu()], a[:, j], "x[:, j]")
+        same(d[i.npu(), :, k.npu()], a[i, :, k], "x[i, :, k]: the positions' shape first")
+        same(d[torch.tensor([-1, 0]).npu()], a[torch.tensor([-1, 0])], "negative positions")
+        mask = a[:, :, 0] > 0
+        same(d[mask.npu()], a[mask], "x[mask]")
+        same(d[d > 0], a[a > 0], "x[x > 0]")
+        x, dx = a.clone(), d.clone()
+        x[i] = 7.0; dx[i.npu()] = 7.0
+        same(dx, x, "x[i] = scalar")
+        v = torch.randn(3, 5, 3)
+        x[i] = v; dx[i.npu()] = v.npu()
+        same(dx, x, "x[i] = tensor")
+        x[mask] = 0.5; dx[mask.npu()] = 0.5
+        same(dx, x, "x[mask] = scalar")
+        w = torch.randn(int(mask.sum()), 3)
+        x[mask] = w; dx[mask.npu()] = w.npu()
+        same(dx, x, "x[mask] = tensor")
+        twice = torch.tensor([0, 0, 2])
+        x.index_put_((twice,), v, accumulate=True); dx.index_put_((twice.npu(),), v.npu(), accumulate=True)
+        assert torch.allclose(dx.cpu(), x, atol=1e-6), "index_put_ accumulating a repeated position"
+        source = torch.randn(4, 5, 3)
+        same(d.clone().masked_scatter_((d > 0), source.npu()), a.clone().masked_scatter_(a > 0, source), "masked_scatter_")
+        at, values = torch.tensor([0, 7, -1]), torch.tensor([1.0, 2.0, 3.0])
+        same(d.clone().put_(at.npu(), values.npu()), a.clone().put_(at, values), "put_")
+        print("checked")
+    """)
+    assert "checked" in output, output

@@ -74,6 +74,17 @@ struct DynamicFamily {
   static constexpr const char* kOpNames[] = { "masked_select", "nonzero", "nonzero_t", "unique", "unique_consecutive", "unique_dim", "equal" };
 };
 
+// advanced: PyTorch's advanced indexing: gathers by a list of index tensors and masks, and writes (replacing or accumulating) through them; masked_scatter and put.
+struct AdvancedFamily {
+  struct Op {
+    enum : int8_t { kIndex, kIndexPut, kMaskedScatter, kPut };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kIndices, kIndex, kValues, kAccumulate, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "index", "index_put", "masked_scatter", "put" };
+};
+
 // shape: copies between views, bit for bit within a dtype and converting between dtypes: casts, broadcasting copies, concatenation, stacking, splitting, permutations, broadcasts, flips, rolls, triangles, constant padding, repeats and slices.
 struct ShapeFamily {
   struct Op {
@@ -131,6 +142,7 @@ aclnnStatus PlanCumulative(const Call& call, const FamilySpec& family, ExecutorW
 aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSelect(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanDynamic(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
