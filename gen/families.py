@@ -187,13 +187,15 @@ FAMILIES: tuple[Family, ...] = (
         # whole dimension); index_put: self[indices] = values (or += with accumulate);
         # masked_scatter: self's masked positions take source's elements in order; put: positions
         # of self read as one row (index) take values' elements.
-        ops=("index", "index_put", "masked_scatter", "put"),
-        roles=("self", "indices", "index", "values", "accumulate", "out"),
+        # index_fill: self's slices along dim at index's positions (a tensor: outside ones skipped,
+        # as the page says; an int array: checked in phase 1) set to the scalar value.
+        ops=("index", "index_put", "masked_scatter", "put", "index_fill"),
+        roles=("self", "indices", "index", "values", "accumulate", "dim", "value", "out"),
         required=("self",),
         op_output_shapes=(("index", "*", "given"),),
-        exact_ops=("index", "masked_scatter"),
+        exact_ops=("index", "masked_scatter", "index_fill"),
         doc="PyTorch's advanced indexing: gathers by a list of index tensors and masks, and writes "
-            "(replacing or accumulating) through them; masked_scatter and put"),
+            "(replacing or accumulating) through them; masked_scatter, put and index_fill"),
     Family(
         "shape", "PlanShape",
         ops=("cast", "copy", "cat", "stack", "split", "split_with_size", "permute", "expand", "flip", "roll",

@@ -126,6 +126,8 @@ set(ACLNN_EXAMPLES
   index
   index_add
   index_copy
+  index_fill
+  index_fill_tensor
   index_put_impl
   index_select
   inplace_add_rms_norm
@@ -159,6 +161,8 @@ set(ACLNN_EXAMPLES
   inplace_gt_scalar
   inplace_gt_tensor
   inplace_hardsigmoid
+  inplace_index_fill
+  inplace_index_fill_tensor
   inplace_le_scalar
   inplace_le_tensor
   inplace_leaky_relu

@@ -1422,7 +1422,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the advanced family (self=self, indices=indices, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanAdvanced, aclsim::AdvancedFamily::Op::kIndex,
-    /*roles=*/{0, 1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {

@@ -39,7 +39,8 @@ def test_printing_masked_select_nonzero_unique_and_equal(run_npu):
 
 def test_advanced_indexing_and_assignment(run_npu):
     # x[idx] reaches aclnnIndex (a list with [0]-shaped stand-ins for the dimensions taken whole),
-    # x[idx] = v aclnnIndexPutImpl, x[mask] = scalar masked_fill_, masked_scatter_ and put_ theirs.
+    # x[idx] = v aclnnIndexPutImpl, x[mask] = scalar masked_fill_, masked_scatter_, put_ and
+    # index_fill(_) theirs.
     output = run_npu("""
         def same(got, want, what):
             assert torch.equal(got.cpu(), want), (what, got.cpu(), want)
@@ -73,6 +74,9 @@ def test_advanced_indexing_and_assignment(run_npu):
         same(d.clone().masked_scatter_((d > 0), source.npu()), a.clone().masked_scatter_(a > 0, source), "masked_scatter_")
         at, values = torch.tensor([0, 7, -1]), torch.tensor([1.0, 2.0, 3.0])
         same(d.clone().put_(at.npu(), values.npu()), a.clone().put_(at, values), "put_")
+        same(torch.index_fill(d, 0, i.npu(), 1.5), torch.index_fill(a, 0, i, 1.5), "index_fill")
+        same(d.clone().index_fill_(1, torch.tensor([-1]).npu(), -2.0), a.clone().index_fill_(1, torch.tensor([-1]), -2.0),
+             "index_fill_")
         print("checked")
     """)
     assert "checked" in output, output

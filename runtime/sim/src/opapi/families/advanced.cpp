@@ -1,7 +1,8 @@
 // The advanced-indexing family: self[indices] (aclnnIndex) and self[indices] = values, replacing
 // or accumulating (aclnnIndexPutImpl), as PyTorch's advanced indexing with a list of index tensors
 // (torch.Tensor.__getitem__ / __setitem__ with tensors, index_put_); masked_scatter (self's
-// masked positions take source's elements in order) and put (positions in self read as one row).
+// masked positions take source's elements in order), put (positions in self read as one row) and
+// index_fill (slices along a dimension set to a scalar).
 //
 // The list holds one entry per leading dimension of self: an INT32/INT64 tensor of positions
 // (negative ones count from the end, as PyTorch's), a BOOL mask covering as many dimensions as it
@@ -93,6 +94,11 @@ class AdvancedWork final : public FamilyWork {
   AdvancedWork(const char* api, int op) : FamilyWork(api, kSlots), op_(op) {}
 
   int indices = 0;          // index tensors in slots kFirstIndex...
+  int64_t dim = 0;          // index_fill: the dimension whose slices are filled
+  std::vector<int64_t> positions;  // index_fill with an int array: its positions, checked and wrapped
+  double real = 0;          // index_fill's value
+  int64_t integer = 0;
+  bool integral = false;
   bool accumulate = false;  // index_put, put: add instead of replacing
   bool in_place = true;     // index: out is a new tensor; the others write self
 
@@ -101,6 +107,7 @@ class AdvancedWork final : public FamilyWork {
     switch (op_) {
       case A::Op::kMaskedScatter: return MaskedScatter();
       case A::Op::kPut: return Put();
+      case A::Op::kIndexFill: return IndexFill();
       default: return IndexOrPut();
     }
   }
@@ -341,6 +348,25 @@ class AdvancedWork final : public FamilyWork {
     return Write(offsets.data(), n, DenseRef(flat, values.dtype, Dims{n}));
   }
 
+  // out = self (unless in place), then out's slices along dim at the positions = the value; an
+  // index tensor's positions outside the dimension are skipped (the page: "对于越界值会直接跳过").
+  aclnnStatus IndexFill() {
+    const TensorRef& self = tensor(kSelf);
+    const TensorRef& out = tensor(kOut);
+    if (!in_place) CopyElements(self, out);
+    const int64_t extent = out.rank() == 0 ? 1 : out.shape[dim];
+    std::vector<int64_t> chosen = positions;
+    if (indices) {
+      const TensorRef& index = tensor(kFirstIndex);
+      const int64_t* v = IndexValues(index, 4);
+      for (int64_t i = 0; i < index.numel(); ++i) {
+        if (v[i] >= -extent && v[i] < extent) chosen.push_back(v[i] < 0 ? v[i] + extent : v[i]);
+      }
+    }
+    for (int64_t p : chosen) FillElements(out.rank() == 0 ? out : SelectDim(out, dim, p), real, integer, integral);
+    return ACLNN_SUCCESS;
+  }
+
   int op_;
 };
 
@@ -356,7 +382,9 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
   const TensorDesc* self = RoleTensor(call, family, A::Role::kSelf);
   if (!self) return Decline(call, work, "without its input");
   const int64_t rank = static_cast<int64_t>(self->view.size());
-  if (rank > 16 || rank == 0) return Decline(call, work, rank ? "for more than 16 dimensions" : "for a zero-dimensional input");
+  if (rank > 16 || (rank == 0 && op != A::Op::kIndexFill)) {
+    return Decline(call, work, rank ? "for more than 16 dimensions" : "for a zero-dimensional input");
+  }
   std::unique_ptr<AdvancedWork> made(new AdvancedWork(call.spec.name, op));
   AdvancedWork& w = *made;
   if (!CopyConvertible(self->dtype, self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
@@ -366,7 +394,7 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
     return Decline(call, work, std::string("accumulating dtype ") + DTypeName(self->dtype));
   }
   const TensorDesc* values = RoleTensor(call, family, A::Role::kValues);
-  if (op != A::Op::kIndex) {
+  if (op != A::Op::kIndex && op != A::Op::kIndexFill) {
     if (!values) return Decline(call, work, "without its values");
     if (values->dtype != self->dtype) {
       return Invalid(call, family, A::Role::kValues, std::string("dtype ") + DTypeName(values->dtype) + " differs from " +
@@ -460,6 +488,43 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
       }
       w.tensor(kFirstIndex).Set(RoleName(call, family, A::Role::kIndex), *index);
       w.indices = 1;
+      break;
+    }
+    case A::Op::kIndexFill: {
+      const TensorDesc* out = RoleTensor(call, family, A::Role::kOut);
+      if (!out) out = self;  // the in-place form fills its input
+      w.in_place = out == self || (out->data == self->data && out->offset == self->offset && out->strides == self->strides);
+      if (out->view != self->view || out->dtype != self->dtype) {
+        return Invalid(call, family, A::Role::kOut, "shape " + DimsText(out->view) + " and dtype " + DTypeName(out->dtype) +
+                                                        " are not " + self_name + "'s");
+      }
+      const int64_t given = RoleInt(call, family, A::Role::kDim, 0);
+      if (!WrapDim(given, rank, &w.dim)) {
+        return Invalid(call, family, A::Role::kDim, std::to_string(given) + " is outside [" + std::to_string(-std::max<int64_t>(rank, 1)) +
+                                                        ", " + std::to_string(std::max<int64_t>(rank, 1)) + ")");
+      }
+      const int64_t extent = rank == 0 ? 1 : self->view[w.dim];
+      if (const TensorDesc* index = RoleTensor(call, family, A::Role::kIndex)) {
+        w.tensor(kFirstIndex).Set(RoleName(call, family, A::Role::kIndex), *index);
+        w.indices = 1;
+      } else {
+        Dims listed;
+        if (!RoleInts(call, family, A::Role::kIndex, &listed)) return Decline(call, work, "without its index");
+        for (int64_t p : listed) {
+          if (p < -extent || p >= extent) {
+            return Invalid(call, family, A::Role::kIndex, std::to_string(p) + " is outside [" + std::to_string(-extent) + ", " +
+                                                              std::to_string(extent) + ") (dimension " + std::to_string(w.dim) + ")");
+          }
+          w.positions.push_back(p < 0 ? p + extent : p);
+        }
+      }
+      const Call::Param* value = RoleParam(call, family, A::Role::kValue);
+      if (!value) return Decline(call, work, "without its value");
+      w.real = value->scalar_double;
+      w.integer = value->scalar_int;
+      w.integral = value->scalar.dtype != ACL_FLOAT && value->scalar.dtype != ACL_FLOAT16 && value->scalar.dtype != ACL_BF16 &&
+                   value->scalar.dtype != ACL_DOUBLE;
+      w.tensor(kOut).Set(RoleName(call, family, A::Role::kOut), *out);
       break;
     }
     default:
