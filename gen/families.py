@@ -189,13 +189,15 @@ FAMILIES: tuple[Family, ...] = (
         # of self read as one row (index) take values' elements.
         # index_fill: self's slices along dim at index's positions (a tensor: outside ones skipped,
         # as the page says; an int array: checked in phase 1) set to the scalar value.
-        ops=("index", "index_put", "masked_scatter", "put", "index_fill"),
+        # scatter_nd_update: the rows of index's last dimension are positions in self's leading
+        # dimensions, whose slices take values' (torch_npu.npu_scatter_nd_update).
+        ops=("index", "index_put", "masked_scatter", "put", "index_fill", "scatter_nd_update"),
         roles=("self", "indices", "index", "values", "accumulate", "dim", "value", "out"),
         required=("self",),
         op_output_shapes=(("index", "*", "given"),),
-        exact_ops=("index", "masked_scatter", "index_fill"),
+        exact_ops=("index", "masked_scatter", "index_fill", "scatter_nd_update"),
         doc="PyTorch's advanced indexing: gathers by a list of index tensors and masks, and writes "
-            "(replacing or accumulating) through them; masked_scatter, put and index_fill"),
+            "(replacing or accumulating) through them; masked_scatter, put, index_fill and scatter_nd_update"),
     Family(
         "shape", "PlanShape",
         ops=("cast", "copy", "cat", "stack", "split", "split_with_size", "permute", "expand", "flip", "roll",

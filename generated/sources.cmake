@@ -288,6 +288,7 @@ set(ACLNN_EXAMPLES
   s_where
   scatter
   scatter_add
+  scatter_nd_update
   scatter_value
   selu
   selu_backward

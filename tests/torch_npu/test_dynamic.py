@@ -40,7 +40,7 @@ def test_printing_masked_select_nonzero_unique_and_equal(run_npu):
 def test_advanced_indexing_and_assignment(run_npu):
     # x[idx] reaches aclnnIndex (a list with [0]-shaped stand-ins for the dimensions taken whole),
     # x[idx] = v aclnnIndexPutImpl, x[mask] = scalar masked_fill_, masked_scatter_, put_ and
-    # index_fill(_) theirs.
+    # index_fill(_) and npu_scatter_nd_update theirs.
     output = run_npu("""
         def same(got, want, what):
             assert torch.equal(got.cpu(), want), (what, got.cpu(), want)
@@ -77,6 +77,10 @@ def test_advanced_indexing_and_assignment(run_npu):
         same(torch.index_fill(d, 0, i.npu(), 1.5), torch.index_fill(a, 0, i, 1.5), "index_fill")
         same(d.clone().index_fill_(1, torch.tensor([-1]).npu(), -2.0), a.clone().index_fill_(1, torch.tensor([-1]), -2.0),
              "index_fill_")
+        rows, updates = torch.tensor([[0, 1], [3, 4]]), torch.randn(2, 3)
+        want = a.clone()
+        want[rows[:, 0], rows[:, 1]] = updates
+        same(torch_npu.npu_scatter_nd_update(d, rows.npu(), updates.npu()), want, "npu_scatter_nd_update")
         print("checked")
     """)
     assert "checked" in output, output

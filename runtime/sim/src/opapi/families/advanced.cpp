@@ -2,7 +2,8 @@
 // or accumulating (aclnnIndexPutImpl), as PyTorch's advanced indexing with a list of index tensors
 // (torch.Tensor.__getitem__ / __setitem__ with tensors, index_put_); masked_scatter (self's
 // masked positions take source's elements in order), put (positions in self read as one row) and
-// index_fill (slices along a dimension set to a scalar).
+// index_fill (slices along a dimension set to a scalar) and scatter_nd_update (slices at the
+// positions the index's rows give take the updates').
 //
 // The list holds one entry per leading dimension of self: an INT32/INT64 tensor of positions
 // (negative ones count from the end, as PyTorch's), a BOOL mask covering as many dimensions as it
@@ -108,6 +109,7 @@ class AdvancedWork final : public FamilyWork {
       case A::Op::kMaskedScatter: return MaskedScatter();
       case A::Op::kPut: return Put();
       case A::Op::kIndexFill: return IndexFill();
+      case A::Op::kScatterNdUpdate: return ScatterNd();
       default: return IndexOrPut();
     }
   }
@@ -367,6 +369,42 @@ class AdvancedWork final : public FamilyWork {
     return ACLNN_SUCCESS;
   }
 
+  // Row r of the index (its last dimension, q long) is a position in self's first q dimensions;
+  // the slice there takes the updates' r-th slice (a repeated position: the last row wins).
+  aclnnStatus ScatterNd() {
+    const TensorRef& self = tensor(kSelf);
+    const TensorRef& index = tensor(kFirstIndex);
+    const int64_t q = index.shape.back();
+    const int64_t rows = q == 0 ? 0 : index.numel() / q;
+    const int64_t* v = IndexValues(index, 4);
+    Dims rest(self.shape.begin() + q, self.shape.end());
+    const int64_t slice = Count(rest);
+    std::vector<int64_t> inner(static_cast<size_t>(slice));
+    for (int64_t i = 0; i < slice; ++i) {
+      int64_t left = i, offset = 0;
+      for (int64_t d = self.rank(); d-- > q;) {
+        offset += (left % self.shape[d]) * self.strides[d];
+        left /= self.shape[d];
+      }
+      inner[static_cast<size_t>(i)] = offset;
+    }
+    std::vector<int64_t> offsets(static_cast<size_t>(rows * slice));
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t base = 0;
+      for (int64_t d = 0; d < q; ++d) {
+        const int64_t x = v[r * q + d];
+        if (x < 0 || x >= self.shape[d]) {
+          return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + index.name + ": element " + std::to_string(r * q + d) + " is " +
+                                           std::to_string(x) + ", outside [0, " + std::to_string(self.shape[d]) +
+                                           ") (the device's kernel faults on an index out of range)");
+        }
+        base += x * self.strides[d];
+      }
+      for (int64_t i = 0; i < slice; ++i) offsets[static_cast<size_t>(r * slice + i)] = base + inner[static_cast<size_t>(i)];
+    }
+    return Write(offsets.data(), rows * slice, tensor(kValues));
+  }
+
   int op_;
 };
 
@@ -485,6 +523,24 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
       } else if (index->numel() != values->numel()) {
         return Invalid(call, family, A::Role::kValues, "has " + std::to_string(values->numel()) + " elements, the index " +
                                                            std::to_string(index->numel()));
+      }
+      w.tensor(kFirstIndex).Set(RoleName(call, family, A::Role::kIndex), *index);
+      w.indices = 1;
+      break;
+    }
+    case A::Op::kScatterNdUpdate: {
+      const TensorDesc* index = RoleTensor(call, family, A::Role::kIndex);
+      if (!index) return Decline(call, work, "without its indices");
+      if (index->view.size() < 2 || index->view.back() < 1 || index->view.back() > rank) {
+        return Invalid(call, family, A::Role::kIndex, "shape " + DimsText(index->view) + " is not [..., q] with q in [1, " +
+                                                          std::to_string(rank) + "] (at least 2 dimensions)");
+      }
+      Dims expected(index->view.begin(), index->view.end() - 1);
+      for (int64_t d = index->view.back(); d < rank; ++d) expected.push_back(self->view[d]);
+      if (values->view != expected) {
+        return Invalid(call, family, A::Role::kValues, "shape " + DimsText(values->view) + " is not " + DimsText(expected) +
+                                                           " (the indices' shape without its last dimension, then " + self_name +
+                                                           "'s dimensions after the indexed ones)");
       }
       w.tensor(kFirstIndex).Set(RoleName(call, family, A::Role::kIndex), *index);
       w.indices = 1;
