@@ -191,13 +191,15 @@ FAMILIES: tuple[Family, ...] = (
         # as the page says; an int array: checked in phase 1) set to the scalar value.
         # scatter_nd_update: the rows of index's last dimension are positions in self's leading
         # dimensions, whose slices take values' (torch_npu.npu_scatter_nd_update).
-        ops=("index", "index_put", "masked_scatter", "put", "index_fill", "scatter_nd_update"),
+        # scatter_update: batch i's updates go to self's batch i from position index[i] along dim
+        # (torch_npu.npu_scatter_update, a KV cache's write).
+        ops=("index", "index_put", "masked_scatter", "put", "index_fill", "scatter_nd_update", "scatter_update"),
         roles=("self", "indices", "index", "values", "accumulate", "dim", "value", "out"),
         required=("self",),
         op_output_shapes=(("index", "*", "given"),),
-        exact_ops=("index", "masked_scatter", "index_fill", "scatter_nd_update"),
+        exact_ops=("index", "masked_scatter", "index_fill", "scatter_nd_update", "scatter_update"),
         doc="PyTorch's advanced indexing: gathers by a list of index tensors and masks, and writes "
-            "(replacing or accumulating) through them; masked_scatter, put, index_fill and scatter_nd_update"),
+            "(replacing or accumulating) through them; masked_scatter, put, index_fill, scatter_nd_update and scatter_update"),
     Family(
         "shape", "PlanShape",
         ops=("cast", "copy", "cat", "stack", "split", "split_with_size", "permute", "expand", "flip", "roll",

@@ -198,6 +198,7 @@ set(ACLNN_EXAMPLES
   inplace_rsqrt
   inplace_scatter
   inplace_scatter_reduce
+  inplace_scatter_update
   inplace_scatter_value
   inplace_selu
   inplace_sigmoid

@@ -40,7 +40,7 @@ def test_printing_masked_select_nonzero_unique_and_equal(run_npu):
 def test_advanced_indexing_and_assignment(run_npu):
     # x[idx] reaches aclnnIndex (a list with [0]-shaped stand-ins for the dimensions taken whole),
     # x[idx] = v aclnnIndexPutImpl, x[mask] = scalar masked_fill_, masked_scatter_, put_ and
-    # index_fill(_) and npu_scatter_nd_update theirs.
+    # index_fill(_), npu_scatter_nd_update and scatter_update theirs.
     output = run_npu("""
         def same(got, want, what):
             assert torch.equal(got.cpu(), want), (what, got.cpu(), want)
@@ -81,6 +81,11 @@ def test_advanced_indexing_and_assignment(run_npu):
         want = a.clone()
         want[rows[:, 0], rows[:, 1]] = updates
         same(torch_npu.npu_scatter_nd_update(d, rows.npu(), updates.npu()), want, "npu_scatter_nd_update")
+        cache, step, starts = torch.randn(2, 3, 6, 4), torch.randn(2, 3, 1, 4), torch.tensor([1, 5])
+        want = cache.clone()
+        for b in range(2):
+            want[b, :, starts[b]:starts[b] + 1] = step[b]
+        same(torch.ops.npu.scatter_update(cache.npu(), starts.npu(), step.npu(), -2), want, "scatter_update (a KV cache's write)")
         print("checked")
     """)
     assert "checked" in output, output

@@ -74,15 +74,15 @@ struct DynamicFamily {
   static constexpr const char* kOpNames[] = { "masked_select", "nonzero", "nonzero_t", "unique", "unique_consecutive", "unique_dim", "equal" };
 };
 
-// advanced: PyTorch's advanced indexing: gathers by a list of index tensors and masks, and writes (replacing or accumulating) through them; masked_scatter, put, index_fill and scatter_nd_update.
+// advanced: PyTorch's advanced indexing: gathers by a list of index tensors and masks, and writes (replacing or accumulating) through them; masked_scatter, put, index_fill, scatter_nd_update and scatter_update.
 struct AdvancedFamily {
   struct Op {
-    enum : int8_t { kIndex, kIndexPut, kMaskedScatter, kPut, kIndexFill, kScatterNdUpdate };
+    enum : int8_t { kIndex, kIndexPut, kMaskedScatter, kPut, kIndexFill, kScatterNdUpdate, kScatterUpdate };
   };
   struct Role {
     enum : int8_t { kSelf, kIndices, kIndex, kValues, kAccumulate, kDim, kValue, kOut };
   };
-  static constexpr const char* kOpNames[] = { "index", "index_put", "masked_scatter", "put", "index_fill", "scatter_nd_update" };
+  static constexpr const char* kOpNames[] = { "index", "index_put", "masked_scatter", "put", "index_fill", "scatter_nd_update", "scatter_update" };
 };
 
 // shape: copies between views, bit for bit within a dtype and converting between dtypes: casts, broadcasting copies, concatenation, stacking, splitting, permutations, broadcasts, flips, rolls, triangles, constant padding, repeats and slices.

@@ -3,7 +3,8 @@
 // (torch.Tensor.__getitem__ / __setitem__ with tensors, index_put_); masked_scatter (self's
 // masked positions take source's elements in order), put (positions in self read as one row) and
 // index_fill (slices along a dimension set to a scalar) and scatter_nd_update (slices at the
-// positions the index's rows give take the updates').
+// positions the index's rows give take the updates') and scatter_update (batch i's updates written
+// from position index[i] along a dimension).
 //
 // The list holds one entry per leading dimension of self: an INT32/INT64 tensor of positions
 // (negative ones count from the end, as PyTorch's), a BOOL mask covering as many dimensions as it
@@ -110,6 +111,7 @@ class AdvancedWork final : public FamilyWork {
       case A::Op::kPut: return Put();
       case A::Op::kIndexFill: return IndexFill();
       case A::Op::kScatterNdUpdate: return ScatterNd();
+      case A::Op::kScatterUpdate: return ScatterUpdate();
       default: return IndexOrPut();
     }
   }
@@ -405,6 +407,35 @@ class AdvancedWork final : public FamilyWork {
     return Write(offsets.data(), rows * slice, tensor(kValues));
   }
 
+  // self[i, ..., index[i] + k, ...] = values[i, ..., k, ...] along dim, for each batch i of values.
+  aclnnStatus ScatterUpdate() {
+    const TensorRef& self = tensor(kSelf);
+    const TensorRef& index = tensor(kFirstIndex);
+    const TensorRef& values = tensor(kValues);
+    const int64_t* starts = IndexValues(index, 4);
+    const int64_t batches = values.shape[0], span = values.shape[dim], extent = self.shape[dim];
+    for (int64_t i = 0; i < batches; ++i) {
+      if (starts[i] < 0 || starts[i] + span > extent) {
+        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + index.name + ": element " + std::to_string(i) + " is " +
+                                         std::to_string(starts[i]) + "; writing " + std::to_string(span) + " from it leaves [0, " +
+                                         std::to_string(extent) + ") (the device's kernel faults on an index out of range)");
+      }
+    }
+    const int64_t n = values.numel();
+    std::vector<int64_t> offsets(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t left = j, offset = 0;
+      for (int64_t d = values.rank(); d-- > 0;) {
+        const int64_t c = left % values.shape[d];
+        left /= values.shape[d];
+        offset += c * self.strides[d];
+        if (d == 0) offset += starts[c] * self.strides[dim];
+      }
+      offsets[static_cast<size_t>(j)] = offset;
+    }
+    return Write(offsets.data(), n, values);
+  }
+
   int op_;
 };
 
@@ -541,6 +572,27 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
         return Invalid(call, family, A::Role::kValues, "shape " + DimsText(values->view) + " is not " + DimsText(expected) +
                                                            " (the indices' shape without its last dimension, then " + self_name +
                                                            "'s dimensions after the indexed ones)");
+      }
+      w.tensor(kFirstIndex).Set(RoleName(call, family, A::Role::kIndex), *index);
+      w.indices = 1;
+      break;
+    }
+    case A::Op::kScatterUpdate: {
+      const TensorDesc* index = RoleTensor(call, family, A::Role::kIndex);
+      if (!index) return Decline(call, work, "without its indices");
+      if (index->view.size() > 1) return Decline(call, work, "for 2-D indices (the page does not state their meaning)");
+      const int64_t axis = RoleInt(call, family, A::Role::kDim, 0);
+      if (!WrapDim(axis, rank, &w.dim) || w.dim == 0) {
+        return Invalid(call, family, A::Role::kDim, std::to_string(axis) + " is outside (-" + std::to_string(rank) + ", " +
+                                                        std::to_string(rank) + ") or names dimension 0");
+      }
+      const int64_t batches = index->view.empty() ? 1 : index->view[0];
+      bool fits = values->view.size() == self->view.size() && values->view[0] == batches && batches <= self->view[0];
+      for (int64_t d = 1; fits && d < rank; ++d) fits = d == w.dim || values->view[d] == self->view[d];
+      if (!fits) {
+        return Invalid(call, family, A::Role::kValues, "shape " + DimsText(values->view) + " does not fit " + self_name + "'s " +
+                                                           DimsText(self->view) + " (dimension 0: the indices' " +
+                                                           std::to_string(batches) + " batches; the others but axis: " + self_name + "'s)");
       }
       w.tensor(kFirstIndex).Set(RoleName(call, family, A::Role::kIndex), *index);
       w.indices = 1;
