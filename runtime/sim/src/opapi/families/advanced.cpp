@@ -30,19 +30,6 @@ using A = AdvancedFamily;
 constexpr int kMaxIndices = 8;
 enum Slot { kSelf, kValues, kOut, kFirstIndex, kSlots = kFirstIndex + kMaxIndices };
 
-bool Broadcast(const Dims& a, const Dims& b, Dims* out) {
-  const size_t rank = std::max(a.size(), b.size());
-  Dims joint(rank, 1);
-  for (size_t d = 0; d < rank; ++d) {
-    const int64_t x = d < rank - a.size() ? 1 : a[d - (rank - a.size())];
-    const int64_t y = d < rank - b.size() ? 1 : b[d - (rank - b.size())];
-    if (x != y && x != 1 && y != 1) return false;
-    joint[d] = x == 1 ? y : x;
-  }
-  *out = joint;
-  return true;
-}
-
 int64_t Count(const Dims& shape) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
@@ -184,7 +171,7 @@ class AdvancedWork final : public FamilyWork {
     if (aclnnStatus s = Expand(&found, &whole)) return s;
     Dims b;
     for (const Positions& p : found) {
-      if (!Broadcast(b, p.shape, &b)) {
+      if (!BroadcastShape(b, p.shape, &b)) {
         return Fail(ACLNN_ERR_PARAM_INVALID, std::string(api_) + ": the indices' shapes (after masks) " + DimsText(p.shape) +
                                                  " and " + DimsText(b) + " do not broadcast");
       }
@@ -255,7 +242,7 @@ class AdvancedWork final : public FamilyWork {
       return ACLNN_SUCCESS;
     }
     Dims joint;
-    if (!Broadcast(tensor(kValues).shape, result, &joint) || joint != result) {
+    if (!BroadcastShape(tensor(kValues).shape, result, &joint) || joint != result) {
       return Fail(ACLNN_ERR_PARAM_INVALID, std::string(api_) + ": " + tensor(kValues).name + ": shape " +
                                                DimsText(tensor(kValues).shape) + " does not broadcast to the indexing result's " +
                                                DimsText(result));
@@ -517,7 +504,7 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
         for (size_t i = 0; i < list->size(); ++i) {
           const TensorDesc& index = (*list)[i];
           if (index.view.size() == 1 && index.view[0] == 0) continue;
-          if (!Broadcast(b, index.view, &b)) {
+          if (!BroadcastShape(b, index.view, &b)) {
             return Invalid(call, family, A::Role::kIndices, "[" + std::to_string(i) + "]: shape " + DimsText(index.view) +
                                                                 " does not broadcast with the others' " + DimsText(b));
           }
@@ -526,7 +513,7 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
         }
         const Dims result = ResultShape(self->view, LayoutOf(whole), b, indexed);
         Dims joint;
-        if (!Broadcast(values->view, result, &joint) || joint != result) {
+        if (!BroadcastShape(values->view, result, &joint) || joint != result) {
           return Invalid(call, family, A::Role::kValues, "shape " + DimsText(values->view) +
                                                              " does not broadcast to the indexing result's " + DimsText(result));
         }
@@ -547,7 +534,7 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
       if (!index) return Decline(call, work, "without its mask or index");
       if (op == A::Op::kMaskedScatter) {
         Dims joint;
-        if (!Broadcast(index->view, self->view, &joint) || joint != self->view) {
+        if (!BroadcastShape(index->view, self->view, &joint) || joint != self->view) {
           return Invalid(call, family, A::Role::kIndex, "shape " + DimsText(index->view) + " does not broadcast to " + self_name +
                                                             "'s " + DimsText(self->view));
         }

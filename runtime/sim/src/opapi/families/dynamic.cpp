@@ -245,18 +245,6 @@ bool Dense(const TensorDesc& t) {
   return true;
 }
 
-bool BroadcastShape(const Dims& a, const Dims& b, Dims* out) {
-  const size_t rank = std::max(a.size(), b.size());
-  out->assign(rank, 1);
-  for (size_t d = 0; d < rank; ++d) {
-    const int64_t x = d < rank - a.size() ? 1 : a[d - (rank - a.size())];
-    const int64_t y = d < rank - b.size() ? 1 : b[d - (rank - b.size())];
-    if (x != y && x != 1 && y != 1) return false;
-    (*out)[d] = x == 1 ? y : x;
-  }
-  return true;
-}
-
 const aclTensor* Handle(const Call& call, const FamilySpec& family, int role) {
   return family.has(role) ? static_cast<const aclTensor*>(call.args[family.role(role)].pointer) : nullptr;
 }
