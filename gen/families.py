@@ -61,10 +61,11 @@ class Family:
     # convolved by second: aclnn_bindgen/conv_shape.h's rule), "trailing_ones"
     # (source's shape with its trailing normalised dimensions as 1: as many as the
     # `normalized_shape` argument names, else as second's rank), "groups" ([N, group]),
-    # "channels" ([C]), and the pool family's "pool" (source's leading dimensions, then each
+    # "channels" ([C]), the pool family's "pool" (source's leading dimensions, then each
     # spatial one pooled by the kernel, stride, padding, dilation and ceil-mode arguments),
     # "adaptive" (the leading ones, then output_size) and "pad" (each spatial one widened by its
-    # padding pair): runtime/include/aclnn_bindgen/pool_shape.h's arithmetic, which the simulator shares.
+    # padding pair): runtime/include/aclnn_bindgen/pool_shape.h's arithmetic, which the simulator
+    # shares; the dynamic family's "bound_*" rules (data-dependent: see there), "dim_length" and "one".
     op_output_shapes: tuple[tuple[str, str, str], ...] = ()
     # The ops whose results are PyTorch's bit for bit ("*": every op): they move, select or
     # convert elements once and compute nothing in between (no sum whose order could differ: a
@@ -159,6 +160,53 @@ FAMILIES: tuple[Family, ...] = (
         shape_variations=(("where", "rank", ("condition", "self", "other")), ("masked_fill", "rank", ("self", "condition")),
                           ("where", "broadcast", ("condition", "self", "other")), ("masked_fill", "broadcast", ("condition",))),
         doc="where: out = condition ? self : other, broadcast; masked_fill: self = mask ? value : self"),
+    Family(
+        "dynamic", "PlanDynamic",
+        # Outputs whose extent depends on the data: the caller allocates the largest ("bound_*"
+        # rules), the kernel sets the output aclTensor's view shape to what it wrote and the
+        # caller reads it back (aclGetViewShape), as op-plugin does for these APIs. nonzero_t:
+        # the positions as [rank, N] (aclnnNonzeroV2); unique_consecutive and unique_dim: with a
+        # dim in range, slices along it; equal: whether two tensors have one shape and one value.
+        ops=("masked_select", "nonzero", "nonzero_t", "unique", "unique_consecutive", "unique_dim", "equal"),
+        roles=("self", "mask", "other", "sorted", "return_inverse", "return_counts", "dim", "out", "inverse",
+               "counts"),
+        required=("self", "out"),
+        second="mask",
+        fixed_dtypes=(("inverse", "INT64"), ("counts", "INT64")),
+        op_fixed_dtypes=(("nonzero", "out", "INT64"), ("nonzero_t", "out", "INT64"), ("equal", "out", "BOOL")),
+        # bound_flat: [N], N the elements of self (broadcast with mask); bound_nonzero: [N, rank];
+        # bound_nonzero_t: [rank, N]; bound_dim: self's shape with a dim in range, else [N];
+        # bound_dim_length: [self.size(dim)] with a dim in range, else [N]; dim_length: the same,
+        # else self's shape (an inverse, not data-dependent); one: [1].
+        op_output_shapes=(("masked_select", "out", "bound_flat"), ("nonzero", "out", "bound_nonzero"),
+                          ("nonzero_t", "out", "bound_nonzero_t"), ("unique", "out", "bound_flat"),
+                          ("unique", "counts", "bound_flat"), ("unique_consecutive", "out", "bound_dim"),
+                          ("unique_consecutive", "inverse", "dim_length"),
+                          ("unique_consecutive", "counts", "bound_dim_length"), ("unique_dim", "out", "bound_dim"),
+                          ("unique_dim", "inverse", "dim_length"), ("unique_dim", "counts", "bound_dim_length"),
+                          ("equal", "out", "one")),
+        exact_ops=("*",),
+        doc="outputs whose extent the data decides (masked_select, nonzero, unique and its variants: the "
+            "output's view shape set by the kernel), and equal"),
+    Family(
+        "advanced", "PlanAdvanced",
+        # index: self[indices] (a list of position tensors, masks, and [0]-shaped stand-ins for a
+        # whole dimension); index_put: self[indices] = values (or += with accumulate);
+        # masked_scatter: self's masked positions take source's elements in order; put: positions
+        # of self read as one row (index) take values' elements.
+        # index_fill: self's slices along dim at index's positions (a tensor: outside ones skipped,
+        # as the page says; an int array: checked in phase 1) set to the scalar value.
+        # scatter_nd_update: the rows of index's last dimension are positions in self's leading
+        # dimensions, whose slices take values' (torch_npu.npu_scatter_nd_update).
+        # scatter_update: batch i's updates go to self's batch i from position index[i] along dim
+        # (torch_npu.npu_scatter_update, a KV cache's write).
+        ops=("index", "index_put", "masked_scatter", "put", "index_fill", "scatter_nd_update", "scatter_update"),
+        roles=("self", "indices", "index", "values", "accumulate", "dim", "value", "out"),
+        required=("self",),
+        op_output_shapes=(("index", "*", "given"),),
+        exact_ops=("index", "masked_scatter", "index_fill", "scatter_nd_update", "scatter_update"),
+        doc="PyTorch's advanced indexing: gathers by a list of index tensors and masks, and writes "
+            "(replacing or accumulating) through them; masked_scatter, put, index_fill, scatter_nd_update and scatter_update"),
     Family(
         "shape", "PlanShape",
         ops=("cast", "copy", "cat", "stack", "split", "split_with_size", "permute", "expand", "flip", "roll",
@@ -438,9 +486,16 @@ def output_shape(family: Family, op: str, role: str) -> str:
     return family.output_shape
 
 
+def data_dependent(rule: str) -> bool:
+    """Whether an output of this shape rule is allocated at its largest and read back at the extent
+    its kernel sets (the dynamic family's "bound_*" rules)."""
+    return rule.startswith("bound_")
+
+
 # The role whose argument a shape rule reads as its dimensions (bind::RuleArgs.dims).
 RULE_DIMS = {"reduce": "dim", "trailing_ones": "normalized_shape", "groups": "group", "pool": "kernel",
-             "adaptive": "output_size", "pad": "padding"}
+             "adaptive": "output_size", "pad": "padding", "bound_dim": "dim", "bound_dim_length": "dim",
+             "dim_length": "dim"}
 # The roles whose arguments the "convolution" rule reads, in bind::RuleArgs.conv's order.
 CONV_RULE_ROLES = ("stride", "padding", "dilation", "transposed", "output_padding", "groups")
 # The pool family's rules: the further window arguments they read (bind::RuleArgs), and the

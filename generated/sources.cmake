@@ -44,8 +44,20 @@ set(ACLNN_EXAMPLES
   abs
   acos
   acosh
+  adaptive_avg_pool2d
+  adaptive_avg_pool2d_backward
+  adaptive_avg_pool3d
+  adaptive_avg_pool3d_backward
+  adaptive_max_pool2d
+  adaptive_max_pool2d_backward
+  adaptive_max_pool3d
+  adaptive_max_pool3d_backward
   add
+  add_layer_norm
+  add_layer_norm_grad
+  add_relu
   add_rms_norm
+  add_rms_norm_cast
   addbmm
   addcdiv
   addcmul
@@ -62,6 +74,7 @@ set(ACLNN_EXAMPLES
   apply_adam
   apply_adam_w
   apply_adam_wv2
+  arange
   arg_max
   arg_min
   argsort
@@ -70,9 +83,20 @@ set(ACLNN_EXAMPLES
   atan
   atan2
   atanh
+  avg_pool2d
+  avg_pool2d_backward
+  avg_pool3d
+  avg_pool3d_backward
   baddbmm
   batch_mat_mul
   batch_norm
+  batch_norm_backward
+  batch_norm_elemt
+  batch_norm_elemt_backward
+  batch_norm_gather_stats_with_counts
+  batch_norm_reduce
+  batch_norm_reduce_backward
+  batch_norm_stats
   bitwise_and_scalar
   bitwise_and_tensor
   bitwise_not
@@ -80,6 +104,7 @@ set(ACLNN_EXAMPLES
   bitwise_or_tensor
   bitwise_xor_scalar
   bitwise_xor_tensor
+  bucketize
   cast
   cat
   ceil
@@ -91,6 +116,11 @@ set(ACLNN_EXAMPLES
   clamp_min_tensor
   clamp_tensor
   constant_pad_nd
+  conv_depthwise2d
+  conv_tbc
+  conv_tbc_backward
+  convolution
+  convolution_backward
   cos
   cosh
   cummax
@@ -98,7 +128,11 @@ set(ACLNN_EXAMPLES
   cumprod
   cumsum
   cumsum_v2
+  deep_norm
+  deep_norm_grad
   div
+  div_mod
+  div_mods
   divs
   dot
   elu
@@ -106,6 +140,7 @@ set(ACLNN_EXAMPLES
   embedding
   eq_scalar
   eq_tensor
+  equal
   erf
   erfc
   erfinv
@@ -113,6 +148,10 @@ set(ACLNN_EXAMPLES
   exp2
   expand
   expm1
+  eye
+  fast_gelu
+  fast_gelu_backward
+  fast_layer_norm
   flip
   floor
   floor_divide
@@ -193,26 +232,38 @@ set(ACLNN_EXAMPLES
   gather_nd
   gather_v2
   gather_v3
+  gcd
   ge_scalar
   ge_tensor
   gelu
   gelu_backward
+  gelu_backward_v2
   gelu_v2
   gemm
   gemma_rms_norm
   ger
   group_norm
+  group_norm_backward
+  group_norm_silu
   gt_scalar
   gt_tensor
   hardshrink
+  hardshrink_backward
   hardsigmoid
   hardsigmoid_backward
   hardswish
   hardswish_backward
+  hardswish_backward_v2
   hardtanh
   hardtanh_backward
+  histc
+  im2col
+  index
   index_add
   index_copy
+  index_fill
+  index_fill_tensor
+  index_put_impl
   index_select
   inplace_add_rms_norm
   inplace_addcdiv
@@ -237,6 +288,7 @@ set(ACLNN_EXAMPLES
   inplace_exp2
   inplace_expm1
   inplace_fill_scalar
+  inplace_fill_tensor
   inplace_floor
   inplace_fmod_scalar
   inplace_fmod_tensor
@@ -245,6 +297,8 @@ set(ACLNN_EXAMPLES
   inplace_gt_scalar
   inplace_gt_tensor
   inplace_hardsigmoid
+  inplace_index_fill
+  inplace_index_fill_tensor
   inplace_le_scalar
   inplace_le_tensor
   inplace_leaky_relu
@@ -271,14 +325,17 @@ set(ACLNN_EXAMPLES
   inplace_one
   inplace_pow_tensor_scalar
   inplace_pow_tensor_tensor
+  inplace_put
   inplace_reciprocal
   inplace_relu
   inplace_remainder_tensor_scalar
   inplace_remainder_tensor_tensor
   inplace_round
+  inplace_round_decimals
   inplace_rsqrt
   inplace_scatter
   inplace_scatter_reduce
+  inplace_scatter_update
   inplace_scatter_value
   inplace_selu
   inplace_sigmoid
@@ -297,36 +354,54 @@ set(ACLNN_EXAMPLES
   inplace_x_log_y_scalar_other
   inplace_x_log_y_tensor
   inplace_zero
+  is_close
   is_finite
+  is_in_tensor_scalar
   is_inf
   is_neg_inf
   is_pos_inf
   layer_norm
+  layer_norm_backward
   layer_norm_with_impl_mode
   le_scalar
   le_tensor
   leaky_relu
   leaky_relu_backward
+  left_shift
+  left_shifts
   lerp
   lerps
   lgamma
   linalg_vector_norm
+  linspace
   log
   log10
   log2
   log_add_exp
   log_add_exp2
   log_sigmoid
+  log_sigmoid_backward
   log_softmax
   log_sum_exp
   logical_and
   logical_or
   logical_xor
+  logit
+  logit_grad
   lt_scalar
   lt_tensor
+  masked_select
   matmul
   max
   max_dim
+  max_pool2d_with_indices
+  max_pool2d_with_indices_backward
+  max_pool2d_with_mask
+  max_pool2d_with_mask_backward
+  max_pool3d_with_argmax
+  max_pool3d_with_argmax_backward
+  max_unpool2d
+  max_unpool3d
   max_v2
   maximum
   mean
@@ -343,6 +418,8 @@ set(ACLNN_EXAMPLES
   mv
   nan_to_num
   neg
+  nonzero
+  nonzero_v2
   norm
   one_hot
   permute
@@ -350,23 +427,40 @@ set(ACLNN_EXAMPLES
   pow_tensor_tensor
   prod
   prod_dim
+  range
   reciprocal
   reduce_log_sum
   reduce_nansum
   reduce_sum
+  reflection_pad1d
+  reflection_pad1d_backward
+  reflection_pad2d
+  reflection_pad2d_backward
+  reflection_pad3d
+  reflection_pad3d_backward
   relu
   remainder_scalar_tensor
   remainder_tensor_scalar
   remainder_tensor_tensor
   repeat
+  replication_pad1d
+  replication_pad1d_backward
+  replication_pad2d
+  replication_pad2d_backward
+  replication_pad3d
+  replication_pad3d_backward
+  right_shift
   rms_norm
+  rms_norm_grad
   roll
   rsub
   rsubs
   s_where
   scatter
   scatter_add
+  scatter_nd_update
   scatter_value
+  search_sorteds
   selu
   selu_backward
   sigmoid
@@ -383,6 +477,7 @@ set(ACLNN_EXAMPLES
   softplus
   softplus_backward
   softshrink
+  softshrink_backward
   sort
   split_tensor
   split_with_size
@@ -391,12 +486,18 @@ set(ACLNN_EXAMPLES
   std
   std_mean_correction
   swi_glu_quant
+  sync_batch_norm_gather_stats
   take
   tan
   tanh_backward
   threshold
   threshold_backward
   topk
+  unfold_grad
+  unique
+  unique2
+  unique_consecutive
+  unique_dim
   var
   var_correction
   var_mean

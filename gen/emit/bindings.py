@@ -155,6 +155,15 @@ def wrapper(bound: BoundAPI) -> Wrapper:
                 "pool": f"{source}'s last {plan.spatial} dimensions pooled by {dims}'s windows",
                 "adaptive": f"{source}'s with its last {plan.spatial} dimensions {dims}",
                 "pad": f"{source}'s with its last {plan.spatial} dimensions padded by {dims}",
+                "bound_flat": f"at most [{source}.numel()], then the view shape the kernel sets",
+                "bound_nonzero": f"at most [{source}.numel(), {source}.dim()], then the view shape the kernel sets",
+                "bound_nonzero_t": f"at most [{source}.dim(), {source}.numel()], then the view shape the kernel sets",
+                "bound_dim": f"at most that of {source} ([{source}.numel()] without {dims}), then the view shape "
+                             "the kernel sets",
+                "bound_dim_length": f"at most [{source}.size({dims})] ([{source}.numel()] without it), then the view "
+                                    "shape the kernel sets",
+                "dim_length": f"[{source}.size({dims})] (that of {source} without it)",
+                "one": "[1]",
             }[plan.family_shape]
             dtype = (plan.fixed_dtype.value if plan.fixed_dtype else
                      f"{api.params[plan.dtype_arg].name}, else {source}'s" if plan.dtype_arg is not None else f"{source}'s")

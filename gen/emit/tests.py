@@ -761,6 +761,10 @@ class Planner:
         """out= arrays of the golden's shape and the family's dtype (AUTO), laid out non-contiguously."""
         if not self.tensor_outs:
             return []
+        # An output the kernel fills from its first element and sizes by its view shape must be
+        # contiguous (the pages of masked_select, nonzero and unique: non-contiguous unsupported).
+        if any(families.data_dependent(plan.family_shape) for plan in self.plans):
+            return []
         out = {p.name: AUTO for p in self.tensor_outs}
         return [replace(self.base, id=f"out-{layout}", out=out, out_layout=layout) for layout in OUT_LAYOUTS]
 

@@ -215,6 +215,12 @@ class _Reader:
         if any(terms[int(i)][2] == subject for i in re.findall(r"§(\d+)§", bracket.group(0))):
             # "[-self.shape[dim], self.shape[dim]-1]" bounds an index along dim, not dim itself.
             return
+        if self._SENTINEL.match(held, bracket.end()):
+            # "取值范围为[-self.dim(), self.dim())，传入1000表示不指定维度" (aclnnUniqueConsecutive):
+            # a value outside the range that means something else; the kernel checks both.
+            if param.kind in _INTEGRAL:
+                self.rules.unread(self.api, text.line, subject, sentence, "a value outside the range has a meaning of its own")
+            return
         if self._UNION.match(held, bracket.end()):
             # "[-len+1, -1)或者[1, len-1)": a union of ranges; one of them alone would refuse the other.
             if param.kind in _INTEGRAL:
@@ -247,6 +253,8 @@ class _Reader:
             # rank; the index of a dimension it is, [-rank, rank).
             high = replace(high, inclusive=False)
         self.rules.add(self.rules.value_ranges, ValueRange(subject, low, high, text.line))
+
+    _SENTINEL = re.compile(r"[，,；;\s]*传入\s*-?\d+\s*表示")
 
     # A code identifier that is no parameter ("strideH and strideW must be in the range [1, 63]"),
     # or elements of one ("size中的N、H、W的取值"): the range is of part of the argument.

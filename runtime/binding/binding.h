@@ -658,8 +658,14 @@ struct ParamSpec {
 // [N, group] or [C]. The same rule on every backend: CANN's as the simulator's.
 enum class ShapeRule : uint8_t {
   kBroadcast, kReduce, kSame, kMatmul, kOuter, kBatchSum, kTrailingOnes, kGroups, kChannels, kConvolution, kPool,
-  kAdaptive, kPad
+  kAdaptive, kPad,
+  // The dynamic family's (gen.families): "bound_*" outputs are allocated at the largest extent the
+  // data can give; the kernel sets their aclTensor's view shape, which the call reads back once the
+  // stream has run, returning a view of that shape (as op-plugin resizes them).
+  kBoundFlat, kBoundNonzero, kBoundNonzeroT, kBoundDim, kBoundDimLength, kDimLength, kOne
 };
+
+inline bool data_dependent(ShapeRule rule) { return rule >= ShapeRule::kBoundFlat && rule <= ShapeRule::kBoundDimLength; }
 
 // The arguments a family's rule reads: the dimensions (an int, a sequence of ints, None: every
 // dimension), keepdim, the dtype argument, and whether an empty dimension list reduces none
@@ -765,6 +771,7 @@ class Call {
     // Its aclTensor: an aclnn.Tensor's own (descriptor_of), or one in Call::tensors_ at `owner`.
     aclTensor* acl = nullptr;
     size_t owner = kNotOwned;
+    bool data_dependent = false;  // its extent is the view shape the kernel sets (ShapeRule kBound*)
   };
   // Names an argument in messages, built only when a message is ("abs() argument 'self'[2]").
   class Label final : public ArgumentName {
@@ -787,6 +794,8 @@ class Call {
   void execute(void* phase1, Trampoline trampoline, void* ctx);
   py::object results();
   void synchronize_and_download();
+  // The data-dependent outputs as the view shapes their kernel set (after the stream has run).
+  void shrink_to_written();
   // Waits for the call's stream; a wait Ctrl-C interrupts leaves the host arrays of queued
   // transfers held by the stream (they outlive the call until the transfers have run).
   void synchronize_stream();
@@ -806,7 +815,10 @@ class Call {
                     const Label& label);
   // A new output of `shape` and `dtype` (on the device, and a host array in host mode);
   // `list_member`: its aclTensor is the call's own, for the list that will own it.
-  Slot* allocated_slot(const Dims& shape, aclDataType dtype, const Label& label, bool list_member = false);
+  // list_member: the list owns the member's aclTensor; data_dependent: the kernel sets its view
+  // shape (ShapeRule's bound_* rules), so the call owns its descriptor.
+  Slot* allocated_slot(const Dims& shape, aclDataType dtype, const Label& label, bool list_member = false,
+                       bool data_dependent = false);
   // The members of list parameter `param` (null when it has none).
   const std::vector<Slot*>* list_members(int param) const;
   // `second`: the shape of the rule's second input (a product's right operand), null when none.
@@ -824,6 +836,7 @@ class Call {
   bool device_mode_ = false;           // some tensor input is an aclnn.Tensor
   bool uploads_ = false;               // some host array goes to the device
   bool downloads_ = false;             // some result goes back to a host array
+  bool data_dependent_ = false;        // some output's extent is read back after the run
   bool host_reads_pending_ = false;    // uploads are queued and the stream has not been synchronised
   // Slots: the first few inline, the rest on the heap (a list argument can have many). The inline
   // ones are constructed when used: a call uses two to four, and building and destroying all of

@@ -719,6 +719,38 @@ void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims*
       if (pool_shape(plan.shape_rule, plan.spatial, args, first, &pooled)) *shape = pooled;
       break;
     }
+    case ShapeRule::kBoundFlat: case ShapeRule::kBoundNonzero: case ShapeRule::kBoundNonzeroT: {
+      // The most the data can give: every element selected (masked_select's self broadcast with
+      // its mask), every element distinct, every element nonzero.
+      Dims joint = first;
+      if (second) broadcast(joint, *second);
+      int64_t n = 1;
+      for (int64_t d : joint) n *= d;
+      const int64_t rank = static_cast<int64_t>(first.size());
+      *shape = plan.shape_rule == ShapeRule::kBoundFlat ? Dims{n}
+               : plan.shape_rule == ShapeRule::kBoundNonzero ? Dims{n, rank} : Dims{rank, n};
+      break;
+    }
+    case ShapeRule::kBoundDim: case ShapeRule::kBoundDimLength: case ShapeRule::kDimLength: {
+      // With a dim in range, slices along it (unique_dim; unique_consecutive, whose dim 1000 or
+      // any out of range means the flattened input): the values keep the input's shape, the
+      // counts and the inverse one per slice. Else elements: [N] (the inverse: the input's shape).
+      Dims dims;
+      const int64_t rank = static_cast<int64_t>(first.size());
+      int64_t n = 1;
+      for (int64_t d : first) n *= d;
+      if (args.dims && !args.dims.is_none() && dims_of(args.dims, &dims) && dims.size() == 1 && rank > 0 &&
+          dims[0] >= -rank && dims[0] < rank) {
+        const int64_t along = first[static_cast<size_t>(dims[0] < 0 ? dims[0] + rank : dims[0])];
+        if (plan.shape_rule != ShapeRule::kBoundDim) *shape = Dims{along};
+      } else if (plan.shape_rule != ShapeRule::kDimLength) {
+        *shape = Dims{n};
+      }
+      break;
+    }
+    case ShapeRule::kOne:
+      *shape = Dims{1};
+      break;
     default:
       break;
   }
@@ -804,10 +836,11 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
     throw py::type_error(label.str() + " cannot be allocated: the inputs give " + dtype_name(dtype) +
                          ", which the page does not list for it (" + listed + "); pass out=");
   }
-  return allocated_slot(shape, dtype, label);
+  return allocated_slot(shape, dtype, label, false, data_dependent(plan->shape_rule));
 }
 
-Call::Slot* Call::allocated_slot(const Dims& shape, aclDataType dtype, const Label& label, bool list_member) {
+Call::Slot* Call::allocated_slot(const Dims& shape, aclDataType dtype, const Label& label, bool list_member,
+                                 bool data_dependent) {
   const DTypeInfo* info = dtype_info(dtype);
   if (info == nullptr || info->size == 0)
     throw py::type_error(label.str() + " cannot be allocated as " + dtype_name(dtype) + "; pass out=");
@@ -839,8 +872,17 @@ Call::Slot* Call::allocated_slot(const Dims& shape, aclDataType dtype, const Lab
     downloads_ = true;
     slot->result = host;
   }
-  if (list_member) own_descriptor(slot);  // the list owns (and destroys) its members' aclTensors
-  else slot->acl = device_mode_ ? describe_result(slot->result, spec_.api) : t.storage->describe_fresh(t, spec_.api);
+  if (list_member) {
+    own_descriptor(slot);  // the list owns (and destroys) its members' aclTensors
+  } else if (data_dependent) {
+    // The kernel changes this descriptor's view: the call's own, never the block's cached one
+    // (which a later call of the bound's layout would take).
+    slot->data_dependent = true;
+    data_dependent_ = true;
+    own_descriptor(slot);
+  } else {
+    slot->acl = device_mode_ ? describe_result(slot->result, spec_.api) : t.storage->describe_fresh(t, spec_.api);
+  }
   return slot;
 }
 
@@ -969,7 +1011,39 @@ void Call::execute(void* phase1, Trampoline trampoline, void* ctx) {
     Slot& slot = slot_at(i);
     if (slot.written && !slot.made) slot.device->storage->written_on(stream_);
   }
-  if (uploads_ || downloads_ || runtime_.launch_blocking()) synchronize_and_download();
+  if (uploads_ || downloads_ || data_dependent_ || runtime_.launch_blocking()) synchronize_and_download();
+  if (data_dependent_) shrink_to_written();
+}
+
+void Call::shrink_to_written() {
+  const auto get_view_shape = runtime_.abi().aclGetViewShape;
+  for (size_t i = 0; i < slot_count_; ++i) {
+    Slot& slot = slot_at(i);
+    if (!slot.data_dependent) continue;
+    if (get_view_shape == nullptr)
+      throw AclnnFailure{ACLNN_ERR_INNER_NULLPTR, spec_.api, "aclGetViewShape",
+                         "the backend exports no aclGetViewShape, which reads back the extent of a data-dependent output"};
+    int64_t* dims = nullptr;
+    uint64_t rank = 0;
+    const aclnnStatus status = get_view_shape(slot.acl, &dims, &rank);
+    if (status != ACLNN_SUCCESS) throw AclnnFailure{status, spec_.api, "aclGetViewShape", runtime_.recent_error()};
+    Dims shape(dims, dims + rank);
+    delete[] dims;  // CANN's contract: the caller releases the array with delete[]
+    // The kernel wrote the elements contiguously from the first: the result is their view.
+    if (slot.made) {
+      py::array whole = py::reinterpret_borrow<py::array>(slot.result);
+      int64_t n = 1;
+      for (int64_t d : shape) n *= d;
+      py::object flat = whole.attr("reshape")(-1);
+      py::tuple dims_tuple(shape.size());
+      for (size_t d = 0; d < shape.size(); ++d) dims_tuple[d] = py::int_(shape[d]);
+      slot.result = flat[py::slice(0, static_cast<py::ssize_t>(n), 1)].attr("reshape")(dims_tuple);
+    } else {
+      DeviceTensor& t = device_tensor_of(slot.result);
+      t.strides = contiguous_strides(shape);
+      t.shape = shape;
+    }
+  }
 }
 
 // One synchronisation: host arrays were read by the stream (uploads) or are written from it

@@ -63,7 +63,8 @@ namespace aclnn_loader {
   X(aclrtGetSocName)                       \
   X(aclrtGetDeviceCount)                   \
   X(aclrtEventElapsedTime)                 \
-  X(aclrtStreamQuery)
+  X(aclrtStreamQuery)                      \
+  X(aclGetViewShape)
 
 // The typed function table. decltype of our own declarations (never called directly, so the
 // bindings have no link-time dependency on any CANN library).

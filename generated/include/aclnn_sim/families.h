@@ -63,6 +63,28 @@ struct SelectFamily {
   static constexpr const char* kOpNames[] = { "where", "masked_fill" };
 };
 
+// dynamic: outputs whose extent the data decides (masked_select, nonzero, unique and its variants: the output's view shape set by the kernel), and equal.
+struct DynamicFamily {
+  struct Op {
+    enum : int8_t { kMaskedSelect, kNonzero, kNonzeroT, kUnique, kUniqueConsecutive, kUniqueDim, kEqual };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kMask, kOther, kSorted, kReturnInverse, kReturnCounts, kDim, kOut, kInverse, kCounts };
+  };
+  static constexpr const char* kOpNames[] = { "masked_select", "nonzero", "nonzero_t", "unique", "unique_consecutive", "unique_dim", "equal" };
+};
+
+// advanced: PyTorch's advanced indexing: gathers by a list of index tensors and masks, and writes (replacing or accumulating) through them; masked_scatter, put, index_fill, scatter_nd_update and scatter_update.
+struct AdvancedFamily {
+  struct Op {
+    enum : int8_t { kIndex, kIndexPut, kMaskedScatter, kPut, kIndexFill, kScatterNdUpdate, kScatterUpdate };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kIndices, kIndex, kValues, kAccumulate, kDim, kValue, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "index", "index_put", "masked_scatter", "put", "index_fill", "scatter_nd_update", "scatter_update" };
+};
+
 // shape: copies between views, bit for bit within a dtype and converting between dtypes: casts, broadcasting copies, concatenation, stacking, splitting, permutations, broadcasts, flips, rolls, triangles, constant padding, repeats and slices.
 struct ShapeFamily {
   struct Op {
@@ -88,15 +110,37 @@ struct SoftmaxFamily {
 // norm: statistics over the trailing (layer/rms), group or batch dimensions, computed in float (double for DOUBLE); mean/rstd outputs.
 struct NormFamily {
   struct Op {
-    enum : int8_t { kLayerNorm, kRmsNorm, kAddRmsNorm, kGroupNorm, kBatchNorm, kGemmaRmsNorm };
+    enum : int8_t { kLayerNorm, kRmsNorm, kAddRmsNorm, kGroupNorm, kBatchNorm, kGemmaRmsNorm, kGroupNormSilu, kAddLayerNorm, kDeepNorm, kAddRmsNormCast };
   };
   struct Role {
-    enum : int8_t { kInput, kInput2, kNormalizedShape, kWeight, kBias, kRunningMean, kRunningVar, kEps, kTraining, kMomentum, kGroup, kOut, kMean, kRstd, kSumOut };
+    enum : int8_t { kInput, kInput2, kNormalizedShape, kWeight, kBias, kRunningMean, kRunningVar, kEps, kTraining, kMomentum, kGroup, kOut, kMean, kRstd, kSumOut, kInput3, kAlpha, kAdditionalOutput, kOut2 };
   };
   struct Option {
     enum : int8_t { kEps };
   };
-  static constexpr const char* kOpNames[] = { "layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm" };
+  static constexpr const char* kOpNames[] = { "layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm", "group_norm_silu", "add_layer_norm", "deep_norm", "add_rms_norm_cast" };
+};
+
+// norm_grad: the normalisations' backward from the forward's saved mean and rstd (batch norm's running statistics in inference), computed in float (double for DOUBLE).
+struct NormGradFamily {
+  struct Op {
+    enum : int8_t { kLayerNormBackward, kRmsNormGrad, kGroupNormBackward, kBatchNormBackward, kAddLayerNormGrad, kDeepNormGrad };
+  };
+  struct Role {
+    enum : int8_t { kGradOut, kInput, kNormalizedShape, kMean, kRstd, kWeight, kRunningMean, kRunningVar, kTraining, kEps, kGroup, kOutputMask, kGradInput, kGradWeight, kGradBias, kInput2, kAlpha, kGradSum, kGradInput2 };
+  };
+  static constexpr const char* kOpNames[] = { "layer_norm_backward", "rms_norm_grad", "group_norm_backward", "batch_norm_backward", "add_layer_norm_grad", "deep_norm_grad" };
+};
+
+// sync_batch_norm: per-channel statistics, their merge over devices and the normalisation and backward steps of a synchronised batch norm, in float (double for DOUBLE).
+struct SyncBatchNormFamily {
+  struct Op {
+    enum : int8_t { kStats, kReduce, kElemt, kElemtBackward, kReduceBackward, kGatherStatsWithCounts, kGatherStats };
+  };
+  struct Role {
+    enum : int8_t { kInput, kGradOut, kWeight, kBias, kMean, kInvstd, kEps, kMomentum, kRunningMean, kRunningVar, kCounts, kSumDy, kSumDyXmu, kInputG, kWeightG, kBiasG, kOut, kGradWeight, kGradBias, kSum, kSquareSum, kMeanOut, kInvstdOut };
+  };
+  static constexpr const char* kOpNames[] = { "stats", "reduce", "elemt", "elemt_backward", "reduce_backward", "gather_stats_with_counts", "gather_stats" };
 };
 
 // matmul: on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE and the integers (exact up to 2^53).
@@ -111,6 +155,31 @@ struct MatmulFamily {
     enum : int8_t { kBeta, kAlpha };
   };
   static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm" };
+};
+
+// conv: im2col + GEMM on the BLAS (OpenBLAS sgemm; FLOAT16 and BFLOAT16 converted to float), its transpose (col2im) for the input's gradient and transposed convolutions.
+struct ConvFamily {
+  struct Op {
+    enum : int8_t { kConvolution, kConvolutionBackward, kDepthwise2d, kTbc, kTbcBackward, kIm2col, kUnfoldGrad };
+  };
+  struct Role {
+    enum : int8_t { kInput, kWeight, kBias, kBiasSizes, kStride, kPadding, kDilation, kTransposed, kOutputPadding, kGroups, kKernelSize, kPad, kGradOutput, kOutputMask, kCubeMathType, kOut, kGradInput, kGradWeight, kGradBias, kInputSizes, kDim, kSize, kStep };
+  };
+  static constexpr const char* kOpNames[] = { "convolution", "convolution_backward", "depthwise2d", "tbc", "tbc_backward", "im2col", "unfold_grad" };
+};
+
+// pool: sliding-window max and average pools (kernel, stride, padding, dilation, ceil mode, count_include_pad, divisor_override), adaptive pools, reflection and replication padding, their backward, and max unpooling, over the trailing 1 to 3 dimensions.
+struct PoolFamily {
+  struct Op {
+    enum : int8_t { kMaxPool, kAvgPool, kAdaptiveAvg, kAdaptiveMax, kReflectionPad, kReplicationPad, kMaxPoolBackward, kAvgPoolBackward, kAdaptiveAvgBackward, kAdaptiveMaxBackward, kReflectionPadBackward, kReplicationPadBackward, kMaxUnpool, kMaxPoolMask };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kGradOutput, kIndices, kKernel, kStride, kPadding, kDilation, kCeilMode, kCountIncludePad, kDivisorOverride, kOutputSize, kOut, kOutIndices };
+  };
+  struct Option {
+    enum : int8_t { kSpatial };
+  };
+  static constexpr const char* kOpNames[] = { "max_pool", "avg_pool", "adaptive_avg", "adaptive_max", "reflection_pad", "replication_pad", "max_pool_backward", "avg_pool_backward", "adaptive_avg_backward", "adaptive_max_backward", "reflection_pad_backward", "replication_pad_backward", "max_unpool", "max_pool_mask" };
 };
 
 // foreach: the semantics' elementwise kernel over each tensor of aclTensorLists: member i of every list (a scalar list's value i, a one-element tensor broadcast) gives out's member i, through the elementwise engine; and each member's p-norm.
@@ -146,19 +215,49 @@ struct AmpFamily {
   static constexpr const char* kOpNames[] = { "unscale", "update_scale" };
 };
 
+// creation: arange's [start, end) and range's [start, end] by step, linspace's steps values from start to end, eye's n x m identity; out= of the result's size, any dtype its page lists.
+struct CreationFamily {
+  struct Op {
+    enum : int8_t { kArange, kRange, kLinspace, kEye };
+  };
+  struct Role {
+    enum : int8_t { kStart, kEnd, kStep, kSteps, kN, kM, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "arange", "range", "linspace", "eye" };
+};
+
+// counting: the trace of a matrix; histc's counts of self in bins equal parts of [min, max] (self's own range when min == max); bucketize's and searchsorted's positions of values in a sorted sequence (the innermost rows of an N-d one, through a sorter's order), left or right of equal values.
+struct CountingFamily {
+  struct Op {
+    enum : int8_t { kTrace, kHistc, kBucketize, kSearchsorted };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kSequence, kBins, kMin, kMax, kOutInt32, kRight, kSorter, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "trace", "histc", "bucketize", "searchsorted" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanCumulative(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSelect(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanDynamic(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanSyncBatchNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanConv(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanForeach(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAmp(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanCreation(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanCounting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 

@@ -100,6 +100,11 @@ struct ScalarValue {
 // can destroy.
 ACLSIM_EXPORT bool GetTensor(const aclTensor* tensor, TensorDesc* out);
 ACLSIM_EXPORT bool GetScalar(const aclScalar* scalar, ScalarValue* out);
+// A kernel whose output's extent depends on the data (masked_select, nonzero, unique) sets the
+// output aclTensor's view to what it wrote, contiguous from its first element, as CANN's kernels
+// do: the caller allocates the largest, synchronises and reads the shape back (aclGetViewShape).
+// False when the tensor has been destroyed meanwhile (nobody can read its shape then).
+ACLSIM_EXPORT bool SetTensorView(const aclTensor* tensor, const Dims& view);
 ACLSIM_EXPORT bool GetIntArray(const aclIntArray* array, std::vector<int64_t>* out);
 ACLSIM_EXPORT bool GetFloatArray(const aclFloatArray* array, std::vector<float>* out);
 ACLSIM_EXPORT bool GetBoolArray(const aclBoolArray* array, std::vector<bool>* out);

@@ -54,6 +54,7 @@ struct Objects {
   Registry<ScalarListObject> scalar_lists{0x57};
   Registry<Executor> executors{0x58};
   aclnn_bindgen::SpinLock ownership;  // list creation and destruction against single destroys
+  aclnn_bindgen::SpinLock views;      // a kernel's SetTensorView against the readers of a desc
 };
 
 Objects& State() {
@@ -227,7 +228,19 @@ bool ScalarValue::AsBool() const { return AsDouble() != 0.0; }
 bool GetTensor(const aclTensor* tensor, TensorDesc* out) {
   auto object = State().tensors.Find(tensor);
   if (!object) return SetError("not a live aclTensor"), false;
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(State().views);
   *out = object->desc;
+  return true;
+}
+
+bool SetTensorView(const aclTensor* tensor, const Dims& view) {
+  auto object = State().tensors.Find(tensor);
+  if (!object) return false;
+  Dims strides(view.size(), 1);
+  for (size_t i = view.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<int64_t>(view[i], 1);
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(State().views);
+  object->desc.view = view;
+  object->desc.strides = strides;
   return true;
 }
 

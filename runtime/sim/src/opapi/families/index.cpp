@@ -887,18 +887,6 @@ bool Broadcasts(const Dims& from, const Dims& to) {
   return true;
 }
 
-bool BroadcastShape(const Dims& a, const Dims& b, Dims* out) {
-  const size_t rank = std::max(a.size(), b.size());
-  out->assign(rank, 1);
-  for (size_t d = 0; d < rank; ++d) {
-    const int64_t x = d < rank - a.size() ? 1 : a[d - (rank - a.size())];
-    const int64_t y = d < rank - b.size() ? 1 : b[d - (rank - b.size())];
-    if (x != y && x != 1 && y != 1) return false;
-    (*out)[d] = x == 1 ? y : x;
-  }
-  return true;
-}
-
 }  // namespace
 
 aclnnStatus PlanSelect(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {

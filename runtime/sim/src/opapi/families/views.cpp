@@ -304,6 +304,19 @@ void DenseTarget::Finish() const {
   if (data_ != dst_.first) CopyElements(ref_, dst_);
 }
 
+bool BroadcastShape(const Dims& a, const Dims& b, Dims* out) {
+  const size_t rank = std::max(a.size(), b.size());
+  Dims joint(rank, 1);  // `out` may be `a` or `b`
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t x = d < rank - a.size() ? 1 : a[d - (rank - a.size())];
+    const int64_t y = d < rank - b.size() ? 1 : b[d - (rank - b.size())];
+    if (x != y && x != 1 && y != 1) return false;
+    joint[d] = x == 1 ? y : x;
+  }
+  *out = joint;
+  return true;
+}
+
 const int64_t* IndexValues(const TensorRef& t, int scratch) {
   return static_cast<const int64_t*>(ContiguousAs(t, ComputeType::kInt64, scratch));
 }
