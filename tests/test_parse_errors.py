@@ -131,3 +131,19 @@ def test_prose_heads_without_parentheses():
             "  ACLNN_ERR_PARAM_INVALID 161002: 1. self的数据类型不在支持的范围之内。\n")
     assert [e[:2] + e[3:4] for e in errors(text)] == [
         (161001, "ACLNN_ERR_PARAM_NULLPTR", C.NULL_POINTER), (161002, "ACLNN_ERR_PARAM_INVALID", C.UNSUPPORTED_DTYPE)]
+
+
+def test_tensors_an_error_row_qualifies_with_non_null_are_optional():
+    from gen.ir import ErrorCase, ParamKind
+    from gen.parse.api_page import _optional_where_errors_say_non_null
+    from tests.factories import make_param
+
+    # aclnnBatchNormBackward's rows: a list qualified by 非空时, and names each qualified in parentheses;
+    # an int array "非空时" is non-empty, not non-null.
+    params = [make_param(n) for n in ("gradOut", "weight", "runningMean", "gradWeight", "gradBias", "input")]
+    params.append(make_param("dims", kind=ParamKind.INT_ARRAY))
+    errors = [ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "weight，runningMean非空时，数据类型不在支持的范围之内。"),
+              ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "input，gradWeight（非空时），gradBias（非空时）的shape长度不相等。"),
+              ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "当dims非空时，gradOut的shape不对。")]
+    optional = {p.name for p in _optional_where_errors_say_non_null(params, errors) if p.optional}
+    assert optional == {"weight", "runningMean", "gradWeight", "gradBias"}

@@ -306,6 +306,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     params = list(with_error_table_relations(params, errors))
     constraint_lines = [text for _, text in _constraint_lines(constraints_section.blocks if constraints_section else ())]
     params = [_with_reserved(param, entry, constraint_lines) for param, entry in zip(params, matched)]
+    params = _optional_where_errors_say_non_null(params, errors)
 
     formula = _formula(function)
     constraints = _section_text(constraints_section) if constraints_section else ""
@@ -556,6 +557,27 @@ _NOT_ONLY_NULL = re.compile(r"或(?:者)?空\s*tensor|传入size|非空|值大�
                             r"传入(?:false|true|0)", re.I)
 # A constraints line that reserves parameters by name: "`quantScaleOptional`和`quantOffsetOptional`为预留参数，...".
 _RESERVES = re.compile(r"(?:为|是|are|is)\s*(?:a\s+)?(?:预留参数|保留参数|reserved)", re.I)
+
+
+# "weight，runningMean，saveMean非空时，数据类型…": every name of the list 非空时 (when not null)
+# follows; "gradWeight（非空时）": the one name before the parenthesis.
+_NON_NULL_LIST = re.compile(r"((?:[A-Za-z_]\w*\s*[、，,和与或及]\s*)*[A-Za-z_]\w*)\s*非空时")
+_NON_NULL_ONE = re.compile(r"([A-Za-z_]\w*)\s*[（(]\s*非空时\s*[）)]")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def _optional_where_errors_say_non_null(params: Sequence[Param], errors: Sequence[ErrorCase]) -> list[Param]:
+    """The tensors an error row qualifies with 非空时 ("when not null": aclnnBatchNormBackward's
+    "weight，runningMean，runningVar，saveMean，saveInvstd非空时，数据类型…不在支持的范围之内",
+    "gradWeight（非空时）") made optional: the page says a null pointer is a valid argument there,
+    though their names lack the Optional suffix (nn.BatchNorm2d(affine=False) passes a null weight)."""
+    pointers = {p.name for p in params if p.kind in (ParamKind.TENSOR, ParamKind.TENSOR_LIST) and not p.optional}
+    named: set[str] = set()
+    for error in errors:
+        for match in _NON_NULL_LIST.finditer(error.condition):
+            named.update(n for n in _NAME.findall(match.group(1)) if n in pointers)
+        named.update(n for n in _NON_NULL_ONE.findall(error.condition) if n in pointers)
+    return [dataclasses.replace(p, optional=True) if p.name in named else p for p in params]
 
 
 def _with_reserved(param: Param, entry: Optional[ParamEntry], constraints: Sequence[str] = ()) -> Param:

@@ -4256,7 +4256,7 @@ def batch_norm(input: _HostArray, weight: _HostArray | None, bias: _HostArray | 
 
 # aclnnBatchNormBackward (op_docs/aclnnBatchNormBackward.md:65)
 @overload
-def batch_norm_backward(grad_out: Tensor, input: _TensorLike, weight: _TensorLike, running_mean: _TensorLike, running_var: _TensorLike, save_mean: _TensorLike, save_invstd: _TensorLike, training: bool, eps: float, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def batch_norm_backward(grad_out: Tensor, input: _TensorLike, weight: _TensorLike | None, running_mean: _TensorLike | None, running_var: _TensorLike | None, save_mean: _TensorLike | None, save_invstd: _TensorLike | None, training: bool, eps: float, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     """Runs aclnnBatchNormBackward (both phases) on the active backend.
 
     - 接口功能：aclnnBatchNorm的反向传播。用于计算输入张量的梯度，以便在反向传播过程中更新模型参数。
@@ -4292,23 +4292,23 @@ def batch_norm_backward(grad_out: Tensor, input: _TensorLike, weight: _TensorLik
         input (const aclTensor*, in): 表示正向的输入Tensor，对应公式中的`x`。
         dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16; on Ascend310P: FLOAT, FLOAT16; rank 2-8; formats NC, NCL, NCHW, NHWC, NCDHW, NDHWC, ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 数据类型、shape、数据格式均需要与`gradOut`保持一致。
-    weight : array_like or aclnn.Tensor
+    weight : array_like or aclnn.Tensor or None
         weight (const aclTensor*, in): 表示权重Tensor，对应公式中的`weight`。
         dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16; on Ascend310P: FLOAT, FLOAT16; rank 1; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 shape长度与入参`input`中channel轴的长度相等。
-    running_mean : array_like or aclnn.Tensor
+    running_mean : array_like or aclnn.Tensor or None
         runningMean (const aclTensor*, in): 表示训练期间计算的平均值，对应公式中的`runningMean`。
         dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16; on Ascend310P: FLOAT, FLOAT16; rank 1; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 shape长度与入参`input`中channel轴的长度相等。
-    running_var : array_like or aclnn.Tensor
+    running_var : array_like or aclnn.Tensor or None
         runningVar (const aclTensor*, in): 表示训练期间计算的方差，对应公式中的`runningVar`。
         dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16; on Ascend310P: FLOAT, FLOAT16; rank 1; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 数值为非负数。 shape长度与入参`input`中channel轴的长度相等。
-    save_mean : array_like or aclnn.Tensor
+    save_mean : array_like or aclnn.Tensor or None
         saveMean (const aclTensor*, in): 表示保存的均值，对应公式中的`saveMean`。
         dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16; on Ascend310P: FLOAT, FLOAT16; rank 1; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 shape长度与入参`input`中channel轴的长度相等，或在推理场景下长度为0。
-    save_invstd : array_like or aclnn.Tensor
+    save_invstd : array_like or aclnn.Tensor or None
         saveInvstd (const aclTensor*, in): 表示保存的标准差的倒数，分别对应公式中的(Var(x) + eps)开平方的倒数。
         dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16; on Ascend310P: FLOAT, FLOAT16; rank 1; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 数值为非负数。 shape长度与入参`input`中channel轴的长度相等，或在推理场景下长度为0。
@@ -4380,25 +4380,25 @@ def batch_norm_backward(grad_out: Tensor, input: _TensorLike, weight: _TensorLik
     Source: op_docs/aclnnBatchNormBackward.md:65
     """
 @overload
-def batch_norm_backward(grad_out: _TensorLike, input: Tensor, weight: _TensorLike, running_mean: _TensorLike, running_var: _TensorLike, save_mean: _TensorLike, save_invstd: _TensorLike, training: bool, eps: float, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def batch_norm_backward(grad_out: _TensorLike, input: Tensor, weight: _TensorLike | None, running_mean: _TensorLike | None, running_var: _TensorLike | None, save_mean: _TensorLike | None, save_invstd: _TensorLike | None, training: bool, eps: float, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     ...
 @overload
-def batch_norm_backward(grad_out: _TensorLike, input: _TensorLike, weight: Tensor, running_mean: _TensorLike, running_var: _TensorLike, save_mean: _TensorLike, save_invstd: _TensorLike, training: bool, eps: float, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def batch_norm_backward(grad_out: _TensorLike, input: _TensorLike, weight: Tensor, running_mean: _TensorLike | None, running_var: _TensorLike | None, save_mean: _TensorLike | None, save_invstd: _TensorLike | None, training: bool, eps: float, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     ...
 @overload
-def batch_norm_backward(grad_out: _TensorLike, input: _TensorLike, weight: _TensorLike, running_mean: Tensor, running_var: _TensorLike, save_mean: _TensorLike, save_invstd: _TensorLike, training: bool, eps: float, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def batch_norm_backward(grad_out: _TensorLike, input: _TensorLike, weight: _TensorLike | None, running_mean: Tensor, running_var: _TensorLike | None, save_mean: _TensorLike | None, save_invstd: _TensorLike | None, training: bool, eps: float, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     ...
 @overload
-def batch_norm_backward(grad_out: _TensorLike, input: _TensorLike, weight: _TensorLike, running_mean: _TensorLike, running_var: Tensor, save_mean: _TensorLike, save_invstd: _TensorLike, training: bool, eps: float, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def batch_norm_backward(grad_out: _TensorLike, input: _TensorLike, weight: _TensorLike | None, running_mean: _TensorLike | None, running_var: Tensor, save_mean: _TensorLike | None, save_invstd: _TensorLike | None, training: bool, eps: float, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     ...
 @overload
-def batch_norm_backward(grad_out: _TensorLike, input: _TensorLike, weight: _TensorLike, running_mean: _TensorLike, running_var: _TensorLike, save_mean: Tensor, save_invstd: _TensorLike, training: bool, eps: float, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def batch_norm_backward(grad_out: _TensorLike, input: _TensorLike, weight: _TensorLike | None, running_mean: _TensorLike | None, running_var: _TensorLike | None, save_mean: Tensor, save_invstd: _TensorLike | None, training: bool, eps: float, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     ...
 @overload
-def batch_norm_backward(grad_out: _TensorLike, input: _TensorLike, weight: _TensorLike, running_mean: _TensorLike, running_var: _TensorLike, save_mean: _TensorLike, save_invstd: Tensor, training: bool, eps: float, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def batch_norm_backward(grad_out: _TensorLike, input: _TensorLike, weight: _TensorLike | None, running_mean: _TensorLike | None, running_var: _TensorLike | None, save_mean: _TensorLike | None, save_invstd: Tensor, training: bool, eps: float, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     ...
 @overload
-def batch_norm_backward(grad_out: _HostArray, input: _HostArray, weight: _HostArray, running_mean: _HostArray, running_var: _HostArray, save_mean: _HostArray, save_invstd: _HostArray, training: bool, eps: float, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
+def batch_norm_backward(grad_out: _HostArray, input: _HostArray, weight: _HostArray | None, running_mean: _HostArray | None, running_var: _HostArray | None, save_mean: _HostArray | None, save_invstd: _HostArray | None, training: bool, eps: float, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
     ...
 
 # aclnnBatchNormElemt (op_docs/aclnnBatchNormElemt.md:53)
