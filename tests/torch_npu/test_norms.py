@@ -35,10 +35,12 @@ def test_layer_norm_forward_and_backward(run_npu):
 layer("LayerNorm", lambda: torch.nn.LayerNorm(8), (4, 5, 8))
 layer("LayerNorm 2-D shape", lambda: torch.nn.LayerNorm([5, 8]), (3, 5, 8))
 layer("LayerNorm without affine", lambda: torch.nn.LayerNorm(8, elementwise_affine=False), (4, 8))
-# The backward in FLOAT16 and BFLOAT16 with the FLOAT statistics and FLOAT gradWeight/gradBias
-# op-plugin allocates, and FLOAT parameters (as under autocast). The page refuses the same with
-# FLOAT16 parameters (gradWeightOut in weight's dtype) and the forward in FLOAT16 (meanOut in
-# input's dtype), which op-plugin asks for: phase 1 follows the page there.
+# The module in FLOAT16 and BFLOAT16: op-plugin allocates FLOAT statistics (meanOut, rstdOut) and
+# FLOAT gradWeightOut/gradBiasOut where the pages tie them to the input's and the weight's dtype;
+# the semantics files admit what the framework passes (client_dtypes).
+layer("LayerNorm float16", lambda: torch.nn.LayerNorm(8), (4, 5, 8), dtype=torch.float16, rtol=2e-2, atol=2e-2)
+layer("LayerNorm bfloat16", lambda: torch.nn.LayerNorm(8), (4, 5, 8), dtype=torch.bfloat16, rtol=1e-1, atol=1e-1)
+# The backward in FLOAT16 and BFLOAT16 with FLOAT parameters (as under autocast).
 x, dy, w, b = torch.randn(4, 5, 8), torch.randn(4, 5, 8), torch.randn(8), torch.randn(8)
 _, mean, rstd = torch.native_layer_norm(x, [8], w, b, 1e-5)
 want = torch.ops.aten.native_layer_norm_backward(dy, x, [8], mean, rstd, w, b, [True, True, True])
@@ -64,6 +66,9 @@ layer("BatchNorm2d", lambda: torch.nn.BatchNorm2d(3), (2, 3, 4, 5))
 layer("BatchNorm2d inference", lambda: torch.nn.BatchNorm2d(3), (2, 3, 4, 5), train=False)
 layer("BatchNorm3d", lambda: torch.nn.BatchNorm3d(2), (2, 2, 3, 3, 3))
 layer("BatchNorm2d float16", lambda: torch.nn.BatchNorm2d(3), (2, 3, 4, 5), dtype=torch.float16, rtol=1e-2, atol=1e-2)
+# A null weight and bias, and no running statistics: the page's error rows say which may be null (非空时).
+layer("BatchNorm2d without affine", lambda: torch.nn.BatchNorm2d(3, affine=False), (2, 3, 4, 5))
+layer("BatchNorm2d without running stats", lambda: torch.nn.BatchNorm2d(3, track_running_stats=False), (2, 3, 4, 5))
 """)
 
 
