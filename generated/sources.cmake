@@ -53,6 +53,8 @@ set(ACLNN_EXAMPLES
   baddbmm
   batch_mat_mul
   batch_norm
+  binary_cross_entropy
+  binary_cross_entropy_backward
   bitwise_and_scalar
   bitwise_and_tensor
   bitwise_not
@@ -73,6 +75,8 @@ set(ACLNN_EXAMPLES
   constant_pad_nd
   cos
   cosh
+  cross_entropy_loss
+  cross_entropy_loss_grad
   cummax
   cummin
   cumprod
@@ -212,6 +216,11 @@ set(ACLNN_EXAMPLES
   is_inf
   is_neg_inf
   is_pos_inf
+  kl_div
+  kl_div_backward
+  kl_div_target_backward
+  l1_loss
+  l1_loss_backward
   layer_norm
   layer_norm_with_impl_mode
   le_scalar
@@ -229,6 +238,7 @@ set(ACLNN_EXAMPLES
   log_add_exp2
   log_sigmoid
   log_softmax
+  log_softmax_backward
   log_sum_exp
   logical_and
   logical_or
@@ -249,11 +259,16 @@ set(ACLNN_EXAMPLES
   mish_backward
   mm
   mse_loss
+  mse_loss_backward
   mul
   muls
   mv
   nan_to_num
   neg
+  nll_loss
+  nll_loss2d
+  nll_loss2d_backward
+  nll_loss_backward
   norm
   one_hot
   permute
@@ -290,7 +305,10 @@ set(ACLNN_EXAMPLES
   sinh
   slice
   slice_v2
+  smooth_l1_loss_backward
+  soft_margin_loss_backward
   softmax
+  softmax_backward
   softplus
   softplus_backward
   softshrink
