@@ -198,6 +198,28 @@ FAMILIES: tuple[Family, ...] = (
         doc="statistics over the trailing (layer/rms), group or batch dimensions, computed in float "
             "(double for DOUBLE); mean/rstd outputs"),
     Family(
+        "loss", "PlanLoss",
+        # Pointwise losses (self against target, broadcast) reduced by `reduction` (0 none, 1 mean,
+        # 2 sum), their backwards (grad_output times the derivative, divided by the count for a
+        # mean), the negative log likelihood along the class dimension 1 (nll_loss2d: self
+        # [N, C, H, W]), and the softmax backwards every cross entropy's gradient goes through
+        # (self: the incoming gradient, output: the forward's result).
+        ops=("mse_loss", "l1_loss", "smooth_l1_loss", "soft_margin_loss", "binary_cross_entropy",
+             "binary_cross_entropy_with_logits", "kl_div", "mse_loss_backward", "l1_loss_backward",
+             "smooth_l1_loss_backward", "soft_margin_loss_backward", "binary_cross_entropy_backward",
+             "binary_cross_entropy_with_logits_backward", "kl_div_backward", "nll_loss", "nll_loss_backward",
+             "softmax_backward", "log_softmax_backward"),
+        roles=("self", "target", "grad_output", "weight", "pos_weight", "reduction", "beta", "log_target",
+               "ignore_index", "total_weight", "output", "dim", "out"),
+        required=("self", "out"),
+        op_output_shapes=(("mse_loss", "*", "given"), ("l1_loss", "*", "given"), ("smooth_l1_loss", "*", "given"),
+                          ("soft_margin_loss", "*", "given"), ("binary_cross_entropy", "*", "given"),
+                          ("binary_cross_entropy_with_logits", "*", "given"), ("kl_div", "*", "given"),
+                          ("nll_loss", "*", "given")),
+        doc="pointwise losses reduced by `reduction` (0 none, 1 mean, 2 sum) and their backwards, the negative "
+            "log likelihood and its backward, the softmax and log_softmax backwards; computed in float "
+            "(double for DOUBLE), sums accumulated in double"),
+    Family(
         "matmul", "PlanMatmul",
         ops=("mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm"),
         # bias: the added tensor of addmm & co. (selfRef for the in-place ones, which is also out);

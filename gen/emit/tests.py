@@ -1380,8 +1380,15 @@ class RulePlanner:
                 return [], [], "the base call does not give the tensors' shapes"
             shape = functools.reduce(_broadcast, shapes, ())  # type: ignore[arg-type]
             wrong = (1,) if shape and functools.reduce(lambda x, y: x * y, shape, 1) != 1 else (2,)
-        dtype = self.planner._out_dtype(param)
         values = {**self.base.values, rule.when: value}
+        if param.direction is not Direction.OUT:
+            # A rule on an input (a backward's gradOutput: one element once the forward reduced)
+            # shapes the input itself.
+            accepted = replace(self.base, id=f"{rule.when}={value}", values=values,
+                               shapes={**self.base.shapes, rule.param: shape})
+            return [accepted], [replace(accepted, id=f"{rule.when}={value}-{rule.param}{list(wrong)}",
+                                        shapes={**self.base.shapes, rule.param: wrong})], ""
+        dtype = self.planner._out_dtype(param)
         accepted = replace(self.base, id=f"{rule.when}={value}", values=values, out={**self.base.out, rule.param: dtype},
                            out_shapes={**self.base.out_shapes, rule.param: shape})
         refused = replace(accepted, id=f"{rule.when}={value}-{rule.param}{list(wrong)}",

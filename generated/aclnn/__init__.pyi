@@ -2289,7 +2289,7 @@ def binary_cross_entropy(self: Tensor, target: _TensorLike, weight: _TensorLike,
         - 确定性计算：
           - aclnnBinaryCrossEntropy默认确定性实现。
 
-    Source: op_docs/aclnnBinaryCrossEntropy.md:51 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnBinaryCrossEntropy.md:51
     """
 @overload
 def binary_cross_entropy(self: _TensorLike, target: Tensor, weight: _TensorLike, reduction: int, *, out: _OutArray | None = None) -> Tensor:
@@ -2387,7 +2387,7 @@ def binary_cross_entropy_backward(grad_output: Tensor, self: _TensorLike, target
         - 确定性计算：
           - aclnnBinaryCrossEntropyBackward默认确定性实现。
 
-    Source: op_docs/aclnnBinaryCrossEntropyBackward.md:61 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnBinaryCrossEntropyBackward.md:61
     """
 @overload
 def binary_cross_entropy_backward(grad_output: _TensorLike, self: Tensor, target: _TensorLike, weight_optional: _TensorLike | None, reduction: int, *, out: _OutArray | None = None) -> Tensor:
@@ -2491,7 +2491,7 @@ def binary_cross_entropy_with_logits(self: Tensor, target: _TensorLike, weight_o
         - 确定性计算：
           - aclnnBinaryCrossEntropyWithLogits 默认确定性实现。
 
-    Source: op_docs/aclnnBinaryCrossEntropyWithLogits.md:54 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnBinaryCrossEntropyWithLogits.md:54
     """
 @overload
 def binary_cross_entropy_with_logits(self: _TensorLike, target: Tensor, weight_optional: _TensorLike | None, pos_weight_optional: _TensorLike | None, reduction: int | None, *, out: _OutArray | None = None) -> Tensor:
@@ -2606,7 +2606,7 @@ def binary_cross_entropy_with_logits_backward(grad_output: Tensor, self: _Tensor
         - 确定性计算：
           - aclnnBinaryCrossEntropyWithLogitsBackward 默认确定性实现。
 
-    Source: op_docs/aclnnBinaryCrossEntropyWithLogitsBackward.md:65 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnBinaryCrossEntropyWithLogitsBackward.md:65
     """
 @overload
 def binary_cross_entropy_with_logits_backward(grad_output: _TensorLike, self: Tensor, target: _TensorLike, weight_optional: _TensorLike | None, pos_weight_optional: _TensorLike | None, reduction: int, *, out: _OutArray | None = None) -> Tensor:
@@ -14519,7 +14519,7 @@ def kl_div(self: Tensor, target: _TensorLike, reduction: int, log_target: bool, 
         - 确定性计算：
           - aclnnKlDiv默认确定性实现。
 
-    Source: op_docs/aclnnKlDiv.md:56 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnKlDiv.md:56
     """
 @overload
 def kl_div(self: _TensorLike, target: Tensor, reduction: int, log_target: bool, *, out: _OutArray | None = None) -> Tensor:
@@ -14588,7 +14588,7 @@ def kl_div_backward(grad_output: Tensor, self: _TensorLike, target: _TensorLike,
         - 确定性计算：
           - aclnnKlDivBackward默认确定性实现。
 
-    Source: op_docs/aclnnKlDivBackward.md:18 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnKlDivBackward.md:18
     """
 @overload
 def kl_div_backward(grad_output: _TensorLike, self: Tensor, target: _TensorLike, reduction: int, log_target: bool, *, out: _OutArray | None = None) -> Tensor:
@@ -14764,7 +14764,7 @@ def l1_loss(self: Tensor, target: _TensorLike, reduction: int, *, out: _OutArray
           - aclnnL1Loss默认确定性实现。
         - LpLoss中p为计算loss的参数，只支持p=1，aclnn接口名称为aclnnL1Loss。
 
-    Source: op_docs/aclnnL1Loss.md:54 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnL1Loss.md:54
     """
 @overload
 def l1_loss(self: _TensorLike, target: Tensor, reduction: int, *, out: _OutArray | None = None) -> Tensor:
@@ -14830,7 +14830,7 @@ def l1_loss_backward(grad_output: Tensor, self: _TensorLike, target: _TensorLike
         - 确定性计算：
           - aclnnL1LossBackward默认确定性实现。
 
-    Source: op_docs/aclnnL1LossGrad.md:20 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnL1LossGrad.md:20
     """
 @overload
 def l1_loss_backward(grad_output: _TensorLike, self: Tensor, target: _TensorLike, reduction: int, *, out: _OutArray | None = None) -> Tensor:
@@ -16180,7 +16180,7 @@ def log_softmax_backward(grad_output: Tensor, output: _TensorLike, dim: int, *, 
         - 确定性计算：
           - aclnnLogSoftmaxBackward默认确定性实现。
 
-    Source: op_docs/aclnnLogSoftmaxBackward.md:40 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnLogSoftmaxBackward.md:40
     """
 @overload
 def log_softmax_backward(grad_output: _TensorLike, output: Tensor, dim: int, *, out: _OutArray | None = None) -> Tensor:
@@ -17665,7 +17665,7 @@ def mse_loss(self: Tensor, target: _TensorLike, reduction: int, *, out: _OutArra
         - 确定性计算：
           - aclnnMseLoss默认确定性实现。
 
-    Source: op_docs/aclnnMseLoss.md:53 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnMseLoss.md:53
     """
 @overload
 def mse_loss(self: _TensorLike, target: Tensor, reduction: int, *, out: _OutArray | None = None) -> Tensor:
@@ -17748,7 +17748,7 @@ def mse_loss_backward(grad_output: Tensor, self: _TensorLike, target: _TensorLik
         - 确定性计算：
           - aclnnMseLossBackward默认确定性实现。
 
-    Source: op_docs/aclnnMseLossBackward.md:49 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnMseLossBackward.md:49
     """
 @overload
 def mse_loss_backward(grad_output: _TensorLike, self: Tensor, target: _TensorLike, reduction: int, *, out: _OutArray | None = None) -> Tensor:
@@ -18052,7 +18052,7 @@ def nll_loss(self: Tensor, target: _TensorLike, weight: _TensorLike, reduction: 
         - 确定性计算：
           - aclnnNLLLoss默认非确定性实现，支持通过aclrtCtxSetSysParamOpt开启确定性。
 
-    Source: op_docs/aclnnNLLLoss.md:44 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnNLLLoss.md:44
     """
 @overload
 def nll_loss(self: _TensorLike, target: Tensor, weight: _TensorLike, reduction: int, ignore_index: int, *, out: tuple[_OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor]:
@@ -18144,7 +18144,7 @@ def nll_loss2d(self: Tensor, target: _TensorLike, weight: _TensorLike, reduction
         - 确定性计算：
           - aclnnNLLLoss2d默认非确定性实现，支持通过aclrtCtxSetSysParamOpt开启确定性。
 
-    Source: op_docs/aclnnNLLLoss2d.md:40 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnNLLLoss2d.md:40
     """
 @overload
 def nll_loss2d(self: _TensorLike, target: Tensor, weight: _TensorLike, reduction: int, ignore_index: int, *, out: tuple[_OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor]:
@@ -18233,7 +18233,7 @@ def nll_loss2d_backward(grad_output: Tensor, self: _TensorLike, target: _TensorL
         - 确定性计算：
           - aclnnNLLLoss2dBackward默认确定性实现。
 
-    Source: op_docs/aclnnNLLLoss2dBackward.md:23 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnNLLLoss2dBackward.md:23
     """
 @overload
 def nll_loss2d_backward(grad_output: _TensorLike, self: Tensor, target: _TensorLike, weight: _TensorLike, reduction: int, ignore_index: int, total_weight: _TensorLike, *, out: _OutArray | None = None) -> Tensor:
@@ -18345,7 +18345,7 @@ def nll_loss_backward(grad_output: Tensor, self: _TensorLike, target: _TensorLik
         - 确定性计算：
           - aclnnNLLLossBackward默认确定性实现。
 
-    Source: op_docs/aclnnNLLLossBackward.md:50 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnNLLLossBackward.md:50
     """
 @overload
 def nll_loss_backward(grad_output: _TensorLike, self: Tensor, target: _TensorLike, weight: _TensorLike, reduction: int, ignore_index: int, total_weight: _TensorLike, *, out: _OutArray | None = None) -> Tensor:
@@ -21715,7 +21715,7 @@ def smooth_l1_loss(self: Tensor, target: _TensorLike, reduction: int, beta: floa
         - 建议 beta 传入正数；当前实现中非正数会按默认值处理。
         - reduction=none 输出逐元素; reduction=mean/sum 输出标量。
 
-    Source: op_docs/aclnnsmoothl1lossv2.md:45 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnsmoothl1lossv2.md:45
     """
 @overload
 def smooth_l1_loss(self: _TensorLike, target: Tensor, reduction: int, beta: float, *, out: _OutArray | None = None) -> Tensor:
@@ -21810,7 +21810,7 @@ def smooth_l1_loss_backward(grad_output: Tensor, self: _TensorLike, target: _Ten
         - 确定性计算：
           - aclnnSmoothL1LossBackward默认确定性实现。
 
-    Source: op_docs/aclnnSmoothL1LossBackward.md:51 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnSmoothL1LossBackward.md:51
     """
 @overload
 def smooth_l1_loss_backward(grad_output: _TensorLike, self: Tensor, target: _TensorLike, reduction: int, beta: float, *, out: _OutArray | None = None) -> Tensor:
@@ -21877,7 +21877,7 @@ def soft_margin_loss(self: Tensor, target: _TensorLike, reduction: int, *, out: 
         - 支持空 tensor（元素数为 0），此时 workspaceSize 为 0，直接返回成功。
         - workspace 须在调用 aclnnSoftMarginLoss 之前分配，在 stream 中算子执行完成后方可释放。
 
-    Source: op_docs/aclnnSoftMarginLoss.md:27 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnSoftMarginLoss.md:27
     """
 @overload
 def soft_margin_loss(self: _TensorLike, target: Tensor, reduction: int, *, out: _OutArray | None = None) -> Tensor:
@@ -21943,7 +21943,7 @@ def soft_margin_loss_backward(grad_output: Tensor, self: _TensorLike, target: _T
         - 确定性计算：
           - aclnnSoftMarginLossBackward默认确定性实现。
 
-    Source: op_docs/aclnnSoftMarginLossBackward.md:18 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnSoftMarginLossBackward.md:18
     """
 @overload
 def soft_margin_loss_backward(grad_output: _TensorLike, self: Tensor, target: _TensorLike, reduction: int, *, out: _OutArray | None = None) -> Tensor:
@@ -22083,7 +22083,7 @@ def softmax_backward(grad_output: Tensor, output: _TensorLike, dim: int, *, out:
         - 确定性计算：
           - aclnnSoftmaxBackward默认确定性实现。
 
-    Source: op_docs/aclnnSoftmaxBackward.md:41 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnSoftmaxBackward.md:41
     """
 @overload
 def softmax_backward(grad_output: _TensorLike, output: Tensor, dim: int, *, out: _OutArray | None = None) -> Tensor:

@@ -1382,7 +1382,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/98},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/98},
     // target (line 108)
     {"target", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT64),
@@ -1412,6 +1412,12 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
+// Computed by the loss family (self=self, target=target, reduction=reduction, out=out).
+constexpr aclsim::FamilySpec kFamily = {
+    &aclsim::PlanLoss, aclsim::LossFamily::Op::kL1Loss,
+    /*roles=*/{0, 1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
+
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr int64_t kShapeRuleValues0[] = {
     0,
@@ -1432,8 +1438,8 @@ constexpr aclsim::ApiSpec kSpec = {
     kProducts, 6,
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
-    /*not_simulated=*/"(no semantics file states its kernel)",
-    /*family=*/nullptr, /*rules=*/&kRules};
+    /*not_simulated=*/nullptr,
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_L1Loss
 }  // namespace
@@ -2546,13 +2552,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats | aclsim::Bits(ACL_FORMAT_NCL, ACL_FORMAT_NCHW, ACL_FORMAT_NHWC),
-     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/69},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/69},
     // target (line 70)
     {"target", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats | aclsim::Bits(ACL_FORMAT_NCL, ACL_FORMAT_NCHW, ACL_FORMAT_NHWC),
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/70},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/70},
     // reduction (line 71)
     {"reduction", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
@@ -2577,6 +2583,12 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
 };
 
+// Computed by the loss family (self=self, target=target, reduction=reduction, beta=beta, out=result).
+constexpr aclsim::FamilySpec kFamily = {
+    &aclsim::PlanLoss, aclsim::LossFamily::Op::kSmoothL1Loss,
+    /*roles=*/{0, 1, -1, -1, -1, 2, 3, -1, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
+
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr int64_t kShapeRuleValues0[] = {
     0,
@@ -2598,8 +2610,8 @@ constexpr aclsim::ApiSpec kSpec = {
     kProducts, 1,
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
-    /*not_simulated=*/"(no semantics file states its kernel)",
-    /*family=*/nullptr, /*rules=*/&kRules};
+    /*not_simulated=*/nullptr,
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_SmoothL1Loss
 }  // namespace
@@ -2637,19 +2649,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1, 2), /*same_dtype=*/0, /*promote=*/aclsim::Bits(1, 2), /*cast_from=*/0, /*same_format=*/0, /*line=*/97},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1, 2), /*cast_from=*/0, /*same_format=*/0, /*line=*/97},
     // self (line 107)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 2), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 2), /*cast_from=*/0, /*same_format=*/0, /*line=*/107},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 2), /*cast_from=*/0, /*same_format=*/0, /*line=*/107},
     // target (line 117)
     {"target", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/117},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/117},
     // reduction (line 127)
     {"reduction", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
@@ -2667,7 +2679,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1, 2), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/147},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/147},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2679,13 +2691,20 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
+// Computed by the loss family (self=self, target=target, grad_output=gradOutput, reduction=reduction, beta=beta, out=gradInput).
+constexpr aclsim::FamilySpec kFamily = {
+    &aclsim::PlanLoss, aclsim::LossFamily::Op::kSmoothL1LossBackward,
+    /*roles=*/{1, 2, 0, -1, -1, 3, 4, -1, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSmoothL1LossBackward", "aclnnSmoothL1LossBackward.md",
     kParams, 6,
     kProducts, 6,
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
-    /*not_simulated=*/"(no semantics file states its kernel)"};
+    /*not_simulated=*/nullptr,
+    /*family=*/&kFamily};
 
 }  // namespace sim_SmoothL1LossBackward
 }  // namespace
@@ -2731,7 +2750,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/49},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/49},
     // reduction (line 50)
     {"reduction", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
@@ -2743,8 +2762,14 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/aclsim::Bits(0, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/51},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/51},
 };
+
+// Computed by the loss family (self=self, target=target, reduction=reduction, out=out).
+constexpr aclsim::FamilySpec kFamily = {
+    &aclsim::PlanLoss, aclsim::LossFamily::Op::kSoftMarginLoss,
+    /*roles=*/{0, 1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSoftMarginLoss", "aclnnSoftMarginLoss.md",
@@ -2752,7 +2777,8 @@ constexpr aclsim::ApiSpec kSpec = {
     nullptr, 0,
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
-    /*not_simulated=*/"(no semantics file states its kernel)"};
+    /*not_simulated=*/nullptr,
+    /*family=*/&kFamily};
 
 }  // namespace sim_SoftMarginLoss
 }  // namespace

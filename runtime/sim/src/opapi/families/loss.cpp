@@ -1,0 +1,550 @@
+// The loss family: pointwise losses and their backwards, the negative log likelihood and its
+// backward, and the softmax/log_softmax backwards.
+//
+// Pointwise losses read self and target (and BCE's weight and posWeight) broadcast to one shape,
+// as contiguous buffers of the compute type (float for FLOAT, FLOAT16 and BFLOAT16, as the NPU
+// computes them; double for DOUBLE), and write each element's loss (reduction 0, none) or their
+// sum (2), mean (1) or, for the KL divergence, sum over the batch's size (3, batchmean). Sums are
+// accumulated in double over fixed chunks combined in order, so that a result does not depend on
+// the number of threads. A backward multiplies grad_output (a single value when the forward
+// reduced) by the loss's derivative, divided by the count for a mean.
+//
+// nll_loss picks -weight[t] * self[.., t, ..] along the class dimension (1; 0 for a 1-D self)
+// for each target t that is not ignore_index, and reports the sum of the weights it picked
+// (totalWeight, the mean's divisor); a target outside [0, C) faults in phase 2, as the device's
+// kernel does. The softmax backwards compute along `dim`, from the forward's output:
+// softmax: out = output * (grad - sum(grad * output)); log_softmax: out = grad - exp(output) * sum(grad).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/dtypes.h"
+#include "opapi/families/family.h"
+#include "opapi/families/views.h"
+#include "opapi/thread_pool.h"
+
+namespace aclsim {
+namespace {
+
+using F = LossFamily;
+
+enum Slot { kSelf, kTarget, kGrad, kWeight, kPosWeight, kTotalWeight, kOutput, kOut, kTotalOut, kSlots };
+
+enum Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2, kBatchMean = 3 };
+
+constexpr int64_t kChunk = 1 << 14;  // elements per partial sum
+constexpr int64_t kGrain = 1 << 15;  // fewer elements stay on the calling thread
+
+bool IsBackward(int op) {
+  switch (op) {
+    case F::Op::kMseLossBackward: case F::Op::kL1LossBackward: case F::Op::kSmoothL1LossBackward:
+    case F::Op::kSoftMarginLossBackward: case F::Op::kBinaryCrossEntropyBackward:
+    case F::Op::kBinaryCrossEntropyWithLogitsBackward: case F::Op::kKlDivBackward:
+      return true;
+    default:
+      return false;
+  }
+}
+bool IsNll(int op) { return op == F::Op::kNllLoss || op == F::Op::kNllLossBackward; }
+bool IsSoftmax(int op) { return op == F::Op::kSoftmaxBackward || op == F::Op::kLogSoftmaxBackward; }
+bool IsKlDiv(int op) { return op == F::Op::kKlDiv || op == F::Op::kKlDivBackward; }
+
+double Sign(double d) { return d > 0 ? 1.0 : d < 0 ? -1.0 : d; }  // NaN stays NaN
+double Sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
+
+// One element's loss, as aten's CPU kernels write it (log terms of BCE clamped at -100).
+struct Params {
+  double beta = 1;
+  bool log_target = false;
+};
+
+double Loss(int op, double x, double y, double w, double pw, const Params& p) {
+  switch (op) {
+    case F::Op::kMseLoss: return (x - y) * (x - y);
+    case F::Op::kL1Loss: return std::fabs(x - y);
+    case F::Op::kSmoothL1Loss: {
+      const double d = std::fabs(x - y);
+      return p.beta == 0 ? d : d < p.beta ? 0.5 * d * d / p.beta : d - 0.5 * p.beta;
+    }
+    case F::Op::kSoftMarginLoss: return std::log1p(std::exp(-y * x));
+    case F::Op::kBinaryCrossEntropy:
+      return -w * (y * std::max(std::log(x), -100.0) + (1 - y) * std::max(std::log1p(-x), -100.0));
+    case F::Op::kBinaryCrossEntropyWithLogits: {
+      const double log_weight = (pw - 1) * y + 1;
+      return w * ((1 - y) * x + log_weight * (std::log1p(std::exp(-std::fabs(x))) + std::max(-x, 0.0)));
+    }
+    case F::Op::kKlDiv:
+      if (p.log_target) return std::exp(y) * (y - x);
+      return (y == 0 ? 0.0 : y * std::log(y)) - y * x;  // xlogy(y, y): 0 where y is 0
+    default: return 0;
+  }
+}
+
+// The derivative of Loss with respect to x (the backward's factor of grad_output).
+double Derivative(int op, double x, double y, double w, double pw, const Params& p) {
+  switch (op) {
+    case F::Op::kMseLossBackward: return 2 * (x - y);
+    case F::Op::kL1LossBackward: return Sign(x - y);
+    case F::Op::kSmoothL1LossBackward: {
+      const double d = x - y;
+      if (p.beta == 0) return Sign(d);
+      return d <= -p.beta ? -1.0 : d >= p.beta ? 1.0 : d / p.beta;
+    }
+    case F::Op::kSoftMarginLossBackward: return -y * Sigmoid(-y * x);
+    case F::Op::kBinaryCrossEntropyBackward: return w * (x - y) / std::max((1 - x) * x, 1e-12);
+    case F::Op::kBinaryCrossEntropyWithLogitsBackward: {
+      const double t = pw * y;
+      return w * ((t + 1 - y) * Sigmoid(x) - t);
+    }
+    case F::Op::kKlDivBackward: return p.log_target ? -std::exp(y) : -y;
+    default: return 0;
+  }
+}
+
+// The broadcast of two shapes; false when they do not broadcast.
+bool Broadcast(const Dims& a, const Dims& b, Dims* out) {
+  const size_t rank = std::max(a.size(), b.size());
+  out->assign(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t x = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    const int64_t y = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (x != y && x != 1 && y != 1) return false;
+    (*out)[i] = x == 1 ? y : x;
+  }
+  return true;
+}
+
+// Sum of fn(i) for i in [0, n), in double: fixed chunks in parallel, combined in order.
+template <typename Fn>
+double ChunkedSum(int64_t n, Fn&& fn) {
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<double> partial(static_cast<size_t>(chunks));
+  auto chunk = [&](int64_t c) {
+    double s = 0;
+    for (int64_t i = c * kChunk, end = std::min(n, (c + 1) * kChunk); i < end; ++i) s += fn(i);
+    partial[static_cast<size_t>(c)] = s;
+  };
+  if (n < kGrain) {
+    for (int64_t c = 0; c < chunks; ++c) chunk(c);
+  } else {
+    const int64_t tasks = std::min<int64_t>(chunks, ParallelThreads() * 4);
+    ParallelFor(tasks, [&](int64_t task) {
+      for (int64_t c = chunks * task / tasks; c < chunks * (task + 1) / tasks; ++c) chunk(c);
+    });
+  }
+  double sum = 0;
+  for (double s : partial) sum += s;
+  return sum;
+}
+
+// fn(i) for i in [0, n), spread over the threads when n is large.
+template <typename Fn>
+void ForEach(int64_t n, Fn&& fn) {
+  if (n < kGrain) {
+    for (int64_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  const int64_t tasks = ParallelThreads() * 4;
+  ParallelFor(tasks, [&](int64_t task) {
+    for (int64_t i = n * task / tasks; i < n * (task + 1) / tasks; ++i) fn(i);
+  });
+}
+
+class LossWork final : public FamilyWork {
+ public:
+  LossWork(const char* api, int op) : FamilyWork(api, kSlots), op_(op) {}
+
+  Dims shape;  // the pointwise ops' broadcast shape; nll: self's shape
+  int64_t reduction = kMean;
+  int64_t dim = 0;  // softmax backwards; nll: the class dimension
+  int64_t ignore_index = -100;
+  Params params;
+
+  bool has(int slot) const { return tensor(slot).dtype != ACL_DT_UNDEFINED; }
+
+ private:
+  aclnnStatus Compute() override {
+    aclnnStatus status = ACLNN_SUCCESS;
+    WithFamilyType(type, [&](auto zero) {
+      using T = decltype(zero);
+      if (IsSoftmax(op_)) {
+        SoftmaxBackward<T>();
+      } else if (op_ == F::Op::kNllLoss) {
+        status = Nll<T>();
+      } else if (op_ == F::Op::kNllLossBackward) {
+        status = NllBackward<T>();
+      } else if (IsBackward(op_)) {
+        PointwiseBackward<T>();
+      } else {
+        Pointwise<T>();
+      }
+    });
+    return status;
+  }
+
+  // An input slot broadcast to `shape` as contiguous compute values (null when absent).
+  template <typename T>
+  const T* Input(int slot, int scratch) const {
+    if (!has(slot)) return nullptr;
+    return static_cast<const T*>(ContiguousAs(BroadcastTo(tensor(slot), shape), type, scratch));
+  }
+
+  template <typename T>
+  void WriteOne(int slot, double value) const {
+    const T v = static_cast<T>(value);
+    ScatterFrom(&v, type, tensor(slot));
+  }
+
+  int64_t Count() const {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    return n;
+  }
+
+  double Divisor() const {
+    if (reduction == kMean) return static_cast<double>(Count());
+    if (reduction == kBatchMean) return shape.empty() ? 1.0 : static_cast<double>(shape[0]);
+    return 1.0;
+  }
+
+  template <typename T>
+  void Pointwise() {
+    const int64_t n = Count();
+    const T *x = Input<T>(kSelf, 0), *y = Input<T>(kTarget, 1), *w = Input<T>(kWeight, 2), *pw = Input<T>(kPosWeight, 3);
+    auto at = [&](int64_t i) {
+      return Loss(op_, x[i], y[i], w ? double(w[i]) : 1.0, pw ? double(pw[i]) : 1.0, params);
+    };
+    if (reduction == kNone) {
+      T* out = static_cast<T*>(Scratch(4, static_cast<size_t>(n) * sizeof(T)));
+      ForEach(n, [&](int64_t i) { out[i] = static_cast<T>(at(i)); });
+      ScatterFrom(out, type, tensor(kOut));
+      return;
+    }
+    WriteOne<T>(kOut, ChunkedSum(n, at) / Divisor());
+  }
+
+  template <typename T>
+  void PointwiseBackward() {
+    const int64_t n = Count();
+    const T *g = Input<T>(kGrad, 0), *x = Input<T>(kSelf, 1), *y = Input<T>(kTarget, 2);
+    const T *w = Input<T>(kWeight, 3), *pw = Input<T>(kPosWeight, 4);
+    const double scale = 1.0 / Divisor();
+    T* out = static_cast<T*>(Scratch(5, static_cast<size_t>(n) * sizeof(T)));
+    ForEach(n, [&](int64_t i) {
+      const double d = Derivative(op_, x[i], y[i], w ? double(w[i]) : 1.0, pw ? double(pw[i]) : 1.0, params);
+      out[i] = static_cast<T>(double(g[i]) * d * scale);
+    });
+    ScatterFrom(out, type, tensor(kOut));
+  }
+
+  // self viewed as [samples, C] (the class dimension last) and the targets, one per sample.
+  struct Classes {
+    TensorRef rows;
+    int64_t samples = 1, classes = 1;
+  };
+  Classes ClassView(const TensorRef& t) const {
+    Classes v;
+    int64_t order[16];
+    int64_t k = 0;
+    for (int64_t d = 0; d < t.rank(); ++d) {
+      if (d != dim) order[k++] = d, v.samples *= t.shape[d];
+    }
+    order[k] = dim;
+    v.rows = t.Permuted(order);
+    v.classes = t.shape[dim];
+    return v;
+  }
+
+  aclnnStatus Targets(int64_t classes, const int64_t** values) const {
+    const TensorRef& target = tensor(kTarget);
+    const int64_t* v = IndexValues(target, 6);
+    for (int64_t i = 0, n = target.numel(); i < n; ++i) {
+      if (v[i] != ignore_index && (v[i] < 0 || v[i] >= classes)) {
+        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + target.name + ": element " + std::to_string(i) +
+                                         " is " + std::to_string(v[i]) + ", outside [0, " + std::to_string(classes) +
+                                         ") and not ignoreIndex (the device's kernel faults on a class out of range)");
+      }
+    }
+    *values = v;
+    return ACLNN_SUCCESS;
+  }
+
+  template <typename T>
+  aclnnStatus Nll() {
+    const Classes view = ClassView(tensor(kSelf));
+    const int64_t* t;
+    if (aclnnStatus s = Targets(view.classes, &t)) return s;
+    Dims classes_shape{view.classes};
+    const T* w = has(kWeight) ? static_cast<const T*>(ContiguousAs(tensor(kWeight), type, 0)) : nullptr;
+    // One element of self at (sample, class): rows' strides, the sample's coordinates row-major.
+    const TensorRef& rows = view.rows;
+    const LoadFn load = Loader(type, rows.dtype);
+    const int64_t size = static_cast<int64_t>(DTypeSize(rows.dtype));
+    auto picked = [&](int64_t sample, double* weight) {
+      if (t[sample] == ignore_index) return *weight = 0, 0.0;
+      int64_t offset = t[sample] * rows.strides[rows.rank() - 1];
+      for (int64_t d = rows.rank() - 1, rest = sample; d-- > 0;) {
+        offset += (rest % rows.shape[d]) * rows.strides[d];
+        rest /= rows.shape[d];
+      }
+      T value;
+      load(rows.first + offset * size, 0, 1, &value);
+      *weight = w ? double(w[t[sample]]) : 1.0;
+      return -*weight * double(value);
+    };
+    if (reduction == kNone && tensor(kSelf).rank() >= 2) {
+      T* out = static_cast<T*>(Scratch(4, static_cast<size_t>(view.samples) * sizeof(T)));
+      ForEach(view.samples, [&](int64_t i) {
+        double weight;
+        out[i] = static_cast<T>(picked(i, &weight));
+      });
+      ScatterFrom(out, type, tensor(kOut));
+      if (has(kTotalOut)) WriteOne<T>(kTotalOut, 0.0);  // aten leaves it 0 when nothing is reduced
+      return ACLNN_SUCCESS;
+    }
+    const double total = ChunkedSum(view.samples, [&](int64_t i) {
+      double weight;
+      picked(i, &weight);
+      return weight;
+    });
+    const double sum = ChunkedSum(view.samples, [&](int64_t i) {
+      double weight;
+      return picked(i, &weight);
+    });
+    WriteOne<T>(kOut, reduction == kMean ? sum / total : sum);
+    if (has(kTotalOut)) WriteOne<T>(kTotalOut, total);
+    return ACLNN_SUCCESS;
+  }
+
+  template <typename T>
+  aclnnStatus NllBackward() {
+    const Classes view = ClassView(tensor(kOut));
+    const int64_t* t;
+    if (aclnnStatus s = Targets(view.classes, &t)) return s;
+    const T* w = has(kWeight) ? static_cast<const T*>(ContiguousAs(tensor(kWeight), type, 0)) : nullptr;
+    const TensorRef& grad = tensor(kGrad);
+    const T* g = static_cast<const T*>(ContiguousAs(grad, type, 1));
+    const bool per_sample = grad.numel() == view.samples && reduction == kNone;
+    double total = 1;
+    if (reduction == kMean) {
+      T value;
+      GatherAs(tensor(kTotalWeight), type, &value);
+      total = value;
+    }
+    const int64_t n = view.samples * view.classes;
+    T* out = static_cast<T*>(Scratch(4, static_cast<size_t>(n) * sizeof(T)));
+    ForEach(view.samples, [&](int64_t i) {
+      T* row = out + i * view.classes;
+      std::fill(row, row + view.classes, T(0));
+      if (t[i] == ignore_index) return;
+      const double weight = w ? double(w[t[i]]) : 1.0;
+      row[t[i]] = static_cast<T>(-weight * double(g[per_sample ? i : 0]) / total);
+    });
+    ScatterFrom(out, type, view.rows);
+    return ACLNN_SUCCESS;
+  }
+
+  // Lines of `length` elements `inner` apart in contiguous buffers.
+  template <typename T>
+  void SoftmaxBackward() {
+    const TensorRef& self = tensor(kSelf);
+    const int64_t numel = self.numel();
+    if (numel == 0) return;
+    int64_t outer = 1, length = 1, inner = 1;
+    for (int64_t d = 0; d < self.rank(); ++d) (d < dim ? outer : d == dim ? length : inner) *= self.shape[d];
+    const T* g = static_cast<const T*>(ContiguousAs(self, type, 0));
+    const T* y = static_cast<const T*>(ContiguousAs(tensor(kOutput), type, 1));
+    const bool direct = tensor(kOut).dtype == StorageOf(type) && tensor(kOut).Contiguous();
+    T* out = direct ? reinterpret_cast<T*>(tensor(kOut).first)
+                    : static_cast<T*>(Scratch(2, static_cast<size_t>(numel) * sizeof(T)));
+    const bool log = op_ == F::Op::kLogSoftmaxBackward;
+    auto line = [&](int64_t index) {
+      const int64_t base = (index / inner) * length * inner + index % inner;
+      const T* gi = g + base;
+      const T* yi = y + base;
+      T* oi = out + base;
+      double s = 0;
+      if (log) {
+        for (int64_t l = 0; l < length; ++l) s += gi[l * inner];
+        const T sum = static_cast<T>(s);
+        for (int64_t l = 0; l < length; ++l) oi[l * inner] = gi[l * inner] - std::exp(yi[l * inner]) * sum;
+      } else {
+        for (int64_t l = 0; l < length; ++l) s += double(gi[l * inner]) * double(yi[l * inner]);
+        const T sum = static_cast<T>(s);
+        for (int64_t l = 0; l < length; ++l) oi[l * inner] = yi[l * inner] * (gi[l * inner] - sum);
+      }
+    };
+    const int64_t lines = outer * inner;
+    if (numel < kGrain || lines == 1) {
+      for (int64_t i = 0; i < lines; ++i) line(i);
+    } else {
+      const int64_t tasks = std::min<int64_t>(lines, ParallelThreads() * 4);
+      ParallelFor(tasks, [&](int64_t task) {
+        for (int64_t i = lines * task / tasks; i < lines * (task + 1) / tasks; ++i) line(i);
+      });
+    }
+    if (!direct) ScatterFrom(out, type, tensor(kOut));
+  }
+
+  int op_;
+};
+
+// --- phase 1 ------------------------------------------------------------------------------------
+
+struct Planning {
+  const Call& call;
+  const FamilySpec& family;
+  LossWork* work;
+
+  // The role's tensor kept in `slot` (absent: left unused); false when the role is absent.
+  bool Keep(int role, int slot) const {
+    const TensorDesc* t = RoleTensor(call, family, role);
+    if (!t) return false;
+    work->tensor(slot).Set(RoleName(call, family, role), *t);
+    return true;
+  }
+
+  aclnnStatus Reject(int role, const std::string& message) const {
+    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
+  }
+
+  // `role`'s tensor broadcast into `shape` (which grows to the broadcast of both).
+  aclnnStatus Join(int role, int slot, Dims* shape) const {
+    if (!Keep(role, slot)) return ACLNN_SUCCESS;
+    Dims joined;
+    if (!Broadcast(*shape, work->tensor(slot).shape, &joined)) {
+      return Reject(role, "shape " + DimsText(work->tensor(slot).shape) + " does not broadcast with " +
+                              DimsText(*shape));
+    }
+    *shape = joined;
+    return ACLNN_SUCCESS;
+  }
+
+  aclnnStatus Reduction(int op) const {
+    const int64_t r = RoleInt(call, family, F::Role::kReduction, kMean);
+    const int64_t last = IsKlDiv(op) ? kBatchMean : kSum;
+    if (r < kNone || r > last) {
+      return Reject(F::Role::kReduction, std::to_string(r) + " is not a reduction the simulator models (0 none, 1 mean, 2 sum" +
+                                             std::string(last == kBatchMean ? ", 3 batchmean)" : ")"));
+    }
+    work->reduction = r;
+    return ACLNN_SUCCESS;
+  }
+};
+
+aclnnStatus PlanPointwise(const Planning& p, int op, const TensorDesc& out) {
+  LossWork* made = p.work;
+  if (aclnnStatus s = p.Reduction(op)) return s;
+  made->params.beta = RoleNumber(p.call, p.family, F::Role::kBeta, -1, 1.0);
+  made->params.log_target = RoleBool(p.call, p.family, F::Role::kLogTarget, false);
+  if (made->params.beta < 0) return p.Reject(F::Role::kBeta, "must not be negative");
+  Dims shape = made->tensor(kSelf).shape;
+  for (auto [role, slot] : {std::pair<int, int>{F::Role::kTarget, kTarget}, {F::Role::kWeight, kWeight},
+                            {F::Role::kPosWeight, kPosWeight}, {F::Role::kGradOutput, kGrad}}) {
+    if (aclnnStatus s = p.Join(role, slot, &shape)) return s;
+  }
+  if (!made->has(kTarget)) return p.Reject(F::Role::kTarget, "is required");
+  made->shape = shape;
+  const bool reduced = !IsBackward(op) && made->reduction != kNone;
+  return made->KeepOutput(p.call, p.family, F::Role::kOut, out, reduced ? Dims{} : shape,
+                          reduced ? "one value (the reduced loss)" : "the inputs' broadcast shape", kOut, reduced);
+}
+
+aclnnStatus PlanNll(const Planning& p, int op, const TensorDesc& out) {
+  LossWork* made = p.work;
+  if (aclnnStatus s = p.Reduction(op)) return s;
+  made->ignore_index = RoleInt(p.call, p.family, F::Role::kIgnoreIndex, -100);
+  const bool backward = op == F::Op::kNllLossBackward;
+  const TensorRef& self = made->tensor(kSelf);
+  if (self.rank() < 1) return p.Reject(F::Role::kSelf, "must have at least one dimension (the classes)");
+  made->dim = self.rank() >= 2 ? 1 : 0;
+  made->shape = self.shape;
+  Dims samples;
+  for (int64_t d = 0; d < self.rank(); ++d) {
+    if (d != made->dim) samples.push_back(self.shape[d]);
+  }
+  if (!p.Keep(F::Role::kTarget, kTarget)) return p.Reject(F::Role::kTarget, "is required");
+  if (made->tensor(kTarget).shape != samples) {
+    return p.Reject(F::Role::kTarget, "shape " + DimsText(made->tensor(kTarget).shape) +
+                                          " is not self's without its class dimension " + DimsText(samples));
+  }
+  if (p.Keep(F::Role::kWeight, kWeight) && made->tensor(kWeight).shape != Dims{self.shape[made->dim]}) {
+    return p.Reject(F::Role::kWeight, "shape " + DimsText(made->tensor(kWeight).shape) + " is not [C], C = " +
+                                          std::to_string(self.shape[made->dim]));
+  }
+  const bool per_sample = made->reduction == kNone && self.rank() >= 2;
+  if (backward) {
+    if (!p.Keep(F::Role::kGradOutput, kGrad)) return p.Reject(F::Role::kGradOutput, "is required");
+    const int64_t expected = per_sample ? made->tensor(kTarget).numel() : 1;
+    if (made->tensor(kGrad).numel() != expected || (per_sample && made->tensor(kGrad).shape != samples)) {
+      return p.Reject(F::Role::kGradOutput, "shape " + DimsText(made->tensor(kGrad).shape) + " is not " +
+                                                (per_sample ? DimsText(samples) : std::string("one value")));
+    }
+    if (!p.Keep(F::Role::kTotalWeight, kTotalWeight) || made->tensor(kTotalWeight).numel() != 1) {
+      return p.Reject(F::Role::kTotalWeight, "must be one value (the forward's total weight)");
+    }
+    return made->KeepOutput(p.call, p.family, F::Role::kOut, out, self.shape, "self's shape", kOut);
+  }
+  if (aclnnStatus s = made->KeepOutput(p.call, p.family, F::Role::kOut, out, per_sample ? samples : Dims{},
+                                       per_sample ? "the target's shape" : "one value (the reduced loss)", kOut,
+                                       !per_sample)) {
+    return s;
+  }
+  if (const TensorDesc* total = RoleTensor(p.call, p.family, F::Role::kTotalWeight)) {
+    return made->KeepOutput(p.call, p.family, F::Role::kTotalWeight, *total, Dims{}, "one value", kTotalOut, true);
+  }
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus PlanSoftmaxBackward(const Planning& p, const TensorDesc& out) {
+  LossWork* made = p.work;
+  const TensorRef& grad = made->tensor(kSelf);
+  if (!p.Keep(F::Role::kOutput, kOutput)) return p.Reject(F::Role::kOutput, "is required");
+  if (made->tensor(kOutput).shape != grad.shape) {
+    return p.Reject(F::Role::kOutput, "shape " + DimsText(made->tensor(kOutput).shape) +
+                                          " is not the gradient's shape " + DimsText(grad.shape));
+  }
+  const int64_t given = RoleInt(p.call, p.family, F::Role::kDim, -1);
+  int64_t wrapped;
+  if (!WrapDim(given, grad.rank(), &wrapped)) {
+    return p.Reject(F::Role::kDim, "dimension " + std::to_string(given) + " is out of range for a tensor of rank " +
+                                       std::to_string(grad.rank()));
+  }
+  made->dim = grad.rank() == 0 ? 0 : wrapped;
+  return made->KeepOutput(p.call, p.family, F::Role::kOut, out, grad.shape, "the gradient's shape", kOut);
+}
+
+}  // namespace
+
+aclnnStatus PlanLoss(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
+  *workspace = 0;
+  const int op = family.op;
+  SourceAndOutput found;
+  if (!ReadSourceAndOutput(call, family, F::Role::kSelf, F::Role::kOut, work, &found)) return ACLNN_SUCCESS;
+  ComputeType type;
+  if (!FamilyComputeType(found.source->dtype, false, &type) || type == ComputeType::kInt64 ||
+      !Loader(type, found.out->dtype)) {
+    return Decline(call, work, std::string("for dtype ") + DTypeName(found.source->dtype) + " into " +
+                                   DTypeName(found.out->dtype));
+  }
+  LossWork* made = new LossWork(call.spec.name, op);
+  std::unique_ptr<LossWork> owned(made);
+  made->type = type;
+  made->tensor(kSelf).Set(RoleName(call, family, F::Role::kSelf), *found.source);
+  const Planning planning{call, family, made};
+  aclnnStatus status;
+  if (IsSoftmax(op)) {
+    status = PlanSoftmaxBackward(planning, *found.out);
+  } else if (IsNll(op)) {
+    status = PlanNll(planning, op, *found.out);
+  } else {
+    status = PlanPointwise(planning, op, *found.out);
+  }
+  if (status != ACLNN_SUCCESS) return status;
+  *work = owned.release();
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace aclsim
