@@ -2219,7 +2219,7 @@ def batch_norm(input: _HostArray, weight: _HostArray | None, bias: _HostArray | 
 
 # aclnnBinaryCrossEntropy (op_docs/aclnnBinaryCrossEntropy.md:51)
 @overload
-def binary_cross_entropy(self: Tensor, target: _TensorLike, weight: _TensorLike, reduction: int, *, out: _OutArray | None = None) -> Tensor:
+def binary_cross_entropy(self: Tensor, target: _TensorLike, weight: _TensorLike | None, reduction: int, *, out: _OutArray | None = None) -> Tensor:
     """Runs aclnnBinaryCrossEntropy (both phases) on the active backend.
 
     - 接口功能：计算self和target的二元交叉熵。
@@ -2246,7 +2246,7 @@ def binary_cross_entropy(self: Tensor, target: _TensorLike, weight: _TensorLike,
         target (const aclTensor*, in): 表示目标张量，公式中的输入target。
         dtypes FLOAT16, FLOAT, BFLOAT16; on Ascend910: FLOAT16, FLOAT; on Ascend310P: FLOAT16, FLOAT; rank 1-8; formats ND; non-contiguous allowed.
         取值在0~1之间
-    weight : array_like or aclnn.Tensor
+    weight : array_like or aclnn.Tensor or None
         weight (const aclTensor*, in): 表示权重张量，公式中的输入weight。
         dtypes FLOAT16, FLOAT, BFLOAT16; on Ascend910: FLOAT16, FLOAT; on Ascend310P: FLOAT16, FLOAT; rank 1-8; formats ND; non-contiguous allowed.
         weight可以是nullptr，等价于所有权重值都是1
@@ -2292,13 +2292,13 @@ def binary_cross_entropy(self: Tensor, target: _TensorLike, weight: _TensorLike,
     Source: op_docs/aclnnBinaryCrossEntropy.md:51
     """
 @overload
-def binary_cross_entropy(self: _TensorLike, target: Tensor, weight: _TensorLike, reduction: int, *, out: _OutArray | None = None) -> Tensor:
+def binary_cross_entropy(self: _TensorLike, target: Tensor, weight: _TensorLike | None, reduction: int, *, out: _OutArray | None = None) -> Tensor:
     ...
 @overload
 def binary_cross_entropy(self: _TensorLike, target: _TensorLike, weight: Tensor, reduction: int, *, out: _OutArray | None = None) -> Tensor:
     ...
 @overload
-def binary_cross_entropy(self: _HostArray, target: _HostArray, weight: _HostArray, reduction: int, *, out: _OutArray | None = None) -> NDArray[Any]:
+def binary_cross_entropy(self: _HostArray, target: _HostArray, weight: _HostArray | None, reduction: int, *, out: _OutArray | None = None) -> NDArray[Any]:
     ...
 
 # aclnnBinaryCrossEntropyBackward (op_docs/aclnnBinaryCrossEntropyBackward.md:61)
