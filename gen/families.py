@@ -208,16 +208,21 @@ FAMILIES: tuple[Family, ...] = (
              "binary_cross_entropy_with_logits", "kl_div", "mse_loss_backward", "l1_loss_backward",
              "smooth_l1_loss_backward", "soft_margin_loss_backward", "binary_cross_entropy_backward",
              "binary_cross_entropy_with_logits_backward", "kl_div_backward", "nll_loss", "nll_loss_backward",
-             "softmax_backward", "log_softmax_backward"),
+             "softmax_backward", "log_softmax_backward", "cross_entropy", "cross_entropy_grad"),
+        # cross_entropy: self the logits [N, C], reduction a string ("mean", "sum", "none"); log_prob
+        # its log_softmax (an output; the grad's input), zloss and lse its z-loss outputs (the scale
+        # zloss_scale must be 0: the pages say z-loss is not supported yet).
         roles=("self", "target", "grad_output", "weight", "pos_weight", "reduction", "beta", "log_target",
-               "ignore_index", "total_weight", "output", "dim", "out"),
+               "ignore_index", "total_weight", "output", "dim", "out", "label_smoothing", "zloss_scale",
+               "return_zloss", "log_prob", "zloss", "lse"),
         required=("self", "out"),
         op_output_shapes=(("mse_loss", "*", "given"), ("l1_loss", "*", "given"), ("smooth_l1_loss", "*", "given"),
                           ("soft_margin_loss", "*", "given"), ("binary_cross_entropy", "*", "given"),
                           ("binary_cross_entropy_with_logits", "*", "given"), ("kl_div", "*", "given"),
-                          ("nll_loss", "*", "given")),
+                          ("nll_loss", "*", "given"), ("cross_entropy", "*", "given")),
         doc="pointwise losses reduced by `reduction` (0 none, 1 mean, 2 sum) and their backwards, the negative "
-            "log likelihood and its backward, the softmax and log_softmax backwards; computed in float "
+            "log likelihood and its backward, cross entropy with label smoothing and its gradient, the softmax and "
+            "log_softmax backwards; computed in float "
             "(double for DOUBLE), sums accumulated in double"),
     Family(
         "matmul", "PlanMatmul",

@@ -910,9 +910,14 @@ class Planner:
         return cases
 
     def attribute_cases(self) -> list[Case]:
+        # A value the semantics file's own checks refuse (returnZloss=true, which the simulator
+        # does not model) is an error case, not a valid call.
+        refused = {(v.param, v.value) for check in (self.bound.semantics.checks if self.bound.semantics else ())
+                   for v in check.violation if len(check.violation) == 1}
         return [replace(self.base, id=f"{p.name}={not self.values.values[p.name]}",
                         values={**self.base.values, p.name: not self.values.values[p.name]})
-                for p in self.api.inputs if p.kind is ParamKind.BOOL and p.name not in self.shape_arguments]
+                for p in self.api.inputs if p.kind is ParamKind.BOOL and p.name not in self.shape_arguments
+                and (p.name, not self.values.values[p.name]) not in refused]
 
     @functools.cached_property
     def shape_arguments(self) -> frozenset[str]:

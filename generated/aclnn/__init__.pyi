@@ -4106,7 +4106,7 @@ def cross_entropy_loss(input: Tensor, target: _TensorLike, weight_optional: _Ten
         - 确定性计算：
           - aclnnCrossEntropyLoss默认确定性实现。
 
-    Source: op_docs/aclnnCrossEntropyLoss.md:64 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnCrossEntropyLoss.md:64
     """
 @overload
 def cross_entropy_loss(input: _TensorLike, target: Tensor, weight_optional: _TensorLike | None, reduction_optional: str | None, ignore_index: int, label_smoothing: float, lse_square_scale_for_zloss: float, return_zloss: bool, *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
@@ -4271,7 +4271,7 @@ def cross_entropy_loss_grad(grad_loss: Tensor, log_prob: _TensorLike, target: _T
         - 确定性计算：
           - aclnnCrossEntropyLossGrad默认确定性实现。
 
-    Source: op_docs/aclnnCrossEntropyLossGrad.md:127 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnCrossEntropyLossGrad.md:127
     """
 @overload
 def cross_entropy_loss_grad(grad_loss: _TensorLike, log_prob: Tensor, target: _TensorLike, weight_optional: _TensorLike | None, grad_zloss_optional: _TensorLike | None, lse_for_zloss_optional: _TensorLike | None, reduction_optional: str | None, ignore_index: int, label_smoothing: float, lse_square_scale_for_zloss: float, *, out: _OutArray | None = None) -> Tensor:

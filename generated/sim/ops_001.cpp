@@ -837,13 +837,33 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
+// The value checks of the semantics file (what the page states in prose).
+aclnnStatus CheckValues(const aclsim::Call& call) {
+  const double labelSmoothing = aclsim::CallFloat(call, 8);
+  const double lseSquareScaleForZloss = aclsim::CallFloat(call, 9);
+  if (lseSquareScaleForZloss != 0) {  // semantics/loss.toml:209
+    return aclsim::Reject(call, 161002, "lseSquareScaleForZloss must be 0: z-loss is not supported (当前暂不支持)");
+  }
+  if (labelSmoothing < 0 || labelSmoothing > 1) {  // semantics/loss.toml:215
+    return aclsim::Reject(call, 161002, "labelSmoothing must be in [0.0, 1.0]");
+  }
+  return ACLNN_SUCCESS;
+}
+
+// Computed by the loss family (self=logProb, target=target, grad_output=gradLoss, weight=weightOptional, reduction=reductionOptional, ignore_index=ignoreIndex, out=out, label_smoothing=labelSmoothing, zloss_scale=lseSquareScaleForZloss).
+constexpr aclsim::FamilySpec kFamily = {
+    &aclsim::PlanLoss, aclsim::LossFamily::Op::kCrossEntropyGrad,
+    /*roles=*/{1, 2, 0, 3, -1, 6, -1, -1, 7, -1, -1, -1, 10, 8, 9, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnCrossEntropyLossGrad", "aclnnCrossEntropyLossGrad.md",
     kParams, 11,
     kProducts, 6,
-    /*checks=*/nullptr,
+    /*checks=*/&CheckValues,
     /*kernel=*/nullptr,
-    /*not_simulated=*/"(no semantics file states its kernel)"};
+    /*not_simulated=*/nullptr,
+    /*family=*/&kFamily};
 
 }  // namespace sim_CrossEntropyLossGrad
 }  // namespace

@@ -1101,13 +1101,37 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
+// The value checks of the semantics file (what the page states in prose).
+aclnnStatus CheckValues(const aclsim::Call& call) {
+  const double labelSmoothing = aclsim::CallFloat(call, 5);
+  const double lseSquareScaleForZloss = aclsim::CallFloat(call, 6);
+  const bool returnZloss = aclsim::CallBool(call, 7);
+  if (returnZloss) {  // semantics/loss.toml:181
+    return aclsim::Reject(call, 161002, "returnZloss must be false: z-loss is not supported (当前暂不支持)");
+  }
+  if (lseSquareScaleForZloss != 0) {  // semantics/loss.toml:187
+    return aclsim::Reject(call, 161002, "lseSquareScaleForZloss must be 0: z-loss is not supported (当前暂不支持)");
+  }
+  if (labelSmoothing < 0 || labelSmoothing > 1) {  // semantics/loss.toml:193
+    return aclsim::Reject(call, 161002, "labelSmoothing must be in [0.0, 1.0]");
+  }
+  return ACLNN_SUCCESS;
+}
+
+// Computed by the loss family (self=input, target=target, weight=weightOptional, reduction=reductionOptional, ignore_index=ignoreIndex, out=lossOut, label_smoothing=labelSmoothing, zloss_scale=lseSquareScaleForZloss, return_zloss=returnZloss, log_prob=logProbOut, zloss=zlossOut, lse=lseForZlossOut).
+constexpr aclsim::FamilySpec kFamily = {
+    &aclsim::PlanLoss, aclsim::LossFamily::Op::kCrossEntropy,
+    /*roles=*/{0, 1, -1, 2, -1, 3, -1, -1, 4, -1, -1, -1, 8, 5, 6, 7, 9, 10, 11, -1, -1, -1, -1, -1},
+    /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnCrossEntropyLoss", "aclnnCrossEntropyLoss.md",
     kParams, 12,
     kProducts, 6,
-    /*checks=*/nullptr,
+    /*checks=*/&CheckValues,
     /*kernel=*/nullptr,
-    /*not_simulated=*/"(no semantics file states its kernel)"};
+    /*not_simulated=*/nullptr,
+    /*family=*/&kFamily};
 
 }  // namespace sim_CrossEntropyLoss
 }  // namespace

@@ -12,7 +12,8 @@
 // nll_loss picks -weight[t] * self[.., t, ..] along the class dimension (1; 0 for a 1-D self)
 // for each target t that is not ignore_index, and reports the sum of the weights it picked
 // (totalWeight, the mean's divisor); a target outside [0, C) faults in phase 2, as the device's
-// kernel does. The softmax backwards compute along `dim`, from the forward's output:
+// kernel does. cross_entropy is log_softmax and that likelihood with aten's label smoothing (its
+// logProbOut kept for the gradient, which reads it). The softmax backwards compute along `dim`, from the forward's output:
 // softmax: out = output * (grad - sum(grad * output)); log_softmax: out = grad - exp(output) * sum(grad).
 #include <algorithm>
 #include <cmath>
@@ -30,7 +31,7 @@ namespace {
 
 using F = LossFamily;
 
-enum Slot { kSelf, kTarget, kGrad, kWeight, kPosWeight, kTotalWeight, kOutput, kOut, kTotalOut, kSlots };
+enum Slot { kSelf, kTarget, kGrad, kWeight, kPosWeight, kTotalWeight, kOutput, kOut, kTotalOut, kZloss, kLse, kSlots };
 
 enum Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2, kBatchMean = 3 };
 
@@ -50,6 +51,7 @@ bool IsBackward(int op) {
 bool IsNll(int op) { return op == F::Op::kNllLoss || op == F::Op::kNllLossBackward; }
 bool IsSoftmax(int op) { return op == F::Op::kSoftmaxBackward || op == F::Op::kLogSoftmaxBackward; }
 bool IsKlDiv(int op) { return op == F::Op::kKlDiv || op == F::Op::kKlDivBackward; }
+bool IsCrossEntropy(int op) { return op == F::Op::kCrossEntropy || op == F::Op::kCrossEntropyGrad; }
 
 double Sign(double d) { return d > 0 ? 1.0 : d < 0 ? -1.0 : d; }  // NaN stays NaN
 double Sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
@@ -160,6 +162,7 @@ class LossWork final : public FamilyWork {
   int64_t reduction = kMean;
   int64_t dim = 0;  // softmax backwards; nll: the class dimension
   int64_t ignore_index = -100;
+  double label_smoothing = 0;
   Params params;
 
   bool has(int slot) const { return tensor(slot).dtype != ACL_DT_UNDEFINED; }
@@ -175,6 +178,10 @@ class LossWork final : public FamilyWork {
         status = Nll<T>();
       } else if (op_ == F::Op::kNllLossBackward) {
         status = NllBackward<T>();
+      } else if (op_ == F::Op::kCrossEntropy) {
+        status = CrossEntropy<T>();
+      } else if (op_ == F::Op::kCrossEntropyGrad) {
+        status = CrossEntropyGrad<T>();
       } else if (IsBackward(op_)) {
         PointwiseBackward<T>();
       } else {
@@ -346,6 +353,115 @@ class LossWork final : public FamilyWork {
     return ACLNN_SUCCESS;
   }
 
+  // The cross entropy's per-sample weight of each target (0 where ignored) and the mean's
+  // divisor: their sum (aten normalises the label smoothing's term by it too).
+  template <typename T>
+  double TargetWeights(const int64_t* t, const T* w, int64_t samples, double* picked) const {
+    double total = 0;
+    for (int64_t i = 0; i < samples; ++i) {
+      picked[i] = t[i] == ignore_index ? 0.0 : w ? double(w[t[i]]) : 1.0;
+      total += picked[i];
+    }
+    return total;
+  }
+
+  // loss_n = (1 - e) * -w[y] * lp[n, y] + e / C * -sum_c w[c] * lp[n, c] (aten's
+  // cross_entropy with label smoothing e), lp = log_softmax(self); 0 where y is ignoreIndex.
+  template <typename T>
+  aclnnStatus CrossEntropy() {
+    const TensorRef& self = tensor(kSelf);
+    const int64_t samples = self.shape[0], classes = self.shape[1];
+    const int64_t* t;
+    if (aclnnStatus s = Targets(classes, &t)) return s;
+    const T* x = static_cast<const T*>(ContiguousAs(self, type, 0));
+    const T* w = has(kWeight) ? static_cast<const T*>(ContiguousAs(tensor(kWeight), type, 1)) : nullptr;
+    const TensorRef& log_prob = tensor(kOutput);
+    const bool direct = log_prob.dtype == StorageOf(type) && log_prob.Contiguous();
+    T* lp = direct ? reinterpret_cast<T*>(log_prob.first)
+                   : static_cast<T*>(Scratch(2, static_cast<size_t>(samples * classes) * sizeof(T)));
+    double* loss = static_cast<double*>(Scratch(3, static_cast<size_t>(samples) * 3 * sizeof(double)));
+    double* lse = loss + samples;
+    double* picked = lse + samples;
+    const double e = label_smoothing;
+    ForEach(samples, [&](int64_t n) {
+      const T* row = x + n * classes;
+      T* out = lp + n * classes;
+      double m = -INFINITY, sum = 0;
+      for (int64_t c = 0; c < classes; ++c) m = (row[c] > m || row[c] != row[c]) ? double(row[c]) : m;
+      for (int64_t c = 0; c < classes; ++c) sum += std::exp(double(row[c]) - m);
+      lse[n] = m + std::log(sum);
+      double smooth = 0;
+      for (int64_t c = 0; c < classes; ++c) {
+        out[c] = static_cast<T>(double(row[c]) - lse[n]);
+        if (e != 0) smooth -= (w ? double(w[c]) : 1.0) * (double(row[c]) - lse[n]);
+      }
+      loss[n] = t[n] == ignore_index ? 0.0 : (1 - e) * -(w ? double(w[t[n]]) : 1.0) * (double(row[t[n]]) - lse[n]) +
+                                                 e / double(classes) * smooth;
+    });
+    if (!direct) ScatterFrom(lp, type, log_prob);
+    const double total = TargetWeights(t, w, samples, picked);
+    if (reduction == kNone) {
+      T* out = static_cast<T*>(Scratch(4, static_cast<size_t>(samples) * sizeof(T)));
+      for (int64_t n = 0; n < samples; ++n) out[n] = static_cast<T>(loss[n]);
+      ScatterFrom(out, type, tensor(kOut));
+    } else {
+      double sum = 0;
+      for (int64_t n = 0; n < samples; ++n) sum += loss[n];
+      WriteOne<T>(kOut, reduction == kMean ? sum / total : sum);
+    }
+    // z-loss = lseSquareScaleForZloss * lse^2, whose scale phase 1 holds at 0; lseForZloss: lse.
+    if (has(kZloss)) {
+      T* zero = static_cast<T*>(Scratch(4, static_cast<size_t>(samples) * sizeof(T)));
+      std::fill(zero, zero + tensor(kZloss).numel(), T(0));
+      ScatterFrom(zero, type, tensor(kZloss));
+    }
+    if (has(kLse)) {
+      T* out = static_cast<T*>(Scratch(4, static_cast<size_t>(samples) * sizeof(T)));
+      for (int64_t n = 0; n < samples; ++n) out[n] = static_cast<T>(lse[n]);
+      ScatterFrom(out, type, tensor(kLse));
+    }
+    return ACLNN_SUCCESS;
+  }
+
+  // d loss_n / d self[n, j] = (1 - e) * w[y] * (p_j - [j == y]) + e / C * (p_j * sum_c w[c] - w[j]),
+  // p = exp(logProb), times gradLoss (divided by the summed target weights for a mean).
+  template <typename T>
+  aclnnStatus CrossEntropyGrad() {
+    const TensorRef& self = tensor(kSelf);
+    const int64_t samples = self.shape[0], classes = self.shape[1];
+    const int64_t* t;
+    if (aclnnStatus s = Targets(classes, &t)) return s;
+    const T* lp = static_cast<const T*>(ContiguousAs(self, type, 0));
+    const T* w = has(kWeight) ? static_cast<const T*>(ContiguousAs(tensor(kWeight), type, 1)) : nullptr;
+    const T* g = static_cast<const T*>(ContiguousAs(tensor(kGrad), type, 2));
+    const bool per_sample = reduction == kNone;
+    double* picked = static_cast<double*>(Scratch(3, static_cast<size_t>(samples) * sizeof(double)));
+    const double total = TargetWeights(t, w, samples, picked);
+    double weights = w ? 0.0 : double(classes);
+    for (int64_t c = 0; w && c < classes; ++c) weights += double(w[c]);
+    const double e = label_smoothing, divisor = reduction == kMean ? total : 1.0;
+    const TensorRef& result = tensor(kOut);
+    const bool direct = result.dtype == StorageOf(type) && result.Contiguous();
+    T* out = direct ? reinterpret_cast<T*>(result.first)
+                    : static_cast<T*>(Scratch(4, static_cast<size_t>(samples * classes) * sizeof(T)));
+    ForEach(samples, [&](int64_t n) {
+      T* row = out + n * classes;
+      if (t[n] == ignore_index) {
+        std::fill(row, row + classes, T(0));
+        return;
+      }
+      const double scale = double(g[per_sample ? n : 0]) / divisor, wy = w ? double(w[t[n]]) : 1.0;
+      for (int64_t c = 0; c < classes; ++c) {
+        const double p = std::exp(double(lp[n * classes + c]));
+        double d = (1 - e) * wy * (p - (c == t[n] ? 1.0 : 0.0));
+        if (e != 0) d += e / double(classes) * (p * weights - (w ? double(w[c]) : 1.0));
+        row[c] = static_cast<T>(scale * d);
+      }
+    });
+    if (!direct) ScatterFrom(out, type, result);
+    return ACLNN_SUCCESS;
+  }
+
   // Lines of `length` elements `inner` apart in contiguous buffers.
   template <typename T>
   void SoftmaxBackward() {
@@ -498,6 +614,69 @@ aclnnStatus PlanNll(const Planning& p, int op, const TensorDesc& out) {
   return ACLNN_SUCCESS;
 }
 
+aclnnStatus PlanCrossEntropy(const Planning& p, int op, const TensorDesc& out) {
+  LossWork* made = p.work;
+  const Call& call = p.call;
+  const FamilySpec& family = p.family;
+  const int index = family.roles[F::Role::kReduction];
+  const char* reduction = index >= 0 && call.spec.params[index].kind == ParamKind::kString
+                              ? static_cast<const char*>(call.args[index].pointer)
+                              : nullptr;
+  const std::string name = reduction ? reduction : "mean";
+  if (name != "mean" && name != "sum" && name != "none") {
+    return p.Reject(F::Role::kReduction, "\"" + name + "\" is not one of \"mean\", \"sum\", \"none\"");
+  }
+  made->reduction = name == "mean" ? kMean : name == "sum" ? kSum : kNone;
+  made->ignore_index = RoleInt(call, family, F::Role::kIgnoreIndex, -100);
+  made->label_smoothing = RoleNumber(call, family, F::Role::kLabelSmoothing, -1, 0.0);
+  if (!(made->label_smoothing >= 0 && made->label_smoothing <= 1)) {
+    return p.Reject(F::Role::kLabelSmoothing, std::to_string(made->label_smoothing) + " is outside [0.0, 1.0]");
+  }
+  if (RoleNumber(call, family, F::Role::kZlossScale, -1, 0.0) != 0) {
+    return p.Reject(F::Role::kZlossScale, "the simulator models no z-loss (the page: 当前暂不支持); pass 0");
+  }
+  if (RoleBool(call, family, F::Role::kReturnZloss, false)) {
+    return p.Reject(F::Role::kReturnZloss, "the simulator models no z-loss (the page: 当前暂不支持); pass false");
+  }
+  const TensorRef& self = made->tensor(kSelf);
+  if (self.rank() != 2) return p.Reject(F::Role::kSelf, "shape " + DimsText(self.shape) + " is not [N, C]");
+  const Dims samples{self.shape[0]};
+  if (!p.Keep(F::Role::kTarget, kTarget) || made->tensor(kTarget).shape != samples) {
+    return p.Reject(F::Role::kTarget, "must be [N], N = " + std::to_string(self.shape[0]));
+  }
+  if (p.Keep(F::Role::kWeight, kWeight) && made->tensor(kWeight).shape != Dims{self.shape[1]}) {
+    return p.Reject(F::Role::kWeight, "shape " + DimsText(made->tensor(kWeight).shape) + " is not [C], C = " +
+                                          std::to_string(self.shape[1]));
+  }
+  const bool per_sample = made->reduction == kNone;
+  if (op == F::Op::kCrossEntropyGrad) {
+    if (!p.Keep(F::Role::kGradOutput, kGrad) ||
+        made->tensor(kGrad).numel() != (per_sample ? self.shape[0] : 1)) {
+      return p.Reject(F::Role::kGradOutput, per_sample ? "must be [N] when reduction is none" : "must be one value");
+    }
+    return made->KeepOutput(call, family, F::Role::kOut, out, self.shape, "logProb's shape", kOut);
+  }
+  const Dims loss_shape = per_sample ? samples : Dims{};
+  const char* loss_what = per_sample ? "[N]" : "one value (the reduced loss)";
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, out, loss_shape, loss_what, kOut, !per_sample)) {
+    return s;
+  }
+  const TensorDesc* log_prob = RoleTensor(call, family, F::Role::kLogProb);
+  if (!log_prob) return p.Reject(F::Role::kLogProb, "is required");
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kLogProb, *log_prob, self.shape, "input's shape", kOutput)) {
+    return s;
+  }
+  if (const TensorDesc* zloss = RoleTensor(call, family, F::Role::kZloss)) {
+    if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kZloss, *zloss, loss_shape, loss_what, kZloss, !per_sample)) {
+      return s;
+    }
+  }
+  if (const TensorDesc* lse = RoleTensor(call, family, F::Role::kLse)) {
+    return made->KeepOutput(call, family, F::Role::kLse, *lse, samples, "[N]", kLse);
+  }
+  return ACLNN_SUCCESS;
+}
+
 aclnnStatus PlanSoftmaxBackward(const Planning& p, const TensorDesc& out) {
   LossWork* made = p.work;
   const TensorRef& grad = made->tensor(kSelf);
@@ -539,6 +718,8 @@ aclnnStatus PlanLoss(const Call& call, const FamilySpec& family, ExecutorWork** 
     status = PlanSoftmaxBackward(planning, *found.out);
   } else if (IsNll(op)) {
     status = PlanNll(planning, op, *found.out);
+  } else if (IsCrossEntropy(op)) {
+    status = PlanCrossEntropy(planning, op, *found.out);
   } else {
     status = PlanPointwise(planning, op, *found.out);
   }
