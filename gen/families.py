@@ -207,7 +207,7 @@ FAMILIES: tuple[Family, ...] = (
         ops=("mse_loss", "l1_loss", "smooth_l1_loss", "soft_margin_loss", "binary_cross_entropy",
              "binary_cross_entropy_with_logits", "kl_div", "mse_loss_backward", "l1_loss_backward",
              "smooth_l1_loss_backward", "soft_margin_loss_backward", "binary_cross_entropy_backward",
-             "binary_cross_entropy_with_logits_backward", "kl_div_backward", "nll_loss", "nll_loss_backward",
+             "binary_cross_entropy_with_logits_backward", "kl_div_backward", "kl_div_target_backward", "nll_loss", "nll_loss_backward",
              "softmax_backward", "log_softmax_backward", "cross_entropy", "cross_entropy_grad"),
         # cross_entropy: self the logits [N, C], reduction a string ("mean", "sum", "none"); log_prob
         # its log_softmax (an output; the grad's input), zloss and lse its z-loss outputs (the scale

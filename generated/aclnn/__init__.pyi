@@ -14673,7 +14673,7 @@ def kl_div_target_backward(grad_output: Tensor, self: _TensorLike, target: _Tens
         - 确定性计算：
           - aclnnKlDivTargetBackward默认确定性实现。
 
-    Source: op_docs/aclnnKlDivTargetBackward.md:45 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnKlDivTargetBackward.md:45
     """
 @overload
 def kl_div_target_backward(grad_output: _TensorLike, self: Tensor, target: _TensorLike, reduction: int, log_target: bool, *, out: _OutArray | None = None) -> Tensor:

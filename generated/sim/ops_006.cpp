@@ -2382,7 +2382,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/91},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/91},
     // self (line 101)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
@@ -2394,7 +2394,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(5), /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/aclsim::Bits(5), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/111},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(5), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/111},
     // reduction (line 121)
     {"reduction", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
@@ -2412,7 +2412,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/141},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/141},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -2424,13 +2424,20 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
+// Computed by the loss family (self=self, target=target, grad_output=gradOutput, reduction=reduction, log_target=logTarget, out=gradTarget).
+constexpr aclsim::FamilySpec kFamily = {
+    &aclsim::PlanLoss, aclsim::LossFamily::Op::kKlDivTargetBackward,
+    /*roles=*/{1, 2, 0, -1, -1, 3, -1, 4, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnKlDivTargetBackward", "aclnnKlDivTargetBackward.md",
     kParams, 6,
     kProducts, 6,
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
-    /*not_simulated=*/"(no semantics file states its kernel)"};
+    /*not_simulated=*/nullptr,
+    /*family=*/&kFamily};
 
 }  // namespace sim_KlDivTargetBackward
 }  // namespace

@@ -42,7 +42,7 @@ bool IsBackward(int op) {
   switch (op) {
     case F::Op::kMseLossBackward: case F::Op::kL1LossBackward: case F::Op::kSmoothL1LossBackward:
     case F::Op::kSoftMarginLossBackward: case F::Op::kBinaryCrossEntropyBackward:
-    case F::Op::kBinaryCrossEntropyWithLogitsBackward: case F::Op::kKlDivBackward:
+    case F::Op::kBinaryCrossEntropyWithLogitsBackward: case F::Op::kKlDivBackward: case F::Op::kKlDivTargetBackward:
       return true;
     default:
       return false;
@@ -50,7 +50,9 @@ bool IsBackward(int op) {
 }
 bool IsNll(int op) { return op == F::Op::kNllLoss || op == F::Op::kNllLossBackward; }
 bool IsSoftmax(int op) { return op == F::Op::kSoftmaxBackward || op == F::Op::kLogSoftmaxBackward; }
-bool IsKlDiv(int op) { return op == F::Op::kKlDiv || op == F::Op::kKlDivBackward; }
+bool IsKlDiv(int op) {
+  return op == F::Op::kKlDiv || op == F::Op::kKlDivBackward || op == F::Op::kKlDivTargetBackward;
+}
 bool IsCrossEntropy(int op) { return op == F::Op::kCrossEntropy || op == F::Op::kCrossEntropyGrad; }
 
 double Sign(double d) { return d > 0 ? 1.0 : d < 0 ? -1.0 : d; }  // NaN stays NaN
@@ -84,7 +86,8 @@ double Loss(int op, double x, double y, double w, double pw, const Params& p) {
   }
 }
 
-// The derivative of Loss with respect to x (the backward's factor of grad_output).
+// The derivative of Loss with respect to x (the backward's factor of grad_output); of the KL
+// divergence's with respect to y for its target backward.
 double Derivative(int op, double x, double y, double w, double pw, const Params& p) {
   switch (op) {
     case F::Op::kMseLossBackward: return 2 * (x - y);
@@ -101,6 +104,8 @@ double Derivative(int op, double x, double y, double w, double pw, const Params&
       return w * ((t + 1 - y) * Sigmoid(x) - t);
     }
     case F::Op::kKlDivBackward: return p.log_target ? -std::exp(y) : -y;
+    // With respect to the target (the page's formula: log(target) - self + 1, -inf at target 0).
+    case F::Op::kKlDivTargetBackward: return p.log_target ? std::exp(y) * (y - x + 1) : std::log(y) - x + 1;
     default: return 0;
   }
 }
