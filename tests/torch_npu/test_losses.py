@@ -43,6 +43,12 @@ def test_losses_forward_and_backward_equal_cpu(run_npu):
             check(f"cross_entropy label_smoothing {r}", lambda a, b: F.cross_entropy(
                 a, b, reduction=r, label_smoothing=0.1), x, classes)
         check("kl_div batchmean", lambda a, b: F.kl_div(a, b, reduction="batchmean"), log_p, log_q.exp())
+        for log_target in (False, True):  # the target's gradient: aclnnKlDivTargetBackward
+            target = log_q if log_target else log_q.exp()
+            cpu_t, npu_t = target.clone().requires_grad_(), target.clone().npu().requires_grad_()
+            F.kl_div(log_p, cpu_t, reduction="batchmean", log_target=log_target).backward()
+            F.kl_div(log_p.npu(), npu_t, reduction="batchmean", log_target=log_target).backward()
+            assert torch.allclose(npu_t.grad.cpu(), cpu_t.grad, rtol=1e-4, atol=1e-5), f"kl_div target {log_target}"
         check("softmax along 1 of 3", lambda a: torch.softmax(a, 1), torch.randn(3, 7, 2))
         check("log_softmax", lambda a: torch.log_softmax(a, -1), torch.randn(3, 7, 2))
         check("softmax float16", lambda a: torch.softmax(a.half(), -1).float(), torch.randn(3, 7), atol=2e-3)
