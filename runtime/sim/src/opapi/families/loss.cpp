@@ -55,8 +55,9 @@ bool IsKlDiv(int op) {
 }
 bool IsCrossEntropy(int op) { return op == F::Op::kCrossEntropy || op == F::Op::kCrossEntropyGrad; }
 
-double Sign(double d) { return d > 0 ? 1.0 : d < 0 ? -1.0 : d; }  // NaN stays NaN
-double Sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
+// torch.sign's: NaN gives 0 (l1_loss's gradient at a NaN is 0 in PyTorch), a zero keeps its sign.
+template <typename T>
+T Sign(T d) { return d > 0 ? T(1) : d < 0 ? T(-1) : d == d ? d : T(0); }
 
 // One element's loss, as aten's CPU kernels write it (log terms of BCE clamped at -100).
 struct Params {
@@ -64,44 +65,53 @@ struct Params {
   bool log_target = false;
 };
 
-double Loss(int op, double x, double y, double w, double pw, const Params& p) {
+// In the compute type T (float for FLOAT, FLOAT16 and BFLOAT16), as aten's kernels compute in
+// the tensor's: an intermediate that overflows there overflows here too.
+template <typename T>
+T Loss(int op, T x, T y, T w, T pw, const Params& p) {
+  const T beta = static_cast<T>(p.beta);
   switch (op) {
     case F::Op::kMseLoss: return (x - y) * (x - y);
     case F::Op::kL1Loss: return std::fabs(x - y);
     case F::Op::kSmoothL1Loss: {
-      const double d = std::fabs(x - y);
-      return p.beta == 0 ? d : d < p.beta ? 0.5 * d * d / p.beta : d - 0.5 * p.beta;
+      const T d = std::fabs(x - y);
+      return beta == 0 ? d : d < beta ? T(0.5) * d * d / beta : d - T(0.5) * beta;
     }
     case F::Op::kSoftMarginLoss: return std::log1p(std::exp(-y * x));
     case F::Op::kBinaryCrossEntropy:
-      return -w * (y * std::max(std::log(x), -100.0) + (1 - y) * std::max(std::log1p(-x), -100.0));
+      return -w * (y * std::max<T>(std::log(x), T(-100)) + (1 - y) * std::max<T>(std::log1p(-x), T(-100)));
     case F::Op::kBinaryCrossEntropyWithLogits: {
-      const double log_weight = (pw - 1) * y + 1;
-      return w * ((1 - y) * x + log_weight * (std::log1p(std::exp(-std::fabs(x))) + std::max(-x, 0.0)));
+      const T log_weight = (pw - 1) * y + 1;
+      return w * ((1 - y) * x + log_weight * (std::log1p(std::exp(-std::fabs(x))) + std::max(-x, T(0))));
     }
     case F::Op::kKlDiv:
       if (p.log_target) return std::exp(y) * (y - x);
-      return (y == 0 ? 0.0 : y * std::log(y)) - y * x;  // xlogy(y, y): 0 where y is 0
+      return (y == 0 ? T(0) : y * std::log(y)) - y * x;  // xlogy(y, y): 0 where y is 0
     default: return 0;
   }
 }
 
 // The derivative of Loss with respect to x (the backward's factor of grad_output); of the KL
 // divergence's with respect to y for its target backward.
-double Derivative(int op, double x, double y, double w, double pw, const Params& p) {
+template <typename T>
+T Derivative(int op, T x, T y, T w, T pw, const Params& p) {
+  const T beta = static_cast<T>(p.beta);
   switch (op) {
     case F::Op::kMseLossBackward: return 2 * (x - y);
     case F::Op::kL1LossBackward: return Sign(x - y);
     case F::Op::kSmoothL1LossBackward: {
-      const double d = x - y;
-      if (p.beta == 0) return Sign(d);
-      return d <= -p.beta ? -1.0 : d >= p.beta ? 1.0 : d / p.beta;
+      const T d = x - y;
+      if (beta == 0) return Sign(d);
+      return d <= -beta ? T(-1) : d >= beta ? T(1) : d / beta;
     }
-    case F::Op::kSoftMarginLossBackward: return -y * Sigmoid(-y * x);
-    case F::Op::kBinaryCrossEntropyBackward: return w * (x - y) / std::max((1 - x) * x, 1e-12);
+    case F::Op::kSoftMarginLossBackward: {  // aten's form: z = exp(-y x), -y z / (1 + z)
+      const T z = std::exp(-y * x);
+      return -y * z / (1 + z);
+    }
+    case F::Op::kBinaryCrossEntropyBackward: return w * (x - y) / std::max<T>((1 - x) * x, T(1e-12));
     case F::Op::kBinaryCrossEntropyWithLogitsBackward: {
-      const double t = pw * y;
-      return w * ((t + 1 - y) * Sigmoid(x) - t);
+      const T t = pw * y;
+      return w * ((t + 1 - y) * (1 / (1 + std::exp(-x))) - t);
     }
     case F::Op::kKlDivBackward: return p.log_target ? -std::exp(y) : -y;
     // With respect to the target (the page's formula: log(target) - self + 1, -inf at target 0).
@@ -225,9 +235,7 @@ class LossWork final : public FamilyWork {
   void Pointwise() {
     const int64_t n = Count();
     const T *x = Input<T>(kSelf, 0), *y = Input<T>(kTarget, 1), *w = Input<T>(kWeight, 2), *pw = Input<T>(kPosWeight, 3);
-    auto at = [&](int64_t i) {
-      return Loss(op_, x[i], y[i], w ? double(w[i]) : 1.0, pw ? double(pw[i]) : 1.0, params);
-    };
+    auto at = [&](int64_t i) { return double(Loss<T>(op_, x[i], y[i], w ? w[i] : T(1), pw ? pw[i] : T(1), params)); };
     if (reduction == kNone) {
       T* out = static_cast<T*>(Scratch(4, static_cast<size_t>(n) * sizeof(T)));
       ForEach(n, [&](int64_t i) { out[i] = static_cast<T>(at(i)); });
@@ -242,11 +250,10 @@ class LossWork final : public FamilyWork {
     const int64_t n = Count();
     const T *g = Input<T>(kGrad, 0), *x = Input<T>(kSelf, 1), *y = Input<T>(kTarget, 2);
     const T *w = Input<T>(kWeight, 3), *pw = Input<T>(kPosWeight, 4);
-    const double scale = 1.0 / Divisor();
+    const T scale = static_cast<T>(1.0 / Divisor());
     T* out = static_cast<T*>(Scratch(5, static_cast<size_t>(n) * sizeof(T)));
     ForEach(n, [&](int64_t i) {
-      const double d = Derivative(op_, x[i], y[i], w ? double(w[i]) : 1.0, pw ? double(pw[i]) : 1.0, params);
-      out[i] = static_cast<T>(double(g[i]) * d * scale);
+      out[i] = Derivative<T>(op_, x[i], y[i], w ? w[i] : T(1), pw ? pw[i] : T(1), params) * g[i] * scale;
     });
     ScatterFrom(out, type, tensor(kOut));
   }
@@ -441,10 +448,13 @@ class LossWork final : public FamilyWork {
     const T* g = static_cast<const T*>(ContiguousAs(tensor(kGrad), type, 2));
     const bool per_sample = reduction == kNone;
     double* picked = static_cast<double*>(Scratch(3, static_cast<size_t>(samples) * sizeof(double)));
-    const double total = TargetWeights(t, w, samples, picked);
+    TargetWeights(t, w, samples, picked);
     double weights = w ? 0.0 : double(classes);
     for (int64_t c = 0; w && c < classes; ++c) weights += double(w[c]);
-    const double e = label_smoothing, divisor = reduction == kMean ? total : 1.0;
+    // The divisor summed in T, as the golden's weight[target].sum() in the tensor's type.
+    T summed = 0;
+    for (int64_t i = 0; i < samples; ++i) summed += static_cast<T>(picked[i]);
+    const double e = label_smoothing, divisor = reduction == kMean ? double(summed) : 1.0;
     const TensorRef& result = tensor(kOut);
     const bool direct = result.dtype == StorageOf(type) && result.Contiguous();
     T* out = direct ? reinterpret_cast<T*>(result.first)
