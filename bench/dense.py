@@ -4,8 +4,9 @@ ResNet-50 3x3 convolution layer (N=1, 64 -> 64 channels, 56x56, padding 1, float
 (2·C_out·C_in·9·56·56), softmax, log_softmax
 and rms_norm with a weight over 16M float32 elements ([4096, 4096]) in GB/s counted as bytes
 read + written (input and output, each n elements), sums along the last and along the first
-dimension of the same in GB/s read, and a max pool with indices (a ResNet stem's: [32, 64, 112, 112]
-float32, kernel 3, stride 2, padding 1) in GB/s read + written (input, output and int64 indices).
+dimension of the same in GB/s read, a max pool with indices (a ResNet stem's: [32, 64, 112, 112]
+float32, kernel 3, stride 2, padding 1) in GB/s read + written (input, output and int64 indices),
+and a cross entropy over [4096, 32000] logits (GB/s read).
 
 Both sides run in this process on the same data, interleaved; the simulator through the bindings
 on device-resident tensors with out=, PyTorch into an out= tensor where the op has one. The
@@ -49,6 +50,40 @@ def measure(name: str, dtype: str, work: float, unit: str, call_sim, run_torch, 
     log(f"dense: {name} {dtype}: sim {row['rate']['sim']['median']:.2f} {unit}, "
         f"torch {row['rate']['torch']['median']:.2f} {unit}, ratio {row['sim_speed_vs_torch']['median']:.2f}")
     return row
+
+
+VOCAB = 32000
+
+
+def cross_entropy(rng: np.random.Generator, count: int, rounds: int) -> dict:
+    """F.cross_entropy over [count // 4096, 32000] logits ([4096, 32000] at 16M elements: a
+    language model's batch of tokens over its vocabulary) with mean reduction, against the path
+    torch_npu takes for it: aclnnLogSoftmax, then aclnnNLLLoss with op-plugin's weight of ones.
+    GB/s: the logits read."""
+    import aclnn
+
+    rows = max(2, count // 4096)
+    x = rng.uniform(-4, 4, (rows, VOCAB)).astype(np.float32)
+    target = rng.integers(0, VOCAB, rows).astype(np.int64)
+    d_x, d_target = aclnn.to_device(x), aclnn.to_device(target)
+    d_weight = aclnn.to_device(np.ones(VOCAB, np.float32))
+    d_log_prob = aclnn.to_device(np.zeros_like(x))
+    d_loss, d_total = aclnn.to_device(np.zeros((), np.float32)), aclnn.to_device(np.zeros((), np.float32))
+    t_x, t_target = torch.from_numpy(x), torch.from_numpy(target)
+    t_loss = torch.empty(())
+
+    def sim() -> None:
+        aclnn.log_softmax(d_x, -1, out=d_log_prob)
+        aclnn.nll_loss(d_log_prob, d_target, d_weight, 1, -100, out=(d_loss, d_total))
+
+    def run_torch() -> None:
+        t_loss.copy_(torch.nn.functional.cross_entropy(t_x, t_target))
+
+    def check() -> None:
+        np.testing.assert_allclose(d_loss.numpy(), t_loss.numpy(), rtol=1e-5)
+
+    return measure(f"cross_entropy [{rows}, {VOCAB}] mean", "float32", float(x.nbytes), "GB/s", sim, run_torch,
+                   rounds, check)
 
 
 def main() -> None:
@@ -152,6 +187,8 @@ def main() -> None:
                         lambda: aclnn.reduce_sum(d_x, [0], False, "FLOAT", out=d_col),
                         lambda: torch.sum(t_x, 0, out=t_col), args.rounds, check_col))
     rows.append(max_pool_row(aclnn, rng, tuple(int(d) for d in args.pool.split(",")), args.rounds))
+    del d_x, d_y, d_sum, d_col
+    rows.append(cross_entropy(rng, count, args.rounds))
     emit_result({"torch_threads": torch.get_num_threads(),
                  "sim_threads": int(os.environ.get("ACLNN_SIM_THREADS", os.cpu_count() or 1)),
                  "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"), "rows": rows})

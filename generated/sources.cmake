@@ -97,6 +97,8 @@ set(ACLNN_EXAMPLES
   batch_norm_reduce
   batch_norm_reduce_backward
   batch_norm_stats
+  binary_cross_entropy
+  binary_cross_entropy_backward
   bitwise_and_scalar
   bitwise_and_tensor
   bitwise_not
@@ -123,6 +125,8 @@ set(ACLNN_EXAMPLES
   convolution_backward
   cos
   cosh
+  cross_entropy_loss
+  cross_entropy_loss_grad
   cummax
   cummin
   cumprod
@@ -360,6 +364,11 @@ set(ACLNN_EXAMPLES
   is_inf
   is_neg_inf
   is_pos_inf
+  kl_div
+  kl_div_backward
+  kl_div_target_backward
+  l1_loss
+  l1_loss_backward
   layer_norm
   layer_norm_backward
   layer_norm_with_impl_mode
@@ -382,6 +391,7 @@ set(ACLNN_EXAMPLES
   log_sigmoid
   log_sigmoid_backward
   log_softmax
+  log_softmax_backward
   log_sum_exp
   logical_and
   logical_or
@@ -413,11 +423,16 @@ set(ACLNN_EXAMPLES
   mish_backward
   mm
   mse_loss
+  mse_loss_backward
   mul
   muls
   mv
   nan_to_num
   neg
+  nll_loss
+  nll_loss2d
+  nll_loss2d_backward
+  nll_loss_backward
   nonzero
   nonzero_v2
   norm
@@ -473,7 +488,10 @@ set(ACLNN_EXAMPLES
   sinh
   slice
   slice_v2
+  smooth_l1_loss_backward
+  soft_margin_loss_backward
   softmax
+  softmax_backward
   softplus
   softplus_backward
   softshrink

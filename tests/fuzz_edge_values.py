@@ -90,7 +90,8 @@ def valid_cases(module: Any) -> list:
 # not exact), without zero or tiny parts either: complex division (by zero too) and the transcendental
 # functions overflow and underflow in ways of their own (libstdc++'s C99 Annex G against PyTorch's
 # Smith division and vectorised functions).
-ACCUMULATING = ("matmul", "reduce", "norm", "softmax", "cumulative", "index")  # index: scatter_add, index_add
+# loss: the reduced losses, the cross entropy's and the softmax backwards' sums along a line.
+ACCUMULATING = ("matmul", "reduce", "norm", "softmax", "cumulative", "index", "loss")  # index: scatter_add, index_add
 # The normalisations divide by a standard deviation that a tiny variance makes eps's (rstd ~ 316):
 # their moderate magnitudes stop at 2, where x * rstd * w still has the digits that PyTorch's form
 # (x * alpha + beta, alpha = w * rstd) and the simulator's ((x - mean) * rstd * w + b) share.

@@ -84,6 +84,17 @@ def test_optional_from_name_and_from_words():
     assert param(p, "self").optional is True and param(p, "out").optional is False
 
 
+def test_optional_when_the_usage_says_it_may_be_nullptr_but_not_when_it_may_not():
+    # aclnnBinaryCrossEntropy's weight: "weight可以是nullptr，等价于所有权重值都是1" (torch_npu passes NULL).
+    def self_optional(usage: str) -> bool:
+        p = api_page(html_table(["参数名", "输入/输出", "描述", "数据类型"], ["self", "输入", usage, "FLOAT"],
+                                ["out", "输出", "-", "FLOAT"]))
+        return param(p, "self").optional
+
+    assert self_optional("self可以是nullptr，等价于全1。") is True
+    assert self_optional("self不可以是nullptr。") is False
+
+
 def test_unknown_dtype_word_is_a_warning():
     p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT、QINT8"], ["out", "输出", "FLOAT"]))
     assert param(p, "self").dtypes == (DType.FLOAT,)

@@ -914,9 +914,14 @@ class Planner:
         return cases
 
     def attribute_cases(self) -> list[Case]:
+        # A value the semantics file's own checks refuse (returnZloss=true, which the simulator
+        # does not model) is an error case, not a valid call.
+        refused = {(v.param, v.value) for check in (self.bound.semantics.checks if self.bound.semantics else ())
+                   for v in check.violation if len(check.violation) == 1}
         return [replace(self.base, id=f"{p.name}={not self.values.values[p.name]}",
                         values={**self.base.values, p.name: not self.values.values[p.name]})
-                for p in self.api.inputs if p.kind is ParamKind.BOOL and p.name not in self.shape_arguments]
+                for p in self.api.inputs if p.kind is ParamKind.BOOL and p.name not in self.shape_arguments
+                and (p.name, not self.values.values[p.name]) not in refused]
 
     @functools.cached_property
     def shape_arguments(self) -> frozenset[str]:
@@ -1384,8 +1389,15 @@ class RulePlanner:
                 return [], [], "the base call does not give the tensors' shapes"
             shape = functools.reduce(_broadcast, shapes, ())  # type: ignore[arg-type]
             wrong = (1,) if shape and functools.reduce(lambda x, y: x * y, shape, 1) != 1 else (2,)
-        dtype = self.planner._out_dtype(param)
         values = {**self.base.values, rule.when: value}
+        if param.direction is not Direction.OUT:
+            # A rule on an input (a backward's gradOutput: one element once the forward reduced)
+            # shapes the input itself.
+            accepted = replace(self.base, id=f"{rule.when}={value}", values=values,
+                               shapes={**self.base.shapes, rule.param: shape})
+            return [accepted], [replace(accepted, id=f"{rule.when}={value}-{rule.param}{list(wrong)}",
+                                        shapes={**self.base.shapes, rule.param: wrong})], ""
+        dtype = self.planner._out_dtype(param)
         accepted = replace(self.base, id=f"{rule.when}={value}", values=values, out={**self.base.out, rule.param: dtype},
                            out_shapes={**self.base.out_shapes, rule.param: shape})
         refused = replace(accepted, id=f"{rule.when}={value}-{rule.param}{list(wrong)}",

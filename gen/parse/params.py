@@ -25,6 +25,7 @@ _CASTABLE_TO = re.compile(r"(?:可转换(?:为|成)|可以转换(?:为|成)|conv
                           r"`?((?:DT_|ACL_)?[A-Z][A-Z0-9_]*)`?\s*(?:的|\(|（|\.|。|$|\s)", re.I)
 _SOC_ORDER = {soc: i for i, soc in enumerate(Soc)}
 _OPTIONAL_WORDS = re.compile(r"可选|可为空|可以为空|可以传入空指针|可传入空指针|支持传入空指针|允许为空|传入nullptr|"
+                             r"(?<!不)可以?(?:是|为)\s*(?:nullptr|空指针)|"
                              r"\boptional\b|can\s+be\s+(?:null|nullptr|empty\s+pointer)|may\s+be\s+null", re.I)
 
 

@@ -143,6 +143,17 @@ struct SyncBatchNormFamily {
   static constexpr const char* kOpNames[] = { "stats", "reduce", "elemt", "elemt_backward", "reduce_backward", "gather_stats_with_counts", "gather_stats" };
 };
 
+// loss: pointwise losses reduced by `reduction` (0 none, 1 mean, 2 sum) and their backwards, the negative log likelihood and its backward, cross entropy with label smoothing and its gradient, the softmax and log_softmax backwards; computed in float (double for DOUBLE), sums accumulated in double.
+struct LossFamily {
+  struct Op {
+    enum : int8_t { kMseLoss, kL1Loss, kSmoothL1Loss, kSoftMarginLoss, kBinaryCrossEntropy, kBinaryCrossEntropyWithLogits, kKlDiv, kMseLossBackward, kL1LossBackward, kSmoothL1LossBackward, kSoftMarginLossBackward, kBinaryCrossEntropyBackward, kBinaryCrossEntropyWithLogitsBackward, kKlDivBackward, kKlDivTargetBackward, kNllLoss, kNllLossBackward, kSoftmaxBackward, kLogSoftmaxBackward, kCrossEntropy, kCrossEntropyGrad };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kTarget, kGradOutput, kWeight, kPosWeight, kReduction, kBeta, kLogTarget, kIgnoreIndex, kTotalWeight, kOutput, kDim, kOut, kLabelSmoothing, kZlossScale, kReturnZloss, kLogProb, kZloss, kLse };
+  };
+  static constexpr const char* kOpNames[] = { "mse_loss", "l1_loss", "smooth_l1_loss", "soft_margin_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "mse_loss_backward", "l1_loss_backward", "smooth_l1_loss_backward", "soft_margin_loss_backward", "binary_cross_entropy_backward", "binary_cross_entropy_with_logits_backward", "kl_div_backward", "kl_div_target_backward", "nll_loss", "nll_loss_backward", "softmax_backward", "log_softmax_backward", "cross_entropy", "cross_entropy_grad" };
+};
+
 // matmul: on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE and the integers (exact up to 2^53).
 struct MatmulFamily {
   struct Op {
@@ -250,6 +261,7 @@ aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSyncBatchNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanLoss(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanConv(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
