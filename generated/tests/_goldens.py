@@ -49,6 +49,16 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return torch.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)
 
     @staticmethod
+    def class_targets(target: Any, classes: int, ignore_index: int) -> Any:
+        """A negative log likelihood backward's targets as int64, each a class in [0, classes) or
+        ignore_index: PyTorch's CPU nll_loss(2d)_backward writes through them unchecked (a class
+        outside corrupts the process's heap), so such targets have no PyTorch answer: IndexError."""
+        target = target.long()
+        valid = ((target >= 0) & (target < classes)) | (target == ignore_index)
+        if target.numel() and not bool(valid.all()):
+            raise IndexError(f"a target outside the classes [0, {classes})")
+        return target
+
     def plane_indices(indices: Any, plane: Any) -> Any:
         """A pool backward's indices as int64, each within the input plane of shape `plane`:
         PyTorch's CPU kernels scatter through them unchecked (an index outside the plane writes
