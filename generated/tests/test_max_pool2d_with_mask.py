@@ -241,12 +241,16 @@ def test_error_row15_unclassified():
 
 
 # line 280: 161002 ACLNN_ERR_PARAM_INVALID: dilation的长度不等于1或2。
-@pytest.mark.skip(reason='unclassified error-table row (line 280: 161002 ACLNN_ERR_PARAM_INVALID: dilation的长度不等于1或2。)')
-def test_error_row16_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dilation=(1, 2)', values={'dilation': (1, 2)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row16_value(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 283: 161002 ACLNN_ERR_PARAM_INVALID: dilation的数值不等于1。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 283: 161002 ACLNN_ERR_PARAM_INVALID: dilation的数值不等于1。)')
-def test_error_row17_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dilation=(1, 2)', values={'dilation': (1, 2)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row17_value(op, case):
+    t.check_error(op, case, status=161002)

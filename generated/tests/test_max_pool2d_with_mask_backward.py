@@ -193,6 +193,8 @@ def test_error_row10_unclassified():
 
 
 # line 246: 161002 ACLNN_ERR_PARAM_INVALID: dilation的数值不等于1。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 246: 161002 ACLNN_ERR_PARAM_INVALID: dilation的数值不等于1。)')
-def test_error_row11_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dilation=(1, 2)', values={'dilation': (1, 2)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row11_value(op, case):
+    t.check_error(op, case, status=161002)
