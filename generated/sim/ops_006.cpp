@@ -2395,7 +2395,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const aclsim::IntArrayInfo dilation = aclsim::CallIntArray(call, 6);
-  if ((dilation.size() > 0 && dilation[0] != 1) || (dilation.size() > 1 && dilation[1] != 1)) {  // semantics/pool.toml:62
+  if ((dilation.size() > 0 && dilation[0] != 1) || (dilation.size() > 1 && dilation[1] != 1)) {  // semantics/pool.toml:63
     return aclsim::Reject(call, 161002, "dilation's values must be 1");
   }
   return ACLNN_SUCCESS;

@@ -78,6 +78,17 @@ for shape in ((2, 3, 8, 8), (1, 2, 7, 9)):
 """)
 
 
+# The backward's page gives gradOutput and self 4 dimensions only (semantics/pool.toml's erratum):
+# an unbatched input's forward computes, its backward is refused as the page says.
+def test_max_pool2d_backward_of_an_unbatched_input_is_refused_by_the_mask_page(run_npu):
+    output = run_npu("""
+        x = torch.randn(3, 6, 6)
+        assert torch.equal(torch.nn.functional.max_pool2d(x.npu(), 2).cpu(), torch.nn.functional.max_pool2d(x, 2))
+        torch.nn.functional.max_pool2d(x.npu().requires_grad_(), 2).sum().backward()
+    """, expect_failure=True)
+    assert "aclnnMaxPool2dWithMaskBackward" in output and "161002" in output, output
+
+
 def test_average_pools(run_npu):
     run_npu(CHECK + """
 check("avg_pool2d", lambda x: F.avg_pool2d(x, 3, 2, 1), (2, 3, 9, 8))
