@@ -97,21 +97,22 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
                                  dilation: Any) -> Any:
         """aclnnMaxPool2dWithMaskBackward in the simulator's mask layout (pool.cpp): grad[p] added
         at each position of p's window inside the input whose 16-bit word (bytes 2p, 2p + 1 of the
-        kernel position's row) is not 0."""
+        kernel position's row) is not 0, output position by output position as the kernel and
+        aten's backward add (the order decides a sum of values far apart in magnitude)."""
         import torch
 
         k, _, _, d, h0, w0 = exact._mask_windows(kernel, stride, padding, dilation, grad.shape[-2:])
         height, width = self.shape[-2:]
-        positions = h0.numel()
         words = mask.to(torch.int64) & 0xFF
-        words = words[..., 0:2 * positions:2] | words[..., 1:2 * positions:2] << 8
+        words = words[..., 0::2] | words[..., 1::2] << 8
         result = torch.zeros(*self.shape[:-2], height * width, dtype=grad.dtype)
         g = grad.flatten(-2)
-        for kh in range(k[0]):
-            for kw in range(k[1]):
-                h, w = h0 + kh * d[0], w0 + kw * d[1]
-                inside = (h >= 0) & (h < height) & (w >= 0) & (w < width)
-                taken = (words[..., kh * k[1] + kw, :] != 0) & inside
-                result.scatter_add_(-1, (h * width + w).clamp(0, height * width - 1).expand_as(g),
-                                    torch.where(taken, g, torch.zeros_like(g)))
+        for p in range(h0.numel()):
+            for kh in range(k[0]):
+                for kw in range(k[1]):
+                    h, w = int(h0[p]) + kh * d[0], int(w0[p]) + kw * d[1]
+                    if 0 <= h < height and 0 <= w < width:
+                        at = h * width + w
+                        taken = words[..., kh * k[1] + kw, p] != 0
+                        result[..., at] = torch.where(taken, result[..., at] + g[..., p], result[..., at])
         return result.reshape(self.shape)

@@ -523,7 +523,8 @@ aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** 
     const TensorDesc* indices = RoleTensor(call, family, F::Role::kIndices);
     if (indices == nullptr) return Decline(call, work, "without indices");
     const Dims& want = traits.act == Act::kUnpool ? input : mask ? masked : pooled;
-    if (aclnnStatus s = CheckShape(call, family, F::Role::kIndices, indices, want, "the values' shape")) return s;
+    const char* what = mask ? "the mask's shape" : "the values' shape";
+    if (aclnnStatus s = CheckShape(call, family, F::Role::kIndices, indices, want, what)) return s;
     made->tensor(kIndices).Set(RoleName(call, family, F::Role::kIndices), *indices);
   }
   *work = owned.release();
