@@ -1,7 +1,8 @@
 """What the generated suites of the pool family leave out (their pages' error rows about window
 arguments are prose the generator cannot provoke): phase 1 refuses a bad kernel, stride, padding,
 dilation, output size or reflection padding with 161002 naming the argument; the mask form of max
-pooling refuses (its layout is undocumented) instead of writing a mask nobody defined; an index
+pooling (the simulator's own mask layout, pool.cpp) round-trips: its backward, fed the forward's
+mask, is aten's max-pool backward through PyTorch's indices, ties included; an index
 outside the plane faults in phase 2; and dilation, which the suites' base calls leave at 1,
 computes as PyTorch's; the bindings allocate a pooled output by the simulator's own arithmetic.
 
@@ -63,8 +64,19 @@ record("ceil", max_pool([3, 2], [2, 2], [1, 1], [1, 1], ceil=True, shape=None))
 record("avg divisor negative", lambda: aclnn.avg_pool2d(X, [2, 2], [2, 2], [0, 0], False, True, -1, 0,
                                                         out=np.empty((2, 3, 4, 4), np.float32)))
 record("reflection too wide", lambda: aclnn.reflection_pad2d(X, [1, 8, 0, 0], out=np.empty((2, 3, 9, 17), np.float32)))
-record("mask", lambda: aclnn.max_pool2d_with_mask(X, [2, 2], [2, 2], [0, 0], [1, 1], False,
-                                                   out=(np.empty((2, 3, 4, 4), np.float32), np.empty((2, 3, 4, 64), np.int8))))
+# Whole values: windows with ties, where PyTorch's first max is the one the mask must name.
+TIES = np.round(X * 2)
+# k 3 x 2, stride 2, padding 1, ceil: a 5 x 5 output (25 positions: mask rows of (2 + 1) * 32 bytes).
+MASK_WINDOW = ([3, 2], [2, 2], [1, 1], [1, 1], True)
+record("mask forward", lambda: aclnn.max_pool2d_with_mask(TIES, *MASK_WINDOW, out=(
+    np.empty((2, 3, 5, 5), np.float32), np.empty((2, 3, 6, 96), np.int8))))
+GRAD = np.random.default_rng(1).standard_normal((2, 3, 5, 5)).astype(np.float32)
+if isinstance(out["mask forward"], list):
+    mask = np.array(out["mask forward"][1], np.int8)
+    record("mask backward", lambda: aclnn.max_pool2d_with_mask_backward(GRAD, TIES, mask, *MASK_WINDOW,
+                                                                        out=np.empty(X.shape, np.float32)))
+record("mask of another shape", lambda: aclnn.max_pool2d_with_mask(TIES, *MASK_WINDOW, out=(
+    np.empty((2, 3, 5, 5), np.float32), np.empty((2, 3, 6, 64), np.int8))))
 record("unpool outside", lambda: aclnn.max_unpool2d(X[:, :, :2, :2], np.full((2, 3, 2, 2), 99, np.int64), [4, 4],
                                                      out=np.empty((2, 3, 4, 4), np.float32)))
 print(json.dumps(out))
@@ -107,8 +119,20 @@ def test_the_bindings_shape_a_pooled_output_as_the_simulator_does(results):
     np.testing.assert_array_equal(results["ceil"][1], want[1].numpy())
 
 
-def test_the_mask_form_refuses_rather_than_invent_a_layout(results):
-    assert results["mask"]["status"] == 561003 and "mask" in results["mask"]["message"], results["mask"]
+def test_the_mask_backward_through_the_forward_mask_is_atens_through_pytorchs_indices(results):
+    ties = torch.from_numpy(np.round(X * 2))
+    window = ([3, 2], [2, 2], [1, 1], [1, 1], True)
+    values, indices = torch.ops.aten.max_pool2d_with_indices(ties, *window)
+    assert isinstance(results["mask forward"], list), results["mask forward"]
+    np.testing.assert_array_equal(results["mask forward"][0], values.numpy())
+    grad = torch.from_numpy(np.random.default_rng(1).standard_normal((2, 3, 5, 5)).astype(np.float32))
+    want = torch.ops.aten.max_pool2d_with_indices_backward(grad, ties, *window, indices)
+    np.testing.assert_array_equal(results["mask backward"], want.numpy())
+
+
+def test_a_mask_of_another_shape_is_refused_naming_it(results):
+    result = results["mask of another shape"]
+    assert isinstance(result, dict) and result["status"] == 161002 and ": indices: " in result["message"], result
 
 
 def test_an_index_outside_the_plane_faults(results):

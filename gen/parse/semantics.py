@@ -196,12 +196,12 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
             continue
         violation = entry.get("violation", {})
         if not isinstance(violation, dict) or not all(
-                isinstance(v, (bool, int, float)) for v in violation.values()):
-            bad("a check's violation is a table of parameter = bool or number", check_line)
+                isinstance(v, (bool, int, float)) or _is_int_list(v) for v in violation.values()):
+            bad("a check's violation is a table of parameter = bool, number or list of ints (an int array)", check_line)
             continue
         checks.append(ValueCheck(when=entry["when"], message=str(entry.get("message", entry["when"])),
                                  status=status, line=check_line,
-                                 violation=tuple(ArgValue(k, v) for k, v in violation.items())))
+                                 violation=tuple(ArgValue(k, _frozen(v)) for k, v in violation.items())))
 
     family, op, roles, options = _read_family(table, bad)
     applies_kernel = bool(family) and op in families.family(family).kernel_ops
@@ -269,6 +269,10 @@ def _is_call_value(value: Any) -> bool:
     if isinstance(value, (bool, int, float, str)):
         return True
     return isinstance(value, list) and all(_is_call_value(v) and not isinstance(v, str) for v in value)
+
+
+def _is_int_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
 
 
 def _frozen(value: Any) -> Any:

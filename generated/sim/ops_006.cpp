@@ -2612,6 +2612,15 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
+// The value checks of the semantics file (what the page states in prose).
+aclnnStatus CheckValues(const aclsim::Call& call) {
+  const aclsim::IntArrayInfo dilation = aclsim::CallIntArray(call, 6);
+  if ((dilation.size() > 0 && dilation[0] != 1) || (dilation.size() > 1 && dilation[1] != 1)) {  // semantics/pool.toml:63
+    return aclsim::Reject(call, 161002, "dilation's values must be 1");
+  }
+  return ACLNN_SUCCESS;
+}
+
 // Computed by the pool family (self=self, grad_output=gradOutput, indices=indices, kernel=kernelSize, stride=stride, padding=padding, dilation=dilation, ceil_mode=ceilMode, out=gradInput).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanPool, aclsim::PoolFamily::Op::kMaxPoolMask,
@@ -2622,7 +2631,7 @@ constexpr aclsim::ApiSpec kSpec = {
     "aclnnMaxPool2dWithMaskBackward", "aclnnMaxPool2dWithMaskBackward.md",
     kParams, 9,
     kProducts, 6,
-    /*checks=*/nullptr,
+    /*checks=*/&CheckValues,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
     /*family=*/&kFamily};

@@ -2748,6 +2748,15 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
+// The value checks of the semantics file (what the page states in prose).
+aclnnStatus CheckValues(const aclsim::Call& call) {
+  const aclsim::IntArrayInfo dilation = aclsim::CallIntArray(call, 4);
+  if ((dilation.size() > 0 && dilation[0] != 1) || (dilation.size() > 1 && dilation[1] != 1)) {  // semantics/pool.toml:47
+    return aclsim::Reject(call, 161002, "dilation's values must be 1");
+  }
+  return ACLNN_SUCCESS;
+}
+
 // Computed by the pool family (self=self, indices=indices, kernel=kernelSize, stride=stride, padding=padding, dilation=dilation, ceil_mode=ceilMode, out=out, out_indices=indices).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanPool, aclsim::PoolFamily::Op::kMaxPoolMask,
@@ -2758,7 +2767,7 @@ constexpr aclsim::ApiSpec kSpec = {
     "aclnnMaxPool2dWithMask", "aclnnMaxPool2dWithMask.md",
     kParams, 8,
     kProducts, 6,
-    /*checks=*/nullptr,
+    /*checks=*/&CheckValues,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
     /*family=*/&kFamily};

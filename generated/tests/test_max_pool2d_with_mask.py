@@ -59,7 +59,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend950', 'Ascend310B'),
-    golden='',
+    golden='exact.max_pool2d_mask(self, kernelSize, stride, padding, dilation, ceilMode)',
     integer_math='float',
     simulated=True,
     out_shape_from={},
@@ -68,10 +68,42 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'self': 'FLOAT'}, shapes={'self': (1, 1, 4, 3)}, values={'kernelSize': (), 'stride': (), 'padding': (), 'dilation': (), 'ceilMode': False}, out={'out': '<auto>', 'indices': '<auto>'})
+BASE = Case('FLOAT', dtypes={'self': 'FLOAT'}, shapes={'self': (2, 3, 7, 6)}, values={'kernelSize': (3, 2), 'stride': (2, 2), 'padding': (1, 1), 'dilation': (1, 1), 'ceilMode': True}, out={'out': '<auto>', 'indices': '<auto>'})
+
+# Every documented dtype, all inputs alike.
+DTYPES = [
+    BASE.but('BFLOAT16', dtypes={'self': 'BFLOAT16'}),
+    BASE.but('FLOAT16', dtypes={'self': 'FLOAT16'}),
+    BASE.but('FLOAT'),
+]
+
+# Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
+LAYOUTS = [
+    BASE.but('transposed-BFLOAT16', dtypes={'self': 'BFLOAT16'}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('self',)),
+    BASE.but('strided-BFLOAT16', dtypes={'self': 'BFLOAT16'}, layout='strided', noncontiguous=('self',)),
+    BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='strided', noncontiguous=('self',)),
+    BASE.but('strided-FLOAT', layout='strided', noncontiguous=('self',)),
+    BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16'}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-FLOAT', layout='offset', noncontiguous=('self',)),
+    BASE.but('device-FLOAT', layout='device'),
+]
+
+# Non-contiguous out= arrays.
+OUT_LAYOUTS = [
+    BASE.but('out-strided', out_layout='strided'),
+    BASE.but('out-transposed', out_layout='transposed'),
+]
+
+# Each value of a bool attribute.
+ATTRIBUTES = [
+    BASE.but('ceilMode=False', values={'ceilMode': False}),
+]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
-VALID_CASES = []
+VALID_CASES = [*DTYPES, *LAYOUTS, *OUT_LAYOUTS, *ATTRIBUTES]
 
 
 @pytest.fixture(scope="module")
@@ -79,14 +111,24 @@ def op():
     return t.bind(OP)
 
 
-@pytest.mark.skip(reason='no valid call is known: the page gives no valid value of kernelSize, stride, padding, dilation')
-def test_valid_call_runs(op):
-    t.check_runs(op, BASE)
+@pytest.mark.parametrize("case", DTYPES, ids=lambda case: case.id)
+def test_dtypes(op, case):
+    t.check_golden(op, case)
 
 
-@pytest.mark.skip(reason='no golden comparison: op_docs/aclnnMaxPool2dWithMask.md: the semantics file gives no golden reference for aclnnMaxPool2dWithMask')
-def test_golden():
-    pass
+@pytest.mark.parametrize("case", LAYOUTS, ids=lambda case: case.id)
+def test_layouts(op, case):
+    t.check_golden(op, case)
+
+
+@pytest.mark.parametrize("case", OUT_LAYOUTS, ids=lambda case: case.id)
+def test_out_layouts(op, case):
+    t.check_golden(op, case)
+
+
+@pytest.mark.parametrize("case", ATTRIBUTES, ids=lambda case: case.id)
+def test_attributes(op, case):
+    t.check_golden(op, case)
 
 
 def test_unsupported_products_reject_calls():
@@ -126,9 +168,12 @@ def test_error_row4_rank(op, case):
 
 
 # line 247: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型、数据格式不一致。
-@pytest.mark.skip(reason='the page gives no valid value of kernelSize, stride, padding, dilation (line 247: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型、数据格式不一致。)')
-def test_error_row5_dtype_mismatch():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self=BFLOAT16', dtypes={'self': 'BFLOAT16'}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
+    BASE.but('out=BFLOAT16', out={'out': 'BFLOAT16', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_dtype_mismatch(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 250: 161002 ACLNN_ERR_PARAM_INVALID: self的shape在C、H、W的某个轴为0。
@@ -144,15 +189,19 @@ def test_error_row7_unclassified():
 
 
 # line 256: 161002 ACLNN_ERR_PARAM_INVALID: 通过公式推导出的输出out的shape与实际out的shape不一致。
-@pytest.mark.skip(reason='the page gives no valid value of kernelSize, stride, padding, dilation (line 256: 161002 ACLNN_ERR_PARAM_INVALID: 通过公式推导出的输出out的shape与实际out的shape不一致。)')
-def test_error_row8_shape_mismatch():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('out-shape', out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': (4, 5), 'indices': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row8_shape_mismatch(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 259: 161002 ACLNN_ERR_PARAM_INVALID: 通过公式推导出的输出indices的shape与实际indices的shape不一致。
-@pytest.mark.skip(reason='the page gives no valid value of kernelSize, stride, padding, dilation (line 259: 161002 ACLNN_ERR_PARAM_INVALID: 通过公式推导出的输出indices的shape与实际indices的shape不一致。)')
-def test_error_row9_shape_mismatch():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('indices-shape', out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': (4, 5)}),
+], ids=lambda case: case.id)
+def test_error_row9_shape_mismatch(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 262: 161002 ACLNN_ERR_PARAM_INVALID: kernelSize的长度不等于1或者2。
@@ -192,12 +241,16 @@ def test_error_row15_unclassified():
 
 
 # line 280: 161002 ACLNN_ERR_PARAM_INVALID: dilation的长度不等于1或2。
-@pytest.mark.skip(reason='unclassified error-table row (line 280: 161002 ACLNN_ERR_PARAM_INVALID: dilation的长度不等于1或2。)')
-def test_error_row16_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dilation=(1, 2)', values={'dilation': (1, 2)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row16_value(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 283: 161002 ACLNN_ERR_PARAM_INVALID: dilation的数值不等于1。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 283: 161002 ACLNN_ERR_PARAM_INVALID: dilation的数值不等于1。)')
-def test_error_row17_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dilation=(1, 2)', values={'dilation': (1, 2)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row17_value(op, case):
+    t.check_error(op, case, status=161002)

@@ -22,7 +22,7 @@ OP = t.Op(
     params=(
         Param('gradOutput', 'grad_output', 'tensor', 'in'),
         Param('self', 'self', 'tensor', 'in'),
-        Param('indices', 'indices', 'tensor', 'in'),
+        Param('indices', 'indices', 'tensor', 'in', domain=(0.0, 1.0)),
         Param('kernelSize', 'kernel_size', 'int_array', 'in'),
         Param('stride', 'stride', 'int_array', 'in'),
         Param('padding', 'padding', 'int_array', 'in'),
@@ -43,7 +43,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend950', 'Ascend310B', 'Ascend310P'),
-    golden='',
+    golden='exact.max_pool2d_mask_backward(gradOutput, self, indices, kernelSize, stride, padding, dilation)',
     integer_math='float',
     simulated=True,
     out_shape_from={},
@@ -52,10 +52,42 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'gradOutput': 'FLOAT', 'self': 'FLOAT', 'indices': 'INT8'}, shapes={'gradOutput': (2, 3, 1, 4), 'self': (2, 3, 1, 4), 'indices': (2, 3, 1, 4)}, values={'kernelSize': (), 'stride': (), 'padding': (), 'dilation': (), 'ceilMode': False}, out={'gradInput': '<auto>'})
+BASE = Case('FLOAT', dtypes={'gradOutput': 'FLOAT', 'self': 'FLOAT', 'indices': 'INT8'}, shapes={'gradOutput': (2, 3, 3, 3), 'self': (2, 3, 5, 5), 'indices': (2, 3, 9, 64)}, values={'kernelSize': (3, 3), 'stride': (2, 2), 'padding': (1, 1), 'dilation': (1, 1), 'ceilMode': False}, out={'gradInput': '<auto>'})
+
+# Every documented dtype, all inputs alike.
+DTYPES = [
+    BASE.but('FLOAT'),
+    BASE.but('FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}),
+    BASE.but('BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}),
+]
+
+# Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
+LAYOUTS = [
+    BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('gradOutput', 'self', 'indices')),
+    BASE.but('transposed-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, layout='transposed', noncontiguous=('gradOutput', 'self', 'indices')),
+    BASE.but('transposed-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, layout='transposed', noncontiguous=('gradOutput', 'self', 'indices')),
+    BASE.but('strided-FLOAT', layout='strided', noncontiguous=('gradOutput', 'self', 'indices')),
+    BASE.but('strided-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, layout='strided', noncontiguous=('gradOutput', 'self', 'indices')),
+    BASE.but('strided-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, layout='strided', noncontiguous=('gradOutput', 'self', 'indices')),
+    BASE.but('offset-FLOAT', layout='offset', noncontiguous=('gradOutput', 'self', 'indices')),
+    BASE.but('offset-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, layout='offset', noncontiguous=('gradOutput', 'self', 'indices')),
+    BASE.but('offset-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, layout='offset', noncontiguous=('gradOutput', 'self', 'indices')),
+    BASE.but('device-FLOAT', layout='device'),
+]
+
+# Non-contiguous out= arrays.
+OUT_LAYOUTS = [
+    BASE.but('out-strided', out_layout='strided'),
+    BASE.but('out-transposed', out_layout='transposed'),
+]
+
+# Each value of a bool attribute.
+ATTRIBUTES = [
+    BASE.but('ceilMode=True', values={'ceilMode': True}),
+]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
-VALID_CASES = []
+VALID_CASES = [*DTYPES, *LAYOUTS, *OUT_LAYOUTS, *ATTRIBUTES]
 
 
 @pytest.fixture(scope="module")
@@ -63,14 +95,24 @@ def op():
     return t.bind(OP)
 
 
-@pytest.mark.skip(reason='no valid call is known: the page gives no valid value of kernelSize, stride, padding, dilation')
-def test_valid_call_runs(op):
-    t.check_runs(op, BASE)
+@pytest.mark.parametrize("case", DTYPES, ids=lambda case: case.id)
+def test_dtypes(op, case):
+    t.check_golden(op, case)
 
 
-@pytest.mark.skip(reason='no golden comparison: op_docs/aclnnMaxPool2dWithMaskBackward.md: the semantics file gives no golden reference for aclnnMaxPool2dWithMaskBackward')
-def test_golden():
-    pass
+@pytest.mark.parametrize("case", LAYOUTS, ids=lambda case: case.id)
+def test_layouts(op, case):
+    t.check_golden(op, case)
+
+
+@pytest.mark.parametrize("case", OUT_LAYOUTS, ids=lambda case: case.id)
+def test_out_layouts(op, case):
+    t.check_golden(op, case)
+
+
+@pytest.mark.parametrize("case", ATTRIBUTES, ids=lambda case: case.id)
+def test_attributes(op, case):
+    t.check_golden(op, case)
 
 
 def test_unsupported_products_reject_calls():
@@ -104,9 +146,14 @@ def test_error_row3_format():
 
 
 # line 225: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput与indices的shape不一致，self和gradInput的shape不一致。
-@pytest.mark.skip(reason='the page gives no valid value of kernelSize, stride, padding, dilation (line 225: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput与indices的shape不一致，self和gradInput的shape不一致。)')
-def test_error_row4_shape_mismatch():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('gradOutput-shape', shapes={'gradOutput': (4, 5)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
+    BASE.but('indices-shape', shapes={'indices': (4, 5)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
+    BASE.but('self-shape', shapes={'self': (4, 5)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
+    BASE.but('gradInput-shape', out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': (4, 5)}),
+], ids=lambda case: case.id)
+def test_error_row4_shape_mismatch(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 228: 161002 ACLNN_ERR_PARAM_INVALID: kernelSize的长度不等于1或者2。
@@ -146,6 +193,8 @@ def test_error_row10_unclassified():
 
 
 # line 246: 161002 ACLNN_ERR_PARAM_INVALID: dilation的数值不等于1。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 246: 161002 ACLNN_ERR_PARAM_INVALID: dilation的数值不等于1。)')
-def test_error_row11_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dilation=(1, 2)', values={'dilation': (1, 2)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row11_value(op, case):
+    t.check_error(op, case, status=161002)

@@ -5,10 +5,11 @@ F.avg_pool2d/3d (aclnnAvgPool2d/3d, their backward), F.adaptive_avg_pool2d/3d an
 F.adaptive_max_pool2d/3d (their aclnn APIs), F.pad reflect and replicate
 (aclnnReflectionPad*/aclnnReplicationPad* and their backward).
 
-On a chip that is not aclnn-only (the default Ascend910B), op-plugin sends F.max_pool2d to
-aclnnMaxPool2dWithMask, whose INT8 mask layout the page does not state: the simulator refuses it
-(561003), and the route through aclnnMaxPool2dWithIndices is op-plugin's compatible one
-(TORCH_NPU_USE_COMPATIBLE_IMPL=1), which an aclnn-only chip takes by itself."""
+On a chip that is not aclnn-only (the default Ascend910B), op-plugin sends F.max_pool2d and its
+backward to aclnnMaxPool2dWithMask and aclnnMaxPool2dWithMaskBackward, whose INT8 mask only the
+backward reads (the simulator's own layout: CANN documents none); the route through
+aclnnMaxPool2dWithIndices is op-plugin's compatible one (TORCH_NPU_USE_COMPATIBLE_IMPL=1), which an
+aclnn-only chip takes by itself. Both are checked."""
 
 # Each case: the CPU and npu results of f(x), and of x.grad after (f(x) * w).sum().backward(), with a
 # weight w so that each output position's gradient differs.
@@ -63,12 +64,29 @@ assert torch.equal(F.max_unpool3d(values.npu(), indices.npu(), 2).cpu(), F.max_u
 """)
 
 
-def test_max_pool2d_through_the_mask_route_fails_naming_it(run_npu):
+# The default route: the mask APIs, forward and backward, in float32 and float16 (the mask pages list
+# both). Values rounded to halves give windows with ties, where the backward must pick PyTorch's max.
+def test_max_pool2d_through_the_mask_route(run_npu):
+    run_npu(CHECK + """
+torch.manual_seed(0)
+check("mask k3 s2 p1", lambda x: F.max_pool2d(x, 3, 2, 1), (2, 3, 9, 8))
+check("mask ceil", lambda x: F.max_pool2d(x, (3, 2), (2, 2), (1, 1), ceil_mode=True), (2, 3, 7, 6))
+# round(x) as the values, x's gradient passing through unchanged
+check("mask ties", lambda x: F.max_pool2d(x + (x.detach().round() - x.detach()), 3, 1, 1), (1, 2, 6, 5))
+for shape in ((2, 3, 8, 8), (1, 2, 7, 9)):
+    check("mask float16", lambda x: F.max_pool2d(x, 2, ceil_mode=True), shape, dtype=torch.float16, rtol=1e-3, atol=1e-3)
+""")
+
+
+# The backward's page gives gradOutput and self 4 dimensions only (semantics/pool.toml's erratum):
+# an unbatched input's forward computes, its backward is refused as the page says.
+def test_max_pool2d_backward_of_an_unbatched_input_is_refused_by_the_mask_page(run_npu):
     output = run_npu("""
-        x = torch.randn(1, 2, 6, 6).npu()
-        print(torch.nn.functional.max_pool2d(x, 2).cpu())
+        x = torch.randn(3, 6, 6)
+        assert torch.equal(torch.nn.functional.max_pool2d(x.npu(), 2).cpu(), torch.nn.functional.max_pool2d(x, 2))
+        torch.nn.functional.max_pool2d(x.npu().requires_grad_(), 2).sum().backward()
     """, expect_failure=True)
-    assert "aclnnMaxPool2dWithMask" in output and "561003" in output, output
+    assert "aclnnMaxPool2dWithMaskBackward" in output and "161002" in output, output
 
 
 def test_average_pools(run_npu):

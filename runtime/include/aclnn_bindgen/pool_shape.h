@@ -112,6 +112,10 @@ inline PoolWindowArgument SpreadPoolWindow(int spatial, const int64_t* kernel, s
 inline int64_t AdaptiveBegin(int64_t o, int64_t in, int64_t out) { return (o * in) / out; }
 inline int64_t AdaptiveEnd(int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; }
 
+// The length in bytes of a row of aclnnMaxPool2dWithMask's INT8 mask (its page's shape: blocks of 16
+// output positions, 2 bytes each, and one block more) for `positions` = Hout * Wout.
+inline int64_t MaxPoolMaskRow(int64_t positions) { return ((positions + 15) / 16 + 1) * 32; }
+
 }  // namespace aclnn_bindgen
 
 #endif  // ACLNN_BINDGEN_POOL_SHAPE_H_

@@ -67,3 +67,62 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         if indices.numel() and not bool(((indices >= 0) & (indices < extent)).all()):
             raise IndexError(f"an index outside the plane's [0, {extent})")
         return indices
+
+    @staticmethod
+    def _mask_windows(kernel: Any, stride: Any, padding: Any, dilation: Any, pooled: Any):
+        """aclnnMaxPool2dWithMask's window geometry: (kH, kW) and, by output position (row-major
+        over `pooled`, [Hout, Wout]), the input row and column of each window's kernel position 0."""
+        import torch
+
+        def two(values: Any, default: Any) -> list[int]:
+            values = list(values) or list(default)
+            return values * 2 if len(values) == 1 else values
+
+        k, d, p = two(kernel, ()), two(dilation, ()), two(padding, ())
+        s = two(stride, k)
+        oh, ow = torch.meshgrid(torch.arange(pooled[0]), torch.arange(pooled[1]), indexing="ij")
+        return k, s, p, d, (oh * s[0] - p[0]).flatten(), (ow * s[1] - p[1]).flatten()
+
+    @staticmethod
+    def max_pool2d_mask(self: Any, kernel: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool) -> Any:
+        """aclnnMaxPool2dWithMask's (out, mask) from PyTorch's max pool and its indices, in the
+        simulator's mask layout (pool.cpp): byte 2p of row kh * kW + kw is 1 where that kernel
+        position of output position p's window held the max."""
+        import torch
+
+        k0, s0 = list(kernel), list(stride) or list(kernel)
+        out, indices = torch.ops.aten.max_pool2d_with_indices(self, k0, s0, list(padding), list(dilation), ceil_mode)
+        k, _, _, d, h0, w0 = exact._mask_windows(kernel, stride, padding, dilation, out.shape[-2:])
+        width = self.shape[-1]
+        flat = indices.flatten(-2)
+        position = (flat // width - h0) // d[0] * k[1] + (flat % width - w0) // d[1]
+        positions = flat.shape[-1]
+        mask = torch.zeros(*flat.shape[:-1], k[0] * k[1], ((positions + 15) // 16 + 1) * 32, dtype=torch.int8)
+        lead = torch.meshgrid(*[torch.arange(n) for n in flat.shape], indexing="ij")
+        mask[(*lead[:-1], position, 2 * lead[-1])] = 1
+        return out, mask
+
+    @staticmethod
+    def max_pool2d_mask_backward(grad: Any, self: Any, mask: Any, kernel: Any, stride: Any, padding: Any,
+                                 dilation: Any) -> Any:
+        """aclnnMaxPool2dWithMaskBackward in the simulator's mask layout (pool.cpp): grad[p] added
+        at each position of p's window inside the input whose 16-bit word (bytes 2p, 2p + 1 of the
+        kernel position's row) is not 0, output position by output position as the kernel and
+        aten's backward add (the order decides a sum of values far apart in magnitude)."""
+        import torch
+
+        k, _, _, d, h0, w0 = exact._mask_windows(kernel, stride, padding, dilation, grad.shape[-2:])
+        height, width = self.shape[-2:]
+        words = mask.to(torch.int64) & 0xFF
+        words = words[..., 0::2] | words[..., 1::2] << 8
+        result = torch.zeros(*self.shape[:-2], height * width, dtype=grad.dtype)
+        g = grad.flatten(-2)
+        for p in range(h0.numel()):
+            for kh in range(k[0]):
+                for kw in range(k[1]):
+                    h, w = int(h0[p]) + kh * d[0], int(w0[p]) + kw * d[1]
+                    if 0 <= h < height and 0 <= w < width:
+                        at = h * width + w
+                        taken = words[..., kh * k[1] + kw, p] != 0
+                        result[..., at] = torch.where(taken, result[..., at] + g[..., p], result[..., at])
+        return result.reshape(self.shape)

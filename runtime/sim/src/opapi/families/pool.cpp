@@ -11,6 +11,14 @@
 // independent, so they are spread over the threads and a backward's additions never race. The
 // output-size arithmetic and its checks are runtime/include/aclnn_bindgen/pool_shape.h, which the
 // bindings share.
+//
+// aclnnMaxPool2dWithMask's INT8 mask, [planes..., kH * kW, (ceil(Hout * Wout / 16) + 1) * 32] (its
+// page's shape; CANN documents no content: "自定义mask值"), is the simulator's own layout: row k is
+// kernel position k (kh * kW + kw) of every window; output position p (row-major over Hout * Wout)
+// owns the 16-bit little-endian word at bytes 2p, 2p + 1 of each row, 1 in the row of the position
+// that held the window's max (PyTorch's pick: the first max, a NaN), 0 in the others; the row's
+// remaining bytes are 0. The backward adds gradOutput[p] at every position of p's window whose word
+// is not 0 (one, for a mask the forward wrote) and inside the input.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -37,7 +45,7 @@ constexpr int kMaxSpatial = 3;
 // How an op walks its windows.
 enum class Walk { kWindow, kAdaptive, kReflect, kReplicate };
 // What it does with each window.
-enum class Act { kMax, kMean, kCopy, kAddBack, kIndexAdd, kUnpool };
+enum class Act { kMax, kMean, kCopy, kAddBack, kIndexAdd, kUnpool, kMaskAdd };
 
 struct OpTraits {
   Walk walk;
@@ -47,7 +55,8 @@ struct OpTraits {
 
 OpTraits TraitsOf(int op) {
   switch (op) {
-    case F::Op::kMaxPool: return {Walk::kWindow, Act::kMax, false};
+    case F::Op::kMaxPool:
+    case F::Op::kMaxPoolMask: return {Walk::kWindow, Act::kMax, false};
     case F::Op::kAvgPool: return {Walk::kWindow, Act::kMean, false};
     case F::Op::kAdaptiveAvg: return {Walk::kAdaptive, Act::kMean, false};
     case F::Op::kAdaptiveMax: return {Walk::kAdaptive, Act::kMax, false};
@@ -113,17 +122,45 @@ T Lowest() {
 
 class PoolWork final : public FamilyWork {
  public:
-  PoolWork(const char* api, int op) : FamilyWork(api, kSlots), op_(op), traits_(TraitsOf(op)) {}
+  PoolWork(const char* api, int op, OpTraits traits) : FamilyWork(api, kSlots), op_(op), traits_(traits) {}
 
   // Outermost first, padded to three with extents of 1.
   Axis axes[kMaxSpatial];
   int64_t planes = 1;
   bool count_include_pad = true;
   int64_t divisor_override = 0;
+  bool mask = false;  // the indices are the INT8 mask (the layout above), not flat positions
 
  private:
   int64_t InPlane() const { return axes[0].in * axes[1].in * axes[2].in; }
   int64_t OutPlane() const { return axes[0].out * axes[1].out * axes[2].out; }
+  int64_t MaskRow() const { return aclnn_bindgen::MaxPoolMaskRow(axes[1].out * axes[2].out); }
+  int64_t MaskRows() const { return axes[1].kernel * axes[2].kernel; }
+
+  // The input position of kernel position (kh, kw) of output position (oh, ow), in the plane or not.
+  void WindowPosition(int64_t oh, int64_t ow, int64_t kh, int64_t kw, int64_t* h, int64_t* w) const {
+    *h = oh * axes[1].stride - axes[1].before + kh * axes[1].dilation;
+    *w = ow * axes[2].stride - axes[2].before + kw * axes[2].dilation;
+  }
+
+  // The mask of the flat indices `where` (pooled shape) into the mask tensor.
+  void WriteMask(const int64_t* where) {
+    const int64_t positions = OutPlane(), row = MaskRow(), rows = MaskRows();
+    const int64_t W = axes[2].in, Wo = axes[2].out;
+    const size_t size = static_cast<size_t>(planes * rows * row);
+    int64_t* bytes = static_cast<int64_t*>(Scratch(3, size * sizeof(int64_t)));
+    std::fill(bytes, bytes + size, int64_t{0});
+    for (int64_t p = 0; p < planes; ++p) {
+      for (int64_t o = 0; o < positions; ++o) {
+        const int64_t at = where[p * positions + o], oh = o / Wo, ow = o % Wo;
+        int64_t h0, w0;
+        WindowPosition(oh, ow, 0, 0, &h0, &w0);
+        const int64_t k = (at / W - h0) / axes[1].dilation * axes[2].kernel + (at % W - w0) / axes[2].dilation;
+        bytes[(p * rows + k) * row + 2 * o] = 1;
+      }
+    }
+    ScatterFrom(bytes, ComputeType::kInt64, tensor(kOutIndices));
+  }
 
   aclnnStatus Compute() override {
     if (planes == 0 || OutPlane() == 0) return ACLNN_SUCCESS;
@@ -132,6 +169,9 @@ class PoolWork final : public FamilyWork {
     const int64_t* indices = nullptr;
     if (traits_.act == Act::kIndexAdd || traits_.act == Act::kUnpool) {
       if (aclnnStatus s = CheckIndices(&indices)) return s;
+    } else if (traits_.act == Act::kMaskAdd) {
+      // Bytes as int64 (signed: a word's high byte is masked back to 8 bits where it is read).
+      indices = static_cast<const int64_t*>(ContiguousAs(tensor(kIndices), ComputeType::kInt64, 4));
     }
     aclnnStatus status = ACLNN_SUCCESS;
     WithFamilyType(type, [&](auto zero) { status = Run<decltype(zero)>(w, indices); });
@@ -173,7 +213,7 @@ class PoolWork final : public FamilyWork {
     T* y = direct ? reinterpret_cast<T*>(out.first) : static_cast<T*>(Scratch(1, total * sizeof(T)));
     const TensorRef& out_indices = tensor(kOutIndices);
     const bool want_indices = act == Act::kMax && out_indices.dtype != ACL_DT_UNDEFINED;
-    const bool direct_indices = want_indices && out_indices.dtype == ACL_INT64 && out_indices.Contiguous();
+    const bool direct_indices = want_indices && !mask && out_indices.dtype == ACL_INT64 && out_indices.Contiguous();
     int64_t* yi = !want_indices ? nullptr
                   : direct_indices ? reinterpret_cast<int64_t*>(out_indices.first)
                                    : static_cast<int64_t*>(Scratch(2, total * sizeof(int64_t)));
@@ -183,7 +223,23 @@ class PoolWork final : public FamilyWork {
     auto plane = [&](int64_t p) {
       const T* src = x + p * from;
       T* dst = y + p * to;
-      if (act == Act::kIndexAdd || act == Act::kUnpool || act == Act::kAddBack) std::fill(dst, dst + to, T(0));
+      if (act == Act::kIndexAdd || act == Act::kUnpool || act == Act::kAddBack || act == Act::kMaskAdd) {
+        std::fill(dst, dst + to, T(0));
+      }
+      if (act == Act::kMaskAdd) {
+        const int64_t row = MaskRow(), rows = MaskRows(), kW = axes[2].kernel, Wo = axes[2].out;
+        const int64_t* bytes = indices + p * rows * row;
+        for (int64_t o = 0; o < from; ++o) {
+          for (int64_t k = 0; k < rows; ++k) {
+            const int64_t* word = bytes + k * row + 2 * o;
+            if (((word[0] & 0xFF) | (word[1] & 0xFF) << 8) == 0) continue;
+            int64_t h, w;
+            WindowPosition(o / Wo, o % Wo, k / kW, k % kW, &h, &w);
+            if (h >= 0 && h < axes[1].in && w >= 0 && w < W) dst[h * W + w] = T(dst[h * W + w] + src[o]);
+          }
+        }
+        return;
+      }
       if (act == Act::kIndexAdd || act == Act::kUnpool) {
         const int64_t* at = indices + p * from;
         for (int64_t o = 0; o < from; ++o) {
@@ -255,7 +311,8 @@ class PoolWork final : public FamilyWork {
       });
     }
     if (!direct) ScatterFrom(y, type, out);
-    if (yi && !direct_indices) ScatterFrom(yi, ComputeType::kInt64, out_indices);
+    if (yi && mask) WriteMask(yi);
+    else if (yi && !direct_indices) ScatterFrom(yi, ComputeType::kInt64, out_indices);
     return ACLNN_SUCCESS;
   }
 
@@ -365,12 +422,10 @@ aclnnStatus OutputSize(const Call& call, const FamilySpec& family, int spatial, 
 aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
   const int op = family.op;
-  if (op == F::Op::kMaxPoolMask) {
-    return Decline(call, work, "with a mask: the page does not state the layout of its INT8 mask (\"自定义mask值\"), "
-                               "which only the device's kernels read; torch_npu takes aclnnMaxPool2dWithIndices "
-                               "where the device is aclnn-only");
-  }
-  const OpTraits traits = TraitsOf(op);
+  // The mask's forward and backward share an op; the backward is the one with a gradient.
+  const bool mask = op == F::Op::kMaxPoolMask;
+  const bool mask_backward = mask && RoleTensor(call, family, F::Role::kGradOutput) != nullptr;
+  const OpTraits traits = mask_backward ? OpTraits{Walk::kWindow, Act::kMaskAdd, true} : TraitsOf(op);
   SourceAndOutput found;
   if (!ReadSourceAndOutput(call, family, F::Role::kSelf, F::Role::kOut, work, &found)) return ACLNN_SUCCESS;
   const auto [self, out, rank] = found;
@@ -390,9 +445,10 @@ aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** 
       (!integers && type != ComputeType::kFloat32 && type != ComputeType::kFloat64)) {
     return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
   }
-  PoolWork* made = new PoolWork(call.spec.name, op);
+  PoolWork* made = new PoolWork(call.spec.name, op, traits);
   std::unique_ptr<PoolWork> owned(made);
   made->type = type;
+  made->mask = mask;
   made->count_include_pad = RoleBool(call, family, F::Role::kCountIncludePad, true);
   made->divisor_override = RoleInt(call, family, F::Role::kDivisorOverride, 0);
   if (made->divisor_override < 0) {
@@ -441,6 +497,10 @@ aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** 
     const Axis& a = made->axes[kMaxSpatial - spatial + d];
     pooled.push_back(traits.act == Act::kUnpool ? a.in : a.out);
   }
+  // The mask's shape: the planes, then one row per kernel position (the layout above).
+  Dims masked(input.begin(), input.begin() + static_cast<std::ptrdiff_t>(lead));
+  masked.push_back(made->axes[1].kernel * made->axes[2].kernel);
+  masked.push_back(aclnn_bindgen::MaxPoolMaskRow(made->axes[1].out * made->axes[2].out));
   made->tensor(kSelf).Set(RoleName(call, family, F::Role::kSelf), *self);
   if (traits.backward) {
     const TensorDesc* grad = RoleTensor(call, family, F::Role::kGradOutput);
@@ -452,18 +512,19 @@ aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** 
     if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, pooled, "the pooled shape", kOut)) return s;
     if (traits.act == Act::kMax) {
       if (const TensorDesc* indices = RoleTensor(call, family, F::Role::kOutIndices)) {
-        if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOutIndices, *indices, pooled, "the pooled shape",
-                                             kOutIndices)) {
+        if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOutIndices, *indices, mask ? masked : pooled,
+                                             mask ? "the mask's shape" : "the pooled shape", kOutIndices)) {
           return s;
         }
       }
     }
   }
-  if (traits.act == Act::kIndexAdd || traits.act == Act::kUnpool) {
+  if (traits.act == Act::kIndexAdd || traits.act == Act::kUnpool || traits.act == Act::kMaskAdd) {
     const TensorDesc* indices = RoleTensor(call, family, F::Role::kIndices);
     if (indices == nullptr) return Decline(call, work, "without indices");
-    const Dims& want = traits.act == Act::kUnpool ? input : pooled;
-    if (aclnnStatus s = CheckShape(call, family, F::Role::kIndices, indices, want, "the values' shape")) return s;
+    const Dims& want = traits.act == Act::kUnpool ? input : mask ? masked : pooled;
+    const char* what = mask ? "the mask's shape" : "the values' shape";
+    if (aclnnStatus s = CheckShape(call, family, F::Role::kIndices, indices, want, what)) return s;
     made->tensor(kIndices).Set(RoleName(call, family, F::Role::kIndices), *indices);
   }
   *work = owned.release();
