@@ -167,7 +167,7 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
         if not dtypes or None in dtypes:
             bad(f"client_dtypes.{name} is a list of dtype names (FLOAT, FLOAT16, ...)")
             continue
-        client_dtypes.append(ClientDTypes(param=name, dtypes=tuple(dtypes)))
+        client_dtypes.append(ClientDTypes(param=name, dtypes=tuple(d for d in dtypes if d is not None)))
     client_evidence = table.get("client_evidence", "")
     if client_dtypes and not (isinstance(client_evidence, str) and client_evidence.strip()):
         bad("client_dtypes needs client_evidence: which framework makes the call, and where")
@@ -204,7 +204,8 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
                                  violation=tuple(ArgValue(k, _frozen(v)) for k, v in violation.items())))
 
     family, op, roles, options = _read_family(table, bad)
-    applies_kernel = bool(family) and op in families.family(family).kernel_ops
+    family_row = families.family(family) if family else None
+    applies_kernel = family_row is not None and op in family_row.kernel_ops
     if family and kernel and not applies_kernel:
         bad("states both a kernel and a family: an API has one of them (unless its family applies kernels)")
         family, op, roles, options = "", "", (), ()

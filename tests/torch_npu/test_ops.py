@@ -66,10 +66,10 @@ def test_module_forward(run_npu):
 
 
 def test_an_operator_the_simulator_cannot_run_fails_naming_it(run_npu):
-    # torch.histc reaches aclnnHistc, which has no page in op_docs: op-plugin then falls back to
-    # the aclop operator, which the simulator refuses by name (a wrong value would be the failure).
+    # torch.kthvalue reaches aclnnKthvalue, which has no semantics yet: op-plugin's route then runs
+    # an aclop operator, which the simulator refuses by name (a wrong value would be the failure).
     output = run_npu("""
-        x = torch.rand(4).npu()
-        print(torch.histc(x, bins=4))
+        x = torch.rand(5).npu()
+        print(torch.kthvalue(x, 2))
     """, expect_failure=True)
-    assert "Histogram" in output and "simulator" in output, output
+    assert "cannot be compiled by the simulator" in output, output
