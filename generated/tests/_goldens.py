@@ -100,7 +100,7 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         positions = flat.shape[-1]
         mask = torch.zeros(*flat.shape[:-1], k[0] * k[1], ((positions + 15) // 16 + 1) * 32, dtype=torch.int8)
         lead = torch.meshgrid(*[torch.arange(n) for n in flat.shape], indexing="ij")
-        mask[(*lead[:-1], position, 2 * lead[-1])] = 1
+        mask[tuple(lead[:-1]) + (position, 2 * lead[-1])] = 1
         return out, mask
 
     @staticmethod
