@@ -6,6 +6,7 @@
 // run by type name it models Identity (a copy between plain layouts, and the transforms between a plain
 // layout and NC1HWC0 or FRACTAL_NZ), and answers every other type
 // ACL_ERROR_OP_NOT_FOUND naming it, never success.
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -150,31 +151,32 @@ aclError RunIdentity(const char* api, int numInputs, const aclTensorDesc* const 
   const auto x = objects.descs.Find(inputDesc[0]), y = objects.descs.Find(outputDesc[0]);
   const auto from = objects.buffers.Find(inputs[0]), to = objects.buffers.Find(outputs[0]);
   if (x->dtype != y->dtype) return Fail(ACL_ERROR_INVALID_PARAM, where + ": the output's dtype differs from the input's");
-  for (int64_t d : x->dims) {
-    if (d < 0) return Fail(ACL_ERROR_INVALID_PARAM, where + ": an unknown (dynamic) dimension");
-  }
-  for (int64_t d : y->dims) {
-    if (d < 0) return Fail(ACL_ERROR_INVALID_PARAM, where + ": an unknown (dynamic) dimension");
-  }
+  auto dynamic = [](const std::vector<int64_t>& dims) {
+    return std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; });
+  };
+  if (dynamic(x->dims) || dynamic(y->dims)) return Fail(ACL_ERROR_INVALID_PARAM, where + ": an unknown (dynamic) dimension");
   const size_t item = aclDataTypeSize(x->dtype);
   if (item == 0) return Fail(ACL_ERROR_INVALID_PARAM, where + ": a dtype of no fixed element size");
   const size_t x_bytes = ElementCount(x->dims) * item, y_bytes = ElementCount(y->dims) * item;
   if (x_bytes > from->size || y_bytes > to->size) {
     return Fail(ACL_ERROR_INVALID_PARAM, where + ": the tensors' bytes do not fit their data buffers");
   }
+  // The same layout on both sides: a copy on the stream.
+  auto copy = [&]() -> aclError {
+    if (x_bytes == 0 || from->data == to->data) return ACL_SUCCESS;
+    return aclrtMemcpyAsync(to->data, to->size, from->data, x_bytes, ACL_MEMCPY_DEVICE_TO_DEVICE, stream);
+  };
   const bool x_plain = PlainFormat(x->format), y_plain = PlainFormat(y->format);
   if (x_plain && y_plain) {
     if (x->dims != y->dims) return Fail(ACL_ERROR_INVALID_PARAM, where + ": the output's shape differs from the input's");
-    if (x_bytes == 0 || from->data == to->data) return ACL_SUCCESS;
-    return aclrtMemcpyAsync(to->data, to->size, from->data, x_bytes, ACL_MEMCPY_DEVICE_TO_DEVICE, stream);
+    return copy();
   }
   const std::string pair = "layouts " + std::to_string(x->format) + " -> " + std::to_string(y->format);
   if (!x_plain && !y_plain) {
     if (x->format != y->format || x->dims != y->dims) {
       return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, where + ": a transform between two private " + pair + " is not modelled");
     }
-    if (x_bytes == 0 || from->data == to->data) return ACL_SUCCESS;
-    return aclrtMemcpyAsync(to->data, to->size, from->data, x_bytes, ACL_MEMCPY_DEVICE_TO_DEVICE, stream);
+    return copy();
   }
   const auto& plain = x_plain ? *x : *y;
   const auto& stored = x_plain ? *y : *x;
