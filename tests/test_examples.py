@@ -10,7 +10,6 @@ from the C++: API.example_call).
 from __future__ import annotations
 
 import functools
-import importlib.util
 import itertools
 import os
 import re
@@ -23,8 +22,8 @@ import pytest
 import torch
 
 from gen import pipeline
-from gen.locations import RUNTIME_PYTHON
 from gen.model import BoundAPI, Model
+from tests.golden_namespace import golden_names
 from gen.ir import Direction, DType, ParamKind, Soc
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,12 +33,6 @@ BINARIES = ROOT / "build" / "main" / "examples"
 RESULT = re.compile(r"\w+ ?\[\d+\] is: *(\S+)")
 SOC = Soc.ASCEND910B  # the simulated chip the examples run on (ACLNN_SIM_SOC below), but see soc_of
 
-# The goldens' namespace (runtime/python/tests/_goldens.py), loaded by path: the generated suites'
-# support directory also holds _aclnn_testing, which imports a built package.
-_spec = importlib.util.spec_from_file_location("_goldens", RUNTIME_PYTHON / "tests" / "_goldens.py")
-assert _spec is not None and _spec.loader is not None
-GOLDENS = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(GOLDENS)
 
 
 def soc_of(bound: BoundAPI) -> Soc:
@@ -126,7 +119,7 @@ def golden_of(bound: BoundAPI) -> list[np.ndarray]:
     unread = [p.name for p in bound.api.inputs if call.arg(p.name) is None]
     try:
         dtype_of = {name: value.dtype for name, value in values.items() if isinstance(value, torch.Tensor)}
-        result = eval(bound.semantics.golden, {**GOLDENS.golden_names(dtype_of), **values})  # noqa: S307 - the semantics file's
+        result = eval(bound.semantics.golden, {**golden_names(dtype_of), **values})  # noqa: S307 - the semantics file's
     except (RuntimeError, ZeroDivisionError) as error:
         # aclnnRemainderTensorTensor's example divides INT64 values by 0: PyTorch has no answer.
         pytest.skip(f"{bound.api.name}: PyTorch computes no golden for the example's inputs ({error})")

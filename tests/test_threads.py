@@ -11,6 +11,7 @@ import torch
 
 from tests.test_bindings_call import aclnn  # noqa: F401  (the session's package)
 from tests.concurrency import run_in_threads
+from tests.golden_namespace import golden_names
 
 THREADS = 8
 ROUNDS = 60
@@ -33,7 +34,8 @@ def _cases(aclnn, seed: int) -> list[tuple]:
         if not golden or not hasattr(aclnn, api["python_name"]):
             continue
         shape = (int(rng.integers(1, 9)), int(rng.integers(1, 40)))
-        args, env = [], {"torch": torch}
+        dtype_of = {p["name"]: torch.float32 for p in api["params"] if p["kind"] == "tensor"}
+        args, env = [], golden_names(dtype_of)
         for p in api["params"]:
             if p["direction"] == "out":
                 continue
