@@ -23,6 +23,7 @@ from pathlib import Path
 from gen.emit.files import FileManager
 from gen.model import build_model
 from gen import pipeline
+from tests import main_build
 from tests.bindings_ir import probe_pages, seed_pages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,7 +86,8 @@ def configure_and_build(log) -> float:
                     "-S", str(source), "-B", str(cmake_dir), f"-DPython_EXECUTABLE={PYTHON}",
                     f"-DCMAKE_MAKE_PROGRAM={ninja}", f"-DACLNN_GENERATED_DIR={generated_dir()}",
                     "-DCMAKE_BUILD_TYPE=Release",
-                    *(["-DACLNN_SANITIZE=ON", "-DACLNN_BUILD_EXAMPLES=OFF"] if SANITIZE else [])],
+                    *(["-DACLNN_SANITIZE=ON", "-DACLNN_BUILD_EXAMPLES=OFF"] if SANITIZE else []),
+                    *(main_build.reuse_cores_arguments(sanitize=SANITIZE) if real_simulator() else [])],
                    check=True, stdout=log, stderr=subprocess.STDOUT)
     subprocess.run([ninja, "-C", str(cmake_dir)], check=True, stdout=log, stderr=subprocess.STDOUT)
     return time.perf_counter() - start

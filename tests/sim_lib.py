@@ -30,7 +30,7 @@ from gen.emit import enums, headers, sim as sim_emitter
 from gen.emit.files import FileManager
 from gen.ir import DType, ParamKind
 from gen.model import Model, build_model
-from tests import sim_seed_ir, sim_test_ops
+from tests import main_build, sim_seed_ir, sim_test_ops
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "build" / "sim-tests"
@@ -90,7 +90,8 @@ def build(directory: Path = BUILD, *, sanitize: bool = False) -> Path:
                      "-DACLNN_SIM_TESTS=ON", f"-DACLNN_SANITIZE={'ON' if sanitize else 'OFF'}",
                      f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}",
                      # The Python whose scipy-openblas32 the matmul family links.
-                     f"-DPython_EXECUTABLE={sys.executable}"]
+                     f"-DPython_EXECUTABLE={sys.executable}",
+                     *main_build.reuse_cores_arguments(sanitize=sanitize)]
         subprocess.run(configure, check=True, capture_output=True, text=True)
         result = subprocess.run([_tool("ninja"), "-C", str(cmake_dir)], capture_output=True, text=True)
         if result.returncode != 0:
