@@ -2,10 +2,10 @@
 pages with markdown-it-py and BeautifulSoup+lxml; a full cold generation on both cores against
 that one-core floor; and the time to regenerate after one page changed, with the cache.
 
-    python -m bench.generation [--step N] [--rounds R]
+    python -m bench.generation [--step N] [--docs-step M] [--rounds R]
 
 The pages: a docs tree of op_docs/ and the shared corpus's ops-math/ (724 pages; op_docs/ alone on
-a clone without the corpus), with every N-th page of ops-math/ (1 = all), linked file by file
+a clone without the corpus), with every N-th page of ops-math/ and every M-th of op_docs/ (1 = all), linked file by file
 into a scratch tree that keeps their directories. One page is edited in place for the incremental runs
 (a distinct edit each round, so that each run has a page to parse again).
 """
@@ -83,14 +83,17 @@ def edit_target(links: dict[Path, Path]) -> Path | None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--step", type=int, default=1)
+    parser.add_argument("--step", type=int, default=1, help="every N-th page of the corpus's part")
+    parser.add_argument("--docs-step", type=int, default=1, help="every N-th page of op_docs/ (--quick's sample)")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
 
     every = docs_tree()
     page_files = [f for f in every if f[0].suffix.lower() in pipeline.PAGE_SUFFIXES]
     corpus_pages = [f for f, relative in page_files if relative.parts[0] == CORPUS_PART]
-    left_out = set(corpus_pages) - set(sample_pages(corpus_pages, args.step))  # op_docs/ is always whole
+    docs_pages = [f for f, relative in page_files if relative.parts[0] != CORPUS_PART]
+    left_out = ((set(corpus_pages) - set(sample_pages(corpus_pages, args.step)))
+                | (set(docs_pages) - set(sample_pages(docs_pages, args.docs_step))))
     files = [f for f in every if f[0] not in left_out]
     work = Path(tempfile.mkdtemp(prefix="bench-gen-"))
     try:

@@ -21,7 +21,7 @@ SECTIONS = ("generation", "build", "calls", "kernels", "dense", "torch_npu")
 # Arguments of each section per mode. The default fits `make bench` in its 10 minutes on two
 # shared cores; --full is the whole corpus; --quick checks the plumbing in seconds.
 MODES: dict[str, dict[str, list[str]]] = {
-    "quick": {"generation": ["--step", "400", "--rounds", "1"], "build": ["--set", "op_docs"],
+    "quick": {"generation": ["--step", "400", "--docs-step", "20", "--rounds", "1"], "build": ["--set", "op_docs"],
               "calls": ["--calls", "200", "--rounds", "2"], "kernels": ["--sizes", "64K", "--rounds", "2"],
               "dense": ["--size", "128", "--elements", "64K", "--conv", "8", "--pool", "2,4,16,16", "--rounds", "2"],
               "torch_npu": ["--calls", "200", "--rounds", "2", "--seq", "8"]},
