@@ -1,7 +1,6 @@
 """The simulator's kernel families: what a semantics file may name besides an elementwise kernel.
 
-Each family listed here has its engine; a family joins the table with its engine, not before
-(indexing and shape/copy are issue 12's next ones).
+Each family listed here has its engine; a family joins the table with its engine, not before.
 
 A semantics file says `family = "reduce"`, `op = "sum"` and which of the page's parameters plays
 each of the family's roles (`roles = { dim = "dims", keepdim = "keepDims" }`; a role left out is
@@ -40,8 +39,7 @@ class Family:
     options: tuple[str, ...] = ()
     doc: str = ""
     # How an output the caller does not pass is shaped (the bindings allocate it, on every
-    # backend): "reduce" (the input `self` with the `dim` dimensions removed, or kept as 1 with
-    # `keepdim`) or "same" (the input's shape).
+    # backend): the name of one of OUTPUT_SHAPES below.
     output_shape: str = "same"
     # The role whose parameter's dtype an output has, by op (default: self).
     op_dtype_sources: tuple[tuple[str, str], ...] = ()
@@ -52,20 +50,8 @@ class Family:
     # whose shape some rules read (a product's right operand, rms norm's gamma).
     source: str = "self"
     second: str = ""
-    # Shape rules that differ from `output_shape` by (op, role) ("*": every op, every role):
-    # "same", "reduce", "page" (the page's own relations, as for an op of no family: where's out is
-    # the broadcast of its inputs), "given" (the shape follows from arguments by a rule the
-    # bindings do not know: a concatenation's, a permutation's, a slice's; the caller passes out=),
-    # "matmul" (source @ second as torch.matmul shapes it), "outer" ([source's, second's]),
-    # "batch_sum" (the product of two batches summed over the batch: [M, N]), "convolution" (source
-    # convolved by second: aclnn_bindgen/conv_shape.h's rule), "trailing_ones"
-    # (source's shape with its trailing normalised dimensions as 1: as many as the
-    # `normalized_shape` argument names, else as second's rank), "groups" ([N, group]),
-    # "channels" ([C]), the pool family's "pool" (source's leading dimensions, then each
-    # spatial one pooled by the kernel, stride, padding, dilation and ceil-mode arguments),
-    # "adaptive" (the leading ones, then output_size) and "pad" (each spatial one widened by its
-    # padding pair): runtime/include/aclnn_bindgen/pool_shape.h's arithmetic, which the simulator
-    # shares; the dynamic family's "bound_*" rules (data-dependent: see there), "dim_length" and "one".
+    # Shape rules (OUTPUT_SHAPES) that differ from `output_shape` by (op, role) ("*": every op,
+    # every role).
     op_output_shapes: tuple[tuple[str, str, str], ...] = ()
     # The ops whose results are PyTorch's bit for bit ("*": every op): they move, select or
     # convert elements once and compute nothing in between (no sum whose order could differ: a
@@ -513,21 +499,74 @@ def output_shape(family: Family, op: str, role: str) -> str:
     return family.output_shape
 
 
+@dataclass(frozen=True)
+class OutputShape:
+    """A rule by which the bindings shape an output of a family's op that the caller does not pass
+    (out=). This table is the rules' one home: the families' tables name them, gen/api/python.py
+    plans outputs with them, gen/emit/enums.py renders the bound ones as the enumeration the
+    bindings switch on (include/aclnn_bindgen/output_shapes.h), and runtime/binding/call.cpp
+    (`apply_family_rule`) implements each, with the arithmetic the simulator shares in
+    runtime/include/aclnn_bindgen/ (conv_shape.h, pool_shape.h)."""
+
+    name: str  # as the families' tables and the semantics spell it
+    doc: str
+    dims_role: str = ""  # the role whose argument the rule reads as its dimensions (bind::RuleArgs.dims)
+    product: bool = False  # shaped from two operands; its dtype is their promotion
+    pooled: bool = False  # the pool family's: over the `spatial` option's trailing dimensions
+    # Allocated at the largest extent the data can give; the kernel sets the aclTensor's view
+    # shape, which the call reads back once the stream has run (as op-plugin resizes them).
+    data_dependent: bool = False
+    bound: bool = True  # False: no plan of the bindings' ("page": the page's relations; "given": out= required
+
+
+OUTPUT_SHAPES = (
+    OutputShape("page", "the page's own relations, as for an op of no family (the broadcast of the inputs)",
+                bound=False),
+    OutputShape("given", "follows from the arguments by a rule the bindings do not know (a concatenation's, "
+                "a permutation's): the caller passes out=", bound=False),
+    OutputShape("same", "the source's shape"),
+    OutputShape("reduce", "the source with the `dim` dimensions removed, or kept as 1 with keepdim",
+                dims_role="dim"),
+    OutputShape("matmul", "source @ second as torch.matmul shapes it", product=True),
+    OutputShape("outer", "[source's, second's]", product=True),
+    OutputShape("batch_sum", "the product of two batches summed over the batch: [M, N]", product=True),
+    OutputShape("convolution", "source convolved by second (aclnn_bindgen/conv_shape.h)", product=True),
+    OutputShape("trailing_ones", "the source's shape with its trailing normalised dimensions as 1 (as many as "
+                "normalized_shape names, else as second's rank)", dims_role="normalized_shape"),
+    OutputShape("groups", "[N, group]", dims_role="group"),
+    OutputShape("channels", "[C]"),
+    OutputShape("pool", "the source's leading dimensions, then each spatial one pooled by the kernel, stride, "
+                "padding, dilation and ceil-mode arguments (aclnn_bindgen/pool_shape.h)", dims_role="kernel",
+                pooled=True),
+    OutputShape("adaptive", "the leading dimensions, then output_size", dims_role="output_size", pooled=True),
+    OutputShape("pad", "each spatial dimension widened by its padding pair", dims_role="padding", pooled=True),
+    OutputShape("bound_flat", "at most [source.numel()]", data_dependent=True),
+    OutputShape("bound_nonzero", "at most [source.numel(), source.dim()]", data_dependent=True),
+    OutputShape("bound_nonzero_t", "at most [source.dim(), source.numel()]", data_dependent=True),
+    OutputShape("bound_dim", "at most the source's shape ([numel] without dim)", dims_role="dim",
+                data_dependent=True),
+    OutputShape("bound_dim_length", "at most [source.size(dim)] ([numel] without dim)", dims_role="dim",
+                data_dependent=True),
+    OutputShape("dim_length", "[source.size(dim)] (the source's without dim)", dims_role="dim"),
+    OutputShape("one", "[1]"),
+)
+OUTPUT_SHAPE = {rule.name: rule for rule in OUTPUT_SHAPES}
+_UNKNOWN_RULES = sorted({rule for f in FAMILIES for rule in (f.output_shape, *(r for _, _, r in f.op_output_shapes))}
+                        - OUTPUT_SHAPE.keys())
+if _UNKNOWN_RULES:
+    raise ValueError(f"gen/families.py: output shape rules no OutputShape defines: {', '.join(_UNKNOWN_RULES)}")
+
+
 def data_dependent(rule: str) -> bool:
     """Whether an output of this shape rule is allocated at its largest and read back at the extent
     its kernel sets (the dynamic family's "bound_*" rules)."""
-    return rule.startswith("bound_")
+    known = OUTPUT_SHAPE.get(rule)
+    return known is not None and known.data_dependent
 
 
-# The role whose argument a shape rule reads as its dimensions (bind::RuleArgs.dims).
-RULE_DIMS = {"reduce": "dim", "trailing_ones": "normalized_shape", "groups": "group", "pool": "kernel",
-             "adaptive": "output_size", "pad": "padding", "bound_dim": "dim", "bound_dim_length": "dim",
-             "dim_length": "dim"}
 # The roles whose arguments the "convolution" rule reads, in bind::RuleArgs.conv's order.
 CONV_RULE_ROLES = ("stride", "padding", "dilation", "transposed", "output_padding", "groups")
-# The pool family's rules: the further window arguments they read (bind::RuleArgs), and the
-# semantics option that says over how many trailing dimensions.
-POOL_RULES = ("pool", "adaptive", "pad")
+# The further window arguments the pool family's rules read (bind::RuleArgs).
 POOL_WINDOW_ROLES = ("stride", "padding", "dilation", "ceil_mode")
 
 

@@ -278,8 +278,8 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
         assert source is not None and dtype_source is not None  # only "given" shapes go without a source
         # A product's dtype promotes both operands'; the others' is their dtype source's.
         operands = (index[source],) + ((index[second],) if second is not None else ())
-        dims_role = families.RULE_DIMS.get(rule)
-        product = rule in ("matmul", "outer", "batch_sum", "convolution")
+        shape = families.OUTPUT_SHAPE[rule]
+        dims_role, product = shape.dims_role, shape.product
         plans.append(OutputPlan(
             p, i, shape_from=operands,
             dtype_from=operands if product else (index[dtype_source],),
@@ -296,7 +296,7 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
             fixed_dtype=DType[fixed] if fixed else None,
             window_from=tuple(arg(r, (ParamKind.INT_ARRAY, ParamKind.BOOL)) for r in families.POOL_WINDOW_ROLES)
             if rule == "pool" else (),
-            spatial=int(semantics.option("spatial") or 0) if rule in families.POOL_RULES else 0,
+            spatial=int(semantics.option("spatial") or 0) if shape.pooled else 0,
             # The family's rule gives the output dtype; of the semantics' result rule, only a FLOAT
             # result of integral inputs applies (aclnnLogSumExp).
             result_rule=ResultRule.FLOATING if semantics.result_rule.integral_to_float and fixed is None

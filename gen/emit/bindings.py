@@ -93,7 +93,7 @@ class PlanView:
     is_list: str
     result_rule: str  # an aclnn_bindgen::ResultRule enumerator (generated dtypes.h)
     comment: str
-    family: str  # the trailing initializers of a family's plan (bind::ShapeRule, fixed dtype), or ""
+    family: str  # the trailing initializers of a family's plan (aclnn_bindgen::OutputShape, fixed dtype), or ""
 
 
 @dataclass(frozen=True)
@@ -168,7 +168,7 @@ def wrapper(bound: BoundAPI) -> Wrapper:
             dtype = (plan.fixed_dtype.value if plan.fixed_dtype else
                      f"{api.params[plan.dtype_arg].name}, else {source}'s" if plan.dtype_arg is not None else f"{source}'s")
             comment = f"{p.name}: shape {rule}, dtype {dtype} (family {bound.semantics.family if bound.semantics else ''})"
-            family = (f", bind::ShapeRule::{names.cpp_enumerator(plan.family_shape)}, "
+            family = (f", aclnn_bindgen::OutputShape::{names.cpp_enumerator(plan.family_shape)}, "
                       f"{plan.fixed_dtype.enumerator if plan.fixed_dtype else 'ACL_DT_UNDEFINED'}"
                       + (f", {plan.spatial}" if plan.spatial else ""))
         else:

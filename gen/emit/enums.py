@@ -7,6 +7,8 @@ dtype or a chip has one home (gen.ir) and every copy of it is rendered from ther
 - `include/aclnn_sim/soc.h`: the chips the simulator stands in for, and the default one;
 - `include/aclnn_sim/families.h`: the simulator's kernel families (gen.families): their ops,
   roles and options as the enumerations the generated specs and the planners index by;
+- `include/aclnn_bindgen/output_shapes.h`: the families' output shape rules (gen.families
+  OUTPUT_SHAPES) as the enumeration the bindings' output plans name;
 - `aclnn/_dtypes.py`, `aclnn/_socs.py`: the same rows for Python (the generated tests' runtime,
   the demo, the corpus run and the benchmarks).
 
@@ -23,7 +25,7 @@ from gen.cache import GENERATOR_ONLY
 from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.model import Model
-from gen.families import FAMILIES
+from gen.families import FAMILIES, OUTPUT_SHAPES
 from gen.ir import DEFAULT_SOC, DType, DTypeCategory, ResultRule, Soc
 
 
@@ -90,6 +92,7 @@ DTYPE_TABLES = (("include/aclnn_bindgen/dtypes.h", "include/aclnn_bindgen/dtypes
                 ("aclnn/_dtypes.py", "package/_dtypes.py.j2"))
 SOC_TABLES = (("include/aclnn_sim/soc.h", "include/aclnn_sim/soc.h.j2"), ("aclnn/_socs.py", "package/_socs.py.j2"))
 FAMILY_TABLE = ("include/aclnn_sim/families.h", "include/aclnn_sim/families.h.j2")
+OUTPUT_SHAPE_TABLE = ("include/aclnn_bindgen/output_shapes.h", "include/aclnn_bindgen/output_shapes.h.j2")
 
 
 def emit(model: Model, files: FileManager) -> None:
@@ -99,6 +102,8 @@ def emit(model: Model, files: FileManager) -> None:
     for path, template in SOC_TABLES:
         files.write_derived(path, GENERATOR_ONLY, functools.partial(_soc_table, template))
     files.write_derived(FAMILY_TABLE[0], GENERATOR_ONLY, functools.partial(render, FAMILY_TABLE[1], families=FAMILIES))
+    files.write_derived(OUTPUT_SHAPE_TABLE[0], GENERATOR_ONLY, functools.partial(
+        render, OUTPUT_SHAPE_TABLE[1], rules=[rule for rule in OUTPUT_SHAPES if rule.bound]))
 
 
 def _dtype_table(template: str) -> str:

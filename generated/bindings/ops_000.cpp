@@ -45,13 +45,13 @@ const bind::ApiSpec kSpec_add_layer_norm{
     },
     {
         // yOut: shape that of x1, dtype x1's (family norm)
-        {7, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {7, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // meanOut: shape x1's with its last gamma.dim() dimensions 1, dtype FLOAT (family norm)
-        {8, {0, 2}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_FLOAT},
+        {8, {0, 2}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kTrailingOnes, ACL_FLOAT},
         // rstdOut: shape x1's with its last gamma.dim() dimensions 1, dtype FLOAT (family norm)
-        {9, {0, 2}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_FLOAT},
+        {9, {0, 2}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kTrailingOnes, ACL_FLOAT},
         // xOut: shape that of x1, dtype x1's (family norm)
-        {10, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {10, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {7, 8, 9, 10},
 };
@@ -135,13 +135,13 @@ const bind::ApiSpec kSpec_add_rms_norm_cast{
     },
     {
         // y1Out: shape that of x1, dtype FLOAT (family norm)
-        {4, {0, 2}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_FLOAT},
+        {4, {0, 2}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_FLOAT},
         // y2Out: shape that of x1, dtype x1's (family norm)
-        {5, {0, 2}, {0}, false, {ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {5, {0, 2}, {0}, false, {ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // rstdOut: shape x1's with its last gamma.dim() dimensions 1, dtype FLOAT (family norm)
-        {6, {0, 2}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_FLOAT},
+        {6, {0, 2}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kTrailingOnes, ACL_FLOAT},
         // xOut: shape that of x1, dtype x1's (family norm)
-        {7, {0, 2}, {0}, false, {ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {7, {0, 2}, {0}, false, {ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {4, 5, 6, 7},
 };
@@ -216,9 +216,9 @@ const bind::ApiSpec kSpec_amp_update_scale{
     },
     {
         // updatedScale: shape that of currentScale, dtype currentScale's (family amp)
-        {6, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {6, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // updatedGrowthTracker: shape that of currentScale, dtype INT32 (family amp)
-        {7, {0}, {0}, false, {ACL_INT32}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_INT32},
+        {7, {0}, {0}, false, {ACL_INT32}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_INT32},
     },
     {6, 7},
 };
@@ -437,7 +437,7 @@ const bind::ApiSpec kSpec_foreach_cosh{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -487,7 +487,7 @@ const bind::ApiSpec kSpec_foreach_maximum_scalar_v2{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -591,7 +591,7 @@ const bind::ApiSpec kSpec_foreach_tanh{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -756,7 +756,7 @@ const bind::ApiSpec kSpec_index_fill_tensor{
     },
     {
         // out: shape that of self, dtype self's (family advanced)
-        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -1347,7 +1347,7 @@ const bind::ApiSpec kSpec_l1_loss_backward{
     },
     {
         // gradInput: shape that of self, dtype self's (family loss)
-        {4, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {4, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -1418,11 +1418,11 @@ const bind::ApiSpec kSpec_layer_norm_with_impl_mode{
     },
     {
         // out: shape that of input, dtype input's (family norm)
-        {5, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {5, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // meanOutOptional: shape input's with its last len(normalizedShape) dimensions 1, dtype input's (family norm)
-        {6, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_DT_UNDEFINED},
+        {6, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kTrailingOnes, ACL_DT_UNDEFINED},
         // rstdOutOptional: shape input's with its last len(normalizedShape) dimensions 1, dtype input's (family norm)
-        {7, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_DT_UNDEFINED},
+        {7, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kTrailingOnes, ACL_DT_UNDEFINED},
     },
     {5, 6, 7},
 };
@@ -1551,7 +1551,7 @@ const bind::ApiSpec kSpec_mm{
     },
     {
         // out: shape that of self @ mat2, dtype self's (family matmul)
-        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
+        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kMatmul, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -1802,7 +1802,7 @@ const bind::ApiSpec kSpec_nll_loss2d_backward{
     },
     {
         // out: shape that of self, dtype self's (family loss)
-        {7, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {7, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {7},
 };
@@ -2024,7 +2024,7 @@ const bind::ApiSpec kSpec_tril{
     },
     {
         // out: shape that of self, dtype self's (family shape)
-        {2, {0}, {0}, false, {ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -2077,7 +2077,7 @@ const bind::ApiSpec kSpec_triu{
     },
     {
         // out: shape that of self, dtype self's (family shape)
-        {2, {0}, {0}, false, {ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };

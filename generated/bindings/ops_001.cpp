@@ -37,7 +37,7 @@ const bind::ApiSpec kSpec_addmm{
     },
     {
         // out: shape that of mat1 @ mat2, dtype mat1's (family matmul)
-        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
+        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kMatmul, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -104,7 +104,7 @@ const bind::ApiSpec kSpec_arg_max{
     },
     {
         // out: shape self reduced along dim, dtype INT64 (family reduce)
-        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_INT64},
+        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kReduce, ACL_INT64},
     },
     {3},
 };
@@ -162,7 +162,7 @@ const bind::ApiSpec kSpec_batch_mat_mul{
     },
     {
         // out: shape that of self @ mat2, dtype self's (family matmul)
-        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
+        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kMatmul, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -234,7 +234,7 @@ const bind::ApiSpec kSpec_cross_entropy_loss_grad{
     },
     {
         // out: shape that of logProb, dtype logProb's (family loss)
-        {10, {1}, {1}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {10, {1}, {1}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {10},
 };
@@ -313,7 +313,7 @@ const bind::ApiSpec kSpec_cumprod{
     },
     {
         // out: shape that of input, dtype dtype, else input's (family cumulative)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {3},
 };
@@ -369,7 +369,7 @@ const bind::ApiSpec kSpec_equal{
     },
     {
         // out: shape [1], dtype BOOL (family dynamic)
-        {2, {0}, {0}, false, {ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kOne, ACL_BOOL},
+        {2, {0}, {0}, false, {ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kOne, ACL_BOOL},
     },
     {2},
 };
@@ -422,7 +422,7 @@ const bind::ApiSpec kSpec_flip{
     },
     {
         // out: shape that of self, dtype self's (family shape)
-        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT16, ACL_INT64, ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT16, ACL_INT64, ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -479,7 +479,7 @@ const bind::ApiSpec kSpec_foreach_addcdiv_scalar{
     },
     {
         // out: shape that of x1, dtype x1's (family foreach)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -536,7 +536,7 @@ const bind::ApiSpec kSpec_foreach_asin{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -584,7 +584,7 @@ const bind::ApiSpec kSpec_foreach_copy{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_DOUBLE, ACL_BOOL}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_DOUBLE, ACL_BOOL}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -634,7 +634,7 @@ const bind::ApiSpec kSpec_foreach_div_scalar_v2{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -687,7 +687,7 @@ const bind::ApiSpec kSpec_foreach_maximum_scalar_list{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -740,7 +740,7 @@ const bind::ApiSpec kSpec_foreach_minimum_scalar_v2{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -791,7 +791,7 @@ const bind::ApiSpec kSpec_foreach_sinh{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -893,9 +893,9 @@ const bind::ApiSpec kSpec_gemma_rms_norm{
     },
     {
         // yOut: shape that of x, dtype x's (family norm)
-        {3, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // rstdOut: shape x's with its last gamma.dim() dimensions 1, dtype FLOAT (family norm)
-        {4, {0, 1}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_FLOAT},
+        {4, {0, 1}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kTrailingOnes, ACL_FLOAT},
     },
     {3, 4},
 };
@@ -1332,7 +1332,7 @@ const bind::ApiSpec kSpec_kl_div_backward{
     },
     {
         // out: shape that of self, dtype self's (family loss)
-        {5, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {5, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -1502,7 +1502,7 @@ const bind::ApiSpec kSpec_matmul{
     },
     {
         // out: shape that of self @ mat2, dtype self's (family matmul)
-        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
+        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kMatmul, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -1721,7 +1721,7 @@ const bind::ApiSpec kSpec_var_correction{
     },
     {
         // out: shape self reduced along dim, dtype self's (family reduce)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };

@@ -31,7 +31,7 @@ const bind::ApiSpec kSpec_adaptive_max_pool2d_backward{
     },
     {
         // gradInput: shape that of self, dtype self's (family pool)
-        {3, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {3},
 };
@@ -309,7 +309,7 @@ const bind::ApiSpec kSpec_cast{
     },
     {
         // out: shape that of self, dtype dtype, else self's (family shape)
-        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT4_E2M1, ACL_FLOAT4_E1M2, ACL_INT4}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT4_E2M1, ACL_FLOAT4_E1M2, ACL_INT4}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -486,7 +486,7 @@ const bind::ApiSpec kSpec_foreach_erf{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -538,7 +538,7 @@ const bind::ApiSpec kSpec_foreach_lerp_list{
     },
     {
         // out: shape that of x1, dtype x1's (family foreach)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {3},
 };
@@ -594,7 +594,7 @@ const bind::ApiSpec kSpec_foreach_minimum_scalar{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -647,7 +647,7 @@ const bind::ApiSpec kSpec_foreach_mul_scalar_list{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -702,7 +702,7 @@ const bind::ApiSpec kSpec_foreach_sub_list_v2{
     },
     {
         // out: shape that of x1, dtype x1's (family foreach)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {3},
 };
@@ -758,7 +758,7 @@ const bind::ApiSpec kSpec_foreach_sub_scalar_v2{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -865,7 +865,7 @@ const bind::ApiSpec kSpec_index_add{
     },
     {
         // out: shape that of self, dtype self's (family index)
-        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_INT64, ACL_BOOL, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_INT64, ACL_BOOL, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -1446,7 +1446,7 @@ const bind::ApiSpec kSpec_log_softmax{
     },
     {
         // out: shape that of self, dtype self's (family softmax)
-        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -1501,7 +1501,7 @@ const bind::ApiSpec kSpec_log_sum_exp{
     },
     {
         // out: shape self reduced along dim, dtype self's (family reduce)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kFloating, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kFloating, aclnn_bindgen::OutputShape::kReduce, ACL_DT_UNDEFINED},
     },
     {3},
 };
@@ -1555,7 +1555,7 @@ const bind::ApiSpec kSpec_max{
     },
     {
         // out: shape self reduced along every dimension, dtype self's (family reduce)
-        {1, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kReduce, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -1609,7 +1609,7 @@ const bind::ApiSpec kSpec_prod_dim{
     },
     {
         // out: shape self reduced along dim, dtype dtype, else self's (family reduce)
-        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -1670,7 +1670,7 @@ const bind::ApiSpec kSpec_reflection_pad3d_backward{
     },
     {
         // gradInput: shape that of self, dtype self's (family pool)
-        {3, {1}, {1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {1}, {1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {3},
 };
@@ -1835,7 +1835,7 @@ const bind::ApiSpec kSpec_scatter_reduce{
     },
     {
         // out: shape that of self, dtype self's (family index)
-        {6, {0}, {0}, false, {ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {6, {0}, {0}, false, {ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {6},
 };

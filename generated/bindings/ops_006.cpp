@@ -43,7 +43,7 @@ const bind::ApiSpec kSpec_add_layer_norm_grad{
     },
     {
         // dxOut: shape that of x1, dtype x1's (family norm_grad)
-        {7, {1, 5}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {7, {1, 5}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // dgammaOut: out= required (dgammaOut's shape follows from the arguments by add_layer_norm_grad's rule, which the bindings do not apply)
         {8, {}, {}, false, {}, "dgammaOut's shape follows from the arguments by add_layer_norm_grad's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
         // dbetaOut: out= required (dbetaOut's shape follows from the arguments by add_layer_norm_grad's rule, which the bindings do not apply)
@@ -179,7 +179,7 @@ const bind::ApiSpec kSpec_all{
     },
     {
         // out: shape self reduced along dim, dtype BOOL (family reduce)
-        {3, {0}, {0}, false, {ACL_BOOL, ACL_UINT8}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_BOOL},
+        {3, {0}, {0}, false, {ACL_BOOL, ACL_UINT8}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kReduce, ACL_BOOL},
     },
     {3},
 };
@@ -289,7 +289,7 @@ const bind::ApiSpec kSpec_binary_cross_entropy_backward{
     },
     {
         // out: shape that of self, dtype self's (family loss)
-        {5, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {5, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -473,7 +473,7 @@ const bind::ApiSpec kSpec_convolution{
     },
     {
         // output: shape that of input convolved by weight, dtype input's (family conv)
-        {9, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_HIFLOAT8, ACL_FLOAT8_E4M3FN}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kConvolution, ACL_DT_UNDEFINED},
+        {9, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_HIFLOAT8, ACL_FLOAT8_E4M3FN}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kConvolution, ACL_DT_UNDEFINED},
     },
     {9},
 };
@@ -653,7 +653,7 @@ const bind::ApiSpec kSpec_foreach_add_list{
     },
     {
         // out: shape that of x1, dtype x1's (family foreach)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {3},
 };
@@ -713,7 +713,7 @@ const bind::ApiSpec kSpec_foreach_addcdiv_scalar_v2{
     },
     {
         // out: shape that of x1, dtype x1's (family foreach)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -776,7 +776,7 @@ const bind::ApiSpec kSpec_foreach_addcmul_scalar_list{
     },
     {
         // out: shape that of x1, dtype x1's (family foreach)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -1275,7 +1275,7 @@ const bind::ApiSpec kSpec_kl_div_target_backward{
     },
     {
         // gradTarget: shape that of self, dtype self's (family loss)
-        {5, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {5, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -1347,11 +1347,11 @@ const bind::ApiSpec kSpec_layer_norm{
     },
     {
         // out: shape that of input, dtype input's (family norm)
-        {5, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {5, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // meanOutOptional: shape input's with its last len(normalizedShape) dimensions 1, dtype input's (family norm)
-        {6, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_DT_UNDEFINED},
+        {6, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kTrailingOnes, ACL_DT_UNDEFINED},
         // rstdOutOptional: shape input's with its last len(normalizedShape) dimensions 1, dtype input's (family norm)
-        {7, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_DT_UNDEFINED},
+        {7, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kTrailingOnes, ACL_DT_UNDEFINED},
     },
     {5, 6, 7},
 };
@@ -1480,9 +1480,9 @@ const bind::ApiSpec kSpec_max_pool2d_with_indices{
     },
     {
         // out: shape self's last 2 dimensions pooled by kernelSize's windows, dtype self's (family pool)
-        {6, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kPool, ACL_DT_UNDEFINED, 2},
+        {6, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kPool, ACL_DT_UNDEFINED, 2},
         // indices: shape self's last 2 dimensions pooled by kernelSize's windows, dtype INT64 (family pool)
-        {7, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kPool, ACL_INT64, 2},
+        {7, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kPool, ACL_INT64, 2},
     },
     {6, 7},
 };
@@ -1807,7 +1807,7 @@ const bind::ApiSpec kSpec_reflection_pad3d{
     },
     {
         // out: shape self's with its last 3 dimensions padded by padding, dtype self's (family pool)
-        {2, {0}, {0}, false, {ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_UINT32, ACL_FLOAT, ACL_INT64, ACL_UINT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E8M0}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kPad, ACL_DT_UNDEFINED, 3},
+        {2, {0}, {0}, false, {ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_UINT32, ACL_FLOAT, ACL_INT64, ACL_UINT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E8M0}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kPad, ACL_DT_UNDEFINED, 3},
     },
     {2},
 };
@@ -1919,7 +1919,7 @@ const bind::ApiSpec kSpec_scatter{
     },
     {
         // out: shape that of self, dtype self's (family index)
-        {5, {0}, {0}, false, {ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {5, {0}, {0}, false, {ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -2086,9 +2086,9 @@ const bind::ApiSpec kSpec_sort{
     },
     {
         // valuesOut: shape that of self, dtype self's (family index)
-        {4, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_UINT16, ACL_UINT32, ACL_UINT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_UINT16, ACL_UINT32, ACL_UINT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // indicesOut: shape that of self, dtype INT64 (family index)
-        {5, {0}, {0}, false, {ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_INT64},
+        {5, {0}, {0}, false, {ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_INT64},
     },
     {4, 5},
 };
@@ -2215,11 +2215,11 @@ const bind::ApiSpec kSpec_unique2{
     },
     {
         // valueOut: shape at most [self.numel()], then the view shape the kernel sets, dtype self's (family dynamic)
-        {4, {0}, {0}, false, {ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_UINT16, ACL_INT16, ACL_INT32, ACL_UINT32, ACL_UINT64, ACL_INT64, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kBoundFlat, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_UINT16, ACL_INT16, ACL_INT32, ACL_UINT32, ACL_UINT64, ACL_INT64, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kBoundFlat, ACL_DT_UNDEFINED},
         // inverseOut: shape that of self, dtype INT64 (family dynamic)
-        {5, {0}, {0}, false, {ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_INT64},
+        {5, {0}, {0}, false, {ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_INT64},
         // countsOut: shape at most [self.numel()], then the view shape the kernel sets, dtype INT64 (family dynamic)
-        {6, {0}, {0}, false, {ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kBoundFlat, ACL_INT64},
+        {6, {0}, {0}, false, {ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kBoundFlat, ACL_INT64},
     },
     {4, 5, 6},
 };

@@ -37,7 +37,7 @@ const bind::ApiSpec kSpec_addbmm{
     },
     {
         // out: shape the last two of batch1 @ batch2, dtype batch1's (family matmul)
-        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kBatchSum, ACL_DT_UNDEFINED},
+        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kBatchSum, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -274,7 +274,7 @@ const bind::ApiSpec kSpec_baddbmm{
     },
     {
         // out: shape that of batch1 @ batch2, dtype batch1's (family matmul)
-        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
+        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kMatmul, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -601,9 +601,9 @@ const bind::ApiSpec kSpec_cummin{
     },
     {
         // valuesOut: shape that of self, dtype self's (family cumulative)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BF16, ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // indicesOut: shape that of self, dtype INT64 (family cumulative)
-        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_INT64},
+        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_INT64},
     },
     {2, 3},
 };
@@ -805,7 +805,7 @@ const bind::ApiSpec kSpec_foreach_cos{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -853,7 +853,7 @@ const bind::ApiSpec kSpec_foreach_log{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -903,7 +903,7 @@ const bind::ApiSpec kSpec_foreach_maximum_list{
     },
     {
         // out: shape that of x1, dtype x1's (family foreach)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -956,7 +956,7 @@ const bind::ApiSpec kSpec_foreach_pow_scalar_and_tensor{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {2, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -1072,11 +1072,11 @@ const bind::ApiSpec kSpec_group_norm_silu{
     },
     {
         // out: shape that of self, dtype self's (family norm)
-        {5, {0, 1}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {5, {0, 1}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // meanOut: shape [self.size(0), group], dtype self's (family norm)
-        {6, {0, 1}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kGroups, ACL_DT_UNDEFINED},
+        {6, {0, 1}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kGroups, ACL_DT_UNDEFINED},
         // rstdOut: shape [self.size(0), group], dtype self's (family norm)
-        {7, {0, 1}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kGroups, ACL_DT_UNDEFINED},
+        {7, {0, 1}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kGroups, ACL_DT_UNDEFINED},
     },
     {5, 6, 7},
 };
@@ -1743,7 +1743,7 @@ const bind::ApiSpec kSpec_mean_v2{
     },
     {
         // out: shape self reduced along dim (none when noopWithEmptyAxes and dim is empty), dtype self's (family reduce)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -1870,7 +1870,7 @@ const bind::ApiSpec kSpec_reflection_pad2d{
     },
     {
         // out: shape self's with its last 2 dimensions padded by padding, dtype self's (family pool)
-        {2, {0}, {0}, false, {ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_UINT32, ACL_FLOAT, ACL_INT64, ACL_UINT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E8M0}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kPad, ACL_DT_UNDEFINED, 2},
+        {2, {0}, {0}, false, {ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_UINT32, ACL_FLOAT, ACL_INT64, ACL_UINT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E8M0}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kPad, ACL_DT_UNDEFINED, 2},
     },
     {2},
 };
@@ -1927,9 +1927,9 @@ const bind::ApiSpec kSpec_rms_norm{
     },
     {
         // yOut: shape that of x, dtype x's (family norm)
-        {3, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // rstdOut: shape x's with its last gamma.dim() dimensions 1, dtype FLOAT (family norm)
-        {4, {0, 1}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_FLOAT},
+        {4, {0, 1}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kTrailingOnes, ACL_FLOAT},
     },
     {3, 4},
 };
@@ -2296,11 +2296,11 @@ const bind::ApiSpec kSpec_unique_dim{
     },
     {
         // valueOut: shape at most that of self ([self.numel()] without dim), then the view shape the kernel sets, dtype self's (family dynamic)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_UINT8, ACL_INT8, ACL_UINT16, ACL_INT16, ACL_UINT32, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_DOUBLE, ACL_BOOL, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kBoundDim, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_UINT8, ACL_INT8, ACL_UINT16, ACL_INT16, ACL_UINT32, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_DOUBLE, ACL_BOOL, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kBoundDim, ACL_DT_UNDEFINED},
         // inverseOut: shape [self.size(dim)] (that of self without it), dtype INT64 (family dynamic)
-        {5, {0}, {0}, false, {ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kDimLength, ACL_INT64},
+        {5, {0}, {0}, false, {ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kDimLength, ACL_INT64},
         // countsOut: shape at most [self.size(dim)] ([self.numel()] without it), then the view shape the kernel sets, dtype INT64 (family dynamic)
-        {6, {0}, {0}, false, {ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kBoundDimLength, ACL_INT64},
+        {6, {0}, {0}, false, {ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kBoundDimLength, ACL_INT64},
     },
     {4, 5, 6},
 };

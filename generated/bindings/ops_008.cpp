@@ -31,7 +31,7 @@ const bind::ApiSpec kSpec_arg_min{
     },
     {
         // out: shape self reduced along dim, dtype INT64 (family reduce)
-        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_INT64},
+        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kReduce, ACL_INT64},
     },
     {3},
 };
@@ -155,11 +155,11 @@ const bind::ApiSpec kSpec_batch_norm_backward{
     },
     {
         // gradInput: shape that of input, dtype input's (family norm_grad)
-        {10, {1, 2}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {10, {1, 2}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // gradWeight: shape [input.size(1)], dtype input's (family norm_grad)
-        {11, {1, 2}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kChannels, ACL_DT_UNDEFINED},
+        {11, {1, 2}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kChannels, ACL_DT_UNDEFINED},
         // gradBias: shape [input.size(1)], dtype input's (family norm_grad)
-        {12, {1, 2}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kChannels, ACL_DT_UNDEFINED},
+        {12, {1, 2}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kChannels, ACL_DT_UNDEFINED},
     },
     {10, 11, 12},
 };
@@ -503,7 +503,7 @@ const bind::ApiSpec kSpec_dot{
     },
     {
         // out: shape that of self @ tensor, dtype self's (family matmul)
-        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT32, ACL_UINT8}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
+        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT32, ACL_UINT8}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kMatmul, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -604,7 +604,7 @@ const bind::ApiSpec kSpec_foreach_div_scalar_list{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {2, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -657,7 +657,7 @@ const bind::ApiSpec kSpec_foreach_minimum_list{
     },
     {
         // out: shape that of x1, dtype x1's (family foreach)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -708,7 +708,7 @@ const bind::ApiSpec kSpec_foreach_sin{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -878,7 +878,7 @@ const bind::ApiSpec kSpec_index_copy{
     },
     {
         // outRef: shape that of selfRef, dtype selfRef's (family index)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {0, 4},
 };
@@ -1312,7 +1312,7 @@ const bind::ApiSpec kSpec_layer_norm_backward{
     },
     {
         // gradInputOut: shape that of input, dtype input's (family norm_grad)
-        {8, {1, 5}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {8, {1, 5}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // gradWeightOut: out= required (gradWeightOut's shape follows from the arguments by layer_norm_backward's rule, which the bindings do not apply)
         {9, {}, {1}, false, {}, "gradWeightOut's shape follows from the arguments by layer_norm_backward's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
         // gradBiasOut: out= required (gradBiasOut's shape follows from the arguments by layer_norm_backward's rule, which the bindings do not apply)
@@ -1504,7 +1504,7 @@ const bind::ApiSpec kSpec_max_unpool2d{
     },
     {
         // out: shape self's with its last 2 dimensions outputSize, dtype self's (family pool)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_DOUBLE}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kAdaptive, ACL_DT_UNDEFINED, 2},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_DOUBLE}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kAdaptive, ACL_DT_UNDEFINED, 2},
     },
     {3},
 };
@@ -1564,7 +1564,7 @@ const bind::ApiSpec kSpec_reduce_log_sum{
     },
     {
         // reduce: shape data reduced along axes (none when noopWithEmptyAxes and axes is empty), dtype data's (family reduce)
-        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -1627,7 +1627,7 @@ const bind::ApiSpec kSpec_reduce_nansum{
     },
     {
         // out: shape self reduced along dim, dtype dtype, else self's (family reduce)
-        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -1688,7 +1688,7 @@ const bind::ApiSpec kSpec_replication_pad1d_backward{
     },
     {
         // gradInput: shape that of self, dtype self's (family pool)
-        {3, {1}, {1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {1}, {1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {3},
 };
@@ -1750,7 +1750,7 @@ const bind::ApiSpec kSpec_rms_norm_grad{
     },
     {
         // dxOut: shape that of x, dtype x's (family norm_grad)
-        {4, {1, 3}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {4, {1, 3}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // dgammaOut: out= required (dgammaOut's shape follows from the arguments by rms_norm_grad's rule, which the bindings do not apply)
         {5, {}, {}, false, {}, "dgammaOut's shape follows from the arguments by rms_norm_grad's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
@@ -1819,7 +1819,7 @@ const bind::ApiSpec kSpec_scatter_value{
     },
     {
         // out: shape that of self, dtype self's (family index)
-        {5, {0}, {0}, false, {ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {5, {0}, {0}, false, {ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -1881,7 +1881,7 @@ const bind::ApiSpec kSpec_softmax{
     },
     {
         // out: shape that of self, dtype self's (family softmax)
-        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -1940,9 +1940,9 @@ const bind::ApiSpec kSpec_std_mean_correction{
     },
     {
         // stdOut: shape self reduced along dim, dtype self's (family reduce)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kReduce, ACL_DT_UNDEFINED},
         // meanOut: shape self reduced along dim, dtype self's (family reduce)
-        {5, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {5, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kReduce, ACL_DT_UNDEFINED},
     },
     {4, 5},
 };

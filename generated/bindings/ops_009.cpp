@@ -181,7 +181,7 @@ const bind::ApiSpec kSpec_binary_cross_entropy_with_logits_backward{
     },
     {
         // out: shape that of self, dtype self's (family loss)
-        {6, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {6, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {6},
 };
@@ -315,9 +315,9 @@ const bind::ApiSpec kSpec_deep_norm_grad{
     },
     {
         // dxOut: shape that of x, dtype x's (family norm_grad)
-        {7, {1, 3}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {7, {1, 3}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // dgxOut: shape that of x, dtype x's (family norm_grad)
-        {8, {1, 3}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {8, {1, 3}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // dbetaOut: out= required (dbetaOut's shape follows from the arguments by deep_norm_grad's rule, which the bindings do not apply)
         {9, {}, {}, false, {}, "dbetaOut's shape follows from the arguments by deep_norm_grad's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
         // dgammaOut: out= required (dgammaOut's shape follows from the arguments by deep_norm_grad's rule, which the bindings do not apply)
@@ -446,7 +446,7 @@ const bind::ApiSpec kSpec_foreach_exp{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT16, ACL_INT8, ACL_UINT8}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT16, ACL_INT8, ACL_UINT8}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -494,7 +494,7 @@ const bind::ApiSpec kSpec_foreach_log10{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -542,7 +542,7 @@ const bind::ApiSpec kSpec_foreach_log1p{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -590,7 +590,7 @@ const bind::ApiSpec kSpec_foreach_log2{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -638,7 +638,7 @@ const bind::ApiSpec kSpec_foreach_sigmoid{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -981,7 +981,7 @@ const bind::ApiSpec kSpec_linalg_vector_norm{
     },
     {
         // out: shape self reduced along dims, dtype dtype, else self's (family reduce)
-        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kReduce, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -1193,7 +1193,7 @@ const bind::ApiSpec kSpec_max_unpool3d{
     },
     {
         // outRef: shape self's with its last 3 dimensions outputSize, dtype self's (family pool)
-        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_DOUBLE}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kAdaptive, ACL_DT_UNDEFINED, 3},
+        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_DOUBLE}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kAdaptive, ACL_DT_UNDEFINED, 3},
     },
     {5},
 };
@@ -1253,7 +1253,7 @@ const bind::ApiSpec kSpec_nonzero{
     },
     {
         // out: shape at most [self.numel(), self.dim()], then the view shape the kernel sets, dtype INT64 (family dynamic)
-        {1, {0}, {0}, false, {ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kBoundNonzero, ACL_INT64},
+        {1, {0}, {0}, false, {ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kBoundNonzero, ACL_INT64},
     },
     {1},
 };

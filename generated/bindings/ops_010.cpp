@@ -29,7 +29,7 @@ const bind::ApiSpec kSpec_adaptive_avg_pool2d_backward{
     },
     {
         // out: shape that of self, dtype self's (family pool)
-        {2, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -161,11 +161,11 @@ const bind::ApiSpec kSpec_batch_norm{
     },
     {
         // output: shape that of input, dtype input's (family norm)
-        {8, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {8, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // saveMean: shape [input.size(1)], dtype input's (family norm)
-        {9, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kChannels, ACL_DT_UNDEFINED},
+        {9, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kChannels, ACL_DT_UNDEFINED},
         // saveInvstd: shape [input.size(1)], dtype input's (family norm)
-        {10, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kChannels, ACL_DT_UNDEFINED},
+        {10, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kChannels, ACL_DT_UNDEFINED},
     },
     {8, 9, 10},
 };
@@ -240,9 +240,9 @@ const bind::ApiSpec kSpec_batch_norm_reduce{
     },
     {
         // sum: shape [x.size(1)], dtype FLOAT (family sync_batch_norm)
-        {1, {0}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kChannels, ACL_FLOAT},
+        {1, {0}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kChannels, ACL_FLOAT},
         // squareSum: shape [x.size(1)], dtype FLOAT (family sync_batch_norm)
-        {2, {0}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kChannels, ACL_FLOAT},
+        {2, {0}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kChannels, ACL_FLOAT},
     },
     {1, 2},
 };
@@ -312,13 +312,13 @@ const bind::ApiSpec kSpec_batch_norm_reduce_backward{
     },
     {
         // sumDy: shape [input.size(1)], dtype input's (family sync_batch_norm)
-        {8, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kChannels, ACL_DT_UNDEFINED},
+        {8, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kChannels, ACL_DT_UNDEFINED},
         // sumDyXmu: shape [input.size(1)], dtype input's (family sync_batch_norm)
-        {9, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kChannels, ACL_DT_UNDEFINED},
+        {9, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kChannels, ACL_DT_UNDEFINED},
         // gradWeight: shape [input.size(1)], dtype input's (family sync_batch_norm)
-        {10, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kChannels, ACL_DT_UNDEFINED},
+        {10, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kChannels, ACL_DT_UNDEFINED},
         // gradBias: shape [input.size(1)], dtype input's (family sync_batch_norm)
-        {11, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kChannels, ACL_DT_UNDEFINED},
+        {11, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kChannels, ACL_DT_UNDEFINED},
     },
     {8, 9, 10, 11},
 };
@@ -397,9 +397,9 @@ const bind::ApiSpec kSpec_batch_norm_stats{
     },
     {
         // mean: shape [input.size(1)], dtype FLOAT (family sync_batch_norm)
-        {2, {0}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kChannels, ACL_FLOAT},
+        {2, {0}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kChannels, ACL_FLOAT},
         // invstd: shape [input.size(1)], dtype FLOAT (family sync_batch_norm)
-        {3, {0}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kChannels, ACL_FLOAT},
+        {3, {0}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kChannels, ACL_FLOAT},
     },
     {2, 3},
 };
@@ -519,7 +519,7 @@ const bind::ApiSpec kSpec_cumsum{
     },
     {
         // out: shape that of self, dtype dtype, else self's (family cumulative)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {3},
 };
@@ -587,11 +587,11 @@ const bind::ApiSpec kSpec_deep_norm{
     },
     {
         // meanOut: shape x's with its last gamma.dim() dimensions 1, dtype FLOAT (family norm)
-        {6, {0, 3}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_FLOAT},
+        {6, {0, 3}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kTrailingOnes, ACL_FLOAT},
         // rstdOut: shape x's with its last gamma.dim() dimensions 1, dtype FLOAT (family norm)
-        {7, {0, 3}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_FLOAT},
+        {7, {0, 3}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kTrailingOnes, ACL_FLOAT},
         // yOut: shape that of x, dtype x's (family norm)
-        {8, {0, 3}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {8, {0, 3}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {6, 7, 8},
 };
@@ -889,7 +889,7 @@ const bind::ApiSpec kSpec_foreach_add_list_v2{
     },
     {
         // out: shape that of x1, dtype x1's (family foreach)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {3},
 };
@@ -949,7 +949,7 @@ const bind::ApiSpec kSpec_foreach_addcmul_scalar_v2{
     },
     {
         // out: shape that of x1, dtype x1's (family foreach)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -1008,7 +1008,7 @@ const bind::ApiSpec kSpec_foreach_pow_scalar{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -1059,7 +1059,7 @@ const bind::ApiSpec kSpec_foreach_reciprocal{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -2024,7 +2024,7 @@ const bind::ApiSpec kSpec_roll{
     },
     {
         // out: shape that of x, dtype x's (family shape)
-        {3, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_UINT8, ACL_INT32, ACL_INT64, ACL_UINT32, ACL_BOOL, ACL_INT16, ACL_COMPLEX64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_UINT8, ACL_INT32, ACL_INT64, ACL_UINT32, ACL_BOOL, ACL_INT16, ACL_COMPLEX64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {3},
 };

@@ -31,7 +31,7 @@ const bind::ApiSpec kSpec_adaptive_max_pool3d_backward{
     },
     {
         // gradInput: shape that of self, dtype self's (family pool)
-        {3, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {3},
 };
@@ -147,7 +147,7 @@ const bind::ApiSpec kSpec_amin{
     },
     {
         // out: shape self reduced along dim, dtype self's (family reduce)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kReduce, ACL_DT_UNDEFINED},
     },
     {3},
 };
@@ -333,7 +333,7 @@ const bind::ApiSpec kSpec_foreach_addcdiv_scalar_list{
     },
     {
         // out: shape that of x1, dtype x1's (family foreach)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -390,7 +390,7 @@ const bind::ApiSpec kSpec_foreach_atan{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -440,7 +440,7 @@ const bind::ApiSpec kSpec_foreach_pow_scalar_v2{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -509,11 +509,11 @@ const bind::ApiSpec kSpec_group_norm{
     },
     {
         // out: shape that of self, dtype self's (family norm)
-        {8, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {8, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // meanOut: shape [self.size(0), group], dtype self's (family norm)
-        {9, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kGroups, ACL_DT_UNDEFINED},
+        {9, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kGroups, ACL_DT_UNDEFINED},
         // rstdOut: shape [self.size(0), group], dtype self's (family norm)
-        {10, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kGroups, ACL_DT_UNDEFINED},
+        {10, {0, 1}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kGroups, ACL_DT_UNDEFINED},
     },
     {8, 9, 10},
 };
@@ -1053,7 +1053,7 @@ const bind::ApiSpec kSpec_mv{
     },
     {
         // out: shape that of self @ vec, dtype self's (family matmul)
-        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT, ACL_FLOAT16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
+        {2, {0, 1}, {0, 1}, true, {ACL_BF16, ACL_FLOAT, ACL_FLOAT16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kMatmul, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -1111,7 +1111,7 @@ const bind::ApiSpec kSpec_reflection_pad2d_backward{
     },
     {
         // gradInput: shape that of self, dtype self's (family pool)
-        {3, {1}, {1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {1}, {1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {3},
 };
@@ -1219,7 +1219,7 @@ const bind::ApiSpec kSpec_scatter_add{
     },
     {
         // out: shape that of self, dtype self's (family index)
-        {4, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -1415,7 +1415,7 @@ const bind::ApiSpec kSpec_smooth_l1_loss_backward{
     },
     {
         // gradInput: shape that of self, dtype self's (family loss)
-        {5, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {5, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {5},
 };

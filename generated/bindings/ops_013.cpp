@@ -85,7 +85,7 @@ const bind::ApiSpec kSpec_addmv{
     },
     {
         // out: shape that of mat @ vec, dtype mat's (family matmul)
-        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kMatmul, ACL_DT_UNDEFINED},
+        {5, {1, 2}, {1, 2}, true, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kMatmul, ACL_DT_UNDEFINED},
     },
     {5},
 };
@@ -222,7 +222,7 @@ const bind::ApiSpec kSpec_cumsum_v2{
     },
     {
         // out: shape that of self, dtype self's (family cumulative)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -344,11 +344,11 @@ const bind::ApiSpec kSpec_fast_layer_norm{
     },
     {
         // out: shape that of input, dtype input's (family norm)
-        {5, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {5, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // meanOutOptional: shape input's with its last len(normalizedShape) dimensions 1, dtype input's (family norm)
-        {6, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_DT_UNDEFINED},
+        {6, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kTrailingOnes, ACL_DT_UNDEFINED},
         // rstdOutOptional: shape input's with its last len(normalizedShape) dimensions 1, dtype input's (family norm)
-        {7, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_DT_UNDEFINED},
+        {7, {0, 2}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kTrailingOnes, ACL_DT_UNDEFINED},
     },
     {5, 6, 7},
 };
@@ -414,7 +414,7 @@ const bind::ApiSpec kSpec_foreach_add_scalar{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -467,7 +467,7 @@ const bind::ApiSpec kSpec_foreach_div_list{
     },
     {
         // out: shape that of x1, dtype x1's (family foreach)
-        {2, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -520,7 +520,7 @@ const bind::ApiSpec kSpec_foreach_mul_list{
     },
     {
         // out: shape that of x1, dtype x1's (family foreach)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16, ACL_INT16, ACL_INT8, ACL_UINT8}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16, ACL_INT16, ACL_INT8, ACL_UINT8}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -573,7 +573,7 @@ const bind::ApiSpec kSpec_foreach_mul_scalar_v2{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -626,7 +626,7 @@ const bind::ApiSpec kSpec_foreach_pow_list{
     },
     {
         // out: shape that of x1, dtype x1's (family foreach)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -677,7 +677,7 @@ const bind::ApiSpec kSpec_foreach_sign{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT8, ACL_INT32, ACL_INT64}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT8, ACL_INT32, ACL_INT64}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -1517,7 +1517,7 @@ const bind::ApiSpec kSpec_masked_select{
     },
     {
         // out: shape at most [self.numel()], then the view shape the kernel sets, dtype self's (family dynamic)
-        {2, {0, 1}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kBoundFlat, ACL_DT_UNDEFINED},
+        {2, {0, 1}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kBoundFlat, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -1574,9 +1574,9 @@ const bind::ApiSpec kSpec_max_dim{
     },
     {
         // out: shape self reduced along dim, dtype self's (family reduce)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16, ACL_INT32}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16, ACL_INT32}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kReduce, ACL_DT_UNDEFINED},
         // indices: shape self reduced along dim, dtype INT64 (family reduce)
-        {4, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_INT64},
+        {4, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kReduce, ACL_INT64},
     },
     {3, 4},
 };
@@ -1829,7 +1829,7 @@ const bind::ApiSpec kSpec_replication_pad1d{
     },
     {
         // out: shape self's with its last 1 dimensions padded by padding, dtype self's (family pool)
-        {2, {0}, {0}, false, {ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_UINT32, ACL_FLOAT, ACL_INT64, ACL_UINT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E8M0}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kPad, ACL_DT_UNDEFINED, 1},
+        {2, {0}, {0}, false, {ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_UINT32, ACL_FLOAT, ACL_INT64, ACL_UINT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E8M0}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kPad, ACL_DT_UNDEFINED, 1},
     },
     {2},
 };
@@ -2108,7 +2108,7 @@ const bind::ApiSpec kSpec_var{
     },
     {
         // out: shape self reduced along dim, dtype self's (family reduce)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kReduce, ACL_DT_UNDEFINED},
     },
     {4},
 };

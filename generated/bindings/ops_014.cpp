@@ -29,7 +29,7 @@ const bind::ApiSpec kSpec_adaptive_avg_pool3d{
     },
     {
         // out: shape self's with its last 3 dimensions outputSize, dtype self's (family pool)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kAdaptive, ACL_DT_UNDEFINED, 3},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kAdaptive, ACL_DT_UNDEFINED, 3},
     },
     {2},
 };
@@ -84,9 +84,9 @@ const bind::ApiSpec kSpec_adaptive_max_pool2d{
     },
     {
         // outputOut: shape self's with its last 2 dimensions outputSize, dtype self's (family pool)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kAdaptive, ACL_DT_UNDEFINED, 2},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kAdaptive, ACL_DT_UNDEFINED, 2},
         // indicesOut: shape self's with its last 2 dimensions outputSize, dtype INT64 (family pool)
-        {3, {0}, {0}, false, {ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kAdaptive, ACL_INT64, 2},
+        {3, {0}, {0}, false, {ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kAdaptive, ACL_INT64, 2},
     },
     {2, 3},
 };
@@ -153,7 +153,7 @@ const bind::ApiSpec kSpec_avg_pool2d{
     },
     {
         // out: shape self's last 2 dimensions pooled by kernelSize's windows, dtype self's (family pool)
-        {8, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kPool, ACL_DT_UNDEFINED, 2},
+        {8, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kPool, ACL_DT_UNDEFINED, 2},
     },
     {8},
 };
@@ -332,9 +332,9 @@ const bind::ApiSpec kSpec_cummax{
     },
     {
         // valuesOut: shape that of self, dtype self's (family cumulative)
-        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // indicesOut: shape that of self, dtype INT64 (family cumulative)
-        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_INT64},
+        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_INT64},
     },
     {2, 3},
 };
@@ -387,7 +387,7 @@ const bind::ApiSpec kSpec_foreach_acos{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {1, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -441,7 +441,7 @@ const bind::ApiSpec kSpec_foreach_addcmul_scalar{
     },
     {
         // out: shape that of x1, dtype x1's (family foreach)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -502,7 +502,7 @@ const bind::ApiSpec kSpec_foreach_lerp_scalar{
     },
     {
         // out: shape that of x1, dtype x1's (family foreach)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {3},
 };
@@ -558,7 +558,7 @@ const bind::ApiSpec kSpec_foreach_sub_scalar_list{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -737,7 +737,7 @@ const bind::ApiSpec kSpec_ger{
     },
     {
         // out: shape [len(self), len(vec2)], dtype self's (family matmul)
-        {2, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kOuter, ACL_DT_UNDEFINED},
+        {2, {0, 1}, {0, 1}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kOuter, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -794,7 +794,7 @@ const bind::ApiSpec kSpec_index_fill{
     },
     {
         // out: shape that of self, dtype self's (family advanced)
-        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -1443,9 +1443,9 @@ const bind::ApiSpec kSpec_max_pool3d_with_argmax{
     },
     {
         // out: shape self's last 3 dimensions pooled by kernelSize's windows, dtype self's (family pool)
-        {6, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kPool, ACL_DT_UNDEFINED, 3},
+        {6, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kPool, ACL_DT_UNDEFINED, 3},
         // indices: shape self's last 3 dimensions pooled by kernelSize's windows, dtype INT32 (family pool)
-        {7, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kPool, ACL_INT32, 3},
+        {7, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kPool, ACL_INT32, 3},
     },
     {6, 7},
 };
@@ -1565,7 +1565,7 @@ const bind::ApiSpec kSpec_replication_pad2d{
     },
     {
         // out: shape self's with its last 2 dimensions padded by padding, dtype self's (family pool)
-        {2, {0}, {0}, false, {ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_UINT32, ACL_FLOAT, ACL_INT64, ACL_UINT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E8M0}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kPad, ACL_DT_UNDEFINED, 2},
+        {2, {0}, {0}, false, {ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_UINT32, ACL_FLOAT, ACL_INT64, ACL_UINT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E8M0}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kPad, ACL_DT_UNDEFINED, 2},
     },
     {2},
 };
@@ -1781,7 +1781,7 @@ const bind::ApiSpec kSpec_soft_margin_loss_backward{
     },
     {
         // out: shape that of self, dtype self's (family loss)
-        {4, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {4, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {4},
 };
@@ -1848,11 +1848,11 @@ const bind::ApiSpec kSpec_unique_consecutive{
     },
     {
         // valueOut: shape at most that of self ([self.numel()] without dim), then the view shape the kernel sets, dtype self's (family dynamic)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BOOL, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kBoundDim, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BOOL, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kBoundDim, ACL_DT_UNDEFINED},
         // inverseOut: shape [self.size(dim)] (that of self without it), dtype INT64 (family dynamic)
-        {5, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kDimLength, ACL_INT64},
+        {5, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kDimLength, ACL_INT64},
         // countsOut: shape at most [self.size(dim)] ([self.numel()] without it), then the view shape the kernel sets, dtype INT64 (family dynamic)
-        {6, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kBoundDimLength, ACL_INT64},
+        {6, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kBoundDimLength, ACL_INT64},
     },
     {4, 5, 6},
 };

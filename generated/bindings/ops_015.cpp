@@ -29,7 +29,7 @@ const bind::ApiSpec kSpec_adaptive_avg_pool2d{
     },
     {
         // out: shape self's with its last 2 dimensions outputSize, dtype self's (family pool)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kAdaptive, ACL_DT_UNDEFINED, 2},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kAdaptive, ACL_DT_UNDEFINED, 2},
     },
     {2},
 };
@@ -84,9 +84,9 @@ const bind::ApiSpec kSpec_adaptive_max_pool3d{
     },
     {
         // outputOut: shape self's with its last 3 dimensions outputSize, dtype self's (family pool)
-        {2, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kAdaptive, ACL_DT_UNDEFINED, 3},
+        {2, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kAdaptive, ACL_DT_UNDEFINED, 3},
         // indicesOut: shape self's with its last 3 dimensions outputSize, dtype INT32 (family pool)
-        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kAdaptive, ACL_INT32, 3},
+        {3, {0}, {0}, false, {ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kAdaptive, ACL_INT32, 3},
     },
     {2, 3},
 };
@@ -143,7 +143,7 @@ const bind::ApiSpec kSpec_any{
     },
     {
         // out: shape self reduced along dim, dtype BOOL (family reduce)
-        {3, {0}, {0}, false, {ACL_BOOL, ACL_UINT8}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_BOOL},
+        {3, {0}, {0}, false, {ACL_BOOL, ACL_UINT8}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kReduce, ACL_BOOL},
     },
     {3},
 };
@@ -310,7 +310,7 @@ const bind::ApiSpec kSpec_avg_pool3d{
     },
     {
         // out: shape self's last 3 dimensions pooled by kernelSize's windows, dtype self's (family pool)
-        {7, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kPool, ACL_DT_UNDEFINED, 3},
+        {7, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kPool, ACL_DT_UNDEFINED, 3},
     },
     {7},
 };
@@ -386,7 +386,7 @@ const bind::ApiSpec kSpec_batch_norm_elemt{
     },
     {
         // output: shape that of input, dtype input's (family sync_batch_norm)
-        {6, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {6, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {6},
 };
@@ -463,7 +463,7 @@ const bind::ApiSpec kSpec_batch_norm_elemt_backward{
     },
     {
         // gradInput: shape that of input, dtype input's (family sync_batch_norm)
-        {8, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {8, {1}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {8},
 };
@@ -804,7 +804,7 @@ const bind::ApiSpec kSpec_foreach_add_scalar_list{
     },
     {
         // out: shape that of x, dtype x's (family foreach)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -859,7 +859,7 @@ const bind::ApiSpec kSpec_foreach_sub_list{
     },
     {
         // out: shape that of x1, dtype x1's (family foreach)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8}, nullptr, true, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {3},
 };
@@ -919,7 +919,7 @@ const bind::ApiSpec kSpec_inplace_add_rms_norm{
     },
     {
         // rstdOut: shape x1Ref's with its last gamma.dim() dimensions 1, dtype FLOAT (family norm)
-        {4, {0, 2}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kTrailingOnes, ACL_FLOAT},
+        {4, {0, 2}, {0}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kTrailingOnes, ACL_FLOAT},
     },
     {0, 1, 4},
 };
@@ -1516,7 +1516,7 @@ const bind::ApiSpec kSpec_log_softmax_v2{
     },
     {
         // out: shape that of self, dtype self's (family softmax)
-        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {2, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {2},
 };
@@ -1573,9 +1573,9 @@ const bind::ApiSpec kSpec_min_dim{
     },
     {
         // out: shape self reduced along dim, dtype self's (family reduce)
-        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16, ACL_INT32}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16, ACL_INT32}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kReduce, ACL_DT_UNDEFINED},
         // indices: shape self reduced along dim, dtype INT32 (family reduce)
-        {4, {0}, {0}, false, {ACL_INT32}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_INT32},
+        {4, {0}, {0}, false, {ACL_INT32}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kReduce, ACL_INT32},
     },
     {3, 4},
 };
@@ -1746,7 +1746,7 @@ const bind::ApiSpec kSpec_reflection_pad1d_backward{
     },
     {
         // gradInput: shape that of self, dtype self's (family pool)
-        {3, {1}, {1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {3, {1}, {1}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {3},
 };
@@ -1802,7 +1802,7 @@ const bind::ApiSpec kSpec_replication_pad3d{
     },
     {
         // out: shape self's with its last 3 dimensions padded by padding, dtype self's (family pool)
-        {2, {0}, {0}, false, {ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_UINT32, ACL_FLOAT, ACL_INT64, ACL_UINT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E8M0}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kPad, ACL_DT_UNDEFINED, 3},
+        {2, {0}, {0}, false, {ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_UINT32, ACL_FLOAT, ACL_INT64, ACL_UINT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E8M0}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kPad, ACL_DT_UNDEFINED, 3},
     },
     {2},
 };
@@ -1967,9 +1967,9 @@ const bind::ApiSpec kSpec_var_mean{
     },
     {
         // varOut: shape self reduced along dim, dtype self's (family reduce)
-        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {4, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kReduce, ACL_DT_UNDEFINED},
         // meanOut: shape self reduced along dim, dtype self's (family reduce)
-        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kReduce, ACL_DT_UNDEFINED},
     },
     {4, 5},
 };

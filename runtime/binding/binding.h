@@ -37,6 +37,7 @@
 #include "acl/acl.h"
 #include "aclnn/acl_meta.h"
 #include "aclnn_bindgen/dtypes.h"
+#include "aclnn_bindgen/output_shapes.h"
 #include "aclnn_bindgen/small_vector.h"
 #include "aclnn_bindgen/spin_lock.h"
 #include "loader.h"
@@ -44,6 +45,7 @@
 namespace aclnn_binding {
 namespace py = pybind11;
 using aclnn_bindgen::Dims;
+using aclnn_bindgen::OutputShape;
 
 // ---- dtypes (dtypes.cpp) -----------------------------------------------------------------------
 // The facts are the generated table's (aclnn_bindgen/dtypes.h, rendered from gen.ir.DType), which
@@ -651,22 +653,6 @@ struct ParamSpec {
   ScalarPreference scalar;  // scalars and scalar lists only
 };
 
-// How a kernel family shapes an output the caller does not pass (gen.families `output_shape`):
-// by broadcasting (every op that is not a family's), the input with the reduced dimensions removed
-// (or kept as 1), the input's shape, the product of two inputs (torch.matmul's rule), their outer
-// product, a product summed over its batch, the input with its trailing normalised dimensions as 1,
-// [N, group] or [C]. The same rule on every backend: CANN's as the simulator's.
-enum class ShapeRule : uint8_t {
-  kBroadcast, kReduce, kSame, kMatmul, kOuter, kBatchSum, kTrailingOnes, kGroups, kChannels, kConvolution, kPool,
-  kAdaptive, kPad,
-  // The dynamic family's (gen.families): "bound_*" outputs are allocated at the largest extent the
-  // data can give; the kernel sets their aclTensor's view shape, which the call reads back once the
-  // stream has run, returning a view of that shape (as op-plugin resizes them).
-  kBoundFlat, kBoundNonzero, kBoundNonzeroT, kBoundDim, kBoundDimLength, kDimLength, kOne
-};
-
-inline bool data_dependent(ShapeRule rule) { return rule >= ShapeRule::kBoundFlat && rule <= ShapeRule::kBoundDimLength; }
-
 // The arguments a family's rule reads: the dimensions (an int, a sequence of ints, None: every
 // dimension), keepdim, the dtype argument, and whether an empty dimension list reduces none
 // (noopWithEmptyAxes). A null handle: the API has no such parameter.
@@ -692,7 +678,7 @@ struct OutputPlan {
   aclnn_bindgen::ResultRule result;  // how the kernel's result dtype follows from the promoted one
   // A family's rule: shape_from is its one input; dtype_from the same (or `fixed_dtype`, or the
   // dtype argument when one is given).
-  ShapeRule shape_rule = ShapeRule::kBroadcast;
+  OutputShape shape_rule = OutputShape::kBroadcast;
   aclDataType fixed_dtype = ACL_DT_UNDEFINED;
   int spatial = 0;  // the pool rules': how many trailing dimensions they pool or pad
 };
@@ -771,7 +757,7 @@ class Call {
     // Its aclTensor: an aclnn.Tensor's own (descriptor_of), or one in Call::tensors_ at `owner`.
     aclTensor* acl = nullptr;
     size_t owner = kNotOwned;
-    bool data_dependent = false;  // its extent is the view shape the kernel sets (ShapeRule kBound*)
+    bool data_dependent = false;  // its extent is the view shape the kernel sets (OutputShape kBound*)
   };
   // Names an argument in messages, built only when a message is ("abs() argument 'self'[2]").
   class Label final : public ArgumentName {
@@ -816,7 +802,7 @@ class Call {
   // A new output of `shape` and `dtype` (on the device, and a host array in host mode);
   // `list_member`: its aclTensor is the call's own, for the list that will own it.
   // list_member: the list owns the member's aclTensor; data_dependent: the kernel sets its view
-  // shape (ShapeRule's bound_* rules), so the call owns its descriptor.
+  // shape (OutputShape's bound_* rules), so the call owns its descriptor.
   Slot* allocated_slot(const Dims& shape, aclDataType dtype, const Label& label, bool list_member = false,
                        bool data_dependent = false);
   // The members of list parameter `param` (null when it has none).

@@ -631,7 +631,7 @@ static void convolution_shape(const RuleArgs& args, const Dims& input, const Dim
 // checks): the input's leading dimensions, then its last `spatial` ones pooled by the windows
 // (kPool), replaced by the output size (kAdaptive) or widened by the padding pairs, last dimension
 // first (kPad). False when an argument does not give one (the library then says which is wrong).
-static bool pool_shape(ShapeRule rule, int spatial, const RuleArgs& args, const Dims& input, Dims* out) {
+static bool pool_shape(OutputShape rule, int spatial, const RuleArgs& args, const Dims& input, Dims* out) {
   if (spatial < 1 || spatial > 3 || input.size() < static_cast<size_t>(spatial)) return false;
   auto read = [](py::handle h, Dims* d) { return h && !h.is_none() && dims_of(h, d); };
   const size_t lead = input.size() - static_cast<size_t>(spatial);
@@ -639,9 +639,9 @@ static bool pool_shape(ShapeRule rule, int spatial, const RuleArgs& args, const 
   if (!read(args.dims, &first)) return false;
   aclnn_bindgen::PoolWindow window;
   int64_t size[3];
-  if (rule == ShapeRule::kPad) {
+  if (rule == OutputShape::kPad) {
     if (first.size() != static_cast<size_t>(2 * spatial)) return false;
-  } else if (rule == ShapeRule::kAdaptive) {
+  } else if (rule == OutputShape::kAdaptive) {
     if (!aclnn_bindgen::SpreadPoolArgument(first.data(), first.size(), spatial, nullptr, size)) return false;
   } else {
     // An absent stride or dilation reads as empty: the kernel's, and 1.
@@ -658,11 +658,11 @@ static bool pool_shape(ShapeRule rule, int spatial, const RuleArgs& args, const 
   for (int k = 0; k < spatial; ++k) {
     const int64_t in = input[lead + static_cast<size_t>(k)];
     int64_t n = 0;
-    if (rule == ShapeRule::kPool) {
+    if (rule == OutputShape::kPool) {
       if (aclnn_bindgen::PooledExtent(in, window.kernel[k], window.stride[k], window.padding[k], window.dilation[k], ceil_mode,
                                       &n) != aclnn_bindgen::kPoolOk)
         return false;
-    } else if (rule == ShapeRule::kPad) {
+    } else if (rule == OutputShape::kPad) {
       int64_t before = 0;
       if (aclnn_bindgen::PaddedDimension(in, first.data(), spatial, k, false, &before, &n) != aclnn_bindgen::kPoolOk)
         return false;
@@ -681,45 +681,45 @@ void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims*
   // the call reaches the library, which says what is wrong (161001, 161002).
   const Dims first = *shape;
   switch (plan.shape_rule) {
-    case ShapeRule::kMatmul: {
+    case OutputShape::kMatmul: {
       Dims product;
       if (second && matmul_shape(first, *second, &product)) *shape = product;
       break;
     }
-    case ShapeRule::kOuter:
+    case OutputShape::kOuter:
       if (second && !first.empty() && !second->empty()) *shape = Dims{first[0], (*second)[0]};
       break;
-    case ShapeRule::kBatchSum:
+    case OutputShape::kBatchSum:
       if (second && first.size() >= 2 && second->size() >= 2) *shape = Dims{first[first.size() - 2], second->back()};
       break;
-    case ShapeRule::kTrailingOnes: {
+    case OutputShape::kTrailingOnes: {
       Dims dims;
       size_t count = second ? second->size() : 0;
       if (args.dims && !args.dims.is_none() && dims_of(args.dims, &dims)) count = dims.size();
       for (size_t d = shape->size() - std::min(count, shape->size()); d < shape->size(); ++d) (*shape)[d] = 1;
       break;
     }
-    case ShapeRule::kGroups: {
+    case OutputShape::kGroups: {
       Dims group;
       if (!first.empty() && args.dims && dims_of(args.dims, &group) && group.size() == 1) {
         *shape = Dims{first[0], group[0]};
       }
       break;
     }
-    case ShapeRule::kChannels:
+    case OutputShape::kChannels:
       if (first.size() >= 2) *shape = Dims{first[1]};
       break;
-    case ShapeRule::kConvolution:
+    case OutputShape::kConvolution:
       if (second) convolution_shape(args, first, *second, shape);
       break;
-    case ShapeRule::kPool:
-    case ShapeRule::kAdaptive:
-    case ShapeRule::kPad: {
+    case OutputShape::kPool:
+    case OutputShape::kAdaptive:
+    case OutputShape::kPad: {
       Dims pooled;
       if (pool_shape(plan.shape_rule, plan.spatial, args, first, &pooled)) *shape = pooled;
       break;
     }
-    case ShapeRule::kBoundFlat: case ShapeRule::kBoundNonzero: case ShapeRule::kBoundNonzeroT: {
+    case OutputShape::kBoundFlat: case OutputShape::kBoundNonzero: case OutputShape::kBoundNonzeroT: {
       // The most the data can give: every element selected (masked_select's self broadcast with
       // its mask), every element distinct, every element nonzero.
       Dims joint = first;
@@ -727,11 +727,11 @@ void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims*
       int64_t n = 1;
       for (int64_t d : joint) n *= d;
       const int64_t rank = static_cast<int64_t>(first.size());
-      *shape = plan.shape_rule == ShapeRule::kBoundFlat ? Dims{n}
-               : plan.shape_rule == ShapeRule::kBoundNonzero ? Dims{n, rank} : Dims{rank, n};
+      *shape = plan.shape_rule == OutputShape::kBoundFlat ? Dims{n}
+               : plan.shape_rule == OutputShape::kBoundNonzero ? Dims{n, rank} : Dims{rank, n};
       break;
     }
-    case ShapeRule::kBoundDim: case ShapeRule::kBoundDimLength: case ShapeRule::kDimLength: {
+    case OutputShape::kBoundDim: case OutputShape::kBoundDimLength: case OutputShape::kDimLength: {
       // With a dim in range, slices along it (unique_dim; unique_consecutive, whose dim 1000 or
       // any out of range means the flattened input): the values keep the input's shape, the
       // counts and the inverse one per slice. Else elements: [N] (the inverse: the input's shape).
@@ -742,19 +742,23 @@ void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims*
       if (args.dims && !args.dims.is_none() && dims_of(args.dims, &dims) && dims.size() == 1 && rank > 0 &&
           dims[0] >= -rank && dims[0] < rank) {
         const int64_t along = first[static_cast<size_t>(dims[0] < 0 ? dims[0] + rank : dims[0])];
-        if (plan.shape_rule != ShapeRule::kBoundDim) *shape = Dims{along};
-      } else if (plan.shape_rule != ShapeRule::kDimLength) {
+        if (plan.shape_rule != OutputShape::kBoundDim) *shape = Dims{along};
+      } else if (plan.shape_rule != OutputShape::kDimLength) {
         *shape = Dims{n};
       }
       break;
     }
-    case ShapeRule::kOne:
+    case OutputShape::kOne:
       *shape = Dims{1};
       break;
-    default:
+    // No default: a rule gen.families adds is a compile error here until it is implemented
+    // (call.cpp compiles with -Werror=switch).
+    case OutputShape::kBroadcast:
+    case OutputShape::kSame:
+    case OutputShape::kReduce:  // below, with keepdim and the dtype argument
       break;
   }
-  if (plan.shape_rule == ShapeRule::kReduce) {
+  if (plan.shape_rule == OutputShape::kReduce) {
     const int64_t rank = static_cast<int64_t>(shape->size());
     Dims dims;
     const bool given = args.dims && !args.dims.is_none();
@@ -805,7 +809,7 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
   };
   Dims shape, second;
   bool first = true, has_second = false;
-  const bool family = plan->shape_rule != ShapeRule::kBroadcast;
+  const bool family = plan->shape_rule != OutputShape::kBroadcast;
   for (int from : plan->shape_from) {
     const DeviceTensor* t = input(from);
     // A family rule's second input may be an absent optional one (layer norm's weight).
@@ -901,7 +905,7 @@ aclTensorList* Call::output_list(int param) {
   py::handle given = given_out(k);
   const Label label{this, param, -1, true};
   const OutputPlan* plan = k < spec_.outputs.size() ? &spec_.outputs[k] : nullptr;
-  if (given.is_none() && plan && !plan->required_reason && plan->shape_rule == ShapeRule::kSame &&
+  if (given.is_none() && plan && !plan->required_reason && plan->shape_rule == OutputShape::kSame &&
       plan->shape_from.size() == 1) {
     // Member i as the source list's member i (the foreach family); an absent source list means
     // the library will reject the call (161001): NULL for the output as well.
