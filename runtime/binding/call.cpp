@@ -17,6 +17,7 @@
 #include "binding.h"
 
 #include "aclnn_bindgen/conv_shape.h"
+#include "aclnn_bindgen/matmul_shape.h"
 
 namespace aclnn_binding {
 
@@ -584,24 +585,6 @@ static bool dims_of(py::handle obj, Dims* dims) {
   return true;
 }
 
-// The shape of a @ b as torch.matmul gives it (a 1-D operand gains a dimension that the result
-// loses; batch dimensions broadcast); false when the operands do not multiply (the library says why).
-static bool matmul_shape(const Dims& a, const Dims& b, Dims* out) {
-  if (a.empty() || b.empty()) return false;
-  const size_t ra = a.size(), rb = b.size();
-  const size_t ba = ra >= 2 ? ra - 2 : 0, bb = rb >= 2 ? rb - 2 : 0, batch = std::max(ba, bb);
-  Dims shape;
-  for (size_t d = 0; d < batch; ++d) {
-    const int64_t da = d + ba >= batch ? a[d + ba - batch] : 1, db = d + bb >= batch ? b[d + bb - batch] : 1;
-    if (da != db && da != 1 && db != 1) return false;
-    shape.push_back(da == 1 ? db : da);
-  }
-  if (ra >= 2) shape.push_back(a[ra - 2]);
-  if (rb >= 2) shape.push_back(b[rb - 1]);
-  *out = shape;
-  return true;
-}
-
 // The output of a convolution of `input` by `weight` (aclnn_bindgen/conv_shape.h, the simulator's
 // rule too); arguments that do not convert or do not agree leave the input's shape, for the
 // library to refuse.
@@ -683,7 +666,7 @@ void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims*
   switch (plan.shape_rule) {
     case OutputShape::kMatmul: {
       Dims product;
-      if (second && matmul_shape(first, *second, &product)) *shape = product;
+      if (second && aclnn_bindgen::MatmulShape(first, *second, &product)) *shape = product;
       break;
     }
     case OutputShape::kOuter:

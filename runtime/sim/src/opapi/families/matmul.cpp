@@ -25,6 +25,7 @@
 #include <cblas.h>
 
 #include "aclnn_bindgen/half.h"
+#include "aclnn_bindgen/matmul_shape.h"
 #include "common/dtypes.h"
 #include "opapi/families/family.h"
 #include "opapi/thread_pool.h"
@@ -448,16 +449,10 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
 
   // The broadcast batch shape.
   Dims batch;
-  const int64_t ba = ta.rank() - 2, bb = tb.rank() - 2, nbatch = std::max(ba, bb);
-  for (int64_t d = 0; d < nbatch; ++d) {
-    const int64_t da = d - (nbatch - ba) >= 0 ? ta.shape[d - (nbatch - ba)] : 1;
-    const int64_t db = d - (nbatch - bb) >= 0 ? tb.shape[d - (nbatch - bb)] : 1;
-    if (da != db && da != 1 && db != 1) {
-      return RejectParam(call, family, F::Role::kB, ACLNN_ERR_PARAM_INVALID,
-                         "batch dimensions of shape " + DimsText(b->view) + " do not broadcast with " +
-                             RoleName(call, family, F::Role::kA) + "'s shape " + DimsText(a->view));
-    }
-    batch.push_back(da == 1 ? db : da);
+  if (!aclnn_bindgen::BroadcastBatch(ta.shape, ta.shape.size() - 2, tb.shape, tb.shape.size() - 2, &batch)) {
+    return RejectParam(call, family, F::Role::kB, ACLNN_ERR_PARAM_INVALID,
+                       "batch dimensions of shape " + DimsText(b->view) + " do not broadcast with " +
+                           RoleName(call, family, F::Role::kA) + "'s shape " + DimsText(a->view));
   }
   AlignBatch(&ta, batch);
   AlignBatch(&tb, batch);

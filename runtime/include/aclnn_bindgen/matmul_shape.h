@@ -1,0 +1,48 @@
+// aclnn-bindgen: a matrix product's shape, the one copy the bindings (the shape of an output the
+// caller does not pass, gen.families' "matmul" rule) and the simulator (the matmul family's
+// planner, which refuses an out of another shape) share, so that the shape a binding allocates is
+// the shape phase 1 accepts. torch.matmul's rules: the batch dimensions, all but the last two,
+// broadcast right-aligned; a 1-D operand gains the dimension it lacks, which the result loses.
+#ifndef ACLNN_BINDGEN_MATMUL_SHAPE_H_
+#define ACLNN_BINDGEN_MATMUL_SHAPE_H_
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "aclnn_bindgen/small_vector.h"
+
+namespace aclnn_bindgen {
+
+// The broadcast of the leading `a_batch` dimensions of `a` with the leading `b_batch` of `b`;
+// false when they do not broadcast.
+inline bool BroadcastBatch(const Dims& a, size_t a_batch, const Dims& b, size_t b_batch, Dims* batch) {
+  const size_t rank = std::max(a_batch, b_batch);
+  Dims shape;
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t da = d + a_batch >= rank ? a[d + a_batch - rank] : 1;
+    const int64_t db = d + b_batch >= rank ? b[d + b_batch - rank] : 1;
+    if (da != db && da != 1 && db != 1) return false;
+    shape.push_back(da == 1 ? db : da);
+  }
+  *batch = shape;
+  return true;
+}
+
+// The shape of a @ b; false when the operands cannot multiply whatever their reduce dimensions
+// (a 0-d operand, batches that do not broadcast). The reduce dimensions are not compared: the
+// library's phase 1 refuses them with its own message.
+inline bool MatmulShape(const Dims& a, const Dims& b, Dims* out) {
+  if (a.empty() || b.empty()) return false;
+  const size_t ra = a.size(), rb = b.size();
+  Dims shape;
+  if (!BroadcastBatch(a, ra >= 2 ? ra - 2 : 0, b, rb >= 2 ? rb - 2 : 0, &shape)) return false;
+  if (ra >= 2) shape.push_back(a[ra - 2]);
+  if (rb >= 2) shape.push_back(b[rb - 1]);
+  *out = shape;
+  return true;
+}
+
+}  // namespace aclnn_bindgen
+
+#endif  // ACLNN_BINDGEN_MATMUL_SHAPE_H_
