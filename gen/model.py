@@ -12,9 +12,10 @@ import re
 import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Iterable, Mapping, Optional, Sequence
 
-from gen import names
+from gen import families, names
 from gen.cache import digest
 from gen.ir import (DEFAULT_SOC, API, Diagnostic, DType, Level, OpSemantics, Page, PageKind, Param, ParamKind, ProductDTypes,
                     Relation, RelationKind)
@@ -54,6 +55,20 @@ class BoundAPI:
     def simulated(self) -> bool:
         """Whether the simulator has a kernel for it (otherwise phase 2 says "not simulated")."""
         return bool(self.semantics and self.semantics.computes)
+
+    @functools.cached_property
+    def family_binding(self) -> tuple[Mapping[str, str], str]:
+        """The page's parameter playing each role of the semantics' family, or no roles and why
+        they cannot be bound (gen.families.bind_roles); none and "" without a family. Bound once
+        for the simulator's spec, the output plans and the test planner."""
+        if self.semantics is None or not self.semantics.family:
+            return MappingProxyType({}), ""
+        roles, why = families.bind_roles(self.semantics, [p.name for p in self.api.params])
+        return MappingProxyType(roles), why
+
+    @property
+    def family_roles(self) -> Mapping[str, str]:
+        return self.family_binding[0]
 
 
 @dataclass(frozen=True)

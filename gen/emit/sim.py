@@ -352,7 +352,7 @@ def family_for(bound: BoundAPI) -> tuple[Optional[FamilyView], str]:
     known = families.family(semantics.family)
     assert known is not None
     index_of = {p.name: i for i, p in enumerate(bound.api.params)}
-    bound_roles, why = families.bind_roles(semantics, list(index_of))
+    bound_roles, why = bound.family_binding
     if why:
         return None, f"({why})"
     roles = [index_of[bound_roles[role]] if role in bound_roles else -1 for role in known.roles]

@@ -417,8 +417,7 @@ class Planner:
         self.semantics_checks = bound.semantics.checks if bound.semantics else ()
         # The input whose documented dtypes the cases go through: a family's source (where's self,
         # not its condition), else the first tensor input.
-        source = (families.bind_roles(bound.semantics, [p.name for p in api.params])[0].get(self.family.source)
-                  if bound.semantics and self.family else None)
+        source = bound.family_roles.get(self.family.source) if self.family else None
         self.lead = next((p for p in self.tensor_inputs + self.list_inputs if p.name == source),
                          self.tensor_inputs[0] if self.tensor_inputs else None)
         self.lead_dtypes = [d for d in self.lead.documented_dtypes() if d in EXPRESSIBLE] if self.lead else []
@@ -609,7 +608,7 @@ class Planner:
         None where none does)."""
         semantics = self.bound.semantics
         assert semantics is not None and self.family is not None
-        roles = families.bind_roles(semantics, [p.name for p in self.api.params])[0]
+        roles = self.bound.family_roles
         return [(kind, [roles.get(r) for r in named]) for kind, named in
                 families.shape_variations(self.family, semantics.op, kinds)]
 
@@ -720,7 +719,7 @@ class Planner:
         baddbmm's batch, addbmm's sum over it), which its added tensor broadcasts to."""
         semantics = self.bound.semantics
         assert semantics is not None
-        roles = families.bind_roles(semantics, [p.name for p in self.api.params])[0]
+        roles = self.bound.family_roles
         a, b = (self.base.shapes.get(roles.get(r, "")) for r in ("a", "b"))
         if a is None or b is None or not a or not b:
             return None
@@ -931,7 +930,7 @@ class Planner:
         semantics = self.bound.semantics
         if self.family is None or semantics is None:
             return frozenset()
-        roles = families.bind_roles(semantics, [p.name for p in self.api.params])[0]
+        roles = self.bound.family_roles
         names = {roles[role] for op, role in self.family.shape_arguments if op == semantics.op and role in roles}
         out = roles.get("out")
         if out is not None and "keepdim" in roles and self.api.param(out).direction is not Direction.OUT:
@@ -1009,7 +1008,7 @@ class Planner:
             return self.base
         out: dict[str, str] = dict(self.base.out)
         out_shapes: dict[str, Any] = dict(self.base.out_shapes)
-        roles = families.bind_roles(semantics, [p.name for p in self.api.params])[0]
+        roles = self.bound.family_roles
         for plan in self.plans:
             name = plan.param.name
             if out.get(name) != AUTO:
@@ -1032,7 +1031,7 @@ class Planner:
         semantics = self.bound.semantics
         if semantics is None or self.family is None or families.output_shape(self.family, semantics.op, "*") != "same":
             return {}
-        source = families.bind_roles(semantics, [p.name for p in self.api.params])[0].get("self")
+        source = self.bound.family_roles.get("self")
         if source not in self.base.shapes:
             return {}
         return {o.name: self.base.shapes[source] for o in self.tensor_outs}
