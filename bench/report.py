@@ -41,47 +41,73 @@ def targets(sections: dict) -> list[dict]:
         value = sum(counters.get(k, 0) for k in ("malloc_calls", "stream_syncs", "device_syncs"))
         found.append({"target": "chain of 10,000 device calls: 0 mallocs, 0 stream or device syncs", "value": value,
                       "met": value == 0})
-    kernels = sections.get("kernels", {})
-    big = [r for r in kernels.get("rows", []) if r["elements"] >= 16 << 20]
-    if big:
-        worst = min(big, key=lambda r: r["sim_speed_vs_torch"]["median"])
-        value = worst["sim_speed_vs_torch"]["median"]
-        found.append({"target": "kernels at 16M at least as fast as PyTorch CPU (worst op/dtype)",
-                      "value": value, "met": value >= 1, "worst": f"{worst['op']} {worst['dtype']}"})
-    # The target rows by op and dtype: the first row of an op (reduce_sum along the last dimension).
-    dense: dict = {}
-    for r in sections.get("dense", {}).get("rows", []):
-        dense.setdefault((r["op"].split()[0], r["dtype"]), r)
-    if ("mm", "float32") in dense:
-        row = dense[("mm", "float32")]
-        value = row["sim_speed_vs_torch"]["median"]
-        found.append({"target": f"matmul GFLOP/s at {row['op'].split()[1]} float32 >= 0.5x PyTorch CPU", "value": value,
-                      "met": value >= 0.5})
-    if ("conv2d", "float32") in dense:  # issue 23: a ResNet-50 3x3 layer
-        value = dense[("conv2d", "float32")]["sim_speed_vs_torch"]["median"]
-        found.append({"target": "convolution (ResNet-50 3x3 layer) float32 >= 0.5x PyTorch CPU", "value": value,
-                      "met": value >= 0.5})
-    # Issue 12: reduction and softmax GB/s at 16M elements >= 0.8x PyTorch's.
-    for op, what in (("softmax", "softmax"), ("reduce_sum", "reduction (sum along the last dimension)")):
-        if (op, "float32") in dense:
-            value = dense[(op, "float32")]["sim_speed_vs_torch"]["median"]
-            found.append({"target": f"{what} GB/s at 16M float32 >= 0.8x PyTorch CPU", "value": value,
-                          "met": value >= 0.8})
-    # Issue 23: max pool GB/s >= 0.8x PyTorch's.
-    if ("max_pool2d", "float32") in dense:
-        row = dense[("max_pool2d", "float32")]
-        value = row["sim_speed_vs_torch"]["median"]
-        found.append({"target": f"{row['op']} float32 >= 0.8x PyTorch CPU", "value": value, "met": value >= 0.8})
-    if ("cross_entropy", "float32") in dense:
-        row = dense[("cross_entropy", "float32")]
-        value = row["sim_speed_vs_torch"]["median"]
-        found.append({"target": f"{row['op']} float32 (log_softmax + nll_loss, torch_npu's path) >= 0.8x PyTorch CPU",
-                      "value": value, "met": value >= 0.8})
+    for path, kernels in by_path(sections.get("kernels", {})):
+        found += _kernel_targets(kernels, path)
+    for path, dense in by_path(sections.get("dense", {})):
+        found += _dense_targets(dense, path)
     npu = sections.get("torch_npu", {})
     if "layer_ratio" in npu:
         value = npu["layer_ratio"]["median"]
         found.append({"target": "Llama decoder layer through torch_npu on the simulator <= 1.5x PyTorch CPU eager",
                       "value": value, "met": value <= 1.5})
+    return found
+
+
+def by_path(section: dict) -> list[tuple[str, dict]]:
+    """(kernel path, result) of a section bench.run measures per path (bench.run.PER_PATH): its
+    own path's first, then the others'; one ("", section) for a result without paths."""
+    if not section:
+        return []
+    return [(section.get("kernel_path", ""), section), *section.get("other_paths", {}).items()]
+
+
+def _on(path: str) -> str:
+    return f" [{path} path]" if path else ""
+
+
+def _kernel_targets(kernels: dict, path: str) -> list[dict]:
+    found: list[dict] = []
+    big = [r for r in kernels.get("rows", []) if r["elements"] >= 16 << 20]
+    if big:
+        worst = min(big, key=lambda r: r["sim_speed_vs_torch"]["median"])
+        value = worst["sim_speed_vs_torch"]["median"]
+        found.append({"target": f"kernels at 16M at least as fast as PyTorch CPU (worst op/dtype){_on(path)}",
+                      "value": value, "met": value >= 1, "worst": f"{worst['op']} {worst['dtype']}"})
+    return found
+
+
+def _dense_targets(dense_section: dict, path: str) -> list[dict]:
+    found: list[dict] = []
+    # The target rows by op and dtype: the first row of an op (reduce_sum along the last dimension).
+    dense: dict = {}
+    for r in dense_section.get("rows", []):
+        dense.setdefault((r["op"].split()[0], r["dtype"]), r)
+    if ("mm", "float32") in dense:
+        row = dense[("mm", "float32")]
+        value = row["sim_speed_vs_torch"]["median"]
+        found.append({"target": f"matmul GFLOP/s at {row['op'].split()[1]} float32 >= 0.5x PyTorch CPU{_on(path)}",
+                      "value": value, "met": value >= 0.5})
+    if ("conv2d", "float32") in dense:  # issue 23: a ResNet-50 3x3 layer
+        value = dense[("conv2d", "float32")]["sim_speed_vs_torch"]["median"]
+        found.append({"target": f"convolution (ResNet-50 3x3 layer) float32 >= 0.5x PyTorch CPU{_on(path)}", "value": value,
+                      "met": value >= 0.5})
+    # Issue 12: reduction and softmax GB/s at 16M elements >= 0.8x PyTorch's.
+    for op, what in (("softmax", "softmax"), ("reduce_sum", "reduction (sum along the last dimension)")):
+        if (op, "float32") in dense:
+            value = dense[(op, "float32")]["sim_speed_vs_torch"]["median"]
+            found.append({"target": f"{what} GB/s at 16M float32 >= 0.8x PyTorch CPU{_on(path)}", "value": value,
+                          "met": value >= 0.8})
+    # Issue 23: max pool GB/s >= 0.8x PyTorch's.
+    if ("max_pool2d", "float32") in dense:
+        row = dense[("max_pool2d", "float32")]
+        value = row["sim_speed_vs_torch"]["median"]
+        found.append({"target": f"{row['op']} float32 >= 0.8x PyTorch CPU{_on(path)}", "value": value,
+                      "met": value >= 0.8})
+    if ("cross_entropy", "float32") in dense:
+        row = dense[("cross_entropy", "float32")]
+        value = row["sim_speed_vs_torch"]["median"]
+        found.append({"target": f"{row['op']} float32 (log_softmax + nll_loss, torch_npu's path) >= 0.8x PyTorch "
+                                f"CPU{_on(path)}", "value": value, "met": value >= 0.8})
     return found
 
 
@@ -91,8 +117,9 @@ def table(results: dict) -> str:
              f"(load average at start {results['machine']['load_average'][0]:.1f}), torch {results['machine']['torch']}",
              "", "| measure | median | min–max | unit | note |", "|---|---|---|---|---|"]
     for name, r in s.items():
-        if "error" in r:
-            lines.append(f"| **{name}** | – | – | – | {r['error']} |")
+        for path, result in by_path(r):
+            if "error" in result:
+                lines.append(f"| **{name}{_on(path)}** | – | – | – | {result['error']} |")
     gen = s.get("generation", {})
     if "seconds" in gen:
         sample = "" if gen["step"] == 1 else f" (every {gen['step']}th)"
@@ -167,26 +194,26 @@ def table(results: dict) -> str:
             f"(max over rounds) | | {counters.get('kernels_launched', '–')} kernels launched |",
             f"| calls: peak RSS | {calls['peak_rss_mb']:.0f} | | MiB | process |",
         ]
-    kernels = s.get("kernels", {})
-    for row in kernels.get("rows", []):
-        sim, torch = row["gb_per_s"]["sim"], row["gb_per_s"]["torch"]
-        lines.append(_row(f"kernel {row['op']} {row['dtype']} {row['size']}: simulator", sim, "GB/s",
-                          note=f"PyTorch {torch['median']:.2f} ({_range(torch)}) GB/s; simulator's speed / "
-                               f"PyTorch's {row['sim_speed_vs_torch']['median']:.2f} "
-                               f"({_range(row['sim_speed_vs_torch'])})"))
-    if kernels.get("rows"):
-        lines.append(f"| kernels: peak RSS | {kernels['peak_rss_mb']:.0f} | | MiB | process; "
-                     f"threads: torch {kernels['torch_threads']}, simulator {kernels['sim_threads']} |")
-    dense = s.get("dense", {})
-    for row in dense.get("rows", []):
-        sim, torch = row["rate"]["sim"], row["rate"]["torch"]
-        lines.append(_row(f"{row['op']} {row['dtype']}: simulator", sim, row["unit"],
-                          note=f"PyTorch {torch['median']:.2f} ({_range(torch)}) {row['unit']}; simulator's speed / "
-                               f"PyTorch's {row['sim_speed_vs_torch']['median']:.2f} "
-                               f"({_range(row['sim_speed_vs_torch'])})"))
-    if dense.get("rows"):
-        lines.append(f"| dense: peak RSS | {dense['peak_rss_mb']:.0f} | | MiB | process; "
-                     f"threads: torch {dense['torch_threads']}, simulator and OpenBLAS {dense['sim_threads']} |")
+    for path, kernels in by_path(s.get("kernels", {})):
+        for row in kernels.get("rows", []):
+            sim, torch = row["gb_per_s"]["sim"], row["gb_per_s"]["torch"]
+            lines.append(_row(f"kernel {row['op']} {row['dtype']} {row['size']}{_on(path)}: simulator", sim, "GB/s",
+                              note=f"PyTorch {torch['median']:.2f} ({_range(torch)}) GB/s; simulator's speed / "
+                                   f"PyTorch's {row['sim_speed_vs_torch']['median']:.2f} "
+                                   f"({_range(row['sim_speed_vs_torch'])})"))
+        if kernels.get("rows"):
+            lines.append(f"| kernels{_on(path)}: peak RSS | {kernels['peak_rss_mb']:.0f} | | MiB | process; "
+                         f"threads: torch {kernels['torch_threads']}, simulator {kernels['sim_threads']} |")
+    for path, dense in by_path(s.get("dense", {})):
+        for row in dense.get("rows", []):
+            sim, torch = row["rate"]["sim"], row["rate"]["torch"]
+            lines.append(_row(f"{row['op']} {row['dtype']}{_on(path)}: simulator", sim, row["unit"],
+                              note=f"PyTorch {torch['median']:.2f} ({_range(torch)}) {row['unit']}; simulator's speed / "
+                                   f"PyTorch's {row['sim_speed_vs_torch']['median']:.2f} "
+                                   f"({_range(row['sim_speed_vs_torch'])})"))
+        if dense.get("rows"):
+            lines.append(f"| dense{_on(path)}: peak RSS | {dense['peak_rss_mb']:.0f} | | MiB | process; "
+                         f"threads: torch {dense['torch_threads']}, simulator and OpenBLAS {dense['sim_threads']} |")
     npu = s.get("torch_npu", {})
     if "chain_us" in npu:
         lines += [

@@ -14,9 +14,15 @@ import time
 from pathlib import Path
 
 from bench.common import ROOT, log
-from bench.report import table, targets
+from bench.report import by_path, table, targets
 
 SECTIONS = ("generation", "build", "calls", "kernels", "dense", "torch_npu")
+# The sections whose figures depend on the simulator's kernel path (ACLNN_SIM_ISA): measured on
+# every path this CPU runs, so that a regression of the AVX2 path (the one AVX2-only CPUs take)
+# shows on an AVX-512 machine too. The widest path's result is the section's; the others' are in
+# its "other_paths".
+PER_PATH = ("kernels", "dense")
+KERNEL_PATHS = ("avx512", "avx2", "baseline")  # widest first
 
 # Arguments of each section per mode. The default fits `make bench` in its 10 minutes on two
 # shared cores; --full is the whole corpus; --quick checks the plumbing in seconds.
@@ -36,10 +42,35 @@ MODES: dict[str, dict[str, list[str]]] = {
 }
 
 
-def run_section(name: str, args: list[str]) -> dict:
+def kernel_paths() -> list[str]:
+    """The kernel paths this CPU runs, widest first: the simulator clamps a path the CPU lacks to
+    a narrower one and reports the one it took."""
+    probe = "import aclnn; print(aclnn.sim_stats()['kernel_path'])"
+    found = []
+    for path in KERNEL_PATHS:
+        done = subprocess.run([sys.executable, "-c", probe], env={**os.environ, "ACLNN_SIM_ISA": path},
+                              capture_output=True, text=True)
+        if done.returncode == 0 and done.stdout.strip() == path:
+            found.append(path)
+    return found
+
+
+def run_per_path(name: str, args: list[str], paths: list[str]) -> dict:
+    """The section on each path: the first path's result, with the others' in its "other_paths"."""
+    results = {path: run_section(name, args, {"ACLNN_SIM_ISA": path}) for path in paths}
+    for path, result in results.items():
+        if "error" not in result and result.get("kernel_path") != path:
+            result["error"] = f"asked for the {path} path, the simulator ran {result.get('kernel_path')}"
+    first = results.pop(paths[0])
+    first["other_paths"] = results
+    return first
+
+
+def run_section(name: str, args: list[str], env_extra: dict[str, str] | None = None) -> dict:
     """Runs `python -m bench.<name>`; its last stdout line is its JSON result."""
     start = time.perf_counter()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+           **(env_extra or {})}
     done = subprocess.run([sys.executable, "-m", f"bench.{name}", *args], cwd=ROOT, env=env,
                           stdout=subprocess.PIPE, text=True)
     wall = time.perf_counter() - start
@@ -59,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--full", action="store_true", help="the whole corpus and more rounds (long)")
     parser.add_argument("--sections", default=",".join(SECTIONS), help="comma-separated, of " + ", ".join(SECTIONS))
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results.json")
+    parser.add_argument("--paths", default="", help="comma-separated kernel paths to run " + " and ".join(PER_PATH)
+                        + " on (default: every path this CPU runs, of " + ", ".join(KERNEL_PATHS) + ")")
     args = parser.parse_args(argv)
     mode_name = "quick" if args.quick else "full" if args.full else "default"
     chosen = [s.strip() for s in args.sections.split(",") if s.strip()]
@@ -75,15 +108,21 @@ def main(argv: list[str] | None = None) -> int:
                     "torch": torch.__version__, "platform": platform.platform()},
         "sections": {},
     }
+    paths = [p.strip() for p in args.paths.split(",") if p.strip()] or kernel_paths()
+    unknown = sorted(set(paths) - set(KERNEL_PATHS))
+    if unknown or not paths:
+        parser.error(f"unknown kernel paths: {', '.join(unknown)}" if unknown else "the simulator reports no kernel path")
     for name in chosen:
-        log(f"bench: {name} ({' '.join(MODES[mode_name][name])})")
-        results["sections"][name] = run_section(name, MODES[mode_name][name])
+        log(f"bench: {name} ({' '.join(MODES[mode_name][name])})" + (f" on {', '.join(paths)}" if name in PER_PATH else ""))
+        results["sections"][name] = (run_per_path(name, MODES[mode_name][name], paths) if name in PER_PATH
+                                     else run_section(name, MODES[mode_name][name]))
     results["targets"] = targets(results["sections"])
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     print(table(results))
     print(f"\nwritten: {args.out}")
-    failed = [name for name, r in results["sections"].items() if "error" in r]
-    for name in failed:
-        log(f"bench: {name} failed: {results['sections'][name]['error']}")
+    failed = [(name + (f" [{path} path]" if path else ""), result["error"])
+              for name, r in results["sections"].items() for path, result in by_path(r) if "error" in result]
+    for name, error in failed:
+        log(f"bench: {name} failed: {error}")
     return 1 if failed else 0

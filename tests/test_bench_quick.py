@@ -62,6 +62,17 @@ def test_kernels_cover_the_three_seed_ops_in_three_dtypes(quick_results):
     assert all(r["gb_per_s"]["sim"]["median"] > 0 and r["gb_per_s"]["torch"]["median"] > 0 for r in rows)
 
 
+def test_kernels_are_measured_on_every_path_this_cpu_runs(quick_results):
+    from bench.run import kernel_paths
+
+    kernels = quick_results["sections"]["kernels"]
+    measured = [kernels["kernel_path"], *kernels["other_paths"]]
+    assert measured == kernel_paths()
+    for result in kernels["other_paths"].values():
+        assert "error" not in result and len(result["rows"]) == len(kernels["rows"])
+    assert all(f"[{path} path]" in quick_results["_stdout"] for path in measured)
+
+
 def test_every_section_reports_its_peak_memory(quick_results):
     assert all(r["peak_rss_mb"] > 0 for r in quick_results["sections"].values())
 
