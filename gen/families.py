@@ -65,7 +65,8 @@ class Family:
     # spatial one pooled by the kernel, stride, padding, dilation and ceil-mode arguments),
     # "adaptive" (the leading ones, then output_size) and "pad" (each spatial one widened by its
     # padding pair): runtime/include/aclnn_bindgen/pool_shape.h's arithmetic, which the simulator
-    # shares; the dynamic family's "bound_*" rules (data-dependent: see there), "dim_length" and "one".
+    # shares; the dynamic family's "bound_*" rules (data-dependent: see there), "dim_length" and "one";
+    # "second" (second's own shape: a backward's gradient of its gamma).
     op_output_shapes: tuple[tuple[str, str, str], ...] = ()
     # The ops whose results are PyTorch's bit for bit ("*": every op): they move, select or
     # convert elements once and compute nothing in between (no sum whose order could differ: a
@@ -277,10 +278,12 @@ FAMILIES: tuple[Family, ...] = (
         required=("grad_out", "input"),
         source="input",
         second="weight",
+        # The gradients of a required gamma have its shape; layer_norm_backward's weight is optional
+        # (its gradients' shape is normalized_shape's then, which no rule reads).
         op_output_shapes=(("layer_norm_backward", "grad_weight", "given"), ("layer_norm_backward", "grad_bias", "given"),
-                          ("rms_norm_grad", "grad_weight", "given"),
-                          ("add_layer_norm_grad", "grad_weight", "given"), ("add_layer_norm_grad", "grad_bias", "given"),
-                          ("deep_norm_grad", "grad_weight", "given"), ("deep_norm_grad", "grad_bias", "given"),
+                          ("rms_norm_grad", "grad_weight", "second"),
+                          ("add_layer_norm_grad", "grad_weight", "second"), ("add_layer_norm_grad", "grad_bias", "second"),
+                          ("deep_norm_grad", "grad_weight", "second"), ("deep_norm_grad", "grad_bias", "second"),
                           ("group_norm_backward", "grad_weight", "channels"), ("group_norm_backward", "grad_bias", "channels"),
                           ("batch_norm_backward", "grad_weight", "channels"), ("batch_norm_backward", "grad_bias", "channels")),
         op_fixed_dtypes=(("rms_norm_grad", "grad_weight", "FLOAT"), ("add_layer_norm_grad", "grad_weight", "FLOAT"),

@@ -119,7 +119,6 @@ KNOWN_DISAGREEMENTS = {
     "aclnnAddRelu": "inf/NaN positions differ from PyTorch's at overflowing edge values",
     "aclnnInplaceAddRelu": "inf/NaN positions differ from PyTorch's at overflowing edge values",
     "aclnnNLLLoss": "a mean with edge-valued weights differs from PyTorch's",
-    "aclnnRmsNormGrad": "a call with device inputs returns a host array",
     "aclnnCrossEntropyLossGrad": "NaN and tiny log-probabilities differ from PyTorch's",
     "aclnnFastGeluBackward": "infinite and NaN inputs: NaN positions differ from PyTorch's formula",
     "aclnnApplyAdamWV2": "a negative second moment (vRef < 0, no valid state): NaN positions differ from PyTorch's",

@@ -662,7 +662,8 @@ enum class ShapeRule : uint8_t {
   // The dynamic family's (gen.families): "bound_*" outputs are allocated at the largest extent the
   // data can give; the kernel sets their aclTensor's view shape, which the call reads back once the
   // stream has run, returning a view of that shape (as op-plugin resizes them).
-  kBoundFlat, kBoundNonzero, kBoundNonzeroT, kBoundDim, kBoundDimLength, kDimLength, kOne
+  kBoundFlat, kBoundNonzero, kBoundNonzeroT, kBoundDim, kBoundDimLength, kDimLength, kOne,
+  kSecond  // the second input's own shape (a norm backward's gradient of gamma)
 };
 
 inline bool data_dependent(ShapeRule rule) { return rule >= ShapeRule::kBoundFlat && rule <= ShapeRule::kBoundDimLength; }

@@ -751,6 +751,9 @@ void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims*
     case ShapeRule::kOne:
       *shape = Dims{1};
       break;
+    case ShapeRule::kSecond:
+      if (second) *shape = *second;
+      break;
     default:
       break;
   }
