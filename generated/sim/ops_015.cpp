@@ -1354,8 +1354,8 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
+    &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kExact>,
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 // Computed by the foreach family (x=x, out=out).
 constexpr aclsim::FamilySpec kFamily = {
