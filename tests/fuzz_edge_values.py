@@ -114,8 +114,6 @@ KNOWN_DISAGREEMENTS = {
     # Bugs to fix.
     "aclnnConvTbc": "a NaN weight reaches padded positions through im2col's zeros (PyTorch skips them)",
     "aclnnConvTbcBackward": "a NaN weight reaches padded positions through im2col's zeros (PyTorch skips them)",
-    "aclnnAddRelu": "inf/NaN positions differ from PyTorch's at overflowing edge values",
-    "aclnnInplaceAddRelu": "inf/NaN positions differ from PyTorch's at overflowing edge values",
     "aclnnNLLLoss": "a mean with edge-valued weights differs from PyTorch's",
     "aclnnCrossEntropyLossGrad": "NaN and tiny log-probabilities differ from PyTorch's",
     "aclnnFastGeluBackward": "infinite and NaN inputs: NaN positions differ from PyTorch's formula",

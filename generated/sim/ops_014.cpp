@@ -1327,7 +1327,7 @@ struct Kernel {
   T alpha;
   explicit Kernel(const aclsim::Call& call) : alpha(aclsim::CallScalarAs<T>(call, 2)) {}
   T operator()(T selfRef, T other) const {
-    return aclsim::Maximum(aclsim::AddScaled(selfRef, alpha, other), T(0));
+    return aclsim::AddRelu(selfRef, alpha, other);
   }
 };
 

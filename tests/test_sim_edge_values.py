@@ -1,0 +1,62 @@
+"""Edge values on which the binding fuzzer (tests/fuzz_edge_values.py) found the simulator and
+PyTorch disagreeing, pinned here call by call against PyTorch's CPU kernels: the fuzzer draws them
+at random, these tests always make them.
+
+The calls run in a process of their own on the package of op_docs/ (generated/, `make build`):
+this process's `aclnn` is the seed package other tests build (tests/bindings_build.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from tests import bindings_build
+
+pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
+
+GENERATED = Path(__file__).resolve().parents[1] / "generated"
+BIG = float(np.finfo(np.float32).max)
+# Sums that overflow, NaN and infinite operands, both signs.
+EDGES = [0.5, -0.5, np.nan, -np.nan, np.inf, -np.inf, BIG, -BIG, 1e38, 3.0]
+OTHERS = [1.0, 2.0, 1.0, 3.0, 1.0, 2.0, BIG, 1.0, 1e38, -np.inf]
+
+CALLS = r'''
+import json, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import aclnn
+inputs = json.loads(sys.stdin.read())
+x, y = (np.array(inputs[k], np.float32) for k in ("x", "y"))
+out = {"add_relu": aclnn.add_relu(x, y, 1.0).tolist()}
+print(json.dumps(out))
+'''
+
+
+@pytest.fixture(scope="module")
+def results() -> dict:
+    if not any((GENERATED / "aclnn").glob("_C*.so")):
+        pytest.skip("the package of op_docs/ is not built: run `make build`")
+    done = subprocess.run([sys.executable, "-c", CALLS, str(GENERATED)], input=json.dumps({"x": EDGES, "y": OTHERS}),
+                          capture_output=True, text=True, timeout=300, env={**os.environ, "ACLNN_BACKEND": "sim"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+def _edges() -> tuple[torch.Tensor, torch.Tensor]:
+    return torch.tensor(EDGES, dtype=torch.float32), torch.tensor(OTHERS, dtype=torch.float32)
+
+
+def test_add_relu_clamps_nan_to_zero_and_inf_to_the_largest_float_as_aten(results):
+    # aten's add_clamp: max(0, sum), then min(float max, ...): NaN is 0 (a relu of the sum would
+    # keep it), +inf the largest float.
+    x, y = _edges()
+    want = torch.ops.aten._add_relu(x, y)
+    torch.testing.assert_close(torch.tensor(results["add_relu"]), want, rtol=1e-6, atol=0, equal_nan=True)
+    assert not torch.isnan(want).any() and not torch.isinf(want).any()
