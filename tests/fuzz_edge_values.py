@@ -112,8 +112,6 @@ KNOWN_DISAGREEMENTS = {
     "aclnnUniqueConsecutive": "out= of the result's own shape, not the bound",
     "aclnnUniqueDim": "out= of the result's own shape, not the bound",
     # Bugs to fix.
-    "aclnnConvTbc": "a NaN weight reaches padded positions through im2col's zeros (PyTorch skips them)",
-    "aclnnConvTbcBackward": "a NaN weight reaches padded positions through im2col's zeros (PyTorch skips them)",
     "aclnnNLLLoss": "a mean with edge-valued weights differs from PyTorch's",
     "aclnnCrossEntropyLossGrad": "NaN and tiny log-probabilities differ from PyTorch's",
     "aclnnFastGeluBackward": "infinite and NaN inputs: NaN positions differ from PyTorch's formula",
