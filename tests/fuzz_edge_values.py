@@ -102,15 +102,6 @@ NORMALISING = ("norm", "norm_grad", "sync_batch_norm")
 # them as open): tallied and printed as known, not counted as new bugs, so that the campaign keeps
 # failing on any other. Remove an entry once its API agrees; each says what is wrong.
 KNOWN_DISAGREEMENTS = {
-    # The campaign passes out= of the golden's (data-dependent) shape; CANN's contract, which
-    # phase 1 checks, is an output of the largest extent whose view shape the kernel sets.
-    "aclnnMaskedSelect": "out= of the result's own shape, not the bound",
-    "aclnnNonzero": "out= of the result's own shape, not the bound",
-    "aclnnNonzeroV2": "out= of the result's own shape, not the bound",
-    "aclnnUnique": "out= of the result's own shape, not the bound",
-    "aclnnUnique2": "out= of the result's own shape, not the bound",
-    "aclnnUniqueConsecutive": "out= of the result's own shape, not the bound",
-    "aclnnUniqueDim": "out= of the result's own shape, not the bound",
     # Bugs to fix.
     "aclnnNLLLoss": "a mean with edge-valued weights differs from PyTorch's",
     "aclnnCrossEntropyLossGrad": "NaN and tiny log-probabilities differ from PyTorch's",

@@ -213,10 +213,7 @@ KNOWN_EXAMPLE_DISAGREEMENTS = {
     "add_layer_norm_grad": "dx differs from the golden (zeros where the example's data gives values)",
     "add_rms_norm_cast": "prints a value the test cannot read ('0x0000')",
     "batch_norm_elemt": "refused with 161001: a tensor the example passes null is required by phase 1",
-    "nonzero_v2": "refused with 161002: its out is not the largest extent phase 1 asks for",
     "unique": "the inverse output differs from the golden",
-    "unique_consecutive": "refused with 161002: its out is not the largest extent phase 1 asks for",
-    "unique_dim": "refused with 161002: its out is not the largest extent phase 1 asks for",
 }
 
 
