@@ -26,6 +26,11 @@ BIG = float(np.finfo(np.float32).max)
 # Sums that overflow, NaN and infinite operands, both signs.
 EDGES = [0.5, -0.5, np.nan, -np.nan, np.inf, -np.inf, BIG, -BIG, 1e38, 3.0]
 OTHERS = [1.0, 2.0, 1.0, 3.0, 1.0, 2.0, BIG, 1.0, 1e38, -np.inf]
+INPUTS = {
+    "x": EDGES, "y": OTHERS,
+    # A huge gradient where the sigmoid is small: the golden's (gradOutput * s) * factor is finite.
+    "gelu_grad": [-BIG, BIG, 1.0, -BIG], "gelu_self": [-2.83, -3.5, 0.5, -1.0],
+}
 
 CALLS = r'''
 import json, sys
@@ -35,6 +40,8 @@ import aclnn
 inputs = json.loads(sys.stdin.read())
 x, y = (np.array(inputs[k], np.float32) for k in ("x", "y"))
 out = {"add_relu": aclnn.add_relu(x, y, 1.0).tolist()}
+g, s = (np.array(inputs[k], np.float32) for k in ("gelu_grad", "gelu_self"))
+out["fast_gelu_backward"] = aclnn.fast_gelu_backward(g, s).tolist()
 print(json.dumps(out))
 '''
 
@@ -43,7 +50,7 @@ print(json.dumps(out))
 def results() -> dict:
     if not any((GENERATED / "aclnn").glob("_C*.so")):
         pytest.skip("the package of op_docs/ is not built: run `make build`")
-    done = subprocess.run([sys.executable, "-c", CALLS, str(GENERATED)], input=json.dumps({"x": EDGES, "y": OTHERS}),
+    done = subprocess.run([sys.executable, "-c", CALLS, str(GENERATED)], input=json.dumps(INPUTS),
                           capture_output=True, text=True, timeout=300, env={**os.environ, "ACLNN_BACKEND": "sim"})
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
@@ -60,3 +67,12 @@ def test_add_relu_clamps_nan_to_zero_and_inf_to_the_largest_float_as_aten(result
     want = torch.ops.aten._add_relu(x, y)
     torch.testing.assert_close(torch.tensor(results["add_relu"]), want, rtol=1e-6, atol=0, equal_nan=True)
     assert not torch.isnan(want).any() and not torch.isinf(want).any()
+
+
+def test_fast_gelu_backward_multiplies_in_the_goldens_order(results):
+    g, x = (torch.tensor(INPUTS[k], dtype=torch.float32) for k in ("gelu_grad", "gelu_self"))
+    s = torch.sigmoid(1.702 * x)
+    want = g * s * (1 + 1.702 * x * (1 - s))
+    assert torch.isfinite(want).all()
+    torch.testing.assert_close(torch.tensor(results["fast_gelu_backward"]), want, rtol=1e-4, atol=1e-4)
+
