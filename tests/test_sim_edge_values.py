@@ -30,6 +30,8 @@ INPUTS = {
     "x": EDGES, "y": OTHERS,
     # A huge gradient where the sigmoid is small: the golden's (gradOutput * s) * factor is finite.
     "gelu_grad": [-BIG, BIG, 1.0, -BIG], "gelu_self": [-2.83, -3.5, 0.5, -1.0],
+    # Subnormal weights: each -weight * value underflows in float32, as aten's scalar_t product.
+    "nll_self": [[-0.5, -1.0, -2.0], [-1.5, -0.25, -3.0]], "nll_target": [0, 2], "nll_weight": [1e-45, 0.5, 1e-45],
 }
 
 CALLS = r'''
@@ -42,6 +44,10 @@ x, y = (np.array(inputs[k], np.float32) for k in ("x", "y"))
 out = {"add_relu": aclnn.add_relu(x, y, 1.0).tolist()}
 g, s = (np.array(inputs[k], np.float32) for k in ("gelu_grad", "gelu_self"))
 out["fast_gelu_backward"] = aclnn.fast_gelu_backward(g, s).tolist()
+logp, target, weight = (np.array(inputs[k], dtype) for k, dtype in
+                        (("nll_self", np.float32), ("nll_target", np.int64), ("nll_weight", np.float32)))
+out["nll_loss"] = [r.tolist() for r in aclnn.nll_loss(logp, target, weight, 1, -100, out=(
+    np.zeros((), np.float32), np.zeros((), np.float32)))]
 print(json.dumps(out))
 '''
 
@@ -76,3 +82,9 @@ def test_fast_gelu_backward_multiplies_in_the_goldens_order(results):
     assert torch.isfinite(want).all()
     torch.testing.assert_close(torch.tensor(results["fast_gelu_backward"]), want, rtol=1e-4, atol=1e-4)
 
+
+def test_nll_loss_mean_rounds_each_product_in_float_as_aten(results):
+    logp, weight = (torch.tensor(INPUTS[k], dtype=torch.float32) for k in ("nll_self", "nll_weight"))
+    want = torch.ops.aten.nll_loss_forward(logp, torch.tensor(INPUTS["nll_target"]), weight, 1, -100)
+    for got, wanted in zip(results["nll_loss"], want):
+        torch.testing.assert_close(torch.tensor(got), wanted, rtol=1e-4, atol=1e-4)

@@ -310,8 +310,11 @@ class LossWork final : public FamilyWork {
       }
       T value;
       load(rows.first + offset * size, 0, 1, &value);
-      *weight = w ? double(w[t[sample]]) : 1.0;
-      return -*weight * double(value);
+      // The product in the compute type, as aten's nll_loss (scalar_t): a subnormal weight times
+      // a value underflows there, and the mean divides what is left by the weights' sum.
+      const T chosen = w ? w[t[sample]] : T(1);
+      *weight = double(chosen);
+      return -double(static_cast<T>(value * chosen));
     };
     if (reduction == kNone && tensor(kSelf).rank() >= 2) {
       T* out = static_cast<T*>(Scratch(4, static_cast<size_t>(view.samples) * sizeof(T)));
