@@ -32,6 +32,8 @@ INPUTS = {
     "gelu_grad": [-BIG, BIG, 1.0, -BIG], "gelu_self": [-2.83, -3.5, 0.5, -1.0],
     # Subnormal weights: each -weight * value underflows in float32, as aten's scalar_t product.
     "nll_self": [[-0.5, -1.0, -2.0], [-1.5, -0.25, -3.0]], "nll_target": [0, 2], "nll_weight": [1e-45, 0.5, 1e-45],
+    # exp(88) * sum(weight) overflows in float, the formula's type.
+    "ce_log_prob": [[88.0, -1.0, -2.0], [-0.5, -1.0, -3.0]], "ce_target": [1, 0], "ce_weight": [2.0, 1.87, 1.0],
 }
 
 CALLS = r'''
@@ -48,6 +50,10 @@ logp, target, weight = (np.array(inputs[k], dtype) for k, dtype in
                         (("nll_self", np.float32), ("nll_target", np.int64), ("nll_weight", np.float32)))
 out["nll_loss"] = [r.tolist() for r in aclnn.nll_loss(logp, target, weight, 1, -100, out=(
     np.zeros((), np.float32), np.zeros((), np.float32)))]
+lp, ce_target, ce_weight = (np.array(inputs[k], dtype) for k, dtype in
+                            (("ce_log_prob", np.float32), ("ce_target", np.int64), ("ce_weight", np.float32)))
+out["cross_entropy_loss_grad"] = aclnn.cross_entropy_loss_grad(
+    np.array(0.5, np.float32), lp, ce_target, ce_weight, None, None, "mean", -100, 0.1, 0.0).tolist()
 print(json.dumps(out))
 '''
 
@@ -88,3 +94,14 @@ def test_nll_loss_mean_rounds_each_product_in_float_as_aten(results):
     want = torch.ops.aten.nll_loss_forward(logp, torch.tensor(INPUTS["nll_target"]), weight, 1, -100)
     for got, wanted in zip(results["nll_loss"], want):
         torch.testing.assert_close(torch.tensor(got), wanted, rtol=1e-4, atol=1e-4)
+
+
+def test_cross_entropy_loss_grad_computes_its_formula_in_float(results):
+    # The page's formula in float32 (the semantics' golden): the smoothing term's p * sum(w)
+    # overflows to inf in row 0, as it does in the tensor's type; double intermediates gave 7.8e37.
+    p = torch.tensor(INPUTS["ce_log_prob"]).exp()
+    y, w = torch.tensor(INPUTS["ce_target"]), torch.tensor(INPUTS["ce_weight"])
+    one_hot = torch.nn.functional.one_hot(y, 3)
+    want = (0.9 * w[y][:, None] * (p - one_hot) + 0.1 / 3 * (p * w.sum() - w)) * 0.5 / w[y].sum()
+    assert torch.isinf(want[0]).any()
+    torch.testing.assert_close(torch.tensor(results["cross_entropy_loss_grad"]), want, rtol=1e-4, atol=1e-4)
