@@ -103,7 +103,6 @@ NORMALISING = ("norm", "norm_grad", "sync_batch_norm")
 # failing on any other. Remove an entry once its API agrees; each says what is wrong.
 KNOWN_DISAGREEMENTS = {
     # Bugs to fix.
-    "aclnnApplyAdamWV2": "a negative second moment (vRef < 0, no valid state): NaN positions differ from PyTorch's",
 }
 # No call of a campaign needs more device memory (its tensors have a few dozen elements; the
 # robustness campaign's terabyte views must fail without allocating them).

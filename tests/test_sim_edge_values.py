@@ -34,6 +34,10 @@ INPUTS = {
     "nll_self": [[-0.5, -1.0, -2.0], [-1.5, -0.25, -3.0]], "nll_target": [0, 2], "nll_weight": [1e-45, 0.5, 1e-45],
     # exp(88) * sum(weight) overflows in float, the formula's type.
     "ce_log_prob": [[88.0, -1.0, -2.0], [-0.5, -1.0, -3.0]], "ce_target": [1, 0], "ce_weight": [2.0, 1.87, 1.0],
+    # A NaN gradient with AMSGrad: its second moment's maximum is NaN at every position (the fused
+    # CPU kernel's scalar tail would keep the old maximum).
+    "adam_var": [1.0] * 12, "adam_m": [0.1] * 12, "adam_v": [0.5] * 12, "adam_max_v": [2.0] * 12,
+    "adam_grad": [0.5] * 3 + [np.nan] + [0.5] * 7 + [np.nan],
 }
 
 CALLS = r'''
@@ -54,6 +58,9 @@ lp, ce_target, ce_weight = (np.array(inputs[k], dtype) for k, dtype in
                             (("ce_log_prob", np.float32), ("ce_target", np.int64), ("ce_weight", np.float32)))
 out["cross_entropy_loss_grad"] = aclnn.cross_entropy_loss_grad(
     np.array(0.5, np.float32), lp, ce_target, ce_weight, None, None, "mean", -100, 0.1, 0.0).tolist()
+state = [np.array(inputs["adam_" + k], np.float32) for k in ("var", "m", "v", "max_v", "grad")]
+aclnn.apply_adam_wv2(*state[:4], state[4], np.array([0.0], np.float32), 0.01, 0.9, 0.999, 0.1, 1e-8, True, False)
+out["apply_adam_wv2"] = [a.tolist() for a in state[:4]]
 print(json.dumps(out))
 '''
 
@@ -105,3 +112,12 @@ def test_cross_entropy_loss_grad_computes_its_formula_in_float(results):
     want = (0.9 * w[y][:, None] * (p - one_hot) + 0.1 / 3 * (p * w.sum() - w)) * 0.5 / w[y].sum()
     assert torch.isinf(want[0]).any()
     torch.testing.assert_close(torch.tensor(results["cross_entropy_loss_grad"]), want, rtol=1e-4, atol=1e-4)
+
+
+def test_apply_adam_wv2_keeps_a_nan_second_moment_in_its_maximum(results):
+    var, m, v, max_v, grad = (torch.tensor(INPUTS["adam_" + k]) for k in ("var", "m", "v", "max_v", "grad"))
+    torch.optim._functional.adamw([var], [grad], [m], [v], [max_v], [torch.tensor(0.0)], foreach=False, amsgrad=True,
+                                  beta1=0.9, beta2=0.999, lr=0.01, weight_decay=0.1, eps=1e-8, maximize=False)
+    assert torch.isnan(max_v).sum() == 2
+    for got, want in zip(results["apply_adam_wv2"], (var, m, v, max_v)):
+        torch.testing.assert_close(torch.tensor(got), want, rtol=1e-5, atol=1e-6, equal_nan=True)
