@@ -101,9 +101,7 @@ NORMALISING = ("norm", "norm_grad", "sync_batch_norm")
 # Disagreements this campaign found in APIs that landed in one stop (issue 23's closing note lists
 # them as open): tallied and printed as known, not counted as new bugs, so that the campaign keeps
 # failing on any other. Remove an entry once its API agrees; each says what is wrong.
-KNOWN_DISAGREEMENTS = {
-    # Bugs to fix.
-}
+KNOWN_DISAGREEMENTS: dict[str, str] = {}
 # No call of a campaign needs more device memory (its tensors have a few dozen elements; the
 # robustness campaign's terabyte views must fail without allocating them).
 PEAK_DEVICE_LIMIT = 1 << 30
