@@ -103,6 +103,38 @@ def undocumented_dtypes(bound: BoundAPI) -> list[str]:
             and arg.dtype not in p.dtypes_for(soc)]
 
 
+# `CreateAclTensor(x1HostData, x1Shape, &x1DeviceAddr, aclDataType::ACL_FLOAT, &x1)`: host vector -> tensor.
+CREATED_FROM = re.compile(r"CreateAclTensor\(\s*(\w+)\s*,[^;]*?&(\w+)\s*\)")
+C_NUMPY = {"float": "float32", "double": "float64", "int64_t": "int64", "int32_t": "int32", "int": "int32",
+           "int16_t": "int16", "uint16_t": "uint16", "int8_t": "int8", "uint8_t": "uint8", "bool": "bool"}
+
+
+# `aclrtMemcpy(resultData.data(), size, outDeviceAddr, size, ACL_MEMCPY_DEVICE_TO_HOST)`: host <- device.
+COPIED_INTO = re.compile(r"aclrtMemcpy\(\s*(\w+)\.data\(\)[^;]*?,[^;]*?,\s*(\w+)\s*,[^;]*ACL_MEMCPY_DEVICE_TO_HOST")
+
+
+def host_vector_types(bound: BoundAPI, copied_back: bool = False) -> dict[str, np.dtype]:
+    """The NumPy type of the host vector each tensor argument of the example's call is copied from
+    (`std::vector<int32_t> x1HostData`), or with `copied_back` into (its result buffer), by
+    parameter, where the code says."""
+    code = bound.api.example
+    call = re.search(rf"\b{re.escape(bound.api.workspace_fn)}\(([^;]*)\)\s*;", code)
+    if call is None:
+        return {}
+    host_of = {tensor: host for host, tensor in CREATED_FROM.findall(code)}
+    if copied_back:
+        device_of = {tensor: device for device, tensor in CREATED.findall(code)}
+        read_into = {device: host for host, device in COPIED_INTO.findall(code)}
+        host_of = {tensor: read_into[device] for tensor, device in device_of.items() if device in read_into}
+    found = {}
+    for param, arg in zip(bound.api.params, call.group(1).split(",")):
+        host = host_of.get(arg.strip().lstrip("&"))
+        declared = host and re.search(rf"std::vector<([\w:]+)>\s+{re.escape(host)}\b", code)
+        if declared and declared.group(1).removeprefix("std::") in C_NUMPY:
+            found[param.name] = np.dtype(C_NUMPY[declared.group(1).removeprefix("std::")])
+    return found
+
+
 def golden_of(bound: BoundAPI) -> list[np.ndarray]:
     """The semantics file's golden on the inputs the example creates for this API, in the dtypes
     it creates them in (float32 where it does not say): each result flattened as the example prints it."""
@@ -120,6 +152,16 @@ def golden_of(bound: BoundAPI) -> list[np.ndarray]:
                 # aclnnHardtanh's: 4 values for [4, 2]; its copy to the device reads past the vector.
                 pytest.skip(f"{bound.api.name}: the example's {param.name} holds {len(arg.values)} values for the "
                             f"shape {list(arg.shape)}: the program reads past its host vector")
+            host_type = host_vector_types(bound).get(param.name)
+            if host_type is not None and host_type != np.dtype(numpy_name):
+                # aclnnAddLayerNormGrad's int32_t vectors made FLOAT tensors: the device reads
+                # their bytes as the tensor's dtype (1 is 1.4e-45), as the copy gives them.
+                if host_type.itemsize != np.dtype(numpy_name).itemsize:
+                    pytest.skip(f"{bound.api.name}: the example's {param.name} copies {host_type} values into a "
+                                f"{numpy_name} tensor of another element size")
+                data = np.array(arg.values, host_type).view(numpy_name)
+                values[param.name] = torch.from_numpy(data.copy()).reshape(arg.shape)
+                continue
             values[param.name] = torch.tensor(arg.values, dtype=getattr(torch, numpy_name)).reshape(arg.shape)
         elif param.kind is ParamKind.BOOL:
             values[param.name] = bool(arg.values[0])
@@ -148,7 +190,22 @@ def golden_of(bound: BoundAPI) -> list[np.ndarray]:
         # aclIntArray or aclScalar made from a variable): no inputs, no golden to compare with.
         pytest.skip(f"{bound.api.name}: the example's value of {', '.join(unread)} is not read from its code")
     results = result if isinstance(result, tuple) else (result,)
-    return [r.to(torch.float32).numpy().reshape(-1) for r in results]
+    outputs = [p for p in bound.api.params if p.direction is not Direction.IN]
+    # An output the example does not copy back is read as the vector it was created from.
+    read_as = {**host_vector_types(bound), **host_vector_types(bound, copied_back=True)}
+    flat = []
+    for k, r in enumerate(results):
+        arg = call.arg(outputs[k].name) if len(outputs) == len(results) else None
+        host_type = read_as.get(outputs[k].name) if arg is not None else None
+        if host_type is not None and arg.dtype is not None and arg.dtype.numpy:
+            # The result's bytes as the vector the example copies them into (aclnnIndexCopy's INT32
+            # out read into floats: its float inputs' bytes, moved, print as the floats they were).
+            device = np.dtype(arg.dtype.numpy.split(".")[-1])
+            if host_type != device and host_type.itemsize == device.itemsize and r.dtype is not torch.bfloat16:
+                flat.append(r.numpy().astype(device).view(host_type).astype(np.float32).reshape(-1))
+                continue
+        flat.append(r.to(torch.float32).numpy().reshape(-1))
+    return flat
 
 
 def printed_orders(results: list[np.ndarray], count: int) -> list[np.ndarray]:
@@ -228,7 +285,6 @@ def called_apis(example: BoundAPI) -> list[BoundAPI]:
 # starts to agree fails here until its entry is removed.
 KNOWN_EXAMPLE_DISAGREEMENTS = {
     "add_layer_norm": "prints 72 values where the goldens have 36 (an output printed twice, or read as two)",
-    "add_layer_norm_grad": "dx differs from the golden (zeros where the example's data gives values)",
     "add_rms_norm_cast": "prints a value the test cannot read ('0x0000')",
     "batch_norm_elemt": "refused with 161001: a tensor the example passes null is required by phase 1",
 }
