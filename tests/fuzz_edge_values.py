@@ -411,7 +411,10 @@ class Campaign:
             scalar = torch.cat(column).reshape(shape).to(vectorised.dtype)
             wide = np.complex128 if vectorised.is_complex() else np.float64
             got = torch.from_numpy(np.ascontiguousarray(t.host(result).astype(wide)))
-            distance = [(c.to(got.dtype) - got).abs().nan_to_num(float("inf")) for c in (vectorised, scalar)]
+            # Equal values are at distance 0: two infinities of one sign differ by NaN, which
+            # ranked a kernel that gave the result's -inf farthest.
+            distance = [torch.where(c.to(got.dtype) == got, 0.0, (c.to(got.dtype) - got).abs().nan_to_num(float("inf")))
+                        for c in (vectorised, scalar)]
             same_nan = [torch.isnan(c.to(got.dtype)) == torch.isnan(got) for c in (vectorised, scalar)]
             take_scalar = (same_nan[1] & ~same_nan[0]) | ((same_nan[1] == same_nan[0]) & (distance[1] < distance[0]))
             merged.append(torch.where(take_scalar, scalar, vectorised))
