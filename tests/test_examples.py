@@ -286,7 +286,6 @@ def called_apis(example: BoundAPI) -> list[BoundAPI]:
 KNOWN_EXAMPLE_DISAGREEMENTS = {
     "add_layer_norm": "prints 72 values where the goldens have 36 (an output printed twice, or read as two)",
     "add_rms_norm_cast": "prints a value the test cannot read ('0x0000')",
-    "batch_norm_elemt": "refused with 161001: a tensor the example passes null is required by phase 1",
 }
 
 
