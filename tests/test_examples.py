@@ -302,8 +302,7 @@ def called_apis(example: BoundAPI) -> list[BoundAPI]:
 # Examples of pages that landed in one stop whose runs disagree with the golden or are refused:
 # open bugs, each saying what is wrong (issue 23's closing note lists them). Strict: an example that
 # starts to agree fails here until its entry is removed.
-KNOWN_EXAMPLE_DISAGREEMENTS = {
-}
+KNOWN_EXAMPLE_DISAGREEMENTS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_EXAMPLE_DISAGREEMENTS[n], strict=True))
