@@ -38,6 +38,9 @@ INPUTS = {
     # CPU kernel's scalar tail would keep the old maximum).
     "adam_var": [1.0] * 12, "adam_m": [0.1] * 12, "adam_v": [0.5] * 12, "adam_max_v": [2.0] * 12,
     "adam_grad": [0.5] * 3 + [np.nan] + [0.5] * 7 + [np.nan],
+    # Inference batch norm: the input takes no part in its gradient, a NaN input included.
+    "bn_grad": [[0.5, -1.0, 2.0], [1.5, 0.25, -3.0]], "bn_input": [[np.nan, 1.0, 2.0], [0.5, np.inf, -1.0]],
+    "bn_weight": [2.0, -1.0, 0.5], "bn_mean": [0.1, 0.2, 0.3], "bn_var": [1.0, 0.5, 2.0],
 }
 
 CALLS = r'''
@@ -61,6 +64,10 @@ out["cross_entropy_loss_grad"] = aclnn.cross_entropy_loss_grad(
 state = [np.array(inputs["adam_" + k], np.float32) for k in ("var", "m", "v", "max_v", "grad")]
 aclnn.apply_adam_wv2(*state[:4], state[4], np.array([0.0], np.float32), 0.01, 0.9, 0.999, 0.1, 1e-8, True, False)
 out["apply_adam_wv2"] = [a.tolist() for a in state[:4]]
+bn = {k: np.array(inputs["bn_" + k], np.float32) for k in ("grad", "input", "weight", "mean", "var")}
+out["batch_norm_backward"] = [r.tolist() for r in aclnn.batch_norm_backward(
+    bn["grad"], bn["input"], bn["weight"], bn["mean"], bn["var"], None, None, False, 1e-5, [True, False, False],
+    out=(np.zeros((2, 3), np.float32), None, None))[:1]]
 print(json.dumps(out))
 '''
 
@@ -121,3 +128,12 @@ def test_apply_adam_wv2_keeps_a_nan_second_moment_in_its_maximum(results):
     assert torch.isnan(max_v).sum() == 2
     for got, want in zip(results["apply_adam_wv2"], (var, m, v, max_v)):
         torch.testing.assert_close(torch.tensor(got), want, rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+def test_batch_norm_backward_in_inference_does_not_read_the_input(results):
+    keys = ("grad", "input", "weight", "mean", "var")
+    grad, x, weight, mean, var = (torch.tensor(INPUTS["bn_" + k]) for k in keys)
+    want = torch.ops.aten.native_batch_norm_backward(grad, x, weight, mean, var, None, None, False, 1e-5,
+                                                     [True, False, False])[0]
+    assert torch.isfinite(want).all()
+    torch.testing.assert_close(torch.tensor(results["batch_norm_backward"][0]), want, rtol=1e-5, atol=1e-6)
