@@ -263,10 +263,12 @@ FAMILIES: tuple[Family, ...] = (
         required=("grad_out", "input"),
         source="input",
         second="weight",
+        # The gradients of a required gamma have its shape; layer_norm_backward's weight is optional
+        # (its gradients' shape is normalized_shape's then, which no rule reads).
         op_output_shapes=(("layer_norm_backward", "grad_weight", "given"), ("layer_norm_backward", "grad_bias", "given"),
-                          ("rms_norm_grad", "grad_weight", "given"),
-                          ("add_layer_norm_grad", "grad_weight", "given"), ("add_layer_norm_grad", "grad_bias", "given"),
-                          ("deep_norm_grad", "grad_weight", "given"), ("deep_norm_grad", "grad_bias", "given"),
+                          ("rms_norm_grad", "grad_weight", "second"),
+                          ("add_layer_norm_grad", "grad_weight", "second"), ("add_layer_norm_grad", "grad_bias", "second"),
+                          ("deep_norm_grad", "grad_weight", "second"), ("deep_norm_grad", "grad_bias", "second"),
                           ("group_norm_backward", "grad_weight", "channels"), ("group_norm_backward", "grad_bias", "channels"),
                           ("batch_norm_backward", "grad_weight", "channels"), ("batch_norm_backward", "grad_bias", "channels")),
         op_fixed_dtypes=(("rms_norm_grad", "grad_weight", "FLOAT"), ("add_layer_norm_grad", "grad_weight", "FLOAT"),
@@ -549,6 +551,7 @@ OUTPUT_SHAPES = (
                 data_dependent=True),
     OutputShape("dim_length", "[source.size(dim)] (the source's without dim)", dims_role="dim"),
     OutputShape("one", "[1]"),
+    OutputShape("second", "the second role's own shape (a norm backward's gradient of gamma)"),
 )
 OUTPUT_SHAPE = {rule.name: rule for rule in OUTPUT_SHAPES}
 _UNKNOWN_RULES = sorted({rule for f in FAMILIES for rule in (f.output_shape, *(r for _, _, r in f.op_output_shapes))}

@@ -17,7 +17,7 @@ from typing import Iterable, Mapping, Optional, Sequence
 
 from gen import families, names
 from gen.cache import digest
-from gen.ir import (DEFAULT_SOC, API, Diagnostic, DType, Level, OpSemantics, Page, PageKind, Param, ParamKind, ProductDTypes,
+from gen.ir import (DEFAULT_SOC, API, Diagnostic, Direction, DType, Level, OpSemantics, Page, PageKind, Param, ParamKind, ProductDTypes,
                     Relation, RelationKind)
 
 
@@ -197,7 +197,17 @@ def example_evidence(api: API) -> tuple[API, tuple[Diagnostic, ...]]:
     notes: list[Diagnostic] = []
     params: list[Param] = []
     line = api.example_call.line
+    nulls = _null_arguments(api)
     for param in api.params:
+        if param.name in nulls and param.kind is ParamKind.TENSOR and param.direction is Direction.IN and not param.optional:
+            # aclnnBatchNormElemt's weight and bias: the page's table names no optional tensor
+            # (its 161001 row: any null pointer), its example passes nullptr, as op-plugin passes
+            # torch's None.
+            notes.append(Diagnostic(Level.WARNING, line, "example-widens-table",
+                                    f"{api.name}.{param.name}: the page's example passes nullptr: the simulator "
+                                    f"admits it absent"))
+            params.append(replace(param, optional=True))
+            continue
         arg = api.example_call.arg(param.name)
         if arg is None or param.kind is not ParamKind.TENSOR:
             params.append(param)
@@ -243,6 +253,19 @@ def example_evidence(api: API) -> tuple[API, tuple[Diagnostic, ...]]:
             changes["relations"] = tuple(relations)
         params.append(replace(param, **changes) if changes else param)
     return (replace(api, params=tuple(params)) if notes else api), tuple(notes)
+
+
+def _null_arguments(api: API) -> set[str]:
+    """The parameters the page's example passes as nullptr (or NULL) to the API's first phase."""
+    from gen.parse.example_call import split_arguments, strip_comments  # the example's C++, read again
+    from gen.parse.prototypes import find_call
+
+    code = strip_comments(api.example)
+    opening = find_call(code, api.workspace_fn)
+    args = split_arguments(code, opening) if opening >= 0 else None
+    if args is None:
+        return set()
+    return {p.name for p, a in zip(api.params, args) if a.strip() in ("nullptr", "NULL")}
 
 
 def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tuple[Diagnostic, ...]]:

@@ -24,13 +24,17 @@ import torch
 from gen import pipeline
 from gen.model import BoundAPI, Model
 from tests.golden_namespace import golden_names
-from gen.ir import Direction, DType, ParamKind, Soc
+from gen.ir import Direction, DType, ExampleCall, ParamKind, Soc
+from gen.parse.example_call import extract_example_call
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "op_docs"
 BINARIES = ROOT / "build" / "main" / "examples"
 # `result[0] is: 2.000000`, `inplaceResult[3] is: ...`: one array per label, in print order.
-RESULT = re.compile(r"\w+ ?\[\d+\] is: *(\S+)")
+RESULT = re.compile(r"(\w+) ?\[\d+\] is: *(\S+)")
+# `LOG_PRINT("result1[%ld] is: %f\n", i, resultData1[i]);`: a label and the vector it prints with %f.
+FLOAT_PRINT = re.compile(r'LOG_PRINT\(\s*"(\w+) ?\[%ld\] is: %f\\n",\s*\w+,\s*(\w+)\[\w+\]\s*\)')
+INTEGER_TYPES = ("int64_t", "int32_t", "int", "int16_t", "int8_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t")
 SOC = Soc.ASCEND910B  # the simulated chip the examples run on (ACLNN_SIM_SOC below), but see soc_of
 
 
@@ -61,11 +65,28 @@ def run(name: str, soc: Soc = SOC) -> subprocess.CompletedProcess:
     return subprocess.run([str(binary)], capture_output=True, text=True, timeout=60, env=env)
 
 
-def run_example(name: str, soc: Soc = SOC, result: Optional[subprocess.CompletedProcess] = None) -> list[float]:
-    """The values the example prints (its run `result`, else a run of its own)."""
+def run_example(name: str, soc: Soc = SOC, result: Optional[subprocess.CompletedProcess] = None,
+                unreadable: frozenset[str] = frozenset()) -> list[float]:
+    """The values the example prints (its run `result`, else a run of its own), but those of the
+    `unreadable` labels; a value printed in hexadecimal (aclnnAddRmsNormCast's FLOAT16 bits from a
+    uint16_t vector, "0x%04x") is that integer, as golden_of reads the result's bytes."""
     result = result or run(name, soc)
     assert result.returncode == 0, f"{name} exited {result.returncode}:\n{result.stdout}\n{result.stderr}"
-    return [float(v) for v in RESULT.findall(result.stdout)]
+    return [float(int(v, 16)) if v.startswith("0x") else float(v)
+            for label, v in RESULT.findall(result.stdout) if label not in unreadable]
+
+
+def integers_printed_as_floats(code: str) -> frozenset[str]:
+    """The labels under which the example prints an integer vector with %f (aclnnUnique's inverse:
+    `std::vector<int64_t> resultData1` as "result1[%ld] is: %f"): printf reads a floating register
+    the integer argument never reached (x86-64 passes it in another), so what it prints is not the
+    result, on a device's host too."""
+    labels = set()
+    for label, vector in FLOAT_PRINT.findall(code):
+        declared = re.search(rf"std::vector<([\w:]+)>\s+{re.escape(vector)}\b", code)
+        if declared and declared.group(1).removeprefix("std::") in INTEGER_TYPES:
+            labels.add(label)
+    return frozenset(labels)
 
 
 # Examples whose inputs make the device's kernel fault, as the simulator's does (507015, at the
@@ -85,11 +106,59 @@ def undocumented_dtypes(bound: BoundAPI) -> list[str]:
             and arg.dtype not in p.dtypes_for(soc)]
 
 
-def golden_of(bound: BoundAPI) -> list[np.ndarray]:
-    """The semantics file's golden on the inputs the example creates for this API, in the dtypes
-    it creates them in (float32 where it does not say): each result flattened as the example prints it."""
+# `CreateAclTensor(x1HostData, x1Shape, &x1DeviceAddr, aclDataType::ACL_FLOAT, &x1)`: host vector -> tensor.
+CREATED_FROM = re.compile(r"CreateAclTensor\(\s*(\w+)\s*,[^;]*?&(\w+)\s*\)")
+C_NUMPY = {"float": "float32", "double": "float64", "int64_t": "int64", "int32_t": "int32", "int": "int32",
+           "int16_t": "int16", "short": "int16", "uint16_t": "uint16", "int8_t": "int8", "uint8_t": "uint8",
+           "bool": "bool"}
+
+
+# `aclrtMemcpy(resultData.data(), size, outDeviceAddr, size, ACL_MEMCPY_DEVICE_TO_HOST)`: host <- device.
+COPIED_INTO = re.compile(r"aclrtMemcpy\(\s*(\w+)\.data\(\)[^;]*?,[^;]*?,\s*(\w+)\s*,[^;]*ACL_MEMCPY_DEVICE_TO_HOST")
+
+
+def host_vector_types(bound: BoundAPI, copied_back: bool = False) -> dict[str, np.dtype]:
+    """The NumPy type of the host vector each tensor argument of the example's call is copied from
+    (`std::vector<int32_t> x1HostData`), or with `copied_back` into (its result buffer), by
+    parameter, where the code says."""
+    code = bound.api.example
+    call = re.search(rf"\b{re.escape(bound.api.workspace_fn)}\(([^;]*)\)\s*;", code)
+    if call is None:
+        return {}
+    host_of = {tensor: host for host, tensor in CREATED_FROM.findall(code)}
+    if copied_back:
+        device_of = {tensor: device for device, tensor in CREATED.findall(code)}
+        read_into = {device: host for host, device in COPIED_INTO.findall(code)}
+        host_of = {tensor: read_into[device] for tensor, device in device_of.items() if device in read_into}
+    found = {}
+    for param, arg in zip(bound.api.params, call.group(1).split(",")):
+        host = host_of.get(arg.strip().lstrip("&"))
+        declared = host and re.search(rf"std::vector<([\w:]+)>\s+{re.escape(host)}\b", code)
+        if declared and declared.group(1).removeprefix("std::") in C_NUMPY:
+            found[param.name] = np.dtype(C_NUMPY[declared.group(1).removeprefix("std::")])
+    return found
+
+
+def later_calls(bound: BoundAPI) -> list[ExampleCall]:
+    """The example's further calls of the API after its first (API.example_call), traced alike
+    (aclnnAddLayerNorm's example calls it without biasOptional, then with it)."""
+    code, function = bound.api.example, bound.api.workspace_fn
+    calls = []
+    for k in range(1, len(re.findall(rf"\b{re.escape(function)}\s*\(", code))):
+        # The first k calls renamed: the tracer follows the first call it finds.
+        later = re.sub(rf"\b{re.escape(function)}(?=\s*\()", "traced_" + function, code, count=k)
+        call = extract_example_call(later, bound.api)
+        if call is not None:
+            calls.append(call)
+    return calls
+
+
+def golden_of(bound: BoundAPI, call: Optional[ExampleCall] = None) -> list[np.ndarray]:
+    """The semantics file's golden on the inputs the example creates for this API (its first call,
+    or `call`), in the dtypes it creates them in (float32 where it does not say): each result
+    flattened as the example prints it."""
     assert bound.semantics is not None and bound.semantics.golden
-    call = bound.api.example_call
+    call = call or bound.api.example_call
     assert call is not None, f"{bound.api.name}: the example's call could not be read"
     values: dict[str, object] = {}
     for param in bound.api.inputs:  # an output's host vector is only its initial contents
@@ -102,6 +171,16 @@ def golden_of(bound: BoundAPI) -> list[np.ndarray]:
                 # aclnnHardtanh's: 4 values for [4, 2]; its copy to the device reads past the vector.
                 pytest.skip(f"{bound.api.name}: the example's {param.name} holds {len(arg.values)} values for the "
                             f"shape {list(arg.shape)}: the program reads past its host vector")
+            host_type = host_vector_types(bound).get(param.name)
+            if host_type is not None and host_type != np.dtype(numpy_name):
+                # aclnnAddLayerNormGrad's int32_t vectors made FLOAT tensors: the device reads
+                # their bytes as the tensor's dtype (1 is 1.4e-45), as the copy gives them.
+                if host_type.itemsize != np.dtype(numpy_name).itemsize:
+                    pytest.skip(f"{bound.api.name}: the example's {param.name} copies {host_type} values into a "
+                                f"{numpy_name} tensor of another element size")
+                data = np.array(arg.values, host_type).view(numpy_name)
+                values[param.name] = torch.from_numpy(data.copy()).reshape(arg.shape)
+                continue
             values[param.name] = torch.tensor(arg.values, dtype=getattr(torch, numpy_name)).reshape(arg.shape)
         elif param.kind is ParamKind.BOOL:
             values[param.name] = bool(arg.values[0])
@@ -130,7 +209,22 @@ def golden_of(bound: BoundAPI) -> list[np.ndarray]:
         # aclIntArray or aclScalar made from a variable): no inputs, no golden to compare with.
         pytest.skip(f"{bound.api.name}: the example's value of {', '.join(unread)} is not read from its code")
     results = result if isinstance(result, tuple) else (result,)
-    return [r.to(torch.float32).numpy().reshape(-1) for r in results]
+    outputs = [p for p in bound.api.params if p.direction is not Direction.IN]
+    # An output the example does not copy back is read as the vector it was created from.
+    read_as = {**host_vector_types(bound), **host_vector_types(bound, copied_back=True)}
+    flat = []
+    for k, r in enumerate(results):
+        arg = call.arg(outputs[k].name) if len(outputs) == len(results) else None
+        host_type = read_as.get(outputs[k].name) if arg is not None else None
+        if host_type is not None and arg.dtype is not None and arg.dtype.numpy:
+            # The result's bytes as the vector the example copies them into (aclnnIndexCopy's INT32
+            # out read into floats: its float inputs' bytes, moved, print as the floats they were).
+            device = np.dtype(arg.dtype.numpy.split(".")[-1])
+            if host_type != device and host_type.itemsize == device.itemsize and r.dtype is not torch.bfloat16:
+                flat.append(r.numpy().astype(device).view(host_type).astype(np.float32).reshape(-1))
+                continue
+        flat.append(r.to(torch.float32).numpy().reshape(-1))
+    return flat
 
 
 def printed_orders(results: list[np.ndarray], count: int) -> list[np.ndarray]:
@@ -208,16 +302,7 @@ def called_apis(example: BoundAPI) -> list[BoundAPI]:
 # Examples of pages that landed in one stop whose runs disagree with the golden or are refused:
 # open bugs, each saying what is wrong (issue 23's closing note lists them). Strict: an example that
 # starts to agree fails here until its entry is removed.
-KNOWN_EXAMPLE_DISAGREEMENTS = {
-    "add_layer_norm": "prints 72 values where the goldens have 36 (an output printed twice, or read as two)",
-    "add_layer_norm_grad": "dx differs from the golden (zeros where the example's data gives values)",
-    "add_rms_norm_cast": "prints a value the test cannot read ('0x0000')",
-    "batch_norm_elemt": "refused with 161001: a tensor the example passes null is required by phase 1",
-    "nonzero_v2": "refused with 161002: its out is not the largest extent phase 1 asks for",
-    "unique": "the inverse output differs from the golden",
-    "unique_consecutive": "refused with 161002: its out is not the largest extent phase 1 asks for",
-    "unique_dim": "refused with 161002: its out is not the largest extent phase 1 asks for",
-}
+KNOWN_EXAMPLE_DISAGREEMENTS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_EXAMPLE_DISAGREEMENTS[n], strict=True))
@@ -251,7 +336,7 @@ def test_example_prints_the_golden_values(name):
             for b in apis:
                 golden_of(b)
         return
-    printed = run_example(name, soc, ran)
+    printed = run_example(name, soc, ran, integers_printed_as_floats(apis[0].api.example))
     if not printed:  # aclnnInplaceScatterReduce's prints "run success" only
         pytest.skip(f"the example {name} prints no result (it ran to the end: exit 0)")
     untraced = [b.api.name for b in apis if b.api.example_call is None]
@@ -263,14 +348,16 @@ def test_example_prints_the_golden_values(name):
         misread.append(why)
     if misread:
         pytest.skip("; ".join(misread) + " (it ran to the end: exit 0)")
-    goldens = [golden_of(b) for b in apis]
+    goldens = [golden_of(b, call) for b in apis for call in [b.api.example_call] + later_calls(b)]
     if len(goldens) == 1:
         candidates = printed_orders(goldens[0], len(printed))
     else:
-        # Programs calling several APIs (aclnnAdd's and aclnnInplaceAdd's) print a result of each
-        # in call order (aclnnIndexCopy's out, then InplaceIndexCopy's selfRef), or of one alone
-        # (aclnnAsinh's prints out only).
+        # Programs calling several APIs (aclnnAdd's and aclnnInplaceAdd's), or one several times,
+        # print a result of each call in call order (aclnnIndexCopy's out, then InplaceIndexCopy's
+        # selfRef), or all of each (aclnnAddLayerNorm's four outputs of each of its two calls), or
+        # of one alone (aclnnAsinh's prints out only).
         candidates = [np.concatenate(one_each) for one_each in itertools.product(*goldens)]
+        candidates.append(np.concatenate([r for g in goldens for r in g]))
         candidates += [r for g in goldens for r in g]
     sizes = sorted({c.size for c in candidates})
     assert len(printed) in sizes, f"printed {len(printed)} values, the goldens have {sizes}"

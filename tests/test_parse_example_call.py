@@ -29,6 +29,12 @@ def test_tensor_scalar_and_literal_arguments_are_traced():
     assert call.arg("flag").values == (0.0,)
 
 
+def test_hexadecimal_data_is_traced_as_the_integers_it_writes():
+    # aclnnAddRmsNormCast's FLOAT16 bits in a std::vector<short>: 0x3C0F keeps its trailing F.
+    code = EXAMPLE.replace("{1, -2.5f, 3e1, .5}", "{0x0000, 0x3C00, 0x3C0F, 0x4000u}")
+    assert extract_example_call(code, API).arg("self").values == (0.0, 15360.0, 15375.0, 16384.0)
+
+
 def test_an_argument_that_cannot_be_traced_is_left_out():
     # outHostData is built by a constructor, not a braced list: no data to recover.
     assert extract_example_call(EXAMPLE, API).arg("out") is None

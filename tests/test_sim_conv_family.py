@@ -96,6 +96,19 @@ for param, args in bad.items():
     weight = np.zeros((4, 3, 3, 3), np.float32) if param == "outputPadding" else w
     record(f"bad {param}", lambda: aclnn.convolution(x, weight, None, *args, 1, out=np.zeros((1, 6, 3, 3), np.float32)))
 record("bad cube", lambda: aclnn.convolution(x, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 2, 4))
+
+# ConvTbc (pad 1) with a NaN weight at kernel offset 0, which time 0 reads in the padding, and a
+# NaN gradient at the last time, which offset 2 reads there: aten's conv_tbc skips the padding.
+tx = rng.standard_normal((5, 2, 3)).astype(np.float32)
+tw = rng.standard_normal((3, 3, 4)).astype(np.float32)
+tw[0, 1, 2] = np.nan
+tg = rng.standard_normal((5, 2, 4)).astype(np.float32)
+tg[4, 0, 1] = np.nan
+tb = rng.standard_normal(4).astype(np.float32)
+out["tbc inputs"] = [tx.tolist(), tw.tolist(), tg.tolist(), tb.tolist()]
+record("tbc", lambda: aclnn.conv_tbc(tx, tw, tb, 1, 1, out=np.zeros((5, 2, 4), np.float32)))
+record("tbc backward", lambda: aclnn.conv_tbc_backward(tg, tx, tw, tb, 1, 1, out=tuple(
+    np.zeros(a.shape, np.float32) for a in (tx, tw, tb))))
 print(json.dumps(out))
 '''
 
@@ -169,3 +182,13 @@ def test_phase1_refuses_a_bad_argument_naming_it(results, param):
 
 def test_an_undocumented_cube_math_type_is_refused(results):
     assert results["bad cube"]["status"] == 161002 and "cubeMathType" in results["bad cube"]["message"]
+
+
+def test_tbc_skips_the_padding_as_aten_does(results):
+    # An im2col's 0 * NaN would put NaN in every output beside the padding.
+    x, w, grad, bias = _tensors(results, "tbc inputs")
+    want = torch.conv_tbc(x, w, bias, 1)
+    torch.testing.assert_close(torch.tensor(results["tbc"]), want, rtol=1e-4, atol=1e-4, equal_nan=True)
+    assert not torch.isnan(want[0]).any()
+    for got, wanted in zip(results["tbc backward"], torch.ops.aten.conv_tbc_backward(grad, x, w, bias, 1)):
+        torch.testing.assert_close(torch.tensor(got), wanted, rtol=1e-4, atol=1e-4, equal_nan=True)

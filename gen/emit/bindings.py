@@ -164,6 +164,7 @@ def wrapper(bound: BoundAPI) -> Wrapper:
                                     "shape the kernel sets",
                 "dim_length": f"[{source}.size({dims})] (that of {source} without it)",
                 "one": "[1]",
+                "second": f"that of {second}",
             }[plan.family_shape]
             dtype = (plan.fixed_dtype.value if plan.fixed_dtype else
                      f"{api.params[plan.dtype_arg].name}, else {source}'s" if plan.dtype_arg is not None else f"{source}'s")

@@ -1122,7 +1122,10 @@ class Planner:
                 if other is None:
                     continue
                 if p.direction is Direction.OUT:
-                    cases.append(replace(base, id=f"{p.name}={other.value}", out={**base.out, p.name: other.value}))
+                    # The other outputs passed at the dtypes `others` holds: one the bindings allocate
+                    # takes the family's (aclnnUniqueConsecutive's inverseOut: INT64), no mismatch.
+                    cases.append(replace(base, id=f"{p.name}={other.value}", out={
+                        **base.out, **{o.name: self._out_dtype(o) for o in self.tensor_outs}, p.name: other.value}))
                 else:
                     cases.append(replace(base, id=f"{p.name}={other.value}", dtypes={**base.dtypes, p.name: other.value},
                                          out={**base.out, **{o.name: self._out_dtype(o) for o in self.tensor_outs}}))

@@ -50,6 +50,11 @@ def _number(text: str) -> Optional[float]:
     text = text.strip()
     if text in ("true", "false"):
         return 1.0 if text == "true" else 0.0
+    if text[:2].lower() == "0x":  # a hexadecimal integer (aclnnAddRmsNormCast's FLOAT16 bits: 0x3C00)
+        try:
+            return float(int(text.rstrip("lLuU"), 16))
+        except ValueError:
+            return None
     literal = text.rstrip("fFlLuU")
     try:
         value = float(literal)

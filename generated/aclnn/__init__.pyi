@@ -4403,7 +4403,7 @@ def batch_norm_backward(grad_out: _HostArray, input: _HostArray, weight: _HostAr
 
 # aclnnBatchNormElemt (op_docs/aclnnBatchNormElemt.md:53)
 @overload
-def batch_norm_elemt(input: Tensor, weight: _TensorLike, bias: _TensorLike, mean: _TensorLike, invstd: _TensorLike, eps: float, *, out: _OutArray | None = None) -> Tensor:
+def batch_norm_elemt(input: Tensor, weight: _TensorLike | None, bias: _TensorLike | None, mean: _TensorLike, invstd: _TensorLike, eps: float, *, out: _OutArray | None = None) -> Tensor:
     """Runs aclnnBatchNormElemt (both phases) on the active backend.
 
     - 接口功能：将全局的均值和标准差倒数作为算子输入，对x做BatchNorm计算。该算子是一个元素级别的BatchNorm操作函数，用于在某些特定场景下对输入数据进行归一化处理。与aclnnBatchNorm相比，aclnnBatchNormElemt可能会针对特定的硬件或优化需求进行调整。
@@ -4426,11 +4426,11 @@ def batch_norm_elemt(input: Tensor, weight: _TensorLike, bias: _TensorLike, mean
         input (const aclTensor*, in): 表示进行BatchNorm计算的输入，对应公式中的`x`。
         dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16; rank 2-8; formats NC, NCL, NCHW, NCDHW, ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 支持的shape和格式有：2维（对应的格式为NC），3维（对应的格式为NCL），4维（对应的格式为NCHW），5维（对应的格式为NCDHW），6-8维（对应的格式为ND，其中第2维固定为channel轴）。
-    weight : array_like or aclnn.Tensor
+    weight : array_like or aclnn.Tensor or None
         weight (const aclTensor*, in): 表示进行BatchNorm计算的权重Tensor，对应公式中的`weight`。
         dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16; rank 1; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 数据类型与`input`的数据类型保持一致。 shape长度与入参`input`中channel轴的长度相等。
-    bias : array_like or aclnn.Tensor
+    bias : array_like or aclnn.Tensor or None
         bias (const aclTensor*, in): 表示进行BatchNorm计算的偏置Tensor，对应公式中的`bias`。
         dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16; rank 1; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 数据类型与`input`的数据类型保持一致。 shape长度与入参`input`中channel轴的长度相等。
@@ -4489,19 +4489,19 @@ def batch_norm_elemt(input: Tensor, weight: _TensorLike, bias: _TensorLike, mean
     Source: op_docs/aclnnBatchNormElemt.md:53
     """
 @overload
-def batch_norm_elemt(input: _TensorLike, weight: Tensor, bias: _TensorLike, mean: _TensorLike, invstd: _TensorLike, eps: float, *, out: _OutArray | None = None) -> Tensor:
+def batch_norm_elemt(input: _TensorLike, weight: Tensor, bias: _TensorLike | None, mean: _TensorLike, invstd: _TensorLike, eps: float, *, out: _OutArray | None = None) -> Tensor:
     ...
 @overload
-def batch_norm_elemt(input: _TensorLike, weight: _TensorLike, bias: Tensor, mean: _TensorLike, invstd: _TensorLike, eps: float, *, out: _OutArray | None = None) -> Tensor:
+def batch_norm_elemt(input: _TensorLike, weight: _TensorLike | None, bias: Tensor, mean: _TensorLike, invstd: _TensorLike, eps: float, *, out: _OutArray | None = None) -> Tensor:
     ...
 @overload
-def batch_norm_elemt(input: _TensorLike, weight: _TensorLike, bias: _TensorLike, mean: Tensor, invstd: _TensorLike, eps: float, *, out: _OutArray | None = None) -> Tensor:
+def batch_norm_elemt(input: _TensorLike, weight: _TensorLike | None, bias: _TensorLike | None, mean: Tensor, invstd: _TensorLike, eps: float, *, out: _OutArray | None = None) -> Tensor:
     ...
 @overload
-def batch_norm_elemt(input: _TensorLike, weight: _TensorLike, bias: _TensorLike, mean: _TensorLike, invstd: Tensor, eps: float, *, out: _OutArray | None = None) -> Tensor:
+def batch_norm_elemt(input: _TensorLike, weight: _TensorLike | None, bias: _TensorLike | None, mean: _TensorLike, invstd: Tensor, eps: float, *, out: _OutArray | None = None) -> Tensor:
     ...
 @overload
-def batch_norm_elemt(input: _HostArray, weight: _HostArray, bias: _HostArray, mean: _HostArray, invstd: _HostArray, eps: float, *, out: _OutArray | None = None) -> NDArray[Any]:
+def batch_norm_elemt(input: _HostArray, weight: _HostArray | None, bias: _HostArray | None, mean: _HostArray, invstd: _HostArray, eps: float, *, out: _OutArray | None = None) -> NDArray[Any]:
     ...
 
 # aclnnBatchNormElemtBackward (op_docs/aclnnBatchNormElemtBackward.md:40)

@@ -44,10 +44,10 @@ const bind::ApiSpec kSpec_add_layer_norm_grad{
     {
         // dxOut: shape that of x1, dtype x1's (family norm_grad)
         {7, {1, 5}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
-        // dgammaOut: out= required (dgammaOut's shape follows from the arguments by add_layer_norm_grad's rule, which the bindings do not apply)
-        {8, {}, {}, false, {}, "dgammaOut's shape follows from the arguments by add_layer_norm_grad's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
-        // dbetaOut: out= required (dbetaOut's shape follows from the arguments by add_layer_norm_grad's rule, which the bindings do not apply)
-        {9, {}, {}, false, {}, "dbetaOut's shape follows from the arguments by add_layer_norm_grad's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
+        // dgammaOut: shape that of gamma, dtype FLOAT (family norm_grad)
+        {8, {1, 5}, {1}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSecond, ACL_FLOAT},
+        // dbetaOut: shape that of gamma, dtype FLOAT (family norm_grad)
+        {9, {1, 5}, {1}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSecond, ACL_FLOAT},
     },
     {7, 8, 9},
 };
@@ -79,8 +79,8 @@ PyObject* wrap_add_layer_norm_grad(PyObject*, PyObject* const* args, Py_ssize_t 
     aclTensor* c_gamma = call.tensor(5, py_gamma);  // gamma (const aclTensor*, in)
     aclTensor* c_dsum_optional = call.tensor(6, py_dsum_optional);  // dsumOptional (const aclTensor*, in)
     aclTensor* c_dx_out = call.output(7, {py::handle(), py::handle(), py::handle()});  // dxOut (const aclTensor*, out)
-    aclTensor* c_dgamma_out = call.output(8);  // dgammaOut (const aclTensor*, out)
-    aclTensor* c_dbeta_out = call.output(9);  // dbetaOut (const aclTensor*, out)
+    aclTensor* c_dgamma_out = call.output(8, {py::handle(), py::handle(), py::handle()});  // dgammaOut (const aclTensor*, out)
+    aclTensor* c_dbeta_out = call.output(9, {py::handle(), py::handle(), py::handle()});  // dbetaOut (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_add_layer_norm_grad>(phase1)(
           c_dy,

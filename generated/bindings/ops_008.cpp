@@ -1751,8 +1751,8 @@ const bind::ApiSpec kSpec_rms_norm_grad{
     {
         // dxOut: shape that of x, dtype x's (family norm_grad)
         {4, {1, 3}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
-        // dgammaOut: out= required (dgammaOut's shape follows from the arguments by rms_norm_grad's rule, which the bindings do not apply)
-        {5, {}, {}, false, {}, "dgammaOut's shape follows from the arguments by rms_norm_grad's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
+        // dgammaOut: shape that of gamma, dtype FLOAT (family norm_grad)
+        {5, {1, 3}, {1}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSecond, ACL_FLOAT},
     },
     {4, 5},
 };
@@ -1778,7 +1778,7 @@ PyObject* wrap_rms_norm_grad(PyObject*, PyObject* const* args, Py_ssize_t nargs,
     aclTensor* c_rstd = call.tensor(2, py_rstd);  // rstd (const aclTensor*, in)
     aclTensor* c_gamma = call.tensor(3, py_gamma);  // gamma (const aclTensor*, in)
     aclTensor* c_dx_out = call.output(4, {py::handle(), py::handle(), py::handle()});  // dxOut (const aclTensor*, out)
-    aclTensor* c_dgamma_out = call.output(5);  // dgammaOut (const aclTensor*, out)
+    aclTensor* c_dgamma_out = call.output(5, {py::handle(), py::handle(), py::handle()});  // dgammaOut (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_rms_norm_grad>(phase1)(
           c_dy,

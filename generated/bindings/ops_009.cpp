@@ -318,10 +318,10 @@ const bind::ApiSpec kSpec_deep_norm_grad{
         {7, {1, 3}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // dgxOut: shape that of x, dtype x's (family norm_grad)
         {8, {1, 3}, {1}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
-        // dbetaOut: out= required (dbetaOut's shape follows from the arguments by deep_norm_grad's rule, which the bindings do not apply)
-        {9, {}, {}, false, {}, "dbetaOut's shape follows from the arguments by deep_norm_grad's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
-        // dgammaOut: out= required (dgammaOut's shape follows from the arguments by deep_norm_grad's rule, which the bindings do not apply)
-        {10, {}, {}, false, {}, "dgammaOut's shape follows from the arguments by deep_norm_grad's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
+        // dbetaOut: shape that of gamma, dtype FLOAT (family norm_grad)
+        {9, {1, 3}, {1}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSecond, ACL_FLOAT},
+        // dgammaOut: shape that of gamma, dtype FLOAT (family norm_grad)
+        {10, {1, 3}, {1}, false, {ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSecond, ACL_FLOAT},
     },
     {7, 8, 9, 10},
 };
@@ -354,8 +354,8 @@ PyObject* wrap_deep_norm_grad(PyObject*, PyObject* const* args, Py_ssize_t nargs
     double c_alpha = call.floating<double>(6, py_alpha);  // alpha (double, in)
     aclTensor* c_dx_out = call.output(7, {py::handle(), py::handle(), py::handle()});  // dxOut (const aclTensor*, out)
     aclTensor* c_dgx_out = call.output(8, {py::handle(), py::handle(), py::handle()});  // dgxOut (const aclTensor*, out)
-    aclTensor* c_dbeta_out = call.output(9);  // dbetaOut (const aclTensor*, out)
-    aclTensor* c_dgamma_out = call.output(10);  // dgammaOut (const aclTensor*, out)
+    aclTensor* c_dbeta_out = call.output(9, {py::handle(), py::handle(), py::handle()});  // dbetaOut (const aclTensor*, out)
+    aclTensor* c_dgamma_out = call.output(10, {py::handle(), py::handle(), py::handle()});  // dgammaOut (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_deep_norm_grad>(phase1)(
           c_dy,

@@ -416,10 +416,10 @@ constexpr aclsim::ProductSpec kProducts[] = {
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const double labelSmoothing = aclsim::CallFloat(call, 8);
   const double lseSquareScaleForZloss = aclsim::CallFloat(call, 9);
-  if (lseSquareScaleForZloss != 0) {  // semantics/loss.toml:218
+  if (lseSquareScaleForZloss != 0) {  // semantics/loss.toml:222
     return aclsim::Reject(call, 161002, "lseSquareScaleForZloss must be 0: z-loss is not supported (当前暂不支持)");
   }
-  if (labelSmoothing < 0 || labelSmoothing > 1) {  // semantics/loss.toml:224
+  if (labelSmoothing < 0 || labelSmoothing > 1) {  // semantics/loss.toml:228
     return aclsim::Reject(call, 161002, "labelSmoothing must be in [0.0, 1.0]");
   }
   return ACLNN_SUCCESS;

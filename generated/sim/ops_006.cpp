@@ -225,7 +225,7 @@ struct Kernel {
   T alpha;
   explicit Kernel(const aclsim::Call& call) : alpha(aclsim::CallScalarAs<T>(call, 2)) {}
   T operator()(T self, T other) const {
-    return aclsim::Maximum(aclsim::AddScaled(self, alpha, other), T(0));
+    return aclsim::AddRelu(self, alpha, other);
   }
 };
 

@@ -1243,7 +1243,7 @@ template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
   T operator()(T gradOutput, T self) const {
-    return gradOutput * (((T(1) / (std::exp(T(-1.702) * self) + T(1))) - T(1)) * (T(-1.702) * self) + T(1)) * (T(1) / (std::exp(T(-1.702) * self) + T(1)));
+    return gradOutput * (T(1) / (std::exp(T(-1.702) * self) + T(1))) * (T(1) + T(1.702) * self * (T(1) - T(1) / (std::exp(T(-1.702) * self) + T(1))));
   }
 };
 

@@ -873,8 +873,8 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
+    &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kExact>,
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 // Computed by the foreach family (x=x, out=out).
 constexpr aclsim::FamilySpec kFamily = {
@@ -1327,7 +1327,7 @@ struct Kernel {
   T alpha;
   explicit Kernel(const aclsim::Call& call) : alpha(aclsim::CallScalarAs<T>(call, 2)) {}
   T operator()(T selfRef, T other) const {
-    return aclsim::Maximum(aclsim::AddScaled(selfRef, alpha, other), T(0));
+    return aclsim::AddRelu(selfRef, alpha, other);
   }
 };
 

@@ -582,13 +582,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*rank=*/2, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats | aclsim::Bits(ACL_FORMAT_NC, ACL_FORMAT_NCL, ACL_FORMAT_NCHW, ACL_FORMAT_NCDHW),
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2, 3, 4, 6), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/100},
     // weight (line 110)
-    {"weight", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
+    {"weight", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/1, 1, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2, 3, 4, 6), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/110},
     // bias (line 120)
-    {"bias", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
+    {"bias", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 1,
      /*rank=*/1, 1, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
@@ -1354,8 +1354,8 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
+    &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kExact>,
+    /*inputs=*/aclsim::Bits(0, 1), /*output=*/2, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
 // Computed by the foreach family (x=x, out=out).
 constexpr aclsim::FamilySpec kFamily = {

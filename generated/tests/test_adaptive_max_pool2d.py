@@ -125,7 +125,7 @@ def test_error_row2_unsupported_dtype(op, case):
 # line 169: 161002 ACLNN_ERR_PARAM_INVALID: self和outputOut的数据类型不一致。
 @pytest.mark.parametrize("case", [
     BASE.but('self=FLOAT16', dtypes={'self': 'FLOAT16'}, out={'outputOut': 'FLOAT', 'indicesOut': 'INT64'}),
-    BASE.but('outputOut=FLOAT16', out={'outputOut': 'FLOAT16'}),
+    BASE.but('outputOut=FLOAT16', out={'outputOut': 'FLOAT16', 'indicesOut': 'INT64'}),
 ], ids=lambda case: case.id)
 def test_error_row3_dtype_mismatch(op, case):
     t.check_error(op, case, status=161002)

@@ -137,7 +137,7 @@ def test_error_row3_value():
 # line 212: 161002 ACLNN_ERR_PARAM_INVALID: self和outputOut数据类型不一致。
 @pytest.mark.parametrize("case", [
     BASE.but('self=BFLOAT16', dtypes={'self': 'BFLOAT16'}, out={'outputOut': 'FLOAT', 'indicesOut': 'INT32'}),
-    BASE.but('outputOut=BFLOAT16', out={'outputOut': 'BFLOAT16'}),
+    BASE.but('outputOut=BFLOAT16', out={'outputOut': 'BFLOAT16', 'indicesOut': 'INT32'}),
 ], ids=lambda case: case.id)
 def test_error_row4_dtype_mismatch(op, case):
     t.check_error(op, case, status=161002)

@@ -67,7 +67,7 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'dy': 'FLOAT', 'x1': 'FLOAT', 'x2': 'FLOAT', 'rstd': 'FLOAT', 'mean': 'FLOAT', 'gamma': 'FLOAT', 'dsumOptional': 'FLOAT'}, shapes={'dy': (2, 3, 8), 'x1': (2, 3, 8), 'x2': (2, 3, 8), 'rstd': (2, 3, 1), 'mean': (2, 3, 1), 'gamma': (8,), 'dsumOptional': (2, 3, 8)}, out={'dgammaOut': '<auto>', 'dbetaOut': '<auto>'})
+BASE = Case('FLOAT', dtypes={'dy': 'FLOAT', 'x1': 'FLOAT', 'x2': 'FLOAT', 'rstd': 'FLOAT', 'mean': 'FLOAT', 'gamma': 'FLOAT', 'dsumOptional': 'FLOAT'}, shapes={'dy': (2, 3, 8), 'x1': (2, 3, 8), 'x2': (2, 3, 8), 'rstd': (2, 3, 1), 'mean': (2, 3, 1), 'gamma': (8,), 'dsumOptional': (2, 3, 8)})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
@@ -92,8 +92,8 @@ LAYOUTS = [
 
 # Non-contiguous out= arrays.
 OUT_LAYOUTS = [
-    BASE.but('out-strided', out={'dxOut': '<auto>'}, out_layout='strided'),
-    BASE.but('out-transposed', out={'dxOut': '<auto>'}, out_layout='transposed'),
+    BASE.but('out-strided', out={'dxOut': '<auto>', 'dgammaOut': '<auto>', 'dbetaOut': '<auto>'}, out_layout='strided'),
+    BASE.but('out-transposed', out={'dxOut': '<auto>', 'dgammaOut': '<auto>', 'dbetaOut': '<auto>'}, out_layout='transposed'),
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).

@@ -163,8 +163,8 @@ def test_error_row2_unsupported_dtype(op, case):
 
 # line 163: 161002 ACLNN_ERR_PARAM_INVALID: minOut或maxOut与self的数据类型不一致。
 @pytest.mark.parametrize("case", [
-    BASE.but('minOut=BFLOAT16', out={'minOut': 'BFLOAT16'}),
-    BASE.but('maxOut=BFLOAT16', out={'maxOut': 'BFLOAT16'}),
+    BASE.but('minOut=BFLOAT16', out={'minOut': 'BFLOAT16', 'maxOut': 'FLOAT'}),
+    BASE.but('maxOut=BFLOAT16', out={'minOut': 'FLOAT', 'maxOut': 'BFLOAT16'}),
     BASE.but('self=BFLOAT16', dtypes={'self': 'BFLOAT16'}, out={'minOut': 'FLOAT', 'maxOut': 'FLOAT'}),
 ], ids=lambda case: case.id)
 def test_error_row3_dtype_mismatch(op, case):

@@ -45,7 +45,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P', 'Ascend910'),
-    golden='(lambda p, m, v, mx: (torch._fused_adamw_([p], [grad], [m], [v], [mx] if amsgrad else [], [step.double().reshape(()) + 1], lr=lr, beta1=beta1, beta2=beta2, weight_decay=weightDecay, eps=eps, amsgrad=amsgrad, maximize=maximize), (p, m, v, mx))[1])(varRef.clone(), mRef.clone(), vRef.clone(), maxGradNormOptionalRef.clone())',
+    golden='(lambda p, m, v, mx: (torch.optim._functional.adamw([p], [grad], [m], [v], [mx] if amsgrad else [], [step.double().reshape(())], foreach=False, amsgrad=amsgrad, beta1=beta1, beta2=beta2, lr=lr, weight_decay=weightDecay, eps=eps, maximize=maximize), (p, m, v, mx))[1])(varRef.clone(), mRef.clone(), vRef.clone(), maxGradNormOptionalRef.clone())',
     integer_math='float',
     simulated=True,
     out_shape_from={},

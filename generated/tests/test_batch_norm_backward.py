@@ -240,7 +240,7 @@ def test_error_row12_unclassified():
 @pytest.mark.parametrize("case", [
     BASE.but('input=FLOAT16', dtypes={'input': 'FLOAT16'}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}),
     BASE.but('gradOut=FLOAT16', dtypes={'gradOut': 'FLOAT16'}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}),
-    BASE.but('gradInput=FLOAT16', out={'gradInput': 'FLOAT16'}),
+    BASE.but('gradInput=FLOAT16', out={'gradInput': 'FLOAT16', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}),
 ], ids=lambda case: case.id)
 def test_error_row13_dtype_mismatch(op, case):
     t.check_error(op, case, status=161002)

@@ -68,7 +68,7 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'dy': 'FLOAT', 'x': 'FLOAT', 'gx': 'FLOAT', 'gamma': 'FLOAT', 'mean': 'FLOAT', 'rstd': 'FLOAT'}, shapes={'dy': (2, 3, 8), 'x': (2, 3, 8), 'gx': (2, 3, 8), 'gamma': (8,), 'mean': (2, 3), 'rstd': (2, 3)}, values={'alpha': 0.3}, out={'dbetaOut': '<auto>', 'dgammaOut': '<auto>'})
+BASE = Case('FLOAT', dtypes={'dy': 'FLOAT', 'x': 'FLOAT', 'gx': 'FLOAT', 'gamma': 'FLOAT', 'mean': 'FLOAT', 'rstd': 'FLOAT'}, shapes={'dy': (2, 3, 8), 'x': (2, 3, 8), 'gx': (2, 3, 8), 'gamma': (8,), 'mean': (2, 3), 'rstd': (2, 3)}, values={'alpha': 0.3})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
@@ -93,8 +93,8 @@ LAYOUTS = [
 
 # Non-contiguous out= arrays.
 OUT_LAYOUTS = [
-    BASE.but('out-strided', out={'dxOut': '<auto>', 'dgxOut': '<auto>'}, out_layout='strided'),
-    BASE.but('out-transposed', out={'dxOut': '<auto>', 'dgxOut': '<auto>'}, out_layout='transposed'),
+    BASE.but('out-strided', out={'dxOut': '<auto>', 'dgxOut': '<auto>', 'dbetaOut': '<auto>', 'dgammaOut': '<auto>'}, out_layout='strided'),
+    BASE.but('out-transposed', out={'dxOut': '<auto>', 'dgxOut': '<auto>', 'dbetaOut': '<auto>', 'dgammaOut': '<auto>'}, out_layout='transposed'),
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).

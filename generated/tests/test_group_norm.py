@@ -132,9 +132,9 @@ def test_error_row2_unsupported_dtype(op, case):
 @pytest.mark.parametrize("case", [
     BASE.but('gamma=FLOAT16', dtypes={'gamma': 'FLOAT16'}, out={'out': 'FLOAT', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT'}),
     BASE.but('beta=FLOAT16', dtypes={'beta': 'FLOAT16'}, out={'out': 'FLOAT', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT'}),
-    BASE.but('out=FLOAT16', out={'out': 'FLOAT16'}),
-    BASE.but('meanOut=FLOAT16', out={'meanOut': 'FLOAT16'}),
-    BASE.but('rstdOut=FLOAT16', out={'rstdOut': 'FLOAT16'}),
+    BASE.but('out=FLOAT16', out={'out': 'FLOAT16', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT'}),
+    BASE.but('meanOut=FLOAT16', out={'out': 'FLOAT', 'meanOut': 'FLOAT16', 'rstdOut': 'FLOAT'}),
+    BASE.but('rstdOut=FLOAT16', out={'out': 'FLOAT', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT16'}),
     BASE.but('self=FLOAT16', dtypes={'self': 'FLOAT16'}, out={'out': 'FLOAT', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT'}),
 ], ids=lambda case: case.id)
 def test_error_row3_dtype_mismatch(op, case):

@@ -219,7 +219,7 @@ def test_error_row15_shape_mismatch(op, case):
 
 # line 273: 161002 ACLNN_ERR_PARAM_INVALID: out的数据类型和self的数据类型不一致。
 @pytest.mark.parametrize("case", [
-    BASE.but('out=BFLOAT16', out={'out': 'BFLOAT16'}),
+    BASE.but('out=BFLOAT16', out={'out': 'BFLOAT16', 'indices': 'INT32'}),
     BASE.but('self=BFLOAT16', dtypes={'self': 'BFLOAT16'}, out={'out': 'FLOAT', 'indices': 'INT32'}),
 ], ids=lambda case: case.id)
 def test_error_row16_dtype_mismatch(op, case):

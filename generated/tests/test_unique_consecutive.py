@@ -174,8 +174,8 @@ def test_error_row4_unsupported_dtype(op, case):
 
 # line 217: 161002 ACLNN_ERR_PARAM_INVALID: inverseOut和countsOut的数据类型不一致。
 @pytest.mark.parametrize("case", [
-    BASE.but('inverseOut=INT64', out={'inverseOut': 'INT64'}),
-    BASE.but('countsOut=INT64', out={'countsOut': 'INT64'}),
+    BASE.but('inverseOut=INT64', out={'valueOut': 'FLOAT', 'inverseOut': 'INT64', 'countsOut': 'INT32'}),
+    BASE.but('countsOut=INT64', out={'valueOut': 'FLOAT', 'inverseOut': 'INT32', 'countsOut': 'INT64'}),
 ], ids=lambda case: case.id)
 def test_error_row5_dtype_mismatch(op, case):
     t.check_error(op, case, status=161002)

@@ -160,7 +160,7 @@ def test_error_row3_unclassified():
 # line 247: 161002 ACLNN_ERR_PARAM_INVALID: self和valueOut的数据类型不一致。
 @pytest.mark.parametrize("case", [
     BASE.but('self=FLOAT16', dtypes={'self': 'FLOAT16'}, out={'valueOut': 'FLOAT', 'inverseOut': 'INT64', 'countsOut': 'INT64'}),
-    BASE.but('valueOut=FLOAT16', out={'valueOut': 'FLOAT16'}),
+    BASE.but('valueOut=FLOAT16', out={'valueOut': 'FLOAT16', 'inverseOut': 'INT64', 'countsOut': 'INT64'}),
 ], ids=lambda case: case.id)
 def test_error_row4_dtype_mismatch(op, case):
     t.check_error(op, case, status=161002)

@@ -734,6 +734,9 @@ void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims*
     case OutputShape::kOne:
       *shape = Dims{1};
       break;
+    case OutputShape::kSecond:
+      if (second) *shape = *second;
+      break;
     // No default: a rule gen.families adds is a compile error here until it is implemented
     // (call.cpp compiles with -Werror=switch).
     case OutputShape::kBroadcast:
@@ -778,6 +781,14 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
   if (!given.is_none()) {
     Slot* slot = tensor_slot(given, true, label);
     slot->overwrite = true;
+    if (plan != nullptr && data_dependent(plan->shape_rule)) {
+      // The caller's output holds the result in its first elements (CANN asks no more of it): its
+      // extent is read back as an allocated one's, through a descriptor of the call's own (a
+      // Tensor's cached one would keep the view the kernel sets).
+      slot->data_dependent = true;
+      data_dependent_ = true;
+      own_descriptor(slot);
+    }
     return slot;
   }
   if (plan == nullptr || plan->required_reason != nullptr)
@@ -1016,9 +1027,11 @@ void Call::shrink_to_written() {
     if (status != ACLNN_SUCCESS) throw AclnnFailure{status, spec_.api, "aclGetViewShape", runtime_.recent_error()};
     Dims shape(dims, dims + rank);
     delete[] dims;  // CANN's contract: the caller releases the array with delete[]
-    // The kernel wrote the elements contiguously from the first: the result is their view.
+    // The kernel wrote the elements contiguously from the first: the result is their view (an
+    // out= array of the result's own shape is returned as given).
     if (slot.made) {
       py::array whole = py::reinterpret_borrow<py::array>(slot.result);
+      if (Dims(whole.shape(), whole.shape() + whole.ndim()) == shape) continue;
       int64_t n = 1;
       for (int64_t d : shape) n *= d;
       py::object flat = whole.attr("reshape")(-1);

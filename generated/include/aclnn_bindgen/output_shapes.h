@@ -31,6 +31,7 @@ enum class OutputShape : uint8_t {
   kBoundDimLength,  // at most [source.size(dim)] ([numel] without dim)
   kDimLength,  // [source.size(dim)] (the source's without dim)
   kOne,  // [1]
+  kSecond,  // the second role's own shape (a norm backward's gradient of gamma)
 };
 
 // Whether an output of the rule is allocated at the largest extent its data can give and read back

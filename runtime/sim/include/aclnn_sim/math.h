@@ -177,6 +177,17 @@ T AddScaled(T a, T alpha, T b) {
   }
 }
 
+// torch's _add_relu (aten add_clamp_kernel): a + alpha * b clamped to [0, the largest finite
+// value] by comparisons, the lower bound first (std::max(0, r), then std::min(max, r)): NaN gives
+// 0, not NaN as a relu of the sum would, and +inf the largest finite value.
+template <typename T>
+T AddRelu(T a, T alpha, T b) {
+  T r = AddScaled(a, alpha, b);
+  r = T(0) < r ? r : T(0);
+  if constexpr (!kIntegral<T>) r = r < std::numeric_limits<T>::max() ? r : std::numeric_limits<T>::max();
+  return r;
+}
+
 // self + value * t1 * t2 (torch.addcmul): integers wrap; floating values in one fused
 // multiply-add, fma(value * t1, t2, self), as PyTorch's kernel is compiled (an overflowing
 // product that the sum brings back is not inf).

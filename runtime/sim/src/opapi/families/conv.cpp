@@ -213,6 +213,11 @@ class ConvWork final : public FamilyWork {
   bool bias_from_x = false;  // the bias gradient sums the X side (a transposed convolution's)
   bool im2col_only = false;  // aclnnIm2col: Yout is the column matrix itself, [N, Cx * K, Y]
   bool col2im_only = false;  // aclnnUnfoldGrad: Yin is the column matrix itself, [N, K, Y]
+  // ConvTbc: one GEMM per kernel offset over the positions it reaches inside X, as aten's conv_tbc
+  // and its backward compute: a padded position takes no part in a sum, where an im2col's 0 times
+  // a NaN or infinite weight (or gradient) would put NaN beside the padding. 1d, stride and
+  // dilation 1, one group.
+  bool skip_padding = false;
 
  private:
   // The operand in `slot` as a contiguous float array (rounded through FLOAT16 with USE_FP16).
@@ -242,7 +247,51 @@ class ConvWork final : public FamilyWork {
     return static_cast<float*>(Scratch(kBufCol, static_cast<size_t>(std::max<int64_t>(g.Rows() * g.YSize(), 1)) * sizeof(float)));
   }
 
+  // A [Cy, Cx] matrix (skip_padding's weight slices; the column matrix's buffer, unused there).
+  float* Plane() {
+    return static_cast<float*>(Scratch(kBufCol, static_cast<size_t>(std::max<int64_t>(g.cy * g.cx, 1)) * sizeof(float)));
+  }
+
+  // The [Cy, Cx] slice of the weight at kernel offset kw (1d, one group), contiguous.
+  const float* WeightAt(const float* w, int64_t kw) {
+    const int64_t ks = g.KSize(), plane = g.cy * g.cx;
+    float* wk = Plane();
+    for (int64_t r = 0; r < plane; ++r) wk[r] = w[r * ks + kw];
+    return wk;
+  }
+
+  void ToYSkippingPadding(const float* x, const float* w, float* y) {
+    const int64_t xs = g.XSize(), ys = g.YSize();
+    std::fill(y, y + g.n * g.cy * ys, 0.0f);
+    for (int64_t kw = 0; kw < g.KSize(); ++kw) {
+      int64_t offset, lo, hi;
+      g.Valid(kw, &offset, &lo, &hi);
+      if (hi <= lo) continue;
+      const float* wk = WeightAt(w, kw);
+      for (int64_t i = 0; i < g.n; ++i) {
+        Sgemm(false, false, g.cy, hi - lo, g.cx, wk, g.cx, x + i * g.cx * xs + lo + offset, xs, 1.0f,
+              y + i * g.cy * ys + lo, ys);
+      }
+    }
+  }
+
+  void WeightGradSkippingPadding(const float* y, const float* x, float* w) {
+    const int64_t xs = g.XSize(), ys = g.YSize(), ks = g.KSize(), plane = g.cy * g.cx;
+    float* wk = Plane();
+    for (int64_t kw = 0; kw < ks; ++kw) {
+      int64_t offset, lo, hi;
+      g.Valid(kw, &offset, &lo, &hi);
+      std::fill(wk, wk + plane, 0.0f);
+      for (int64_t i = 0; hi > lo && i < g.n; ++i) {
+        Sgemm(false, true, g.cy, g.cx, hi - lo, y + i * g.cy * ys + lo, ys, x + i * g.cx * xs + lo + offset, xs, 1.0f,
+              wk, g.cx);
+      }
+      for (int64_t r = 0; r < plane; ++r) w[r * ks + kw] = wk[r];
+    }
+  }
+
   void ToY(const float* x, const float* w, float* y) {
+    if (skip_padding) return ToYSkippingPadding(x, w, y);
     const int64_t rows = g.Rows(), ys = g.YSize(), xs = g.XSize(), cxg = g.Cxg(), cyg = g.Cyg();
     const bool pointwise = g.Pointwise();
     float* col = pointwise ? nullptr : Column();
@@ -275,6 +324,7 @@ class ConvWork final : public FamilyWork {
   }
 
   void WeightGrad(const float* y, const float* x, float* w) {
+    if (skip_padding) return WeightGradSkippingPadding(y, x, w);
     const int64_t rows = g.Rows(), ys = g.YSize(), xs = g.XSize(), cxg = g.Cxg(), cyg = g.Cyg();
     const bool pointwise = g.Pointwise();
     float* col = pointwise ? nullptr : Column();
@@ -462,6 +512,7 @@ class Planner {
       return RejectParam(call_, family_, ProblemRole(problem.param, op_), ACLNN_ERR_PARAM_INVALID, problem.message);
     }
     made_->g = MakeGeometry(a, out);
+    made_->skip_padding = tbc;
     const Geometry& g = made_->g;
     if (g.Rows() > INT_MAX || g.XSize() > INT_MAX || g.YSize() > INT_MAX || g.Cyg() > INT_MAX) {
       return Decline(call_, work_, "for a matrix dimension above 2^31 (the BLAS's int)");

@@ -2,11 +2,17 @@
 // transposed form, unique, unique_consecutive, unique_dim), and equal.
 //
 // CANN's contract for these (op-plugin's MaskedSelect, Nonzero, Unique...): the caller allocates
-// the largest output the data can give, runs the API, synchronises and reads the real extent with
+// an output that holds the result, runs the API, synchronises and reads the real extent with
 // aclGetViewShape on the output's aclTensor, which the kernel has set. So the kernels here write
 // their results contiguously from the output's first element and set its view shape
 // (SetTensorView) before the stream reports the work done; the output must therefore be
-// contiguous (the pages: non-contiguous outputs unsupported).
+// contiguous (the pages: non-contiguous outputs unsupported). Phase 1 cannot know the extent (the
+// data is on the device), and CANN does not ask for the largest one there: op-plugin allocates
+// the largest, but the pages' examples, which their authors ran, pass the result's own shape
+// (aclnnNonzeroV2's [2, 7] of 7 nonzeros, aclnnUniqueDim's [3, 2]), or its element count in
+// another rank (aclnnUniqueConsecutive's [8] for dim 0 of a [4, 2] input). What an output must
+// do is hold the result's elements: one that holds fewer is a fault of the kernel (the device's
+// would write past its end), reported when the stream runs it, never a partial result.
 //
 // Elements are compared in the family's compute type (float for FLOAT16/BFLOAT16, which holds
 // them exactly; int64 for the integers and BOOL) and moved bit for bit. Unique sorts ascending
@@ -45,6 +51,7 @@ class DynamicWork final : public FamilyWork {
   bool complex_keys = false;  // unique_consecutive of COMPLEX64/COMPLEX128
   int64_t dim = -1;  // unique_consecutive, unique_dim: the dimension whose slices are compared; -1: elements
   Dims shape;        // masked_select: the broadcast shape
+  bool counts_wanted = false;  // the counts output is asked for (its flag, or unique_dim's always)
   const aclTensor* out_handle = nullptr;
   const aclTensor* counts_handle = nullptr;
 
@@ -62,14 +69,26 @@ class DynamicWork final : public FamilyWork {
     if (handle) SetTensorView(handle, view);
   }
 
+  // Whether `t` holds the `needed` elements of a result; else the fault, naming both counts.
+  aclnnStatus Holds(const TensorRef& t, int64_t needed) const {
+    if (t.numel() >= needed) return ACLNN_SUCCESS;
+    return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + t.name + " holds " + std::to_string(t.numel()) +
+                                     " elements, the result has " + std::to_string(needed) +
+                                     " (the device's kernel writes past its end: allocate the largest result)");
+  }
+
   aclnnStatus MaskedSelect() {
     const TensorRef& out = tensor(kOut);
-    const int64_t n = out.numel();
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
     const int64_t* mask = static_cast<const int64_t*>(
         ContiguousAs(BroadcastTo(tensor(kSecond), shape), ComputeType::kInt64, 0));
     const size_t size = DTypeSize(out.dtype);
     char* values = static_cast<char*>(Scratch(1, static_cast<size_t>(std::max<int64_t>(n, 1)) * size));
     CopyElements(BroadcastTo(tensor(kSelf), shape), DenseRef(values, out.dtype, shape));
+    int64_t selected = 0;
+    for (int64_t i = 0; i < n; ++i) selected += mask[i] != 0;
+    if (aclnnStatus s = Holds(out, selected)) return s;
     int64_t k = 0;
     for (int64_t i = 0; i < n; ++i) {
       if (mask[i]) std::memmove(out.first + static_cast<size_t>(k++) * size, values + static_cast<size_t>(i) * size, size);
@@ -90,6 +109,7 @@ class DynamicWork final : public FamilyWork {
       }
     });
     const int64_t k = static_cast<int64_t>(found.size());
+    if (aclnnStatus s = Holds(tensor(kOut), k * rank)) return s;
     const bool transposed = op_ == D::Op::kNonzeroT;
     std::vector<int64_t> positions(static_cast<size_t>(std::max<int64_t>(k * rank, 1)));
     for (int64_t j = 0; j < k; ++j) {
@@ -188,6 +208,11 @@ class DynamicWork final : public FamilyWork {
     const int64_t k = static_cast<int64_t>(first.size());
     // The values: the chosen rows of the (permuted) input, into the output's first elements.
     const TensorRef& out = tensor(kOut);
+    if (aclnnStatus s = Holds(out, k * width)) return s;
+    const TensorRef& count_out = tensor(kCounts);
+    if (count_out.dtype != ACL_DT_UNDEFINED && counts_wanted) {
+      if (aclnnStatus s = Holds(count_out, k)) return s;
+    }
     const size_t size = DTypeSize(out.dtype);
     Dims moved_shape = moved.shape;
     if (dim >= 0) moved_shape[0] = k;
@@ -215,7 +240,6 @@ class DynamicWork final : public FamilyWork {
     if (inverse.dtype != ACL_DT_UNDEFINED && inverse.numel() == rows) {
       CopyElements(DenseRef(group.data(), ACL_INT64, inverse.shape), inverse);
     }
-    const TensorRef& count_out = tensor(kCounts);
     if (count_out.dtype != ACL_DT_UNDEFINED && count_out.numel() >= k) {
       CopyElements(DenseRef(counts.data(), ACL_INT64, Dims{k}), DenseRef(count_out.first, count_out.dtype, Dims{k}));
       SetView(counts_handle, Dims{k});
@@ -237,6 +261,7 @@ aclnnStatus CheckExact(const Call& call, const FamilySpec& family, int role, con
 }
 
 bool Dense(const TensorDesc& t) {
+  if (t.numel() == 0) return true;  // no element to place (an empty result's out: [0, 2], any strides)
   int64_t expected = 1;
   for (size_t d = t.view.size(); d-- > 0;) {
     if (t.view[d] != 1 && t.strides[d] != expected) return false;
@@ -287,12 +312,6 @@ aclnnStatus PlanDynamic(const Call& call, const FamilySpec& family, ExecutorWork
         return Invalid(call, family, D::Role::kMask, "shape " + DimsText(mask->view) + " does not broadcast with " +
                                                          RoleName(call, family, D::Role::kSelf) + "'s " + DimsText(self->view));
       }
-      int64_t total = 1;
-      for (int64_t d : w.shape) total *= d;
-      if (aclnnStatus s = CheckExact(call, family, D::Role::kOut, *out, Dims{total},
-                                     "one dimension of the broadcast shape's element count")) {
-        return s;
-      }
       if (out->dtype != self->dtype) {
         return Invalid(call, family, D::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " differs from " +
                                                         RoleName(call, family, D::Role::kSelf) + "'s " + DTypeName(self->dtype));
@@ -300,14 +319,8 @@ aclnnStatus PlanDynamic(const Call& call, const FamilySpec& family, ExecutorWork
       w.tensor(kSecond).Set(RoleName(call, family, D::Role::kMask), *mask);
       break;
     }
-    case D::Op::kNonzero: case D::Op::kNonzeroT: {
-      const Dims bound = op == D::Op::kNonzero ? Dims{n, rank} : Dims{rank, n};
-      if (aclnnStatus s = CheckExact(call, family, D::Role::kOut, *out, bound,
-                                     "the largest result: every element nonzero (the page: allocate the largest size)")) {
-        return s;
-      }
+    case D::Op::kNonzero: case D::Op::kNonzeroT:
       break;
-    }
     case D::Op::kEqual: {
       const TensorDesc* other = RoleTensor(call, family, D::Role::kOther);
       if (!other) return Decline(call, work, "without its other input");
@@ -330,7 +343,6 @@ aclnnStatus PlanDynamic(const Call& call, const FamilySpec& family, ExecutorWork
         if (flattened || rank == 0) dim = -1;
       }
       w.dim = dim;
-      const Dims values_bound = dim >= 0 ? self->view : Dims{n};
       if (dim >= 0) {
         for (int64_t d = 0; d < rank; ++d) {
           if (d != dim && self->view[d] == 0) {
@@ -338,10 +350,6 @@ aclnnStatus PlanDynamic(const Call& call, const FamilySpec& family, ExecutorWork
                                                              " is empty: the slices along dim have no element to compare");
           }
         }
-      }
-      if (aclnnStatus s = CheckExact(call, family, D::Role::kOut, *out, values_bound,
-                                     dim >= 0 ? "the input's shape: the largest result" : "the input's element count: the largest result")) {
-        return s;
       }
       if (out->dtype != self->dtype) {
         return Invalid(call, family, D::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " differs from " +
@@ -353,10 +361,12 @@ aclnnStatus PlanDynamic(const Call& call, const FamilySpec& family, ExecutorWork
           return s;
         }
       }
-      if (counts && want_counts) {
-        const Dims expected = dim >= 0 ? Dims{self->view[dim]} : Dims{n};
-        if (aclnnStatus s = CheckExact(call, family, D::Role::kCounts, *counts, expected, "the largest result's length")) return s;
+      // Unique2's page: countsOut of valueOut's shape when returnCounts (op-plugin allocates both
+      // at the largest result); the others' pages say nothing of it.
+      if (counts && want_counts && op == D::Op::kUnique) {
+        if (aclnnStatus s = CheckExact(call, family, D::Role::kCounts, *counts, out->view, "valueOut's shape")) return s;
       }
+      w.counts_wanted = want_counts || (counts && !family.has(D::Role::kReturnCounts));
       if (counts && !Dense(*counts)) {
         return Invalid(call, family, D::Role::kCounts, "must be contiguous: the kernel sets its view shape");
       }

@@ -310,8 +310,11 @@ class LossWork final : public FamilyWork {
       }
       T value;
       load(rows.first + offset * size, 0, 1, &value);
-      *weight = w ? double(w[t[sample]]) : 1.0;
-      return -*weight * double(value);
+      // The product in the compute type, as aten's nll_loss (scalar_t): a subnormal weight times
+      // a value underflows there, and the mean divides what is left by the weights' sum.
+      const T chosen = w ? w[t[sample]] : T(1);
+      *weight = double(chosen);
+      return -double(static_cast<T>(value * chosen));
     };
     if (reduction == kNone && tensor(kSelf).rank() >= 2) {
       T* out = static_cast<T*>(Scratch(4, static_cast<size_t>(view.samples) * sizeof(T)));
@@ -436,7 +439,9 @@ class LossWork final : public FamilyWork {
   }
 
   // d loss_n / d self[n, j] = (1 - e) * w[y] * (p_j - [j == y]) + e / C * (p_j * sum_c w[c] - w[j]),
-  // p = exp(logProb), times gradLoss (divided by the summed target weights for a mean).
+  // p = exp(logProb), times gradLoss (divided by the summed target weights for a mean). Every step
+  // in T, in that order, as the page's formula computes in the tensor's type: a p * sum(w) that
+  // overflows in float is inf here too (the double intermediates gave -7.8e37 where float gives -inf).
   template <typename T>
   aclnnStatus CrossEntropyGrad() {
     const TensorRef& self = tensor(kSelf);
@@ -449,12 +454,13 @@ class LossWork final : public FamilyWork {
     const bool per_sample = reduction == kNone;
     double* picked = static_cast<double*>(Scratch(3, static_cast<size_t>(samples) * sizeof(double)));
     TargetWeights(t, w, samples, picked);
-    double weights = w ? 0.0 : double(classes);
-    for (int64_t c = 0; w && c < classes; ++c) weights += double(w[c]);
+    T weights = w ? T(0) : static_cast<T>(classes);
+    for (int64_t c = 0; w && c < classes; ++c) weights += w[c];
     // The divisor summed in T, as the golden's weight[target].sum() in the tensor's type.
     T summed = 0;
     for (int64_t i = 0; i < samples; ++i) summed += static_cast<T>(picked[i]);
-    const double e = label_smoothing, divisor = reduction == kMean ? double(summed) : 1.0;
+    const double e = label_smoothing;
+    const T kept = static_cast<T>(1 - e), spread = static_cast<T>(e / double(classes));
     const TensorRef& result = tensor(kOut);
     const bool direct = result.dtype == StorageOf(type) && result.Contiguous();
     T* out = direct ? reinterpret_cast<T*>(result.first)
@@ -465,12 +471,13 @@ class LossWork final : public FamilyWork {
         std::fill(row, row + classes, T(0));
         return;
       }
-      const double scale = double(g[per_sample ? n : 0]) / divisor, wy = w ? double(w[t[n]]) : 1.0;
+      const T grad = g[per_sample ? n : 0], wy = w ? w[t[n]] : T(1);
       for (int64_t c = 0; c < classes; ++c) {
-        const double p = std::exp(double(lp[n * classes + c]));
-        double d = (1 - e) * wy * (p - (c == t[n] ? 1.0 : 0.0));
-        if (e != 0) d += e / double(classes) * (p * weights - (w ? double(w[c]) : 1.0));
-        row[c] = static_cast<T>(scale * d);
+        const T p = std::exp(lp[n * classes + c]);
+        T d = kept * wy * (p - T(c == t[n] ? 1 : 0));
+        if (e != 0) d += spread * (p * weights - (w ? w[c] : T(1)));
+        const T scaled = d * grad;
+        row[c] = reduction == kMean ? scaled / summed : scaled;
       }
     });
     if (!direct) ScatterFrom(out, type, result);

@@ -109,8 +109,12 @@ class NormGradWork final : public FamilyWork {
       const double n = static_cast<double>(length);
       const double shift = centred && !constant ? sum_g / n : 0.0, slope = constant ? 0.0 : sum_gx / n;
       for (int64_t i = 0; i < length; ++i) {
-        const double xhat = (static_cast<double>(xr[i]) - mean) * rstd;
         const double g = static_cast<double>(dyr[i]) * (weight ? static_cast<double>(weight[WeightIndex(r, i)]) : 1.0);
+        if (constant) {  // inference: input takes no part (a NaN input's xhat * 0 was NaN), as in aten's
+          dxr[i] = static_cast<T>(rstd * g);
+          continue;
+        }
+        const double xhat = (static_cast<double>(xr[i]) - mean) * rstd;
         dxr[i] = static_cast<T>(rstd * (g - shift - xhat * slope));
       }
     };

@@ -93,7 +93,9 @@ class OptimWork final : public FamilyWork {
       m[k] += (g - m[k]) * (1 - beta1);
       v[k] = v[k] * beta2 + (1 - beta2) * g * g;
       float second = v[k];
-      if (max_v) second = max_v[k] = std::max(max_v[k], v[k]);
+      // torch.maximum's: a NaN second moment (a NaN gradient's) stays NaN, as in torch.optim's
+      // AdamW; std::max would drop it for the old maximum.
+      if (max_v) second = max_v[k] = v[k] != v[k] ? v[k] : std::max(max_v[k], v[k]);
       var[k] -= step_size * m[k] / (std::sqrt(second) / correction2_sqrt + eps);
     }
     ScatterFrom(m, ComputeType::kFloat32, tensor(base + kM));
