@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests import bindings_build
@@ -69,6 +70,10 @@ aclnn.sim_set_soc("Ascend950")  # the one chip aclnnDropoutV3's page supports
 record("dropout offset 6", lambda: aclnn.dropout_v3(np.ones(128, np.float32), None, 0.5, 1, 6, out=dropout_outs()))
 record("dropout noise shape", lambda: aclnn.dropout_v3(np.ones(128, np.float32), np.array([128], np.int64), 0.5, 1, 0,
                                                        out=dropout_outs()))
+x = np.random.default_rng(0).uniform(0.5, 2.0, 4000).astype(np.float32)
+kept = [aclnn.dropout_v3(x, None, 0.3, 21, 8, out=(np.zeros(4000, np.float32), np.zeros(512, np.uint8))) for _ in range(2)]
+out["dropout x"], out["dropout out"], out["dropout mask"] = x.tolist(), kept[0][0].tolist(), kept[0][1].tolist()
+out["dropout again"] = kept[1][0].tolist()
 aclnn.sim_set_soc("Ascend910B")
 record("17 of 16 without replacement", lambda: aclnn.multinomial(np.ones((2, 16), np.float32), 17, False, 1, 0,
                                                                 out=np.zeros((2, 17), np.int64)))
@@ -102,3 +107,12 @@ def test_calls_outside_the_law_are_refused_by_name(results, name, param):
     assert results[name]["status"] == 161002, results[name]
     assert param in results[name]["message"], results[name]
 
+
+def test_dropout_v3_keeps_what_its_mask_says_scaled_at_the_rate_asked(results):
+    x, y = np.array(results["dropout x"]), np.array(results["dropout out"])
+    bits = np.unpackbits(np.array(results["dropout mask"], np.uint8), bitorder="little")
+    assert not bits[x.size:].any(), "bits past the elements are set"
+    keep = bits[:x.size].astype(bool)
+    np.testing.assert_allclose(y, np.where(keep, x / 0.7, 0.0), rtol=1e-6)
+    assert abs(keep.mean() - 0.7) < 0.03, keep.mean()
+    assert results["dropout again"] == results["dropout out"]
