@@ -15,9 +15,9 @@
 //   randperm      Fisher-Yates, swap i with a position below it drawn from block i
 //   gen_mask      bit i of byte i / 8 (least significant first) is 1 (kept) where u >= prob; the
 //                 bits past the elements, up to the 128-bit alignment, are 0
-//   do_mask       out = self * bit / (1 - prob); prob 1 gives zeros
+//   do_mask       out = self / (1 - prob) where the bit is 1, else 0; prob 1 gives zeros
 //   dropout       gen_mask and do_mask at once (aclnnDropoutV3); p 0 or 1 leaves the mask untouched
-//   dropout_grad  gradX = gradY * bit * scale
+//   dropout_grad  gradX = gradY * bit * scale (a product: NaN * 0 is NaN)
 //   rrelu         training: a = lower + (upper - lower) * u where self < 0, out = self * a and
 //                 noise = a (1 where self >= 0); else out = self * (lower + upper) / 2 where self < 0
 // Values are drawn in double and stored in the output's dtype (converted as a cast converts them).
@@ -307,7 +307,8 @@ class RandomWork final : public FamilyWork {
     double* y = static_cast<double*>(Scratch(0, static_cast<size_t>(std::max<int64_t>(n, 1)) * 8));
     ForIndices(n, [&](int64_t i) {
       const bool kept = (bytes[i / 8] >> (i % 8)) & 1;
-      y[i] = kept ? x[i] * factor : 0.0;
+      // A dropped element is 0 (the forward pages); a gradient is a product (V3Grad's gradY * mask * scale).
+      y[i] = kept ? x[i] * factor : op_ == F::Op::kDropoutGrad ? x[i] * 0.0 : 0.0;
     });
     ScatterFrom(y, ComputeType::kFloat64, tensor(kOut));
     return ACLNN_SUCCESS;
