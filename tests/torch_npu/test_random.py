@@ -7,10 +7,9 @@ call draws others, and that each follows the law of the same op on the CPU (a tw
 Kolmogorov-Smirnov distance below its critical value at 1e-6) and its invariants."""
 
 
-def test_random_ops_repeat_after_seeding_and_follow_the_cpu_law(run_npu):
-    run_npu("""
+# A two-sample Kolmogorov-Smirnov distance and its critical value at a significance of 1e-6.
+KS = """
         import math
-        import torch.nn.functional as F
 
         def ks_distance(a, b):
             a, b = a.double().flatten().sort().values, b.double().flatten().sort().values
@@ -18,6 +17,12 @@ def test_random_ops_repeat_after_seeding_and_follow_the_cpu_law(run_npu):
             fa = torch.searchsorted(a, points, right=True) / a.numel()
             fb = torch.searchsorted(b, points, right=True) / b.numel()
             return float((fa - fb).abs().max()), 2.69 * math.sqrt((a.numel() + b.numel()) / (a.numel() * b.numel()))
+"""
+
+
+def test_random_ops_repeat_after_seeding_and_follow_the_cpu_law(run_npu):
+    run_npu(KS + """
+        import torch.nn.functional as F
 
         def rrelu_slopes(d):
             x = -torch.ones(20000, device=d)
@@ -94,3 +99,26 @@ def test_a_seed_gives_the_same_values_on_any_number_of_threads(run_npu):
     """
     digests = {run_npu(script, env={"ACLNN_SIM_THREADS": threads}).split("digest ")[1].split()[0] for threads in ("1", "2")}
     assert len(digests) == 1, digests
+
+
+def test_normal_of_tensors_follows_the_cpu_law_on_the_chips_its_pages_support(run_npu):
+    # aclnnNormalTensorTensor, TensorFloat and FloatTensor's pages support Ascend 950 only: on the
+    # default Ascend910B, torch.normal of tensors fails with 161002 naming the page.
+    script = KS + """
+        mean, std = torch.linspace(-3, 3, 20000), torch.linspace(0.5, 2, 20000)
+        ops = {
+            "tensor tensor": lambda d: torch.normal(mean.to(d), std.to(d)),
+            "tensor float": lambda d: torch.normal(mean.to(d), 2.0),
+            "float tensor": lambda d: torch.normal(1.0, std.to(d)),
+        }
+        for name, fn in ops.items():
+            torch.manual_seed(8)
+            first = fn("npu").cpu()
+            torch.manual_seed(8)
+            assert torch.equal(first, fn("npu").cpu()), name
+            distance, critical = ks_distance(first, fn("cpu"))
+            assert distance <= critical, (name, distance, critical)
+    """
+    run_npu(script, env={"ACLNN_SIM_SOC": "Ascend950"})
+    refused = run_npu("torch.normal(torch.zeros(4, device='npu'), torch.ones(4, device='npu'))", expect_failure=True)
+    assert "aclnnNormalTensorTensor failed, error code is 161002" in refused, refused
