@@ -63,6 +63,9 @@ dense = aclnn.inplace_normal(np.zeros((40, 30), np.float32), 0.0, 1.0, 77, 4)
 strided = np.zeros((30, 80), np.float32).T[::2]
 aclnn.inplace_normal(strided, 0.0, 1.0, 77, 4)
 out["dense"], out["strided"] = dense.tolist(), strided.tolist()
+mask = np.array([0b01010101] * 16, np.uint8)
+for p in (0.0, 0.5, 1.0):
+    record(f"do_mask {p}", lambda: aclnn.dropout_do_mask(np.arange(1, 9, dtype=np.float32), mask, p))
 record("std < 0", lambda: aclnn.inplace_normal(np.zeros(4, np.float32), 0.0, -1.0, 1, 0))
 record("from > to", lambda: aclnn.inplace_uniform(np.zeros(4, np.float32), 3.0, 1.0, 1, 0))
 dropout_outs = lambda: (np.zeros(128, np.float32), np.zeros(16, np.uint8))
@@ -116,3 +119,9 @@ def test_dropout_v3_keeps_what_its_mask_says_scaled_at_the_rate_asked(results):
     np.testing.assert_allclose(y, np.where(keep, x / 0.7, 0.0), rtol=1e-6)
     assert abs(keep.mean() - 0.7) < 0.03, keep.mean()
     assert results["dropout again"] == results["dropout out"]
+
+
+def test_do_mask_keeps_self_at_prob_0_and_zeroes_it_at_1_whatever_the_mask(results):
+    assert results["do_mask 0.0"] == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert results["do_mask 0.5"] == [2, 0, 6, 0, 10, 0, 14, 0]
+    assert results["do_mask 1.0"] == [0] * 8

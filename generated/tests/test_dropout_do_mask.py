@@ -38,7 +38,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B',),
-    golden='torch.where(exact.mask_bits(mask, self.shape) > 0, self / (1 - prob), 0.0)',
+    golden='self.clone() if prob == 0 else torch.zeros_like(self) if prob == 1 else torch.where(exact.mask_bits(mask, self.shape) > 0, self / (1 - prob), 0.0)',
     integer_math='float',
     simulated=True,
     out_shape_from={},

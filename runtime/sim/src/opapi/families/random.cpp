@@ -15,7 +15,7 @@
 //   randperm      Fisher-Yates, swap i with a position below it drawn from block i
 //   gen_mask      bit i of byte i / 8 (least significant first) is 1 (kept) where u >= prob; the
 //                 bits past the elements, up to the 128-bit alignment, are 0
-//   do_mask       out = self / (1 - prob) where the bit is 1, else 0; prob 1 gives zeros
+//   do_mask       out = self / (1 - prob) where the bit is 1, else 0; prob 0 gives self, 1 zeros
 //   dropout       gen_mask and do_mask at once (aclnnDropoutV3); p 0 or 1 leaves the mask untouched
 //   dropout_grad  gradX = gradY * bit * scale (a product: NaN * 0 is NaN)
 //   rrelu         training: a = lower + (upper - lower) * u where self < 0, out = self * a and
@@ -289,17 +289,19 @@ class RandomWork final : public FamilyWork {
   aclnnStatus ApplyMask() {
     const TensorRef& self = tensor(kSelf);
     const int64_t n = self.numel();
-    if (op_ == F::Op::kDropout) {
-      if (prob == 0 || prob == 1) {  // the page: the mask is left as it is
+    // The pages: prob 0 leaves self as it is and prob 1 zeroes it, whatever the mask (aclnnDropoutV3
+    // does not touch its mask then).
+    if (op_ != F::Op::kDropoutGrad) {
+      if (prob == 0 || prob == 1) {
         const double* x = static_cast<const double*>(ContiguousAs(self, ComputeType::kFloat64, 1));
         std::vector<double> y(static_cast<size_t>(n), 0.0);
         if (prob == 0) std::copy(x, x + n, y.begin());
         ScatterFrom(y.data(), ComputeType::kFloat64, tensor(kOut));
         return ACLNN_SUCCESS;
       }
-      GenMask(tensor(kMaskOut));
+      if (op_ == F::Op::kDropout) GenMask(tensor(kMaskOut));
     }
-    const double factor = op_ == F::Op::kDropoutGrad ? scale : prob >= 1 ? 0 : 1.0 / (1.0 - prob);
+    const double factor = op_ == F::Op::kDropoutGrad ? scale : 1.0 / (1.0 - prob);
     // The mask's bytes as int64 (ContiguousAs converts them): byte k holds elements 8k to 8k + 7.
     const int64_t* bytes = static_cast<const int64_t*>(
         ContiguousAs(tensor(op_ == F::Op::kDropout ? kMaskOut : kMask), ComputeType::kInt64, 5));
