@@ -57,7 +57,7 @@ def record(name, call):
     except aclnn.AclnnError as error:
         out[name] = {"status": error.status, "message": str(error)}
 
-# random_(0, 2^62) into INT64: element i is the first two words of block (i, offset) modulo 2^62.
+# random_(0, 2^62) into INT64: element i is 64 bits of block (i / 2, offset) modulo 2^62.
 record("random int64", lambda: aclnn.inplace_random(np.zeros(6, np.int64), 0, 1 << 62, 1234, 8))
 dense = aclnn.inplace_normal(np.zeros((40, 30), np.float32), 0.0, 1.0, 77, 4)
 strided = np.zeros((30, 80), np.float32).T[::2]
@@ -95,7 +95,8 @@ def results() -> dict:
 
 
 def test_the_engine_draws_philox_4x32_10_at_counter_element_and_offset(results):
-    words = [philox(1234, i | 8 << 64) for i in range(6)]
+    # Element i: the words 2h, 2h + 1 (h = i % 2) of block i // 2.
+    words = [philox(1234, i // 2 | 8 << 64)[2 * (i % 2):2 * (i % 2) + 2] for i in range(6)]
     assert results["random int64"] == [(w[0] << 32 | w[1]) % (1 << 62) for w in words]
 
 

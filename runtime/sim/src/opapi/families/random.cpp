@@ -1,9 +1,11 @@
 // The random family: every value from one counter-based generator, Philox 4x32-10 (Salmon et al.,
 // "Parallel random numbers: as easy as 1, 2, 3"; the generator of CANN's and PyTorch's devices),
-// keyed by the pages' seed, its counter (element i, offset). Element i of a result (row-major in
-// its logical shape) reads the four words of block (i, offset) alone, so a seed and an offset give
-// one result whatever the threads and the strides, and two offsets two independent streams.
-//   normal        mean + std * z, z from Box-Muller on the block's two 53-bit uniforms; mean and
+// keyed by the pages' seed, its counter (block j, offset). Element i of a result (row-major in
+// its logical shape) reads block (i, offset) alone (normal, uniform, random and bernoulli: half
+// i % 2 of block (i / 2, offset)), so a seed and an offset give one result whatever the threads and
+// the strides, and two offsets two independent streams.
+//   normal        mean + std * z, z from Box-Muller on the block's two 53-bit uniforms (cos for an
+//                 even element, sin for the odd one of the pair); mean and
 //                 std numbers or tensors broadcast to out's shape (std < 0 refused, as aten)
 //   uniform       from + (to - from) * u, u in [0, 1)
 //   random        integers uniform in [from, to); without from/to: [0, 2^mantissa] for floating
@@ -50,7 +52,8 @@ struct Block {
     const uint64_t bits = (static_cast<uint64_t>(w[2 * k]) << 32 | w[2 * k + 1]) >> 11;
     return static_cast<double>(bits) * 0x1.0p-53;
   }
-  uint64_t Word64() const { return static_cast<uint64_t>(w[0]) << 32 | w[1]; }
+  // Words 2k and 2k + 1 as one 64-bit number.
+  uint64_t Word64(int k = 0) const { return static_cast<uint64_t>(w[2 * k]) << 32 | w[2 * k + 1]; }
 };
 
 // Philox 4x32-10 of counter (index, offset) under key seed.
@@ -69,11 +72,6 @@ inline Block Philox(uint64_t seed, uint64_t index, uint64_t offset) {
     k1 += 0xBB67AE85;
   }
   return Block{{c0, c1, c2, c3}};
-}
-
-inline double StandardNormal(const Block& b) {
-  const double u1 = 1.0 - b.Uniform(0);  // (0, 1]: log is finite
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * b.Uniform(1));
 }
 
 // fn(i) for i in [0, n), split among the pool's threads when large (each value depends on i alone).
@@ -179,26 +177,39 @@ class RandomWork final : public FamilyWork {
     void* values = Scratch(0, static_cast<size_t>(n) * size);
     const double low = op_ == F::Op::kRandom && std::isnan(a) ? 0 : a;
     const double span = op_ == F::Op::kRandom && std::isnan(a) ? TopOfRange() + 1 : b - a;
-    ForIndices(n, [&](int64_t i) {
-      const Block block = Philox(seed, static_cast<uint64_t>(i), offset);
-      double v = 0;
-      switch (op_) {
-        case F::Op::kNormal: v = (mean ? mean[i] : a) + (std ? std[i] : b) * StandardNormal(block); break;
-        case F::Op::kUniform: v = a + (b - a) * block.Uniform(0); break;
-        case F::Op::kBernoulli: v = block.Uniform(0) < (p ? p[i] : prob) ? 1 : 0; break;
-        default: {  // random: low + (a 64-bit word modulo the span)
-          const uint64_t r = block.Word64() % static_cast<uint64_t>(span);
-          if (integral) {
-            static_cast<int64_t*>(values)[i] = static_cast<int64_t>(low) + static_cast<int64_t>(r);
-            return;
-          }
-          v = low + static_cast<double>(r);
-        }
+    // Element i draws from half i % 2 of block i / 2: a pair of elements, one block (Box-Muller's
+    // two normals of one radius and angle).
+    ForIndices((n + 1) / 2, [&](int64_t pair) {
+      const Block block = Philox(seed, static_cast<uint64_t>(pair), offset);
+      double radius = 0, angle = 0;
+      if (op_ == F::Op::kNormal) {
+        radius = std::sqrt(-2.0 * std::log(1.0 - block.Uniform(0)));  // 1 - u in (0, 1]: a finite log
+        angle = 2.0 * M_PI * block.Uniform(1);
       }
-      if (integral) {
-        static_cast<int64_t*>(values)[i] = static_cast<int64_t>(v);
-      } else {
-        static_cast<double*>(values)[i] = v;
+      for (int half = 0; half < 2; ++half) {
+        const int64_t i = pair * 2 + half;
+        if (i >= n) break;
+        double v = 0;
+        switch (op_) {
+          case F::Op::kNormal:
+            v = (mean ? mean[i] : a) + (std ? std[i] : b) * radius * (half ? std::sin(angle) : std::cos(angle));
+            break;
+          case F::Op::kUniform: v = a + (b - a) * block.Uniform(half); break;
+          case F::Op::kBernoulli: v = block.Uniform(half) < (p ? p[i] : prob) ? 1 : 0; break;
+          default: {  // random: low + (the half's 64 bits modulo the span)
+            const uint64_t r = block.Word64(half) % static_cast<uint64_t>(span);
+            if (integral) {
+              static_cast<int64_t*>(values)[i] = static_cast<int64_t>(low) + static_cast<int64_t>(r);
+              continue;
+            }
+            v = low + static_cast<double>(r);
+          }
+        }
+        if (integral) {
+          static_cast<int64_t*>(values)[i] = static_cast<int64_t>(v);
+        } else {
+          static_cast<double*>(values)[i] = v;
+        }
       }
     });
     ScatterFrom(values, integral ? ComputeType::kInt64 : ComputeType::kFloat64, out);
