@@ -1050,6 +1050,12 @@ class OpSemantics(_Json):
     # What a framework's calls admit beyond the table, and which client and call show it.
     client_dtypes: tuple[ClientDTypes, ...] = ()
     client_evidence: str = ""
+    # A random op: the golden draws from the same law with PyTorch's generator, and the tests
+    # compare by law (reproducible for a seed and offset, another offset another sample, the
+    # golden's distribution), not element by element; `invariant`: a Python expression over the
+    # inputs and results, true of every draw (a permutation's values, a range).
+    law: bool = False
+    invariant: str = ""
 
     def domain(self, param: str) -> Optional[InputDomain]:
         for d in self.domains:

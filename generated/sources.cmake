@@ -97,6 +97,8 @@ set(ACLNN_EXAMPLES
   batch_norm_reduce
   batch_norm_reduce_backward
   batch_norm_stats
+  bernoulli
+  bernoulli_tensor
   binary_cross_entropy
   binary_cross_entropy_backward
   bitwise_and_scalar
@@ -139,6 +141,12 @@ set(ACLNN_EXAMPLES
   div_mods
   divs
   dot
+  dropout_do_mask
+  dropout_gen_mask
+  dropout_gen_mask_v2
+  dropout_gen_mask_v2_tensor
+  dropout_v3
+  dropout_v3_grad
   elu
   elu_backward
   embedding
@@ -274,6 +282,7 @@ set(ACLNN_EXAMPLES
   inplace_addcmul
   inplace_adds
   inplace_asin
+  inplace_bernoulli
   inplace_bitwise_and_scalar
   inplace_bitwise_and_tensor
   inplace_bitwise_or_scalar
@@ -326,10 +335,17 @@ set(ACLNN_EXAMPLES
   inplace_ne_scalar
   inplace_ne_tensor
   inplace_neg
+  inplace_normal
+  inplace_normal_tensor
   inplace_one
   inplace_pow_tensor_scalar
   inplace_pow_tensor_tensor
   inplace_put
+  inplace_r_relu_with_noise
+  inplace_random
+  inplace_random_tensor
+  inplace_random_without_from_to
+  inplace_random_without_from_to_tensor
   inplace_reciprocal
   inplace_relu
   inplace_remainder_tensor_scalar
@@ -355,6 +371,8 @@ set(ACLNN_EXAMPLES
   inplace_tril
   inplace_triu
   inplace_trunc
+  inplace_uniform
+  inplace_uniform_tensor
   inplace_x_log_y_scalar_other
   inplace_x_log_y_tensor
   inplace_zero
@@ -426,6 +444,8 @@ set(ACLNN_EXAMPLES
   mse_loss_backward
   mul
   muls
+  multinomial
+  multinomial_tensor
   mv
   nan_to_num
   neg
@@ -436,12 +456,17 @@ set(ACLNN_EXAMPLES
   nonzero
   nonzero_v2
   norm
+  normal_float_float
+  normal_float_tensor
+  normal_tensor_float
+  normal_tensor_tensor
   one_hot
   permute
   pow_scalar_tensor
   pow_tensor_tensor
   prod
   prod_dim
+  randperm
   range
   reciprocal
   reduce_log_sum

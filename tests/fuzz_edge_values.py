@@ -363,13 +363,13 @@ class Campaign:
             return
         judged = t.replace(case, layout="device" if self.device_results(op, call_inputs, outs) else "contiguous")
         try:
-            t.assert_results(op, judged, golden_inputs, outs, results, expected)
+            t.assert_results(op, judged, golden_inputs, outs, results, expected, by_law=op.law)
         except AssertionError as error:
             either = self.either_kernel(op, case, before, expected, results)
             try:
                 if either is None:
                     raise
-                t.assert_results(op, judged, golden_inputs, outs, results, either)
+                t.assert_results(op, judged, golden_inputs, outs, results, either, by_law=op.law)
             except AssertionError:
                 self.bug(api, f"{described}\n  differs from the golden: {str(error)[:1500]}")
                 return

@@ -173,6 +173,20 @@ def test_results_are_exact_where_the_semantics_file_or_the_family_op_says_so():
         assert emitter.suite(build_model([make_page(api)], family).apis[0]).exact is expected
 
 
+def test_a_random_op_compares_by_law_with_the_offset_its_family_names(tmp_path):
+    api = make_api("aclnnFoo", params=(make_param("selfRef", direction=Direction.INOUT),
+                                       make_param("seed", kind=ParamKind.INT), make_param("shift", kind=ParamKind.INT)))
+    law = [OpSemantics("aclnnFoo", "f", golden="torch.rand_like(selfRef)", family="random", op="uniform", law=True,
+                       invariant="bool((selfRef < 1).all())", roles=(ArgValue("out", "selfRef"), ArgValue("offset", "shift")))]
+    model = build_model([make_page(api)], law)
+    assert emitter.suite(model.apis[0]).law_offset == "shift"
+    files = FileManager(tmp_path)
+    emitter.emit(model, files)
+    text = files.written["tests/test_foo.py"]
+    assert "law=True,\n    law_offset='shift',\n    invariant='bool((selfRef < 1).all())'," in text
+    assert not one_api_suite(*unary()).law_offset
+
+
 def test_valid_cases_list_every_golden_group(seeds, tmp_path):
     model = build_model(seed_pages(), seed_semantics())
     files = FileManager(tmp_path)

@@ -83,3 +83,11 @@ def test_client_dtypes_are_read_with_their_evidence_and_bad_ones_are_diagnosed(t
     assert a.client_dtypes == (ClientDTypes("out", (DType.FLOAT, DType.BFLOAT16)),)
     assert a.client_evidence == "op-plugin AKernelNpuOpApi.cpp"
     assert b.client_dtypes == () and c.client_dtypes == ()  # no evidence; an unknown dtype
+
+
+def test_law_and_its_invariant_are_read_and_an_invariant_without_law_is_diagnosed(tmp_path):
+    loaded = _load(tmp_path, '[aclnnA]\nfamily = "random"\nop = "randperm"\nlaw = true\ninvariant = "out.numel() == n"\n'
+                             '[aclnnB]\nkernel = "self"\ninvariant = "True"\n'
+                             '[aclnnC]\nkernel = "self"\nlaw = "yes"\n')
+    assert [d.code for d in loaded.diagnostics] == ["semantics-value", "semantics-value"]
+    assert [(op.law, op.invariant) for op in loaded.ops] == [(True, "out.numel() == n"), (False, ""), (False, "")]

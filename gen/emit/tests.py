@@ -55,6 +55,9 @@ PARAM_INVALID = abi.status_code("ACLNN_ERR_PARAM_INVALID")
 BASE_RANK = 2
 # When a page states no rank for a tensor: what the tests use.
 UNSTATED_RANKS = (1, 4)
+# The most dimensions aclCreateTensor takes (the simulator's kMaxRank): a page's bound at or above
+# it cannot be broken from Python.
+MAX_TENSOR_RANK = 32
 # Shapes that neither match nor broadcast against SHAPES[BASE_RANK].
 MISMATCHED_SHAPE = (4, 5)
 
@@ -170,6 +173,7 @@ class Suite:
     result_rule: str  # gen.ir.ResultRule's name of the kernel's result dtype rule; "" for the runtime's default
     family: str  # the kernel family computing it ("": an elementwise kernel, or none)
     exact: bool  # its results are PyTorch's bit for bit (the semantics file's exact, an exact family op)
+    law_offset: str  # a random op's offset parameter: its results compare by law (semantics `law`), "" otherwise
     base: Case
     groups: tuple[CaseGroup, ...]
     golden_skip: str  # why no valid call is compared with a golden (then `base` only runs)
@@ -211,6 +215,16 @@ def exact_results(semantics: Optional[OpSemantics]) -> bool:
         return False
     family = families.family(semantics.family) if semantics.family else None
     return semantics.exact or (family is not None and families.exact(family, semantics.op))
+
+
+def law_offset(bound: BoundAPI) -> str:
+    """The parameter a random op's stream follows (its family's offset role: the generated check
+    asks another offset for another sample); "" for an op compared element by element."""
+    semantics = bound.semantics
+    if semantics is None or not semantics.law:
+        return ""
+    roles = families.bind_roles(semantics, [p.name for p in bound.api.params])[0] if semantics.family else {}
+    return roles.get("offset", "")
 
 
 def not_castable_from(dtype: DType) -> Optional[DType]:
@@ -465,6 +479,8 @@ class Planner:
         dtypes, values = dict(dtypes), dict(values)
         for p in self.api.inputs:
             if p.kind is ParamKind.SCALAR and p.name not in self.bound_scalars and p.name in values:
+                if p.documented_dtypes() and all(d.is_floating for d in p.documented_dtypes()):
+                    continue  # a scalar the page wants floating whatever the tensors (a probability)
                 value = values[p.name]
                 if isinstance(value, float) or (family is DType.BOOL and not isinstance(value, bool)):
                     values[p.name] = _scalar_value(family, value)
@@ -1061,8 +1077,12 @@ class Planner:
             return cases, "every dtype NumPy can hold is documented for the parameters it names"
         if category is ErrorCategory.RANK:
             cases = []
+            beyond = False  # a bound no tensor can exceed
             for p in named:
                 if p.kind is not ParamKind.TENSOR or p.rank is None:
+                    continue
+                if p.rank[1] >= MAX_TENSOR_RANK:
+                    beyond = True
                     continue
                 shape = (1,) * (p.rank[1] + 1 - len(self.base_shape)) + self.base_shape
                 if p.direction is Direction.OUT:
@@ -1071,7 +1091,8 @@ class Planner:
                 else:
                     cases.append(replace(base, id=f"{p.name}-rank{len(shape)}",
                                          shapes={**base.shapes, **self._with_same_shape(p, shape)}))
-            return cases, "it names no tensor with a documented rank bound"
+            return cases, (f"aclCreateTensor makes no tensor of more than {MAX_TENSOR_RANK} dimensions" if beyond else
+                           "it names no tensor with a documented rank bound")
         if category in (ErrorCategory.SHAPE_MISMATCH, ErrorCategory.BROADCAST):
             cases = []
             for p in named:
@@ -1488,6 +1509,7 @@ def suite(bound: BoundAPI) -> Suite:
         result_rule="" if (rule := result_rule(semantics)) is ResultRule.PROMOTED else rule.value,
         family=semantics.family if semantics else "",
         exact=exact_results(semantics),
+        law_offset=law_offset(bound),
         base=planner.base, groups=groups,
         golden_skip=golden_skip, runs_skip=planner.base_known or "", errors=tuple(planner.error_tests()),
         rules=tuple(RulePlanner(planner).tests()),

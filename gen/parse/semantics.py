@@ -21,6 +21,11 @@ The file states what the page says only in prose and formulas. One table per API
     golden = "torch.ops.aten.leaky_relu_backward(gradOutput, self, negativeSlope, selfIsResult)"
     integer_math = "float"            # or "exact": integral dtypes computed in int64
     exact = true                      # optional: the result is PyTorch's bit for bit (abs, neg)
+    law = true                        # optional, random ops: the golden is a draw of the same law
+                                      # (PyTorch's CPU generator); results compare by law, and must
+                                      # repeat for one seed and offset and change with the offset
+    invariant = "..."                 # optional, with law: a Python expression over the inputs and
+                                      # results that every draw satisfies (randperm's sorted values)
     errata = ["..."]                  # where the page is wrong: reported as warnings
     table_over_example = true         # optional: where the page's example breaks its table, the table
                                       # holds (CANN refuses the example's call); else the example widens it
@@ -70,7 +75,7 @@ from gen.ir import ArgValue, ClientDTypes, Diagnostic, DType, InputDomain, Integ
 
 _KNOWN_KEYS = {"kernel", "kernel_complex", "complex_result", "integral_result", "result", "golden", "integer_math",
                "exact", "errata", "domain", "checks", "family", "op", "roles", "options", "call", "table_over_example",
-               "client_dtypes", "client_evidence"}
+               "client_dtypes", "client_evidence", "law", "invariant"}
 _CHECK_KEYS = {"when", "message", "status", "violation"}
 
 
@@ -150,6 +155,14 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
     if not isinstance(exact, bool):
         bad("exact is true or false")
         exact = False
+    law = table.get("law", False)
+    invariant = table.get("invariant", "")
+    if not isinstance(law, bool) or not isinstance(invariant, str):
+        bad("law is true or false, invariant a string")
+        law, invariant = False, ""
+    if invariant and not law:
+        bad("invariant is what every draw of a random op (law = true) satisfies")
+        invariant = ""
     table_over_example = table.get("table_over_example", False)
     if not isinstance(table_over_example, bool):
         bad("table_over_example is true or false")
@@ -225,7 +238,7 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
                        family=family, op=op, roles=roles, options=options,
                        call=tuple(ArgValue(k, _frozen(v)) for k, v in call.items()),
                        table_over_example=table_over_example, client_dtypes=tuple(client_dtypes),
-                       client_evidence=client_evidence if client_dtypes else "")
+                       client_evidence=client_evidence if client_dtypes else "", law=law, invariant=invariant)
 
 
 def _read_family(table: dict[str, Any], bad) -> tuple[str, str, tuple[ArgValue, ...], tuple[ArgValue, ...]]:

@@ -90,6 +90,12 @@ class Op:
     family: str = ""
     # Its results are PyTorch's bit for bit (NaN signs and -0.0 included), not within a tolerance.
     exact: bool = False
+    # A random op (check_law): its golden draws from the same law with PyTorch's generator;
+    # law_offset names the parameter whose value selects the stream, invariant what every draw
+    # satisfies (a Python expression over the inputs and results, by the page's names).
+    law: bool = False
+    law_offset: str = ""
+    invariant: str = ""
 
     @property
     def inputs(self) -> tuple[Param, ...]:
@@ -598,6 +604,9 @@ def check_golden(op: Op, case: Case) -> None:
     if reason:
         expect_status(op, case, inputs, out_arrays(op, case, inputs, soc), PARAM_INVALID, reason)
         return
+    if op.law:
+        check_law(op, case, soc)
+        return
     expected = golden_results(op, case, inputs)
     case = resolve_auto(op, case, inputs, expected, soc)
     outs = out_arrays(op, case, inputs, soc, result_shapes(op, expected))
@@ -611,7 +620,7 @@ def check_golden(op: Op, case: Case) -> None:
 
 
 def assert_results(op: Op, case: Case, inputs: dict[str, Any], outs: Optional[list[Any]],
-                   results: tuple[Any, ...], expected: tuple[Any, ...]) -> None:
+                   results: tuple[Any, ...], expected: tuple[Any, ...], by_law: bool = False) -> None:
     """What a call returned is the golden's `expected`, within CANN's tolerances, with the dtypes
     and shapes it should have (an out= dtype: the case's), out= arrays returned as given. Raises
     AssertionError saying what differs. Shared by the generated suites and `make corpus`."""
@@ -639,12 +648,107 @@ def assert_results(op: Op, case: Case, inputs: dict[str, Any], outs: Optional[li
             if wanted is not None:
                 assert dtype == wanted, f"{p.name}: dtype {dtype}, expected {wanted}"
             what = f"{op.api} {p.name}{f'[{k}]' if p.kind == 'tensor_list' else ''} ({case.id})"
+            if by_law:
+                assert_same_law(actual, w, what)
+                continue
             if op.exact:
                 # Which of several NaNs a reduction or a sort returns is its implementation's choice.
                 assert_bitwise_equal(actual, w, what, nan_signs=not op.family)
                 continue
             w = rounded(w, dtype)
             assert_close(actual, w, tolerance([dtype, promote(in_dtypes) or dtype]), what)
+
+
+# ---- random ops: compared by law ----------------------------------------------------------------
+
+# The seeds of PyTorch's generator for a random op's two golden draws: where they agree, the call
+# draws nothing (dropout with p = 0, rrelu out of training) and is compared element by element.
+LAW_SEEDS = (20261128, 8112026)
+# Kolmogorov-Smirnov's coefficient for a significance of 1e-6: sqrt(-ln(1e-6 / 2) / 2). The seeds
+# are fixed, so a suite's verdict is too; the level keeps a right engine clear of every case.
+KS_COEFFICIENT = 2.69
+# Moments: the sample means may differ by this many standard errors.
+MEAN_ERRORS = 6.0
+
+
+def assert_same_law(actual: np.ndarray, expected: Any, what: str) -> None:
+    """`actual` and the golden's draw (cast to actual's dtype, as the device stores its values) are
+    samples of one law: the same shape, means within MEAN_ERRORS standard errors, and a two-sample
+    Kolmogorov-Smirnov distance below its critical value."""
+    import torch
+
+    want = expected.detach().to(torch_dtype(dtype_name(actual.dtype)))
+    assert actual.shape == tuple(want.shape), f"{what}: shape {actual.shape}, expected {tuple(want.shape)}"
+    a = np.asarray(actual, dtype=np.float64).ravel()
+    b = want.to(torch.float64).numpy().ravel()
+    if a.size == 0:
+        return
+    # Non-finite values (of non-finite or huge inputs, NaN counted as +inf) are part of the law, which
+    # the Kolmogorov-Smirnov distance compares; the means, of the finite values.
+    a, b = np.sort(np.where(np.isnan(a), np.inf, a)), np.sort(np.where(np.isnan(b), np.inf, b))
+    fa, fb = a[np.isfinite(a)], b[np.isfinite(b)]
+    if fa.size and fb.size:
+        with np.errstate(over="ignore", invalid="ignore"):  # values near the dtype's limits
+            error = math.sqrt(fa.var() / fa.size + fb.var() / fb.size)
+            gap = abs(fa.mean() - fb.mean())
+        assert not gap > MEAN_ERRORS * error + 1e-12 * (1 + abs(fb.mean())), \
+            f"{what}: mean {fa.mean():.6g}, the golden's draw {fb.mean():.6g} (standard error {error:.3g})"
+    points = np.unique(np.concatenate([a, b]))
+    distance = np.abs(np.searchsorted(a, points, "right") / a.size - np.searchsorted(b, points, "right") / b.size).max()
+    critical = KS_COEFFICIENT * math.sqrt((a.size + b.size) / (a.size * b.size))
+    if distance > critical:
+        with np.errstate(all="ignore"):
+            stats = (f"finite means {fa.mean() if fa.size else math.nan:.6g} vs {fb.mean() if fb.size else math.nan:.6g}, "
+                     f"range [{a[0]:.6g}, {a[-1]:.6g}] vs [{b[0]:.6g}, {b[-1]:.6g}]")
+        raise AssertionError(f"{what}: Kolmogorov-Smirnov distance {distance:.4f} to the golden's draw, above {critical:.4f} ({stats})")
+
+
+def check_law(op: Op, case: Case, soc: str) -> None:
+    """A random op's valid call: its results follow the golden's law (element by element where the
+    golden draws nothing), satisfy the invariant, repeat bit for bit for the same seed and offset,
+    and change with the offset. Each call gets fresh inputs (an in-place call consumes them)."""
+    import torch
+
+    def run(case: Case, seed: int) -> tuple[dict[str, Any], tuple[Any, ...], Case, tuple[Any, ...], list[np.ndarray]]:
+        inputs = make_inputs(op, case, soc)
+        torch.manual_seed(seed)
+        try:
+            expected = golden_results(op, case, inputs)  # before the call, which may write the inputs
+        except RuntimeError:
+            # PyTorch draws no such law (random_ of a complex tensor): the call is not simulated either.
+            with pytest.raises(aclnn.AclnnError) as info:
+                call(op, case, inputs, out_arrays(op, case, inputs, soc))
+            if on_simulator() and info.value.status == NOT_SIMULATED:
+                pytest.skip(f"the simulator does not compute this call: {info.value}")
+            raise
+        case = resolve_auto(op, case, inputs, expected, soc)
+        outs = out_arrays(op, case, inputs, soc, result_shapes(op, expected))
+        results = call(op, case, inputs, outs)
+        assert len(results) == len(expected) == len(op.results), f"{op.api}: {len(results)} results"
+        return inputs, expected, case, results, [host(r).copy() for r in results]
+
+    inputs, expected, resolved, results, first = run(case, LAW_SEEDS[0])
+    torch.manual_seed(LAW_SEEDS[1])
+    again = golden_results(op, case, make_inputs(op, case, soc))
+    # Whether the golden draws anything, in the results' dtypes (uniform_(0, 1) into INT32 does not).
+    draws = not all(a is None or torch.equal(a.to(torch_dtype(dtype_name(r.dtype))), b.to(torch_dtype(dtype_name(r.dtype))))
+                    for a, b, r in zip(expected, again, first))
+    assert_results(op, resolved, inputs, None, results, expected, by_law=draws)
+    if op.invariant:
+        env: dict[str, Any] = golden_names({})
+        env.update({p.name: torch.from_numpy(np.asarray(inputs[p.name], dtype=np.float64)) if p.kind == "tensor"
+                    and inputs[p.name] is not None else python_number(inputs[p.name]) for p in op.inputs})
+        env.update({op.param(p.name).python: env[p.name] for p in op.inputs})
+        env.update({p.name: torch.from_numpy(r.astype(np.float64)) for p, r in zip(op.results, first)})
+        assert eval(op.invariant, env), f"{op.api} ({case.id}): not {op.invariant}"  # noqa: S307
+    repeated = run(case, LAW_SEEDS[0])[-1]
+    for p, a, b in zip(op.results, first, repeated):
+        assert a.tobytes() == b.tobytes(), f"{op.api} {p.name} ({case.id}): another call with the same seed and offset differs"
+    if draws and op.law_offset and max(r.size for r in first) >= 16:
+        moved = case.but(case.id, values={op.law_offset: int(case.values.get(op.law_offset) or 0) + 4})
+        other = run(moved, LAW_SEEDS[0])[-1]
+        assert any(a.tobytes() != b.tobytes() for a, b in zip(first, other)), \
+            f"{op.api} ({case.id}): offset {op.law_offset} + 4 gives the same results"
 
 
 def golden_results(op: Op, case: Case, inputs: dict[str, Any]) -> tuple[Any, ...]:

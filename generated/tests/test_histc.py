@@ -55,7 +55,7 @@ DTYPES = [
     BASE.but('INT64', dtypes={'self': 'INT64'}),
     BASE.but('INT16', dtypes={'self': 'INT16'}),
     BASE.but('INT8', dtypes={'self': 'INT8'}),
-    BASE.but('UINT8', dtypes={'self': 'UINT8'}, values={'min': 2}),
+    BASE.but('UINT8', dtypes={'self': 'UINT8'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -66,21 +66,21 @@ LAYOUTS = [
     BASE.but('transposed-INT64', dtypes={'self': 'INT64'}, layout='transposed', noncontiguous=('self',)),
     BASE.but('transposed-INT16', dtypes={'self': 'INT16'}, layout='transposed', noncontiguous=('self',)),
     BASE.but('transposed-INT8', dtypes={'self': 'INT8'}, layout='transposed', noncontiguous=('self',)),
-    BASE.but('transposed-UINT8', dtypes={'self': 'UINT8'}, values={'min': 2}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-UINT8', dtypes={'self': 'UINT8'}, layout='transposed', noncontiguous=('self',)),
     BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('self',)),
     BASE.but('strided-INT32', dtypes={'self': 'INT32'}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-INT64', dtypes={'self': 'INT64'}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-INT16', dtypes={'self': 'INT16'}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-INT8', dtypes={'self': 'INT8'}, layout='strided', noncontiguous=('self',)),
-    BASE.but('strided-UINT8', dtypes={'self': 'UINT8'}, values={'min': 2}, layout='strided', noncontiguous=('self',)),
+    BASE.but('strided-UINT8', dtypes={'self': 'UINT8'}, layout='strided', noncontiguous=('self',)),
     BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='offset', noncontiguous=('self',)),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('self',)),
     BASE.but('offset-INT32', dtypes={'self': 'INT32'}, layout='offset', noncontiguous=('self',)),
     BASE.but('offset-INT64', dtypes={'self': 'INT64'}, layout='offset', noncontiguous=('self',)),
     BASE.but('offset-INT16', dtypes={'self': 'INT16'}, layout='offset', noncontiguous=('self',)),
     BASE.but('offset-INT8', dtypes={'self': 'INT8'}, layout='offset', noncontiguous=('self',)),
-    BASE.but('offset-UINT8', dtypes={'self': 'UINT8'}, values={'min': 2}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-UINT8', dtypes={'self': 'UINT8'}, layout='offset', noncontiguous=('self',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -684,7 +684,9 @@ void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims*
     }
     case OutputShape::kGroups: {
       Dims group;
-      if (!first.empty() && args.dims && dims_of(args.dims, &group) && group.size() == 1) {
+      // A group count no C holds (2^31 groups) is phase 1's to refuse: not an [N, 2^31] output to allocate first.
+      if (!first.empty() && args.dims && dims_of(args.dims, &group) && group.size() == 1 && group[0] > 0 &&
+          (first.size() < 2 || group[0] <= first[1])) {
         *shape = Dims{first[0], group[0]};
       }
       break;

@@ -248,6 +248,17 @@ struct CountingFamily {
   static constexpr const char* kOpNames[] = { "trace", "histc", "bucketize", "searchsorted" };
 };
 
+// random: normal, uniform, random integers, bernoulli draws, multinomial samples, permutations, dropout masks and their application, randomized leaky relu: every value from Philox 4x32-10 at counter (element, offset) under key seed.
+struct RandomFamily {
+  struct Op {
+    enum : int8_t { kNormal, kUniform, kRandom, kBernoulli, kMultinomial, kRandperm, kGenMask, kDoMask, kDropout, kDropoutGrad, kRrelu };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kMean, kStd, kFrom, kTo, kProb, kSeed, kOffset, kSeedTensor, kOffsetTensor, kNumSamples, kReplacement, kN, kShape, kMask, kNoiseShape, kLower, kUpper, kTraining, kNoise, kScale, kOut, kMaskOut };
+  };
+  static constexpr const char* kOpNames[] = { "normal", "uniform", "random", "bernoulli", "multinomial", "randperm", "gen_mask", "do_mask", "dropout", "dropout_grad", "rrelu" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -270,6 +281,7 @@ aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork**
 aclnnStatus PlanAmp(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanCreation(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanCounting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanRandom(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 

@@ -126,3 +126,23 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
                         taken = words[..., kh * k[1] + kw, p] != 0
                         result[..., at] = torch.where(taken, result[..., at] + g[..., p], result[..., at])
         return result.reshape(self.shape)
+
+    @staticmethod
+    def mask_bits(mask: Any, shape: Any) -> Any:
+        """A dropout's bit mask (UINT8, bit i of byte i / 8 for element i, least significant first) as
+        0/1 values of `shape`."""
+        import torch
+
+        count = math.prod(shape)
+        bytes_ = mask.flatten().to(torch.int64)
+        bits = (bytes_.unsqueeze(-1) >> torch.arange(8)) & 1
+        return bits.flatten()[:count].reshape(tuple(shape)).to(torch.float64)
+
+    @staticmethod
+    def packed_mask(keep: Any) -> Any:
+        """The bit mask of a bool tensor, as exact.mask_bits reads it, padded to 128 bits with 0."""
+        import torch
+
+        bits = keep.flatten().to(torch.int64)
+        bits = torch.cat([bits, bits.new_zeros((-bits.numel()) % 128)]).reshape(-1, 8)
+        return (bits << torch.arange(8)).sum(-1).to(torch.uint8)
