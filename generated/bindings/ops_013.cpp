@@ -289,7 +289,7 @@ const bind::ApiSpec kSpec_dropout_v3{
     },
     {
         // out: shape that of input, dtype input's (family random)
-        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {5, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
         // maskOut: out= required (maskOut's shape follows from the arguments by dropout's rule, which the bindings do not apply)
         {6, {}, {}, false, {}, "maskOut's shape follows from the arguments by dropout's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
@@ -1974,7 +1974,7 @@ const bind::ApiSpec kSpec_r_relu_with_noise{
     },
     {
         // out: shape that of self, dtype self's (family random)
-        {7, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kSame, ACL_DT_UNDEFINED},
+        {7, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, aclnn_bindgen::OutputShape::kSame, ACL_DT_UNDEFINED},
     },
     {7},
 };
