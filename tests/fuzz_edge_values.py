@@ -115,12 +115,14 @@ class EdgeSet:
     moderate: bool = False  # no infinity, no magnitude beyond `limit`
     limit: float = MODERATE
     complex_parts: bool = False  # the call computes in complex arithmetic: no zero or tiny part
+    distribution: bool = False  # a random op judged by its law: its parameters stay in their domain's sign
 
     @staticmethod
     def of_call(op: Any, dtypes: Any, complex_dtypes: tuple) -> "EdgeSet":
         complex_call = not op.exact and any(d in complex_dtypes for d in dtypes)
         return EdgeSet(moderate=complex_call or (op.family in ACCUMULATING and not op.exact),
-                       limit=2.0 if op.family in NORMALISING else MODERATE, complex_parts=complex_call)
+                       limit=2.0 if op.family in NORMALISING else MODERATE, complex_parts=complex_call,
+                       distribution=bool(op.law))
 
 
 def edge_values(dtype: str, edges: EdgeSet = EdgeSet()) -> "Any":
@@ -198,6 +200,10 @@ class Campaign:
             # a sum) gets positive edges: with both signs the sum may cancel to 1e-19 in one order
             # and to 0 in another, which the log turns into -43.7 against -inf.
             chosen = np.abs(chosen)
+        if edges.distribution and dtype in self.t.FLOATING and param.domain[0] >= 0:
+            # A distribution's scale (aclnnNormalFloatTensor's std): PyTorch and the page refuse a
+            # negative or NaN one, so an edge-valued call would never be drawn, only refused.
+            chosen = chosen[np.isfinite(chosen) & (chosen >= 0)]
         if dtype in self.t.FLOATING and 0.0 <= param.domain[0] and param.domain[1] <= 1.0:
             # A probability (aclnnBinaryCrossEntropy's self and target): PyTorch refuses anything
             # outside [0, 1], NaN included, so only the edges within it say something.
@@ -429,10 +435,14 @@ class Campaign:
                for p in op.params):
             return False
         given = [o for o in outs or () if o is not None]
+        allocated_on_device = not any(p.direction == "inout" for p in op.params) and \
+            any(isinstance(v, self.aclnn.Tensor) for v in call_inputs.values())
+        if given and len(given) < len(outs or ()):  # the bindings allocate the others (aclnnDropoutV3's
+            # out beside a required maskOut): device results only if those are on the device too
+            return all(isinstance(o, self.aclnn.Tensor) for o in given) and allocated_on_device
         if given:
             return any(isinstance(o, self.aclnn.Tensor) for o in given)
-        return not any(p.direction == "inout" for p in op.params) and \
-            any(isinstance(v, self.aclnn.Tensor) for v in call_inputs.values())
+        return allocated_on_device
 
     def judge_rejection(self, api: str, error: BaseException, expected: Any, refusal: str,
                         empty: bool, described: str, dtypes: str) -> None:
