@@ -63,6 +63,7 @@ set(ACLNN_EXAMPLES
   addcmul
   addmm
   addmv
+  addr
   adds
   all_example
   amax
@@ -70,6 +71,7 @@ set(ACLNN_EXAMPLES
   aminmax_all
   aminmax_dim
   amp_update_scale
+  angle_v2
   any
   apply_adam
   apply_adam_w
@@ -99,6 +101,7 @@ set(ACLNN_EXAMPLES
   batch_norm_stats
   binary_cross_entropy
   binary_cross_entropy_backward
+  bincount
   bitwise_and_scalar
   bitwise_and_tensor
   bitwise_not
@@ -109,8 +112,11 @@ set(ACLNN_EXAMPLES
   bucketize
   cast
   cat
+  cdist
+  cdist_backward
   ceil
   celu
+  channel_shuffle
   clamp
   clamp_max
   clamp_max_tensor
@@ -291,6 +297,7 @@ set(ACLNN_EXAMPLES
   inplace_eq_tensor
   inplace_exp2
   inplace_expm1
+  inplace_fill_diagonal
   inplace_fill_scalar
   inplace_fill_tensor
   inplace_floor
@@ -334,6 +341,7 @@ set(ACLNN_EXAMPLES
   inplace_relu
   inplace_remainder_tensor_scalar
   inplace_remainder_tensor_tensor
+  inplace_renorm
   inplace_round
   inplace_round_decimals
   inplace_rsqrt
@@ -358,8 +366,10 @@ set(ACLNN_EXAMPLES
   inplace_x_log_y_scalar_other
   inplace_x_log_y_tensor
   inplace_zero
+  inverse
   is_close
   is_finite
+  is_in_scalar_tensor
   is_in_tensor_scalar
   is_inf
   is_neg_inf
@@ -367,6 +377,7 @@ set(ACLNN_EXAMPLES
   kl_div
   kl_div_backward
   kl_div_target_backward
+  kthvalue
   l1_loss
   l1_loss_backward
   layer_norm
@@ -381,6 +392,9 @@ set(ACLNN_EXAMPLES
   lerp
   lerps
   lgamma
+  linalg_cholesky
+  linalg_cross
+  linalg_qr
   linalg_vector_norm
   linspace
   log
@@ -416,6 +430,8 @@ set(ACLNN_EXAMPLES
   maximum
   mean
   mean_v2
+  median
+  median_dim
   min
   min_dim
   minimum
@@ -427,6 +443,8 @@ set(ACLNN_EXAMPLES
   mul
   muls
   mv
+  nan_median
+  nan_median_dim
   nan_to_num
   neg
   nll_loss
@@ -437,6 +455,7 @@ set(ACLNN_EXAMPLES
   nonzero_v2
   norm
   one_hot
+  pdist
   permute
   pow_scalar_tensor
   pow_tensor_tensor
@@ -457,7 +476,14 @@ set(ACLNN_EXAMPLES
   remainder_scalar_tensor
   remainder_tensor_scalar
   remainder_tensor_tensor
+  renorm
   repeat
+  repeat_interleave
+  repeat_interleave_grad
+  repeat_interleave_int
+  repeat_interleave_int_with_dim
+  repeat_interleave_tensor
+  repeat_interleave_with_dim
   replication_pad1d
   replication_pad1d_backward
   replication_pad2d
@@ -488,6 +514,7 @@ set(ACLNN_EXAMPLES
   sinh
   slice
   slice_v2
+  slogdet
   smooth_l1_loss_backward
   soft_margin_loss_backward
   softmax
@@ -503,6 +530,7 @@ set(ACLNN_EXAMPLES
   stack
   std
   std_mean_correction
+  svd
   swi_glu_quant
   sync_batch_norm_gather_stats
   take
@@ -511,6 +539,8 @@ set(ACLNN_EXAMPLES
   threshold
   threshold_backward
   topk
+  trace
+  triangular_solve
   unfold_grad
   unique
   unique2

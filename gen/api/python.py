@@ -256,7 +256,7 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
             continue
         role = role_of.get(p.name)
         if role is not None and families.output_shape(family, semantics.op, role) == "given":
-            fixed = families.fixed_dtype(family, semantics.op, role)
+            fixed = families.fixed_dtype(family, semantics.op, role) or semantics.op in family.result_dtype_ops
             plans.append(OutputPlan(p, i, required_reason=f"{p.name}'s shape follows from the arguments by "
                                                             f"{semantics.op}'s rule, which the bindings do not apply",
                                     dtype_from=(index[dtype_source],) if dtype_source and not fixed else (),
