@@ -14759,7 +14759,7 @@ def foreach_round_off_number_v2(x: Sequence[Tensor], round_mode: _Scalar, *, out
         - 确定性计算：
           - aclnnForeachRoundOffNumberV2默认确定性实现。
 
-    Source: op_docs/aclnnForeachRoundOffNumberV2.md:45 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnForeachRoundOffNumberV2.md:45
     """
 @overload
 def foreach_round_off_number_v2(x: Sequence[_HostArray], round_mode: _Scalar, *, out: Sequence[_OutArray] | None = None) -> list[NDArray[Any]]:

@@ -998,13 +998,43 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
+// The value checks of the semantics file (what the page states in prose).
+aclnnStatus CheckValues(const aclsim::Call& call) {
+  const double roundMode = aclsim::CallScalar(call, 1);
+  if (roundMode < 1 || roundMode > 5) {  // semantics/foreach_round.toml:19
+    return aclsim::Reject(call, 161002, "roundMode must be 1 (half to even), 2 (floor), 3 (ceil), 4 (half away from zero) or 5 (trunc): the simulator does not model the page's other modes");
+  }
+  return ACLNN_SUCCESS;
+}
+
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+template <typename T>
+struct Kernel {
+  T roundMode;
+  explicit Kernel(const aclsim::Call& call) : roundMode(aclsim::CallScalarAs<T>(call, 1)) {}
+  T operator()(T x) const {
+    return roundMode == 1 ? aclsim::Round(x) : roundMode == 2 ? aclsim::Floor(x) : roundMode == 3 ? aclsim::Ceil(x) : roundMode == 4 ? aclsim::Rounded(x, [](T v) { return std::round(v); }) : aclsim::Trunc(x);
+  }
+};
+
+constexpr aclsim::KernelSpec kKernel = {
+    &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
+    /*inputs=*/aclsim::Bits(0), /*output=*/2, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
+
+// Computed by the foreach family (x=x, out=out).
+constexpr aclsim::FamilySpec kFamily = {
+    &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
+    /*roles=*/{0, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnForeachRoundOffNumberV2", "aclnnForeachRoundOffNumberV2.md",
     kParams, 3,
     kProducts, 6,
-    /*checks=*/nullptr,
-    /*kernel=*/nullptr,
-    /*not_simulated=*/"(no semantics file states its kernel)"};
+    /*checks=*/&CheckValues,
+    /*kernel=*/&kKernel,
+    /*not_simulated=*/nullptr,
+    /*family=*/&kFamily};
 
 }  // namespace sim_ForeachRoundOffNumberV2
 }  // namespace

@@ -1,9 +1,9 @@
 """The order, linalg and counting families through torch_npu: torch.kthvalue, median, nanmedian,
-repeat_interleave (and its backward), addr, linalg.cross, inverse, cdist, slogdet, cholesky,
-triangular_solve, bincount and trace on device="npu" equal PyTorch on the CPU, indices included
-(among equal values too: the integer rows repeat values); QR and SVD, unique only up to signs, are
-checked sign-independently (the factors rebuild the matrix, are orthonormal, and equal PyTorch's in
-magnitude)."""
+repeat_interleave (and its backward), addr, linalg.cross, inverse, cdist (and its backward),
+slogdet, cholesky, triangular_solve, bincount, trace, angle and the foreach roundings on
+device="npu" equal PyTorch on the CPU, indices included (among equal values too: the integer rows
+repeat values); QR and SVD, unique only up to signs, are checked sign-independently (the factors
+rebuild the matrix, are orthonormal, and equal PyTorch's in magnitude)."""
 
 
 SAME = """
@@ -95,6 +95,12 @@ w = torch.randn(30)
 same("bincount weighted", torch.bincount(counts.npu(), w.npu(), 9), torch.bincount(counts, w, 9), exact=False)
 same("trace", torch.trace(x.npu()), torch.trace(x), exact=False)
 same("trace int", torch.trace(ints.npu()), torch.trace(ints))
+
+members = [torch.randn(3, 4) * 3, torch.randn(5) * 3]
+for name in ("round", "floor", "ceil", "trunc"):  # aclnnForeachRoundOffNumberV2's modes 1, 2, 3, 5
+    fn = getattr(torch, f"_foreach_{name}")
+    same(f"_foreach_{name}", fn([t.npu() for t in members]), fn(members))
+same("angle", torch.angle(x_nan.npu()), torch.angle(x_nan))
 """)
 
 
