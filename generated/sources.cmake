@@ -270,6 +270,7 @@ set(ACLNN_EXAMPLES
   im2col
   index
   index_add
+  index_add_v2
   index_copy
   index_fill
   index_fill_tensor

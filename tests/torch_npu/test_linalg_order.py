@@ -1,9 +1,10 @@
 """The order, linalg and counting families through torch_npu: torch.kthvalue, median, nanmedian,
 repeat_interleave (and its backward), addr, linalg.cross, inverse, cdist (and its backward),
-slogdet, cholesky, triangular_solve, bincount, trace, angle and the foreach roundings on
-device="npu" equal PyTorch on the CPU, indices included (among equal values too: the integer rows
-repeat values); QR and SVD, unique only up to signs, are checked sign-independently (the factors
-rebuild the matrix, are orthonormal, and equal PyTorch's in magnitude)."""
+slogdet, cholesky, triangular_solve, bincount, trace, angle, the foreach roundings and torch_npu's
+_npu_index_add on device="npu" equal PyTorch on the CPU, indices included (among equal values too:
+the integer rows repeat values); QR and SVD, unique only up to signs, are checked
+sign-independently (the factors rebuild the matrix, are orthonormal, and equal PyTorch's in
+magnitude)."""
 
 
 SAME = """
@@ -101,6 +102,17 @@ for name in ("round", "floor", "ceil", "trunc"):  # aclnnForeachRoundOffNumberV2
     fn = getattr(torch, f"_foreach_{name}")
     same(f"_foreach_{name}", fn([t.npu() for t in members]), fn(members))
 same("angle", torch.angle(x_nan.npu()), torch.angle(x_nan))
+
+# aclnnIndexAddV2 in mode 0, where the page says the device leaves alpha out: refused unless 1.
+index_add = torch.ops.npu._npu_index_add
+idx, src = torch.tensor([0, 4, 4, 1]), torch.randn(4, 7)
+same("_npu_index_add", index_add(x.npu(), idx.npu(), src.npu()), x.index_add(0, idx, src), exact=False)
+try:
+    index_add(x.npu(), idx.npu(), src.npu(), alpha=2)
+except RuntimeError as error:
+    assert "alpha must be 1 in mode 0" in str(error), error
+else:
+    raise AssertionError("mode 0 with alpha 2 was not refused")
 """)
 
 
