@@ -499,7 +499,7 @@ LINALG = Family(
     op_output_shapes=(("*", "*", "given"),),
     doc="addr (beta * self + alpha * the outer product of two vectors, self broadcast), the cross product "
         "of 3-vectors along dim, the p-norm distance of each pair of rows of two batches of matrices (cdist); "
-        "on each trailing square matrix through LAPACK in double: the inverse (getrf/getri), the sign and log "
+        "on each trailing square matrix through LAPACK in float (double for DOUBLE): the inverse (getrf/getri), the sign and log "
         "of |det| (getrf), the Cholesky factor (potrf), the solution of a triangular system (trsm, batches "
         "broadcast), QR (geqrf/orgqr) and the singular value decomposition (gesdd), LAPACK's signs; pdist, "
         "cdist's gradient, renorm's slices scaled to a largest p-norm, fill_diagonal, channel_shuffle")

@@ -259,7 +259,7 @@ struct OrderFamily {
   static constexpr const char* kOpNames[] = { "kthvalue", "median", "nanmedian", "repeat_interleave", "repeat_interleave_grad" };
 };
 
-// linalg: addr (beta * self + alpha * the outer product of two vectors, self broadcast), the cross product of 3-vectors along dim, the p-norm distance of each pair of rows of two batches of matrices (cdist); on each trailing square matrix through LAPACK in double: the inverse (getrf/getri), the sign and log of |det| (getrf), the Cholesky factor (potrf), the solution of a triangular system (trsm, batches broadcast), QR (geqrf/orgqr) and the singular value decomposition (gesdd), LAPACK's signs; pdist, cdist's gradient, renorm's slices scaled to a largest p-norm, fill_diagonal, channel_shuffle.
+// linalg: addr (beta * self + alpha * the outer product of two vectors, self broadcast), the cross product of 3-vectors along dim, the p-norm distance of each pair of rows of two batches of matrices (cdist); on each trailing square matrix through LAPACK in float (double for DOUBLE): the inverse (getrf/getri), the sign and log of |det| (getrf), the Cholesky factor (potrf), the solution of a triangular system (trsm, batches broadcast), QR (geqrf/orgqr) and the singular value decomposition (gesdd), LAPACK's signs; pdist, cdist's gradient, renorm's slices scaled to a largest p-norm, fill_diagonal, channel_shuffle.
 struct LinalgFamily {
   struct Op {
     enum : int8_t { kAddr, kCross, kInverse, kCdist, kSlogdet, kCholesky, kTriangularSolve, kQr, kSvd, kPdist, kCdistBackward, kRenorm, kFillDiagonal, kChannelShuffle };

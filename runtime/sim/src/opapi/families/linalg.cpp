@@ -4,11 +4,11 @@
 //            with beta 0 self is not read (its NaN does not propagate), as aten's; BOOL: logical
 //            and/or, as aten's
 //   cross    the cross product of the 3-vectors along dim of self and other, broadcast
-//   inverse  the inverse of each trailing square matrix: LAPACK getrf + getri in double
-//            (scipy-openblas32, the matmul family's library); a singular matrix fails in phase 2
-//            by name, as torch.inverse raises
-//   cdist    the p-norm distance of each row of x1 to each row of x2 (batches broadcast), in double:
-//            p = 0 counts differing coordinates, p = inf takes the largest difference;
+//   inverse  the inverse of each trailing square matrix: LAPACK getrf + getri (scipy-openblas32,
+//            the matmul family's library); a singular matrix fails in phase 2 by name, as
+//            torch.inverse raises
+//   cdist    the p-norm distance of each row of x1 to each row of x2 (batches broadcast): p = 0
+//            counts differing coordinates, p = inf takes the largest difference;
 //            compute_mode only chooses the device's way (a matrix product for p = 2), not the result
 //   slogdet           the sign and log |det| of each trailing square matrix from its LU factors
 //                     (getrf): sign 0 and -inf for an exactly singular one, as torch.linalg.slogdet
@@ -17,12 +17,16 @@
 //   triangular_solve  X of op(A) X = B for each pair of the broadcast batches (trsm: a zero on A's
 //                     diagonal gives infinities, as PyTorch's), and A's broadcast copy
 // Elements move through the family's compute type (float for FLOAT16 and BFLOAT16, double for
-// DOUBLE, int64 for integers and BOOL).
+// DOUBLE, int64 for integers and BOOL), and compute in it as PyTorch's CPU kernels do (float
+// sums overflow where theirs do, float LU meets exact singularity where theirs does), but for QR
+// and SVD, in double (the float results of PyTorch's MKL, which scales where OpenBLAS's single
+// precision overflows).
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/dtypes.h"
@@ -30,11 +34,18 @@
 #include "opapi/thread_pool.h"
 
 extern "C" {
+int scipy_LAPACKE_sgetrf(int matrix_layout, int m, int n, float* a, int lda, int* ipiv);
 int scipy_LAPACKE_dgetrf(int matrix_layout, int m, int n, double* a, int lda, int* ipiv);
+int scipy_LAPACKE_sgetri(int matrix_layout, int n, float* a, int lda, const int* ipiv);
 int scipy_LAPACKE_dgetri(int matrix_layout, int n, double* a, int lda, const int* ipiv);
+int scipy_LAPACKE_spotrf(int matrix_layout, char uplo, int n, float* a, int lda);
 int scipy_LAPACKE_dpotrf(int matrix_layout, char uplo, int n, double* a, int lda);
+int scipy_LAPACKE_sgeqrf(int matrix_layout, int m, int n, float* a, int lda, float* tau);
 int scipy_LAPACKE_dgeqrf(int matrix_layout, int m, int n, double* a, int lda, double* tau);
+int scipy_LAPACKE_sorgqr(int matrix_layout, int m, int n, int k, float* a, int lda, const float* tau);
 int scipy_LAPACKE_dorgqr(int matrix_layout, int m, int n, int k, double* a, int lda, const double* tau);
+int scipy_LAPACKE_sgesdd(int matrix_layout, char jobz, int m, int n, float* a, int lda, float* s, float* u, int ldu,
+                         float* vt, int ldvt);
 int scipy_LAPACKE_dgesdd(int matrix_layout, char jobz, int m, int n, double* a, int lda, double* s, double* u, int ldu,
                          double* vt, int ldvt);
 }
@@ -44,6 +55,35 @@ namespace aclsim {
 namespace {
 
 using F = LinalgFamily;
+
+// LAPACK and BLAS in the compute type: single precision for FLOAT (and FLOAT16, BFLOAT16), as
+// PyTorch's CPU kernels factor float matrices, double for DOUBLE.
+int Getrf(int layout, int m, int n, float* a, int lda, int* p) { return scipy_LAPACKE_sgetrf(layout, m, n, a, lda, p); }
+int Getrf(int layout, int m, int n, double* a, int lda, int* p) { return scipy_LAPACKE_dgetrf(layout, m, n, a, lda, p); }
+int Getri(int layout, int n, float* a, int lda, const int* p) { return scipy_LAPACKE_sgetri(layout, n, a, lda, p); }
+int Getri(int layout, int n, double* a, int lda, const int* p) { return scipy_LAPACKE_dgetri(layout, n, a, lda, p); }
+int Potrf(int layout, char uplo, int n, float* a, int lda) { return scipy_LAPACKE_spotrf(layout, uplo, n, a, lda); }
+int Potrf(int layout, char uplo, int n, double* a, int lda) { return scipy_LAPACKE_dpotrf(layout, uplo, n, a, lda); }
+int Geqrf(int layout, int m, int n, float* a, int lda, float* tau) { return scipy_LAPACKE_sgeqrf(layout, m, n, a, lda, tau); }
+int Geqrf(int layout, int m, int n, double* a, int lda, double* tau) { return scipy_LAPACKE_dgeqrf(layout, m, n, a, lda, tau); }
+int Orgqr(int layout, int m, int n, int k, float* a, int lda, const float* tau) {
+  return scipy_LAPACKE_sorgqr(layout, m, n, k, a, lda, tau);
+}
+int Orgqr(int layout, int m, int n, int k, double* a, int lda, const double* tau) {
+  return scipy_LAPACKE_dorgqr(layout, m, n, k, a, lda, tau);
+}
+int Gesdd(int layout, char job, int m, int n, float* a, int lda, float* s, float* u, int ldu, float* vt, int ldvt) {
+  return scipy_LAPACKE_sgesdd(layout, job, m, n, a, lda, s, u, ldu, vt, ldvt);
+}
+int Gesdd(int layout, char job, int m, int n, double* a, int lda, double* s, double* u, int ldu, double* vt, int ldvt) {
+  return scipy_LAPACKE_dgesdd(layout, job, m, n, a, lda, s, u, ldu, vt, ldvt);
+}
+void Trsm(CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, CBLAS_DIAG diag, int n, int k, const float* a, float* b) {
+  scipy_cblas_strsm(CblasRowMajor, CblasLeft, uplo, trans, diag, n, k, 1.0f, a, n, b, k);
+}
+void Trsm(CBLAS_UPLO uplo, CBLAS_TRANSPOSE trans, CBLAS_DIAG diag, int n, int k, const double* a, double* b) {
+  scipy_cblas_dtrsm(CblasRowMajor, CblasLeft, uplo, trans, diag, n, k, 1.0, a, n, b, k);
+}
 
 enum Slot { kSelf, kOther, kThird, kOut, kOut2, kOut3, kSlots };
 constexpr int kRowMajor = 101;  // LAPACK_ROW_MAJOR
@@ -79,31 +119,36 @@ bool BroadcastShapes(const Dims& a, const Dims& b, Dims* out) {
 
 // The p-norm of the difference of two rows of m elements (p = 0: the count of differing elements,
 // inf: the largest difference), as aten's cdist and pdist.
-double Distance(const double* x, const double* z, int64_t m, double p) {
-  double acc = 0;
+template <typename T>
+T Distance(const T* x, const T* z, int64_t m, double p) {
+  T acc = 0;
   for (int64_t e = 0; e < m; ++e) {
-    const double d = std::fabs(x[e] - z[e]);
+    const T d = std::fabs(x[e] - z[e]);
     if (p == 0) acc += d != 0;
     else if (std::isinf(p)) acc = std::max(acc, d);
     else if (p == 1) acc += d;
     else if (p == 2) acc += d * d;
-    else acc += std::pow(d, p);
+    else acc += std::pow(d, static_cast<T>(p));
   }
   if (p == 2) return std::sqrt(acc);
-  if (p != 0 && p != 1 && !std::isinf(p)) return std::pow(acc, 1 / p);
+  if (p != 0 && p != 1 && !std::isinf(p)) return std::pow(acc, static_cast<T>(1 / p));
   return acc;
 }
 
-// d(dist)/d(x) of one coordinate's difference `diff` for a distance `dist` (aten's
-// _cdist_backward: 0 where dist is 0).
-double DistanceGrad(double diff, double dist, double p) {
-  if (p == 0 || dist == 0) return 0;
-  const double sign = (diff > 0) - (diff < 0);
-  if (p == 1) return sign;
-  if (std::isinf(p)) return sign * (std::fabs(diff) == dist);
-  if (p == 2) return diff / dist;
-  if (p < 2) return diff == 0 && p < 1 ? 0 : sign * std::pow(std::fabs(diff), p - 1) / std::pow(dist, p - 1);
-  return diff * std::pow(std::fabs(diff), p - 2) / std::pow(dist, p - 1);
+// The gradient through one coordinate's difference `diff` of a distance `dist` reached by `grad`,
+// as aten's _cdist_backward writes it per p (the order of its products, and 0 where dist is 0
+// before grad is read, except for p = 1, so that an infinite grad gives PyTorch's NaNs).
+template <typename T>
+T DistanceGrad(T diff, T grad, T dist, double p) {
+  const T sign = static_cast<T>((diff > 0) - (diff < 0));
+  if (p == 0) return 0;
+  if (p == 1) return grad * sign;
+  if (std::isinf(p)) return grad * sign * (T(1) - std::min(T(1), std::ceil(std::fabs(std::fabs(diff) - dist))));
+  if (dist == 0) return 0;
+  if (p == 2) return grad * diff / dist;
+  const T q = static_cast<T>(p);
+  if (p < 2) return diff == 0 && p < 1 ? T(0) : sign * std::pow(std::fabs(diff), q - 1) * grad / std::pow(dist, q - 1);
+  return diff * std::pow(std::fabs(diff), q - 2) * grad / std::pow(dist, q - 1);
 }
 
 // Dimension d of `t` split in two, [outer, inner] (inner * outer its extent).
@@ -119,6 +164,12 @@ TensorRef SplitDim(const TensorRef& t, int64_t d, int64_t outer, int64_t inner) 
     }
   }
   return split;
+}
+
+// The compute type of a C++ floating type.
+template <typename T>
+constexpr ComputeType Kind() {
+  return std::is_same<T, double>::value ? ComputeType::kFloat64 : ComputeType::kFloat32;
 }
 
 class LinalgWork final : public FamilyWork {
@@ -192,26 +243,27 @@ class LinalgWork final : public FamilyWork {
     return ACLNN_SUCCESS;
   }
 
+  template <typename T>
   aclnnStatus Inverse() {
     const TensorRef& self = tensor(kSelf);
     const int64_t rank = self.rank();
     const int64_t n = rank == 0 ? 1 : self.shape[rank - 1];
     const int64_t count = n == 0 ? 0 : self.numel() / (n * n);
     if (count == 0) return ACLNN_SUCCESS;
-    const double* x = static_cast<const double*>(ContiguousAs(self, ComputeType::kFloat64, 0));
-    double* y = static_cast<double*>(Scratch(1, static_cast<size_t>(count * n * n) * sizeof(double)));
+    const T* x = static_cast<const T*>(ContiguousAs(self, Kind<T>(), 0));
+    T* y = static_cast<T*>(Scratch(1, static_cast<size_t>(count * n * n) * sizeof(T)));
     std::copy_n(x, count * n * n, y);
     std::vector<int> singular(static_cast<size_t>(count), 0);
     ParallelFor(count, [&](int64_t b) {
       std::vector<int> pivots(static_cast<size_t>(n));
-      double* a = y + b * n * n;
-      const int info = scipy_LAPACKE_dgetrf(kRowMajor, static_cast<int>(n), static_cast<int>(n), a, static_cast<int>(n),
+      T* a = y + b * n * n;
+      const int info = Getrf(kRowMajor, static_cast<int>(n), static_cast<int>(n), a, static_cast<int>(n),
                                             pivots.data());
       if (info != 0) {
         singular[static_cast<size_t>(b)] = info;
         return;
       }
-      scipy_LAPACKE_dgetri(kRowMajor, static_cast<int>(n), a, static_cast<int>(n), pivots.data());
+      Getri(kRowMajor, static_cast<int>(n), a, static_cast<int>(n), pivots.data());
     });
     for (int64_t b = 0; b < count; ++b) {
       if (const int info = singular[static_cast<size_t>(b)]) {
@@ -220,38 +272,40 @@ class LinalgWork final : public FamilyWork {
                         std::to_string(info) + " is zero) or LAPACK refused it (" + std::to_string(info) + ")");
       }
     }
-    ScatterFrom(y, ComputeType::kFloat64, tensor(kOut));
+    ScatterFrom(y, Kind<T>(), tensor(kOut));
     return ACLNN_SUCCESS;
   }
 
   // The trailing n x n matrices of `t` as doubles in a buffer of their own (scratch slot 1).
-  double* Matrices(const TensorRef& t, int64_t* n, int64_t* count) {
+  template <typename T>
+  T* Matrices(const TensorRef& t, int64_t* n, int64_t* count) {
     *n = t.rank() < 2 ? 1 : t.shape[t.rank() - 1];
     *count = 1;
     for (int64_t d = 0; d + 2 < t.rank(); ++d) *count *= t.shape[d];
     const int64_t size = *count * *n * *n;
-    const double* x = static_cast<const double*>(ContiguousAs(t, ComputeType::kFloat64, 0));
-    double* y = static_cast<double*>(Scratch(1, static_cast<size_t>(std::max<int64_t>(size, 1)) * sizeof(double)));
+    const T* x = static_cast<const T*>(ContiguousAs(t, Kind<T>(), 0));
+    T* y = static_cast<T*>(Scratch(1, static_cast<size_t>(std::max<int64_t>(size, 1)) * sizeof(T)));
     std::copy_n(x, size, y);
     return y;
   }
 
+  template <typename T>
   aclnnStatus Slogdet() {
     int64_t n = 0, count = 0;
-    double* a = Matrices(tensor(kSelf), &n, &count);
-    double* sign = static_cast<double*>(Scratch(2, static_cast<size_t>(std::max<int64_t>(count, 1)) * 2 * sizeof(double)));
-    double* log = sign + count;
+    T* a = Matrices<T>(tensor(kSelf), &n, &count);
+    T* sign = static_cast<T*>(Scratch(2, static_cast<size_t>(std::max<int64_t>(count, 1)) * 2 * sizeof(T)));
+    T* log = sign + count;
     ParallelFor(count, [&](int64_t b) {
-      double* m = a + b * n * n;
+      T* m = a + b * n * n;
       std::vector<int> pivots(static_cast<size_t>(std::max<int64_t>(n, 1)));
-      const int info = n == 0 ? 0 : scipy_LAPACKE_dgetrf(kRowMajor, static_cast<int>(n), static_cast<int>(n), m,
+      const int info = n == 0 ? 0 : Getrf(kRowMajor, static_cast<int>(n), static_cast<int>(n), m,
                                                          static_cast<int>(n), pivots.data());
-      double s = 1, l = 0;
+      T s = 1, l = 0;
       if (info > 0) {
         s = 0, l = -INFINITY;
       } else {
         for (int64_t i = 0; i < n; ++i) {
-          const double d = m[i * n + i];
+          const T d = m[i * n + i];
           if (d < 0) s = -s;
           if (pivots[static_cast<size_t>(i)] != i + 1) s = -s;
           l += std::log(std::fabs(d));
@@ -259,19 +313,20 @@ class LinalgWork final : public FamilyWork {
       }
       sign[b] = s, log[b] = l;
     });
-    ScatterFrom(sign, ComputeType::kFloat64, tensor(kOut));
-    ScatterFrom(log, ComputeType::kFloat64, tensor(kOut2));
+    ScatterFrom(sign, Kind<T>(), tensor(kOut));
+    ScatterFrom(log, Kind<T>(), tensor(kOut2));
     return ACLNN_SUCCESS;
   }
 
+  template <typename T>
   aclnnStatus Cholesky() {
     int64_t n = 0, count = 0;
-    double* a = Matrices(tensor(kSelf), &n, &count);
+    T* a = Matrices<T>(tensor(kSelf), &n, &count);
     std::vector<int> failed(static_cast<size_t>(count), 0);
     ParallelFor(count, [&](int64_t b) {
-      double* m = a + b * n * n;
+      T* m = a + b * n * n;
       if (n == 0) return;
-      failed[static_cast<size_t>(b)] = scipy_LAPACKE_dpotrf(kRowMajor, upper ? 'U' : 'L', static_cast<int>(n), m,
+      failed[static_cast<size_t>(b)] = Potrf(kRowMajor, upper ? 'U' : 'L', static_cast<int>(n), m,
                                                             static_cast<int>(n));
       for (int64_t i = 0; i < n; ++i) {  // potrf leaves the other triangle as it was
         for (int64_t j = 0; j < n; ++j) {
@@ -286,10 +341,11 @@ class LinalgWork final : public FamilyWork {
                                          std::to_string(info) + " is not positive)");
       }
     }
-    ScatterFrom(a, ComputeType::kFloat64, tensor(kOut));
+    ScatterFrom(a, Kind<T>(), tensor(kOut));
     return ACLNN_SUCCESS;
   }
 
+  template <typename T>
   aclnnStatus TriangularSolve() {
     // B (self) [..., n, k] and A (other) [..., n, n], the batches broadcast to out's.
     const int64_t rank = static_cast<int64_t>(shape.size());
@@ -300,26 +356,26 @@ class LinalgWork final : public FamilyWork {
     Broadcast(tensor(kSelf), shape, &b_wide);
     Broadcast(tensor(kOther), a_shape, &a_wide);
     const int64_t count = tensor(kOut).numel() / std::max<int64_t>(n * k, 1);
-    const double* a = static_cast<const double*>(ContiguousAs(a_wide, ComputeType::kFloat64, 0));
-    const double* bx = static_cast<const double*>(ContiguousAs(b_wide, ComputeType::kFloat64, 1));
-    double* x = static_cast<double*>(Scratch(2, static_cast<size_t>(std::max<int64_t>(count * n * k, 1)) * sizeof(double)));
+    const T* a = static_cast<const T*>(ContiguousAs(a_wide, Kind<T>(), 0));
+    const T* bx = static_cast<const T*>(ContiguousAs(b_wide, Kind<T>(), 1));
+    T* x = static_cast<T*>(Scratch(2, static_cast<size_t>(std::max<int64_t>(count * n * k, 1)) * sizeof(T)));
     std::copy_n(bx, count * n * k, x);
     if (n > 0 && k > 0) {
       ParallelFor(count, [&](int64_t b) {
-        scipy_cblas_dtrsm(CblasRowMajor, CblasLeft, upper ? CblasUpper : CblasLower, transpose ? CblasTrans : CblasNoTrans,
-                          unitriangular ? CblasUnit : CblasNonUnit, static_cast<int>(n), static_cast<int>(k), 1.0,
-                          a + b * n * n, static_cast<int>(n), x + b * n * k, static_cast<int>(k));
+        Trsm(upper ? CblasUpper : CblasLower, transpose ? CblasTrans : CblasNoTrans, unitriangular ? CblasUnit : CblasNonUnit,
+             static_cast<int>(n), static_cast<int>(k), a + b * n * n, x + b * n * k);
       });
     }
-    ScatterFrom(x, ComputeType::kFloat64, tensor(kOut));
-    if (tensor(kOut2).dtype != ACL_DT_UNDEFINED) ScatterFrom(a, ComputeType::kFloat64, tensor(kOut2));
+    ScatterFrom(x, Kind<T>(), tensor(kOut));
+    if (tensor(kOut2).dtype != ACL_DT_UNDEFINED) ScatterFrom(a, Kind<T>(), tensor(kOut2));
     return ACLNN_SUCCESS;
   }
 
   // The [count, m, n] matrices of `t` as column-major doubles, each `columns` >= n columns wide.
-  double* ColumnMajor(const TensorRef& t, int64_t count, int64_t m, int64_t n, int64_t columns) {
-    const double* x = static_cast<const double*>(ContiguousAs(t, ComputeType::kFloat64, 0));
-    double* a = static_cast<double*>(Scratch(1, static_cast<size_t>(std::max<int64_t>(count * m * columns, 1)) * sizeof(double)));
+  template <typename T>
+  T* ColumnMajor(const TensorRef& t, int64_t count, int64_t m, int64_t n, int64_t columns) {
+    const T* x = static_cast<const T*>(ContiguousAs(t, Kind<T>(), 0));
+    T* a = static_cast<T*>(Scratch(1, static_cast<size_t>(std::max<int64_t>(count * m * columns, 1)) * sizeof(T)));
     std::fill_n(a, count * m * columns, 0.0);
     for (int64_t b = 0; b < count; ++b) {
       for (int64_t i = 0; i < m; ++i) {
@@ -329,57 +385,59 @@ class LinalgWork final : public FamilyWork {
     return a;
   }
 
+  template <typename T>
   aclnnStatus Qr() {
     const TensorRef& self = tensor(kSelf);
     const int64_t m = self.shape[self.rank() - 2], n = self.shape[self.rank() - 1], k = std::min(m, n);
     const int64_t count = m * n == 0 ? 0 : self.numel() / (m * n);
     const int64_t q_cols = mode == 1 ? m : k, r_rows = mode == 1 ? m : k, columns = std::max(n, q_cols);
-    double* a = ColumnMajor(self, count, m, n, columns);
-    double* q = static_cast<double*>(Scratch(2, static_cast<size_t>(std::max<int64_t>(count * m * q_cols, 1)) * sizeof(double)));
-    double* r = static_cast<double*>(Scratch(3, static_cast<size_t>(std::max<int64_t>(count * r_rows * n, 1)) * sizeof(double)));
+    T* a = ColumnMajor<T>(self, count, m, n, columns);
+    T* q = static_cast<T*>(Scratch(2, static_cast<size_t>(std::max<int64_t>(count * m * q_cols, 1)) * sizeof(T)));
+    T* r = static_cast<T*>(Scratch(3, static_cast<size_t>(std::max<int64_t>(count * r_rows * n, 1)) * sizeof(T)));
     ParallelFor(count, [&](int64_t b) {
-      double* w = a + b * m * columns;
-      std::vector<double> tau(static_cast<size_t>(std::max<int64_t>(k, 1)));
-      scipy_LAPACKE_dgeqrf(kColMajor, static_cast<int>(m), static_cast<int>(n), w, static_cast<int>(m), tau.data());
-      double* rb = r + b * r_rows * n;
+      T* w = a + b * m * columns;
+      std::vector<T> tau(static_cast<size_t>(std::max<int64_t>(k, 1)));
+      Geqrf(kColMajor, static_cast<int>(m), static_cast<int>(n), w, static_cast<int>(m), tau.data());
+      T* rb = r + b * r_rows * n;
       for (int64_t i = 0; i < r_rows; ++i) {
         for (int64_t j = 0; j < n; ++j) rb[i * n + j] = i <= j ? w[j * m + i] : 0.0;
       }
       if (mode == 2) return;
-      scipy_LAPACKE_dorgqr(kColMajor, static_cast<int>(m), static_cast<int>(q_cols), static_cast<int>(k), w,
+      Orgqr(kColMajor, static_cast<int>(m), static_cast<int>(q_cols), static_cast<int>(k), w,
                            static_cast<int>(m), tau.data());
-      double* qb = q + b * m * q_cols;
+      T* qb = q + b * m * q_cols;
       for (int64_t i = 0; i < m; ++i) {
         for (int64_t j = 0; j < q_cols; ++j) qb[i * q_cols + j] = w[j * m + i];
       }
     });
-    if (mode != 2) ScatterFrom(q, ComputeType::kFloat64, tensor(kOut));
-    ScatterFrom(r, ComputeType::kFloat64, tensor(kOut2));
+    if (mode != 2) ScatterFrom(q, Kind<T>(), tensor(kOut));
+    ScatterFrom(r, Kind<T>(), tensor(kOut2));
     return ACLNN_SUCCESS;
   }
 
+  template <typename T>
   aclnnStatus Svd() {
     const TensorRef& self = tensor(kSelf);
     const int64_t m = self.shape[self.rank() - 2], n = self.shape[self.rank() - 1], k = std::min(m, n);
     const int64_t count = m * n == 0 ? 0 : self.numel() / (m * n);
     const int64_t u_cols = full ? m : k, v_cols = full ? n : k;
-    double* a = ColumnMajor(self, count, m, n, n);
-    double* s = static_cast<double*>(Scratch(2, static_cast<size_t>(std::max<int64_t>(count * k, 1)) * sizeof(double)));
-    double* u = static_cast<double*>(Scratch(3, static_cast<size_t>(std::max<int64_t>(count * m * u_cols, 1)) * sizeof(double)));
-    double* v = static_cast<double*>(Scratch(4, static_cast<size_t>(std::max<int64_t>(count * n * v_cols, 1)) * sizeof(double)));
+    T* a = ColumnMajor<T>(self, count, m, n, n);
+    T* s = static_cast<T*>(Scratch(2, static_cast<size_t>(std::max<int64_t>(count * k, 1)) * sizeof(T)));
+    T* u = static_cast<T*>(Scratch(3, static_cast<size_t>(std::max<int64_t>(count * m * u_cols, 1)) * sizeof(T)));
+    T* v = static_cast<T*>(Scratch(4, static_cast<size_t>(std::max<int64_t>(count * n * v_cols, 1)) * sizeof(T)));
     std::vector<int> failed(static_cast<size_t>(count), 0);
     ParallelFor(count, [&](int64_t b) {
-      std::vector<double> uc(static_cast<size_t>(std::max<int64_t>(m * u_cols, 1)));
-      std::vector<double> vt(static_cast<size_t>(std::max<int64_t>(v_cols * n, 1)));
+      std::vector<T> uc(static_cast<size_t>(std::max<int64_t>(m * u_cols, 1)));
+      std::vector<T> vt(static_cast<size_t>(std::max<int64_t>(v_cols * n, 1)));
       const char job = !compute_uv ? 'N' : full ? 'A' : 'S';
-      failed[static_cast<size_t>(b)] = scipy_LAPACKE_dgesdd(
+      failed[static_cast<size_t>(b)] = Gesdd(
           kColMajor, job, static_cast<int>(m), static_cast<int>(n), a + b * m * n, static_cast<int>(m), s + b * k,
           uc.data(), static_cast<int>(std::max<int64_t>(m, 1)), vt.data(), static_cast<int>(std::max<int64_t>(v_cols, 1)));
       if (!compute_uv) return;
-      double* ub = u + b * m * u_cols;
-      double* vb = v + b * n * v_cols;
+      T* ub = u + b * m * u_cols;
+      T* vb = v + b * n * v_cols;
       for (int64_t j = 0; j < u_cols; ++j) {
-        double sign = 1;
+        T sign = 1;
         if (j < k) {  // the pair's sign: U's largest-magnitude element positive
           int64_t at = 0;
           for (int64_t i = 1; i < m; ++i) {
@@ -402,14 +460,15 @@ class LinalgWork final : public FamilyWork {
                                          std::to_string(b) + " (info " + std::to_string(info) + ")");
       }
     }
-    ScatterFrom(s, ComputeType::kFloat64, tensor(kOut));
+    ScatterFrom(s, Kind<T>(), tensor(kOut));
     if (compute_uv) {
-      ScatterFrom(u, ComputeType::kFloat64, tensor(kOut2));
-      ScatterFrom(v, ComputeType::kFloat64, tensor(kOut3));
+      ScatterFrom(u, Kind<T>(), tensor(kOut2));
+      ScatterFrom(v, Kind<T>(), tensor(kOut3));
     }
     return ACLNN_SUCCESS;
   }
 
+  template <typename T>
   aclnnStatus Cdist() {
     // x1 [..., P, M], x2 [..., R, M], the batches broadcast to out's [..., P, R].
     const int64_t rank = static_cast<int64_t>(shape.size());
@@ -422,31 +481,33 @@ class LinalgWork final : public FamilyWork {
     TensorRef a, b;
     Broadcast(x1, a_shape, &a);
     Broadcast(x2, b_shape, &b);
-    const double* u = static_cast<const double*>(ContiguousAs(a, ComputeType::kFloat64, 0));
-    const double* v = static_cast<const double*>(ContiguousAs(b, ComputeType::kFloat64, 1));
+    const T* u = static_cast<const T*>(ContiguousAs(a, Kind<T>(), 0));
+    const T* v = static_cast<const T*>(ContiguousAs(b, Kind<T>(), 1));
     const int64_t batches = tensor(kOut).numel() / std::max<int64_t>(pn * rn, 1);
-    double* y = static_cast<double*>(Scratch(3, static_cast<size_t>(std::max<int64_t>(batches * pn * rn, 1)) * sizeof(double)));
+    T* y = static_cast<T*>(Scratch(3, static_cast<size_t>(std::max<int64_t>(batches * pn * rn, 1)) * sizeof(T)));
     ParallelFor(batches * pn, [&](int64_t row) {
       const int64_t batch = row / pn;
       for (int64_t j = 0; j < rn; ++j) y[row * rn + j] = Distance(u + row * m, v + (batch * rn + j) * m, m, p);
     });
-    ScatterFrom(y, ComputeType::kFloat64, tensor(kOut));
+    ScatterFrom(y, Kind<T>(), tensor(kOut));
     return ACLNN_SUCCESS;
   }
 
+  template <typename T>
   aclnnStatus Pdist() {
     const TensorRef& self = tensor(kSelf);
     const int64_t n = self.shape[0], m = self.shape[1];
-    const double* x = static_cast<const double*>(ContiguousAs(self, ComputeType::kFloat64, 0));
-    double* y = static_cast<double*>(Scratch(3, static_cast<size_t>(std::max<int64_t>(n * (n - 1) / 2, 1)) * sizeof(double)));
+    const T* x = static_cast<const T*>(ContiguousAs(self, Kind<T>(), 0));
+    T* y = static_cast<T*>(Scratch(3, static_cast<size_t>(std::max<int64_t>(n * (n - 1) / 2, 1)) * sizeof(T)));
     ParallelFor(n, [&](int64_t i) {
-      double* to = y + i * n - i * (i + 1) / 2;  // the pairs (i, i+1..n-1) follow those of rows before i
+      T* to = y + i * n - i * (i + 1) / 2;  // the pairs (i, i+1..n-1) follow those of rows before i
       for (int64_t j = i + 1; j < n; ++j) to[j - i - 1] = Distance(x + i * m, x + j * m, m, p);
     });
-    ScatterFrom(y, ComputeType::kFloat64, tensor(kOut));
+    ScatterFrom(y, Kind<T>(), tensor(kOut));
     return ACLNN_SUCCESS;
   }
 
+  template <typename T>
   aclnnStatus CdistBackward() {
     // grad and dist [..., P, R]; x1 [..., P, M] and x2 [..., R, M] broadcast to the batch.
     const int64_t rank = static_cast<int64_t>(shape.size());
@@ -458,28 +519,25 @@ class LinalgWork final : public FamilyWork {
     TensorRef a, b;
     Broadcast(tensor(kSelf), shape, &a);
     Broadcast(tensor(kOther), b_shape, &b);
-    const double* u = static_cast<const double*>(ContiguousAs(a, ComputeType::kFloat64, 0));
-    const double* v = static_cast<const double*>(ContiguousAs(b, ComputeType::kFloat64, 1));
-    const double* gr = static_cast<const double*>(ContiguousAs(g, ComputeType::kFloat64, 2));
-    const double* dist = static_cast<const double*>(ContiguousAs(tensor(kOut2), ComputeType::kFloat64, 4));
+    const T* u = static_cast<const T*>(ContiguousAs(a, Kind<T>(), 0));
+    const T* v = static_cast<const T*>(ContiguousAs(b, Kind<T>(), 1));
+    const T* gr = static_cast<const T*>(ContiguousAs(g, Kind<T>(), 2));
+    const T* dist = static_cast<const T*>(ContiguousAs(tensor(kOut2), Kind<T>(), 4));
     const int64_t rows = tensor(kOut).numel() / std::max<int64_t>(m, 1);
-    double* y = static_cast<double*>(Scratch(3, static_cast<size_t>(std::max<int64_t>(rows * m, 1)) * sizeof(double)));
+    T* y = static_cast<T*>(Scratch(3, static_cast<size_t>(std::max<int64_t>(rows * m, 1)) * sizeof(T)));
     std::fill_n(y, rows * m, 0.0);
-    const bool single = type != ComputeType::kFloat64;
     ParallelFor(rows, [&](int64_t row) {
       const int64_t batch = row / std::max<int64_t>(pn, 1);
       for (int64_t j = 0; j < rn; ++j) {
-        const double weight = gr[row * rn + j], d = dist[row * rn + j];
-        const double* z = v + (batch * rn + j) * m;
+        const T weight = gr[row * rn + j], d = dist[row * rn + j];
+        const T* z = v + (batch * rn + j) * m;
         for (int64_t e = 0; e < m; ++e) {
-          // The difference in the inputs' precision, as aten's kernel takes it (p = inf compares
-          // it with the distance, a float for float inputs).
-          const double diff = single ? static_cast<float>(u[row * m + e] - z[e]) : u[row * m + e] - z[e];
-          y[row * m + e] += weight * DistanceGrad(diff, d, p);
+          const T diff = u[row * m + e] - z[e];  // in the inputs' precision, as aten's kernel
+          y[row * m + e] += DistanceGrad(diff, weight, d, p);
         }
       }
     });
-    ScatterFrom(y, ComputeType::kFloat64, tensor(kOut));
+    ScatterFrom(y, Kind<T>(), tensor(kOut));
     return ACLNN_SUCCESS;
   }
 
@@ -551,9 +609,36 @@ class LinalgWork final : public FamilyWork {
     return ACLNN_SUCCESS;
   }
 
+  template <typename T>
+  aclnnStatus Factor() {
+    switch (op_) {
+      case F::Op::kInverse: return Inverse<T>();
+      case F::Op::kCdist: return Cdist<T>();
+      case F::Op::kPdist: return Pdist<T>();
+      case F::Op::kCdistBackward: return CdistBackward<T>();
+      case F::Op::kSlogdet: return Slogdet<T>();
+      case F::Op::kCholesky: return Cholesky<T>();
+      case F::Op::kTriangularSolve: return TriangularSolve<T>();
+      case F::Op::kQr: return Qr<T>();
+      default: return Svd<T>();
+    }
+  }
+
+  // The ops computed in floating point only (their planners decline integral dtypes).
+  bool Floating() const {
+    return op_ != F::Op::kAddr && op_ != F::Op::kCross && op_ != F::Op::kRenorm && op_ != F::Op::kFillDiagonal &&
+           op_ != F::Op::kChannelShuffle;
+  }
+
   aclnnStatus Compute() override {
-    if (op_ == F::Op::kPdist) return Pdist();
-    if (op_ == F::Op::kCdistBackward) return CdistBackward();
+    if (Floating()) {
+      // In the inputs' precision, as PyTorch's CPU kernels (float LU and triangular solves meet an
+      // exactly singular matrix where theirs do); QR and SVD in double: PyTorch's LAPACK (MKL)
+      // scales the norms of its reflections where OpenBLAS's single precision overflows (a QR of
+      // 1e19s), and double gives its float results.
+      const bool scaled = op_ == F::Op::kQr || op_ == F::Op::kSvd;
+      return type == ComputeType::kFloat64 || scaled ? Factor<double>() : Factor<float>();
+    }
     if (op_ == F::Op::kChannelShuffle) return ChannelShuffle();
     if (op_ == F::Op::kRenorm || op_ == F::Op::kFillDiagonal) {
       aclnnStatus status = ACLNN_SUCCESS;
@@ -563,13 +648,6 @@ class LinalgWork final : public FamilyWork {
       });
       return status;
     }
-    if (op_ == F::Op::kInverse) return Inverse();
-    if (op_ == F::Op::kCdist) return Cdist();
-    if (op_ == F::Op::kSlogdet) return Slogdet();
-    if (op_ == F::Op::kCholesky) return Cholesky();
-    if (op_ == F::Op::kTriangularSolve) return TriangularSolve();
-    if (op_ == F::Op::kQr) return Qr();
-    if (op_ == F::Op::kSvd) return Svd();
     aclnnStatus status = ACLNN_SUCCESS;
     WithFamilyType(type, [&](auto zero) {
       using T = decltype(zero);
@@ -698,6 +776,8 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
     if (rank < 2) return reject(F::Role::kSelf, "shape " + DimsText(self->view) + " is not a batch of matrices");
     if (IsIntegralType(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
     const int64_t m = self->view[rank - 2], n = self->view[rank - 1], k = std::min(m, n);
+    // An empty matrix's complete Q or full U is an identity LAPACK is not asked for: not modelled.
+    if (m == 0 || n == 0) return Decline(call, work, "for an empty matrix");
     const Dims batch(self->view.begin(), self->view.end() - 2);
     auto with = [&](int64_t rows, int64_t cols) {
       Dims d = batch;
