@@ -474,7 +474,10 @@ ORDER = Family(
     # the flattened self; self absent: repeat_interleave of the positions 0..len(repeats)-1.
     roles=("self", "repeats", "output_size", "k", "dim", "keepdim", "out", "indices"),
     required=("out",),
-    op_output_shapes=(("*", "*", "given"),),
+    # The selections' outputs are self reduced along dim (every dimension without one), which the
+    # bindings shape; repeat_interleave's follow from the counts.
+    op_output_shapes=(("kthvalue", "*", "reduce"), ("median", "*", "reduce"), ("nanmedian", "*", "reduce"),
+                      ("*", "*", "given")),
     fixed_dtypes=(("indices", "INT64"),),
     exact_ops=("kthvalue", "median", "nanmedian", "repeat_interleave"),
     # outputSize is the extent along dim: the suites vary dim only with it (never alone).

@@ -1629,10 +1629,10 @@ const bind::ApiSpec kSpec_nan_median_dim{
         {"indicesOut", "indices_out", {}},
     },
     {
-        // valuesOut: out= required (valuesOut's shape follows from the arguments by nanmedian's rule, which the bindings do not apply)
-        {3, {}, {0}, false, {}, "valuesOut's shape follows from the arguments by nanmedian's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
-        // indicesOut: out= required (indicesOut's shape follows from the arguments by nanmedian's rule, which the bindings do not apply)
-        {4, {}, {}, false, {}, "indicesOut's shape follows from the arguments by nanmedian's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
+        // valuesOut: shape self reduced along dim, dtype self's (family order)
+        {3, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        // indicesOut: shape self reduced along dim, dtype INT64 (family order)
+        {4, {0}, {0}, false, {ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_INT64},
     },
     {3, 4},
 };
@@ -1655,8 +1655,8 @@ PyObject* wrap_nan_median_dim(PyObject*, PyObject* const* args, Py_ssize_t nargs
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
     bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
-    aclTensor* c_values_out = call.output(3);  // valuesOut (aclTensor*, out)
-    aclTensor* c_indices_out = call.output(4);  // indicesOut (aclTensor*, out)
+    aclTensor* c_values_out = call.output(3, {py_dim, py_keep_dim, py::handle()});  // valuesOut (aclTensor*, out)
+    aclTensor* c_indices_out = call.output(4, {py_dim, py_keep_dim, py::handle()});  // indicesOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_nan_median_dim>(phase1)(
           c_self,

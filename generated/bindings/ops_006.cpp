@@ -1342,10 +1342,10 @@ const bind::ApiSpec kSpec_kthvalue{
         {"indicesOut", "indices_out", {}},
     },
     {
-        // valuesOut: out= required (valuesOut's shape follows from the arguments by kthvalue's rule, which the bindings do not apply)
-        {4, {}, {0}, false, {}, "valuesOut's shape follows from the arguments by kthvalue's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
-        // indicesOut: out= required (indicesOut's shape follows from the arguments by kthvalue's rule, which the bindings do not apply)
-        {5, {}, {}, false, {}, "indicesOut's shape follows from the arguments by kthvalue's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
+        // valuesOut: shape self reduced along dim, dtype self's (family order)
+        {4, {0}, {0}, false, {ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
+        // indicesOut: shape self reduced along dim, dtype INT64 (family order)
+        {5, {0}, {0}, false, {ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_INT64},
     },
     {4, 5},
 };
@@ -1370,8 +1370,8 @@ PyObject* wrap_kthvalue(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyOb
     int64_t c_k = call.integer<int64_t>(1, py_k);  // k (int64_t, in)
     int64_t c_dim = call.integer<int64_t>(2, py_dim);  // dim (int64_t, in)
     bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
-    aclTensor* c_values_out = call.output(4);  // valuesOut (aclTensor*, out)
-    aclTensor* c_indices_out = call.output(5);  // indicesOut (aclTensor*, out)
+    aclTensor* c_values_out = call.output(4, {py_dim, py_keepdim, py::handle()});  // valuesOut (aclTensor*, out)
+    aclTensor* c_indices_out = call.output(5, {py_dim, py_keepdim, py::handle()});  // indicesOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_kthvalue>(phase1)(
           c_self,

@@ -1252,8 +1252,8 @@ const bind::ApiSpec kSpec_nan_median{
         {"out", "out_", {}},
     },
     {
-        // out: out= required (out's shape follows from the arguments by nanmedian's rule, which the bindings do not apply)
-        {1, {}, {0}, false, {}, "out's shape follows from the arguments by nanmedian's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
+        // out: shape self reduced along every dimension, dtype self's (family order)
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -1272,7 +1272,7 @@ PyObject* wrap_nan_median(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
     py::handle py_out(values[1]);
     bind::Call call(kSpec_nan_median, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(1, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_nan_median>(phase1)(
           c_self,

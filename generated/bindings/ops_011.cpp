@@ -1141,8 +1141,8 @@ const bind::ApiSpec kSpec_median{
         {"valuesOut", "values_out", {}},
     },
     {
-        // valuesOut: out= required (valuesOut's shape follows from the arguments by median's rule, which the bindings do not apply)
-        {1, {}, {0}, false, {}, "valuesOut's shape follows from the arguments by median's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
+        // valuesOut: shape self reduced along every dimension, dtype self's (family order)
+        {1, {0}, {0}, false, {ACL_FLOAT, ACL_FLOAT16, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted, bind::ShapeRule::kReduce, ACL_DT_UNDEFINED},
     },
     {1},
 };
@@ -1161,7 +1161,7 @@ PyObject* wrap_median(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
     py::handle py_out(values[1]);
     bind::Call call(kSpec_median, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-    aclTensor* c_values_out = call.output(1);  // valuesOut (aclTensor*, out)
+    aclTensor* c_values_out = call.output(1, {py::handle(), py::handle(), py::handle()});  // valuesOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_median>(phase1)(
           c_self,

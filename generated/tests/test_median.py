@@ -34,13 +34,13 @@ OP = t.Op(
     integer_math='exact',
     simulated=True,
     out_shape_from={},
-    out_dtype_from={'valuesOut': ('self',)},
+    out_dtype_from={},
     family='order',
     exact=True,
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'self': 'FLOAT'}, shapes={'self': (4, 5)}, out={'valuesOut': '<auto>'})
+BASE = Case('FLOAT', dtypes={'self': 'FLOAT'}, shapes={'self': (4, 5)})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
@@ -85,8 +85,8 @@ LAYOUTS = [
 
 # Non-contiguous out= arrays.
 OUT_LAYOUTS = [
-    BASE.but('out-strided', out_layout='strided'),
-    BASE.but('out-transposed', out_layout='transposed'),
+    BASE.but('out-strided', out={'valuesOut': '<auto>'}, out_layout='strided'),
+    BASE.but('out-transposed', out={'valuesOut': '<auto>'}, out_layout='transposed'),
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
@@ -119,7 +119,7 @@ def test_unsupported_products_reject_calls():
 
 # line 140: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self或valuesOut是空指针时。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=None', out={'valuesOut': 'FLOAT'}, out_shapes={'valuesOut': '<auto>'}, none=('self',)),
+    BASE.but('self=None', none=('self',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
@@ -127,8 +127,8 @@ def test_error_row1_null_pointer(op, case):
 
 # line 145: 161002 ACLNN_ERR_PARAM_INVALID: self和valuesOut的数据类型不在支持的范围之内。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'valuesOut': 'FLOAT'}, out_shapes={'valuesOut': '<auto>'}),
-    BASE.but('valuesOut=<undocumented>', out={'valuesOut': '<undocumented>'}, out_shapes={'valuesOut': '<auto>'}),
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'valuesOut': 'FLOAT'}),
+    BASE.but('valuesOut=<undocumented>', out={'valuesOut': '<undocumented>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)
@@ -136,8 +136,8 @@ def test_error_row2_unsupported_dtype(op, case):
 
 # line 148: 161002 ACLNN_ERR_PARAM_INVALID: self和valuesOut的数据类型不同。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=FLOAT16', dtypes={'self': 'FLOAT16'}, out={'valuesOut': 'FLOAT'}, out_shapes={'valuesOut': '<auto>'}),
-    BASE.but('valuesOut=FLOAT16', out={'valuesOut': 'FLOAT16'}, out_shapes={'valuesOut': '<auto>'}),
+    BASE.but('self=FLOAT16', dtypes={'self': 'FLOAT16'}, out={'valuesOut': 'FLOAT'}),
+    BASE.but('valuesOut=FLOAT16', out={'valuesOut': 'FLOAT16'}),
 ], ids=lambda case: case.id)
 def test_error_row3_dtype_mismatch(op, case):
     t.check_error(op, case, status=161002)

@@ -38,13 +38,13 @@ OP = t.Op(
     integer_math='exact',
     simulated=True,
     out_shape_from={},
-    out_dtype_from={'out': ('self',)},
+    out_dtype_from={},
     family='order',
     exact=True,
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'self': 'FLOAT'}, shapes={'self': (4, 5)}, out={'out': '<auto>'})
+BASE = Case('FLOAT', dtypes={'self': 'FLOAT'}, shapes={'self': (4, 5)})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
@@ -89,8 +89,8 @@ LAYOUTS = [
 
 # Non-contiguous out= arrays.
 OUT_LAYOUTS = [
-    BASE.but('out-strided', out_layout='strided'),
-    BASE.but('out-transposed', out_layout='transposed'),
+    BASE.but('out-strided', out={'out': '<auto>'}, out_layout='strided'),
+    BASE.but('out-transposed', out={'out': '<auto>'}, out_layout='transposed'),
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
@@ -123,7 +123,7 @@ def test_unsupported_products_reject_calls():
 
 # line 151: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self或out是空指针时。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('self',)),
+    BASE.but('self=None', none=('self',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
@@ -131,8 +131,8 @@ def test_error_row1_null_pointer(op, case):
 
 # line 156: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不在支持的范围之内。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
-    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}, out_shapes={'out': '<auto>'}),
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}),
+    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)
@@ -140,8 +140,8 @@ def test_error_row2_unsupported_dtype(op, case):
 
 # line 159: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不同。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=FLOAT16', dtypes={'self': 'FLOAT16'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
-    BASE.but('out=FLOAT16', out={'out': 'FLOAT16'}, out_shapes={'out': '<auto>'}),
+    BASE.but('self=FLOAT16', dtypes={'self': 'FLOAT16'}, out={'out': 'FLOAT'}),
+    BASE.but('out=FLOAT16', out={'out': 'FLOAT16'}),
 ], ids=lambda case: case.id)
 def test_error_row3_dtype_mismatch(op, case):
     t.check_error(op, case, status=161002)

@@ -362,8 +362,10 @@ aclnnStatus PlanOrder(const Call& call, const FamilySpec& family, ExecutorWork**
   const int64_t length = rank == 0 ? 1 : shape[made->dim];
   if (op == F::Op::kKthvalue) {
     made->k = RoleInt(call, family, F::Role::kK, 1);
+    // The page's range is [0, size(dim)]; PyTorch refuses k = 0 and nothing says what it selects.
+    if (made->k == 0) return Decline(call, work, "for k = 0 (the page admits it; what it selects is not documented)");
     if (made->k < 1 || made->k > length) {
-      return reject(F::Role::kK, "k " + std::to_string(made->k) + " is outside [1, " + std::to_string(length) +
+      return reject(F::Role::kK, "k " + std::to_string(made->k) + " is outside [0, " + std::to_string(length) +
                                      "], the extent of the dimension");
     }
   } else if (length == 0) {
