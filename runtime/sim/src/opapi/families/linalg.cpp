@@ -685,6 +685,21 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
   auto reject = [&](int role, const std::string& message) {
     return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
   };
+  // cdist's pairs of x1's rows [..., P, M] and x2's [..., R, M]: the broadcast batch, then [P, R].
+  auto pair_shape = [&](Dims* pairs) -> aclnnStatus {
+    const size_t r1 = self->view.size(), r2 = other->view.size();
+    if (r1 < 2 || r2 < 2 || self->view[r1 - 1] != other->view[r2 - 1]) {
+      return reject(F::Role::kOther, "x1 " + DimsText(self->view) + " and x2 " + DimsText(other->view) +
+                                         " are not batches of rows of one length");
+    }
+    const Dims batch1(self->view.begin(), self->view.end() - 2), batch2(other->view.begin(), other->view.end() - 2);
+    if (!BroadcastShapes(batch1, batch2, pairs)) {
+      return reject(F::Role::kOther, "batch " + DimsText(batch2) + " does not broadcast with x1's " + DimsText(batch1));
+    }
+    pairs->push_back(self->view[r1 - 2]);
+    pairs->push_back(other->view[r2 - 2]);
+    return ACLNN_SUCCESS;
+  };
   if (!FamilyComputeType(self->dtype, true, &made->type)) {
     return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
   }
@@ -826,18 +841,8 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
   } else if (op == F::Op::kCdistBackward) {
     // x1 [..., P, M] and x2 [..., R, M] broadcast; grad and cdist [..., P, R]; out x1's broadcast shape.
     const TensorDesc* dist = RoleTensor(call, family, F::Role::kDist);
-    const size_t r1 = self->view.size(), r2 = other->view.size();
-    if (r1 < 2 || r2 < 2 || self->view[r1 - 1] != other->view[r2 - 1]) {
-      return reject(F::Role::kOther, "x1 " + DimsText(self->view) + " and x2 " + DimsText(other->view) +
-                                         " are not batches of rows of one length");
-    }
-    Dims batch1(self->view.begin(), self->view.end() - 2), batch2(other->view.begin(), other->view.end() - 2);
-    if (!BroadcastShapes(batch1, batch2, &shape)) {
-      return reject(F::Role::kOther, "batch " + DimsText(batch2) + " does not broadcast with x1's " + DimsText(batch1));
-    }
-    Dims pairs = shape;
-    pairs.push_back(self->view[r1 - 2]);
-    pairs.push_back(other->view[r2 - 2]);
+    Dims pairs;
+    if (aclnnStatus s = pair_shape(&pairs)) return s;
     for (int role : {F::Role::kGrad, F::Role::kDist}) {
       const TensorDesc* t = role == F::Role::kGrad ? third : dist;
       if (t->view != pairs) {
@@ -845,8 +850,8 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
       }
     }
     made->tensor(kOut2).Set(RoleName(call, family, F::Role::kDist), *dist);
-    shape.push_back(self->view[r1 - 2]);
-    shape.push_back(self->view[r1 - 1]);
+    shape = Dims(pairs.begin(), pairs.end() - 1);  // the batch and x1's rows, then their length
+    shape.push_back(self->view[self->view.size() - 1]);
     made->p = RoleNumber(call, family, F::Role::kP, -1, 2);
     if (made->p == -1) made->p = INFINITY;  // op-plugin's cast of an infinite p
     if (!(made->p >= 0)) return reject(F::Role::kP, "p must be a non-negative number or -1 (inf), got " + std::to_string(made->p));
@@ -883,17 +888,7 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
     }
     shape = self->view;
   } else {  // cdist
-    const size_t r1 = self->view.size(), r2 = other->view.size();
-    if (r1 < 2 || r2 < 2 || self->view[r1 - 1] != other->view[r2 - 1]) {
-      return reject(F::Role::kOther, "x1 " + DimsText(self->view) + " and x2 " + DimsText(other->view) +
-                                         " are not batches of rows of one length");
-    }
-    Dims batch1(self->view.begin(), self->view.end() - 2), batch2(other->view.begin(), other->view.end() - 2);
-    if (!BroadcastShapes(batch1, batch2, &shape)) {
-      return reject(F::Role::kOther, "batch " + DimsText(batch2) + " does not broadcast with x1's " + DimsText(batch1));
-    }
-    shape.push_back(self->view[r1 - 2]);
-    shape.push_back(other->view[r2 - 2]);
+    if (aclnnStatus s = pair_shape(&shape)) return s;
     made->p = RoleNumber(call, family, F::Role::kP, -1, 2);
     if (!(made->p >= 0)) return reject(F::Role::kP, "p must be a non-negative number, got " + std::to_string(made->p));
     if (IsIntegralType(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
