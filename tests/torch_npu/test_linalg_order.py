@@ -1,10 +1,10 @@
 """The order, linalg and counting families through torch_npu: torch.kthvalue, median, nanmedian,
-repeat_interleave (and its backward), addr, linalg.cross, inverse, cdist (and its backward),
-slogdet, cholesky, triangular_solve, bincount, trace, angle, the foreach roundings and torch_npu's
-_npu_index_add on device="npu" equal PyTorch on the CPU, indices included (among equal values too:
-the integer rows repeat values); QR and SVD, unique only up to signs, are checked
-sign-independently (the factors rebuild the matrix, are orthonormal, and equal PyTorch's in
-magnitude)."""
+repeat_interleave (and its backward), addr, linalg.cross, inverse, cdist (and its backward), pdist,
+slogdet, cholesky, triangular_solve, renorm, fill_diagonal_, channel_shuffle, isin, bincount,
+trace, angle, the foreach roundings and torch_npu's _npu_index_add on device="npu" equal PyTorch on
+the CPU, indices included (among equal values too: the integer rows repeat values); QR and SVD,
+unique only up to signs, are checked sign-independently (the factors rebuild the matrix, are
+orthonormal, and equal PyTorch's in magnitude)."""
 
 
 SAME = """
@@ -102,6 +102,23 @@ for name in ("round", "floor", "ceil", "trunc"):  # aclnnForeachRoundOffNumberV2
     fn = getattr(torch, f"_foreach_{name}")
     same(f"_foreach_{name}", fn([t.npu() for t in members]), fn(members))
 same("angle", torch.angle(x_nan.npu()), torch.angle(x_nan))
+
+same("renorm", torch.renorm(x.npu(), 2, 0, 1.0), torch.renorm(x, 2, 0, 1.0), exact=False)
+in_place = x.npu()
+in_place.renorm_(1, 1, 0.5)
+same("renorm_", in_place, x.clone().renorm_(1, 1, 0.5), exact=False)
+for p in (2.0, 3.0):
+    same(f"pdist p={p}", torch.nn.functional.pdist(x.npu(), p), torch.nn.functional.pdist(x, p), exact=False)
+tall = torch.zeros(7, 3)
+filled = tall.npu()
+filled.fill_diagonal_(2.5, wrap=True)
+same("fill_diagonal_", filled, tall.clone().fill_diagonal_(2.5, wrap=True))
+channels = torch.randn(2, 6, 3, 2)
+same("channel_shuffle", torch.nn.functional.channel_shuffle(channels.npu(), 3),
+     torch.nn.functional.channel_shuffle(channels, 3))
+tests = torch.tensor([1.0, 2.0, 3.0])
+for element, invert in [(2.0, False), (5.0, True), (5.0, False)]:
+    same("isin", torch.isin(element, tests.npu(), invert=invert), torch.isin(element, tests, invert=invert))
 
 # aclnnIndexAddV2 in mode 0, where the page says the device leaves alpha out: refused unless 1.
 index_add = torch.ops.npu._npu_index_add
