@@ -76,6 +76,9 @@ class Family:
     # The ops that apply the semantics' elementwise `kernel` (their APIs state one) to lists of
     # tensors: their tensor-list and scalar-list parameters are the kernel's element inputs.
     kernel_ops: tuple[str, ...] = ()
+    # The ops whose caller-passed (out=) outputs have the golden's dtype rather than their dtype
+    # source's (trace: INT64 for an integral matrix; bincount: INT64 counts or DOUBLE sums).
+    result_dtype_ops: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         assert len(self.roles) <= MAX_ROLES and len(self.options) <= MAX_OPTIONS, self.name
@@ -434,16 +437,20 @@ CREATION = Family(
 # (bins, the sequence), so the caller passes out= (runtime/sim/src/opapi/families/counting.cpp).
 COUNTING = Family(
     "counting", "PlanCounting",
-    ops=("trace", "histc", "bucketize", "searchsorted"),
-    roles=("self", "sequence", "bins", "min", "max", "out_int32", "right", "sorter", "out"),
+    ops=("trace", "histc", "bucketize", "searchsorted", "bincount", "isin"),
+    # isin: whether the scalar `element` is among self's values (the test elements).
+    roles=("self", "sequence", "bins", "min", "max", "out_int32", "right", "sorter", "out", "weights", "minlength",
+           "element", "assume_unique", "invert"),
     required=("self", "out"),
     op_output_shapes=(("*", "*", "given"),),
     # Positions are INT64 (INT32 with out_int32, which the engine converts to).
-    op_fixed_dtypes=(("bucketize", "out", "INT64"), ("searchsorted", "out", "INT64")),
+    op_fixed_dtypes=(("bucketize", "out", "INT64"), ("searchsorted", "out", "INT64"), ("isin", "out", "BOOL")),
+    result_dtype_ops=("trace", "bincount"),
     exact_ops=("histc", "bucketize", "searchsorted"),
     doc="the trace of a matrix; histc's counts of self in bins equal parts of [min, max] (self's own range "
         "when min == max); bucketize's and searchsorted's positions of values in a sorted sequence (the "
-        "innermost rows of an N-d one, through a sorter's order), left or right of equal values")
+        "innermost rows of an N-d one, through a sorter's order), left or right of equal values; bincount's "
+        "occurrences (or summed weights) of each non-negative integer; isin of one scalar")
 
 # Random numbers from one counter-based generator (Philox 4x32-10) keyed by the pages' seed and
 # offset (runtime/sim/src/opapi/families/random.cpp): element i of a result draws from counter
@@ -467,7 +474,51 @@ RANDOM = Family(
         "and their application, randomized leaky relu: every value from Philox 4x32-10 at counter (element, "
         "offset) under key seed")
 
-FAMILIES = FAMILIES + (CREATION, COUNTING, RANDOM)
+
+# Order statistics along a dimension or over all elements (torch.kthvalue, median, nanmedian) and
+# repeat_interleave with its gradient: outputs whose extent follows from arguments the bindings do
+# not read (k's row, the repeats' sum), so the caller passes out= (runtime/sim/src/opapi/families/order.cpp).
+ORDER = Family(
+    "order", "PlanOrder",
+    ops=("kthvalue", "median", "nanmedian", "repeat_interleave", "repeat_interleave_grad"),
+    # dim absent: median/nanmedian over every element (one value, no indices), repeat_interleave of
+    # the flattened self; self absent: repeat_interleave of the positions 0..len(repeats)-1.
+    roles=("self", "repeats", "output_size", "k", "dim", "keepdim", "out", "indices"),
+    required=("out",),
+    # The selections' outputs are self reduced along dim (every dimension without one), which the
+    # bindings shape; repeat_interleave's follow from the counts.
+    op_output_shapes=(("kthvalue", "*", "reduce"), ("median", "*", "reduce"), ("nanmedian", "*", "reduce"),
+                      ("*", "*", "given")),
+    fixed_dtypes=(("indices", "INT64"),),
+    exact_ops=("kthvalue", "median", "nanmedian", "repeat_interleave"),
+    # outputSize is the extent along dim: the suites vary dim only with it (never alone).
+    shape_arguments=(("repeat_interleave", "dim"),),
+    doc="the k-th smallest value and the (lower) median along a dimension with their indices as aten's CPU "
+        "kernels choose them (NaN largest; median: NaN wins, nanmedian: NaN skipped), the median of every "
+        "element; repeat_interleave's copies by a count or a count per element, and its gradient's sums")
+
+# Linear algebra on the trailing matrices of a batch: outer products added to a matrix (torch.addr),
+# cross products, inverses and determinants through LAPACK (scipy-openblas32, the matmul family's
+# BLAS), pairwise distances (runtime/sim/src/opapi/families/linalg.cpp).
+LINALG = Family(
+    "linalg", "PlanLinalg",
+    ops=("addr", "cross", "inverse", "cdist", "slogdet", "cholesky", "triangular_solve", "qr", "svd", "pdist",
+         "cdist_backward", "renorm", "fill_diagonal", "channel_shuffle"),
+    # out2: slogdet's log|det|, triangular_solve's copy of A, qr's R, svd's U; out3: svd's V;
+    # grad and dist: cdist_backward's incoming gradient and forward result.
+    roles=("self", "other", "third", "beta", "alpha", "dim", "p", "compute_mode", "upper", "transpose",
+           "unitriangular", "mode", "full_matrices", "compute_uv", "out", "out2", "out3", "grad", "dist", "maxnorm",
+           "value", "wrap", "groups"),
+    required=("out",),
+    op_output_shapes=(("*", "*", "given"),),
+    doc="addr (beta * self + alpha * the outer product of two vectors, self broadcast), the cross product "
+        "of 3-vectors along dim, the p-norm distance of each pair of rows of two batches of matrices (cdist); "
+        "on each trailing square matrix through LAPACK in float (double for DOUBLE): the inverse (getrf/getri), the sign and log "
+        "of |det| (getrf), the Cholesky factor (potrf), the solution of a triangular system (trsm, batches "
+        "broadcast), QR (geqrf/orgqr) and the singular value decomposition (gesdd), LAPACK's signs; pdist, "
+        "cdist's gradient, renorm's slices scaled to a largest p-norm, fill_diagonal, channel_shuffle")
+
+FAMILIES = FAMILIES + (CREATION, COUNTING, RANDOM, ORDER, LINALG)
 
 BY_NAME = {f.name: f for f in FAMILIES}
 

@@ -63,6 +63,7 @@ set(ACLNN_EXAMPLES
   addcmul
   addmm
   addmv
+  addr
   adds
   all_example
   amax
@@ -70,6 +71,7 @@ set(ACLNN_EXAMPLES
   aminmax_all
   aminmax_dim
   amp_update_scale
+  angle_v2
   any
   apply_adam
   apply_adam_w
@@ -101,6 +103,7 @@ set(ACLNN_EXAMPLES
   bernoulli_tensor
   binary_cross_entropy
   binary_cross_entropy_backward
+  bincount
   bitwise_and_scalar
   bitwise_and_tensor
   bitwise_not
@@ -111,8 +114,11 @@ set(ACLNN_EXAMPLES
   bucketize
   cast
   cat
+  cdist
+  cdist_backward
   ceil
   celu
+  channel_shuffle
   clamp
   clamp_max
   clamp_max_tensor
@@ -272,6 +278,7 @@ set(ACLNN_EXAMPLES
   im2col
   index
   index_add
+  index_add_v2
   index_copy
   index_fill
   index_fill_tensor
@@ -300,6 +307,7 @@ set(ACLNN_EXAMPLES
   inplace_eq_tensor
   inplace_exp2
   inplace_expm1
+  inplace_fill_diagonal
   inplace_fill_scalar
   inplace_fill_tensor
   inplace_floor
@@ -350,6 +358,7 @@ set(ACLNN_EXAMPLES
   inplace_relu
   inplace_remainder_tensor_scalar
   inplace_remainder_tensor_tensor
+  inplace_renorm
   inplace_round
   inplace_round_decimals
   inplace_rsqrt
@@ -376,8 +385,10 @@ set(ACLNN_EXAMPLES
   inplace_x_log_y_scalar_other
   inplace_x_log_y_tensor
   inplace_zero
+  inverse
   is_close
   is_finite
+  is_in_scalar_tensor
   is_in_tensor_scalar
   is_inf
   is_neg_inf
@@ -385,6 +396,7 @@ set(ACLNN_EXAMPLES
   kl_div
   kl_div_backward
   kl_div_target_backward
+  kthvalue
   l1_loss
   l1_loss_backward
   layer_norm
@@ -399,6 +411,9 @@ set(ACLNN_EXAMPLES
   lerp
   lerps
   lgamma
+  linalg_cholesky
+  linalg_cross
+  linalg_qr
   linalg_vector_norm
   linspace
   log
@@ -434,6 +449,8 @@ set(ACLNN_EXAMPLES
   maximum
   mean
   mean_v2
+  median
+  median_dim
   min
   min_dim
   minimum
@@ -447,6 +464,8 @@ set(ACLNN_EXAMPLES
   multinomial
   multinomial_tensor
   mv
+  nan_median
+  nan_median_dim
   nan_to_num
   neg
   nll_loss
@@ -461,6 +480,7 @@ set(ACLNN_EXAMPLES
   normal_tensor_float
   normal_tensor_tensor
   one_hot
+  pdist
   permute
   pow_scalar_tensor
   pow_tensor_tensor
@@ -482,7 +502,14 @@ set(ACLNN_EXAMPLES
   remainder_scalar_tensor
   remainder_tensor_scalar
   remainder_tensor_tensor
+  renorm
   repeat
+  repeat_interleave
+  repeat_interleave_grad
+  repeat_interleave_int
+  repeat_interleave_int_with_dim
+  repeat_interleave_tensor
+  repeat_interleave_with_dim
   replication_pad1d
   replication_pad1d_backward
   replication_pad2d
@@ -513,6 +540,7 @@ set(ACLNN_EXAMPLES
   sinh
   slice
   slice_v2
+  slogdet
   smooth_l1_loss_backward
   soft_margin_loss_backward
   softmax
@@ -528,6 +556,7 @@ set(ACLNN_EXAMPLES
   stack
   std
   std_mean_correction
+  svd
   swi_glu_quant
   sync_batch_norm_gather_stats
   take
@@ -536,6 +565,8 @@ set(ACLNN_EXAMPLES
   threshold
   threshold_backward
   topk
+  trace
+  triangular_solve
   unfold_grad
   unique
   unique2

@@ -304,7 +304,13 @@ def called_apis(example: BoundAPI) -> list[BoundAPI]:
 # Examples of pages that landed in one stop whose runs disagree with the golden or are refused:
 # open bugs, each saying what is wrong (issue 23's closing note lists them). Strict: an example that
 # starts to agree fails here until its entry is removed.
-KNOWN_EXAMPLE_DISAGREEMENTS: dict[str, str] = {}
+KNOWN_EXAMPLE_DISAGREEMENTS: dict[str, str] = {
+    "inplace_fill_diagonal": "runs with a FLOAT fillValue the page's table (INT64) does not list: phase 1 admits the "
+                             "float values torch_npu's fill_diagonal_ passes",
+    "kthvalue": "copies its INT64 indices into floats (the low half of index 1 prints as 0.000000)",
+    "linalg_qr": "copies its FLOAT Q back as doubles, twice the tensor's bytes: the copy fails (100000)",
+    "svd": "refused with 161002: its 2-D input's sigma is 1-D, under the page's sigma ranks (2 to 7)",
+}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_EXAMPLE_DISAGREEMENTS[n], strict=True))

@@ -256,10 +256,12 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
             continue
         role = role_of.get(p.name)
         if role is not None and families.output_shape(family, semantics.op, role) == "given":
-            fixed = families.fixed_dtype(family, semantics.op, role)
+            # No dtype source where the family fixes the dtype or the golden's result gives it.
+            own_dtype = (families.fixed_dtype(family, semantics.op, role) is not None
+                         or semantics.op in family.result_dtype_ops)
             plans.append(OutputPlan(p, i, required_reason=f"{p.name}'s shape follows from the arguments by "
                                                             f"{semantics.op}'s rule, which the bindings do not apply",
-                                    dtype_from=(index[dtype_source],) if dtype_source and not fixed else (),
+                                    dtype_from=(index[dtype_source],) if dtype_source and not own_dtype else (),
                                     is_list=p.kind is ParamKind.TENSOR_LIST))
             continue
         if role is None or p.kind is not ParamKind.TENSOR:

@@ -683,10 +683,11 @@ void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims*
       break;
     }
     case OutputShape::kGroups: {
+      // Only a group count dividing the channels (first[1]) shapes [N, group]: another (2^31 from a
+      // fuzzer) would allocate its outputs before phase 1 refuses it.
       Dims group;
-      // A group count no C holds (2^31 groups) is phase 1's to refuse: not an [N, 2^31] output to allocate first.
-      if (!first.empty() && args.dims && dims_of(args.dims, &group) && group.size() == 1 && group[0] > 0 &&
-          (first.size() < 2 || group[0] <= first[1])) {
+      if (first.size() >= 2 && args.dims && dims_of(args.dims, &group) && group.size() == 1 && group[0] > 0 &&
+          first[1] % group[0] == 0) {
         *shape = Dims{first[0], group[0]};
       }
       break;

@@ -237,15 +237,15 @@ struct CreationFamily {
   static constexpr const char* kOpNames[] = { "arange", "range", "linspace", "eye" };
 };
 
-// counting: the trace of a matrix; histc's counts of self in bins equal parts of [min, max] (self's own range when min == max); bucketize's and searchsorted's positions of values in a sorted sequence (the innermost rows of an N-d one, through a sorter's order), left or right of equal values.
+// counting: the trace of a matrix; histc's counts of self in bins equal parts of [min, max] (self's own range when min == max); bucketize's and searchsorted's positions of values in a sorted sequence (the innermost rows of an N-d one, through a sorter's order), left or right of equal values; bincount's occurrences (or summed weights) of each non-negative integer; isin of one scalar.
 struct CountingFamily {
   struct Op {
-    enum : int8_t { kTrace, kHistc, kBucketize, kSearchsorted };
+    enum : int8_t { kTrace, kHistc, kBucketize, kSearchsorted, kBincount, kIsin };
   };
   struct Role {
-    enum : int8_t { kSelf, kSequence, kBins, kMin, kMax, kOutInt32, kRight, kSorter, kOut };
+    enum : int8_t { kSelf, kSequence, kBins, kMin, kMax, kOutInt32, kRight, kSorter, kOut, kWeights, kMinlength, kElement, kAssumeUnique, kInvert };
   };
-  static constexpr const char* kOpNames[] = { "trace", "histc", "bucketize", "searchsorted" };
+  static constexpr const char* kOpNames[] = { "trace", "histc", "bucketize", "searchsorted", "bincount", "isin" };
 };
 
 // random: normal, uniform, random integers, bernoulli draws, multinomial samples, permutations, dropout masks and their application, randomized leaky relu: every value from Philox 4x32-10 at counter (element, offset) under key seed.
@@ -257,6 +257,28 @@ struct RandomFamily {
     enum : int8_t { kSelf, kMean, kStd, kFrom, kTo, kProb, kSeed, kOffset, kSeedTensor, kOffsetTensor, kNumSamples, kReplacement, kN, kShape, kMask, kNoiseShape, kLower, kUpper, kTraining, kNoise, kScale, kOut, kMaskOut };
   };
   static constexpr const char* kOpNames[] = { "normal", "uniform", "random", "bernoulli", "multinomial", "randperm", "gen_mask", "do_mask", "dropout", "dropout_grad", "rrelu" };
+};
+
+// order: the k-th smallest value and the (lower) median along a dimension with their indices as aten's CPU kernels choose them (NaN largest; median: NaN wins, nanmedian: NaN skipped), the median of every element; repeat_interleave's copies by a count or a count per element, and its gradient's sums.
+struct OrderFamily {
+  struct Op {
+    enum : int8_t { kKthvalue, kMedian, kNanmedian, kRepeatInterleave, kRepeatInterleaveGrad };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kRepeats, kOutputSize, kK, kDim, kKeepdim, kOut, kIndices };
+  };
+  static constexpr const char* kOpNames[] = { "kthvalue", "median", "nanmedian", "repeat_interleave", "repeat_interleave_grad" };
+};
+
+// linalg: addr (beta * self + alpha * the outer product of two vectors, self broadcast), the cross product of 3-vectors along dim, the p-norm distance of each pair of rows of two batches of matrices (cdist); on each trailing square matrix through LAPACK in float (double for DOUBLE): the inverse (getrf/getri), the sign and log of |det| (getrf), the Cholesky factor (potrf), the solution of a triangular system (trsm, batches broadcast), QR (geqrf/orgqr) and the singular value decomposition (gesdd), LAPACK's signs; pdist, cdist's gradient, renorm's slices scaled to a largest p-norm, fill_diagonal, channel_shuffle.
+struct LinalgFamily {
+  struct Op {
+    enum : int8_t { kAddr, kCross, kInverse, kCdist, kSlogdet, kCholesky, kTriangularSolve, kQr, kSvd, kPdist, kCdistBackward, kRenorm, kFillDiagonal, kChannelShuffle };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kOther, kThird, kBeta, kAlpha, kDim, kP, kComputeMode, kUpper, kTranspose, kUnitriangular, kMode, kFullMatrices, kComputeUv, kOut, kOut2, kOut3, kGrad, kDist, kMaxnorm, kValue, kWrap, kGroups };
+  };
+  static constexpr const char* kOpNames[] = { "addr", "cross", "inverse", "cdist", "slogdet", "cholesky", "triangular_solve", "qr", "svd", "pdist", "cdist_backward", "renorm", "fill_diagonal", "channel_shuffle" };
 };
 
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
@@ -282,6 +304,8 @@ aclnnStatus PlanAmp(const Call& call, const FamilySpec& family, ExecutorWork** w
 aclnnStatus PlanCreation(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanCounting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRandom(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanOrder(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 

@@ -9,6 +9,13 @@
 //                 leading indices when the sequence has more than one dimension), read in a
 //                 sorter's order when one is given; the binary search is aten's step for step, so
 //                 that an unsorted sequence (the pages leave it to the caller) gives PyTorch's answer
+//   bincount      the occurrences of each value of a 1-D non-negative self (its weight summed, in
+//                 double, when weights are given); out's length must be max(self) + 1 or minlength,
+//                 whichever is larger (values on the device: a negative value or another length
+//                 fails in phase 2 by name)
+//   isin          whether one scalar equals any value of self (the test elements), negated by invert;
+//                 compared in int64 when both are integral, else in double (assume_unique only
+//                 tunes torch's algorithm)
 // Values are compared in int64 when both operands are integral, else in double. Phase 1 (here)
 // checks what the page's generic relations cannot: min <= max, a sorter shaped as the sequence,
 // leading dimensions that match.
@@ -25,7 +32,7 @@ namespace {
 
 using F = CountingFamily;
 
-enum Slot { kSelf, kSequence, kSorter, kOut, kSlots };
+enum Slot { kSelf, kSequence, kSorter, kOut, kWeights, kSlots };
 
 class CountingWork final : public FamilyWork {
  public:
@@ -37,6 +44,8 @@ class CountingWork final : public FamilyWork {
   double self_value = 0;
   int64_t bins = 0;
   double min = 0, max = 0;
+  int64_t minlength = 0;
+  bool invert = false;
 
  private:
   aclnnStatus Trace() {
@@ -83,6 +92,43 @@ class CountingWork final : public FamilyWork {
       }
     });
     ScatterFrom(counts, ComputeType::kFloat64, tensor(kOut));
+    return ACLNN_SUCCESS;
+  }
+
+  aclnnStatus Bincount() {
+    const TensorRef& self = tensor(kSelf);
+    const int64_t n = self.numel(), length = tensor(kOut).numel();
+    const int64_t* x = static_cast<const int64_t*>(ContiguousAs(self, ComputeType::kInt64, 0));
+    const bool weighted = tensor(kWeights).dtype != ACL_DT_UNDEFINED;
+    const double* w = weighted ? static_cast<const double*>(ContiguousAs(tensor(kWeights), ComputeType::kFloat64, 1)) : nullptr;
+    int64_t largest = -1;
+    for (int64_t i = 0; i < n; ++i) {
+      if (x[i] < 0) {
+        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": self: element " + std::to_string(i) + " is " +
+                                         std::to_string(x[i]) + ", bincount counts non-negative integers only");
+      }
+      largest = std::max(largest, x[i]);
+    }
+    if (length != std::max(largest + 1, minlength)) {
+      return Fail(ACLNN_ERR_INNER, std::string(api_) + ": out has " + std::to_string(length) +
+                                       " elements, not max(max(self) + 1, minlength) = " +
+                                       std::to_string(std::max(largest + 1, minlength)));
+    }
+    double* counts = static_cast<double*>(Scratch(2, static_cast<size_t>(std::max<int64_t>(length, 1)) * sizeof(double)));
+    std::fill_n(counts, length, 0.0);
+    for (int64_t i = 0; i < n; ++i) counts[x[i]] += w ? w[i] : 1.0;
+    ScatterFrom(counts, ComputeType::kFloat64, tensor(kOut));
+    return ACLNN_SUCCESS;
+  }
+
+  template <typename V>
+  aclnnStatus IsIn() {
+    const TensorRef& self = tensor(kSelf);
+    const V* x = static_cast<const V*>(ContiguousAs(self, compare, 0));
+    const V element = static_cast<V>(self_value);
+    const bool found = std::find(x, x + self.numel(), element) != x + self.numel();
+    const int64_t result = found != invert;
+    ScatterFrom(&result, ComputeType::kInt64, tensor(kOut));
     return ACLNN_SUCCESS;
   }
 
@@ -137,6 +183,8 @@ class CountingWork final : public FamilyWork {
   aclnnStatus Compute() override {
     if (op_ == F::Op::kTrace) return Trace();
     if (op_ == F::Op::kHistc) return Histc();
+    if (op_ == F::Op::kBincount) return Bincount();
+    if (op_ == F::Op::kIsin) return compare == ComputeType::kInt64 ? IsIn<int64_t>() : IsIn<double>();
     return compare == ComputeType::kInt64 ? Search<int64_t>() : Search<double>();
   }
 
@@ -170,6 +218,39 @@ aclnnStatus PlanCounting(const Call& call, const FamilySpec& family, ExecutorWor
     if (self->view.size() != 2) return reject(F::Role::kSelf, "trace takes a matrix, got rank " + std::to_string(self->view.size()));
     made->type = type;
     if (aclnnStatus s = keep(Dims{}, "a 0-d tensor")) return s;
+  } else if (op == F::Op::kBincount) {
+    if (self->view.size() != 1 || !IsIntegralType(self->dtype) || self->dtype == ACL_BOOL) {
+      return reject(F::Role::kSelf, "bincount counts a 1-D tensor of integers, got " + DimsText(self->view) + " " +
+                                        DTypeName(self->dtype));
+    }
+    made->minlength = RoleInt(call, family, F::Role::kMinlength, 0);
+    if (made->minlength < 0) return reject(F::Role::kMinlength, "must not be negative, got " + std::to_string(made->minlength));
+    if (const TensorDesc* weights = RoleTensor(call, family, F::Role::kWeights)) {
+      if (weights->view != self->view) {
+        return reject(F::Role::kWeights, "shape " + DimsText(weights->view) + " is not self's " + DimsText(self->view));
+      }
+      made->tensor(kWeights).Set(RoleName(call, family, F::Role::kWeights), *weights);
+    }
+    if (out->view.size() != 1) return reject(F::Role::kOut, "bincount's out is 1-D, got " + DimsText(out->view));
+    if (aclnnStatus s = keep(out->view, "its own 1-D shape")) return s;
+  } else if (op == F::Op::kIsin) {
+    made->self_value = RoleNumber(call, family, F::Role::kElement, -1, 0);
+    made->invert = RoleBool(call, family, F::Role::kInvert, false);
+    const Call::Param* element = RoleParam(call, family, F::Role::kElement);
+    if (!element) return Decline(call, work, "without an element");
+    const bool integral_element = made->self_value == std::trunc(made->self_value) && std::fabs(made->self_value) < 9.0e15;
+    made->compare = IsIntegralType(self->dtype) && integral_element ? ComputeType::kInt64 : ComputeType::kFloat64;
+    // torch.isin compares in the promoted type: a floating self's own (the element rounded to it),
+    // FLOAT for an integral self and a fractional element.
+    const double v = made->self_value;
+    switch (self->dtype) {
+      case ACL_FLOAT16: made->self_value = HalfToFloat(FloatToHalf(static_cast<float>(v))); break;
+      case ACL_BF16: made->self_value = BFloat16ToFloat(FloatToBFloat16(static_cast<float>(v))); break;
+      case ACL_DOUBLE: break;
+      default:
+        if (made->compare == ComputeType::kFloat64) made->self_value = static_cast<float>(v);
+    }
+    if (aclnnStatus s = keep(Dims{}, "one value")) return s;
   } else if (op == F::Op::kHistc) {
     made->type = type;
     made->bins = RoleInt(call, family, F::Role::kBins, 0);
