@@ -459,6 +459,57 @@ COUNTING = Family(
 
 FAMILIES = FAMILIES + (CREATION, COUNTING)
 
+# Activations that split their input in two along a dimension (GLU and its gated kin: a the first
+# half, b the second) or weight it per channel (PReLU), and their backwards
+# (runtime/sim/src/opapi/families/activation.cpp). glu: a * sigmoid(b); swiglu: silu(a) * b;
+# gelu_mul: gelu(a) * b along the last dimension (approximate "none" or "tanh"); geglu: gelu of
+# one half times the other, with the gelu as a second output (approximate 0 none, 1 tanh); prelu: x above 0,
+# weight[c] * x at or below (c: dimension 1, or one weight for every element); log_sigmoid:
+# aclnnLogSigmoidForward's out, and aten's CPU buffer exp(-|x|) in a buffer of self's shape.
+ACTIVATION = Family(
+    "activation", "PlanActivation",
+    ops=("glu", "glu_backward", "swiglu", "swiglu_grad", "gelu_mul", "prelu", "prelu_backward", "log_sigmoid",
+         "geglu", "geglu_backward"),
+    # geglu: gelu of one half (the left with activate_left, else the right) times the other,
+    # out_gelu the gelu; its backward reads the forward's gelu (the `gelu` role).
+    roles=("self", "grad_out", "dim", "weight", "approximate", "out", "grad_weight", "buffer", "activate_left",
+           "gelu", "out_gelu"),
+    required=("self", "out"),
+    op_output_shapes=(("glu", "*", "given"), ("swiglu", "*", "given"), ("gelu_mul", "*", "given"), ("geglu", "*", "given"),
+                      ("prelu_backward", "grad_weight", "given")),
+    # The gradient's shape is self's halved along dim: dim varies only with the shapes.
+    shape_arguments=(("glu_backward", "dim"), ("swiglu_grad", "dim"), ("geglu_backward", "dim")),
+    doc="GLU, SwiGLU and GELU-mul (one half of the input along a dimension gating the other) and PReLU "
+        "(a weight per channel), with their backwards; computed in float (double for DOUBLE), PReLU's "
+        "weight gradient summed in double")
+
+# An embedding table's gradient (runtime/sim/src/opapi/families/embedding.cpp): grad's rows added
+# to out's rows its indices name, nn.Embedding's backward.
+EMBEDDING = Family(
+    "embedding", "PlanEmbedding",
+    ops=("embedding_dense_backward",),
+    roles=("grad", "indices", "num_weights", "padding_idx", "scale_grad_by_freq", "out"),
+    required=("grad", "indices", "out"),
+    source="grad",
+    op_output_shapes=(("*", "*", "given"),),
+    doc="embedding_dense_backward: out [num_weights, D] sums grad's rows by index (padding_idx's row left 0, "
+        "each row scaled by its index's frequency with scale_grad_by_freq), in float (double for DOUBLE)")
+
+# Rotary position embedding and its gradient (runtime/sim/src/opapi/families/rotary.cpp):
+# torch_npu.npu_rotary_mul's x * cos + rotate(x) * sin along the last dimension of a 4-d x, cos and
+# sin broadcast to it; mode 0 half, 1 interleave, 2 quarter, 3 interleave-half.
+ROTARY = Family(
+    "rotary", "PlanRotary",
+    ops=("rotary", "rotary_grad"),
+    roles=("x", "cos", "sin", "mode", "dy", "out", "dx", "dcos", "dsin"),
+    required=("cos", "sin"),
+    source="x",
+    op_output_shapes=(("rotary_grad", "*", "given"),),
+    doc="rotary position embedding of a 4-d x by cos and sin tables that broadcast to it, in four rotation modes, "
+        "and its gradient (dx, and dcos and dsin summed over the tables' broadcast dimensions), in float")
+
+FAMILIES = FAMILIES + (ACTIVATION, EMBEDDING, ROTARY)
+
 BY_NAME = {f.name: f for f in FAMILIES}
 
 

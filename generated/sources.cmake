@@ -142,6 +142,7 @@ set(ACLNN_EXAMPLES
   elu
   elu_backward
   embedding
+  embedding_dense_backward
   eq_scalar
   eq_tensor
   equal
@@ -237,15 +238,20 @@ set(ACLNN_EXAMPLES
   gather_v2
   gather_v3
   gcd
+  ge_glu_v3
+  ge_glu_v3_backward
   ge_scalar
   ge_tensor
   gelu
   gelu_backward
   gelu_backward_v2
+  gelu_mul
   gelu_v2
   gemm
   gemma_rms_norm
   ger
+  glu
+  glu_backward
   group_norm
   group_norm_backward
   group_norm_silu
@@ -390,6 +396,7 @@ set(ACLNN_EXAMPLES
   log_add_exp2
   log_sigmoid
   log_sigmoid_backward
+  log_sigmoid_forward
   log_softmax
   log_softmax_backward
   log_sum_exp
@@ -440,6 +447,8 @@ set(ACLNN_EXAMPLES
   permute
   pow_scalar_tensor
   pow_tensor_tensor
+  prelu
+  prelu_backward
   prod
   prod_dim
   range
@@ -468,6 +477,8 @@ set(ACLNN_EXAMPLES
   rms_norm
   rms_norm_grad
   roll
+  rotary_position_embedding
+  rotary_position_embedding_grad
   rsub
   rsubs
   s_where
@@ -503,6 +514,8 @@ set(ACLNN_EXAMPLES
   stack
   std
   std_mean_correction
+  swi_glu
+  swi_glu_grad
   swi_glu_quant
   sync_batch_norm_gather_stats
   take

@@ -248,6 +248,39 @@ struct CountingFamily {
   static constexpr const char* kOpNames[] = { "trace", "histc", "bucketize", "searchsorted" };
 };
 
+// activation: GLU, SwiGLU and GELU-mul (one half of the input along a dimension gating the other) and PReLU (a weight per channel), with their backwards; computed in float (double for DOUBLE), PReLU's weight gradient summed in double.
+struct ActivationFamily {
+  struct Op {
+    enum : int8_t { kGlu, kGluBackward, kSwiglu, kSwigluGrad, kGeluMul, kPrelu, kPreluBackward, kLogSigmoid, kGeglu, kGegluBackward };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kGradOut, kDim, kWeight, kApproximate, kOut, kGradWeight, kBuffer, kActivateLeft, kGelu, kOutGelu };
+  };
+  static constexpr const char* kOpNames[] = { "glu", "glu_backward", "swiglu", "swiglu_grad", "gelu_mul", "prelu", "prelu_backward", "log_sigmoid", "geglu", "geglu_backward" };
+};
+
+// embedding: embedding_dense_backward: out [num_weights, D] sums grad's rows by index (padding_idx's row left 0, each row scaled by its index's frequency with scale_grad_by_freq), in float (double for DOUBLE).
+struct EmbeddingFamily {
+  struct Op {
+    enum : int8_t { kEmbeddingDenseBackward };
+  };
+  struct Role {
+    enum : int8_t { kGrad, kIndices, kNumWeights, kPaddingIdx, kScaleGradByFreq, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "embedding_dense_backward" };
+};
+
+// rotary: rotary position embedding of a 4-d x by cos and sin tables that broadcast to it, in four rotation modes, and its gradient (dx, and dcos and dsin summed over the tables' broadcast dimensions), in float.
+struct RotaryFamily {
+  struct Op {
+    enum : int8_t { kRotary, kRotaryGrad };
+  };
+  struct Role {
+    enum : int8_t { kX, kCos, kSin, kMode, kDy, kOut, kDx, kDcos, kDsin };
+  };
+  static constexpr const char* kOpNames[] = { "rotary", "rotary_grad" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -270,6 +303,9 @@ aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork**
 aclnnStatus PlanAmp(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanCreation(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanCounting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanEmbedding(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanRotary(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 
