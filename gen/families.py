@@ -484,24 +484,28 @@ ACTIVATION = Family(
         "weight gradient summed in double")
 
 # An embedding table's gradient (runtime/sim/src/opapi/families/embedding.cpp): grad's rows added
-# to out's rows its indices name, nn.Embedding's backward.
+# to out's rows its indices name, nn.Embedding's backward; and its max_norm renormalisation.
 EMBEDDING = Family(
     "embedding", "PlanEmbedding",
-    ops=("embedding_dense_backward",),
-    roles=("grad", "indices", "num_weights", "padding_idx", "scale_grad_by_freq", "out"),
-    required=("grad", "indices", "out"),
+    ops=("embedding_dense_backward", "embedding_renorm"),
+    # embedding_renorm: self's rows named by indices scaled in place to a norm of at most max_norm.
+    roles=("grad", "indices", "num_weights", "padding_idx", "scale_grad_by_freq", "out", "self", "max_norm",
+           "norm_type"),
+    required=("indices",),
     source="grad",
     op_output_shapes=(("*", "*", "given"),),
     doc="embedding_dense_backward: out [num_weights, D] sums grad's rows by index (padding_idx's row left 0, "
-        "each row scaled by its index's frequency with scale_grad_by_freq), in float (double for DOUBLE)")
+        "each row scaled by its index's frequency with scale_grad_by_freq), in float (double for DOUBLE); "
+        "embedding_renorm: the indexed rows of self renormalised in place (aten's embedding_renorm_)")
 
 # Rotary position embedding and its gradient (runtime/sim/src/opapi/families/rotary.cpp):
 # torch_npu.npu_rotary_mul's x * cos + rotate(x) * sin along the last dimension of a 4-d x, cos and
 # sin broadcast to it; mode 0 half, 1 interleave, 2 quarter, 3 interleave-half.
 ROTARY = Family(
     "rotary", "PlanRotary",
-    ops=("rotary", "rotary_grad"),
-    roles=("x", "cos", "sin", "mode", "dy", "out", "dx", "dcos", "dsin"),
+    # apply_rotary: query (the x role) and key rotated in place (aclnnApplyRotaryPosEmb and V2).
+    ops=("rotary", "rotary_grad", "apply_rotary"),
+    roles=("x", "cos", "sin", "mode", "dy", "out", "dx", "dcos", "dsin", "key", "layout", "rotary_mode"),
     required=("cos", "sin"),
     source="x",
     op_output_shapes=(("rotary_grad", "*", "given"),),

@@ -74,6 +74,8 @@ set(ACLNN_EXAMPLES
   apply_adam
   apply_adam_w
   apply_adam_wv2
+  apply_rotary_pos_emb
+  apply_rotary_pos_emb_v2
   arange
   arg_max
   arg_min
@@ -143,6 +145,7 @@ set(ACLNN_EXAMPLES
   elu_backward
   embedding
   embedding_dense_backward
+  embedding_renorm
   eq_scalar
   eq_tensor
   equal
@@ -407,6 +410,7 @@ set(ACLNN_EXAMPLES
   logit_grad
   lt_scalar
   lt_tensor
+  masked_scale
   masked_select
   matmul
   max

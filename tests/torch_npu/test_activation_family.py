@@ -78,3 +78,43 @@ def test_swiglu_gelu_mul_and_rotary_equal_their_compositions(run_npu):
                   torch.randn(2, 4, 3, 8), torch.randn(1, 4, 1, 8), torch.randn(1, 4, 1, 8),
                   cpu_f=lambda x, c, s: rotary(x, c, s, mode))
     """)
+
+
+def test_geglu_renorm_apply_rotary_and_masked_softmax_equal_the_cpu(run_npu):
+    run_npu(CHECK + """
+        # npu_geglu: (gelu of the activated half times the other, that gelu); its gradient goes
+        # through aclnnGeGluV3Backward with the forward's gelu.
+        for approximate, left in ((0, False), (1, True)):
+            def geglu(x, approximate=approximate, left=left):
+                a, b = x.chunk(2, -1)
+                x, y = (a, b) if left else (b, a)
+                return F.gelu(x, approximate="tanh" if approximate else "none") * y
+            check(f"npu_geglu {approximate} {left}", lambda x: torch_npu.npu_geglu(
+                x, -1, approximate, left)[0], torch.randn(3, 8), cpu_f=geglu)
+
+        # F.embedding with max_norm renormalises the rows it reads in place first (embedding_renorm_).
+        idx = torch.tensor([[0, 2, 4], [2, 2, 1]])
+        weight = torch.randn(6, 5) * 2
+        cpu_w, npu_w = weight.clone(), weight.npu()
+        want, got = F.embedding(idx, cpu_w, max_norm=1.5), F.embedding(idx.npu(), npu_w, max_norm=1.5)
+        assert torch.allclose(got.cpu(), want, rtol=1e-5, atol=1e-6) and torch.allclose(npu_w.cpu(), cpu_w, rtol=1e-5, atol=1e-6)
+
+        # npu_apply_rotary_pos_emb updates query and key in place (BSND, D = 128).
+        def rotary_half(x, cos, sin):
+            h = x.shape[-1] // 2
+            return x * cos + torch.cat((-x[..., h:], x[..., :h]), -1) * sin
+
+        q, k = torch.randn(2, 3, 4, 128), torch.randn(2, 3, 1, 128)
+        cos, sin = torch.randn(2, 3, 1, 128), torch.randn(2, 3, 1, 128)
+        nq, nk = q.npu(), k.npu()
+        torch_npu.npu_apply_rotary_pos_emb(nq, nk, cos.npu(), sin.npu())
+        assert torch.allclose(nq.cpu(), rotary_half(q, cos, sin), rtol=1e-5, atol=1e-5)
+        assert torch.allclose(nk.cpu(), rotary_half(k, cos, sin), rtol=1e-5, atol=1e-5)
+
+        # aten::_masked_softmax (mask_type 2, 4-d, last dim): aclnnScaledMaskedSoftmax with scale 1.
+        x = torch.randn(2, 3, 4, 6)
+        mask = torch.rand(2, 3, 4, 6) < 0.3
+        mask[..., 0] = False  # no row masked everywhere (aten's CPU kernel gives NaN there)
+        got = torch._masked_softmax(x.npu(), mask.npu(), -1, 2).cpu()
+        assert torch.allclose(got, torch._masked_softmax(x, mask, -1, 2), rtol=1e-5, atol=1e-6)
+    """)

@@ -259,26 +259,26 @@ struct ActivationFamily {
   static constexpr const char* kOpNames[] = { "glu", "glu_backward", "swiglu", "swiglu_grad", "gelu_mul", "prelu", "prelu_backward", "log_sigmoid", "geglu", "geglu_backward" };
 };
 
-// embedding: embedding_dense_backward: out [num_weights, D] sums grad's rows by index (padding_idx's row left 0, each row scaled by its index's frequency with scale_grad_by_freq), in float (double for DOUBLE).
+// embedding: embedding_dense_backward: out [num_weights, D] sums grad's rows by index (padding_idx's row left 0, each row scaled by its index's frequency with scale_grad_by_freq), in float (double for DOUBLE); embedding_renorm: the indexed rows of self renormalised in place (aten's embedding_renorm_).
 struct EmbeddingFamily {
   struct Op {
-    enum : int8_t { kEmbeddingDenseBackward };
+    enum : int8_t { kEmbeddingDenseBackward, kEmbeddingRenorm };
   };
   struct Role {
-    enum : int8_t { kGrad, kIndices, kNumWeights, kPaddingIdx, kScaleGradByFreq, kOut };
+    enum : int8_t { kGrad, kIndices, kNumWeights, kPaddingIdx, kScaleGradByFreq, kOut, kSelf, kMaxNorm, kNormType };
   };
-  static constexpr const char* kOpNames[] = { "embedding_dense_backward" };
+  static constexpr const char* kOpNames[] = { "embedding_dense_backward", "embedding_renorm" };
 };
 
 // rotary: rotary position embedding of a 4-d x by cos and sin tables that broadcast to it, in four rotation modes, and its gradient (dx, and dcos and dsin summed over the tables' broadcast dimensions), in float.
 struct RotaryFamily {
   struct Op {
-    enum : int8_t { kRotary, kRotaryGrad };
+    enum : int8_t { kRotary, kRotaryGrad, kApplyRotary };
   };
   struct Role {
-    enum : int8_t { kX, kCos, kSin, kMode, kDy, kOut, kDx, kDcos, kDsin };
+    enum : int8_t { kX, kCos, kSin, kMode, kDy, kOut, kDx, kDcos, kDsin, kKey, kLayout, kRotaryMode };
   };
-  static constexpr const char* kOpNames[] = { "rotary", "rotary_grad" };
+  static constexpr const char* kOpNames[] = { "rotary", "rotary_grad", "apply_rotary" };
 };
 
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a

@@ -1,14 +1,20 @@
-// The embedding family: an embedding table's gradient.
+// The embedding family: an embedding table's gradient and its rows' renormalisation.
 //   embedding_dense_backward  out [numWeights, D] = 0, then out[indices[i]] += grad's row i (grad's
 //                             dimensions but the last merged into rows, as many as indices has
 //                             elements) in index order, each row scaled by 1 / (the number of
 //                             times its index occurs) with scale_grad_by_freq; rows whose index is
 //                             padding_idx are left out (the padding row stays 0); aten's CPU kernel
 //                             adds the same way, in the compute type
-// Indices outside [0, numWeights) fail phase 2 by name (the device's kernel faults). FLOAT, FLOAT16
+//   embedding_renorm          each row of self (2-d) an index names, once however often it is named,
+//                             in increasing index order, scaled by max_norm / (norm + 1e-7) where
+//                             its norm_type-norm exceeds max_norm (aten's embedding_renorm_; the
+//                             norm accumulated in double: the largest |x| for inf, the count of
+//                             nonzeros for 0)
+// Indices outside [0, numWeights) (the renorm: self's rows) fail phase 2 by name (the device's kernel faults). FLOAT, FLOAT16
 // and BFLOAT16 accumulate in float, DOUBLE in double. Output rows are spread over the threads,
 // each thread adding its rows' contributions in index order (the same result whatever the threads).
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,14 +29,15 @@ namespace {
 
 using F = EmbeddingFamily;
 
-enum Slot { kGrad, kIndices, kOut, kSlots };
+enum Slot { kGrad, kIndices, kOut, kSelf, kSlots };
 
 class EmbeddingWork final : public FamilyWork {
  public:
-  explicit EmbeddingWork(const char* api) : FamilyWork(api, kSlots) {}
+  EmbeddingWork(const char* api, int op) : FamilyWork(api, kSlots), op_(op) {}
 
   int64_t rows = 0, width = 0, num_weights = 0, padding_idx = -1;
   bool scale_by_freq = false;
+  double max_norm = 0, norm_type = 2;
 
  private:
   aclnnStatus Compute() override {
@@ -43,8 +50,42 @@ class EmbeddingWork final : public FamilyWork {
                                          std::to_string(num_weights) + ") (the device's kernel faults on it)");
       }
     }
-    WithFamilyType(type, [&](auto zero) { Accumulate<decltype(zero)>(idx); });
+    if (op_ == F::Op::kEmbeddingRenorm) {
+      WithFamilyType(type, [&](auto zero) { Renorm<decltype(zero)>(idx); });
+    } else {
+      WithFamilyType(type, [&](auto zero) { Accumulate<decltype(zero)>(idx); });
+    }
     return ACLNN_SUCCESS;
+  }
+
+  template <typename T>
+  void Renorm(const int64_t* idx) {
+    std::vector<int64_t> sorted(idx, idx + rows);
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    TensorRef row = tensor(kSelf);
+    const int64_t row_stride = row.strides[0];
+    char* const first = row.first;
+    row.shape = Dims{width};
+    row.strides = Dims{row.strides[1]};
+    T* values = static_cast<T*>(Scratch(1, static_cast<size_t>(std::max<int64_t>(width, 1)) * sizeof(T)));
+    for (int64_t k : sorted) {
+      row.first = first + k * row_stride * static_cast<int64_t>(DTypeSize(row.dtype));
+      GatherAs(row, type, values);
+      double norm = 0;
+      if (std::isinf(norm_type)) {
+        for (int64_t j = 0; j < width; ++j) norm = std::max(norm, std::fabs(static_cast<double>(values[j])));
+      } else if (norm_type == 0) {
+        for (int64_t j = 0; j < width; ++j) norm += values[j] != T(0) ? 1.0 : 0.0;
+      } else {
+        for (int64_t j = 0; j < width; ++j) norm += std::pow(std::fabs(static_cast<double>(values[j])), norm_type);
+        norm = std::pow(norm, 1.0 / norm_type);
+      }
+      if (!(norm > max_norm)) continue;
+      const T scale = static_cast<T>(max_norm / (norm + 1e-7));
+      for (int64_t j = 0; j < width; ++j) values[j] *= scale;
+      ScatterFrom(values, type, row);
+    }
   }
 
   template <typename T>
@@ -79,12 +120,43 @@ class EmbeddingWork final : public FamilyWork {
     }
     ScatterFrom(y, type, tensor(kOut));
   }
+
+  int op_;
 };
+
+aclnnStatus PlanRenorm(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const TensorDesc* self = RoleTensor(call, family, F::Role::kSelf);
+  const TensorDesc* indices = RoleTensor(call, family, F::Role::kIndices);
+  if (!self || !indices) return Decline(call, work, "without its tensors");
+  if (indices->view.size() > 16) return Decline(call, work, "over 16 dimensions");
+  ComputeType type;
+  if (!FamilyComputeType(self->dtype, false, &type) || IsIntegralType(self->dtype)) {
+    return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+  }
+  if (self->view.size() != 2) {
+    return RejectParam(call, family, F::Role::kSelf, ACLNN_ERR_PARAM_INVALID,
+                       "shape " + DimsText(self->view) + " is not 2-d");
+  }
+  EmbeddingWork* made = new EmbeddingWork(call.spec.name, family.op);
+  std::unique_ptr<EmbeddingWork> owned(made);
+  made->type = type;
+  made->num_weights = self->view[0];
+  made->width = self->view[1];
+  made->rows = 1;
+  for (int64_t e : indices->view) made->rows *= e;
+  made->max_norm = RoleNumber(call, family, F::Role::kMaxNorm, -1, 0);
+  made->norm_type = RoleNumber(call, family, F::Role::kNormType, -1, 2);
+  made->tensor(kSelf).Set(RoleName(call, family, F::Role::kSelf), *self);
+  made->tensor(kIndices).Set(RoleName(call, family, F::Role::kIndices), *indices);
+  *work = owned.release();
+  return ACLNN_SUCCESS;
+}
 
 }  // namespace
 
 aclnnStatus PlanEmbedding(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
+  if (family.op == F::Op::kEmbeddingRenorm) return PlanRenorm(call, family, work);
   const TensorDesc* grad = RoleTensor(call, family, F::Role::kGrad);
   const TensorDesc* indices = RoleTensor(call, family, F::Role::kIndices);
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
@@ -97,7 +169,7 @@ aclnnStatus PlanEmbedding(const Call& call, const FamilySpec& family, ExecutorWo
   auto reject = [&](int role, const std::string& message) {
     return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
   };
-  EmbeddingWork* made = new EmbeddingWork(call.spec.name);
+  EmbeddingWork* made = new EmbeddingWork(call.spec.name, family.op);
   std::unique_ptr<EmbeddingWork> owned(made);
   made->type = type;
   if (grad->view.empty()) return reject(F::Role::kGrad, "must have at least one dimension");

@@ -7,6 +7,10 @@
 //                  mode 3 interleave-half: A = (x_even, x_odd), B = (-x_odd, x_even)
 //   rotary_grad  dx = A^T(dy * cos) + B^T(dy * sin); with x, dcos = dy * A(x) and dsin = dy * B(x)
 //                summed over the dimensions cos and sin broadcast along (the pages' formulas)
+//   apply_rotary query and key rotated in place by the same cos and sin (aclnnApplyRotaryPosEmb:
+//                mode half, layout 1 (BSND) only; V2: rotaryMode "half", "interleave" or "quarter"
+//                and layouts 1 to 3, cos and sin laid out as query and key, broadcasting to them);
+//                D must be 128, as both pages say
 // A and B are signed permutations of a row: a table of (source element, sign) per mode.
 // FLOAT, FLOAT16 and BFLOAT16 compute in float; dcos and dsin accumulate in double. Phase 1 checks
 // the pages' constraints: x 4-d, cos and sin one shape broadcasting to x's with its last dimension,
@@ -26,7 +30,7 @@ namespace {
 
 using F = RotaryFamily;
 
-enum Slot { kX, kCos, kSin, kDy, kOut, kDcos, kDsin, kSlots };
+enum Slot { kX, kCos, kSin, kDy, kOut, kDcos, kDsin, kKey, kSlots };
 
 // Row element j of A(x) is x[a[j]]; of B(x), sign[j] * x[b[j]].
 struct Rotation {
@@ -64,11 +68,19 @@ class RotaryWork final : public FamilyWork {
 
   int64_t mode = 0;
   bool with_x = true;  // rotary_grad: x given (dcos and dsin computed)
-  Dims shape;          // x's (dy's)
+  Dims shape;          // x's (dy's, query's)
+  Dims key_shape;      // apply_rotary: key's
   Dims table;          // cos's and sin's
 
  private:
   aclnnStatus Compute() override {
+    if (op_ != F::Op::kApplyRotary) return Rotate(kX, kOut, shape);
+    if (aclnnStatus s = Rotate(kX, kX, shape)) return s;
+    return Rotate(kKey, kKey, key_shape);
+  }
+
+  // x's (the grad: dy's) slot rotated into out's slot; in place when they are one.
+  aclnnStatus Rotate(int x_slot, int out_slot, const Dims& shape) {
     int64_t n = 1;
     for (int64_t e : shape) n *= e;
     if (n == 0) return ACLNN_SUCCESS;
@@ -76,7 +88,7 @@ class RotaryWork final : public FamilyWork {
     const Rotation r(mode, d);
     const float* cos = static_cast<const float*>(ContiguousAs(Broadcast(tensor(kCos), shape), type, 0));
     const float* sin = static_cast<const float*>(ContiguousAs(Broadcast(tensor(kSin), shape), type, 1));
-    const float* x = with_x ? static_cast<const float*>(ContiguousAs(tensor(kX), type, 2)) : nullptr;
+    const float* x = with_x ? static_cast<const float*>(ContiguousAs(tensor(x_slot), type, 2)) : nullptr;
     float* y = static_cast<float*>(Scratch(3, static_cast<size_t>(n) * sizeof(float)));
     const bool grad = op_ == F::Op::kRotaryGrad;
     const float* dy = grad ? static_cast<const float*>(ContiguousAs(tensor(kDy), type, 4)) : nullptr;
@@ -101,7 +113,7 @@ class RotaryWork final : public FamilyWork {
     } else {
       ParallelFor(tasks, [&](int64_t t) { rows_of(rows * t / tasks, rows * (t + 1) / tasks); });
     }
-    ScatterFrom(y, type, tensor(kOut));
+    ScatterFrom(y, type, tensor(out_slot));
     if (grad && with_x) TableGradients(x, dy, r);
     return ACLNN_SUCCESS;
   }
@@ -137,9 +149,74 @@ class RotaryWork final : public FamilyWork {
 
 }  // namespace
 
+namespace {
+
+// aclnnApplyRotaryPosEmb(V2): query and key in place.
+aclnnStatus PlanApply(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const TensorDesc* query = RoleTensor(call, family, F::Role::kX);
+  const TensorDesc* key = RoleTensor(call, family, F::Role::kKey);
+  const TensorDesc* cos = RoleTensor(call, family, F::Role::kCos);
+  const TensorDesc* sin = RoleTensor(call, family, F::Role::kSin);
+  if (!query || !key || !cos || !sin) return Decline(call, work, "without its tensors");
+  ComputeType type;
+  if (!FamilyComputeType(query->dtype, false, &type) || type != ComputeType::kFloat32) {
+    return Decline(call, work, std::string("for dtype ") + DTypeName(query->dtype));
+  }
+  auto reject = [&](int role, const std::string& message) {
+    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
+  };
+  const int index = family.roles[F::Role::kRotaryMode];
+  const bool v2 = index >= 0;
+  const char* text = v2 && call.spec.params[index].kind == ParamKind::kString
+                         ? static_cast<const char*>(call.args[index].pointer)
+                         : nullptr;
+  const std::string mode = text ? text : "half";
+  RotaryWork* made = new RotaryWork(call.spec.name, family.op);
+  std::unique_ptr<RotaryWork> owned(made);
+  made->type = type;
+  if (mode == "half" || mode == "interleave" || mode == "quarter") {
+    made->mode = mode == "half" ? 0 : mode == "interleave" ? 1 : 2;
+  } else {
+    return reject(F::Role::kRotaryMode, "\"" + mode + "\" is not one of \"half\", \"interleave\", \"quarter\"");
+  }
+  const int64_t layout = RoleInt(call, family, F::Role::kLayout, 1);
+  if (layout < 1 || layout > (v2 ? 3 : 1)) {
+    return reject(F::Role::kLayout, std::to_string(layout) + (v2 ? " is not 1 (BSND), 2 (SBND) or 3 (BNSD)"
+                                                                 : " is not 1 (BSND), the one layout the page supports"));
+  }
+  for (int role : {int(F::Role::kX), int(F::Role::kKey), int(F::Role::kCos), int(F::Role::kSin)}) {
+    const TensorDesc* t = RoleTensor(call, family, role);
+    if (t->view.size() != 4 || t->view[3] != 128) {
+      return reject(role, "shape " + DimsText(t->view) + " is not 4-d with a last dimension of 128");
+    }
+  }
+  if (sin->view != cos->view) {
+    return reject(F::Role::kSin, "shape " + DimsText(sin->view) + " is not cos's " + DimsText(cos->view));
+  }
+  for (const TensorDesc* t : {query, key}) {
+    for (size_t k = 0; k < 3; ++k) {
+      if (cos->view[k] != t->view[k] && cos->view[k] != 1) {
+        return reject(F::Role::kCos, "shape " + DimsText(cos->view) + " does not broadcast to " + DimsText(t->view));
+      }
+    }
+  }
+  made->shape = query->view;
+  made->key_shape = key->view;
+  made->table = cos->view;
+  made->tensor(kX).Set(RoleName(call, family, F::Role::kX), *query);
+  made->tensor(kKey).Set(RoleName(call, family, F::Role::kKey), *key);
+  made->tensor(kCos).Set(RoleName(call, family, F::Role::kCos), *cos);
+  made->tensor(kSin).Set(RoleName(call, family, F::Role::kSin), *sin);
+  *work = owned.release();
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace
+
 aclnnStatus PlanRotary(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
   const int op = family.op;
+  if (op == F::Op::kApplyRotary) return PlanApply(call, family, work);
   const bool grad = op == F::Op::kRotaryGrad;
   const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
   const TensorDesc* cos = RoleTensor(call, family, F::Role::kCos);
