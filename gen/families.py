@@ -512,7 +512,42 @@ ROTARY = Family(
     doc="rotary position embedding of a 4-d x by cos and sin tables that broadcast to it, in four rotation modes, "
         "and its gradient (dx, and dcos and dsin summed over the tables' broadcast dimensions), in float")
 
-FAMILIES = FAMILIES + (ACTIVATION, EMBEDDING, ROTARY)
+# A softmax along the last dimension of scale * x with masked positions left out, and its backward
+# (runtime/sim/src/opapi/families/masked_softmax.cpp): aclnnScaledMaskedSoftmax, which aten's
+# _masked_softmax (mask_type 2) reaches through op-plugin.
+MASKED_SOFTMAX = Family(
+    "masked_softmax", "PlanMaskedSoftmax",
+    ops=("scaled_masked_softmax", "scaled_masked_softmax_backward"),
+    roles=("x", "mask", "grad_out", "scale", "fix_triu_mask", "out"),
+    required=("x", "mask", "out"),
+    source="x",
+    doc="softmax(scale * x) over the positions a BOOL mask (broadcast) leaves, 0 at masked ones, and its "
+        "backward scaled and masked; in float, sums in double")
+
+# The multilabel margin loss (runtime/sim/src/opapi/families/margin.cpp): F.multilabel_margin_loss.
+MARGIN = Family(
+    "margin", "PlanMargin",
+    ops=("multilabel_margin_loss",),
+    roles=("self", "target", "reduction", "out", "is_target"),
+    required=("self", "target", "out", "is_target"),
+    op_output_shapes=(("*", "*", "given"),),
+    doc="multilabel_margin_loss: per sample, the hinge margins of its labels (target's entries before the first "
+        "-1) over the other classes, divided by C, reduced by `reduction` (0 none, 1 mean, 2 sum); is_target its "
+        "label mask; in float, sums in double")
+
+# An AdamW step with one-element tensor hyperparameters (runtime/sim/src/opapi/families/adam.cpp):
+# aclnnApplyAdamW, which torch_npu.npu_apply_adam_w reaches where op-plugin runs aclnn alone.
+ADAM = Family(
+    "adam", "PlanAdam",
+    ops=("apply_adamw",),
+    roles=("var", "m", "v", "beta1_power", "beta2_power", "lr", "weight_decay", "beta1", "beta2", "eps", "grad",
+           "max_grad_norm", "amsgrad", "maximize"),
+    required=("var", "m", "v", "grad"),
+    source="var",
+    doc="apply_adamw: var, m and v updated in place by an AdamW step (beta powers given as beta^(t-1), amsgrad "
+        "keeping max(maxGradNorm, v) in v, maximize), in float")
+
+FAMILIES = FAMILIES + (ACTIVATION, EMBEDDING, ROTARY, MASKED_SOFTMAX, MARGIN, ADAM)
 
 BY_NAME = {f.name: f for f in FAMILIES}
 

@@ -437,6 +437,7 @@ set(ACLNN_EXAMPLES
   mse_loss_backward
   mul
   muls
+  multilabel_margin_loss
   mv
   nan_to_num
   neg
@@ -486,6 +487,8 @@ set(ACLNN_EXAMPLES
   rsub
   rsubs
   s_where
+  scaled_masked_softmax
+  scaled_masked_softmax_backward
   scatter
   scatter_add
   scatter_nd_update

@@ -118,3 +118,30 @@ def test_geglu_renorm_apply_rotary_and_masked_softmax_equal_the_cpu(run_npu):
         got = torch._masked_softmax(x.npu(), mask.npu(), -1, 2).cpu()
         assert torch.allclose(got, torch._masked_softmax(x, mask, -1, 2), rtol=1e-5, atol=1e-6)
     """)
+
+
+def test_multilabel_margin_loss_equals_the_cpu(run_npu):
+    run_npu("""
+        import torch.nn.functional as F
+        x = torch.randn(4, 6)
+        target = torch.tensor([[0, 3, -1, 1, 2, 2], [5, -1, 0, 0, 0, 0], [-1, 1, 2, 3, 4, 5], [1, 1, 4, 0, 2, 3]])
+        for reduction in ("none", "mean", "sum"):
+            got = F.multilabel_margin_loss(x.npu(), target.npu(), reduction=reduction).cpu()
+            want = F.multilabel_margin_loss(x, target, reduction=reduction)
+            assert torch.allclose(got, want, rtol=1e-5, atol=1e-6), (reduction, got, want)
+        got = F.multilabel_margin_loss(x[0].npu(), target[0].npu(), reduction="none").cpu()
+        assert got.shape == () and torch.allclose(got, F.multilabel_margin_loss(x[0], target[0], reduction="none"))
+    """)
+
+
+
+# op-plugin sends npu_apply_adam_w to aclnnApplyAdamW only on an aclnn-only chip (Ascend 950), with
+# its scalars as 0-d tensors where the page requires shape [1]: phase 1 follows the page and refuses
+# them (semantics/optim.toml's erratum), never computing a step CANN would refuse.
+def test_apply_adam_w_of_torch_npu_is_refused_by_its_page(run_npu):
+    output = run_npu("""
+        var, m, v, grad = torch.randn(3, 4), torch.randn(3, 4), torch.rand(3, 4), torch.randn(3, 4)
+        torch_npu.npu_apply_adam_w(0.9, 0.99, 0.01, 0.1, 0.9, 0.999, 1e-8, grad.npu(), None, False, False,
+                                   out=(var.npu(), m.npu(), v.npu()))
+    """, env={"ACLNN_SIM_SOC": "Ascend950", "ACLNN_SIM_LOG": "1"}, expect_failure=True)
+    assert "aclnnApplyAdamW: beta1Power: rank 0" in output and "161002" in output, output

@@ -281,6 +281,39 @@ struct RotaryFamily {
   static constexpr const char* kOpNames[] = { "rotary", "rotary_grad", "apply_rotary" };
 };
 
+// masked_softmax: softmax(scale * x) over the positions a BOOL mask (broadcast) leaves, 0 at masked ones, and its backward scaled and masked; in float, sums in double.
+struct MaskedSoftmaxFamily {
+  struct Op {
+    enum : int8_t { kScaledMaskedSoftmax, kScaledMaskedSoftmaxBackward };
+  };
+  struct Role {
+    enum : int8_t { kX, kMask, kGradOut, kScale, kFixTriuMask, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "scaled_masked_softmax", "scaled_masked_softmax_backward" };
+};
+
+// margin: multilabel_margin_loss: per sample, the hinge margins of its labels (target's entries before the first -1) over the other classes, divided by C, reduced by `reduction` (0 none, 1 mean, 2 sum); is_target its label mask; in float, sums in double.
+struct MarginFamily {
+  struct Op {
+    enum : int8_t { kMultilabelMarginLoss };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kTarget, kReduction, kOut, kIsTarget };
+  };
+  static constexpr const char* kOpNames[] = { "multilabel_margin_loss" };
+};
+
+// adam: apply_adamw: var, m and v updated in place by an AdamW step (beta powers given as beta^(t-1), amsgrad keeping max(maxGradNorm, v) in v, maximize), in float.
+struct AdamFamily {
+  struct Op {
+    enum : int8_t { kApplyAdamw };
+  };
+  struct Role {
+    enum : int8_t { kVar, kM, kV, kBeta1Power, kBeta2Power, kLr, kWeightDecay, kBeta1, kBeta2, kEps, kGrad, kMaxGradNorm, kAmsgrad, kMaximize };
+  };
+  static constexpr const char* kOpNames[] = { "apply_adamw" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -306,6 +339,9 @@ aclnnStatus PlanCounting(const Call& call, const FamilySpec& family, ExecutorWor
 aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanEmbedding(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRotary(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMaskedSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMargin(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanAdam(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 

@@ -223,25 +223,6 @@ class ActivationWork final : public FamilyWork {
   int op_;
 };
 
-// `t`'s elements as seen broadcast to `shape` (stride 0 along the dimensions it broadcasts);
-// false when it does not broadcast to it.
-bool BroadcastTo(TensorRef* t, const Dims& shape) {
-  const int64_t rank = static_cast<int64_t>(shape.size()), own = t->rank();
-  if (own > rank) return false;
-  Dims strides(shape.size(), 0);
-  for (int64_t d = 0; d < own; ++d) {
-    const int64_t to = rank - own + d;
-    if (t->shape[d] == shape[to]) {
-      strides[to] = t->strides[d];
-    } else if (t->shape[d] != 1) {
-      return false;
-    }
-  }
-  t->shape = shape;
-  t->strides = strides;
-  return true;
-}
-
 }  // namespace
 
 aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
@@ -304,7 +285,7 @@ aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorW
     if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, self->view, "self's shape", kOut)) return s;
     if (op == F::Op::kPreluBackward) {
       made->tensor(kGrad).Set(RoleName(call, family, F::Role::kGradOut), *grad);
-      if (!BroadcastTo(&made->tensor(kGrad), self->view)) {
+      if (!BroadcastRef(&made->tensor(kGrad), self->view)) {
         return reject(F::Role::kGradOut, "shape " + DimsText(grad->view) + " does not broadcast to self's " +
                                              DimsText(self->view));
       }

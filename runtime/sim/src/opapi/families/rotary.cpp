@@ -53,12 +53,9 @@ struct Rotation {
   }
 };
 
-// `t` seen broadcast to `shape` (stride 0 along the dimensions where it has 1).
+// `t` (cos, sin: checked to broadcast in phase 1) seen broadcast to `shape`.
 TensorRef Broadcast(TensorRef t, const Dims& shape) {
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (t.shape[d] != shape[d]) t.strides[d] = 0;
-  }
-  t.shape = shape;
+  BroadcastRef(&t, shape);
   return t;
 }
 
