@@ -482,7 +482,6 @@ set(ACLNN_EXAMPLES
   rms_norm
   rms_norm_grad
   roll
-  rotary_position_embedding
   rotary_position_embedding_grad
   rsub
   rsubs
