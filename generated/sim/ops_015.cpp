@@ -3143,7 +3143,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const bool fixTriuMask = aclsim::CallBool(call, 4);
-  if (fixTriuMask) {  // semantics/masked_softmax.toml:31
+  if (fixTriuMask) {  // semantics/masked_softmax.toml:32
     return aclsim::Reject(call, 161002, "fixTriuMask must be false (仅支持false)");
   }
   return ACLNN_SUCCESS;

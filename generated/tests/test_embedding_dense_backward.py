@@ -40,7 +40,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),
-    golden='torch.ops.aten.embedding_dense_backward(grad, indices.long(), numWeights, paddingIdx, scaleGradByFreq)',
+    golden='torch.ops.aten.embedding_dense_backward(grad, exact.plane_indices(indices, [numWeights]), numWeights, paddingIdx, scaleGradByFreq)',
     integer_math='float',
     simulated=True,
     out_shape_from={},

@@ -36,7 +36,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),
-    golden='torch.embedding_renorm_(selfRef.clone(), indices.long(), maxNorm, normType)',
+    golden='torch.embedding_renorm_(selfRef.clone(), exact.plane_indices(indices, [selfRef.shape[0]]), maxNorm, normType)',
     integer_math='float',
     simulated=True,
     out_shape_from={},

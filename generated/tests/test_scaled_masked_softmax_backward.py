@@ -36,7 +36,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=(),
-    golden='torch.where(mask.bool(), 0.0, scale * (gradOutput * y - (gradOutput * y).sum(-1, keepdim=True) * y))',
+    golden='(lambda g, t: torch.where(mask.bool(), 0.0, scale * (g * t - (g * t).sum(-1, keepdim=True) * t)).to(y.dtype))(gradOutput.double(), y.double())',
     integer_math='float',
     simulated=True,
     out_shape_from={},

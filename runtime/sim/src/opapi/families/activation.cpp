@@ -4,8 +4,9 @@
 //   glu_backward    grad_a = g * sigmoid(b), grad_b = g * (1 - sigmoid(b)) * sigmoid(b) * a
 //                   (aten's glu_backward; the page's a_grad * (a - a * sigmoid(b)) is the same value)
 //   swiglu          silu(a) * b
-//   swiglu_grad     grad_a = g * (sigmoid(a) + sigmoid(a) * (1 - sigmoid(a)) * a) * b,
-//                   grad_b = g * sigmoid(a) * a (the page's formula)
+//   swiglu_grad     grad_a = g * b * sigmoid(a) * (1 + a * (1 - sigmoid(a))), grad_b = g * silu(a):
+//                   the page's formula in the order autograd computes it (aten's silu_backward), so
+//                   that overflows land where PyTorch's do
 //   gelu_mul        gelu(a) * b along the last dimension, GELU's erf form ("none", the default) or
 //                   its tanh approximation ("tanh"); another string is refused by name
 //   geglu           out = gelu(X) * Y and out_gelu = gelu(X), X the left half with activate_left
@@ -147,10 +148,10 @@ class ActivationWork final : public FamilyWork {
             y[ib] = (T(1) - s) * s * a * g[i];
             break;
           }
-          default: {  // swiglu_grad
+          default: {  // swiglu_grad, in the order autograd takes through silu(a) * b (aten's silu_backward)
             const T s = Sigmoid(a);
-            y[ia] = g[i] * (s + s * (T(1) - s) * a) * b;
-            y[ib] = g[i] * s * a;
+            y[ia] = g[i] * b * s * (T(1) + a * (T(1) - s));
+            y[ib] = g[i] * (a / (T(1) + std::exp(-a)));
             break;
           }
         }

@@ -57,7 +57,8 @@ class AdamWork final : public FamilyWork {
         const float gi = maximize ? -g[i] : g[i];
         m[i] = b1 * m[i] + (1.0f - b1) * gi;
         v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
-        if (amsgrad) v[i] = std::max(max_v[i], v[i]);
+        // NaN-propagating, as torch.maximum: std::max would keep max_v beside a NaN v.
+        if (amsgrad && (max_v[i] > v[i] || max_v[i] != max_v[i])) v[i] = max_v[i];
         var[i] = var[i] - lr * wd * var[i] - lr * (m[i] / c1) / (std::sqrt(v[i] / c2) + eps);
       }
     };
