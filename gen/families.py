@@ -520,6 +520,96 @@ LINALG = Family(
 
 FAMILIES = FAMILIES + (CREATION, COUNTING, RANDOM, ORDER, LINALG)
 
+# Activations that split their input in two along a dimension (GLU and its gated kin: a the first
+# half, b the second) or weight it per channel (PReLU), and their backwards
+# (runtime/sim/src/opapi/families/activation.cpp). glu: a * sigmoid(b); swiglu: silu(a) * b;
+# gelu_mul: gelu(a) * b along the last dimension (approximate "none" or "tanh"); geglu: gelu of
+# one half times the other, with the gelu as a second output (approximate 0 none, 1 tanh); prelu: x above 0,
+# weight[c] * x at or below (c: dimension 1, or one weight for every element); log_sigmoid:
+# aclnnLogSigmoidForward's out, and aten's CPU buffer exp(-|x|) in a buffer of self's shape.
+ACTIVATION = Family(
+    "activation", "PlanActivation",
+    ops=("glu", "glu_backward", "swiglu", "swiglu_grad", "gelu_mul", "prelu", "prelu_backward", "log_sigmoid",
+         "geglu", "geglu_backward"),
+    # geglu: gelu of one half (the left with activate_left, else the right) times the other,
+    # out_gelu the gelu; its backward reads the forward's gelu (the `gelu` role).
+    roles=("self", "grad_out", "dim", "weight", "approximate", "out", "grad_weight", "buffer", "activate_left",
+           "gelu", "out_gelu"),
+    required=("self", "out"),
+    op_output_shapes=(("glu", "*", "given"), ("swiglu", "*", "given"), ("gelu_mul", "*", "given"), ("geglu", "*", "given"),
+                      ("prelu_backward", "grad_weight", "given")),
+    # The gradient's shape is self's halved along dim: dim varies only with the shapes.
+    shape_arguments=(("glu_backward", "dim"), ("swiglu_grad", "dim"), ("geglu_backward", "dim")),
+    doc="GLU, SwiGLU and GELU-mul (one half of the input along a dimension gating the other) and PReLU "
+        "(a weight per channel), with their backwards; computed in float (double for DOUBLE), PReLU's "
+        "weight gradient summed in double")
+
+# An embedding table's gradient (runtime/sim/src/opapi/families/embedding.cpp): grad's rows added
+# to out's rows its indices name, nn.Embedding's backward; and its max_norm renormalisation.
+EMBEDDING = Family(
+    "embedding", "PlanEmbedding",
+    ops=("embedding_dense_backward", "embedding_renorm"),
+    # embedding_renorm: self's rows named by indices scaled in place to a norm of at most max_norm.
+    roles=("grad", "indices", "num_weights", "padding_idx", "scale_grad_by_freq", "out", "self", "max_norm",
+           "norm_type"),
+    required=("indices",),
+    source="grad",
+    op_output_shapes=(("*", "*", "given"),),
+    doc="embedding_dense_backward: out [num_weights, D] sums grad's rows by index (padding_idx's row left 0, "
+        "each row scaled by its index's frequency with scale_grad_by_freq), in float (double for DOUBLE); "
+        "embedding_renorm: the indexed rows of self renormalised in place (aten's embedding_renorm_)")
+
+# Rotary position embedding and its gradient (runtime/sim/src/opapi/families/rotary.cpp):
+# torch_npu.npu_rotary_mul's x * cos + rotate(x) * sin along the last dimension of a 4-d x, cos and
+# sin broadcast to it; mode 0 half, 1 interleave, 2 quarter, 3 interleave-half.
+ROTARY = Family(
+    "rotary", "PlanRotary",
+    # apply_rotary: query (the x role) and key rotated in place (aclnnApplyRotaryPosEmb and V2).
+    ops=("rotary", "rotary_grad", "apply_rotary"),
+    roles=("x", "cos", "sin", "mode", "dy", "out", "dx", "dcos", "dsin", "key", "layout", "rotary_mode"),
+    required=("cos", "sin"),
+    source="x",
+    op_output_shapes=(("rotary_grad", "*", "given"),),
+    doc="rotary position embedding of a 4-d x by cos and sin tables that broadcast to it, in four rotation modes, "
+        "and its gradient (dx, and dcos and dsin summed over the tables' broadcast dimensions), in float")
+
+# A softmax along the last dimension of scale * x with masked positions left out, and its backward
+# (runtime/sim/src/opapi/families/masked_softmax.cpp): aclnnScaledMaskedSoftmax, which aten's
+# _masked_softmax (mask_type 2) reaches through op-plugin.
+MASKED_SOFTMAX = Family(
+    "masked_softmax", "PlanMaskedSoftmax",
+    ops=("scaled_masked_softmax", "scaled_masked_softmax_backward"),
+    roles=("x", "mask", "grad_out", "scale", "fix_triu_mask", "out"),
+    required=("x", "mask", "out"),
+    source="x",
+    doc="softmax(scale * x) over the positions a BOOL mask (broadcast) leaves, 0 at masked ones, and its "
+        "backward scaled and masked; in float, sums in double")
+
+# The multilabel margin loss (runtime/sim/src/opapi/families/margin.cpp): F.multilabel_margin_loss.
+MARGIN = Family(
+    "margin", "PlanMargin",
+    ops=("multilabel_margin_loss",),
+    roles=("self", "target", "reduction", "out", "is_target"),
+    required=("self", "target", "out", "is_target"),
+    op_output_shapes=(("*", "*", "given"),),
+    doc="multilabel_margin_loss: per sample, the hinge margins of its labels (target's entries before the first "
+        "-1) over the other classes, divided by C, reduced by `reduction` (0 none, 1 mean, 2 sum); is_target its "
+        "label mask; in float, sums in double")
+
+# An AdamW step with one-element tensor hyperparameters (runtime/sim/src/opapi/families/adam.cpp):
+# aclnnApplyAdamW, which torch_npu.npu_apply_adam_w reaches where op-plugin runs aclnn alone.
+ADAM = Family(
+    "adam", "PlanAdam",
+    ops=("apply_adamw",),
+    roles=("var", "m", "v", "beta1_power", "beta2_power", "lr", "weight_decay", "beta1", "beta2", "eps", "grad",
+           "max_grad_norm", "amsgrad", "maximize"),
+    required=("var", "m", "v", "grad"),
+    source="var",
+    doc="apply_adamw: var, m and v updated in place by an AdamW step (beta powers given as beta^(t-1), amsgrad "
+        "keeping max(maxGradNorm, v) in v, maximize), in float")
+
+FAMILIES = FAMILIES + (ACTIVATION, EMBEDDING, ROTARY, MASKED_SOFTMAX, MARGIN, ADAM)
+
 BY_NAME = {f.name: f for f in FAMILIES}
 
 

@@ -102,12 +102,13 @@ class Model:
         example text (a page that documents aclnnAdd and aclnnInplaceAdd shows one program for
         both), named after its first API's Python function. An example that includes no aclnnop/
         header is a sketch (aclnnLogSoftmaxV2's declares the API itself, "函数签名仅为示意", and
-        uses aclTensor undeclared): no machine compiles it, so it is not built."""
+        uses aclTensor undeclared): no machine compiles it, so it is not built; nor is one that
+        holds a merge's conflict markers (aclnnRotaryPositionEmbedding's: `<<<<<<< HEAD` in Init)."""
         chosen: dict[str, BoundAPI] = {}
         seen: set[str] = set()
         for bound in self.apis:
             code = bound.api.example
-            if code.strip() and code not in seen and _OP_HEADER.search(code):
+            if code.strip() and code not in seen and _OP_HEADER.search(code) and not _CONFLICT.search(code):
                 seen.add(code)
                 name = bound.python_name
                 # CMake's Ninja generator names a phony target after each executable's file: an
@@ -125,6 +126,8 @@ class Model:
 
 # An example's include of an operator's header ("aclnnop/aclnn_add.h").
 _OP_HEADER = re.compile(r'#\s*include\s*[<"]aclnnop/')
+# A line git leaves where a merge conflicted ("<<<<<<< HEAD", ">>>>>>> b09f372 (...)").
+_CONFLICT = re.compile(r"^(<{7}|>{7})( |$)", re.MULTILINE)
 
 # Targets the build system defines itself (CMake, Ninja), which no example may be named.
 _BUILD_TARGETS = frozenset({"all", "clean", "help", "install", "test", "package", "edit_cache", "rebuild_cache",

@@ -76,6 +76,8 @@ set(ACLNN_EXAMPLES
   apply_adam
   apply_adam_w
   apply_adam_wv2
+  apply_rotary_pos_emb
+  apply_rotary_pos_emb_v2
   arange
   arg_max
   arg_min
@@ -156,6 +158,8 @@ set(ACLNN_EXAMPLES
   elu
   elu_backward
   embedding
+  embedding_dense_backward
+  embedding_renorm
   eq_scalar
   eq_tensor
   equal
@@ -251,15 +255,20 @@ set(ACLNN_EXAMPLES
   gather_v2
   gather_v3
   gcd
+  ge_glu_v3
+  ge_glu_v3_backward
   ge_scalar
   ge_tensor
   gelu
   gelu_backward
   gelu_backward_v2
+  gelu_mul
   gelu_v2
   gemm
   gemma_rms_norm
   ger
+  glu
+  glu_backward
   group_norm
   group_norm_backward
   group_norm_silu
@@ -423,6 +432,7 @@ set(ACLNN_EXAMPLES
   log_add_exp2
   log_sigmoid
   log_sigmoid_backward
+  log_sigmoid_forward
   log_softmax
   log_softmax_backward
   log_sum_exp
@@ -433,6 +443,7 @@ set(ACLNN_EXAMPLES
   logit_grad
   lt_scalar
   lt_tensor
+  masked_scale
   masked_select
   matmul
   max
@@ -461,6 +472,7 @@ set(ACLNN_EXAMPLES
   mse_loss_backward
   mul
   muls
+  multilabel_margin_loss
   multinomial
   multinomial_tensor
   mv
@@ -484,6 +496,8 @@ set(ACLNN_EXAMPLES
   permute
   pow_scalar_tensor
   pow_tensor_tensor
+  prelu
+  prelu_backward
   prod
   prod_dim
   randperm
@@ -520,9 +534,12 @@ set(ACLNN_EXAMPLES
   rms_norm
   rms_norm_grad
   roll
+  rotary_position_embedding_grad
   rsub
   rsubs
   s_where
+  scaled_masked_softmax
+  scaled_masked_softmax_backward
   scatter
   scatter_add
   scatter_nd_update
@@ -557,6 +574,8 @@ set(ACLNN_EXAMPLES
   std
   std_mean_correction
   svd
+  swi_glu
+  swi_glu_grad
   swi_glu_quant
   sync_batch_norm_gather_stats
   take

@@ -92,10 +92,14 @@ def valid_cases(module: Any) -> list:
 # Smith division and vectorised functions).
 # loss: the reduced losses, the cross entropy's and the softmax backwards' sums along a line.
 ACCUMULATING = ("matmul", "reduce", "norm", "norm_grad", "sync_batch_norm", "softmax", "cumulative", "index", "loss",
-                "conv", "pool", "foreach", "optim", "amp", "linalg")  # index: scatter_add, index_add; pool: average pools;
-# optim: the moments' squares and quotients overflow at extreme magnitudes in an order of their own;
+                "conv", "pool", "foreach", "optim", "amp", "linalg", "embedding", "rotary", "masked_softmax",
+                "margin", "adam", "activation")  # index: scatter_add, index_add; pool: average pools;
+# optim, adam: the moments' squares and quotients overflow at extreme magnitudes in an order of their own;
 # linalg: LAPACK's factorisations carry infinities and NaNs, and overflow, in an order of their own
-# (OpenBLAS in double here, MKL in float in PyTorch's wheels)
+# (OpenBLAS in double here, MKL in float in PyTorch's wheels);
+# embedding: the gradient's row sums and the renorm's norms (double here, float in PyTorch's);
+# rotary: dcos and dsin's sums; masked_softmax: the backward's row sum; margin: the hinge sums;
+# activation: PReLU's weight gradient, a sum over every element of a channel
 # The normalisations divide by a standard deviation that a tiny variance makes eps's (rstd ~ 316):
 # their moderate magnitudes stop at 2, where x * rstd * w still has the digits that PyTorch's form
 # (x * alpha + beta, alpha = w * rstd) and the simulator's ((x - mean) * rstd * w + b) share.

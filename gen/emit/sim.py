@@ -526,8 +526,11 @@ def _null_status(api: API, param: Param) -> int:
 
 
 def rank_status(api: API) -> int:
-    """The one status the page's error rows about ranks give, when it is not ACLNN_ERR_PARAM_INVALID."""
-    codes = {row.code for row in api.errors if row.category is ErrorCategory.RANK}
+    """The one status the page's error rows about ranks give, when it is not ACLNN_ERR_PARAM_INVALID;
+    with no such row, the one its shape rows give (aclnnRotaryPositionEmbedding: a shape outside
+    the constraints, its 4 dimensions included, is 561002)."""
+    codes = ({row.code for row in api.errors if row.category is ErrorCategory.RANK}
+             or {row.code for row in api.errors if row.category is ErrorCategory.SHAPE_MISMATCH})
     return codes.pop() if len(codes) == 1 and PARAM_INVALID not in codes else 0
 
 

@@ -147,3 +147,20 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         bits = keep.flatten().to(torch.int64)
         bits = torch.cat([bits, bits.new_zeros((-bits.numel()) % 128)]).reshape(-1, 8)
         return (bits << torch.arange(8)).sum(-1).to(torch.uint8)
+
+    @staticmethod
+    def rotary(x: Any, cos: Any, sin: Any, mode: int) -> Any:
+        """aclnnRotaryPositionEmbedding's formula (torch_npu.npu_rotary_mul has no aten op):
+        x * cos + rotate(x) * sin along the last dimension, rotate by mode: 0 half (-x2, x1),
+        1 interleave (pairs (-x[2i + 1], x[2i])), 2 quarter (-x2, x1, -x4, x3); 3 interleave-half
+        takes (x_even, x_odd) for x and (-x_odd, x_even) for rotate(x)."""
+        import torch
+
+        h, q = x.shape[-1] // 2, x.shape[-1] // 4
+        even, odd = x[..., ::2], x[..., 1::2]
+        if mode == 3:
+            return torch.cat((even, odd), -1) * cos + torch.cat((-odd, even), -1) * sin
+        rotated = {0: lambda: torch.cat((-x[..., h:], x[..., :h]), -1),
+                   1: lambda: torch.stack((-odd, even), -1).reshape(x.shape),
+                   2: lambda: torch.cat((-x[..., q:h], x[..., :q], -x[..., 3 * q:], x[..., h:3 * q]), -1)}[mode]()
+        return x * cos + rotated * sin

@@ -281,6 +281,72 @@ struct LinalgFamily {
   static constexpr const char* kOpNames[] = { "addr", "cross", "inverse", "cdist", "slogdet", "cholesky", "triangular_solve", "qr", "svd", "pdist", "cdist_backward", "renorm", "fill_diagonal", "channel_shuffle" };
 };
 
+// activation: GLU, SwiGLU and GELU-mul (one half of the input along a dimension gating the other) and PReLU (a weight per channel), with their backwards; computed in float (double for DOUBLE), PReLU's weight gradient summed in double.
+struct ActivationFamily {
+  struct Op {
+    enum : int8_t { kGlu, kGluBackward, kSwiglu, kSwigluGrad, kGeluMul, kPrelu, kPreluBackward, kLogSigmoid, kGeglu, kGegluBackward };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kGradOut, kDim, kWeight, kApproximate, kOut, kGradWeight, kBuffer, kActivateLeft, kGelu, kOutGelu };
+  };
+  static constexpr const char* kOpNames[] = { "glu", "glu_backward", "swiglu", "swiglu_grad", "gelu_mul", "prelu", "prelu_backward", "log_sigmoid", "geglu", "geglu_backward" };
+};
+
+// embedding: embedding_dense_backward: out [num_weights, D] sums grad's rows by index (padding_idx's row left 0, each row scaled by its index's frequency with scale_grad_by_freq), in float (double for DOUBLE); embedding_renorm: the indexed rows of self renormalised in place (aten's embedding_renorm_).
+struct EmbeddingFamily {
+  struct Op {
+    enum : int8_t { kEmbeddingDenseBackward, kEmbeddingRenorm };
+  };
+  struct Role {
+    enum : int8_t { kGrad, kIndices, kNumWeights, kPaddingIdx, kScaleGradByFreq, kOut, kSelf, kMaxNorm, kNormType };
+  };
+  static constexpr const char* kOpNames[] = { "embedding_dense_backward", "embedding_renorm" };
+};
+
+// rotary: rotary position embedding of a 4-d x by cos and sin tables that broadcast to it, in four rotation modes, and its gradient (dx, and dcos and dsin summed over the tables' broadcast dimensions), in float.
+struct RotaryFamily {
+  struct Op {
+    enum : int8_t { kRotary, kRotaryGrad, kApplyRotary };
+  };
+  struct Role {
+    enum : int8_t { kX, kCos, kSin, kMode, kDy, kOut, kDx, kDcos, kDsin, kKey, kLayout, kRotaryMode };
+  };
+  static constexpr const char* kOpNames[] = { "rotary", "rotary_grad", "apply_rotary" };
+};
+
+// masked_softmax: softmax(scale * x) over the positions a BOOL mask (broadcast) leaves, 0 at masked ones, and its backward scaled and masked; in float, sums in double.
+struct MaskedSoftmaxFamily {
+  struct Op {
+    enum : int8_t { kScaledMaskedSoftmax, kScaledMaskedSoftmaxBackward };
+  };
+  struct Role {
+    enum : int8_t { kX, kMask, kGradOut, kScale, kFixTriuMask, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "scaled_masked_softmax", "scaled_masked_softmax_backward" };
+};
+
+// margin: multilabel_margin_loss: per sample, the hinge margins of its labels (target's entries before the first -1) over the other classes, divided by C, reduced by `reduction` (0 none, 1 mean, 2 sum); is_target its label mask; in float, sums in double.
+struct MarginFamily {
+  struct Op {
+    enum : int8_t { kMultilabelMarginLoss };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kTarget, kReduction, kOut, kIsTarget };
+  };
+  static constexpr const char* kOpNames[] = { "multilabel_margin_loss" };
+};
+
+// adam: apply_adamw: var, m and v updated in place by an AdamW step (beta powers given as beta^(t-1), amsgrad keeping max(maxGradNorm, v) in v, maximize), in float.
+struct AdamFamily {
+  struct Op {
+    enum : int8_t { kApplyAdamw };
+  };
+  struct Role {
+    enum : int8_t { kVar, kM, kV, kBeta1Power, kBeta2Power, kLr, kWeightDecay, kBeta1, kBeta2, kEps, kGrad, kMaxGradNorm, kAmsgrad, kMaximize };
+  };
+  static constexpr const char* kOpNames[] = { "apply_adamw" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -306,6 +372,12 @@ aclnnStatus PlanCounting(const Call& call, const FamilySpec& family, ExecutorWor
 aclnnStatus PlanRandom(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanOrder(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanEmbedding(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanRotary(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMaskedSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMargin(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanAdam(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 

@@ -256,6 +256,23 @@ void TensorRef::Set(const char* param, const TensorDesc& t) {
   first = reinterpret_cast<char*>(address);
 }
 
+bool BroadcastRef(TensorRef* t, const Dims& shape) {
+  const size_t rank = shape.size(), own = t->shape.size();
+  if (own > rank) return false;
+  Dims strides(rank, 0);
+  for (size_t d = 0; d < own; ++d) {
+    const size_t to = rank - own + d;
+    if (t->shape[d] == shape[to]) {
+      strides[to] = t->strides[d];
+    } else if (t->shape[d] != 1) {
+      return false;
+    }
+  }
+  t->shape = shape;
+  t->strides = strides;
+  return true;
+}
+
 int64_t TensorRef::numel() const {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;

@@ -125,6 +125,10 @@ struct TensorRef {
   bool Contiguous() const;
 };
 
+// `t` seen broadcast to `shape` (trailing dimensions aligned, stride 0 along those it has as 1 or
+// lacks); false when it does not broadcast to it.
+bool BroadcastRef(TensorRef* t, const Dims& shape);
+
 class FamilyWork : public ExecutorWork {
  public:
   FamilyWork(const FamilyWork&) = delete;

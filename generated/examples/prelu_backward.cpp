@@ -1,0 +1,166 @@
+#include <iostream>
+#include <vector>
+#include "acl/acl.h"
+#include "aclnnop/aclnn_prelu_backward.h"
+
+#define CHECK_RET(cond, return_expr) \
+  do {                               \
+    if (!(cond)) {                   \
+      return_expr;                   \
+    }                                \
+  } while (0)
+
+#define LOG_PRINT(message, ...)     \
+  do {                              \
+    printf(message, ##__VA_ARGS__); \
+  } while (0)
+
+int64_t GetShapeSize(const std::vector<int64_t>& shape) {
+  int64_t shape_size = 1;
+  for (auto i : shape) {
+    shape_size *= i;
+  }
+  return shape_size;
+}
+
+int Init(int32_t deviceId, aclrtStream* stream) {
+  // 固定写法，资源初始化
+  auto ret = aclInit(nullptr);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclInit failed. ERROR: %d\n", ret); return ret);
+  ret = aclrtSetDevice(deviceId);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSetDevice failed. ERROR: %d\n", ret); return ret);
+  ret = aclrtCreateStream(stream);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtCreateStream failed. ERROR: %d\n", ret); return ret);
+  return 0;
+}
+
+template <typename T>
+int CreateAclTensor(const std::vector<T>& hostData, const std::vector<int64_t>& shape, void** deviceAddr,
+                    aclDataType dataType, aclTensor** tensor) {
+  auto size = GetShapeSize(shape) * sizeof(T);
+  // 调用aclrtMalloc申请device侧内存
+  auto ret = aclrtMalloc(deviceAddr, size, ACL_MEM_MALLOC_HUGE_FIRST);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMalloc failed. ERROR: %d\n", ret); return ret);
+
+  // 调用aclrtMemcpy将host侧数据拷贝到device侧内存上
+  ret = aclrtMemcpy(*deviceAddr, size, hostData.data(), size, ACL_MEMCPY_HOST_TO_DEVICE);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMemcpy failed. ERROR: %d\n", ret); return ret);
+
+  // 计算连续tensor的strides
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = shape.size() - 2; i >= 0; i--) {
+    strides[i] = shape[i + 1] * strides[i + 1];
+  }
+
+  // 调用aclCreateTensor接口创建aclTensor
+  *tensor = aclCreateTensor(shape.data(), shape.size(), dataType, strides.data(), 0, aclFormat::ACL_FORMAT_ND,
+                            shape.data(), shape.size(), *deviceAddr);
+  return 0;
+}
+
+int main() {
+  // 1. （固定写法）device/stream初始化, 参考acl API手册
+  // 根据自己的实际device填写deviceId
+  int32_t deviceId = 0;
+  aclrtStream stream;
+  auto ret = Init(deviceId, &stream);
+  // check根据自己的需要处理
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("Init acl failed. ERROR: %d\n", ret); return ret);
+  // 2. 构造输入与输出，需要根据API的接口自定义构造
+  std::vector<int64_t> selfShape = {4, 2};
+  std::vector<int64_t> weightShape = {2};
+  std::vector<int64_t> gradOutputShape = {4, 2};
+  std::vector<int64_t> gradInputShape = {4, 2};
+  std::vector<int64_t> gradWeightShape = {2};
+
+  void* selfDeviceAddr = nullptr;
+  void* gradOutputDeviceAddr = nullptr;
+  void* weightDeviceAddr = nullptr;
+  void* gradInputDeviceAddr = nullptr;
+  void* gradWeightDeviceAddr = nullptr;
+  aclTensor* self = nullptr;
+  aclTensor* weight = nullptr;
+  aclTensor* gradOutput = nullptr;
+  aclTensor* gradInput = nullptr;
+  aclTensor* gradWeight = nullptr;
+
+  std::vector<float> selfHostData = {0, 1, 2, 3, 4, 5, 6, 7};
+  std::vector<float> weightHostData = {0.5, 0.5};
+  std::vector<float> gradOutputHostData = {1, 1, 1, 1, 1, 1, 1, 1};
+  std::vector<float> gradInputHostData = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::vector<float> gradWeightHostData = {0, 0};
+
+  // 创建weight aclTensor
+  ret = CreateAclTensor(weightHostData, weightShape, &weightDeviceAddr, aclDataType::ACL_FLOAT, &weight);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  // 创建self aclTensor
+  ret = CreateAclTensor(selfHostData, selfShape, &selfDeviceAddr, aclDataType::ACL_FLOAT, &self);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  // 创建gradOutput aclTensor
+  ret = CreateAclTensor(gradOutputHostData, gradOutputShape, &gradOutputDeviceAddr, aclDataType::ACL_FLOAT,
+  &gradOutput);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  // 创建gradInput aclTensor
+  ret = CreateAclTensor(gradInputHostData, gradInputShape, &gradInputDeviceAddr, aclDataType::ACL_FLOAT, &gradInput);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  // 创建gradWeight aclTensor
+  ret = CreateAclTensor(gradWeightHostData, gradWeightShape, &gradWeightDeviceAddr, aclDataType::ACL_FLOAT, &gradWeight);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+
+  // 3. 调用CANN算子库API，需要修改为具体的API
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor;
+  // 调用aclnnPreluBackward第一段接口
+  ret = aclnnPreluBackwardGetWorkspaceSize(gradOutput, self, weight, gradInput, gradWeight, &workspaceSize, &executor);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnPreluBackwardGetWorkspaceSize failed. ERROR: %d\n", ret); return ret);
+  // 根据第一段接口计算出的workspaceSize申请device内存
+  void* workspaceAddr = nullptr;
+  if (workspaceSize > 0) {
+    ret = aclrtMalloc(&workspaceAddr, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("allocate workspace failed. ERROR: %d\n", ret); return ret);
+  }
+  // 调用aclnnPreluBackward第二段接口
+  ret = aclnnPreluBackward(workspaceAddr, workspaceSize, executor, stream);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnPreluBackward failed. ERROR: %d\n", ret); return ret);
+  // 4. （固定写法）同步等待任务执行结束
+  ret = aclrtSynchronizeStream(stream);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSynchronizeStream failed. ERROR: %d\n", ret); return ret);
+  // 5. 获取输出的值，将device侧内存上的结果拷贝至host侧，需要根据具体API的接口定义修改
+  auto gradInputSize = GetShapeSize(gradInputShape);
+  std::vector<float> gradInputResultData(gradInputSize, 0);
+  ret = aclrtMemcpy(gradInputResultData.data(), gradInputResultData.size() * sizeof(gradInputResultData[0]), gradInputDeviceAddr, gradInputSize * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("copy result from device to host failed. ERROR: %d\n", ret); return ret);
+  for (int64_t i = 0; i < gradInputSize; i++) {
+    LOG_PRINT("gradInput[%ld] is: %f\n", i, gradInputResultData[i]);
+  }
+
+  auto gradWeightSize = GetShapeSize(gradWeightShape);
+  std::vector<float> gradWeightResultData(gradWeightSize, 0);
+  ret = aclrtMemcpy(gradWeightResultData.data(), gradWeightResultData.size() * sizeof(gradWeightResultData[0]), gradWeightDeviceAddr, gradWeightSize * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("copy result from device to host failed. ERROR: %d\n", ret); return ret);
+  for (int64_t i = 0; i < gradWeightSize; i++) {
+    LOG_PRINT("gradWeight[%ld] is: %f\n", i, gradWeightResultData[i]);
+  }
+
+  // 6. 释放aclTensor和aclScalar，需要根据具体API的接口定义修改
+  aclDestroyTensor(gradOutput);
+  aclDestroyTensor(self);
+  aclDestroyTensor(weight);
+  aclDestroyTensor(gradInput);
+  aclDestroyTensor(gradWeight);
+
+  // 7. 释放device资源， 需要根据具体API的接口定义修改
+  aclrtFree(selfDeviceAddr);
+  aclrtFree(gradOutputDeviceAddr);
+  aclrtFree(weightDeviceAddr);
+  aclrtFree(gradInputDeviceAddr);
+  aclrtFree(gradWeightDeviceAddr);
+  if (workspaceSize > 0) {
+    aclrtFree(workspaceAddr);
+  }
+  aclrtDestroyStream(stream);
+  aclrtResetDevice(deviceId);
+  aclFinalize();
+
+  return 0;
+}
