@@ -41,6 +41,8 @@ INPUTS = {
     # Inference batch norm: the input takes no part in its gradient, a NaN input included.
     "bn_grad": [[0.5, -1.0, 2.0], [1.5, 0.25, -3.0]], "bn_input": [[np.nan, 1.0, 2.0], [0.5, np.inf, -1.0]],
     "bn_weight": [2.0, -1.0, 0.5], "bn_mean": [0.1, 0.2, 0.3], "bn_var": [1.0, 0.5, 2.0],
+    # Target weights that sum to 0: the mean's nll part is 0 / 0, whatever the smoothing part is.
+    "ce_input": [[0.5, 3.0, -1.0], [1.0, 0.25, 2.0]], "ce_loss_target": [0, 0], "ce_loss_weight": [0.0, 1.0, 2.0],
 }
 
 CALLS = r'''
@@ -68,6 +70,12 @@ bn = {k: np.array(inputs["bn_" + k], np.float32) for k in ("grad", "input", "wei
 out["batch_norm_backward"] = [r.tolist() for r in aclnn.batch_norm_backward(
     bn["grad"], bn["input"], bn["weight"], bn["mean"], bn["var"], None, None, False, 1e-5, [True, False, False],
     out=(np.zeros((2, 3), np.float32), None, None))[:1]]
+ce_input = np.array(inputs["ce_input"], np.float32)
+out["cross_entropy_loss"] = aclnn.cross_entropy_loss(ce_input, np.array(inputs["ce_loss_target"], np.int64),
+                                                     np.array(inputs["ce_loss_weight"], np.float32), "mean", -100,
+                                                     0.1, 0.0, False, out=(np.zeros((), np.float32),
+                                                     np.zeros((2, 3), np.float32), np.zeros((), np.float32),
+                                                     np.zeros(2, np.float32)))[0].tolist()
 print(json.dumps(out))
 '''
 
@@ -137,3 +145,10 @@ def test_batch_norm_backward_in_inference_does_not_read_the_input(results):
                                                      [True, False, False])[0]
     assert torch.isfinite(want).all()
     torch.testing.assert_close(torch.tensor(results["batch_norm_backward"][0]), want, rtol=1e-5, atol=1e-6)
+
+
+def test_cross_entropy_loss_reduces_its_nll_and_smoothing_parts_apart_as_aten(results):
+    x, y, w = (torch.tensor(INPUTS[k]) for k in ("ce_input", "ce_loss_target", "ce_loss_weight"))
+    want = torch.nn.functional.cross_entropy(x, y, w, label_smoothing=0.1)
+    assert torch.isnan(want)
+    torch.testing.assert_close(torch.tensor(results["cross_entropy_loss"]), want, equal_nan=True)
