@@ -43,6 +43,8 @@ INPUTS = {
     "bn_weight": [2.0, -1.0, 0.5], "bn_mean": [0.1, 0.2, 0.3], "bn_var": [1.0, 0.5, 2.0],
     # Target weights that sum to 0: the mean's nll part is 0 / 0, whatever the smoothing part is.
     "ce_input": [[0.5, 3.0, -1.0], [1.0, 0.25, 2.0]], "ce_loss_target": [0, 0], "ce_loss_weight": [0.0, 1.0, 2.0],
+    # Subnormal weights: each logp * weight rounds to float (underflows), as aten's products.
+    "ce_loss_target2": [1, 2], "ce_tiny_weight": [1e-45, 3e-45, 1e-45],
 }
 
 CALLS = r'''
@@ -76,6 +78,10 @@ out["cross_entropy_loss"] = aclnn.cross_entropy_loss(ce_input, np.array(inputs["
                                                      0.1, 0.0, False, out=(np.zeros((), np.float32),
                                                      np.zeros((2, 3), np.float32), np.zeros((), np.float32),
                                                      np.zeros(2, np.float32)))[0].tolist()
+out["cross_entropy_loss_subnormal"] = aclnn.cross_entropy_loss(
+    ce_input, np.array(inputs["ce_loss_target2"], np.int64), np.array(inputs["ce_tiny_weight"], np.float32), "mean",
+    -100, 0.1, 0.0, False, out=(np.zeros((), np.float32), np.zeros((2, 3), np.float32), np.zeros((), np.float32),
+                                np.zeros(2, np.float32)))[0].tolist()
 print(json.dumps(out))
 '''
 
@@ -152,3 +158,10 @@ def test_cross_entropy_loss_reduces_its_nll_and_smoothing_parts_apart_as_aten(re
     want = torch.nn.functional.cross_entropy(x, y, w, label_smoothing=0.1)
     assert torch.isnan(want)
     torch.testing.assert_close(torch.tensor(results["cross_entropy_loss"]), want, equal_nan=True)
+
+
+def test_cross_entropy_loss_rounds_each_weighted_log_probability_to_float(results):
+    x, y, w = (torch.tensor(INPUTS[k]) for k in ("ce_input", "ce_loss_target2", "ce_tiny_weight"))
+    want = torch.nn.functional.cross_entropy(x, y, w, label_smoothing=0.1)
+    torch.testing.assert_close(torch.tensor(results["cross_entropy_loss_subnormal"]), want, rtol=1e-4, atol=1e-4)
+

@@ -407,13 +407,16 @@ class LossWork final : public FamilyWork {
       for (int64_t c = 0; c < classes; ++c) m = (row[c] > m || row[c] != row[c]) ? double(row[c]) : m;
       for (int64_t c = 0; c < classes; ++c) sum += std::exp(double(row[c]) - m);
       lse[n] = m + std::log(sum);
+      // The log-probabilities in T, and each weight times one rounded to T, as aten's cross_entropy
+      // computes log_softmax, then nll_loss and -(logp * weight).sum(1) in the tensor's type: a
+      // subnormal weight's products underflow there.
       double smooth = 0;
       for (int64_t c = 0; c < classes; ++c) {
         out[c] = static_cast<T>(double(row[c]) - lse[n]);
-        if (e != 0) smooth -= (w ? double(w[c]) : 1.0) * (double(row[c]) - lse[n]);
+        if (e != 0) smooth -= double(w ? static_cast<T>(out[c] * w[c]) : out[c]);
       }
       const bool ignored = t[n] == ignore_index;
-      loss[n] = ignored ? 0.0 : -(w ? double(w[t[n]]) : 1.0) * (double(row[t[n]]) - lse[n]);
+      loss[n] = ignored ? 0.0 : -double(w ? static_cast<T>(out[t[n]] * w[t[n]]) : out[t[n]]);
       smoothed[n] = ignored ? 0.0 : smooth;
     });
     if (!direct) ScatterFrom(lp, type, log_prob);
