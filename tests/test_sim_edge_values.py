@@ -45,6 +45,9 @@ INPUTS = {
     "ce_input": [[0.5, 3.0, -1.0], [1.0, 0.25, 2.0]], "ce_loss_target": [0, 0], "ce_loss_weight": [0.0, 1.0, 2.0],
     # Subnormal weights: each logp * weight rounds to float (underflows), as aten's products.
     "ce_loss_target2": [1, 2], "ce_tiny_weight": [1e-45, 3e-45, 1e-45],
+    # Counts that are all 0: the merge divides by their sum, 0 (NaN); it does not skip them.
+    "gather_input": [[1.0, 2.0], [3.0, 4.0]], "gather_mean": [[0.5, 1.0], [1.5, 2.0]],
+    "gather_invstd": [[1.0, 2.0], [0.5, 1.0]], "gather_counts": [0.0, 0.0],
 }
 
 CALLS = r'''
@@ -82,6 +85,9 @@ out["cross_entropy_loss_subnormal"] = aclnn.cross_entropy_loss(
     ce_input, np.array(inputs["ce_loss_target2"], np.int64), np.array(inputs["ce_tiny_weight"], np.float32), "mean",
     -100, 0.1, 0.0, False, out=(np.zeros((), np.float32), np.zeros((2, 3), np.float32), np.zeros((), np.float32),
                                 np.zeros(2, np.float32)))[0].tolist()
+gather = [np.array(inputs["gather_" + k], np.float32) for k in ("input", "mean", "invstd", "counts")]
+out["gather_stats"] = [r.tolist() for r in aclnn.batch_norm_gather_stats_with_counts(
+    gather[0], gather[1], gather[2], None, None, 0.1, 1e-5, gather[3])]
 print(json.dumps(out))
 '''
 
@@ -165,3 +171,12 @@ def test_cross_entropy_loss_rounds_each_weighted_log_probability_to_float(result
     want = torch.nn.functional.cross_entropy(x, y, w, label_smoothing=0.1)
     torch.testing.assert_close(torch.tensor(results["cross_entropy_loss_subnormal"]), want, rtol=1e-4, atol=1e-4)
 
+
+def test_gather_stats_with_counts_that_are_all_zero_is_nan(results):
+    # PyTorch has this op on CUDA only; its merge, the semantics' golden, divides by the counts'
+    # sum: 0 / 0 is NaN for both statistics (the kernel skipped the empty devices and gave 0).
+    mean, counts = (torch.tensor(INPUTS["gather_" + k], dtype=torch.float64) for k in ("mean", "counts"))
+    want_mean = (counts[:, None] * mean).sum(0) / counts.sum()
+    assert torch.isnan(want_mean).all()
+    got_mean, got_invstd = (torch.tensor(r) for r in results["gather_stats"])
+    assert torch.isnan(got_mean).all() and torch.isnan(got_invstd).all()

@@ -107,7 +107,10 @@ class SyncBatchNormWork final : public FamilyWork {
           const double count = static_cast<double>(counts[i]), m = static_cast<double>(mean[i * channels + c]);
           const double s = static_cast<double>(invstd[i * channels + c]);
           const double var = 1.0 / (s * s) - eps, total = n + count;
-          if (total == 0) continue;
+          if (total == 0) {  // the merge's 1 / (n + count) is inf here (CUDA's, the golden's): NaN from now on
+            avg = m2 = std::numeric_limits<double>::quiet_NaN();
+            continue;
+          }
           const double delta = m - avg;
           avg += delta * count / total;
           m2 += var * count + delta * delta * n * count / total;
