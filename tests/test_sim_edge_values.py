@@ -48,6 +48,9 @@ INPUTS = {
     # Counts that are all 0: the merge divides by their sum, 0 (NaN); it does not skip them.
     "gather_input": [[1.0, 2.0], [3.0, 4.0]], "gather_mean": [[0.5, 1.0], [1.5, 2.0]],
     "gather_invstd": [[1.0, 2.0], [0.5, 1.0]], "gather_counts": [0.0, 0.0],
+    # Subnormal counts: sumDy / n overflows to inf in float, the golden's (and torch's) type.
+    "elemt_grad": [[0.5, -1.0], [2.0, 1.5]], "elemt_input": [[1.0, 2.0], [-1.0, 0.5]], "elemt_mean": [0.5, -0.5],
+    "elemt_invstd": [1.0, 2.0], "elemt_sum_dy": [1.0, -2.0], "elemt_sum_dy_xmu": [0.5, 1.0], "elemt_counter": [1e-45, 1e-45],
 }
 
 CALLS = r'''
@@ -88,6 +91,11 @@ out["cross_entropy_loss_subnormal"] = aclnn.cross_entropy_loss(
 gather = [np.array(inputs["gather_" + k], np.float32) for k in ("input", "mean", "invstd", "counts")]
 out["gather_stats"] = [r.tolist() for r in aclnn.batch_norm_gather_stats_with_counts(
     gather[0], gather[1], gather[2], None, None, 0.1, 1e-5, gather[3])]
+elemt = {k: np.array(inputs["elemt_" + k], np.float32) for k in ("grad", "input", "mean", "invstd", "sum_dy",
+                                                                   "sum_dy_xmu", "counter")}
+out["batch_norm_elemt_backward"] = aclnn.batch_norm_elemt_backward(
+    elemt["grad"], elemt["input"], elemt["mean"], elemt["invstd"], None, elemt["sum_dy"], elemt["sum_dy_xmu"],
+    elemt["counter"]).tolist()
 print(json.dumps(out))
 '''
 
@@ -180,3 +188,12 @@ def test_gather_stats_with_counts_that_are_all_zero_is_nan(results):
     assert torch.isnan(want_mean).all()
     got_mean, got_invstd = (torch.tensor(r) for r in results["gather_stats"])
     assert torch.isnan(got_mean).all() and torch.isnan(got_invstd).all()
+
+
+def test_batch_norm_elemt_backward_divides_by_the_counts_in_float(results):
+    g, x, mean, invstd, sum_dy, sum_dy_xmu, counter = (
+        torch.tensor(INPUTS["elemt_" + k]) for k in ("grad", "input", "mean", "invstd", "sum_dy", "sum_dy_xmu", "counter"))
+    n = counter.double().sum().float()
+    want = (g - sum_dy / n - (x - mean) * invstd.pow(2) * sum_dy_xmu / n) * invstd
+    assert torch.isinf(want).any()
+    torch.testing.assert_close(torch.tensor(results["batch_norm_elemt_backward"]), want, equal_nan=True)

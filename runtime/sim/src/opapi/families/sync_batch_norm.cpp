@@ -195,12 +195,14 @@ class SyncBatchNormWork final : public FamilyWork {
           break;
         }
         case F::Op::kElemtBackward: {
-          const double m = static_cast<double>(mean[c]), s = static_cast<double>(invstd[c]);
-          const double shift = static_cast<double>(sum_dy[c]) / total;
-          const double slope = s * s * static_cast<double>(sum_dy_xmu[c]) / total;
+          // In T, in the golden's order ((dy - sumDy / n - (x - mean) * invstd^2 * sumDyXmu / n) *
+          // invstd * weight, n the counts' sum in T): a subnormal count overflows the quotients to
+          // inf there, as in torch's kernel (double intermediates kept them finite).
+          const T m = mean[c], s = invstd[c], wt = weight ? weight[c] : T(1), count = static_cast<T>(total);
+          const T shift = sum_dy[c] / count;
           for (int64_t i = 0; i < n; ++i) {
-            const double d = static_cast<double>(dyc[i]), v = static_cast<double>(xc[i]);
-            first[c * n + i] = static_cast<T>((d - shift - (v - m) * slope) * s * w);
+            const T projected = (xc[i] - m) * (s * s) * sum_dy_xmu[c] / count;
+            first[c * n + i] = (dyc[i] - shift - projected) * s * wt;
           }
           break;
         }
