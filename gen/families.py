@@ -152,8 +152,9 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "dynamic", "PlanDynamic",
         # Outputs whose extent depends on the data: the caller allocates the largest ("bound_*"
-        # rules), the kernel sets the output aclTensor's view shape to what it wrote and the
-        # caller reads it back (aclGetViewShape), as op-plugin does for these APIs. nonzero_t:
+        # rules; a caller's out= need only hold the result, as the pages' examples pass it), the
+        # kernel sets the output aclTensor's view shape to what it wrote and the caller reads it
+        # back (aclGetViewShape), as op-plugin does for these APIs. nonzero_t:
         # the positions as [rank, N] (aclnnNonzeroV2); unique_consecutive and unique_dim: with a
         # dim in range, slices along it; equal: whether two tensors have one shape and one value.
         ops=("masked_select", "nonzero", "nonzero_t", "unique", "unique_consecutive", "unique_dim", "equal"),

@@ -41,6 +41,16 @@ INPUTS = {
     # Inference batch norm: the input takes no part in its gradient, a NaN input included.
     "bn_grad": [[0.5, -1.0, 2.0], [1.5, 0.25, -3.0]], "bn_input": [[np.nan, 1.0, 2.0], [0.5, np.inf, -1.0]],
     "bn_weight": [2.0, -1.0, 0.5], "bn_mean": [0.1, 0.2, 0.3], "bn_var": [1.0, 0.5, 2.0],
+    # Target weights that sum to 0: the mean's nll part is 0 / 0, whatever the smoothing part is.
+    "ce_input": [[0.5, 3.0, -1.0], [1.0, 0.25, 2.0]], "ce_loss_target": [0, 0], "ce_loss_weight": [0.0, 1.0, 2.0],
+    # Subnormal weights: each logp * weight rounds to float (underflows), as aten's products.
+    "ce_loss_target2": [1, 2], "ce_tiny_weight": [1e-45, 3e-45, 1e-45],
+    # Counts that are all 0: the merge divides by their sum, 0 (NaN); it does not skip them.
+    "gather_input": [[1.0, 2.0], [3.0, 4.0]], "gather_mean": [[0.5, 1.0], [1.5, 2.0]],
+    "gather_invstd": [[1.0, 2.0], [0.5, 1.0]], "gather_counts": [0.0, 0.0],
+    # Subnormal counts: sumDy / n overflows to inf in float, the golden's (and torch's) type.
+    "elemt_grad": [[0.5, -1.0], [2.0, 1.5]], "elemt_input": [[1.0, 2.0], [-1.0, 0.5]], "elemt_mean": [0.5, -0.5],
+    "elemt_invstd": [1.0, 2.0], "elemt_sum_dy": [1.0, -2.0], "elemt_sum_dy_xmu": [0.5, 1.0], "elemt_counter": [1e-45, 1e-45],
 }
 
 CALLS = r'''
@@ -68,6 +78,24 @@ bn = {k: np.array(inputs["bn_" + k], np.float32) for k in ("grad", "input", "wei
 out["batch_norm_backward"] = [r.tolist() for r in aclnn.batch_norm_backward(
     bn["grad"], bn["input"], bn["weight"], bn["mean"], bn["var"], None, None, False, 1e-5, [True, False, False],
     out=(np.zeros((2, 3), np.float32), None, None))[:1]]
+ce_input = np.array(inputs["ce_input"], np.float32)
+out["cross_entropy_loss"] = aclnn.cross_entropy_loss(ce_input, np.array(inputs["ce_loss_target"], np.int64),
+                                                     np.array(inputs["ce_loss_weight"], np.float32), "mean", -100,
+                                                     0.1, 0.0, False, out=(np.zeros((), np.float32),
+                                                     np.zeros((2, 3), np.float32), np.zeros((), np.float32),
+                                                     np.zeros(2, np.float32)))[0].tolist()
+out["cross_entropy_loss_subnormal"] = aclnn.cross_entropy_loss(
+    ce_input, np.array(inputs["ce_loss_target2"], np.int64), np.array(inputs["ce_tiny_weight"], np.float32), "mean",
+    -100, 0.1, 0.0, False, out=(np.zeros((), np.float32), np.zeros((2, 3), np.float32), np.zeros((), np.float32),
+                                np.zeros(2, np.float32)))[0].tolist()
+gather = [np.array(inputs["gather_" + k], np.float32) for k in ("input", "mean", "invstd", "counts")]
+out["gather_stats"] = [r.tolist() for r in aclnn.batch_norm_gather_stats_with_counts(
+    gather[0], gather[1], gather[2], None, None, 0.1, 1e-5, gather[3])]
+elemt = {k: np.array(inputs["elemt_" + k], np.float32) for k in ("grad", "input", "mean", "invstd", "sum_dy",
+                                                                   "sum_dy_xmu", "counter")}
+out["batch_norm_elemt_backward"] = aclnn.batch_norm_elemt_backward(
+    elemt["grad"], elemt["input"], elemt["mean"], elemt["invstd"], None, elemt["sum_dy"], elemt["sum_dy_xmu"],
+    elemt["counter"]).tolist()
 print(json.dumps(out))
 '''
 
@@ -137,3 +165,35 @@ def test_batch_norm_backward_in_inference_does_not_read_the_input(results):
                                                      [True, False, False])[0]
     assert torch.isfinite(want).all()
     torch.testing.assert_close(torch.tensor(results["batch_norm_backward"][0]), want, rtol=1e-5, atol=1e-6)
+
+
+def test_cross_entropy_loss_reduces_its_nll_and_smoothing_parts_apart_as_aten(results):
+    x, y, w = (torch.tensor(INPUTS[k]) for k in ("ce_input", "ce_loss_target", "ce_loss_weight"))
+    want = torch.nn.functional.cross_entropy(x, y, w, label_smoothing=0.1)
+    assert torch.isnan(want)
+    torch.testing.assert_close(torch.tensor(results["cross_entropy_loss"]), want, equal_nan=True)
+
+
+def test_cross_entropy_loss_rounds_each_weighted_log_probability_to_float(results):
+    x, y, w = (torch.tensor(INPUTS[k]) for k in ("ce_input", "ce_loss_target2", "ce_tiny_weight"))
+    want = torch.nn.functional.cross_entropy(x, y, w, label_smoothing=0.1)
+    torch.testing.assert_close(torch.tensor(results["cross_entropy_loss_subnormal"]), want, rtol=1e-4, atol=1e-4)
+
+
+def test_gather_stats_with_counts_that_are_all_zero_is_nan(results):
+    # PyTorch has this op on CUDA only; its merge, the semantics' golden, divides by the counts'
+    # sum: 0 / 0 is NaN for both statistics (the kernel skipped the empty devices and gave 0).
+    mean, counts = (torch.tensor(INPUTS["gather_" + k], dtype=torch.float64) for k in ("mean", "counts"))
+    want_mean = (counts[:, None] * mean).sum(0) / counts.sum()
+    assert torch.isnan(want_mean).all()
+    got_mean, got_invstd = (torch.tensor(r) for r in results["gather_stats"])
+    assert torch.isnan(got_mean).all() and torch.isnan(got_invstd).all()
+
+
+def test_batch_norm_elemt_backward_divides_by_the_counts_in_float(results):
+    g, x, mean, invstd, sum_dy, sum_dy_xmu, counter = (
+        torch.tensor(INPUTS["elemt_" + k]) for k in ("grad", "input", "mean", "invstd", "sum_dy", "sum_dy_xmu", "counter"))
+    n = counter.double().sum().float()
+    want = (g - sum_dy / n - (x - mean) * invstd.pow(2) * sum_dy_xmu / n) * invstd
+    assert torch.isinf(want).any()
+    torch.testing.assert_close(torch.tensor(results["batch_norm_elemt_backward"]), want, equal_nan=True)

@@ -50,6 +50,7 @@ record("add scalar list one member", lambda: aclnn.foreach_add_scalar_list(XS[:1
 record("add scalar list", lambda: aclnn.foreach_add_scalar_list(XS, [2.5, -1.0, 3.0, 0.5]))
 record("add scalar list short", lambda: aclnn.foreach_add_scalar_list(XS, [2.5, -1.0]))
 record("mul list lengths", lambda: aclnn.foreach_mul_list(XS, YS[:3], out=[np.empty_like(x) for x in XS]))
+record("zero a null member", lambda: aclnn.foreach_zero_inplace([XS[0].copy(), None]))
 record("addcmul scalars", lambda: aclnn.foreach_addcmul_scalar_list(XS, YS, YS, np.array([1.0, -2.0, 3.0, 0.5], np.float32)))
 inplace = [x.copy() for x in XS]
 record("lerp in place", lambda: aclnn.foreach_lerp_scalar(inplace, YS, 0.25, out=inplace))
@@ -99,6 +100,11 @@ def test_lists_of_one_and_of_several_shapes_with_an_empty_member(results):
 @pytest.mark.parametrize("name", ["add scalar list short", "mul list lengths"])
 def test_lists_of_unequal_lengths_are_refused(results, name):
     assert results[name]["status"] == 161002, results[name]
+
+
+def test_a_null_member_is_refused_in_phase_1_not_faulted_in_phase_2(results):
+    # Found by the robustness campaign (FUZZ_SEED=7): the kernel's fault surfaced at a later call.
+    assert results["zero a null member"]["status"] == 161001, results["zero a null member"]
 
 
 def test_scalars_tensor_gives_member_i_its_element_i(results):

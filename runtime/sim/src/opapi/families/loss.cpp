@@ -394,9 +394,11 @@ class LossWork final : public FamilyWork {
     const bool direct = log_prob.dtype == StorageOf(type) && log_prob.Contiguous();
     T* lp = direct ? reinterpret_cast<T*>(log_prob.first)
                    : static_cast<T*>(Scratch(2, static_cast<size_t>(samples * classes) * sizeof(T)));
-    double* loss = static_cast<double*>(Scratch(3, static_cast<size_t>(samples) * 3 * sizeof(double)));
+    // loss: the negative log likelihood part of each sample, smoothed: its label smoothing part.
+    double* loss = static_cast<double*>(Scratch(3, static_cast<size_t>(samples) * 4 * sizeof(double)));
     double* lse = loss + samples;
     double* picked = lse + samples;
+    double* smoothed = picked + samples;
     const double e = label_smoothing;
     ForEach(samples, [&](int64_t n) {
       const T* row = x + n * classes;
@@ -405,24 +407,32 @@ class LossWork final : public FamilyWork {
       for (int64_t c = 0; c < classes; ++c) m = (row[c] > m || row[c] != row[c]) ? double(row[c]) : m;
       for (int64_t c = 0; c < classes; ++c) sum += std::exp(double(row[c]) - m);
       lse[n] = m + std::log(sum);
+      // The log-probabilities in T, and each weight times one rounded to T, as aten's cross_entropy
+      // computes log_softmax, then nll_loss and -(logp * weight).sum(1) in the tensor's type: a
+      // subnormal weight's products underflow there.
       double smooth = 0;
       for (int64_t c = 0; c < classes; ++c) {
         out[c] = static_cast<T>(double(row[c]) - lse[n]);
-        if (e != 0) smooth -= (w ? double(w[c]) : 1.0) * (double(row[c]) - lse[n]);
+        if (e != 0) smooth -= double(w ? static_cast<T>(out[c] * w[c]) : out[c]);
       }
-      loss[n] = t[n] == ignore_index ? 0.0 : (1 - e) * -(w ? double(w[t[n]]) : 1.0) * (double(row[t[n]]) - lse[n]) +
-                                                 e / double(classes) * smooth;
+      const bool ignored = t[n] == ignore_index;
+      loss[n] = ignored ? 0.0 : -double(w ? static_cast<T>(out[t[n]] * w[t[n]]) : out[t[n]]);
+      smoothed[n] = ignored ? 0.0 : smooth;
     });
     if (!direct) ScatterFrom(lp, type, log_prob);
     const double total = TargetWeights(t, w, samples, picked);
+    // (1 - e) * nll + e / C * smoothing, each part reduced on its own as aten's cross_entropy does:
+    // a mean over target weights that sum to 0 is 0 / 0 = NaN for the nll part, whatever the other.
+    const double kept = 1 - e, spread = e / double(classes);
     if (reduction == kNone) {
       T* out = static_cast<T*>(Scratch(4, static_cast<size_t>(samples) * sizeof(T)));
-      for (int64_t n = 0; n < samples; ++n) out[n] = static_cast<T>(loss[n]);
+      for (int64_t n = 0; n < samples; ++n) out[n] = static_cast<T>(kept * loss[n] + spread * smoothed[n]);
       ScatterFrom(out, type, tensor(kOut));
     } else {
-      double sum = 0;
-      for (int64_t n = 0; n < samples; ++n) sum += loss[n];
-      WriteOne<T>(kOut, reduction == kMean ? sum / total : sum);
+      double nll = 0, smooth = 0;
+      for (int64_t n = 0; n < samples; ++n) nll += loss[n], smooth += smoothed[n];
+      if (reduction == kMean) nll /= total, smooth /= total;
+      WriteOne<T>(kOut, kept * nll + spread * smooth);
     }
     // z-loss = lseSquareScaleForZloss * lse^2, whose scale phase 1 holds at 0; lseForZloss: lse.
     if (has(kZloss)) {

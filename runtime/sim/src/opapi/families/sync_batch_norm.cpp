@@ -107,7 +107,10 @@ class SyncBatchNormWork final : public FamilyWork {
           const double count = static_cast<double>(counts[i]), m = static_cast<double>(mean[i * channels + c]);
           const double s = static_cast<double>(invstd[i * channels + c]);
           const double var = 1.0 / (s * s) - eps, total = n + count;
-          if (total == 0) continue;
+          if (total == 0) {  // the merge's 1 / (n + count) is inf here (CUDA's, the golden's): NaN from now on
+            avg = m2 = std::numeric_limits<double>::quiet_NaN();
+            continue;
+          }
           const double delta = m - avg;
           avg += delta * count / total;
           m2 += var * count + delta * delta * n * count / total;
@@ -192,12 +195,14 @@ class SyncBatchNormWork final : public FamilyWork {
           break;
         }
         case F::Op::kElemtBackward: {
-          const double m = static_cast<double>(mean[c]), s = static_cast<double>(invstd[c]);
-          const double shift = static_cast<double>(sum_dy[c]) / total;
-          const double slope = s * s * static_cast<double>(sum_dy_xmu[c]) / total;
+          // In T, in the golden's order ((dy - sumDy / n - (x - mean) * invstd^2 * sumDyXmu / n) *
+          // invstd * weight, n the counts' sum in T): a subnormal count overflows the quotients to
+          // inf there, as in torch's kernel (double intermediates kept them finite).
+          const T m = mean[c], s = invstd[c], wt = weight ? weight[c] : T(1), count = static_cast<T>(total);
+          const T shift = sum_dy[c] / count;
           for (int64_t i = 0; i < n; ++i) {
-            const double d = static_cast<double>(dyc[i]), v = static_cast<double>(xc[i]);
-            first[c * n + i] = static_cast<T>((d - shift - (v - m) * slope) * s * w);
+            const T projected = (xc[i] - m) * (s * s) * sum_dy_xmu[c] / count;
+            first[c * n + i] = (dyc[i] - shift - projected) * s * wt;
           }
           break;
         }
