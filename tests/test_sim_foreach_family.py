@@ -51,6 +51,7 @@ record("add scalar list", lambda: aclnn.foreach_add_scalar_list(XS, [2.5, -1.0, 
 record("add scalar list short", lambda: aclnn.foreach_add_scalar_list(XS, [2.5, -1.0]))
 record("mul list lengths", lambda: aclnn.foreach_mul_list(XS, YS[:3], out=[np.empty_like(x) for x in XS]))
 record("zero a null member", lambda: aclnn.foreach_zero_inplace([XS[0].copy(), None]))
+record("mul by a complex scalar", lambda: aclnn.foreach_mul_scalar_list(XS[:2], [-0.37, 3 + 4j]))
 record("addcmul scalars", lambda: aclnn.foreach_addcmul_scalar_list(XS, YS, YS, np.array([1.0, -2.0, 3.0, 0.5], np.float32)))
 inplace = [x.copy() for x in XS]
 record("lerp in place", lambda: aclnn.foreach_lerp_scalar(inplace, YS, 0.25, out=inplace))
@@ -105,6 +106,13 @@ def test_lists_of_unequal_lengths_are_refused(results, name):
 def test_a_null_member_is_refused_in_phase_1_not_faulted_in_phase_2(results):
     # Found by the robustness campaign (FUZZ_SEED=7): the kernel's fault surfaced at a later call.
     assert results["zero a null member"]["status"] == 161001, results["zero a null member"]
+
+
+def test_a_complex_scalar_of_a_list_is_refused_not_read_as_a_real_one(results):
+    # Found by the robustness campaign: the member's real kernel had no loader for the complex
+    # scalar and the stream worker called a null function (a segfault of the whole process).
+    assert results["mul by a complex scalar"]["status"] == 561003, results["mul by a complex scalar"]
+    assert "complex arithmetic" in results["mul by a complex scalar"]["message"]
 
 
 def test_scalars_tensor_gives_member_i_its_element_i(results):

@@ -180,6 +180,14 @@ aclnnStatus PlanForeach(const Call& call, const FamilySpec& family, ExecutorWork
     // value, a scalar tensor, a scalar) lifts integral members to FLOAT, as PyTorch's wrapped numbers do.
     aclDataType promoted = ACL_DT_UNDEFINED;
     bool floating_scalar = false;
+    // A complex scalar makes the arithmetic complex whatever the members' dtype (PyTorch's
+    // _foreach_mul([float tensors], [3+4j]) computes in complex): not read as a real one.
+    bool complex_scalar = false;
+    auto note_scalar = [&](aclDataType dtype) {
+      floating_scalar |= IsFloating(dtype);
+      const DTypeInfo* scalar_info = FindDType(dtype);
+      complex_scalar |= scalar_info != nullptr && scalar_info->category == DTypeCategory::kComplex;
+    };
     Dims shape;
     bool first_shape = true;
     for (const Input& in : inputs) {
@@ -199,14 +207,14 @@ aclnnStatus PlanForeach(const Call& call, const FamilySpec& family, ExecutorWork
         shape = t.view;
         first_shape = false;
       } else if (in.kind == ParamKind::kScalarList) {
-        floating_scalar |= IsFloating(in.value->scalars[m].dtype);
+        note_scalar(in.value->scalars[m].dtype);
       } else {
-        floating_scalar |= IsFloating(in.value->tensor.dtype);
+        note_scalar(in.value->tensor.dtype);
       }
     }
     for (int i = 0; i < spec.param_count; ++i) {
       if (spec.params[i].kind == ParamKind::kScalar && call.params[i].present) {
-        floating_scalar |= IsFloating(call.params[i].scalar.dtype);
+        note_scalar(call.params[i].scalar.dtype);
       }
     }
     if (promoted == ACL_DT_UNDEFINED) promoted = target.dtype;  // a kernel of no list input (zero)
@@ -222,7 +230,7 @@ aclnnStatus PlanForeach(const Call& call, const FamilySpec& family, ExecutorWork
     }
     if (floating_scalar && IsIntegral(promoted)) promoted = ACL_FLOAT;
     const DTypeInfo* info = FindDType(promoted);
-    if (info && info->category == DTypeCategory::kComplex) {
+    if (complex_scalar || (info && info->category == DTypeCategory::kComplex)) {
       return Decline(call, work, "in complex arithmetic (the foreach family computes real dtypes)");
     }
     ComputeType type;
