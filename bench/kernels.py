@@ -111,7 +111,7 @@ def main() -> None:
                     f"torch {row['gb_per_s']['torch']['median']:.2f} GB/s")
                 results.append(row)
             del d_grad, d_x, d_out
-    emit_result({"kernel_path": aclnn.sim_stats()["kernel_path"], "torch_threads": threads, "sim_threads": sim_threads,
+    emit_result({"kernel_path": (aclnn.sim_stats() or {}).get("kernel_path"), "torch_threads": threads, "sim_threads": sim_threads,
                  "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"), "rows": results})
 
 

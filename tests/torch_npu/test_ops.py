@@ -66,10 +66,11 @@ def test_module_forward(run_npu):
 
 
 def test_an_operator_the_simulator_cannot_run_fails_naming_it(run_npu):
-    # torch.kthvalue reaches aclnnKthvalue, which has no semantics yet: op-plugin's route then runs
-    # an aclop operator, which the simulator refuses by name (a wrong value would be the failure).
+    # F.embedding_bag would reach aclnnEmbeddingBag, which no page of op_docs/ binds: op-plugin's
+    # route then runs an aclop operator, which the simulator refuses by name (a wrong value would be
+    # the failure).
     output = run_npu("""
-        x = torch.rand(5).npu()
-        print(torch.kthvalue(x, 2))
+        weight = torch.rand(10, 3).npu()
+        print(torch.nn.functional.embedding_bag(torch.tensor([1, 2, 4, 5]).npu(), weight, torch.tensor([0, 2]).npu()))
     """, expect_failure=True)
     assert "cannot be compiled by the simulator" in output, output

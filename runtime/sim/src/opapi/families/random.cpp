@@ -225,20 +225,19 @@ class RandomWork final : public FamilyWork {
     for (int64_t r = 0; r < rows; ++r) {
       const double* row = w + r * categories;
       double total = 0;
-      int64_t positive = 0;
       for (int64_t c = 0; c < categories; ++c) {
         if (!(row[c] >= 0) || !std::isfinite(row[c])) {
           return Fail(ACLNN_ERR_PARAM_INVALID, std::string(api_) + ": self: row " + std::to_string(r) +
                                                    " has a weight that is negative, infinite or NaN");
         }
         total += row[c];
-        positive += row[c] > 0;
       }
-      if (!(total > 0) || (!flag && positive < count)) {
-        return Fail(ACLNN_ERR_PARAM_INVALID, std::string(api_) + ": self: row " + std::to_string(r) + " has " +
-                                                 std::to_string(positive) + " categories of positive weight, " +
-                                                 std::to_string(count) + " samples asked" +
-                                                 (flag ? "" : " without replacement"));
+      // A row of weights that are all 0 is no distribution (PyTorch refuses it too). Without
+      // replacement, more samples than positive categories take the categories of weight 0 last,
+      // in random order, as PyTorch does (the page asks only numsamples <= C).
+      if (!(total > 0)) {
+        return Fail(ACLNN_ERR_PARAM_INVALID, std::string(api_) + ": self: row " + std::to_string(r) +
+                                                 " has no category of positive weight");
       }
     }
     ParallelFor(rows, [&](int64_t r) {
@@ -258,9 +257,9 @@ class RandomWork final : public FamilyWork {
       }
       std::vector<std::pair<double, int64_t>> keys;
       for (int64_t c = 0; c < categories; ++c) {
-        if (row[c] <= 0) continue;
-        const double e = -std::log(1.0 - Philox(seed, static_cast<uint64_t>(r * categories + c), offset).Uniform(0));
-        keys.emplace_back(row[c] / e, c);
+        const double u = Philox(seed, static_cast<uint64_t>(r * categories + c), offset).Uniform(0);
+        // A category of weight 0 sorts after every positive one (its key is below 0).
+        keys.emplace_back(row[c] > 0 ? row[c] / -std::log(1.0 - u) : -1.0 - u, c);
       }
       std::partial_sort(keys.begin(), keys.begin() + count, keys.end(),
                         [](const auto& x, const auto& y) { return x.first > y.first || (x.first == y.first && x.second < y.second); });
