@@ -29,6 +29,11 @@ inline bool BroadcastBatch(const Dims& a, size_t a_batch, const Dims& b, size_t 
   return true;
 }
 
+// The broadcast of two whole shapes (numpy's rules); false when they do not broadcast.
+inline bool BroadcastShapes(const Dims& a, const Dims& b, Dims* out) {
+  return BroadcastBatch(a, a.size(), b, b.size(), out);
+}
+
 // The shape of a @ b; false when the operands cannot multiply whatever their reduce dimensions
 // (a 0-d operand, batches that do not broadcast). The reduce dimensions are not compared: the
 // library's phase 1 refuses them with its own message.

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "common/dtypes.h"
+#include "aclnn_bindgen/matmul_shape.h"
 #include "opapi/families/family.h"
 #include "opapi/thread_pool.h"
 
@@ -100,19 +101,6 @@ bool Broadcast(const TensorRef& t, const Dims& shape, TensorRef* out) {
   for (int64_t d = 0; d < t.rank(); ++d) {
     if (t.shape[d] == shape[lead + d]) out->strides[lead + d] = t.strides[d];
     else if (t.shape[d] != 1) return false;
-  }
-  return true;
-}
-
-// The broadcast of two shapes; false when they do not broadcast.
-bool BroadcastShapes(const Dims& a, const Dims& b, Dims* out) {
-  const size_t rank = std::max(a.size(), b.size());
-  *out = Dims(rank, 1);
-  for (size_t i = 0; i < rank; ++i) {
-    const int64_t x = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    const int64_t y = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (x != y && x != 1 && y != 1) return false;
-    (*out)[i] = x == 1 ? y : x;
   }
   return true;
 }
@@ -693,7 +681,7 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
                                          " are not batches of rows of one length");
     }
     const Dims batch1(self->view.begin(), self->view.end() - 2), batch2(other->view.begin(), other->view.end() - 2);
-    if (!BroadcastShapes(batch1, batch2, pairs)) {
+    if (!aclnn_bindgen::BroadcastShapes(batch1, batch2, pairs)) {
       return reject(F::Role::kOther, "batch " + DimsText(batch2) + " does not broadcast with x1's " + DimsText(batch1));
     }
     pairs->push_back(self->view[r1 - 2]);
@@ -715,7 +703,7 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
     }
     shape = Dims{other->view[0], third->view[0]};
     Dims wide;
-    if (!BroadcastShapes(self->view, shape, &wide) || wide != shape) {
+    if (!aclnn_bindgen::BroadcastShapes(self->view, shape, &wide) || wide != shape) {
       return reject(F::Role::kSelf, "shape " + DimsText(self->view) + " does not broadcast to the outer product's " +
                                         DimsText(shape));
     }
@@ -729,7 +717,7 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
                                         " and " + std::to_string(made->alpha));
     }
   } else if (op == F::Op::kCross) {
-    if (!BroadcastShapes(self->view, other->view, &shape)) {
+    if (!aclnn_bindgen::BroadcastShapes(self->view, other->view, &shape)) {
       return reject(F::Role::kOther, "shape " + DimsText(other->view) + " does not broadcast with self's " +
                                          DimsText(self->view));
     }
@@ -770,7 +758,7 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
     }
     if (IsIntegralType(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
     Dims batch_b(self->view.begin(), self->view.end() - 2), batch_a(other->view.begin(), other->view.end() - 2);
-    if (!BroadcastShapes(batch_b, batch_a, &shape)) {
+    if (!aclnn_bindgen::BroadcastShapes(batch_b, batch_a, &shape)) {
       return reject(F::Role::kOther, "batch " + DimsText(batch_a) + " does not broadcast with B's " + DimsText(batch_b));
     }
     Dims a_shape = shape;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/dtypes.h"
+#include "aclnn_bindgen/matmul_shape.h"
 #include "opapi/families/family.h"
 #include "opapi/families/views.h"
 #include "opapi/thread_pool.h"
@@ -118,19 +119,6 @@ T Derivative(int op, T x, T y, T w, T pw, const Params& p) {
     case F::Op::kKlDivTargetBackward: return p.log_target ? std::exp(y) * (y - x + 1) : std::log(y) - x + 1;
     default: return 0;
   }
-}
-
-// The broadcast of two shapes; false when they do not broadcast.
-bool Broadcast(const Dims& a, const Dims& b, Dims* out) {
-  const size_t rank = std::max(a.size(), b.size());
-  out->assign(rank, 1);
-  for (size_t i = 0; i < rank; ++i) {
-    const int64_t x = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    const int64_t y = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (x != y && x != 1 && y != 1) return false;
-    (*out)[i] = x == 1 ? y : x;
-  }
-  return true;
 }
 
 // Sum of fn(i) for i in [0, n), in double: fixed chunks in parallel, combined in order.
@@ -562,7 +550,7 @@ struct Planning {
   aclnnStatus Join(int role, int slot, Dims* shape) const {
     if (!Keep(role, slot)) return ACLNN_SUCCESS;
     Dims joined;
-    if (!Broadcast(*shape, work->tensor(slot).shape, &joined)) {
+    if (!aclnn_bindgen::BroadcastShapes(*shape, work->tensor(slot).shape, &joined)) {
       return Reject(role, "shape " + DimsText(work->tensor(slot).shape) + " does not broadcast with " +
                               DimsText(*shape));
     }
