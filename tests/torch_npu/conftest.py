@@ -5,7 +5,9 @@ environment the simulator's set_env.sh gives, as a user does after
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import select
 import subprocess
 import sys
 import textwrap
@@ -42,13 +44,74 @@ def npu_environment() -> dict[str, str]:
     return dict(entry.split("=", 1) for entry in listing.decode().split("\0") if "=" in entry)
 
 
-@pytest.fixture
-def run_npu(npu_environment):
-    """Runs a Python script with torch and torch_npu imported, on the simulator; the script asserts
-    what it checks. Returns its standard output; fails the test with its output when it fails."""
+class ScriptServer:
+    """One process per pytest worker with torch and torch_npu imported (script_server.py), running
+    the scripts that need nothing of a process of their own: importing torch_npu costs a process
+    ~3 s of CPU, most of what a short check costs. A script that fails there is run again in a
+    fresh process, whose result is the test's (what an earlier script left behind is not the
+    script's failure), and the server is started anew."""
 
-    def run(script: str, *, env: dict[str, str] | None = None, expect_failure: bool = False, timeout: int = 240) -> str:
+    def __init__(self, environment: dict[str, str]) -> None:
+        self.environment = environment
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> subprocess.Popen:
+        if self.process is None or self.process.poll() is not None:
+            self.process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("script_server.py"))],
+                                            env=self.environment, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                            stderr=subprocess.DEVNULL, text=True)
+        return self.process
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+    def run(self, script: str, timeout: int) -> tuple[bool, str]:
+        """(passed, output); (False, why) when the server died or did not answer in time."""
+        process = self.start()
+        try:
+            process.stdin.write(json.dumps(script) + "\n")
+            process.stdin.flush()
+            ready, _, _ = select.select([process.stdout], [], [], timeout)
+            line = process.stdout.readline() if ready else ""
+        except (BrokenPipeError, OSError) as error:
+            line = ""
+            why = f"the script server failed: {error}"
+        else:
+            why = "the script server died" if ready else f"no answer in {timeout} s"
+        if not line:
+            self.stop()
+            return False, why
+        answer = json.loads(line)
+        if not answer["ok"]:
+            self.stop()
+        return answer["ok"], answer["output"]
+
+
+@pytest.fixture(scope="session")
+def script_server(npu_environment):
+    server = ScriptServer(npu_environment)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def run_npu(npu_environment, script_server):
+    """Runs a Python script with torch and torch_npu imported, on the simulator; the script asserts
+    what it checks. Returns its standard output; fails the test with its output when it fails.
+    A script run with its own environment variables, one expected to fail, or one that asks for
+    `fresh=True` (it checks something of a whole process: its exit, its first device use) gets a
+    process of its own; the others run in the worker's script server."""
+
+    def run(script: str, *, env: dict[str, str] | None = None, expect_failure: bool = False, fresh: bool = False,
+            timeout: int = 240) -> str:
         prologue = "import torch, torch_npu\ntorch.manual_seed(0)\n"
+        if not (env or expect_failure or fresh):
+            passed, output = script_server.run(textwrap.dedent(script), timeout)
+            if passed:
+                return output
         proc = subprocess.run([sys.executable, "-c", prologue + textwrap.dedent(script)],
                               env={**npu_environment, **(env or {})}, capture_output=True, text=True, timeout=timeout)
         output = proc.stdout + proc.stderr
