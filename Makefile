@@ -22,6 +22,23 @@ PYTEST = $(PY) -m pytest -p no:cacheprovider
 define run_pytest
 	$(PYTEST) $(1) || { rc=$$?; [ $$rc -eq 5 ] && echo "pytest: no tests collected in $(1)" || exit $$rc; }
 endef
+# The generated suites in both modes at once: asynchronous on the CPU's widest kernel path, and
+# synchronous (ACLNN_SIM_SYNC=1: every kernel run in its launching call) on the AVX2 path, the one
+# AVX2-only CPUs take. Each pass is one pytest process with JOBS/2 workers, none when that is 1: on
+# ~26,000 short tests xdist's per-test traffic costs a third more CPU than the tests. A pass's
+# output is shown when both have ended, in build/test-generated-*.log too.
+define run_generated_modes
+	@mkdir -p build; workers=$$(( $(JOBS) / 2 )); xdist=$$([ $$workers -ge 2 ] && echo "-n $$workers"); \
+	echo "generated suites: asynchronous, and synchronous on the AVX2 path, at once ($(1))"; \
+	$(PYTEST) $$xdist $(1) > build/test-generated-async.log 2>&1 & async=$$!; \
+	ACLNN_SIM_SYNC=1 ACLNN_SIM_ISA=avx2 $(PYTEST) $$xdist $(1) > build/test-generated-sync-avx2.log 2>&1 & sync=$$!; \
+	wait $$async; async_rc=$$?; wait $$sync; sync_rc=$$?; failed=0; \
+	for pass in async:$$async_rc sync-avx2:$$sync_rc; do \
+	  name=$${pass%:*}; rc=$${pass#*:}; echo "--- generated suites, $$name (exit status $$rc)"; \
+	  cat build/test-generated-$$name.log; \
+	  case $$rc in 0) ;; 5) echo "pytest: no tests collected in $(1)" ;; *) failed=1 ;; esac; \
+	done; exit $$failed
+endef
 
 .PHONY: venv generate check-generated package build demo test test-generator test-generated examples \
         golden corpus bench fuzz asan clean
@@ -75,8 +92,7 @@ demo: package
 # tests/test_kernel_paths.py compares the baseline, AVX2 and AVX-512 paths with each other.
 test: check-generated build
 	$(call run_pytest,-n $(JOBS) tests)
-	$(call run_pytest,-n $(JOBS) generated/tests)
-	ACLNN_SIM_SYNC=1 ACLNN_SIM_ISA=avx2 $(call run_pytest,-n $(JOBS) generated/tests)
+	$(call run_generated_modes,generated/tests)
 
 # The pages' C++ examples, unmodified, built against the simulator, run and checked against the golden.
 examples: build
