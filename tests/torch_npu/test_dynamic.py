@@ -67,6 +67,13 @@ def test_advanced_indexing_and_assignment(run_npu):
         w = torch.randn(int(mask.sum()), 3)
         x[mask] = w; dx[mask.npu()] = w.npu()
         same(dx, x, "x[mask] = tensor")
+        # A mask with no true element selects nothing: op-plugin's nonzero of it is a [0]-shaped
+        # INT64 tensor of positions, not the [0]-shaped stand-in (of self's dtype) for ":".
+        none = torch.zeros(4, dtype=torch.bool)
+        for accumulate in (False, True):
+            x.index_put_((none,), v[0, 0], accumulate=accumulate); dx.index_put_((none.npu(),), v[0, 0].npu(), accumulate=accumulate)
+            same(dx, x, f"x.index_put_((all-false mask,), v, accumulate={accumulate})")
+        same(d[none.npu()], a[none], "x[all-false mask]")
         twice = torch.tensor([0, 0, 2])
         x.index_put_((twice,), v, accumulate=True); dx.index_put_((twice.npu(),), v.npu(), accumulate=True)
         assert torch.allclose(dx.cpu(), x, atol=1e-6), "index_put_ accumulating a repeated position"

@@ -8,8 +8,9 @@
 //
 // The list holds one entry per leading dimension of self: an INT32/INT64 tensor of positions
 // (negative ones count from the end, as PyTorch's), a BOOL mask covering as many dimensions as it
-// has (its true positions, in row-major order), or a tensor of shape [0] (of any dtype: op-plugin
-// makes it with self's), op-plugin's stand-in for a dimension taken whole (":"). The position tensors broadcast to one shape B. The result has
+// has (its true positions, in row-major order), or op-plugin's stand-in for a dimension taken whole
+// (":"): a tensor of shape [0] of self's dtype (StandsForWholeDimension). The position tensors
+// broadcast to one shape B. The result has
 // B in place of the indexed dimensions when they are adjacent, else B first, then the dimensions
 // taken whole, as PyTorch's. Indices live in device memory: a position outside its dimension
 // faults in phase 2 (the device's kernel faults), naming the parameter, before anything is written.
@@ -29,6 +30,15 @@ using A = AdvancedFamily;
 
 constexpr int kMaxIndices = 8;
 enum Slot { kSelf, kValues, kOut, kFirstIndex, kSlots = kFirstIndex + kMaxIndices };
+
+// op-plugin passes ":" as a [0]-shaped tensor made with self's dtype; a [0]-shaped tensor of
+// positions (what an all-false mask becomes through nonzero) selects nothing. When self's dtype is
+// itself a position dtype the two look alike, and the stand-in is the one meant.
+bool StandsForWholeDimension(const Dims& shape, aclDataType dtype, aclDataType self_dtype) {
+  if (shape.size() != 1 || shape[0] != 0) return false;
+  const bool positions = dtype == ACL_INT32 || dtype == ACL_INT64 || dtype == ACL_BOOL || dtype == ACL_UINT8;
+  return !positions || dtype == self_dtype;
+}
 
 int64_t Count(const Dims& shape) {
   int64_t n = 1;
@@ -116,7 +126,7 @@ class AdvancedWork final : public FamilyWork {
     whole->assign(static_cast<size_t>(self.rank()), true);
     for (int i = 0; i < indices; ++i) {
       const TensorRef& index = tensor(kFirstIndex + i);
-      if (index.rank() == 1 && index.shape[0] == 0) {  // ":" (op-plugin's empty tensor, of self's dtype)
+      if (StandsForWholeDimension(index.shape, index.dtype, self.dtype)) {
         ++dim;
         continue;
       }
@@ -470,7 +480,7 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
       bool masks = false;
       for (size_t i = 0; i < list->size(); ++i) {
         const TensorDesc& index = (*list)[i];
-        const bool stand_in = index.view.size() == 1 && index.view[0] == 0;  // ":", of any dtype
+        const bool stand_in = StandsForWholeDimension(index.view, index.dtype, self->dtype);
         if (!stand_in && index.dtype != ACL_BOOL && index.dtype != ACL_UINT8 && index.dtype != ACL_INT32 &&
             index.dtype != ACL_INT64) {
           return Invalid(call, family, A::Role::kIndices, "[" + std::to_string(i) + "]: dtype " + DTypeName(index.dtype) +
