@@ -18,6 +18,18 @@ def test_broadcast():
     assert rel("shape需要与self满足broadcast关系。") == [(K.BROADCAST, ("self",))]
 
 
+def test_a_shape_that_is_others_broadcast_in_chinese_is_broadcast_not_same_shape():
+    # aclnnLtTensor's out: torch.lt(a [5, 1], b [5]) gives [5, 5]; read as "the same shape as self and
+    # other", phase 1 refused what op-plugin passes.
+    assert rel("shape与self、gradOutput广播之后的shape一致。", own="out") == [(K.BROADCAST, ("self", "gradOutput"))]
+
+
+@pytest.mark.parametrize("text", ["shape为一维，且元素个数为self和out广播后的shapesize。",
+                                  "shape在self指定的轴广播后的值为3。"])
+def test_a_count_or_one_axis_after_broadcasting_is_no_relation(text):
+    assert rel(text) == []
+
+
 @pytest.mark.parametrize("text,others", [("gradOutput与self、out的shape一致。", ("self", "out")),
                                          ("shape与self相同。", ("self",)),
                                          ("The shape must be the same as that of out.", ("out",))])

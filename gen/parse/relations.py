@@ -32,7 +32,9 @@ _CAST = re.compile(r"推导(?:之后|后)(?:的数据类型)?可转换|推导之
                    r"to\s+which\s+the\s+(?:deduced|promoted)[^.;]{0,60}can\s+be\s+(?:converted|cast)", re.I)
 _CAST_TO = re.compile(r"可转换(?:成|为)|可以转换(?:成|为)|convertible\s+to|converted\s+to|cast\s+to", re.I)
 _PROMOTE = re.compile(r"推导规则|互推导|推导关系|类型推导|type\s+promotion|deduction|promot", re.I)
-_BROADCAST = re.compile(r"broadcast", re.I)
+_BROADCAST = re.compile(r"broadcast|广播", re.I)
+# "元素个数为mask和self广播后的shapesize": a count taken from the broadcast shape, not a shape that broadcasts.
+_ELEMENT_COUNT = re.compile(r"元素个数|元素数量|shapesize|number\s+of\s+elements", re.I)
 _SAME = re.compile(r"一致|相同|\bmust\s+match\b|\bmatch(?:es)?\b|(?:数据类型|dtype|shape)\s*(?:与|和)?同(?!时|样|步)|same\s+as|the\s+same|consistent\s+with|identical|equal\s+to", re.I)
 _NEGATED = re.compile(r"不一致|不相同|不同|not\s+the\s+same|inconsistent|different", re.I)
 _DTYPE_WORD = re.compile(r"数据类型|data\s*types?|dtype", re.I)
@@ -45,7 +47,7 @@ _ONE_DIMENSION = re.compile(r"(?:最后|最末|第\s*[\d一二三四五六七八
                             r"(?:一个?|个)?(?:维|轴)|除(?:了)?[^，,。；]{0,12}(?:维|轴)|(?:其他|其余|其它|后|前)\s*[\d一二两三四五六七八九十几]*\s*(?:个)?维|"
                             r"维(?:度)?(?:数|数量|值)|维数|\.(?:size|shape|dim)\s*[(\[]|"
                             # "NC维度和self保持一致", "H、W轴": named dimensions; "需要norm的维度": some of them
-                            r"(?<![A-Za-z])[A-Z](?:\s*[、,/]?\s*[A-Z]){0,4}\s*(?:个)?(?:维|轴)|norm的(?:维|轴)|"
+                            r"(?<![A-Za-z])[A-Z](?:\s*[、,/]?\s*[A-Z]){0,4}\s*(?:个)?(?:维|轴)|norm的(?:维|轴)|指定的(?:维|轴)|"
                             r"\b(?:last|first|\d+(?:st|nd|rd|th))\s+(?:dimension|dim|axis)\b|\bin\s+(?:the\s+)?\w+\s+dimension\b|"
                             r"\bshape\s+(?:value|size)\b|\bother\s+dimensions\b|\bexcept\b|number\s+of\s+dimensions", re.I)
 # A shape of something derived from the tensor, not the tensor's ("与varRef计算得出的切片shape保持一致"), its
@@ -132,7 +134,8 @@ def _kinds(sentence: str) -> list[RelationKind]:
     if _PROMOTE.search(sentence):
         return [RelationKind.PROMOTE]
     if _BROADCAST.search(sentence):
-        return [] if _ONE_DIMENSION.search(sentence) or PRODUCT.search(sentence) else [RelationKind.BROADCAST]
+        return [] if _ONE_DIMENSION.search(sentence) or PRODUCT.search(sentence) or _ELEMENT_COUNT.search(sentence) \
+            else [RelationKind.BROADCAST]
     if _SAME.search(sentence) and not _NEGATED.search(sentence):
         kinds = []
         if _DTYPE_WORD.search(sentence):

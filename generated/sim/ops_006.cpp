@@ -2494,7 +2494,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_UINT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/125},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/125},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {

@@ -184,8 +184,19 @@ OUT_LAYOUTS = [
     BASE.but('out-transposed', out={'out': 'FLOAT'}, out_layout='transposed'),
 ]
 
+# Inputs whose shapes broadcast.
+BROADCAST = [
+    BASE.but('3x1-with-1x4', shapes={'self': (3, 1), 'other': (1, 4)}),
+    BASE.but('1x4-with-3x1', shapes={'self': (1, 4), 'other': (3, 1)}),
+    BASE.but('2x3x4-with-4', shapes={'self': (2, 3, 4), 'other': (4,)}),
+    BASE.but('4-with-2x3x4', shapes={'self': (4,), 'other': (2, 3, 4)}),
+    BASE.but('scalar-with-3x4', shapes={'self': ()}),
+    BASE.but('3x4-with-scalar', shapes={'other': ()}),
+    BASE.but('2x1x4-with-3x1', shapes={'self': (2, 1, 4), 'other': (3, 1)}),
+]
+
 # Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
-VALID_CASES = [*DTYPES, *PROMOTION, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS]
+VALID_CASES = [*DTYPES, *PROMOTION, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *BROADCAST]
 
 
 @pytest.fixture(scope="module")
@@ -220,6 +231,11 @@ def test_layouts(op, case):
 
 @pytest.mark.parametrize("case", OUT_LAYOUTS, ids=lambda case: case.id)
 def test_out_layouts(op, case):
+    t.check_golden(op, case)
+
+
+@pytest.mark.parametrize("case", BROADCAST, ids=lambda case: case.id)
+def test_broadcast(op, case):
     t.check_golden(op, case)
 
 

@@ -60,3 +60,16 @@ def test_integer_math_and_rounding(run_npu):
         for name, fn in close.items():
             assert torch.allclose(fn("npu").cpu(), fn("cpu"), atol=1e-5), name
     """)
+
+
+def test_comparisons_and_logical_ops_broadcast(run_npu):
+    # aclnnLtTensor, aclnnLeTensor, aclnnLogicalOr: their out is self's and other's broadcast shape
+    # (the pages' "shape与self、other广播之后的shape一致"), a 0-d other included.
+    run_npu("""
+        a, b, s = torch.randn(5, 1), torch.randn(5), torch.tensor(0.25)
+        for name in ("lt", "le", "logical_or"):
+            fn = getattr(torch, name)
+            for x, y in ((a, b), (b, s), (a.expand(5, 3), s)):
+                got, want = fn(x.npu(), y.npu()).cpu(), fn(x, y)
+                assert got.shape == want.shape and torch.equal(got, want), (name, x.shape, y.shape, got, want)
+    """)
