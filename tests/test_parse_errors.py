@@ -147,3 +147,23 @@ def test_tensors_an_error_row_qualifies_with_non_null_are_optional():
               ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "当dims非空时，gradOut的shape不对。")]
     optional = {p.name for p in _optional_where_errors_say_non_null(params, errors) if p.optional}
     assert optional == {"weight", "runningMean", "gradWeight", "gradBias"}
+
+
+def test_pointers_an_error_row_refuses_only_all_null_are_optional():
+    from gen.ir import ErrorCase, ErrorCategory, ParamKind
+    from gen.parse.api_page import _optional_where_errors_refuse_only_all_null
+    from tests.factories import make_param
+
+    # aclnnClamp: "max、min全为空指针" names clipValueMax and clipValueMin by the names they end with;
+    # aclnnClampTensor names them in full. One name alone, or a word no pointer ends with, is no such row.
+    params = [make_param("self"), make_param("clipValueMin", kind=ParamKind.SCALAR),
+              make_param("clipValueMax", kind=ParamKind.SCALAR), make_param("out")]
+
+    def optional(condition):
+        errors = [ErrorCase("ACLNN_ERR_PARAM_NULLPTR", 161001, condition, ErrorCategory.NULL_POINTER)]
+        return {p.name for p in _optional_where_errors_refuse_only_all_null(params, errors) if p.optional}
+
+    assert optional("传入的self、out其中一个为空指针，或者max、min全为空指针。") == {"clipValueMin", "clipValueMax"}
+    assert optional("clipValueMin、clipValueMax全为空指针。") == {"clipValueMin", "clipValueMax"}
+    assert optional("传入的self、out为空指针。") == set()
+    assert optional("max、bound全为空指针。") == set()

@@ -250,9 +250,20 @@ def _check_locals(api: API, checks) -> tuple[LocalView, ...]:
     views = []
     for index, param in enumerate(api.params):
         if param.name in used and param.kind is not None:
-            c_type, accessor = KINDS[param.kind].sim_check_view
+            c_type, accessor = _optional_scalar("double") if _is_optional_scalar(param) \
+                else KINDS[param.kind].sim_check_view
             views.append(LocalView(c_type, cpp_identifier(param.name), f"aclsim::{accessor}(call, {index})"))
     return tuple(views)
+
+
+def _is_optional_scalar(param: Param) -> bool:
+    return param.kind is ParamKind.SCALAR and param.optional
+
+
+def _optional_scalar(compute_type: str) -> tuple[str, str]:
+    """How a check or a kernel holds a scalar the caller may pass as null: its value and whether it
+    was passed (aclsim::OptionalScalar: a kernel can only bound by it, math.h says why)."""
+    return f"const aclsim::OptionalScalar<{compute_type}>", f"CallOptionalScalarAs<{compute_type}>"
 
 
 def kernel_for(bound: BoundAPI) -> tuple[Optional[Kernel], str]:
@@ -288,7 +299,7 @@ def kernel_for(bound: BoundAPI) -> tuple[Optional[Kernel], str]:
         if param.kind in element_kinds and param.direction is not Direction.OUT:
             inputs.append(index)
         elif param.kind is not None and (member := KINDS[param.kind].sim_kernel_member) is not None:
-            c_type, accessor = member
+            c_type, accessor = _optional_scalar("T") if _is_optional_scalar(param) else member
             members.append(LocalView(c_type, cpp_identifier(param.name), f"aclsim::{accessor}(call, {index})"))
         else:
             kind = "an output" if param.direction is Direction.OUT else f"a {kind_of(param).value} parameter"

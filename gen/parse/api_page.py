@@ -12,10 +12,10 @@ import dataclasses
 import difflib
 import itertools
 import re
-from typing import Callable, Optional, Sequence, TypeVar
+from typing import Callable, Collection, Optional, Sequence, TypeVar
 
-from gen.ir import (API, Diagnostic, Direction, DTypeCombination, ErrorCase, Level, Page, PageKind, Param, ParamKind,
-                    Product, ProductDTypes, RelationKind, Reserved, Soc)
+from gen.ir import (API, Diagnostic, Direction, DTypeCombination, ErrorCase, ErrorCategory, Level, Page, PageKind, Param,
+                    ParamKind, Product, ProductDTypes, RelationKind, Reserved, Soc)
 from gen.parse import prose, vocab
 from gen.parse.document import CODE, HEADING, ITEM, TABLE, TEXT, Block, Document, Section, block_text
 from gen.parse.combinations import combinations_in, dtypes_from
@@ -307,6 +307,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     constraint_lines = [text for _, text in _constraint_lines(constraints_section.blocks if constraints_section else ())]
     params = [_with_reserved(param, entry, constraint_lines) for param, entry in zip(params, matched)]
     params = _optional_where_errors_say_non_null(params, errors)
+    params = _optional_where_errors_refuse_only_all_null(params, errors)
 
     formula = _formula(function)
     constraints = _section_text(constraints_section) if constraints_section else ""
@@ -564,6 +565,34 @@ _RESERVES = re.compile(r"(?:为|是|are|is)\s*(?:a\s+)?(?:预留参数|保留参
 _NON_NULL_LIST = re.compile(r"((?:[A-Za-z_]\w*\s*[、，,和与或及]\s*)*[A-Za-z_]\w*)\s*非空时")
 _NON_NULL_ONE = re.compile(r"([A-Za-z_]\w*)\s*[（(]\s*非空时\s*[）)]")
 _NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+# "或者clipValueMin、clipValueMax全为空指针" (aclnnClamp): the error is all of them null, so each alone may be.
+_ALL_NULL = re.compile(r"((?:[A-Za-z_]\w*\s*[、，,和与及]\s*)+[A-Za-z_]\w*)\s*(?:全|都|均|同时)为空指针")
+
+
+def _optional_where_errors_refuse_only_all_null(params: Sequence[Param], errors: Sequence[ErrorCase]) -> list[Param]:
+    """The pointers a null-pointer row refuses only together ("max、min全为空指针": aclnnClamp's bounds)
+    made optional: torch.clamp(x, min=0.5) passes a null max. That one must be given is the
+    semantics' check (no IR rule says "at least one of")."""
+    pointers = {p.name for p in params if p.kind in (ParamKind.TENSOR, ParamKind.SCALAR) and not p.optional}
+    named: set[str] = set()
+    for error in errors:
+        if error.category is ErrorCategory.NULL_POINTER:
+            for match in _ALL_NULL.finditer(error.condition):
+                names = [_pointer_named(n, pointers) for n in _NAME.findall(match.group(1))]
+                if len(names) > 1 and all(names):
+                    named.update(names)
+    return [dataclasses.replace(p, optional=True) if p.name in named else p for p in params]
+
+
+def _pointer_named(word: str, pointers: Collection[str]) -> Optional[str]:
+    """The pointer an error row names by its name or by the one name it ends ("max" for
+    clipValueMax: aclnnClamp's row says "max、min全为空指针")."""
+    if word in pointers:
+        return word
+    ending = [p for p in pointers if p.lower().endswith(word.lower())]
+    return ending[0] if len(ending) == 1 else None
 
 
 def _optional_where_errors_say_non_null(params: Sequence[Param], errors: Sequence[ErrorCase]) -> list[Param]:

@@ -7101,7 +7101,7 @@ def channel_shuffle(self: _HostArray, groups: int, *, out: _OutArray | None = No
 
 # aclnnClamp (op_docs/aclnnClamp.md:41)
 @overload
-def clamp(self: Tensor, clip_value_min: _Scalar, clip_value_max: _Scalar, *, out: _OutArray | None = None) -> Tensor:
+def clamp(self: Tensor, clip_value_min: _Scalar | None = None, clip_value_max: _Scalar | None = None, *, out: _OutArray | None = None) -> Tensor:
     """Runs aclnnClamp (both phases) on the active backend.
 
     - 接口功能：将输入的所有元素限制在[min,max]范围内，如果min为None，则没有下限，如果max为None，则没有上限。
@@ -7115,11 +7115,11 @@ def clamp(self: Tensor, clip_value_min: _Scalar, clip_value_max: _Scalar, *, out
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 输入Tensor，需要进行限制的张量，即公式中的xi。
         dtypes FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BOOL, BFLOAT16; on Ascend950: FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BFLOAT16; on Ascend910_93: FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BFLOAT16; on Ascend910B: FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BFLOAT16; on Ascend910: FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64; on Ascend310P: FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64; rank 1-8; formats ND; non-contiguous allowed.
-    clip_value_min : number
+    clip_value_min : number or None, default None
         clipValueMin (const aclScalar*, in): 输入Scalar，对self的下界进行限制，即公式中的min_valuei。
         dtypes FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BOOL, BFLOAT16; on Ascend950: FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BFLOAT16; on Ascend910: FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BOOL; on Ascend310P: FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BOOL.
         数据类型与self的数据类型需满足数据类型转换规则（参见互转换关系）。
-    clip_value_max : number
+    clip_value_max : number or None, default None
         clipValueMax (const aclScalar*, in): 输入Scalar，对self的上界进行限制，即公式中的max_valuei。
         dtypes FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BOOL, BFLOAT16; on Ascend950: FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BFLOAT16; on Ascend910: FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BOOL; on Ascend310P: FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BOOL.
         数据类型与self的数据类型需满足数据类型转换规则（参见互转换关系）。
@@ -7160,7 +7160,7 @@ def clamp(self: Tensor, clip_value_min: _Scalar, clip_value_max: _Scalar, *, out
     Source: op_docs/aclnnClamp.md:41
     """
 @overload
-def clamp(self: _HostArray, clip_value_min: _Scalar, clip_value_max: _Scalar, *, out: _OutArray | None = None) -> NDArray[Any]:
+def clamp(self: _HostArray, clip_value_min: _Scalar | None = None, clip_value_max: _Scalar | None = None, *, out: _OutArray | None = None) -> NDArray[Any]:
     ...
 
 # aclnnClampMax (op_docs/aclnnClampMax&aclnnInplaceClampMax.md:46)
@@ -7426,7 +7426,7 @@ def clamp_min_tensor(self: _HostArray, clip_value_min: _HostArray, *, out: _OutA
 
 # aclnnClampTensor (op_docs/aclnnClampTensor.md:41)
 @overload
-def clamp_tensor(self: Tensor, clip_value_min: _TensorLike, clip_value_max: _TensorLike, *, out: _OutArray | None = None) -> Tensor:
+def clamp_tensor(self: Tensor, clip_value_min: _TensorLike | None = None, clip_value_max: _TensorLike | None = None, *, out: _OutArray | None = None) -> Tensor:
     """Runs aclnnClampTensor (both phases) on the active backend.
 
     - 接口功能：将输入的所有元素限制在[min, max]范围内，如果min缺省，则无下限，如果max缺省，则无上限。
@@ -7441,11 +7441,11 @@ def clamp_tensor(self: Tensor, clip_value_min: _TensorLike, clip_value_max: _Ten
         self (const aclTensor*, in): 输入Tensor，需要进行限制的张量，即公式中的xi。
         dtypes FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.
         shape需要可以clipValueMin、clipValueMax进行broadcast，数据类型与max的数据类型需满足数据类型转换规则（参见互转换关系）。
-    clip_value_min : array_like or aclnn.Tensor
+    clip_value_min : array_like or aclnn.Tensor or None, default None
         clipValueMin (const aclTensor*, in): 输入Tensor，对self的下界限制，即公式中的min_valuei。
         dtypes FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BFLOAT16, BOOL; rank 1-8; formats ND; non-contiguous allowed.
         shape需要可以self、clipValueMax进行broadcast，数据类型与self的数据类型需满足数据类型转换规则（参见互转换关系）。
-    clip_value_max : array_like or aclnn.Tensor
+    clip_value_max : array_like or aclnn.Tensor or None, default None
         clipValueMax (const aclTensor*, in): 输入Tensor，对self的上界限制，即公式中的max_valuei。
         dtypes FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BFLOAT16, BOOL; rank 1-8; formats ND; non-contiguous allowed.
         shape需要可以clipValueMin、self进行broadcast，数据类型与self的数据类型需满足数据类型转换规则（参见互转换关系）。
@@ -7490,13 +7490,13 @@ def clamp_tensor(self: Tensor, clip_value_min: _TensorLike, clip_value_max: _Ten
     Source: op_docs/aclnnClampTensor.md:41
     """
 @overload
-def clamp_tensor(self: _TensorLike, clip_value_min: Tensor, clip_value_max: _TensorLike, *, out: _OutArray | None = None) -> Tensor:
+def clamp_tensor(self: _TensorLike, clip_value_min: Tensor, clip_value_max: _TensorLike | None = None, *, out: _OutArray | None = None) -> Tensor:
     ...
 @overload
-def clamp_tensor(self: _TensorLike, clip_value_min: _TensorLike, clip_value_max: Tensor, *, out: _OutArray | None = None) -> Tensor:
+def clamp_tensor(self: _TensorLike, clip_value_min: _TensorLike | None, clip_value_max: Tensor, *, out: _OutArray | None = None) -> Tensor:
     ...
 @overload
-def clamp_tensor(self: _HostArray, clip_value_min: _HostArray, clip_value_max: _HostArray, *, out: _OutArray | None = None) -> NDArray[Any]:
+def clamp_tensor(self: _HostArray, clip_value_min: _HostArray | None = None, clip_value_max: _HostArray | None = None, *, out: _OutArray | None = None) -> NDArray[Any]:
     ...
 
 # aclnnConstantPadNd (op_docs/aclnnConstantPadNd.md:86)

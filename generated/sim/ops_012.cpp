@@ -325,13 +325,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/85},
     // clipValueMin (line 95)
-    {"clipValueMin", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
+    {"clipValueMin", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/95},
     // clipValueMax (line 105)
-    {"clipValueMax", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
+    {"clipValueMax", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
@@ -353,12 +353,22 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
+// The value checks of the semantics file (what the page states in prose).
+aclnnStatus CheckValues(const aclsim::Call& call) {
+  const aclsim::OptionalScalar<double> clipValueMin = aclsim::CallOptionalScalarAs<double>(call, 1);
+  const aclsim::OptionalScalar<double> clipValueMax = aclsim::CallOptionalScalarAs<double>(call, 2);
+  if (!clipValueMin.present && !clipValueMax.present) {  // semantics/clamp.toml:18
+    return aclsim::Reject(call, 161001, "clipValueMin and clipValueMax are both null pointers (one bound at least)");
+  }
+  return ACLNN_SUCCESS;
+}
+
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
 template <typename T>
 struct Kernel {
-  T clipValueMin;
-  T clipValueMax;
-  explicit Kernel(const aclsim::Call& call) : clipValueMin(aclsim::CallScalarAs<T>(call, 1)), clipValueMax(aclsim::CallScalarAs<T>(call, 2)) {}
+  const aclsim::OptionalScalar<T> clipValueMin;
+  const aclsim::OptionalScalar<T> clipValueMax;
+  explicit Kernel(const aclsim::Call& call) : clipValueMin(aclsim::CallOptionalScalarAs<T>(call, 1)), clipValueMax(aclsim::CallOptionalScalarAs<T>(call, 2)) {}
   T operator()(T self) const {
     return aclsim::Maximum(aclsim::Minimum(self, clipValueMax), clipValueMin);
   }
@@ -372,7 +382,7 @@ constexpr aclsim::ApiSpec kSpec = {
     "aclnnClamp", "aclnnClamp.md",
     kParams, 4,
     kProducts, 6,
-    /*checks=*/nullptr,
+    /*checks=*/&CheckValues,
     /*kernel=*/&kKernel,
     /*not_simulated=*/nullptr};
 

@@ -310,13 +310,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/aclsim::Bits(1, 2), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/85},
     // clipValueMin (line 95)
-    {"clipValueMin", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
+    {"clipValueMin", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BF16, ACL_BOOL),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 2), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/95},
     // clipValueMax (line 105)
-    {"clipValueMax", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
+    {"clipValueMax", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BF16, ACL_BOOL),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
@@ -338,6 +338,19 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
+// The value checks of the semantics file (what the page states in prose).
+aclnnStatus CheckValues(const aclsim::Call& call) {
+  const aclsim::TensorInfo& clipValueMin = aclsim::CallTensor(call, 1);
+  const aclsim::TensorInfo& clipValueMax = aclsim::CallTensor(call, 2);
+  if (!clipValueMin.present && !clipValueMax.present) {  // semantics/clamp.toml:59
+    return aclsim::Reject(call, 161001, "clipValueMin and clipValueMax are both null pointers (one bound at least)");
+  }
+  if (clipValueMin.present != clipValueMax.present) {  // semantics/clamp.toml:64
+    return aclsim::Reject(call, 561003, "one bound given as a null pointer is not simulated for tensor bounds (aclnnClampMinTensor and aclnnClampMaxTensor compute)");
+  }
+  return ACLNN_SUCCESS;
+}
+
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
 template <typename T>
 struct Kernel {
@@ -355,7 +368,7 @@ constexpr aclsim::ApiSpec kSpec = {
     "aclnnClampTensor", "aclnnClampTensor.md",
     kParams, 4,
     kProducts, 6,
-    /*checks=*/nullptr,
+    /*checks=*/&CheckValues,
     /*kernel=*/&kKernel,
     /*not_simulated=*/nullptr};
 

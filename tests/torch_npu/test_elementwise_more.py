@@ -62,7 +62,7 @@ def test_integer_math_and_rounding(run_npu):
     """)
 
 
-def test_comparisons_and_logical_ops_broadcast(run_npu):
+def test_comparisons_and_logical_ops_broadcast_and_clamp_takes_one_bound(run_npu):
     # aclnnLtTensor, aclnnLeTensor, aclnnLogicalOr: their out is self's and other's broadcast shape
     # (the pages' "shape与self、other广播之后的shape一致"), a 0-d other included.
     run_npu("""
@@ -72,4 +72,10 @@ def test_comparisons_and_logical_ops_broadcast(run_npu):
             for x, y in ((a, b), (b, s), (a.expand(5, 3), s)):
                 got, want = fn(x.npu(), y.npu()).cpu(), fn(x, y)
                 assert got.shape == want.shape and torch.equal(got, want), (name, x.shape, y.shape, got, want)
+        # aclnnClamp with one bound a null pointer (the page refuses only both null).
+        for bounds in ({"min": 0.1}, {"max": 0.1}, {"min": -0.5, "max": 0.5}):
+            assert torch.equal(torch.clamp(a.npu(), **bounds).cpu(), torch.clamp(a, **bounds)), bounds
+        got = a.npu()
+        got.clamp_(min=0.2)
+        assert torch.equal(got.cpu(), a.clamp(min=0.2))
     """)

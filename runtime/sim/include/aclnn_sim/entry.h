@@ -19,6 +19,7 @@
 #include "aclnn_bindgen/dtypes.h"
 #include "aclnn_bindgen/formats.h"
 #include "aclnn_sim/families.h"
+#include "aclnn_sim/math.h"
 #include "aclnn_sim/soc.h"
 #include "common/pool.h"
 
@@ -288,6 +289,7 @@ using TensorListInfo = ArrayInfo<TensorInfo>;
 // Accessors by parameter index. An absent optional scalar reads as NaN (so comparisons are false).
 const TensorInfo& CallTensor(const Call& call, int index);
 double CallScalar(const Call& call, int index);
+bool CallPresent(const Call& call, int index);  // false for an optional pointer passed as null
 int64_t CallScalarInt(const Call& call, int index);
 bool CallBool(const Call& call, int index);
 int64_t CallInt(const Call& call, int index);
@@ -321,6 +323,13 @@ T CallScalarAs(const Call& call, int index) {
   } else {
     return static_cast<T>(CallScalar(call, index));
   }
+}
+
+// An optional scalar converted to a kernel's compute type, and whether it was passed.
+template <typename T>
+OptionalScalar<T> CallOptionalScalarAs(const Call& call, int index) {
+  const bool present = CallPresent(call, index);
+  return OptionalScalar<T>{present, present ? CallScalarAs<T>(call, index) : T()};
 }
 
 // Whether a dtype holds integers or BOOL (a value check's test of an input's dtype).

@@ -51,6 +51,25 @@ T Minimum(T a, T b) {
   return a < b ? a : b;
 }
 
+// A scalar the caller may pass as a null pointer (aclnnClamp's bounds: the page refuses only both
+// null). A kernel can bound by it and nothing else: absent, the bound leaves the value as it is; any
+// other use does not compile, so a kernel never computes with a value no one passed.
+template <typename T>
+struct OptionalScalar {
+  bool present;
+  T value;
+};
+
+template <typename T>
+T Maximum(T a, OptionalScalar<T> b) {
+  return b.present ? Maximum(a, b.value) : a;
+}
+
+template <typename T>
+T Minimum(T a, OptionalScalar<T> b) {
+  return b.present ? Minimum(a, b.value) : a;
+}
+
 // C's remainder with the sign of the dividend (torch.fmod). An integral zero divisor gives 0
 // (PyTorch raises ZeroDivisionError on the CPU; a device answers something): never a trap.
 template <typename T>

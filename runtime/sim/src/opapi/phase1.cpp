@@ -774,6 +774,7 @@ aclnnStatus Reject(const Call& call, aclnnStatus status, const char* message) { 
 
 const TensorInfo& CallTensor(const Call& call, int index) { return call.params[index].info; }
 double CallScalar(const Call& call, int index) { return call.params[index].scalar_double; }
+bool CallPresent(const Call& call, int index) { return call.params[index].present; }
 
 void CallScalarParts(const Call& call, int index, double* real, double* imag) {
   const Call::Param& p = call.params[index];
