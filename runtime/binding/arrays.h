@@ -77,6 +77,8 @@ class FixedName final : public ArgumentName {
   const char* text_;
 };
 
+// The name of `obj`'s type ("ndarray", "Tensor"), for messages.
+std::string type_name(py::handle obj);
 // Converts `obj` (a NumPy array, a __dlpack__ object, or — for inputs — anything np.asarray
 // takes) into a HostArray. Raises TypeError/ValueError naming `what` (a parameter).
 HostArray host_array(py::handle obj, const ArgumentName& what, bool for_output);

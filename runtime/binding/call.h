@@ -1,4 +1,4 @@
-// aclnn-bindgen bindings: one call of an API (call.cpp).
+// aclnn-bindgen bindings: one call of an API (call.cpp; its inputs: arguments.cpp, its outputs: outputs.cpp).
 #ifndef ACLNN_BINDING_CALL_H_
 #define ACLNN_BINDING_CALL_H_
 
