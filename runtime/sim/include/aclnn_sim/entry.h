@@ -20,7 +20,7 @@
 #include "aclnn_bindgen/formats.h"
 #include "aclnn_sim/families.h"
 #include "aclnn_sim/soc.h"
-#include "common/pool.h"
+#include "ascendcl/pool.h"
 
 #define ACLSIM_OP_API extern "C" __attribute__((visibility("default")))
 

@@ -31,7 +31,7 @@
 #include "aclnn_sim/entry.h"
 #include "common/dtypes.h"
 #include "common/internal.h"
-#include "common/settings.h"
+#include "ascendcl/settings.h"
 #include "opapi/call.h"
 #include "opapi/elementwise.h"
 #include "opapi/families/family.h"

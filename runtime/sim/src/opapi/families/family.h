@@ -15,13 +15,13 @@
 
 #include "aclnn_sim/entry.h"
 #include "common/internal.h"
-#include "common/settings.h"
+#include "ascendcl/settings.h"
 #include "opapi/call.h"
 #include "opapi/elementwise.h"
 
 // A family's hot loop, written once and built for each code path (AVX-512, AVX2+FMA+F16C, the
 // baseline x86-64 the simulator is built for); a call runs the one KernelPath() names
-// (common/settings.h: ACLNN_SIM_ISA, else the CPU's widest), the path the elementwise kernels take.
+// (ascendcl/settings.h: ACLNN_SIM_ISA, else the CPU's widest), the path the elementwise kernels take.
 //
 //   ACLSIM_KERNEL(float, MaxFloats, (const float* x, int64_t n), (x, n)) { ...body... }
 //

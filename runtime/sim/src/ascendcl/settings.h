@@ -2,8 +2,8 @@
 // checked: a value a variable does not document makes aclInit fail with a message naming the
 // variable, instead of being read as something else without a word. ACLNN_SIM_SOC and
 // ACLNN_SIM_DEVICE_COUNT, which aclInit reads afresh each time, are runtime.cpp's.
-#ifndef ACLNN_SIM_COMMON_SETTINGS_H_
-#define ACLNN_SIM_COMMON_SETTINGS_H_
+#ifndef ACLNN_SIM_ASCENDCL_SETTINGS_H_
+#define ACLNN_SIM_ASCENDCL_SETTINGS_H_
 
 #include <atomic>
 #include <cstdint>
@@ -47,4 +47,4 @@ ACLSIM_SETTINGS_EXPORT const char* IsaName(Isa isa);  // "baseline", "avx2", "av
 
 }  // namespace aclsim
 
-#endif  // ACLNN_SIM_COMMON_SETTINGS_H_
+#endif  // ACLNN_SIM_ASCENDCL_SETTINGS_H_

@@ -5,8 +5,8 @@
 // One pool per process, in libascendcl (every library links it): an object may be made in one
 // library and released in another (an executor is made by libopapi's phase 1 and dropped by
 // libascendcl's stream worker).
-#ifndef ACLNN_SIM_COMMON_POOL_H_
-#define ACLNN_SIM_COMMON_POOL_H_
+#ifndef ACLNN_SIM_ASCENDCL_POOL_H_
+#define ACLNN_SIM_ASCENDCL_POOL_H_
 
 #include <cstddef>
 #include <memory>
@@ -51,4 +51,4 @@ struct Pooled {
 
 }  // namespace aclsim
 
-#endif  // ACLNN_SIM_COMMON_POOL_H_
+#endif  // ACLNN_SIM_ASCENDCL_POOL_H_
