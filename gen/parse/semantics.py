@@ -1,6 +1,7 @@
-"""Reading an op's semantics file (`op_docs/<page>.toml`) into `OpSemantics`.
+"""Reading a semantics file (`semantics/*.toml`, the library of what the simulator computes) into
+`OpSemantics`.
 
-The file states what the page says only in prose and formulas. One table per API:
+A file states what pages say only in prose and formulas. One table per API, keyed by its name:
 
     [aclnnLeakyReluBackward]
     # C++ expression of one output element; tensor elements and scalars are of the compute

@@ -1,7 +1,7 @@
-// What the kernel families (reduce.cpp, cumulative.cpp)
-// share: reading their roles in phase 1, the tensors their work keeps for phase 2 (checked against
-// the live allocations before any is touched), and moving elements between a tensor of any
-// dtype and strides and a contiguous buffer of the compute type.
+// What the kernel families (one file each in this directory, registered in family.cpp) share:
+// reading their roles in phase 1, the tensors their work keeps for phase 2 (checked against the
+// live allocations before any is touched), and moving elements between a tensor of any dtype and
+// strides and a contiguous buffer of the compute type.
 //
 // A family's phase 1 is allocation-free in the steady state, as the elementwise engine's: its work
 // comes from the pool, its tensors' dimensions are inline (Dims), and messages are built only to
