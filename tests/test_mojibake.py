@@ -1,4 +1,4 @@
-"""Mojibake repair (gen.parse.mojibake): UTF-8 read as cp1252/cp1254, lost bytes, saved again.
+"""Mojibake repair (gen.parse.repair.mojibake): UTF-8 read as cp1252/cp1254, lost bytes, saved again.
 
 The accuracy tests damage clean pages exactly as the broken tool did and count the characters
 the repair gets wrong; the corpus ones use pages held out from the model's training (see
@@ -14,10 +14,10 @@ import pytest
 
 from gen.ir import Level
 from gen.locations import shared_corpus
-from gen.parse import mojibake
-from gen.parse.mojibake import (MODEL_PATH, Accuracy, CharModel, damage, lost_bytes, measure_page,
+from gen.parse.repair import mojibake
+from gen.parse.repair.mojibake import (MODEL_PATH, Accuracy, CharModel, damage, lost_bytes, measure_page,
                                 repair_page)
-from gen.parse.text import repair_text
+from gen.parse.repair.text import repair_text
 from tests.timing import assert_linear
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,8 +5,8 @@ becomes a `Diagnostic` with its line, and the IR holds what could be recovered.
 
 The stages, each a module:
 
-    text repair (gen.parse.text)   bytes -> clean text, line N stays line N
-    a reader per format            text -> Document (gen.parse.document)
+    text repair (gen.parse.repair.text)   bytes -> clean text, line N stays line N
+    a reader per format            text -> Document (gen.parse.readers.document)
         structure.py   Markdown          html_page.py   saved web pages (.html)
         webdump.py     text dumps of rendered pages
     a builder per page kind        Document -> Page
@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 
 from gen.ir import Diagnostic, Level, Page, PageKind
-from gen.parse.text import repair_text
+from gen.parse.repair.text import repair_text
 
 _README_NAME = re.compile(r"(?:^|[/\\])README[^/\\]*\.(?:md|txt|html?)$", re.I)
 _HTML_START = re.compile(r"^\s*(?:<!doctype\s+html|<html\b|<head\b|<body\b)", re.I)
@@ -53,15 +53,15 @@ def _parse(raw: bytes, source: str, diags: list[Diagnostic]) -> Page:
 
     fmt = page_format(text, source)
     if fmt == "html":
-        from gen.parse.html_page import read_html
+        from gen.parse.readers.html_page import read_html
 
         doc = read_html(text)
     elif fmt == "webdump":
-        from gen.parse.webdump import read_webdump
+        from gen.parse.readers.webdump import read_webdump
 
         doc = read_webdump(text)
     else:
-        from gen.parse.structure import read_markdown
+        from gen.parse.readers.markdown import read_markdown
 
         doc = read_markdown(text)
     for level, line, code, message in doc.notes:
@@ -79,7 +79,7 @@ def _parse(raw: bytes, source: str, diags: list[Diagnostic]) -> Page:
 
         page = build_api_page(doc, source, diags)
     if fmt == "webdump":
-        from gen.parse.webdump import diagnose_losses
+        from gen.parse.readers.webdump import diagnose_losses
 
         diags.extend(diagnose_losses(doc, page))
     return dataclasses.replace(page, diagnostics=_sorted(diags))
@@ -89,7 +89,7 @@ def page_format(text: str, source: str) -> str:
     """"html" (a saved web page), "webdump" (the text of a rendered page) or "markdown"."""
     if source.lower().endswith((".html", ".htm")) or _HTML_START.match(text[:2000]):
         return "html"
-    from gen.parse.webdump import looks_like_webdump
+    from gen.parse.readers.webdump import looks_like_webdump
 
     if looks_like_webdump(text, source):
         return "webdump"
@@ -97,7 +97,7 @@ def page_format(text: str, source: str) -> str:
 
 
 def _table_repairs(doc, diags: list[Diagnostic]) -> None:
-    from gen.parse.document import TABLE
+    from gen.parse.readers.document import TABLE
 
     for block in doc.blocks:
         if block.kind == TABLE and block.table is not None:

@@ -6,7 +6,7 @@ other parameters of the same API; relations come in the order the text states th
 others in the order the sentence names them.
 
 A relation holds unconditionally or it is not read: a clause under a condition ("当reduction为0时，
-out的shape与self一致", "如果y1Out为有效输出时，...") states none (gen.parse.rules reads the conditions it
+out的shape与self一致", "如果y1Out为有效输出时，...") states none (gen.parse.extractors.rules reads the conditions it
 can), nor does a default its sentence then makes an exception to ("数据类型默认和self保持一致，若self
 数据类型为BOOL或INT64时，out的数据类型默认为FLOAT32"), and shape wording about part of a shape ("第一维", "除倒数两维", "其他维度", "logits.size(0)"),
 its rank ("维度数需要与updates一致") or a product of tensors ("batch1@batch2", "mat和vec的乘积") states
@@ -20,8 +20,8 @@ import re
 from typing import Collection, Sequence
 
 from gen.ir import ErrorCase, ErrorCategory, Param, ParamKind, Relation, RelationKind
-from gen.parse.prose import name_set, names_in
-from gen.parse.vocab import WHEN
+from gen.parse.extractors.prose import name_set, names_in
+from gen.parse.extractors.vocab import WHEN
 
 _SENTENCE = re.compile(r"[。；;\n]|(?<=[A-Za-z0-9)])\.(?:\s|$)")
 # CAST_FROM: the parameter's dtype is one the others' promoted dtype can be cast to ("需要是gradOutput与

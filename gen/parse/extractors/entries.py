@@ -1,7 +1,7 @@
 """What a page says about one parameter, before it is typed: a `ParamEntry`.
 
 Parameter tables (HTML or pipe, 3 to 8 columns, Chinese or English headers) and the older
-bullet lists (`gradOutput(aclTensor*, 计算输入)：...`) both become entries; `gen.parse.params`
+bullet lists (`gradOutput(aclTensor*, 计算输入)：...`) both become entries; `gen.parse.extractors.params`
 turns an entry and a prototype parameter into an IR `Param`.
 """
 
@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional, Sequence, cast
 
-from gen.parse import vocab
-from gen.parse.document import ITEM, TEXT, Block, Table
-from gen.parse.tables import cell_is_empty
+from gen.parse.extractors import vocab
+from gen.parse.readers.document import ITEM, TEXT, Block, Table
+from gen.parse.readers.tables import cell_is_empty
 
 
 @dataclass

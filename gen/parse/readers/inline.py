@@ -20,7 +20,7 @@ import html as html_lib
 import re
 from typing import Callable, Iterator, Optional
 
-from gen.parse.scan import Marks, matches, substitute
+from gen.parse.readers.scan import Marks, matches, substitute
 
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
 _LINK_LABEL = r"[^\[\]\n]*(?:\[[^\[\]\n]*\][^\[\]\n]*)*"  # one level of brackets inside

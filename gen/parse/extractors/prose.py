@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import AbstractSet, Collection, Optional, Sequence
 
 from gen.ir import DType, Soc
-from gen.parse import vocab
+from gen.parse.extractors import vocab
 
 # --- dtype lists -----------------------------------------------------------------------------
 
@@ -146,7 +146,7 @@ def _cell_dtypes(text: str) -> DTypeList:
     return DTypeList(tuple(found), tuple(restricted), tuple(unknown))
 
 
-# As gen.parse.params._NOTE_HEAD: the head ends at its last non-space before the colon.
+# As gen.parse.extractors.params._NOTE_HEAD: the head ends at its last non-space before the colon.
 _PRODUCT_PREFIX = re.compile(r"^\s*(?:[-*•]\s*)?((?:Atlas|Ascend|Kirin|昇腾|A200I)(?:[^：:]*[^：:\s])?)\s*([：:])\s*(.*)$",
                              re.S)
 

@@ -11,8 +11,8 @@ import re
 from typing import Optional, Sequence
 
 from gen.ir import Diagnostic, Level, Product
-from gen.parse import vocab
-from gen.parse.document import ITEM, TABLE, TEXT, Block, Section
+from gen.parse.extractors import vocab
+from gen.parse.readers.document import ITEM, TABLE, TEXT, Block, Section
 
 PRODUCT_SECTION = re.compile(r"产品支持|支持的产品|支持产品|Supported\s+Products?|Product\s+Support|Applicable\s+Products?|"
                              r"Supported\s+(?:Models|Hardware)", re.I)

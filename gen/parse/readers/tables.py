@@ -20,14 +20,14 @@ from typing import Iterable, Iterator, Optional
 
 import lxml.etree
 
-from gen.parse.document import Cell, Row, Table
-from gen.parse.inline import FOOTNOTE_MARK, unescape
-from gen.parse.scan import Marks, matches, substitute
+from gen.parse.readers.document import Cell, Row, Table
+from gen.parse.readers.inline import FOOTNOTE_MARK, unescape
+from gen.parse.readers.scan import Marks, matches, substitute
 
 _TABLE_TAG = re.compile(r"<(/?)table\b[^>]*>", re.I)
 _ROW_TAG = re.compile(r"<t[rdh]\b", re.I)
 # A Markdown link written inside an HTML cell (pages mix them): no brackets nesting, unlike
-# gen.parse.inline's, and no spaces around the target.
+# gen.parse.readers.inline's, and no spaces around the target.
 _MD_LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]*)(?:\s+\"[^\"]*\")?\)")
 _MD_LABEL_END = re.compile(r"[\]\n]")
 _MD_TARGET_STOP = re.compile(r"[)\s]")
@@ -37,7 +37,7 @@ _BLOCK_TAGS = frozenset({"p", "div", "ul", "ol", "li", "tr", "table", "pre", "h1
 _SKIP_TAGS = frozenset({"script", "style", "colgroup", "col"})
 # Tables are parsed into plain lxml.etree elements: lxml.html's parser calls a Python class
 # lookup for every element the walk below touches (85,000 calls on a docs tree of 900 pages).
-# Elements of lxml.html (an HTML page's tables, gen.parse.html_page) are read the same way.
+# Elements of lxml.html (an HTML page's tables, gen.parse.readers.html_page) are read the same way.
 _PLAIN_HTML = lxml.etree.HTMLParser()
 _TEXT_CONTENT = lxml.etree.XPath("string()")  # HtmlElement.text_content(), for any element
 
@@ -279,7 +279,7 @@ def cell_from_element(element, line: int = 1) -> Cell:
 
 
 def _md_links(text: str) -> Iterator[re.Match[str]]:
-    """The matches of `_MD_LINK.finditer(text)`, each opening's end looked up (gen.parse.scan):
+    """The matches of `_MD_LINK.finditer(text)`, each opening's end looked up (gen.parse.readers.scan):
     the label ends at the first "]" (or line end), the target at the first ")" or space."""
     marks = Marks(text)
 

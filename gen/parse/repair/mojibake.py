@@ -1,12 +1,12 @@
 """Mojibake repair: pages whose UTF-8 was decoded as a Windows code page and saved again.
 
-Rebuild the character model (gen/parse/data/charfreq.json) from the corpus with
+Rebuild the character model (gen/parse/repair/data/charfreq.json) from the corpus with
 
-    python -m gen.parse.mojibake rebuild-model ../shared/corpus
+    python -m gen.parse.repair.mojibake rebuild-model ../shared/corpus
 
 and measure the repair on held-out corpus pages (damaged the same way) with
 
-    python -m gen.parse.mojibake measure ../shared/corpus [--pages N]
+    python -m gen.parse.repair.mojibake measure ../shared/corpus [--pages N]
 
 The damage. Some pages reached us after a tool read their UTF-8 bytes as cp1252 (Western) or
 cp1254 (Turkish), and wrote the result back as UTF-8. Along the way:
@@ -256,7 +256,7 @@ def count_text(texts: Iterable[str], min_bigram: int = MIN_BIGRAM_COUNT) -> dict
     return {
         "format": MODEL_FORMAT,
         "about": "character counts of clean corpus pages, for guessing the bytes mojibake lost; "
-                 "rebuild with: python -m gen.parse.mojibake rebuild-model ../shared/corpus",
+                 "rebuild with: python -m gen.parse.repair.mojibake rebuild-model ../shared/corpus",
         "min_bigram_count": min_bigram,
         "unigrams": {char: [unigrams[char], followers[char]] for char in sorted(unigrams)},
         "bigrams": {pair: kept[pair] for pair in sorted(kept)},
@@ -529,7 +529,7 @@ def is_held_out(relative: str) -> bool:
 
 
 def clean_text(raw: bytes) -> str:
-    from gen.parse.text import repair_text
+    from gen.parse.repair.text import repair_text
 
     return repair_text(raw).text
 
@@ -599,7 +599,7 @@ def differing(a: str, b: str) -> int:
 def measure_page(page: str, code_page: str, model: Optional[CharModel] = None) -> Accuracy:
     """Damage a page (its UTF-8 text, as saved) as the broken tool did, repair it as text repair
     does, and count the characters that differ from the repaired original."""
-    from gen.parse.text import clean_up, normalize_line_ends, repair_text
+    from gen.parse.repair.text import clean_up, normalize_line_ends, repair_text
 
     model = model or default_model()
     expected = repair_text(page.encode("utf-8", errors="surrogatepass")).text
@@ -661,7 +661,7 @@ def _measure(corpus: Path, limit: Optional[int], unigram_only: bool) -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gen.parse.mojibake", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m gen.parse.repair.mojibake", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     rebuild = sub.add_parser("rebuild-model", help="count the corpus's clean pages into the model file")
     rebuild.add_argument("corpus", type=Path)

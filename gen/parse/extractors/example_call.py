@@ -17,8 +17,8 @@ import re
 from typing import Iterator, NamedTuple, Optional
 
 from gen.ir import API, DType, ExampleArg, ExampleCall, ParamKind
-from gen.parse.prototypes import find_call
-from gen.parse.scan import compiled, is_word_character
+from gen.parse.extractors.prototypes import find_call
+from gen.parse.readers.scan import compiled, is_word_character
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[fFlLuU]*"
 _VECTOR = re.compile(r"std::vector<\s*((?:unsigned\s+|signed\s+)?[\w:]+)\s*>\s+(\w+)\s*(?:=\s*)?\{([^{}]*)\}\s*;", re.S)

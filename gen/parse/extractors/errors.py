@@ -15,9 +15,9 @@ from typing import Iterable, Optional, Sequence
 
 from gen import abi
 from gen.ir import ErrorCase
-from gen.parse import conditions, vocab
-from gen.parse.document import CODE, ITEM, TABLE, TEXT, Block, Table
-from gen.parse.prose import names_in
+from gen.parse.extractors import conditions, vocab
+from gen.parse.readers.document import CODE, ITEM, TABLE, TEXT, Block, Table
+from gen.parse.extractors.prose import names_in
 
 # aclnnStatus values by name (from runtime/include/aclnn/acl_meta.h), for rows that give only one.
 STATUS_CODES: dict[str, int] = abi.status_codes()

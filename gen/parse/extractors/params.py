@@ -13,10 +13,10 @@ from typing import AbstractSet, Collection, Optional, Sequence
 
 from gen import conventions
 from gen.ir import DEFAULT_SOC, Diagnostic, Direction, DType, Level, Param, ParamKind, ProductDTypes, Soc
-from gen.parse import prose, relations, vocab
-from gen.parse.entries import ParamEntry
-from gen.parse.prototypes import CParam
-from gen.parse.tables import cell_is_empty
+from gen.parse.extractors import prose, relations, vocab
+from gen.parse.extractors.entries import ParamEntry
+from gen.parse.extractors.prototypes import CParam
+from gen.parse.readers.tables import cell_is_empty
 
 _ARRAY_ELEMENT = {ParamKind.INT_ARRAY: DType.INT64, ParamKind.FLOAT_ARRAY: DType.FLOAT,
                   ParamKind.BOOL_ARRAY: DType.BOOL}

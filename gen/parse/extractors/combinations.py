@@ -23,9 +23,9 @@ import re
 from typing import Optional, Sequence
 
 from gen.ir import CombinationCell, Diagnostic, DTypeCombination, Level, Param, ParamKind, Soc
-from gen.parse import vocab
-from gen.parse.document import ITEM, TABLE, TEXT, Block, Table
-from gen.parse.scan import MARKUP
+from gen.parse.extractors import vocab
+from gen.parse.readers.document import ITEM, TABLE, TEXT, Block, Table
+from gen.parse.readers.scan import MARKUP
 
 UNREAD_CELL = "combination-cell-unread"
 

@@ -10,7 +10,7 @@ The steps, in the order that makes them correct:
    is entirely valid GB18030 and reads like the corpus's text, else as UTF-8 with U+FFFD for
    the bad bytes, and the lines that held them are diagnosed ("invalid-utf8").
 2. Line ends: CRLF and CR become LF.
-3. Mojibake (`gen.parse.mojibake`): UTF-8 that a tool read as cp1252/cp1254 and saved again.
+3. Mojibake (`gen.parse.repair.mojibake`): UTF-8 that a tool read as cp1252/cp1254 and saved again.
    It runs before the clean-ups below because its damage uses their characters: the byte 0xA0
    shows up as an NBSP, a BOM as "ï»¿", a zero-width space as "â€‹".
 4. Clean-ups: BOM and zero-width characters (U+200B U+200C U+200D U+2060 U+FEFF) removed, NBSP
@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 
 from gen.ir import Diagnostic, Level
-from gen.parse import mojibake
+from gen.parse.repair import mojibake
 
 # A GB18030 reading is believed only when this share of its non-ASCII characters occur in the
 # corpus: GB18030 accepts most byte pairs, so UTF-8 with one stray byte often "decodes" too.

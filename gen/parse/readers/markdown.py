@@ -15,9 +15,9 @@ from functools import lru_cache
 
 from markdown_it import MarkdownIt
 
-from gen.parse.document import CODE, HEADING, ITEM, TABLE, TEXT, Block, Cell, Document, Row, Table
-from gen.parse.inline import inline_text
-from gen.parse.tables import find_html_tables, parse_html_table
+from gen.parse.readers.document import CODE, HEADING, ITEM, TABLE, TEXT, Block, Cell, Document, Row, Table
+from gen.parse.readers.inline import inline_text
+from gen.parse.readers.tables import find_html_tables, parse_html_table
 
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
 
@@ -25,7 +25,7 @@ _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": True}).enable("table")
-    # Inline markup is cleaned by gen.parse.inline (C pointer stars are not emphasis).
+    # Inline markup is cleaned by gen.parse.readers.inline (C pointer stars are not emphasis).
     md.disable(["inline", "text_join"], ignoreInvalid=True)
     return md
 

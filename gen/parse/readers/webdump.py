@@ -14,7 +14,7 @@ import re
 from typing import Sequence
 
 from gen.ir import Diagnostic, Level, Page
-from gen.parse.document import HEADING, ITEM, TEXT, Block, Document
+from gen.parse.readers.document import HEADING, ITEM, TEXT, Block, Document
 
 _LOST = "[object Object]"
 _SECTION_TITLES = re.compile(

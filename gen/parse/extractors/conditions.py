@@ -12,7 +12,7 @@ import re
 from typing import Optional
 
 from gen.ir import ErrorCategory
-from gen.parse.vocab import WHEN
+from gen.parse.extractors.vocab import WHEN
 
 _RULES: tuple[tuple[ErrorCategory, re.Pattern[str]], ...] = tuple((cat, re.compile(p, re.I)) for cat, p in (
     (ErrorCategory.NULL_POINTER, r"空指针|nullptr|null\s*pointer|\bis\s+null\b|为NULL|为空指针"),

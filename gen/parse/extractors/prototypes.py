@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
-from gen.parse.scan import word_starts
+from gen.parse.readers.scan import word_starts
 
 _DECL_START = re.compile(r"\baclnnStatus\s+(aclnn\w+)\s*\(")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)

@@ -26,9 +26,9 @@ from typing import Iterable, Optional, Sequence
 
 from gen.ir import (Bound, Diagnostic, DimEquality, Divisibility, ErrorCase, Extent, Level, Param, ParamKind, ShapeForm,
                     ShapeRule, ValueRange)
-from gen.parse import vocab
-from gen.parse.relations import CONDITION, PRODUCT
-from gen.parse.scan import MARKUP, compiled, word_starts
+from gen.parse.extractors import vocab
+from gen.parse.extractors.relations import CONDITION, PRODUCT
+from gen.parse.readers.scan import MARKUP, compiled, word_starts
 
 UNREAD = "relation-unread"
 
@@ -140,7 +140,7 @@ class _Reader:
         self.tensor = _bounded(sorted(self.tensors, key=len, reverse=True))
 
     # The patterns that name this API's parameters are made once per API, only when a sentence has
-    # the words they look for, and compiled once per set of names (gen.parse.scan.compiled): made
+    # the words they look for, and compiled once per set of names (gen.parse.readers.scan.compiled): made
     # per sentence they missed re's cache (a few hundred entries for the whole docs tree) and cost a
     # third of the parse. Rank and size terms match any identifier and keep those that name the
     # API's tensors (_ranges).

@@ -14,8 +14,8 @@ import re
 import lxml.etree
 import lxml.html
 
-from gen.parse.document import CODE, HEADING, ITEM, TEXT, Block, Document
-from gen.parse.tables import _element_text, clean_cell_text, table_from_element
+from gen.parse.readers.document import CODE, HEADING, ITEM, TEXT, Block, Document
+from gen.parse.readers.tables import _element_text, clean_cell_text, table_from_element
 
 _CHROME_TAGS = frozenset({"header", "nav", "footer", "aside", "script", "style", "noscript", "template", "form",
                           "button", "svg", "iframe", "head", "title", "meta", "link"})
