@@ -3,14 +3,13 @@
 `parse_file` and `parse_bytes` never raise on page content: whatever the page gets wrong
 becomes a `Diagnostic` with its line, and the IR holds what could be recovered.
 
-The stages, each a module:
+The layers, each a package that imports only the ones above it here:
 
-    text repair (gen.parse.repair.text)   bytes -> clean text, line N stays line N
-    a reader per format            text -> Document (gen.parse.readers.document)
-        structure.py   Markdown          html_page.py   saved web pages (.html)
-        webdump.py     text dumps of rendered pages
-    a builder per page kind        Document -> Page
-        api_page.py    aclnn API pages   readme.py      op READMEs
+    repair/        bytes -> clean text, line N stays line N (text.py, mojibake.py)
+    readers/       text -> Document (document.py), a reader per format:
+                   markdown.py, html_page.py (saved web pages), webdump.py (rendered-page dumps)
+    extractors/    a Document's facts -> IR pieces (products, prototypes, params, errors, rules, ...)
+    api_page.py    aclnn API pages, and readme.py op READMEs: Document -> Page, from the extractors
 """
 
 from __future__ import annotations
