@@ -114,7 +114,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
     and of the sentences diagnosed as rules not read (relation-unread): the list to review by hand
     for misreadings."""
     from gen import pipeline
-    from gen.parse.rules import UNREAD
+    from gen.parse.extractors.rules import UNREAD
 
     counts = dict.fromkeys(RULE_KINDS, 0)
     unread = 0
@@ -134,7 +134,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 def cmd_stats(args: argparse.Namespace) -> int:
     from gen import pipeline
-    from gen.parse.coverage import coverage_report
+    from gen.corpus.coverage import coverage_report
 
     start = time.perf_counter()
     report = coverage_report(pipeline.discover([args.dir]).pages)

@@ -73,8 +73,8 @@ def twin_chip_dtypes(name: str, per_chip: Mapping[Soc, Sequence[DType]], base: S
 # --- 2. plain layouts on a page that says ND ----------------------------------------------------
 
 # The plain (non-private) layouts: one memory layout to CANN's format checks, whichever the tensor
-# is tagged with. The simulator's kPlainFormats (runtime/sim/include/aclnn_sim/entry.h) is the same
-# set; tests/test_sim_emit.py checks that they agree.
+# is tagged with. The simulator's kPlainFormats is rendered from this set (gen/emit/enums.py,
+# include/aclnn_sim/plain_formats.h).
 PLAIN_FORMATS = frozenset({"ND", "NCHW", "NHWC", "NCDHW", "NDHWC", "HWCN", "NCL", "NC", "DHWCN"})
 
 

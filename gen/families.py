@@ -670,7 +670,7 @@ class OutputShape:
     """A rule by which the bindings shape an output of a family's op that the caller does not pass
     (out=). This table is the rules' one home: the families' tables name them, gen/api/python.py
     plans outputs with them, gen/emit/enums.py renders the bound ones as the enumeration the
-    bindings switch on (include/aclnn_bindgen/output_shapes.h), and runtime/binding/call.cpp
+    bindings switch on (include/aclnn_bindgen/output_shapes.h), and runtime/binding/outputs.cpp
     (`apply_family_rule`) implements each, with the arithmetic the simulator shares in
     runtime/include/aclnn_bindgen/ (conv_shape.h, pool_shape.h)."""
 

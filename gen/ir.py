@@ -113,7 +113,7 @@ class DType(_Rows):
     and FLOAT4_* two to a byte: the pages ask for even element counts; UINT1 eight); the category.
 
     Synonyms that pages also use (FLOAT32, FP16, BF16, FLOAT64, ...) are folded into these by
-    the parser; see `gen.parse.vocab`.
+    the parser; see `gen.parse.extractors.vocab`.
     """
 
     def __init__(self, *row: Any) -> None:
@@ -951,7 +951,7 @@ def pages_to_json(pages: Sequence[Page]) -> str:
 # A page's tables give types, ranks and error rows; what the op computes, which values it
 # rejects and which PyTorch call is its golden reference are prose and LaTeX. The semantics
 # library (`semantics/*.toml`, tables keyed by API name) states them once per API, whichever
-# directory its page is generated from (see `gen.parse.semantics` for the file format); they feed
+# directory its page is generated from (see `gen.semantics.reader` for the file format); they feed
 # the simulator's kernels and the generated tests.
 
 

@@ -25,7 +25,7 @@ REPOSITORY = PACKAGE.parent
 # the package's own copies when it was installed from a wheel, else the clone.
 DATA_ROOT = PACKAGE / "_data" if (PACKAGE / "_data").is_dir() else REPOSITORY
 # The semantics library: what each API computes, its golden reference and its prose checks, in
-# tables keyed by API name (gen.parse.semantics), applied to the API's page from any directory.
+# tables keyed by API name (gen.semantics.reader), applied to the API's page from any directory.
 SEMANTICS_LIBRARY = DATA_ROOT / "semantics"
 TEMPLATES = DATA_ROOT / "templates"
 RUNTIME_INCLUDE = DATA_ROOT / "runtime" / "include"

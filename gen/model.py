@@ -260,8 +260,8 @@ def example_evidence(api: API) -> tuple[API, tuple[Diagnostic, ...]]:
 
 def _null_arguments(api: API) -> set[str]:
     """The parameters the page's example passes as nullptr (or NULL) to the API's first phase."""
-    from gen.parse.example_call import split_arguments, strip_comments  # the example's C++, read again
-    from gen.parse.prototypes import find_call
+    from gen.parse.extractors.example_call import split_arguments, strip_comments  # the example's C++, read again
+    from gen.parse.extractors.prototypes import find_call
 
     code = strip_comments(api.example)
     opening = find_call(code, api.workspace_fn)

@@ -2,10 +2,10 @@
 
     discover   directories and files -> the pages and the semantics files, in a stable order
     parse      each page -> its IR (gen.parse), in `jobs` processes
-    merge      each op README folded into the API page it links to (gen.parse.merge)
+    merge      each op README folded into the API page it links to (gen.merge)
     semantics  the semantics of every API a page declares: from the library (semantics/, keyed by
                API name) and from the *.toml files given or found beside the pages, which win
-               (gen.parse.semantics)
+               (gen.semantics.reader)
     select     the APIs to bind, one page per API (gen.model.build_model)
     emit       the Model -> generated files, by every emitter of EMITTERS (gen.emit)
 
@@ -36,8 +36,8 @@ from gen.ir import Diagnostic, Level, OpSemantics, Page, PageKind
 from gen.locations import DATA_ROOT, REPOSITORY, SEMANTICS_LIBRARY
 from gen.model import Model, build_model
 from gen.parse import parse_bytes, parse_file
-from gen.parse.merge import merge_readmes, readmes_by_page
-from gen.parse.semantics import SemanticsFile, load_semantics
+from gen.merge import merge_readmes, readmes_by_page
+from gen.semantics.reader import SemanticsFile, load_semantics
 from gen.progress import Progress, no_progress
 
 STAGES = ("discover", "parse", "merge", "semantics", "select", "emit")

@@ -10,7 +10,7 @@ from gen.emit import bindings, package
 from gen.emit.files import FileManager
 from gen.model import APIS_PER_UNIT, build_model
 from gen.ir import Direction, DType, ErrorCase, ErrorCategory, ParamKind, Relation, RelationKind
-from gen.parse.relations import with_error_table_relations
+from gen.parse.extractors.relations import with_error_table_relations
 from tests.bindings_ir import leaky_relu_backward
 from tests.factories import make_api, make_page, make_param
 
@@ -61,7 +61,7 @@ def test_output_shape_and_dtype_follow_the_relations():
 
 
 def test_output_shape_falls_back_to_the_error_table():
-    # The parser folds the row into the relations (gen.parse.relations); the plan reads those.
+    # The parser folds the row into the relations (gen.parse.extractors.relations); the plan reads those.
     errors = (ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "x和y的shape不一致", ErrorCategory.SHAPE_MISMATCH, ("x", "y")),)
     api = make_api(params=with_error_table_relations((make_param("x"), make_param("y", direction=Direction.OUT)), errors),
                    errors=errors)

@@ -25,7 +25,7 @@ from gen import names, pipeline
 from gen.model import BoundAPI, Model
 from tests.golden_namespace import golden_names
 from gen.ir import Direction, DType, ExampleCall, ParamKind, Soc
-from gen.parse.example_call import extract_example_call
+from gen.parse.extractors.example_call import extract_example_call
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "op_docs"
@@ -207,7 +207,7 @@ def golden_of(bound: BoundAPI, call: Optional[ExampleCall] = None) -> list[np.nd
     except (TypeError, AttributeError):  # an unread tensor is None: None.flatten()
         if not unread:
             raise
-        # The example sets the argument in a way gen.parse.example_call does not follow (an
+        # The example sets the argument in a way gen.parse.extractors.example_call does not follow (an
         # aclIntArray or aclScalar made from a variable): no inputs, no golden to compare with.
         pytest.skip(f"{bound.api.name}: the example's value of {', '.join(unread)} is not read from its code")
     results = result if isinstance(result, tuple) else (result,)
@@ -353,7 +353,7 @@ def test_example_prints_the_golden_values(name):
     untraced = [b.api.name for b in apis if b.api.example_call is None]
     if untraced:
         # The program ran (exit 0); its inputs are not known to compute a golden from.
-        pytest.skip(f"{', '.join(untraced)}: the example's call could not be traced (gen/parse/example_call.py)")
+        pytest.skip(f"{', '.join(untraced)}: the example's call could not be traced (gen/parse/extractors/example_call.py)")
     misread = [why for b in apis if (why := misread_result(b))]
     if why := copies_back_no_result(apis):
         misread.append(why)

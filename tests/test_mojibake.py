@@ -1,4 +1,4 @@
-"""Mojibake repair (gen.parse.mojibake): UTF-8 read as cp1252/cp1254, lost bytes, saved again.
+"""Mojibake repair (gen.parse.repair.mojibake): UTF-8 read as cp1252/cp1254, lost bytes, saved again.
 
 The accuracy tests damage clean pages exactly as the broken tool did and count the characters
 the repair gets wrong; the corpus ones use pages held out from the model's training (see
@@ -14,10 +14,10 @@ import pytest
 
 from gen.ir import Level
 from gen.locations import shared_corpus
-from gen.parse import mojibake
-from gen.parse.mojibake import (MODEL_PATH, Accuracy, CharModel, damage, lost_bytes, measure_page,
-                                repair_page)
-from gen.parse.text import repair_text
+from gen.parse.repair import mojibake, mojibake_model
+from gen.parse.repair.mojibake import MODEL_PATH, CharModel, damage, lost_bytes, repair_page
+from gen.parse.repair.mojibake_model import Accuracy, measure_page
+from gen.parse.repair.text import repair_text
 from tests.timing import assert_linear
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -125,7 +125,7 @@ def test_seed_003_matches_its_clean_original_wherever_the_versions_agree(seed_00
 def test_a_damaged_clean_page_is_repaired_under_the_right_code_page(clean_zh, code_page):
     repair = repair_page(damage(clean_zh, code_page))
     assert repair is not None and repair.code_page == code_page
-    assert mojibake.differing(repair.text, clean_zh) <= 2
+    assert mojibake_model.differing(repair.text, clean_zh) <= 2
 
 
 def test_z_caron_in_the_damage_means_cp1252():
@@ -195,8 +195,8 @@ def test_rebuilding_the_model_gives_the_same_bytes(tmp_path):
     (corpus / "op" / "docs" / "aclnnA.md").write_text("# 接口\n接口说明：与中不。\n", encoding="utf-8")
     (corpus / "op" / "README.md").write_text("接口、参数、说明\r\n", encoding="utf-8")
     first, second = tmp_path / "a.json", tmp_path / "b.json"
-    assert mojibake.main(["rebuild-model", str(corpus), "--out", str(first), "--min-bigram", "1"]) == 0
-    mojibake.main(["rebuild-model", str(corpus), "--out", str(second), "--min-bigram", "1"])
+    assert mojibake_model.main(["rebuild-model", str(corpus), "--out", str(first), "--min-bigram", "1"]) == 0
+    mojibake_model.main(["rebuild-model", str(corpus), "--out", str(second), "--min-bigram", "1"])
     assert first.read_bytes() == second.read_bytes()
     model = CharModel.load(first)
     assert model.unigrams["接"][0] == 3 and model.bigrams["接口"] == 3
@@ -216,7 +216,7 @@ def test_an_unusable_model_file_falls_back_to_guessing_without_raising(tmp_path)
 
 @pytest.fixture(scope="module")
 def held_out_sample() -> list[tuple[str, str]]:
-    pages = mojibake.held_out_texts(CORPUS)
+    pages = mojibake_model.held_out_texts(CORPUS)
     return pages[::3]  # 64 of the 191 held-out pages with non-ASCII text
 
 
@@ -229,8 +229,8 @@ def _accuracy(pages, code_page: str, model=None) -> Accuracy:
 
 @needs_corpus
 def test_held_out_pages_are_not_in_the_model():
-    assert mojibake.is_held_out("ops-nn/activation/selu_grad/docs/aclnnSeluBackward.md")
-    held = sum(mojibake.is_held_out(rel) for rel, _ in mojibake.corpus_pages(CORPUS))
+    assert mojibake_model.is_held_out("ops-nn/activation/selu_grad/docs/aclnnSeluBackward.md")
+    held = sum(mojibake_model.is_held_out(rel) for rel, _ in mojibake_model.corpus_pages(CORPUS))
     assert 150 < held < 300
 
 

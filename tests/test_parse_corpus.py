@@ -1,5 +1,5 @@
 """The real corpus (gen.locations.shared_corpus: ACLNN_CORPUS, else ../shared/corpus): no page crashes the parser, and at least 97% of the aclnn
-pages give at least one fully matched API (see gen.parse.coverage for the definition), and at
+pages give at least one fully matched API (see gen.corpus.coverage for the definition), and at
 least 96% when only the verified stub pages are left out.
 
 Skipped when the corpus is absent (a fresh clone elsewhere). Parsing all 2,213 files takes about
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from gen.locations import shared_corpus
-from gen.parse.coverage import coverage_report
+from gen.corpus.coverage import coverage_report
 
 CORPUS = shared_corpus()
 FLOOR = 0.97

@@ -3,7 +3,7 @@
 import pytest
 
 from gen.ir import ErrorCategory as C
-from gen.parse.conditions import classify
+from gen.parse.extractors.conditions import classify
 from tests.parse_helpers import api_page, html_table
 
 ERR_HEADER = ["返回码", "错误码", "描述"]

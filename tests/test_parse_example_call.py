@@ -1,7 +1,7 @@
 """Recovering the GetWorkspaceSize call of a page's example, with its data."""
 
 from gen.ir import Direction, DType, ParamKind
-from gen.parse.example_call import extract_example_call
+from gen.parse.extractors.example_call import extract_example_call
 from tests.factories import make_api, make_param
 
 API = make_api("aclnnFoo", params=(
@@ -71,7 +71,7 @@ def _strip_comments_by_characters(code: str) -> str:
 def test_strip_comments_keeps_strings_and_drops_comments_as_the_character_loop_did():
     import random
 
-    from gen.parse.example_call import strip_comments
+    from gen.parse.extractors.example_call import strip_comments
 
     rnd = random.Random(14)
     samples = ['printf("a // b /* c */");  // d\nx = 1; /* e\nf */ y', 'unterminated "str\\', "a /* open"]

@@ -9,7 +9,7 @@ import pytest
 
 from gen.ir import DType, Level, PageKind
 from gen.parse import parse_file
-from gen.parse.merge import merge_readmes
+from gen.merge import merge_readmes
 from tests.parse_helpers import codes, page
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -3,7 +3,7 @@
 import pytest
 
 from gen.ir import DType, Soc
-from gen.parse import prose
+from gen.parse.extractors import prose
 
 
 def test_dtype_list_with_a_product_qualifier():

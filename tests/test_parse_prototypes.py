@@ -3,7 +3,7 @@
 import pytest
 
 from gen.ir import ParamKind
-from gen.parse.prototypes import find_declarations, normalise_type, pair_declarations, parse_parameter
+from gen.parse.extractors.prototypes import find_declarations, normalise_type, pair_declarations, parse_parameter
 from tests.parse_helpers import page
 
 DECL = ("aclnnStatus aclnnFooGetWorkspaceSize(const aclTensor *self, aclTensor *out, "
@@ -124,6 +124,6 @@ PROTO_TEMPLATE = ("aclnnStatus aclnnFooGetWorkspaceSize(const aclTensor *self, a
     ("", -1),
 ])
 def test_a_call_is_found_where_its_arguments_open(source, found):
-    from gen.parse.prototypes import find_call
+    from gen.parse.extractors.prototypes import find_call
 
     assert find_call(source, "aclnnAbsGetWorkspaceSize") == found

@@ -4,7 +4,7 @@ import pytest
 
 from gen.ir import RelationKind as K
 from gen.ir import API, Direction, ErrorCase, ErrorCategory, ParamKind, Relation
-from gen.parse.relations import relations_in, with_error_table_relations
+from gen.parse.extractors.relations import relations_in, with_error_table_relations
 from tests.factories import make_param
 
 NAMES = ["gradOutput", "self", "out", "result", "gradInput"]
@@ -178,7 +178,7 @@ def test_a_parenthesis_of_exceptions_after_the_statement_leaves_it_unconditional
     text = ("数据类型与self的数据类型满足数据类型推导规则（参见互推导关系）（当beta是float，self是整型；"
             "或者beta不是bool，而self是bool。这些场景不满足推导关系外，其余场景均满足推导关系）。")
     from gen.ir import RelationKind
-    from gen.parse.relations import relations_in
+    from gen.parse.extractors.relations import relations_in
     assert [(r.kind, r.others) for r in relations_in(text, "beta", ["self", "beta", "out"])] == [
         (RelationKind.PROMOTE, ("self",))]
     conditional = "当reduction为0时，out的shape与self一致。"

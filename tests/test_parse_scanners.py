@@ -1,4 +1,4 @@
-"""The parser's scanners (gen.parse.scan) find exactly what their regular expressions find when
+"""The parser's scanners (gen.parse.readers.scan) find exactly what their regular expressions find when
 run as they stand (quadratic on unclosed constructs, so only on short texts here), on random
 texts made of the characters that matter to each construct."""
 
@@ -10,7 +10,9 @@ import re
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gen.parse import conditions, entries, errors, inline, params, products, prose, rules, tables
+from gen.parse.extractors import conditions, entries, errors, params, products, prose, rules
+
+from gen.parse.readers import inline, tables
 
 EXAMPLES = settings(max_examples=400, deadline=None, derandomize=True, database=None)
 
@@ -147,7 +149,7 @@ def test_error_group_heads_are_those_the_backtracking_expression_read(text):
 @EXAMPLES
 @given(_joined(["/*", "*/", "//", "\n", "x", "<a", "<", ">", "/", "*", " "]))
 def test_declaration_comments_and_tags_are_removed_as_the_expressions_removed_them(text):
-    from gen.parse import prototypes
+    from gen.parse.extractors import prototypes
 
     assert prototypes._without_comments(text) == prototypes._COMMENT.sub(" ", text)
     end = text.rfind(">") + 1

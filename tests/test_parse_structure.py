@@ -1,7 +1,7 @@
-"""gen.parse.structure: code fences that pages close wrongly are repaired in place (no line moves)."""
+"""gen.parse.readers.markdown: code fences that pages close wrongly are repaired in place (no line moves)."""
 
-from gen.parse.document import CODE, TEXT
-from gen.parse.structure import read_markdown
+from gen.parse.readers.document import CODE, TEXT
+from gen.parse.readers.markdown import read_markdown
 
 
 def _blocks(markdown: str):

@@ -1,7 +1,7 @@
 """HTML tables: spans expanded, malformed nesting recovered, headers found."""
 
-from gen.parse.structure import read_markdown
-from gen.parse.tables import find_html_tables, parse_html_table
+from gen.parse.readers.markdown import read_markdown
+from gen.parse.readers.tables import find_html_tables, parse_html_table
 
 
 def test_rowspan_repeats_the_cell_in_the_rows_it_spans():

@@ -3,7 +3,7 @@
 import pytest
 
 from gen.ir import Direction, DType, ParamKind, Soc
-from gen.parse import vocab
+from gen.parse.extractors import vocab
 
 
 @pytest.mark.parametrize("word,dtype", [

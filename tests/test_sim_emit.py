@@ -226,18 +226,3 @@ def test_changing_one_api_rewrites_one_unit(tmp_path):
                                                                                make_param("y", direction=Direction.OUT))),))
     files = emit(tmp_path, pages[:3] + [changed] + pages[4:])
     assert len(files.changed) == 1
-
-
-def test_the_plain_formats_are_the_simulators():
-    # gen.emit.sim decides from PLAIN_FORMATS whether a page lists a plain layout; the simulator
-    # then accepts every layout of kPlainFormats: one set in both.
-    import re
-
-    from gen.emit.sim import PLAIN_FORMATS
-    from gen.locations import REPOSITORY
-
-    header = (REPOSITORY / "runtime/sim/include/aclnn_sim/entry.h").read_text()
-    block = re.search(r"kPlainFormats\s*=\s*Bits\(([^;]*)\);", header)
-    assert block is not None
-    # DHWCN is named through aclnn_bindgen::kFormatDHWCN (not every CANN header set declares it).
-    assert set(re.findall(r"(?:ACL_FORMAT_|kFormat)(\w+)", block.group(1))) == PLAIN_FORMATS

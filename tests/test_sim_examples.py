@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from gen.parse.example_call import extract_example_call
+from gen.parse.extractors.example_call import extract_example_call
 from tests import sim_lib
 from tests.sim_lib import ROOT, session_sim
 

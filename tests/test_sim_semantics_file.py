@@ -1,7 +1,7 @@
-"""gen.parse.semantics: the keys of a semantics file that the simulator's kernels read."""
+"""gen.semantics.reader: the keys of a semantics file that the simulator's kernels read."""
 
 from gen.ir import Level, ResultRule
-from gen.parse.semantics import load_semantics
+from gen.semantics.reader import load_semantics
 
 
 def _load(tmp_path, text):

@@ -1,4 +1,4 @@
-"""Text repair (gen.parse.text): decoding, line ends, invisible characters; line N stays line N.
+"""Text repair (gen.parse.repair.text): decoding, line ends, invisible characters; line N stays line N.
 
 The mojibake repair has its own tests in test_mojibake.py.
 """
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gen.ir import Level
-from gen.parse.text import MAX_LINE_DIAGNOSTICS, RepairedText, repair_text
+from gen.parse.repair.text import MAX_LINE_DIAGNOSTICS, RepairedText, repair_text
 from tests.timing import assert_linear
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ from typing import Mapping, Optional, Sequence, Union
 from gen.ir import Level, Page, PageKind
 from gen.model import BoundAPI, Model
 from gen.parse.api_page import PARAM_NO_DTYPES, PARAM_UNDOCUMENTED
-from gen.parse.coverage import is_api_page_file, page_result
+from gen.corpus.coverage import is_api_page_file, page_result
 
 PHASE1 = "GetWorkspaceSize"
 # Phase 2's outcome when the simulator has no kernel for the API (561003, ACLNN_ERR_INNER_FIND_KERNEL_ERROR).

@@ -13,7 +13,7 @@ from typing import Optional, Sequence
 
 from gen.corpus.demand import NOT_INSTALLED, Demand
 from gen.corpus.records import COMPILE_ERROR, NOT_SIMULATED, Record
-from gen.parse.coverage import EXCLUDED_CODES
+from gen.corpus.coverage import EXCLUDED_CODES
 
 
 @dataclass

@@ -9,6 +9,8 @@ dtype or a chip has one home (gen.ir) and every copy of it is rendered from ther
   roles and options as the enumerations the generated specs and the planners index by;
 - `include/aclnn_bindgen/output_shapes.h`: the families' output shape rules (gen.families
   OUTPUT_SHAPES) as the enumeration the bindings' output plans name;
+- `include/aclnn_sim/plain_formats.h`: the plain layouts (gen.conventions.PLAIN_FORMATS) as the
+  mask the simulator's format checks accept where a page lists ND;
 - `aclnn/_dtypes.py`, `aclnn/_socs.py`: the same rows for Python (the generated tests' runtime,
   the demo, the corpus run and the benchmarks).
 
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gen.cache import GENERATOR_ONLY
+from gen.conventions import PLAIN_FORMATS
 from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.model import Model
@@ -93,6 +96,9 @@ DTYPE_TABLES = (("include/aclnn_bindgen/dtypes.h", "include/aclnn_bindgen/dtypes
 SOC_TABLES = (("include/aclnn_sim/soc.h", "include/aclnn_sim/soc.h.j2"), ("aclnn/_socs.py", "package/_socs.py.j2"))
 FAMILY_TABLE = ("include/aclnn_sim/families.h", "include/aclnn_sim/families.h.j2")
 OUTPUT_SHAPE_TABLE = ("include/aclnn_bindgen/output_shapes.h", "include/aclnn_bindgen/output_shapes.h.j2")
+PLAIN_FORMAT_TABLE = ("include/aclnn_sim/plain_formats.h", "include/aclnn_sim/plain_formats.h.j2")
+# aclFormat values not every CANN header set declares, named through runtime/include/aclnn_bindgen/formats.h.
+_FORMAT_CONSTANTS = {"DHWCN": "aclnn_bindgen::kFormatDHWCN"}
 
 
 def emit(model: Model, files: FileManager) -> None:
@@ -104,6 +110,8 @@ def emit(model: Model, files: FileManager) -> None:
     files.write_derived(FAMILY_TABLE[0], GENERATOR_ONLY, functools.partial(render, FAMILY_TABLE[1], families=FAMILIES))
     files.write_derived(OUTPUT_SHAPE_TABLE[0], GENERATOR_ONLY, functools.partial(
         render, OUTPUT_SHAPE_TABLE[1], rules=[rule for rule in OUTPUT_SHAPES if rule.bound]))
+    files.write_derived(PLAIN_FORMAT_TABLE[0], GENERATOR_ONLY, functools.partial(
+        render, PLAIN_FORMAT_TABLE[1], formats=[_FORMAT_CONSTANTS.get(f, f"ACL_FORMAT_{f}") for f in sorted(PLAIN_FORMATS)]))
 
 
 def _dtype_table(template: str) -> str:

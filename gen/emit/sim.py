@@ -388,12 +388,31 @@ def family_for(bound: BoundAPI) -> tuple[Optional[FamilyView], str]:
 
 
 @dataclass(frozen=True)
+class Init:
+    """A C++ struct's designated initializer (templates/sim/rules.j2 renders `{.name = value, ...}`):
+    the fields by name, in the struct's declaration order (runtime/sim/include/aclnn_sim/entry.h),
+    which the compiler checks; a value is C++ text or a nested Init."""
+
+    fields: tuple[tuple[str, "str | Init"], ...]
+
+    @staticmethod
+    def of(**fields: "str | int | bool | Init") -> "Init":
+        return Init(tuple((name, _cpp_value(value)) for name, value in fields.items()))
+
+
+def _cpp_value(value: "str | int | bool | Init") -> "str | Init":
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value) if isinstance(value, int) else value
+
+
+@dataclass(frozen=True)
 class RuleTable:
-    """One constexpr array of rule rows: its C++ type, name and the rows' initializers."""
+    """One constexpr array of rule rows: its C++ type, name and the rows (initializers, or values)."""
 
     c_type: str
     name: str
-    rows: tuple[str, ...]
+    rows: tuple["str | Init", ...]
 
 
 @dataclass(frozen=True)
@@ -401,7 +420,7 @@ class SimRules:
     """An API's RulesSpec: the arrays it points at (in declaration order) and its initializer."""
 
     tables: tuple[RuleTable, ...]
-    init: str
+    init: Init
 
 
 def _dtype_mask(dtypes) -> str:
@@ -409,9 +428,10 @@ def _dtype_mask(dtypes) -> str:
     return f"aclsim::Bits({', '.join(enumerators)})" if enumerators else "0"
 
 
-def _bound(bound: Optional[Bound], index_of: dict[str, int]) -> Optional[str]:
+def _bound(bound: Optional[Bound], index_of: dict[str, int]) -> Optional[Init]:
     if bound is None:
-        return "{false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}"
+        return Init.of(present=False, offset=0, extent="aclsim::Extent::kNumber", sign=1, tensor=-1, axis_param=-1,
+                       axis=0, inclusive=True)
     tensor = index_of.get(bound.tensor, -1) if bound.tensor else -1
     if bound.tensor and (tensor < 0 or tensor >= _MASK_BITS):
         return None
@@ -423,8 +443,8 @@ def _bound(bound: Optional[Bound], index_of: dict[str, int]) -> Optional[str]:
             axis_param = index_of[bound.axis]
         else:
             return None
-    return (f"{{true, {bound.offset!r}, aclsim::Extent::{names.cpp_enumerator(bound.extent.value)}, {bound.sign}, "
-            f"{tensor}, {axis_param}, {axis}, {'true' if bound.inclusive else 'false'}}}")
+    return Init.of(present=True, offset=repr(bound.offset), extent=f"aclsim::Extent::{names.cpp_enumerator(bound.extent.value)}",
+                   sign=bound.sign, tensor=tensor, axis_param=axis_param, axis=axis, inclusive=bound.inclusive)
 
 
 def sim_rules(api: API) -> Optional[SimRules]:
@@ -435,7 +455,7 @@ def sim_rules(api: API) -> Optional[SimRules]:
     tables: list[RuleTable] = []
     counts: dict[str, tuple[str, int]] = {}
 
-    def table(key: str, c_type: str, name: str, rows: list[str]) -> None:
+    def table(key: str, c_type: str, name: str, rows: list[Init]) -> None:
         if rows:
             tables.append(RuleTable(c_type, name, tuple(rows)))
         counts[key] = (name if rows else "nullptr", len(rows))
@@ -447,25 +467,26 @@ def sim_rules(api: API) -> Optional[SimRules]:
             if cell.param not in index_of:
                 continue
             same_as = index_of.get(cell.same_as, -1) if cell.same_as else -1
-            cells.append(f"{{{index_of[cell.param]}, {_dtype_mask(cell.dtypes)}, {'true' if cell.absent else 'false'}, "
-                         f"{same_as}}}")
+            cells.append(Init.of(param=index_of[cell.param], dtypes=_dtype_mask(cell.dtypes), absent=cell.absent,
+                                 same_as=same_as))
         if not cells:
             continue
         name = f"kCombination{k}"
         tables.append(RuleTable("aclsim::CombinationCellSpec", name, tuple(cells)))
         socs = " | ".join(f"(1u << static_cast<int>(aclsim::Soc::{names.cpp_enumerator(s.value)}))"
                           for s in combination.products) or "0"
-        combinations.append(f"{{{name}, {len(cells)}, static_cast<uint16_t>({socs}), {combination.line}}}")
+        combinations.append(Init.of(cells=name, cell_count=len(cells), socs=f"static_cast<uint16_t>({socs})",
+                                    line=combination.line))
     table("combinations", "aclsim::CombinationSpec", "kCombinations", combinations)
 
     ranges = []
     for r in api.value_ranges:
         low, high = _bound(r.low, index_of), _bound(r.high, index_of)
         if r.param in index_of and low is not None and high is not None:
-            ranges.append(f"{{{index_of[r.param]}, {low}, {high}, {r.line}}}")
+            ranges.append(Init.of(param=index_of[r.param], low=low, high=high, line=r.line))
     table("ranges", "aclsim::ValueRangeSpec", "kRanges", ranges)
 
-    dims = [f"{{{index_of[d.param]}, {d.axis}, {index_of[d.other]}, {d.other_axis}, {d.line}}}"
+    dims = [Init.of(param=index_of[d.param], axis=d.axis, other=index_of[d.other], other_axis=d.other_axis, line=d.line)
             for d in api.dim_equalities if d.param in index_of and d.other in index_of]
     table("dims", "aclsim::DimEqualSpec", "kDims", dims)
 
@@ -475,8 +496,8 @@ def sim_rules(api: API) -> Optional[SimRules]:
             continue
         divisor, divisor_param = (int(d.divisor), -1) if d.divisor.isdigit() else (0, index_of[d.divisor])
         axis = d.axis if d.axis is not None else 0
-        divisible.append(f"{{{index_of[d.param]}, {'true' if d.axis is not None else 'false'}, {axis}, {divisor}, "
-                         f"{divisor_param}, {d.line}}}")
+        divisible.append(Init.of(param=index_of[d.param], has_axis=d.axis is not None, axis=axis, divisor=divisor,
+                                 divisor_param=divisor_param, line=d.line))
     table("divisible", "aclsim::DivisibleSpec", "kDivisible", divisible)
 
     shape_rules = []
@@ -494,17 +515,21 @@ def sim_rules(api: API) -> Optional[SimRules]:
         else:
             continue
         others = " | ".join(f"(uint64_t{{1}} << {index_of[o]})" for o in rule.others) or "0"
-        shape_rules.append(f"{{{index_of[rule.param]}, {index_of[rule.when]}, {values}, {strings}, {len(rule.values)}, "
-                           f"{'true' if rule.negated else 'false'}, {'true' if rule.form is ShapeForm.SCALAR else 'false'}, "
-                           f"{others}, {rule.line}}}")
+        shape_rules.append(Init.of(param=index_of[rule.param], when=index_of[rule.when], values=values, strings=strings,
+                                   value_count=len(rule.values), negated=rule.negated,
+                                   scalar=rule.form is ShapeForm.SCALAR, others=others, line=rule.line))
     table("shape_rules", "aclsim::ShapeRuleSpec", "kShapeRules", shape_rules)
 
     if not reserved and not any(count for _, count in counts.values()):
         return None
     mask = " | ".join(f"(uint64_t{{1}} << {i})" for i in reserved) or "0"
-    fields = ", ".join(f"{name}, {count}" for name, count in (counts[k] for k in (
-        "combinations", "ranges", "dims", "divisible", "shape_rules")))
-    return SimRules(tables=tuple(tables), init=f"{{{mask}, {fields}}}")
+    (combinations_at, combination_count), (ranges_at, range_count), (dims_at, dim_count), \
+        (divisible_at, divisible_count), (shape_rules_at, shape_rule_count) = (
+            counts[k] for k in ("combinations", "ranges", "dims", "divisible", "shape_rules"))
+    return SimRules(tables=tuple(tables), init=Init.of(
+        reserved=mask, combinations=combinations_at, combination_count=combination_count, ranges=ranges_at,
+        range_count=range_count, dims=dims_at, dim_count=dim_count, divisible=divisible_at,
+        divisible_count=divisible_count, shape_rules=shape_rules_at, shape_rule_count=shape_rule_count))
 
 
 # --- one API -----------------------------------------------------------------------------------

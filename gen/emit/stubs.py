@@ -4,7 +4,7 @@ Every bound API becomes a function with the signature the bindings implement
 (`gen.api.python.python_signature`: inputs positional in prototype order, `out=` keyword-only,
 trailing optional inputs defaulting to None) and the page's docstring (`gen.api.docs`).
 
-Types follow the bindings' conversions (runtime/binding/call.cpp): tensors take anything NumPy
+Types follow the bindings' conversions (runtime/binding/arguments.cpp): tensors take anything NumPy
 can make an array of, objects with `__dlpack__` and `aclnn.Tensor`; when some tensor input is
 an `aclnn.Tensor` the outputs are Tensors (they stay on the device), otherwise NumPy arrays. That
 rule is spelled as overloads: one per tensor input that is a Tensor (returning Tensors), then one

@@ -3,14 +3,13 @@
 `parse_file` and `parse_bytes` never raise on page content: whatever the page gets wrong
 becomes a `Diagnostic` with its line, and the IR holds what could be recovered.
 
-The stages, each a module:
+The layers, each a package that imports only the ones above it here:
 
-    text repair (gen.parse.text)   bytes -> clean text, line N stays line N
-    a reader per format            text -> Document (gen.parse.document)
-        structure.py   Markdown          html_page.py   saved web pages (.html)
-        webdump.py     text dumps of rendered pages
-    a builder per page kind        Document -> Page
-        api_page.py    aclnn API pages   readme.py      op READMEs
+    repair/        bytes -> clean text, line N stays line N (text.py, mojibake.py)
+    readers/       text -> Document (document.py), a reader per format:
+                   markdown.py, html_page.py (saved web pages), webdump.py (rendered-page dumps)
+    extractors/    a Document's facts -> IR pieces (products, prototypes, params, errors, rules, ...)
+    api_page.py    aclnn API pages, and readme.py op READMEs: Document -> Page, from the extractors
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ import re
 from pathlib import Path
 
 from gen.ir import Diagnostic, Level, Page, PageKind
-from gen.parse.text import repair_text
+from gen.parse.repair.text import repair_text
 
 _README_NAME = re.compile(r"(?:^|[/\\])README[^/\\]*\.(?:md|txt|html?)$", re.I)
 _HTML_START = re.compile(r"^\s*(?:<!doctype\s+html|<html\b|<head\b|<body\b)", re.I)
@@ -53,15 +52,15 @@ def _parse(raw: bytes, source: str, diags: list[Diagnostic]) -> Page:
 
     fmt = page_format(text, source)
     if fmt == "html":
-        from gen.parse.html_page import read_html
+        from gen.parse.readers.html_page import read_html
 
         doc = read_html(text)
     elif fmt == "webdump":
-        from gen.parse.webdump import read_webdump
+        from gen.parse.readers.webdump import read_webdump
 
         doc = read_webdump(text)
     else:
-        from gen.parse.structure import read_markdown
+        from gen.parse.readers.markdown import read_markdown
 
         doc = read_markdown(text)
     for level, line, code, message in doc.notes:
@@ -79,7 +78,7 @@ def _parse(raw: bytes, source: str, diags: list[Diagnostic]) -> Page:
 
         page = build_api_page(doc, source, diags)
     if fmt == "webdump":
-        from gen.parse.webdump import diagnose_losses
+        from gen.parse.readers.webdump import diagnose_losses
 
         diags.extend(diagnose_losses(doc, page))
     return dataclasses.replace(page, diagnostics=_sorted(diags))
@@ -89,7 +88,7 @@ def page_format(text: str, source: str) -> str:
     """"html" (a saved web page), "webdump" (the text of a rendered page) or "markdown"."""
     if source.lower().endswith((".html", ".htm")) or _HTML_START.match(text[:2000]):
         return "html"
-    from gen.parse.webdump import looks_like_webdump
+    from gen.parse.readers.webdump import looks_like_webdump
 
     if looks_like_webdump(text, source):
         return "webdump"
@@ -97,7 +96,7 @@ def page_format(text: str, source: str) -> str:
 
 
 def _table_repairs(doc, diags: list[Diagnostic]) -> None:
-    from gen.parse.document import TABLE
+    from gen.parse.readers.document import TABLE
 
     for block in doc.blocks:
         if block.kind == TABLE and block.table is not None:

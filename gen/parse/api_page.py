@@ -16,17 +16,17 @@ from typing import Callable, Collection, Optional, Sequence, TypeVar
 
 from gen.ir import (API, Diagnostic, Direction, DTypeCombination, ErrorCase, ErrorCategory, Level, Page, PageKind, Param,
                     ParamKind, Product, ProductDTypes, RelationKind, Reserved, Soc)
-from gen.parse import prose, vocab
-from gen.parse.document import CODE, HEADING, ITEM, TABLE, TEXT, Block, Document, Section, block_text
-from gen.parse.combinations import combinations_in, dtypes_from
-from gen.parse.entries import ParamEntry, entries_from_blocks, entries_from_table
-from gen.parse.errors import errors_in_blocks
-from gen.parse.params import ParamContext, build_param, note_socs, product_notes
-from gen.parse.products import find_products
-from gen.parse.relations import CONDITION, with_error_table_relations, without_product_shapes
-from gen.parse.rules import UNREAD, Rules, counts_from_zero, read_rules, texts_of
-from gen.parse.scan import MARKUP
-from gen.parse.prototypes import (WORKSPACE_SUFFIX, find_call, CParam, Declaration, Pairing, find_declarations, normalise_type,
+from gen.parse.extractors import prose, vocab
+from gen.parse.readers.document import CODE, HEADING, ITEM, TABLE, TEXT, Block, Document, Section, block_text
+from gen.parse.extractors.combinations import combinations_in, dtypes_from
+from gen.parse.extractors.entries import ParamEntry, entries_from_blocks, entries_from_table
+from gen.parse.extractors.errors import errors_in_blocks
+from gen.parse.extractors.params import ParamContext, build_param, note_socs, product_notes
+from gen.parse.extractors.products import find_products
+from gen.parse.extractors.relations import CONDITION, with_error_table_relations, without_product_shapes
+from gen.parse.extractors.rules import UNREAD, Rules, counts_from_zero, read_rules, texts_of
+from gen.parse.readers.scan import MARKUP
+from gen.parse.extractors.prototypes import (WORKSPACE_SUFFIX, find_call, CParam, Declaration, Pairing, find_declarations, normalise_type,
                                   pair_declarations, read_declaration)
 
 T = TypeVar("T")
@@ -633,7 +633,7 @@ def _with_reserved(param: Param, entry: Optional[ParamEntry], constraints: Seque
 def _rules(doc: Document, api: str, params: list[Param], matched: Sequence[Optional[ParamEntry]],
            errors: Sequence[ErrorCase], formula: str, constraints: Optional[Section],
            diags: list[Diagnostic]) -> tuple[list[Param], Rules]:
-    """The API's cross-parameter rules (gen.parse.rules), and its parameters without the shape
+    """The API's cross-parameter rules (gen.parse.extractors.rules), and its parameters without the shape
     relations those rules or the formula make unreliable: a relation touching an operand of a
     product (`vec1 ⊗ vec2`), and an unconditional shape relation of a tensor whose shape a host
     argument decides (a shape rule)."""
@@ -937,7 +937,7 @@ def _example(sections: Sequence[Section], workspace_fn: str, api: str) -> tuple[
 
 
 def _with_example_call(api: API, diags: list[Diagnostic]) -> API:
-    from gen.parse.example_call import extract_example_call
+    from gen.parse.extractors.example_call import extract_example_call
 
     try:
         call = extract_example_call(api.example, api, api.example_line)

@@ -13,12 +13,12 @@ import re
 from typing import Optional
 
 from gen.ir import Diagnostic, Direction, DType, Level, Link, Page, PageKind, Param, ParamKind, Product
-from gen.parse import vocab
+from gen.parse.extractors import vocab
 from gen.parse.api_page import FUNCTION_SECTION, _entries, _first, guarded
-from gen.parse.document import TABLE, Document, block_text
-from gen.parse.params import ParamContext, build_param
-from gen.parse.products import find_products
-from gen.parse.prototypes import CParam
+from gen.parse.readers.document import TABLE, Document, block_text
+from gen.parse.extractors.params import ParamContext, build_param
+from gen.parse.extractors.products import find_products
+from gen.parse.extractors.prototypes import CParam
 
 _README_FILE = re.compile(r"(?:^|[/\\])README[^/\\]*$", re.I)
 _INVOCATION = re.compile(r"调用说明|调用方式|Invocation|Calling|How\s+to\s+(?:Call|Use)", re.I)
@@ -72,7 +72,7 @@ def _params(doc: Document, diags: list[Diagnostic]) -> tuple[Param, ...]:
 
 
 def _table_names(blocks) -> list[str]:
-    from gen.parse.entries import entries_from_table
+    from gen.parse.extractors.entries import entries_from_table
 
     names: list[str] = []
     for block in blocks:

@@ -132,140 +132,140 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::CombinationCellSpec kCombination0[] = {
-    {0, aclsim::Bits(ACL_FLOAT), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT), false, -1},
-    {3, aclsim::Bits(ACL_FLOAT), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT), false, -1},
-    {7, aclsim::Bits(ACL_FLOAT), false, -1},
-    {8, aclsim::Bits(ACL_FLOAT), false, -1},
-    {9, aclsim::Bits(ACL_FLOAT), false, -1},
-    {10, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 7, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 8, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 9, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 10, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination1[] = {
-    {0, aclsim::Bits(ACL_FLOAT), false, -1},
-    {1, aclsim::Bits(ACL_BF16), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT), false, -1},
-    {3, aclsim::Bits(ACL_FLOAT), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT), false, -1},
-    {7, aclsim::Bits(ACL_FLOAT), false, -1},
-    {8, aclsim::Bits(ACL_FLOAT), false, -1},
-    {9, aclsim::Bits(ACL_FLOAT), false, -1},
-    {10, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 7, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 8, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 9, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 10, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination2[] = {
-    {0, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT), false, -1},
-    {3, aclsim::Bits(ACL_FLOAT), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT), false, -1},
-    {7, aclsim::Bits(ACL_FLOAT), false, -1},
-    {8, aclsim::Bits(ACL_FLOAT), false, -1},
-    {9, aclsim::Bits(ACL_FLOAT), false, -1},
-    {10, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 7, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 8, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 9, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 10, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination3[] = {
-    {0, aclsim::Bits(ACL_BF16), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT), false, -1},
-    {3, aclsim::Bits(ACL_FLOAT), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT), false, -1},
-    {7, aclsim::Bits(ACL_FLOAT), false, -1},
-    {8, aclsim::Bits(ACL_FLOAT), false, -1},
-    {9, aclsim::Bits(ACL_FLOAT), false, -1},
-    {10, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 7, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 8, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 9, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 10, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination4[] = {
-    {0, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT), false, -1},
-    {3, aclsim::Bits(ACL_FLOAT), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {7, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {8, aclsim::Bits(ACL_FLOAT), false, -1},
-    {9, aclsim::Bits(ACL_FLOAT), false, -1},
-    {10, aclsim::Bits(ACL_FLOAT16), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 7, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 8, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 9, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 10, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination5[] = {
-    {0, aclsim::Bits(ACL_BF16), false, -1},
-    {1, aclsim::Bits(ACL_BF16), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT), false, -1},
-    {3, aclsim::Bits(ACL_FLOAT), false, -1},
-    {4, aclsim::Bits(ACL_BF16), false, -1},
-    {7, aclsim::Bits(ACL_BF16), false, -1},
-    {8, aclsim::Bits(ACL_FLOAT), false, -1},
-    {9, aclsim::Bits(ACL_FLOAT), false, -1},
-    {10, aclsim::Bits(ACL_BF16), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 7, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 8, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 9, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 10, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination6[] = {
-    {0, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {3, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {7, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {8, aclsim::Bits(ACL_FLOAT), false, -1},
-    {9, aclsim::Bits(ACL_FLOAT), false, -1},
-    {10, aclsim::Bits(ACL_FLOAT16), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 7, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 8, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 9, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 10, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination7[] = {
-    {0, aclsim::Bits(ACL_BF16), false, -1},
-    {1, aclsim::Bits(ACL_BF16), false, -1},
-    {2, aclsim::Bits(ACL_BF16), false, -1},
-    {3, aclsim::Bits(ACL_BF16), false, -1},
-    {4, aclsim::Bits(ACL_BF16), false, -1},
-    {7, aclsim::Bits(ACL_BF16), false, -1},
-    {8, aclsim::Bits(ACL_FLOAT), false, -1},
-    {9, aclsim::Bits(ACL_FLOAT), false, -1},
-    {10, aclsim::Bits(ACL_BF16), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 7, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 8, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 9, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 10, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination8[] = {
-    {0, aclsim::Bits(ACL_FLOAT), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT), false, -1},
-    {3, aclsim::Bits(ACL_FLOAT), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT), false, -1},
-    {7, aclsim::Bits(ACL_FLOAT), false, -1},
-    {8, aclsim::Bits(ACL_FLOAT), false, -1},
-    {9, aclsim::Bits(ACL_FLOAT), false, -1},
-    {10, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 7, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 8, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 9, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 10, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination9[] = {
-    {0, aclsim::Bits(ACL_FLOAT), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT), false, -1},
-    {3, aclsim::Bits(ACL_FLOAT), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT), false, -1},
-    {7, aclsim::Bits(ACL_FLOAT), false, -1},
-    {8, aclsim::Bits(ACL_FLOAT), false, -1},
-    {9, aclsim::Bits(ACL_FLOAT), false, -1},
-    {10, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 7, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 8, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 9, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 10, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination10[] = {
-    {0, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {3, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {7, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {8, aclsim::Bits(ACL_FLOAT), false, -1},
-    {9, aclsim::Bits(ACL_FLOAT), false, -1},
-    {10, aclsim::Bits(ACL_FLOAT16), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 7, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 8, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 9, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 10, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationSpec kCombinations[] = {
-    {kCombination0, 9, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), 372},
-    {kCombination1, 9, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), 373},
-    {kCombination2, 9, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), 374},
-    {kCombination3, 9, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), 375},
-    {kCombination4, 9, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), 376},
-    {kCombination5, 9, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), 377},
-    {kCombination6, 9, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), 378},
-    {kCombination7, 9, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), 379},
-    {kCombination8, 9, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), 380},
-    {kCombination9, 9, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), 388},
-    {kCombination10, 9, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), 389},
+    {.cells = kCombination0, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 372},
+    {.cells = kCombination1, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 373},
+    {.cells = kCombination2, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 374},
+    {.cells = kCombination3, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 375},
+    {.cells = kCombination4, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 376},
+    {.cells = kCombination5, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 377},
+    {.cells = kCombination6, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 378},
+    {.cells = kCombination7, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 379},
+    {.cells = kCombination8, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 380},
+    {.cells = kCombination9, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .line = 388},
+    {.cells = kCombination10, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .line = 389},
 };
-constexpr aclsim::RulesSpec kRules = {0, kCombinations, 11, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 11, .ranges = nullptr, .range_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -498,9 +498,9 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
-    {5, {true, 1.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {true, 2147483647.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 231},
+    {.param = 5, .low = {.present = true, .offset = 1.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = 2147483647.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true}, .line = 231},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2287,9 +2287,9 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
-    {1, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, -1.0, aclsim::Extent::kRank, 1, 0, -1, 0, true}, 366},
+    {.param = 1, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = -1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = -1.0, .extent = aclsim::Extent::kRank, .sign = 1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true}, .line = 366},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3027,10 +3027,10 @@ constexpr int64_t kShapeRuleValues1[] = {
     0,
 };
 constexpr aclsim::ShapeRuleSpec kShapeRules[] = {
-    {3, 2, kShapeRuleValues0, nullptr, 1, false, false, (uint64_t{1} << 0) | (uint64_t{1} << 1), 127},
-    {3, 2, kShapeRuleValues1, nullptr, 1, true, true, 0, 127},
+    {.param = 3, .when = 2, .values = kShapeRuleValues0, .strings = nullptr, .value_count = 1, .negated = false, .scalar = false, .others = (uint64_t{1} << 0) | (uint64_t{1} << 1), .line = 127},
+    {.param = 3, .when = 2, .values = kShapeRuleValues1, .strings = nullptr, .value_count = 1, .negated = true, .scalar = true, .others = 0, .line = 127},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, kShapeRules, 2};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = kShapeRules, .shape_rule_count = 2};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3945,9 +3945,9 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
-    {2, {true, 0.0, aclsim::Extent::kRank, -1, 1, -1, 0, true}, {true, -1.0, aclsim::Extent::kRank, 1, 1, -1, 0, true}, 109},
+    {.param = 2, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = -1, .tensor = 1, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = -1.0, .extent = aclsim::Extent::kRank, .sign = 1, .tensor = 1, .axis_param = -1, .axis = 0, .inclusive = true}, .line = 109},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {

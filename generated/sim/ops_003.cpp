@@ -98,102 +98,102 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::CombinationCellSpec kCombination0[] = {
-    {0, aclsim::Bits(ACL_FLOAT), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT), false, -1},
-    {6, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination1[] = {
-    {0, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {6, aclsim::Bits(ACL_FLOAT16), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination2[] = {
-    {0, aclsim::Bits(ACL_BF16), false, -1},
-    {1, aclsim::Bits(ACL_BF16), false, -1},
-    {2, aclsim::Bits(ACL_BF16), false, -1},
-    {4, aclsim::Bits(ACL_BF16), false, -1},
-    {6, aclsim::Bits(ACL_BF16), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination3[] = {
-    {0, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {5, 0, true, -1},
-    {6, aclsim::Bits(ACL_FLOAT16), true, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = true, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination4[] = {
-    {0, aclsim::Bits(ACL_BF16), false, -1},
-    {1, aclsim::Bits(ACL_BF16), false, -1},
-    {2, aclsim::Bits(ACL_BF16), false, -1},
-    {4, aclsim::Bits(ACL_BF16), false, -1},
-    {5, 0, true, -1},
-    {6, aclsim::Bits(ACL_BF16), true, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_BF16), .absent = true, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination5[] = {
-    {0, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {5, 0, true, -1},
-    {6, aclsim::Bits(ACL_FLOAT16), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination6[] = {
-    {0, aclsim::Bits(ACL_BF16), false, -1},
-    {1, aclsim::Bits(ACL_BF16), false, -1},
-    {2, aclsim::Bits(ACL_BF16), false, -1},
-    {4, aclsim::Bits(ACL_BF16), false, -1},
-    {5, 0, true, -1},
-    {6, aclsim::Bits(ACL_BF16), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination7[] = {
-    {0, aclsim::Bits(ACL_FLOAT), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT), false, -1},
-    {6, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination8[] = {
-    {0, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {6, aclsim::Bits(ACL_FLOAT16), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination9[] = {
-    {0, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {5, 0, true, -1},
-    {6, aclsim::Bits(ACL_FLOAT16), true, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = true, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination10[] = {
-    {0, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {5, 0, true, -1},
-    {6, aclsim::Bits(ACL_FLOAT16), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationSpec kCombinations[] = {
-    {kCombination0, 5, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), 282},
-    {kCombination1, 5, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), 283},
-    {kCombination2, 5, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), 284},
-    {kCombination3, 6, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), 285},
-    {kCombination4, 6, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), 286},
-    {kCombination5, 6, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), 287},
-    {kCombination6, 6, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), 288},
-    {kCombination7, 5, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), 296},
-    {kCombination8, 5, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), 297},
-    {kCombination9, 6, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), 298},
-    {kCombination10, 6, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), 299},
+    {.cells = kCombination0, .cell_count = 5, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), .line = 282},
+    {.cells = kCombination1, .cell_count = 5, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), .line = 283},
+    {.cells = kCombination2, .cell_count = 5, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), .line = 284},
+    {.cells = kCombination3, .cell_count = 6, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), .line = 285},
+    {.cells = kCombination4, .cell_count = 6, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), .line = 286},
+    {.cells = kCombination5, .cell_count = 6, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), .line = 287},
+    {.cells = kCombination6, .cell_count = 6, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), .line = 288},
+    {.cells = kCombination7, .cell_count = 5, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .line = 296},
+    {.cells = kCombination8, .cell_count = 5, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .line = 297},
+    {.cells = kCombination9, .cell_count = 6, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .line = 298},
+    {.cells = kCombination10, .cell_count = 6, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .line = 299},
 };
-constexpr aclsim::RulesSpec kRules = {0, kCombinations, 11, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 11, .ranges = nullptr, .range_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1467,9 +1467,9 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
-    {3, {true, 0.0, aclsim::Extent::kRank, -1, 1, -1, 0, true}, {true, -1.0, aclsim::Extent::kRank, 1, 1, -1, 0, true}, 112},
+    {.param = 3, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = -1, .tensor = 1, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = -1.0, .extent = aclsim::Extent::kRank, .sign = 1, .tensor = 1, .axis_param = -1, .axis = 0, .inclusive = true}, .line = 112},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1577,9 +1577,9 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
-    {2, {true, 0.0, aclsim::Extent::kRank, -1, 1, -1, 0, true}, {true, -1.0, aclsim::Extent::kRank, 1, 1, -1, 0, true}, 112},
+    {.param = 2, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = -1, .tensor = 1, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = -1.0, .extent = aclsim::Extent::kRank, .sign = 1, .tensor = 1, .axis_param = -1, .axis = 0, .inclusive = true}, .line = 112},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1695,9 +1695,9 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
-    {1, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, -1.0, aclsim::Extent::kRank, 1, 0, -1, 0, true}, 92},
+    {.param = 1, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = -1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = -1.0, .extent = aclsim::Extent::kRank, .sign = 1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true}, .line = 92},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2265,9 +2265,9 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
-    {1, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, -1.0, aclsim::Extent::kRank, 1, 0, -1, 0, true}, 340},
+    {.param = 1, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = -1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = -1.0, .extent = aclsim::Extent::kRank, .sign = 1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true}, .line = 340},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2966,9 +2966,9 @@ constexpr int64_t kShapeRuleValues0[] = {
     0,
 };
 constexpr aclsim::ShapeRuleSpec kShapeRules[] = {
-    {0, 4, kShapeRuleValues0, nullptr, 1, true, true, 0, 98},
+    {.param = 0, .when = 4, .values = kShapeRuleValues0, .strings = nullptr, .value_count = 1, .negated = true, .scalar = true, .others = 0, .line = 98},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, kShapeRules, 1};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = kShapeRules, .shape_rule_count = 1};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3427,9 +3427,9 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
-    {1, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, -1.0, aclsim::Extent::kRank, 1, 0, -1, 0, true}, 114},
+    {.param = 1, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = -1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = -1.0, .extent = aclsim::Extent::kRank, .sign = 1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true}, .line = 114},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3719,9 +3719,9 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
-    {1, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, -1.0, aclsim::Extent::kRank, 1, 0, -1, 0, true}, 97},
+    {.param = 1, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = -1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = -1.0, .extent = aclsim::Extent::kRank, .sign = 1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true}, .line = 97},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {

@@ -97,9 +97,9 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::DimEqualSpec kDims[] = {
-    {1, -1, 2, -2, 269},
+    {.param = 1, .axis = -1, .other = 2, .other_axis = -2, .line = 269},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, nullptr, 0, kDims, 1, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .dims = kDims, .dim_count = 1, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1023,9 +1023,9 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
-    {1, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, -1.0, aclsim::Extent::kRank, 1, 0, -1, 0, true}, 102},
+    {.param = 1, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = -1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = -1.0, .extent = aclsim::Extent::kRank, .sign = 1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true}, .line = 102},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2797,9 +2797,9 @@ constexpr int64_t kShapeRuleValues0[] = {
     0,
 };
 constexpr aclsim::ShapeRuleSpec kShapeRules[] = {
-    {4, 2, kShapeRuleValues0, nullptr, 1, true, true, 0, 141},
+    {.param = 4, .when = 2, .values = kShapeRuleValues0, .strings = nullptr, .value_count = 1, .negated = true, .scalar = true, .others = 0, .line = 141},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, kShapeRules, 1};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = kShapeRules, .shape_rule_count = 1};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3487,57 +3487,57 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::CombinationCellSpec kCombination0[] = {
-    {0, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT), false, -1},
-    {3, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination1[] = {
-    {0, aclsim::Bits(ACL_BF16), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT), false, -1},
-    {3, aclsim::Bits(ACL_BF16), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination2[] = {
-    {0, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {3, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination3[] = {
-    {0, aclsim::Bits(ACL_BF16), false, -1},
-    {1, aclsim::Bits(ACL_BF16), false, -1},
-    {3, aclsim::Bits(ACL_BF16), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination4[] = {
-    {0, aclsim::Bits(ACL_FLOAT), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT), false, -1},
-    {3, aclsim::Bits(ACL_FLOAT), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination5[] = {
-    {0, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {3, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination6[] = {
-    {0, aclsim::Bits(ACL_FLOAT), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT), false, -1},
-    {3, aclsim::Bits(ACL_FLOAT), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationSpec kCombinations[] = {
-    {kCombination0, 4, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), 261},
-    {kCombination1, 4, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), 262},
-    {kCombination2, 4, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), 263},
-    {kCombination3, 4, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), 264},
-    {kCombination4, 4, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), 265},
-    {kCombination5, 4, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), 273},
-    {kCombination6, 4, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), 274},
+    {.cells = kCombination0, .cell_count = 4, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), .line = 261},
+    {.cells = kCombination1, .cell_count = 4, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), .line = 262},
+    {.cells = kCombination2, .cell_count = 4, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), .line = 263},
+    {.cells = kCombination3, .cell_count = 4, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), .line = 264},
+    {.cells = kCombination4, .cell_count = 4, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), .line = 265},
+    {.cells = kCombination5, .cell_count = 4, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .line = 273},
+    {.cells = kCombination6, .cell_count = 4, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .line = 274},
 };
-constexpr aclsim::RulesSpec kRules = {0, kCombinations, 7, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 7, .ranges = nullptr, .range_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3848,9 +3848,9 @@ constexpr aclsim::ProductSpec kProducts[] = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::DivisibleSpec kDivisible[] = {
-    {0, true, -1, 2, -1, 108},
+    {.param = 0, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .line = 108},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, nullptr, 0, nullptr, 0, kDivisible, 1, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .dims = nullptr, .dim_count = 0, .divisible = kDivisible, .divisible_count = 1, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -4199,9 +4199,9 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
-    {3, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, 0.0, aclsim::Extent::kRank, 1, 0, -1, 0, false}, 154},
+    {.param = 3, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = -1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = 1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = false}, .line = 154},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {

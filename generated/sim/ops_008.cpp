@@ -134,9 +134,9 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
-    {1, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, 0.0, aclsim::Extent::kRank, 1, 0, -1, 0, false}, 89},
+    {.param = 1, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = -1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = 1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = false}, .line = 89},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -548,10 +548,10 @@ constexpr int64_t kShapeRuleValues1[] = {
     0,
 };
 constexpr aclsim::ShapeRuleSpec kShapeRules[] = {
-    {4, 3, kShapeRuleValues0, nullptr, 1, false, false, (uint64_t{1} << 0), 79},
-    {4, 3, kShapeRuleValues1, nullptr, 1, true, true, 0, 79},
+    {.param = 4, .when = 3, .values = kShapeRuleValues0, .strings = nullptr, .value_count = 1, .negated = false, .scalar = false, .others = (uint64_t{1} << 0), .line = 79},
+    {.param = 4, .when = 3, .values = kShapeRuleValues1, .strings = nullptr, .value_count = 1, .negated = true, .scalar = true, .others = 0, .line = 79},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, kShapeRules, 2};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = kShapeRules, .shape_rule_count = 2};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -974,9 +974,9 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
-    {9, {true, 1.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {true, 65535.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 249},
+    {.param = 9, .low = {.present = true, .offset = 1.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = 65535.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true}, .line = 249},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1510,9 +1510,9 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
-    {1, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, -1.0, aclsim::Extent::kRank, 1, 0, -1, 0, true}, 102},
+    {.param = 1, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = -1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = -1.0, .extent = aclsim::Extent::kRank, .sign = 1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true}, .line = 102},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2966,9 +2966,9 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
-    {1, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, -1.0, aclsim::Extent::kRank, 1, 0, -1, 0, true}, 88},
+    {.param = 1, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = -1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = -1.0, .extent = aclsim::Extent::kRank, .sign = 1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true}, .line = 88},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3252,71 +3252,71 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::CombinationCellSpec kCombination0[] = {
-    {0, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT), false, -1},
-    {3, aclsim::Bits(ACL_FLOAT), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {5, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 5, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination1[] = {
-    {0, aclsim::Bits(ACL_BF16), false, -1},
-    {1, aclsim::Bits(ACL_BF16), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT), false, -1},
-    {3, aclsim::Bits(ACL_FLOAT), false, -1},
-    {4, aclsim::Bits(ACL_BF16), false, -1},
-    {5, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 5, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination2[] = {
-    {0, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT), false, -1},
-    {3, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {5, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 5, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination3[] = {
-    {0, aclsim::Bits(ACL_FLOAT), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT), false, -1},
-    {3, aclsim::Bits(ACL_FLOAT), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT), false, -1},
-    {5, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 5, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination4[] = {
-    {0, aclsim::Bits(ACL_BF16), false, -1},
-    {1, aclsim::Bits(ACL_BF16), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT), false, -1},
-    {3, aclsim::Bits(ACL_BF16), false, -1},
-    {4, aclsim::Bits(ACL_BF16), false, -1},
-    {5, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 5, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination5[] = {
-    {0, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT), false, -1},
-    {3, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT16), false, -1},
-    {5, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 5, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination6[] = {
-    {0, aclsim::Bits(ACL_FLOAT), false, -1},
-    {1, aclsim::Bits(ACL_FLOAT), false, -1},
-    {2, aclsim::Bits(ACL_FLOAT), false, -1},
-    {3, aclsim::Bits(ACL_FLOAT), false, -1},
-    {4, aclsim::Bits(ACL_FLOAT), false, -1},
-    {5, aclsim::Bits(ACL_FLOAT), false, -1},
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 5, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationSpec kCombinations[] = {
-    {kCombination0, 6, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), 276},
-    {kCombination1, 6, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), 277},
-    {kCombination2, 6, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), 278},
-    {kCombination3, 6, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), 279},
-    {kCombination4, 6, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), 280},
-    {kCombination5, 6, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), 288},
-    {kCombination6, 6, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), 289},
+    {.cells = kCombination0, .cell_count = 6, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), .line = 276},
+    {.cells = kCombination1, .cell_count = 6, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), .line = 277},
+    {.cells = kCombination2, .cell_count = 6, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), .line = 278},
+    {.cells = kCombination3, .cell_count = 6, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), .line = 279},
+    {.cells = kCombination4, .cell_count = 6, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93)) | (1u << static_cast<int>(aclsim::Soc::kAscend950))), .line = 280},
+    {.cells = kCombination5, .cell_count = 6, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .line = 288},
+    {.cells = kCombination6, .cell_count = 6, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .line = 289},
 };
-constexpr aclsim::RulesSpec kRules = {0, kCombinations, 7, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 7, .ranges = nullptr, .range_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3596,9 +3596,9 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
-    {1, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, -1.0, aclsim::Extent::kRank, 1, 0, -1, 0, true}, 102},
+    {.param = 1, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = -1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = -1.0, .extent = aclsim::Extent::kRank, .sign = 1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true}, .line = 102},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3871,10 +3871,10 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
-    {1, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {true, 0.0, aclsim::Extent::kSize, 1, 0, 2, 0, true}, 92},
-    {2, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, 0.0, aclsim::Extent::kRank, 1, 0, -1, 0, false}, 102},
+    {.param = 1, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kSize, .sign = 1, .tensor = 0, .axis_param = 2, .axis = 0, .inclusive = true}, .line = 92},
+    {.param = 2, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = -1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = 1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = false}, .line = 102},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 2, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {

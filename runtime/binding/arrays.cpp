@@ -58,8 +58,6 @@ aclDataType from_dlpack(DLDataType t) {
   }
 }
 
-std::string type_name(py::handle obj) { return py::str(py::type::handle_of(obj).attr("__qualname__")); }
-
 // A Python exception raised inside the object's own method (__dlpack__, __array__) becomes the
 // cause of ours, as `raise TypeError(...) from error` would: its type and traceback are kept, and
 // our message carries its text, not pybind11's "At:" lines.
@@ -125,6 +123,8 @@ HostArray from_dlpack_object(py::handle obj, const ArgumentName& what) {
 }
 
 }  // namespace
+
+std::string type_name(py::handle obj) { return py::str(py::type::handle_of(obj).attr("__qualname__")); }
 
 int64_t HostArray::span_elements() const {
   int64_t span = 1;

@@ -2,7 +2,7 @@
 //
 // How the bindings shape an output the caller does not pass (out=): kBroadcast, the broadcast of
 // the output plan's inputs (an op of no family, or a family output the page's relations shape),
-// or one of the kernel families' rules, which runtime/binding/call.cpp applies.
+// or one of the kernel families' rules, which runtime/binding/outputs.cpp applies.
 #ifndef ACLNN_BINDGEN_OUTPUT_SHAPES_H_
 #define ACLNN_BINDGEN_OUTPUT_SHAPES_H_
 

@@ -20,8 +20,9 @@
 #include "aclnn_bindgen/formats.h"
 #include "aclnn_sim/families.h"
 #include "aclnn_sim/math.h"
+#include "aclnn_sim/plain_formats.h"
 #include "aclnn_sim/soc.h"
-#include "common/pool.h"
+#include "ascendcl/pool.h"
 
 #define ACLSIM_OP_API extern "C" __attribute__((visibility("default")))
 
@@ -50,10 +51,8 @@ constexpr uint64_t Bits(Values... values) {
   return (uint64_t{0} | ... | (uint64_t{1} << static_cast<int>(values)));
 }
 
-// Where a page lists ND, CANN accepts every plain (non-private) layout.
-inline constexpr uint64_t kPlainFormats =
-    Bits(ACL_FORMAT_ND, ACL_FORMAT_NCHW, ACL_FORMAT_NHWC, ACL_FORMAT_NCDHW, ACL_FORMAT_NDHWC, ACL_FORMAT_HWCN,
-         ACL_FORMAT_NCL, ACL_FORMAT_NC, aclnn_bindgen::kFormatDHWCN);
+// kPlainFormats (aclnn_sim/plain_formats.h, rendered from gen.conventions.PLAIN_FORMATS): where a
+// page lists ND, CANN accepts every plain (non-private) layout.
 
 struct DTypeOverride {  // gen.ir.ProductDTypes
   Soc soc;

@@ -21,7 +21,7 @@
 #include "aclnn_sim.h"
 #include "ascendcl/streams.h"
 #include "common/internal.h"
-#include "common/settings.h"
+#include "ascendcl/settings.h"
 
 namespace aclsim {
 
@@ -31,7 +31,7 @@ namespace {
 
 constexpr size_t kAlignment = 512;
 constexpr size_t kGranule = 32;
-// The simulated chip's HBM: 64 GiB as an Atlas A2, or ACLNN_SIM_DEVICE_MEMORY (common/settings.h). A
+// The simulated chip's HBM: 64 GiB as an Atlas A2, or ACLNN_SIM_DEVICE_MEMORY (ascendcl/settings.h). A
 // request beyond what is free fails as on a device (ACL_ERROR_RT_MEMORY_ALLOCATION) before the host
 // is asked for it: a 4 TB tensor is an error to report, not a host allocation to attempt.
 uint64_t DeviceMemoryCapacity() { return Settings().device_memory; }

@@ -1,9 +1,9 @@
-// libascendcl: the simulator's pool of small blocks (see common/pool.h).
+// libascendcl: the simulator's pool of small blocks (see ascendcl/pool.h).
 //
 // Each thread keeps a few free blocks of each size for itself (no lock at all); beyond that,
 // blocks go to and come from a shared list per size. A block freed on another thread than the one
 // that allocated it (an executor dropped by a stream's worker) simply joins the freeing thread's.
-#include "common/pool.h"
+#include "ascendcl/pool.h"
 
 #include <pthread.h>
 

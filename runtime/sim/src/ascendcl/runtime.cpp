@@ -13,7 +13,7 @@
 #include "acl/acl.h"
 #include "aclnn_sim.h"
 #include "ascendcl/streams.h"
-#include "common/settings.h"
+#include "ascendcl/settings.h"
 #include "common/dtypes.h"
 #include "common/handles.h"
 #include "common/internal.h"

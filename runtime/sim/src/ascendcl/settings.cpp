@@ -1,5 +1,5 @@
-// libascendcl: the simulator's settings (see common/settings.h).
-#include "common/settings.h"
+// libascendcl: the simulator's settings (see ascendcl/settings.h).
+#include "ascendcl/settings.h"
 
 #include "aclnn_sim.h"
 

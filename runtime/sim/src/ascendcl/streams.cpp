@@ -25,7 +25,7 @@
 #include "aclnn_sim.h"
 #include "common/handles.h"
 #include "common/internal.h"
-#include "common/settings.h"
+#include "ascendcl/settings.h"
 
 namespace aclsim {
 namespace {

@@ -19,7 +19,7 @@
 
 #include "acl/acl.h"
 #include "common/internal.h"
-#include "common/settings.h"
+#include "ascendcl/settings.h"
 
 namespace {
 

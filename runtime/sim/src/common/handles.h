@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "aclnn_bindgen/spin_lock.h"
-#include "common/pool.h"
+#include "ascendcl/pool.h"
 
 namespace aclsim {
 

@@ -15,7 +15,7 @@
 #include "aclnn/acl_meta.h"
 #include "aclnn_bindgen/small_vector.h"
 #include "aclnn_sim/soc.h"
-#include "common/pool.h"
+#include "ascendcl/pool.h"
 
 #define ACLSIM_EXPORT __attribute__((visibility("default")))
 

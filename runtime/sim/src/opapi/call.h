@@ -13,6 +13,11 @@
 
 namespace aclsim {
 
+// Whether a parameter of `kind` is passed by pointer (an object, a string), so that it may be null.
+inline bool IsPointer(ParamKind kind) {
+  return kind != ParamKind::kBool && kind != ParamKind::kInt && kind != ParamKind::kFloat && kind != ParamKind::kDType;
+}
+
 class Call {
  public:
   struct Param {

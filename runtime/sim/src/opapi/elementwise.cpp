@@ -10,7 +10,7 @@
 // kernel's block loop, once per compute type.
 #include "opapi/elementwise.h"
 
-#include "common/settings.h"
+#include "ascendcl/settings.h"
 
 #include <algorithm>
 #include <complex>

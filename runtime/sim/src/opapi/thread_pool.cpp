@@ -1,6 +1,6 @@
 #include "opapi/thread_pool.h"
 
-#include "common/settings.h"
+#include "ascendcl/settings.h"
 
 #include <pthread.h>
 

@@ -1,7 +1,7 @@
-// What the kernel families (reduce.cpp, cumulative.cpp)
-// share: reading their roles in phase 1, the tensors their work keeps for phase 2 (checked against
-// the live allocations before any is touched), and moving elements between a tensor of any
-// dtype and strides and a contiguous buffer of the compute type.
+// What the kernel families (one file each in this directory, registered in family.cpp) share:
+// reading their roles in phase 1, the tensors their work keeps for phase 2 (checked against the
+// live allocations before any is touched), and moving elements between a tensor of any dtype and
+// strides and a contiguous buffer of the compute type.
 //
 // A family's phase 1 is allocation-free in the steady state, as the elementwise engine's: its work
 // comes from the pool, its tensors' dimensions are inline (Dims), and messages are built only to
@@ -15,13 +15,13 @@
 
 #include "aclnn_sim/entry.h"
 #include "common/internal.h"
-#include "common/settings.h"
+#include "ascendcl/settings.h"
 #include "opapi/call.h"
 #include "opapi/elementwise.h"
 
 // A family's hot loop, written once and built for each code path (AVX-512, AVX2+FMA+F16C, the
 // baseline x86-64 the simulator is built for); a call runs the one KernelPath() names
-// (common/settings.h: ACLNN_SIM_ISA, else the CPU's widest), the path the elementwise kernels take.
+// (ascendcl/settings.h: ACLNN_SIM_ISA, else the CPU's widest), the path the elementwise kernels take.
 //
 //   ACLSIM_KERNEL(float, MaxFloats, (const float* x, int64_t n), (x, n)) { ...body... }
 //

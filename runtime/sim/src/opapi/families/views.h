@@ -42,6 +42,17 @@ TensorRef DenseRef(void* data, aclDataType dtype, const Dims& shape);
 // Whether elements of `from` convert to `to` (both dtypes with a storage type in the engine;
 // a complex value into a real dtype keeps its real part, as PyTorch's copy_ does).
 bool CopyConvertible(aclDataType from, aclDataType to);
+// Whether the engine moves elements of `dtype` (it has a storage type for it).
+inline bool Moves(aclDataType dtype) { return CopyConvertible(dtype, dtype); }
+// Whether `dtype` holds integers or booleans (a scalar converts into it exactly then).
+inline bool Integral(aclDataType dtype) {
+  switch (dtype) {
+    case ACL_FLOAT: case ACL_FLOAT16: case ACL_BF16: case ACL_DOUBLE: case ACL_COMPLEX64: case ACL_COMPLEX128:
+      return false;
+    default:
+      return true;
+  }
+}
 // dst = src element by element (equal shapes; src may have stride 0 where it is broadcast).
 // Multithreaded for large copies.
 void CopyElements(const TensorRef& src, const TensorRef& dst);

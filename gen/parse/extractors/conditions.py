@@ -1,0 +1,101 @@
+"""What an error condition is about (`ErrorCategory`), from its wording.
+
+A test generator turns each classified row into a call that must fail with the row's status,
+so a wrong category is worse than none: a condition is classified only when its wording says
+one thing plainly. Conditions that hinge on another fact ("当x为INT8时，y的shape...") are left
+unclassified unless they are about values alone.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from gen.ir import ErrorCategory
+from gen.parse.extractors.vocab import WHEN
+
+_RULES: tuple[tuple[ErrorCategory, re.Pattern[str]], ...] = tuple((cat, re.compile(p, re.I)) for cat, p in (
+    (ErrorCategory.NULL_POINTER, r"空指针|nullptr|null\s*pointer|\bis\s+null\b|为NULL|为空指针"),
+    (ErrorCategory.UNSUPPORTED_PRODUCT, r"产品(?:型号)?不支持|不支持(?:该|当前)?(?:产品|芯片|设备|SoC)|当前(?:设备|芯片|产品)不|"
+                                        r"(?:product|chip|SoC|platform|device)\s+(?:is\s+)?not\s+supported|"
+                                        r"not\s+supported\s+(?:on|by)\s+(?:the\s+)?(?:current\s+)?(?:product|chip|SoC|platform|device)"),
+    # Inputs without a common (promoted) dtype are read as not castable too: no dtype exists that
+    # they all cast to. The simulator checks both in one step (tests/sim_seed_ir.py reads 003 so).
+    (ErrorCategory.NOT_CASTABLE, r"无法转换|不能转换|不可转换|无法cast|不能cast|cannot\s+be\s+(?:converted|cast)|"
+                                 r"can(?:'|no)t\s+(?:be\s+)?(?:converted|cast)|not\s+castable|不满足.{0,6}转换|"
+                                 r"不满足(?:数据类型)?(?:推导规则|互推导关系)|无法(?:进行|做)?(?:数据类型)?推导|"
+                                 r"cannot\s+be\s+deduced|(?:do|does)\s+not\s+meet\s+the\s+(?:type\s+|data\s+type\s+)?deduction|"
+                                 r"不是[^。；，,]{1,30}?可转换的"),  # "out的数据类型不是self可转换的"
+    (ErrorCategory.BROADCAST, r"broadcast"),
+    (ErrorCategory.EMPTY_TENSOR, r"空Tensor|空tensor|空张量|empty\s+tensor"),
+    (ErrorCategory.UNSUPPORTED_DTYPE, r"数据类型(?:[和或、与及]数据格式)?(?:不在|不属于|不满足)?.{0,4}支持(?:的)?(?:范围|列表)|数据类型不支持|"
+                                      r"不支持的数据类型|data\s*types?\s+(?:of\s+\S+\s+)?(?:is|are)\s+not\s+(?:in\s+the\s+)?supported|"
+                                      r"data\s*types?.{0,40}not\s+(?:with)?in\s+the\s+supported|unsupported\s+data\s*type|"
+                                      r"data\s*types?(?:\s+or\s+formats?)?\s+of\s+[^.;]{1,80}?(?:is|are)\s+not\s+supported|"
+                                      r"data\s*types?.{0,30}(?:is|are)\s+not\s+supported"),
+    (ErrorCategory.FORMAT, r"数据格式(?:不在|不属于)?.{0,4}支持(?:的)?(?:范围|列表)|数据格式不支持|不支持的数据格式|"
+                           r"formats?\s+(?:is|are)\s+not\s+supported|formats?.{0,30}not\s+(?:with)?in\s+the\s+supported"),
+    (ErrorCategory.RANK, r"(?:维度|维数)(?:数|数量)?\s*(?:超过|大于|小于|不等于|不为|不是|不在|超出|不满足)|"
+                         r"(?:超过|大于|小于|不是|不为|不等于|高于|低于|不支持)\s*\d+\s*维|shape(?:的)?(?:维度|维数)|"
+                         r"shape\s*dim\s*(?:数)?\s*(?:超过|大于|小于)|维度范围(?:超过|超出|大于)|"
+                         r"(?:dimensions?|rank|dim\s+number)[^.;,]{0,30}(?:exceeds?|greater\s+than|more\s+than|less\s+than|not\s+in)|"
+                         r"(?:more|greater)\s+than\s+\d+\s+dimensions|exceeds?\s+\d+\s+dimensions|"
+                         r"number\s+of\s+dimensions\s+of\s+\S+\s+is\s+(?:greater|less|more)\s+than|"
+                         r"shape[^.;]{0,10}(?:exceeds?|greater\s+than)\s+\d+\s*(?:D\b|dimensions)"),
+    (ErrorCategory.SHAPE_MISMATCH, r"(?:shape|形状)[^。；]{0,12}(?:不一致|不相同|不同|不匹配|不相等)|"
+                                   r"shapes?\s+(?:of\s+.{1,40}?\s+)?(?:are|is)\s+(?:not\s+the\s+same|different|inconsistent|mismatched)|"
+                                   r"shapes?\s+(?:do\s+not|does\s+not|don't)\s+match|shape\s+mismatch"),
+    (ErrorCategory.VALUE, r"取值|(?:值|数值)(?:不在|超出|不满足|小于|大于|为负|不合法|不是|不为|不等于)|负数|超出.{0,6}取值范围|"
+                          r"\bvalues?\b.{0,30}(?:out\s+of|not\s+in|exceeds?|less\s+than|greater\s+than|negative|invalid)|"
+                          r"\bout\s+of\s+range|\bnegative\b"),
+    # "gradOutput和self数据类型不同": the tensors it names must share one dtype. Last: a row that also
+    # states another condition ("数据类型不一致或数据格式不在支持的范围") keeps that one.
+    (ErrorCategory.DTYPE_MISMATCH, r"数据类型[^。；]{0,12}(?:不一致|不相同|不同|不匹配)|"
+                                   r"(?:data\s*types?|dtypes?)\s+(?:of\s+.{1,60}?\s+)?(?:are|is)\s+(?:not\s+the\s+same|different|inconsistent)|"
+                                   r"(?:data\s*types?|dtypes?)\s+(?:do|does)\s+not\s+match|dtype\s+mismatch"),
+))
+
+_CONDITIONAL = re.compile(WHEN + r".{1,40}时|.{1,40}时[，,]|\bwhen\b|\bif\b", re.I)
+_NOT_EMPTY = re.compile(r"非空|不是空|不为空|non-empty|not\s+(?:an?\s+)?(?:[\w-]+\s+or\s+)?empty", re.I)
+_NOT_NULL = re.compile(r"不(?:是|为)空指针|非空指针|不为空|is\s+not\s+(?:a\s+)?null", re.I)
+_CONJUNCTION = re.compile(r"且|\band\b.{0,40}\b(?:is|are)\s+(?:a\s+)?null", re.I)
+# "A，且B" / "A and B is null": the condition needs two facts; a call provoking one fails for another
+# reason or not at all.
+_BOTH = re.compile(r"且|场景下|情况下")
+_IS_ARE = re.compile(r"\b(?:is|are)\b", re.I)
+_AND = re.compile(r"\sand\s", re.I)
+_NOT_VALUE_WORDS = re.compile(r"数据类型|数据格式|shape|维度|broadcast|data\s*type|format|dimension", re.I)
+
+
+def _says_both(text: str) -> bool:
+    """"且", or "is"/"are" and then, in the same sentence, " and ". (As one expression, the lazy
+    `[^.;]*?` between them rescanned the sentence from every "is".)"""
+    if _BOTH.search(text):
+        return True
+    for sentence in re.split(r"[.;]", text):
+        verb = _IS_ARE.search(sentence)
+        if verb and _AND.search(sentence, verb.end()):
+            return True
+    return False
+
+
+def classify(condition: str) -> Optional[ErrorCategory]:
+    text = condition.strip()
+    if not text:
+        return None
+    conditional = bool(_CONDITIONAL.search(text)) or _says_both(text)
+    for category, pattern in _RULES:
+        if pattern.search(text):
+            if category is ErrorCategory.EMPTY_TENSOR and _NOT_EMPTY.search(text):
+                return None
+            if category is ErrorCategory.NULL_POINTER and _NOT_NULL.search(text):
+                return None  # "gamma is not a null pointer and ...": the error is about something else
+            if category is ErrorCategory.NULL_POINTER:
+                # "outputMask[0]为True且gradInputOut为空指针": null only under another fact.
+                return None if conditional or _CONJUNCTION.search(text) else category
+            if conditional:
+                if category is ErrorCategory.VALUE and not _NOT_VALUE_WORDS.search(text):
+                    return category
+                return None
+            return category
+    return None

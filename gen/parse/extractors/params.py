@@ -1,0 +1,283 @@
+"""A prototype parameter and the page's entry for it into an IR `Param`.
+
+The C type gives the kind; the entry (table row or bullet) gives direction, dtypes, formats,
+rank, support flags and the prose; product notes narrow or widen dtypes per chip. Every
+conflict or gap is diagnosed on the entry's line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import AbstractSet, Collection, Optional, Sequence
+
+from gen import conventions
+from gen.ir import DEFAULT_SOC, Diagnostic, Direction, DType, Level, Param, ParamKind, ProductDTypes, Soc
+from gen.parse.extractors import prose, relations, vocab
+from gen.parse.extractors.entries import ParamEntry
+from gen.parse.extractors.prototypes import CParam
+from gen.parse.readers.tables import cell_is_empty
+
+_ARRAY_ELEMENT = {ParamKind.INT_ARRAY: DType.INT64, ParamKind.FLOAT_ARRAY: DType.FLOAT,
+                  ParamKind.BOOL_ARRAY: DType.BOOL}
+_EXAMPLE_DTYPE = re.compile(r"(?:常见的数值类型|common\s+data\s+types)[^。.]{0,24}?(?:如|such\s+as)\s*`?([A-Z][A-Z0-9_]*)", re.I)
+_CASTABLE_TO = re.compile(r"(?:可转换(?:为|成)|可以转换(?:为|成)|convertible\s+to|can\s+be\s+(?:converted|cast)\s+to)\s*"
+                          r"`?((?:DT_|ACL_)?[A-Z][A-Z0-9_]*)`?\s*(?:的|\(|（|\.|。|$|\s)", re.I)
+_SOC_ORDER = {soc: i for i, soc in enumerate(Soc)}
+_OPTIONAL_WORDS = re.compile(r"可选|可为空|可以为空|可以传入空指针|可传入空指针|支持传入空指针|允许为空|传入nullptr|"
+                             r"(?<!不)可以?(?:是|为)\s*(?:nullptr|空指针)|"
+                             r"\boptional\b|can\s+be\s+(?:null|nullptr|empty\s+pointer)|may\s+be\s+null", re.I)
+
+
+@dataclass
+class ParamContext:
+    """What building one API's parameters shares: its parameter names and the section's notes."""
+
+    # Made a set once per API (__post_init__): each parameter's notes look names up in it.
+    api_params: Collection[str]
+    section_notes: Sequence[prose.DTypeNote] = ()
+
+    def __post_init__(self) -> None:
+        self.api_params = prose.name_set(self.api_params)
+
+
+def build_param(cparam: CParam, entry: Optional[ParamEntry], ctx: ParamContext,
+                diags: list[Diagnostic], decl_line: int) -> Param:
+    kind = vocab.kind_of(cparam.c_type)
+    line = entry.line if entry else decl_line
+    if kind is None:
+        diags.append(Diagnostic(Level.WARNING, decl_line, "unknown-c-type",
+                                f"{cparam.name}: C type {cparam.c_type!r} is not a known parameter kind"))
+    if entry is None:
+        return Param(name=cparam.name, c_type=cparam.c_type, kind=kind,
+                     direction=_direction(cparam, None, diags, line),
+                     optional=cparam.name.endswith("Optional"), line=line)
+
+    description = entry.description
+    usage = entry.usage
+    text = entry.prose
+    direction = _direction(cparam, entry, diags, line)
+    optional = cparam.name.endswith("Optional") or bool(_OPTIONAL_WORDS.search(entry.direction)) or \
+        bool(_OPTIONAL_WORDS.search(text))
+
+    dtypes, by_product = _dtypes(cparam.name, kind, entry, ctx, diags)
+    formats = prose.formats_in(entry.formats) if entry.formats is not None and not cell_is_empty(entry.formats) \
+        else prose.formats_in_prose(text)
+    rank = None
+    if entry.rank is not None and not cell_is_empty(entry.rank):
+        rank = prose.rank_cell(entry.rank)
+        if rank is None:
+            rank = prose.rank_in_prose(entry.rank)
+    if rank is None and kind in (ParamKind.TENSOR, ParamKind.TENSOR_LIST, None):
+        rank = prose.rank_in_prose(text)
+    noncontiguous = None
+    if entry.noncontiguous is not None and not cell_is_empty(entry.noncontiguous):
+        noncontiguous = vocab.support_mark(entry.noncontiguous)
+    if noncontiguous is None and kind in (ParamKind.TENSOR, ParamKind.TENSOR_LIST):
+        noncontiguous = prose.noncontiguous_in(text)
+    empty = prose.empty_tensor_in(text) if kind in (ParamKind.TENSOR, ParamKind.TENSOR_LIST, None) else None
+
+    rels = relations.relations_in("\n".join([text] + [t for _, t in entry.notes]), cparam.name, ctx.api_params)
+    return Param(name=cparam.name, c_type=cparam.c_type, kind=kind, direction=direction, optional=optional,
+                 dtypes=dtypes, dtypes_by_product=by_product, formats=formats, rank=rank,
+                 noncontiguous=noncontiguous, empty_tensor=empty, description=description, usage=usage,
+                 relations=rels, line=line)
+
+
+_DESCRIBED_AS_OUT = re.compile(r"与out|和out|及out|输入输出")
+
+
+def _direction(cparam: CParam, entry: Optional[ParamEntry], diags: list[Diagnostic], line: int) -> Direction:
+    """The table's word, cross-checked with the C type and the name (selfRef is in and out)."""
+    stated = vocab.direction_of(entry.direction) if entry and entry.direction else None
+    const = cparam.c_type.startswith("const ")
+    pointer_out = not const and cparam.c_type.endswith("*") and cparam.c_type.rstrip("*") in (
+        "aclTensor", "aclTensorList")
+    ref = bool(re.search(r"Ref$|Ref(?=Optional$)|^inout|InOut", cparam.name))
+    if stated is None:
+        if entry is not None and entry.direction and not cell_is_empty(entry.direction):
+            diags.append(Diagnostic(Level.INFO, line, "unknown-direction",
+                                    f"{cparam.name}: direction {entry.direction!r} is not a known word"))
+        if ref:
+            return Direction.INOUT
+        if pointer_out and re.search(r"^(?:out|y$|result)|Out(?:put)?(?:Optional)?$|Ref$", cparam.name):
+            return Direction.OUT
+        return Direction.IN
+    if stated is Direction.IN and ref and pointer_out:
+        diags.append(Diagnostic(Level.INFO, line, "direction-from-name",
+                                f"{cparam.name}: the table says input, the name says it is also written; inout"))
+        return Direction.INOUT
+    if stated is Direction.IN and ref and const and cparam.c_type.rstrip("*").endswith("aclTensor"):
+        # aclnnInplaceTril declares `const aclTensor* selfRef` and its table says 输入; the in-place
+        # op writes it (the name says so), whatever the qualifier.
+        diags.append(Diagnostic(Level.INFO, line, "direction-from-name",
+                                f"{cparam.name}: the table says input and the C type is const; the name says it "
+                                "is written in place: inout"))
+        return Direction.INOUT
+    if stated is Direction.IN and pointer_out and cparam.name == "out":
+        # aclnnTril's table says 输入 for `aclTensor* out` ("表示输出张量"): the name and the C type agree.
+        diags.append(Diagnostic(Level.INFO, line, "direction-from-name",
+                                f"{cparam.name}: the table says input; a writable tensor named out is the output"))
+        return Direction.OUT
+    # aclnnInplaceAddmm: `const aclTensor *selfRef`, 输入, "即公式中的输入self与out": the name and the
+    # description both say the result is written there, the const and the table are the page's slips.
+    if stated is Direction.IN and ref and entry is not None and _DESCRIBED_AS_OUT.search(entry.description):
+        diags.append(Diagnostic(Level.INFO, line, "direction-from-description",
+                                f"{cparam.name}: the table says input, the description says it is also the output; inout"))
+        return Direction.INOUT
+    if stated is Direction.OUT and ref and const and cparam.c_type.rstrip("*").endswith("aclTensor"):
+        # aclnnInplaceOne declares `const aclTensor* selfRef` and its table says 输出: an in-place op
+        # writes the caller's tensor, whose shape and dtype it takes (the C type says it is read, the
+        # table and the name that it is written): inout.
+        diags.append(Diagnostic(Level.INFO, line, "direction-from-name",
+                                f"{cparam.name}: the table says out and the C type is const; the name says it is "
+                                "the caller's tensor written in place: inout"))
+        return Direction.INOUT
+    if stated is not Direction.IN and const and cparam.c_type.rstrip("*").endswith(("aclTensor", "aclTensorList")):
+        diags.append(Diagnostic(Level.INFO, line, "direction-const-conflict",
+                                f"{cparam.name}: the table says {stated.value} but the C type is const"))
+    return stated
+
+
+def _dtypes(name: str, kind: Optional[ParamKind], entry: ParamEntry, ctx: ParamContext,
+            diags: list[Diagnostic]) -> tuple[tuple[DType, ...], tuple[ProductDTypes, ...]]:
+    if kind is not None and kind not in vocab.DTYPED_KINDS:
+        return (), ()
+    general: tuple[DType, ...] = ()
+    restricted: tuple = ()
+    per_product: dict[Soc, list[DType]] = {}
+    unknown: tuple[str, ...] = ()
+
+    notes: list[prose.DTypeNote] = []
+    if entry.dtypes is not None and not cell_is_empty(entry.dtypes):
+        listed, product_lines = prose.dtype_cell(entry.dtypes)
+        general, restricted, unknown = listed.dtypes, listed.restricted, listed.unknown
+        for socs, plist in product_lines:
+            notes.append(prose.DTypeNote(socs, prose.SET, plist.dtypes, (), entry.line))
+        if not general and not product_lines:
+            # A cell that is not a list ("与self一致", "见约束说明"): the prose may still list them.
+            general, restricted, unknown = _prose_dtypes(entry.prose)
+    else:
+        general, restricted, unknown = _prose_dtypes(_general_prose(entry.prose))
+        notes.extend(_inline_product_notes(entry.prose, entry.line, ctx.api_params))
+    for note_line, note_text in entry.notes:
+        notes.extend(product_notes(note_text, note_line, ctx.api_params))
+    for word in unknown:
+        diags.append(Diagnostic(Level.WARNING, entry.line, "unknown-dtype",
+                                f"{name}: {word!r} is not a known data type"))
+
+    base = list(general)
+    for dtype, _ in restricted:
+        if dtype in base:
+            base.remove(dtype)
+    for dtype, socs in restricted:
+        for soc in socs:
+            per_product.setdefault(soc, list(base))
+    for dtype, socs in restricted:
+        for soc in socs:
+            if dtype not in per_product[soc]:
+                per_product[soc].append(dtype)
+    for soc in per_product:
+        order = {d: i for i, d in enumerate(general)}
+        per_product[soc].sort(key=lambda d: order.get(d, len(order)))
+
+    own = [n for n in notes if not n.params or name in n.params]
+    section = [n for n in ctx.section_notes if _section_note_applies(n, name, kind, base)]
+    for note in own + section:
+        for soc in note.socs:
+            current = per_product.get(soc, list(base))
+            per_product[soc] = _apply(note, current)
+    per_product = conventions.twin_chip_dtypes(name, per_product, base, entry.line, diags)
+
+    if not base and not per_product:
+        castable = _CASTABLE_TO.search(entry.prose) or _EXAMPLE_DTYPE.search(entry.prose)
+        target = vocab.dtype_of(castable.group(1)) if castable else None
+        if castable is not None and target is not None:
+            # "数据类型需要是可转换为FLOAT的数据类型": any dtype castable to FLOAT; FLOAT itself is
+            # the one the page guarantees. So is the example of "支持常见的数值类型，如FLOAT类型".
+            base = [target]
+            diags.append(Diagnostic(Level.INFO, entry.line, "dtypes-castable",
+                                    f"{name}: the page lists no dtypes but names {target.value} as accepted "
+                                    f"({castable.group(0).strip()!r}); {target.value} is recorded"))
+    if not base and not per_product and kind in _ARRAY_ELEMENT:
+        # The C type fixes an array's element type (aclIntArray holds int64_t, ...).
+        base = [_ARRAY_ELEMENT[kind]]
+    if not base and per_product:
+        preferred = DEFAULT_SOC if DEFAULT_SOC in per_product else next(iter(per_product))
+        base = list(per_product[preferred])
+    entries = tuple(ProductDTypes(soc, tuple(dts)) for soc, dts in sorted(per_product.items(),
+                                                                          key=lambda kv: _SOC_ORDER[kv[0]])
+                    if tuple(dts) != tuple(base))
+    return tuple(base), entries
+
+
+def _apply(note: prose.DTypeNote, current: list[DType]) -> list[DType]:
+    if note.op == prose.SET:
+        return list(note.dtypes)
+    if note.op == prose.ADD:
+        return current + [d for d in note.dtypes if d not in current]
+    return [d for d in current if d not in note.dtypes]
+
+
+def _section_note_applies(note: prose.DTypeNote, name: str, kind: Optional[ParamKind], base: list[DType]) -> bool:
+    """A note after the table applies to the parameters it names; when it names none, to the
+    tensor parameters whose list it narrows (or that have no list of their own)."""
+    if note.params:
+        return name in note.params
+    if kind not in (ParamKind.TENSOR, ParamKind.TENSOR_LIST, None):
+        return False
+    if note.op == prose.SET:
+        return not base or set(note.dtypes) <= set(base)
+    if note.op == prose.REMOVE:
+        return bool(set(note.dtypes) & set(base))
+    return bool(base)
+
+
+def _prose_dtypes(text: str):
+    statements = prose.dtype_statements(text)
+    if not statements:
+        return (), (), ()
+    listed = statements[0][1]
+    return listed.dtypes, listed.restricted, listed.unknown
+
+
+_PRODUCT_LINE = re.compile(r"(?:^|\n|。|；)\s*(?:[-*•]\s*)?((?:Atlas|Ascend|Kirin|昇腾)[^：:\n。]*?)[：:]([^\n]*)")
+
+
+def _general_prose(text: str) -> str:
+    """Prose without its product-prefixed sentences, which are notes, not the general list."""
+    return _PRODUCT_LINE.sub("\n", text)
+
+
+def _inline_product_notes(text: str, line: int, names: Collection[str]) -> list[prose.DTypeNote]:
+    notes = []
+    for match in _PRODUCT_LINE.finditer(text):
+        socs = vocab.socs_in(match.group(1))
+        if socs:
+            notes.extend(prose.note_statements(socs, match.group(2), line, names))
+    return notes
+
+
+# The head ends at its last non-space before the colon (as a lazy `[^：:]*?\s*` would, but
+# without rescanning a run of spaces from each of its characters).
+_NOTE_HEAD = re.compile(r"^\s*((?:Atlas|Ascend|Kirin|昇腾|A200I)(?:[^：:]*[^：:\s])?)\s*[：:]\s*(.*)$", re.S)
+
+
+def product_notes(text: str, line: int, names: Collection[str],
+                  inherited: tuple[Soc, ...] = ()) -> list[prose.DTypeNote]:
+    """The dtype notes of one bullet: "<products>：statement", or a statement under such a bullet."""
+    match = _NOTE_HEAD.match(text)
+    if match:
+        socs = vocab.socs_in(match.group(1))
+        if socs:
+            return prose.note_statements(socs, match.group(2), line, names)
+        return []
+    if inherited:
+        return prose.note_statements(inherited, text, line, names)
+    return []
+
+
+def note_socs(text: str) -> tuple[Soc, ...]:
+    """The products a bullet is about, when it starts with them ("<term>Atlas 推理系列产品</term>：")."""
+    match = _NOTE_HEAD.match(text)
+    return vocab.socs_in(match.group(1)) if match else ()

@@ -1,0 +1,369 @@
+"""Facts that pages state in prose or in free-text cells: dtype lists (with their per-product
+qualifiers), ranks, formats, empty-tensor and non-contiguous support.
+
+Each function reads one kind of fact from a text and returns None (or an empty result) when the
+text does not state it, so that "the page is silent" stays distinguishable from "no".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import AbstractSet, Collection, Optional, Sequence
+
+from gen.ir import DType, Soc
+from gen.parse.extractors import vocab
+
+# --- dtype lists -----------------------------------------------------------------------------
+
+_WORD = r"(?:DT_|ACL_)?[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*"
+_QUALIFIER = r"(?:\s*[（(][^()（）\n]*[)）])?"
+_SEP = r"\s*(?:,\s*or\b|,\s*and\b|、|,|，|/|和|或者|或|及|以及|与|\bor\b|\band\b)\s*"
+DTYPE_LIST = re.compile(rf"{_WORD}{_QUALIFIER}(?:{_SEP}{_WORD}{_QUALIFIER})*")
+
+# Phrases that introduce the list of dtypes a parameter accepts.
+_DTYPE_TRIGGER = re.compile(
+    r"(?:数据类型(?:仅|只|均|需要|必须)?(?:支持|为|是|可以是|可为|包括|取值为)[：:]?|支持(?:的)?数据类型(?:为|是|包括|有)?[：:]?|"
+    r"数据类型[：:]|"
+    r"\b(?:data\s*types?|dtypes?)\s*(?:(?:can|must|should)\s+(?:only\s+)?be|only\s+supports?|is|are|supported\s+(?:is|are|include)|"
+    r"supported\s*:|supports?|includes?|:)\s*(?:one\s+of\s*)?:?|"
+    r"\bsupports?\s+(?:the\s+following\s+)?data\s*types?\s*(?:of|:)?|"
+    r"\bsupported\s+data\s*types?\s*(?:is|are|include)?\s*:?|\bdata\s*types?\s+supported\s*:|"
+    # "支持 FLOAT、FLOAT16", "Supports ACL_FLOAT, ACL_BF16": a bare "supports" directly before a dtype.
+    r"(?:支持|数据类型|\bsupports?)\s*(?=(?:DT_|ACL_)?(?:FLOAT|BFLOAT|BF16|INT|UINT|DOUBLE|BOOL|COMPLEX|HIFLOAT|FP\d|fp\d|bf16)))\s*",
+    re.I)
+_ONLY_QUALIFIER = re.compile(r"^[（(]\s*(?:仅|只|only\s+(?:supported\s+(?:by|on)|for|on)?)(.*?)(?:支持|supports?|supported)?\s*[)）]$",
+                             re.I | re.S)
+
+
+@dataclass(frozen=True)
+class DTypeList:
+    dtypes: tuple[DType, ...]  # everything listed, qualifiers included
+    # dtypes listed with "(仅<products>支持)": only those products accept them.
+    restricted: tuple[tuple[DType, tuple[Soc, ...]], ...] = ()
+    unknown: tuple[str, ...] = ()
+
+
+def parse_dtype_list(text: str) -> DTypeList:
+    """The dtypes of a list ("FLOAT、FLOAT16、BFLOAT16(仅Atlas A2训练系列产品支持)"), stopping at
+    the first word that is not a dtype."""
+    found: list[DType] = []
+    restricted: list[tuple[DType, tuple[Soc, ...]]] = []
+    unknown: list[str] = []
+    for match in re.finditer(rf"({_WORD})({_QUALIFIER})", text):
+        word, qualifier = match.group(1), match.group(2).strip()
+        dtype = vocab.dtype_of(word)
+        if dtype is None:
+            if word.lower() in ("or", "and"):
+                continue
+            if vocab.looks_like_dtype(word):
+                unknown.append(word)
+                continue
+            break
+        if dtype not in found:
+            found.append(dtype)
+        only = _ONLY_QUALIFIER.match(qualifier) if qualifier else None
+        if only:
+            socs = vocab.socs_in(only.group(1))
+            if socs:
+                restricted.append((dtype, socs))
+    return DTypeList(tuple(found), tuple(restricted), tuple(unknown))
+
+
+def dtype_statements(text: str) -> list[tuple[int, DTypeList]]:
+    """Every "数据类型支持X、Y" / "The data type can be X or Y" list in a text: (offset, list).
+
+    A list inside a condition ("当self数据类型为BFLOAT16时，..." / "If the data type is INT4, ...")
+    states when something else holds, not what the parameter accepts; it is skipped.
+    """
+    out = []
+    for trigger in _DTYPE_TRIGGER.finditer(text):
+        rest = text[trigger.end():]
+        listed = DTYPE_LIST.match(rest)
+        if not listed:
+            continue
+        if _in_condition(text, trigger.start(), trigger.end() + listed.end()):
+            continue
+        parsed = parse_dtype_list(listed.group(0))
+        if parsed.dtypes:
+            out.append((trigger.start(), parsed))
+    return out
+
+
+_CLAUSE_START = re.compile(r"[。；;，,\n]|\.\s")
+_CONDITION_WORD = re.compile(vocab.WHEN + r"|如果|若|\bwhen\b|\bif\b|\bwhere\b", re.I)
+
+
+def _in_condition(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] sits in a "当...时" / "if ..." clause."""
+    clause_start = max((m.end() for m in _CLAUSE_START.finditer(text, 0, start)), default=0)
+    if _CONDITION_WORD.search(text, clause_start, start):
+        return True
+    return text[end:end + 3].lstrip().startswith(("时", "的时候"))
+
+
+def dtype_cell(text: str) -> tuple[DTypeList, list[tuple[tuple[Soc, ...], DTypeList]]]:
+    """A 数据类型 cell: its general list, and lines that give a product's own list
+    ("Atlas 推理系列产品：FLOAT16、FLOAT")."""
+    general: list[DType] = []
+    restricted: list = []
+    unknown: list[str] = []
+    per_product: list[tuple[tuple[Soc, ...], DTypeList]] = []
+    for line in text.split("\n"):
+        head, sep, tail = _product_prefix(line)
+        if sep:
+            socs = vocab.socs_in(head)
+            parsed = _cell_dtypes(tail)
+            if socs and parsed.dtypes:
+                per_product.append((socs, parsed))
+                continue
+        parsed = _cell_dtypes(line)
+        general.extend(d for d in parsed.dtypes if d not in general)
+        restricted.extend(parsed.restricted)
+        unknown.extend(parsed.unknown)
+    return DTypeList(tuple(general), tuple(restricted), tuple(unknown)), per_product
+
+
+def _cell_dtypes(text: str) -> DTypeList:
+    """Every dtype a cell names (cells are lists, but may hold words between the names)."""
+    found: list[DType] = []
+    restricted: list = []
+    unknown: list[str] = []
+    for match in re.finditer(rf"({_WORD})({_QUALIFIER})", text):
+        word, qualifier = match.group(1), match.group(2).strip()
+        dtype = vocab.dtype_of(word)
+        if dtype is None:
+            if vocab.looks_like_dtype(word) and word not in unknown:
+                unknown.append(word)
+            continue
+        if dtype not in found:
+            found.append(dtype)
+        only = _ONLY_QUALIFIER.match(qualifier) if qualifier else None
+        if only:
+            socs = vocab.socs_in(only.group(1))
+            if socs:
+                restricted.append((dtype, socs))
+    return DTypeList(tuple(found), tuple(restricted), tuple(unknown))
+
+
+# As gen.parse.extractors.params._NOTE_HEAD: the head ends at its last non-space before the colon.
+_PRODUCT_PREFIX = re.compile(r"^\s*(?:[-*•]\s*)?((?:Atlas|Ascend|Kirin|昇腾|A200I)(?:[^：:]*[^：:\s])?)\s*([：:])\s*(.*)$",
+                             re.S)
+
+
+def _product_prefix(line: str) -> tuple[str, str, str]:
+    match = _PRODUCT_PREFIX.match(line)
+    if not match:
+        return "", "", line
+    return match.group(1), match.group(2), match.group(3)
+
+
+# --- per-product notes -----------------------------------------------------------------------
+
+SET, ADD, REMOVE = "set", "add", "remove"
+
+_ADD_TRIGGER = re.compile(r"(?:数据类型)?额外支持|(?:additionally|also)\s+supports?(?:\s+data\s*types?)?\s*:?\s*", re.I)
+_REMOVE_TRIGGER = re.compile(
+    r"(?:数据类型)?(?:不支持|不再支持)(?:数据类型)?[：:]?\s*|"
+    r"\b(?:does|do)\s+not\s+support(?:\s+(?:the\s+)?data\s*types?)?\s*:?\s*|\bnot\s+supported\s*:?\s*",
+    re.I)
+
+
+@dataclass(frozen=True)
+class DTypeNote:
+    """A product's dtype statement: "Atlas 推理系列产品：数据类型支持FLOAT、FLOAT16"."""
+
+    socs: tuple[Soc, ...]
+    op: str  # SET, ADD or REMOVE
+    dtypes: tuple[DType, ...]
+    params: tuple[str, ...]  # the parameters the statement names ("" = none named)
+    line: int
+
+
+def note_statements(socs: tuple[Soc, ...], text: str, line: int, param_names: Collection[str]) -> list[DTypeNote]:
+    """The dtype statements of one product note's text (one sentence or one sub-item)."""
+    notes: list[DTypeNote] = []
+    for sentence in re.split(r"[。；;\n]|(?<=[a-z0-9])\.\s", text):
+        if not sentence.strip():
+            continue
+        named = subject_names(sentence, param_names)
+        stated = dtype_statements(sentence)
+        if stated:
+            for offset, listed in stated:
+                before = sentence[:offset]
+                op = ADD if _ADD_TRIGGER.search(sentence[max(0, offset - 8):offset + 12]) else SET
+                if re.search(r"不支持|not\s+support", sentence[max(0, offset - 6):offset + 12], re.I):
+                    op = REMOVE
+                scope = names_in(before, param_names) or named
+                notes.append(DTypeNote(socs, op, listed.dtypes, scope, line))
+            continue
+        bare = DTYPE_LIST.match(sentence.strip())
+        if bare and not _REMOVE_TRIGGER.search(sentence) and not _ADD_TRIGGER.search(sentence):
+            # "<term>Atlas ...</term>: FLOAT, FLOAT16, or BFLOAT16." - a product's list, no verb.
+            listed = parse_dtype_list(bare.group(0))
+            if listed.dtypes and len(bare.group(0)) >= 0.6 * len(sentence.strip().rstrip("。.")):
+                notes.append(DTypeNote(socs, SET, listed.dtypes, named, line))
+                continue
+        for trigger, op in ((_ADD_TRIGGER, ADD), (_REMOVE_TRIGGER, REMOVE)):
+            match = trigger.search(sentence)
+            if not match:
+                continue
+            following = DTYPE_LIST.match(sentence[match.end():])
+            dtypes = parse_dtype_list(following.group(0)).dtypes if following else ()
+            if not dtypes and op is REMOVE and not _CONDITION_WORD.search(sentence):
+                # "不支持BFLOAT16数据类型" has the list after the trigger; "BFLOAT16不支持" before. Not
+                # "If the input data type is not FLOAT32, this option is not supported" (aclnnBatchMatMul_en's
+                # cubeMathType=3): a dtype in a condition is not what is unsupported.
+                dtypes = _cell_dtypes(sentence[:match.start()][-40:]).dtypes
+            if dtypes:
+                notes.append(DTypeNote(socs, op, dtypes, names_in(sentence[:match.start()], param_names) or named,
+                                       line))
+            break
+    return notes
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A name after one of these words is what the statement relates its subject to ("且与other满足
+# 互推导关系", "consistent with self"), not its subject.
+_RELATED_TO = re.compile(r"(?:与|和|跟|同|\bwith|\bas|\bto)\s*[`*]*\s*$", re.I)
+
+
+def subject_names(text: str, names: Collection[str]) -> tuple[str, ...]:
+    """The parameter names a statement is about: those it mentions, except the ones it relates
+    its subject to ("数据类型支持INT8、BOOL，且与other满足互推导关系" is about the row's parameter,
+    not about other)."""
+    wanted = set(names)
+    found: list[str] = []
+    for match in _IDENTIFIER.finditer(text):
+        word = match.group(0)
+        if word in wanted and word not in found and not _RELATED_TO.search(text, max(0, match.start() - 8),
+                                                                             match.start()):
+            found.append(word)
+    return tuple(found)
+
+
+def name_set(names: Collection[str]) -> AbstractSet[str]:
+    """`names` as a set: itself when it is one. An API's names are made a set once (ParamContext),
+    not once per parameter and sentence that looks for them: with thousands of parameters, each
+    one's notes rebuilding the set of all was quadratic (issue 25)."""
+    return names if isinstance(names, AbstractSet) else frozenset(names)
+
+
+def names_in(text: str, names: Collection[str]) -> tuple[str, ...]:
+    """The parameter names a text mentions as words, in the order it first mentions them."""
+    wanted = name_set(names)
+    found: dict[str, None] = {}  # ordered, and a look-up per word (a list's scan is quadratic in a long list of names)
+    for match in _IDENTIFIER.finditer(text):
+        word = match.group(0)
+        if word in wanted:
+            found.setdefault(word)
+    return tuple(found)
+
+
+# --- rank ------------------------------------------------------------------------------------
+
+_RANGE = re.compile(r"^\s*(\d+)\s*(?:-|–|—|~|～|至|到|to)\s*(\d+)\s*(?:维|D|dims?|dimensions?)?\s*$", re.I)
+_SINGLE = re.compile(r"^\s*(\d+)\s*(?:维|D|dims?|dimensions?)?\s*$", re.I)
+_AT_MOST = re.compile(r"^\s*(?:≤|<=|不超过|不大于|小于等于|最多|最大|up\s+to|at\s+most)\s*(\d+)\s*(?:维|D|dims?|dimensions?)?\s*$", re.I)
+_MAX_RANK = 64
+
+
+def rank_cell(text: str) -> Optional[tuple[int, int]]:
+    """A 维度 cell ("0-8", "1~8", "2", "≤8", "4-5") as inclusive bounds; None for anything else."""
+    text = text.strip().rstrip("。.")
+    for pattern, build in ((_RANGE, lambda m: (int(m.group(1)), int(m.group(2)))),
+                           (_AT_MOST, lambda m: (0, int(m.group(1)))),
+                           (_SINGLE, lambda m: (int(m.group(1)), int(m.group(1))))):
+        match = pattern.match(text)
+        if match:
+            lo, hi = build(match)
+            return _clamp(lo, hi)
+    return None
+
+
+_PROSE_RANGE = re.compile(r"(?:维度|shape|dimensions?|rank)[^。；;\n,，]{0,12}?(\d+)\s*(?:-|–|~|～|至|到|to)\s*(\d+)\s*(?:维|D\b|dims?\b|dimensions?)",
+                          re.I)
+_PROSE_AT_MOST = re.compile(
+    r"(?:维度|shape(?:的)?维度|dimensions?|rank)[^。；;\n,，]{0,10}?(?:不超过|不大于|小于等于|不高于|最多|最大为?|≤|<=|"
+    r"not\s+(?:exceed|be\s+greater\s+than|greater\s+than|more\s+than)|cannot\s+exceed|at\s+most|up\s+to|"
+    r"no\s+more\s+than|no\s+greater\s+than|less\s+than\s+or\s+equal\s+to)\s*(\d+)", re.I)
+_PROSE_AT_MOST_REV = re.compile(r"(?:最多|不超过|至多|不大于|up\s+to|at\s+most)\s*(\d+)\s*(?:维|dimensions?|D\b)", re.I)
+
+
+def rank_in_prose(text: str) -> Optional[tuple[int, int]]:
+    """"维度不超过8维", "支持1-8维", "The dimension cannot exceed 8" as inclusive bounds."""
+    match = _PROSE_RANGE.search(text)
+    if match:
+        return _clamp(int(match.group(1)), int(match.group(2)))
+    match = _PROSE_AT_MOST.search(text) or _PROSE_AT_MOST_REV.search(text)
+    if match:
+        return _clamp(0, int(match.group(1)))
+    return None
+
+
+def _clamp(lo: int, hi: int) -> Optional[tuple[int, int]]:
+    if lo > hi:
+        lo, hi = hi, lo
+    if hi > _MAX_RANK:
+        return None
+    return (lo, hi)
+
+
+# --- formats ---------------------------------------------------------------------------------
+
+FORMATS = ("ND", "NCHW", "NHWC", "NCDHW", "NDHWC", "NCL", "NLC", "NC", "NZ", "HWCN", "FRACTAL_NZ", "FRACTAL_Z",
+           "FRACTAL_Z_3D", "NC1HWC0", "NDC1HWC0", "C1HWNCoC0", "NCD", "CHWN", "DHWCN", "DHWNC", "ND_RNN_BIAS",
+           "FRACTAL_NZ_C0_16", "FRACTAL_NZ_C0_32", "FRACTAL_NZ_C0_2", "FRACTAL_NZ_C0_4", "FRACTAL_NZ_C0_8",
+           "NCHW_NZ")
+_FORMAT_WORD = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(sorted(map(re.escape, FORMATS), key=len, reverse=True))
+                          + r")(?![A-Za-z0-9_])")
+_FORMAT_TRIGGER = re.compile(r"(?:数据格式|格式)(?:仅|只)?(?:支持|为|是|要求为|[：:])|data\s*formats?\s*(?:can\s+be|must\s+be|is|are|:|supports?)|"
+                             r"supports?\s+(?:the\s+)?(?:following\s+)?(?:data\s+)?formats?", re.I)
+
+
+def formats_in(text: str) -> tuple[str, ...]:
+    """The data formats a 数据格式 cell lists (ND, NCHW, ...), in page order."""
+    found: list[str] = []
+    for match in _FORMAT_WORD.finditer(text):
+        if match.group(1) not in found:
+            found.append(match.group(1))
+    return tuple(found)
+
+
+def formats_in_prose(text: str) -> tuple[str, ...]:
+    found: list[str] = []
+    for trigger in _FORMAT_TRIGGER.finditer(text):
+        rest = text[trigger.end(): trigger.end() + 80]
+        rest = re.split(r"[。；;\n]|，(?!\s*[A-Z])", rest, maxsplit=1)[0]
+        for fmt in formats_in(rest):
+            if fmt not in found:
+                found.append(fmt)
+    return tuple(found)
+
+
+# --- tensor support flags --------------------------------------------------------------------
+
+_EMPTY_NO = re.compile(r"不支持空(?:的)?(?:Tensor|张量|tensor)|空(?:Tensor|tensor|张量)[^。；]{0,4}不支持|"
+                       r"empty\s+tensors?\s+(?:is|are)\s+not\s+supported|does\s+not\s+support\s+empty\s+tensors?|"
+                       r"not\s+support\s+empty\s+tensors?", re.I)
+_EMPTY_YES = re.compile(r"支持空(?:的)?(?:Tensor|张量|tensor)|empty\s+tensors?\s+(?:is|are)\s+supported|supports?\s+empty\s+tensors?",
+                        re.I)
+_NONCONTIG_NO = re.compile(r"不支持非连续|non-?contiguous\s+tensors?\s+(?:is|are)\s+not\s+supported|"
+                           r"not\s+support\s+non-?contiguous", re.I)
+_NONCONTIG_YES = re.compile(r"支持非连续|non-?contiguous\s+tensors?\s+(?:is|are)\s+supported|supports?\s+non-?contiguous", re.I)
+
+
+def empty_tensor_in(text: str) -> Optional[bool]:
+    if _EMPTY_NO.search(text):
+        return False
+    if _EMPTY_YES.search(text):
+        return True
+    return None
+
+
+def noncontiguous_in(text: str) -> Optional[bool]:
+    if _NONCONTIG_NO.search(text):
+        return False
+    if _NONCONTIG_YES.search(text):
+        return True
+    return None

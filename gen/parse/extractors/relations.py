@@ -1,0 +1,286 @@
+"""How a parameter must relate to others, from its usage notes and description.
+
+One sentence states at most one kind of relation, except "数据类型、shape需要与result一致",
+which states two (same dtype and same shape). A relation is kept only when the sentence names
+other parameters of the same API; relations come in the order the text states them, and their
+others in the order the sentence names them.
+
+A relation holds unconditionally or it is not read: a clause under a condition ("当reduction为0时，
+out的shape与self一致", "如果y1Out为有效输出时，...") states none (gen.parse.extractors.rules reads the conditions it
+can), nor does a default its sentence then makes an exception to ("数据类型默认和self保持一致，若self
+数据类型为BOOL或INT64时，out的数据类型默认为FLOAT32"), and shape wording about part of a shape ("第一维", "除倒数两维", "其他维度", "logits.size(0)"),
+its rank ("维度数需要与updates一致") or a product of tensors ("batch1@batch2", "mat和vec的乘积") states
+no shape relation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Collection, Sequence
+
+from gen.ir import ErrorCase, ErrorCategory, Param, ParamKind, Relation, RelationKind
+from gen.parse.extractors.prose import name_set, names_in
+from gen.parse.extractors.vocab import WHEN
+
+_SENTENCE = re.compile(r"[。；;\n]|(?<=[A-Za-z0-9)])\.(?:\s|$)")
+# CAST_FROM: the parameter's dtype is one the others' promoted dtype can be cast to ("需要是gradOutput与
+# self推导之后可转换的数据类型"). The converse ("需要可转换成self与other推导后的数据类型": castable *to*
+# the promoted dtype) is no relation of the IR, and is not read as one.
+_CAST = re.compile(r"推导(?:之后|后)(?:的数据类型)?可转换|推导之后可以转换|"
+                   r"(?:data\s*type|dtype)[^.;]{0,40}(?:converted|cast)\s+from|"
+                   r"to\s+which\s+the\s+(?:deduced|promoted)[^.;]{0,60}can\s+be\s+(?:converted|cast)", re.I)
+_CAST_TO = re.compile(r"可转换(?:成|为)|可以转换(?:成|为)|convertible\s+to|converted\s+to|cast\s+to", re.I)
+_PROMOTE = re.compile(r"推导规则|互推导|推导关系|类型推导|type\s+promotion|deduction|promot", re.I)
+_BROADCAST = re.compile(r"broadcast|广播", re.I)
+# "元素个数为mask和self广播后的shapesize": a count taken from the broadcast shape, not a shape that broadcasts.
+_ELEMENT_COUNT = re.compile(r"元素个数|元素数量|shapesize|number\s+of\s+elements", re.I)
+_SAME = re.compile(r"一致|相同|\bmust\s+match\b|\bmatch(?:es)?\b|(?:数据类型|dtype|shape)\s*(?:与|和)?同(?!时|样|步)|same\s+as|the\s+same|consistent\s+with|identical|equal\s+to", re.I)
+_NEGATED = re.compile(r"不一致|不相同|不同|not\s+the\s+same|inconsistent|different", re.I)
+_DTYPE_WORD = re.compile(r"数据类型|data\s*types?|dtype", re.I)
+_SHAPE_WORD = re.compile(r"shape|形状|维度", re.I)
+_FORMAT_WORD = re.compile(r"数据格式|data\s*formats?|\bformats?\b", re.I)
+# "shape需要与x最后一维一致": equal to one dimension of the other, not to its shape (no IR relation
+# says that, so none is read; SAME_SHAPE would make a valid call fail). So for part of a shape
+# ("除倒数两维", "其他维度", "后两维", "后几维", "logits.size(0)") and for the rank ("维度数", "维数").
+_ONE_DIMENSION = re.compile(r"(?:最后|最末|第\s*[\d一二三四五六七八九十零]+\s*|某一?|尾|倒数第?\s*[\d一二三四五六七八九十]*\s*)"
+                            r"(?:一个?|个)?(?:维|轴)|除(?:了)?[^，,。；]{0,12}(?:维|轴)|(?:其他|其余|其它|后|前)\s*[\d一二两三四五六七八九十几]*\s*(?:个)?维|"
+                            r"维(?:度)?(?:数|数量|值)|维数|\.(?:size|shape|dim)\s*[(\[]|"
+                            # "NC维度和self保持一致", "H、W轴": named dimensions; "需要norm的维度": some of them
+                            r"(?<![A-Za-z])[A-Z](?:\s*[、,/]?\s*[A-Z]){0,4}\s*(?:个)?(?:维|轴)|norm的(?:维|轴)|指定的(?:维|轴)|"
+                            r"\b(?:last|first|\d+(?:st|nd|rd|th))\s+(?:dimension|dim|axis)\b|\bin\s+(?:the\s+)?\w+\s+dimension\b|"
+                            r"\bshape\s+(?:value|size)\b|\bother\s+dimensions\b|\bexcept\b|number\s+of\s+dimensions", re.I)
+# A shape of something derived from the tensor, not the tensor's ("与varRef计算得出的切片shape保持一致"), its
+# element count ("元素个数与self输入的channels一致"), or one alternative of several ("或者"): no SAME_SHAPE.
+_NOT_THE_SHAPE = re.compile(r"计算(?:得出|得到|出)|推导(?:得出|出)|切片|元素个数|元素数量|number\s+of\s+elements|"
+                            r"computed\s+from|derived\s+from|或者|或是|\bor\b", re.I)
+# "与batch1@batch2的后两维一致", "与mat和vec的乘积相同", "vec1 ⊗ vec2": a shape of a product of tensors.
+PRODUCT = re.compile(r"@|乘积|外积|矩阵乘|⊗|\\otimes|\bproduct\b|\bmatmul\b", re.I)
+# A clause under a condition: "当...时", "如果", "若", "...场景下", "if", "when". "同时" is not one.
+# "In the conv3d scenario, ..." / "for the pertensor mode": the English "场景下".
+CONDITION = re.compile(WHEN + r"|如果|若(?!干)|假如|仅在|只有|(?:场景|情况|模式)下|(?<![同及暂])时(?:[，,：:]|$)|"
+                       r"\b(?:if|when|unless|only\s+in)\b|\b(?:in|for)\s+(?:the\s+)?\S+(?:\s+\S+)?\s+(?:scenarios?|mode)\b",
+                       re.I)
+# A default ("默认与self一致"): a relation only when no clause of its sentence states an exception.
+_DEFAULT = re.compile(r"默认|\bby\s+default\b", re.I)
+
+
+def relations_in(text: str, own_name: str, api_params: Collection[str]) -> tuple[Relation, ...]:
+    """The relations a parameter's notes state to the others of `api_params` (a set, made once
+    per API: `prose.name_set`)."""
+    wanted = name_set(api_params)
+    found: dict[RelationKind, dict[str, None]] = {}  # ordered sets
+    for sentence, conditional in _clauses(text, wanted):
+        if not sentence.strip() or conditional:
+            continue
+        named = [n for n in names_in(sentence, wanted) if n != own_name]
+        if not named:
+            continue
+        for kind in _kinds(sentence):
+            found.setdefault(kind, {}).update(dict.fromkeys(named))
+    # In the order the text states them.
+    return tuple(Relation(kind, tuple(names)) for kind, names in found.items() if names)
+
+
+_CLAUSE = re.compile(r"[，,]|且(?!为\d)|\band\s+(?=the\s|its\s)")
+_FIRST_WORD = re.compile(r"^\s*`?([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _clauses(text: str, names: Collection[str]) -> list[tuple[str, bool]]:
+    """Sentences, and their comma-separated clauses; a clause that starts with a parameter name
+    continues a list of names ("与result，gradInput一致") and stays with the one before. Each clause
+    comes with whether a condition governs it: one that states a condition, and the clauses after
+    it in its sentence ("当reduction为0时，out的shape与self一致")."""
+    out: list[tuple[str, bool]] = []
+    wanted = name_set(names)
+    for sentence in _SENTENCE.split(text):
+        clauses: list[str] = []
+        for clause in _CLAUSE.split(sentence):
+            first = _FIRST_WORD.match(clause)
+            if clauses and first is not None and first.group(1) in wanted:
+                clauses[-1] += "，" + clause
+            else:
+                clauses.append(clause)
+        conditions = [bool(CONDITION.search(_before_aside(_PRESENCE.sub("", clause)))) for clause in clauses]
+        excepted = any(conditions)
+        conditional = False
+        for clause, condition in zip(clauses, conditions):
+            conditional = conditional or condition
+            out.append((clause, conditional or (excepted and bool(_DEFAULT.search(clause)))))
+    return out
+
+
+# A condition that the parameter be given at all ("如果使用该功能其数据类型与shape必须与x保持一致", "When
+# provided, bias must ..."): what follows is what the parameter must be whenever it is passed, so
+# it is no condition on the relation.
+_PRESENCE = re.compile(r"^\s*(?:如果|若|当)\s*(?:使用该功能|使用此功能|使用该参数|传入该参数|传入|该参数(?:不为空|非空))\s*(?:时|的话)?|"
+                       r"^\s*(?:if|when)\s+(?:it\s+is\s+)?(?:provided|specified|passed|given)\b", re.I)
+_OPENING_PARENTHESIS = re.compile(r"[（(]")
+
+
+def _before_aside(clause: str) -> str:
+    """A clause without the parenthesis that follows its statement: "数据类型与self满足数据类型推导
+    规则（当beta是float，self是整型...不满足推导关系）" states the relation, and its exceptions aside.
+    A clause that opens with a parenthesis keeps it ("(当reduction为0时)out的shape...")."""
+    head = _OPENING_PARENTHESIS.split(clause, maxsplit=1)[0]
+    return head if head.strip() else clause
+
+
+def _kinds(sentence: str) -> list[RelationKind]:
+    if _CAST.search(sentence):
+        return [RelationKind.CAST_FROM]
+    if _CAST_TO.search(sentence):
+        return []
+    if _PROMOTE.search(sentence):
+        return [RelationKind.PROMOTE]
+    if _BROADCAST.search(sentence):
+        return [] if _ONE_DIMENSION.search(sentence) or PRODUCT.search(sentence) or _ELEMENT_COUNT.search(sentence) \
+            else [RelationKind.BROADCAST]
+    if _SAME.search(sentence) and not _NEGATED.search(sentence):
+        kinds = []
+        if _DTYPE_WORD.search(sentence):
+            kinds.append(RelationKind.SAME_DTYPE)
+        if _SHAPE_WORD.search(sentence) and not _ONE_DIMENSION.search(sentence) and not PRODUCT.search(sentence) \
+                and not _NOT_THE_SHAPE.search(sentence):
+            kinds.append(RelationKind.SAME_SHAPE)
+        if _FORMAT_WORD.search(sentence):
+            kinds.append(RelationKind.SAME_FORMAT)
+        return kinds
+    return []
+
+
+# The relation an error row states between the tensors it names: the status is returned when they
+# differ in dtype ("self和out的数据类型不相同"), in shape ("gradOutput、self和out的shape不相同"), or do
+# not broadcast ("self和other的shape不满足broadcast关系").
+ERROR_ROW_RELATIONS: dict[ErrorCategory, RelationKind] = {
+    ErrorCategory.DTYPE_MISMATCH: RelationKind.SAME_DTYPE,
+    ErrorCategory.SHAPE_MISMATCH: RelationKind.SAME_SHAPE,
+    ErrorCategory.BROADCAST: RelationKind.BROADCAST,
+}
+_SHAPE_KINDS = (RelationKind.SAME_SHAPE, RelationKind.BROADCAST)
+# What a shape row may say besides the names of its tensors for it to relate them all: that their
+# shapes differ ("gradOutput、self和out的shape不相同", "The shapes of x and y are not the same") or do
+# not broadcast. A row that says more states what no relation of the IR says, and is not read:
+# "与参数说明中不一致" (each as its own row describes), "out和mat1@mat2 shape不一致" (a product),
+# "shape长度与input shape中channel轴的长度不相等" (one axis), "shape乘积" (a product of extents).
+_PLAIN_SHAPE_ROW = re.compile(
+    r"(?:[\s、，,;；:：。.()（）和与及或跟都之间的]|参数|shapes?|形状|不一致|不相同|不相等|不等于|不同|不匹配|不是|"
+    r"broadcast(?:ed|ing)?|之后|后|关系|无法|不能|做|进行|不满足|满足|the|of|and|or|are|is|not|same|different|"
+    r"inconsistent|mismatch(?:ed)?|do|does|match|from|that|those|with|each|other|can|cannot|be|satisfy|"
+    r"relationship|after|to)*", re.I)
+
+
+def with_error_table_relations(params: Sequence[Param], errors: Sequence[ErrorCase]) -> tuple[Param, ...]:
+    """The relations an error row states between the tensors it names (`ERROR_ROW_RELATIONS`),
+    added to their parameters: the page states them there when its parameter table does not
+    (aclnnRelu's dtypes, aclnnLog's shapes), and the bindings' output shapes, the tests' shape
+    groups and the simulator's checks all read them from the IR.
+
+    The table is the authority on what it states: two tensors it relates by a shape relation (on
+    either side) get no other from a row, and a shape row among tensors the table lets broadcast
+    speaks of the shapes after broadcasting (aclnnLeakyReluBackward: gradOutput and self broadcast,
+    and "gradOutput、self和out的shape不相同" makes out their broadcast, not their equal). Rows the
+    classifier left conditional are unclassified, so never read; a shape row that says more than
+    that the shapes differ (`_PLAIN_SHAPE_ROW`), or about one dimension of another tensor ("与x最后
+    一维不一致", as in usage notes), or among tensors whose documented ranks cannot be equal, states
+    no relation."""
+    by_name = {p.name: p for p in params if p.kind is ParamKind.TENSOR}
+
+    def related(a: str, b: str, kinds: tuple[RelationKind, ...]) -> bool:
+        return any(b in by_name[a].related(k) or a in by_name[b].related(k) for k in kinds)
+
+    found: dict[tuple[str, RelationKind], list[str]] = {}
+    for row in errors:
+        row_kind = ERROR_ROW_RELATIONS.get(row.category) if row.category else None
+        if row_kind is None:
+            continue
+        for condition in _statements(row.condition, list(by_name)):
+            kind = row_kind
+            named = names_in(condition, list(by_name))
+            if len(named) < 2:
+                continue
+            if kind in _SHAPE_KINDS and not _plain_shape_row(condition, named):
+                continue
+            if kind is RelationKind.SAME_SHAPE:
+                # "shape不匹配": the shapes do not fit together (a pooled gradient and its input), not
+                # that they differ; no equality is read from it.
+                if _ONE_DIMENSION.search(condition) or _MISMATCH.search(condition) or \
+                        not _ranks_meet([by_name[n] for n in named]):
+                    continue
+                if any(related(a, b, (RelationKind.BROADCAST,)) for a in named for b in named):
+                    kind = RelationKind.BROADCAST
+            stated = _SHAPE_KINDS if kind in _SHAPE_KINDS else ()
+            for name in named:
+                bucket = found.setdefault((name, kind), [])
+                bucket.extend(n for n in named if n != name and n not in bucket and n not in by_name[name].related(kind)
+                              and not related(name, n, stated))
+    return tuple(_with_others(param, {kind: found.get((param.name, kind), ()) for kind in RelationKind})
+                 for param in params)
+
+
+_MISMATCH = re.compile(r"不匹配|mismatch|(?:do|does)\s+not\s+match|don't\s+match", re.I)
+
+
+def _statements(condition: str, tensors: Sequence[str]) -> list[str]:
+    """An error row's statements: "out的shape与self的shape不相同，sorter的shape与sortedSequence的shape不相同"
+    (aclnnSearchSorted) states two relations of two tensors each, not one of four; a row whose
+    clauses name tensors more than once is read clause by clause."""
+    clauses = [c for c in re.split(r"[，,；;。]", condition) if len(names_in(c, tensors)) >= 2]
+    return clauses if len(clauses) > 1 else [condition]
+
+
+def _plain_shape_row(condition: str, names: Sequence[str]) -> bool:
+    for name in sorted(names, key=len, reverse=True):
+        condition = condition.replace(name, " ")
+    return _PLAIN_SHAPE_ROW.fullmatch(condition) is not None
+
+
+def _ranks_meet(tensors: Sequence[Param]) -> bool:
+    """Whether the tensors' documented ranks leave one rank they can all have: tensors of equal
+    shape have one rank (aclnnQuantMatmul's "x2与bias的shape不一致" relates a 2-D x2 to a 1-D bias, so
+    does not mean equal shapes)."""
+    bounds = [p.rank for p in tensors if p.rank is not None]
+    return not bounds or max(lo for lo, _ in bounds) <= min(hi for _, hi in bounds)
+
+
+def _with_others(param: Param, added: dict[RelationKind, Sequence[str]]) -> Param:
+    """`param` with `added` names joined to its relation of each kind (one relation per kind, as
+    `relations_in` gives them), or a new relation after its own."""
+    if not any(added.values()):
+        return param
+    relations = [Relation(r.kind, r.others + tuple(added.pop(r.kind, ()))) for r in param.relations]
+    relations += [Relation(kind, tuple(names)) for kind, names in added.items() if names]
+    return dataclasses.replace(param, relations=tuple(relations))
+
+
+# An operand of a product in the formula: "vec1 \otimes vec2", "mat @ vec", "batch1@batch2". The
+# left operand starts a word: tried inside a long word, it would scan the rest of it from every
+# letter (quadratic: a 100 KB word in a formula's example took minutes).
+_PRODUCT_OPERANDS = re.compile(r"(?<!\w)([A-Za-z_]\w*)\s*\}?\s*(?:@|⊗|\\otimes)\s*\{?\s*([A-Za-z_]\w*)")
+
+
+def without_product_shapes(params: Sequence[Param], formula: str) -> tuple[tuple[Param, ...], list[tuple[str, str]]]:
+    """The parameters without the shape relations (same shape, broadcast) that touch an operand
+    of a product the formula writes (`out = β self + α (vec1 ⊗ vec2)`): such a page's "self需要与vec1、
+    vec2满足broadcast关系" means the product's shape, which no relation of the IR states, so no
+    relation is read (the simulator would reject the page's own example). Also what was dropped,
+    as (parameter, others) pairs, for the diagnostics."""
+    names = {p.name for p in params}
+    operands: set[str] = set()
+    for left, right in _PRODUCT_OPERANDS.findall(formula.replace("\\text{", "").replace("\\mathrm{", "")):
+        if left in names and right in names:
+            operands.update((left, right))
+    if not operands:
+        return tuple(params), []
+    dropped: list[tuple[str, str]] = []
+    kept: list[Param] = []
+    for param in params:
+        relations = []
+        for relation in param.relations:
+            if relation.kind in _SHAPE_KINDS and (param.name in operands or operands & set(relation.others)):
+                dropped.append((param.name, ", ".join(relation.others)))
+                continue
+            relations.append(relation)
+        kept.append(param if len(relations) == len(param.relations) else
+                    dataclasses.replace(param, relations=tuple(relations)))
+    return tuple(kept), dropped

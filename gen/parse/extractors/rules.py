@@ -1,0 +1,577 @@
+"""What a page states across parameters, beyond one relation of a row: the IR's cross-parameter
+rules (`ValueRange`, `DimEquality`, `Divisibility`, `ShapeRule`), from the parameters' rows, the
+error table and the constraints section (约束说明).
+
+Each reader takes one plain wording and nothing looser:
+
+    dim取值范围为[-self.dim(), self.dim())        ValueRange(dim, -rank(self), rank(self))
+    index的取值范围为[0, self.size(dim))          ValueRange(index, 0, size(self, dim))
+    groupSize取值范围[1, 65536)                   ValueRange(groupSize, 1, 65536)   (integers only)
+    weight的第0维与self的第1维相等                  DimEquality(weight, 0, self, 1)
+    x的最后一维需要是8的倍数 / C需要能被groups整除   Divisibility(x, 8, axis -1)
+    当reduction为0时，out的shape与self一致；否则为[1]   ShapeRule(out, reduction in {0}: self) + negated: scalar
+
+A sentence that looks like one of these but cannot be read with confidence (a condition on a
+dtype, "第1维" on a page that never says "第0维", a bound in letters the page does not define)
+becomes a `relation-unread` diagnostic and no rule: the simulator then checks less, never more,
+than the page says.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Optional, Sequence
+
+from gen.ir import (Bound, Diagnostic, DimEquality, Divisibility, ErrorCase, Extent, Level, Param, ParamKind, ShapeForm,
+                    ShapeRule, ValueRange)
+from gen.parse.extractors import vocab
+from gen.parse.extractors.relations import CONDITION, PRODUCT
+from gen.parse.readers.scan import MARKUP, compiled, word_starts
+
+UNREAD = "relation-unread"
+
+_INTEGRAL = (ParamKind.INT, ParamKind.INT_ARRAY)
+_CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+# CANN's reduction enumeration (0 none, 1 mean, 2 sum), as its integer parameters take it.
+_REDUCTIONS = {"none": "0", "mean": "1", "sum": "2"}
+
+
+@dataclass
+class Rules:
+    """What one API's texts give."""
+
+    value_ranges: list[ValueRange] = field(default_factory=list)
+    dim_equalities: list[DimEquality] = field(default_factory=list)
+    divisibility: list[Divisibility] = field(default_factory=list)
+    shape_rules: list[ShapeRule] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def add(self, bucket: list, rule) -> None:
+        key = {k: v for k, v in vars(rule).items() if k != "line"}
+        if not any({k: v for k, v in vars(r).items() if k != "line"} == key for r in bucket):
+            bucket.append(rule)
+
+    def unread(self, api: str, line: int, subject: str, text: str, why: str) -> None:
+        quoted = _clean(text)
+        quoted = quoted if len(quoted) <= 90 else quoted[:87] + "..."
+        diag = Diagnostic(Level.INFO, line, UNREAD,
+                          f"{api}.{subject}: {quoted!r} states a rule that is not read ({why}); the simulator does "
+                          f"not check it")
+        if diag not in self.diagnostics:
+            self.diagnostics.append(diag)
+
+
+@dataclass(frozen=True)
+class Text:
+    """A text to read rules from: a row (its parameter is the subject of what names none), an
+    error row, or a line of the constraints section."""
+
+    text: str
+    line: int
+    subject: Optional[str] = None  # the row's parameter
+    error_row: bool = False
+
+
+_BLANKS = re.compile(r"\s+")
+_GLUED_BROADCAST = re.compile(r"(?<=[A-Za-z0-9])(?=broadcast)")
+
+
+def _clean(text: str) -> str:
+    # A backtick becomes a space: "`target`broadcast后" names target.
+    text = MARKUP.sub(" ", text).replace("**", "").replace("`", " ")
+    return _BLANKS.sub(" ", text).strip()
+
+
+def _normal(text: str) -> str:
+    """Full-width brackets and commas as ASCII, markup gone: what the patterns read."""
+    # A link's text glued to the name before it once the page reader dropped the tag
+    # ("self和target<a>broadcast</a>后" -> "targetbroadcast后").
+    text = _GLUED_BROADCAST.sub(" ", _clean(text))
+    for wide, narrow in (("（", "("), ("）", ")"), ("［", "["), ("］", "]"), ("，", ", "), ("：", ":"), ("【", "["),
+                         ("】", "]"), ("＜", "<"), ("＞", ">")):
+        text = text.replace(wide, narrow)
+    return text
+
+
+def _host(param: Param) -> bool:
+    """Whether a parameter is a host argument (not device data)."""
+    return param.kind is not None and not param.kind.is_device_data
+
+
+# An ASCII identifier, whole: what a parameter name is in the pages' prose, bounded as _bounded
+# bounds the names themselves.
+_IDENTIFIER = r"(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_])"
+
+
+def _bounded(names: Sequence[str]) -> str:
+    """A pattern of any of `names` (longest first) not inside a longer ASCII identifier."""
+    if not names:
+        return r"(?!x)x"
+    return r"(?<![A-Za-z0-9_.])(?:" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_])"
+
+
+_SENTENCES = re.compile(r"[。；;\n]|(?<=[A-Za-z0-9)\]])\.(?:\s|$)")
+
+
+def read_rules(api: str, params: Sequence[Param], texts: Iterable[Text], zero_based: bool) -> Rules:
+    """The rules of one API. `zero_based`: the page counts dimensions from 0 somewhere ("第0维"),
+    so "第1维" is the second; otherwise a digit other than 0 is ambiguous and not read."""
+    reader = _Reader(api, params, zero_based)
+    for text in texts:
+        reader.read(text)
+    rules = reader.rules
+    return rules
+
+
+class _Reader:
+    def __init__(self, api: str, params: Sequence[Param], zero_based: bool) -> None:
+        self.api = api
+        self.params = {p.name: p for p in params}
+        self.zero_based = zero_based
+        self.text_zero_based = False  # the text being read counts from 0 itself
+        self.rules = Rules()
+        # Names bounded by ASCII only: in Python's Unicode regexes a CJK character is a word
+        # character, and "与self和target" must name self and target.
+        names = sorted(self.params, key=len, reverse=True)
+        self.name = _bounded(names)
+        self.tensors = {p.name for p in params if p.kind is ParamKind.TENSOR}
+        self.tensor = _bounded(sorted(self.tensors, key=len, reverse=True))
+
+    # The patterns that name this API's parameters are made once per API, only when a sentence has
+    # the words they look for, and compiled once per set of names (gen.parse.readers.scan.compiled): made
+    # per sentence they missed re's cache (a few hundred entries for the whole docs tree) and cost a
+    # third of the parse. Rank and size terms match any identifier and keep those that name the
+    # API's tensors (_ranges).
+    _RANK = re.compile(
+        rf"(?:rank\(\s*({_IDENTIFIER})\s*\)|len\(\s*({_IDENTIFIER})\.shape\s*\)|"
+        rf"({_IDENTIFIER})\s*(?:\.\s*(?:dim\(\)|dims\(\)|dim\b|ndim\b|rank\(\)|rank\b|dimNum\b|shape\.size\(\)|"
+        rf"GetViewShape\(\)\.GetDimNum\(\))|\s*(?:的)?\s*(?:维度数量|维度数|维数|维度|秩)))")
+    _SIZE = re.compile(rf"({_IDENTIFIER})\s*\.\s*(?:size|shape|sizes)\s*[(\[]\s*(-?\d+|{_IDENTIFIER})\s*[)\]]")
+
+    # -- one text --------------------------------------------------------------------------------
+
+    def read(self, text: Text) -> None:
+        self.text_zero_based = counts_from_zero(text.text)
+        # "..., the shape is the same as self. In other cases, the shape is [1].": one sentence.
+        joined = self._JOIN_OTHERWISE.sub(r", \1", _normal(text.text))
+        for sentence in _SENTENCES.split(joined):
+            if sentence.strip():
+                self._sentence(sentence, text)
+
+    _JOIN_OTHERWISE = re.compile(r"[。；;.]\s*(否则|其他情况|其它情况|其余情况|otherwise|in\s+other\s+cases)", re.I)
+
+    def _sentence(self, sentence: str, text: Text) -> None:
+        # "Atlas 推理系列产品：支持范围为[-255,255]": a rule of some chips only; the rules of the IR hold
+        # on every chip, so it is read as a condition (and not checked).
+        conditional = bool(CONDITION.search(sentence) or vocab.socs_in(sentence))
+        if text.subject is not None and self._shape_rule(sentence, text):
+            return
+        self._ranges(sentence, text, conditional)
+        # A constraints line names the tensor it speaks of (the patterns ask for it when no row
+        # supplies one).
+        self._dims(sentence, text, conditional)
+        self._divisible(sentence, text, conditional)
+
+    # -- value ranges ----------------------------------------------------------------------------
+
+    _TRIGGER = re.compile(r"(?:取值)?范围|取值(?:需要|必须|应)?(?:在|为)|in\s+(?:the\s+)?range|range\s+(?:of|is)", re.I)
+    _BRACKET = re.compile(r"([\[(])([^\[\]()]{1,60}?),([^\[\]()]{1,60}?)([\])])")
+    _UNION = re.compile(r"\s*(?:之内|以内|内)?\s*(?:或者|或是|或|、|,|\bor\b|∪|U)\s*[\[(]", re.I)
+
+    def _ranges(self, sentence: str, text: Text, conditional: bool) -> None:
+        trigger = self._TRIGGER.search(sentence)
+        if trigger is None:
+            return
+        # Rank and size terms as placeholders first: their parentheses are not the range's.
+        terms: list[tuple[str, str, str]] = []
+
+        def hold(kind: str, tensor: str, axis: str = "") -> str:
+            terms.append((kind, tensor, axis))
+            return f"§{len(terms) - 1}§"
+
+        def size(m: re.Match[str]) -> str:
+            axis = m.group(2)
+            if m.group(1) in self.tensors and (axis in self.params or axis.lstrip("-").isdigit()):
+                return hold("size", m.group(1), axis)
+            return m.group(0)
+
+        def rank(m: re.Match[str]) -> str:
+            tensor = m.group(1) or m.group(2) or m.group(3)
+            return hold("rank", tensor) if tensor in self.tensors else m.group(0)
+
+        held = self._SIZE.sub(size, sentence)
+        held = self._RANK.sub(rank, held)
+        start = self._TRIGGER.search(held)
+        assert start is not None
+        bracket = self._BRACKET.search(held, start.end())
+        if bracket is None or bracket.start() - start.end() > 12:
+            return
+        subject = self._range_subject(held[:start.start()], text)
+        if subject is None:
+            return
+        param = self.params[subject]
+        if any(terms[int(i)][2] == subject for i in re.findall(r"§(\d+)§", bracket.group(0))):
+            # "[-self.shape[dim], self.shape[dim]-1]" bounds an index along dim, not dim itself.
+            return
+        if self._SENTINEL.match(held, bracket.end()):
+            # "取值范围为[-self.dim(), self.dim())，传入1000表示不指定维度" (aclnnUniqueConsecutive):
+            # a value outside the range that means something else; the kernel checks both.
+            if param.kind in _INTEGRAL:
+                self.rules.unread(self.api, text.line, subject, sentence, "a value outside the range has a meaning of its own")
+            return
+        if self._UNION.match(held, bracket.end()):
+            # "[-len+1, -1)或者[1, len-1)": a union of ranges; one of them alone would refuse the other.
+            if param.kind in _INTEGRAL:
+                self.rules.unread(self.api, text.line, subject, sentence, "a union of ranges")
+            return
+        low = self._bound(bracket.group(2), bracket.group(1) == "[", terms)
+        high = self._bound(bracket.group(3), bracket.group(4) == "]", terms)
+        if low is False or high is False:
+            if param.kind in _INTEGRAL:
+                self.rules.unread(self.api, text.line, subject, sentence, "a bound this parser cannot read")
+            return
+        numeric = all(b is None or b.extent is Extent.NUMBER for b in (low, high))
+        if numeric and param.kind not in _INTEGRAL:
+            return  # a range of a tensor's values or of a float: not a phase-1 check
+        if param.kind not in _INTEGRAL and param.kind is not ParamKind.SCALAR:
+            return
+        if conditional:
+            self.rules.unread(self.api, text.line, subject, sentence, "it holds under a condition")
+            return
+        if low is None and high is None:
+            return
+        if (high and high.extent is Extent.RANK and high.sign == 1 and high.offset == -1 and not high.inclusive
+                and low and low.extent is Extent.RANK and low.sign == -1):
+            # "[-self.dim(), self.dim()-1)" (aclnnCummin's table; its error row says "-1]"): a
+            # dimension index that could not reach the last dimension is a slip for [-rank, rank).
+            high = replace(high, inclusive=True)
+        if (high and high.extent is Extent.RANK and high.sign == 1 and high.offset == 0 and high.inclusive
+                and low and low.extent is Extent.RANK and low.sign == -1):
+            # "[-rank(input), rank(input)]" (aclnnInplaceCumprod): no tensor has a dimension numbered
+            # rank; the index of a dimension it is, [-rank, rank).
+            high = replace(high, inclusive=False)
+        self.rules.add(self.rules.value_ranges, ValueRange(subject, low, high, text.line))
+
+    _SENTINEL = re.compile(r"[，,；;\s]*传入\s*-?\d+\s*表示")
+
+    # A code identifier that is no parameter ("strideH and strideW must be in the range [1, 63]"),
+    # or elements of one ("size中的N、H、W的取值"): the range is of part of the argument.
+    _PART = re.compile(r"(?<![A-Za-z0-9_])(?:[a-z]+[A-Z]\w*|[A-Za-z]+_\w+)(?![A-Za-z0-9_])|中的\s*[A-Z](?:\s*[、,/]\s*[A-Z])+")
+
+    def _range_subject(self, before: str, text: Text) -> Optional[str]:
+        """The host parameter whose range it is. The clause of the trigger speaks of what it names
+        first ("dim取值范围为..."); a clause that names nothing speaks of the row's parameter, and a
+        constraints line of the first parameter its sentence names ("dims数组长度与shifts一致，取值
+        范围..." is about dims). A tensor named first means the tensor's values, which phase 1 does
+        not check; so does a clause about part of the argument."""
+        clause = re.split(r"[,，:：]", before)[-1]
+        named = [m.group(0) for m in re.finditer(self.name, clause)]
+        if not named:
+            if self._PART.search(self._without_names(clause)):
+                return None
+            if text.subject is not None:
+                named = [text.subject]
+            else:
+                named = [m.group(0) for m in re.finditer(self.name, before)][:1]
+        if not named or not _host(self.params[named[0]]):
+            return None
+        return named[0]
+
+    def _without_names(self, text: str) -> str:
+        return re.sub(self.name, " ", text)
+
+    _NUMBER = re.compile(r"^[-+]?\d+(?:\.\d+)?$")
+    _TERM = re.compile(r"^([-+]?)\s*§(\d+)§\s*(?:([-+])\s*(\d+))?$")
+
+    def _bound(self, text: str, inclusive: bool, terms: list[tuple[str, str, str]]):
+        """A Bound, None for an infinite end, False for one that cannot be read."""
+        text = text.strip().replace(" ", "")
+        if re.fullmatch(r"[-+]?(?:inf|∞|INF|Inf)", text) or text in ("+∞", "-∞"):
+            return None
+        if self._NUMBER.match(text):
+            return Bound(offset=float(text), inclusive=inclusive)
+        term = self._TERM.match(text)
+        if term is None:
+            return False
+        kind, tensor, axis = terms[int(term.group(2))]
+        offset = float(term.group(4) or 0) * (-1 if term.group(3) == "-" else 1)
+        sign = -1 if term.group(1) == "-" else 1
+        if kind == "rank":
+            return Bound(offset=offset, extent=Extent.RANK, sign=sign, tensor=tensor, inclusive=inclusive)
+        if not (axis.lstrip("-").isdigit() or (axis in self.params and self.params[axis].kind is ParamKind.INT)):
+            return False
+        return Bound(offset=offset, extent=Extent.SIZE, sign=sign, tensor=tensor, axis=axis, inclusive=inclusive)
+
+    # -- dimensions ------------------------------------------------------------------------------
+
+    _AXIS = (r"(?:第\s*(?P<{0}n>\d+|[零一二两三四五六七八九十])\s*(?:个)?(?:维|轴)(?:度)?|"
+             r"(?P<{0}last>最后一(?:个)?维(?:度)?|最后一根轴|尾轴|末维|最后一个轴)|"
+             r"倒数第\s*(?P<{0}back>\d+|[一二两三四五六七八九十])\s*(?:个)?(?:维|轴)(?:度)?)")
+
+    def _axis(self, match: re.Match, prefix: str, tensor: Optional[str]) -> tuple[Optional[int], str]:
+        """The axis a match names (negative from the end), or None and why it is not read.
+
+        "第N维" counts from 0 where the text itself says "第0维"; "第一维" (a Chinese ordinal) counts
+        from 1 on a page that never counts from 0. Otherwise the count is ambiguous (aclnnGroupQuant's
+        table says "第2维" of 2-D tensors and its constraints "第0维"), unless the tensor's documented
+        rank settles it: "第2维" of a tensor of at most 2 dimensions is the second."""
+        if match.group(prefix + "last"):
+            return -1, ""
+        back = match.group(prefix + "back")
+        if back:
+            return -(int(back) if back.isdigit() else _CN_DIGITS[back]), ""
+        number = match.group(prefix + "n")
+        ordinal = not number.isdigit()
+        n = _CN_DIGITS[number] if ordinal else int(number)
+        if n == 0 or (self.text_zero_based and not ordinal):
+            return n, ""
+        if ordinal and not self.zero_based:
+            return n - 1, ""  # 第一维: the first
+        rank = self.params[tensor].rank if tensor in self.params else None
+        if rank is not None and n >= rank[1]:
+            return n - 1, ""  # counting from 0 would name a dimension the tensor does not have
+        where = "the page counts from 0 elsewhere" if self.zero_based else "the page never counts from 0"
+        return None, f"'第{number}维' and {where}: the first or the second?"
+
+    _ARITHMETIC = re.compile(r"\s*(?:的)?\s*(?:数值|值|大小)?\s*(?:加|减|乘|除|\+|-|\*|/|×|的\s*\d+\s*倍|倍)")
+
+    # Any axis phrase: a sentence without one states no equality of dimensions.
+    _ANY_AXIS = re.compile(_AXIS.format("any"))
+
+    @functools.cached_property
+    def _dim_equality(self) -> re.Pattern[str]:
+        return compiled(
+            rf"(?P<a>{self.tensor})?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*{self._AXIS.format('a')}\s*(?:的)?\s*"
+            rf"(?:大小|长度|size|数值|值|维度|shape)?\s*(?:需要|必须|要|应|应该)?\s*(?:和|与|跟|等于)\s*"
+            rf"(?P<b>{self.tensor})\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*{self._AXIS.format('b')}\s*(?:的)?\s*"
+            rf"(?:大小|长度|size|数值|值|维度|shape)?\s*(?:保持|需要|必须)?\s*(?P<eq>一致|相等|相同|不一致|不相等|不相同|不同)?")
+
+    def _dims(self, sentence: str, text: Text, conditional: bool) -> None:
+        if not self._ANY_AXIS.search(sentence):
+            return
+        for match in self._dim_equality.finditer(sentence):
+            if not match.group("eq") and "等于" not in match.group(0):
+                continue
+            a = match.group("a") or (text.subject if text.subject and
+                                      self.params[text.subject].kind is ParamKind.TENSOR else None)
+            b = match.group("b")
+            if a is None or a == b:
+                continue
+            if conditional:
+                self.rules.unread(self.api, text.line, a, match.group(0), "it holds under a condition")
+                continue
+            if self._ALTERNATIVE.search(sentence):
+                # "shape与x1一致，或者是二维并且...第二维等于x1的最后一维": one alternative of several.
+                self.rules.unread(self.api, text.line, a, sentence, "one alternative of a disjunction")
+                continue
+            arranged = self._arranged_by(a) or self._arranged_by(b)
+            if arranged:
+                # aclnnTransposeBatchMatMul: which dimension of x1 is which follows permX1.
+                self.rules.unread(self.api, text.line, a, match.group(0),
+                                  f"the tensor's dimensions are arranged by {arranged}")
+                continue
+            axis, why = self._axis(match, "a", a)
+            other_axis, other_why = self._axis(match, "b", b)
+            if axis is None or other_axis is None:
+                self.rules.unread(self.api, text.line, a, match.group(0), why or other_why)
+                continue
+            if self._ARITHMETIC.match(sentence, match.end()):
+                # "out最后一维度的数值等于self最后一维度的数值加padding前两个值": a sum, not an equality.
+                self.rules.unread(self.api, text.line, a, sentence, "the dimension is computed from the other")
+                continue
+            self.rules.add(self.rules.dim_equalities, DimEquality(a, axis, b, other_axis, text.line))
+
+    # "，或者是二维", "; or": a clause that opens another alternative.
+    _ALTERNATIVE = re.compile(r"[,，;；]\s*(?:或者|或是|或|\bor\b)|或者是", re.I)
+
+    def _arranged_by(self, tensor: str) -> Optional[str]:
+        """A host argument that permutes or transposes `tensor` (permX1, transposeX2, adjSelf): then a
+        dimension's number says nothing fixed about the tensor."""
+        for name, param in self.params.items():
+            if not _host(param):
+                continue
+            stem = re.match(r"(?i)(?:perm(?:ute)?|trans(?:pose)?|adj(?:oint)?)_?(\w+)$", name)
+            if stem and stem.group(1).lower() == tensor.lower():
+                return name
+        return None
+
+    # The words every divisibility pattern ends in.
+    _DIVISIBILITY_WORDS = ("倍数", "整除", "偶数")
+
+    @functools.cached_property
+    def _divisibility(self) -> tuple[re.Pattern[str], ...]:
+        head = rf"(?P<a>{self.name})?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*(?:{self._AXIS.format('a')})?\s*(?:的)?\s*(?:大小|长度|size|数值|值)?\s*"
+        must = r"(?:需要|必须|要|应|应该|需)?\s*"
+        return (
+            compiled(head + must + rf"(?:为|是)\s*(?P<n>\d+|{self.name})\s*的\s*(?:整数)?倍数"),
+            compiled(head + must + rf"(?:能|可以)?被\s*(?P<n>\d+|{self.name})\s*整除"),
+            compiled(head + must + r"(?:为|是)\s*(?P<even>偶数)"),
+        )
+
+    def _divisible(self, sentence: str, text: Text, conditional: bool) -> None:
+        if not any(word in sentence for word in self._DIVISIBILITY_WORDS):
+            return
+        for pattern in self._divisibility:
+            for match in pattern.finditer(sentence):
+                a = match.group("a") or text.subject
+                if a is None:
+                    continue
+                param = self.params[a]
+                divisor = "2" if match.groupdict().get("even") else match.group("n")
+                if divisor != "2" and not divisor.isdigit() and self.params[divisor].kind is not ParamKind.INT:
+                    continue
+                has_axis = bool(match.group("an") or match.group("alast") or match.group("aback"))
+                if param.kind is ParamKind.TENSOR and not has_axis:
+                    continue  # which size? the element count, a dimension: not said
+                if param.kind is not ParamKind.TENSOR:
+                    # "dim对应的self的轴必须是偶数" is about the size along dim, not dim's value:
+                    # an integer's own divisibility is not read.
+                    continue
+                if conditional:
+                    self.rules.unread(self.api, text.line, a, match.group(0), "it holds under a condition")
+                    continue
+                axis: Optional[int] = None
+                if has_axis:
+                    axis, why = self._axis(match, "a", a)
+                    if axis is None:
+                        self.rules.unread(self.api, text.line, a, match.group(0), why)
+                        continue
+                self.rules.add(self.rules.divisibility, Divisibility(a, divisor, axis, text.line))
+
+    # -- shape rules -----------------------------------------------------------------------------
+
+    _OTHERWISE = re.compile(r"否则|其他情况|其它情况|其余情况|其他场景|otherwise|in\s+other\s+cases|else", re.I)
+    # "第零维" is a dimension's number, not a 0-d shape.
+    _SCALAR = re.compile(r"标量|(?<!第)0维|(?<!第)零维|\[\s*1\s*\]|\(\s*1\s*,?\s*\)|\[\s*\]|一个元素|scalar|\(\s*\)", re.I)
+    # What a consequent says beyond "the shape of those tensors": a reduction of it ("再reduce 0轴",
+    # "then applying a reduction along axis 0"), a shape written out ("(m,)", "[N]", "1维").
+    _COMPUTED_SHAPE = re.compile(r"reduc|轴|\baxis\b|求和|\bsum\b|[\[(]\s*[A-Za-z]|\d\s*维|\d-?D\b", re.I)
+
+    @functools.cached_property
+    def _when_pattern(self) -> re.Pattern[str]:
+        hosts = sorted((n for n, p in self.params.items() if p.kind in (ParamKind.INT, ParamKind.STRING)), key=len,
+                       reverse=True)
+        name = r"(?:" + "|".join(map(re.escape, hosts)) + r")" if hosts else r"(?!x)x"
+        value = r"(?:\d+\s*(?:\(\s*['\"“]?\w+['\"”]?\s*\))?|['\"“]?[A-Za-z]+['\"”]?)"
+        return compiled(rf"(?:当|如果|若|if|when)?\s*(?P<w>(?-i:{name}))\s*(?:的值|的取值)?\s*(?:(?P<neg>不为|不等于|不是|!=|≠|is\s+not)|为|==?|是|is|取值为|设置为|set\s+to)\s*"
+                          rf"(?P<v>{value}(?:\s*(?:或|或者|/|、|\bor\b)\s*{value})*)\s*(?:时|的时候|情况下|场景下)?", re.I)
+
+    def _values(self, when: str, text: str) -> Optional[tuple[str, ...]]:
+        kind = self.params[when].kind
+        found: list[str] = []
+        for number, word in re.findall(r"(\d+)|([A-Za-z]+)", text):
+            if word and word.lower() in ("or",):
+                continue
+            if kind is ParamKind.INT:
+                if number:
+                    value = number
+                elif "reduction" in when.lower() and word.lower() in _REDUCTIONS:
+                    value = _REDUCTIONS[word.lower()]
+                else:
+                    return None
+                if number and found and found[-1] == number:
+                    continue
+                if word and found and found[-1] == value:
+                    continue  # 0('none'): the word restates the number
+            else:
+                if not word:
+                    return None
+                value = word.lower() if word.lower() in _REDUCTIONS else word
+            if value not in found:
+                found.append(value)
+        return tuple(found) or None
+
+    def _consequent(self, clause: str, subject: str) -> Optional[tuple[ShapeForm, tuple[str, ...]]]:
+        if re.match(r"\W*(?:时|的时候)?\W*(?:为|是)\s*(?:\[\s*1\s*\]|标量|scalar)(?![\w\[])", clause, re.I):
+            return ShapeForm.SCALAR, ()  # "当reduction为mean或sum时为[1]"
+        if not re.search(r"shape|形状|输出为|为标量|scalar", clause, re.I):
+            return None
+        if self._SCALAR.search(clause):
+            return ShapeForm.SCALAR, ()
+        if PRODUCT.search(clause) or re.search(r"第|维度数|除|其他维|其余维|size\(|shape\[", clause) or \
+                self._COMPUTED_SHAPE.search(clause):
+            return None
+        if not re.search(r"一致|相同|相等|same|consistent|equal|match", clause, re.I):
+            return None
+        names = [m.group(0) for m in re.finditer(self.tensor, clause)]
+        others = tuple(dict.fromkeys(n for n in names if n != subject))
+        if not others:
+            return None
+        return ShapeForm.SAME, others
+
+    def _shape_rule(self, sentence: str, text: Text) -> bool:
+        """Shape rules of the row's tensor; True when the sentence was one (read or diagnosed)."""
+        subject = text.subject
+        assert subject is not None
+        if self.params[subject].kind is not ParamKind.TENSOR or not CONDITION.search(sentence):
+            return False
+        when = self._when_pattern.search(sentence)
+        if when is None:
+            others = [m.group(0) for m in re.finditer(self.tensor, sentence)
+                      if m.group(0) != subject]
+            if others and re.search(r"shape|形状", sentence, re.I) and re.search(r"一致|相同|相等|broadcast", sentence):
+                self.rules.unread(self.api, text.line, subject, sentence, "it holds under a condition")
+                return True
+            return False
+        # "当reduction为none时，shape与self一致，当reduction为mean或sum时为[1]": each condition
+        # governs the text up to the next one; "否则" after the last governs the rest.
+        whens = list(self._when_pattern.finditer(sentence))
+        read_any = False
+        for k, when in enumerate(whens):
+            stop = whens[k + 1].start() if k + 1 < len(whens) else len(sentence)
+            rest = sentence[when.end():stop]
+            otherwise = self._OTHERWISE.search(rest) if k + 1 == len(whens) else None
+            then_text = rest[:otherwise.start()] if otherwise else rest
+            then = self._consequent(then_text, subject)
+            if then is None:
+                if re.search(r"shape|形状", then_text, re.I):
+                    self.rules.unread(self.api, text.line, subject, sentence, "a shape this parser cannot read")
+                    return True
+                continue
+            if re.match(r"\W*(?:且|并且|同时|and\b)", rest, re.I):
+                # "当reduction为0，且self的shape为(N,C)时": a condition on more than the argument.
+                self.rules.unread(self.api, text.line, subject, sentence, "a compound condition")
+                return True
+            values = self._values(when.group("w"), when.group("v"))
+            if values is None:
+                self.rules.unread(self.api, text.line, subject, sentence, "a condition this parser cannot read")
+                return True
+            negated = bool(when.group("neg"))
+            form, tensors = then
+            self.rules.add(self.rules.shape_rules,
+                           ShapeRule(subject, when.group("w"), values, form, tensors, negated, text.line))
+            read_any = True
+            if otherwise:
+                alt = self._consequent(rest[otherwise.end():], subject)
+                if alt is not None:
+                    self.rules.add(self.rules.shape_rules,
+                                   ShapeRule(subject, when.group("w"), values, alt[0], alt[1], not negated, text.line))
+        return read_any
+
+
+_FROM_ZERO_CJK = re.compile(r"第\s*0\s*(?:个)?(?:维|轴)|第零维")
+_FROM_ZERO_WORD = re.compile(r"(?:dim(?:ension)?|axis)\s*0\b")  # in lower case, at the start of a word
+
+
+def counts_from_zero(page_text: str) -> bool:
+    """Whether the page counts dimensions from 0 somewhere ("第0维", "第0个维度", "第0轴", "dim 0",
+    "Axis 0"). Searched from the words' first characters: one case-insensitive pattern over a whole
+    page (searched at every position) was a twentieth of the parse."""
+    if "0" not in page_text and "零" not in page_text:
+        return False
+    if "第" in page_text and _FROM_ZERO_CJK.search(page_text):
+        return True
+    lower = page_text.lower()
+    return any(_FROM_ZERO_WORD.match(lower, start) for word in ("dim", "axis") for start in word_starts(lower, word))
+
+
+def texts_of(params: Sequence[Param], rows: dict[str, tuple[str, int]], errors: Sequence[ErrorCase],
+             constraints: Sequence[tuple[int, str]]) -> list[Text]:
+    """What `read_rules` reads for an API: each parameter's row (its text and line), the error rows,
+    the lines of the constraints section."""
+    texts = [Text(text, line, name) for name, (text, line) in rows.items()]
+    texts += [Text(e.condition, e.line, None, error_row=True) for e in errors]
+    texts += [Text(text, line) for line, text in constraints]
+    return texts

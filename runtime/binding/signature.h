@@ -1,0 +1,54 @@
+// aclnn-bindgen bindings: the Python calling convention of a wrapper (signature.cpp).
+#ifndef ACLNN_BINDING_SIGNATURE_H_
+#define ACLNN_BINDING_SIGNATURE_H_
+
+#include <pybind11/pybind11.h>
+
+#include <cxxabi.h>
+
+#include <vector>
+
+namespace aclnn_binding {
+namespace py = pybind11;
+
+// A generated wrapper's Python signature: `function(p0, p1, ..., *, pk, ...)`. The first `required`
+// parameters have no default; the others default to None. Wrappers are METH_FASTCALL functions
+// that parse their arguments with this, not through pybind11's dispatcher (whose per-call
+// overload records and argument vectors cost more than the simulator's whole first phase).
+struct PySignature {
+  const char* function;            // leaky_relu_backward
+  std::vector<const char*> names;  // every parameter, in order
+  int positional;                  // how many may be given by position (those before `*`)
+  int required;                    // how many, from the first, have no default
+};
+
+constexpr int kMaxPythonParams = 64;
+
+// Fills `values` (names.size() of them, borrowed; None where defaulted) from a vectorcall's
+// arguments, or raises TypeError with CPython's wording (missing, unexpected or repeated).
+void parse_arguments(const PySignature& signature, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
+                     PyObject** values);
+
+// A wrapper's whole body: parse, run `body(values)` (which returns a py::object), and turn every C++
+// exception into the Python one (pybind11's translators, aclnn's errors included).
+template <class Body>
+PyObject* invoke(const PySignature& signature, PyObject* const* args, size_t nargs, PyObject* kwnames, Body&& body) {
+  PyObject* values[kMaxPythonParams];
+  try {
+    parse_arguments(signature, args, PyVectorcall_NARGS(nargs), kwnames, values);
+    py::object result = body(values);
+    return result.release().ptr();
+  } catch (abi::__forced_unwind&) {
+    throw;  // a thread ended at interpreter exit: not an error to report
+  } catch (py::error_already_set& e) {
+    e.restore();
+    return nullptr;
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+}
+
+}  // namespace aclnn_binding
+
+#endif  // ACLNN_BINDING_SIGNATURE_H_

@@ -1,0 +1,50 @@
+// The simulator's settings from the environment, read once (at the first call of the process) and
+// checked: a value a variable does not document makes aclInit fail with a message naming the
+// variable, instead of being read as something else without a word. ACLNN_SIM_SOC and
+// ACLNN_SIM_DEVICE_COUNT, which aclInit reads afresh each time, are runtime.cpp's.
+#ifndef ACLNN_SIM_ASCENDCL_SETTINGS_H_
+#define ACLNN_SIM_ASCENDCL_SETTINGS_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#define ACLSIM_SETTINGS_EXPORT __attribute__((visibility("default")))
+
+namespace aclsim {
+
+// ACLNN_SIM_FAULT=aclnnXxx[:N]: the N-th launch (1-based) of that API faults on the device.
+struct FaultTarget {
+  std::string api;
+  uint64_t launch = 1;
+  std::atomic<uint64_t> seen{0};
+};
+
+// The code paths every kernel is built for, in increasing order of what they ask of the CPU.
+enum class Isa { kAuto, kBaseline, kAvx2, kAvx512 };
+
+struct SimSettings {
+  std::string error;  // the first variable with a value it does not document; "" when all are good
+  bool synchronous = false;          // ACLNN_SIM_SYNC=0|1
+  std::vector<std::unique_ptr<FaultTarget>> faults;  // ACLNN_SIM_FAULT
+  uint64_t device_memory = uint64_t{64} << 30;       // ACLNN_SIM_DEVICE_MEMORY: bytes, K/M/G/T suffixes
+  int threads = 0;                   // ACLNN_SIM_THREADS=1..256 (0: one per CPU, at most 16)
+  Isa isa = Isa::kAuto;              // ACLNN_SIM_ISA=auto|baseline|avx2|avx512: the path asked for
+  bool log = false;                  // ACLNN_SIM_LOG=0|1: print every error message to stderr
+
+  bool valid() const { return error.empty(); }
+};
+
+ACLSIM_SETTINGS_EXPORT const SimSettings& Settings();
+
+// The one code path every kernel takes, elementwise and family alike: ACLNN_SIM_ISA's, or (auto)
+// the widest this CPU runs; a path the CPU lacks falls back to the widest it has, never to an
+// illegal instruction. Decided once per process.
+ACLSIM_SETTINGS_EXPORT Isa KernelPath();
+ACLSIM_SETTINGS_EXPORT const char* IsaName(Isa isa);  // "baseline", "avx2", "avx512"
+
+}  // namespace aclsim
+
+#endif  // ACLNN_SIM_ASCENDCL_SETTINGS_H_
