@@ -174,6 +174,18 @@ set(ACLNN_EXAMPLES
   fast_gelu
   fast_gelu_backward
   fast_layer_norm
+  flash_attention_score
+  flash_attention_score_grad
+  flash_attention_score_grad_v2
+  flash_attention_score_v2
+  flash_attention_unpadding_score_grad
+  flash_attention_unpadding_score_grad_v2
+  flash_attention_unpadding_score_grad_v3
+  flash_attention_unpadding_score_grad_v4
+  flash_attention_var_len_score
+  flash_attention_var_len_score_v2
+  flash_attention_var_len_score_v3
+  flash_attention_var_len_score_v4
   flip
   floor
   floor_divide
@@ -500,6 +512,7 @@ set(ACLNN_EXAMPLES
   prelu_backward
   prod
   prod_dim
+  prompt_flash_attention_v3
   randperm
   range
   reciprocal
@@ -585,6 +598,7 @@ set(ACLNN_EXAMPLES
   threshold_backward
   topk
   trace
+  transform_bias_rescale_qkv
   triangular_solve
   unfold_grad
   unique

@@ -50,7 +50,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the pool family (self=self, grad_output=gradOutput, indices=indices, out=gradInput).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanPool, aclsim::PoolFamily::Op::kAdaptiveMaxBackward,
-    /*roles=*/{1, 0, 2, -1, -1, -1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{1, 0, 2, -1, -1, -1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{2.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -515,7 +515,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the shape family (self=self, dtype=dtype, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanShape, aclsim::ShapeFamily::Op::kCast,
-    /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -830,7 +830,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -918,7 +918,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x1, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1004,7 +1004,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1093,7 +1093,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1184,7 +1184,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x1, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1271,7 +1271,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1439,7 +1439,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the index family (self=self, dim=dim, index=index, src=source, out=out, alpha=alpha).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanIndex, aclsim::IndexFamily::Op::kIndexAdd,
-    /*roles=*/{0, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, 5, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, 5, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -1541,7 +1541,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the index family (self=self, dim=dim, index=index, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanIndex, aclsim::IndexFamily::Op::kIndexSelect,
-    /*roles=*/{0, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -1657,7 +1657,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the matmul family (bias=selfRef, a=batch1, b=batch2, beta=beta, alpha=alpha, out=selfRef, cube_math_type=cubeMathType).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanMatmul, aclsim::MatmulFamily::Op::kAddbmm,
-    /*roles=*/{0, 1, 2, 3, 4, 0, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, 3, 4, 0, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -1869,7 +1869,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the linalg family (self=selfRef, other=vec1, third=vec2, beta=betaOptional, alpha=alphaOptional, out=selfRef).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanLinalg, aclsim::LinalgFamily::Op::kAddr,
-    /*roles=*/{0, 1, 2, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2277,7 +2277,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the random family (mean=mean, std=std, seed=seed, offset=offset, out=selfRef).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanRandom, aclsim::RandomFamily::Op::kNormal,
-    /*roles=*/{-1, 1, 2, -1, -1, -1, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1},
+    /*roles=*/{-1, 1, 2, -1, -1, -1, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2516,7 +2516,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the linalg family (self=self, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanLinalg, aclsim::LinalgFamily::Op::kInverse,
-    /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2597,7 +2597,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the creation family (start=start, end=end, steps=steps, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanCreation, aclsim::CreationFamily::Op::kLinspace,
-    /*roles=*/{0, 1, -1, 2, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, 2, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2682,7 +2682,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the softmax family (self=self, dim=dim, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanSoftmax, aclsim::SoftmaxFamily::Op::kLogSoftmax,
-    /*roles=*/{0, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2771,7 +2771,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the reduce family (self=self, dim=dim, keepdim=keepDim, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanReduce, aclsim::ReduceFamily::Op::kLogsumexp,
-    /*roles=*/{0, 1, 2, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -2857,7 +2857,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the reduce family (self=self, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanReduce, aclsim::ReduceFamily::Op::kAmax,
-    /*roles=*/{0, -1, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2950,7 +2950,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the reduce family (self=self, dim=dim, keepdim=keepDim, dtype=dtype, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanReduce, aclsim::ReduceFamily::Op::kProd,
-    /*roles=*/{0, 1, 2, 3, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, 3, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3031,7 +3031,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the pool family (self=self, grad_output=gradOutput, padding=padding, out=gradInput).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanPool, aclsim::PoolFamily::Op::kReflectionPadBackward,
-    /*roles=*/{1, 0, -1, -1, -1, 2, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{1, 0, -1, -1, -1, 2, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{3.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3116,7 +3116,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the order family (self=self, repeats=repeats, output_size=outputSize, dim=dim, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanOrder, aclsim::OrderFamily::Op::kRepeatInterleave,
-    /*roles=*/{0, 1, 3, -1, 2, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 3, -1, 2, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -3380,7 +3380,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the index family (self=self, dim=dim, index=index, src=src, reduce=reduce, out=out, include_self=includeSelf).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanIndex, aclsim::IndexFamily::Op::kScatterReduce,
-    /*roles=*/{0, 1, 2, 3, -1, 4, -1, -1, -1, -1, -1, -1, 6, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, 3, -1, 4, -1, -1, -1, -1, -1, -1, 6, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.

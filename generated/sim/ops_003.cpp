@@ -93,7 +93,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the norm family (input=x1, input2=x2, weight=gamma, eps=epsilon, out=yOut, rstd=rstdOut, sum_out=xOut).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanNorm, aclsim::NormFamily::Op::kAddRmsNorm,
-    /*roles=*/{0, 1, -1, 2, -1, -1, -1, 3, -1, -1, -1, 4, -1, 5, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, 2, -1, -1, -1, 3, -1, -1, -1, 4, -1, 5, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -287,7 +287,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the reduce family (self=self, out=minOut, max_out=maxOut).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanReduce, aclsim::ReduceFamily::Op::kAminmax,
-    /*roles=*/{0, -1, -1, -1, -1, -1, -1, 1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, -1, -1, -1, -1, 1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -525,7 +525,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the sync_batch_norm family (input=input, mean=mean, invstd=invstd, eps=eps, momentum=momentum, running_mean=runningMean, running_var=runningVar, counts=counts, mean_out=meanAll, invstd_out=invstdAll).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanSyncBatchNorm, aclsim::SyncBatchNormFamily::Op::kGatherStatsWithCounts,
-    /*roles=*/{0, -1, -1, -1, 1, 2, 6, 5, 3, 4, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 8, 9, -1},
+    /*roles=*/{0, -1, -1, -1, 1, 2, 6, 5, 3, 4, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 8, 9, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -626,7 +626,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the shape family (tensors=tensors, dim=dim, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanShape, aclsim::ShapeFamily::Op::kCat,
-    /*roles=*/{-1, 0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{-1, 0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -778,7 +778,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the linalg family (self=self, out=out, groups=groups).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanLinalg, aclsim::LinalgFamily::Op::kChannelShuffle,
-    /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, 1, -1},
+    /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -856,7 +856,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -938,7 +938,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1026,7 +1026,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1095,7 +1095,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the foreach family (x=x, out=out, p=scalar).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kNorm,
-    /*roles=*/{0, 2, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 2, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1214,7 +1214,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the optim family (var=paramsRef, m=momentumBufferListOptionalRef, grad=gradsRef, lr=lr, weight_decay=weightDecay, maximize=maximize, momentum=momentum, dampening=dampening, nesterov=nesterov, first_step=isFirstStep, grad_scale=gradScaleOptional).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanOptim, aclsim::OptimFamily::Op::kSgd,
-    /*roles=*/{0, 2, -1, -1, 1, -1, 6, -1, -1, 4, -1, -1, 9, 5, 7, 8, 10, 3, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 2, -1, -1, 1, -1, 6, -1, -1, 4, -1, -1, 9, 5, 7, 8, 10, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1337,7 +1337,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the activation family (self=self, dim=dim, approximate=approximate, out=out, activate_left=activateLeft, out_gelu=outGelu).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanActivation, aclsim::ActivationFamily::Op::kGeglu,
-    /*roles=*/{0, -1, 1, -1, 2, 4, -1, -1, 3, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, 1, -1, 2, 4, -1, -1, 3, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1462,7 +1462,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the activation family (self=self, grad_out=gradOutput, dim=dim, approximate=approximate, out=gradInput, activate_left=activateLeft, gelu=gelu).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanActivation, aclsim::ActivationFamily::Op::kGegluBackward,
-    /*roles=*/{1, 0, 3, -1, 4, 6, -1, -1, 5, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{1, 0, 3, -1, 4, 6, -1, -1, 5, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -1572,7 +1572,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the activation family (self=self, grad_out=gradOut, dim=dim, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanActivation, aclsim::ActivationFamily::Op::kGluBackward,
-    /*roles=*/{1, 0, 2, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{1, 0, 2, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -1690,7 +1690,7 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
 // Computed by the index family (self=self, dim=dim, index=index, src=source, out=out, alpha=alpha).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanIndex, aclsim::IndexFamily::Op::kIndexAdd,
-    /*roles=*/{0, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, 6, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, 6, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -2094,7 +2094,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the random family (from=from, to=to, seed=seed, offset=offset, out=selfRef).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanRandom, aclsim::RandomFamily::Op::kRandom,
-    /*roles=*/{-1, -1, -1, 1, 2, -1, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1},
+    /*roles=*/{-1, -1, -1, 1, 2, -1, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2175,7 +2175,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the random family (offset=offset, seed_tensor=seedTensor, offset_tensor=offsetTensor, out=selfRef).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanRandom, aclsim::RandomFamily::Op::kRandom,
-    /*roles=*/{-1, -1, -1, -1, -1, -1, -1, 3, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1},
+    /*roles=*/{-1, -1, -1, -1, -1, -1, -1, 3, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2260,7 +2260,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the index family (self=selfRef, dim=dim, index=index, value=value, reduce=reduce).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanIndex, aclsim::IndexFamily::Op::kScatter,
-    /*roles=*/{0, 1, 2, -1, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, -1, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -2437,7 +2437,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the shape family (self=selfRef, diagonal=diagonal, out=selfRef).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanShape, aclsim::ShapeFamily::Op::kTril,
-    /*roles=*/{0, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2507,7 +2507,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the shape family (self=selfRef, diagonal=diagonal, out=selfRef).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanShape, aclsim::ShapeFamily::Op::kTriu,
-    /*roles=*/{0, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2582,7 +2582,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the linalg family (self=self, mode=mode, out=Q, out2=R).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanLinalg, aclsim::LinalgFamily::Op::kQr,
-    /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, -1, -1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, -1, -1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2849,7 +2849,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the random family (self=self, offset=offset, seed_tensor=seedTensor, offset_tensor=offsetTensor, num_samples=numsamples, replacement=replacement, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanRandom, aclsim::RandomFamily::Op::kMultinomial,
-    /*roles=*/{0, -1, -1, -1, -1, -1, -1, 5, 3, 4, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, 6, -1, -1},
+    /*roles=*/{0, -1, -1, -1, -1, -1, -1, 5, 3, 4, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2958,7 +2958,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the loss family (self=self, target=target, grad_output=gradOutput, weight=weight, reduction=reduction, ignore_index=ignoreIndex, total_weight=totalWeight, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanLoss, aclsim::LossFamily::Op::kNllLossBackward,
-    /*roles=*/{1, 2, 0, 3, -1, 4, -1, -1, 5, 6, -1, -1, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{1, 2, 0, 3, -1, 4, -1, -1, 5, 6, -1, -1, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -3157,7 +3157,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the reduce family (self=self, dtype=dtype, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanReduce, aclsim::ReduceFamily::Op::kProd,
-    /*roles=*/{0, -1, -1, 1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, 1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3244,7 +3244,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the shape family (self=self, size=repeats, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanShape, aclsim::ShapeFamily::Op::kRepeat,
-    /*roles=*/{0, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3321,7 +3321,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the order family (self=self, repeats=repeats, output_size=outputSize, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanOrder, aclsim::OrderFamily::Op::kRepeatInterleave,
-    /*roles=*/{0, 1, 2, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3422,7 +3422,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the shape family (self=self, dim=dim, start=start, end=end, step=step, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanShape, aclsim::ShapeFamily::Op::kSlice,
-    /*roles=*/{0, -1, 1, -1, -1, -1, -1, -1, -1, 2, 3, 4, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, 1, -1, -1, -1, -1, -1, -1, 2, 3, 4, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -3534,7 +3534,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the shape family (self=self, dims=axes, start=starts, end=ends, step=steps, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanShape, aclsim::ShapeFamily::Op::kSlice,
-    /*roles=*/{0, -1, -1, 3, -1, -1, -1, -1, -1, 1, 2, 4, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, 3, -1, -1, -1, -1, -1, 1, 2, 4, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3617,7 +3617,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the loss family (self=gradOutput, output=output, dim=dim, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanLoss, aclsim::LossFamily::Op::kSoftmaxBackward,
-    /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3714,7 +3714,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the reduce family (self=self, dim=dim, keepdim=keepdim, correction=correction, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanReduce, aclsim::ReduceFamily::Op::kStd,
-    /*roles=*/{0, 1, 3, -1, 2, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 3, -1, 2, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
