@@ -297,6 +297,7 @@ set(ACLNN_EXAMPLES
   hardtanh_backward
   histc
   im2col
+  incre_flash_attention_v4
   index
   index_add
   index_add_v2

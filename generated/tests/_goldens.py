@@ -180,6 +180,37 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         softmaxMax, softmaxSum (column 0) and attentionIn (options stats=(max, sum), attention=...)."""
         return _attention(query, key, value, head_num, layout, scale, dy=dy, **options)
 
+    @staticmethod
+    def incre_flash_attention(query: Any, key: Any, value: Any, head_num: int, layout: str, scale: float,
+                              atten_mask: Any = None, lengths: Any = None, block_table: Any = None) -> Any:
+        """aclnnIncreFlashAttentionV4's attentionOut: one query position per batch over the keys below
+        each batch's length (lengths: one, or one per batch), the mask's true keys masked out; with
+        block_table, key and value are block caches ([blocks, blockSize, H], or [blocks, N, blockSize,
+        D]) whose blocks block_table names in order for each batch."""
+        import torch
+
+        b = query.shape[0]
+        if block_table is not None:
+            def unpage(cache: Any) -> Any:
+                rows = [cache[block_table[i].long()] for i in range(b)]  # [maxBlocks, (N,) blockSize, ...]
+                if cache.dim() == 4:  # [blocks, N, blockSize, D]: BNSD
+                    return torch.stack([r.transpose(0, 1).reshape(cache.shape[1], -1, cache.shape[-1]) for r in rows])
+                dense = torch.stack([r.reshape(-1, cache.shape[-1]) for r in rows])  # [B, Skv, H]
+                if layout == "BSH":
+                    return dense
+                dense = dense.reshape(b, dense.shape[1], -1, query.shape[-1])
+                return dense.transpose(1, 2) if layout == "BNSD" else dense
+            key, value = unpage(key), unpage(value)
+        skv = key.shape[2] if layout == "BNSD" else key.shape[1]
+        masked = torch.zeros(b, skv, dtype=torch.bool)
+        if lengths is not None and len(lengths):
+            ends = torch.tensor([lengths[0] if len(lengths) == 1 else lengths[i] for i in range(b)]).reshape(-1, 1)
+            masked |= torch.arange(skv).reshape(1, -1) >= ends
+        if atten_mask is not None:
+            masked |= atten_mask.bool().reshape(b, -1)[:, :skv]
+        return _attention(query, key, value, head_num, layout, scale, sparse_mode=1,
+                          atten_mask=masked.reshape(b, 1, 1, skv))[-1]
+
 
 def _heads(t: Any, layout: str, d: int) -> Any:
     """A BSH/SBH/BSND/BNSD tensor as [B, N, S, D] (TND as [1, N, T, D]) in double."""

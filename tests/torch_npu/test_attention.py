@@ -2,7 +2,8 @@
 (aclnnFlashAttentionScore / aclnnFlashAttentionScoreGrad; with actual_seq_qlen and the TND layout
 aclnnFlashAttentionVarLenScore / aclnnFlashAttentionUnpaddingScoreGrad) against PyTorch's CPU
 autograd of softmax(mask(scale * (Q K^T + pse))) V: each layout, GQA, pse, the sparse modes and
-float16; torch_npu.npu_prompt_flash_attention (aclnnPromptFlashAttentionV3); and
+float16; torch_npu.npu_prompt_flash_attention (aclnnPromptFlashAttentionV3) and
+npu_incre_flash_attention (aclnnIncreFlashAttentionV4, with a paged KV cache); and
 torch._transform_bias_rescale_qkv (aclnnTransformBiasRescaleQkv), nn.MultiheadAttention's
 inference fast path."""
 
@@ -93,6 +94,29 @@ def test_fusion_attention_and_its_backward_equal_the_cpu(run_npu):
                                                    input_layout="BNSD_BSND", scale_value=0.3, sparse_mode=3)
         want = attend(q, k, v, 2, "BNSD", 0.3, band(4, 6, 2, 2 ** 31, 0)).transpose(1, 2)
         assert torch.allclose(got.cpu().float(), want, rtol=2e-2, atol=2e-2), "prompt BNSD_BSND"
+        # npu_incre_flash_attention (aclnnIncreFlashAttentionV4): one query position per batch over its first
+        # actual_seq_lengths keys, from one key tensor, then from a paged cache of 16-position blocks.
+        # The page's phase 1 wants attenMask (semantics/attention.toml's erratum): key 1 masked for batch 0.
+        q, k, v = r(2, 1, 32).half(), r(2, 6, 16).half(), r(2, 6, 16).half()
+        mask = torch.zeros(2, 6, dtype=torch.bool)
+        mask[0, 1] = True
+        got = torch_npu.npu_incre_flash_attention(q.npu(), k.npu(), v.npu(), atten_mask=mask.npu(), num_heads=4,
+                                                  input_layout="BSH", scale_value=0.3, num_key_value_heads=2,
+                                                  actual_seq_lengths=[4, 6])
+        for b, length in enumerate((4, 6)):
+            want = attend(q[b:b + 1], k[b:b + 1, :length], v[b:b + 1, :length], 4, "BSH", 0.3,
+                          mask[b:b + 1, :length].reshape(1, 1, 1, length))
+            assert torch.allclose(got[b:b + 1].cpu().float(), want, rtol=2e-3, atol=2e-3), ("incre", b)
+        kc, vc = r(5, 16, 16).half(), r(5, 16, 16).half()
+        table = torch.tensor([[3, 0], [4, 1]], dtype=torch.int32)
+        got = torch_npu.npu_incre_flash_attention(q.npu(), kc.npu(), vc.npu(), block_table=table.npu(),
+                                                  atten_mask=torch.zeros(2, 32, dtype=torch.bool).npu(), num_heads=4,
+                                                  input_layout="BSH", scale_value=0.3, num_key_value_heads=2,
+                                                  actual_seq_lengths=[20, 9], block_size=16)
+        for b, length in enumerate((20, 9)):
+            keys, values = (c[table[b].long()].reshape(1, -1, 16)[:, :length] for c in (kc, vc))
+            want = attend(q[b:b + 1], keys, values, 4, "BSH", 0.3)
+            assert torch.allclose(got[b:b + 1].cpu().float(), want, rtol=2e-3, atol=2e-3), ("incre paged", b)
         # TND: two sequences of 3 and 5 queries over 4 and 5 keys, each right-down causal, against the
         # reference per sequence (its BNSD form).
         q, k, v = torch.randn(8, 2, 8), torch.randn(9, 1, 8), torch.randn(9, 1, 8)

@@ -25,6 +25,12 @@
 //                         BSH, BSND, BNSD, BNSD_BSND (BNSD in, BSND out), numKeyValueHeads the key's N (0: any);
 //                         attenMask also [B, Sq, Skv] and padded past Sq and Skv; pseShift, per-batch
 //                         actualSeqLengths(Kv) and TND refused by name (the quantisation inputs: semantics checks)
+//   incre_flash_attention aclnnIncreFlashAttentionV4: prompt_flash_attention for one query position (S = 1),
+//                         key and value one tensor (a list of one) or, with blocktable, one block cache
+//                         [blocks, blockSize, H] ([blocks, Nkv, blockSize, D] for BNSD) whose blocks
+//                         blocktable [B, maxBlocks] names per batch (block j / blockSize holds position j);
+//                         actualSeqLengths the keys each batch attends (required with a cache); attenMask
+//                         [B, (1, (1,)) Skv]
 //   transform_qkv         aten's _transform_bias_rescale_qkv: qkv [B, T, 3 * H] plus qkvBias [3 * H] split
 //                         into q, k, v [B, N, T, H / N] (N numHeads), q times 1 / sqrt(H / N)
 // 5 to 8 (prefix, varlen bands), pseType 2 and 3 (generated pse), a pse with TND and an attenMask in
@@ -47,7 +53,7 @@ namespace {
 
 using F = AttentionFamily;
 
-enum Slot { kQ, kK, kV, kDy, kPse, kDrop, kMask, kMax, kSum, kAttn, kDq, kDk, kDv, kDpse, kSlots };
+enum Slot { kQ, kK, kV, kDy, kPse, kDrop, kMask, kMax, kSum, kAttn, kDq, kDk, kDv, kDpse, kTable, kSlots };
 
 enum class Layout { kBSH, kSBH, kBSND, kBNSD, kTND };
 
@@ -89,6 +95,9 @@ class AttentionWork final : public FamilyWork {
   bool pse = false, dropout = false, dpse = false;
   bool stats_tnd = false;  // TND statistics as [T, N, 8] (same_as_input), else [N, T, 8]
   bool stats = false;      // softmaxMax and softmaxSum written (the training APIs)
+  Dims kv_lengths;         // the inference APIs' per-batch key/value lengths (empty: every key)
+  bool paged = false;      // incre: key/value a block cache that block_table maps each batch's positions to
+  int64_t block_size = 0;
 
  private:
   // Sequence `b`'s first query and key rows within the gathered buffers and their counts.
@@ -97,7 +106,7 @@ class AttentionWork final : public FamilyWork {
   };
 
   Sequence SequenceOf(int64_t b) const {
-    if (layout != Layout::kTND) return {b, 0, q.s, 0, kv.s, b * q.n * q.s * kv.s};
+    if (layout != Layout::kTND) return {b, 0, q.s, 0, kv_lengths.empty() ? kv.s : kv_lengths[b], b * q.n * q.s * kv.s};
     Sequence seq{0, b ? q_ends[b - 1] : 0, 0, b ? kv_ends[b - 1] : 0, 0, 0};
     seq.sq = q_ends[b] - seq.q0, seq.skv = kv_ends[b] - seq.k0;
     for (int64_t p = 0; p < b; ++p) {
@@ -152,8 +161,14 @@ class AttentionWork final : public FamilyWork {
 
   aclnnStatus Compute() override {
     q_ = static_cast<const float*>(ContiguousAs(tensor(kQ), type, 0));
-    k_ = static_cast<const float*>(ContiguousAs(tensor(kK), type, 1));
-    v_ = static_cast<const float*>(ContiguousAs(tensor(kV), type, 2));
+    std::vector<float> keys, values;
+    if (paged) {
+      if (aclnnStatus s = Unpage(&keys, &values)) return s;
+      k_ = keys.data(), v_ = values.data();
+    } else {
+      k_ = static_cast<const float*>(ContiguousAs(tensor(kK), type, 1));
+      v_ = static_cast<const float*>(ContiguousAs(tensor(kV), type, 2));
+    }
     std::vector<float> mask, shift;
     std::vector<int64_t> bytes;
     if (mask_read) {
@@ -174,6 +189,42 @@ class AttentionWork final : public FamilyWork {
       drop_ = bytes.data();
     }
     return op_ == F::Op::kFlashAttentionGrad ? Backward() : Forward();
+  }
+
+  // The paged caches (tensor(kK), tensor(kV): [blocks, Nkv, blockSize, D]) as [B, Nkv, Skv, D] by
+  // block_table ([B, maxBlocks]); positions past a batch's length stay 0.
+  aclnnStatus Unpage(std::vector<float>* keys, std::vector<float>* values) {
+    const TensorRef& table = tensor(kTable);
+    std::vector<int64_t> blocks(static_cast<size_t>(table.numel()));
+    GatherAs(table, ComputeType::kInt64, blocks.data());
+    const int64_t count = tensor(kK).shape[0], per_batch = table.shape[1];
+    for (int64_t b = 0; b < q.b; ++b) {
+      for (int64_t k = 0; k * block_size < kv_lengths[b]; ++k) {
+        const int64_t block = blocks[static_cast<size_t>(b * per_batch + k)];
+        if (block < 0 || block >= count) {
+          return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + table.name + ": batch " + std::to_string(b) +
+                                           " names block " + std::to_string(block) + ", outside [0, " +
+                                           std::to_string(count) + ")");
+        }
+      }
+    }
+    const std::pair<int, std::vector<float>*> caches[2] = {{kK, keys}, {kV, values}};
+    for (const auto& [slot, into] : caches) {
+      const TensorRef& cache = tensor(slot);
+      const int64_t d = cache.shape[3];
+      const float* from = static_cast<const float*>(ContiguousAs(cache, type, slot));
+      into->assign(static_cast<size_t>(q.b * kv.n * kv.s * d), 0.0f);
+      for (int64_t b = 0; b < q.b; ++b) {
+        for (int64_t n = 0; n < kv.n; ++n) {
+          for (int64_t j = 0; j < kv_lengths[b]; ++j) {
+            const int64_t block = blocks[static_cast<size_t>(b * per_batch + j / block_size)];
+            std::copy_n(from + ((block * kv.n + n) * block_size + j % block_size) * d, d,
+                        into->data() + ((b * kv.n + n) * kv.s + j) * d);
+          }
+        }
+      }
+    }
+    return ACLNN_SUCCESS;
   }
 
   aclnnStatus Forward() {
@@ -436,15 +487,29 @@ aclnnStatus PlanTransform(const Call& call, const FamilySpec& family, ExecutorWo
 aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
   if (family.op == F::Op::kTransformQkv) return PlanTransform(call, family, work);
-  if (family.op == F::Op::kMaskedSoftmaxBias || family.op == F::Op::kIncreFlashAttention) {
+  if (family.op == F::Op::kMaskedSoftmaxBias) {
     return Decline(call, work, "(its op is not simulated yet)");
   }
   const Reader r(call, family);
   const bool grad = family.op == F::Op::kFlashAttentionGrad;
   const bool prompt = family.op == F::Op::kPromptFlashAttention;
+  const bool incre = family.op == F::Op::kIncreFlashAttention;
+  const bool infer = prompt || incre;
+  // The incremental API's key and value are lists: one tensor for every batch is modelled.
+  for (int role : {int(F::Role::kKey), int(F::Role::kValue)}) {
+    const std::vector<TensorDesc>* list = RoleTensorList(call, family, role);
+    if (list && list->size() != 1) {
+      return r.Reject(role, "a list of " + std::to_string(list->size()) +
+                                " tensors (one per batch) is not simulated: pass one tensor holding every batch");
+    }
+  }
+  auto one_tensor = [&](int role) -> const TensorDesc* {
+    const std::vector<TensorDesc>* list = RoleTensorList(call, family, role);
+    return list ? &(*list)[0] : RoleTensor(call, family, role);
+  };
   const TensorDesc* query = RoleTensor(call, family, F::Role::kQuery);
-  const TensorDesc* key = RoleTensor(call, family, F::Role::kKey);
-  const TensorDesc* value = RoleTensor(call, family, F::Role::kValue);
+  const TensorDesc* key = one_tensor(F::Role::kKey);
+  const TensorDesc* value = one_tensor(F::Role::kValue);
   if (!query || !key || !value) return Decline(call, work, "without its tensors");
   ComputeType type;
   if (!FamilyComputeType(query->dtype, false, &type) || type != ComputeType::kFloat32) {
@@ -460,9 +525,10 @@ aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWo
   if (split_out) {
     made->layout = Layout::kBNSD, made->out_layout = Layout::kBSND;
   } else if (!ParseLayout(layout_text, &made->layout) || (made->layout == Layout::kTND) != varlen ||
-             (prompt && made->layout == Layout::kSBH)) {
+             (infer && made->layout == Layout::kSBH)) {
     return r.Reject(F::Role::kLayout, "\"" + layout_text + "\" is not " +
                                           (varlen   ? "TND, the layout of variable-length sequences"
+                                           : incre  ? "one of BSH, BSND, BNSD"
                                            : prompt ? "one of BSH, BSND, BNSD, BNSD_BSND (TND is not simulated)"
                                                     : "one of BSH, SBH, BSND, BNSD"));
   } else {
@@ -470,8 +536,11 @@ aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWo
   }
   const Layout layout = made->layout;
   const size_t rank = layout == Layout::kBSND || layout == Layout::kBNSD ? 4 : 3;
+  const TensorDesc* table = incre ? r.Given(F::Role::kBlockTable) : nullptr;
+  made->paged = table != nullptr;
   for (int role : {int(F::Role::kQuery), int(F::Role::kKey), int(F::Role::kValue)}) {
-    const TensorDesc* t = RoleTensor(call, family, role);
+    const TensorDesc* t = role == F::Role::kQuery ? query : one_tensor(role);
+    if (made->paged && role != F::Role::kQuery) continue;  // a block cache: read below
     if (t->view.size() != rank || t->numel() == 0) {
       return r.Reject(role, "shape " + DimsText(t->view) + " is not a non-empty " + layout_text + " tensor");
     }
@@ -484,13 +553,36 @@ aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWo
   }
   const int64_t d = hidden ? query->view[2] / head_num : query->view[rank - 1];
   made->q = HeadsOf(query->view, layout, d);
-  made->kv = HeadsOf(key->view, layout, d);
-  if (hidden && key->view[2] % d != 0) {
+  if (incre && made->q.s != 1) {
+    return r.Reject(F::Role::kQuery, "shape " + DimsText(query->view) + " has a sequence of " +
+                                         std::to_string(made->q.s) + ", not 1 (the page: query's S is 1)");
+  }
+  if (made->paged) {
+    // [blocks, blockSize, H] or, for BNSD, [blocks, Nkv, blockSize, D]; the block size is the cache's.
+    const Dims& c = key->view;
+    if (!((c.size() == 3 && c[2] % d == 0) || (c.size() == 4 && layout == Layout::kBNSD && c[3] == d)) ||
+        value->view != c) {
+      return r.Reject(F::Role::kKey, "shape " + DimsText(c) + " (value " + DimsText(value->view) +
+                                         ") is not one block cache [blocks, blockSize, H] (or, for BNSD, "
+                                         "[blocks, Nkv, blockSize, D]) that value shares");
+    }
+    if (table->view.size() != 2 || table->view[0] != made->q.b) {
+      return r.Reject(F::Role::kBlockTable, "shape " + DimsText(table->view) + " is not [B, maxBlocks] for B = " +
+                                                std::to_string(made->q.b));
+    }
+    made->block_size = c.size() == 3 ? c[1] : c[2];
+    made->kv = {made->q.b, c.size() == 3 ? c[2] / d : c[1], table->view[1] * made->block_size, d};
+    made->tensor(kTable).Set(RoleName(call, family, F::Role::kBlockTable), *table);
+  } else {
+    made->kv = HeadsOf(key->view, layout, d);
+  }
+  if (hidden && !made->paged && key->view[2] % d != 0) {
     return r.Reject(F::Role::kKey, "shape " + DimsText(key->view) + ": its H is not a multiple of D = " + std::to_string(d));
   }
   const Heads& q = made->q;
   const Heads& kv = made->kv;
-  const Heads v = hidden ? Heads{HeadsOf(value->view, layout, 1).b, kv.n, HeadsOf(value->view, layout, 1).s,
+  const Heads v = made->paged ? made->kv
+                 : hidden ? Heads{HeadsOf(value->view, layout, 1).b, kv.n, HeadsOf(value->view, layout, 1).s,
                                  kv.n ? value->view[2] / kv.n : 0}
                          : HeadsOf(value->view, layout, 0);
   made->dv = v.d;
@@ -502,11 +594,29 @@ aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWo
     return r.Reject(F::Role::kKvHeads, std::to_string(kv_heads) + " is not the key's N " + std::to_string(kv.n));
   }
   if (prompt) {
-    for (int role : {int(F::Role::kActualQ), int(F::Role::kActualKv)}) {
-      Dims lengths;
-      if (RoleInts(call, family, role, &lengths) && !lengths.empty()) {
-        return r.Reject(role, DimsText(lengths) + ": per-batch sequence lengths are not simulated (pass none)");
+    Dims lengths;
+    if (RoleInts(call, family, F::Role::kActualQ, &lengths) && !lengths.empty()) {
+      return r.Reject(F::Role::kActualQ, DimsText(lengths) + ": per-batch query lengths are not simulated (pass none)");
+    }
+  }
+  if (infer) {
+    // Per-batch key/value lengths: one for every batch, or at least B (the first B taken).
+    Dims lengths;
+    if (RoleInts(call, family, F::Role::kActualKv, &lengths) && !lengths.empty()) {
+      if (lengths.size() != 1 && static_cast<int64_t>(lengths.size()) < made->q.b) {
+        return r.Reject(F::Role::kActualKv, DimsText(lengths) + " has neither 1 nor B = " + std::to_string(made->q.b) +
+                                                " lengths");
       }
+      for (int64_t b = 0; b < made->q.b; ++b) {
+        const int64_t length = lengths[lengths.size() == 1 ? 0 : static_cast<size_t>(b)];
+        if (length < 0 || length > made->kv.s) {
+          return r.Reject(F::Role::kActualKv, DimsText(lengths) + ": " + std::to_string(length) + " is outside [0, " +
+                                                  std::to_string(made->kv.s) + "]");
+        }
+        made->kv_lengths.push_back(length);
+      }
+    } else if (made->paged) {
+      return r.Reject(F::Role::kActualKv, "is required with blockTable (the page: page attention needs actualSeqLengths)");
     }
   }
   if (kv.b != q.b || kv.d != q.d || kv.n == 0 || q.n % kv.n != 0) {
@@ -556,7 +666,7 @@ aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWo
     TensorRef probe;
     probe.Set("", *pse);
     if (layout == Layout::kTND) return r.Reject(F::Role::kPse, "with the TND layout is not simulated");
-    if (prompt) return r.Reject(F::Role::kPse, "(pseShift) is not simulated for the inference APIs");
+    if (infer) return r.Reject(F::Role::kPse, "(pseShift) is not simulated for the inference APIs");
     if (pse->view.size() != 4 || !BroadcastRef(&probe, scores)) {
       return r.Reject(F::Role::kPse, "shape " + DimsText(pse->view) + " does not broadcast to [B, N, Sq, Skv] " +
                                          DimsText(scores));
@@ -576,13 +686,17 @@ aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWo
       full.Set(RoleName(call, family, F::Role::kAttenMask), *mask);
       // The prompt API's masks may be [B, Sq, Skv] and padded past Sq and Skv (its page: "padding到32对齐").
       const size_t rank_of_mask = mask->view.size();
-      if (prompt && rank_of_mask >= 2 && full.shape[rank_of_mask - 2] >= q.s && full.shape[rank_of_mask - 1] >= kv.s) {
+      if (incre && rank_of_mask >= 2 && full.shape[0] == q.b && full.shape[rank_of_mask - 1] >= kv.s) {
+        // [B, Skv], [B, 1, Skv], [B, 1, 1, Skv]: one row of keys per batch
+        full.shape = {q.b, 1, 1, kv.s}, full.strides = {full.strides[0], 0, 0, full.strides[rank_of_mask - 1]};
+      } else if (prompt && rank_of_mask >= 2 && full.shape[rank_of_mask - 2] >= q.s &&
+                 full.shape[rank_of_mask - 1] >= kv.s) {
         full.shape[rank_of_mask - 2] = q.s, full.shape[rank_of_mask - 1] = kv.s;
         if (rank_of_mask == 3) {
           full.shape = {full.shape[0], 1, q.s, kv.s}, full.strides = {full.strides[0], 0, full.strides[1], full.strides[2]};
         }
       }
-      if ((rank_of_mask != 2 && rank_of_mask != 4 && !(prompt && rank_of_mask == 3)) || !BroadcastRef(&full, scores)) {
+      if ((rank_of_mask != 2 && rank_of_mask != 4 && !(infer && rank_of_mask == 3)) || !BroadcastRef(&full, scores)) {
         return r.Reject(F::Role::kAttenMask, "shape " + DimsText(mask->view) + " is not one of [B, N, Sq, Skv], "
                                                  "[B, 1, Sq, Skv], [1, 1, Sq, Skv], [Sq, Skv] for " + DimsText(scores));
       }
@@ -608,9 +722,10 @@ aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWo
   made->tensor(kQ).Set(RoleName(call, family, F::Role::kQuery), *query);
   made->tensor(kK).Set(RoleName(call, family, F::Role::kKey), *key);
   made->tensor(kV).Set(RoleName(call, family, F::Role::kValue), *value);
+  const Layout cache = made->paged && key->view.size() == 3 ? Layout::kBSH : layout;  // a cache's blocks as batches
   made->tensor(kQ) = HeadView(made->tensor(kQ), layout, d);
-  made->tensor(kK) = HeadView(made->tensor(kK), layout, d);
-  made->tensor(kV) = HeadView(made->tensor(kV), layout, v.d);
+  made->tensor(kK) = HeadView(made->tensor(kK), made->paged ? cache : layout, d);
+  made->tensor(kV) = HeadView(made->tensor(kV), made->paged ? cache : layout, v.d);
   // attentionOut's (dy's) shape: the query's with the value's head dimension.
   Dims out_shape = query->view;
   out_shape.back() = hidden ? q.n * v.d : v.d;
@@ -618,7 +733,7 @@ aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWo
   if (layout == Layout::kTND) stat_shape = made->stats_tnd ? Dims{q.s, q.n, kStatWidth} : Dims{q.n, q.s, kStatWidth};
   if (split_out) out_shape = {q.b, q.s, q.n, v.d};
   const TensorDesc* attention = RoleTensor(call, family, F::Role::kAttention);
-  if (prompt) {
+  if (infer) {
     if (!attention) return Decline(call, work, "without attentionOut");
     if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kAttention, *attention, out_shape,
                                          "the query's shape (BNSD_BSND: as BSND) with the value's D", kAttn)) {
