@@ -623,9 +623,10 @@ ATTENTION = Family(
     # transform_qkv: aten's _transform_bias_rescale_qkv (self [B, T, 3 * H] plus bias split into q, k, v
     # [B, N, T, H / N], q divided by sqrt(H / N)); masked_softmax_bias: softmax(scale * self + atten_mask +
     # bias) over windows; prompt_ / incre_flash_attention: the inference APIs' forward (kv_heads, the
-    # paged cache's block_table).
+    # paged cache's block_table); fused_infer_attention: the prompt one for a query of several positions,
+    # the incremental one for one.
     ops=("flash_attention", "flash_attention_grad", "transform_qkv", "masked_softmax_bias", "prompt_flash_attention",
-         "incre_flash_attention"),
+         "incre_flash_attention", "fused_infer_attention"),
     roles=("query", "key", "value", "dy", "pse", "drop_mask", "atten_mask", "actual_q", "actual_kv", "scale",
            "keep_prob", "pre_tokens", "next_tokens", "head_num", "layout", "sparse_mode", "pse_type",
            "softmax_layout", "softmax_max", "softmax_sum", "attention", "dq", "dk", "dv", "dpse", "self", "bias",

@@ -261,6 +261,9 @@ set(ACLNN_EXAMPLES
   foreach_tanh
   foreach_zero_inplace
   frac
+  fused_infer_attention_score_v2
+  fused_infer_attention_score_v3
+  fused_infer_attention_score_v4
   fused_sgd
   gather
   gather_nd
@@ -458,6 +461,7 @@ set(ACLNN_EXAMPLES
   lt_tensor
   masked_scale
   masked_select
+  masked_softmax_with_rel_pos_bias
   matmul
   max
   max_dim

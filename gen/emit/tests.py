@@ -780,7 +780,8 @@ class Planner:
         # contiguous (the pages of masked_select, nonzero and unique: non-contiguous unsupported).
         if any(families.data_dependent(plan.family_shape) for plan in self.plans):
             return []
-        out = {p.name: AUTO for p in self.tensor_outs}
+        # The base's other out entries stay (a page whose table marks an int parameter 输出).
+        out = {**self.base.out, **{p.name: AUTO for p in self.tensor_outs}}
         return [replace(self.base, id=f"out-{layout}", out=out, out_layout=layout) for layout in OUT_LAYOUTS]
 
     def unallocatable(self, dtype: DType) -> str:

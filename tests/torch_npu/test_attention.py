@@ -3,7 +3,8 @@
 aclnnFlashAttentionVarLenScore / aclnnFlashAttentionUnpaddingScoreGrad) against PyTorch's CPU
 autograd of softmax(mask(scale * (Q K^T + pse))) V: each layout, GQA, pse, the sparse modes and
 float16; torch_npu.npu_prompt_flash_attention (aclnnPromptFlashAttentionV3) and
-npu_incre_flash_attention (aclnnIncreFlashAttentionV4, with a paged KV cache); and
+npu_incre_flash_attention (aclnnIncreFlashAttentionV4, with a paged KV cache),
+npu_fused_infer_attention_score (aclnnFusedInferAttentionScoreV2/V3); and
 torch._transform_bias_rescale_qkv (aclnnTransformBiasRescaleQkv), nn.MultiheadAttention's
 inference fast path."""
 
@@ -117,6 +118,23 @@ def test_fusion_attention_and_its_backward_equal_the_cpu(run_npu):
             keys, values = (c[table[b].long()].reshape(1, -1, 16)[:, :length] for c in (kc, vc))
             want = attend(q[b:b + 1], keys, values, 4, "BSH", 0.3)
             assert torch.allclose(got[b:b + 1].cpu().float(), want, rtol=2e-3, atol=2e-3), ("incre paged", b)
+        # npu_fused_infer_attention_score (aclnnFusedInferAttentionScoreV3): the prompt path for several
+        # query positions (masked), the incremental one for one (per-batch key lengths). The pages want
+        # softmaxLse 3- or 4-d: op-plugin passes [0] without the flag (an erratum). (_v2 calls V4 with a
+        # learnable_sink argument the page's prototype lacks: semantics/attention.toml.)
+        q, k, v = r(2, 5, 32).half(), r(2, 6, 16).half(), r(2, 6, 16).half()
+        mask = torch.rand(5, 6) > 0.6
+        mask[:, 0] = False
+        got = torch_npu.npu_fused_infer_attention_score(q.npu(), k.npu(), v.npu(), atten_mask=mask.npu(), num_heads=4,
+                                                        scale=0.3, input_layout="BSH", num_key_value_heads=2,
+                                                        softmax_lse_flag=True)[0]
+        assert torch.allclose(got.cpu().float(), attend(q, k, v, 4, "BSH", 0.3, mask), rtol=2e-3, atol=2e-3), "fused"
+        got = torch_npu.npu_fused_infer_attention_score(q[:, :1].npu(), k.npu(), v.npu(), num_heads=4, scale=0.3,
+                                                        input_layout="BSH", num_key_value_heads=2,
+                                                        actual_seq_lengths_kv=[3, 6], softmax_lse_flag=True)[0]
+        for b, length in enumerate((3, 6)):
+            want = attend(q[b:b + 1, :1], k[b:b + 1, :length], v[b:b + 1, :length], 4, "BSH", 0.3)
+            assert torch.allclose(got[b:b + 1].cpu().float(), want, rtol=2e-3, atol=2e-3), ("fused one position", b)
         # TND: two sequences of 3 and 5 queries over 4 and 5 keys, each right-down causal, against the
         # reference per sequence (its BNSD form).
         q, k, v = torch.randn(8, 2, 8), torch.randn(9, 1, 8), torch.randn(9, 1, 8)

@@ -350,12 +350,12 @@ struct AdamFamily {
 // attention: FlashAttention's softmax(mask(scale * (Q K^T + pse))) V by layout (BSH, SBH, BSND, BNSD, TND), with GQA, sparse modes 0 to 4, pse and a dropout mask, and its gradient from the saved softmax statistics; in float with double accumulation.
 struct AttentionFamily {
   struct Op {
-    enum : int8_t { kFlashAttention, kFlashAttentionGrad, kTransformQkv, kMaskedSoftmaxBias, kPromptFlashAttention, kIncreFlashAttention };
+    enum : int8_t { kFlashAttention, kFlashAttentionGrad, kTransformQkv, kMaskedSoftmaxBias, kPromptFlashAttention, kIncreFlashAttention, kFusedInferAttention };
   };
   struct Role {
     enum : int8_t { kQuery, kKey, kValue, kDy, kPse, kDropMask, kAttenMask, kActualQ, kActualKv, kScale, kKeepProb, kPreTokens, kNextTokens, kHeadNum, kLayout, kSparseMode, kPseType, kSoftmaxLayout, kSoftmaxMax, kSoftmaxSum, kAttention, kDq, kDk, kDv, kDpse, kSelf, kBias, kOut, kKOut, kVOut, kKvHeads, kBlockTable };
   };
-  static constexpr const char* kOpNames[] = { "flash_attention", "flash_attention_grad", "transform_qkv", "masked_softmax_bias", "prompt_flash_attention", "incre_flash_attention" };
+  static constexpr const char* kOpNames[] = { "flash_attention", "flash_attention_grad", "transform_qkv", "masked_softmax_bias", "prompt_flash_attention", "incre_flash_attention", "fused_infer_attention" };
 };
 
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a

@@ -31,8 +31,15 @@
 //                         blocktable [B, maxBlocks] names per batch (block j / blockSize holds position j);
 //                         actualSeqLengths the keys each batch attends (required with a cache); attenMask
 //                         [B, (1, (1,)) Skv]
+//   fused_infer_attention aclnnFusedInferAttentionScoreV2 to V4: prompt_flash_attention for a query of several
+//                         positions, incre_flash_attention for one (its masks), a paged cache with either;
+//                         softmaxLse (when given: max + log(sum) per row, -inf for a row masked everywhere);
+//                         the shared prefix, rope and quantisation inputs refused (semantics checks)
 //   transform_qkv         aten's _transform_bias_rescale_qkv: qkv [B, T, 3 * H] plus qkvBias [3 * H] split
 //                         into q, k, v [B, N, T, H / N] (N numHeads), q times 1 / sqrt(H / N)
+//   masked_softmax_bias   aclnnMaskedSoftmaxWithRelPosBias: softmax(scaleValue * x + attenMask + relativePosBias)
+//                         over the last dimension, x [B * W, N, S1, S2] or [B, W, N, S1, S2], the mask one per
+//                         window W, the bias one per head N
 // 5 to 8 (prefix, varlen bands), pseType 2 and 3 (generated pse), a pse with TND and an attenMask in
 // modes 0 and 1 with TND are refused by name in phase 1. A row masked everywhere: attentionOut 0,
 // softmaxMax -inf, softmaxSum 0, and no gradient. FLOAT, FLOAT16 and BFLOAT16 compute in float with
@@ -95,6 +102,7 @@ class AttentionWork final : public FamilyWork {
   bool pse = false, dropout = false, dpse = false;
   bool stats_tnd = false;  // TND statistics as [T, N, 8] (same_as_input), else [N, T, 8]
   bool stats = false;      // softmaxMax and softmaxSum written (the training APIs)
+  bool lse = false;        // the fused inference API's softmaxLse ([B, N, Sq, 1]: max + log(sum)) written
   Dims kv_lengths;         // the inference APIs' per-batch key/value lengths (empty: every key)
   bool paged = false;      // incre: key/value a block cache that block_table maps each batch's positions to
   int64_t block_size = 0;
@@ -230,7 +238,7 @@ class AttentionWork final : public FamilyWork {
   aclnnStatus Forward() {
     const int64_t rows = layout == Layout::kTND ? q.s * q.n : q.b * q.n * q.s;
     std::vector<float> out(static_cast<size_t>(q.b * q.n * q.s * dv), 0.0f);
-    std::vector<float> max(static_cast<size_t>(rows * kStatWidth)), sum(max.size());
+    std::vector<float> max(static_cast<size_t>(rows * kStatWidth)), sum(max.size()), lse_rows(static_cast<size_t>(rows));
     const int64_t group = q.n / kv.n;
     ParallelFor(batches * q.n, [&](int64_t task) {
       const Sequence seq = SequenceOf(task / q.n);
@@ -254,9 +262,11 @@ class AttentionWork final : public FamilyWork {
         const int64_t at = StatRow(seq, n, i) * kStatWidth;
         std::fill_n(max.begin() + at, kStatWidth, static_cast<float>(mx));
         std::fill_n(sum.begin() + at, kStatWidth, static_cast<float>(total));
+        lse_rows[static_cast<size_t>(at / kStatWidth)] = static_cast<float>(mx + std::log(total));
       }
     });
     ScatterFrom(out.data(), ComputeType::kFloat32, HeadView(tensor(kAttn), out_layout, dv));
+    if (lse) ScatterFrom(lse_rows.data(), ComputeType::kFloat32, tensor(kMax));
     if (!stats) return ACLNN_SUCCESS;
     ScatterFrom(max.data(), ComputeType::kFloat32, tensor(kMax));
     ScatterFrom(sum.data(), ComputeType::kFloat32, tensor(kSum));
@@ -482,18 +492,120 @@ aclnnStatus PlanTransform(const Call& call, const FamilySpec& family, ExecutorWo
   return ACLNN_SUCCESS;
 }
 
+// aclnnMaskedSoftmaxWithRelPosBias: out = softmax(scale * x + mask + bias) along the last dimension,
+// x seen as [B, W, N, S1, S2], the mask [1, W, 1, S1, S2] and the bias [1, 1, N, S1, S2] broadcast to it.
+class WindowWork final : public FamilyWork {
+ public:
+  explicit WindowWork(const char* api) : FamilyWork(api, 4) {}
+  double scale = 1;
+  bool mask = false;
+
+ private:
+  aclnnStatus Compute() override {
+    const TensorRef& x = tensor(0);
+    const int64_t n = x.numel(), row = x.shape.back();
+    std::vector<float> values(static_cast<size_t>(n)), shift(static_cast<size_t>(n), 0.0f), add(values.size());
+    GatherAs(x, ComputeType::kFloat32, values.data());
+    if (mask) GatherAs(tensor(1), ComputeType::kFloat32, shift.data());
+    GatherAs(tensor(2), ComputeType::kFloat32, add.data());
+    ParallelFor(n / row, [&](int64_t r) {
+      float* y = values.data() + r * row;
+      const float* m = shift.data() + r * row;
+      const float* b = add.data() + r * row;
+      double top = -std::numeric_limits<double>::infinity(), total = 0;
+      std::vector<double> e(static_cast<size_t>(row));
+      for (int64_t j = 0; j < row; ++j) top = std::max(top, e[j] = scale * y[j] + m[j] + b[j]);
+      for (double& v : e) total += v = std::exp(v - top);
+      for (int64_t j = 0; j < row; ++j) y[j] = static_cast<float>(e[j] / total);
+    });
+    ScatterFrom(values.data(), ComputeType::kFloat32, tensor(3));
+    return ACLNN_SUCCESS;
+  }
+};
+
+// A [.., S1, S2] tensor whose dimension `from` (counted from the end, past S1 and S2) is the window
+// (or head) dimension, seen as [1, W, 1, S1, S2] (window) or [1, 1, N, S1, S2]; false when its
+// dimensions are not that one and 1s.
+bool WindowView(const TensorDesc& t, const char* name, bool window, TensorRef* out) {
+  const size_t rank = t.view.size();
+  if (rank < 3 || rank > 5) return false;
+  out->Set(name, t);
+  const size_t at = rank == 5 ? (window ? 1 : 2) : rank == 4 ? (window ? 0 : 1) : 0;
+  for (size_t k = 0; k + 2 < rank; ++k) {
+    if (k != at && t.view[k] != 1) return false;
+  }
+  const Dims shape = {1, window ? t.view[at] : 1, window ? 1 : t.view[at], t.view[rank - 2], t.view[rank - 1]};
+  const Dims strides = {0, window ? t.strides[at] : 0, window ? 0 : t.strides[at], t.strides[rank - 2], t.strides[rank - 1]};
+  out->shape = shape, out->strides = strides;
+  return true;
+}
+
+aclnnStatus PlanWindowSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const Reader r(call, family);
+  const TensorDesc* x = RoleTensor(call, family, F::Role::kSelf);
+  const TensorDesc* bias = RoleTensor(call, family, F::Role::kBias);
+  const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
+  if (!x || !bias || !out) return Decline(call, work, "without its tensors");
+  ComputeType type;
+  if (!FamilyComputeType(x->dtype, false, &type) || type != ComputeType::kFloat32) {
+    return Decline(call, work, std::string("for dtype ") + DTypeName(x->dtype));
+  }
+  auto reject = [&](int role, const std::string& message) {
+    return RejectParam(call, family, role, ACLNN_ERR_INNER_TILING_ERROR, message);
+  };
+  WindowWork* made = new WindowWork(call.spec.name);
+  std::unique_ptr<WindowWork> owned(made);
+  made->type = type;
+  made->scale = RoleNumber(call, family, F::Role::kScale, -1, 1.0);
+  const Dims& v = x->view;
+  if (v.size() != 4 && v.size() != 5) return reject(F::Role::kSelf, "shape " + DimsText(v) + " is not 4-d or 5-d");
+  TensorRef mask, shift;
+  const TensorDesc* m = r.Given(F::Role::kAttenMask);
+  if (m && !WindowView(*m, RoleName(call, family, F::Role::kAttenMask), true, &mask)) {
+    return reject(F::Role::kAttenMask, "shape " + DimsText(m->view) + " is not [W, S1, S2], [W, 1, S1, S2] or [1, W, 1, S1, S2]");
+  }
+  if (!WindowView(*bias, RoleName(call, family, F::Role::kBias), false, &shift)) {
+    return reject(F::Role::kBias, "shape " + DimsText(bias->view) + " is not [N, S1, S2], [1, N, S1, S2] or [1, 1, N, S1, S2]");
+  }
+  const int64_t w = m ? mask.shape[1] : 1;
+  TensorRef input;
+  input.Set(RoleName(call, family, F::Role::kSelf), *x);
+  if (v.size() == 4) {
+    if (v[0] % w != 0) return reject(F::Role::kSelf, "shape " + DimsText(v) + ": B * W is not a multiple of W = " + std::to_string(w));
+    input.shape = {v[0] / w, w, v[1], v[2], v[3]};
+    input.strides = {w * x->strides[0], x->strides[0], x->strides[1], x->strides[2], x->strides[3]};
+  }
+  if ((m && !BroadcastRef(&mask, input.shape)) || !BroadcastRef(&shift, input.shape)) {
+    return reject(m ? F::Role::kAttenMask : F::Role::kBias, "does not match x's windows, heads and S1 x S2 " + DimsText(v));
+  }
+  made->mask = m != nullptr;
+  made->tensor(0) = input;
+  if (m) made->tensor(1) = mask;
+  made->tensor(2) = shift;
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, v, "x's shape", 3)) return s;
+  made->tensor(3).shape = input.shape;
+  if (v.size() == 4) made->tensor(3).strides = {w * out->strides[0], out->strides[0], out->strides[1], out->strides[2], out->strides[3]};
+  *work = owned.release();
+  return ACLNN_SUCCESS;
+}
+
 }  // namespace
 
 aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
   if (family.op == F::Op::kTransformQkv) return PlanTransform(call, family, work);
-  if (family.op == F::Op::kMaskedSoftmaxBias) {
-    return Decline(call, work, "(its op is not simulated yet)");
-  }
+  if (family.op == F::Op::kMaskedSoftmaxBias) return PlanWindowSoftmax(call, family, work);
   const Reader r(call, family);
   const bool grad = family.op == F::Op::kFlashAttentionGrad;
-  const bool prompt = family.op == F::Op::kPromptFlashAttention;
-  const bool incre = family.op == F::Op::kIncreFlashAttention;
+  const bool ifa = family.op == F::Op::kIncreFlashAttention, fused = family.op == F::Op::kFusedInferAttention;
+  const std::string layout_text = r.Text(F::Role::kLayout);
+  const TensorDesc* query = RoleTensor(call, family, F::Role::kQuery);
+  // The fused API is the prompt one for a query of several positions, the incremental one for one.
+  const bool one_position =
+      query && query->view.size() >= 3 &&
+      query->view[layout_text == "BNSD" || layout_text == "BNSD_BSND" ? std::min<size_t>(2, query->view.size() - 1) : 1] == 1;
+  const bool incre = ifa || (fused && one_position);
+  const bool prompt = family.op == F::Op::kPromptFlashAttention || (fused && !one_position);
   const bool infer = prompt || incre;
   // The incremental API's key and value are lists: one tensor for every batch is modelled.
   for (int role : {int(F::Role::kKey), int(F::Role::kValue)}) {
@@ -507,7 +619,6 @@ aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWo
     const std::vector<TensorDesc>* list = RoleTensorList(call, family, role);
     return list ? &(*list)[0] : RoleTensor(call, family, role);
   };
-  const TensorDesc* query = RoleTensor(call, family, F::Role::kQuery);
   const TensorDesc* key = one_tensor(F::Role::kKey);
   const TensorDesc* value = one_tensor(F::Role::kValue);
   if (!query || !key || !value) return Decline(call, work, "without its tensors");
@@ -518,17 +629,16 @@ aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWo
   AttentionWork* made = new AttentionWork(call.spec.name, family.op);
   std::unique_ptr<AttentionWork> owned(made);
   made->type = type;
-  const std::string layout_text = r.Text(F::Role::kLayout);
-  // The prompt API's actualSeqLengths are per-batch lengths within padded sequences, not TND's ends.
-  const bool varlen = !prompt && family.roles[F::Role::kActualQ] >= 0;
-  const bool split_out = prompt && layout_text == "BNSD_BSND";  // BNSD in, BSND out
+  // The inference APIs' actualSeqLengths are per-batch lengths within padded sequences, not TND's ends.
+  const bool varlen = !infer && family.roles[F::Role::kActualQ] >= 0;
+  const bool split_out = (prompt || fused) && layout_text == "BNSD_BSND";  // BNSD in, BSND out
   if (split_out) {
     made->layout = Layout::kBNSD, made->out_layout = Layout::kBSND;
   } else if (!ParseLayout(layout_text, &made->layout) || (made->layout == Layout::kTND) != varlen ||
              (infer && made->layout == Layout::kSBH)) {
     return r.Reject(F::Role::kLayout, "\"" + layout_text + "\" is not " +
                                           (varlen   ? "TND, the layout of variable-length sequences"
-                                           : incre  ? "one of BSH, BSND, BNSD"
+                                           : ifa    ? "one of BSH, BSND, BNSD"
                                            : prompt ? "one of BSH, BSND, BNSD, BNSD_BSND (TND is not simulated)"
                                                     : "one of BSH, SBH, BSND, BNSD"));
   } else {
@@ -536,7 +646,7 @@ aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWo
   }
   const Layout layout = made->layout;
   const size_t rank = layout == Layout::kBSND || layout == Layout::kBNSD ? 4 : 3;
-  const TensorDesc* table = incre ? r.Given(F::Role::kBlockTable) : nullptr;
+  const TensorDesc* table = ifa || fused ? r.Given(F::Role::kBlockTable) : nullptr;
   made->paged = table != nullptr;
   for (int role : {int(F::Role::kQuery), int(F::Role::kKey), int(F::Role::kValue)}) {
     const TensorDesc* t = role == F::Role::kQuery ? query : one_tensor(role);
@@ -553,7 +663,7 @@ aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWo
   }
   const int64_t d = hidden ? query->view[2] / head_num : query->view[rank - 1];
   made->q = HeadsOf(query->view, layout, d);
-  if (incre && made->q.s != 1) {
+  if (ifa && made->q.s != 1) {
     return r.Reject(F::Role::kQuery, "shape " + DimsText(query->view) + " has a sequence of " +
                                          std::to_string(made->q.s) + ", not 1 (the page: query's S is 1)");
   }
@@ -593,7 +703,7 @@ aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWo
   if (kv_heads != 0 && kv_heads != kv.n) {
     return r.Reject(F::Role::kKvHeads, std::to_string(kv_heads) + " is not the key's N " + std::to_string(kv.n));
   }
-  if (prompt) {
+  if (infer) {
     Dims lengths;
     if (RoleInts(call, family, F::Role::kActualQ, &lengths) && !lengths.empty()) {
       return r.Reject(F::Role::kActualQ, DimsText(lengths) + ": per-batch query lengths are not simulated (pass none)");
@@ -738,6 +848,13 @@ aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWo
     if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kAttention, *attention, out_shape,
                                          "the query's shape (BNSD_BSND: as BSND) with the value's D", kAttn)) {
       return s;
+    }
+    if (const TensorDesc* lse = r.Given(F::Role::kSoftmaxMax)) {
+      if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kSoftmaxMax, *lse, {q.b, q.n, q.s, 1},
+                                           "[B, N, Sq, 1]", kMax)) {
+        return s;
+      }
+      made->lse = true;
     }
     *work = owned.release();
     return ACLNN_SUCCESS;
