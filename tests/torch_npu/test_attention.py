@@ -80,6 +80,17 @@ def test_fusion_attention_and_its_backward_equal_the_cpu(run_npu):
               cpu_mask=band(8, 8, 0, 2, 1), sparse_mode=4, pre_tockens=2, next_tockens=1)
         check("BSND float16", r(1, 4, 2, 16).half(), r(1, 4, 2, 16).half(), r(1, 4, 2, 16).half(), 2, "BSND",
               rtol=5e-3, atol=5e-3)
+        # Dropout (keep_prob 0.5: op-plugin's aclnnDropoutGenMaskV2 mask, read by the forward and the
+        # backward): out = P' V and dV = P'^T w for one kept-and-scaled P', so <out, w> = <V, dV>; and a
+        # dropout that changes nothing would leave out as keep_prob 1 gives it.
+        q, k, v = (t.npu() for t in (r(1, 6, 2, 8), r(1, 6, 2, 8), r(1, 6, 2, 8)))
+        v.requires_grad_()
+        out = torch_npu.npu_fusion_attention(q, k, v, 2, "BSND", scale=0.3, keep_prob=0.5)[0]
+        w = torch.randn(out.shape).npu()
+        (out * w).sum().backward()
+        assert torch.allclose((out * w).sum().cpu(), (v * v.grad).sum().cpu(), rtol=1e-4, atol=1e-4), "dropout"
+        plain = torch_npu.npu_fusion_attention(q, k, v, 2, "BSND", scale=0.3)[0]
+        assert not torch.allclose(out.detach().cpu(), plain.detach().cpu()), "dropout dropped nothing"
         qkv, bias = r(2, 5, 24), r(24)
         for want, got in zip(torch._transform_bias_rescale_qkv(qkv, bias, 2),
                              torch._transform_bias_rescale_qkv(qkv.npu(), bias.npu(), 2)):
