@@ -263,7 +263,6 @@ set(ACLNN_EXAMPLES
   frac
   fused_infer_attention_score_v2
   fused_infer_attention_score_v3
-  fused_infer_attention_score_v4
   fused_sgd
   gather
   gather_nd
