@@ -1768,7 +1768,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const aclsim::TensorInfo& paddingMaskOptional = aclsim::CallTensor(call, 6);
-  if (paddingMaskOptional.present && paddingMaskOptional.numel() > 0) {  // semantics/attention.toml:166
+  if (paddingMaskOptional.present && paddingMaskOptional.numel() > 0) {  // semantics/attention.toml:169
     return aclsim::Reject(call, 161002, "paddingMaskOptional is not simulated (no row of the page documents it)");
   }
   return ACLNN_SUCCESS;
@@ -2754,7 +2754,7 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
   const aclsim::TensorInfo& antiquantScale = aclsim::CallTensor(call, 11);
   const aclsim::TensorInfo& antiquantOffset = aclsim::CallTensor(call, 12);
   const aclsim::TensorInfo& kvPaddingSize = aclsim::CallTensor(call, 14);
-  if (dequantScale1.present || quantScale1.present || dequantScale2.present || quantScale2.present || quantOffset2.present || antiquantScale.present || antiquantOffset.present || kvPaddingSize.present) {  // semantics/attention.toml:211
+  if (dequantScale1.present || quantScale1.present || dequantScale2.present || quantScale2.present || quantOffset2.present || antiquantScale.present || antiquantOffset.present || kvPaddingSize.present) {  // semantics/attention.toml:214
     return aclsim::Reject(call, 161002, "the quantisation and antiquantisation inputs and kvPaddingSize are not simulated");
   }
   return ACLNN_SUCCESS;
