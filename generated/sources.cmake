@@ -174,6 +174,18 @@ set(ACLNN_EXAMPLES
   fast_gelu
   fast_gelu_backward
   fast_layer_norm
+  flash_attention_score
+  flash_attention_score_grad
+  flash_attention_score_grad_v2
+  flash_attention_score_v2
+  flash_attention_unpadding_score_grad
+  flash_attention_unpadding_score_grad_v2
+  flash_attention_unpadding_score_grad_v3
+  flash_attention_unpadding_score_grad_v4
+  flash_attention_var_len_score
+  flash_attention_var_len_score_v2
+  flash_attention_var_len_score_v3
+  flash_attention_var_len_score_v4
   flip
   floor
   floor_divide
@@ -249,6 +261,8 @@ set(ACLNN_EXAMPLES
   foreach_tanh
   foreach_zero_inplace
   frac
+  fused_infer_attention_score_v2
+  fused_infer_attention_score_v3
   fused_sgd
   gather
   gather_nd
@@ -285,6 +299,7 @@ set(ACLNN_EXAMPLES
   hardtanh_backward
   histc
   im2col
+  incre_flash_attention_v4
   index
   index_add
   index_add_v2
@@ -445,6 +460,7 @@ set(ACLNN_EXAMPLES
   lt_tensor
   masked_scale
   masked_select
+  masked_softmax_with_rel_pos_bias
   matmul
   max
   max_dim
@@ -500,6 +516,7 @@ set(ACLNN_EXAMPLES
   prelu_backward
   prod
   prod_dim
+  prompt_flash_attention_v3
   randperm
   range
   reciprocal
@@ -585,6 +602,7 @@ set(ACLNN_EXAMPLES
   threshold_backward
   topk
   trace
+  transform_bias_rescale_qkv
   triangular_solve
   unfold_grad
   unique

@@ -780,7 +780,8 @@ class Planner:
         # contiguous (the pages of masked_select, nonzero and unique: non-contiguous unsupported).
         if any(families.data_dependent(plan.family_shape) for plan in self.plans):
             return []
-        out = {p.name: AUTO for p in self.tensor_outs}
+        # The base's other out entries stay (a page whose table marks an int parameter 输出).
+        out = {**self.base.out, **{p.name: AUTO for p in self.tensor_outs}}
         return [replace(self.base, id=f"out-{layout}", out=out, out_layout=layout) for layout in OUT_LAYOUTS]
 
     def unallocatable(self, dtype: DType) -> str:
@@ -1067,6 +1068,8 @@ class Planner:
                 if p.kind not in (ParamKind.TENSOR, ParamKind.TENSOR_LIST, ParamKind.SCALAR) or not p.documented_dtypes():
                     continue
                 if all(d in p.dtypes_for(soc) for soc in Soc for d in EXPRESSIBLE):
+                    continue
+                if p.name in base.none:  # the valid call leaves it NULL: a NULL has no dtype to get wrong
                     continue
                 if p.direction is Direction.OUT:
                     cases.append(replace(base, id=f"{p.name}={UNDOCUMENTED}", out={**base.out, p.name: UNDOCUMENTED}))

@@ -127,7 +127,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the norm family (input=x1, input2=x2, weight=gamma, bias=beta, eps=epsilon, out=yOut, mean=meanOut, rstd=rstdOut, sum_out=xOut, input3=biasOptional, additional_output=additionalOutput).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanNorm, aclsim::NormFamily::Op::kAddLayerNorm,
-    /*roles=*/{0, 1, -1, 2, 3, -1, -1, 5, -1, -1, -1, 7, 8, 9, 10, 4, -1, 6, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, 2, 3, -1, -1, 5, -1, -1, -1, 7, 8, 9, 10, 4, -1, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -382,7 +382,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the norm family (input=x1, input2=x2, weight=gamma, eps=epsilon, out=y1Out, rstd=rstdOut, sum_out=xOut, out2=y2Out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanNorm, aclsim::NormFamily::Op::kAddRmsNormCast,
-    /*roles=*/{0, 1, -1, 2, -1, -1, -1, 3, -1, -1, -1, 4, -1, 6, 7, -1, -1, -1, 5, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, 2, -1, -1, -1, 3, -1, -1, -1, 4, -1, 6, 7, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -493,7 +493,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the amp family (found_inf=foundInf, scale=currentScale, tracker=growthTracker, growth_factor=growthFactor, backoff_factor=backoffFactor, growth_interval=growthInterval, scale_out=updatedScale, tracker_out=updatedGrowthTracker).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanAmp, aclsim::AmpFamily::Op::kUpdateScale,
-    /*roles=*/{-1, 2, -1, 0, 1, 3, 4, 5, 6, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{-1, 2, -1, 0, 1, 3, 4, 5, 6, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -589,7 +589,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the rotary family (x=queryRef, cos=cos, sin=sin, key=keyRef, layout=layout).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanRotary, aclsim::RotaryFamily::Op::kApplyRotary,
-    /*roles=*/{0, 2, 3, -1, -1, -1, -1, -1, -1, 1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 2, 3, -1, -1, -1, -1, -1, -1, 1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -678,7 +678,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the rotary family (x=queryRef, cos=cos, sin=sin, key=keyRef, layout=layout, rotary_mode=rotaryMode).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanRotary, aclsim::RotaryFamily::Op::kApplyRotary,
-    /*roles=*/{0, 2, 3, -1, -1, -1, -1, -1, -1, 1, 4, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 2, 3, -1, -1, -1, -1, -1, -1, 1, 4, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1021,7 +1021,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1104,7 +1104,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1198,7 +1198,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1276,7 +1276,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1363,7 +1363,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the index family (self=self, index=indices, out=out, indices=indices, negative_index=negativeIndexSupport).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanIndex, aclsim::IndexFamily::Op::kGatherNd,
-    /*roles=*/{0, -1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 3, 1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 3, 1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1539,7 +1539,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the advanced family (self=self, index=index, dim=dim, value=value, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanAdvanced, aclsim::AdvancedFamily::Op::kIndexFill,
-    /*roles=*/{0, -1, 2, -1, -1, 1, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, 2, -1, -1, 1, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1754,7 +1754,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the random family (prob=prob, seed=seed, offset=offset, out=selfRef).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanRandom, aclsim::RandomFamily::Op::kBernoulli,
-    /*roles=*/{-1, -1, -1, -1, -1, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1},
+    /*roles=*/{-1, -1, -1, -1, -1, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2282,7 +2282,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the index family (self=selfRef, dim=dim, index=index, src=src, reduce=reduce, include_self=includeSelf).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanIndex, aclsim::IndexFamily::Op::kScatterReduce,
-    /*roles=*/{0, 1, 2, 3, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, 3, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -2384,7 +2384,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the advanced family (self=data, indices=indices, index=indices, values=updates, dim=axis).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanAdvanced, aclsim::AdvancedFamily::Op::kScatterUpdate,
-    /*roles=*/{0, 1, 1, 2, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 1, 2, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2565,7 +2565,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the loss family (self=self, target=target, grad_output=gradOutput, reduction=reduction, out=gradInput).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanLoss, aclsim::LossFamily::Op::kL1LossBackward,
-    /*roles=*/{1, 2, 0, -1, -1, 3, -1, -1, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{1, 2, 0, -1, -1, 3, -1, -1, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2721,7 +2721,7 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
 // Computed by the norm family (input=input, normalized_shape=normalizedShape, weight=weightOptional, bias=biasOptional, eps=eps, out=out, mean=meanOutOptional, rstd=rstdOutOptional).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanNorm, aclsim::NormFamily::Op::kLayerNorm,
-    /*roles=*/{0, -1, 1, 2, 3, -1, -1, 4, -1, -1, -1, 5, 6, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, 1, 2, 3, -1, -1, 4, -1, -1, -1, 5, 6, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2937,7 +2937,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the matmul family (a=self, b=mat2, out=out, cube_math_type=cubeMathType).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanMatmul, aclsim::MatmulFamily::Op::kMm,
-    /*roles=*/{-1, 0, 1, -1, -1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{-1, 0, 1, -1, -1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3016,7 +3016,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the loss family (self=self, target=target, reduction=reduction, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanLoss, aclsim::LossFamily::Op::kMseLoss,
-    /*roles=*/{0, 1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -3213,7 +3213,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the loss family (self=self, target=target, weight=weight, reduction=reduction, ignore_index=ignoreIndex, total_weight=totalWeightOut, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanLoss, aclsim::LossFamily::Op::kNllLoss,
-    /*roles=*/{0, 1, -1, 2, -1, 3, -1, -1, 4, 6, -1, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, 2, -1, 3, -1, -1, 4, 6, -1, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3322,7 +3322,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the loss family (self=self, target=target, grad_output=gradOutput, weight=weight, reduction=reduction, ignore_index=ignoreIndex, total_weight=totalWeight, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanLoss, aclsim::LossFamily::Op::kNllLossBackward,
-    /*roles=*/{1, 2, 0, 3, -1, 4, -1, -1, 5, 6, -1, -1, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{1, 2, 0, 3, -1, 4, -1, -1, 5, 6, -1, -1, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3421,7 +3421,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the activation family (self=self, weight=weight, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanActivation, aclsim::ActivationFamily::Op::kPrelu,
-    /*roles=*/{0, -1, -1, 1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, 1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3503,7 +3503,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the random family (seed=seed, offset=offset, n=n, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanRandom, aclsim::RandomFamily::Op::kRandperm,
-    /*roles=*/{-1, -1, -1, -1, -1, -1, 1, 2, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, 3, -1, -1},
+    /*roles=*/{-1, -1, -1, -1, -1, -1, 1, 2, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3582,7 +3582,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the order family (self=yGrad, repeats=repeats, dim=axis, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanOrder, aclsim::OrderFamily::Op::kRepeatInterleaveGrad,
-    /*roles=*/{0, 1, -1, -1, 2, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, -1, 2, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3762,7 +3762,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the select family (condition=condition, self=self, other=other, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanSelect, aclsim::SelectFamily::Op::kWhere,
-    /*roles=*/{0, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3940,7 +3940,7 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
 // Computed by the activation family (self=x, grad_out=yGrad, dim=dim, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanActivation, aclsim::ActivationFamily::Op::kSwigluGrad,
-    /*roles=*/{1, 0, 2, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{1, 0, 2, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -4034,7 +4034,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the shape family (self=self, diagonal=diagonal, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanShape, aclsim::ShapeFamily::Op::kTril,
-    /*roles=*/{0, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -4119,7 +4119,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the shape family (self=self, diagonal=diagonal, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanShape, aclsim::ShapeFamily::Op::kTriu,
-    /*roles=*/{0, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {

@@ -62,7 +62,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the reduce family (self=self, dim=dim, keepdim=keepDim, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanReduce, aclsim::ReduceFamily::Op::kAmax,
-    /*roles=*/{0, 1, 2, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -178,7 +178,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the pool family (self=self, grad_output=gradOutput, kernel=kernelSize, stride=stride, padding=padding, ceil_mode=ceilMode, count_include_pad=countIncludePad, divisor_override=divisorOverride, out=output).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanPool, aclsim::PoolFamily::Op::kAvgPoolBackward,
-    /*roles=*/{1, 0, -1, 2, 3, 4, -1, 5, 6, 7, -1, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{1, 0, -1, 2, 3, 4, -1, 5, 6, 7, -1, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{3.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -349,7 +349,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the linalg family (self=x1, other=x2, p=p, out=out, grad=grad, dist=cdist).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanLinalg, aclsim::LinalgFamily::Op::kCdistBackward,
-    /*roles=*/{1, 2, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, 5, -1, -1, 0, 3, -1, -1, -1, -1, -1},
+    /*roles=*/{1, 2, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, 5, -1, -1, 0, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -543,7 +543,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the embedding family (grad=grad, indices=indices, num_weights=numWeights, padding_idx=paddingIdx, scale_grad_by_freq=scaleGradByFreq, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanEmbedding, aclsim::EmbeddingFamily::Op::kEmbeddingDenseBackward,
-    /*roles=*/{0, 1, 2, 3, 4, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, 3, 4, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -708,7 +708,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -790,7 +790,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -868,7 +868,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -959,7 +959,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the advanced family (self=selfRef, indices=indices, values=values, accumulate=accumulate).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanAdvanced, aclsim::AdvancedFamily::Op::kIndexPut,
-    /*roles=*/{0, 1, -1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1179,7 +1179,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the shape family (self=src, out=selfRef).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanShape, aclsim::ShapeFamily::Op::kCopy,
-    /*roles=*/{1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1325,7 +1325,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the select family (condition=mask, self=selfRef, other=value).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanSelect, aclsim::SelectFamily::Op::kMaskedFill,
-    /*roles=*/{1, 0, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{1, 0, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1747,7 +1747,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the activation family (self=self, out=out, buffer=buffer).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanActivation, aclsim::ActivationFamily::Op::kLogSigmoid,
-    /*roles=*/{0, -1, -1, -1, -1, 1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, -1, -1, 1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1842,7 +1842,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the loss family (self=gradOutput, output=output, dim=dim, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanLoss, aclsim::LossFamily::Op::kLogSoftmaxBackward,
-    /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1927,7 +1927,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the loss family (self=self, target=target, grad_output=gradOutput, reduction=reduction, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanLoss, aclsim::LossFamily::Op::kMseLossBackward,
-    /*roles=*/{1, 2, 0, -1, -1, 3, -1, -1, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{1, 2, 0, -1, -1, 3, -1, -1, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2014,7 +2014,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the margin family (self=self, target=target, reduction=reduction, out=out, is_target=isTarget).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanMargin, aclsim::MarginFamily::Op::kMultilabelMarginLoss,
-    /*roles=*/{0, 1, 2, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2110,7 +2110,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the pool family (self=self, grad_output=gradOutput, padding=padding, out=gradInput).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanPool, aclsim::PoolFamily::Op::kReplicationPadBackward,
-    /*roles=*/{1, 0, -1, -1, -1, 2, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{1, 0, -1, -1, -1, 2, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{3.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {

@@ -56,7 +56,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the pool family (self=self, grad_output=gradOutput, indices=indices, out=gradInput).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanPool, aclsim::PoolFamily::Op::kAdaptiveMaxBackward,
-    /*roles=*/{1, 0, 2, -1, -1, -1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{1, 0, 2, -1, -1, -1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{3.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -252,7 +252,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the reduce family (self=self, dim=dim, keepdim=keepDim, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanReduce, aclsim::ReduceFamily::Op::kAmin,
-    /*roles=*/{0, 1, 2, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -477,7 +477,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the conv family (input=self, weight=weight, bias=bias, pad=pad, cube_math_type=cubeMathType, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanConv, aclsim::ConvFamily::Op::kTbc,
-    /*roles=*/{0, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, 3, -1, -1, 5, 4, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, 3, -1, -1, 5, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -579,7 +579,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x1, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -661,7 +661,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -744,7 +744,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -889,7 +889,7 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
 // Computed by the norm family (input=self, weight=gamma, bias=beta, eps=eps, group=group, out=out, mean=meanOut, rstd=rstdOut).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanNorm, aclsim::NormFamily::Op::kGroupNorm,
-    /*roles=*/{0, -1, -1, 1, 2, -1, -1, 7, -1, -1, 6, 8, 9, 10, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, 1, 2, -1, -1, 7, -1, -1, 6, 8, 9, 10, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1379,7 +1379,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the loss family (self=self, target=target, reduction=reduction, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanLoss, aclsim::LossFamily::Op::kL1Loss,
-    /*roles=*/{0, 1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -1741,7 +1741,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the matmul family (a=self, b=vec, out=out, cube_math_type=cubeMathType).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanMatmul, aclsim::MatmulFamily::Op::kMv,
-    /*roles=*/{-1, 0, 1, -1, -1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{-1, 0, 1, -1, -1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1851,7 +1851,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the activation family (self=self, grad_out=gradOutput, weight=weight, out=gradInput, grad_weight=gradWeight).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanActivation, aclsim::ActivationFamily::Op::kPreluBackward,
-    /*roles=*/{1, 0, -1, 2, -1, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{1, 0, -1, 2, -1, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1932,7 +1932,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the pool family (self=self, grad_output=gradOutput, padding=padding, out=gradInput).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanPool, aclsim::PoolFamily::Op::kReflectionPadBackward,
-    /*roles=*/{1, 0, -1, -1, -1, 2, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{1, 0, -1, -1, -1, 2, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{2.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2084,7 +2084,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the order family (repeats=repeats, output_size=outputSize, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanOrder, aclsim::OrderFamily::Op::kRepeatInterleave,
-    /*roles=*/{-1, 0, 1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{-1, 0, 1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2167,7 +2167,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the index family (self=self, dim=dim, index=index, src=src, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanIndex, aclsim::IndexFamily::Op::kScatterAdd,
-    /*roles=*/{0, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2260,7 +2260,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the counting family (self=self, sequence=sortedSequence, out_int32=outInt32, right=right, sorter=sorter, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanCounting, aclsim::CountingFamily::Op::kSearchsorted,
-    /*roles=*/{1, 0, -1, -1, -1, 2, 3, 4, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{1, 0, -1, -1, -1, 2, 3, 4, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2344,7 +2344,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the loss family (self=self, target=target, reduction=reduction, beta=beta, out=result).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanLoss, aclsim::LossFamily::Op::kSmoothL1Loss,
-    /*roles=*/{0, 1, -1, -1, -1, 2, 3, -1, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, -1, -1, 2, 3, -1, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -2452,7 +2452,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the loss family (self=self, target=target, grad_output=gradOutput, reduction=reduction, beta=beta, out=gradInput).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanLoss, aclsim::LossFamily::Op::kSmoothL1LossBackward,
-    /*roles=*/{1, 2, 0, -1, -1, 3, 4, -1, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{1, 2, 0, -1, -1, 3, 4, -1, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2526,7 +2526,7 @@ constexpr aclsim::ParamSpec kParams[] = {
 // Computed by the loss family (self=self, target=target, reduction=reduction, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanLoss, aclsim::LossFamily::Op::kSoftMarginLoss,
-    /*roles=*/{0, 1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2690,7 +2690,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the shape family (tensors=tensors, dim=dim, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanShape, aclsim::ShapeFamily::Op::kStack,
-    /*roles=*/{-1, 0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{-1, 0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {

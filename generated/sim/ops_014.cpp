@@ -54,7 +54,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the pool family (self=self, output_size=outputSize, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanPool, aclsim::PoolFamily::Op::kAdaptiveAvg,
-    /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{3.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -131,7 +131,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the pool family (self=self, output_size=outputSize, out=outputOut, out_indices=indicesOut).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanPool, aclsim::PoolFamily::Op::kAdaptiveMax,
-    /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{2.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -252,7 +252,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the pool family (self=self, kernel=kernelSize, stride=strides, padding=paddings, ceil_mode=ceilMode, count_include_pad=countIncludePad, divisor_override=divisorOverride, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanPool, aclsim::PoolFamily::Op::kAvgPool,
-    /*roles=*/{0, -1, -1, 1, 2, 3, -1, 4, 5, 6, -1, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, 1, 2, 3, -1, 4, 5, 6, -1, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{2.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -532,7 +532,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the cumulative family (self=self, dim=dim, out=valuesOut, indices=indicesOut).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanCumulative, aclsim::CumulativeFamily::Op::kCummax,
-    /*roles=*/{0, 1, -1, -1, -1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, -1, -1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -617,7 +617,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the random family (prob=prob, seed=seed, offset=offset, shape=shape, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanRandom, aclsim::RandomFamily::Op::kGenMask,
-    /*roles=*/{-1, -1, -1, -1, -1, 1, 2, 3, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, 4, -1, -1},
+    /*roles=*/{-1, -1, -1, -1, -1, 1, 2, 3, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -698,7 +698,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the random family (self=gradY, mask=mask, scale=scale, out=gradX).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanRandom, aclsim::RandomFamily::Op::kDropoutGrad,
-    /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, 2, 3, -1, -1},
+    /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -778,7 +778,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -877,7 +877,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x1, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -972,7 +972,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x1, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1058,7 +1058,7 @@ constexpr aclsim::KernelSpec kKernel = {
 // Computed by the foreach family (x=x, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanForeach, aclsim::ForeachFamily::Op::kMap,
-    /*roles=*/{0, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1135,7 +1135,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the index family (self=self, dim=dim, index=index, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanIndex, aclsim::IndexFamily::Op::kGather,
-    /*roles=*/{0, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -1233,7 +1233,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the index family (self=self, dim=dim, index=index, out=out, batch_dims=batchDims).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanIndex, aclsim::IndexFamily::Op::kGatherV2,
-    /*roles=*/{0, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, 5, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, 5, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -1339,7 +1339,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the matmul family (a=self, b=vec2, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanMatmul, aclsim::MatmulFamily::Op::kGer,
-    /*roles=*/{-1, 0, 1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{-1, 0, 1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1418,7 +1418,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the advanced family (self=self, index=index, dim=dim, value=value, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanAdvanced, aclsim::AdvancedFamily::Op::kIndexFill,
-    /*roles=*/{0, -1, 2, -1, -1, 1, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, 2, -1, -1, 1, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -1592,7 +1592,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the random family (prob=prob, seed=seed, offset=offset, out=selfRef).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanRandom, aclsim::RandomFamily::Op::kBernoulli,
-    /*roles=*/{-1, -1, -1, -1, -1, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1},
+    /*roles=*/{-1, -1, -1, -1, -1, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2138,7 +2138,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the linalg family (self=selfRef, dim=dim, p=p, out=selfRef, maxnorm=maxNorm).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanLinalg, aclsim::LinalgFamily::Op::kRenorm,
-    /*roles=*/{0, -1, -1, -1, -1, 2, 1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, 3, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, -1, -1, 2, 1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -2230,7 +2230,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the index family (self=selfRef, dim=dim, index=index, src=src, reduce=reduce).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanIndex, aclsim::IndexFamily::Op::kScatter,
-    /*roles=*/{0, 1, 2, 3, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, 3, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -2330,7 +2330,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the counting family (self=testElements, out=out, element=element, assume_unique=assumeUnique, invert=invert).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanCounting, aclsim::CountingFamily::Op::kIsin,
-    /*roles=*/{1, -1, -1, -1, -1, -1, -1, -1, 4, -1, -1, 0, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{1, -1, -1, -1, -1, -1, -1, -1, 4, -1, -1, 0, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2753,7 +2753,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the pool family (self=self, indices=indices, kernel=kernelSize, stride=stride, padding=padding, dilation=dilation, ceil_mode=ceilMode, out=out, out_indices=indices).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanPool, aclsim::PoolFamily::Op::kMaxPool,
-    /*roles=*/{0, -1, 7, 1, 2, 3, 4, 5, -1, -1, -1, 6, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, 7, 1, 2, 3, 4, 5, -1, -1, -1, 6, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{3.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2846,7 +2846,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the random family (mean=mean, std=std, seed=seed, offset=offset, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanRandom, aclsim::RandomFamily::Op::kNormal,
-    /*roles=*/{-1, 0, 1, -1, -1, -1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 4, -1, -1},
+    /*roles=*/{-1, 0, 1, -1, -1, -1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3025,7 +3025,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the order family (self=self, repeats=repeats, output_size=outputSize, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanOrder, aclsim::OrderFamily::Op::kRepeatInterleave,
-    /*roles=*/{0, 1, 2, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3110,7 +3110,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the order family (self=self, repeats=repeats, output_size=outputSize, dim=dim, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanOrder, aclsim::OrderFamily::Op::kRepeatInterleave,
-    /*roles=*/{0, 1, 3, -1, 2, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 3, -1, 2, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -3208,7 +3208,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the pool family (self=self, padding=padding, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanPool, aclsim::PoolFamily::Op::kReplicationPad,
-    /*roles=*/{0, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{2.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3399,7 +3399,7 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
 // Computed by the masked_softmax family (x=x, mask=mask, scale=scale, fix_triu_mask=fixTriuMask, out=y).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanMaskedSoftmax, aclsim::MaskedSoftmaxFamily::Op::kScaledMaskedSoftmax,
-    /*roles=*/{0, 1, -1, 2, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, -1, 2, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3652,7 +3652,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the loss family (self=self, target=target, grad_output=gradOutput, reduction=reduction, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanLoss, aclsim::LossFamily::Op::kSoftMarginLossBackward,
-    /*roles=*/{1, 2, 0, -1, -1, 3, -1, -1, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{1, 2, 0, -1, -1, 3, -1, -1, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3751,7 +3751,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the dynamic family (self=self, return_inverse=returnInverse, return_counts=returnCounts, dim=dim, out=valueOut, inverse=inverseOut, counts=countsOut).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanDynamic, aclsim::DynamicFamily::Op::kUniqueConsecutive,
-    /*roles=*/{0, -1, -1, -1, 1, 2, 3, 4, 5, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, -1, -1, 1, 2, 3, 4, 5, 6, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {

@@ -133,6 +133,12 @@ def _direction(cparam: CParam, entry: Optional[ParamEntry], diags: list[Diagnost
                                 f"{cparam.name}: the table says out and the C type is const; the name says it is "
                                 "the caller's tensor written in place: inout"))
         return Direction.INOUT
+    if stated is Direction.OUT and "*" not in cparam.c_type:
+        # aclnnFusedInferAttentionScoreV2's table says 输出 for `int64_t keyAntiquantMode`: a value the
+        # caller passes cannot be written back.
+        diags.append(Diagnostic(Level.INFO, line, "direction-from-type",
+                                f"{cparam.name}: the table says out, but {cparam.c_type} is passed by value: in"))
+        return Direction.IN
     if stated is not Direction.IN and const and cparam.c_type.rstrip("*").endswith(("aclTensor", "aclTensorList")):
         diags.append(Diagnostic(Level.INFO, line, "direction-const-conflict",
                                 f"{cparam.name}: the table says {stated.value} but the C type is const"))

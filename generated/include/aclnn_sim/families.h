@@ -347,6 +347,17 @@ struct AdamFamily {
   static constexpr const char* kOpNames[] = { "apply_adamw" };
 };
 
+// attention: FlashAttention's softmax(mask(scale * (Q K^T + pse))) V by layout (BSH, SBH, BSND, BNSD, TND), with GQA, sparse modes 0 to 4, pse and a dropout mask, and its gradient from the saved softmax statistics; in float with double accumulation.
+struct AttentionFamily {
+  struct Op {
+    enum : int8_t { kFlashAttention, kFlashAttentionGrad, kTransformQkv, kMaskedSoftmaxBias, kPromptFlashAttention, kIncreFlashAttention, kFusedInferAttention };
+  };
+  struct Role {
+    enum : int8_t { kQuery, kKey, kValue, kDy, kPse, kDropMask, kAttenMask, kActualQ, kActualKv, kScale, kKeepProb, kPreTokens, kNextTokens, kHeadNum, kLayout, kSparseMode, kPseType, kSoftmaxLayout, kSoftmaxMax, kSoftmaxSum, kAttention, kDq, kDk, kDv, kDpse, kSelf, kBias, kOut, kKOut, kVOut, kKvHeads, kBlockTable };
+  };
+  static constexpr const char* kOpNames[] = { "flash_attention", "flash_attention_grad", "transform_qkv", "masked_softmax_bias", "prompt_flash_attention", "incre_flash_attention", "fused_infer_attention" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -378,6 +389,7 @@ aclnnStatus PlanRotary(const Call& call, const FamilySpec& family, ExecutorWork*
 aclnnStatus PlanMaskedSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMargin(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAdam(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 

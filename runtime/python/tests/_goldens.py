@@ -163,3 +163,157 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
                    1: lambda: torch.stack((-odd, even), -1).reshape(x.shape),
                    2: lambda: torch.cat((-x[..., q:h], x[..., :q], -x[..., 3 * q:], x[..., h:3 * q]), -1)}[mode]()
         return x * cos + rotated * sin
+
+    @staticmethod
+    def flash_attention(query: Any, key: Any, value: Any, head_num: int, layout: str, scale: float,
+                        **options: Any) -> Any:
+        """aclnnFlashAttentionScore's outputs (softmaxMax, softmaxSum, attentionOut: softmaxOut, which
+        no row of the pages documents, is an input of the bindings) by the pages' formula in double: softmax(mask(scale * (Q K^T + pse)))
+        V per batch and query head (see _attention for the options)."""
+        return _attention(query, key, value, head_num, layout, scale, **options)
+
+    @staticmethod
+    def flash_attention_grad(query: Any, key: Any, value: Any, dy: Any, head_num: int, layout: str, scale: float,
+                             **options: Any) -> Any:
+        """aclnnFlashAttentionScoreGrad's (dq, dk, dv, dpse) by the page's backward from the caller's
+        softmaxMax, softmaxSum (column 0) and attentionIn (options stats=(max, sum), attention=...)."""
+        return _attention(query, key, value, head_num, layout, scale, dy=dy, **options)
+
+    @staticmethod
+    def incre_flash_attention(query: Any, key: Any, value: Any, head_num: int, layout: str, scale: float,
+                              atten_mask: Any = None, lengths: Any = None, block_table: Any = None) -> Any:
+        """aclnnIncreFlashAttentionV4's attentionOut: one query position per batch over the keys below
+        each batch's length (lengths: one, or one per batch), the mask's true keys masked out; with
+        block_table, key and value are block caches ([blocks, blockSize, H], or [blocks, N, blockSize,
+        D]) whose blocks block_table names in order for each batch."""
+        import torch
+
+        b = query.shape[0]
+        if block_table is not None:
+            def unpage(cache: Any) -> Any:
+                rows = [cache[block_table[i].long()] for i in range(b)]  # [maxBlocks, (N,) blockSize, ...]
+                if cache.dim() == 4:  # [blocks, N, blockSize, D]: BNSD
+                    return torch.stack([r.transpose(0, 1).reshape(cache.shape[1], -1, cache.shape[-1]) for r in rows])
+                dense = torch.stack([r.reshape(-1, cache.shape[-1]) for r in rows])  # [B, Skv, H]
+                if layout == "BSH":
+                    return dense
+                dense = dense.reshape(b, dense.shape[1], -1, query.shape[-1])
+                return dense.transpose(1, 2) if layout == "BNSD" else dense
+            key, value = unpage(key), unpage(value)
+        skv = key.shape[2] if layout == "BNSD" else key.shape[1]
+        masked = torch.zeros(b, skv, dtype=torch.bool)
+        if lengths is not None and len(lengths):
+            ends = torch.tensor([lengths[0] if len(lengths) == 1 else lengths[i] for i in range(b)]).reshape(-1, 1)
+            masked |= torch.arange(skv).reshape(1, -1) >= ends
+        if atten_mask is not None:
+            masked |= atten_mask.bool().reshape(b, -1)[:, :skv]
+        return _attention(query, key, value, head_num, layout, scale, sparse_mode=1,
+                          atten_mask=masked.reshape(b, 1, 1, skv))[-1]
+
+
+def _heads(t: Any, layout: str, d: int) -> Any:
+    """A BSH/SBH/BSND/BNSD tensor as [B, N, S, D] (TND as [1, N, T, D]) in double."""
+    t = t.double()
+    if layout in ("BSH", "SBH"):
+        t = t.reshape(t.shape[0], t.shape[1], -1, d)
+    return {"BSH": lambda: t.transpose(1, 2), "SBH": lambda: t.permute(1, 2, 0, 3), "BSND": lambda: t.transpose(1, 2),
+            "BNSD": lambda: t, "TND": lambda: t.transpose(0, 1).unsqueeze(0)}[layout]()
+
+
+def _unheads(t: Any, layout: str, like: Any) -> Any:
+    """_heads' inverse, shaped and typed as `like`."""
+    back = {"BSH": lambda: t.transpose(1, 2), "SBH": lambda: t.permute(2, 0, 1, 3), "BSND": lambda: t.transpose(1, 2),
+            "BNSD": lambda: t, "TND": lambda: t[0].transpose(0, 1)}[layout]()
+    return back.reshape(like.shape).to(like.dtype)
+
+
+def _attention(query: Any, key: Any, value: Any, head_num: int, layout: str, scale: float, *, keep_prob: float = 1.0,
+               pre_tokens: int = 2147483647, next_tokens: int = 2147483647, sparse_mode: int = 0, pse: Any = None,
+               atten_mask: Any = None, drop_mask: Any = None, pse_type: int = 1, actual_q: Any = None,
+               actual_kv: Any = None, stats_tnd: bool = False, dy: Any = None, stats: Any = None,
+               attention: Any = None) -> Any:
+    """FlashAttention forward (dy None) or backward. Sparse modes (only with an atten_mask): 0 the mask
+    and the band i - pre_tokens <= j <= i + next_tokens, 1 the mask, 2 j <= i, 3 j <= i + Skv - Sq,
+    4 the band about the diagonal i + Skv - Sq. Dropout: bit e of drop_mask keeps element e of
+    [B, N, Sq, Skv] (TND: sequence after sequence, each [N, Sq, Skv]), scaled by 1 / keep_prob. A row
+    masked everywhere: output 0, max -inf, sum 0. TND statistics: [T, N, 8] with stats_tnd, else
+    [N, T, 8]."""
+    import torch
+
+    d = query.shape[-1] // head_num if layout in ("BSH", "SBH") else query.shape[-1]
+    q, k = _heads(query, layout, d), _heads(key, layout, d)
+    v = _heads(value, layout, value.shape[-1] // k.shape[1] if layout in ("BSH", "SBH") else value.shape[-1])
+    n, group = q.shape[1], q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, 1), v.repeat_interleave(group, 1)
+    if layout == "TND":
+        qe, ke = [0] + list(actual_q), [0] + list(actual_kv)
+        sequences = [(0, qe[b], qe[b + 1], ke[b], ke[b + 1]) for b in range(len(actual_q))]
+    else:
+        sequences = [(b, 0, q.shape[2], 0, k.shape[2]) for b in range(q.shape[0])]
+    full = (q.shape[0], n, q.shape[2], k.shape[2])
+    bits = exact.mask_bits(drop_mask, (drop_mask.numel() * 8,)) / keep_prob if keep_prob < 1 else None
+    grad = dy is not None
+    if grad:
+        gdy, gout = _heads(dy, layout, v.shape[-1]), _heads(attention, layout, v.shape[-1])
+        gmax, gsum = (s.double()[..., 0] for s in stats)
+        dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+        dpse = torch.zeros(full, dtype=torch.float64)
+    out = torch.zeros(q.shape[:3] + (v.shape[-1],), dtype=torch.float64)
+    rows = sum(e[2] - e[1] for e in sequences) * n if layout == "TND" else math.prod(full[:3])
+    mx_all, sum_all = torch.zeros(rows, dtype=torch.float64), torch.zeros(rows, dtype=torch.float64)
+    drop0 = 0
+    for b, q0, q1, k0, k1 in sequences:
+        sq, skv = q1 - q0, k1 - k0
+        qs, ks, vs = q[b, :, q0:q1], k[b, :, k0:k1], v[b, :, k0:k1]
+        s = qs @ ks.transpose(-1, -2)
+        if pse is not None:
+            shift = pse.double().expand(full)[b]
+            s = scale * (s + shift) if pse_type == 1 else scale * s + shift
+        else:
+            s = scale * s
+        i, j = torch.arange(sq).reshape(-1, 1), torch.arange(skv).reshape(1, -1)
+        shift_ = skv - sq
+        masked = torch.zeros(n, sq, skv, dtype=torch.bool)
+        if atten_mask is not None:
+            given = atten_mask.bool().expand(full)[b] if sparse_mode <= 1 else masked
+            masked = {0: lambda: given | (j > i + next_tokens) | (j < i - pre_tokens), 1: lambda: given,
+                      2: lambda: (j > i).expand(n, sq, skv), 3: lambda: (j > i + shift_).expand(n, sq, skv),
+                      4: lambda: ((j > i + shift_ + next_tokens) | (j < i + shift_ - pre_tokens)).expand(n, sq, skv),
+                      }[sparse_mode]()
+        s = s.masked_fill(masked, -math.inf)
+        kept = bits[drop0:drop0 + n * sq * skv].reshape(n, sq, skv) if bits is not None else 1.0
+        drop0 += n * sq * skv
+        at = (torch.arange(n).reshape(-1, 1) * q.shape[2] + q0 + torch.arange(sq)) if layout == "TND" and not stats_tnd \
+            else ((q0 + torch.arange(sq)) * n + torch.arange(n).reshape(-1, 1)) if layout == "TND" \
+            else (b * n + torch.arange(n).reshape(-1, 1)) * q.shape[2] + torch.arange(sq)
+        if not grad:
+            mx = s.amax(-1, keepdim=True)
+            e = torch.exp(s - torch.where(mx > -math.inf, mx, 0.0))
+            total = e.sum(-1, keepdim=True)
+            p = e / torch.where(total > 0, total, 1.0)
+            out[b, :, q0:q1] = (p * kept) @ vs
+            mx_all[at.flatten()], sum_all[at.flatten()] = mx.flatten(), total.flatten()
+            continue
+        m, t = gmax.flatten()[at], gsum.flatten()[at]
+        p = torch.where(t.unsqueeze(-1) > 0, torch.exp(s - m.unsqueeze(-1)) / t.unsqueeze(-1), 0.0)
+        g, o = gdy[b, :, q0:q1], gout[b, :, q0:q1]
+        ds = p * ((g @ vs.transpose(-1, -2)) * kept - (g * o).sum(-1, keepdim=True))
+        dq[b, :, q0:q1] = scale * ds @ ks
+        dk[b, :, k0:k1] = scale * ds.transpose(-1, -2) @ qs
+        dv[b, :, k0:k1] = (p * kept).transpose(-1, -2) @ g
+        if layout != "TND":
+            dpse[b] = ds * (scale if pse_type == 1 else 1.0)
+    if grad:
+        def fold(x: Any) -> Any:  # the query heads' sums onto their key/value head
+            return x.reshape(x.shape[0], -1, group, *x.shape[2:]).sum(2)
+        dpse_out = None
+        if pse is not None:
+            dims = [a for a in range(4) if pse.shape[a] == 1 and full[a] != 1]
+            dpse_out = (dpse.sum(dims, keepdim=True) if dims else dpse).to(pse.dtype)
+        return (_unheads(dq, layout, query), _unheads(fold(dk), layout, key), _unheads(fold(dv), layout, value),
+                dpse_out)
+    stat_shape = ((rows // n, n, 8) if stats_tnd else (n, rows // n, 8)) if layout == "TND" else full[:3] + (8,)
+    return (mx_all.float().reshape(-1, 1).expand(-1, 8).reshape(stat_shape),
+            sum_all.float().reshape(-1, 1).expand(-1, 8).reshape(stat_shape),
+            _unheads(out, layout, torch.empty(query.shape[:-1] + (out.shape[-1] * (n if layout in ("BSH", "SBH") else 1),),
+                                              dtype=query.dtype)))

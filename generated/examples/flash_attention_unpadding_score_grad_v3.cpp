@@ -1,0 +1,275 @@
+#include <iostream>
+#include <vector>
+#include "acl/acl.h"
+#include "aclnnop/aclnn_flash_attention_score_grad.h"
+
+#define CHECK_RET(cond, return_expr) \
+  do {                               \
+    if (!(cond)) {                   \
+      return_expr;                   \
+    }                                \
+  } while (0)
+
+#define LOG_PRINT(message, ...)     \
+  do {                              \
+    printf(message, ##__VA_ARGS__); \
+  } while (0)
+
+int64_t GetShapeSize(const std::vector<int64_t>& shape) {
+  int64_t shapeSize = 1;
+  for (auto i : shape) {
+    shapeSize *= i;
+  }
+  return shapeSize;
+}
+
+void PrintOutResult(std::vector<int64_t> &shape, void** deviceAddr) {
+  auto size = GetShapeSize(shape);
+  std::vector<float> resultData(size, 0);
+  auto ret = aclrtMemcpy(resultData.data(), resultData.size() * sizeof(resultData[0]),
+                         *deviceAddr, size * sizeof(resultData[0]), ACL_MEMCPY_DEVICE_TO_HOST);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("copy result from device to host failed. ERROR: %d\n", ret); return);
+  for (int64_t i = 0; i < size; i++) {
+    LOG_PRINT("mean result[%ld] is: %f\n", i, resultData[i]);
+  }
+}
+
+int Init(int32_t deviceId, aclrtStream* stream) {
+  // 固定写法，AscendCL初始化
+  auto ret = aclInit(nullptr);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclInit failed. ERROR: %d\n", ret); return ret);
+  ret = aclrtSetDevice(deviceId);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSetDevice failed. ERROR: %d\n", ret); return ret);
+  ret = aclrtCreateStream(stream);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtCreateStream failed. ERROR: %d\n", ret); return ret);
+  return 0;
+}
+
+template <typename T>
+int CreateAclTensor(const std::vector<T>& hostData, const std::vector<int64_t>& shape, void** deviceAddr,
+                    aclDataType dataType, aclTensor** tensor) {
+  auto size = GetShapeSize(shape) * sizeof(T);
+  // 调用aclrtMalloc申请device侧内存
+  auto ret = aclrtMalloc(deviceAddr, size, ACL_MEM_MALLOC_HUGE_FIRST);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMalloc failed. ERROR: %d\n", ret); return ret);
+  // 调用aclrtMemcpy将host侧数据拷贝到device侧内存上
+  ret = aclrtMemcpy(*deviceAddr, size, hostData.data(), size, ACL_MEMCPY_HOST_TO_DEVICE);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMemcpy failed. ERROR: %d\n", ret); return ret);
+
+  // 计算连续tensor的strides
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = shape.size() - 2; i >= 0; i--) {
+    strides[i] = shape[i + 1] * strides[i + 1];
+  }
+
+  // 调用aclCreateTensor接口创建aclTensor
+  *tensor = aclCreateTensor(shape.data(), shape.size(), dataType, strides.data(), 0, aclFormat::ACL_FORMAT_ND,
+                            shape.data(), shape.size(), *deviceAddr);
+  return 0;
+}
+
+int main() {
+  // 1. （固定写法）device/stream初始化，参考AscendCL对外接口列表
+  // 根据自己的实际device填写deviceId
+  int32_t deviceId = 0;
+  aclrtStream stream;
+  auto ret = Init(deviceId, &stream);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("Init acl failed. ERROR: %d\n", ret); return ret);
+
+  // 2. 构造输入与输出，需要根据API的接口自定义构造
+  std::vector<int64_t> qShape = {256, 1, 128};
+  std::vector<int64_t> qRopeShape = {256, 1, 64};
+  std::vector<int64_t> kShape = {256, 1, 128};
+  std::vector<int64_t> kRopeShape = {256, 1, 64};
+  std::vector<int64_t> vShape = {256, 1, 128};
+  std::vector<int64_t> dxShape = {256, 1, 128};
+  std::vector<int64_t> attenmaskShape = {256, 256};
+  std::vector<int64_t> softmaxMaxShape = {256, 1, 8};
+  std::vector<int64_t> softmaxSumShape = {256, 1, 8};
+  std::vector<int64_t> attentionInShape = {256, 1, 128};
+
+  std::vector<int64_t> dqShape = {256, 1, 128};
+  std::vector<int64_t> dqRopeShape = {256, 1, 64};
+  std::vector<int64_t> dkShape = {256, 1, 128};
+  std::vector<int64_t> dkRopeShape = {256, 1, 64};
+  std::vector<int64_t> dvShape = {256, 1, 128};
+
+  void* qDeviceAddr = nullptr;
+  void* qRopeDeviceAddr = nullptr;
+  void* kDeviceAddr = nullptr;
+  void* kRopeDeviceAddr = nullptr;
+  void* vDeviceAddr = nullptr;
+  void* dxDeviceAddr = nullptr;
+  void* attenmaskDeviceAddr = nullptr;
+  void* softmaxMaxDeviceAddr = nullptr;
+  void* softmaxSumDeviceAddr = nullptr;
+  void* attentionInDeviceAddr = nullptr;
+  void* dqDeviceAddr = nullptr;
+  void* dqRopeDeviceAddr = nullptr;
+  void* dkDeviceAddr = nullptr;
+  void* dkRopeDeviceAddr = nullptr;
+  void* dvDeviceAddr = nullptr;
+
+  aclTensor* q = nullptr;
+  aclTensor* qRope = nullptr;
+  aclTensor* k = nullptr;
+  aclTensor* kRope = nullptr;
+  aclTensor* v = nullptr;
+  aclTensor* dx = nullptr;
+  aclTensor* pse = nullptr;
+  aclTensor* dropMask = nullptr;
+  aclTensor* padding = nullptr;
+  aclTensor* attenmask = nullptr;
+  aclTensor* softmaxMax = nullptr;
+  aclTensor* softmaxSum = nullptr;
+  aclTensor* softmaxIn = nullptr;
+  aclTensor* attentionIn = nullptr;
+  aclTensor* dq = nullptr;
+  aclTensor* dqRope = nullptr;
+  aclTensor* dk = nullptr;
+  aclTensor* dkRope = nullptr;
+  aclTensor* dv = nullptr;
+  aclTensor* dpse = nullptr;
+
+  std::vector<float> qHostData(32768, 1);
+  std::vector<float> qRopeHostData(16384, 1);
+  std::vector<float> kHostData(32768, 1);
+  std::vector<float> kRopeHostData(16384, 1);
+  std::vector<float> vHostData(32768, 1);
+  std::vector<float> dxHostData(32768, 1);
+  std::vector<uint8_t> attenmaskHostData(65536, 0);
+  std::vector<float> softmaxMaxHostData(2048, 3.0);
+  std::vector<float> softmaxSumHostData(2048, 3.0);
+  std::vector<float> attentionInHostData(32768, 1);
+  std::vector<float> dqHostData(32768, 0);
+  std::vector<float> dqRopeHostData(16384, 0);
+  std::vector<float> dkHostData(32768, 0);
+  std::vector<float> dkRopeHostData(16384, 0);
+  std::vector<float> dvHostData(32768, 0);
+
+  ret = CreateAclTensor(qHostData, qShape, &qDeviceAddr, aclDataType::ACL_BF16, &q);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  ret = CreateAclTensor(qRopeHostData, qRopeShape, &qRopeDeviceAddr, aclDataType::ACL_BF16, &qRope);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  ret = CreateAclTensor(kHostData, kShape, &kDeviceAddr, aclDataType::ACL_BF16, &k);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  ret = CreateAclTensor(kRopeHostData, kRopeShape, &kRopeDeviceAddr, aclDataType::ACL_BF16, &kRope);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  ret = CreateAclTensor(vHostData, vShape, &vDeviceAddr, aclDataType::ACL_BF16, &v);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  ret = CreateAclTensor(dxHostData, dxShape, &dxDeviceAddr, aclDataType::ACL_BF16, &dx);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  ret = CreateAclTensor(attenmaskHostData, attenmaskShape, &attenmaskDeviceAddr, aclDataType::ACL_UINT8, &attenmask);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  ret = CreateAclTensor(softmaxMaxHostData, softmaxMaxShape, &softmaxMaxDeviceAddr, aclDataType::ACL_FLOAT, &softmaxMax);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  ret = CreateAclTensor(softmaxSumHostData, softmaxSumShape, &softmaxSumDeviceAddr, aclDataType::ACL_FLOAT, &softmaxSum);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  ret = CreateAclTensor(attentionInHostData, attentionInShape, &attentionInDeviceAddr, aclDataType::ACL_BF16, &attentionIn);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  ret = CreateAclTensor(dqHostData, dqShape, &dqDeviceAddr, aclDataType::ACL_BF16, &dq);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  ret = CreateAclTensor(dqRopeHostData, dqRopeShape, &dqRopeDeviceAddr, aclDataType::ACL_BF16, &dqRope);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  ret = CreateAclTensor(dkHostData, dkShape, &dkDeviceAddr, aclDataType::ACL_BF16, &dk);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  ret = CreateAclTensor(dkRopeHostData, dkRopeShape, &dkRopeDeviceAddr, aclDataType::ACL_BF16, &dkRope);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+  ret = CreateAclTensor(dvHostData, dvShape, &dvDeviceAddr, aclDataType::ACL_BF16, &dv);
+  CHECK_RET(ret == ACL_SUCCESS, return ret);
+
+  std::vector<int64_t> prefixOp = {0};
+  aclIntArray* prefix = aclCreateIntArray(prefixOp.data(), 1);
+  std::vector<int64_t>  acSeqQLenOp = {256};
+  std::vector<int64_t>  acSeqKvLenOp = {256};
+  aclIntArray* acSeqQLen = aclCreateIntArray(acSeqQLenOp.data(), acSeqQLenOp.size());
+  aclIntArray* acSeqKvLen = aclCreateIntArray(acSeqKvLenOp.data(), acSeqKvLenOp.size());
+  std::vector<int64_t> qStartIdxOp = {0};
+  std::vector<int64_t> kvStartIdxOp = {0};
+  aclIntArray *qStartIdx = aclCreateIntArray(qStartIdxOp.data(), 1);
+  aclIntArray *kvStartIdx = aclCreateIntArray(kvStartIdxOp.data(), 1);
+  double scaleValue = 0.088388;
+  double keepProb = 1;
+  int64_t preTokens = 65536;
+  int64_t nextTokens = 65536;
+  int64_t headNum = 1;
+  int64_t innerPrecise = 0;
+  int64_t sparseMode = 0;
+  int64_t pseType = 1;
+  char layOut[5] = {'T', 'N', 'D', 0};
+
+  // 3. 调用CANN算子库API，需要修改为具体的Api名称
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor;
+
+  // 调用aclnnFlashAttentionUnpaddingScoreGradV3第一段接口
+  ret = aclnnFlashAttentionUnpaddingScoreGradV3GetWorkspaceSize(q, qRope, k, kRope, v, dx, pse, dropMask, padding,
+            attenmask, softmaxMax, softmaxSum, softmaxIn, attentionIn, prefix, acSeqQLen, acSeqKvLen, qStartIdx, kvStartIdx,
+            scaleValue, keepProb, preTokens, nextTokens, headNum, layOut, innerPrecise, sparseMode, pseType,
+            dq, dqRope, dk, dkRope, dv, dpse, &workspaceSize, &executor);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnFlashAttentionUnpaddingScoreGradV3GetWorkspaceSize failed. ERROR: %d\n", ret); return ret);
+
+  // 根据第一段接口计算出的workspaceSize申请device内存
+  void* workspaceAddr = nullptr;
+  if (workspaceSize > 0) {
+    ret = aclrtMalloc(&workspaceAddr, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("allocate workspace failed. ERROR: %d\n", ret); return ret);
+  }
+
+  // 调用aclnnFlashAttentionUnpaddingScoreGradV3第二段接口
+  ret = aclnnFlashAttentionUnpaddingScoreGradV3(workspaceAddr, workspaceSize, executor, stream);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnFlashAttentionUnpaddingScoreGradV3 failed. ERROR: %d\n", ret); return ret);
+
+  // 4. （固定写法）同步等待任务执行结束
+  ret = aclrtSynchronizeStream(stream);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSynchronizeStream failed. ERROR: %d\n", ret); return ret);
+
+  // 5. 获取输出的值，将device侧内存上的结果拷贝至host侧，需要根据具体API的接口定义修改
+  PrintOutResult(dqShape, &dqDeviceAddr);
+  PrintOutResult(dqRopeShape, &dqRopeDeviceAddr);
+  PrintOutResult(dkShape, &dkDeviceAddr);
+  PrintOutResult(dkRopeShape, &dkRopeDeviceAddr);
+  PrintOutResult(dvShape, &dvDeviceAddr);
+
+  // 6. 释放aclTensor和aclScalar，需要根据具体API的接口定义修改
+  aclDestroyTensor(q);
+  aclDestroyTensor(qRope);
+  aclDestroyTensor(k);
+  aclDestroyTensor(kRope);
+  aclDestroyTensor(v);
+  aclDestroyTensor(dx);
+  aclDestroyTensor(attenmask);
+  aclDestroyTensor(softmaxMax);
+  aclDestroyTensor(softmaxSum);
+  aclDestroyTensor(attentionIn);
+  aclDestroyTensor(dq);
+  aclDestroyTensor(dqRope);
+  aclDestroyTensor(dk);
+  aclDestroyTensor(dkRope);
+  aclDestroyTensor(dv);
+
+  // 7. 释放device资源
+  aclrtFree(qDeviceAddr);
+  aclrtFree(qRopeDeviceAddr);
+  aclrtFree(kDeviceAddr);
+  aclrtFree(kRopeDeviceAddr);
+  aclrtFree(vDeviceAddr);
+  aclrtFree(dxDeviceAddr);
+  aclrtFree(attenmaskDeviceAddr);
+  aclrtFree(softmaxMaxDeviceAddr);
+  aclrtFree(softmaxSumDeviceAddr);
+  aclrtFree(attentionInDeviceAddr);
+  aclrtFree(dqDeviceAddr);
+  aclrtFree(dqRopeDeviceAddr);
+  aclrtFree(dkDeviceAddr);
+  aclrtFree(dkRopeDeviceAddr);
+  aclrtFree(dvDeviceAddr);
+  if (workspaceSize > 0) {
+    aclrtFree(workspaceAddr);
+  }
+  aclrtDestroyStream(stream);
+  aclrtResetDevice(deviceId);
+  aclFinalize();
+
+  return 0;
+}
