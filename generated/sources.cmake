@@ -544,6 +544,7 @@ set(ACLNN_EXAMPLES
   scatter_add
   scatter_nd_update
   scatter_value
+  search_sorted
   search_sorteds
   selu
   selu_backward
