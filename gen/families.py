@@ -46,6 +46,9 @@ class Family:
     # Outputs whose dtype is fixed whatever the input's: by role, and by (op, role).
     fixed_dtypes: tuple[tuple[str, str], ...] = ()
     op_fixed_dtypes: tuple[tuple[str, str, str], ...] = ()
+    # Outputs whose dtype promotes other inputs' than the dtype source's, by role (embedding_bag's
+    # offset2bag: indices' and offsets').
+    role_dtype_sources: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # The role whose argument outputs are shaped from (and take the dtype of), and a second one
     # whose shape some rules read (a product's right operand, rms norm's gamma).
     source: str = "self"
@@ -609,7 +612,24 @@ ADAM = Family(
     doc="apply_adamw: var, m and v updated in place by an AdamW step (beta powers given as beta^(t-1), amsgrad "
         "keeping max(maxGradNorm, v) in v, maximize), in float")
 
-FAMILIES = FAMILIES + (ACTIVATION, EMBEDDING, ROTARY, MASKED_SOFTMAX, MARGIN, ADAM)
+# Bags of embedding rows summed or averaged (runtime/sim/src/opapi/families/embedding_bag.cpp):
+# aclnnEmbeddingBag, which F.embedding_bag and nn.EmbeddingBag reach through op-plugin.
+EMBEDDING_BAG = Family(
+    "embedding_bag", "PlanEmbeddingBag",
+    ops=("embedding_bag",),
+    roles=("weight", "indices", "offsets", "scale_grad_by_freq", "mode", "sparse", "per_sample_weights",
+           "include_last_offset", "padding_idx", "output", "offset2bag", "bag_size", "max_indices"),
+    required=("weight", "indices", "offsets", "output", "offset2bag", "bag_size", "max_indices"),
+    source="weight",
+    op_output_shapes=(("*", "*", "given"),),
+    role_dtype_sources=tuple((r, ("indices", "offsets")) for r in ("offset2bag", "bag_size", "max_indices")),
+    # includeLastOffset drops a bag: the outputs' shapes follow it.
+    shape_arguments=(("embedding_bag", "include_last_offset"),),
+    doc="embedding_bag: per bag (indices between consecutive offsets), the sum (mode 0, rows weighted by "
+        "per_sample_weights) or mean (mode 1) of weight's rows its indices name, padding_idx's left out; "
+        "offset2bag, bag_size and max_indices as aten's CPU _embedding_bag gives them; in float")
+
+FAMILIES = FAMILIES + (ACTIVATION, EMBEDDING, ROTARY, MASKED_SOFTMAX, MARGIN, ADAM, EMBEDDING_BAG)
 
 BY_NAME = {f.name: f for f in FAMILIES}
 
@@ -641,6 +661,11 @@ def shape_variations(family: Family, op: str, kinds: Sequence[str]) -> list[tupl
 def dtype_source(family: Family, op: str) -> str:
     """The role whose dtype the outputs of `op` have (unless fixed_dtype says otherwise)."""
     return dict(family.op_dtype_sources).get(op, "self")
+
+
+def role_dtype_source(family: Family, role: str) -> tuple[str, ...]:
+    """The roles whose dtypes an output playing `role` promotes, where not its op's dtype source."""
+    return dict(family.role_dtype_sources).get(role, ())
 
 
 def exact(family: Family, op: str) -> bool:

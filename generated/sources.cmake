@@ -158,6 +158,7 @@ set(ACLNN_EXAMPLES
   elu
   elu_backward
   embedding
+  embedding_bag
   embedding_dense_backward
   embedding_renorm
   eq_scalar

@@ -66,11 +66,11 @@ def test_module_forward(run_npu):
 
 
 def test_an_operator_the_simulator_cannot_run_fails_naming_it(run_npu):
-    # F.embedding_bag would reach aclnnEmbeddingBag, which no page of op_docs/ binds: op-plugin's
-    # route then runs an aclop operator, which the simulator refuses by name (a wrong value would be
-    # the failure).
+    # F.ctc_loss would reach aclnnCtcLoss, which no page of op_docs/ binds: op-plugin's route then
+    # runs an aclop operator, which the simulator refuses by name (a wrong value would be the failure).
     output = run_npu("""
-        weight = torch.rand(10, 3).npu()
-        print(torch.nn.functional.embedding_bag(torch.tensor([1, 2, 4, 5]).npu(), weight, torch.tensor([0, 2]).npu()))
+        log_probs = torch.randn(6, 2, 5).log_softmax(2).npu()
+        targets = torch.randint(1, 5, (2, 3)).npu()
+        print(torch.nn.functional.ctc_loss(log_probs, targets, [6, 6], [3, 3]))
     """, expect_failure=True)
     assert "cannot be compiled by the simulator" in output, output

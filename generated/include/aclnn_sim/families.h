@@ -347,6 +347,17 @@ struct AdamFamily {
   static constexpr const char* kOpNames[] = { "apply_adamw" };
 };
 
+// embedding_bag: embedding_bag: per bag (indices between consecutive offsets), the sum (mode 0, rows weighted by per_sample_weights) or mean (mode 1) of weight's rows its indices name, padding_idx's left out; offset2bag, bag_size and max_indices as aten's CPU _embedding_bag gives them; in float.
+struct EmbeddingBagFamily {
+  struct Op {
+    enum : int8_t { kEmbeddingBag };
+  };
+  struct Role {
+    enum : int8_t { kWeight, kIndices, kOffsets, kScaleGradByFreq, kMode, kSparse, kPerSampleWeights, kIncludeLastOffset, kPaddingIdx, kOutput, kOffset2bag, kBagSize, kMaxIndices };
+  };
+  static constexpr const char* kOpNames[] = { "embedding_bag" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -378,6 +389,7 @@ aclnnStatus PlanRotary(const Call& call, const FamilySpec& family, ExecutorWork*
 aclnnStatus PlanMaskedSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMargin(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAdam(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanEmbeddingBag(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 
