@@ -629,7 +629,19 @@ EMBEDDING_BAG = Family(
         "per_sample_weights) or mean (mode 1) of weight's rows its indices name, padding_idx's left out; "
         "offset2bag, bag_size and max_indices as aten's CPU _embedding_bag gives them; in float")
 
-FAMILIES = FAMILIES + (ACTIVATION, EMBEDDING, ROTARY, MASKED_SOFTMAX, MARGIN, ADAM, EMBEDDING_BAG)
+# The sampling grid of an affine transform (runtime/sim/src/opapi/families/affine_grid.cpp):
+# aclnnAffineGrid, which F.affine_grid reaches through op-plugin.
+AFFINE_GRID = Family(
+    "affine_grid", "PlanAffineGrid",
+    ops=("affine_grid",),
+    roles=("theta", "size", "align_corners", "out"),
+    required=("theta", "size", "out"),
+    source="theta",
+    op_output_shapes=(("*", "*", "given"),),
+    doc="affine_grid: out [N, (D,) H, W, 2 or 3] = theta [N, 2, 3] or [N, 3, 4] applied to each point's "
+        "(x, y, (z,) 1), coordinates from -1 to 1 (pixel centres unless align_corners), in double")
+
+FAMILIES = FAMILIES + (ACTIVATION, EMBEDDING, ROTARY, MASKED_SOFTMAX, MARGIN, ADAM, EMBEDDING_BAG, AFFINE_GRID)
 
 BY_NAME = {f.name: f for f in FAMILIES}
 

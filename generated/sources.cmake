@@ -65,6 +65,7 @@ set(ACLNN_EXAMPLES
   addmv
   addr
   adds
+  affine_grid
   all_example
   amax
   amin

@@ -358,6 +358,17 @@ struct EmbeddingBagFamily {
   static constexpr const char* kOpNames[] = { "embedding_bag" };
 };
 
+// affine_grid: affine_grid: out [N, (D,) H, W, 2 or 3] = theta [N, 2, 3] or [N, 3, 4] applied to each point's (x, y, (z,) 1), coordinates from -1 to 1 (pixel centres unless align_corners), in double.
+struct AffineGridFamily {
+  struct Op {
+    enum : int8_t { kAffineGrid };
+  };
+  struct Role {
+    enum : int8_t { kTheta, kSize, kAlignCorners, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "affine_grid" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -390,6 +401,7 @@ aclnnStatus PlanMaskedSoftmax(const Call& call, const FamilySpec& family, Execut
 aclnnStatus PlanMargin(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAdam(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanEmbeddingBag(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanAffineGrid(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 
