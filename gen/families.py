@@ -641,7 +641,22 @@ AFFINE_GRID = Family(
     doc="affine_grid: out [N, (D,) H, W, 2 or 3] = theta [N, 2, 3] or [N, 3, 4] applied to each point's "
         "(x, y, (z,) 1), coordinates from -1 to 1 (pixel centres unless align_corners), in double")
 
-FAMILIES = FAMILIES + (ACTIVATION, EMBEDDING, ROTARY, MASKED_SOFTMAX, MARGIN, ADAM, EMBEDDING_BAG, AFFINE_GRID)
+# Tensors cut into chunks along dim 0 and the chunks concatenated row by row
+# (runtime/sim/src/opapi/families/chunk_cat.cpp): aclnnChunkCat, which torch._chunk_cat reaches
+# through op-plugin.
+CHUNK_CAT = Family(
+    "chunk_cat", "PlanChunkCat",
+    ops=("chunk_cat",),
+    roles=("tensors", "dim", "num_chunks", "out"),
+    required=("tensors", "out"),
+    source="tensors",
+    op_output_shapes=(("*", "*", "given"),),
+    exact_ops=("*",),
+    doc="chunk_cat: out [num_chunks, ...] whose row c holds chunk c (ceil(S / num_chunks) rows along dim 0, "
+        "zero-padded) of each tensor, flattened, one after the other, in out's dtype")
+
+FAMILIES = FAMILIES + (ACTIVATION, EMBEDDING, ROTARY, MASKED_SOFTMAX, MARGIN, ADAM, EMBEDDING_BAG, AFFINE_GRID,
+                       CHUNK_CAT)
 
 BY_NAME = {f.name: f for f in FAMILIES}
 

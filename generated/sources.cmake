@@ -122,6 +122,7 @@ set(ACLNN_EXAMPLES
   ceil
   celu
   channel_shuffle
+  chunk_cat
   clamp
   clamp_max
   clamp_max_tensor

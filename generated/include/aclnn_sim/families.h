@@ -369,6 +369,17 @@ struct AffineGridFamily {
   static constexpr const char* kOpNames[] = { "affine_grid" };
 };
 
+// chunk_cat: chunk_cat: out [num_chunks, ...] whose row c holds chunk c (ceil(S / num_chunks) rows along dim 0, zero-padded) of each tensor, flattened, one after the other, in out's dtype.
+struct ChunkCatFamily {
+  struct Op {
+    enum : int8_t { kChunkCat };
+  };
+  struct Role {
+    enum : int8_t { kTensors, kDim, kNumChunks, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "chunk_cat" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -402,6 +413,7 @@ aclnnStatus PlanMargin(const Call& call, const FamilySpec& family, ExecutorWork*
 aclnnStatus PlanAdam(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanEmbeddingBag(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAffineGrid(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanChunkCat(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 
