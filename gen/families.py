@@ -228,11 +228,13 @@ FAMILIES: tuple[Family, ...] = (
         # add_layer_norm: layer_norm of input + input2 (+ input3, a bias) over gamma's dimensions, the
         # sum written to sum_out when additional_output; deep_norm: layer_norm of input * alpha + input2;
         # add_rms_norm_cast: rms_norm of input + input2 in float, out FLOAT and out2 in input's dtype.
+        # group_norm_swish: group_norm then x * sigmoid(swish_scale * x) when activate_swish (data_format
+        # NCHW only).
         ops=("layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm", "group_norm_silu",
-             "add_layer_norm", "deep_norm", "add_rms_norm_cast"),
+             "add_layer_norm", "deep_norm", "add_rms_norm_cast", "group_norm_swish"),
         roles=("input", "input2", "normalized_shape", "weight", "bias", "running_mean", "running_var",
                "eps", "training", "momentum", "group", "out", "mean", "rstd", "sum_out", "input3", "alpha",
-               "additional_output", "out2"),
+               "additional_output", "out2", "activate_swish", "swish_scale", "data_format"),
         required=("input", "out"),
         options=("eps",),
         source="input",
@@ -242,6 +244,7 @@ FAMILIES: tuple[Family, ...] = (
                           ("gemma_rms_norm", "rstd", "trailing_ones"),
                           ("group_norm", "mean", "groups"), ("group_norm", "rstd", "groups"),
                           ("group_norm_silu", "mean", "groups"), ("group_norm_silu", "rstd", "groups"),
+                          ("group_norm_swish", "mean", "groups"), ("group_norm_swish", "rstd", "groups"),
                           ("add_layer_norm", "mean", "trailing_ones"), ("add_layer_norm", "rstd", "trailing_ones"),
                           ("deep_norm", "mean", "trailing_ones"), ("deep_norm", "rstd", "trailing_ones"),
                           ("add_rms_norm_cast", "rstd", "trailing_ones"),

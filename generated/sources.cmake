@@ -275,6 +275,7 @@ set(ACLNN_EXAMPLES
   group_norm
   group_norm_backward
   group_norm_silu
+  group_norm_swish
   gt_scalar
   gt_tensor
   hardshrink

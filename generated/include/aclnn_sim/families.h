@@ -110,15 +110,15 @@ struct SoftmaxFamily {
 // norm: statistics over the trailing (layer/rms), group or batch dimensions, computed in float (double for DOUBLE); mean/rstd outputs.
 struct NormFamily {
   struct Op {
-    enum : int8_t { kLayerNorm, kRmsNorm, kAddRmsNorm, kGroupNorm, kBatchNorm, kGemmaRmsNorm, kGroupNormSilu, kAddLayerNorm, kDeepNorm, kAddRmsNormCast };
+    enum : int8_t { kLayerNorm, kRmsNorm, kAddRmsNorm, kGroupNorm, kBatchNorm, kGemmaRmsNorm, kGroupNormSilu, kAddLayerNorm, kDeepNorm, kAddRmsNormCast, kGroupNormSwish };
   };
   struct Role {
-    enum : int8_t { kInput, kInput2, kNormalizedShape, kWeight, kBias, kRunningMean, kRunningVar, kEps, kTraining, kMomentum, kGroup, kOut, kMean, kRstd, kSumOut, kInput3, kAlpha, kAdditionalOutput, kOut2 };
+    enum : int8_t { kInput, kInput2, kNormalizedShape, kWeight, kBias, kRunningMean, kRunningVar, kEps, kTraining, kMomentum, kGroup, kOut, kMean, kRstd, kSumOut, kInput3, kAlpha, kAdditionalOutput, kOut2, kActivateSwish, kSwishScale, kDataFormat };
   };
   struct Option {
     enum : int8_t { kEps };
   };
-  static constexpr const char* kOpNames[] = { "layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm", "group_norm_silu", "add_layer_norm", "deep_norm", "add_rms_norm_cast" };
+  static constexpr const char* kOpNames[] = { "layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm", "group_norm_silu", "add_layer_norm", "deep_norm", "add_rms_norm_cast", "group_norm_swish" };
 };
 
 // norm_grad: the normalisations' backward from the forward's saved mean and rstd (batch norm's running statistics in inference), computed in float (double for DOUBLE).
