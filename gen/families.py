@@ -334,17 +334,22 @@ FAMILIES: tuple[Family, ...] = (
             "(double for DOUBLE), sums accumulated in double"),
     Family(
         "matmul", "PlanMatmul",
-        ops=("mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm"),
+        ops=("mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm",
+             "transpose_bmm"),
         # bias: the added tensor of addmm & co. (selfRef for the in-place ones, which is also out);
         # cube_math_type: the NPU's Cube precision mode (the pages' cubeMathType, 0 to 4);
-        # trans_a, trans_b: gemm's operands transposed first when nonzero.
-        roles=("bias", "a", "b", "beta", "alpha", "out", "cube_math_type", "trans_a", "trans_b"),
+        # trans_a, trans_b: gemm's operands transposed first when nonzero;
+        # transpose_bmm: bmm(a.permute(perm_a), b.permute(perm_b)).permute(perm_out), unscaled and
+        # unsplit (scale, batch_split_factor).
+        roles=("bias", "a", "b", "beta", "alpha", "out", "cube_math_type", "trans_a", "trans_b", "perm_a", "perm_b",
+               "perm_out", "scale", "batch_split_factor"),
         required=("a", "b", "out"),
         options=("beta", "alpha"),
         output_shape="matmul",
         source="a",
         second="b",
-        op_output_shapes=(("ger", "out", "outer"), ("addbmm", "out", "batch_sum"), ("gemm", "out", "given")),
+        op_output_shapes=(("ger", "out", "outer"), ("addbmm", "out", "batch_sum"), ("gemm", "out", "given"),
+                          ("transpose_bmm", "out", "given")),
         shape_variations=(("matmul", "batch", ("a", "b")), ("bmm", "batch", ("a", "b")), ("addmm", "bias", ("bias",)),
                           ("baddbmm", "bias", ("bias",)), ("addbmm", "bias", ("bias",)), ("addmv", "bias", ("bias",)),
                           ("gemm", "bias", ("bias",))),

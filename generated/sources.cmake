@@ -590,6 +590,7 @@ set(ACLNN_EXAMPLES
   threshold_backward
   topk
   trace
+  transpose_batch_mat_mul
   triangular_solve
   unfold_grad
   unique

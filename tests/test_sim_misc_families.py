@@ -1,5 +1,5 @@
 """What the generated suites' one valid call per API leaves out of the embedding_bag, chunk_cat,
-affine_grid and norm (group_norm_swish) families: the values they do not model are refused by
+affine_grid, norm (group_norm_swish) and matmul (transpose_bmm) families: the values they do not model are refused by
 name, in phase 1 (an attribute) or phase 2 (offsets read from the device), never computed wrong.
 
 The calls run in a process of their own on the package of op_docs/ (generated/, `make build`), as
@@ -40,4 +40,11 @@ refused(lambda: aclnn.chunk_cat([np.zeros((4, 2), np.float32)], 1, 2, out=np.zer
         161002, ["dim"])
 refused(lambda: aclnn.chunk_cat([np.zeros((4, 2), np.float32)], 0, 2, out=np.zeros((2, 4), np.float16)),
         161002, ["out", "FLOAT16"])
+a, b = np.zeros((2, 3, 128), np.float32), np.zeros((2, 128, 128), np.float32)
+def tbmm(perm_y, split, right=b):
+    return aclnn.transpose_batch_mat_mul(a, right, None, None, [0, 1, 2], [0, 1, 2], perm_y, 0, split,
+                                         out=np.zeros((3, 2, 128), np.float32))
+refused(lambda: tbmm([0, 1, 2], 1), 161002, ["permY", "[0, 1, 2]"])
+refused(lambda: tbmm([1, 0, 2], 2), 161002, ["batchSplitFactor", "2"])
+refused(lambda: tbmm([1, 0, 2], 1, np.zeros((2, 128, 100), np.float32)), 161002, ["x2", "128"])
 ''')

@@ -1068,6 +1068,8 @@ class Planner:
                     continue
                 if all(d in p.dtypes_for(soc) for soc in Soc for d in EXPRESSIBLE):
                     continue
+                if p.name in base.none:  # passed as NULL (no shape to give it): no dtype to get wrong
+                    continue
                 if p.direction is Direction.OUT:
                     cases.append(replace(base, id=f"{p.name}={UNDOCUMENTED}", out={**base.out, p.name: UNDOCUMENTED}))
                 else:

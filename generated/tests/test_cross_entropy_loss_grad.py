@@ -126,8 +126,6 @@ def test_error_row1_null_pointer(op, case):
     BASE.but('logProb=<undocumented>', dtypes={'logProb': '<undocumented>'}, out={'out': 'FLOAT'}),
     BASE.but('target=<undocumented>', dtypes={'target': '<undocumented>'}, out={'out': 'FLOAT'}),
     BASE.but('weightOptional=<undocumented>', dtypes={'weightOptional': '<undocumented>'}, out={'out': 'FLOAT'}),
-    BASE.but('gradZlossOptional=<undocumented>', dtypes={'gradZlossOptional': '<undocumented>'}, out={'out': 'FLOAT'}),
-    BASE.but('lseForZlossOptional=<undocumented>', dtypes={'lseForZlossOptional': '<undocumented>'}, out={'out': 'FLOAT'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)

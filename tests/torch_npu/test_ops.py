@@ -34,6 +34,13 @@ def test_matmul_and_linear(run_npu):
         lin = torch.nn.Linear(16, 4)
         want = lin(a)
         assert torch.allclose(lin.npu()(a.npu()).cpu(), want, rtol=1e-4, atol=1e-5)
+        # npu_transpose_batchmatmul (aclnnTransposeBatchMatMul): x1 read as [B, M, K] through perm_x1,
+        # the product [B, M, N] returned as [M, B, N].
+        x1, x2 = torch.randn(3, 2, 128), torch.randn(3, 128, 256)
+        for perm, left in (([0, 1, 2], x1), ([1, 0, 2], x1.transpose(0, 1).contiguous())):
+            got = torch_npu.npu_transpose_batchmatmul(left.npu(), x2.npu(), perm_x1=perm).cpu()
+            want = torch.bmm(left.permute(*perm), x2).permute(1, 0, 2)
+            assert got.shape == want.shape and torch.allclose(got, want, rtol=1e-4, atol=1e-4), perm
     """)
 
 
