@@ -46,6 +46,9 @@ class Family:
     # Outputs whose dtype is fixed whatever the input's: by role, and by (op, role).
     fixed_dtypes: tuple[tuple[str, str], ...] = ()
     op_fixed_dtypes: tuple[tuple[str, str, str], ...] = ()
+    # Outputs whose dtype promotes other inputs' than the dtype source's, by role (embedding_bag's
+    # offset2bag: indices' and offsets').
+    role_dtype_sources: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # The role whose argument outputs are shaped from (and take the dtype of), and a second one
     # whose shape some rules read (a product's right operand, rms norm's gamma).
     source: str = "self"
@@ -225,11 +228,13 @@ FAMILIES: tuple[Family, ...] = (
         # add_layer_norm: layer_norm of input + input2 (+ input3, a bias) over gamma's dimensions, the
         # sum written to sum_out when additional_output; deep_norm: layer_norm of input * alpha + input2;
         # add_rms_norm_cast: rms_norm of input + input2 in float, out FLOAT and out2 in input's dtype.
+        # group_norm_swish: group_norm then x * sigmoid(swish_scale * x) when activate_swish (data_format
+        # NCHW only).
         ops=("layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm", "group_norm_silu",
-             "add_layer_norm", "deep_norm", "add_rms_norm_cast"),
+             "add_layer_norm", "deep_norm", "add_rms_norm_cast", "group_norm_swish"),
         roles=("input", "input2", "normalized_shape", "weight", "bias", "running_mean", "running_var",
                "eps", "training", "momentum", "group", "out", "mean", "rstd", "sum_out", "input3", "alpha",
-               "additional_output", "out2"),
+               "additional_output", "out2", "activate_swish", "swish_scale", "data_format"),
         required=("input", "out"),
         options=("eps",),
         source="input",
@@ -239,6 +244,7 @@ FAMILIES: tuple[Family, ...] = (
                           ("gemma_rms_norm", "rstd", "trailing_ones"),
                           ("group_norm", "mean", "groups"), ("group_norm", "rstd", "groups"),
                           ("group_norm_silu", "mean", "groups"), ("group_norm_silu", "rstd", "groups"),
+                          ("group_norm_swish", "mean", "groups"), ("group_norm_swish", "rstd", "groups"),
                           ("add_layer_norm", "mean", "trailing_ones"), ("add_layer_norm", "rstd", "trailing_ones"),
                           ("deep_norm", "mean", "trailing_ones"), ("deep_norm", "rstd", "trailing_ones"),
                           ("add_rms_norm_cast", "rstd", "trailing_ones"),
@@ -328,17 +334,22 @@ FAMILIES: tuple[Family, ...] = (
             "(double for DOUBLE), sums accumulated in double"),
     Family(
         "matmul", "PlanMatmul",
-        ops=("mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm"),
+        ops=("mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm",
+             "transpose_bmm"),
         # bias: the added tensor of addmm & co. (selfRef for the in-place ones, which is also out);
         # cube_math_type: the NPU's Cube precision mode (the pages' cubeMathType, 0 to 4);
-        # trans_a, trans_b: gemm's operands transposed first when nonzero.
-        roles=("bias", "a", "b", "beta", "alpha", "out", "cube_math_type", "trans_a", "trans_b"),
+        # trans_a, trans_b: gemm's operands transposed first when nonzero;
+        # transpose_bmm: bmm(a.permute(perm_a), b.permute(perm_b)).permute(perm_out), unscaled and
+        # unsplit (scale, batch_split_factor).
+        roles=("bias", "a", "b", "beta", "alpha", "out", "cube_math_type", "trans_a", "trans_b", "perm_a", "perm_b",
+               "perm_out", "scale", "batch_split_factor"),
         required=("a", "b", "out"),
         options=("beta", "alpha"),
         output_shape="matmul",
         source="a",
         second="b",
-        op_output_shapes=(("ger", "out", "outer"), ("addbmm", "out", "batch_sum"), ("gemm", "out", "given")),
+        op_output_shapes=(("ger", "out", "outer"), ("addbmm", "out", "batch_sum"), ("gemm", "out", "given"),
+                          ("transpose_bmm", "out", "given")),
         shape_variations=(("matmul", "batch", ("a", "b")), ("bmm", "batch", ("a", "b")), ("addmm", "bias", ("bias",)),
                           ("baddbmm", "bias", ("bias",)), ("addbmm", "bias", ("bias",)), ("addmv", "bias", ("bias",)),
                           ("gemm", "bias", ("bias",))),
@@ -609,7 +620,51 @@ ADAM = Family(
     doc="apply_adamw: var, m and v updated in place by an AdamW step (beta powers given as beta^(t-1), amsgrad "
         "keeping max(maxGradNorm, v) in v, maximize), in float")
 
-FAMILIES = FAMILIES + (ACTIVATION, EMBEDDING, ROTARY, MASKED_SOFTMAX, MARGIN, ADAM)
+# Bags of embedding rows summed or averaged (runtime/sim/src/opapi/families/embedding_bag.cpp):
+# aclnnEmbeddingBag, which F.embedding_bag and nn.EmbeddingBag reach through op-plugin.
+EMBEDDING_BAG = Family(
+    "embedding_bag", "PlanEmbeddingBag",
+    ops=("embedding_bag",),
+    roles=("weight", "indices", "offsets", "scale_grad_by_freq", "mode", "sparse", "per_sample_weights",
+           "include_last_offset", "padding_idx", "output", "offset2bag", "bag_size", "max_indices"),
+    required=("weight", "indices", "offsets", "output", "offset2bag", "bag_size", "max_indices"),
+    source="weight",
+    op_output_shapes=(("*", "*", "given"),),
+    role_dtype_sources=tuple((r, ("indices", "offsets")) for r in ("offset2bag", "bag_size", "max_indices")),
+    # includeLastOffset drops a bag: the outputs' shapes follow it.
+    shape_arguments=(("embedding_bag", "include_last_offset"),),
+    doc="embedding_bag: per bag (indices between consecutive offsets), the sum (mode 0, rows weighted by "
+        "per_sample_weights) or mean (mode 1) of weight's rows its indices name, padding_idx's left out; "
+        "offset2bag, bag_size and max_indices as aten's CPU _embedding_bag gives them; in float")
+
+# The sampling grid of an affine transform (runtime/sim/src/opapi/families/affine_grid.cpp):
+# aclnnAffineGrid, which F.affine_grid reaches through op-plugin.
+AFFINE_GRID = Family(
+    "affine_grid", "PlanAffineGrid",
+    ops=("affine_grid",),
+    roles=("theta", "size", "align_corners", "out"),
+    required=("theta", "size", "out"),
+    source="theta",
+    op_output_shapes=(("*", "*", "given"),),
+    doc="affine_grid: out [N, (D,) H, W, 2 or 3] = theta [N, 2, 3] or [N, 3, 4] applied to each point's "
+        "(x, y, (z,) 1), coordinates from -1 to 1 (pixel centres unless align_corners), in double")
+
+# Tensors cut into chunks along dim 0 and the chunks concatenated row by row
+# (runtime/sim/src/opapi/families/chunk_cat.cpp): aclnnChunkCat, which torch._chunk_cat reaches
+# through op-plugin.
+CHUNK_CAT = Family(
+    "chunk_cat", "PlanChunkCat",
+    ops=("chunk_cat",),
+    roles=("tensors", "dim", "num_chunks", "out"),
+    required=("tensors", "out"),
+    source="tensors",
+    op_output_shapes=(("*", "*", "given"),),
+    exact_ops=("*",),
+    doc="chunk_cat: out [num_chunks, ...] whose row c holds chunk c (ceil(S / num_chunks) rows along dim 0, "
+        "zero-padded) of each tensor, flattened, one after the other, in out's dtype")
+
+FAMILIES = FAMILIES + (ACTIVATION, EMBEDDING, ROTARY, MASKED_SOFTMAX, MARGIN, ADAM, EMBEDDING_BAG, AFFINE_GRID,
+                       CHUNK_CAT)
 
 # Scaled dot-product attention as ops-transformer's FlashAttention APIs compute it, and its gradient
 # (runtime/sim/src/opapi/families/attention.cpp): torch_npu.npu_fusion_attention and its backward.
@@ -670,6 +725,11 @@ def shape_variations(family: Family, op: str, kinds: Sequence[str]) -> list[tupl
 def dtype_source(family: Family, op: str) -> str:
     """The role whose dtype the outputs of `op` have (unless fixed_dtype says otherwise)."""
     return dict(family.op_dtype_sources).get(op, "self")
+
+
+def role_dtype_source(family: Family, role: str) -> tuple[str, ...]:
+    """The roles whose dtypes an output playing `role` promotes, where not its op's dtype source."""
+    return dict(family.role_dtype_sources).get(role, ())
 
 
 def exact(family: Family, op: str) -> bool:

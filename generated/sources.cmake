@@ -65,6 +65,7 @@ set(ACLNN_EXAMPLES
   addmv
   addr
   adds
+  affine_grid
   all_example
   amax
   amin
@@ -121,6 +122,7 @@ set(ACLNN_EXAMPLES
   ceil
   celu
   channel_shuffle
+  chunk_cat
   clamp
   clamp_max
   clamp_max_tensor
@@ -158,6 +160,7 @@ set(ACLNN_EXAMPLES
   elu
   elu_backward
   embedding
+  embedding_bag
   embedding_dense_backward
   embedding_renorm
   eq_scalar
@@ -286,6 +289,7 @@ set(ACLNN_EXAMPLES
   group_norm
   group_norm_backward
   group_norm_silu
+  group_norm_swish
   gt_scalar
   gt_tensor
   hardshrink
@@ -561,6 +565,7 @@ set(ACLNN_EXAMPLES
   scatter_add
   scatter_nd_update
   scatter_value
+  search_sorted
   search_sorteds
   selu
   selu_backward
@@ -603,6 +608,7 @@ set(ACLNN_EXAMPLES
   topk
   trace
   transform_bias_rescale_qkv
+  transpose_batch_mat_mul
   triangular_solve
   unfold_grad
   unique

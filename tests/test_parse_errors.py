@@ -144,9 +144,12 @@ def test_tensors_an_error_row_qualifies_with_non_null_are_optional():
     params.append(make_param("dims", kind=ParamKind.INT_ARRAY))
     errors = [ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "weight，runningMean非空时，数据类型不在支持的范围之内。"),
               ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "input，gradWeight（非空时），gradBias（非空时）的shape长度不相等。"),
-              ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "当dims非空时，gradOut的shape不对。")]
+              ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "当dims非空时，gradOut的shape不对。"),
+              # aclnnEmbeddingBag's English row.
+              ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002,
+                        "When input is not nullptr: its data type does not match weight.")]
     optional = {p.name for p in _optional_where_errors_say_non_null(params, errors) if p.optional}
-    assert optional == {"weight", "runningMean", "gradWeight", "gradBias"}
+    assert optional == {"weight", "runningMean", "gradWeight", "gradBias", "input"}
 
 
 def test_pointers_an_error_row_refuses_only_all_null_are_optional():

@@ -93,6 +93,8 @@ def test_optional_when_the_usage_says_it_may_be_nullptr_but_not_when_it_may_not(
 
     assert self_optional("self可以是nullptr，等价于全1。") is True
     assert self_optional("self不可以是nullptr。") is False
+    # aclnnSearchSorted's sorter: "传入sorter时，…按sorter指定顺序取值" (torch.searchsorted passes NULL).
+    assert self_optional("传入self时，公式中的x按self指定顺序取值。") is True
 
 
 def test_unknown_dtype_word_is_a_warning():

@@ -259,9 +259,11 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
             # No dtype source where the family fixes the dtype or the golden's result gives it.
             own_dtype = (families.fixed_dtype(family, semantics.op, role) is not None
                          or semantics.op in family.result_dtype_ops)
+            from_roles = tuple(index[roles[r]] for r in families.role_dtype_source(family, role) if r in roles)
             plans.append(OutputPlan(p, i, required_reason=f"{p.name}'s shape follows from the arguments by "
                                                             f"{semantics.op}'s rule, which the bindings do not apply",
-                                    dtype_from=(index[dtype_source],) if dtype_source and not own_dtype else (),
+                                    dtype_from=from_roles or ((index[dtype_source],) if dtype_source and not own_dtype
+                                                              else ()),
                                     is_list=p.kind is ParamKind.TENSOR_LIST))
             continue
         if role is None or p.kind is not ParamKind.TENSOR:

@@ -565,6 +565,8 @@ _RESERVES = re.compile(r"(?:为|是|are|is)\s*(?:a\s+)?(?:预留参数|保留参
 _NON_NULL_LIST = re.compile(r"((?:[A-Za-z_]\w*\s*[、，,和与或及]\s*)*[A-Za-z_]\w*)\s*非空时")
 _NON_NULL_ONE = re.compile(r"([A-Za-z_]\w*)\s*[（(]\s*非空时\s*[）)]")
 _NAME = re.compile(r"[A-Za-z_]\w*")
+# The English pages' "When perSampleWeights is not nullptr: its data type ..." (aclnnEmbeddingBag).
+_NON_NULL_EN = re.compile(r"\bwhen\s+([A-Za-z_]\w*)\s+is\s+not\s+(?:a\s+)?(?:nullptr|null)\b", re.I)
 
 
 # "或者clipValueMin、clipValueMax全为空指针" (aclnnClamp): the error is all of them null, so each alone may be.
@@ -606,6 +608,7 @@ def _optional_where_errors_say_non_null(params: Sequence[Param], errors: Sequenc
         for match in _NON_NULL_LIST.finditer(error.condition):
             named.update(n for n in _NAME.findall(match.group(1)) if n in pointers)
         named.update(n for n in _NON_NULL_ONE.findall(error.condition) if n in pointers)
+        named.update(n for n in _NON_NULL_EN.findall(error.condition) if n in pointers)
     return [dataclasses.replace(p, optional=True) if p.name in named else p for p in params]
 
 

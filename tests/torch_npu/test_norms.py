@@ -148,6 +148,12 @@ mean, rstd, y = torch_npu.npu_deep_norm(x1.npu(), x2.npu(), beta.npu(), gamma.np
 want = torch.native_layer_norm(x1 * 0.3 + x2, [16], gamma, beta, 1e-5)
 for got, ref in zip((y, mean, rstd), want):
     assert got.shape == ref.shape and torch.allclose(got.cpu(), ref, rtol=1e-4, atol=1e-5)
+# npu_group_norm_swish: group norm's y, mean and rstd ([N, groups]), y through x * sigmoid(scale * x).
+x, g, b = torch.randn(2, 6, 3, 4), torch.randn(6), torch.randn(6)
+y, mean, rstd = torch_npu.npu_group_norm_swish(x.npu(), 3, g.npu(), b.npu(), eps=1e-5, swish_scale=0.7)
+n, m, r = torch.native_group_norm(x, g, b, 2, 6, 12, 3, 1e-5)
+for got, ref in zip((y, mean, rstd), (n * torch.sigmoid(0.7 * n), m, r)):
+    assert got.shape == ref.shape and torch.allclose(got.cpu(), ref, rtol=1e-4, atol=1e-5)
 """)
 
 

@@ -34,6 +34,13 @@ def test_matmul_and_linear(run_npu):
         lin = torch.nn.Linear(16, 4)
         want = lin(a)
         assert torch.allclose(lin.npu()(a.npu()).cpu(), want, rtol=1e-4, atol=1e-5)
+        # npu_transpose_batchmatmul (aclnnTransposeBatchMatMul): x1 read as [B, M, K] through perm_x1,
+        # the product [B, M, N] returned as [M, B, N].
+        x1, x2 = torch.randn(3, 2, 128), torch.randn(3, 128, 256)
+        for perm, left in (([0, 1, 2], x1), ([1, 0, 2], x1.transpose(0, 1).contiguous())):
+            got = torch_npu.npu_transpose_batchmatmul(left.npu(), x2.npu(), perm_x1=perm).cpu()
+            want = torch.bmm(left.permute(*perm), x2).permute(1, 0, 2)
+            assert got.shape == want.shape and torch.allclose(got, want, rtol=1e-4, atol=1e-4), perm
     """)
 
 
@@ -66,11 +73,11 @@ def test_module_forward(run_npu):
 
 
 def test_an_operator_the_simulator_cannot_run_fails_naming_it(run_npu):
-    # F.embedding_bag would reach aclnnEmbeddingBag, which no page of op_docs/ binds: op-plugin's
-    # route then runs an aclop operator, which the simulator refuses by name (a wrong value would be
-    # the failure).
+    # F.ctc_loss would reach aclnnCtcLoss, which no page of op_docs/ binds: op-plugin's route then
+    # runs an aclop operator, which the simulator refuses by name (a wrong value would be the failure).
     output = run_npu("""
-        weight = torch.rand(10, 3).npu()
-        print(torch.nn.functional.embedding_bag(torch.tensor([1, 2, 4, 5]).npu(), weight, torch.tensor([0, 2]).npu()))
+        log_probs = torch.randn(6, 2, 5).log_softmax(2).npu()
+        targets = torch.randint(1, 5, (2, 3)).npu()
+        print(torch.nn.functional.ctc_loss(log_probs, targets, [6, 6], [3, 3]))
     """, expect_failure=True)
     assert "cannot be compiled by the simulator" in output, output

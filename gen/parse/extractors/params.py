@@ -29,6 +29,12 @@ _OPTIONAL_WORDS = re.compile(r"可选|可为空|可以为空|可以传入空指�
                              r"\boptional\b|can\s+be\s+(?:null|nullptr|empty\s+pointer)|may\s+be\s+null", re.I)
 
 
+def _said_when_passed(name: str, text: str) -> bool:
+    """The row states what holds "传入sorter时" (when sorter is passed): not passing it is valid
+    (aclnnSearchSorted's sorter, which torch.searchsorted without sorter= passes as null)."""
+    return bool(re.search(rf"传入\s*{re.escape(name)}\s*时", text))
+
+
 @dataclass
 class ParamContext:
     """What building one API's parameters shares: its parameter names and the section's notes."""
@@ -58,7 +64,7 @@ def build_param(cparam: CParam, entry: Optional[ParamEntry], ctx: ParamContext,
     text = entry.prose
     direction = _direction(cparam, entry, diags, line)
     optional = cparam.name.endswith("Optional") or bool(_OPTIONAL_WORDS.search(entry.direction)) or \
-        bool(_OPTIONAL_WORDS.search(text))
+        bool(_OPTIONAL_WORDS.search(text)) or _said_when_passed(cparam.name, text)
 
     dtypes, by_product = _dtypes(cparam.name, kind, entry, ctx, diags)
     formats = prose.formats_in(entry.formats) if entry.formats is not None and not cell_is_empty(entry.formats) \

@@ -110,15 +110,15 @@ struct SoftmaxFamily {
 // norm: statistics over the trailing (layer/rms), group or batch dimensions, computed in float (double for DOUBLE); mean/rstd outputs.
 struct NormFamily {
   struct Op {
-    enum : int8_t { kLayerNorm, kRmsNorm, kAddRmsNorm, kGroupNorm, kBatchNorm, kGemmaRmsNorm, kGroupNormSilu, kAddLayerNorm, kDeepNorm, kAddRmsNormCast };
+    enum : int8_t { kLayerNorm, kRmsNorm, kAddRmsNorm, kGroupNorm, kBatchNorm, kGemmaRmsNorm, kGroupNormSilu, kAddLayerNorm, kDeepNorm, kAddRmsNormCast, kGroupNormSwish };
   };
   struct Role {
-    enum : int8_t { kInput, kInput2, kNormalizedShape, kWeight, kBias, kRunningMean, kRunningVar, kEps, kTraining, kMomentum, kGroup, kOut, kMean, kRstd, kSumOut, kInput3, kAlpha, kAdditionalOutput, kOut2 };
+    enum : int8_t { kInput, kInput2, kNormalizedShape, kWeight, kBias, kRunningMean, kRunningVar, kEps, kTraining, kMomentum, kGroup, kOut, kMean, kRstd, kSumOut, kInput3, kAlpha, kAdditionalOutput, kOut2, kActivateSwish, kSwishScale, kDataFormat };
   };
   struct Option {
     enum : int8_t { kEps };
   };
-  static constexpr const char* kOpNames[] = { "layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm", "group_norm_silu", "add_layer_norm", "deep_norm", "add_rms_norm_cast" };
+  static constexpr const char* kOpNames[] = { "layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm", "group_norm_silu", "add_layer_norm", "deep_norm", "add_rms_norm_cast", "group_norm_swish" };
 };
 
 // norm_grad: the normalisations' backward from the forward's saved mean and rstd (batch norm's running statistics in inference), computed in float (double for DOUBLE).
@@ -157,15 +157,15 @@ struct LossFamily {
 // matmul: on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE and the integers (exact up to 2^53).
 struct MatmulFamily {
   struct Op {
-    enum : int8_t { kMm, kBmm, kMatmul, kAddmm, kBaddbmm, kMv, kDot, kAddmv, kAddbmm, kGer, kGemm };
+    enum : int8_t { kMm, kBmm, kMatmul, kAddmm, kBaddbmm, kMv, kDot, kAddmv, kAddbmm, kGer, kGemm, kTransposeBmm };
   };
   struct Role {
-    enum : int8_t { kBias, kA, kB, kBeta, kAlpha, kOut, kCubeMathType, kTransA, kTransB };
+    enum : int8_t { kBias, kA, kB, kBeta, kAlpha, kOut, kCubeMathType, kTransA, kTransB, kPermA, kPermB, kPermOut, kScale, kBatchSplitFactor };
   };
   struct Option {
     enum : int8_t { kBeta, kAlpha };
   };
-  static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm" };
+  static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm", "transpose_bmm" };
 };
 
 // conv: im2col + GEMM on the BLAS (OpenBLAS sgemm; FLOAT16 and BFLOAT16 converted to float), its transpose (col2im) for the input's gradient and transposed convolutions.
@@ -347,6 +347,39 @@ struct AdamFamily {
   static constexpr const char* kOpNames[] = { "apply_adamw" };
 };
 
+// embedding_bag: embedding_bag: per bag (indices between consecutive offsets), the sum (mode 0, rows weighted by per_sample_weights) or mean (mode 1) of weight's rows its indices name, padding_idx's left out; offset2bag, bag_size and max_indices as aten's CPU _embedding_bag gives them; in float.
+struct EmbeddingBagFamily {
+  struct Op {
+    enum : int8_t { kEmbeddingBag };
+  };
+  struct Role {
+    enum : int8_t { kWeight, kIndices, kOffsets, kScaleGradByFreq, kMode, kSparse, kPerSampleWeights, kIncludeLastOffset, kPaddingIdx, kOutput, kOffset2bag, kBagSize, kMaxIndices };
+  };
+  static constexpr const char* kOpNames[] = { "embedding_bag" };
+};
+
+// affine_grid: affine_grid: out [N, (D,) H, W, 2 or 3] = theta [N, 2, 3] or [N, 3, 4] applied to each point's (x, y, (z,) 1), coordinates from -1 to 1 (pixel centres unless align_corners), in double.
+struct AffineGridFamily {
+  struct Op {
+    enum : int8_t { kAffineGrid };
+  };
+  struct Role {
+    enum : int8_t { kTheta, kSize, kAlignCorners, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "affine_grid" };
+};
+
+// chunk_cat: chunk_cat: out [num_chunks, ...] whose row c holds chunk c (ceil(S / num_chunks) rows along dim 0, zero-padded) of each tensor, flattened, one after the other, in out's dtype.
+struct ChunkCatFamily {
+  struct Op {
+    enum : int8_t { kChunkCat };
+  };
+  struct Role {
+    enum : int8_t { kTensors, kDim, kNumChunks, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "chunk_cat" };
+};
+
 // attention: FlashAttention's softmax(mask(scale * (Q K^T + pse))) V by layout (BSH, SBH, BSND, BNSD, TND), with GQA, sparse modes 0 to 4, pse and a dropout mask, and its gradient from the saved softmax statistics; in float with double accumulation.
 struct AttentionFamily {
   struct Op {
@@ -389,6 +422,9 @@ aclnnStatus PlanRotary(const Call& call, const FamilySpec& family, ExecutorWork*
 aclnnStatus PlanMaskedSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMargin(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAdam(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanEmbeddingBag(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanAffineGrid(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanChunkCat(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim

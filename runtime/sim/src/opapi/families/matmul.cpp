@@ -326,6 +326,44 @@ bool BroadcastTo(TensorRef* t, const Dims& target) {
 
 std::string RankText(int64_t rank) { return std::to_string(rank) + "-dimensional"; }
 
+// transpose_bmm (aclnnTransposeBatchMatMul): a and b seen through permX1 and permX2 as [B, M, K]
+// and [B, K, N]. What the simulator does not model is refused by name: a scale (INT8
+// quantisation), a bias (the page gives it no shape), batchSplitFactor other than 1, permX2 other
+// than [0, 1, 2] (the page: the only one on Atlas A2/A3) and permY other than [1, 0, 2] (out [M, B,
+// N], the shape op-plugin allocates); as are b's K and N not multiples of 128 (the page's error).
+aclnnStatus PlanTransposes(const Call& call, const FamilySpec& family, const TensorDesc& b, const TensorDesc& out,
+                           TensorRef* ta, TensorRef* tb) {
+  auto reject = [&](int role, const std::string& message) {
+    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
+  };
+  if (RoleTensor(call, family, F::Role::kScale)) return reject(F::Role::kScale, "INT8 quantisation is not modelled");
+  if (RoleTensor(call, family, F::Role::kBias)) return reject(F::Role::kBias, "is not modelled (must be null)");
+  if (out.dtype == ACL_INT8) return reject(F::Role::kOut, "INT8 needs scale's quantisation, which is not modelled");
+  const int64_t split = RoleInt(call, family, F::Role::kBatchSplitFactor, 1);
+  if (split != 1) return reject(F::Role::kBatchSplitFactor, std::to_string(split) + " is not modelled (only 1)");
+  auto perm = [&](int role, const Dims& fallback, Dims* order) -> aclnnStatus {
+    if (!RoleInts(call, family, role, order)) *order = fallback;
+    Dims sorted = *order;
+    std::sort(sorted.begin(), sorted.end());
+    if (sorted != Dims{0, 1, 2}) return reject(role, DimsText(*order) + " is not a permutation of [0, 1, 2]");
+    return ACLNN_SUCCESS;
+  };
+  Dims perm_a, perm_b, perm_out;
+  if (aclnnStatus s = perm(F::Role::kPermA, Dims{0, 1, 2}, &perm_a)) return s;
+  if (aclnnStatus s = perm(F::Role::kPermB, Dims{0, 1, 2}, &perm_b)) return s;
+  if (aclnnStatus s = perm(F::Role::kPermOut, Dims{1, 0, 2}, &perm_out)) return s;
+  if (perm_b != Dims{0, 1, 2}) return reject(F::Role::kPermB, DimsText(perm_b) + " is not [0, 1, 2], the one supported");
+  if (perm_out != Dims{1, 0, 2}) {
+    return reject(F::Role::kPermOut, DimsText(perm_out) + " is not [1, 0, 2], the one modelled");
+  }
+  if (b.view[1] % 128 != 0 || b.view[2] % 128 != 0) {
+    return reject(F::Role::kB, "shape " + DimsText(b.view) + ": dimensions 1 and 2 must be multiples of 128");
+  }
+  *ta = ta->Permuted(perm_a.data());
+  *tb = tb->Permuted(perm_b.data());
+  return ACLNN_SUCCESS;
+}
+
 }  // namespace
 
 aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
@@ -408,6 +446,11 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
       if (aclnnStatus s = need_rank(F::Role::kA, ra, 3)) return s;
       if (aclnnStatus s = need_rank(F::Role::kB, rb, 3)) return s;
       break;
+    case F::Op::kTransposeBmm:
+      if (aclnnStatus s = need_rank(F::Role::kA, ra, 3)) return s;
+      if (aclnnStatus s = need_rank(F::Role::kB, rb, 3)) return s;
+      if (aclnnStatus s = PlanTransposes(call, family, *b, *out, &ta, &tb)) return s;
+      break;
     case F::Op::kMv: case F::Op::kAddmv:
       if (aclnnStatus s = need_rank(F::Role::kA, ra, 2)) return s;
       if (aclnnStatus s = need_rank(F::Role::kB, rb, 1)) return s;
@@ -463,9 +506,13 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
   if (!sum_batches) result = batch;
   if (!drop_m) result.push_back(m);
   if (!drop_n) result.push_back(n);
-  if (out->view != result) {
+  // transpose_bmm's out is the product [B, M, N] permuted to [M, B, N].
+  const int64_t swap_batch[3] = {1, 0, 2};
+  const bool transposed_out = op == F::Op::kTransposeBmm;
+  const Dims expected = transposed_out ? Dims{m, batch[0], n} : result;
+  if (out->view != expected) {
     return RejectParam(call, family, F::Role::kOut, ACLNN_ERR_PARAM_INVALID,
-                       "shape " + DimsText(out->view) + " is not the product's shape " + DimsText(result));
+                       "shape " + DimsText(out->view) + " is not the product's shape " + DimsText(expected));
   }
   // A result-shaped view as [.., M, N]: the dimensions a 1-D operand dropped come back as 1.
   auto to_full = [&](TensorRef* t) {
@@ -474,6 +521,7 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
   };
   TensorRef& to = made->tensor(kOut);
   to.Set(RoleName(call, family, F::Role::kOut), *out);
+  if (transposed_out) to = to.Permuted(swap_batch);
   to_full(&to);
   made->beta = 0;
   if (adds) {

@@ -1,5 +1,6 @@
 // The normalisation family: layer_norm, rms_norm, add_rms_norm, group_norm (and group_norm_silu,
-// SiLU applied to its output) and batch_norm.
+// SiLU applied to its output, and group_norm_swish, x * sigmoid(swish_scale * x) applied to it when
+// activate_swish; its data_format NCHW only, others refused by name) and batch_norm.
 //
 // Phase 2 views the input so that each set of elements that shares its statistics is one
 // contiguous row of a [rows, length] buffer in the compute type: layer and rms norms' rows are
@@ -14,6 +15,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "common/dtypes.h"
@@ -39,6 +41,8 @@ class NormWork final : public FamilyWork {
   double alpha = 1;           // deep_norm: x * alpha + gx
   bool training = false;
   bool write_sum = true;      // add_layer_norm: additionalOutput
+  bool swish = false;         // group_norm_swish: activateSwish
+  double swish_scale = 1;
   // The order that brings the input (and out) to the rows layout (batch norm's [C, N, ...]).
   int64_t order[16] = {};
   bool permuted = false;
@@ -133,7 +137,7 @@ class NormWork final : public FamilyWork {
             yr[i] = (xr[i] - m) * s * (weight ? weight[i] : T(1)) + (bias ? bias[i] : T(0));
           }
           break;
-        case F::Op::kGroupNorm: case F::Op::kGroupNormSilu: {
+        case F::Op::kGroupNorm: case F::Op::kGroupNormSilu: case F::Op::kGroupNormSwish: {
           const int64_t per_group = channels / groups, first = (r % groups) * per_group;
           for (int64_t i = 0; i < length; ++i) {
             const int64_t c = first + i / hxw;
@@ -141,6 +145,10 @@ class NormWork final : public FamilyWork {
           }
           if (op_ == F::Op::kGroupNormSilu) {
             for (int64_t i = 0; i < length; ++i) yr[i] = yr[i] / (T(1) + std::exp(-yr[i]));
+          }
+          if (op_ == F::Op::kGroupNormSwish && swish) {
+            const T scale = static_cast<T>(swish_scale);
+            for (int64_t i = 0; i < length; ++i) yr[i] = yr[i] / (T(1) + std::exp(-scale * yr[i]));
           }
           break;
         }
@@ -330,6 +338,17 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
         }
       }
       break;
+    }
+    case F::Op::kGroupNormSwish: {
+      const int format = family.roles[F::Role::kDataFormat];
+      const std::string data_format = format >= 0 ? CallString(call, format) : "NCHW";
+      if (data_format != "NCHW") {
+        return RejectParam(call, family, F::Role::kDataFormat, ACLNN_ERR_PARAM_INVALID,
+                           "\"" + data_format + "\" is not NCHW, the one data format the page supports");
+      }
+      made->swish = RoleBool(call, family, F::Role::kActivateSwish, true);
+      made->swish_scale = RoleNumber(call, family, F::Role::kSwishScale, -1, 1.0);
+      [[fallthrough]];
     }
     case F::Op::kGroupNorm: case F::Op::kGroupNormSilu: {
       GroupedRows split;
