@@ -21,6 +21,7 @@ from gen.parse.document import CODE, HEADING, ITEM, TABLE, TEXT, Block, Document
 from gen.parse.combinations import combinations_in, dtypes_from
 from gen.parse.entries import ParamEntry, entries_from_blocks, entries_from_table
 from gen.parse.errors import errors_in_blocks
+from gen import conventions
 from gen.parse.params import ParamContext, build_param, note_socs, product_notes
 from gen.parse.products import find_products
 from gen.parse.relations import CONDITION, with_error_table_relations, without_product_shapes
@@ -307,6 +308,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     constraint_lines = [text for _, text in _constraint_lines(constraints_section.blocks if constraints_section else ())]
     params = [_with_reserved(param, entry, constraint_lines) for param, entry in zip(params, matched)]
     params = _optional_where_errors_say_non_null(params, errors)
+    params = conventions.class_predicate_inputs(pair.api, params)
 
     formula = _formula(function)
     constraints = _section_text(constraints_section) if constraints_section else ""

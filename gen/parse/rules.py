@@ -27,12 +27,14 @@ from typing import Iterable, Optional, Sequence
 from gen.ir import (Bound, Diagnostic, DimEquality, Divisibility, ErrorCase, Extent, Level, Param, ParamKind, ShapeForm,
                     ShapeRule, ValueRange)
 from gen.parse import vocab
+from gen.parse.comparisons import comparison_ranges
 from gen.parse.relations import CONDITION, PRODUCT
 from gen.parse.scan import MARKUP, compiled, word_starts
 
 UNREAD = "relation-unread"
 
 _INTEGRAL = (ParamKind.INT, ParamKind.INT_ARRAY)
+_HOST_REAL = (ParamKind.FLOAT,)
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 # CANN's reduction enumeration (0 none, 1 mean, 2 sum), as its integer parameters take it.
 _REDUCTIONS = {"none": "0", "mean": "1", "sum": "2"}
@@ -169,6 +171,8 @@ class _Reader:
         if text.subject is not None and self._shape_rule(sentence, text):
             return
         self._ranges(sentence, text, conditional)
+        for found in comparison_ranges(self.params, self.name, sentence, text.subject, text.error_row, text.line):
+            self.rules.add(self.rules.value_ranges, found)
         # A constraints line names the tensor it speaks of (the patterns ask for it when no row
         # supplies one).
         self._dims(sentence, text, conditional)
@@ -233,9 +237,9 @@ class _Reader:
                 self.rules.unread(self.api, text.line, subject, sentence, "a bound this parser cannot read")
             return
         numeric = all(b is None or b.extent is Extent.NUMBER for b in (low, high))
-        if numeric and param.kind not in _INTEGRAL:
-            return  # a range of a tensor's values or of a float: not a phase-1 check
-        if param.kind not in _INTEGRAL and param.kind is not ParamKind.SCALAR:
+        if numeric and param.kind not in _INTEGRAL and param.kind not in _HOST_REAL:
+            return  # a range of a tensor's values: not a phase-1 check
+        if param.kind not in _INTEGRAL and param.kind not in _HOST_REAL and param.kind is not ParamKind.SCALAR:
             return
         if conditional:
             self.rules.unread(self.api, text.line, subject, sentence, "it holds under a condition")

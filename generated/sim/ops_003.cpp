@@ -193,7 +193,10 @@ constexpr aclsim::CombinationSpec kCombinations[] = {
     {kCombination9, 6, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), 298},
     {kCombination10, 6, static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), 299},
 };
-constexpr aclsim::RulesSpec kRules = {0, kCombinations, 11, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {3, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 121},
+};
+constexpr aclsim::RulesSpec kRules = {0, kCombinations, 11, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -781,6 +784,13 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, 1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {1, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, false}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 88},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnChannelShuffle", "aclnnChannelShuffle.md",
     kParams, 3,
@@ -788,7 +798,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_ChannelShuffle
 }  // namespace
@@ -1217,6 +1227,16 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, 2, -1, -1, 1, -1, 6, -1, -1, 4, -1, -1, 9, 5, 7, 8, 10, 3, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {6, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 275},
+    {5, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 275},
+    {4, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 275},
+    {7, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 275},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 4, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnFusedSgd", "aclnnFusedSgd.md",
     kParams, 11,
@@ -1224,7 +1244,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_FusedSgd
 }  // namespace
@@ -2097,6 +2117,13 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{-1, -1, -1, 1, 2, -1, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {1, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {true, 0, aclsim::Extent::kValue, 1, 2, -1, 0, false}, 187},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceRandom", "aclnnInplaceRandom.md",
     kParams, 5,
@@ -2104,7 +2131,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_InplaceRandom
 }  // namespace
@@ -2852,6 +2879,13 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, -1, -1, -1, -1, -1, 5, 3, 4, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, 6, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {1, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, false}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 219},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnMultinomialTensor", "aclnnMultinomialTensor.md",
     kParams, 7,
@@ -2859,7 +2893,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_MultinomialTensor
 }  // namespace
@@ -3428,8 +3462,9 @@ constexpr aclsim::FamilySpec kFamily = {
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
     {1, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, -1.0, aclsim::Extent::kRank, 1, 0, -1, 0, true}, 114},
+    {4, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, false}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 144},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 2, nullptr, 0, nullptr, 0, nullptr, 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {

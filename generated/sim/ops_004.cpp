@@ -1225,6 +1225,14 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, 1, -1, 2, 3, 4, -1, -1, -1, -1, 8, 9, 10, 11, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {6, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {true, 240000.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 167},
+    {8, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, false}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 187},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 2, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnGroupNormBackward", "aclnnGroupNormBackward.md",
     kParams, 13,
@@ -1232,7 +1240,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/&CheckValues,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_GroupNormBackward
 }  // namespace
@@ -2170,6 +2178,15 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{1, 0, 2, 3, 4, 5, 6, 7, -1, -1, -1, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{3.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {3, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, false}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 236},
+    {4, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, false}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 242},
+    {5, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 248},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 3, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnMaxPool3dWithArgmaxBackward", "aclnnMaxPool3dWithArgmaxBackward.md",
     kParams, 9,
@@ -2177,7 +2194,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_MaxPool3dWithArgmaxBackward
 }  // namespace

@@ -181,6 +181,14 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{1, 0, -1, 2, 3, 4, -1, 5, 6, 7, -1, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{3.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {2, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, false}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 126},
+    {3, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, false}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 136},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 2, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnAvgPool3dBackward", "aclnnAvgPool3dBackward.md",
     kParams, 9,
@@ -188,7 +196,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_AvgPool3dBackward
 }  // namespace

@@ -1878,6 +1878,13 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, -1, 1, 2, -1, -1, 4, -1, -1, 3, 5, 6, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {4, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, false}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 143},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnGroupNormSilu", "aclnnGroupNormSilu.md",
     kParams, 8,
@@ -1885,7 +1892,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/&CheckValues,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_GroupNormSilu
 }  // namespace
@@ -2061,6 +2068,14 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, 1, 2, 3, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {1, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, false}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 91},
+    {2, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {true, 0, aclsim::Extent::kValue, 1, 3, -1, 0, true}, 188},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 2, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnHistc", "aclnnHistc.md",
     kParams, 5,
@@ -2068,7 +2083,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_Histc
 }  // namespace
@@ -3294,6 +3309,13 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, 4, -1, -1, -1, -1, -1, -1, -1, 1, 2, 3, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {4, {true, -1.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 216},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnOneHot", "aclnnOneHot.md",
     kParams, 6,
@@ -3301,7 +3323,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_OneHot
 }  // namespace

@@ -974,9 +974,12 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {4, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, false}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 185},
+    {5, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 198},
+    {6, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, false}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 212},
     {9, {true, 1.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {true, 65535.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 249},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 4, nullptr, 0, nullptr, 0, nullptr, 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3873,8 +3876,9 @@ constexpr aclsim::FamilySpec kFamily = {
 constexpr aclsim::ValueRangeSpec kRanges[] = {
     {1, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {true, 0.0, aclsim::Extent::kSize, 1, 0, 2, 0, true}, 92},
     {2, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, 0.0, aclsim::Extent::kRank, 1, 0, -1, 0, false}, 102},
+    {1, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 209},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 2, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 3, nullptr, 0, nullptr, 0, nullptr, 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -3974,6 +3978,14 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, 5, -1, -1, 1, 2, 3, 4, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {3, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, false}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 136},
+    {4, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, false}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 146},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 2, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnUnfoldGrad", "aclnnUnfoldGrad.md",
     kParams, 6,
@@ -3981,7 +3993,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_UnfoldGrad
 }  // namespace

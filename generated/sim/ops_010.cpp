@@ -1318,6 +1318,14 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{-1, -1, -1, -1, 0, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {0, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 78},
+    {1, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 88},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 2, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnEye", "aclnnEye.md",
     kParams, 3,
@@ -1325,7 +1333,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_Eye
 }  // namespace
@@ -2056,13 +2064,21 @@ constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
     /*inputs=*/aclsim::Bits(0), /*output=*/3, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {1, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {true, 0, aclsim::Extent::kValue, 1, 2, -1, 0, true}, 201},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnHardtanh", "aclnnHardtanh&aclnnInplaceHardtanh.md",
     kParams, 4,
     kProducts, 6,
     /*checks=*/nullptr,
     /*kernel=*/&kKernel,
-    /*not_simulated=*/nullptr};
+    /*not_simulated=*/nullptr,
+    /*family=*/nullptr, /*rules=*/&kRules};
 
 }  // namespace sim_Hardtanh
 }  // namespace
@@ -2679,13 +2695,21 @@ constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kExact>,
     /*inputs=*/aclsim::Bits(0), /*output=*/0, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {1, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {true, 0, aclsim::Extent::kValue, 1, 2, -1, 0, true}, 354},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceHardtanh", "aclnnHardtanh&aclnnInplaceHardtanh.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/nullptr,
     /*kernel=*/&kKernel,
-    /*not_simulated=*/nullptr};
+    /*not_simulated=*/nullptr,
+    /*family=*/nullptr, /*rules=*/&kRules};
 
 }  // namespace sim_InplaceHardtanh
 }  // namespace
@@ -3030,6 +3054,13 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{-1, -1, -1, 1, 2, -1, -1, 5, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {1, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {true, 0, aclsim::Extent::kValue, 1, 2, -1, 0, true}, 194},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceUniformTensor", "aclnnInplaceUniformTensor.md",
     kParams, 6,
@@ -3037,7 +3068,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_InplaceUniformTensor
 }  // namespace
@@ -3685,13 +3716,21 @@ constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/3, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {2, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 199},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSoftshrinkBackward", "aclnnSoftshrinkBackward.md",
     kParams, 4,
     kProducts, 6,
     /*checks=*/&CheckValues,
     /*kernel=*/&kKernel,
-    /*not_simulated=*/nullptr};
+    /*not_simulated=*/nullptr,
+    /*family=*/nullptr, /*rules=*/&kRules};
 
 }  // namespace sim_SoftshrinkBackward
 }  // namespace

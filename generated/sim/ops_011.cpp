@@ -508,6 +508,15 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{1, 0, -1, 2, 3, 4, -1, 5, 6, 7, -1, 9, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{2.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {2, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, false}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 120},
+    {3, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, false}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 130},
+    {4, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 140},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 3, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnAvgPool2dBackward", "aclnnAvgPool2dBackward.md",
     kParams, 10,
@@ -515,7 +524,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_AvgPool2dBackward
 }  // namespace
@@ -615,6 +624,13 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, -1, -1, -1, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 4, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {1, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {true, 1.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 221},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnBernoulli", "aclnnBernoulli&aclnnInplaceBernoulli.md",
     kParams, 5,
@@ -622,7 +638,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_Bernoulli
 }  // namespace
@@ -706,6 +722,13 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, 3, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {2, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {true, 1.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 107},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnDropoutDoMask", "aclnnDropoutDoMask.md",
     kParams, 4,
@@ -713,7 +736,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_DropoutDoMask
 }  // namespace
@@ -1619,14 +1642,14 @@ namespace sim_IsNegInf {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
     // self (line 77)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16),
+     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/77},
@@ -1652,7 +1675,7 @@ template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
   T operator()(T self) const {
-    return aclsim::Truth<T>(self == -std::numeric_limits<T>::infinity());
+    return aclsim::Truth<T>(aclsim::IsInf(self) != T(0) && self < T(0));
   }
 };
 
@@ -2378,8 +2401,9 @@ constexpr aclsim::FamilySpec kFamily = {
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
     {2, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, -1.0, aclsim::Extent::kRank, 1, 0, -1, 0, true}, 164},
+    {3, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 262},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 2, nullptr, 0, nullptr, 0, nullptr, 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2565,13 +2589,21 @@ constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 1, aclsim::IntegerMath::kFloat>,
     /*inputs=*/aclsim::Bits(0), /*output=*/2, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {1, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 180},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSoftshrink", "aclnnSoftshrink.md",
     kParams, 3,
     kProducts, 6,
     /*checks=*/&CheckValues,
     /*kernel=*/&kKernel,
-    /*not_simulated=*/nullptr};
+    /*not_simulated=*/nullptr,
+    /*family=*/nullptr, /*rules=*/&kRules};
 
 }  // namespace sim_Softshrink
 }  // namespace

@@ -377,11 +377,14 @@ constexpr aclsim::FamilySpec kFamily = {
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {2, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 104},
+};
 constexpr aclsim::DimEqualSpec kDims[] = {
     {0, -1, 1, -1, 84},
     {1, -1, 0, -1, 94},
 };
-constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, nullptr, 0, kDims, 2, nullptr, 0, nullptr, 0};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, kDims, 2, nullptr, 0, nullptr, 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -592,7 +595,10 @@ constexpr aclsim::FamilySpec kFamily = {
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
-constexpr aclsim::RulesSpec kRules = {(uint64_t{1} << 1), nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0};
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {2, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {true, 1.0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 107},
+};
+constexpr aclsim::RulesSpec kRules = {(uint64_t{1} << 1), nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -2597,6 +2603,13 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{-1, -1, -1, 1, 2, -1, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {1, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, {true, 0, aclsim::Extent::kValue, 1, 2, -1, 0, true}, 187},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceUniform", "aclnnInplaceUniform.md",
     kParams, 5,
@@ -2604,7 +2617,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_InplaceUniform
 }  // namespace

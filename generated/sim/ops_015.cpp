@@ -499,6 +499,14 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, -1, 1, 2, 3, -1, 4, 5, 6, -1, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{3.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {1, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, false}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 117},
+    {2, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, false}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 243},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 2, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnAvgPool3d", "aclnnAvgPool3d.md",
     kParams, 8,
@@ -506,7 +514,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_AvgPool3d
 }  // namespace
@@ -2904,6 +2912,13 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, -1, -1, -1, -1, 3, 4, -1, -1, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, 5, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {1, {true, 0.0, aclsim::Extent::kNumber, 1, -1, -1, 0, false}, {false, 0, aclsim::Extent::kNumber, 1, -1, -1, 0, true}, 207},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnMultinomial", "aclnnMultinomial.md",
     kParams, 6,
@@ -2911,7 +2926,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_Multinomial
 }  // namespace

@@ -222,3 +222,22 @@ def test_error_row11_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 254: 161002 ACLNN_ERR_PARAM_INVALID: 平台不支持。)')
 def test_error_row12_unclassified():
     pass
+
+
+# line 236: kernelSize in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 2, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line236_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 242: stride in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=0', values={'stride': (0, 2, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line242_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 248: padding in [0, inf)

@@ -1,0 +1,71 @@
+"""Value ranges the shared corpus's pages state as comparisons (gen.parse.comparisons): a row's
+"数值必须大于0", an error row's refused side ("传入的bins小于等于0"), a bound that is another
+argument ("min不能大于max"), a chain ("0≤prob≤1"); and the sentences that give no rule (a
+condition, a conjunction of refusals, a scalar's row that CANN does not check)."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from gen.ir import Extent
+from gen.locations import shared_corpus
+from gen.parse import parse_file
+
+CORPUS = shared_corpus()
+pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no corpus at {CORPUS}")
+
+
+@functools.lru_cache(maxsize=None)
+def _page(path: str):
+    return parse_file(CORPUS / path)
+
+
+def ranges(path: str, name: str) -> set[str]:
+    api = next(a for a in _page(path).apis if a.name == name)
+    return {r.describe() for r in api.value_ranges}
+
+
+def test_a_rows_comparison_bounds_every_element_of_an_array():
+    found = ranges("ops-nn/pooling/avg_pool3_d/docs/aclnnAvgPool2d.md", "aclnnAvgPool2d")
+    assert {"kernelSize in (0, inf)", "strides in (0, inf)", "paddings in [0, inf)"} <= found
+
+
+def test_an_error_row_states_the_refused_side():
+    found = ranges("ops-math/math/histogram_v2/docs/aclnnHistc.md", "aclnnHistc")
+    assert "bins in (0, inf)" in found  # "传入的bins小于等于0"
+    assert "n in [0, inf)" in ranges("ops-math/math/eye/docs/aclnnEye.md", "aclnnEye")  # "n或m的值小于0"
+
+
+def test_a_bound_may_be_another_arguments_value():
+    api = next(a for a in _page("ops-math/math/histogram_v2/docs/aclnnHistc.md").apis if a.name == "aclnnHistc")
+    rule = next(r for r in api.value_ranges if r.param == "min")
+    assert rule.high is not None and rule.high.extent is Extent.VALUE and rule.high.tensor == "max"
+    assert rule.high.inclusive and rule.describe() == "min in (-inf, max]"
+
+
+def test_a_chain_gives_both_bounds():
+    path = "ops-math/random/stateless_bernoulli/docs/aclnnBernoulli&aclnnInplaceBernoulli.md"
+    assert "prob in [0, 1]" in ranges(path, "aclnnBernoulli")  # "prob不满足0≤prob≤1"
+
+
+def test_conditions_and_conjunctions_give_no_rule():
+    # "fp16数据类型, step、size大于72" holds for one dtype; "inputSizes的size小于等于8" is its length.
+    assert ranges("ops-math/conversion/unfold_grad/docs/aclnnUnfoldGrad.md", "aclnnUnfoldGrad") == {
+        "size in (0, inf)", "step in (0, inf)"}
+    # "self为空Tensor, 且numClasses小于等于0": refused when both hold.
+    assert not any(r.startswith("numClasses") for r in ranges("ops-math/math/one_hot/docs/aclnnOneHot.md",
+                                                              "aclnnOneHot"))
+    # "在step大于0时输入的start大于end": a condition without its comma.
+    assert not ranges("ops-math/math/range/docs/aclnnArange.md", "aclnnArange")
+
+
+def test_a_scalars_row_alone_is_no_check():
+    # aclnnInplaceAdds' row says "other: 取值范围需大于0"; its error table names no such check, and
+    # CANN casts and adds any other.
+    assert not ranges("ops-math/math/add/docs/aclnnInplaceAdds.md", "aclnnInplaceAdds")
+
+
+def test_a_floats_bracketed_range_is_read():
+    assert "p in [0, inf)" in ranges("ops-math/math/cdist/docs/aclnnCdist.md", "aclnnCdist")  # "取值范围[0, +Inf]"
