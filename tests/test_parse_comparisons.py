@@ -69,3 +69,10 @@ def test_a_scalars_row_alone_is_no_check():
 
 def test_a_floats_bracketed_range_is_read():
     assert "p in [0, inf)" in ranges("ops-math/math/cdist/docs/aclnnCdist.md", "aclnnCdist")  # "取值范围[0, +Inf]"
+
+
+def test_a_comparison_of_an_arguments_length_or_a_precision_advice_is_no_range():
+    found = ranges("ops-nn-8.5.0-en/pooling/avg_pool3_d/docs/aclnnAvgPool2d_en.md", "aclnnAvgPool2d")
+    assert "paddings in [1, inf)" not in found  # "The length of the passed kernelSize or paddings is less than 1"
+    found = ranges("ops-nn-8.5.0-en/norm/group_norm/docs/aclnnGroupNorm_en.md", "aclnnGroupNorm")
+    assert found == {"group in (0, inf)", "eps in (0, inf)"}  # not "To maintain precision, ... >= 1e-5"

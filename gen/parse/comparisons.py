@@ -62,8 +62,11 @@ _SEPARATOR = r"\s*(?:、|,|，|和|或者|或|与|及|\bor\b|\band\b)\s*"
 _CLAUSES = re.compile(r"[,，:：]")
 # Conditions the IR's ranges cannot carry: a dtype, a "时" clause without its comma ("在step大于0时
 # 输入的start小于end"), a consequent.
-_CONDITIONAL = re.compile(r"数据类型|\b(?:fp|bf|FP|BF)16\b|\bfp32\b|(?<![同暂及])时|则|否则|\botherwise\b|\bif\b|\bwhen\b",
-                          re.I)
+_CONDITIONAL = re.compile(r"数据类型|\b(?:fp|bf|FP|BF)16\b|\bfp32\b|(?<![同暂及])时|则|否则|\botherwise\b|\bif\b|\bwhen\b|"
+                          r"建议|推荐|精度|\brecommend|\bto\s+(?:maintain|ensure|keep)\b|\bprecision\b", re.I)
+# What a comparison of part of an argument names first ("The length of the passed kernelSize").
+_PART_OF = re.compile(r"(?:\b(?:length|size|number|rank|dimensions?|shape|sum|product)\s+of(?:\s+the)?"
+                      r"(?:\s+(?:passed|input|given))?|长度|个数|维度|乘积)$", re.I)
 _CONJUNCTION = re.compile(r"且|\band\b", re.I)
 
 
@@ -123,6 +126,8 @@ def _named(params: Mapping[str, Param], names: str, clause: str, error_row: bool
     for match in re.finditer(pattern, clause, re.I):
         bound = _bound_of(params, match.group("bound"))
         if bound is None:
+            continue
+        if _PART_OF.search(clause[:match.start("names")].rstrip()):
             continue
         relation = _relation(match)
         if error_row:
