@@ -76,3 +76,10 @@ def test_a_comparison_of_an_arguments_length_or_a_precision_advice_is_no_range()
     assert "paddings in [1, inf)" not in found  # "The length of the passed kernelSize or paddings is less than 1"
     found = ranges("ops-nn-8.5.0-en/norm/group_norm/docs/aclnnGroupNorm_en.md", "aclnnGroupNorm")
     assert found == {"group in (0, inf)", "eps in (0, inf)"}  # not "To maintain precision, ... >= 1e-5"
+
+
+def test_a_range_under_a_condition_glued_to_it_is_no_rule():
+    # worldSize's row: "`balanceMode=0`时取值范围[2, 768]" bounds worldSize, when balanceMode is 0;
+    # read as balanceMode's range it refused the page's own example (balanceMode = 0).
+    found = ranges("ops-transformer/mc2/moe_update_expert/docs/aclnnMoeUpdateExpert.md", "aclnnMoeUpdateExpert")
+    assert found == {"balanceMode in [0, 1]"}

@@ -114,6 +114,7 @@ def _bounded(names: Sequence[str]) -> str:
     return r"(?<![A-Za-z0-9_.])(?:" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_])"
 
 
+_GLUED_WHEN = re.compile(r"(?<![同及暂])时\s*$")
 _SENTENCES = re.compile(r"[。；;\n]|(?<=[A-Za-z0-9)\]])\.(?:\s|$)")
 
 
@@ -213,6 +214,9 @@ class _Reader:
         if bracket is None or bracket.start() - start.end() > 12:
             return
         subject = self._range_subject(held[:start.start()], text)
+        # "`balanceMode=0`时取值范围[2, 768]" (aclnnMoeUpdateExpert's worldSize): a condition glued
+        # to the range, without the comma CONDITION asks for.
+        conditional = conditional or bool(_GLUED_WHEN.search(held[:start.start()]))
         if subject is None:
             return
         param = self.params[subject]
