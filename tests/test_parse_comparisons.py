@@ -32,6 +32,13 @@ def test_a_rows_comparison_bounds_every_element_of_an_array():
     assert {"kernelSize in (0, inf)", "strides in (0, inf)", "paddings in [0, inf)"} <= found
 
 
+def test_each_element_of_an_english_row():
+    found = ranges("ops-nn-8.5.0-en/conv/convolution_backward/docs/aclnnConvolutionBackward_en.md",
+                   "aclnnConvolutionBackward")
+    # "..., and each element in the array must be greater than 0"
+    assert {"stride in (0, inf)", "padding in [0, inf)", "dilation in (0, inf)"} <= found
+
+
 def test_an_error_row_states_the_refused_side():
     found = ranges("ops-math/math/histogram_v2/docs/aclnnHistc.md", "aclnnHistc")
     assert "bins in (0, inf)" in found  # "传入的bins小于等于0"

@@ -54,7 +54,9 @@ _FILLER = (r"(?:\s*(?:的|中的?|中|'s)?\s*(?:取值范围|取值|数值|元�
 # a clause only in an error row (either side is refused); in a requirement it joins alternatives.
 _AFTER = r"\s*(?:的值|的数值|的元素)?\s*(?:$|[,，。;；)）]|且|并且|\band\b{disjunction})"
 # The start of a clause that names nothing: the row's own argument ("数值必须大于0", "需大于0").
-_ANCHOR = (r"^\s*(?:且|并且|and|其|该参数)?\s*(?:取值范围|取值|数值|数组元素|每个元素|元素值|元素|值|the\s+value|values?)?"
+_ANCHOR = (r"^\s*(?:且|并且|and|其|该参数)?\s*(?:取值范围|取值|数值|数组中的每个(?:值|元素)|数组元素|每个元素|每个值|元素值|元素|值|"
+           r"(?:each|every)\s+(?:element|value)(?:\s+(?:in|of)\s+the\s+array)?|all\s+(?:elements|values)|"
+           r"the\s+value|values?)?"
            r"\s*(?:都|均)?\s*(?:需要|需|必须|应该|应当|应|要|须|都|均|must|should|shall|needs?\s+to)?\s*(?:be|is|are)?\s*")
 # An error row's words before what it names ("传入的", "参数").
 _LEAD = r"(?:传入的|输入的|参数|属性)?"
