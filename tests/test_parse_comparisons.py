@@ -90,3 +90,10 @@ def test_a_range_under_a_condition_glued_to_it_is_no_rule():
     # read as balanceMode's range it refused the page's own example (balanceMode = 0).
     found = ranges("ops-transformer/mc2/moe_update_expert/docs/aclnnMoeUpdateExpert.md", "aclnnMoeUpdateExpert")
     assert found == {"balanceMode in [0, 1]"}
+
+
+def test_a_dim_range_of_tensors_of_one_dimension_or_more_is_every_tensors():
+    # "当self.dim()>0时, dim的取值范围[-self.dim(), self.dim()-1)" beside "当self.dim()=0时, [-1, 0]": a
+    # 0-d tensor's rank counts as 1, so one range covers both.
+    found = ranges("ops-math/math/cummax/docs/aclnnCummax.md", "aclnnCummax")
+    assert "dim in [-rank(self), rank(self) - 1]" in found

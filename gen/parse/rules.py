@@ -114,6 +114,21 @@ def _bounded(names: Sequence[str]) -> str:
     return r"(?<![A-Za-z0-9_.])(?:" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_])"
 
 
+# "当self.dim()>0时" / "When self.dim() is greater than 0": the condition of a dimension index's range
+# on tensors of one dimension or more.
+_POSITIVE_RANK = re.compile(r"([A-Za-z_]\w*)\s*\.\s*dim\(\)\s*(?:>\s*0|!=\s*0|大于\s*0|不为\s*0|不等于\s*0|"
+                            r"is\s+greater\s+than\s+0)")
+
+
+def _whole_rank_range(low: Optional[Bound], high: Optional[Bound]) -> bool:
+    """[-rank(t), rank(t) - 1] or [-rank(t), rank(t)): every dimension index of t."""
+    if low is None or high is None or low.extent is not Extent.RANK or high.extent is not Extent.RANK:
+        return False
+    if low.tensor != high.tensor or low.sign != -1 or low.offset != 0 or not low.inclusive or high.sign != 1:
+        return False
+    return (high.offset == -1 and high.inclusive) or (high.offset == 0 and not high.inclusive)
+
+
 _GLUED_WHEN = re.compile(r"(?<![同及暂])时\s*$")
 _SENTENCES = re.compile(r"[。；;\n]|(?<=[A-Za-z0-9)\]])\.(?:\s|$)")
 
@@ -245,6 +260,11 @@ class _Reader:
             return  # a range of a tensor's values: not a phase-1 check
         if param.kind not in _INTEGRAL and param.kind not in _HOST_REAL and param.kind is not ParamKind.SCALAR:
             return
+        if conditional and _whole_rank_range(low, high) and _POSITIVE_RANK.search(sentence) and \
+                _POSITIVE_RANK.search(sentence).group(1) == low.tensor:
+            # "当self.dim()>0时, dim的取值范围[-self.dim(), self.dim()-1]" beside "当self.dim()=0时, [-1, 0]":
+            # one range, [-rank, rank), as a 0-d tensor's rank counts as 1 (Extent.RANK).
+            conditional = False
         if conditional:
             self.rules.unread(self.api, text.line, subject, sentence, "it holds under a condition")
             return
