@@ -39,6 +39,16 @@ def test_each_element_of_an_english_row():
     assert {"stride in (0, inf)", "padding in [0, inf)", "dilation in (0, inf)"} <= found
 
 
+def test_the_pages_other_wordings():
+    found = ranges("ops-nn/conv/deformable_conv2d/docs/aclnnDeformableConv2d.md", "aclnnDeformableConv2d")
+    assert {"kernelSize in (0, inf)", "groups in (0, inf)"} <= found  # "各元素均大于零", "groups数大于零"
+    found = ranges("ops-nn/optim/advance_step/docs/aclnnAdvanceStep.md", "aclnnAdvanceStep")
+    assert {"numQueries in (0, inf)", "numSeqs in (numQueries, inf)"} <= found  # "取值范围是大于0的正整数"
+    # "必须大于0, 建议为7.0": the advice is no condition on the requirement before it.
+    assert "limit in (0, inf)" in ranges("ops-nn/activation/clipped_swiglu/docs/aclnnClippedSwiglu.md",
+                                         "aclnnClippedSwiglu")
+
+
 def test_an_error_row_states_the_refused_side():
     found = ranges("ops-math/math/histogram_v2/docs/aclnnHistc.md", "aclnnHistc")
     assert "bins in (0, inf)" in found  # "传入的bins小于等于0"

@@ -45,19 +45,23 @@ _COMPARATOR = "|".join(f"(?P<c{i}>{pattern})" for i, (pattern, _) in enumerate(_
 _NEGATION = {">=": "<", "<=": ">", ">": "<=", "<": ">="}
 
 _NUMBER = r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|零"
-# Words between a subject and its comparator: "的值", "的取值", "存在某维度的值", "中元素值",
-# "数值必须", "需要", "must be"...
-_FILLER = (r"(?:\s*(?:的|中的?|中|'s)?\s*(?:取值范围|取值|数值|元素值|值|每个元素|数组元素|元素|value|values)?)?"
-           r"(?:\s*存在(?:某(?:个)?维度的?|任意)?\s*(?:值|元素)?)?"
-           r"(?:\s*(?:都|均|也)?\s*(?:需要|需|必须|应该|应当|应|要|须|都|均|must|should|shall|needs?\s+to)?\s*(?:be|is|are)?)?")
+# A modal between what is bounded and its comparator: "需要", "必须都", "要求为", "取值范围是", "must be".
+_MODAL = (r"(?:\s*(?:都|均|也)?\s*(?:需要|需|必须|应该|应当|应|要求为|要求|要|须|是|都|均|must|should|shall|needs?\s+to)?"
+          r"\s*(?:都|均)?\s*(?:be|is|are)?)?")
+# Words between a subject and its comparator: "的值", "的取值", "存在某维度的值", "中元素值", "数值中存在",
+# "groups数", "的值域"...
+_FILLER = (r"(?:\s*(?:的|中的?|中|'s)?\s*(?:取值范围|取值|数值|值域|元素值|值|每个元素|数组元素|元素|数|value|values)?)?"
+           r"(?:\s*中?\s*存在(?:某(?:个)?维度的?|任意)?\s*(?:值|元素)?)?" + _MODAL)
 # What may follow a bound: the clause's end, a conjunction, or the value word. A disjunction ends
 # a clause only in an error row (either side is refused); in a requirement it joins alternatives.
-_AFTER = r"\s*(?:的值|的数值|的元素)?\s*(?:$|[,，。;；)）]|且|并且|\band\b{disjunction})"
-# The start of a clause that names nothing: the row's own argument ("数值必须大于0", "需大于0").
-_ANCHOR = (r"^\s*(?:且|并且|and|其|该参数)?\s*(?:取值范围|取值|数值|数组中的每个(?:值|元素)|数组元素|每个元素|每个值|元素值|元素|值|"
-           r"(?:each|every)\s+(?:element|value)(?:\s+(?:in|of)\s+the\s+array)?|all\s+(?:elements|values)|"
-           r"the\s+value|values?)?"
-           r"\s*(?:都|均)?\s*(?:需要|需|必须|应该|应当|应|要|须|都|均|must|should|shall|needs?\s+to)?\s*(?:be|is|are)?\s*")
+_AFTER = r"\s*(?:的值|的数值|的元素|的正整数|的整数)?\s*(?:$|[,，。;；)）]|且|并且|\band\b{disjunction})"
+# The start of a clause that names nothing: the row's own argument ("数值必须大于0", "需大于0",
+# "各元素均大于零", "且数组元素必须都大于0", "取值范围是大于0的正整数").
+_ANCHOR = (r"^\s*(?:且|并且|and|其|该参数)?\s*(?:取值范围|取值|数值|数组中的每个(?:值|元素)|数组元素|每个元素|各元素|每个值|元素值|"
+           r"元素|值|(?:each|every)\s+(?:element|value)(?:\s+(?:in|of)\s+the\s+array)?|all\s+(?:elements|values)|"
+           r"the\s+value|values?)?" + _MODAL + r"\s*")
+# A bound named after "输入" ("numSeqs的值大于输入numQueries的值").
+_BOUND_LEAD = r"(?:输入(?:的)?)?"
 # An error row's words before what it names ("传入的", "参数").
 _LEAD = r"(?:传入的|输入的|参数|属性)?"
 _SEPARATOR = r"\s*(?:、|,|，|和|或者|或|与|及|\bor\b|\band\b)\s*"
@@ -65,7 +69,9 @@ _CLAUSES = re.compile(r"[,，:：]")
 # Conditions the IR's ranges cannot carry: a dtype, a "时" clause without its comma ("在step大于0时
 # 输入的start小于end"), a consequent.
 _CONDITIONAL = re.compile(r"数据类型|\b(?:fp|bf|FP|BF)16\b|\bfp32\b|(?<![同暂及])时|则|否则|\botherwise\b|\bif\b|\bwhen\b|"
-                          r"建议|推荐|精度|\brecommend|\bto\s+(?:maintain|ensure|keep)\b|\bprecision\b", re.I)
+                          r"精度|\bto\s+(?:maintain|ensure|keep)\b|\bprecision\b", re.I)
+# A clause that advises ("建议为7.0"): no requirement, and not the sentence's other clauses' business.
+_ADVICE = re.compile(r"建议|推荐|\brecommend", re.I)
 # What a comparison of part of an argument names first ("The length of the passed kernelSize").
 _PART_OF = re.compile(r"(?:\b(?:length|size|number|rank|dimensions?|shape|sum|product)\s+of(?:\s+the)?"
                       r"(?:\s+(?:passed|input|given))?|长度|个数|维度|乘积)$", re.I)
@@ -82,6 +88,8 @@ def comparison_ranges(params: Mapping[str, Param], names: str, sentence: str, su
         return []  # "self为空Tensor, 且numClasses小于等于0": refused when both hold, not either
     out: list[ValueRange] = []
     for clause in _CLAUSES.split(sentence):
+        if _ADVICE.search(clause):
+            continue
         out.extend(_chained(params, names, clause, error_row, line))
         out.extend(_named(params, names, clause, error_row, line))
         if subject is not None and not error_row:
@@ -124,7 +132,7 @@ def _named(params: Mapping[str, Param], names: str, clause: str, error_row: bool
     """"group需大于0", "n或m的值小于0" (an error row: refused when so), "min不能大于max"."""
     disjunction = r"|或者|或|\bor\b" if error_row else ""
     pattern = (rf"(?<![A-Za-z0-9_/*+\-×.的])(?:{_LEAD})(?P<names>{names}(?:{_SEPARATOR}{names})*){_FILLER}\s*"
-               rf"(?:{_COMPARATOR})\s*(?P<bound>{_NUMBER}|{names})(?={_AFTER.format(disjunction=disjunction)})")
+               rf"(?:{_COMPARATOR})\s*{_BOUND_LEAD}(?P<bound>{_NUMBER}|{names})(?={_AFTER.format(disjunction=disjunction)})")
     for match in re.finditer(pattern, clause, re.I):
         bound = _bound_of(params, match.group("bound"))
         if bound is None:
@@ -144,7 +152,7 @@ def _named(params: Mapping[str, Param], names: str, clause: str, error_row: bool
 
 def _anchored(params: Mapping[str, Param], names: str, clause: str, subject: str, line: int) -> Iterable[ValueRange]:
     """A row's clause that names nothing before its comparator: "数值必须大于0", "取值范围 >= 1"."""
-    match = re.match(rf"{_ANCHOR}(?:{_COMPARATOR})\s*(?P<bound>{_NUMBER}|{names})(?={_AFTER.format(disjunction='')})",
+    match = re.match(rf"{_ANCHOR}(?:{_COMPARATOR})\s*{_BOUND_LEAD}(?P<bound>{_NUMBER}|{names})(?={_AFTER.format(disjunction='')})",
                      clause, re.I)
     if match is None or subject not in params:
         return
