@@ -53,6 +53,8 @@ def test_an_error_row_states_the_refused_side():
     found = ranges("ops-math/math/histogram_v2/docs/aclnnHistc.md", "aclnnHistc")
     assert "bins in (0, inf)" in found  # "传入的bins小于等于0"
     assert "n in [0, inf)" in ranges("ops-math/math/eye/docs/aclnnEye.md", "aclnnEye")  # "n或m的值小于0"
+    # "参数repeats中含有小于0的值"
+    assert "repeats in [0, inf)" in ranges("ops-math/math/tile/docs/aclnnRepeat.md", "aclnnRepeat")
 
 
 def test_a_bound_may_be_another_arguments_value():

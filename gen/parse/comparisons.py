@@ -51,13 +51,13 @@ _MODAL = (r"(?:\s*(?:都|均|也)?\s*(?:需要|需|必须|应该|应当|应|要�
 # Words between a subject and its comparator: "的值", "的取值", "存在某维度的值", "中元素值", "数值中存在",
 # "groups数", "的值域"...
 _FILLER = (r"(?:\s*(?:的|中的?|中|'s)?\s*(?:取值范围|取值|数值|值域|元素值|值|每个元素|数组元素|元素|数|value|values)?)?"
-           r"(?:\s*中?\s*存在(?:某(?:个)?维度的?|任意)?\s*(?:值|元素)?)?" + _MODAL)
+           r"(?:\s*中?\s*(?:存在|含有|有)(?:某(?:个)?维度的?|任意)?\s*(?:值|元素)?)?" + _MODAL)
 # What may follow a bound: the clause's end, a conjunction, or the value word. A disjunction ends
 # a clause only in an error row (either side is refused); in a requirement it joins alternatives.
 _AFTER = r"\s*(?:的值|的数值|的元素|的正整数|的整数)?\s*(?:$|[,，。;；)）]|且|并且|\band\b{disjunction})"
 # The start of a clause that names nothing: the row's own argument ("数值必须大于0", "需大于0",
 # "各元素均大于零", "且数组元素必须都大于0", "取值范围是大于0的正整数").
-_ANCHOR = (r"^\s*(?:且|并且|and|其|该参数)?\s*(?:取值范围|取值|数值|数组中的每个(?:值|元素)|数组元素|每个元素|各元素|每个值|元素值|"
+_ANCHOR = (r"^\s*(?:且|并且|and|其|该参数)?\s*(?:取值范围|取值|数值|数组中的每个(?:值|元素)|数组元素|每个元素|各元素|所有元素|每个值|元素值|"
            r"元素|值|(?:each|every)\s+(?:element|value)(?:\s+(?:in|of)\s+the\s+array)?|all\s+(?:elements|values)|"
            r"the\s+value|values?)?" + _MODAL + r"\s*")
 # A bound named after "输入" ("numSeqs的值大于输入numQueries的值").
