@@ -109,3 +109,11 @@ def test_a_dim_range_of_tensors_of_one_dimension_or_more_is_every_tensors():
     # 0-d tensor's rank counts as 1, so one range covers both.
     found = ranges("ops-math/math/cummax/docs/aclnnCummax.md", "aclnnCummax")
     assert "dim in [-rank(self), rank(self) - 1]" in found
+
+
+def test_a_range_the_pages_own_example_breaks_is_not_checked():
+    # aclnnAdvanceStepV2: "numSeqs的值大于输入numQueries的值" in its row, "numSeqs的值不等于输入numQueries的值"
+    # in its error table, and numSeqs = numQueries = 8 in its example.
+    path = "ops-nn/optim/advance_step/docs/aclnnAdvanceStepV2.md"
+    assert "numSeqs in (numQueries, inf)" not in ranges(path, "aclnnAdvanceStepV2")
+    assert any(d.code == "example-breaks-range" for d in _page(path).diagnostics)

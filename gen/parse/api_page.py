@@ -22,6 +22,7 @@ from gen.parse.combinations import combinations_in, dtypes_from
 from gen.parse.entries import ParamEntry, entries_from_blocks, entries_from_table
 from gen.parse.errors import errors_in_blocks
 from gen import conventions
+from gen.parse.comparisons import ranges_the_example_keeps
 from gen.parse.params import ParamContext, build_param, note_socs, product_notes
 from gen.parse.products import find_products
 from gen.parse.relations import CONDITION, with_error_table_relations, without_product_shapes
@@ -326,7 +327,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
               dim_equalities=tuple(found.dim_equalities), divisibility=tuple(found.divisibility),
               shape_rules=tuple(found.shape_rules))
     if example:
-        api = _with_example_call(api, diags)
+        api = ranges_the_example_keeps(_with_example_call(api, diags), diags)
     return api
 
 

@@ -23,7 +23,7 @@ import re
 from dataclasses import replace
 from typing import Iterable, Mapping, Optional
 
-from gen.ir import Bound, Extent, Param, ParamKind, ValueRange
+from gen.ir import API, Bound, Diagnostic, Extent, Level, Param, ParamKind, ValueRange
 from gen.parse import vocab
 from gen.parse.relations import CONDITION
 
@@ -181,3 +181,38 @@ def _chained(params: Mapping[str, Param], names: str, clause: str, error_row: bo
             continue
         yield ValueRange(param.name, low=replace(low, inclusive=match.group("low_op") in ("<=", "≤")),
                          high=replace(high, inclusive=match.group("high_op") in ("<=", "≤")), line=line)
+
+
+def ranges_the_example_keeps(api: API, diags: list[Diagnostic]) -> API:
+    """`api` without the value ranges (of numbers, or of other arguments' values) that its page's own
+    example breaks: the page contradicts itself there (aclnnAdvanceStepV2's row says "numSeqs的值大于
+    输入numQueries的值", its error table refuses numSeqs "不等于" numQueries, and its example passes
+    both as 8), and a call the page shows is never refused."""
+    if api.example_call is None or not api.value_ranges:
+        return api
+    given = {arg.param: arg.values for arg in api.example_call.args if arg.shape is None}
+    kept = []
+    for rule in api.value_ranges:
+        broken = _broken_by(rule, given)
+        if broken is None:
+            kept.append(rule)
+            continue
+        diags.append(Diagnostic(Level.INFO, rule.line, "example-breaks-range",
+                                f"{api.name}: the page's example passes {rule.param} = {broken:g}, outside "
+                                f"{rule.describe()}: the simulator does not check it"))
+    return api if len(kept) == len(api.value_ranges) else replace(api, value_ranges=tuple(kept))
+
+
+def _broken_by(rule: ValueRange, given: Mapping[str, tuple[float, ...]]) -> Optional[float]:
+    """The first value of the example's that is outside `rule` (numbers and other values only)."""
+    for value in given.get(rule.param, ()):
+        for bound, sign in ((rule.low, 1), (rule.high, -1)):
+            if bound is None or bound.extent not in (Extent.NUMBER, Extent.VALUE):
+                continue
+            other = given.get(bound.tensor, ()) if bound.extent is Extent.VALUE else (0.0,)
+            if len(other) != 1:
+                continue
+            margin = sign * (value - (bound.offset + other[0]))
+            if margin < 0 or (margin == 0 and not bound.inclusive):
+                return value
+    return None
