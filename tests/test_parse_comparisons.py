@@ -117,3 +117,9 @@ def test_a_range_the_pages_own_example_breaks_is_not_checked():
     path = "ops-nn/optim/advance_step/docs/aclnnAdvanceStepV2.md"
     assert "numSeqs in (numQueries, inf)" not in ranges(path, "aclnnAdvanceStepV2")
     assert any(d.code == "example-breaks-range" for d in _page(path).diagnostics)
+
+
+def test_an_english_error_rows_dim_range_with_en_dashes():
+    # "When self.dim() is greater than 0, the value of dim is out of the range [–self.dim(), self.dim() – 1]"
+    found = ranges("ops-nn-8.5.0-en/activation/ge_glu_v2/docs/aclnnGeGlu_en.md", "aclnnGeGlu")
+    assert "dim in [-rank(self), rank(self) - 1]" in found

@@ -92,7 +92,7 @@ def _normal(text: str) -> str:
     # ("self和target<a>broadcast</a>后" -> "targetbroadcast后").
     text = _GLUED_BROADCAST.sub(" ", _clean(text))
     for wide, narrow in (("（", "("), ("）", ")"), ("［", "["), ("］", "]"), ("，", ", "), ("：", ":"), ("【", "["),
-                         ("】", "]"), ("＜", "<"), ("＞", ">")):
+                         ("】", "]"), ("＜", "<"), ("＞", ">"), ("–", "-"), ("−", "-")):
         text = text.replace(wide, narrow)
     return text
 
@@ -196,7 +196,8 @@ class _Reader:
 
     # -- value ranges ----------------------------------------------------------------------------
 
-    _TRIGGER = re.compile(r"(?:取值)?范围|取值(?:需要|必须|应)?(?:在|为)|in\s+(?:the\s+)?range|range\s+(?:of|is)", re.I)
+    _TRIGGER = re.compile(r"(?:取值)?范围|取值(?:需要|必须|应)?(?:在|为)|(?:in|out\s+of)\s+(?:the\s+)?range|range\s+(?:of|is)",
+                          re.I)
     _BRACKET = re.compile(r"([\[(])([^\[\]()]{1,60}?),([^\[\]()]{1,60}?)([\])])")
     _UNION = re.compile(r"\s*(?:之内|以内|内)?\s*(?:或者|或是|或|、|,|\bor\b|∪|U)\s*[\[(]", re.I)
 
