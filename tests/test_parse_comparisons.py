@@ -123,3 +123,6 @@ def test_an_english_error_rows_dim_range_with_en_dashes():
     # "When self.dim() is greater than 0, the value of dim is out of the range [–self.dim(), self.dim() – 1]"
     found = ranges("ops-nn-8.5.0-en/activation/ge_glu_v2/docs/aclnnGeGlu_en.md", "aclnnGeGlu")
     assert "dim in [-rank(self), rank(self) - 1]" in found
+    # "当self.dim()>0时，dim取值不在[-self.dim, self.dim()-1]范围内" (its error row)
+    assert "dim in [-rank(self), rank(self) - 1]" in ranges("ops-nn/activation/ge_glu_v2/docs/aclnnGeGlu.md",
+                                                            "aclnnGeGlu")

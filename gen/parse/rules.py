@@ -196,7 +196,7 @@ class _Reader:
 
     # -- value ranges ----------------------------------------------------------------------------
 
-    _TRIGGER = re.compile(r"(?:取值)?范围|取值(?:需要|必须|应)?(?:在|为)|(?:in|out\s+of)\s+(?:the\s+)?range|range\s+(?:of|is)",
+    _TRIGGER = re.compile(r"(?:取值)?范围|取值(?:需要|必须|应|不)?(?:在|为)|(?:in|out\s+of)\s+(?:the\s+)?range|range\s+(?:of|is)",
                           re.I)
     _BRACKET = re.compile(r"([\[(])([^\[\]()]{1,60}?),([^\[\]()]{1,60}?)([\])])")
     _UNION = re.compile(r"\s*(?:之内|以内|内)?\s*(?:或者|或是|或|、|,|\bor\b|∪|U)\s*[\[(]", re.I)

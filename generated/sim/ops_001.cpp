@@ -3204,6 +3204,13 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, -1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {1, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, -1.0, aclsim::Extent::kRank, 1, 0, -1, 0, true}, 170},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnPermute", "aclnnPermute.md",
     kParams, 3,
@@ -3211,7 +3218,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_Permute
 }  // namespace

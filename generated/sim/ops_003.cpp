@@ -1360,6 +1360,13 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, 1, -1, 2, 4, -1, -1, 3, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {1, {true, 0.0, aclsim::Extent::kRank, -1, 0, -1, 0, true}, {true, -1.0, aclsim::Extent::kRank, 1, 0, -1, 0, true}, 217},
+};
+constexpr aclsim::RulesSpec kRules = {0, nullptr, 0, kRanges, 1, nullptr, 0, nullptr, 0, nullptr, 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnGeGluV3", "aclnnGeGluV3.md",
     kParams, 6,
@@ -1367,7 +1374,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_GeGluV3
 }  // namespace
