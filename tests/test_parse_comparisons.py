@@ -49,6 +49,11 @@ def test_the_pages_other_wordings():
                                          "aclnnClippedSwiglu")
 
 
+def test_one_value_only():
+    # aclnnMaxPool's autoPad: "其中0代表"NOTSET", 并且只支持数值0".
+    assert "autoPad in [0, 0]" in ranges("ops-nn/pooling/max_pool_v3/docs/aclnnMaxPool.md", "aclnnMaxPool")
+
+
 def test_an_error_row_states_the_refused_side():
     found = ranges("ops-math/math/histogram_v2/docs/aclnnHistc.md", "aclnnHistc")
     assert "bins in (0, inf)" in found  # "传入的bins小于等于0"

@@ -86,15 +86,46 @@ def comparison_ranges(params: Mapping[str, Param], names: str, sentence: str, su
         return []  # "fp16数据类型, step、size大于72", "若保持精度, 则eps需大于等于1e-5"
     if error_row and _CONJUNCTION.search(sentence):
         return []  # "self为空Tensor, 且numClasses小于等于0": refused when both hold, not either
+    if subject is None and not error_row:
+        # A constraints line "autoPad：其中0代表NOTSET，并且只支持数值0" speaks of the name it opens with.
+        opening = re.match(rf"^\s*({names})\s*:", sentence)
+        subject = opening.group(1) if opening else None
     out: list[ValueRange] = []
     for clause in _CLAUSES.split(sentence):
         if _ADVICE.search(clause):
             continue
         out.extend(_chained(params, names, clause, error_row, line))
         out.extend(_named(params, names, clause, error_row, line))
+        if not error_row:
+            out.extend(_only(params, names, clause, subject, line))
         if subject is not None and not error_row:
             out.extend(_anchored(params, names, clause, subject, line))
     return out
+
+
+# "只支持数值0", "仅支持取值2", "只能为1", "can only be set to 0", "only supports 1": one value.
+_ONLY = (r"(?:(?:只|仅)(?:支持设置为|支持|能设置为|能为|能取|能是|可为|可以为|可以是)(?:数值|取值|值|为|配置为)?|"
+         r"can\s+only\s+be(?:\s+set\s+to)?|only\s+supports?(?:\s+the\s+value)?)")
+
+
+def _only(params: Mapping[str, Param], names: str, clause: str, subject: Optional[str],
+          line: int) -> Iterable[ValueRange]:
+    after = _AFTER.format(disjunction="")
+    named = re.search(rf"(?<![A-Za-z0-9_/*+\-×.的])(?P<name>{names}){_FILLER}\s*{_ONLY}\s*(?P<value>{_NUMBER})(?={after})",
+                      clause, re.I)
+    if named is not None:
+        name, value = named.group("name"), named.group("value")
+    else:
+        anchored = re.match(rf"{_ANCHOR}{_ONLY}\s*(?P<value>{_NUMBER})(?={after})", clause, re.I)
+        if anchored is None or subject is None:
+            return
+        name, value = subject, anchored.group("value")
+    param = params.get(name)
+    if param is None or param.kind not in (ParamKind.INT, ParamKind.INT_ARRAY, ParamKind.FLOAT):
+        return
+    bound = _bound_of(params, value)
+    if bound is not None:
+        yield ValueRange(name, low=bound, high=bound, line=line)
 
 
 def _relation(match: re.Match) -> str:
