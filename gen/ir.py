@@ -693,6 +693,20 @@ class ValueRange(_Json):
     def __post_init__(self) -> None:
         assert self.low is not None or self.high is not None, f"{self.param}: a range has a bound"
 
+    def refuses(self, value: float, values: Mapping[str, Optional[float]]) -> bool:
+        """Whether `value` of the parameter is outside the range's bounds of numbers and of other
+        arguments' `values` (those absent from it are not judged, nor are bounds of shapes)."""
+        for bound, sign in ((self.low, 1), (self.high, -1)):
+            if bound is None or bound.extent not in (Extent.NUMBER, Extent.VALUE):
+                continue
+            other = values.get(bound.tensor) if bound.extent is Extent.VALUE else 0.0
+            if other is None:
+                continue
+            margin = sign * (value - (bound.offset + other))
+            if margin < 0 or (margin == 0 and not bound.inclusive):
+                return True
+        return False
+
     def describe(self) -> str:
         low = f"{'[' if self.low.inclusive else '('}{self.low.describe()}" if self.low else "(-inf"
         high = f"{self.high.describe()}{']' if self.high.inclusive else ')'}" if self.high else "inf)"

@@ -325,21 +325,8 @@ def _scalar_value(dtype: DType, base: Any) -> Any:
 def _within_ranges(api: API, values: Mapping[str, Any]) -> bool:
     """Whether host `values` meet the API's value ranges bounded by numbers or by other values
     (those bounded by shapes are the range cases' business)."""
-    def number(v: Any) -> Optional[float]:
-        return float(v) if isinstance(v, (int, float)) else None
-
-    for rule in api.value_ranges:
-        value = number(values.get(rule.param))
-        for bound, sign in ((rule.low, 1), (rule.high, -1)):
-            if bound is None or value is None or bound.extent not in (Extent.NUMBER, Extent.VALUE):
-                continue
-            other = number(values.get(bound.tensor)) if bound.extent is Extent.VALUE else 0.0
-            if other is None:
-                continue
-            margin = sign * (value - (bound.offset + other))  # >= 0 inside a low bound or a high one
-            if margin < 0 or (margin == 0 and not bound.inclusive):
-                return False
-    return True
+    numbers = {name: float(v) for name, v in values.items() if isinstance(v, (int, float))}
+    return not any(rule.param in numbers and rule.refuses(numbers[rule.param], numbers) for rule in api.value_ranges)
 
 
 @dataclass(frozen=True)

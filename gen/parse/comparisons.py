@@ -236,14 +236,5 @@ def ranges_the_example_keeps(api: API, diags: list[Diagnostic]) -> API:
 
 def _broken_by(rule: ValueRange, given: Mapping[str, tuple[float, ...]]) -> Optional[float]:
     """The first value of the example's that is outside `rule` (numbers and other values only)."""
-    for value in given.get(rule.param, ()):
-        for bound, sign in ((rule.low, 1), (rule.high, -1)):
-            if bound is None or bound.extent not in (Extent.NUMBER, Extent.VALUE):
-                continue
-            other = given.get(bound.tensor, ()) if bound.extent is Extent.VALUE else (0.0,)
-            if len(other) != 1:
-                continue
-            margin = sign * (value - (bound.offset + other[0]))
-            if margin < 0 or (margin == 0 and not bound.inclusive):
-                return value
-    return None
+    singles = {name: values[0] for name, values in given.items() if len(values) == 1}
+    return next((value for value in given.get(rule.param, ()) if rule.refuses(value, singles)), None)
