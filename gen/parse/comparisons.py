@@ -91,13 +91,15 @@ def comparison_ranges(params: Mapping[str, Param], names: str, sentence: str, su
         opening = re.match(rf"^\s*({names})\s*:", sentence)
         subject = opening.group(1) if opening else None
     out: list[ValueRange] = []
+    start = 0
     for clause in _CLAUSES.split(sentence):
+        tail, start = sentence[start:], start + len(clause) + 1  # the clause and what follows it
         if _ADVICE.search(clause):
             continue
         out.extend(_chained(params, names, clause, error_row, line))
         out.extend(_named(params, names, clause, error_row, line))
         if not error_row:
-            out.extend(_only(params, names, clause, subject, line))
+            out.extend(_only(params, names, clause, tail, subject, line))
         if subject is not None and not error_row:
             out.extend(_anchored(params, names, clause, subject, line))
     return out
@@ -108,8 +110,17 @@ _ONLY = (r"(?:(?:只|仅)(?:支持设置为|支持|能设置为|能为|能取|�
          r"can\s+only\s+be(?:\s+set\s+to)?|only\s+supports?(?:\s+the\s+value)?)")
 
 
-def _only(params: Mapping[str, Param], names: str, clause: str, subject: Optional[str],
+# "仅支持0,1,2三个值": a list, which the clauses split apart ("长度仅支持1、2，值仅支持1" has one of each).
+_ONLY_LIST = re.compile(rf"{_ONLY}\s*(?:{_NUMBER})\s*(?:[,，、/~]|或者|或|和|及|至|到|\bor\b|\band\b|\bto\b)\s*(?:{_NUMBER})",
+                        re.I)
+
+
+def _only(params: Mapping[str, Param], names: str, clause: str, tail: str, subject: Optional[str],
           line: int) -> Iterable[ValueRange]:
+    """`tail`: the clause and the rest of its sentence, where a list the clauses split continues."""
+    word = re.search(_ONLY, clause, re.I)
+    if word is None or _ONLY_LIST.match(tail, word.start()):
+        return
     after = _AFTER.format(disjunction="")
     named = re.search(rf"(?<![A-Za-z0-9_/*+\-×.的])(?P<name>{names}){_FILLER}\s*{_ONLY}\s*(?P<value>{_NUMBER})(?={after})",
                       clause, re.I)
