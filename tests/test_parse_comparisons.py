@@ -65,6 +65,12 @@ def test_an_error_row_states_the_refused_side():
     assert "repeats in [0, inf)" in ranges("ops-math/math/tile/docs/aclnnRepeat.md", "aclnnRepeat")
 
 
+def test_a_bound_may_be_a_tensors_rank():
+    # aclnnIndexSelect's error row: "dim >= self.dim()或者dim < -self.dim()"
+    found = ranges("ops-nn/index/gather_v2/docs/aclnnIndexSelect.md", "aclnnIndexSelect")
+    assert {"dim in (-inf, rank(self))", "dim in [-rank(self), inf)"} <= found
+
+
 def test_a_bound_may_be_another_arguments_value():
     api = next(a for a in _page("ops-math/math/histogram_v2/docs/aclnnHistc.md").apis if a.name == "aclnnHistc")
     rule = next(r for r in api.value_ranges if r.param == "min")

@@ -60,6 +60,8 @@ _AFTER = r"\s*(?:的值|的数值|的元素|的正整数|的整数)?\s*(?:$|[,�
 _ANCHOR = (r"^\s*(?:且|并且|and|其|该参数)?\s*(?:取值范围|取值|数值|数组中的每个(?:值|元素)|数组元素|每个元素|各元素|所有元素|每个值|元素值|"
            r"元素|值|(?:each|every)\s+(?:element|value)(?:\s+(?:in|of)\s+the\s+array)?|all\s+(?:elements|values)|"
            r"the\s+value|values?)?" + _MODAL + r"\s*")
+# A tensor's rank as a bound ("self.dim()").
+_RANK_OF = r"\s*\.\s*(?:dim\(\)|ndim\b|dim\b|rank\(\))"
 # A bound named after "输入" ("numSeqs的值大于输入numQueries的值").
 _BOUND_LEAD = r"(?:输入(?:的)?)?"
 # An error row's words before what it names ("传入的", "参数").
@@ -146,6 +148,12 @@ def _relation(match: re.Match) -> str:
 def _bound_of(params: Mapping[str, Param], text: str) -> Optional[Bound]:
     """A bound's term: a number or a host argument's name; None for anything else."""
     text = text.strip()
+    rank = re.fullmatch(rf"(-?)\s*([A-Za-z_]\w*){_RANK_OF}", text)
+    if rank is not None:  # "dim >= self.dim()", "dim < -self.dim()"
+        param = params.get(rank.group(2))
+        if param is None or param.kind is not ParamKind.TENSOR:
+            return None
+        return Bound(extent=Extent.RANK, sign=-1 if rank.group(1) else 1, tensor=rank.group(2))
     if re.fullmatch(_NUMBER, text):
         return Bound(offset=0.0 if text == "零" else float(text))
     param = params.get(text)
@@ -174,7 +182,8 @@ def _named(params: Mapping[str, Param], names: str, clause: str, error_row: bool
     """"group需大于0", "n或m的值小于0" (an error row: refused when so), "min不能大于max"."""
     disjunction = r"|或者|或|\bor\b" if error_row else ""
     pattern = (rf"(?<![A-Za-z0-9_/*+\-×.的])(?:{_LEAD})(?P<names>{names}(?:{_SEPARATOR}{names})*){_FILLER}\s*"
-               rf"(?:{_COMPARATOR})\s*{_BOUND_LEAD}(?P<bound>{_NUMBER}|{names})(?={_AFTER.format(disjunction=disjunction)})")
+               rf"(?:{_COMPARATOR})\s*{_BOUND_LEAD}(?P<bound>{_NUMBER}|-?\s*{names}{_RANK_OF}|{names})"
+               rf"(?={_AFTER.format(disjunction=disjunction)})")
     for match in re.finditer(pattern, clause, re.I):
         bound = _bound_of(params, match.group("bound"))
         if bound is None:
