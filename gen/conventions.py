@@ -23,10 +23,14 @@ emitters ask these functions; none of them spells a convention again.
 5. `scalar_cast`: a host scalar (aclScalar) is cast to the computation's dtype: the dtype
    relations its row states ("dtype需要与gradOutput保持一致") do not hold it, unless a dtype row of
    the error table names it.
+6. `class_predicate_inputs`: the floating-class predicates (aclnnIsFinite, aclnnIsPosInf,
+   aclnnIsNegInf) take integer and BOOL inputs as aclnnIsInf's page documents: an integer is
+   finite and never infinite.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Mapping, Optional, Sequence
 
@@ -157,3 +161,32 @@ def scalar_cast(api: API, param: Param) -> bool:
     if param.kind not in (ParamKind.SCALAR, ParamKind.SCALAR_LIST):
         return False
     return not any(e.category in _DTYPE_ROWS and param.name in e.params for e in api.errors)
+
+
+# --- 6. integer inputs of the floating-class predicates ----------------------------------------------
+
+# aclnnIsInf's page lists INT8, INT16, INT32, INT64, UINT8 and BOOL beside the floating types; the
+# pages of its siblings list the floating types alone, and CANN's implementations of all four answer
+# an integer input without a kernel (PyTorch's isfinite/isposinf/isneginf on an integral tensor: an
+# integer is finite, never infinite), so CANN's unit tests pass them integer tensors.
+CLASS_PREDICATES = ("aclnnIsFinite", "aclnnIsInf", "aclnnIsPosInf", "aclnnIsNegInf")
+_INTEGER_INPUTS = (DType.INT8, DType.INT16, DType.INT32, DType.INT64, DType.UINT8, DType.BOOL)
+
+
+def class_predicate_inputs(api: str, params: Sequence[Param]) -> list[Param]:
+    """`params` with the integer and BOOL dtypes added to the input of a floating-class predicate
+    (on every chip its page lists dtypes for); the other APIs' as they are."""
+    if api not in CLASS_PREDICATES:
+        return list(params)
+    out = []
+    for param in params:
+        if param.direction is Direction.IN and param.kind is ParamKind.TENSOR and param.dtypes:
+            param = dataclasses.replace(
+                param, dtypes=_widened(param.dtypes),
+                dtypes_by_product=tuple(dataclasses.replace(p, dtypes=_widened(p.dtypes)) for p in param.dtypes_by_product))
+        out.append(param)
+    return out
+
+
+def _widened(dtypes: Sequence[DType]) -> tuple[DType, ...]:
+    return tuple(dtypes) + tuple(d for d in _INTEGER_INPUTS if d not in dtypes)

@@ -28,8 +28,8 @@ from gen import abi, jsontext
 # pages state beyond one parameter's row: dtype combinations per product, value ranges (dim in
 # [-rank, rank)), dimension equalities, divisibility, conditional shape rules, same-format relations,
 # reserved parameters. 5: Param.reserved says how a parameter is reserved (Reserved), not only
-# whether it must be NULL.
-SCHEMA_VERSION = 5
+# whether it must be NULL. 6: Extent.VALUE (a bound that is another argument's value).
+SCHEMA_VERSION = 6
 
 
 class PageKind(str, enum.Enum):
@@ -646,12 +646,14 @@ class Extent(str, enum.Enum):
     NUMBER = "number"  # a constant
     RANK = "rank"  # the rank of a tensor (a 0-d tensor counts as 1, as PyTorch's wrap_dim does)
     SIZE = "size"  # the size of one dimension of a tensor
+    VALUE = "value"  # the value of another host argument (an int, a float, a scalar): "min不能大于max"
 
 
 @dataclass(frozen=True)
 class Bound(_Json):
     """One end of a `ValueRange`: `offset` + `sign` × the extent (`tensor`'s rank, or the size of its
-    dimension `axis`: a number, or the name of an integer parameter whose value is the dimension)."""
+    dimension `axis`: a number, or the name of an integer parameter whose value is the dimension; or,
+    for `Extent.VALUE`, the value of the host argument `tensor` names)."""
 
     offset: float = 0
     extent: Extent = Extent.NUMBER
@@ -669,7 +671,8 @@ class Bound(_Json):
         if self.extent is Extent.NUMBER:
             term = ""
         else:
-            term = f"rank({self.tensor})" if self.extent is Extent.RANK else f"size({self.tensor}, {self.axis})"
+            term = (f"rank({self.tensor})" if self.extent is Extent.RANK else self.tensor if self.extent is Extent.VALUE
+                    else f"size({self.tensor}, {self.axis})")
             term = term if self.sign > 0 else "-" + term
         number = f"{self.offset:g}"
         if not term:
@@ -689,6 +692,20 @@ class ValueRange(_Json):
 
     def __post_init__(self) -> None:
         assert self.low is not None or self.high is not None, f"{self.param}: a range has a bound"
+
+    def refuses(self, value: float, values: Mapping[str, Optional[float]]) -> bool:
+        """Whether `value` of the parameter is outside the range's bounds of numbers and of other
+        arguments' `values` (those absent from it are not judged, nor are bounds of shapes)."""
+        for bound, sign in ((self.low, 1), (self.high, -1)):
+            if bound is None or bound.extent not in (Extent.NUMBER, Extent.VALUE):
+                continue
+            other = values.get(bound.tensor) if bound.extent is Extent.VALUE else 0.0
+            if other is None:
+                continue
+            margin = sign * (value - (bound.offset + other))
+            if margin < 0 or (margin == 0 and not bound.inclusive):
+                return True
+        return False
 
     def describe(self) -> str:
         low = f"{'[' if self.low.inclusive else '('}{self.low.describe()}" if self.low else "(-inf"

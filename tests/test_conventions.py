@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gen import conventions
 from gen.emit import sim
-from gen.ir import Direction, DType, ErrorCase, ErrorCategory, Soc
+from gen.ir import Direction, DType, ErrorCase, ErrorCategory, ProductDTypes, Soc
 from tests.factories import make_api, make_param, null_error
 from tests.parse_helpers import api_page, html_table
 
@@ -214,3 +214,15 @@ def test_a_twin_list_that_drops_the_table_still_only_adds():
     # aclnnInplaceAsin: "Atlas A3：selfRef数据类型支持BFLOAT16" read as A3's whole list.
     p = _self(api_page(_TABLE + f"\n- {_A3}：self数据类型支持BFLOAT16。\n"))
     assert p.dtypes_for(Soc.ASCEND910B) == (DType.FLOAT, DType.FLOAT16, DType.BFLOAT16)
+
+
+# --- 6. integer inputs of the floating-class predicates ---------------------------------------------
+
+def test_a_floating_class_predicate_takes_integers_on_every_chip():
+    # aclnnIsNegInf's page lists the floating types; CANN answers an INT32 input (all False).
+    self = make_param("self", dtypes_by_product=(ProductDTypes(Soc.ASCEND910, (DType.FLOAT,)),))
+    params = (self, make_param("out", direction=Direction.OUT, dtypes=(DType.BOOL,)))
+    found = {p.name: p for p in conventions.class_predicate_inputs("aclnnIsNegInf", params)}
+    assert DType.INT32 in found["self"].dtypes and DType.BOOL in found["self"].dtypes_for(Soc.ASCEND910)
+    assert found["out"].dtypes == (DType.BOOL,)  # the result stays BOOL
+    assert conventions.class_predicate_inputs("aclnnExp", params) == list(params)  # no other API

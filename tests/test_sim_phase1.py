@@ -409,6 +409,13 @@ def test_a_dim_outside_minus_rank_to_rank(sim, objs):
     assert sim.error().endswith("dim: 2 is outside [-2, 2) (tests/sim_test_ops.md:22)")
 
 
+def test_a_bound_that_is_another_arguments_value(sim, objs):
+    # "传入的min大于max" (aclnnHistc): alpha, a scalar, at most dim + 10.
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, alpha=objs.s(11.0))) == 0, sim.error()
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, alpha=objs.s(12.0))) == INVALID
+    assert sim.error().endswith("alpha: 12 is outside (-inf, 11] (tests/sim_test_ops.md:26)")
+
+
 def test_a_dimension_equal_to_another_tensors(sim, objs):
     assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, weight=objs.t([6, 2]))) == INVALID
     assert "weight: dimension 0 (6) differs from dimension -1 of self (4) (tests/sim_test_ops.md:23)" in sim.error()

@@ -24,7 +24,7 @@ import functools
 import re
 import struct
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from gen import abi, families, names
 from gen.api.calls import EXPRESSIBLE, SHAPES
@@ -320,6 +320,13 @@ def _scalar_value(dtype: DType, base: Any) -> Any:
         value = base if isinstance(base, (int, float)) and float(base).is_integer() else 2
         return abs(int(value)) if dtype.value.startswith("UINT") else int(value)
     return float(base) if isinstance(base, (int, float)) else base
+
+
+def _within_ranges(api: API, values: Mapping[str, Any]) -> bool:
+    """Whether host `values` meet the API's value ranges bounded by numbers or by other values
+    (those bounded by shapes are the range cases' business)."""
+    numbers = {name: float(v) for name, v in values.items() if isinstance(v, (int, float))}
+    return not any(rule.param in numbers and rule.refuses(numbers[rule.param], numbers) for rule in api.value_ranges)
 
 
 @dataclass(frozen=True)
@@ -922,6 +929,8 @@ class Planner:
                     continue  # a call the library rejects (a complex alpha to a real sum): an error row's case
                 if tensor is None:
                     value = _scalar_value(d, self.values.values[p.name])
+                    if not _within_ranges(self.api, {**self.base.values, p.name: value}):
+                        continue  # clipValueMax=True (1) below clipValueMin: an error row's case
                     cases.append(replace(self.base, id=f"{p.name}={d.value}", dtypes={**self.base.dtypes, p.name: d.value},
                                          values={**self.base.values, p.name: value}))
                 elif d.value == self._dtype_of(self.api.param(tensor), d) and d is not self.base_dtype:
@@ -938,6 +947,17 @@ class Planner:
                         values={**self.base.values, p.name: not self.values.values[p.name]})
                 for p in self.api.inputs if p.kind is ParamKind.BOOL and p.name not in self.shape_arguments
                 and (p.name, not self.values.values[p.name]) not in refused]
+
+    @functools.cached_property
+    def output_dims_arguments(self) -> frozenset[str]:
+        """The host arguments the bindings read as an output's dimensions (an adaptive pool's
+        outputSize: gen.families.OutputShape.dims_role)."""
+        if self.family is None:
+            return frozenset()
+        rules = {self.family.output_shape, *(r for _, _, r in self.family.op_output_shapes)}
+        roles = self.bound.family_roles
+        return frozenset(roles[d] for d in (families.OUTPUT_SHAPE[r].dims_role for r in rules
+                                            if r in families.OUTPUT_SHAPE) if d in roles)
 
     @functools.cached_property
     def shape_arguments(self) -> frozenset[str]:
@@ -1314,7 +1334,12 @@ class RulePlanner:
         if bound is None:
             return None
         extent = 0
-        if bound.extent is not Extent.NUMBER:
+        if bound.extent is Extent.VALUE:
+            other = self.base.values.get(bound.tensor)
+            if not isinstance(other, (int, float)) or isinstance(other, bool):
+                return None
+            extent = other
+        elif bound.extent is not Extent.NUMBER:
             shape = self.base.shapes.get(bound.tensor)
             if not isinstance(shape, tuple) or not all(isinstance(d, int) for d in shape):
                 return None
@@ -1347,6 +1372,11 @@ class RulePlanner:
             edges.append((edge, edge + 1))
         if not edges:
             return [], [], "its bounds cannot be evaluated on the base call"
+        # A number bounding an argument of a kernel family (a pool's kernel, a group count, a step) is
+        # one of the conditions the family's arithmetic ties to the shapes and the other arguments:
+        # its edge alone is no valid call in general; outside it, the call is refused whatever the rest.
+        tied = self.planner.family is not None and all(
+            b is None or b.extent in (Extent.NUMBER, Extent.VALUE) for b in (rule.low, rule.high))
         accepted: list[Case] = []
         refused: list[Case] = []
         for inside, outside in edges:
@@ -1357,8 +1387,10 @@ class RulePlanner:
                     given = (value,) + current[1:]
                     if value in given[1:]:
                         continue
-                if bucket is accepted and given != current and rule.param in self.planner.shape_arguments:
+                if bucket is accepted and given != current and (tied or rule.param in self.planner.shape_arguments):
                     continue  # valid only with the tensors' shapes changed to follow it
+                if bucket is refused and tied and value < 0 and rule.param in self.planner.output_dims_arguments:
+                    continue  # the bindings cannot size an output of a negative extent to call with
                 case = replace(self.base, id=f"{rule.param}={value}", values={**self.base.values, rule.param: given})
                 if case not in bucket:
                     bucket.append(case)

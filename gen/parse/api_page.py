@@ -21,6 +21,8 @@ from gen.parse.readers.document import CODE, HEADING, ITEM, TABLE, TEXT, Block, 
 from gen.parse.extractors.combinations import combinations_in, dtypes_from
 from gen.parse.extractors.entries import ParamEntry, entries_from_blocks, entries_from_table
 from gen.parse.extractors.errors import errors_in_blocks
+from gen import conventions
+from gen.parse.extractors.comparisons import ranges_the_example_keeps
 from gen.parse.extractors.params import ParamContext, build_param, note_socs, product_notes
 from gen.parse.extractors.products import find_products
 from gen.parse.extractors.relations import CONDITION, with_error_table_relations, without_product_shapes
@@ -308,6 +310,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     params = [_with_reserved(param, entry, constraint_lines) for param, entry in zip(params, matched)]
     params = _optional_where_errors_say_non_null(params, errors)
     params = _optional_where_errors_refuse_only_all_null(params, errors)
+    params = conventions.class_predicate_inputs(pair.api, params)
 
     formula = _formula(function)
     constraints = _section_text(constraints_section) if constraints_section else ""
@@ -325,7 +328,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
               dim_equalities=tuple(found.dim_equalities), divisibility=tuple(found.divisibility),
               shape_rules=tuple(found.shape_rules))
     if example:
-        api = _with_example_call(api, diags)
+        api = ranges_the_example_keeps(_with_example_call(api, diags), diags)
     return api
 
 

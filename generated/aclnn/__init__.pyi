@@ -31853,7 +31853,7 @@ def is_finite(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 输入张量，公式中的self。
-        dtypes FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE; on Ascend310P: FLOAT, FLOAT16, DOUBLE; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, BFLOAT16, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; rank 0-8; formats ND; non-contiguous allowed.
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
         an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by
@@ -32096,7 +32096,7 @@ def is_neg_inf(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 输入张量，公式中的self。
-        dtypes FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE; on Ascend310P: FLOAT, FLOAT16, DOUBLE; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, BFLOAT16, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; rank 0-8; formats ND; non-contiguous allowed.
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
         an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by
@@ -32151,7 +32151,7 @@ def is_pos_inf(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 输入张量，公式中的self。
-        dtypes FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE; on Ascend310P: FLOAT, FLOAT16, DOUBLE; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, BFLOAT16, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; rank 0-8; formats ND; non-contiguous allowed.
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
         an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by

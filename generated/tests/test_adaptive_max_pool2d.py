@@ -190,3 +190,14 @@ def test_error_row11_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 198: 561103 ACLNN_ERR_INNER_NULLPTR: API内部校验错误，通常由于输入数据或属性的规格不在支持的范围之内导致。)')
 def test_error_row12_unclassified():
     pass
+
+
+# line 89: outputSize in [0, inf)
+
+
+# line 187: outputSize in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('outputSize=0', values={'outputSize': (0, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line187_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

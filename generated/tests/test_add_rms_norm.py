@@ -236,3 +236,9 @@ def test_rule_line299_dtype_combination11():
 ], ids=lambda case: case.id)
 def test_rule_dtype_combination_not_listed_refused(op, case):
     t.check_refused(op, case, status=161002, socs=('Ascend910B',))
+
+
+# line 121: epsilon in [0, inf)
+@pytest.mark.skip(reason='not tested: epsilon is no integer argument the suite sets')
+def test_rule_line121_value_range1():
+    pass

@@ -150,18 +150,18 @@ def test_error_row7_unclassified():
     pass
 
 
-# line 231: growthInterval in [1, 2.14748e+09]
+# line 156: growthInterval in [1, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('growthInterval=1', values={'growthInterval': 1}),
-    BASE.but('growthInterval=2147483647', values={'growthInterval': 2147483647}),
+    BASE.but('growthInterval=0', values={'growthInterval': 0}),
 ], ids=lambda case: case.id)
-def test_rule_line231_value_range1_accepted(op, case):
-    t.check_accepted(op, case, socs=())
+def test_rule_line156_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
 
 
+# line 231: growthInterval in [1, 2.14748e+09]
 @pytest.mark.parametrize("case", [
     BASE.but('growthInterval=0', values={'growthInterval': 0}),
     BASE.but('growthInterval=2147483648', values={'growthInterval': 2147483648}),
 ], ids=lambda case: case.id)
-def test_rule_line231_value_range1_refused(op, case):
+def test_rule_line231_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())

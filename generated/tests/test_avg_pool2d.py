@@ -185,3 +185,22 @@ def test_error_row7_shape_mismatch():
 @pytest.mark.skip(reason='unclassified error-table row (line 277: 161002 ACLNN_ERR_PARAM_INVALID: 属性padding超过kernelSize对应位置的1/2，例如paddingH=2，kernelSizeH=2，paddingH>kernelSizeH*1/2。)')
 def test_error_row8_unclassified():
     pass
+
+
+# line 113: kernelSize in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line113_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 123: strides in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('strides=0', values={'strides': (0, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line123_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 133: paddings in [0, inf)

@@ -193,3 +193,22 @@ def test_error_row7_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 301: 161002 ACLNN_ERR_PARAM_INVALID: 传入的divisorOverride不在支持范围内，但对Ascend 950PR/Ascend 950DT无此校验)')
 def test_error_row8_unclassified():
     pass
+
+
+# line 120: kernelSize in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line120_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 130: stride in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=0', values={'stride': (0, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line130_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 140: padding in [0, inf)

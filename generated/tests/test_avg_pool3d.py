@@ -171,3 +171,19 @@ def test_error_row6_unclassified():
 @pytest.mark.skip(reason='it names no tensor whose shape can be made to disagree (line 252: 161002 ACLNN_ERR_PARAM_INVALID: 根据平均池化语义计算得到的输出shape与接口传入的输出shape不一致。)')
 def test_error_row7_shape_mismatch():
     pass
+
+
+# line 117: kernelSize in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 2, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line117_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 243: stride in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=0', values={'stride': (0, 1, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line243_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

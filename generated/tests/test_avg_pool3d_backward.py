@@ -172,3 +172,19 @@ def test_error_row6_shape_mismatch(op, case):
 ], ids=lambda case: case.id)
 def test_error_row7_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 126: kernelSize in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 2, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line126_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 136: stride in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=0', values={'stride': (0, 1, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line136_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -193,3 +193,9 @@ def test_error_row6_rank(op, case):
 ], ids=lambda case: case.id)
 def test_error_row7_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 221: prob in [0, 1]
+@pytest.mark.skip(reason='not tested: prob is no integer argument the suite sets')
+def test_rule_line221_value_range1():
+    pass

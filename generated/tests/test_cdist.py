@@ -151,6 +151,12 @@ def test_error_row6_value():
     pass
 
 
+# line 104: p in [0, inf)
+@pytest.mark.skip(reason='not tested: p is no integer argument the suite sets')
+def test_rule_line104_value_range1():
+    pass
+
+
 # line 84: x1.shape[-1] == x2.shape[-1]
 @pytest.mark.parametrize("case", [
     BASE.but('base', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),

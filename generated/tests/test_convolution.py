@@ -247,3 +247,42 @@ def test_error_row13_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 287: 361001 ACLNN_ERR_RUNTIME_ERROR: API调用npu runtime的接口异常，如SocVersion不支持。)')
 def test_error_row14_unclassified():
     pass
+
+
+# line 135: stride in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=1'),
+], ids=lambda case: case.id)
+def test_rule_line135_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=0', values={'stride': (0, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line135_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 145: padding in [0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=-1', values={'padding': (-1, 0)}),
+], ids=lambda case: case.id)
+def test_rule_line145_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 155: dilation in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('dilation=0', values={'dilation': (0, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line155_value_range3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 175: outputPadding in [0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('outputPadding=-1', values={'outputPadding': (-1, 0)}),
+], ids=lambda case: case.id)
+def test_rule_line175_value_range4_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -215,18 +215,41 @@ def test_error_row9_unclassified():
     pass
 
 
-# line 249: groups in [1, 65535]
+# line 185: stride in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('groups=1', values={'groups': 1}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
-    BASE.but('groups=65535', values={'groups': 65535}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
+    BASE.but('stride=1', out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line249_value_range1_accepted(op, case):
+def test_rule_line185_value_range1_accepted(op, case):
     t.check_accepted(op, case, socs=())
 
 
 @pytest.mark.parametrize("case", [
+    BASE.but('stride=0', values={'stride': (0, 2)}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line185_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 198: padding in [0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=-1', values={'padding': (-1, 0)}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line198_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 212: dilation in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('dilation=0', values={'dilation': (0, 1)}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line212_value_range3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 249: groups in [1, 65535]
+@pytest.mark.parametrize("case", [
     BASE.but('groups=0', values={'groups': 0}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
     BASE.but('groups=65536', values={'groups': 65536}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line249_value_range1_refused(op, case):
+def test_rule_line249_value_range4_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())

@@ -142,3 +142,9 @@ def test_error_row4_shape_mismatch(op, case):
 @pytest.mark.skip(reason='unclassified error-table row (line 188: 161002 ACLNN_ERR_PARAM_INVALID: mask的shape不满足条件。)')
 def test_error_row5_unclassified():
     pass
+
+
+# line 107: prob in [0, 1]
+@pytest.mark.skip(reason='not tested: prob is no integer argument the suite sets')
+def test_rule_line107_value_range1():
+    pass

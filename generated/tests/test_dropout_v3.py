@@ -151,3 +151,9 @@ def test_error_row5_shape_mismatch(op, case):
 @pytest.mark.skip(reason='unclassified error-table row (line 217: 161002 ACLNN_ERR_PARAM_INVALID: maskOut的shape不满足条件。)')
 def test_error_row6_unclassified():
     pass
+
+
+# line 107: p in [0, 1]
+@pytest.mark.skip(reason='not tested: p is no integer argument the suite sets')
+def test_rule_line107_value_range1():
+    pass

@@ -124,3 +124,19 @@ def test_error_row4_value():
 @pytest.mark.skip(reason='unclassified error-table row (line 168: 161002 ACLNN_ERR_PARAM_INVALID: out的shape不为(n，m)。)')
 def test_error_row5_unclassified():
     pass
+
+
+# line 78: n in [0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('n=-1', values={'n': -1}),
+], ids=lambda case: case.id)
+def test_rule_line78_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 88: m in [0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('m=-1', values={'m': -1}),
+], ids=lambda case: case.id)
+def test_rule_line88_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -119,3 +119,27 @@ def test_error_row1_null_pointer(op, case):
 @pytest.mark.skip(reason='unclassified error-table row (line 275: 161002 ACLNN_ERR_PARAM_INVALID: paramsRef、gradsRef、momentumBufferListOptionalRef、grad_scale的数据类型不在支持的范围之内。 paramsRef、gradsRef与momentumBufferListOptionalRef及其中各个tensor的数据类型不同。 paramsRef、gradsRef与momentumBufferListOptionalRef中tensor的shape维度大于8。 paramsRef、gradsRef与momentumBufferListOptionalRef（momentumBufferListOptionalRef不为空时）中相同索引tensor的shape不同。 paramsRef、gradsRef与momentumBufferListOptionalRef（momentumBufferListOptionalRef不为空时）中有空指针。 lr、momentum、weightDecay、dampening的值小于0。 gradScale等于0。)')
 def test_error_row2_unclassified():
     pass
+
+
+# line 275: lr in [0, inf)
+@pytest.mark.skip(reason='not tested: lr is no integer argument the suite sets')
+def test_rule_line275_value_range1():
+    pass
+
+
+# line 275: momentum in [0, inf)
+@pytest.mark.skip(reason='not tested: momentum is no integer argument the suite sets')
+def test_rule_line275_value_range2():
+    pass
+
+
+# line 275: weightDecay in [0, inf)
+@pytest.mark.skip(reason='not tested: weightDecay is no integer argument the suite sets')
+def test_rule_line275_value_range3():
+    pass
+
+
+# line 275: dampening in [0, inf)
+@pytest.mark.skip(reason='not tested: dampening is no integer argument the suite sets')
+def test_rule_line275_value_range4():
+    pass

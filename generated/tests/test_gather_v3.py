@@ -190,14 +190,6 @@ def test_rule_line107_value_range1_refused(op, case):
 
 # line 137: mode in [0, 2]
 @pytest.mark.parametrize("case", [
-    BASE.but('mode=0', values={'mode': 0}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
-    BASE.but('mode=2', values={'mode': 2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
-], ids=lambda case: case.id)
-def test_rule_line137_value_range2_accepted(op, case):
-    t.check_accepted(op, case, socs=())
-
-
-@pytest.mark.parametrize("case", [
     BASE.but('mode=-1', values={'mode': -1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
     BASE.but('mode=3', values={'mode': 3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)

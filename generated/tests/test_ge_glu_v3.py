@@ -169,3 +169,20 @@ def test_error_row5_value():
 @pytest.mark.skip(reason='unclassified error-table row (line 220: 161002 ACLNN_ERR_PARAM_INVALID: out、outGelu的shape跟self的shape除了dim指定的轴外需要保持一致，dim指定的轴为self的shape对应轴的一半。)')
 def test_error_row6_unclassified():
     pass
+
+
+# line 217: dim in [-rank(self), rank(self) - 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-2', values={'dim': -2}, out={'out': 'FLOAT', 'outGelu': 'FLOAT'}, out_shapes={'out': '<auto>', 'outGelu': '<auto>'}),
+    BASE.but('dim=1', values={'dim': 1}, out={'out': 'FLOAT', 'outGelu': 'FLOAT'}, out_shapes={'out': '<auto>', 'outGelu': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line217_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'out': 'FLOAT', 'outGelu': 'FLOAT'}, out_shapes={'out': '<auto>', 'outGelu': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'out': 'FLOAT', 'outGelu': 'FLOAT'}, out_shapes={'out': '<auto>', 'outGelu': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line217_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

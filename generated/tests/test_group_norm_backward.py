@@ -271,3 +271,19 @@ def test_error_row15_value(op, case):
 ], ids=lambda case: case.id)
 def test_error_row16_value(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 167: C in (-inf, 240000]
+@pytest.mark.parametrize("case", [
+    BASE.but('C=240001', values={'C': 240001}),
+], ids=lambda case: case.id)
+def test_rule_line167_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 187: group in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('group=0', values={'group': 0}),
+], ids=lambda case: case.id)
+def test_rule_line187_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -140,3 +140,17 @@ def test_error_row1_null_pointer(op, case):
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 54: numGroups in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('numGroups=0', values={'numGroups': 0}),
+], ids=lambda case: case.id)
+def test_rule_line54_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 56: eps in (0, inf)
+@pytest.mark.skip(reason='not tested: eps is no integer argument the suite sets')
+def test_rule_line56_value_range2():
+    pass

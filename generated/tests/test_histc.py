@@ -177,3 +177,17 @@ def test_error_row7_rank(op, case):
 @pytest.mark.skip(reason='unclassified error-table row (line 197: 161002 ACLNN_ERR_PARAM_INVALID: out的size不等于bins。)')
 def test_error_row8_unclassified():
     pass
+
+
+# line 91: bins in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('bins=0', values={'bins': 0}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line91_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 188: min in (-inf, max]
+@pytest.mark.skip(reason='not tested: min is no integer argument the suite sets')
+def test_rule_line188_value_range2():
+    pass

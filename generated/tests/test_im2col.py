@@ -205,3 +205,35 @@ def test_error_row6_unclassified():
 @pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 214: 161002 ACLNN_ERR_PARAM_INVALID: out的数据维度与参数infershape的维度不相同)')
 def test_error_row7_rank():
     pass
+
+
+# line 208: kernelSize in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 3)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line208_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 208: dilation in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('dilation=0', values={'dilation': (0, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line208_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 208: stride in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=0', values={'stride': (0, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line208_value_range3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 211: padding in [0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=-1', values={'padding': (-1, 0)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line211_value_range4_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

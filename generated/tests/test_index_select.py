@@ -202,3 +202,33 @@ def test_rule_line103_value_range1_accepted(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line103_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 187: dim in (-inf, rank(self))
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=1', values={'dim': 1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line187_value_range2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=2', values={'dim': 2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line187_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 187: dim in [-rank(self), inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-2', values={'dim': -2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line187_value_range3_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line187_value_range3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -78,7 +78,6 @@ SCALAR_DTYPES = [
     BASE.but('clipValueMax=INT32', dtypes={'clipValueMax': 'INT32'}, values={'clipValueMax': 2}),
     BASE.but('clipValueMax=INT64', dtypes={'clipValueMax': 'INT64'}, values={'clipValueMax': 2}),
     BASE.but('clipValueMax=BFLOAT16', dtypes={'clipValueMax': 'BFLOAT16'}),
-    BASE.but('clipValueMax=BOOL', dtypes={'clipValueMax': 'BOOL'}, values={'clipValueMax': True}),
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
@@ -133,4 +132,10 @@ def test_error_row2_unsupported_dtype():
 # line 354: 161002 ACLNN_ERR_PARAM_INVALID: clipValueMin的数值大于clipValueMax。
 @pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 354: 161002 ACLNN_ERR_PARAM_INVALID: clipValueMin的数值大于clipValueMax。)')
 def test_error_row3_value():
+    pass
+
+
+# line 354: clipValueMin in (-inf, clipValueMax]
+@pytest.mark.skip(reason='not tested: clipValueMin is no integer argument the suite sets')
+def test_rule_line354_value_range1():
     pass

@@ -170,3 +170,9 @@ def test_error_row6_unclassified():
 ], ids=lambda case: case.id)
 def test_error_row7_rank(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 101: std in [0, inf)
+@pytest.mark.skip(reason='not tested: std is no integer argument the suite sets')
+def test_rule_line101_value_range1():
+    pass

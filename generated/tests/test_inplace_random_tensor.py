@@ -162,3 +162,11 @@ def test_error_row3_unclassified():
 ], ids=lambda case: case.id)
 def test_error_row4_rank(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 195: from in (-inf, to)
+@pytest.mark.parametrize("case", [
+    BASE.but('from=2', values={'from': 2}),
+], ids=lambda case: case.id)
+def test_rule_line195_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

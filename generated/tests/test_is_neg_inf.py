@@ -24,15 +24,15 @@ OP = t.Op(
     ),
     dtypes={
         '*': {
-            'self': ('FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16'),
+            'self': ('FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
             'out': ('BOOL',),
         },
         'Ascend310P': {
-            'self': ('FLOAT', 'FLOAT16', 'DOUBLE'),
+            'self': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
             'out': ('BOOL',),
         },
         'Ascend910': {
-            'self': ('FLOAT', 'FLOAT16', 'DOUBLE'),
+            'self': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
             'out': ('BOOL',),
         },
     },
@@ -54,6 +54,12 @@ DTYPES = [
     pytest.param(BASE.but('FLOAT16', dtypes={'self': 'FLOAT16'}), marks=pytest.mark.skip(reason='the page lists FLOAT16 for self but not for out, and does not say which dtype out then has')),
     pytest.param(BASE.but('DOUBLE', dtypes={'self': 'DOUBLE'}), marks=pytest.mark.skip(reason='the page lists DOUBLE for self but not for out, and does not say which dtype out then has')),
     pytest.param(BASE.but('BFLOAT16', dtypes={'self': 'BFLOAT16'}), marks=pytest.mark.skip(reason='the page lists BFLOAT16 for self but not for out, and does not say which dtype out then has')),
+    pytest.param(BASE.but('INT8', dtypes={'self': 'INT8'}), marks=pytest.mark.skip(reason='the page lists INT8 for self but not for out, and does not say which dtype out then has')),
+    pytest.param(BASE.but('INT16', dtypes={'self': 'INT16'}), marks=pytest.mark.skip(reason='the page lists INT16 for self but not for out, and does not say which dtype out then has')),
+    pytest.param(BASE.but('INT32', dtypes={'self': 'INT32'}), marks=pytest.mark.skip(reason='the page lists INT32 for self but not for out, and does not say which dtype out then has')),
+    pytest.param(BASE.but('INT64', dtypes={'self': 'INT64'}), marks=pytest.mark.skip(reason='the page lists INT64 for self but not for out, and does not say which dtype out then has')),
+    pytest.param(BASE.but('UINT8', dtypes={'self': 'UINT8'}), marks=pytest.mark.skip(reason='the page lists UINT8 for self but not for out, and does not say which dtype out then has')),
+    BASE.but('BOOL', dtypes={'self': 'BOOL'}),
 ]
 
 # out= of each documented dtype the result casts to.
@@ -64,6 +70,7 @@ OUT_DTYPES = [
 # Every documented rank, in every dtype.
 RANKS = [
     BASE.but('rank0-FLOAT', shapes={'self': ()}),
+    BASE.but('rank0-BOOL', dtypes={'self': 'BOOL'}, shapes={'self': ()}),
     BASE.but('rank1-FLOAT', shapes={'self': (5,)}),
     BASE.but('rank3-FLOAT', shapes={'self': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'self': (2, 3, 1, 4)}),
@@ -75,6 +82,9 @@ RANKS = [
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
+    BASE.but('transposed-BOOL', dtypes={'self': 'BOOL'}, shapes={'self': (2, 3, 4)}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('strided-BOOL', dtypes={'self': 'BOOL'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
+    BASE.but('offset-BOOL', dtypes={'self': 'BOOL'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

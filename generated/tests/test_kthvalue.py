@@ -222,3 +222,11 @@ def test_rule_line101_value_range2_accepted(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line101_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 203: k in [0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('k=-1', values={'k': -1}),
+], ids=lambda case: case.id)
+def test_rule_line203_value_range3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

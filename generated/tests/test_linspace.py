@@ -125,3 +125,11 @@ def test_error_row3_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 182: 161002 ACLNN_ERR_PARAM_INVALID: out的元素个数与steps不一致。)')
 def test_error_row4_unclassified():
     pass
+
+
+# line 105: steps in [0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('steps=-1', values={'steps': -1}),
+], ids=lambda case: case.id)
+def test_rule_line105_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

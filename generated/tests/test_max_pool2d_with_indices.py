@@ -230,3 +230,22 @@ def test_error_row16_dtype_mismatch(op, case):
 @pytest.mark.skip(reason='unclassified error-table row (line 276: 161002 ACLNN_ERR_PARAM_INVALID: out的数据格式和self的数据格式不一致。)')
 def test_error_row17_unclassified():
     pass
+
+
+# line 110: kernelSize in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line110_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 120: stride in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=0', values={'stride': (0, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line120_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 130: padding in [0, inf)

@@ -216,3 +216,22 @@ def test_error_row10_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 280: 161002 ACLNN_ERR_PARAM_INVALID: dilation的元素数值不符合入参要求。)')
 def test_error_row11_unclassified():
     pass
+
+
+# line 265: kernelSize in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line265_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 271: stride in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=0', values={'stride': (0, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line271_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 277: padding in [0, inf)

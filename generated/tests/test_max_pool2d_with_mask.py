@@ -254,3 +254,31 @@ def test_error_row16_value(op, case):
 ], ids=lambda case: case.id)
 def test_error_row17_value(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 113: kernelSize in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 2)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line113_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 143: dilation in [1, 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('dilation=0', values={'dilation': (0, 1)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
+    BASE.but('dilation=2', values={'dilation': (2, 1)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line143_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 271: stride in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=0', values={'stride': (0, 2)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line271_value_range3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 277: padding in [0, inf)

@@ -198,3 +198,31 @@ def test_error_row10_unclassified():
 ], ids=lambda case: case.id)
 def test_error_row11_value(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 143: dilation in [1, 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('dilation=0', values={'dilation': (0, 1)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
+    BASE.but('dilation=2', values={'dilation': (2, 1)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line143_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 231: kernelSize in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 3)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line231_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 237: stride in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=0', values={'stride': (0, 2)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line237_value_range3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 243: padding in [0, inf)

@@ -186,3 +186,30 @@ def test_error_row7_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 258: 161002 ACLNN_ERR_PARAM_INVALID: 平台不支持。)')
 def test_error_row8_unclassified():
     pass
+
+
+# line 119: kernelSize in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 2, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line119_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 129: stride in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=0', values={'stride': (0, 1, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line129_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 139: padding in [0, inf)
+
+
+# line 149: dilation in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('dilation=0', values={'dilation': (0, 1, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line149_value_range4_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -222,3 +222,31 @@ def test_error_row11_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 254: 161002 ACLNN_ERR_PARAM_INVALID: 平台不支持。)')
 def test_error_row12_unclassified():
     pass
+
+
+# line 143: dilation in [1, 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('dilation=0', values={'dilation': (0, 1, 1)}),
+    BASE.but('dilation=2', values={'dilation': (2, 1, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line143_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 236: kernelSize in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 2, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line236_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 242: stride in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=0', values={'stride': (0, 2, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line242_value_range3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 248: padding in [0, inf)

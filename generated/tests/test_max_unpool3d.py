@@ -218,3 +218,11 @@ def test_error_row12_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 251: 161002 ACLNN_ERR_PARAM_INVALID: outRef在D、H、W维度上的size大小与outputSize中的三个元素值不相等。)')
 def test_error_row13_unclassified():
     pass
+
+
+# line 245: stride in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=0', values={'stride': (0, 2, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line245_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -194,3 +194,11 @@ def test_error_row10_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 231: 161002 ACLNN_ERR_PARAM_INVALID: 当self为2维Tensor时，out的第一个维度要与self第一个维度的大小相等。)')
 def test_error_row11_unclassified():
     pass
+
+
+# line 219: numsamples in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('numsamples=0', values={'numsamples': 0}, out={'out': 'INT64'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line219_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -189,3 +189,11 @@ def test_error_row9_shape_mismatch(op, case):
 ], ids=lambda case: case.id)
 def test_error_row10_rank(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 216: axis in [-1, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('axis=-2', values={'axis': -2}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line216_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -108,3 +108,11 @@ def test_error_row2_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 174: 161002 ACLNN_ERR_PARAM_INVALID: out的shape不为n。)')
 def test_error_row3_unclassified():
     pass
+
+
+# line 171: n in [0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('n=-1', values={'n': -1}),
+], ids=lambda case: case.id)
+def test_rule_line171_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

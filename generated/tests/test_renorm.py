@@ -182,3 +182,9 @@ def test_rule_line164_value_range1_accepted(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line164_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 262: maxNorm in [0, inf)
+@pytest.mark.skip(reason='not tested: maxNorm is no integer argument the suite sets')
+def test_rule_line262_value_range2():
+    pass

@@ -220,3 +220,11 @@ def test_error_row8_null_pointer():
 @pytest.mark.skip(reason='unclassified error-table row (line 233: 561103 ACLNN_ERR_INNER_NULLPTR: 同时对超过4个维度做repeat。)')
 def test_error_row9_unclassified():
     pass
+
+
+# line 219: repeats in [0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('repeats=-1', values={'repeats': (-1, 1, 2)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line219_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

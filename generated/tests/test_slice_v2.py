@@ -193,3 +193,18 @@ def test_error_row7_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 230: 161002 ACLNN_ERR_PARAM_INVALID: starts、ends、axes、steps中元素个数不相同。)')
 def test_error_row8_unclassified():
     pass
+
+
+# line 221: steps in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('steps=1', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line221_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('steps=0', values={'steps': (0, 2)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line221_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -213,3 +213,11 @@ def test_rule_line102_value_range2_accepted(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line102_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 209: k in [0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('k=-1', values={'k': -1}, out={'valuesOut': 'FLOAT', 'indicesOut': 'INT64'}, out_shapes={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line209_value_range3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

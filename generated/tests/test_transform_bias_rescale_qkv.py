@@ -119,3 +119,11 @@ def test_error_row1_null_pointer(op, case):
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 130: numHeads in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('numHeads=0', values={'numHeads': 0}, out={'qOut': 'FLOAT', 'kOut': 'FLOAT', 'vOut': 'FLOAT'}, out_shapes={'qOut': '<auto>', 'kOut': '<auto>', 'vOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line130_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

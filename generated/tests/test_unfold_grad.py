@@ -156,3 +156,19 @@ def test_error_row8_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 235: 561002 ACLNN_ERR_INNER_TILING_ERROR: dim等于len(inputSizes)-2时，fp32数据类型，step、size大于88。fp16数据类型，step、size大于72。)')
 def test_error_row9_unclassified():
     pass
+
+
+# line 136: size in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('size=0', values={'size': 0}),
+], ids=lambda case: case.id)
+def test_rule_line136_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 146: step in (0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('step=0', values={'step': 0}),
+], ids=lambda case: case.id)
+def test_rule_line146_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -27,12 +27,14 @@ from typing import Iterable, Optional, Sequence
 from gen.ir import (Bound, Diagnostic, DimEquality, Divisibility, ErrorCase, Extent, Level, Param, ParamKind, ShapeForm,
                     ShapeRule, ValueRange)
 from gen.parse.extractors import vocab
+from gen.parse.extractors.comparisons import comparison_ranges
 from gen.parse.extractors.relations import CONDITION, PRODUCT
 from gen.parse.readers.scan import MARKUP, compiled, word_starts
 
 UNREAD = "relation-unread"
 
 _INTEGRAL = (ParamKind.INT, ParamKind.INT_ARRAY)
+_HOST_REAL = (ParamKind.FLOAT,)
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 # CANN's reduction enumeration (0 none, 1 mean, 2 sum), as its integer parameters take it.
 _REDUCTIONS = {"none": "0", "mean": "1", "sum": "2"}
@@ -90,7 +92,7 @@ def _normal(text: str) -> str:
     # ("self和target<a>broadcast</a>后" -> "targetbroadcast后").
     text = _GLUED_BROADCAST.sub(" ", _clean(text))
     for wide, narrow in (("（", "("), ("）", ")"), ("［", "["), ("］", "]"), ("，", ", "), ("：", ":"), ("【", "["),
-                         ("】", "]"), ("＜", "<"), ("＞", ">")):
+                         ("】", "]"), ("＜", "<"), ("＞", ">"), ("–", "-"), ("−", "-")):
         text = text.replace(wide, narrow)
     return text
 
@@ -112,6 +114,22 @@ def _bounded(names: Sequence[str]) -> str:
     return r"(?<![A-Za-z0-9_.])(?:" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_])"
 
 
+# "当self.dim()>0时" / "When self.dim() is greater than 0": the condition of a dimension index's range
+# on tensors of one dimension or more.
+_POSITIVE_RANK = re.compile(r"([A-Za-z_]\w*)\s*\.\s*dim\(\)\s*(?:>\s*0|!=\s*0|大于\s*0|不为\s*0|不等于\s*0|"
+                            r"is\s+greater\s+than\s+0)")
+
+
+def _whole_rank_range(low: Optional[Bound], high: Optional[Bound]) -> bool:
+    """[-rank(t), rank(t) - 1] or [-rank(t), rank(t)): every dimension index of t."""
+    if low is None or high is None or low.extent is not Extent.RANK or high.extent is not Extent.RANK:
+        return False
+    if low.tensor != high.tensor or low.sign != -1 or low.offset != 0 or not low.inclusive or high.sign != 1:
+        return False
+    return (high.offset == -1 and high.inclusive) or (high.offset == 0 and not high.inclusive)
+
+
+_GLUED_WHEN = re.compile(r"(?<![同及暂])时\s*$")
 _SENTENCES = re.compile(r"[。；;\n]|(?<=[A-Za-z0-9)\]])\.(?:\s|$)")
 
 
@@ -169,6 +187,8 @@ class _Reader:
         if text.subject is not None and self._shape_rule(sentence, text):
             return
         self._ranges(sentence, text, conditional)
+        for found in comparison_ranges(self.params, self.name, sentence, text.subject, text.error_row, text.line):
+            self.rules.add(self.rules.value_ranges, found)
         # A constraints line names the tensor it speaks of (the patterns ask for it when no row
         # supplies one).
         self._dims(sentence, text, conditional)
@@ -176,7 +196,8 @@ class _Reader:
 
     # -- value ranges ----------------------------------------------------------------------------
 
-    _TRIGGER = re.compile(r"(?:取值)?范围|取值(?:需要|必须|应)?(?:在|为)|in\s+(?:the\s+)?range|range\s+(?:of|is)", re.I)
+    _TRIGGER = re.compile(r"(?:取值)?范围|取值(?:需要|必须|应|不)?(?:在|为)|(?:in|out\s+of)\s+(?:the\s+)?range|range\s+(?:of|is)",
+                          re.I)
     _BRACKET = re.compile(r"([\[(])([^\[\]()]{1,60}?),([^\[\]()]{1,60}?)([\])])")
     _UNION = re.compile(r"\s*(?:之内|以内|内)?\s*(?:或者|或是|或|、|,|\bor\b|∪|U)\s*[\[(]", re.I)
 
@@ -209,6 +230,9 @@ class _Reader:
         if bracket is None or bracket.start() - start.end() > 12:
             return
         subject = self._range_subject(held[:start.start()], text)
+        # "`balanceMode=0`时取值范围[2, 768]" (aclnnMoeUpdateExpert's worldSize): a condition glued
+        # to the range, without the comma CONDITION asks for.
+        conditional = conditional or bool(_GLUED_WHEN.search(held[:start.start()]))
         if subject is None:
             return
         param = self.params[subject]
@@ -233,10 +257,15 @@ class _Reader:
                 self.rules.unread(self.api, text.line, subject, sentence, "a bound this parser cannot read")
             return
         numeric = all(b is None or b.extent is Extent.NUMBER for b in (low, high))
-        if numeric and param.kind not in _INTEGRAL:
-            return  # a range of a tensor's values or of a float: not a phase-1 check
-        if param.kind not in _INTEGRAL and param.kind is not ParamKind.SCALAR:
+        if numeric and param.kind not in _INTEGRAL and param.kind not in _HOST_REAL:
+            return  # a range of a tensor's values: not a phase-1 check
+        if param.kind not in _INTEGRAL and param.kind not in _HOST_REAL and param.kind is not ParamKind.SCALAR:
             return
+        if conditional and _whole_rank_range(low, high) and _POSITIVE_RANK.search(sentence) and \
+                _POSITIVE_RANK.search(sentence).group(1) == low.tensor:
+            # "当self.dim()>0时, dim的取值范围[-self.dim(), self.dim()-1]" beside "当self.dim()=0时, [-1, 0]":
+            # one range, [-rank, rank), as a 0-d tensor's rank counts as 1 (Extent.RANK).
+            conditional = False
         if conditional:
             self.rules.unread(self.api, text.line, subject, sentence, "it holds under a condition")
             return

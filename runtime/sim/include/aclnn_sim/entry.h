@@ -104,14 +104,14 @@ struct CombinationSpec {  // gen.ir.DTypeCombination
   int line;
 };
 
-enum class Extent : uint8_t { kNumber, kRank, kSize };  // gen.ir.Extent
+enum class Extent : uint8_t { kNumber, kRank, kSize, kValue };  // gen.ir.Extent
 
 struct BoundSpec {  // gen.ir.Bound
   bool present;
   double offset;
   Extent extent;
   int8_t sign;
-  int8_t tensor;      // parameter index (kRank, kSize)
+  int8_t tensor;      // parameter index (kRank, kSize; kValue: the host argument whose value it is)
   int8_t axis_param;  // kSize: the integer parameter whose value is the dimension, or -1
   int64_t axis;       // kSize: the dimension, when axis_param is -1
   bool inclusive;

@@ -81,12 +81,26 @@ bool BroadcastOf(const Call& call, uint64_t mask, Dims* out, std::string* names)
   return any;
 }
 
+// The value of a host argument (an int, a float, a scalar); false when it is absent or of another kind.
+bool HostValue(const Call& call, int index, double* value) {
+  const Call::Param& p = call.params[index];
+  if (!p.present) return false;
+  switch (call.spec.params[index].kind) {
+    case ParamKind::kInt: *value = static_cast<double>(call.args[index].integer); return true;
+    case ParamKind::kFloat: *value = call.args[index].real; return true;
+    case ParamKind::kScalar: *value = p.scalar_double; return true;
+    default: return false;
+  }
+}
+
 // The value a bound stands for in this call; false when it cannot be evaluated (an absent tensor,
 // a dimension outside the tensor): the rule is then not applied, as CANN applies it only to what
 // exists.
 bool BoundValue(const Call& call, const BoundSpec& bound, double* value) {
   double extent = 1.0;
-  if (bound.extent != Extent::kNumber) {
+  if (bound.extent == Extent::kValue) {
+    if (!HostValue(call, bound.tensor, &extent)) return false;
+  } else if (bound.extent != Extent::kNumber) {
     const Dims* shape = TensorShape(call, bound.tensor);
     if (!shape) return false;
     if (bound.extent == Extent::kRank) {
@@ -258,16 +272,13 @@ aclnnStatus CheckValueRules(const Call& call) {
     const Call::Param& value = call.params[range.param];
     if (!value.present) continue;
     aclnnStatus s = ACLNN_SUCCESS;
-    switch (spec.params[range.param].kind) {
-      case ParamKind::kInt: s = CheckRange(call, range, static_cast<double>(call.args[range.param].integer), -1); break;
-      case ParamKind::kFloat: s = CheckRange(call, range, call.args[range.param].real, -1); break;
-      case ParamKind::kScalar: s = CheckRange(call, range, value.scalar_double, -1); break;
-      case ParamKind::kIntArray:
-        for (size_t k = 0; k < value.ints.size() && !s; ++k) {
-          s = CheckRange(call, range, static_cast<double>(value.ints[k]), static_cast<int>(k));
-        }
-        break;
-      default: break;
+    double one = 0;
+    if (spec.params[range.param].kind == ParamKind::kIntArray) {
+      for (size_t k = 0; k < value.ints.size() && !s; ++k) {
+        s = CheckRange(call, range, static_cast<double>(value.ints[k]), static_cast<int>(k));
+      }
+    } else if (HostValue(call, range.param, &one)) {
+      s = CheckRange(call, range, one, -1);
     }
     if (s) return s;
   }

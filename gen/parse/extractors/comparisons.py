@@ -1,0 +1,260 @@
+"""Value ranges a page states as comparisons, not brackets: "stride数值必须大于0", "group需大于0",
+"取值范围 >= 1", "steps大于等于0", "0≤prob≤1", "min不能大于max", and the error rows that name the
+refused side ("传入的bins小于等于0", "n或m的值小于0", "传入的min大于max"). Each becomes a
+`ValueRange` of a host argument (an int, an int array's every element, a float, a scalar), its
+bound a number or the value of another host argument (`Extent.VALUE`).
+
+    kernelSize的行: 数值必须大于0                 ValueRange(kernelSize, low=(0, exclusive))
+    group需大于0                                  ValueRange(group, low=(0, exclusive))
+    传入的bins小于等于0 (an error row)             ValueRange(bins, low=(0, exclusive))
+    传入的min大于max (an error row)                ValueRange(min, high=value(max))
+    0≤prob≤1                                      ValueRange(prob, [0, 1])
+
+CANN's implementations check these in phase 1 (the error tables list them as 161002), and the
+kernels the simulator runs assume them (a pool's stride, a histogram's bins). Read narrowly: a
+clause under a condition ("当...时", "若", "则"), a bound that is an expression ("self对应维度的
+值", "rank(index)", "2^24"), a comparison of part of the argument ("C/group≤8000", "长度小于等于")
+or of a tensor's values gives no rule: the simulator then checks less than the page, never more.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Iterable, Mapping, Optional
+
+from gen.ir import API, Bound, Diagnostic, Extent, Level, Param, ParamKind, ValueRange
+from gen.parse.extractors import vocab
+from gen.parse.extractors.relations import CONDITION
+
+# The host arguments a ValueRange bounds (phase 1 reads their values: runtime/sim/src/opapi/rules.cpp).
+_BOUNDED = (ParamKind.INT, ParamKind.INT_ARRAY, ParamKind.FLOAT, ParamKind.SCALAR)
+# What a bound may name: an argument with one value.
+_VALUED = (ParamKind.INT, ParamKind.FLOAT, ParamKind.SCALAR)
+
+# Comparators, longest first, as (pattern, relation): the relation the subject has to the bound.
+_COMPARATORS = (
+    (r"大于或等于|大于等于|等于或大于|不小于|不能小于|不得小于|不低于|>=|≥|＞=|"
+     r"greater\s+than\s+or\s+equal\s+to|no\s+less\s+than|not\s+less\s+than|at\s+least", ">="),
+    (r"小于或等于|小于等于|等于或小于|不大于|不能大于|不得大于|不超过|<=|≤|＜=|"
+     r"less\s+than\s+or\s+equal\s+to|no\s+greater\s+than|not\s+greater\s+than|at\s+most", "<="),
+    (r"大于|>|＞|greater\s+than|larger\s+than", ">"),
+    (r"小于|<|＜|less\s+than|smaller\s+than", "<"),
+)
+_COMPARATOR = "|".join(f"(?P<c{i}>{pattern})" for i, (pattern, _) in enumerate(_COMPARATORS))
+_NEGATION = {">=": "<", "<=": ">", ">": "<=", "<": ">="}
+
+_NUMBER = r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|零"
+# A modal between what is bounded and its comparator: "需要", "必须都", "要求为", "取值范围是", "must be".
+_MODAL = (r"(?:\s*(?:都|均|也)?\s*(?:需要|需|必须|应该|应当|应|要求为|要求|要|须|是|都|均|must|should|shall|needs?\s+to)?"
+          r"\s*(?:都|均)?\s*(?:be|is|are)?)?")
+# Words between a subject and its comparator: "的值", "的取值", "存在某维度的值", "中元素值", "数值中存在",
+# "groups数", "的值域"...
+_FILLER = (r"(?:\s*(?:的|中的?|中|'s)?\s*(?:取值范围|取值|数值|值域|元素值|值|每个元素|数组元素|元素|数|value|values)?)?"
+           r"(?:\s*中?\s*(?:存在|含有|有)(?:某(?:个)?维度的?|任意)?\s*(?:值|元素)?)?" + _MODAL)
+# What may follow a bound: the clause's end, a conjunction, or the value word. A disjunction ends
+# a clause only in an error row (either side is refused); in a requirement it joins alternatives.
+_AFTER = r"\s*(?:的值|的数值|的元素|的正整数|的整数)?\s*(?:$|[,，。;；)）]|且|并且|\band\b{disjunction})"
+# The start of a clause that names nothing: the row's own argument ("数值必须大于0", "需大于0",
+# "各元素均大于零", "且数组元素必须都大于0", "取值范围是大于0的正整数").
+_ANCHOR = (r"^\s*(?:且|并且|and|其|该参数)?\s*(?:取值范围|取值|数值|数组中的每个(?:值|元素)|数组元素|每个元素|各元素|所有元素|每个值|元素值|"
+           r"元素|值|(?:each|every)\s+(?:element|value)(?:\s+(?:in|of)\s+the\s+array)?|all\s+(?:elements|values)|"
+           r"the\s+value|values?)?" + _MODAL + r"\s*")
+# A tensor's rank as a bound ("self.dim()").
+_RANK_OF = r"\s*\.\s*(?:dim\(\)|ndim\b|dim\b|rank\(\))"
+# A bound named after "输入" ("numSeqs的值大于输入numQueries的值").
+_BOUND_LEAD = r"(?:输入(?:的)?)?"
+# An error row's words before what it names ("传入的", "参数").
+_LEAD = r"(?:传入的|输入的|参数|属性)?"
+_SEPARATOR = r"\s*(?:、|,|，|和|或者|或|与|及|\bor\b|\band\b)\s*"
+_CLAUSES = re.compile(r"[,，:：]")
+# Conditions the IR's ranges cannot carry: a dtype, a "时" clause without its comma ("在step大于0时
+# 输入的start小于end"), a consequent.
+_CONDITIONAL = re.compile(r"数据类型|\b(?:fp|bf|FP|BF)16\b|\bfp32\b|(?<![同暂及])时|则|否则|\botherwise\b|\bif\b|\bwhen\b|"
+                          r"精度|\bto\s+(?:maintain|ensure|keep)\b|\bprecision\b", re.I)
+# A clause that advises ("建议为7.0"): no requirement, and not the sentence's other clauses' business.
+_ADVICE = re.compile(r"建议|推荐|\brecommend", re.I)
+# What a comparison of part of an argument names first ("The length of the passed kernelSize").
+_PART_OF = re.compile(r"(?:\b(?:length|size|number|rank|dimensions?|shape|sum|product)\s+of(?:\s+the)?"
+                      r"(?:\s+(?:passed|input|given))?|长度|个数|维度|乘积)$", re.I)
+_CONJUNCTION = re.compile(r"且|\band\b", re.I)
+
+
+def comparison_ranges(params: Mapping[str, Param], names: str, sentence: str, subject: Optional[str],
+                      error_row: bool, line: int) -> list[ValueRange]:
+    """The ranges one sentence states. `names`: a pattern of the API's parameter names (bounded);
+    `subject`: the row's parameter, which a clause naming nothing speaks of."""
+    if _CONDITIONAL.search(sentence) or CONDITION.search(sentence) or vocab.socs_in(sentence):
+        return []  # "fp16数据类型, step、size大于72", "若保持精度, 则eps需大于等于1e-5"
+    if error_row and _CONJUNCTION.search(sentence):
+        return []  # "self为空Tensor, 且numClasses小于等于0": refused when both hold, not either
+    if subject is None and not error_row:
+        # A constraints line "autoPad：其中0代表NOTSET，并且只支持数值0" speaks of the name it opens with.
+        opening = re.match(rf"^\s*({names})\s*:", sentence)
+        subject = opening.group(1) if opening else None
+    out: list[ValueRange] = []
+    start = 0
+    for clause in _CLAUSES.split(sentence):
+        tail, start = sentence[start:], start + len(clause) + 1  # the clause and what follows it
+        if _ADVICE.search(clause):
+            continue
+        out.extend(_chained(params, names, clause, error_row, line))
+        out.extend(_named(params, names, clause, error_row, line))
+        if not error_row:
+            out.extend(_only(params, names, clause, tail, subject, line))
+        if subject is not None and not error_row:
+            out.extend(_anchored(params, names, clause, subject, line))
+    return out
+
+
+# "只支持数值0", "仅支持取值2", "只能为1", "can only be set to 0", "only supports 1": one value.
+_ONLY = (r"(?:(?:只|仅)(?:支持设置为|支持|能设置为|能为|能取|能是|可为|可以为|可以是)(?:数值|取值|值|为|配置为)?|"
+         r"can\s+only\s+be(?:\s+set\s+to)?|only\s+supports?(?:\s+the\s+value)?)")
+
+
+# "仅支持0,1,2三个值": a list, which the clauses split apart ("长度仅支持1、2，值仅支持1" has one of each).
+_ONLY_LIST = re.compile(rf"{_ONLY}\s*(?:{_NUMBER})\s*(?:[,，、/~]|或者|或|和|及|至|到|\bor\b|\band\b|\bto\b)\s*(?:{_NUMBER})",
+                        re.I)
+
+
+def _only(params: Mapping[str, Param], names: str, clause: str, tail: str, subject: Optional[str],
+          line: int) -> Iterable[ValueRange]:
+    """`tail`: the clause and the rest of its sentence, where a list the clauses split continues."""
+    word = re.search(_ONLY, clause, re.I)
+    if word is None or _ONLY_LIST.match(tail, word.start()):
+        return
+    after = _AFTER.format(disjunction="")
+    named = re.search(rf"(?<![A-Za-z0-9_/*+\-×.的])(?P<name>{names}){_FILLER}\s*{_ONLY}\s*(?P<value>{_NUMBER})(?={after})",
+                      clause, re.I)
+    if named is not None:
+        name, value = named.group("name"), named.group("value")
+    else:
+        anchored = re.match(rf"{_ANCHOR}{_ONLY}\s*(?P<value>{_NUMBER})(?={after})", clause, re.I)
+        if anchored is None or subject is None:
+            return
+        name, value = subject, anchored.group("value")
+    param = params.get(name)
+    if param is None or param.kind not in (ParamKind.INT, ParamKind.INT_ARRAY, ParamKind.FLOAT):
+        return
+    bound = _bound_of(params, value)
+    if bound is not None:
+        yield ValueRange(name, low=bound, high=bound, line=line)
+
+
+def _relation(match: re.Match) -> str:
+    return next(rel for i, (_, rel) in enumerate(_COMPARATORS) if match.group(f"c{i}"))
+
+
+def _bound_of(params: Mapping[str, Param], text: str) -> Optional[Bound]:
+    """A bound's term: a number or a host argument's name; None for anything else."""
+    text = text.strip()
+    rank = re.fullmatch(rf"(-?)\s*([A-Za-z_]\w*){_RANK_OF}", text)
+    if rank is not None:  # "dim >= self.dim()", "dim < -self.dim()"
+        param = params.get(rank.group(2))
+        if param is None or param.kind is not ParamKind.TENSOR:
+            return None
+        return Bound(extent=Extent.RANK, sign=-1 if rank.group(1) else 1, tensor=rank.group(2))
+    if re.fullmatch(_NUMBER, text):
+        return Bound(offset=0.0 if text == "零" else float(text))
+    param = params.get(text)
+    if param is not None and param.kind in _VALUED:
+        return Bound(extent=Extent.VALUE, tensor=text)
+    return None
+
+
+def _range(param: Param, relation: str, bound: Bound, line: int, error_row: bool) -> Optional[ValueRange]:
+    if param.kind not in _BOUNDED or bound.tensor == param.name:
+        return None
+    if param.kind is ParamKind.SCALAR and not error_row:
+        # An aclScalar's value is checked where the error table says so (aclnnHistc's "传入的min大于
+        # max"); aclnnInplaceAdds' row "other: 取值范围需大于0" is no check of CANN's.
+        return None
+    if bound.extent is Extent.VALUE and param.kind is ParamKind.INT_ARRAY:
+        return None  # an array's elements against one value: no page states it so
+    inclusive = relation in (">=", "<=")
+    bound = replace(bound, inclusive=inclusive)
+    if relation in (">=", ">"):
+        return ValueRange(param.name, low=bound, line=line)
+    return ValueRange(param.name, high=bound, line=line)
+
+
+def _named(params: Mapping[str, Param], names: str, clause: str, error_row: bool, line: int) -> Iterable[ValueRange]:
+    """"group需大于0", "n或m的值小于0" (an error row: refused when so), "min不能大于max"."""
+    disjunction = r"|或者|或|\bor\b" if error_row else ""
+    pattern = (rf"(?<![A-Za-z0-9_/*+\-×.的])(?:{_LEAD})(?P<names>{names}(?:{_SEPARATOR}{names})*){_FILLER}\s*"
+               rf"(?:{_COMPARATOR})\s*{_BOUND_LEAD}(?P<bound>{_NUMBER}|-?\s*{names}{_RANK_OF}|{names})"
+               rf"(?={_AFTER.format(disjunction=disjunction)})")
+    for match in re.finditer(pattern, clause, re.I):
+        bound = _bound_of(params, match.group("bound"))
+        if bound is None:
+            continue
+        if _PART_OF.search(clause[:match.start("names")].rstrip()):
+            continue
+        relation = _relation(match)
+        if error_row:
+            if re.search(r"不满足|不在|不符合|not\s+(?:meet|satisf)", clause[:match.start()]):
+                continue  # "prob不满足0≤prob≤1": _chained reads it
+            relation = _NEGATION[relation]
+        for name in re.findall(names, match.group("names")):
+            found = _range(params[name], relation, bound, line, error_row)
+            if found is not None:
+                yield found
+
+
+def _anchored(params: Mapping[str, Param], names: str, clause: str, subject: str, line: int) -> Iterable[ValueRange]:
+    """A row's clause that names nothing before its comparator: "数值必须大于0", "取值范围 >= 1"."""
+    match = re.match(rf"{_ANCHOR}(?:{_COMPARATOR})\s*{_BOUND_LEAD}(?P<bound>{_NUMBER}|{names})(?={_AFTER.format(disjunction='')})",
+                     clause, re.I)
+    if match is None or subject not in params:
+        return
+    bound = _bound_of(params, match.group("bound"))
+    if bound is not None:
+        found = _range(params[subject], _relation(match), bound, line, False)
+        if found is not None:
+            yield found
+
+
+_LOW_CMP = r"(?P<low_op><=|≤|<|＜)"
+_HIGH_CMP = r"(?P<high_op><=|≤|<|＜)"
+
+
+def _chained(params: Mapping[str, Param], names: str, clause: str, error_row: bool, line: int) -> Iterable[ValueRange]:
+    """"0≤prob≤1": both bounds at once (an error row's "prob不满足0≤prob≤1" states the same)."""
+    pattern = rf"(?P<low>{_NUMBER})\s*{_LOW_CMP}\s*(?P<name>{names})\s*{_HIGH_CMP}\s*(?P<high>{_NUMBER})(?![\d.])"
+    for match in re.finditer(pattern, clause):
+        if error_row and not re.search(r"不满足|不在|不符合|not\s+(?:meet|satisf|in)", clause[:match.start()]):
+            continue
+        param = params[match.group("name")]
+        if param.kind not in _BOUNDED or (param.kind is ParamKind.SCALAR and not error_row):
+            continue
+        low, high = _bound_of(params, match.group("low")), _bound_of(params, match.group("high"))
+        if low is None or high is None:
+            continue
+        yield ValueRange(param.name, low=replace(low, inclusive=match.group("low_op") in ("<=", "≤")),
+                         high=replace(high, inclusive=match.group("high_op") in ("<=", "≤")), line=line)
+
+
+def ranges_the_example_keeps(api: API, diags: list[Diagnostic]) -> API:
+    """`api` without the value ranges (of numbers, or of other arguments' values) that its page's own
+    example breaks: the page contradicts itself there (aclnnAdvanceStepV2's row says "numSeqs的值大于
+    输入numQueries的值", its error table refuses numSeqs "不等于" numQueries, and its example passes
+    both as 8), and a call the page shows is never refused."""
+    if api.example_call is None or not api.value_ranges:
+        return api
+    given = {arg.param: arg.values for arg in api.example_call.args if arg.shape is None}
+    kept = []
+    for rule in api.value_ranges:
+        broken = _broken_by(rule, given)
+        if broken is None:
+            kept.append(rule)
+            continue
+        diags.append(Diagnostic(Level.INFO, rule.line, "example-breaks-range",
+                                f"{api.name}: the page's example passes {rule.param} = {broken:g}, outside "
+                                f"{rule.describe()}: the simulator does not check it"))
+    return api if len(kept) == len(api.value_ranges) else replace(api, value_ranges=tuple(kept))
+
+
+def _broken_by(rule: ValueRange, given: Mapping[str, tuple[float, ...]]) -> Optional[float]:
+    """The first value of the example's that is outside `rule` (numbers and other values only)."""
+    singles = {name: values[0] for name, values in given.items() if len(values) == 1}
+    return next((value for value in given.get(rule.param, ()) if rule.refuses(value, singles)), None)
