@@ -43,6 +43,7 @@ _COMPARATORS = (
 )
 _COMPARATOR = "|".join(f"(?P<c{i}>{pattern})" for i, (pattern, _) in enumerate(_COMPARATORS))
 _NEGATION = {">=": "<", "<=": ">", ">": "<=", "<": ">="}
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 _NUMBER = r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|零"
 # A modal between what is bounded and its comparator: "需要", "必须都", "要求为", "取值范围是", "must be".
@@ -80,12 +81,15 @@ _PART_OF = re.compile(r"(?:\b(?:length|size|number|rank|dimensions?|shape|sum|pr
 _CONJUNCTION = re.compile(r"且|\band\b", re.I)
 
 
-def comparison_ranges(params: Mapping[str, Param], names: str, sentence: str, subject: Optional[str],
+def comparison_ranges(params: Mapping[str, Param], sentence: str, subject: Optional[str],
                       error_row: bool, line: int) -> list[ValueRange]:
-    """The ranges one sentence states. `names`: a pattern of the API's parameter names (bounded);
-    `subject`: the row's parameter, which a clause naming nothing speaks of."""
+    """The ranges one sentence states. `subject`: the row's parameter, which a clause naming nothing
+    speaks of."""
+    if not _SOME_COMPARISON.search(sentence):
+        return []
     if _CONDITIONAL.search(sentence) or CONDITION.search(sentence) or vocab.socs_in(sentence):
         return []  # "fp16数据类型, step、size大于72", "若保持精度, 则eps需大于等于1e-5"
+    names = _names_in(sentence, params)
     if error_row and _CONJUNCTION.search(sentence):
         return []  # "self为空Tensor, 且numClasses小于等于0": refused when both hold, not either
     if subject is None and not error_row:
@@ -115,6 +119,16 @@ _ONLY = (r"(?:(?:只|仅)(?:支持设置为|支持|能设置为|能为|能取|�
 # "仅支持0,1,2三个值": a list, which the clauses split apart ("长度仅支持1、2，值仅支持1" has one of each).
 _ONLY_LIST = re.compile(rf"{_ONLY}\s*(?:{_NUMBER})\s*(?:[,，、/~]|或者|或|和|及|至|到|\bor\b|\band\b|\bto\b)\s*(?:{_NUMBER})",
                         re.I)
+
+
+def _names_in(sentence: str, params: Mapping[str, Param]) -> str:
+    """A pattern of the parameter names the sentence holds (longest first, not inside a longer ASCII
+    identifier). Not of every name of the API: the readers match it at each position of every
+    sentence, and a page of 10,000 parameters made that quadratic (tests/test_fuzz_parser.py)."""
+    present = sorted({word for word in _IDENTIFIER.findall(sentence) if word in params}, key=len, reverse=True)
+    if not present:
+        return r"(?!x)x"
+    return r"(?<![A-Za-z0-9_.])(?:" + "|".join(map(re.escape, present)) + r")(?![A-Za-z0-9_])"
 
 
 def _only(params: Mapping[str, Param], names: str, clause: str, tail: str, subject: Optional[str],
@@ -216,6 +230,8 @@ def _anchored(params: Mapping[str, Param], names: str, clause: str, subject: str
 
 _LOW_CMP = r"(?P<low_op><=|≤|<|＜)"
 _HIGH_CMP = r"(?P<high_op><=|≤|<|＜)"
+# What every reader above looks for: a sentence without any is read no further.
+_SOME_COMPARISON = re.compile(rf"{_COMPARATOR}|{_ONLY}|<|≤|＜", re.I)
 
 
 def _chained(params: Mapping[str, Param], names: str, clause: str, error_row: bool, line: int) -> Iterable[ValueRange]:

@@ -29,10 +29,13 @@ _OPTIONAL_WORDS = re.compile(r"可选|可为空|可以为空|可以传入空指�
                              r"\boptional\b|can\s+be\s+(?:null|nullptr|empty\s+pointer)|may\s+be\s+null", re.I)
 
 
+_WHEN_PASSED = re.compile(r"传入\s*([A-Za-z_][A-Za-z0-9_]*)\s*时")
+
+
 def _said_when_passed(name: str, text: str) -> bool:
     """The row states what holds "传入sorter时" (when sorter is passed): not passing it is valid
     (aclnnSearchSorted's sorter, which torch.searchsorted without sorter= passes as null)."""
-    return bool(re.search(rf"传入\s*{re.escape(name)}\s*时", text))
+    return name in _WHEN_PASSED.findall(text)
 
 
 @dataclass

@@ -187,7 +187,7 @@ class _Reader:
         if text.subject is not None and self._shape_rule(sentence, text):
             return
         self._ranges(sentence, text, conditional)
-        for found in comparison_ranges(self.params, self.name, sentence, text.subject, text.error_row, text.line):
+        for found in comparison_ranges(self.params, sentence, text.subject, text.error_row, text.line):
             self.rules.add(self.rules.value_ranges, found)
         # A constraints line names the tensor it speaks of (the patterns ask for it when no row
         # supplies one).
