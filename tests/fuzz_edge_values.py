@@ -93,13 +93,15 @@ def valid_cases(module: Any) -> list:
 # loss: the reduced losses, the cross entropy's and the softmax backwards' sums along a line.
 ACCUMULATING = ("matmul", "reduce", "norm", "norm_grad", "sync_batch_norm", "softmax", "cumulative", "index", "loss",
                 "conv", "pool", "foreach", "optim", "amp", "linalg", "embedding", "rotary", "masked_softmax",
-                "margin", "adam", "activation")  # index: scatter_add, index_add; pool: average pools;
+                "margin", "adam", "activation", "attention")  # index: scatter_add, index_add; pool: average pools;
 # optim, adam: the moments' squares and quotients overflow at extreme magnitudes in an order of their own;
 # linalg: LAPACK's factorisations carry infinities and NaNs, and overflow, in an order of their own
 # (OpenBLAS in double here, MKL in float in PyTorch's wheels);
 # embedding: the gradient's row sums and the renorm's norms (double here, float in PyTorch's);
 # rotary: dcos and dsin's sums; masked_softmax: the backward's row sum; margin: the hinge sums;
-# activation: PReLU's weight gradient, a sum over every element of a channel
+# activation: PReLU's weight gradient, a sum over every element of a channel; attention: the scores'
+# softmax and the gradients' sums over the sequence (infinite scores give NaN rows in an order of
+# their own)
 # The normalisations divide by a standard deviation that a tiny variance makes eps's (rstd ~ 316):
 # their moderate magnitudes stop at 2, where x * rstd * w still has the digits that PyTorch's form
 # (x * alpha + beta, alpha = w * rstd) and the simulator's ((x - mean) * rstd * w + b) share.
@@ -116,6 +118,18 @@ KNOWN_DISAGREEMENTS: dict[str, str] = {
     # Open: found after the merge of the linalg family (seed 0 of the op_docs campaign).
     "aclnnLinalgQr": "FLOAT16 edge values: Q's NaN positions differ from PyTorch's (the Householder reflections "
                      "in double here, in float there)",
+    # Open: the attention family, merged at the end of a stop, not yet analysed under this campaign.
+    **dict.fromkeys(["aclnnFlashAttentionScore", "aclnnFlashAttentionScoreGrad", "aclnnFlashAttentionScoreGradV2",
+                     "aclnnFlashAttentionScoreV2", "aclnnFlashAttentionUnpaddingScoreGrad",
+                     "aclnnFlashAttentionUnpaddingScoreGradV4"],
+                    "NaN and -inf positions differ from the golden's (fully masked rows' softmax statistics; the "
+                    "gradients from statistics the campaign passes unlike the forward's)"),
+    **dict.fromkeys(["aclnnFlashAttentionUnpaddingScoreGradV2", "aclnnFlashAttentionVarLenScore",
+                     "aclnnFlashAttentionVarLenScoreV2", "aclnnFlashAttentionVarLenScoreV3",
+                     "aclnnFlashAttentionVarLenScoreV4", "aclnnFusedInferAttentionScoreV2",
+                     "aclnnFusedInferAttentionScoreV3", "aclnnIncreFlashAttentionV4", "aclnnPromptFlashAttentionV3"],
+                    "the campaign's edge-valued calls are never compared (their valid calls do not survive its "
+                    "layouts and values)"),
 }
 # No call of a campaign needs more device memory (its tensors have a few dozen elements; the
 # robustness campaign's terabyte views must fail without allocating them).

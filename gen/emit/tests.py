@@ -1333,7 +1333,7 @@ class RulePlanner:
         """What a bound stands for in the base call (None: unbounded, or not known)."""
         if bound is None:
             return None
-        extent = 0
+        extent: float = 0
         if bound.extent is Extent.VALUE:
             other = self.base.values.get(bound.tensor)
             if not isinstance(other, (int, float)) or isinstance(other, bool):

@@ -587,7 +587,7 @@ def _optional_where_errors_refuse_only_all_null(params: Sequence[Param], errors:
             for match in _ALL_NULL.finditer(error.condition):
                 names = [_pointer_named(n, pointers) for n in _NAME.findall(match.group(1))]
                 if len(names) > 1 and all(names):
-                    named.update(names)
+                    named.update(n for n in names if n)
     return [dataclasses.replace(p, optional=True) if p.name in named else p for p in params]
 
 

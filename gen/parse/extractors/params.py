@@ -142,7 +142,7 @@ def _direction(cparam: CParam, entry: Optional[ParamEntry], diags: list[Diagnost
                                 f"{cparam.name}: the table says out and the C type is const; the name says it is "
                                 "the caller's tensor written in place: inout"))
         return Direction.INOUT
-    if stated is Direction.OUT and "*" not in cparam.c_type:
+    if stated is Direction.OUT and cparam.c_type and "*" not in cparam.c_type:  # "": no prototype (a README)
         # aclnnFusedInferAttentionScoreV2's table says 输出 for `int64_t keyAntiquantMode`: a value the
         # caller passes cannot be written back.
         diags.append(Diagnostic(Level.INFO, line, "direction-from-type",

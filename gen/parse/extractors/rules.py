@@ -261,8 +261,9 @@ class _Reader:
             return  # a range of a tensor's values: not a phase-1 check
         if param.kind not in _INTEGRAL and param.kind not in _HOST_REAL and param.kind is not ParamKind.SCALAR:
             return
-        if conditional and _whole_rank_range(low, high) and _POSITIVE_RANK.search(sentence) and \
-                _POSITIVE_RANK.search(sentence).group(1) == low.tensor:
+        positive_rank = _POSITIVE_RANK.search(sentence)
+        if conditional and _whole_rank_range(low, high) and positive_rank and low is not None and \
+                positive_rank.group(1) == low.tensor:
             # "当self.dim()>0时, dim的取值范围[-self.dim(), self.dim()-1]" beside "当self.dim()=0时, [-1, 0]":
             # one range, [-rank, rank), as a 0-d tensor's rank counts as 1 (Extent.RANK).
             conditional = False
