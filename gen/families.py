@@ -611,6 +611,33 @@ ADAM = Family(
 
 FAMILIES = FAMILIES + (ACTIVATION, EMBEDDING, ROTARY, MASKED_SOFTMAX, MARGIN, ADAM)
 
+# Quantisation (runtime/sim/src/opapi/families/quant.cpp): int8 quantisation by a scale and an
+# offset per tensor or per channel (aclnnAscendQuant/V3, aclnnQuantize: torch_npu.npu_quantize,
+# torch.quantize_per_tensor/per_channel), its inverse (aclnnAscendAntiQuant: npu_anti_quant),
+# per-row dynamic quantisation (aclnnDynamicQuant/V2: npu_dynamic_quant) and fake quantisation
+# with its mask (aclnnFakeQuantPer{Tensor,Channel}AffineCachemask: torch.fake_quantize_*).
+QUANT = Family(
+    "quant", "PlanQuant",
+    ops=("ascend_quant", "anti_quant", "quantize", "dynamic_quant", "fake_quant"),
+    # enabled: fake quantisation's switch (below 1: out = x, mask all true); smooth: dynamic
+    # quantisation's per-column factors; scale_out/offset_out: its per-row results.
+    roles=("x", "scale", "offset", "sqrt_mode", "round_mode", "dst_type", "axis", "smooth", "group_index",
+           "quant_min", "quant_max", "enabled", "out", "scale_out", "offset_out", "mask"),
+    required=("x", "out"),
+    source="x",
+    op_output_shapes=(("*", "*", "given"),),
+    fixed_dtypes=(("scale_out", "FLOAT"), ("offset_out", "FLOAT"), ("mask", "BOOL")),
+    op_fixed_dtypes=(("ascend_quant", "out", "INT8"), ("quantize", "out", "INT8"), ("dynamic_quant", "out", "INT8"),
+                     ("anti_quant", "out", "FLOAT16")),
+    doc="ascend_quant: round(x * scale (* scale with sqrt_mode) + offset) by round_mode, saturated to INT8; "
+        "quantize: round(x / scale + offset) half to even, saturated to out's INT8/UINT8/INT32; anti_quant: "
+        "(x + offset) * scale (* scale) to FLOAT16/BFLOAT16; scale and offset one value or one per element along "
+        "`axis`; dynamic_quant: per row of the last dimension, scale = max|x * smooth| / 127 (or the asymmetric "
+        "(max - min) / 255 with an offset) and y the rounded quotient; fake_quant: aten's fake_quantize "
+        "cachemask (per tensor, or per channel along axis), its mask; in float")
+
+FAMILIES = FAMILIES + (QUANT,)
+
 BY_NAME = {f.name: f for f in FAMILIES}
 
 

@@ -82,6 +82,9 @@ set(ACLNN_EXAMPLES
   arg_max
   arg_min
   argsort
+  ascend_anti_quant
+  ascend_quant
+  ascend_quant_v3
   asin
   asinh
   atan
@@ -155,6 +158,8 @@ set(ACLNN_EXAMPLES
   dropout_gen_mask_v2_tensor
   dropout_v3
   dropout_v3_grad
+  dynamic_quant
+  dynamic_quant_v2
   elu
   elu_backward
   embedding
@@ -171,6 +176,8 @@ set(ACLNN_EXAMPLES
   expand
   expm1
   eye
+  fake_quant_per_channel_affine_cachemask
+  fake_quant_per_tensor_affine_cachemask
   fast_gelu
   fast_gelu_backward
   fast_layer_norm
@@ -500,6 +507,7 @@ set(ACLNN_EXAMPLES
   prelu_backward
   prod
   prod_dim
+  quantize
   randperm
   range
   reciprocal

@@ -1,0 +1,395 @@
+// The quant family: int8 quantisation and its inverse, element by element with a scale and an
+// offset per tensor or per channel, per row of the last dimension (dynamic), and aten's fake
+// quantisation with its mask.
+//   ascend_quant   y = round(x * scale + offset) (x * scale * scale with sqrtMode), roundMode
+//                  "round" (half to even), "floor", "ceil" or "trunc", saturated to INT8
+//                  (aclnnAscendQuant: scale along the last dimension; V3: along `axis`)
+//   quantize       out = round(x / scales + zeroPoints) half to even, saturated to out's INT8, UINT8
+//                  or INT32 (aclnnQuantize; scales along `axis`)
+//   anti_quant     y = (x + offset) * scale (* scale with sqrtMode), in float, to FLOAT16/BFLOAT16
+//   dynamic_quant  per row r of the last dimension, v = x * smooth: symmetric scale = max|v| / 127,
+//                  y = round(v / scale); with offsetOut (aclnnDynamicQuantV2's asymmetric form)
+//                  scale = (max v - min v) / 255, offset = 127 - max v / scale, y = round(v / scale +
+//                  offset); y saturated to INT8
+//   fake_quant     aten's fake_quantize_per_{tensor,channel}_affine_cachemask: q = nearbyint(x * (1 /
+//                  scale)) + zero_point, out = (clamp(q, quant_min, quant_max) - zero_point) * scale,
+//                  mask = quant_min <= q <= quant_max; per tensor, fakeQuantEnabled < 1 gives out = x
+//                  and a true mask
+// What the family does not model is refused by name (561003, "not simulated"): outputs other than
+// INT8 for ascend_quant and dynamic_quant (INT4, INT32-packed INT4, HIFLOAT8, FLOAT8), quantize's
+// HIFLOAT8/FLOAT8, anti_quant's INT4/INT32-packed inputs, roundMode "hybrid" (HIFLOAT8 only) and
+// dynamic quantisation by groups (groupIndexOptional). A NaN quantises to 0.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "common/dtypes.h"
+#include "opapi/families/family.h"
+#include "opapi/thread_pool.h"
+
+namespace aclsim {
+namespace {
+
+using F = QuantFamily;
+
+enum Slot { kX, kScale, kOffset, kSmooth, kOut, kScaleOut, kOffsetOut, kMask, kSlots };
+enum class Rounding { kHalfEven, kFloor, kCeil, kTrunc };
+
+double RoundBy(Rounding mode, double v) {
+  switch (mode) {
+    case Rounding::kFloor: return std::floor(v);
+    case Rounding::kCeil: return std::ceil(v);
+    case Rounding::kTrunc: return std::trunc(v);
+    default: return std::nearbyint(v);
+  }
+}
+
+// v rounded and saturated to [low, high]; NaN is 0.
+int64_t Saturate(double v, double low, double high) {
+  if (std::isnan(v)) return 0;
+  return static_cast<int64_t>(std::min(std::max(v, low), high));
+}
+
+// Splits [0, count) over the threads for large tensors.
+template <typename Fn>
+void Spread(int64_t count, int64_t cost, Fn&& run) {
+  const int64_t tasks = count * cost < (1 << 15) ? 1 : std::min<int64_t>(count, ParallelThreads() * 4);
+  if (tasks <= 1) {
+    run(int64_t{0}, count);
+  } else {
+    ParallelFor(tasks, [&](int64_t t) { run(count * t / tasks, count * (t + 1) / tasks); });
+  }
+}
+
+class QuantWork final : public FamilyWork {
+ public:
+  QuantWork(const char* api, int op) : FamilyWork(api, kSlots), op_(op) {}
+
+  bool sqrt_mode = false;
+  Rounding rounding = Rounding::kHalfEven;
+  double low = -128, high = 127;  // the saturation range of the quantised dtype
+  bool has_offset = false, has_smooth = false, asymmetric = false, enabled = true;
+
+ private:
+  aclnnStatus Compute() override {
+    const int64_t n = tensor(kX).numel();
+    if (n == 0) return ACLNN_SUCCESS;
+    const float* x = static_cast<const float*>(ContiguousAs(tensor(kX), ComputeType::kFloat32, 0));
+    if (op_ == F::Op::kDynamicQuant) return Dynamic(x, n);
+    // Scale and offset are views broadcast to x's shape: gathered, one value per element.
+    const float* scale = static_cast<const float*>(ContiguousAs(tensor(kScale), ComputeType::kFloat32, 1));
+    const float* offset =
+        has_offset ? static_cast<const float*>(ContiguousAs(tensor(kOffset), ComputeType::kFloat32, 2)) : nullptr;
+    if (op_ == F::Op::kAntiQuant) {
+      float* y = static_cast<float*>(Scratch(3, static_cast<size_t>(n) * sizeof(float)));
+      Spread(n, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          const float v = (x[i] + (offset ? offset[i] : 0.0f)) * scale[i];
+          y[i] = sqrt_mode ? v * scale[i] : v;
+        }
+      });
+      ScatterFrom(y, ComputeType::kFloat32, tensor(kOut));
+      return ACLNN_SUCCESS;
+    }
+    if (op_ == F::Op::kFakeQuant) return Fake(x, scale, offset, n);
+    int64_t* q = static_cast<int64_t*>(Scratch(3, static_cast<size_t>(n) * sizeof(int64_t)));
+    const bool divide = op_ == F::Op::kQuantize;
+    Spread(n, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        float v;
+        if (divide) {
+          v = x[i] / scale[i];
+        } else {
+          v = x[i] * scale[i];
+          if (sqrt_mode) v *= scale[i];
+        }
+        if (offset) v += offset[i];
+        q[i] = Saturate(RoundBy(rounding, v), low, high);
+      }
+    });
+    ScatterFrom(q, ComputeType::kInt64, tensor(kOut));
+    return ACLNN_SUCCESS;
+  }
+
+  aclnnStatus Fake(const float* x, const float* scale, const float* zero_point, int64_t n) {
+    float* out = static_cast<float*>(Scratch(4, static_cast<size_t>(n) * sizeof(float)));
+    int64_t* mask = static_cast<int64_t*>(Scratch(5, static_cast<size_t>(n) * sizeof(int64_t)));
+    Spread(n, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        if (!enabled) {
+          out[i] = x[i];
+          mask[i] = 1;
+          continue;
+        }
+        // As aten's CPU kernel: the reciprocal in float, the rounded product plus the zero point
+        // in float, then the clamped integer back in double.
+        const float inverse = 1.0f / scale[i];
+        const float zero = zero_point ? zero_point[i] : 0.0f;
+        const float qf = zero + std::nearbyint(x[i] * inverse);
+        const int64_t qv = std::isnan(qf) ? 0 : static_cast<int64_t>(qf);
+        out[i] = static_cast<float>((std::fmin(std::fmax(static_cast<double>(qv), low), high) - zero) *
+                                    static_cast<double>(scale[i]));
+        mask[i] = qv >= low && qv <= high;
+      }
+    });
+    ScatterFrom(out, ComputeType::kFloat32, tensor(kOut));
+    ScatterFrom(mask, ComputeType::kInt64, tensor(kMask));
+    return ACLNN_SUCCESS;
+  }
+
+  aclnnStatus Dynamic(const float* x, int64_t n) {
+    const int64_t width = tensor(kX).shape.back(), rows = n / width;
+    const float* smooth =
+        has_smooth ? static_cast<const float*>(ContiguousAs(tensor(kSmooth), ComputeType::kFloat32, 1)) : nullptr;
+    int64_t* q = static_cast<int64_t*>(Scratch(3, static_cast<size_t>(n) * sizeof(int64_t)));
+    float* scales = static_cast<float*>(Scratch(4, static_cast<size_t>(rows) * sizeof(float)));
+    float* offsets = static_cast<float*>(Scratch(5, static_cast<size_t>(rows) * sizeof(float)));
+    Spread(rows, width, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const float* row = x + r * width;
+        auto value = [&](int64_t j) { return smooth ? row[j] * smooth[j] : row[j]; };
+        float top = value(0), bottom = top, magnitude = std::fabs(top);
+        for (int64_t j = 1; j < width; ++j) {
+          const float v = value(j);
+          top = std::max(top, v);
+          bottom = std::min(bottom, v);
+          magnitude = std::max(magnitude, std::fabs(v));
+        }
+        const float s = asymmetric ? (top - bottom) / 255.0f : magnitude / 127.0f;
+        const float o = asymmetric ? 127.0f - top / s : 0.0f;
+        scales[r] = s;
+        offsets[r] = o;
+        for (int64_t j = 0; j < width; ++j) {
+          const float v = asymmetric ? value(j) / s + o : value(j) / s;
+          q[r * width + j] = Saturate(std::nearbyint(v), low, high);
+        }
+      }
+    });
+    ScatterFrom(q, ComputeType::kInt64, tensor(kOut));
+    ScatterFrom(scales, ComputeType::kFloat32, tensor(kScaleOut));
+    if (asymmetric) ScatterFrom(offsets, ComputeType::kFloat32, tensor(kOffsetOut));
+    return ACLNN_SUCCESS;
+  }
+
+  int op_;
+};
+
+// `p` seen as one value per element of `shape` along `axis` (or one value for all): a single
+// element; a 1-d tensor of shape[axis] elements; or, with `full_rank`, a tensor of shape's rank
+// whose dimensions are 1 except along axis. False when it is none of these.
+bool ChannelView(const TensorDesc& p, const Dims& shape, int64_t axis, bool full_rank, TensorRef* out) {
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  const int64_t own = static_cast<int64_t>(p.view.size());
+  Dims strides(rank, 0);
+  if (p.numel() != 1) {
+    if (axis < 0 || axis >= rank) return false;
+    if (own == 1 && p.view[0] == shape[axis]) {
+      strides[axis] = p.strides[0];
+    } else if (full_rank && own == rank) {
+      for (int64_t d = 0; d < rank; ++d) {
+        if (d != axis && p.view[d] != 1) return false;
+      }
+      if (p.view[axis] != shape[axis]) return false;
+      strides[axis] = p.strides[axis];
+    } else {
+      return false;
+    }
+  }
+  out->shape = shape;
+  out->strides = strides;
+  return true;
+}
+
+// The saturation range of a quantised dtype; false for the dtypes the family does not produce.
+bool IntegerRange(aclDataType dtype, double* low, double* high) {
+  switch (dtype) {
+    case ACL_INT8: *low = -128; *high = 127; return true;
+    case ACL_UINT8: *low = 0; *high = 255; return true;
+    case ACL_INT32: *low = -2147483648.0; *high = 2147483647.0; return true;
+    default: return false;
+  }
+}
+
+class Planner {
+ public:
+  Planner(const Call& call, const FamilySpec& family, ExecutorWork** work)
+      : call_(call), family_(family), work_(work) {}
+
+  aclnnStatus Reject(int role, const std::string& message) {
+    return RejectParam(call_, family_, role, ACLNN_ERR_PARAM_INVALID, message);
+  }
+  aclnnStatus Decline(const std::string& why) { return aclsim::Decline(call_, work_, why); }
+
+  // Keeps the tensor of `role` as a per-`axis` view of x's shape in `slot`.
+  aclnnStatus Channel(QuantWork* made, int role, int slot, const Dims& shape, int64_t axis, bool full_rank) {
+    const TensorDesc* p = RoleTensor(call_, family_, role);
+    made->tensor(slot).Set(RoleName(call_, family_, role), *p);
+    if (!ChannelView(*p, shape, axis, full_rank, &made->tensor(slot))) {
+      return Reject(role, "shape " + DimsText(p->view) + " is neither one value nor one per element of x " +
+                              DimsText(shape) + " along axis " + std::to_string(axis));
+    }
+    return ACLNN_SUCCESS;
+  }
+
+  const Call& call_;
+  const FamilySpec& family_;
+  ExecutorWork** work_;
+};
+
+}  // namespace
+
+aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
+  *workspace = 0;
+  Planner plan(call, family, work);
+  const int op = family.op;
+  const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
+  const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
+  if (!x || !out) return plan.Decline("without its tensors");
+  if (op != F::Op::kDynamicQuant && !RoleTensor(call, family, F::Role::kScale)) return plan.Decline("without scale");
+  if (x->view.size() > 16) return plan.Decline("over 16 dimensions");
+  const Dims& shape = x->view;
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  auto made_owner = std::make_unique<QuantWork>(call.spec.name, op);
+  QuantWork* made = made_owner.get();
+  made->tensor(kX).Set(RoleName(call, family, F::Role::kX), *x);
+  made->sqrt_mode = RoleBool(call, family, F::Role::kSqrtMode, false);
+  made->has_offset = RoleTensor(call, family, F::Role::kOffset) != nullptr;
+
+  // The axis scale and offset run along: the last dimension unless the page has an axis.
+  int64_t axis = rank - 1;
+  if (family.has(F::Role::kAxis) && op != F::Op::kFakeQuant) {
+    const int64_t given = RoleInt(call, family, F::Role::kAxis, -1);
+    const bool single = RoleTensor(call, family, F::Role::kScale)->numel() == 1;
+    if (!WrapDim(given, rank, &axis) && !single) {
+      return plan.Reject(F::Role::kAxis, std::to_string(given) + " is outside [-" + std::to_string(rank) + ", " +
+                                              std::to_string(rank) + ")");
+    }
+  }
+
+  if (op == F::Op::kAscendQuant || op == F::Op::kQuantize) {
+    if (op == F::Op::kAscendQuant) {
+      const int64_t dst = RoleInt(call, family, F::Role::kDstType, 2);
+      if (dst != 2) return plan.Decline("for dstType " + std::to_string(dst) + " (only 2, INT8, is simulated)");
+      const char* mode = family.has(F::Role::kRoundMode) ? CallString(call, family.role(F::Role::kRoundMode)) : "";
+      const std::string m = mode ? mode : "";
+      if (m == "round") {
+        made->rounding = Rounding::kHalfEven;
+      } else if (m == "floor") {
+        made->rounding = Rounding::kFloor;
+      } else if (m == "ceil") {
+        made->rounding = Rounding::kCeil;
+      } else if (m == "trunc") {
+        made->rounding = Rounding::kTrunc;
+      } else if (m == "hybrid") {
+        return plan.Decline("for roundMode \"hybrid\" (HIFLOAT8 outputs only)");
+      } else {
+        return plan.Reject(F::Role::kRoundMode, "\"" + m + "\" is not round, floor, ceil, trunc or hybrid");
+      }
+    } else {
+      const aclDataType dst = RoleDType(call, family, F::Role::kDstType, out->dtype);
+      if (dst != out->dtype) {
+        return plan.Reject(F::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " is not dstType " +
+                                              DTypeName(dst));
+      }
+    }
+    if (!IntegerRange(out->dtype, &made->low, &made->high) || (op == F::Op::kAscendQuant && out->dtype != ACL_INT8)) {
+      return plan.Decline(std::string("for an output of dtype ") + DTypeName(out->dtype));
+    }
+    // aclnnAscendQuant's scale may also be x's rank with 1 except along the axis.
+    const bool full_rank = op == F::Op::kAscendQuant;
+    if (aclnnStatus s = plan.Channel(made, F::Role::kScale, kScale, shape, axis, full_rank)) return s;
+    if (made->has_offset) {
+      if (aclnnStatus s = plan.Channel(made, F::Role::kOffset, kOffset, shape, axis, full_rank)) return s;
+    }
+  } else if (op == F::Op::kAntiQuant) {
+    if (x->dtype != ACL_INT8) return plan.Decline(std::string("for x of dtype ") + DTypeName(x->dtype));
+    const int64_t dst = RoleInt(call, family, F::Role::kDstType, 1);
+    const aclDataType want = dst == 1 ? ACL_FLOAT16 : dst == 27 ? ACL_BF16 : ACL_DT_UNDEFINED;
+    if (want == ACL_DT_UNDEFINED) return plan.Reject(F::Role::kDstType, std::to_string(dst) + " is not 1 or 27");
+    if (out->dtype != want) {
+      return plan.Reject(F::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " is not dstType's " +
+                                            DTypeName(want));
+    }
+    if (aclnnStatus s = plan.Channel(made, F::Role::kScale, kScale, shape, axis, false)) return s;
+    if (made->has_offset) {
+      if (aclnnStatus s = plan.Channel(made, F::Role::kOffset, kOffset, shape, axis, false)) return s;
+    }
+  } else if (op == F::Op::kDynamicQuant) {
+    if (RoleTensor(call, family, F::Role::kGroupIndex)) {
+      return plan.Decline("with groupIndexOptional (per-expert smooth scales)");
+    }
+    const int64_t dst = RoleInt(call, family, F::Role::kDstType, 2);
+    if (dst != 2 || out->dtype != ACL_INT8) {
+      return plan.Decline(std::string("for an output of dtype ") + DTypeName(out->dtype) + " (dstType " +
+                          std::to_string(dst) + "; only INT8 is simulated)");
+    }
+    if (rank < 1) return plan.Reject(F::Role::kX, "shape [] has no last dimension");
+    const TensorDesc* smooth = RoleTensor(call, family, F::Role::kSmooth);
+    if (smooth) {
+      made->has_smooth = true;
+      made->tensor(kSmooth).Set(RoleName(call, family, F::Role::kSmooth), *smooth);
+      // [C], or [1, C]: aclnnDynamicQuantV2's table gives the smooth scales 2 dimensions (its
+      // prose, x's last dimension without groups).
+      if (smooth->view.empty() || smooth->view.back() != shape.back() || smooth->numel() != shape.back()) {
+        return plan.Reject(F::Role::kSmooth, "shape " + DimsText(smooth->view) + " is not [" +
+                                                 std::to_string(shape.back()) + "], x's last dimension");
+      }
+    }
+    Dims rows(shape.begin(), shape.end() - 1);
+    const TensorDesc* scale_out = RoleTensor(call, family, F::Role::kScaleOut);
+    if (!scale_out) return plan.Decline("without scaleOut");
+    if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kScaleOut, *scale_out, rows, "x's shape without its "
+                                         "last dimension", kScaleOut)) {
+      return s;
+    }
+    const TensorDesc* offset_out = RoleTensor(call, family, F::Role::kOffsetOut);
+    if (offset_out) {
+      made->asymmetric = true;
+      if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOffsetOut, *offset_out, rows,
+                                           "x's shape without its last dimension", kOffsetOut)) {
+        return s;
+      }
+    }
+  } else {  // fake_quant
+    const int64_t qmin = RoleInt(call, family, F::Role::kQuantMin, 0);
+    const int64_t qmax = RoleInt(call, family, F::Role::kQuantMax, 0);
+    if (qmin > qmax) return plan.Reject(F::Role::kQuantMin, "is greater than quantMax");
+    made->low = static_cast<double>(qmin);
+    made->high = static_cast<double>(qmax);
+    made->enabled = RoleNumber(call, family, F::Role::kEnabled, -1, 1.0) >= 1;
+    made->has_offset = true;
+    const TensorDesc* scale = RoleTensor(call, family, F::Role::kScale);
+    const TensorDesc* zero = RoleTensor(call, family, F::Role::kOffset);
+    if (family.has(F::Role::kAxis)) {
+      const int64_t given = RoleInt(call, family, F::Role::kAxis, 0);
+      if (!WrapDim(given, rank, &axis)) {
+        return plan.Reject(F::Role::kAxis, std::to_string(given) + " is outside [-" + std::to_string(rank) + ", " +
+                                                std::to_string(rank) + ")");
+      }
+      for (int role : {int{F::Role::kScale}, int{F::Role::kOffset}}) {
+        const TensorDesc* p = role == F::Role::kScale ? scale : zero;
+        if (p->view.size() != 1 || p->view[0] != shape[axis]) {
+          return plan.Reject(role, "shape " + DimsText(p->view) + " is not [" + std::to_string(shape[axis]) +
+                                       "], self's size along axis");
+        }
+      }
+    } else {
+      for (int role : {int{F::Role::kScale}, int{F::Role::kOffset}}) {
+        const TensorDesc* p = role == F::Role::kScale ? scale : zero;
+        if (p->numel() != 1) return plan.Reject(role, "shape " + DimsText(p->view) + " is not one value");
+      }
+    }
+    if (aclnnStatus s = plan.Channel(made, F::Role::kScale, kScale, shape, axis, false)) return s;
+    if (aclnnStatus s = plan.Channel(made, F::Role::kOffset, kOffset, shape, axis, false)) return s;
+    const TensorDesc* mask = RoleTensor(call, family, F::Role::kMask);
+    if (!mask) return plan.Decline("without mask");
+    if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kMask, *mask, shape, "self's shape", kMask)) return s;
+  }
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, shape, "x's shape", kOut)) return s;
+  *work = made_owner.release();
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace aclsim
