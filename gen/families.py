@@ -636,7 +636,24 @@ QUANT = Family(
         "(max - min) / 255 with an offset) and y the rounded quotient; fake_quant: aten's fake_quantize "
         "cachemask (per tensor, or per channel along axis), its mask; in float")
 
-FAMILIES = FAMILIES + (QUANT,)
+# An rms norm over x's last dimension quantised to INT8 (runtime/sim/src/opapi/families/quant.cpp):
+# aclnnRmsNormQuant (torch_npu.npu_rms_norm_quant) and aclnnAddRmsNormQuant/V2 with the sum x1 + x2
+# first (npu_add_rms_norm_quant).
+NORM_QUANT = Family(
+    "norm_quant", "PlanNormQuant",
+    ops=("rms_norm_quant", "add_rms_norm_quant"),
+    roles=("x", "x2", "gamma", "beta", "scale", "offset", "scale2", "offset2", "epsilon", "div_mode", "axis", "out",
+           "out2", "sum_out", "norm_out"),
+    required=("x", "gamma", "scale", "out"),
+    source="x",
+    op_output_shapes=(("*", "*", "given"),),
+    fixed_dtypes=(("out", "INT8"), ("out2", "INT8")),
+    doc="y = x * rstd * gamma + beta over x's last dimension (x = x1 + x2 rounded to x1's dtype for "
+        "add_rms_norm_quant, the sum in sum_out, x * rstd * gamma in norm_out), then round(y * scale + offset) "
+        "(y / scale with div_mode) half to even, saturated to INT8, once per scale given; in float, the mean "
+        "square in double")
+
+FAMILIES = FAMILIES + (QUANT, NORM_QUANT)
 
 BY_NAME = {f.name: f for f in FAMILIES}
 

@@ -58,6 +58,7 @@ set(ACLNN_EXAMPLES
   add_relu
   add_rms_norm
   add_rms_norm_cast
+  add_rms_norm_quant_v2
   addbmm
   addcdiv
   addcmul
@@ -541,6 +542,7 @@ set(ACLNN_EXAMPLES
   right_shift
   rms_norm
   rms_norm_grad
+  rms_norm_quant
   roll
   rotary_position_embedding_grad
   rsub

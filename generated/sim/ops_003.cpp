@@ -387,6 +387,15 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products"},
 };
 
+// The value checks of the semantics file (what the page states in prose).
+aclnnStatus CheckValues(const aclsim::Call& call) {
+  const int64_t dstType = aclsim::CallInt(call, 3);
+  if (dstType != 1 && dstType != 27) {  // semantics/quant.toml:47
+    return aclsim::Reject(call, 161002, "dstType must be 1 (FLOAT16) or 27 (BFLOAT16)");
+  }
+  return ACLNN_SUCCESS;
+}
+
 // Computed by the quant family (x=x, scale=scale, offset=offset, sqrt_mode=sqrtMode, dst_type=dstType, out=y).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanQuant, aclsim::QuantFamily::Op::kAntiQuant,
@@ -397,7 +406,7 @@ constexpr aclsim::ApiSpec kSpec = {
     "aclnnAscendAntiQuant", "aclnnAscendAntiQuant_en.md",
     kParams, 6,
     kProducts, 5,
-    /*checks=*/nullptr,
+    /*checks=*/&CheckValues,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
     /*family=*/&kFamily};

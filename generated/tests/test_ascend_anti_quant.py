@@ -136,9 +136,11 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 200: 161002 ACLNN_ERR_PARAM_INVALID: The value of dstType is invalid.
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 200: 161002 ACLNN_ERR_PARAM_INVALID: The value of dstType is invalid.)')
-def test_error_row3_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dstType=0', values={'dstType': 0}, out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row3_value(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 203: 161002 ACLNN_ERR_PARAM_INVALID: If the data type of x is INT4, the size of the last axis of x is not an even number.

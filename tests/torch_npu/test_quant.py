@@ -78,3 +78,32 @@ def test_npu_dynamic_quant_follows_its_page(run_npu):
         assert torch.equal(got_scale.cpu(), scale) and torch.equal(got_offset.cpu(), offset), "asymmetric scale"
         assert torch.equal(y.cpu(), want), "npu_dynamic_quant_asymmetric"
     """)
+
+
+def test_npu_rms_norm_quant_follow_their_pages(run_npu):
+    run_npu("""
+        def rstd(x):
+            return torch.rsqrt((x.double().pow(2).mean(-1, keepdim=True) + 1e-6).float())
+
+        def quant(y):
+            return torch.clamp(torch.round(y), -128, 127).to(torch.int8)
+
+        x = torch.randn(2, 3, 16).half()
+        gamma, beta = (torch.rand(16) + 0.5).half(), (torch.rand(16) - 0.5).half()
+        scale, offset = torch.tensor([20.0]).half(), torch.tensor([3], dtype=torch.int8)
+        # aclnnRmsNormQuant: round((x * rstd * gamma + beta) * scale + offset).
+        want = quant((x.float() * rstd(x) * gamma.float() + beta.float()) * scale.float() + offset.float())
+        got = torch_npu.npu_rms_norm_quant(x.npu(), gamma.npu(), beta.npu(), scale.npu(), offset.npu()).cpu()
+        assert torch.equal(got, want), "npu_rms_norm_quant"
+        # aclnnAddRmsNormQuantV2: the sum in x1's dtype, then round(y / scales1 + zero_points1) by divMode.
+        x2 = torch.randn(2, 3, 16).half()
+        scales1 = torch.rand(16) * 0.05 + 0.02
+        zero1 = torch.randint(-4, 4, (16,), dtype=torch.int32)
+        s = (x.float() + x2.float()).half()
+        y = s.float() * rstd(s) * gamma.float()
+        for div_mode in (True, False):
+            want = quant((y / scales1 if div_mode else y * scales1) + zero1.float())
+            y1, _, x_out = torch_npu.npu_add_rms_norm_quant(x.npu(), x2.npu(), gamma.npu(), scales1.npu(), zero1.npu(),
+                                                            div_mode=div_mode)
+            assert torch.equal(x_out.cpu(), s) and torch.equal(y1.cpu(), want), ("npu_add_rms_norm_quant", div_mode)
+    """)

@@ -358,6 +358,17 @@ struct QuantFamily {
   static constexpr const char* kOpNames[] = { "ascend_quant", "anti_quant", "quantize", "dynamic_quant", "fake_quant" };
 };
 
+// norm_quant: y = x * rstd * gamma + beta over x's last dimension (x = x1 + x2 rounded to x1's dtype for add_rms_norm_quant, the sum in sum_out, x * rstd * gamma in norm_out), then round(y * scale + offset) (y / scale with div_mode) half to even, saturated to INT8, once per scale given; in float, the mean square in double.
+struct NormQuantFamily {
+  struct Op {
+    enum : int8_t { kRmsNormQuant, kAddRmsNormQuant };
+  };
+  struct Role {
+    enum : int8_t { kX, kX2, kGamma, kBeta, kScale, kOffset, kScale2, kOffset2, kEpsilon, kDivMode, kAxis, kOut, kOut2, kSumOut, kNormOut };
+  };
+  static constexpr const char* kOpNames[] = { "rms_norm_quant", "add_rms_norm_quant" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -390,6 +401,7 @@ aclnnStatus PlanMaskedSoftmax(const Call& call, const FamilySpec& family, Execut
 aclnnStatus PlanMargin(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAdam(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 

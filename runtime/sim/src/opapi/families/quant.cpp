@@ -15,6 +15,17 @@
 //                  scale)) + zero_point, out = (clamp(q, quant_min, quant_max) - zero_point) * scale,
 //                  mask = quant_min <= q <= quant_max; per tensor, fakeQuantEnabled < 1 gives out = x
 //                  and a true mask
+// The norm_quant family, an rms norm over x's last dimension quantised to INT8:
+//   rms_norm_quant      y = x * rstd * gamma + beta, out = round(y * scale + offset)
+//                       (aclnnRmsNormQuant: one scale and one INT8 offset)
+//   add_rms_norm_quant  x = x1 + x2 rounded to x1's dtype (sum_out), y as above (beta optional),
+//                       out = round(y / scale + offset) with divMode, round(y * scale + offset)
+//                       without, per element of the last dimension, and out2 the same by scale2
+//                       (left unwritten without scale2: the page calls it invalid); norm_out
+//                       x * rstd * gamma (aclnnAddRmsNormQuant/V2)
+// rstd = 1 / sqrt(mean(x^2) + epsilon), the mean square summed in double; the rest in float;
+// rounding half to even, saturated to INT8. gamma and the per-channel tensors span the last
+// dimension only (a gamma over several trailing dimensions is refused by name).
 // What the family does not model is refused by name (561003, "not simulated"): outputs other than
 // INT8 for ascend_quant and dynamic_quant (INT4, INT32-packed INT4, HIFLOAT8, FLOAT8), quantize's
 // HIFLOAT8/FLOAT8, anti_quant's INT4/INT32-packed inputs, roundMode "hybrid" (HIFLOAT8 only) and
@@ -24,6 +35,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/dtypes.h"
 #include "opapi/families/family.h"
@@ -174,6 +186,77 @@ class QuantWork final : public FamilyWork {
   }
 
   int op_;
+};
+
+using N = NormQuantFamily;
+
+enum NormSlot { kNx, kNx2, kNGamma, kNBeta, kNScale, kNOffset, kNScale2, kNOffset2, kNOut, kNOut2, kNSum, kNNorm,
+                kNormSlots };
+
+class NormQuantWork final : public FamilyWork {
+ public:
+  explicit NormQuantWork(const char* api) : FamilyWork(api, kNormSlots) {}
+
+  double epsilon = 1e-6;
+  bool divide = false, add = false;
+  bool has[kNormSlots] = {};  // the optional tensors given
+
+ private:
+  // The per-channel tensor of `slot` as `width` floats (one value repeated for a single one);
+  // empty when not given.
+  std::vector<float> Channel(int slot, int64_t width) const {
+    if (!has[slot]) return {};
+    std::vector<float> v(static_cast<size_t>(tensor(slot).numel()));
+    GatherAs(tensor(slot), ComputeType::kFloat32, v.data());
+    if (static_cast<int64_t>(v.size()) != width) v.assign(static_cast<size_t>(width), v[0]);
+    return v;
+  }
+
+  aclnnStatus Compute() override {
+    const int64_t n = tensor(kNx).numel();
+    if (n == 0) return ACLNN_SUCCESS;
+    const int64_t width = tensor(kNx).shape.back(), rows = n / width;
+    const float* x = static_cast<const float*>(ContiguousAs(tensor(kNx), ComputeType::kFloat32, 0));
+    std::vector<float> sum;
+    if (add) {
+      // The sum as x1's dtype holds it (written to sum_out, then read back rounded).
+      const float* x2 = static_cast<const float*>(ContiguousAs(tensor(kNx2), ComputeType::kFloat32, 1));
+      sum.resize(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) sum[i] = x[i] + x2[i];
+      ScatterFrom(sum.data(), ComputeType::kFloat32, tensor(kNSum));
+      GatherAs(tensor(kNSum), ComputeType::kFloat32, sum.data());
+      x = sum.data();
+    }
+    const std::vector<float> gamma = Channel(kNGamma, width), beta = Channel(kNBeta, width);
+    const std::vector<float> scales[2] = {Channel(kNScale, width), Channel(kNScale2, width)};
+    const std::vector<float> offsets[2] = {Channel(kNOffset, width), Channel(kNOffset2, width)};
+    std::vector<float> normed(static_cast<size_t>(n));
+    std::vector<int64_t> q[2] = {std::vector<int64_t>(static_cast<size_t>(n)),
+                                 std::vector<int64_t>(scales[1].empty() ? 0 : static_cast<size_t>(n))};
+    Spread(rows, width, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const float* row = x + r * width;
+        double squares = 0;
+        for (int64_t j = 0; j < width; ++j) squares += static_cast<double>(row[j]) * row[j];
+        const float rstd = 1.0f / std::sqrt(static_cast<float>(squares / static_cast<double>(width) + epsilon));
+        for (int64_t j = 0; j < width; ++j) {
+          const int64_t i = r * width + j;
+          normed[i] = row[j] * rstd * gamma[j];
+          const float y = beta.empty() ? normed[i] : normed[i] + beta[j];
+          for (int k = 0; k < 2; ++k) {
+            if (scales[k].empty()) continue;
+            float v = divide ? y / scales[k][j] : y * scales[k][j];
+            if (!offsets[k].empty()) v += offsets[k][j];
+            q[k][i] = Saturate(std::nearbyint(v), -128, 127);
+          }
+        }
+      }
+    });
+    ScatterFrom(q[0].data(), ComputeType::kInt64, tensor(kNOut));
+    if (!scales[1].empty() && has[kNOut2]) ScatterFrom(q[1].data(), ComputeType::kInt64, tensor(kNOut2));
+    if (has[kNNorm]) ScatterFrom(normed.data(), ComputeType::kFloat32, tensor(kNNorm));
+    return ACLNN_SUCCESS;
+  }
 };
 
 // `p` seen as one value per element of `shape` along `axis` (or one value for all): a single
@@ -388,6 +471,73 @@ aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork**
     if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kMask, *mask, shape, "self's shape", kMask)) return s;
   }
   if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, shape, "x's shape", kOut)) return s;
+  *work = made_owner.release();
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
+  *workspace = 0;
+  const TensorDesc* x = RoleTensor(call, family, N::Role::kX);
+  const TensorDesc* out = RoleTensor(call, family, N::Role::kOut);
+  if (!x || !out) return Decline(call, work, "without its tensors");
+  if (x->view.empty() || x->view.size() > 16) return Decline(call, work, "for a 0-d x or over 16 dimensions");
+  auto reject = [&](int role, const std::string& message) {
+    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
+  };
+  if (out->dtype != ACL_INT8) return Decline(call, work, std::string("for an output of dtype ") + DTypeName(out->dtype));
+  if (family.has(N::Role::kAxis) && RoleInt(call, family, N::Role::kAxis, -1) != -1) {
+    return reject(N::Role::kAxis, "must be -1 (the pages: only -1 is supported)");
+  }
+  const Dims& shape = x->view;
+  const int64_t width = shape.back();
+  auto made_owner = std::make_unique<NormQuantWork>(call.spec.name);
+  NormQuantWork* made = made_owner.get();
+  made->add = family.op == N::Op::kAddRmsNormQuant;
+  made->divide = RoleBool(call, family, N::Role::kDivMode, false);
+  made->epsilon = RoleNumber(call, family, N::Role::kEpsilon, -1, 1e-6);
+  made->tensor(kNx).Set(RoleName(call, family, N::Role::kX), *x);
+  // The per-channel tensors: x's last dimension (any leading 1s), or one value for the scale and
+  // offset of aclnnRmsNormQuant.
+  const struct {
+    int role, slot;
+    bool single;
+  } channels[] = {{N::Role::kGamma, kNGamma, false}, {N::Role::kBeta, kNBeta, false},
+                  {N::Role::kScale, kNScale, true},  {N::Role::kOffset, kNOffset, true},
+                  {N::Role::kScale2, kNScale2, true}, {N::Role::kOffset2, kNOffset2, true}};
+  for (const auto& c : channels) {
+    const TensorDesc* t = RoleTensor(call, family, c.role);
+    if (!t) continue;
+    const bool one = c.single && t->numel() == 1;
+    if (!one && (t->view.empty() || t->view.back() != width || t->numel() != width)) {
+      if (t->view.size() > 1 && t->numel() != width && t->view.back() == width) {
+        return Decline(call, work, std::string("for ") + RoleName(call, family, c.role) + " over several dimensions " +
+                                       DimsText(t->view) + " (only x's last dimension is simulated)");
+      }
+      return reject(c.role, "shape " + DimsText(t->view) + " is not x's last dimension [" + std::to_string(width) + "]");
+    }
+    made->tensor(c.slot).Set(RoleName(call, family, c.role), *t);
+    made->has[c.slot] = true;
+  }
+  if (made->add) {
+    const TensorDesc* x2 = RoleTensor(call, family, N::Role::kX2);
+    const TensorDesc* sum = RoleTensor(call, family, N::Role::kSumOut);
+    if (!x2 || !sum) return Decline(call, work, "without x2 or xOut");
+    if (aclnnStatus s = CheckShape(call, family, N::Role::kX2, x2, shape, "x1's shape")) return s;
+    made->tensor(kNx2).Set(RoleName(call, family, N::Role::kX2), *x2);
+    if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kSumOut, *sum, shape, "x1's shape", kNSum)) return s;
+  }
+  if (const TensorDesc* out2 = RoleTensor(call, family, N::Role::kOut2)) {
+    if (out2->dtype != ACL_INT8) return Decline(call, work, std::string("for y2Out of dtype ") + DTypeName(out2->dtype));
+    if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kOut2, *out2, shape, "x1's shape", kNOut2)) return s;
+    made->has[kNOut2] = true;
+  }
+  if (const TensorDesc* normed = RoleTensor(call, family, N::Role::kNormOut)) {
+    if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kNormOut, *normed, shape, "x1's shape", kNNorm)) {
+      return s;
+    }
+    made->has[kNNorm] = true;
+  }
+  if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kOut, *out, shape, "x's shape", kNOut)) return s;
   *work = made_owner.release();
   return ACLNN_SUCCESS;
 }
