@@ -653,7 +653,21 @@ NORM_QUANT = Family(
         "(y / scale with div_mode) half to even, saturated to INT8, once per scale given; in float, the mean "
         "square in double")
 
-FAMILIES = FAMILIES + (QUANT, NORM_QUANT)
+# A matrix product with an INT8 weight dequantised first (runtime/sim/src/opapi/families/quant.cpp):
+# aclnnWeightQuantBatchMatmulV2/V3, torch_npu.npu_weight_quant_batchmatmul.
+WEIGHT_QUANT_MATMUL = Family(
+    "weight_quant_matmul", "PlanWeightQuantMatmul",
+    ops=("weight_quant_matmul",),
+    roles=("x", "weight", "scale", "offset", "quant_scale", "quant_offset", "bias", "group_size", "inner_precise",
+           "out"),
+    required=("x", "weight", "scale", "out"),
+    source="x",
+    op_output_shapes=(("*", "*", "given"),),
+    doc="y = x @ ((weight + offset) * scale) + bias for a 2-d x [m, k] and an INT8 weight [k, n], the scale and "
+        "offset one value, one per column n, or one per group of group_size rows of k; in float, the products "
+        "summed in double")
+
+FAMILIES = FAMILIES + (QUANT, NORM_QUANT, WEIGHT_QUANT_MATMUL)
 
 BY_NAME = {f.name: f for f in FAMILIES}
 

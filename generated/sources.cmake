@@ -604,6 +604,8 @@ set(ACLNN_EXAMPLES
   var
   var_correction
   var_mean
+  weight_quant_batch_matmul_v2
+  weight_quant_batch_matmul_v3
   x_log_y_scalar_self
   xlog1py
 )

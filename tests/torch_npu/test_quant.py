@@ -107,3 +107,27 @@ def test_npu_rms_norm_quant_follow_their_pages(run_npu):
                                                             div_mode=div_mode)
             assert torch.equal(x_out.cpu(), s) and torch.equal(y1.cpu(), want), ("npu_add_rms_norm_quant", div_mode)
     """)
+
+
+def test_npu_weight_quant_batchmatmul_follows_its_page(run_npu):
+    run_npu("""
+        x = torch.randn(5, 64).half()
+        weight = torch.randint(-128, 128, (64, 24), dtype=torch.int8)
+        bias = torch.randn(24).half()
+        # y = x @ ((weight + antiquant_offset) * antiquant_scale) + bias: per channel, per group of 32
+        # rows of k, and a transposed weight; inner_precise 1 reaches aclnnWeightQuantBatchMatmulV3.
+        for scale_shape, group, inner in (((24,), 0, 0), ((2, 24), 32, 0), ((24,), 0, 1)):
+            scale = (torch.rand(scale_shape) * 0.01 + 0.001).half()
+            offset = torch.randint(-4, 4, scale_shape).half()
+            expand = (lambda p: p.float().repeat_interleave(group, 0)) if group else (lambda p: p.float())
+            want = x.float() @ ((weight.float() + expand(offset)) * expand(scale)) + bias.float()
+            got = torch_npu.npu_weight_quant_batchmatmul(x.npu(), weight.npu(), scale.npu(), offset.npu(), None, None,
+                                                         bias.npu(), group, inner).cpu()
+            assert got.dtype == torch.float16 and torch.allclose(got.float(), want, rtol=2e-3, atol=2e-3), (
+                scale_shape, group, inner, (got.float() - want).abs().max())
+        wt = torch.randint(-128, 128, (24, 64), dtype=torch.int8)
+        scale = (torch.rand(24) * 0.01 + 0.001).half()
+        want = x.float() @ (wt.t().float() * scale.float())
+        got = torch_npu.npu_weight_quant_batchmatmul(x.npu(), wt.npu().t(), scale.npu()).cpu()
+        assert torch.allclose(got.float(), want, rtol=2e-3, atol=2e-3), "transposed weight"
+    """)

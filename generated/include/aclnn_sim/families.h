@@ -369,6 +369,17 @@ struct NormQuantFamily {
   static constexpr const char* kOpNames[] = { "rms_norm_quant", "add_rms_norm_quant" };
 };
 
+// weight_quant_matmul: y = x @ ((weight + offset) * scale) + bias for a 2-d x [m, k] and an INT8 weight [k, n], the scale and offset one value, one per column n, or one per group of group_size rows of k; in float, the products summed in double.
+struct WeightQuantMatmulFamily {
+  struct Op {
+    enum : int8_t { kWeightQuantMatmul };
+  };
+  struct Role {
+    enum : int8_t { kX, kWeight, kScale, kOffset, kQuantScale, kQuantOffset, kBias, kGroupSize, kInnerPrecise, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "weight_quant_matmul" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -402,6 +413,7 @@ aclnnStatus PlanMargin(const Call& call, const FamilySpec& family, ExecutorWork*
 aclnnStatus PlanAdam(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 
