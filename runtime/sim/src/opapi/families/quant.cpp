@@ -89,7 +89,7 @@ class QuantWork final : public FamilyWork {
   bool sqrt_mode = false;
   Rounding rounding = Rounding::kHalfEven;
   double low = -128, high = 127;  // the saturation range of the quantised dtype
-  bool has_offset = false, has_smooth = false, asymmetric = false, enabled = true;
+  bool has_offset = false, has_smooth = false, asymmetric = false, enabled = true, per_channel = false;
 
  private:
   aclnnStatus Compute() override {
@@ -142,15 +142,20 @@ class QuantWork final : public FamilyWork {
           mask[i] = 1;
           continue;
         }
-        // As aten's CPU kernel: the reciprocal in float, the rounded product plus the zero point
-        // in float, then the clamped integer back in double.
+        // As aten's CPU kernels: the reciprocal in float, the rounded product plus the zero point
+        // in float; per tensor clamped as a float (an infinity to its end of the range, NaN to
+        // quant_min), per channel converted to int64 first, where x86 gives a NaN, an infinity
+        // or a value out of range INT64_MIN (quant_min once clamped).
         const float inverse = 1.0f / scale[i];
         const float zero = zero_point ? zero_point[i] : 0.0f;
         const float qf = zero + std::nearbyint(x[i] * inverse);
-        const int64_t qv = std::isnan(qf) ? 0 : static_cast<int64_t>(qf);
-        out[i] = static_cast<float>((std::fmin(std::fmax(static_cast<double>(qv), low), high) - zero) *
-                                    static_cast<double>(scale[i]));
-        mask[i] = qv >= low && qv <= high;
+        double q = qf;
+        if (per_channel) {
+          q = qf >= -9.2233720368547758e18f && qf < 9.2233720368547758e18f ? static_cast<double>(static_cast<int64_t>(qf))
+                                                                           : -9.2233720368547758e18;
+        }
+        out[i] = static_cast<float>((std::fmin(std::fmax(q, low), high) - zero) * static_cast<double>(scale[i]));
+        mask[i] = q >= low && q <= high;
       }
     });
     ScatterFrom(out, ComputeType::kFloat32, tensor(kOut));
@@ -170,13 +175,16 @@ class QuantWork final : public FamilyWork {
         const float* row = x + r * width;
         auto value = [&](int64_t j) { return smooth ? row[j] * smooth[j] : row[j]; };
         float top = value(0), bottom = top, magnitude = std::fabs(top);
+        bool nan = std::isnan(top);
         for (int64_t j = 1; j < width; ++j) {
           const float v = value(j);
+          nan = nan || std::isnan(v);
           top = std::max(top, v);
           bottom = std::min(bottom, v);
           magnitude = std::max(magnitude, std::fabs(v));
         }
-        const float s = asymmetric ? (top - bottom) / 255.0f : magnitude / 127.0f;
+        // A NaN in the row is its maximum, as torch.amax propagates it: the row's scale is NaN.
+        const float s = nan ? NAN : asymmetric ? (top - bottom) / 255.0f : magnitude / 127.0f;
         const float o = asymmetric ? 127.0f - top / s : 0.0f;
         scales[r] = s;
         offsets[r] = o;
@@ -510,6 +518,7 @@ aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork**
     const TensorDesc* scale = RoleTensor(call, family, F::Role::kScale);
     const TensorDesc* zero = RoleTensor(call, family, F::Role::kOffset);
     if (family.has(F::Role::kAxis)) {
+      made->per_channel = true;
       const int64_t given = RoleInt(call, family, F::Role::kAxis, 0);
       if (!WrapDim(given, rank, &axis)) {
         return plan.Reject(F::Role::kAxis, std::to_string(given) + " is outside [-" + std::to_string(rank) + ", " +
