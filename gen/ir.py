@@ -1066,6 +1066,11 @@ class OpSemantics(_Json):
     table_over_example: bool = False
     # What a framework's calls admit beyond the table, and which client and call show it.
     client_dtypes: tuple[ClientDTypes, ...] = ()
+    # Pointer parameters a framework passes NULL where the page does not say they may be
+    # (torch_npu's npu_dynamic_quant: aclnnDynamicQuantV2's offsetOut), and ranks it passes beyond
+    # the table's (inclusive [lo, hi] by parameter); both need client_evidence.
+    client_optional: tuple[str, ...] = ()
+    client_ranks: tuple[ArgValue, ...] = ()
     client_evidence: str = ""
     # A random op: the golden draws from the same law with PyTorch's generator, and the tests
     # compare by law (reproducible for a seed and offset, another offset another sample, the

@@ -278,16 +278,22 @@ def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tu
     that framework's calls (torch_npu's op-plugin gives aclnnLayerNorm FLOAT statistics for a
     FLOAT16 input), so the simulator is not stricter than it; each widening is a warning on the
     page, naming the evidence."""
-    if semantics is None or not semantics.client_dtypes:
+    if semantics is None or not (semantics.client_dtypes or semantics.client_optional or semantics.client_ranks):
         return api, ()
     line = semantics.line
     notes: list[Diagnostic] = []
     widened = {c.param: c.dtypes for c in semantics.client_dtypes}
+    nullable = set(semantics.client_optional)
+    ranks = {r.param: tuple(r.value) for r in semantics.client_ranks}
     names = {p.name for p in api.params if p.kind is ParamKind.TENSOR}
-    for name in sorted(set(widened) - names):
-        notes.append(Diagnostic(Level.ERROR, line, "client-dtypes", f"{api.name}: client_dtypes names {name}, "
-                                                                    "which is not a tensor parameter of the page"))
-        del widened[name]
+    for key, named in (("client_dtypes", widened), ("client_optional", nullable), ("client_ranks", ranks)):
+        for name in sorted(set(named) - names):
+            notes.append(Diagnostic(Level.ERROR, line, "client-dtypes", f"{api.name}: {key} names {name}, "
+                                                                        "which is not a tensor parameter of the page"))
+            if isinstance(named, set):
+                named.discard(name)
+            else:
+                del named[name]
 
     def with_dtypes(dtypes: tuple[DType, ...], extra: tuple[DType, ...]) -> tuple[DType, ...]:
         return dtypes + tuple(d for d in extra if d not in dtypes)
@@ -306,6 +312,19 @@ def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tu
                                     f"{api.name}.{param.name}: a framework passes "
                                     f"{', '.join(d.value for d in extra)} ({semantics.client_evidence}): the "
                                     f"simulator admits it, and its dtype is no longer tied to another tensor's"))
+        if param.name in nullable and not param.optional:
+            changes["optional"] = True
+            notes.append(Diagnostic(Level.WARNING, line, "client-widens-table",
+                                    f"{api.name}.{param.name}: a framework passes NULL ({semantics.client_evidence}): "
+                                    "the simulator admits it absent"))
+        if param.name in ranks and param.rank != ranks[param.name]:
+            lo, hi = ranks[param.name]
+            if param.rank is not None:
+                lo, hi = min(lo, param.rank[0]), max(hi, param.rank[1])
+            changes["rank"] = (lo, hi)
+            notes.append(Diagnostic(Level.WARNING, line, "client-widens-table",
+                                    f"{api.name}.{param.name}: a framework passes ranks {lo} to {hi} "
+                                    f"({semantics.client_evidence}): the simulator admits them"))
         relations = []
         for relation in param.relations:
             if relation.kind is RelationKind.SAME_DTYPE:

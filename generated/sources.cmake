@@ -58,6 +58,7 @@ set(ACLNN_EXAMPLES
   add_relu
   add_rms_norm
   add_rms_norm_cast
+  add_rms_norm_quant_v2
   addbmm
   addcdiv
   addcmul
@@ -83,6 +84,9 @@ set(ACLNN_EXAMPLES
   arg_max
   arg_min
   argsort
+  ascend_anti_quant
+  ascend_quant
+  ascend_quant_v3
   asin
   asinh
   atan
@@ -157,6 +161,8 @@ set(ACLNN_EXAMPLES
   dropout_gen_mask_v2_tensor
   dropout_v3
   dropout_v3_grad
+  dynamic_quant
+  dynamic_quant_v2
   elu
   elu_backward
   embedding
@@ -174,6 +180,8 @@ set(ACLNN_EXAMPLES
   expand
   expm1
   eye
+  fake_quant_per_channel_affine_cachemask
+  fake_quant_per_tensor_affine_cachemask
   fast_gelu
   fast_gelu_backward
   fast_layer_norm
@@ -521,6 +529,7 @@ set(ACLNN_EXAMPLES
   prod
   prod_dim
   prompt_flash_attention_v3
+  quantize
   randperm
   range
   reciprocal
@@ -554,6 +563,7 @@ set(ACLNN_EXAMPLES
   right_shift
   rms_norm
   rms_norm_grad
+  rms_norm_quant
   roll
   rotary_position_embedding_grad
   rsub
@@ -618,6 +628,8 @@ set(ACLNN_EXAMPLES
   var
   var_correction
   var_mean
+  weight_quant_batch_matmul_v2
+  weight_quant_batch_matmul_v3
   x_log_y_scalar_self
   xlog1py
 )

@@ -130,6 +130,12 @@ KNOWN_DISAGREEMENTS: dict[str, str] = {
                      "aclnnFusedInferAttentionScoreV3", "aclnnIncreFlashAttentionV4", "aclnnPromptFlashAttentionV3"],
                     "the campaign's edge-valued calls are never compared (their valid calls do not survive its "
                     "layouts and values)"),
+    # Open: found with the quant family. The goldens receive the INT32 zero point in the suite's
+    # compute dtype (FLOAT for a FLOAT self), which rounds 2147483646 to 2^31.
+    "aclnnFakeQuantPerTensorAffineCachemask": "zero points beyond 2^24: the golden's float zero point is not the "
+                                              "kernel's integer one",
+    "aclnnFakeQuantPerChannelAffineCachemask": "zero points beyond 2^24: the golden's float zero point is not the "
+                                               "kernel's integer one",
 }
 # No call of a campaign needs more device memory (its tensors have a few dozen elements; the
 # robustness campaign's terabyte views must fail without allocating them).

@@ -338,6 +338,10 @@ KNOWN_EXAMPLE_DISAGREEMENTS: dict[str, str] = {
     "fused_infer_attention_score_v3": _LSE_NULL,
     "incre_flash_attention_v4": _DOUBLE_COPY,
     "prompt_flash_attention_v3": _DOUBLE_COPY,
+    "ascend_anti_quant": "prints its FLOAT16 results, copied into std::vector<short>, with %f (a short where printf "
+                         "reads a double: 0.000000)",
+    "dynamic_quant_v2": "quantises by groups (groupIndexOptional, INT32 where the table lists FLOAT16/BFLOAT16): "
+                        "refused",
 }
 
 

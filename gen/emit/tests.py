@@ -431,7 +431,9 @@ class Planner:
         self.ranks = rank_bounds(self.main)
         self.values = with_semantic_call(base_values(api), api, bound.semantics)
         self.family = families.family(bound.semantics.family) if bound.semantics and bound.semantics.family else None
-        dtype_role = (bound.semantics.role("dtype") or "dtype") if bound.semantics and self.family else None
+        # Only a family with a dtype role has one (aclnnQuantize's dtype is the output's, not the inputs').
+        dtype_role = (bound.semantics.role("dtype") or "dtype") if (
+            bound.semantics and self.family and "dtype" in self.family.roles) else None
         self.family_dtype_arg = dtype_role if dtype_role and any(
             p.name == dtype_role and p.kind is ParamKind.DTYPE for p in api.params) else None
         self.bound_scalars = dtype_bound_scalars(api)

@@ -14,6 +14,7 @@ import itertools
 import re
 from typing import Callable, Collection, Optional, Sequence, TypeVar
 
+from gen.names import header_file
 from gen.ir import (API, Diagnostic, Direction, DTypeCombination, ErrorCase, ErrorCategory, Level, Page, PageKind, Param,
                     ParamKind, Product, ProductDTypes, RelationKind, Reserved, Soc)
 from gen.parse.extractors import prose, vocab
@@ -319,11 +320,15 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     if rules is not None:
         params = rules[0]
     example, example_line = _example(sections, workspace_fn, pair.api)
-    header_match = _INCLUDE.search(example)
+    # The example's operator header: the one named after the API where it includes several
+    # (aclnnWeightQuantBatchMatmulV2's example includes aclnn_cast.h first), else the first.
+    includes = [m.group(1) for m in _INCLUDE.finditer(example)]
+    own = header_file(pair.api)
+    header = own if own in includes else (includes[0] if includes else "")
     found = rules[1] if rules is not None else read_rules(pair.api, (), (), False)
     api = API(name=pair.api, workspace_fn=workspace_fn, params=tuple(params), errors=tuple(errors),
               formula=formula, constraints=constraints, example=example,
-              header=header_match.group(1) if header_match else "", line=pair.workspace.line,
+              header=header, line=pair.workspace.line,
               example_line=example_line, dtype_combinations=combinations, value_ranges=tuple(found.value_ranges),
               dim_equalities=tuple(found.dim_equalities), divisibility=tuple(found.divisibility),
               shape_rules=tuple(found.shape_rules))

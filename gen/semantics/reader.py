@@ -76,7 +76,7 @@ from gen.ir import ArgValue, ClientDTypes, Diagnostic, DType, InputDomain, Integ
 
 _KNOWN_KEYS = {"kernel", "kernel_complex", "complex_result", "integral_result", "result", "golden", "integer_math",
                "exact", "errata", "domain", "checks", "family", "op", "roles", "options", "call", "table_over_example",
-               "client_dtypes", "client_evidence", "law", "invariant"}
+               "client_dtypes", "client_optional", "client_ranks", "client_evidence", "law", "invariant"}
 _CHECK_KEYS = {"when", "message", "status", "violation"}
 
 
@@ -182,10 +182,23 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
             bad(f"client_dtypes.{name} is a list of dtype names (FLOAT, FLOAT16, ...)")
             continue
         client_dtypes.append(ClientDTypes(param=name, dtypes=tuple(d for d in dtypes if d is not None)))
+    client_optional = table.get("client_optional", [])
+    if not (isinstance(client_optional, list) and all(isinstance(n, str) for n in client_optional)):
+        bad("client_optional is a list of parameter names")
+        client_optional = []
+    client_ranks = []
+    for name, bounds in (table.get("client_ranks") or {}).items():
+        if not (isinstance(bounds, list) and len(bounds) == 2 and all(isinstance(b, int) for b in bounds)
+                and 0 <= bounds[0] <= bounds[1]):
+            bad(f"client_ranks.{name} is [low, high], 0 <= low <= high")
+            continue
+        client_ranks.append(ArgValue(name, (bounds[0], bounds[1])))
     client_evidence = table.get("client_evidence", "")
-    if client_dtypes and not (isinstance(client_evidence, str) and client_evidence.strip()):
-        bad("client_dtypes needs client_evidence: which framework makes the call, and where")
-        client_dtypes = []
+    if (client_dtypes or client_optional or client_ranks) and not (
+            isinstance(client_evidence, str) and client_evidence.strip()):
+        bad("client_dtypes, client_optional and client_ranks need client_evidence: which framework makes the "
+            "call, and where")
+        client_dtypes, client_optional, client_ranks = [], [], []
 
     domains = []
     for name, bounds in (table.get("domain") or {}).items():
@@ -239,7 +252,9 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
                        family=family, op=op, roles=roles, options=options,
                        call=tuple(ArgValue(k, _frozen(v)) for k, v in call.items()),
                        table_over_example=table_over_example, client_dtypes=tuple(client_dtypes),
-                       client_evidence=client_evidence if client_dtypes else "", law=law, invariant=invariant)
+                       client_optional=tuple(client_optional), client_ranks=tuple(client_ranks),
+                       client_evidence=client_evidence if client_dtypes or client_optional or client_ranks else "",
+                       law=law, invariant=invariant)
 
 
 def _read_family(table: dict[str, Any], bad) -> tuple[str, str, tuple[ArgValue, ...], tuple[ArgValue, ...]]:

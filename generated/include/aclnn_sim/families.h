@@ -391,6 +391,39 @@ struct AttentionFamily {
   static constexpr const char* kOpNames[] = { "flash_attention", "flash_attention_grad", "transform_qkv", "masked_softmax_bias", "prompt_flash_attention", "incre_flash_attention", "fused_infer_attention" };
 };
 
+// quant: ascend_quant: round(x * scale (* scale with sqrt_mode) + offset) by round_mode, saturated to INT8; quantize: round(x / scale + offset) half to even, saturated to out's INT8/UINT8/INT32; anti_quant: (x + offset) * scale (* scale) to FLOAT16/BFLOAT16; scale and offset one value or one per element along `axis`; dynamic_quant: per row of the last dimension, scale = max|x * smooth| / 127 (or the asymmetric (max - min) / 255 with an offset) and y the rounded quotient; fake_quant: aten's fake_quantize cachemask (per tensor, or per channel along axis), its mask; in float.
+struct QuantFamily {
+  struct Op {
+    enum : int8_t { kAscendQuant, kAntiQuant, kQuantize, kDynamicQuant, kFakeQuant };
+  };
+  struct Role {
+    enum : int8_t { kX, kScale, kOffset, kSqrtMode, kRoundMode, kDstType, kAxis, kSmooth, kGroupIndex, kQuantMin, kQuantMax, kEnabled, kOut, kScaleOut, kOffsetOut, kMask };
+  };
+  static constexpr const char* kOpNames[] = { "ascend_quant", "anti_quant", "quantize", "dynamic_quant", "fake_quant" };
+};
+
+// norm_quant: y = x * rstd * gamma + beta over x's last dimension (x = x1 + x2 rounded to x1's dtype for add_rms_norm_quant, the sum in sum_out, x * rstd * gamma in norm_out), then round(y * scale + offset) (y / scale with div_mode) half to even, saturated to INT8, once per scale given; in float, the mean square in double.
+struct NormQuantFamily {
+  struct Op {
+    enum : int8_t { kRmsNormQuant, kAddRmsNormQuant };
+  };
+  struct Role {
+    enum : int8_t { kX, kX2, kGamma, kBeta, kScale, kOffset, kScale2, kOffset2, kEpsilon, kDivMode, kAxis, kOut, kOut2, kSumOut, kNormOut };
+  };
+  static constexpr const char* kOpNames[] = { "rms_norm_quant", "add_rms_norm_quant" };
+};
+
+// weight_quant_matmul: y = x @ ((weight + offset) * scale) + bias for a 2-d x [m, k] and an INT8 weight [k, n], the scale and offset one value, one per column n, or one per group of group_size rows of k; in float, the products summed in double.
+struct WeightQuantMatmulFamily {
+  struct Op {
+    enum : int8_t { kWeightQuantMatmul };
+  };
+  struct Role {
+    enum : int8_t { kX, kWeight, kScale, kOffset, kQuantScale, kQuantOffset, kBias, kGroupSize, kInnerPrecise, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "weight_quant_matmul" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -426,6 +459,9 @@ aclnnStatus PlanEmbeddingBag(const Call& call, const FamilySpec& family, Executo
 aclnnStatus PlanAffineGrid(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanChunkCat(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 

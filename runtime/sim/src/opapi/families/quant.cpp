@@ -1,0 +1,682 @@
+// The quant family: int8 quantisation and its inverse, element by element with a scale and an
+// offset per tensor or per channel, per row of the last dimension (dynamic), and aten's fake
+// quantisation with its mask.
+//   ascend_quant   y = round(x * scale + offset) (x * scale * scale with sqrtMode), roundMode
+//                  "round" (half to even), "floor", "ceil" or "trunc", saturated to INT8
+//                  (aclnnAscendQuant: scale along the last dimension; V3: along `axis`)
+//   quantize       out = round(x / scales + zeroPoints) half to even, saturated to out's INT8, UINT8
+//                  or INT32 (aclnnQuantize; scales along `axis`)
+//   anti_quant     y = (x + offset) * scale (* scale with sqrtMode), in float, to FLOAT16/BFLOAT16
+//   dynamic_quant  per row r of the last dimension, v = x * smooth: symmetric scale = max|v| / 127,
+//                  y = round(v / scale); with offsetOut (aclnnDynamicQuantV2's asymmetric form)
+//                  scale = (max v - min v) / 255, offset = 127 - max v / scale, y = round(v / scale +
+//                  offset); y saturated to INT8
+//   fake_quant     aten's fake_quantize_per_{tensor,channel}_affine_cachemask: q = nearbyint(x * (1 /
+//                  scale)) + zero_point, out = (clamp(q, quant_min, quant_max) - zero_point) * scale,
+//                  mask = quant_min <= q <= quant_max; per tensor, fakeQuantEnabled < 1 gives out = x
+//                  and a true mask
+// The norm_quant family, an rms norm over x's last dimension quantised to INT8:
+//   rms_norm_quant      y = x * rstd * gamma + beta, out = round(y * scale + offset)
+//                       (aclnnRmsNormQuant: one scale and one INT8 offset)
+//   add_rms_norm_quant  x = x1 + x2 rounded to x1's dtype (sum_out), y as above (beta optional),
+//                       out = round(y / scale + offset) with divMode, round(y * scale + offset)
+//                       without, per element of the last dimension, and out2 the same by scale2
+//                       (left unwritten without scale2: the page calls it invalid); norm_out
+//                       x * rstd * gamma (aclnnAddRmsNormQuant/V2)
+// rstd = 1 / sqrt(mean(x^2) + epsilon), the mean square summed in double; the rest in float;
+// rounding half to even, saturated to INT8. gamma and the per-channel tensors span the last
+// dimension only (a gamma over several trailing dimensions is refused by name).
+// The weight_quant_matmul family (aclnnWeightQuantBatchMatmulV2/V3): y = x @ W + bias with
+// W = (weight + antiquantOffset) * antiquantScale, x [m, k] FLOAT16/BFLOAT16, weight INT8 [k, n]
+// (any strides: a transposed one too), the scale and offset one value ((1,), (1, 1)), one per
+// column ((n,), (1, n)) or one per group of antiquantGroupSize rows of k ((ceil(k / g), n)); in
+// float, each product summed in double. Refused by name: quantScaleOptional (the INT8 output
+// through aclnnTransQuantParam's UINT64 scales), UINT64/INT64 antiquant scales, INT4 and
+// INT32-packed weights, batched operands.
+// What the family does not model is refused by name (561003, "not simulated"): outputs other than
+// INT8 for ascend_quant and dynamic_quant (INT4, INT32-packed INT4, HIFLOAT8, FLOAT8), quantize's
+// HIFLOAT8/FLOAT8, anti_quant's INT4/INT32-packed inputs, roundMode "hybrid" (HIFLOAT8 only) and
+// dynamic quantisation by groups (groupIndexOptional). A NaN quantises to 0.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/dtypes.h"
+#include "opapi/families/family.h"
+#include "opapi/thread_pool.h"
+
+namespace aclsim {
+namespace {
+
+using F = QuantFamily;
+
+enum Slot { kX, kScale, kOffset, kSmooth, kOut, kScaleOut, kOffsetOut, kMask, kSlots };
+enum class Rounding { kHalfEven, kFloor, kCeil, kTrunc };
+
+double RoundBy(Rounding mode, double v) {
+  switch (mode) {
+    case Rounding::kFloor: return std::floor(v);
+    case Rounding::kCeil: return std::ceil(v);
+    case Rounding::kTrunc: return std::trunc(v);
+    default: return std::nearbyint(v);
+  }
+}
+
+// v rounded and saturated to [low, high]; NaN is 0.
+int64_t Saturate(double v, double low, double high) {
+  if (std::isnan(v)) return 0;
+  return static_cast<int64_t>(std::min(std::max(v, low), high));
+}
+
+// Splits [0, count) over the threads for large tensors.
+template <typename Fn>
+void Spread(int64_t count, int64_t cost, Fn&& run) {
+  const int64_t tasks = count * cost < (1 << 15) ? 1 : std::min<int64_t>(count, ParallelThreads() * 4);
+  if (tasks <= 1) {
+    run(int64_t{0}, count);
+  } else {
+    ParallelFor(tasks, [&](int64_t t) { run(count * t / tasks, count * (t + 1) / tasks); });
+  }
+}
+
+class QuantWork final : public FamilyWork {
+ public:
+  QuantWork(const char* api, int op) : FamilyWork(api, kSlots), op_(op) {}
+
+  bool sqrt_mode = false;
+  Rounding rounding = Rounding::kHalfEven;
+  double low = -128, high = 127;  // the saturation range of the quantised dtype
+  bool has_offset = false, has_smooth = false, asymmetric = false, enabled = true, per_channel = false;
+
+ private:
+  aclnnStatus Compute() override {
+    const int64_t n = tensor(kX).numel();
+    if (n == 0) return ACLNN_SUCCESS;
+    const float* x = static_cast<const float*>(ContiguousAs(tensor(kX), ComputeType::kFloat32, 0));
+    if (op_ == F::Op::kDynamicQuant) return Dynamic(x, n);
+    // Scale and offset are views broadcast to x's shape: gathered, one value per element.
+    const float* scale = static_cast<const float*>(ContiguousAs(tensor(kScale), ComputeType::kFloat32, 1));
+    const float* offset =
+        has_offset ? static_cast<const float*>(ContiguousAs(tensor(kOffset), ComputeType::kFloat32, 2)) : nullptr;
+    if (op_ == F::Op::kAntiQuant) {
+      float* y = static_cast<float*>(Scratch(3, static_cast<size_t>(n) * sizeof(float)));
+      Spread(n, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          const float v = (x[i] + (offset ? offset[i] : 0.0f)) * scale[i];
+          y[i] = sqrt_mode ? v * scale[i] : v;
+        }
+      });
+      ScatterFrom(y, ComputeType::kFloat32, tensor(kOut));
+      return ACLNN_SUCCESS;
+    }
+    if (op_ == F::Op::kFakeQuant) return Fake(x, scale, offset, n);
+    int64_t* q = static_cast<int64_t*>(Scratch(3, static_cast<size_t>(n) * sizeof(int64_t)));
+    const bool divide = op_ == F::Op::kQuantize;
+    Spread(n, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        float v;
+        if (divide) {
+          v = x[i] / scale[i];
+        } else {
+          v = x[i] * scale[i];
+          if (sqrt_mode) v *= scale[i];
+        }
+        if (offset) v += offset[i];
+        q[i] = Saturate(RoundBy(rounding, v), low, high);
+      }
+    });
+    ScatterFrom(q, ComputeType::kInt64, tensor(kOut));
+    return ACLNN_SUCCESS;
+  }
+
+  aclnnStatus Fake(const float* x, const float* scale, const float* zero_point, int64_t n) {
+    float* out = static_cast<float*>(Scratch(4, static_cast<size_t>(n) * sizeof(float)));
+    int64_t* mask = static_cast<int64_t*>(Scratch(5, static_cast<size_t>(n) * sizeof(int64_t)));
+    Spread(n, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        if (!enabled) {
+          out[i] = x[i];
+          mask[i] = 1;
+          continue;
+        }
+        // As aten's CPU kernels: the reciprocal in float, the rounded product plus the zero point
+        // in float; per tensor clamped as a float (an infinity to its end of the range, NaN to
+        // quant_min), per channel converted to int64 first, where x86 gives a NaN, an infinity
+        // or a value out of range INT64_MIN (quant_min once clamped).
+        const float inverse = 1.0f / scale[i];
+        const float zero = zero_point ? zero_point[i] : 0.0f;
+        const float qf = zero + std::nearbyint(x[i] * inverse);
+        double q = qf;
+        if (per_channel) {
+          q = qf >= -9.2233720368547758e18f && qf < 9.2233720368547758e18f ? static_cast<double>(static_cast<int64_t>(qf))
+                                                                           : -9.2233720368547758e18;
+        }
+        out[i] = static_cast<float>((std::fmin(std::fmax(q, low), high) - zero) * static_cast<double>(scale[i]));
+        mask[i] = q >= low && q <= high;
+      }
+    });
+    ScatterFrom(out, ComputeType::kFloat32, tensor(kOut));
+    ScatterFrom(mask, ComputeType::kInt64, tensor(kMask));
+    return ACLNN_SUCCESS;
+  }
+
+  aclnnStatus Dynamic(const float* x, int64_t n) {
+    const int64_t width = tensor(kX).shape.back(), rows = n / width;
+    const float* smooth =
+        has_smooth ? static_cast<const float*>(ContiguousAs(tensor(kSmooth), ComputeType::kFloat32, 1)) : nullptr;
+    int64_t* q = static_cast<int64_t*>(Scratch(3, static_cast<size_t>(n) * sizeof(int64_t)));
+    float* scales = static_cast<float*>(Scratch(4, static_cast<size_t>(rows) * sizeof(float)));
+    float* offsets = static_cast<float*>(Scratch(5, static_cast<size_t>(rows) * sizeof(float)));
+    Spread(rows, width, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const float* row = x + r * width;
+        auto value = [&](int64_t j) { return smooth ? row[j] * smooth[j] : row[j]; };
+        float top = value(0), bottom = top, magnitude = std::fabs(top);
+        bool nan = std::isnan(top);
+        for (int64_t j = 1; j < width; ++j) {
+          const float v = value(j);
+          nan = nan || std::isnan(v);
+          top = std::max(top, v);
+          bottom = std::min(bottom, v);
+          magnitude = std::max(magnitude, std::fabs(v));
+        }
+        // A NaN in the row is its maximum, as torch.amax propagates it: the row's scale is NaN.
+        const float s = nan ? NAN : asymmetric ? (top - bottom) / 255.0f : magnitude / 127.0f;
+        const float o = asymmetric ? 127.0f - top / s : 0.0f;
+        scales[r] = s;
+        offsets[r] = o;
+        for (int64_t j = 0; j < width; ++j) {
+          const float v = asymmetric ? value(j) / s + o : value(j) / s;
+          q[r * width + j] = Saturate(std::nearbyint(v), low, high);
+        }
+      }
+    });
+    ScatterFrom(q, ComputeType::kInt64, tensor(kOut));
+    ScatterFrom(scales, ComputeType::kFloat32, tensor(kScaleOut));
+    if (asymmetric) ScatterFrom(offsets, ComputeType::kFloat32, tensor(kOffsetOut));
+    return ACLNN_SUCCESS;
+  }
+
+  int op_;
+};
+
+using N = NormQuantFamily;
+
+enum NormSlot { kNx, kNx2, kNGamma, kNBeta, kNScale, kNOffset, kNScale2, kNOffset2, kNOut, kNOut2, kNSum, kNNorm,
+                kNormSlots };
+
+class NormQuantWork final : public FamilyWork {
+ public:
+  explicit NormQuantWork(const char* api) : FamilyWork(api, kNormSlots) {}
+
+  double epsilon = 1e-6;
+  bool divide = false, add = false;
+  bool has[kNormSlots] = {};  // the optional tensors given
+
+ private:
+  // The per-channel tensor of `slot` as `width` floats (one value repeated for a single one);
+  // empty when not given.
+  std::vector<float> Channel(int slot, int64_t width) const {
+    if (!has[slot]) return {};
+    std::vector<float> v(static_cast<size_t>(tensor(slot).numel()));
+    GatherAs(tensor(slot), ComputeType::kFloat32, v.data());
+    if (static_cast<int64_t>(v.size()) != width) v.assign(static_cast<size_t>(width), v[0]);
+    return v;
+  }
+
+  aclnnStatus Compute() override {
+    const int64_t n = tensor(kNx).numel();
+    if (n == 0) return ACLNN_SUCCESS;
+    const int64_t width = tensor(kNx).shape.back(), rows = n / width;
+    const float* x = static_cast<const float*>(ContiguousAs(tensor(kNx), ComputeType::kFloat32, 0));
+    std::vector<float> sum;
+    if (add) {
+      // The sum as x1's dtype holds it (written to sum_out, then read back rounded).
+      const float* x2 = static_cast<const float*>(ContiguousAs(tensor(kNx2), ComputeType::kFloat32, 1));
+      sum.resize(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) sum[i] = x[i] + x2[i];
+      ScatterFrom(sum.data(), ComputeType::kFloat32, tensor(kNSum));
+      GatherAs(tensor(kNSum), ComputeType::kFloat32, sum.data());
+      x = sum.data();
+    }
+    const std::vector<float> gamma = Channel(kNGamma, width), beta = Channel(kNBeta, width);
+    const std::vector<float> scales[2] = {Channel(kNScale, width), Channel(kNScale2, width)};
+    const std::vector<float> offsets[2] = {Channel(kNOffset, width), Channel(kNOffset2, width)};
+    std::vector<float> normed(static_cast<size_t>(n));
+    std::vector<int64_t> q[2] = {std::vector<int64_t>(static_cast<size_t>(n)),
+                                 std::vector<int64_t>(scales[1].empty() ? 0 : static_cast<size_t>(n))};
+    Spread(rows, width, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const float* row = x + r * width;
+        double squares = 0;
+        for (int64_t j = 0; j < width; ++j) squares += static_cast<double>(row[j]) * row[j];
+        const float rstd = 1.0f / std::sqrt(static_cast<float>(squares / static_cast<double>(width) + epsilon));
+        for (int64_t j = 0; j < width; ++j) {
+          const int64_t i = r * width + j;
+          normed[i] = row[j] * rstd * gamma[j];
+          const float y = beta.empty() ? normed[i] : normed[i] + beta[j];
+          for (int k = 0; k < 2; ++k) {
+            if (scales[k].empty()) continue;
+            float v = divide ? y / scales[k][j] : y * scales[k][j];
+            if (!offsets[k].empty()) v += offsets[k][j];
+            q[k][i] = Saturate(std::nearbyint(v), -128, 127);
+          }
+        }
+      }
+    });
+    ScatterFrom(q[0].data(), ComputeType::kInt64, tensor(kNOut));
+    if (!scales[1].empty() && has[kNOut2]) ScatterFrom(q[1].data(), ComputeType::kInt64, tensor(kNOut2));
+    if (has[kNNorm]) ScatterFrom(normed.data(), ComputeType::kFloat32, tensor(kNNorm));
+    return ACLNN_SUCCESS;
+  }
+};
+
+using W = WeightQuantMatmulFamily;
+
+enum MatmulSlot { kWx, kWWeight, kWScale, kWOffset, kWBias, kWOut, kMatmulSlots };
+
+class WeightQuantMatmulWork final : public FamilyWork {
+ public:
+  explicit WeightQuantMatmulWork(const char* api) : FamilyWork(api, kMatmulSlots) {}
+
+  int64_t group = 0;  // rows of k per scale row; 0: one scale row for all
+  bool has_offset = false, has_bias = false;
+
+ private:
+  aclnnStatus Compute() override {
+    const int64_t m = tensor(kWx).shape[0], k = tensor(kWx).shape[1], n = tensor(kWWeight).shape[1];
+    if (m == 0 || n == 0) return ACLNN_SUCCESS;
+    std::vector<float> x(static_cast<size_t>(m * k)), w(static_cast<size_t>(k * n));
+    GatherAs(tensor(kWx), ComputeType::kFloat32, x.data());
+    GatherAs(tensor(kWWeight), ComputeType::kFloat32, w.data());
+    auto values = [&](int slot) {
+      std::vector<float> v(static_cast<size_t>(tensor(slot).numel()));
+      GatherAs(tensor(slot), ComputeType::kFloat32, v.data());
+      return v;
+    };
+    const std::vector<float> scale = values(kWScale);
+    const std::vector<float> offset = has_offset ? values(kWOffset) : std::vector<float>();
+    const std::vector<float> bias = has_bias ? values(kWBias) : std::vector<float>();
+    const bool per_tensor = scale.size() == 1;
+    // The weight dequantised in place: its row kk reads scale row kk / group (row 0 without groups).
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const int64_t row = group > 0 ? kk / group : 0;
+      for (int64_t j = 0; j < n; ++j) {
+        const size_t at = per_tensor ? 0 : static_cast<size_t>(row * n + j);
+        float& v = w[static_cast<size_t>(kk * n + j)];
+        v = (v + (has_offset ? offset[at] : 0.0f)) * scale[at];
+      }
+    }
+    std::vector<float> y(static_cast<size_t>(m * n));
+    Spread(m, k * n, [&](int64_t begin, int64_t end) {
+      std::vector<double> acc(static_cast<size_t>(n));
+      for (int64_t i = begin; i < end; ++i) {
+        std::fill(acc.begin(), acc.end(), 0.0);
+        for (int64_t kk = 0; kk < k; ++kk) {
+          const double a = x[static_cast<size_t>(i * k + kk)];
+          const float* wr = w.data() + kk * n;
+          for (int64_t j = 0; j < n; ++j) acc[j] += a * wr[j];
+        }
+        for (int64_t j = 0; j < n; ++j) {
+          y[static_cast<size_t>(i * n + j)] =
+              static_cast<float>(acc[j]) + (has_bias ? bias[bias.size() == 1 ? 0 : static_cast<size_t>(j)] : 0.0f);
+        }
+      }
+    });
+    ScatterFrom(y.data(), ComputeType::kFloat32, tensor(kWOut));
+    return ACLNN_SUCCESS;
+  }
+};
+
+// `p` seen as one value per element of `shape` along `axis` (or one value for all): a single
+// element; a 1-d tensor of shape[axis] elements; or, with `full_rank`, a tensor of shape's rank
+// whose dimensions are 1 except along axis. False when it is none of these.
+bool ChannelView(const TensorDesc& p, const Dims& shape, int64_t axis, bool full_rank, TensorRef* out) {
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  const int64_t own = static_cast<int64_t>(p.view.size());
+  Dims strides(rank, 0);
+  if (p.numel() != 1) {
+    if (axis < 0 || axis >= rank) return false;
+    if (own == 1 && p.view[0] == shape[axis]) {
+      strides[axis] = p.strides[0];
+    } else if (full_rank && own == rank) {
+      for (int64_t d = 0; d < rank; ++d) {
+        if (d != axis && p.view[d] != 1) return false;
+      }
+      if (p.view[axis] != shape[axis]) return false;
+      strides[axis] = p.strides[axis];
+    } else {
+      return false;
+    }
+  }
+  out->shape = shape;
+  out->strides = strides;
+  return true;
+}
+
+// The saturation range of a quantised dtype; false for the dtypes the family does not produce.
+bool IntegerRange(aclDataType dtype, double* low, double* high) {
+  switch (dtype) {
+    case ACL_INT8: *low = -128; *high = 127; return true;
+    case ACL_UINT8: *low = 0; *high = 255; return true;
+    case ACL_INT32: *low = -2147483648.0; *high = 2147483647.0; return true;
+    default: return false;
+  }
+}
+
+class Planner {
+ public:
+  Planner(const Call& call, const FamilySpec& family, ExecutorWork** work)
+      : call_(call), family_(family), work_(work) {}
+
+  aclnnStatus Reject(int role, const std::string& message) {
+    return RejectParam(call_, family_, role, ACLNN_ERR_PARAM_INVALID, message);
+  }
+  aclnnStatus Decline(const std::string& why) { return aclsim::Decline(call_, work_, why); }
+
+  // Keeps the tensor of `role` as a per-`axis` view of x's shape in `slot`.
+  aclnnStatus Channel(QuantWork* made, int role, int slot, const Dims& shape, int64_t axis, bool full_rank) {
+    const TensorDesc* p = RoleTensor(call_, family_, role);
+    made->tensor(slot).Set(RoleName(call_, family_, role), *p);
+    if (!ChannelView(*p, shape, axis, full_rank, &made->tensor(slot))) {
+      return Reject(role, "shape " + DimsText(p->view) + " is neither one value nor one per element of x " +
+                              DimsText(shape) + " along axis " + std::to_string(axis));
+    }
+    return ACLNN_SUCCESS;
+  }
+
+  const Call& call_;
+  const FamilySpec& family_;
+  ExecutorWork** work_;
+};
+
+}  // namespace
+
+aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
+  *workspace = 0;
+  Planner plan(call, family, work);
+  const int op = family.op;
+  const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
+  const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
+  if (!x || !out) return plan.Decline("without its tensors");
+  if (op != F::Op::kDynamicQuant && !RoleTensor(call, family, F::Role::kScale)) return plan.Decline("without scale");
+  if (x->view.size() > 16) return plan.Decline("over 16 dimensions");
+  const Dims& shape = x->view;
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  auto made_owner = std::make_unique<QuantWork>(call.spec.name, op);
+  QuantWork* made = made_owner.get();
+  made->tensor(kX).Set(RoleName(call, family, F::Role::kX), *x);
+  made->sqrt_mode = RoleBool(call, family, F::Role::kSqrtMode, false);
+  made->has_offset = RoleTensor(call, family, F::Role::kOffset) != nullptr;
+
+  // The axis scale and offset run along: the last dimension unless the page has an axis.
+  int64_t axis = rank - 1;
+  if (family.has(F::Role::kAxis) && op != F::Op::kFakeQuant) {
+    const int64_t given = RoleInt(call, family, F::Role::kAxis, -1);
+    const bool single = RoleTensor(call, family, F::Role::kScale)->numel() == 1;
+    if (!WrapDim(given, rank, &axis) && !single) {
+      return plan.Reject(F::Role::kAxis, std::to_string(given) + " is outside [-" + std::to_string(rank) + ", " +
+                                              std::to_string(rank) + ")");
+    }
+  }
+
+  if (op == F::Op::kAscendQuant || op == F::Op::kQuantize) {
+    if (op == F::Op::kAscendQuant) {
+      const int64_t dst = RoleInt(call, family, F::Role::kDstType, 2);
+      if (dst != 2) return plan.Decline("for dstType " + std::to_string(dst) + " (only 2, INT8, is simulated)");
+      const char* mode = family.has(F::Role::kRoundMode) ? CallString(call, family.role(F::Role::kRoundMode)) : "";
+      const std::string m = mode ? mode : "";
+      if (m == "round") {
+        made->rounding = Rounding::kHalfEven;
+      } else if (m == "floor") {
+        made->rounding = Rounding::kFloor;
+      } else if (m == "ceil") {
+        made->rounding = Rounding::kCeil;
+      } else if (m == "trunc") {
+        made->rounding = Rounding::kTrunc;
+      } else if (m == "hybrid") {
+        return plan.Decline("for roundMode \"hybrid\" (HIFLOAT8 outputs only)");
+      } else {
+        return plan.Reject(F::Role::kRoundMode, "\"" + m + "\" is not round, floor, ceil, trunc or hybrid");
+      }
+    } else {
+      const aclDataType dst = RoleDType(call, family, F::Role::kDstType, out->dtype);
+      if (dst != out->dtype) {
+        return plan.Reject(F::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " is not dstType " +
+                                              DTypeName(dst));
+      }
+    }
+    if (!IntegerRange(out->dtype, &made->low, &made->high) || (op == F::Op::kAscendQuant && out->dtype != ACL_INT8)) {
+      return plan.Decline(std::string("for an output of dtype ") + DTypeName(out->dtype));
+    }
+    // aclnnAscendQuant's scale may also be x's rank with 1 except along the axis.
+    const bool full_rank = op == F::Op::kAscendQuant;
+    if (aclnnStatus s = plan.Channel(made, F::Role::kScale, kScale, shape, axis, full_rank)) return s;
+    if (made->has_offset) {
+      if (aclnnStatus s = plan.Channel(made, F::Role::kOffset, kOffset, shape, axis, full_rank)) return s;
+    }
+  } else if (op == F::Op::kAntiQuant) {
+    if (x->dtype != ACL_INT8) return plan.Decline(std::string("for x of dtype ") + DTypeName(x->dtype));
+    const int64_t dst = RoleInt(call, family, F::Role::kDstType, 1);
+    const aclDataType want = dst == 1 ? ACL_FLOAT16 : dst == 27 ? ACL_BF16 : ACL_DT_UNDEFINED;
+    if (want == ACL_DT_UNDEFINED) return plan.Reject(F::Role::kDstType, std::to_string(dst) + " is not 1 or 27");
+    if (out->dtype != want) {
+      return plan.Reject(F::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " is not dstType's " +
+                                            DTypeName(want));
+    }
+    if (aclnnStatus s = plan.Channel(made, F::Role::kScale, kScale, shape, axis, false)) return s;
+    if (made->has_offset) {
+      if (aclnnStatus s = plan.Channel(made, F::Role::kOffset, kOffset, shape, axis, false)) return s;
+    }
+  } else if (op == F::Op::kDynamicQuant) {
+    if (RoleTensor(call, family, F::Role::kGroupIndex)) {
+      return plan.Decline("with groupIndexOptional (per-expert smooth scales)");
+    }
+    const int64_t dst = RoleInt(call, family, F::Role::kDstType, 2);
+    if (dst != 2 || out->dtype != ACL_INT8) {
+      return plan.Decline(std::string("for an output of dtype ") + DTypeName(out->dtype) + " (dstType " +
+                          std::to_string(dst) + "; only INT8 is simulated)");
+    }
+    if (rank < 1) return plan.Reject(F::Role::kX, "shape [] has no last dimension");
+    const TensorDesc* smooth = RoleTensor(call, family, F::Role::kSmooth);
+    if (smooth) {
+      made->has_smooth = true;
+      made->tensor(kSmooth).Set(RoleName(call, family, F::Role::kSmooth), *smooth);
+      // [C], or [1, C]: aclnnDynamicQuantV2's table gives the smooth scales 2 dimensions (its
+      // prose, x's last dimension without groups).
+      if (smooth->view.empty() || smooth->view.back() != shape.back() || smooth->numel() != shape.back()) {
+        return plan.Reject(F::Role::kSmooth, "shape " + DimsText(smooth->view) + " is not [" +
+                                                 std::to_string(shape.back()) + "], x's last dimension");
+      }
+    }
+    Dims rows(shape.begin(), shape.end() - 1);
+    const TensorDesc* scale_out = RoleTensor(call, family, F::Role::kScaleOut);
+    if (!scale_out) return plan.Decline("without scaleOut");
+    if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kScaleOut, *scale_out, rows, "x's shape without its "
+                                         "last dimension", kScaleOut)) {
+      return s;
+    }
+    const TensorDesc* offset_out = RoleTensor(call, family, F::Role::kOffsetOut);
+    if (offset_out) {
+      made->asymmetric = true;
+      if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOffsetOut, *offset_out, rows,
+                                           "x's shape without its last dimension", kOffsetOut)) {
+        return s;
+      }
+    }
+  } else {  // fake_quant
+    const int64_t qmin = RoleInt(call, family, F::Role::kQuantMin, 0);
+    const int64_t qmax = RoleInt(call, family, F::Role::kQuantMax, 0);
+    if (qmin > qmax) return plan.Reject(F::Role::kQuantMin, "is greater than quantMax");
+    made->low = static_cast<double>(qmin);
+    made->high = static_cast<double>(qmax);
+    made->enabled = RoleNumber(call, family, F::Role::kEnabled, -1, 1.0) >= 1;
+    made->has_offset = true;
+    const TensorDesc* scale = RoleTensor(call, family, F::Role::kScale);
+    const TensorDesc* zero = RoleTensor(call, family, F::Role::kOffset);
+    if (family.has(F::Role::kAxis)) {
+      made->per_channel = true;
+      const int64_t given = RoleInt(call, family, F::Role::kAxis, 0);
+      if (!WrapDim(given, rank, &axis)) {
+        return plan.Reject(F::Role::kAxis, std::to_string(given) + " is outside [-" + std::to_string(rank) + ", " +
+                                                std::to_string(rank) + ")");
+      }
+      for (int role : {int{F::Role::kScale}, int{F::Role::kOffset}}) {
+        const TensorDesc* p = role == F::Role::kScale ? scale : zero;
+        if (p->view.size() != 1 || p->view[0] != shape[axis]) {
+          return plan.Reject(role, "shape " + DimsText(p->view) + " is not [" + std::to_string(shape[axis]) +
+                                       "], self's size along axis");
+        }
+      }
+    } else {
+      for (int role : {int{F::Role::kScale}, int{F::Role::kOffset}}) {
+        const TensorDesc* p = role == F::Role::kScale ? scale : zero;
+        if (p->numel() != 1) return plan.Reject(role, "shape " + DimsText(p->view) + " is not one value");
+      }
+    }
+    if (aclnnStatus s = plan.Channel(made, F::Role::kScale, kScale, shape, axis, false)) return s;
+    if (aclnnStatus s = plan.Channel(made, F::Role::kOffset, kOffset, shape, axis, false)) return s;
+    const TensorDesc* mask = RoleTensor(call, family, F::Role::kMask);
+    if (!mask) return plan.Decline("without mask");
+    if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kMask, *mask, shape, "self's shape", kMask)) return s;
+  }
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, shape, "x's shape", kOut)) return s;
+  *work = made_owner.release();
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
+  *workspace = 0;
+  const TensorDesc* x = RoleTensor(call, family, N::Role::kX);
+  const TensorDesc* out = RoleTensor(call, family, N::Role::kOut);
+  if (!x || !out) return Decline(call, work, "without its tensors");
+  if (x->view.empty() || x->view.size() > 16) return Decline(call, work, "for a 0-d x or over 16 dimensions");
+  auto reject = [&](int role, const std::string& message) {
+    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
+  };
+  if (out->dtype != ACL_INT8) return Decline(call, work, std::string("for an output of dtype ") + DTypeName(out->dtype));
+  if (family.has(N::Role::kAxis) && RoleInt(call, family, N::Role::kAxis, -1) != -1) {
+    return reject(N::Role::kAxis, "must be -1 (the pages: only -1 is supported)");
+  }
+  const Dims& shape = x->view;
+  const int64_t width = shape.back();
+  auto made_owner = std::make_unique<NormQuantWork>(call.spec.name);
+  NormQuantWork* made = made_owner.get();
+  made->add = family.op == N::Op::kAddRmsNormQuant;
+  made->divide = RoleBool(call, family, N::Role::kDivMode, false);
+  made->epsilon = RoleNumber(call, family, N::Role::kEpsilon, -1, 1e-6);
+  made->tensor(kNx).Set(RoleName(call, family, N::Role::kX), *x);
+  // The per-channel tensors: x's last dimension (any leading 1s), or one value for the scale and
+  // offset of aclnnRmsNormQuant.
+  const struct {
+    int role, slot;
+    bool single;
+  } channels[] = {{N::Role::kGamma, kNGamma, false}, {N::Role::kBeta, kNBeta, false},
+                  {N::Role::kScale, kNScale, true},  {N::Role::kOffset, kNOffset, true},
+                  {N::Role::kScale2, kNScale2, true}, {N::Role::kOffset2, kNOffset2, true}};
+  for (const auto& c : channels) {
+    const TensorDesc* t = RoleTensor(call, family, c.role);
+    if (!t) continue;
+    const bool one = c.single && t->numel() == 1;
+    if (!one && (t->view.empty() || t->view.back() != width || t->numel() != width)) {
+      if (t->view.size() > 1 && t->numel() != width && t->view.back() == width) {
+        return Decline(call, work, std::string("for ") + RoleName(call, family, c.role) + " over several dimensions " +
+                                       DimsText(t->view) + " (only x's last dimension is simulated)");
+      }
+      return reject(c.role, "shape " + DimsText(t->view) + " is not x's last dimension [" + std::to_string(width) + "]");
+    }
+    made->tensor(c.slot).Set(RoleName(call, family, c.role), *t);
+    made->has[c.slot] = true;
+  }
+  if (made->add) {
+    const TensorDesc* x2 = RoleTensor(call, family, N::Role::kX2);
+    const TensorDesc* sum = RoleTensor(call, family, N::Role::kSumOut);
+    if (!x2 || !sum) return Decline(call, work, "without x2 or xOut");
+    if (aclnnStatus s = CheckShape(call, family, N::Role::kX2, x2, shape, "x1's shape")) return s;
+    made->tensor(kNx2).Set(RoleName(call, family, N::Role::kX2), *x2);
+    if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kSumOut, *sum, shape, "x1's shape", kNSum)) return s;
+  }
+  if (const TensorDesc* out2 = RoleTensor(call, family, N::Role::kOut2)) {
+    if (out2->dtype != ACL_INT8) return Decline(call, work, std::string("for y2Out of dtype ") + DTypeName(out2->dtype));
+    if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kOut2, *out2, shape, "x1's shape", kNOut2)) return s;
+    made->has[kNOut2] = true;
+  }
+  if (const TensorDesc* normed = RoleTensor(call, family, N::Role::kNormOut)) {
+    if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kNormOut, *normed, shape, "x1's shape", kNNorm)) {
+      return s;
+    }
+    made->has[kNNorm] = true;
+  }
+  if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kOut, *out, shape, "x's shape", kNOut)) return s;
+  *work = made_owner.release();
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work,
+                                  uint64_t* workspace) {
+  *workspace = 0;
+  const TensorDesc* x = RoleTensor(call, family, W::Role::kX);
+  const TensorDesc* weight = RoleTensor(call, family, W::Role::kWeight);
+  const TensorDesc* scale = RoleTensor(call, family, W::Role::kScale);
+  const TensorDesc* out = RoleTensor(call, family, W::Role::kOut);
+  if (!x || !weight || !scale || !out) return Decline(call, work, "without its tensors");
+  auto reject = [&](int role, const std::string& message) {
+    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
+  };
+  if (RoleTensor(call, family, W::Role::kQuantScale)) {
+    return Decline(call, work, "with quantScaleOptional (an INT8 output through aclnnTransQuantParam's UINT64 scales)");
+  }
+  if (weight->dtype != ACL_INT8) return Decline(call, work, std::string("for a weight of dtype ") + DTypeName(weight->dtype));
+  if (scale->dtype == ACL_UINT64 || scale->dtype == ACL_INT64) {
+    return Decline(call, work, std::string("for antiquantScale of dtype ") + DTypeName(scale->dtype));
+  }
+  if (x->view.size() != 2 || weight->view.size() != 2) {
+    return Decline(call, work, "for x " + DimsText(x->view) + " and weight " + DimsText(weight->view) +
+                                   " (only 2-d operands are simulated)");
+  }
+  const int64_t m = x->view[0], k = x->view[1], n = weight->view[1];
+  if (weight->view[0] != k) {
+    return reject(W::Role::kWeight, "shape " + DimsText(weight->view) + " does not have x's k = " + std::to_string(k) +
+                                        " rows");
+  }
+  const int64_t group = RoleInt(call, family, W::Role::kGroupSize, 0);
+  if (group < 0) return reject(W::Role::kGroupSize, std::to_string(group) + " is negative");
+  auto made_owner = std::make_unique<WeightQuantMatmulWork>(call.spec.name);
+  WeightQuantMatmulWork* made = made_owner.get();
+  made->group = group;
+  // The antiquant scale's rows: one, or ceil(k / group) with groups.
+  const int64_t rows = group > 0 ? (k + group - 1) / group : 1;
+  for (int role : {int{W::Role::kScale}, int{W::Role::kOffset}}) {
+    const TensorDesc* t = RoleTensor(call, family, role);
+    if (!t) continue;
+    const int64_t lead = t->view.size() == 2 ? t->view[0] : 1;
+    const bool per_tensor = group == 0 && t->numel() == 1 && t->view.size() <= 2;
+    const bool per_column = t->view.size() <= 2 && !t->view.empty() && lead == rows && t->view.back() == n;
+    if (!per_tensor && !per_column) {
+      return reject(role, "shape " + DimsText(t->view) + " is none of (1,), (n,), (1, n) or (ceil(k / group), n) for k " +
+                              std::to_string(k) + ", n " + std::to_string(n));
+    }
+    made->tensor(role == W::Role::kScale ? kWScale : kWOffset).Set(RoleName(call, family, role), *t);
+  }
+  made->has_offset = RoleTensor(call, family, W::Role::kOffset) != nullptr;
+  if (const TensorDesc* offset = RoleTensor(call, family, W::Role::kOffset)) {
+    if (offset->numel() != scale->numel()) return reject(W::Role::kOffset, "shape differs from antiquantScale's");
+  }
+  if (const TensorDesc* bias = RoleTensor(call, family, W::Role::kBias)) {
+    if (bias->numel() != n || bias->view.empty() || bias->view.size() > 2 || bias->view.back() != n) {
+      return reject(W::Role::kBias, "shape " + DimsText(bias->view) + " is not (n,) or (1, n) for n " + std::to_string(n));
+    }
+    made->tensor(kWBias).Set(RoleName(call, family, W::Role::kBias), *bias);
+    made->has_bias = true;
+  }
+  made->tensor(kWx).Set(RoleName(call, family, W::Role::kX), *x);
+  made->tensor(kWWeight).Set(RoleName(call, family, W::Role::kWeight), *weight);
+  if (aclnnStatus s = made->KeepOutput(call, family, W::Role::kOut, *out, Dims{m, n}, "[m, n]", kWOut)) return s;
+  *work = made_owner.release();
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace aclsim

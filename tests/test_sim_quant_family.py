@@ -1,0 +1,91 @@
+"""What the quant families do not model is refused by name, never computed with a wrong value: the
+outputs and inputs the pages list but the simulator does not produce (INT32-packed INT4, HIFLOAT8),
+roundMode "hybrid", dynamic quantisation by groups and a gamma over several dimensions answer
+561003 naming the attribute; a roundMode no page lists is the page's 161002. One valid call of each
+kind computes, so that the refusals are not the family refusing everything.
+
+The calls run in a process of their own on the package of op_docs/ (generated/, `make build`):
+this process's `aclnn` is the seed package other tests build (tests/bindings_build.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests import bindings_build
+
+pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
+
+GENERATED = Path(__file__).resolve().parents[1] / "generated"
+
+CALLS = r'''
+import json, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import aclnn
+rng = np.random.default_rng(0)
+x = rng.uniform(-3, 3, (4, 16)).astype(np.float32)
+scale = np.full(16, 20.0, np.float32)
+offset = np.zeros(16, np.float32)
+int8 = np.zeros((4, 16), np.int8)
+out = {}
+
+def record(name, call):
+    try:
+        call()
+        out[name] = {"status": 0}
+    except aclnn.AclnnError as error:
+        out[name] = {"status": error.status, "message": str(error)}
+
+record("int8", lambda: aclnn.ascend_quant(x, scale, offset, False, "round", 2, out=int8))
+record("packed int4", lambda: aclnn.ascend_quant(x, scale, offset, False, "round", 3,
+                                                 out=np.zeros((4, 2), np.int32)))
+record("hybrid", lambda: aclnn.ascend_quant(x, scale, offset, False, "hybrid", 2, out=int8))
+record("nearest", lambda: aclnn.ascend_quant(x, scale, offset, False, "nearest", 2, out=int8))
+record("packed x", lambda: aclnn.ascend_anti_quant(np.zeros((4, 2), np.int32), scale, offset, 1, False,
+                                                   out=np.zeros((4, 16), np.float16)))
+half = x.astype(np.float16)
+rows = (np.zeros((4, 16), np.int8), np.zeros(4, np.float32), np.zeros(4, np.float32))
+record("groups", lambda: aclnn.dynamic_quant_v2(half, np.ones((2, 16), np.float16), np.array([2, 2], np.float16), 2,
+                                               out=rows))
+record("gamma over two dimensions", lambda: aclnn.rms_norm_quant(
+    half.reshape(1, 4, 16), np.ones((4, 16), np.float16), np.zeros((4, 16), np.float16),
+    np.ones(1, np.float16), np.zeros(1, np.int8), 1e-6, out=np.zeros((1, 4, 16), np.int8)))
+print(json.dumps(out))
+'''
+
+
+@pytest.fixture(scope="module")
+def results() -> dict:
+    if not any((GENERATED / "aclnn").glob("_C*.so")):
+        pytest.skip("the package of op_docs/ is not built: run `make build`")
+    done = subprocess.run([sys.executable, "-c", CALLS, str(GENERATED)], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "ACLNN_BACKEND": "sim"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+def test_an_int8_quantisation_computes(results):
+    assert results["int8"] == {"status": 0}
+
+
+@pytest.mark.parametrize("name, named", [
+    ("packed int4", "dstType 3"),
+    ("hybrid", "roundMode \"hybrid\""),
+    ("packed x", "x of dtype INT32"),
+    ("groups", "groupIndexOptional"),
+    ("gamma over two dimensions", "gamma over several dimensions"),
+])
+def test_what_the_family_does_not_model_is_refused_by_name(results, name, named):
+    assert results[name].get("status") == 561003, results[name]
+    assert named in results[name]["message"], results[name]
+
+
+def test_a_round_mode_no_page_lists_is_the_pages_error(results):
+    assert results["nearest"].get("status") == 161002, results["nearest"]
+    assert "roundMode" in results["nearest"]["message"]

@@ -1,0 +1,133 @@
+"""Quantisation through torch_npu's op-plugin on the simulator, against PyTorch on the CPU:
+torch.fake_quantize_per_tensor_affine with tensor qparams (aclnnFakeQuantPerTensorAffineCachemask)
+and torch.fake_quantize_per_channel_affine (aclnnFakeQuantPerChannelAffineCachemask), forward and
+backward (the mask); torch_npu's npu_quantize (aclnnQuantize with div_mode, aclnnAscendQuantV3
+without), npu_anti_quant (aclnnAscendAntiQuant), npu_dynamic_quant (aclnnDynamicQuantV2) and
+npu_dynamic_quant_asymmetric against the formulas of their pages written with torch ops."""
+
+
+def test_fake_quantize_equals_the_cpu(run_npu):
+    run_npu("""
+        def check(name, f, x, *args):
+            cpu = x.clone().requires_grad_()
+            npu = x.npu().requires_grad_()
+            want = f(cpu, *args)
+            got = f(npu, *(a.npu() if isinstance(a, torch.Tensor) else a for a in args))
+            assert torch.equal(got.detach().cpu(), want.detach()), (name, (got.detach().cpu() - want.detach()).abs().max())
+            w = torch.randn(want.shape)
+            (want * w).sum().backward()
+            (got * w.npu()).sum().backward()
+            assert torch.equal(npu.grad.cpu(), cpu.grad), (name, "grad")
+
+        # Values past the ends of the range, so that the mask has both truths.
+        x = torch.randn(4, 6) * 4
+        check("per tensor", torch.fake_quantize_per_tensor_affine, x, torch.tensor([0.05]),
+              torch.tensor([3], dtype=torch.int32), -128, 127)
+        check("per tensor uint8 range", torch.fake_quantize_per_tensor_affine, x, torch.tensor([0.02]),
+              torch.tensor([128], dtype=torch.int32), 0, 255)
+        check("per channel", torch.fake_quantize_per_channel_affine, x, torch.rand(6) * 0.1 + 0.01,
+              torch.randint(-5, 5, (6,), dtype=torch.int32), 1, -128, 127)
+        check("per channel axis 0", torch.fake_quantize_per_channel_affine, x, torch.rand(4) * 0.1 + 0.01,
+              torch.randint(-5, 5, (4,), dtype=torch.int32), 0, -8, 7)
+    """)
+
+
+def test_npu_quantize_and_dequantize_follow_their_pages(run_npu):
+    run_npu("""
+        def along(p, x, axis):
+            return p.reshape([-1] + [1] * (x.dim() - 1 - axis % x.dim()))
+
+        x = torch.randn(4, 8) * 20
+        scales = torch.rand(8) + 0.5
+        zero = torch.randint(-4, 4, (8,)).float()
+        # div_mode (the default): aclnnQuantize, round(x / scales + zero_points) half to even, saturated
+        # (INT32 zero points: the page's Ascend910B row has no FLOAT ones).
+        for dtype, (lo, hi), cast in ((torch.qint8, (-128, 127), torch.int8), (torch.quint8, (0, 255), torch.uint8),
+                                      (torch.qint32, (-2**31, 2**31 - 1), torch.int32)):
+            want = torch.clamp(torch.round(x / scales + zero), lo, hi).to(cast)
+            got = torch_npu.npu_quantize(x.npu(), scales.npu(), zero.int().npu(), dtype, -1).cpu()
+            assert torch.equal(got, want), ("npu_quantize", dtype)
+        # Without div_mode: aclnnAscendQuantV3, round(x * scales + offset) half to even into INT8.
+        want = torch.clamp(torch.round(x * scales + zero), -128, 127).to(torch.int8)
+        got = torch_npu.npu_quantize(x.npu(), scales.npu(), zero.npu(), torch.qint8, -1, False).cpu()
+        assert torch.equal(got, want), "npu_quantize without div_mode"
+        # aclnnAscendAntiQuant: (x + offset) * scale into FLOAT16 (its default) or BFLOAT16.
+        q = torch.randint(-128, 128, (4, 8), dtype=torch.int8)
+        for dst, dtype in ((None, torch.float16), (torch.bfloat16, torch.bfloat16)):
+            want = ((q.float() + zero) * scales).to(dtype)
+            got = torch_npu.npu_anti_quant(q.npu(), scales.npu(), offset=zero.npu(), dst_dtype=dst).cpu()
+            assert got.dtype == dtype and torch.equal(got, want), ("npu_anti_quant", dtype)
+    """)
+
+
+def test_npu_dynamic_quant_follows_its_page(run_npu):
+    run_npu("""
+        x = torch.randn(2, 3, 16).half()
+        smooth = (torch.rand(16) + 0.5).half()
+        for s in (None, smooth):
+            v = x.float() * (s.float() if s is not None else 1)
+            scale = v.abs().amax(-1) / 127
+            want = torch.clamp(torch.round(v / scale.unsqueeze(-1)), -128, 127).to(torch.int8)
+            y, got_scale = torch_npu.npu_dynamic_quant(x.npu(), smooth_scales=None if s is None else s.npu())
+            assert torch.equal(got_scale.cpu(), scale) and torch.equal(y.cpu(), want), ("npu_dynamic_quant", s is None)
+        top, bottom = x.float().amax(-1), x.float().amin(-1)
+        scale = (top - bottom) / 255
+        offset = 127 - top / scale
+        want = torch.clamp(torch.round(x.float() / scale.unsqueeze(-1) + offset.unsqueeze(-1)), -128, 127).to(torch.int8)
+        y, got_scale, got_offset = torch_npu.npu_dynamic_quant_asymmetric(x.npu())
+        assert torch.equal(got_scale.cpu(), scale) and torch.equal(got_offset.cpu(), offset), "asymmetric scale"
+        assert torch.equal(y.cpu(), want), "npu_dynamic_quant_asymmetric"
+    """)
+
+
+def test_npu_rms_norm_quant_follow_their_pages(run_npu):
+    run_npu("""
+        def rstd(x):
+            return torch.rsqrt((x.double().pow(2).mean(-1, keepdim=True) + 1e-6).float())
+
+        def quant(y):
+            return torch.clamp(torch.round(y), -128, 127).to(torch.int8)
+
+        x = torch.randn(2, 3, 16).half()
+        gamma, beta = (torch.rand(16) + 0.5).half(), (torch.rand(16) - 0.5).half()
+        scale, offset = torch.tensor([20.0]).half(), torch.tensor([3], dtype=torch.int8)
+        # aclnnRmsNormQuant: round((x * rstd * gamma + beta) * scale + offset).
+        want = quant((x.float() * rstd(x) * gamma.float() + beta.float()) * scale.float() + offset.float())
+        got = torch_npu.npu_rms_norm_quant(x.npu(), gamma.npu(), beta.npu(), scale.npu(), offset.npu()).cpu()
+        assert torch.equal(got, want), "npu_rms_norm_quant"
+        # aclnnAddRmsNormQuantV2: the sum in x1's dtype, then round(y / scales1 + zero_points1) by divMode.
+        x2 = torch.randn(2, 3, 16).half()
+        scales1 = torch.rand(16) * 0.05 + 0.02
+        zero1 = torch.randint(-4, 4, (16,), dtype=torch.int32)
+        s = (x.float() + x2.float()).half()
+        y = s.float() * rstd(s) * gamma.float()
+        for div_mode in (True, False):
+            want = quant((y / scales1 if div_mode else y * scales1) + zero1.float())
+            y1, _, x_out = torch_npu.npu_add_rms_norm_quant(x.npu(), x2.npu(), gamma.npu(), scales1.npu(), zero1.npu(),
+                                                            div_mode=div_mode)
+            assert torch.equal(x_out.cpu(), s) and torch.equal(y1.cpu(), want), ("npu_add_rms_norm_quant", div_mode)
+    """)
+
+
+def test_npu_weight_quant_batchmatmul_follows_its_page(run_npu):
+    run_npu("""
+        x = torch.randn(5, 64).half()
+        weight = torch.randint(-128, 128, (64, 24), dtype=torch.int8)
+        bias = torch.randn(24).half()
+        # y = x @ ((weight + antiquant_offset) * antiquant_scale) + bias: per channel, per group of 32
+        # rows of k, and a transposed weight; inner_precise 1 reaches aclnnWeightQuantBatchMatmulV3.
+        for scale_shape, group, inner in (((24,), 0, 0), ((2, 24), 32, 0), ((24,), 0, 1)):
+            scale = (torch.rand(scale_shape) * 0.01 + 0.001).half()
+            offset = torch.randint(-4, 4, scale_shape).half()
+            expand = (lambda p: p.float().repeat_interleave(group, 0)) if group else (lambda p: p.float())
+            want = x.float() @ ((weight.float() + expand(offset)) * expand(scale)) + bias.float()
+            got = torch_npu.npu_weight_quant_batchmatmul(x.npu(), weight.npu(), scale.npu(), offset.npu(), None, None,
+                                                         bias.npu(), group, inner).cpu()
+            assert got.dtype == torch.float16 and torch.allclose(got.float(), want, rtol=2e-3, atol=2e-3), (
+                scale_shape, group, inner, (got.float() - want).abs().max())
+        wt = torch.randint(-128, 128, (24, 64), dtype=torch.int8)
+        scale = (torch.rand(24) * 0.01 + 0.001).half()
+        want = x.float() @ (wt.t().float() * scale.float())
+        got = torch_npu.npu_weight_quant_batchmatmul(x.npu(), wt.npu().t(), scale.npu()).cpu()
+        assert torch.allclose(got.float(), want, rtol=2e-3, atol=2e-3), "transposed weight"
+    """)
