@@ -3715,7 +3715,7 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
   const aclsim::TensorInfo& deqScale2 = aclsim::CallTensor(call, 9);
   const aclsim::TensorInfo& quantScale2 = aclsim::CallTensor(call, 10);
   const aclsim::TensorInfo& quantOffset2 = aclsim::CallTensor(call, 11);
-  if (deqScale1.present || quantScale1.present || deqScale2.present || quantScale2.present || quantOffset2.present) {  // semantics/attention.toml:195
+  if (deqScale1.present || quantScale1.present || deqScale2.present || quantScale2.present || quantOffset2.present) {  // semantics/attention.toml:197
     return aclsim::Reject(call, 161002, "the quantisation inputs (deqScale1, quantScale1, deqScale2, quantScale2, quantOffset2) are not simulated");
   }
   return ACLNN_SUCCESS;

@@ -2777,7 +2777,7 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
   const aclsim::TensorInfo& antiquantScale = aclsim::CallTensor(call, 11);
   const aclsim::TensorInfo& antiquantOffset = aclsim::CallTensor(call, 12);
   const aclsim::TensorInfo& kvPaddingSize = aclsim::CallTensor(call, 14);
-  if (dequantScale1.present || quantScale1.present || dequantScale2.present || quantScale2.present || quantOffset2.present || antiquantScale.present || antiquantOffset.present || kvPaddingSize.present) {  // semantics/attention.toml:214
+  if (dequantScale1.present || quantScale1.present || dequantScale2.present || quantScale2.present || quantOffset2.present || antiquantScale.present || antiquantOffset.present || kvPaddingSize.present) {  // semantics/attention.toml:216
     return aclsim::Reject(call, 161002, "the quantisation and antiquantisation inputs and kvPaddingSize are not simulated");
   }
   return ACLNN_SUCCESS;
