@@ -5,30 +5,18 @@ result's own shape computes and is returned as given; a larger one holds the res
 elements and the call returns their view; one too small fails at the synchronisation (the
 device's kernel would write past its end), never with a partial result.
 
-The calls run in a process of their own on the package of op_docs/ (generated/, `make build`):
-this process's `aclnn` is the seed package other tests build (tests/bindings_build.py)."""
+The calls run in a process of their own on the package of op_docs/ (tests/op_docs_process.py)."""
 
 from __future__ import annotations
-
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from tests import bindings_build
+from tests.op_docs_process import results_of
 
 pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
 
-GENERATED = Path(__file__).resolve().parents[1] / "generated"
-
 CALLS = r'''
-import json, sys
-import numpy as np
-sys.path.insert(0, sys.argv[1])
-import aclnn
 x = np.array([[0, 1], [2, 3], [4, 5], [6, 7]], np.float32)  # 7 nonzeros, as aclnnNonzeroV2's example
 out = {}
 
@@ -61,12 +49,7 @@ POSITIONS = [[0, 1, 1, 2, 2, 3, 3], [1, 0, 1, 0, 1, 0, 1]]
 
 @pytest.fixture(scope="module")
 def results() -> dict:
-    if not any((GENERATED / "aclnn").glob("_C*.so")):
-        pytest.skip("the package of op_docs/ is not built: run `make build`")
-    done = subprocess.run([sys.executable, "-c", CALLS, str(GENERATED)], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "ACLNN_BACKEND": "sim"})
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+    return results_of(CALLS)
 
 
 def test_an_out_of_the_results_own_shape_computes_and_is_returned_as_given(results):

@@ -4,30 +4,18 @@ roundMode "hybrid", dynamic quantisation by groups and a gamma over several dime
 561003 naming the attribute; a roundMode no page lists is the page's 161002. One valid call of each
 kind computes, so that the refusals are not the family refusing everything.
 
-The calls run in a process of their own on the package of op_docs/ (generated/, `make build`):
-this process's `aclnn` is the seed package other tests build (tests/bindings_build.py)."""
+The calls run in a process of their own on the package of op_docs/ (tests/op_docs_process.py)."""
 
 from __future__ import annotations
-
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from tests import bindings_build
+from tests.op_docs_process import results_of
 
 pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
 
-GENERATED = Path(__file__).resolve().parents[1] / "generated"
-
 CALLS = r'''
-import json, sys
-import numpy as np
-sys.path.insert(0, sys.argv[1])
-import aclnn
 rng = np.random.default_rng(0)
 x = rng.uniform(-3, 3, (4, 16)).astype(np.float32)
 scale = np.full(16, 20.0, np.float32)
@@ -62,12 +50,7 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def results() -> dict:
-    if not any((GENERATED / "aclnn").glob("_C*.so")):
-        pytest.skip("the package of op_docs/ is not built: run `make build`")
-    done = subprocess.run([sys.executable, "-c", CALLS, str(GENERATED)], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "ACLNN_BACKEND": "sim"})
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+    return results_of(CALLS)
 
 
 def test_an_int8_quantisation_computes(results):
