@@ -2653,7 +2653,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*rank=*/-1, -1, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/151},
     // attenMask (line 161)
-    {"attenMask", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
+    {"attenMask", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
@@ -2777,7 +2777,7 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
   const aclsim::TensorInfo& antiquantScale = aclsim::CallTensor(call, 11);
   const aclsim::TensorInfo& antiquantOffset = aclsim::CallTensor(call, 12);
   const aclsim::TensorInfo& kvPaddingSize = aclsim::CallTensor(call, 14);
-  if (dequantScale1.present || quantScale1.present || dequantScale2.present || quantScale2.present || quantOffset2.present || antiquantScale.present || antiquantOffset.present || kvPaddingSize.present) {  // semantics/attention.toml:216
+  if (dequantScale1.present || quantScale1.present || dequantScale2.present || quantScale2.present || quantOffset2.present || antiquantScale.present || antiquantOffset.present || kvPaddingSize.present) {  // semantics/attention.toml:219
     return aclsim::Reject(call, 161002, "the quantisation and antiquantisation inputs and kvPaddingSize are not simulated");
   }
   return ACLNN_SUCCESS;

@@ -107,8 +107,8 @@ def test_fusion_attention_and_its_backward_equal_the_cpu(run_npu):
         want = attend(q, k, v, 2, "BNSD", 0.3, band(4, 6, 2, 2 ** 31, 0)).transpose(1, 2)
         assert torch.allclose(got.cpu().float(), want, rtol=2e-2, atol=2e-2), "prompt BNSD_BSND"
         # npu_incre_flash_attention (aclnnIncreFlashAttentionV4): one query position per batch over its first
-        # actual_seq_lengths keys, from one key tensor, then from a paged cache of 16-position blocks.
-        # The page's phase 1 wants attenMask (semantics/attention.toml's erratum): key 1 masked for batch 0.
+        # actual_seq_lengths keys, from one key tensor, then from a paged cache of 16-position blocks
+        # without a mask (op-plugin passes NULL: semantics/attention.toml's client_optional).
         q, k, v = r(2, 1, 32).half(), r(2, 6, 16).half(), r(2, 6, 16).half()
         mask = torch.zeros(2, 6, dtype=torch.bool)
         mask[0, 1] = True
@@ -121,8 +121,7 @@ def test_fusion_attention_and_its_backward_equal_the_cpu(run_npu):
             assert torch.allclose(got[b:b + 1].cpu().float(), want, rtol=2e-3, atol=2e-3), ("incre", b)
         kc, vc = r(5, 16, 16).half(), r(5, 16, 16).half()
         table = torch.tensor([[3, 0], [4, 1]], dtype=torch.int32)
-        got = torch_npu.npu_incre_flash_attention(q.npu(), kc.npu(), vc.npu(), block_table=table.npu(),
-                                                  atten_mask=torch.zeros(2, 32, dtype=torch.bool).npu(), num_heads=4,
+        got = torch_npu.npu_incre_flash_attention(q.npu(), kc.npu(), vc.npu(), block_table=table.npu(), num_heads=4,
                                                   input_layout="BSH", scale_value=0.3, num_key_value_heads=2,
                                                   actual_seq_lengths=[20, 9], block_size=16)
         for b, length in enumerate((20, 9)):
