@@ -593,7 +593,7 @@ def _optional_where_errors_refuse_only_all_null(params: Sequence[Param], errors:
                 names = [_pointer_named(n, pointers) for n in _NAME.findall(match.group(1))]
                 if len(names) > 1 and all(names):
                     named.update(n for n in names if n)
-    return [dataclasses.replace(p, optional=True) if p.name in named else p for p in params]
+    return _made_optional(params, named)
 
 
 def _pointer_named(word: str, pointers: Collection[str]) -> Optional[str]:
@@ -617,6 +617,10 @@ def _optional_where_errors_say_non_null(params: Sequence[Param], errors: Sequenc
             named.update(n for n in _NAME.findall(match.group(1)) if n in pointers)
         named.update(n for n in _NON_NULL_ONE.findall(error.condition) if n in pointers)
         named.update(n for n in _NON_NULL_EN.findall(error.condition) if n in pointers)
+    return _made_optional(params, named)
+
+
+def _made_optional(params: Sequence[Param], named: Collection[str]) -> list[Param]:
     return [dataclasses.replace(p, optional=True) if p.name in named else p for p in params]
 
 

@@ -26,6 +26,7 @@ from typing import Iterable, Mapping, Optional
 from gen.ir import API, Bound, Diagnostic, Extent, Level, Param, ParamKind, ValueRange
 from gen.parse.extractors import vocab
 from gen.parse.extractors.relations import CONDITION
+from gen.parse.readers.scan import bounded
 
 # The host arguments a ValueRange bounds (phase 1 reads their values: runtime/sim/src/opapi/rules.cpp).
 _BOUNDED = (ParamKind.INT, ParamKind.INT_ARRAY, ParamKind.FLOAT, ParamKind.SCALAR)
@@ -125,10 +126,7 @@ def _names_in(sentence: str, params: Mapping[str, Param]) -> str:
     """A pattern of the parameter names the sentence holds (longest first, not inside a longer ASCII
     identifier). Not of every name of the API: the readers match it at each position of every
     sentence, and a page of 10,000 parameters made that quadratic (tests/test_fuzz_parser.py)."""
-    present = sorted({word for word in _IDENTIFIER.findall(sentence) if word in params}, key=len, reverse=True)
-    if not present:
-        return r"(?!x)x"
-    return r"(?<![A-Za-z0-9_.])(?:" + "|".join(map(re.escape, present)) + r")(?![A-Za-z0-9_])"
+    return bounded(sorted({word for word in _IDENTIFIER.findall(sentence) if word in params}, key=len, reverse=True))
 
 
 def _only(params: Mapping[str, Param], names: str, clause: str, tail: str, subject: Optional[str],

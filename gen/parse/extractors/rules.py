@@ -29,7 +29,7 @@ from gen.ir import (Bound, Diagnostic, DimEquality, Divisibility, ErrorCase, Ext
 from gen.parse.extractors import vocab
 from gen.parse.extractors.comparisons import comparison_ranges
 from gen.parse.extractors.relations import CONDITION, PRODUCT
-from gen.parse.readers.scan import MARKUP, compiled, word_starts
+from gen.parse.readers.scan import MARKUP, bounded, compiled, word_starts
 
 UNREAD = "relation-unread"
 
@@ -102,16 +102,9 @@ def _host(param: Param) -> bool:
     return param.kind is not None and not param.kind.is_device_data
 
 
-# An ASCII identifier, whole: what a parameter name is in the pages' prose, bounded as _bounded
+# An ASCII identifier, whole: what a parameter name is in the pages' prose, bounded as scan.bounded
 # bounds the names themselves.
 _IDENTIFIER = r"(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_])"
-
-
-def _bounded(names: Sequence[str]) -> str:
-    """A pattern of any of `names` (longest first) not inside a longer ASCII identifier."""
-    if not names:
-        return r"(?!x)x"
-    return r"(?<![A-Za-z0-9_.])(?:" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_])"
 
 
 # "当self.dim()>0时" / "When self.dim() is greater than 0": the condition of a dimension index's range
@@ -153,9 +146,9 @@ class _Reader:
         # Names bounded by ASCII only: in Python's Unicode regexes a CJK character is a word
         # character, and "与self和target" must name self and target.
         names = sorted(self.params, key=len, reverse=True)
-        self.name = _bounded(names)
+        self.name = bounded(names)
         self.tensors = {p.name for p in params if p.kind is ParamKind.TENSOR}
-        self.tensor = _bounded(sorted(self.tensors, key=len, reverse=True))
+        self.tensor = bounded(sorted(self.tensors, key=len, reverse=True))
 
     # The patterns that name this API's parameters are made once per API, only when a sentence has
     # the words they look for, and compiled once per set of names (gen.parse.readers.scan.compiled): made
