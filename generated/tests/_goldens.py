@@ -25,6 +25,12 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
     scalar kernel, which a tensor's last few elements take, is C's exact fmod."""
 
     @staticmethod
+    def refused(message: str) -> Any:
+        """A golden's answer to arguments its PyTorch op does not survive (a C++ division by zero
+        that kills the process): an exception, as for any call PyTorch refuses."""
+        raise ValueError(message)
+
+    @staticmethod
     def fmod(a: Any, b: Any) -> Any:
         import torch
 

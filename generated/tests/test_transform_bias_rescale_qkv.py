@@ -37,7 +37,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P', 'Ascend910'),
-    golden="tuple(torch._transform_bias_rescale_qkv(qkv, qkvBias, numHeads)) if numHeads > 0 else (_ for _ in ()).throw(ValueError('numHeads must be positive'))",
+    golden="tuple(torch._transform_bias_rescale_qkv(qkv, qkvBias, numHeads)) if numHeads > 0 else exact.refused('numHeads must be positive')",
     integer_math='float',
     simulated=True,
     out_shape_from={},
