@@ -464,7 +464,7 @@ def with_nesting(raw: bytes, depth: int) -> bytes:
 PATHOLOGICAL = {"parameters": lambda raw, n: with_parameters(raw, n, documented=False),
                 "documented parameters": lambda raw, n: with_parameters(raw, n, documented=True),
                 "table rows": with_table_rows, "nesting": with_nesting}
-PATHOLOGICAL_COUNTS = (3_000, 30_000) if LONG else (1_000, 10_000)
+PATHOLOGICAL_COUNTS = (3_000, 30_000) if LONG else (500, 5_000)
 
 
 @pytest.mark.parametrize("construct", sorted(PATHOLOGICAL))

@@ -76,11 +76,12 @@ def test_documented_values_are_accepted(name, value):
 
 @real_sim
 def test_the_device_memory_size_is_read_with_its_suffix():
-    # 1G is 1 GiB (the reading before this fix took it as the 64 GiB default): 1.5 GiB cannot be had.
-    code = ("import aclnn, numpy as np\ntry:\n    aclnn.to_device(np.zeros(3 << 27, np.float32))\n    print('allocated')\n"
+    # 4M is 4 MiB (a reading that drops the suffix takes the 64 GiB default): 6 MiB cannot be had. The
+    # suffixes share one reading; mebibytes keep the host's copy small (a gibibyte cost seconds).
+    code = ("import aclnn, numpy as np\ntry:\n    aclnn.to_device(np.zeros(3 << 19, np.float32))\n    print('allocated')\n"
             "except aclnn.AclError as e:\n    print(e.status_name)")
-    assert run(code, ACLNN_SIM_DEVICE_MEMORY="1G") == "ACL_ERROR_RT_MEMORY_ALLOCATION"
-    assert run(code, ACLNN_SIM_DEVICE_MEMORY="2G") == "allocated"
+    assert run(code, ACLNN_SIM_DEVICE_MEMORY="4M") == "ACL_ERROR_RT_MEMORY_ALLOCATION"
+    assert run(code, ACLNN_SIM_DEVICE_MEMORY="8M") == "allocated"
 
 
 @pytest.mark.parametrize("name, value", GENERATOR_BAD)
