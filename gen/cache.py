@@ -20,6 +20,7 @@ one that cannot be read is a miss, never an error.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import functools
 import hashlib
@@ -35,8 +36,38 @@ from gen.locations import DATA_ROOT, PACKAGE
 
 # What decides a page's IR (the parser, the IR's classes, the parser's data files), and what
 # decides every generated file besides; named by their place in the repository.
-PARSER_SOURCES = ("gen/parse", "gen/ir.py")
 GENERATOR_SOURCES = ("gen", "templates", "runtime/python")
+
+
+def _parser_sources() -> tuple[str, ...]:
+    """gen/parse (its code and data files) and every module of gen/ it imports, however indirectly (gen/ir.py, gen/conventions.py,
+    ...): read from the import statements, so that a module the parser comes to import keys the IR
+    without a list to keep. A convention edited in gen/conventions.py once left the IR of every page
+    as the previous parser had made it."""
+    found: set[str] = set()
+    pending = sorted(str(p.relative_to(PACKAGE.parent)) for p in (PACKAGE / "parse").rglob("*.py"))
+    while pending:
+        source = pending.pop()
+        if source in found:
+            continue
+        found.add(source)
+        tree = ast.parse((PACKAGE.parent / source).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "gen":
+                modules = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+            elif isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names if alias.name.split(".")[0] == "gen"]
+            else:
+                continue
+            for module in modules:
+                path = PACKAGE.parent / Path(*module.split("."))
+                for candidate in (path.with_suffix(".py"), path / "__init__.py"):
+                    if candidate.is_file():
+                        pending.append(str(candidate.relative_to(PACKAGE.parent)))
+    return ("gen/parse", *sorted(f for f in found if not f.startswith("gen/parse/")))
+
+
+PARSER_SOURCES = _parser_sources()
 
 T = TypeVar("T")
 

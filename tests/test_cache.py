@@ -7,6 +7,8 @@ from __future__ import annotations
 import contextlib
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -236,3 +238,18 @@ def test_a_semantics_file_is_read_once_then_taken_from_the_cache_until_its_bytes
     toml.write_text(toml.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     edited = pipeline.semantics(files, library=None, cache=SemanticsCache(tmp_path / "cache"))
     assert read == ["leaky_relu_backward.toml"] and edited.fingerprints != cold.fingerprints
+
+
+def test_the_parsers_version_covers_every_module_parsing_loads():
+    # What a fresh interpreter loads of gen/ to parse a page is what decides the IR: each module of
+    # it is in the parser's version (a convention of gen/conventions.py once was not, and an edited
+    # convention left the cached IR of every page as the previous code had made it).
+    code = ("import sys; from gen.parse import parse_file; parse_file(sys.argv[1]); "
+            "print('\\n'.join(m.__file__ for n, m in sys.modules.items() if n.split('.')[0] == 'gen'))")
+    done = subprocess.run([sys.executable, "-c", code, str(ROOT / "op_docs" / "aclnnIndexAdd.md")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    loaded = {str(Path(f).resolve().relative_to(ROOT)) for f in done.stdout.split()}
+    from gen.cache import PARSER_SOURCES
+    uncovered = {f for f in loaded if f not in PARSER_SOURCES and not any(f.startswith(s + "/") for s in PARSER_SOURCES)}
+    assert not uncovered, f"modules the parser loads that do not key the IR cache: {sorted(uncovered)}"
