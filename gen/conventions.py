@@ -26,6 +26,8 @@ emitters ask these functions; none of them spells a convention again.
 6. `class_predicate_inputs`: the floating-class predicates (aclnnIsFinite, aclnnIsPosInf,
    aclnnIsNegInf) take integer and BOOL inputs as aclnnIsInf's page documents: an integer is
    finite and never infinite.
+7. `unlisted_scalar_dtypes`: a host scalar whose row lists no dtype ("-") takes the dtypes of the
+   tensors it is computed with, the ones 5. casts it to.
 """
 
 from __future__ import annotations
@@ -190,3 +192,25 @@ def class_predicate_inputs(api: str, params: Sequence[Param]) -> list[Param]:
 
 def _widened(dtypes: Sequence[DType]) -> tuple[DType, ...]:
     return tuple(dtypes) + tuple(d for d in _INTEGER_INPUTS if d not in dtypes)
+
+
+# --- 7. a host scalar whose row lists no dtype --------------------------------------------------------
+
+def unlisted_scalar_dtypes(param: Param, params: Sequence[Param]) -> tuple[DType, ...]:
+    """The dtypes of an aclScalar whose row leaves its dtype cell empty ("-"): the dtypes of its API's
+    results (output and in-place tensors, in their order), the computation 5. casts it to; an API with
+    no typed result, its input tensors'. aclnnIndexAdd's alpha ("数据类型可转换成self与source推导后的
+    数据类型"), aclnnScatterValue's value ("无其他数据类型限制"), aclnnPdistForward's pScalar (a range
+    alone) state no list. Not an index's dtypes: a value is never cast to the INT64 of the positions it
+    is written at. Empty for any other parameter."""
+    if param.kind is not ParamKind.SCALAR or param.dtypes:
+        return ()
+    tensors = [p for p in params if p.kind in (ParamKind.TENSOR, ParamKind.TENSOR_LIST)]
+    for directions in ((Direction.OUT, Direction.INOUT), (Direction.IN,)):
+        dtypes: list[DType] = []
+        for other in tensors:
+            if other.direction in directions:
+                dtypes += [d for d in other.dtypes if d not in dtypes]
+        if dtypes:
+            return tuple(dtypes)
+    return ()

@@ -226,3 +226,35 @@ def test_a_floating_class_predicate_takes_integers_on_every_chip():
     assert DType.INT32 in found["self"].dtypes and DType.BOOL in found["self"].dtypes_for(Soc.ASCEND910)
     assert found["out"].dtypes == (DType.BOOL,)  # the result stays BOOL
     assert conventions.class_predicate_inputs("aclnnExp", params) == list(params)  # no other API
+
+
+# --- 7. a host scalar whose row lists no dtype -------------------------------------------------------
+
+_SCALAR_PROTOTYPE = """```cpp
+aclnnStatus aclnnFooGetWorkspaceSize(const aclTensor *self, const aclTensor *index, const aclScalar *alpha,
+                                     aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor)
+aclnnStatus aclnnFoo(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+```
+"""
+
+
+def _scalar_page(alpha_dtypes: str):
+    table = html_table(["参数名", "输入/输出", "使用说明", "数据类型"],
+                       ["self", "输入", "-", "FLOAT、INT32"], ["index", "输入", "-", "INT64"],
+                       ["alpha", "输入", "数据类型可转换成self推导后的数据类型。", alpha_dtypes],
+                       ["out", "输出", "-", "FLOAT、INT32"])
+    return api_page(table, prototype=_SCALAR_PROTOTYPE)
+
+
+def test_a_scalar_without_a_listed_dtype_takes_its_results_dtypes():
+    # aclnnIndexAdd's alpha: converted to the computation's dtype, never to its index's.
+    page = _scalar_page("-")
+    assert page.apis[0].param("alpha").dtypes == (DType.FLOAT, DType.INT32)
+    assert "scalar-dtypes-from-tensors" in {d.code for d in page.diagnostics}
+    assert "param-no-dtypes" not in {d.code for d in page.diagnostics}
+
+
+def test_a_scalar_with_a_listed_dtype_keeps_it():
+    page = _scalar_page("DOUBLE")
+    assert page.apis[0].param("alpha").dtypes == (DType.DOUBLE,)
+    assert "scalar-dtypes-from-tensors" not in {d.code for d in page.diagnostics}

@@ -303,6 +303,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     errors: list[ErrorCase] = guarded(error_diags, section.line if section else 1, f"the errors of {pair.api}",
                                       lambda: _errors(doc, sections, section, scope, names, pairs, error_diags), [])
     params = _dtypes_from_errors(pair.api, params, matched, errors, diags)
+    params = _scalar_dtypes_from_tensors(pair.api, params, matched, diags)
     for param, entry in zip(params, matched):
         _diagnose_coverage(pair.api, param, entry, diags, pair.workspace.line)
     diags.extend(error_diags)
@@ -551,6 +552,23 @@ def _dtypes_from_errors(api: str, params: list[Param], matched: Sequence[Optiona
                                         f"{api}.{param.name}: its row states no dtype; the error table rejects any "
                                         f"but {', '.join(d.value for d in dtypes)}"))
                 break
+    return out
+
+
+def _scalar_dtypes_from_tensors(api: str, params: list[Param], matched: Sequence[Optional[ParamEntry]],
+                                diags: list[Diagnostic]) -> list[Param]:
+    """Host scalars whose rows list no dtype, with the dtypes of the tensors they are cast to
+    (gen.conventions.unlisted_scalar_dtypes)."""
+    out = list(params)
+    for i, (param, entry) in enumerate(zip(params, matched)):
+        if entry is None or _reserved(entry):
+            continue
+        dtypes = conventions.unlisted_scalar_dtypes(param, params)
+        if dtypes:
+            out[i] = dataclasses.replace(param, dtypes=dtypes)
+            diags.append(Diagnostic(Level.INFO, entry.line, "scalar-dtypes-from-tensors",
+                                    f"{api}.{param.name}: its row lists no dtype; a host scalar is cast to its "
+                                    f"tensors' dtypes: {', '.join(d.value for d in dtypes)}"))
     return out
 
 

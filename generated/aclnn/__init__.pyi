@@ -24301,6 +24301,7 @@ def index_add(self: Tensor, dim: int, index: _TensorLike, source: _TensorLike, a
         source的shape除dim维度之外，其他维度的值需要与self的shape相等。
     alpha : number
         alpha (const aclScalar*, in): 缩放因子。
+        dtypes FLOAT, FLOAT16, INT32, INT16, INT8, UINT8, DOUBLE, INT64, BOOL, BFLOAT16.
         数据类型可转换成self与source推导后的数据类型。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -24382,6 +24383,7 @@ def index_add_v2(self: Tensor, dim: int, index: _TensorLike, source: _TensorLike
         source的shape除dim维度之外，其他维度的值需要与self的shape相等。
     alpha : number
         alpha (const aclScalar*, in): 缩放因子。
+        dtypes FLOAT, FLOAT16, INT32, INT16, INT8, UINT8, DOUBLE, INT64, BOOL, BFLOAT16.
         数据类型可转换成self与source推导后的数据类型。 在非确定性计算场景下且mode取值为0，alpha不参与计算。
     mode : int
         mode (int64_t, in): 计算模式。
@@ -31444,6 +31446,7 @@ def inplace_scatter_value(self_ref: _InOut1, dim: int, index: _TensorLike, value
         索引张量。index的维度数量需要与selfRef相同。对于每一个维度d，如果d != dim,需保证index.size(d) <= selfRef.size(d)。支持空tensor。
     value : number
         value (const aclScalar*, in)
+        dtypes UINT8, INT8, INT16, INT32, INT64, BOOL, FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16.
         当value为COMPLEX时，selfRef也必须为COMPLEX tensor，无其他数据类型限制。
     reduce : int
         reduce (int64_t, in): 选择应用的reduction操作。
@@ -45104,6 +45107,7 @@ def scatter_value(self: Tensor, dim: int, index: _TensorLike, value: _Scalar, re
         索引张量。index的维度数量需要与self相同。
     value : number
         value (const aclScalar*, in)
+        dtypes UINT8, INT8, INT16, INT32, INT64, BOOL, FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16.
         当value为COMPLEX时，self也必须为COMPLEX tensor，无其他数据类型限制。
     reduce : int
         reduce (int64_t, in): 选择应用的reduction操作。

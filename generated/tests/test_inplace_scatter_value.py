@@ -30,6 +30,7 @@ OP = t.Op(
         '*': {
             'selfRef': ('UINT8', 'INT8', 'INT16', 'INT32', 'INT64', 'BOOL', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
             'index': ('INT32', 'INT64'),
+            'value': ('UINT8', 'INT8', 'INT16', 'INT32', 'INT64', 'BOOL', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P', 'Ascend910'),
