@@ -285,11 +285,15 @@ def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tu
     widened = {c.param: c.dtypes for c in semantics.client_dtypes}
     nullable = set(semantics.client_optional)
     ranks = {r.param: tuple(r.value) for r in semantics.client_ranks}
-    names = {p.name for p in api.params if p.kind is ParamKind.TENSOR}
-    for key, named in (("client_dtypes", widened), ("client_optional", nullable), ("client_ranks", ranks)):
+    tensors = {p.name for p in api.params if p.kind is ParamKind.TENSOR}
+    # A host scalar's dtype too: op-plugin makes a Python float an aclScalar of DOUBLE.
+    typed = tensors | {p.name for p in api.params if p.kind is ParamKind.SCALAR}
+    for key, named, names in (("client_dtypes", widened, typed), ("client_optional", nullable, tensors),
+                              ("client_ranks", ranks, tensors)):
         for name in sorted(set(named) - names):
+            kind = "tensor or scalar" if names is typed else "tensor"
             notes.append(Diagnostic(Level.ERROR, line, "client-dtypes", f"{api.name}: {key} names {name}, "
-                                                                        "which is not a tensor parameter of the page"))
+                                                                        f"which is not a {kind} parameter of the page"))
             if isinstance(named, set):
                 named.discard(name)
             else:

@@ -23251,7 +23251,7 @@ def hardshrink(self: Tensor, lambd: _Scalar, *, out: _OutArray | None = None) ->
         支持空Tensor。
     lambd : number
         lambd (const aclScalar*, in): 公式中的输入λ。
-        dtypes FLOAT.
+        dtypes FLOAT, DOUBLE.
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
         an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by
@@ -37958,7 +37958,7 @@ def min_dim(self: Tensor, dim: int, keepdim: bool, *, out: tuple[_OutArray | Non
         数据类型和self一致。 如果keepdim为false，则输出维度为self维度减1； 如果keepdim为true，则输出维度等于self维度。
     indices : numpy.ndarray or aclnn.Tensor
         indices (aclTensor*, out): 存储最小值的索引。
-        dtypes INT32; formats ND; non-contiguous allowed.
+        dtypes INT32, INT64; formats ND; non-contiguous allowed.
 
     Raises
     ------
@@ -46954,7 +46954,7 @@ def softshrink(self: Tensor, lambd: _Scalar, *, out: _OutArray | None = None) ->
         支持空Tensor。
     lambd : number
         lambd (const aclScalar*, in): 输入的标量，公式中的输入λ。
-        dtypes FLOAT; rank 0-8; formats ND; non-contiguous allowed.
+        dtypes FLOAT, DOUBLE; rank 0-8; formats ND; non-contiguous allowed.
         数值要求大于等于0。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when

@@ -2914,7 +2914,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/88},
     // lambd (line 98)
     {"lambd", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT),
+     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_DOUBLE),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/98},
@@ -2938,7 +2938,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const double lambd = aclsim::CallScalar(call, 1);
-  if (lambd < 0) {  // semantics/activations.toml:177
+  if (lambd < 0) {  // semantics/activations.toml:181
     return aclsim::Reject(call, 161002, "lambd must not be negative");
   }
   return ACLNN_SUCCESS;

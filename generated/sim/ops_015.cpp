@@ -3253,7 +3253,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/120},
     // indices (line 134)
     {"indices", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_INT32),
+     /*dtypes=*/aclsim::Bits(ACL_INT32, ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/134},

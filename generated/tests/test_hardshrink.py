@@ -26,17 +26,17 @@ OP = t.Op(
     dtypes={
         '*': {
             'self': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
-            'lambd': ('FLOAT',),
+            'lambd': ('FLOAT', 'DOUBLE'),
             'out': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
         },
         'Ascend310P': {
             'self': ('FLOAT16', 'FLOAT'),
-            'lambd': ('FLOAT',),
+            'lambd': ('FLOAT', 'DOUBLE'),
             'out': ('FLOAT16', 'FLOAT'),
         },
         'Ascend910': {
             'self': ('FLOAT16', 'FLOAT'),
-            'lambd': ('FLOAT',),
+            'lambd': ('FLOAT', 'DOUBLE'),
             'out': ('FLOAT16', 'FLOAT'),
         },
     },
@@ -107,6 +107,7 @@ EMPTY = [
 # NumPy scalars of each documented scalar dtype.
 SCALAR_DTYPES = [
     BASE.but('lambd=FLOAT', dtypes={'lambd': 'FLOAT'}),
+    BASE.but('lambd=DOUBLE', dtypes={'lambd': 'DOUBLE'}),
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).

@@ -30,27 +30,27 @@ OP = t.Op(
         '*': {
             'self': ('FLOAT', 'FLOAT16', 'INT64', 'BOOL', 'BFLOAT16', 'INT32'),
             'out': ('FLOAT', 'FLOAT16', 'INT64', 'BOOL', 'BFLOAT16', 'INT32'),
-            'indices': ('INT32',),
+            'indices': ('INT32', 'INT64'),
         },
         'Ascend310P': {
             'self': ('FLOAT', 'FLOAT16', 'INT64', 'BOOL'),
             'out': ('FLOAT', 'FLOAT16', 'INT64', 'BOOL'),
-            'indices': ('INT32',),
+            'indices': ('INT32', 'INT64'),
         },
         'Ascend910': {
             'self': ('FLOAT', 'FLOAT16', 'INT64', 'BOOL'),
             'out': ('FLOAT', 'FLOAT16', 'INT64', 'BOOL'),
-            'indices': ('INT32',),
+            'indices': ('INT32', 'INT64'),
         },
         'Ascend910B': {
             'self': ('FLOAT', 'FLOAT16', 'INT64', 'BOOL', 'BFLOAT16'),
             'out': ('FLOAT', 'FLOAT16', 'INT64', 'BOOL', 'BFLOAT16'),
-            'indices': ('INT32',),
+            'indices': ('INT32', 'INT64'),
         },
         'Ascend910_93': {
             'self': ('FLOAT', 'FLOAT16', 'INT64', 'BOOL', 'BFLOAT16'),
             'out': ('FLOAT', 'FLOAT16', 'INT64', 'BOOL', 'BFLOAT16'),
-            'indices': ('INT32',),
+            'indices': ('INT32', 'INT64'),
         },
     },
     unsupported_socs=('Ascend310B',),

@@ -26,17 +26,17 @@ OP = t.Op(
     dtypes={
         '*': {
             'self': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
-            'lambd': ('FLOAT',),
+            'lambd': ('FLOAT', 'DOUBLE'),
             'out': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
         },
         'Ascend310P': {
             'self': ('FLOAT', 'FLOAT16'),
-            'lambd': ('FLOAT',),
+            'lambd': ('FLOAT', 'DOUBLE'),
             'out': ('FLOAT', 'FLOAT16'),
         },
         'Ascend910': {
             'self': ('FLOAT', 'FLOAT16'),
-            'lambd': ('FLOAT',),
+            'lambd': ('FLOAT', 'DOUBLE'),
             'out': ('FLOAT', 'FLOAT16'),
         },
     },
@@ -107,6 +107,7 @@ EMPTY = [
 # NumPy scalars of each documented scalar dtype.
 SCALAR_DTYPES = [
     BASE.but('lambd=FLOAT', dtypes={'lambd': 'FLOAT'}),
+    BASE.but('lambd=DOUBLE', dtypes={'lambd': 'DOUBLE'}),
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).

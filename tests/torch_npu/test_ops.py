@@ -15,6 +15,10 @@ def test_elementwise(run_npu):
             "relu": (torch.relu(na), torch.relu(a)), "silu": (torch.nn.functional.silu(na), torch.nn.functional.silu(a)),
             "sigmoid": (torch.sigmoid(na), torch.sigmoid(a)), "tanh": (torch.tanh(na), torch.tanh(a)),
             "broadcast": (na + nb[0], a + b[0]),
+            # lambd reaches aclnnSoftshrink/aclnnHardshrink as a DOUBLE aclScalar (semantics/activations.toml)
+            "softshrink": (torch.nn.functional.softshrink(na, 0.5), torch.nn.functional.softshrink(a, 0.5)),
+            "hardshrink": (torch.nn.functional.hardshrink(na.half(), 0.5).float(),
+                           torch.nn.functional.hardshrink(a.half(), 0.5).float()),
         }
         for name, (got, want) in cases.items():
             assert torch.allclose(got.cpu(), want, rtol=1e-5, atol=1e-6), name
@@ -55,6 +59,11 @@ def test_softmax_and_reductions(run_npu):
         assert torch.allclose(d.mean(1, keepdim=True).cpu(), a.mean(1, keepdim=True), atol=1e-6)
         values, indices = d.max(1)
         assert torch.equal(values.cpu(), a.max(1).values) and torch.equal(indices.cpu(), a.max(1).indices)
+        # aclnnMinDim's page gives indices INT32 alone; op-plugin passes INT64 (semantics/reductions.toml).
+        for dtype in (torch.float32, torch.float16, torch.bfloat16):
+            values, indices = torch.min(d.to(dtype), 1)
+            want = torch.min(a.to(dtype), 1)
+            assert torch.equal(values.cpu(), want.values) and torch.equal(indices.cpu(), want.indices), dtype
         assert torch.equal(d.argmax(1).cpu(), a.argmax(1))
         assert torch.equal(torch.cat([d, d], 0).cpu(), torch.cat([a, a], 0))
         assert torch.equal(torch.where(d > 0, d, d * 0).cpu(), torch.where(a > 0, a, a * 0))
