@@ -82,10 +82,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16', 'beta': 'BFLOAT16', 'biasOptional': 'BFLOAT16'}, layout='transposed', noncontiguous=('x1', 'x2')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('x1', 'x2', 'gamma', 'beta', 'biasOptional')),
     BASE.but('strided-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'beta': 'FLOAT16', 'biasOptional': 'FLOAT16'}, layout='strided', noncontiguous=('x1', 'x2', 'gamma', 'beta', 'biasOptional')),
-    BASE.but('strided-BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16', 'beta': 'BFLOAT16', 'biasOptional': 'BFLOAT16'}, layout='strided', noncontiguous=('x1', 'x2', 'gamma', 'beta', 'biasOptional')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('x1', 'x2', 'gamma', 'beta', 'biasOptional')),
     BASE.but('offset-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'beta': 'FLOAT16', 'biasOptional': 'FLOAT16'}, layout='offset', noncontiguous=('x1', 'x2', 'gamma', 'beta', 'biasOptional')),
-    BASE.but('offset-BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16', 'beta': 'BFLOAT16', 'biasOptional': 'BFLOAT16'}, layout='offset', noncontiguous=('x1', 'x2', 'gamma', 'beta', 'biasOptional')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

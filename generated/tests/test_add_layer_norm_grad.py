@@ -83,10 +83,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'dy': 'BFLOAT16', 'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16', 'dsumOptional': 'BFLOAT16'}, layout='transposed', noncontiguous=('dy', 'x1', 'x2', 'rstd', 'mean', 'dsumOptional')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('dy', 'x1', 'x2', 'rstd', 'mean', 'gamma', 'dsumOptional')),
     BASE.but('strided-FLOAT16', dtypes={'dy': 'FLOAT16', 'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'dsumOptional': 'FLOAT16'}, layout='strided', noncontiguous=('dy', 'x1', 'x2', 'rstd', 'mean', 'gamma', 'dsumOptional')),
-    BASE.but('strided-BFLOAT16', dtypes={'dy': 'BFLOAT16', 'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16', 'dsumOptional': 'BFLOAT16'}, layout='strided', noncontiguous=('dy', 'x1', 'x2', 'rstd', 'mean', 'gamma', 'dsumOptional')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('dy', 'x1', 'x2', 'rstd', 'mean', 'gamma', 'dsumOptional')),
     BASE.but('offset-FLOAT16', dtypes={'dy': 'FLOAT16', 'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'dsumOptional': 'FLOAT16'}, layout='offset', noncontiguous=('dy', 'x1', 'x2', 'rstd', 'mean', 'gamma', 'dsumOptional')),
-    BASE.but('offset-BFLOAT16', dtypes={'dy': 'BFLOAT16', 'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16', 'dsumOptional': 'BFLOAT16'}, layout='offset', noncontiguous=('dy', 'x1', 'x2', 'rstd', 'mean', 'gamma', 'dsumOptional')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -80,10 +80,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16'}, layout='transposed', noncontiguous=('x1', 'x2')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('x1', 'x2', 'gamma')),
     BASE.but('strided-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16'}, layout='strided', noncontiguous=('x1', 'x2', 'gamma')),
-    BASE.but('strided-BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16'}, layout='strided', noncontiguous=('x1', 'x2', 'gamma')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('x1', 'x2', 'gamma')),
     BASE.but('offset-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16'}, layout='offset', noncontiguous=('x1', 'x2', 'gamma')),
-    BASE.but('offset-BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16'}, layout='offset', noncontiguous=('x1', 'x2', 'gamma')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

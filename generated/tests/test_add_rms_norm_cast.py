@@ -63,9 +63,7 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', layout='transposed', noncontiguous=('x1', 'x2')),
     BASE.but('transposed-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16'}, layout='transposed', noncontiguous=('x1', 'x2')),
     BASE.but('strided-BFLOAT16', layout='strided', noncontiguous=('x1', 'x2', 'gamma')),
-    BASE.but('strided-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16'}, layout='strided', noncontiguous=('x1', 'x2', 'gamma')),
     BASE.but('offset-BFLOAT16', layout='offset', noncontiguous=('x1', 'x2', 'gamma')),
-    BASE.but('offset-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16'}, layout='offset', noncontiguous=('x1', 'x2', 'gamma')),
     BASE.but('device-BFLOAT16', layout='device'),
 ]
 

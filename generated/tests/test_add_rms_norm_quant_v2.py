@@ -75,9 +75,7 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT16', layout='transposed', noncontiguous=('x1', 'x2')),
     BASE.but('transposed-BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16', 'scales1': 'BFLOAT16', 'scales2Optional': 'BFLOAT16', 'zeroPoints1Optional': 'BFLOAT16', 'zeroPoints2Optional': 'BFLOAT16', 'betaOptional': 'BFLOAT16'}, layout='transposed', noncontiguous=('x1', 'x2')),
     BASE.but('strided-FLOAT16', layout='strided', noncontiguous=('x1', 'x2', 'gamma', 'scales1', 'scales2Optional', 'zeroPoints1Optional', 'zeroPoints2Optional', 'betaOptional')),
-    BASE.but('strided-BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16', 'scales1': 'BFLOAT16', 'scales2Optional': 'BFLOAT16', 'zeroPoints1Optional': 'BFLOAT16', 'zeroPoints2Optional': 'BFLOAT16', 'betaOptional': 'BFLOAT16'}, layout='strided', noncontiguous=('x1', 'x2', 'gamma', 'scales1', 'scales2Optional', 'zeroPoints1Optional', 'zeroPoints2Optional', 'betaOptional')),
     BASE.but('offset-FLOAT16', layout='offset', noncontiguous=('x1', 'x2', 'gamma', 'scales1', 'scales2Optional', 'zeroPoints1Optional', 'zeroPoints2Optional', 'betaOptional')),
-    BASE.but('offset-BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16', 'scales1': 'BFLOAT16', 'scales2Optional': 'BFLOAT16', 'zeroPoints1Optional': 'BFLOAT16', 'zeroPoints2Optional': 'BFLOAT16', 'betaOptional': 'BFLOAT16'}, layout='offset', noncontiguous=('x1', 'x2', 'gamma', 'scales1', 'scales2Optional', 'zeroPoints1Optional', 'zeroPoints2Optional', 'betaOptional')),
     BASE.but('device-FLOAT16', layout='device'),
 ]
 

@@ -88,10 +88,8 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT16', dtypes={'self': 'FLOAT16', 'batch1': 'FLOAT16', 'batch2': 'FLOAT16'}, layout='transposed', noncontiguous=('self', 'batch1', 'batch2')),
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('self', 'batch1', 'batch2')),
     BASE.but('strided-BFLOAT16', dtypes={'self': 'BFLOAT16', 'batch1': 'BFLOAT16', 'batch2': 'BFLOAT16'}, layout='strided', noncontiguous=('self', 'batch1', 'batch2')),
-    BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16', 'batch1': 'FLOAT16', 'batch2': 'FLOAT16'}, layout='strided', noncontiguous=('self', 'batch1', 'batch2')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('self', 'batch1', 'batch2')),
     BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16', 'batch1': 'BFLOAT16', 'batch2': 'BFLOAT16'}, layout='offset', noncontiguous=('self', 'batch1', 'batch2')),
-    BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16', 'batch1': 'FLOAT16', 'batch2': 'FLOAT16'}, layout='offset', noncontiguous=('self', 'batch1', 'batch2')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('self', 'batch1', 'batch2')),
     BASE.but('device-FLOAT', layout='device'),
 ]

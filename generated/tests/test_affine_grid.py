@@ -63,10 +63,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'theta': 'BFLOAT16'}, layout='transposed', noncontiguous=('theta',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('theta',)),
     BASE.but('strided-FLOAT16', dtypes={'theta': 'FLOAT16'}, layout='strided', noncontiguous=('theta',)),
-    BASE.but('strided-BFLOAT16', dtypes={'theta': 'BFLOAT16'}, layout='strided', noncontiguous=('theta',)),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('theta',)),
     BASE.but('offset-FLOAT16', dtypes={'theta': 'FLOAT16'}, layout='offset', noncontiguous=('theta',)),
-    BASE.but('offset-BFLOAT16', dtypes={'theta': 'BFLOAT16'}, layout='offset', noncontiguous=('theta',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -61,10 +61,8 @@ DTYPES = [
 LAYOUTS = [
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('currentScale', 'growthTracker', 'foundInf')),
     BASE.but('strided-FLOAT16', dtypes={'currentScale': 'FLOAT16', 'foundInf': 'FLOAT16'}, layout='strided', noncontiguous=('currentScale', 'growthTracker', 'foundInf')),
-    BASE.but('strided-BFLOAT16', dtypes={'currentScale': 'BFLOAT16', 'foundInf': 'BFLOAT16'}, layout='strided', noncontiguous=('currentScale', 'growthTracker', 'foundInf')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('currentScale', 'growthTracker', 'foundInf')),
     BASE.but('offset-FLOAT16', dtypes={'currentScale': 'FLOAT16', 'foundInf': 'FLOAT16'}, layout='offset', noncontiguous=('currentScale', 'growthTracker', 'foundInf')),
-    BASE.but('offset-BFLOAT16', dtypes={'currentScale': 'BFLOAT16', 'foundInf': 'BFLOAT16'}, layout='offset', noncontiguous=('currentScale', 'growthTracker', 'foundInf')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

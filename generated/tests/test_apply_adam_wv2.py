@@ -69,10 +69,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'varRef': 'BFLOAT16', 'mRef': 'BFLOAT16', 'vRef': 'BFLOAT16', 'maxGradNormOptionalRef': 'BFLOAT16', 'grad': 'BFLOAT16', 'step': 'INT64'}, layout='transposed', noncontiguous=('varRef', 'mRef', 'vRef', 'maxGradNormOptionalRef', 'grad')),
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('varRef', 'mRef', 'vRef', 'maxGradNormOptionalRef', 'grad')),
     BASE.but('strided-FLOAT16', dtypes={'varRef': 'FLOAT16', 'mRef': 'FLOAT16', 'vRef': 'FLOAT16', 'maxGradNormOptionalRef': 'FLOAT16', 'grad': 'FLOAT16', 'step': 'INT64'}, layout='strided', noncontiguous=('varRef', 'mRef', 'vRef', 'maxGradNormOptionalRef', 'grad', 'step')),
-    BASE.but('strided-BFLOAT16', dtypes={'varRef': 'BFLOAT16', 'mRef': 'BFLOAT16', 'vRef': 'BFLOAT16', 'maxGradNormOptionalRef': 'BFLOAT16', 'grad': 'BFLOAT16', 'step': 'INT64'}, layout='strided', noncontiguous=('varRef', 'mRef', 'vRef', 'maxGradNormOptionalRef', 'grad', 'step')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('varRef', 'mRef', 'vRef', 'maxGradNormOptionalRef', 'grad', 'step')),
     BASE.but('offset-FLOAT16', dtypes={'varRef': 'FLOAT16', 'mRef': 'FLOAT16', 'vRef': 'FLOAT16', 'maxGradNormOptionalRef': 'FLOAT16', 'grad': 'FLOAT16', 'step': 'INT64'}, layout='offset', noncontiguous=('varRef', 'mRef', 'vRef', 'maxGradNormOptionalRef', 'grad', 'step')),
-    BASE.but('offset-BFLOAT16', dtypes={'varRef': 'BFLOAT16', 'mRef': 'BFLOAT16', 'vRef': 'BFLOAT16', 'maxGradNormOptionalRef': 'BFLOAT16', 'grad': 'BFLOAT16', 'step': 'INT64'}, layout='offset', noncontiguous=('varRef', 'mRef', 'vRef', 'maxGradNormOptionalRef', 'grad', 'step')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('varRef', 'mRef', 'vRef', 'maxGradNormOptionalRef', 'grad', 'step')),
     BASE.but('device-FLOAT', layout='device'),
 ]

@@ -59,10 +59,8 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT16', dtypes={'queryRef': 'FLOAT16', 'keyRef': 'FLOAT16', 'cos': 'FLOAT16', 'sin': 'FLOAT16'}, layout='transposed', noncontiguous=('queryRef', 'keyRef', 'cos', 'sin')),
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('queryRef', 'keyRef', 'cos', 'sin')),
     BASE.but('strided-BFLOAT16', dtypes={'queryRef': 'BFLOAT16', 'keyRef': 'BFLOAT16', 'cos': 'BFLOAT16', 'sin': 'BFLOAT16'}, layout='strided', noncontiguous=('queryRef', 'keyRef', 'cos', 'sin')),
-    BASE.but('strided-FLOAT16', dtypes={'queryRef': 'FLOAT16', 'keyRef': 'FLOAT16', 'cos': 'FLOAT16', 'sin': 'FLOAT16'}, layout='strided', noncontiguous=('queryRef', 'keyRef', 'cos', 'sin')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('queryRef', 'keyRef', 'cos', 'sin')),
     BASE.but('offset-BFLOAT16', dtypes={'queryRef': 'BFLOAT16', 'keyRef': 'BFLOAT16', 'cos': 'BFLOAT16', 'sin': 'BFLOAT16'}, layout='offset', noncontiguous=('queryRef', 'keyRef', 'cos', 'sin')),
-    BASE.but('offset-FLOAT16', dtypes={'queryRef': 'FLOAT16', 'keyRef': 'FLOAT16', 'cos': 'FLOAT16', 'sin': 'FLOAT16'}, layout='offset', noncontiguous=('queryRef', 'keyRef', 'cos', 'sin')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('queryRef', 'keyRef', 'cos', 'sin')),
     BASE.but('device-FLOAT', layout='device'),
 ]

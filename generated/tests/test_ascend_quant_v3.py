@@ -81,10 +81,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'x': 'BFLOAT16', 'scale': 'BFLOAT16', 'offset': 'BFLOAT16'}, layout='transposed', noncontiguous=('x',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('x', 'scale', 'offset')),
     BASE.but('strided-FLOAT16', dtypes={'x': 'FLOAT16', 'scale': 'FLOAT16', 'offset': 'FLOAT16'}, layout='strided', noncontiguous=('x', 'scale', 'offset')),
-    BASE.but('strided-BFLOAT16', dtypes={'x': 'BFLOAT16', 'scale': 'BFLOAT16', 'offset': 'BFLOAT16'}, layout='strided', noncontiguous=('x', 'scale', 'offset')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('x', 'scale', 'offset')),
     BASE.but('offset-FLOAT16', dtypes={'x': 'FLOAT16', 'scale': 'FLOAT16', 'offset': 'FLOAT16'}, layout='offset', noncontiguous=('x', 'scale', 'offset')),
-    BASE.but('offset-BFLOAT16', dtypes={'x': 'BFLOAT16', 'scale': 'BFLOAT16', 'offset': 'BFLOAT16'}, layout='offset', noncontiguous=('x', 'scale', 'offset')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -97,11 +97,9 @@ LAYOUTS = [
     BASE.but('strided-FLOAT', shapes={'input': (2, 3, 4)}, layout='strided', noncontiguous=('input',)),
     BASE.but('strided-FLOAT16', dtypes={'input': 'FLOAT16'}, shapes={'input': (2, 3, 4)}, layout='strided', noncontiguous=('input',)),
     BASE.but('strided-DOUBLE', dtypes={'input': 'DOUBLE'}, shapes={'input': (2, 3, 4)}, layout='strided', noncontiguous=('input',)),
-    BASE.but('strided-BFLOAT16', dtypes={'input': 'BFLOAT16'}, shapes={'input': (2, 3, 4)}, layout='strided', noncontiguous=('input',)),
     BASE.but('offset-FLOAT', shapes={'input': (2, 3, 4)}, layout='offset', noncontiguous=('input',)),
     BASE.but('offset-FLOAT16', dtypes={'input': 'FLOAT16'}, shapes={'input': (2, 3, 4)}, layout='offset', noncontiguous=('input',)),
     BASE.but('offset-DOUBLE', dtypes={'input': 'DOUBLE'}, shapes={'input': (2, 3, 4)}, layout='offset', noncontiguous=('input',)),
-    BASE.but('offset-BFLOAT16', dtypes={'input': 'BFLOAT16'}, shapes={'input': (2, 3, 4)}, layout='offset', noncontiguous=('input',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

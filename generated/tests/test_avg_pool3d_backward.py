@@ -66,10 +66,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, layout='transposed', noncontiguous=('gradOutput', 'self')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('gradOutput', 'self')),
     BASE.but('strided-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, layout='strided', noncontiguous=('gradOutput', 'self')),
-    BASE.but('strided-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, layout='strided', noncontiguous=('gradOutput', 'self')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('gradOutput', 'self')),
     BASE.but('offset-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, layout='offset', noncontiguous=('gradOutput', 'self')),
-    BASE.but('offset-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, layout='offset', noncontiguous=('gradOutput', 'self')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -96,10 +96,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'input': 'BFLOAT16', 'weight': 'BFLOAT16', 'bias': 'BFLOAT16', 'runningMean': 'BFLOAT16', 'runningVar': 'BFLOAT16'}, layout='transposed', noncontiguous=('input',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('input', 'weight', 'bias', 'runningMean', 'runningVar')),
     BASE.but('strided-FLOAT16', dtypes={'input': 'FLOAT16', 'weight': 'FLOAT16', 'bias': 'FLOAT16', 'runningMean': 'FLOAT16', 'runningVar': 'FLOAT16'}, layout='strided', noncontiguous=('input', 'weight', 'bias', 'runningMean', 'runningVar')),
-    BASE.but('strided-BFLOAT16', dtypes={'input': 'BFLOAT16', 'weight': 'BFLOAT16', 'bias': 'BFLOAT16', 'runningMean': 'BFLOAT16', 'runningVar': 'BFLOAT16'}, layout='strided', noncontiguous=('input', 'weight', 'bias', 'runningMean', 'runningVar')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('input', 'weight', 'bias', 'runningMean', 'runningVar')),
     BASE.but('offset-FLOAT16', dtypes={'input': 'FLOAT16', 'weight': 'FLOAT16', 'bias': 'FLOAT16', 'runningMean': 'FLOAT16', 'runningVar': 'FLOAT16'}, layout='offset', noncontiguous=('input', 'weight', 'bias', 'runningMean', 'runningVar')),
-    BASE.but('offset-BFLOAT16', dtypes={'input': 'BFLOAT16', 'weight': 'BFLOAT16', 'bias': 'BFLOAT16', 'runningMean': 'BFLOAT16', 'runningVar': 'BFLOAT16'}, layout='offset', noncontiguous=('input', 'weight', 'bias', 'runningMean', 'runningVar')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

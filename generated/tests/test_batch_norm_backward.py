@@ -101,10 +101,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'gradOut': 'BFLOAT16', 'input': 'BFLOAT16', 'weight': 'BFLOAT16', 'runningMean': 'BFLOAT16', 'runningVar': 'BFLOAT16', 'saveMean': 'BFLOAT16', 'saveInvstd': 'BFLOAT16'}, layout='transposed', noncontiguous=('gradOut', 'input')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('gradOut', 'input', 'weight', 'runningMean', 'runningVar', 'saveMean', 'saveInvstd')),
     BASE.but('strided-FLOAT16', dtypes={'gradOut': 'FLOAT16', 'input': 'FLOAT16', 'weight': 'FLOAT16', 'runningMean': 'FLOAT16', 'runningVar': 'FLOAT16', 'saveMean': 'FLOAT16', 'saveInvstd': 'FLOAT16'}, layout='strided', noncontiguous=('gradOut', 'input', 'weight', 'runningMean', 'runningVar', 'saveMean', 'saveInvstd')),
-    BASE.but('strided-BFLOAT16', dtypes={'gradOut': 'BFLOAT16', 'input': 'BFLOAT16', 'weight': 'BFLOAT16', 'runningMean': 'BFLOAT16', 'runningVar': 'BFLOAT16', 'saveMean': 'BFLOAT16', 'saveInvstd': 'BFLOAT16'}, layout='strided', noncontiguous=('gradOut', 'input', 'weight', 'runningMean', 'runningVar', 'saveMean', 'saveInvstd')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('gradOut', 'input', 'weight', 'runningMean', 'runningVar', 'saveMean', 'saveInvstd')),
     BASE.but('offset-FLOAT16', dtypes={'gradOut': 'FLOAT16', 'input': 'FLOAT16', 'weight': 'FLOAT16', 'runningMean': 'FLOAT16', 'runningVar': 'FLOAT16', 'saveMean': 'FLOAT16', 'saveInvstd': 'FLOAT16'}, layout='offset', noncontiguous=('gradOut', 'input', 'weight', 'runningMean', 'runningVar', 'saveMean', 'saveInvstd')),
-    BASE.but('offset-BFLOAT16', dtypes={'gradOut': 'BFLOAT16', 'input': 'BFLOAT16', 'weight': 'BFLOAT16', 'runningMean': 'BFLOAT16', 'runningVar': 'BFLOAT16', 'saveMean': 'BFLOAT16', 'saveInvstd': 'BFLOAT16'}, layout='offset', noncontiguous=('gradOut', 'input', 'weight', 'runningMean', 'runningVar', 'saveMean', 'saveInvstd')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -80,10 +80,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'gradOut': 'BFLOAT16', 'input': 'BFLOAT16', 'mean': 'BFLOAT16', 'invstd': 'BFLOAT16', 'weight': 'BFLOAT16', 'sumDy': 'BFLOAT16', 'sumDyXmu': 'BFLOAT16', 'counter': 'INT32'}, layout='transposed', noncontiguous=('gradOut', 'input')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('gradOut', 'input', 'mean', 'invstd', 'weight', 'sumDy', 'sumDyXmu', 'counter')),
     BASE.but('strided-FLOAT16', dtypes={'gradOut': 'FLOAT16', 'input': 'FLOAT16', 'mean': 'FLOAT16', 'invstd': 'FLOAT16', 'weight': 'FLOAT16', 'sumDy': 'FLOAT16', 'sumDyXmu': 'FLOAT16', 'counter': 'FLOAT16'}, layout='strided', noncontiguous=('gradOut', 'input', 'mean', 'invstd', 'weight', 'sumDy', 'sumDyXmu', 'counter')),
-    BASE.but('strided-BFLOAT16', dtypes={'gradOut': 'BFLOAT16', 'input': 'BFLOAT16', 'mean': 'BFLOAT16', 'invstd': 'BFLOAT16', 'weight': 'BFLOAT16', 'sumDy': 'BFLOAT16', 'sumDyXmu': 'BFLOAT16', 'counter': 'INT32'}, layout='strided', noncontiguous=('gradOut', 'input', 'mean', 'invstd', 'weight', 'sumDy', 'sumDyXmu', 'counter')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('gradOut', 'input', 'mean', 'invstd', 'weight', 'sumDy', 'sumDyXmu', 'counter')),
     BASE.but('offset-FLOAT16', dtypes={'gradOut': 'FLOAT16', 'input': 'FLOAT16', 'mean': 'FLOAT16', 'invstd': 'FLOAT16', 'weight': 'FLOAT16', 'sumDy': 'FLOAT16', 'sumDyXmu': 'FLOAT16', 'counter': 'FLOAT16'}, layout='offset', noncontiguous=('gradOut', 'input', 'mean', 'invstd', 'weight', 'sumDy', 'sumDyXmu', 'counter')),
-    BASE.but('offset-BFLOAT16', dtypes={'gradOut': 'BFLOAT16', 'input': 'BFLOAT16', 'mean': 'BFLOAT16', 'invstd': 'BFLOAT16', 'weight': 'BFLOAT16', 'sumDy': 'BFLOAT16', 'sumDyXmu': 'BFLOAT16', 'counter': 'INT32'}, layout='offset', noncontiguous=('gradOut', 'input', 'mean', 'invstd', 'weight', 'sumDy', 'sumDyXmu', 'counter')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -89,10 +89,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'input': 'BFLOAT16', 'mean': 'BFLOAT16', 'invstd': 'BFLOAT16', 'runningMean': 'BFLOAT16', 'runningVar': 'BFLOAT16', 'counts': 'BFLOAT16'}, layout='transposed', noncontiguous=('input', 'mean', 'invstd')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('input', 'mean', 'invstd', 'runningMean', 'runningVar', 'counts')),
     BASE.but('strided-FLOAT16', dtypes={'input': 'FLOAT16', 'mean': 'FLOAT16', 'invstd': 'FLOAT16', 'runningMean': 'FLOAT16', 'runningVar': 'FLOAT16', 'counts': 'FLOAT16'}, layout='strided', noncontiguous=('input', 'mean', 'invstd', 'runningMean', 'runningVar', 'counts')),
-    BASE.but('strided-BFLOAT16', dtypes={'input': 'BFLOAT16', 'mean': 'BFLOAT16', 'invstd': 'BFLOAT16', 'runningMean': 'BFLOAT16', 'runningVar': 'BFLOAT16', 'counts': 'BFLOAT16'}, layout='strided', noncontiguous=('input', 'mean', 'invstd', 'runningMean', 'runningVar', 'counts')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('input', 'mean', 'invstd', 'runningMean', 'runningVar', 'counts')),
     BASE.but('offset-FLOAT16', dtypes={'input': 'FLOAT16', 'mean': 'FLOAT16', 'invstd': 'FLOAT16', 'runningMean': 'FLOAT16', 'runningVar': 'FLOAT16', 'counts': 'FLOAT16'}, layout='offset', noncontiguous=('input', 'mean', 'invstd', 'runningMean', 'runningVar', 'counts')),
-    BASE.but('offset-BFLOAT16', dtypes={'input': 'BFLOAT16', 'mean': 'BFLOAT16', 'invstd': 'BFLOAT16', 'runningMean': 'BFLOAT16', 'runningVar': 'BFLOAT16', 'counts': 'BFLOAT16'}, layout='offset', noncontiguous=('input', 'mean', 'invstd', 'runningMean', 'runningVar', 'counts')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -94,10 +94,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'gradOut': 'BFLOAT16', 'input': 'BFLOAT16', 'mean': 'BFLOAT16', 'invstd': 'BFLOAT16', 'weight': 'BFLOAT16'}, layout='transposed', noncontiguous=('gradOut', 'input')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('gradOut', 'input', 'mean', 'invstd', 'weight')),
     BASE.but('strided-FLOAT16', dtypes={'gradOut': 'FLOAT16', 'input': 'FLOAT16', 'mean': 'FLOAT16', 'invstd': 'FLOAT16', 'weight': 'FLOAT16'}, layout='strided', noncontiguous=('gradOut', 'input', 'mean', 'invstd', 'weight')),
-    BASE.but('strided-BFLOAT16', dtypes={'gradOut': 'BFLOAT16', 'input': 'BFLOAT16', 'mean': 'BFLOAT16', 'invstd': 'BFLOAT16', 'weight': 'BFLOAT16'}, layout='strided', noncontiguous=('gradOut', 'input', 'mean', 'invstd', 'weight')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('gradOut', 'input', 'mean', 'invstd', 'weight')),
     BASE.but('offset-FLOAT16', dtypes={'gradOut': 'FLOAT16', 'input': 'FLOAT16', 'mean': 'FLOAT16', 'invstd': 'FLOAT16', 'weight': 'FLOAT16'}, layout='offset', noncontiguous=('gradOut', 'input', 'mean', 'invstd', 'weight')),
-    BASE.but('offset-BFLOAT16', dtypes={'gradOut': 'BFLOAT16', 'input': 'BFLOAT16', 'mean': 'BFLOAT16', 'invstd': 'BFLOAT16', 'weight': 'BFLOAT16'}, layout='offset', noncontiguous=('gradOut', 'input', 'mean', 'invstd', 'weight')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -59,12 +59,10 @@ LAYOUTS = [
     BASE.but('strided-INT16', dtypes={'self': 'INT16', 'weights': 'INT16'}, layout='strided', noncontiguous=('self', 'weights')),
     BASE.but('strided-INT32', dtypes={'self': 'INT32', 'weights': 'INT32'}, layout='strided', noncontiguous=('self', 'weights')),
     BASE.but('strided-INT64', dtypes={'self': 'INT64', 'weights': 'INT64'}, layout='strided', noncontiguous=('self', 'weights')),
-    BASE.but('strided-UINT8', dtypes={'self': 'UINT8', 'weights': 'UINT8'}, layout='strided', noncontiguous=('self', 'weights')),
     BASE.but('offset-INT8', layout='offset', noncontiguous=('self', 'weights')),
     BASE.but('offset-INT16', dtypes={'self': 'INT16', 'weights': 'INT16'}, layout='offset', noncontiguous=('self', 'weights')),
     BASE.but('offset-INT32', dtypes={'self': 'INT32', 'weights': 'INT32'}, layout='offset', noncontiguous=('self', 'weights')),
     BASE.but('offset-INT64', dtypes={'self': 'INT64', 'weights': 'INT64'}, layout='offset', noncontiguous=('self', 'weights')),
-    BASE.but('offset-UINT8', dtypes={'self': 'UINT8', 'weights': 'UINT8'}, layout='offset', noncontiguous=('self', 'weights')),
     BASE.but('device-INT8', layout='device'),
 ]
 

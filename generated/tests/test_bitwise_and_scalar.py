@@ -93,14 +93,10 @@ LAYOUTS = [
     BASE.but('strided-INT32', dtypes={'self': 'INT32'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-INT64', dtypes={'self': 'INT64'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-INT8', dtypes={'self': 'INT8'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
-    BASE.but('strided-UINT8', dtypes={'self': 'UINT8'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
-    BASE.but('strided-BOOL', dtypes={'self': 'BOOL', 'other': 'BOOL'}, shapes={'self': (2, 3, 4)}, values={'other': True}, layout='strided', noncontiguous=('self',)),
     BASE.but('offset-INT16', shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
     BASE.but('offset-INT32', dtypes={'self': 'INT32'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
     BASE.but('offset-INT64', dtypes={'self': 'INT64'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
     BASE.but('offset-INT8', dtypes={'self': 'INT8'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
-    BASE.but('offset-UINT8', dtypes={'self': 'UINT8'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
-    BASE.but('offset-BOOL', dtypes={'self': 'BOOL', 'other': 'BOOL'}, shapes={'self': (2, 3, 4)}, values={'other': True}, layout='offset', noncontiguous=('self',)),
     BASE.but('device-INT16', layout='device'),
 ]
 

@@ -62,10 +62,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'grad': 'BFLOAT16', 'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'cdist': 'BFLOAT16'}, layout='transposed', noncontiguous=('grad', 'x1', 'x2', 'cdist')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('grad', 'x1', 'x2', 'cdist')),
     BASE.but('strided-FLOAT16', dtypes={'grad': 'FLOAT16', 'x1': 'FLOAT16', 'x2': 'FLOAT16', 'cdist': 'FLOAT16'}, layout='strided', noncontiguous=('grad', 'x1', 'x2', 'cdist')),
-    BASE.but('strided-BFLOAT16', dtypes={'grad': 'BFLOAT16', 'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'cdist': 'BFLOAT16'}, layout='strided', noncontiguous=('grad', 'x1', 'x2', 'cdist')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('grad', 'x1', 'x2', 'cdist')),
     BASE.but('offset-FLOAT16', dtypes={'grad': 'FLOAT16', 'x1': 'FLOAT16', 'x2': 'FLOAT16', 'cdist': 'FLOAT16'}, layout='offset', noncontiguous=('grad', 'x1', 'x2', 'cdist')),
-    BASE.but('offset-BFLOAT16', dtypes={'grad': 'BFLOAT16', 'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'cdist': 'BFLOAT16'}, layout='offset', noncontiguous=('grad', 'x1', 'x2', 'cdist')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -84,11 +84,9 @@ LAYOUTS = [
     BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-FLOAT', shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-DOUBLE', dtypes={'self': 'DOUBLE'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
-    BASE.but('strided-BFLOAT16', dtypes={'self': 'BFLOAT16'}, shapes={'self': (2, 3, 4)}, layout='strided', noncontiguous=('self',)),
     BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
     BASE.but('offset-FLOAT', shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
     BASE.but('offset-DOUBLE', dtypes={'self': 'DOUBLE'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
-    BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16'}, shapes={'self': (2, 3, 4)}, layout='offset', noncontiguous=('self',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

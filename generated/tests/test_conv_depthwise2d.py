@@ -89,10 +89,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'self': 'BFLOAT16', 'weight': 'BFLOAT16', 'bias': 'BFLOAT16'}, layout='transposed', noncontiguous=('self', 'weight')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('self', 'weight', 'bias')),
     BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16', 'weight': 'FLOAT16', 'bias': 'FLOAT16'}, layout='strided', noncontiguous=('self', 'weight', 'bias')),
-    BASE.but('strided-BFLOAT16', dtypes={'self': 'BFLOAT16', 'weight': 'BFLOAT16', 'bias': 'BFLOAT16'}, layout='strided', noncontiguous=('self', 'weight', 'bias')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('self', 'weight', 'bias')),
     BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16', 'weight': 'FLOAT16', 'bias': 'FLOAT16'}, layout='offset', noncontiguous=('self', 'weight', 'bias')),
-    BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16', 'weight': 'BFLOAT16', 'bias': 'BFLOAT16'}, layout='offset', noncontiguous=('self', 'weight', 'bias')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

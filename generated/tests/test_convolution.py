@@ -112,10 +112,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'input': 'BFLOAT16', 'weight': 'BFLOAT16', 'bias': 'BFLOAT16'}, layout='transposed', noncontiguous=('input', 'weight')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('input', 'weight', 'bias')),
     BASE.but('strided-FLOAT16', dtypes={'input': 'FLOAT16', 'weight': 'FLOAT16', 'bias': 'FLOAT16'}, layout='strided', noncontiguous=('input', 'weight', 'bias')),
-    BASE.but('strided-BFLOAT16', dtypes={'input': 'BFLOAT16', 'weight': 'BFLOAT16', 'bias': 'BFLOAT16'}, layout='strided', noncontiguous=('input', 'weight', 'bias')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('input', 'weight', 'bias')),
     BASE.but('offset-FLOAT16', dtypes={'input': 'FLOAT16', 'weight': 'FLOAT16', 'bias': 'FLOAT16'}, layout='offset', noncontiguous=('input', 'weight', 'bias')),
-    BASE.but('offset-BFLOAT16', dtypes={'input': 'BFLOAT16', 'weight': 'BFLOAT16', 'bias': 'BFLOAT16'}, layout='offset', noncontiguous=('input', 'weight', 'bias')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -106,10 +106,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'input': 'BFLOAT16', 'weight': 'BFLOAT16'}, layout='transposed', noncontiguous=('gradOutput', 'input', 'weight')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('gradOutput', 'input', 'weight')),
     BASE.but('strided-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'input': 'FLOAT16', 'weight': 'FLOAT16'}, layout='strided', noncontiguous=('gradOutput', 'input', 'weight')),
-    BASE.but('strided-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'input': 'BFLOAT16', 'weight': 'BFLOAT16'}, layout='strided', noncontiguous=('gradOutput', 'input', 'weight')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('gradOutput', 'input', 'weight')),
     BASE.but('offset-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'input': 'FLOAT16', 'weight': 'FLOAT16'}, layout='offset', noncontiguous=('gradOutput', 'input', 'weight')),
-    BASE.but('offset-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'input': 'BFLOAT16', 'weight': 'BFLOAT16'}, layout='offset', noncontiguous=('gradOutput', 'input', 'weight')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

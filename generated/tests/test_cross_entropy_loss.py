@@ -70,10 +70,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'input': 'BFLOAT16'}, layout='transposed', noncontiguous=('input',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('input', 'target', 'weightOptional')),
     BASE.but('strided-FLOAT16', dtypes={'input': 'FLOAT16'}, layout='strided', noncontiguous=('input', 'target', 'weightOptional')),
-    BASE.but('strided-BFLOAT16', dtypes={'input': 'BFLOAT16'}, layout='strided', noncontiguous=('input', 'target', 'weightOptional')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('input', 'target', 'weightOptional')),
     BASE.but('offset-FLOAT16', dtypes={'input': 'FLOAT16'}, layout='offset', noncontiguous=('input', 'target', 'weightOptional')),
-    BASE.but('offset-BFLOAT16', dtypes={'input': 'BFLOAT16'}, layout='offset', noncontiguous=('input', 'target', 'weightOptional')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -69,10 +69,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'gradLoss': 'BFLOAT16', 'logProb': 'BFLOAT16', 'gradZlossOptional': 'BFLOAT16', 'lseForZlossOptional': 'BFLOAT16'}, layout='transposed', noncontiguous=('logProb',)),
     BASE.but('strided-FLOAT16', dtypes={'gradLoss': 'FLOAT16', 'logProb': 'FLOAT16', 'gradZlossOptional': 'FLOAT16', 'lseForZlossOptional': 'FLOAT16'}, layout='strided', noncontiguous=('logProb', 'target', 'weightOptional')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('logProb', 'target', 'weightOptional')),
-    BASE.but('strided-BFLOAT16', dtypes={'gradLoss': 'BFLOAT16', 'logProb': 'BFLOAT16', 'gradZlossOptional': 'BFLOAT16', 'lseForZlossOptional': 'BFLOAT16'}, layout='strided', noncontiguous=('logProb', 'target', 'weightOptional')),
     BASE.but('offset-FLOAT16', dtypes={'gradLoss': 'FLOAT16', 'logProb': 'FLOAT16', 'gradZlossOptional': 'FLOAT16', 'lseForZlossOptional': 'FLOAT16'}, layout='offset', noncontiguous=('logProb', 'target', 'weightOptional')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('logProb', 'target', 'weightOptional')),
-    BASE.but('offset-BFLOAT16', dtypes={'gradLoss': 'BFLOAT16', 'logProb': 'BFLOAT16', 'gradZlossOptional': 'BFLOAT16', 'lseForZlossOptional': 'BFLOAT16'}, layout='offset', noncontiguous=('logProb', 'target', 'weightOptional')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

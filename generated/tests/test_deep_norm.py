@@ -67,10 +67,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'x': 'BFLOAT16', 'gx': 'BFLOAT16', 'beta': 'BFLOAT16', 'gamma': 'BFLOAT16'}, layout='transposed', noncontiguous=('x', 'gx')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('x', 'gx', 'beta', 'gamma')),
     BASE.but('strided-FLOAT16', dtypes={'x': 'FLOAT16', 'gx': 'FLOAT16', 'beta': 'FLOAT16', 'gamma': 'FLOAT16'}, layout='strided', noncontiguous=('x', 'gx', 'beta', 'gamma')),
-    BASE.but('strided-BFLOAT16', dtypes={'x': 'BFLOAT16', 'gx': 'BFLOAT16', 'beta': 'BFLOAT16', 'gamma': 'BFLOAT16'}, layout='strided', noncontiguous=('x', 'gx', 'beta', 'gamma')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('x', 'gx', 'beta', 'gamma')),
     BASE.but('offset-FLOAT16', dtypes={'x': 'FLOAT16', 'gx': 'FLOAT16', 'beta': 'FLOAT16', 'gamma': 'FLOAT16'}, layout='offset', noncontiguous=('x', 'gx', 'beta', 'gamma')),
-    BASE.but('offset-BFLOAT16', dtypes={'x': 'BFLOAT16', 'gx': 'BFLOAT16', 'beta': 'BFLOAT16', 'gamma': 'BFLOAT16'}, layout='offset', noncontiguous=('x', 'gx', 'beta', 'gamma')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -65,10 +65,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'input': 'BFLOAT16'}, layout='transposed', noncontiguous=('input',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('input',)),
     BASE.but('strided-FLOAT16', dtypes={'input': 'FLOAT16'}, layout='strided', noncontiguous=('input',)),
-    BASE.but('strided-BFLOAT16', dtypes={'input': 'BFLOAT16'}, layout='strided', noncontiguous=('input',)),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('input',)),
     BASE.but('offset-FLOAT16', dtypes={'input': 'FLOAT16'}, layout='offset', noncontiguous=('input',)),
-    BASE.but('offset-BFLOAT16', dtypes={'input': 'BFLOAT16'}, layout='offset', noncontiguous=('input',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -58,10 +58,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'gradY': 'BFLOAT16'}, layout='transposed', noncontiguous=('gradY',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('gradY', 'mask')),
     BASE.but('strided-FLOAT16', dtypes={'gradY': 'FLOAT16'}, layout='strided', noncontiguous=('gradY', 'mask')),
-    BASE.but('strided-BFLOAT16', dtypes={'gradY': 'BFLOAT16'}, layout='strided', noncontiguous=('gradY', 'mask')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('gradY', 'mask')),
     BASE.but('offset-FLOAT16', dtypes={'gradY': 'FLOAT16'}, layout='offset', noncontiguous=('gradY', 'mask')),
-    BASE.but('offset-BFLOAT16', dtypes={'gradY': 'BFLOAT16'}, layout='offset', noncontiguous=('gradY', 'mask')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

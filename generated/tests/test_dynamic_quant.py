@@ -56,9 +56,7 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT16', layout='transposed', noncontiguous=('x',)),
     BASE.but('transposed-BFLOAT16', dtypes={'x': 'BFLOAT16', 'smoothScalesOptional': 'BFLOAT16'}, layout='transposed', noncontiguous=('x',)),
     BASE.but('strided-FLOAT16', layout='strided', noncontiguous=('x', 'smoothScalesOptional')),
-    BASE.but('strided-BFLOAT16', dtypes={'x': 'BFLOAT16', 'smoothScalesOptional': 'BFLOAT16'}, layout='strided', noncontiguous=('x', 'smoothScalesOptional')),
     BASE.but('offset-FLOAT16', layout='offset', noncontiguous=('x', 'smoothScalesOptional')),
-    BASE.but('offset-BFLOAT16', dtypes={'x': 'BFLOAT16', 'smoothScalesOptional': 'BFLOAT16'}, layout='offset', noncontiguous=('x', 'smoothScalesOptional')),
     BASE.but('device-FLOAT16', layout='device'),
 ]
 

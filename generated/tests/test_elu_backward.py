@@ -98,10 +98,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'selfOrResult': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'selfOrResult': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'selfOrResult')),
     BASE.but('strided-FLOAT', shapes={'gradOutput': (2, 3, 4), 'selfOrResult': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'selfOrResult')),
     BASE.but('strided-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'selfOrResult': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'selfOrResult': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'selfOrResult')),
-    BASE.but('strided-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'selfOrResult': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'selfOrResult': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'selfOrResult')),
     BASE.but('offset-FLOAT', shapes={'gradOutput': (2, 3, 4), 'selfOrResult': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'selfOrResult')),
     BASE.but('offset-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'selfOrResult': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'selfOrResult': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'selfOrResult')),
-    BASE.but('offset-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'selfOrResult': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'selfOrResult': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'selfOrResult')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

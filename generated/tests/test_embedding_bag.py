@@ -72,10 +72,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'weight': 'BFLOAT16', 'perSampleWeights': 'BFLOAT16'}, layout='transposed', noncontiguous=('weight',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('weight', 'indices', 'offsets')),
     BASE.but('strided-FLOAT16', dtypes={'weight': 'FLOAT16', 'perSampleWeights': 'FLOAT16'}, layout='strided', noncontiguous=('weight', 'indices', 'offsets')),
-    BASE.but('strided-BFLOAT16', dtypes={'weight': 'BFLOAT16', 'perSampleWeights': 'BFLOAT16'}, layout='strided', noncontiguous=('weight', 'indices', 'offsets')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('weight', 'indices', 'offsets')),
     BASE.but('offset-FLOAT16', dtypes={'weight': 'FLOAT16', 'perSampleWeights': 'FLOAT16'}, layout='offset', noncontiguous=('weight', 'indices', 'offsets')),
-    BASE.but('offset-BFLOAT16', dtypes={'weight': 'BFLOAT16', 'perSampleWeights': 'BFLOAT16'}, layout='offset', noncontiguous=('weight', 'indices', 'offsets')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

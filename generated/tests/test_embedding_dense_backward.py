@@ -64,10 +64,8 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT16', dtypes={'grad': 'FLOAT16', 'indices': 'FLOAT16'}, layout='transposed', noncontiguous=('grad', 'indices')),
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('grad', 'indices')),
     BASE.but('strided-BFLOAT16', dtypes={'grad': 'BFLOAT16'}, layout='strided', noncontiguous=('grad', 'indices')),
-    BASE.but('strided-FLOAT16', dtypes={'grad': 'FLOAT16', 'indices': 'FLOAT16'}, layout='strided', noncontiguous=('grad', 'indices')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('grad', 'indices')),
     BASE.but('offset-BFLOAT16', dtypes={'grad': 'BFLOAT16'}, layout='offset', noncontiguous=('grad', 'indices')),
-    BASE.but('offset-FLOAT16', dtypes={'grad': 'FLOAT16', 'indices': 'FLOAT16'}, layout='offset', noncontiguous=('grad', 'indices')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('grad', 'indices')),
     BASE.but('device-FLOAT', layout='device'),
 ]

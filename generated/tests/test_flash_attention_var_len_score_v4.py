@@ -85,10 +85,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'query': 'BFLOAT16', 'key': 'BFLOAT16', 'value': 'BFLOAT16', 'realShiftOptional': 'BFLOAT16', 'paddingMaskOptional': 'BFLOAT16', 'softmaxOutOut': 'BFLOAT16'}, layout='transposed', noncontiguous=('query', 'key', 'value', 'attenMaskOptional')),
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('query', 'key', 'value', 'attenMaskOptional')),
     BASE.but('strided-FLOAT16', dtypes={'query': 'FLOAT16', 'key': 'FLOAT16', 'value': 'FLOAT16', 'realShiftOptional': 'FLOAT16', 'paddingMaskOptional': 'FLOAT16', 'softmaxOutOut': 'FLOAT16'}, layout='strided', noncontiguous=('query', 'key', 'value', 'dropMaskOptional', 'attenMaskOptional', 'softmaxOutOut')),
-    BASE.but('strided-BFLOAT16', dtypes={'query': 'BFLOAT16', 'key': 'BFLOAT16', 'value': 'BFLOAT16', 'realShiftOptional': 'BFLOAT16', 'paddingMaskOptional': 'BFLOAT16', 'softmaxOutOut': 'BFLOAT16'}, layout='strided', noncontiguous=('query', 'key', 'value', 'dropMaskOptional', 'attenMaskOptional', 'softmaxOutOut')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('query', 'key', 'value', 'dropMaskOptional', 'attenMaskOptional', 'softmaxOutOut')),
     BASE.but('offset-FLOAT16', dtypes={'query': 'FLOAT16', 'key': 'FLOAT16', 'value': 'FLOAT16', 'realShiftOptional': 'FLOAT16', 'paddingMaskOptional': 'FLOAT16', 'softmaxOutOut': 'FLOAT16'}, layout='offset', noncontiguous=('query', 'key', 'value', 'dropMaskOptional', 'attenMaskOptional', 'softmaxOutOut')),
-    BASE.but('offset-BFLOAT16', dtypes={'query': 'BFLOAT16', 'key': 'BFLOAT16', 'value': 'BFLOAT16', 'realShiftOptional': 'BFLOAT16', 'paddingMaskOptional': 'BFLOAT16', 'softmaxOutOut': 'BFLOAT16'}, layout='offset', noncontiguous=('query', 'key', 'value', 'dropMaskOptional', 'attenMaskOptional', 'softmaxOutOut')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('query', 'key', 'value', 'dropMaskOptional', 'attenMaskOptional', 'softmaxOutOut')),
     BASE.but('device-FLOAT', layout='device'),
 ]

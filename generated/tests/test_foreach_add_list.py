@@ -60,18 +60,10 @@ DTYPES = [
 LAYOUTS = [
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('alpha',)),
     BASE.but('strided-FLOAT16', dtypes={'alpha': 'FLOAT16', 'x1': 'FLOAT16', 'x2': 'FLOAT16'}, layout='strided', noncontiguous=('alpha',)),
-    BASE.but('strided-BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16'}, layout='strided', noncontiguous=('alpha',)),
-    BASE.but('strided-INT32', dtypes={'alpha': 'INT32', 'x1': 'INT32', 'x2': 'INT32'}, layout='strided', noncontiguous=('alpha',)),
-    BASE.but('strided-INT16', dtypes={'x1': 'INT16', 'x2': 'INT16'}, layout='strided', noncontiguous=('alpha',)),
     BASE.but('strided-INT8', dtypes={'x1': 'INT8', 'x2': 'INT8'}, layout='strided', noncontiguous=('alpha',)),
-    BASE.but('strided-UINT8', dtypes={'x1': 'UINT8', 'x2': 'UINT8'}, layout='strided', noncontiguous=('alpha',)),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('alpha',)),
     BASE.but('offset-FLOAT16', dtypes={'alpha': 'FLOAT16', 'x1': 'FLOAT16', 'x2': 'FLOAT16'}, layout='offset', noncontiguous=('alpha',)),
-    BASE.but('offset-BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16'}, layout='offset', noncontiguous=('alpha',)),
-    BASE.but('offset-INT32', dtypes={'alpha': 'INT32', 'x1': 'INT32', 'x2': 'INT32'}, layout='offset', noncontiguous=('alpha',)),
-    BASE.but('offset-INT16', dtypes={'x1': 'INT16', 'x2': 'INT16'}, layout='offset', noncontiguous=('alpha',)),
     BASE.but('offset-INT8', dtypes={'x1': 'INT8', 'x2': 'INT8'}, layout='offset', noncontiguous=('alpha',)),
-    BASE.but('offset-UINT8', dtypes={'x1': 'UINT8', 'x2': 'UINT8'}, layout='offset', noncontiguous=('alpha',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

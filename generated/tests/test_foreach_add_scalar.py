@@ -63,18 +63,10 @@ DTYPES = [
 LAYOUTS = [
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('scalar',)),
     BASE.but('strided-FLOAT16', dtypes={'scalar': 'FLOAT16', 'x': 'FLOAT16'}, layout='strided', noncontiguous=('scalar',)),
-    BASE.but('strided-BFLOAT16', dtypes={'x': 'BFLOAT16'}, layout='strided', noncontiguous=('scalar',)),
-    BASE.but('strided-INT32', dtypes={'scalar': 'INT32', 'x': 'INT32'}, layout='strided', noncontiguous=('scalar',)),
-    BASE.but('strided-INT16', dtypes={'x': 'INT16'}, layout='strided', noncontiguous=('scalar',)),
     BASE.but('strided-INT8', dtypes={'x': 'INT8'}, layout='strided', noncontiguous=('scalar',)),
-    BASE.but('strided-UINT8', dtypes={'x': 'UINT8'}, layout='strided', noncontiguous=('scalar',)),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('scalar',)),
     BASE.but('offset-FLOAT16', dtypes={'scalar': 'FLOAT16', 'x': 'FLOAT16'}, layout='offset', noncontiguous=('scalar',)),
-    BASE.but('offset-BFLOAT16', dtypes={'x': 'BFLOAT16'}, layout='offset', noncontiguous=('scalar',)),
-    BASE.but('offset-INT32', dtypes={'scalar': 'INT32', 'x': 'INT32'}, layout='offset', noncontiguous=('scalar',)),
-    BASE.but('offset-INT16', dtypes={'x': 'INT16'}, layout='offset', noncontiguous=('scalar',)),
     BASE.but('offset-INT8', dtypes={'x': 'INT8'}, layout='offset', noncontiguous=('scalar',)),
-    BASE.but('offset-UINT8', dtypes={'x': 'UINT8'}, layout='offset', noncontiguous=('scalar',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -58,10 +58,8 @@ DTYPES = [
 LAYOUTS = [
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('scalar',)),
     BASE.but('strided-FLOAT16', dtypes={'scalar': 'FLOAT16', 'x1': 'FLOAT16', 'x2': 'FLOAT16', 'x3': 'FLOAT16'}, layout='strided', noncontiguous=('scalar',)),
-    BASE.but('strided-BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'x3': 'BFLOAT16'}, layout='strided', noncontiguous=('scalar',)),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('scalar',)),
     BASE.but('offset-FLOAT16', dtypes={'scalar': 'FLOAT16', 'x1': 'FLOAT16', 'x2': 'FLOAT16', 'x3': 'FLOAT16'}, layout='offset', noncontiguous=('scalar',)),
-    BASE.but('offset-BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'x3': 'BFLOAT16'}, layout='offset', noncontiguous=('scalar',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -58,10 +58,8 @@ DTYPES = [
 LAYOUTS = [
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('scalars',)),
     BASE.but('strided-FLOAT16', dtypes={'scalars': 'FLOAT16', 'x1': 'FLOAT16', 'x2': 'FLOAT16', 'x3': 'FLOAT16'}, layout='strided', noncontiguous=('scalars',)),
-    BASE.but('strided-BFLOAT16', dtypes={'scalars': 'BFLOAT16', 'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'x3': 'BFLOAT16'}, layout='strided', noncontiguous=('scalars',)),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('scalars',)),
     BASE.but('offset-FLOAT16', dtypes={'scalars': 'FLOAT16', 'x1': 'FLOAT16', 'x2': 'FLOAT16', 'x3': 'FLOAT16'}, layout='offset', noncontiguous=('scalars',)),
-    BASE.but('offset-BFLOAT16', dtypes={'scalars': 'BFLOAT16', 'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'x3': 'BFLOAT16'}, layout='offset', noncontiguous=('scalars',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -53,10 +53,8 @@ DTYPES = [
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('strided-BFLOAT16', dtypes={'scalar': 'FLOAT16', 'x': 'BFLOAT16'}, layout='strided', noncontiguous=('scalar',)),
-    BASE.but('strided-FLOAT16', dtypes={'scalar': 'FLOAT16', 'x': 'FLOAT16'}, layout='strided', noncontiguous=('scalar',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('scalar',)),
     BASE.but('offset-BFLOAT16', dtypes={'scalar': 'FLOAT16', 'x': 'BFLOAT16'}, layout='offset', noncontiguous=('scalar',)),
-    BASE.but('offset-FLOAT16', dtypes={'scalar': 'FLOAT16', 'x': 'FLOAT16'}, layout='offset', noncontiguous=('scalar',)),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('scalar',)),
     BASE.but('device-FLOAT', layout='device'),
 ]

@@ -62,10 +62,8 @@ DTYPES = [
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('strided-BFLOAT16', dtypes={'gradScaleOptional': 'BFLOAT16', 'paramsRef': 'BFLOAT16', 'gradsRef': 'BFLOAT16', 'momentumBufferListOptionalRef': 'BFLOAT16'}, layout='strided', noncontiguous=('gradScaleOptional',)),
-    BASE.but('strided-FLOAT16', dtypes={'gradScaleOptional': 'FLOAT16', 'paramsRef': 'FLOAT16', 'gradsRef': 'FLOAT16', 'momentumBufferListOptionalRef': 'FLOAT16'}, layout='strided', noncontiguous=('gradScaleOptional',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('gradScaleOptional',)),
     BASE.but('offset-BFLOAT16', dtypes={'gradScaleOptional': 'BFLOAT16', 'paramsRef': 'BFLOAT16', 'gradsRef': 'BFLOAT16', 'momentumBufferListOptionalRef': 'BFLOAT16'}, layout='offset', noncontiguous=('gradScaleOptional',)),
-    BASE.but('offset-FLOAT16', dtypes={'gradScaleOptional': 'FLOAT16', 'paramsRef': 'FLOAT16', 'gradsRef': 'FLOAT16', 'momentumBufferListOptionalRef': 'FLOAT16'}, layout='offset', noncontiguous=('gradScaleOptional',)),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('gradScaleOptional',)),
     BASE.but('device-FLOAT', layout='device'),
 ]

@@ -85,10 +85,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'x': 'BFLOAT16'}, shapes={'x': (2, 3, 4)}, layout='transposed', noncontiguous=('x',)),
     BASE.but('strided-FLOAT', shapes={'x': (2, 3, 4)}, layout='strided', noncontiguous=('x',)),
     BASE.but('strided-FLOAT16', dtypes={'x': 'FLOAT16'}, shapes={'x': (2, 3, 4)}, layout='strided', noncontiguous=('x',)),
-    BASE.but('strided-BFLOAT16', dtypes={'x': 'BFLOAT16'}, shapes={'x': (2, 3, 4)}, layout='strided', noncontiguous=('x',)),
     BASE.but('offset-FLOAT', shapes={'x': (2, 3, 4)}, layout='offset', noncontiguous=('x',)),
     BASE.but('offset-FLOAT16', dtypes={'x': 'FLOAT16'}, shapes={'x': (2, 3, 4)}, layout='offset', noncontiguous=('x',)),
-    BASE.but('offset-BFLOAT16', dtypes={'x': 'BFLOAT16'}, shapes={'x': (2, 3, 4)}, layout='offset', noncontiguous=('x',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -82,10 +82,8 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT16', dtypes={'A': 'FLOAT16', 'B': 'FLOAT16', 'C': 'FLOAT16'}, layout='transposed', noncontiguous=('A', 'B', 'C')),
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('A', 'B', 'C')),
     BASE.but('strided-BFLOAT16', dtypes={'A': 'BFLOAT16', 'B': 'BFLOAT16', 'C': 'BFLOAT16'}, layout='strided', noncontiguous=('A', 'B', 'C')),
-    BASE.but('strided-FLOAT16', dtypes={'A': 'FLOAT16', 'B': 'FLOAT16', 'C': 'FLOAT16'}, layout='strided', noncontiguous=('A', 'B', 'C')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('A', 'B', 'C')),
     BASE.but('offset-BFLOAT16', dtypes={'A': 'BFLOAT16', 'B': 'BFLOAT16', 'C': 'BFLOAT16'}, layout='offset', noncontiguous=('A', 'B', 'C')),
-    BASE.but('offset-FLOAT16', dtypes={'A': 'FLOAT16', 'B': 'FLOAT16', 'C': 'FLOAT16'}, layout='offset', noncontiguous=('A', 'B', 'C')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('A', 'B', 'C')),
     BASE.but('device-FLOAT', layout='device'),
 ]

@@ -68,10 +68,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'x': 'BFLOAT16', 'gamma': 'BFLOAT16'}, layout='transposed', noncontiguous=('x',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('x', 'gamma')),
     BASE.but('strided-FLOAT16', dtypes={'x': 'FLOAT16', 'gamma': 'FLOAT16'}, layout='strided', noncontiguous=('x', 'gamma')),
-    BASE.but('strided-BFLOAT16', dtypes={'x': 'BFLOAT16', 'gamma': 'BFLOAT16'}, layout='strided', noncontiguous=('x', 'gamma')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('x', 'gamma')),
     BASE.but('offset-FLOAT16', dtypes={'x': 'FLOAT16', 'gamma': 'FLOAT16'}, layout='offset', noncontiguous=('x', 'gamma')),
-    BASE.but('offset-BFLOAT16', dtypes={'x': 'BFLOAT16', 'gamma': 'BFLOAT16'}, layout='offset', noncontiguous=('x', 'gamma')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -67,11 +67,9 @@ LAYOUTS = [
     BASE.but('strided-DOUBLE', dtypes={'self': 'DOUBLE'}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('self',)),
     BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='strided', noncontiguous=('self',)),
-    BASE.but('strided-BFLOAT16', dtypes={'self': 'BFLOAT16'}, layout='strided', noncontiguous=('self',)),
     BASE.but('offset-DOUBLE', dtypes={'self': 'DOUBLE'}, layout='offset', noncontiguous=('self',)),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('self',)),
     BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='offset', noncontiguous=('self',)),
-    BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16'}, layout='offset', noncontiguous=('self',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

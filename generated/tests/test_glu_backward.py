@@ -71,11 +71,9 @@ LAYOUTS = [
     BASE.but('strided-DOUBLE', dtypes={'gradOut': 'DOUBLE', 'self': 'DOUBLE'}, layout='strided', noncontiguous=('gradOut', 'self')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('gradOut', 'self')),
     BASE.but('strided-FLOAT16', dtypes={'gradOut': 'FLOAT16', 'self': 'FLOAT16'}, layout='strided', noncontiguous=('gradOut', 'self')),
-    BASE.but('strided-BFLOAT16', dtypes={'gradOut': 'BFLOAT16', 'self': 'BFLOAT16'}, layout='strided', noncontiguous=('gradOut', 'self')),
     BASE.but('offset-DOUBLE', dtypes={'gradOut': 'DOUBLE', 'self': 'DOUBLE'}, layout='offset', noncontiguous=('gradOut', 'self')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('gradOut', 'self')),
     BASE.but('offset-FLOAT16', dtypes={'gradOut': 'FLOAT16', 'self': 'FLOAT16'}, layout='offset', noncontiguous=('gradOut', 'self')),
-    BASE.but('offset-BFLOAT16', dtypes={'gradOut': 'BFLOAT16', 'self': 'BFLOAT16'}, layout='offset', noncontiguous=('gradOut', 'self')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -69,18 +69,12 @@ LAYOUTS = [
     BASE.but('transposed-UINT8', dtypes={'self': 'UINT8'}, layout='transposed', noncontiguous=('self',)),
     BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('self',)),
-    BASE.but('strided-INT32', dtypes={'self': 'INT32'}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-INT64', dtypes={'self': 'INT64'}, layout='strided', noncontiguous=('self',)),
-    BASE.but('strided-INT16', dtypes={'self': 'INT16'}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-INT8', dtypes={'self': 'INT8'}, layout='strided', noncontiguous=('self',)),
-    BASE.but('strided-UINT8', dtypes={'self': 'UINT8'}, layout='strided', noncontiguous=('self',)),
     BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='offset', noncontiguous=('self',)),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('self',)),
-    BASE.but('offset-INT32', dtypes={'self': 'INT32'}, layout='offset', noncontiguous=('self',)),
     BASE.but('offset-INT64', dtypes={'self': 'INT64'}, layout='offset', noncontiguous=('self',)),
-    BASE.but('offset-INT16', dtypes={'self': 'INT16'}, layout='offset', noncontiguous=('self',)),
     BASE.but('offset-INT8', dtypes={'self': 'INT8'}, layout='offset', noncontiguous=('self',)),
-    BASE.but('offset-UINT8', dtypes={'self': 'UINT8'}, layout='offset', noncontiguous=('self',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

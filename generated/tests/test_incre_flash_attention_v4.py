@@ -86,9 +86,7 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT16', layout='transposed', noncontiguous=('query', 'attenMask')),
     BASE.but('transposed-BFLOAT16', dtypes={'query': 'BFLOAT16', 'pseShift': 'BFLOAT16', 'quantScale1': 'BFLOAT16', 'quantScale2': 'BFLOAT16', 'quantOffset2': 'BFLOAT16', 'antiquantScale': 'BFLOAT16', 'antiquantOffset': 'BFLOAT16', 'key': 'BFLOAT16', 'value': 'BFLOAT16'}, layout='transposed', noncontiguous=('query', 'attenMask')),
     BASE.but('strided-FLOAT16', layout='strided', noncontiguous=('query', 'attenMask')),
-    BASE.but('strided-BFLOAT16', dtypes={'query': 'BFLOAT16', 'pseShift': 'BFLOAT16', 'quantScale1': 'BFLOAT16', 'quantScale2': 'BFLOAT16', 'quantOffset2': 'BFLOAT16', 'antiquantScale': 'BFLOAT16', 'antiquantOffset': 'BFLOAT16', 'key': 'BFLOAT16', 'value': 'BFLOAT16'}, layout='strided', noncontiguous=('query', 'attenMask')),
     BASE.but('offset-FLOAT16', layout='offset', noncontiguous=('query', 'attenMask')),
-    BASE.but('offset-BFLOAT16', dtypes={'query': 'BFLOAT16', 'pseShift': 'BFLOAT16', 'quantScale1': 'BFLOAT16', 'quantScale2': 'BFLOAT16', 'quantOffset2': 'BFLOAT16', 'antiquantScale': 'BFLOAT16', 'antiquantOffset': 'BFLOAT16', 'key': 'BFLOAT16', 'value': 'BFLOAT16'}, layout='offset', noncontiguous=('query', 'attenMask')),
     BASE.but('device-FLOAT16', layout='device'),
 ]
 

@@ -74,10 +74,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'x1Ref': 'BFLOAT16', 'x2Ref': 'BFLOAT16', 'gamma': 'BFLOAT16'}, layout='transposed', noncontiguous=('x1Ref', 'x2Ref')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('x1Ref', 'x2Ref', 'gamma')),
     BASE.but('strided-FLOAT16', dtypes={'x1Ref': 'FLOAT16', 'x2Ref': 'FLOAT16', 'gamma': 'FLOAT16'}, layout='strided', noncontiguous=('x1Ref', 'x2Ref', 'gamma')),
-    BASE.but('strided-BFLOAT16', dtypes={'x1Ref': 'BFLOAT16', 'x2Ref': 'BFLOAT16', 'gamma': 'BFLOAT16'}, layout='strided', noncontiguous=('x1Ref', 'x2Ref', 'gamma')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('x1Ref', 'x2Ref', 'gamma')),
     BASE.but('offset-FLOAT16', dtypes={'x1Ref': 'FLOAT16', 'x2Ref': 'FLOAT16', 'gamma': 'FLOAT16'}, layout='offset', noncontiguous=('x1Ref', 'x2Ref', 'gamma')),
-    BASE.but('offset-BFLOAT16', dtypes={'x1Ref': 'BFLOAT16', 'x2Ref': 'BFLOAT16', 'gamma': 'BFLOAT16'}, layout='offset', noncontiguous=('x1Ref', 'x2Ref', 'gamma')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -90,15 +90,11 @@ LAYOUTS = [
     BASE.but('transposed-DOUBLE', dtypes={'selfRef': 'DOUBLE', 'tensor1': 'DOUBLE', 'tensor2': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4), 'tensor1': (2, 3, 4), 'tensor2': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef', 'tensor1', 'tensor2')),
     BASE.but('transposed-INT64', dtypes={'selfRef': 'INT64', 'tensor1': 'INT64', 'tensor2': 'INT64', 'value': 'INT64'}, shapes={'selfRef': (2, 3, 4), 'tensor1': (2, 3, 4), 'tensor2': (2, 3, 4)}, values={'value': 2}, layout='transposed', noncontiguous=('selfRef', 'tensor1', 'tensor2')),
     BASE.but('strided-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'tensor1': 'BFLOAT16', 'tensor2': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4), 'tensor1': (2, 3, 4), 'tensor2': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'tensor1', 'tensor2')),
-    BASE.but('strided-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'tensor1': 'FLOAT16', 'tensor2': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4), 'tensor1': (2, 3, 4), 'tensor2': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'tensor1', 'tensor2')),
     BASE.but('strided-FLOAT', shapes={'selfRef': (2, 3, 4), 'tensor1': (2, 3, 4), 'tensor2': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'tensor1', 'tensor2')),
     BASE.but('strided-DOUBLE', dtypes={'selfRef': 'DOUBLE', 'tensor1': 'DOUBLE', 'tensor2': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4), 'tensor1': (2, 3, 4), 'tensor2': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'tensor1', 'tensor2')),
-    BASE.but('strided-INT64', dtypes={'selfRef': 'INT64', 'tensor1': 'INT64', 'tensor2': 'INT64', 'value': 'INT64'}, shapes={'selfRef': (2, 3, 4), 'tensor1': (2, 3, 4), 'tensor2': (2, 3, 4)}, values={'value': 2}, layout='strided', noncontiguous=('selfRef', 'tensor1', 'tensor2')),
     BASE.but('offset-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'tensor1': 'BFLOAT16', 'tensor2': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4), 'tensor1': (2, 3, 4), 'tensor2': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'tensor1', 'tensor2')),
-    BASE.but('offset-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'tensor1': 'FLOAT16', 'tensor2': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4), 'tensor1': (2, 3, 4), 'tensor2': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'tensor1', 'tensor2')),
     BASE.but('offset-FLOAT', shapes={'selfRef': (2, 3, 4), 'tensor1': (2, 3, 4), 'tensor2': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'tensor1', 'tensor2')),
     BASE.but('offset-DOUBLE', dtypes={'selfRef': 'DOUBLE', 'tensor1': 'DOUBLE', 'tensor2': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4), 'tensor1': (2, 3, 4), 'tensor2': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'tensor1', 'tensor2')),
-    BASE.but('offset-INT64', dtypes={'selfRef': 'INT64', 'tensor1': 'INT64', 'tensor2': 'INT64', 'value': 'INT64'}, shapes={'selfRef': (2, 3, 4), 'tensor1': (2, 3, 4), 'tensor2': (2, 3, 4)}, values={'value': 2}, layout='offset', noncontiguous=('selfRef', 'tensor1', 'tensor2')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -75,10 +75,8 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'mat1': 'FLOAT16', 'mat2': 'FLOAT16'}, layout='transposed', noncontiguous=('selfRef', 'mat1', 'mat2')),
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('selfRef', 'mat1', 'mat2')),
     BASE.but('strided-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'mat1': 'BFLOAT16', 'mat2': 'BFLOAT16'}, layout='strided', noncontiguous=('selfRef', 'mat1', 'mat2')),
-    BASE.but('strided-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'mat1': 'FLOAT16', 'mat2': 'FLOAT16'}, layout='strided', noncontiguous=('selfRef', 'mat1', 'mat2')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('selfRef', 'mat1', 'mat2')),
     BASE.but('offset-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'mat1': 'BFLOAT16', 'mat2': 'BFLOAT16'}, layout='offset', noncontiguous=('selfRef', 'mat1', 'mat2')),
-    BASE.but('offset-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'mat1': 'FLOAT16', 'mat2': 'FLOAT16'}, layout='offset', noncontiguous=('selfRef', 'mat1', 'mat2')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('selfRef', 'mat1', 'mat2')),
     BASE.but('device-FLOAT', layout='device'),
 ]

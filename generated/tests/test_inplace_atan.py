@@ -79,11 +79,9 @@ LAYOUTS = [
     BASE.but('strided-FLOAT', shapes={'inputRef': (2, 3, 4)}, layout='strided', noncontiguous=('inputRef',)),
     BASE.but('strided-FLOAT16', dtypes={'inputRef': 'FLOAT16'}, shapes={'inputRef': (2, 3, 4)}, layout='strided', noncontiguous=('inputRef',)),
     BASE.but('strided-DOUBLE', dtypes={'inputRef': 'DOUBLE'}, shapes={'inputRef': (2, 3, 4)}, layout='strided', noncontiguous=('inputRef',)),
-    BASE.but('strided-BFLOAT16', dtypes={'inputRef': 'BFLOAT16'}, shapes={'inputRef': (2, 3, 4)}, layout='strided', noncontiguous=('inputRef',)),
     BASE.but('offset-FLOAT', shapes={'inputRef': (2, 3, 4)}, layout='offset', noncontiguous=('inputRef',)),
     BASE.but('offset-FLOAT16', dtypes={'inputRef': 'FLOAT16'}, shapes={'inputRef': (2, 3, 4)}, layout='offset', noncontiguous=('inputRef',)),
     BASE.but('offset-DOUBLE', dtypes={'inputRef': 'DOUBLE'}, shapes={'inputRef': (2, 3, 4)}, layout='offset', noncontiguous=('inputRef',)),
-    BASE.but('offset-BFLOAT16', dtypes={'inputRef': 'BFLOAT16'}, shapes={'inputRef': (2, 3, 4)}, layout='offset', noncontiguous=('inputRef',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

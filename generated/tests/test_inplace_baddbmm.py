@@ -75,10 +75,8 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'batch1': 'FLOAT16', 'batch2': 'FLOAT16'}, layout='transposed', noncontiguous=('selfRef', 'batch1', 'batch2')),
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('selfRef', 'batch1', 'batch2')),
     BASE.but('strided-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'batch1': 'BFLOAT16', 'batch2': 'BFLOAT16'}, layout='strided', noncontiguous=('selfRef', 'batch1', 'batch2')),
-    BASE.but('strided-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'batch1': 'FLOAT16', 'batch2': 'FLOAT16'}, layout='strided', noncontiguous=('selfRef', 'batch1', 'batch2')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('selfRef', 'batch1', 'batch2')),
     BASE.but('offset-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'batch1': 'BFLOAT16', 'batch2': 'BFLOAT16'}, layout='offset', noncontiguous=('selfRef', 'batch1', 'batch2')),
-    BASE.but('offset-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'batch1': 'FLOAT16', 'batch2': 'FLOAT16'}, layout='offset', noncontiguous=('selfRef', 'batch1', 'batch2')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('selfRef', 'batch1', 'batch2')),
     BASE.but('device-FLOAT', layout='device'),
 ]

@@ -79,14 +79,10 @@ LAYOUTS = [
     BASE.but('strided-INT32', dtypes={'selfRef': 'INT32'}, shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
     BASE.but('strided-INT64', dtypes={'selfRef': 'INT64'}, shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
     BASE.but('strided-INT8', dtypes={'selfRef': 'INT8'}, shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
-    BASE.but('strided-UINT8', dtypes={'selfRef': 'UINT8'}, shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
-    BASE.but('strided-BOOL', dtypes={'selfRef': 'BOOL', 'other': 'BOOL'}, shapes={'selfRef': (2, 3, 4)}, values={'other': True}, layout='strided', noncontiguous=('selfRef',)),
     BASE.but('offset-INT16', shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
     BASE.but('offset-INT32', dtypes={'selfRef': 'INT32'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
     BASE.but('offset-INT64', dtypes={'selfRef': 'INT64'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
     BASE.but('offset-INT8', dtypes={'selfRef': 'INT8'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
-    BASE.but('offset-UINT8', dtypes={'selfRef': 'UINT8'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
-    BASE.but('offset-BOOL', dtypes={'selfRef': 'BOOL', 'other': 'BOOL'}, shapes={'selfRef': (2, 3, 4)}, values={'other': True}, layout='offset', noncontiguous=('selfRef',)),
     BASE.but('device-INT16', layout='device'),
 ]
 

@@ -70,11 +70,9 @@ LAYOUTS = [
     BASE.but('transposed-DOUBLE', dtypes={'selfRef': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef',)),
     BASE.but('strided-FLOAT', shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
     BASE.but('strided-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
-    BASE.but('strided-BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
     BASE.but('strided-DOUBLE', dtypes={'selfRef': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
     BASE.but('offset-FLOAT', shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
     BASE.but('offset-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
-    BASE.but('offset-BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
     BASE.but('offset-DOUBLE', dtypes={'selfRef': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
     BASE.but('device-FLOAT', layout='device'),
 ]

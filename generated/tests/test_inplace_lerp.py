@@ -79,10 +79,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'end': 'BFLOAT16', 'weight': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4), 'end': (2, 3, 4), 'weight': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef', 'end', 'weight')),
     BASE.but('strided-FLOAT', shapes={'selfRef': (2, 3, 4), 'end': (2, 3, 4), 'weight': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'end', 'weight')),
     BASE.but('strided-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'end': 'FLOAT16', 'weight': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4), 'end': (2, 3, 4), 'weight': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'end', 'weight')),
-    BASE.but('strided-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'end': 'BFLOAT16', 'weight': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4), 'end': (2, 3, 4), 'weight': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'end', 'weight')),
     BASE.but('offset-FLOAT', shapes={'selfRef': (2, 3, 4), 'end': (2, 3, 4), 'weight': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'end', 'weight')),
     BASE.but('offset-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'end': 'FLOAT16', 'weight': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4), 'end': (2, 3, 4), 'weight': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'end', 'weight')),
-    BASE.but('offset-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'end': 'BFLOAT16', 'weight': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4), 'end': (2, 3, 4), 'weight': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'end', 'weight')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

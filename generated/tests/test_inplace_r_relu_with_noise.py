@@ -69,10 +69,8 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT16', dtypes={'self': 'FLOAT16', 'noise': 'FLOAT16', 'lower': 'FLOAT16', 'upper': 'FLOAT16'}, layout='transposed', noncontiguous=('self', 'noise')),
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('self', 'noise')),
     BASE.but('strided-BFLOAT16', dtypes={'self': 'BFLOAT16', 'noise': 'BFLOAT16', 'lower': 'BFLOAT16', 'upper': 'BFLOAT16'}, layout='strided', noncontiguous=('self', 'noise')),
-    BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16', 'noise': 'FLOAT16', 'lower': 'FLOAT16', 'upper': 'FLOAT16'}, layout='strided', noncontiguous=('self', 'noise')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('self', 'noise')),
     BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16', 'noise': 'BFLOAT16', 'lower': 'BFLOAT16', 'upper': 'BFLOAT16'}, layout='offset', noncontiguous=('self', 'noise')),
-    BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16', 'noise': 'FLOAT16', 'lower': 'FLOAT16', 'upper': 'FLOAT16'}, layout='offset', noncontiguous=('self', 'noise')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('self', 'noise')),
     BASE.but('device-FLOAT', layout='device'),
 ]

@@ -94,15 +94,9 @@ LAYOUTS = [
     BASE.but('strided-INT32', dtypes={'selfRef': 'INT32', 'other': 'INT32'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'other')),
     BASE.but('strided-INT64', dtypes={'selfRef': 'INT64', 'other': 'INT64'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'other')),
     BASE.but('strided-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'other')),
-    BASE.but('strided-FLOAT', shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'other')),
-    BASE.but('strided-DOUBLE', dtypes={'selfRef': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'other')),
-    BASE.but('strided-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef', 'other')),
     BASE.but('offset-INT32', dtypes={'selfRef': 'INT32', 'other': 'INT32'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
     BASE.but('offset-INT64', dtypes={'selfRef': 'INT64', 'other': 'INT64'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
     BASE.but('offset-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
-    BASE.but('offset-FLOAT', shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
-    BASE.but('offset-DOUBLE', dtypes={'selfRef': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
-    BASE.but('offset-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef', 'other')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

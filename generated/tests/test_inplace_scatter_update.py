@@ -77,17 +77,11 @@ LAYOUTS = [
     BASE.but('transposed-INT32', dtypes={'data': 'INT32', 'updates': 'INT32'}, layout='transposed', noncontiguous=('data', 'updates')),
     BASE.but('transposed-BFLOAT16', dtypes={'data': 'BFLOAT16', 'updates': 'BFLOAT16'}, layout='transposed', noncontiguous=('data', 'updates')),
     BASE.but('strided-INT8', dtypes={'data': 'INT8', 'updates': 'INT8'}, layout='strided', noncontiguous=('data', 'indices', 'updates')),
-    BASE.but('strided-UINT8', dtypes={'data': 'UINT8', 'updates': 'UINT8'}, layout='strided', noncontiguous=('data', 'indices', 'updates')),
     BASE.but('strided-FLOAT16', dtypes={'data': 'FLOAT16', 'updates': 'FLOAT16'}, layout='strided', noncontiguous=('data', 'indices', 'updates')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('data', 'indices', 'updates')),
-    BASE.but('strided-INT32', dtypes={'data': 'INT32', 'updates': 'INT32'}, layout='strided', noncontiguous=('data', 'indices', 'updates')),
-    BASE.but('strided-BFLOAT16', dtypes={'data': 'BFLOAT16', 'updates': 'BFLOAT16'}, layout='strided', noncontiguous=('data', 'indices', 'updates')),
     BASE.but('offset-INT8', dtypes={'data': 'INT8', 'updates': 'INT8'}, layout='offset', noncontiguous=('data', 'indices', 'updates')),
-    BASE.but('offset-UINT8', dtypes={'data': 'UINT8', 'updates': 'UINT8'}, layout='offset', noncontiguous=('data', 'indices', 'updates')),
     BASE.but('offset-FLOAT16', dtypes={'data': 'FLOAT16', 'updates': 'FLOAT16'}, layout='offset', noncontiguous=('data', 'indices', 'updates')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('data', 'indices', 'updates')),
-    BASE.but('offset-INT32', dtypes={'data': 'INT32', 'updates': 'INT32'}, layout='offset', noncontiguous=('data', 'indices', 'updates')),
-    BASE.but('offset-BFLOAT16', dtypes={'data': 'BFLOAT16', 'updates': 'BFLOAT16'}, layout='offset', noncontiguous=('data', 'indices', 'updates')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -73,14 +73,10 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef',)),
     BASE.but('strided-FLOAT', shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
     BASE.but('strided-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
-    BASE.but('strided-INT32', dtypes={'selfRef': 'INT32'}, shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
     BASE.but('strided-INT8', dtypes={'selfRef': 'INT8'}, shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
-    BASE.but('strided-BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
     BASE.but('offset-FLOAT', shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
     BASE.but('offset-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
-    BASE.but('offset-INT32', dtypes={'selfRef': 'INT32'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
     BASE.but('offset-INT8', dtypes={'selfRef': 'INT8'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
-    BASE.but('offset-BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

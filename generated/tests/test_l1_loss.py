@@ -60,11 +60,9 @@ LAYOUTS = [
     BASE.but('transposed-INT64', dtypes={'self': 'INT64', 'target': 'INT64'}, layout='transposed', noncontiguous=('self', 'target')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('self', 'target')),
     BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16', 'target': 'FLOAT16'}, layout='strided', noncontiguous=('self', 'target')),
-    BASE.but('strided-BFLOAT16', dtypes={'self': 'BFLOAT16', 'target': 'BFLOAT16'}, layout='strided', noncontiguous=('self', 'target')),
     BASE.but('strided-INT64', dtypes={'self': 'INT64', 'target': 'INT64'}, layout='strided', noncontiguous=('self', 'target')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('self', 'target')),
     BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16', 'target': 'FLOAT16'}, layout='offset', noncontiguous=('self', 'target')),
-    BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16', 'target': 'BFLOAT16'}, layout='offset', noncontiguous=('self', 'target')),
     BASE.but('offset-INT64', dtypes={'self': 'INT64', 'target': 'INT64'}, layout='offset', noncontiguous=('self', 'target')),
     BASE.but('device-FLOAT', layout='device'),
 ]

@@ -73,10 +73,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'gradOut': 'BFLOAT16', 'input': 'BFLOAT16', 'mean': 'BFLOAT16', 'rstd': 'BFLOAT16', 'weightOptional': 'BFLOAT16', 'biasOptional': 'BFLOAT16'}, layout='transposed', noncontiguous=('gradOut', 'input', 'mean', 'rstd')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('gradOut', 'input', 'mean', 'rstd', 'weightOptional', 'biasOptional')),
     BASE.but('strided-FLOAT16', dtypes={'gradOut': 'FLOAT16', 'input': 'FLOAT16', 'mean': 'FLOAT16', 'rstd': 'FLOAT16', 'weightOptional': 'FLOAT16', 'biasOptional': 'FLOAT16'}, layout='strided', noncontiguous=('gradOut', 'input', 'mean', 'rstd', 'weightOptional', 'biasOptional')),
-    BASE.but('strided-BFLOAT16', dtypes={'gradOut': 'BFLOAT16', 'input': 'BFLOAT16', 'mean': 'BFLOAT16', 'rstd': 'BFLOAT16', 'weightOptional': 'BFLOAT16', 'biasOptional': 'BFLOAT16'}, layout='strided', noncontiguous=('gradOut', 'input', 'mean', 'rstd', 'weightOptional', 'biasOptional')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('gradOut', 'input', 'mean', 'rstd', 'weightOptional', 'biasOptional')),
     BASE.but('offset-FLOAT16', dtypes={'gradOut': 'FLOAT16', 'input': 'FLOAT16', 'mean': 'FLOAT16', 'rstd': 'FLOAT16', 'weightOptional': 'FLOAT16', 'biasOptional': 'FLOAT16'}, layout='offset', noncontiguous=('gradOut', 'input', 'mean', 'rstd', 'weightOptional', 'biasOptional')),
-    BASE.but('offset-BFLOAT16', dtypes={'gradOut': 'BFLOAT16', 'input': 'BFLOAT16', 'mean': 'BFLOAT16', 'rstd': 'BFLOAT16', 'weightOptional': 'BFLOAT16', 'biasOptional': 'BFLOAT16'}, layout='offset', noncontiguous=('gradOut', 'input', 'mean', 'rstd', 'weightOptional', 'biasOptional')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

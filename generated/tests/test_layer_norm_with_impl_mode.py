@@ -92,10 +92,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'input': 'BFLOAT16', 'weightOptional': 'BFLOAT16', 'biasOptional': 'BFLOAT16'}, layout='transposed', noncontiguous=('input',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('input', 'weightOptional', 'biasOptional')),
     BASE.but('strided-FLOAT16', dtypes={'input': 'FLOAT16', 'weightOptional': 'FLOAT16', 'biasOptional': 'FLOAT16'}, layout='strided', noncontiguous=('input', 'weightOptional', 'biasOptional')),
-    BASE.but('strided-BFLOAT16', dtypes={'input': 'BFLOAT16', 'weightOptional': 'BFLOAT16', 'biasOptional': 'BFLOAT16'}, layout='strided', noncontiguous=('input', 'weightOptional', 'biasOptional')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('input', 'weightOptional', 'biasOptional')),
     BASE.but('offset-FLOAT16', dtypes={'input': 'FLOAT16', 'weightOptional': 'FLOAT16', 'biasOptional': 'FLOAT16'}, layout='offset', noncontiguous=('input', 'weightOptional', 'biasOptional')),
-    BASE.but('offset-BFLOAT16', dtypes={'input': 'BFLOAT16', 'weightOptional': 'BFLOAT16', 'biasOptional': 'BFLOAT16'}, layout='offset', noncontiguous=('input', 'weightOptional', 'biasOptional')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

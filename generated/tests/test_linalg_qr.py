@@ -63,12 +63,10 @@ LAYOUTS = [
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('self',)),
     BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-DOUBLE', dtypes={'self': 'DOUBLE'}, layout='strided', noncontiguous=('self',)),
-    BASE.but('strided-COMPLEX64', dtypes={'self': 'COMPLEX64'}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-COMPLEX128', dtypes={'self': 'COMPLEX128'}, layout='strided', noncontiguous=('self',)),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('self',)),
     BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='offset', noncontiguous=('self',)),
     BASE.but('offset-DOUBLE', dtypes={'self': 'DOUBLE'}, layout='offset', noncontiguous=('self',)),
-    BASE.but('offset-COMPLEX64', dtypes={'self': 'COMPLEX64'}, layout='offset', noncontiguous=('self',)),
     BASE.but('offset-COMPLEX128', dtypes={'self': 'COMPLEX128'}, layout='offset', noncontiguous=('self',)),
     BASE.but('device-FLOAT', layout='device'),
 ]

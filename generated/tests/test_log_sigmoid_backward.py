@@ -87,10 +87,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16', 'buffer': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4), 'buffer': (2, 3, 4)}, layout='transposed', noncontiguous=('gradOutput', 'self', 'buffer')),
     BASE.but('strided-FLOAT', shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4), 'buffer': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'self', 'buffer')),
     BASE.but('strided-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16', 'buffer': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4), 'buffer': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'self', 'buffer')),
-    BASE.but('strided-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16', 'buffer': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4), 'buffer': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'self', 'buffer')),
     BASE.but('offset-FLOAT', shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4), 'buffer': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'self', 'buffer')),
     BASE.but('offset-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16', 'buffer': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4), 'buffer': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'self', 'buffer')),
-    BASE.but('offset-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16', 'buffer': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'self': (2, 3, 4), 'buffer': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'self', 'buffer')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -68,10 +68,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'output': 'BFLOAT16'}, layout='transposed', noncontiguous=('gradOutput', 'output')),
     BASE.but('strided-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'output': 'FLOAT16'}, layout='strided', noncontiguous=('gradOutput', 'output')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('gradOutput', 'output')),
-    BASE.but('strided-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'output': 'BFLOAT16'}, layout='strided', noncontiguous=('gradOutput', 'output')),
     BASE.but('offset-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'output': 'FLOAT16'}, layout='offset', noncontiguous=('gradOutput', 'output')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('gradOutput', 'output')),
-    BASE.but('offset-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'output': 'BFLOAT16'}, layout='offset', noncontiguous=('gradOutput', 'output')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

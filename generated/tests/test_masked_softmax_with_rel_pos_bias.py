@@ -67,10 +67,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'x': 'BFLOAT16', 'attenMaskOptional': 'BFLOAT16', 'relativePosBias': 'BFLOAT16'}, layout='transposed', noncontiguous=('x', 'attenMaskOptional', 'relativePosBias')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('x', 'attenMaskOptional', 'relativePosBias')),
     BASE.but('strided-FLOAT16', dtypes={'x': 'FLOAT16', 'attenMaskOptional': 'FLOAT16', 'relativePosBias': 'FLOAT16'}, layout='strided', noncontiguous=('x', 'attenMaskOptional', 'relativePosBias')),
-    BASE.but('strided-BFLOAT16', dtypes={'x': 'BFLOAT16', 'attenMaskOptional': 'BFLOAT16', 'relativePosBias': 'BFLOAT16'}, layout='strided', noncontiguous=('x', 'attenMaskOptional', 'relativePosBias')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('x', 'attenMaskOptional', 'relativePosBias')),
     BASE.but('offset-FLOAT16', dtypes={'x': 'FLOAT16', 'attenMaskOptional': 'FLOAT16', 'relativePosBias': 'FLOAT16'}, layout='offset', noncontiguous=('x', 'attenMaskOptional', 'relativePosBias')),
-    BASE.but('offset-BFLOAT16', dtypes={'x': 'BFLOAT16', 'attenMaskOptional': 'BFLOAT16', 'relativePosBias': 'BFLOAT16'}, layout='offset', noncontiguous=('x', 'attenMaskOptional', 'relativePosBias')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

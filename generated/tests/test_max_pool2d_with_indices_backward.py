@@ -88,10 +88,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, layout='transposed', noncontiguous=('gradOutput', 'self', 'indices')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('gradOutput', 'self', 'indices')),
     BASE.but('strided-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, layout='strided', noncontiguous=('gradOutput', 'self', 'indices')),
-    BASE.but('strided-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, layout='strided', noncontiguous=('gradOutput', 'self', 'indices')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('gradOutput', 'self', 'indices')),
     BASE.but('offset-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16'}, layout='offset', noncontiguous=('gradOutput', 'self', 'indices')),
-    BASE.but('offset-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16'}, layout='offset', noncontiguous=('gradOutput', 'self', 'indices')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

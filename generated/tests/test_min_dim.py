@@ -96,14 +96,10 @@ LAYOUTS = [
     BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-INT64', dtypes={'self': 'INT64'}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-BOOL', dtypes={'self': 'BOOL'}, layout='strided', noncontiguous=('self',)),
-    BASE.but('strided-BFLOAT16', dtypes={'self': 'BFLOAT16'}, layout='strided', noncontiguous=('self',)),
-    BASE.but('strided-INT32', dtypes={'self': 'INT32'}, layout='strided', noncontiguous=('self',)),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('self',)),
     BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='offset', noncontiguous=('self',)),
     BASE.but('offset-INT64', dtypes={'self': 'INT64'}, layout='offset', noncontiguous=('self',)),
     BASE.but('offset-BOOL', dtypes={'self': 'BOOL'}, layout='offset', noncontiguous=('self',)),
-    BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16'}, layout='offset', noncontiguous=('self',)),
-    BASE.but('offset-INT32', dtypes={'self': 'INT32'}, layout='offset', noncontiguous=('self',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

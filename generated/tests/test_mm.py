@@ -67,10 +67,8 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT16', dtypes={'self': 'FLOAT16', 'mat2': 'FLOAT16'}, layout='transposed', noncontiguous=('self', 'mat2')),
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('self', 'mat2')),
     BASE.but('strided-BFLOAT16', dtypes={'self': 'BFLOAT16', 'mat2': 'BFLOAT16'}, layout='strided', noncontiguous=('self', 'mat2')),
-    BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16', 'mat2': 'FLOAT16'}, layout='strided', noncontiguous=('self', 'mat2')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('self', 'mat2')),
     BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16', 'mat2': 'BFLOAT16'}, layout='offset', noncontiguous=('self', 'mat2')),
-    BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16', 'mat2': 'FLOAT16'}, layout='offset', noncontiguous=('self', 'mat2')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('self', 'mat2')),
     BASE.but('device-FLOAT', layout='device'),
 ]

@@ -60,10 +60,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16', 'target': 'BFLOAT16'}, layout='transposed', noncontiguous=('gradOutput', 'self', 'target')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('gradOutput', 'self', 'target')),
     BASE.but('strided-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16', 'target': 'FLOAT16'}, layout='strided', noncontiguous=('gradOutput', 'self', 'target')),
-    BASE.but('strided-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16', 'target': 'BFLOAT16'}, layout='strided', noncontiguous=('gradOutput', 'self', 'target')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('gradOutput', 'self', 'target')),
     BASE.but('offset-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16', 'target': 'FLOAT16'}, layout='offset', noncontiguous=('gradOutput', 'self', 'target')),
-    BASE.but('offset-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16', 'target': 'BFLOAT16'}, layout='offset', noncontiguous=('gradOutput', 'self', 'target')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

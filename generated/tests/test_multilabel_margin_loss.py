@@ -60,10 +60,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'self': 'BFLOAT16'}, layout='transposed', noncontiguous=('self', 'target')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('self', 'target')),
     BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='strided', noncontiguous=('self', 'target')),
-    BASE.but('strided-BFLOAT16', dtypes={'self': 'BFLOAT16'}, layout='strided', noncontiguous=('self', 'target')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('self', 'target')),
     BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='offset', noncontiguous=('self', 'target')),
-    BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16'}, layout='offset', noncontiguous=('self', 'target')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

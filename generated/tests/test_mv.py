@@ -68,10 +68,8 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT16', dtypes={'self': 'FLOAT16', 'vec': 'FLOAT16'}, layout='transposed', noncontiguous=('self',)),
     BASE.but('strided-BFLOAT16', dtypes={'self': 'BFLOAT16', 'vec': 'BFLOAT16'}, layout='strided', noncontiguous=('self', 'vec')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('self', 'vec')),
-    BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16', 'vec': 'FLOAT16'}, layout='strided', noncontiguous=('self', 'vec')),
     BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16', 'vec': 'BFLOAT16'}, layout='offset', noncontiguous=('self', 'vec')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('self', 'vec')),
-    BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16', 'vec': 'FLOAT16'}, layout='offset', noncontiguous=('self', 'vec')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

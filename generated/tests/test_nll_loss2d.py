@@ -63,10 +63,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'self': 'BFLOAT16', 'weight': 'BFLOAT16'}, layout='transposed', noncontiguous=('self', 'target')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('self', 'target', 'weight')),
     BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16', 'weight': 'FLOAT16'}, layout='strided', noncontiguous=('self', 'target', 'weight')),
-    BASE.but('strided-BFLOAT16', dtypes={'self': 'BFLOAT16', 'weight': 'BFLOAT16'}, layout='strided', noncontiguous=('self', 'target', 'weight')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('self', 'target', 'weight')),
     BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16', 'weight': 'FLOAT16'}, layout='offset', noncontiguous=('self', 'target', 'weight')),
-    BASE.but('offset-BFLOAT16', dtypes={'self': 'BFLOAT16', 'weight': 'BFLOAT16'}, layout='offset', noncontiguous=('self', 'target', 'weight')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -84,10 +84,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'query': 'BFLOAT16', 'key': 'BFLOAT16', 'value': 'BFLOAT16', 'pseShift': 'BFLOAT16', 'deqScale2': 'BFLOAT16'}, layout='transposed', noncontiguous=('query', 'key', 'value', 'attenMask')),
     BASE.but('transposed-INT8', dtypes={'query': 'INT8', 'key': 'INT8', 'value': 'INT8', 'attenMask': 'INT8', 'deqScale2': 'INT8'}, layout='transposed', noncontiguous=('query', 'key', 'value', 'attenMask')),
     BASE.but('strided-FLOAT16', layout='strided', noncontiguous=('query', 'key', 'value', 'attenMask')),
-    BASE.but('strided-BFLOAT16', dtypes={'query': 'BFLOAT16', 'key': 'BFLOAT16', 'value': 'BFLOAT16', 'pseShift': 'BFLOAT16', 'deqScale2': 'BFLOAT16'}, layout='strided', noncontiguous=('query', 'key', 'value', 'attenMask')),
     BASE.but('strided-INT8', dtypes={'query': 'INT8', 'key': 'INT8', 'value': 'INT8', 'attenMask': 'INT8', 'deqScale2': 'INT8'}, layout='strided', noncontiguous=('query', 'key', 'value', 'attenMask')),
     BASE.but('offset-FLOAT16', layout='offset', noncontiguous=('query', 'key', 'value', 'attenMask')),
-    BASE.but('offset-BFLOAT16', dtypes={'query': 'BFLOAT16', 'key': 'BFLOAT16', 'value': 'BFLOAT16', 'pseShift': 'BFLOAT16', 'deqScale2': 'BFLOAT16'}, layout='offset', noncontiguous=('query', 'key', 'value', 'attenMask')),
     BASE.but('offset-INT8', dtypes={'query': 'INT8', 'key': 'INT8', 'value': 'INT8', 'attenMask': 'INT8', 'deqScale2': 'INT8'}, layout='offset', noncontiguous=('query', 'key', 'value', 'attenMask')),
     BASE.but('device-FLOAT16', layout='device'),
 ]

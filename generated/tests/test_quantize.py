@@ -79,10 +79,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'x': 'BFLOAT16', 'scales': 'BFLOAT16', 'zeroPoints': 'BFLOAT16'}, layout='transposed', noncontiguous=('x',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('x', 'scales', 'zeroPoints')),
     BASE.but('strided-FLOAT16', dtypes={'x': 'FLOAT16', 'scales': 'FLOAT16', 'zeroPoints': 'INT32'}, layout='strided', noncontiguous=('x', 'scales', 'zeroPoints')),
-    BASE.but('strided-BFLOAT16', dtypes={'x': 'BFLOAT16', 'scales': 'BFLOAT16', 'zeroPoints': 'BFLOAT16'}, layout='strided', noncontiguous=('x', 'scales', 'zeroPoints')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('x', 'scales', 'zeroPoints')),
     BASE.but('offset-FLOAT16', dtypes={'x': 'FLOAT16', 'scales': 'FLOAT16', 'zeroPoints': 'INT32'}, layout='offset', noncontiguous=('x', 'scales', 'zeroPoints')),
-    BASE.but('offset-BFLOAT16', dtypes={'x': 'BFLOAT16', 'scales': 'BFLOAT16', 'zeroPoints': 'BFLOAT16'}, layout='offset', noncontiguous=('x', 'scales', 'zeroPoints')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -82,10 +82,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'data': 'BFLOAT16'}, layout='transposed', noncontiguous=('data',)),
     BASE.but('strided-FLOAT16', dtypes={'data': 'FLOAT16'}, layout='strided', noncontiguous=('data',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('data',)),
-    BASE.but('strided-BFLOAT16', dtypes={'data': 'BFLOAT16'}, layout='strided', noncontiguous=('data',)),
     BASE.but('offset-FLOAT16', dtypes={'data': 'FLOAT16'}, layout='offset', noncontiguous=('data',)),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('data',)),
-    BASE.but('offset-BFLOAT16', dtypes={'data': 'BFLOAT16'}, layout='offset', noncontiguous=('data',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -91,15 +91,9 @@ LAYOUTS = [
     BASE.but('strided-INT32', dtypes={'other': 'INT32'}, shapes={'other': (2, 3, 4)}, layout='strided', noncontiguous=('other',)),
     BASE.but('strided-INT64', dtypes={'other': 'INT64'}, shapes={'other': (2, 3, 4)}, layout='strided', noncontiguous=('other',)),
     BASE.but('strided-FLOAT16', dtypes={'other': 'FLOAT16'}, shapes={'other': (2, 3, 4)}, layout='strided', noncontiguous=('other',)),
-    BASE.but('strided-FLOAT', shapes={'other': (2, 3, 4)}, layout='strided', noncontiguous=('other',)),
-    BASE.but('strided-DOUBLE', dtypes={'other': 'DOUBLE'}, shapes={'other': (2, 3, 4)}, layout='strided', noncontiguous=('other',)),
-    BASE.but('strided-BFLOAT16', dtypes={'other': 'BFLOAT16'}, shapes={'other': (2, 3, 4)}, layout='strided', noncontiguous=('other',)),
     BASE.but('offset-INT32', dtypes={'other': 'INT32'}, shapes={'other': (2, 3, 4)}, layout='offset', noncontiguous=('other',)),
     BASE.but('offset-INT64', dtypes={'other': 'INT64'}, shapes={'other': (2, 3, 4)}, layout='offset', noncontiguous=('other',)),
     BASE.but('offset-FLOAT16', dtypes={'other': 'FLOAT16'}, shapes={'other': (2, 3, 4)}, layout='offset', noncontiguous=('other',)),
-    BASE.but('offset-FLOAT', shapes={'other': (2, 3, 4)}, layout='offset', noncontiguous=('other',)),
-    BASE.but('offset-DOUBLE', dtypes={'other': 'DOUBLE'}, shapes={'other': (2, 3, 4)}, layout='offset', noncontiguous=('other',)),
-    BASE.but('offset-BFLOAT16', dtypes={'other': 'BFLOAT16'}, shapes={'other': (2, 3, 4)}, layout='offset', noncontiguous=('other',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

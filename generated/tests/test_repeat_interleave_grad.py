@@ -57,10 +57,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'yGrad': 'BFLOAT16'}, layout='transposed', noncontiguous=('yGrad',)),
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('yGrad',)),
     BASE.but('strided-FLOAT16', dtypes={'yGrad': 'FLOAT16'}, layout='strided', noncontiguous=('yGrad', 'repeats')),
-    BASE.but('strided-BFLOAT16', dtypes={'yGrad': 'BFLOAT16'}, layout='strided', noncontiguous=('yGrad', 'repeats')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('yGrad', 'repeats')),
     BASE.but('offset-FLOAT16', dtypes={'yGrad': 'FLOAT16'}, layout='offset', noncontiguous=('yGrad', 'repeats')),
-    BASE.but('offset-BFLOAT16', dtypes={'yGrad': 'BFLOAT16'}, layout='offset', noncontiguous=('yGrad', 'repeats')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('yGrad', 'repeats')),
     BASE.but('device-FLOAT', layout='device'),
 ]

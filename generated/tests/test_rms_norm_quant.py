@@ -61,9 +61,7 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT16', layout='transposed', noncontiguous=('x',)),
     BASE.but('transposed-BFLOAT16', dtypes={'x': 'BFLOAT16', 'gamma': 'BFLOAT16', 'beta': 'BFLOAT16', 'scale': 'BFLOAT16'}, layout='transposed', noncontiguous=('x',)),
     BASE.but('strided-FLOAT16', layout='strided', noncontiguous=('x', 'gamma', 'beta', 'scale', 'offset')),
-    BASE.but('strided-BFLOAT16', dtypes={'x': 'BFLOAT16', 'gamma': 'BFLOAT16', 'beta': 'BFLOAT16', 'scale': 'BFLOAT16'}, layout='strided', noncontiguous=('x', 'gamma', 'beta', 'scale', 'offset')),
     BASE.but('offset-FLOAT16', layout='offset', noncontiguous=('x', 'gamma', 'beta', 'scale', 'offset')),
-    BASE.but('offset-BFLOAT16', dtypes={'x': 'BFLOAT16', 'gamma': 'BFLOAT16', 'beta': 'BFLOAT16', 'scale': 'BFLOAT16'}, layout='offset', noncontiguous=('x', 'gamma', 'beta', 'scale', 'offset')),
     BASE.but('device-FLOAT16', layout='device'),
 ]
 

@@ -59,10 +59,8 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT16', dtypes={'x': 'FLOAT16', 'cos': 'FLOAT16', 'sin': 'FLOAT16'}, layout='transposed', noncontiguous=('x', 'cos', 'sin')),
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('x', 'cos', 'sin')),
     BASE.but('strided-BFLOAT16', dtypes={'x': 'BFLOAT16', 'cos': 'BFLOAT16', 'sin': 'BFLOAT16'}, layout='strided', noncontiguous=('x', 'cos', 'sin')),
-    BASE.but('strided-FLOAT16', dtypes={'x': 'FLOAT16', 'cos': 'FLOAT16', 'sin': 'FLOAT16'}, layout='strided', noncontiguous=('x', 'cos', 'sin')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('x', 'cos', 'sin')),
     BASE.but('offset-BFLOAT16', dtypes={'x': 'BFLOAT16', 'cos': 'BFLOAT16', 'sin': 'BFLOAT16'}, layout='offset', noncontiguous=('x', 'cos', 'sin')),
-    BASE.but('offset-FLOAT16', dtypes={'x': 'FLOAT16', 'cos': 'FLOAT16', 'sin': 'FLOAT16'}, layout='offset', noncontiguous=('x', 'cos', 'sin')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('x', 'cos', 'sin')),
     BASE.but('device-FLOAT', layout='device'),
 ]

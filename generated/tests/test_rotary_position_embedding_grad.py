@@ -65,10 +65,8 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT16', dtypes={'dy': 'FLOAT16', 'cos': 'FLOAT16', 'sin': 'FLOAT16', 'xOptional': 'FLOAT16'}, layout='transposed', noncontiguous=('dy', 'cos', 'sin', 'xOptional')),
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('dy', 'cos', 'sin', 'xOptional')),
     BASE.but('strided-BFLOAT16', dtypes={'dy': 'BFLOAT16', 'cos': 'BFLOAT16', 'sin': 'BFLOAT16', 'xOptional': 'BFLOAT16'}, layout='strided', noncontiguous=('dy', 'cos', 'sin', 'xOptional')),
-    BASE.but('strided-FLOAT16', dtypes={'dy': 'FLOAT16', 'cos': 'FLOAT16', 'sin': 'FLOAT16', 'xOptional': 'FLOAT16'}, layout='strided', noncontiguous=('dy', 'cos', 'sin', 'xOptional')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('dy', 'cos', 'sin', 'xOptional')),
     BASE.but('offset-BFLOAT16', dtypes={'dy': 'BFLOAT16', 'cos': 'BFLOAT16', 'sin': 'BFLOAT16', 'xOptional': 'BFLOAT16'}, layout='offset', noncontiguous=('dy', 'cos', 'sin', 'xOptional')),
-    BASE.but('offset-FLOAT16', dtypes={'dy': 'FLOAT16', 'cos': 'FLOAT16', 'sin': 'FLOAT16', 'xOptional': 'FLOAT16'}, layout='offset', noncontiguous=('dy', 'cos', 'sin', 'xOptional')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('dy', 'cos', 'sin', 'xOptional')),
     BASE.but('device-FLOAT', layout='device'),
 ]

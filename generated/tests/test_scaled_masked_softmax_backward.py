@@ -61,10 +61,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'y': 'BFLOAT16'}, layout='transposed', noncontiguous=('gradOutput', 'y', 'mask')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('gradOutput', 'y', 'mask')),
     BASE.but('strided-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'y': 'FLOAT16'}, layout='strided', noncontiguous=('gradOutput', 'y', 'mask')),
-    BASE.but('strided-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'y': 'BFLOAT16'}, layout='strided', noncontiguous=('gradOutput', 'y', 'mask')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('gradOutput', 'y', 'mask')),
     BASE.but('offset-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'y': 'FLOAT16'}, layout='offset', noncontiguous=('gradOutput', 'y', 'mask')),
-    BASE.but('offset-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'y': 'BFLOAT16'}, layout='offset', noncontiguous=('gradOutput', 'y', 'mask')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

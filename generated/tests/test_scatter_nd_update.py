@@ -76,17 +76,13 @@ LAYOUTS = [
     BASE.but('transposed-BOOL', dtypes={'varRef': 'BOOL', 'updates': 'BOOL'}, layout='transposed', noncontiguous=('varRef', 'indices', 'updates')),
     BASE.but('transposed-INT8', dtypes={'varRef': 'INT8', 'updates': 'INT8'}, layout='transposed', noncontiguous=('varRef', 'indices', 'updates')),
     BASE.but('strided-FLOAT16', dtypes={'varRef': 'FLOAT16', 'updates': 'FLOAT16'}, layout='strided', noncontiguous=('varRef', 'indices', 'updates')),
-    BASE.but('strided-BFLOAT16', dtypes={'varRef': 'BFLOAT16', 'updates': 'BFLOAT16'}, layout='strided', noncontiguous=('varRef', 'indices', 'updates')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('varRef', 'indices', 'updates')),
     BASE.but('strided-INT64', dtypes={'varRef': 'INT64', 'indices': 'INT64', 'updates': 'INT64'}, layout='strided', noncontiguous=('varRef', 'indices', 'updates')),
     BASE.but('strided-BOOL', dtypes={'varRef': 'BOOL', 'updates': 'BOOL'}, layout='strided', noncontiguous=('varRef', 'indices', 'updates')),
-    BASE.but('strided-INT8', dtypes={'varRef': 'INT8', 'updates': 'INT8'}, layout='strided', noncontiguous=('varRef', 'indices', 'updates')),
     BASE.but('offset-FLOAT16', dtypes={'varRef': 'FLOAT16', 'updates': 'FLOAT16'}, layout='offset', noncontiguous=('varRef', 'indices', 'updates')),
-    BASE.but('offset-BFLOAT16', dtypes={'varRef': 'BFLOAT16', 'updates': 'BFLOAT16'}, layout='offset', noncontiguous=('varRef', 'indices', 'updates')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('varRef', 'indices', 'updates')),
     BASE.but('offset-INT64', dtypes={'varRef': 'INT64', 'indices': 'INT64', 'updates': 'INT64'}, layout='offset', noncontiguous=('varRef', 'indices', 'updates')),
     BASE.but('offset-BOOL', dtypes={'varRef': 'BOOL', 'updates': 'BOOL'}, layout='offset', noncontiguous=('varRef', 'indices', 'updates')),
-    BASE.but('offset-INT8', dtypes={'varRef': 'INT8', 'updates': 'INT8'}, layout='offset', noncontiguous=('varRef', 'indices', 'updates')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -74,18 +74,10 @@ LAYOUTS = [
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('sortedSequence', 'self', 'sorter')),
     BASE.but('strided-FLOAT16', dtypes={'sortedSequence': 'FLOAT16', 'self': 'FLOAT16'}, layout='strided', noncontiguous=('sortedSequence', 'self', 'sorter')),
     BASE.but('strided-UINT8', dtypes={'sortedSequence': 'UINT8', 'self': 'UINT8'}, layout='strided', noncontiguous=('sortedSequence', 'self', 'sorter')),
-    BASE.but('strided-INT8', dtypes={'sortedSequence': 'INT8', 'self': 'INT8'}, layout='strided', noncontiguous=('sortedSequence', 'self', 'sorter')),
-    BASE.but('strided-INT16', dtypes={'sortedSequence': 'INT16', 'self': 'INT16'}, layout='strided', noncontiguous=('sortedSequence', 'self', 'sorter')),
-    BASE.but('strided-INT32', dtypes={'sortedSequence': 'INT32', 'self': 'INT32'}, layout='strided', noncontiguous=('sortedSequence', 'self', 'sorter')),
-    BASE.but('strided-INT64', dtypes={'sortedSequence': 'INT64', 'self': 'INT64'}, layout='strided', noncontiguous=('sortedSequence', 'self', 'sorter')),
     BASE.but('offset-DOUBLE', dtypes={'sortedSequence': 'DOUBLE', 'self': 'DOUBLE'}, layout='offset', noncontiguous=('sortedSequence', 'self', 'sorter')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('sortedSequence', 'self', 'sorter')),
     BASE.but('offset-FLOAT16', dtypes={'sortedSequence': 'FLOAT16', 'self': 'FLOAT16'}, layout='offset', noncontiguous=('sortedSequence', 'self', 'sorter')),
     BASE.but('offset-UINT8', dtypes={'sortedSequence': 'UINT8', 'self': 'UINT8'}, layout='offset', noncontiguous=('sortedSequence', 'self', 'sorter')),
-    BASE.but('offset-INT8', dtypes={'sortedSequence': 'INT8', 'self': 'INT8'}, layout='offset', noncontiguous=('sortedSequence', 'self', 'sorter')),
-    BASE.but('offset-INT16', dtypes={'sortedSequence': 'INT16', 'self': 'INT16'}, layout='offset', noncontiguous=('sortedSequence', 'self', 'sorter')),
-    BASE.but('offset-INT32', dtypes={'sortedSequence': 'INT32', 'self': 'INT32'}, layout='offset', noncontiguous=('sortedSequence', 'self', 'sorter')),
-    BASE.but('offset-INT64', dtypes={'sortedSequence': 'INT64', 'self': 'INT64'}, layout='offset', noncontiguous=('sortedSequence', 'self', 'sorter')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -66,18 +66,10 @@ LAYOUTS = [
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('sortedSequence', 'sorter')),
     BASE.but('strided-FLOAT16', dtypes={'sortedSequence': 'FLOAT16'}, layout='strided', noncontiguous=('sortedSequence', 'sorter')),
     BASE.but('strided-UINT8', dtypes={'sortedSequence': 'UINT8', 'self': 'UINT8'}, values={'self': 2}, layout='strided', noncontiguous=('sortedSequence', 'sorter')),
-    BASE.but('strided-INT8', dtypes={'sortedSequence': 'INT8', 'self': 'INT8'}, values={'self': 2}, layout='strided', noncontiguous=('sortedSequence', 'sorter')),
-    BASE.but('strided-INT16', dtypes={'sortedSequence': 'INT16', 'self': 'INT16'}, values={'self': 2}, layout='strided', noncontiguous=('sortedSequence', 'sorter')),
-    BASE.but('strided-INT32', dtypes={'sortedSequence': 'INT32', 'self': 'INT32'}, values={'self': 2}, layout='strided', noncontiguous=('sortedSequence', 'sorter')),
-    BASE.but('strided-INT64', dtypes={'sortedSequence': 'INT64', 'self': 'INT64'}, values={'self': 2}, layout='strided', noncontiguous=('sortedSequence', 'sorter')),
     BASE.but('offset-DOUBLE', dtypes={'sortedSequence': 'DOUBLE'}, layout='offset', noncontiguous=('sortedSequence', 'sorter')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('sortedSequence', 'sorter')),
     BASE.but('offset-FLOAT16', dtypes={'sortedSequence': 'FLOAT16'}, layout='offset', noncontiguous=('sortedSequence', 'sorter')),
     BASE.but('offset-UINT8', dtypes={'sortedSequence': 'UINT8', 'self': 'UINT8'}, values={'self': 2}, layout='offset', noncontiguous=('sortedSequence', 'sorter')),
-    BASE.but('offset-INT8', dtypes={'sortedSequence': 'INT8', 'self': 'INT8'}, values={'self': 2}, layout='offset', noncontiguous=('sortedSequence', 'sorter')),
-    BASE.but('offset-INT16', dtypes={'sortedSequence': 'INT16', 'self': 'INT16'}, values={'self': 2}, layout='offset', noncontiguous=('sortedSequence', 'sorter')),
-    BASE.but('offset-INT32', dtypes={'sortedSequence': 'INT32', 'self': 'INT32'}, values={'self': 2}, layout='offset', noncontiguous=('sortedSequence', 'sorter')),
-    BASE.but('offset-INT64', dtypes={'sortedSequence': 'INT64', 'self': 'INT64'}, values={'self': 2}, layout='offset', noncontiguous=('sortedSequence', 'sorter')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

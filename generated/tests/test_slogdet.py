@@ -59,11 +59,9 @@ LAYOUTS = [
     BASE.but('transposed-COMPLEX128', dtypes={'self': 'COMPLEX128'}, layout='transposed', noncontiguous=('self',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('self',)),
     BASE.but('strided-DOUBLE', dtypes={'self': 'DOUBLE'}, layout='strided', noncontiguous=('self',)),
-    BASE.but('strided-COMPLEX64', dtypes={'self': 'COMPLEX64'}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-COMPLEX128', dtypes={'self': 'COMPLEX128'}, layout='strided', noncontiguous=('self',)),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('self',)),
     BASE.but('offset-DOUBLE', dtypes={'self': 'DOUBLE'}, layout='offset', noncontiguous=('self',)),
-    BASE.but('offset-COMPLEX64', dtypes={'self': 'COMPLEX64'}, layout='offset', noncontiguous=('self',)),
     BASE.but('offset-COMPLEX128', dtypes={'self': 'COMPLEX128'}, layout='offset', noncontiguous=('self',)),
     BASE.but('device-FLOAT', layout='device'),
 ]

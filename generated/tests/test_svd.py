@@ -63,11 +63,9 @@ LAYOUTS = [
     BASE.but('transposed-COMPLEX128', dtypes={'input': 'COMPLEX128'}, layout='transposed', noncontiguous=('input',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('input',)),
     BASE.but('strided-DOUBLE', dtypes={'input': 'DOUBLE'}, layout='strided', noncontiguous=('input',)),
-    BASE.but('strided-COMPLEX64', dtypes={'input': 'COMPLEX64'}, layout='strided', noncontiguous=('input',)),
     BASE.but('strided-COMPLEX128', dtypes={'input': 'COMPLEX128'}, layout='strided', noncontiguous=('input',)),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('input',)),
     BASE.but('offset-DOUBLE', dtypes={'input': 'DOUBLE'}, layout='offset', noncontiguous=('input',)),
-    BASE.but('offset-COMPLEX64', dtypes={'input': 'COMPLEX64'}, layout='offset', noncontiguous=('input',)),
     BASE.but('offset-COMPLEX128', dtypes={'input': 'COMPLEX128'}, layout='offset', noncontiguous=('input',)),
     BASE.but('device-FLOAT', layout='device'),
 ]

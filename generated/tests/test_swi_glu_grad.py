@@ -62,10 +62,8 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT16', dtypes={'yGrad': 'FLOAT16', 'x': 'FLOAT16'}, layout='transposed', noncontiguous=('yGrad', 'x')),
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('yGrad', 'x')),
     BASE.but('strided-BFLOAT16', dtypes={'yGrad': 'BFLOAT16', 'x': 'BFLOAT16'}, layout='strided', noncontiguous=('yGrad', 'x')),
-    BASE.but('strided-FLOAT16', dtypes={'yGrad': 'FLOAT16', 'x': 'FLOAT16'}, layout='strided', noncontiguous=('yGrad', 'x')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('yGrad', 'x')),
     BASE.but('offset-BFLOAT16', dtypes={'yGrad': 'BFLOAT16', 'x': 'BFLOAT16'}, layout='offset', noncontiguous=('yGrad', 'x')),
-    BASE.but('offset-FLOAT16', dtypes={'yGrad': 'FLOAT16', 'x': 'FLOAT16'}, layout='offset', noncontiguous=('yGrad', 'x')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('yGrad', 'x')),
     BASE.but('device-FLOAT', layout='device'),
 ]

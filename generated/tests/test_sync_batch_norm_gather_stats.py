@@ -84,10 +84,8 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT16', dtypes={'totalSum': 'FLOAT16', 'totalSquareSum': 'FLOAT16', 'sampleCount': 'FLOAT16', 'mean': 'FLOAT16', 'variance': 'FLOAT16'}, layout='transposed', noncontiguous=('totalSum', 'totalSquareSum')),
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('totalSum', 'totalSquareSum')),
     BASE.but('strided-BFLOAT16', dtypes={'totalSum': 'BFLOAT16', 'totalSquareSum': 'BFLOAT16', 'sampleCount': 'BFLOAT16', 'mean': 'BFLOAT16', 'variance': 'BFLOAT16'}, layout='strided', noncontiguous=('totalSum', 'totalSquareSum', 'sampleCount', 'mean', 'variance')),
-    BASE.but('strided-FLOAT16', dtypes={'totalSum': 'FLOAT16', 'totalSquareSum': 'FLOAT16', 'sampleCount': 'FLOAT16', 'mean': 'FLOAT16', 'variance': 'FLOAT16'}, layout='strided', noncontiguous=('totalSum', 'totalSquareSum', 'sampleCount', 'mean', 'variance')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('totalSum', 'totalSquareSum', 'sampleCount', 'mean', 'variance')),
     BASE.but('offset-BFLOAT16', dtypes={'totalSum': 'BFLOAT16', 'totalSquareSum': 'BFLOAT16', 'sampleCount': 'BFLOAT16', 'mean': 'BFLOAT16', 'variance': 'BFLOAT16'}, layout='offset', noncontiguous=('totalSum', 'totalSquareSum', 'sampleCount', 'mean', 'variance')),
-    BASE.but('offset-FLOAT16', dtypes={'totalSum': 'FLOAT16', 'totalSquareSum': 'FLOAT16', 'sampleCount': 'FLOAT16', 'mean': 'FLOAT16', 'variance': 'FLOAT16'}, layout='offset', noncontiguous=('totalSum', 'totalSquareSum', 'sampleCount', 'mean', 'variance')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('totalSum', 'totalSquareSum', 'sampleCount', 'mean', 'variance')),
     BASE.but('device-FLOAT', layout='device'),
 ]

@@ -83,11 +83,9 @@ LAYOUTS = [
     BASE.but('strided-FLOAT', shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'output')),
     BASE.but('strided-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'output': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'output')),
     BASE.but('strided-DOUBLE', dtypes={'gradOutput': 'DOUBLE', 'output': 'DOUBLE'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'output')),
-    BASE.but('strided-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'output': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='strided', noncontiguous=('gradOutput', 'output')),
     BASE.but('offset-FLOAT', shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'output')),
     BASE.but('offset-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'output': 'FLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'output')),
     BASE.but('offset-DOUBLE', dtypes={'gradOutput': 'DOUBLE', 'output': 'DOUBLE'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'output')),
-    BASE.but('offset-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'output': 'BFLOAT16'}, shapes={'gradOutput': (2, 3, 4), 'output': (2, 3, 4)}, layout='offset', noncontiguous=('gradOutput', 'output')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -61,10 +61,8 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT16', dtypes={'qkv': 'FLOAT16', 'qkvBias': 'FLOAT16'}, layout='transposed', noncontiguous=('qkv',)),
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('qkv',)),
     BASE.but('strided-BFLOAT16', dtypes={'qkv': 'BFLOAT16', 'qkvBias': 'BFLOAT16'}, layout='strided', noncontiguous=('qkv', 'qkvBias')),
-    BASE.but('strided-FLOAT16', dtypes={'qkv': 'FLOAT16', 'qkvBias': 'FLOAT16'}, layout='strided', noncontiguous=('qkv', 'qkvBias')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('qkv', 'qkvBias')),
     BASE.but('offset-BFLOAT16', dtypes={'qkv': 'BFLOAT16', 'qkvBias': 'BFLOAT16'}, layout='offset', noncontiguous=('qkv', 'qkvBias')),
-    BASE.but('offset-FLOAT16', dtypes={'qkv': 'FLOAT16', 'qkvBias': 'FLOAT16'}, layout='offset', noncontiguous=('qkv', 'qkvBias')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('qkv', 'qkvBias')),
     BASE.but('device-FLOAT', layout='device'),
 ]

@@ -68,10 +68,8 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'bias': 'FLOAT16'}, layout='transposed', noncontiguous=('x1', 'x2')),
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('x1', 'x2')),
     BASE.but('strided-BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'bias': 'BFLOAT16'}, layout='strided', noncontiguous=('x1', 'x2')),
-    BASE.but('strided-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'bias': 'FLOAT16'}, layout='strided', noncontiguous=('x1', 'x2')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('x1', 'x2')),
     BASE.but('offset-BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'bias': 'BFLOAT16'}, layout='offset', noncontiguous=('x1', 'x2')),
-    BASE.but('offset-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'bias': 'FLOAT16'}, layout='offset', noncontiguous=('x1', 'x2')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('x1', 'x2')),
     BASE.but('device-FLOAT', layout='device'),
 ]

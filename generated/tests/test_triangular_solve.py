@@ -64,11 +64,9 @@ LAYOUTS = [
     BASE.but('transposed-COMPLEX128', dtypes={'self': 'COMPLEX128', 'A': 'COMPLEX128'}, layout='transposed', noncontiguous=('self', 'A')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('self', 'A')),
     BASE.but('strided-DOUBLE', dtypes={'self': 'DOUBLE', 'A': 'DOUBLE'}, layout='strided', noncontiguous=('self', 'A')),
-    BASE.but('strided-COMPLEX64', dtypes={'self': 'COMPLEX64', 'A': 'COMPLEX64'}, layout='strided', noncontiguous=('self', 'A')),
     BASE.but('strided-COMPLEX128', dtypes={'self': 'COMPLEX128', 'A': 'COMPLEX128'}, layout='strided', noncontiguous=('self', 'A')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('self', 'A')),
     BASE.but('offset-DOUBLE', dtypes={'self': 'DOUBLE', 'A': 'DOUBLE'}, layout='offset', noncontiguous=('self', 'A')),
-    BASE.but('offset-COMPLEX64', dtypes={'self': 'COMPLEX64', 'A': 'COMPLEX64'}, layout='offset', noncontiguous=('self', 'A')),
     BASE.but('offset-COMPLEX128', dtypes={'self': 'COMPLEX128', 'A': 'COMPLEX128'}, layout='offset', noncontiguous=('self', 'A')),
     BASE.but('device-FLOAT', layout='device'),
 ]

@@ -60,10 +60,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'gradOut': 'BFLOAT16'}, layout='transposed', noncontiguous=('gradOut',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('gradOut',)),
     BASE.but('strided-FLOAT16', dtypes={'gradOut': 'FLOAT16'}, layout='strided', noncontiguous=('gradOut',)),
-    BASE.but('strided-BFLOAT16', dtypes={'gradOut': 'BFLOAT16'}, layout='strided', noncontiguous=('gradOut',)),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('gradOut',)),
     BASE.but('offset-FLOAT16', dtypes={'gradOut': 'FLOAT16'}, layout='offset', noncontiguous=('gradOut',)),
-    BASE.but('offset-BFLOAT16', dtypes={'gradOut': 'BFLOAT16'}, layout='offset', noncontiguous=('gradOut',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -66,9 +66,7 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT16', layout='transposed', noncontiguous=('x', 'weight')),
     BASE.but('transposed-BFLOAT16', dtypes={'x': 'BFLOAT16', 'antiquantScale': 'BFLOAT16', 'antiquantOffsetOptional': 'BFLOAT16', 'quantScaleOptional': 'BFLOAT16', 'biasOptional': 'FLOAT'}, layout='transposed', noncontiguous=('x', 'weight')),
     BASE.but('strided-FLOAT16', layout='strided', noncontiguous=('x', 'weight', 'antiquantScale', 'antiquantOffsetOptional')),
-    BASE.but('strided-BFLOAT16', dtypes={'x': 'BFLOAT16', 'antiquantScale': 'BFLOAT16', 'antiquantOffsetOptional': 'BFLOAT16', 'quantScaleOptional': 'BFLOAT16', 'biasOptional': 'FLOAT'}, layout='strided', noncontiguous=('x', 'weight', 'antiquantScale', 'antiquantOffsetOptional')),
     BASE.but('offset-FLOAT16', layout='offset', noncontiguous=('x', 'weight', 'antiquantScale', 'antiquantOffsetOptional')),
-    BASE.but('offset-BFLOAT16', dtypes={'x': 'BFLOAT16', 'antiquantScale': 'BFLOAT16', 'antiquantOffsetOptional': 'BFLOAT16', 'quantScaleOptional': 'BFLOAT16', 'biasOptional': 'FLOAT'}, layout='offset', noncontiguous=('x', 'weight', 'antiquantScale', 'antiquantOffsetOptional')),
     BASE.but('device-FLOAT16', layout='device'),
 ]
 

@@ -78,10 +78,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'other': 'BFLOAT16'}, shapes={'other': (2, 3, 4)}, layout='transposed', noncontiguous=('other',)),
     BASE.but('strided-FLOAT', shapes={'other': (2, 3, 4)}, layout='strided', noncontiguous=('other',)),
     BASE.but('strided-FLOAT16', dtypes={'other': 'FLOAT16'}, shapes={'other': (2, 3, 4)}, layout='strided', noncontiguous=('other',)),
-    BASE.but('strided-BFLOAT16', dtypes={'other': 'BFLOAT16'}, shapes={'other': (2, 3, 4)}, layout='strided', noncontiguous=('other',)),
     BASE.but('offset-FLOAT', shapes={'other': (2, 3, 4)}, layout='offset', noncontiguous=('other',)),
     BASE.but('offset-FLOAT16', dtypes={'other': 'FLOAT16'}, shapes={'other': (2, 3, 4)}, layout='offset', noncontiguous=('other',)),
-    BASE.but('offset-BFLOAT16', dtypes={'other': 'BFLOAT16'}, shapes={'other': (2, 3, 4)}, layout='offset', noncontiguous=('other',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -74,10 +74,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'x': 'BFLOAT16', 'y': 'BFLOAT16'}, shapes={'x': (2, 3, 4), 'y': (2, 3, 4)}, layout='transposed', noncontiguous=('x', 'y')),
     BASE.but('strided-FLOAT', shapes={'x': (2, 3, 4), 'y': (2, 3, 4)}, layout='strided', noncontiguous=('x', 'y')),
     BASE.but('strided-FLOAT16', dtypes={'x': 'FLOAT16', 'y': 'FLOAT16'}, shapes={'x': (2, 3, 4), 'y': (2, 3, 4)}, layout='strided', noncontiguous=('x', 'y')),
-    BASE.but('strided-BFLOAT16', dtypes={'x': 'BFLOAT16', 'y': 'BFLOAT16'}, shapes={'x': (2, 3, 4), 'y': (2, 3, 4)}, layout='strided', noncontiguous=('x', 'y')),
     BASE.but('offset-FLOAT', shapes={'x': (2, 3, 4), 'y': (2, 3, 4)}, layout='offset', noncontiguous=('x', 'y')),
     BASE.but('offset-FLOAT16', dtypes={'x': 'FLOAT16', 'y': 'FLOAT16'}, shapes={'x': (2, 3, 4), 'y': (2, 3, 4)}, layout='offset', noncontiguous=('x', 'y')),
-    BASE.but('offset-BFLOAT16', dtypes={'x': 'BFLOAT16', 'y': 'BFLOAT16'}, shapes={'x': (2, 3, 4), 'y': (2, 3, 4)}, layout='offset', noncontiguous=('x', 'y')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 
