@@ -458,6 +458,8 @@ void RunElementwise(const Dims& shape, const Operand& out, const Operand* inputs
   int64_t numel = 1;
   for (int64_t d : shape) numel *= d;
   if (numel == 0) return;
+  static EnginePath taken(__FILE__);  // the path MakeBound chose the kernel's loops by
+  taken.Took(UseAvx2() ? Isa::kAvx2 : Isa::kBaseline);
   Layout layout;
   Coalesce(shape, out, inputs, count, &layout);
 
