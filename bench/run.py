@@ -42,6 +42,15 @@ MODES: dict[str, dict[str, list[str]]] = {
 }
 
 
+def cpu_model() -> str | None:
+    """The CPU's model name (Linux's /proc/cpuinfo), None where it does not say."""
+    try:
+        info = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return next((line.split(":", 1)[1].strip() for line in info.splitlines() if line.startswith("model name")), None)
+
+
 def kernel_paths() -> list[str]:
     """The kernel paths this CPU runs, widest first: the simulator clamps a path the CPU lacks to
     a narrower one and reports the one it took."""
@@ -114,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict = {
         "mode": mode_name,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "load_average": os.getloadavg(), "python": platform.python_version(),
+        "machine": {"cpus": os.cpu_count(), "cpu_model": cpu_model(), "load_average": os.getloadavg(), "python": platform.python_version(),
                     "torch": torch.__version__, "platform": platform.platform()},
         "sections": {},
     }

@@ -81,6 +81,12 @@ def test_a_run_whose_engines_took_another_path_than_asked_is_an_error():
     assert engines_off_path("baseline", {"elementwise": "avx2"}) == ["elementwise ran avx2"]
 
 
+def test_the_table_says_which_cpu_it_was_measured_on(quick_results):
+    # With the paths' rows, the CPU's model says which vector units each path had.
+    model = quick_results["machine"]["cpu_model"]
+    assert model is None or model in table(quick_results).splitlines()[0]
+
+
 def test_every_section_reports_its_peak_memory(quick_results):
     assert all(r["peak_rss_mb"] > 0 for r in quick_results["sections"].values())
 
