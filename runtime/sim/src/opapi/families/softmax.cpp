@@ -185,14 +185,18 @@ ACLSIM_KERNEL(void, Columns,
     }
   }
   for (int64_t j = 0; j < width; ++j) {
-    // log_softmax: x - (max + log(sum)); softmax: e / sum.
-    max[j] = log ? static_cast<float>(max[j] + std::log(sum[j])) : static_cast<float>(1.0 / sum[j]);
+    // log_softmax: (x - max) - log(sum), as the rows' Finish; softmax: e / sum.
+    if (log) {
+      sum[j] = static_cast<float>(std::log(sum[j]));
+    } else {
+      max[j] = static_cast<float>(1.0 / sum[j]);
+    }
   }
   for (int64_t l = 0; l < length; ++l) {
     const float* row = x + l * inner;
     float* out = y + l * inner;
     if (log) {
-      for (int64_t j = 0; j < width; ++j) out[j] = row[j] - max[j];
+      for (int64_t j = 0; j < width; ++j) out[j] = (row[j] - max[j]) - static_cast<float>(sum[j]);
     } else {
       for (int64_t j = 0; j < width; ++j) out[j] *= max[j];
     }
