@@ -189,8 +189,9 @@ def main() -> None:
     rows.append(max_pool_row(aclnn, rng, tuple(int(d) for d in args.pool.split(",")), args.rounds))
     del d_x, d_y, d_sum, d_col
     rows.append(cross_entropy(rng, count, args.rounds))
-    emit_result({"kernel_path": (aclnn.sim_stats() or {}).get("kernel_path"), "torch_threads": torch.get_num_threads(),
-                 "sim_threads": int(os.environ.get("ACLNN_SIM_THREADS", os.cpu_count() or 1)),
+    stats = aclnn.sim_stats() or {}
+    emit_result({"kernel_path": stats.get("kernel_path"), "engine_paths": stats.get("engine_paths"),
+                 "torch_threads": torch.get_num_threads(), "sim_threads": int(os.environ.get("ACLNN_SIM_THREADS", os.cpu_count() or 1)),
                  "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"), "rows": rows})
 
 

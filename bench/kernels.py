@@ -111,8 +111,9 @@ def main() -> None:
                     f"torch {row['gb_per_s']['torch']['median']:.2f} GB/s")
                 results.append(row)
             del d_grad, d_x, d_out
-    emit_result({"kernel_path": (aclnn.sim_stats() or {}).get("kernel_path"), "torch_threads": threads, "sim_threads": sim_threads,
-                 "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"), "rows": results})
+    stats = aclnn.sim_stats() or {}
+    emit_result({"kernel_path": stats.get("kernel_path"), "engine_paths": stats.get("engine_paths"),
+                 "torch_threads": threads, "sim_threads": sim_threads, "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"), "rows": results})
 
 
 if __name__ == "__main__":

@@ -113,8 +113,11 @@ def _dense_targets(dense_section: dict, path: str) -> list[dict]:
 
 def table(results: dict) -> str:
     s = results["sections"]
-    lines = [f"mode {results['mode']}, {results['date']}, {results['machine']['cpus']} CPUs "
-             f"(load average at start {results['machine']['load_average'][0]:.1f}), torch {results['machine']['torch']}",
+    # The CPU's model says which vector units the paths had (older results do not name it).
+    model = results["machine"].get("cpu_model")
+    lines = [f"mode {results['mode']}, {results['date']}, {results['machine']['cpus']} CPUs"
+             + (f" of an {model}" if model else "")
+             + f" (load average at start {results['machine']['load_average'][0]:.1f}), torch {results['machine']['torch']}",
              "", "| measure | median | min–max | unit | note |", "|---|---|---|---|---|"]
     for name, r in s.items():
         for path, result in by_path(r):

@@ -42,6 +42,15 @@ MODES: dict[str, dict[str, list[str]]] = {
 }
 
 
+def cpu_model() -> str | None:
+    """The CPU's model name (Linux's /proc/cpuinfo), None where it does not say."""
+    try:
+        info = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return next((line.split(":", 1)[1].strip() for line in info.splitlines() if line.startswith("model name")), None)
+
+
 def kernel_paths() -> list[str]:
     """The kernel paths this CPU runs, widest first: the simulator clamps a path the CPU lacks to
     a narrower one and reports the one it took."""
@@ -55,12 +64,22 @@ def kernel_paths() -> list[str]:
     return found
 
 
+def engines_off_path(path: str, engine_paths: dict[str, str]) -> list[str]:
+    """The engines whose kernels ran another path than `path` ("softmax ran baseline"): each runs
+    the path asked for, but the elementwise engine, whose AVX2 loops serve the AVX-512 path."""
+    def expected(engine: str) -> str:
+        return "avx2" if engine == "elementwise" and path == "avx512" else path
+    return [f"{engine} ran {ran}" for engine, ran in sorted(engine_paths.items()) if ran != expected(engine)]
+
+
 def run_per_path(name: str, args: list[str], paths: list[str]) -> dict:
     """The section on each path: the first path's result, with the others' in its "other_paths"."""
     results = {path: run_section(name, args, {"ACLNN_SIM_ISA": path}) for path in paths}
     for path, result in results.items():
         if "error" not in result and result.get("kernel_path") != path:
             result["error"] = f"asked for the {path} path, the simulator ran {result.get('kernel_path')}"
+        elif "error" not in result and (strays := engines_off_path(path, result.get("engine_paths") or {})):
+            result["error"] = f"asked for the {path} path, " + ", ".join(strays)
     first = results.pop(paths[0])
     first["other_paths"] = results
     return first
@@ -104,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict = {
         "mode": mode_name,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "load_average": os.getloadavg(), "python": platform.python_version(),
+        "machine": {"cpus": os.cpu_count(), "cpu_model": cpu_model(), "load_average": os.getloadavg(), "python": platform.python_version(),
                     "torch": torch.__version__, "platform": platform.platform()},
         "sections": {},
     }

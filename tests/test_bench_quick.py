@@ -73,6 +73,20 @@ def test_kernels_are_measured_on_every_path_this_cpu_runs(quick_results):
     assert all(f"[{path} path]" in quick_results["_stdout"] for path in measured)
 
 
+def test_a_run_whose_engines_took_another_path_than_asked_is_an_error():
+    from bench.run import engines_off_path
+
+    assert engines_off_path("avx512", {"elementwise": "avx2", "softmax": "avx512"}) == []
+    assert engines_off_path("avx2", {"elementwise": "avx2", "softmax": "baseline"}) == ["softmax ran baseline"]
+    assert engines_off_path("baseline", {"elementwise": "avx2"}) == ["elementwise ran avx2"]
+
+
+def test_the_table_says_which_cpu_it_was_measured_on(quick_results):
+    # With the paths' rows, the CPU's model says which vector units each path had.
+    model = quick_results["machine"]["cpu_model"]
+    assert model is None or model in table(quick_results).splitlines()[0]
+
+
 def test_every_section_reports_its_peak_memory(quick_results):
     assert all(r["peak_rss_mb"] > 0 for r in quick_results["sections"].values())
 

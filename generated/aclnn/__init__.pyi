@@ -175,10 +175,12 @@ def set_device(device: int) -> None:
     """Makes `device` the device of every later call, on every thread."""
 
 def get_device() -> int: ...
-def sim_stats() -> dict[str, int] | None:
+def sim_stats() -> dict[str, Any] | None:
     """The simulator's counts (aclsimGetStats): live objects, memory, streams, events, and the
     cumulative malloc_calls, free_calls, stream_syncs, device_syncs, kernels_launched and
-    events_recorded; None on a backend without them."""
+    events_recorded (ints); kernel_path, the code path every kernel takes (ACLNN_SIM_ISA, else the
+    CPU's widest); engine_paths, the path each engine with code per path ran on, by engine name
+    ("elementwise", "softmax", "reduce"), for those that have run; None on a backend without them."""
 
 def sim_set_soc(name: str) -> None:
     """Makes the simulator simulate another chip (a name as ACLNN_SIM_SOC takes it) for the rest of

@@ -86,6 +86,22 @@ py::object sim_stats() {
   // The code path of every kernel, elementwise and family (ACLNN_SIM_ISA, else the CPU's widest).
   auto path = reinterpret_cast<decltype(&aclsimKernelPath)>(Runtime::get().backend().optional_symbol("aclsimKernelPath"));
   out["kernel_path"] = path ? py::object(py::str(path())) : py::object(py::none());
+  // The path each engine with code per path ran on (aclsimEnginePaths), by engine name.
+  auto engines = reinterpret_cast<decltype(&aclsimEnginePaths)>(
+      Runtime::get().backend().optional_symbol("aclsimEnginePaths"));
+  py::dict engine_paths;
+  if (engines) {
+    const std::string text = engines();
+    for (size_t start = 0; start < text.size();) {
+      size_t end = text.find(',', start);
+      if (end == std::string::npos) end = text.size();
+      const std::string entry = text.substr(start, end - start);
+      const size_t eq = entry.find('=');
+      if (eq != std::string::npos) engine_paths[py::str(entry.substr(0, eq))] = entry.substr(eq + 1);
+      start = end + 1;
+    }
+  }
+  out["engine_paths"] = engines ? py::object(engine_paths) : py::object(py::none());
   return out;
 }
 
@@ -187,8 +203,9 @@ void init_module(py::module_& m) {
   m.def("sim_stats", &sim_stats,
         "The simulator's counts (aclsimGetStats): live objects, memory, streams and events, and cumulative "
         "malloc_calls, free_calls, stream_syncs, device_syncs, kernels_launched, events_recorded; kernel_path, "
-        "the code path every kernel takes (ACLNN_SIM_ISA=baseline|avx2|avx512, else the CPU's widest); None on a "
-        "backend without them.");
+        "the code path every kernel takes (ACLNN_SIM_ISA=baseline|avx2|avx512, else the CPU's widest); "
+        "engine_paths, the path each engine with code per path (the elementwise engine, the softmax and reduce "
+        "families) ran on, by engine, for those that have run; None on a backend without them.");
   m.def("sim_set_soc", &sim_set_soc, py::arg("name"),
         "Makes the simulator simulate another chip (a name as ACLNN_SIM_SOC takes it) for the rest of the "
         "process; ValueError for an unknown name or on a backend other than the simulator.");

@@ -76,6 +76,13 @@ __attribute__((visibility("default"))) int aclsimSetSoc(const char* name);
  * libascendcl. */
 __attribute__((visibility("default"))) const char* aclsimKernelPath(void);
 
+/* The path each engine's kernels last ran on in this process, "engine=path" joined by commas and
+ * sorted ("elementwise=avx2,softmax=avx512"): the kernel families with code per path (softmax,
+ * reduce) and the elementwise engine (whose AVX2 loops serve the AVX-512 path), those that have
+ * run. A family absent from it has one build only (the baseline x86-64's). The text is the calling
+ * thread's until its next call. Exported by libascendcl. */
+__attribute__((visibility("default"))) const char* aclsimEnginePaths(void);
+
 #ifdef __cplusplus
 }
 #endif

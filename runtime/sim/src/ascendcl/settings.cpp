@@ -5,6 +5,8 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <string>
 
 namespace aclsim {
@@ -160,8 +162,48 @@ const char* IsaName(Isa isa) {
   return "?";
 }
 
+namespace {
+
+std::mutex g_engine_paths_mutex;
+EnginePath* g_engine_paths = nullptr;  // every dispatch site registered so far, newest first
+
+}  // namespace
+
+EnginePath::EnginePath(const char* source) : source_(source) {
+  std::lock_guard<std::mutex> lock(g_engine_paths_mutex);
+  next_ = g_engine_paths;
+  g_engine_paths = this;
+}
+
+std::string EnginePath::Report() {
+  std::map<std::string, std::string> taken;  // by engine name: sorted, one entry per engine
+  {
+    std::lock_guard<std::mutex> lock(g_engine_paths_mutex);
+    for (const EnginePath* site = g_engine_paths; site; site = site->next_) {
+      const Isa path = static_cast<Isa>(site->taken_.load(std::memory_order_relaxed));
+      if (path == Isa::kAuto) continue;
+      std::string name = site->source_;
+      name = name.substr(name.find_last_of('/') + 1);
+      name = name.substr(0, name.find('.'));
+      std::string& entry = taken[name];
+      // The sites of one engine all dispatch on KernelPath(): two names would be a defect, shown.
+      if (entry.empty()) entry = IsaName(path);
+      else if (entry != IsaName(path)) entry += std::string("+") + IsaName(path);
+    }
+  }
+  std::string text;
+  for (const auto& [name, path] : taken) text += (text.empty() ? "" : ",") + name + "=" + path;
+  return text;
+}
+
 }  // namespace aclsim
 
 extern "C" __attribute__((visibility("default"))) const char* aclsimKernelPath(void) {
   return aclsim::IsaName(aclsim::KernelPath());
+}
+
+extern "C" __attribute__((visibility("default"))) const char* aclsimEnginePaths(void) {
+  thread_local std::string text;
+  text = aclsim::EnginePath::Report();
+  return text.c_str();
 }

@@ -45,6 +45,26 @@ ACLSIM_SETTINGS_EXPORT const SimSettings& Settings();
 ACLSIM_SETTINGS_EXPORT Isa KernelPath();
 ACLSIM_SETTINGS_EXPORT const char* IsaName(Isa isa);  // "baseline", "avx2", "avx512"
 
+// The path an engine's kernels last ran on, for aclsimEnginePaths (sim_stats' "engine_paths"): a
+// test or a user sees which code each family ran, not only the path asked for. One per dispatch
+// site (a static of ACLSIM_KERNEL's dispatcher, of the elementwise engine's phase 2); the engine
+// is the base name of the source file that holds it (`source`: its __FILE__).
+class ACLSIM_SETTINGS_EXPORT EnginePath {
+ public:
+  explicit EnginePath(const char* source);
+  EnginePath(const EnginePath&) = delete;
+  EnginePath& operator=(const EnginePath&) = delete;
+  // Phase 2's record: one relaxed store.
+  void Took(Isa path) { taken_.store(static_cast<int>(path), std::memory_order_relaxed); }
+  // "elementwise=avx2,softmax=avx512": the engines that have run, by name.
+  static std::string Report();
+
+ private:
+  const char* source_;
+  std::atomic<int> taken_{static_cast<int>(Isa::kAuto)};  // kAuto: has not run
+  EnginePath* next_ = nullptr;
+};
+
 }  // namespace aclsim
 
 #endif  // ACLNN_SIM_ASCENDCL_SETTINGS_H_

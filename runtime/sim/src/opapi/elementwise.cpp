@@ -34,6 +34,8 @@ namespace {
 constexpr int64_t kBlock = 256;
 // Elements per parallel task at least (smaller tensors run on the calling thread).
 constexpr int64_t kGrain = 32768;
+// Tasks per pool thread at most (see RunElementwise).
+constexpr int64_t kTasksPerThread = 8;
 
 // Storage formats that are not C arithmetic types.
 struct Half { uint16_t bits; };
@@ -458,6 +460,8 @@ void RunElementwise(const Dims& shape, const Operand& out, const Operand* inputs
   int64_t numel = 1;
   for (int64_t d : shape) numel *= d;
   if (numel == 0) return;
+  static EnginePath taken(__FILE__);  // the path MakeBound chose the kernel's loops by
+  taken.Took(UseAvx2() ? Isa::kAvx2 : Isa::kBaseline);
   Layout layout;
   Coalesce(shape, out, inputs, count, &layout);
 
@@ -490,7 +494,11 @@ void RunElementwise(const Dims& shape, const Operand& out, const Operand* inputs
     if (plan.fused) plan.buffered = false;
   }
 
-  const int64_t tasks = std::max<int64_t>(1, std::min<int64_t>(ParallelThreads(), numel / kGrain));
+  // Tasks of at least kGrain elements, up to kTasksPerThread per thread: the pool's threads take
+  // them in turn, so a thread that joins late (a worker woken from sleep, or descheduled on a busy
+  // machine) takes what is left instead of the caller waiting for its fixed share.
+  const int64_t threads = ParallelThreads();
+  const int64_t tasks = threads == 1 ? 1 : std::max<int64_t>(1, std::min<int64_t>(threads * kTasksPerThread, numel / kGrain));
   if (tasks == 1) {  // no std::function for the small kernels a chain of calls is made of
     ProcessRange(plan, 0, numel);
     return;

@@ -29,7 +29,8 @@
 // of the path holds (16, 8, 4): GCC builds generic vectors wider than the path's registers from
 // scalar code, so a body that uses vector types sizes them by it (softmax.cpp). The body is inlined
 // into each path's function, so the compiler builds it for that path; helpers it calls should be
-// always_inline for the same reason.
+// always_inline for the same reason. The dispatcher records the path it took for the file's family
+// (EnginePath: aclnn.sim_stats()["engine_paths"]).
 #define ACLSIM_KERNEL(ret, name, params, args)                                                         \
   template <int kPathLanes>                                                                           \
   static inline __attribute__((always_inline)) ret name##Body params;                                 \
@@ -39,7 +40,10 @@
   __attribute__((target("avx2,fma,f16c"))) static ret name##Avx2 params { return name##Body<8> args; } \
   static ret name##Baseline params { return name##Body<4> args; }                                      \
   static ret name params {                                                                             \
-    switch (::aclsim::KernelPath()) {                                                                  \
+    static ::aclsim::EnginePath taken(__FILE__);                                                       \
+    const ::aclsim::Isa path = ::aclsim::KernelPath();                                                 \
+    taken.Took(path);                                                                                  \
+    switch (path) {                                                                                    \
       case ::aclsim::Isa::kAvx512: return name##Avx512 args;                                           \
       case ::aclsim::Isa::kAvx2: return name##Avx2 args;                                               \
       default: return name##Baseline args;                                                             \

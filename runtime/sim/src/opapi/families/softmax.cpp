@@ -3,7 +3,7 @@
 // Phase 2 views the input as [outer, length, inner] (length: the softmax dimension). Each line of
 // `length` elements is shifted by its maximum (as the page says: "会使用减去输入最大值的方式防止浮点数
 // 运算的溢出问题"), exponentiated and summed; softmax divides by the sum, log_softmax subtracts
-// its logarithm. FLOAT, FLOAT16 and BFLOAT16 compute in float, with a 16-lane exp (Cephes'
+// its logarithm from the shifted input ((x - max) - log(sum), as aten's does). FLOAT, FLOAT16 and BFLOAT16 compute in float, with a 16-lane exp (Cephes'
 // polynomial, within 2 ulp of expf) built for AVX-512 or AVX2 where the CPU has them; DOUBLE computes in double
 // with std::exp. A float32 input and output dense in memory are read and written in place; other
 // dtypes and layouts go through a contiguous float buffer. Lines are spread over the threads; a
@@ -113,17 +113,24 @@ ACLSIM_KERNEL(float, MaxFloats, (const float* x, int64_t n), (x, n)) {
   return nan ? std::numeric_limits<float>::quiet_NaN() : r;
 }
 
-// y = exp(x - shift) (when y is not null), returns the sum of the exponentials (in double across lanes).
-ACLSIM_KERNEL(double, ExpSum, (const float* x, int64_t n, float shift, float* y), (x, n, shift, y)) {
+// Returns the sum of exp(x - shift) (in double across lanes) and stores y = exp(x - shift)
+// (softmax) or y = x - shift (log_softmax, which Finish then shifts by log(sum)): the output is
+// written in this compute-bound pass in both cases, its cache misses hidden behind the exponentials,
+// and Finish works on the row in cache.
+ACLSIM_KERNEL(double, ExpSum, (const float* x, int64_t n, float shift, bool log, float* y), (x, n, shift, log, y)) {
   constexpr int kLanes = kPathLanes;
   FloatV<kLanes> s0 = {}, s1 = {};
   int64_t i = 0;
   for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
     FloatV<kLanes> a = Load<kLanes>(x + i) - shift;
     FloatV<kLanes> b = Load<kLanes>(x + i + kLanes) - shift;
+    if (log) {
+      Store<kLanes>(y + i, a);
+      Store<kLanes>(y + i + kLanes, b);
+    }
     ExpV<kLanes>(a);
     ExpV<kLanes>(b);
-    if (y) {
+    if (!log) {
       Store<kLanes>(y + i, a);
       Store<kLanes>(y + i + kLanes, b);
     }
@@ -133,18 +140,18 @@ ACLSIM_KERNEL(double, ExpSum, (const float* x, int64_t n, float shift, float* y)
   double sum = 0;
   for (int j = 0; j < kLanes; ++j) sum += static_cast<double>(s0[j]) + static_cast<double>(s1[j]);
   for (; i < n; ++i) {
-    const float e = Exp1<kLanes>(x[i] - shift);
-    if (y) y[i] = e;
+    const float shifted = x[i] - shift, e = Exp1<kLanes>(shifted);
+    y[i] = log ? shifted : e;
     sum += e;
   }
   return sum;
 }
 
-// y = y * scale (softmax) or y = x - shift (log_softmax: shift = max + log(sum)).
-ACLSIM_KERNEL(void, Finish, (const float* x, int64_t n, float shift, float scale, bool log, float* y),
-              (x, n, shift, scale, log, y)) {
+// y = y * scale (softmax) or y = y - shift (log_softmax: y holds x - max, shift is log(sum), the
+// order of aten's log_softmax: (x - max) - log(sum)).
+ACLSIM_KERNEL(void, Finish, (int64_t n, float shift, float scale, bool log, float* y), (n, shift, scale, log, y)) {
   if (log) {
-    for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
+    for (int64_t i = 0; i < n; ++i) y[i] -= shift;
   } else {
     for (int64_t i = 0; i < n; ++i) y[i] *= scale;
   }
@@ -178,14 +185,18 @@ ACLSIM_KERNEL(void, Columns,
     }
   }
   for (int64_t j = 0; j < width; ++j) {
-    // log_softmax: x - (max + log(sum)); softmax: e / sum.
-    max[j] = log ? static_cast<float>(max[j] + std::log(sum[j])) : static_cast<float>(1.0 / sum[j]);
+    // log_softmax: (x - max) - log(sum), as the rows' Finish; softmax: e / sum.
+    if (log) {
+      sum[j] = static_cast<float>(std::log(sum[j]));
+    } else {
+      max[j] = static_cast<float>(1.0 / sum[j]);
+    }
   }
   for (int64_t l = 0; l < length; ++l) {
     const float* row = x + l * inner;
     float* out = y + l * inner;
     if (log) {
-      for (int64_t j = 0; j < width; ++j) out[j] = row[j] - max[j];
+      for (int64_t j = 0; j < width; ++j) out[j] = (row[j] - max[j]) - static_cast<float>(sum[j]);
     } else {
       for (int64_t j = 0; j < width; ++j) out[j] *= max[j];
     }
@@ -282,8 +293,8 @@ class SoftmaxWork final : public FamilyWork {
           const float* xi = x + line * length;
           float* yi = y + line * length;
           const float m = MaxFloats(xi, length);
-          const double sum = ExpSum(xi, length, m, log_ ? nullptr : yi);
-          Finish(xi, length, static_cast<float>(m + std::log(sum)), static_cast<float>(1.0 / sum), log_, yi);
+          const double sum = ExpSum(xi, length, m, log_, yi);
+          Finish(length, static_cast<float>(std::log(sum)), static_cast<float>(1.0 / sum), log_, yi);
         }
       };
       if (tasks <= 1) run(0); else ParallelFor(tasks, run);
@@ -314,17 +325,17 @@ class SoftmaxWork final : public FamilyWork {
         for (int64_t c = chunks * task / tasks; c < chunks * (task + 1) / tasks; ++c) {
           int64_t begin, n;
           span(c, &begin, &n);
-          sums[static_cast<size_t>(c)] = ExpSum(xi + begin, n, m, log_ ? nullptr : yi + begin);
+          sums[static_cast<size_t>(c)] = ExpSum(xi + begin, n, m, log_, yi + begin);
         }
       });
       double sum = 0;
       for (double s : sums) sum += s;
-      const float shift = static_cast<float>(m + std::log(sum)), scale = static_cast<float>(1.0 / sum);
+      const float shift = static_cast<float>(std::log(sum)), scale = static_cast<float>(1.0 / sum);
       ParallelFor(tasks, [&](int64_t task) {
         for (int64_t c = chunks * task / tasks; c < chunks * (task + 1) / tasks; ++c) {
           int64_t begin, n;
           span(c, &begin, &n);
-          Finish(xi + begin, n, shift, scale, log_, yi + begin);
+          Finish(n, shift, scale, log_, yi + begin);
         }
       });
     }
