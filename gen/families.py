@@ -335,14 +335,16 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "matmul", "PlanMatmul",
         ops=("mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm",
-             "transpose_bmm"),
+             "transpose_bmm", "matmul_all_reduce"),
         # bias: the added tensor of addmm & co. (selfRef for the in-place ones, which is also out);
         # cube_math_type: the NPU's Cube precision mode (the pages' cubeMathType, 0 to 4);
         # trans_a, trans_b: gemm's operands transposed first when nonzero;
         # transpose_bmm: bmm(a.permute(perm_a), b.permute(perm_b)).permute(perm_out), unscaled and
-        # unsplit (scale, batch_split_factor).
+        # unsplit (scale, batch_split_factor); matmul_all_reduce: mc2's matmul (plus bias when given) then
+        # an all-reduce over the communicator `group` names, the identity for the one-rank
+        # communicators of the simulated libhccl (any other group refused; reduce_op "sum").
         roles=("bias", "a", "b", "beta", "alpha", "out", "cube_math_type", "trans_a", "trans_b", "perm_a", "perm_b",
-               "perm_out", "scale", "batch_split_factor"),
+               "perm_out", "scale", "batch_split_factor", "group", "reduce_op"),
         required=("a", "b", "out"),
         options=("beta", "alpha"),
         output_shape="matmul",
@@ -694,6 +696,23 @@ ATTENTION = Family(
         "with double accumulation")
 
 FAMILIES = FAMILIES + (ATTENTION,)
+
+# Mixture-of-experts routing (runtime/sim/src/opapi/families/moe.cpp): aclnnMoeGatingTopK, which
+# torch_npu.npu_moe_gating_top_k reaches (op-plugin's MoeGatingTopKKernelNpuOpApi.cpp).
+MOE = Family(
+    "moe", "PlanMoe",
+    ops=("gating_top_k",),
+    roles=("x", "bias", "k", "k_group", "group_count", "group_select_mode", "renorm", "norm_type", "out_flag",
+           "scaling", "eps", "y", "expert_idx", "norm_out"),
+    required=("x", "y", "expert_idx", "norm_out"),
+    source="x",
+    fixed_dtypes=(("expert_idx", "INT32"), ("norm_out", "FLOAT")),
+    op_output_shapes=(("*", "*", "given"),),
+    doc="gating_top_k: per row of x [rows, E], normOut = sigmoid(x); the E experts in group_count groups, the "
+        "k_group groups of the largest max (group_select_mode 0) or top-2 sum (1) kept; the k largest scores of "
+        "those (expert_idx, ties to the lower index), y = score / (sum + eps) * scaling; in float")
+
+FAMILIES = FAMILIES + (MOE,)
 
 # Quantisation (runtime/sim/src/opapi/families/quant.cpp): int8 quantisation by a scale and an
 # offset per tensor or per channel (aclnnAscendQuant/V3, aclnnQuantize: torch_npu.npu_quantize,

@@ -496,6 +496,7 @@ set(ACLNN_EXAMPLES
   mish
   mish_backward
   mm
+  moe_gating_top_k
   mse_loss
   mse_loss_backward
   mul

@@ -140,3 +140,11 @@ def test_an_english_error_rows_dim_range_with_en_dashes():
     # "当self.dim()>0时，dim取值不在[-self.dim, self.dim()-1]范围内" (its error row)
     assert "dim in [-rank(self), rank(self) - 1]" in ranges("ops-nn/activation/ge_glu_v2/docs/aclnnGeGlu.md",
                                                             "aclnnGeGlu")
+
+
+def test_a_name_after_a_spaced_operator_is_part_of_an_expression():
+    # "kGroup * x_shape[-1] / groupCount的值要大于等于k": the quotient is bounded, not groupCount (which
+    # phase 1 refused below k, DeepSeek's k 8 over 4 groups among them); "1 <= kGroup <= groupCount" is.
+    found = ranges("ops-transformer/moe/moe_gating_top_k/docs/aclnnMoeGatingTopK.md", "aclnnMoeGatingTopK")
+    assert "kGroup in (-inf, groupCount]" in found
+    assert not any(r.startswith("groupCount in [k") for r in found)

@@ -1137,12 +1137,15 @@ class Planner:
             for p in named:
                 if p.kind is not ParamKind.TENSOR:
                     continue
+                # An optional input the valid call leaves out is passed, at the mismatched shape: left
+                # out, the call stays valid (aclnnMoeGatingTopK's biasOptional).
+                base_for_p = replace(base, none=tuple(n for n in base.none if n != p.name))
                 if p.direction is Direction.OUT:
                     cases.append(replace(base, id=f"{p.name}-shape", out={**base.out, p.name: self._out_dtype(p)},
                                          out_shapes={**base.out_shapes, p.name: MISMATCHED_SHAPE}))
                 elif len(self.tensor_inputs) > 1:
                     pinned = self._family_out_shapes()
-                    cases.append(replace(base, id=f"{p.name}-shape", shapes={**base.shapes, p.name: MISMATCHED_SHAPE},
+                    cases.append(replace(base_for_p, id=f"{p.name}-shape", shapes={**base.shapes, p.name: MISMATCHED_SHAPE},
                                          out={**base.out, **{o: self._out_dtype(self.api.param(o)) for o in pinned}},
                                          out_shapes={**base.out_shapes, **pinned}))
                 elif self.tensor_outs:  # the one input against outputs of the base shape (allocated, they would follow it)

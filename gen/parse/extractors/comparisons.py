@@ -80,6 +80,10 @@ _ADVICE = re.compile(r"建议|推荐|\brecommend", re.I)
 _PART_OF = re.compile(r"(?:\b(?:length|size|number|rank|dimensions?|shape|sum|product)\s+of(?:\s+the)?"
                       r"(?:\s+(?:passed|input|given))?|长度|个数|维度|乘积)$", re.I)
 _CONJUNCTION = re.compile(r"且|\band\b", re.I)
+# Before a name that is the subject of a comparison: not part of a longer identifier or expression,
+# an operator spaced from it included ("kGroup * x_shape[-1] / groupCount的值要大于等于k" bounds the
+# quotient, not groupCount: aclnnMoeGatingTopK).
+_NOT_AN_OPERAND = r"(?<![A-Za-z0-9_/*+\-×.的])(?<![/*+\-×]\s)"
 
 
 def comparison_ranges(params: Mapping[str, Param], sentence: str, subject: Optional[str],
@@ -136,7 +140,7 @@ def _only(params: Mapping[str, Param], names: str, clause: str, tail: str, subje
     if word is None or _ONLY_LIST.match(tail, word.start()):
         return
     after = _AFTER.format(disjunction="")
-    named = re.search(rf"(?<![A-Za-z0-9_/*+\-×.的])(?P<name>{names}){_FILLER}\s*{_ONLY}\s*(?P<value>{_NUMBER})(?={after})",
+    named = re.search(rf"{_NOT_AN_OPERAND}(?P<name>{names}){_FILLER}\s*{_ONLY}\s*(?P<value>{_NUMBER})(?={after})",
                       clause, re.I)
     if named is not None:
         name, value = named.group("name"), named.group("value")
@@ -193,7 +197,7 @@ def _range(param: Param, relation: str, bound: Bound, line: int, error_row: bool
 def _named(params: Mapping[str, Param], names: str, clause: str, error_row: bool, line: int) -> Iterable[ValueRange]:
     """"group需大于0", "n或m的值小于0" (an error row: refused when so), "min不能大于max"."""
     disjunction = r"|或者|或|\bor\b" if error_row else ""
-    pattern = (rf"(?<![A-Za-z0-9_/*+\-×.的])(?:{_LEAD})(?P<names>{names}(?:{_SEPARATOR}{names})*){_FILLER}\s*"
+    pattern = (rf"{_NOT_AN_OPERAND}(?:{_LEAD})(?P<names>{names}(?:{_SEPARATOR}{names})*){_FILLER}\s*"
                rf"(?:{_COMPARATOR})\s*{_BOUND_LEAD}(?P<bound>{_NUMBER}|-?\s*{names}{_RANK_OF}|{names})"
                rf"(?={_AFTER.format(disjunction=disjunction)})")
     for match in re.finditer(pattern, clause, re.I):

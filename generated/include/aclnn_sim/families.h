@@ -157,15 +157,15 @@ struct LossFamily {
 // matmul: on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE and the integers (exact up to 2^53).
 struct MatmulFamily {
   struct Op {
-    enum : int8_t { kMm, kBmm, kMatmul, kAddmm, kBaddbmm, kMv, kDot, kAddmv, kAddbmm, kGer, kGemm, kTransposeBmm };
+    enum : int8_t { kMm, kBmm, kMatmul, kAddmm, kBaddbmm, kMv, kDot, kAddmv, kAddbmm, kGer, kGemm, kTransposeBmm, kMatmulAllReduce };
   };
   struct Role {
-    enum : int8_t { kBias, kA, kB, kBeta, kAlpha, kOut, kCubeMathType, kTransA, kTransB, kPermA, kPermB, kPermOut, kScale, kBatchSplitFactor };
+    enum : int8_t { kBias, kA, kB, kBeta, kAlpha, kOut, kCubeMathType, kTransA, kTransB, kPermA, kPermB, kPermOut, kScale, kBatchSplitFactor, kGroup, kReduceOp };
   };
   struct Option {
     enum : int8_t { kBeta, kAlpha };
   };
-  static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm", "transpose_bmm" };
+  static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm", "transpose_bmm", "matmul_all_reduce" };
 };
 
 // conv: im2col + GEMM on the BLAS (OpenBLAS sgemm; FLOAT16 and BFLOAT16 converted to float), its transpose (col2im) for the input's gradient and transposed convolutions.
@@ -391,6 +391,17 @@ struct AttentionFamily {
   static constexpr const char* kOpNames[] = { "flash_attention", "flash_attention_grad", "transform_qkv", "masked_softmax_bias", "prompt_flash_attention", "incre_flash_attention", "fused_infer_attention" };
 };
 
+// moe: gating_top_k: per row of x [rows, E], normOut = sigmoid(x); the E experts in group_count groups, the k_group groups of the largest max (group_select_mode 0) or top-2 sum (1) kept; the k largest scores of those (expert_idx, ties to the lower index), y = score / (sum + eps) * scaling; in float.
+struct MoeFamily {
+  struct Op {
+    enum : int8_t { kGatingTopK };
+  };
+  struct Role {
+    enum : int8_t { kX, kBias, kK, kKGroup, kGroupCount, kGroupSelectMode, kRenorm, kNormType, kOutFlag, kScaling, kEps, kY, kExpertIdx, kNormOut };
+  };
+  static constexpr const char* kOpNames[] = { "gating_top_k" };
+};
+
 // quant: ascend_quant: round(x * scale (* scale with sqrt_mode) + offset) by round_mode, saturated to INT8; quantize: round(x / scale + offset) half to even, saturated to out's INT8/UINT8/INT32; anti_quant: (x + offset) * scale (* scale) to FLOAT16/BFLOAT16; scale and offset one value or one per element along `axis`; dynamic_quant: per row of the last dimension, scale = max|x * smooth| / 127 (or the asymmetric (max - min) / 255 with an offset) and y the rounded quotient; fake_quant: aten's fake_quantize cachemask (per tensor, or per channel along axis), its mask; in float.
 struct QuantFamily {
   struct Op {
@@ -459,6 +470,7 @@ aclnnStatus PlanEmbeddingBag(const Call& call, const FamilySpec& family, Executo
 aclnnStatus PlanAffineGrid(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanChunkCat(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMoe(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);

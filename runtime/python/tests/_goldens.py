@@ -216,6 +216,26 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return _attention(query, key, value, head_num, layout, scale, sparse_mode=1,
                           atten_mask=masked.reshape(b, 1, 1, skv))[-1]
 
+    @staticmethod
+    def moe_gating_top_k(x: Any, k: int, k_group: int, group_count: int, group_select_mode: int,
+                         scaling: float, eps: float) -> Any:
+        """aclnnMoeGatingTopK's (yOut, expertIdxOut, outOut) by its page's formula with sigmoid and
+        no bias: the k_group groups of the best max (mode 0) or top-2 sum (1), then the k best experts of
+        those (ties to the lower group and expert, as a stable descending sort gives them), y
+        renormalised by its sum plus eps and scaled; in float."""
+        import torch
+
+        norm = torch.sigmoid(x.float())
+        grouped = norm.reshape(norm.shape[0], group_count, -1)
+        score = grouped.amax(-1) if group_select_mode == 0 else grouped.topk(2, -1).values.sum(-1)
+        kept = torch.sort(score, stable=True, dim=-1, descending=True).indices[:, :k_group]
+        dropped = torch.ones_like(score, dtype=torch.bool).scatter(1, kept, False)
+        candidates = grouped.masked_fill(dropped.unsqueeze(-1), -math.inf).reshape(norm.shape)
+        idx = torch.sort(candidates, stable=True, dim=-1, descending=True).indices[:, :k]
+        y = norm.gather(1, idx)
+        y = y / (y.sum(-1, keepdim=True) + eps) * scaling
+        return y.to(x.dtype), idx.int(), norm
+
 
 def _heads(t: Any, layout: str, d: int) -> Any:
     """A BSH/SBH/BSND/BNSD tensor as [B, N, S, D] (TND as [1, N, T, D]) in double."""

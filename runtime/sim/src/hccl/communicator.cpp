@@ -149,3 +149,17 @@ HcclResult CheckConfigValue(const char* api, HcclConfig config, int32_t value) {
 }
 
 }  // namespace aclsim::hccl
+
+// For the simulator's mc2 operators (libopapi: matmul with a collective), which name their
+// communicator by the group string HcclGetCommName gave: the ranks of the live communicator of that
+// name, 0 when there is none. Every communicator of this library has one rank.
+extern "C" HCCL_EXPORT uint32_t aclsimHcclGroupRankSize(const char* group) {
+  using namespace aclsim::hccl;
+  if (!group) return 0;
+  Registry& r = Communicators();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (const auto& entry : r.communicators) {
+    if (entry.second->name == group) return Communicator::kRankSize;
+  }
+  return 0;
+}

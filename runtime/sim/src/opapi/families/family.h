@@ -89,6 +89,10 @@ aclnnStatus Decline(const Call& call, ExecutorWork** work, const std::string& wh
 // A phase-1 rejection with "<api>: <parameter>: <message>".
 aclnnStatus RejectParam(const Call& call, const FamilySpec& family, int role, aclnnStatus status,
                         const std::string& message);
+// mc2 (families/mc2.cpp): ACLNN_SUCCESS when the string of `group_role` names a communicator of the
+// simulated libhccl (one rank: its collectives are the identity) and `reduce_role`'s, when bound, is
+// "sum"; else the rejection naming them.
+aclnnStatus CheckOneRankGroup(const Call& call, const FamilySpec& family, int group_role, int reduce_role);
 
 // ACLNN_SUCCESS when `t`'s shape is `shape`, else the rejection "shape [..] is not <what> [..]"
 // (`what`: "the input's shape", "normalizedShape").

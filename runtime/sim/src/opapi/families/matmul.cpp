@@ -374,9 +374,13 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
   const TensorDesc* bias = RoleTensor(call, family, F::Role::kBias);
   if (!a || !b || !out) return Decline(call, work, "when an input or the output is absent");
+  const bool all_reduce = op == F::Op::kMatmulAllReduce;
   const bool adds = op == F::Op::kAddmm || op == F::Op::kBaddbmm || op == F::Op::kAddmv || op == F::Op::kAddbmm ||
-                    op == F::Op::kGemm;
+                    op == F::Op::kGemm || (all_reduce && bias);
   if (adds && !bias) return Decline(call, work, "without the added tensor");
+  if (all_reduce) {
+    if (aclnnStatus s = CheckOneRankGroup(call, family, F::Role::kGroup, F::Role::kReduceOp)) return s;
+  }
 
   const int64_t cube = RoleInt(call, family, F::Role::kCubeMathType, 0);
   if (RoleParam(call, family, F::Role::kCubeMathType) && (cube < 0 || cube > kCubeMathMax)) {
@@ -468,6 +472,10 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
         InsertUnit(&ta, 1);  // [M, 1]
         InsertUnit(&tb, 0);  // [1, N]
       }
+      break;
+    case F::Op::kMatmulAllReduce:  // x1 [(b,) s, k] times x2 [k, n]
+      if (ra != 2 && ra != 3) return need_rank(F::Role::kA, ra, 3);
+      if (aclnnStatus s = need_rank(F::Role::kB, rb, 2)) return s;
       break;
     case F::Op::kMatmul:
       if (ra < 1 || rb < 1) {

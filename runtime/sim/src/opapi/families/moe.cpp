@@ -1,0 +1,166 @@
+// The moe family: ops-transformer's mixture-of-experts routing.
+//   gating_top_k  aclnnMoeGatingTopK (torch_npu.npu_moe_gating_top_k): per row of x [rows, E],
+//                 normOut = sigmoid(x) (outOut); the E experts split into groupCount groups of
+//                 E / groupCount, each group scored by its max (groupSelectMode 0) or the sum of its two
+//                 largest (1), the kGroup best groups kept (ties: the lower group); then the k largest
+//                 scores of the kept groups, in descending order (ties: the lower expert), give
+//                 expertIdxOut and y, and yOut = y / (sum(y) + eps) * routedScalingFactor
+// What the page's formula leaves open is refused by name: normType 0 (softmax: the page's formula
+// and function are sigmoid's, and whether y is then renormalised is not said), renorm other than 0
+// (the page supports only 0) and biasOptional (the formula adds it to normOut, then takes y from
+// normOut, where DeepSeek-V3's gating, which the operator serves, takes y from the scores before
+// the bias: which one the kernel returns is not settled by the page). The page's value ranges
+// (1 <= kGroup <= groupCount, 1 <= k <= E / groupCount * kGroup, groups of more than 2 experts,
+// E <= 2048) fail with 561002 as its error table says. FLOAT16, BFLOAT16, FLOAT in float.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "common/dtypes.h"
+#include "opapi/families/family.h"
+#include "opapi/thread_pool.h"
+
+namespace aclsim {
+namespace {
+
+using F = MoeFamily;
+
+enum Slot { kX, kY, kIdx, kNorm, kSlots };
+
+class GatingWork final : public FamilyWork {
+ public:
+  explicit GatingWork(const char* api) : FamilyWork(api, kSlots) {}
+
+  int64_t rows = 0, experts = 0, k = 1, k_group = 1, groups = 1, select_mode = 0;
+  double eps = 0, scaling = 1;
+
+ private:
+  aclnnStatus Compute() override {
+    std::vector<float> x(static_cast<size_t>(rows * experts)), norm(x.size()), y(static_cast<size_t>(rows * k));
+    std::vector<int64_t> idx(y.size());
+    if (!x.empty()) GatherAs(tensor(kX), ComputeType::kFloat32, x.data());
+    const int64_t per_group = experts / groups;
+    ParallelFor(rows, [&](int64_t r) {
+      float* s = norm.data() + r * experts;
+      for (int64_t e = 0; e < experts; ++e) s[e] = 1.0f / (1.0f + std::exp(-x[static_cast<size_t>(r * experts + e)]));
+      std::vector<float> group_score(static_cast<size_t>(groups));
+      for (int64_t g = 0; g < groups; ++g) {
+        const float* m = s + g * per_group;
+        if (select_mode == 0) {
+          group_score[static_cast<size_t>(g)] = *std::max_element(m, m + per_group);
+        } else {
+          float first = -INFINITY, second = -INFINITY;
+          for (int64_t e = 0; e < per_group; ++e) {
+            if (m[e] > first) second = first, first = m[e];
+            else if (m[e] > second) second = m[e];
+          }
+          group_score[static_cast<size_t>(g)] = first + second;
+        }
+      }
+      std::vector<int64_t> order(static_cast<size_t>(groups));
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+        return group_score[static_cast<size_t>(a)] > group_score[static_cast<size_t>(b)];
+      });
+      std::vector<int64_t> candidates;
+      std::sort(order.begin(), order.begin() + k_group);
+      for (int64_t i = 0; i < k_group; ++i) {
+        for (int64_t e = 0; e < per_group; ++e) candidates.push_back(order[static_cast<size_t>(i)] * per_group + e);
+      }
+      std::stable_sort(candidates.begin(), candidates.end(), [&](int64_t a, int64_t b) { return s[a] > s[b]; });
+      float sum = 0;
+      for (int64_t j = 0; j < k; ++j) sum += s[candidates[static_cast<size_t>(j)]];
+      const float denominator = static_cast<float>(sum + eps);
+      for (int64_t j = 0; j < k; ++j) {
+        const int64_t e = candidates[static_cast<size_t>(j)];
+        idx[static_cast<size_t>(r * k + j)] = e;
+        y[static_cast<size_t>(r * k + j)] = s[e] / denominator * static_cast<float>(scaling);
+      }
+    });
+    ScatterFrom(y.data(), ComputeType::kFloat32, tensor(kY));
+    ScatterFrom(idx.data(), ComputeType::kInt64, tensor(kIdx));
+    ScatterFrom(norm.data(), ComputeType::kFloat32, tensor(kNorm));
+    return ACLNN_SUCCESS;
+  }
+};
+
+aclnnStatus PlanGating(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
+  const TensorDesc* y = RoleTensor(call, family, F::Role::kY);
+  const TensorDesc* idx = RoleTensor(call, family, F::Role::kExpertIdx);
+  const TensorDesc* norm = RoleTensor(call, family, F::Role::kNormOut);
+  if (!x || !y || !idx || !norm) return Decline(call, work, "without its tensors");
+  ComputeType type;
+  if (!FamilyComputeType(x->dtype, false, &type) || type != ComputeType::kFloat32) {
+    return Decline(call, work, std::string("for dtype ") + DTypeName(x->dtype));
+  }
+  auto refuse = [&](int role, const std::string& message) {
+    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
+  };
+  auto out_of_range = [&](int role, const std::string& message) {
+    return RejectParam(call, family, role, ACLNN_ERR_INNER_TILING_ERROR, message);
+  };
+  const int64_t norm_type = RoleInt(call, family, F::Role::kNormType, 1);
+  if (norm_type != 1) {
+    return refuse(F::Role::kNormType, std::to_string(norm_type) +
+                                          " is not simulated: only 1 (sigmoid), the page's formula, is modelled");
+  }
+  const int64_t renorm = RoleInt(call, family, F::Role::kRenorm, 0);
+  if (renorm != 0) return refuse(F::Role::kRenorm, std::to_string(renorm) + " is not 0, the one value the page supports");
+  if (x->view.size() != 2) return out_of_range(F::Role::kX, "shape " + DimsText(x->view) + " is not [rows, experts]");
+  const TensorDesc* bias = RoleTensor(call, family, F::Role::kBias);
+  if (bias && bias->view != Dims{x->view[1]}) {
+    return out_of_range(F::Role::kBias, "shape " + DimsText(bias->view) + " is not [experts] for x " + DimsText(x->view));
+  }
+  if (bias) {
+    return refuse(F::Role::kBias, "is not simulated: the page's formula takes y from sigmoid(x) + bias, DeepSeek-V3's "
+                                  "gating from sigmoid(x), and the page does not settle which the kernel returns");
+  }
+  GatingWork* made = new GatingWork(call.spec.name);
+  std::unique_ptr<GatingWork> owned(made);
+  made->rows = x->view[0];
+  made->experts = x->view[1];
+  made->k = RoleInt(call, family, F::Role::kK, 1);
+  made->k_group = RoleInt(call, family, F::Role::kKGroup, 1);
+  made->groups = RoleInt(call, family, F::Role::kGroupCount, 1);
+  made->select_mode = RoleInt(call, family, F::Role::kGroupSelectMode, 0);
+  made->scaling = RoleNumber(call, family, F::Role::kScaling, -1, 1.0);
+  made->eps = RoleNumber(call, family, F::Role::kEps, -1, 1e-20);
+  const int64_t e = made->experts, groups = made->groups;
+  if (e > 2048) return out_of_range(F::Role::kX, "has " + std::to_string(e) + " experts, more than the page's 2048");
+  if (groups <= 0 || e % groups != 0 || e / groups <= 2 || (e / groups + 31) / 32 * 32 * groups > 2048) {
+    return out_of_range(F::Role::kGroupCount,
+                        std::to_string(groups) + " does not split " + std::to_string(e) +
+                            " experts into groups of more than 2 (32-aligned, at most 2048 in all)");
+  }
+  if (made->k_group < 1 || made->k_group > groups) {
+    return out_of_range(F::Role::kKGroup, std::to_string(made->k_group) + " is outside [1, groupCount = " +
+                                              std::to_string(groups) + "]");
+  }
+  if (made->k < 1 || made->k > e / groups * made->k_group) {
+    return out_of_range(F::Role::kK, std::to_string(made->k) + " is outside [1, " +
+                                         std::to_string(e / groups * made->k_group) + "] (the kept groups' experts)");
+  }
+  if (made->select_mode != 0 && made->select_mode != 1) {
+    return refuse(F::Role::kGroupSelectMode, std::to_string(made->select_mode) + " is neither 0 (max) nor 1 (top-2 sum)");
+  }
+  made->tensor(kX).Set(RoleName(call, family, F::Role::kX), *x);
+  const Dims picked{made->rows, made->k};
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kY, *y, picked, "[rows, k]", kY)) return s;
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kExpertIdx, *idx, picked, "[rows, k]", kIdx)) return s;
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kNormOut, *norm, x->view, "x's shape", kNorm)) return s;
+  *work = owned.release();
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace
+
+aclnnStatus PlanMoe(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
+  *workspace = 0;
+  return PlanGating(call, family, work);
+}
+
+}  // namespace aclsim
