@@ -69,10 +69,8 @@ LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'x': 'BFLOAT16', 'biasOptional': 'BFLOAT16'}, layout='transposed', noncontiguous=('x',)),
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('x',)),
     BASE.but('strided-FLOAT16', dtypes={'x': 'FLOAT16', 'biasOptional': 'FLOAT16'}, layout='strided', noncontiguous=('x',)),
-    BASE.but('strided-BFLOAT16', dtypes={'x': 'BFLOAT16', 'biasOptional': 'BFLOAT16'}, layout='strided', noncontiguous=('x',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('x',)),
     BASE.but('offset-FLOAT16', dtypes={'x': 'FLOAT16', 'biasOptional': 'FLOAT16'}, layout='offset', noncontiguous=('x',)),
-    BASE.but('offset-BFLOAT16', dtypes={'x': 'BFLOAT16', 'biasOptional': 'BFLOAT16'}, layout='offset', noncontiguous=('x',)),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('x',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
