@@ -133,6 +133,7 @@ set(ACLNN_EXAMPLES
   clamp_min
   clamp_min_tensor
   clamp_tensor
+  clipped_swiglu
   constant_pad_nd
   conv_depthwise2d
   conv_tbc

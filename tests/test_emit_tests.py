@@ -262,6 +262,19 @@ def test_dtype_mismatch_moves_one_named_tensor_at_a_time_to_another_documented_d
         ("self=FLOAT16", "FLOAT16", {"out": "FLOAT"}), ("out=FLOAT16", "FLOAT", {"out": "FLOAT16"})]
 
 
+def test_dtype_mismatch_moves_only_the_tensors_the_row_ties_together():
+    # aclnnReluGradV4: "gradOutput 与 out 的数据类型不一致，或 self 不为 uint8": self (a mask of its own
+    # dtype) at another dtype is no mismatch of the row.
+    row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "self与out的数据类型不一致，或mask不为uint8。",
+                    ErrorCategory.DTYPE_MISMATCH, ("self", "out", "mask"))
+    self_, out = unary()
+    params = (dataclasses.replace(self_, relations=(Relation(RelationKind.SAME_DTYPE, ("out",)),)),
+              make_param("mask", dtypes=(DType.UINT8, DType.FLOAT), relations=(Relation(RelationKind.SAME_SHAPE, ("self",)),)),
+              out)
+    test = one_api_suite(*params, errors=(row,)).errors[0]
+    assert [c.id for c in test.cases] == ["self=FLOAT16", "out=FLOAT16"]
+
+
 def test_dtype_mismatch_naming_one_tensor_is_skipped_with_the_reason():
     row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "self的数据类型不一致。", ErrorCategory.DTYPE_MISMATCH, ("self",))
     test = one_api_suite(*unary(), errors=(row,)).errors[0]

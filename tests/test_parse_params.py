@@ -297,3 +297,17 @@ def test_a_constraints_line_relating_the_param_to_another_does_not_document_it()
     p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT"])
                  + "\n## 约束说明\n\n- `out` shape 必须等于 `self` shape。\n")
     assert "param-undocumented" in codes(p)
+
+
+def test_an_out_tensor_the_table_calls_input_but_describes_as_the_output_is_the_output():
+    # aclnnFastGeluV2: `const aclTensor *out`, "| out | 输入 | 公式中的输出 `y`... |".
+    proto = ("## 函数原型\n\n```cpp\naclnnStatus aclnnFooGetWorkspaceSize(const aclTensor *x, const aclTensor *out, "
+             "uint64_t *workspaceSize, aclOpExecutor **executor)\n"
+             "aclnnStatus aclnnFoo(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)\n```\n")
+    table = html_table(["参数名", "输入/输出", "描述", "数据类型"], ["x", "输入", "公式中的输入x。", "FLOAT"],
+                       ["out", "输入", "公式中的输出 `y`。", "FLOAT"])
+    assert param(api_page(table, prototype=proto), "out").direction is Direction.OUT
+    # Without that description the table's word stands.
+    table = html_table(["参数名", "输入/输出", "描述", "数据类型"], ["x", "输入", "公式中的输入x。", "FLOAT"],
+                       ["out", "输入", "一个张量。", "FLOAT"])
+    assert param(api_page(table, prototype=proto), "out").direction is Direction.IN

@@ -101,6 +101,20 @@ def test_a_dtype_mismatch_row_relates_the_tensors_it_names():
     assert [p.related(K.SAME_DTYPE) for p in got] == [("out",), ("self",), ()]
 
 
+def test_a_dtype_row_relates_the_tensors_of_its_relating_clause_only():
+    # aclnnReluGradV4: "gradOutput 与 out 的数据类型不一致，或 self 不为 uint8" (self is UINT8, the others not).
+    params = (make_param("gradOutput"), make_param("self"), make_param("out"))
+    row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "gradOutput 与 out 的数据类型不一致，或 self 不为 uint8。",
+                    ErrorCategory.DTYPE_MISMATCH, ("gradOutput", "out", "self"))
+    got = with_error_table_relations(params, [row])
+    assert [p.related(K.SAME_DTYPE) for p in got] == [("out",), (), ("gradOutput",)]
+    # aclnnMv: "self，vec和out的数据类型不同" lists its three tensors across the comma.
+    row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "self，gradOutput和out的数据类型不同。",
+                    ErrorCategory.DTYPE_MISMATCH, ("self", "gradOutput", "out"))
+    got = with_error_table_relations(params, [row])
+    assert [set(p.related(K.SAME_DTYPE)) for p in got] == [{"self", "out"}, {"gradOutput", "out"}, {"gradOutput", "self"}]
+
+
 def test_a_relation_the_table_states_is_not_repeated():
     params = (make_param("self", relations=(Relation(K.SAME_DTYPE, ("out",)),)), make_param("out"))
     got = with_error_table_relations(params, [_mismatch("self", "out")])

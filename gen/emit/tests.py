@@ -1177,6 +1177,10 @@ class Planner:
             # One named tensor at a dtype its own row documents, the others as in the base call: a
             # dtype valid for the tensor alone, so the status can only come from the mismatch.
             tensors = [p for p in named if p.kind is ParamKind.TENSOR]
+            # Those the row ties together, where it also names a tensor another of its clauses
+            # speaks of alone (aclnnReluGradV4's "gradOutput 与 out 的数据类型不一致，或 self 不为 uint8").
+            tied = [p for p in tensors if any(related(p, q, RelationKind.SAME_DTYPE) for q in tensors if q is not p)]
+            tensors = tied if len(tied) > 1 else tensors
             cases = []
             for p in tensors if len(tensors) > 1 else []:
                 others = {DType(base.dtypes[q.name]) if q.name in base.dtypes else DType(self._out_dtype(q))

@@ -12,7 +12,7 @@ extern "C" {
 
 /* aclnnSmoothL1LossBackward, first phase: checks the arguments and returns the workspace size and the executor. */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnSmoothL1LossBackwardGetWorkspaceSize(
-    const aclTensor* gradOutput,
+    const aclTensor* gradOut,
     const aclTensor* self,
     const aclTensor* target,
     int64_t reduction,

@@ -1613,7 +1613,7 @@ PyObject* wrap_smooth_l1_loss(PyObject*, PyObject* const* args, Py_ssize_t nargs
 
 const char* const kDoc_smooth_l1_loss = "smooth_l1_loss(self, target, reduction, beta, *, out=None)\n--\n\nRuns aclnnSmoothL1Loss (both phases) on the active backend.\n\n- 接口功能: 计算 SmoothL1 损失函数，支持 reduction 模式 none、mean、sum。\n- 计算公式:\n当 reduction 为 none 时:\n$$\n\\ell(predict, label) = L = {l_1, \\dots, l_N}^\\top\n$$\n其中:\n$$\nl_n =\n\\begin{cases}\n0.5(predict_n - label_n)^2/\\sigma, & |predict_n - label_n| < \\sigma \\\n|predict_n - label_n| - 0.5\\sigma, & \\text{otherwise}\n\\end{cases}\n$$\n当 reduction 为 mean 或 sum 时:\n$$\n\\ell(predict, label)=\n\\begin{cases}\nmean(L), & \\text{if reduction} = \\text{mean} \\\nsum(L), & \\text{if reduction} = \\text{sum}\n\\end{cases}\n$$\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 输入张量，公式中的 predict。\n    dtypes FLOAT, FLOAT16, BFLOAT16; rank 1-8; formats ND, NCL, NCHW, NHWC; non-contiguous allowed.\n    shape 需要与 target 完全一致，不支持 broadcast。dtype 需满足与 target 的类型推导规则。\ntarget : array_like or aclnn.Tensor\n    target (const aclTensor*, in): 标签张量，公式中的 label。\n    dtypes FLOAT, FLOAT16, BFLOAT16; rank 1-8; formats ND, NCL, NCHW, NHWC; non-contiguous allowed.\n    shape 需要与 self 完全一致，不支持 broadcast。dtype 需满足与 self 的类型推导规则。\nreduction : int\n    reduction (int64_t, in): 输出归约方式。\n    支持 0(none)|1(mean)|2(sum)。none 不归约，mean 输出均值，sum 输出求和。\nbeta : float\n    beta (float, in): 平滑阈值，等价于算子属性 sigma。\n    建议传入正数；当前实现中非正数会按默认值处理。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write result; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nresult : numpy.ndarray or aclnn.Tensor\n    result (aclTensor*, out): 输出损失值。\n    dtypes FLOAT, FLOAT16, BFLOAT16; rank 0-8; formats ND, NCL, NCHW, NHWC; non-contiguous allowed.\n    当 reduction=none 时，shape 与 self/target 一致; 当 reduction=mean 或 sum 时，输出为标量。dtype 为可从 self/target 推导并可转换的类型。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: `self`、`target` 或 `result` 为空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: `self`、`target` 或 `result` 的 dtype 不在支持范围内。\n    161002 ACLNN_ERR_PARAM_INVALID: `self` 与 `target` 的 shape 不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: `reduction` 不在 `0/1/2` 范围内。\n    161002 ACLNN_ERR_PARAM_INVALID: `reduction=0` 时，`result` shape 与输入 shape 不一致。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\n\nConstraints\n-----------\n    - self 与 target 不支持 broadcast，shape 必须严格一致。\n    - self 与 target 的 dtype 必须可互推导并支持输出转换。\n    - 建议 beta 传入正数；当前实现中非正数会按默认值处理。\n    - reduction=none 输出逐元素; reduction=mean/sum 输出标量。\n\nSource: op_docs/aclnnsmoothl1lossv2.md:45\n";
 
-// ---- aclnnSmoothL1LossBackward (op_docs/aclnnSmoothL1LossBackward.md:51) ----
+// ---- aclnnSmoothL1LossBackward (op_docs/aclnnSmoothL1LossBackward.md:55) ----
 
 using Phase1_smooth_l1_loss_backward = aclnnStatus (*)(
     const aclTensor*,
@@ -1629,7 +1629,7 @@ const bind::ApiSpec kSpec_smooth_l1_loss_backward{
     "aclnnSmoothL1LossBackwardGetWorkspaceSize",
     "smooth_l1_loss_backward",
     {
-        {"gradOutput", "grad_output", {}},
+        {"gradOut", "grad_out", {}},
         {"self", "self", {}},
         {"target", "target", {}},
         {"reduction", "reduction", {}},
@@ -1645,22 +1645,22 @@ const bind::ApiSpec kSpec_smooth_l1_loss_backward{
 
 const bind::PySignature kSig_smooth_l1_loss_backward{
     "smooth_l1_loss_backward",
-    {"grad_output", "self", "target", "reduction", "beta", "out"},
+    {"grad_out", "self", "target", "reduction", "beta", "out"},
     5,
     5,
 };
 
-// smooth_l1_loss_backward(grad_output, self, target, reduction, beta, *, out=None)
+// smooth_l1_loss_backward(grad_out, self, target, reduction, beta, *, out=None)
 PyObject* wrap_smooth_l1_loss_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   return bind::invoke(kSig_smooth_l1_loss_backward, args, nargs, kwnames, [](PyObject* const* values) -> py::object {
-    py::handle py_grad_output(values[0]);
+    py::handle py_grad_out(values[0]);
     py::handle py_self(values[1]);
     py::handle py_target(values[2]);
     py::handle py_reduction(values[3]);
     py::handle py_beta(values[4]);
     py::handle py_out(values[5]);
     bind::Call call(kSpec_smooth_l1_loss_backward, py_out);
-    aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
+    aclTensor* c_grad_out = call.tensor(0, py_grad_out);  // gradOut (const aclTensor*, in)
     aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
     aclTensor* c_target = call.tensor(2, py_target);  // target (const aclTensor*, in)
     int64_t c_reduction = call.integer<int64_t>(3, py_reduction);  // reduction (int64_t, in)
@@ -1668,7 +1668,7 @@ PyObject* wrap_smooth_l1_loss_backward(PyObject*, PyObject* const* args, Py_ssiz
     aclTensor* c_grad_input = call.output(5, {py::handle(), py::handle(), py::handle()});  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_smooth_l1_loss_backward>(phase1)(
-          c_grad_output,
+          c_grad_out,
           c_self,
           c_target,
           c_reduction,
@@ -1679,7 +1679,7 @@ PyObject* wrap_smooth_l1_loss_backward(PyObject*, PyObject* const* args, Py_ssiz
   });
 }
 
-const char* const kDoc_smooth_l1_loss_backward = "smooth_l1_loss_backward(grad_output, self, target, reduction, beta, *, out=None)\n--\n\nRuns aclnnSmoothL1LossBackward (both phases) on the active backend.\n\n- 接口功能：计算aclnnSmoothL1Loss的反向传播。\n- 计算公式：\nSmoothL1Loss 的反向传播可以通过求导计算。设 diff = x - y，beta 为超参数（默认为 1.0），其梯度的计算规则为：\n当 |diff| < beta 时，梯度为 diff / beta；\n当 |diff| >= beta 时，梯度为 sign(diff)。\n即：\n$$\n\\frac{\\partial \\text{SmoothL1Loss}(x, y)}{\\partial x} =\n\\begin{cases}\n\\dfrac{x - y}{\\beta}, & \\text{if } |x - y| < \\beta \\\n\\operatorname{sign}(x - y), & \\text{otherwise}\n\\end{cases}\n$$\n其中sign(x)表示x的符号函数，即：\n$$\nsign(x) =\\begin{cases}\n1,& if x>0 \\\n0,& if x=0 \\\n-1,& if x<0\n\\end{cases}\n$$\n\nParameters\n----------\ngrad_output : array_like or aclnn.Tensor\n    gradOutput (const aclTensor*, in): 梯度反向输入，公式中的SmoothL1Loss。\n    dtypes FLOAT, FLOAT16, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.\n    shape需要与self和target满足broadcast关系。 数据类型与self、target的数据类型需满足数据类型推导规则。\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 输入张量，公式中的输入x。\n    dtypes FLOAT, FLOAT16, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.\n    shape需要与gradOutput、target满足broadcast关系。 数据类型与gradOutput、target的数据类型需满足数据类型推导规则。\ntarget : array_like or aclnn.Tensor\n    target (const aclTensor*, in): 真实的标签，公式中的输入y。\n    dtypes FLOAT, FLOAT16, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.\n    shape需要与gradOutput、self满足broadcast关系。 数据类型与gradOutput、target的数据类型需满足数据类型推导规则。\nreduction : int\n    reduction (int64_t, in): 指定要应用到输出的缩减，公式中的参数reduction。\n    non-contiguous allowed.\n    支持0(none)|1(mean)|2(sum)。 'none'表示不应用缩减 'mean'表示输出的总和将除以输出中的元素数 'sum'表示输出将被求和\nbeta : float\n    beta (float, in): 计算属性，指定在L1和L2损失之间更改的数值。\n    该值必须是非负的。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write gradInput; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\ngradInput : numpy.ndarray or aclnn.Tensor\n    gradInput (aclTensor*, out): 计算输出。\n    dtypes FLOAT, FLOAT16, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.\n    shape为gradOutput，self，target的broadcast结果\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、target、gradOutput或gradInput为空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: self、target、gradOutput或gradInput的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: self、target、gradOutput或gradInput的shape不符合约束。\n    161002 ACLNN_ERR_PARAM_INVALID: reduction不符合约束。\n    161002 ACLNN_ERR_PARAM_INVALID: self、target、gradOutput的shape不满足参数说明中的要求。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: not supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: not supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: not supported\nAtlas 训练系列产品: not supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnSmoothL1LossBackward默认确定性实现。\n\nSource: op_docs/aclnnSmoothL1LossBackward.md:51\n";
+const char* const kDoc_smooth_l1_loss_backward = "smooth_l1_loss_backward(grad_out, self, target, reduction, beta, *, out=None)\n--\n\nRuns aclnnSmoothL1LossBackward (both phases) on the active backend.\n\n- 接口功能：计算aclnnSmoothL1Loss api的反向传播。\n- 计算公式：\nSmoothL1Loss的反向传播可以通过求导计算。对于SmoothL1Loss的第一种情况，即|x-y|<1，其导数为：\n$$\n\\frac{\\partial SmoothL1Loss(x,y)}{\\partial x} = x - y\n$$\n对于SmoothL1Loss的第二种情况，即|x-y|≥1，其导数为：\n$$\n\\frac{\\partial SmoothL1Loss(x,y)}{\\partial x} = sign(x - y)\n$$\n其中sign(x)表示x的符号函数，即：\n$$\nsign(x) =\\begin{cases}\n1,& if x>0 \\\n0,& if x=0 \\\n-1,& if x<0\n\\end{cases}\n$$\n\nParameters\n----------\ngrad_out : array_like or aclnn.Tensor\n    gradOut (const aclTensor*, in): 梯度反向输入，公式中的SmoothL1Loss。\n    dtypes FLOAT, FLOAT16, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.\n    shape需要与self和target满足broadcast关系。 数据类型与self、target的数据类型需满足数据类型推导规则。\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 输入张量，公式中的输入x。\n    dtypes FLOAT, FLOAT16, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.\n    shape需要与gradout、target满足broadcast关系。 数据类型与gradout、target的数据类型需满足数据类型推导规则。\ntarget : array_like or aclnn.Tensor\n    target (const aclTensor*, in): 真实的标签，公式中的输入y。\n    dtypes FLOAT, FLOAT16, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.\n    shape需要与gradout、self满足broadcast关系。 数据类型与gradout、target的数据类型需满足数据类型推导规则。\nreduction : int\n    reduction (int64_t, in): 指定要应用到输出的缩减，公式中的参数reduction。\n    non-contiguous allowed.\n    支持0(none)|1(mean)|2(sum)。 'none'表示不应用缩减 'mean'表示输出的总和将除以输出中的元素数 'sum'表示输出将被求和\nbeta : float\n    beta (float, in): 计算属性，指定在L1和L2损失之间更改的数值。\n    该值必须是非负的。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write gradInput; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\ngradInput : numpy.ndarray or aclnn.Tensor\n    gradInput (aclTensor*, out): 计算输出。\n    dtypes FLOAT, FLOAT16, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.\n    shape为gradout，self，target的broadcast结果\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、target、gradout或gradInput为空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: self、target、gradout或gradInput的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: self、target、gradout或gradInput的shape不符合约束。\n    161002 ACLNN_ERR_PARAM_INVALID: reduction不符合约束。\n    161002 ACLNN_ERR_PARAM_INVALID: self、target、gradout的shape不满足参数说明中的要求。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnSmoothL1LossBackward默认确定性实现。\n\nSource: op_docs/aclnnSmoothL1LossBackward.md:55\n";
 
 // ---- aclnnSoftMarginLoss (op_docs/aclnnSoftMarginLoss.md:27) ----
 

@@ -1111,13 +1111,13 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
   const double labelSmoothing = aclsim::CallFloat(call, 5);
   const double lseSquareScaleForZloss = aclsim::CallFloat(call, 6);
   const bool returnZloss = aclsim::CallBool(call, 7);
-  if (returnZloss) {  // semantics/loss.toml:190
+  if (returnZloss) {  // semantics/loss.toml:191
     return aclsim::Reject(call, 161002, "returnZloss must be false: z-loss is not supported (当前暂不支持)");
   }
-  if (lseSquareScaleForZloss != 0) {  // semantics/loss.toml:196
+  if (lseSquareScaleForZloss != 0) {  // semantics/loss.toml:197
     return aclsim::Reject(call, 161002, "lseSquareScaleForZloss must be 0: z-loss is not supported (当前暂不支持)");
   }
-  if (labelSmoothing < 0 || labelSmoothing > 1) {  // semantics/loss.toml:202
+  if (labelSmoothing < 0 || labelSmoothing > 1) {  // semantics/loss.toml:203
     return aclsim::Reject(call, 161002, "labelSmoothing must be in [0.0, 1.0]");
   }
   return ACLNN_SUCCESS;

@@ -2568,59 +2568,59 @@ ACLSIM_OP_API aclnnStatus aclnnSmoothL1Loss(void* workspace, uint64_t workspaceS
   return aclsim::Run(sim_SmoothL1Loss::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnSmoothL1LossBackward (aclnnSmoothL1LossBackward.md:51) ----
+// ---- aclnnSmoothL1LossBackward (aclnnSmoothL1LossBackward.md:55) ----
 namespace {
 namespace sim_SmoothL1LossBackward {
 
 constexpr aclsim::ParamSpec kParams[] = {
-    // gradOutput (line 97)
-    {"gradOutput", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
+    // gradOut (line 101)
+    {"gradOut", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1, 2), /*cast_from=*/0, /*same_format=*/0, /*line=*/97},
-    // self (line 107)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1, 2), /*cast_from=*/0, /*same_format=*/0, /*line=*/101},
+    // self (line 111)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 2), /*cast_from=*/0, /*same_format=*/0, /*line=*/107},
-    // target (line 117)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(2), /*cast_from=*/0, /*same_format=*/0, /*line=*/111},
+    // target (line 121)
     {"target", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/117},
-    // reduction (line 127)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/121},
+    // reduction (line 131)
     {"reduction", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/127},
-    // beta (line 137)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/131},
+    // beta (line 141)
     {"beta", aclsim::ParamKind::kFloat, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/137},
-    // gradInput (line 147)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/141},
+    // gradInput (line 151)
     {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/147},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/151},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
     {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
-// Computed by the loss family (self=self, target=target, grad_output=gradOutput, reduction=reduction, beta=beta, out=gradInput).
+// Computed by the loss family (self=self, target=target, grad_output=gradOut, reduction=reduction, beta=beta, out=gradInput).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanLoss, aclsim::LossFamily::Op::kSmoothL1LossBackward,
     /*roles=*/{1, 2, 0, -1, -1, 3, 4, -1, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
@@ -2639,7 +2639,7 @@ constexpr aclsim::ApiSpec kSpec = {
 }  // namespace
 
 ACLSIM_OP_API aclnnStatus aclnnSmoothL1LossBackwardGetWorkspaceSize(
-    const aclTensor* gradOutput,
+    const aclTensor* gradOut,
     const aclTensor* self,
     const aclTensor* target,
     int64_t reduction,
@@ -2648,7 +2648,7 @@ ACLSIM_OP_API aclnnStatus aclnnSmoothL1LossBackwardGetWorkspaceSize(
     uint64_t* workspaceSize,
     aclOpExecutor** executor) {
   const aclsim::Arg aclsim_args[] = {
-      aclsim::PointerArg(gradOutput),
+      aclsim::PointerArg(gradOut),
       aclsim::PointerArg(self),
       aclsim::PointerArg(target),
       aclsim::IntArg(reduction),

@@ -44,7 +44,7 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'gradOutput': 'FLOAT', 'self': 'FLOAT', 'target': 'FLOAT'}, shapes={'gradOutput': (), 'self': (2, 3, 4), 'target': (2, 3, 4)}, values={'reduction': 2})
+BASE = Case('FLOAT', dtypes={'gradOutput': 'FLOAT', 'self': 'FLOAT', 'target': 'FLOAT'}, shapes={'gradOutput': (1,), 'self': (2, 3, 4), 'target': (2, 3, 4)}, values={'reduction': 2})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
@@ -58,10 +58,10 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('self', 'target')),
     BASE.but('transposed-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16', 'target': 'FLOAT16'}, layout='transposed', noncontiguous=('self', 'target')),
     BASE.but('transposed-BFLOAT16', dtypes={'gradOutput': 'BFLOAT16', 'self': 'BFLOAT16', 'target': 'BFLOAT16'}, layout='transposed', noncontiguous=('self', 'target')),
-    BASE.but('strided-FLOAT', layout='strided', noncontiguous=('self', 'target')),
-    BASE.but('strided-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16', 'target': 'FLOAT16'}, layout='strided', noncontiguous=('self', 'target')),
-    BASE.but('offset-FLOAT', layout='offset', noncontiguous=('self', 'target')),
-    BASE.but('offset-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16', 'target': 'FLOAT16'}, layout='offset', noncontiguous=('self', 'target')),
+    BASE.but('strided-FLOAT', layout='strided', noncontiguous=('gradOutput', 'self', 'target')),
+    BASE.but('strided-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16', 'target': 'FLOAT16'}, layout='strided', noncontiguous=('gradOutput', 'self', 'target')),
+    BASE.but('offset-FLOAT', layout='offset', noncontiguous=('gradOutput', 'self', 'target')),
+    BASE.but('offset-FLOAT16', dtypes={'gradOutput': 'FLOAT16', 'self': 'FLOAT16', 'target': 'FLOAT16'}, layout='offset', noncontiguous=('gradOutput', 'self', 'target')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -120,6 +120,35 @@ def test_geglu_renorm_apply_rotary_and_masked_softmax_equal_the_cpu(run_npu):
     """)
 
 
+def test_clipped_swiglu_equals_its_composition(run_npu):
+    # torch_npu.npu_clipped_swiglu (aclnnClippedSwiglu): its docs' formula, halves interleaved (the
+    # default) or not, the rows past sum(group_index) 0 (the simulator's choice where the page is silent).
+    run_npu("""
+        import math
+
+        def clipped(x, group_index, dim, alpha, limit, bias, interleaved):
+            d = dim % x.dim()
+            rows = x.reshape(math.prod(x.shape[:d]), -1)  # [pre, cut * after]
+            a, b = (rows[:, ::2], rows[:, 1::2]) if interleaved else rows.chunk(2, 1)
+            a = a.clamp(max=limit)
+            y = a * torch.sigmoid(alpha * a) * (b.clamp(-limit, limit) + bias)
+            if group_index is not None:
+                y[int(group_index.sum()):] = 0
+            return y.reshape(*x.shape[:d], x.shape[d] // 2, *x.shape[d + 1:])
+
+        x = torch.randn(6, 8) * 4
+        got = torch_npu.npu_clipped_swiglu(x.npu()).cpu()
+        assert torch.allclose(got, clipped(x, None, -1, 1.702, 7.0, 1.0, True), rtol=1e-5, atol=1e-5)
+        groups = torch.tensor([1, 3])
+        got = torch_npu.npu_clipped_swiglu(x.npu(), group_index=groups.npu(), alpha=1.0, limit=2.0, bias=0.5,
+                                           interleaved=False).cpu()
+        assert torch.allclose(got, clipped(x, groups, -1, 1.0, 2.0, 0.5, False), rtol=1e-5, atol=1e-5)
+        x3 = torch.randn(2, 4, 3)
+        got = torch_npu.npu_clipped_swiglu(x3.npu(), dim=1).cpu()
+        assert torch.allclose(got, clipped(x3, None, 1, 1.702, 7.0, 1.0, True), rtol=1e-5, atol=1e-5)
+    """)
+
+
 def test_multilabel_margin_loss_equals_the_cpu(run_npu):
     run_npu("""
         import torch.nn.functional as F

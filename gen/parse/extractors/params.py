@@ -94,6 +94,7 @@ def build_param(cparam: CParam, entry: Optional[ParamEntry], ctx: ParamContext,
 
 
 _DESCRIBED_AS_OUT = re.compile(r"与out|和out|及out|输入输出")
+_DESCRIBED_AS_RESULT = re.compile(r"输出|\boutput\b", re.I)
 
 
 def _direction(cparam: CParam, entry: Optional[ParamEntry], diags: list[Diagnostic], line: int) -> Direction:
@@ -127,6 +128,14 @@ def _direction(cparam: CParam, entry: Optional[ParamEntry], diags: list[Diagnost
         # aclnnTril's table says 输入 for `aclTensor* out` ("表示输出张量"): the name and the C type agree.
         diags.append(Diagnostic(Level.INFO, line, "direction-from-name",
                                 f"{cparam.name}: the table says input; a writable tensor named out is the output"))
+        return Direction.OUT
+    if stated is Direction.IN and cparam.name == "out" and cparam.c_type.rstrip("*").endswith("aclTensor") and \
+            entry is not None and _DESCRIBED_AS_RESULT.search(entry.description):
+        # aclnnFastGeluV2 declares `const aclTensor *out`, its table says 输入 and its description "公式中的输出
+        # `y`" (aclnnFusedBiasLeakyRelu: "输出张量（需预分配）"): the name and the description both say
+        # the result is written there.
+        diags.append(Diagnostic(Level.INFO, line, "direction-from-description",
+                                f"{cparam.name}: the table says input; a tensor named out described as the output is the output"))
         return Direction.OUT
     # aclnnInplaceAddmm: `const aclTensor *selfRef`, 输入, "即公式中的输入self与out": the name and the
     # description both say the result is written there, the const and the table are the page's slips.

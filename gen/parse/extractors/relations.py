@@ -224,9 +224,23 @@ _MISMATCH = re.compile(r"不匹配|mismatch|(?:do|does)\s+not\s+match|don't\s+ma
 def _statements(condition: str, tensors: Sequence[str]) -> list[str]:
     """An error row's statements: "out的shape与self的shape不相同，sorter的shape与sortedSequence的shape不相同"
     (aclnnSearchSorted) states two relations of two tensors each, not one of four; a row whose
-    clauses name tensors more than once is read clause by clause."""
-    clauses = [c for c in re.split(r"[，,；;。]", condition) if len(names_in(c, tensors)) >= 2]
+    clauses name tensors more than once is read clause by clause, and so is a row one clause of
+    which relates tensors while another names a tensor of its own."""
+    parts = re.split(r"[，,；;。]", condition)
+    clauses = [c for c in parts if len(names_in(c, tensors)) >= 2]
+    # "gradOutput 与 out 的数据类型不一致，或 self 不为 uint8" (aclnnReluGradV4): the one clause
+    # relating tensors relates those it names, not the tensor another clause says something else
+    # of; "self，vec和out的数据类型不同" (aclnnMv) lists three names across a comma.
+    alone = [c for c in parts if len(names_in(c, tensors)) == 1]
+    if len(clauses) == 1 and alone and all(_says_more_than_names(c, tensors) for c in alone):
+        return clauses
     return clauses if len(clauses) > 1 else [condition]
+
+
+def _says_more_than_names(clause: str, tensors: Sequence[str]) -> bool:
+    for name in sorted(tensors, key=len, reverse=True):
+        clause = clause.replace(name, " ")
+    return re.fullmatch(r"[\s、和与及或以及and]*", clause) is None
 
 
 def _plain_shape_row(condition: str, names: Sequence[str]) -> bool:

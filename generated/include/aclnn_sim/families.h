@@ -146,12 +146,12 @@ struct SyncBatchNormFamily {
 // loss: pointwise losses reduced by `reduction` (0 none, 1 mean, 2 sum) and their backwards, the negative log likelihood and its backward, cross entropy with label smoothing and its gradient, the softmax and log_softmax backwards; computed in float (double for DOUBLE), sums accumulated in double.
 struct LossFamily {
   struct Op {
-    enum : int8_t { kMseLoss, kL1Loss, kSmoothL1Loss, kSoftMarginLoss, kBinaryCrossEntropy, kBinaryCrossEntropyWithLogits, kKlDiv, kMseLossBackward, kL1LossBackward, kSmoothL1LossBackward, kSoftMarginLossBackward, kBinaryCrossEntropyBackward, kBinaryCrossEntropyWithLogitsBackward, kKlDivBackward, kKlDivTargetBackward, kNllLoss, kNllLossBackward, kSoftmaxBackward, kLogSoftmaxBackward, kCrossEntropy, kCrossEntropyGrad };
+    enum : int8_t { kMseLoss, kL1Loss, kSmoothL1Loss, kSoftMarginLoss, kBinaryCrossEntropy, kBinaryCrossEntropyWithLogits, kKlDiv, kMseLossBackward, kL1LossBackward, kSmoothL1LossBackward, kSoftMarginLossBackward, kBinaryCrossEntropyBackward, kBinaryCrossEntropyWithLogitsBackward, kKlDivBackward, kKlDivTargetBackward, kNllLoss, kNllLossBackward, kSoftmaxBackward, kLogSoftmaxBackward, kCrossEntropy, kCrossEntropyGrad, kBinaryCrossEntropyWithLogitsTargetBackward, kHingeEmbeddingLoss, kGaussianNllLoss, kSoftmaxCrossEntropyWithLogits, kGaussianNllLossBackward };
   };
   struct Role {
-    enum : int8_t { kSelf, kTarget, kGradOutput, kWeight, kPosWeight, kReduction, kBeta, kLogTarget, kIgnoreIndex, kTotalWeight, kOutput, kDim, kOut, kLabelSmoothing, kZlossScale, kReturnZloss, kLogProb, kZloss, kLse };
+    enum : int8_t { kSelf, kTarget, kGradOutput, kWeight, kPosWeight, kReduction, kBeta, kLogTarget, kIgnoreIndex, kTotalWeight, kOutput, kDim, kOut, kLabelSmoothing, kZlossScale, kReturnZloss, kLogProb, kZloss, kLse, kMargin, kVar, kFull, kEps, kP, kBackprop, kGradVar };
   };
-  static constexpr const char* kOpNames[] = { "mse_loss", "l1_loss", "smooth_l1_loss", "soft_margin_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "mse_loss_backward", "l1_loss_backward", "smooth_l1_loss_backward", "soft_margin_loss_backward", "binary_cross_entropy_backward", "binary_cross_entropy_with_logits_backward", "kl_div_backward", "kl_div_target_backward", "nll_loss", "nll_loss_backward", "softmax_backward", "log_softmax_backward", "cross_entropy", "cross_entropy_grad" };
+  static constexpr const char* kOpNames[] = { "mse_loss", "l1_loss", "smooth_l1_loss", "soft_margin_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "mse_loss_backward", "l1_loss_backward", "smooth_l1_loss_backward", "soft_margin_loss_backward", "binary_cross_entropy_backward", "binary_cross_entropy_with_logits_backward", "kl_div_backward", "kl_div_target_backward", "nll_loss", "nll_loss_backward", "softmax_backward", "log_softmax_backward", "cross_entropy", "cross_entropy_grad", "binary_cross_entropy_with_logits_target_backward", "hinge_embedding_loss", "gaussian_nll_loss", "softmax_cross_entropy_with_logits", "gaussian_nll_loss_backward" };
 };
 
 // matmul: on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE and the integers (exact up to 2^53).
@@ -284,12 +284,12 @@ struct LinalgFamily {
 // activation: GLU, SwiGLU and GELU-mul (one half of the input along a dimension gating the other) and PReLU (a weight per channel), with their backwards; computed in float (double for DOUBLE), PReLU's weight gradient summed in double.
 struct ActivationFamily {
   struct Op {
-    enum : int8_t { kGlu, kGluBackward, kSwiglu, kSwigluGrad, kGeluMul, kPrelu, kPreluBackward, kLogSigmoid, kGeglu, kGegluBackward };
+    enum : int8_t { kGlu, kGluBackward, kSwiglu, kSwigluGrad, kGeluMul, kPrelu, kPreluBackward, kLogSigmoid, kGeglu, kGegluBackward, kClippedSwiglu, kClippedSwigluGrad, kSituGlu, kSituGluGrad, kFatreluMul, kSwigluGroup };
   };
   struct Role {
-    enum : int8_t { kSelf, kGradOut, kDim, kWeight, kApproximate, kOut, kGradWeight, kBuffer, kActivateLeft, kGelu, kOutGelu };
+    enum : int8_t { kSelf, kGradOut, kDim, kWeight, kApproximate, kOut, kGradWeight, kBuffer, kActivateLeft, kGelu, kOutGelu, kGroupIndex, kAlpha, kLimit, kBias, kInterleaved, kClampMode, kBeta, kLinearBeta };
   };
-  static constexpr const char* kOpNames[] = { "glu", "glu_backward", "swiglu", "swiglu_grad", "gelu_mul", "prelu", "prelu_backward", "log_sigmoid", "geglu", "geglu_backward" };
+  static constexpr const char* kOpNames[] = { "glu", "glu_backward", "swiglu", "swiglu_grad", "gelu_mul", "prelu", "prelu_backward", "log_sigmoid", "geglu", "geglu_backward", "clipped_swiglu", "clipped_swiglu_grad", "situ_glu", "situ_glu_grad", "fatrelu_mul", "swiglu_group" };
 };
 
 // embedding: embedding_dense_backward: out [num_weights, D] sums grad's rows by index (padding_idx's row left 0, each row scaled by its index's frequency with scale_grad_by_freq), in float (double for DOUBLE); embedding_renorm: the indexed rows of self renormalised in place (aten's embedding_renorm_).

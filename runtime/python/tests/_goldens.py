@@ -171,6 +171,25 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return x * cos + rotated * sin
 
     @staticmethod
+    def clipped_swiglu(x: Any, group_index: Any, dim: int, alpha: float, limit: float, bias: float,
+                       interleaved: bool) -> Any:
+        """aclnnClippedSwiglu's formula (torch_npu.npu_clipped_swiglu has no aten op): x viewed as
+        [pre, cut * after] (cut: dim's extent), halves A, B as its columns' even and odd ones
+        (interleaved) or first and second half, A.clamp(max=limit) * sigmoid(alpha * A.clamp(max=limit))
+        * (B.clamp(-limit, limit) + bias), 0 on the rows past sum(group_index); dim's extent halved.
+        Differentiable in x (the gradient's golden)."""
+        import torch
+
+        d = dim % x.dim()
+        rows = x.reshape(math.prod(x.shape[:d]), -1)
+        a, b = (rows[:, ::2], rows[:, 1::2]) if interleaved else rows.chunk(2, 1)
+        a = a.clamp(max=limit)
+        y = a * torch.sigmoid(alpha * a) * (b.clamp(-limit, limit) + bias)
+        if group_index is not None:
+            y = torch.where((torch.arange(y.shape[0]) < int(group_index.sum()))[:, None], y, torch.zeros_like(y))
+        return y.reshape(tuple(x.shape[:d]) + (x.shape[d] // 2,) + tuple(x.shape[d + 1:]))
+
+    @staticmethod
     def flash_attention(query: Any, key: Any, value: Any, head_num: int, layout: str, scale: float,
                         **options: Any) -> Any:
         """aclnnFlashAttentionScore's outputs (softmaxMax, softmaxSum, attentionOut: softmaxOut, which

@@ -18,6 +18,21 @@
 //                   dimension 1 (a weight of one element serves every element)
 //   prelu_backward  grad_input = x > 0 ? g : weight[c] * g (g broadcast to x's shape), and
 //                   grad_weight[c] = the sum of g * x where x <= 0, accumulated in double
+//   clipped_swiglu  A.clamp(max=limit) * sigmoid(alpha * A.clamp(max=limit)) * (B.clamp(-limit, limit) + bias),
+//                   A and B the halves along dim (interleaved: the even and odd elements of each row of
+//                   self viewed as [pre, cut * after], dim's extent cut); with group_index only the first
+//                   sum(group_index) rows of pre are computed, the others written 0 (the forward's page
+//                   leaves them undefined, the gradient's page zeroes them); clamp_mode 0 only
+//   swiglu_group    clipped_swiglu along the last dimension with alpha 1, bias 0, the clamps only when
+//                   limit (clampLimit) is positive, times the token's weight (one per row of pre)
+//   clipped_swiglu_grad  autograd's gradient of clipped_swiglu (the page's masks of the clamps),
+//                   zero on the rows past the groups' sum
+//   fatrelu_mul     (a < threshold ? 0 : a) * b along the last dimension, threshold (the weight role)
+//                   one element
+//   situ_glu        beta * tanh(gate / beta) * sigmoid(gate) * up', gate the left half with activate_left
+//                   (else the right), up the other, up' = linear_beta * tanh(up / linear_beta) when
+//                   linear_beta > 0, else up
+//   situ_glu_grad   its gradient by the page's product rule
 //   log_sigmoid     min(x, 0) - log1p(exp(-|x|)) (aten's form, no overflow); aclnnLogSigmoidForward's
 //                   buffer output, which its page says is unused ("暂无用"), gets what aten's CPU
 //                   log_sigmoid_forward leaves there, exp(-|x|), when it has self's shape, and is
@@ -34,6 +49,7 @@
 
 #include "common/dtypes.h"
 #include "opapi/families/family.h"
+#include "opapi/families/views.h"
 #include "opapi/thread_pool.h"
 
 namespace aclsim {
@@ -41,7 +57,7 @@ namespace {
 
 using F = ActivationFamily;
 
-enum Slot { kSelf, kGrad, kWeight, kOut, kGradWeight, kBuffer, kGelu, kOutGelu, kSlots };
+enum Slot { kSelf, kGrad, kWeight, kOut, kGradWeight, kBuffer, kGelu, kOutGelu, kGroupIndex, kSlots };
 
 constexpr int64_t kGrain = 1 << 14;  // elements per parallel task at least
 
@@ -93,6 +109,12 @@ class ActivationWork final : public FamilyWork {
   bool tanh = false;
   bool left = true;     // geglu: the left half is activated
   bool buffer = false;  // log_sigmoid: a buffer of self's shape to write
+  // clipped_swiglu: its numbers, and the halves as even and odd elements of each row.
+  double alpha = 1.702, limit = 7, bias = 1;
+  bool interleaved = false;
+  bool has_groups = false;
+  bool has_weight = false;  // swiglu_group: a weight per token
+  double beta = 1, linear_beta = 0;  // situ_glu
 
  private:
   aclnnStatus Compute() override {
@@ -103,6 +125,8 @@ class ActivationWork final : public FamilyWork {
         LogSigmoid<T>();
       } else if (op_ == F::Op::kPrelu || op_ == F::Op::kPreluBackward) {
         Prelu<T>();
+      } else if (op_ == F::Op::kClippedSwiglu || op_ == F::Op::kClippedSwigluGrad || op_ == F::Op::kSwigluGroup) {
+        ClippedSwiglu<T>();
       } else {
         Split<T>();
       }
@@ -110,9 +134,57 @@ class ActivationWork final : public FamilyWork {
     return ACLNN_SUCCESS;
   }
 
+  // The rows of pre (outer) the groups cover: all of them without group_index.
+  int64_t ValidRows() const {
+    if (!has_groups) return outer;
+    const TensorRef& groups = tensor(kGroupIndex);
+    const int64_t* counts = IndexValues(groups, 5);
+    int64_t sum = 0;
+    for (int64_t g = 0, n = groups.numel(); g < n; ++g) sum += counts[g];
+    return std::max<int64_t>(0, std::min(sum, outer));
+  }
+
+  template <typename T>
+  void ClippedSwiglu() {
+    const bool backward = op_ == F::Op::kClippedSwigluGrad;
+    const T* x = static_cast<const T*>(ContiguousAs(tensor(kSelf), type, 0));
+    const T* w = has_weight ? static_cast<const T*>(ContiguousAs(tensor(kWeight), type, 3)) : nullptr;
+    const T* g = backward ? static_cast<const T*>(ContiguousAs(tensor(kGrad), type, 1)) : nullptr;
+    const TensorRef& out = tensor(kOut);
+    T* y = static_cast<T*>(Scratch(2, static_cast<size_t>(out.numel()) * sizeof(T)));
+    const int64_t row = half * inner;  // elements of one half of a row
+    const int64_t valid = ValidRows() * row;
+    const T a_ = static_cast<T>(alpha), l = static_cast<T>(limit), b_ = static_cast<T>(bias);
+    Spread(outer * row, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const int64_t p = i / row, j = i % row;
+        const int64_t ia = p * 2 * row + (interleaved ? 2 * j : j), ib = ia + (interleaved ? 1 : row);
+        if (i >= valid) {
+          if (backward) {
+            y[ia] = y[ib] = T(0);
+          } else {
+            y[i] = T(0);
+          }
+          continue;
+        }
+        const T a = x[ia] > l ? l : x[ia];  // clamp(max=limit): a NaN stays NaN
+        const T b = x[ib] > l ? l : x[ib] < -l ? -l : x[ib];
+        const T s = T(1) / (T(1) + std::exp(-a_ * a));
+        if (!backward) {
+          y[i] = w ? a * s * (b + b_) * w[p] : a * s * (b + b_);
+          continue;
+        }
+        y[ia] = x[ia] <= l ? g[i] * (b + b_) * s * (T(1) + a_ * a * (T(1) - s)) : T(0);
+        y[ib] = -l <= x[ib] && x[ib] <= l ? g[i] * a * s : T(0);
+      }
+    });
+    ScatterFrom(y, type, out);
+  }
+
   template <typename T>
   void Split() {
-    const bool backward = op_ == F::Op::kGluBackward || op_ == F::Op::kSwigluGrad || op_ == F::Op::kGegluBackward;
+    const bool backward = op_ == F::Op::kGluBackward || op_ == F::Op::kSwigluGrad || op_ == F::Op::kGegluBackward ||
+                          op_ == F::Op::kSituGluGrad;
     const T* x = static_cast<const T*>(ContiguousAs(tensor(kSelf), type, 0));
     const T* g = backward ? static_cast<const T*>(ContiguousAs(tensor(kGrad), type, 1)) : nullptr;
     const TensorRef& out = tensor(kOut);
@@ -120,6 +192,7 @@ class ActivationWork final : public FamilyWork {
     const bool geglu = op_ == F::Op::kGeglu;
     T* y_gelu = geglu ? static_cast<T*>(Scratch(3, static_cast<size_t>(out.numel()) * sizeof(T))) : nullptr;
     const T* gelu = op_ == F::Op::kGegluBackward ? static_cast<const T*>(ContiguousAs(tensor(kGelu), type, 4)) : nullptr;
+    const T threshold = op_ == F::Op::kFatreluMul ? *static_cast<const T*>(ContiguousAs(tensor(kWeight), type, 5)) : T(0);
     const int64_t halves = outer * half * inner;  // elements of one half (and of the gradient)
     Spread(halves, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
@@ -130,6 +203,7 @@ class ActivationWork final : public FamilyWork {
           case F::Op::kGlu: y[i] = a * Sigmoid(b); break;
           case F::Op::kSwiglu: y[i] = a / (T(1) + std::exp(-a)) * b; break;
           case F::Op::kGeluMul: y[i] = Gelu(a, tanh) * b; break;
+          case F::Op::kFatreluMul: y[i] = (a < threshold ? T(0) : a) * b; break;
           case F::Op::kGeglu: {
             const T activated = Gelu(left ? a : b, tanh);
             y_gelu[i] = activated;
@@ -140,6 +214,20 @@ class ActivationWork final : public FamilyWork {
             const int64_t ix = left ? ia : ib, iy = left ? ib : ia;
             y[ix] = g[i] * x[iy] * GeluGrad(x[ix], tanh);
             y[iy] = g[i] * gelu[i];
+            break;
+          }
+          case F::Op::kSituGlu: case F::Op::kSituGluGrad: {
+            const int64_t ig = left ? ia : ib, iu = left ? ib : ia;
+            const T bt = static_cast<T>(beta), lb = static_cast<T>(linear_beta);
+            const T t = std::tanh(x[ig] / bt), sg = Sigmoid(x[ig]), situ = bt * t * sg;
+            const T tu = linear_beta > 0 ? std::tanh(x[iu] / lb) : T(0);
+            const T up = linear_beta > 0 ? lb * tu : x[iu];
+            if (op_ == F::Op::kSituGlu) {
+              y[i] = situ * up;
+              break;
+            }
+            y[ig] = g[i] * up * sg * ((T(1) - t * t) + bt * t * (T(1) - sg));
+            y[iu] = linear_beta > 0 ? g[i] * situ * (T(1) - tu * tu) : g[i] * situ;
             break;
           }
           case F::Op::kGluBackward: {
@@ -236,8 +324,9 @@ aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorW
   const TensorDesc* grad_weight = RoleTensor(call, family, F::Role::kGradWeight);
   const bool prelu = op == F::Op::kPrelu || op == F::Op::kPreluBackward;
   const bool backward = op == F::Op::kGluBackward || op == F::Op::kSwigluGrad || op == F::Op::kPreluBackward ||
-                        op == F::Op::kGegluBackward;
-  if (!self || !out || (backward && !grad) || (prelu && !weight) || (op == F::Op::kPreluBackward && !grad_weight)) {
+                        op == F::Op::kGegluBackward || op == F::Op::kClippedSwigluGrad || op == F::Op::kSituGluGrad;
+  if (!self || !out || (backward && !grad) || ((prelu || op == F::Op::kFatreluMul) && !weight) ||
+      (op == F::Op::kPreluBackward && !grad_weight)) {
     return Decline(call, work, "without its tensors");
   }
   if (self->view.size() > 16) return Decline(call, work, "over 16 dimensions");
@@ -320,8 +409,48 @@ aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorW
     made->tanh = approximate == 1;
     made->left = RoleBool(call, family, F::Role::kActivateLeft, false);
   }
+  const bool grouped = op == F::Op::kClippedSwiglu || op == F::Op::kClippedSwigluGrad || op == F::Op::kSwigluGroup;
+  if (op == F::Op::kSwigluGroup) {
+    const double limit = RoleNumber(call, family, F::Role::kLimit, -1, 0.0);
+    made->alpha = 1;
+    made->bias = 0;
+    made->limit = limit > 0 ? limit : INFINITY;  // "当clampLimit大于0时，先对A、B进行截断"
+  } else if (grouped) {
+    made->alpha = RoleNumber(call, family, F::Role::kAlpha, -1, 1.702);
+    made->limit = RoleNumber(call, family, F::Role::kLimit, -1, 7.0);
+    made->bias = RoleNumber(call, family, F::Role::kBias, -1, 1.0);
+    made->interleaved = RoleBool(call, family, F::Role::kInterleaved, false);
+    // aclnnClippedSwigluV2's clampMode 1 moves the clamp after the SiLU (without alpha and bias,
+    // as its formula reads): not modelled.
+    const int64_t clamp_mode = RoleInt(call, family, F::Role::kClampMode, 0);
+    if (clamp_mode != 0) {
+      return reject(F::Role::kClampMode, std::to_string(clamp_mode) +
+                                             " is not a mode the simulator models (only 0: the clamps before the SiLU)");
+    }
+  }
+  if (grouped) {
+    if (const TensorDesc* groups = RoleTensor(call, family, F::Role::kGroupIndex)) {
+      if (groups->dtype != ACL_INT64 && groups->dtype != ACL_INT32) {
+        return reject(F::Role::kGroupIndex, std::string("dtype ") + DTypeName(groups->dtype) + " is not an integer one");
+      }
+      made->tensor(kGroupIndex).Set(RoleName(call, family, F::Role::kGroupIndex), *groups);
+      made->has_groups = true;
+    }
+  }
+  if (op == F::Op::kFatreluMul) {
+    int64_t numel_w = 1;
+    for (int64_t e : weight->view) numel_w *= e;
+    if (numel_w != 1) return reject(F::Role::kWeight, "has " + std::to_string(numel_w) + " elements, not one");
+    made->tensor(kWeight).Set(RoleName(call, family, F::Role::kWeight), *weight);
+  }
+  if (op == F::Op::kSituGlu || op == F::Op::kSituGluGrad) {
+    made->beta = RoleNumber(call, family, F::Role::kBeta, -1, 1.0);
+    made->linear_beta = RoleNumber(call, family, F::Role::kLinearBeta, -1, 0.0);
+    made->left = RoleBool(call, family, F::Role::kActivateLeft, true);
+  }
   if (rank == 0) return reject(F::Role::kSelf, "must have at least one dimension");
-  const int64_t dim = op == F::Op::kGeluMul ? -1 : RoleInt(call, family, F::Role::kDim, -1);
+  const bool last = op == F::Op::kGeluMul || op == F::Op::kFatreluMul || op == F::Op::kSwigluGroup;
+  const int64_t dim = last ? -1 : RoleInt(call, family, F::Role::kDim, -1);
   int64_t wrapped;
   if (!WrapDim(dim, rank, &wrapped)) {
     return reject(F::Role::kDim, "dimension " + std::to_string(dim) + " is out of range for a tensor of rank " +
@@ -337,6 +466,16 @@ aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorW
   for (int64_t d = 0; d < rank; ++d) {
     if (d < wrapped) made->outer *= self->view[d];
     if (d > wrapped) made->inner *= self->view[d];
+  }
+  if (op == F::Op::kSwigluGroup && weight) {
+    int64_t numel_w = 1;
+    for (int64_t e : weight->view) numel_w *= e;
+    if (numel_w != made->outer) {
+      return reject(F::Role::kWeight, "has " + std::to_string(numel_w) + " elements, not one per token (" +
+                                          std::to_string(made->outer) + ")");
+    }
+    made->tensor(kWeight).Set(RoleName(call, family, F::Role::kWeight), *weight);  // read in row-major order
+    made->has_weight = true;
   }
   if (op == F::Op::kGeglu) {
     if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOutGelu, *gelu, halved, "self's halved shape", kOutGelu)) {

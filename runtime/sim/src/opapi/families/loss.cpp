@@ -15,6 +15,8 @@
 // kernel does. cross_entropy is log_softmax and that likelihood with aten's label smoothing (its
 // logProbOut kept for the gradient, which reads it). The softmax backwards compute along `dim`, from the forward's output:
 // softmax: out = output * (grad - sum(grad * output)); log_softmax: out = grad - exp(output) * sum(grad).
+// softmax_cross_entropy_with_logits: per row of self [N, C] against soft labels (target [N, C]),
+// loss = -sum(target * log_softmax(self)) and backprop = softmax(self) - target.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -32,7 +34,7 @@ namespace {
 
 using F = LossFamily;
 
-enum Slot { kSelf, kTarget, kGrad, kWeight, kPosWeight, kTotalWeight, kOutput, kOut, kTotalOut, kZloss, kLse, kSlots };
+enum Slot { kSelf, kTarget, kGrad, kWeight, kPosWeight, kTotalWeight, kOutput, kOut, kTotalOut, kZloss, kLse, kGradVar, kSlots };
 
 enum Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2, kBatchMean = 3 };
 
@@ -44,6 +46,7 @@ bool IsBackward(int op) {
     case F::Op::kMseLossBackward: case F::Op::kL1LossBackward: case F::Op::kSmoothL1LossBackward:
     case F::Op::kSoftMarginLossBackward: case F::Op::kBinaryCrossEntropyBackward:
     case F::Op::kBinaryCrossEntropyWithLogitsBackward: case F::Op::kKlDivBackward: case F::Op::kKlDivTargetBackward:
+    case F::Op::kBinaryCrossEntropyWithLogitsTargetBackward: case F::Op::kGaussianNllLossBackward:
       return true;
     default:
       return false;
@@ -60,10 +63,17 @@ bool IsCrossEntropy(int op) { return op == F::Op::kCrossEntropy || op == F::Op::
 template <typename T>
 T Sign(T d) { return d > 0 ? T(1) : d < 0 ? T(-1) : d == d ? d : T(0); }
 
+// log(1 + exp(-x)) without overflow, as aten's binary_cross_entropy_with_logits writes it.
+template <typename T>
+T SoftplusOfNegative(T x) { return std::log1p(std::exp(-std::fabs(x))) + std::max(-x, T(0)); }
+
 // One element's loss, as aten's CPU kernels write it (log terms of BCE clamped at -100).
 struct Params {
   double beta = 1;
   bool log_target = false;
+  double margin = 1;  // hinge_embedding_loss
+  double eps = 1e-6;  // gaussian_nll_loss: the variance's floor
+  bool full = false;  // gaussian_nll_loss: with the constant 0.5 * log(2 pi)
 };
 
 // In the compute type T (float for FLOAT, FLOAT16 and BFLOAT16), as aten's kernels compute in
@@ -83,7 +93,18 @@ T Loss(int op, T x, T y, T w, T pw, const Params& p) {
       return -w * (y * std::max<T>(std::log(x), T(-100)) + (1 - y) * std::max<T>(std::log1p(-x), T(-100)));
     case F::Op::kBinaryCrossEntropyWithLogits: {
       const T log_weight = (pw - 1) * y + 1;
-      return w * ((1 - y) * x + log_weight * (std::log1p(std::exp(-std::fabs(x))) + std::max(-x, T(0))));
+      return w * ((1 - y) * x + log_weight * SoftplusOfNegative(x));
+    }
+    // aten's: margin - x clamped at 0 where target is not 1, plus x where it is not -1.
+    case F::Op::kHingeEmbeddingLoss: {
+      const T gap = static_cast<T>(p.margin) - x;
+      return (y != 1 ? (gap < 0 ? T(0) : gap) : T(0)) + (y != -1 ? x : T(0));
+    }
+    // w plays the variance (its slot), floored at eps as F.gaussian_nll_loss clamps it.
+    case F::Op::kGaussianNllLoss: {
+      const T v = std::max(w, static_cast<T>(p.eps));
+      const T l = T(0.5) * (std::log(v) + (x - y) * (x - y) / v);
+      return p.full ? l + T(0.91893853320467274178) : l;  // 0.5 * log(2 pi)
     }
     case F::Op::kKlDiv:
       if (p.log_target) return std::exp(y) * (y - x);
@@ -114,6 +135,10 @@ T Derivative(int op, T x, T y, T w, T pw, const Params& p) {
       const T t = pw * y;
       return w * ((t + 1 - y) * (1 / (1 + std::exp(-x))) - t);
     }
+    // With respect to the input, w the variance: (x - y) / max(var, eps).
+    case F::Op::kGaussianNllLossBackward: return (x - y) / std::max(w, static_cast<T>(p.eps));
+    // With respect to the target: w * ((pw - 1) * log(1 + exp(-x)) - x).
+    case F::Op::kBinaryCrossEntropyWithLogitsTargetBackward: return w * ((pw - 1) * SoftplusOfNegative(x) - x);
     case F::Op::kKlDivBackward: return p.log_target ? -std::exp(y) : -y;
     // With respect to the target (the page's formula: log(target) - self + 1, -inf at target 0).
     case F::Op::kKlDivTargetBackward: return p.log_target ? std::exp(y) * (y - x + 1) : std::log(y) - x + 1;
@@ -185,6 +210,8 @@ class LossWork final : public FamilyWork {
         status = CrossEntropy<T>();
       } else if (op_ == F::Op::kCrossEntropyGrad) {
         status = CrossEntropyGrad<T>();
+      } else if (op_ == F::Op::kSoftmaxCrossEntropyWithLogits) {
+        SoftLabels<T>();
       } else if (IsBackward(op_)) {
         PointwiseBackward<T>();
       } else {
@@ -244,6 +271,37 @@ class LossWork final : public FamilyWork {
       out[i] = Derivative<T>(op_, x[i], y[i], w ? w[i] : T(1), pw ? pw[i] : T(1), params) * g[i] * scale;
     });
     ScatterFrom(out, type, tensor(kOut));
+    if (op_ == F::Op::kGaussianNllLossBackward) VarGradient<T>(g, x, y, w, scale);
+  }
+
+  // The Gaussian NLL's gradient with respect to var, 0.5 * (1 / v - (x - y)^2 / v^2) * grad,
+  // v = max(var, eps) (the clamp passes the gradient through, as F.gaussian_nll_loss's in-place
+  // clamp under no_grad does), summed in double over the dimensions var was broadcast along.
+  template <typename T>
+  void VarGradient(const T* g, const T* x, const T* y, const T* w, T scale) {
+    const TensorRef& var = tensor(kWeight);  // its view as phase 1 kept it (the missing last dimension added)
+    int64_t count = 1;
+    for (int64_t d : var.shape) count *= d;
+    double* sums = static_cast<double*>(Scratch(6, static_cast<size_t>(count) * sizeof(double)));
+    std::fill(sums, sums + count, 0.0);
+    // var's element of each broadcast position: its row-major index with var's broadcast strides.
+    Dims strides(shape.size(), 0);
+    for (int64_t d = var.rank() - 1, stride = 1, k = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d, --k) {
+      if (var.shape[d] != 1) strides[k] = stride;
+      stride *= var.shape[d];
+    }
+    for (int64_t i = 0, n = Count(); i < n; ++i) {
+      int64_t at = 0;
+      for (int64_t k = static_cast<int64_t>(shape.size()) - 1, rest = i; k >= 0; --k) {
+        at += (rest % shape[k]) * strides[k];
+        rest /= shape[k];
+      }
+      const T v = std::max(w[i], static_cast<T>(params.eps)), d = x[i] - y[i];
+      sums[at] += double(T(0.5) * (T(1) / v - d * d / (v * v)) * g[i] * scale);
+    }
+    T* out = static_cast<T*>(Scratch(7, static_cast<size_t>(count) * sizeof(T)));
+    for (int64_t e = 0; e < count; ++e) out[e] = static_cast<T>(sums[e]);
+    ScatterFrom(out, type, tensor(kGradVar));
   }
 
   // self viewed as [samples, C] (the class dimension last) and the targets, one per sample.
@@ -482,6 +540,32 @@ class LossWork final : public FamilyWork {
     return ACLNN_SUCCESS;
   }
 
+  // Each row's log-sum-exp in double, the loss summed in double, both rounded once to T.
+  template <typename T>
+  void SoftLabels() {
+    const TensorRef& self = tensor(kSelf);
+    const int64_t samples = self.shape[0], classes = self.shape[1];
+    const T* x = static_cast<const T*>(ContiguousAs(self, type, 0));
+    const T* y = static_cast<const T*>(ContiguousAs(tensor(kTarget), type, 1));
+    T* loss = static_cast<T*>(Scratch(2, static_cast<size_t>(samples) * sizeof(T)));
+    T* back = static_cast<T*>(Scratch(3, static_cast<size_t>(samples * classes) * sizeof(T)));
+    ForEach(samples, [&](int64_t n) {
+      const T* row = x + n * classes;
+      const T* label = y + n * classes;
+      double m = -INFINITY, sum = 0, l = 0;
+      for (int64_t c = 0; c < classes; ++c) m = (row[c] > m || row[c] != row[c]) ? double(row[c]) : m;
+      for (int64_t c = 0; c < classes; ++c) sum += std::exp(double(row[c]) - m);
+      const double lse = m + std::log(sum);
+      for (int64_t c = 0; c < classes; ++c) {
+        l -= double(label[c]) * (double(row[c]) - lse);
+        back[n * classes + c] = static_cast<T>(std::exp(double(row[c]) - lse) - double(label[c]));
+      }
+      loss[n] = static_cast<T>(l);
+    });
+    ScatterFrom(loss, type, tensor(kOut));
+    ScatterFrom(back, type, tensor(kOutput));
+  }
+
   // Lines of `length` elements `inner` apart in contiguous buffers.
   template <typename T>
   void SoftmaxBackward() {
@@ -549,6 +633,11 @@ struct Planning {
   // `role`'s tensor broadcast into `shape` (which grows to the broadcast of both).
   aclnnStatus Join(int role, int slot, Dims* shape) const {
     if (!Keep(role, slot)) return ACLNN_SUCCESS;
+    return Broadcast(role, slot, shape);
+  }
+
+  // The tensor kept in `slot` broadcast into `shape`.
+  aclnnStatus Broadcast(int role, int slot, Dims* shape) const {
     Dims joined;
     if (!aclnn_bindgen::BroadcastShapes(*shape, work->tensor(slot).shape, &joined)) {
       return Reject(role, "shape " + DimsText(work->tensor(slot).shape) + " does not broadcast with " +
@@ -558,7 +647,24 @@ struct Planning {
     return ACLNN_SUCCESS;
   }
 
+  // A string reduction ("none", "mean", "sum"; a null pointer: "mean"), else null.
+  aclnnStatus NamedReduction(bool* named) const {
+    const int index = family.roles[F::Role::kReduction];
+    *named = index >= 0 && call.spec.params[index].kind == ParamKind::kString;
+    if (!*named) return ACLNN_SUCCESS;
+    const char* given = static_cast<const char*>(call.args[index].pointer);
+    const std::string name = given ? given : "mean";
+    if (name != "mean" && name != "sum" && name != "none") {
+      return Reject(F::Role::kReduction, "\"" + name + "\" is not one of \"mean\", \"sum\", \"none\"");
+    }
+    work->reduction = name == "mean" ? kMean : name == "sum" ? kSum : kNone;
+    return ACLNN_SUCCESS;
+  }
+
   aclnnStatus Reduction(int op) const {
+    bool named;
+    if (aclnnStatus s = NamedReduction(&named)) return s;
+    if (named) return ACLNN_SUCCESS;
     const int64_t r = RoleInt(call, family, F::Role::kReduction, kMean);
     const int64_t last = IsKlDiv(op) ? kBatchMean : kSum;
     if (r < kNone || r > last) {
@@ -575,14 +681,46 @@ aclnnStatus PlanPointwise(const Planning& p, int op, const TensorDesc& out) {
   if (aclnnStatus s = p.Reduction(op)) return s;
   made->params.beta = RoleNumber(p.call, p.family, F::Role::kBeta, -1, 1.0);
   made->params.log_target = RoleBool(p.call, p.family, F::Role::kLogTarget, false);
+  made->params.margin = RoleNumber(p.call, p.family, F::Role::kMargin, -1, 1.0);
+  made->params.eps = RoleNumber(p.call, p.family, F::Role::kEps, -1, 1e-6);
+  made->params.full = RoleBool(p.call, p.family, F::Role::kFull, false);
   if (made->params.beta < 0) return p.Reject(F::Role::kBeta, "must not be negative");
+  // LpLoss: "当前仅支持p=1", the L1 loss.
+  if (RoleParam(p.call, p.family, F::Role::kP) && RoleInt(p.call, p.family, F::Role::kP, 1) != 1) {
+    return p.Reject(F::Role::kP, std::to_string(RoleInt(p.call, p.family, F::Role::kP, 1)) +
+                                     " is not a norm the simulator models (only p = 1, the page's)");
+  }
+  const bool gaussian = op == F::Op::kGaussianNllLoss || op == F::Op::kGaussianNllLossBackward;
+  if (gaussian && !(made->params.eps > 0)) return p.Reject(F::Role::kEps, "must be positive");
   Dims shape = made->tensor(kSelf).shape;
   for (auto [role, slot] : {std::pair<int, int>{F::Role::kTarget, kTarget}, {F::Role::kWeight, kWeight},
                             {F::Role::kPosWeight, kPosWeight}, {F::Role::kGradOutput, kGrad}}) {
     if (aclnnStatus s = p.Join(role, slot, &shape)) return s;
   }
   if (!made->has(kTarget)) return p.Reject(F::Role::kTarget, "is required");
+  // The variance of the Gaussian NLL takes the weight's slot (the loss reads it there). One of
+  // input's shape without its last dimension ("少最后一维") is one per row: F.gaussian_nll_loss
+  // unsqueezes it there, where broadcasting would align it with the wrong dimensions.
+  if (p.Keep(F::Role::kVar, kWeight)) {
+    TensorRef& var = made->tensor(kWeight);
+    const Dims& input = made->tensor(kSelf).shape;
+    if (var.rank() + 1 == static_cast<int64_t>(input.size()) && std::equal(var.shape.begin(), var.shape.end(), input.begin())) {
+      var.shape.push_back(1);
+      var.strides.push_back(1);
+    }
+    if (aclnnStatus s = p.Broadcast(F::Role::kVar, kWeight, &shape)) return s;
+  } else if (gaussian) {
+    return p.Reject(F::Role::kVar, "is required");
+  }
   made->shape = shape;
+  if (op == F::Op::kGaussianNllLossBackward) {
+    const TensorDesc* grad_var = RoleTensor(p.call, p.family, F::Role::kGradVar);
+    if (!grad_var) return p.Reject(F::Role::kGradVar, "is required");
+    const TensorDesc* var = RoleTensor(p.call, p.family, F::Role::kVar);
+    if (aclnnStatus s = made->KeepOutput(p.call, p.family, F::Role::kGradVar, *grad_var, var->view, "var's shape", kGradVar)) {
+      return s;
+    }
+  }
   const bool reduced = !IsBackward(op) && made->reduction != kNone;
   return made->KeepOutput(p.call, p.family, F::Role::kOut, out, reduced ? Dims{} : shape,
                           reduced ? "one value (the reduced loss)" : "the inputs' broadcast shape", kOut, reduced);
@@ -638,15 +776,9 @@ aclnnStatus PlanCrossEntropy(const Planning& p, int op, const TensorDesc& out) {
   LossWork* made = p.work;
   const Call& call = p.call;
   const FamilySpec& family = p.family;
-  const int index = family.roles[F::Role::kReduction];
-  const char* reduction = index >= 0 && call.spec.params[index].kind == ParamKind::kString
-                              ? static_cast<const char*>(call.args[index].pointer)
-                              : nullptr;
-  const std::string name = reduction ? reduction : "mean";
-  if (name != "mean" && name != "sum" && name != "none") {
-    return p.Reject(F::Role::kReduction, "\"" + name + "\" is not one of \"mean\", \"sum\", \"none\"");
-  }
-  made->reduction = name == "mean" ? kMean : name == "sum" ? kSum : kNone;
+  bool named;
+  if (aclnnStatus s = p.NamedReduction(&named)) return s;
+  if (!named) made->reduction = kMean;
   made->ignore_index = RoleInt(call, family, F::Role::kIgnoreIndex, -100);
   made->label_smoothing = RoleNumber(call, family, F::Role::kLabelSmoothing, -1, 0.0);
   if (!(made->label_smoothing >= 0 && made->label_smoothing <= 1)) {
@@ -697,6 +829,21 @@ aclnnStatus PlanCrossEntropy(const Planning& p, int op, const TensorDesc& out) {
   return ACLNN_SUCCESS;
 }
 
+aclnnStatus PlanSoftLabels(const Planning& p, const TensorDesc& out) {
+  LossWork* made = p.work;
+  const TensorRef& self = made->tensor(kSelf);
+  if (self.rank() != 2) return p.Reject(F::Role::kSelf, "shape " + DimsText(self.shape) + " is not [N, C]");
+  if (!p.Keep(F::Role::kTarget, kTarget) || made->tensor(kTarget).shape != self.shape) {
+    return p.Reject(F::Role::kTarget, "must have self's shape " + DimsText(self.shape));
+  }
+  if (aclnnStatus s = made->KeepOutput(p.call, p.family, F::Role::kOut, out, Dims{self.shape[0]}, "[N]", kOut)) {
+    return s;
+  }
+  const TensorDesc* backprop = RoleTensor(p.call, p.family, F::Role::kBackprop);
+  if (!backprop) return p.Reject(F::Role::kBackprop, "is required");
+  return made->KeepOutput(p.call, p.family, F::Role::kBackprop, *backprop, self.shape, "self's shape", kOutput);
+}
+
 aclnnStatus PlanSoftmaxBackward(const Planning& p, const TensorDesc& out) {
   LossWork* made = p.work;
   const TensorRef& grad = made->tensor(kSelf);
@@ -740,6 +887,8 @@ aclnnStatus PlanLoss(const Call& call, const FamilySpec& family, ExecutorWork** 
     status = PlanNll(planning, op, *found.out);
   } else if (IsCrossEntropy(op)) {
     status = PlanCrossEntropy(planning, op, *found.out);
+  } else if (op == F::Op::kSoftmaxCrossEntropyWithLogits) {
+    status = PlanSoftLabels(planning, *found.out);
   } else {
     status = PlanPointwise(planning, op, *found.out);
   }
