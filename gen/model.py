@@ -286,8 +286,10 @@ def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tu
     nullable = set(semantics.client_optional)
     ranks = {r.param: tuple(r.value) for r in semantics.client_ranks}
     names = {p.name for p in api.params if p.kind is ParamKind.TENSOR}
+    # A framework may pass NULL for any pointer (op-plugin's nullptr outputMask, an aclBoolArray).
+    pointers = {p.name for p in api.params if p.kind is not None and p.kind.is_pointer}
     for key, named in (("client_dtypes", widened), ("client_optional", nullable), ("client_ranks", ranks)):
-        for name in sorted(set(named) - names):
+        for name in sorted(set(named) - (pointers if key == "client_optional" else names)):
             notes.append(Diagnostic(Level.ERROR, line, "client-dtypes", f"{api.name}: {key} names {name}, "
                                                                         "which is not a tensor parameter of the page"))
             if isinstance(named, set):
