@@ -252,6 +252,8 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
 
         if num_layers < 1:  # the pages' numLayers > 0: no gradients to give
             exact.refused(f"numLayers {num_layers} is not positive")
+        if kind == "gru" and hx[0].dim() == 2:  # one [B, H] state per unit (aclnnGRUBackward's example)
+            hx = [torch.stack(list(hx))]
         d, per = 2 if bidirectional else 1, 4 if has_bias else 2
         x0 = input.transpose(0, 1) if batch_first else input
         grad_y = dy.transpose(0, 1) if batch_first else dy

@@ -106,6 +106,7 @@ class RnnWork : public FamilyWork {
 
   Geometry g;
   int params_at = 0, hx_at = -1, saved_at[kMaxSaved] = {-1, -1, -1, -1, -1, -1, -1};
+  bool hx_per_unit = false;  // hx a list of one [B, H] state per unit (aclnnGRUBackward's example)
   int sequence_at = 0, state_at = 0, cell_at = -1;  // output, hy, cy; dxOut, dhPrevOut, dcPrevOut
   int dy_at = 0, dh_at = 0, dc_at = -1, dparams_at = 0;
 
@@ -124,6 +125,7 @@ class RnnWork : public FamilyWork {
   std::vector<float> Initial(int member, int64_t unit) const {
     std::vector<float> out(static_cast<size_t>(g.state()), 0.0f);
     if (hx_at < 0) return out;
+    if (hx_per_unit) return Load(tensor(hx_at + static_cast<int>(unit)));
     const std::vector<float> all = Load(tensor(hx_at + member));
     std::copy(all.begin() + unit * g.state(), all.begin() + (unit + 1) * g.state(), out.begin());
     return out;
@@ -468,6 +470,12 @@ class Planner {
                                      "[D * num_layers, batch, hidden]", next, &work->hx_at)) {
         return s;
       }
+    } else if (!g.lstm && hx && !hx->empty() && hx->front().view.size() == 2) {
+      // aclnnGRUBackward's example passes one [B, H] state per unit where its table gives one
+      // [D * num_layers, B, H] tensor: the same states, either way.
+      work->hx_per_unit = true;
+      const std::vector<Dims> states(static_cast<size_t>(g.units()), Dims{g.batch, g.hidden});
+      if (aclnnStatus s = KeepList(work, F::Role::kHx, states, input->dtype, false, next, &work->hx_at)) return s;
     } else if (hx_required || (hx && !hx->empty())) {
       const std::vector<Dims> states(g.lstm ? 2 : 1, g.states_shape());
       if (aclnnStatus s = KeepList(work, F::Role::kHx, states, input->dtype, false, next, &work->hx_at)) return s;
@@ -522,8 +530,10 @@ aclnnStatus Plan(const Planner& planner, const Geometry& g, bool backward, const
       }
     }
   }
-  // input, hx, params, 6 tensors at most, the saved lists, and the parameters' gradients.
-  const int slots = static_cast<int>(3 + 2 * g.units() * g.per_unit() + 6 + g.saved() * g.units());
+  // input, hx (2 members, or one per unit), params, 6 tensors at most, the saved lists, the parameters'
+  // gradients.
+  const int slots = static_cast<int>(1 + std::max<int64_t>(2, g.units()) + 2 * g.units() * g.per_unit() + 6 +
+                                    g.saved() * g.units());
   std::unique_ptr<RnnWork> made;
   if (backward) {
     made = std::make_unique<BackwardWork>(call.spec.name, slots);
