@@ -288,10 +288,13 @@ def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tu
     tensors = {p.name for p in api.params if p.kind is ParamKind.TENSOR}
     # A host scalar's dtype too: op-plugin makes a Python float an aclScalar of DOUBLE.
     typed = tensors | {p.name for p in api.params if p.kind is ParamKind.SCALAR}
-    for key, named, names in (("client_dtypes", widened, typed), ("client_optional", nullable, tensors),
-                              ("client_ranks", ranks, tensors)):
+    # A framework may pass NULL for any pointer (op-plugin's nullptr outputMask, an aclBoolArray).
+    pointers = {p.name for p in api.params if p.kind is not None and p.kind.is_pointer}
+    allowed = {"client_dtypes": (typed, "tensor or scalar"), "client_optional": (pointers, "pointer"),
+               "client_ranks": (tensors, "tensor")}
+    for key, named in (("client_dtypes", widened), ("client_optional", nullable), ("client_ranks", ranks)):
+        names, kind = allowed[key]
         for name in sorted(set(named) - names):
-            kind = "tensor or scalar" if names is typed else "tensor"
             notes.append(Diagnostic(Level.ERROR, line, "client-dtypes", f"{api.name}: {key} names {name}, "
                                                                         f"which is not a {kind} parameter of the page"))
             if isinstance(named, set):

@@ -299,6 +299,8 @@ set(ACLNN_EXAMPLES
   group_norm_backward
   group_norm_silu
   group_norm_swish
+  gru
+  gru_backward
   gt_scalar
   gt_tensor
   hardshrink
@@ -469,6 +471,8 @@ set(ACLNN_EXAMPLES
   logical_xor
   logit
   logit_grad
+  lstm
+  lstm_backward
   lt_scalar
   lt_tensor
   masked_scale

@@ -256,6 +256,143 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         y = y / (y.sum(-1, keepdim=True) + eps) * scaling
         return y.to(x.dtype), idx.int(), norm
 
+    @staticmethod
+    def lstm(input: Any, params: Any, hx: Any, has_bias: bool, num_layers: int, train: bool, bidirectional: bool,
+             batch_first: bool) -> Any:
+        """aclnnLSTM's (output, hy, cy, then the lists i, j, f, o, h, c, tanh(c)): output, hy and cy
+        aten's lstm's; the lists _rnn_steps' (only h and c unless train)."""
+        import torch
+
+        h0 = list(hx) if hx else [_zero_state(input, params, num_layers, bidirectional, batch_first)] * 2
+        output, hy, cy = torch.lstm(input, h0, list(params), has_bias, num_layers, 0.0, train, bidirectional,
+                                    batch_first)
+        saved = _rnn_steps("lstm", input, params, h0, has_bias, num_layers, bidirectional, batch_first)
+        return (output, hy, cy, *(s if train or k in (4, 5) else [] for k, s in enumerate(saved)))
+
+    @staticmethod
+    def gru(input: Any, params: Any, hx: Any, has_bias: bool, num_layers: int, train: bool, bidirectional: bool,
+            batch_first: bool) -> Any:
+        """aclnnGRU's (output, hy, then the lists r, z, n, hn, h): output and hy aten's gru's; the
+        lists _rnn_steps' (none unless train)."""
+        import torch
+
+        h0 = hx if hx is not None else _zero_state(input, params, num_layers, bidirectional, batch_first)
+        output, hy = torch.gru(input, h0, list(params), has_bias, num_layers, 0.0, train, bidirectional, batch_first)
+        saved = _rnn_steps("gru", input, params, [h0], has_bias, num_layers, bidirectional, batch_first)
+        return (output, hy, *(s if train else [] for s in saved))
+
+    @staticmethod
+    def rnn_backward(kind: str, input: Any, hx: Any, params: Any, dy: Any, dstate: Any, saved: Any, has_bias: bool,
+                     num_layers: int, bidirectional: bool, batch_first: bool) -> Any:
+        """aclnnLstmBackward's (dx, dh_prev, dc_prev, dparams) or aclnnGRUBackward's (dx, dh_prev,
+        dparams): backpropagation through time from the forward's saved lists (exact.lstm's i, g, f, o,
+        h, c, tanh(c); exact.gru's r, z, n, hn, h), layer by layer from the last; dstate the last
+        states' gradients (dh, and an LSTM's dc)."""
+        import torch
+
+        if num_layers < 1:  # the pages' numLayers > 0: no gradients to give
+            exact.refused(f"numLayers {num_layers} is not positive")
+        if kind == "gru" and hx[0].dim() == 2:  # one [B, H] state per unit (aclnnGRUBackward's example)
+            hx = [torch.stack(list(hx))]
+        d, per = 2 if bidirectional else 1, 4 if has_bias else 2
+        x0 = input.transpose(0, 1) if batch_first else input
+        grad_y = dy.transpose(0, 1) if batch_first else dy
+        steps, hidden = x0.shape[0], hx[0].shape[-1]
+        dparams: list[Any] = [None] * len(params)
+        prev = [torch.zeros_like(m) for m in dstate]
+        for layer in reversed(range(num_layers)):
+            x = x0 if layer == 0 else torch.cat([saved[4][(layer - 1) * d + k] for k in range(d)], -1)
+            dx = torch.zeros_like(x)
+            for direction in range(d):
+                u = layer * d + direction
+                order = list(reversed(range(steps))) if direction else list(range(steps))
+                grads, dgi, dgh, h_before = [m[u] for m in dstate], [None] * steps, [None] * steps, [None] * steps
+                for s in reversed(range(steps)):
+                    t = order[s]
+                    before = [saved[4][u][order[s - 1]], saved[5][u][order[s - 1]] if kind == "lstm" else None] \
+                        if s else [hx[0][u], hx[1][u] if kind == "lstm" else None]
+                    h_before[t] = before[0]
+                    grads[0] = grad_y[t][:, direction * hidden:(direction + 1) * hidden] + grads[0]
+                    dgi[t], dgh[t], grads = _rnn_step_grad(kind, [m[u][t] for m in saved], before, grads,
+                                                           params[u * per + 1])
+                rows_i, rows_h = torch.stack(dgi).flatten(0, 1), torch.stack(dgh).flatten(0, 1)
+                dparams[u * per] = rows_i.T @ x.flatten(0, 1)
+                dparams[u * per + 1] = rows_h.T @ torch.stack(h_before).flatten(0, 1)
+                if has_bias:
+                    dparams[u * per + 2], dparams[u * per + 3] = rows_i.sum(0), rows_h.sum(0)
+                dx = dx + (rows_i @ params[u * per]).reshape(dx.shape)
+                for m, g in zip(prev, grads):
+                    m[u] = g
+            grad_y = dx
+        return (grad_y.transpose(0, 1) if batch_first else grad_y, *prev, dparams)
+
+
+def _zero_state(input: Any, params: Any, num_layers: int, bidirectional: bool, batch_first: bool) -> Any:
+    """A recurrent network's zero initial state [D * num_layers, B, H]."""
+    import torch
+
+    return torch.zeros((2 if bidirectional else 1) * num_layers, input.shape[0 if batch_first else 1],
+                       params[1].shape[1], dtype=input.dtype)
+
+
+def _rnn_steps(kind: str, input: Any, params: Any, h0: Any, has_bias: bool, num_layers: int, bidirectional: bool,
+               batch_first: bool) -> list[list[Any]]:
+    """Every step's values of each layer and direction (directions first) by aten's cells, weight rows
+    in aten's order: an LSTM's i, g (j), f, o, h, c, tanh(c); a GRU's r, z, n, hn (W_hn h + b_hn), h;
+    each a list of [T, B, H] tensors, one per unit."""
+    import torch
+
+    d, per = 2 if bidirectional else 1, 4 if has_bias else 2
+    x = input.transpose(0, 1) if batch_first else input
+    steps, count = x.shape[0], 7 if kind == "lstm" else 5
+    saved: list[list[Any]] = [[] for _ in range(count)]
+    for layer in range(num_layers):
+        for direction in range(d):
+            unit = layer * d + direction
+            w_ih, w_hh = params[unit * per], params[unit * per + 1]
+            b_ih, b_hh = (params[unit * per + 2], params[unit * per + 3]) if has_bias else (0, 0)
+            state, kept = [m[unit] for m in h0], [[None] * steps for _ in range(count)]
+            for t in reversed(range(steps)) if direction else range(steps):
+                gi, gh = x[t] @ w_ih.T + b_ih, state[0] @ w_hh.T + b_hh
+                if kind == "lstm":
+                    i, f, g, o = (gi + gh).chunk(4, 1)
+                    i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+                    c = f * state[1] + i * g
+                    state = [o * c.tanh(), c]
+                    values = (i, g, f, o, state[0], c, c.tanh())
+                else:
+                    (xr, xz, xn), (hr, hz, hn) = gi.chunk(3, 1), gh.chunk(3, 1)
+                    r, z = (xr + hr).sigmoid(), (xz + hz).sigmoid()
+                    n = (xn + r * hn).tanh()
+                    state = [(1 - z) * n + z * state[0]]
+                    values = (r, z, n, hn, state[0])
+                for k, value in enumerate(values):
+                    kept[k][t] = value
+            for k in range(count):
+                saved[k].append(torch.stack(kept[k]))
+        x = torch.cat(saved[4][-d:], -1)
+    return saved
+
+
+def _rnn_step_grad(kind: str, saved: list[Any], before: list[Any], grads: list[Any], w_hh: Any) -> Any:
+    """One step of backpropagation through a cell: the gates' gradients on the input side and on the
+    hidden side (the same for an LSTM) and the gradients of the state it started from, given the
+    step's saved values, that state and the gradients reaching its own (h's including dy's)."""
+    import torch
+
+    if kind == "lstm":
+        i, g, f, o, _, _, tc = saved
+        gh, gc = grads
+        gc = gc + gh * o * (1 - tc * tc)
+        dz = torch.cat([gc * g * i * (1 - i), gc * before[1] * f * (1 - f), gc * i * (1 - g * g),
+                        gh * tc * o * (1 - o)], 1)
+        return dz, dz, [dz @ w_hh, gc * f]
+    r, z, n, hn, _ = saved
+    gh = grads[0]
+    grad_n = gh * (1 - z) * (1 - n * n)
+    dr, dz = grad_n * hn * r * (1 - r), gh * (before[0] - n) * z * (1 - z)
+    dgh = torch.cat([dr, dz, grad_n * r], 1)
+    return torch.cat([dr, dz, grad_n], 1), dgh, [dgh @ w_hh + gh * z]
 
 def _heads(t: Any, layout: str, d: int) -> Any:
     """A BSH/SBH/BSND/BNSD tensor as [B, N, S, D] (TND as [1, N, T, D]) in double."""

@@ -435,6 +435,17 @@ struct WeightQuantMatmulFamily {
   static constexpr const char* kOpNames[] = { "weight_quant_matmul" };
 };
 
+// rnn: lstm and gru: the layers and directions of aten's lstm and gru, every step's gates and states kept per layer and direction when train; their backwards: backpropagation through time from those saved gates and states; on the BLAS in float.
+struct RnnFamily {
+  struct Op {
+    enum : int8_t { kLstm, kLstmBackward, kGru, kGruBackward };
+  };
+  struct Role {
+    enum : int8_t { kInput, kParams, kHx, kBatchSizes, kHasBias, kNumLayers, kDropout, kTrain, kBidirectional, kBatchFirst, kOutput, kHy, kCy, kI, kJ, kF, kO, kH, kC, kTanhC, kR, kZ, kN, kHn, kDy, kDh, kDc, kOutputMask, kDx, kDhPrev, kDcPrev, kDparams };
+  };
+  static constexpr const char* kOpNames[] = { "lstm", "lstm_backward", "gru", "gru_backward" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -474,6 +485,7 @@ aclnnStatus PlanMoe(const Call& call, const FamilySpec& family, ExecutorWork** w
 aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanRnn(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 

@@ -1,0 +1,75 @@
+"""Recurrent layers through torch_npu on the simulator: torch.nn.LSTM (one layer with biases, the
+shape op-plugin sends to aclnnLSTM; others fall back to acl_op) forward and backward (its autograd
+backward aclnnLstmBackward), and torch.nn.GRU (any layers and directions: aclnnGRU) forward, reach
+the rnn family; outputs, final states and every gradient equal CPU PyTorch's for FLOAT and FLOAT16
+modules. The GRU's backward is refused: op-plugin passes aclnnGRUBackward one hx tensor where the
+page declares an aclTensorList."""
+
+# Defines compare(): the module built twice with the same parameters (the npu one in `dtype`, the
+# CPU one from those rounded values in float), run forward and backward, every result compared.
+COMPARE = """
+def compare(name, make, shape, state_shapes, dtype=torch.float32, tol=1e-4, backward=True):
+    torch.manual_seed(0)
+    cpu = make()
+    npu = make().npu().to(dtype)
+    npu.load_state_dict(cpu.state_dict())
+    cpu.load_state_dict({k: v.to(dtype).float() for k, v in cpu.state_dict().items()})
+    x = torch.randn(*shape).to(dtype).float()
+    states = [torch.randn(*s).to(dtype).float() for s in state_shapes]
+    xc, xn = x.clone().requires_grad_(), x.to(dtype).npu().requires_grad_()
+    sc = [s.clone().requires_grad_() for s in states]
+    sn = [s.to(dtype).npu().requires_grad_() for s in states]
+    def run(module, inp, st):
+        if not st:
+            return module(inp)
+        return module(inp, tuple(st) if len(st) == 2 else st[0])
+    yc, hc = run(cpu, xc, sc)
+    yn, hn = run(npu, xn, sn)
+    hc, hn = (list(hc), list(hn)) if isinstance(hc, tuple) else ([hc], [hn])
+    pairs = [("output", yn, yc)] + [("state %d" % k, a, b) for k, (a, b) in enumerate(zip(hn, hc))]
+    check(name, dtype, tol, pairs)
+    if not backward:
+        return
+    gy = torch.randn(yc.shape)
+    gh = [torch.randn(h.shape) for h in hc]
+    sum((a * b).sum() for a, b in zip([yc] + hc, [gy] + gh)).backward()
+    sum((a * b.to(dtype).npu()).sum() for a, b in zip([yn] + hn, [gy] + gh)).backward()
+    pairs = [("input grad", xn.grad, xc.grad)]
+    pairs += [("state grad %d" % k, a.grad, b.grad) for k, (a, b) in enumerate(zip(sn, sc))]
+    pairs += [("grad " + n, p.grad, q.grad) for (n, p), (_, q) in zip(npu.named_parameters(), cpu.named_parameters())]
+    check(name, dtype, tol, pairs)
+
+def check(name, dtype, tol, pairs):
+    for what, got, want in pairs:
+        got, want = got.detach().cpu().float(), want.detach()
+        assert torch.allclose(got, want, rtol=tol, atol=tol), (name, dtype, what, (got - want).abs().max())
+"""
+
+
+def test_lstm_forward_and_backward(run_npu):
+    run_npu(COMPARE + """
+for dtype, tol in ((torch.float32, 1e-4), (torch.float16, 2e-2)):
+    compare("LSTM", lambda: torch.nn.LSTM(4, 5), (3, 2, 4), [], dtype, tol)
+    compare("LSTM with hx", lambda: torch.nn.LSTM(4, 5), (3, 2, 4), [(1, 2, 5), (1, 2, 5)], dtype, tol)
+    compare("LSTM batch_first", lambda: torch.nn.LSTM(4, 5, batch_first=True), (2, 3, 4), [(1, 2, 5), (1, 2, 5)],
+            dtype, tol)
+""")
+
+
+def test_gru_forward_equals_the_cpu_and_its_backward_is_refused(run_npu):
+    run_npu(COMPARE + """
+for dtype, tol in ((torch.float32, 1e-4), (torch.float16, 2e-2)):
+    compare("GRU", lambda: torch.nn.GRU(4, 5), (3, 2, 4), [], dtype, tol, backward=False)
+    compare("GRU 2 layers, bidirectional, batch_first", lambda: torch.nn.GRU(4, 5, 2, bidirectional=True,
+            batch_first=True), (2, 3, 4), [(4, 2, 5)], dtype, tol, backward=False)
+    compare("GRU without biases", lambda: torch.nn.GRU(4, 5, bias=False), (3, 2, 4), [(1, 2, 5)], dtype, tol,
+            backward=False)
+gru = torch.nn.GRU(4, 5).npu()
+y, _ = gru(torch.randn(3, 2, 4).npu().requires_grad_())
+try:
+    y.sum().backward()
+except RuntimeError as error:
+    assert "hx is not a live aclTensorList" in str(error), str(error)
+else:
+    raise AssertionError("aclnnGRUBackward took op-plugin's hx tensor for a list")
+""")
