@@ -58,6 +58,7 @@ set(ACLNN_EXAMPLES
   add_relu
   add_rms_norm
   add_rms_norm_cast
+  add_rms_norm_quant
   add_rms_norm_quant_v2
   addbmm
   addcdiv
@@ -150,6 +151,7 @@ set(ACLNN_EXAMPLES
   cumsum_v2
   deep_norm
   deep_norm_grad
+  dequant_bias
   div
   div_mod
   div_mods
@@ -163,6 +165,8 @@ set(ACLNN_EXAMPLES
   dropout_v3_grad
   dynamic_quant
   dynamic_quant_v2
+  dynamic_quant_v3
+  dynamic_quant_v4
   elu
   elu_backward
   embedding
@@ -529,6 +533,7 @@ set(ACLNN_EXAMPLES
   prod
   prod_dim
   prompt_flash_attention_v3
+  quant_matmul_v5
   quantize
   randperm
   range
@@ -617,6 +622,8 @@ set(ACLNN_EXAMPLES
   threshold_backward
   topk
   trace
+  trans_quant_param_v2
+  trans_quant_param_v3
   transform_bias_rescale_qkv
   transpose_batch_mat_mul
   triangular_solve
