@@ -41690,7 +41690,7 @@ def quant_matmul_v5(x1: Tensor, x2: _TensorLike, x1_scale: _TensorLike | None, x
         The shape is one-dimensional (t,), and t = 1 or n, where n is the same as n of x2.
     y_offset : array_like or aclnn.Tensor or None
         yOffset (const aclTensor*, in): Input yOffset in the formula.
-        dtypes FLOAT; rank 1; formats ND.
+        dtypes FLOAT, FLOAT16, BFLOAT16, INT8; rank 1; formats ND.
         The shape can be one-dimensional (n). The value must be 8\\*x2\\*x2Scale and be accumulated in the first dimension.
     bias : array_like or aclnn.Tensor or None
         bias (const aclTensor*, in): Input bias in the formula.

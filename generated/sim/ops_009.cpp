@@ -2976,7 +2976,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/199},
     // yOffset (line 209)
     {"yOffset", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT),
+     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT8),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/209},

@@ -41,7 +41,7 @@ OP = t.Op(
             'x1Scale': ('FLOAT',),
             'x2Scale': ('UINT64', 'INT64', 'FLOAT', 'BFLOAT16'),
             'x2Offset': ('FLOAT16', 'FLOAT'),
-            'yOffset': ('FLOAT',),
+            'yOffset': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT8'),
             'bias': ('INT32', 'FLOAT', 'BFLOAT16', 'FLOAT16'),
             'out': ('FLOAT16', 'INT8', 'BFLOAT16', 'INT32', 'HIFLOAT8', 'FLOAT8_E4M3FN'),
         },
@@ -56,23 +56,23 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('INT8', dtypes={'x1': 'INT8', 'x2': 'INT8', 'x1Scale': 'FLOAT', 'x2Scale': 'INT64', 'yScale': 'INT8', 'x1Offset': 'INT8', 'x2Offset': 'FLOAT16', 'yOffset': 'FLOAT', 'bias': 'INT32'}, shapes={'x1': (4, 32), 'x2': (32, 8), 'x1Scale': (4,), 'x2Scale': (8,), 'bias': (8,)}, values={'transposeX1': False, 'transposeX2': False, 'groupSize': 0}, out={'out': '<auto>'}, none=('yScale', 'x1Offset', 'x2Offset', 'yOffset'))
+BASE = Case('INT8', dtypes={'x1': 'INT8', 'x2': 'INT8', 'x1Scale': 'FLOAT', 'x2Scale': 'INT64', 'yScale': 'INT8', 'x1Offset': 'INT8', 'x2Offset': 'FLOAT16', 'yOffset': 'INT8', 'bias': 'INT32'}, shapes={'x1': (4, 32), 'x2': (32, 8), 'x1Scale': (4,), 'x2Scale': (8,), 'bias': (8,)}, values={'transposeX1': False, 'transposeX2': False, 'groupSize': 0}, out={'out': '<auto>'}, none=('yScale', 'x1Offset', 'x2Offset', 'yOffset'))
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
     BASE.but('INT8'),
-    BASE.but('INT32', dtypes={'x1': 'INT32', 'x2': 'INT32', 'yScale': 'INT32', 'x1Offset': 'INT32'}),
+    BASE.but('INT32', dtypes={'x1': 'INT32', 'x2': 'INT32', 'yScale': 'INT32', 'x1Offset': 'INT32', 'yOffset': 'FLOAT'}),
     pytest.param(BASE.but('INT4'), marks=pytest.mark.skip(reason='NumPy cannot hold INT4')),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-INT8', layout='transposed', noncontiguous=('x1', 'x2')),
-    BASE.but('transposed-INT32', dtypes={'x1': 'INT32', 'x2': 'INT32', 'yScale': 'INT32', 'x1Offset': 'INT32'}, layout='transposed', noncontiguous=('x1', 'x2')),
+    BASE.but('transposed-INT32', dtypes={'x1': 'INT32', 'x2': 'INT32', 'yScale': 'INT32', 'x1Offset': 'INT32', 'yOffset': 'FLOAT'}, layout='transposed', noncontiguous=('x1', 'x2')),
     BASE.but('strided-INT8', layout='strided', noncontiguous=('x1', 'x2', 'x1Scale', 'x2Scale', 'bias')),
-    BASE.but('strided-INT32', dtypes={'x1': 'INT32', 'x2': 'INT32', 'yScale': 'INT32', 'x1Offset': 'INT32'}, layout='strided', noncontiguous=('x1', 'x2', 'x1Scale', 'x2Scale', 'bias')),
+    BASE.but('strided-INT32', dtypes={'x1': 'INT32', 'x2': 'INT32', 'yScale': 'INT32', 'x1Offset': 'INT32', 'yOffset': 'FLOAT'}, layout='strided', noncontiguous=('x1', 'x2', 'x1Scale', 'x2Scale', 'bias')),
     BASE.but('offset-INT8', layout='offset', noncontiguous=('x1', 'x2', 'x1Scale', 'x2Scale', 'bias')),
-    BASE.but('offset-INT32', dtypes={'x1': 'INT32', 'x2': 'INT32', 'yScale': 'INT32', 'x1Offset': 'INT32'}, layout='offset', noncontiguous=('x1', 'x2', 'x1Scale', 'x2Scale', 'bias')),
+    BASE.but('offset-INT32', dtypes={'x1': 'INT32', 'x2': 'INT32', 'yScale': 'INT32', 'x1Offset': 'INT32', 'yOffset': 'FLOAT'}, layout='offset', noncontiguous=('x1', 'x2', 'x1Scale', 'x2Scale', 'bias')),
     BASE.but('device-INT8', layout='device'),
 ]
 
