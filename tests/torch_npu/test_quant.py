@@ -3,7 +3,10 @@ torch.fake_quantize_per_tensor_affine with tensor qparams (aclnnFakeQuantPerTens
 and torch.fake_quantize_per_channel_affine (aclnnFakeQuantPerChannelAffineCachemask), forward and
 backward (the mask); torch_npu's npu_quantize (aclnnQuantize with div_mode, aclnnAscendQuantV3
 without), npu_anti_quant (aclnnAscendAntiQuant), npu_dynamic_quant (aclnnDynamicQuantV2) and
-npu_dynamic_quant_asymmetric against the formulas of their pages written with torch ops."""
+npu_dynamic_quant_asymmetric, npu_quant_matmul (aclnnQuantMatmulV5, its FLOAT scale packed by
+npu_trans_quant_param's aclnnTransQuantParamV3 without a pertoken scale), npu_dequant_bias and
+npu_dynamic_quant by tensor and by channel (aclnnDynamicQuantV4) against the formulas of their
+pages written with torch ops."""
 
 
 def test_fake_quantize_equals_the_cpu(run_npu):
