@@ -554,8 +554,8 @@ aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork**
     } else if (m == "perchannel") {
       if (rank < 2) return plan.Reject(F::Role::kX, "has fewer than 2 dimensions for perchannel");
       made->extent = QuantWork::Extent::kColumn;
-      rows = shape;
-      rows.erase(rows.end() - 2);
+      rows.assign(shape.begin(), shape.end() - 2);
+      rows.push_back(shape.back());
       what = "x's shape without its second-to-last dimension";
     } else if (m != "pertoken") {
       return plan.Reject(F::Role::kQuantMode, "\"" + m + "\" is not pertoken, pertensor or perchannel");
