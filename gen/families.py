@@ -770,6 +770,11 @@ QUANT_MATMUL = Family(
     options=("scale_align",),
     source="x1",
     op_output_shapes=(("*", "*", "given"),),
+    # The first output dtype the pages list (an allocated out does not follow the INT8 operands).
+    op_fixed_dtypes=(("quant_matmul", "out", "FLOAT16"), ("dequant_bias", "out", "FLOAT16"),
+                     ("trans_quant_param", "out", "INT64")),
+    # The operands' shapes follow the transpose flags: a suite flips them only with the shapes.
+    shape_arguments=(("quant_matmul", "transpose_x1"), ("quant_matmul", "transpose_x2")),
     doc="quant_matmul: (x1 @ x2 (+ an INT32 bias)) * scale * pertoken (+ a float bias) + offset for INT8 operands, "
         "the product exact, the rest in float, scale one value or one per column (UINT64/INT64 words unpacked as "
         "trans_quant_param packs them); dequant_bias: the same with x1 the INT32 product; trans_quant_param: a float32 scale's top 19 bits | 1 << 46 | a 9-bit "

@@ -58,7 +58,6 @@ set(ACLNN_EXAMPLES
   add_relu
   add_rms_norm
   add_rms_norm_cast
-  add_rms_norm_quant
   add_rms_norm_quant_v2
   addbmm
   addcdiv
@@ -151,7 +150,6 @@ set(ACLNN_EXAMPLES
   cumsum_v2
   deep_norm
   deep_norm_grad
-  dequant_bias
   div
   div_mod
   div_mods

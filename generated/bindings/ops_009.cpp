@@ -1876,7 +1876,7 @@ const bind::ApiSpec kSpec_quant_matmul_v5{
     },
     {
         // out: out= required (out's shape follows from the arguments by quant_matmul's rule, which the bindings do not apply)
-        {12, {}, {0}, false, {}, "out's shape follows from the arguments by quant_matmul's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
+        {12, {}, {}, false, {}, "out's shape follows from the arguments by quant_matmul's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {12},
 };

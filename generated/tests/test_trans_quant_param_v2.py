@@ -91,7 +91,7 @@ def test_unsupported_products_reject_calls():
 
 # line 166: 161001 ACLNN_ERR_PARAM_NULLPTR: The passed scale or out is a null pointer.
 @pytest.mark.parametrize("case", [
-    BASE.but('scale=None', none=('scale',)),
+    BASE.but('scale=None', out={'out': 'INT64'}, out_shapes={'out': '<auto>'}, none=('scale',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
@@ -99,9 +99,9 @@ def test_error_row1_null_pointer(op, case):
 
 # line 171: 161002 ACLNN_ERR_PARAM_INVALID: The data type or format of scale, offset, or out is not supported.
 @pytest.mark.parametrize("case", [
-    BASE.but('scale=<undocumented>', dtypes={'scale': '<undocumented>'}, out={'out': 'INT64'}),
-    BASE.but('offset=<undocumented>', dtypes={'offset': '<undocumented>'}, out={'out': 'INT64'}),
-    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}),
+    BASE.but('scale=<undocumented>', dtypes={'scale': '<undocumented>'}, out={'out': 'INT64'}, out_shapes={'out': '<auto>'}),
+    BASE.but('offset=<undocumented>', dtypes={'offset': '<undocumented>'}, out={'out': 'INT64'}, out_shapes={'out': '<auto>'}),
+    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)

@@ -241,6 +241,7 @@ aclnnStatus PlanDequantBias(const Call& call, const FamilySpec& family, Executor
   made->x1_batch_strides.clear();
   made->tensor(kMx1).Set(RoleName(call, family, Q::Role::kX1), *x);
   if (aclnnStatus s = PlanEpilogue(call, family, work, made.get(), x->view)) return s;
+  if (*work) return ACLNN_SUCCESS;  // declined: the refusal's work stands
   *work = made.release();
   return ACLNN_SUCCESS;
 }
@@ -305,6 +306,7 @@ aclnnStatus PlanProduct(const Call& call, const FamilySpec& family, ExecutorWork
   shape.push_back(made->m);
   shape.push_back(made->n);
   if (aclnnStatus s = PlanEpilogue(call, family, work, made.get(), shape)) return s;
+  if (*work) return ACLNN_SUCCESS;  // declined: the refusal's work stands
   *work = made.release();
   return ACLNN_SUCCESS;
 }
@@ -362,6 +364,7 @@ aclnnStatus PlanEpilogue(const Call& call, const FamilySpec& family, ExecutorWor
 
 aclnnStatus PlanQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
+  *work = nullptr;  // PlanEpilogue's refusals leave their work here
   if (family.op == Q::Op::kTransQuantParam) return PlanPack(call, family, work);
   if (family.op == Q::Op::kDequantBias) return PlanDequantBias(call, family, work);
   return PlanProduct(call, family, work);
