@@ -164,6 +164,8 @@ set(ACLNN_EXAMPLES
   dropout_v3_grad
   dynamic_quant
   dynamic_quant_v2
+  dynamic_quant_v3
+  dynamic_quant_v4
   elu
   elu_backward
   embedding
@@ -535,6 +537,7 @@ set(ACLNN_EXAMPLES
   prod
   prod_dim
   prompt_flash_attention_v3
+  quant_matmul_v5
   quantize
   randperm
   range
@@ -623,6 +626,8 @@ set(ACLNN_EXAMPLES
   threshold_backward
   topk
   trace
+  trans_quant_param_v2
+  trans_quant_param_v3
   transform_bias_rescale_qkv
   transpose_batch_mat_mul
   triangular_solve

@@ -473,6 +473,11 @@ class Planner:
 
     def _dtype_of(self, param: Param, dtype: DType) -> str:
         listed = [d for d in param.documented_dtypes() if d in EXPRESSIBLE]
+        if not listed:
+            # A page that lists only dtypes outside PyTorch's promotion lattice for this tensor
+            # (aclnnQuantMatmulV2's UINT64 deqScale) gets the first NumPy holds, not `dtype`, which
+            # its phase 1 refuses.
+            listed = [d for d in param.documented_dtypes() if d.numpy]
         return (dtype if dtype in listed or not listed else listed[0]).value
 
     def uniform_dtypes(self, dtype: DType) -> dict[str, str]:

@@ -69,24 +69,24 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT16', dtypes={'query': 'FLOAT16', 'key': 'FLOAT16', 'value': 'FLOAT16', 'pseShift': 'FLOAT16', 'attenMask': 'BOOL', 'deqScale1': 'FLOAT', 'quantScale1': 'FLOAT', 'deqScale2': 'FLOAT16', 'quantScale2': 'FLOAT', 'quantOffset2': 'FLOAT'}, shapes={'query': (2, 6, 32), 'key': (2, 7, 16), 'value': (2, 7, 16), 'attenMask': (6, 7)}, values={'actualSeqLengths': None, 'actualSeqLengthsKv': None, 'numHeads': 4, 'scaleValue': 0.35, 'preTokens': 65536, 'nextTokens': 65536, 'inputLayout': 'BSH', 'numKeyValueHeads': 2, 'sparseMode': 0, 'innerPrecise': 1}, out={'attentionOut': '<auto>'}, none=('pseShift', 'deqScale1', 'quantScale1', 'deqScale2', 'quantScale2', 'quantOffset2'))
+BASE = Case('FLOAT16', dtypes={'query': 'FLOAT16', 'key': 'FLOAT16', 'value': 'FLOAT16', 'pseShift': 'FLOAT16', 'attenMask': 'BOOL', 'deqScale1': 'FLOAT', 'quantScale1': 'FLOAT', 'deqScale2': 'UINT64', 'quantScale2': 'FLOAT', 'quantOffset2': 'FLOAT'}, shapes={'query': (2, 6, 32), 'key': (2, 7, 16), 'value': (2, 7, 16), 'attenMask': (6, 7)}, values={'actualSeqLengths': None, 'actualSeqLengthsKv': None, 'numHeads': 4, 'scaleValue': 0.35, 'preTokens': 65536, 'nextTokens': 65536, 'inputLayout': 'BSH', 'numKeyValueHeads': 2, 'sparseMode': 0, 'innerPrecise': 1}, out={'attentionOut': '<auto>'}, none=('pseShift', 'deqScale1', 'quantScale1', 'deqScale2', 'quantScale2', 'quantOffset2'))
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
     BASE.but('FLOAT16'),
-    BASE.but('BFLOAT16', dtypes={'query': 'BFLOAT16', 'key': 'BFLOAT16', 'value': 'BFLOAT16', 'pseShift': 'BFLOAT16', 'deqScale2': 'BFLOAT16'}),
-    BASE.but('INT8', dtypes={'query': 'INT8', 'key': 'INT8', 'value': 'INT8', 'attenMask': 'INT8', 'deqScale2': 'INT8'}),
+    BASE.but('BFLOAT16', dtypes={'query': 'BFLOAT16', 'key': 'BFLOAT16', 'value': 'BFLOAT16', 'pseShift': 'BFLOAT16'}),
+    BASE.but('INT8', dtypes={'query': 'INT8', 'key': 'INT8', 'value': 'INT8', 'attenMask': 'INT8'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT16', layout='transposed', noncontiguous=('query', 'key', 'value', 'attenMask')),
-    BASE.but('transposed-BFLOAT16', dtypes={'query': 'BFLOAT16', 'key': 'BFLOAT16', 'value': 'BFLOAT16', 'pseShift': 'BFLOAT16', 'deqScale2': 'BFLOAT16'}, layout='transposed', noncontiguous=('query', 'key', 'value', 'attenMask')),
-    BASE.but('transposed-INT8', dtypes={'query': 'INT8', 'key': 'INT8', 'value': 'INT8', 'attenMask': 'INT8', 'deqScale2': 'INT8'}, layout='transposed', noncontiguous=('query', 'key', 'value', 'attenMask')),
+    BASE.but('transposed-BFLOAT16', dtypes={'query': 'BFLOAT16', 'key': 'BFLOAT16', 'value': 'BFLOAT16', 'pseShift': 'BFLOAT16'}, layout='transposed', noncontiguous=('query', 'key', 'value', 'attenMask')),
+    BASE.but('transposed-INT8', dtypes={'query': 'INT8', 'key': 'INT8', 'value': 'INT8', 'attenMask': 'INT8'}, layout='transposed', noncontiguous=('query', 'key', 'value', 'attenMask')),
     BASE.but('strided-FLOAT16', layout='strided', noncontiguous=('query', 'key', 'value', 'attenMask')),
-    BASE.but('strided-INT8', dtypes={'query': 'INT8', 'key': 'INT8', 'value': 'INT8', 'attenMask': 'INT8', 'deqScale2': 'INT8'}, layout='strided', noncontiguous=('query', 'key', 'value', 'attenMask')),
+    BASE.but('strided-INT8', dtypes={'query': 'INT8', 'key': 'INT8', 'value': 'INT8', 'attenMask': 'INT8'}, layout='strided', noncontiguous=('query', 'key', 'value', 'attenMask')),
     BASE.but('offset-FLOAT16', layout='offset', noncontiguous=('query', 'key', 'value', 'attenMask')),
-    BASE.but('offset-INT8', dtypes={'query': 'INT8', 'key': 'INT8', 'value': 'INT8', 'attenMask': 'INT8', 'deqScale2': 'INT8'}, layout='offset', noncontiguous=('query', 'key', 'value', 'attenMask')),
+    BASE.but('offset-INT8', dtypes={'query': 'INT8', 'key': 'INT8', 'value': 'INT8', 'attenMask': 'INT8'}, layout='offset', noncontiguous=('query', 'key', 'value', 'attenMask')),
     BASE.but('device-FLOAT16', layout='device'),
 ]
 

@@ -62,18 +62,18 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT16', dtypes={'x': 'FLOAT16', 'weight': 'INT8', 'antiquantScale': 'FLOAT16', 'antiquantOffsetOptional': 'FLOAT16', 'quantScaleOptional': 'FLOAT16', 'quantOffsetOptional': 'FLOAT', 'biasOptional': 'FLOAT16'}, shapes={'x': (3, 64), 'weight': (64, 8), 'antiquantScale': (2, 8), 'antiquantOffsetOptional': (2, 8), 'biasOptional': (8,)}, values={'antiquantGroupSize': 32}, out={'y': '<auto>'}, none=('quantScaleOptional', 'quantOffsetOptional'))
+BASE = Case('FLOAT16', dtypes={'x': 'FLOAT16', 'weight': 'INT8', 'antiquantScale': 'FLOAT16', 'antiquantOffsetOptional': 'FLOAT16', 'quantScaleOptional': 'UINT64', 'quantOffsetOptional': 'FLOAT', 'biasOptional': 'FLOAT16'}, shapes={'x': (3, 64), 'weight': (64, 8), 'antiquantScale': (2, 8), 'antiquantOffsetOptional': (2, 8), 'biasOptional': (8,)}, values={'antiquantGroupSize': 32}, out={'y': '<auto>'}, none=('quantScaleOptional', 'quantOffsetOptional'))
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
     BASE.but('FLOAT16'),
-    BASE.but('BFLOAT16', dtypes={'x': 'BFLOAT16', 'antiquantScale': 'BFLOAT16', 'antiquantOffsetOptional': 'BFLOAT16', 'quantScaleOptional': 'BFLOAT16'}),
+    BASE.but('BFLOAT16', dtypes={'x': 'BFLOAT16', 'antiquantScale': 'BFLOAT16', 'antiquantOffsetOptional': 'BFLOAT16'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT16', layout='transposed', noncontiguous=('x', 'weight', 'antiquantScale', 'antiquantOffsetOptional')),
-    BASE.but('transposed-BFLOAT16', dtypes={'x': 'BFLOAT16', 'antiquantScale': 'BFLOAT16', 'antiquantOffsetOptional': 'BFLOAT16', 'quantScaleOptional': 'BFLOAT16'}, layout='transposed', noncontiguous=('x', 'weight', 'antiquantScale', 'antiquantOffsetOptional')),
+    BASE.but('transposed-BFLOAT16', dtypes={'x': 'BFLOAT16', 'antiquantScale': 'BFLOAT16', 'antiquantOffsetOptional': 'BFLOAT16'}, layout='transposed', noncontiguous=('x', 'weight', 'antiquantScale', 'antiquantOffsetOptional')),
     BASE.but('strided-FLOAT16', layout='strided', noncontiguous=('x', 'weight', 'antiquantScale', 'antiquantOffsetOptional', 'biasOptional')),
     BASE.but('offset-FLOAT16', layout='offset', noncontiguous=('x', 'weight', 'antiquantScale', 'antiquantOffsetOptional', 'biasOptional')),
     BASE.but('device-FLOAT16', layout='device'),

@@ -3,7 +3,8 @@ torch.fake_quantize_per_tensor_affine with tensor qparams (aclnnFakeQuantPerTens
 and torch.fake_quantize_per_channel_affine (aclnnFakeQuantPerChannelAffineCachemask), forward and
 backward (the mask); torch_npu's npu_quantize (aclnnQuantize with div_mode, aclnnAscendQuantV3
 without), npu_anti_quant (aclnnAscendAntiQuant), npu_dynamic_quant (aclnnDynamicQuantV2) and
-npu_dynamic_quant_asymmetric against the formulas of their pages written with torch ops."""
+npu_dynamic_quant_asymmetric and npu_trans_quant_param (aclnnTransQuantParamV3) against the formulas
+of their pages written with torch ops."""
 
 
 def test_fake_quantize_equals_the_cpu(run_npu):
@@ -131,3 +132,17 @@ def test_npu_weight_quant_batchmatmul_follows_its_page(run_npu):
         got = torch_npu.npu_weight_quant_batchmatmul(x.npu(), wt.npu().t(), scale.npu()).cpu()
         assert torch.allclose(got.float(), want, rtol=2e-3, atol=2e-3), "transposed weight"
     """)
+
+
+def test_npu_trans_quant_param_follows_its_page(run_npu):
+    run_npu("""
+        scale = torch.rand(8) * 0.01 + 0.001
+        # aclnnTransQuantParamV3: the float's top 19 bits in the low word, bit 46 set, a 9-bit offset.
+        words = torch_npu.npu_trans_quant_param(scale.npu()).cpu()
+        bits = scale.view(torch.int32).long() & 0xFFFFE000
+        assert torch.equal(words, bits | (1 << 46)), "npu_trans_quant_param"
+        offset = torch.tensor([3.4] * 8)
+        words = torch_npu.npu_trans_quant_param(scale.npu(), offset.npu()).cpu()
+        assert torch.equal(words, bits | (1 << 46) | (3 << 37)), "npu_trans_quant_param with an offset"
+    """)
+

@@ -408,7 +408,7 @@ struct QuantFamily {
     enum : int8_t { kAscendQuant, kAntiQuant, kQuantize, kDynamicQuant, kFakeQuant };
   };
   struct Role {
-    enum : int8_t { kX, kScale, kOffset, kSqrtMode, kRoundMode, kDstType, kAxis, kSmooth, kGroupIndex, kQuantMin, kQuantMax, kEnabled, kOut, kScaleOut, kOffsetOut, kMask };
+    enum : int8_t { kX, kScale, kOffset, kSqrtMode, kRoundMode, kDstType, kAxis, kSmooth, kGroupIndex, kQuantMin, kQuantMax, kEnabled, kOut, kScaleOut, kOffsetOut, kMask, kSymmetric, kQuantMode, kDstMax };
   };
   static constexpr const char* kOpNames[] = { "ascend_quant", "anti_quant", "quantize", "dynamic_quant", "fake_quant" };
 };
@@ -444,6 +444,20 @@ struct RnnFamily {
     enum : int8_t { kInput, kParams, kHx, kBatchSizes, kHasBias, kNumLayers, kDropout, kTrain, kBidirectional, kBatchFirst, kOutput, kHy, kCy, kI, kJ, kF, kO, kH, kC, kTanhC, kR, kZ, kN, kHn, kDy, kDh, kDc, kOutputMask, kDx, kDhPrev, kDcPrev, kDparams };
   };
   static constexpr const char* kOpNames[] = { "lstm", "lstm_backward", "gru", "gru_backward" };
+};
+
+// quant_matmul: quant_matmul: (x1 @ x2 (+ an INT32 bias)) * scale * pertoken (+ a float bias) + offset for INT8 operands, the product exact, the rest in float, scale one value or one per column (UINT64/INT64 words unpacked as trans_quant_param packs them); dequant_bias: the same with x1 the INT32 product; trans_quant_param: a float32 scale's top 19 bits | 1 << 46 | a 9-bit offset << 37.
+struct QuantMatmulFamily {
+  struct Op {
+    enum : int8_t { kQuantMatmul, kTransQuantParam, kDequantBias };
+  };
+  struct Role {
+    enum : int8_t { kX1, kX2, kScale, kOffset, kPertoken, kBias, kTransposeX1, kTransposeX2, kRoundMode, kX1Offset, kYScale, kYOffset, kGroupSize, kDstType, kOut };
+  };
+  struct Option {
+    enum : int8_t { kScaleAlign };
+  };
+  static constexpr const char* kOpNames[] = { "quant_matmul", "trans_quant_param", "dequant_bias" };
 };
 
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
@@ -486,6 +500,7 @@ aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork**
 aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRnn(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 

@@ -10,7 +10,10 @@
 //   dynamic_quant  per row r of the last dimension, v = x * smooth: symmetric scale = max|v| / 127,
 //                  y = round(v / scale); with offsetOut (aclnnDynamicQuantV2's asymmetric form)
 //                  scale = (max v - min v) / 255, offset = 127 - max v / scale, y = round(v / scale +
-//                  offset); y saturated to INT8
+//                  offset); y saturated to INT8. aclnnDynamicQuantV3/V4's quantMode takes the
+//                  statistics over the whole tensor (pertensor) or over each column along the
+//                  second-to-last dimension (perchannel) instead of each row, and their
+//                  isSymmetrical chooses the asymmetric form (dstTypeMax, HIFLOAT8's, refused)
 //   fake_quant     aten's fake_quantize_per_{tensor,channel}_affine_cachemask: q = nearbyint(x * (1 /
 //                  scale)) + zero_point, out = (clamp(q, quant_min, quant_max) - zero_point) * scale,
 //                  mask = quant_min <= q <= quant_max; per tensor, fakeQuantEnabled < 1 gives out = x
@@ -90,6 +93,9 @@ class QuantWork final : public FamilyWork {
   Rounding rounding = Rounding::kHalfEven;
   double low = -128, high = 127;  // the saturation range of the quantised dtype
   bool has_offset = false, has_smooth = false, asymmetric = false, enabled = true, per_channel = false;
+  // dynamic_quant's extent of a scale (aclnnDynamicQuantV3/V4's quantMode): a row of the last
+  // dimension, the whole tensor, or a column (along the second-to-last dimension, per batch).
+  enum class Extent { kRow, kTensor, kColumn } extent = Extent::kRow;
 
  private:
   aclnnStatus Compute() override {
@@ -167,6 +173,7 @@ class QuantWork final : public FamilyWork {
     const int64_t width = tensor(kX).shape.back(), rows = n / width;
     const float* smooth =
         has_smooth ? static_cast<const float*>(ContiguousAs(tensor(kSmooth), ComputeType::kFloat32, 1)) : nullptr;
+    if (extent != Extent::kRow) return DynamicGrouped(x, n, smooth);
     int64_t* q = static_cast<int64_t*>(Scratch(3, static_cast<size_t>(n) * sizeof(int64_t)));
     float* scales = static_cast<float*>(Scratch(4, static_cast<size_t>(rows) * sizeof(float)));
     float* offsets = static_cast<float*>(Scratch(5, static_cast<size_t>(rows) * sizeof(float)));
@@ -194,6 +201,44 @@ class QuantWork final : public FamilyWork {
         }
       }
     });
+    ScatterFrom(q, ComputeType::kInt64, tensor(kOut));
+    ScatterFrom(scales, ComputeType::kFloat32, tensor(kScaleOut));
+    if (asymmetric) ScatterFrom(offsets, ComputeType::kFloat32, tensor(kOffsetOut));
+    return ACLNN_SUCCESS;
+  }
+
+  // Dynamic quantisation by the whole tensor or by column: the statistics of each group first,
+  // then the elements, as the per-row pass computes them.
+  aclnnStatus DynamicGrouped(const float* x, int64_t n, const float* smooth) {
+    const Dims& shape = tensor(kX).shape;
+    const int64_t width = shape.back();
+    const int64_t height = shape.size() >= 2 ? shape[shape.size() - 2] : 1;
+    const int64_t groups = extent == Extent::kTensor ? 1 : n / height;
+    auto group_of = [&](int64_t i) { return extent == Extent::kTensor ? 0 : i / (height * width) * width + i % width; };
+    auto value = [&](int64_t i) { return smooth ? x[i] * smooth[i % width] : x[i]; };
+    std::vector<float> top(static_cast<size_t>(groups), -INFINITY), bottom(static_cast<size_t>(groups), INFINITY),
+        magnitude(static_cast<size_t>(groups), 0.0f);
+    std::vector<char> nan(static_cast<size_t>(groups), 0);
+    for (int64_t i = 0; i < n; ++i) {
+      const size_t g = static_cast<size_t>(group_of(i));
+      const float v = value(i);
+      nan[g] = nan[g] || std::isnan(v);
+      top[g] = std::max(top[g], v);
+      bottom[g] = std::min(bottom[g], v);
+      magnitude[g] = std::max(magnitude[g], std::fabs(v));
+    }
+    float* scales = static_cast<float*>(Scratch(4, static_cast<size_t>(groups) * sizeof(float)));
+    float* offsets = static_cast<float*>(Scratch(5, static_cast<size_t>(groups) * sizeof(float)));
+    for (size_t g = 0; g < static_cast<size_t>(groups); ++g) {
+      scales[g] = nan[g] ? NAN : asymmetric ? (top[g] - bottom[g]) / 255.0f : magnitude[g] / 127.0f;
+      offsets[g] = asymmetric ? 127.0f - top[g] / scales[g] : 0.0f;
+    }
+    int64_t* q = static_cast<int64_t*>(Scratch(3, static_cast<size_t>(n) * sizeof(int64_t)));
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t g = group_of(i);
+      const float v = asymmetric ? value(i) / scales[g] + offsets[g] : value(i) / scales[g];
+      q[i] = Saturate(std::nearbyint(v), low, high);
+    }
     ScatterFrom(q, ComputeType::kInt64, tensor(kOut));
     ScatterFrom(scales, ComputeType::kFloat32, tensor(kScaleOut));
     if (asymmetric) ScatterFrom(offsets, ComputeType::kFloat32, tensor(kOffsetOut));
@@ -492,18 +537,47 @@ aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork**
                                                  std::to_string(shape.back()) + "], x's last dimension");
       }
     }
+    if (family.has(F::Role::kDstMax) && RoleNumber(call, family, F::Role::kDstMax, -1, 0) != 0) {
+      return plan.Decline("for dstTypeMax " + std::to_string(RoleNumber(call, family, F::Role::kDstMax, -1, 0)) +
+                          " (a custom range is HIFLOAT8's; only INT8's own is simulated)");
+    }
+    // The scales' shape: x's without its last dimension (pertoken), (1,) (pertensor), or without
+    // its second-to-last (perchannel).
     Dims rows(shape.begin(), shape.end() - 1);
+    const char* what = "x's shape without its last dimension";
+    const char* mode = family.has(F::Role::kQuantMode) ? CallString(call, family.role(F::Role::kQuantMode)) : "";
+    const std::string m = mode && *mode ? mode : "pertoken";
+    if (m == "pertensor") {
+      made->extent = QuantWork::Extent::kTensor;
+      rows = Dims{1};
+      what = "(1,)";
+    } else if (m == "perchannel") {
+      if (rank < 2) return plan.Reject(F::Role::kX, "has fewer than 2 dimensions for perchannel");
+      made->extent = QuantWork::Extent::kColumn;
+      rows.assign(shape.begin(), shape.end() - 2);
+      rows.push_back(shape.back());
+      what = "x's shape without its second-to-last dimension";
+    } else if (m != "pertoken") {
+      return plan.Reject(F::Role::kQuantMode, "\"" + m + "\" is not pertoken, pertensor or perchannel");
+    }
+    if (made->extent != QuantWork::Extent::kRow && RoleTensor(call, family, F::Role::kGroupIndex)) {
+      return plan.Reject(F::Role::kGroupIndex, "must be absent for quantMode " + m);
+    }
     const TensorDesc* scale_out = RoleTensor(call, family, F::Role::kScaleOut);
     if (!scale_out) return plan.Decline("without scaleOut");
-    if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kScaleOut, *scale_out, rows, "x's shape without its "
-                                         "last dimension", kScaleOut)) {
+    if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kScaleOut, *scale_out, rows, what, kScaleOut)) {
       return s;
     }
     const TensorDesc* offset_out = RoleTensor(call, family, F::Role::kOffsetOut);
-    if (offset_out) {
-      made->asymmetric = true;
-      if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOffsetOut, *offset_out, rows,
-                                           "x's shape without its last dimension", kOffsetOut)) {
+    // Asymmetric with isSymmetrical false (V3, V4), else wherever offsetOut is given (V2).
+    made->asymmetric = family.has(F::Role::kSymmetric) ? !RoleBool(call, family, F::Role::kSymmetric, true)
+                                                       : offset_out != nullptr;
+    if (made->asymmetric && !offset_out) return plan.Decline("asymmetric without offsetOut");
+    if (!made->asymmetric && offset_out && family.has(F::Role::kSymmetric)) {
+      return plan.Reject(F::Role::kOffsetOut, "must be absent when isSymmetrical is true");
+    }
+    if (made->asymmetric) {
+      if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOffsetOut, *offset_out, rows, what, kOffsetOut)) {
         return s;
       }
     }

@@ -1,0 +1,373 @@
+// The quant_matmul family: matrix products of quantised INT8 operands dequantised by per-column
+// (and per-row) scales, and the packing of float scales into the UINT64/INT64 words those products
+// read.
+//   trans_quant_param  out = (bits(scale) & 0xFFFFE000) | 1 << 46 | (clamp(round(offset), -256, 255)
+//                      & 0x1FF) << 37 (aclnnTransQuantParamV2/V3: the float's sign, exponent and
+//                      top 10 mantissa bits in the low word, bit 46 set, a 9-bit offset in bits
+//                      37-45 when one is given); scale and offset one value or one per element of
+//                      out. V3's roundMode 1 (rounding the bits instead of truncating) is refused
+//                      by name: the page does not say how a tie rounds.
+//   quant_matmul       acc = x1 @ x2 exactly (INT8 operands, transposed or not, batch dimensions
+//                      broadcast), out = (acc + bias) * scale * pertoken for an INT32 bias, else
+//                      acc * scale * pertoken + bias, + offset, in float, to out's FLOAT16,
+//                      BFLOAT16 or FLOAT32 (aclnnQuantMatmulV3/V4, torch_npu.npu_quant_matmul).
+//                      scale one value or one per column n: FLOAT32/BFLOAT16 values, or UINT64/
+//                      INT64 words read as aclnnTransQuantParamV2 packs them (the float of the low
+//                      word's top 19 bits); pertoken one per row m.
+//   dequant_bias       the same epilogue with acc = x1, the INT32 product itself [m, n]
+//                      (aclnnDequantBias: weightScale per column, activateScaleOptional per row,
+//                      outputDtype 1 FLOAT16 or 27 BFLOAT16).
+// Refused by name (561003): INT4 and INT32-packed operands, an INT8 or INT32 out (requantisation
+// rounds in ways the pages leave unstated), a bias over batches (3-d), the NZ weight format.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/dtypes.h"
+#include "opapi/families/family.h"
+#include "opapi/thread_pool.h"
+
+namespace aclsim {
+namespace {
+
+using Q = QuantMatmulFamily;
+
+// The float a packed scale word carries (its low word, the top 19 bits of a float32).
+float UnpackScale(uint64_t word) {
+  const uint32_t bits = static_cast<uint32_t>(word & 0xFFFFE000u);
+  float v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+// The values of `t` as floats, packed UINT64/INT64 words unpacked.
+std::vector<float> ScaleValues(const TensorRef& t) {
+  const size_t n = static_cast<size_t>(t.numel());
+  std::vector<float> v(n);
+  if (t.dtype == ACL_UINT64 || t.dtype == ACL_INT64) {
+    std::vector<int64_t> words(n);
+    GatherAs(t, ComputeType::kInt64, words.data());
+    for (size_t i = 0; i < n; ++i) v[i] = UnpackScale(static_cast<uint64_t>(words[i]));
+  } else {
+    GatherAs(t, ComputeType::kFloat32, v.data());
+  }
+  return v;
+}
+
+std::vector<float> Floats(const TensorRef& t) {
+  std::vector<float> v(static_cast<size_t>(t.numel()));
+  GatherAs(t, ComputeType::kFloat32, v.data());
+  return v;
+}
+
+enum PackSlot { kPScale, kPOffset, kPOut, kPackSlots };
+
+class PackWork final : public FamilyWork {
+ public:
+  explicit PackWork(const char* api) : FamilyWork(api, kPackSlots) {}
+  bool has_offset = false;
+
+ private:
+  aclnnStatus Compute() override {
+    const int64_t n = tensor(kPOut).numel();
+    const std::vector<float> scale = Floats(tensor(kPScale));
+    const std::vector<float> offset = has_offset ? Floats(tensor(kPOffset)) : std::vector<float>();
+    std::vector<int64_t> out(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      const float s = scale[scale.size() == 1 ? 0 : static_cast<size_t>(i)];
+      uint32_t bits;
+      std::memcpy(&bits, &s, sizeof bits);
+      uint64_t word = (static_cast<uint64_t>(bits) & 0xFFFFE000u) | (uint64_t{1} << 46);
+      if (has_offset) {
+        const float o = offset[offset.size() == 1 ? 0 : static_cast<size_t>(i)];
+        const int64_t rounded = static_cast<int64_t>(std::fmin(std::fmax(std::nearbyint(o), -256.0f), 255.0f));
+        word |= (static_cast<uint64_t>(rounded) & 0x1FFu) << 37;
+      }
+      out[static_cast<size_t>(i)] = static_cast<int64_t>(word);
+    }
+    ScatterFrom(out.data(), ComputeType::kInt64, tensor(kPOut));
+    return ACLNN_SUCCESS;
+  }
+};
+
+enum MatmulSlot { kMx1, kMx2, kMScale, kMOffset, kMPertoken, kMBias, kMOut, kMatmulSlots };
+
+class QuantMatmulWork final : public FamilyWork {
+ public:
+  explicit QuantMatmulWork(const char* api) : FamilyWork(api, kMatmulSlots) {}
+
+  int64_t m = 0, k = 0, n = 0;
+  Dims batch;                         // the output's batch dimensions
+  Dims x1_batch_strides, x2_batch_strides;  // per batch dimension, in matrices (0: broadcast)
+  bool product = true;  // false: x1 is the INT32 product already (dequant_bias)
+  bool t1 = false, t2 = false, has_offset = false, has_pertoken = false, has_bias = false, int_bias = false;
+
+ private:
+  aclnnStatus Compute() override {
+    int64_t batches = 1;
+    for (int64_t d : batch) batches *= d;
+    if (batches == 0 || m == 0 || n == 0) return ACLNN_SUCCESS;
+    std::vector<int64_t> a(static_cast<size_t>(tensor(kMx1).numel()));
+    std::vector<int64_t> b(product ? static_cast<size_t>(tensor(kMx2).numel()) : 0);
+    GatherAs(tensor(kMx1), ComputeType::kInt64, a.data());
+    if (product) GatherAs(tensor(kMx2), ComputeType::kInt64, b.data());
+    const std::vector<float> scale = ScaleValues(tensor(kMScale));
+    const std::vector<float> offset = has_offset ? Floats(tensor(kMOffset)) : std::vector<float>();
+    const std::vector<float> pertoken = has_pertoken ? Floats(tensor(kMPertoken)) : std::vector<float>();
+    const std::vector<float> bias = has_bias && !int_bias ? Floats(tensor(kMBias)) : std::vector<float>();
+    // An INT32 bias joins the exact product as an integer.
+    std::vector<int64_t> int_bias_values(has_bias && int_bias ? static_cast<size_t>(tensor(kMBias).numel()) : 0);
+    if (!int_bias_values.empty()) GatherAs(tensor(kMBias), ComputeType::kInt64, int_bias_values.data());
+    auto at = [](const std::vector<float>& v, int64_t j) { return v[v.size() == 1 ? 0 : static_cast<size_t>(j)]; };
+    std::vector<float> y(static_cast<size_t>(batches * m * n));
+    ParallelFor(batches * m, [&](int64_t row) {
+      const int64_t bi = row / m, i = row % m;
+      // The operands' matrices for output batch bi (broadcast dimensions read matrix 0).
+      int64_t rest = bi, ma = 0, mb = 0;
+      for (int64_t d = static_cast<int64_t>(batch.size()) - 1; d >= 0; --d) {
+        const int64_t idx = rest % batch[d];
+        rest /= batch[d];
+        ma += idx * x1_batch_strides[d];
+        mb += idx * x2_batch_strides[d];
+      }
+      const int64_t* pa = a.data() + ma * m * k;
+      const int64_t* pb = b.data() + mb * k * n;
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t acc = 0;
+        if (!product) {
+          acc = pa[i * n + j];
+        } else {
+          for (int64_t kk = 0; kk < k; ++kk) {
+            acc += (t1 ? pa[kk * m + i] : pa[i * k + kk]) * (t2 ? pb[j * k + kk] : pb[kk * n + j]);
+          }
+        }
+        float v;
+        if (has_bias && int_bias) {
+          v = static_cast<float>(acc + int_bias_values[int_bias_values.size() == 1 ? 0 : static_cast<size_t>(j)]) *
+              at(scale, j);
+        } else {
+          v = static_cast<float>(acc) * at(scale, j);
+        }
+        if (has_pertoken) v *= pertoken[static_cast<size_t>(i)];
+        if (has_bias && !int_bias) v += at(bias, j);
+        if (has_offset) v += at(offset, j);
+        y[static_cast<size_t>(row * n + j)] = v;
+      }
+    });
+    ScatterFrom(y.data(), ComputeType::kFloat32, tensor(kMOut));
+    return ACLNN_SUCCESS;
+  }
+};
+
+// The tensor of `role` when given and not empty (op-plugin passes empty tensors for the
+// optional inputs npu_quant_matmul leaves out: x1Offset, yOffset).
+const TensorDesc* Given(const Call& call, const FamilySpec& family, int role) {
+  const TensorDesc* t = RoleTensor(call, family, role);
+  return t && t->numel() > 0 ? t : nullptr;
+}
+
+// One value, or one per element of `count` (any shape holding that many, as (n,) or (1, n)).
+bool OneOrEach(const TensorDesc& t, int64_t count) { return t.numel() == 1 || t.numel() == count; }
+
+aclnnStatus PlanPack(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const TensorDesc* scale = RoleTensor(call, family, Q::Role::kScale);
+  const TensorDesc* offset = RoleTensor(call, family, Q::Role::kOffset);
+  const TensorDesc* out = RoleTensor(call, family, Q::Role::kOut);
+  if (!scale || !out) return Decline(call, work, "without its tensors");
+  if (family.has(Q::Role::kRoundMode) && RoleInt(call, family, Q::Role::kRoundMode, 0) != 0) {
+    return Decline(call, work, "for roundMode " + std::to_string(RoleInt(call, family, Q::Role::kRoundMode, 0)) +
+                                   " (rounding the scale's bits: the page does not say how a tie rounds)");
+  }
+  if (out->dtype != ACL_UINT64 && out->dtype != ACL_INT64) {
+    return Decline(call, work, std::string("for an out of dtype ") + DTypeName(out->dtype));
+  }
+  const int64_t count = out->numel();
+  for (const TensorDesc* t : {scale, offset}) {
+    if (t && !OneOrEach(*t, count)) {
+      const int role = t == scale ? Q::Role::kScale : Q::Role::kOffset;
+      return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
+                         "shape " + DimsText(t->view) + " is neither one value nor out's " + std::to_string(count));
+    }
+  }
+  auto made = std::make_unique<PackWork>(call.spec.name);
+  made->tensor(kPScale).Set(RoleName(call, family, Q::Role::kScale), *scale);
+  if (offset) {
+    made->tensor(kPOffset).Set(RoleName(call, family, Q::Role::kOffset), *offset);
+    made->has_offset = true;
+  }
+  if (aclnnStatus s = made->KeepOutput(call, family, Q::Role::kOut, *out, out->view, "out's shape", kPOut)) return s;
+  *work = made.release();
+  return ACLNN_SUCCESS;
+}
+
+// The matrices' batch strides of an operand whose leading `own` dimensions broadcast to `batch`.
+Dims BatchStrides(const Dims& own, const Dims& batch) {
+  Dims strides(batch.size(), 0);
+  int64_t step = 1;
+  for (int64_t d = static_cast<int64_t>(own.size()) - 1, o = static_cast<int64_t>(batch.size()) - 1; d >= 0; --d, --o) {
+    strides[o] = own[d] == 1 ? 0 : step;
+    step *= own[d];
+  }
+  return strides;
+}
+
+// The epilogue's tensors (scale, offset, pertoken, bias) for an [m, n] product; the output kept.
+aclnnStatus PlanEpilogue(const Call& call, const FamilySpec& family, ExecutorWork** work, QuantMatmulWork* made,
+                         const Dims& shape);
+
+aclnnStatus PlanDequantBias(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const TensorDesc* x = RoleTensor(call, family, Q::Role::kX1);
+  const TensorDesc* out = RoleTensor(call, family, Q::Role::kOut);
+  if (!x || !out || !RoleTensor(call, family, Q::Role::kScale)) return Decline(call, work, "without its tensors");
+  if (x->dtype != ACL_INT32) return Decline(call, work, std::string("for x of dtype ") + DTypeName(x->dtype));
+  if (x->view.size() != 2) {
+    return RejectParam(call, family, Q::Role::kX1, ACLNN_ERR_PARAM_INVALID, "shape " + DimsText(x->view) + " is not [M, N]");
+  }
+  const int64_t dst = RoleInt(call, family, Q::Role::kDstType, 1);
+  const aclDataType want = dst == 1 ? ACL_FLOAT16 : dst == 27 ? ACL_BF16 : ACL_DT_UNDEFINED;
+  if (want == ACL_DT_UNDEFINED || out->dtype != want) {
+    return RejectParam(call, family, Q::Role::kDstType, ACLNN_ERR_PARAM_INVALID,
+                       std::to_string(dst) + " is not 1 (FLOAT16) or 27 (BFLOAT16) naming out's dtype " +
+                           DTypeName(out->dtype));
+  }
+  auto made = std::make_unique<QuantMatmulWork>(call.spec.name);
+  made->product = false;
+  made->m = x->view[0];
+  made->n = x->view[1];
+  made->x1_batch_strides.clear();
+  made->tensor(kMx1).Set(RoleName(call, family, Q::Role::kX1), *x);
+  if (aclnnStatus s = PlanEpilogue(call, family, work, made.get(), x->view)) return s;
+  if (*work) return ACLNN_SUCCESS;  // declined: the refusal's work stands
+  *work = made.release();
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus PlanProduct(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const TensorDesc* x1 = RoleTensor(call, family, Q::Role::kX1);
+  const TensorDesc* x2 = RoleTensor(call, family, Q::Role::kX2);
+  const TensorDesc* scale = RoleTensor(call, family, Q::Role::kScale);
+  const TensorDesc* out = RoleTensor(call, family, Q::Role::kOut);
+  if (!x1 || !x2 || !scale || !out) return Decline(call, work, "without its tensors");
+  auto reject = [&](int role, const std::string& message) {
+    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
+  };
+  for (const TensorDesc* t : {x1, x2}) {
+    if (t->dtype != ACL_INT8) return Decline(call, work, std::string("for an operand of dtype ") + DTypeName(t->dtype));
+    if (t->format != ACL_FORMAT_ND && t->format != ACL_FORMAT_NCHW) {
+      return Decline(call, work, "for an operand of a format other than ND (the NZ weight format)");
+    }
+  }
+  if (x1->view.size() < 2 || x2->view.size() < 2) {
+    return reject(x1->view.size() < 2 ? Q::Role::kX1 : Q::Role::kX2, "has fewer than 2 dimensions");
+  }
+  for (int role : {int{Q::Role::kX1Offset}, int{Q::Role::kYScale}, int{Q::Role::kYOffset}}) {
+    if (Given(call, family, role)) {
+      return Decline(call, work, std::string("with ") + RoleName(call, family, role) + " (not simulated)");
+    }
+  }
+  if (family.has(Q::Role::kGroupSize) && RoleInt(call, family, Q::Role::kGroupSize, 0) != 0) {
+    return Decline(call, work, "for groupSize " + std::to_string(RoleInt(call, family, Q::Role::kGroupSize, 0)) +
+                                   " (per-group scales are not simulated)");
+  }
+  auto made = std::make_unique<QuantMatmulWork>(call.spec.name);
+  made->t1 = RoleBool(call, family, Q::Role::kTransposeX1, false);
+  made->t2 = RoleBool(call, family, Q::Role::kTransposeX2, false);
+  const Dims& a = x1->view;
+  const Dims& b = x2->view;
+  const size_t ra = a.size(), rb = b.size();
+  made->m = made->t1 ? a[ra - 1] : a[ra - 2];
+  made->k = made->t1 ? a[ra - 2] : a[ra - 1];
+  const int64_t k2 = made->t2 ? b[rb - 1] : b[rb - 2];
+  made->n = made->t2 ? b[rb - 2] : b[rb - 1];
+  if (k2 != made->k) {
+    return reject(Q::Role::kX2, "shape " + DimsText(b) + " does not have x1's k = " + std::to_string(made->k));
+  }
+  const Dims ba(a.begin(), a.end() - 2), bb(b.begin(), b.end() - 2);
+  const size_t rank = std::max(ba.size(), bb.size());
+  Dims batch(rank, 1);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t da = d + ba.size() >= rank ? ba[d + ba.size() - rank] : 1;
+    const int64_t db = d + bb.size() >= rank ? bb[d + bb.size() - rank] : 1;
+    if (da != db && da != 1 && db != 1) {
+      return reject(Q::Role::kX2, "batch dimensions " + DimsText(bb) + " do not broadcast with x1's " + DimsText(ba));
+    }
+    batch[d] = da == 1 ? db : da;
+  }
+  made->batch = batch;
+  made->x1_batch_strides = BatchStrides(ba, batch);
+  made->x2_batch_strides = BatchStrides(bb, batch);
+  made->tensor(kMx1).Set(RoleName(call, family, Q::Role::kX1), *x1);
+  made->tensor(kMx2).Set(RoleName(call, family, Q::Role::kX2), *x2);
+  Dims shape = batch;
+  shape.push_back(made->m);
+  shape.push_back(made->n);
+  if (aclnnStatus s = PlanEpilogue(call, family, work, made.get(), shape)) return s;
+  if (*work) return ACLNN_SUCCESS;  // declined: the refusal's work stands
+  *work = made.release();
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus PlanEpilogue(const Call& call, const FamilySpec& family, ExecutorWork** work, QuantMatmulWork* made,
+                         const Dims& shape) {
+  auto reject = [&](int role, const std::string& message) {
+    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
+  };
+  const TensorDesc* scale = RoleTensor(call, family, Q::Role::kScale);
+  const TensorDesc* out = RoleTensor(call, family, Q::Role::kOut);
+  if (out->dtype != ACL_FLOAT16 && out->dtype != ACL_BF16 && out->dtype != ACL_FLOAT) {
+    return Decline(call, work, std::string("for an out of dtype ") + DTypeName(out->dtype) +
+                                   " (requantisation to INT8 and the raw INT32 product are not simulated)");
+  }
+  const int64_t n = made->n, m = made->m;
+  if (scale->dtype != ACL_FLOAT && scale->dtype != ACL_BF16 && scale->dtype != ACL_FLOAT16 &&
+      scale->dtype != ACL_UINT64 && scale->dtype != ACL_INT64) {
+    return Decline(call, work, std::string("for a scale of dtype ") + DTypeName(scale->dtype));
+  }
+  // One scale per column, or per column padded to a multiple of scale_align (the padding unread).
+  const double align = RoleNumber(call, family, -1, Q::Option::kScaleAlign, 0);
+  const int64_t padded = align >= 1 ? (n + static_cast<int64_t>(align) - 1) / static_cast<int64_t>(align) *
+                                          static_cast<int64_t>(align)
+                                    : n;
+  if (scale->numel() != 1 && scale->numel() != padded) {
+    return reject(Q::Role::kScale, "shape " + DimsText(scale->view) + " is not (1,) or (" + std::to_string(padded) + ",)");
+  }
+  made->tensor(kMScale).Set(RoleName(call, family, Q::Role::kScale), *scale);
+  if (const TensorDesc* offset = Given(call, family, Q::Role::kOffset)) {
+    if (!OneOrEach(*offset, n)) return reject(Q::Role::kOffset, "shape " + DimsText(offset->view) + " is not (1,) or (n,)");
+    made->tensor(kMOffset).Set(RoleName(call, family, Q::Role::kOffset), *offset);
+    made->has_offset = true;
+  }
+  if (const TensorDesc* pertoken = Given(call, family, Q::Role::kPertoken)) {
+    if (pertoken->dtype != ACL_FLOAT && pertoken->dtype != ACL_BF16 && pertoken->dtype != ACL_FLOAT16) {
+      return Decline(call, work, std::string("for a per-token scale of dtype ") + DTypeName(pertoken->dtype));
+    }
+    if (pertoken->numel() != m) return reject(Q::Role::kPertoken, "shape " + DimsText(pertoken->view) + " is not (m,)");
+    made->tensor(kMPertoken).Set(RoleName(call, family, Q::Role::kPertoken), *pertoken);
+    made->has_pertoken = true;
+  }
+  if (const TensorDesc* bias = Given(call, family, Q::Role::kBias)) {
+    if (bias->view.size() != 1 || !OneOrEach(*bias, n)) {
+      return Decline(call, work, "for a bias of shape " + DimsText(bias->view) + " (only (n,) is simulated)");
+    }
+    made->tensor(kMBias).Set(RoleName(call, family, Q::Role::kBias), *bias);
+    made->has_bias = true;
+    made->int_bias = bias->dtype == ACL_INT32;
+  }
+  return made->KeepOutput(call, family, Q::Role::kOut, *out, shape, "[batch, m, n]", kMOut);
+}
+
+}  // namespace
+
+aclnnStatus PlanQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
+  *workspace = 0;
+  *work = nullptr;  // PlanEpilogue's refusals leave their work here
+  if (family.op == Q::Op::kTransQuantParam) return PlanPack(call, family, work);
+  if (family.op == Q::Op::kDequantBias) return PlanDequantBias(call, family, work);
+  return PlanProduct(call, family, work);
+}
+
+}  // namespace aclsim
