@@ -59,6 +59,7 @@ set(ACLNN_EXAMPLES
   add_rms_norm
   add_rms_norm_cast
   add_rms_norm_quant_v2
+  add_v3
   addbmm
   addcdiv
   addcmul
@@ -133,6 +134,8 @@ set(ACLNN_EXAMPLES
   clamp_min
   clamp_min_tensor
   clamp_tensor
+  complex
+  confusion_transpose
   constant_pad_nd
   conv_depthwise2d
   conv_tbc
@@ -522,6 +525,7 @@ set(ACLNN_EXAMPLES
   one_hot
   pdist
   permute
+  polar
   pow_scalar_tensor
   pow_tensor_tensor
   prelu
@@ -585,6 +589,7 @@ set(ACLNN_EXAMPLES
   signbit
   silu
   silu_backward
+  sim_thread_exponential
   sinc
   sinh
   slice
@@ -605,6 +610,7 @@ set(ACLNN_EXAMPLES
   stack
   std
   std_mean_correction
+  strided_slice
   svd
   swi_glu
   swi_glu_grad
