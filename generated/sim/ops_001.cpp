@@ -4051,7 +4051,7 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
   const int64_t ellipsisMask = aclsim::CallInt(call, 6);
   const int64_t newAxisMask = aclsim::CallInt(call, 7);
   const int64_t shrinkAxisMask = aclsim::CallInt(call, 8);
-  if (beginMask != 0 || endMask != 0 || ellipsisMask != 0 || newAxisMask != 0 || shrinkAxisMask != 0) {  // semantics/math_extra.toml:329
+  if (beginMask != 0 || endMask != 0 || ellipsisMask != 0 || newAxisMask != 0 || shrinkAxisMask != 0) {  // semantics/math_extra.toml:331
     return aclsim::Reject(call, 561003, "a set bit of beginMask, endMask, ellipsisMask, newAxisMask or shrinkAxisMask is not simulated");
   }
   return ACLNN_SUCCESS;

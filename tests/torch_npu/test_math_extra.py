@@ -5,13 +5,9 @@ from op-plugin's mapping) and equals PyTorch on the CPU; exponential draws follo
 from tests.torch_npu.test_random import KS
 
 
-def test_scalar_first_add_and_complex_from_real_parts(run_npu):
+def test_complex_from_real_parts(run_npu):
     run_npu("""
         x, y = torch.randn(4, 5), torch.rand(4, 5) * 3
-        # aclnnAddV3: op-plugin sends a CPU 0-d self with an NPU other as a scalar.
-        for self, alpha in ((torch.tensor(2.5), 3), (torch.tensor(4), -0.5)):
-            got = torch.add(self, x.npu(), alpha=alpha).cpu()
-            assert torch.allclose(got, torch.add(self, x, alpha=alpha), atol=1e-6), (self, alpha)
         # aclnnComplex and aclnnPolar: FLOAT parts give COMPLEX64.
         got = torch.complex(x.npu(), y.npu()).cpu()
         assert got.dtype == torch.complex64 and torch.equal(got, torch.complex(x, y))
@@ -20,10 +16,15 @@ def test_scalar_first_add_and_complex_from_real_parts(run_npu):
     """)
 
 
-def test_indexing_and_confusion_transpose_on_ascend_950(run_npu):
-    # op-plugin reaches aclnnStridedSlice (npu_indexing) and aclnnConfusionTranspose only on Ascend 950.
+def test_scalar_first_add_indexing_and_confusion_transpose_on_ascend_950(run_npu):
+    # op-plugin reaches aclnnStridedSlice (npu_indexing) and aclnnConfusionTranspose only on Ascend 950;
+    # aclnnAddV3's page supports Ascend 950 only.
     run_npu("""
         x = torch.randn(4, 5, 6)
+        # aclnnAddV3: op-plugin sends a CPU 0-d self with an NPU other as a scalar.
+        for self, alpha in ((torch.tensor(2.5), 3), (torch.tensor(4), -0.5)):
+            got = torch.add(self, x.npu(), alpha=alpha).cpu()
+            assert torch.allclose(got, torch.add(self, x, alpha=alpha), atol=1e-6), (self, alpha)
         got = torch_npu.npu_indexing(x.npu(), [1, 0], [4, 5], [2, 2]).cpu()
         assert torch.equal(got, x[1:4:2, 0:5:2])
         for first, perm, shape in ((False, [0, 2, 1, 3], [4, 5, 2, 3]), (True, [1, 0, 2], [5, 24])):
