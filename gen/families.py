@@ -96,7 +96,8 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "reduce", "PlanReduce",
         ops=("sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "any", "all",
-             "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "nansum", "aminmax", "log_sum"),
+             "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "nansum", "aminmax", "log_sum",
+             "global_mean", "global_amax"),
         # noop_with_empty_dims: an empty dimension list reduces nothing (out = self) instead of
         # every dimension (the ONNX-style pages' noopWithEmptyAxes).
         roles=("self", "dim", "keepdim", "dtype", "correction", "unbiased", "p", "out", "indices", "mean",
@@ -104,10 +105,13 @@ FAMILIES: tuple[Family, ...] = (
         required=("self", "out"),
         options=("correction", "p"),
         output_shape="reduce",
+        # global_mean, global_amax: mean and amax over every dimension after the first two, kept
+        # as 1 (ONNX's GlobalAveragePool and GlobalMaxPool).
+        op_output_shapes=(("global_mean", "*", "given"), ("global_amax", "*", "given")),
         fixed_dtypes=(("indices", "INT64"),),
         op_fixed_dtypes=(("argmax", "out", "INT64"), ("argmin", "out", "INT64"), ("any", "out", "BOOL"),
                          ("all", "out", "BOOL")),
-        exact_ops=("amax", "amin", "max", "min", "argmax", "argmin", "any", "all", "aminmax"),
+        exact_ops=("amax", "amin", "max", "min", "argmax", "argmin", "any", "all", "aminmax", "global_amax"),
         shape_variations=(("*", "rank", ("self",)),),
         doc="along `dim` (an int array or an int; absent or empty: every dimension, or none with "
             "noop_with_empty_dims), keepdim; max/min give values and indices, var_mean/std_mean the variance and "
@@ -124,24 +128,25 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "index", "PlanIndex",
         ops=("gather", "index_select", "embedding", "take", "scatter", "scatter_add", "one_hot", "topk", "sort",
-             "argsort", "gather_v2", "gather_nd", "scatter_reduce", "index_copy", "index_add"),
+             "argsort", "gather_v2", "gather_nd", "scatter_reduce", "index_copy", "index_add", "sort_with_index"),
         # gather_v2: self's slices along dim at an index of any shape (numpy's take along an axis),
         # per batch of the leading batch_dims dimensions; gather_nd: self at the positions the index's
-        # last dimension lists; include_self: whether a scatter_reduce reduction starts from self.
+        # last dimension lists; include_self: whether a scatter_reduce reduction starts from self;
+        # sort_with_index: a stable sort whose indices are index's elements moved as self's (NaN first).
         roles=("self", "dim", "index", "src", "value", "reduce", "k", "largest", "descending", "num_classes",
                "on_value", "off_value", "out", "indices", "batch_dims", "negative_index", "include_self", "alpha"),
         required=("self",),
         fixed_dtypes=(("indices", "INT64"),),
-        op_fixed_dtypes=(("argsort", "indices", "INT64"),),
+        op_fixed_dtypes=(("argsort", "indices", "INT64"), ("sort_with_index", "indices", "INT32")),
         op_output_shapes=(("gather", "*", "given"), ("index_select", "*", "given"), ("embedding", "*", "given"),
                           ("take", "*", "page"), ("one_hot", "*", "given"), ("topk", "*", "given"),
                           ("gather_v2", "*", "given"), ("gather_nd", "*", "given")),
         op_dtype_sources=(("one_hot", "on_value"),),
-        exact_ops=("gather", "index_select", "embedding", "take", "one_hot", "topk", "sort", "argsort"),
+        exact_ops=("gather", "index_select", "embedding", "take", "one_hot", "topk", "sort", "argsort", "sort_with_index"),
         shape_arguments=(("index_copy", "dim"), ("index_add", "dim")),
         doc="gathers and scatters along a dimension (indices checked in phase 2, where they live), "
             "n-dimensional gathers, scatters that reduce (sum, product, max, min, mean), index copies and adds, "
-            "one-hot encodings, stable sorts and top-k"),
+            "one-hot encodings, stable sorts (of given indices too) and top-k"),
     Family(
         "select", "PlanSelect",
         ops=("where", "masked_fill"),
@@ -203,18 +208,27 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "shape", "PlanShape",
         ops=("cast", "copy", "cat", "stack", "split", "split_with_size", "permute", "expand", "flip", "roll",
-             "tril", "triu", "constant_pad", "repeat", "slice"),
+             "tril", "triu", "constant_pad", "repeat", "slice", "flatten", "confusion_transpose", "diag", "diag_flat",
+             "diag_part", "slice_assign"),
+        # flatten: self's elements row-major as [prod(shape[:dim]), prod(shape[dim:])];
+        # confusion_transpose: self permuted by dims then reshaped to size (transpose_first), or
+        # reshaped then permuted. diag: torch.diag (a vector's matrix, a matrix's diagonal `diagonal`);
+        # diag_flat: torch.diagflat; diag_part: out[i...] = self[i..., i...] (self's rank twice out's);
+        # slice_assign: src copied into slice's view of self, in place (out is self).
         roles=("self", "tensors", "dim", "dims", "shifts", "size", "diagonal", "pad", "value", "start",
-               "end", "step", "dtype", "out"),
+               "end", "step", "dtype", "out", "transpose_first", "src"),
         required=("out",),
         op_output_shapes=(("cat", "*", "given"), ("stack", "*", "given"), ("split", "*", "given"),
                           ("split_with_size", "*", "given"), ("permute", "*", "given"), ("expand", "*", "given"),
-                          ("constant_pad", "*", "given"), ("repeat", "*", "given"), ("slice", "*", "given")),
+                          ("constant_pad", "*", "given"), ("repeat", "*", "given"), ("slice", "*", "given"),
+                          ("flatten", "*", "given"), ("confusion_transpose", "*", "given"), ("diag", "*", "given"),
+                          ("diag_flat", "*", "given"), ("diag_part", "*", "given")),
         op_dtype_sources=(("cat", "tensors"), ("stack", "tensors")),
         exact_ops=("*",),
         doc="copies between views, bit for bit within a dtype and converting between dtypes: casts, "
             "broadcasting copies, concatenation, stacking, splitting, permutations, broadcasts, flips, "
-            "rolls, triangles, constant padding, repeats and slices"),
+            "rolls, triangles, constant padding, repeats, slices (and assignments to them), flattening, reshaped "
+            "permutations and diagonals"),
     Family(
         "softmax", "PlanSoftmax",
         ops=("softmax", "log_softmax"),
@@ -397,7 +411,8 @@ FAMILIES: tuple[Family, ...] = (
         # a *_backward op's out is the gradient of self; max_unpool scatters self at indices.
         ops=("max_pool", "avg_pool", "adaptive_avg", "adaptive_max", "reflection_pad", "replication_pad",
              "max_pool_backward", "avg_pool_backward", "adaptive_avg_backward", "adaptive_max_backward",
-             "reflection_pad_backward", "replication_pad_backward", "max_unpool", "max_pool_mask"),
+             "reflection_pad_backward", "replication_pad_backward", "max_unpool", "max_pool_mask", "circular_pad",
+             "circular_pad_backward"),
         roles=("self", "grad_output", "indices", "kernel", "stride", "padding", "dilation", "ceil_mode",
                "count_include_pad", "divisor_override", "output_size", "out", "out_indices"),
         required=("self", "out"),
@@ -405,23 +420,29 @@ FAMILIES: tuple[Family, ...] = (
         op_output_shapes=(("max_pool", "*", "pool"), ("avg_pool", "*", "pool"), ("adaptive_avg", "*", "adaptive"),
                           ("adaptive_max", "*", "adaptive"), ("reflection_pad", "*", "pad"),
                           ("replication_pad", "*", "pad"), ("max_unpool", "*", "adaptive"),
-                          ("max_pool_mask", "*", "given")),
+                          ("max_pool_mask", "*", "given"), ("circular_pad", "*", "pad")),
         fixed_dtypes=(("out_indices", "INT64"),),
-        exact_ops=("max_pool", "adaptive_max", "reflection_pad", "replication_pad", "max_unpool"),
+        exact_ops=("max_pool", "adaptive_max", "reflection_pad", "replication_pad", "max_unpool", "circular_pad"),
         doc="sliding-window max and average pools (kernel, stride, padding, dilation, ceil mode, "
             "count_include_pad, divisor_override), adaptive pools, reflection and replication padding, "
             "their backward, and max unpooling, over the trailing 1 to 3 dimensions"),
     Family(
         "foreach", "PlanForeach",
         # norm: member i's p-norm over all its elements (p: the `p` role, a scalar; inf: the largest |x|).
-        ops=("map", "norm"),
+        # add_n, max_n, min_n: the members of x folded into one tensor out (sum, NaN-propagating
+        # maximum and minimum), their broadcast shape.
+        ops=("map", "norm", "add_n", "max_n", "min_n"),
         roles=("x", "out", "p"),
         required=("x",),
         source="x",
         kernel_ops=("map",),
+        op_output_shapes=(("add_n", "*", "given"), ("max_n", "*", "given"), ("min_n", "*", "given")),
+        op_dtype_sources=(("add_n", "x"), ("max_n", "x"), ("min_n", "x")),
+        exact_ops=("max_n", "min_n"),
         doc="the semantics' elementwise kernel over each tensor of aclTensorLists: member i of every list "
             "(a scalar list's value i, a one-element tensor broadcast) gives out's member i, through the "
-            "elementwise engine; and each member's p-norm"),
+            "elementwise engine; each member's p-norm; and the members of one list summed, or their "
+            "maximum or minimum, into one tensor"),
     Family(
         "optim", "PlanOptim",
         ops=("adamw", "sgd"),
@@ -487,17 +508,18 @@ COUNTING = Family(
 RANDOM = Family(
     "random", "PlanRandom",
     ops=("normal", "uniform", "random", "bernoulli", "multinomial", "randperm", "gen_mask", "do_mask", "dropout",
-         "dropout_grad", "rrelu"),
+         "dropout_grad", "rrelu", "exponential"),
+    # exponential: -ln(1 - u) / lambd into out, n (when bound) its element count.
     roles=("self", "mean", "std", "from", "to", "prob", "seed", "offset", "seed_tensor", "offset_tensor",
            "num_samples", "replacement", "n", "shape", "mask", "noise_shape", "lower", "upper", "training", "noise",
-           "scale", "out", "mask_out"),
+           "scale", "out", "mask_out", "lambd"),
     required=(),
     op_output_shapes=(("normal", "*", "given"), ("multinomial", "*", "given"), ("randperm", "*", "given"),
                       ("gen_mask", "*", "given"), ("dropout", "mask_out", "given")),
     fixed_dtypes=(("mask_out", "UINT8"),),
     op_fixed_dtypes=(("gen_mask", "out", "UINT8"), ("multinomial", "out", "INT64")),
     doc="normal, uniform, random integers, bernoulli draws, multinomial samples, permutations, dropout masks "
-        "and their application, randomized leaky relu: every value from Philox 4x32-10 at counter (element, "
+        "and their application, randomized leaky relu, exponential draws: every value from Philox 4x32-10 at counter (element, "
         "offset) under key seed")
 
 
@@ -529,12 +551,12 @@ ORDER = Family(
 LINALG = Family(
     "linalg", "PlanLinalg",
     ops=("addr", "cross", "inverse", "cdist", "slogdet", "cholesky", "triangular_solve", "qr", "svd", "pdist",
-         "cdist_backward", "renorm", "fill_diagonal", "channel_shuffle"),
+         "cdist_backward", "renorm", "fill_diagonal", "channel_shuffle", "logdet", "exp_segsum", "exp_segsum_backward"),
     # out2: slogdet's log|det|, triangular_solve's copy of A, qr's R, svd's U; out3: svd's V;
     # grad and dist: cdist_backward's incoming gradient and forward result.
     roles=("self", "other", "third", "beta", "alpha", "dim", "p", "compute_mode", "upper", "transpose",
            "unitriangular", "mode", "full_matrices", "compute_uv", "out", "out2", "out3", "grad", "dist", "maxnorm",
-           "value", "wrap", "groups"),
+           "value", "wrap", "groups", "some"),
     required=("out",),
     op_output_shapes=(("*", "*", "given"),),
     doc="addr (beta * self + alpha * the outer product of two vectors, self broadcast), the cross product "
@@ -542,7 +564,10 @@ LINALG = Family(
         "on each trailing square matrix through LAPACK in float (double for DOUBLE): the inverse (getrf/getri), the sign and log "
         "of |det| (getrf), the Cholesky factor (potrf), the solution of a triangular system (trsm, batches "
         "broadcast), QR (geqrf/orgqr) and the singular value decomposition (gesdd), LAPACK's signs; pdist, "
-        "cdist's gradient, renorm's slices scaled to a largest p-norm, fill_diagonal, channel_shuffle")
+        "cdist's gradient, renorm's slices scaled to a largest p-norm, fill_diagonal, channel_shuffle; logdet (log "
+        "det: NaN for a negative determinant, -inf for a singular matrix); qr's `some` (reduced, else complete); "
+        "exp_segsum (each row x of n values gives the n x n matrix exp(x[j+1] + ... + x[i]) below the diagonal, "
+        "1 on it, 0 above) and its backward (self the incoming gradient, other the forward's result)")
 
 FAMILIES = FAMILIES + (CREATION, COUNTING, RANDOM, ORDER, LINALG)
 

@@ -251,33 +251,40 @@ class ResultRule(_Rows):
     both from the table generated/include/aclnn_bindgen/dtypes.h renders from `result_dtype`; the
     generated suites read aclnn._dtypes' copy.
 
-    A row: the name, then whether integral inputs give FLOAT, complex ones their real dtype, and
-    every input BOOL."""
+    A row: the name, then whether integral inputs give FLOAT, complex ones their real dtype,
+    every input BOOL, and real ones the complex dtype of their precision (`result = "complex"`:
+    a complex number made of real parts, aclnnComplex, aclnnPolar)."""
 
     def __init__(self, *row: Any) -> None:
         self.integral_to_float: bool = row[1]
         self.complex_to_real: bool = row[2]
         self.always_bool: bool = row[3]
+        self.real_to_complex: bool = row[4]
 
-    PROMOTED = "promoted", False, False, False
-    FLOATING = "floating", True, False, False
-    REAL = "real", False, True, False
-    FLOATING_OR_REAL = "floating_or_real", True, True, False
-    BOOL = "bool", False, False, True
+    PROMOTED = "promoted", False, False, False, False
+    FLOATING = "floating", True, False, False, False
+    REAL = "real", False, True, False, False
+    FLOATING_OR_REAL = "floating_or_real", True, True, False, False
+    BOOL = "bool", False, False, True, False
+    COMPLEX = "complex", False, False, False, True
 
     @classmethod
     def of(cls, integral_to_float: bool = False, complex_to_real: bool = False,
-           always_bool: bool = False) -> "ResultRule":
-        """The rule of a semantics table's keys; BOOL whatever the others say."""
+           always_bool: bool = False, real_to_complex: bool = False) -> "ResultRule":
+        """The rule of a semantics table's keys; BOOL (then COMPLEX) whatever the others say."""
         if always_bool:
             return cls.BOOL
-        return next(r for r in cls if (r.integral_to_float, r.complex_to_real, r.always_bool)
-                    == (integral_to_float, complex_to_real, False))
+        if real_to_complex:
+            return cls.COMPLEX
+        return next(r for r in cls if (r.integral_to_float, r.complex_to_real, r.always_bool, r.real_to_complex)
+                    == (integral_to_float, complex_to_real, False, False))
 
     def result_dtype(self, promoted: DType) -> DType:
         """The dtype of the kernel's result for inputs promoted to `promoted`."""
         if self.always_bool:
             return DType.BOOL
+        if self.real_to_complex:
+            return _COMPLEX_OF.get(promoted, promoted)
         if self.integral_to_float and (promoted.is_integral or promoted is DType.BOOL):
             return DType.FLOAT
         if self.complex_to_real:

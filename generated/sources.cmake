@@ -59,6 +59,7 @@ set(ACLNN_EXAMPLES
   add_rms_norm
   add_rms_norm_cast
   add_rms_norm_quant_v2
+  add_v3
   addbmm
   addcdiv
   addcmul
@@ -134,6 +135,8 @@ set(ACLNN_EXAMPLES
   clamp_min_tensor
   clamp_tensor
   clipped_swiglu
+  complex
+  confusion_transpose
   constant_pad_nd
   conv_depthwise2d
   conv_tbc
@@ -530,6 +533,7 @@ set(ACLNN_EXAMPLES
   one_hot
   pdist
   permute
+  polar
   pow_scalar_tensor
   pow_tensor_tensor
   prelu
@@ -594,6 +598,7 @@ set(ACLNN_EXAMPLES
   signbit
   silu
   silu_backward
+  sim_thread_exponential
   sinc
   sinh
   slice
@@ -614,6 +619,7 @@ set(ACLNN_EXAMPLES
   stack
   std
   std_mean_correction
+  strided_slice
   svd
   swi_glu
   swi_glu_grad

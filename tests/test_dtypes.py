@@ -85,13 +85,15 @@ def test_packed_and_exotic_types_cast_by_their_category():
 
 
 # What each result rule stands for in PyTorch: true division (integral and bool inputs give the
-# default dtype), a real part (a complex input gives its real dtype, as abs does), a comparison.
+# default dtype), a real part (a complex input gives its real dtype, as abs does), a comparison, a
+# complex number of real parts (torch.complex takes FLOAT16, FLOAT and DOUBLE; others stay as they are).
 TORCH_RESULT = {
     ResultRule.FLOATING: lambda t: torch.true_divide(t, t),
     ResultRule.REAL: torch.real,
     ResultRule.FLOATING_OR_REAL: lambda t: torch.real(torch.true_divide(t, t)),
     ResultRule.BOOL: lambda t: torch.eq(t, t),
     ResultRule.PROMOTED: lambda t: t,
+    ResultRule.COMPLEX: lambda t: torch.complex(t, t) if t.dtype in (torch.float16, torch.float32, torch.float64) else t,
 }
 # The dtypes PyTorch's CPU computes these in: its promotion lattice, but for complex32.
 TORCH_COMPUTES = [d for d in TORCH if d.promotes_with_others and d is not DType.COMPLEX32]
@@ -109,6 +111,8 @@ def test_a_result_rule_reads_a_semantics_files_keys():
     assert ResultRule.of(integral_to_float=True, complex_to_real=True) is ResultRule.FLOATING_OR_REAL
     assert ResultRule.of(integral_to_float=True, always_bool=True) is ResultRule.BOOL
     assert ResultRule.REAL.result_dtype(DType.COMPLEX32) is DType.FLOAT16  # which PyTorch's CPU cannot compute
+    assert ResultRule.of(real_to_complex=True) is ResultRule.COMPLEX
+    assert ResultRule.COMPLEX.result_dtype(DType.FLOAT) is DType.COMPLEX64
 
 
 def _generated_module(name):

@@ -292,7 +292,7 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
             documented=p.dtypes,
             family_shape=rule,
             dims_from=arg(dims_role, (ParamKind.INT_ARRAY, ParamKind.INT, ParamKind.SCALAR)) if dims_role else None,
-            keepdim_from=arg("keepdim", (ParamKind.BOOL,)),
+            keepdim_from=arg("keepdim", (ParamKind.BOOL, ParamKind.INT)),  # an int: ONNX's keepdims (aclnnReduceMinV2)
             noop_from=arg("noop_with_empty_dims", (ParamKind.BOOL,)) if rule == "reduce" else None,
             conv_from=tuple(arg(r, (ParamKind.INT_ARRAY, ParamKind.INT, ParamKind.BOOL)) for r in families.CONV_RULE_ROLES)
             if rule == "convolution" else (),

@@ -285,8 +285,9 @@ def kernel_for(bound: BoundAPI) -> tuple[Optional[Kernel], str]:
     if len(outputs) != 1:
         listed = ", ".join(params[i].name for i in outputs) or "none"
         return None, f"(the elementwise engine writes one tensor; its tensor outputs: {listed})"
-    lists_complex = any(_lists_complex(p) for p in params
-                        if p.kind is ParamKind.TENSOR and p.direction is not Direction.OUT)
+    # A complex result of real parts (result = "complex": aclnnComplex) computes in complex arithmetic too.
+    lists_complex = semantics.result_rule.real_to_complex or any(
+        _lists_complex(p) for p in params if p.kind is ParamKind.TENSOR and p.direction is not Direction.OUT)
     # kernel_complex "" keeps the kernel to real arithmetic (phase 2 then says "not simulated in
     # complex arithmetic").
     complex_kernel = lists_complex and semantics.kernel_complex != ""

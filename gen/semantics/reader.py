@@ -14,7 +14,9 @@ A file states what pages say only in prose and formulas. One table per API, keye
     kernel_complex = "..."
     complex_result = "real"           # optional: the complex kernel's result is real (|z|)
     integral_result = "floating"      # optional: integral and bool inputs give FLOAT (true division)
-    result = "bool"                   # optional: the result is BOOL whatever the inputs (comparisons)
+    result = "bool"                   # optional: the result is BOOL whatever the inputs (comparisons);
+                                      # "complex": real inputs give the complex dtype of their precision,
+                                      # computed in complex arithmetic (kernel_complex: aclnnComplex)
     # Python expression over torch tensors and Python values, named as the page names them
     # (`torch`, `math`, and `exact` of runtime/python/tests/_goldens.py for the ops whose
     # PyTorch result depends on its kernel path: exact.fmod, exact.remainder; `dtype_of[name]`,
@@ -140,8 +142,8 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
         bad("integral_result is \"integral\" or \"floating\"")
         integral_result = "integral"
     result = table.get("result", "promoted")
-    if result not in ("promoted", "bool"):
-        bad("result is \"promoted\" or \"bool\"")
+    if result not in ("promoted", "bool", "complex"):
+        bad("result is \"promoted\", \"bool\" or \"complex\"")
         result = "promoted"
     if result == "bool" and (integral_result, complex_result) != ("integral", "complex"):
         diags.append(Diagnostic(Level.WARNING, line, "semantics-value",
@@ -245,7 +247,8 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
 
     return OpSemantics(api=api, source=source, kernel=kernel, kernel_complex=kernel_complex,
                        result_rule=ResultRule.of(integral_to_float=integral_result == "floating",
-                                                 complex_to_real=complex_result == "real", always_bool=result == "bool"),
+                                                 complex_to_real=complex_result == "real", always_bool=result == "bool",
+                                                 real_to_complex=result == "complex"),
                        golden=golden,
                        integer_math=integer_math, exact=exact,
                        checks=tuple(checks), domains=tuple(domains), errata=tuple(errata), line=line,

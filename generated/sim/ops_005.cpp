@@ -1310,10 +1310,10 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
 };
 
-// Computed by the shape family (self=src, out=selfRef).
+// Computed by the shape family (self=src, out=selfRef, src=src).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanShape, aclsim::ShapeFamily::Op::kCopy,
-    /*roles=*/{1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {

@@ -140,9 +140,10 @@ enum class ResultRule : uint8_t {
   kReal,
   kFloatingOrReal,
   kBool,
+  kComplex,
 };
 
-inline constexpr int kResultRuleCount = 5;
+inline constexpr int kResultRuleCount = 6;
 
 // kResultDType[rule][i]: the index in kDTypes of the result dtype under `rule` of inputs promoted
 // to kDTypes[i] (gen.ir.ResultRule.result_dtype).
@@ -152,6 +153,7 @@ inline constexpr int8_t kResultDType[kResultRuleCount][kDTypeCount] = {
     /* real             */ { 0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13,  1,  0,  3, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26},
     /* floating_or_real */ { 0,  1,  2,  3,  0,  0,  0,  0,  0,  0,  0,  0,  0, 13,  1,  0,  3,  0,  0, 19, 20, 21, 22, 23, 24, 25, 26},
     /* bool             */ {12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12},
+    /* complex          */ {15, 14,  2, 16,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26},
 };
 
 // Values index a 64-bit mask of dtypes (the simulator's dtype sets) and the lookup table below.

@@ -19,7 +19,7 @@ struct FamilySpec;
 // reduce: along `dim` (an int array or an int; absent or empty: every dimension, or none with noop_with_empty_dims), keepdim; max/min give values and indices, var_mean/std_mean the variance and the mean, aminmax min and max, log_sum the logarithm of the sum.
 struct ReduceFamily {
   struct Op {
-    enum : int8_t { kSum, kMean, kProd, kAmax, kAmin, kMax, kMin, kArgmax, kArgmin, kAny, kAll, kVar, kStd, kVarMean, kStdMean, kNorm, kLogsumexp, kNansum, kAminmax, kLogSum };
+    enum : int8_t { kSum, kMean, kProd, kAmax, kAmin, kMax, kMin, kArgmax, kArgmin, kAny, kAll, kVar, kStd, kVarMean, kStdMean, kNorm, kLogsumexp, kNansum, kAminmax, kLogSum, kGlobalMean, kGlobalAmax };
   };
   struct Role {
     enum : int8_t { kSelf, kDim, kKeepdim, kDtype, kCorrection, kUnbiased, kP, kOut, kIndices, kMean, kMaxOut, kNoopWithEmptyDims };
@@ -27,7 +27,7 @@ struct ReduceFamily {
   struct Option {
     enum : int8_t { kCorrection, kP };
   };
-  static constexpr const char* kOpNames[] = { "sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "any", "all", "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "nansum", "aminmax", "log_sum" };
+  static constexpr const char* kOpNames[] = { "sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "any", "all", "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "nansum", "aminmax", "log_sum", "global_mean", "global_amax" };
 };
 
 // cumulative: running sums, products, maxima and minima along one dimension.
@@ -41,15 +41,15 @@ struct CumulativeFamily {
   static constexpr const char* kOpNames[] = { "cumsum", "cumprod", "cummax", "cummin" };
 };
 
-// index: gathers and scatters along a dimension (indices checked in phase 2, where they live), n-dimensional gathers, scatters that reduce (sum, product, max, min, mean), index copies and adds, one-hot encodings, stable sorts and top-k.
+// index: gathers and scatters along a dimension (indices checked in phase 2, where they live), n-dimensional gathers, scatters that reduce (sum, product, max, min, mean), index copies and adds, one-hot encodings, stable sorts (of given indices too) and top-k.
 struct IndexFamily {
   struct Op {
-    enum : int8_t { kGather, kIndexSelect, kEmbedding, kTake, kScatter, kScatterAdd, kOneHot, kTopk, kSort, kArgsort, kGatherV2, kGatherNd, kScatterReduce, kIndexCopy, kIndexAdd };
+    enum : int8_t { kGather, kIndexSelect, kEmbedding, kTake, kScatter, kScatterAdd, kOneHot, kTopk, kSort, kArgsort, kGatherV2, kGatherNd, kScatterReduce, kIndexCopy, kIndexAdd, kSortWithIndex };
   };
   struct Role {
     enum : int8_t { kSelf, kDim, kIndex, kSrc, kValue, kReduce, kK, kLargest, kDescending, kNumClasses, kOnValue, kOffValue, kOut, kIndices, kBatchDims, kNegativeIndex, kIncludeSelf, kAlpha };
   };
-  static constexpr const char* kOpNames[] = { "gather", "index_select", "embedding", "take", "scatter", "scatter_add", "one_hot", "topk", "sort", "argsort", "gather_v2", "gather_nd", "scatter_reduce", "index_copy", "index_add" };
+  static constexpr const char* kOpNames[] = { "gather", "index_select", "embedding", "take", "scatter", "scatter_add", "one_hot", "topk", "sort", "argsort", "gather_v2", "gather_nd", "scatter_reduce", "index_copy", "index_add", "sort_with_index" };
 };
 
 // select: where: out = condition ? self : other, broadcast; masked_fill: self = mask ? value : self.
@@ -85,15 +85,15 @@ struct AdvancedFamily {
   static constexpr const char* kOpNames[] = { "index", "index_put", "masked_scatter", "put", "index_fill", "scatter_nd_update", "scatter_update" };
 };
 
-// shape: copies between views, bit for bit within a dtype and converting between dtypes: casts, broadcasting copies, concatenation, stacking, splitting, permutations, broadcasts, flips, rolls, triangles, constant padding, repeats and slices.
+// shape: copies between views, bit for bit within a dtype and converting between dtypes: casts, broadcasting copies, concatenation, stacking, splitting, permutations, broadcasts, flips, rolls, triangles, constant padding, repeats, slices (and assignments to them), flattening, reshaped permutations and diagonals.
 struct ShapeFamily {
   struct Op {
-    enum : int8_t { kCast, kCopy, kCat, kStack, kSplit, kSplitWithSize, kPermute, kExpand, kFlip, kRoll, kTril, kTriu, kConstantPad, kRepeat, kSlice };
+    enum : int8_t { kCast, kCopy, kCat, kStack, kSplit, kSplitWithSize, kPermute, kExpand, kFlip, kRoll, kTril, kTriu, kConstantPad, kRepeat, kSlice, kFlatten, kConfusionTranspose, kDiag, kDiagFlat, kDiagPart, kSliceAssign };
   };
   struct Role {
-    enum : int8_t { kSelf, kTensors, kDim, kDims, kShifts, kSize, kDiagonal, kPad, kValue, kStart, kEnd, kStep, kDtype, kOut };
+    enum : int8_t { kSelf, kTensors, kDim, kDims, kShifts, kSize, kDiagonal, kPad, kValue, kStart, kEnd, kStep, kDtype, kOut, kTransposeFirst, kSrc };
   };
-  static constexpr const char* kOpNames[] = { "cast", "copy", "cat", "stack", "split", "split_with_size", "permute", "expand", "flip", "roll", "tril", "triu", "constant_pad", "repeat", "slice" };
+  static constexpr const char* kOpNames[] = { "cast", "copy", "cat", "stack", "split", "split_with_size", "permute", "expand", "flip", "roll", "tril", "triu", "constant_pad", "repeat", "slice", "flatten", "confusion_transpose", "diag", "diag_flat", "diag_part", "slice_assign" };
 };
 
 // softmax: along one dimension, computed in float (double for DOUBLE).
@@ -182,7 +182,7 @@ struct ConvFamily {
 // pool: sliding-window max and average pools (kernel, stride, padding, dilation, ceil mode, count_include_pad, divisor_override), adaptive pools, reflection and replication padding, their backward, and max unpooling, over the trailing 1 to 3 dimensions.
 struct PoolFamily {
   struct Op {
-    enum : int8_t { kMaxPool, kAvgPool, kAdaptiveAvg, kAdaptiveMax, kReflectionPad, kReplicationPad, kMaxPoolBackward, kAvgPoolBackward, kAdaptiveAvgBackward, kAdaptiveMaxBackward, kReflectionPadBackward, kReplicationPadBackward, kMaxUnpool, kMaxPoolMask };
+    enum : int8_t { kMaxPool, kAvgPool, kAdaptiveAvg, kAdaptiveMax, kReflectionPad, kReplicationPad, kMaxPoolBackward, kAvgPoolBackward, kAdaptiveAvgBackward, kAdaptiveMaxBackward, kReflectionPadBackward, kReplicationPadBackward, kMaxUnpool, kMaxPoolMask, kCircularPad, kCircularPadBackward };
   };
   struct Role {
     enum : int8_t { kSelf, kGradOutput, kIndices, kKernel, kStride, kPadding, kDilation, kCeilMode, kCountIncludePad, kDivisorOverride, kOutputSize, kOut, kOutIndices };
@@ -190,18 +190,18 @@ struct PoolFamily {
   struct Option {
     enum : int8_t { kSpatial };
   };
-  static constexpr const char* kOpNames[] = { "max_pool", "avg_pool", "adaptive_avg", "adaptive_max", "reflection_pad", "replication_pad", "max_pool_backward", "avg_pool_backward", "adaptive_avg_backward", "adaptive_max_backward", "reflection_pad_backward", "replication_pad_backward", "max_unpool", "max_pool_mask" };
+  static constexpr const char* kOpNames[] = { "max_pool", "avg_pool", "adaptive_avg", "adaptive_max", "reflection_pad", "replication_pad", "max_pool_backward", "avg_pool_backward", "adaptive_avg_backward", "adaptive_max_backward", "reflection_pad_backward", "replication_pad_backward", "max_unpool", "max_pool_mask", "circular_pad", "circular_pad_backward" };
 };
 
-// foreach: the semantics' elementwise kernel over each tensor of aclTensorLists: member i of every list (a scalar list's value i, a one-element tensor broadcast) gives out's member i, through the elementwise engine; and each member's p-norm.
+// foreach: the semantics' elementwise kernel over each tensor of aclTensorLists: member i of every list (a scalar list's value i, a one-element tensor broadcast) gives out's member i, through the elementwise engine; each member's p-norm; and the members of one list summed, or their maximum or minimum, into one tensor.
 struct ForeachFamily {
   struct Op {
-    enum : int8_t { kMap, kNorm };
+    enum : int8_t { kMap, kNorm, kAddN, kMaxN, kMinN };
   };
   struct Role {
     enum : int8_t { kX, kOut, kP };
   };
-  static constexpr const char* kOpNames[] = { "map", "norm" };
+  static constexpr const char* kOpNames[] = { "map", "norm", "add_n", "max_n", "min_n" };
 };
 
 // optim: optimizer steps updating parameters and their state in place, computed in float: AdamW (amsgrad, maximize), SGD with momentum, dampening, Nesterov and weight decay over tensor lists.
@@ -248,15 +248,15 @@ struct CountingFamily {
   static constexpr const char* kOpNames[] = { "trace", "histc", "bucketize", "searchsorted", "bincount", "isin" };
 };
 
-// random: normal, uniform, random integers, bernoulli draws, multinomial samples, permutations, dropout masks and their application, randomized leaky relu: every value from Philox 4x32-10 at counter (element, offset) under key seed.
+// random: normal, uniform, random integers, bernoulli draws, multinomial samples, permutations, dropout masks and their application, randomized leaky relu, exponential draws: every value from Philox 4x32-10 at counter (element, offset) under key seed.
 struct RandomFamily {
   struct Op {
-    enum : int8_t { kNormal, kUniform, kRandom, kBernoulli, kMultinomial, kRandperm, kGenMask, kDoMask, kDropout, kDropoutGrad, kRrelu };
+    enum : int8_t { kNormal, kUniform, kRandom, kBernoulli, kMultinomial, kRandperm, kGenMask, kDoMask, kDropout, kDropoutGrad, kRrelu, kExponential };
   };
   struct Role {
-    enum : int8_t { kSelf, kMean, kStd, kFrom, kTo, kProb, kSeed, kOffset, kSeedTensor, kOffsetTensor, kNumSamples, kReplacement, kN, kShape, kMask, kNoiseShape, kLower, kUpper, kTraining, kNoise, kScale, kOut, kMaskOut };
+    enum : int8_t { kSelf, kMean, kStd, kFrom, kTo, kProb, kSeed, kOffset, kSeedTensor, kOffsetTensor, kNumSamples, kReplacement, kN, kShape, kMask, kNoiseShape, kLower, kUpper, kTraining, kNoise, kScale, kOut, kMaskOut, kLambd };
   };
-  static constexpr const char* kOpNames[] = { "normal", "uniform", "random", "bernoulli", "multinomial", "randperm", "gen_mask", "do_mask", "dropout", "dropout_grad", "rrelu" };
+  static constexpr const char* kOpNames[] = { "normal", "uniform", "random", "bernoulli", "multinomial", "randperm", "gen_mask", "do_mask", "dropout", "dropout_grad", "rrelu", "exponential" };
 };
 
 // order: the k-th smallest value and the (lower) median along a dimension with their indices as aten's CPU kernels choose them (NaN largest; median: NaN wins, nanmedian: NaN skipped), the median of every element; repeat_interleave's copies by a count or a count per element, and its gradient's sums.
@@ -270,15 +270,15 @@ struct OrderFamily {
   static constexpr const char* kOpNames[] = { "kthvalue", "median", "nanmedian", "repeat_interleave", "repeat_interleave_grad" };
 };
 
-// linalg: addr (beta * self + alpha * the outer product of two vectors, self broadcast), the cross product of 3-vectors along dim, the p-norm distance of each pair of rows of two batches of matrices (cdist); on each trailing square matrix through LAPACK in float (double for DOUBLE): the inverse (getrf/getri), the sign and log of |det| (getrf), the Cholesky factor (potrf), the solution of a triangular system (trsm, batches broadcast), QR (geqrf/orgqr) and the singular value decomposition (gesdd), LAPACK's signs; pdist, cdist's gradient, renorm's slices scaled to a largest p-norm, fill_diagonal, channel_shuffle.
+// linalg: addr (beta * self + alpha * the outer product of two vectors, self broadcast), the cross product of 3-vectors along dim, the p-norm distance of each pair of rows of two batches of matrices (cdist); on each trailing square matrix through LAPACK in float (double for DOUBLE): the inverse (getrf/getri), the sign and log of |det| (getrf), the Cholesky factor (potrf), the solution of a triangular system (trsm, batches broadcast), QR (geqrf/orgqr) and the singular value decomposition (gesdd), LAPACK's signs; pdist, cdist's gradient, renorm's slices scaled to a largest p-norm, fill_diagonal, channel_shuffle; logdet (log det: NaN for a negative determinant, -inf for a singular matrix); qr's `some` (reduced, else complete); exp_segsum (each row x of n values gives the n x n matrix exp(x[j+1] + ... + x[i]) below the diagonal, 1 on it, 0 above) and its backward (self the incoming gradient, other the forward's result).
 struct LinalgFamily {
   struct Op {
-    enum : int8_t { kAddr, kCross, kInverse, kCdist, kSlogdet, kCholesky, kTriangularSolve, kQr, kSvd, kPdist, kCdistBackward, kRenorm, kFillDiagonal, kChannelShuffle };
+    enum : int8_t { kAddr, kCross, kInverse, kCdist, kSlogdet, kCholesky, kTriangularSolve, kQr, kSvd, kPdist, kCdistBackward, kRenorm, kFillDiagonal, kChannelShuffle, kLogdet, kExpSegsum, kExpSegsumBackward };
   };
   struct Role {
-    enum : int8_t { kSelf, kOther, kThird, kBeta, kAlpha, kDim, kP, kComputeMode, kUpper, kTranspose, kUnitriangular, kMode, kFullMatrices, kComputeUv, kOut, kOut2, kOut3, kGrad, kDist, kMaxnorm, kValue, kWrap, kGroups };
+    enum : int8_t { kSelf, kOther, kThird, kBeta, kAlpha, kDim, kP, kComputeMode, kUpper, kTranspose, kUnitriangular, kMode, kFullMatrices, kComputeUv, kOut, kOut2, kOut3, kGrad, kDist, kMaxnorm, kValue, kWrap, kGroups, kSome };
   };
-  static constexpr const char* kOpNames[] = { "addr", "cross", "inverse", "cdist", "slogdet", "cholesky", "triangular_solve", "qr", "svd", "pdist", "cdist_backward", "renorm", "fill_diagonal", "channel_shuffle" };
+  static constexpr const char* kOpNames[] = { "addr", "cross", "inverse", "cdist", "slogdet", "cholesky", "triangular_solve", "qr", "svd", "pdist", "cdist_backward", "renorm", "fill_diagonal", "channel_shuffle", "logdet", "exp_segsum", "exp_segsum_backward" };
 };
 
 // activation: GLU, SwiGLU and GELU-mul (one half of the input along a dimension gating the other) and PReLU (a weight per channel), with their backwards; computed in float (double for DOUBLE), PReLU's weight gradient summed in double.

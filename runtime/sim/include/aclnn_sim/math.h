@@ -11,6 +11,7 @@
 #define ACLNN_SIM_MATH_H_
 
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <string_view>
@@ -448,6 +449,57 @@ T Filled(T /*self*/, T value) {
 template <typename T>
 T Truth(bool value) {
   return value ? T(1) : T(0);
+}
+
+// The digamma function psi(x), as PyTorch's CPU kernel (calc_digamma): the reflection formula below
+// zero (poles at the non-positive integers, -inf/+inf at -0/+0), the recurrence up to 10, then
+// the asymptotic series; computed in double whatever T.
+template <typename T>
+T Digamma(T v) {
+  double x = static_cast<double>(v);
+  if (x == 0) return static_cast<T>(std::copysign(INFINITY, -x));
+  if (x < 0) {
+    if (x == std::trunc(x)) return static_cast<T>(NAN);
+    double q;
+    double r = std::modf(x, &q);
+    const double pi = 3.14159265358979323846;
+    return static_cast<T>(static_cast<double>(Digamma(1 - x)) - pi / std::tan(pi * r));
+  }
+  double result = 0;
+  while (x < 10) {
+    result -= 1 / x;
+    x += 1;
+  }
+  if (x == 10) return static_cast<T>(result + 2.25175258906672110764);
+  static const double kA[] = {8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
+                              -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
+                              8.33333333333333333333E-2};
+  double y = 0;
+  if (x < 1.0e17) {
+    double z = 1.0 / (x * x);
+    double p = kA[0];
+    for (int i = 1; i < 7; ++i) p = p * z + kA[i];
+    y = z * p;
+  }
+  return static_cast<T>(result + std::log(x) - (0.5 / x) - y);
+}
+
+// The complex number re + im * i of two real parts (the values' real parts: result = "complex"
+// computes aclnnComplex's real inputs in complex arithmetic); a real computation never reaches it
+// (the result rule makes it complex) and gets re.
+template <typename T>
+struct IsStdComplex : std::false_type {};
+template <typename Part>
+struct IsStdComplex<std::complex<Part>> : std::true_type {};
+
+template <typename T>
+T MakeComplex(T re, T im) {
+  if constexpr (IsStdComplex<T>::value) {
+    return T(std::real(re), std::real(im));
+  } else {
+    (void)im;
+    return re;
+  }
 }
 
 }  // namespace aclsim

@@ -553,6 +553,8 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
                                                   " dtype " + DTypeName(result) + " of " + NameList(spec, inputs, count) +
                                                   " (互转换关系)");
   }
+  // A complex result of real inputs (result = "complex": aclnnComplex) is computed in complex arithmetic.
+  if (const DTypeInfo* r = FindDType(result); r && r->category == DTypeCategory::kComplex) promoted = result;
   const DTypeInfo* info = FindDType(promoted);
   // A complex scalar cannot be cast to a real computation (互转换关系: no narrowing from complex;
   // aclnnAdd's error row "alpha无法转换为self和other推导后的数据类型").

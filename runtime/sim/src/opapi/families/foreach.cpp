@@ -12,6 +12,7 @@
 // from their promoted dtype.
 //
 // The norm op (aclnnForeachNorm) is a reduction, not a kernel: each member's p-norm, in double.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -122,10 +123,107 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
   return ACLNN_SUCCESS;
 }
 
+
+// add_n, max_n and min_n: the members of one list folded element by element into one tensor (out,
+// the members' broadcast shape; AddN's page: the members of one shape), in the members' compute
+// type (float for FLOAT16/BFLOAT16, int64 for integers, so integral sums are exact until out's
+// cast); max/min propagate NaN as torch.maximum/minimum do. An empty list leaves an empty out.
+class ListFoldWork final : public FamilyWork {
+ public:
+  ListFoldWork(const char* api, int members, int8_t op) : FamilyWork(api, members + 1), members_(members), op_(op) {}
+
+ private:
+  template <typename T>
+  void Fold() {
+    const TensorRef& out = tensor(members_);
+    const int64_t n = out.numel();
+    T* acc = static_cast<T*>(Scratch(0, static_cast<size_t>(std::max<int64_t>(n, 1)) * sizeof(T)));
+    GatherAs(tensor(0), type, acc);
+    T* next = static_cast<T*>(Scratch(1, static_cast<size_t>(std::max<int64_t>(n, 1)) * sizeof(T)));
+    for (int m = 1; m < members_; ++m) {
+      GatherAs(tensor(m), type, next);
+      for (int64_t i = 0; i < n; ++i) {
+        const T a = acc[i], b = next[i];
+        if (op_ == F::Op::kAddN) {
+          acc[i] = a + b;
+        } else if (a != a || b != b) {  // NaN (floating only) wins
+          acc[i] = a != a ? a : b;
+        } else {
+          acc[i] = op_ == F::Op::kMaxN ? (b > a ? b : a) : (b < a ? b : a);
+        }
+      }
+    }
+    ScatterFrom(acc, type, out);
+  }
+
+  aclnnStatus Compute() override {
+    if (members_ == 0 || tensor(members_).numel() == 0) return ACLNN_SUCCESS;
+    WithFamilyType(type, [&](auto zero) { Fold<decltype(zero)>(); });
+    return ACLNN_SUCCESS;
+  }
+
+  int members_;
+  int8_t op_;
+};
+
+aclnnStatus PlanListFold(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const std::vector<TensorDesc>* x = RoleTensorList(call, family, F::Role::kX);
+  const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
+  if (!x || !out) return Decline(call, work, "without its input list and output");
+  Dims shape;
+  aclDataType dtype = x->empty() ? out->dtype : (*x)[0].dtype;
+  for (size_t m = 0; m < x->size(); ++m) {
+    const TensorDesc& t = (*x)[m];
+    if (t.dtype != dtype) {
+      return RejectParam(call, family, F::Role::kX, ACLNN_ERR_PARAM_INVALID,
+                         "member " + std::to_string(m) + ": dtype " + DTypeName(t.dtype) + " differs from " +
+                             DTypeName(dtype) + " of member 0");
+    }
+    // The members' broadcast shape (trailing dimensions aligned).
+    Dims merged(std::max(shape.size(), t.view.size()), 1);
+    for (size_t d = 0; d < merged.size(); ++d) {
+      const int64_t a = d < merged.size() - shape.size() ? 1 : shape[d - (merged.size() - shape.size())];
+      const int64_t b = d < merged.size() - t.view.size() ? 1 : t.view[d - (merged.size() - t.view.size())];
+      if (a != b && a != 1 && b != 1) {
+        return RejectParam(call, family, F::Role::kX, ACLNN_ERR_PARAM_INVALID,
+                           "member " + std::to_string(m) + ": shape " + DimsText(t.view) +
+                               " does not broadcast with " + DimsText(shape) + " of the members before it");
+      }
+      merged[d] = a == 1 ? b : a;
+    }
+    shape = merged;
+  }
+  if (x->empty()) shape = out->view;
+  if (!CanCast(dtype, out->dtype)) {
+    return RejectParam(call, family, F::Role::kOut, ACLNN_ERR_PARAM_INVALID,
+                       std::string("dtype ") + DTypeName(out->dtype) + " is not castable from the members' " +
+                           DTypeName(dtype));
+  }
+  ComputeType type;
+  if (!FamilyComputeType(dtype, true, &type) || !Convertible(out->dtype)) {
+    return Decline(call, work, std::string("for dtype ") + DTypeName(dtype));
+  }
+  const int members = static_cast<int>(x->size());
+  auto made = std::make_unique<ListFoldWork>(call.spec.name, members, family.op);
+  made->type = type;
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, shape, "the members' broadcast shape", members)) {
+    return s;
+  }
+  for (int m = 0; m < members; ++m) {
+    TensorRef& ref = made->tensor(m);
+    ref.Set(RoleName(call, family, F::Role::kX), (*x)[static_cast<size_t>(m)]);
+    BroadcastRef(&ref, shape);
+  }
+  *work = made.release();
+  return ACLNN_SUCCESS;
+}
 }  // namespace
 
 aclnnStatus PlanForeach(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   if (family.op == F::Op::kNorm) return PlanNorm(call, family, work);
+  if (family.op == F::Op::kAddN || family.op == F::Op::kMaxN || family.op == F::Op::kMinN) {
+    return PlanListFold(call, family, work);
+  }
   const ApiSpec& spec = call.spec;
   const KernelSpec* kernel = spec.kernel;
   if (!kernel) return Decline(call, work, "(its semantics state no kernel for the foreach family)");

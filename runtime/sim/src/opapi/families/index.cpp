@@ -106,7 +106,7 @@ class IndexWork final : public FamilyWork {
       case F::Op::kTake: return Take();
       case F::Op::kScatter: case F::Op::kScatterAdd: return Scatter();
       case F::Op::kOneHot: return OneHot();
-      case F::Op::kTopk: case F::Op::kSort: case F::Op::kArgsort: return Sort();
+      case F::Op::kTopk: case F::Op::kSort: case F::Op::kArgsort: case F::Op::kSortWithIndex: return Sort();
       case F::Op::kGatherV2: return GatherV2();
       case F::Op::kGatherNd: return GatherNd();
       case F::Op::kScatterReduce: return reduce == 0 ? Scatter() : Reduce();
@@ -296,7 +296,8 @@ class IndexWork final : public FamilyWork {
   }
 
   // Each line along dim: its keys in the compute type, their positions sorted stably (descending:
-  // larger first; NaN above every number), the first k kept.
+  // larger first; NaN above every number, or first either way for sort_with_index), the first k
+  // kept; sort_with_index's indices are index's elements at those positions.
   aclnnStatus Sort() {
     const TensorRef& self = tensor(kSelf);
     const int64_t rank = self.rank();
@@ -318,6 +319,11 @@ class IndexWork final : public FamilyWork {
       const T* keys = static_cast<const T*>(ContiguousAs(moved, type, 0));
       T* values = static_cast<T*>(Scratch(1, static_cast<size_t>(lines * k) * sizeof(T)));
       int64_t* indices = static_cast<int64_t*>(Scratch(2, static_cast<size_t>(lines * k) * sizeof(int64_t)));
+      const bool given = op_ == F::Op::kSortWithIndex;
+      const int64_t* labels =
+          given ? static_cast<const int64_t*>(ContiguousAs(rank == 0 ? tensor(kIndex) : tensor(kIndex).Permuted(order),
+                                                           ComputeType::kInt64, 3))
+                : nullptr;
       auto line = [&](int64_t l) {
         const T* x = keys + l * n;
         std::vector<int64_t> positions(static_cast<size_t>(n));
@@ -329,10 +335,15 @@ class IndexWork final : public FamilyWork {
           }
           return a > b;
         };
-        auto before = [&](int64_t a, int64_t b) { return descending ? above(x[a], x[b]) : above(x[b], x[a]); };
+        auto before = [&](int64_t a, int64_t b) {
+          if constexpr (std::is_floating_point<T>::value) {
+            if (given && (x[a] != x[a] || x[b] != x[b])) return x[a] != x[a] && x[b] == x[b];  // NaN first
+          }
+          return descending ? above(x[a], x[b]) : above(x[b], x[a]);
+        };
         std::stable_sort(positions.begin(), positions.end(), before);
         for (int64_t j = 0; j < k; ++j) {
-          indices[l * k + j] = positions[static_cast<size_t>(j)];
+          indices[l * k + j] = given ? labels[l * n + positions[static_cast<size_t>(j)]] : positions[static_cast<size_t>(j)];
           values[l * k + j] = x[positions[static_cast<size_t>(j)]];
         }
       };
@@ -774,8 +785,15 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
       w.tensor(kOff).Set(RoleName(call, family, F::Role::kOffValue), *off);
       break;
     }
-    case F::Op::kTopk: case F::Op::kSort: case F::Op::kArgsort: {
+    case F::Op::kTopk: case F::Op::kSort: case F::Op::kArgsort: case F::Op::kSortWithIndex: {
       const TensorDesc* indices = RoleTensor(call, family, F::Role::kIndices);
+      if (op == F::Op::kSortWithIndex) {
+        if (!index) return Decline(call, work, "without its index");
+        if (index->view != self->view) {
+          return Invalid(call, family, F::Role::kIndex, "shape " + DimsText(index->view) + " is not " + self_name +
+                                                            "'s shape " + DimsText(self->view));
+        }
+      }
       if (op == F::Op::kArgsort) out = nullptr;  // its one output is the indices
       if (!indices || (op != F::Op::kArgsort && !out)) return Decline(call, work, "without its outputs");
       if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, -1), rank, &w.dim)) return s;

@@ -231,6 +231,65 @@ class LinalgWork final : public FamilyWork {
     return ACLNN_SUCCESS;
   }
 
+  // Each row x of n values (the last dimension) as the n x n matrix exp(x[j+1] + ... + x[i]) for
+  // j <= i (1 on the diagonal), 0 above it: Mamba's segment sums, summed from j + 1 up.
+  template <typename T>
+  aclnnStatus ExpSegsum() {
+    const TensorRef& self = tensor(kSelf);
+    const int64_t n = self.rank() == 0 ? 1 : self.shape.back();
+    const int64_t rows = n == 0 ? 0 : self.numel() / n;
+    if (rows == 0) return ACLNN_SUCCESS;
+    const T* x = static_cast<const T*>(ContiguousAs(self, Kind<T>(), 0));
+    T* y = static_cast<T*>(Scratch(1, static_cast<size_t>(rows * n * n) * sizeof(T)));
+    ParallelFor(rows, [&](int64_t r) {
+      const T* a = x + r * n;
+      T* o = y + r * n * n;
+      for (int64_t j = 0; j < n; ++j) {
+        T sum = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          if (i > j) sum += a[i];
+          o[i * n + j] = i < j ? T(0) : std::exp(sum);
+        }
+      }
+    });
+    ScatterFrom(y, Kind<T>(), tensor(kOut));
+    return ACLNN_SUCCESS;
+  }
+
+  // ExpSegsum's gradient: with m = gradOutput * result below the diagonal (0 on and above it),
+  // gradInput[k] = the sum of m[i][j] over i >= k > j (a reverse running sum down each column,
+  // then each row's sum left of the diagonal).
+  template <typename T>
+  aclnnStatus ExpSegsumBackward() {
+    const TensorRef& grad = tensor(kSelf);
+    const int64_t n = grad.shape.back();
+    const int64_t rows = n == 0 ? 0 : grad.numel() / (n * n);
+    if (rows == 0) return ACLNN_SUCCESS;
+    const T* g = static_cast<const T*>(ContiguousAs(grad, Kind<T>(), 0));
+    const T* y = static_cast<const T*>(ContiguousAs(tensor(kOther), Kind<T>(), 2));
+    T* dx = static_cast<T*>(Scratch(1, static_cast<size_t>(rows * n) * sizeof(T)));
+    ParallelFor(rows, [&](int64_t r) {
+      const T* gr = g + r * n * n;
+      const T* yr = y + r * n * n;
+      T* d = dx + r * n;
+      std::vector<T> below(static_cast<size_t>(n * n), T(0));  // the reverse running sums, i > j
+      for (int64_t j = 0; j < n; ++j) {
+        T sum = 0;
+        for (int64_t i = n - 1; i > j; --i) {
+          sum += gr[i * n + j] * yr[i * n + j];
+          below[static_cast<size_t>(i * n + j)] = sum;
+        }
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        T sum = 0;
+        for (int64_t j = 0; j < i; ++j) sum += below[static_cast<size_t>(i * n + j)];
+        d[i] = sum;
+      }
+    });
+    ScatterFrom(dx, Kind<T>(), tensor(kOut));
+    return ACLNN_SUCCESS;
+  }
+
   template <typename T>
   aclnnStatus Inverse() {
     const TensorRef& self = tensor(kSelf);
@@ -300,9 +359,11 @@ class LinalgWork final : public FamilyWork {
         }
       }
       sign[b] = s, log[b] = l;
+      // logdet: log det, NaN where det is negative (torch.logdet), -inf where it is 0.
+      if (op_ == F::Op::kLogdet) sign[b] = s > 0 ? l : s == 0 ? T(-INFINITY) : T(NAN);
     });
     ScatterFrom(sign, Kind<T>(), tensor(kOut));
-    ScatterFrom(log, Kind<T>(), tensor(kOut2));
+    if (op_ != F::Op::kLogdet) ScatterFrom(log, Kind<T>(), tensor(kOut2));
     return ACLNN_SUCCESS;
   }
 
@@ -604,10 +665,12 @@ class LinalgWork final : public FamilyWork {
       case F::Op::kCdist: return Cdist<T>();
       case F::Op::kPdist: return Pdist<T>();
       case F::Op::kCdistBackward: return CdistBackward<T>();
-      case F::Op::kSlogdet: return Slogdet<T>();
+      case F::Op::kSlogdet: case F::Op::kLogdet: return Slogdet<T>();
       case F::Op::kCholesky: return Cholesky<T>();
       case F::Op::kTriangularSolve: return TriangularSolve<T>();
       case F::Op::kQr: return Qr<T>();
+      case F::Op::kExpSegsum: return ExpSegsum<T>();
+      case F::Op::kExpSegsumBackward: return ExpSegsumBackward<T>();
       default: return Svd<T>();
     }
   }
@@ -659,7 +722,8 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
   const TensorDesc* other = RoleTensor(call, family, F::Role::kOther);
   const TensorDesc* third = RoleTensor(call, family, F::Role::kThird);
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
-  const bool two = op == F::Op::kCross || op == F::Op::kCdist || op == F::Op::kAddr || op == F::Op::kCdistBackward;
+  const bool two = op == F::Op::kCross || op == F::Op::kCdist || op == F::Op::kAddr || op == F::Op::kCdistBackward ||
+                   op == F::Op::kExpSegsumBackward;
   if (!self || !out || (two && !other) || (op == F::Op::kAddr && !third)) return Decline(call, work, "without its tensors");
   if (op == F::Op::kCdistBackward) {  // the incoming gradient and the forward's distances
     third = RoleTensor(call, family, F::Role::kGrad);
@@ -737,7 +801,7 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
     }
     if (IsIntegralType(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
     shape = self->view;
-  } else if (op == F::Op::kSlogdet || op == F::Op::kCholesky) {
+  } else if (op == F::Op::kSlogdet || op == F::Op::kLogdet || op == F::Op::kCholesky) {
     const size_t rank = self->view.size();
     if (rank < 2 || self->view[rank - 1] != self->view[rank - 2]) {
       return reject(F::Role::kSelf, "shape " + DimsText(self->view) + " is not a batch of square matrices");
@@ -795,6 +859,8 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
     };
     if (op == F::Op::kQr) {
       made->mode = RoleInt(call, family, F::Role::kMode, 0);
+      // aclnnQr's some: the reduced factors, else the complete ones (torch.qr's some).
+      if (RoleParam(call, family, F::Role::kSome)) made->mode = RoleBool(call, family, F::Role::kSome, true) ? 0 : 1;
       if (made->mode < 0 || made->mode > 2) {
         return reject(F::Role::kMode, "mode " + std::to_string(made->mode) + " is not 0 (reduced), 1 (complete) or 2 (r)");
       }
@@ -875,6 +941,19 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
                                           std::to_string(self->view[1]) + " channels");
     }
     shape = self->view;
+  } else if (op == F::Op::kExpSegsum) {
+    if (self->view.empty()) return reject(F::Role::kSelf, "a zero-dimensional tensor has no row of segments");
+    if (IsIntegralType(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+    shape = self->view;
+    shape.push_back(self->view.back());
+  } else if (op == F::Op::kExpSegsumBackward) {
+    const Dims& d = self->view;
+    if (d.size() < 2 || d[d.size() - 1] != d[d.size() - 2]) {
+      return reject(F::Role::kSelf, "shape " + DimsText(d) + " is not a batch of square matrices");
+    }
+    if (other->view != d) return reject(F::Role::kOther, "shape " + DimsText(other->view) + " is not " + DimsText(d));
+    if (IsIntegralType(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+    shape.assign(d.begin(), d.end() - 1);
   } else {  // cdist
     if (aclnnStatus s = pair_shape(&shape)) return s;
     made->p = RoleNumber(call, family, F::Role::kP, -1, 2);

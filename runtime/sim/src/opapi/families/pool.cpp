@@ -43,7 +43,7 @@ enum Slot { kSelf, kGrad, kIndices, kOut, kOutIndices, kSlots };
 constexpr int kMaxSpatial = 3;
 
 // How an op walks its windows.
-enum class Walk { kWindow, kAdaptive, kReflect, kReplicate };
+enum class Walk { kWindow, kAdaptive, kReflect, kReplicate, kCircular };
 // What it does with each window.
 enum class Act { kMax, kMean, kCopy, kAddBack, kIndexAdd, kUnpool, kMaskAdd };
 
@@ -68,6 +68,8 @@ OpTraits TraitsOf(int op) {
     case F::Op::kAdaptiveMaxBackward: return {Walk::kAdaptive, Act::kIndexAdd, true};
     case F::Op::kReflectionPadBackward: return {Walk::kReflect, Act::kAddBack, true};
     case F::Op::kReplicationPadBackward: return {Walk::kReplicate, Act::kAddBack, true};
+    case F::Op::kCircularPad: return {Walk::kCircular, Act::kCopy, false};
+    case F::Op::kCircularPadBackward: return {Walk::kCircular, Act::kAddBack, true};
     default: return {Walk::kWindow, Act::kUnpool, false};
   }
 }
@@ -100,8 +102,9 @@ struct Windows {
         size = n;
       } else {
         const int64_t i = o - a.before;
-        lo = walk == Walk::kReplicate ? std::clamp<int64_t>(i, 0, a.in - 1)
-                                      : (i < 0 ? -i : i >= a.in ? 2 * (a.in - 1) - i : i);
+        lo = walk == Walk::kReplicate  ? std::clamp<int64_t>(i, 0, a.in - 1)
+             : walk == Walk::kCircular ? (i % a.in + a.in) % a.in
+                                       : (i < 0 ? -i : i >= a.in ? 2 * (a.in - 1) - i : i);
       }
       first[o] = lo, count[o] = n, padded[o] = size;
     }
@@ -287,7 +290,8 @@ class PoolWork final : public FamilyWork {
                 }
                 dst[o] = divisor > 0 ? T(sum / static_cast<Acc>(divisor)) : T(0);
               } else {  // kAddBack: a padding's gradient (one position, divisor 1) or an average's
-                const bool pad = traits_.walk == Walk::kReflect || traits_.walk == Walk::kReplicate;
+                const bool pad = traits_.walk == Walk::kReflect || traits_.walk == Walk::kReplicate ||
+                                 traits_.walk == Walk::kCircular;
                 const T g = pad ? src[o] : divisor > 0 ? T(src[o] / static_cast<Acc>(divisor)) : T(0);
                 for (int64_t i = 0; i < nd; ++i) {
                   for (int64_t j = 0; j < nh; ++j) {
@@ -486,7 +490,8 @@ aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** 
       if (a.out <= 0) status = Invalid(call, family, F::Role::kGradOutput, "has an empty spatial dimension");
     }
   } else {
-    status = PadAxes(call, family, traits.walk == Walk::kReflect, input, spatial, made);
+    // Circular pads, as reflection's, each in [0, in) (the CircularPad pages: "padding的数值大于等于self对应维度的大小" fails).
+    status = PadAxes(call, family, traits.walk == Walk::kReflect || traits.walk == Walk::kCircular, input, spatial, made);
   }
   if (status) return status;
 

@@ -20,6 +20,7 @@
 //   do_mask       out = self / (1 - prob) where the bit is 1, else 0; prob 0 gives self, 1 zeros
 //   dropout       gen_mask and do_mask at once (aclnnDropoutV3); p 0 or 1 leaves the mask untouched
 //   dropout_grad  gradX = gradY * bit * scale (a product: NaN * 0 is NaN)
+//   exponential   -ln(1 - u) / lambd, u in [0, 1) (aclnnSimThreadExponential)
 //   rrelu         training: a = lower + (upper - lower) * u where self < 0, out = self * a and
 //                 noise = a (1 where self >= 0); else out = self * (lower + upper) / 2 where self < 0
 // Values are drawn in double and stored in the output's dtype (converted as a cast converts them).
@@ -111,7 +112,7 @@ class RandomWork final : public FamilyWork {
     if (seed_tensor) seed = static_cast<uint64_t>(TensorValue(kSeedT));
     if (offset_tensor) offset += static_cast<uint64_t>(TensorValue(kOffsetT));
     switch (op_) {
-      case F::Op::kNormal: case F::Op::kUniform: case F::Op::kRandom: case F::Op::kBernoulli:
+      case F::Op::kNormal: case F::Op::kUniform: case F::Op::kRandom: case F::Op::kBernoulli: case F::Op::kExponential:
         return Draw();
       case F::Op::kMultinomial: return Multinomial();
       case F::Op::kRandperm: return Randperm();
@@ -195,6 +196,7 @@ class RandomWork final : public FamilyWork {
             v = (mean ? mean[i] : a) + (std ? std[i] : b) * radius * (half ? std::sin(angle) : std::cos(angle));
             break;
           case F::Op::kUniform: v = a + (b - a) * block.Uniform(half); break;
+          case F::Op::kExponential: v = -std::log(1.0 - block.Uniform(half)) / a; break;
           case F::Op::kBernoulli: v = block.Uniform(half) < (p ? p[i] : prob) ? 1 : 0; break;
           default: {  // random: low + (the half's 64 bits modulo the span)
             const uint64_t r = block.Word64(half) % static_cast<uint64_t>(span);
@@ -425,6 +427,19 @@ aclnnStatus PlanRandom(const Call& call, const FamilySpec& family, ExecutorWork*
       }
       break;
     }
+    case F::Op::kExponential: {
+      made->a = RoleNumber(call, family, F::Role::kLambd, -1, 1);
+      if (!(made->a > 0)) return reject(F::Role::kLambd, "must be above 0, got " + std::to_string(made->a));
+      // The page: count is out's element count, offset a multiple of 4.
+      if (RoleParam(call, family, F::Role::kN) && RoleInt(call, family, F::Role::kN, 0) != out->numel()) {
+        return reject(F::Role::kN, std::to_string(RoleInt(call, family, F::Role::kN, 0)) + " is not the " +
+                                       std::to_string(out->numel()) + " elements of " + RoleName(call, family, F::Role::kOut));
+      }
+      if (made->offset % 4 != 0) {
+        return reject(F::Role::kOffset, "must be a multiple of 4 (the page: offset % 4 == 0), got " + std::to_string(made->offset));
+      }
+      break;
+    }
     case F::Op::kBernoulli:
       if (aclnnStatus s = number_or_tensor(F::Role::kProb, kProb, &made->has_prob, &made->prob, 0.5)) return s;
       if (!made->has_prob && !(made->prob >= 0 && made->prob <= 1)) return reject(F::Role::kProb, "must be in [0, 1], got " + std::to_string(made->prob));
@@ -470,6 +485,8 @@ aclnnStatus PlanRandom(const Call& call, const FamilySpec& family, ExecutorWork*
       } else {
         made->prob = RoleNumber(call, family, F::Role::kProb, -1, 0);
         if (!(made->prob >= 0 && made->prob <= 1)) return reject(F::Role::kProb, "must be in [0, 1], got " + std::to_string(made->prob));
+        // Out of training (aclnnDropout's train false) out is self and the mask untouched, as for p 0.
+        if (!RoleBool(call, family, F::Role::kTraining, true)) made->prob = 0;
       }
       const int mask_role = op == F::Op::kDropout ? F::Role::kMaskOut : F::Role::kMask;
       const TensorDesc* mask = RoleTensor(call, family, mask_role);

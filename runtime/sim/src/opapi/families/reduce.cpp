@@ -460,14 +460,25 @@ class ReduceWork final : public FamilyWork {
 
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
-  const int op = family.op;
+  // The global pools are mean and amax over the dimensions after the first two, kept.
+  const bool global = family.op == F::Op::kGlobalMean || family.op == F::Op::kGlobalAmax;
+  const int op = family.op == F::Op::kGlobalMean   ? static_cast<int>(F::Op::kMean)
+                 : family.op == F::Op::kGlobalAmax ? static_cast<int>(F::Op::kAmax)
+                                                   : static_cast<int>(family.op);
   SourceAndOutput found;
   if (!ReadSourceAndOutput(call, family, F::Role::kSelf, F::Role::kOut, work, &found)) return ACLNN_SUCCESS;
   const auto [self, out, rank] = found;
 
   uint64_t reduced = 0;
   Dims dims;
-  const bool given = RoleInts(call, family, F::Role::kDim, &dims);
+  if (global) {
+    if (rank < 3) {
+      return RejectParam(call, family, F::Role::kSelf, ACLNN_ERR_PARAM_INVALID,
+                         "rank " + std::to_string(rank) + " has no dimension after N and C to pool");
+    }
+    for (int64_t d = 2; d < rank; ++d) dims.push_back(d);
+  }
+  const bool given = global || RoleInts(call, family, F::Role::kDim, &dims);
   const bool identity = given && dims.empty() && RoleBool(call, family, F::Role::kNoopWithEmptyDims, false);
   if (identity) {
     reduced = 0;
@@ -489,7 +500,7 @@ aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork*
       reduced |= uint64_t{1} << wrapped;
     }
   }
-  const bool keepdim = RoleBool(call, family, F::Role::kKeepdim, false);
+  const bool keepdim = global || RoleBool(call, family, F::Role::kKeepdim, false);
   // `shape` in keepdim's form, `other_form` in the other one: an output may take either
   // (gen.conventions, convention 4: CANN copies the result into the output it is given, the same
   // elements in the same order; the outputs are written in their own row-major order).

@@ -26,6 +26,15 @@ using F = ShapeFamily;
 
 constexpr int64_t kMaxRank = 8;
 
+// Diagonal `k` of the matrix t (above the main one for k > 0) as a vector view.
+TensorRef Diagonal(const TensorRef& t, int64_t k) {
+  const int64_t length = std::max<int64_t>(0, k >= 0 ? std::min(t.shape[0], t.shape[1] - k) : std::min(t.shape[0] + k, t.shape[1]));
+  TensorRef d = length == 0 ? t : k >= 0 ? Narrow(t, 1, k, length) : Narrow(t, 0, -k, length);
+  d.shape = {length};
+  d.strides = {t.strides[0] + t.strides[1]};
+  return d;
+}
+
 class ShapeWork final : public FamilyWork {
  public:
   ShapeWork(const char* api, int op, int tensors) : FamilyWork(api, tensors), op_(op) {}
@@ -36,7 +45,8 @@ class ShapeWork final : public FamilyWork {
   int64_t diagonal = 0;
   Dims order;                 // permute; flip and roll: their dimensions
   Dims shifts;                // roll (per dimension of `order`; one shift of the flattened input when empty)
-  Dims shape;                 // expand: the target shape; repeat: the repeats (input padded to them)
+  Dims shape;                 // expand: the target shape; repeat: the repeats (input padded to them); confusion_transpose: the reshape's
+  bool transpose_first = false;  // confusion_transpose: permute, then reshape
   Dims starts, lengths, steps;  // slice: per dimension of the input
   Dims pads;                  // constant pad: (low, high) per dimension of the input
   double real = 0;
@@ -81,6 +91,12 @@ class ShapeWork final : public FamilyWork {
         CopyElements(view, out());
         break;
       }
+      case F::Op::kSliceAssign: {  // slot 0 holds src, the slice's values
+        TensorRef view = out();
+        for (int64_t d = 0; d < out().rank(); ++d) view = StepSlice(view, d, starts[d], lengths[d], steps[d]);
+        CopyElements(self, view);
+        break;
+      }
       case F::Op::kCat: {
         int64_t offset = 0;
         for (int k = 0; k < inputs; ++k) {
@@ -120,6 +136,43 @@ class ShapeWork final : public FamilyWork {
           dst = Narrow(dst, d, std::max<int64_t>(0, low), length);
         }
         CopyElements(src, dst);
+        break;
+      }
+      case F::Op::kFlatten: case F::Op::kConfusionTranspose: {
+        // A reshape reads self row-major: self (permuted first, for transpose_first) made dense,
+        // then that buffer seen in the new shape (permuted after, otherwise) copied to out.
+        const bool permute_first = op_ == F::Op::kConfusionTranspose && transpose_first;
+        const TensorRef src = permute_first ? self.Permuted(order.data()) : self;
+        void* buffer = Scratch(1, static_cast<size_t>(std::max<int64_t>(self.numel(), 1)) * DTypeSize(self.dtype));
+        CopyElements(src, DenseRef(buffer, self.dtype, src.shape));
+        const TensorRef reshaped = DenseRef(buffer, self.dtype, op_ == F::Op::kFlatten || permute_first ? out().shape : shape);
+        CopyElements(op_ == F::Op::kFlatten || permute_first ? reshaped : reshaped.Permuted(order.data()), out());
+        break;
+      }
+      case F::Op::kDiag: case F::Op::kDiagFlat: {
+        if (op_ == F::Op::kDiag && self.rank() == 2) {
+          CopyElements(Diagonal(self, diagonal), out());
+          break;
+        }
+        // A vector (diag_flat: self's elements row-major) on diagonal `diagonal` of a zero matrix.
+        TensorRef vector = self;
+        if (self.rank() != 1) {
+          void* buffer = Scratch(1, static_cast<size_t>(std::max<int64_t>(self.numel(), 1)) * DTypeSize(self.dtype));
+          CopyElements(self, DenseRef(buffer, self.dtype, self.shape));
+          vector = DenseRef(buffer, self.dtype, {self.numel()});
+        }
+        FillElements(out(), 0, 0, true);
+        CopyElements(vector, Diagonal(out(), diagonal));
+        break;
+      }
+      case F::Op::kDiagPart: {
+        // self's dimension d and d + rank / 2 walked together.
+        TensorRef src = self;
+        const size_t half = self.shape.size() / 2;
+        src.shape.assign(self.shape.begin(), self.shape.begin() + static_cast<std::ptrdiff_t>(half));
+        src.strides.resize(half);
+        for (size_t d = 0; d < half; ++d) src.strides[d] = self.strides[d] + self.strides[d + half];
+        CopyElements(src, out());
         break;
       }
       case F::Op::kRepeat: {
@@ -537,7 +590,7 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
       rule = "the input's shape times the repeats";
       break;
     }
-    case F::Op::kSlice: {
+    case F::Op::kSlice: case F::Op::kSliceAssign: {
       // One dimension (start, end, step as ints) or several (int arrays with their axes); the
       // bounds as Python's slices take them: negative from the end, clamped to the extent.
       Dims starts, ends, axes, steps;
@@ -546,7 +599,10 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
       RoleInts(call, family, F::Role::kEnd, &ends);
       RoleInts(call, family, F::Role::kStep, &steps);
       if (arrays) {
-        RoleInts(call, family, F::Role::kDims, &axes);
+        // Without an axes array the bounds are of the leading dimensions in order (aclnnStridedSlice).
+        if (!RoleInts(call, family, F::Role::kDims, &axes)) {
+          for (size_t j = 0; j < starts.size(); ++j) axes.push_back(static_cast<int64_t>(j));
+        }
         if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) {
           return Invalid(call, family, F::Role::kStart, "starts, ends, axes and steps differ in length (" +
                                                             std::to_string(starts.size()) + ", " + std::to_string(ends.size()) + ", " +
@@ -585,10 +641,106 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
       rule = "the slice's shape";
       break;
     }
+    case F::Op::kFlatten: {
+      // axis in [-rank, rank - 1] (aclnnFlatten's page; 0 for a zero-dimensional self, one row of one element).
+      int64_t axis = RoleInt(call, family, F::Role::kDim, 1);
+      if (axis < -rank || axis > std::max<int64_t>(rank - 1, 0)) {
+        return Invalid(call, family, F::Role::kDim, std::to_string(axis) + " is outside [" + std::to_string(-rank) + ", " +
+                                                        std::to_string(std::max<int64_t>(rank - 1, 0)) + "]");
+      }
+      if (axis < 0) axis += rank;
+      int64_t rows = 1, columns = 1;
+      for (int64_t d = 0; d < rank; ++d) (d < axis ? rows : columns) *= self->view[d];
+      shape = {rows, columns};
+      rule = "the flattened shape";
+      break;
+    }
+    case F::Op::kConfusionTranspose: {
+      // Transposed first: self permuted, then reshaped to size (out: size); else self reshaped to
+      // size, then permuted (out: size permuted).
+      Dims dims, size;
+      RoleInts(call, family, F::Role::kDims, &dims);
+      RoleInts(call, family, F::Role::kSize, &size);
+      w.transpose_first = RoleBool(call, family, F::Role::kTransposeFirst, false);
+      const int64_t permuted_rank = w.transpose_first ? rank : static_cast<int64_t>(size.size());
+      if (static_cast<int64_t>(dims.size()) != permuted_rank) {
+        return Invalid(call, family, F::Role::kDims, DimsText(dims) + " has " + std::to_string(dims.size()) +
+                                                         " entries for a permutation of rank " + std::to_string(permuted_rank));
+      }
+      uint64_t seen = 0;
+      for (int64_t d : dims) {
+        int64_t wrapped;
+        if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDims, d, permuted_rank, &wrapped)) return s;
+        if (seen >> wrapped & 1) return Invalid(call, family, F::Role::kDims, DimsText(dims) + " repeats dimension " + std::to_string(wrapped));
+        seen |= uint64_t{1} << wrapped;
+        w.order.push_back(wrapped);
+      }
+      int64_t count = 1;
+      for (int64_t d : size) {
+        if (d < 0) return Invalid(call, family, F::Role::kSize, DimsText(size) + " has a negative extent");
+        count *= d;
+      }
+      if (count != self->numel()) {
+        return Invalid(call, family, F::Role::kSize, DimsText(size) + " holds " + std::to_string(count) +
+                                                         " elements where the input holds " + std::to_string(self->numel()));
+      }
+      w.shape = size;
+      shape = size;
+      if (!w.transpose_first) {
+        for (int64_t d = 0; d < permuted_rank; ++d) shape[d] = size[w.order[d]];
+      }
+      rule = "the reshaped permutation's shape";
+      break;
+    }
+    case F::Op::kDiag: case F::Op::kDiagFlat: {
+      w.diagonal = RoleInt(call, family, F::Role::kDiagonal, 0);
+      const int64_t k = w.diagonal;
+      if (op == F::Op::kDiag && rank == 2) {
+        const int64_t m = self->view[0], n = self->view[1];
+        shape = {std::max<int64_t>(0, k >= 0 ? std::min(m, n - k) : std::min(m + k, n))};
+        rule = "the matrix's diagonal";
+        break;
+      }
+      if (op == F::Op::kDiag && rank != 1) {
+        return Invalid(call, family, F::Role::kSelf, "rank " + std::to_string(rank) + " is neither 1 (a vector) nor 2 (a matrix)");
+      }
+      const int64_t n = self->numel() + (k < 0 ? -k : k);
+      shape = {n, n};
+      rule = "the diagonal matrix's shape";
+      break;
+    }
+    case F::Op::kDiagPart: {
+      const int64_t half = rank / 2;
+      if (rank == 0 || rank % 2 != 0) {
+        return Invalid(call, family, F::Role::kSelf, "rank " + std::to_string(rank) + " is not an even number above 0");
+      }
+      for (int64_t d = 0; d < half; ++d) {
+        if (self->view[d] != self->view[d + half]) {
+          return Invalid(call, family, F::Role::kSelf, "shape " + DimsText(self->view) + ": dimension " + std::to_string(d) +
+                                                           " differs from dimension " + std::to_string(d + half));
+        }
+      }
+      shape.assign(self->view.begin(), self->view.begin() + half);
+      rule = "the diagonal's shape";
+      break;
+    }
     default:
       return Decline(call, work, "");
   }
   const int out_role = F::Role::kOut;
+  if (op == F::Op::kSliceAssign) {  // src fills the slice of self (out)
+    const TensorDesc* src = RoleTensor(call, family, F::Role::kSrc);
+    if (!src) return Decline(call, work, "without its source");
+    if (aclnnStatus s = CheckShape(call, family, F::Role::kSrc, *src, shape, rule)) return s;
+    if (aclnnStatus s = CheckShape(call, family, out_role, *out, self->view, "the input's shape")) return s;
+    if (!Movable(src->dtype, out->dtype)) {
+      return Decline(call, work, std::string("from dtype ") + DTypeName(src->dtype) + " to " + DTypeName(out->dtype));
+    }
+    w.tensor(0).Set(RoleName(call, family, F::Role::kSrc), *src);
+    w.tensor(1).Set(RoleName(call, family, out_role), *out);
+    *work = made.release();
+    return ACLNN_SUCCESS;
+  }
   if (op != F::Op::kCopy) {
     if (aclnnStatus s = CheckShape(call, family, out_role, *out, shape, rule)) return s;
   }

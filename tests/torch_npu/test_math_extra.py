@@ -1,0 +1,50 @@
+"""Scalar-first sums, complex numbers from real parts, strided slices and reshaped permutations
+through torch_npu's op-plugin: each reaches an aclnn API of the simulator (named in the comments,
+from op-plugin's mapping) and equals PyTorch on the CPU; exponential draws follow the CPU's law."""
+
+from tests.torch_npu.test_random import KS
+
+
+def test_complex_from_real_parts(run_npu):
+    run_npu("""
+        x, y = torch.randn(4, 5), torch.rand(4, 5) * 3
+        # aclnnComplex and aclnnPolar: FLOAT parts give COMPLEX64.
+        got = torch.complex(x.npu(), y.npu()).cpu()
+        assert got.dtype == torch.complex64 and torch.equal(got, torch.complex(x, y))
+        got = torch.polar(y.npu(), x.npu()).cpu()
+        assert got.dtype == torch.complex64 and torch.allclose(got, torch.polar(y, x), atol=1e-5)
+    """)
+
+
+def test_scalar_first_add_indexing_and_confusion_transpose_on_ascend_950(run_npu):
+    # op-plugin reaches aclnnStridedSlice (npu_indexing) and aclnnConfusionTranspose only on Ascend 950;
+    # aclnnAddV3's page supports Ascend 950 only.
+    run_npu("""
+        x = torch.randn(4, 5, 6)
+        # aclnnAddV3: op-plugin sends a CPU 0-d self with an NPU other as a scalar.
+        for self, alpha in ((torch.tensor(2.5), 3), (torch.tensor(4), -0.5)):
+            got = torch.add(self, x.npu(), alpha=alpha).cpu()
+            assert torch.allclose(got, torch.add(self, x, alpha=alpha), atol=1e-6), (self, alpha)
+        got = torch_npu.npu_indexing(x.npu(), [1, 0], [4, 5], [2, 2]).cpu()
+        assert torch.equal(got, x[1:4:2, 0:5:2])
+        for first, perm, shape in ((False, [0, 2, 1, 3], [4, 5, 2, 3]), (True, [1, 0, 2], [5, 24])):
+            got = torch_npu.npu_confusion_transpose(x.npu(), perm, shape, first).cpu()
+            want = x.permute(perm).reshape(shape) if first else x.reshape(shape).permute(perm)
+            assert torch.equal(got, want), (first, perm, shape)
+    """, env={"ACLNN_SIM_SOC": "Ascend950"})
+
+
+def test_sim_exponential_repeats_after_seeding_and_follows_the_cpu_law(run_npu):
+    # aclnnSimThreadExponential (torch_npu.npu_sim_exponential_): the random family's exponential.
+    run_npu(KS + """
+        def draw():
+            return torch_npu.npu_sim_exponential_(torch.empty(20000, device="npu"), 2.0).cpu()
+
+        torch.manual_seed(77)
+        first, following = draw(), draw()
+        torch.manual_seed(77)
+        assert torch.equal(first, draw()) and not torch.equal(first, following)
+        assert bool((first >= 0).all())
+        distance, critical = ks_distance(first, torch.empty(20000).exponential_(2.0))
+        assert distance < critical, (distance, critical)
+    """)
