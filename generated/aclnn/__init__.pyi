@@ -3151,7 +3151,7 @@ def apply_adam(var_ref: _InOut1, m: _TensorLike, v: _TensorLike, beta1_power: _T
         - 确定性计算：
           - aclnnApplyAdam默认确定性实现。
 
-    Source: op_docs/aclnnApplyAdam.md:59 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnApplyAdam.md:59
     """
 
 # aclnnApplyAdamW (op_docs/aclnnApplyAdamW.md:79)

@@ -336,15 +336,15 @@ struct MarginFamily {
   static constexpr const char* kOpNames[] = { "multilabel_margin_loss" };
 };
 
-// adam: apply_adamw: var, m and v updated in place by an AdamW step (beta powers given as beta^(t-1), amsgrad keeping max(maxGradNorm, v) in v, maximize), in float.
+// adam: apply_adamw: var, m and v updated in place by an AdamW step (beta powers given as beta^(t-1), amsgrad keeping max(maxGradNorm, v) in v, maximize); apply_adam: TF's Adam step (beta powers beta^t, nesterov); apply_ftrl: TF's FTRL-proximal step; hyperparameters one-element tensors, in float.
 struct AdamFamily {
   struct Op {
-    enum : int8_t { kApplyAdamw };
+    enum : int8_t { kApplyAdamw, kApplyAdam, kApplyFtrl };
   };
   struct Role {
-    enum : int8_t { kVar, kM, kV, kBeta1Power, kBeta2Power, kLr, kWeightDecay, kBeta1, kBeta2, kEps, kGrad, kMaxGradNorm, kAmsgrad, kMaximize };
+    enum : int8_t { kVar, kM, kV, kBeta1Power, kBeta2Power, kLr, kWeightDecay, kBeta1, kBeta2, kEps, kGrad, kMaxGradNorm, kAmsgrad, kMaximize, kNesterov, kVarOut, kMOut, kVOut, kAccum, kLinear, kL1, kL2, kLrPower };
   };
-  static constexpr const char* kOpNames[] = { "apply_adamw" };
+  static constexpr const char* kOpNames[] = { "apply_adamw", "apply_adam", "apply_ftrl" };
 };
 
 // embedding_bag: embedding_bag: per bag (indices between consecutive offsets), the sum (mode 0, rows weighted by per_sample_weights) or mean (mode 1) of weight's rows its indices name, padding_idx's left out; offset2bag, bag_size and max_indices as aten's CPU _embedding_bag gives them; in float.
