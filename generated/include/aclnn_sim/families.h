@@ -44,12 +44,15 @@ struct CumulativeFamily {
 // index: gathers and scatters along a dimension (indices checked in phase 2, where they live), n-dimensional gathers, scatters that reduce (sum, product, max, min, mean), index copies and adds, one-hot encodings, stable sorts and top-k.
 struct IndexFamily {
   struct Op {
-    enum : int8_t { kGather, kIndexSelect, kEmbedding, kTake, kScatter, kScatterAdd, kOneHot, kTopk, kSort, kArgsort, kGatherV2, kGatherNd, kScatterReduce, kIndexCopy, kIndexAdd };
+    enum : int8_t { kGather, kIndexSelect, kEmbedding, kTake, kScatter, kScatterAdd, kOneHot, kTopk, kSort, kArgsort, kGatherV2, kGatherNd, kScatterReduce, kIndexCopy, kIndexAdd, kTfScatter, kScatterNd };
   };
   struct Role {
     enum : int8_t { kSelf, kDim, kIndex, kSrc, kValue, kReduce, kK, kLargest, kDescending, kNumClasses, kOnValue, kOffValue, kOut, kIndices, kBatchDims, kNegativeIndex, kIncludeSelf, kAlpha };
   };
-  static constexpr const char* kOpNames[] = { "gather", "index_select", "embedding", "take", "scatter", "scatter_add", "one_hot", "topk", "sort", "argsort", "gather_v2", "gather_nd", "scatter_reduce", "index_copy", "index_add" };
+  struct Option {
+    enum : int8_t { kCombine };
+  };
+  static constexpr const char* kOpNames[] = { "gather", "index_select", "embedding", "take", "scatter", "scatter_add", "one_hot", "topk", "sort", "argsort", "gather_v2", "gather_nd", "scatter_reduce", "index_copy", "index_add", "tf_scatter", "scatter_nd" };
 };
 
 // select: where: out = condition ? self : other, broadcast; masked_fill: self = mask ? value : self.
