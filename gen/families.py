@@ -389,7 +389,8 @@ FAMILIES: tuple[Family, ...] = (
         # a *_backward op's out is the gradient of self; max_unpool scatters self at indices.
         ops=("max_pool", "avg_pool", "adaptive_avg", "adaptive_max", "reflection_pad", "replication_pad",
              "max_pool_backward", "avg_pool_backward", "adaptive_avg_backward", "adaptive_max_backward",
-             "reflection_pad_backward", "replication_pad_backward", "max_unpool", "max_pool_mask"),
+             "reflection_pad_backward", "replication_pad_backward", "max_unpool", "max_pool_mask",
+             "max_unpool_backward"),
         roles=("self", "grad_output", "indices", "kernel", "stride", "padding", "dilation", "ceil_mode",
                "count_include_pad", "divisor_override", "output_size", "out", "out_indices"),
         required=("self", "out"),
@@ -398,8 +399,9 @@ FAMILIES: tuple[Family, ...] = (
                           ("adaptive_max", "*", "adaptive"), ("reflection_pad", "*", "pad"),
                           ("replication_pad", "*", "pad"), ("max_unpool", "*", "adaptive"),
                           ("max_pool_mask", "*", "given")),
+        # max_unpool_backward's out has self's shape: the family's default "same".
         fixed_dtypes=(("out_indices", "INT64"),),
-        exact_ops=("max_pool", "adaptive_max", "reflection_pad", "replication_pad", "max_unpool"),
+        exact_ops=("max_pool", "adaptive_max", "reflection_pad", "replication_pad", "max_unpool", "max_unpool_backward"),
         doc="sliding-window max and average pools (kernel, stride, padding, dilation, ceil mode, "
             "count_include_pad, divisor_override), adaptive pools, reflection and replication padding, "
             "their backward, and max unpooling, over the trailing 1 to 3 dimensions"),

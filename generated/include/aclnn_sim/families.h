@@ -185,7 +185,7 @@ struct ConvFamily {
 // pool: sliding-window max and average pools (kernel, stride, padding, dilation, ceil mode, count_include_pad, divisor_override), adaptive pools, reflection and replication padding, their backward, and max unpooling, over the trailing 1 to 3 dimensions.
 struct PoolFamily {
   struct Op {
-    enum : int8_t { kMaxPool, kAvgPool, kAdaptiveAvg, kAdaptiveMax, kReflectionPad, kReplicationPad, kMaxPoolBackward, kAvgPoolBackward, kAdaptiveAvgBackward, kAdaptiveMaxBackward, kReflectionPadBackward, kReplicationPadBackward, kMaxUnpool, kMaxPoolMask };
+    enum : int8_t { kMaxPool, kAvgPool, kAdaptiveAvg, kAdaptiveMax, kReflectionPad, kReplicationPad, kMaxPoolBackward, kAvgPoolBackward, kAdaptiveAvgBackward, kAdaptiveMaxBackward, kReflectionPadBackward, kReplicationPadBackward, kMaxUnpool, kMaxPoolMask, kMaxUnpoolBackward };
   };
   struct Role {
     enum : int8_t { kSelf, kGradOutput, kIndices, kKernel, kStride, kPadding, kDilation, kCeilMode, kCountIncludePad, kDivisorOverride, kOutputSize, kOut, kOutIndices };
@@ -193,7 +193,7 @@ struct PoolFamily {
   struct Option {
     enum : int8_t { kSpatial };
   };
-  static constexpr const char* kOpNames[] = { "max_pool", "avg_pool", "adaptive_avg", "adaptive_max", "reflection_pad", "replication_pad", "max_pool_backward", "avg_pool_backward", "adaptive_avg_backward", "adaptive_max_backward", "reflection_pad_backward", "replication_pad_backward", "max_unpool", "max_pool_mask" };
+  static constexpr const char* kOpNames[] = { "max_pool", "avg_pool", "adaptive_avg", "adaptive_max", "reflection_pad", "replication_pad", "max_pool_backward", "avg_pool_backward", "adaptive_avg_backward", "adaptive_max_backward", "reflection_pad_backward", "replication_pad_backward", "max_unpool", "max_pool_mask", "max_unpool_backward" };
 };
 
 // foreach: the semantics' elementwise kernel over each tensor of aclTensorLists: member i of every list (a scalar list's value i, a one-element tensor broadcast) gives out's member i, through the elementwise engine; and each member's p-norm.
