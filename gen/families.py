@@ -237,10 +237,12 @@ FAMILIES: tuple[Family, ...] = (
         # group_norm_swish: group_norm then x * sigmoid(swish_scale * x) when activate_swish (data_format
         # NCHW only).
         ops=("layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm", "group_norm_silu",
-             "add_layer_norm", "deep_norm", "add_rms_norm_cast", "group_norm_swish"),
+             "add_layer_norm", "deep_norm", "add_rms_norm_cast", "group_norm_swish", "ada_layer_norm"),
+        # ada_layer_norm: layer_norm over the last dimension, then * (1 + scale) + shift, scale and
+        # shift one row per batch ([B..., H] or [B..., 1, H]: broadcast over x's dimension -2).
         roles=("input", "input2", "normalized_shape", "weight", "bias", "running_mean", "running_var",
                "eps", "training", "momentum", "group", "out", "mean", "rstd", "sum_out", "input3", "alpha",
-               "additional_output", "out2", "activate_swish", "swish_scale", "data_format"),
+               "additional_output", "out2", "activate_swish", "swish_scale", "data_format", "scale", "shift"),
         required=("input", "out"),
         options=("eps",),
         source="input",
@@ -254,6 +256,7 @@ FAMILIES: tuple[Family, ...] = (
                           ("add_layer_norm", "mean", "trailing_ones"), ("add_layer_norm", "rstd", "trailing_ones"),
                           ("deep_norm", "mean", "trailing_ones"), ("deep_norm", "rstd", "trailing_ones"),
                           ("add_rms_norm_cast", "rstd", "trailing_ones"),
+                          ("ada_layer_norm", "mean", "trailing_ones"), ("ada_layer_norm", "rstd", "trailing_ones"),
                           ("batch_norm", "mean", "channels"), ("batch_norm", "rstd", "channels")),
         op_fixed_dtypes=(("rms_norm", "rstd", "FLOAT"), ("add_rms_norm", "rstd", "FLOAT"),
                          ("gemma_rms_norm", "rstd", "FLOAT"), ("add_layer_norm", "mean", "FLOAT"),
@@ -270,12 +273,15 @@ FAMILIES: tuple[Family, ...] = (
         # add_layer_norm_grad: layer_norm_backward at input + input2 (gamma's dimensions), grad_sum
         # added to grad_input; deep_norm_grad: at input * alpha + input2, grad_input2 the sum's gradient.
         ops=("layer_norm_backward", "rms_norm_grad", "group_norm_backward", "batch_norm_backward",
-             "add_layer_norm_grad", "deep_norm_grad"),
+             "add_layer_norm_grad", "deep_norm_grad", "group_norm_swish_backward"),
+        # group_norm_swish_backward: group_norm_backward of the gradient through the forward's swish
+        # (bias: beta, swish_scale), grad_weight and grad_bias where weight_required and bias_required.
         # mean/rstd: the forward's saved statistics (batch norm's saveMean/saveInvstd); output_mask:
         # which of grad_input, grad_weight, grad_bias are computed (absent: all).
         roles=("grad_out", "input", "normalized_shape", "mean", "rstd", "weight", "running_mean", "running_var",
                "training", "eps", "group", "output_mask", "grad_input", "grad_weight", "grad_bias", "input2",
-               "alpha", "grad_sum", "grad_input2"),
+               "alpha", "grad_sum", "grad_input2", "bias", "swish_scale", "weight_required", "bias_required",
+               "data_format"),
         required=("grad_out", "input"),
         source="input",
         second="weight",
@@ -286,6 +292,8 @@ FAMILIES: tuple[Family, ...] = (
                           ("add_layer_norm_grad", "grad_weight", "second"), ("add_layer_norm_grad", "grad_bias", "second"),
                           ("deep_norm_grad", "grad_weight", "second"), ("deep_norm_grad", "grad_bias", "second"),
                           ("group_norm_backward", "grad_weight", "channels"), ("group_norm_backward", "grad_bias", "channels"),
+                          ("group_norm_swish_backward", "grad_weight", "channels"),
+                          ("group_norm_swish_backward", "grad_bias", "channels"),
                           ("batch_norm_backward", "grad_weight", "channels"), ("batch_norm_backward", "grad_bias", "channels")),
         op_fixed_dtypes=(("rms_norm_grad", "grad_weight", "FLOAT"), ("add_layer_norm_grad", "grad_weight", "FLOAT"),
                          ("add_layer_norm_grad", "grad_bias", "FLOAT"), ("deep_norm_grad", "grad_weight", "FLOAT"),

@@ -298,6 +298,7 @@ set(ACLNN_EXAMPLES
   group_norm_backward
   group_norm_silu
   group_norm_swish
+  group_norm_swish_grad
   gt_scalar
   gt_tensor
   hardshrink

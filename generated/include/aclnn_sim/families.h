@@ -113,26 +113,26 @@ struct SoftmaxFamily {
 // norm: statistics over the trailing (layer/rms), group or batch dimensions, computed in float (double for DOUBLE); mean/rstd outputs.
 struct NormFamily {
   struct Op {
-    enum : int8_t { kLayerNorm, kRmsNorm, kAddRmsNorm, kGroupNorm, kBatchNorm, kGemmaRmsNorm, kGroupNormSilu, kAddLayerNorm, kDeepNorm, kAddRmsNormCast, kGroupNormSwish };
+    enum : int8_t { kLayerNorm, kRmsNorm, kAddRmsNorm, kGroupNorm, kBatchNorm, kGemmaRmsNorm, kGroupNormSilu, kAddLayerNorm, kDeepNorm, kAddRmsNormCast, kGroupNormSwish, kAdaLayerNorm };
   };
   struct Role {
-    enum : int8_t { kInput, kInput2, kNormalizedShape, kWeight, kBias, kRunningMean, kRunningVar, kEps, kTraining, kMomentum, kGroup, kOut, kMean, kRstd, kSumOut, kInput3, kAlpha, kAdditionalOutput, kOut2, kActivateSwish, kSwishScale, kDataFormat };
+    enum : int8_t { kInput, kInput2, kNormalizedShape, kWeight, kBias, kRunningMean, kRunningVar, kEps, kTraining, kMomentum, kGroup, kOut, kMean, kRstd, kSumOut, kInput3, kAlpha, kAdditionalOutput, kOut2, kActivateSwish, kSwishScale, kDataFormat, kScale, kShift };
   };
   struct Option {
     enum : int8_t { kEps };
   };
-  static constexpr const char* kOpNames[] = { "layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm", "group_norm_silu", "add_layer_norm", "deep_norm", "add_rms_norm_cast", "group_norm_swish" };
+  static constexpr const char* kOpNames[] = { "layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm", "group_norm_silu", "add_layer_norm", "deep_norm", "add_rms_norm_cast", "group_norm_swish", "ada_layer_norm" };
 };
 
 // norm_grad: the normalisations' backward from the forward's saved mean and rstd (batch norm's running statistics in inference), computed in float (double for DOUBLE).
 struct NormGradFamily {
   struct Op {
-    enum : int8_t { kLayerNormBackward, kRmsNormGrad, kGroupNormBackward, kBatchNormBackward, kAddLayerNormGrad, kDeepNormGrad };
+    enum : int8_t { kLayerNormBackward, kRmsNormGrad, kGroupNormBackward, kBatchNormBackward, kAddLayerNormGrad, kDeepNormGrad, kGroupNormSwishBackward };
   };
   struct Role {
-    enum : int8_t { kGradOut, kInput, kNormalizedShape, kMean, kRstd, kWeight, kRunningMean, kRunningVar, kTraining, kEps, kGroup, kOutputMask, kGradInput, kGradWeight, kGradBias, kInput2, kAlpha, kGradSum, kGradInput2 };
+    enum : int8_t { kGradOut, kInput, kNormalizedShape, kMean, kRstd, kWeight, kRunningMean, kRunningVar, kTraining, kEps, kGroup, kOutputMask, kGradInput, kGradWeight, kGradBias, kInput2, kAlpha, kGradSum, kGradInput2, kBias, kSwishScale, kWeightRequired, kBiasRequired, kDataFormat };
   };
-  static constexpr const char* kOpNames[] = { "layer_norm_backward", "rms_norm_grad", "group_norm_backward", "batch_norm_backward", "add_layer_norm_grad", "deep_norm_grad" };
+  static constexpr const char* kOpNames[] = { "layer_norm_backward", "rms_norm_grad", "group_norm_backward", "batch_norm_backward", "add_layer_norm_grad", "deep_norm_grad", "group_norm_swish_backward" };
 };
 
 // sync_batch_norm: per-channel statistics, their merge over devices and the normalisation and backward steps of a synchronised batch norm, in float (double for DOUBLE).
