@@ -349,14 +349,16 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "matmul", "PlanMatmul",
         ops=("mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm",
-             "transpose_bmm"),
+             "transpose_bmm", "fused_matmul"),
+        # fused_matmul: matmul (+ bias) then the fused_op string's step: "" none, "add"/"mul" x3,
+        # "gelu_tanh", "gelu_erf", "relu", "16cast32" (a FLOAT out).
         # bias: the added tensor of addmm & co. (selfRef for the in-place ones, which is also out);
         # cube_math_type: the NPU's Cube precision mode (the pages' cubeMathType, 0 to 4);
         # trans_a, trans_b: gemm's operands transposed first when nonzero;
         # transpose_bmm: bmm(a.permute(perm_a), b.permute(perm_b)).permute(perm_out), unscaled and
         # unsplit (scale, batch_split_factor).
         roles=("bias", "a", "b", "beta", "alpha", "out", "cube_math_type", "trans_a", "trans_b", "perm_a", "perm_b",
-               "perm_out", "scale", "batch_split_factor"),
+               "perm_out", "scale", "batch_split_factor", "x3", "fused_op"),
         required=("a", "b", "out"),
         options=("beta", "alpha"),
         output_shape="matmul",

@@ -274,6 +274,7 @@ set(ACLNN_EXAMPLES
   frac
   fused_infer_attention_score_v2
   fused_infer_attention_score_v3
+  fused_matmul
   fused_sgd
   gather
   gather_nd

@@ -160,15 +160,15 @@ struct LossFamily {
 // matmul: on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE and the integers (exact up to 2^53).
 struct MatmulFamily {
   struct Op {
-    enum : int8_t { kMm, kBmm, kMatmul, kAddmm, kBaddbmm, kMv, kDot, kAddmv, kAddbmm, kGer, kGemm, kTransposeBmm };
+    enum : int8_t { kMm, kBmm, kMatmul, kAddmm, kBaddbmm, kMv, kDot, kAddmv, kAddbmm, kGer, kGemm, kTransposeBmm, kFusedMatmul };
   };
   struct Role {
-    enum : int8_t { kBias, kA, kB, kBeta, kAlpha, kOut, kCubeMathType, kTransA, kTransB, kPermA, kPermB, kPermOut, kScale, kBatchSplitFactor };
+    enum : int8_t { kBias, kA, kB, kBeta, kAlpha, kOut, kCubeMathType, kTransA, kTransB, kPermA, kPermB, kPermOut, kScale, kBatchSplitFactor, kX3, kFusedOp };
   };
   struct Option {
     enum : int8_t { kBeta, kAlpha };
   };
-  static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm", "transpose_bmm" };
+  static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm", "transpose_bmm", "fused_matmul" };
 };
 
 // conv: im2col + GEMM on the BLAS (OpenBLAS sgemm; FLOAT16 and BFLOAT16 converted to float), its transpose (col2im) for the input's gradient and transposed convolutions.
