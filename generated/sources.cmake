@@ -163,6 +163,7 @@ set(ACLNN_EXAMPLES
   dropout_v3_grad
   dynamic_quant
   dynamic_quant_v2
+  einsum
   elu
   elu_backward
   embedding

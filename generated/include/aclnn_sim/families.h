@@ -427,6 +427,17 @@ struct WeightQuantMatmulFamily {
   static constexpr const char* kOpNames[] = { "weight_quant_matmul" };
 };
 
+// einsum: einsum: out[rhs] = the sum over the letters rhs lacks of tensors[0][lhs1] * tensors[1][lhs2] for the page's registered equations, in float (double for DOUBLE) or int64.
+struct EinsumFamily {
+  struct Op {
+    enum : int8_t { kEinsum };
+  };
+  struct Role {
+    enum : int8_t { kTensors, kEquation, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "einsum" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -465,6 +476,7 @@ aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWo
 aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanEinsum(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 
