@@ -786,7 +786,18 @@ EINSUM = Family(
     doc="einsum: out[rhs] = the sum over the letters rhs lacks of tensors[0][lhs1] * tensors[1][lhs2] for the "
         "page's registered equations, in float (double for DOUBLE) or int64")
 
-FAMILIES = FAMILIES + (EINSUM,)
+# Sampling filters of logits (runtime/sim/src/opapi/families/top_k_top_p.cpp): aclnnApplyTopKTopP,
+# which torch_npu.npu_top_k_top_p reaches through op-plugin.
+TOP_K_TOP_P = Family(
+    "top_k_top_p", "PlanTopKTopP",
+    ops=("apply_top_k_top_p",),
+    roles=("logits", "p", "k", "out"),
+    required=("logits", "out"),
+    source="logits",
+    doc="apply_top_k_top_p: each row of logits [B, V] with the values outside its top k (k given) and outside "
+        "the smallest set of largest values whose softmax sums above p (p given) set to -inf, in float")
+
+FAMILIES = FAMILIES + (EINSUM, TOP_K_TOP_P)
 
 BY_NAME = {f.name: f for f in FAMILIES}
 

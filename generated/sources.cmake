@@ -80,6 +80,7 @@ set(ACLNN_EXAMPLES
   apply_adam_wv2
   apply_rotary_pos_emb
   apply_rotary_pos_emb_v2
+  apply_top_k_top_p
   arange
   arg_max
   arg_min

@@ -438,6 +438,17 @@ struct EinsumFamily {
   static constexpr const char* kOpNames[] = { "einsum" };
 };
 
+// top_k_top_p: apply_top_k_top_p: each row of logits [B, V] with the values outside its top k (k given) and outside the smallest set of largest values whose softmax sums above p (p given) set to -inf, in float.
+struct TopKTopPFamily {
+  struct Op {
+    enum : int8_t { kApplyTopKTopP };
+  };
+  struct Role {
+    enum : int8_t { kLogits, kP, kK, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "apply_top_k_top_p" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -477,6 +488,7 @@ aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork**
 aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanEinsum(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanTopKTopP(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 
