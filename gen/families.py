@@ -128,7 +128,12 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "index", "PlanIndex",
         ops=("gather", "index_select", "embedding", "take", "scatter", "scatter_add", "one_hot", "topk", "sort",
-             "argsort", "gather_v2", "gather_nd", "scatter_reduce", "index_copy", "index_add", "sort_with_index"),
+             "argsort", "gather_v2", "gather_nd", "scatter_reduce", "index_copy", "index_add", "sort_with_index",
+             "tf_scatter", "scatter_nd"),
+        # tf_scatter: TF's scatter_{add,mul,div,max,min} in place, self[index[i...], ...] combined with
+        # src[i..., ...] by the `combine` option (1 add, 2 multiply, 3 max, 4 min, 6 divide), or for
+        # adds TF's scatter_nd form; scatter_nd: out = self with src's slices at the positions each
+        # row of the index's last dimension lists.
         # gather_v2: self's slices along dim at an index of any shape (numpy's take along an axis),
         # per batch of the leading batch_dims dimensions; gather_nd: self at the positions the index's
         # last dimension lists; include_self: whether a scatter_reduce reduction starts from self;
@@ -144,6 +149,7 @@ FAMILIES: tuple[Family, ...] = (
         op_dtype_sources=(("one_hot", "on_value"),),
         exact_ops=("gather", "index_select", "embedding", "take", "one_hot", "topk", "sort", "argsort", "sort_with_index"),
         shape_arguments=(("index_copy", "dim"), ("index_add", "dim")),
+        options=("combine",),
         doc="gathers and scatters along a dimension (indices checked in phase 2, where they live), "
             "n-dimensional gathers, scatters that reduce (sum, product, max, min, mean), index copies and adds, "
             "one-hot encodings, stable sorts (of given indices too) and top-k"),
@@ -245,10 +251,12 @@ FAMILIES: tuple[Family, ...] = (
         # group_norm_swish: group_norm then x * sigmoid(swish_scale * x) when activate_swish (data_format
         # NCHW only).
         ops=("layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm", "group_norm_silu",
-             "add_layer_norm", "deep_norm", "add_rms_norm_cast", "group_norm_swish"),
+             "add_layer_norm", "deep_norm", "add_rms_norm_cast", "group_norm_swish", "ada_layer_norm"),
+        # ada_layer_norm: layer_norm over the last dimension, then * (1 + scale) + shift, scale and
+        # shift one row per batch ([B..., H] or [B..., 1, H]: broadcast over x's dimension -2).
         roles=("input", "input2", "normalized_shape", "weight", "bias", "running_mean", "running_var",
                "eps", "training", "momentum", "group", "out", "mean", "rstd", "sum_out", "input3", "alpha",
-               "additional_output", "out2", "activate_swish", "swish_scale", "data_format"),
+               "additional_output", "out2", "activate_swish", "swish_scale", "data_format", "scale", "shift"),
         required=("input", "out"),
         options=("eps",),
         source="input",
@@ -262,6 +270,7 @@ FAMILIES: tuple[Family, ...] = (
                           ("add_layer_norm", "mean", "trailing_ones"), ("add_layer_norm", "rstd", "trailing_ones"),
                           ("deep_norm", "mean", "trailing_ones"), ("deep_norm", "rstd", "trailing_ones"),
                           ("add_rms_norm_cast", "rstd", "trailing_ones"),
+                          ("ada_layer_norm", "mean", "trailing_ones"), ("ada_layer_norm", "rstd", "trailing_ones"),
                           ("batch_norm", "mean", "channels"), ("batch_norm", "rstd", "channels")),
         op_fixed_dtypes=(("rms_norm", "rstd", "FLOAT"), ("add_rms_norm", "rstd", "FLOAT"),
                          ("gemma_rms_norm", "rstd", "FLOAT"), ("add_layer_norm", "mean", "FLOAT"),
@@ -278,12 +287,15 @@ FAMILIES: tuple[Family, ...] = (
         # add_layer_norm_grad: layer_norm_backward at input + input2 (gamma's dimensions), grad_sum
         # added to grad_input; deep_norm_grad: at input * alpha + input2, grad_input2 the sum's gradient.
         ops=("layer_norm_backward", "rms_norm_grad", "group_norm_backward", "batch_norm_backward",
-             "add_layer_norm_grad", "deep_norm_grad"),
+             "add_layer_norm_grad", "deep_norm_grad", "group_norm_swish_backward"),
+        # group_norm_swish_backward: group_norm_backward of the gradient through the forward's swish
+        # (bias: beta, swish_scale), grad_weight and grad_bias where weight_required and bias_required.
         # mean/rstd: the forward's saved statistics (batch norm's saveMean/saveInvstd); output_mask:
         # which of grad_input, grad_weight, grad_bias are computed (absent: all).
         roles=("grad_out", "input", "normalized_shape", "mean", "rstd", "weight", "running_mean", "running_var",
                "training", "eps", "group", "output_mask", "grad_input", "grad_weight", "grad_bias", "input2",
-               "alpha", "grad_sum", "grad_input2"),
+               "alpha", "grad_sum", "grad_input2", "bias", "swish_scale", "weight_required", "bias_required",
+               "data_format"),
         required=("grad_out", "input"),
         source="input",
         second="weight",
@@ -294,6 +306,8 @@ FAMILIES: tuple[Family, ...] = (
                           ("add_layer_norm_grad", "grad_weight", "second"), ("add_layer_norm_grad", "grad_bias", "second"),
                           ("deep_norm_grad", "grad_weight", "second"), ("deep_norm_grad", "grad_bias", "second"),
                           ("group_norm_backward", "grad_weight", "channels"), ("group_norm_backward", "grad_bias", "channels"),
+                          ("group_norm_swish_backward", "grad_weight", "channels"),
+                          ("group_norm_swish_backward", "grad_bias", "channels"),
                           ("batch_norm_backward", "grad_weight", "channels"), ("batch_norm_backward", "grad_bias", "channels")),
         op_fixed_dtypes=(("rms_norm_grad", "grad_weight", "FLOAT"), ("add_layer_norm_grad", "grad_weight", "FLOAT"),
                          ("add_layer_norm_grad", "grad_bias", "FLOAT"), ("deep_norm_grad", "grad_weight", "FLOAT"),
@@ -361,7 +375,9 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "matmul", "PlanMatmul",
         ops=("mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm",
-             "transpose_bmm", "matmul_all_reduce"),
+             "transpose_bmm", "matmul_all_reduce", "fused_matmul"),
+        # fused_matmul: matmul (+ bias) then the fused_op string's step: "" none, "add"/"mul" x3,
+        # "gelu_tanh", "gelu_erf", "relu", "16cast32" (a FLOAT out).
         # bias: the added tensor of addmm & co. (selfRef for the in-place ones, which is also out);
         # cube_math_type: the NPU's Cube precision mode (the pages' cubeMathType, 0 to 4);
         # trans_a, trans_b: gemm's operands transposed first when nonzero;
@@ -370,7 +386,7 @@ FAMILIES: tuple[Family, ...] = (
         # an all-reduce over the communicator `group` names, the identity for the one-rank
         # communicators of the simulated libhccl (any other group refused; reduce_op "sum").
         roles=("bias", "a", "b", "beta", "alpha", "out", "cube_math_type", "trans_a", "trans_b", "perm_a", "perm_b",
-               "perm_out", "scale", "batch_split_factor", "group", "reduce_op"),
+               "perm_out", "scale", "batch_split_factor", "group", "reduce_op", "x3", "fused_op"),
         required=("a", "b", "out"),
         options=("beta", "alpha"),
         output_shape="matmul",
@@ -412,7 +428,7 @@ FAMILIES: tuple[Family, ...] = (
         ops=("max_pool", "avg_pool", "adaptive_avg", "adaptive_max", "reflection_pad", "replication_pad",
              "max_pool_backward", "avg_pool_backward", "adaptive_avg_backward", "adaptive_max_backward",
              "reflection_pad_backward", "replication_pad_backward", "max_unpool", "max_pool_mask", "circular_pad",
-             "circular_pad_backward"),
+             "circular_pad_backward", "max_unpool_backward"),
         roles=("self", "grad_output", "indices", "kernel", "stride", "padding", "dilation", "ceil_mode",
                "count_include_pad", "divisor_override", "output_size", "out", "out_indices"),
         required=("self", "out"),
@@ -421,8 +437,10 @@ FAMILIES: tuple[Family, ...] = (
                           ("adaptive_max", "*", "adaptive"), ("reflection_pad", "*", "pad"),
                           ("replication_pad", "*", "pad"), ("max_unpool", "*", "adaptive"),
                           ("max_pool_mask", "*", "given"), ("circular_pad", "*", "pad")),
+        # max_unpool_backward's out has self's shape: the family's default "same".
         fixed_dtypes=(("out_indices", "INT64"),),
-        exact_ops=("max_pool", "adaptive_max", "reflection_pad", "replication_pad", "max_unpool", "circular_pad"),
+        exact_ops=("max_pool", "adaptive_max", "reflection_pad", "replication_pad", "max_unpool", "circular_pad",
+                   "max_unpool_backward"),
         doc="sliding-window max and average pools (kernel, stride, padding, dilation, ceil mode, "
             "count_include_pad, divisor_override), adaptive pools, reflection and replication padding, "
             "their backward, and max unpooling, over the trailing 1 to 3 dimensions"),
@@ -657,13 +675,17 @@ MARGIN = Family(
 # aclnnApplyAdamW, which torch_npu.npu_apply_adam_w reaches where op-plugin runs aclnn alone.
 ADAM = Family(
     "adam", "PlanAdam",
-    ops=("apply_adamw",),
+    ops=("apply_adamw", "apply_adam", "apply_ftrl"),
+    # apply_adam: TF's Adam (beta powers beta^t, nesterov), into var_out/m_out/v_out where given, else
+    # in place; apply_ftrl: TF's FTRL-proximal, var, accum and linear updated in place.
     roles=("var", "m", "v", "beta1_power", "beta2_power", "lr", "weight_decay", "beta1", "beta2", "eps", "grad",
-           "max_grad_norm", "amsgrad", "maximize"),
-    required=("var", "m", "v", "grad"),
+           "max_grad_norm", "amsgrad", "maximize", "nesterov", "var_out", "m_out", "v_out", "accum", "linear",
+           "l1", "l2", "lr_power"),
+    required=("var", "grad"),
     source="var",
     doc="apply_adamw: var, m and v updated in place by an AdamW step (beta powers given as beta^(t-1), amsgrad "
-        "keeping max(maxGradNorm, v) in v, maximize), in float")
+        "keeping max(maxGradNorm, v) in v, maximize); apply_adam: TF's Adam step (beta powers beta^t, "
+        "nesterov); apply_ftrl: TF's FTRL-proximal step; hyperparameters one-element tensors, in float")
 
 # Bags of embedding rows summed or averaged (runtime/sim/src/opapi/families/embedding_bag.cpp):
 # aclnnEmbeddingBag, which F.embedding_bag and nn.EmbeddingBag reach through op-plugin.
@@ -867,6 +889,29 @@ QUANT_MATMUL = Family(
         "offset << 37")
 
 FAMILIES = FAMILIES + (QUANT_MATMUL,)
+# Einstein summation of two tensors (runtime/sim/src/opapi/families/einsum.cpp): aclnnEinsum.
+EINSUM = Family(
+    "einsum", "PlanEinsum",
+    ops=("einsum",),
+    roles=("tensors", "equation", "out"),
+    required=("tensors", "equation", "out"),
+    source="tensors",
+    op_output_shapes=(("*", "*", "given"),),
+    doc="einsum: out[rhs] = the sum over the letters rhs lacks of tensors[0][lhs1] * tensors[1][lhs2] for the "
+        "page's registered equations, in float (double for DOUBLE) or int64")
+
+# Sampling filters of logits (runtime/sim/src/opapi/families/top_k_top_p.cpp): aclnnApplyTopKTopP,
+# which torch_npu.npu_top_k_top_p reaches through op-plugin.
+TOP_K_TOP_P = Family(
+    "top_k_top_p", "PlanTopKTopP",
+    ops=("apply_top_k_top_p",),
+    roles=("logits", "p", "k", "out"),
+    required=("logits", "out"),
+    source="logits",
+    doc="apply_top_k_top_p: each row of logits [B, V] with the values outside its top k (k given) and outside "
+        "the smallest set of largest values whose softmax sums above p (p given) set to -inf, in float")
+
+FAMILIES = FAMILIES + (EINSUM, TOP_K_TOP_P)
 
 BY_NAME = {f.name: f for f in FAMILIES}
 

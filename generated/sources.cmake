@@ -81,6 +81,7 @@ set(ACLNN_EXAMPLES
   apply_adam_wv2
   apply_rotary_pos_emb
   apply_rotary_pos_emb_v2
+  apply_top_k_top_p
   arange
   arg_max
   arg_min
@@ -169,6 +170,7 @@ set(ACLNN_EXAMPLES
   dynamic_quant_v2
   dynamic_quant_v3
   dynamic_quant_v4
+  einsum
   elu
   elu_backward
   embedding
@@ -280,6 +282,7 @@ set(ACLNN_EXAMPLES
   frac
   fused_infer_attention_score_v2
   fused_infer_attention_score_v3
+  fused_matmul
   fused_sgd
   gather
   gather_nd
@@ -304,6 +307,7 @@ set(ACLNN_EXAMPLES
   group_norm_backward
   group_norm_silu
   group_norm_swish
+  group_norm_swish_grad
   gru
   gru_backward
   gt_scalar

@@ -298,7 +298,9 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
             if rule == "convolution" else (),
             dtype_arg=arg("dtype", (ParamKind.DTYPE,)) if fixed is None else None,
             fixed_dtype=DType[fixed] if fixed else None,
-            window_from=tuple(arg(r, (ParamKind.INT_ARRAY, ParamKind.BOOL)) for r in families.POOL_WINDOW_ROLES)
+            # aclnnMaxPool's ceilMode is an int64 (non-zero: ceil), read as a truth value.
+            window_from=tuple(arg(r, (ParamKind.INT_ARRAY, ParamKind.BOOL) + ((ParamKind.INT,) if r == "ceil_mode" else ()))
+                              for r in families.POOL_WINDOW_ROLES)
             if rule == "pool" else (),
             spatial=int(semantics.option("spatial") or 0) if shape.pooled else 0,
             # The family's rule gives the output dtype; of the semantics' result rule, only a FLOAT

@@ -154,6 +154,14 @@ y, mean, rstd = torch_npu.npu_group_norm_swish(x.npu(), 3, g.npu(), b.npu(), eps
 n, m, r = torch.native_group_norm(x, g, b, 2, 6, 12, 3, 1e-5)
 for got, ref in zip((y, mean, rstd), (n * torch.sigmoid(0.7 * n), m, r)):
     assert got.shape == ref.shape and torch.allclose(got.cpu(), ref, rtol=1e-4, atol=1e-5)
+# npu_group_norm_swish_grad (aclnnGroupNormSwishGrad): the CPU autograd of that forward.
+dy = torch.randn(2, 6, 3, 4)
+xa, ga, ba = (t.clone().requires_grad_() for t in (x, g, b))
+out = torch.nn.functional.group_norm(xa, 3, ga, ba, 1e-5)
+(out * torch.sigmoid(0.7 * out)).backward(dy)
+got = torch_npu.npu_group_norm_swish_grad(dy.npu(), x.npu(), 3, g.npu(), b.npu(), mean, rstd, [True, True, True], swish_scale=0.7)
+for part, ref in zip(got, (xa.grad, ga.grad, ba.grad)):
+    assert torch.allclose(part.cpu(), ref, rtol=1e-4, atol=1e-4), (part.cpu() - ref).abs().max()
 """)
 
 

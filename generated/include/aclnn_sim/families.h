@@ -44,12 +44,15 @@ struct CumulativeFamily {
 // index: gathers and scatters along a dimension (indices checked in phase 2, where they live), n-dimensional gathers, scatters that reduce (sum, product, max, min, mean), index copies and adds, one-hot encodings, stable sorts (of given indices too) and top-k.
 struct IndexFamily {
   struct Op {
-    enum : int8_t { kGather, kIndexSelect, kEmbedding, kTake, kScatter, kScatterAdd, kOneHot, kTopk, kSort, kArgsort, kGatherV2, kGatherNd, kScatterReduce, kIndexCopy, kIndexAdd, kSortWithIndex };
+    enum : int8_t { kGather, kIndexSelect, kEmbedding, kTake, kScatter, kScatterAdd, kOneHot, kTopk, kSort, kArgsort, kGatherV2, kGatherNd, kScatterReduce, kIndexCopy, kIndexAdd, kSortWithIndex, kTfScatter, kScatterNd };
   };
   struct Role {
     enum : int8_t { kSelf, kDim, kIndex, kSrc, kValue, kReduce, kK, kLargest, kDescending, kNumClasses, kOnValue, kOffValue, kOut, kIndices, kBatchDims, kNegativeIndex, kIncludeSelf, kAlpha };
   };
-  static constexpr const char* kOpNames[] = { "gather", "index_select", "embedding", "take", "scatter", "scatter_add", "one_hot", "topk", "sort", "argsort", "gather_v2", "gather_nd", "scatter_reduce", "index_copy", "index_add", "sort_with_index" };
+  struct Option {
+    enum : int8_t { kCombine };
+  };
+  static constexpr const char* kOpNames[] = { "gather", "index_select", "embedding", "take", "scatter", "scatter_add", "one_hot", "topk", "sort", "argsort", "gather_v2", "gather_nd", "scatter_reduce", "index_copy", "index_add", "sort_with_index", "tf_scatter", "scatter_nd" };
 };
 
 // select: where: out = condition ? self : other, broadcast; masked_fill: self = mask ? value : self.
@@ -110,26 +113,26 @@ struct SoftmaxFamily {
 // norm: statistics over the trailing (layer/rms), group or batch dimensions, computed in float (double for DOUBLE); mean/rstd outputs.
 struct NormFamily {
   struct Op {
-    enum : int8_t { kLayerNorm, kRmsNorm, kAddRmsNorm, kGroupNorm, kBatchNorm, kGemmaRmsNorm, kGroupNormSilu, kAddLayerNorm, kDeepNorm, kAddRmsNormCast, kGroupNormSwish };
+    enum : int8_t { kLayerNorm, kRmsNorm, kAddRmsNorm, kGroupNorm, kBatchNorm, kGemmaRmsNorm, kGroupNormSilu, kAddLayerNorm, kDeepNorm, kAddRmsNormCast, kGroupNormSwish, kAdaLayerNorm };
   };
   struct Role {
-    enum : int8_t { kInput, kInput2, kNormalizedShape, kWeight, kBias, kRunningMean, kRunningVar, kEps, kTraining, kMomentum, kGroup, kOut, kMean, kRstd, kSumOut, kInput3, kAlpha, kAdditionalOutput, kOut2, kActivateSwish, kSwishScale, kDataFormat };
+    enum : int8_t { kInput, kInput2, kNormalizedShape, kWeight, kBias, kRunningMean, kRunningVar, kEps, kTraining, kMomentum, kGroup, kOut, kMean, kRstd, kSumOut, kInput3, kAlpha, kAdditionalOutput, kOut2, kActivateSwish, kSwishScale, kDataFormat, kScale, kShift };
   };
   struct Option {
     enum : int8_t { kEps };
   };
-  static constexpr const char* kOpNames[] = { "layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm", "group_norm_silu", "add_layer_norm", "deep_norm", "add_rms_norm_cast", "group_norm_swish" };
+  static constexpr const char* kOpNames[] = { "layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm", "group_norm_silu", "add_layer_norm", "deep_norm", "add_rms_norm_cast", "group_norm_swish", "ada_layer_norm" };
 };
 
 // norm_grad: the normalisations' backward from the forward's saved mean and rstd (batch norm's running statistics in inference), computed in float (double for DOUBLE).
 struct NormGradFamily {
   struct Op {
-    enum : int8_t { kLayerNormBackward, kRmsNormGrad, kGroupNormBackward, kBatchNormBackward, kAddLayerNormGrad, kDeepNormGrad };
+    enum : int8_t { kLayerNormBackward, kRmsNormGrad, kGroupNormBackward, kBatchNormBackward, kAddLayerNormGrad, kDeepNormGrad, kGroupNormSwishBackward };
   };
   struct Role {
-    enum : int8_t { kGradOut, kInput, kNormalizedShape, kMean, kRstd, kWeight, kRunningMean, kRunningVar, kTraining, kEps, kGroup, kOutputMask, kGradInput, kGradWeight, kGradBias, kInput2, kAlpha, kGradSum, kGradInput2 };
+    enum : int8_t { kGradOut, kInput, kNormalizedShape, kMean, kRstd, kWeight, kRunningMean, kRunningVar, kTraining, kEps, kGroup, kOutputMask, kGradInput, kGradWeight, kGradBias, kInput2, kAlpha, kGradSum, kGradInput2, kBias, kSwishScale, kWeightRequired, kBiasRequired, kDataFormat };
   };
-  static constexpr const char* kOpNames[] = { "layer_norm_backward", "rms_norm_grad", "group_norm_backward", "batch_norm_backward", "add_layer_norm_grad", "deep_norm_grad" };
+  static constexpr const char* kOpNames[] = { "layer_norm_backward", "rms_norm_grad", "group_norm_backward", "batch_norm_backward", "add_layer_norm_grad", "deep_norm_grad", "group_norm_swish_backward" };
 };
 
 // sync_batch_norm: per-channel statistics, their merge over devices and the normalisation and backward steps of a synchronised batch norm, in float (double for DOUBLE).
@@ -157,15 +160,15 @@ struct LossFamily {
 // matmul: on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE and the integers (exact up to 2^53).
 struct MatmulFamily {
   struct Op {
-    enum : int8_t { kMm, kBmm, kMatmul, kAddmm, kBaddbmm, kMv, kDot, kAddmv, kAddbmm, kGer, kGemm, kTransposeBmm, kMatmulAllReduce };
+    enum : int8_t { kMm, kBmm, kMatmul, kAddmm, kBaddbmm, kMv, kDot, kAddmv, kAddbmm, kGer, kGemm, kTransposeBmm, kMatmulAllReduce, kFusedMatmul };
   };
   struct Role {
-    enum : int8_t { kBias, kA, kB, kBeta, kAlpha, kOut, kCubeMathType, kTransA, kTransB, kPermA, kPermB, kPermOut, kScale, kBatchSplitFactor, kGroup, kReduceOp };
+    enum : int8_t { kBias, kA, kB, kBeta, kAlpha, kOut, kCubeMathType, kTransA, kTransB, kPermA, kPermB, kPermOut, kScale, kBatchSplitFactor, kGroup, kReduceOp, kX3, kFusedOp };
   };
   struct Option {
     enum : int8_t { kBeta, kAlpha };
   };
-  static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm", "transpose_bmm", "matmul_all_reduce" };
+  static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm", "transpose_bmm", "matmul_all_reduce", "fused_matmul" };
 };
 
 // conv: im2col + GEMM on the BLAS (OpenBLAS sgemm; FLOAT16 and BFLOAT16 converted to float), its transpose (col2im) for the input's gradient and transposed convolutions.
@@ -182,7 +185,7 @@ struct ConvFamily {
 // pool: sliding-window max and average pools (kernel, stride, padding, dilation, ceil mode, count_include_pad, divisor_override), adaptive pools, reflection and replication padding, their backward, and max unpooling, over the trailing 1 to 3 dimensions.
 struct PoolFamily {
   struct Op {
-    enum : int8_t { kMaxPool, kAvgPool, kAdaptiveAvg, kAdaptiveMax, kReflectionPad, kReplicationPad, kMaxPoolBackward, kAvgPoolBackward, kAdaptiveAvgBackward, kAdaptiveMaxBackward, kReflectionPadBackward, kReplicationPadBackward, kMaxUnpool, kMaxPoolMask, kCircularPad, kCircularPadBackward };
+    enum : int8_t { kMaxPool, kAvgPool, kAdaptiveAvg, kAdaptiveMax, kReflectionPad, kReplicationPad, kMaxPoolBackward, kAvgPoolBackward, kAdaptiveAvgBackward, kAdaptiveMaxBackward, kReflectionPadBackward, kReplicationPadBackward, kMaxUnpool, kMaxPoolMask, kCircularPad, kCircularPadBackward, kMaxUnpoolBackward };
   };
   struct Role {
     enum : int8_t { kSelf, kGradOutput, kIndices, kKernel, kStride, kPadding, kDilation, kCeilMode, kCountIncludePad, kDivisorOverride, kOutputSize, kOut, kOutIndices };
@@ -190,7 +193,7 @@ struct PoolFamily {
   struct Option {
     enum : int8_t { kSpatial };
   };
-  static constexpr const char* kOpNames[] = { "max_pool", "avg_pool", "adaptive_avg", "adaptive_max", "reflection_pad", "replication_pad", "max_pool_backward", "avg_pool_backward", "adaptive_avg_backward", "adaptive_max_backward", "reflection_pad_backward", "replication_pad_backward", "max_unpool", "max_pool_mask", "circular_pad", "circular_pad_backward" };
+  static constexpr const char* kOpNames[] = { "max_pool", "avg_pool", "adaptive_avg", "adaptive_max", "reflection_pad", "replication_pad", "max_pool_backward", "avg_pool_backward", "adaptive_avg_backward", "adaptive_max_backward", "reflection_pad_backward", "replication_pad_backward", "max_unpool", "max_pool_mask", "circular_pad", "circular_pad_backward", "max_unpool_backward" };
 };
 
 // foreach: the semantics' elementwise kernel over each tensor of aclTensorLists: member i of every list (a scalar list's value i, a one-element tensor broadcast) gives out's member i, through the elementwise engine; each member's p-norm; and the members of one list summed, or their maximum or minimum, into one tensor.
@@ -336,15 +339,15 @@ struct MarginFamily {
   static constexpr const char* kOpNames[] = { "multilabel_margin_loss" };
 };
 
-// adam: apply_adamw: var, m and v updated in place by an AdamW step (beta powers given as beta^(t-1), amsgrad keeping max(maxGradNorm, v) in v, maximize), in float.
+// adam: apply_adamw: var, m and v updated in place by an AdamW step (beta powers given as beta^(t-1), amsgrad keeping max(maxGradNorm, v) in v, maximize); apply_adam: TF's Adam step (beta powers beta^t, nesterov); apply_ftrl: TF's FTRL-proximal step; hyperparameters one-element tensors, in float.
 struct AdamFamily {
   struct Op {
-    enum : int8_t { kApplyAdamw };
+    enum : int8_t { kApplyAdamw, kApplyAdam, kApplyFtrl };
   };
   struct Role {
-    enum : int8_t { kVar, kM, kV, kBeta1Power, kBeta2Power, kLr, kWeightDecay, kBeta1, kBeta2, kEps, kGrad, kMaxGradNorm, kAmsgrad, kMaximize };
+    enum : int8_t { kVar, kM, kV, kBeta1Power, kBeta2Power, kLr, kWeightDecay, kBeta1, kBeta2, kEps, kGrad, kMaxGradNorm, kAmsgrad, kMaximize, kNesterov, kVarOut, kMOut, kVOut, kAccum, kLinear, kL1, kL2, kLrPower };
   };
-  static constexpr const char* kOpNames[] = { "apply_adamw" };
+  static constexpr const char* kOpNames[] = { "apply_adamw", "apply_adam", "apply_ftrl" };
 };
 
 // embedding_bag: embedding_bag: per bag (indices between consecutive offsets), the sum (mode 0, rows weighted by per_sample_weights) or mean (mode 1) of weight's rows its indices name, padding_idx's left out; offset2bag, bag_size and max_indices as aten's CPU _embedding_bag gives them; in float.
@@ -460,6 +463,28 @@ struct QuantMatmulFamily {
   static constexpr const char* kOpNames[] = { "quant_matmul", "trans_quant_param", "dequant_bias" };
 };
 
+// einsum: einsum: out[rhs] = the sum over the letters rhs lacks of tensors[0][lhs1] * tensors[1][lhs2] for the page's registered equations, in float (double for DOUBLE) or int64.
+struct EinsumFamily {
+  struct Op {
+    enum : int8_t { kEinsum };
+  };
+  struct Role {
+    enum : int8_t { kTensors, kEquation, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "einsum" };
+};
+
+// top_k_top_p: apply_top_k_top_p: each row of logits [B, V] with the values outside its top k (k given) and outside the smallest set of largest values whose softmax sums above p (p given) set to -inf, in float.
+struct TopKTopPFamily {
+  struct Op {
+    enum : int8_t { kApplyTopKTopP };
+  };
+  struct Role {
+    enum : int8_t { kLogits, kP, kK, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "apply_top_k_top_p" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -501,6 +526,8 @@ aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWo
 aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRnn(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanEinsum(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanTopKTopP(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 

@@ -8,8 +8,20 @@
 //         (sqrt(v / (1 - beta2Power * beta2)) + eps)
 // beta1Power and beta2Power are beta^(t-1) (the page: "beta1^(t-1)参数"). amsgrad without
 // maxGradNormOptional is refused by name (the page: required then). Elements spread over threads.
+//
+// apply_adam (aclnnApplyAdam, aclnnApplyAdamD; torch_npu.npu_apply_adam(..., out=(var, m, v)) on an
+// aclnn-only chip): TF's ApplyAdam, the beta powers being beta^t:
+//   lr' = lr * sqrt(1 - beta2Power) / (1 - beta1Power)
+//   m = beta1 * m + (1 - beta1) * g;  v = beta2 * v + (1 - beta2) * g^2
+//   var = var - lr' * (nesterov ? beta1 * m + (1 - beta1) * g : m) / (sqrt(v) + eps)
+// written to varOut, mOut, vOut where the API has them, else in place.
+// apply_ftrl (aclnnApplyFtrl): TF's ApplyFtrl, var, accum and linear updated in place:
+//   accum' = accum + g^2
+//   linear = linear + g - (accum'^-lrPower - accum^-lrPower) / lr * var
+//   var = |linear| > l1 ? (sign(linear) * l1 - linear) / (accum'^-lrPower / lr + 2 * l2) : 0
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -75,10 +87,128 @@ class AdamWork final : public FamilyWork {
   }
 };
 
+// apply_adam and apply_ftrl: three state tensors read, stepped in float and written back (to
+// their own outputs where the API has them).
+enum StepSlot { kS0, kS1, kS2, kSGrad, kSOut0, kSOut1, kSOut2, kH0, kH1, kH2, kH3, kH4, kH5, kStepSlots };
+
+class StepWork final : public FamilyWork {
+ public:
+  StepWork(const char* api, int op) : FamilyWork(api, kStepSlots), op_(op) {}
+
+  bool nesterov = false;
+  bool outputs = false;  // varOut, mOut, vOut given: the inputs stay as they were
+
+ private:
+  float Scalar(int slot) {
+    float value;
+    GatherAs(tensor(slot), ComputeType::kFloat32, &value);
+    return value;
+  }
+
+  aclnnStatus Compute() override {
+    const int64_t n = tensor(kS0).numel();
+    if (n == 0) return ACLNN_SUCCESS;
+    float h[6];
+    for (int k = 0; k < (op_ == F::Op::kApplyAdam ? 6 : 4); ++k) h[k] = Scalar(kH0 + k);
+    float* a = static_cast<float*>(Scratch(0, static_cast<size_t>(n) * sizeof(float) * 3));
+    float* b = a + n;
+    float* c = b + n;
+    GatherAs(tensor(kS0), ComputeType::kFloat32, a);
+    GatherAs(tensor(kS1), ComputeType::kFloat32, b);
+    GatherAs(tensor(kS2), ComputeType::kFloat32, c);
+    const float* g = static_cast<const float*>(ContiguousAs(tensor(kSGrad), ComputeType::kFloat32, 1));
+    std::function<void(int64_t, int64_t)> step;
+    if (op_ == F::Op::kApplyAdam) {  // a: var, b: m, c: v; h: beta1Power, beta2Power, lr, beta1, beta2, eps
+      const float b1 = h[3], b2 = h[4], eps = h[5];
+      const float lr = h[2] * std::sqrt(1.0f - h[1]) / (1.0f - h[0]);
+      step = [=](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          b[i] = b1 * b[i] + (1.0f - b1) * g[i];
+          c[i] = b2 * c[i] + (1.0f - b2) * g[i] * g[i];
+          const float m = nesterov ? b1 * b[i] + (1.0f - b1) * g[i] : b[i];
+          a[i] = a[i] - lr * m / (std::sqrt(c[i]) + eps);
+        }
+      };
+    } else {  // a: var, b: accum, c: linear; h: lr, l1, l2, lrPower
+      const float lr = h[0], l1 = h[1], l2 = h[2], power = h[3];
+      step = [=](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          const float accum = b[i] + g[i] * g[i];
+          const float now = std::pow(accum, -power);
+          c[i] = c[i] + g[i] - (now - std::pow(b[i], -power)) / lr * a[i];
+          const float sign = static_cast<float>((c[i] > 0) - (c[i] < 0));
+          a[i] = std::fabs(c[i]) > l1 ? (sign * l1 - c[i]) / (now / lr + 2.0f * l2) : 0.0f;
+          b[i] = accum;
+        }
+      };
+    }
+    const int64_t tasks = n < (1 << 16) ? 1 : std::min<int64_t>(n / (1 << 14), ParallelThreads() * 4);
+    if (tasks <= 1) {
+      step(0, n);
+    } else {
+      ParallelFor(tasks, [&](int64_t t) { step(n * t / tasks, n * (t + 1) / tasks); });
+    }
+    ScatterFrom(a, ComputeType::kFloat32, tensor(outputs ? kSOut0 : kS0));
+    ScatterFrom(b, ComputeType::kFloat32, tensor(outputs ? kSOut1 : kS1));
+    ScatterFrom(c, ComputeType::kFloat32, tensor(outputs ? kSOut2 : kS2));
+    return ACLNN_SUCCESS;
+  }
+
+  int op_;
+};
+
+aclnnStatus PlanStep(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const bool adam = family.op == F::Op::kApplyAdam;
+  const int states[3] = {F::Role::kVar, adam ? F::Role::kM : F::Role::kAccum, adam ? F::Role::kV : F::Role::kLinear};
+  const int outs[3] = {F::Role::kVarOut, F::Role::kMOut, F::Role::kVOut};
+  const int adam_scalars[6] = {F::Role::kBeta1Power, F::Role::kBeta2Power, F::Role::kLr,
+                               F::Role::kBeta1, F::Role::kBeta2, F::Role::kEps};
+  const int ftrl_scalars[4] = {F::Role::kLr, F::Role::kL1, F::Role::kL2, F::Role::kLrPower};
+  std::unique_ptr<StepWork> made(new StepWork(call.spec.name, family.op));
+  const TensorDesc* var = RoleTensor(call, family, F::Role::kVar);
+  const TensorDesc* grad = RoleTensor(call, family, F::Role::kGrad);
+  if (!var || !grad) return Decline(call, work, "without its tensors");
+  auto shaped = [&](int role, int slot, bool scalar) -> aclnnStatus {
+    const TensorDesc* desc = RoleTensor(call, family, role);
+    if (!desc) return Decline(call, work, std::string("without ") + RoleName(call, family, role));
+    if (scalar ? desc->numel() != 1 : desc->view != var->view) {
+      return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
+                         "shape " + DimsText(desc->view) + " is not " +
+                             (scalar ? std::string("one element") : std::string("the parameter's ") + DimsText(var->view)));
+    }
+    // The scalars are read as float whatever their dtype (op-plugin sends FLOAT ones beside a FLOAT16 var).
+    if (!scalar && desc->dtype != var->dtype) {
+      return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
+                         std::string("dtype ") + DTypeName(desc->dtype) + " differs from the parameter's " + DTypeName(var->dtype));
+    }
+    made->tensor(slot).Set(RoleName(call, family, role), *desc);
+    return ACLNN_SUCCESS;
+  };
+  for (int k = 0; k < 3; ++k) {
+    if (aclnnStatus s = shaped(states[k], kS0 + k, false)) return s;
+  }
+  if (aclnnStatus s = shaped(F::Role::kGrad, kSGrad, false)) return s;
+  for (int k = 0; k < (adam ? 6 : 4); ++k) {
+    if (aclnnStatus s = shaped(adam ? adam_scalars[k] : ftrl_scalars[k], kH0 + k, true)) return s;
+  }
+  made->outputs = adam && RoleTensor(call, family, F::Role::kVarOut) != nullptr;
+  for (int k = 0; made->outputs && k < 3; ++k) {
+    if (aclnnStatus s = shaped(outs[k], kSOut0 + k, false)) return s;
+  }
+  ComputeType type;
+  if (!FamilyComputeType(var->dtype, false, &type) || type != ComputeType::kFloat32) {
+    return Decline(call, work, std::string("for dtype ") + DTypeName(var->dtype));
+  }
+  made->nesterov = RoleBool(call, family, F::Role::kNesterov, false);
+  *work = made.release();
+  return ACLNN_SUCCESS;
+}
+
 }  // namespace
 
 aclnnStatus PlanAdam(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
+  if (family.op != F::Op::kApplyAdamw) return PlanStep(call, family, work);
   static const struct {
     int role, slot;
   } kTensors[] = {{F::Role::kVar, kVar},

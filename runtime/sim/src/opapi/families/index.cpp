@@ -66,7 +66,7 @@ class IndexWork final : public FamilyWork {
 
   int64_t dim = 0;
   int64_t extent = 0;   // the indexed dimension's extent (indices must lie in [0, extent))
-  int reduce = 0;       // scatter: 0 replace, 1 add, 2 multiply
+  int reduce = 0;       // scatter: 0 replace, 1 add, 2 multiply; tf_scatter: its combine option
   bool has_value = false;  // scatter_value: the scalar instead of src
   double real = 0;
   int64_t integer = 0;
@@ -79,6 +79,7 @@ class IndexWork final : public FamilyWork {
   bool negative = false;        // take, gather_v2, gather_nd: a negative index counts from the end
   bool include_self = true;     // scatter_reduce: self's value takes part in the reduction
   double alpha = 1;             // index_add: the factor of the source
+  bool nd_form = false;         // tf_scatter: TF's scatter_nd form (rows of positions in index's last dimension)
 
  private:
   aclnnStatus Fault(const char* param, int64_t position, int64_t value, aclnnStatus status = ACLNN_ERR_INNER) const {
@@ -112,6 +113,8 @@ class IndexWork final : public FamilyWork {
       case F::Op::kScatterReduce: return reduce == 0 ? Scatter() : Reduce();
       case F::Op::kIndexCopy: return IndexCopy();
       case F::Op::kIndexAdd: return Reduce();
+      case F::Op::kTfScatter: return nd_form ? ScatterNd() : Reduce();
+      case F::Op::kScatterNd: return ScatterNd();
       default: return ACLNN_SUCCESS;
     }
   }
@@ -412,6 +415,37 @@ class IndexWork final : public FamilyWork {
   }
 
   // out[t..., r...] = self[index[t..., 0], ..., index[t..., q-1], r...], q the index's last extent.
+  // scatter_nd, and tf_scatter's nd form: out = self, then each row of the index's last dimension (q
+  // positions in self's leading dimensions) takes src's slice of the remaining dimensions, in order:
+  // replaced (reduce 0, the last of repeated positions wins) or added (reduce 1).
+  aclnnStatus ScatterNd() {
+    const TensorRef& self = tensor(kSelf);
+    const TensorRef& index = tensor(kIndex);
+    const int64_t q = index.shape.back();
+    std::vector<int64_t> idx;
+    if (aclnnStatus s = Wrapped(index, &idx, self.shape.data(), std::max<int64_t>(q, 1))) return s;
+    int64_t inner = 1;
+    for (int64_t d = q; d < self.rank(); ++d) inner *= self.shape[d];
+    const int64_t rows = q == 0 ? 0 : index.numel() / q;
+    const int64_t numel = self.numel();
+    WithFamilyType(type, [&](auto zero) {
+      using T = decltype(zero);
+      T* values = static_cast<T*>(Scratch(1, static_cast<size_t>(std::max<int64_t>(numel, 1)) * sizeof(T)));
+      T* sources = static_cast<T*>(Scratch(2, static_cast<size_t>(std::max<int64_t>(rows * inner, 1)) * sizeof(T)));
+      GatherAs(self, type, values);
+      GatherAs(tensor(kSrc), type, sources);
+      for (int64_t t = 0; t < rows; ++t) {
+        int64_t at = 0;
+        for (int64_t d = 0; d < q; ++d) at = at * self.shape[d] + idx[static_cast<size_t>(t * q + d)];
+        T* dst = values + at * inner;
+        const T* src = sources + t * inner;
+        for (int64_t r = 0; r < inner; ++r) dst[r] = reduce == 1 ? static_cast<T>(dst[r] + src[r]) : src[r];
+      }
+      ScatterFrom(values, type, tensor(kOut));
+    });
+    return ACLNN_SUCCESS;
+  }
+
   aclnnStatus GatherNd() {
     const TensorRef& self = tensor(kSelf);
     const TensorRef& index = tensor(kIndex);
@@ -463,7 +497,8 @@ class IndexWork final : public FamilyWork {
     const TensorRef& index = tensor(kIndex);
     const TensorRef& src = tensor(kSrc);
     const int64_t numel = self.numel();
-    const bool add = op_ == F::Op::kIndexAdd;
+    // tf_scatter walks its source as index_add does along dimension 0 (one slice per index element).
+    const bool add = op_ == F::Op::kIndexAdd || op_ == F::Op::kTfScatter;
     // Positions: scatter_reduce's i-th index element at its own coordinates with dim replaced;
     // index_add's i-th (outer, k, inner) source element at (outer, idx[k], inner).
     int64_t outer = 1, inner = 1;
@@ -527,6 +562,7 @@ class IndexWork final : public FamilyWork {
     if (op_ == F::Op::kIndexAdd) return a + b;
     switch (reduce) {
       case 2: return a * b;
+      case 6: return a / b;  // tf_scatter's divide (floating types only: planned so)
       case 3: case 4:
         if constexpr (std::is_floating_point<T>::value) {
           if (a != a) return a;
@@ -751,6 +787,76 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
         w.alpha = RoleNumber(call, family, F::Role::kAlpha, -1, 1);
         if (!FamilyComputeType(self->dtype, true, &w.type)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
       }
+      w.tensor(kSrc).Set(RoleName(call, family, F::Role::kSrc), *src);
+      break;
+    }
+    case F::Op::kTfScatter: {
+      // self[index[i...], ...] combined in place with src[i..., ...] (TF's scatter_* form; its
+      // scatter_nd form, src of index.shape[:-1] + self.shape[q:], is refused by its shape).
+      const TensorDesc* src = RoleTensor(call, family, F::Role::kSrc);
+      if (!index || !src) return Decline(call, work, "without its indices or updates");
+      out = self;
+      w.in_place = true;
+      if (rank == 0) return Invalid(call, family, F::Role::kSelf, "is zero-dimensional; the op indexes its first dimension");
+      Dims shape = index->view;
+      for (int64_t d = 1; d < rank; ++d) shape.push_back(self->view[d]);
+      // TF's scatter_nd form (aclnnTfScatterAdd's second): src of index.shape[:-1] + self.shape[q:].
+      Dims nd_shape;
+      const int64_t q = index->view.empty() ? 0 : index->view.back();
+      if (!index->view.empty() && q >= 1 && q <= rank) {
+        nd_shape.assign(index->view.begin(), index->view.end() - 1);
+        for (int64_t d = q; d < rank; ++d) nd_shape.push_back(self->view[d]);
+      }
+      w.nd_form = src->view != shape && !nd_shape.empty() && src->view == nd_shape;
+      if (!w.nd_form) {
+        if (aclnnStatus s = CheckShape(call, family, F::Role::kSrc, *src, shape,
+                                       "the indices' shape, then the input's dimensions after the first")) {
+          return s;
+        }
+      } else if (family.options[F::Option::kCombine] != 1) {
+        return Invalid(call, family, F::Role::kSrc, "has the scatter_nd form's shape, which the simulator models for adds only");
+      }
+      if (src->dtype != self->dtype) {
+        return Invalid(call, family, F::Role::kSrc, std::string("dtype ") + DTypeName(src->dtype) + " differs from " +
+                                                        self_name + "'s " + DTypeName(self->dtype));
+      }
+      const double combine = family.options[F::Option::kCombine];
+      w.reduce = static_cast<int>(combine);
+      if (!(combine == 1 || combine == 2 || combine == 3 || combine == 4 || combine == 6)) {
+        return Decline(call, work, "without the semantics' combine option (1 add, 2 multiply, 3 max, 4 min, 6 divide)");
+      }
+      if (!FamilyComputeType(self->dtype, true, &w.type)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+      if (w.reduce == 6 && w.type != ComputeType::kFloat32 && w.type != ComputeType::kFloat64) {
+        return Decline(call, work, std::string("for an integer division (dtype ") + DTypeName(self->dtype) + ")");
+      }
+      w.dim = 0;
+      w.extent = self->view[0];
+      w.tensor(kSrc).Set(RoleName(call, family, F::Role::kSrc), *src);
+      break;
+    }
+    case F::Op::kScatterNd: {
+      // out = self with the rows of src placed at the positions the index's last dimension lists.
+      const TensorDesc* src = RoleTensor(call, family, F::Role::kSrc);
+      if (!index || !src || !out) return Decline(call, work, "without its indices, updates or output");
+      if (index->view.empty()) return Invalid(call, family, F::Role::kIndex, "has no dimension to hold positions");
+      const int64_t q = index->view.back();
+      if (q < 1 || q > rank) {
+        return Invalid(call, family, F::Role::kIndex, "last dimension " + std::to_string(q) + " is outside [1, " +
+                                                          std::to_string(rank) + "] (" + self_name + "'s rank)");
+      }
+      Dims shape(index->view.begin(), index->view.end() - 1);
+      for (int64_t d = q; d < rank; ++d) shape.push_back(self->view[d]);
+      if (aclnnStatus s = CheckShape(call, family, F::Role::kSrc, *src, shape,
+                                     "the index's shape without its last dimension, then the input's from dimension q")) {
+        return s;
+      }
+      if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, *out, self->view, "the input's shape")) return s;
+      if (src->dtype != self->dtype || out->dtype != self->dtype) {
+        return Invalid(call, family, src->dtype != self->dtype ? F::Role::kSrc : F::Role::kOut,
+                       std::string("dtype differs from ") + self_name + "'s " + DTypeName(self->dtype));
+      }
+      if (!FamilyComputeType(self->dtype, true, &w.type)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+      w.reduce = 0;
       w.tensor(kSrc).Set(RoleName(call, family, F::Role::kSrc), *src);
       break;
     }

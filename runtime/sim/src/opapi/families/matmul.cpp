@@ -19,7 +19,9 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include <cblas.h>
@@ -35,7 +37,11 @@ namespace {
 
 using F = MatmulFamily;
 
-enum Slot { kA, kB, kOut, kBias, kSlots };
+enum Slot { kA, kB, kOut, kBias, kX3, kSlots };
+
+// fused_matmul's step after the product (and bias), by the page's fusedOpType: "" and "16cast32"
+// none (the latter's FLOAT out converts), "add" and "mul" x3, "gelu_tanh", "gelu_erf", "relu".
+enum Epilogue { kNoEpilogue, kAddX3, kMulX3, kGeluTanh, kGeluErf, kRelu };
 
 // The pages' cubeMathType values (0 KEEP_DTYPE ... 4 USE_FP32_ADD); 2 is USE_FP16.
 constexpr int64_t kCubeMathMax = 4;
@@ -89,6 +95,7 @@ class MatmulWork final : public FamilyWork {
   bool fp16_inputs = false;    // cubeMathType USE_FP16: FLOAT inputs rounded to FLOAT16 first
   bool sum_batches = false;    // addbmm: the sum over `summed` products
   int64_t summed = 1;
+  int epilogue = kNoEpilogue;  // fused_matmul's, applied in the compute type before the one rounding
 
  private:
   int64_t BatchCount() const {
@@ -201,6 +208,7 @@ class MatmulWork final : public FamilyWork {
                 b.base + BatchOffset(i, b.batch_strides), b.ld, beta_c, c + i * m * n, n);
       }
     }
+    if (epilogue != kNoEpilogue) Epilogue(c, cells);
     if (direct) return;
     if (integers) {
       // A fractional alpha or beta: the double result towards zero in int64, then wrapped to the output's dtype.
@@ -213,6 +221,27 @@ class MatmulWork final : public FamilyWork {
       return;
     }
     ScatterFrom(c, type, out);
+  }
+
+  template <typename T>
+  void Epilogue(T* c, int64_t cells) {
+    const T* x3 = nullptr;
+    if (epilogue == kAddX3 || epilogue == kMulX3) {
+      T* buffer = static_cast<T*>(Scratch(4, static_cast<size_t>(std::max<int64_t>(cells, 1)) * sizeof(T)));
+      GatherAs(tensor(kX3), this->type, buffer);
+      x3 = buffer;
+    }
+    const T half = T(0.5), root_2_over_pi = T(0.7978845608028654), cubic = T(0.044715), root_half = T(0.7071067811865476);
+    for (int64_t i = 0; i < cells; ++i) {
+      const T v = c[i];
+      switch (epilogue) {
+        case kAddX3: c[i] = v + x3[i]; break;
+        case kMulX3: c[i] = v * x3[i]; break;
+        case kGeluTanh: c[i] = half * v * (T(1) + std::tanh(root_2_over_pi * (v + cubic * v * v * v))); break;
+        case kGeluErf: c[i] = half * v * (T(1) + std::erf(v * root_half)); break;
+        default: c[i] = v > T(0) || v != v ? v : T(0); break;  // relu, NaN kept
+      }
+    }
   }
 
   // The integer product, exact in int64 arithmetic that wraps (uint64_t: no signed overflow).
@@ -375,9 +404,10 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
   const TensorDesc* bias = RoleTensor(call, family, F::Role::kBias);
   if (!a || !b || !out) return Decline(call, work, "when an input or the output is absent");
   const bool all_reduce = op == F::Op::kMatmulAllReduce;
-  const bool adds = op == F::Op::kAddmm || op == F::Op::kBaddbmm || op == F::Op::kAddmv || op == F::Op::kAddbmm ||
-                    op == F::Op::kGemm || (all_reduce && bias);
-  if (adds && !bias) return Decline(call, work, "without the added tensor");
+  // An optional added tensor left null (aclnnMatmulAdd's bias, aclnnMatmulAllReduce's) is the plain
+  // product; a page whose added tensor is required refuses the null one in phase 1.
+  const bool adds = (op == F::Op::kAddmm || op == F::Op::kBaddbmm || op == F::Op::kAddmv || op == F::Op::kAddbmm ||
+                     op == F::Op::kGemm || op == F::Op::kFusedMatmul || all_reduce) && bias != nullptr;
   if (all_reduce) {
     if (aclnnStatus s = CheckOneRankGroup(call, family, F::Role::kGroup, F::Role::kReduceOp)) return s;
   }
@@ -477,7 +507,7 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
       if (ra != 2 && ra != 3) return need_rank(F::Role::kA, ra, 3);
       if (aclnnStatus s = need_rank(F::Role::kB, rb, 2)) return s;
       break;
-    case F::Op::kMatmul:
+    case F::Op::kMatmul: case F::Op::kFusedMatmul:
       if (ra < 1 || rb < 1) {
         return RejectParam(call, family, ra < 1 ? F::Role::kA : F::Role::kB, ACLNN_ERR_PARAM_INVALID,
                            "must have at least one dimension");
@@ -544,6 +574,35 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
     }
     to_full(&tbias);
     made->beta = beta;
+  }
+  if (op == F::Op::kFusedMatmul) {
+    static const struct {
+      const char* name;
+      int epilogue;
+    } kFused[] = {{"", kNoEpilogue}, {"16cast32", kNoEpilogue}, {"add", kAddX3}, {"mul", kMulX3},
+                  {"gelu_tanh", kGeluTanh}, {"gelu_erf", kGeluErf}, {"relu", kRelu}};
+    const int fused_index = family.roles[F::Role::kFusedOp];
+    const std::string fused = fused_index >= 0 ? CallString(call, fused_index) : "";
+    const auto* found = std::find_if(std::begin(kFused), std::end(kFused), [&](const auto& f) { return fused == f.name; });
+    if (found == std::end(kFused)) {
+      return RejectParam(call, family, F::Role::kFusedOp, ACLNN_ERR_PARAM_INVALID,
+                         "\"" + fused + "\" is none of \"\", \"add\", \"mul\", \"gelu_tanh\", \"gelu_erf\", \"relu\", \"16cast32\"");
+    }
+    if (integers) return Decline(call, work, "for integer operands (fused_matmul computes floating types)");
+    made->epilogue = found->epilogue;
+    if (made->epilogue == kAddX3 || made->epilogue == kMulX3) {
+      const TensorDesc* x3 = RoleTensor(call, family, F::Role::kX3);
+      if (!x3) {
+        return RejectParam(call, family, F::Role::kX3, ACLNN_ERR_PARAM_NULLPTR, "is null where fusedOpType is \"" + fused + "\"");
+      }
+      TensorRef& t3 = made->tensor(kX3);
+      t3.Set(RoleName(call, family, F::Role::kX3), *x3);
+      if (!BroadcastTo(&t3, result)) {
+        return RejectParam(call, family, F::Role::kX3, ACLNN_ERR_PARAM_INVALID,
+                           "shape " + DimsText(x3->view) + " does not broadcast to the product's shape " + DimsText(result));
+      }
+      to_full(&t3);
+    }
   }
   // addbmm keeps A and B as [batch, M, K] and [batch, K, N] (broadcast batches are expanded by
   // the gather) and sums the batch's products in one.

@@ -27,7 +27,8 @@ namespace {
 
 using F = NormFamily;
 
-enum Slot { kInput, kInput2, kWeight, kBias, kRunningMean, kRunningVar, kOut, kMean, kRstd, kSumOut, kInput3, kOut2, kSlots };
+enum Slot { kInput, kInput2, kWeight, kBias, kRunningMean, kRunningVar, kOut, kMean, kRstd, kSumOut, kInput3, kOut2,
+            kScale, kShift, kSlots };
 
 bool Present(const TensorRef& t) { return t.dtype != ACL_DT_UNDEFINED; }
 
@@ -38,7 +39,7 @@ class NormWork final : public FamilyWork {
   int64_t rows = 0, length = 0;
   int64_t groups = 1, channels = 1, hxw = 1;  // group_norm
   double eps = 1e-5, momentum = 0.1;
-  double alpha = 1;           // deep_norm: x * alpha + gx
+  double alpha = 1;           // deep_norm: x * alpha + gx; add_rms_norm: x1 * alpha + x2
   bool training = false;
   bool write_sum = true;      // add_layer_norm: additionalOutput
   bool swish = false;         // group_norm_swish: activateSwish
@@ -79,7 +80,8 @@ class NormWork final : public FamilyWork {
       GatherAs(Rows(kInput), type, sum);
       GatherAs(Rows(kInput2), type, y);
       const T scale = static_cast<T>(alpha);
-      for (int64_t i = 0; i < numel; ++i) sum[i] = (deep ? sum[i] * scale : sum[i]) + y[i];
+      // alpha: deep_norm's, and add_rms_norm's scale of x1 (aclnnFusedAddRmsNorm: x1 * scale + x2).
+      for (int64_t i = 0; i < numel; ++i) sum[i] = (deep || alpha != 1 ? sum[i] * scale : sum[i]) + y[i];
       if (const T* added = Load<T>(kInput3, 0)) {
         const bool by_column = tensor(kInput3).numel() != numel;  // gamma's shape, else x1's
         for (int64_t i = 0; i < numel; ++i) sum[i] += added[by_column ? i % length : i];
@@ -132,7 +134,7 @@ class NormWork final : public FamilyWork {
         case F::Op::kGemmaRmsNorm:  // Gemma's weights are offsets from 1
           for (int64_t i = 0; i < length; ++i) yr[i] = xr[i] * s * (T(1) + (weight ? weight[i] : T(0)));
           break;
-        case F::Op::kLayerNorm: case F::Op::kAddLayerNorm: case F::Op::kDeepNorm:
+        case F::Op::kLayerNorm: case F::Op::kAddLayerNorm: case F::Op::kDeepNorm: case F::Op::kAdaLayerNorm:
           for (int64_t i = 0; i < length; ++i) {
             yr[i] = (xr[i] - m) * s * (weight ? weight[i] : T(1)) + (bias ? bias[i] : T(0));
           }
@@ -165,6 +167,15 @@ class NormWork final : public FamilyWork {
     };
     if (tasks <= 1) run(0); else ParallelFor(tasks, run);
 
+    if (op_ == F::Op::kAdaLayerNorm) {  // * (1 + scale) + shift, their row b for x's rows of batch b
+      const T* scale = Load<T>(kScale, 6);  // scratch 6 and 7: the add and batch ops' alone
+      const T* shift = Load<T>(kShift, 7);
+      const int64_t per_batch = rows / std::max<int64_t>(tensor(kScale).numel() / std::max<int64_t>(length, 1), 1);
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t b = r / per_batch * length;
+        for (int64_t i = 0; i < length; ++i) y[r * length + i] = y[r * length + i] * (T(1) + scale[b + i]) + shift[b + i];
+      }
+    }
     ScatterFrom(y, type, Rows(kOut));
     if (Present(tensor(kOut2))) ScatterFrom(y, type, Rows(kOut2));  // add_rms_norm_cast's y in x1's dtype
     if (Present(tensor(kMean))) ScatterFrom(means, type, tensor(kMean));
@@ -295,7 +306,39 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
   if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, out, input->view, "the input's shape")) return s;
 
   Dims stats;  // the shape of mean and rstd
+  const TensorDesc* scale = RoleTensor(call, family, F::Role::kScale);
+  const TensorDesc* shift = RoleTensor(call, family, F::Role::kShift);
   switch (op) {
+    case F::Op::kAdaLayerNorm: {
+      // x [B..., S, H] normalised over H; scale and shift [B..., H] or [B..., 1, H].
+      if (!scale || !shift) return Decline(call, work, "without scale and shift");
+      if (rank < 2) return RejectParam(call, family, F::Role::kInput, ACLNN_ERR_PARAM_INVALID, "must have at least 2 dimensions");
+      const int64_t h = input->view[rank - 1];
+      made->length = h;
+      made->rows = h ? input->numel() / h : 0;
+      stats.assign(input->view.begin(), input->view.end() - 1);
+      stats.push_back(1);
+      Dims row(input->view.begin(), input->view.end() - 2);
+      row.push_back(h);
+      Dims one_row(input->view.begin(), input->view.end() - 2);
+      one_row.push_back(1);
+      one_row.push_back(h);
+      for (int role : {static_cast<int>(F::Role::kScale), static_cast<int>(F::Role::kShift)}) {
+        const TensorDesc* t = role == F::Role::kScale ? scale : shift;
+        if (t->view != row && t->view != one_row) {
+          return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
+                             "shape " + DimsText(t->view) + " is neither " + DimsText(row) + " nor " + DimsText(one_row) +
+                                 " (x's batch dimensions and H)");
+        }
+      }
+      for (int role : {static_cast<int>(F::Role::kWeight), static_cast<int>(F::Role::kBias)}) {
+        const TensorDesc* t = role == F::Role::kWeight ? weight : bias;
+        if (t) {
+          if (aclnnStatus st = CheckShape(call, family, role, t, Dims{h}, "[H]")) return st;
+        }
+      }
+      break;
+    }
     case F::Op::kLayerNorm: case F::Op::kRmsNorm: case F::Op::kAddRmsNorm: case F::Op::kGemmaRmsNorm:
     case F::Op::kAddLayerNorm: case F::Op::kDeepNorm: case F::Op::kAddRmsNormCast: {
       // Layer norm's trailing dimensions are normalizedShape's; the others', gamma's shape.
@@ -423,6 +466,7 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
       {kOut, F::Role::kOut, out},                {kMean, F::Role::kMean, mean},
       {kRstd, F::Role::kRstd, rstd},             {kSumOut, F::Role::kSumOut, sum_out},
       {kInput3, F::Role::kInput3, input3},      {kOut2, F::Role::kOut2, out2},
+      {kScale, F::Role::kScale, scale},          {kShift, F::Role::kShift, shift},
   };
   for (const Binding& b : bindings) {
     if (b.t) made->tensor(b.slot).Set(RoleName(call, family, b.role), *b.t);

@@ -15,6 +15,7 @@
 // over the threads, each task summing the weight gradients of its rows, merged in task order.
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "common/dtypes.h"
@@ -27,7 +28,7 @@ namespace {
 using F = NormGradFamily;
 
 enum Slot { kGradOut, kInput, kMean, kRstd, kWeight, kGradInput, kGradWeight, kGradBias, kInput2, kGradSum, kGradInput2,
-            kSlots };
+            kBias, kSlots };
 
 bool Present(const TensorRef& t) { return t.dtype != ACL_DT_UNDEFINED; }
 
@@ -41,6 +42,7 @@ class NormGradWork final : public FamilyWork {
   double eps = 1e-5;
   double alpha = 1;  // deep_norm_grad: the forward normalised input * alpha + input2
   bool training = true;  // batch norm: false normalised with the running statistics
+  double swish_scale = 1;  // group_norm_swish_backward: the forward's y * sigmoid(swish_scale * y)
   // The order that brings x, dy and dx to the rows layout (batch norm's [C, N, ...]).
   int64_t order[16] = {};
   bool permuted = false;
@@ -51,7 +53,8 @@ class NormGradWork final : public FamilyWork {
   // The weight element that multiplies element i of row r.
   int64_t WeightIndex(int64_t r, int64_t i) const {
     switch (op_) {
-      case F::Op::kGroupNormBackward: return (r % groups) * (channels / groups) + i / hxw;
+      case F::Op::kGroupNormBackward: case F::Op::kGroupNormSwishBackward:
+        return (r % groups) * (channels / groups) + i / hxw;
       case F::Op::kBatchNormBackward: return r;
       default: return i;
     }
@@ -77,6 +80,7 @@ class NormGradWork final : public FamilyWork {
     const T* means = Present(tensor(kMean)) ? static_cast<const T*>(ContiguousAs(tensor(kMean), type, 2)) : nullptr;
     const T* rstds = static_cast<const T*>(ContiguousAs(tensor(kRstd), type, 3));
     const T* weight = Present(tensor(kWeight)) ? static_cast<const T*>(ContiguousAs(tensor(kWeight), type, 4)) : nullptr;
+    if (op_ == F::Op::kGroupNormSwishBackward) dy = SwishGradient(x, dy, means, rstds, weight);
     const bool want_dx = Present(tensor(kGradInput));
     const bool want_dw = Present(tensor(kGradWeight)), want_db = Present(tensor(kGradBias));
     T* dx = want_dx || Present(tensor(kGradInput2)) ? static_cast<T*>(Scratch(5, static_cast<size_t>(numel) * sizeof(T))) : nullptr;
@@ -150,6 +154,27 @@ class NormGradWork final : public FamilyWork {
     }
   }
 
+  // group_norm_swish_backward: the gradient reaching the group norm's output y = xhat * gamma + beta
+  // through y * sigmoid(s * y): dy * (sig + s * y * sig * (1 - sig)), sig = sigmoid(s * y).
+  template <typename T>
+  const T* SwishGradient(const T* x, const T* dy, const T* means, const T* rstds, const T* weight) {
+    const int64_t numel = rows * length;
+    const T* beta = Present(tensor(kBias)) ? static_cast<const T*>(ContiguousAs(tensor(kBias), type, 6)) : nullptr;
+    T* adjusted = static_cast<T*>(Scratch(7, static_cast<size_t>(std::max<int64_t>(numel, 1)) * sizeof(T)));
+    const double s = swish_scale;
+    for (int64_t r = 0; r < rows; ++r) {
+      const double mean = static_cast<double>(means[r]), rstd = static_cast<double>(rstds[r]);
+      for (int64_t i = 0; i < length; ++i) {
+        const int64_t w = WeightIndex(r, i), at = r * length + i;
+        const double y = (static_cast<double>(x[at]) - mean) * rstd * (weight ? static_cast<double>(weight[w]) : 1.0) +
+                         (beta ? static_cast<double>(beta[w]) : 0.0);
+        const double sig = 1.0 / (1.0 + std::exp(-s * y));
+        adjusted[at] = static_cast<T>(static_cast<double>(dy[at]) * (sig + s * y * sig * (1.0 - sig)));
+      }
+    }
+    return adjusted;
+  }
+
   aclnnStatus Compute() override {
     if (type == ComputeType::kFloat64) {
       Run<double>();
@@ -191,6 +216,9 @@ aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWor
 
   // Which outputs the caller wants: outputMask (three booleans), else all.
   bool wanted[3] = {true, true, true};
+  // group_norm_swish_backward's two switches (dgammaIsRequire, dbetaIsRequire).
+  wanted[1] = RoleBool(call, family, F::Role::kWeightRequired, true);
+  wanted[2] = RoleBool(call, family, F::Role::kBiasRequired, true);
   if (const Call::Param* mask = RoleParam(call, family, F::Role::kOutputMask)) {
     if (mask->bool_values.size() != 3) {
       return RejectParam(call, family, F::Role::kOutputMask, ACLNN_ERR_PARAM_INVALID,
@@ -244,6 +272,19 @@ aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWor
       }
       break;
     }
+    case F::Op::kGroupNormSwishBackward: {
+      const int format = family.roles[F::Role::kDataFormat];
+      const std::string data_format = format >= 0 ? CallString(call, format) : "NCHW";
+      if (data_format != "NCHW" && !data_format.empty()) {
+        return RejectParam(call, family, F::Role::kDataFormat, ACLNN_ERR_PARAM_INVALID,
+                           "\"" + data_format + "\" is not NCHW, the one data format the simulator models");
+      }
+      made->swish_scale = RoleNumber(call, family, F::Role::kSwishScale, -1, 1.0);
+      if (const TensorDesc* beta = RoleTensor(call, family, F::Role::kBias)) {
+        made->tensor(kBias).Set(RoleName(call, family, F::Role::kBias), *beta);
+      }
+      [[fallthrough]];
+    }
     case F::Op::kGroupNormBackward: {
       // N, C and HxW restate the input's shape; the page's own checks hold them to it.
       GroupedRows split;
@@ -257,6 +298,9 @@ aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWor
       made->weights = channels;
       if (weight) {
         if (aclnnStatus s = CheckCount(call, family, F::Role::kWeight, weight, channels, "one per channel")) return s;
+      }
+      if (const TensorDesc* beta = op == F::Op::kGroupNormSwishBackward ? RoleTensor(call, family, F::Role::kBias) : nullptr) {
+        if (aclnnStatus s = CheckCount(call, family, F::Role::kBias, beta, channels, "one per channel")) return s;
       }
       break;
     }

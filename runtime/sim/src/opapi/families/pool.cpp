@@ -45,7 +45,9 @@ constexpr int kMaxSpatial = 3;
 // How an op walks its windows.
 enum class Walk { kWindow, kAdaptive, kReflect, kReplicate, kCircular };
 // What it does with each window.
-enum class Act { kMax, kMean, kCopy, kAddBack, kIndexAdd, kUnpool, kMaskAdd };
+// kUnpoolBack: max_unpool's gradient, each element of self's plane read from grad_output's plane
+// (outputSize) at its index.
+enum class Act { kMax, kMean, kCopy, kAddBack, kIndexAdd, kUnpool, kMaskAdd, kUnpoolBack };
 
 struct OpTraits {
   Walk walk;
@@ -70,6 +72,7 @@ OpTraits TraitsOf(int op) {
     case F::Op::kReplicationPadBackward: return {Walk::kReplicate, Act::kAddBack, true};
     case F::Op::kCircularPad: return {Walk::kCircular, Act::kCopy, false};
     case F::Op::kCircularPadBackward: return {Walk::kCircular, Act::kAddBack, true};
+    case F::Op::kMaxUnpoolBackward: return {Walk::kWindow, Act::kUnpoolBack, false};
     default: return {Walk::kWindow, Act::kUnpool, false};
   }
 }
@@ -170,7 +173,7 @@ class PoolWork final : public FamilyWork {
     const Windows w0(axes[0], traits_.walk), w1(axes[1], traits_.walk), w2(axes[2], traits_.walk);
     const Windows* w[kMaxSpatial] = {&w0, &w1, &w2};
     const int64_t* indices = nullptr;
-    if (traits_.act == Act::kIndexAdd || traits_.act == Act::kUnpool) {
+    if (traits_.act == Act::kIndexAdd || traits_.act == Act::kUnpool || traits_.act == Act::kUnpoolBack) {
       if (aclnnStatus s = CheckIndices(&indices)) return s;
     } else if (traits_.act == Act::kMaskAdd) {
       // Bytes as int64 (signed: a word's high byte is masked back to 8 bits where it is read).
@@ -204,7 +207,7 @@ class PoolWork final : public FamilyWork {
     using Acc = T;
     const Act act = traits_.act;
     const bool backward = traits_.backward;
-    const TensorRef& source = tensor(backward ? kGrad : kSelf);
+    const TensorRef& source = tensor(backward || act == Act::kUnpoolBack ? kGrad : kSelf);
     const T* x = static_cast<const T*>(ContiguousAs(source, type, 0));
     const TensorRef& out = tensor(kOut);
     const int64_t in_plane = InPlane(), out_plane = OutPlane();
@@ -241,6 +244,11 @@ class PoolWork final : public FamilyWork {
             if (h >= 0 && h < axes[1].in && w >= 0 && w < W) dst[h * W + w] = T(dst[h * W + w] + src[o]);
           }
         }
+        return;
+      }
+      if (act == Act::kUnpoolBack) {
+        const int64_t* at = indices + p * to;
+        for (int64_t o = 0; o < to; ++o) dst[o] = src[at[o]];
         return;
       }
       if (act == Act::kIndexAdd || act == Act::kUnpool) {
@@ -444,7 +452,8 @@ aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** 
                                                      std::to_string(spatial));
   }
   ComputeType type;
-  const bool integers = traits.act == Act::kMax || traits.act == Act::kCopy || traits.act == Act::kUnpool;
+  const bool integers = traits.act == Act::kMax || traits.act == Act::kCopy || traits.act == Act::kUnpool ||
+                        traits.act == Act::kUnpoolBack;
   if (!FamilyComputeType(self->dtype, integers, &type) ||
       (!integers && type != ComputeType::kFloat32 && type != ComputeType::kFloat64)) {
     return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
@@ -462,7 +471,7 @@ aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** 
   const size_t lead = input.size() - static_cast<size_t>(spatial);
   for (size_t d = 0; d < lead; ++d) made->planes *= input[d];
   aclnnStatus status = ACLNN_SUCCESS;
-  if (traits.act == Act::kUnpool) {
+  if (traits.act == Act::kUnpool || traits.act == Act::kUnpoolBack) {
     int64_t size[kMaxSpatial];
     status = OutputSize(call, family, spatial, size);
     for (int d = 0; d < spatial && !status; ++d) {
@@ -500,14 +509,23 @@ aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** 
   Dims pooled(input.begin(), input.begin() + static_cast<std::ptrdiff_t>(lead));
   for (int d = 0; d < spatial; ++d) {
     const Axis& a = made->axes[kMaxSpatial - spatial + d];
-    pooled.push_back(traits.act == Act::kUnpool ? a.in : a.out);
+    pooled.push_back(traits.act == Act::kUnpool || traits.act == Act::kUnpoolBack ? a.in : a.out);
   }
   // The mask's shape: the planes, then one row per kernel position (the layout above).
   Dims masked(input.begin(), input.begin() + static_cast<std::ptrdiff_t>(lead));
   masked.push_back(made->axes[1].kernel * made->axes[2].kernel);
   masked.push_back(aclnn_bindgen::MaxPoolMaskRow(made->axes[1].out * made->axes[2].out));
   made->tensor(kSelf).Set(RoleName(call, family, F::Role::kSelf), *self);
-  if (traits.backward) {
+  if (traits.act == Act::kUnpoolBack) {
+    // grad_output has the unpooled shape (self's leading dimensions, then outputSize); out, self's.
+    const TensorDesc* grad = RoleTensor(call, family, F::Role::kGradOutput);
+    if (grad == nullptr) return Decline(call, work, "without gradOutput");
+    if (aclnnStatus s = CheckShape(call, family, F::Role::kGradOutput, grad, pooled, "self's leading dimensions, then outputSize")) {
+      return s;
+    }
+    made->tensor(kGrad).Set(RoleName(call, family, F::Role::kGradOutput), *grad);
+    if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, input, "self's shape", kOut)) return s;
+  } else if (traits.backward) {
     const TensorDesc* grad = RoleTensor(call, family, F::Role::kGradOutput);
     if (grad == nullptr) return Decline(call, work, "without gradOutput");
     if (aclnnStatus s = CheckShape(call, family, F::Role::kGradOutput, grad, pooled, "the pooled shape")) return s;
@@ -524,10 +542,11 @@ aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** 
       }
     }
   }
-  if (traits.act == Act::kIndexAdd || traits.act == Act::kUnpool || traits.act == Act::kMaskAdd) {
+  if (traits.act == Act::kIndexAdd || traits.act == Act::kUnpool || traits.act == Act::kMaskAdd ||
+      traits.act == Act::kUnpoolBack) {
     const TensorDesc* indices = RoleTensor(call, family, F::Role::kIndices);
     if (indices == nullptr) return Decline(call, work, "without indices");
-    const Dims& want = traits.act == Act::kUnpool ? input : mask ? masked : pooled;
+    const Dims& want = traits.act == Act::kUnpool || traits.act == Act::kUnpoolBack ? input : mask ? masked : pooled;
     const char* what = mask ? "the mask's shape" : "the values' shape";
     if (aclnnStatus s = CheckShape(call, family, F::Role::kIndices, indices, want, what)) return s;
     made->tensor(kIndices).Set(RoleName(call, family, F::Role::kIndices), *indices);
