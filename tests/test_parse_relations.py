@@ -10,8 +10,8 @@ from tests.factories import make_param
 NAMES = ["gradOutput", "self", "out", "result", "gradInput"]
 
 
-def rel(text, own="gradOutput"):
-    return [(r.kind, r.others) for r in relations_in(text, own, NAMES)]
+def rel(text, own="gradOutput", names=NAMES):
+    return [(r.kind, r.others) for r in relations_in(text, own, list(names))]
 
 
 def test_broadcast():
@@ -61,6 +61,13 @@ def test_a_condition_that_the_parameter_be_given_is_no_condition(text):
 
 def test_a_condition_on_something_else_still_governs_the_relation():
     assert rel("如果使用该模式，数据类型与self保持一致。") == []
+
+
+def test_a_condition_that_runs_into_its_statement_still_governs_it():
+    # aclnnDynamicQuantV3's yOut: "其他数据类型时shape和x保持一致", no comma after 时; its dtype is never x's.
+    assert rel("其他数据类型时shape和x保持一致。", own="yOut", names=("x", "yOut")) == []
+    assert rel("数据类型为INT4时，最后一维的大小必须能被2整除。shape和x保持一致。", own="yOut",
+               names=("x", "yOut")) == [(K.SAME_SHAPE, ("x",))]
 
 
 def test_cast_from():

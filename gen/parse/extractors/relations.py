@@ -58,7 +58,9 @@ _NOT_THE_SHAPE = re.compile(r"计算(?:得出|得到|出)|推导(?:得出|出)|�
 PRODUCT = re.compile(r"@|乘积|外积|矩阵乘|⊗|\\otimes|\bproduct\b|\bmatmul\b", re.I)
 # A clause under a condition: "当...时", "如果", "若", "...场景下", "if", "when". "同时" is not one.
 # "In the conv3d scenario, ..." / "for the pertensor mode": the English "场景下".
-CONDITION = re.compile(WHEN + r"|如果|若(?!干)|假如|仅在|只有|(?:场景|情况|模式)下|(?<![同及暂])时(?:[，,：:]|$)|"
+# "时" ends a condition before a comma, or before the statement's first name ("其他数据类型时shape和x保持
+# 一致": aclnnDynamicQuantV3's yOut, whose dtype is never x's).
+CONDITION = re.compile(WHEN + r"|如果|若(?!干)|假如|仅在|只有|(?:场景|情况|模式)下|(?<![同及暂])时(?:[，,：:]|$|(?=\s*[A-Za-z]))|"
                        r"\b(?:if|when|unless|only\s+in)\b|\b(?:in|for)\s+(?:the\s+)?\S+(?:\s+\S+)?\s+(?:scenarios?|mode)\b",
                        re.I)
 # A default ("默认与self一致"): a relation only when no clause of its sentence states an exception.
