@@ -97,9 +97,14 @@ def formula_section(formula: str, description: str) -> str:
     if not formula.strip():
         return ""
     shown = _words(description)
-    if all(_words(piece) in shown for piece in formula_pieces(formula)):
+    missing = [piece for piece in formula_pieces(formula) if _words(piece) not in shown]
+    if not missing:
         return ""
-    return _indented(formula)
+    if any(piece.startswith("$$") for piece in missing):
+        return _indented(formula)
+    # Every display formula is shown; lines the description leaves out (aclnnLstmBackward's table of
+    # gates) are shown alone, not with the formulas again.
+    return _indented("\n".join(missing))
 
 
 def formula_pieces(formula: str) -> list[str]:
