@@ -137,6 +137,22 @@ KNOWN_DISAGREEMENTS: dict[str, str] = {
                      "aclnnFusedInferAttentionScoreV3", "aclnnIncreFlashAttentionV4", "aclnnPromptFlashAttentionV3"],
                     "the campaign's edge-valued calls are never compared (their valid calls do not survive its "
                     "layouts and values)"),
+    # Open: its page calls x input/output (the result is out's); the planner gives such an x's out
+    # no shape of its own, so its suite's valid calls, on the Ascend 950 its page supports, fail.
+    "aclnnConfusionTranspose": "never compared: its suite's valid calls on Ascend 950 plan out as 0-d (the page "
+                               "marks x input/output)",
+    # Open: found by this campaign after the merges of this stop's coverage work; not analysed yet.
+    **dict.fromkeys(["aclnnTransQuantParamV2", "aclnnTransQuantParamV3"],
+                    "edge-valued scales and offsets: the packed word differs from the golden's bit arithmetic in "
+                    "the offset's top bit (bit 45)"),
+    **dict.fromkeys(["aclnnGRUBackward", "aclnnLstmBackward"],
+                    "with device tensors given (out=device, or a device input), dparamsOut, a tensor list, comes "
+                    "back as NumPy arrays"),
+    "aclnnMoeGatingTopK": "edge-valued scores (NaN, infinities, equal scores): other experts selected than the "
+                          "golden's",
+    "aclnnApplyTopKTopP": "edge-valued logits (NaN, infinities, ties) in reversed and strided layouts: other "
+                          "logits kept than the golden's",
+    "aclnnGcd": "a UINT8 self with an INT64 other holding -1: one element differs from PyTorch's bits",
     # Open: found with the quant family. The goldens receive the INT32 zero point in the suite's
     # compute dtype (FLOAT for a FLOAT self), which rounds 2147483646 to 2^31.
     "aclnnFakeQuantPerTensorAffineCachemask": "zero points beyond 2^24: the golden's float zero point is not the "

@@ -308,6 +308,7 @@ _SOFTMAX_OUT_NULL = ("refused with 161001: it passes softmaxOutOut as a variable
 _DPSE_NULL = ("refused with 161001: it passes dpseOut as a variable holding nullptr (no pse), an output phase 1 "
               "requires (op-plugin passes an empty tensor)")
 _LSE_NULL = "refused with 161001: it passes softmaxLse NULL, an output phase 1 requires (op-plugin passes one)"
+_PER_EXPERT = "passes groupIndexOptional (per-expert smooth scales), which the kernel refuses by name (561003)"
 _DOUBLE_COPY = ("copies its 32 results back as doubles (256 bytes) from attentionOut's smaller device allocation: the "
                 "copy fails (100000)")
 
@@ -342,6 +343,15 @@ KNOWN_EXAMPLE_DISAGREEMENTS: dict[str, str] = {
                          "reads a double: 0.000000)",
     "dynamic_quant_v2": "quantises by groups (groupIndexOptional, INT32 where the table lists FLOAT16/BFLOAT16): "
                         "refused",
+    "complex": "copies its COMPLEX64 result into floats: it prints the first four elements' real and imaginary parts "
+               "interleaved",
+    "dynamic_quant_v3": _PER_EXPERT,
+    "dynamic_quant_v4": _PER_EXPERT,
+    "moe_gating_top_k": "passes biasOptional, which the kernel refuses by name (561003): the page's formula takes y "
+                        "from the biased scores, DeepSeek-V3's routing from the unbiased ones",
+    "quant_matmul_v5": "passes a FLOAT8_E4M3FN x1, which the page's table lists for no chip: refused (161002)",
+    "trans_quant_param_v3": "passes roundMode 1, which the kernel refuses by name (561003): the page does not say how "
+                            "a tie rounds",
 }
 
 
