@@ -306,7 +306,10 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
             for direction in range(d):
                 u = layer * d + direction
                 order = list(reversed(range(steps))) if direction else list(range(steps))
-                grads, dgi, dgh, h_before = [m[u] for m in dstate], [None] * steps, [None] * steps, [None] * steps
+                grads = [m[u] for m in dstate]
+                dgi: list[Any] = [None] * steps
+                dgh: list[Any] = [None] * steps
+                h_before: list[Any] = [None] * steps
                 for s in reversed(range(steps)):
                     t = order[s]
                     before = [saved[4][u][order[s - 1]], saved[5][u][order[s - 1]] if kind == "lstm" else None] \
@@ -351,7 +354,9 @@ def _rnn_steps(kind: str, input: Any, params: Any, h0: Any, has_bias: bool, num_
             unit = layer * d + direction
             w_ih, w_hh = params[unit * per], params[unit * per + 1]
             b_ih, b_hh = (params[unit * per + 2], params[unit * per + 3]) if has_bias else (0, 0)
-            state, kept = [m[unit] for m in h0], [[None] * steps for _ in range(count)]
+            state = [m[unit] for m in h0]
+            kept: list[list[Any]] = [[None] * steps for _ in range(count)]
+            values: tuple[Any, ...]
             for t in reversed(range(steps)) if direction else range(steps):
                 gi, gh = x[t] @ w_ih.T + b_ih, state[0] @ w_hh.T + b_hh
                 if kind == "lstm":

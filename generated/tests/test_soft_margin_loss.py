@@ -123,3 +123,18 @@ def test_error_row4_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 83: 561001 ACLNN_ERR_INNER_INFERSHAPE_ERROR: 内部 InferShape 失败。)')
 def test_error_row5_unclassified():
     pass
+
+
+# line 51: when reduction in {0}: out has the shape of self
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=0', values={'reduction': 0}, out={'out': 'FLOAT'}, out_shapes={'out': (2, 3, 4)}),
+], ids=lambda case: case.id)
+def test_rule_line51_shape_rule1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=0-out[1]', values={'reduction': 0}, out={'out': 'FLOAT'}, out_shapes={'out': (1,)}),
+], ids=lambda case: case.id)
+def test_rule_line51_shape_rule1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
