@@ -36,6 +36,13 @@ using F = AdamFamily;
 
 enum Slot { kVar, kM, kV, kGrad, kMaxV, kBeta1Power, kBeta2Power, kLr, kWeightDecay, kBeta1, kBeta2, kEps, kSlots };
 
+// A step's hyperparameter: the first element of a [1] (or 0-d) tensor, read as float.
+float FirstAsFloat(const TensorRef& t) {
+  float value;
+  GatherAs(t, ComputeType::kFloat32, &value);
+  return value;
+}
+
 class AdamWork final : public FamilyWork {
  public:
   explicit AdamWork(const char* api) : FamilyWork(api, kSlots) {}
@@ -43,17 +50,13 @@ class AdamWork final : public FamilyWork {
   bool amsgrad = false, maximize = false;
 
  private:
-  float Scalar(int slot) {
-    float value;
-    GatherAs(tensor(slot), ComputeType::kFloat32, &value);
-    return value;
-  }
 
   aclnnStatus Compute() override {
     const int64_t n = tensor(kVar).numel();
     if (n == 0) return ACLNN_SUCCESS;
-    const float b1p = Scalar(kBeta1Power), b2p = Scalar(kBeta2Power), lr = Scalar(kLr), wd = Scalar(kWeightDecay);
-    const float b1 = Scalar(kBeta1), b2 = Scalar(kBeta2), eps = Scalar(kEps);
+    const float b1p = FirstAsFloat(tensor(kBeta1Power)), b2p = FirstAsFloat(tensor(kBeta2Power));
+    const float lr = FirstAsFloat(tensor(kLr)), wd = FirstAsFloat(tensor(kWeightDecay));
+    const float b1 = FirstAsFloat(tensor(kBeta1)), b2 = FirstAsFloat(tensor(kBeta2)), eps = FirstAsFloat(tensor(kEps));
     const float c1 = 1.0f - b1p * b1, c2 = 1.0f - b2p * b2;
     float* var = static_cast<float*>(Scratch(0, static_cast<size_t>(n) * sizeof(float) * 3));
     float* m = var + n;
@@ -99,17 +102,12 @@ class StepWork final : public FamilyWork {
   bool outputs = false;  // varOut, mOut, vOut given: the inputs stay as they were
 
  private:
-  float Scalar(int slot) {
-    float value;
-    GatherAs(tensor(slot), ComputeType::kFloat32, &value);
-    return value;
-  }
 
   aclnnStatus Compute() override {
     const int64_t n = tensor(kS0).numel();
     if (n == 0) return ACLNN_SUCCESS;
     float h[6];
-    for (int k = 0; k < (op_ == F::Op::kApplyAdam ? 6 : 4); ++k) h[k] = Scalar(kH0 + k);
+    for (int k = 0; k < (op_ == F::Op::kApplyAdam ? 6 : 4); ++k) h[k] = FirstAsFloat(tensor(kH0 + k));
     float* a = static_cast<float*>(Scratch(0, static_cast<size_t>(n) * sizeof(float) * 3));
     float* b = a + n;
     float* c = b + n;
