@@ -421,11 +421,12 @@ aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorW
     made->bias = RoleNumber(call, family, F::Role::kBias, -1, 1.0);
     made->interleaved = RoleBool(call, family, F::Role::kInterleaved, false);
     // aclnnClippedSwigluV2's clampMode 1 moves the clamp after the SiLU (without alpha and bias,
-    // as its formula reads): not modelled.
+    // as its formula reads): not modelled. The page accepts it, so phase 1 does too (its own example
+    // passes 1); phase 2 answers "not simulated".
     const int64_t clamp_mode = RoleInt(call, family, F::Role::kClampMode, 0);
     if (clamp_mode != 0) {
-      return reject(F::Role::kClampMode, std::to_string(clamp_mode) +
-                                             " is not a mode the simulator models (only 0: the clamps before the SiLU)");
+      return Decline(call, work, "with clampMode " + std::to_string(clamp_mode) +
+                                     " (only 0, the clamps before the SiLU, is modelled)");
     }
   }
   if (grouped) {
