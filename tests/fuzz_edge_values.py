@@ -146,8 +146,9 @@ KNOWN_DISAGREEMENTS: dict[str, str] = {
                     "edge-valued scales and offsets: the packed word differs from the golden's bit arithmetic in "
                     "the offset's top bit (bit 45)"),
     **dict.fromkeys(["aclnnGRUBackward", "aclnnLstmBackward"],
-                    "with device tensors given (out=device, or a device input), dparamsOut, a tensor list, comes "
-                    "back as NumPy arrays"),
+                    "in the campaign's out=device calls, dparamsOut, a tensor list, comes back as NumPy arrays "
+                    "(the generated suites' device case returns Tensors): whether the campaign's list outs or the "
+                    "binding is at fault is not analysed"),
     "aclnnMoeGatingTopK": "edge-valued scores (NaN, infinities, equal scores): other experts selected than the "
                           "golden's",
     "aclnnApplyTopKTopP": "edge-valued logits (NaN, infinities, ties) in reversed and strided layouts: other "
