@@ -49,8 +49,8 @@ from tests.fuzz_edge_values import PEAK_DEVICE_LIMIT
 
 ROOT = Path(__file__).resolve().parent.parent
 LONG = os.environ.get("FUZZ_BUDGET", "short") == "long"
-CASES = int(os.environ.get("FUZZ_CASES", 100000 if LONG else 5000))
-EDGE_CASES = int(os.environ.get("FUZZ_EDGE_CASES", 60000 if LONG else 3000))
+CASES = int(os.environ.get("FUZZ_CASES", 100000 if LONG else 2500))
+EDGE_CASES = int(os.environ.get("FUZZ_EDGE_CASES", 60000 if LONG else 2000))
 CORPUS = ROOT / "build" / "corpus" / "generated"
 
 

@@ -40,8 +40,8 @@ from gen.parse import parse_bytes
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = shared_corpus()
 LONG = os.environ.get("FUZZ_BUDGET", "short") == "long"
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", 1500 if LONG else 150))
-CORPUS_SAMPLE = 80 if LONG else 12
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", 1500 if LONG else 80))
+CORPUS_SAMPLE = 80 if LONG else 8
 # CPU seconds per page. A page of the corpus parses in ~10 ms, its largest in ~0.15 s; a mutated
 # one (up to ~2 MB of huge table or long lines) in ~1.5 s: a backtracking regular expression or a
 # quadratic table walk shows up as tens of seconds.
