@@ -5,6 +5,9 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.installed
+# What generating and building need (the project's dependencies, not its test extras): make test
+# installs the extras (torch, torch-npu, pytest, ...) while it generates and compiles.
+CORE_STAMP := $(VENV)/.core-installed
 # One ninja (the venv's) for CMake's runs and ours: two versions rewrite each other's .ninja_log.
 CMAKE := $(VENV)/bin/cmake
 NINJA := $(abspath $(VENV)/bin/ninja)
@@ -45,14 +48,18 @@ endef
 
 venv: $(VENV_STAMP)
 
-$(VENV_STAMP): pyproject.toml
+$(CORE_STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e .
+	touch $@
+
+$(VENV_STAMP): $(CORE_STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@
 
 # Pages of $(DOCS) -> generated/ (only changed files are written; stale ones are removed). build/cache
 # keeps the pages' IR and what the emitters rendered, so a run redoes only what changed.
-generate: $(VENV_STAMP)
+generate: $(CORE_STAMP)
 	$(PY) -m gen generate $(DOCS) --out generated --jobs $(JOBS) --cache build/cache
 
 # CI's guarantee: the committed generated/ is exactly what the committed pages give.
@@ -81,7 +88,7 @@ build: generate
 # The main job: generate, build, call every op of $(DOCS) on the simulator with its page's
 # example inputs, print inputs and results; one Llama layer through the bindings, and the same
 # layer in plain PyTorch through torch_npu on the simulator (its toolkit's set_env.sh sourced).
-demo: package
+demo: package $(VENV_STAMP)
 	$(PY) -m gen.demo
 	$(PY) examples/llama_block.py
 	. "$$($(PY) -m aclnn.sim home)/set_env.sh" && $(PY) examples/llama_torch_npu.py
@@ -90,18 +97,23 @@ demo: package
 # the CPU's widest kernel path, and again with every kernel run in its launching call,
 # ACLNN_SIM_SYNC=1, on the AVX2 path: the one AVX2-only CPUs take), the pages' examples.
 # tests/test_kernel_paths.py compares the baseline, AVX2 and AVX-512 paths with each other.
-test: check-generated build
+# The test extras install (mostly unpacking torch, one core) while the generation and the build run.
+test: $(CORE_STAMP)
+	@mkdir -p build; $(MAKE) --no-print-directory $(VENV_STAMP) > build/venv-extras.log 2>&1 & extras=$$!; \
+	$(MAKE) --no-print-directory check-generated build; built=$$?; \
+	wait $$extras; installed=$$?; cat build/venv-extras.log; \
+	[ $$installed -eq 0 ] && [ $$built -eq 0 ]
 	$(call run_pytest,-n $(JOBS) tests)
 	$(call run_generated_modes,generated/tests)
 
 # The pages' C++ examples, unmodified, built against the simulator, run and checked against the golden.
-examples: build
+examples: build $(VENV_STAMP)
 	$(PYTEST) tests/test_examples.py
 
-test-generator: build
+test-generator: build $(VENV_STAMP)
 	$(call run_pytest,-n $(JOBS) tests)
 
-test-generated: build
+test-generated: build $(VENV_STAMP)
 	$(call run_pytest,-n $(JOBS) generated/tests)
 
 # Rewrites tests/golden/ from the seed pages; review the diff before committing.
@@ -114,20 +126,20 @@ corpus: $(VENV_STAMP)
 	$(PY) -m gen.corpus $(CORPUS) --jobs $(JOBS)
 
 # Generator, build and call-overhead/kernel benchmarks: prints a table, writes bench/results.json.
-bench: build
+bench: build $(VENV_STAMP)
 	$(PY) -m bench
 
 # The fuzzers with a long budget (make test runs them briefly); figures in build/fuzz/*.json. The
 # binding fuzzer calls every API of op_docs' package and, when the shared corpus is there, of the
 # corpus build (make corpus, incremental after its first run).
-fuzz: build
+fuzz: build $(VENV_STAMP)
 	@if [ -d "$$($(PY) -c 'from gen.locations import shared_corpus; print(shared_corpus())')" ]; then \
 	  $(MAKE) corpus; else echo "fuzz: no shared corpus: the corpus build is not fuzzed"; fi
 	FUZZ_BUDGET=long $(PYTEST) -n $(JOBS) tests/test_fuzz_parser.py tests/test_fuzz_bindings.py
 
 # ASan + UBSan build of the simulator and the extension, running the generated suites, the fuzzers,
 # the reliability tests and the asynchronous runtime's.
-asan: generate
+asan: generate $(VENV_STAMP)
 	$(PY) -m tests.asan
 
 clean:
