@@ -39,7 +39,8 @@ from gen.locations import DATA_ROOT, PACKAGE
 GENERATOR_SOURCES = ("gen", "templates", "runtime/python")
 
 
-def _parser_sources() -> tuple[str, ...]:
+@functools.lru_cache(maxsize=1)
+def parser_sources() -> tuple[str, ...]:
     """gen/parse (its code and data files) and every module of gen/ it imports, however indirectly (gen/ir.py, gen/conventions.py,
     ...): read from the import statements, so that a module the parser comes to import keys the IR
     without a list to keep. A convention edited in gen/conventions.py once left the IR of every page
@@ -66,8 +67,6 @@ def _parser_sources() -> tuple[str, ...]:
                         pending.append(str(candidate.relative_to(PACKAGE.parent)))
     return ("gen/parse", *sorted(f for f in found if not f.startswith("gen/parse/")))
 
-
-PARSER_SOURCES = _parser_sources()
 
 T = TypeVar("T")
 
@@ -99,7 +98,7 @@ def _located(root: str) -> Path:
 
 @functools.lru_cache(maxsize=1)
 def parser_version() -> str:
-    return _tree_digest(PARSER_SOURCES)
+    return _tree_digest(parser_sources())
 
 
 @functools.lru_cache(maxsize=1)
