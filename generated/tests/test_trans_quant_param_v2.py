@@ -32,7 +32,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend910'),
-    golden='(lambda s, o: (s.view(torch.int32).long() & 0xFFFFE000) | (1 << 46) | ((torch.clamp(torch.round(o), -256, 255).long() & 0x1FF) << 37 if o is not None else 0))(scale.float().contiguous(), offset.float() if offset is not None else None)',
+    golden='exact.trans_quant_param(scale, offset)',
     integer_math='float',
     simulated=True,
     out_shape_from={},

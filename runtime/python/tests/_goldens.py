@@ -30,6 +30,17 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         raise ValueError(message)
 
     @staticmethod
+    def trans_quant_param(scale: Any, offset: Any) -> Any:
+        """aclnnTransQuantParamV2/V3's INT64 words: (bits(scale) & 0xFFFFE000) | 1 << 46 |
+        (clamp(round(offset), -256, 255) & 0x1FF) << 37, the offset's part absent without one."""
+        import torch
+
+        words = (scale.float().contiguous().view(torch.int32).long() & 0xFFFFE000) | (1 << 46)
+        if offset is None:
+            return words
+        return words | ((torch.clamp(torch.round(offset.float()), -256, 255).long() & 0x1FF) << 37)
+
+    @staticmethod
     def fmod(a: Any, b: Any) -> Any:
         import torch
 
