@@ -283,6 +283,25 @@ aclnnStatus WrapOrReject(const Call& call, const FamilySpec& family, int role, i
                                          "] for a tensor of rank " + std::to_string(rank));
 }
 
+// The dims role read as a permutation of `rank` dimensions ("of what": the rank's owner, for the
+// message), each wrapped and none repeated, appended to `order`.
+aclnnStatus ReadPermutation(const Call& call, const FamilySpec& family, const Dims& dims, int64_t rank,
+                            const char* of_what, Dims* order) {
+  if (static_cast<int64_t>(dims.size()) != rank) {
+    return Invalid(call, family, F::Role::kDims, DimsText(dims) + " has " + std::to_string(dims.size()) +
+                                                     " entries for " + of_what + " of rank " + std::to_string(rank));
+  }
+  uint64_t seen = 0;
+  for (int64_t d : dims) {
+    int64_t wrapped;
+    if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDims, d, rank, &wrapped)) return s;
+    if (seen >> wrapped & 1) return Invalid(call, family, F::Role::kDims, DimsText(dims) + " repeats dimension " + std::to_string(wrapped));
+    seen |= uint64_t{1} << wrapped;
+    order->push_back(wrapped);
+  }
+  return ACLNN_SUCCESS;
+}
+
 // A dtype the copies cannot move (complex into a real computation is fine; FLOAT8, INT4, ...
 // have no storage type in the engine): the call is not simulated.
 bool Movable(aclDataType from, aclDataType to) { return CopyConvertible(from, to); }
@@ -453,18 +472,7 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
     case F::Op::kPermute: {
       Dims dims;
       RoleInts(call, family, F::Role::kDims, &dims);
-      if (static_cast<int64_t>(dims.size()) != rank) {
-        return Invalid(call, family, F::Role::kDims, DimsText(dims) + " has " + std::to_string(dims.size()) +
-                                                         " entries for a tensor of rank " + std::to_string(rank));
-      }
-      uint64_t seen = 0;
-      for (int64_t d : dims) {
-        int64_t wrapped;
-        if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDims, d, rank, &wrapped)) return s;
-        if (seen >> wrapped & 1) return Invalid(call, family, F::Role::kDims, DimsText(dims) + " repeats dimension " + std::to_string(wrapped));
-        seen |= uint64_t{1} << wrapped;
-        w.order.push_back(wrapped);
-      }
+      if (aclnnStatus s = ReadPermutation(call, family, dims, rank, "a tensor", &w.order)) return s;
       for (int64_t d = 0; d < rank; ++d) shape[d] = self->view[w.order[d]];
       rule = "the input's shape permuted";
       break;
@@ -663,18 +671,7 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
       RoleInts(call, family, F::Role::kSize, &size);
       w.transpose_first = RoleBool(call, family, F::Role::kTransposeFirst, false);
       const int64_t permuted_rank = w.transpose_first ? rank : static_cast<int64_t>(size.size());
-      if (static_cast<int64_t>(dims.size()) != permuted_rank) {
-        return Invalid(call, family, F::Role::kDims, DimsText(dims) + " has " + std::to_string(dims.size()) +
-                                                         " entries for a permutation of rank " + std::to_string(permuted_rank));
-      }
-      uint64_t seen = 0;
-      for (int64_t d : dims) {
-        int64_t wrapped;
-        if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDims, d, permuted_rank, &wrapped)) return s;
-        if (seen >> wrapped & 1) return Invalid(call, family, F::Role::kDims, DimsText(dims) + " repeats dimension " + std::to_string(wrapped));
-        seen |= uint64_t{1} << wrapped;
-        w.order.push_back(wrapped);
-      }
+      if (aclnnStatus s = ReadPermutation(call, family, dims, permuted_rank, "a permutation", &w.order)) return s;
       int64_t count = 1;
       for (int64_t d : size) {
         if (d < 0) return Invalid(call, family, F::Role::kSize, DimsText(size) + " has a negative extent");
