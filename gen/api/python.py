@@ -230,7 +230,9 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
     assert family is not None
     roles, why = families.bind_roles(semantics, [p.name for p in api.params])
     index = {p.name: i for i, p in enumerate(api.params)}
-    source = roles.get(family.source)
+    # An op without the family's source (an upsample backward has no self) is shaped from the
+    # input its outputs take their dtype from (its gradient).
+    source = roles.get(family.source) or roles.get(families.dtype_source(family, semantics.op))
     if families.applies_kernel(semantics) and not why and source is not None:
         return _member_plans(api, index[source])
     given = families.output_shape(family, semantics.op, "*") == "given"

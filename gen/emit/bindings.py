@@ -165,6 +165,7 @@ def wrapper(bound: BoundAPI) -> Wrapper:
                 "dim_length": f"[{source}.size({dims})] (that of {source} without it)",
                 "one": "[1]",
                 "second": f"that of {second}",
+                "sizes": f"{dims}",
             }[plan.family_shape]
             dtype = (plan.fixed_dtype.value if plan.fixed_dtype else
                      f"{api.params[plan.dtype_arg].name}, else {source}'s" if plan.dtype_arg is not None else f"{source}'s")

@@ -205,6 +205,11 @@ void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims*
     case OutputShape::kSecond:
       if (second) *shape = *second;
       break;
+    case OutputShape::kSizes: {
+      Dims sizes;
+      if (args.dims && !args.dims.is_none() && dims_of(args.dims, &sizes)) *shape = sizes;
+      break;
+    }
     // No default: a rule gen.families adds is a compile error here until it is implemented
     // (outputs.cpp compiles with -Werror=switch).
     case OutputShape::kBroadcast:

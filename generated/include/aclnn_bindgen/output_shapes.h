@@ -32,6 +32,7 @@ enum class OutputShape : uint8_t {
   kDimLength,  // [source.size(dim)] (the source's without dim)
   kOne,  // [1]
   kSecond,  // the second role's own shape (a norm backward's gradient of gamma)
+  kSizes,  // the argument of the dims role as the whole shape (an upsample backward's input_size)
 };
 
 // Whether an output of the rule is allocated at the largest extent its data can give and read back

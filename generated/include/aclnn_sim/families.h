@@ -485,6 +485,20 @@ struct TopKTopPFamily {
   static constexpr const char* kOpNames[] = { "apply_top_k_top_p" };
 };
 
+// resample: nearest, nearest_exact, linear (bi-, tri-) and cubic (Keys, A = -0.75) interpolation of the trailing `spatial` dimensions to output_size, aten's coordinates (align_corners, the caller's scales), and the backward ops adding each gradient back with the forward's weights; in float (double for DOUBLE).
+struct ResampleFamily {
+  struct Op {
+    enum : int8_t { kNearest, kNearestExact, kLinear, kCubic, kNearestBackward, kNearestExactBackward, kLinearBackward, kCubicBackward };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kGradOutput, kOutputSize, kInputSize, kAlignCorners, kScalesD, kScalesH, kScalesW, kOut };
+  };
+  struct Option {
+    enum : int8_t { kSpatial };
+  };
+  static constexpr const char* kOpNames[] = { "nearest", "nearest_exact", "linear", "cubic", "nearest_backward", "nearest_exact_backward", "linear_backward", "cubic_backward" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -528,6 +542,7 @@ aclnnStatus PlanRnn(const Call& call, const FamilySpec& family, ExecutorWork** w
 aclnnStatus PlanQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanEinsum(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanTopKTopP(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanResample(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 
