@@ -6,14 +6,16 @@ and rms_norm with a weight over 16M float32 elements ([4096, 4096]) in GB/s coun
 read + written (input and output, each n elements), sums along the last and along the first
 dimension of the same in GB/s read, a max pool with indices (a ResNet stem's: [32, 64, 112, 112]
 float32, kernel 3, stride 2, padding 1) in GB/s read + written (input, output and int64 indices),
-and a cross entropy over [4096, 32000] logits (GB/s read).
+a cross entropy over [4096, 32000] logits (GB/s read), a bilinear upsample x2 of [8, 64, 56, 56]
+float32 and a sort of 1M float32 with int64 indices (GB/s read + written).
 
 Both sides run in this process on the same data, interleaved; the simulator through the bindings
 on device-resident tensors with out=, PyTorch into an out= tensor where the op has one. The
 simulator's BLAS (OpenBLAS) and pool use ACLNN_SIM_THREADS threads (default: the hardware's),
 PyTorch torch.get_num_threads(). OMP_WAIT_POLICY=PASSIVE as in bench.kernels.
 
-    python -m bench.dense [--size 1024] [--elements 16M] [--conv 56] [--pool 32,64,112,112] [--rounds R]
+    python -m bench.dense [--size 1024] [--elements 16M] [--conv 56] [--pool 32,64,112,112]
+                          [--upsample 8,64,56,56] [--sort 1M] [--rounds R]
 """
 
 from __future__ import annotations
@@ -92,6 +94,8 @@ def main() -> None:
     parser.add_argument("--elements", default="16M", help="elements of the softmax and rms_norm input")
     parser.add_argument("--conv", type=int, default=56, help="the convolution's input height and width")
     parser.add_argument("--pool", default="32,64,112,112", help="N,C,H,W of the max pool's input")
+    parser.add_argument("--upsample", default="8,64,56,56", help="N,C,H,W of the bilinear upsample's input (x2)")
+    parser.add_argument("--sort", default="1M", help="elements of the sorted vector")
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
 
@@ -189,6 +193,8 @@ def main() -> None:
     rows.append(max_pool_row(aclnn, rng, tuple(int(d) for d in args.pool.split(",")), args.rounds))
     del d_x, d_y, d_sum, d_col
     rows.append(cross_entropy(rng, count, args.rounds))
+    rows.append(upsample_row(aclnn, rng, tuple(int(d) for d in args.upsample.split(",")), args.rounds))
+    rows.append(sort_row(aclnn, rng, size_of(args.sort), args.rounds))
     stats = aclnn.sim_stats() or {}
     emit_result({"kernel_path": stats.get("kernel_path"), "engine_paths": stats.get("engine_paths"),
                  "torch_threads": torch.get_num_threads(), "sim_threads": int(os.environ.get("ACLNN_SIM_THREADS", os.cpu_count() or 1)),
@@ -214,6 +220,42 @@ def max_pool_row(aclnn, rng, shape: tuple[int, ...], rounds: int) -> dict:
                    lambda: aclnn.max_pool2d_with_indices(d_x, *window, out=(d_out, d_idx)),
                    lambda: torch.ops.aten.max_pool2d_with_indices.out(t_x, *window, out=t_out, indices=t_idx),
                    rounds, check)
+
+
+def upsample_row(aclnn, rng, shape: tuple[int, ...], rounds: int) -> dict:
+    """F.interpolate(x, scale_factor=2, mode="bilinear"): aclnnUpsampleBilinear2d against aten's
+    upsample_bilinear2d."""
+    x = rng.uniform(-4, 4, shape).astype(np.float32)
+    n, c, h, w = shape
+    size = [2 * h, 2 * w]
+    d_x, d_out = aclnn.to_device(x), aclnn.to_device(np.zeros((n, c, *size), np.float32))
+    t_x, t_out = torch.from_numpy(x), torch.empty(n, c, *size)
+
+    def check() -> None:
+        np.testing.assert_allclose(d_out.numpy(), t_out.numpy(), rtol=1e-5, atol=1e-5)
+
+    moved = float(x.nbytes + t_out.numel() * 4)
+    return measure(f"upsample_bilinear2d [{n}, {c}, {h}, {w}] x2", "float32", moved, "GB/s",
+                   lambda: aclnn.upsample_bilinear2d(d_x, size, False, 2.0, 2.0, out=d_out),
+                   lambda: torch.ops.aten.upsample_bilinear2d.out(t_x, size, False, 2.0, 2.0, out=t_out),
+                   rounds, check)
+
+
+def sort_row(aclnn, rng, count: int, rounds: int) -> dict:
+    """torch.sort of a float32 vector with its int64 indices: aclnnSort against aten's sort."""
+    x = rng.standard_normal(count).astype(np.float32)
+    d_x = aclnn.to_device(x)
+    d_values, d_indices = aclnn.to_device(np.zeros(count, np.float32)), aclnn.to_device(np.zeros(count, np.int64))
+    t_x, t_values, t_indices = torch.from_numpy(x), torch.empty(count), torch.empty(count, dtype=torch.int64)
+
+    def check() -> None:
+        np.testing.assert_array_equal(d_values.numpy(), t_values.numpy())
+        np.testing.assert_array_equal(x[d_indices.numpy()], t_values.numpy())
+
+    moved = float(x.nbytes + count * (4 + 8))
+    return measure(f"sort [{count}]", "float32", moved, "GB/s",
+                   lambda: aclnn.sort(d_x, False, -1, False, out=(d_values, d_indices)),
+                   lambda: torch.sort(t_x, out=(t_values, t_indices)), rounds, check)
 
 
 if __name__ == "__main__":
