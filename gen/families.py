@@ -404,8 +404,10 @@ FAMILIES: tuple[Family, ...] = (
         # convolution: 1d/2d/3d, transposed with output_padding; convolution_backward: the gradients
         # outputMask asks for; depthwise2d: groups = channels; tbc: a 1d convolution over [time,
         # batch, channel]; im2col: the unfolded patches of F.unfold; unfold_grad: Tensor.unfold's
-        # gradient (a 1d col2im of the windows of size `size` every `step` along `dim`).
-        ops=("convolution", "convolution_backward", "depthwise2d", "tbc", "tbc_backward", "im2col", "unfold_grad"),
+        # gradient (a 1d col2im of the windows of size `size` every `step` along `dim`); col2im: F.fold,
+        # im2col's transpose (the patches of grad_output added back into an image of input_sizes).
+        ops=("convolution", "convolution_backward", "depthwise2d", "tbc", "tbc_backward", "im2col", "unfold_grad",
+             "col2im"),
         roles=("input", "weight", "bias", "bias_sizes", "stride", "padding", "dilation", "transposed",
                "output_padding", "groups", "kernel_size", "pad", "grad_output", "output_mask", "cube_math_type",
                "out", "grad_input", "grad_weight", "grad_bias", "input_sizes", "dim", "size", "step"),

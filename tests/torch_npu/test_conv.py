@@ -1,8 +1,8 @@
 """Convolutions through torch_npu's op-plugin, which calls aclnnConvolution,
-aclnnConvolutionBackward, aclnnConvDepthwise2d, aclnnConvTbc(Backward), aclnnIm2col and
+aclnnConvolutionBackward, aclnnConvDepthwise2d, aclnnConvTbc(Backward), aclnnIm2col(Backward) and
 aclnnUnfoldGrad on the simulator: results equal PyTorch on the CPU (1d, 2d, 3d; strides, paddings,
 dilations, groups, transposed with output padding; nn.Conv2d's gradients through loss.backward();
-F.unfold; Tensor.unfold's gradient). Three processes: each costs torch_npu's start."""
+F.unfold and F.fold; Tensor.unfold's gradient). Three processes: each costs torch_npu's start."""
 
 
 def test_functional_convolutions(run_npu):
@@ -78,5 +78,16 @@ def test_conv_tbc_depthwise_unfold_and_its_backward(run_npu):
         xc, xd = x.clone().requires_grad_(), x.npu().requires_grad_()
         (xc.unfold(1, 4, 2) * g).sum().backward()
         (xd.unfold(1, 4, 2) * g.npu()).sum().backward()
+        assert torch.allclose(xd.grad.cpu(), xc.grad, rtol=1e-5, atol=1e-5)
+
+        # F.fold (aclnnIm2colBackward, a derived page) and its backward (aclnnIm2col).
+        x = torch.randn(2, 3 * 2 * 3, 6)
+        xc, xd = x.clone().requires_grad_(), x.npu().requires_grad_()
+        fold = dict(output_size=(5, 4), kernel_size=(2, 3), padding=(1, 0), stride=(2, 1))
+        want, got = torch.nn.functional.fold(xc, **fold), torch.nn.functional.fold(xd, **fold)
+        assert torch.allclose(got.detach().cpu(), want.detach(), rtol=1e-5, atol=1e-5)
+        g = torch.randn(want.shape)
+        (want * g).sum().backward()
+        (got * g.npu()).sum().backward()
         assert torch.allclose(xd.grad.cpu(), xc.grad, rtol=1e-5, atol=1e-5)
     """)

@@ -174,12 +174,12 @@ struct MatmulFamily {
 // conv: im2col + GEMM on the BLAS (OpenBLAS sgemm; FLOAT16 and BFLOAT16 converted to float), its transpose (col2im) for the input's gradient and transposed convolutions.
 struct ConvFamily {
   struct Op {
-    enum : int8_t { kConvolution, kConvolutionBackward, kDepthwise2d, kTbc, kTbcBackward, kIm2col, kUnfoldGrad };
+    enum : int8_t { kConvolution, kConvolutionBackward, kDepthwise2d, kTbc, kTbcBackward, kIm2col, kUnfoldGrad, kCol2im };
   };
   struct Role {
     enum : int8_t { kInput, kWeight, kBias, kBiasSizes, kStride, kPadding, kDilation, kTransposed, kOutputPadding, kGroups, kKernelSize, kPad, kGradOutput, kOutputMask, kCubeMathType, kOut, kGradInput, kGradWeight, kGradBias, kInputSizes, kDim, kSize, kStep };
   };
-  static constexpr const char* kOpNames[] = { "convolution", "convolution_backward", "depthwise2d", "tbc", "tbc_backward", "im2col", "unfold_grad" };
+  static constexpr const char* kOpNames[] = { "convolution", "convolution_backward", "depthwise2d", "tbc", "tbc_backward", "im2col", "unfold_grad", "col2im" };
 };
 
 // pool: sliding-window max and average pools (kernel, stride, padding, dilation, ceil mode, count_include_pad, divisor_override), adaptive pools, reflection and replication padding, their backward, and max unpooling, over the trailing 1 to 3 dimensions.

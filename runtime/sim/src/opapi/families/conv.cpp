@@ -466,6 +466,7 @@ class Planner {
 
   aclnnStatus Plan() {
     if (op_ == F::Op::kUnfoldGrad) return PlanUnfoldGrad();
+    if (op_ == F::Op::kCol2im) return PlanCol2im();
     const TensorDesc* input = RoleTensor(call_, family_, F::Role::kInput);
     if (!input) return Decline(call_, work_, "without its input");
     if (op_ == F::Op::kIm2col) return PlanIm2col(*input);
@@ -663,22 +664,9 @@ class Planner {
       return RejectParam(call_, family_, F::Role::kInput, ACLNN_ERR_PARAM_INVALID,
                          "must be 3- or 4-dimensional ([N, ]C, H, W), got shape " + DimsText(input.view));
     }
-    const int roles[4] = {F::Role::kKernelSize, F::Role::kDilation, F::Role::kPadding, F::Role::kStride};
     Dims values[4];
-    for (int i = 0; i < 4; ++i) {
-      values[i] = Ints(call_, family_, roles[i]);
-      if (values[i].size() != 2) {
-        return RejectParam(call_, family_, roles[i], ACLNN_ERR_PARAM_INVALID,
-                           "must have 2 values (H, W), got " + DimsText(values[i]));
-      }
-      for (int64_t v : values[i]) {
-        if (roles[i] == F::Role::kPadding ? v < 0 : v <= 0) {
-          return RejectParam(call_, family_, roles[i], ACLNN_ERR_PARAM_INVALID,
-                             std::string("values must be ") + (roles[i] == F::Role::kPadding ? "at least 0" : "greater than 0") +
-                                 ", got " + DimsText(values[i]));
-        }
-      }
-    }
+    aclnnStatus status = ACLNN_SUCCESS;
+    if (!WindowArguments(values, &status)) return status;
     // The patches as a convolution's: a weight [1, C, kh, kw] over the input with a batch of one added.
     ConvArgs a;
     a.input = Vec(input.view);
@@ -706,6 +694,88 @@ class Planner {
     shape.push_back(conv_out[2] * conv_out[3]);
     if (aclnnStatus s = Keep(F::Role::kInput, input, kXin, nullptr, nullptr, "")) return s;
     if (aclnnStatus s = Keep(F::Role::kOut, *out, kYout, nullptr, &shape, "the patches' shape")) return s;
+    return Finish();
+  }
+
+  // The four window arguments of im2col and col2im (kernelSize, dilation, padding, stride), two
+  // values each, in range; false with the rejection in *status.
+  bool WindowArguments(Dims values[4], aclnnStatus* status) {
+    const int roles[4] = {F::Role::kKernelSize, F::Role::kDilation, F::Role::kPadding, F::Role::kStride};
+    for (int i = 0; i < 4; ++i) {
+      values[i] = Ints(call_, family_, roles[i]);
+      if (values[i].size() != 2) {
+        *status = RejectParam(call_, family_, roles[i], ACLNN_ERR_PARAM_INVALID,
+                              "must have 2 values (H, W), got " + DimsText(values[i]));
+        return false;
+      }
+      for (int64_t v : values[i]) {
+        if (roles[i] == F::Role::kPadding ? v < 0 : v <= 0) {
+          *status = RejectParam(call_, family_, roles[i], ACLNN_ERR_PARAM_INVALID,
+                                std::string("values must be ") +
+                                    (roles[i] == F::Role::kPadding ? "at least 0" : "greater than 0") + ", got " +
+                                    DimsText(values[i]));
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  // aclnnIm2colBackward (F.fold): gradOutput [N, C * kh * kw, L] or [C * kh * kw, L], the patches of
+  // an image of inputSize [H, W], added back into out [N, C, H, W] or [C, H, W]; L must be the
+  // patches' count.
+  aclnnStatus PlanCol2im() {
+    const TensorDesc* grad = RoleTensor(call_, family_, F::Role::kGradOutput);
+    const TensorDesc* out = RoleTensor(call_, family_, F::Role::kGradInput);
+    if (!grad || !out) return Decline(call_, work_, "without gradOutput or out");
+    const size_t rank = grad->view.size();
+    if (rank != 2 && rank != 3) {
+      return RejectParam(call_, family_, F::Role::kGradOutput, ACLNN_ERR_PARAM_INVALID,
+                         "must be 2- or 3-dimensional ([N, ]C * kh * kw, L), got shape " + DimsText(grad->view));
+    }
+    const Dims size = Ints(call_, family_, F::Role::kInputSizes);
+    if (size.size() != 2 || size[0] <= 0 || size[1] <= 0) {
+      return RejectParam(call_, family_, F::Role::kInputSizes, ACLNN_ERR_PARAM_INVALID,
+                         "must be 2 values (H, W) greater than 0, got " + DimsText(size));
+    }
+    Dims values[4];
+    aclnnStatus status = ACLNN_SUCCESS;
+    if (!WindowArguments(values, &status)) return status;
+    const int64_t n = rank == 3 ? grad->view[0] : 1, rows = grad->view[rank - 2];
+    const int64_t patch = values[0][0] * values[0][1];
+    if (rows % patch != 0) {
+      return RejectParam(call_, family_, F::Role::kGradOutput, ACLNN_ERR_PARAM_INVALID,
+                         "dimension " + std::to_string(rank - 2) + " (" + std::to_string(rows) +
+                             ") is not a multiple of the kernel's " + std::to_string(patch) + " positions");
+    }
+    ConvArgs a;
+    a.input = {n, rows / patch, size[0], size[1]};
+    a.weight = {1, a.input[1], values[0][0], values[0][1]};
+    a.dilation = Vec(values[1]);
+    a.padding = Vec(values[2]);
+    a.stride = Vec(values[3]);
+    std::vector<int64_t> conv_out;
+    const ConvProblem problem = aclnn_bindgen::ConvOutputShape(a, &conv_out);
+    if (!problem.ok()) {
+      const int role = problem.param == "weight" ? F::Role::kKernelSize : ProblemRole(problem.param, op_);
+      return RejectParam(call_, family_, role, ACLNN_ERR_PARAM_INVALID, problem.message);
+    }
+    if (grad->view[rank - 1] != conv_out[2] * conv_out[3]) {
+      return RejectParam(call_, family_, F::Role::kGradOutput, ACLNN_ERR_PARAM_INVALID,
+                         "its last dimension (" + std::to_string(grad->view[rank - 1]) + ") is not the " +
+                             std::to_string(conv_out[2] * conv_out[3]) + " patches of inputSize " + DimsText(size));
+    }
+    made_ = new ConvWork(call_.spec.name);
+    owned_.reset(made_);
+    made_->g = MakeGeometry(a, conv_out);
+    made_->col2im_only = true;
+    Dims shape;
+    if (rank == 3) shape.push_back(n);
+    shape.push_back(a.input[1]);
+    shape.push_back(size[0]);
+    shape.push_back(size[1]);
+    if (aclnnStatus s = Keep(F::Role::kGradOutput, *grad, kYin, nullptr, nullptr, "")) return s;
+    if (aclnnStatus s = Keep(F::Role::kGradInput, *out, kXout, nullptr, &shape, "the folded shape")) return s;
     return Finish();
   }
 
