@@ -499,6 +499,17 @@ struct ResampleFamily {
   static constexpr const char* kOpNames[] = { "nearest", "nearest_exact", "linear", "cubic", "nearest_backward", "nearest_exact_backward", "linear_backward", "cubic_backward" };
 };
 
+// grid_sample: grid_sample: input [N, C, (D,) H, W] sampled at grid [N, (Do,) Ho, Wo, 2 or 3] (bilinear/trilinear, nearest, bicubic in 2-D; zeros, border or reflection padding; align_corners) as aten's CPU grid sampler, and its backward (inputGrad, gridGrad); in float (double for DOUBLE).
+struct GridSampleFamily {
+  struct Op {
+    enum : int8_t { kGridSample, kGridSampleBackward };
+  };
+  struct Role {
+    enum : int8_t { kInput, kGrid, kGradOutput, kInterpolationMode, kPaddingMode, kAlignCorners, kOutputMask, kOut, kInputGrad, kGridGrad };
+  };
+  static constexpr const char* kOpNames[] = { "grid_sample", "grid_sample_backward" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -543,6 +554,7 @@ aclnnStatus PlanQuantMatmul(const Call& call, const FamilySpec& family, Executor
 aclnnStatus PlanEinsum(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanTopKTopP(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanResample(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanGridSample(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 
