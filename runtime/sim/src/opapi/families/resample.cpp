@@ -145,6 +145,9 @@ class ResampleWork final : public FamilyWork {
     // Axes padded at the front to three with one tap of weight 1, so one loop serves 1-D to 3-D.
     std::array<Axis<T>, kMaxSpatial> axes;
     const int pad = kMaxSpatial - spatial;
+    // Which of aten's kernels the golden runs (_use_vectorized_kernel_cond_2d): for a contiguous
+    // input, the channels-last one for small 2-D outputs, the generic nested one otherwise.
+    const bool flat_linear = mode == Mode::kLinear && spatial == 2 && out_size[0] + out_size[1] <= 128;
     for (int k = 0; k < kMaxSpatial; ++k) {
       if (k < pad) {
         axes[k].index = {0};
@@ -172,34 +175,36 @@ class ResampleWork final : public FamilyWork {
             const T* wb = &axes[1].weight[static_cast<size_t>(o1 * axes[1].width)];
             const T* wc = &axes[2].weight[static_cast<size_t>(o2 * axes[2].width)];
             auto at = [&](int a, int b, int c) { return (ia[a] * axes[1].in + ib[b]) * axes[2].in + ic[c]; };
-            if (!backward && mode == Mode::kLinear) {
-              // aten's (bi-, tri-)linear kernel for the sizes a test uses (cpu_upsample_linear_channels_last,
-              // which it takes for outputs up to 128 (2-D) or 256 (3-D) summed extents): one sum of
-              // the taps, each times its weights' product. -0.0 + x is x.
+            if (!backward && flat_linear) {
+              // aten's bilinear kernel for outputs of at most 128 rows and columns together
+              // (cpu_upsample_linear_channels_last, which it takes for them): one sum of the taps,
+              // each times its weights' product, fused multiply-adds as its AVX2 and AVX-512 builds
+              // contract them. -0.0 + x is x.
               T sum = T(-0.0);
               for (int a = 0; a < axes[0].width; ++a) {
                 for (int b = 0; b < axes[1].width; ++b) {
-                  for (int c = 0; c < axes[2].width; ++c) sum += from[at(a, b, c)] * (wa[a] * wb[b] * wc[c]);
+                  for (int c = 0; c < axes[2].width; ++c) sum = std::fma(from[at(a, b, c)], wa[a] * wb[b] * wc[c], sum);
                 }
               }
               to[o] = sum;
             } else if (!backward) {
               // aten's order for the others (cpu_upsample_generic): each axis's taps summed over the
-              // inner axes' sums, weight last. -0.0 + x is x, -0.0 too: a nearest copy keeps a
-              // zero's sign.
+              // inner axes' sums, weight last, in fused multiply-adds. -0.0 + x is x, -0.0 too: a
+              // nearest copy keeps a zero's sign.
               T outer = T(-0.0);
               for (int a = 0; a < axes[0].width; ++a) {
                 T middle = T(-0.0);
                 for (int b = 0; b < axes[1].width; ++b) {
                   T inner = T(-0.0);
-                  for (int c = 0; c < axes[2].width; ++c) inner += from[at(a, b, c)] * wc[c];
-                  middle += inner * wb[b];
+                  for (int c = 0; c < axes[2].width; ++c) inner = std::fma(from[at(a, b, c)], wc[c], inner);
+                  middle = std::fma(inner, wb[b], middle);
                 }
-                outer += middle * wa[a];
+                outer = std::fma(middle, wa[a], outer);
               }
               to[o] = outer;
             } else if (mode == Mode::kCubic) {
-              // aten's bicubic backward: the last axis's taps outer, (gradient * wy) * wx.
+              // aten's bicubic backward (UpSampleBicubic2d.cpp, built without FMA): the last axis's
+              // taps outer, (gradient * wy) * wx.
               for (int c = 0; c < axes[2].width; ++c) {
                 for (int b = 0; b < axes[1].width; ++b) {
                   for (int a = 0; a < axes[0].width; ++a) to[at(a, b, c)] += from[o] * wa[a] * wb[b] * wc[c];
@@ -207,10 +212,12 @@ class ResampleWork final : public FamilyWork {
               }
             } else {
               // aten's linear and nearest backward: the first axis's taps outer, the weights'
-              // product times the gradient.
+              // product times the gradient added in one fused multiply-add.
               for (int a = 0; a < axes[0].width; ++a) {
                 for (int b = 0; b < axes[1].width; ++b) {
-                  for (int c = 0; c < axes[2].width; ++c) to[at(a, b, c)] += wa[a] * wb[b] * wc[c] * from[o];
+                  for (int c = 0; c < axes[2].width; ++c) {
+                    to[at(a, b, c)] = std::fma(wa[a] * wb[b] * wc[c], from[o], to[at(a, b, c)]);
+                  }
                 }
               }
             }
