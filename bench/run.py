@@ -29,7 +29,8 @@ KERNEL_PATHS = ("avx512", "avx2", "baseline")  # widest first
 MODES: dict[str, dict[str, list[str]]] = {
     "quick": {"generation": ["--step", "400", "--docs-step", "20", "--rounds", "1"], "build": ["--set", "op_docs"],
               "calls": ["--calls", "200", "--rounds", "2"], "kernels": ["--sizes", "64K", "--rounds", "2"],
-              "dense": ["--size", "128", "--elements", "64K", "--conv", "8", "--pool", "2,4,16,16", "--rounds", "2"],
+              "dense": ["--size", "128", "--elements", "64K", "--conv", "8", "--pool", "2,4,16,16", "--upsample", "1,2,8,8",
+                        "--sort", "4K", "--rounds", "2"],
               "torch_npu": ["--calls", "200", "--rounds", "2", "--seq", "8"]},
     "default": {"generation": ["--step", "1", "--rounds", "3"], "build": ["--set", "op_docs"],
                 "calls": ["--calls", "10000", "--rounds", "25"], "kernels": ["--sizes", "1M,16M", "--rounds", "5"],
