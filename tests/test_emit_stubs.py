@@ -113,8 +113,8 @@ def test_docstring_is_the_pages(seed_stub):
 @functools.cache
 def generated_docstrings() -> dict[str, tuple[str, API, Page]]:
     """The docstring, API and page of every API of the committed stub, by API name: the stub heads
-    each function with `# aclnnXxx (page:line)`; generated/ir/ holds each page's IR."""
-    pages = [Page.from_json(path.read_text(encoding="utf-8")) for path in (ROOT / "generated" / "ir").glob("*.json")]
+    each function with `# aclnnXxx (page:line)`; generated/ir/ holds each page's IR (op_docs/derived/'s in ir/derived/)."""
+    pages = [Page.from_json(path.read_text(encoding="utf-8")) for path in (ROOT / "generated" / "ir").rglob("*.json")]
     apis = {api.name: (api, page) for page in pages for api in page.apis}
     stub = (ROOT / "generated" / stubs.STUB).read_text(encoding="utf-8")
     found = {}
