@@ -125,6 +125,154 @@ Axis<T> MakeAxis(Mode mode, int64_t in, int64_t out, bool align_corners, double 
   return axis;
 }
 
+// One plane's work: the axes' tables (three, the missing leading ones one tap of weight 1), the
+// source and the destination (zeroed for a backward op), and which of aten's orders to follow.
+template <typename T>
+struct PlaneJob {
+  const Axis<T>* axes;
+  Mode mode;
+  bool backward;
+  bool flat_linear;  // the forward's one sum of products (see Run)
+};
+
+// The hot loop, built for each code path (ACLSIM_KERNEL): std::fma is one instruction on the AVX2
+// and AVX-512 paths and the same correctly rounded result on the baseline's. Rows of the input
+// each tap reads are found once per output row; the last axis's taps index within them.
+// W0, W1, W2: the axes' tap counts where known at compile time (the loops unroll), 0 where not.
+template <typename T, int W0, int W1, int W2>
+static inline __attribute__((always_inline)) void ResamplePlane(const PlaneJob<T>& job, const T* from, T* to) {
+  const Axis<T>& x0 = job.axes[0];
+  const Axis<T>& x1 = job.axes[1];
+  const Axis<T>& x2 = job.axes[2];
+  const int w0 = W0 ? W0 : x0.width, w1 = W1 ? W1 : x1.width, w2 = W2 ? W2 : x2.width;
+  if (job.backward) std::fill(to, to + x0.in * x1.in * x2.in, T(0));
+  const T* rows[4][4];  // [a][b]: the input row (forward) or the output row (backward) of taps a, b
+  T* grad_rows[4][4];
+  T row_weights[4][4];  // wa * wb
+  for (int64_t o0 = 0; o0 < x0.out; ++o0) {
+    const int64_t* ia = &x0.index[static_cast<size_t>(o0 * w0)];
+    const T* wa = &x0.weight[static_cast<size_t>(o0 * w0)];
+    for (int64_t o1 = 0; o1 < x1.out; ++o1) {
+      const int64_t* ib = &x1.index[static_cast<size_t>(o1 * w1)];
+      const T* wb = &x1.weight[static_cast<size_t>(o1 * w1)];
+      for (int a = 0; a < w0; ++a) {
+        for (int b = 0; b < w1; ++b) {
+          const int64_t row = (ia[a] * x1.in + ib[b]) * x2.in;
+          rows[a][b] = from + row;
+          grad_rows[a][b] = to + row;
+          row_weights[a][b] = wa[a] * wb[b];
+        }
+      }
+      const int64_t line = (o0 * x1.out + o1) * x2.out;
+      const int64_t* ic = x2.index.data();
+      const T* wc = x2.weight.data();
+      if (!job.backward) {
+        T* dst = to + line;
+        if (job.mode == Mode::kNearest || job.mode == Mode::kNearestExact) {
+          // One tap of weight 1 on every axis: a copy (aten's nearest kernels compute nothing).
+          const T* src = rows[0][0];
+          for (int64_t o2 = 0; o2 < x2.out; ++o2) dst[o2] = src[ic[o2]];
+        } else if (job.flat_linear) {
+          // aten's bilinear kernel for outputs of at most 128 rows and columns together
+          // (cpu_upsample_linear_channels_last, which it takes for them): one sum of the taps, each
+          // times its weights' product, fused multiply-adds as its AVX2 and AVX-512 builds contract
+          // them. -0.0 + x is x.
+          for (int64_t o2 = 0; o2 < x2.out; ++o2) {
+            T sum = T(-0.0);
+            for (int a = 0; a < w0; ++a) {
+              for (int b = 0; b < w1; ++b) {
+                for (int c = 0; c < w2; ++c) {
+                  sum = std::fma(rows[a][b][ic[o2 * w2 + c]], row_weights[a][b] * wc[o2 * w2 + c], sum);
+                }
+              }
+            }
+            dst[o2] = sum;
+          }
+        } else {
+          // aten's order for the others (cpu_upsample_generic): each axis's taps summed over the
+          // inner axes' sums, weight last, in fused multiply-adds.
+          for (int64_t o2 = 0; o2 < x2.out; ++o2) {
+            T outer = T(-0.0);
+            for (int a = 0; a < w0; ++a) {
+              T middle = T(-0.0);
+              for (int b = 0; b < w1; ++b) {
+                T inner = T(-0.0);
+                for (int c = 0; c < w2; ++c) inner = std::fma(rows[a][b][ic[o2 * w2 + c]], wc[o2 * w2 + c], inner);
+                middle = std::fma(inner, wb[b], middle);
+              }
+              outer = std::fma(middle, wa[a], outer);
+            }
+            dst[o2] = outer;
+          }
+        }
+        continue;
+      }
+      const T* gradient = from + line;
+      if (job.mode == Mode::kCubic) {
+        // aten's bicubic backward (UpSampleBicubic2d.cpp, built without FMA): the last axis's taps
+        // outer, (gradient * wy) * wx.
+        for (int64_t o2 = 0; o2 < x2.out; ++o2) {
+          for (int c = 0; c < w2; ++c) {
+            for (int b = 0; b < w1; ++b) {
+              for (int a = 0; a < w0; ++a) grad_rows[a][b][ic[o2 * w2 + c]] += gradient[o2] * wa[a] * wb[b] * wc[o2 * w2 + c];
+            }
+          }
+        }
+      } else {
+        // aten's linear and nearest backward: the first axis's taps outer, the weights' product
+        // times the gradient added in one fused multiply-add.
+        for (int64_t o2 = 0; o2 < x2.out; ++o2) {
+          for (int a = 0; a < w0; ++a) {
+            for (int b = 0; b < w1; ++b) {
+              for (int c = 0; c < w2; ++c) {
+                T& target = grad_rows[a][b][ic[o2 * w2 + c]];
+                target = std::fma(row_weights[a][b] * wc[o2 * w2 + c], gradient[o2], target);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// The tap counts the modes give (nearest 1, linear 2, cubic 4 per resampled axis; 1 on the axes a
+// 1-D or 2-D op pads with) unrolled, any other by the generic loop.
+template <typename T>
+static inline __attribute__((always_inline)) void ResamplePlaneOfWidths(const PlaneJob<T>& job, const T* from, T* to) {
+  const int widths = job.axes[0].width * 100 + job.axes[1].width * 10 + job.axes[2].width;
+  switch (widths) {
+    case 111: return ResamplePlane<T, 1, 1, 1>(job, from, to);
+    case 112: return ResamplePlane<T, 1, 1, 2>(job, from, to);
+    case 122: return ResamplePlane<T, 1, 2, 2>(job, from, to);
+    case 222: return ResamplePlane<T, 2, 2, 2>(job, from, to);
+    case 144: return ResamplePlane<T, 1, 4, 4>(job, from, to);
+    default: return ResamplePlane<T, 0, 0, 0>(job, from, to);
+  }
+}
+
+ACLSIM_KERNEL(void, ResamplePlaneFloat, (const PlaneJob<float>& job, const float* from, float* to), (job, from, to)) {
+  ResamplePlaneOfWidths<float>(job, from, to);
+}
+ACLSIM_KERNEL(void, ResamplePlaneDouble, (const PlaneJob<double>& job, const double* from, double* to),
+              (job, from, to)) {
+  ResamplePlaneOfWidths<double>(job, from, to);
+}
+
+// Whether two tensors' views span common bytes.
+bool Overlap(const TensorRef& a, const TensorRef& b) {
+  auto span = [](const TensorRef& t) {
+    const uintptr_t base = reinterpret_cast<uintptr_t>(t.data), size = static_cast<uintptr_t>(DTypeSize(t.dtype));
+    return std::make_pair(base + static_cast<uintptr_t>(t.low) * size, base + static_cast<uintptr_t>(t.high + 1) * size);
+  };
+  const auto [a_begin, a_end] = span(a);
+  const auto [b_begin, b_end] = span(b);
+  return a_begin < b_end && b_begin < a_end;
+}
+
+void RunPlane(const PlaneJob<float>& job, const float* from, float* to) { ResamplePlaneFloat(job, from, to); }
+void RunPlane(const PlaneJob<double>& job, const double* from, double* to) { ResamplePlaneDouble(job, from, to); }
+
 class ResampleWork final : public FamilyWork {
  public:
   explicit ResampleWork(const char* api) : FamilyWork(api, kSlots) {}
@@ -160,72 +308,19 @@ class ResampleWork final : public FamilyWork {
     const int64_t out_plane = axes[0].out * axes[1].out * axes[2].out;
     const ComputeType type = this->type;
     const T* source = static_cast<const T*>(ContiguousAs(tensor(kSource), type, 0));
-    std::vector<T> result(static_cast<size_t>(planes * (backward ? in_plane : out_plane)), T(0));
+    // Into out itself where it is dense in the compute type and apart from the source (each plane
+    // is written whole, a backward's zeroed first), else into a buffer scattered to it.
+    const TensorRef& out = tensor(kOut);
+    const bool direct = out.Contiguous() && out.dtype == (sizeof(T) == 4 ? ACL_FLOAT : ACL_DOUBLE) &&
+                        !Overlap(out, tensor(kSource));
+    std::unique_ptr<T[]> buffer(direct ? nullptr : new T[static_cast<size_t>(planes * (backward ? in_plane : out_plane))]);
+    T* result = direct ? reinterpret_cast<T*>(out.first) : buffer.get();
+    const PlaneJob<T> job{axes.data(), mode, backward, flat_linear};
     ParallelFor(planes, [&](int64_t p) {
-      const T* from = source + p * (backward ? out_plane : in_plane);
-      T* to = result.data() + p * (backward ? in_plane : out_plane);
-      int64_t o = 0;
-      for (int64_t o0 = 0; o0 < axes[0].out; ++o0) {
-        for (int64_t o1 = 0; o1 < axes[1].out; ++o1) {
-          for (int64_t o2 = 0; o2 < axes[2].out; ++o2, ++o) {
-            const int64_t* ia = &axes[0].index[static_cast<size_t>(o0 * axes[0].width)];
-            const int64_t* ib = &axes[1].index[static_cast<size_t>(o1 * axes[1].width)];
-            const int64_t* ic = &axes[2].index[static_cast<size_t>(o2 * axes[2].width)];
-            const T* wa = &axes[0].weight[static_cast<size_t>(o0 * axes[0].width)];
-            const T* wb = &axes[1].weight[static_cast<size_t>(o1 * axes[1].width)];
-            const T* wc = &axes[2].weight[static_cast<size_t>(o2 * axes[2].width)];
-            auto at = [&](int a, int b, int c) { return (ia[a] * axes[1].in + ib[b]) * axes[2].in + ic[c]; };
-            if (!backward && flat_linear) {
-              // aten's bilinear kernel for outputs of at most 128 rows and columns together
-              // (cpu_upsample_linear_channels_last, which it takes for them): one sum of the taps,
-              // each times its weights' product, fused multiply-adds as its AVX2 and AVX-512 builds
-              // contract them. -0.0 + x is x.
-              T sum = T(-0.0);
-              for (int a = 0; a < axes[0].width; ++a) {
-                for (int b = 0; b < axes[1].width; ++b) {
-                  for (int c = 0; c < axes[2].width; ++c) sum = std::fma(from[at(a, b, c)], wa[a] * wb[b] * wc[c], sum);
-                }
-              }
-              to[o] = sum;
-            } else if (!backward) {
-              // aten's order for the others (cpu_upsample_generic): each axis's taps summed over the
-              // inner axes' sums, weight last, in fused multiply-adds. -0.0 + x is x, -0.0 too: a
-              // nearest copy keeps a zero's sign.
-              T outer = T(-0.0);
-              for (int a = 0; a < axes[0].width; ++a) {
-                T middle = T(-0.0);
-                for (int b = 0; b < axes[1].width; ++b) {
-                  T inner = T(-0.0);
-                  for (int c = 0; c < axes[2].width; ++c) inner = std::fma(from[at(a, b, c)], wc[c], inner);
-                  middle = std::fma(inner, wb[b], middle);
-                }
-                outer = std::fma(middle, wa[a], outer);
-              }
-              to[o] = outer;
-            } else if (mode == Mode::kCubic) {
-              // aten's bicubic backward (UpSampleBicubic2d.cpp, built without FMA): the last axis's
-              // taps outer, (gradient * wy) * wx.
-              for (int c = 0; c < axes[2].width; ++c) {
-                for (int b = 0; b < axes[1].width; ++b) {
-                  for (int a = 0; a < axes[0].width; ++a) to[at(a, b, c)] += from[o] * wa[a] * wb[b] * wc[c];
-                }
-              }
-            } else {
-              // aten's linear and nearest backward: the first axis's taps outer, the weights'
-              // product times the gradient added in one fused multiply-add.
-              for (int a = 0; a < axes[0].width; ++a) {
-                for (int b = 0; b < axes[1].width; ++b) {
-                  for (int c = 0; c < axes[2].width; ++c) {
-                    to[at(a, b, c)] = std::fma(wa[a] * wb[b] * wc[c], from[o], to[at(a, b, c)]);
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
+      RunPlane(job, source + p * (backward ? out_plane : in_plane), result + p * (backward ? in_plane : out_plane));
     });
-    ScatterFrom(result.data(), type, tensor(kOut));
+    if (direct) return;
+    ScatterFrom(result, type, out);
   }
 
   aclnnStatus Compute() override {
