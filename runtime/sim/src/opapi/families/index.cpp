@@ -327,36 +327,73 @@ class IndexWork final : public FamilyWork {
           given ? static_cast<const int64_t*>(ContiguousAs(rank == 0 ? tensor(kIndex) : tensor(kIndex).Permuted(order),
                                                            ComputeType::kInt64, 3))
                 : nullptr;
-      auto line = [&](int64_t l) {
-        const T* x = keys + l * n;
-        std::vector<int64_t> positions(static_cast<size_t>(n));
-        std::iota(positions.begin(), positions.end(), int64_t{0});
-        auto above = [](T a, T b) {  // a sorts above b (NaN is the largest)
-          if constexpr (std::is_floating_point<T>::value) {
-            if (b != b) return false;
-            if (a != a) return true;
+      // (value, position) pairs sorted by value, then position: a total order, so any sort gives the
+      // stable sort's result, and the pairs sit together in memory.
+      struct Item {
+        T value;
+        int64_t at;
+      };
+      auto above = [](T a, T b) {  // a sorts above b (NaN is the largest)
+        if constexpr (std::is_floating_point<T>::value) {
+          if (b != b) return false;
+          if (a != a) return true;
+        }
+        return a > b;
+      };
+      auto before = [&](const Item& a, const Item& b) {
+        if constexpr (std::is_floating_point<T>::value) {
+          if (given && (a.value != a.value || b.value != b.value)) {  // NaN first
+            if ((a.value != a.value) != (b.value != b.value)) return a.value != a.value;
+            return a.at < b.at;
           }
-          return a > b;
-        };
-        auto before = [&](int64_t a, int64_t b) {
-          if constexpr (std::is_floating_point<T>::value) {
-            if (given && (x[a] != x[a] || x[b] != x[b])) return x[a] != x[a] && x[b] == x[b];  // NaN first
-          }
-          return descending ? above(x[a], x[b]) : above(x[b], x[a]);
-        };
-        std::stable_sort(positions.begin(), positions.end(), before);
+        }
+        if (descending ? above(a.value, b.value) : above(b.value, a.value)) return true;
+        if (descending ? above(b.value, a.value) : above(a.value, b.value)) return false;
+        return a.at < b.at;
+      };
+      auto finish = [&](int64_t l, const Item* sorted) {
         for (int64_t j = 0; j < k; ++j) {
-          indices[l * k + j] = given ? labels[l * n + positions[static_cast<size_t>(j)]] : positions[static_cast<size_t>(j)];
-          values[l * k + j] = x[positions[static_cast<size_t>(j)]];
+          indices[l * k + j] = given ? labels[l * n + sorted[j].at] : sorted[j].at;
+          values[l * k + j] = sorted[j].value;
         }
       };
-      if (lines >= 2 && lines * n >= (1 << 14)) {
-        const int64_t tasks = std::min<int64_t>(lines, ParallelThreads() * 4);
-        ParallelFor(tasks, [&](int64_t t) {
-          for (int64_t l = lines * t / tasks; l < lines * (t + 1) / tasks; ++l) line(l);
-        });
+      auto fill = [&](int64_t l, Item* items) {
+        const T* x = keys + l * n;
+        for (int64_t i = 0; i < n; ++i) items[i] = Item{x[i], i};
+      };
+      if (lines == 1 && n >= (1 << 16) && ParallelThreads() > 1) {
+        // One long line: its parts sorted on the threads, then merged pairwise.
+        std::vector<Item> items(static_cast<size_t>(n)), merged(static_cast<size_t>(n));
+        fill(0, items.data());
+        int64_t parts = 1;
+        while (parts < ParallelThreads() && parts < 64) parts *= 2;
+        auto bound = [&](int64_t part) { return n * part / parts; };
+        ParallelFor(parts, [&](int64_t part) { std::sort(items.begin() + bound(part), items.begin() + bound(part + 1), before); });
+        for (int64_t width = 1; width < parts; width *= 2) {
+          ParallelFor(parts / (2 * width), [&](int64_t pair) {
+            const int64_t first = bound(2 * pair * width), middle = bound((2 * pair + 1) * width),
+                          last = bound((2 * pair + 2) * width);
+            std::merge(items.begin() + first, items.begin() + middle, items.begin() + middle, items.begin() + last,
+                       merged.begin() + first, before);
+          });
+          items.swap(merged);
+        }
+        finish(0, items.data());
       } else {
-        for (int64_t l = 0; l < lines; ++l) line(l);
+        auto line = [&](int64_t l) {
+          std::vector<Item> items(static_cast<size_t>(n));
+          fill(l, items.data());
+          std::sort(items.begin(), items.end(), before);
+          finish(l, items.data());
+        };
+        if (lines >= 2 && lines * n >= (1 << 14)) {
+          const int64_t tasks = std::min<int64_t>(lines, ParallelThreads() * 4);
+          ParallelFor(tasks, [&](int64_t t) {
+            for (int64_t l = lines * t / tasks; l < lines * (t + 1) / tasks; ++l) line(l);
+          });
+        } else {
+          for (int64_t l = 0; l < lines; ++l) line(l);
+        }
       }
       if (values_wanted) ScatterFrom(values, type, rank == 0 ? tensor(kOut) : tensor(kOut).Permuted(order));
       if (tensor(kIndicesOut).dtype != ACL_DT_UNDEFINED) {
