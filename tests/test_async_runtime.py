@@ -159,6 +159,29 @@ def test_a_call_queues_on_the_current_stream_and_returns_before_its_kernel_runs(
     assert np.array_equal(out.numpy()[:64], np.ones(64, np.float32))
 
 
+@pytest.mark.skipif(os.environ.get("ACLNN_SIM_THREADS") == "1" or (os.cpu_count() or 1) == 1,
+                    reason="one kernel thread: no parallel part to lend a thread to")
+def test_a_thread_waiting_for_a_stream_runs_part_of_its_kernel(aclnn):
+    """aclsimLendThread: while a stream's worker runs large kernels, a thread that polls the stream
+    takes tasks of their parallel part instead of sleeping, and the results are the kernels' own."""
+    lend = process_ascendcl(aclnn).aclsimLendThread
+    lend.argtypes, lend.restype = [], ctypes.c_int
+    assert lend() == 0  # no kernel runs: nothing to join
+    rng = np.random.default_rng(3)
+    g, x = rng.standard_normal(BIG).astype(np.float32), rng.standard_normal(BIG).astype(np.float32)
+    d_g, d_x = aclnn.to_device(g), aclnn.to_device(x)
+    s = aclnn.Stream()
+    with Held(aclnn, s), aclnn.stream(s):
+        outs = [aclnn.leaky_relu_backward(d_g, d_x, 0.1, False) for _ in range(6)]
+    lent = 0
+    while not s.query():
+        lent += lend()
+    assert lent > 0
+    assert lend() == 0
+    for out in outs:
+        assert np.array_equal(out.numpy(), leaky(g, x))
+
+
 def test_an_event_orders_one_stream_after_another(aclnn):
     producer, consumer = aclnn.Stream(), aclnn.Stream()
     g = aclnn.to_device(np.full(BIG, 2, np.float32))

@@ -34,14 +34,25 @@ bool in_main_thread() {
 aclError poll(const std::function<aclError(bool*)>& done, bool* complete, std::chrono::microseconds budget) {
   using Clock = std::chrono::steady_clock;
   using std::chrono::microseconds;
+  constexpr microseconds kYield{50};
   const auto start = Clock::now();
+  // The simulator's kernels may take this thread (aclsimLendThread) rather than wake one of their
+  // own; the kernel then ends about when the lent thread's share does, so the yielding restarts.
+  static const auto lend =
+      reinterpret_cast<decltype(&aclsimLendThread)>(Runtime::get().backend().optional_symbol("aclsimLendThread"));
+  auto yield_until = start + kYield;
   int slack = -1;  // the thread's timer slack before the first sleep, restored at the end
   aclError code = ACL_SUCCESS;
   for (;;) {
     if ((code = done(complete)) != ACL_SUCCESS || *complete) break;
-    const auto elapsed = std::chrono::duration_cast<microseconds>(Clock::now() - start);
+    const auto now = Clock::now();
+    const auto elapsed = std::chrono::duration_cast<microseconds>(now - start);
     if (elapsed >= budget) break;
-    if (elapsed < microseconds(50)) {
+    if (lend && lend()) {
+      yield_until = Clock::now() + kYield;
+      continue;
+    }
+    if (now < yield_until) {
       sched_yield();
       continue;
     }

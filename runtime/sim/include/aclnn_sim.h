@@ -59,6 +59,12 @@ __attribute__((visibility("default"))) int aclsimLastFault(void* stream, aclsimF
  * (tasks run in the launching call). Exported by libascendcl. */
 __attribute__((visibility("default"))) int aclsimHoldStream(void* stream, int hold);
 
+/* Runs part of the parallel work of a kernel running now on some stream, if any, on the calling
+ * thread, and returns 1 when it ran some (0: none to join). A thread that polls a stream
+ * (aclrtStreamQuery) lends itself with it between polls instead of sleeping while the simulator
+ * wakes a thread of its own. Exported by libascendcl. */
+__attribute__((visibility("default"))) int aclsimLendThread(void);
+
 /* 0 on success; 1 when `out` is NULL. */
 __attribute__((visibility("default"))) int aclsimGetStats(aclsimStats* out);
 __attribute__((visibility("default"))) int aclsimGetRuntimeStats(aclsimStats* out);

@@ -69,6 +69,16 @@ void SpinFor(std::chrono::microseconds budget, Done&& done) {
   }
 }
 
+// The kernel pool's helper (SetKernelHelper); null until libopapi's pool exists.
+std::atomic<bool (*)()> g_kernel_helper{nullptr};
+
+// Runs part of the kernel pool's current parallel job on the calling thread: false when there
+// is none (or nothing of it left).
+bool HelpKernel() {
+  bool (*help)() = g_kernel_helper.load(std::memory_order_acquire);
+  return help && help();
+}
+
 // --- faults and events ----------------------------------------------------------------------------
 
 struct Fault {
@@ -528,11 +538,23 @@ void Worker(std::shared_ptr<StreamState> self) {
         lock.unlock();
         SpinFor(kWorkerSpin, [&] { return s.enqueued.load(std::memory_order_acquire) != s.completed.load(std::memory_order_relaxed); });
         lock.lock();
+        bool lent = false;  // once per wake-up: a long task of the synchronisation's is not polled
         while (!TakeNext(s, &task)) {
           if (s.stop && s.queue.empty()) return;
+          if (s.running && !lent) {
+            // A synchronisation runs the stream's task (Drain): the worker, awake already, takes
+            // a share of its parallel part until that task is done.
+            lent = true;
+            const uint64_t done = s.completed.load(std::memory_order_relaxed);
+            lock.unlock();
+            SpinFor(kWorkerSpin, [&] { return HelpKernel() || s.completed.load(std::memory_order_acquire) != done; });
+            lock.lock();
+            continue;
+          }
           s.worker_sleeping = true;
           s.wake.wait(lock);
           s.worker_sleeping = false;
+          lent = false;
         }
       }
     }
@@ -614,8 +636,11 @@ void Drain(const std::shared_ptr<StreamState>& self) {
       return s.completed.load(std::memory_order_acquire) >= target || (!s.running && !s.held && !s.queue.empty());
     };
     lock.unlock();
-    SpinFor(kSyncSpin, [&] { return s.completed.load(std::memory_order_acquire) >= target; });
+    // The worker runs the task: its parallel part, if any, takes this thread too.
+    bool helped = false;
+    SpinFor(kSyncSpin, [&] { return s.completed.load(std::memory_order_acquire) >= target || (helped = HelpKernel()); });
     lock.lock();
+    if (helped) continue;
     ++s.waiters;
     s.idle.wait(lock, ready);
     --s.waiters;
@@ -787,6 +812,8 @@ StreamCounts GetStreamCounts() {
 }
 
 bool IsLiveStream(aclrtStream stream) { return State().streams.Find(stream) != nullptr; }
+
+void SetKernelHelper(bool (*help)()) { g_kernel_helper.store(help, std::memory_order_release); }
 
 aclnnStatus LaunchKernel(aclrtStream stream, std::shared_ptr<Executor> executor, void* workspace) {
   const SimSettings& settings = Settings();
@@ -1204,6 +1231,8 @@ int aclsimHoldStream(void* stream, int hold) {
   s->wake.notify_all();
   return 0;
 }
+
+int aclsimLendThread(void) { return aclsim::HelpKernel() ? 1 : 0; }
 
 int aclsimLastFault(void* stream, aclsimFault* out) {
   if (!out) return 1;

@@ -367,13 +367,17 @@ aclnnStatus CheckShapeRelations(const Call& call) {
         input_names[count++] = members[m];
       }
     }
-    Dims broadcast;
-    if (!BroadcastShapes(inputs, count, &broadcast)) {
+    // Operands of one shape (most calls) broadcast to that shape: nothing to build.
+    bool uniform = count > 0;
+    for (size_t k = 1; uniform && k < count; ++k) uniform = *inputs[k] == *inputs[0];
+    Dims built;
+    if (!uniform && !BroadcastShapes(inputs, count, &built)) {
       std::string shapes;
       for (size_t k = 0; k < count; ++k) shapes += (k ? ", " : "") + ShapeText(*inputs[k]);
       return call.Fail(ACLNN_ERR_PARAM_INVALID, "the shapes of " + NameList(spec, input_names, count) + " (" + shapes +
                                                     ") do not broadcast (broadcast关系)");
     }
+    const Dims& broadcast = uniform ? *inputs[0] : built;
     if (IsOutput(p) && count > 0 && broadcast != *shape) {
       return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": shape " + ShapeText(*shape) +
                                                     " is not the broadcast shape " + ShapeText(broadcast) + " of " +
@@ -383,7 +387,7 @@ aclnnStatus CheckShapeRelations(const Call& call) {
       for (size_t m = 0; m < related; ++m) {
         const int other = members[m];
         const Dims* o = ShapeOf(call, other);
-        if (!o || IsInput(spec.params[other])) continue;
+        if (!o || IsInput(spec.params[other]) || *o == broadcast) continue;  // the same shape broadcasts to itself
         const Dims* pair[2] = {&broadcast, o};
         Dims joint;
         if (!BroadcastShapes(pair, 2, &joint) || joint != *o) {

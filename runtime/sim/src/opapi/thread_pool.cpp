@@ -1,8 +1,10 @@
 #include "opapi/thread_pool.h"
 
 #include "ascendcl/settings.h"
+#include "common/internal.h"
 
 #include <pthread.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -19,6 +21,7 @@ namespace {
 
 constexpr int kMaxThreads = 16;
 constexpr std::chrono::microseconds kSpin{100};
+constexpr std::chrono::microseconds kPauseSpin{2};
 
 int ConfiguredThreads() {
   if (Settings().threads > 0) return Settings().threads;
@@ -44,6 +47,7 @@ class Pool {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       job_ = &job;
+      open_.store(true, std::memory_order_release);
       generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
@@ -54,6 +58,9 @@ class Pool {
     job_ = nullptr;
     return true;
   }
+
+  // A thread outside the pool (SetKernelHelper) joins the current job: whether it ran a task.
+  bool Help() { return open_.load(std::memory_order_acquire) && Drain() > 0; }
 
  private:
   struct Job {
@@ -68,9 +75,19 @@ class Pool {
     for (;;) {
       // Calls come in bursts (a model's ops, a test loop): look for the next job for a moment
       // before sleeping, so that a call of a few hundred microseconds does not wait for a wake-up.
-      const auto until = std::chrono::steady_clock::now() + kSpin;
-      while (generation_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < until) {
-        for (int i = 0; i < 64; ++i) Relax();
+      // Pausing for the first microseconds, then yielding the core between looks: a thread of
+      // another library (PyTorch's OpenMP workers, woken for the next op) runs instead of waiting
+      // for the spin to end.
+      const auto now = std::chrono::steady_clock::now();
+      const auto pausing = now + kPauseSpin, until = now + kSpin;
+      while (generation_.load(std::memory_order_acquire) == seen) {
+        const auto at = std::chrono::steady_clock::now();
+        if (at >= until) break;
+        if (at < pausing) {
+          for (int i = 0; i < 64; ++i) Relax();
+        } else {
+          sched_yield();
+        }
       }
       {
         std::unique_lock<std::mutex> lock(mutex_);
@@ -87,18 +104,24 @@ class Pool {
 #endif
   }
 
-  // Joins the current job (if any) and takes tasks until none are left.
-  void Drain() {
+  // Joins the current job (if any) and takes tasks until none are left: how many it ran.
+  int64_t Drain() {
     Job* job;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       job = job_;
-      if (!job) return;
+      if (!job) return 0;
       ++job->active;
     }
-    for (int64_t task = job->next.fetch_add(1); task < job->tasks; task = job->next.fetch_add(1)) (*job->fn)(task);
+    int64_t ran = 0;
+    for (int64_t task = job->next.fetch_add(1); task < job->tasks; task = job->next.fetch_add(1), ++ran) {
+      (*job->fn)(task);
+    }
+    // Every task is taken: threads looking for work (Help) need not take the lock.
+    open_.store(false, std::memory_order_relaxed);
     std::lock_guard<std::mutex> lock(mutex_);
     if (--job->active == 0) done_.notify_all();
+    return ran;
   }
 
   std::vector<std::thread> workers_;
@@ -107,27 +130,38 @@ class Pool {
   std::condition_variable wake_, done_;
   Job* job_ = nullptr;
   std::atomic<uint64_t> generation_{0};
+  std::atomic<bool> open_{false};  // the current job may have tasks left
 };
 
 std::mutex g_instance_mutex;
-Pool* g_pool = nullptr;
+std::atomic<Pool*> g_pool{nullptr};
+
+bool HelpPool() {
+  Pool* pool = g_pool.load(std::memory_order_acquire);
+  return pool && pool->Help();
+}
 
 void ForgetPoolInChild() {
   // A forked child has none of the parent's worker threads: start afresh (the old pool's memory
   // is abandoned, its locks may be held by threads that do not exist here).
   new (&g_instance_mutex) std::mutex;
-  g_pool = nullptr;
+  g_pool.store(nullptr);
 }
 
 Pool* Instance() {
+  // Every kernel asks (ParallelThreads, ParallelFor): once the pool exists, no lock.
+  if (Pool* pool = g_pool.load(std::memory_order_acquire)) return pool;
   static const bool registered = [] { return pthread_atfork(nullptr, nullptr, ForgetPoolInChild) == 0; }();
   (void)registered;
   std::lock_guard<std::mutex> lock(g_instance_mutex);
-  if (!g_pool) {
+  if (!g_pool.load(std::memory_order_relaxed)) {
     const int threads = ConfiguredThreads();
-    if (threads > 1) g_pool = new Pool(threads);
+    if (threads > 1) {
+      g_pool.store(new Pool(threads), std::memory_order_release);
+      SetKernelHelper(HelpPool);
+    }
   }
-  return g_pool;
+  return g_pool.load(std::memory_order_relaxed);
 }
 
 }  // namespace
