@@ -8429,7 +8429,7 @@ def complex(real: _HostArray, imag: _HostArray, *, out: _OutArray | None = None)
 
 # aclnnConfusionTranspose (op_docs/aclnnConfusionTranspose.md:48)
 @overload
-def confusion_transpose(x: Tensor, perm: Sequence[int] | NDArray[np.integer[Any]], shape: Sequence[int] | NDArray[np.integer[Any]], transpose_first: bool, *, out: _OutArray | None = None) -> tuple[Tensor, Tensor]:
+def confusion_transpose(x: Tensor, perm: Sequence[int] | NDArray[np.integer[Any]], shape: Sequence[int] | NDArray[np.integer[Any]], transpose_first: bool, *, out: _OutArray | None = None) -> Tensor:
     """Runs aclnnConfusionTranspose (both phases) on the active backend.
 
     - 接口功能：
@@ -8447,7 +8447,7 @@ def confusion_transpose(x: Tensor, perm: Sequence[int] | NDArray[np.integer[Any]
     Parameters
     ----------
     x : array_like or aclnn.Tensor
-        x (const aclTensor*, inout): 输入Tensor，对应公式中的x。
+        x (const aclTensor*, in): 输入Tensor，对应公式中的x。
         dtypes INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FLOAT16, FLOAT, BFLOAT16; rank 1-8; formats ND; empty allowed.
         支持空tensor。
     perm : sequence of int
@@ -8468,10 +8468,6 @@ def confusion_transpose(x: Tensor, perm: Sequence[int] | NDArray[np.integer[Any]
 
     Returns
     -------
-    x : numpy.ndarray or aclnn.Tensor
-        x (const aclTensor*, inout): 输入Tensor，对应公式中的x。
-        dtypes INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FLOAT16, FLOAT, BFLOAT16; rank 1-8; formats ND; empty allowed.
-        支持空tensor。
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 表示reshape和transpose之后的计算结果。
         dtypes INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FLOAT16, FLOAT, BFLOAT16.
@@ -8511,7 +8507,7 @@ def confusion_transpose(x: Tensor, perm: Sequence[int] | NDArray[np.integer[Any]
     Source: op_docs/aclnnConfusionTranspose.md:48
     """
 @overload
-def confusion_transpose(x: NDArray[Any], perm: Sequence[int] | NDArray[np.integer[Any]], shape: Sequence[int] | NDArray[np.integer[Any]], transpose_first: bool, *, out: _OutArray | None = None) -> tuple[NDArray[Any], NDArray[Any]]:
+def confusion_transpose(x: _HostArray, perm: Sequence[int] | NDArray[np.integer[Any]], shape: Sequence[int] | NDArray[np.integer[Any]], transpose_first: bool, *, out: _OutArray | None = None) -> NDArray[Any]:
     ...
 
 # aclnnConstantPadNd (op_docs/aclnnConstantPadNd.md:86)
