@@ -467,9 +467,12 @@ FAMILIES: tuple[Family, ...] = (
         "optim", "PlanOptim",
         ops=("adamw", "sgd"),
         # grad_scale: FusedSgd's optional divisor of the gradients; first_step: its momentum
-        # buffers start as the gradients.
+        # buffers start as the gradients. found_inf: AdamW skips the step where it is 1; step: one
+        # tensor for every member, or a list of one per member; step_offset (an option, default 1):
+        # what AdamW adds to the step to get t.
         roles=("var", "m", "v", "max_v", "grad", "step", "lr", "beta1", "beta2", "weight_decay", "eps", "amsgrad",
-               "maximize", "momentum", "dampening", "nesterov", "first_step", "grad_scale"),
+               "maximize", "momentum", "dampening", "nesterov", "first_step", "grad_scale", "found_inf", "step_offset"),
+        options=("step_offset",),
         required=("var", "grad"),
         source="var",
         doc="optimizer steps updating parameters and their state in place, computed in float: AdamW (amsgrad, "
@@ -955,6 +958,99 @@ GRID_SAMPLE = Family(
         "sampler, and its backward (inputGrad, gridGrad); in float (double for DOUBLE)")
 
 FAMILIES = FAMILIES + (GRID_SAMPLE,)
+# Sums of a gradient's groups of rows (runtime/sim/src/opapi/families/grouped_bias_add_grad.cpp):
+# aclnnGroupedBiasAddGrad and its V2, the backward of a bias added per group of rows.
+GROUPED_BIAS_ADD_GRAD = Family(
+    "grouped_bias_add_grad", "PlanGroupedBiasAddGrad",
+    ops=("grouped_bias_add_grad",),
+    roles=("grad_y", "group_idx", "group_idx_type", "out"),
+    required=("grad_y", "out"),
+    source="grad_y",
+    op_output_shapes=(("*", "*", "given"),),
+    doc="grouped_bias_add_grad: out [G, H] = the sums over gradY [G, C, H]'s dimension 1, or over the groups "
+        "of gradY [rows, H]'s rows group_idx [G] ends (group_idx_type 0) or counts (1), in float")
+
+# 1-bit Adam's sign packing (runtime/sim/src/opapi/families/sign_bits.cpp): aclnnSignBitsPack and
+# aclnnSignBitsUnpack (torch_npu.npu_sign_bits_pack / npu_sign_bits_unpack).
+SIGN_BITS = Family(
+    "sign_bits", "PlanSignBits",
+    ops=("pack", "unpack"),
+    roles=("self", "size", "out_dtype", "out"),
+    required=("self", "size", "out"),
+    op_output_shapes=(("*", "*", "given"),),
+    exact_ops=("*",),
+    doc="pack: bit k of byte j of out [size, -1] (UINT8) is whether self[8 j + k] >= 0, the tail padded with 0 "
+        "bits; unpack: out [size, -1] = +1 where the bit is set, -1 where not, bits from the lowest")
+
+# A strided view of a tensor's elements copied out (runtime/sim/src/opapi/families/as_strided.cpp):
+# aclnnAsStrided.
+AS_STRIDED = Family(
+    "as_strided", "PlanAsStrided",
+    ops=("as_strided",),
+    roles=("self", "size", "stride", "storage_offset", "out"),
+    required=("self", "size", "stride", "out"),
+    op_output_shapes=(("*", "*", "given"),),
+    exact_ops=("*",),
+    doc="as_strided: out[i] = self's elements in row-major order at storage_offset + sum(i[d] * stride[d]), "
+        "as torch.as_strided on a contiguous self")
+
+# LoRA adapters applied per row (runtime/sim/src/opapi/families/lora.cpp): aclnnAddLora, which
+# torch_npu.npu_batch_gather_matmul (and its in-place form) reaches.
+LORA = Family(
+    "lora", "PlanLora",
+    ops=("add_lora",),
+    roles=("y", "x", "weight_b", "indices", "weight_a", "layer_idx", "scale", "y_offset", "y_slice_size", "out"),
+    required=("y", "x", "weight_b", "indices", "out"),
+    source="y",
+    doc="add_lora: out = y with out[b, y_offset : y_offset + y_slice_size] += scale * (x[b] @ weight_a[i, layer]^T) "
+        "@ weight_b[i, layer]^T, i = indices[b] (x[b] itself without weight_a), in float")
+
+# Sinkhorn's optimal transport of a cost matrix (runtime/sim/src/opapi/families/sinkhorn.cpp):
+# aclnnSinkhorn.
+SINKHORN = Family(
+    "sinkhorn", "PlanSinkhorn",
+    ops=("sinkhorn",),
+    roles=("cost", "tol", "out"),
+    required=("cost", "out"),
+    source="cost",
+    doc="sinkhorn: out = d0[:, None] * exp(cost) * d1[None, :], the row and column scalings iterated from ones "
+        "until d1's mean change is at most tol (absent: 1e-4), in float")
+
+# An Adam step keeping an exponential moving average of the parameter
+# (runtime/sim/src/opapi/families/ema_adam.cpp): aclnnApplyFusedEmaAdam.
+EMA_ADAM = Family(
+    "ema_adam", "PlanEmaAdam",
+    ops=("apply_fused_ema_adam",),
+    roles=("grad", "var", "m", "v", "s", "step", "lr", "ema_decay", "beta1", "beta2", "eps", "mode",
+           "bias_correction", "weight_decay"),
+    required=("grad", "var", "m", "v", "s", "step"),
+    source="var",
+    doc="apply_fused_ema_adam: var, m, v updated in place by an Adam step (mode 0: L2 decay in the gradient, 1: "
+        "decoupled decay; bias_correction), s by the new var's moving average, in float")
+
+# Caffe's Scale layer (runtime/sim/src/opapi/families/scale.cpp): aclnnScale.
+SCALE = Family(
+    "scale", "PlanScale",
+    ops=("scale",),
+    roles=("x", "scale", "bias", "axis", "num_axes", "scale_from_blob", "out"),
+    required=("x", "scale", "out"),
+    source="x",
+    doc="scale: out = x * scale (+ bias), scale and bias covering x's dimensions from axis (num_axes of them "
+        "with scale_from_blob, -1: to the last; else as many as scale has), in float (double for DOUBLE)")
+
+# The chamfer distance's gradient (runtime/sim/src/opapi/families/chamfer.cpp):
+# aclnnChamferDistanceBackward.
+CHAMFER = Family(
+    "chamfer", "PlanChamfer",
+    ops=("chamfer_distance_backward",),
+    roles=("xyz1", "xyz2", "idx1", "idx2", "grad_dist1", "grad_dist2", "grad_xyz1", "grad_xyz2"),
+    required=("xyz1", "xyz2", "idx1", "idx2", "grad_dist1", "grad_dist2", "grad_xyz1", "grad_xyz2"),
+    source="xyz1",
+    op_output_shapes=(("*", "*", "given"),),
+    doc="chamfer_distance_backward: each point's 2 * grad * (point - its nearest in the other set, by idx) added "
+        "to its gradient and subtracted from the nearest's, both sets, in float")
+
+FAMILIES = FAMILIES + (GROUPED_BIAS_ADD_GRAD, SIGN_BITS, AS_STRIDED, LORA, SINKHORN, EMA_ADAM, SCALE, CHAMFER)
 
 BY_NAME = {f.name: f for f in FAMILIES}
 

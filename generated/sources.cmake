@@ -55,6 +55,7 @@ set(ACLNN_EXAMPLES
   add
   add_layer_norm
   add_layer_norm_grad
+  add_lora
   add_relu
   add_rms_norm
   add_rms_norm_cast
@@ -308,6 +309,7 @@ set(ACLNN_EXAMPLES
   group_norm_silu
   group_norm_swish
   group_norm_swish_grad
+  grouped_bias_add_grad_v2
   gru
   gru_backward
   gt_scalar
@@ -599,6 +601,7 @@ set(ACLNN_EXAMPLES
   sigmoid
   sigmoid_backward
   sign
+  sign_bits_pack
   signbit
   silu
   silu_backward

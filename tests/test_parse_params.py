@@ -311,3 +311,39 @@ def test_an_out_tensor_the_table_calls_input_but_describes_as_the_output_is_the_
     table = html_table(["参数名", "输入/输出", "描述", "数据类型"], ["x", "输入", "公式中的输入x。", "FLOAT"],
                        ["out", "输入", "一个张量。", "FLOAT"])
     assert param(api_page(table, prototype=proto), "out").direction is Direction.IN
+
+
+def _writable_result_page(z_direction: str, z_description: str, y_description: str = "前向的输出。"):
+    proto = ("## 函数原型\n\n```cpp\naclnnStatus aclnnFooGetWorkspaceSize(const aclTensor *y, aclTensor *z, "
+             "uint64_t *workspaceSize, aclOpExecutor **executor)\n"
+             "aclnnStatus aclnnFoo(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)\n```\n")
+    return api_page(html_table(["参数名", "输入/输出", "描述", "数据类型"], ["y", "输入", y_description, "FLOAT"],
+                               ["z", z_direction, z_description, "FLOAT"]), prototype=proto)
+
+
+@pytest.mark.parametrize("z_direction", ["输入", "-"])
+def test_a_writable_tensor_described_as_the_output_is_the_output_whatever_its_name(z_direction):
+    # aclnnExpSegsumBackward: `aclTensor *gradInput`, 输入, "表示反向计算的输出"; aclnnSqrtBackward's
+    # table has no direction for `aclTensor *z`, "反向输出梯度".
+    p = _writable_result_page(z_direction, "反向输出梯度。")
+    assert (param(p, "y").direction, param(p, "z").direction) == (Direction.IN, Direction.OUT)
+    # The forward pass's output handed to a backward stays an input, writable or not.
+    assert param(_writable_result_page(z_direction, "前向的输出。"), "z").direction is Direction.IN
+    assert param(_writable_result_page(z_direction, "一个张量。"), "z").direction is Direction.IN
+
+
+def test_a_const_tensor_whose_cell_says_input_and_output_but_described_as_the_input_is_an_input():
+    # aclnnConfusionTranspose: `const aclTensor *x`, 输入/输出 (the column's header), "输入Tensor".
+    proto = ("## 函数原型\n\n```cpp\naclnnStatus aclnnFooGetWorkspaceSize(const aclTensor *x, aclTensor *out, "
+             "uint64_t *workspaceSize, aclOpExecutor **executor)\n"
+             "aclnnStatus aclnnFoo(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)\n```\n")
+
+    def x_direction(description):
+        table = html_table(["参数名", "输入/输出", "描述", "数据类型"], ["x", "输入/输出", description, "FLOAT"],
+                           ["out", "输出", "结果。", "FLOAT"])
+        return param(api_page(table, prototype=proto), "x").direction
+
+    assert x_direction("输入Tensor，对应公式中的x。") is Direction.IN
+    # A description that says it is also written keeps the table's word (aclnnAdvanceStep's 入参/出参).
+    assert x_direction("输入和输出张量。") is Direction.INOUT
+    assert x_direction("待计算的入参/出参，公式中的输出x。") is Direction.INOUT

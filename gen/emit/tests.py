@@ -1133,7 +1133,9 @@ class Planner:
                     cases.append(replace(base, id=f"{p.name}-rank{len(shape)}", out={**base.out, p.name: self.base_dtype.value},
                                          out_shapes={**base.out_shapes, p.name: shape}))
                 else:
-                    cases.append(replace(base, id=f"{p.name}-rank{len(shape)}",
+                    # An optional input the valid call leaves out is passed, at the rank out of bounds
+                    # (left out, the call stays valid: aclnnGroupedBiasAddGradV2's groupIdxOptional).
+                    cases.append(replace(base, id=f"{p.name}-rank{len(shape)}", none=tuple(n for n in base.none if n != p.name),
                                          shapes={**base.shapes, **self._with_same_shape(p, shape)}))
             return cases, (f"aclCreateTensor makes no tensor of more than {MAX_TENSOR_RANK} dimensions" if beyond else
                            "it names no tensor with a documented rank bound")

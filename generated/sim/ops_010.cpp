@@ -921,7 +921,7 @@ namespace sim_ConfusionTranspose {
 
 constexpr aclsim::ParamSpec kParams[] = {
     // x (line 93)
-    {"x", aclsim::ParamKind::kTensor, aclsim::Direction::kInOut, /*optional=*/false,
+    {"x", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_FLOAT16, ACL_FLOAT, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,

@@ -20,7 +20,7 @@ OP = t.Op(
     function='confusion_transpose',
     source='op_docs/aclnnConfusionTranspose.md:48',
     params=(
-        Param('x', 'x', 'tensor', 'inout'),
+        Param('x', 'x', 'tensor', 'in'),
         Param('perm', 'perm', 'int_array', 'in'),
         Param('shape', 'shape', 'int_array', 'in'),
         Param('transposeFirst', 'transpose_first', 'bool', 'in'),

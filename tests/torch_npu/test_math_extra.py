@@ -1,5 +1,5 @@
-"""Scalar-first sums, complex numbers from real parts, strided slices and reshaped permutations
-through torch_npu's op-plugin: each reaches an aclnn API of the simulator (named in the comments,
+"""Scalar-first sums, complex numbers from real parts, strided slices, reshaped permutations and
+LoRA's gathered products through torch_npu's op-plugin: each reaches an aclnn API of the simulator (named in the comments,
 from op-plugin's mapping) and equals PyTorch on the CPU; exponential draws follow the CPU's law."""
 
 from tests.torch_npu.test_random import KS
@@ -47,4 +47,19 @@ def test_sim_exponential_repeats_after_seeding_and_follows_the_cpu_law(run_npu):
         assert bool((first >= 0).all())
         distance, critical = ks_distance(first, torch.empty(20000).exponential_(2.0))
         assert distance < critical, (distance, critical)
+    """)
+
+
+def test_batch_gather_matmul_in_place_adds_each_rows_lora_product_to_ys_slice(run_npu):
+    # torch_npu.npu_batch_gather_matmul_ -> aclnnAddLora with out being y itself.
+    run_npu("""
+        y, x = torch.randn(3, 48).half(), torch.randn(3, 16).half()
+        a, b = torch.randn(2, 3, 16, 16).half() / 4, torch.randn(2, 3, 16, 16).half() / 4
+        idx = torch.tensor([1, 0, 1], dtype=torch.int32)
+        z = torch.einsum("bk,brk->br", x.float(), a[idx.long(), 2].float())
+        want = y.float()
+        want[:, 16:32] += torch.einsum("br,bhr->bh", z, b[idx.long(), 2].float()) * 0.5
+        yn = y.npu()
+        torch_npu.npu_batch_gather_matmul_(yn, x.npu(), b.npu(), idx.npu(), a.npu(), 2, 0.5, 16, 16)
+        assert torch.allclose(yn.cpu().float(), want, rtol=1e-2, atol=1e-2)
     """)

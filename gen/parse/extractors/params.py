@@ -95,6 +95,13 @@ def build_param(cparam: CParam, entry: Optional[ParamEntry], ctx: ParamContext,
 
 _DESCRIBED_AS_OUT = re.compile(r"与out|和out|及out|输入输出")
 _DESCRIBED_AS_RESULT = re.compile(r"输出|\boutput\b", re.I)
+# The forward pass's output passed back in (a backward's y): described as an output, but read.
+_FORWARD_WORDS = re.compile(r"前向|正向|\bforward\b", re.I)
+_DESCRIBED_AS_INPUT_ONLY = re.compile(r"^(?:表示)?输入(?:Tensor|tensor|张量)")
+
+
+def _describes_own_result(description: str) -> bool:
+    return bool(_DESCRIBED_AS_RESULT.search(description)) and not _FORWARD_WORDS.search(description)
 
 
 def _direction(cparam: CParam, entry: Optional[ParamEntry], diags: list[Diagnostic], line: int) -> Direction:
@@ -111,6 +118,12 @@ def _direction(cparam: CParam, entry: Optional[ParamEntry], diags: list[Diagnost
         if ref:
             return Direction.INOUT
         if pointer_out and re.search(r"^(?:out|y$|result)|Out(?:put)?(?:Optional)?$|Ref$", cparam.name):
+            return Direction.OUT
+        if pointer_out and entry is not None and _describes_own_result(entry.description):
+            # aclnnSqrtBackward's table has no direction column; `aclTensor *z` is "反向输出梯度".
+            diags.append(Diagnostic(Level.INFO, line, "direction-from-description",
+                                    f"{cparam.name}: no direction stated; a writable tensor described as the "
+                                    "output is the output"))
             return Direction.OUT
         return Direction.IN
     if stated is Direction.IN and ref and pointer_out:
@@ -137,6 +150,21 @@ def _direction(cparam: CParam, entry: Optional[ParamEntry], diags: list[Diagnost
         diags.append(Diagnostic(Level.INFO, line, "direction-from-description",
                                 f"{cparam.name}: the table says input; a tensor named out described as the output is the output"))
         return Direction.OUT
+    if stated is Direction.IN and pointer_out and entry is not None and _describes_own_result(entry.description):
+        # aclnnExpSegsumBackward's table says 输入 for `aclTensor *gradInput`, "表示反向计算的输出"
+        # (aclnnAminmax's minOut: "输出的最小值tensor"): the C type and the description agree.
+        diags.append(Diagnostic(Level.INFO, line, "direction-from-description",
+                                f"{cparam.name}: the table says input; a writable tensor described as the output "
+                                "is the output"))
+        return Direction.OUT
+    if stated is Direction.INOUT and const and not ref and entry is not None and \
+            _DESCRIBED_AS_INPUT_ONLY.search(entry.description) and not _DESCRIBED_AS_RESULT.search(entry.description):
+        # aclnnConfusionTranspose's cell for `const aclTensor *x` repeats its column's header, 输入/输出,
+        # while its description says "输入Tensor": the C type and the description say it is only read.
+        diags.append(Diagnostic(Level.INFO, line, "direction-from-description",
+                                f"{cparam.name}: the table says {stated.value}; a const tensor described as the "
+                                "input is an input"))
+        return Direction.IN
     # aclnnInplaceAddmm: `const aclTensor *selfRef`, 输入, "即公式中的输入self与out": the name and the
     # description both say the result is written there, the const and the table are the page's slips.
     if stated is Direction.IN and ref and entry is not None and _DESCRIBED_AS_OUT.search(entry.description):

@@ -213,7 +213,10 @@ struct OptimFamily {
     enum : int8_t { kAdamw, kSgd };
   };
   struct Role {
-    enum : int8_t { kVar, kM, kV, kMaxV, kGrad, kStep, kLr, kBeta1, kBeta2, kWeightDecay, kEps, kAmsgrad, kMaximize, kMomentum, kDampening, kNesterov, kFirstStep, kGradScale };
+    enum : int8_t { kVar, kM, kV, kMaxV, kGrad, kStep, kLr, kBeta1, kBeta2, kWeightDecay, kEps, kAmsgrad, kMaximize, kMomentum, kDampening, kNesterov, kFirstStep, kGradScale, kFoundInf, kStepOffset };
+  };
+  struct Option {
+    enum : int8_t { kStepOffset };
   };
   static constexpr const char* kOpNames[] = { "adamw", "sgd" };
 };
@@ -510,6 +513,94 @@ struct GridSampleFamily {
   static constexpr const char* kOpNames[] = { "grid_sample", "grid_sample_backward" };
 };
 
+// grouped_bias_add_grad: grouped_bias_add_grad: out [G, H] = the sums over gradY [G, C, H]'s dimension 1, or over the groups of gradY [rows, H]'s rows group_idx [G] ends (group_idx_type 0) or counts (1), in float.
+struct GroupedBiasAddGradFamily {
+  struct Op {
+    enum : int8_t { kGroupedBiasAddGrad };
+  };
+  struct Role {
+    enum : int8_t { kGradY, kGroupIdx, kGroupIdxType, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "grouped_bias_add_grad" };
+};
+
+// sign_bits: pack: bit k of byte j of out [size, -1] (UINT8) is whether self[8 j + k] >= 0, the tail padded with 0 bits; unpack: out [size, -1] = +1 where the bit is set, -1 where not, bits from the lowest.
+struct SignBitsFamily {
+  struct Op {
+    enum : int8_t { kPack, kUnpack };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kSize, kOutDtype, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "pack", "unpack" };
+};
+
+// as_strided: as_strided: out[i] = self's elements in row-major order at storage_offset + sum(i[d] * stride[d]), as torch.as_strided on a contiguous self.
+struct AsStridedFamily {
+  struct Op {
+    enum : int8_t { kAsStrided };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kSize, kStride, kStorageOffset, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "as_strided" };
+};
+
+// lora: add_lora: out = y with out[b, y_offset : y_offset + y_slice_size] += scale * (x[b] @ weight_a[i, layer]^T) @ weight_b[i, layer]^T, i = indices[b] (x[b] itself without weight_a), in float.
+struct LoraFamily {
+  struct Op {
+    enum : int8_t { kAddLora };
+  };
+  struct Role {
+    enum : int8_t { kY, kX, kWeightB, kIndices, kWeightA, kLayerIdx, kScale, kYOffset, kYSliceSize, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "add_lora" };
+};
+
+// sinkhorn: sinkhorn: out = d0[:, None] * exp(cost) * d1[None, :], the row and column scalings iterated from ones until d1's mean change is at most tol (absent: 1e-4), in float.
+struct SinkhornFamily {
+  struct Op {
+    enum : int8_t { kSinkhorn };
+  };
+  struct Role {
+    enum : int8_t { kCost, kTol, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "sinkhorn" };
+};
+
+// ema_adam: apply_fused_ema_adam: var, m, v updated in place by an Adam step (mode 0: L2 decay in the gradient, 1: decoupled decay; bias_correction), s by the new var's moving average, in float.
+struct EmaAdamFamily {
+  struct Op {
+    enum : int8_t { kApplyFusedEmaAdam };
+  };
+  struct Role {
+    enum : int8_t { kGrad, kVar, kM, kV, kS, kStep, kLr, kEmaDecay, kBeta1, kBeta2, kEps, kMode, kBiasCorrection, kWeightDecay };
+  };
+  static constexpr const char* kOpNames[] = { "apply_fused_ema_adam" };
+};
+
+// scale: scale: out = x * scale (+ bias), scale and bias covering x's dimensions from axis (num_axes of them with scale_from_blob, -1: to the last; else as many as scale has), in float (double for DOUBLE).
+struct ScaleFamily {
+  struct Op {
+    enum : int8_t { kScale };
+  };
+  struct Role {
+    enum : int8_t { kX, kScale, kBias, kAxis, kNumAxes, kScaleFromBlob, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "scale" };
+};
+
+// chamfer: chamfer_distance_backward: each point's 2 * grad * (point - its nearest in the other set, by idx) added to its gradient and subtracted from the nearest's, both sets, in float.
+struct ChamferFamily {
+  struct Op {
+    enum : int8_t { kChamferDistanceBackward };
+  };
+  struct Role {
+    enum : int8_t { kXyz1, kXyz2, kIdx1, kIdx2, kGradDist1, kGradDist2, kGradXyz1, kGradXyz2 };
+  };
+  static constexpr const char* kOpNames[] = { "chamfer_distance_backward" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -555,6 +646,14 @@ aclnnStatus PlanEinsum(const Call& call, const FamilySpec& family, ExecutorWork*
 aclnnStatus PlanTopKTopP(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanResample(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanGridSample(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanGroupedBiasAddGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanSignBits(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanAsStrided(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanLora(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanSinkhorn(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanEmaAdam(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanScale(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanChamfer(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 

@@ -339,6 +339,22 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
             grad_y = dx
         return (grad_y.transpose(0, 1) if batch_first else grad_y, *prev, dparams)
 
+    @staticmethod
+    def sinkhorn(cost: Any, tol: Any) -> Any:
+        """aclnnSinkhorn's page: the row and column scalings of exp(cost), iterated in float from
+        ones until the columns' mean change is at most tol (None: 1e-4)."""
+        import torch
+
+        k = cost.float().exp()
+        tol = 1e-4 if tol is None else float(tol)
+        rows, cols = k.shape
+        d1 = torch.ones(cols)
+        while True:
+            d0 = 1 / (rows * ((d1 * k).sum(1) + 1e-8))
+            d1, old = 1 / (cols * ((d0.unsqueeze(1) * k).sum(0) + 1e-8)), d1
+            if (old - d1).abs().mean() <= tol:
+                return d0.unsqueeze(1) * k * d1
+
 
 def _zero_state(input: Any, params: Any, num_layers: int, bidirectional: bool, batch_first: bool) -> Any:
     """A recurrent network's zero initial state [D * num_layers, B, H]."""

@@ -25,20 +25,26 @@ using A = AmpFamily;
 
 // --- optim ----------------------------------------------------------------------------------------
 
-// Per member: its parameter, gradient and state; then the step and gradient scale tensors.
-enum OptimSlot { kVar, kM, kV, kMaxV, kGrad, kPerMember };
+// Per member: its parameter, gradient, state and step (a list of steps: aclnnFusedAdamw's
+// stateSteps); then the step, gradient scale and found-inf tensors shared by every member.
+enum OptimSlot { kVar, kM, kV, kMaxV, kGrad, kMemberStep, kPerMember };
+constexpr int kStateSlots = kMemberStep;  // the slots checked against the parameter's shape
 
 struct OptimArgs {
   double lr = 0, beta1 = 0, beta2 = 0, weight_decay = 0, eps = 0, momentum = 0, dampening = 0;
   bool amsgrad = false, maximize = false, nesterov = false, first_step = false;
+  // AdamW's t is the step tensor's value plus this: 1 where op-plugin passes state_steps - 1
+  // (aclnnApplyAdamWV2), 0 where the step is t itself (aclnnFusedAdamw, torch._fused_adamw_'s).
+  double step_offset = 1;
 };
 
 class OptimWork final : public FamilyWork {
  public:
   OptimWork(const char* api, int op, int members, const OptimArgs& args)
-      : FamilyWork(api, members * kPerMember + 2), op_(op), members_(members), args_(args) {}
+      : FamilyWork(api, members * kPerMember + 3), op_(op), members_(members), args_(args) {}
   int step_slot() const { return members_ * kPerMember; }
   int scale_slot() const { return members_ * kPerMember + 1; }
+  int found_inf_slot() const { return members_ * kPerMember + 2; }
 
  private:
   bool Has(int slot) const { return tensor(slot).dtype != ACL_DT_UNDEFINED; }
@@ -59,6 +65,8 @@ class OptimWork final : public FamilyWork {
   aclnnStatus Compute() override {
     const double step = Has(step_slot()) ? Value(step_slot()) : 0;
     const double grad_scale = Has(scale_slot()) ? Value(scale_slot()) : 1;
+    // torch._fused_adamw_'s found_inf: exactly 1 skips the step (nothing is written).
+    if (op_ == O::Op::kAdamw && Has(found_inf_slot()) && Value(found_inf_slot()) == 1) return ACLNN_SUCCESS;
     for (int i = 0; i < members_; ++i) {
       const int base = i * kPerMember;
       const int64_t n = tensor(base + kVar).numel();
@@ -66,7 +74,10 @@ class OptimWork final : public FamilyWork {
       float* var = Load(base + kVar, 0);
       float* grad = Load(base + kGrad, 1);
       if (op_ == O::Op::kAdamw) {
-        AdamW(base, n, step, var, grad);
+        if (Has(scale_slot())) {  // the gradients divided by the scale, not written back
+          for (int64_t k = 0; k < n; ++k) grad[k] /= static_cast<float>(grad_scale);
+        }
+        AdamW(base, n, Has(base + kMemberStep) ? Value(base + kMemberStep) : step, var, grad);
       } else {
         Sgd(base, n, grad_scale, var, grad);
       }
@@ -75,13 +86,13 @@ class OptimWork final : public FamilyWork {
     return ACLNN_SUCCESS;
   }
 
-  // torch's AdamW step t is the step tensor's value plus one: op-plugin passes state_steps - 1.
+  // torch's AdamW step t is the step tensor's value plus args_.step_offset.
   void AdamW(int base, int64_t n, double step, float* var, float* grad) {
     float* m = Load(base + kM, 2);
     float* v = Load(base + kV, 3);
     const bool amsgrad = args_.amsgrad && Has(base + kMaxV);
     float* max_v = amsgrad ? Load(base + kMaxV, 4) : nullptr;
-    const double t = step + 1;
+    const double t = step + args_.step_offset;
     const float beta1 = static_cast<float>(args_.beta1), beta2 = static_cast<float>(args_.beta2);
     const float decay = static_cast<float>(1 - args_.lr * args_.weight_decay);
     const float step_size = static_cast<float>(args_.lr / (1 - std::pow(args_.beta1, t)));
@@ -157,9 +168,11 @@ aclnnStatus CheckOneElement(const Call& call, const FamilySpec& family, int role
 aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t*) {
   const int op = family.op;
   const std::vector<const TensorDesc*> var = Members(call, family, O::Role::kVar);
-  const int roles[] = {O::Role::kVar, O::Role::kM, O::Role::kV, O::Role::kMaxV, O::Role::kGrad};
+  const int roles[] = {O::Role::kVar, O::Role::kM, O::Role::kV, O::Role::kMaxV, O::Role::kGrad, O::Role::kStep};
   std::vector<const TensorDesc*> state[kPerMember];
-  for (int s = 0; s < kPerMember; ++s) state[s] = Members(call, family, roles[s]);
+  for (int s = 0; s < kStateSlots; ++s) state[s] = Members(call, family, roles[s]);
+  // A list of steps is one per member; a single step tensor is every member's (step_slot).
+  if (RoleTensorList(call, family, O::Role::kStep)) state[kMemberStep] = Members(call, family, O::Role::kStep);
   OptimArgs args;
   args.lr = RoleNumber(call, family, O::Role::kLr, -1, 0);
   args.beta1 = RoleNumber(call, family, O::Role::kBeta1, -1, 0);
@@ -172,6 +185,7 @@ aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork**
   args.maximize = RoleBool(call, family, O::Role::kMaximize, false);
   args.nesterov = RoleBool(call, family, O::Role::kNesterov, false);
   args.first_step = RoleBool(call, family, O::Role::kFirstStep, false);
+  args.step_offset = RoleNumber(call, family, O::Role::kStepOffset, 0, 1);
   if (op == O::Op::kAdamw && args.amsgrad && state[kMaxV].empty()) {
     return RejectParam(call, family, O::Role::kMaxV, ACLNN_ERR_PARAM_NULLPTR, "is required when amsgrad is true");
   }
@@ -183,7 +197,10 @@ aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork**
                        "holds " + std::to_string(state[s].size()) + " tensors for " + std::to_string(n) + " parameters");
   }
   for (size_t i = 0; i < n; ++i) {
-    for (int s = 0; s < kPerMember; ++s) {
+    if (!state[kMemberStep].empty()) {
+      if (aclnnStatus s = CheckOneElement(call, family, O::Role::kStep, state[kMemberStep][i])) return s;
+    }
+    for (int s = 0; s < kStateSlots; ++s) {
       if (state[s].empty()) continue;
       const TensorDesc& t = *state[s][i];
       if (!Floating(t.dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(t.dtype));
@@ -196,8 +213,10 @@ aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork**
   }
   const TensorDesc* step = RoleTensor(call, family, O::Role::kStep);
   const TensorDesc* scale = RoleTensor(call, family, O::Role::kGradScale);
+  const TensorDesc* found_inf = RoleTensor(call, family, O::Role::kFoundInf);
   if (aclnnStatus s = CheckOneElement(call, family, O::Role::kStep, step)) return s;
   if (aclnnStatus s = CheckOneElement(call, family, O::Role::kGradScale, scale)) return s;
+  if (aclnnStatus s = CheckOneElement(call, family, O::Role::kFoundInf, found_inf)) return s;
   OptimWork* made = new OptimWork(call.spec.name, op, static_cast<int>(n), args);
   for (size_t i = 0; i < n; ++i) {
     for (int s = 0; s < kPerMember; ++s) {
@@ -206,6 +225,7 @@ aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork**
   }
   if (step) made->tensor(made->step_slot()).Set(RoleName(call, family, O::Role::kStep), *step);
   if (scale) made->tensor(made->scale_slot()).Set(RoleName(call, family, O::Role::kGradScale), *scale);
+  if (found_inf) made->tensor(made->found_inf_slot()).Set(RoleName(call, family, O::Role::kFoundInf), *found_inf);
   *work = made;
   return ACLNN_SUCCESS;
 }
