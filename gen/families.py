@@ -913,6 +913,40 @@ TOP_K_TOP_P = Family(
 
 FAMILIES = FAMILIES + (EINSUM, TOP_K_TOP_P)
 
+# One step of an LSTM cell after its two products (runtime/sim/src/opapi/families/lstm_cell.cpp):
+# aclnnThnnFusedLstmCell and its backward, which torch.lstm_cell and nn.LSTMCell reach through
+# op-plugin's _thnn_fused_lstm_cell (gate blocks i, f, g, o: aten's).
+LSTM_CELL = Family(
+    "lstm_cell", "PlanLstmCell",
+    ops=("lstm_cell", "lstm_cell_backward"),
+    # storage: the four gates' activations the forward keeps for the backward.
+    roles=("input_gates", "hidden_gates", "cx", "input_bias", "hidden_bias", "hy", "cy", "storage", "grad_hy",
+           "grad_cy", "has_bias", "grad_gates", "grad_cx", "grad_bias"),
+    required=("cx", "storage"),
+    source="cx",
+    op_output_shapes=(("*", "*", "given"),),
+    doc="lstm_cell: gates = input_gates + hidden_gates (+ both biases) in blocks i, f, g, o; cy = sigmoid(f) * cx + "
+        "sigmoid(i) * tanh(g), hy = sigmoid(o) * tanh(cy), storage the four activations; lstm_cell_backward: the "
+        "gates' pre-activation gradients from grad_hy and grad_cy (absent: 0), cx's, and the bias's (their sum over "
+        "the batch); in float")
+
+# The connectionist temporal classification loss (runtime/sim/src/opapi/families/ctc.cpp):
+# aclnnCtcLoss and aclnnCtcLossBackward, which F.ctc_loss reaches through op-plugin's _ctc_loss and
+# _ctc_loss_backward.
+CTC = Family(
+    "ctc", "PlanCtc",
+    ops=("ctc_loss", "ctc_loss_backward"),
+    roles=("log_probs", "targets", "input_lengths", "target_lengths", "blank", "zero_infinity", "neg_log_likelihood",
+           "log_alpha", "grad_out", "out"),
+    required=("log_probs", "targets", "input_lengths", "target_lengths", "neg_log_likelihood", "log_alpha"),
+    source="log_probs",
+    op_output_shapes=(("*", "*", "given"),),
+    doc="ctc_loss: aten's forward variables log_alpha [N, T, W] (W >= 2 * max(target_lengths) + 1, -inf where the "
+        "recursion does not reach) and the loss -log p(target | log_probs) per batch (0 where infinite with "
+        "zero_infinity); ctc_loss_backward: the gradient of log_probs from the backward variables, as aten's; in double")
+
+FAMILIES = FAMILIES + (LSTM_CELL, CTC)
+
 BY_NAME = {f.name: f for f in FAMILIES}
 
 

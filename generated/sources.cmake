@@ -148,6 +148,8 @@ set(ACLNN_EXAMPLES
   cosh
   cross_entropy_loss
   cross_entropy_loss_grad
+  ctc_loss
+  ctc_loss_backward
   cummax
   cummin
   cumprod
@@ -632,6 +634,8 @@ set(ACLNN_EXAMPLES
   take
   tan
   tanh_backward
+  thnn_fused_lstm_cell
+  thnn_fused_lstm_cell_backward
   threshold
   threshold_backward
   topk

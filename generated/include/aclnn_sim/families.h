@@ -485,6 +485,28 @@ struct TopKTopPFamily {
   static constexpr const char* kOpNames[] = { "apply_top_k_top_p" };
 };
 
+// lstm_cell: lstm_cell: gates = input_gates + hidden_gates (+ both biases) in blocks i, f, g, o; cy = sigmoid(f) * cx + sigmoid(i) * tanh(g), hy = sigmoid(o) * tanh(cy), storage the four activations; lstm_cell_backward: the gates' pre-activation gradients from grad_hy and grad_cy (absent: 0), cx's, and the bias's (their sum over the batch); in float.
+struct LstmCellFamily {
+  struct Op {
+    enum : int8_t { kLstmCell, kLstmCellBackward };
+  };
+  struct Role {
+    enum : int8_t { kInputGates, kHiddenGates, kCx, kInputBias, kHiddenBias, kHy, kCy, kStorage, kGradHy, kGradCy, kHasBias, kGradGates, kGradCx, kGradBias };
+  };
+  static constexpr const char* kOpNames[] = { "lstm_cell", "lstm_cell_backward" };
+};
+
+// ctc: ctc_loss: aten's forward variables log_alpha [N, T, W] (W >= 2 * max(target_lengths) + 1, -inf where the recursion does not reach) and the loss -log p(target | log_probs) per batch (0 where infinite with zero_infinity); ctc_loss_backward: the gradient of log_probs from the backward variables, as aten's; in double.
+struct CtcFamily {
+  struct Op {
+    enum : int8_t { kCtcLoss, kCtcLossBackward };
+  };
+  struct Role {
+    enum : int8_t { kLogProbs, kTargets, kInputLengths, kTargetLengths, kBlank, kZeroInfinity, kNegLogLikelihood, kLogAlpha, kGradOut, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "ctc_loss", "ctc_loss_backward" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -528,6 +550,8 @@ aclnnStatus PlanRnn(const Call& call, const FamilySpec& family, ExecutorWork** w
 aclnnStatus PlanQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanEinsum(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanTopKTopP(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanLstmCell(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanCtc(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 

@@ -280,6 +280,50 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return (output, hy, cy, *(s if train or k in (4, 5) else [] for k, s in enumerate(saved)))
 
     @staticmethod
+    def ctc_loss(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any, blank: int,
+                 zero_infinity: bool) -> Any:
+        """aclnnCtcLoss's (loss, log_alpha): aten's _ctc_loss on a batch of one for [T, C] log_probs
+        (a 0-d loss), an infinite loss 0 with zero_infinity (the page's formula: aten's forward leaves
+        that to ctc_loss)."""
+        import torch
+
+        batched = log_probs.dim() == 3
+        loss, log_alpha = torch.ops.aten._ctc_loss(log_probs if batched else log_probs.unsqueeze(1), targets.long(),
+                                                   list(input_lengths), list(target_lengths), blank, zero_infinity)
+        if zero_infinity:
+            loss = torch.where(torch.isinf(loss), torch.zeros_like(loss), loss)
+        return (loss if batched else loss[0]), log_alpha
+
+    @staticmethod
+    def lstm_cell(input_gates: Any, hidden_gates: Any, cx: Any, input_bias: Any, hidden_bias: Any) -> Any:
+        """aten's _thnn_fused_lstm_cell (CUDA only: PyTorch's CPU has none): (hy, cy, the activations
+        i, f, g, o side by side), from the gates' blocks i, f, g, o."""
+        import torch
+
+        gates = input_gates + hidden_gates
+        if input_bias is not None:
+            gates = gates + input_bias + hidden_bias
+        i, f, g, o = gates.chunk(4, 1)
+        i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+        cy = f * cx + i * g
+        return o * cy.tanh(), cy, torch.cat((i, f, g, o), 1)
+
+    @staticmethod
+    def lstm_cell_backward(grad_hy: Any, grad_cy: Any, cx: Any, cy: Any, storage: Any) -> Any:
+        """aten's _thnn_fused_lstm_cell_backward_impl (CUDA only): (grad_gates, grad_cx, grad_bias),
+        the chain rule through exact.lstm_cell from its kept activations (an absent gradient: 0)
+        with tanh(cy) as the forward's; grad_bias grad_gates summed over the batch."""
+        import torch
+
+        i, f, g, o = storage.chunk(4, 1)
+        dh = grad_hy if grad_hy is not None else torch.zeros_like(cy)
+        tanh_cy = cy.tanh()
+        dc = dh * o * (1 - tanh_cy * tanh_cy) + (grad_cy if grad_cy is not None else 0)
+        grad_gates = torch.cat((dc * g * i * (1 - i), dc * cx * f * (1 - f), dc * i * (1 - g * g),
+                                dh * tanh_cy * o * (1 - o)), 1)
+        return grad_gates, dc * f, grad_gates.sum(0)
+
+    @staticmethod
     def gru(input: Any, params: Any, hx: Any, has_bias: bool, num_layers: int, train: bool, bidirectional: bool,
             batch_first: bool) -> Any:
         """aclnnGRU's (output, hy, then the lists r, z, n, hn, h): output and hy aten's gru's; the
