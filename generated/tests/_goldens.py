@@ -281,6 +281,63 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return (output, hy, cy, *(s if train or k in (4, 5) else [] for k, s in enumerate(saved)))
 
     @staticmethod
+    def linear_online_max_sum(input: Any, weight: Any, target: Any, vocab_start: int, vocab_end: int) -> Any:
+        """aclnnFusedLinearOnlineMaxSum's page formulas: (logits_max, sum_exp_logits, predicted_logits,
+        the target mask packed 8 rows a byte (row p at bit p % 8, the bits past the rows set),
+        masked_target, the logits input @ weight^T)."""
+        import torch
+
+        logits = input.float() @ weight.float().T
+        top = logits.max(-1).values
+        sub = logits - top.unsqueeze(-1)
+        mask = (target < vocab_start) | (target > vocab_end)
+        masked = torch.where(mask, torch.zeros_like(target), target - vocab_start)
+        predicted = torch.where(mask, 0.0, sub.gather(1, masked.long().unsqueeze(-1)).squeeze(-1))
+        bits = torch.cat([mask.long(), mask.new_ones((-mask.numel()) % 8, dtype=torch.long)]).reshape(-1, 8)
+        packed = (bits << torch.arange(8)).sum(-1).to(torch.uint8)
+        return top, sub.exp().sum(-1), predicted, packed, masked, logits
+
+    @staticmethod
+    def cross_entropy_with_max_sum(logits_max: Any, sum_exp_logits: Any, predicted_logits: Any,
+                                   vocab_parallel_logits: Any) -> Any:
+        """aclnnFusedCrossEntropyLossWithMaxSum's (loss, softmax): log(sum) - predicted, and
+        exp(logits - max) / sum when the logits are given."""
+        loss = sum_exp_logits.log() - predicted_logits
+        if vocab_parallel_logits is None:
+            return loss, None
+        return loss, (vocab_parallel_logits.float() - logits_max.unsqueeze(-1)).exp() / sum_exp_logits.unsqueeze(-1)
+
+    @staticmethod
+    def linear_cross_entropy_grad(grad: Any, input: Any, weight: Any, target_mask: Any, masked_target: Any,
+                                  logits_max: Any, sum_exp_logits: Any, softmax: Any) -> Any:
+        """aclnnFusedLinearCrossEntropyLossGrad's (input_grad, weight_grad): the softmax (given, or
+        exp(input @ weight^T - max) / sum), 1 taken at each unmasked row's target (the mask as
+        exact.linear_online_max_sum packs it), scaled by grad per row, then @ weight and ^T @ input."""
+        import torch
+
+        if softmax is None:
+            softmax = ((input.float() @ weight.float().T) - logits_max.unsqueeze(-1)).exp() / sum_exp_logits.unsqueeze(-1)
+        rows = grad.numel()
+        masked = exact.mask_bits(target_mask, [target_mask.numel() * 8])[:rows]
+        d = softmax.double().clone()
+        d[torch.arange(rows), masked_target.long()] -= 1 - masked
+        d = (d * grad.double().unsqueeze(-1)).float()
+        return d @ weight.float(), d.T @ input.float()
+
+    @staticmethod
+    def sum_exp_and_index_logit(logits: Any, target: Any, global_max: Any, vocab_start: int, vocab_end: int) -> Any:
+        """aclnnCrossEntropySumExpAndIndexLogit's (predicted, sum_exp, exp_logits, target_offset,
+        target_mask): the page's formulas over the shard [vocab_start, vocab_end)."""
+        import torch
+
+        exps = (logits.float() - global_max.float().unsqueeze(-1)).exp()
+        mask = (target < vocab_start) | (target >= vocab_end)
+        offset = torch.where(mask, torch.zeros_like(target), target - vocab_start)
+        picked = logits.float().gather(-1, offset.long().unsqueeze(-1)).squeeze(-1) - global_max.float()
+        predicted = torch.where(mask, 0.0, picked)
+        return predicted, exps.sum(-1), exps, offset.int(), mask.int()
+
+    @staticmethod
     def ctc_loss(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any, blank: int,
                  zero_infinity: bool) -> Any:
         """aclnnCtcLoss's (loss, log_alpha): aten's _ctc_loss on a batch of one for [T, C] log_probs

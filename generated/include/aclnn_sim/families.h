@@ -507,6 +507,17 @@ struct CtcFamily {
   static constexpr const char* kOpNames[] = { "ctc_loss", "ctc_loss_backward" };
 };
 
+// vocab_parallel: per row of input @ weight^T (or of the logits given): the max, the sum of exp(x - max), the target's mask, local offset and logit; the loss log(sum) - predicted and the softmax; the gradients of input and weight through the softmax minus the one-hot target; in float, sums in double, products on the BLAS.
+struct VocabParallelFamily {
+  struct Op {
+    enum : int8_t { kLinearOnlineMaxSum, kCrossEntropyWithMaxSum, kLinearCrossEntropyGrad, kSumExpAndIndexLogit };
+  };
+  struct Role {
+    enum : int8_t { kLogitsMax, kSumExpLogits, kPredictedLogits, kLabelSmoothing, kInput, kWeight, kVocabParallelLogits, kLoss, kSoftmax, kTarget, kVocabStartIndex, kVocabEndIndex, kExpLogits, kTargetOffset, kTargetMask, kMaskedTarget, kGrad, kInputGrad, kWeightGrad };
+  };
+  static constexpr const char* kOpNames[] = { "linear_online_max_sum", "cross_entropy_with_max_sum", "linear_cross_entropy_grad", "sum_exp_and_index_logit" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -552,6 +563,7 @@ aclnnStatus PlanEinsum(const Call& call, const FamilySpec& family, ExecutorWork*
 aclnnStatus PlanTopKTopP(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanLstmCell(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanCtc(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanVocabParallel(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 
