@@ -971,7 +971,22 @@ VOCAB_PARALLEL = Family(
         "mask, local offset and logit; the loss log(sum) - predicted and the softmax; the gradients of input and "
         "weight through the softmax minus the one-hot target; in float, sums in double, products on the BLAS")
 
-FAMILIES = FAMILIES + (LSTM_CELL, CTC, VOCAB_PARALLEL)
+# Per-sample affine transforms of features (runtime/sim/src/opapi/families/sample_affine.cpp):
+# aclnnModulate (x * (1 + scale) + shift, one row of scale and shift per sample) and aclnnInstanceNorm
+# (each sample's channel planes normalised, then gamma and beta per channel).
+SAMPLE_AFFINE = Family(
+    "sample_affine", "PlanSampleAffine",
+    ops=("modulate", "instance_norm"),
+    roles=("x", "scale", "shift", "out", "mean", "variance", "data_format", "eps"),
+    required=("x", "out"),
+    source="x",
+    # instance_norm's statistics: [N, C, 1, 1].
+    op_output_shapes=(("instance_norm", "mean", "given"), ("instance_norm", "variance", "given")),
+    doc="modulate: self [B, L, D] * (1 + scale) + shift, scale and shift [B, 1, D] or [B, D] (absent: 0); "
+        "instance_norm: x [N, C, H, W] (NCHW) normalised per (n, c) plane by its mean and biased variance, times "
+        "gamma plus beta per channel, the statistics [N, C, 1, 1]; in float, sums in double")
+
+FAMILIES = FAMILIES + (LSTM_CELL, CTC, VOCAB_PARALLEL, SAMPLE_AFFINE)
 
 BY_NAME = {f.name: f for f in FAMILIES}
 

@@ -518,6 +518,17 @@ struct VocabParallelFamily {
   static constexpr const char* kOpNames[] = { "linear_online_max_sum", "cross_entropy_with_max_sum", "linear_cross_entropy_grad", "sum_exp_and_index_logit" };
 };
 
+// sample_affine: modulate: self [B, L, D] * (1 + scale) + shift, scale and shift [B, 1, D] or [B, D] (absent: 0); instance_norm: x [N, C, H, W] (NCHW) normalised per (n, c) plane by its mean and biased variance, times gamma plus beta per channel, the statistics [N, C, 1, 1]; in float, sums in double.
+struct SampleAffineFamily {
+  struct Op {
+    enum : int8_t { kModulate, kInstanceNorm };
+  };
+  struct Role {
+    enum : int8_t { kX, kScale, kShift, kOut, kMean, kVariance, kDataFormat, kEps };
+  };
+  static constexpr const char* kOpNames[] = { "modulate", "instance_norm" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -564,6 +575,7 @@ aclnnStatus PlanTopKTopP(const Call& call, const FamilySpec& family, ExecutorWor
 aclnnStatus PlanLstmCell(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanCtc(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanVocabParallel(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanSampleAffine(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 
