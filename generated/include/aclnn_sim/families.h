@@ -518,15 +518,15 @@ struct VocabParallelFamily {
   static constexpr const char* kOpNames[] = { "linear_online_max_sum", "cross_entropy_with_max_sum", "linear_cross_entropy_grad", "sum_exp_and_index_logit" };
 };
 
-// sample_affine: modulate: self [B, L, D] * (1 + scale) + shift, scale and shift [B, 1, D] or [B, D] (absent: 0); instance_norm: x [N, C, H, W] (NCHW) normalised per (n, c) plane by its mean and biased variance, times gamma plus beta per channel, the statistics [N, C, 1, 1]; in float, sums in double.
+// sample_affine: modulate: self [B, L, D] * (1 + scale) + shift, scale and shift [B, 1, D] or [B, D] (absent: 0); instance_norm: x [N, C, H, W] (NCHW) normalised per (n, c) plane by its mean and biased variance, times gamma plus beta per channel, the statistics [N, C, 1, 1]; ada_layer_norm_backward: the gradients of layer_norm(x) * (1 + scale) + shift from the forward's mean and rstd; in float, sums in double.
 struct SampleAffineFamily {
   struct Op {
-    enum : int8_t { kModulate, kInstanceNorm };
+    enum : int8_t { kModulate, kInstanceNorm, kAdaLayerNormBackward };
   };
   struct Role {
-    enum : int8_t { kX, kScale, kShift, kOut, kMean, kVariance, kDataFormat, kEps };
+    enum : int8_t { kX, kScale, kShift, kOut, kMean, kVariance, kDataFormat, kEps, kGradOut, kRstd, kWeight, kBias, kNormalizedShape, kGradScale, kGradShift, kGradWeight, kGradBias };
   };
-  static constexpr const char* kOpNames[] = { "modulate", "instance_norm" };
+  static constexpr const char* kOpNames[] = { "modulate", "instance_norm", "ada_layer_norm_backward" };
 };
 
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a

@@ -337,6 +337,26 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return predicted, exps.sum(-1), exps, offset.int(), mask.int()
 
     @staticmethod
+    def ada_layer_norm_backward(grad_out: Any, input: Any, rstd: Any, mean: Any, scale: Any, shift: Any, weight: Any,
+                                bias: Any) -> Any:
+        """aclnnAdaLayerNormBackward's page formulas (gradInput, gradScale, gradShift, gradWeight,
+        gradBias) over input [B..., S, H], scale and shift one row per sample ([B..., H] or
+        [B..., 1, H]; their gradients in their shapes)."""
+        import torch
+
+        h = input.shape[-1]
+        row = scale.reshape(*input.shape[:-2], 1, h)
+        w = weight if weight is not None else torch.ones(h, dtype=input.dtype)
+        b = bias if bias is not None else torch.zeros(h, dtype=input.dtype)
+        z = (input - mean) * rstd
+        g = grad_out * w * (1 + row)
+        grad_input = (g - g.mean(-1, keepdim=True) - z * (g * z).mean(-1, keepdim=True)) * rstd
+        grad_scale = (grad_out * (z * w + b)).sum(-2).reshape(scale.shape)
+        grad_shift = grad_out.sum(-2).reshape(shift.shape)
+        flat = (grad_out * (1 + row)).reshape(-1, h)
+        return grad_input, grad_scale, grad_shift, (flat * z.reshape(-1, h)).sum(0), flat.sum(0)
+
+    @staticmethod
     def ctc_loss(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any, blank: int,
                  zero_infinity: bool) -> Any:
         """aclnnCtcLoss's (loss, log_alpha): aten's _ctc_loss on a batch of one for [T, C] log_probs

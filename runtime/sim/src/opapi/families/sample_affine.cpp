@@ -6,6 +6,13 @@
 //                  gamma[c] + beta[c]; mean and variance [N, C, 1, 1]. "NHWC", whose statistics' shape
 //                  the page leaves open ("the first 2 dimensions" are N and H there), is declined by
 //                  name (561003).
+//   ada_layer_norm_backward  aclnnAdaLayerNormBackward (the backward of layer_norm(x) * (1 + scale) +
+//                  shift over x [B..., S, H]'s last dimension, from the forward's mean and rstd
+//                  [B..., S, 1]), the page's formulas: with z = (x - mean) * rstd and g = gradOut *
+//                  weight * (1 + scale), gradInput = (g - mean_H(g) - z * mean_H(g * z)) * rstd;
+//                  gradScale and gradShift (one row per sample) the sums over S of gradOut * (z *
+//                  weight + bias) and of gradOut; gradWeight and gradBias the sums over B and S of
+//                  gradOut * (1 + scale) * z and of gradOut * (1 + scale). Each output optional.
 // In float (FLOAT16 and BFLOAT16 converted), sums in double; rows spread over the threads.
 #include <cmath>
 #include <memory>
@@ -21,13 +28,14 @@ namespace {
 
 using F = SampleAffineFamily;
 
-enum Slot { kX, kScale, kShift, kOut, kMean, kVariance, kSlots };
+enum Slot { kX, kScale, kShift, kOut, kMean, kVariance, kGradOut, kWeight, kBias, kGradScale, kGradShift, kGradWeight,
+            kGradBias, kSlots };
 
 class SampleAffineWork final : public FamilyWork {
  public:
   explicit SampleAffineWork(const char* api) : FamilyWork(api, kSlots) {}
 
-  bool instance_norm = false;
+  bool instance_norm = false, ada_backward = false;
   int64_t samples = 0, rows = 0, width = 0;  // modulate: B, L, D; instance_norm: N, C, H * W
   double eps = 1e-5;
 
@@ -38,7 +46,61 @@ class SampleAffineWork final : public FamilyWork {
                : nullptr;
   }
 
+  void Put(int slot, const std::vector<float>& values) const {
+    if (tensor(slot).dtype != ACL_DT_UNDEFINED) ScatterFrom(values.data(), ComputeType::kFloat32, tensor(slot));
+  }
+
+  // samples: B, rows: S, width: H; mean and rstd in kMean and kVariance.
+  aclnnStatus AdaBackward() {
+    const float *x = Floats(kX), *dy = Floats(kGradOut), *scale = Floats(kScale), *mean = Floats(kMean);
+    const float *rstd = Floats(kVariance), *weight = Floats(kWeight), *bias = Floats(kBias);
+    const int64_t h = width, all = samples * rows;
+    std::vector<float> dx(static_cast<size_t>(all * h)), dscale(static_cast<size_t>(samples * h)), dshift(dscale.size());
+    ParallelFor(samples, [&](int64_t b) {
+      std::vector<double> sum_scale(static_cast<size_t>(h)), sum_shift(static_cast<size_t>(h));
+      std::vector<double> g(static_cast<size_t>(h)), z(static_cast<size_t>(h));
+      for (int64_t r = b * rows; r < (b + 1) * rows; ++r) {
+        double g_sum = 0, gz_sum = 0;
+        for (int64_t k = 0; k < h; ++k) {
+          const double w = weight ? weight[k] : 1.0, one_plus = 1.0 + scale[b * h + k];
+          z[static_cast<size_t>(k)] = (static_cast<double>(x[r * h + k]) - mean[r]) * rstd[r];
+          g[static_cast<size_t>(k)] = dy[r * h + k] * w * one_plus;
+          g_sum += g[static_cast<size_t>(k)];
+          gz_sum += g[static_cast<size_t>(k)] * z[static_cast<size_t>(k)];
+          sum_scale[static_cast<size_t>(k)] += dy[r * h + k] * (z[static_cast<size_t>(k)] * w + (bias ? bias[k] : 0.0));
+          sum_shift[static_cast<size_t>(k)] += dy[r * h + k];
+        }
+        for (int64_t k = 0; k < h; ++k) {
+          const double t = g_sum / static_cast<double>(h) + z[static_cast<size_t>(k)] * gz_sum / static_cast<double>(h);
+          dx[static_cast<size_t>(r * h + k)] = static_cast<float>((g[static_cast<size_t>(k)] - t) * rstd[r]);
+        }
+      }
+      for (int64_t k = 0; k < h; ++k) {
+        dscale[static_cast<size_t>(b * h + k)] = static_cast<float>(sum_scale[static_cast<size_t>(k)]);
+        dshift[static_cast<size_t>(b * h + k)] = static_cast<float>(sum_shift[static_cast<size_t>(k)]);
+      }
+    });
+    std::vector<float> dweight(static_cast<size_t>(h)), dbias(static_cast<size_t>(h));
+    ParallelFor(h, [&](int64_t k) {
+      double sum_w = 0, sum_b = 0;
+      for (int64_t r = 0; r < all; ++r) {
+        const double d = dy[r * h + k] * (1.0 + scale[(r / rows) * h + k]);
+        sum_w += d * (static_cast<double>(x[r * h + k]) - mean[r]) * rstd[r];
+        sum_b += d;
+      }
+      dweight[static_cast<size_t>(k)] = static_cast<float>(sum_w);
+      dbias[static_cast<size_t>(k)] = static_cast<float>(sum_b);
+    });
+    Put(kOut, dx);
+    Put(kGradScale, dscale);
+    Put(kGradShift, dshift);
+    Put(kGradWeight, dweight);
+    Put(kGradBias, dbias);
+    return ACLNN_SUCCESS;
+  }
+
   aclnnStatus Compute() override {
+    if (ada_backward) return AdaBackward();
     const float *x = Floats(kX), *scale = Floats(kScale), *shift = Floats(kShift);
     std::vector<float> out(static_cast<size_t>(samples * rows * width));
     if (!instance_norm) {
@@ -77,10 +139,64 @@ class SampleAffineWork final : public FamilyWork {
   }
 };
 
+aclnnStatus PlanAdaBackward(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
+  if (!x) return Decline(call, work, "without input");
+  ComputeType type;
+  if (!FamilyComputeType(x->dtype, false, &type) || type != ComputeType::kFloat32) {
+    return Decline(call, work, std::string("for dtype ") + DTypeName(x->dtype));
+  }
+  auto reject = [&](int role, const std::string& message) {
+    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
+  };
+  const int64_t rank = static_cast<int64_t>(x->view.size());
+  if (rank < 2) return reject(F::Role::kX, "shape " + DimsText(x->view) + " is not [B..., S, H]");
+  Dims normalized;
+  if (RoleInts(call, family, F::Role::kNormalizedShape, &normalized) &&
+      (normalized.size() != 1 || normalized[0] != x->view.back())) {
+    return reject(F::Role::kNormalizedShape, DimsText(normalized) + " is not [H] = [" + std::to_string(x->view.back()) + "]");
+  }
+  std::unique_ptr<SampleAffineWork> made(new SampleAffineWork(call.spec.name));
+  made->ada_backward = true;
+  made->width = x->view.back();
+  made->rows = x->view[rank - 2];
+  made->samples = 1;
+  for (int64_t d = 0; d < rank - 2; ++d) made->samples *= x->view[d];
+  const int64_t b = made->samples, h = made->width;
+  struct Part {
+    int role, slot;
+    int64_t numel;  // -1: x's shape
+    bool optional, output;
+  };
+  const Part parts[] = {{F::Role::kGradOut, kGradOut, -1, false, false}, {F::Role::kMean, kMean, b * made->rows, false, false},
+                        {F::Role::kRstd, kVariance, b * made->rows, false, false}, {F::Role::kScale, kScale, b * h, false, false},
+                        {F::Role::kShift, kShift, b * h, false, false},      {F::Role::kWeight, kWeight, h, true, false},
+                        {F::Role::kBias, kBias, h, true, false},             {F::Role::kOut, kOut, -1, true, true},
+                        {F::Role::kGradScale, kGradScale, b * h, true, true}, {F::Role::kGradShift, kGradShift, b * h, true, true},
+                        {F::Role::kGradWeight, kGradWeight, h, true, true},  {F::Role::kGradBias, kGradBias, h, true, true}};
+  made->tensor(kX).Set(RoleName(call, family, F::Role::kX), *x);
+  for (const Part& part : parts) {
+    const TensorDesc* t = RoleTensor(call, family, part.role);
+    if (!t) {
+      if (part.optional) continue;
+      return Decline(call, work, std::string("without ") + RoleName(call, family, part.role));
+    }
+    // mean and rstd [B..., S, 1]; scale, shift and their gradients [B..., H] or [B..., 1, H]: held
+    // to their element counts (the page's shapes are phase 1's).
+    if (part.numel < 0 ? t->view != x->view : t->numel() != part.numel) {
+      return reject(part.role, "shape " + DimsText(t->view) + " does not match input " + DimsText(x->view));
+    }
+    made->tensor(part.slot).Set(RoleName(call, family, part.role), *t);
+  }
+  *work = made.release();
+  return ACLNN_SUCCESS;
+}
+
 }  // namespace
 
 aclnnStatus PlanSampleAffine(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
+  if (family.op == F::Op::kAdaLayerNormBackward) return PlanAdaBackward(call, family, work);
   const bool norm = family.op == F::Op::kInstanceNorm;
   const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
