@@ -1051,6 +1051,84 @@ CHAMFER = Family(
         "to its gradient and subtracted from the nearest's, both sets, in float")
 
 FAMILIES = FAMILIES + (GROUPED_BIAS_ADD_GRAD, SIGN_BITS, AS_STRIDED, LORA, SINKHORN, EMA_ADAM, SCALE, CHAMFER)
+# One step of an LSTM cell after its two products (runtime/sim/src/opapi/families/lstm_cell.cpp):
+# aclnnThnnFusedLstmCell and its backward, which torch.lstm_cell and nn.LSTMCell reach through
+# op-plugin's _thnn_fused_lstm_cell (gate blocks i, f, g, o: aten's).
+LSTM_CELL = Family(
+    "lstm_cell", "PlanLstmCell",
+    ops=("lstm_cell", "lstm_cell_backward"),
+    # storage: the four gates' activations the forward keeps for the backward.
+    roles=("input_gates", "hidden_gates", "cx", "input_bias", "hidden_bias", "hy", "cy", "storage", "grad_hy",
+           "grad_cy", "has_bias", "grad_gates", "grad_cx", "grad_bias"),
+    required=("cx", "storage"),
+    source="cx",
+    op_output_shapes=(("*", "*", "given"),),
+    doc="lstm_cell: gates = input_gates + hidden_gates (+ both biases) in blocks i, f, g, o; cy = sigmoid(f) * cx + "
+        "sigmoid(i) * tanh(g), hy = sigmoid(o) * tanh(cy), storage the four activations; lstm_cell_backward: the "
+        "gates' pre-activation gradients from grad_hy and grad_cy (absent: 0), cx's, and the bias's (their sum over "
+        "the batch); in float")
+
+# The connectionist temporal classification loss (runtime/sim/src/opapi/families/ctc.cpp):
+# aclnnCtcLoss and aclnnCtcLossBackward, which F.ctc_loss reaches through op-plugin's _ctc_loss and
+# _ctc_loss_backward.
+CTC = Family(
+    "ctc", "PlanCtc",
+    ops=("ctc_loss", "ctc_loss_backward"),
+    roles=("log_probs", "targets", "input_lengths", "target_lengths", "blank", "zero_infinity", "neg_log_likelihood",
+           "log_alpha", "grad_out", "out"),
+    required=("log_probs", "targets", "input_lengths", "target_lengths", "neg_log_likelihood", "log_alpha"),
+    source="log_probs",
+    op_output_shapes=(("*", "*", "given"),),
+    doc="ctc_loss: aten's forward variables log_alpha [N, T, W] (W >= 2 * max(target_lengths) + 1, -inf where the "
+        "recursion does not reach) and the loss -log p(target | log_probs) per batch (0 where infinite with "
+        "zero_infinity); ctc_loss_backward: the gradient of log_probs from the backward variables, as aten's; in double")
+
+# The local pieces of a cross entropy over a vocabulary split across devices (Megatron's
+# vocab-parallel cross entropy; runtime/sim/src/opapi/families/vocab_parallel.cpp):
+# aclnnFusedLinearOnlineMaxSum, aclnnFusedCrossEntropyLossWithMaxSum and
+# aclnnFusedLinearCrossEntropyLossGrad (torch_npu's npu_fused_linear_online_max_sum, ...), and
+# aclnnCrossEntropySumExpAndIndexLogit.
+VOCAB_PARALLEL = Family(
+    "vocab_parallel", "PlanVocabParallel",
+    ops=("linear_online_max_sum", "cross_entropy_with_max_sum", "linear_cross_entropy_grad",
+         "sum_exp_and_index_logit"),
+    # target_mask: packed 8 rows a byte (least significant bit first) but for
+    # sum_exp_and_index_logit's one INT32 per row; logits_max: the global max that op reads.
+    roles=("logits_max", "sum_exp_logits", "predicted_logits", "label_smoothing", "input", "weight",
+           "vocab_parallel_logits", "loss", "softmax", "target", "vocab_start_index", "vocab_end_index", "exp_logits",
+           "target_offset", "target_mask", "masked_target", "grad", "input_grad", "weight_grad"),
+    required=(),
+    source="vocab_parallel_logits",
+    op_output_shapes=(("*", "*", "given"),),
+    op_dtype_sources=(("linear_online_max_sum", "input"), ("linear_cross_entropy_grad", "input")),
+    fixed_dtypes=(("logits_max", "FLOAT"), ("sum_exp_logits", "FLOAT"), ("predicted_logits", "FLOAT"), ("loss", "FLOAT"),
+                  ("softmax", "FLOAT"), ("exp_logits", "FLOAT"), ("target_offset", "INT32"), ("target_mask", "UINT8")),
+    op_fixed_dtypes=(("sum_exp_and_index_logit", "target_mask", "INT32"),),
+    role_dtype_sources=(("masked_target", ("target",)),),
+    doc="per row of input @ weight^T (or of the logits given): the max, the sum of exp(x - max), the target's "
+        "mask, local offset and logit; the loss log(sum) - predicted and the softmax; the gradients of input and "
+        "weight through the softmax minus the one-hot target; in float, sums in double, products on the BLAS")
+
+# Per-sample affine transforms of features (runtime/sim/src/opapi/families/sample_affine.cpp):
+# aclnnModulate (x * (1 + scale) + shift, one row of scale and shift per sample) and aclnnInstanceNorm
+# (each sample's channel planes normalised, then gamma and beta per channel).
+SAMPLE_AFFINE = Family(
+    "sample_affine", "PlanSampleAffine",
+    ops=("modulate", "instance_norm", "ada_layer_norm_backward"),
+    # ada_layer_norm_backward: x the forward's input, out its gradient; rstd the forward's.
+    roles=("x", "scale", "shift", "out", "mean", "variance", "data_format", "eps", "grad_out", "rstd", "weight", "bias",
+           "normalized_shape", "grad_scale", "grad_shift", "grad_weight", "grad_bias"),
+    required=("x", "out"),
+    source="x",
+    # instance_norm's statistics: [N, C, 1, 1].
+    op_output_shapes=(("instance_norm", "mean", "given"), ("instance_norm", "variance", "given"),
+                      ("ada_layer_norm_backward", "*", "given")),
+    doc="modulate: self [B, L, D] * (1 + scale) + shift, scale and shift [B, 1, D] or [B, D] (absent: 0); "
+        "instance_norm: x [N, C, H, W] (NCHW) normalised per (n, c) plane by its mean and biased variance, times "
+        "gamma plus beta per channel, the statistics [N, C, 1, 1]; ada_layer_norm_backward: the gradients of "
+        "layer_norm(x) * (1 + scale) + shift from the forward's mean and rstd; in float, sums in double")
+
+FAMILIES = FAMILIES + (LSTM_CELL, CTC, VOCAB_PARALLEL, SAMPLE_AFFINE)
 
 BY_NAME = {f.name: f for f in FAMILIES}
 

@@ -149,6 +149,8 @@ set(ACLNN_EXAMPLES
   cosh
   cross_entropy_loss
   cross_entropy_loss_grad
+  ctc_loss
+  ctc_loss_backward
   cummax
   cummin
   cumprod
@@ -281,8 +283,11 @@ set(ACLNN_EXAMPLES
   foreach_tanh
   foreach_zero_inplace
   frac
+  fused_cross_entropy_loss_with_max_sum
   fused_infer_attention_score_v2
   fused_infer_attention_score_v3
+  fused_linear_cross_entropy_loss_grad
+  fused_linear_online_max_sum
   fused_matmul
   fused_sgd
   gather
@@ -635,6 +640,8 @@ set(ACLNN_EXAMPLES
   take
   tan
   tanh_backward
+  thnn_fused_lstm_cell
+  thnn_fused_lstm_cell_backward
   threshold
   threshold_backward
   topk

@@ -352,6 +352,10 @@ KNOWN_EXAMPLE_DISAGREEMENTS: dict[str, str] = {
     "quant_matmul_v5": "passes a FLOAT8_E4M3FN x1, which the page's table lists for no chip: refused (161002)",
     "trans_quant_param_v3": "passes roundMode 1, which the kernel refuses by name (561003): the page does not say how "
                             "a tie rounds",
+    "fused_cross_entropy_loss_with_max_sum": "passes inputOptional and weightOptional, where the page's table says only "
+                                             "NULL is supported: refused by name (161002)",
+    "fused_linear_cross_entropy_loss_grad": "copies its FLOAT16 inputGradOut back as floats, twice the tensor's bytes: "
+                                            "the copy fails (100000)",
 }
 
 

@@ -121,8 +121,11 @@ def scalar_preference(param: Param) -> ScalarPreference:
     DOUBLE if documented, else FLOAT, FLOAT16, BFLOAT16; an int the widest documented integer
     that holds it, else a documented float; a bool BOOL, else an integer, else a float. An
     empty list lets the runtime pass the natural dtype (BOOL, INT64, DOUBLE, COMPLEX128), which
-    the library then accepts or rejects."""
+    the library then accepts or rejects. For a float, a dtype every product accepts comes before
+    one only some do (aclnnIndexFill's value: DOUBLE on Ascend 950 alone, so a Python float is FLOAT
+    wherever the page is called)."""
     documented = set(param.documented_dtypes())
+    everywhere = set(param.dtypes).intersection(*(entry.dtypes for entry in param.dtypes_by_product))
 
     def keep(order: tuple[DType, ...]) -> tuple[DType, ...]:
         return tuple(d for d in order if d in documented)
@@ -130,7 +133,7 @@ def scalar_preference(param: Param) -> ScalarPreference:
     return ScalarPreference(
         for_bool=keep((DType.BOOL,) + _INT_ORDER + _FLOAT_ORDER),
         for_int=keep(_INT_ORDER + _FLOAT_ORDER),
-        for_float=keep(_FLOAT_ORDER),
+        for_float=tuple(sorted(keep(_FLOAT_ORDER), key=lambda d: d not in everywhere)),
         for_complex=keep(_COMPLEX_ORDER),
     )
 

@@ -262,6 +262,26 @@ def _in_place_target(api: str, params: list[Param], diags: list[Diagnostic]) -> 
     return params
 
 
+def _read_before_outputs(params: list[Param], diags: list[Diagnostic]) -> list[Param]:
+    """A const tensor the table calls an output, declared before a writable output, is read: the
+    prototypes list inputs first (aclnnFusedCrossEntropyLossWithMaxSum's `const aclTensor*
+    vocabParallelLogitsOptional`, 输出 in its table, comes before `aclTensor* lossOut`, and op-plugin
+    passes the logits there). Const outputs after the last writable one keep the table's word
+    (aclnnModulateBackward declares all three of its outputs const)."""
+    writable = [i for i, p in enumerate(params) if p.direction is Direction.OUT and p.kind is ParamKind.TENSOR
+                and not p.c_type.startswith("const ")]
+    if not writable:
+        return params
+    result = list(params)
+    for i, param in enumerate(params[:writable[-1]]):
+        if param.direction is Direction.OUT and param.kind is ParamKind.TENSOR and param.c_type.startswith("const "):
+            diags.append(Diagnostic(Level.INFO, param.line, "direction-from-order",
+                                    f"{param.name}: the table says output, but a const tensor declared before the "
+                                    f"writable output {params[writable[-1]].name} is read: input"))
+            result[i] = dataclasses.replace(param, direction=Direction.IN)
+    return result
+
+
 def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs: Sequence[Pairing],
                function: Optional[Section], diags: list[Diagnostic]) -> API:
     workspace_fn = pair.workspace.name
@@ -291,6 +311,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
         params.append(build_param(cparam, entry, ctx, diags, pair.workspace.line))
     params = resolve_references(params, matched, diags)
     params = _in_place_target(pair.api, params, diags)
+    params = _read_before_outputs(params, diags)
     constraints_section = _first(sections, CONSTRAINT_SECTION)
     combinations: tuple[DTypeCombination, ...] = ()
     for holder in _combination_sections(sections, constraints_section):

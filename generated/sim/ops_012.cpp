@@ -692,10 +692,10 @@ constexpr aclsim::ProductSpec kProducts[] = {
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const bool scaleGradByFreq = aclsim::CallBool(call, 3);
   const bool sparse = aclsim::CallBool(call, 5);
-  if (scaleGradByFreq) {  // semantics/embedding.toml:47
+  if (scaleGradByFreq) {  // semantics/embedding.toml:49
     return aclsim::Reject(call, 161002, "scaleGradByFreq must be false (the page: only false is supported)");
   }
-  if (sparse) {  // semantics/embedding.toml:53
+  if (sparse) {  // semantics/embedding.toml:55
     return aclsim::Reject(call, 161002, "sparse must be false (the page: only false is supported)");
   }
   return ACLNN_SUCCESS;

@@ -281,6 +281,127 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return (output, hy, cy, *(s if train or k in (4, 5) else [] for k, s in enumerate(saved)))
 
     @staticmethod
+    def linear_online_max_sum(input: Any, weight: Any, target: Any, vocab_start: int, vocab_end: int) -> Any:
+        """aclnnFusedLinearOnlineMaxSum's page formulas: (logits_max, sum_exp_logits, predicted_logits,
+        the target mask packed 8 rows a byte (row p at bit p % 8, the bits past the rows set),
+        masked_target, the logits input @ weight^T)."""
+        import torch
+
+        logits = input.float() @ weight.float().T
+        top = logits.max(-1).values
+        sub = logits - top.unsqueeze(-1)
+        mask = (target < vocab_start) | (target > vocab_end)
+        masked = torch.where(mask, torch.zeros_like(target), target - vocab_start)
+        predicted = torch.where(mask, 0.0, sub.gather(1, masked.long().unsqueeze(-1)).squeeze(-1))
+        bits = torch.cat([mask.long(), mask.new_ones((-mask.numel()) % 8, dtype=torch.long)]).reshape(-1, 8)
+        packed = (bits << torch.arange(8)).sum(-1).to(torch.uint8)
+        return top, sub.exp().sum(-1), predicted, packed, masked, logits
+
+    @staticmethod
+    def cross_entropy_with_max_sum(logits_max: Any, sum_exp_logits: Any, predicted_logits: Any,
+                                   vocab_parallel_logits: Any) -> Any:
+        """aclnnFusedCrossEntropyLossWithMaxSum's (loss, softmax): log(sum) - predicted, and
+        exp(logits - max) / sum when the logits are given."""
+        loss = sum_exp_logits.log() - predicted_logits
+        if vocab_parallel_logits is None:
+            return loss, None
+        return loss, (vocab_parallel_logits.float() - logits_max.unsqueeze(-1)).exp() / sum_exp_logits.unsqueeze(-1)
+
+    @staticmethod
+    def linear_cross_entropy_grad(grad: Any, input: Any, weight: Any, target_mask: Any, masked_target: Any,
+                                  logits_max: Any, sum_exp_logits: Any, softmax: Any) -> Any:
+        """aclnnFusedLinearCrossEntropyLossGrad's (input_grad, weight_grad): the softmax (given, or
+        exp(input @ weight^T - max) / sum), 1 taken at each unmasked row's target (the mask as
+        exact.linear_online_max_sum packs it), scaled by grad per row, then @ weight and ^T @ input."""
+        import torch
+
+        if softmax is None:
+            softmax = ((input.float() @ weight.float().T) - logits_max.unsqueeze(-1)).exp() / sum_exp_logits.unsqueeze(-1)
+        rows = grad.numel()
+        masked = exact.mask_bits(target_mask, [target_mask.numel() * 8])[:rows]
+        d = softmax.double().clone()
+        d[torch.arange(rows), masked_target.long()] -= 1 - masked
+        d = (d * grad.double().unsqueeze(-1)).float()
+        return d @ weight.float(), d.T @ input.float()
+
+    @staticmethod
+    def sum_exp_and_index_logit(logits: Any, target: Any, global_max: Any, vocab_start: int, vocab_end: int) -> Any:
+        """aclnnCrossEntropySumExpAndIndexLogit's (predicted, sum_exp, exp_logits, target_offset,
+        target_mask): the page's formulas over the shard [vocab_start, vocab_end)."""
+        import torch
+
+        exps = (logits.float() - global_max.float().unsqueeze(-1)).exp()
+        mask = (target < vocab_start) | (target >= vocab_end)
+        offset = torch.where(mask, torch.zeros_like(target), target - vocab_start)
+        picked = logits.float().gather(-1, offset.long().unsqueeze(-1)).squeeze(-1) - global_max.float()
+        predicted = torch.where(mask, 0.0, picked)
+        return predicted, exps.sum(-1), exps, offset.int(), mask.int()
+
+    @staticmethod
+    def ada_layer_norm_backward(grad_out: Any, input: Any, rstd: Any, mean: Any, scale: Any, shift: Any, weight: Any,
+                                bias: Any) -> Any:
+        """aclnnAdaLayerNormBackward's page formulas (gradInput, gradScale, gradShift, gradWeight,
+        gradBias) over input [B..., S, H], scale and shift one row per sample ([B..., H] or
+        [B..., 1, H]; their gradients in their shapes)."""
+        import torch
+
+        h = input.shape[-1]
+        row = scale.reshape(*input.shape[:-2], 1, h)
+        w = weight if weight is not None else torch.ones(h, dtype=input.dtype)
+        b = bias if bias is not None else torch.zeros(h, dtype=input.dtype)
+        z = (input - mean) * rstd
+        g = grad_out * w * (1 + row)
+        grad_input = (g - g.mean(-1, keepdim=True) - z * (g * z).mean(-1, keepdim=True)) * rstd
+        grad_scale = (grad_out * (z * w + b)).sum(-2).reshape(scale.shape)
+        grad_shift = grad_out.sum(-2).reshape(shift.shape)
+        flat = (grad_out * (1 + row)).reshape(-1, h)
+        return grad_input, grad_scale, grad_shift, (flat * z.reshape(-1, h)).sum(0), flat.sum(0)
+
+    @staticmethod
+    def ctc_loss(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any, blank: int,
+                 zero_infinity: bool) -> Any:
+        """aclnnCtcLoss's (loss, log_alpha): aten's _ctc_loss on a batch of one for [T, C] log_probs
+        (a 0-d loss), an infinite loss 0 with zero_infinity (the page's formula: aten's forward leaves
+        that to ctc_loss)."""
+        import torch
+
+        batched = log_probs.dim() == 3
+        loss, log_alpha = torch.ops.aten._ctc_loss(log_probs if batched else log_probs.unsqueeze(1), targets.long(),
+                                                   list(input_lengths), list(target_lengths), blank, zero_infinity)
+        if zero_infinity:
+            loss = torch.where(torch.isinf(loss), torch.zeros_like(loss), loss)
+        return (loss if batched else loss[0]), log_alpha
+
+    @staticmethod
+    def lstm_cell(input_gates: Any, hidden_gates: Any, cx: Any, input_bias: Any, hidden_bias: Any) -> Any:
+        """aten's _thnn_fused_lstm_cell (CUDA only: PyTorch's CPU has none): (hy, cy, the activations
+        i, f, g, o side by side), from the gates' blocks i, f, g, o."""
+        import torch
+
+        gates = input_gates + hidden_gates
+        if input_bias is not None:
+            gates = gates + input_bias + hidden_bias
+        i, f, g, o = gates.chunk(4, 1)
+        i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+        cy = f * cx + i * g
+        return o * cy.tanh(), cy, torch.cat((i, f, g, o), 1)
+
+    @staticmethod
+    def lstm_cell_backward(grad_hy: Any, grad_cy: Any, cx: Any, cy: Any, storage: Any) -> Any:
+        """aten's _thnn_fused_lstm_cell_backward_impl (CUDA only): (grad_gates, grad_cx, grad_bias),
+        the chain rule through exact.lstm_cell from its kept activations (an absent gradient: 0)
+        with tanh(cy) as the forward's; grad_bias grad_gates summed over the batch."""
+        import torch
+
+        i, f, g, o = storage.chunk(4, 1)
+        dh = grad_hy if grad_hy is not None else torch.zeros_like(cy)
+        tanh_cy = cy.tanh()
+        dc = dh * o * (1 - tanh_cy * tanh_cy) + (grad_cy if grad_cy is not None else 0)
+        grad_gates = torch.cat((dc * g * i * (1 - i), dc * cx * f * (1 - f), dc * i * (1 - g * g),
+                                dh * tanh_cy * o * (1 - o)), 1)
+        return grad_gates, dc * f, grad_gates.sum(0)
+
+    @staticmethod
     def gru(input: Any, params: Any, hx: Any, has_bias: bool, num_layers: int, train: bool, bidirectional: bool,
             batch_first: bool) -> Any:
         """aclnnGRU's (output, hy, then the lists r, z, n, hn, h): output and hy aten's gru's; the

@@ -56,7 +56,7 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'weight': 'FLOAT', 'indices': 'INT32', 'offsets': 'INT32', 'perSampleWeights': 'FLOAT'}, shapes={'weight': (5, 3), 'indices': (7,), 'offsets': (3,)}, values={'scaleGradByFreq': False, 'mode': 1, 'sparse': False, 'includeLastOffset': False, 'paddingIdx': 2}, out={'output': '<auto>', 'offset2bag': '<auto>', 'bagSize': '<auto>', 'maxIndices': '<auto>'}, none=('perSampleWeights',))
+BASE = Case('FLOAT', dtypes={'weight': 'FLOAT', 'indices': 'INT32', 'offsets': 'INT32', 'perSampleWeights': 'FLOAT'}, shapes={'weight': (5, 3), 'indices': (7,), 'offsets': (3,), 'perSampleWeights': (7,)}, values={'scaleGradByFreq': False, 'mode': 0, 'sparse': False, 'includeLastOffset': False, 'paddingIdx': 2}, out={'output': '<auto>', 'offset2bag': '<auto>', 'bagSize': '<auto>', 'maxIndices': '<auto>'})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
@@ -70,10 +70,10 @@ LAYOUTS = [
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('weight',)),
     BASE.but('transposed-FLOAT16', dtypes={'weight': 'FLOAT16', 'perSampleWeights': 'FLOAT16'}, layout='transposed', noncontiguous=('weight',)),
     BASE.but('transposed-BFLOAT16', dtypes={'weight': 'BFLOAT16', 'perSampleWeights': 'BFLOAT16'}, layout='transposed', noncontiguous=('weight',)),
-    BASE.but('strided-FLOAT', layout='strided', noncontiguous=('weight', 'indices', 'offsets')),
-    BASE.but('strided-FLOAT16', dtypes={'weight': 'FLOAT16', 'perSampleWeights': 'FLOAT16'}, layout='strided', noncontiguous=('weight', 'indices', 'offsets')),
-    BASE.but('offset-FLOAT', layout='offset', noncontiguous=('weight', 'indices', 'offsets')),
-    BASE.but('offset-FLOAT16', dtypes={'weight': 'FLOAT16', 'perSampleWeights': 'FLOAT16'}, layout='offset', noncontiguous=('weight', 'indices', 'offsets')),
+    BASE.but('strided-FLOAT', layout='strided', noncontiguous=('weight', 'indices', 'offsets', 'perSampleWeights')),
+    BASE.but('strided-FLOAT16', dtypes={'weight': 'FLOAT16', 'perSampleWeights': 'FLOAT16'}, layout='strided', noncontiguous=('weight', 'indices', 'offsets', 'perSampleWeights')),
+    BASE.but('offset-FLOAT', layout='offset', noncontiguous=('weight', 'indices', 'offsets', 'perSampleWeights')),
+    BASE.but('offset-FLOAT16', dtypes={'weight': 'FLOAT16', 'perSampleWeights': 'FLOAT16'}, layout='offset', noncontiguous=('weight', 'indices', 'offsets', 'perSampleWeights')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 
@@ -113,9 +113,9 @@ def test_unsupported_products_reject_calls():
 
 # line 286: 161001 ACLNN_ERR_PARAM_NULLPTR: The passed weight, indices, offsets, output, offset2bag, bagSize, or maxIndices is a null pointer.
 @pytest.mark.parametrize("case", [
-    BASE.but('weight=None', out={'output': 'FLOAT', 'offset2bag': 'INT32', 'bagSize': 'INT32', 'maxIndices': 'INT32'}, out_shapes={'output': '<auto>', 'offset2bag': '<auto>', 'bagSize': '<auto>', 'maxIndices': '<auto>'}, none=('perSampleWeights', 'weight')),
-    BASE.but('indices=None', out={'output': 'FLOAT', 'offset2bag': 'INT32', 'bagSize': 'INT32', 'maxIndices': 'INT32'}, out_shapes={'output': '<auto>', 'offset2bag': '<auto>', 'bagSize': '<auto>', 'maxIndices': '<auto>'}, none=('perSampleWeights', 'indices')),
-    BASE.but('offsets=None', out={'output': 'FLOAT', 'offset2bag': 'INT32', 'bagSize': 'INT32', 'maxIndices': 'INT32'}, out_shapes={'output': '<auto>', 'offset2bag': '<auto>', 'bagSize': '<auto>', 'maxIndices': '<auto>'}, none=('perSampleWeights', 'offsets')),
+    BASE.but('weight=None', out={'output': 'FLOAT', 'offset2bag': 'INT32', 'bagSize': 'INT32', 'maxIndices': 'INT32'}, out_shapes={'output': '<auto>', 'offset2bag': '<auto>', 'bagSize': '<auto>', 'maxIndices': '<auto>'}, none=('weight',)),
+    BASE.but('indices=None', out={'output': 'FLOAT', 'offset2bag': 'INT32', 'bagSize': 'INT32', 'maxIndices': 'INT32'}, out_shapes={'output': '<auto>', 'offset2bag': '<auto>', 'bagSize': '<auto>', 'maxIndices': '<auto>'}, none=('indices',)),
+    BASE.but('offsets=None', out={'output': 'FLOAT', 'offset2bag': 'INT32', 'bagSize': 'INT32', 'maxIndices': 'INT32'}, out_shapes={'output': '<auto>', 'offset2bag': '<auto>', 'bagSize': '<auto>', 'maxIndices': '<auto>'}, none=('offsets',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)

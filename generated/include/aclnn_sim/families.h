@@ -601,6 +601,50 @@ struct ChamferFamily {
   static constexpr const char* kOpNames[] = { "chamfer_distance_backward" };
 };
 
+// lstm_cell: lstm_cell: gates = input_gates + hidden_gates (+ both biases) in blocks i, f, g, o; cy = sigmoid(f) * cx + sigmoid(i) * tanh(g), hy = sigmoid(o) * tanh(cy), storage the four activations; lstm_cell_backward: the gates' pre-activation gradients from grad_hy and grad_cy (absent: 0), cx's, and the bias's (their sum over the batch); in float.
+struct LstmCellFamily {
+  struct Op {
+    enum : int8_t { kLstmCell, kLstmCellBackward };
+  };
+  struct Role {
+    enum : int8_t { kInputGates, kHiddenGates, kCx, kInputBias, kHiddenBias, kHy, kCy, kStorage, kGradHy, kGradCy, kHasBias, kGradGates, kGradCx, kGradBias };
+  };
+  static constexpr const char* kOpNames[] = { "lstm_cell", "lstm_cell_backward" };
+};
+
+// ctc: ctc_loss: aten's forward variables log_alpha [N, T, W] (W >= 2 * max(target_lengths) + 1, -inf where the recursion does not reach) and the loss -log p(target | log_probs) per batch (0 where infinite with zero_infinity); ctc_loss_backward: the gradient of log_probs from the backward variables, as aten's; in double.
+struct CtcFamily {
+  struct Op {
+    enum : int8_t { kCtcLoss, kCtcLossBackward };
+  };
+  struct Role {
+    enum : int8_t { kLogProbs, kTargets, kInputLengths, kTargetLengths, kBlank, kZeroInfinity, kNegLogLikelihood, kLogAlpha, kGradOut, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "ctc_loss", "ctc_loss_backward" };
+};
+
+// vocab_parallel: per row of input @ weight^T (or of the logits given): the max, the sum of exp(x - max), the target's mask, local offset and logit; the loss log(sum) - predicted and the softmax; the gradients of input and weight through the softmax minus the one-hot target; in float, sums in double, products on the BLAS.
+struct VocabParallelFamily {
+  struct Op {
+    enum : int8_t { kLinearOnlineMaxSum, kCrossEntropyWithMaxSum, kLinearCrossEntropyGrad, kSumExpAndIndexLogit };
+  };
+  struct Role {
+    enum : int8_t { kLogitsMax, kSumExpLogits, kPredictedLogits, kLabelSmoothing, kInput, kWeight, kVocabParallelLogits, kLoss, kSoftmax, kTarget, kVocabStartIndex, kVocabEndIndex, kExpLogits, kTargetOffset, kTargetMask, kMaskedTarget, kGrad, kInputGrad, kWeightGrad };
+  };
+  static constexpr const char* kOpNames[] = { "linear_online_max_sum", "cross_entropy_with_max_sum", "linear_cross_entropy_grad", "sum_exp_and_index_logit" };
+};
+
+// sample_affine: modulate: self [B, L, D] * (1 + scale) + shift, scale and shift [B, 1, D] or [B, D] (absent: 0); instance_norm: x [N, C, H, W] (NCHW) normalised per (n, c) plane by its mean and biased variance, times gamma plus beta per channel, the statistics [N, C, 1, 1]; ada_layer_norm_backward: the gradients of layer_norm(x) * (1 + scale) + shift from the forward's mean and rstd; in float, sums in double.
+struct SampleAffineFamily {
+  struct Op {
+    enum : int8_t { kModulate, kInstanceNorm, kAdaLayerNormBackward };
+  };
+  struct Role {
+    enum : int8_t { kX, kScale, kShift, kOut, kMean, kVariance, kDataFormat, kEps, kGradOut, kRstd, kWeight, kBias, kNormalizedShape, kGradScale, kGradShift, kGradWeight, kGradBias };
+  };
+  static constexpr const char* kOpNames[] = { "modulate", "instance_norm", "ada_layer_norm_backward" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -654,6 +698,10 @@ aclnnStatus PlanSinkhorn(const Call& call, const FamilySpec& family, ExecutorWor
 aclnnStatus PlanEmaAdam(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanScale(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanChamfer(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanLstmCell(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanCtc(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanVocabParallel(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanSampleAffine(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 
