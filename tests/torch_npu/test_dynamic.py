@@ -74,6 +74,13 @@ def test_advanced_indexing_and_assignment(run_npu):
             x.index_put_((none,), v[0, 0], accumulate=accumulate); dx.index_put_((none.npu(),), v[0, 0].npu(), accumulate=accumulate)
             same(dx, x, f"x.index_put_((all-false mask,), v, accumulate={accumulate})")
         same(d[none.npu()], a[none], "x[all-false mask]")
+        # An INT64 x's stand-ins look like positions: a list of nothing else is the mask's positions.
+        n, dn = torch.arange(20).reshape(4, 5), torch.arange(20).reshape(4, 5).npu()
+        for accumulate in (False, True):
+            row = torch.arange(5) * 100
+            same(dn.index_put((none.npu(),), row.npu(), accumulate=accumulate),
+                 n.index_put((none,), row, accumulate=accumulate), f"INT64 x.index_put((all-false mask,), v, {accumulate})")
+        same(dn[none.npu()], n[none], "INT64 x[all-false mask]")
         twice = torch.tensor([0, 0, 2])
         x.index_put_((twice,), v, accumulate=True); dx.index_put_((twice.npu(),), v.npu(), accumulate=True)
         assert torch.allclose(dx.cpu(), x, atol=1e-6), "index_put_ accumulating a repeated position"
