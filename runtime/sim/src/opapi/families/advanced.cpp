@@ -450,7 +450,8 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
   const TensorDesc* self = RoleTensor(call, family, A::Role::kSelf);
   if (!self) return Decline(call, work, "without its input");
   const int64_t rank = static_cast<int64_t>(self->view.size());
-  if (rank > 16 || (rank == 0 && op != A::Op::kIndexFill)) {
+  // put reads self as one row of its elements: a zero-dimensional self is a row of one.
+  if (rank > 16 || (rank == 0 && op != A::Op::kIndexFill && op != A::Op::kPut)) {
     return Decline(call, work, rank ? "for more than 16 dimensions" : "for a zero-dimensional input");
   }
   std::unique_ptr<AdvancedWork> made(new AdvancedWork(call.spec.name, op));
