@@ -187,6 +187,7 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
         counts = collections.Counter()
         wrong, reasons, conventions = [], collections.Counter(), set()
         signal.alarm(120)
+        torch.manual_seed(0)  # the samples' random tensors: one draw per (operator, mode), whatever ran before
         try:
             samples = list(op.sample_inputs("cpu", dtype, requires_grad=(mode == "backward")))[:cap]
             for index, sample in enumerate(samples):
