@@ -88,6 +88,10 @@ def test_advanced_indexing_and_assignment(run_npu):
         same(d.clone().masked_scatter_((d > 0), source.npu()), a.clone().masked_scatter_(a > 0, source), "masked_scatter_")
         at, values = torch.tensor([0, 7, -1]), torch.tensor([1.0, 2.0, 3.0])
         same(d.clone().put_(at.npu(), values.npu()), a.clone().put_(at, values), "put_")
+        # A zero-dimensional tensor is one element (masked_select's backward scatters into one).
+        one, yes, two = torch.tensor(2.0), torch.tensor(True), torch.tensor([5.0, 6.0])
+        same(one.npu().masked_scatter(yes.npu(), two.npu()), one.masked_scatter(yes, two), "0-d masked_scatter")
+        same(one.npu().put(torch.tensor([0]).npu(), two[:1].npu()), one.put(torch.tensor([0]), two[:1]), "0-d put")
         same(torch.index_fill(d, 0, i.npu(), 1.5), torch.index_fill(a, 0, i, 1.5), "index_fill")
         same(d.clone().index_fill_(1, torch.tensor([-1]).npu(), -2.0), a.clone().index_fill_(1, torch.tensor([-1]), -2.0),
              "index_fill_")

@@ -450,8 +450,10 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
   const TensorDesc* self = RoleTensor(call, family, A::Role::kSelf);
   if (!self) return Decline(call, work, "without its input");
   const int64_t rank = static_cast<int64_t>(self->view.size());
-  // put reads self as one row of its elements: a zero-dimensional self is a row of one.
-  if (rank > 16 || (rank == 0 && op != A::Op::kIndexFill && op != A::Op::kPut)) {
+  // put reads self as one row of its elements, masked_scatter walks them in order: a
+  // zero-dimensional self is one element for both.
+  const bool scalar_ok = op == A::Op::kIndexFill || op == A::Op::kPut || op == A::Op::kMaskedScatter;
+  if (rank > 16 || (rank == 0 && !scalar_ok)) {
     return Decline(call, work, rank ? "for more than 16 dimensions" : "for a zero-dimensional input");
   }
   std::unique_ptr<AdvancedWork> made(new AdvancedWork(call.spec.name, op));
