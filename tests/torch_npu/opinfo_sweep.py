@@ -34,12 +34,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 TOOLKIT = ROOT / "generated" / "aclnn" / "_sim" / "toolkit"
 MODES = ("float32", "float16", "bfloat16", "int32", "int64", "bool", "backward")
-# Operators whose index outputs order equal keys as they please (PyTorch's CPU too, for stable=False):
-# their values are compared, their indices not.
 # Operators whose results are fixed only up to what the CPU's need not match: the signs of singular
 # vectors, and a random projection drawn by the device's generator.
 SIGN_FREE = {"pca_lowrank", "svd_lowrank"}
-TIES = {"sort", "argsort", "msort", "topk", "kthvalue", "mode", "median", "nanmedian"}
 # Seconds an (operator, mode) may run before its worker is taken for hung.
 HANG = 180
 
@@ -80,12 +77,13 @@ def reason_of(error: BaseException) -> str:
 
 
 def worker(pairs: list[tuple[str, str]], cap: int) -> None:
-    import math
     import signal
 
     import torch
     import torch_npu  # noqa: F401
     from torch.testing._internal.common_methods_invocations import op_db
+
+    from opinfo_compare import TIES, differs, floating, to  # this file's directory is sys.path[0]
 
     ops = {op.name + ("." + op.variant_test_name if op.variant_test_name else ""): op for op in op_db}
     dtypes = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
@@ -100,80 +98,14 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
         control.write(json.dumps(event) + "\n")
         control.flush()
 
-    def to(x, device, dtype=None):
-        """x on device; floating tensors of a low precision dtype cast to `dtype` (the float32 reference)."""
-        if isinstance(x, torch.Tensor):
-            y = x.detach()
-            if dtype is not None and y.is_floating_point():
-                y = y.to(dtype)
-            return y.to(device)
-        if isinstance(x, (list, tuple)):
-            return type(x)(to(v, device, dtype) for v in x)
-        if isinstance(x, dict):
-            return {k: to(v, device, dtype) for k, v in x.items()}
-        return x
-
-    def differs(want, got, tol, cast=None, ties=False):
-        """None when equal; else a short description. `cast`: the dtype the reference is cast to;
-        `ties`: integer outputs are indices whose order among equal keys is free."""
-        if isinstance(want, torch.Tensor):
-            if ties and not (want.is_floating_point() or want.is_complex() or want.dtype == torch.bool):
-                return None
-            if cast is not None and want.is_floating_point():
-                want = want.to(cast)
-            if (isinstance(got, torch.Tensor) and got.shape == want.shape and got.dtype == torch.float32
-                    and want.dtype in (torch.float16, torch.bfloat16)):
-                # op-plugin's convention for statistics (layer norm's mean and rstd): the accumulation
-                # dtype, float32, for inputs of a lower precision.
-                conventions.add("float32 statistics")
-                got = got.to(want.dtype)
-            if not isinstance(got, torch.Tensor) or got.shape != want.shape or got.dtype != want.dtype:
-                return f"{type(got).__name__} {getattr(got, 'shape', '')} {getattr(got, 'dtype', '')} " \
-                       f"(want {tuple(want.shape)} {want.dtype})"
-            try:
-                if want.is_floating_point() or want.is_complex():
-                    torch.testing.assert_close(got, want, atol=tol, rtol=tol, equal_nan=True)
-                else:
-                    torch.testing.assert_close(got, want, atol=0, rtol=0)
-            except AssertionError as error:
-                return " ".join(str(error).split())[:300]
-            return None
-        if isinstance(want, (list, tuple)):
-            if not isinstance(got, (list, tuple)) or len(got) != len(want):
-                return "another structure"
-            return next((d for d in (differs(w, g, tol, cast, ties) for w, g in zip(want, got)) if d), None)
-        if isinstance(want, float) and isinstance(got, (int, float)):
-            return None if math.isclose(want, got, rel_tol=tol, abs_tol=tol) or want != want else f"{got} != {want}"
-        return None
-
-    def float_tensors(x):
-        if isinstance(x, torch.Tensor):
-            return [x] if x.is_floating_point() else []
-        if isinstance(x, (list, tuple)):
-            return [t for v in x for t in float_tensors(v)]
-        if isinstance(x, dict):
-            return [t for v in x.values() for t in float_tensors(v)]
-        return []
-
     def gradients(op, sample, device):
-        """(leaves' gradients of the sum of the outputs) with the sample moved to device."""
-        def move(x):
-            if isinstance(x, torch.Tensor):
-                y = x.detach().to(device)
-                return y.requires_grad_(True) if x.requires_grad and y.is_floating_point() else y
-            if isinstance(x, (list, tuple)):
-                return type(x)(move(v) for v in x)
-            if isinstance(x, dict):
-                return {k: move(v) for k, v in x.items()}
-            return x
-        args = move([sample.input, *sample.args])
-        kwargs = move(sample.kwargs)
-        leaves = [t for t in float_tensors([args, kwargs]) if t.requires_grad]
-        outputs = [t for t in float_tensors(op(args[0], *args[1:], **kwargs)) if t.requires_grad]
+        """The gradients of the sum of the floating outputs w.r.t. the leaves, the sample on device."""
+        args = to([sample.input, *sample.args, sample.kwargs], device, grad=True)
+        leaves = [t for t in floating(args) if t.requires_grad]
+        outputs = [t for t in floating(op(args[0], *args[1:-1], **args[-1])) if t.requires_grad]
         if not leaves or not outputs:
             return None
-        total = sum(t.sum() for t in outputs)
-        grads = torch.autograd.grad(total, leaves, allow_unused=True)
+        grads = torch.autograd.grad(sum(t.sum() for t in outputs), leaves, allow_unused=True)
         return [g if g is None else g.detach().cpu() for g in grads]
 
     def timeout(*_):
@@ -205,15 +137,7 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
                         counts["refused"] += 1
                         reasons[reason_of(error)] += 1
                         continue
-                    if len(got) != len(want):
-                        difference = "another number of gradients"
-                    else:
-                        if any(g is None and w is not None for w, g in zip(want, got)):
-                            # torch_npu's own autograd formula (binary_cross_entropy_with_logits:
-                            # self only) does not differentiate every input PyTorch's does.
-                            conventions.add("no gradient for an input")
-                        difference = next((f"grad {i}: {differs(w, g, 1e-3)}" for i, (w, g) in enumerate(zip(want, got))
-                                           if w is not None and g is not None and differs(w, g, 1e-3)), None)
+                    difference = differs(want, got, 1e-3, notes=conventions)
                 else:
                     try:
                         want = op(sample.input, *sample.args, **sample.kwargs)
@@ -237,8 +161,8 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
                         continue
                     tol = tolerance.get(dtype, 1e-3)  # float results of integral inputs: float32
                     ties = op.name in TIES
-                    difference = differs(want, got, tol, ties=ties)
-                    if difference and want32 is not None and not differs(want32, got, tol, cast=dtype, ties=ties):
+                    difference = differs(want, got, tol, ties, notes=conventions)
+                    if difference and want32 is not None and not differs(want32, got, tol, ties, dtype, conventions):
                         difference = None
                 if difference:
                     counts["wrong"] += 1

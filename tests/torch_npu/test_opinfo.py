@@ -8,6 +8,11 @@ results cannot be compared are listed with the reason. tests/torch_npu/opinfo_sw
 runs every sample in every dtype."""
 
 import json
+import textwrap
+from pathlib import Path
+
+# The comparison of a result with the CPU's (shared with opinfo_sweep.py), run in torch_npu's process.
+COMPARE = Path(__file__).with_name("opinfo_compare.py").read_text()
 
 # name or "name.variant" -> why its values cannot be compared with the CPU's.
 NOT_COMPARABLE = {
@@ -42,41 +47,18 @@ NOT_COMPARABLE = {
 SYNCHRONOUS = {"ASCEND_LAUNCH_BLOCKING": "1"}
 
 
-# The script of one pass over op_db in one mode: "float32" and "float16" compare the outputs (float16
-# with the CPU's float16 result or its float32 result cast, as a device computing in float may
-# round either way), "backward" the float32 gradients of the sum of the floating outputs w.r.t.
-# every floating input. An input torch_npu's own autograd formula leaves without a gradient
-# (binary_cross_entropy_with_logits' target) is not compared; float32 statistics of a float16 input
-# (layer norm's mean and rstd, op-plugin's accumulation dtype) compare by value.
+# The script of passes over op_db: "float32" and "float16" compare the outputs (float16 with the
+# CPU's float16 result or its float32 result cast, as a device computing in float may round either
+# way), "backward" the float32 gradients of the sum of the floating outputs w.r.t. every floating
+# input (opinfo_compare.differs says what torch_npu's own conventions leave out).
 PASS = """
-    import json, math, signal
+    import json, signal
     from torch.testing._internal.common_methods_invocations import op_db
 
     NOT_COMPARABLE = set(json.loads(%(not_comparable)r))
-    # Their index outputs order equal keys as they please (PyTorch's CPU too): values compared only.
-    TIES = {"sort", "argsort", "msort", "topk", "kthvalue", "mode", "median", "nanmedian"}
-
-    def to(x, device, dtype=None):
-        if isinstance(x, torch.Tensor):
-            y = x.detach()
-            y = y.to(dtype) if dtype is not None and y.is_floating_point() else y
-            y = y.to(device)
-            return y.requires_grad_(True) if MODE == "backward" and x.requires_grad and y.is_floating_point() else y
-        if isinstance(x, (list, tuple)):
-            return type(x)(to(v, device, dtype) for v in x)
-        if isinstance(x, dict):
-            return {k: to(v, device, dtype) for k, v in x.items()}
-        return x
-
-    def floating(x):
-        if isinstance(x, torch.Tensor):
-            return [x] if x.is_floating_point() else []
-        if isinstance(x, (list, tuple, dict)):
-            return [t for v in (x.values() if isinstance(x, dict) else x) for t in floating(v)]
-        return []
 
     def run(op, sample, device, dtype=None):
-        args = to([sample.input, *sample.args, sample.kwargs], device, dtype)
+        args = to([sample.input, *sample.args, sample.kwargs], device, dtype, grad=MODE == "backward")
         got = op(args[0], *args[1:-1], **args[-1])
         if MODE == "backward":
             leaves = [t for t in floating(args) if t.requires_grad]
@@ -87,32 +69,6 @@ PASS = """
         if device == "npu":
             torch.npu.synchronize()  # a non_blocking copy to the CPU is read after it
         return to(got, "cpu")
-
-    def differs(want, got, ties=False, cast=None):
-        if want is None:
-            return None  # no gradient on the CPU, or none by torch_npu's formula (a missing one below)
-        if isinstance(want, torch.Tensor):
-            if ties and not (want.is_floating_point() or want.is_complex() or want.dtype == torch.bool):
-                return None
-            want = want.to(cast) if cast is not None and want.is_floating_point() else want
-            if (isinstance(got, torch.Tensor) and got.dtype == torch.float32 and want.dtype == torch.float16
-                    and got.shape == want.shape):
-                got = got.to(torch.float16)
-            if not isinstance(got, torch.Tensor) or got.shape != want.shape or got.dtype != want.dtype:
-                return f"{type(got).__name__} {getattr(got, 'shape', '')} {getattr(got, 'dtype', '')}"
-            try:
-                torch.testing.assert_close(got, want, atol=TOLERANCE, rtol=TOLERANCE, equal_nan=True)
-            except AssertionError as error:
-                return " ".join(str(error).split())[:300]
-            return None
-        if isinstance(want, (list, tuple)):
-            if not isinstance(got, (list, tuple)) or len(got) != len(want):
-                return "another structure"
-            return next((d for d in (differs(w, g, ties, cast) for w, g in zip(want, got)
-                                     if not (MODE == "backward" and g is None)) if d), None)
-        if isinstance(want, float) and isinstance(got, (int, float)):
-            return None if math.isclose(want, got, rel_tol=TOLERANCE, abs_tol=TOLERANCE) or want != want else f"{got} != {want}"
-        return None
 
     def timeout(*_):
         raise TimeoutError("no result in 60 s")
@@ -143,8 +99,8 @@ PASS = """
                     except Exception:
                         refused.add(name)
                         continue
-                    difference = differs(want, got, op.name in TIES)
-                    if difference and want32 is not None and not differs(want32, got, op.name in TIES, DTYPE):
+                    difference = differs(want, got, TOLERANCE, op.name in TIES)
+                    if difference and want32 is not None and not differs(want32, got, TOLERANCE, op.name in TIES, DTYPE):
                         difference = None
                     if difference:
                         wrong.append(f"{name}: {difference}")
@@ -164,7 +120,7 @@ PASS = """
 
 def run_passes(run_npu, passes: list[tuple[str, int, int]]) -> None:
     """Each pass (mode, samples per operator, floor of operators equal) in one process."""
-    script = PASS % {"not_comparable": json.dumps(sorted(NOT_COMPARABLE)), "passes": passes}
+    script = COMPARE + textwrap.dedent(PASS % {"not_comparable": json.dumps(sorted(NOT_COMPARABLE)), "passes": passes})
     print(run_npu(script, env=SYNCHRONOUS, timeout=900))
 
 
