@@ -9,12 +9,13 @@ run by hand from the worktree after `make package`:
     .venv/bin/python tests/torch_npu/opinfo_sweep.py --summary /tmp/sweep.jsonl
 
 Each (operator, mode) is classified: equal, convention (equal but for torch_npu's own conventions:
-float32 statistics of float16 inputs, an input its autograd formula does not differentiate), WRONG (another value without an error: the worst outcome),
-crash (the process died or hung), refused (an exception: the aclnn API and its status when the
-message names them), or skip (no sample runs on the CPU). Operators run in worker processes with
-ASCEND_LAUNCH_BLOCKING=1 (each refusal an exception of its own call, as test_opinfo.py does); a
-worker that dies or stops answering loses only the (operator, mode) it was running, recorded as a
-crash, and a fresh worker goes on with the next."""
+float32 statistics of float16 inputs, an input its autograd formula does not differentiate), WRONG
+(another value without an error: the worst outcome), crash (the process died or hung), refused (an
+exception: the aclnn API and its status when the message names them), or skip (no sample runs on the
+CPU). Operators run in worker processes with ASCEND_LAUNCH_BLOCKING=1 (each refusal an exception of its
+own call, as test_opinfo.py does); a worker that dies or stops answering loses only the (operator,
+mode) it was running, recorded as a crash, and a fresh worker goes on with the next.
+"""
 
 from __future__ import annotations
 

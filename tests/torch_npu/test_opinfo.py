@@ -47,10 +47,10 @@ NOT_COMPARABLE = {
 SYNCHRONOUS = {"ASCEND_LAUNCH_BLOCKING": "1"}
 
 
-# The script of passes over op_db: "float32" and "float16" compare the outputs (float16 with the
-# CPU's float16 result or its float32 result cast, as a device computing in float may round either
-# way), "backward" the float32 gradients of the sum of the floating outputs w.r.t. every floating
-# input (opinfo_compare.differs says what torch_npu's own conventions leave out).
+# The script of passes over op_db: "float32", "float16" and "int64" compare the outputs (float16
+# with the CPU's float16 result or its float32 result cast, as a device computing in float may round
+# either way), "backward" the float32 gradients of the sum of the floating outputs w.r.t. every
+# floating input (opinfo_compare.differs says what torch_npu's own conventions leave out).
 PASS = """
     import json, signal
     from torch.testing._internal.common_methods_invocations import op_db
@@ -76,7 +76,7 @@ PASS = """
     signal.signal(signal.SIGALRM, timeout)
     failures = []
     for MODE, SAMPLES, FLOOR in %(passes)r:
-        DTYPE = torch.float16 if MODE == "float16" else torch.float32
+        DTYPE = {"float16": torch.float16, "int64": torch.int64}.get(MODE, torch.float32)
         TOLERANCE = 1e-2 if MODE == "float16" else 1e-3
         wrong, compared, refused = [], set(), set()
         for op in op_db:
@@ -99,8 +99,9 @@ PASS = """
                     except Exception:
                         refused.add(name)
                         continue
-                    difference = differs(want, got, TOLERANCE, op.name in TIES)
-                    if difference and want32 is not None and not differs(want32, got, TOLERANCE, op.name in TIES, DTYPE):
+                    ties = op.name in TIES
+                    difference = differs(want, got, TOLERANCE, ties)
+                    if difference and want32 is not None and not differs(want32, got, TOLERANCE, ties, DTYPE):
                         difference = None
                     if difference:
                         wrong.append(f"{name}: {difference}")
@@ -129,8 +130,8 @@ def test_every_opinfo_operator_equals_the_cpu_or_refuses(run_npu):
     run_passes(run_npu, [("float32", 2, 600)])
 
 
-def test_float16_and_backward_equal_the_cpu_or_refuse(run_npu):
-    # What a framework's per-op suite runs beside float32: float16, and gradients through autograd.
-    # One sample each keeps the pass short (about 30 s of CPU). 483 and 465 operators equal at the
-    # time of writing.
-    run_passes(run_npu, [("float16", 1, 470), ("backward", 1, 450)])
+def test_float16_int64_and_backward_equal_the_cpu_or_refuse(run_npu):
+    # What a framework's per-op suite runs beside float32: float16, integers, and gradients through
+    # autograd. One sample each keeps the passes short (about 30 s). 483, 415 and 465 operators equal
+    # at the time of writing.
+    run_passes(run_npu, [("float16", 1, 470), ("int64", 1, 400), ("backward", 1, 450)])
