@@ -308,11 +308,11 @@ def summary(out: Path) -> None:
             for reason in r.get("reasons", {}):
                 reasons[reason] += 1
     classes = ("equal", "convention", "wrong", "crash", "refused", "skip")
-    print(f"{'mode':10}" + "".join(f"{c:>9}" for c in classes))
+    print(f"{'mode':10}" + "".join(f"{c:>11}" for c in classes))
     for mode in MODES:
         if mode in table:
-            print(f"{mode:10}" + "".join(f"{table[mode][c]:>9}" for c in classes))
-    print(f"{'total':10}" + "".join(f"{sum(t[c] for t in table.values()):>9}" for c in classes))
+            print(f"{mode:10}" + "".join(f"{table[mode][c]:>11}" for c in classes))
+    print(f"{'total':10}" + "".join(f"{sum(t[c] for t in table.values()):>11}" for c in classes))
     print("\nwrong values without an error:")
     for (name, mode), r in sorted(latest.items()):
         if r["verdict"] == "wrong":
