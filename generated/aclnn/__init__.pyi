@@ -25854,7 +25854,7 @@ def hardshrink_backward(grad_output: Tensor, self: _TensorLike, lambd: _Scalar, 
         gradOutput与self的shape满足broadcast关系。 gradOutput与self、gradInput的数据类型一致。
     lambd : number
         lambd (const aclScalar*, in): 公式中的λ。
-        dtypes FLOAT.
+        dtypes FLOAT, DOUBLE.
         当λ小于0时，按0计算。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write gradInput; allocated when not given (as device tensors when
@@ -51554,15 +51554,15 @@ def svd(input: Tensor, full_matrices: bool, compute_uv: bool, *, out: tuple[_Out
     -------
     sigma : numpy.ndarray or aclnn.Tensor
         sigma (aclTensor*, out): 输出张量，对应公式中的sigma。
-        dtypes FLOAT, DOUBLE, COMPLEX64, COMPLEX128; rank 2-7; formats ND; non-contiguous allowed.
+        dtypes FLOAT, DOUBLE, COMPLEX64, COMPLEX128; rank 1-7; formats ND; non-contiguous allowed.
         shape需要根据input的shape及fullMatrices参数进行推导。 数据类型需要和input保持一致。
     u : numpy.ndarray or aclnn.Tensor
         u (aclTensor*, out): 输出张量，对应公式中的U。
-        dtypes FLOAT, DOUBLE, COMPLEX64, COMPLEX128; rank 2-8; formats ND; non-contiguous allowed.
+        dtypes FLOAT, DOUBLE, COMPLEX64, COMPLEX128; rank 1-8; formats ND; non-contiguous allowed.
         shape需要根据input的shape及fullMatrices参数进行推导。 数据类型需要和input保持一致。
     v : numpy.ndarray or aclnn.Tensor
         v (aclTensor*, out): 输出张量，对应公式中的V。
-        dtypes FLOAT, DOUBLE, COMPLEX64, COMPLEX128; rank 2-8; formats ND; non-contiguous allowed.
+        dtypes FLOAT, DOUBLE, COMPLEX64, COMPLEX128; rank 1-8; formats ND; non-contiguous allowed.
         shape需要根据input的shape及fullMatrices参数进行推导。 数据类型需要和input保持一致。
 
     Raises

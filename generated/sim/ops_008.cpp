@@ -1855,7 +1855,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const std::string_view approximate = aclsim::CallString(call, 2);
-  if (approximate != "none" && approximate != "tanh") {  // semantics/activation_grads.toml:48
+  if (approximate != "none" && approximate != "tanh") {  // semantics/activation_grads.toml:51
     return aclsim::Reject(call, 161002, "approximate must be \"none\" or \"tanh\"");
   }
   return ACLNN_SUCCESS;

@@ -4704,7 +4704,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const double lambda = aclsim::CallScalar(call, 2);
-  if (lambda < 0) {  // semantics/activation_grads.toml:23
+  if (lambda < 0) {  // semantics/activation_grads.toml:26
     return aclsim::Reject(call, 161002, "lambda must not be negative");
   }
   return ACLNN_SUCCESS;

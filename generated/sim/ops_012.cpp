@@ -1222,7 +1222,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/aclsim::Bits(0, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/99},
     // lambd (line 109)
     {"lambd", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT),
+     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_DOUBLE),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/109},

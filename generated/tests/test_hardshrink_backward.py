@@ -28,13 +28,13 @@ OP = t.Op(
         '*': {
             'gradOutput': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
             'self': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
-            'lambd': ('FLOAT',),
+            'lambd': ('FLOAT', 'DOUBLE'),
             'gradInput': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
         },
         'Ascend910': {
             'gradOutput': ('FLOAT16', 'FLOAT'),
             'self': ('FLOAT16', 'FLOAT'),
-            'lambd': ('FLOAT',),
+            'lambd': ('FLOAT', 'DOUBLE'),
             'gradInput': ('FLOAT16', 'FLOAT'),
         },
     },
@@ -107,6 +107,7 @@ BROADCAST = [
 # NumPy scalars of each documented scalar dtype.
 SCALAR_DTYPES = [
     BASE.but('lambd=FLOAT', dtypes={'lambd': 'FLOAT'}),
+    BASE.but('lambd=DOUBLE', dtypes={'lambd': 'DOUBLE'}),
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).

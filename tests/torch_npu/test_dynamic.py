@@ -74,6 +74,13 @@ def test_advanced_indexing_and_assignment(run_npu):
             x.index_put_((none,), v[0, 0], accumulate=accumulate); dx.index_put_((none.npu(),), v[0, 0].npu(), accumulate=accumulate)
             same(dx, x, f"x.index_put_((all-false mask,), v, accumulate={accumulate})")
         same(d[none.npu()], a[none], "x[all-false mask]")
+        # An INT64 x's stand-ins look like positions: a list of nothing else is the mask's positions.
+        n, dn = torch.arange(20).reshape(4, 5), torch.arange(20).reshape(4, 5).npu()
+        for accumulate in (False, True):
+            row = torch.arange(5) * 100
+            same(dn.index_put((none.npu(),), row.npu(), accumulate=accumulate),
+                 n.index_put((none,), row, accumulate=accumulate), f"INT64 x.index_put((all-false mask,), v, {accumulate})")
+        same(dn[none.npu()], n[none], "INT64 x[all-false mask]")
         twice = torch.tensor([0, 0, 2])
         x.index_put_((twice,), v, accumulate=True); dx.index_put_((twice.npu(),), v.npu(), accumulate=True)
         assert torch.allclose(dx.cpu(), x, atol=1e-6), "index_put_ accumulating a repeated position"
@@ -81,6 +88,10 @@ def test_advanced_indexing_and_assignment(run_npu):
         same(d.clone().masked_scatter_((d > 0), source.npu()), a.clone().masked_scatter_(a > 0, source), "masked_scatter_")
         at, values = torch.tensor([0, 7, -1]), torch.tensor([1.0, 2.0, 3.0])
         same(d.clone().put_(at.npu(), values.npu()), a.clone().put_(at, values), "put_")
+        # A zero-dimensional tensor is one element (masked_select's backward scatters into one).
+        one, yes, two = torch.tensor(2.0), torch.tensor(True), torch.tensor([5.0, 6.0])
+        same(one.npu().masked_scatter(yes.npu(), two.npu()), one.masked_scatter(yes, two), "0-d masked_scatter")
+        same(one.npu().put(torch.tensor([0]).npu(), two[:1].npu()), one.put(torch.tensor([0]), two[:1]), "0-d put")
         same(torch.index_fill(d, 0, i.npu(), 1.5), torch.index_fill(a, 0, i, 1.5), "index_fill")
         same(d.clone().index_fill_(1, torch.tensor([-1]).npu(), -2.0), a.clone().index_fill_(1, torch.tensor([-1]), -2.0),
              "index_fill_")

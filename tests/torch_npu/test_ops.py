@@ -35,6 +35,12 @@ def test_matmul_and_linear(run_npu):
         assert torch.allclose((a.npu() @ b.npu()).cpu(), a @ b, rtol=1e-4, atol=1e-5)
         x, y = torch.randn(3, 8, 16), torch.randn(3, 16, 4)
         assert torch.allclose(torch.bmm(x.npu(), y.npu()).cpu(), torch.bmm(x, y), rtol=1e-4, atol=1e-5)
+        # Integer products scale by alpha and beta in the integer type (alpha=0.6 scales by 0), as
+        # PyTorch's CPU kernel does: the matmul engine had scaled them in double.
+        m, v, s = (torch.randint(-5, 5, shape, dtype=torch.int32) for shape in ((5, 10), (10,), (5,)))
+        for alpha, beta in ((0.6, 0.2), (2.5, -1.7), (1, 1)):
+            want = torch.addmv(s, m, v, beta=beta, alpha=alpha)
+            assert torch.equal(torch.addmv(s.npu(), m.npu(), v.npu(), beta=beta, alpha=alpha).cpu(), want), alpha
         lin = torch.nn.Linear(16, 4)
         want = lin(a)
         assert torch.allclose(lin.npu()(a.npu()).cpu(), want, rtol=1e-4, atol=1e-5)

@@ -33,7 +33,8 @@ enum Slot { kSelf, kValues, kOut, kFirstIndex, kSlots = kFirstIndex + kMaxIndice
 
 // op-plugin passes ":" as a [0]-shaped tensor made with self's dtype; a [0]-shaped tensor of
 // positions (what an all-false mask becomes through nonzero) selects nothing. When self's dtype is
-// itself a position dtype the two look alike, and the stand-in is the one meant.
+// itself a position dtype the two look alike, and the stand-in is the one meant, unless every
+// entry looks alike (see the indices' check).
 bool StandsForWholeDimension(const Dims& shape, aclDataType dtype, aclDataType self_dtype) {
   if (shape.size() != 1 || shape[0] != 0) return false;
   const bool positions = dtype == ACL_INT32 || dtype == ACL_INT64 || dtype == ACL_BOOL || dtype == ACL_UINT8;
@@ -93,6 +94,7 @@ class AdvancedWork final : public FamilyWork {
   AdvancedWork(const char* api, int op) : FamilyWork(api, kSlots), op_(op) {}
 
   int indices = 0;          // index tensors in slots kFirstIndex...
+  uint32_t whole_dims = 0;  // bit i: index tensor i stands for a whole dimension (":")
   int64_t dim = 0;          // index_fill: the dimension whose slices are filled
   std::vector<int64_t> positions;  // index_fill with an int array: its positions, checked and wrapped
   double real = 0;          // index_fill's value
@@ -126,7 +128,7 @@ class AdvancedWork final : public FamilyWork {
     whole->assign(static_cast<size_t>(self.rank()), true);
     for (int i = 0; i < indices; ++i) {
       const TensorRef& index = tensor(kFirstIndex + i);
-      if (StandsForWholeDimension(index.shape, index.dtype, self.dtype)) {
+      if ((whole_dims >> i) & 1) {
         ++dim;
         continue;
       }
@@ -448,7 +450,10 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
   const TensorDesc* self = RoleTensor(call, family, A::Role::kSelf);
   if (!self) return Decline(call, work, "without its input");
   const int64_t rank = static_cast<int64_t>(self->view.size());
-  if (rank > 16 || (rank == 0 && op != A::Op::kIndexFill)) {
+  // put reads self as one row of its elements, masked_scatter walks them in order: a
+  // zero-dimensional self is one element for both.
+  const bool scalar_ok = op == A::Op::kIndexFill || op == A::Op::kPut || op == A::Op::kMaskedScatter;
+  if (rank > 16 || (rank == 0 && !scalar_ok)) {
     return Decline(call, work, rank ? "for more than 16 dimensions" : "for a zero-dimensional input");
   }
   std::unique_ptr<AdvancedWork> made(new AdvancedWork(call.spec.name, op));
@@ -476,11 +481,17 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
         return Invalid(call, family, A::Role::kIndices, "has " + std::to_string(list->size()) + " tensors, more than " +
                                                             self_name + "'s " + std::to_string(rank) + " dimensions");
       }
+      // Every entry looking like a stand-in cannot be: PyTorch indexes with one tensor at least. They
+      // are then the positions of an all-false mask (x[mask] = v of an INT64 x), selecting nothing.
+      const bool all_alike = std::all_of(list->begin(), list->end(), [&](const TensorDesc& index) {
+        return StandsForWholeDimension(index.view, index.dtype, self->dtype);
+      });
       int64_t covered = 0;
       bool masks = false;
       for (size_t i = 0; i < list->size(); ++i) {
         const TensorDesc& index = (*list)[i];
-        const bool stand_in = StandsForWholeDimension(index.view, index.dtype, self->dtype);
+        const bool stand_in = !all_alike && StandsForWholeDimension(index.view, index.dtype, self->dtype);
+        if (stand_in) w.whole_dims |= 1u << i;
         if (!stand_in && index.dtype != ACL_BOOL && index.dtype != ACL_UINT8 && index.dtype != ACL_INT32 &&
             index.dtype != ACL_INT64) {
           return Invalid(call, family, A::Role::kIndices, "[" + std::to_string(i) + "]: dtype " + DTypeName(index.dtype) +

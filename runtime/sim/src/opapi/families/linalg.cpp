@@ -440,6 +440,18 @@ class LinalgWork final : public FamilyWork {
     const int64_t m = self.shape[self.rank() - 2], n = self.shape[self.rank() - 1], k = std::min(m, n);
     const int64_t count = m * n == 0 ? 0 : self.numel() / (m * n);
     const int64_t q_cols = mode == 1 ? m : k, r_rows = mode == 1 ? m : k, columns = std::max(n, q_cols);
+    if (m * n == 0) {
+      // Nothing to factor: R is empty, and so is Q but in complete mode, an identity of m rows
+      // (torch.linalg.qr of an [m, 0] matrix, as LAPACK's orgqr of no reflector gives).
+      if (mode == 1) {
+        const TensorRef& out = tensor(kOut);
+        const int64_t batches = m == 0 ? 0 : out.numel() / (m * m);
+        T* q = static_cast<T*>(Scratch(2, static_cast<size_t>(std::max<int64_t>(out.numel(), 1)) * sizeof(T)));
+        for (int64_t i = 0; i < batches * m * m; ++i) q[i] = (i % (m * m)) % (m + 1) == 0 ? T(1) : T(0);
+        ScatterFrom(q, Kind<T>(), out);
+      }
+      return ACLNN_SUCCESS;
+    }
     T* a = ColumnMajor<T>(self, count, m, n, columns);
     T* q = static_cast<T*>(Scratch(2, static_cast<size_t>(std::max<int64_t>(count * m * q_cols, 1)) * sizeof(T)));
     T* r = static_cast<T*>(Scratch(3, static_cast<size_t>(std::max<int64_t>(count * r_rows * n, 1)) * sizeof(T)));
@@ -843,8 +855,9 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
     if (rank < 2) return reject(F::Role::kSelf, "shape " + DimsText(self->view) + " is not a batch of matrices");
     if (IsIntegralType(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
     const int64_t m = self->view[rank - 2], n = self->view[rank - 1], k = std::min(m, n);
-    // An empty matrix's complete Q or full U is an identity LAPACK is not asked for: not modelled.
-    if (m == 0 || n == 0) return Decline(call, work, "for an empty matrix");
+    // An empty matrix's full U is an identity LAPACK is not asked for: not modelled (QR's complete
+    // Q, the same identity, is written by Qr).
+    if ((m == 0 || n == 0) && op == F::Op::kSvd) return Decline(call, work, "for an empty matrix");
     const Dims batch(self->view.begin(), self->view.end() - 2);
     auto with = [&](int64_t rows, int64_t cols) {
       Dims d = batch;

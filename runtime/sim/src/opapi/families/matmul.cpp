@@ -13,8 +13,8 @@
 // copy converted to the compute type: FLOAT, FLOAT16 and BFLOAT16 compute in float (sgemm), as
 // the NPU's Cube does, DOUBLE in double (dgemm). Integers and BOOL are summed in int64 without
 // BLAS, wrapping as PyTorch's integer products do (in two's complement: no undefined overflow),
-// then wrapped to the output's dtype; an integer product with a fractional alpha or beta is
-// computed in double. OpenBLAS runs on as many threads as the simulator's pool (ACLNN_SIM_THREADS).
+// then wrapped to the output's dtype; alpha and beta scale them in the integer type, as PyTorch's
+// alpha.to<scalar_t>() does (a fractional one truncated towards zero, BOOL's nonzero as 1). OpenBLAS runs on as many threads as the simulator's pool (ACLNN_SIM_THREADS).
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -179,9 +179,9 @@ class MatmulWork final : public FamilyWork {
     const TensorRef& out = tensor(kOut);
     const int64_t nb = sum_batches ? summed : BatchCount();
     const int64_t cells = (sum_batches ? 1 : nb) * m * n;
-    // C: the output's own memory when it is a dense array of the compute type (and no integer
-    // conversion follows), else a contiguous buffer scattered into it at the end.
-    const bool direct = !integers && out.dtype == StorageOf(type) && out.Contiguous();
+    // C: the output's own memory when it is a dense array of the compute type, else a contiguous
+    // buffer scattered into it at the end.
+    const bool direct = out.dtype == StorageOf(type) && out.Contiguous();
     T* c = direct ? reinterpret_cast<T*>(out.first)
                   : static_cast<T*>(Scratch(0, static_cast<size_t>(std::max<int64_t>(cells, 1)) * sizeof(T)));
     const TensorRef& bias = tensor(kBias);
@@ -210,16 +210,6 @@ class MatmulWork final : public FamilyWork {
     }
     if (epilogue != kNoEpilogue) Epilogue(c, cells);
     if (direct) return;
-    if (integers) {
-      // A fractional alpha or beta: the double result towards zero in int64, then wrapped to the output's dtype.
-      int64_t* ints = static_cast<int64_t*>(Scratch(3, static_cast<size_t>(std::max<int64_t>(cells, 1)) * sizeof(int64_t)));
-      for (int64_t i = 0; i < cells; ++i) {
-        const double v = static_cast<double>(c[i]);
-        ints[i] = std::isfinite(v) && std::fabs(v) < 9.2e18 ? static_cast<int64_t>(v) : 0;
-      }
-      ScatterFrom(ints, ComputeType::kInt64, out);
-      return;
-    }
     ScatterFrom(c, type, out);
   }
 
@@ -290,8 +280,7 @@ class MatmulWork final : public FamilyWork {
 
   aclnnStatus Compute() override {
     if (m == 0 || n == 0 || (!sum_batches && BatchCount() == 0)) return ACLNN_SUCCESS;
-    if (integers && alpha == std::trunc(alpha) && beta == std::trunc(beta) && std::fabs(alpha) < 9e18 &&
-        std::fabs(beta) < 9e18) {
+    if (integers) {
       IntegerProduct();
       return ACLNN_SUCCESS;
     }
@@ -423,7 +412,7 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
   }
 
   // The compute type: DOUBLE in double; FLOAT, FLOAT16, BFLOAT16 in float; integers and BOOL in
-  // double (exact) stored as int64; anything else (complex) is not simulated.
+  // int64 (IntegerProduct); anything else (complex) is not simulated.
   ComputeType type;
   bool integers = false;
   const aclDataType dtypes[2] = {a->dtype, b->dtype};
@@ -574,6 +563,17 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
     }
     to_full(&tbias);
     made->beta = beta;
+  }
+  if (integers) {
+    // PyTorch's integer products scale in the result's type (alpha.to<scalar_t>()): torch.addmv(...,
+    // alpha=0.6) of int32 tensors scales by 0, not 0.6.
+    const bool boolean = out->dtype == ACL_BOOL;
+    for (double* scale : {&made->alpha, &made->beta}) {
+      if (!(std::fabs(*scale) < 9e18)) {
+        return Decline(call, work, "for an alpha or beta of integer operands beyond int64's range");
+      }
+      *scale = boolean ? static_cast<double>(*scale != 0) : std::trunc(*scale);
+    }
   }
   if (op == F::Op::kFusedMatmul) {
     static const struct {
