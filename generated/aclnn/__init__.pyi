@@ -4275,15 +4275,15 @@ def ascend_quant_v3(x: Tensor, scale: _TensorLike, offset: _TensorLike | None, s
     ----------
     x : array_like or aclnn.Tensor
         x (const aclTensor*, in): Input to be quantized. It corresponds to `x` in the formula.
-        dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910_93: FLOAT; on Ascend910B: FLOAT; on Ascend310P: FLOAT, FLOAT16; rank 1-8; formats ND, NZ; non-contiguous allowed; empty allowed.
+        dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend310P: FLOAT, FLOAT16; rank 1-8; formats ND, NZ; non-contiguous allowed; empty allowed.
         Empty tensors are supported. When the data format is ND, the last dimension of the shape must be divisible by 8 if `dstType` is 3 and be divisible by 2 if `dstType` is 29. When the data format is NZ, the shape can only be 3D, and the last dimension of the shape must be divisible by 8.
     scale : array_like or aclnn.Tensor
         scale (const aclTensor*, in): Scale value for quantization. It corresponds to `scale` in the formula.
-        dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910_93: FLOAT; on Ascend910B: FLOAT; on Ascend310P: FLOAT, FLOAT16; rank 1-8; formats ND, NZ; non-contiguous allowed; empty allowed.
+        dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend310P: FLOAT, FLOAT16; rank 1-8; formats ND, NZ; non-contiguous allowed; empty allowed.
         Empty tensors are supported. `scale` supports 1D or multi-dimensional tensors. The shape is related to the input `x` and attribute `axis`. (When the shape of `scale` is a 1D tensor, the 0th dimension of `scale` must be equal to the `axis`th dimension of x or equal to 1. When the shape of `scale` is a multi-dimensional tensor, the number of dimensions of `scale` must be the same as that of `x`. The `axis`th dimension of `scale` must be equal to the `axis`th dimension of x or equal to 1, and other dimensions of `scale` must be 1.) The data type and format must be the same as those of `x`. When the data format is NZ, all element values of `scale` are 1.
     offset : array_like or aclnn.Tensor or None
         offset (const aclTensor*, in): (Optional) Offset value for dequantization. It corresponds to `offset` in the formula.
-        dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910_93: FLOAT; on Ascend910B: FLOAT; on Ascend310P: FLOAT, FLOAT16; rank 1-8; formats ND, NZ; non-contiguous allowed; empty allowed.
+        dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend310P: FLOAT, FLOAT16; rank 1-8; formats ND, NZ; non-contiguous allowed; empty allowed.
         Empty tensors are supported. The data type and shape must be the same as those of `scale`. When the data format is NZ, the value is empty, and the data type of offset is the same as that of x.
     sqrt_mode : bool
         sqrtMode (bool, in): Compute logic of scale. It corresponds to `sqrtMode` in the formula.
@@ -4305,7 +4305,7 @@ def ascend_quant_v3(x: Tensor, scale: _TensorLike, offset: _TensorLike | None, s
     -------
     y : numpy.ndarray or aclnn.Tensor
         y (const aclTensor*, out): Compute output for quantization. It corresponds to `y` in the formula.
-        dtypes INT8, INT32, INT4, HIFLOAT8, FLOAT8_E5M2, FLOAT8_E4M3FN; on Ascend910_93: INT32; on Ascend910B: INT32, INT8; rank 1-8; formats ND, NZ; non-contiguous allowed; empty allowed.
+        dtypes INT8, INT32, INT4, HIFLOAT8, FLOAT8_E5M2, FLOAT8_E4M3FN; rank 1-8; formats ND, NZ; non-contiguous allowed; empty allowed.
         Empty tensors are supported. If the type is INT32, the last dimension of the shape is 1/8 of the last dimension of `x`, and other dimensions are the same as those of `x`. For other types, the shape is the same as that of `x`.
 
     Raises
