@@ -416,15 +416,15 @@ struct QuantFamily {
   static constexpr const char* kOpNames[] = { "ascend_quant", "anti_quant", "quantize", "dynamic_quant", "fake_quant", "gelu_quant", "block_quant" };
 };
 
-// norm_quant: y = x * rstd * gamma + beta over x's last dimension (x = x1 + x2 rounded to x1's dtype for the add_ ops, the sum in sum_out, x * rstd * gamma in norm_out), then round(y * scale + offset) (y / scale with div_mode) half to even, saturated to INT8, once per scale given; the dynamic ops per row v = y * smooth, scale_out = max|v| / 127, out = round(v / scale_out); in float, the mean square in double.
+// norm_quant: y = x * rstd * gamma + beta over x's last dimension (x = x1 + x2 rounded to x1's dtype for the add_ ops, the sum in sum_out, x * rstd * gamma in norm_out), then round(y * scale + offset) (y / scale with div_mode) half to even, saturated to INT8, once per scale given; the dynamic ops per row v = y * smooth, scale_out = max|v| / 127, out = round(v / scale_out); add_layer_norm_quant: y = (x - mean) * rstd * gamma + beta of x = x1 + x2 + bias, then either; in float, the statistics in double.
 struct NormQuantFamily {
   struct Op {
-    enum : int8_t { kRmsNormQuant, kAddRmsNormQuant, kRmsNormDynamicQuant, kAddRmsNormDynamicQuant };
+    enum : int8_t { kRmsNormQuant, kAddRmsNormQuant, kRmsNormDynamicQuant, kAddRmsNormDynamicQuant, kAddLayerNormQuant };
   };
   struct Role {
-    enum : int8_t { kX, kX2, kGamma, kBeta, kScale, kOffset, kScale2, kOffset2, kEpsilon, kDivMode, kAxis, kOut, kOut2, kSumOut, kNormOut, kSmooth, kSmooth2, kScaleOut, kScaleOut2, kRstd, kOutputRstd, kOutputMask, kDstType };
+    enum : int8_t { kX, kX2, kGamma, kBeta, kScale, kOffset, kScale2, kOffset2, kEpsilon, kDivMode, kAxis, kOut, kOut2, kSumOut, kNormOut, kSmooth, kSmooth2, kScaleOut, kScaleOut2, kRstd, kOutputRstd, kOutputMask, kDstType, kBias, kQuantMode, kAdditionalOutput };
   };
-  static constexpr const char* kOpNames[] = { "rms_norm_quant", "add_rms_norm_quant", "rms_norm_dynamic_quant", "add_rms_norm_dynamic_quant" };
+  static constexpr const char* kOpNames[] = { "rms_norm_quant", "add_rms_norm_quant", "rms_norm_dynamic_quant", "add_rms_norm_dynamic_quant", "add_layer_norm_quant" };
 };
 
 // weight_quant_matmul: y = x @ ((weight + offset) * scale) + bias for a 2-d x [m, k] and an INT8 weight [k, n], the scale and offset one value, one per column n, or one per group of group_size rows of k; in float, the products summed in double.

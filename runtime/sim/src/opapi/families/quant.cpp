@@ -40,6 +40,11 @@
 //                       when both smoothing factors are given or output_mask says so
 //                       (aclnnRmsNormDynamicQuant, aclnnAddRmsNormDynamicQuant/V2)
 // rstd, where given (and output_rstd is true), is each row's 1 / Rms(x) (aclnnRmsNormQuantV3).
+//   add_layer_norm_quant  x = x1 + x2 + bias (by column or by element) rounded to x1's dtype (sum_out,
+//                       written with additionalOutput), y = (x - mean) * rstd * gamma + beta with
+//                       rstd = 1 / sqrt(var + epsilon) (norm_out: y), then quantMode "static" as
+//                       add_rms_norm_quant or "dynamic" with scale and scale2 as the smoothing
+//                       factors (aclnnAddLayerNormQuant/V2)
 // rstd = 1 / sqrt(mean(x^2) + epsilon), the mean square summed in double; the rest in float;
 // rounding half to even, saturated to INT8. gamma and the per-channel tensors span the last
 // dimension only (a gamma over several trailing dimensions is refused by name).
@@ -62,6 +67,7 @@
 #include <vector>
 
 #include "common/dtypes.h"
+#include "opapi/elementwise.h"
 #include "opapi/families/family.h"
 #include "opapi/families/gelu.h"
 #include "opapi/thread_pool.h"
@@ -324,14 +330,14 @@ class QuantWork final : public FamilyWork {
 using N = NormQuantFamily;
 
 enum NormSlot { kNx, kNx2, kNGamma, kNBeta, kNScale, kNOffset, kNScale2, kNOffset2, kNSmooth, kNSmooth2, kNOut,
-                kNOut2, kNSum, kNNorm, kNScaleOut, kNScaleOut2, kNRstd, kNormSlots };
+                kNOut2, kNSum, kNNorm, kNScaleOut, kNScaleOut2, kNRstd, kNBias, kNormSlots };
 
 class NormQuantWork final : public FamilyWork {
  public:
   explicit NormQuantWork(const char* api) : FamilyWork(api, kNormSlots) {}
 
   double epsilon = 1e-6;
-  bool divide = false, add = false, dynamic = false;
+  bool divide = false, add = false, dynamic = false, layer = false, write_sum = true;
   bool has[kNormSlots] = {};  // the optional tensors given, and the optional outputs written
   bool write[2] = {true, false};  // the dynamic ops' out and out2 (with scale_out and scale_out2)
 
@@ -357,8 +363,18 @@ class NormQuantWork final : public FamilyWork {
       const float* x2 = static_cast<const float*>(ContiguousAs(tensor(kNx2), ComputeType::kFloat32, 1));
       sum.resize(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i) sum[i] = x[i] + x2[i];
-      ScatterFrom(sum.data(), ComputeType::kFloat32, tensor(kNSum));
-      GatherAs(tensor(kNSum), ComputeType::kFloat32, sum.data());
+      if (has[kNBias]) {  // add_layer_norm_quant's bias: gamma's shape, else x1's
+        const float* bias = static_cast<const float*>(ContiguousAs(tensor(kNBias), ComputeType::kFloat32, 2));
+        const bool by_column = tensor(kNBias).numel() != n;
+        for (int64_t i = 0; i < n; ++i) sum[i] += bias[by_column ? i % width : i];
+      }
+      const aclDataType held = tensor(kNx).dtype;
+      if (held != ACL_FLOAT) {
+        std::vector<char> rounded(static_cast<size_t>(n) * DTypeSize(held));
+        Storer(ComputeType::kFloat32, held)(sum.data(), rounded.data(), static_cast<int64_t>(DTypeSize(held)), n);
+        Loader(ComputeType::kFloat32, held)(rounded.data(), static_cast<int64_t>(DTypeSize(held)), n, sum.data());
+      }
+      if (write_sum) ScatterFrom(sum.data(), ComputeType::kFloat32, tensor(kNSum));
       x = sum.data();
     }
     const std::vector<float> gamma = Channel(kNGamma, width), beta = Channel(kNBeta, width);
@@ -379,14 +395,25 @@ class NormQuantWork final : public FamilyWork {
       std::vector<float> y(static_cast<size_t>(width));
       for (int64_t r = begin; r < end; ++r) {
         const float* row = x + r * width;
-        double squares = 0;
-        for (int64_t j = 0; j < width; ++j) squares += static_cast<double>(row[j]) * row[j];
-        const float rstd = 1.0f / std::sqrt(static_cast<float>(squares / static_cast<double>(width) + epsilon));
+        float mean = 0.0f, rstd;
+        if (layer) {
+          double sum_of = 0, var = 0;
+          for (int64_t j = 0; j < width; ++j) sum_of += static_cast<double>(row[j]);
+          const double m = sum_of / static_cast<double>(width);
+          for (int64_t j = 0; j < width; ++j) var += (static_cast<double>(row[j]) - m) * (static_cast<double>(row[j]) - m);
+          mean = static_cast<float>(m);
+          rstd = static_cast<float>(1.0 / std::sqrt(var / static_cast<double>(width) + epsilon));
+        } else {
+          double squares = 0;
+          for (int64_t j = 0; j < width; ++j) squares += static_cast<double>(row[j]) * row[j];
+          rstd = 1.0f / std::sqrt(static_cast<float>(squares / static_cast<double>(width) + epsilon));
+        }
         rstds[r] = rstd;
         for (int64_t j = 0; j < width; ++j) {
           const int64_t i = r * width + j;
-          normed[i] = row[j] * rstd * gamma[j];
-          y[j] = beta.empty() ? normed[i] : normed[i] + beta[j];
+          const float scaled = (row[j] - mean) * rstd * gamma[j];
+          y[j] = beta.empty() ? scaled : scaled + beta[j];
+          normed[i] = layer ? y[j] : scaled;  // rmsNormOut is x * rstd * gamma, layernormRes the whole y
         }
         for (int k = 0; k < 2; ++k) {
           if (!produce[k]) continue;
@@ -841,9 +868,28 @@ aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWo
   const int64_t width = shape.back();
   auto made_owner = std::make_unique<NormQuantWork>(call.spec.name);
   NormQuantWork* made = made_owner.get();
-  made->add = family.op == N::Op::kAddRmsNormQuant || family.op == N::Op::kAddRmsNormDynamicQuant;
+  made->layer = family.op == N::Op::kAddLayerNormQuant;
+  made->add = family.op == N::Op::kAddRmsNormQuant || family.op == N::Op::kAddRmsNormDynamicQuant || made->layer;
   made->dynamic = family.op == N::Op::kRmsNormDynamicQuant || family.op == N::Op::kAddRmsNormDynamicQuant;
+  if (made->layer) {
+    const char* mode = CallString(call, family.role(N::Role::kQuantMode));
+    const std::string m = mode ? mode : "";
+    if (m != "static" && m != "dynamic") return reject(N::Role::kQuantMode, "\"" + m + "\" is not static or dynamic");
+    made->dynamic = m == "dynamic";
+    made->write_sum = RoleBool(call, family, N::Role::kAdditionalOutput, true);
+    const bool scale1 = RoleTensor(call, family, N::Role::kScale), scale2 = RoleTensor(call, family, N::Role::kScale2);
+    const bool zero1 = RoleTensor(call, family, N::Role::kOffset), zero2 = RoleTensor(call, family, N::Role::kOffset2);
+    // The page's table of the optional inputs each mode admits.
+    if (made->dynamic && (zero1 || zero2)) return reject(zero1 ? N::Role::kOffset : N::Role::kOffset2, "must be null when quantMode is dynamic");
+    if (made->dynamic && scale2 && !scale1) return reject(N::Role::kScale, "must be given with scales2Optional");
+    if (!made->dynamic && !scale1) return reject(N::Role::kScale, "must be given when quantMode is static");
+    if (!made->dynamic && zero2 && !(scale2 && zero1)) {
+      return reject(N::Role::kOffset2, "needs scales2Optional and zeroPoints1Optional");
+    }
+  }
   if (!made->dynamic && !RoleTensor(call, family, N::Role::kScale)) return Decline(call, work, "without scale");
+  const int scale_slots[2] = {made->layer && made->dynamic ? kNSmooth : kNScale,
+                              made->layer && made->dynamic ? kNSmooth2 : kNScale2};
   made->divide = RoleBool(call, family, N::Role::kDivMode, false);
   made->epsilon = RoleNumber(call, family, N::Role::kEpsilon, -1, 1e-6);
   made->tensor(kNx).Set(RoleName(call, family, N::Role::kX), *x);
@@ -853,8 +899,8 @@ aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWo
     int role, slot;
     bool single;
   } channels[] = {{N::Role::kGamma, kNGamma, false},  {N::Role::kBeta, kNBeta, false},
-                  {N::Role::kScale, kNScale, true},   {N::Role::kOffset, kNOffset, true},
-                  {N::Role::kScale2, kNScale2, true}, {N::Role::kOffset2, kNOffset2, true},
+                  {N::Role::kScale, scale_slots[0], true}, {N::Role::kOffset, kNOffset, true},
+                  {N::Role::kScale2, scale_slots[1], true}, {N::Role::kOffset2, kNOffset2, true},
                   {N::Role::kSmooth, kNSmooth, false}, {N::Role::kSmooth2, kNSmooth2, false}};
   for (const auto& c : channels) {
     const TensorDesc* t = RoleTensor(call, family, c.role);
@@ -873,10 +919,20 @@ aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWo
   if (made->add) {
     const TensorDesc* x2 = RoleTensor(call, family, N::Role::kX2);
     const TensorDesc* sum = RoleTensor(call, family, N::Role::kSumOut);
-    if (!x2 || !sum) return Decline(call, work, "without x2 or xOut");
+    if (!x2 || (!sum && made->write_sum)) return Decline(call, work, "without x2 or xOut");
     if (aclnnStatus s = CheckShape(call, family, N::Role::kX2, x2, shape, "x1's shape")) return s;
     made->tensor(kNx2).Set(RoleName(call, family, N::Role::kX2), *x2);
-    if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kSumOut, *sum, shape, "x1's shape", kNSum)) return s;
+    if (made->write_sum) {
+      if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kSumOut, *sum, shape, "x1's shape", kNSum)) return s;
+    }
+    if (const TensorDesc* bias = RoleTensor(call, family, N::Role::kBias)) {
+      if (bias->numel() != x->numel() && (bias->view.empty() || bias->view.back() != width || bias->numel() != width)) {
+        return reject(N::Role::kBias, "shape " + DimsText(bias->view) + " is neither gamma's [" + std::to_string(width) +
+                                          "] nor x1's " + DimsText(shape));
+      }
+      made->tensor(kNBias).Set(RoleName(call, family, N::Role::kBias), *bias);
+      made->has[kNBias] = true;
+    }
   }
   Dims rows(shape.begin(), shape.end() - 1);
   if (made->dynamic) {
@@ -908,7 +964,9 @@ aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWo
     }
     made->has[kNOut2] = made->write[1];
   } else {
-    if (const TensorDesc* out2 = RoleTensor(call, family, N::Role::kOut2)) {
+    // y2Out without scales2 is invalid (the pages): neither written nor held to a shape.
+    const TensorDesc* out2 = RoleTensor(call, family, N::Role::kScale2) ? RoleTensor(call, family, N::Role::kOut2) : nullptr;
+    if (out2) {
       if (out2->dtype != ACL_INT8) return Decline(call, work, std::string("for y2Out of dtype ") + DTypeName(out2->dtype));
       if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kOut2, *out2, shape, "x1's shape", kNOut2)) return s;
       made->has[kNOut2] = true;
