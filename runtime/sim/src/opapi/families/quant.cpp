@@ -39,13 +39,13 @@
 //                       out = round(v / scale_out); out2 and scale_out2 the same by smooth2, written
 //                       when both smoothing factors are given or output_mask says so
 //                       (aclnnRmsNormDynamicQuant, aclnnAddRmsNormDynamicQuant/V2)
-// rstd, where given (and output_rstd is true), is each row's 1 / Rms(x) (aclnnRmsNormQuantV3).
 //   add_layer_norm_quant  x = x1 + x2 + bias (by column or by element) rounded to x1's dtype (sum_out,
 //                       written with additionalOutput), y = (x - mean) * rstd * gamma + beta with
 //                       rstd = 1 / sqrt(var + epsilon) (norm_out: y), then quantMode "static" as
 //                       add_rms_norm_quant or "dynamic" with scale and scale2 as the smoothing
 //                       factors (aclnnAddLayerNormQuant/V2)
-// rstd = 1 / sqrt(mean(x^2) + epsilon), the mean square summed in double; the rest in float;
+// rstd, where given (and output_rstd is true), is each row's 1 / Rms(x) (aclnnRmsNormQuantV3).
+// The rms ops' rstd = 1 / sqrt(mean(x^2) + epsilon), the mean square summed in double; the rest in float;
 // rounding half to even, saturated to INT8. gamma and the per-channel tensors span the last
 // dimension only (a gamma over several trailing dimensions is refused by name).
 // The weight_quant_matmul family (aclnnWeightQuantBatchMatmulV2/V3): y = x @ W + bias with
@@ -400,7 +400,10 @@ class NormQuantWork final : public FamilyWork {
           double sum_of = 0, var = 0;
           for (int64_t j = 0; j < width; ++j) sum_of += static_cast<double>(row[j]);
           const double m = sum_of / static_cast<double>(width);
-          for (int64_t j = 0; j < width; ++j) var += (static_cast<double>(row[j]) - m) * (static_cast<double>(row[j]) - m);
+          for (int64_t j = 0; j < width; ++j) {
+            const double d = static_cast<double>(row[j]) - m;
+            var += d * d;
+          }
           mean = static_cast<float>(m);
           rstd = static_cast<float>(1.0 / std::sqrt(var / static_cast<double>(width) + epsilon));
         } else {
@@ -590,7 +593,8 @@ class Planner {
     const TensorDesc* scale_out = RoleTensor(call_, family_, F::Role::kScaleOut);
     if (!made->dynamic) {
       if (!scale) {
-        return RejectParam(call_, family_, F::Role::kScale, ACLNN_ERR_PARAM_NULLPTR, "must be given when quantMode is static");
+        return RejectParam(call_, family_, F::Role::kScale, ACLNN_ERR_PARAM_NULLPTR,
+                           "must be given when quantMode is static");
       }
       if (scale_out) return Reject(F::Role::kScaleOut, "must be null when quantMode is static");
       if (aclnnStatus s = Channel(made, F::Role::kScale, kScale, shape, rank - 1, false)) return s;
@@ -691,7 +695,8 @@ aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork**
   }
 
   if (op == F::Op::kGeluQuant || op == F::Op::kBlockQuant) {
-    const aclnnStatus s = op == F::Op::kGeluQuant ? plan.GeluQuant(made, *out, shape) : plan.BlockQuant(made, *out, shape);
+    const aclnnStatus s =
+        op == F::Op::kGeluQuant ? plan.GeluQuant(made, *out, shape) : plan.BlockQuant(made, *out, shape);
     if (s != ACLNN_SUCCESS || *work) return s;  // refused, or declined (*work: the not-simulated work)
   } else if (op == F::Op::kAscendQuant || op == F::Op::kQuantize) {
     if (op == F::Op::kAscendQuant) {
@@ -880,7 +885,9 @@ aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWo
     const bool scale1 = RoleTensor(call, family, N::Role::kScale), scale2 = RoleTensor(call, family, N::Role::kScale2);
     const bool zero1 = RoleTensor(call, family, N::Role::kOffset), zero2 = RoleTensor(call, family, N::Role::kOffset2);
     // The page's table of the optional inputs each mode admits.
-    if (made->dynamic && (zero1 || zero2)) return reject(zero1 ? N::Role::kOffset : N::Role::kOffset2, "must be null when quantMode is dynamic");
+    if (made->dynamic && (zero1 || zero2)) {
+      return reject(zero1 ? N::Role::kOffset : N::Role::kOffset2, "must be null when quantMode is dynamic");
+    }
     if (made->dynamic && scale2 && !scale1) return reject(N::Role::kScale, "must be given with scales2Optional");
     if (!made->dynamic && !scale1) return reject(N::Role::kScale, "must be given when quantMode is static");
     if (!made->dynamic && zero2 && !(scale2 && zero1)) {
@@ -954,7 +961,8 @@ aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWo
       const TensorDesc* s = RoleTensor(call, family, scales[k]);
       if (!q || !s) return Decline(call, work, std::string("without ") + RoleName(call, family, q ? scales[k] : outs[k]));
       if (q->dtype != ACL_INT8) {
-        return Decline(call, work, std::string("for ") + RoleName(call, family, outs[k]) + " of dtype " + DTypeName(q->dtype));
+        return Decline(call, work,
+                       std::string("for ") + RoleName(call, family, outs[k]) + " of dtype " + DTypeName(q->dtype));
       }
       if (aclnnStatus st = made->KeepOutput(call, family, outs[k], *q, shape, "x's shape", out_slots[k])) return st;
       if (aclnnStatus st = made->KeepOutput(call, family, scales[k], *s, rows, "x's shape without its last dimension",
@@ -965,7 +973,8 @@ aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWo
     made->has[kNOut2] = made->write[1];
   } else {
     // y2Out without scales2 is invalid (the pages): neither written nor held to a shape.
-    const TensorDesc* out2 = RoleTensor(call, family, N::Role::kScale2) ? RoleTensor(call, family, N::Role::kOut2) : nullptr;
+    const TensorDesc* out2 =
+        RoleTensor(call, family, N::Role::kScale2) ? RoleTensor(call, family, N::Role::kOut2) : nullptr;
     if (out2) {
       if (out2->dtype != ACL_INT8) return Decline(call, work, std::string("for y2Out of dtype ") + DTypeName(out2->dtype));
       if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kOut2, *out2, shape, "x1's shape", kNOut2)) return s;
