@@ -59,6 +59,7 @@ set(ACLNN_EXAMPLES
   add_relu
   add_rms_norm
   add_rms_norm_cast
+  add_rms_norm_dynamic_quant_v2
   add_rms_norm_quant_v2
   add_v3
   addbmm
@@ -169,6 +170,8 @@ set(ACLNN_EXAMPLES
   dropout_gen_mask_v2_tensor
   dropout_v3
   dropout_v3_grad
+  dynamic_block_quant
+  dynamic_block_quant_v2
   dynamic_quant
   dynamic_quant_v2
   dynamic_quant_v3
@@ -303,6 +306,7 @@ set(ACLNN_EXAMPLES
   gelu_backward
   gelu_backward_v2
   gelu_mul
+  gelu_quant
   gelu_v2
   gemm
   gemma_rms_norm

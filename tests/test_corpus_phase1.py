@@ -196,6 +196,29 @@ def test_an_output_whose_shape_a_reduction_decides_is_one_element_unless_none():
         assert out.shape == shape, reduction
 
 
+def test_a_one_element_output_has_the_least_rank_its_page_allows():
+    # aclnnDynamicQuantV4's scaleOut: "quantMode是pertensor时，shape为(1,)", of rank 1-7.
+    rules = [{"param": "scaleOut", "when": "quantMode", "values": ["pertensor"], "negated": False, "scalar": True,
+              "others": []}]
+    assert calls.ruled_shapes(rules, {"quantMode": "pertensor"}, {}, {"scaleOut": [1, 7]}) == {"scaleOut": (1,)}
+    assert calls.ruled_shapes(rules, {"quantMode": "pertensor"}, {}, {"scaleOut": [0, 8]}) == {"scaleOut": ()}
+    assert calls.ruled_shapes(rules, {"quantMode": "pertoken"}, {}, {"scaleOut": [1, 7]}) == {}
+
+
+def test_explicit_outs_take_an_inputs_dtype_the_output_documents_without_float():
+    import ml_dtypes
+    import numpy as np
+
+    # aclnnAddRmsNormCast's y2Out: FLOAT16 or BFLOAT16, as x1 (its y1Out, FLOAT only, needs out=).
+    op = _Op(("FLOAT8_E5M2", "FLOAT16"))
+    op.out_shape_from = {"yOut": ("x",)}
+    x = np.zeros((2, 3), np.float16)
+    (out,) = calls.explicit_outs(_Testing, op, {"x": x}, "Ascend950", input_dtypes=("FLOAT16",))
+    assert out.dtype == np.float16
+    (out,) = calls.explicit_outs(_Testing, op, {"x": x}, "Ascend950")
+    assert out.dtype == ml_dtypes.float8_e5m2  # no input of a documented dtype: the first, as before
+
+
 def test_the_page_examples_arguments_are_judged_by_phase_1(outcomes):
     assert outcomes["aclnnFine"]["example_phase1"] is True
     assert outcomes["aclnnNotSimulated"]["example_phase1"] is True  # phase 2's refusal: phase 1 accepted

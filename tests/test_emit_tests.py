@@ -566,6 +566,26 @@ def test_each_combination_row_is_called_and_an_unlisted_combination_refused():
     assert [c.dtypes for c in unlisted.refused] == [{"x": "FLOAT16", "gamma": "FLOAT"}]
 
 
+def test_the_base_call_is_a_combination_row_of_the_default_chip():
+    from gen.ir import CombinationCell, DTypeCombination
+
+    # aclnnAddRmsNormQuant: x lists FLOAT32 (for another chip), the default chip's rows only
+    # FLOAT16 and BFLOAT16 x with FLOAT scales.
+    x = make_param("x", dtypes=(DType.FLOAT, DType.FLOAT16, DType.BFLOAT16))
+    scale = make_param("scale", dtypes=(DType.FLOAT, DType.BFLOAT16))
+    out = make_param("out", direction=Direction.OUT, relations=(Relation(RelationKind.SAME_SHAPE, ("x",)),))
+    rows = (DTypeCombination((CombinationCell("x", (DType.FLOAT16,)), CombinationCell("scale", (DType.FLOAT,))),
+                             products=(Soc.ASCEND910B,), line=20),
+            DTypeCombination((CombinationCell("x", (DType.FLOAT,)), CombinationCell("scale", (DType.FLOAT,))),
+                             products=(Soc.ASCEND950,), line=21))
+    call = ExampleCall((ExampleArg("x", DType.FLOAT, (2, 4)), ExampleArg("scale", DType.FLOAT, (4,))))
+    suite = rules_suite(x, scale, out, golden="", dtype_combinations=rows, example_call=call)
+    assert suite.base.dtypes == {"x": "FLOAT16", "scale": "FLOAT"}
+    # Without rows for the default chip, FLOAT as before.
+    suite = rules_suite(x, scale, out, golden="", dtype_combinations=rows[1:], example_call=call)
+    assert suite.base.dtypes == {"x": "FLOAT", "scale": "FLOAT"}
+
+
 def test_a_shape_rule_gives_out_its_shape_under_the_condition_and_refuses_another():
     from gen.ir import ShapeForm, ShapeRule
 

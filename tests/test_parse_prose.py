@@ -93,3 +93,18 @@ def test_product_note_that_is_a_bare_list():
                                   "If the data type of y is INT4, the last axis must be even."])
 def test_a_dtype_list_inside_a_condition_is_not_a_statement(text):
     assert prose.dtype_statements(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "参数`x`、`scale`、`offset`的数据格式为NZ时，数据类型仅支持FLOAT32。",
+    "当数据格式为NZ时，出参`y`的数据类型支持INT32。",
+    "When the data format of `x`, `scale`, and `offset` is NZ, the data type can only be FLOAT32.",
+])
+def test_product_note_about_nz_tensors_states_nothing_of_nd_ones(text):
+    # aclnnAscendQuant's notes for Atlas A2: the ND tensors the bindings pass keep the table's dtypes.
+    assert prose.note_statements((Soc.ASCEND910B,), text, 1, ["x", "scale", "offset", "y"]) == []
+
+
+def test_product_note_beside_an_nz_sentence_still_counts():
+    (note,) = prose.note_statements((Soc.ASCEND310P,), "出参`y`数据类型仅支持INT8，数据格式不支持NZ。", 1, ["x", "y"])
+    assert (note.op, note.dtypes, note.params) == (prose.SET, (DType.INT8,), ("y",))

@@ -1,7 +1,8 @@
 """What the quant families do not model is refused by name, never computed with a wrong value: the
 outputs and inputs the pages list but the simulator does not produce (INT32-packed INT4, HIFLOAT8),
-roundMode "hybrid", dynamic quantisation by groups and a gamma over several dimensions answer
-561003 naming the attribute; a roundMode no page lists is the page's 161002. One valid call of each
+roundMode "hybrid", dynamic quantisation by groups, a gamma over several dimensions, aclnnGeluQuant's
+offset in its dynamic mode and aclnnDynamicBlockQuantV2's custom dstTypeMax answer 561003 naming the
+attribute; a roundMode the page does not allow is the page's 161002. One valid call of each
 kind computes, so that the refusals are not the family refusing everything.
 
 The calls run in a process of their own on the package of op_docs/ (tests/op_docs_process.py)."""
@@ -44,6 +45,14 @@ record("groups", lambda: aclnn.dynamic_quant_v2(half, np.ones((2, 16), np.float1
 record("gamma over two dimensions", lambda: aclnn.rms_norm_quant(
     half.reshape(1, 4, 16), np.ones((4, 16), np.float16), np.zeros((4, 16), np.float16),
     np.ones(1, np.float16), np.zeros(1, np.int8), 1e-6, out=np.zeros((1, 4, 16), np.int8)))
+row_scales = np.zeros(4, np.float32)
+aclnn.sim_set_soc("Ascend950")  # aclnnGeluQuant's one chip
+record("gelu dynamic with an offset", lambda: aclnn.gelu_quant(x, scale, offset, "none", "dynamic", "rint", 2,
+                                                              out=(int8, row_scales)))
+record("gelu round", lambda: aclnn.gelu_quant(x, scale, offset, "none", "static", "round", 2, out=(int8, row_scales)))
+aclnn.sim_set_soc("Ascend910B")
+record("block dstTypeMax", lambda: aclnn.dynamic_block_quant_v2(x, 0.0, "rint", 2, 1, 128, 7.0,
+                                                               out=(int8, np.zeros((4, 1), np.float32))))
 print(json.dumps(out))
 '''
 
@@ -63,12 +72,16 @@ def test_an_int8_quantisation_computes(results):
     ("packed x", "x of dtype INT32"),
     ("groups", "groupIndexOptional"),
     ("gamma over two dimensions", "gamma over several dimensions"),
+    ("gelu dynamic with an offset", "inputOffsetOptional in quantMode dynamic"),
+    ("block dstTypeMax", "dstTypeMax 7"),
 ])
 def test_what_the_family_does_not_model_is_refused_by_name(results, name, named):
     assert results[name].get("status") == 561003, results[name]
     assert named in results[name]["message"], results[name]
 
 
-def test_a_round_mode_no_page_lists_is_the_pages_error(results):
-    assert results["nearest"].get("status") == 161002, results["nearest"]
-    assert "roundMode" in results["nearest"]["message"]
+@pytest.mark.parametrize("name", ["nearest", "gelu round"])
+def test_a_round_mode_the_page_does_not_allow_is_the_pages_error(results, name):
+    # aclnnGeluQuant: INT8 (dstType 2) takes "rint" only; "round" is HIFLOAT8's.
+    assert results[name].get("status") == 161002, results[name]
+    assert "roundMode" in results[name]["message"]

@@ -125,14 +125,16 @@ def call_once(t, generated: Path, api: str, soc: str, plan: dict) -> dict:
         op = module.OP
         case = placeholders(t, op, module.BASE, soc, plan)
         inputs = t.make_inputs(op, case, soc)
-        ruled = ruled_shapes(plan.get("shape_rules", ()), getattr(case, "values", {}), inputs)
+        ruled = ruled_shapes(plan.get("shape_rules", ()), getattr(case, "values", {}), inputs, plan.get("ranks"))
         # Before the call: an in-place call overwrites its inputs.
         expected = golden_of(t, op, case, inputs)
         # out= arrays the call passes take the golden's shapes where it has them (a reduction's).
+        golden = {}
         if not isinstance(expected, str):
             ruled = {**result_shapes(op, expected), **ruled}
+            golden = golden_dtypes(t, op, expected)
         if outputs_of_other_dtypes(t, op, case, soc):
-            outs = explicit_outs(t, op, inputs, soc, plan.get("ranks"), ruled)
+            outs = explicit_outs(t, op, inputs, soc, plan.get("ranks"), ruled, tuple(case.dtypes.values()), golden)
             results = t.call(op, case, inputs, outs)
         else:
             try:
@@ -141,7 +143,7 @@ def call_once(t, generated: Path, api: str, soc: str, plan: dict) -> dict:
             except TypeError as error:
                 if "pass out=" not in str(error):
                     raise
-                outs = explicit_outs(t, op, inputs, soc, plan.get("ranks"), ruled)
+                outs = explicit_outs(t, op, inputs, soc, plan.get("ranks"), ruled, tuple(case.dtypes.values()), golden)
                 results = t.call(op, case, inputs, outs)
     except t.aclnn.AclnnError as error:
         if error.phase == PHASE1:
@@ -275,9 +277,10 @@ def outputs_of_other_dtypes(t, op, case, soc: str) -> bool:
     return False
 
 
-def ruled_shapes(rules, values: dict, inputs: dict) -> dict:
+def ruled_shapes(rules, values: dict, inputs: dict, ranks: Optional[dict] = None) -> dict:
     """The shape of each output whose shape rule applies to the call's host arguments (gen.ir.ShapeRule):
-    () for one element, else the broadcast of the tensors it names."""
+    one element, of the least rank the page allows it (`ranks`: () where it allows 0 dimensions,
+    (1,) for aclnnDynamicQuantV4's pertensor scaleOut of 1-7), else the broadcast of the tensors it names."""
     import numpy as np
 
     shapes: dict = {}
@@ -289,7 +292,7 @@ def ruled_shapes(rules, values: dict, inputs: dict) -> dict:
         if (text in rule["values"]) == rule["negated"]:
             continue
         if rule["scalar"]:
-            shapes[rule["param"]] = ()
+            shapes[rule["param"]] = (1,) * max(0, (ranks or {}).get(rule["param"], (0,))[0])
             continue
         related = [np.shape(inputs[n]) for n in rule["others"] if inputs.get(n) is not None]
         try:
@@ -299,10 +302,28 @@ def ruled_shapes(rules, values: dict, inputs: dict) -> dict:
     return {k: v for k, v in shapes.items() if v is not None}
 
 
-def explicit_outs(t, op, inputs: dict, soc: str, ranks: Optional[dict] = None, ruled: Optional[dict] = None) -> list:
+def golden_dtypes(t, op, expected) -> dict:
+    """The dtype of each output tensor of the golden's results, by name (INT8 for a quantising op's
+    yOut); none for the results whose dtype the package does not name."""
+    import numpy as np
+
+    found = {}
+    for p, want in zip(op.results, expected):
+        if p.kind == "tensor" and hasattr(want, "dtype"):
+            try:
+                found[p.name] = t.dtype_name(np.dtype(str(want.dtype).replace("torch.", "")))
+            except (KeyError, TypeError, ValueError):
+                continue
+    return found
+
+
+def explicit_outs(t, op, inputs: dict, soc: str, ranks: Optional[dict] = None, ruled: Optional[dict] = None,
+                  input_dtypes: Sequence[str] = (), golden: Optional[dict] = None) -> list:
     """out= for every output: the broadcast shape of the inputs it is related to (else of the first
-    tensor input; at the nearest rank the output's documented `ranks` allow), its first documented
-    dtype a host array can hold (FLOAT where documented)."""
+    tensor input; at the nearest rank the output's documented `ranks` allow), the golden's dtype where
+    documented (INT8 where the chip lists INT4, INT32, INT8, ...), else its first documented dtype a
+    host array can hold (FLOAT where documented; else one of the inputs' where documented:
+    aclnnAddRmsNormCast's y2Out, FLOAT16 or BFLOAT16 as x1)."""
     import numpy as np
 
     holdable = holdable_dtypes(t)
@@ -320,6 +341,8 @@ def explicit_outs(t, op, inputs: dict, soc: str, ranks: Optional[dict] = None, r
         if ruled and p.name in ruled:  # a shape rule the call's arguments decide
             shape = ruled[p.name]
         documented = [d for d in (op.documented(soc, p.name) or ()) if d in holdable]
-        dtype = holdable["FLOAT" if not documented or "FLOAT" in documented else documented[0]]
+        shared = [d for d in documented if d in input_dtypes]
+        dtype = holdable[(golden or {}).get(p.name) if (golden or {}).get(p.name) in documented else
+                         "FLOAT" if not documented or "FLOAT" in documented else (shared or documented)[0]]
         arrays.append([np.zeros(shape, dtype) for _ in range(2)] if p.kind == "tensor_list" else np.zeros(shape, dtype))
     return arrays

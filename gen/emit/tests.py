@@ -461,15 +461,25 @@ class Planner:
                          self.tensor_inputs[0] if self.tensor_inputs else None)
         self.lead_dtypes = [d for d in self.lead.documented_dtypes() if d in EXPRESSIBLE] if self.lead else []
         self.inexpressible = [d for d in self.lead.documented_dtypes() if d not in EXPRESSIBLE] if self.lead else []
-        # FLOAT where documented: the dtype every backend computes most plainly.
-        self.base_dtype = (DType.FLOAT if DType.FLOAT in self.lead_dtypes or not self.lead_dtypes
-                           else self.lead_dtypes[0])
+        self.base_dtype = self._base_dtype()
         # What the base call's kernel gives, which its outputs must be able to take.
         self.result_dtype = result_rule(bound.semantics).result_dtype(self.base_dtype)
         self.base_rank = min(max(BASE_RANK, self.ranks[0]), self.ranks[1])
         self.base = self._base_case()
 
     # -- the base case: a valid call every other case varies ------------------------------------------
+
+    def _base_dtype(self) -> DType:
+        """FLOAT where documented: the dtype every backend computes most plainly; but where the page
+        lists dtype combinations for the default chip, the first of the lead's dtypes whose call is
+        one of its rows (aclnnAddRmsNormQuant lists FLOAT32 for x1 on one chip, and only FLOAT16 and
+        BFLOAT16 rows on the default one)."""
+        first = DType.FLOAT if DType.FLOAT in self.lead_dtypes or not self.lead_dtypes else self.lead_dtypes[0]
+        rows = [r for r in self.api.dtype_combinations if r.applies_to(DEFAULT_SOC)]
+        for dtype in [first] + [d for d in self.lead_dtypes if d is not first] if rows else []:
+            if any(_matches(r, {n: DType(v) for n, v in self.uniform_dtypes(dtype).items()}) for r in rows):
+                return dtype
+        return first
 
     def _dtype_of(self, param: Param, dtype: DType) -> str:
         listed = [d for d in param.documented_dtypes() if d in EXPRESSIBLE]
@@ -1469,7 +1479,9 @@ class RulePlanner:
         if value is None:
             return [], [], f"no value of {rule.when} is known to meet the condition"
         if rule.form is ShapeForm.SCALAR:
-            shape: tuple[int, ...] = ()
+            # One element, of the least rank the page allows (aclnnDynamicQuantV4's pertensor
+            # scaleOut, of rank 1-7: (1,)).
+            shape: tuple[int, ...] = (1,) * (param.enforced_rank[0] if param.enforced_rank else 0)
             wrong: tuple[int, ...] = SHAPES[BASE_RANK]
         else:
             shapes = [self._dims(n) for n in rule.others]

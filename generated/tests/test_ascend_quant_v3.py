@@ -42,18 +42,6 @@ OP = t.Op(
             'offset': ('FLOAT', 'FLOAT16'),
             'y': ('INT8', 'INT32', 'INT4', 'HIFLOAT8', 'FLOAT8_E5M2', 'FLOAT8_E4M3FN'),
         },
-        'Ascend910B': {
-            'x': ('FLOAT',),
-            'scale': ('FLOAT',),
-            'offset': ('FLOAT',),
-            'y': ('INT32', 'INT8'),
-        },
-        'Ascend910_93': {
-            'x': ('FLOAT',),
-            'scale': ('FLOAT',),
-            'offset': ('FLOAT',),
-            'y': ('INT32',),
-        },
     },
     unsupported_socs=('Ascend310B', 'Ascend910'),
     golden='(lambda along: torch.clamp(getattr(torch, roundMode)(x.float() * along(scale) * (along(scale) if sqrtMode else 1) + (along(offset) if offset is not None else 0)), -128, 127).to(torch.int8))(lambda p: p.float().reshape([-1] + [1] * (x.dim() - 1 - axis % x.dim())) if p.dim() == 1 else p.float())',

@@ -134,7 +134,7 @@ def test_error_row3_unclassified():
 
 # line 210: when quantMode in {pertensor}: scaleOut has one element
 @pytest.mark.parametrize("case", [
-    BASE.but('quantMode=pertensor', out={'yOut': 'INT8', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': (), 'offsetOut': '<auto>'}),
+    BASE.but('quantMode=pertensor', out={'yOut': 'INT8', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': (1,), 'offsetOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line210_shape_rule1_accepted(op, case):
     t.check_accepted(op, case, socs=())

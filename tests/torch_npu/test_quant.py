@@ -3,7 +3,9 @@ torch.fake_quantize_per_tensor_affine with tensor qparams (aclnnFakeQuantPerTens
 and torch.fake_quantize_per_channel_affine (aclnnFakeQuantPerChannelAffineCachemask), forward and
 backward (the mask); torch_npu's npu_quantize (aclnnQuantize with div_mode, aclnnAscendQuantV3
 without), npu_anti_quant (aclnnAscendAntiQuant), npu_dynamic_quant (aclnnDynamicQuantV2) and
-npu_dynamic_quant_asymmetric and npu_trans_quant_param (aclnnTransQuantParamV3) against the formulas
+npu_dynamic_quant_asymmetric, npu_trans_quant_param (aclnnTransQuantParamV3), npu_gelu_quant
+(aclnnGeluQuant), npu_add_rms_norm_dynamic_quant (aclnnAddRmsNormDynamicQuantV2) and
+npu_dynamic_block_quant (aclnnDynamicBlockQuantV2) against the formulas
 of their pages written with torch ops."""
 
 
@@ -146,3 +148,56 @@ def test_npu_trans_quant_param_follows_its_page(run_npu):
         assert torch.equal(words, bits | (1 << 46) | (3 << 37)), "npu_trans_quant_param with an offset"
     """)
 
+
+
+def test_npu_gelu_quant_follows_its_page(run_npu):
+    run_npu("""
+        def dynamic(v):
+            scale = v.abs().amax(-1) / 127
+            return torch.clamp(torch.round(v / scale.unsqueeze(-1)), -128, 127).to(torch.int8), scale
+
+        x = torch.randn(3, 16).half()
+        scale, offset = (torch.rand(16) + 0.5).half(), (torch.rand(16) * 4 - 2).half()
+        for approximate in ("none", "tanh"):
+            g = torch.nn.functional.gelu(x.float(), approximate=approximate)
+            # aclnnGeluQuant, quant_mode static: round(gelu * scale + offset) half to even ("rint").
+            want = torch.clamp(torch.round(g * scale.float() + offset.float()), -128, 127).to(torch.int8)
+            y, _ = torch_npu.npu_gelu_quant(x.npu(), input_scale=scale.npu(), input_offset=offset.npu(),
+                                            approximate=approximate, quant_mode="static")
+            assert torch.equal(y.cpu(), want), ("static", approximate)
+            # dynamic (the default): per row by max|gelu * input_scale| / 127 (the scale within an ulp:
+            # std::erf and PyTorch's vectorised erf differ by one at times).
+            want, want_scale = dynamic(g * scale.float())
+            y, got_scale = torch_npu.npu_gelu_quant(x.npu(), input_scale=scale.npu(), approximate=approximate)
+            assert torch.equal(y.cpu(), want), ("dynamic", approximate)
+            assert torch.allclose(got_scale.cpu(), want_scale, rtol=3e-7, atol=0), ("dynamic scale", approximate)
+    """, env={"ACLNN_SIM_SOC": "Ascend950"})  # the page supports the Ascend 950 alone
+
+
+def test_npu_add_rms_norm_dynamic_quant_and_dynamic_block_quant_follow_their_pages(run_npu):
+    run_npu("""
+        def dynamic(v):
+            scale = v.abs().amax(-1) / 127
+            return torch.clamp(torch.round(v / scale.unsqueeze(-1)), -128, 127).to(torch.int8), scale
+
+        x1, x2 = torch.randn(2, 3, 16).half(), torch.randn(2, 3, 16).half()
+        gamma, beta = (torch.rand(16) + 0.5).half(), (torch.rand(16) - 0.5).half()
+        smooth1, smooth2 = (torch.rand(16) + 0.5).half(), (torch.rand(16) + 0.5).half()
+        # aclnnAddRmsNormDynamicQuantV2: the sum in x1's dtype, its rms norm (+ beta), then each
+        # smoothing factor's per-row quantisation.
+        s = (x1.float() + x2.float()).half()
+        y = s.float() * torch.rsqrt((s.double().pow(2).mean(-1, keepdim=True) + 1e-6).float()) * gamma.float()
+        y = y + beta.float()
+        y1, y2, x_out, scale1, scale2 = torch_npu.npu_add_rms_norm_dynamic_quant(
+            x1.npu(), x2.npu(), gamma.npu(), smooth_scale1=smooth1.npu(), smooth_scale2=smooth2.npu(), beta=beta.npu())
+        assert torch.equal(x_out.cpu(), s), "xOut"
+        for k, (got, got_scale, smooth) in enumerate(((y1, scale1, smooth1), (y2, scale2, smooth2))):
+            want, want_scale = dynamic(y * smooth.float())
+            assert torch.equal(got.cpu(), want) and torch.equal(got_scale.cpu(), want_scale), k
+        # aclnnDynamicBlockQuantV2: blocks of 1 x 128 (the last one ragged), scale = max|x| / 127.
+        x = torch.randn(3, 200).half()
+        blocks = torch.nn.functional.pad(x.float().abs(), (0, 56)).unflatten(-1, (2, 128)).amax(-1) / 127
+        want = torch.clamp(torch.round(x.float() / blocks.repeat_interleave(128, -1)[:, :200]), -128, 127)
+        y, scale = torch_npu.npu_dynamic_block_quant(x.npu())
+        assert torch.equal(scale.cpu(), blocks) and torch.equal(y.cpu(), want.to(torch.int8)), "npu_dynamic_block_quant"
+    """)

@@ -180,12 +180,19 @@ class DTypeNote:
     line: int
 
 
+# A product note's sentence about tensors of the NZ format, whose dtypes the ND tensors the
+# bindings pass do not share (aclnnAscendQuant: "当数据格式为NZ时，出参`y`的数据类型支持INT32").
+_NZ_CONDITION = re.compile(r"数据格式\s*(?:为|是)\s*(?:FRACTAL_)?NZ|\bformat\b[^.]{0,60}?\bis\s+(?:FRACTAL_)?NZ\b", re.I)
+
+
 def note_statements(socs: tuple[Soc, ...], text: str, line: int, param_names: Collection[str]) -> list[DTypeNote]:
     """The dtype statements of one product note's text (one sentence or one sub-item)."""
     notes: list[DTypeNote] = []
     for sentence in re.split(r"[。；;\n]|(?<=[a-z0-9])\.\s", text):
         if not sentence.strip():
             continue
+        if _NZ_CONDITION.search(sentence):
+            continue  # the dtypes of NZ-format tensors ("数据格式为NZ时，数据类型仅支持FLOAT32"), not of ND ones
         named = subject_names(sentence, param_names)
         stated = dtype_statements(sentence)
         if stated:

@@ -408,26 +408,26 @@ struct MoeFamily {
   static constexpr const char* kOpNames[] = { "gating_top_k" };
 };
 
-// quant: ascend_quant: round(x * scale (* scale with sqrt_mode) + offset) by round_mode, saturated to INT8; quantize: round(x / scale + offset) half to even, saturated to out's INT8/UINT8/INT32; anti_quant: (x + offset) * scale (* scale) to FLOAT16/BFLOAT16; scale and offset one value or one per element along `axis`; dynamic_quant: per row of the last dimension, scale = max|x * smooth| / 127 (or the asymmetric (max - min) / 255 with an offset) and y the rounded quotient; fake_quant: aten's fake_quantize cachemask (per tensor, or per channel along axis), its mask; in float.
+// quant: ascend_quant: round(x * scale (* scale with sqrt_mode) + offset) by round_mode, saturated to INT8; quantize: round(x / scale + offset) half to even, saturated to out's INT8/UINT8/INT32; anti_quant: (x + offset) * scale (* scale) to FLOAT16/BFLOAT16; scale and offset one value or one per element along `axis`; dynamic_quant: per row of the last dimension, scale = max|x * smooth| / 127 (or the asymmetric (max - min) / 255 with an offset) and y the rounded quotient; fake_quant: aten's fake_quantize cachemask (per tensor, or per channel along axis), its mask; gelu_quant: GELU, then ascend_quant's static form (quant_mode static) or dynamic_quant's per row (dynamic, scale the smoothing factor); block_quant: per block of row_block x col_block of the last two dimensions, scale_out = min(max|x| / 127, 1 / min_scale) and y = round(x / scale_out); in float.
 struct QuantFamily {
   struct Op {
-    enum : int8_t { kAscendQuant, kAntiQuant, kQuantize, kDynamicQuant, kFakeQuant };
+    enum : int8_t { kAscendQuant, kAntiQuant, kQuantize, kDynamicQuant, kFakeQuant, kGeluQuant, kBlockQuant };
   };
   struct Role {
-    enum : int8_t { kX, kScale, kOffset, kSqrtMode, kRoundMode, kDstType, kAxis, kSmooth, kGroupIndex, kQuantMin, kQuantMax, kEnabled, kOut, kScaleOut, kOffsetOut, kMask, kSymmetric, kQuantMode, kDstMax };
+    enum : int8_t { kX, kScale, kOffset, kSqrtMode, kRoundMode, kDstType, kAxis, kSmooth, kGroupIndex, kQuantMin, kQuantMax, kEnabled, kOut, kScaleOut, kOffsetOut, kMask, kSymmetric, kQuantMode, kDstMax, kApproximate, kMinScale, kRowBlock, kColBlock };
   };
-  static constexpr const char* kOpNames[] = { "ascend_quant", "anti_quant", "quantize", "dynamic_quant", "fake_quant" };
+  static constexpr const char* kOpNames[] = { "ascend_quant", "anti_quant", "quantize", "dynamic_quant", "fake_quant", "gelu_quant", "block_quant" };
 };
 
-// norm_quant: y = x * rstd * gamma + beta over x's last dimension (x = x1 + x2 rounded to x1's dtype for add_rms_norm_quant, the sum in sum_out, x * rstd * gamma in norm_out), then round(y * scale + offset) (y / scale with div_mode) half to even, saturated to INT8, once per scale given; in float, the mean square in double.
+// norm_quant: y = x * rstd * gamma + beta over x's last dimension (x = x1 + x2 rounded to x1's dtype for the add_ ops, the sum in sum_out, x * rstd * gamma in norm_out), then round(y * scale + offset) (y / scale with div_mode) half to even, saturated to INT8, once per scale given; the dynamic ops per row v = y * smooth, scale_out = max|v| / 127, out = round(v / scale_out); add_layer_norm_quant: y = (x - mean) * rstd * gamma + beta of x = x1 + x2 + bias, then either; in float, the statistics in double.
 struct NormQuantFamily {
   struct Op {
-    enum : int8_t { kRmsNormQuant, kAddRmsNormQuant };
+    enum : int8_t { kRmsNormQuant, kAddRmsNormQuant, kRmsNormDynamicQuant, kAddRmsNormDynamicQuant, kAddLayerNormQuant };
   };
   struct Role {
-    enum : int8_t { kX, kX2, kGamma, kBeta, kScale, kOffset, kScale2, kOffset2, kEpsilon, kDivMode, kAxis, kOut, kOut2, kSumOut, kNormOut };
+    enum : int8_t { kX, kX2, kGamma, kBeta, kScale, kOffset, kScale2, kOffset2, kEpsilon, kDivMode, kAxis, kOut, kOut2, kSumOut, kNormOut, kSmooth, kSmooth2, kScaleOut, kScaleOut2, kRstd, kOutputRstd, kOutputMask, kDstType, kBias, kQuantMode, kAdditionalOutput };
   };
-  static constexpr const char* kOpNames[] = { "rms_norm_quant", "add_rms_norm_quant" };
+  static constexpr const char* kOpNames[] = { "rms_norm_quant", "add_rms_norm_quant", "rms_norm_dynamic_quant", "add_rms_norm_dynamic_quant", "add_layer_norm_quant" };
 };
 
 // weight_quant_matmul: y = x @ ((weight + offset) * scale) + bias for a 2-d x [m, k] and an INT8 weight [k, n], the scale and offset one value, one per column n, or one per group of group_size rows of k; in float, the products summed in double.

@@ -49,6 +49,7 @@
 
 #include "common/dtypes.h"
 #include "opapi/families/family.h"
+#include "opapi/families/gelu.h"
 #include "opapi/families/views.h"
 #include "opapi/thread_pool.h"
 
@@ -75,14 +76,6 @@ void Spread(int64_t n, Fn&& fn) {
 template <typename T>
 inline T Sigmoid(T x) {
   return T(1) / (T(1) + std::exp(-x));
-}
-
-template <typename T>
-inline T Gelu(T x, bool tanh) {
-  if (tanh) {
-    return T(0.5) * x * (T(1) + std::tanh(T(0.79788456080286535588) * (x + T(0.044715) * x * x * x)));
-  }
-  return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
 }
 
 // d gelu(x) / dx, as aten's gelu_backward computes it for each form.

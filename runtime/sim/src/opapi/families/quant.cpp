@@ -14,6 +14,14 @@
 //                  statistics over the whole tensor (pertensor) or over each column along the
 //                  second-to-last dimension (perchannel) instead of each row, and their
 //                  isSymmetrical chooses the asymmetric form (dstTypeMax, HIFLOAT8's, refused)
+//   gelu_quant     g = GELU(x) (approximate "none": erf, "tanh"), then ascend_quant's y = round(g *
+//                  scale + offset) (quantMode "static", roundMode "rint": half to even) or
+//                  dynamic_quant's per row with scale as the smoothing factor (quantMode "dynamic")
+//                  (aclnnGeluQuant)
+//   block_quant    the last two dimensions of x (2 or 3 dimensions) in blocks of rowBlockSize x
+//                  colBlockSize (the last ones ragged): per block scaleOut = min(max|x| / 127,
+//                  1 / minScale) (no bound with minScale 0), y = round(x / scaleOut) half to even
+//                  ("rint") (aclnnDynamicBlockQuant/V2)
 //   fake_quant     aten's fake_quantize_per_{tensor,channel}_affine_cachemask: q = nearbyint(x * (1 /
 //                  scale)) + zero_point, out = (clamp(q, quant_min, quant_max) - zero_point) * scale,
 //                  mask = quant_min <= q <= quant_max; per tensor, fakeQuantEnabled < 1 gives out = x
@@ -26,7 +34,18 @@
 //                       without, per element of the last dimension, and out2 the same by scale2
 //                       (left unwritten without scale2: the page calls it invalid); norm_out
 //                       x * rstd * gamma (aclnnAddRmsNormQuant/V2)
-// rstd = 1 / sqrt(mean(x^2) + epsilon), the mean square summed in double; the rest in float;
+//   rms_norm_dynamic_quant, add_rms_norm_dynamic_quant  y as above (x = x1 + x2 for the second),
+//                       then per row v = y * smooth (without smooth: y), scale_out = max|v| / 127,
+//                       out = round(v / scale_out); out2 and scale_out2 the same by smooth2, written
+//                       when both smoothing factors are given or output_mask says so
+//                       (aclnnRmsNormDynamicQuant, aclnnAddRmsNormDynamicQuant/V2)
+//   add_layer_norm_quant  x = x1 + x2 + bias (by column or by element) rounded to x1's dtype (sum_out,
+//                       written with additionalOutput), y = (x - mean) * rstd * gamma + beta with
+//                       rstd = 1 / sqrt(var + epsilon) (norm_out: y), then quantMode "static" as
+//                       add_rms_norm_quant or "dynamic" with scale and scale2 as the smoothing
+//                       factors (aclnnAddLayerNormQuant/V2)
+// rstd, where given (and output_rstd is true), is each row's 1 / Rms(x) (aclnnRmsNormQuantV3).
+// The rms ops' rstd = 1 / sqrt(mean(x^2) + epsilon), the mean square summed in double; the rest in float;
 // rounding half to even, saturated to INT8. gamma and the per-channel tensors span the last
 // dimension only (a gamma over several trailing dimensions is refused by name).
 // The weight_quant_matmul family (aclnnWeightQuantBatchMatmulV2/V3): y = x @ W + bias with
@@ -48,7 +67,9 @@
 #include <vector>
 
 #include "common/dtypes.h"
+#include "opapi/elementwise.h"
 #include "opapi/families/family.h"
+#include "opapi/families/gelu.h"
 #include "opapi/thread_pool.h"
 
 namespace aclsim {
@@ -74,6 +95,31 @@ int64_t Saturate(double v, double low, double high) {
   return static_cast<int64_t>(std::min(std::max(v, low), high));
 }
 
+// Dynamic quantisation of one row of `width` values (value(j)): its scale max|v| / 127, or with
+// `asymmetric` (max - min) / 255 and the offset 127 - max / scale; a NaN among the values makes
+// the scale NaN, as torch.amax propagates it. q[j] = round(v / scale (+ offset)) half to even,
+// saturated to [low, high].
+template <typename Value>
+void QuantiseRow(int64_t width, const Value& value, bool asymmetric, double low, double high, float* scale,
+                 float* offset, int64_t* q) {
+  float top = value(0), bottom = top, magnitude = std::fabs(top);
+  bool nan = std::isnan(top);
+  for (int64_t j = 1; j < width; ++j) {
+    const float v = value(j);
+    nan = nan || std::isnan(v);
+    top = std::max(top, v);
+    bottom = std::min(bottom, v);
+    magnitude = std::max(magnitude, std::fabs(v));
+  }
+  const float s = nan ? NAN : asymmetric ? (top - bottom) / 255.0f : magnitude / 127.0f;
+  const float o = asymmetric ? 127.0f - top / s : 0.0f;
+  *scale = s;
+  *offset = o;
+  for (int64_t j = 0; j < width; ++j) {
+    q[j] = Saturate(std::nearbyint(asymmetric ? value(j) / s + o : value(j) / s), low, high);
+  }
+}
+
 // Splits [0, count) over the threads for large tensors.
 template <typename Fn>
 void Spread(int64_t count, int64_t cost, Fn&& run) {
@@ -93,6 +139,9 @@ class QuantWork final : public FamilyWork {
   Rounding rounding = Rounding::kHalfEven;
   double low = -128, high = 127;  // the saturation range of the quantised dtype
   bool has_offset = false, has_smooth = false, asymmetric = false, enabled = true, per_channel = false;
+  bool tanh_gelu = false, dynamic = false;  // gelu_quant's form, and whether it quantises per row
+  int64_t row_block = 1, col_block = 1;     // block_quant's block
+  float ceiling = INFINITY;                 // block_quant's bound on a scale, 1 / minScale
   // dynamic_quant's extent of a scale (aclnnDynamicQuantV3/V4's quantMode): a row of the last
   // dimension, the whole tensor, or a column (along the second-to-last dimension, per batch).
   enum class Extent { kRow, kTensor, kColumn } extent = Extent::kRow;
@@ -102,7 +151,15 @@ class QuantWork final : public FamilyWork {
     const int64_t n = tensor(kX).numel();
     if (n == 0) return ACLNN_SUCCESS;
     const float* x = static_cast<const float*>(ContiguousAs(tensor(kX), ComputeType::kFloat32, 0));
-    if (op_ == F::Op::kDynamicQuant) return Dynamic(x, n);
+    if (op_ == F::Op::kGeluQuant) {
+      float* g = static_cast<float*>(Scratch(6, static_cast<size_t>(n) * sizeof(float)));
+      Spread(n, 8, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) g[i] = Gelu(x[i], tanh_gelu);
+      });
+      x = g;
+    }
+    if (op_ == F::Op::kDynamicQuant || dynamic) return Dynamic(x, n);
+    if (op_ == F::Op::kBlockQuant) return Block(x, n);
     // Scale and offset are views broadcast to x's shape: gathered, one value per element.
     const float* scale = static_cast<const float*>(ContiguousAs(tensor(kScale), ComputeType::kFloat32, 1));
     const float* offset =
@@ -180,30 +237,52 @@ class QuantWork final : public FamilyWork {
     Spread(rows, width, [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
         const float* row = x + r * width;
-        auto value = [&](int64_t j) { return smooth ? row[j] * smooth[j] : row[j]; };
-        float top = value(0), bottom = top, magnitude = std::fabs(top);
-        bool nan = std::isnan(top);
-        for (int64_t j = 1; j < width; ++j) {
-          const float v = value(j);
-          nan = nan || std::isnan(v);
-          top = std::max(top, v);
-          bottom = std::min(bottom, v);
-          magnitude = std::max(magnitude, std::fabs(v));
-        }
-        // A NaN in the row is its maximum, as torch.amax propagates it: the row's scale is NaN.
-        const float s = nan ? NAN : asymmetric ? (top - bottom) / 255.0f : magnitude / 127.0f;
-        const float o = asymmetric ? 127.0f - top / s : 0.0f;
-        scales[r] = s;
-        offsets[r] = o;
-        for (int64_t j = 0; j < width; ++j) {
-          const float v = asymmetric ? value(j) / s + o : value(j) / s;
-          q[r * width + j] = Saturate(std::nearbyint(v), low, high);
-        }
+        QuantiseRow(width, [&](int64_t j) { return smooth ? row[j] * smooth[j] : row[j]; }, asymmetric, low, high,
+                    &scales[r], &offsets[r], q + r * width);
       }
     });
     ScatterFrom(q, ComputeType::kInt64, tensor(kOut));
     ScatterFrom(scales, ComputeType::kFloat32, tensor(kScaleOut));
     if (asymmetric) ScatterFrom(offsets, ComputeType::kFloat32, tensor(kOffsetOut));
+    return ACLNN_SUCCESS;
+  }
+
+  // Block quantisation: each block's scale from its largest magnitude (NaN with a NaN in it, as
+  // torch.amax propagates it), then its elements.
+  aclnnStatus Block(const float* x, int64_t n) {
+    const Dims& shape = tensor(kX).shape;
+    const int64_t cols = shape.back(), rows = shape[shape.size() - 2], batches = n / (rows * cols);
+    const int64_t block_rows = (rows + row_block - 1) / row_block, block_cols = (cols + col_block - 1) / col_block;
+    const int64_t blocks = batches * block_rows * block_cols;
+    float* scales = static_cast<float*>(Scratch(4, static_cast<size_t>(blocks) * sizeof(float)));
+    int64_t* q = static_cast<int64_t*>(Scratch(3, static_cast<size_t>(n) * sizeof(int64_t)));
+    Spread(blocks, row_block * col_block, [&](int64_t begin, int64_t end) {
+      for (int64_t k = begin; k < end; ++k) {
+        const int64_t batch = k / (block_rows * block_cols), bi = k / block_cols % block_rows, bj = k % block_cols;
+        const int64_t r0 = bi * row_block, r1 = std::min(rows, r0 + row_block);
+        const int64_t c0 = bj * col_block, c1 = std::min(cols, c0 + col_block);
+        const int64_t at = batch * rows * cols;
+        float magnitude = 0.0f;
+        bool nan = false;
+        for (int64_t r = r0; r < r1; ++r) {
+          for (int64_t c = c0; c < c1; ++c) {
+            const float v = x[at + r * cols + c];
+            nan = nan || std::isnan(v);
+            magnitude = std::max(magnitude, std::fabs(v));
+          }
+        }
+        const float s = nan ? NAN : std::min(magnitude / 127.0f, ceiling);
+        scales[k] = s;
+        for (int64_t r = r0; r < r1; ++r) {
+          for (int64_t c = c0; c < c1; ++c) {
+            const int64_t i = at + r * cols + c;
+            q[i] = Saturate(std::nearbyint(x[i] / s), low, high);
+          }
+        }
+      }
+    });
+    ScatterFrom(q, ComputeType::kInt64, tensor(kOut));
+    ScatterFrom(scales, ComputeType::kFloat32, tensor(kScaleOut));
     return ACLNN_SUCCESS;
   }
 
@@ -250,16 +329,17 @@ class QuantWork final : public FamilyWork {
 
 using N = NormQuantFamily;
 
-enum NormSlot { kNx, kNx2, kNGamma, kNBeta, kNScale, kNOffset, kNScale2, kNOffset2, kNOut, kNOut2, kNSum, kNNorm,
-                kNormSlots };
+enum NormSlot { kNx, kNx2, kNGamma, kNBeta, kNScale, kNOffset, kNScale2, kNOffset2, kNSmooth, kNSmooth2, kNOut,
+                kNOut2, kNSum, kNNorm, kNScaleOut, kNScaleOut2, kNRstd, kNBias, kNormSlots };
 
 class NormQuantWork final : public FamilyWork {
  public:
   explicit NormQuantWork(const char* api) : FamilyWork(api, kNormSlots) {}
 
   double epsilon = 1e-6;
-  bool divide = false, add = false;
-  bool has[kNormSlots] = {};  // the optional tensors given
+  bool divide = false, add = false, dynamic = false, layer = false, write_sum = true;
+  bool has[kNormSlots] = {};  // the optional tensors given, and the optional outputs written
+  bool write[2] = {true, false};  // the dynamic ops' out and out2 (with scale_out and scale_out2)
 
  private:
   // The per-channel tensor of `slot` as `width` floats (one value repeated for a single one);
@@ -283,38 +363,87 @@ class NormQuantWork final : public FamilyWork {
       const float* x2 = static_cast<const float*>(ContiguousAs(tensor(kNx2), ComputeType::kFloat32, 1));
       sum.resize(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i) sum[i] = x[i] + x2[i];
-      ScatterFrom(sum.data(), ComputeType::kFloat32, tensor(kNSum));
-      GatherAs(tensor(kNSum), ComputeType::kFloat32, sum.data());
+      if (has[kNBias]) {  // add_layer_norm_quant's bias: gamma's shape, else x1's
+        const float* bias = static_cast<const float*>(ContiguousAs(tensor(kNBias), ComputeType::kFloat32, 2));
+        const bool by_column = tensor(kNBias).numel() != n;
+        for (int64_t i = 0; i < n; ++i) sum[i] += bias[by_column ? i % width : i];
+      }
+      const aclDataType held = tensor(kNx).dtype;
+      if (held != ACL_FLOAT) {
+        std::vector<char> rounded(static_cast<size_t>(n) * DTypeSize(held));
+        Storer(ComputeType::kFloat32, held)(sum.data(), rounded.data(), static_cast<int64_t>(DTypeSize(held)), n);
+        Loader(ComputeType::kFloat32, held)(rounded.data(), static_cast<int64_t>(DTypeSize(held)), n, sum.data());
+      }
+      if (write_sum) ScatterFrom(sum.data(), ComputeType::kFloat32, tensor(kNSum));
       x = sum.data();
     }
     const std::vector<float> gamma = Channel(kNGamma, width), beta = Channel(kNBeta, width);
+    // Static: a scale (and offset) per output; dynamic: a smoothing factor per output, if any.
     const std::vector<float> scales[2] = {Channel(kNScale, width), Channel(kNScale2, width)};
     const std::vector<float> offsets[2] = {Channel(kNOffset, width), Channel(kNOffset2, width)};
-    std::vector<float> normed(static_cast<size_t>(n));
-    std::vector<int64_t> q[2] = {std::vector<int64_t>(static_cast<size_t>(n)),
-                                 std::vector<int64_t>(scales[1].empty() ? 0 : static_cast<size_t>(n))};
+    const std::vector<float> smooth[2] = {Channel(kNSmooth, width), Channel(kNSmooth2, width)};
+    const bool produce[2] = {dynamic ? write[0] : true, dynamic ? write[1] : !scales[1].empty()};
+    std::vector<float> normed(static_cast<size_t>(n)), rstds(static_cast<size_t>(rows));
+    std::vector<int64_t> q[2];
+    std::vector<float> row_scales[2];
+    for (int k = 0; k < 2; ++k) {
+      if (!produce[k]) continue;
+      q[k].resize(static_cast<size_t>(n));
+      if (dynamic) row_scales[k].resize(static_cast<size_t>(rows));
+    }
     Spread(rows, width, [&](int64_t begin, int64_t end) {
+      std::vector<float> y(static_cast<size_t>(width));
       for (int64_t r = begin; r < end; ++r) {
         const float* row = x + r * width;
-        double squares = 0;
-        for (int64_t j = 0; j < width; ++j) squares += static_cast<double>(row[j]) * row[j];
-        const float rstd = 1.0f / std::sqrt(static_cast<float>(squares / static_cast<double>(width) + epsilon));
+        float mean = 0.0f, rstd;
+        if (layer) {
+          double sum_of = 0, var = 0;
+          for (int64_t j = 0; j < width; ++j) sum_of += static_cast<double>(row[j]);
+          const double m = sum_of / static_cast<double>(width);
+          for (int64_t j = 0; j < width; ++j) {
+            const double d = static_cast<double>(row[j]) - m;
+            var += d * d;
+          }
+          mean = static_cast<float>(m);
+          rstd = static_cast<float>(1.0 / std::sqrt(var / static_cast<double>(width) + epsilon));
+        } else {
+          double squares = 0;
+          for (int64_t j = 0; j < width; ++j) squares += static_cast<double>(row[j]) * row[j];
+          rstd = 1.0f / std::sqrt(static_cast<float>(squares / static_cast<double>(width) + epsilon));
+        }
+        rstds[r] = rstd;
         for (int64_t j = 0; j < width; ++j) {
           const int64_t i = r * width + j;
-          normed[i] = row[j] * rstd * gamma[j];
-          const float y = beta.empty() ? normed[i] : normed[i] + beta[j];
-          for (int k = 0; k < 2; ++k) {
-            if (scales[k].empty()) continue;
-            float v = divide ? y / scales[k][j] : y * scales[k][j];
+          const float scaled = (row[j] - mean) * rstd * gamma[j];
+          y[j] = beta.empty() ? scaled : scaled + beta[j];
+          normed[i] = layer ? y[j] : scaled;  // rmsNormOut is x * rstd * gamma, layernormRes the whole y
+        }
+        for (int k = 0; k < 2; ++k) {
+          if (!produce[k]) continue;
+          int64_t* out = q[k].data() + r * width;
+          if (dynamic) {
+            const std::vector<float>& s = smooth[k];
+            float unused;
+            QuantiseRow(width, [&](int64_t j) { return s.empty() ? y[j] : y[j] * s[j]; }, false, -128, 127,
+                        &row_scales[k][r], &unused, out);
+            continue;
+          }
+          for (int64_t j = 0; j < width; ++j) {
+            float v = divide ? y[j] / scales[k][j] : y[j] * scales[k][j];
             if (!offsets[k].empty()) v += offsets[k][j];
-            q[k][i] = Saturate(std::nearbyint(v), -128, 127);
+            out[j] = Saturate(std::nearbyint(v), -128, 127);
           }
         }
       }
     });
-    ScatterFrom(q[0].data(), ComputeType::kInt64, tensor(kNOut));
-    if (!scales[1].empty() && has[kNOut2]) ScatterFrom(q[1].data(), ComputeType::kInt64, tensor(kNOut2));
+    const int outs[2] = {kNOut, kNOut2}, scale_outs[2] = {kNScaleOut, kNScaleOut2};
+    for (int k = 0; k < 2; ++k) {
+      if (!produce[k] || (k == 1 && !has[kNOut2])) continue;
+      ScatterFrom(q[k].data(), ComputeType::kInt64, tensor(outs[k]));
+      if (dynamic) ScatterFrom(row_scales[k].data(), ComputeType::kFloat32, tensor(scale_outs[k]));
+    }
     if (has[kNNorm]) ScatterFrom(normed.data(), ComputeType::kFloat32, tensor(kNNorm));
+    if (has[kNRstd]) ScatterFrom(rstds.data(), ComputeType::kFloat32, tensor(kNRstd));
     return ACLNN_SUCCESS;
   }
 };
@@ -433,6 +562,100 @@ class Planner {
     return ACLNN_SUCCESS;
   }
 
+  // A string attribute's value ("" when absent).
+  std::string Text(int role) const {
+    const char* text = family_.has(role) ? CallString(call_, family_.role(role)) : nullptr;
+    return text ? text : "";
+  }
+
+  // aclnnGeluQuant's attributes and tensors: static quantisation by the scale (and offset) along
+  // the last dimension, or dynamic with the scale as the smoothing factor and outScaleOptional
+  // one per row.
+  aclnnStatus GeluQuant(QuantWork* made, const TensorDesc& out, const Dims& shape) {
+    const std::string form = Text(F::Role::kApproximate), mode = Text(F::Role::kQuantMode);
+    const std::string rounding = Text(F::Role::kRoundMode);
+    if (form != "none" && form != "tanh") return Reject(F::Role::kApproximate, "\"" + form + "\" is not none or tanh");
+    if (mode != "static" && mode != "dynamic") {
+      return Reject(F::Role::kQuantMode, "\"" + mode + "\" is not static or dynamic");
+    }
+    const int64_t dst = RoleInt(call_, family_, F::Role::kDstType, 2);
+    if (dst != 2 || out.dtype != ACL_INT8) {
+      return Decline("for dstType " + std::to_string(dst) + " and y of dtype " + DTypeName(out.dtype) +
+                     " (only 2, INT8, is simulated)");
+    }
+    if (rounding != "rint") {
+      return Reject(F::Role::kRoundMode, "\"" + rounding + "\" is not rint, which INT8 (dstType 2) takes only");
+    }
+    made->tanh_gelu = form == "tanh";
+    made->dynamic = mode == "dynamic";
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    const TensorDesc* scale = RoleTensor(call_, family_, F::Role::kScale);
+    const TensorDesc* scale_out = RoleTensor(call_, family_, F::Role::kScaleOut);
+    if (!made->dynamic) {
+      if (!scale) {
+        return RejectParam(call_, family_, F::Role::kScale, ACLNN_ERR_PARAM_NULLPTR,
+                           "must be given when quantMode is static");
+      }
+      if (scale_out) return Reject(F::Role::kScaleOut, "must be null when quantMode is static");
+      if (aclnnStatus s = Channel(made, F::Role::kScale, kScale, shape, rank - 1, false)) return s;
+      if (made->has_offset) return Channel(made, F::Role::kOffset, kOffset, shape, rank - 1, false);
+      return ACLNN_SUCCESS;
+    }
+    if (rank < 2) return Reject(F::Role::kX, "has fewer than 2 dimensions for quantMode dynamic");
+    if (made->has_offset) return Decline("with inputOffsetOptional in quantMode dynamic (its formula has no offset)");
+    if (scale) {
+      made->has_smooth = true;
+      made->tensor(kSmooth).Set(RoleName(call_, family_, F::Role::kScale), *scale);
+      if (!ChannelView(*scale, Dims{shape.back()}, 0, false, &made->tensor(kSmooth))) {
+        return Reject(F::Role::kScale, "shape " + DimsText(scale->view) + " is neither one value nor [" +
+                                           std::to_string(shape.back()) + "], self's last dimension");
+      }
+    }
+    if (!scale_out) return Decline("without outScaleOptional");
+    return made->KeepOutput(call_, family_, F::Role::kScaleOut, *scale_out, Dims(shape.begin(), shape.end() - 1),
+                            "self's shape without its last dimension", kScaleOut);
+  }
+
+  // aclnnDynamicBlockQuant/V2's attributes and scaleOut ([B,] ceil(M / rowBlockSize),
+  // ceil(N / colBlockSize)).
+  aclnnStatus BlockQuant(QuantWork* made, const TensorDesc& out, const Dims& shape) {
+    const int64_t dst = RoleInt(call_, family_, F::Role::kDstType, 2);
+    if (dst != 2 || out.dtype != ACL_INT8) {
+      return Decline("for dstType " + std::to_string(dst) + " and yOut of dtype " + DTypeName(out.dtype) +
+                     " (only 2, INT8, is simulated)");
+    }
+    const std::string rounding = Text(F::Role::kRoundMode);
+    if (!rounding.empty() && rounding != "rint") {
+      return Reject(F::Role::kRoundMode, "\"" + rounding + "\" is not rint, which INT8 (dstType 2) takes only");
+    }
+    if (family_.has(F::Role::kDstMax) && RoleNumber(call_, family_, F::Role::kDstMax, -1, 0) != 0) {
+      return Decline("for dstTypeMax " + std::to_string(RoleNumber(call_, family_, F::Role::kDstMax, -1, 0)) +
+                     " (a custom range is HIFLOAT8's; only INT8's own is simulated)");
+    }
+    const double least = RoleNumber(call_, family_, F::Role::kMinScale, -1, 0);
+    if (!(least >= 0)) return Reject(F::Role::kMinScale, std::to_string(least) + " is negative");
+    made->ceiling = least > 0 ? static_cast<float>(1.0 / least) : INFINITY;
+    made->row_block = RoleInt(call_, family_, F::Role::kRowBlock, 0);
+    made->col_block = RoleInt(call_, family_, F::Role::kColBlock, 0);
+    const int64_t row = made->row_block, col = made->col_block;
+    if (row != 1 && row != 64 && row != 128 && row != 256 && row != 512) {
+      return Reject(F::Role::kRowBlock, std::to_string(row) + " is not 1, 64, 128, 256 or 512");
+    }
+    if (col != 64 && col != 128 && col != 192 && col != 256) {
+      return Reject(F::Role::kColBlock, std::to_string(col) + " is not 64, 128, 192 or 256");
+    }
+    if (shape.size() != 2 && shape.size() != 3) {
+      return Reject(F::Role::kX, "shape " + DimsText(shape) + " has not 2 or 3 dimensions");
+    }
+    Dims blocks(shape.begin(), shape.end() - 2);
+    blocks.push_back((shape[shape.size() - 2] + row - 1) / row);
+    blocks.push_back((shape.back() + col - 1) / col);
+    const TensorDesc* scale_out = RoleTensor(call_, family_, F::Role::kScaleOut);
+    if (!scale_out) return Decline("without scaleOut");
+    return made->KeepOutput(call_, family_, F::Role::kScaleOut, *scale_out, blocks,
+                            "[B,] ceil(M / rowBlockSize), ceil(N / colBlockSize)", kScaleOut);
+  }
+
   const Call& call_;
   const FamilySpec& family_;
   ExecutorWork** work_;
@@ -447,7 +670,10 @@ aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork**
   const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
   if (!x || !out) return plan.Decline("without its tensors");
-  if (op != F::Op::kDynamicQuant && !RoleTensor(call, family, F::Role::kScale)) return plan.Decline("without scale");
+  if (op != F::Op::kDynamicQuant && op != F::Op::kGeluQuant && op != F::Op::kBlockQuant &&
+      !RoleTensor(call, family, F::Role::kScale)) {
+    return plan.Decline("without scale");
+  }
   if (x->view.size() > 16) return plan.Decline("over 16 dimensions");
   const Dims& shape = x->view;
   const int64_t rank = static_cast<int64_t>(shape.size());
@@ -468,7 +694,11 @@ aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork**
     }
   }
 
-  if (op == F::Op::kAscendQuant || op == F::Op::kQuantize) {
+  if (op == F::Op::kGeluQuant || op == F::Op::kBlockQuant) {
+    const aclnnStatus s =
+        op == F::Op::kGeluQuant ? plan.GeluQuant(made, *out, shape) : plan.BlockQuant(made, *out, shape);
+    if (s != ACLNN_SUCCESS || *work) return s;  // refused, or declined (*work: the not-simulated work)
+  } else if (op == F::Op::kAscendQuant || op == F::Op::kQuantize) {
     if (op == F::Op::kAscendQuant) {
       const int64_t dst = RoleInt(call, family, F::Role::kDstType, 2);
       if (dst != 2) return plan.Decline("for dstType " + std::to_string(dst) + " (only 2, INT8, is simulated)");
@@ -635,22 +865,50 @@ aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWo
   if (family.has(N::Role::kAxis) && RoleInt(call, family, N::Role::kAxis, -1) != -1) {
     return reject(N::Role::kAxis, "must be -1 (the pages: only -1 is supported)");
   }
+  if (family.has(N::Role::kDstType) && RoleInt(call, family, N::Role::kDstType, 2) != 2) {
+    return Decline(call, work, "for dstType " + std::to_string(RoleInt(call, family, N::Role::kDstType, 2)) +
+                                   " (only 2, INT8, is simulated)");
+  }
   const Dims& shape = x->view;
   const int64_t width = shape.back();
   auto made_owner = std::make_unique<NormQuantWork>(call.spec.name);
   NormQuantWork* made = made_owner.get();
-  made->add = family.op == N::Op::kAddRmsNormQuant;
+  made->layer = family.op == N::Op::kAddLayerNormQuant;
+  made->add = family.op == N::Op::kAddRmsNormQuant || family.op == N::Op::kAddRmsNormDynamicQuant || made->layer;
+  made->dynamic = family.op == N::Op::kRmsNormDynamicQuant || family.op == N::Op::kAddRmsNormDynamicQuant;
+  if (made->layer) {
+    const char* mode = CallString(call, family.role(N::Role::kQuantMode));
+    const std::string m = mode ? mode : "";
+    if (m != "static" && m != "dynamic") return reject(N::Role::kQuantMode, "\"" + m + "\" is not static or dynamic");
+    made->dynamic = m == "dynamic";
+    made->write_sum = RoleBool(call, family, N::Role::kAdditionalOutput, true);
+    const bool scale1 = RoleTensor(call, family, N::Role::kScale), scale2 = RoleTensor(call, family, N::Role::kScale2);
+    const bool zero1 = RoleTensor(call, family, N::Role::kOffset), zero2 = RoleTensor(call, family, N::Role::kOffset2);
+    // The page's table of the optional inputs each mode admits.
+    if (made->dynamic && (zero1 || zero2)) {
+      return reject(zero1 ? N::Role::kOffset : N::Role::kOffset2, "must be null when quantMode is dynamic");
+    }
+    if (made->dynamic && scale2 && !scale1) return reject(N::Role::kScale, "must be given with scales2Optional");
+    if (!made->dynamic && !scale1) return reject(N::Role::kScale, "must be given when quantMode is static");
+    if (!made->dynamic && zero2 && !(scale2 && zero1)) {
+      return reject(N::Role::kOffset2, "needs scales2Optional and zeroPoints1Optional");
+    }
+  }
+  if (!made->dynamic && !RoleTensor(call, family, N::Role::kScale)) return Decline(call, work, "without scale");
+  const int scale_slots[2] = {made->layer && made->dynamic ? kNSmooth : kNScale,
+                              made->layer && made->dynamic ? kNSmooth2 : kNScale2};
   made->divide = RoleBool(call, family, N::Role::kDivMode, false);
   made->epsilon = RoleNumber(call, family, N::Role::kEpsilon, -1, 1e-6);
   made->tensor(kNx).Set(RoleName(call, family, N::Role::kX), *x);
-  // The per-channel tensors: x's last dimension (any leading 1s), or one value for the scale and
-  // offset of aclnnRmsNormQuant.
+  // The per-channel tensors: x's last dimension (any leading 1s), or one value for a scale and an
+  // offset (aclnnRmsNormQuant's, aclnnRmsNormQuantV3's).
   const struct {
     int role, slot;
     bool single;
-  } channels[] = {{N::Role::kGamma, kNGamma, false}, {N::Role::kBeta, kNBeta, false},
-                  {N::Role::kScale, kNScale, true},  {N::Role::kOffset, kNOffset, true},
-                  {N::Role::kScale2, kNScale2, true}, {N::Role::kOffset2, kNOffset2, true}};
+  } channels[] = {{N::Role::kGamma, kNGamma, false},  {N::Role::kBeta, kNBeta, false},
+                  {N::Role::kScale, scale_slots[0], true}, {N::Role::kOffset, kNOffset, true},
+                  {N::Role::kScale2, scale_slots[1], true}, {N::Role::kOffset2, kNOffset2, true},
+                  {N::Role::kSmooth, kNSmooth, false}, {N::Role::kSmooth2, kNSmooth2, false}};
   for (const auto& c : channels) {
     const TensorDesc* t = RoleTensor(call, family, c.role);
     if (!t) continue;
@@ -668,15 +926,61 @@ aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWo
   if (made->add) {
     const TensorDesc* x2 = RoleTensor(call, family, N::Role::kX2);
     const TensorDesc* sum = RoleTensor(call, family, N::Role::kSumOut);
-    if (!x2 || !sum) return Decline(call, work, "without x2 or xOut");
+    if (!x2 || (!sum && made->write_sum)) return Decline(call, work, "without x2 or xOut");
     if (aclnnStatus s = CheckShape(call, family, N::Role::kX2, x2, shape, "x1's shape")) return s;
     made->tensor(kNx2).Set(RoleName(call, family, N::Role::kX2), *x2);
-    if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kSumOut, *sum, shape, "x1's shape", kNSum)) return s;
+    if (made->write_sum) {
+      if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kSumOut, *sum, shape, "x1's shape", kNSum)) return s;
+    }
+    if (const TensorDesc* bias = RoleTensor(call, family, N::Role::kBias)) {
+      if (bias->numel() != x->numel() && (bias->view.empty() || bias->view.back() != width || bias->numel() != width)) {
+        return reject(N::Role::kBias, "shape " + DimsText(bias->view) + " is neither gamma's [" + std::to_string(width) +
+                                          "] nor x1's " + DimsText(shape));
+      }
+      made->tensor(kNBias).Set(RoleName(call, family, N::Role::kBias), *bias);
+      made->has[kNBias] = true;
+    }
   }
-  if (const TensorDesc* out2 = RoleTensor(call, family, N::Role::kOut2)) {
-    if (out2->dtype != ACL_INT8) return Decline(call, work, std::string("for y2Out of dtype ") + DTypeName(out2->dtype));
-    if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kOut2, *out2, shape, "x1's shape", kNOut2)) return s;
-    made->has[kNOut2] = true;
+  Dims rows(shape.begin(), shape.end() - 1);
+  if (made->dynamic) {
+    // Which outputs are written (the pages: the others are "无效输出", left as they are): out, and
+    // out2 with both smoothing factors; outputMaskOptional, where given, says so instead.
+    made->write[1] = made->has[kNSmooth] && made->has[kNSmooth2];
+    if (const Call::Param* mask = RoleParam(call, family, N::Role::kOutputMask)) {
+      if (mask->bool_values.size() != 2) {
+        return reject(N::Role::kOutputMask, "has " + std::to_string(mask->bool_values.size()) + " values, not 2");
+      }
+      made->write[0] = mask->bool_values[0];
+      made->write[1] = mask->bool_values[1];
+    }
+    const int outs[2] = {N::Role::kOut, N::Role::kOut2}, scales[2] = {N::Role::kScaleOut, N::Role::kScaleOut2};
+    const int out_slots[2] = {kNOut, kNOut2}, scale_slots[2] = {kNScaleOut, kNScaleOut2};
+    for (int k = 0; k < 2; ++k) {
+      if (!made->write[k]) continue;
+      const TensorDesc* q = RoleTensor(call, family, outs[k]);
+      const TensorDesc* s = RoleTensor(call, family, scales[k]);
+      if (!q || !s) return Decline(call, work, std::string("without ") + RoleName(call, family, q ? scales[k] : outs[k]));
+      if (q->dtype != ACL_INT8) {
+        return Decline(call, work,
+                       std::string("for ") + RoleName(call, family, outs[k]) + " of dtype " + DTypeName(q->dtype));
+      }
+      if (aclnnStatus st = made->KeepOutput(call, family, outs[k], *q, shape, "x's shape", out_slots[k])) return st;
+      if (aclnnStatus st = made->KeepOutput(call, family, scales[k], *s, rows, "x's shape without its last dimension",
+                                            scale_slots[k])) {
+        return st;
+      }
+    }
+    made->has[kNOut2] = made->write[1];
+  } else {
+    // y2Out without scales2 is invalid (the pages): neither written nor held to a shape.
+    const TensorDesc* out2 =
+        RoleTensor(call, family, N::Role::kScale2) ? RoleTensor(call, family, N::Role::kOut2) : nullptr;
+    if (out2) {
+      if (out2->dtype != ACL_INT8) return Decline(call, work, std::string("for y2Out of dtype ") + DTypeName(out2->dtype));
+      if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kOut2, *out2, shape, "x1's shape", kNOut2)) return s;
+      made->has[kNOut2] = true;
+    }
+    if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kOut, *out, shape, "x's shape", kNOut)) return s;
   }
   if (const TensorDesc* normed = RoleTensor(call, family, N::Role::kNormOut)) {
     if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kNormOut, *normed, shape, "x1's shape", kNNorm)) {
@@ -684,7 +988,17 @@ aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWo
     }
     made->has[kNNorm] = true;
   }
-  if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kOut, *out, shape, "x's shape", kNOut)) return s;
+  // rstd: 1 / Rms(x) per row, x's shape with a last dimension of 1 (written when outputRstd is true).
+  const TensorDesc* rstd = RoleTensor(call, family, N::Role::kRstd);
+  if (rstd && RoleBool(call, family, N::Role::kOutputRstd, true)) {
+    Dims kept = rows;
+    kept.push_back(1);
+    if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kRstd, *rstd, kept, "x's shape with a last dimension of 1",
+                                         kNRstd)) {
+      return s;
+    }
+    made->has[kNRstd] = true;
+  }
   *work = made_owner.release();
   return ACLNN_SUCCESS;
 }
