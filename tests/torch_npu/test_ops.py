@@ -88,11 +88,10 @@ def test_module_forward(run_npu):
 
 
 def test_an_operator_the_simulator_cannot_run_fails_naming_it(run_npu):
-    # F.ctc_loss would reach aclnnCtcLoss, which no page of op_docs/ binds: op-plugin's route then
-    # runs an aclop operator, which the simulator refuses by name (a wrong value would be the failure).
+    # A p-norm of p = 0.5: op-plugin sends p outside {0, 1, 2, 3} to its aclop operator LpNormReduceV2
+    # (on a CANN it does not know as 9.0.0 or later), which the simulator refuses by name (a wrong
+    # value would be the failure).
     output = run_npu("""
-        log_probs = torch.randn(6, 2, 5).log_softmax(2).npu()
-        targets = torch.randint(1, 5, (2, 3)).npu()
-        print(torch.nn.functional.ctc_loss(log_probs, targets, [6, 6], [3, 3]))
+        print(torch.nn.functional.normalize(torch.randn(3, 4).npu(), p=0.5))
     """, expect_failure=True)
-    assert "cannot be compiled by the simulator" in output, output
+    assert "cannot be compiled by the simulator" in output and "LpNormReduceV2" in output, output
