@@ -88,7 +88,12 @@ build: generate
 # The main job: generate, build, call every op of $(DOCS) on the simulator with its page's
 # example inputs, print inputs and results; one Llama layer through the bindings, and the same
 # layer in plain PyTorch through torch_npu on the simulator (its toolkit's set_env.sh sourced).
-demo: package $(VENV_STAMP)
+# The test extras (torch, torch-npu) install while the pages generate and the C++ builds, as for test.
+demo: $(CORE_STAMP)
+	@mkdir -p build; $(MAKE) --no-print-directory $(VENV_STAMP) > build/venv-extras.log 2>&1 & extras=$$!; \
+	$(MAKE) --no-print-directory package; built=$$?; \
+	wait $$extras; installed=$$?; cat build/venv-extras.log; \
+	[ $$installed -eq 0 ] && [ $$built -eq 0 ]
 	$(PY) -m gen.demo
 	$(PY) examples/llama_block.py
 	. "$$($(PY) -m aclnn.sim home)/set_env.sh" && $(PY) examples/llama_torch_npu.py
