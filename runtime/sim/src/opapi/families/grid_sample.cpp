@@ -12,12 +12,12 @@
 // aten's vectorised kernel). Modes and padding modes other than these, and bicubic in 3-D, are refused by name (161002). In
 // float for FLOAT, FLOAT16 and BFLOAT16, in double for DOUBLE; the batch is spread over the threads
 // (each sample's gradients are its own).
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "common/dtypes.h"
 #include "opapi/families/family.h"
@@ -191,7 +191,7 @@ class GridSampleWork final : public FamilyWork {
   template <typename T>
   void Bilinear2d(const T* in_n, int64_t n, int64_t p, const std::array<T, kMaxSpatial>& at,
                   const std::array<int64_t, kMaxSpatial>& extent, const std::array<int64_t, kMaxSpatial>& stride,
-                  int64_t plane, const T* grad, std::vector<T>& out, std::vector<T>& input_grad,
+                  int64_t plane, const T* grad, T* out, T* input_grad,
                   std::array<T, kMaxSpatial>* gradient) const {
     const T x_w = std::floor(at[0]), y_n = std::floor(at[1]);
     const T w = at[0] - x_w, e = 1 - w, nn = at[1] - y_n, s = 1 - nn;
@@ -228,7 +228,7 @@ class GridSampleWork final : public FamilyWork {
   template <typename T>
   void Trilinear3d(const T* in_n, int64_t n, int64_t p, const std::array<T, kMaxSpatial>& at,
                    const std::array<int64_t, kMaxSpatial>& extent, const std::array<int64_t, kMaxSpatial>& stride,
-                   int64_t plane, const T* grad, std::vector<T>& out, std::vector<T>& input_grad,
+                   int64_t plane, const T* grad, T* out, T* input_grad,
                    std::array<T, kMaxSpatial>* gradient) const {
     std::array<int64_t, kMaxSpatial> low{};
     std::array<T, kMaxSpatial> low_at{};
@@ -284,7 +284,7 @@ class GridSampleWork final : public FamilyWork {
   template <typename T>
   void Bicubic2d(const T* in_n, int64_t n, int64_t p, const std::array<T, kMaxSpatial>& at,
                  const std::array<int64_t, kMaxSpatial>& extent, const std::array<int64_t, kMaxSpatial>& stride,
-                 int64_t plane, const T* grad, std::vector<T>& out, std::vector<T>& input_grad,
+                 int64_t plane, const T* grad, T* out, T* input_grad,
                  std::array<T, kMaxSpatial>* gradient) const {
     const T x_low = std::floor(at[0]), y_low = std::floor(at[1]);
     T cx[4], cy[4], gx[4], gy[4];
@@ -346,9 +346,16 @@ class GridSampleWork final : public FamilyWork {
     // multiplies them by their weights (NaN weights give NaN).
     const bool scalar_kernel = spatial == 3;
     const NanClip nan_clip = backward ? NanClip::kKeep : scalar_kernel ? NanClip::kToLimit : NanClip::kToZero;
-    std::vector<T> out(static_cast<size_t>(backward ? 0 : batch * channels * points));
-    std::vector<T> input_grad(static_cast<size_t>(backward ? batch * channels * plane : 0), T(0));
-    std::vector<T> grid_grad(static_cast<size_t>(backward ? batch * points * spatial : 0), T(0));
+    // The results in the families' per-thread buffers (slots 0 to 2 hold the inputs): a forward
+    // writes every element of out, a backward adds into zeroed gradients.
+    auto buffer = [](int slot, int64_t count) { return static_cast<T*>(Scratch(slot, static_cast<size_t>(count) * sizeof(T))); };
+    T* out = backward ? nullptr : buffer(3, batch * channels * points);
+    T* input_grad = backward ? buffer(4, batch * channels * plane) : nullptr;
+    T* grid_grad = backward ? buffer(5, batch * points * spatial) : nullptr;
+    if (backward) {
+      std::fill(input_grad, input_grad + batch * channels * plane, T(0));
+      std::fill(grid_grad, grid_grad + batch * points * spatial, T(0));
+    }
     ParallelFor(batch, [&](int64_t n) {
       const T* in_n = input + n * channels * plane;
       for (int64_t p = 0; p < points; ++p) {
@@ -393,11 +400,11 @@ class GridSampleWork final : public FamilyWork {
       }
     });
     if (!backward) {
-      ScatterFrom(out.data(), type, tensor(kOut));
+      ScatterFrom(out, type, tensor(kOut));
       return;
     }
-    if (want_input_grad) ScatterFrom(input_grad.data(), type, tensor(kInputGrad));
-    if (want_grid_grad) ScatterFrom(grid_grad.data(), type, tensor(kGridGrad));
+    if (want_input_grad) ScatterFrom(input_grad, type, tensor(kInputGrad));
+    if (want_grid_grad) ScatterFrom(grid_grad, type, tensor(kGridGrad));
   }
 
   aclnnStatus Compute() override {

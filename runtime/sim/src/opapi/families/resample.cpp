@@ -326,8 +326,8 @@ class ResampleWork final : public FamilyWork {
     const TensorRef& out = tensor(kOut);
     const bool direct = out.Contiguous() && out.dtype == (sizeof(T) == 4 ? ACL_FLOAT : ACL_DOUBLE) &&
                         !Overlap(out, tensor(kSource));
-    std::unique_ptr<T[]> buffer(direct ? nullptr : new T[static_cast<size_t>(planes * (backward ? in_plane : out_plane))]);
-    T* result = direct ? reinterpret_cast<T*>(out.first) : buffer.get();
+    T* result = direct ? reinterpret_cast<T*>(out.first)
+                       : static_cast<T*>(Scratch(1, static_cast<size_t>(planes * (backward ? in_plane : out_plane)) * sizeof(T)));
     const PlaneJob<T> job{axes.data(), mode, backward, flat_linear};
     ParallelFor(planes, [&](int64_t p) {
       RunPlane(job, source + p * (backward ? out_plane : in_plane), result + p * (backward ? in_plane : out_plane));
