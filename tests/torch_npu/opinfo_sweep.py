@@ -2,11 +2,11 @@
 sample (up to --cap per operator) in float32, float16 and bfloat16 (against the CPU computed in float32
 then cast, or in the dtype itself), int32/int64/bool where the OpInfo supports them, and backward in
 float32 (the gradients of the sum of the outputs w.r.t. the floating inputs). Not part of `make test`:
-run by hand from the worktree after `make package`:
+run by hand from the repository after `make package`:
 
-    .venv/bin/python tests/torch_npu/opinfo_sweep.py --out /tmp/sweep.jsonl [--modes float32,backward]
+    .venv/bin/python tests/torch_npu/opinfo_sweep.py --out build/opinfo-sweep.jsonl [--modes float32,backward]
         [--ops abs,add] [--cap 8] [--jobs 1]
-    .venv/bin/python tests/torch_npu/opinfo_sweep.py --summary /tmp/sweep.jsonl
+    .venv/bin/python tests/torch_npu/opinfo_sweep.py --summary build/opinfo-sweep.jsonl
 
 Each (operator, mode) is classified: equal, convention (equal but for torch_npu's own conventions:
 float32 statistics of float16 inputs, an input its autograd formula does not differentiate), WRONG
