@@ -1,4 +1,4 @@
-"""The generated-tests emitter (gen/emit/tests.py): what each API's suite parametrizes, from the
+"""The generated-tests emitter (gen/emit/tests/): what each API's suite parametrizes, from the
 page's IR and the semantics file, and that the seeds' suites run and pass on the simulator (and
 fail when the golden or a status is wrong)."""
 
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from gen.api.calls import EXPRESSIBLE
 from gen.emit import tests as emitter
 from gen.emit.files import FileManager
 from gen.model import build_model
@@ -233,7 +234,7 @@ def test_unsupported_dtype_asks_for_an_undocumented_dtype_per_named_param(seeds)
 def test_unsupported_dtype_is_skipped_when_every_expressible_dtype_is_documented():
     row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "self的数据类型不在支持的范围之内。",
                     ErrorCategory.UNSUPPORTED_DTYPE, ("self",))
-    test = one_api_suite(*unary(dtypes=emitter.EXPRESSIBLE), errors=(row,)).errors[0]
+    test = one_api_suite(*unary(dtypes=EXPRESSIBLE), errors=(row,)).errors[0]
     assert not test.cases and "every dtype NumPy can hold is documented" in test.skip
 
 
@@ -397,7 +398,7 @@ def test_an_input_the_output_matches_keeps_the_broadcast_shape():
     suite = one_api_suite(*binary({"relations": (Relation(RelationKind.BROADCAST, ("self",)),)}, {},
                                   {"relations": (Relation(RelationKind.SAME_SHAPE, ("self",)),)}))
     cases = group(suite, "broadcast").cases
-    assert cases and all(c.shapes["self"] == emitter._broadcast(c.shapes["self"], c.shapes["gradOutput"]) for c in cases)
+    assert cases and all(c.shapes["self"] == emitter.broadcast_shape(c.shapes["self"], c.shapes["gradOutput"]) for c in cases)
 
 
 def test_a_python_float_scalar_is_given_as_its_documented_float_dtype_holds_it():
