@@ -637,7 +637,8 @@ def where_params(*, broadcast: bool):
 
 def test_where_varies_each_inputs_shape_where_the_page_says_it_broadcasts():
     call = (ArgValue("condition", (2, 3)), ArgValue("self", (2, 3)), ArgValue("other", (2, 3)))
-    suite = family_suite(where_params(broadcast=True), dict(family="select", op="where", call=call))
+    suite = family_suite(where_params(broadcast=True), dict(family="select", op="where", call=call),
+                         speaks_of_broadcasting=True)
     broadcast = group(suite, "broadcast").cases
     # each input in turn at shapes that broadcast to the others' (2, 3), never the output's shape changed
     assert {c.id.split("-")[0] for c in broadcast} == {"condition", "self", "other"}
@@ -659,14 +660,14 @@ def test_matmul_broadcasts_batch_dimensions_and_takes_vectors_within_the_documen
               make_param("out", direction=Direction.OUT, rank=(1, 6))]
     semantics = dict(family="matmul", op="matmul", roles=(ArgValue("a", "self"), ArgValue("b", "mat2")),
                      call=(ArgValue("self", (2, 3)), ArgValue("mat2", (3, 5))))
-    suite = family_suite(params, semantics, formula="self与mat2满足broadcast关系")
+    suite = family_suite(params, semantics, speaks_of_broadcasting=True)  # "self与mat2满足broadcast关系"
     shapes = {c.id: (c.shapes["self"], c.shapes["mat2"]) for c in group(suite, "broadcast").cases}
     assert shapes["self-mat2-2x1x2x3-3x3x5"] == ((2, 1, 2, 3), (3, 3, 5))
     assert shapes["self-vector-3"] == ((3,), (3, 5)) and shapes["mat2-vector-3"] == ((2, 3), (3,))
     # bmm's rank 3 only: no vector, no 4-D batch
     three = [make_param(n, rank=(3, 3)) for n in ("self", "mat2")] + [make_param("out", direction=Direction.OUT)]
     bmm = family_suite(three, dict(semantics, op="bmm", call=(ArgValue("self", (2, 2, 3)), ArgValue("mat2", (2, 3, 5)))),
-                       formula="batch轴为1时做broadcast")
+                       speaks_of_broadcasting=True)
     assert all(len(s) == 3 for c in group(bmm, "broadcast").cases for s in c.shapes.values())
 
 
@@ -676,7 +677,7 @@ def test_addmm_bias_broadcasts_to_the_product_unless_it_is_the_output():
     semantics = dict(family="matmul", op="addmm",
                      roles=(ArgValue("bias", "self"), ArgValue("a", "mat1"), ArgValue("b", "mat2")),
                      call=(ArgValue("self", (2, 5)), ArgValue("mat1", (2, 3)), ArgValue("mat2", (3, 5))))
-    suite = family_suite(params, semantics, formula="self需要与mat1@mat2满足broadcast关系")
+    suite = family_suite(params, semantics, speaks_of_broadcasting=True)  # "self需要与mat1@mat2满足broadcast关系"
     assert sorted(c.shapes["self"] for c in group(suite, "broadcast").cases) == [(1,), (1, 1), (1, 5), (2, 1), (5,)]
 
 

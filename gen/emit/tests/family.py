@@ -9,7 +9,6 @@ broadcasting where the page speaks of it."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import Any, Optional
 
@@ -18,10 +17,8 @@ from gen.api.calls import SHAPES
 from gen.emit.tests.base_call import BaseCall
 from gen.emit.tests.cases import (AUTO, NONCONTIGUOUS_LAYOUTS, OUT_LAYOUTS, Case, CaseGroup, broadcast_shape, fits,
                                   layout_dtypes)
-from gen.ir import Direction, RelationKind
+from gen.ir import Direction
 
-# The pages' word for broadcasting ("满足broadcast关系", "广播").
-_BROADCAST_WORD = re.compile(r"broadcast|广播", re.I)
 
 
 class FamilyCases:
@@ -122,7 +119,7 @@ class FamilyCases:
         broadcasting: each of where's inputs (a mask) in turn smaller than the others' common
         shape; a product's operands with broadcasting batch dimensions, or one a vector; an added
         tensor (addmm's self) broadcasting to the product's shape."""
-        if not self.page_broadcasts():
+        if not self.api.speaks_of_broadcasting:
             return []
         cases: list[Case] = []
         for kind, params in self._variations("broadcast", "batch", "bias"):
@@ -180,14 +177,6 @@ class FamilyCases:
             return a[:-1]
         batch = broadcast_shape(a[:-2], b[:-2]) if semantics.op != "addbmm" else ()
         return batch + (a[-2], b[-1])
-
-    def page_broadcasts(self) -> bool:
-        """Whether the page speaks of broadcasting the API's tensors (a relation, a parameter's
-        notes, the formula's section)."""
-        if any(p.related(RelationKind.BROADCAST) for p in self.api.params):
-            return True
-        texts = [self.api.formula] + [t for p in self.api.params for t in (p.usage, p.description)]
-        return any(_BROADCAST_WORD.search(text or "") for text in texts)
 
     def layout_cases(self) -> list[Case]:
         cases = []
