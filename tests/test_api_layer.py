@@ -48,6 +48,21 @@ def test_the_signature_object_says_what_out_covers_and_what_may_be_left_out():
     assert [p.name for p in signature.params] == ["self", "bias", "out"] and signature.params[-1].keyword_only
 
 
+def test_the_signature_object_types_its_parameters_and_says_which_take_none():
+    signature = python_signature(bound_of(
+        make_param("self"), make_param("bias", optional=True), make_param("alpha", kind=ParamKind.FLOAT),
+        make_param("out", direction=Direction.OUT)))
+    tensor, bias, alpha, out = signature.params
+    assert (tensor.type, tensor.nullable) == ("", False)  # device data: the stubs' overload types it
+    # bias takes None though it has no default (alpha after it is required)
+    assert bias.default is None and bias.nullable and bias.annotated("Tensor") == "Tensor | None"
+    assert bias.described == "array_like or aclnn.Tensor or None"
+    assert (alpha.annotated(alpha.type), alpha.described) == ("float", "float")
+    assert out.param is None and out.nullable and out.keyword_only
+    assert [p.name for p in signature.inputs] == ["self", "bias", "alpha"]
+    assert [p.param.name for p in signature.returns] == ["out"]
+
+
 def test_the_bindings_register_the_signature_objects_parameters():
     bound = bound_of(make_param("self"), make_param("bias", optional=True), make_param("out", direction=Direction.OUT))
     wrapper = bindings.wrapper(bound)

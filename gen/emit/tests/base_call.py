@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 from gen import families
 from gen.api.calls import EXPRESSIBLE, SHAPES
-from gen.api.python import out_params, output_plans, result_rule
+from gen.api.python import out_params, output_plans, python_signature, result_rule
 from gen.emit.tests.cases import (AUTO, BASE_RANK, Case, base_values, rank_bounds, scalar_value, semantic_call_shapes,
                                   with_semantic_call)
 from gen.ir import API, DEFAULT_SOC, DType, DTypeCombination, Direction, Param, ParamKind, RelationKind
@@ -72,6 +72,9 @@ class BaseCall:
         self.tensor_outs = [p for p in out_params(api) if p.kind is ParamKind.TENSOR]
         # How the bindings allocate each output: asked by nearly every case, made once.
         self.plans = output_plans(api, bound.semantics)
+        # The function the cases call: its parameters' Python names, and the inputs that take None (NULL).
+        self.signature = python_signature(bound)
+        self.takes_none = frozenset(p.param.name for p in self.signature.inputs if p.param is not None and p.nullable)
         self.groups = shape_groups(api)
         if bound.semantics is not None and bound.semantics.kernel:
             # An elementwise kernel's output is the broadcast of its inputs (gen.api.python.output_plan),
@@ -183,7 +186,7 @@ class BaseCall:
         shapes = {}
         for p in self.tensor_inputs:
             arg = call.arg(p.name)
-            if (arg is None or arg.shape is None) and p.optional:
+            if (arg is None or arg.shape is None) and p.name in self.takes_none:
                 continue  # an optional input the example leaves out: NULL
             if arg is None or arg.shape is None:
                 return None
@@ -201,7 +204,7 @@ class BaseCall:
         # the semantics file's valid call gives them.
         shapes.update({p.name: (self.base_shape, self.base_shape) for p in self.list_inputs if p.name not in shapes})
         # An optional tensor the valid call leaves out is passed as None.
-        absent = tuple(p.name for p in self.tensor_inputs if p.optional and p.name not in shapes)
+        absent = tuple(p.name for p in self.tensor_inputs if p.name in self.takes_none and p.name not in shapes)
         # A family's output whose shape the bindings cannot derive (a concatenation's, a top-k's)
         # is passed as out=, of the golden's shape and dtype (AUTO).
         given = ({plan.param.name: AUTO for plan in self.plans

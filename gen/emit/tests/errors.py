@@ -137,7 +137,8 @@ class ErrorPlanner:
         base = self.call.error_base
         if category is ErrorCategory.NULL_POINTER:
             candidates = named or [p for p in self.api.params if p.kind and p.kind.is_pointer]
-            inputs = [p for p in candidates if p.kind and p.kind.is_pointer and not p.optional and p.direction is not Direction.OUT]
+            inputs = [p for p in candidates if p.kind and p.kind.is_pointer and p.name not in self.call.takes_none
+                      and p.direction is not Direction.OUT]
             return ([replace(base, id=f"{p.name}=None", none=base.none + (p.name,)) for p in inputs],
                     "the parameters it names are outputs: out= cannot pass NULL (None allocates them)")
         if category is ErrorCategory.UNSUPPORTED_DTYPE:

@@ -102,7 +102,7 @@ class RulePlanner:
                 same = dtypes.get(cell.same_as) or out.get(cell.same_as) or values.get(cell.same_as)
                 dtype = DType(same) if same and same != AUTO else None
             if dtype is None:  # "null" alone: the parameter left out, where it may be
-                if cell.absent and param.optional and param.direction is not Direction.OUT:
+                if cell.absent and param.name in self.call.takes_none and param.direction is not Direction.OUT:
                     none.append(param.name)
                     continue
                 if cell.absent and param.direction is Direction.OUT:

@@ -113,8 +113,10 @@ def case_groups(call: BaseCall) -> list[CaseGroup]:
 def suite(bound: BoundAPI) -> Suite:
     api, semantics = bound.api, bound.semantics
     call = BaseCall(bound)
+    # Each parameter's Python name, as the signature gives it (an input's, or an output's the call returns).
+    python = {p.param.name: p.name for p in call.signature.inputs + call.signature.returns if p.param is not None}
     params = tuple(ParamView(
-        name=p.name, python=names.python_identifier(p.name), kind=p.kind.value if p.kind else "unknown",
+        name=p.name, python=python[p.name], kind=p.kind.value if p.kind else "unknown",
         direction=p.direction.value,
         domain=(lambda d: (d.low, d.high) if d else None)(semantics.domain(p.name) if semantics else None),
     ) for p in api.params)
