@@ -110,6 +110,8 @@ class BaseCall:
         self.base_rank = min(max(BASE_RANK, self.ranks[0]), self.ranks[1])
         self.base = self._base_case()
 
+    # -- the base call -----------------------------------------------------------------------------------
+
     def _base_dtype(self) -> DType:
         """FLOAT where documented: the dtype every backend computes most plainly; but where the page
         lists dtype combinations for the default chip, the first of the lead's dtypes whose call is
@@ -252,6 +254,8 @@ class BaseCall:
             return "the page relates the tensors' shapes to nothing the tests can derive, and its example gives none"
         return self.unallocated
 
+    # -- the valid calls every API has: each documented dtype, each value of a bool attribute --------------
+
     def unallocatable(self, dtype: DType) -> str:
         """Why an output cannot be allocated for inputs in `dtype` (aclnnAbs: self lists COMPLEX64,
         out lists no complex dtype, and the page does not say which dtype out then has), else ""."""
@@ -282,6 +286,8 @@ class BaseCall:
                         values={**self.base.values, p.name: not self.values.values[p.name]})
                 for p in self.api.inputs if p.kind is ParamKind.BOOL and p.name not in self.shape_arguments
                 and (p.name, not self.values.values[p.name]) not in refused]
+
+    # -- what the error rows and the rules vary: the arguments a family ties to shapes, the base call -----
 
     @functools.cached_property
     def output_dims_arguments(self) -> frozenset[str]:

@@ -170,7 +170,8 @@ class ElementwiseCases:
             shapes = {**self.call.shapes(full), a.name: sa, b.name: sb}
             if any(shapes[n] != full for n in pinned):
                 continue
-            if all(fits(shapes[p.name], p) for p in self.call.tensor_inputs) and all(fits(full, p) for p in self.call.tensor_outs):
+            if all(fits(shapes[p.name], p) for p in self.call.tensor_inputs) and \
+                    all(fits(full, p) for p in self.call.tensor_outs):
                 label = "x".join(map(str, sa)) or "scalar"
                 cases.append(replace(self.base, id=f"{label}-with-{'x'.join(map(str, sb)) or 'scalar'}", shapes=shapes))
         return cases

@@ -135,6 +135,7 @@ class ErrorPlanner:
         category = row.category
         named = self._named(row)
         base = self.call.error_base
+        base_dtype, tensor_outs = self.call.base_dtype, self.call.tensor_outs
         if category is ErrorCategory.NULL_POINTER:
             candidates = named or [p for p in self.api.params if p.kind and p.kind.is_pointer]
             inputs = [p for p in candidates if p.kind and p.kind.is_pointer and p.name not in self.call.takes_none
@@ -155,7 +156,7 @@ class ErrorPlanner:
                 else:
                     # out= given: an output the binding would derive from an undocumented dtype cannot be allocated
                     cases.append(replace(base, id=f"{p.name}={UNDOCUMENTED}", dtypes={**base.dtypes, p.name: UNDOCUMENTED},
-                                         out={**base.out, **{o.name: self.call.out_dtype(o) for o in self.call.tensor_outs}}))
+                                         out={**base.out, **self._outs_given()}))
             return cases, "every dtype NumPy can hold is documented for the parameters it names"
         if category is ErrorCategory.RANK:
             cases = []
@@ -168,7 +169,7 @@ class ErrorPlanner:
                     continue
                 shape = (1,) * (p.rank[1] + 1 - len(self.call.base_shape)) + self.call.base_shape
                 if p.direction is Direction.OUT:
-                    cases.append(replace(base, id=f"{p.name}-rank{len(shape)}", out={**base.out, p.name: self.call.base_dtype.value},
+                    cases.append(replace(base, id=f"{p.name}-rank{len(shape)}", out={**base.out, p.name: base_dtype.value},
                                          out_shapes={**base.out_shapes, p.name: shape}))
                 else:
                     # An optional input the valid call leaves out is passed, at the rank out of bounds
@@ -193,10 +194,10 @@ class ErrorPlanner:
                     cases.append(replace(base_for_p, id=f"{p.name}-shape", shapes={**base.shapes, p.name: MISMATCHED_SHAPE},
                                          out={**base.out, **{o: self.call.out_dtype(self.api.param(o)) for o in pinned}},
                                          out_shapes={**base.out_shapes, **pinned}))
-                elif self.call.tensor_outs:  # the one input against outputs of the base shape (allocated, they would follow it)
+                elif tensor_outs:  # the one input against outputs of the base shape (allocated, they would follow it)
                     cases.append(replace(base, id=f"{p.name}-shape", shapes={**base.shapes, p.name: MISMATCHED_SHAPE},
-                                         out={**base.out, **{o.name: self.call.out_dtype(o) for o in self.call.tensor_outs}},
-                                         out_shapes={**base.out_shapes, **{o.name: self.call.base_shape for o in self.call.tensor_outs}}))
+                                         out={**base.out, **self._outs_given()},
+                                         out_shapes={**base.out_shapes, **{o.name: self.call.base_shape for o in tensor_outs}}))
             return cases, "it names no tensor whose shape can be made to disagree"
         if category is ErrorCategory.NOT_CASTABLE:
             cases = []
@@ -208,12 +209,12 @@ class ErrorPlanner:
                     if bad is not None:
                         cases.append(replace(base, id=f"{p.name}={bad.value}", out={**base.out, p.name: bad.value}))
                 elif p.related(RelationKind.SAME_DTYPE):
-                    other = next((d for d in p.documented_dtypes() if d in EXPRESSIBLE and d is not self.call.base_dtype), None)
+                    other = next((d for d in p.documented_dtypes() if d in EXPRESSIBLE and d is not base_dtype), None)
                     if other is not None:
                         cases.append(replace(base, id=f"{p.name}={other.value}", dtypes={**base.dtypes, p.name: other.value}))
             for p in named:
                 if p.kind is ParamKind.SCALAR:  # a scalar the computation cannot take ("不可转换为FLOAT")
-                    bad = next((d for d in (DType.COMPLEX64, DType.DOUBLE) if not d.can_cast(self.call.base_dtype)), None)
+                    bad = next((d for d in (DType.COMPLEX64, DType.DOUBLE) if not d.can_cast(base_dtype)), None)
                     if bad is not None:
                         cases.append(replace(base, id=f"{p.name}={bad.value}", dtypes={**base.dtypes, p.name: bad.value},
                                              values={**base.values, p.name: 1}))
@@ -237,10 +238,10 @@ class ErrorPlanner:
                     # The other outputs passed at the dtypes `others` holds: one the bindings allocate
                     # takes the family's (aclnnUniqueConsecutive's inverseOut: INT64), no mismatch.
                     cases.append(replace(base, id=f"{p.name}={other.value}", out={
-                        **base.out, **{o.name: self.call.out_dtype(o) for o in self.call.tensor_outs}, p.name: other.value}))
+                        **base.out, **self._outs_given(), p.name: other.value}))
                 else:
                     cases.append(replace(base, id=f"{p.name}={other.value}", dtypes={**base.dtypes, p.name: other.value},
-                                         out={**base.out, **{o.name: self.call.out_dtype(o) for o in self.call.tensor_outs}}))
+                                         out={**base.out, **self._outs_given()}))
             return cases, "it names fewer than two tensors, or none with a second documented dtype"
         if category is ErrorCategory.EMPTY_TENSOR:
             cases = []
@@ -263,6 +264,11 @@ class ErrorPlanner:
             return cases, ("the semantics file's check is a C++ condition without values that violate it "
                            "(a `violation` table would give them)")
         return [], f"no call is known for category {category.value if category else None}"
+
+    def _outs_given(self) -> dict[str, str]:
+        """Every tensor output passed as out=, in the dtype the base call gives it: a row that changes an
+        input's dtype or shape leaves the outputs as they were, so that only the row's condition fails."""
+        return {o.name: self.call.out_dtype(o) for o in self.call.tensor_outs}
 
     def _with_same_shape(self, param: Param, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
         """`shape` for `param` and for the inputs that must have its shape (not those that may broadcast)."""
