@@ -1,7 +1,8 @@
 """The Python function of every bound API, decided once from its IR (torchgen's api/python.py).
 
 `python_signature` gives the one signature object that the bindings register (argument names,
-defaults, keyword-only out=), the stubs annotate, the tests call and the docstrings describe.
+defaults, keyword-only out=), the stubs annotate, the tests call and the docstrings describe,
+each parameter with its type and whether it takes None.
 Beside it, what a call decides per argument at generation time: which dtype a Python number
 becomes for an aclScalar (`scalar_preference`), and how an output is allocated when out= does not
 give it (`output_plan`). The emitters read these; none decides them again.

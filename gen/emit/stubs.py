@@ -110,13 +110,14 @@ def _is_list(param: Param) -> bool:
 
 
 def out_annotation(outs: tuple[Param, ...]) -> str:
-    """out=: one array (or list, for a tensor-list output), or a tuple in output order."""
+    """out=: one array (or list, for a tensor-list output), or a tuple in output order, whose
+    members may be None (allocated); without the `| None` of out= itself (the signature's)."""
     def one(p: Param) -> str:
         return "Sequence[_OutArray]" if _is_list(p) else "_OutArray"
 
     if len(outs) == 1:
-        return f"{one(outs[0])} | None"
-    return "tuple[" + ", ".join(f"{one(p)} | None" for p in outs) + "] | None"
+        return one(outs[0])
+    return "tuple[" + ", ".join(f"{one(p)} | None" for p in outs) + "]"
 
 
 # Builtins the annotations name; a function of the same name (aclnn.complex) would shadow them.
@@ -141,7 +142,7 @@ def _signature(bound: BoundAPI, signature: PythonSignature, mode: str, pivot: Op
     stub_params = []
     for i, p in enumerate(params):
         if p.param is None:  # out=
-            stub_params.append(StubParam(p.name, out_annotation(outs), p.default, keyword_only=True))
+            stub_params.append(StubParam(p.name, p.annotated(out_annotation(outs)), p.default, keyword_only=True))
         else:
             default = None if i <= pivot_at else p.default
             annotation = input_annotation(p, mode, p.param is pivot, typevars.get(p.param.name, ""))
