@@ -1,7 +1,8 @@
 """The Python function of every bound API, decided once from its IR (torchgen's api/python.py).
 
 `python_signature` gives the one signature object that the bindings register (argument names,
-defaults, keyword-only out=), the stubs annotate, the tests call and the docstrings describe.
+defaults, keyword-only out=), the stubs annotate, the tests call and the docstrings describe,
+each parameter with its type and whether it takes None.
 Beside it, what a call decides per argument at generation time: which dtype a Python number
 becomes for an aclScalar (`scalar_preference`), and how an output is allocated when out= does not
 give it (`output_plan`). The emitters read these; none decides them again.
@@ -13,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Optional
 
 from gen import families, names
-from gen.api.kinds import value_type
+from gen.api.kinds import KINDS, value_type
 from gen.ir import DEFAULT_SOC, API, Direction, DType, OpSemantics, Param, ParamKind, RelationKind, ResultRule
 from gen.model import BoundAPI
 
@@ -22,12 +23,40 @@ from gen.model import BoundAPI
 
 @dataclass(frozen=True)
 class PythonParam:
-    """One parameter of the generated Python function."""
+    """One parameter of the generated Python function, typed once: the stubs annotate it, the
+    docstrings describe it and the tests call it from these fields, none from the IR again."""
 
     name: str  # python identifier (grad_output)
     param: Optional[Param]  # None for out=
     default: Optional[str]  # Python source of the default ("None"), or None when required
     keyword_only: bool = False
+    # Whether None is accepted: by an optional parameter (NULL for a pointer kind), and by out=
+    # (the outputs are allocated).
+    nullable: bool = False
+    # Its annotation without `| None`: a host value's (KINDS' stub_type, "Any" for a kind without
+    # one); "" for device data and out=, whose types depend on the stubs' overload.
+    type: str = ""
+    # How it is passed from Python, in words, without "or None" ("array_like or aclnn.Tensor").
+    words: str = ""
+
+    def annotated(self, annotation: str) -> str:
+        """`annotation` (the parameter's type, or the overload's for device data) with `| None`
+        where None is accepted."""
+        return f"{annotation} | None" if self.nullable else annotation
+
+    @property
+    def described(self) -> str:
+        """The docstrings' words for its type, "or None" where None is accepted."""
+        return f"{self.words} or None" if self.nullable else self.words
+
+
+def python_param(param: Param, default: Optional[str] = None) -> PythonParam:
+    """The Python parameter of one of the API's parameters (an input, or an output it returns)."""
+    kind = KINDS[param.kind] if param.kind else None
+    host_type = "" if param.kind is not None and param.kind.is_device_data else (
+        (kind.stub_type if kind else None) or "Any")
+    return PythonParam(names.python_identifier(param.name), param, default, nullable=param.optional,
+                       type=host_type, words=kind.python_words if kind else "object")
 
 
 @dataclass(frozen=True)
@@ -38,6 +67,13 @@ class PythonSignature:
     name: str
     params: tuple[PythonParam, ...]
     outs: tuple[Param, ...]  # the parameters out= covers: direction out, in prototype order
+    # What a call returns, one per output (direction out or inout), in prototype order.
+    returns: tuple[PythonParam, ...] = ()
+
+    @property
+    def inputs(self) -> tuple[PythonParam, ...]:
+        """The parameters of the API's inputs (all but out=)."""
+        return tuple(p for p in self.params if p.param is not None)
 
     @property
     def defaulted(self) -> frozenset[str]:
@@ -84,12 +120,12 @@ def python_signature(bound: BoundAPI) -> PythonSignature:
     trailing_optional = True
     for param in reversed(inputs):
         trailing_optional = trailing_optional and param.optional and bool(param.kind and param.kind.is_pointer)
-        result.append(PythonParam(names.python_identifier(param.name), param, "None" if trailing_optional else None))
+        result.append(python_param(param, "None" if trailing_optional else None))
     result.reverse()
     outs = out_params(bound.api)
     if outs:
-        result.append(PythonParam("out", None, "None", keyword_only=True))
-    return PythonSignature(bound.python_name, tuple(result), outs)
+        result.append(PythonParam("out", None, "None", keyword_only=True, nullable=True))
+    return PythonSignature(bound.python_name, tuple(result), outs, tuple(python_param(p) for p in bound.api.outputs))
 
 
 def out_params(api: API) -> tuple[Param, ...]:
