@@ -1,0 +1,15 @@
+"""The affine_grid family (runtime/sim/src/opapi/families/affine_grid.cpp): its row of gen.families."""
+
+from gen.families.model import Family
+
+# The sampling grid of an affine transform (runtime/sim/src/opapi/families/affine_grid.cpp):
+# aclnnAffineGrid, which F.affine_grid reaches through op-plugin.
+AFFINE_GRID = Family(
+    "affine_grid", "PlanAffineGrid",
+    ops=("affine_grid",),
+    roles=("theta", "size", "align_corners", "out"),
+    required=("theta", "size", "out"),
+    source="theta",
+    op_output_shapes=(("*", "*", "given"),),
+    doc="affine_grid: out [N, (D,) H, W, 2 or 3] = theta [N, 2, 3] or [N, 3, 4] applied to each point's "
+        "(x, y, (z,) 1), coordinates from -1 to 1 (pixel centres unless align_corners), in double")

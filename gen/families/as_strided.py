@@ -1,0 +1,15 @@
+"""The as_strided family (runtime/sim/src/opapi/families/as_strided.cpp): its row of gen.families."""
+
+from gen.families.model import Family
+
+# A strided view of a tensor's elements copied out (runtime/sim/src/opapi/families/as_strided.cpp):
+# aclnnAsStrided.
+AS_STRIDED = Family(
+    "as_strided", "PlanAsStrided",
+    ops=("as_strided",),
+    roles=("self", "size", "stride", "storage_offset", "out"),
+    required=("self", "size", "stride", "out"),
+    op_output_shapes=(("*", "*", "given"),),
+    exact_ops=("*",),
+    doc="as_strided: out[i] = self's elements in row-major order at storage_offset + sum(i[d] * stride[d]), "
+        "as torch.as_strided on a contiguous self")

@@ -1,0 +1,33 @@
+"""The dynamic family (runtime/sim/src/opapi/families/dynamic.cpp): its row of gen.families."""
+
+from gen.families.model import Family
+
+DYNAMIC = Family(
+    "dynamic", "PlanDynamic",
+    # Outputs whose extent depends on the data: the caller allocates the largest ("bound_*"
+    # rules; a caller's out= need only hold the result, as the pages' examples pass it), the
+    # kernel sets the output aclTensor's view shape to what it wrote and the caller reads it
+    # back (aclGetViewShape), as op-plugin does for these APIs. nonzero_t:
+    # the positions as [rank, N] (aclnnNonzeroV2); unique_consecutive and unique_dim: with a
+    # dim in range, slices along it; equal: whether two tensors have one shape and one value.
+    ops=("masked_select", "nonzero", "nonzero_t", "unique", "unique_consecutive", "unique_dim", "equal"),
+    roles=("self", "mask", "other", "sorted", "return_inverse", "return_counts", "dim", "out", "inverse",
+           "counts"),
+    required=("self", "out"),
+    second="mask",
+    fixed_dtypes=(("inverse", "INT64"), ("counts", "INT64")),
+    op_fixed_dtypes=(("nonzero", "out", "INT64"), ("nonzero_t", "out", "INT64"), ("equal", "out", "BOOL")),
+    # bound_flat: [N], N the elements of self (broadcast with mask); bound_nonzero: [N, rank];
+    # bound_nonzero_t: [rank, N]; bound_dim: self's shape with a dim in range, else [N];
+    # bound_dim_length: [self.size(dim)] with a dim in range, else [N]; dim_length: the same,
+    # else self's shape (an inverse, not data-dependent); one: [1].
+    op_output_shapes=(("masked_select", "out", "bound_flat"), ("nonzero", "out", "bound_nonzero"),
+                      ("nonzero_t", "out", "bound_nonzero_t"), ("unique", "out", "bound_flat"),
+                      ("unique", "counts", "bound_flat"), ("unique_consecutive", "out", "bound_dim"),
+                      ("unique_consecutive", "inverse", "dim_length"),
+                      ("unique_consecutive", "counts", "bound_dim_length"), ("unique_dim", "out", "bound_dim"),
+                      ("unique_dim", "inverse", "dim_length"), ("unique_dim", "counts", "bound_dim_length"),
+                      ("equal", "out", "one")),
+    exact_ops=("*",),
+    doc="outputs whose extent the data decides (masked_select, nonzero, unique and its variants: the "
+        "output's view shape set by the kernel), and equal")

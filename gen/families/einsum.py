@@ -1,0 +1,14 @@
+"""The einsum family (runtime/sim/src/opapi/families/einsum.cpp): its row of gen.families."""
+
+from gen.families.model import Family
+
+# Einstein summation of two tensors (runtime/sim/src/opapi/families/einsum.cpp): aclnnEinsum.
+EINSUM = Family(
+    "einsum", "PlanEinsum",
+    ops=("einsum",),
+    roles=("tensors", "equation", "out"),
+    required=("tensors", "equation", "out"),
+    source="tensors",
+    op_output_shapes=(("*", "*", "given"),),
+    doc="einsum: out[rhs] = the sum over the letters rhs lacks of tensors[0][lhs1] * tensors[1][lhs2] for the "
+        "page's registered equations, in float (double for DOUBLE) or int64")

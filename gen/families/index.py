@@ -1,0 +1,32 @@
+"""The index family (runtime/sim/src/opapi/families/index.cpp): its row of gen.families."""
+
+from gen.families.model import Family
+
+INDEX = Family(
+    "index", "PlanIndex",
+    ops=("gather", "index_select", "embedding", "take", "scatter", "scatter_add", "one_hot", "topk", "sort",
+         "argsort", "gather_v2", "gather_nd", "scatter_reduce", "index_copy", "index_add", "sort_with_index",
+         "tf_scatter", "scatter_nd"),
+    # tf_scatter: TF's scatter_{add,mul,div,max,min} in place, self[index[i...], ...] combined with
+    # src[i..., ...] by the `combine` option (1 add, 2 multiply, 3 max, 4 min, 6 divide), or for
+    # adds TF's scatter_nd form; scatter_nd: out = self with src's slices at the positions each
+    # row of the index's last dimension lists.
+    # gather_v2: self's slices along dim at an index of any shape (numpy's take along an axis),
+    # per batch of the leading batch_dims dimensions; gather_nd: self at the positions the index's
+    # last dimension lists; include_self: whether a scatter_reduce reduction starts from self;
+    # sort_with_index: a stable sort whose indices are index's elements moved as self's (NaN first).
+    roles=("self", "dim", "index", "src", "value", "reduce", "k", "largest", "descending", "num_classes",
+           "on_value", "off_value", "out", "indices", "batch_dims", "negative_index", "include_self", "alpha"),
+    required=("self",),
+    fixed_dtypes=(("indices", "INT64"),),
+    op_fixed_dtypes=(("argsort", "indices", "INT64"), ("sort_with_index", "indices", "INT32")),
+    op_output_shapes=(("gather", "*", "given"), ("index_select", "*", "given"), ("embedding", "*", "given"),
+                      ("take", "*", "page"), ("one_hot", "*", "given"), ("topk", "*", "given"),
+                      ("gather_v2", "*", "given"), ("gather_nd", "*", "given")),
+    op_dtype_sources=(("one_hot", "on_value"),),
+    exact_ops=("gather", "index_select", "embedding", "take", "one_hot", "topk", "sort", "argsort", "sort_with_index"),
+    shape_arguments=(("index_copy", "dim"), ("index_add", "dim")),
+    options=("combine",),
+    doc="gathers and scatters along a dimension (indices checked in phase 2, where they live), "
+        "n-dimensional gathers, scatters that reduce (sum, product, max, min, mean), index copies and adds, "
+        "one-hot encodings, stable sorts (of given indices too) and top-k")

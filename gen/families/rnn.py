@@ -1,0 +1,26 @@
+"""The rnn family (runtime/sim/src/opapi/families/rnn.cpp): its row of gen.families."""
+
+from gen.families.model import Family
+
+# Recurrent networks (runtime/sim/src/opapi/families/rnn.cpp): aclnnLSTM and aclnnGRU (torch.nn.LSTM
+# and torch.nn.GRU, op-plugin's _lstm_npu and _gru_npu) over layers and directions, every step's gates
+# and states in lists (one member per layer and direction, directions first), and their backwards
+# (aclnnLstmBackward, aclnnGRUBackward): backpropagation through time from those saved gates. The
+# weights' row blocks are aten's (LSTM i, f, g, o; GRU r, z, n: op-plugin passes nn.LSTM's and nn.GRU's
+# parameters as they are); j (the LSTM backward page's g) is the cell candidate, hn the GRU's
+# W_hn h + b_hn.
+RNN = Family(
+    "rnn", "PlanRnn",
+    ops=("lstm", "lstm_backward", "gru", "gru_backward"),
+    roles=("input", "params", "hx", "batch_sizes", "has_bias", "num_layers", "dropout", "train", "bidirectional",
+           "batch_first", "output", "hy", "cy", "i", "j", "f", "o", "h", "c", "tanh_c", "r", "z", "n", "hn", "dy",
+           "dh", "dc", "output_mask", "dx", "dh_prev", "dc_prev", "dparams"),
+    required=("input", "params"),
+    source="input",
+    op_output_shapes=(("*", "*", "given"),),
+    # The parameters' and states' shapes follow these: another value alone is no valid call.
+    shape_arguments=tuple((op, role) for op in ("lstm", "lstm_backward", "gru", "gru_backward")
+                          for role in ("has_bias", "num_layers", "bidirectional", "batch_first")),
+    doc="lstm and gru: the layers and directions of aten's lstm and gru, every step's gates and states kept per "
+        "layer and direction when train; their backwards: backpropagation through time from those saved gates "
+        "and states; on the BLAS in float")

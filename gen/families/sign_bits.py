@@ -1,0 +1,15 @@
+"""The sign_bits family (runtime/sim/src/opapi/families/sign_bits.cpp): its row of gen.families."""
+
+from gen.families.model import Family
+
+# 1-bit Adam's sign packing (runtime/sim/src/opapi/families/sign_bits.cpp): aclnnSignBitsPack and
+# aclnnSignBitsUnpack (torch_npu.npu_sign_bits_pack / npu_sign_bits_unpack).
+SIGN_BITS = Family(
+    "sign_bits", "PlanSignBits",
+    ops=("pack", "unpack"),
+    roles=("self", "size", "out_dtype", "out"),
+    required=("self", "size", "out"),
+    op_output_shapes=(("*", "*", "given"),),
+    exact_ops=("*",),
+    doc="pack: bit k of byte j of out [size, -1] (UINT8) is whether self[8 j + k] >= 0, the tail padded with 0 "
+        "bits; unpack: out [size, -1] = +1 where the bit is set, -1 where not, bits from the lowest")
