@@ -263,7 +263,7 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
         if role is not None and families.output_shape(family, semantics.op, role) == "given":
             # No dtype source where the family fixes the dtype or the golden's result gives it.
             own_dtype = (families.fixed_dtype(family, semantics.op, role) is not None
-                         or semantics.op in family.result_dtype_ops)
+                         or families.result_dtype(family, semantics.op))
             from_roles = tuple(index[roles[r]] for r in families.role_dtype_source(family, role) if r in roles)
             plans.append(OutputPlan(p, i, required_reason=f"{p.name}'s shape follows from the arguments by "
                                                             f"{semantics.op}'s rule, which the bindings do not apply",

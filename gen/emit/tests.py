@@ -641,7 +641,7 @@ class Planner:
     # dimension), not by elementwise broadcasting: the cases vary the base call (the semantics
     # file's valid call, else the page's example) in what cannot break the rule: the dtypes, the
     # memory layouts of the inputs and of out=, device residence, bool attributes, and the
-    # shapes the family's rule allows (gen.families.Family.shape_variations): the rank, and
+    # shapes the family's rule allows (gen.families.Op.variations): the rank, and
     # broadcasting where the page speaks of it.
 
     def family_groups(self) -> list[CaseGroup]:
@@ -985,7 +985,7 @@ class Planner:
         outputSize: gen.families.OutputShape.dims_role)."""
         if self.family is None:
             return frozenset()
-        rules = {self.family.output_shape, *(r for _, _, r in self.family.op_output_shapes)}
+        rules = families.rules(self.family)
         roles = self.bound.family_roles
         return frozenset(roles[d] for d in (families.OUTPUT_SHAPE[r].dims_role for r in rules
                                             if r in families.OUTPUT_SHAPE) if d in roles)
@@ -993,13 +993,13 @@ class Planner:
     @functools.cached_property
     def shape_arguments(self) -> frozenset[str]:
         """The host arguments an input's shape follows, so that another value of one alone is no
-        valid call: the family's (gen.families.Family.shape_arguments: index_add's dim), and its
+        valid call: the family's (gen.families.Op.shape_arguments: index_add's dim), and its
         keepdim when the page lists the output keepdim shapes as an input (aclnnAminmax's minOut)."""
         semantics = self.bound.semantics
         if self.family is None or semantics is None:
             return frozenset()
         roles = self.bound.family_roles
-        names = {roles[role] for op, role in self.family.shape_arguments if op == semantics.op and role in roles}
+        names = {roles[role] for role in families.shape_arguments(self.family, semantics.op) if role in roles}
         out = roles.get("out")
         if out is not None and "keepdim" in roles and self.api.param(out).direction is not Direction.OUT:
             names.add(roles["keepdim"])

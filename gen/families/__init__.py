@@ -5,13 +5,19 @@ Each family listed here has its engine; a family joins the table with its engine
 A semantics file says `family = "reduce"`, `op = "sum"` and which of the page's parameters plays
 each of the family's roles (`roles = { dim = "dims", keepdim = "keepDims" }`; a role left out is
 the page's parameter of the same name, if there is one). The simulator has one engine per family
-(runtime/sim/src/opapi/families/), strided, broadcasting and multithreaded; its generated spec
-names the family's planner, the op and the parameter index of every role.
+(runtime/sim/src/opapi/families/<module>.cpp), strided, broadcasting and multithreaded; its
+generated spec names the family's planner, the op and the parameter index of every role.
 
-This table is the one home of the families' names, ops, roles and options: the semantics reader
-checks files against it, the simulator's emitter writes each API's FamilySpec from it, and
-gen/emit/enums.py renders it as the C++ enumerations the planners read
-(`include/aclnn_sim/families.h`), so that the two sides cannot disagree.
+This package is the one home of the families' names, ops, roles and options: one module per
+family (named as its engine's file; optim.py and quant.py hold the families their engine's file
+holds) with its `Family` row and an `Op` row per op that differs from the family's defaults (its
+outputs' shape rules and fixed dtypes, exactness, shape variations and arguments); model.py holds
+the types, the output-shape rules (OUTPUT_SHAPES) and what a row says about one op. A row that names
+a role, a rule or a dtype its family lacks is refused when the table is built. The semantics reader
+checks files against it, the simulator's emitter writes each API's FamilySpec from it,
+gen/api/python.py plans outputs by its rules, and gen/emit/enums.py renders it as the C++
+enumerations the planners and the bindings read (`include/aclnn_sim/families.h`,
+`include/aclnn_bindgen/output_shapes.h`), so that the two sides cannot disagree.
 """
 
 from __future__ import annotations
@@ -19,8 +25,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional, Sequence
 
 from gen.families.model import (CONV_RULE_ROLES, MAX_OPTIONS, MAX_ROLES, OUTPUT_SHAPE, OUTPUT_SHAPES,
-                                POOL_WINDOW_ROLES, Family, OutputShape, data_dependent, dtype_source, exact,
-                                fixed_dtype, output_shape, role_dtype_source, shape_variations)
+                                POOL_WINDOW_ROLES, VARIATION_KINDS, Family, Op, OutputShape, Variation,
+                                data_dependent, dtype_source, exact, fixed_dtype, output_shape, result_dtype,
+                                role_dtype_source, rules, shape_arguments, shape_variations)
 from gen.families.reduce import REDUCE
 from gen.families.cumulative import CUMULATIVE
 from gen.families.index import INDEX
@@ -108,16 +115,11 @@ def bind_roles(semantics: "OpSemantics", params: "Sequence[str]") -> tuple[dict[
     return bound, ""
 
 
-_UNKNOWN_RULES = sorted({rule for f in FAMILIES for rule in (f.output_shape, *(r for _, _, r in f.op_output_shapes))}
-                        - OUTPUT_SHAPE.keys())
-if _UNKNOWN_RULES:
-    raise ValueError(f"gen/families: output shape rules no OutputShape defines: {', '.join(_UNKNOWN_RULES)}")
-
-
 def applies_kernel(semantics: "OpSemantics") -> bool:
     """Whether the semantics' family op applies the file's elementwise kernel (foreach's map)."""
     known = family(semantics.family) if semantics.family else None
-    return known is not None and semantics.op in known.kernel_ops
+    row = known.op(semantics.op) if known is not None else None
+    return row is not None and row.kernel
 
 
 def family(name: str) -> Optional[Family]:

@@ -1,6 +1,6 @@
 """The activation family (runtime/sim/src/opapi/families/activation.cpp): its row of gen.families."""
 
-from gen.families.model import Family
+from gen.families.model import Family, Op
 
 # Activations that split their input in two along a dimension (GLU and its gated kin: a the first
 # half, b the second) or weight it per channel (PReLU), and their backwards
@@ -11,9 +11,14 @@ from gen.families.model import Family
 # aclnnLogSigmoidForward's out, and aten's CPU buffer exp(-|x|) in a buffer of self's shape.
 ACTIVATION = Family(
     "activation", "PlanActivation",
-    ops=("glu", "glu_backward", "swiglu", "swiglu_grad", "gelu_mul", "prelu", "prelu_backward", "log_sigmoid",
-         "geglu", "geglu_backward", "clipped_swiglu", "clipped_swiglu_grad", "situ_glu", "situ_glu_grad",
-         "fatrelu_mul", "swiglu_group"),
+    # The gradient's shape is self's halved along dim: dim varies only with the shapes.
+    ops=(Op("glu", shape="given"), Op("glu_backward", shape_arguments=("dim",)), Op("swiglu", shape="given"),
+         Op("swiglu_grad", shape_arguments=("dim",)), Op("gelu_mul", shape="given"), "prelu",
+         Op("prelu_backward", shapes={"grad_weight": "given"}), "log_sigmoid", Op("geglu", shape="given"),
+         Op("geglu_backward", shape_arguments=("dim",)), Op("clipped_swiglu", shape="given"),
+         Op("clipped_swiglu_grad", shape_arguments=("dim",)), Op("situ_glu", shape="given"),
+         Op("situ_glu_grad", shape_arguments=("dim",)), Op("fatrelu_mul", shape="given"),
+         Op("swiglu_group", shape="given")),
     # geglu: gelu of one half (the left with activate_left, else the right) times the other,
     # out_gelu the gelu; its backward reads the forward's gelu (the `gelu` role).
     # clipped_swiglu: the halves clamped by limit, silu with alpha times (B + bias), halves
@@ -22,12 +27,6 @@ ACTIVATION = Family(
            "gelu", "out_gelu", "group_index", "alpha", "limit", "bias", "interleaved", "clamp_mode", "beta",
            "linear_beta"),
     required=("self", "out"),
-    op_output_shapes=(("glu", "*", "given"), ("swiglu", "*", "given"), ("gelu_mul", "*", "given"), ("geglu", "*", "given"),
-                      ("clipped_swiglu", "*", "given"), ("situ_glu", "*", "given"), ("fatrelu_mul", "*", "given"), ("swiglu_group", "*", "given"),
-                      ("prelu_backward", "grad_weight", "given")),
-    # The gradient's shape is self's halved along dim: dim varies only with the shapes.
-    shape_arguments=(("glu_backward", "dim"), ("swiglu_grad", "dim"), ("geglu_backward", "dim"),
-                     ("clipped_swiglu_grad", "dim"), ("situ_glu_grad", "dim")),
     doc="GLU, SwiGLU and GELU-mul (one half of the input along a dimension gating the other) and PReLU "
         "(a weight per channel), with their backwards; computed in float (double for DOUBLE), PReLU's "
         "weight gradient summed in double")

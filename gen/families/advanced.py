@@ -1,6 +1,6 @@
 """The advanced family (runtime/sim/src/opapi/families/advanced.cpp): its row of gen.families."""
 
-from gen.families.model import Family
+from gen.families.model import Family, Op
 
 ADVANCED = Family(
     "advanced", "PlanAdvanced",
@@ -14,10 +14,9 @@ ADVANCED = Family(
     # dimensions, whose slices take values' (torch_npu.npu_scatter_nd_update).
     # scatter_update: batch i's updates go to self's batch i from position index[i] along dim
     # (torch_npu.npu_scatter_update, a KV cache's write).
-    ops=("index", "index_put", "masked_scatter", "put", "index_fill", "scatter_nd_update", "scatter_update"),
+    ops=(Op("index", shape="given", exact=True), "index_put", Op("masked_scatter", exact=True), "put",
+         Op("index_fill", exact=True), Op("scatter_nd_update", exact=True), Op("scatter_update", exact=True)),
     roles=("self", "indices", "index", "values", "accumulate", "dim", "value", "out"),
     required=("self",),
-    op_output_shapes=(("index", "*", "given"),),
-    exact_ops=("index", "masked_scatter", "index_fill", "scatter_nd_update", "scatter_update"),
     doc="PyTorch's advanced indexing: gathers by a list of index tensors and masks, and writes "
         "(replacing or accumulating) through them; masked_scatter, put, index_fill, scatter_nd_update and scatter_update")

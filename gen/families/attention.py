@@ -18,13 +18,13 @@ ATTENTION = Family(
     # the incremental one for one.
     ops=("flash_attention", "flash_attention_grad", "transform_qkv", "masked_softmax_bias", "prompt_flash_attention",
          "incre_flash_attention", "fused_infer_attention"),
+    output_shape="given",
     roles=("query", "key", "value", "dy", "pse", "drop_mask", "atten_mask", "actual_q", "actual_kv", "scale",
            "keep_prob", "pre_tokens", "next_tokens", "head_num", "layout", "sparse_mode", "pse_type",
            "softmax_layout", "softmax_max", "softmax_sum", "attention", "dq", "dk", "dv", "dpse", "self", "bias",
            "out", "k_out", "v_out", "kv_heads", "block_table"),
     required=(),
     source="query",
-    op_output_shapes=(("*", "*", "given"),),
     doc="FlashAttention's softmax(mask(scale * (Q K^T + pse))) V by layout (BSH, SBH, BSND, BNSD, TND), with GQA, "
         "sparse modes 0 to 4, pse and a dropout mask, and its gradient from the saved softmax statistics; in float "
         "with double accumulation")

@@ -1,16 +1,15 @@
 """The creation family (runtime/sim/src/opapi/families/creation.cpp): its row of gen.families."""
 
-from gen.families.model import Family
+from gen.families.model import Family, Op
 
 # Tensors made from numbers alone (torch.arange, range, linspace, eye): no input tensor,
 # the caller's out= holds the result (runtime/sim/src/opapi/families/creation.cpp).
 CREATION = Family(
     "creation", "PlanCreation",
-    ops=("arange", "range", "linspace", "eye"),
+    ops=("arange", "range", "linspace", Op("eye", exact=True)),
+    output_shape="given",
     roles=("start", "end", "step", "steps", "n", "m", "out"),
     required=("out",),
     source="out",
-    op_output_shapes=(("*", "*", "given"),),
-    exact_ops=("eye",),
     doc="arange's [start, end) and range's [start, end] by step, linspace's steps values from start to "
         "end, eye's n x m identity; out= of the result's size, any dtype its page lists")

@@ -8,11 +8,11 @@ from gen.families.model import Family
 CTC = Family(
     "ctc", "PlanCtc",
     ops=("ctc_loss", "ctc_loss_backward"),
+    output_shape="given",
     roles=("log_probs", "targets", "input_lengths", "target_lengths", "blank", "zero_infinity", "neg_log_likelihood",
            "log_alpha", "grad_out", "out"),
     required=("log_probs", "targets", "input_lengths", "target_lengths", "neg_log_likelihood", "log_alpha"),
     source="log_probs",
-    op_output_shapes=(("*", "*", "given"),),
     doc="ctc_loss: aten's forward variables log_alpha [N, T, W] (W >= 2 * max(target_lengths) + 1, -inf where the "
         "recursion does not reach) and the loss -log p(target | log_probs) per batch (0 where infinite with "
         "zero_infinity); ctc_loss_backward: the gradient of log_probs from the backward variables, as aten's; in double")

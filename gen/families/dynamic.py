@@ -1,6 +1,6 @@
 """The dynamic family (runtime/sim/src/opapi/families/dynamic.cpp): its row of gen.families."""
 
-from gen.families.model import Family
+from gen.families.model import Family, Op
 
 DYNAMIC = Family(
     "dynamic", "PlanDynamic",
@@ -10,24 +10,22 @@ DYNAMIC = Family(
     # back (aclGetViewShape), as op-plugin does for these APIs. nonzero_t:
     # the positions as [rank, N] (aclnnNonzeroV2); unique_consecutive and unique_dim: with a
     # dim in range, slices along it; equal: whether two tensors have one shape and one value.
-    ops=("masked_select", "nonzero", "nonzero_t", "unique", "unique_consecutive", "unique_dim", "equal"),
-    roles=("self", "mask", "other", "sorted", "return_inverse", "return_counts", "dim", "out", "inverse",
-           "counts"),
-    required=("self", "out"),
-    second="mask",
-    fixed_dtypes=(("inverse", "INT64"), ("counts", "INT64")),
-    op_fixed_dtypes=(("nonzero", "out", "INT64"), ("nonzero_t", "out", "INT64"), ("equal", "out", "BOOL")),
     # bound_flat: [N], N the elements of self (broadcast with mask); bound_nonzero: [N, rank];
     # bound_nonzero_t: [rank, N]; bound_dim: self's shape with a dim in range, else [N];
     # bound_dim_length: [self.size(dim)] with a dim in range, else [N]; dim_length: the same,
     # else self's shape (an inverse, not data-dependent); one: [1].
-    op_output_shapes=(("masked_select", "out", "bound_flat"), ("nonzero", "out", "bound_nonzero"),
-                      ("nonzero_t", "out", "bound_nonzero_t"), ("unique", "out", "bound_flat"),
-                      ("unique", "counts", "bound_flat"), ("unique_consecutive", "out", "bound_dim"),
-                      ("unique_consecutive", "inverse", "dim_length"),
-                      ("unique_consecutive", "counts", "bound_dim_length"), ("unique_dim", "out", "bound_dim"),
-                      ("unique_dim", "inverse", "dim_length"), ("unique_dim", "counts", "bound_dim_length"),
-                      ("equal", "out", "one")),
-    exact_ops=("*",),
+    ops=(Op("masked_select", shapes={"out": "bound_flat"}),
+         Op("nonzero", shapes={"out": "bound_nonzero"}, dtypes={"out": "INT64"}),
+         Op("nonzero_t", shapes={"out": "bound_nonzero_t"}, dtypes={"out": "INT64"}),
+         Op("unique", shapes={"out": "bound_flat", "counts": "bound_flat"}),
+         Op("unique_consecutive", shapes={"out": "bound_dim", "inverse": "dim_length", "counts": "bound_dim_length"}),
+         Op("unique_dim", shapes={"out": "bound_dim", "inverse": "dim_length", "counts": "bound_dim_length"}),
+         Op("equal", shapes={"out": "one"}, dtypes={"out": "BOOL"})),
+    exact=True,
+    roles=("self", "mask", "other", "sorted", "return_inverse", "return_counts", "dim", "out", "inverse",
+           "counts"),
+    required=("self", "out"),
+    second="mask",
+    fixed_dtypes={"inverse": "INT64", "counts": "INT64"},
     doc="outputs whose extent the data decides (masked_select, nonzero, unique and its variants: the "
         "output's view shape set by the kernel), and equal")

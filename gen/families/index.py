@@ -1,11 +1,15 @@
 """The index family (runtime/sim/src/opapi/families/index.cpp): its row of gen.families."""
 
-from gen.families.model import Family
+from gen.families.model import Family, Op
 
 INDEX = Family(
     "index", "PlanIndex",
-    ops=("gather", "index_select", "embedding", "take", "scatter", "scatter_add", "one_hot", "topk", "sort",
-         "argsort", "gather_v2", "gather_nd", "scatter_reduce", "index_copy", "index_add", "sort_with_index",
+    ops=(Op("gather", shape="given", exact=True), Op("index_select", shape="given", exact=True),
+         Op("embedding", shape="given", exact=True), Op("take", shape="page", exact=True), "scatter", "scatter_add",
+         Op("one_hot", shape="given", dtype_source="on_value", exact=True), Op("topk", shape="given", exact=True),
+         Op("sort", exact=True), Op("argsort", dtypes={"indices": "INT64"}, exact=True), Op("gather_v2", shape="given"),
+         Op("gather_nd", shape="given"), "scatter_reduce", Op("index_copy", shape_arguments=("dim",)),
+         Op("index_add", shape_arguments=("dim",)), Op("sort_with_index", dtypes={"indices": "INT32"}, exact=True),
          "tf_scatter", "scatter_nd"),
     # tf_scatter: TF's scatter_{add,mul,div,max,min} in place, self[index[i...], ...] combined with
     # src[i..., ...] by the `combine` option (1 add, 2 multiply, 3 max, 4 min, 6 divide), or for
@@ -18,14 +22,7 @@ INDEX = Family(
     roles=("self", "dim", "index", "src", "value", "reduce", "k", "largest", "descending", "num_classes",
            "on_value", "off_value", "out", "indices", "batch_dims", "negative_index", "include_self", "alpha"),
     required=("self",),
-    fixed_dtypes=(("indices", "INT64"),),
-    op_fixed_dtypes=(("argsort", "indices", "INT64"), ("sort_with_index", "indices", "INT32")),
-    op_output_shapes=(("gather", "*", "given"), ("index_select", "*", "given"), ("embedding", "*", "given"),
-                      ("take", "*", "page"), ("one_hot", "*", "given"), ("topk", "*", "given"),
-                      ("gather_v2", "*", "given"), ("gather_nd", "*", "given")),
-    op_dtype_sources=(("one_hot", "on_value"),),
-    exact_ops=("gather", "index_select", "embedding", "take", "one_hot", "topk", "sort", "argsort", "sort_with_index"),
-    shape_arguments=(("index_copy", "dim"), ("index_add", "dim")),
+    fixed_dtypes={"indices": "INT64"},
     options=("combine",),
     doc="gathers and scatters along a dimension (indices checked in phase 2, where they live), "
         "n-dimensional gathers, scatters that reduce (sum, product, max, min, mean), index copies and adds, "

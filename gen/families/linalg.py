@@ -9,13 +9,13 @@ LINALG = Family(
     "linalg", "PlanLinalg",
     ops=("addr", "cross", "inverse", "cdist", "slogdet", "cholesky", "triangular_solve", "qr", "svd", "pdist",
          "cdist_backward", "renorm", "fill_diagonal", "channel_shuffle", "logdet", "exp_segsum", "exp_segsum_backward"),
+    output_shape="given",
     # out2: slogdet's log|det|, triangular_solve's copy of A, qr's R, svd's U; out3: svd's V;
     # grad and dist: cdist_backward's incoming gradient and forward result.
     roles=("self", "other", "third", "beta", "alpha", "dim", "p", "compute_mode", "upper", "transpose",
            "unitriangular", "mode", "full_matrices", "compute_uv", "out", "out2", "out3", "grad", "dist", "maxnorm",
            "value", "wrap", "groups", "some"),
     required=("out",),
-    op_output_shapes=(("*", "*", "given"),),
     doc="addr (beta * self + alpha * the outer product of two vectors, self broadcast), the cross product "
         "of 3-vectors along dim, the p-norm distance of each pair of rows of two batches of matrices (cdist); "
         "on each trailing square matrix through LAPACK in float (double for DOUBLE): the inverse (getrf/getri), the sign and log "

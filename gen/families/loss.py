@@ -1,6 +1,6 @@
 """The loss family (runtime/sim/src/opapi/families/loss.cpp): its row of gen.families."""
 
-from gen.families.model import Family
+from gen.families.model import Family, Op
 
 LOSS = Family(
     "loss", "PlanLoss",
@@ -14,13 +14,16 @@ LOSS = Family(
     # softmax_cross_entropy_with_logits: soft labels (target) of self [N, C], out the loss [N],
     # backprop softmax(self) - target. gaussian_nll_loss_backward: out the input's gradient,
     # grad_var var's (summed back to var's shape).
-    ops=("mse_loss", "l1_loss", "smooth_l1_loss", "soft_margin_loss", "binary_cross_entropy",
-         "binary_cross_entropy_with_logits", "kl_div", "mse_loss_backward", "l1_loss_backward",
-         "smooth_l1_loss_backward", "soft_margin_loss_backward", "binary_cross_entropy_backward",
-         "binary_cross_entropy_with_logits_backward", "kl_div_backward", "kl_div_target_backward", "nll_loss", "nll_loss_backward",
-         "softmax_backward", "log_softmax_backward", "cross_entropy", "cross_entropy_grad",
-         "binary_cross_entropy_with_logits_target_backward", "hinge_embedding_loss", "gaussian_nll_loss",
-         "softmax_cross_entropy_with_logits", "gaussian_nll_loss_backward"),
+    ops=(Op("mse_loss", shape="given"), Op("l1_loss", shape="given"), Op("smooth_l1_loss", shape="given"),
+         Op("soft_margin_loss", shape="given"), Op("binary_cross_entropy", shape="given"),
+         Op("binary_cross_entropy_with_logits", shape="given"), Op("kl_div", shape="given"), "mse_loss_backward",
+         "l1_loss_backward", "smooth_l1_loss_backward", "soft_margin_loss_backward", "binary_cross_entropy_backward",
+         "binary_cross_entropy_with_logits_backward", "kl_div_backward", "kl_div_target_backward",
+         Op("nll_loss", shape="given"), "nll_loss_backward", "softmax_backward", "log_softmax_backward",
+         Op("cross_entropy", shape="given"), "cross_entropy_grad", "binary_cross_entropy_with_logits_target_backward",
+         Op("hinge_embedding_loss", shape="given"), Op("gaussian_nll_loss", shape="given"),
+         Op("softmax_cross_entropy_with_logits", shape="given"),
+         Op("gaussian_nll_loss_backward", shapes={"grad_var": "second"})),
     # cross_entropy: self the logits [N, C], reduction a string ("mean", "sum", "none"); log_prob
     # its log_softmax (an output; the grad's input), zloss and lse its z-loss outputs (the scale
     # zloss_scale must be 0: the pages say z-loss is not supported yet).
@@ -28,13 +31,6 @@ LOSS = Family(
            "ignore_index", "total_weight", "output", "dim", "out", "label_smoothing", "zloss_scale",
            "return_zloss", "log_prob", "zloss", "lse", "margin", "var", "full", "eps", "p", "backprop", "grad_var"),
     required=("self", "out"),
-    op_output_shapes=(("mse_loss", "*", "given"), ("l1_loss", "*", "given"), ("smooth_l1_loss", "*", "given"),
-                      ("soft_margin_loss", "*", "given"), ("binary_cross_entropy", "*", "given"),
-                      ("binary_cross_entropy_with_logits", "*", "given"), ("kl_div", "*", "given"),
-                      ("nll_loss", "*", "given"), ("cross_entropy", "*", "given"),
-                      ("hinge_embedding_loss", "*", "given"), ("gaussian_nll_loss", "*", "given"),
-                      ("softmax_cross_entropy_with_logits", "*", "given"),
-                      ("gaussian_nll_loss_backward", "grad_var", "second")),
     # The Gaussian NLL's variance: its gradient has its shape.
     second="var",
     doc="pointwise losses reduced by `reduction` (0 none, 1 mean, 2 sum) and their backwards, the negative "

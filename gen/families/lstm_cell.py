@@ -8,12 +8,12 @@ from gen.families.model import Family
 LSTM_CELL = Family(
     "lstm_cell", "PlanLstmCell",
     ops=("lstm_cell", "lstm_cell_backward"),
+    output_shape="given",
     # storage: the four gates' activations the forward keeps for the backward.
     roles=("input_gates", "hidden_gates", "cx", "input_bias", "hidden_bias", "hy", "cy", "storage", "grad_hy",
            "grad_cy", "has_bias", "grad_gates", "grad_cx", "grad_bias"),
     required=("cx", "storage"),
     source="cx",
-    op_output_shapes=(("*", "*", "given"),),
     doc="lstm_cell: gates = input_gates + hidden_gates (+ both biases) in blocks i, f, g, o; cy = sigmoid(f) * cx + "
         "sigmoid(i) * tanh(g), hy = sigmoid(o) * tanh(cy), storage the four activations; lstm_cell_backward: the "
         "gates' pre-activation gradients from grad_hy and grad_cy (absent: 0), cx's, and the bias's (their sum over "

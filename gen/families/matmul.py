@@ -1,11 +1,18 @@
 """The matmul family (runtime/sim/src/opapi/families/matmul.cpp): its row of gen.families."""
 
-from gen.families.model import Family
+from gen.families.model import Family, Op, Variation
 
 MATMUL = Family(
     "matmul", "PlanMatmul",
-    ops=("mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm",
-         "transpose_bmm", "matmul_all_reduce", "fused_matmul"),
+    ops=("mm", Op("bmm", variations=(Variation("batch", ("a", "b")),)),
+         Op("matmul", variations=(Variation("batch", ("a", "b")),)),
+         Op("addmm", variations=(Variation("bias", ("bias",)),)),
+         Op("baddbmm", variations=(Variation("bias", ("bias",)),)), "mv", "dot",
+         Op("addmv", variations=(Variation("bias", ("bias",)),)),
+         Op("addbmm", shapes={"out": "batch_sum"}, variations=(Variation("bias", ("bias",)),)),
+         Op("ger", shapes={"out": "outer"}),
+         Op("gemm", shapes={"out": "given"}, variations=(Variation("bias", ("bias",)),)),
+         Op("transpose_bmm", shapes={"out": "given"}), "matmul_all_reduce", "fused_matmul"),
     # fused_matmul: matmul (+ bias) then the fused_op string's step: "" none, "add"/"mul" x3,
     # "gelu_tanh", "gelu_erf", "relu", "16cast32" (a FLOAT out).
     # bias: the added tensor of addmm & co. (selfRef for the in-place ones, which is also out);
@@ -22,10 +29,5 @@ MATMUL = Family(
     output_shape="matmul",
     source="a",
     second="b",
-    op_output_shapes=(("ger", "out", "outer"), ("addbmm", "out", "batch_sum"), ("gemm", "out", "given"),
-                      ("transpose_bmm", "out", "given")),
-    shape_variations=(("matmul", "batch", ("a", "b")), ("bmm", "batch", ("a", "b")), ("addmm", "bias", ("bias",)),
-                      ("baddbmm", "bias", ("bias",)), ("addbmm", "bias", ("bias",)), ("addmv", "bias", ("bias",)),
-                      ("gemm", "bias", ("bias",))),
     doc="on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE "
         "and the integers (exact up to 2^53)")

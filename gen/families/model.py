@@ -3,115 +3,14 @@ about one op: gen/families/__init__.py explains the table."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional, Sequence
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Sequence, Union
+
+from gen.ir import DType
 
 # The C++ FamilySpec's arrays are this long (runtime/sim/include/aclnn_sim/entry.h).
 MAX_ROLES = 32
 MAX_OPTIONS = 4
-
-
-@dataclass(frozen=True)
-class Family:
-    name: str
-    planner: str  # the C++ planner function (aclsim::PlanXxx)
-    ops: tuple[str, ...]
-    roles: tuple[str, ...]
-    required: tuple[str, ...]  # roles every API of the family binds
-    # Numbers a semantics file may state where the page has no parameter for them (a fixed
-    # epsilon); NaN in the spec when not stated.
-    options: tuple[str, ...] = ()
-    doc: str = ""
-    # How an output the caller does not pass is shaped (the bindings allocate it, on every
-    # backend): the name of one of OUTPUT_SHAPES below.
-    output_shape: str = "same"
-    # The role whose parameter's dtype an output has, by op (default: self).
-    op_dtype_sources: tuple[tuple[str, str], ...] = ()
-    # Outputs whose dtype is fixed whatever the input's: by role, and by (op, role).
-    fixed_dtypes: tuple[tuple[str, str], ...] = ()
-    op_fixed_dtypes: tuple[tuple[str, str, str], ...] = ()
-    # Outputs whose dtype promotes other inputs' than the dtype source's, by role (embedding_bag's
-    # offset2bag: indices' and offsets').
-    role_dtype_sources: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    # The role whose argument outputs are shaped from (and take the dtype of), and a second one
-    # whose shape some rules read (a product's right operand, rms norm's gamma).
-    source: str = "self"
-    second: str = ""
-    # Shape rules (OUTPUT_SHAPES) that differ from `output_shape` by (op, role) ("*": every op,
-    # every role).
-    op_output_shapes: tuple[tuple[str, str, str], ...] = ()
-    # The ops whose results are PyTorch's bit for bit ("*": every op): they move, select or
-    # convert elements once and compute nothing in between (no sum whose order could differ: a
-    # scatter that adds is not one, its golden adds in float where FLOAT16 adds round each time).
-    exact_ops: tuple[str, ...] = ()
-    # The (op, role) pairs of a host argument an input's shape follows (index_add's dim: its source
-    # is self's shape with the index's length along dim): a suite varies that argument only with
-    # the shapes, never alone.
-    shape_arguments: tuple[tuple[str, str], ...] = ()
-    # How the generated tests may vary the shapes of an op's inputs beyond its valid call within
-    # the family's rule, as (op, kind, roles) ("*": every op):
-    #   "rank"       the roles' tensors, one shape alike, at each rank the page allows (the dimension
-    #                arguments still in range);
-    #   "trailing"   the first role's tensor at each rank, the others keeping as many trailing
-    #                dimensions as they had (a norm's weight; normalized_shape follows);
-    #   "channels"   the first role's tensor at each rank from 2, the others its dimension 1 (batch norm);
-    #   "broadcast"  each role in turn at shapes that broadcast to the others' (where, a mask);
-    #   "batch"      a product's two operands with batch dimensions that broadcast, or one a vector;
-    #   "bias"       the role (an added tensor) at shapes that broadcast to the product's.
-    # The last three apply to an API whose page speaks of broadcasting.
-    shape_variations: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
-    # The ops that apply the semantics' elementwise `kernel` (their APIs state one) to lists of
-    # tensors: their tensor-list and scalar-list parameters are the kernel's element inputs.
-    kernel_ops: tuple[str, ...] = ()
-    # The ops whose caller-passed (out=) outputs have the golden's dtype rather than their dtype
-    # source's (trace: INT64 for an integral matrix; bincount: INT64 counts or DOUBLE sums).
-    result_dtype_ops: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        assert len(self.roles) <= MAX_ROLES and len(self.options) <= MAX_OPTIONS, self.name
-        assert set(self.required) <= set(self.roles), self.name
-
-    @property
-    def cpp_name(self) -> str:
-        return "".join(part.title() for part in self.name.split("_"))
-
-
-
-def shape_variations(family: Family, op: str, kinds: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
-    """The (kind, roles) of the family's shape variations of `op` of the given kinds."""
-    return [(kind, roles) for o, kind, roles in family.shape_variations if o in (op, "*") and kind in kinds]
-
-
-def dtype_source(family: Family, op: str) -> str:
-    """The role whose dtype the outputs of `op` have (unless fixed_dtype says otherwise)."""
-    return dict(family.op_dtype_sources).get(op, "self")
-
-
-def role_dtype_source(family: Family, role: str) -> tuple[str, ...]:
-    """The roles whose dtypes an output playing `role` promotes, where not its op's dtype source."""
-    return dict(family.role_dtype_sources).get(role, ())
-
-
-def exact(family: Family, op: str) -> bool:
-    """Whether `op`'s results are PyTorch's bit for bit."""
-    return op in family.exact_ops or "*" in family.exact_ops
-
-
-def fixed_dtype(family: Family, op: str, role: str) -> Optional[str]:
-    """The dtype (a gen.ir.DType value) an output playing `role` always has, if the family fixes it."""
-    for o, r, dtype in family.op_fixed_dtypes:
-        if o == op and r == role:
-            return dtype
-    return dict(family.fixed_dtypes).get(role)
-
-
-def output_shape(family: Family, op: str, role: str) -> str:
-    """The shape rule of the output playing `role` of an API computing `op` ("*": the rule of
-    every output of the op, "given" for a concatenation) when the caller does not pass it."""
-    for o, r, rule in family.op_output_shapes:
-        if o in (op, "*") and r in (role, "*"):
-            return rule
-    return family.output_shape
 
 
 @dataclass(frozen=True)
@@ -169,6 +68,198 @@ OUTPUT_SHAPES = (
                 dims_role="input_size"),
 )
 OUTPUT_SHAPE = {rule.name: rule for rule in OUTPUT_SHAPES}
+
+
+# How the generated tests may vary the shapes of an op's inputs beyond its valid call within the
+# family's rule (Variation.kind):
+#   "rank"       the roles' tensors, one shape alike, at each rank the page allows (the dimension
+#                arguments still in range);
+#   "trailing"   the first role's tensor at each rank, the others keeping as many trailing
+#                dimensions as they had (a norm's weight; normalized_shape follows);
+#   "channels"   the first role's tensor at each rank from 2, the others its dimension 1 (batch norm);
+#   "broadcast"  each role in turn at shapes that broadcast to the others' (where, a mask);
+#   "batch"      a product's two operands with batch dimensions that broadcast, or one a vector;
+#   "bias"       the role (an added tensor) at shapes that broadcast to the product's.
+# The last three apply to an API whose page speaks of broadcasting.
+VARIATION_KINDS = ("rank", "trailing", "channels", "broadcast", "batch", "bias")
+
+
+@dataclass(frozen=True)
+class Variation:
+    kind: str  # one of VARIATION_KINDS
+    roles: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if self.kind not in VARIATION_KINDS:
+            raise ValueError(f"shape variation {self.kind!r} is none of {', '.join(VARIATION_KINDS)}")
+
+
+# Rows are compared by identity (eq=False): each is the one row of its op or family, and their
+# tables (dicts) need no hash.
+@dataclass(frozen=True, eq=False)
+class Op:
+    """One op of a family and what it does differently from the family's defaults; a family lists
+    an op with nothing of its own by its bare name."""
+
+    name: str
+    # The shape rule (OUTPUT_SHAPES) of every output of the op, and of some outputs by role; ""
+    # and absent roles: the family's output_shape.
+    shape: str = ""
+    shapes: Mapping[str, str] = field(default_factory=dict)
+    # Outputs whose dtype (a gen.ir.DType name) is fixed whatever the inputs', by role, over the
+    # family's fixed_dtypes.
+    dtypes: Mapping[str, str] = field(default_factory=dict)
+    # The role whose parameter's dtype the outputs have ("": self).
+    dtype_source: str = ""
+    # Its results are PyTorch's bit for bit: it moves, selects or converts elements once and
+    # computes nothing in between (no sum whose order could differ: a scatter that adds is not
+    # one, its golden adds in float where FLOAT16 adds round each time).
+    exact: bool = False
+    # The shape variations of its inputs the generated tests make (with the family's).
+    variations: tuple[Variation, ...] = ()
+    # Roles of host arguments an input's shape follows (index_add's dim: its source is self's
+    # shape with the index's length along dim): a suite varies them only with the shapes.
+    shape_arguments: tuple[str, ...] = ()
+    # It applies the semantics' elementwise `kernel` (its APIs state one) to lists of tensors:
+    # their tensor-list and scalar-list parameters are the kernel's element inputs.
+    kernel: bool = False
+    # Its caller-passed (out=) outputs have the golden's dtype rather than their dtype source's
+    # (trace: INT64 for an integral matrix; bincount: INT64 counts or DOUBLE sums).
+    result_dtype: bool = False
+
+    def roles(self) -> set[str]:
+        """The roles the row names."""
+        return ({*self.shapes, *self.dtypes, *self.shape_arguments, *(r for v in self.variations for r in v.roles)}
+                | ({self.dtype_source} if self.dtype_source else set()))
+
+    def rules(self) -> set[str]:
+        return {*self.shapes.values(), *([self.shape] if self.shape else [])}
+
+
+@dataclass(frozen=True, eq=False)
+class Family:
+    name: str
+    planner: str  # the C++ planner function (aclsim::PlanXxx)
+    # Its ops, in the order of the C++ enumeration: an Op row, or the bare name of one that keeps
+    # the family's defaults (held as an Op).
+    ops: tuple[Union[Op, str], ...]
+    roles: tuple[str, ...]
+    required: tuple[str, ...]  # roles every API of the family binds
+    # Numbers a semantics file may state where the page has no parameter for them (a fixed
+    # epsilon); NaN in the spec when not stated.
+    options: tuple[str, ...] = ()
+    doc: str = ""
+    # How an output the caller does not pass is shaped (the bindings allocate it, on every
+    # backend), unless its op says otherwise: the name of one of OUTPUT_SHAPES.
+    output_shape: str = "same"
+    # Outputs whose dtype is fixed whatever the input's, by role (an op's own dtypes first).
+    fixed_dtypes: Mapping[str, str] = field(default_factory=dict)
+    # Outputs whose dtype promotes other inputs' than the dtype source's, by role (embedding_bag's
+    # offset2bag: indices' and offsets').
+    role_dtype_sources: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # The role whose argument outputs are shaped from (and take the dtype of), and a second one
+    # whose shape some rules read (a product's right operand, rms norm's gamma).
+    source: str = "self"
+    second: str = ""
+    # Every op's results are PyTorch's bit for bit (Op.exact).
+    exact: bool = False
+    # Shape variations of every op (Op.variations).
+    variations: tuple[Variation, ...] = ()
+    _by_op: dict[str, Op] = field(init=False, repr=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        rows = tuple(op if isinstance(op, Op) else Op(op) for op in self.ops)
+        object.__setattr__(self, "ops", rows)
+        self._by_op.update((op.name, op) for op in rows)
+        where = f"family {self.name}"
+        if len(self._by_op) != len(rows):
+            raise ValueError(f"{where}: an op listed twice")
+        if len(self.roles) > MAX_ROLES or len(self.options) > MAX_OPTIONS:
+            raise ValueError(f"{where}: more than {MAX_ROLES} roles or {MAX_OPTIONS} options (entry.h's FamilySpec)")
+        named = {*self.required, *self.fixed_dtypes, *(r for v in self.variations for r in v.roles),
+                 *(r for role, rs in self.role_dtype_sources.items() for r in (role, *rs))}
+        for op in rows:
+            unknown = op.roles() - set(self.roles)
+            if unknown:
+                raise ValueError(f"{where}: op {op.name} names roles it does not have: {', '.join(sorted(unknown))}")
+        if named - set(self.roles):
+            raise ValueError(f"{where}: names roles it does not have: {', '.join(sorted(named - set(self.roles)))}")
+        unknown_rules = {self.output_shape, *(r for op in rows for r in op.rules())} - OUTPUT_SHAPE.keys()
+        if unknown_rules:
+            raise ValueError(f"{where}: shape rules no OutputShape defines: {', '.join(sorted(unknown_rules))}")
+        dtypes = {*self.fixed_dtypes.values(), *(d for op in rows for d in op.dtypes.values())}
+        if dtypes - DType.__members__.keys():
+            raise ValueError(f"{where}: no such dtype: {', '.join(sorted(dtypes - DType.__members__.keys()))}")
+
+    @property
+    def cpp_name(self) -> str:
+        return "".join(part.title() for part in self.name.split("_"))
+
+    @property
+    def rows(self) -> tuple[Op, ...]:
+        """Its ops' rows, in order (`ops` as given may hold bare names)."""
+        return tuple(self._by_op.values())
+
+    @property
+    def op_names(self) -> tuple[str, ...]:
+        return tuple(self._by_op)
+
+    def op(self, name: str) -> Optional[Op]:
+        """The row of an op of the family (None: not one of its ops)."""
+        return self._by_op.get(name)
+
+    def row(self, name: str) -> Op:
+        known = self.op(name)
+        if known is None:
+            raise KeyError(f"family {self.name} has no op {name}")
+        return known
+
+
+def shape_variations(family: Family, op: str, kinds: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """The (kind, roles) of the family's shape variations of `op` of the given kinds."""
+    return [(v.kind, v.roles) for v in family.variations + family.row(op).variations if v.kind in kinds]
+
+
+def dtype_source(family: Family, op: str) -> str:
+    """The role whose dtype the outputs of `op` have (unless fixed_dtype says otherwise)."""
+    return family.row(op).dtype_source or "self"
+
+
+def role_dtype_source(family: Family, role: str) -> tuple[str, ...]:
+    """The roles whose dtypes an output playing `role` promotes, where not its op's dtype source."""
+    return tuple(family.role_dtype_sources.get(role, ()))
+
+
+def exact(family: Family, op: str) -> bool:
+    """Whether `op`'s results are PyTorch's bit for bit."""
+    return family.exact or family.row(op).exact
+
+
+def fixed_dtype(family: Family, op: str, role: str) -> Optional[str]:
+    """The dtype (a gen.ir.DType name) an output playing `role` always has, if the family fixes it."""
+    return family.row(op).dtypes.get(role) or family.fixed_dtypes.get(role)
+
+
+def output_shape(family: Family, op: str, role: str) -> str:
+    """The shape rule of the output playing `role` of an API computing `op` ("*": the rule of
+    every output of the op, "given" for a concatenation) when the caller does not pass it."""
+    row = family.row(op)
+    return (row.shapes.get(role) if role != "*" else None) or row.shape or family.output_shape
+
+
+def rules(family: Family) -> set[str]:
+    """Every shape rule an output of the family's ops can have."""
+    return {output_shape(family, op.name, role) for op in family.rows for role in ("*", *family.roles)}
+
+
+def shape_arguments(family: Family, op: str) -> tuple[str, ...]:
+    """The roles of the host arguments the shapes of `op`'s inputs follow (Op.shape_arguments)."""
+    return family.row(op).shape_arguments
+
+
+def result_dtype(family: Family, op: str) -> bool:
+    """Whether `op`'s caller-passed outputs have the golden's dtype (Op.result_dtype)."""
+    return family.row(op).result_dtype
 
 
 def data_dependent(rule: str) -> bool:

@@ -1,6 +1,6 @@
 """The norm family (runtime/sim/src/opapi/families/norm.cpp): its row of gen.families."""
 
-from gen.families.model import Family
+from gen.families.model import Family, Op, Variation
 
 NORM = Family(
     "norm", "PlanNorm",
@@ -10,8 +10,25 @@ NORM = Family(
     # add_rms_norm_cast: rms_norm of input + input2 in float, out FLOAT and out2 in input's dtype.
     # group_norm_swish: group_norm then x * sigmoid(swish_scale * x) when activate_swish (data_format
     # NCHW only).
-    ops=("layer_norm", "rms_norm", "add_rms_norm", "group_norm", "batch_norm", "gemma_rms_norm", "group_norm_silu",
-         "add_layer_norm", "deep_norm", "add_rms_norm_cast", "group_norm_swish", "ada_layer_norm"),
+    ops=(Op("layer_norm", shapes={"mean": "trailing_ones", "rstd": "trailing_ones"},
+            variations=(Variation("trailing", ("input", "weight", "bias")),)),
+         Op("rms_norm", shapes={"rstd": "trailing_ones"}, dtypes={"rstd": "FLOAT"},
+            variations=(Variation("trailing", ("input", "weight")),)),
+         Op("add_rms_norm", shapes={"rstd": "trailing_ones"}, dtypes={"rstd": "FLOAT"},
+            variations=(Variation("trailing", ("input", "input2", "weight")),)),
+         Op("group_norm", shapes={"mean": "groups", "rstd": "groups"}),
+         Op("batch_norm", shapes={"mean": "channels", "rstd": "channels"},
+            variations=(Variation("channels", ("input", "weight", "bias", "running_mean", "running_var")),)),
+         Op("gemma_rms_norm", shapes={"rstd": "trailing_ones"}, dtypes={"rstd": "FLOAT"},
+            variations=(Variation("trailing", ("input", "weight")),)),
+         Op("group_norm_silu", shapes={"mean": "groups", "rstd": "groups"}),
+         Op("add_layer_norm", shapes={"mean": "trailing_ones", "rstd": "trailing_ones"},
+            dtypes={"mean": "FLOAT", "rstd": "FLOAT"}),
+         Op("deep_norm", shapes={"mean": "trailing_ones", "rstd": "trailing_ones"},
+            dtypes={"mean": "FLOAT", "rstd": "FLOAT"}),
+         Op("add_rms_norm_cast", shapes={"rstd": "trailing_ones"}, dtypes={"out": "FLOAT", "rstd": "FLOAT"}),
+         Op("group_norm_swish", shapes={"mean": "groups", "rstd": "groups"}),
+         Op("ada_layer_norm", shapes={"mean": "trailing_ones", "rstd": "trailing_ones"})),
     # ada_layer_norm: layer_norm over the last dimension, then * (1 + scale) + shift, scale and
     # shift one row per batch ([B..., H] or [B..., 1, H]: broadcast over x's dimension -2).
     roles=("input", "input2", "normalized_shape", "weight", "bias", "running_mean", "running_var",
@@ -21,24 +38,5 @@ NORM = Family(
     options=("eps",),
     source="input",
     second="weight",
-    op_output_shapes=(("layer_norm", "mean", "trailing_ones"), ("layer_norm", "rstd", "trailing_ones"),
-                      ("rms_norm", "rstd", "trailing_ones"), ("add_rms_norm", "rstd", "trailing_ones"),
-                      ("gemma_rms_norm", "rstd", "trailing_ones"),
-                      ("group_norm", "mean", "groups"), ("group_norm", "rstd", "groups"),
-                      ("group_norm_silu", "mean", "groups"), ("group_norm_silu", "rstd", "groups"),
-                      ("group_norm_swish", "mean", "groups"), ("group_norm_swish", "rstd", "groups"),
-                      ("add_layer_norm", "mean", "trailing_ones"), ("add_layer_norm", "rstd", "trailing_ones"),
-                      ("deep_norm", "mean", "trailing_ones"), ("deep_norm", "rstd", "trailing_ones"),
-                      ("add_rms_norm_cast", "rstd", "trailing_ones"),
-                      ("ada_layer_norm", "mean", "trailing_ones"), ("ada_layer_norm", "rstd", "trailing_ones"),
-                      ("batch_norm", "mean", "channels"), ("batch_norm", "rstd", "channels")),
-    op_fixed_dtypes=(("rms_norm", "rstd", "FLOAT"), ("add_rms_norm", "rstd", "FLOAT"),
-                     ("gemma_rms_norm", "rstd", "FLOAT"), ("add_layer_norm", "mean", "FLOAT"),
-                     ("add_layer_norm", "rstd", "FLOAT"), ("deep_norm", "mean", "FLOAT"), ("deep_norm", "rstd", "FLOAT"),
-                     ("add_rms_norm_cast", "out", "FLOAT"), ("add_rms_norm_cast", "rstd", "FLOAT")),
-    shape_variations=(("rms_norm", "trailing", ("input", "weight")), ("gemma_rms_norm", "trailing", ("input", "weight")),
-                      ("add_rms_norm", "trailing", ("input", "input2", "weight")),
-                      ("layer_norm", "trailing", ("input", "weight", "bias")),
-                      ("batch_norm", "channels", ("input", "weight", "bias", "running_mean", "running_var"))),
     doc="statistics over the trailing (layer/rms), group or batch dimensions, computed in float "
         "(double for DOUBLE); mean/rstd outputs")

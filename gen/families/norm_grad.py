@@ -1,13 +1,22 @@
 """The norm_grad family (runtime/sim/src/opapi/families/norm_grad.cpp): its row of gen.families."""
 
-from gen.families.model import Family
+from gen.families.model import Family, Op
 
 NORM_GRAD = Family(
     "norm_grad", "PlanNormGrad",
     # add_layer_norm_grad: layer_norm_backward at input + input2 (gamma's dimensions), grad_sum
     # added to grad_input; deep_norm_grad: at input * alpha + input2, grad_input2 the sum's gradient.
-    ops=("layer_norm_backward", "rms_norm_grad", "group_norm_backward", "batch_norm_backward",
-         "add_layer_norm_grad", "deep_norm_grad", "group_norm_swish_backward"),
+    # The gradients of a required gamma have its shape; layer_norm_backward's weight is optional
+    # (its gradients' shape is normalized_shape's then, which no rule reads).
+    ops=(Op("layer_norm_backward", shapes={"grad_weight": "given", "grad_bias": "given"}),
+         Op("rms_norm_grad", shapes={"grad_weight": "second"}, dtypes={"grad_weight": "FLOAT"}),
+         Op("group_norm_backward", shapes={"grad_weight": "channels", "grad_bias": "channels"}),
+         Op("batch_norm_backward", shapes={"grad_weight": "channels", "grad_bias": "channels"}),
+         Op("add_layer_norm_grad", shapes={"grad_weight": "second", "grad_bias": "second"},
+            dtypes={"grad_weight": "FLOAT", "grad_bias": "FLOAT"}),
+         Op("deep_norm_grad", shapes={"grad_weight": "second", "grad_bias": "second"},
+            dtypes={"grad_weight": "FLOAT", "grad_bias": "FLOAT"}),
+         Op("group_norm_swish_backward", shapes={"grad_weight": "channels", "grad_bias": "channels"})),
     # group_norm_swish_backward: group_norm_backward of the gradient through the forward's swish
     # (bias: beta, swish_scale), grad_weight and grad_bias where weight_required and bias_required.
     # mean/rstd: the forward's saved statistics (batch norm's saveMean/saveInvstd); output_mask:
@@ -19,18 +28,5 @@ NORM_GRAD = Family(
     required=("grad_out", "input"),
     source="input",
     second="weight",
-    # The gradients of a required gamma have its shape; layer_norm_backward's weight is optional
-    # (its gradients' shape is normalized_shape's then, which no rule reads).
-    op_output_shapes=(("layer_norm_backward", "grad_weight", "given"), ("layer_norm_backward", "grad_bias", "given"),
-                      ("rms_norm_grad", "grad_weight", "second"),
-                      ("add_layer_norm_grad", "grad_weight", "second"), ("add_layer_norm_grad", "grad_bias", "second"),
-                      ("deep_norm_grad", "grad_weight", "second"), ("deep_norm_grad", "grad_bias", "second"),
-                      ("group_norm_backward", "grad_weight", "channels"), ("group_norm_backward", "grad_bias", "channels"),
-                      ("group_norm_swish_backward", "grad_weight", "channels"),
-                      ("group_norm_swish_backward", "grad_bias", "channels"),
-                      ("batch_norm_backward", "grad_weight", "channels"), ("batch_norm_backward", "grad_bias", "channels")),
-    op_fixed_dtypes=(("rms_norm_grad", "grad_weight", "FLOAT"), ("add_layer_norm_grad", "grad_weight", "FLOAT"),
-                     ("add_layer_norm_grad", "grad_bias", "FLOAT"), ("deep_norm_grad", "grad_weight", "FLOAT"),
-                     ("deep_norm_grad", "grad_bias", "FLOAT")),
     doc="the normalisations' backward from the forward's saved mean and rstd (batch norm's running "
         "statistics in inference), computed in float (double for DOUBLE)")

@@ -1,6 +1,6 @@
 """The optim and amp families (runtime/sim/src/opapi/families/optim.cpp): their rows of gen.families."""
 
-from gen.families.model import Family
+from gen.families.model import Family, Op
 
 OPTIM = Family(
     "optim", "PlanOptim",
@@ -19,11 +19,10 @@ OPTIM = Family(
 
 AMP = Family(
     "amp", "PlanAmp",
-    ops=("unscale", "update_scale"),
+    ops=("unscale", Op("update_scale", dtypes={"tracker_out": "INT32"})),
     roles=("grads", "found_inf", "inv_scale", "scale", "tracker", "growth_factor", "backoff_factor",
            "growth_interval", "scale_out", "tracker_out"),
     required=("found_inf",),
     source="scale",
-    op_fixed_dtypes=(("update_scale", "tracker_out", "INT32"),),
     doc="mixed precision's loss scaling: gradients multiplied by the inverse scale with a flag set where "
         "one is not finite, and the scale's update from that flag (torch's GradScaler)")

@@ -1,7 +1,7 @@
 """The quant, norm_quant and weight_quant_matmul families (runtime/sim/src/opapi/families/quant.cpp):
 their rows of gen.families."""
 
-from gen.families.model import Family
+from gen.families.model import Family, Op
 
 # Quantisation (runtime/sim/src/opapi/families/quant.cpp): int8 quantisation by a scale and an
 # offset per tensor or per channel (aclnnAscendQuant/V3, aclnnQuantize: torch_npu.npu_quantize,
@@ -12,7 +12,10 @@ from gen.families.model import Family
 # (aclnnDynamicBlockQuant/V2: npu_dynamic_block_quant).
 QUANT = Family(
     "quant", "PlanQuant",
-    ops=("ascend_quant", "anti_quant", "quantize", "dynamic_quant", "fake_quant", "gelu_quant", "block_quant"),
+    ops=(Op("ascend_quant", dtypes={"out": "INT8"}), Op("anti_quant", dtypes={"out": "FLOAT16"}),
+         Op("quantize", dtypes={"out": "INT8"}), Op("dynamic_quant", dtypes={"out": "INT8"}), "fake_quant",
+         Op("gelu_quant", dtypes={"out": "INT8"}), Op("block_quant", dtypes={"out": "INT8"})),
+    output_shape="given",
     # enabled: fake quantisation's switch (below 1: out = x, mask all true); smooth: dynamic
     # quantisation's per-column factors; scale_out/offset_out: its per-row results.
     roles=("x", "scale", "offset", "sqrt_mode", "round_mode", "dst_type", "axis", "smooth", "group_index",
@@ -23,10 +26,7 @@ QUANT = Family(
            "approximate", "min_scale", "row_block", "col_block"),
     required=("x", "out"),
     source="x",
-    op_output_shapes=(("*", "*", "given"),),
-    fixed_dtypes=(("scale_out", "FLOAT"), ("offset_out", "FLOAT"), ("mask", "BOOL")),
-    op_fixed_dtypes=(("ascend_quant", "out", "INT8"), ("quantize", "out", "INT8"), ("dynamic_quant", "out", "INT8"),
-                     ("anti_quant", "out", "FLOAT16"), ("gelu_quant", "out", "INT8"), ("block_quant", "out", "INT8")),
+    fixed_dtypes={"scale_out": "FLOAT", "offset_out": "FLOAT", "mask": "BOOL"},
     doc="ascend_quant: round(x * scale (* scale with sqrt_mode) + offset) by round_mode, saturated to INT8; "
         "quantize: round(x / scale + offset) half to even, saturated to out's INT8/UINT8/INT32; anti_quant: "
         "(x + offset) * scale (* scale) to FLOAT16/BFLOAT16; scale and offset one value or one per element along "
@@ -46,6 +46,7 @@ NORM_QUANT = Family(
     "norm_quant", "PlanNormQuant",
     ops=("rms_norm_quant", "add_rms_norm_quant", "rms_norm_dynamic_quant", "add_rms_norm_dynamic_quant",
          "add_layer_norm_quant"),
+    output_shape="given",
     # smooth/smooth2: the dynamic ops' per-column factors, scale_out/scale_out2 their per-row scales;
     # rstd (written when output_rstd), output_mask: which of out and out2 the dynamic ops write;
     # add_layer_norm_quant's bias (added to x1 + x2), quant_mode ("static": scale and offset,
@@ -55,9 +56,7 @@ NORM_QUANT = Family(
            "output_mask", "dst_type", "bias", "quant_mode", "additional_output"),
     required=("x", "gamma", "out"),
     source="x",
-    op_output_shapes=(("*", "*", "given"),),
-    fixed_dtypes=(("out", "INT8"), ("out2", "INT8"), ("scale_out", "FLOAT"), ("scale_out2", "FLOAT"),
-                  ("rstd", "FLOAT")),
+    fixed_dtypes={"out": "INT8", "out2": "INT8", "scale_out": "FLOAT", "scale_out2": "FLOAT", "rstd": "FLOAT"},
     doc="y = x * rstd * gamma + beta over x's last dimension (x = x1 + x2 rounded to x1's dtype for "
         "the add_ ops, the sum in sum_out, x * rstd * gamma in norm_out), then round(y * scale + offset) "
         "(y / scale with div_mode) half to even, saturated to INT8, once per scale given; the dynamic ops "
@@ -69,11 +68,11 @@ NORM_QUANT = Family(
 WEIGHT_QUANT_MATMUL = Family(
     "weight_quant_matmul", "PlanWeightQuantMatmul",
     ops=("weight_quant_matmul",),
+    output_shape="given",
     roles=("x", "weight", "scale", "offset", "quant_scale", "quant_offset", "bias", "group_size", "inner_precise",
            "out"),
     required=("x", "weight", "scale", "out"),
     source="x",
-    op_output_shapes=(("*", "*", "given"),),
     doc="y = x @ ((weight + offset) * scale) + bias for a 2-d x [m, k] and an INT8 weight [k, n], the scale and "
         "offset one value, one per column n, or one per group of group_size rows of k; in float, the products "
         "summed in double")

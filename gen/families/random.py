@@ -1,6 +1,6 @@
 """The random family (runtime/sim/src/opapi/families/random.cpp): its row of gen.families."""
 
-from gen.families.model import Family
+from gen.families.model import Family, Op
 
 # Random numbers from one counter-based generator (Philox 4x32-10) keyed by the pages' seed and
 # offset (runtime/sim/src/opapi/families/random.cpp): element i of a result draws from counter
@@ -10,17 +10,16 @@ from gen.families.model import Family
 # element i), read by do_mask and dropout_grad, written by gen_mask and dropout (mask_out).
 RANDOM = Family(
     "random", "PlanRandom",
-    ops=("normal", "uniform", "random", "bernoulli", "multinomial", "randperm", "gen_mask", "do_mask", "dropout",
+    ops=(Op("normal", shape="given"), "uniform", "random", "bernoulli",
+         Op("multinomial", shape="given", dtypes={"out": "INT64"}), Op("randperm", shape="given"),
+         Op("gen_mask", shape="given", dtypes={"out": "UINT8"}), "do_mask", Op("dropout", shapes={"mask_out": "given"}),
          "dropout_grad", "rrelu", "exponential"),
     # exponential: -ln(1 - u) / lambd into out, n (when bound) its element count.
     roles=("self", "mean", "std", "from", "to", "prob", "seed", "offset", "seed_tensor", "offset_tensor",
            "num_samples", "replacement", "n", "shape", "mask", "noise_shape", "lower", "upper", "training", "noise",
            "scale", "out", "mask_out", "lambd"),
     required=(),
-    op_output_shapes=(("normal", "*", "given"), ("multinomial", "*", "given"), ("randperm", "*", "given"),
-                      ("gen_mask", "*", "given"), ("dropout", "mask_out", "given")),
-    fixed_dtypes=(("mask_out", "UINT8"),),
-    op_fixed_dtypes=(("gen_mask", "out", "UINT8"), ("multinomial", "out", "INT64")),
+    fixed_dtypes={"mask_out": "UINT8"},
     doc="normal, uniform, random integers, bernoulli draws, multinomial samples, permutations, dropout masks "
         "and their application, randomized leaky relu, exponential draws: every value from Philox 4x32-10 at counter (element, "
         "offset) under key seed")

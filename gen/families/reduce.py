@@ -1,12 +1,18 @@
 """The reduce family (runtime/sim/src/opapi/families/reduce.cpp): its row of gen.families."""
 
-from gen.families.model import Family
+from gen.families.model import Family, Op, Variation
 
 REDUCE = Family(
     "reduce", "PlanReduce",
-    ops=("sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "any", "all",
-         "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "nansum", "aminmax", "log_sum",
-         "global_mean", "global_amax"),
+    # global_mean, global_amax: mean and amax over every dimension after the first two, kept
+    # as 1 (ONNX's GlobalAveragePool and GlobalMaxPool).
+    ops=("sum", "mean", "prod", Op("amax", exact=True), Op("amin", exact=True), Op("max", exact=True),
+         Op("min", exact=True), Op("argmax", dtypes={"out": "INT64"}, exact=True),
+         Op("argmin", dtypes={"out": "INT64"}, exact=True), Op("any", dtypes={"out": "BOOL"}, exact=True),
+         Op("all", dtypes={"out": "BOOL"}, exact=True), "var", "std", "var_mean", "std_mean", "norm", "logsumexp",
+         "nansum", Op("aminmax", exact=True), "log_sum", Op("global_mean", shape="given"),
+         Op("global_amax", shape="given", exact=True)),
+    variations=(Variation("rank", ("self",)),),
     # noop_with_empty_dims: an empty dimension list reduces nothing (out = self) instead of
     # every dimension (the ONNX-style pages' noopWithEmptyAxes).
     roles=("self", "dim", "keepdim", "dtype", "correction", "unbiased", "p", "out", "indices", "mean",
@@ -14,14 +20,7 @@ REDUCE = Family(
     required=("self", "out"),
     options=("correction", "p"),
     output_shape="reduce",
-    # global_mean, global_amax: mean and amax over every dimension after the first two, kept
-    # as 1 (ONNX's GlobalAveragePool and GlobalMaxPool).
-    op_output_shapes=(("global_mean", "*", "given"), ("global_amax", "*", "given")),
-    fixed_dtypes=(("indices", "INT64"),),
-    op_fixed_dtypes=(("argmax", "out", "INT64"), ("argmin", "out", "INT64"), ("any", "out", "BOOL"),
-                     ("all", "out", "BOOL")),
-    exact_ops=("amax", "amin", "max", "min", "argmax", "argmin", "any", "all", "aminmax", "global_amax"),
-    shape_variations=(("*", "rank", ("self",)),),
+    fixed_dtypes={"indices": "INT64"},
     doc="along `dim` (an int array or an int; absent or empty: every dimension, or none with "
         "noop_with_empty_dims), keepdim; max/min give values and indices, var_mean/std_mean the variance and "
         "the mean, aminmax min and max, log_sum the logarithm of the sum")

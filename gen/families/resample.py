@@ -1,6 +1,6 @@
 """The resample family (runtime/sim/src/opapi/families/resample.cpp): its row of gen.families."""
 
-from gen.families.model import Family
+from gen.families.model import Family, Op
 
 # Interpolation over the trailing 1 to 3 dimensions (runtime/sim/src/opapi/families/resample.cpp):
 # the aclnnUpsample* APIs, which F.interpolate and nn.Upsample reach through op-plugin, and their
@@ -8,15 +8,14 @@ from gen.families.model import Family
 _RESAMPLE_BACKWARD = ("nearest_backward", "nearest_exact_backward", "linear_backward", "cubic_backward")
 RESAMPLE = Family(
     "resample", "PlanResample",
-    ops=("nearest", "nearest_exact", "linear", "cubic") + _RESAMPLE_BACKWARD,
+    # The backward ops' out has input_size's shape and grad_output's dtype.
+    ops=(Op("nearest", exact=True), Op("nearest_exact", exact=True), "linear", "cubic",
+         *(Op(op, shape="sizes", dtype_source="grad_output") for op in _RESAMPLE_BACKWARD)),
     roles=("self", "grad_output", "output_size", "input_size", "align_corners", "scales_d", "scales_h", "scales_w",
            "out"),
     required=("output_size", "out"),
     options=("spatial",),
     output_shape="adaptive",
-    op_dtype_sources=tuple((op, "grad_output") for op in _RESAMPLE_BACKWARD),
-    op_output_shapes=tuple((op, "*", "sizes") for op in _RESAMPLE_BACKWARD),
-    exact_ops=("nearest", "nearest_exact"),
     doc="nearest, nearest_exact, linear (bi-, tri-) and cubic (Keys, A = -0.75) interpolation of the trailing "
         "`spatial` dimensions to output_size, aten's coordinates (align_corners, the caller's scales), and the "
         "backward ops adding each gradient back with the forward's weights; in float (double for DOUBLE)")

@@ -1,6 +1,6 @@
 """The rotary family (runtime/sim/src/opapi/families/rotary.cpp): its row of gen.families."""
 
-from gen.families.model import Family
+from gen.families.model import Family, Op
 
 # Rotary position embedding and its gradient (runtime/sim/src/opapi/families/rotary.cpp):
 # torch_npu.npu_rotary_mul's x * cos + rotate(x) * sin along the last dimension of a 4-d x, cos and
@@ -8,10 +8,9 @@ from gen.families.model import Family
 ROTARY = Family(
     "rotary", "PlanRotary",
     # apply_rotary: query (the x role) and key rotated in place (aclnnApplyRotaryPosEmb and V2).
-    ops=("rotary", "rotary_grad", "apply_rotary"),
+    ops=("rotary", Op("rotary_grad", shape="given"), "apply_rotary"),
     roles=("x", "cos", "sin", "mode", "dy", "out", "dx", "dcos", "dsin", "key", "layout", "rotary_mode"),
     required=("cos", "sin"),
     source="x",
-    op_output_shapes=(("rotary_grad", "*", "given"),),
     doc="rotary position embedding of a 4-d x by cos and sin tables that broadcast to it, in four rotation modes, "
         "and its gradient (dx, and dcos and dsin summed over the tables' broadcast dimensions), in float")

@@ -1,22 +1,21 @@
 """The sample_affine family (runtime/sim/src/opapi/families/sample_affine.cpp): its row of
 gen.families."""
 
-from gen.families.model import Family
+from gen.families.model import Family, Op
 
 # Per-sample affine transforms of features (runtime/sim/src/opapi/families/sample_affine.cpp):
 # aclnnModulate (x * (1 + scale) + shift, one row of scale and shift per sample) and aclnnInstanceNorm
 # (each sample's channel planes normalised, then gamma and beta per channel).
 SAMPLE_AFFINE = Family(
     "sample_affine", "PlanSampleAffine",
-    ops=("modulate", "instance_norm", "ada_layer_norm_backward"),
+    # instance_norm's statistics: [N, C, 1, 1].
+    ops=("modulate", Op("instance_norm", shapes={"mean": "given", "variance": "given"}),
+         Op("ada_layer_norm_backward", shape="given")),
     # ada_layer_norm_backward: x the forward's input, out its gradient; rstd the forward's.
     roles=("x", "scale", "shift", "out", "mean", "variance", "data_format", "eps", "grad_out", "rstd", "weight", "bias",
            "normalized_shape", "grad_scale", "grad_shift", "grad_weight", "grad_bias"),
     required=("x", "out"),
     source="x",
-    # instance_norm's statistics: [N, C, 1, 1].
-    op_output_shapes=(("instance_norm", "mean", "given"), ("instance_norm", "variance", "given"),
-                      ("ada_layer_norm_backward", "*", "given")),
     doc="modulate: self [B, L, D] * (1 + scale) + shift, scale and shift [B, 1, D] or [B, D] (absent: 0); "
         "instance_norm: x [N, C, H, W] (NCHW) normalised per (n, c) plane by its mean and biased variance, times "
         "gamma plus beta per channel, the statistics [N, C, 1, 1]; ada_layer_norm_backward: the gradients of "

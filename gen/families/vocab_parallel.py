@@ -1,7 +1,7 @@
 """The vocab_parallel family (runtime/sim/src/opapi/families/vocab_parallel.cpp): its row of
 gen.families."""
 
-from gen.families.model import Family
+from gen.families.model import Family, Op
 
 # The local pieces of a cross entropy over a vocabulary split across devices (Megatron's
 # vocab-parallel cross entropy; runtime/sim/src/opapi/families/vocab_parallel.cpp):
@@ -10,8 +10,10 @@ from gen.families.model import Family
 # aclnnCrossEntropySumExpAndIndexLogit.
 VOCAB_PARALLEL = Family(
     "vocab_parallel", "PlanVocabParallel",
-    ops=("linear_online_max_sum", "cross_entropy_with_max_sum", "linear_cross_entropy_grad",
-         "sum_exp_and_index_logit"),
+    ops=(Op("linear_online_max_sum", dtype_source="input"), "cross_entropy_with_max_sum",
+         Op("linear_cross_entropy_grad", dtype_source="input"),
+         Op("sum_exp_and_index_logit", dtypes={"target_mask": "INT32"})),
+    output_shape="given",
     # target_mask: packed 8 rows a byte (least significant bit first) but for
     # sum_exp_and_index_logit's one INT32 per row; logits_max: the global max that op reads.
     roles=("logits_max", "sum_exp_logits", "predicted_logits", "label_smoothing", "input", "weight",
@@ -19,12 +21,9 @@ VOCAB_PARALLEL = Family(
            "target_offset", "target_mask", "masked_target", "grad", "input_grad", "weight_grad"),
     required=(),
     source="vocab_parallel_logits",
-    op_output_shapes=(("*", "*", "given"),),
-    op_dtype_sources=(("linear_online_max_sum", "input"), ("linear_cross_entropy_grad", "input")),
-    fixed_dtypes=(("logits_max", "FLOAT"), ("sum_exp_logits", "FLOAT"), ("predicted_logits", "FLOAT"), ("loss", "FLOAT"),
-                  ("softmax", "FLOAT"), ("exp_logits", "FLOAT"), ("target_offset", "INT32"), ("target_mask", "UINT8")),
-    op_fixed_dtypes=(("sum_exp_and_index_logit", "target_mask", "INT32"),),
-    role_dtype_sources=(("masked_target", ("target",)),),
+    fixed_dtypes={"logits_max": "FLOAT", "sum_exp_logits": "FLOAT", "predicted_logits": "FLOAT", "loss": "FLOAT",
+                  "softmax": "FLOAT", "exp_logits": "FLOAT", "target_offset": "INT32", "target_mask": "UINT8"},
+    role_dtype_sources={"masked_target": ("target",)},
     doc="per row of input @ weight^T (or of the logits given): the max, the sum of exp(x - max), the target's "
         "mask, local offset and logit; the loss log(sum) - predicted and the softmax; the gradients of input and "
         "weight through the softmax minus the one-hot target; in float, sums in double, products on the BLAS")

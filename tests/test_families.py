@@ -1,0 +1,82 @@
+"""The kernel families' table (gen/families/): one module per family, typed rows per op whose
+mistakes are refused when the table is built, and defaults where a row says nothing."""
+
+import importlib
+import pkgutil
+
+import pytest
+
+from gen import families, pipeline
+from gen.families import Family, Op, Variation
+
+
+def test_every_family_module_row_is_in_the_table():
+    # A module's row the registry forgets would be a family whose semantics files are refused.
+    listed = {id(f) for f in families.FAMILIES}
+    for info in pkgutil.iter_modules(families.__path__):
+        module = importlib.import_module(f"gen.families.{info.name}")
+        rows = [v for v in vars(module).values() if isinstance(v, Family)]
+        assert all(id(row) in listed for row in rows), info.name
+    assert len({f.name for f in families.FAMILIES}) == len(families.FAMILIES)
+
+
+@pytest.mark.parametrize("row, named", [
+    (dict(ops=(Op("a", shapes={"nope": "same"}),)), "nope"),
+    (dict(ops=(Op("a", dtypes={"out": "FLOAT"}), Op("b", dtype_source="gone"))), "gone"),
+    (dict(ops=(Op("a", variations=(Variation("rank", ("ghost",)),)),)), "ghost"),
+    (dict(ops=("a",), fixed_dtypes={"phantom": "INT64"}), "phantom"),
+    (dict(ops=(Op("a", shape="no_such_rule"),)), "no_such_rule"),
+    (dict(ops=("a",), output_shape="flat_earth"), "flat_earth"),
+    (dict(ops=(Op("a", dtypes={"out": "FLOAT33"}),)), "FLOAT33"),
+    (dict(ops=("a", Op("a", exact=True))), "twice"),
+])
+def test_a_row_naming_what_its_family_lacks_is_refused_by_name(row, named):
+    with pytest.raises(ValueError, match=named):
+        Family("toy", "PlanToy", roles=("self", "out"), required=("self",), **row)
+
+
+def test_an_unknown_variation_kind_is_refused():
+    with pytest.raises(ValueError, match="sideways"):
+        Variation("sideways", ("self",))
+
+
+def test_a_bare_op_keeps_the_family_defaults_and_a_row_overrides_them():
+    toy = Family("toy", "PlanToy", roles=("self", "other", "out", "indices"), required=("self",),
+                 ops=("plain", Op("special", shapes={"indices": "given"}, dtypes={"indices": "INT32"},
+                                  dtype_source="other", exact=True, shape_arguments=("other",))),
+                 output_shape="reduce", fixed_dtypes={"indices": "INT64"}, variations=(Variation("rank", ("self",)),))
+    assert toy.op_names == ("plain", "special")
+    assert [families.output_shape(toy, op, "indices") for op in toy.op_names] == ["reduce", "given"]
+    assert [families.output_shape(toy, op, "out") for op in toy.op_names] == ["reduce", "reduce"]
+    assert [families.fixed_dtype(toy, op, "indices") for op in toy.op_names] == ["INT64", "INT32"]
+    assert [families.dtype_source(toy, op) for op in toy.op_names] == ["self", "other"]
+    assert [families.exact(toy, op) for op in toy.op_names] == [False, True]
+    assert [families.shape_arguments(toy, op) for op in toy.op_names] == [(), ("other",)]
+    assert families.shape_variations(toy, "plain", ("rank",)) == [("rank", ("self",))]
+    assert families.rules(toy) == {"reduce", "given"}
+
+
+def test_an_op_rule_for_every_output_and_one_for_a_role():
+    conv = families.family("conv")
+    assert families.output_shape(conv, "convolution", "out") == "convolution"
+    assert families.output_shape(conv, "convolution", "*") == "given"
+    assert families.output_shape(conv, "im2col", "out") == "given"
+
+
+def _diagnostics(tmp_path, table):
+    library = tmp_path / "library"
+    library.mkdir()
+    (library / "ops.toml").write_text(table, encoding="utf-8")
+    loaded = pipeline.semantics([], {"aclnnReduceSum"}, library)
+    return [d.message for _, d in loaded.diagnostics], loaded.ops
+
+
+@pytest.mark.parametrize("line, said", [
+    ('op = "summ"', "op of family reduce is one of"),
+    ('op = "sum"\nroles = { dims = "dims" }', "family reduce has no role dims"),
+    ('op = 3', "op of family reduce is one of"),
+])
+def test_the_semantics_reader_refuses_an_op_or_role_the_family_lacks(tmp_path, line, said):
+    messages, ops = _diagnostics(tmp_path, f'[aclnnReduceSum]\nfamily = "reduce"\n{line}\ngolden = "self"\n')
+    assert any(said in m for m in messages), messages
+    assert all(not op.family for op in ops)
