@@ -80,3 +80,11 @@ def test_the_semantics_reader_refuses_an_op_or_role_the_family_lacks(tmp_path, l
     messages, ops = _diagnostics(tmp_path, f'[aclnnReduceSum]\nfamily = "reduce"\n{line}\ngolden = "self"\n')
     assert any(said in m for m in messages), messages
     assert all(not op.family for op in ops)
+
+
+def test_a_rule_the_bindings_apply_brings_the_phrase_their_comments_say_it_with():
+    with pytest.raises(ValueError, match="flat_earth"):
+        families.OutputShape("flat_earth", "the earth, flattened")
+    assert families.OUTPUT_SHAPE["reduce"].describe("self", dims="dim", noop="noop") == \
+        "self reduced along dim (none when noop and dim is empty)"
+    assert families.OUTPUT_SHAPE["bound_flat"].describe("self").endswith("then the view shape the kernel sets")

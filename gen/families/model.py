@@ -31,6 +31,22 @@ class OutputShape:
     # shape, which the call reads back once the stream has run (as op-plugin resizes them).
     data_dependent: bool = False
     bound: bool = True  # False: no plan of the bindings' ("page": the page's relations; "given": out= required
+    # The shape as a binding's comment says it of one API (`describe`): a format of the parameters
+    # playing {source}, {second} and {dims} (dims_role), the {spatial} dimensions a pool rule pools,
+    # {dims_or_every} ({dims}, or every dimension), {dims_count} (len({dims}), or {second}'s rank) and
+    # {noop} (when an empty {dims} reduces nothing, the parameter saying so).
+    phrase: str = ""
+
+    def __post_init__(self) -> None:
+        if self.bound and not self.phrase:
+            raise ValueError(f"output shape {self.name}: a rule the bindings apply says its shape in their comments")
+
+    def describe(self, source: str, second: str = "", dims: str = "", spatial: int = 0, noop: str = "") -> str:
+        text = self.phrase.format(source=source, second=second, dims=dims, spatial=spatial,
+                                  dims_or_every=dims or "every dimension",
+                                  dims_count=f"len({dims})" if dims else f"{second}.dim()",
+                                  noop=f" (none when {noop} and {dims} is empty)" if noop else "")
+        return text + (", then the view shape the kernel sets" if self.data_dependent else "")
 
 
 OUTPUT_SHAPES = (
@@ -38,34 +54,44 @@ OUTPUT_SHAPES = (
                 bound=False),
     OutputShape("given", "follows from the arguments by a rule the bindings do not know (a concatenation's, "
                 "a permutation's): the caller passes out=", bound=False),
-    OutputShape("same", "the source's shape"),
+    OutputShape("same", "the source's shape", phrase="that of {source}"),
     OutputShape("reduce", "the source with the `dim` dimensions removed, or kept as 1 with keepdim",
-                dims_role="dim"),
-    OutputShape("matmul", "source @ second as torch.matmul shapes it", product=True),
-    OutputShape("outer", "[source's, second's]", product=True),
-    OutputShape("batch_sum", "the product of two batches summed over the batch: [M, N]", product=True),
-    OutputShape("convolution", "source convolved by second (aclnn_bindgen/conv_shape.h)", product=True),
+                dims_role="dim", phrase="{source} reduced along {dims_or_every}{noop}"),
+    OutputShape("matmul", "source @ second as torch.matmul shapes it", product=True,
+                phrase="that of {source} @ {second}"),
+    OutputShape("outer", "[source's, second's]", product=True, phrase="[len({source}), len({second})]"),
+    OutputShape("batch_sum", "the product of two batches summed over the batch: [M, N]", product=True,
+                phrase="the last two of {source} @ {second}"),
+    OutputShape("convolution", "source convolved by second (aclnn_bindgen/conv_shape.h)", product=True,
+                phrase="that of {source} convolved by {second}"),
     OutputShape("trailing_ones", "the source's shape with its trailing normalised dimensions as 1 (as many as "
-                "normalized_shape names, else as second's rank)", dims_role="normalized_shape"),
-    OutputShape("groups", "[N, group]", dims_role="group"),
-    OutputShape("channels", "[C]"),
+                "normalized_shape names, else as second's rank)", dims_role="normalized_shape",
+                phrase="{source}'s with its last {dims_count} dimensions 1"),
+    OutputShape("groups", "[N, group]", dims_role="group", phrase="[{source}.size(0), {dims}]"),
+    OutputShape("channels", "[C]", phrase="[{source}.size(1)]"),
     OutputShape("pool", "the source's leading dimensions, then each spatial one pooled by the kernel, stride, "
                 "padding, dilation and ceil-mode arguments (aclnn_bindgen/pool_shape.h)", dims_role="kernel",
-                pooled=True),
-    OutputShape("adaptive", "the leading dimensions, then output_size", dims_role="output_size", pooled=True),
-    OutputShape("pad", "each spatial dimension widened by its padding pair", dims_role="padding", pooled=True),
-    OutputShape("bound_flat", "at most [source.numel()]", data_dependent=True),
-    OutputShape("bound_nonzero", "at most [source.numel(), source.dim()]", data_dependent=True),
-    OutputShape("bound_nonzero_t", "at most [source.dim(), source.numel()]", data_dependent=True),
+                pooled=True, phrase="{source}'s last {spatial} dimensions pooled by {dims}'s windows"),
+    OutputShape("adaptive", "the leading dimensions, then output_size", dims_role="output_size", pooled=True,
+                phrase="{source}'s with its last {spatial} dimensions {dims}"),
+    OutputShape("pad", "each spatial dimension widened by its padding pair", dims_role="padding", pooled=True,
+                phrase="{source}'s with its last {spatial} dimensions padded by {dims}"),
+    OutputShape("bound_flat", "at most [source.numel()]", data_dependent=True, phrase="at most [{source}.numel()]"),
+    OutputShape("bound_nonzero", "at most [source.numel(), source.dim()]", data_dependent=True,
+                phrase="at most [{source}.numel(), {source}.dim()]"),
+    OutputShape("bound_nonzero_t", "at most [source.dim(), source.numel()]", data_dependent=True,
+                phrase="at most [{source}.dim(), {source}.numel()]"),
     OutputShape("bound_dim", "at most the source's shape ([numel] without dim)", dims_role="dim",
-                data_dependent=True),
+                data_dependent=True, phrase="at most that of {source} ([{source}.numel()] without {dims})"),
     OutputShape("bound_dim_length", "at most [source.size(dim)] ([numel] without dim)", dims_role="dim",
-                data_dependent=True),
-    OutputShape("dim_length", "[source.size(dim)] (the source's without dim)", dims_role="dim"),
-    OutputShape("one", "[1]"),
-    OutputShape("second", "the second role's own shape (a norm backward's gradient of gamma)"),
+                data_dependent=True, phrase="at most [{source}.size({dims})] ([{source}.numel()] without it)"),
+    OutputShape("dim_length", "[source.size(dim)] (the source's without dim)", dims_role="dim",
+                phrase="[{source}.size({dims})] (that of {source} without it)"),
+    OutputShape("one", "[1]", phrase="[1]"),
+    OutputShape("second", "the second role's own shape (a norm backward's gradient of gamma)",
+                phrase="that of {second}"),
     OutputShape("sizes", "the argument of the dims role as the whole shape (an upsample backward's input_size)",
-                dims_role="input_size"),
+                dims_role="input_size", phrase="{dims}"),
 )
 OUTPUT_SHAPE = {rule.name: rule for rule in OUTPUT_SHAPES}
 
