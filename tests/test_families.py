@@ -3,11 +3,14 @@ mistakes are refused when the table is built, and defaults where a row says noth
 
 import importlib
 import pkgutil
+from pathlib import Path
 
 import pytest
 
 from gen import families, pipeline
 from gen.families import Family, Op, Variation
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def test_every_family_module_row_is_in_the_table():
@@ -88,3 +91,20 @@ def test_a_rule_the_bindings_apply_brings_the_phrase_their_comments_say_it_with(
     assert families.OUTPUT_SHAPE["reduce"].describe("self", dims="dim", noop="noop") == \
         "self reduced along dim (none when noop and dim is empty)"
     assert families.OUTPUT_SHAPE["bound_flat"].describe("self").endswith("then the view shape the kernel sets")
+
+
+def test_roles_plans_and_signature_are_decided_once_per_api(tmp_path):
+    # The emitters read the selected API's cached values: the bindings' wrapper and the test
+    # planner get one plan object, not two recomputations that could drift apart.
+    from gen.api.python import python_signature
+    from gen.emit.bindings import wrapper
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "aclnnReduceSum.md").write_bytes((REPO / "op_docs" / "aclnnReduceSum.md").read_bytes())
+    report = pipeline.run([docs], tmp_path / "out", emitters=())
+    (bound,) = report.model.apis
+    plans = bound.output_plans
+    assert bound.family_roles["dim"] == "dims" and any(p.family_shape == "reduce" for p in plans)
+    assert wrapper(bound).signature is python_signature(bound) is bound.python_signature
+    assert bound.output_plans is plans

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from gen import families, names
 from gen.api.docs import docstring
 from gen.api.kinds import c_type, traits, value_type
-from gen.api.python import PythonSignature, output_plans, python_signature, scalar_preference
+from gen.api.python import PythonSignature, scalar_preference
 from gen.cache import digest
 from gen.emit.env import render
 from gen.emit.files import FileManager
@@ -42,7 +42,7 @@ def conversion(bound: BoundAPI, index: int) -> str:
     if param.direction is Direction.OUT:
         if param.kind is ParamKind.TENSOR_LIST:
             return f"call.output_list({index})"
-        plan = next((p for p in output_plans(bound.api, bound.semantics) if p.index == index), None)
+        plan = next((p for p in bound.output_plans if p.index == index), None)
         if plan is None or not plan.family_shape:
             return f"call.output({index})"
         # A family's rule reads the arguments of its dimensions, keepdim and dtype, and whether an
@@ -121,7 +121,7 @@ def _c_string(text: str) -> str:
 
 def wrapper(bound: BoundAPI) -> Wrapper:
     api = bound.api
-    signature = python_signature(bound)
+    signature = bound.python_signature
     stem = names.python_function(api.name)
     params = []
     for p in api.params:
@@ -130,7 +130,7 @@ def wrapper(bound: BoundAPI) -> Wrapper:
             pref.for_bool, pref.for_int, pref.for_float, pref.for_complex))
         params.append(ParamView(p.name, names.python_identifier(p.name), scalar))
     plans = []
-    for plan in output_plans(api, bound.semantics):
+    for plan in bound.output_plans:
         i, p = plan.index, plan.param
         reason = _c_string(plan.required_reason) if plan.required_reason else "nullptr"
         family = ""

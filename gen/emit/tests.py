@@ -29,7 +29,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 from gen import abi, families, names
 from gen.api.calls import EXPRESSIBLE, SHAPES
 from gen.api.kinds import KINDS
-from gen.api.python import float_dtype, out_params, output_plans, result_rule, scalar_preference
+from gen.api.python import float_dtype, out_params, result_rule, scalar_preference
 from gen.cache import GENERATOR_ONLY
 from gen.emit.env import copied, render
 from gen.emit.files import FileManager
@@ -228,7 +228,7 @@ def law_offset(bound: BoundAPI) -> str:
     semantics = bound.semantics
     if semantics is None or not semantics.law:
         return ""
-    roles = families.bind_roles(semantics, [p.name for p in bound.api.params])[0] if semantics.family else {}
+    roles = bound.family_roles
     return roles.get("offset", "")
 
 
@@ -431,7 +431,7 @@ class Planner:
         self.list_inputs = [p for p in api.inputs if p.kind is ParamKind.TENSOR_LIST]
         self.tensor_outs = [p for p in out_params(api) if p.kind is ParamKind.TENSOR]
         # How the bindings allocate each output: asked by nearly every case, made once.
-        self.plans = output_plans(api, bound.semantics)
+        self.plans = bound.output_plans
         self.groups = shape_groups(api)
         if bound.semantics is not None and bound.semantics.kernel:
             # An elementwise kernel's output is the broadcast of its inputs (gen.api.python.output_plan),
