@@ -1,14 +1,13 @@
-"""The activation family (runtime/sim/src/opapi/families/activation.cpp): its row of gen.families."""
+"""Activations that split their input in two along a dimension (GLU and its gated kin: a the first
+half, b the second) or weight it per channel (PReLU), and their backwards
+(runtime/sim/src/opapi/families/activation.cpp). glu: a * sigmoid(b); swiglu: silu(a) * b;
+gelu_mul: gelu(a) * b along the last dimension (approximate "none" or "tanh"); geglu: gelu of
+one half times the other, with the gelu as a second output (approximate 0 none, 1 tanh); prelu: x above 0,
+weight[c] * x at or below (c: dimension 1, or one weight for every element); log_sigmoid:
+aclnnLogSigmoidForward's out, and aten's CPU buffer exp(-|x|) in a buffer of self's shape."""
 
 from gen.families.model import Family, Op
 
-# Activations that split their input in two along a dimension (GLU and its gated kin: a the first
-# half, b the second) or weight it per channel (PReLU), and their backwards
-# (runtime/sim/src/opapi/families/activation.cpp). glu: a * sigmoid(b); swiglu: silu(a) * b;
-# gelu_mul: gelu(a) * b along the last dimension (approximate "none" or "tanh"); geglu: gelu of
-# one half times the other, with the gelu as a second output (approximate 0 none, 1 tanh); prelu: x above 0,
-# weight[c] * x at or below (c: dimension 1, or one weight for every element); log_sigmoid:
-# aclnnLogSigmoidForward's out, and aten's CPU buffer exp(-|x|) in a buffer of self's shape.
 ACTIVATION = Family(
     "activation", "PlanActivation",
     # The gradient's shape is self's halved along dim: dim varies only with the shapes.

@@ -1,9 +1,8 @@
-"""The adam family (runtime/sim/src/opapi/families/adam.cpp): its row of gen.families."""
+"""An AdamW step with one-element tensor hyperparameters (runtime/sim/src/opapi/families/adam.cpp):
+aclnnApplyAdamW, which torch_npu.npu_apply_adam_w reaches where op-plugin runs aclnn alone."""
 
 from gen.families.model import Family
 
-# An AdamW step with one-element tensor hyperparameters (runtime/sim/src/opapi/families/adam.cpp):
-# aclnnApplyAdamW, which torch_npu.npu_apply_adam_w reaches where op-plugin runs aclnn alone.
 ADAM = Family(
     "adam", "PlanAdam",
     ops=("apply_adamw", "apply_adam", "apply_ftrl"),

@@ -1,9 +1,8 @@
-"""The affine_grid family (runtime/sim/src/opapi/families/affine_grid.cpp): its row of gen.families."""
+"""The sampling grid of an affine transform (runtime/sim/src/opapi/families/affine_grid.cpp):
+aclnnAffineGrid, which F.affine_grid reaches through op-plugin."""
 
 from gen.families.model import Family
 
-# The sampling grid of an affine transform (runtime/sim/src/opapi/families/affine_grid.cpp):
-# aclnnAffineGrid, which F.affine_grid reaches through op-plugin.
 AFFINE_GRID = Family(
     "affine_grid", "PlanAffineGrid",
     ops=("affine_grid",),

@@ -1,9 +1,8 @@
-"""The as_strided family (runtime/sim/src/opapi/families/as_strided.cpp): its row of gen.families."""
+"""A strided view of a tensor's elements copied out (runtime/sim/src/opapi/families/as_strided.cpp):
+aclnnAsStrided."""
 
 from gen.families.model import Family
 
-# A strided view of a tensor's elements copied out (runtime/sim/src/opapi/families/as_strided.cpp):
-# aclnnAsStrided.
 AS_STRIDED = Family(
     "as_strided", "PlanAsStrided",
     ops=("as_strided",),

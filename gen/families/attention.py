@@ -1,14 +1,13 @@
-"""The attention family (runtime/sim/src/opapi/families/attention.cpp): its row of gen.families."""
+"""Scaled dot-product attention as ops-transformer's FlashAttention APIs compute it, and its gradient
+(runtime/sim/src/opapi/families/attention.cpp): torch_npu.npu_fusion_attention and its backward.
+softmax(mask(scale * (Q K^T + pse))) V per batch and query head, the key/value head of a group
+of query heads (GQA) shared; layouts BSH, SBH, BSND, BNSD, or TND with cumulative sequence
+lengths (actual_q, actual_kv: the VarLen/Unpadding APIs); sparse modes 0 to 4; the dropout mask
+(drop_mask, bit i kept for element i of [B, N, Sq, Skv]) scaled by 1 / keep_prob; softmax_max and
+softmax_sum the row statistics, replicated 8 times; the gradient from those statistics."""
 
 from gen.families.model import Family
 
-# Scaled dot-product attention as ops-transformer's FlashAttention APIs compute it, and its gradient
-# (runtime/sim/src/opapi/families/attention.cpp): torch_npu.npu_fusion_attention and its backward.
-# softmax(mask(scale * (Q K^T + pse))) V per batch and query head, the key/value head of a group
-# of query heads (GQA) shared; layouts BSH, SBH, BSND, BNSD, or TND with cumulative sequence
-# lengths (actual_q, actual_kv: the VarLen/Unpadding APIs); sparse modes 0 to 4; the dropout mask
-# (drop_mask, bit i kept for element i of [B, N, Sq, Skv]) scaled by 1 / keep_prob; softmax_max and
-# softmax_sum the row statistics, replicated 8 times; the gradient from those statistics.
 ATTENTION = Family(
     "attention", "PlanAttention",
     # transform_qkv: aten's _transform_bias_rescale_qkv (self [B, T, 3 * H] plus bias split into q, k, v

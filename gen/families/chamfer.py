@@ -1,9 +1,8 @@
-"""The chamfer family (runtime/sim/src/opapi/families/chamfer.cpp): its row of gen.families."""
+"""The chamfer distance's gradient (runtime/sim/src/opapi/families/chamfer.cpp):
+aclnnChamferDistanceBackward."""
 
 from gen.families.model import Family
 
-# The chamfer distance's gradient (runtime/sim/src/opapi/families/chamfer.cpp):
-# aclnnChamferDistanceBackward.
 CHAMFER = Family(
     "chamfer", "PlanChamfer",
     ops=("chamfer_distance_backward",),

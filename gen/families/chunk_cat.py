@@ -1,10 +1,9 @@
-"""The chunk_cat family (runtime/sim/src/opapi/families/chunk_cat.cpp): its row of gen.families."""
+"""Tensors cut into chunks along dim 0 and the chunks concatenated row by row
+(runtime/sim/src/opapi/families/chunk_cat.cpp): aclnnChunkCat, which torch._chunk_cat reaches
+through op-plugin."""
 
 from gen.families.model import Family
 
-# Tensors cut into chunks along dim 0 and the chunks concatenated row by row
-# (runtime/sim/src/opapi/families/chunk_cat.cpp): aclnnChunkCat, which torch._chunk_cat reaches
-# through op-plugin.
 CHUNK_CAT = Family(
     "chunk_cat", "PlanChunkCat",
     ops=("chunk_cat",),

@@ -1,10 +1,9 @@
-"""The counting family (runtime/sim/src/opapi/families/counting.cpp): its row of gen.families."""
+"""Sums along a diagonal, histograms and searches in sorted sequences (torch.trace, histc,
+bucketize, searchsorted): outputs whose shape follows from arguments the bindings do not read
+(bins, the sequence), so the caller passes out= (runtime/sim/src/opapi/families/counting.cpp)."""
 
 from gen.families.model import Family, Op
 
-# Sums along a diagonal, histograms and searches in sorted sequences (torch.trace, histc,
-# bucketize, searchsorted): outputs whose shape follows from arguments the bindings do not read
-# (bins, the sequence), so the caller passes out= (runtime/sim/src/opapi/families/counting.cpp).
 COUNTING = Family(
     "counting", "PlanCounting",
     # Positions are INT64 (INT32 with out_int32, which the engine converts to).

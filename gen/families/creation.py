@@ -1,9 +1,8 @@
-"""The creation family (runtime/sim/src/opapi/families/creation.cpp): its row of gen.families."""
+"""Tensors made from numbers alone (torch.arange, range, linspace, eye): no input tensor,
+the caller's out= holds the result (runtime/sim/src/opapi/families/creation.cpp)."""
 
 from gen.families.model import Family, Op
 
-# Tensors made from numbers alone (torch.arange, range, linspace, eye): no input tensor,
-# the caller's out= holds the result (runtime/sim/src/opapi/families/creation.cpp).
 CREATION = Family(
     "creation", "PlanCreation",
     ops=("arange", "range", "linspace", Op("eye", exact=True)),

@@ -1,10 +1,9 @@
-"""The ctc family (runtime/sim/src/opapi/families/ctc.cpp): its row of gen.families."""
+"""The connectionist temporal classification loss (runtime/sim/src/opapi/families/ctc.cpp):
+aclnnCtcLoss and aclnnCtcLossBackward, which F.ctc_loss reaches through op-plugin's _ctc_loss and
+_ctc_loss_backward."""
 
 from gen.families.model import Family
 
-# The connectionist temporal classification loss (runtime/sim/src/opapi/families/ctc.cpp):
-# aclnnCtcLoss and aclnnCtcLossBackward, which F.ctc_loss reaches through op-plugin's _ctc_loss and
-# _ctc_loss_backward.
 CTC = Family(
     "ctc", "PlanCtc",
     ops=("ctc_loss", "ctc_loss_backward"),

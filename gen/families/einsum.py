@@ -1,8 +1,7 @@
-"""The einsum family (runtime/sim/src/opapi/families/einsum.cpp): its row of gen.families."""
+"""Einstein summation of two tensors (runtime/sim/src/opapi/families/einsum.cpp): aclnnEinsum."""
 
 from gen.families.model import Family
 
-# Einstein summation of two tensors (runtime/sim/src/opapi/families/einsum.cpp): aclnnEinsum.
 EINSUM = Family(
     "einsum", "PlanEinsum",
     ops=("einsum",),

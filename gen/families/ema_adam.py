@@ -1,9 +1,8 @@
-"""The ema_adam family (runtime/sim/src/opapi/families/ema_adam.cpp): its row of gen.families."""
+"""An Adam step keeping an exponential moving average of the parameter
+(runtime/sim/src/opapi/families/ema_adam.cpp): aclnnApplyFusedEmaAdam."""
 
 from gen.families.model import Family
 
-# An Adam step keeping an exponential moving average of the parameter
-# (runtime/sim/src/opapi/families/ema_adam.cpp): aclnnApplyFusedEmaAdam.
 EMA_ADAM = Family(
     "ema_adam", "PlanEmaAdam",
     ops=("apply_fused_ema_adam",),

@@ -1,9 +1,8 @@
-"""The embedding family (runtime/sim/src/opapi/families/embedding.cpp): its row of gen.families."""
+"""An embedding table's gradient (runtime/sim/src/opapi/families/embedding.cpp): grad's rows added
+to out's rows its indices name, nn.Embedding's backward; and its max_norm renormalisation."""
 
 from gen.families.model import Family
 
-# An embedding table's gradient (runtime/sim/src/opapi/families/embedding.cpp): grad's rows added
-# to out's rows its indices name, nn.Embedding's backward; and its max_norm renormalisation.
 EMBEDDING = Family(
     "embedding", "PlanEmbedding",
     ops=("embedding_dense_backward", "embedding_renorm"),

@@ -1,10 +1,8 @@
-"""The embedding_bag family (runtime/sim/src/opapi/families/embedding_bag.cpp): its row of
-gen.families."""
+"""Bags of embedding rows summed or averaged (runtime/sim/src/opapi/families/embedding_bag.cpp):
+aclnnEmbeddingBag, which F.embedding_bag and nn.EmbeddingBag reach through op-plugin."""
 
 from gen.families.model import Family, Op
 
-# Bags of embedding rows summed or averaged (runtime/sim/src/opapi/families/embedding_bag.cpp):
-# aclnnEmbeddingBag, which F.embedding_bag and nn.EmbeddingBag reach through op-plugin.
 EMBEDDING_BAG = Family(
     "embedding_bag", "PlanEmbeddingBag",
     # includeLastOffset drops a bag: the outputs' shapes follow it.

@@ -1,10 +1,9 @@
-"""The grid_sample family (runtime/sim/src/opapi/families/grid_sample.cpp): its row of gen.families."""
+"""Sampling at a grid's coordinates (runtime/sim/src/opapi/families/grid_sample.cpp): the
+aclnnGridSampler2D/3D APIs and their backward, which F.grid_sample reaches through op-plugin.
+Their pages are op_docs/derived/ (no page of the corpus documents them)."""
 
 from gen.families.model import Family, Op
 
-# Sampling at a grid's coordinates (runtime/sim/src/opapi/families/grid_sample.cpp): the
-# aclnnGridSampler2D/3D APIs and their backward, which F.grid_sample reaches through op-plugin.
-# Their pages are op_docs/derived/ (no page of the corpus documents them).
 GRID_SAMPLE = Family(
     "grid_sample", "PlanGridSample",
     # out: [N, C, *grid's middle dimensions], which no rule of the bindings gives; the gradients

@@ -1,10 +1,8 @@
-"""The grouped_bias_add_grad family (runtime/sim/src/opapi/families/grouped_bias_add_grad.cpp): its row
-of gen.families."""
+"""Sums of a gradient's groups of rows (runtime/sim/src/opapi/families/grouped_bias_add_grad.cpp):
+aclnnGroupedBiasAddGrad and its V2, the backward of a bias added per group of rows."""
 
 from gen.families.model import Family
 
-# Sums of a gradient's groups of rows (runtime/sim/src/opapi/families/grouped_bias_add_grad.cpp):
-# aclnnGroupedBiasAddGrad and its V2, the backward of a bias added per group of rows.
 GROUPED_BIAS_ADD_GRAD = Family(
     "grouped_bias_add_grad", "PlanGroupedBiasAddGrad",
     ops=("grouped_bias_add_grad",),

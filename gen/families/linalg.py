@@ -1,10 +1,9 @@
-"""The linalg family (runtime/sim/src/opapi/families/linalg.cpp): its row of gen.families."""
+"""Linear algebra on the trailing matrices of a batch: outer products added to a matrix (torch.addr),
+cross products, inverses and determinants through LAPACK (scipy-openblas32, the matmul family's
+BLAS), pairwise distances (runtime/sim/src/opapi/families/linalg.cpp)."""
 
 from gen.families.model import Family
 
-# Linear algebra on the trailing matrices of a batch: outer products added to a matrix (torch.addr),
-# cross products, inverses and determinants through LAPACK (scipy-openblas32, the matmul family's
-# BLAS), pairwise distances (runtime/sim/src/opapi/families/linalg.cpp).
 LINALG = Family(
     "linalg", "PlanLinalg",
     ops=("addr", "cross", "inverse", "cdist", "slogdet", "cholesky", "triangular_solve", "qr", "svd", "pdist",

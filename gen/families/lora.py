@@ -1,9 +1,8 @@
-"""The lora family (runtime/sim/src/opapi/families/lora.cpp): its row of gen.families."""
+"""LoRA adapters applied per row (runtime/sim/src/opapi/families/lora.cpp): aclnnAddLora, which
+torch_npu.npu_batch_gather_matmul (and its in-place form) reaches."""
 
 from gen.families.model import Family
 
-# LoRA adapters applied per row (runtime/sim/src/opapi/families/lora.cpp): aclnnAddLora, which
-# torch_npu.npu_batch_gather_matmul (and its in-place form) reaches.
 LORA = Family(
     "lora", "PlanLora",
     ops=("add_lora",),

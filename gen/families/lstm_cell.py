@@ -1,10 +1,9 @@
-"""The lstm_cell family (runtime/sim/src/opapi/families/lstm_cell.cpp): its row of gen.families."""
+"""One step of an LSTM cell after its two products (runtime/sim/src/opapi/families/lstm_cell.cpp):
+aclnnThnnFusedLstmCell and its backward, which torch.lstm_cell and nn.LSTMCell reach through
+op-plugin's _thnn_fused_lstm_cell (gate blocks i, f, g, o: aten's)."""
 
 from gen.families.model import Family
 
-# One step of an LSTM cell after its two products (runtime/sim/src/opapi/families/lstm_cell.cpp):
-# aclnnThnnFusedLstmCell and its backward, which torch.lstm_cell and nn.LSTMCell reach through
-# op-plugin's _thnn_fused_lstm_cell (gate blocks i, f, g, o: aten's).
 LSTM_CELL = Family(
     "lstm_cell", "PlanLstmCell",
     ops=("lstm_cell", "lstm_cell_backward"),

@@ -1,8 +1,7 @@
-"""The margin family (runtime/sim/src/opapi/families/margin.cpp): its row of gen.families."""
+"""The multilabel margin loss (runtime/sim/src/opapi/families/margin.cpp): F.multilabel_margin_loss."""
 
 from gen.families.model import Family
 
-# The multilabel margin loss (runtime/sim/src/opapi/families/margin.cpp): F.multilabel_margin_loss.
 MARGIN = Family(
     "margin", "PlanMargin",
     ops=("multilabel_margin_loss",),

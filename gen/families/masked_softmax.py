@@ -1,11 +1,9 @@
-"""The masked_softmax family (runtime/sim/src/opapi/families/masked_softmax.cpp): its row of
-gen.families."""
+"""A softmax along the last dimension of scale * x with masked positions left out, and its backward
+(runtime/sim/src/opapi/families/masked_softmax.cpp): aclnnScaledMaskedSoftmax, which aten's
+_masked_softmax (mask_type 2) reaches through op-plugin."""
 
 from gen.families.model import Family
 
-# A softmax along the last dimension of scale * x with masked positions left out, and its backward
-# (runtime/sim/src/opapi/families/masked_softmax.cpp): aclnnScaledMaskedSoftmax, which aten's
-# _masked_softmax (mask_type 2) reaches through op-plugin.
 MASKED_SOFTMAX = Family(
     "masked_softmax", "PlanMaskedSoftmax",
     ops=("scaled_masked_softmax", "scaled_masked_softmax_backward"),

@@ -1,9 +1,8 @@
-"""The moe family (runtime/sim/src/opapi/families/moe.cpp): its row of gen.families."""
+"""Mixture-of-experts routing (runtime/sim/src/opapi/families/moe.cpp): aclnnMoeGatingTopK, which
+torch_npu.npu_moe_gating_top_k reaches (op-plugin's MoeGatingTopKKernelNpuOpApi.cpp)."""
 
 from gen.families.model import Family
 
-# Mixture-of-experts routing (runtime/sim/src/opapi/families/moe.cpp): aclnnMoeGatingTopK, which
-# torch_npu.npu_moe_gating_top_k reaches (op-plugin's MoeGatingTopKKernelNpuOpApi.cpp).
 MOE = Family(
     "moe", "PlanMoe",
     ops=("gating_top_k",),

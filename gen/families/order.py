@@ -1,10 +1,9 @@
-"""The order family (runtime/sim/src/opapi/families/order.cpp): its row of gen.families."""
+"""Order statistics along a dimension or over all elements (torch.kthvalue, median, nanmedian) and
+repeat_interleave with its gradient: outputs whose extent follows from arguments the bindings do
+not read (k's row, the repeats' sum), so the caller passes out= (runtime/sim/src/opapi/families/order.cpp)."""
 
 from gen.families.model import Family, Op
 
-# Order statistics along a dimension or over all elements (torch.kthvalue, median, nanmedian) and
-# repeat_interleave with its gradient: outputs whose extent follows from arguments the bindings do
-# not read (k's row, the repeats' sum), so the caller passes out= (runtime/sim/src/opapi/families/order.cpp).
 ORDER = Family(
     "order", "PlanOrder",
     # The selections' outputs are self reduced along dim (every dimension without one), which the

@@ -1,10 +1,9 @@
-"""The quant_matmul family (runtime/sim/src/opapi/families/quant_matmul.cpp): its row of gen.families."""
+"""Products of INT8 operands dequantised by per-column and per-row scales, and the packing of float
+scales into the UINT64 words they read (runtime/sim/src/opapi/families/quant_matmul.cpp):
+aclnnQuantMatmulV3/V4 (torch_npu.npu_quant_matmul), aclnnTransQuantParamV2/V3."""
 
 from gen.families.model import Family, Op
 
-# Products of INT8 operands dequantised by per-column and per-row scales, and the packing of float
-# scales into the UINT64 words they read (runtime/sim/src/opapi/families/quant_matmul.cpp):
-# aclnnQuantMatmulV3/V4 (torch_npu.npu_quant_matmul), aclnnTransQuantParamV2/V3.
 QUANT_MATMUL = Family(
     "quant_matmul", "PlanQuantMatmul",
     # The first output dtype the pages list (an allocated out does not follow the INT8 operands).

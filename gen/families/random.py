@@ -1,13 +1,12 @@
-"""The random family (runtime/sim/src/opapi/families/random.cpp): its row of gen.families."""
+"""Random numbers from one counter-based generator (Philox 4x32-10) keyed by the pages' seed and
+offset (runtime/sim/src/opapi/families/random.cpp): element i of a result draws from counter
+(i, offset) under key seed, so one seed and offset give one result on any threads and strides.
+seed_tensor, offset_tensor: the *Tensor pages' one-element device tensors (the offset int then
+adds to offsetTensor's value); mask: a dropout's bit mask (UINT8, bit i of byte i / 8 keeps
+element i), read by do_mask and dropout_grad, written by gen_mask and dropout (mask_out)."""
 
 from gen.families.model import Family, Op
 
-# Random numbers from one counter-based generator (Philox 4x32-10) keyed by the pages' seed and
-# offset (runtime/sim/src/opapi/families/random.cpp): element i of a result draws from counter
-# (i, offset) under key seed, so one seed and offset give one result on any threads and strides.
-# seed_tensor, offset_tensor: the *Tensor pages' one-element device tensors (the offset int then
-# adds to offsetTensor's value); mask: a dropout's bit mask (UINT8, bit i of byte i / 8 keeps
-# element i), read by do_mask and dropout_grad, written by gen_mask and dropout (mask_out).
 RANDOM = Family(
     "random", "PlanRandom",
     ops=(Op("normal", shape="given"), "uniform", "random", "bernoulli",

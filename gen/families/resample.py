@@ -1,10 +1,9 @@
-"""The resample family (runtime/sim/src/opapi/families/resample.cpp): its row of gen.families."""
+"""Interpolation over the trailing 1 to 3 dimensions (runtime/sim/src/opapi/families/resample.cpp):
+the aclnnUpsample* APIs, which F.interpolate and nn.Upsample reach through op-plugin, and their
+backward. Their pages are op_docs/derived/ (no page of the corpus documents them)."""
 
 from gen.families.model import Family, Op
 
-# Interpolation over the trailing 1 to 3 dimensions (runtime/sim/src/opapi/families/resample.cpp):
-# the aclnnUpsample* APIs, which F.interpolate and nn.Upsample reach through op-plugin, and their
-# backward. Their pages are op_docs/derived/ (no page of the corpus documents them).
 _RESAMPLE_BACKWARD = ("nearest_backward", "nearest_exact_backward", "linear_backward", "cubic_backward")
 RESAMPLE = Family(
     "resample", "PlanResample",

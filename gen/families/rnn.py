@@ -1,14 +1,13 @@
-"""The rnn family (runtime/sim/src/opapi/families/rnn.cpp): its row of gen.families."""
+"""Recurrent networks (runtime/sim/src/opapi/families/rnn.cpp): aclnnLSTM and aclnnGRU (torch.nn.LSTM
+and torch.nn.GRU, op-plugin's _lstm_npu and _gru_npu) over layers and directions, every step's gates
+and states in lists (one member per layer and direction, directions first), and their backwards
+(aclnnLstmBackward, aclnnGRUBackward): backpropagation through time from those saved gates. The
+weights' row blocks are aten's (LSTM i, f, g, o; GRU r, z, n: op-plugin passes nn.LSTM's and nn.GRU's
+parameters as they are); j (the LSTM backward page's g) is the cell candidate, hn the GRU's
+W_hn h + b_hn."""
 
 from gen.families.model import Family, Op
 
-# Recurrent networks (runtime/sim/src/opapi/families/rnn.cpp): aclnnLSTM and aclnnGRU (torch.nn.LSTM
-# and torch.nn.GRU, op-plugin's _lstm_npu and _gru_npu) over layers and directions, every step's gates
-# and states in lists (one member per layer and direction, directions first), and their backwards
-# (aclnnLstmBackward, aclnnGRUBackward): backpropagation through time from those saved gates. The
-# weights' row blocks are aten's (LSTM i, f, g, o; GRU r, z, n: op-plugin passes nn.LSTM's and nn.GRU's
-# parameters as they are); j (the LSTM backward page's g) is the cell candidate, hn the GRU's
-# W_hn h + b_hn.
 # The parameters' and states' shapes follow these: another value alone is no valid call.
 _SHAPED_BY = ("has_bias", "num_layers", "bidirectional", "batch_first")
 RNN = Family(

@@ -1,10 +1,9 @@
-"""The rotary family (runtime/sim/src/opapi/families/rotary.cpp): its row of gen.families."""
+"""Rotary position embedding and its gradient (runtime/sim/src/opapi/families/rotary.cpp):
+torch_npu.npu_rotary_mul's x * cos + rotate(x) * sin along the last dimension of a 4-d x, cos and
+sin broadcast to it; mode 0 half, 1 interleave, 2 quarter, 3 interleave-half."""
 
 from gen.families.model import Family, Op
 
-# Rotary position embedding and its gradient (runtime/sim/src/opapi/families/rotary.cpp):
-# torch_npu.npu_rotary_mul's x * cos + rotate(x) * sin along the last dimension of a 4-d x, cos and
-# sin broadcast to it; mode 0 half, 1 interleave, 2 quarter, 3 interleave-half.
 ROTARY = Family(
     "rotary", "PlanRotary",
     # apply_rotary: query (the x role) and key rotated in place (aclnnApplyRotaryPosEmb and V2).

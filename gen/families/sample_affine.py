@@ -1,11 +1,9 @@
-"""The sample_affine family (runtime/sim/src/opapi/families/sample_affine.cpp): its row of
-gen.families."""
+"""Per-sample affine transforms of features (runtime/sim/src/opapi/families/sample_affine.cpp):
+aclnnModulate (x * (1 + scale) + shift, one row of scale and shift per sample) and aclnnInstanceNorm
+(each sample's channel planes normalised, then gamma and beta per channel)."""
 
 from gen.families.model import Family, Op
 
-# Per-sample affine transforms of features (runtime/sim/src/opapi/families/sample_affine.cpp):
-# aclnnModulate (x * (1 + scale) + shift, one row of scale and shift per sample) and aclnnInstanceNorm
-# (each sample's channel planes normalised, then gamma and beta per channel).
 SAMPLE_AFFINE = Family(
     "sample_affine", "PlanSampleAffine",
     # instance_norm's statistics: [N, C, 1, 1].

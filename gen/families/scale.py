@@ -1,8 +1,7 @@
-"""The scale family (runtime/sim/src/opapi/families/scale.cpp): its row of gen.families."""
+"""Caffe's Scale layer (runtime/sim/src/opapi/families/scale.cpp): aclnnScale."""
 
 from gen.families.model import Family
 
-# Caffe's Scale layer (runtime/sim/src/opapi/families/scale.cpp): aclnnScale.
 SCALE = Family(
     "scale", "PlanScale",
     ops=("scale",),

@@ -1,9 +1,8 @@
-"""The sign_bits family (runtime/sim/src/opapi/families/sign_bits.cpp): its row of gen.families."""
+"""1-bit Adam's sign packing (runtime/sim/src/opapi/families/sign_bits.cpp): aclnnSignBitsPack and
+aclnnSignBitsUnpack (torch_npu.npu_sign_bits_pack / npu_sign_bits_unpack)."""
 
 from gen.families.model import Family
 
-# 1-bit Adam's sign packing (runtime/sim/src/opapi/families/sign_bits.cpp): aclnnSignBitsPack and
-# aclnnSignBitsUnpack (torch_npu.npu_sign_bits_pack / npu_sign_bits_unpack).
 SIGN_BITS = Family(
     "sign_bits", "PlanSignBits",
     ops=("pack", "unpack"),

@@ -1,9 +1,8 @@
-"""The sinkhorn family (runtime/sim/src/opapi/families/sinkhorn.cpp): its row of gen.families."""
+"""Sinkhorn's optimal transport of a cost matrix (runtime/sim/src/opapi/families/sinkhorn.cpp):
+aclnnSinkhorn."""
 
 from gen.families.model import Family
 
-# Sinkhorn's optimal transport of a cost matrix (runtime/sim/src/opapi/families/sinkhorn.cpp):
-# aclnnSinkhorn.
 SINKHORN = Family(
     "sinkhorn", "PlanSinkhorn",
     ops=("sinkhorn",),

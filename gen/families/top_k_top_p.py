@@ -1,9 +1,8 @@
-"""The top_k_top_p family (runtime/sim/src/opapi/families/top_k_top_p.cpp): its row of gen.families."""
+"""Sampling filters of logits (runtime/sim/src/opapi/families/top_k_top_p.cpp): aclnnApplyTopKTopP,
+which torch_npu.npu_top_k_top_p reaches through op-plugin."""
 
 from gen.families.model import Family
 
-# Sampling filters of logits (runtime/sim/src/opapi/families/top_k_top_p.cpp): aclnnApplyTopKTopP,
-# which torch_npu.npu_top_k_top_p reaches through op-plugin.
 TOP_K_TOP_P = Family(
     "top_k_top_p", "PlanTopKTopP",
     ops=("apply_top_k_top_p",),

@@ -1,13 +1,11 @@
-"""The vocab_parallel family (runtime/sim/src/opapi/families/vocab_parallel.cpp): its row of
-gen.families."""
+"""The local pieces of a cross entropy over a vocabulary split across devices (Megatron's
+vocab-parallel cross entropy; runtime/sim/src/opapi/families/vocab_parallel.cpp):
+aclnnFusedLinearOnlineMaxSum, aclnnFusedCrossEntropyLossWithMaxSum and
+aclnnFusedLinearCrossEntropyLossGrad (torch_npu's npu_fused_linear_online_max_sum, ...), and
+aclnnCrossEntropySumExpAndIndexLogit."""
 
 from gen.families.model import Family, Op
 
-# The local pieces of a cross entropy over a vocabulary split across devices (Megatron's
-# vocab-parallel cross entropy; runtime/sim/src/opapi/families/vocab_parallel.cpp):
-# aclnnFusedLinearOnlineMaxSum, aclnnFusedCrossEntropyLossWithMaxSum and
-# aclnnFusedLinearCrossEntropyLossGrad (torch_npu's npu_fused_linear_online_max_sum, ...), and
-# aclnnCrossEntropySumExpAndIndexLogit.
 VOCAB_PARALLEL = Family(
     "vocab_parallel", "PlanVocabParallel",
     ops=(Op("linear_online_max_sum", dtype_source="input"), "cross_entropy_with_max_sum",
