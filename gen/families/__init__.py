@@ -10,89 +10,67 @@ generated spec names the family's planner, the op and the parameter index of eve
 
 This package is the one home of the families' names, ops, roles and options: one module per
 family (named as its engine's file; optim.py and quant.py hold the families their engine's file
-holds) with its `Family` row and an `Op` row per op that differs from the family's defaults (its
-outputs' shape rules and fixed dtypes, exactness, shape variations and arguments); model.py holds
-the types, the output-shape rules (OUTPUT_SHAPES) and what a row says about one op. A row that names
-a role, a rule or a dtype its family lacks is refused when the table is built. The semantics reader
-checks files against it, the simulator's emitter writes each API's FamilySpec from it,
-gen/api/python.py plans outputs by its rules, and gen/emit/enums.py renders it as the C++
-enumerations the planners and the bindings read (`include/aclnn_sim/families.h`,
-`include/aclnn_bindgen/output_shapes.h`), so that the two sides cannot disagree.
+holds) with its `Family` row, an `Op` row per op that differs from the family's defaults (its
+outputs' shape rules and fixed dtypes, exactness, shape variations and arguments), and the
+`OutputShape` rules the family brought; model.py holds the types, the rules of no one family and
+what a row says about one op. The table is every module's rows, found by the package itself: a
+family joins it with its module, and nothing else names it. A row that names a role, a rule or a
+dtype its family lacks is refused when the table is built. The semantics reader checks files
+against it, the simulator's emitter writes each API's FamilySpec from it, gen/api/python.py plans
+outputs by its rules, gen/emit/bindings.py says them in its comments (OutputShape.phrase), and
+gen/emit/enums.py renders it as the C++ enumerations the planners and the bindings read
+(`include/aclnn_sim/families.h`, `include/aclnn_bindgen/output_shapes.h`), so that the two sides
+cannot disagree.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from typing import TYPE_CHECKING, Optional, Sequence
 
-from gen.families.model import (CONV_RULE_ROLES, MAX_OPTIONS, MAX_ROLES, OUTPUT_SHAPE, OUTPUT_SHAPES,
-                                POOL_WINDOW_ROLES, VARIATION_KINDS, Family, Op, OutputShape, Variation,
-                                data_dependent, dtype_source, exact, fixed_dtype, output_shape, result_dtype,
-                                role_dtype_source, rules, shape_arguments, shape_variations)
-from gen.families.reduce import REDUCE
-from gen.families.cumulative import CUMULATIVE
-from gen.families.index import INDEX
-from gen.families.select import SELECT
-from gen.families.dynamic import DYNAMIC
-from gen.families.advanced import ADVANCED
-from gen.families.shape import SHAPE
-from gen.families.softmax import SOFTMAX
-from gen.families.norm import NORM
-from gen.families.norm_grad import NORM_GRAD
-from gen.families.sync_batch_norm import SYNC_BATCH_NORM
-from gen.families.loss import LOSS
-from gen.families.matmul import MATMUL
-from gen.families.conv import CONV
-from gen.families.pool import POOL
-from gen.families.foreach import FOREACH
-from gen.families.optim import OPTIM, AMP
-from gen.families.creation import CREATION
-from gen.families.counting import COUNTING
-from gen.families.random import RANDOM
-from gen.families.order import ORDER
-from gen.families.linalg import LINALG
-from gen.families.activation import ACTIVATION
-from gen.families.embedding import EMBEDDING
-from gen.families.rotary import ROTARY
-from gen.families.masked_softmax import MASKED_SOFTMAX
-from gen.families.margin import MARGIN
-from gen.families.adam import ADAM
-from gen.families.embedding_bag import EMBEDDING_BAG
-from gen.families.affine_grid import AFFINE_GRID
-from gen.families.chunk_cat import CHUNK_CAT
-from gen.families.attention import ATTENTION
-from gen.families.moe import MOE
-from gen.families.quant import QUANT, NORM_QUANT, WEIGHT_QUANT_MATMUL
-from gen.families.rnn import RNN
-from gen.families.quant_matmul import QUANT_MATMUL
-from gen.families.einsum import EINSUM
-from gen.families.top_k_top_p import TOP_K_TOP_P
-from gen.families.resample import RESAMPLE
-from gen.families.grid_sample import GRID_SAMPLE
-from gen.families.grouped_bias_add_grad import GROUPED_BIAS_ADD_GRAD
-from gen.families.sign_bits import SIGN_BITS
-from gen.families.as_strided import AS_STRIDED
-from gen.families.lora import LORA
-from gen.families.sinkhorn import SINKHORN
-from gen.families.ema_adam import EMA_ADAM
-from gen.families.scale import SCALE
-from gen.families.chamfer import CHAMFER
-from gen.families.lstm_cell import LSTM_CELL
-from gen.families.ctc import CTC
-from gen.families.vocab_parallel import VOCAB_PARALLEL
-from gen.families.sample_affine import SAMPLE_AFFINE
+from gen.families.model import (BASE_SHAPES, CONV_RULE_ROLES, MAX_OPTIONS, MAX_ROLES, POOL_WINDOW_ROLES,
+                                VARIATION_KINDS, Family, Op, OutputShape, Variation, dtype_source, exact, fixed_dtype,
+                                output_shape, result_dtype, role_dtype_source, rules, shape_arguments,
+                                shape_variations)
 
 if TYPE_CHECKING:
     from gen.ir import OpSemantics
 
-FAMILIES: tuple[Family, ...] = (
-    REDUCE, CUMULATIVE, INDEX, SELECT, DYNAMIC, ADVANCED, SHAPE, SOFTMAX, NORM, NORM_GRAD, SYNC_BATCH_NORM,
-    LOSS, MATMUL, CONV, POOL, FOREACH, OPTIM, AMP, CREATION, COUNTING, RANDOM, ORDER, LINALG, ACTIVATION,
-    EMBEDDING, ROTARY, MASKED_SOFTMAX, MARGIN, ADAM, EMBEDDING_BAG, AFFINE_GRID, CHUNK_CAT, ATTENTION, MOE,
-    QUANT, NORM_QUANT, WEIGHT_QUANT_MATMUL, RNN, QUANT_MATMUL, EINSUM, TOP_K_TOP_P, RESAMPLE, GRID_SAMPLE,
-    GROUPED_BIAS_ADD_GRAD, SIGN_BITS, AS_STRIDED, LORA, SINKHORN, EMA_ADAM, SCALE, CHAMFER, LSTM_CELL, CTC,
-    VOCAB_PARALLEL, SAMPLE_AFFINE,
-)
 
+def _module_rows() -> tuple[tuple[Family, ...], tuple[OutputShape, ...]]:
+    """The Family and OutputShape rows of every module of the package but model.py, modules in
+    name order and rows in their order of definition: a family joins the table with its module."""
+    found: dict[int, Family | OutputShape] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name != "model":
+            module = importlib.import_module(f"{__name__}.{info.name}")
+            found.update((id(v), v) for v in vars(module).values() if isinstance(v, (Family, OutputShape)))
+    return (tuple(v for v in found.values() if isinstance(v, Family)),
+            tuple(v for v in found.values() if isinstance(v, OutputShape)))
+
+
+FAMILIES, _FAMILY_SHAPES = _module_rows()
+# Every output-shape rule: those of no one family, then each family module's.
+OUTPUT_SHAPES: tuple[OutputShape, ...] = BASE_SHAPES + _FAMILY_SHAPES
+OUTPUT_SHAPE = {rule.name: rule for rule in OUTPUT_SHAPES}
+
+
+def check(table: Sequence[Family], shapes: Sequence[OutputShape]) -> None:
+    """Refuses two families or rules of one name, and a family naming a rule no row defines (its
+    ops' rows were checked against its roles and the dtypes when built)."""
+    for what, names in (("family", [f.name for f in table]), ("output shape", [r.name for r in shapes])):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"gen/families: {what} defined twice: {', '.join(twice)}")
+    known = {r.name for r in shapes}
+    for f in table:
+        unknown = {f.output_shape, *(r for op in f.rows for r in op.rules())} - known
+        if unknown:
+            raise ValueError(f"family {f.name}: shape rules no OutputShape defines: {', '.join(sorted(unknown))}")
+
+
+check(FAMILIES, OUTPUT_SHAPES)
 BY_NAME = {f.name: f for f in FAMILIES}
 
 
@@ -113,6 +91,13 @@ def bind_roles(semantics: "OpSemantics", params: "Sequence[str]") -> tuple[dict[
         if param is not None:
             bound[role] = param
     return bound, ""
+
+
+def data_dependent(rule: str) -> bool:
+    """Whether an output of this shape rule is allocated at its largest and read back at the extent
+    its kernel sets (the dynamic family's "bound_*" rules)."""
+    known = OUTPUT_SHAPE.get(rule)
+    return known is not None and known.data_dependent
 
 
 def applies_kernel(semantics: "OpSemantics") -> bool:

@@ -1,6 +1,6 @@
 """The conv family (runtime/sim/src/opapi/families/conv.cpp): its row of gen.families."""
 
-from gen.families.model import Family, Op
+from gen.families.model import Family, Op, OutputShape
 
 CONV = Family(
     "conv", "PlanConv",
@@ -24,3 +24,7 @@ CONV = Family(
     second="weight",
     doc="im2col + GEMM on the BLAS (OpenBLAS sgemm; FLOAT16 and BFLOAT16 converted to float), its "
         "transpose (col2im) for the input's gradient and transposed convolutions")
+
+# The output-shape rules this family brought (gen.families.OUTPUT_SHAPES).
+CONVOLUTION_RULE = OutputShape("convolution", "source convolved by second (aclnn_bindgen/conv_shape.h)", product=True,
+                               phrase="that of {source} convolved by {second}")

@@ -1,6 +1,6 @@
 """The dynamic family (runtime/sim/src/opapi/families/dynamic.cpp): its row of gen.families."""
 
-from gen.families.model import Family, Op
+from gen.families.model import Family, Op, OutputShape
 
 DYNAMIC = Family(
     "dynamic", "PlanDynamic",
@@ -29,3 +29,19 @@ DYNAMIC = Family(
     fixed_dtypes={"inverse": "INT64", "counts": "INT64"},
     doc="outputs whose extent the data decides (masked_select, nonzero, unique and its variants: the "
         "output's view shape set by the kernel), and equal")
+
+# The output-shape rules this family brought (gen.families.OUTPUT_SHAPES).
+BOUND_FLAT_RULE = OutputShape("bound_flat", "at most [source.numel()]", data_dependent=True,
+                              phrase="at most [{source}.numel()]")
+BOUND_NONZERO_RULE = OutputShape("bound_nonzero", "at most [source.numel(), source.dim()]", data_dependent=True,
+                                 phrase="at most [{source}.numel(), {source}.dim()]")
+BOUND_NONZERO_T_RULE = OutputShape("bound_nonzero_t", "at most [source.dim(), source.numel()]", data_dependent=True,
+                                   phrase="at most [{source}.dim(), {source}.numel()]")
+BOUND_DIM_RULE = OutputShape("bound_dim", "at most the source's shape ([numel] without dim)", dims_role="dim",
+                             data_dependent=True, phrase="at most that of {source} ([{source}.numel()] without {dims})")
+BOUND_DIM_LENGTH_RULE = OutputShape("bound_dim_length", "at most [source.size(dim)] ([numel] without dim)",
+                                    dims_role="dim", data_dependent=True,
+                                    phrase="at most [{source}.size({dims})] ([{source}.numel()] without it)")
+DIM_LENGTH_RULE = OutputShape("dim_length", "[source.size(dim)] (the source's without dim)", dims_role="dim",
+                              phrase="[{source}.size({dims})] (that of {source} without it)")
+ONE_RULE = OutputShape("one", "[1]", phrase="[1]")

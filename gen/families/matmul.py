@@ -1,6 +1,6 @@
 """The matmul family (runtime/sim/src/opapi/families/matmul.cpp): its row of gen.families."""
 
-from gen.families.model import Family, Op, Variation
+from gen.families.model import Family, Op, OutputShape, Variation
 
 MATMUL = Family(
     "matmul", "PlanMatmul",
@@ -31,3 +31,10 @@ MATMUL = Family(
     second="b",
     doc="on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE "
         "and the integers (exact up to 2^53)")
+
+# The output-shape rules this family brought (gen.families.OUTPUT_SHAPES).
+MATMUL_RULE = OutputShape("matmul", "source @ second as torch.matmul shapes it", product=True,
+                          phrase="that of {source} @ {second}")
+OUTER_RULE = OutputShape("outer", "[source's, second's]", product=True, phrase="[len({source}), len({second})]")
+BATCH_SUM_RULE = OutputShape("batch_sum", "the product of two batches summed over the batch: [M, N]", product=True,
+                             phrase="the last two of {source} @ {second}")

@@ -16,8 +16,9 @@ MAX_OPTIONS = 4
 @dataclass(frozen=True)
 class OutputShape:
     """A rule by which the bindings shape an output of a family's op that the caller does not pass
-    (out=). This table is the rules' one home: the families' tables name them, gen/api/python.py
-    plans outputs with them, gen/emit/enums.py renders the bound ones as the enumeration the
+    (out=). A rule's row is its one home, in the module of the family that brought it (BASE_SHAPES
+    below: those of no one family); gen.families.OUTPUT_SHAPES gathers them. The families' rows name
+    them, gen/api/python.py plans outputs with them, gen/emit/enums.py renders the bound ones as the enumeration the
     bindings switch on (include/aclnn_bindgen/output_shapes.h), and runtime/binding/outputs.cpp
     (`apply_family_rule`) implements each, with the arithmetic the simulator shares in
     runtime/include/aclnn_bindgen/ (conv_shape.h, pool_shape.h)."""
@@ -49,51 +50,14 @@ class OutputShape:
         return text + (", then the view shape the kernel sets" if self.data_dependent else "")
 
 
-OUTPUT_SHAPES = (
+# The rules of no one family (the others are their families' modules').
+BASE_SHAPES = (
     OutputShape("page", "the page's own relations, as for an op of no family (the broadcast of the inputs)",
                 bound=False),
     OutputShape("given", "follows from the arguments by a rule the bindings do not know (a concatenation's, "
                 "a permutation's): the caller passes out=", bound=False),
     OutputShape("same", "the source's shape", phrase="that of {source}"),
-    OutputShape("reduce", "the source with the `dim` dimensions removed, or kept as 1 with keepdim",
-                dims_role="dim", phrase="{source} reduced along {dims_or_every}{noop}"),
-    OutputShape("matmul", "source @ second as torch.matmul shapes it", product=True,
-                phrase="that of {source} @ {second}"),
-    OutputShape("outer", "[source's, second's]", product=True, phrase="[len({source}), len({second})]"),
-    OutputShape("batch_sum", "the product of two batches summed over the batch: [M, N]", product=True,
-                phrase="the last two of {source} @ {second}"),
-    OutputShape("convolution", "source convolved by second (aclnn_bindgen/conv_shape.h)", product=True,
-                phrase="that of {source} convolved by {second}"),
-    OutputShape("trailing_ones", "the source's shape with its trailing normalised dimensions as 1 (as many as "
-                "normalized_shape names, else as second's rank)", dims_role="normalized_shape",
-                phrase="{source}'s with its last {dims_count} dimensions 1"),
-    OutputShape("groups", "[N, group]", dims_role="group", phrase="[{source}.size(0), {dims}]"),
-    OutputShape("channels", "[C]", phrase="[{source}.size(1)]"),
-    OutputShape("pool", "the source's leading dimensions, then each spatial one pooled by the kernel, stride, "
-                "padding, dilation and ceil-mode arguments (aclnn_bindgen/pool_shape.h)", dims_role="kernel",
-                pooled=True, phrase="{source}'s last {spatial} dimensions pooled by {dims}'s windows"),
-    OutputShape("adaptive", "the leading dimensions, then output_size", dims_role="output_size", pooled=True,
-                phrase="{source}'s with its last {spatial} dimensions {dims}"),
-    OutputShape("pad", "each spatial dimension widened by its padding pair", dims_role="padding", pooled=True,
-                phrase="{source}'s with its last {spatial} dimensions padded by {dims}"),
-    OutputShape("bound_flat", "at most [source.numel()]", data_dependent=True, phrase="at most [{source}.numel()]"),
-    OutputShape("bound_nonzero", "at most [source.numel(), source.dim()]", data_dependent=True,
-                phrase="at most [{source}.numel(), {source}.dim()]"),
-    OutputShape("bound_nonzero_t", "at most [source.dim(), source.numel()]", data_dependent=True,
-                phrase="at most [{source}.dim(), {source}.numel()]"),
-    OutputShape("bound_dim", "at most the source's shape ([numel] without dim)", dims_role="dim",
-                data_dependent=True, phrase="at most that of {source} ([{source}.numel()] without {dims})"),
-    OutputShape("bound_dim_length", "at most [source.size(dim)] ([numel] without dim)", dims_role="dim",
-                data_dependent=True, phrase="at most [{source}.size({dims})] ([{source}.numel()] without it)"),
-    OutputShape("dim_length", "[source.size(dim)] (the source's without dim)", dims_role="dim",
-                phrase="[{source}.size({dims})] (that of {source} without it)"),
-    OutputShape("one", "[1]", phrase="[1]"),
-    OutputShape("second", "the second role's own shape (a norm backward's gradient of gamma)",
-                phrase="that of {second}"),
-    OutputShape("sizes", "the argument of the dims role as the whole shape (an upsample backward's input_size)",
-                dims_role="input_size", phrase="{dims}"),
 )
-OUTPUT_SHAPE = {rule.name: rule for rule in OUTPUT_SHAPES}
 
 
 # How the generated tests may vary the shapes of an op's inputs beyond its valid call within the
@@ -210,9 +174,6 @@ class Family:
                 raise ValueError(f"{where}: op {op.name} names roles it does not have: {', '.join(sorted(unknown))}")
         if named - set(self.roles):
             raise ValueError(f"{where}: names roles it does not have: {', '.join(sorted(named - set(self.roles)))}")
-        unknown_rules = {self.output_shape, *(r for op in rows for r in op.rules())} - OUTPUT_SHAPE.keys()
-        if unknown_rules:
-            raise ValueError(f"{where}: shape rules no OutputShape defines: {', '.join(sorted(unknown_rules))}")
         dtypes = {*self.fixed_dtypes.values(), *(d for op in rows for d in op.dtypes.values())}
         if dtypes - DType.__members__.keys():
             raise ValueError(f"{where}: no such dtype: {', '.join(sorted(dtypes - DType.__members__.keys()))}")
@@ -286,13 +247,6 @@ def shape_arguments(family: Family, op: str) -> tuple[str, ...]:
 def result_dtype(family: Family, op: str) -> bool:
     """Whether `op`'s caller-passed outputs have the golden's dtype (Op.result_dtype)."""
     return family.row(op).result_dtype
-
-
-def data_dependent(rule: str) -> bool:
-    """Whether an output of this shape rule is allocated at its largest and read back at the extent
-    its kernel sets (the dynamic family's "bound_*" rules)."""
-    known = OUTPUT_SHAPE.get(rule)
-    return known is not None and known.data_dependent
 
 
 # The roles whose arguments the "convolution" rule reads, in bind::RuleArgs.conv's order.

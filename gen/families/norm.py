@@ -1,6 +1,6 @@
 """The norm family (runtime/sim/src/opapi/families/norm.cpp): its row of gen.families."""
 
-from gen.families.model import Family, Op, Variation
+from gen.families.model import Family, Op, OutputShape, Variation
 
 NORM = Family(
     "norm", "PlanNorm",
@@ -40,3 +40,11 @@ NORM = Family(
     second="weight",
     doc="statistics over the trailing (layer/rms), group or batch dimensions, computed in float "
         "(double for DOUBLE); mean/rstd outputs")
+
+# The output-shape rules this family brought (gen.families.OUTPUT_SHAPES).
+TRAILING_ONES_RULE = OutputShape("trailing_ones",
+                                 "the source's shape with its trailing normalised dimensions as 1 (as many as "
+                                 "normalized_shape names, else as second's rank)", dims_role="normalized_shape",
+                                 phrase="{source}'s with its last {dims_count} dimensions 1")
+GROUPS_RULE = OutputShape("groups", "[N, group]", dims_role="group", phrase="[{source}.size(0), {dims}]")
+CHANNELS_RULE = OutputShape("channels", "[C]", phrase="[{source}.size(1)]")

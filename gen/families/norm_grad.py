@@ -1,6 +1,6 @@
 """The norm_grad family (runtime/sim/src/opapi/families/norm_grad.cpp): its row of gen.families."""
 
-from gen.families.model import Family, Op
+from gen.families.model import Family, Op, OutputShape
 
 NORM_GRAD = Family(
     "norm_grad", "PlanNormGrad",
@@ -30,3 +30,7 @@ NORM_GRAD = Family(
     second="weight",
     doc="the normalisations' backward from the forward's saved mean and rstd (batch norm's running "
         "statistics in inference), computed in float (double for DOUBLE)")
+
+# The output-shape rules this family brought (gen.families.OUTPUT_SHAPES).
+SECOND_RULE = OutputShape("second", "the second role's own shape (a norm backward's gradient of gamma)",
+                          phrase="that of {second}")

@@ -1,6 +1,6 @@
 """The pool family (runtime/sim/src/opapi/families/pool.cpp): its row of gen.families."""
 
-from gen.families.model import Family, Op
+from gen.families.model import Family, Op, OutputShape
 
 POOL = Family(
     "pool", "PlanPool",
@@ -22,3 +22,12 @@ POOL = Family(
     doc="sliding-window max and average pools (kernel, stride, padding, dilation, ceil mode, "
         "count_include_pad, divisor_override), adaptive pools, reflection and replication padding, "
         "their backward, and max unpooling, over the trailing 1 to 3 dimensions")
+
+# The output-shape rules this family brought (gen.families.OUTPUT_SHAPES).
+POOL_RULE = OutputShape("pool", "the source's leading dimensions, then each spatial one pooled by the kernel, stride, "
+                        "padding, dilation and ceil-mode arguments (aclnn_bindgen/pool_shape.h)", dims_role="kernel",
+                        pooled=True, phrase="{source}'s last {spatial} dimensions pooled by {dims}'s windows")
+ADAPTIVE_RULE = OutputShape("adaptive", "the leading dimensions, then output_size", dims_role="output_size",
+                            pooled=True, phrase="{source}'s with its last {spatial} dimensions {dims}")
+PAD_RULE = OutputShape("pad", "each spatial dimension widened by its padding pair", dims_role="padding", pooled=True,
+                       phrase="{source}'s with its last {spatial} dimensions padded by {dims}")

@@ -1,6 +1,6 @@
 """The reduce family (runtime/sim/src/opapi/families/reduce.cpp): its row of gen.families."""
 
-from gen.families.model import Family, Op, Variation
+from gen.families.model import Family, Op, OutputShape, Variation
 
 REDUCE = Family(
     "reduce", "PlanReduce",
@@ -24,3 +24,7 @@ REDUCE = Family(
     doc="along `dim` (an int array or an int; absent or empty: every dimension, or none with "
         "noop_with_empty_dims), keepdim; max/min give values and indices, var_mean/std_mean the variance and "
         "the mean, aminmax min and max, log_sum the logarithm of the sum")
+
+# The output-shape rules this family brought (gen.families.OUTPUT_SHAPES).
+REDUCE_RULE = OutputShape("reduce", "the source with the `dim` dimensions removed, or kept as 1 with keepdim",
+                          dims_role="dim", phrase="{source} reduced along {dims_or_every}{noop}")
