@@ -11,7 +11,7 @@ give it (`output_plan`). The emitters read these; none decides them again.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterable, Optional
+from typing import Iterable, Mapping, Optional
 
 from gen import families, names
 from gen.api.kinds import KINDS, value_type
@@ -111,6 +111,11 @@ def parameter_list(params: Iterable[tuple[str, bool]]) -> str:
 
 
 def python_signature(bound: BoundAPI) -> PythonSignature:
+    """The API's signature, decided once (`BoundAPI.python_signature`, by `signature_of`)."""
+    return bound.python_signature
+
+
+def signature_of(bound: BoundAPI) -> PythonSignature:
     """An optional input defaults to None only when every later input is defaulted too;
     otherwise it stays required (and accepts None). Only pointer kinds default: None becomes
     NULL, which is what "optional" means for them; a bool, int, float or dtype attribute has no
@@ -261,13 +266,14 @@ def result_rule(semantics: Optional[OpSemantics]) -> ResultRule:
     return semantics.result_rule
 
 
-def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan, ...]]:
+def family_plans(api: API, semantics: OpSemantics, roles: Mapping[str, str],
+                 why: str) -> Optional[tuple[OutputPlan, ...]]:
     """The plans of an API a kernel family computes: each output that plays a role of the family
     is shaped by the family's rule from the parameter playing `self` (None: the roles cannot be
-    bound, the generic plans apply)."""
+    bound, the generic plans apply). `roles` and `why`: the family's roles as the model bound them
+    (BoundAPI.family_binding)."""
     family = families.family(semantics.family)
     assert family is not None
-    roles, why = families.bind_roles(semantics, [p.name for p in api.params])
     index = {p.name: i for i, p in enumerate(api.params)}
     # An op without the family's source (an upsample backward has no self) is shaped from the
     # input its outputs take their dtype from (its gradient).
@@ -299,7 +305,7 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
         if role is not None and families.output_shape(family, semantics.op, role) == "given":
             # No dtype source where the family fixes the dtype or the golden's result gives it.
             own_dtype = (families.fixed_dtype(family, semantics.op, role) is not None
-                         or semantics.op in family.result_dtype_ops)
+                         or families.result_dtype(family, semantics.op))
             from_roles = tuple(index[roles[r]] for r in families.role_dtype_source(family, role) if r in roles)
             plans.append(OutputPlan(p, i, required_reason=f"{p.name}'s shape follows from the arguments by "
                                                             f"{semantics.op}'s rule, which the bindings do not apply",
@@ -366,12 +372,13 @@ def _member_plans(api: API, source: int) -> tuple[OutputPlan, ...]:
     return tuple(plans)
 
 
-def output_plans(api: API, semantics: Optional[OpSemantics] = None) -> tuple[OutputPlan, ...]:
+def plan_outputs(bound: BoundAPI) -> tuple[OutputPlan, ...]:
     """The plan of every direction-out parameter, in prototype order; the semantics' result rule
     applies to the output of a kernel that writes one tensor; a kernel family's rule shapes the
     outputs of the APIs it computes."""
+    api, semantics = bound.api, bound.semantics
     if semantics is not None and semantics.family:
-        planned = family_plans(api, semantics)
+        planned = family_plans(api, semantics, *bound.family_binding)
         if planned is not None:
             return planned
     elementwise = semantics is not None and bool(semantics.kernel)

@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 from gen import families
 from gen.api.calls import EXPRESSIBLE, SHAPES
-from gen.api.python import out_params, output_plans, python_signature, result_rule
+from gen.api.python import out_params, python_signature, result_rule
 from gen.emit.tests.cases import (AUTO, BASE_RANK, Case, base_values, rank_bounds, scalar_value, semantic_call_shapes,
                                   with_semantic_call)
 from gen.ir import API, DEFAULT_SOC, DType, DTypeCombination, Direction, Param, ParamKind, RelationKind
@@ -71,7 +71,7 @@ class BaseCall:
         self.list_inputs = [p for p in api.inputs if p.kind is ParamKind.TENSOR_LIST]
         self.tensor_outs = [p for p in out_params(api) if p.kind is ParamKind.TENSOR]
         # How the bindings allocate each output: asked by nearly every case, made once.
-        self.plans = output_plans(api, bound.semantics)
+        self.plans = bound.output_plans
         # The function the cases call: its parameters' Python names, and the inputs that take None (NULL).
         self.signature = python_signature(bound)
         self.takes_none = frozenset(p.param.name for p in self.signature.inputs if p.param is not None and p.nullable)
@@ -295,7 +295,7 @@ class BaseCall:
         outputSize: gen.families.OutputShape.dims_role)."""
         if self.family is None:
             return frozenset()
-        rules = {self.family.output_shape, *(r for _, _, r in self.family.op_output_shapes)}
+        rules = families.rules(self.family)
         roles = self.bound.family_roles
         return frozenset(roles[d] for d in (families.OUTPUT_SHAPE[r].dims_role for r in rules
                                             if r in families.OUTPUT_SHAPE) if d in roles)
@@ -303,13 +303,13 @@ class BaseCall:
     @functools.cached_property
     def shape_arguments(self) -> frozenset[str]:
         """The host arguments an input's shape follows, so that another value of one alone is no
-        valid call: the family's (gen.families.Family.shape_arguments: index_add's dim), and its
+        valid call: the family's (gen.families.Op.shape_arguments: index_add's dim), and its
         keepdim when the page lists the output keepdim shapes as an input (aclnnAminmax's minOut)."""
         semantics = self.bound.semantics
         if self.family is None or semantics is None:
             return frozenset()
         roles = self.bound.family_roles
-        names = {roles[role] for op, role in self.family.shape_arguments if op == semantics.op and role in roles}
+        names = {roles[role] for role in families.shape_arguments(self.family, semantics.op) if role in roles}
         out = roles.get("out")
         if out is not None and "keepdim" in roles and self.api.param(out).direction is not Direction.OUT:
             names.add(roles["keepdim"])

@@ -4,7 +4,7 @@ Its tensors' shapes are tied by the family's rule (a reduction's output, a produ
 dimension), not by elementwise broadcasting: the cases vary the base call (the semantics
 file's valid call, else the page's example) in what cannot break the rule: the dtypes, the
 memory layouts of the inputs and of out=, device residence, bool attributes, and the
-shapes the family's rule allows (gen.families.Family.shape_variations): the rank, and
+shapes the family's rule allows (gen.families.Op.variations): the rank, and
 broadcasting where the page speaks of it."""
 
 from __future__ import annotations

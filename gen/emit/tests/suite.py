@@ -95,7 +95,7 @@ def law_offset(bound: BoundAPI) -> str:
     semantics = bound.semantics
     if semantics is None or not semantics.law:
         return ""
-    roles = families.bind_roles(semantics, [p.name for p in bound.api.params])[0] if semantics.family else {}
+    roles = bound.family_roles
     return roles.get("offset", "")
 
 

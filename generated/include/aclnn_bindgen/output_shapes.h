@@ -13,17 +13,7 @@ namespace aclnn_bindgen {
 enum class OutputShape : uint8_t {
   kBroadcast,
   kSame,  // the source's shape
-  kReduce,  // the source with the `dim` dimensions removed, or kept as 1 with keepdim
-  kMatmul,  // source @ second as torch.matmul shapes it
-  kOuter,  // [source's, second's]
-  kBatchSum,  // the product of two batches summed over the batch: [M, N]
   kConvolution,  // source convolved by second (aclnn_bindgen/conv_shape.h)
-  kTrailingOnes,  // the source's shape with its trailing normalised dimensions as 1 (as many as normalized_shape names, else as second's rank)
-  kGroups,  // [N, group]
-  kChannels,  // [C]
-  kPool,  // the source's leading dimensions, then each spatial one pooled by the kernel, stride, padding, dilation and ceil-mode arguments (aclnn_bindgen/pool_shape.h)
-  kAdaptive,  // the leading dimensions, then output_size
-  kPad,  // each spatial dimension widened by its padding pair
   kBoundFlat,  // at most [source.numel()]
   kBoundNonzero,  // at most [source.numel(), source.dim()]
   kBoundNonzeroT,  // at most [source.dim(), source.numel()]
@@ -31,7 +21,17 @@ enum class OutputShape : uint8_t {
   kBoundDimLength,  // at most [source.size(dim)] ([numel] without dim)
   kDimLength,  // [source.size(dim)] (the source's without dim)
   kOne,  // [1]
+  kMatmul,  // source @ second as torch.matmul shapes it
+  kOuter,  // [source's, second's]
+  kBatchSum,  // the product of two batches summed over the batch: [M, N]
+  kTrailingOnes,  // the source's shape with its trailing normalised dimensions as 1 (as many as normalized_shape names, else as second's rank)
+  kGroups,  // [N, group]
+  kChannels,  // [C]
   kSecond,  // the second role's own shape (a norm backward's gradient of gamma)
+  kPool,  // the source's leading dimensions, then each spatial one pooled by the kernel, stride, padding, dilation and ceil-mode arguments (aclnn_bindgen/pool_shape.h)
+  kAdaptive,  // the leading dimensions, then output_size
+  kPad,  // each spatial dimension widened by its padding pair
+  kReduce,  // the source with the `dim` dimensions removed, or kept as 1 with keepdim
   kSizes,  // the argument of the dims role as the whole shape (an upsample backward's input_size)
 };
 
