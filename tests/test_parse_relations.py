@@ -225,3 +225,23 @@ def test_the_word_in_a_parameters_notes_or_the_formula_speaks_of_broadcasting(wh
     params = [make_param("self", **({where: text} if where != "formula" else {})), make_param("mat1")]
     assert speaks_of_broadcasting(params, text if where == "formula" else "out = self + mat1 @ mat2")
     assert not speaks_of_broadcasting([make_param("self", usage="shape与out一致"), make_param("mat1")], "out = self")
+
+
+def test_a_result_the_error_table_calls_the_operands_broadcast_broadcasts_whatever_its_note_says():
+    # aclnnFmodTensor: out's note says "shape需要与self一致" (copied from the in-place API) and its
+    # error row "out的shape不是self和other broadcast之后的shape": the row is the authority, so
+    # torch.fmod(a[5, 1], b[5]) (out [5, 5]) is a valid call.
+    page = "aclnnFmodTensor&aclnnInplaceFmodTensor.md"
+    api = parse_bytes((REPOSITORY / "op_docs" / page).read_bytes(), page).apis[0]
+    out = api.param("out")
+    assert set(out.related(K.BROADCAST)) == {"self", "other"}
+    assert out.related(K.SAME_SHAPE) == ()
+    params = [make_param("self"), make_param("other"), make_param("out", direction=Direction.OUT, usage="shape需要与self一致",
+                                                                      relations=(Relation(K.SAME_SHAPE, ("self",)),))]
+    row = ErrorCase(code=161002, name="ACLNN_ERR_PARAM_INVALID", condition="out的shape不是self和other broadcast 之后的shape。",
+                    category=ErrorCategory.SHAPE_MISMATCH)
+    kept = {p.name: p for p in with_error_table_relations(params, [row])}
+    assert kept["out"].related(K.SAME_SHAPE) == () and set(kept["out"].related(K.BROADCAST)) == {"self", "other"}
+    unrelated = ErrorCase(code=161002, name="ACLNN_ERR_PARAM_INVALID", condition="self和other的shape无法做broadcast。",
+                          category=ErrorCategory.BROADCAST)
+    assert {p.name: p for p in with_error_table_relations(params, [unrelated])}["out"].related(K.SAME_SHAPE) == ("self",)

@@ -40164,7 +40164,7 @@ def matmul(self: Tensor, mat2: _TensorLike, cube_math_type: int, *, out: _OutArr
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 表示矩阵乘的输出矩阵，公式中的out。
-        dtypes BFLOAT16, FLOAT16, FLOAT; on Ascend910: FLOAT16, FLOAT; on Ascend310P: FLOAT16, FLOAT; rank 1-6; formats ND.
+        dtypes BFLOAT16, FLOAT16, FLOAT; on Ascend910: FLOAT16, FLOAT; on Ascend310P: FLOAT16, FLOAT; rank 0-6; formats ND.
         数据类型需要与self与mat2推导之后的数据类型满足推导规则（参见互推导关系和约束说明）。
 
     Raises
