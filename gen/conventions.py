@@ -67,6 +67,11 @@ def twin_chip_dtypes(name: str, per_chip: Mapping[Soc, Sequence[DType]], base: S
             widened = list(twin) if set(base) <= set(twin) else list(base) + [d for d in twin if d not in base]
             if widened != list(base):
                 out[other] = widened
+            if base and not set(base) & set(twin):
+                # Only dtypes the table lacks: what the note adds, as its sibling note says ("selfRef
+                # 数据类型支持BFLOAT16" on aclnnInplaceAsin, "self和out数据类型额外支持BFLOAT16" on
+                # aclnnAsin), not the twin's whole list (Ascend910_93 refusing FLOAT).
+                out[stated[0]] = widened
         elif len(stated) == 2 and set(out[first]) != set(out[second]):
             diags.append(Diagnostic(
                 Level.INFO, line, "twin-chips-differ",
@@ -214,3 +219,4 @@ def unlisted_scalar_dtypes(param: Param, params: Sequence[Param]) -> tuple[DType
         if dtypes:
             return tuple(dtypes)
     return ()
+

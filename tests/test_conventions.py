@@ -214,6 +214,8 @@ def test_a_twin_list_that_drops_the_table_still_only_adds():
     # aclnnInplaceAsin: "Atlas A3：selfRef数据类型支持BFLOAT16" read as A3's whole list.
     p = _self(api_page(_TABLE + f"\n- {_A3}：self数据类型支持BFLOAT16。\n"))
     assert p.dtypes_for(Soc.ASCEND910B) == (DType.FLOAT, DType.FLOAT16, DType.BFLOAT16)
+    # A list sharing nothing with the table's adds to it on the twin that states it too: one list.
+    assert p.dtypes_for(Soc.ASCEND910_93) == (DType.FLOAT, DType.FLOAT16, DType.BFLOAT16)
 
 
 # --- 6. integer inputs of the floating-class predicates ---------------------------------------------
