@@ -28,6 +28,8 @@ emitters ask these functions; none of them spells a convention again.
    finite and never infinite.
 7. `unlisted_scalar_dtypes`: a host scalar whose row lists no dtype ("-") takes the dtypes of the
    tensors it is computed with, the ones 5. casts it to.
+8. `castable_to`: "数据类型需要是可转换为FLOAT的数据类型" lists every dtype CANN's 互转换关系 casts to
+   FLOAT, not FLOAT alone.
 """
 
 from __future__ import annotations
@@ -220,3 +222,16 @@ def unlisted_scalar_dtypes(param: Param, params: Sequence[Param]) -> tuple[DType
             return tuple(dtypes)
     return ()
 
+
+# --- 8. "a dtype castable to FLOAT" ---------------------------------------------------------------------
+
+def castable_to(target: DType) -> tuple[DType, ...]:
+    """The dtypes a row that says "数据类型需要是可转换为FLOAT的数据类型" ("convertible to FLOAT")
+    accepts: `target` first (the one a binding picks for a Python number), then every real dtype of
+    PyTorch's promotion lattice that casts to it (BOOL, the integers, the floating types;
+    `DType.can_cast`, CANN's 互转换关系). aclnnSwish's betaOptional, aclnnElu's alpha, aclnnHistc's
+    min and max: an aclScalar converted to the computation's dtype (5.), which their error rows may
+    check (aclnnSwish: "self、betaOptional或out的数据类型不在支持的范围内"), and which recorded as
+    FLOAT alone refused the DOUBLE scalar a C++ `1.0` makes."""
+    castable = [d for d in DType if d.promotes_with_others and not d.is_complex and d.can_cast(target)]
+    return (target,) + tuple(d for d in castable if d is not target)

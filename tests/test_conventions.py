@@ -260,3 +260,16 @@ def test_a_scalar_with_a_listed_dtype_keeps_it():
     page = _scalar_page("DOUBLE")
     assert page.apis[0].param("alpha").dtypes == (DType.DOUBLE,)
     assert "scalar-dtypes-from-tensors" not in {d.code for d in page.diagnostics}
+
+
+# --- 8. "a dtype castable to FLOAT" ---------------------------------------------------------------
+
+def test_a_scalar_castable_to_float_takes_every_dtype_that_casts():
+    # aclnnSwish's betaOptional: its error row checks its dtype; a C++ 1.0 is a DOUBLE scalar.
+    table = html_table(["参数名", "输入/输出", "使用说明", "数据类型"],
+                       ["self", "输入", "-", "FLOAT"], ["index", "输入", "-", "INT64"],
+                       ["alpha", "输入", "数据类型需要是可转换为FLOAT的数据类型。", "-"], ["out", "输出", "-", "FLOAT"])
+    beta = api_page(table, prototype=_SCALAR_PROTOTYPE).apis[0].param("alpha")
+    assert beta.dtypes[0] is DType.FLOAT  # the one a Python float is passed as
+    assert {DType.DOUBLE, DType.FLOAT16, DType.INT32, DType.BOOL} <= set(beta.dtypes)
+    assert not any(d.is_complex for d in beta.dtypes)  # a complex does not cast to FLOAT
