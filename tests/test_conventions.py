@@ -3,7 +3,11 @@ covers, and the diagnostic of a page that contradicts one."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 from gen import conventions
+from gen.corpus.conventions import census
 from gen.emit import sim
 from gen.ir import Direction, DType, ErrorCase, ErrorCategory, ProductDTypes, Soc
 from tests.factories import make_api, make_param, null_error
@@ -273,3 +277,15 @@ def test_a_scalar_castable_to_float_takes_every_dtype_that_casts():
     assert beta.dtypes[0] is DType.FLOAT  # the one a Python float is passed as
     assert {DType.DOUBLE, DType.FLOAT16, DType.INT32, DType.BOOL} <= set(beta.dtypes)
     assert not any(d.is_complex for d in beta.dtypes)  # a complex does not cast to FLOAT
+
+
+# --- the census: what each convention changes over a directory of pages ---------------------------
+
+def test_the_census_counts_the_apis_a_convention_changes(tmp_path):
+    docs = Path(__file__).resolve().parent.parent / "op_docs"
+    for name in ("aclnnMin.md", "leaky_relu.md", "aclnnIsFinite.md"):
+        shutil.copy(docs / name, tmp_path / name)
+    changed = census([tmp_path])
+    assert "aclnnMin" in changed["3 inner_null_outputs"]  # its null row names self alone
+    assert "aclnnLeakyRelu" in changed["2 formats_checked"]  # ND column, no format row
+    assert changed["6 class_predicate_inputs"] == ["aclnnIsFinite"]
