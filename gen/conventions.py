@@ -30,6 +30,11 @@ emitters ask these functions; none of them spells a convention again.
    tensors it is computed with, the ones 5. casts it to.
 8. `castable_to`: "数据类型需要是可转换为FLOAT的数据类型" lists every dtype CANN's 互转换关系 casts to
    FLOAT, not FLOAT alone.
+9. A null member of a tensor list is ACLNN_ERR_PARAM_INVALID (161002), not a null pointer
+   (161001): the 10 foreach pages of the corpus that state a status for it all give 161002 ("x中存在
+   空指针Tensor": aclnnForeachAddcdivList, aclnnForeachLogInplace, ...), the other 68 state none,
+   and CANN's foreach APIs share their checks. The foreach family applies it
+   (runtime/sim/src/opapi/families/foreach.cpp); tests/test_sim_foreach_family.py passes a null member.
 
 How many APIs of a corpus each convention changes phase 1 of: `python -m gen.corpus.conventions DIR`
 (each switched off in turn, the pages parsed again, the simulator's spec rows compared).
