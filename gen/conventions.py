@@ -35,6 +35,12 @@ emitters ask these functions; none of them spells a convention again.
    空指针Tensor": aclnnForeachAddcdivList, aclnnForeachLogInplace, ...), the other 68 state none,
    and CANN's foreach APIs share their checks. The foreach family applies it
    (runtime/sim/src/opapi/families/foreach.cpp); tests/test_sim_foreach_family.py passes a null member.
+10. `integer_inputs_cast`: a math op whose result is floating takes an integer input by casting it
+   to the result's dtype before its kernel (CANN's l0 dispatch inserts the Cast): a page that lists
+   integer dtypes for such an input lists them for every chip that has the kernel. What covers the
+   cases the pages leave out: 1. (an A3 note alone: aclnnAcosh, aclnnCosh) and 6. (aclnnIsFinite,
+   aclnnIsPosInf, aclnnIsNegInf); the pages that list integers on some chips only keep their lists,
+   with a diagnostic (integer-cast-per-chip) naming the chips that refuse them.
 
 How many APIs of a corpus each convention changes phase 1 of: `python -m gen.corpus.conventions DIR`
 (each switched off in turn, the pages parsed again, the simulator's spec rows compared).
@@ -243,3 +249,32 @@ def castable_to(target: DType) -> tuple[DType, ...]:
     FLOAT alone refused the DOUBLE scalar a C++ `1.0` makes."""
     castable = [d for d in DType if d.promotes_with_others and not d.is_complex and d.can_cast(target)]
     return (target,) + tuple(d for d in castable if d is not target)
+
+
+# --- 10. integer inputs of a floating result are cast ------------------------------------------------------
+
+_INTEGERS = frozenset(d for d in DType if d.is_integral or d is DType.BOOL)
+
+
+def integer_inputs_cast(api: str, params: Sequence[Param], line: int, diags: list[Diagnostic]) -> None:
+    """Diagnoses a page that contradicts convention 10: an input of `api`, whose one output lists
+    floating dtypes only, takes integers on some chips (the Cast before the kernel) and not on
+    others (aclnnErfinv's self on Ascend910, aclnnSoftplusBackward's). The page is kept: the chips
+    it names may lack the cast, and nothing says otherwise."""
+    outputs = [p for p in params if p.direction is Direction.OUT and p.kind is ParamKind.TENSOR]
+    if len(outputs) != 1:
+        return
+    results = set(outputs[0].documented_dtypes())
+    if not results or results & _INTEGERS or not any(d.is_floating for d in results):
+        return
+    for param in params:
+        if param.direction is not Direction.IN or param.kind is not ParamKind.TENSOR or not param.dtypes:
+            continue
+        lists = {"the other chips (the table)": param.dtypes, **{e.soc.value: e.dtypes for e in param.dtypes_by_product}}
+        taking = [chip for chip, dtypes in lists.items() if _INTEGERS & set(dtypes)]
+        refusing = [chip for chip, dtypes in lists.items() if not _INTEGERS & set(dtypes)]
+        if taking and refusing:
+            diags.append(Diagnostic(
+                Level.INFO, param.line or line, "integer-cast-per-chip",
+                f"{api}.{param.name}: integer inputs, cast to the floating result, are listed for "
+                f"{', '.join(taking)} and not for {', '.join(refusing)}: each keeps its list"))

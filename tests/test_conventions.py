@@ -279,6 +279,21 @@ def test_a_scalar_castable_to_float_takes_every_dtype_that_casts():
     assert not any(d.is_complex for d in beta.dtypes)  # a complex does not cast to FLOAT
 
 
+# --- 10. integer inputs of a floating result are cast ---------------------------------------------------
+
+def test_integers_listed_on_some_chips_only_are_diagnosed_and_kept():
+    # aclnnCosh: the A2/A3 note adds INT8...BOOL to self, whose out lists floating dtypes only.
+    page = api_page(_TABLE + f"\n- {_A2}：self数据类型额外支持INT32、BOOL。\n")
+    p = _self(page)
+    assert DType.INT32 in p.dtypes_for(Soc.ASCEND910B) and DType.INT32 not in p.dtypes_for(Soc.ASCEND910)
+    assert "integer-cast-per-chip" in {d.code for d in page.diagnostics}
+
+
+def test_integers_listed_on_every_chip_say_nothing():
+    table = html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT、INT32"], ["out", "输出", "FLOAT"])
+    assert "integer-cast-per-chip" not in {d.code for d in api_page(table).diagnostics}
+
+
 # --- the census: what each convention changes over a directory of pages ---------------------------
 
 def test_the_census_counts_the_apis_a_convention_changes(tmp_path):
