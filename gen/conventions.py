@@ -254,6 +254,7 @@ def castable_to(target: DType) -> tuple[DType, ...]:
 # --- 10. integer inputs of a floating result are cast ------------------------------------------------------
 
 _INTEGERS = frozenset(d for d in DType if d.is_integral or d is DType.BOOL)
+_MATH_RESULTS = frozenset({DType.FLOAT16, DType.BFLOAT16, DType.FLOAT, DType.DOUBLE, DType.COMPLEX64, DType.COMPLEX128})
 
 
 def integer_inputs_cast(api: str, params: Sequence[Param], line: int, diags: list[Diagnostic]) -> None:
@@ -265,8 +266,8 @@ def integer_inputs_cast(api: str, params: Sequence[Param], line: int, diags: lis
     if len(outputs) != 1:
         return
     results = set(outputs[0].documented_dtypes())
-    if not results or results & _INTEGERS or not any(d.is_floating for d in results):
-        return
+    if not results or not results <= _MATH_RESULTS or not any(d.is_floating for d in results):
+        return  # a quantised result (FLOAT8, HIFLOAT8) takes integer scales and offsets, no cast
     for param in params:
         if param.direction is not Direction.IN or param.kind is not ParamKind.TENSOR or not param.dtypes:
             continue
