@@ -24,7 +24,8 @@ from gen.emit import sim
 from gen.ir import API, Page
 from gen.merge import merge_readmes
 from gen.model import _completeness
-from gen.pipeline import discover, parse
+from gen.parse import api_page  # noqa: F401  loaded here, before the parse workers fork: every run
+from gen.pipeline import discover, parse  # parses the code it started with, whatever changes on disk
 
 
 def _literal_twins(name, per_chip, base, line, diags):
