@@ -11,8 +11,11 @@ emitters ask these functions; none of them spells a convention again.
 
 1. `twin_chip_dtypes`: Atlas A2 (Ascend910B) and Atlas A3 (Ascend910_93) share one dtype list:
    what a page adds for one of them alone, the other accepts too.
-2. `formats_checked`: a page whose Format column lists only plain layouts and whose error table
-   names no format condition checks no format.
+2. `formats_checked`: a page whose Format column lists only plain layouts (`PLAIN_FORMATS`: ND,
+   NCHW, NHWC, NCDHW, NDHWC, HWCN, NCL, NC, DHWCN) and whose error table names no format condition
+   checks no format: it takes every plain layout and the private ones (NC1HWC0, FRACTAL_NZ) alike.
+   A column that lists a private format, or an error row about formats, is a check; there an ND
+   column still takes every plain layout (one memory layout to CANN's checks).
 3. `inner_null_outputs`: an output the null-pointer row of the error table leaves out is not
    checked by CANN's CheckNotNull: a null there fails later, as ACLNN_ERR_INNER_NULLPTR.
 4. A reduction's output may be given in either form of its reduced shape, the reduced dimensions
@@ -35,6 +38,7 @@ emitters ask these functions; none of them spells a convention again.
    空指针Tensor": aclnnForeachAddcdivList, aclnnForeachLogInplace, ...), the other 68 state none,
    and CANN's foreach APIs share their checks. The foreach family applies it
    (runtime/sim/src/opapi/families/foreach.cpp); tests/test_sim_foreach_family.py passes a null member.
+   Not a rule of every list: aclnnAddN's page gives 161001 to "tensors中的某个Tensor是空指针".
 10. `integer_inputs_cast`: a math op whose result is floating takes an integer input by casting it
    to the result's dtype before its kernel (CANN's l0 dispatch inserts the Cast): a page that lists
    integer dtypes for such an input lists them for every chip that has the kernel. What covers the
