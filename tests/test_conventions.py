@@ -3,7 +3,11 @@ covers, and the diagnostic of a page that contradicts one."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 from gen import conventions
+from gen.corpus.conventions import census
 from gen.emit import sim
 from gen.ir import Direction, DType, ErrorCase, ErrorCategory, ProductDTypes, Soc
 from tests.factories import make_api, make_param, null_error
@@ -214,6 +218,8 @@ def test_a_twin_list_that_drops_the_table_still_only_adds():
     # aclnnInplaceAsin: "Atlas A3：selfRef数据类型支持BFLOAT16" read as A3's whole list.
     p = _self(api_page(_TABLE + f"\n- {_A3}：self数据类型支持BFLOAT16。\n"))
     assert p.dtypes_for(Soc.ASCEND910B) == (DType.FLOAT, DType.FLOAT16, DType.BFLOAT16)
+    # A list sharing nothing with the table's adds to it on the twin that states it too: one list.
+    assert p.dtypes_for(Soc.ASCEND910_93) == (DType.FLOAT, DType.FLOAT16, DType.BFLOAT16)
 
 
 # --- 6. integer inputs of the floating-class predicates ---------------------------------------------
@@ -258,3 +264,43 @@ def test_a_scalar_with_a_listed_dtype_keeps_it():
     page = _scalar_page("DOUBLE")
     assert page.apis[0].param("alpha").dtypes == (DType.DOUBLE,)
     assert "scalar-dtypes-from-tensors" not in {d.code for d in page.diagnostics}
+
+
+# --- 8. "a dtype castable to FLOAT" ---------------------------------------------------------------
+
+def test_a_scalar_castable_to_float_takes_every_dtype_that_casts():
+    # aclnnSwish's betaOptional: its error row checks its dtype; a C++ 1.0 is a DOUBLE scalar.
+    table = html_table(["参数名", "输入/输出", "使用说明", "数据类型"],
+                       ["self", "输入", "-", "FLOAT"], ["index", "输入", "-", "INT64"],
+                       ["alpha", "输入", "数据类型需要是可转换为FLOAT的数据类型。", "-"], ["out", "输出", "-", "FLOAT"])
+    beta = api_page(table, prototype=_SCALAR_PROTOTYPE).apis[0].param("alpha")
+    assert beta.dtypes[0] is DType.FLOAT  # the one a Python float is passed as
+    assert {DType.DOUBLE, DType.FLOAT16, DType.INT32, DType.BOOL} <= set(beta.dtypes)
+    assert not any(d.is_complex for d in beta.dtypes)  # a complex does not cast to FLOAT
+
+
+# --- 10. integer inputs of a floating result are cast ---------------------------------------------------
+
+def test_integers_listed_on_some_chips_only_are_diagnosed_and_kept():
+    # aclnnCosh: the A2/A3 note adds INT8...BOOL to self, whose out lists floating dtypes only.
+    page = api_page(_TABLE + f"\n- {_A2}：self数据类型额外支持INT32、BOOL。\n")
+    p = _self(page)
+    assert DType.INT32 in p.dtypes_for(Soc.ASCEND910B) and DType.INT32 not in p.dtypes_for(Soc.ASCEND910)
+    assert "integer-cast-per-chip" in {d.code for d in page.diagnostics}
+
+
+def test_integers_listed_on_every_chip_say_nothing():
+    table = html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT、INT32"], ["out", "输出", "FLOAT"])
+    assert "integer-cast-per-chip" not in {d.code for d in api_page(table).diagnostics}
+
+
+# --- the census: what each convention changes over a directory of pages ---------------------------
+
+def test_the_census_counts_the_apis_a_convention_changes(tmp_path):
+    docs = Path(__file__).resolve().parent.parent / "op_docs"
+    for name in ("aclnnMin.md", "leaky_relu.md", "aclnnIsFinite.md"):
+        shutil.copy(docs / name, tmp_path / name)
+    changed = census([tmp_path])
+    assert "aclnnMin" in changed["3 inner_null_outputs"]  # its null row names self alone
+    assert "aclnnLeakyRelu" in changed["2 formats_checked"]  # ND column, no format row
+    assert changed["6 class_predicate_inputs"] == ["aclnnIsFinite"]

@@ -72,6 +72,14 @@ def test_product_note_adding_dtypes_to_a_named_param():
     assert (note.op, note.dtypes, note.params) == (prose.ADD, (DType.COMPLEX64, DType.BFLOAT16), ("out",))
 
 
+def test_product_note_with_two_lists_gives_each_the_names_before_it():
+    # aclnnRmsNormQuant's A2/A3 note: x had been read as INT8 only, refusing FLOAT16 on Ascend910B.
+    text = "入参`x`、`gamma`的数据类型仅支持FLOAT16，BFLOAT16，`offset`仅支持INT8。"
+    first, second = prose.note_statements((Soc.ASCEND910B,), text, 1, ["x", "gamma", "offset", "y"])
+    assert (first.dtypes, first.params) == ((DType.FLOAT16, DType.BFLOAT16), ("x", "gamma"))
+    assert (second.dtypes, second.params) == ((DType.INT8,), ("offset",))
+
+
 def test_product_note_relating_its_list_to_another_param_is_not_about_that_param():
     # aclnnBitwiseAndScalar's self: "...BOOL，且数据类型需要与other满足数据类型推导规则": a note of self's row.
     (note,) = prose.note_statements((Soc.ASCEND910,), "数据类型支持INT8、BOOL，且数据类型需要与other满足数据类型推导规则。",

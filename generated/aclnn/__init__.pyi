@@ -8121,7 +8121,7 @@ def celu(self: Tensor, alpha: _Scalar, *, out: _OutArray | None = None) -> Tenso
         支持空Tensor。
     alpha : number
         alpha (const aclScalar*, in): 表示CELU激活函数的激活系数，公式中的α。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换为FLOAT的数据类型（参见互转换关系）。 α不能为0。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -12454,15 +12454,15 @@ def elu(self: Tensor, alpha: _Scalar, scale: _Scalar, input_scale: _Scalar, *, o
         支持空Tensor。
     alpha : number
         alpha (const aclScalar*, in): 表示ELU激活函数的激活系数，公式中的α。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换为FLOAT的数据类型。
     scale : number
         scale (const aclScalar*, in): 表示ELU激活函数的缩放系数，公式中的scale。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换为FLOAT的数据类型。
     input_scale : number
         inputScale (const aclScalar*, in): 表示ELU激活函数的输入的缩放系数，公式中的inputScale。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换为FLOAT的数据类型。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -12541,15 +12541,15 @@ def elu_backward(grad_output: Tensor, alpha: _Scalar, scale: _Scalar, input_scal
         支持空Tensor。
     alpha : number
         alpha (const aclScalar*, in): 表示ELU激活函数的激活系数，公式中的α。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         如果isResult为true，α必须大于等于0。 数据类型需要是可转换为FLOAT的数据类型（参见互转换关系）。
     scale : number
         scale (const aclScalar*, in): 表示ELU激活函数的缩放系数，公式中的scale。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换为FLOAT的数据类型（参见互转换关系）。
     input_scale : number
         inputScale (const aclScalar*, in): 表示ELU激活函数的输入的缩放系数，公式中的inputScale。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换为FLOAT的数据类型（参见互转换关系）。
     is_result : bool
         isResult (bool, in): 表示传给ELU反向计算的输入是否是ELU正向的输出。
@@ -26956,11 +26956,11 @@ def histc(self: Tensor, bins: int, min: _Scalar, max: _Scalar, *, out: _OutArray
         取值范围需大于0。
     min : number
         min (const aclScalar*, in): 直方图的统计下限（包括）。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换成FLOAT的类型，取值范围不能大于max的值。
     max : number
         max (const aclScalar*, in): 直方图的统计上限（包括）。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换成FLOAT的类型，取值范围不能小于min的值。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -28816,14 +28816,14 @@ def inplace_asin(self_ref: _InOut1) -> _InOut1:
     ----------
     self_ref : array_like or aclnn.Tensor
         selfRef (aclTensor*, inout): 公式中的输入`input`与输出`out`。
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。
 
     Returns
     -------
     self_ref : numpy.ndarray or aclnn.Tensor
         selfRef (aclTensor*, inout): 公式中的输入`input`与输出`out`。
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。
 
     Raises
@@ -29685,7 +29685,7 @@ def inplace_celu(self_ref: _InOut1, alpha: _Scalar) -> _InOut1:
         支持空Tensor。
     alpha : number
         alpha (const aclScalar*, in): 表示CELU激活函数的激活系数，公式中的\\alpha。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换为FLOAT的数据类型（参见互转换关系）。 alpha不能为0。
 
     Returns
@@ -30402,15 +30402,15 @@ def inplace_elu(self_ref: _InOut1, alpha: _Scalar, scale: _Scalar, input_scale: 
         支持空Tensor。
     alpha : number
         alpha (const aclScalar*, in): 表示ELU激活函数的激活系数，公式中的α。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换为FLOAT的数据类型。
     scale : number
         scale (const aclScalar*, in): 表示ELU激活函数的激活系数，公式中的scale。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换为FLOAT的数据类型。
     input_scale : number
         inputScale (const aclScalar*, in): 表示ELU激活函数的输入的缩放系数。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换为FLOAT的数据类型。
 
     Returns
@@ -51205,11 +51205,11 @@ def softplus_backward(grad_output: Tensor, self: _TensorLike, beta: _Scalar, thr
         支持空Tensor。 softplus的正向输入值。 shape需要与gradOutput、gradInput相同。
     beta : number
         beta (const aclScalar*, in): 公式中的beta，可表示与relu的近似程度。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型满足数据类型推导规则（参见互推导关系）。 支持可转换为FLOAT的类型。
     threshold : number
         threshold (const aclScalar*, in): 公式中的threshold，表示阈值，大于此值时恢复为线性函数。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型满足数据类型推导规则（参见互推导关系）。 支持可转换为FLOAT的类型。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write gradInput; allocated when not given (as device tensors when
