@@ -25529,7 +25529,7 @@ def grid_sampler3_d_backward(grad_output: _HostArray, input: _HostArray, grid: _
 
 # aclnnGroupNorm (op_docs/aclnnGroupNorm.md:50)
 @overload
-def group_norm(self: Tensor, gamma: _TensorLike, beta: _TensorLike, n: int, c: int, hx_w: int, group: int, eps: float, *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def group_norm(self: Tensor, gamma: _TensorLike | None, beta: _TensorLike | None, n: int, c: int, hx_w: int, group: int, eps: float, *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     """Runs aclnnGroupNorm (both phases) on the active backend.
 
     - 接口功能：计算输入self的组归一化结果out，均值meanOut，标准差的倒数rstdOut。
@@ -25551,11 +25551,11 @@ def group_norm(self: Tensor, gamma: _TensorLike, beta: _TensorLike, n: int, c: i
         self (const aclTensor*, in): 表示进行归一化计算的输入，对应公式中的`x`。
         dtypes FLOAT, FLOAT16, BFLOAT16; rank 2-8; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。
-    gamma : array_like or aclnn.Tensor
+    gamma : array_like or aclnn.Tensor or None
         gamma (const aclTensor*, in): 表示进行归一化计算的缩放因子（权重），对应公式中的`γ`。
         dtypes FLOAT, FLOAT16, BFLOAT16; rank 1; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 数据类型与self相同。 元素数量需与C相同。
-    beta : array_like or aclnn.Tensor
+    beta : array_like or aclnn.Tensor or None
         beta (const aclTensor*, in): 表示进行归一化计算的偏移量，对应公式中的`β`。
         dtypes FLOAT, FLOAT16, BFLOAT16; rank 1; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 数据类型与self相同。 元素数量需与C相同。
@@ -25632,18 +25632,18 @@ def group_norm(self: Tensor, gamma: _TensorLike, beta: _TensorLike, n: int, c: i
     Source: op_docs/aclnnGroupNorm.md:50
     """
 @overload
-def group_norm(self: _TensorLike, gamma: Tensor, beta: _TensorLike, n: int, c: int, hx_w: int, group: int, eps: float, *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def group_norm(self: _TensorLike, gamma: Tensor, beta: _TensorLike | None, n: int, c: int, hx_w: int, group: int, eps: float, *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     ...
 @overload
-def group_norm(self: _TensorLike, gamma: _TensorLike, beta: Tensor, n: int, c: int, hx_w: int, group: int, eps: float, *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def group_norm(self: _TensorLike, gamma: _TensorLike | None, beta: Tensor, n: int, c: int, hx_w: int, group: int, eps: float, *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     ...
 @overload
-def group_norm(self: _HostArray, gamma: _HostArray, beta: _HostArray, n: int, c: int, hx_w: int, group: int, eps: float, *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
+def group_norm(self: _HostArray, gamma: _HostArray | None, beta: _HostArray | None, n: int, c: int, hx_w: int, group: int, eps: float, *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
     ...
 
 # aclnnGroupNormBackward (op_docs/aclnnGroupNormBackward.md:54)
 @overload
-def group_norm_backward(grad_out: Tensor, input: _TensorLike, mean: _TensorLike, rstd: _TensorLike, gamma: _TensorLike, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def group_norm_backward(grad_out: Tensor, input: _TensorLike, mean: _TensorLike, rstd: _TensorLike, gamma: _TensorLike | None, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     """Runs aclnnGroupNormBackward (both phases) on the active backend.
 
     - 接口功能：aclnnGroupNorm的反向计算。用于计算输入张量的梯度，以便在反向传播过程中更新模型参数。
@@ -25681,7 +25681,7 @@ def group_norm_backward(grad_out: Tensor, input: _TensorLike, mean: _TensorLike,
         rstd (const aclTensor*, in): 表示正向计算的第三个输出，表示input分组后每个组的标准差倒数，对应公式中的`rstd`。
         dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 数据类型与`mean`相同。 元素个数需要等于N*group。
-    gamma : array_like or aclnn.Tensor
+    gamma : array_like or aclnn.Tensor or None
         gamma (const aclTensor*, in): 表示每个channel的缩放系数，对应公式中的`gamma`。
         dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 数据类型与`mean`相同。 元素数量需与`C`相同。
@@ -25760,19 +25760,19 @@ def group_norm_backward(grad_out: Tensor, input: _TensorLike, mean: _TensorLike,
     Source: op_docs/aclnnGroupNormBackward.md:54
     """
 @overload
-def group_norm_backward(grad_out: _TensorLike, input: Tensor, mean: _TensorLike, rstd: _TensorLike, gamma: _TensorLike, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def group_norm_backward(grad_out: _TensorLike, input: Tensor, mean: _TensorLike, rstd: _TensorLike, gamma: _TensorLike | None, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     ...
 @overload
-def group_norm_backward(grad_out: _TensorLike, input: _TensorLike, mean: Tensor, rstd: _TensorLike, gamma: _TensorLike, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def group_norm_backward(grad_out: _TensorLike, input: _TensorLike, mean: Tensor, rstd: _TensorLike, gamma: _TensorLike | None, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     ...
 @overload
-def group_norm_backward(grad_out: _TensorLike, input: _TensorLike, mean: _TensorLike, rstd: Tensor, gamma: _TensorLike, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def group_norm_backward(grad_out: _TensorLike, input: _TensorLike, mean: _TensorLike, rstd: Tensor, gamma: _TensorLike | None, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     ...
 @overload
 def group_norm_backward(grad_out: _TensorLike, input: _TensorLike, mean: _TensorLike, rstd: _TensorLike, gamma: Tensor, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     ...
 @overload
-def group_norm_backward(grad_out: _HostArray, input: _HostArray, mean: _HostArray, rstd: _HostArray, gamma: _HostArray, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
+def group_norm_backward(grad_out: _HostArray, input: _HostArray, mean: _HostArray, rstd: _HostArray, gamma: _HostArray | None, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
     ...
 
 # aclnnGroupNormSilu (op_docs/aclnnGroupNormSilu.md:55)
