@@ -101,7 +101,7 @@ demo: $(CORE_STAMP)
 # Everything: the generator's own tests, the generated suites (on the asynchronous simulator with
 # the CPU's widest kernel path, and again with every kernel run in its launching call,
 # ACLNN_SIM_SYNC=1, on the AVX2 path: the one AVX2-only CPUs take), the pages' examples.
-# tests/test_kernel_paths.py compares the baseline, AVX2 and AVX-512 paths with each other.
+# tests/sim/test_kernel_paths.py compares the baseline, AVX2 and AVX-512 paths with each other.
 # The test extras install (mostly unpacking torch, one core) while the generation and the build run.
 test: $(CORE_STAMP)
 	@mkdir -p build; $(MAKE) --no-print-directory $(VENV_STAMP) > build/venv-extras.log 2>&1 & extras=$$!; \
@@ -113,7 +113,7 @@ test: $(CORE_STAMP)
 
 # The pages' C++ examples, unmodified, built against the simulator, run and checked against the golden.
 examples: build $(VENV_STAMP)
-	$(PYTEST) tests/test_examples.py
+	$(PYTEST) tests/project/test_examples.py
 
 test-generator: build $(VENV_STAMP)
 	$(call run_pytest,-n $(JOBS) tests)
@@ -121,9 +121,9 @@ test-generator: build $(VENV_STAMP)
 test-generated: build $(VENV_STAMP)
 	$(call run_pytest,-n $(JOBS) generated/tests)
 
-# Rewrites tests/golden/ from the seed pages; review the diff before committing.
+# Rewrites tests/parse/golden/ from the seed pages; review the diff before committing.
 golden: $(VENV_STAMP)
-	$(PY) -m tests.update_golden
+	$(PY) -m tests.parse.update_golden
 
 # Every API of a directory of pages (default: the shared corpus): parsed, generated, compiled,
 # phase 1 run on the simulator; build/corpus-report.json and build/corpus-report.md.
@@ -140,12 +140,12 @@ bench: build $(VENV_STAMP)
 fuzz: build $(VENV_STAMP)
 	@if [ -d "$$($(PY) -c 'from gen.locations import shared_corpus; print(shared_corpus())')" ]; then \
 	  $(MAKE) corpus; else echo "fuzz: no shared corpus: the corpus build is not fuzzed"; fi
-	FUZZ_BUDGET=long $(PYTEST) -n $(JOBS) tests/test_fuzz_parser.py tests/test_fuzz_bindings.py
+	FUZZ_BUDGET=long $(PYTEST) -n $(JOBS) tests/fuzz/test_fuzz_parser.py tests/fuzz/test_fuzz_bindings.py
 
 # ASan + UBSan build of the simulator and the extension, running the generated suites, the fuzzers,
 # the reliability tests and the asynchronous runtime's.
 asan: generate $(VENV_STAMP)
-	$(PY) -m tests.asan
+	$(PY) -m tests.support.asan
 
 clean:
 	rm -rf build generated/aclnn/_C*.so generated/aclnn/_sim
