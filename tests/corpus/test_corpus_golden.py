@@ -1,8 +1,8 @@
 """gen.corpus, phase 2 and the golden: the corpus's call of an API on the simulator records what
 phase 2 did ("ok", "not simulated", the status) and whether its results equal the semantics
-file's golden (True, False, None with a reason). On the package tests/support/bindings_build builds (the
-seed pages, with semantics, and probe APIs without any), its generated suites laid out as a
-corpus build's, one of them with a golden made wrong on purpose."""
+file's golden (True, False, None with a reason). On the package tests/support/bindings_build.py
+builds (the seed pages, with semantics, and probe APIs without any), its generated suites laid
+out as a corpus build's, one of them with a golden made wrong on purpose."""
 
 from __future__ import annotations
 
