@@ -17,11 +17,6 @@ real_sim = pytest.mark.skipif(not bindings_build.real_simulator(),
                               reason="needs the real simulator (runtime/sim); the fake computes FLOAT only")
 
 
-@pytest.fixture(scope="session")
-def aclnn():
-    return bindings_build.import_aclnn()
-
-
 def leaky(x, slope=0.5):
     return np.where(x > 0, 1.0, slope).astype(x.dtype)
 

@@ -7,7 +7,6 @@ import pytest
 from gen.ir import Soc
 
 from tests.support import bindings_build
-from tests.bindings.test_bindings_call import aclnn  # noqa: F401  (the session's package)
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.bindings.test_bindings_call import aclnn  # noqa: F401  (the session's package)
 
 
 @st.composite

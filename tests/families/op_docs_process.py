@@ -1,6 +1,7 @@
 """Runs a script of calls in a process of its own on the package of op_docs/ (generated/, `make
 build`): a test process's `aclnn` is the seed package other tests build (tests/support/bindings_build.py).
-The script prints one JSON document; its first argument is the package's directory."""
+The script's first argument is the package's directory. `results_of`'s script prints one JSON
+document for the test to judge; `check`'s judges the calls itself (its asserts)."""
 
 from __future__ import annotations
 
@@ -30,3 +31,33 @@ def results_of(calls: str) -> dict:
                           timeout=300, env={**os.environ, "ACLNN_BACKEND": "sim"})
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
+
+
+# What a `check` script starts with: the package and torch, and helpers to judge its calls.
+CHECK_PROLOGUE = r'''
+import sys
+import numpy as np
+import torch
+sys.path.insert(0, sys.argv[1])
+import aclnn
+
+def host(a):
+    return a.numpy() if hasattr(a, "numpy") else np.asarray(a)
+
+def refused(call, status, words):
+    try:
+        call()
+    except aclnn.AclnnError as error:
+        assert error.status == status and all(w in str(error) for w in words), str(error)
+        return
+    raise AssertionError("accepted")
+
+rng = np.random.default_rng(0)
+'''
+
+
+def check(script: str) -> None:
+    """Runs `CHECK_PROLOGUE + script`, which asserts what it computes, and fails with its output."""
+    done = subprocess.run([sys.executable, "-c", CHECK_PROLOGUE + script, str(GENERATED)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -8,48 +8,16 @@ this process's `aclnn` is the seed package other tests build (tests/support/bind
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
+from tests.families.op_docs_process import check
 from tests.support import bindings_build
 
 pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
 
-GENERATED = Path(__file__).resolve().parents[2] / "generated"
-
-PROLOGUE = r'''
-import sys
-import numpy as np
-import torch
-sys.path.insert(0, sys.argv[1])
-import aclnn
-
-def host(a):
-    return a.numpy() if hasattr(a, "numpy") else np.asarray(a)
-
-def refused(call, status, words):
-    try:
-        call()
-    except aclnn.AclnnError as error:
-        assert error.status == status and all(w in str(error) for w in words), str(error)
-        return
-    raise AssertionError("accepted")
-
-rng = np.random.default_rng(0)
-'''
-
-
-def run(script: str) -> None:
-    done = subprocess.run([sys.executable, "-c", PROLOGUE + script, str(GENERATED)], capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stdout + done.stderr
-
 
 def test_cross_entropy_and_its_gradient_in_every_reduction_equal_torch():
-    run(r'''
+    check(r'''
 x = rng.standard_normal((6, 7)).astype(np.float32)
 t = rng.integers(0, 7, 6)
 t[2] = 3  # ignored below
@@ -81,7 +49,7 @@ refused(lambda: aclnn.cross_entropy_loss(x, t, w, "batchmean", -100, 0.0, 0.0, F
 
 
 def test_pointwise_losses_broadcast_and_refuse_what_they_do_not_model():
-    run(r'''
+    check(r'''
 a = rng.standard_normal((3, 4)).astype(np.float32)
 b = rng.standard_normal((4,)).astype(np.float32)
 for reduction, name in enumerate(("none", "mean", "sum")):
@@ -98,7 +66,7 @@ assert host(got) == 1.0
 
 
 def test_a_class_out_of_range_faults_naming_the_target():
-    run(r'''
+    check(r'''
 log_p = np.log(np.full((2, 3), 1 / 3, np.float32))
 refused(lambda: aclnn.nll_loss(log_p, np.array([0, 3]), np.ones(3, np.float32), 1, -100,
                                out=(np.zeros((), np.float32), np.zeros((), np.float32))),

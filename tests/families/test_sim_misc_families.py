@@ -10,13 +10,13 @@ from __future__ import annotations
 import pytest
 
 from tests.support import bindings_build
-from tests.families.test_sim_loss_family import run
+from tests.families.op_docs_process import check
 
 pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
 
 
 def test_unmodelled_values_are_refused_by_name():
-    run(r'''
+    check(r'''
 w = rng.standard_normal((5, 3)).astype(np.float32)
 idx = np.array([1, 2, 4, 0])
 def bags(offsets, mode):

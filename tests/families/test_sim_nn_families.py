@@ -10,13 +10,13 @@ from __future__ import annotations
 import pytest
 
 from tests.support import bindings_build
-from tests.families.test_sim_loss_family import run
+from tests.families.op_docs_process import check
 
 pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
 
 
 def test_unmodelled_values_are_refused_by_name():
-    run(r'''
+    check(r'''
 f = lambda *shape: rng.standard_normal(shape).astype(np.float32)
 cell = lambda bias_i, bias_h: aclnn.thnn_fused_lstm_cell(f(2, 8), f(2, 8), f(2, 2), bias_i, bias_h,
                                                          out=(f(2, 2), f(2, 2), f(2, 8)))

@@ -9,13 +9,13 @@ from __future__ import annotations
 import pytest
 
 from tests.support import bindings_build
-from tests.families.test_sim_loss_family import run
+from tests.families.op_docs_process import check
 
 pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
 
 
 def test_stacked_bidirectional_networks_equal_aten_and_autograd():
-    run(r'''
+    check(r'''
 T, B, I, H = 4, 3, 5, 6
 def network(gates, layers, directions, bias):
     params = []

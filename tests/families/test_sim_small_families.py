@@ -11,13 +11,13 @@ from __future__ import annotations
 import pytest
 
 from tests.support import bindings_build
-from tests.families.test_sim_loss_family import run
+from tests.families.op_docs_process import check
 
 pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
 
 
 def test_grouped_bias_add_grad_sums_the_groups_its_ends_or_sizes_give_and_refuses_others():
-    run(r'''
+    check(r'''
 g = rng.standard_normal((7, 5)).astype(np.float32)
 def grad(idx, kind):
     return host(aclnn.grouped_bias_add_grad_v2(g, np.array(idx, np.int64), kind,
@@ -33,7 +33,7 @@ refused(lambda: grad([3, 3, 7], 2), 161002, ["groupIdxType", "2"])
 
 
 def test_sign_bits_pack_gives_torch_npus_documented_bytes():
-    run(r'''
+    check(r'''
 # torch_npu.npu_sign_bits_pack's documented example: 0 packs as a set bit, the tail as clear ones.
 a = np.array([5, 4, 3, 2, 0, -1, -2, 4, 3, 2, 1, 0, -1, -2], np.float32)
 got = host(aclnn.sign_bits_pack(a, 2, out=np.zeros((2, 1), np.uint8)))
@@ -43,7 +43,7 @@ refused(lambda: aclnn.sign_bits_pack(a, 3, out=np.zeros((3, 1), np.uint8)), 1610
 
 
 def test_as_strided_reads_a_strided_input_in_row_major_order_and_refuses_views_past_it():
-    run(r'''
+    check(r'''
 x = rng.standard_normal((5, 4)).astype(np.float32).T  # a transposed (non-contiguous) view
 got = host(aclnn.as_strided(x, [3, 2], [2, 5], [1], out=np.zeros((3, 2), np.float32)))
 want = torch.as_strided(torch.from_numpy(np.ascontiguousarray(x)).flatten(), (3, 2), (2, 5), 1).numpy()
@@ -54,7 +54,7 @@ refused(lambda: aclnn.as_strided(x, [3, 2], [2, 5], [11], out=np.zeros((3, 2), n
 
 
 def test_add_lora_without_weight_a_in_place_and_its_refusals():
-    run(r'''
+    check(r'''
 y = rng.standard_normal((3, 32)).astype(np.float16)
 x = rng.standard_normal((3, 16)).astype(np.float16)
 b = rng.standard_normal((2, 2, 16, 16)).astype(np.float16)

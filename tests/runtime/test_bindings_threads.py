@@ -4,7 +4,6 @@ import threading
 
 import numpy as np
 
-from tests.bindings.test_bindings_call import aclnn  # noqa: F401  (the session's package)
 from tests.runtime.concurrency import run_in_threads
 
 

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from tests.support import bindings_build
-from tests.bindings.test_bindings_call import aclnn  # noqa: F401  (the session's package)
 from tests.runtime.concurrency import run_in_threads
 
 pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(),

@@ -21,7 +21,6 @@ import sys
 import numpy as np
 import pytest
 
-from tests.bindings.test_bindings_call import aclnn  # noqa: F401  (the session's package)
 
 BYTES_PER_CALL = 16
 BLOCKS_PER_CALL = 0.01

@@ -10,7 +10,6 @@ import threading
 import numpy as np
 import torch
 
-from tests.bindings.test_bindings_call import aclnn  # noqa: F401  (the session's package)
 from tests.runtime.concurrency import run_in_threads
 from tests.support.golden_namespace import golden_names
 
