@@ -49,9 +49,10 @@ endef
 venv: $(VENV_STAMP)
 
 $(CORE_STAMP): pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "venv: installing the generator and its dependencies into $(VENV) (pip)"
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e .
-	touch $@
+	@touch $@
 
 $(VENV_STAMP): $(CORE_STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
@@ -59,8 +60,18 @@ $(VENV_STAMP): $(CORE_STAMP)
 
 # Pages of $(DOCS) -> generated/ (only changed files are written; stale ones are removed). build/cache
 # keeps the pages' IR and what the emitters rendered, so a run redoes only what changed.
+# GENERATE_LOG=file: the parser's diagnostics about the pages go there, its errors and the count
+# of its warnings to the terminal (make demo's: the warnings are the same in every clone).
+GENERATE = $(PY) -m gen generate $(DOCS) --out generated --jobs $(JOBS) --cache build/cache
 generate: $(CORE_STAMP)
-	$(PY) -m gen generate $(DOCS) --out generated --jobs $(JOBS) --cache build/cache
+ifeq ($(GENERATE_LOG),)
+	$(GENERATE)
+else
+	@echo "generate: the pages of $(DOCS)/ -> generated/ (the parser's warnings about them: $(GENERATE_LOG))"
+	@mkdir -p $(dir $(GENERATE_LOG)); $(GENERATE) 2> $(GENERATE_LOG) || { cat $(GENERATE_LOG); exit 1; }
+	@grep ': error: ' $(GENERATE_LOG) || true
+	@echo "generate: $$(grep -c ': warning: ' $(GENERATE_LOG)) warnings about the pages, in $(GENERATE_LOG)"
+endif
 
 # CI's guarantee: the committed generated/ is exactly what the committed pages give.
 check-generated: generate
@@ -69,15 +80,27 @@ check-generated: generate
 
 # The simulator, the extension aclnn._C (next to generated/aclnn/) and the pages' examples. `package`
 # builds the first two only (what `import aclnn` and the simulator's toolkit need): make demo's.
+# Ninja's steps are shown one short line each (SHORT_STEPS), its exit status kept through the pipe.
 # A .pth makes generated/ importable from the venv: `import aclnn`.
 define configure_and_build
 	@mkdir -p $(BUILD)
-	@echo "build: configuring CMake in $(BUILD), then compiling $(1) (2 cores: a few minutes from a fresh clone)"
-	$(CMAKE) -S . -B $(BUILD) -G Ninja -DCMAKE_MAKE_PROGRAM=$(NINJA) -DPython_EXECUTABLE=$(abspath $(PY)) \
+	@echo "build: configuring CMake in $(BUILD) (its output: $(BUILD).configure.log)"
+	@$(CMAKE) -S . -B $(BUILD) -G Ninja -DCMAKE_MAKE_PROGRAM=$(NINJA) -DPython_EXECUTABLE=$(abspath $(PY)) \
 	  -DCMAKE_BUILD_TYPE=Release > $(BUILD).configure.log 2>&1 || { cat $(BUILD).configure.log; exit 1; }
-	$(NINJA) -C $(BUILD) -j $(JOBS) $(2)
-	$(PY) -c "import site, pathlib; pathlib.Path(site.getsitepackages()[0], 'aclnn-generated.pth').write_text('$(abspath generated)\n')"
+	@echo "build: compiling $(1), $(JOBS) jobs (a few minutes from a fresh clone on 2 cores)"
+	@{ $(NINJA) -C $(BUILD) -j $(JOBS) $(2) 2>&1; echo $$? > $(BUILD).ninja-status; } | $(SHORT_STEPS); \
+	  exit "$$(cat $(BUILD).ninja-status)"
+	@$(PY) -c "import site, pathlib; pathlib.Path(site.getsitepackages()[0], 'aclnn-generated.pth').write_text('$(abspath generated)\n')"
 endef
+# "[12/148] Building CXX object runtime/sim/CMakeFiles/aclsim_opapi_core.dir/src/opapi/families/norm.cpp.o"
+# becomes "[12/148] compiling runtime/sim/src/opapi/families/norm.cpp" (CMake's ../ is __/ in
+# object paths), a link step names what it links; the compiler's messages pass unchanged.
+SHORT_STEPS = sed -u -E \
+  -e '/^ninja: Entering directory/d' \
+  -e 's|^(\[[0-9]+/[0-9]+\]) Building C(XX)? object (.*)/CMakeFiles/[^/]+\.dir/(.*)\.o$$|\1 compiling \3/\4|' \
+  -e 's|^(\[[0-9]+/[0-9]+\]) Linking C(XX)? [a-z ]+ (.*)$$|\1 linking \3|' \
+  -e 's|^(\[[0-9]+/[0-9]+\] [a-z]+ )$(CURDIR)/|\1|' \
+  -e ':collapse' -e 's|^(\[[0-9]+/[0-9]+\] compiling ([^ ]*/)?)[^/ _][^/ ]*/__/|\1|' -e 't collapse'
 
 package: generate
 	$(call configure_and_build,the extension and the simulator's libraries only,aclnn_package)
@@ -90,8 +113,10 @@ build: generate
 # layer in plain PyTorch through torch_npu on the simulator (its toolkit's set_env.sh sourced).
 # The test extras (torch, torch-npu) install while the pages generate and the C++ builds, as for test.
 demo: $(CORE_STAMP)
+	@echo "demo: the test extras (torch, torch-npu) install meanwhile, in the background (build/venv-extras.log)"
 	@mkdir -p build; $(MAKE) --no-print-directory $(VENV_STAMP) > build/venv-extras.log 2>&1 & extras=$$!; \
-	$(MAKE) --no-print-directory package; built=$$?; \
+	$(MAKE) --no-print-directory package GENERATE_LOG=build/generate-warnings.log; built=$$?; \
+	echo "demo: waiting for the test extras to finish installing"; \
 	wait $$extras; installed=$$?; cat build/venv-extras.log; \
 	[ $$installed -eq 0 ] && [ $$built -eq 0 ]
 	$(PY) -m gen.demo
