@@ -2,8 +2,8 @@
 vocab_parallel families: the values their pages refuse or they do not model are refused by name
 (phase 1) or fail by name (phase 2: values read on the device), never computed wrong.
 
-The calls run in a process of their own on the package of op_docs/ (generated/, `make build`), as
-test_sim_loss_family.py's do."""
+The calls run in a process of their own on the package of op_docs/ (generated/, `make build`):
+op_docs_process.check."""
 
 from __future__ import annotations
 

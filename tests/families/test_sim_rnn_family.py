@@ -2,7 +2,7 @@
 rnn family: stacked, bidirectional, batch-first LSTMs and GRUs with and without biases, forward
 against aten's lstm and gru and backward (from the forward's own saved lists) against autograd; and
 the values the engine does not model, refused by name. On the simulator, in a process of its own
-(test_sim_loss_family.py's run)."""
+(op_docs_process.check)."""
 
 from __future__ import annotations
 

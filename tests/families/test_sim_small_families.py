@@ -3,8 +3,8 @@ sign_bits, as_strided and lora families: the grouped form the suites cannot call
 must increase to gradY's rows), torch_npu's documented bits, a strided view of a strided input, and
 the values each engine refuses by name, in phase 1 or phase 2 (device data), never computed wrong.
 
-The calls run in a process of their own on the package of op_docs/ (generated/, `make build`), as
-test_sim_loss_family.py's do."""
+The calls run in a process of their own on the package of op_docs/ (generated/, `make build`):
+op_docs_process.check."""
 
 from __future__ import annotations
 

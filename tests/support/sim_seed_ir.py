@@ -1,6 +1,6 @@
 """Hand-made IR of the three seed pages (op_docs/), faithful to what each page states.
 
-The simulator's tests run on it so that they test the simulator, not the parser; test_sim_seeds.py
+The simulator's tests run on it so that they test the simulator, not the parser; tests/sim/test_sim_seeds.py
 compares it with the parser's IR on every fact the simulator reads, so that the two cannot drift
 apart unnoticed.
 
