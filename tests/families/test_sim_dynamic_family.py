@@ -5,14 +5,14 @@ result's own shape computes and is returned as given; a larger one holds the res
 elements and the call returns their view; one too small fails at the synchronisation (the
 device's kernel would write past its end), never with a partial result.
 
-The calls run in a process of their own on the package of op_docs/ (tests/families/op_docs_process.py)."""
+The calls run in a process of their own on the package of op_docs/ (tests/support/op_docs_process.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.support import bindings_build
-from tests.families.op_docs_process import results_of
+from tests.support.op_docs_process import results_of
 
 pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
 

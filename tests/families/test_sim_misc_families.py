@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support import bindings_build
-from tests.families.op_docs_process import check
+from tests.support.op_docs_process import check
 
 pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
 

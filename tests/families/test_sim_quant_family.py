@@ -5,14 +5,14 @@ offset in its dynamic mode and aclnnDynamicBlockQuantV2's custom dstTypeMax answ
 attribute; a roundMode the page does not allow is the page's 161002. One valid call of each
 kind computes, so that the refusals are not the family refusing everything.
 
-The calls run in a process of their own on the package of op_docs/ (tests/families/op_docs_process.py)."""
+The calls run in a process of their own on the package of op_docs/ (tests/support/op_docs_process.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.support import bindings_build
-from tests.families.op_docs_process import results_of
+from tests.support.op_docs_process import results_of
 
 pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
 

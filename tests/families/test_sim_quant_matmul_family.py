@@ -3,7 +3,7 @@ a wrong value: INT8 (requantised) outputs, per-group scales, a TransQuantParamV3
 rounds the scale's bits. The packed scale word carries the float that aclnnQuantMatmulV5 reads
 back, so that the refusals are not the family refusing everything.
 
-The calls run in a process of their own on the package of op_docs/ (tests/families/op_docs_process.py)."""
+The calls run in a process of their own on the package of op_docs/ (tests/support/op_docs_process.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tests.support import bindings_build
-from tests.families.op_docs_process import results_of
+from tests.support.op_docs_process import results_of
 
 pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
 

@@ -119,14 +119,14 @@ def _bound(api):
 
 
 # --- 4. a reduction's output in either form ----------------------------------------------------------
-# On the package built from op_docs/ (make package), in a process of its own, as test_reliability.py does.
+# On the package built from op_docs/ (make package), in a process of its own (tests/support/op_docs_process.py).
 
 def test_a_reduction_writes_an_output_given_in_the_other_form():
-    from tests.runtime.test_reliability import PACKAGE, run
+    from tests.support.op_docs_process import built, run
 
     import pytest
 
-    if not list((PACKAGE / "aclnn").glob("_C*.so")):
+    if not built():
         pytest.skip("make package first")
     done = run("""
 import numpy as np, aclnn

@@ -9,30 +9,15 @@ settings are tests/runtime/test_settings.py's."""
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-GENERATED = ROOT / "generated"
-# The package built from op_docs/: generated/'s (make build), or another build of it (make asan's).
-PACKAGE = Path(os.environ.get("ACLNN_OP_DOCS_PACKAGE_DIR") or GENERATED)
-pytestmark = pytest.mark.skipif(not list((PACKAGE / "aclnn").glob("_C*.so")), reason="make build first")
+from tests.support.op_docs_process import GENERATED, PACKAGE, ROOT, built, run
 
-
-
-def run(code: str, **env: str) -> subprocess.CompletedProcess:
-    # Importing torch costs a process ~1.5 s of CPU, most of these scripts' time: a script gets it
-    # only when it names it.
-    if re.search(r"\btorch\b", code):
-        code = "import torch\n" + code
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("ACLNN_")}
-    clean.update(PYTHONPATH=os.pathsep.join([str(PACKAGE), str(ROOT)]), **env)
-    return subprocess.run([sys.executable, "-c", code], env=clean, capture_output=True, text=True, timeout=120)
+pytestmark = pytest.mark.skipif(not built(), reason="make build first")
 
 
 PRELUDE = """

@@ -1,7 +1,7 @@
 """Issue 25's findings on the runtime, one regression test each: a device fault pending at exit,
 the stream numpy() waits for, from_pointer's units and bounds, devices, faults through events,
-fork. On the package built from op_docs/, each test in a process of its own (tests/runtime/test_reliability.py's
-`run`)."""
+fork. On the package built from op_docs/, each test in a process of its own
+(tests/support/op_docs_process.py's `run`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import textwrap
 
 import pytest
 
-from tests.runtime.test_reliability import PRELUDE, pytestmark, run  # noqa: F401 - pytestmark: skipped without a build
+from tests.runtime.test_reliability import PRELUDE, pytestmark  # noqa: F401 - pytestmark: skipped without a build
+from tests.support.op_docs_process import run
 
 
 def check(body: str, prelude: str = "", **env: str) -> str:
