@@ -11,11 +11,7 @@ this process's `aclnn` is the seed package other tests build (tests/support/bind
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,10 +19,10 @@ import torch
 import torch.nn.functional as F
 
 from tests.support import bindings_build
+from tests.support.op_docs_process import results_of
 
 pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
 
-GENERATED = Path(__file__).resolve().parents[2] / "generated"
 
 # name: (input shape, weight shape, stride, padding, dilation, transposed, output padding, groups)
 CONVOLUTIONS = {
@@ -39,10 +35,6 @@ CONVOLUTIONS = {
 }
 
 CALLS = r'''
-import json, sys
-import numpy as np
-sys.path.insert(0, sys.argv[1])
-import aclnn
 CONVOLUTIONS = json.loads(sys.stdin.read())
 rng = np.random.default_rng(0)
 out = {}
@@ -116,12 +108,7 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def results() -> dict:
-    if not any((GENERATED / "aclnn").glob("_C*.so")):
-        pytest.skip("the package of op_docs/ is not built: run `make build`")
-    done = subprocess.run([sys.executable, "-c", CALLS, str(GENERATED)], input=json.dumps(CONVOLUTIONS),
-                          capture_output=True, text=True, timeout=300, env={**os.environ, "ACLNN_BACKEND": "sim"})
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+    return results_of(CALLS, json.dumps(CONVOLUTIONS))
 
 
 def _tensors(results, name):

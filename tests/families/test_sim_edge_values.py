@@ -8,20 +8,16 @@ this process's `aclnn` is the seed package other tests build (tests/support/bind
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
 from tests.support import bindings_build
+from tests.support.op_docs_process import results_of
 
 pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
 
-GENERATED = Path(__file__).resolve().parents[2] / "generated"
 BIG = float(np.finfo(np.float32).max)
 # Sums that overflow, NaN and infinite operands, both signs.
 EDGES = [0.5, -0.5, np.nan, -np.nan, np.inf, -np.inf, BIG, -BIG, 1e38, 3.0]
@@ -54,10 +50,6 @@ INPUTS = {
 }
 
 CALLS = r'''
-import json, sys
-import numpy as np
-sys.path.insert(0, sys.argv[1])
-import aclnn
 inputs = json.loads(sys.stdin.read())
 x, y = (np.array(inputs[k], np.float32) for k in ("x", "y"))
 out = {"add_relu": aclnn.add_relu(x, y, 1.0).tolist()}
@@ -102,12 +94,7 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def results() -> dict:
-    if not any((GENERATED / "aclnn").glob("_C*.so")):
-        pytest.skip("the package of op_docs/ is not built: run `make build`")
-    done = subprocess.run([sys.executable, "-c", CALLS, str(GENERATED)], input=json.dumps(INPUTS),
-                          capture_output=True, text=True, timeout=300, env={**os.environ, "ACLNN_BACKEND": "sim"})
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+    return results_of(CALLS, json.dumps(INPUTS))
 
 
 def _edges() -> tuple[torch.Tensor, torch.Tensor]:

@@ -10,30 +10,22 @@ this process's `aclnn` is the seed package other tests build (tests/support/bind
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
 from tests.support import bindings_build
+from tests.support.op_docs_process import results_of
 
 pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
 
-GENERATED = Path(__file__).resolve().parents[2] / "generated"
 RNG = np.random.default_rng(0)
 # Members of different shapes, one of them empty (the pages of these APIs allow empty tensors).
 XS = [RNG.uniform(-2, 2, s).astype(np.float32) for s in ((3, 4), (5,), (0, 3), (2, 1, 3))]
 YS = [RNG.uniform(0.5, 2, x.shape).astype(np.float32) for x in XS]
 
 CALLS = r'''
-import json, sys
-import numpy as np
-sys.path.insert(0, sys.argv[1])
-import aclnn
 XS, YS = ([np.array(m, np.float32).reshape(s) for m, s in zip(*lists)] for lists in json.loads(sys.stdin.read()))
 out = {}
 
@@ -73,13 +65,7 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def results() -> dict:
-    if not any((GENERATED / "aclnn").glob("_C*.so")):
-        pytest.skip("the package of op_docs/ is not built: run `make build`")
-    inputs = json.dumps([[[m.ravel().tolist() for m in lst], [m.shape for m in lst]] for lst in (XS, YS)])
-    done = subprocess.run([sys.executable, "-c", CALLS, str(GENERATED)], input=inputs, capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "ACLNN_BACKEND": "sim"})
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+    return results_of(CALLS, json.dumps([[[m.ravel().tolist() for m in lst], [m.shape for m in lst]] for lst in (XS, YS)]))
 
 
 def _tensors(arrays) -> list[torch.Tensor]:

@@ -10,20 +10,16 @@ this process's `aclnn` is the seed package other tests build (tests/support/bind
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
 from tests.support import bindings_build
+from tests.support.op_docs_process import results_of
 
 pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
 
-GENERATED = Path(__file__).resolve().parents[2] / "generated"
 REDUCTIONS = {1: "sum", 2: "prod", 3: "amax", 4: "amin", 5: "mean"}
 
 # Inputs, made alike here and in the calling process.
@@ -36,10 +32,6 @@ CUBE = np.arange(24, dtype=np.float32).reshape(4, 3, 2)
 POSITIVE = np.random.default_rng(0).uniform(0.5, 4.0, (3, 4)).astype(np.float32)
 
 CALLS = r'''
-import json, sys
-import numpy as np
-sys.path.insert(0, sys.argv[1])
-import aclnn
 SELF, SRC, INDEX, TABLE, BATCHED, CUBE, POSITIVE = (np.array(v) for v in json.loads(sys.stdin.read()))
 TABLE, BATCHED, CUBE, POSITIVE = (a.astype(np.float32) for a in (TABLE, BATCHED, CUBE, POSITIVE))
 out = {}
@@ -77,13 +69,7 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def results() -> dict:
-    if not any((GENERATED / "aclnn").glob("_C*.so")):
-        pytest.skip("the package of op_docs/ is not built: run `make build`")
-    inputs = json.dumps([a.tolist() for a in (SELF, SRC, INDEX, TABLE, BATCHED, CUBE, POSITIVE)])
-    done = subprocess.run([sys.executable, "-c", CALLS, str(GENERATED)], input=inputs, capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "ACLNN_BACKEND": "sim"})
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+    return results_of(CALLS, json.dumps([a.tolist() for a in (SELF, SRC, INDEX, TABLE, BATCHED, CUBE, POSITIVE)]))
 
 
 def _error(result) -> str:

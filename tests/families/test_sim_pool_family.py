@@ -12,28 +12,20 @@ tests/families/test_sim_index_family.py's do."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
 from tests.support import bindings_build
+from tests.support.op_docs_process import results_of
 
 pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
 
-GENERATED = Path(__file__).resolve().parents[2] / "generated"
 X = np.random.default_rng(0).standard_normal((2, 3, 9, 8)).astype(np.float32)
 
 CALLS = r'''
-import json, sys
-import numpy as np
-sys.path.insert(0, sys.argv[1])
-import aclnn
 X = np.array(json.loads(sys.stdin.read()), np.float32)
 out = {}
 
@@ -86,12 +78,7 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def results() -> dict:
-    if not any((GENERATED / "aclnn").glob("_C*.so")):
-        pytest.skip("the package of op_docs/ is not built: run `make build`")
-    done = subprocess.run([sys.executable, "-c", CALLS, str(GENERATED)], input=json.dumps(X.tolist()),
-                          capture_output=True, text=True, timeout=300, env={**os.environ, "ACLNN_BACKEND": "sim"})
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+    return results_of(CALLS, json.dumps(X.tolist()))
 
 
 @pytest.mark.parametrize("case, argument", [

@@ -44,12 +44,13 @@ import aclnn
 """
 
 
-def results_of(calls: str) -> dict:
-    """The JSON document `PROLOGUE + calls` prints; skips the test where op_docs/ is not built."""
+def results_of(calls: str, stdin: str | None = None) -> dict:
+    """The JSON document `PROLOGUE + calls` prints, given `stdin` (the inputs, as JSON: a script
+    reads them with json.loads(sys.stdin.read())); skips the test where op_docs/ is not built."""
     if not built():
         pytest.skip("the package of op_docs/ is not built: run `make build`")
-    done = subprocess.run([sys.executable, "-c", PROLOGUE + calls, str(PACKAGE)], capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "ACLNN_BACKEND": "sim"})
+    done = subprocess.run([sys.executable, "-c", PROLOGUE + calls, str(PACKAGE)], input=stdin, capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "ACLNN_BACKEND": "sim"})
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
 
