@@ -1,9 +1,6 @@
 """What the generated suites' one valid call per API leaves out of the embedding_bag, chunk_cat,
 affine_grid, norm (group_norm_swish) and matmul (transpose_bmm) families: the values they do not model are refused by
-name, in phase 1 (an attribute) or phase 2 (offsets read from the device), never computed wrong.
-
-The calls run in a process of their own on the package of op_docs/ (generated/, `make build`):
-op_docs_process.check."""
+name, in phase 1 (an attribute) or phase 2 (offsets read from the device), never computed wrong."""
 
 from __future__ import annotations
 

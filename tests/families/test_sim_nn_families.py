@@ -1,9 +1,6 @@
 """What the generated suites' one valid call per API leaves out of the lstm_cell, ctc and
 vocab_parallel families: the values their pages refuse or they do not model are refused by name
-(phase 1) or fail by name (phase 2: values read on the device), never computed wrong.
-
-The calls run in a process of their own on the package of op_docs/ (generated/, `make build`):
-op_docs_process.check."""
+(phase 1) or fail by name (phase 2: values read on the device), never computed wrong."""
 
 from __future__ import annotations
 

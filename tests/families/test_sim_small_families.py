@@ -1,10 +1,7 @@
 """What the generated suites' one valid call per API leaves out of the grouped_bias_add_grad,
 sign_bits, as_strided and lora families: the grouped form the suites cannot call (its group ends
 must increase to gradY's rows), torch_npu's documented bits, a strided view of a strided input, and
-the values each engine refuses by name, in phase 1 or phase 2 (device data), never computed wrong.
-
-The calls run in a process of their own on the package of op_docs/ (generated/, `make build`):
-op_docs_process.check."""
+the values each engine refuses by name, in phase 1 or phase 2 (device data), never computed wrong."""
 
 from __future__ import annotations
 
