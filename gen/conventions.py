@@ -21,7 +21,7 @@ emitters ask these functions; none of them spells a convention again.
 4. A reduction's output may be given in either form of its reduced shape, the reduced dimensions
    kept as 1 or dropped, whatever keepdim says: CANN copies its result into the output it is
    given (the same elements, in the same order). The simulator's reduce family applies it
-   (runtime/sim/src/opapi/families/reduce.cpp, PlanReduce: `other_form`); tests/test_conventions.py
+   (runtime/sim/src/opapi/families/reduce.cpp, PlanReduce: `other_form`); tests/parse/test_conventions.py
    calls aclnnAmax both ways.
 5. `scalar_cast`: a host scalar (aclScalar) is cast to the computation's dtype: the dtype
    relations its row states ("dtype需要与gradOutput保持一致") do not hold it, unless a dtype row of
