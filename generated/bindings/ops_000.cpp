@@ -2371,8 +2371,8 @@ const bind::ApiSpec kSpec_rsqrt{
         {"out", "out_", {}},
     },
     {
-        // out: shape of broadcast(self), dtype of promote(self) if documented
-        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kPromoted},
+        // out: shape of broadcast(self), dtype of promote(self), floating result if documented
+        {1, {0}, {0}, true, {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16}, nullptr, false, aclnn_bindgen::ResultRule::kFloating},
     },
     {1},
 };

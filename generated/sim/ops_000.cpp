@@ -3889,7 +3889,7 @@ struct Kernel {
 
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwiseComplex<Kernel, 1, aclsim::IntegerMath::kFloat>,
-    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
+    /*inputs=*/aclsim::Bits(0), /*output=*/1, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kFloating};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnRsqrt", "rsqrt.md",

@@ -46,6 +46,7 @@ OP = t.Op(
     simulated=True,
     out_shape_from={'out': ('self',)},
     out_dtype_from={'out': ('self',)},
+    result_rule='floating',
 )
 
 # The valid call every other case varies.
