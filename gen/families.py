@@ -1211,9 +1211,9 @@ class OutputShape:
     """A rule by which the bindings shape an output of a family's op that the caller does not pass
     (out=). This table is the rules' one home: the families' tables name them, gen/api/python.py
     plans outputs with them, gen/emit/enums.py renders the bound ones as the enumeration the
-    bindings switch on (include/aclnn_bindgen/output_shapes.h), and runtime/binding/outputs.cpp
-    (`apply_family_rule`) implements each, with the arithmetic the simulator shares in
-    runtime/include/aclnn_bindgen/ (conv_shape.h, pool_shape.h)."""
+    bindings switch on (include/aclnn_bindgen/output_shapes.h, whose ApplyOutputShape calls each
+    rule's one C++ function, `<Name>Rule` of runtime/include/aclnn_bindgen/<header>, which the
+    simulator's planners share)."""
 
     name: str  # as the families' tables and the semantics spell it
     doc: str
@@ -1224,6 +1224,7 @@ class OutputShape:
     # shape, which the call reads back once the stream has run (as op-plugin resizes them).
     data_dependent: bool = False
     bound: bool = True  # False: no plan of the bindings' ("page": the page's relations; "given": out= required
+    header: str = "shape_rule.h"  # the header (runtime/include/aclnn_bindgen/) of its C++ function
 
 
 OUTPUT_SHAPES = (
@@ -1233,28 +1234,35 @@ OUTPUT_SHAPES = (
                 "a permutation's): the caller passes out=", bound=False),
     OutputShape("same", "the source's shape"),
     OutputShape("reduce", "the source with the `dim` dimensions removed, or kept as 1 with keepdim",
-                dims_role="dim"),
-    OutputShape("matmul", "source @ second as torch.matmul shapes it", product=True),
-    OutputShape("outer", "[source's, second's]", product=True),
-    OutputShape("batch_sum", "the product of two batches summed over the batch: [M, N]", product=True),
-    OutputShape("convolution", "source convolved by second (aclnn_bindgen/conv_shape.h)", product=True),
+                dims_role="dim", header="reduce_shape.h"),
+    OutputShape("matmul", "source @ second as torch.matmul shapes it", product=True, header="matmul_shape.h"),
+    OutputShape("outer", "[source's, second's]", product=True, header="matmul_shape.h"),
+    OutputShape("batch_sum", "the product of two batches summed over the batch: [M, N]", product=True,
+                header="matmul_shape.h"),
+    OutputShape("convolution", "source convolved by second (aclnn_bindgen/conv_shape.h)", product=True,
+                header="conv_shape.h"),
     OutputShape("trailing_ones", "the source's shape with its trailing normalised dimensions as 1 (as many as "
-                "normalized_shape names, else as second's rank)", dims_role="normalized_shape"),
-    OutputShape("groups", "[N, group]", dims_role="group"),
-    OutputShape("channels", "[C]"),
+                "normalized_shape names, else as second's rank)", dims_role="normalized_shape", header="norm_shape.h"),
+    OutputShape("groups", "[N, group]", dims_role="group", header="norm_shape.h"),
+    OutputShape("channels", "[C]", header="norm_shape.h"),
     OutputShape("pool", "the source's leading dimensions, then each spatial one pooled by the kernel, stride, "
                 "padding, dilation and ceil-mode arguments (aclnn_bindgen/pool_shape.h)", dims_role="kernel",
-                pooled=True),
-    OutputShape("adaptive", "the leading dimensions, then output_size", dims_role="output_size", pooled=True),
-    OutputShape("pad", "each spatial dimension widened by its padding pair", dims_role="padding", pooled=True),
-    OutputShape("bound_flat", "at most [source.numel()]", data_dependent=True),
-    OutputShape("bound_nonzero", "at most [source.numel(), source.dim()]", data_dependent=True),
-    OutputShape("bound_nonzero_t", "at most [source.dim(), source.numel()]", data_dependent=True),
+                pooled=True, header="pool_shape.h"),
+    OutputShape("adaptive", "the leading dimensions, then output_size", dims_role="output_size", pooled=True,
+                header="pool_shape.h"),
+    OutputShape("pad", "each spatial dimension widened by its padding pair", dims_role="padding", pooled=True,
+                header="pool_shape.h"),
+    OutputShape("bound_flat", "at most [source.numel()]", data_dependent=True, header="dynamic_shape.h"),
+    OutputShape("bound_nonzero", "at most [source.numel(), source.dim()]", data_dependent=True,
+                header="dynamic_shape.h"),
+    OutputShape("bound_nonzero_t", "at most [source.dim(), source.numel()]", data_dependent=True,
+                header="dynamic_shape.h"),
     OutputShape("bound_dim", "at most the source's shape ([numel] without dim)", dims_role="dim",
-                data_dependent=True),
+                data_dependent=True, header="dynamic_shape.h"),
     OutputShape("bound_dim_length", "at most [source.size(dim)] ([numel] without dim)", dims_role="dim",
-                data_dependent=True),
-    OutputShape("dim_length", "[source.size(dim)] (the source's without dim)", dims_role="dim"),
+                data_dependent=True, header="dynamic_shape.h"),
+    OutputShape("dim_length", "[source.size(dim)] (the source's without dim)", dims_role="dim",
+                header="dynamic_shape.h"),
     OutputShape("one", "[1]"),
     OutputShape("second", "the second role's own shape (a norm backward's gradient of gamma)"),
     OutputShape("sizes", "the argument of the dims role as the whole shape (an upsample backward's input_size)",

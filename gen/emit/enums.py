@@ -8,7 +8,8 @@ dtype or a chip has one home (gen.ir) and every copy of it is rendered from ther
 - `include/aclnn_sim/families.h`: the simulator's kernel families (gen.families): their ops,
   roles and options as the enumerations the generated specs and the planners index by;
 - `include/aclnn_bindgen/output_shapes.h`: the families' output shape rules (gen.families
-  OUTPUT_SHAPES) as the enumeration the bindings' output plans name;
+  OUTPUT_SHAPES) as the enumeration the bindings' output plans name, and the dispatch to each
+  rule's C++ function (runtime/include/aclnn_bindgen/shape_rule.h);
 - `include/aclnn_sim/plain_formats.h`: the plain layouts (gen.conventions.PLAIN_FORMATS) as the
   mask the simulator's format checks accept where a page lists ND;
 - `aclnn/_dtypes.py`, `aclnn/_socs.py`: the same rows for Python (the generated tests' runtime,
@@ -108,8 +109,9 @@ def emit(model: Model, files: FileManager) -> None:
     for path, template in SOC_TABLES:
         files.write_derived(path, GENERATOR_ONLY, functools.partial(_soc_table, template))
     files.write_derived(FAMILY_TABLE[0], GENERATOR_ONLY, functools.partial(render, FAMILY_TABLE[1], families=FAMILIES))
+    bound = [rule for rule in OUTPUT_SHAPES if rule.bound]
     files.write_derived(OUTPUT_SHAPE_TABLE[0], GENERATOR_ONLY, functools.partial(
-        render, OUTPUT_SHAPE_TABLE[1], rules=[rule for rule in OUTPUT_SHAPES if rule.bound]))
+        render, OUTPUT_SHAPE_TABLE[1], rules=bound, headers=sorted({"shape_rule.h", *(rule.header for rule in bound)})))
     files.write_derived(PLAIN_FORMAT_TABLE[0], GENERATOR_ONLY, functools.partial(
         render, PLAIN_FORMAT_TABLE[1], formats=[_FORMAT_CONSTANTS.get(f, f"ACL_FORMAT_{f}") for f in sorted(PLAIN_FORMATS)]))
 

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "aclnn_bindgen/shape_rule.h"
 #include "aclnn_bindgen/small_vector.h"
 
 namespace aclnn_bindgen {
@@ -45,6 +46,24 @@ inline bool MatmulShape(const Dims& a, const Dims& b, Dims* out) {
   if (ra >= 2) shape.push_back(a[ra - 2]);
   if (rb >= 2) shape.push_back(b[rb - 1]);
   *out = shape;
+  return true;
+}
+
+// The matmul family's output-shape rules (shape_rule.h): source @ second; ger's outer product
+// [source's, second's]; addbmm's batch of products summed over the batch, [M, N].
+inline bool MatmulRule(const ShapeArgs& args, Dims* shape) {
+  return args.second != nullptr && MatmulShape(*shape, *args.second, shape);
+}
+
+inline bool OuterRule(const ShapeArgs& args, Dims* shape) {
+  if (args.second == nullptr || shape->empty() || args.second->empty()) return false;
+  *shape = Dims{(*shape)[0], (*args.second)[0]};
+  return true;
+}
+
+inline bool BatchSumRule(const ShapeArgs& args, Dims* shape) {
+  if (args.second == nullptr || shape->size() < 2 || args.second->size() < 2) return false;
+  *shape = Dims{(*shape)[shape->size() - 2], args.second->back()};
   return true;
 }
 
