@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 if TYPE_CHECKING:
     from gen.ir import OpSemantics
 
-# The C++ FamilySpec's arrays are this long (runtime/sim/include/aclnn_sim/entry.h).
+# The C++ FamilySpec's arrays are this long (kMaxFamilyRoles, kMaxFamilyOptions: rendered into aclnn_sim/families.h).
 MAX_ROLES = 32
 MAX_OPTIONS = 4
 

@@ -29,7 +29,7 @@ from gen.conventions import PLAIN_FORMATS
 from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.model import Model
-from gen.families import FAMILIES, OUTPUT_SHAPES
+from gen.families import FAMILIES, MAX_OPTIONS, MAX_ROLES, OUTPUT_SHAPES
 from gen.ir import DEFAULT_SOC, DType, DTypeCategory, ResultRule, Soc
 
 
@@ -108,10 +108,9 @@ def emit(model: Model, files: FileManager) -> None:
         files.write_derived(path, GENERATOR_ONLY, functools.partial(_dtype_table, template))
     for path, template in SOC_TABLES:
         files.write_derived(path, GENERATOR_ONLY, functools.partial(_soc_table, template))
-    files.write_derived(FAMILY_TABLE[0], GENERATOR_ONLY, functools.partial(render, FAMILY_TABLE[1], families=FAMILIES))
-    bound = [rule for rule in OUTPUT_SHAPES if rule.bound]
-    files.write_derived(OUTPUT_SHAPE_TABLE[0], GENERATOR_ONLY, functools.partial(
-        render, OUTPUT_SHAPE_TABLE[1], rules=bound, headers=sorted({"shape_rule.h", *(rule.header for rule in bound)})))
+    files.write_derived(FAMILY_TABLE[0], GENERATOR_ONLY, functools.partial(
+        render, FAMILY_TABLE[1], families=FAMILIES, max_roles=MAX_ROLES, max_options=MAX_OPTIONS))
+    files.write_derived(OUTPUT_SHAPE_TABLE[0], GENERATOR_ONLY, output_shape_header)
     files.write_derived(PLAIN_FORMAT_TABLE[0], GENERATOR_ONLY, functools.partial(
         render, PLAIN_FORMAT_TABLE[1], formats=[_FORMAT_CONSTANTS.get(f, f"ACL_FORMAT_{f}") for f in sorted(PLAIN_FORMATS)]))
 
@@ -119,6 +118,13 @@ def emit(model: Model, files: FileManager) -> None:
 def _dtype_table(template: str) -> str:
     return render(template, rows=dtype_rows(), categories=[c.value for c in DTypeCategory],
                   result_rules=result_rule_rows())
+
+
+def output_shape_header() -> str:
+    """The bound rules' enumeration, and the dispatch to each rule's C++ function, which its row's
+    header declares (runtime/include/aclnn_bindgen/shape_rule.h says how)."""
+    bound = [rule for rule in OUTPUT_SHAPES if rule.bound]
+    return render(OUTPUT_SHAPE_TABLE[1], rules=bound, headers=sorted({"shape_rule.h", *(rule.header for rule in bound)}))
 
 
 def _soc_table(template: str) -> str:

@@ -16,6 +16,11 @@ class Call;
 class ExecutorWork;
 struct FamilySpec;
 
+// The lengths of FamilySpec's role and option arrays (aclnn_sim/entry.h): the most roles and
+// options a family has (gen.families.MAX_ROLES, MAX_OPTIONS).
+inline constexpr int kMaxFamilyRoles = 32;
+inline constexpr int kMaxFamilyOptions = 4;
+
 // reduce: along `dim` (an int array or an int; absent or empty: every dimension, or none with noop_with_empty_dims), keepdim; max/min give values and indices, var_mean/std_mean the variance and the mean, aminmax min and max, log_sum the logarithm of the sum.
 struct ReduceFamily {
   struct Op {
