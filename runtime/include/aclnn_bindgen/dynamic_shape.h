@@ -7,7 +7,6 @@
 
 #include <cstdint>
 
-#include "aclnn_bindgen/matmul_shape.h"
 #include "aclnn_bindgen/shape_rule.h"
 
 namespace aclnn_bindgen {

@@ -15,26 +15,6 @@
 
 namespace aclnn_bindgen {
 
-// The broadcast of the leading `a_batch` dimensions of `a` with the leading `b_batch` of `b`;
-// false when they do not broadcast.
-inline bool BroadcastBatch(const Dims& a, size_t a_batch, const Dims& b, size_t b_batch, Dims* batch) {
-  const size_t rank = std::max(a_batch, b_batch);
-  Dims shape;
-  for (size_t d = 0; d < rank; ++d) {
-    const int64_t da = d + a_batch >= rank ? a[d + a_batch - rank] : 1;
-    const int64_t db = d + b_batch >= rank ? b[d + b_batch - rank] : 1;
-    if (da != db && da != 1 && db != 1) return false;
-    shape.push_back(da == 1 ? db : da);
-  }
-  *batch = shape;
-  return true;
-}
-
-// The broadcast of two whole shapes (numpy's rules); false when they do not broadcast.
-inline bool BroadcastShapes(const Dims& a, const Dims& b, Dims* out) {
-  return BroadcastBatch(a, a.size(), b, b.size(), out);
-}
-
 // The shape of a @ b; false when the operands cannot multiply whatever their reduce dimensions
 // (a 0-d operand, batches that do not broadcast). The reduce dimensions are not compared: the
 // library's phase 1 refuses them with its own message.

@@ -10,12 +10,18 @@
 
 namespace aclnn_bindgen {
 
+// `source` with its last `count` dimensions (all, if it has fewer) as 1.
+inline Dims TrailingOnes(const Dims& source, size_t count) {
+  Dims shape = source;
+  if (count > shape.size()) count = shape.size();
+  for (size_t d = shape.size() - count; d < shape.size(); ++d) shape[d] = 1;
+  return shape;
+}
+
 // A layer norm's mean and rstd: the source's shape with its trailing normalised dimensions as 1,
 // as many as normalized_shape (dims) names, else as the weight's (second's) rank.
 inline bool TrailingOnesRule(const ShapeArgs& args, Dims* shape) {
-  size_t count = args.dims.read() ? args.dims.values.size() : (args.second ? args.second->size() : 0);
-  if (count > shape->size()) count = shape->size();
-  for (size_t d = shape->size() - count; d < shape->size(); ++d) (*shape)[d] = 1;
+  *shape = TrailingOnes(*shape, args.dims.read() ? args.dims.values.size() : (args.second ? args.second->size() : 0));
   return true;
 }
 

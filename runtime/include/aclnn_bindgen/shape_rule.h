@@ -15,9 +15,13 @@
 // simulator source, because the bindings build without the simulator (against CANN's own headers).
 //
 // A new rule: its OutputShape row (gen/families), and its function in the header the row names.
+// NumPy's broadcast of two shapes is here too: the bindings' kBroadcast, the rules and the
+// simulator's families (views.h BroadcastShape) apply this one.
 #ifndef ACLNN_BINDGEN_SHAPE_RULE_H_
 #define ACLNN_BINDGEN_SHAPE_RULE_H_
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 
 #include "aclnn_bindgen/small_vector.h"
@@ -46,6 +50,26 @@ struct ShapeArgs {
   bool ceil_mode = false, transposed = false;
   int spatial = 0;  // the pool rules': how many trailing dimensions they pool or pad
 };
+
+// The broadcast of the leading `a_batch` dimensions of `a` with the leading `b_batch` of `b`;
+// false when they do not broadcast.
+inline bool BroadcastBatch(const Dims& a, size_t a_batch, const Dims& b, size_t b_batch, Dims* batch) {
+  const size_t rank = std::max(a_batch, b_batch);
+  Dims shape;
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t da = d + a_batch >= rank ? a[d + a_batch - rank] : 1;
+    const int64_t db = d + b_batch >= rank ? b[d + b_batch - rank] : 1;
+    if (da != db && da != 1 && db != 1) return false;
+    shape.push_back(da == 1 ? db : da);
+  }
+  *batch = shape;
+  return true;
+}
+
+// The broadcast of two whole shapes (numpy's rules); false when they do not broadcast.
+inline bool BroadcastShapes(const Dims& a, const Dims& b, Dims* out) {
+  return BroadcastBatch(a, a.size(), b, b.size(), out);
+}
 
 inline int64_t Numel(const Dims& shape) {
   int64_t n = 1;
