@@ -250,7 +250,7 @@ class IRCache(_PickleStore):
 
 class SemanticsCache(_PickleStore):
     """The semantics files as read (gen.semantics.reader.SemanticsFile), keyed by their bytes and
-    the generator's version (the reader checks families against gen/families.py): a run after one
+    the generator's version (the reader checks families against gen/families/): a run after one
     page changed reads no TOML (39 files were a tenth of it)."""
 
     def __init__(self, root: Path) -> None:

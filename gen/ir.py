@@ -28,8 +28,9 @@ from gen import abi, jsontext
 # pages state beyond one parameter's row: dtype combinations per product, value ranges (dim in
 # [-rank, rank)), dimension equalities, divisibility, conditional shape rules, same-format relations,
 # reserved parameters. 5: Param.reserved says how a parameter is reserved (Reserved), not only
-# whether it must be NULL. 6: Extent.VALUE (a bound that is another argument's value).
-SCHEMA_VERSION = 6
+# whether it must be NULL. 6: Extent.VALUE (a bound that is another argument's value). 7:
+# API.speaks_of_broadcasting (whether the page's prose or relations speak of broadcasting).
+SCHEMA_VERSION = 7
 
 
 class PageKind(str, enum.Enum):
@@ -802,6 +803,10 @@ class API(_Json):
     dim_equalities: tuple[DimEquality, ...] = ()
     divisibility: tuple[Divisibility, ...] = ()
     shape_rules: tuple[ShapeRule, ...] = ()
+    # Whether the page speaks of broadcasting the API's tensors (a broadcast relation, a parameter's
+    # notes, the formula's section): where a kernel family's rule lets shapes broadcast, the tests
+    # vary them so only then (gen.emit.tests.family).
+    speaks_of_broadcasting: bool = False
     line: int = 0
     example_line: int = 0
 

@@ -13,12 +13,15 @@ import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Iterable, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Sequence
 
 from gen import families, names
 from gen.cache import digest
 from gen.ir import (DEFAULT_SOC, API, Diagnostic, Direction, DType, Level, OpSemantics, Page, PageKind, Param, ParamKind, ProductDTypes,
                     Relation, RelationKind)
+
+if TYPE_CHECKING:
+    from gen.api.python import OutputPlan, PythonSignature
 
 
 @dataclass(frozen=True)
@@ -59,8 +62,8 @@ class BoundAPI:
     @functools.cached_property
     def family_binding(self) -> tuple[Mapping[str, str], str]:
         """The page's parameter playing each role of the semantics' family, or no roles and why
-        they cannot be bound (gen.families.bind_roles); none and "" without a family. Bound once
-        for the simulator's spec, the output plans and the test planner."""
+        they cannot be bound (gen.families.bind_roles); none and "" without a family. Bound once:
+        the simulator's spec, the output plans and the test planner read these."""
         if self.semantics is None or not self.semantics.family:
             return MappingProxyType({}), ""
         roles, why = families.bind_roles(self.semantics, [p.name for p in self.api.params])
@@ -69,6 +72,21 @@ class BoundAPI:
     @property
     def family_roles(self) -> Mapping[str, str]:
         return self.family_binding[0]
+
+    # What the API layer (gen/api/python.py) decides from this object, decided once for every
+    # emitter that reads it. It builds on this module, so it is imported when first asked.
+    @functools.cached_property
+    def python_signature(self) -> PythonSignature:
+        """The Python function's signature, for the bindings, the stubs, the docstrings and the tests."""
+        from gen.api import python
+        return python.signature_of(self)
+
+    @functools.cached_property
+    def output_plans(self) -> tuple[OutputPlan, ...]:
+        """How each output is allocated when out= does not give it (shaped by the family's rules
+        from the roles bound above), for the bindings and the test planner."""
+        from gen.api import python
+        return python.plan_outputs(self)
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,7 @@ set(ACLNN_EXAMPLES
   all_example
   amax
   amin
+  aminmax
   aminmax_all
   aminmax_dim
   amp_update_scale
@@ -592,6 +593,7 @@ set(ACLNN_EXAMPLES
   rms_norm
   rms_norm_grad
   rms_norm_quant
+  rms_norm_quant_v3
   roll
   rotary_position_embedding_grad
   rsub

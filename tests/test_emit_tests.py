@@ -1,4 +1,4 @@
-"""The generated-tests emitter (gen/emit/tests.py): what each API's suite parametrizes, from the
+"""The generated-tests emitter (gen/emit/tests/): what each API's suite parametrizes, from the
 page's IR and the semantics file, and that the seeds' suites run and pass on the simulator (and
 fail when the golden or a status is wrong)."""
 
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from gen.api.calls import EXPRESSIBLE
 from gen.emit import tests as emitter
 from gen.emit.files import FileManager
 from gen.model import build_model
@@ -233,7 +234,7 @@ def test_unsupported_dtype_asks_for_an_undocumented_dtype_per_named_param(seeds)
 def test_unsupported_dtype_is_skipped_when_every_expressible_dtype_is_documented():
     row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "self的数据类型不在支持的范围之内。",
                     ErrorCategory.UNSUPPORTED_DTYPE, ("self",))
-    test = one_api_suite(*unary(dtypes=emitter.EXPRESSIBLE), errors=(row,)).errors[0]
+    test = one_api_suite(*unary(dtypes=EXPRESSIBLE), errors=(row,)).errors[0]
     assert not test.cases and "every dtype NumPy can hold is documented" in test.skip
 
 
@@ -397,7 +398,7 @@ def test_an_input_the_output_matches_keeps_the_broadcast_shape():
     suite = one_api_suite(*binary({"relations": (Relation(RelationKind.BROADCAST, ("self",)),)}, {},
                                   {"relations": (Relation(RelationKind.SAME_SHAPE, ("self",)),)}))
     cases = group(suite, "broadcast").cases
-    assert cases and all(c.shapes["self"] == emitter._broadcast(c.shapes["self"], c.shapes["gradOutput"]) for c in cases)
+    assert cases and all(c.shapes["self"] == emitter.broadcast_shape(c.shapes["self"], c.shapes["gradOutput"]) for c in cases)
 
 
 def test_a_python_float_scalar_is_given_as_its_documented_float_dtype_holds_it():
@@ -636,7 +637,8 @@ def where_params(*, broadcast: bool):
 
 def test_where_varies_each_inputs_shape_where_the_page_says_it_broadcasts():
     call = (ArgValue("condition", (2, 3)), ArgValue("self", (2, 3)), ArgValue("other", (2, 3)))
-    suite = family_suite(where_params(broadcast=True), dict(family="select", op="where", call=call))
+    suite = family_suite(where_params(broadcast=True), dict(family="select", op="where", call=call),
+                         speaks_of_broadcasting=True)
     broadcast = group(suite, "broadcast").cases
     # each input in turn at shapes that broadcast to the others' (2, 3), never the output's shape changed
     assert {c.id.split("-")[0] for c in broadcast} == {"condition", "self", "other"}
@@ -658,14 +660,14 @@ def test_matmul_broadcasts_batch_dimensions_and_takes_vectors_within_the_documen
               make_param("out", direction=Direction.OUT, rank=(1, 6))]
     semantics = dict(family="matmul", op="matmul", roles=(ArgValue("a", "self"), ArgValue("b", "mat2")),
                      call=(ArgValue("self", (2, 3)), ArgValue("mat2", (3, 5))))
-    suite = family_suite(params, semantics, formula="self与mat2满足broadcast关系")
+    suite = family_suite(params, semantics, speaks_of_broadcasting=True)  # "self与mat2满足broadcast关系"
     shapes = {c.id: (c.shapes["self"], c.shapes["mat2"]) for c in group(suite, "broadcast").cases}
     assert shapes["self-mat2-2x1x2x3-3x3x5"] == ((2, 1, 2, 3), (3, 3, 5))
     assert shapes["self-vector-3"] == ((3,), (3, 5)) and shapes["mat2-vector-3"] == ((2, 3), (3,))
     # bmm's rank 3 only: no vector, no 4-D batch
     three = [make_param(n, rank=(3, 3)) for n in ("self", "mat2")] + [make_param("out", direction=Direction.OUT)]
     bmm = family_suite(three, dict(semantics, op="bmm", call=(ArgValue("self", (2, 2, 3)), ArgValue("mat2", (2, 3, 5)))),
-                       formula="batch轴为1时做broadcast")
+                       speaks_of_broadcasting=True)
     assert all(len(s) == 3 for c in group(bmm, "broadcast").cases for s in c.shapes.values())
 
 
@@ -675,7 +677,7 @@ def test_addmm_bias_broadcasts_to_the_product_unless_it_is_the_output():
     semantics = dict(family="matmul", op="addmm",
                      roles=(ArgValue("bias", "self"), ArgValue("a", "mat1"), ArgValue("b", "mat2")),
                      call=(ArgValue("self", (2, 5)), ArgValue("mat1", (2, 3)), ArgValue("mat2", (3, 5))))
-    suite = family_suite(params, semantics, formula="self需要与mat1@mat2满足broadcast关系")
+    suite = family_suite(params, semantics, speaks_of_broadcasting=True)  # "self需要与mat1@mat2满足broadcast关系"
     assert sorted(c.shapes["self"] for c in group(suite, "broadcast").cases) == [(1,), (1, 1), (1, 5), (2, 1), (5,)]
 
 

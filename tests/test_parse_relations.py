@@ -4,7 +4,9 @@ import pytest
 
 from gen.ir import RelationKind as K
 from gen.ir import API, Direction, ErrorCase, ErrorCategory, ParamKind, Relation
-from gen.parse.extractors.relations import relations_in, with_error_table_relations
+from gen.locations import REPOSITORY
+from gen.parse import parse_bytes
+from gen.parse.extractors.relations import relations_in, speaks_of_broadcasting, with_error_table_relations
 from tests.factories import make_param
 
 NAMES = ["gradOutput", "self", "out", "result", "gradInput"]
@@ -204,3 +206,22 @@ def test_a_parenthesis_of_exceptions_after_the_statement_leaves_it_unconditional
         (RelationKind.PROMOTE, ("self",))]
     conditional = "当reduction为0时，out的shape与self一致。"
     assert relations_in(conditional, "out", ["self", "reduction", "out"]) == ()
+
+
+def test_a_page_that_speaks_of_broadcasting_says_so_in_its_ir_and_one_that_does_not_does_not():
+    # aclnnLeakyReluBackward's gradOutput "需要与self满足broadcast关系"; aclnnHardsigmoidBackward's shapes are one.
+    def parsed(page):
+        return parse_bytes((REPOSITORY / "op_docs" / page).read_bytes(), page).apis[0].speaks_of_broadcasting
+
+    assert parsed("leaky_relu_backward.md") is True
+    assert parsed("hardsigmoid_backward.md") is False
+
+
+@pytest.mark.parametrize("where", ["usage", "description", "formula"])
+def test_the_word_in_a_parameters_notes_or_the_formula_speaks_of_broadcasting(where):
+    # A product's "self需要与mat1@mat2满足broadcast关系" leaves no relation (the product's shape is none
+    # of the IR's), yet the page lets self broadcast.
+    text = "self需要与mat1@mat2满足广播关系"
+    params = [make_param("self", **({where: text} if where != "formula" else {})), make_param("mat1")]
+    assert speaks_of_broadcasting(params, text if where == "formula" else "out = self + mat1 @ mat2")
+    assert not speaks_of_broadcasting([make_param("self", usage="shape与out一致"), make_param("mat1")], "out = self")

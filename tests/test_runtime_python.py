@@ -74,7 +74,7 @@ def test_the_planners_case_is_the_runtimes_case_with_a_skip():
             assert repr(field.default) == default, name
         else:
             assert field.default is dataclasses.MISSING, name
-    assert tests_emitter._FIELDS == tuple(runtime)[1:]  # every field but the id
+    assert tests_emitter.CASE_FIELDS == tuple(runtime)[1:]  # every field but the id
 
 
 def test_the_planners_markers_are_the_runtimes():

@@ -12,25 +12,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gen import names
-from gen.api.kinds import KINDS
-from gen.api.python import python_signature
+from gen.api.python import PythonParam, python_signature
 from gen.emit.env import render
 from gen.ir import Direction, Param, ParamKind
 from gen.model import BoundAPI
 
 
-def returned_type(param: Param) -> str:
+def returned_type(param: PythonParam) -> str:
     """What the call returns for an output: a host array, or a device tensor when the inputs were."""
-    if param.kind is ParamKind.TENSOR_LIST:
+    kind = param.param.kind if param.param else None
+    if kind is ParamKind.TENSOR_LIST:
         return "list of numpy.ndarray or aclnn.Tensor"
-    return "numpy.ndarray or aclnn.Tensor" if param.kind is ParamKind.TENSOR else python_type(param)
-
-
-def python_type(param: Param) -> str:
-    """How the argument is passed from Python, in words (None for optional parameters)."""
-    text = KINDS[param.kind].python_words if param.kind else "object"
-    return text + " or None" if param.optional else text
+    return "numpy.ndarray or aclnn.Tensor" if kind is ParamKind.TENSOR else param.described
 
 
 def _yes_no(value: bool | None, yes: str, no: str) -> str | None:
@@ -68,11 +61,13 @@ class ParamDoc:
     default: str  # "" or ", default None"
 
 
-def _param_doc(param: Param, default: bool) -> ParamDoc:
+def _param_doc(python: PythonParam, default: bool) -> ParamDoc:
+    param = python.param
+    assert param is not None, "out= is described by the template"
     return ParamDoc(
-        name=names.python_identifier(param.name) if param.direction is not Direction.OUT else param.name,
-        type=python_type(param),
-        returned=returned_type(param),
+        name=python.name if param.direction is not Direction.OUT else param.name,
+        type=python.described,
+        returned=returned_type(python),
         header=f"{param.name} ({param.c_type}, {param.direction.value})",
         description=_one_line(param.description),
         facts="; ".join(facts(param)),
@@ -126,9 +121,8 @@ def docstring(bound: BoundAPI) -> str:
     """The docstring of `aclnn.<python_name>`, without the signature line."""
     api, page = bound.api, bound.page
     signature = python_signature(bound)
-    defaulted = signature.defaulted  # a set built per read: once, not once per input
-    inputs = [_param_doc(p, p.name in defaulted) for p in api.inputs]
-    outputs = [_param_doc(p, False) for p in api.outputs]
+    inputs = [_param_doc(p, p.default is not None) for p in signature.inputs]
+    outputs = [_param_doc(p, False) for p in signature.returns]
     out_names = [p.name for p in signature.outs]
     products = [f"{p.name}: {'supported' if p.supported else 'not supported'}" for p in page.products]
     text = render(

@@ -1,7 +1,8 @@
 """The Python function of every bound API, decided once from its IR (torchgen's api/python.py).
 
 `python_signature` gives the one signature object that the bindings register (argument names,
-defaults, keyword-only out=), the stubs annotate, the tests call and the docstrings describe.
+defaults, keyword-only out=), the stubs annotate, the tests call and the docstrings describe,
+each parameter with its type and whether it takes None.
 Beside it, what a call decides per argument at generation time: which dtype a Python number
 becomes for an aclScalar (`scalar_preference`), and how an output is allocated when out= does not
 give it (`output_plan`). The emitters read these; none decides them again.
@@ -10,10 +11,10 @@ give it (`output_plan`). The emitters read these; none decides them again.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterable, Optional
+from typing import Iterable, Mapping, Optional
 
 from gen import families, names
-from gen.api.kinds import value_type
+from gen.api.kinds import KINDS, value_type
 from gen.ir import DEFAULT_SOC, API, Direction, DType, OpSemantics, Param, ParamKind, RelationKind, ResultRule
 from gen.model import BoundAPI
 
@@ -22,12 +23,40 @@ from gen.model import BoundAPI
 
 @dataclass(frozen=True)
 class PythonParam:
-    """One parameter of the generated Python function."""
+    """One parameter of the generated Python function, typed once: the stubs annotate it, the
+    docstrings describe it and the tests call it from these fields, none from the IR again."""
 
     name: str  # python identifier (grad_output)
     param: Optional[Param]  # None for out=
     default: Optional[str]  # Python source of the default ("None"), or None when required
     keyword_only: bool = False
+    # Whether None is accepted: by an optional parameter (NULL for a pointer kind), and by out=
+    # (the outputs are allocated).
+    nullable: bool = False
+    # Its annotation without `| None`: a host value's (KINDS' stub_type, "Any" for a kind without
+    # one); "" for device data and out=, whose types depend on the stubs' overload.
+    type: str = ""
+    # How it is passed from Python, in words, without "or None" ("array_like or aclnn.Tensor").
+    words: str = ""
+
+    def annotated(self, annotation: str) -> str:
+        """`annotation` (the parameter's type, or the overload's for device data) with `| None`
+        where None is accepted."""
+        return f"{annotation} | None" if self.nullable else annotation
+
+    @property
+    def described(self) -> str:
+        """The docstrings' words for its type, "or None" where None is accepted."""
+        return f"{self.words} or None" if self.nullable else self.words
+
+
+def python_param(param: Param, default: Optional[str] = None) -> PythonParam:
+    """The Python parameter of one of the API's parameters (an input, or an output it returns)."""
+    kind = KINDS[param.kind] if param.kind else None
+    host_type = "" if param.kind is not None and param.kind.is_device_data else (
+        (kind.stub_type if kind else None) or "Any")
+    return PythonParam(names.python_identifier(param.name), param, default, nullable=param.optional,
+                       type=host_type, words=kind.python_words if kind else "object")
 
 
 @dataclass(frozen=True)
@@ -38,6 +67,13 @@ class PythonSignature:
     name: str
     params: tuple[PythonParam, ...]
     outs: tuple[Param, ...]  # the parameters out= covers: direction out, in prototype order
+    # What a call returns, one per output (direction out or inout), in prototype order.
+    returns: tuple[PythonParam, ...] = ()
+
+    @property
+    def inputs(self) -> tuple[PythonParam, ...]:
+        """The parameters of the API's inputs (all but out=)."""
+        return tuple(p for p in self.params if p.param is not None)
 
     @property
     def defaulted(self) -> frozenset[str]:
@@ -75,6 +111,11 @@ def parameter_list(params: Iterable[tuple[str, bool]]) -> str:
 
 
 def python_signature(bound: BoundAPI) -> PythonSignature:
+    """The API's signature, decided once (`BoundAPI.python_signature`, by `signature_of`)."""
+    return bound.python_signature
+
+
+def signature_of(bound: BoundAPI) -> PythonSignature:
     """An optional input defaults to None only when every later input is defaulted too;
     otherwise it stays required (and accepts None). Only pointer kinds default: None becomes
     NULL, which is what "optional" means for them; a bool, int, float or dtype attribute has no
@@ -84,12 +125,12 @@ def python_signature(bound: BoundAPI) -> PythonSignature:
     trailing_optional = True
     for param in reversed(inputs):
         trailing_optional = trailing_optional and param.optional and bool(param.kind and param.kind.is_pointer)
-        result.append(PythonParam(names.python_identifier(param.name), param, "None" if trailing_optional else None))
+        result.append(python_param(param, "None" if trailing_optional else None))
     result.reverse()
     outs = out_params(bound.api)
     if outs:
-        result.append(PythonParam("out", None, "None", keyword_only=True))
-    return PythonSignature(bound.python_name, tuple(result), outs)
+        result.append(PythonParam("out", None, "None", keyword_only=True, nullable=True))
+    return PythonSignature(bound.python_name, tuple(result), outs, tuple(python_param(p) for p in bound.api.outputs))
 
 
 def out_params(api: API) -> tuple[Param, ...]:
@@ -225,13 +266,14 @@ def result_rule(semantics: Optional[OpSemantics]) -> ResultRule:
     return semantics.result_rule
 
 
-def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan, ...]]:
+def family_plans(api: API, semantics: OpSemantics, roles: Mapping[str, str],
+                 why: str) -> Optional[tuple[OutputPlan, ...]]:
     """The plans of an API a kernel family computes: each output that plays a role of the family
     is shaped by the family's rule from the parameter playing `self` (None: the roles cannot be
-    bound, the generic plans apply)."""
+    bound, the generic plans apply). `roles` and `why`: the family's roles as the model bound them
+    (BoundAPI.family_binding)."""
     family = families.family(semantics.family)
     assert family is not None
-    roles, why = families.bind_roles(semantics, [p.name for p in api.params])
     index = {p.name: i for i, p in enumerate(api.params)}
     # An op without the family's source (an upsample backward has no self) is shaped from the
     # input its outputs take their dtype from (its gradient).
@@ -263,7 +305,7 @@ def family_plans(api: API, semantics: OpSemantics) -> Optional[tuple[OutputPlan,
         if role is not None and families.output_shape(family, semantics.op, role) == "given":
             # No dtype source where the family fixes the dtype or the golden's result gives it.
             own_dtype = (families.fixed_dtype(family, semantics.op, role) is not None
-                         or semantics.op in family.result_dtype_ops)
+                         or families.result_dtype(family, semantics.op))
             from_roles = tuple(index[roles[r]] for r in families.role_dtype_source(family, role) if r in roles)
             plans.append(OutputPlan(p, i, required_reason=f"{p.name}'s shape follows from the arguments by "
                                                             f"{semantics.op}'s rule, which the bindings do not apply",
@@ -330,12 +372,13 @@ def _member_plans(api: API, source: int) -> tuple[OutputPlan, ...]:
     return tuple(plans)
 
 
-def output_plans(api: API, semantics: Optional[OpSemantics] = None) -> tuple[OutputPlan, ...]:
+def plan_outputs(bound: BoundAPI) -> tuple[OutputPlan, ...]:
     """The plan of every direction-out parameter, in prototype order; the semantics' result rule
     applies to the output of a kernel that writes one tensor; a kernel family's rule shapes the
     outputs of the APIs it computes."""
+    api, semantics = bound.api, bound.semantics
     if semantics is not None and semantics.family:
-        planned = family_plans(api, semantics)
+        planned = family_plans(api, semantics, *bound.family_binding)
         if planned is not None:
             return planned
     elementwise = semantics is not None and bool(semantics.kernel)

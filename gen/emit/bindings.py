@@ -17,10 +17,10 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from gen import names
+from gen import families, names
 from gen.api.docs import docstring
 from gen.api.kinds import c_type, traits, value_type
-from gen.api.python import PythonSignature, output_plans, python_signature, scalar_preference
+from gen.api.python import PythonSignature, scalar_preference
 from gen.cache import digest
 from gen.emit.env import render
 from gen.emit.files import FileManager
@@ -42,7 +42,7 @@ def conversion(bound: BoundAPI, index: int) -> str:
     if param.direction is Direction.OUT:
         if param.kind is ParamKind.TENSOR_LIST:
             return f"call.output_list({index})"
-        plan = next((p for p in output_plans(bound.api, bound.semantics) if p.index == index), None)
+        plan = next((p for p in bound.output_plans if p.index == index), None)
         if plan is None or not plan.family_shape:
             return f"call.output({index})"
         # A family's rule reads the arguments of its dimensions, keepdim and dtype, and whether an
@@ -121,7 +121,7 @@ def _c_string(text: str) -> str:
 
 def wrapper(bound: BoundAPI) -> Wrapper:
     api = bound.api
-    signature = python_signature(bound)
+    signature = bound.python_signature
     stem = names.python_function(api.name)
     params = []
     for p in api.params:
@@ -130,7 +130,7 @@ def wrapper(bound: BoundAPI) -> Wrapper:
             pref.for_bool, pref.for_int, pref.for_float, pref.for_complex))
         params.append(ParamView(p.name, names.python_identifier(p.name), scalar))
     plans = []
-    for plan in output_plans(api, bound.semantics):
+    for plan in bound.output_plans:
         i, p = plan.index, plan.param
         reason = _c_string(plan.required_reason) if plan.required_reason else "nullptr"
         family = ""
@@ -140,33 +140,8 @@ def wrapper(bound: BoundAPI) -> Wrapper:
             source = api.params[plan.shape_from[0]].name
             second = api.params[plan.shape_from[1]].name if len(plan.shape_from) > 1 else ""
             dims = api.params[plan.dims_from].name if plan.dims_from is not None else ""
-            rule = {
-                "reduce": f"{source} reduced along {dims or 'every dimension'}" + (
-                    f" (none when {api.params[plan.noop_from].name} and {dims} is empty)" if plan.noop_from is not None else ""),
-                "same": f"that of {source}",
-                "matmul": f"that of {source} @ {second}",
-                "outer": f"[len({source}), len({second})]",
-                "batch_sum": f"the last two of {source} @ {second}",
-                "trailing_ones": f"{source}'s with its last {'len(' + dims + ')' if dims else second + '.dim()'} "
-                                 "dimensions 1",
-                "groups": f"[{source}.size(0), {dims}]",
-                "channels": f"[{source}.size(1)]",
-                "convolution": f"that of {source} convolved by {second}",
-                "pool": f"{source}'s last {plan.spatial} dimensions pooled by {dims}'s windows",
-                "adaptive": f"{source}'s with its last {plan.spatial} dimensions {dims}",
-                "pad": f"{source}'s with its last {plan.spatial} dimensions padded by {dims}",
-                "bound_flat": f"at most [{source}.numel()], then the view shape the kernel sets",
-                "bound_nonzero": f"at most [{source}.numel(), {source}.dim()], then the view shape the kernel sets",
-                "bound_nonzero_t": f"at most [{source}.dim(), {source}.numel()], then the view shape the kernel sets",
-                "bound_dim": f"at most that of {source} ([{source}.numel()] without {dims}), then the view shape "
-                             "the kernel sets",
-                "bound_dim_length": f"at most [{source}.size({dims})] ([{source}.numel()] without it), then the view "
-                                    "shape the kernel sets",
-                "dim_length": f"[{source}.size({dims})] (that of {source} without it)",
-                "one": "[1]",
-                "second": f"that of {second}",
-                "sizes": f"{dims}",
-            }[plan.family_shape]
+            rule = families.OUTPUT_SHAPE[plan.family_shape].describe(
+                source, second, dims, plan.spatial, api.params[plan.noop_from].name if plan.noop_from is not None else "")
             dtype = (plan.fixed_dtype.value if plan.fixed_dtype else
                      f"{api.params[plan.dtype_arg].name}, else {source}'s" if plan.dtype_arg is not None else f"{source}'s")
             comment = f"{p.name}: shape {rule}, dtype {dtype} (family {bound.semantics.family if bound.semantics else ''})"

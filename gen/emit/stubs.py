@@ -24,7 +24,7 @@ from typing import Optional
 from gen.api import exports
 from gen.api.docs import docstring
 from gen.api.kinds import KINDS
-from gen.api.python import PythonSignature, parameter_list, python_signature
+from gen.api.python import PythonParam, PythonSignature, parameter_list, python_signature
 from gen.cache import digest
 from gen.emit.env import render
 from gen.emit.files import FileManager
@@ -73,12 +73,6 @@ class StubFunction:
         return len(self.signatures) > 1
 
 
-def _nullable(annotation: str, param: Param, pivot: bool = False) -> str:
-    """None is accepted for every optional parameter (and passes NULL for pointer kinds), except
-    by the pivot of a Tensor overload: a None there is no Tensor."""
-    return f"{annotation} | None" if param.optional and not pivot else annotation
-
-
 def inout_vars(api: API) -> dict[str, str]:
     """The TypeVar of each in-place parameter (constrained to NDArray[Any] and Tensor): the
     caller's own object comes back, so the result has the argument's type."""
@@ -86,18 +80,21 @@ def inout_vars(api: API) -> dict[str, str]:
     return {p.name: f"_InOut{k}" for k, p in enumerate(inouts, start=1)}
 
 
-def input_annotation(param: Param, mode: str, pivot: bool, typevar: str = "") -> str:
+def input_annotation(param: PythonParam, mode: str, pivot: bool, typevar: str = "") -> str:
     """The type of an input. `mode` is HOST (no tensor input is an aclnn.Tensor) or DEVICE; in
     DEVICE mode, `pivot` marks the input whose being a Tensor selects the overload. `typevar`:
-    an in-place parameter's TypeVar."""
-    kind = param.kind
-    if kind is not None and kind.is_device_data:
-        if param.direction is Direction.INOUT:  # written in place: writeable arrays or Tensors
-            member = "Tensor" if pivot else ("NDArray[Any]" if mode == HOST else typevar)
-        else:
-            member = "Tensor" if pivot else ("_HostArray" if mode == HOST else "_TensorLike")
-        return _nullable(f"Sequence[{member}]" if KINDS[kind].is_list else member, param, pivot)
-    return _nullable((KINDS[kind].stub_type or "Any") if kind else "Any", param)
+    an in-place parameter's TypeVar. None is accepted where the signature says so, except by the
+    pivot of a Tensor overload: a None there is no Tensor."""
+    page = param.param
+    assert page is not None, "out= is annotated by out_annotation"
+    if page.kind is None or not page.kind.is_device_data:
+        return param.annotated(param.type)
+    if page.direction is Direction.INOUT:  # written in place: writeable arrays or Tensors
+        member = "Tensor" if pivot else ("NDArray[Any]" if mode == HOST else typevar)
+    else:
+        member = "Tensor" if pivot else ("_HostArray" if mode == HOST else "_TensorLike")
+    annotation = f"Sequence[{member}]" if KINDS[page.kind].is_list else member
+    return annotation if pivot else param.annotated(annotation)
 
 
 def output_annotation(param: Param, mode: str, pivot: bool, typevar: str = "") -> str:
@@ -113,13 +110,14 @@ def _is_list(param: Param) -> bool:
 
 
 def out_annotation(outs: tuple[Param, ...]) -> str:
-    """out=: one array (or list, for a tensor-list output), or a tuple in output order."""
+    """out=: one array (or list, for a tensor-list output), or a tuple in output order, whose
+    members may be None (allocated); without the `| None` of out= itself (the signature's)."""
     def one(p: Param) -> str:
         return "Sequence[_OutArray]" if _is_list(p) else "_OutArray"
 
     if len(outs) == 1:
-        return f"{one(outs[0])} | None"
-    return "tuple[" + ", ".join(f"{one(p)} | None" for p in outs) + "] | None"
+        return one(outs[0])
+    return "tuple[" + ", ".join(f"{one(p)} | None" for p in outs) + "]"
 
 
 # Builtins the annotations name; a function of the same name (aclnn.complex) would shadow them.
@@ -144,10 +142,10 @@ def _signature(bound: BoundAPI, signature: PythonSignature, mode: str, pivot: Op
     stub_params = []
     for i, p in enumerate(params):
         if p.param is None:  # out=
-            stub_params.append(StubParam(p.name, out_annotation(outs), p.default, keyword_only=True))
+            stub_params.append(StubParam(p.name, p.annotated(out_annotation(outs)), p.default, keyword_only=True))
         else:
             default = None if i <= pivot_at else p.default
-            annotation = input_annotation(p.param, mode, p.param is pivot, typevars.get(p.param.name, ""))
+            annotation = input_annotation(p, mode, p.param is pivot, typevars.get(p.param.name, ""))
             stub_params.append(StubParam(p.name, qualify(annotation, shadowed), default))
     results = [output_annotation(p, mode, p is pivot, typevars.get(p.name, "")) for p in api.outputs]
     if not results:

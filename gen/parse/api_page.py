@@ -26,7 +26,8 @@ from gen import conventions
 from gen.parse.extractors.comparisons import ranges_the_example_keeps
 from gen.parse.extractors.params import ParamContext, build_param, note_socs, product_notes
 from gen.parse.extractors.products import find_products
-from gen.parse.extractors.relations import CONDITION, with_error_table_relations, without_product_shapes
+from gen.parse.extractors.relations import (CONDITION, speaks_of_broadcasting, with_error_table_relations,
+                                           without_product_shapes)
 from gen.parse.extractors.rules import UNREAD, Rules, counts_from_zero, read_rules, texts_of
 from gen.parse.readers.scan import MARKUP
 from gen.parse.extractors.prototypes import (WORKSPACE_SUFFIX, find_call, CParam, Declaration, Pairing, find_declarations, normalise_type,
@@ -353,7 +354,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
               header=header, line=pair.workspace.line,
               example_line=example_line, dtype_combinations=combinations, value_ranges=tuple(found.value_ranges),
               dim_equalities=tuple(found.dim_equalities), divisibility=tuple(found.divisibility),
-              shape_rules=tuple(found.shape_rules))
+              shape_rules=tuple(found.shape_rules), speaks_of_broadcasting=speaks_of_broadcasting(params, formula))
     if example:
         api = ranges_the_example_keeps(_with_example_call(api, diags), diags)
     return api

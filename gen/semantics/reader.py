@@ -234,7 +234,8 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
 
     family, op, roles, options = _read_family(table, bad)
     family_row = families.family(family) if family else None
-    applies_kernel = family_row is not None and op in family_row.kernel_ops
+    op_row = family_row.op(op) if family_row is not None else None
+    applies_kernel = op_row is not None and op_row.kernel
     if family and kernel and not applies_kernel:
         bad("states both a kernel and a family: an API has one of them (unless its family applies kernels)")
         family, op, roles, options = "", "", (), ()
@@ -274,8 +275,8 @@ def _read_family(table: dict[str, Any], bad) -> tuple[str, str, tuple[ArgValue, 
         bad(f"family is one of {[f.name for f in families.FAMILIES]}")
         return "", "", (), ()
     op = table.get("op", "")
-    if op not in known.ops:
-        bad(f"op of family {name} is one of {list(known.ops)}")
+    if not isinstance(op, str) or known.op(op) is None:
+        bad(f"op of family {name} is one of {list(known.op_names)}")
         return "", "", (), ()
     roles = table.get("roles", {})
     if not isinstance(roles, dict) or not all(isinstance(v, str) for v in roles.values()):

@@ -71,6 +71,9 @@ def test_softmax_and_reductions(run_npu):
             want = torch.min(a.to(dtype), 1)
             assert torch.equal(values.cpu(), want.values) and torch.equal(indices.cpu(), want.indices), dtype
         assert torch.equal(d.argmax(1).cpu(), a.argmax(1))
+        # torch.aminmax over everything reaches aclnnAminmax, over a dimension aclnnAminmaxDim.
+        for got, want in ((torch.aminmax(d), torch.aminmax(a)), (torch.aminmax(d, dim=1), torch.aminmax(a, dim=1))):
+            assert torch.equal(got.min.cpu(), want.min) and torch.equal(got.max.cpu(), want.max)
         assert torch.equal(torch.cat([d, d], 0).cpu(), torch.cat([a, a], 0))
         assert torch.equal(torch.where(d > 0, d, d * 0).cpu(), torch.where(a > 0, a, a * 0))
     """)
@@ -88,10 +91,11 @@ def test_module_forward(run_npu):
 
 
 def test_an_operator_the_simulator_cannot_run_fails_naming_it(run_npu):
-    # A p-norm of p = 0.5: op-plugin sends p outside {0, 1, 2, 3} to its aclop operator LpNormReduceV2
-    # (on a CANN it does not know as 9.0.0 or later), which the simulator refuses by name (a wrong
-    # value would be the failure).
+    # torch.cdist's backward: op-plugin runs it as its aclop operator CdistGrad (there is no aclnn
+    # API for it), which the simulator refuses by name (a wrong value would be the failure).
     output = run_npu("""
-        print(torch.nn.functional.normalize(torch.randn(3, 4).npu(), p=0.5))
+        x = torch.randn(3, 4).npu().requires_grad_()
+        torch.cdist(x, torch.randn(5, 4).npu()).backward(torch.ones(3, 5).npu())
+        print(x.grad.cpu())
     """, expect_failure=True)
-    assert "cannot be compiled by the simulator" in output and "LpNormReduceV2" in output, output
+    assert "cannot be compiled by the simulator" in output and "CdistGrad" in output, output

@@ -75,3 +75,27 @@ def test_distributed_with_one_rank(run_npu):
         assert torch.equal(gathered[0].cpu(), torch.arange(6, dtype=torch.float32))
         dist.destroy_process_group()
     """)
+
+
+def test_cann_version_and_deterministic_mode(run_npu):
+    # torch_npu chooses op-plugin's routes and its test suites' skips (SkipIfNotGteCANNVersion) by
+    # the CANN version: the simulator answers the release its pages document. Deterministic
+    # algorithms make torch_npu set the context's deterministic and strong-consistency options
+    # before each operator.
+    output = run_npu("""
+        from torch_npu.npu.utils import get_cann_version, _is_gte_cann_version
+        print("versions", get_cann_version("CANN"), get_cann_version("RUNTIME"), repr(get_cann_version("DRIVER")))
+        print("gte", _is_gte_cann_version("8.3.RC1"), _is_gte_cann_version("9.0.0"), _is_gte_cann_version("9.1.0"))
+        torch.use_deterministic_algorithms(True)
+        x = torch.randn(8, 5)
+        assert torch.allclose((x.npu() * 2 + 1).sum(0).cpu(), (x * 2 + 1).sum(0), rtol=1e-5, atol=1e-5)
+        print("deterministic ok")
+    """)
+    assert "versions 9.0.0 9.0.0 ''" in output, output
+    assert "gte True True False" in output, output
+    assert "deterministic ok" in output, output
+    older = run_npu("""
+        from torch_npu.npu.utils import get_cann_version
+        print("version", get_cann_version("CANN"))
+    """, env={"ACLNN_SIM_CANN_VERSION": "8.3.RC1"})
+    assert "version 8.3.RC1" in older, older

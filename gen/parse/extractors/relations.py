@@ -300,3 +300,13 @@ def without_product_shapes(params: Sequence[Param], formula: str) -> tuple[tuple
         kept.append(param if len(relations) == len(param.relations) else
                     dataclasses.replace(param, relations=tuple(relations)))
     return tuple(kept), dropped
+
+
+def speaks_of_broadcasting(params: Sequence[Param], formula: str) -> bool:
+    """Whether the page speaks of broadcasting the API's tensors: a broadcast relation between them,
+    or the word ("满足broadcast关系", "广播") in a parameter's notes or in the formula's section (a
+    product's "self需要与mat1@mat2满足broadcast关系", whose relation without_product_shapes drops)."""
+    if any(p.related(RelationKind.BROADCAST) for p in params):
+        return True
+    texts = [formula] + [t for p in params for t in (p.usage, p.description)]
+    return any(_BROADCAST.search(text or "") for text in texts)

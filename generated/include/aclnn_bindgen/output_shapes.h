@@ -22,17 +22,7 @@ namespace aclnn_bindgen {
 enum class OutputShape : uint8_t {
   kBroadcast,
   kSame,  // the source's shape
-  kReduce,  // the source with the `dim` dimensions removed, or kept as 1 with keepdim
-  kMatmul,  // source @ second as torch.matmul shapes it
-  kOuter,  // [source's, second's]
-  kBatchSum,  // the product of two batches summed over the batch: [M, N]
   kConvolution,  // source convolved by second (aclnn_bindgen/conv_shape.h)
-  kTrailingOnes,  // the source's shape with its trailing normalised dimensions as 1 (as many as normalized_shape names, else as second's rank)
-  kGroups,  // [N, group]
-  kChannels,  // [C]
-  kPool,  // the source's leading dimensions, then each spatial one pooled by the kernel, stride, padding, dilation and ceil-mode arguments (aclnn_bindgen/pool_shape.h)
-  kAdaptive,  // the leading dimensions, then output_size
-  kPad,  // each spatial dimension widened by its padding pair
   kBoundFlat,  // at most [source.numel()]
   kBoundNonzero,  // at most [source.numel(), source.dim()]
   kBoundNonzeroT,  // at most [source.dim(), source.numel()]
@@ -40,7 +30,17 @@ enum class OutputShape : uint8_t {
   kBoundDimLength,  // at most [source.size(dim)] ([numel] without dim)
   kDimLength,  // [source.size(dim)] (the source's without dim)
   kOne,  // [1]
+  kMatmul,  // source @ second as torch.matmul shapes it
+  kOuter,  // [source's, second's]
+  kBatchSum,  // the product of two batches summed over the batch: [M, N]
+  kTrailingOnes,  // the source's shape with its trailing normalised dimensions as 1 (as many as normalized_shape names, else as second's rank)
+  kGroups,  // [N, group]
+  kChannels,  // [C]
   kSecond,  // the second role's own shape (a norm backward's gradient of gamma)
+  kPool,  // the source's leading dimensions, then each spatial one pooled by the kernel, stride, padding, dilation and ceil-mode arguments (aclnn_bindgen/pool_shape.h)
+  kAdaptive,  // the leading dimensions, then output_size
+  kPad,  // each spatial dimension widened by its padding pair
+  kReduce,  // the source with the `dim` dimensions removed, or kept as 1 with keepdim
   kSizes,  // the argument of the dims role as the whole shape (an upsample backward's input_size)
 };
 
@@ -67,28 +67,8 @@ inline bool ApplyOutputShape(OutputShape rule, const ShapeArgs& args, Dims* shap
       return true;  // the plan's inputs broadcast: the bindings' own
     case OutputShape::kSame:
       return SameRule(args, shape);
-    case OutputShape::kReduce:
-      return ReduceRule(args, shape);
-    case OutputShape::kMatmul:
-      return MatmulRule(args, shape);
-    case OutputShape::kOuter:
-      return OuterRule(args, shape);
-    case OutputShape::kBatchSum:
-      return BatchSumRule(args, shape);
     case OutputShape::kConvolution:
       return ConvolutionRule(args, shape);
-    case OutputShape::kTrailingOnes:
-      return TrailingOnesRule(args, shape);
-    case OutputShape::kGroups:
-      return GroupsRule(args, shape);
-    case OutputShape::kChannels:
-      return ChannelsRule(args, shape);
-    case OutputShape::kPool:
-      return PoolRule(args, shape);
-    case OutputShape::kAdaptive:
-      return AdaptiveRule(args, shape);
-    case OutputShape::kPad:
-      return PadRule(args, shape);
     case OutputShape::kBoundFlat:
       return BoundFlatRule(args, shape);
     case OutputShape::kBoundNonzero:
@@ -103,8 +83,28 @@ inline bool ApplyOutputShape(OutputShape rule, const ShapeArgs& args, Dims* shap
       return DimLengthRule(args, shape);
     case OutputShape::kOne:
       return OneRule(args, shape);
+    case OutputShape::kMatmul:
+      return MatmulRule(args, shape);
+    case OutputShape::kOuter:
+      return OuterRule(args, shape);
+    case OutputShape::kBatchSum:
+      return BatchSumRule(args, shape);
+    case OutputShape::kTrailingOnes:
+      return TrailingOnesRule(args, shape);
+    case OutputShape::kGroups:
+      return GroupsRule(args, shape);
+    case OutputShape::kChannels:
+      return ChannelsRule(args, shape);
     case OutputShape::kSecond:
       return SecondRule(args, shape);
+    case OutputShape::kPool:
+      return PoolRule(args, shape);
+    case OutputShape::kAdaptive:
+      return AdaptiveRule(args, shape);
+    case OutputShape::kPad:
+      return PadRule(args, shape);
+    case OutputShape::kReduce:
+      return ReduceRule(args, shape);
     case OutputShape::kSizes:
       return SizesRule(args, shape);
   }

@@ -21,18 +21,136 @@ struct FamilySpec;
 inline constexpr int kMaxFamilyRoles = 32;
 inline constexpr int kMaxFamilyOptions = 4;
 
-// reduce: along `dim` (an int array or an int; absent or empty: every dimension, or none with noop_with_empty_dims), keepdim; max/min give values and indices, var_mean/std_mean the variance and the mean, aminmax min and max, log_sum the logarithm of the sum.
-struct ReduceFamily {
+// activation: GLU, SwiGLU and GELU-mul (one half of the input along a dimension gating the other) and PReLU (a weight per channel), with their backwards; computed in float (double for DOUBLE), PReLU's weight gradient summed in double.
+struct ActivationFamily {
   struct Op {
-    enum : int8_t { kSum, kMean, kProd, kAmax, kAmin, kMax, kMin, kArgmax, kArgmin, kAny, kAll, kVar, kStd, kVarMean, kStdMean, kNorm, kLogsumexp, kNansum, kAminmax, kLogSum, kGlobalMean, kGlobalAmax };
+    enum : int8_t { kGlu, kGluBackward, kSwiglu, kSwigluGrad, kGeluMul, kPrelu, kPreluBackward, kLogSigmoid, kGeglu, kGegluBackward, kClippedSwiglu, kClippedSwigluGrad, kSituGlu, kSituGluGrad, kFatreluMul, kSwigluGroup };
   };
   struct Role {
-    enum : int8_t { kSelf, kDim, kKeepdim, kDtype, kCorrection, kUnbiased, kP, kOut, kIndices, kMean, kMaxOut, kNoopWithEmptyDims };
+    enum : int8_t { kSelf, kGradOut, kDim, kWeight, kApproximate, kOut, kGradWeight, kBuffer, kActivateLeft, kGelu, kOutGelu, kGroupIndex, kAlpha, kLimit, kBias, kInterleaved, kClampMode, kBeta, kLinearBeta };
   };
-  struct Option {
-    enum : int8_t { kCorrection, kP };
+  static constexpr const char* kOpNames[] = { "glu", "glu_backward", "swiglu", "swiglu_grad", "gelu_mul", "prelu", "prelu_backward", "log_sigmoid", "geglu", "geglu_backward", "clipped_swiglu", "clipped_swiglu_grad", "situ_glu", "situ_glu_grad", "fatrelu_mul", "swiglu_group" };
+};
+
+// adam: apply_adamw: var, m and v updated in place by an AdamW step (beta powers given as beta^(t-1), amsgrad keeping max(maxGradNorm, v) in v, maximize); apply_adam: TF's Adam step (beta powers beta^t, nesterov); apply_ftrl: TF's FTRL-proximal step; hyperparameters one-element tensors, in float.
+struct AdamFamily {
+  struct Op {
+    enum : int8_t { kApplyAdamw, kApplyAdam, kApplyFtrl };
   };
-  static constexpr const char* kOpNames[] = { "sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "any", "all", "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "nansum", "aminmax", "log_sum", "global_mean", "global_amax" };
+  struct Role {
+    enum : int8_t { kVar, kM, kV, kBeta1Power, kBeta2Power, kLr, kWeightDecay, kBeta1, kBeta2, kEps, kGrad, kMaxGradNorm, kAmsgrad, kMaximize, kNesterov, kVarOut, kMOut, kVOut, kAccum, kLinear, kL1, kL2, kLrPower };
+  };
+  static constexpr const char* kOpNames[] = { "apply_adamw", "apply_adam", "apply_ftrl" };
+};
+
+// advanced: PyTorch's advanced indexing: gathers by a list of index tensors and masks, and writes (replacing or accumulating) through them; masked_scatter, put, index_fill, scatter_nd_update and scatter_update.
+struct AdvancedFamily {
+  struct Op {
+    enum : int8_t { kIndex, kIndexPut, kMaskedScatter, kPut, kIndexFill, kScatterNdUpdate, kScatterUpdate };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kIndices, kIndex, kValues, kAccumulate, kDim, kValue, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "index", "index_put", "masked_scatter", "put", "index_fill", "scatter_nd_update", "scatter_update" };
+};
+
+// affine_grid: affine_grid: out [N, (D,) H, W, 2 or 3] = theta [N, 2, 3] or [N, 3, 4] applied to each point's (x, y, (z,) 1), coordinates from -1 to 1 (pixel centres unless align_corners), in double.
+struct AffineGridFamily {
+  struct Op {
+    enum : int8_t { kAffineGrid };
+  };
+  struct Role {
+    enum : int8_t { kTheta, kSize, kAlignCorners, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "affine_grid" };
+};
+
+// as_strided: as_strided: out[i] = self's elements in row-major order at storage_offset + sum(i[d] * stride[d]), as torch.as_strided on a contiguous self.
+struct AsStridedFamily {
+  struct Op {
+    enum : int8_t { kAsStrided };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kSize, kStride, kStorageOffset, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "as_strided" };
+};
+
+// attention: FlashAttention's softmax(mask(scale * (Q K^T + pse))) V by layout (BSH, SBH, BSND, BNSD, TND), with GQA, sparse modes 0 to 4, pse and a dropout mask, and its gradient from the saved softmax statistics; in float with double accumulation.
+struct AttentionFamily {
+  struct Op {
+    enum : int8_t { kFlashAttention, kFlashAttentionGrad, kTransformQkv, kMaskedSoftmaxBias, kPromptFlashAttention, kIncreFlashAttention, kFusedInferAttention };
+  };
+  struct Role {
+    enum : int8_t { kQuery, kKey, kValue, kDy, kPse, kDropMask, kAttenMask, kActualQ, kActualKv, kScale, kKeepProb, kPreTokens, kNextTokens, kHeadNum, kLayout, kSparseMode, kPseType, kSoftmaxLayout, kSoftmaxMax, kSoftmaxSum, kAttention, kDq, kDk, kDv, kDpse, kSelf, kBias, kOut, kKOut, kVOut, kKvHeads, kBlockTable };
+  };
+  static constexpr const char* kOpNames[] = { "flash_attention", "flash_attention_grad", "transform_qkv", "masked_softmax_bias", "prompt_flash_attention", "incre_flash_attention", "fused_infer_attention" };
+};
+
+// chamfer: chamfer_distance_backward: each point's 2 * grad * (point - its nearest in the other set, by idx) added to its gradient and subtracted from the nearest's, both sets, in float.
+struct ChamferFamily {
+  struct Op {
+    enum : int8_t { kChamferDistanceBackward };
+  };
+  struct Role {
+    enum : int8_t { kXyz1, kXyz2, kIdx1, kIdx2, kGradDist1, kGradDist2, kGradXyz1, kGradXyz2 };
+  };
+  static constexpr const char* kOpNames[] = { "chamfer_distance_backward" };
+};
+
+// chunk_cat: chunk_cat: out [num_chunks, ...] whose row c holds chunk c (ceil(S / num_chunks) rows along dim 0, zero-padded) of each tensor, flattened, one after the other, in out's dtype.
+struct ChunkCatFamily {
+  struct Op {
+    enum : int8_t { kChunkCat };
+  };
+  struct Role {
+    enum : int8_t { kTensors, kDim, kNumChunks, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "chunk_cat" };
+};
+
+// conv: im2col + GEMM on the BLAS (OpenBLAS sgemm; FLOAT16 and BFLOAT16 converted to float), its transpose (col2im) for the input's gradient and transposed convolutions.
+struct ConvFamily {
+  struct Op {
+    enum : int8_t { kConvolution, kConvolutionBackward, kDepthwise2d, kTbc, kTbcBackward, kIm2col, kUnfoldGrad, kCol2im };
+  };
+  struct Role {
+    enum : int8_t { kInput, kWeight, kBias, kBiasSizes, kStride, kPadding, kDilation, kTransposed, kOutputPadding, kGroups, kKernelSize, kPad, kGradOutput, kOutputMask, kCubeMathType, kOut, kGradInput, kGradWeight, kGradBias, kInputSizes, kDim, kSize, kStep };
+  };
+  static constexpr const char* kOpNames[] = { "convolution", "convolution_backward", "depthwise2d", "tbc", "tbc_backward", "im2col", "unfold_grad", "col2im" };
+};
+
+// counting: the trace of a matrix; histc's counts of self in bins equal parts of [min, max] (self's own range when min == max); bucketize's and searchsorted's positions of values in a sorted sequence (the innermost rows of an N-d one, through a sorter's order), left or right of equal values; bincount's occurrences (or summed weights) of each non-negative integer; isin of one scalar.
+struct CountingFamily {
+  struct Op {
+    enum : int8_t { kTrace, kHistc, kBucketize, kSearchsorted, kBincount, kIsin };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kSequence, kBins, kMin, kMax, kOutInt32, kRight, kSorter, kOut, kWeights, kMinlength, kElement, kAssumeUnique, kInvert };
+  };
+  static constexpr const char* kOpNames[] = { "trace", "histc", "bucketize", "searchsorted", "bincount", "isin" };
+};
+
+// creation: arange's [start, end) and range's [start, end] by step, linspace's steps values from start to end, eye's n x m identity; out= of the result's size, any dtype its page lists.
+struct CreationFamily {
+  struct Op {
+    enum : int8_t { kArange, kRange, kLinspace, kEye };
+  };
+  struct Role {
+    enum : int8_t { kStart, kEnd, kStep, kSteps, kN, kM, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "arange", "range", "linspace", "eye" };
+};
+
+// ctc: ctc_loss: aten's forward variables log_alpha [N, T, W] (W >= 2 * max(target_lengths) + 1, -inf where the recursion does not reach) and the loss -log p(target | log_probs) per batch (0 where infinite with zero_infinity); ctc_loss_backward: the gradient of log_probs from the backward variables, as aten's; in double.
+struct CtcFamily {
+  struct Op {
+    enum : int8_t { kCtcLoss, kCtcLossBackward };
+  };
+  struct Role {
+    enum : int8_t { kLogProbs, kTargets, kInputLengths, kTargetLengths, kBlank, kZeroInfinity, kNegLogLikelihood, kLogAlpha, kGradOut, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "ctc_loss", "ctc_loss_backward" };
 };
 
 // cumulative: running sums, products, maxima and minima along one dimension.
@@ -44,6 +162,94 @@ struct CumulativeFamily {
     enum : int8_t { kSelf, kDim, kDtype, kExclusive, kReverse, kOut, kIndices };
   };
   static constexpr const char* kOpNames[] = { "cumsum", "cumprod", "cummax", "cummin" };
+};
+
+// dynamic: outputs whose extent the data decides (masked_select, nonzero, unique and its variants: the output's view shape set by the kernel), and equal.
+struct DynamicFamily {
+  struct Op {
+    enum : int8_t { kMaskedSelect, kNonzero, kNonzeroT, kUnique, kUniqueConsecutive, kUniqueDim, kEqual };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kMask, kOther, kSorted, kReturnInverse, kReturnCounts, kDim, kOut, kInverse, kCounts };
+  };
+  static constexpr const char* kOpNames[] = { "masked_select", "nonzero", "nonzero_t", "unique", "unique_consecutive", "unique_dim", "equal" };
+};
+
+// einsum: einsum: out[rhs] = the sum over the letters rhs lacks of tensors[0][lhs1] * tensors[1][lhs2] for the page's registered equations, in float (double for DOUBLE) or int64.
+struct EinsumFamily {
+  struct Op {
+    enum : int8_t { kEinsum };
+  };
+  struct Role {
+    enum : int8_t { kTensors, kEquation, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "einsum" };
+};
+
+// ema_adam: apply_fused_ema_adam: var, m, v updated in place by an Adam step (mode 0: L2 decay in the gradient, 1: decoupled decay; bias_correction), s by the new var's moving average, in float.
+struct EmaAdamFamily {
+  struct Op {
+    enum : int8_t { kApplyFusedEmaAdam };
+  };
+  struct Role {
+    enum : int8_t { kGrad, kVar, kM, kV, kS, kStep, kLr, kEmaDecay, kBeta1, kBeta2, kEps, kMode, kBiasCorrection, kWeightDecay };
+  };
+  static constexpr const char* kOpNames[] = { "apply_fused_ema_adam" };
+};
+
+// embedding: embedding_dense_backward: out [num_weights, D] sums grad's rows by index (padding_idx's row left 0, each row scaled by its index's frequency with scale_grad_by_freq), in float (double for DOUBLE); embedding_renorm: the indexed rows of self renormalised in place (aten's embedding_renorm_).
+struct EmbeddingFamily {
+  struct Op {
+    enum : int8_t { kEmbeddingDenseBackward, kEmbeddingRenorm };
+  };
+  struct Role {
+    enum : int8_t { kGrad, kIndices, kNumWeights, kPaddingIdx, kScaleGradByFreq, kOut, kSelf, kMaxNorm, kNormType };
+  };
+  static constexpr const char* kOpNames[] = { "embedding_dense_backward", "embedding_renorm" };
+};
+
+// embedding_bag: embedding_bag: per bag (indices between consecutive offsets), the sum (mode 0, rows weighted by per_sample_weights) or mean (mode 1) of weight's rows its indices name, padding_idx's left out; offset2bag, bag_size and max_indices as aten's CPU _embedding_bag gives them; in float.
+struct EmbeddingBagFamily {
+  struct Op {
+    enum : int8_t { kEmbeddingBag };
+  };
+  struct Role {
+    enum : int8_t { kWeight, kIndices, kOffsets, kScaleGradByFreq, kMode, kSparse, kPerSampleWeights, kIncludeLastOffset, kPaddingIdx, kOutput, kOffset2bag, kBagSize, kMaxIndices };
+  };
+  static constexpr const char* kOpNames[] = { "embedding_bag" };
+};
+
+// foreach: the semantics' elementwise kernel over each tensor of aclTensorLists: member i of every list (a scalar list's value i, a one-element tensor broadcast) gives out's member i, through the elementwise engine; each member's p-norm; and the members of one list summed, or their maximum or minimum, into one tensor.
+struct ForeachFamily {
+  struct Op {
+    enum : int8_t { kMap, kNorm, kAddN, kMaxN, kMinN };
+  };
+  struct Role {
+    enum : int8_t { kX, kOut, kP };
+  };
+  static constexpr const char* kOpNames[] = { "map", "norm", "add_n", "max_n", "min_n" };
+};
+
+// grid_sample: grid_sample: input [N, C, (D,) H, W] sampled at grid [N, (Do,) Ho, Wo, 2 or 3] (bilinear/trilinear, nearest, bicubic in 2-D; zeros, border or reflection padding; align_corners) as aten's CPU grid sampler, and its backward (inputGrad, gridGrad); in float (double for DOUBLE).
+struct GridSampleFamily {
+  struct Op {
+    enum : int8_t { kGridSample, kGridSampleBackward };
+  };
+  struct Role {
+    enum : int8_t { kInput, kGrid, kGradOutput, kInterpolationMode, kPaddingMode, kAlignCorners, kOutputMask, kOut, kInputGrad, kGridGrad };
+  };
+  static constexpr const char* kOpNames[] = { "grid_sample", "grid_sample_backward" };
+};
+
+// grouped_bias_add_grad: grouped_bias_add_grad: out [G, H] = the sums over gradY [G, C, H]'s dimension 1, or over the groups of gradY [rows, H]'s rows group_idx [G] ends (group_idx_type 0) or counts (1), in float.
+struct GroupedBiasAddGradFamily {
+  struct Op {
+    enum : int8_t { kGroupedBiasAddGrad };
+  };
+  struct Role {
+    enum : int8_t { kGradY, kGroupIdx, kGroupIdxType, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "grouped_bias_add_grad" };
 };
 
 // index: gathers and scatters along a dimension (indices checked in phase 2, where they live), n-dimensional gathers, scatters that reduce (sum, product, max, min, mean), index copies and adds, one-hot encodings, stable sorts (of given indices too) and top-k.
@@ -60,59 +266,95 @@ struct IndexFamily {
   static constexpr const char* kOpNames[] = { "gather", "index_select", "embedding", "take", "scatter", "scatter_add", "one_hot", "topk", "sort", "argsort", "gather_v2", "gather_nd", "scatter_reduce", "index_copy", "index_add", "sort_with_index", "tf_scatter", "scatter_nd" };
 };
 
-// select: where: out = condition ? self : other, broadcast; masked_fill: self = mask ? value : self.
-struct SelectFamily {
+// linalg: addr (beta * self + alpha * the outer product of two vectors, self broadcast), the cross product of 3-vectors along dim, the p-norm distance of each pair of rows of two batches of matrices (cdist); on each trailing square matrix through LAPACK in float (double for DOUBLE): the inverse (getrf/getri), the sign and log of |det| (getrf), the Cholesky factor (potrf), the solution of a triangular system (trsm, batches broadcast), QR (geqrf/orgqr) and the singular value decomposition (gesdd), LAPACK's signs; pdist, cdist's gradient, renorm's slices scaled to a largest p-norm, fill_diagonal, channel_shuffle; logdet (log det: NaN for a negative determinant, -inf for a singular matrix); qr's `some` (reduced, else complete); exp_segsum (each row x of n values gives the n x n matrix exp(x[j+1] + ... + x[i]) below the diagonal, 1 on it, 0 above) and its backward (self the incoming gradient, other the forward's result).
+struct LinalgFamily {
   struct Op {
-    enum : int8_t { kWhere, kMaskedFill };
+    enum : int8_t { kAddr, kCross, kInverse, kCdist, kSlogdet, kCholesky, kTriangularSolve, kQr, kSvd, kPdist, kCdistBackward, kRenorm, kFillDiagonal, kChannelShuffle, kLogdet, kExpSegsum, kExpSegsumBackward };
   };
   struct Role {
-    enum : int8_t { kCondition, kSelf, kOther, kOut };
+    enum : int8_t { kSelf, kOther, kThird, kBeta, kAlpha, kDim, kP, kComputeMode, kUpper, kTranspose, kUnitriangular, kMode, kFullMatrices, kComputeUv, kOut, kOut2, kOut3, kGrad, kDist, kMaxnorm, kValue, kWrap, kGroups, kSome };
   };
-  static constexpr const char* kOpNames[] = { "where", "masked_fill" };
+  static constexpr const char* kOpNames[] = { "addr", "cross", "inverse", "cdist", "slogdet", "cholesky", "triangular_solve", "qr", "svd", "pdist", "cdist_backward", "renorm", "fill_diagonal", "channel_shuffle", "logdet", "exp_segsum", "exp_segsum_backward" };
 };
 
-// dynamic: outputs whose extent the data decides (masked_select, nonzero, unique and its variants: the output's view shape set by the kernel), and equal.
-struct DynamicFamily {
+// lora: add_lora: out = y with out[b, y_offset : y_offset + y_slice_size] += scale * (x[b] @ weight_a[i, layer]^T) @ weight_b[i, layer]^T, i = indices[b] (x[b] itself without weight_a), in float.
+struct LoraFamily {
   struct Op {
-    enum : int8_t { kMaskedSelect, kNonzero, kNonzeroT, kUnique, kUniqueConsecutive, kUniqueDim, kEqual };
+    enum : int8_t { kAddLora };
   };
   struct Role {
-    enum : int8_t { kSelf, kMask, kOther, kSorted, kReturnInverse, kReturnCounts, kDim, kOut, kInverse, kCounts };
+    enum : int8_t { kY, kX, kWeightB, kIndices, kWeightA, kLayerIdx, kScale, kYOffset, kYSliceSize, kOut };
   };
-  static constexpr const char* kOpNames[] = { "masked_select", "nonzero", "nonzero_t", "unique", "unique_consecutive", "unique_dim", "equal" };
+  static constexpr const char* kOpNames[] = { "add_lora" };
 };
 
-// advanced: PyTorch's advanced indexing: gathers by a list of index tensors and masks, and writes (replacing or accumulating) through them; masked_scatter, put, index_fill, scatter_nd_update and scatter_update.
-struct AdvancedFamily {
+// loss: pointwise losses reduced by `reduction` (0 none, 1 mean, 2 sum) and their backwards, the negative log likelihood and its backward, cross entropy with label smoothing and its gradient, the softmax and log_softmax backwards; computed in float (double for DOUBLE), sums accumulated in double.
+struct LossFamily {
   struct Op {
-    enum : int8_t { kIndex, kIndexPut, kMaskedScatter, kPut, kIndexFill, kScatterNdUpdate, kScatterUpdate };
+    enum : int8_t { kMseLoss, kL1Loss, kSmoothL1Loss, kSoftMarginLoss, kBinaryCrossEntropy, kBinaryCrossEntropyWithLogits, kKlDiv, kMseLossBackward, kL1LossBackward, kSmoothL1LossBackward, kSoftMarginLossBackward, kBinaryCrossEntropyBackward, kBinaryCrossEntropyWithLogitsBackward, kKlDivBackward, kKlDivTargetBackward, kNllLoss, kNllLossBackward, kSoftmaxBackward, kLogSoftmaxBackward, kCrossEntropy, kCrossEntropyGrad, kBinaryCrossEntropyWithLogitsTargetBackward, kHingeEmbeddingLoss, kGaussianNllLoss, kSoftmaxCrossEntropyWithLogits, kGaussianNllLossBackward };
   };
   struct Role {
-    enum : int8_t { kSelf, kIndices, kIndex, kValues, kAccumulate, kDim, kValue, kOut };
+    enum : int8_t { kSelf, kTarget, kGradOutput, kWeight, kPosWeight, kReduction, kBeta, kLogTarget, kIgnoreIndex, kTotalWeight, kOutput, kDim, kOut, kLabelSmoothing, kZlossScale, kReturnZloss, kLogProb, kZloss, kLse, kMargin, kVar, kFull, kEps, kP, kBackprop, kGradVar };
   };
-  static constexpr const char* kOpNames[] = { "index", "index_put", "masked_scatter", "put", "index_fill", "scatter_nd_update", "scatter_update" };
+  static constexpr const char* kOpNames[] = { "mse_loss", "l1_loss", "smooth_l1_loss", "soft_margin_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "mse_loss_backward", "l1_loss_backward", "smooth_l1_loss_backward", "soft_margin_loss_backward", "binary_cross_entropy_backward", "binary_cross_entropy_with_logits_backward", "kl_div_backward", "kl_div_target_backward", "nll_loss", "nll_loss_backward", "softmax_backward", "log_softmax_backward", "cross_entropy", "cross_entropy_grad", "binary_cross_entropy_with_logits_target_backward", "hinge_embedding_loss", "gaussian_nll_loss", "softmax_cross_entropy_with_logits", "gaussian_nll_loss_backward" };
 };
 
-// shape: copies between views, bit for bit within a dtype and converting between dtypes: casts, broadcasting copies, concatenation, stacking, splitting, permutations, broadcasts, flips, rolls, triangles, constant padding, repeats, slices (and assignments to them), flattening, reshaped permutations and diagonals.
-struct ShapeFamily {
+// lstm_cell: lstm_cell: gates = input_gates + hidden_gates (+ both biases) in blocks i, f, g, o; cy = sigmoid(f) * cx + sigmoid(i) * tanh(g), hy = sigmoid(o) * tanh(cy), storage the four activations; lstm_cell_backward: the gates' pre-activation gradients from grad_hy and grad_cy (absent: 0), cx's, and the bias's (their sum over the batch); in float.
+struct LstmCellFamily {
   struct Op {
-    enum : int8_t { kCast, kCopy, kCat, kStack, kSplit, kSplitWithSize, kPermute, kExpand, kFlip, kRoll, kTril, kTriu, kConstantPad, kRepeat, kSlice, kFlatten, kConfusionTranspose, kDiag, kDiagFlat, kDiagPart, kSliceAssign };
+    enum : int8_t { kLstmCell, kLstmCellBackward };
   };
   struct Role {
-    enum : int8_t { kSelf, kTensors, kDim, kDims, kShifts, kSize, kDiagonal, kPad, kValue, kStart, kEnd, kStep, kDtype, kOut, kTransposeFirst, kSrc };
+    enum : int8_t { kInputGates, kHiddenGates, kCx, kInputBias, kHiddenBias, kHy, kCy, kStorage, kGradHy, kGradCy, kHasBias, kGradGates, kGradCx, kGradBias };
   };
-  static constexpr const char* kOpNames[] = { "cast", "copy", "cat", "stack", "split", "split_with_size", "permute", "expand", "flip", "roll", "tril", "triu", "constant_pad", "repeat", "slice", "flatten", "confusion_transpose", "diag", "diag_flat", "diag_part", "slice_assign" };
+  static constexpr const char* kOpNames[] = { "lstm_cell", "lstm_cell_backward" };
 };
 
-// softmax: along one dimension, computed in float (double for DOUBLE).
-struct SoftmaxFamily {
+// margin: multilabel_margin_loss: per sample, the hinge margins of its labels (target's entries before the first -1) over the other classes, divided by C, reduced by `reduction` (0 none, 1 mean, 2 sum); is_target its label mask; in float, sums in double.
+struct MarginFamily {
   struct Op {
-    enum : int8_t { kSoftmax, kLogSoftmax };
+    enum : int8_t { kMultilabelMarginLoss };
   };
   struct Role {
-    enum : int8_t { kSelf, kDim, kOut };
+    enum : int8_t { kSelf, kTarget, kReduction, kOut, kIsTarget };
   };
-  static constexpr const char* kOpNames[] = { "softmax", "log_softmax" };
+  static constexpr const char* kOpNames[] = { "multilabel_margin_loss" };
+};
+
+// masked_softmax: softmax(scale * x) over the positions a BOOL mask (broadcast) leaves, 0 at masked ones, and its backward scaled and masked; in float, sums in double.
+struct MaskedSoftmaxFamily {
+  struct Op {
+    enum : int8_t { kScaledMaskedSoftmax, kScaledMaskedSoftmaxBackward };
+  };
+  struct Role {
+    enum : int8_t { kX, kMask, kGradOut, kScale, kFixTriuMask, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "scaled_masked_softmax", "scaled_masked_softmax_backward" };
+};
+
+// matmul: on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE and the integers (exact up to 2^53).
+struct MatmulFamily {
+  struct Op {
+    enum : int8_t { kMm, kBmm, kMatmul, kAddmm, kBaddbmm, kMv, kDot, kAddmv, kAddbmm, kGer, kGemm, kTransposeBmm, kMatmulAllReduce, kFusedMatmul };
+  };
+  struct Role {
+    enum : int8_t { kBias, kA, kB, kBeta, kAlpha, kOut, kCubeMathType, kTransA, kTransB, kPermA, kPermB, kPermOut, kScale, kBatchSplitFactor, kGroup, kReduceOp, kX3, kFusedOp };
+  };
+  struct Option {
+    enum : int8_t { kBeta, kAlpha };
+  };
+  static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm", "transpose_bmm", "matmul_all_reduce", "fused_matmul" };
+};
+
+// moe: gating_top_k: per row of x [rows, E], normOut = sigmoid(x); the E experts in group_count groups, the k_group groups of the largest max (group_select_mode 0) or top-2 sum (1) kept; the k largest scores of those (expert_idx, ties to the lower index), y = score / (sum + eps) * scaling; in float.
+struct MoeFamily {
+  struct Op {
+    enum : int8_t { kGatingTopK };
+  };
+  struct Role {
+    enum : int8_t { kX, kBias, kK, kKGroup, kGroupCount, kGroupSelectMode, kRenorm, kNormType, kOutFlag, kScaling, kEps, kY, kExpertIdx, kNormOut };
+  };
+  static constexpr const char* kOpNames[] = { "gating_top_k" };
 };
 
 // norm: statistics over the trailing (layer/rms), group or batch dimensions, computed in float (double for DOUBLE); mean/rstd outputs.
@@ -140,78 +382,6 @@ struct NormGradFamily {
   static constexpr const char* kOpNames[] = { "layer_norm_backward", "rms_norm_grad", "group_norm_backward", "batch_norm_backward", "add_layer_norm_grad", "deep_norm_grad", "group_norm_swish_backward" };
 };
 
-// sync_batch_norm: per-channel statistics, their merge over devices and the normalisation and backward steps of a synchronised batch norm, in float (double for DOUBLE).
-struct SyncBatchNormFamily {
-  struct Op {
-    enum : int8_t { kStats, kReduce, kElemt, kElemtBackward, kReduceBackward, kGatherStatsWithCounts, kGatherStats };
-  };
-  struct Role {
-    enum : int8_t { kInput, kGradOut, kWeight, kBias, kMean, kInvstd, kEps, kMomentum, kRunningMean, kRunningVar, kCounts, kSumDy, kSumDyXmu, kInputG, kWeightG, kBiasG, kOut, kGradWeight, kGradBias, kSum, kSquareSum, kMeanOut, kInvstdOut };
-  };
-  static constexpr const char* kOpNames[] = { "stats", "reduce", "elemt", "elemt_backward", "reduce_backward", "gather_stats_with_counts", "gather_stats" };
-};
-
-// loss: pointwise losses reduced by `reduction` (0 none, 1 mean, 2 sum) and their backwards, the negative log likelihood and its backward, cross entropy with label smoothing and its gradient, the softmax and log_softmax backwards; computed in float (double for DOUBLE), sums accumulated in double.
-struct LossFamily {
-  struct Op {
-    enum : int8_t { kMseLoss, kL1Loss, kSmoothL1Loss, kSoftMarginLoss, kBinaryCrossEntropy, kBinaryCrossEntropyWithLogits, kKlDiv, kMseLossBackward, kL1LossBackward, kSmoothL1LossBackward, kSoftMarginLossBackward, kBinaryCrossEntropyBackward, kBinaryCrossEntropyWithLogitsBackward, kKlDivBackward, kKlDivTargetBackward, kNllLoss, kNllLossBackward, kSoftmaxBackward, kLogSoftmaxBackward, kCrossEntropy, kCrossEntropyGrad, kBinaryCrossEntropyWithLogitsTargetBackward, kHingeEmbeddingLoss, kGaussianNllLoss, kSoftmaxCrossEntropyWithLogits, kGaussianNllLossBackward };
-  };
-  struct Role {
-    enum : int8_t { kSelf, kTarget, kGradOutput, kWeight, kPosWeight, kReduction, kBeta, kLogTarget, kIgnoreIndex, kTotalWeight, kOutput, kDim, kOut, kLabelSmoothing, kZlossScale, kReturnZloss, kLogProb, kZloss, kLse, kMargin, kVar, kFull, kEps, kP, kBackprop, kGradVar };
-  };
-  static constexpr const char* kOpNames[] = { "mse_loss", "l1_loss", "smooth_l1_loss", "soft_margin_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "mse_loss_backward", "l1_loss_backward", "smooth_l1_loss_backward", "soft_margin_loss_backward", "binary_cross_entropy_backward", "binary_cross_entropy_with_logits_backward", "kl_div_backward", "kl_div_target_backward", "nll_loss", "nll_loss_backward", "softmax_backward", "log_softmax_backward", "cross_entropy", "cross_entropy_grad", "binary_cross_entropy_with_logits_target_backward", "hinge_embedding_loss", "gaussian_nll_loss", "softmax_cross_entropy_with_logits", "gaussian_nll_loss_backward" };
-};
-
-// matmul: on the BLAS (OpenBLAS): float32 GEMM for FLOAT, FLOAT16 and BFLOAT16, double GEMM for DOUBLE and the integers (exact up to 2^53).
-struct MatmulFamily {
-  struct Op {
-    enum : int8_t { kMm, kBmm, kMatmul, kAddmm, kBaddbmm, kMv, kDot, kAddmv, kAddbmm, kGer, kGemm, kTransposeBmm, kMatmulAllReduce, kFusedMatmul };
-  };
-  struct Role {
-    enum : int8_t { kBias, kA, kB, kBeta, kAlpha, kOut, kCubeMathType, kTransA, kTransB, kPermA, kPermB, kPermOut, kScale, kBatchSplitFactor, kGroup, kReduceOp, kX3, kFusedOp };
-  };
-  struct Option {
-    enum : int8_t { kBeta, kAlpha };
-  };
-  static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm", "transpose_bmm", "matmul_all_reduce", "fused_matmul" };
-};
-
-// conv: im2col + GEMM on the BLAS (OpenBLAS sgemm; FLOAT16 and BFLOAT16 converted to float), its transpose (col2im) for the input's gradient and transposed convolutions.
-struct ConvFamily {
-  struct Op {
-    enum : int8_t { kConvolution, kConvolutionBackward, kDepthwise2d, kTbc, kTbcBackward, kIm2col, kUnfoldGrad, kCol2im };
-  };
-  struct Role {
-    enum : int8_t { kInput, kWeight, kBias, kBiasSizes, kStride, kPadding, kDilation, kTransposed, kOutputPadding, kGroups, kKernelSize, kPad, kGradOutput, kOutputMask, kCubeMathType, kOut, kGradInput, kGradWeight, kGradBias, kInputSizes, kDim, kSize, kStep };
-  };
-  static constexpr const char* kOpNames[] = { "convolution", "convolution_backward", "depthwise2d", "tbc", "tbc_backward", "im2col", "unfold_grad", "col2im" };
-};
-
-// pool: sliding-window max and average pools (kernel, stride, padding, dilation, ceil mode, count_include_pad, divisor_override), adaptive pools, reflection and replication padding, their backward, and max unpooling, over the trailing 1 to 3 dimensions.
-struct PoolFamily {
-  struct Op {
-    enum : int8_t { kMaxPool, kAvgPool, kAdaptiveAvg, kAdaptiveMax, kReflectionPad, kReplicationPad, kMaxPoolBackward, kAvgPoolBackward, kAdaptiveAvgBackward, kAdaptiveMaxBackward, kReflectionPadBackward, kReplicationPadBackward, kMaxUnpool, kMaxPoolMask, kCircularPad, kCircularPadBackward, kMaxUnpoolBackward };
-  };
-  struct Role {
-    enum : int8_t { kSelf, kGradOutput, kIndices, kKernel, kStride, kPadding, kDilation, kCeilMode, kCountIncludePad, kDivisorOverride, kOutputSize, kOut, kOutIndices };
-  };
-  struct Option {
-    enum : int8_t { kSpatial };
-  };
-  static constexpr const char* kOpNames[] = { "max_pool", "avg_pool", "adaptive_avg", "adaptive_max", "reflection_pad", "replication_pad", "max_pool_backward", "avg_pool_backward", "adaptive_avg_backward", "adaptive_max_backward", "reflection_pad_backward", "replication_pad_backward", "max_unpool", "max_pool_mask", "circular_pad", "circular_pad_backward", "max_unpool_backward" };
-};
-
-// foreach: the semantics' elementwise kernel over each tensor of aclTensorLists: member i of every list (a scalar list's value i, a one-element tensor broadcast) gives out's member i, through the elementwise engine; each member's p-norm; and the members of one list summed, or their maximum or minimum, into one tensor.
-struct ForeachFamily {
-  struct Op {
-    enum : int8_t { kMap, kNorm, kAddN, kMaxN, kMinN };
-  };
-  struct Role {
-    enum : int8_t { kX, kOut, kP };
-  };
-  static constexpr const char* kOpNames[] = { "map", "norm", "add_n", "max_n", "min_n" };
-};
-
 // optim: optimizer steps updating parameters and their state in place, computed in float: AdamW (amsgrad, maximize), SGD with momentum, dampening, Nesterov and weight decay over tensor lists.
 struct OptimFamily {
   struct Op {
@@ -237,39 +407,6 @@ struct AmpFamily {
   static constexpr const char* kOpNames[] = { "unscale", "update_scale" };
 };
 
-// creation: arange's [start, end) and range's [start, end] by step, linspace's steps values from start to end, eye's n x m identity; out= of the result's size, any dtype its page lists.
-struct CreationFamily {
-  struct Op {
-    enum : int8_t { kArange, kRange, kLinspace, kEye };
-  };
-  struct Role {
-    enum : int8_t { kStart, kEnd, kStep, kSteps, kN, kM, kOut };
-  };
-  static constexpr const char* kOpNames[] = { "arange", "range", "linspace", "eye" };
-};
-
-// counting: the trace of a matrix; histc's counts of self in bins equal parts of [min, max] (self's own range when min == max); bucketize's and searchsorted's positions of values in a sorted sequence (the innermost rows of an N-d one, through a sorter's order), left or right of equal values; bincount's occurrences (or summed weights) of each non-negative integer; isin of one scalar.
-struct CountingFamily {
-  struct Op {
-    enum : int8_t { kTrace, kHistc, kBucketize, kSearchsorted, kBincount, kIsin };
-  };
-  struct Role {
-    enum : int8_t { kSelf, kSequence, kBins, kMin, kMax, kOutInt32, kRight, kSorter, kOut, kWeights, kMinlength, kElement, kAssumeUnique, kInvert };
-  };
-  static constexpr const char* kOpNames[] = { "trace", "histc", "bucketize", "searchsorted", "bincount", "isin" };
-};
-
-// random: normal, uniform, random integers, bernoulli draws, multinomial samples, permutations, dropout masks and their application, randomized leaky relu, exponential draws: every value from Philox 4x32-10 at counter (element, offset) under key seed.
-struct RandomFamily {
-  struct Op {
-    enum : int8_t { kNormal, kUniform, kRandom, kBernoulli, kMultinomial, kRandperm, kGenMask, kDoMask, kDropout, kDropoutGrad, kRrelu, kExponential };
-  };
-  struct Role {
-    enum : int8_t { kSelf, kMean, kStd, kFrom, kTo, kProb, kSeed, kOffset, kSeedTensor, kOffsetTensor, kNumSamples, kReplacement, kN, kShape, kMask, kNoiseShape, kLower, kUpper, kTraining, kNoise, kScale, kOut, kMaskOut, kLambd };
-  };
-  static constexpr const char* kOpNames[] = { "normal", "uniform", "random", "bernoulli", "multinomial", "randperm", "gen_mask", "do_mask", "dropout", "dropout_grad", "rrelu", "exponential" };
-};
-
 // order: the k-th smallest value and the (lower) median along a dimension with their indices as aten's CPU kernels choose them (NaN largest; median: NaN wins, nanmedian: NaN skipped), the median of every element; repeat_interleave's copies by a count or a count per element, and its gradient's sums.
 struct OrderFamily {
   struct Op {
@@ -281,136 +418,18 @@ struct OrderFamily {
   static constexpr const char* kOpNames[] = { "kthvalue", "median", "nanmedian", "repeat_interleave", "repeat_interleave_grad" };
 };
 
-// linalg: addr (beta * self + alpha * the outer product of two vectors, self broadcast), the cross product of 3-vectors along dim, the p-norm distance of each pair of rows of two batches of matrices (cdist); on each trailing square matrix through LAPACK in float (double for DOUBLE): the inverse (getrf/getri), the sign and log of |det| (getrf), the Cholesky factor (potrf), the solution of a triangular system (trsm, batches broadcast), QR (geqrf/orgqr) and the singular value decomposition (gesdd), LAPACK's signs; pdist, cdist's gradient, renorm's slices scaled to a largest p-norm, fill_diagonal, channel_shuffle; logdet (log det: NaN for a negative determinant, -inf for a singular matrix); qr's `some` (reduced, else complete); exp_segsum (each row x of n values gives the n x n matrix exp(x[j+1] + ... + x[i]) below the diagonal, 1 on it, 0 above) and its backward (self the incoming gradient, other the forward's result).
-struct LinalgFamily {
+// pool: sliding-window max and average pools (kernel, stride, padding, dilation, ceil mode, count_include_pad, divisor_override), adaptive pools, reflection and replication padding, their backward, and max unpooling, over the trailing 1 to 3 dimensions.
+struct PoolFamily {
   struct Op {
-    enum : int8_t { kAddr, kCross, kInverse, kCdist, kSlogdet, kCholesky, kTriangularSolve, kQr, kSvd, kPdist, kCdistBackward, kRenorm, kFillDiagonal, kChannelShuffle, kLogdet, kExpSegsum, kExpSegsumBackward };
+    enum : int8_t { kMaxPool, kAvgPool, kAdaptiveAvg, kAdaptiveMax, kReflectionPad, kReplicationPad, kMaxPoolBackward, kAvgPoolBackward, kAdaptiveAvgBackward, kAdaptiveMaxBackward, kReflectionPadBackward, kReplicationPadBackward, kMaxUnpool, kMaxPoolMask, kCircularPad, kCircularPadBackward, kMaxUnpoolBackward };
   };
   struct Role {
-    enum : int8_t { kSelf, kOther, kThird, kBeta, kAlpha, kDim, kP, kComputeMode, kUpper, kTranspose, kUnitriangular, kMode, kFullMatrices, kComputeUv, kOut, kOut2, kOut3, kGrad, kDist, kMaxnorm, kValue, kWrap, kGroups, kSome };
+    enum : int8_t { kSelf, kGradOutput, kIndices, kKernel, kStride, kPadding, kDilation, kCeilMode, kCountIncludePad, kDivisorOverride, kOutputSize, kOut, kOutIndices };
   };
-  static constexpr const char* kOpNames[] = { "addr", "cross", "inverse", "cdist", "slogdet", "cholesky", "triangular_solve", "qr", "svd", "pdist", "cdist_backward", "renorm", "fill_diagonal", "channel_shuffle", "logdet", "exp_segsum", "exp_segsum_backward" };
-};
-
-// activation: GLU, SwiGLU and GELU-mul (one half of the input along a dimension gating the other) and PReLU (a weight per channel), with their backwards; computed in float (double for DOUBLE), PReLU's weight gradient summed in double.
-struct ActivationFamily {
-  struct Op {
-    enum : int8_t { kGlu, kGluBackward, kSwiglu, kSwigluGrad, kGeluMul, kPrelu, kPreluBackward, kLogSigmoid, kGeglu, kGegluBackward, kClippedSwiglu, kClippedSwigluGrad, kSituGlu, kSituGluGrad, kFatreluMul, kSwigluGroup };
+  struct Option {
+    enum : int8_t { kSpatial };
   };
-  struct Role {
-    enum : int8_t { kSelf, kGradOut, kDim, kWeight, kApproximate, kOut, kGradWeight, kBuffer, kActivateLeft, kGelu, kOutGelu, kGroupIndex, kAlpha, kLimit, kBias, kInterleaved, kClampMode, kBeta, kLinearBeta };
-  };
-  static constexpr const char* kOpNames[] = { "glu", "glu_backward", "swiglu", "swiglu_grad", "gelu_mul", "prelu", "prelu_backward", "log_sigmoid", "geglu", "geglu_backward", "clipped_swiglu", "clipped_swiglu_grad", "situ_glu", "situ_glu_grad", "fatrelu_mul", "swiglu_group" };
-};
-
-// embedding: embedding_dense_backward: out [num_weights, D] sums grad's rows by index (padding_idx's row left 0, each row scaled by its index's frequency with scale_grad_by_freq), in float (double for DOUBLE); embedding_renorm: the indexed rows of self renormalised in place (aten's embedding_renorm_).
-struct EmbeddingFamily {
-  struct Op {
-    enum : int8_t { kEmbeddingDenseBackward, kEmbeddingRenorm };
-  };
-  struct Role {
-    enum : int8_t { kGrad, kIndices, kNumWeights, kPaddingIdx, kScaleGradByFreq, kOut, kSelf, kMaxNorm, kNormType };
-  };
-  static constexpr const char* kOpNames[] = { "embedding_dense_backward", "embedding_renorm" };
-};
-
-// rotary: rotary position embedding of a 4-d x by cos and sin tables that broadcast to it, in four rotation modes, and its gradient (dx, and dcos and dsin summed over the tables' broadcast dimensions), in float.
-struct RotaryFamily {
-  struct Op {
-    enum : int8_t { kRotary, kRotaryGrad, kApplyRotary };
-  };
-  struct Role {
-    enum : int8_t { kX, kCos, kSin, kMode, kDy, kOut, kDx, kDcos, kDsin, kKey, kLayout, kRotaryMode };
-  };
-  static constexpr const char* kOpNames[] = { "rotary", "rotary_grad", "apply_rotary" };
-};
-
-// masked_softmax: softmax(scale * x) over the positions a BOOL mask (broadcast) leaves, 0 at masked ones, and its backward scaled and masked; in float, sums in double.
-struct MaskedSoftmaxFamily {
-  struct Op {
-    enum : int8_t { kScaledMaskedSoftmax, kScaledMaskedSoftmaxBackward };
-  };
-  struct Role {
-    enum : int8_t { kX, kMask, kGradOut, kScale, kFixTriuMask, kOut };
-  };
-  static constexpr const char* kOpNames[] = { "scaled_masked_softmax", "scaled_masked_softmax_backward" };
-};
-
-// margin: multilabel_margin_loss: per sample, the hinge margins of its labels (target's entries before the first -1) over the other classes, divided by C, reduced by `reduction` (0 none, 1 mean, 2 sum); is_target its label mask; in float, sums in double.
-struct MarginFamily {
-  struct Op {
-    enum : int8_t { kMultilabelMarginLoss };
-  };
-  struct Role {
-    enum : int8_t { kSelf, kTarget, kReduction, kOut, kIsTarget };
-  };
-  static constexpr const char* kOpNames[] = { "multilabel_margin_loss" };
-};
-
-// adam: apply_adamw: var, m and v updated in place by an AdamW step (beta powers given as beta^(t-1), amsgrad keeping max(maxGradNorm, v) in v, maximize); apply_adam: TF's Adam step (beta powers beta^t, nesterov); apply_ftrl: TF's FTRL-proximal step; hyperparameters one-element tensors, in float.
-struct AdamFamily {
-  struct Op {
-    enum : int8_t { kApplyAdamw, kApplyAdam, kApplyFtrl };
-  };
-  struct Role {
-    enum : int8_t { kVar, kM, kV, kBeta1Power, kBeta2Power, kLr, kWeightDecay, kBeta1, kBeta2, kEps, kGrad, kMaxGradNorm, kAmsgrad, kMaximize, kNesterov, kVarOut, kMOut, kVOut, kAccum, kLinear, kL1, kL2, kLrPower };
-  };
-  static constexpr const char* kOpNames[] = { "apply_adamw", "apply_adam", "apply_ftrl" };
-};
-
-// embedding_bag: embedding_bag: per bag (indices between consecutive offsets), the sum (mode 0, rows weighted by per_sample_weights) or mean (mode 1) of weight's rows its indices name, padding_idx's left out; offset2bag, bag_size and max_indices as aten's CPU _embedding_bag gives them; in float.
-struct EmbeddingBagFamily {
-  struct Op {
-    enum : int8_t { kEmbeddingBag };
-  };
-  struct Role {
-    enum : int8_t { kWeight, kIndices, kOffsets, kScaleGradByFreq, kMode, kSparse, kPerSampleWeights, kIncludeLastOffset, kPaddingIdx, kOutput, kOffset2bag, kBagSize, kMaxIndices };
-  };
-  static constexpr const char* kOpNames[] = { "embedding_bag" };
-};
-
-// affine_grid: affine_grid: out [N, (D,) H, W, 2 or 3] = theta [N, 2, 3] or [N, 3, 4] applied to each point's (x, y, (z,) 1), coordinates from -1 to 1 (pixel centres unless align_corners), in double.
-struct AffineGridFamily {
-  struct Op {
-    enum : int8_t { kAffineGrid };
-  };
-  struct Role {
-    enum : int8_t { kTheta, kSize, kAlignCorners, kOut };
-  };
-  static constexpr const char* kOpNames[] = { "affine_grid" };
-};
-
-// chunk_cat: chunk_cat: out [num_chunks, ...] whose row c holds chunk c (ceil(S / num_chunks) rows along dim 0, zero-padded) of each tensor, flattened, one after the other, in out's dtype.
-struct ChunkCatFamily {
-  struct Op {
-    enum : int8_t { kChunkCat };
-  };
-  struct Role {
-    enum : int8_t { kTensors, kDim, kNumChunks, kOut };
-  };
-  static constexpr const char* kOpNames[] = { "chunk_cat" };
-};
-
-// attention: FlashAttention's softmax(mask(scale * (Q K^T + pse))) V by layout (BSH, SBH, BSND, BNSD, TND), with GQA, sparse modes 0 to 4, pse and a dropout mask, and its gradient from the saved softmax statistics; in float with double accumulation.
-struct AttentionFamily {
-  struct Op {
-    enum : int8_t { kFlashAttention, kFlashAttentionGrad, kTransformQkv, kMaskedSoftmaxBias, kPromptFlashAttention, kIncreFlashAttention, kFusedInferAttention };
-  };
-  struct Role {
-    enum : int8_t { kQuery, kKey, kValue, kDy, kPse, kDropMask, kAttenMask, kActualQ, kActualKv, kScale, kKeepProb, kPreTokens, kNextTokens, kHeadNum, kLayout, kSparseMode, kPseType, kSoftmaxLayout, kSoftmaxMax, kSoftmaxSum, kAttention, kDq, kDk, kDv, kDpse, kSelf, kBias, kOut, kKOut, kVOut, kKvHeads, kBlockTable };
-  };
-  static constexpr const char* kOpNames[] = { "flash_attention", "flash_attention_grad", "transform_qkv", "masked_softmax_bias", "prompt_flash_attention", "incre_flash_attention", "fused_infer_attention" };
-};
-
-// moe: gating_top_k: per row of x [rows, E], normOut = sigmoid(x); the E experts in group_count groups, the k_group groups of the largest max (group_select_mode 0) or top-2 sum (1) kept; the k largest scores of those (expert_idx, ties to the lower index), y = score / (sum + eps) * scaling; in float.
-struct MoeFamily {
-  struct Op {
-    enum : int8_t { kGatingTopK };
-  };
-  struct Role {
-    enum : int8_t { kX, kBias, kK, kKGroup, kGroupCount, kGroupSelectMode, kRenorm, kNormType, kOutFlag, kScaling, kEps, kY, kExpertIdx, kNormOut };
-  };
-  static constexpr const char* kOpNames[] = { "gating_top_k" };
+  static constexpr const char* kOpNames[] = { "max_pool", "avg_pool", "adaptive_avg", "adaptive_max", "reflection_pad", "replication_pad", "max_pool_backward", "avg_pool_backward", "adaptive_avg_backward", "adaptive_max_backward", "reflection_pad_backward", "replication_pad_backward", "max_unpool", "max_pool_mask", "circular_pad", "circular_pad_backward", "max_unpool_backward" };
 };
 
 // quant: ascend_quant: round(x * scale (* scale with sqrt_mode) + offset) by round_mode, saturated to INT8; quantize: round(x / scale + offset) half to even, saturated to out's INT8/UINT8/INT32; anti_quant: (x + offset) * scale (* scale) to FLOAT16/BFLOAT16; scale and offset one value or one per element along `axis`; dynamic_quant: per row of the last dimension, scale = max|x * smooth| / 127 (or the asymmetric (max - min) / 255 with an offset) and y the rounded quotient; fake_quant: aten's fake_quantize cachemask (per tensor, or per channel along axis), its mask; gelu_quant: GELU, then ascend_quant's static form (quant_mode static) or dynamic_quant's per row (dynamic, scale the smoothing factor); block_quant: per block of row_block x col_block of the last two dimensions, scale_out = min(max|x| / 127, 1 / min_scale) and y = round(x / scale_out); in float.
@@ -446,17 +465,6 @@ struct WeightQuantMatmulFamily {
   static constexpr const char* kOpNames[] = { "weight_quant_matmul" };
 };
 
-// rnn: lstm and gru: the layers and directions of aten's lstm and gru, every step's gates and states kept per layer and direction when train; their backwards: backpropagation through time from those saved gates and states; on the BLAS in float.
-struct RnnFamily {
-  struct Op {
-    enum : int8_t { kLstm, kLstmBackward, kGru, kGruBackward };
-  };
-  struct Role {
-    enum : int8_t { kInput, kParams, kHx, kBatchSizes, kHasBias, kNumLayers, kDropout, kTrain, kBidirectional, kBatchFirst, kOutput, kHy, kCy, kI, kJ, kF, kO, kH, kC, kTanhC, kR, kZ, kN, kHn, kDy, kDh, kDc, kOutputMask, kDx, kDhPrev, kDcPrev, kDparams };
-  };
-  static constexpr const char* kOpNames[] = { "lstm", "lstm_backward", "gru", "gru_backward" };
-};
-
 // quant_matmul: quant_matmul: (x1 @ x2 (+ an INT32 bias)) * scale * pertoken (+ a float bias) + offset for INT8 operands, the product exact, the rest in float, scale one value or one per column (UINT64/INT64 words unpacked as trans_quant_param packs them); dequant_bias: the same with x1 the INT32 product; trans_quant_param: a float32 scale's top 19 bits | 1 << 46 | a 9-bit offset << 37.
 struct QuantMatmulFamily {
   struct Op {
@@ -471,26 +479,29 @@ struct QuantMatmulFamily {
   static constexpr const char* kOpNames[] = { "quant_matmul", "trans_quant_param", "dequant_bias" };
 };
 
-// einsum: einsum: out[rhs] = the sum over the letters rhs lacks of tensors[0][lhs1] * tensors[1][lhs2] for the page's registered equations, in float (double for DOUBLE) or int64.
-struct EinsumFamily {
+// random: normal, uniform, random integers, bernoulli draws, multinomial samples, permutations, dropout masks and their application, randomized leaky relu, exponential draws: every value from Philox 4x32-10 at counter (element, offset) under key seed.
+struct RandomFamily {
   struct Op {
-    enum : int8_t { kEinsum };
+    enum : int8_t { kNormal, kUniform, kRandom, kBernoulli, kMultinomial, kRandperm, kGenMask, kDoMask, kDropout, kDropoutGrad, kRrelu, kExponential };
   };
   struct Role {
-    enum : int8_t { kTensors, kEquation, kOut };
+    enum : int8_t { kSelf, kMean, kStd, kFrom, kTo, kProb, kSeed, kOffset, kSeedTensor, kOffsetTensor, kNumSamples, kReplacement, kN, kShape, kMask, kNoiseShape, kLower, kUpper, kTraining, kNoise, kScale, kOut, kMaskOut, kLambd };
   };
-  static constexpr const char* kOpNames[] = { "einsum" };
+  static constexpr const char* kOpNames[] = { "normal", "uniform", "random", "bernoulli", "multinomial", "randperm", "gen_mask", "do_mask", "dropout", "dropout_grad", "rrelu", "exponential" };
 };
 
-// top_k_top_p: apply_top_k_top_p: each row of logits [B, V] with the values outside its top k (k given) and outside the smallest set of largest values whose softmax sums above p (p given) set to -inf, in float.
-struct TopKTopPFamily {
+// reduce: along `dim` (an int array or an int; absent or empty: every dimension, or none with noop_with_empty_dims), keepdim; max/min give values and indices, var_mean/std_mean the variance and the mean, aminmax min and max, log_sum the logarithm of the sum.
+struct ReduceFamily {
   struct Op {
-    enum : int8_t { kApplyTopKTopP };
+    enum : int8_t { kSum, kMean, kProd, kAmax, kAmin, kMax, kMin, kArgmax, kArgmin, kAny, kAll, kVar, kStd, kVarMean, kStdMean, kNorm, kLogsumexp, kNansum, kAminmax, kLogSum, kGlobalMean, kGlobalAmax };
   };
   struct Role {
-    enum : int8_t { kLogits, kP, kK, kOut };
+    enum : int8_t { kSelf, kDim, kKeepdim, kDtype, kCorrection, kUnbiased, kP, kOut, kIndices, kMean, kMaxOut, kNoopWithEmptyDims };
   };
-  static constexpr const char* kOpNames[] = { "apply_top_k_top_p" };
+  struct Option {
+    enum : int8_t { kCorrection, kP };
+  };
+  static constexpr const char* kOpNames[] = { "sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "any", "all", "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "nansum", "aminmax", "log_sum", "global_mean", "global_amax" };
 };
 
 // resample: nearest, nearest_exact, linear (bi-, tri-) and cubic (Keys, A = -0.75) interpolation of the trailing `spatial` dimensions to output_size, aten's coordinates (align_corners, the caller's scales), and the backward ops adding each gradient back with the forward's weights; in float (double for DOUBLE).
@@ -507,136 +518,26 @@ struct ResampleFamily {
   static constexpr const char* kOpNames[] = { "nearest", "nearest_exact", "linear", "cubic", "nearest_backward", "nearest_exact_backward", "linear_backward", "cubic_backward" };
 };
 
-// grid_sample: grid_sample: input [N, C, (D,) H, W] sampled at grid [N, (Do,) Ho, Wo, 2 or 3] (bilinear/trilinear, nearest, bicubic in 2-D; zeros, border or reflection padding; align_corners) as aten's CPU grid sampler, and its backward (inputGrad, gridGrad); in float (double for DOUBLE).
-struct GridSampleFamily {
+// rnn: lstm and gru: the layers and directions of aten's lstm and gru, every step's gates and states kept per layer and direction when train; their backwards: backpropagation through time from those saved gates and states; on the BLAS in float.
+struct RnnFamily {
   struct Op {
-    enum : int8_t { kGridSample, kGridSampleBackward };
+    enum : int8_t { kLstm, kLstmBackward, kGru, kGruBackward };
   };
   struct Role {
-    enum : int8_t { kInput, kGrid, kGradOutput, kInterpolationMode, kPaddingMode, kAlignCorners, kOutputMask, kOut, kInputGrad, kGridGrad };
+    enum : int8_t { kInput, kParams, kHx, kBatchSizes, kHasBias, kNumLayers, kDropout, kTrain, kBidirectional, kBatchFirst, kOutput, kHy, kCy, kI, kJ, kF, kO, kH, kC, kTanhC, kR, kZ, kN, kHn, kDy, kDh, kDc, kOutputMask, kDx, kDhPrev, kDcPrev, kDparams };
   };
-  static constexpr const char* kOpNames[] = { "grid_sample", "grid_sample_backward" };
+  static constexpr const char* kOpNames[] = { "lstm", "lstm_backward", "gru", "gru_backward" };
 };
 
-// grouped_bias_add_grad: grouped_bias_add_grad: out [G, H] = the sums over gradY [G, C, H]'s dimension 1, or over the groups of gradY [rows, H]'s rows group_idx [G] ends (group_idx_type 0) or counts (1), in float.
-struct GroupedBiasAddGradFamily {
+// rotary: rotary position embedding of a 4-d x by cos and sin tables that broadcast to it, in four rotation modes, and its gradient (dx, and dcos and dsin summed over the tables' broadcast dimensions), in float.
+struct RotaryFamily {
   struct Op {
-    enum : int8_t { kGroupedBiasAddGrad };
+    enum : int8_t { kRotary, kRotaryGrad, kApplyRotary };
   };
   struct Role {
-    enum : int8_t { kGradY, kGroupIdx, kGroupIdxType, kOut };
+    enum : int8_t { kX, kCos, kSin, kMode, kDy, kOut, kDx, kDcos, kDsin, kKey, kLayout, kRotaryMode };
   };
-  static constexpr const char* kOpNames[] = { "grouped_bias_add_grad" };
-};
-
-// sign_bits: pack: bit k of byte j of out [size, -1] (UINT8) is whether self[8 j + k] >= 0, the tail padded with 0 bits; unpack: out [size, -1] = +1 where the bit is set, -1 where not, bits from the lowest.
-struct SignBitsFamily {
-  struct Op {
-    enum : int8_t { kPack, kUnpack };
-  };
-  struct Role {
-    enum : int8_t { kSelf, kSize, kOutDtype, kOut };
-  };
-  static constexpr const char* kOpNames[] = { "pack", "unpack" };
-};
-
-// as_strided: as_strided: out[i] = self's elements in row-major order at storage_offset + sum(i[d] * stride[d]), as torch.as_strided on a contiguous self.
-struct AsStridedFamily {
-  struct Op {
-    enum : int8_t { kAsStrided };
-  };
-  struct Role {
-    enum : int8_t { kSelf, kSize, kStride, kStorageOffset, kOut };
-  };
-  static constexpr const char* kOpNames[] = { "as_strided" };
-};
-
-// lora: add_lora: out = y with out[b, y_offset : y_offset + y_slice_size] += scale * (x[b] @ weight_a[i, layer]^T) @ weight_b[i, layer]^T, i = indices[b] (x[b] itself without weight_a), in float.
-struct LoraFamily {
-  struct Op {
-    enum : int8_t { kAddLora };
-  };
-  struct Role {
-    enum : int8_t { kY, kX, kWeightB, kIndices, kWeightA, kLayerIdx, kScale, kYOffset, kYSliceSize, kOut };
-  };
-  static constexpr const char* kOpNames[] = { "add_lora" };
-};
-
-// sinkhorn: sinkhorn: out = d0[:, None] * exp(cost) * d1[None, :], the row and column scalings iterated from ones until d1's mean change is at most tol (absent: 1e-4), in float.
-struct SinkhornFamily {
-  struct Op {
-    enum : int8_t { kSinkhorn };
-  };
-  struct Role {
-    enum : int8_t { kCost, kTol, kOut };
-  };
-  static constexpr const char* kOpNames[] = { "sinkhorn" };
-};
-
-// ema_adam: apply_fused_ema_adam: var, m, v updated in place by an Adam step (mode 0: L2 decay in the gradient, 1: decoupled decay; bias_correction), s by the new var's moving average, in float.
-struct EmaAdamFamily {
-  struct Op {
-    enum : int8_t { kApplyFusedEmaAdam };
-  };
-  struct Role {
-    enum : int8_t { kGrad, kVar, kM, kV, kS, kStep, kLr, kEmaDecay, kBeta1, kBeta2, kEps, kMode, kBiasCorrection, kWeightDecay };
-  };
-  static constexpr const char* kOpNames[] = { "apply_fused_ema_adam" };
-};
-
-// scale: scale: out = x * scale (+ bias), scale and bias covering x's dimensions from axis (num_axes of them with scale_from_blob, -1: to the last; else as many as scale has), in float (double for DOUBLE).
-struct ScaleFamily {
-  struct Op {
-    enum : int8_t { kScale };
-  };
-  struct Role {
-    enum : int8_t { kX, kScale, kBias, kAxis, kNumAxes, kScaleFromBlob, kOut };
-  };
-  static constexpr const char* kOpNames[] = { "scale" };
-};
-
-// chamfer: chamfer_distance_backward: each point's 2 * grad * (point - its nearest in the other set, by idx) added to its gradient and subtracted from the nearest's, both sets, in float.
-struct ChamferFamily {
-  struct Op {
-    enum : int8_t { kChamferDistanceBackward };
-  };
-  struct Role {
-    enum : int8_t { kXyz1, kXyz2, kIdx1, kIdx2, kGradDist1, kGradDist2, kGradXyz1, kGradXyz2 };
-  };
-  static constexpr const char* kOpNames[] = { "chamfer_distance_backward" };
-};
-
-// lstm_cell: lstm_cell: gates = input_gates + hidden_gates (+ both biases) in blocks i, f, g, o; cy = sigmoid(f) * cx + sigmoid(i) * tanh(g), hy = sigmoid(o) * tanh(cy), storage the four activations; lstm_cell_backward: the gates' pre-activation gradients from grad_hy and grad_cy (absent: 0), cx's, and the bias's (their sum over the batch); in float.
-struct LstmCellFamily {
-  struct Op {
-    enum : int8_t { kLstmCell, kLstmCellBackward };
-  };
-  struct Role {
-    enum : int8_t { kInputGates, kHiddenGates, kCx, kInputBias, kHiddenBias, kHy, kCy, kStorage, kGradHy, kGradCy, kHasBias, kGradGates, kGradCx, kGradBias };
-  };
-  static constexpr const char* kOpNames[] = { "lstm_cell", "lstm_cell_backward" };
-};
-
-// ctc: ctc_loss: aten's forward variables log_alpha [N, T, W] (W >= 2 * max(target_lengths) + 1, -inf where the recursion does not reach) and the loss -log p(target | log_probs) per batch (0 where infinite with zero_infinity); ctc_loss_backward: the gradient of log_probs from the backward variables, as aten's; in double.
-struct CtcFamily {
-  struct Op {
-    enum : int8_t { kCtcLoss, kCtcLossBackward };
-  };
-  struct Role {
-    enum : int8_t { kLogProbs, kTargets, kInputLengths, kTargetLengths, kBlank, kZeroInfinity, kNegLogLikelihood, kLogAlpha, kGradOut, kOut };
-  };
-  static constexpr const char* kOpNames[] = { "ctc_loss", "ctc_loss_backward" };
-};
-
-// vocab_parallel: per row of input @ weight^T (or of the logits given): the max, the sum of exp(x - max), the target's mask, local offset and logit; the loss log(sum) - predicted and the softmax; the gradients of input and weight through the softmax minus the one-hot target; in float, sums in double, products on the BLAS.
-struct VocabParallelFamily {
-  struct Op {
-    enum : int8_t { kLinearOnlineMaxSum, kCrossEntropyWithMaxSum, kLinearCrossEntropyGrad, kSumExpAndIndexLogit };
-  };
-  struct Role {
-    enum : int8_t { kLogitsMax, kSumExpLogits, kPredictedLogits, kLabelSmoothing, kInput, kWeight, kVocabParallelLogits, kLoss, kSoftmax, kTarget, kVocabStartIndex, kVocabEndIndex, kExpLogits, kTargetOffset, kTargetMask, kMaskedTarget, kGrad, kInputGrad, kWeightGrad };
-  };
-  static constexpr const char* kOpNames[] = { "linear_online_max_sum", "cross_entropy_with_max_sum", "linear_cross_entropy_grad", "sum_exp_and_index_logit" };
+  static constexpr const char* kOpNames[] = { "rotary", "rotary_grad", "apply_rotary" };
 };
 
 // sample_affine: modulate: self [B, L, D] * (1 + scale) + shift, scale and shift [B, 1, D] or [B, D] (absent: 0); instance_norm: x [N, C, H, W] (NCHW) normalised per (n, c) plane by its mean and biased variance, times gamma plus beta per channel, the statistics [N, C, 1, 1]; ada_layer_norm_backward: the gradients of layer_norm(x) * (1 + scale) + shift from the forward's mean and rstd; in float, sums in double.
@@ -650,63 +551,162 @@ struct SampleAffineFamily {
   static constexpr const char* kOpNames[] = { "modulate", "instance_norm", "ada_layer_norm_backward" };
 };
 
+// scale: scale: out = x * scale (+ bias), scale and bias covering x's dimensions from axis (num_axes of them with scale_from_blob, -1: to the last; else as many as scale has), in float (double for DOUBLE).
+struct ScaleFamily {
+  struct Op {
+    enum : int8_t { kScale };
+  };
+  struct Role {
+    enum : int8_t { kX, kScale, kBias, kAxis, kNumAxes, kScaleFromBlob, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "scale" };
+};
+
+// select: where: out = condition ? self : other, broadcast; masked_fill: self = mask ? value : self.
+struct SelectFamily {
+  struct Op {
+    enum : int8_t { kWhere, kMaskedFill };
+  };
+  struct Role {
+    enum : int8_t { kCondition, kSelf, kOther, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "where", "masked_fill" };
+};
+
+// shape: copies between views, bit for bit within a dtype and converting between dtypes: casts, broadcasting copies, concatenation, stacking, splitting, permutations, broadcasts, flips, rolls, triangles, constant padding, repeats, slices (and assignments to them), flattening, reshaped permutations and diagonals.
+struct ShapeFamily {
+  struct Op {
+    enum : int8_t { kCast, kCopy, kCat, kStack, kSplit, kSplitWithSize, kPermute, kExpand, kFlip, kRoll, kTril, kTriu, kConstantPad, kRepeat, kSlice, kFlatten, kConfusionTranspose, kDiag, kDiagFlat, kDiagPart, kSliceAssign };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kTensors, kDim, kDims, kShifts, kSize, kDiagonal, kPad, kValue, kStart, kEnd, kStep, kDtype, kOut, kTransposeFirst, kSrc };
+  };
+  static constexpr const char* kOpNames[] = { "cast", "copy", "cat", "stack", "split", "split_with_size", "permute", "expand", "flip", "roll", "tril", "triu", "constant_pad", "repeat", "slice", "flatten", "confusion_transpose", "diag", "diag_flat", "diag_part", "slice_assign" };
+};
+
+// sign_bits: pack: bit k of byte j of out [size, -1] (UINT8) is whether self[8 j + k] >= 0, the tail padded with 0 bits; unpack: out [size, -1] = +1 where the bit is set, -1 where not, bits from the lowest.
+struct SignBitsFamily {
+  struct Op {
+    enum : int8_t { kPack, kUnpack };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kSize, kOutDtype, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "pack", "unpack" };
+};
+
+// sinkhorn: sinkhorn: out = d0[:, None] * exp(cost) * d1[None, :], the row and column scalings iterated from ones until d1's mean change is at most tol (absent: 1e-4), in float.
+struct SinkhornFamily {
+  struct Op {
+    enum : int8_t { kSinkhorn };
+  };
+  struct Role {
+    enum : int8_t { kCost, kTol, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "sinkhorn" };
+};
+
+// softmax: along one dimension, computed in float (double for DOUBLE).
+struct SoftmaxFamily {
+  struct Op {
+    enum : int8_t { kSoftmax, kLogSoftmax };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kDim, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "softmax", "log_softmax" };
+};
+
+// sync_batch_norm: per-channel statistics, their merge over devices and the normalisation and backward steps of a synchronised batch norm, in float (double for DOUBLE).
+struct SyncBatchNormFamily {
+  struct Op {
+    enum : int8_t { kStats, kReduce, kElemt, kElemtBackward, kReduceBackward, kGatherStatsWithCounts, kGatherStats };
+  };
+  struct Role {
+    enum : int8_t { kInput, kGradOut, kWeight, kBias, kMean, kInvstd, kEps, kMomentum, kRunningMean, kRunningVar, kCounts, kSumDy, kSumDyXmu, kInputG, kWeightG, kBiasG, kOut, kGradWeight, kGradBias, kSum, kSquareSum, kMeanOut, kInvstdOut };
+  };
+  static constexpr const char* kOpNames[] = { "stats", "reduce", "elemt", "elemt_backward", "reduce_backward", "gather_stats_with_counts", "gather_stats" };
+};
+
+// top_k_top_p: apply_top_k_top_p: each row of logits [B, V] with the values outside its top k (k given) and outside the smallest set of largest values whose softmax sums above p (p given) set to -inf, in float.
+struct TopKTopPFamily {
+  struct Op {
+    enum : int8_t { kApplyTopKTopP };
+  };
+  struct Role {
+    enum : int8_t { kLogits, kP, kK, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "apply_top_k_top_p" };
+};
+
+// vocab_parallel: per row of input @ weight^T (or of the logits given): the max, the sum of exp(x - max), the target's mask, local offset and logit; the loss log(sum) - predicted and the softmax; the gradients of input and weight through the softmax minus the one-hot target; in float, sums in double, products on the BLAS.
+struct VocabParallelFamily {
+  struct Op {
+    enum : int8_t { kLinearOnlineMaxSum, kCrossEntropyWithMaxSum, kLinearCrossEntropyGrad, kSumExpAndIndexLogit };
+  };
+  struct Role {
+    enum : int8_t { kLogitsMax, kSumExpLogits, kPredictedLogits, kLabelSmoothing, kInput, kWeight, kVocabParallelLogits, kLoss, kSoftmax, kTarget, kVocabStartIndex, kVocabEndIndex, kExpLogits, kTargetOffset, kTargetMask, kMaskedTarget, kGrad, kInputGrad, kWeightGrad };
+  };
+  static constexpr const char* kOpNames[] = { "linear_online_max_sum", "cross_entropy_with_max_sum", "linear_cross_entropy_grad", "sum_exp_and_index_logit" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
-aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanCumulative(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanSelect(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanDynamic(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanAdam(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanAffineGrid(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanAsStrided(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanChamfer(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanChunkCat(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanConv(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanCounting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanCreation(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanCtc(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanCumulative(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanDynamic(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanEinsum(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanEmaAdam(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanEmbedding(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanEmbeddingBag(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanForeach(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanGridSample(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanGroupedBiasAddGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanLora(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanLoss(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanLstmCell(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMargin(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMaskedSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMoe(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanSyncBatchNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanLoss(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanConv(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanForeach(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAmp(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanCreation(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanCounting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanRandom(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanOrder(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanEmbedding(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanRotary(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanMaskedSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanMargin(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanAdam(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanEmbeddingBag(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanAffineGrid(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanChunkCat(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanMoe(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanRnn(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanEinsum(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanTopKTopP(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanRandom(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanResample(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanGridSample(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanGroupedBiasAddGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanSignBits(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanAsStrided(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanLora(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanSinkhorn(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanEmaAdam(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanScale(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanChamfer(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanLstmCell(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanCtc(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanVocabParallel(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanRnn(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanRotary(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSampleAffine(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanScale(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanSelect(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanSignBits(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanSinkhorn(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanSyncBatchNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanTopKTopP(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanVocabParallel(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 

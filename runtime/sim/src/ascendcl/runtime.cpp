@@ -44,7 +44,7 @@ struct Runtime {
   std::map<int32_t, int> device_refs;               // aclrtSetDevice minus aclrtResetDevice
   std::map<int32_t, uintptr_t> default_contexts;    // per active device
   int32_t last_device = -1;                          // the process-wide fallback device
-  int64_t sys_params[2] = {0, 0};
+  int64_t sys_params[3] = {0, 0, 0};  // by aclSysParamOpt
   uint32_t op_timeout = 0;
   Registry<Context> contexts{0x5c};
 };
@@ -425,12 +425,12 @@ aclError aclrtGetCurrentContext(aclrtContext* context) {
 }
 
 aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value) {
-  if (opt != ACL_OPT_DETERMINISTIC && opt != ACL_OPT_ENABLE_DEBUG_KERNEL) {
-    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtCtxSetSysParamOpt: unknown option " + std::to_string(static_cast<int>(opt)));
+  if (opt < ACL_OPT_DETERMINISTIC || opt > ACL_OPT_STRONG_CONSISTENCY) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtCtxSetSysParamOpt: unknown aclSysParamOpt " + std::to_string(static_cast<int>(opt)));
   }
   auto& rt = State();
   std::lock_guard<std::mutex> lock(rt.mutex);
-  rt.sys_params[opt] = value;  // the simulator is deterministic either way
+  rt.sys_params[opt] = value;  // the simulator is deterministic and consistent either way
   return ACL_SUCCESS;
 }
 

@@ -114,10 +114,38 @@ SimSettings* Read() {
     else if (text == "avx512") s->isa = Isa::kAvx512;
     else if (s->error.empty()) s->error = "ACLNN_SIM_ISA=" + text + " is not auto, baseline, avx2 or avx512";
   }
+  if (const char* value = std::getenv("ACLNN_SIM_CANN_VERSION"); value && *value) {
+    if (CannVersionParts(value, nullptr)) s->cann_version = value;
+    else if (s->error.empty()) {
+      s->error = std::string("ACLNN_SIM_CANN_VERSION=") + value +
+                 " is not a CANN release (major.minor.release[.patch], the release a number or RCn: 9.0.0, 8.3.RC1)";
+    }
+  }
   return s;
 }
 
 }  // namespace
+
+bool CannVersionParts(const std::string& version, std::vector<std::string>* parts) {
+  std::vector<std::string> split;
+  size_t start = 0;
+  for (size_t dot; (dot = version.find('.', start)) != std::string::npos; start = dot + 1) {
+    split.push_back(version.substr(start, dot - start));
+  }
+  split.push_back(version.substr(start));
+  if (split.size() < 3 || split.size() > 4 || !Digits(split[0]) || !Digits(split[1])) return false;
+  const std::string& release = split[2];
+  const bool candidate = release.size() > 2 && release.compare(0, 2, "RC") == 0 && Digits(release.substr(2));
+  if (!Digits(release) && !candidate) return false;
+  if (split.size() == 4 &&
+      (split[3].empty() || split[3].find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") !=
+                               std::string::npos)) {
+    return false;
+  }
+  if (split.size() == 3) split.push_back("");
+  if (parts) *parts = split;
+  return true;
+}
 
 const SimSettings& Settings() {
   static const SimSettings* settings = Read();  // never destroyed: read by kernels during exit

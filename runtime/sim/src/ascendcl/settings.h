@@ -33,11 +33,19 @@ struct SimSettings {
   int threads = 0;                   // ACLNN_SIM_THREADS=1..256 (0: one per CPU, at most 16)
   Isa isa = Isa::kAuto;              // ACLNN_SIM_ISA=auto|baseline|avx2|avx512: the path asked for
   bool log = false;                  // ACLNN_SIM_LOG=0|1: print every error message to stderr
+  // ACLNN_SIM_CANN_VERSION: the CANN release the simulator answers as (aclsysGetCANNVersion). Its
+  // default is the release the corpus pages document (their repositories' master at CANN 9.0), the
+  // behaviour the engines follow; clients such as op-plugin choose their routes by it.
+  std::string cann_version = "9.0.0";
 
   bool valid() const { return error.empty(); }
 };
 
 ACLSIM_SETTINGS_EXPORT const SimSettings& Settings();
+
+// Splits a CANN release ("9.0.0", "8.3.RC1", "8.5.0.alpha001") into major, minor, release and patch
+// ("" when absent); false for text that is no release.
+ACLSIM_SETTINGS_EXPORT bool CannVersionParts(const std::string& version, std::vector<std::string>* parts);
 
 // The one code path every kernel takes, elementwise and family alike: ACLNN_SIM_ISA's, or (auto)
 // the widest this CPU runs; a path the CPU lacks falls back to the widest it has, never to an

@@ -109,10 +109,6 @@ ACLSIM_NOT_MODELLED(aclrtMemcpyBatch, "stream-ordered memory operations beyond c
 ACLSIM_NOT_MODELLED(aclrtMemcpyBatchAsync, "stream-ordered memory operations beyond copies and fills")
 ACLSIM_NOT_MODELLED(aclrtResetEvent, "stream-ordered memory operations beyond copies and fills")
 
-// CANN package versions (the simulator is no CANN package).
-ACLSIM_NOT_MODELLED(aclsysGetCANNVersion, "CANN package versions (the simulator is no CANN package)")
-ACLSIM_NOT_MODELLED(aclsysGetVersionStr, "CANN package versions (the simulator is no CANN package)")
-
 // Profiling interfaces of other CANN releases.
 ACLSIM_NOT_MODELLED(aclProfilingInit, "profiling interfaces of other CANN releases")
 ACLSIM_NOT_MODELLED(aclProfilingStart, "profiling interfaces of other CANN releases")

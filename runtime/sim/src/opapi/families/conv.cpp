@@ -647,7 +647,11 @@ class Planner {
     for (int i = 0; i < 3; ++i) {
       if (!mask[i]) continue;
       const TensorDesc* out = RoleTensor(call_, family_, wanted[i].role);
-      if (!out) return Declined(std::string("without ") + RoleName(call_, family_, wanted[i].role));
+      if (!out) {
+        // The page's 161001 row: a gradient to be computed (求解) whose output is a null pointer.
+        return RejectParam(call_, family_, wanted[i].role, ACLNN_ERR_PARAM_NULLPTR,
+                           "is a null pointer, but outputMask[" + std::to_string(i) + "] asks for it");
+      }
       if (aclnnStatus s = Keep(wanted[i].role, *out, wanted[i].slot, wanted[i].order, wanted[i].shape, wanted[i].what)) {
         return s;
       }

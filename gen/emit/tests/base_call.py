@@ -1,0 +1,346 @@
+"""The base call of an API's suite: a valid call (the semantics file's, else the page's example,
+else neutral values) that every other case varies, and what the planners of the cases ask of it
+(the lead input and its dtypes, the outputs' plans, the arguments a family ties to shapes)."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import replace
+from typing import Any, Optional
+
+from gen import families
+from gen.api.calls import EXPRESSIBLE, SHAPES
+from gen.api.python import out_params, python_signature, result_rule
+from gen.emit.tests.cases import (AUTO, BASE_RANK, Case, base_values, rank_bounds, scalar_value, semantic_call_shapes,
+                                  with_semantic_call)
+from gen.ir import API, DEFAULT_SOC, DType, DTypeCombination, Direction, Param, ParamKind, RelationKind
+from gen.model import BoundAPI
+
+
+def related(a: Param, b: Param, kind: RelationKind) -> bool:
+    """Whether the page relates a and b by `kind`, in the notes of either."""
+    return b.name in a.related(kind) or a.name in b.related(kind)
+
+
+def shape_groups(api: API) -> list[list[str]]:
+    """Tensors whose shapes the page relates (`API.shape_group`), in prototype order."""
+    of_tensor = api.shape_groups()
+    groups: list[list[str]] = []
+    seen: set[str] = set()  # the tensors of the groups listed: one look-up, not a scan of them
+    for p in api.params:
+        if p.kind is ParamKind.TENSOR and p.name not in seen:
+            group = of_tensor[p.name]
+            seen.update(group)
+            groups.append(list(group))
+    return groups
+
+
+def dtype_bound_scalars(api: API) -> dict[str, str]:
+    """Scalars whose dtype the page binds to a tensor input's ("数据类型与gradOutput一致"): the
+    tensor, by scalar."""
+    tensors = [p for p in api.inputs if p.kind is ParamKind.TENSOR]
+    bound = {}
+    for s in api.inputs:
+        if s.kind is ParamKind.SCALAR:
+            t = next((t for t in tensors if related(s, t, RelationKind.SAME_DTYPE)), None)
+            if t is not None:
+                bound[s.name] = t.name
+    return bound
+
+
+def matches(row: DTypeCombination, assignment: dict[str, DType]) -> bool:
+    """Whether a combination row allows the dtypes of a call (as the simulator's phase 1 judges:
+    a parameter the call leaves NULL matches every cell)."""
+    for cell in row.cells:
+        dtype = assignment.get(cell.param)
+        if dtype is None or dtype in cell.dtypes:
+            continue
+        if cell.same_as and assignment.get(cell.same_as) is dtype:
+            continue
+        return False
+    return True
+
+
+class BaseCall:
+    """One API's base call, and the facts about the API its cases are planned from."""
+
+    def __init__(self, bound: BoundAPI) -> None:
+        self.bound = bound
+        self.api = api = bound.api
+        self.tensor_inputs = [p for p in api.inputs if p.kind is ParamKind.TENSOR]
+        self.list_inputs = [p for p in api.inputs if p.kind is ParamKind.TENSOR_LIST]
+        self.tensor_outs = [p for p in out_params(api) if p.kind is ParamKind.TENSOR]
+        # How the bindings allocate each output: asked by nearly every case, made once.
+        self.plans = bound.output_plans
+        # The function the cases call: its parameters' Python names, and the inputs that take None (NULL).
+        self.signature = python_signature(bound)
+        self.takes_none = frozenset(p.param.name for p in self.signature.inputs if p.param is not None and p.nullable)
+        self.groups = shape_groups(api)
+        if bound.semantics is not None and bound.semantics.kernel:
+            # An elementwise kernel's output is the broadcast of its inputs (gen.api.python.output_plan),
+            # whether or not the page relates it to them.
+            self.groups = [g for g in self.groups if any(api.param(n).direction is not Direction.OUT for n in g)]
+        main = self.groups[0] if self.groups else []
+        # Shapes can be varied when every tensor is related to every other (elementwise ops), not
+        # where a kernel family's rule ties them (whatever the page's prose relates).
+        family = bound.semantics.family if bound.semantics else ""
+        self.shapes_free = (len(self.groups) == 1 and not any(p.kind is ParamKind.TENSOR_LIST for p in api.params)
+                            and bool(self.tensor_inputs) and not family)
+        self.main = [api.param(n) for n in main]
+        self.ranks = rank_bounds(self.main)
+        self.values = with_semantic_call(base_values(api), api, bound.semantics)
+        self.family = families.family(bound.semantics.family) if bound.semantics and bound.semantics.family else None
+        # Only a family with a dtype role has one (aclnnQuantize's dtype is the output's, not the inputs').
+        dtype_role = (bound.semantics.role("dtype") or "dtype") if (
+            bound.semantics and self.family and "dtype" in self.family.roles) else None
+        self.family_dtype_arg = dtype_role if dtype_role and any(
+            p.name == dtype_role and p.kind is ParamKind.DTYPE for p in api.params) else None
+        self.bound_scalars = dtype_bound_scalars(api)
+        self.semantics_checks = bound.semantics.checks if bound.semantics else ()
+        # The input whose documented dtypes the cases go through: a family's source (where's self,
+        # not its condition), else the first tensor input.
+        source = bound.family_roles.get(self.family.source) if self.family else None
+        self.lead = next((p for p in self.tensor_inputs + self.list_inputs if p.name == source),
+                         self.tensor_inputs[0] if self.tensor_inputs else None)
+        self.lead_dtypes = [d for d in self.lead.documented_dtypes() if d in EXPRESSIBLE] if self.lead else []
+        self.inexpressible = [d for d in self.lead.documented_dtypes() if d not in EXPRESSIBLE] if self.lead else []
+        self.base_dtype = self._base_dtype()
+        # What the base call's kernel gives, which its outputs must be able to take.
+        self.result_dtype = result_rule(bound.semantics).result_dtype(self.base_dtype)
+        self.base_rank = min(max(BASE_RANK, self.ranks[0]), self.ranks[1])
+        self.base = self._base_case()
+
+    # -- the base call -----------------------------------------------------------------------------------
+
+    def _base_dtype(self) -> DType:
+        """FLOAT where documented: the dtype every backend computes most plainly; but where the page
+        lists dtype combinations for the default chip, the first of the lead's dtypes whose call is
+        one of its rows (aclnnAddRmsNormQuant lists FLOAT32 for x1 on one chip, and only FLOAT16 and
+        BFLOAT16 rows on the default one)."""
+        first = DType.FLOAT if DType.FLOAT in self.lead_dtypes or not self.lead_dtypes else self.lead_dtypes[0]
+        rows = [r for r in self.api.dtype_combinations if r.applies_to(DEFAULT_SOC)]
+        for dtype in [first] + [d for d in self.lead_dtypes if d is not first] if rows else []:
+            if any(matches(r, {n: DType(v) for n, v in self.uniform_dtypes(dtype).items()}) for r in rows):
+                return dtype
+        return first
+
+    def dtype_of(self, param: Param, dtype: DType) -> str:
+        listed = [d for d in param.documented_dtypes() if d in EXPRESSIBLE]
+        if not listed:
+            # A page that lists only dtypes outside PyTorch's promotion lattice for this tensor
+            # (aclnnQuantMatmulV2's UINT64 deqScale) gets the first NumPy holds, not `dtype`, which
+            # its phase 1 refuses.
+            listed = [d for d in param.documented_dtypes() if d.numpy]
+        return (dtype if dtype in listed or not listed else listed[0]).value
+
+    def uniform_dtypes(self, dtype: DType) -> dict[str, str]:
+        """Every tensor input in `dtype` (or its own first dtype, where its page lists another
+        family), and each scalar bound to a tensor's dtype in that tensor's."""
+        dtypes = {p.name: self.dtype_of(p, dtype) for p in self.tensor_inputs + self.list_inputs}
+        dtypes.update({s: dtypes[t] for s, t in self.bound_scalars.items()})
+        return dtypes
+
+    def at_dtype(self, dtype: DType) -> dict[str, Any]:
+        """The Case arguments of the base call with its inputs in `dtype`."""
+        dtypes = self.uniform_dtypes(dtype)
+        values = {**self.values.values, **{s: scalar_value(DType(dtypes[s]), self.values.values[s])
+                                           for s in self.bound_scalars}}
+        if self.family_dtype_arg is not None:
+            # A family's dtype argument (the computation's dtype: torch.cumsum(x, dtype=...)) is the
+            # inputs' own, as their out= is.
+            values[self.family_dtype_arg] = dtype.value
+        return self.with_integral_scalars(dtypes, values)
+
+    def with_integral_scalars(self, dtypes: dict[str, str], values: dict[str, Any]) -> dict[str, Any]:
+        """The free scalars (bound to no tensor's dtype) as integers (bools) when every tensor input
+        is integral (bool): the example's fractional value ("alpha = 1.2") cannot be cast to an
+        integral computation, which pages list as an error ("alpha无法转换为self和other推导后的数据类型")."""
+        tensors = [DType(dtypes[p.name]) for p in self.tensor_inputs + self.list_inputs if p.name in dtypes]
+        if not tensors or not all(d.is_integral or d is DType.BOOL for d in tensors):
+            return {"dtypes": dtypes, "values": values}
+        family = next((d for d in tensors if d is not DType.BOOL), DType.BOOL)
+        dtypes, values = dict(dtypes), dict(values)
+        for p in self.api.inputs:
+            if p.kind is ParamKind.SCALAR and p.name not in self.bound_scalars and p.name in values:
+                if p.documented_dtypes() and all(d.is_floating for d in p.documented_dtypes()):
+                    continue  # a scalar the page wants floating whatever the tensors (a probability)
+                value = values[p.name]
+                if isinstance(value, float) or (family is DType.BOOL and not isinstance(value, bool)):
+                    values[p.name] = scalar_value(family, value)
+                    if family in p.documented_dtypes():
+                        dtypes[p.name] = family.value
+                elif self.base_dtype is DType.BOOL and family in p.documented_dtypes():
+                    # A BOOL base call makes this scalar BOOL (2 becomes true): the other integral
+                    # cases state its dtype too, as a case derived from the base names what it changes.
+                    dtypes[p.name] = family.value
+        return {"dtypes": dtypes, "values": values}
+
+    def shapes(self, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
+        return {p.name: shape for p in self.tensor_inputs}
+
+    def _example_shapes(self) -> Optional[dict[str, tuple[int, ...]]]:
+        stated = semantic_call_shapes(self.api, self.bound.semantics)
+        if stated is not None:
+            return stated
+        call = self.api.example_call
+        if call is None:
+            return None
+        shapes = {}
+        for p in self.tensor_inputs:
+            arg = call.arg(p.name)
+            if (arg is None or arg.shape is None) and p.name in self.takes_none:
+                continue  # an optional input the example leaves out: NULL
+            if arg is None or arg.shape is None:
+                return None
+            shapes[p.name] = tuple(arg.shape)
+        return shapes
+
+    @property
+    def base_shape(self) -> tuple[int, ...]:
+        return SHAPES[self.base_rank]
+
+    def _base_case(self) -> Case:
+        shapes: dict[str, Any] = dict(self.shapes(self.base_shape) if self.shapes_free else (
+            self._example_shapes() or self.shapes(self.base_shape)))
+        # A tensor list: two members of the base shape (the pages state no member shapes), unless
+        # the semantics file's valid call gives them.
+        shapes.update({p.name: (self.base_shape, self.base_shape) for p in self.list_inputs if p.name not in shapes})
+        # An optional tensor the valid call leaves out is passed as None.
+        absent = tuple(p.name for p in self.tensor_inputs if p.name in self.takes_none and p.name not in shapes)
+        # A family's output whose shape the bindings cannot derive (a concatenation's, a top-k's)
+        # is passed as out=, of the golden's shape and dtype (AUTO).
+        given = ({plan.param.name: AUTO for plan in self.plans
+                  if plan.required_reason is not None} if self.family is not None else {})
+        out_shapes = {}
+        if self.family is None and shapes == self._example_shapes() and not self.values.unknown:
+            # Another such output, of the call the page's example makes (its inputs, and every value
+            # the example gives: a reduction it leaves unstated would shape the output otherwise):
+            # the example's out= (its shape; its dtype where the page documents it), as make demo passes it.
+            for name, (dtype, shape) in self._example_outs().items():
+                given[name], out_shapes[name] = dtype, shape
+        return Case(self.base_dtype.value, shapes=shapes, none=absent, out=given, out_shapes=out_shapes,
+                    **self.at_dtype(self.base_dtype))
+
+    def _example_outs(self) -> dict[str, tuple[str, tuple[int, ...]]]:
+        """The outputs the bindings cannot allocate that the page's example gives: (dtype, shape)."""
+        call, found = self.api.example_call, {}
+        for plan in self.plans:
+            arg = call.arg(plan.param.name) if call and plan.required_reason is not None else None
+            if arg is None or arg.shape is None or plan.param.kind is not ParamKind.TENSOR:
+                continue
+            listed = [d for d in plan.param.documented_dtypes() if d in EXPRESSIBLE]
+            dtype = arg.dtype if arg.dtype in listed else (listed[0] if listed else None)
+            if dtype is not None:
+                found[plan.param.name] = (dtype.value, tuple(arg.shape))
+        return found
+
+    @property
+    def unallocated(self) -> Optional[str]:
+        """Why no call can be made at all: an output the bindings cannot allocate and the base call
+        does not pass (None when every output is allocated or given)."""
+        for plan in self.plans:
+            if plan.required_reason is not None and plan.param.name not in self.base.out:
+                return f"{plan.required_reason}, and the page's example gives no out= for it"
+        return None
+
+    @property
+    def base_known(self) -> Optional[str]:
+        """Why the base case is not known to be valid (None when it is)."""
+        if self.values.unknown:
+            return "the page gives no valid value of " + ", ".join(self.values.unknown)
+        if self.list_inputs and semantic_call_shapes(self.api, self.bound.semantics) is None:
+            return "the page states no shapes for the members of " + ", ".join(p.name for p in self.list_inputs)
+        if not self.shapes_free and self._example_shapes() is None:
+            return "the page relates the tensors' shapes to nothing the tests can derive, and its example gives none"
+        return self.unallocated
+
+    # -- the valid calls every API has: each documented dtype, each value of a bool attribute --------------
+
+    def unallocatable(self, dtype: DType) -> str:
+        """Why an output cannot be allocated for inputs in `dtype` (aclnnAbs: self lists COMPLEX64,
+        out lists no complex dtype, and the page does not say which dtype out then has), else ""."""
+        for plan in self.plans:
+            p = plan.param
+            if p.kind is not ParamKind.TENSOR:
+                continue
+            if plan.dtype_must_be_documented and plan.documented and dtype not in plan.documented:
+                return (f"the page lists {dtype.value} for {self.lead.name if self.lead else 'the inputs'} but not for "
+                        f"{p.name}, and does not say which dtype {p.name} then has")
+        return ""
+
+    @property
+    def computable_dtypes(self) -> list[DType]:
+        return [d for d in self.lead_dtypes if not self.unallocatable(d)]
+
+    def dtype_cases(self) -> list[Case]:
+        cases = [replace(self.base, id=d.value, skip=self.unallocatable(d), **self.at_dtype(d)) for d in self.lead_dtypes]
+        cases += [replace(self.base, id=d.value, skip=f"NumPy cannot hold {d.value}") for d in self.inexpressible]
+        return cases or [self.base]
+
+    def attribute_cases(self) -> list[Case]:
+        # A value the semantics file's own checks refuse (returnZloss=true, which the simulator
+        # does not model) is an error case, not a valid call.
+        refused = {(v.param, v.value) for check in (self.bound.semantics.checks if self.bound.semantics else ())
+                   for v in check.violation if len(check.violation) == 1}
+        return [replace(self.base, id=f"{p.name}={not self.values.values[p.name]}",
+                        values={**self.base.values, p.name: not self.values.values[p.name]})
+                for p in self.api.inputs if p.kind is ParamKind.BOOL and p.name not in self.shape_arguments
+                and (p.name, not self.values.values[p.name]) not in refused]
+
+    # -- what the error rows and the rules vary: the arguments a family ties to shapes, the base call -----
+
+    @functools.cached_property
+    def output_dims_arguments(self) -> frozenset[str]:
+        """The host arguments the bindings read as an output's dimensions (an adaptive pool's
+        outputSize: gen.families.OutputShape.dims_role)."""
+        if self.family is None:
+            return frozenset()
+        rules = families.rules(self.family)
+        roles = self.bound.family_roles
+        return frozenset(roles[d] for d in (families.OUTPUT_SHAPE[r].dims_role for r in rules
+                                            if r in families.OUTPUT_SHAPE) if d in roles)
+
+    @functools.cached_property
+    def shape_arguments(self) -> frozenset[str]:
+        """The host arguments an input's shape follows, so that another value of one alone is no
+        valid call: the family's (gen.families.Op.shape_arguments: index_add's dim), and its
+        keepdim when the page lists the output keepdim shapes as an input (aclnnAminmax's minOut)."""
+        semantics = self.bound.semantics
+        if self.family is None or semantics is None:
+            return frozenset()
+        roles = self.bound.family_roles
+        names = {roles[role] for role in families.shape_arguments(self.family, semantics.op) if role in roles}
+        out = roles.get("out")
+        if out is not None and "keepdim" in roles and self.api.param(out).direction is not Direction.OUT:
+            names.add(roles["keepdim"])
+        return frozenset(names)
+
+    @property
+    def error_base(self) -> Case:
+        """The base call of the error rows: out= arrays given by the caller (AUTO) get the dtype
+        they have in the base call (the input the family names, or the fixed one) and the
+        golden's shape, so that a row changing an input's dtype or shape leaves them as they were."""
+        semantics, family = self.bound.semantics, self.family
+        if semantics is None or family is None or not any(v == AUTO for v in self.base.out.values()):
+            return self.base
+        out: dict[str, str] = dict(self.base.out)
+        out_shapes: dict[str, Any] = dict(self.base.out_shapes)
+        roles = self.bound.family_roles
+        for plan in self.plans:
+            name = plan.param.name
+            if out.get(name) != AUTO:
+                continue
+            role = next((r for r, q in roles.items() if q == name), None)
+            fixed = families.fixed_dtype(family, semantics.op, role) if role else None
+            listed = plan.param.documented_dtypes()
+            if plan.dtype_from:
+                out[name] = self.base.dtypes.get(self.api.params[plan.dtype_from[0]].name, self.base_dtype.value)
+            elif fixed or len(listed) == 1:
+                out[name] = fixed or listed[0].value
+            else:
+                continue
+            out_shapes[name] = AUTO
+        return replace(self.base, out=out, out_shapes=out_shapes)
+
+    def out_dtype(self, out: Param) -> str:
+        return self.dtype_of(out, self.base_dtype) if out.dtypes else self.base_dtype.value

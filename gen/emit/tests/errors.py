@@ -1,0 +1,276 @@
+"""One test per row of the page's error table: the row's category becomes calls that must fail with
+the row's status; a row that cannot be provoked from Python is a skipped test whose reason quotes it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Optional
+
+from gen import abi, families
+from gen.api.calls import EXPRESSIBLE
+from gen.emit.tests.base_call import BaseCall, related
+from gen.emit.tests.cases import UNDOCUMENTED, Case
+from gen.ir import Direction, DType, ErrorCase, ErrorCategory, Param, ParamKind, RelationKind, Soc, ValueCheck
+
+# CANN reports a null pointer with this status, whatever row of its error table a page lists it in.
+NULLPTR = abi.status_code("ACLNN_ERR_PARAM_NULLPTR")
+# The status pages list invalid arguments under (and some list null pointers under it too).
+PARAM_INVALID = abi.status_code("ACLNN_ERR_PARAM_INVALID")
+# The most dimensions aclCreateTensor takes (the simulator's kMaxRank): a page's bound at or above
+# it cannot be broken from Python.
+MAX_TENSOR_RANK = 32
+# Shapes that neither match nor broadcast against SHAPES[BASE_RANK].
+MISMATCHED_SHAPE = (4, 5)
+
+
+@dataclass(frozen=True)
+class ErrorTest:
+    """The test of one error-table row: calls that must fail with its status, or why it is skipped."""
+
+    function: str
+    row: ErrorCase
+    cases: tuple[Case, ...] = ()
+    skip: str = ""
+    unsupported_product: bool = False
+    # The status the calls must fail with: the row's, except where CANN's unwritten convention
+    # decides (a null pointer is 161001 whatever code the row is listed under).
+    status: int = 0
+    note: str = ""  # why the status is not the row's
+
+
+def not_castable_from(dtype: DType) -> Optional[DType]:
+    """An expressible dtype that `dtype` cannot be cast to (int8 for a floating input)."""
+    return next((d for d in (DType.INT8, DType.BOOL, DType.FLOAT) if not dtype.can_cast(d)), None)
+
+
+def violation(check: ValueCheck) -> dict[str, Any]:
+    """Values of the check's parameters that make its `when` true, as the semantics file states
+    them (`violation = { selfIsResult = true, negativeSlope = -0.5 }`): the C++ condition itself
+    is not parsed; {} when the file gives none."""
+    return {arg.param: arg.value for arg in check.violation}
+
+
+class ErrorPlanner:
+    """The calls that provoke each row of the page's error table from the error rows' base call
+    (`BaseCall.error_base`)."""
+
+    def __init__(self, call: BaseCall) -> None:
+        self.call = call
+        self.api = call.api
+        self.base = call.base
+        self.bound = call.bound
+        self.family = call.family
+
+    def tests(self) -> list[ErrorTest]:
+        tests = []
+        for index, row in enumerate(self.api.errors, start=1):
+            if self.call.unallocated:  # every call stops at the bindings, before the library
+                function = f"test_error_row{index}_{row.category.value if row.category else 'unclassified'}"
+                tests.append(ErrorTest(function, row, skip=self.call.unallocated))
+                continue
+            if row.category is None and self._stated_by_a_check(row):
+                # The page's prose (EluBackward: "参数isResult为True时，alpha小于0。") is a value check
+                # of the semantics file: its violating values provoke the row.
+                row = replace(row, category=ErrorCategory.VALUE)
+            category = row.category.value if row.category else "unclassified"
+            function = f"test_error_row{index}_{category}"
+            where = f"line {row.line}" if row.line else f"row {index}"
+            quoted = f"{where}: {row.code} {row.name}: {row.condition}"
+            if row.category is None:
+                tests.append(ErrorTest(function, row, skip=f"unclassified error-table row ({quoted})"))
+                continue
+            if row.category is ErrorCategory.UNSUPPORTED_PRODUCT:
+                tests.append(ErrorTest(function, row, cases=(self.base,), unsupported_product=True))
+                continue
+            if row.category is ErrorCategory.NULL_POINTER and row.code not in (NULLPTR, PARAM_INVALID):
+                # aclnnStack's "561103: 传入的tensors或out是空指针", aclnnRepeat's "561103: kernel执行失败，
+                # 中间结果为null": phase 1 answers a null pointer with ACLNN_ERR_PARAM_NULLPTR before
+                # any kernel runs; a status of the inner errors cannot be provoked by a null argument.
+                tests.append(ErrorTest(function, row, skip=f"a null argument is rejected in phase 1 with {NULLPTR}, "
+                                                            f"not the inner error {row.code} ({quoted})"))
+                continue
+            earlier = next((e for e in self.api.errors[:index - 1]
+                            if e.condition == row.condition and e.code != row.code), None)
+            if earlier is not None:
+                # aclnnInplaceCopy lists "传入的selfRef或src是空指针时" under 161001 and again under
+                # 161002: one call cannot give both; the first row is tested.
+                tests.append(ErrorTest(function, row, skip=f"the page gives the same condition status {earlier.code} "
+                                                            f"at line {earlier.line} ({quoted})"))
+                continue
+            cases, reason = self._error_cases(row)
+            status, note = row.code, ""
+            if row.category is ErrorCategory.NULL_POINTER and row.code != NULLPTR:
+                # aclnnEqTensor lists "传入的self、other、out是空指针时" under 161002 as well as under
+                # 161001: CANN's null checks (OP_CHECK_NULL) come first and return 161001.
+                status, note = NULLPTR, f"the page lists it under {row.code}; CANN reports a null pointer as {NULLPTR}"
+            needs_base = row.category not in (ErrorCategory.NULL_POINTER, ErrorCategory.UNSUPPORTED_DTYPE,
+                                              ErrorCategory.RANK)
+            if cases and needs_base and self.call.base_known:
+                cases, reason = [], self.call.base_known
+            tests.append(ErrorTest(function, row, cases=tuple(cases),
+                                   skip="" if cases else f"{reason} ({quoted})", status=status, note=note))
+        return tests
+
+    def _stated_by_a_check(self, row: ErrorCase) -> bool:
+        """A value check of the row's status whose violating values set parameters the row names, all of them."""
+        return any(c.status == row.code and c.violation and set(violation(c)) <= set(row.params)
+                   for c in self.call.semantics_checks)
+
+    def _named(self, row: ErrorCase) -> list[Param]:
+        names_ = {p.name for p in self.api.params}
+        return [self.api.param(n) for n in row.params if n in names_]
+
+    def _family_out_shapes(self) -> dict[str, Any]:
+        """A family's outputs shaped as its rule shapes them from the base call's input (scatter's
+        out: self's base shape), so that an input of another shape disagrees with them."""
+        semantics = self.bound.semantics
+        if semantics is None or self.family is None or families.output_shape(self.family, semantics.op, "*") != "same":
+            return {}
+        source = self.bound.family_roles.get("self")
+        if source not in self.base.shapes:
+            return {}
+        return {o.name: self.base.shapes[source] for o in self.call.tensor_outs}
+
+    def _error_cases(self, row: ErrorCase) -> tuple[list[Case], str]:
+        category = row.category
+        named = self._named(row)
+        base = self.call.error_base
+        base_dtype, tensor_outs = self.call.base_dtype, self.call.tensor_outs
+        if category is ErrorCategory.NULL_POINTER:
+            candidates = named or [p for p in self.api.params if p.kind and p.kind.is_pointer]
+            inputs = [p for p in candidates if p.kind and p.kind.is_pointer and p.name not in self.call.takes_none
+                      and p.direction is not Direction.OUT]
+            return ([replace(base, id=f"{p.name}=None", none=base.none + (p.name,)) for p in inputs],
+                    "the parameters it names are outputs: out= cannot pass NULL (None allocates them)")
+        if category is ErrorCategory.UNSUPPORTED_DTYPE:
+            cases = []
+            for p in named:
+                if p.kind not in (ParamKind.TENSOR, ParamKind.TENSOR_LIST, ParamKind.SCALAR) or not p.documented_dtypes():
+                    continue
+                if all(d in p.dtypes_for(soc) for soc in Soc for d in EXPRESSIBLE):
+                    continue
+                if p.name in base.none:  # the valid call leaves it NULL: a NULL has no dtype to get wrong
+                    continue
+                if p.direction is Direction.OUT:
+                    cases.append(replace(base, id=f"{p.name}={UNDOCUMENTED}", out={**base.out, p.name: UNDOCUMENTED}))
+                else:
+                    # out= given: an output the binding would derive from an undocumented dtype cannot be allocated
+                    cases.append(replace(base, id=f"{p.name}={UNDOCUMENTED}", dtypes={**base.dtypes, p.name: UNDOCUMENTED},
+                                         out={**base.out, **self._outs_given()}))
+            return cases, "every dtype NumPy can hold is documented for the parameters it names"
+        if category is ErrorCategory.RANK:
+            cases = []
+            beyond = False  # a bound no tensor can exceed
+            for p in named:
+                if p.kind is not ParamKind.TENSOR or p.rank is None:
+                    continue
+                if p.rank[1] >= MAX_TENSOR_RANK:
+                    beyond = True
+                    continue
+                shape = (1,) * (p.rank[1] + 1 - len(self.call.base_shape)) + self.call.base_shape
+                if p.direction is Direction.OUT:
+                    cases.append(replace(base, id=f"{p.name}-rank{len(shape)}", out={**base.out, p.name: base_dtype.value},
+                                         out_shapes={**base.out_shapes, p.name: shape}))
+                else:
+                    # An optional input the valid call leaves out is passed, at the rank out of bounds
+                    # (left out, the call stays valid: aclnnGroupedBiasAddGradV2's groupIdxOptional).
+                    cases.append(replace(base, id=f"{p.name}-rank{len(shape)}", none=tuple(n for n in base.none if n != p.name),
+                                         shapes={**base.shapes, **self._with_same_shape(p, shape)}))
+            return cases, (f"aclCreateTensor makes no tensor of more than {MAX_TENSOR_RANK} dimensions" if beyond else
+                           "it names no tensor with a documented rank bound")
+        if category in (ErrorCategory.SHAPE_MISMATCH, ErrorCategory.BROADCAST):
+            cases = []
+            for p in named:
+                if p.kind is not ParamKind.TENSOR:
+                    continue
+                # An optional input the valid call leaves out is passed, at the mismatched shape: left
+                # out, the call stays valid (aclnnMoeGatingTopK's biasOptional).
+                base_for_p = replace(base, none=tuple(n for n in base.none if n != p.name))
+                if p.direction is Direction.OUT:
+                    cases.append(replace(base, id=f"{p.name}-shape", out={**base.out, p.name: self.call.out_dtype(p)},
+                                         out_shapes={**base.out_shapes, p.name: MISMATCHED_SHAPE}))
+                elif len(self.call.tensor_inputs) > 1:
+                    pinned = self._family_out_shapes()
+                    cases.append(replace(base_for_p, id=f"{p.name}-shape", shapes={**base.shapes, p.name: MISMATCHED_SHAPE},
+                                         out={**base.out, **{o: self.call.out_dtype(self.api.param(o)) for o in pinned}},
+                                         out_shapes={**base.out_shapes, **pinned}))
+                elif tensor_outs:  # the one input against outputs of the base shape (allocated, they would follow it)
+                    cases.append(replace(base, id=f"{p.name}-shape", shapes={**base.shapes, p.name: MISMATCHED_SHAPE},
+                                         out={**base.out, **self._outs_given()},
+                                         out_shapes={**base.out_shapes, **{o.name: self.call.base_shape for o in tensor_outs}}))
+            return cases, "it names no tensor whose shape can be made to disagree"
+        if category is ErrorCategory.NOT_CASTABLE:
+            cases = []
+            for p in named:
+                if p.kind is not ParamKind.TENSOR:
+                    continue
+                if p.direction is Direction.OUT:
+                    bad = not_castable_from(self.call.result_dtype)
+                    if bad is not None:
+                        cases.append(replace(base, id=f"{p.name}={bad.value}", out={**base.out, p.name: bad.value}))
+                elif p.related(RelationKind.SAME_DTYPE):
+                    other = next((d for d in p.documented_dtypes() if d in EXPRESSIBLE and d is not base_dtype), None)
+                    if other is not None:
+                        cases.append(replace(base, id=f"{p.name}={other.value}", dtypes={**base.dtypes, p.name: other.value}))
+            for p in named:
+                if p.kind is ParamKind.SCALAR:  # a scalar the computation cannot take ("不可转换为FLOAT")
+                    bad = next((d for d in (DType.COMPLEX64, DType.DOUBLE) if not d.can_cast(base_dtype)), None)
+                    if bad is not None:
+                        cases.append(replace(base, id=f"{p.name}={bad.value}", dtypes={**base.dtypes, p.name: bad.value},
+                                             values={**base.values, p.name: 1}))
+            return cases, "it names no output to give an uncastable dtype, nor an input bound to the same dtype"
+        if category is ErrorCategory.DTYPE_MISMATCH:
+            # One named tensor at a dtype its own row documents, the others as in the base call: a
+            # dtype valid for the tensor alone, so the status can only come from the mismatch.
+            tensors = [p for p in named if p.kind is ParamKind.TENSOR]
+            # Those the row ties together, where it also names a tensor another of its clauses
+            # speaks of alone (aclnnReluGradV4's "gradOutput 与 out 的数据类型不一致，或 self 不为 uint8").
+            tied = [p for p in tensors if any(related(p, q, RelationKind.SAME_DTYPE) for q in tensors if q is not p)]
+            tensors = tied if len(tied) > 1 else tensors
+            cases = []
+            for p in tensors if len(tensors) > 1 else []:
+                others = {DType(base.dtypes[q.name]) if q.name in base.dtypes else DType(self.call.out_dtype(q))
+                          for q in tensors if q is not p}
+                other = next((d for d in p.documented_dtypes() if d in EXPRESSIBLE and d not in others), None)
+                if other is None:
+                    continue
+                if p.direction is Direction.OUT:
+                    # The other outputs passed at the dtypes `others` holds: one the bindings allocate
+                    # takes the family's (aclnnUniqueConsecutive's inverseOut: INT64), no mismatch.
+                    cases.append(replace(base, id=f"{p.name}={other.value}", out={
+                        **base.out, **self._outs_given(), p.name: other.value}))
+                else:
+                    cases.append(replace(base, id=f"{p.name}={other.value}", dtypes={**base.dtypes, p.name: other.value},
+                                         out={**base.out, **self._outs_given()}))
+            return cases, "it names fewer than two tensors, or none with a second documented dtype"
+        if category is ErrorCategory.EMPTY_TENSOR:
+            cases = []
+            for p in named:
+                if p.kind is ParamKind.TENSOR and p.direction is not Direction.OUT and p.empty_tensor is False:
+                    cases.append(replace(base, id=f"{p.name}-empty", shapes={**base.shapes, **self._with_same_shape(p, (3, 0))}))
+            return cases, "it names no input the page forbids to be empty"
+        if category is ErrorCategory.FORMAT:
+            return [], "NumPy arrays are ND: a format error cannot be provoked from Python"
+        if category is ErrorCategory.VALUE:
+            checks = [c for c in self.call.semantics_checks if c.status == row.code]
+            if not checks:
+                return [], f"the semantics file states no value check with status {row.code}"
+            cases = []
+            for check in checks:
+                values = violation(check)
+                if values and set(values) <= set(base.values):
+                    label = ",".join(f"{k}={v}" for k, v in values.items())
+                    cases.append(replace(base, id=label, values={**base.values, **values}))
+            return cases, ("the semantics file's check is a C++ condition without values that violate it "
+                           "(a `violation` table would give them)")
+        return [], f"no call is known for category {category.value if category else None}"
+
+    def _outs_given(self) -> dict[str, str]:
+        """Every tensor output passed as out=, in the dtype the base call gives it: a row that changes an
+        input's dtype or shape leaves the outputs as they were, so that only the row's condition fails."""
+        return {o.name: self.call.out_dtype(o) for o in self.call.tensor_outs}
+
+    def _with_same_shape(self, param: Param, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
+        """`shape` for `param` and for the inputs that must have its shape (not those that may broadcast)."""
+        same = set(param.related(RelationKind.SAME_SHAPE))
+        return {p.name: shape for p in self.call.tensor_inputs if p is param or p.name in same}

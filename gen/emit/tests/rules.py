@@ -1,0 +1,308 @@
+"""One test per rule the page states across parameters (a dtype-combination row, a value range, a
+dimension equality, a divisibility, a shape rule): calls at its edge that phase 1 accepts, calls
+just outside it that phase 1 refuses."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Optional, Sequence
+
+from gen.api.calls import EXPRESSIBLE, SHAPES
+from gen.emit.tests.base_call import BaseCall, matches
+from gen.emit.tests.cases import AUTO, BASE_RANK, Case, broadcast_shape
+from gen.emit.tests.errors import PARAM_INVALID
+from gen.ir import (DEFAULT_SOC, Bound, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, Param,
+                    ParamKind, ShapeForm, ShapeRule, ValueRange)
+
+
+@dataclass(frozen=True)
+class RuleTest:
+    """The test of one rule the page states across parameters (gen.ir: a dtype-combination row, a
+    value range, a dimension equality, a divisibility, a shape rule): calls at its edge that phase 1
+    accepts, calls just outside it that phase 1 refuses with `status`, or why it is skipped."""
+
+    function: str
+    line: int
+    text: str  # the rule, as `python -m gen lint` shows it
+    accepted: tuple[Case, ...] = ()
+    refused: tuple[Case, ...] = ()
+    socs: tuple[str, ...] = ()  # the chips it holds on (() every chip)
+    status: int = 0
+    skip: str = ""
+
+
+class RulePlanner:
+    """The calls that test the page's cross-parameter rules, each varying the error rows' base call
+    (`BaseCall.error_base`, which the golden tests show valid) in what the rule is about only."""
+
+    def __init__(self, call: BaseCall) -> None:
+        self.call = call
+        self.api = call.api
+        self.base = call.error_base
+        semantics = call.bound.semantics
+        # Outputs whose out= shape the suite can give: the golden's, or the broadcast of related inputs.
+        self.golden = bool(semantics and semantics.golden)
+        self.shaped_outs = {plan.param.name for plan in call.plans
+                            if plan.required_reason is None and plan.shape_from}
+
+    def tests(self) -> list[RuleTest]:
+        tests: list[RuleTest] = []
+        tests += self.combination_tests()
+        planned: tuple[tuple[str, Sequence[Any], Callable[[Any], tuple[list[Case], list[Case], str]]], ...] = (
+            ("value_range", self.api.value_ranges, self.range_cases),
+            ("dim_equality", self.api.dim_equalities, self.dim_cases),
+            ("divisibility", self.api.divisibility, self.divisible_cases),
+            ("shape_rule", self.api.shape_rules, self.shape_cases))
+        for kind, rules, plan in planned:
+            for index, rule in enumerate(rules, start=1):
+                function = f"test_rule_line{rule.line}_{kind}{index}"
+                accepted, refused, why = plan(rule) if not self.call.base_known else ([], [], self.call.base_known)
+                tests.append(RuleTest(function, rule.line, rule.describe(), tuple(accepted), tuple(refused),
+                                      status=PARAM_INVALID, skip="" if accepted or refused else why))
+        return tests
+
+    # -- dtype combinations -------------------------------------------------------------------------
+
+    def combination_tests(self) -> list[RuleTest]:
+        """One call per row (with that row's dtypes, on a chip it holds on), and one call whose
+        dtypes are each documented for their parameter on the default chip but together are no
+        row of that chip's: refused."""
+        tests: list[RuleTest] = []
+        accepted_on_default: list[tuple[DTypeCombination, Case]] = []
+        for index, row in enumerate(self.api.dtype_combinations, start=1):
+            socs = tuple(s.value for s in row.products)
+            function = f"test_rule_line{row.line}_dtype_combination{index}"
+            case, why = self.combination_case(row) if not self.call.base_known else (None, self.call.base_known)
+            tests.append(RuleTest(function, row.line, row.describe(), (case,) if case else (), (), socs,
+                                  PARAM_INVALID, "" if case else why))
+            if case is not None and row.applies_to(DEFAULT_SOC):
+                accepted_on_default.append((row, case))
+        if accepted_on_default:
+            refused = self.uncombined(accepted_on_default)
+            row = accepted_on_default[0][0]
+            socs = (DEFAULT_SOC.value,) if any(r.products for r in self.api.dtype_combinations) else ()
+            tests.append(RuleTest("test_rule_dtype_combination_not_listed", row.line,
+                                  f"dtypes each documented but in no combination of the table at line {row.line}",
+                                  (), (refused,) if refused else (), socs, PARAM_INVALID,
+                                  "" if refused else "every combination of documented dtypes is a row of the table"))
+        return tests
+
+    def combination_case(self, row: DTypeCombination) -> tuple[Optional[Case], str]:
+        base = self.base
+        dtypes, values, out = dict(base.dtypes), dict(base.values), dict(base.out)
+        out_shapes: dict[str, Any] = dict(base.out_shapes)
+        none = list(base.none)
+        for cell in row.cells:
+            param = self.api.param(cell.param)
+            dtype = next((d for d in cell.dtypes if d in EXPRESSIBLE), None)
+            if dtype is None and cell.dtypes and not cell.absent and not cell.same_as:
+                return None, f"NumPy cannot hold {cell.param}'s {'/'.join(d.value for d in cell.dtypes)}"
+            if dtype is None and cell.same_as:
+                same = dtypes.get(cell.same_as) or out.get(cell.same_as) or values.get(cell.same_as)
+                dtype = DType(same) if same and same != AUTO else None
+            if dtype is None:  # "null" alone: the parameter left out, where it may be
+                if cell.absent and param.name in self.call.takes_none and param.direction is not Direction.OUT:
+                    none.append(param.name)
+                    continue
+                if cell.absent and param.direction is Direction.OUT:
+                    return None, f"the row has {cell.param} NULL, which out= cannot pass"
+                return None, f"the row gives {cell.param} no dtype the suite can pass"
+            if param.direction is Direction.OUT:
+                if param.kind is not ParamKind.TENSOR:
+                    return None, f"{cell.param} is an output list"
+                if not self.golden and param.name not in self.shaped_outs:
+                    return None, f"the suite cannot shape {cell.param} without a golden"
+                out[param.name] = dtype.value
+                if self.golden:
+                    out_shapes[param.name] = AUTO
+            elif param.kind is ParamKind.DTYPE:
+                values[param.name] = dtype.value
+            elif param.kind in (ParamKind.TENSOR, ParamKind.TENSOR_LIST, ParamKind.SCALAR):
+                if param.name in none:
+                    none.remove(param.name)
+                if param.name not in base.shapes and param.kind is not ParamKind.SCALAR:
+                    return None, f"the base call gives {cell.param} no shape"
+                dtypes[param.name] = dtype.value
+        return replace(base, id=f"line{row.line}", dtypes=dtypes, values=values, out=out, out_shapes=out_shapes,
+                       none=tuple(none)), ""
+
+    def _assignment(self, case: Case) -> dict[str, DType]:
+        """The dtype each typed parameter has in a case (those it leaves NULL have none)."""
+        found = {}
+        for p in self.api.params:
+            given = case.dtypes.get(p.name) or case.out.get(p.name) or (
+                case.values.get(p.name) if p.kind is ParamKind.DTYPE else None)
+            if p.name not in case.none and given and given != AUTO:
+                found[p.name] = DType(given)
+        return found
+
+    def uncombined(self, accepted: list[tuple[DTypeCombination, Case]]) -> Optional[Case]:
+        """A row's call with one input's dtype changed to another its own row documents on the
+        default chip, so that no row of that chip matches: only the table can refuse it."""
+        rows = [r for r in self.api.dtype_combinations if r.applies_to(DEFAULT_SOC)]
+        row, case = accepted[0]
+        for cell in row.cells:
+            param = self.api.param(cell.param)
+            if param.direction is Direction.OUT or param.kind is not ParamKind.TENSOR or param.name not in case.dtypes:
+                continue
+            for dtype in param.dtypes_for(DEFAULT_SOC):
+                if dtype not in EXPRESSIBLE or dtype.value == case.dtypes[param.name]:
+                    continue
+                assignment = {**self._assignment(case), param.name: dtype}
+                if not any(matches(r, assignment) for r in rows):
+                    return replace(case, id=f"{param.name}={dtype.value}", dtypes={**case.dtypes, param.name: dtype.value})
+        return None
+
+    # -- value ranges --------------------------------------------------------------------------------
+
+    def _bound(self, bound: Optional[Bound]) -> Optional[int]:
+        """What a bound stands for in the base call (None: unbounded, or not known)."""
+        if bound is None:
+            return None
+        extent: float = 0
+        if bound.extent is Extent.VALUE:
+            other = self.base.values.get(bound.tensor)
+            if not isinstance(other, (int, float)) or isinstance(other, bool):
+                return None
+            extent = other
+        elif bound.extent is not Extent.NUMBER:
+            shape = self.base.shapes.get(bound.tensor)
+            if not isinstance(shape, tuple) or not all(isinstance(d, int) for d in shape):
+                return None
+            if bound.extent is Extent.RANK:
+                extent = max(len(shape), 1)
+            else:
+                axis = int(bound.axis) if bound.axis.lstrip("-").isdigit() else self.base.values.get(bound.axis)
+                if not isinstance(axis, int) or not -len(shape) <= axis < len(shape):
+                    return None
+                extent = shape[axis]
+        value = bound.offset + bound.sign * extent
+        return int(value) if float(value).is_integer() else None
+
+    def range_cases(self, rule: ValueRange) -> tuple[list[Case], list[Case], str]:
+        param = self.api.param(rule.param)
+        current = self.base.values.get(rule.param)
+        integral_scalar = param.kind is ParamKind.SCALAR and isinstance(current, int) and not isinstance(current, bool)
+        if param.kind not in (ParamKind.INT, ParamKind.INT_ARRAY) and not integral_scalar or \
+                param.direction is Direction.OUT:
+            return [], [], f"{rule.param} is no integer argument the suite sets"
+        if param.kind is ParamKind.INT_ARRAY and not current:
+            return [], [], f"the base call gives {rule.param} no element"
+        low, high = self._bound(rule.low), self._bound(rule.high)
+        edges = []
+        if low is not None and rule.low is not None:
+            edge = low if rule.low.inclusive else low + 1
+            edges.append((edge, edge - 1))
+        if high is not None and rule.high is not None:
+            edge = high if rule.high.inclusive else high - 1
+            edges.append((edge, edge + 1))
+        if not edges:
+            return [], [], "its bounds cannot be evaluated on the base call"
+        # A number bounding an argument of a kernel family (a pool's kernel, a group count, a step) is
+        # one of the conditions the family's arithmetic ties to the shapes and the other arguments:
+        # its edge alone is no valid call in general; outside it, the call is refused whatever the rest.
+        tied = self.call.family is not None and all(
+            b is None or b.extent in (Extent.NUMBER, Extent.VALUE) for b in (rule.low, rule.high))
+        accepted: list[Case] = []
+        refused: list[Case] = []
+        for inside, outside in edges:
+            for value, bucket in ((inside, accepted), (outside, refused)):
+                given: Any = value
+                if param.kind is ParamKind.INT_ARRAY and isinstance(current, tuple):
+                    # the first element at the edge, the others as they were
+                    given = (value,) + current[1:]
+                    if value in given[1:]:
+                        continue
+                if bucket is accepted and given != current and (tied or rule.param in self.call.shape_arguments):
+                    continue  # valid only with the tensors' shapes changed to follow it
+                if bucket is refused and tied and value < 0 and rule.param in self.call.output_dims_arguments:
+                    continue  # the bindings cannot size an output of a negative extent to call with
+                case = replace(self.base, id=f"{rule.param}={value}", values={**self.base.values, rule.param: given})
+                if case not in bucket:
+                    bucket.append(case)
+        return accepted, refused, ""
+
+    # -- dimensions ----------------------------------------------------------------------------------
+
+    def _dims(self, name: str) -> Optional[tuple[int, ...]]:
+        shape = self.base.shapes.get(name)
+        return shape if isinstance(shape, tuple) and all(isinstance(d, int) for d in shape) else None
+
+    def dim_cases(self, rule: DimEquality) -> tuple[list[Case], list[Case], str]:
+        a, b = self._dims(rule.param), self._dims(rule.other)
+        if a is None or b is None:
+            return [], [], "the base call does not give both tensors' shapes"
+        if not (-len(a) <= rule.axis < len(a) and -len(b) <= rule.other_axis < len(b)):
+            return [], [], "the base call's tensors lack the dimensions it names"
+        if a[rule.axis] != b[rule.other_axis]:
+            return [], [], "the base call does not meet it"
+        changed = list(a)
+        changed[rule.axis] += 1
+        refused = replace(self.base, id=f"{rule.param}-dim{rule.axis}", shapes={**self.base.shapes,
+                                                                                rule.param: tuple(changed)})
+        return [replace(self.base, id="base")], [refused], ""
+
+    def divisible_cases(self, rule: Divisibility) -> tuple[list[Case], list[Case], str]:
+        shape = self._dims(rule.param)
+        divisor = int(rule.divisor) if rule.divisor.isdigit() else self.base.values.get(rule.divisor)
+        if shape is None or rule.axis is None or not isinstance(divisor, int) or divisor < 2:
+            return [], [], "the base call does not give the tensor's shape or the divisor"
+        if not -len(shape) <= rule.axis < len(shape) or shape[rule.axis] % divisor:
+            return [], [], "the base call does not meet it"
+        changed = list(shape)
+        changed[rule.axis] += 1
+        refused = replace(self.base, id=f"{rule.param}-dim{rule.axis}={changed[rule.axis]}",
+                          shapes={**self.base.shapes, rule.param: tuple(changed)})
+        return [replace(self.base, id="base")], [refused], ""
+
+    # -- shape rules ---------------------------------------------------------------------------------
+
+    def shape_cases(self, rule: ShapeRule) -> tuple[list[Case], list[Case], str]:
+        param, when = self.api.param(rule.param), self.api.param(rule.when)
+        if param.direction is Direction.OUT and param.kind is not ParamKind.TENSOR:
+            return [], [], f"{rule.param} is an output list"
+        value = _condition_value(when, rule)
+        if value is None:
+            return [], [], f"no value of {rule.when} is known to meet the condition"
+        if rule.form is ShapeForm.SCALAR:
+            # One element, of the least rank the page allows (aclnnDynamicQuantV4's pertensor
+            # scaleOut, of rank 1-7: (1,)).
+            shape: tuple[int, ...] = (1,) * (param.enforced_rank[0] if param.enforced_rank else 0)
+            wrong: tuple[int, ...] = SHAPES[BASE_RANK]
+        else:
+            shapes = [self._dims(n) for n in rule.others]
+            if any(s is None for s in shapes):
+                return [], [], "the base call does not give the tensors' shapes"
+            shape = functools.reduce(broadcast_shape, shapes, ())  # type: ignore[arg-type]
+            wrong = (1,) if shape and functools.reduce(lambda x, y: x * y, shape, 1) != 1 else (2,)
+        values = {**self.base.values, rule.when: value}
+        if param.direction is not Direction.OUT:
+            # A rule on an input (a backward's gradOutput: one element once the forward reduced)
+            # shapes the input itself.
+            accepted = replace(self.base, id=f"{rule.when}={value}", values=values,
+                               shapes={**self.base.shapes, rule.param: shape})
+            return [accepted], [replace(accepted, id=f"{rule.when}={value}-{rule.param}{list(wrong)}",
+                                        shapes={**self.base.shapes, rule.param: wrong})], ""
+        dtype = self.call.out_dtype(param)
+        accepted = replace(self.base, id=f"{rule.when}={value}", values=values, out={**self.base.out, rule.param: dtype},
+                           out_shapes={**self.base.out_shapes, rule.param: shape})
+        refused = replace(accepted, id=f"{rule.when}={value}-{rule.param}{list(wrong)}",
+                          out_shapes={**self.base.out_shapes, rule.param: wrong})
+        return [accepted], [refused], ""
+
+
+def _condition_value(when: Param, rule: ShapeRule) -> Any:
+    """A value of the host argument that makes the rule hold: one of its values, or for a negated
+    rule on a reduction, another of CANN's reductions (none/mean/sum, 0/1/2)."""
+    if not rule.negated:
+        value = rule.values[0]
+        return int(value) if when.kind is ParamKind.INT and value.lstrip("-").isdigit() else (
+            value if when.kind is ParamKind.STRING else None)
+    if "reduction" not in when.name.lower():
+        return None
+    choices = ("0", "1", "2") if when.kind is ParamKind.INT else ("none", "mean", "sum")
+    left = [c for c in choices if c not in rule.values]
+    if not left:
+        return None
+    return int(left[0]) if when.kind is ParamKind.INT else left[0]

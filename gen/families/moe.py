@@ -1,0 +1,17 @@
+"""Mixture-of-experts routing (runtime/sim/src/opapi/families/moe.cpp): aclnnMoeGatingTopK, which
+torch_npu.npu_moe_gating_top_k reaches (op-plugin's MoeGatingTopKKernelNpuOpApi.cpp)."""
+
+from gen.families.model import Family
+
+MOE = Family(
+    "moe", "PlanMoe",
+    ops=("gating_top_k",),
+    output_shape="given",
+    roles=("x", "bias", "k", "k_group", "group_count", "group_select_mode", "renorm", "norm_type", "out_flag",
+           "scaling", "eps", "y", "expert_idx", "norm_out"),
+    required=("x", "y", "expert_idx", "norm_out"),
+    source="x",
+    fixed_dtypes={"expert_idx": "INT32", "norm_out": "FLOAT"},
+    doc="gating_top_k: per row of x [rows, E], normOut = sigmoid(x); the E experts in group_count groups, the "
+        "k_group groups of the largest max (group_select_mode 0) or top-2 sum (1) kept; the k largest scores of "
+        "those (expert_idx, ties to the lower index), y = score / (sum + eps) * scaling; in float")

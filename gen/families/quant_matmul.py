@@ -1,0 +1,25 @@
+"""Products of INT8 operands dequantised by per-column and per-row scales, and the packing of float
+scales into the UINT64 words they read (runtime/sim/src/opapi/families/quant_matmul.cpp):
+aclnnQuantMatmulV3/V4 (torch_npu.npu_quant_matmul), aclnnTransQuantParamV2/V3."""
+
+from gen.families.model import Family, Op
+
+QUANT_MATMUL = Family(
+    "quant_matmul", "PlanQuantMatmul",
+    # The first output dtype the pages list (an allocated out does not follow the INT8 operands).
+    # The operands' shapes follow the transpose flags: a suite flips them only with the shapes.
+    ops=(Op("quant_matmul", dtypes={"out": "FLOAT16"}, shape_arguments=("transpose_x1", "transpose_x2")),
+         Op("trans_quant_param", dtypes={"out": "INT64"}), Op("dequant_bias", dtypes={"out": "FLOAT16"})),
+    output_shape="given",
+    # dequant_bias: x1 is the INT32 product itself (aclnnDequantBias). dst_type: its outputDtype.
+    # x1_offset, y_scale, y_offset, group_size: aclnnQuantMatmulV5's, refused when given.
+    roles=("x1", "x2", "scale", "offset", "pertoken", "bias", "transpose_x1", "transpose_x2", "round_mode", "x1_offset",
+           "y_scale", "y_offset", "group_size", "dst_type", "out"),
+    required=("scale", "out"),
+    # scale_align: a scale of n columns padded to a multiple of it (aclnnQuantMatmulV2's deqScale).
+    options=("scale_align",),
+    source="x1",
+    doc="quant_matmul: (x1 @ x2 (+ an INT32 bias)) * scale * pertoken (+ a float bias) + offset for INT8 operands, "
+        "the product exact, the rest in float, scale one value or one per column (UINT64/INT64 words unpacked as "
+        "trans_quant_param packs them); dequant_bias: the same with x1 the INT32 product; trans_quant_param: a float32 scale's top 19 bits | 1 << 46 | a 9-bit "
+        "offset << 37")

@@ -1,0 +1,14 @@
+"""1-bit Adam's sign packing (runtime/sim/src/opapi/families/sign_bits.cpp): aclnnSignBitsPack and
+aclnnSignBitsUnpack (torch_npu.npu_sign_bits_pack / npu_sign_bits_unpack)."""
+
+from gen.families.model import Family
+
+SIGN_BITS = Family(
+    "sign_bits", "PlanSignBits",
+    ops=("pack", "unpack"),
+    output_shape="given",
+    exact=True,
+    roles=("self", "size", "out_dtype", "out"),
+    required=("self", "size", "out"),
+    doc="pack: bit k of byte j of out [size, -1] (UINT8) is whether self[8 j + k] >= 0, the tail padded with 0 "
+        "bits; unpack: out [size, -1] = +1 where the bit is set, -1 where not, bits from the lowest")
