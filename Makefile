@@ -49,9 +49,10 @@ endef
 venv: $(VENV_STAMP)
 
 $(CORE_STAMP): pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "venv: installing the generator and its dependencies into $(VENV) (pip)"
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e .
-	touch $@
+	@touch $@
 
 $(VENV_STAMP): $(CORE_STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
@@ -59,8 +60,18 @@ $(VENV_STAMP): $(CORE_STAMP)
 
 # Pages of $(DOCS) -> generated/ (only changed files are written; stale ones are removed). build/cache
 # keeps the pages' IR and what the emitters rendered, so a run redoes only what changed.
+# GENERATE_LOG=file: the parser's diagnostics about the pages go there, its errors and the count
+# of its warnings to the terminal (make demo's: the warnings are the same in every clone).
+GENERATE = $(PY) -m gen generate $(DOCS) --out generated --jobs $(JOBS) --cache build/cache
 generate: $(CORE_STAMP)
-	$(PY) -m gen generate $(DOCS) --out generated --jobs $(JOBS) --cache build/cache
+ifeq ($(GENERATE_LOG),)
+	$(GENERATE)
+else
+	@echo "generate: the pages of $(DOCS)/ -> generated/ (the parser's warnings about them: $(GENERATE_LOG))"
+	@mkdir -p $(dir $(GENERATE_LOG)); $(GENERATE) 2> $(GENERATE_LOG) || { cat $(GENERATE_LOG); exit 1; }
+	@grep ': error: ' $(GENERATE_LOG) || true
+	@echo "generate: $$(grep -c ': warning: ' $(GENERATE_LOG)) warnings about the pages, in $(GENERATE_LOG)"
+endif
 
 # CI's guarantee: the committed generated/ is exactly what the committed pages give.
 check-generated: generate
@@ -69,15 +80,27 @@ check-generated: generate
 
 # The simulator, the extension aclnn._C (next to generated/aclnn/) and the pages' examples. `package`
 # builds the first two only (what `import aclnn` and the simulator's toolkit need): make demo's.
+# Ninja's steps are shown one short line each (SHORT_STEPS), its exit status kept through the pipe.
 # A .pth makes generated/ importable from the venv: `import aclnn`.
 define configure_and_build
 	@mkdir -p $(BUILD)
-	@echo "build: configuring CMake in $(BUILD), then compiling $(1) (2 cores: a few minutes from a fresh clone)"
-	$(CMAKE) -S . -B $(BUILD) -G Ninja -DCMAKE_MAKE_PROGRAM=$(NINJA) -DPython_EXECUTABLE=$(abspath $(PY)) \
+	@echo "build: configuring CMake in $(BUILD) (its output: $(BUILD).configure.log)"
+	@$(CMAKE) -S . -B $(BUILD) -G Ninja -DCMAKE_MAKE_PROGRAM=$(NINJA) -DPython_EXECUTABLE=$(abspath $(PY)) \
 	  -DCMAKE_BUILD_TYPE=Release > $(BUILD).configure.log 2>&1 || { cat $(BUILD).configure.log; exit 1; }
-	$(NINJA) -C $(BUILD) -j $(JOBS) $(2)
-	$(PY) -c "import site, pathlib; pathlib.Path(site.getsitepackages()[0], 'aclnn-generated.pth').write_text('$(abspath generated)\n')"
+	@echo "build: compiling $(1), $(JOBS) jobs (a few minutes from a fresh clone on 2 cores)"
+	@{ $(NINJA) -C $(BUILD) -j $(JOBS) $(2) 2>&1; echo $$? > $(BUILD).ninja-status; } | $(SHORT_STEPS); \
+	  exit "$$(cat $(BUILD).ninja-status)"
+	@$(PY) -c "import site, pathlib; pathlib.Path(site.getsitepackages()[0], 'aclnn-generated.pth').write_text('$(abspath generated)\n')"
 endef
+# "[12/148] Building CXX object runtime/sim/CMakeFiles/aclsim_opapi_core.dir/src/opapi/families/norm.cpp.o"
+# becomes "[12/148] compiling runtime/sim/src/opapi/families/norm.cpp" (CMake's ../ is __/ in
+# object paths), a link step names what it links; the compiler's messages pass unchanged.
+SHORT_STEPS = sed -u -E \
+  -e '/^ninja: Entering directory/d' \
+  -e 's|^(\[[0-9]+/[0-9]+\]) Building C(XX)? object (.*)/CMakeFiles/[^/]+\.dir/(.*)\.o$$|\1 compiling \3/\4|' \
+  -e 's|^(\[[0-9]+/[0-9]+\]) Linking C(XX)? [a-z ]+ (.*)$$|\1 linking \3|' \
+  -e 's|^(\[[0-9]+/[0-9]+\] [a-z]+ )$(CURDIR)/|\1|' \
+  -e ':collapse' -e 's|^(\[[0-9]+/[0-9]+\] compiling ([^ ]*/)?)[^/ _][^/ ]*/__/|\1|' -e 't collapse'
 
 package: generate
 	$(call configure_and_build,the extension and the simulator's libraries only,aclnn_package)
@@ -90,8 +113,10 @@ build: generate
 # layer in plain PyTorch through torch_npu on the simulator (its toolkit's set_env.sh sourced).
 # The test extras (torch, torch-npu) install while the pages generate and the C++ builds, as for test.
 demo: $(CORE_STAMP)
+	@echo "demo: the test extras (torch, torch-npu) install meanwhile, in the background (build/venv-extras.log)"
 	@mkdir -p build; $(MAKE) --no-print-directory $(VENV_STAMP) > build/venv-extras.log 2>&1 & extras=$$!; \
-	$(MAKE) --no-print-directory package; built=$$?; \
+	$(MAKE) --no-print-directory package GENERATE_LOG=build/generate-warnings.log; built=$$?; \
+	echo "demo: waiting for the test extras to finish installing"; \
 	wait $$extras; installed=$$?; cat build/venv-extras.log; \
 	[ $$installed -eq 0 ] && [ $$built -eq 0 ]
 	$(PY) -m gen.demo
@@ -101,7 +126,7 @@ demo: $(CORE_STAMP)
 # Everything: the generator's own tests, the generated suites (on the asynchronous simulator with
 # the CPU's widest kernel path, and again with every kernel run in its launching call,
 # ACLNN_SIM_SYNC=1, on the AVX2 path: the one AVX2-only CPUs take), the pages' examples.
-# tests/test_kernel_paths.py compares the baseline, AVX2 and AVX-512 paths with each other.
+# tests/sim/test_kernel_paths.py compares the baseline, AVX2 and AVX-512 paths with each other.
 # The test extras install (mostly unpacking torch, one core) while the generation and the build run.
 test: $(CORE_STAMP)
 	@mkdir -p build; $(MAKE) --no-print-directory $(VENV_STAMP) > build/venv-extras.log 2>&1 & extras=$$!; \
@@ -113,7 +138,7 @@ test: $(CORE_STAMP)
 
 # The pages' C++ examples, unmodified, built against the simulator, run and checked against the golden.
 examples: build $(VENV_STAMP)
-	$(PYTEST) tests/test_examples.py
+	$(PYTEST) tests/project/test_examples.py
 
 test-generator: build $(VENV_STAMP)
 	$(call run_pytest,-n $(JOBS) tests)
@@ -121,9 +146,9 @@ test-generator: build $(VENV_STAMP)
 test-generated: build $(VENV_STAMP)
 	$(call run_pytest,-n $(JOBS) generated/tests)
 
-# Rewrites tests/golden/ from the seed pages; review the diff before committing.
+# Rewrites tests/parse/golden/ from the seed pages; review the diff before committing.
 golden: $(VENV_STAMP)
-	$(PY) -m tests.update_golden
+	$(PY) -m tests.parse.update_golden
 
 # Every API of a directory of pages (default: the shared corpus): parsed, generated, compiled,
 # phase 1 run on the simulator; build/corpus-report.json and build/corpus-report.md.
@@ -140,12 +165,12 @@ bench: build $(VENV_STAMP)
 fuzz: build $(VENV_STAMP)
 	@if [ -d "$$($(PY) -c 'from gen.locations import shared_corpus; print(shared_corpus())')" ]; then \
 	  $(MAKE) corpus; else echo "fuzz: no shared corpus: the corpus build is not fuzzed"; fi
-	FUZZ_BUDGET=long $(PYTEST) -n $(JOBS) tests/test_fuzz_parser.py tests/test_fuzz_bindings.py
+	FUZZ_BUDGET=long $(PYTEST) -n $(JOBS) tests/fuzz/test_fuzz_parser.py tests/fuzz/test_fuzz_bindings.py
 
 # ASan + UBSan build of the simulator and the extension, running the generated suites, the fuzzers,
 # the reliability tests and the asynchronous runtime's.
 asan: generate $(VENV_STAMP)
-	$(PY) -m tests.asan
+	$(PY) -m tests.support.asan
 
 clean:
 	rm -rf build generated/aclnn/_C*.so generated/aclnn/_sim

@@ -11,8 +11,7 @@ against milliseconds of work here).
 
     python -m bench.kernels [--sizes 1M,16M] [--rounds R]
 
-Replaces runtime/sim/bench/bench_elementwise.py (the simulator's own kernel bench) so that
-there is one kernel benchmark.
+The project's one kernel benchmark: the simulator keeps no benchmark of its own.
 """
 
 from __future__ import annotations

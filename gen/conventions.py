@@ -11,14 +11,17 @@ emitters ask these functions; none of them spells a convention again.
 
 1. `twin_chip_dtypes`: Atlas A2 (Ascend910B) and Atlas A3 (Ascend910_93) share one dtype list:
    what a page adds for one of them alone, the other accepts too.
-2. `formats_checked`: a page whose Format column lists only plain layouts and whose error table
-   names no format condition checks no format.
+2. `formats_checked`: a page whose Format column lists only plain layouts (`PLAIN_FORMATS`: ND,
+   NCHW, NHWC, NCDHW, NDHWC, HWCN, NCL, NC, DHWCN) and whose error table names no format condition
+   checks no format: it takes every plain layout and the private ones (NC1HWC0, FRACTAL_NZ) alike.
+   A column that lists a private format, or an error row about formats, is a check; there an ND
+   column still takes every plain layout (one memory layout to CANN's checks).
 3. `inner_null_outputs`: an output the null-pointer row of the error table leaves out is not
    checked by CANN's CheckNotNull: a null there fails later, as ACLNN_ERR_INNER_NULLPTR.
 4. A reduction's output may be given in either form of its reduced shape, the reduced dimensions
    kept as 1 or dropped, whatever keepdim says: CANN copies its result into the output it is
    given (the same elements, in the same order). The simulator's reduce family applies it
-   (runtime/sim/src/opapi/families/reduce.cpp, PlanReduce: `other_form`); tests/test_conventions.py
+   (runtime/sim/src/opapi/families/reduce.cpp, PlanReduce: `other_form`); tests/parse/test_conventions.py
    calls aclnnAmax both ways.
 5. `scalar_cast`: a host scalar (aclScalar) is cast to the computation's dtype: the dtype
    relations its row states ("dtype需要与gradOutput保持一致") do not hold it, unless a dtype row of
@@ -28,6 +31,27 @@ emitters ask these functions; none of them spells a convention again.
    finite and never infinite.
 7. `unlisted_scalar_dtypes`: a host scalar whose row lists no dtype ("-") takes the dtypes of the
    tensors it is computed with, the ones 5. casts it to.
+8. `castable_to`: "数据类型需要是可转换为FLOAT的数据类型" lists every dtype CANN's 互转换关系 casts to
+   FLOAT, not FLOAT alone.
+9. A null member of a tensor list is ACLNN_ERR_PARAM_INVALID (161002), not a null pointer
+   (161001): the 10 foreach pages of the corpus that state a status for it all give 161002 ("x中存在
+   空指针Tensor": aclnnForeachAddcdivList, aclnnForeachLogInplace, ...), the other 68 state none,
+   and CANN's foreach APIs share their checks. The foreach family applies it
+   (runtime/sim/src/opapi/families/foreach.cpp); tests/test_sim_foreach_family.py passes a null member.
+   Not a rule of every list: aclnnAddN's page gives 161001 to "tensors中的某个Tensor是空指针".
+10. `integer_inputs_cast`: a math op whose result is floating takes an integer input by casting it
+   to the result's dtype before its kernel (CANN's l0 dispatch inserts the Cast): a page that lists
+   integer dtypes for such an input lists them for every chip that has the kernel. What covers the
+   cases the pages leave out: 1. (an A3 note alone: aclnnAcosh, aclnnCosh) and 6. (aclnnIsFinite,
+   aclnnIsPosInf, aclnnIsNegInf); the pages that list integers on some chips only keep their lists,
+   with a diagnostic (integer-cast-per-chip) naming the chips that refuse them.
+
+How many APIs of a corpus each convention changes phase 1 of: `python -m gen.corpus.conventions DIR`
+(each switched off in turn, the pages parsed again, the simulator's spec rows compared). On
+../shared/corpus (978 APIs bound), 2026-11-29: 1. 21 APIs, 2. 649, 3. 28, 5. 20, 6. 3, 7. 3, 8. 2
+(aclnnSwish, aclnnSwishBackward: the other pages of 8. check no scalar dtype; their bindings take
+the scalars now). 4. and 9. live in the simulator's families (9.: the 76 APIs of the foreach
+family); 10. is a diagnostic, on 5 inputs.
 """
 
 from __future__ import annotations
@@ -67,6 +91,11 @@ def twin_chip_dtypes(name: str, per_chip: Mapping[Soc, Sequence[DType]], base: S
             widened = list(twin) if set(base) <= set(twin) else list(base) + [d for d in twin if d not in base]
             if widened != list(base):
                 out[other] = widened
+            if base and not set(base) & set(twin):
+                # Only dtypes the table lacks: what the note adds, as its sibling note says ("selfRef
+                # 数据类型支持BFLOAT16" on aclnnInplaceAsin, "self和out数据类型额外支持BFLOAT16" on
+                # aclnnAsin), not the twin's whole list (Ascend910_93 refusing FLOAT).
+                out[stated[0]] = widened
         elif len(stated) == 2 and set(out[first]) != set(out[second]):
             diags.append(Diagnostic(
                 Level.INFO, line, "twin-chips-differ",
@@ -130,12 +159,20 @@ def inner_null_outputs(api: API) -> tuple[str, ...]:
     outputs = [p.name for p in api.params if _required_pointer(p) and p.direction is Direction.OUT]
     if not inputs or any(name not in named for name in inputs) or any(name in named for name in outputs):
         return ()
+    # A row the classifier left conditional still names what CheckNotNull checks under its condition
+    # ("当outputMask[1]为true，传入的gradGammaOut是空指针时": aclnnGroupNormBackward): such an output
+    # is checked, not left to fail late.
+    conditional = {name for row in api.errors if row.category is None and _NULL_WORDS.search(row.condition)
+                   for name in row.params}
     text = " ".join(row.condition for row in rows)
     for param in sorted(api.params, key=lambda p: -len(p.name)):  # gradOutput is no "out"
         text = text.replace(param.name, " ")
     if _WORD.search(text) or any(word in text for word in _OUTPUT_WORDS):
         return ()
-    return tuple(name for name in outputs if name not in named)
+    return tuple(name for name in outputs if name not in named and name not in conditional)
+
+
+_NULL_WORDS = re.compile(r"空指针|null\s*pointer|\bnullptr\b|\bis\s+null\b", re.I)
 
 
 def _required_pointer(param: Param) -> bool:
@@ -214,3 +251,47 @@ def unlisted_scalar_dtypes(param: Param, params: Sequence[Param]) -> tuple[DType
         if dtypes:
             return tuple(dtypes)
     return ()
+
+
+# --- 8. "a dtype castable to FLOAT" ---------------------------------------------------------------------
+
+def castable_to(target: DType) -> tuple[DType, ...]:
+    """The dtypes a row that says "数据类型需要是可转换为FLOAT的数据类型" ("convertible to FLOAT")
+    accepts: `target` first (the one a binding picks for a Python number), then every real dtype of
+    PyTorch's promotion lattice that casts to it (BOOL, the integers, the floating types;
+    `DType.can_cast`, CANN's 互转换关系). aclnnSwish's betaOptional, aclnnElu's alpha, aclnnHistc's
+    min and max: an aclScalar converted to the computation's dtype (5.), which their error rows may
+    check (aclnnSwish: "self、betaOptional或out的数据类型不在支持的范围内"), and which recorded as
+    FLOAT alone refused the DOUBLE scalar a C++ `1.0` makes."""
+    castable = [d for d in DType if d.promotes_with_others and not d.is_complex and d.can_cast(target)]
+    return (target,) + tuple(d for d in castable if d is not target)
+
+
+# --- 10. integer inputs of a floating result are cast ------------------------------------------------------
+
+_INTEGERS = frozenset(d for d in DType if d.is_integral or d is DType.BOOL)
+_MATH_RESULTS = frozenset({DType.FLOAT16, DType.BFLOAT16, DType.FLOAT, DType.DOUBLE, DType.COMPLEX64, DType.COMPLEX128})
+
+
+def integer_inputs_cast(api: str, params: Sequence[Param], line: int, diags: list[Diagnostic]) -> None:
+    """Diagnoses a page that contradicts convention 10: an input of `api`, whose one output lists
+    floating dtypes only, takes integers on some chips (the Cast before the kernel) and not on
+    others (aclnnErfinv's self on Ascend910, aclnnSoftplusBackward's). The page is kept: the chips
+    it names may lack the cast, and nothing says otherwise."""
+    outputs = [p for p in params if p.direction is Direction.OUT and p.kind is ParamKind.TENSOR]
+    if len(outputs) != 1:
+        return
+    results = set(outputs[0].documented_dtypes())
+    if not results or not results <= _MATH_RESULTS or not any(d.is_floating for d in results):
+        return  # a quantised result (FLOAT8, HIFLOAT8) takes integer scales and offsets, no cast
+    for param in params:
+        if param.direction is not Direction.IN or param.kind is not ParamKind.TENSOR or not param.dtypes:
+            continue
+        lists = {"the other chips (the table)": param.dtypes, **{e.soc.value: e.dtypes for e in param.dtypes_by_product}}
+        taking = [chip for chip, dtypes in lists.items() if _INTEGERS & set(dtypes)]
+        refusing = [chip for chip, dtypes in lists.items() if not _INTEGERS & set(dtypes)]
+        if taking and refusing:
+            diags.append(Diagnostic(
+                Level.INFO, param.line or line, "integer-cast-per-chip",
+                f"{api}.{param.name}: integer inputs, cast to the floating result, are listed for "
+                f"{', '.join(taking)} and not for {', '.join(refusing)}: each keeps its list"))

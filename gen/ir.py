@@ -193,7 +193,7 @@ class DType(_Rows):
         """The dtype `self` and `other` promote to, None when they do not (CANN's 互推导关系).
 
         CANN documents its rule as PyTorch's torch.promote_types, so this is c10's promoteTypes
-        table for every dtype PyTorch has (tests/test_dtypes.py compares each pair with torch).
+        table for every dtype PyTorch has (tests/semantics/test_dtypes.py compares each pair with torch).
         Dtypes PyTorch lacks (HIFLOAT8, FLOAT6_*, FLOAT4_*, STRING) promote only with themselves,
         as PyTorch's own low-precision formats (float8_*, int4) do: no choice among them keeps
         every value, so a mix is the caller's decision, not an implicit promotion."""

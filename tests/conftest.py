@@ -5,4 +5,15 @@ processes with the simulator's environment instead."""
 
 import os
 
+import pytest
+
 os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
+
+
+@pytest.fixture(scope="session")
+def aclnn():
+    """The session's package, which the binding and runtime tests call: the seed pages' and the
+    probe APIs' (tests/support/bindings_build.py), built once, imported in this process."""
+    from tests.support import bindings_build
+
+    return bindings_build.import_aclnn()

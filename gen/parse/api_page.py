@@ -335,6 +335,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     params = _optional_where_errors_say_non_null(params, errors)
     params = _optional_where_errors_refuse_only_all_null(params, errors)
     params = conventions.class_predicate_inputs(pair.api, params)
+    conventions.integer_inputs_cast(pair.api, params, pair.workspace.line, diags)
 
     formula = _formula(function)
     constraints = _section_text(constraints_section) if constraints_section else ""

@@ -8121,7 +8121,7 @@ def celu(self: Tensor, alpha: _Scalar, *, out: _OutArray | None = None) -> Tenso
         支持空Tensor。
     alpha : number
         alpha (const aclScalar*, in): 表示CELU激活函数的激活系数，公式中的α。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换为FLOAT的数据类型（参见互转换关系）。 α不能为0。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -12454,15 +12454,15 @@ def elu(self: Tensor, alpha: _Scalar, scale: _Scalar, input_scale: _Scalar, *, o
         支持空Tensor。
     alpha : number
         alpha (const aclScalar*, in): 表示ELU激活函数的激活系数，公式中的α。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换为FLOAT的数据类型。
     scale : number
         scale (const aclScalar*, in): 表示ELU激活函数的缩放系数，公式中的scale。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换为FLOAT的数据类型。
     input_scale : number
         inputScale (const aclScalar*, in): 表示ELU激活函数的输入的缩放系数，公式中的inputScale。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换为FLOAT的数据类型。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -12541,15 +12541,15 @@ def elu_backward(grad_output: Tensor, alpha: _Scalar, scale: _Scalar, input_scal
         支持空Tensor。
     alpha : number
         alpha (const aclScalar*, in): 表示ELU激活函数的激活系数，公式中的α。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         如果isResult为true，α必须大于等于0。 数据类型需要是可转换为FLOAT的数据类型（参见互转换关系）。
     scale : number
         scale (const aclScalar*, in): 表示ELU激活函数的缩放系数，公式中的scale。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换为FLOAT的数据类型（参见互转换关系）。
     input_scale : number
         inputScale (const aclScalar*, in): 表示ELU激活函数的输入的缩放系数，公式中的inputScale。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换为FLOAT的数据类型（参见互转换关系）。
     is_result : bool
         isResult (bool, in): 表示传给ELU反向计算的输入是否是ELU正向的输出。
@@ -25529,7 +25529,7 @@ def grid_sampler3_d_backward(grad_output: _HostArray, input: _HostArray, grid: _
 
 # aclnnGroupNorm (op_docs/aclnnGroupNorm.md:50)
 @overload
-def group_norm(self: Tensor, gamma: _TensorLike, beta: _TensorLike, n: int, c: int, hx_w: int, group: int, eps: float, *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def group_norm(self: Tensor, gamma: _TensorLike | None, beta: _TensorLike | None, n: int, c: int, hx_w: int, group: int, eps: float, *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     """Runs aclnnGroupNorm (both phases) on the active backend.
 
     - 接口功能：计算输入self的组归一化结果out，均值meanOut，标准差的倒数rstdOut。
@@ -25551,11 +25551,11 @@ def group_norm(self: Tensor, gamma: _TensorLike, beta: _TensorLike, n: int, c: i
         self (const aclTensor*, in): 表示进行归一化计算的输入，对应公式中的`x`。
         dtypes FLOAT, FLOAT16, BFLOAT16; rank 2-8; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。
-    gamma : array_like or aclnn.Tensor
+    gamma : array_like or aclnn.Tensor or None
         gamma (const aclTensor*, in): 表示进行归一化计算的缩放因子（权重），对应公式中的`γ`。
         dtypes FLOAT, FLOAT16, BFLOAT16; rank 1; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 数据类型与self相同。 元素数量需与C相同。
-    beta : array_like or aclnn.Tensor
+    beta : array_like or aclnn.Tensor or None
         beta (const aclTensor*, in): 表示进行归一化计算的偏移量，对应公式中的`β`。
         dtypes FLOAT, FLOAT16, BFLOAT16; rank 1; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 数据类型与self相同。 元素数量需与C相同。
@@ -25632,18 +25632,18 @@ def group_norm(self: Tensor, gamma: _TensorLike, beta: _TensorLike, n: int, c: i
     Source: op_docs/aclnnGroupNorm.md:50
     """
 @overload
-def group_norm(self: _TensorLike, gamma: Tensor, beta: _TensorLike, n: int, c: int, hx_w: int, group: int, eps: float, *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def group_norm(self: _TensorLike, gamma: Tensor, beta: _TensorLike | None, n: int, c: int, hx_w: int, group: int, eps: float, *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     ...
 @overload
-def group_norm(self: _TensorLike, gamma: _TensorLike, beta: Tensor, n: int, c: int, hx_w: int, group: int, eps: float, *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def group_norm(self: _TensorLike, gamma: _TensorLike | None, beta: Tensor, n: int, c: int, hx_w: int, group: int, eps: float, *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     ...
 @overload
-def group_norm(self: _HostArray, gamma: _HostArray, beta: _HostArray, n: int, c: int, hx_w: int, group: int, eps: float, *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
+def group_norm(self: _HostArray, gamma: _HostArray | None, beta: _HostArray | None, n: int, c: int, hx_w: int, group: int, eps: float, *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
     ...
 
 # aclnnGroupNormBackward (op_docs/aclnnGroupNormBackward.md:54)
 @overload
-def group_norm_backward(grad_out: Tensor, input: _TensorLike, mean: _TensorLike, rstd: _TensorLike, gamma: _TensorLike, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def group_norm_backward(grad_out: Tensor, input: _TensorLike, mean: _TensorLike, rstd: _TensorLike, gamma: _TensorLike | None, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     """Runs aclnnGroupNormBackward (both phases) on the active backend.
 
     - 接口功能：aclnnGroupNorm的反向计算。用于计算输入张量的梯度，以便在反向传播过程中更新模型参数。
@@ -25681,7 +25681,7 @@ def group_norm_backward(grad_out: Tensor, input: _TensorLike, mean: _TensorLike,
         rstd (const aclTensor*, in): 表示正向计算的第三个输出，表示input分组后每个组的标准差倒数，对应公式中的`rstd`。
         dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 数据类型与`mean`相同。 元素个数需要等于N*group。
-    gamma : array_like or aclnn.Tensor
+    gamma : array_like or aclnn.Tensor or None
         gamma (const aclTensor*, in): 表示每个channel的缩放系数，对应公式中的`gamma`。
         dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 数据类型与`mean`相同。 元素数量需与`C`相同。
@@ -25760,19 +25760,19 @@ def group_norm_backward(grad_out: Tensor, input: _TensorLike, mean: _TensorLike,
     Source: op_docs/aclnnGroupNormBackward.md:54
     """
 @overload
-def group_norm_backward(grad_out: _TensorLike, input: Tensor, mean: _TensorLike, rstd: _TensorLike, gamma: _TensorLike, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def group_norm_backward(grad_out: _TensorLike, input: Tensor, mean: _TensorLike, rstd: _TensorLike, gamma: _TensorLike | None, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     ...
 @overload
-def group_norm_backward(grad_out: _TensorLike, input: _TensorLike, mean: Tensor, rstd: _TensorLike, gamma: _TensorLike, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def group_norm_backward(grad_out: _TensorLike, input: _TensorLike, mean: Tensor, rstd: _TensorLike, gamma: _TensorLike | None, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     ...
 @overload
-def group_norm_backward(grad_out: _TensorLike, input: _TensorLike, mean: _TensorLike, rstd: Tensor, gamma: _TensorLike, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def group_norm_backward(grad_out: _TensorLike, input: _TensorLike, mean: _TensorLike, rstd: Tensor, gamma: _TensorLike | None, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     ...
 @overload
 def group_norm_backward(grad_out: _TensorLike, input: _TensorLike, mean: _TensorLike, rstd: _TensorLike, gamma: Tensor, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     ...
 @overload
-def group_norm_backward(grad_out: _HostArray, input: _HostArray, mean: _HostArray, rstd: _HostArray, gamma: _HostArray, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
+def group_norm_backward(grad_out: _HostArray, input: _HostArray, mean: _HostArray, rstd: _HostArray, gamma: _HostArray | None, n: int, c: int, hx_w: int, group: int, output_mask: Sequence[bool] | NDArray[np.bool_], *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
     ...
 
 # aclnnGroupNormSilu (op_docs/aclnnGroupNormSilu.md:55)
@@ -26956,11 +26956,11 @@ def histc(self: Tensor, bins: int, min: _Scalar, max: _Scalar, *, out: _OutArray
         取值范围需大于0。
     min : number
         min (const aclScalar*, in): 直方图的统计下限（包括）。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换成FLOAT的类型，取值范围不能大于max的值。
     max : number
         max (const aclScalar*, in): 直方图的统计上限（包括）。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换成FLOAT的类型，取值范围不能小于min的值。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -28816,14 +28816,14 @@ def inplace_asin(self_ref: _InOut1) -> _InOut1:
     ----------
     self_ref : array_like or aclnn.Tensor
         selfRef (aclTensor*, inout): 公式中的输入`input`与输出`out`。
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。
 
     Returns
     -------
     self_ref : numpy.ndarray or aclnn.Tensor
         selfRef (aclTensor*, inout): 公式中的输入`input`与输出`out`。
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。
 
     Raises
@@ -29685,7 +29685,7 @@ def inplace_celu(self_ref: _InOut1, alpha: _Scalar) -> _InOut1:
         支持空Tensor。
     alpha : number
         alpha (const aclScalar*, in): 表示CELU激活函数的激活系数，公式中的\\alpha。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换为FLOAT的数据类型（参见互转换关系）。 alpha不能为0。
 
     Returns
@@ -30402,15 +30402,15 @@ def inplace_elu(self_ref: _InOut1, alpha: _Scalar, scale: _Scalar, input_scale: 
         支持空Tensor。
     alpha : number
         alpha (const aclScalar*, in): 表示ELU激活函数的激活系数，公式中的α。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换为FLOAT的数据类型。
     scale : number
         scale (const aclScalar*, in): 表示ELU激活函数的激活系数，公式中的scale。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换为FLOAT的数据类型。
     input_scale : number
         inputScale (const aclScalar*, in): 表示ELU激活函数的输入的缩放系数。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型需要是可转换为FLOAT的数据类型。
 
     Returns
@@ -40164,7 +40164,7 @@ def matmul(self: Tensor, mat2: _TensorLike, cube_math_type: int, *, out: _OutArr
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 表示矩阵乘的输出矩阵，公式中的out。
-        dtypes BFLOAT16, FLOAT16, FLOAT; on Ascend910: FLOAT16, FLOAT; on Ascend310P: FLOAT16, FLOAT; rank 1-6; formats ND.
+        dtypes BFLOAT16, FLOAT16, FLOAT; on Ascend910: FLOAT16, FLOAT; on Ascend310P: FLOAT16, FLOAT; rank 0-6; formats ND.
         数据类型需要与self与mat2推导之后的数据类型满足推导规则（参见互推导关系和约束说明）。
 
     Raises
@@ -51205,11 +51205,11 @@ def softplus_backward(grad_output: Tensor, self: _TensorLike, beta: _Scalar, thr
         支持空Tensor。 softplus的正向输入值。 shape需要与gradOutput、gradInput相同。
     beta : number
         beta (const aclScalar*, in): 公式中的beta，可表示与relu的近似程度。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型满足数据类型推导规则（参见互推导关系）。 支持可转换为FLOAT的类型。
     threshold : number
         threshold (const aclScalar*, in): 公式中的threshold，表示阈值，大于此值时恢复为线性函数。
-        dtypes FLOAT.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL.
         数据类型满足数据类型推导规则（参见互推导关系）。 支持可转换为FLOAT的类型。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write gradInput; allocated when not given (as device tensors when

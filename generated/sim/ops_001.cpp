@@ -3812,7 +3812,7 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
-     /*rank=*/1, 6, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
+     /*rank=*/0, 6, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 1), /*cast_from=*/0, /*same_format=*/0, /*line=*/104},
     // cubeMathType (line 114)
     {"cubeMathType", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,

@@ -1772,7 +1772,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/137},
     // gamma (line 147)
-    {"gamma", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
+    {"gamma", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc4, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
@@ -1808,19 +1808,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/197},
     // gradInput (line 207)
-    {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
+    {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc10, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/207},
     // gradGammaOut (line 217)
-    {"gradGammaOut", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
+    {"gradGammaOut", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc11, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/217},
     // gradBetaOut (line 227)
-    {"gradBetaOut", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
+    {"gradBetaOut", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc12, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
@@ -1844,19 +1844,19 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
   const int64_t C = aclsim::CallInt(call, 6);
   const int64_t HxW = aclsim::CallInt(call, 7);
   const int64_t group = aclsim::CallInt(call, 8);
-  if (group <= 0 || C > 240000) {  // semantics/norm_grad.toml:71
+  if (group <= 0 || C > 240000) {  // semantics/norm_grad.toml:73
     return aclsim::Reject(call, 161002, "group must be greater than 0 and C at most 240000");
   }
-  if (group > 0 && (C % group != 0 || C / group > 8000)) {  // semantics/norm_grad.toml:77
+  if (group > 0 && (C % group != 0 || C / group > 8000)) {  // semantics/norm_grad.toml:79
     return aclsim::Reject(call, 161002, "C must be divisible by group, with at most 8000 channels per group");
   }
-  if (input.present && input.numel() != N * C * HxW) {  // semantics/norm_grad.toml:83
+  if (input.present && input.numel() != N * C * HxW) {  // semantics/norm_grad.toml:85
     return aclsim::Reject(call, 161002, "input must have N * C * HxW elements");
   }
-  if (mean.present && mean.numel() != N * group) {  // semantics/norm_grad.toml:89
+  if (mean.present && mean.numel() != N * group) {  // semantics/norm_grad.toml:91
     return aclsim::Reject(call, 161002, "mean must have N * group elements");
   }
-  if (input.present && input.dim() >= 2 && input.size(1) != C) {  // semantics/norm_grad.toml:95
+  if (input.present && input.dim() >= 2 && input.size(1) != C) {  // semantics/norm_grad.toml:97
     return aclsim::Reject(call, 161002, "input's second dimension must be C");
   }
   return ACLNN_SUCCESS;

@@ -1536,7 +1536,7 @@ namespace sim_InplaceAsin {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BF16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16)},
     {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16)},
 };
 

@@ -2212,7 +2212,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const double eps = aclsim::CallFloat(call, 4);
-  if (eps <= 0) {  // semantics/norm.toml:114
+  if (eps <= 0) {  // semantics/norm.toml:116
     return aclsim::Reject(call, 161002, "eps must be greater than 0");
   }
   return ACLNN_SUCCESS;

@@ -1366,7 +1366,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/aclsim::Bits(1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0, /*line=*/122},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0, 1), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/aclsim::Bits(0, 1), /*same_format=*/0, /*line=*/122},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {

@@ -1031,13 +1031,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*rank=*/2, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2, 8, 9, 10), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/100},
     // gamma (line 110)
-    {"gamma", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
+    {"gamma", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 1, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2, 8, 9, 10), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/110},
     // beta (line 120)
-    {"beta", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
+    {"beta", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 1, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
@@ -1109,19 +1109,19 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
   const int64_t HxW = aclsim::CallInt(call, 5);
   const int64_t group = aclsim::CallInt(call, 6);
   const double eps = aclsim::CallFloat(call, 7);
-  if (group <= 0) {  // semantics/norm.toml:76
+  if (group <= 0) {  // semantics/norm.toml:78
     return aclsim::Reject(call, 161002, "group must be greater than 0");
   }
-  if (group > 0 && C % group != 0) {  // semantics/norm.toml:82
+  if (group > 0 && C % group != 0) {  // semantics/norm.toml:84
     return aclsim::Reject(call, 161002, "C must be divisible by group");
   }
-  if (eps <= 0) {  // semantics/norm.toml:88
+  if (eps <= 0) {  // semantics/norm.toml:90
     return aclsim::Reject(call, 161002, "eps must be greater than 0");
   }
-  if (self.present && self.dim() >= 2 && (self.size(0) != N || self.size(1) != C)) {  // semantics/norm.toml:94
+  if (self.present && self.dim() >= 2 && (self.size(0) != N || self.size(1) != C)) {  // semantics/norm.toml:96
     return aclsim::Reject(call, 161002, "self's first two dimensions must be N and C");
   }
-  if (self.present && self.numel() != N * C * HxW) {  // semantics/norm.toml:100
+  if (self.present && self.numel() != N * C * HxW) {  // semantics/norm.toml:102
     return aclsim::Reject(call, 161002, "self must have N * C * HxW elements");
   }
   return ACLNN_SUCCESS;

@@ -26,12 +26,12 @@ OP = t.Op(
     dtypes={
         '*': {
             'self': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
-            'alpha': ('FLOAT',),
+            'alpha': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
             'out': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
         },
         'Ascend910': {
             'self': ('FLOAT', 'FLOAT16'),
-            'alpha': ('FLOAT',),
+            'alpha': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
             'out': ('FLOAT', 'FLOAT16'),
         },
     },
@@ -100,6 +100,15 @@ EMPTY = [
 # NumPy scalars of each documented scalar dtype.
 SCALAR_DTYPES = [
     BASE.but('alpha=FLOAT', dtypes={'alpha': 'FLOAT'}),
+    BASE.but('alpha=FLOAT16', dtypes={'alpha': 'FLOAT16'}),
+    BASE.but('alpha=BFLOAT16', dtypes={'alpha': 'BFLOAT16'}),
+    BASE.but('alpha=DOUBLE', dtypes={'alpha': 'DOUBLE'}),
+    BASE.but('alpha=INT8', dtypes={'alpha': 'INT8'}),
+    BASE.but('alpha=INT16', dtypes={'alpha': 'INT16'}),
+    BASE.but('alpha=INT32', dtypes={'alpha': 'INT32'}),
+    BASE.but('alpha=INT64', dtypes={'alpha': 'INT64'}),
+    BASE.but('alpha=UINT8', dtypes={'alpha': 'UINT8'}),
+    BASE.but('alpha=BOOL', dtypes={'alpha': 'BOOL'}),
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).

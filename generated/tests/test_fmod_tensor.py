@@ -108,8 +108,13 @@ OUT_LAYOUTS = [
 
 # Inputs whose shapes broadcast.
 BROADCAST = [
+    BASE.but('3x1-with-1x4', shapes={'self': (3, 1), 'other': (1, 4)}),
+    BASE.but('1x4-with-3x1', shapes={'self': (1, 4), 'other': (3, 1)}),
     BASE.but('2x3x4-with-4', shapes={'self': (2, 3, 4), 'other': (4,)}),
+    BASE.but('4-with-2x3x4', shapes={'self': (4,), 'other': (2, 3, 4)}),
+    BASE.but('scalar-with-3x4', shapes={'self': ()}),
     BASE.but('3x4-with-scalar', shapes={'other': ()}),
+    BASE.but('2x1x4-with-3x1', shapes={'self': (2, 1, 4), 'other': (3, 1)}),
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).

@@ -29,8 +29,8 @@ OP = t.Op(
     dtypes={
         '*': {
             'self': ('FLOAT16', 'FLOAT', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8'),
-            'min': ('FLOAT',),
-            'max': ('FLOAT',),
+            'min': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
+            'max': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
             'out': ('FLOAT16', 'FLOAT', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8'),
         },
     },
@@ -51,30 +51,30 @@ BASE = Case('FLOAT', dtypes={'self': 'FLOAT'}, shapes={'self': (5, 6)}, values={
 DTYPES = [
     BASE.but('FLOAT16', dtypes={'self': 'FLOAT16'}),
     BASE.but('FLOAT'),
-    BASE.but('INT32', dtypes={'self': 'INT32'}),
-    BASE.but('INT64', dtypes={'self': 'INT64'}),
-    BASE.but('INT16', dtypes={'self': 'INT16'}),
-    BASE.but('INT8', dtypes={'self': 'INT8'}),
-    BASE.but('UINT8', dtypes={'self': 'UINT8'}),
+    BASE.but('INT32', dtypes={'self': 'INT32', 'min': 'INT32', 'max': 'INT32'}),
+    BASE.but('INT64', dtypes={'self': 'INT64', 'min': 'INT64', 'max': 'INT64'}),
+    BASE.but('INT16', dtypes={'self': 'INT16', 'min': 'INT16', 'max': 'INT16'}),
+    BASE.but('INT8', dtypes={'self': 'INT8', 'min': 'INT8', 'max': 'INT8'}),
+    BASE.but('UINT8', dtypes={'self': 'UINT8', 'min': 'UINT8', 'max': 'UINT8'}, values={'min': 2}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='transposed', noncontiguous=('self',)),
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('self',)),
-    BASE.but('transposed-INT32', dtypes={'self': 'INT32'}, layout='transposed', noncontiguous=('self',)),
-    BASE.but('transposed-INT64', dtypes={'self': 'INT64'}, layout='transposed', noncontiguous=('self',)),
-    BASE.but('transposed-INT16', dtypes={'self': 'INT16'}, layout='transposed', noncontiguous=('self',)),
-    BASE.but('transposed-INT8', dtypes={'self': 'INT8'}, layout='transposed', noncontiguous=('self',)),
-    BASE.but('transposed-UINT8', dtypes={'self': 'UINT8'}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-INT32', dtypes={'self': 'INT32', 'min': 'INT32', 'max': 'INT32'}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-INT64', dtypes={'self': 'INT64', 'min': 'INT64', 'max': 'INT64'}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-INT16', dtypes={'self': 'INT16', 'min': 'INT16', 'max': 'INT16'}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-INT8', dtypes={'self': 'INT8', 'min': 'INT8', 'max': 'INT8'}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-UINT8', dtypes={'self': 'UINT8', 'min': 'UINT8', 'max': 'UINT8'}, values={'min': 2}, layout='transposed', noncontiguous=('self',)),
     BASE.but('strided-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='strided', noncontiguous=('self',)),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('self',)),
-    BASE.but('strided-INT64', dtypes={'self': 'INT64'}, layout='strided', noncontiguous=('self',)),
-    BASE.but('strided-INT8', dtypes={'self': 'INT8'}, layout='strided', noncontiguous=('self',)),
+    BASE.but('strided-INT64', dtypes={'self': 'INT64', 'min': 'INT64', 'max': 'INT64'}, layout='strided', noncontiguous=('self',)),
+    BASE.but('strided-INT8', dtypes={'self': 'INT8', 'min': 'INT8', 'max': 'INT8'}, layout='strided', noncontiguous=('self',)),
     BASE.but('offset-FLOAT16', dtypes={'self': 'FLOAT16'}, layout='offset', noncontiguous=('self',)),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('self',)),
-    BASE.but('offset-INT64', dtypes={'self': 'INT64'}, layout='offset', noncontiguous=('self',)),
-    BASE.but('offset-INT8', dtypes={'self': 'INT8'}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-INT64', dtypes={'self': 'INT64', 'min': 'INT64', 'max': 'INT64'}, layout='offset', noncontiguous=('self',)),
+    BASE.but('offset-INT8', dtypes={'self': 'INT8', 'min': 'INT8', 'max': 'INT8'}, layout='offset', noncontiguous=('self',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -29,7 +29,7 @@ OP = t.Op(
             'selfRef': ('FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16'),
         },
         'Ascend910_93': {
-            'selfRef': ('BFLOAT16',),
+            'selfRef': ('FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16'),
         },
     },
     unsupported_socs=('Ascend310B',),

@@ -29,15 +29,15 @@ OP = t.Op(
         '*': {
             'gradOutput': ('FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16'),
             'self': ('INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BFLOAT16'),
-            'beta': ('FLOAT',),
-            'threshold': ('FLOAT',),
+            'beta': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
+            'threshold': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
             'gradInput': ('FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16'),
         },
         'Ascend910': {
             'gradOutput': ('FLOAT', 'FLOAT16', 'DOUBLE'),
             'self': ('FLOAT', 'FLOAT16', 'DOUBLE'),
-            'beta': ('FLOAT',),
-            'threshold': ('FLOAT',),
+            'beta': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
+            'threshold': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
             'gradInput': ('FLOAT', 'FLOAT16', 'DOUBLE'),
         },
     },
@@ -50,7 +50,7 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'gradOutput': 'FLOAT', 'self': 'FLOAT'}, shapes={'gradOutput': (3, 4), 'self': (3, 4)}, values={'beta': 1.100000023841858, 'threshold': 1.2000000476837158})
+BASE = Case('FLOAT', dtypes={'gradOutput': 'FLOAT', 'self': 'FLOAT'}, shapes={'gradOutput': (3, 4), 'self': (3, 4)}, values={'beta': 1.1, 'threshold': 1.2})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
@@ -110,7 +110,25 @@ EMPTY = [
 # NumPy scalars of each documented scalar dtype.
 SCALAR_DTYPES = [
     BASE.but('beta=FLOAT', dtypes={'beta': 'FLOAT'}),
+    BASE.but('beta=FLOAT16', dtypes={'beta': 'FLOAT16'}),
+    BASE.but('beta=BFLOAT16', dtypes={'beta': 'BFLOAT16'}),
+    BASE.but('beta=DOUBLE', dtypes={'beta': 'DOUBLE'}),
+    BASE.but('beta=INT8', dtypes={'beta': 'INT8'}, values={'beta': 2}),
+    BASE.but('beta=INT16', dtypes={'beta': 'INT16'}, values={'beta': 2}),
+    BASE.but('beta=INT32', dtypes={'beta': 'INT32'}, values={'beta': 2}),
+    BASE.but('beta=INT64', dtypes={'beta': 'INT64'}, values={'beta': 2}),
+    BASE.but('beta=UINT8', dtypes={'beta': 'UINT8'}, values={'beta': 2}),
+    BASE.but('beta=BOOL', dtypes={'beta': 'BOOL'}, values={'beta': True}),
     BASE.but('threshold=FLOAT', dtypes={'threshold': 'FLOAT'}),
+    BASE.but('threshold=FLOAT16', dtypes={'threshold': 'FLOAT16'}),
+    BASE.but('threshold=BFLOAT16', dtypes={'threshold': 'BFLOAT16'}),
+    BASE.but('threshold=DOUBLE', dtypes={'threshold': 'DOUBLE'}),
+    BASE.but('threshold=INT8', dtypes={'threshold': 'INT8'}, values={'threshold': 2}),
+    BASE.but('threshold=INT16', dtypes={'threshold': 'INT16'}, values={'threshold': 2}),
+    BASE.but('threshold=INT32', dtypes={'threshold': 'INT32'}, values={'threshold': 2}),
+    BASE.but('threshold=INT64', dtypes={'threshold': 'INT64'}, values={'threshold': 2}),
+    BASE.but('threshold=UINT8', dtypes={'threshold': 'UINT8'}, values={'threshold': 2}),
+    BASE.but('threshold=BOOL', dtypes={'threshold': 'BOOL'}, values={'threshold': True}),
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).

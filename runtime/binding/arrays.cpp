@@ -381,7 +381,7 @@ py::array to_host(const DeviceTensor& t) {
   py::array view(dtype, shape, strides, static_cast<const char*>(raw.data()) - low * itemsize, raw);
   // np.ascontiguousarray keeps the view of the fresh download when it is already C-ordered: a
   // copy of it (ndarray.copy) would release the GIL for a large array, and a daemon thread doing
-  // so at interpreter exit is ended inside NumPy's frames (tests/test_reliability.py). A 0-d
+  // so at interpreter exit is ended inside NumPy's frames (tests/runtime/test_reliability.py). A 0-d
   // tensor is copied (ascontiguousarray would make it 1-d; too small for NumPy to release the GIL).
   if (t.shape.empty()) return view.attr("copy")();
   return py::module_::import("numpy").attr("ascontiguousarray")(view);

@@ -28,7 +28,7 @@ aclDataType promote(aclDataType a, aclDataType b);
 // aclDataType (object, str, ...); `to_numpy` raises TypeError for aclDataTypes NumPy cannot hold.
 aclDataType from_numpy(const py::dtype& dtype);
 py::dtype to_numpy(aclDataType dtype);
-// aclnn._C._promote_types, for tests/test_dtype_agreement.py.
+// aclnn._C._promote_types, for tests/bindings/test_dtype_agreement.py.
 void bind_dtypes(py::module_& m);
 
 }  // namespace aclnn_binding

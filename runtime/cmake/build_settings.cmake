@@ -1,6 +1,6 @@
 # The build settings of every target, whichever project includes this file: the repository's
 # (CMakeLists.txt), the simulator's configured alone (runtime/sim, as its tests do) and the
-# bindings' test project over a fake backend (tests/fake_backend). C++17 without GNU extensions,
+# bindings' test project over a fake backend (tests/support/fake_backend). C++17 without GNU extensions,
 # position-independent code (the libraries and the extension are shared objects), Release unless
 # asked otherwise, and ACLNN_SANITIZE: AddressSanitizer and UndefinedBehaviorSanitizer for all.
 set(CMAKE_CXX_STANDARD 17)

@@ -21,7 +21,7 @@ if importlib.util.find_spec("torch_npu") is None:
 
 ROOT = Path(__file__).resolve().parents[2]
 # The toolkit of the repository's build (make build), not whatever simulator another test of this
-# worker pointed ACLNN_SIM_DIR at (the session packages of tests/bindings_build.py have their own).
+# worker pointed ACLNN_SIM_DIR at (the session packages of tests/support/bindings_build.py have their own).
 TOOLKIT = ROOT / "generated" / "aclnn" / "_sim" / "toolkit"
 
 

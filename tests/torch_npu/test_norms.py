@@ -81,6 +81,8 @@ layer("GroupNorm", lambda: torch.nn.GroupNorm(2, 4), (2, 4, 3, 3))
 layer("GroupNorm one group", lambda: torch.nn.GroupNorm(1, 6), (3, 6, 5))
 layer("GroupNorm per channel", lambda: torch.nn.GroupNorm(4, 4), (2, 4, 2, 2))
 layer("GroupNorm float16", lambda: torch.nn.GroupNorm(2, 4), (2, 4, 3, 3), dtype=torch.float16, rtol=1e-2, atol=1e-2)
+# Without affine parameters op-plugin passes NULL gamma and beta to aclnnGroupNorm.
+layer("GroupNorm without affine", lambda: torch.nn.GroupNorm(2, 6, affine=False), (2, 6, 3))
 """)
 
 

@@ -14,7 +14,7 @@ from gen.api.python import float_dtype, scalar_preference
 from gen.ir import API, DType, OpSemantics, Param, ParamKind
 
 # The runtime's markers (_aclnn_testing, which the generator cannot import: it imports the built
-# package; tests/test_runtime_python.py holds these and Case's fields equal to its own).
+# package; tests/emit/test_runtime_python.py holds these and Case's fields equal to its own).
 # UNDOCUMENTED: a dtype the page does not list, chosen at run time; AUTO: an out= array of the
 # golden's shape, in the dtype the op gives.
 UNDOCUMENTED = "<undocumented>"
@@ -36,7 +36,7 @@ OUT_LAYOUTS = ("strided", "transposed")
 @dataclass(frozen=True)
 class Case:
     """One call, as `_aclnn_testing.Case` takes it (see there; the same fields, held equal by
-    tests/test_runtime_python.py), plus why it is skipped, if it is."""
+    tests/emit/test_runtime_python.py), plus why it is skipped, if it is."""
 
     id: str
     dtypes: dict[str, str] = field(default_factory=dict)

@@ -129,7 +129,7 @@ _ONLY_LIST = re.compile(rf"{_ONLY}\s*(?:{_NUMBER})\s*(?:[,，、/~]|或者|或|�
 def _names_in(sentence: str, params: Mapping[str, Param]) -> str:
     """A pattern of the parameter names the sentence holds (longest first, not inside a longer ASCII
     identifier). Not of every name of the API: the readers match it at each position of every
-    sentence, and a page of 10,000 parameters made that quadratic (tests/test_fuzz_parser.py)."""
+    sentence, and a page of 10,000 parameters made that quadratic (tests/fuzz/test_fuzz_parser.py)."""
     return bounded(sorted({word for word in _IDENTIFIER.findall(sentence) if word in params}, key=len, reverse=True))
 
 

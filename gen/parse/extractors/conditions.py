@@ -20,7 +20,7 @@ _RULES: tuple[tuple[ErrorCategory, re.Pattern[str]], ...] = tuple((cat, re.compi
                                         r"(?:product|chip|SoC|platform|device)\s+(?:is\s+)?not\s+supported|"
                                         r"not\s+supported\s+(?:on|by)\s+(?:the\s+)?(?:current\s+)?(?:product|chip|SoC|platform|device)"),
     # Inputs without a common (promoted) dtype are read as not castable too: no dtype exists that
-    # they all cast to. The simulator checks both in one step (tests/sim_seed_ir.py reads 003 so).
+    # they all cast to. The simulator checks both in one step (tests/support/sim_seed_ir.py reads 003 so).
     (ErrorCategory.NOT_CASTABLE, r"无法转换|不能转换|不可转换|无法cast|不能cast|cannot\s+be\s+(?:converted|cast)|"
                                  r"can(?:'|no)t\s+(?:be\s+)?(?:converted|cast)|not\s+castable|不满足.{0,6}转换|"
                                  r"不满足(?:数据类型)?(?:推导规则|互推导关系)|无法(?:进行|做)?(?:数据类型)?推导|"

@@ -245,12 +245,13 @@ def _dtypes(name: str, kind: Optional[ParamKind], entry: ParamEntry, ctx: ParamC
         castable = _CASTABLE_TO.search(entry.prose) or _EXAMPLE_DTYPE.search(entry.prose)
         target = vocab.dtype_of(castable.group(1)) if castable else None
         if castable is not None and target is not None:
-            # "数据类型需要是可转换为FLOAT的数据类型": any dtype castable to FLOAT; FLOAT itself is
-            # the one the page guarantees. So is the example of "支持常见的数值类型，如FLOAT类型".
-            base = [target]
+            # "数据类型需要是可转换为FLOAT的数据类型": any dtype castable to FLOAT (gen.conventions.
+            # castable_to). "支持常见的数值类型，如FLOAT类型" names FLOAT as one example: FLOAT alone.
+            base = list(conventions.castable_to(target)) if _CASTABLE_TO.search(entry.prose) else [target]
+            recorded = f"the dtypes castable to {target.value} are" if len(base) > 1 else f"{target.value} is"
             diags.append(Diagnostic(Level.INFO, entry.line, "dtypes-castable",
                                     f"{name}: the page lists no dtypes but names {target.value} as accepted "
-                                    f"({castable.group(0).strip()!r}); {target.value} is recorded"))
+                                    f"({castable.group(0).strip()!r}); {recorded} recorded"))
     if not base and not per_product and kind in _ARRAY_ELEMENT:
         # The C type fixes an array's element type (aclIntArray holds int64_t, ...).
         base = [_ARRAY_ELEMENT[kind]]

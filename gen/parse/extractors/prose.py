@@ -196,12 +196,17 @@ def note_statements(socs: tuple[Soc, ...], text: str, line: int, param_names: Co
         named = subject_names(sentence, param_names)
         stated = dtype_statements(sentence)
         if stated:
+            previous = 0
             for offset, listed in stated:
                 before = sentence[:offset]
                 op = ADD if _ADD_TRIGGER.search(sentence[max(0, offset - 8):offset + 12]) else SET
                 if re.search(r"不支持|not\s+support", sentence[max(0, offset - 6):offset + 12], re.I):
                     op = REMOVE
-                scope = names_in(before, param_names) or named
+                # A list is about the names since the previous list, where there are any: aclnnRmsNormQuant's
+                # "`x`、`gamma`、`beta`、`scale`的数据类型仅支持FLOAT16，BFLOAT16，`offset`仅支持INT8" gives
+                # offset INT8, not x.
+                scope = names_in(sentence[previous:offset], param_names) or names_in(before, param_names) or named
+                previous = offset
                 notes.append(DTypeNote(socs, op, listed.dtypes, scope, line))
             continue
         bare = DTYPE_LIST.match(sentence.strip())

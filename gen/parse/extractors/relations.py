@@ -216,8 +216,43 @@ def with_error_table_relations(params: Sequence[Param], errors: Sequence[ErrorCa
                 bucket = found.setdefault((name, kind), [])
                 bucket.extend(n for n in named if n != name and n not in bucket and n not in by_name[name].related(kind)
                               and not related(name, n, stated))
-    return tuple(_with_others(param, {kind: found.get((param.name, kind), ()) for kind in RelationKind})
-                 for param in params)
+    params = tuple(_with_others(param, {kind: found.get((param.name, kind), ()) for kind in RelationKind})
+                   for param in params)
+    return _broadcast_results(params, errors)
+
+
+# "out的shape不是self和other broadcast之后的shape": the row names a result and the operands whose
+# broadcast it is.
+_BROADCAST_RESULT = re.compile(r"(\w+)的shape不是(.{1,40}?)(?:broadcast|广播)\s*(?:之)?后的shape")
+
+
+def _broadcast_results(params: tuple[Param, ...], errors: Sequence[ErrorCase]) -> tuple[Param, ...]:
+    """A result an error row says is its operands' broadcast ("out的shape不是self和other broadcast之后
+    的shape") broadcasts with them, whatever its usage note says: the table is the authority on
+    what it states, and a note giving it self's shape (aclnnFmodTensor's "shape需要与self一致",
+    copied from an in-place sibling) would refuse every call that broadcasts self."""
+    tensors = [p.name for p in params if p.kind is ParamKind.TENSOR]
+    pairs: set[frozenset[str]] = set()
+    for row in errors:
+        for result, operands in _BROADCAST_RESULT.findall(row.condition.replace(" ", "")):
+            if result in tensors:
+                pairs.update(frozenset((result, n)) for n in names_in(operands, tensors) if n != result)
+    if not pairs:
+        return params
+
+    def rebuilt(param: Param) -> Param:
+        moved = [n for r in param.relations if r.kind is RelationKind.SAME_SHAPE for n in r.others
+                 if frozenset((param.name, n)) in pairs]
+        if not moved:
+            return param
+        relations = [r for r in param.relations if r.kind is not RelationKind.SAME_SHAPE]
+        kept = tuple(n for n in param.related(RelationKind.SAME_SHAPE) if n not in moved)
+        if kept:
+            relations.append(Relation(RelationKind.SAME_SHAPE, kept))
+        return _with_others(dataclasses.replace(param, relations=tuple(relations)),
+                            {RelationKind.BROADCAST: [n for n in moved if n not in param.related(RelationKind.BROADCAST)]})
+
+    return tuple(rebuilt(p) for p in params)
 
 
 _MISMATCH = re.compile(r"不匹配|mismatch|(?:do|does)\s+not\s+match|don't\s+match", re.I)

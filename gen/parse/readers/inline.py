@@ -11,7 +11,7 @@ of them took a minute. Each construct has a scanner instead that finds, in time 
 text, the same matches the expression's `finditer`/`sub` would: it knows from positions indexed
 once (the backtick runs, the closers, the spaces) where a match that starts at an opening ends,
 or that none does, and only then runs the expression, bounded to that match, for its groups.
-tests/test_parse_scanners.py checks every scanner against its expression on random texts.
+tests/parse/test_parse_scanners.py checks every scanner against its expression on random texts.
 """
 
 from __future__ import annotations

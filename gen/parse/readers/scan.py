@@ -79,7 +79,7 @@ def matches(pattern: re.Pattern[str], text: str, openings: Iterable[int],
         if end is None:
             continue
         match = pattern.match(text, start, end)
-        # The scanner and the expression must agree (tests/test_parse_scanners.py checks them).
+        # The scanner and the expression must agree (tests/parse/test_parse_scanners.py checks them).
         assert match is not None and match.end() == end, (pattern.pattern, text[start:end])
         yield match
         pos = end

@@ -6,7 +6,7 @@
  *   - the Python package's table of status names (runtime/binding/errors.cpp),
  *   - runtime/binding/abi_dump.cpp, which prints the values of runtime/include,
  *   - abi_check.h, which asserts at compile time that another header set has the same values.
- * tests/test_loader_abi.py checks that every enumerator and status code of runtime/include is
+ * tests/bindings/test_loader_abi.py checks that every enumerator and status code of runtime/include is
  * listed here, so the list cannot silently fall behind the headers. */
 #ifndef ACLNN_BINDGEN_ABI_VALUES_H_
 #define ACLNN_BINDGEN_ABI_VALUES_H_

@@ -3,7 +3,7 @@
  * root info and communicator configuration that torch_npu's ProcessGroupHCCL passes.
  *
  * Names, types, values and field order are CANN's (a program compiled against CANN's own
- * hccl_types.h calls the simulator's libhccl.so): tests/test_sim_hccl.py compares them with the
+ * hccl_types.h calls the simulator's libhccl.so): tests/sim/test_sim_hccl.py compares them with the
  * header torch_npu ships. Like CANN's, this header is C++ (namespace-scope `const` sizes). */
 #ifndef ACLNN_BINDGEN_HCCL_TYPES_H_
 #define ACLNN_BINDGEN_HCCL_TYPES_H_

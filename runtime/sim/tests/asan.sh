@@ -13,7 +13,7 @@ export ACLNN_SIM_SANITIZE=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1
 
-"$PYTHON" -c "from tests.sim_lib import session_build; session_build()"
+"$PYTHON" -c "from tests.sim.sim_lib import session_build; session_build()"
 echo "== C++ tests (ASan + UBSan + LeakSanitizer)"
 build/sim-asan/cmake/tests/aclsim_tests
 
@@ -24,5 +24,5 @@ PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libstdc++.so)
 # The interpreter is not instrumented: leak checking would report CPython's own allocations.
 LD_PRELOAD="$PRELOAD" ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 \
   "$PYTHON" -m pytest -q -p no:cacheprovider "$@" \
-  tests/test_sim_runtime.py tests/test_sim_objects.py tests/test_sim_phase1.py tests/test_sim_kernels.py \
-  tests/test_sim_executor.py tests/test_sim_examples.py tests/test_sim_cpp.py
+  tests/sim/test_sim_runtime.py tests/sim/test_sim_objects.py tests/sim/test_sim_phase1.py \
+  tests/sim/test_sim_kernels.py tests/sim/test_sim_executor.py tests/sim/test_sim_examples.py tests/sim/test_sim_cpp.py

@@ -1,4 +1,4 @@
-// For tests/test_dtype_agreement.py: CANN's 互推导关系 and 互转换关系 and the kernels' result
+// For tests/bindings/test_dtype_agreement.py: CANN's 互推导关系 and 互转换关系 and the kernels' result
 // dtype rules exactly as phase 1 applies them (aclsim::PromoteTypes, aclsim::CanCast,
 // aclnn_bindgen::ResultDType, from the generated table), by aclDataType value.
 #include "common/dtypes.h"

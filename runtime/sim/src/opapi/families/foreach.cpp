@@ -267,11 +267,12 @@ aclnnStatus PlanForeach(const Call& call, const FamilySpec& family, ExecutorWork
   for (size_t m = 0; m < n; ++m) {
     const TensorDesc& target = out.tensors[m];
     const std::string target_name = Member(spec.params[out_index].name, m);
-    // A null member has no memory to read or write: refused here (161001), not faulted in phase 2.
-    if (!out.tensor_infos[m].present) return call.Fail(ACLNN_ERR_PARAM_NULLPTR, target_name + " is a null pointer");
+    // A null member has no memory to read or write: refused here, not faulted in phase 2, with the
+    // status every foreach page that states one gives it (161002: "x中存在空指针Tensor"; gen.conventions 9).
+    if (!out.tensor_infos[m].present) return call.Fail(ACLNN_ERR_PARAM_INVALID, target_name + " is a null pointer");
     for (const Input& in : inputs) {
       if (in.kind == ParamKind::kTensorList && !in.value->tensor_infos[m].present) {
-        return call.Fail(ACLNN_ERR_PARAM_NULLPTR, Member(spec.params[in.param].name, m) + " is a null pointer");
+        return call.Fail(ACLNN_ERR_PARAM_INVALID, Member(spec.params[in.param].name, m) + " is a null pointer");
       }
     }
     // The compute type: the promotion of the lists' members; a floating scalar (a scalar list's

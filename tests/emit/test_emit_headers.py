@@ -1,0 +1,53 @@
+"""The aclnnop/ headers: the page's prototypes, compilable C and C++, one header per CANN header name."""
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gen.emit import headers
+from gen.emit.files import FileManager
+from gen.model import build_model
+from gen.ir import Direction, ParamKind
+from tests.support.factories import make_api, make_page, make_param
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def emit(tmp_path, *pages):
+    files = FileManager(tmp_path)
+    headers.emit(build_model(pages), files)
+    return files
+
+
+def test_header_declares_both_phases_with_the_page_types(tmp_path):
+    api = make_api("aclnnLeakyReluBackward", params=(
+        make_param("gradOutput"), make_param("negativeSlope", kind=ParamKind.SCALAR),
+        make_param("selfIsResult", kind=ParamKind.BOOL), make_param("out", direction=Direction.OUT)))
+    files = emit(tmp_path, make_page(api))
+    text = files.written["aclnnop/aclnn_leaky_relu_backward.h"]
+    assert "aclnnLeakyReluBackwardGetWorkspaceSize(\n    const aclTensor* gradOutput,\n" in text
+    assert "    const aclScalar* negativeSlope,\n    bool selfIsResult,\n    aclTensor* out,\n" in text
+    assert "aclnnStatus aclnnLeakyReluBackward(\n    void *workspace," in text
+
+
+def test_apis_sharing_a_cann_header_are_declared_together(tmp_path):
+    adds = make_api("aclnnAdds", header="aclnnop/aclnn_add.h")
+    add = make_api("aclnnAdd", header="aclnnop/aclnn_add.h")
+    files = emit(tmp_path, make_page(adds, source="a.md"), make_page(add, source="b.md"))
+    assert list(files.written) == ["aclnnop/aclnn_add.h"]
+    text = files.written["aclnnop/aclnn_add.h"]
+    assert text.index("aclnnAddGetWorkspaceSize") < text.index("aclnnAddsGetWorkspaceSize")
+    assert "from a.md, b.md" in text
+
+
+@pytest.mark.parametrize("compiler,flags", [("gcc", ["-x", "c", "-std=c99"]), ("g++", ["-x", "c++", "-std=c++17"])])
+def test_header_compiles_against_runtime_include(tmp_path, compiler, flags):
+    files = emit(tmp_path, make_page(make_api("aclnnLeakyReluBackward")))
+    src = tmp_path / "use.c"
+    src.write_text('#include "aclnnop/aclnn_leaky_relu_backward.h"\n'
+                   "aclnnStatus (*phase2)(void*, uint64_t, aclOpExecutor*, aclrtStream) = aclnnLeakyReluBackward;\n"
+                   "int main(void) { return phase2 != aclnnLeakyReluBackward; }\n")
+    subprocess.run([compiler, *flags, "-Wall", "-Werror", f"-I{ROOT / 'runtime/include'}", f"-I{tmp_path}",
+                    "-c", str(src), "-o", str(tmp_path / "use.o")], check=True)
+    assert files.changed

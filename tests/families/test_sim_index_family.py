@@ -1,0 +1,121 @@
+"""What the generated suites' one valid call per API leaves out of the kernel families the corpus
+added: every reduction of aclnnScatterReduce (with and without self), gather_v2's negative and
+batched indices, gather_nd's negative positions under both settings, and the reductions whose
+empty dimension list reduces nothing (noopWithEmptyAxes), the output then allocated in the
+input's shape by the bindings. Each against PyTorch, on the simulator.
+
+The calls run in a process of their own on the package of op_docs/ (generated/, `make build`):
+this process's `aclnn` is the seed package other tests build (tests/support/bindings_build.py)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from tests.support import bindings_build
+from tests.support.op_docs_process import results_of
+
+pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
+
+REDUCTIONS = {1: "sum", 2: "prod", 3: "amax", 4: "amin", 5: "mean"}
+
+# Inputs, made alike here and in the calling process.
+SELF = np.arange(-6, 6).reshape(4, 3)
+SRC = np.array([[3, -5, 2], [0, 4, -1], [5, 5, -3], [-2, 1, 4], [2, -4, 0]])
+INDEX = np.array([[0, 1, 1], [2, 2, 0], [0, 1, 3], [3, 3, 0], [0, 0, 0]])  # repeated positions
+TABLE = np.arange(12, dtype=np.float32).reshape(4, 3)
+BATCHED = np.arange(24, dtype=np.float32).reshape(2, 4, 3)
+CUBE = np.arange(24, dtype=np.float32).reshape(4, 3, 2)
+POSITIVE = np.random.default_rng(0).uniform(0.5, 4.0, (3, 4)).astype(np.float32)
+
+CALLS = r'''
+SELF, SRC, INDEX, TABLE, BATCHED, CUBE, POSITIVE = (np.array(v) for v in json.loads(sys.stdin.read()))
+TABLE, BATCHED, CUBE, POSITIVE = (a.astype(np.float32) for a in (TABLE, BATCHED, CUBE, POSITIVE))
+out = {}
+
+def record(name, call):
+    try:
+        out[name] = np.asarray(call()).tolist()
+    except aclnn.AclnnError as error:
+        out[name] = {"status": error.status, "message": str(error)}
+
+for dtype in ("float32", "int32"):
+    for reduce in range(6):
+        for include_self in (True, False):
+            record(f"scatter_reduce {dtype} {reduce} {include_self}", lambda: aclnn.scatter_reduce(
+                SELF.astype(dtype), 0, INDEX.astype(np.int64), SRC.astype(dtype), reduce, include_self))
+record("scatter_reduce 6", lambda: aclnn.scatter_reduce(SELF.astype(np.float32), 0, INDEX.astype(np.int64),
+                                                        SRC.astype(np.float32), 6, True))
+record("gather_v2 negative", lambda: aclnn.gather_v2(TABLE, 0, np.array([[-1, 0], [2, -4]], np.int64),
+                                                     out=np.empty((2, 2, 3), np.float32)))
+record("gather_v2 beyond", lambda: aclnn.gather_v2(TABLE, 0, np.array([[4, 0], [0, 0]], np.int64),
+                                                   out=np.empty((2, 2, 3), np.float32)))
+record("gather_v3 batched", lambda: aclnn.gather_v3(BATCHED, 1, np.array([[3, 0, 1], [2, 2, 0]], np.int64), 1, 1,
+                                                    out=np.empty((2, 3, 3), np.float32)))
+for negative in (True, False):
+    record(f"gather_nd {negative}", lambda: aclnn.gather_nd(CUBE, np.array([[0, -1], [-4, 2], [3, 0]], np.int64),
+                                                            negative, out=np.empty((3, 2), np.float32)))
+for noop in (True, False):
+    record(f"mean_v2 [] {noop}", lambda: aclnn.mean_v2(POSITIVE, [], False, noop))
+    record(f"reduce_log_sum [] {noop}", lambda: aclnn.reduce_log_sum(POSITIVE, [], False, noop))
+    record(f"max_v2 [] {noop}", lambda: aclnn.max_v2(POSITIVE, [], False, noop))
+record("reduce_log_sum [1] keep", lambda: aclnn.reduce_log_sum(POSITIVE, [1], True, True))
+print(json.dumps(out))
+'''
+
+
+@pytest.fixture(scope="module")
+def results() -> dict:
+    return results_of(CALLS, json.dumps([a.tolist() for a in (SELF, SRC, INDEX, TABLE, BATCHED, CUBE, POSITIVE)]))
+
+
+def _error(result) -> str:
+    assert isinstance(result, dict), f"expected an error, got {result}"
+    return result["message"]
+
+
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("reduce", [0, 1, 2, 3, 4, 5])
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_scatter_reduce_reduces_as_pytorch(results, reduce, include_self, dtype):
+    t_self, t_src = torch.from_numpy(SELF.astype(dtype)), torch.from_numpy(SRC.astype(dtype))
+    t_index = torch.from_numpy(INDEX.astype(np.int64))
+    if reduce == 0:
+        want = torch.scatter(t_self, 0, t_index, t_src)
+    else:
+        want = torch.scatter_reduce(t_self, 0, t_index, t_src, REDUCTIONS[reduce], include_self=include_self)
+    np.testing.assert_array_equal(results[f"scatter_reduce {dtype} {reduce} {include_self}"], want.numpy())
+
+
+def test_scatter_reduce_refuses_an_unknown_reduction(results):
+    message = _error(results["scatter_reduce 6"])
+    assert results["scatter_reduce 6"]["status"] == 161002 and "reduce" in message
+
+
+def test_gather_v2_counts_negative_positions_from_the_end_and_faults_beyond(results):
+    np.testing.assert_array_equal(results["gather_v2 negative"], TABLE[np.array([[-1, 0], [2, -4]])])
+    assert "outside [-4, 4)" in _error(results["gather_v2 beyond"])
+
+
+def test_gather_v3_gathers_each_batch_apart(results):
+    index = np.array([[3, 0, 1], [2, 2, 0]])
+    np.testing.assert_array_equal(results["gather_v3 batched"], np.stack([BATCHED[b][index[b]] for b in range(2)]))
+
+
+def test_gather_nd_takes_negative_positions_only_where_allowed(results):
+    indices = torch.tensor([[0, -1], [-4, 2], [3, 0]])
+    np.testing.assert_array_equal(results["gather_nd True"], torch.from_numpy(CUBE)[tuple(indices.unbind(-1))].numpy())
+    assert "outside [0, " in _error(results["gather_nd False"])
+
+
+def test_an_empty_dimension_list_with_noop_reduces_nothing(results):
+    for op in ("mean_v2", "reduce_log_sum", "max_v2"):  # allocated in the input's shape, the input's values
+        np.testing.assert_array_equal(results[f"{op} [] True"], POSITIVE)
+    # Without noop, an empty list reduces every dimension.
+    np.testing.assert_allclose(results["mean_v2 [] False"], POSITIVE.mean(), rtol=1e-6)
+    np.testing.assert_allclose(results["reduce_log_sum [] False"], np.log(POSITIVE.sum()), rtol=1e-6)
+    np.testing.assert_allclose(results["max_v2 [] False"], POSITIVE.max())
+    np.testing.assert_allclose(results["reduce_log_sum [1] keep"], np.log(POSITIVE.sum(1, keepdims=True)), rtol=1e-6)

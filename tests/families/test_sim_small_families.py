@@ -1,0 +1,67 @@
+"""What the generated suites' one valid call per API leaves out of the grouped_bias_add_grad,
+sign_bits, as_strided and lora families: the grouped form the suites cannot call (its group ends
+must increase to gradY's rows), torch_npu's documented bits, a strided view of a strided input, and
+the values each engine refuses by name, in phase 1 or phase 2 (device data), never computed wrong."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support import bindings_build
+from tests.support.op_docs_process import check
+
+pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
+
+
+def test_grouped_bias_add_grad_sums_the_groups_its_ends_or_sizes_give_and_refuses_others():
+    check(r'''
+g = rng.standard_normal((7, 5)).astype(np.float32)
+def grad(idx, kind):
+    return host(aclnn.grouped_bias_add_grad_v2(g, np.array(idx, np.int64), kind,
+                                               out=np.zeros((len(idx), 5), np.float32)))
+want = np.stack([g[0:3].sum(0), g[3:3].sum(0), g[3:7].sum(0)])  # an empty group sums to 0
+assert np.allclose(grad([3, 3, 7], 0), want, atol=1e-5)
+assert np.allclose(grad([3, 0, 4], 1), want, atol=1e-5)
+# The ends are device data: those the pages rule out fault in phase 2, named.
+refused(lambda: grad([4, 3, 7], 0), 507015, ["groupIdxOptional", "element 1 is 3"])
+refused(lambda: grad([3, 3, 6], 0), 507015, ["groupIdxOptional", "not at gradY's 7 rows"])
+refused(lambda: grad([3, 3, 7], 2), 161002, ["groupIdxType", "2"])
+''')
+
+
+def test_sign_bits_pack_gives_torch_npus_documented_bytes():
+    check(r'''
+# torch_npu.npu_sign_bits_pack's documented example: 0 packs as a set bit, the tail as clear ones.
+a = np.array([5, 4, 3, 2, 0, -1, -2, 4, 3, 2, 1, 0, -1, -2], np.float32)
+got = host(aclnn.sign_bits_pack(a, 2, out=np.zeros((2, 1), np.uint8)))
+assert got.tolist() == [[159], [15]], got
+refused(lambda: aclnn.sign_bits_pack(a, 3, out=np.zeros((3, 1), np.uint8)), 161002, ["size", "3"])
+''')
+
+
+def test_as_strided_reads_a_strided_input_in_row_major_order_and_refuses_views_past_it():
+    check(r'''
+x = rng.standard_normal((5, 4)).astype(np.float32).T  # a transposed (non-contiguous) view
+got = host(aclnn.as_strided(x, [3, 2], [2, 5], [1], out=np.zeros((3, 2), np.float32)))
+want = torch.as_strided(torch.from_numpy(np.ascontiguousarray(x)).flatten(), (3, 2), (2, 5), 1).numpy()
+assert np.array_equal(got, want), (got, want)
+refused(lambda: aclnn.as_strided(x, [3, 2], [2, 5], [11], out=np.zeros((3, 2), np.float32)), 161002,
+        ["reaches element 20"])
+''')
+
+
+def test_add_lora_without_weight_a_in_place_and_its_refusals():
+    check(r'''
+y = rng.standard_normal((3, 32)).astype(np.float16)
+x = rng.standard_normal((3, 16)).astype(np.float16)
+b = rng.standard_normal((2, 2, 16, 16)).astype(np.float16)
+idx = np.array([1, 0, 1], np.int32)
+got = host(aclnn.add_lora(y, x, b, idx, None, 1, 0.25, 16, 16, out=np.zeros_like(y)))
+want = y.astype(np.float32)
+want[:, 16:] += np.einsum("br,bhr->bh", x.astype(np.float32), b[idx, 1].astype(np.float32)) * 0.25
+assert np.allclose(got.astype(np.float32), want, rtol=1e-3, atol=1e-2)
+refused(lambda: aclnn.add_lora(y, x, b, np.array([1, 2, 0], np.int32), None, 1, 0.25, 16, 16, out=np.zeros_like(y)),
+        507015, ["indices", "element 1 is 2"])
+refused(lambda: aclnn.add_lora(y, x, b, idx, None, 1, 0.25, 0, 32, out=np.zeros_like(y)), 561002, ["ySliceSize", "H2 16"])
+refused(lambda: aclnn.add_lora(y, x, b, idx, None, 2, 0.25, 16, 16, out=np.zeros_like(y)), 561002, ["layerIdx"])
+''')

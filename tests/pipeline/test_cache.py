@@ -1,0 +1,256 @@
+"""gen/cache.py and incremental runs: a page is parsed again only when its bytes or the parser
+change, a file is rendered again only when what it is made of changes, and an incremental run
+writes exactly what a cold run writes."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import gen.pipeline
+from gen import pipeline
+from gen.cache import DATABASE, EmitMemo, IRCache, SemanticsCache
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = ("leaky_relu_backward.md", "leaky_relu_backward.toml", "leaky_relu_grad.README.md",
+         "hardsigmoid_backward.md", "hardsigmoid_backward.toml", "exp.md")
+# Files made of one API or page each: a run in which nothing changed renders none of them.
+PER_API = ("ir/", "aclnnop/", "examples/", "sim/ops_", "bindings/ops_", "tests/test_")
+
+
+@pytest.fixture
+def docs(tmp_path) -> Path:
+    root = tmp_path / "docs"
+    root.mkdir()
+    for name in PAGES:
+        # The semantics beside the pages (a run's own files), from the library.
+        shutil.copy(ROOT / ("semantics" if name.endswith(".toml") else "op_docs") / name, root / name)
+    return root
+
+
+@pytest.fixture
+def parses(monkeypatch) -> list[str]:
+    """The sources the pipeline parses (rather than takes from the cache)."""
+    seen: list[str] = []
+    real = gen.pipeline.parse_bytes
+
+    def counting(raw: bytes, source: str):
+        seen.append(Path(source).name)
+        return real(raw, source)
+
+    monkeypatch.setattr(gen.pipeline, "parse_bytes", counting)
+    return seen
+
+
+def edit(path: Path, old: str = "指数。", new: str = "指数（edited）。") -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_a_page_is_parsed_once_then_taken_from_the_cache(docs, tmp_path, parses):
+    paths = pipeline.discover([docs]).pages
+    cache = IRCache(tmp_path / "cache", version="v1")
+    first = pipeline.parse(paths, cache=cache)
+    assert len(parses) == len(paths)
+    again = pipeline.parse(paths, cache=IRCache(tmp_path / "cache", version="v1"))
+    assert again == first and len(parses) == len(paths)
+
+
+def test_changed_bytes_are_parsed_again_and_only_they(docs, tmp_path, parses):
+    paths = pipeline.discover([docs]).pages
+    pipeline.parse(paths, cache=IRCache(tmp_path / "cache", version="v1"))
+    parses.clear()
+    edit(docs / "exp.md")
+    cache = IRCache(tmp_path / "cache", version="v1")
+    pipeline.parse(paths, cache=cache)
+    assert parses == ["exp.md"] and (cache.hits, cache.misses) == (len(paths) - 1, 1)
+
+
+def test_another_parser_version_parses_everything_again(docs, tmp_path, parses):
+    paths = pipeline.discover([docs]).pages
+    pipeline.parse(paths, cache=IRCache(tmp_path / "cache", version="v1"))
+    parses.clear()
+    pipeline.parse(paths, cache=IRCache(tmp_path / "cache", version="v2"))
+    assert len(parses) == len(paths)
+
+
+def test_an_unreadable_entry_is_a_miss(docs, tmp_path, parses):
+    paths = pipeline.discover([docs]).pages[:1]
+    cache = IRCache(tmp_path / "cache", version="v1")
+    pipeline.parse(paths, cache=cache)
+    with contextlib.closing(sqlite3.connect(cache.path)) as db, db:
+        assert db.execute("UPDATE ir SET data = ?", (b"not a pickle",)).rowcount == 1
+    assert pipeline.parse(paths, cache=IRCache(tmp_path / "cache", version="v1")) == pipeline.parse(paths)
+    assert len(parses) == 3
+
+
+def test_a_damaged_database_is_made_anew(docs, tmp_path, parses):
+    paths = pipeline.discover([docs]).pages[:2]
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / DATABASE).write_bytes(b"not a database" * 100)
+    cache = IRCache(tmp_path / "cache", version="v1")
+    assert pipeline.parse(paths, cache=cache) == pipeline.parse(paths)
+    assert (cache.hits, cache.misses) == (0, 2)
+    again = IRCache(tmp_path / "cache", version="v1")
+    pipeline.parse(paths, cache=again)
+    assert (again.hits, again.misses) == (2, 0)
+
+
+def test_a_database_another_run_writes_to_stores_nothing_and_fails_nothing(docs, tmp_path, parses, monkeypatch):
+    paths = pipeline.discover([docs]).pages
+    pipeline.parse(paths, cache=IRCache(tmp_path / "cache", version="v1"))
+    edit(docs / "exp.md")
+    parses.clear()
+    monkeypatch.setattr(gen.cache._Database, "_TIMEOUT", 0.05)
+    with contextlib.closing(sqlite3.connect(tmp_path / "cache" / DATABASE, isolation_level=None)) as holder:
+        holder.execute("BEGIN EXCLUSIVE")  # another run writing: readers go on (WAL), writers wait
+        cache = IRCache(tmp_path / "cache", version="v1")
+        assert pipeline.parse(paths, cache=cache) == pipeline.parse(paths)
+        assert (cache.hits, cache.misses) == (len(paths) - 1, 1)
+        holder.execute("ROLLBACK")
+    parses.clear()
+    pipeline.parse(paths, cache=IRCache(tmp_path / "cache", version="v1"))
+    assert parses == ["exp.md"]  # its store timed out: parsed again, and kept now
+
+
+def test_an_incremental_run_writes_what_a_cold_run_writes(docs, tmp_path):
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    pipeline.run([docs], out, cache_dir=cache)
+    for name, change in (("exp.md", ("指数。", "指数（edited）。")),
+                         ("leaky_relu_grad.README.md", ("Ascend 950PR", "Ascend 950XX")),
+                         ("hardsigmoid_backward.toml", ("hardsigmoid_backward", "hardsigmoid_backward "))):
+        edit(docs / name, *change)
+        report = pipeline.run([docs], out, cache_dir=cache)
+        assert report.reparsed == (0 if name.endswith(".toml") else 1)
+        cold = tmp_path / f"cold-{name}"
+        pipeline.run([docs], cold)
+        assert tree(out) == tree(cold), name
+
+
+def test_nothing_changed_renders_nothing_derived_from_the_pages(docs, tmp_path):
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    pipeline.run([docs], out, cache_dir=cache)
+    again = pipeline.run([docs], out, cache_dir=cache)
+    assert again.reparsed == 0 and again.changed == [] and again.removed == []
+    # What remains: the files made of every API, each a join of fragments the memo holds.
+    assert again.rendered == ["aclnn/__init__.py", "aclnn/__init__.pyi", "aclnn/_apis.json", "bindings/module.cpp",
+                              "sources.cmake"]
+
+
+def test_a_file_changed_by_hand_is_rendered_again(docs, tmp_path):
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    pipeline.run([docs], out, cache_dir=cache)
+    test_file = out / "tests" / "test_exp.py"
+    original = test_file.read_bytes()
+    test_file.write_bytes(original + b"# edited\n")
+    report = pipeline.run([docs], out, cache_dir=cache)
+    assert report.changed == ["tests/test_exp.py"] and test_file.read_bytes() == original
+
+
+def test_another_generator_version_renders_everything(docs, tmp_path):
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    first = pipeline.run([docs], out, cache_dir=cache)
+    memo = EmitMemo(cache, out)
+    assert memo.files and EmitMemo(cache, out, version="another").files == {}
+    assert sorted(first.rendered) == sorted(tree(out))
+
+
+def _memo_rows(cache: Path) -> tuple[dict[str, tuple], set[tuple[str, str, str]]]:
+    with contextlib.closing(sqlite3.connect(cache / DATABASE)) as db:
+        files = {row[0]: row[1:] for row in db.execute("SELECT path, version, inputs, size, mtime_ns FROM memo_files")}
+        fragments = {row for row in db.execute("SELECT kind, inputs, version FROM memo_fragments")}
+    return files, fragments
+
+
+def test_the_memo_rewrites_only_the_rows_of_what_changed(docs, tmp_path):
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    pipeline.run([docs], out, cache_dir=cache)
+    files, fragments = _memo_rows(cache)
+    assert "tests/test_exp.py" in files and len(files) > 20 and fragments
+    edit(docs / "exp.md")
+    report = pipeline.run([docs], out, cache_dir=cache)
+    files_after, fragments_after = _memo_rows(cache)
+    changed = {path for path, row in files_after.items() if files.get(path) != row}
+    assert changed and changed <= set(report.rendered) and files_after.keys() == files.keys()
+    # The stub and the record of each API of exp.md (aclnnExp, aclnnInplaceExp): made anew, the
+    # old ones dropped; every other API's kept.
+    exp_apis = [b for b in report.model.apis if b.page.source.endswith("exp.md")]
+    assert len(exp_apis) == 2
+    assert len(fragments_after - fragments) == 4 and len(fragments - fragments_after) == 4
+    assert len(fragments_after) == len(fragments) == 2 * len(report.model.apis)
+
+
+def test_a_memo_of_another_generator_version_replaces_the_rows_of_the_last(docs, tmp_path):
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    first = pipeline.run([docs], out, cache_dir=cache)
+    memo = EmitMemo(cache, out, version="another")
+    assert memo.files == {} and memo.fragments == {}
+    memo.record(out, "tests/test_exp.py", "inputs")
+    memo.save(["tests/test_exp.py"])
+    files, fragments = _memo_rows(cache)
+    assert files.keys() == {"tests/test_exp.py"} and files["tests/test_exp.py"][:2] == ("another", "inputs")
+    assert fragments == set() and len(first.rendered) > 1
+
+
+def test_emitters_in_worker_processes_write_what_one_process_writes(docs, tmp_path):
+    report = pipeline.run([docs], tmp_path / "serial")
+    parallel = pipeline.emit(report.model, tmp_path / "parallel", jobs=2)
+    assert tree(tmp_path / "parallel") == tree(tmp_path / "serial")
+    assert sorted(parallel.written) == sorted(tree(tmp_path / "serial"))
+
+
+def test_the_memo_of_worker_processes_serves_the_next_run(docs, tmp_path):
+    report = pipeline.run([docs], tmp_path / "scratch", cache_dir=tmp_path / "cache")
+    out = tmp_path / "out"
+    pipeline.emit(report.model, out, jobs=2, memo=EmitMemo(tmp_path / "cache", out))
+    again = pipeline.emit(report.model, out, jobs=2, memo=EmitMemo(tmp_path / "cache", out))
+    assert [f for f in again.written if f.startswith(PER_API)] == [] and again.kept
+
+
+def test_a_semantics_file_is_read_once_then_taken_from_the_cache_until_its_bytes_change(docs, tmp_path, monkeypatch):
+    read: list[str] = []
+    real = gen.pipeline.load_semantics
+
+    def counting(path, source=None):
+        read.append(Path(path).name)
+        return real(path, source)
+
+    monkeypatch.setattr(gen.pipeline, "load_semantics", counting)
+    files = pipeline.discover([docs]).semantics
+    cold = pipeline.semantics(files, library=None, cache=SemanticsCache(tmp_path / "cache"))
+    assert sorted(read) == ["hardsigmoid_backward.toml", "leaky_relu_backward.toml"]
+    read.clear()
+    warm = pipeline.semantics(files, library=None, cache=SemanticsCache(tmp_path / "cache"))
+    assert read == [] and (warm.ops, warm.diagnostics, warm.fingerprints) == (cold.ops, cold.diagnostics,
+                                                                              cold.fingerprints)
+    toml = docs / "leaky_relu_backward.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    edited = pipeline.semantics(files, library=None, cache=SemanticsCache(tmp_path / "cache"))
+    assert read == ["leaky_relu_backward.toml"] and edited.fingerprints != cold.fingerprints
+
+
+def test_the_parsers_version_covers_every_module_parsing_loads():
+    # What a fresh interpreter loads of gen/ to parse a page is what decides the IR: each module of
+    # it is in the parser's version (a convention of gen/conventions.py once was not, and an edited
+    # convention left the cached IR of every page as the previous code had made it).
+    code = ("import sys; from gen.parse import parse_file; parse_file(sys.argv[1]); "
+            "print('\\n'.join(m.__file__ for n, m in sys.modules.items() if n.split('.')[0] == 'gen'))")
+    done = subprocess.run([sys.executable, "-c", code, str(ROOT / "op_docs" / "aclnnIndexAdd.md")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    loaded = {str(Path(f).resolve().relative_to(ROOT)) for f in done.stdout.split()}
+    from gen.cache import parser_sources
+    sources = parser_sources()
+    uncovered = {f for f in loaded if f not in sources and not any(f.startswith(s + "/") for s in sources)}
+    assert not uncovered, f"modules the parser loads that do not key the IR cache: {sorted(uncovered)}"

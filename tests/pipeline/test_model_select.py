@@ -1,0 +1,138 @@
+"""The select stage (gen.model.build_model) when two pages declare one API name: a shipped page
+wins over a contributed sample (experimental/), different signatures are always reported, and
+the generated code names pages relative to the docs directory."""
+
+from __future__ import annotations
+
+from gen.ir import Direction, Level
+from gen.model import build_model
+from tests.support.factories import make_api, make_page, make_param
+
+
+def median_pages():
+    # ops-nn/index/gather_v2/docs/aclnnMedian.md (self, valuesOut) against the 5-parameter sample
+    # of ops-nn/experimental/index/median/docs/aclnnMedian.md.
+    shipped = make_page(make_api("aclnnMedian", (make_param("self"), make_param("valuesOut"))),
+                        source="docs/ops-nn/index/gather_v2/docs/aclnnMedian.md")
+    sample = make_page(make_api("aclnnMedian", tuple(make_param(n) for n in ("self", "dim", "keepDim", "v", "i")),
+                                errors=()), source="docs/ops-nn/experimental/index/median/docs/aclnnMedian.md")
+    return shipped, sample
+
+
+def test_the_shipped_page_wins_over_an_experimental_one_that_says_more():
+    shipped, sample = median_pages()
+    model = build_model([sample, shipped], roots=["docs"])
+    bound = model.api("aclnnMedian")
+    assert bound.page is shipped
+    assert bound.page_name == "ops-nn/index/gather_v2/docs/aclnnMedian.md"
+
+
+def test_a_clash_of_signatures_is_a_warning_naming_both():
+    shipped, sample = median_pages()
+    notes = build_model([sample, shipped], roots=["docs"]).notes
+    [(source, note)] = notes
+    assert source == sample.source
+    assert note.level is Level.WARNING and note.code == "api-clash"
+    assert "ops-nn/index/gather_v2/docs/aclnnMedian.md is bound because it is a contributed sample" in note.message
+
+
+def test_the_same_signature_twice_is_a_note():
+    one = make_page(make_api("aclnnFoo"), source="a/aclnnFoo.md")
+    two = make_page(make_api("aclnnFoo"), source="b/aclnnFoo.md")
+    [(_, note)] = build_model([one, two]).notes
+    assert note.level is Level.INFO and note.code == "duplicate-api"
+
+
+def example_page(**semantics):
+    from gen.ir import DType, ExampleArg, ExampleCall, OpSemantics, ProductDTypes, Soc
+
+    out = make_param("out", direction=Direction.OUT, dtypes=(DType.FLOAT,), rank=(1, 8), line=12,
+                     dtypes_by_product=(ProductDTypes(Soc.ASCEND910, (DType.FLOAT16,)),))
+    call = ExampleCall((ExampleArg("self", DType.FLOAT, (4,)), ExampleArg("out", DType.DOUBLE, ())), line=40)
+    page = make_page(make_api("aclnnFoo", (make_param("self"), out), example_call=call))
+    return build_model([page], [OpSemantics("aclnnFoo", "foo.toml", **semantics)] if semantics else [])
+
+
+def test_a_dtype_and_rank_the_pages_example_passes_are_admitted_where_its_table_omits_them():
+    from gen.ir import DType, Soc
+
+    model = example_page()
+    out = model.api("aclnnFoo").api.param("out")
+    # The example's 0-D DOUBLE out (aclnnLog10's out row omits DOUBLE; aclnnMseLoss's rank 1-8 out
+    # is a scalar for reduction mean): admitted on the default chip; other chips' lists untouched.
+    assert out.dtypes_for(Soc.ASCEND910B) == (DType.FLOAT, DType.DOUBLE) and out.rank == (0, 8)
+    assert out.dtypes_for(Soc.ASCEND910) == (DType.FLOAT16,)
+    widened = [d for _, d in model.notes if d.code == "example-widens-table"]
+    assert [(d.level, d.line) for d in widened] == [(Level.WARNING, 40)] * 2
+    assert "DOUBLE" in widened[0].message and "line 12" in widened[0].message
+    # The page itself is as it was: the IR says what the page says.
+    assert model.pages[0].apis[0].param("out").dtypes == (DType.FLOAT,)
+
+
+def test_a_semantics_file_can_keep_the_table_where_cann_refuses_the_example():
+    from gen.ir import DType, Soc
+
+    model = example_page(table_over_example=True)
+    out = model.api("aclnnFoo").api.param("out")
+    assert out.dtypes_for(Soc.ASCEND910B) == (DType.FLOAT,) and out.rank == (1, 8)
+    assert not [d for _, d in model.notes if d.code == "example-widens-table"]
+
+
+def test_a_same_shape_relation_the_pages_example_breaks_is_not_held():
+    from gen.ir import DType, ExampleArg, ExampleCall, Relation, RelationKind
+
+    # aclnnAdaptiveAvgPool2dBackward's English page: "gradOutput and self have the same shape",
+    # its example a [1, 1, 3, 2] gradient of a [1, 1, 4, 2] input.
+    same = (Relation(RelationKind.SAME_SHAPE, ("self", "out")),)
+    grad = make_param("gradOutput", relations=same)
+    out = make_param("out", direction=Direction.OUT, relations=(Relation(RelationKind.SAME_SHAPE, ("self",)),))
+    call = ExampleCall((ExampleArg("gradOutput", DType.FLOAT, (1, 1, 3, 2)), ExampleArg("self", DType.FLOAT, (1, 1, 4, 2)),
+                        ExampleArg("out", DType.FLOAT, (1, 1, 4, 2))), line=50)
+    model = build_model([make_page(make_api("aclnnFoo", (grad, make_param("self"), out), example_call=call))])
+    api = model.api("aclnnFoo").api
+    assert api.param("gradOutput").relations == ()  # both of its shapes differ from the example's gradient
+    assert api.param("out").related(RelationKind.SAME_SHAPE) == ("self",)  # the example keeps that one
+    assert [d.line for _, d in model.notes if d.code == "example-widens-table"] == [50]
+
+
+def client_page(**semantics):
+    from gen.ir import ClientDTypes, DType, OpSemantics, ProductDTypes, Relation, RelationKind, Soc
+
+    # aclnnLayerNorm's shape: statistics "数据类型与input一致", which torch_npu's op-plugin (built
+    # against CANN) breaks by passing FLOAT statistics for a FLOAT16 input.
+    tied = (Relation(RelationKind.SAME_DTYPE, ("input",)),)
+    mean = make_param("meanOut", direction=Direction.OUT, dtypes=(DType.FLOAT16,), relations=tied, line=20,
+                      dtypes_by_product=(ProductDTypes(Soc.ASCEND910B, (DType.FLOAT16,)),))
+    out = make_param("out", direction=Direction.OUT, relations=(Relation(RelationKind.SAME_DTYPE, ("input", "meanOut")),))
+    page = make_page(make_api("aclnnFoo", (make_param("input", dtypes=(DType.FLOAT16,)), mean, out)))
+    chosen = OpSemantics("aclnnFoo", "foo.toml", line=7, **semantics) if semantics else None
+    return build_model([page], [chosen] if chosen else [])
+
+
+def test_dtypes_a_framework_passes_are_admitted_and_free_the_tensor_from_its_dtype_relations():
+    from gen.ir import ClientDTypes, DType, RelationKind, Soc
+
+    model = client_page(client_dtypes=(ClientDTypes("meanOut", (DType.FLOAT,)),),
+                        client_evidence="op-plugin FooKernelNpuOpApi.cpp")
+    api = model.api("aclnnFoo").api
+    mean = api.param("meanOut")
+    assert mean.dtypes == (DType.FLOAT16, DType.FLOAT) and mean.dtypes_for(Soc.ASCEND910B) == (DType.FLOAT16, DType.FLOAT)
+    assert mean.relations == ()
+    # Another tensor tied to it is freed from it too, and stays tied to the rest.
+    assert api.param("out").related(RelationKind.SAME_DTYPE) == ("input",)
+    [note] = [d for _, d in model.notes if d.code == "client-widens-table"]
+    assert note.level is Level.WARNING and note.line == 7 and "op-plugin FooKernelNpuOpApi.cpp" in note.message
+
+
+def test_client_dtypes_of_a_parameter_the_page_lacks_are_an_error():
+    from gen.ir import ClientDTypes, DType
+
+    model = client_page(client_dtypes=(ClientDTypes("rstdOut", (DType.FLOAT,)),), client_evidence="op-plugin")
+    assert [d.level for _, d in model.notes if d.code == "client-dtypes"] == [Level.ERROR]
+    assert model.api("aclnnFoo").api.param("meanOut").relations  # nothing else changed
+
+
+def test_without_client_dtypes_the_page_holds():
+    from gen.ir import RelationKind
+
+    assert client_page().api("aclnnFoo").api.param("meanOut").related(RelationKind.SAME_DTYPE) == ("input",)

@@ -1,0 +1,114 @@
+"""One code path for every kernel (issue 26): ACLNN_SIM_ISA chooses it for the elementwise kernels
+and for every family alike, aclnn.sim_stats() says which one ran (kernel_path) and which each
+engine took (engine_paths), and the paths agree: bit for bit where the operation is exact (max,
+elementwise math, float16/bfloat16 conversions), within the op's tolerance where the order of a sum
+depends on the vector width (softmax, sums). Each path runs in its own process: the path is decided
+once per process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tests.sim.sim_lib import ROOT, subprocess_env
+
+PATHS = ("baseline", "avx2", "avx512")
+
+# Softmax and log_softmax over rows (long rows are cut into chunks) and over columns, a sum, an
+# amax and an elementwise kernel, on values with NaN and infinities among them.
+_SCRIPT = """
+import json, sys
+import numpy as np
+import aclnn
+import ml_dtypes
+rng = np.random.default_rng(7)
+x = rng.standard_normal((33, 70001)).astype(np.float32) * 20
+x[0, 5], x[1, 9], x[2, 3] = np.nan, np.inf, -np.inf
+small = rng.standard_normal((6, 37, 5)).astype(np.float32) * 20
+results = {
+    "softmax_rows": aclnn.softmax(x, 1), "log_softmax_rows": aclnn.log_softmax(x, 1),
+    "softmax_columns": aclnn.softmax(small, 1), "log_softmax_columns": aclnn.log_softmax(small, 1),
+    "sum": aclnn.reduce_sum(x, [1], False, np.float32), "amax": aclnn.amax(x, [1], False),
+    "exp": aclnn.exp(small),
+    # Contiguous float16/bfloat16 rows take the fused loops' F16C and shift conversions on the
+    # AVX2 path, the portable ones on the baseline path.
+    "exp_float16": aclnn.exp(small.astype(np.float16)).view(np.uint16),
+    "mul_bfloat16": aclnn.mul(small.astype(ml_dtypes.bfloat16), small[::-1].astype(ml_dtypes.bfloat16)).view(np.uint16),
+    "softmax_float16": aclnn.softmax(x[:4, :1000].astype(np.float16), 1).view(np.uint16),
+}
+np.savez(sys.argv[1], **{k: np.asarray(v) for k, v in results.items()})
+stats = aclnn.sim_stats()
+print(json.dumps([stats["kernel_path"], stats["engine_paths"]]))
+"""
+
+
+def widest_path() -> str:
+    flags = open("/proc/cpuinfo").read().split()
+    if all(f in flags for f in ("avx512f", "avx512bw", "avx512vl", "avx2", "fma", "f16c")):
+        return "avx512"
+    return "avx2" if all(f in flags for f in ("avx2", "fma", "f16c")) else "baseline"
+
+
+@pytest.fixture(scope="module")
+def by_path(tmp_path_factory):
+    pytest.importorskip("aclnn._C", reason="the op_docs package is not built (make build)")
+    out = {}
+    for path in PATHS + ("auto",):
+        file = tmp_path_factory.mktemp(path) / "results.npz"
+        proc = subprocess.run([sys.executable, "-c", _SCRIPT, str(file)], env=subprocess_env(ACLNN_SIM_ISA=path),
+                              cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        kernel_path, engine_paths = json.loads(proc.stdout.strip().splitlines()[-1])
+        out[path] = (kernel_path, dict(np.load(file)), engine_paths)
+    return out
+
+
+def taken(path: str) -> str:
+    """The path a run that asked for `path` takes: a path the CPU lacks falls back to the widest it
+    has, never to an illegal instruction."""
+    widest = widest_path()
+    return path if PATHS.index(path) <= PATHS.index(widest) else widest
+
+
+def test_each_path_asked_for_is_the_one_every_kernel_takes(by_path):
+    for path in PATHS:
+        assert by_path[path][0] == taken(path)
+    assert by_path["auto"][0] == widest_path()
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_each_engine_reports_the_path_its_kernels_ran_on(by_path, path):
+    # The families with code per path run the path asked for; the elementwise engine's AVX2 loops
+    # serve the AVX-512 path too.
+    expected = {"softmax": taken(path), "reduce": taken(path),
+                "elementwise": "baseline" if taken(path) == "baseline" else "avx2"}
+    assert by_path[path][2] == expected
+
+
+@pytest.mark.parametrize("name", ["amax", "exp", "exp_float16", "mul_bfloat16"])
+def test_exact_operations_agree_bit_for_bit_across_paths(by_path, name):
+    reference = by_path["baseline"][1][name]
+    for path in PATHS[1:]:
+        assert reference.tobytes() == by_path[path][1][name].tobytes(), path
+
+
+@pytest.mark.parametrize("name", ["softmax_rows", "log_softmax_rows", "softmax_columns", "log_softmax_columns", "sum"])
+def test_sums_agree_within_their_tolerance_across_paths(by_path, name):
+    reference = by_path["baseline"][1][name]
+    # log_softmax is x - (max + log(sum)): a last-bit difference of that shift (about 80 here) is
+    # an absolute one of its float32 ulp.
+    atol = 2e-5 if name.startswith("log_") else 1e-6
+    for path in PATHS[1:]:
+        np.testing.assert_allclose(by_path[path][1][name], reference, rtol=2e-5, atol=atol, equal_nan=True,
+                                   err_msg=path)
+
+
+def test_float16_softmax_agrees_to_its_last_bit_across_paths(by_path):
+    # Computed in float on every path: the sums' order shows at most in the float16 result's last bit.
+    reference = by_path["baseline"][1]["softmax_float16"].astype(np.int32)
+    for path in PATHS[1:]:
+        assert np.abs(by_path[path][1]["softmax_float16"].astype(np.int32) - reference).max() <= 1, path

@@ -1,0 +1,233 @@
+"""The runtime surface frameworks use beyond the pages' examples (issue 21), through the C ABI:
+what is modelled behaves as acl_rt.h documents, and what is not answers
+ACL_ERROR_RT_FEATURE_NOT_SUPPORT with a message naming the call, never success."""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+
+from gen import abi
+from gen.ir import Soc
+from tests.sim.sim_lib import D2D, D2H, H2D, P, session_sim
+
+ERRORS = abi.acl_errors()
+SUCCESS, INVALID, NOT_SUPPORTED, OP_NOT_FOUND, SYNC_TIMEOUT = (ERRORS[n] for n in (
+    "ACL_SUCCESS", "ACL_ERROR_INVALID_PARAM", "ACL_ERROR_RT_FEATURE_NOT_SUPPORT", "ACL_ERROR_OP_NOT_FOUND",
+    "ACL_ERROR_RT_STREAM_SYNC_TIMEOUT"))
+RUNTIME = abi.enumerators("aclDeviceInfo")
+TWO_MIB = 2 << 20
+
+
+class PhysicalMemProp(ctypes.Structure):  # acl_rt.h's aclrtPhysicalMemProp
+    _fields_ = [("handleType", ctypes.c_int), ("allocationType", ctypes.c_int), ("memAttr", ctypes.c_int),
+                ("location_id", ctypes.c_uint32), ("location_type", ctypes.c_int), ("reserve", ctypes.c_uint64)]
+
+
+@pytest.fixture()
+def sim():
+    # The session's simulator, started again: another test of this worker may have finalised it.
+    simulator = session_sim()
+    simulator.start()
+    return simulator
+
+
+@pytest.fixture()
+def acl(sim):
+    # The runtime the session's simulator drives: one process has one (tests/sim/sim_lib.py's
+    # _process_wide), which may be another build's loaded first by another test of this worker.
+    return sim.libs[0]
+
+
+@pytest.fixture()
+def compiler(sim):
+    # Its libascendcl dependency resolves to the runtime already loaded (by soname).
+    return ctypes.CDLL(str(sim.libdir / "libacl_op_compiler.so"))
+
+
+@pytest.mark.parametrize("name", ["aclrtIpcMemClose", "aclmdlRICaptureBegin", "aclrtMemcpyBatch", "rtKernelLaunch",
+                                  "aclrtGetDeviceUtilizationRate"])
+def test_what_is_not_modelled_says_so_by_name(sim, acl, name):
+    status = getattr(acl, name)(None, None, None)
+    assert status == NOT_SUPPORTED
+    assert name in sim.error() and "not modelled" in sim.error()
+
+
+def test_the_soc_reports_a_model_name_and_its_capabilities(sim, acl):
+    acl.aclrtGetSocName.restype = ctypes.c_char_p
+    assert acl.aclrtGetSocName().decode() == Soc.ASCEND910B.model
+    value = ctypes.c_int64()
+    assert acl.aclGetDeviceCapability(0, RUNTIME["ACL_DEVICE_INFO_AI_CORE_NUM"], ctypes.byref(value)) == SUCCESS
+    assert value.value == Soc.ASCEND910B.ai_cores
+    assert acl.aclGetDeviceCapability(99, RUNTIME["ACL_DEVICE_INFO_AI_CORE_NUM"], ctypes.byref(value)) != SUCCESS
+    assert acl.aclrtSetDeviceSatMode(0) == NOT_SUPPORTED  # saturation: the kernels compute IEEE inf/nan
+
+
+def test_streams_with_a_config_and_a_timeout(sim, acl):
+    stream = P()
+    assert acl.aclrtCreateStreamWithConfig(ctypes.byref(stream), 8, 0) == INVALID  # priorities are 0..7
+    assert acl.aclrtCreateStreamWithConfig(ctypes.byref(stream), 3, 1) == SUCCESS, sim.error()
+    ident = ctypes.c_int32()
+    assert acl.aclrtStreamGetId(stream, ctypes.byref(ident)) == SUCCESS
+    assert acl.aclrtSetStreamFailureMode(stream, ctypes.c_uint64(7)) == INVALID
+    # A held stream's work cannot finish: a bounded synchronisation times out, an unbounded one would not.
+    assert sim.aclsimHoldStream(stream, 1) == 0
+    buf = sim.malloc(64)
+    assert acl.aclrtMemsetAsync(ctypes.c_void_p(buf), 64, 1, 64, stream) == SUCCESS
+    assert acl.aclrtSynchronizeStreamWithTimeout(stream, 50) == SYNC_TIMEOUT
+    assert sim.aclsimHoldStream(stream, 0) == 0
+    assert acl.aclrtSynchronizeStreamWithTimeout(stream, -1) == SUCCESS
+    assert sim.from_device(buf, 64) == b"\x01" * 64
+    assert acl.aclrtDestroyStream(stream) == SUCCESS
+    sim.free(buf)
+
+
+def test_host_functions_run_in_the_streams_order(sim, acl):
+    stream = P()
+    assert acl.aclrtCreateStream(ctypes.byref(stream)) == SUCCESS
+    buf = sim.malloc(16)
+    seen: list[bytes] = []
+    callback = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lambda _: seen.append(sim.from_device(buf, 4)))
+    assert sim.aclsimHoldStream(stream, 1) == 0
+    assert acl.aclrtMemsetAsync(ctypes.c_void_p(buf), 16, 7, 16, stream) == SUCCESS
+    assert acl.aclrtLaunchHostFunc(stream, callback, None) == SUCCESS
+    assert seen == []  # queued behind the held memset
+    assert sim.aclsimHoldStream(stream, 0) == 0
+    assert acl.aclrtSynchronizeStream(stream) == SUCCESS
+    assert seen == [b"\x07" * 4]
+    assert acl.aclrtDestroyStream(stream) == SUCCESS
+    sim.free(buf)
+
+
+def test_virtual_memory_maps_physical_memory_that_copies_and_kernels_use(sim, acl):
+    base = P()
+    assert acl.aclrtReserveMemAddress(ctypes.byref(base), 3 * TWO_MIB, 0, None, 0) == SUCCESS, sim.error()
+    prop = PhysicalMemProp(2, 0, 0, 0, 1, 0)  # POSIX handle, pinned, device 0
+    handles = [P(), P()]
+    for handle in handles:
+        assert acl.aclrtMallocPhysical(ctypes.byref(handle), ctypes.c_size_t(TWO_MIB), ctypes.byref(prop), 0) == SUCCESS
+    for i, handle in enumerate(handles):  # two adjacent mappings: one device range across both
+        assert acl.aclrtMapMem(ctypes.c_void_p(base.value + i * TWO_MIB), ctypes.c_size_t(TWO_MIB), 0, handle, 0) == SUCCESS
+    data = np.arange(TWO_MIB // 4, dtype=np.float32)  # from 32 bytes before the boundary of the two mappings
+    start = base.value + TWO_MIB - 32
+    assert acl.aclrtMemcpy(ctypes.c_void_p(start), data.nbytes, data.ctypes.data_as(P), data.nbytes, H2D) == SUCCESS
+    out = np.empty_like(data)
+    assert acl.aclrtMemcpy(out.ctypes.data_as(P), out.nbytes, ctypes.c_void_p(start), data.nbytes, D2H) == SUCCESS
+    assert np.array_equal(out, data)
+    # aclrtFree is not how mapped memory goes; a copy past the mapped range is refused.
+    assert acl.aclrtFree(base) == INVALID
+    assert acl.aclrtMemcpy(ctypes.c_void_p(base.value + 2 * TWO_MIB), 16, out.ctypes.data_as(P), 16, H2D) == INVALID
+    assert acl.aclrtReleaseMemAddress(base) == INVALID  # still mapped
+    for i, handle in enumerate(handles):
+        assert acl.aclrtUnmapMem(ctypes.c_void_p(base.value + i * TWO_MIB)) == SUCCESS
+        assert acl.aclrtFreePhysical(handle) == SUCCESS
+    assert acl.aclrtReleaseMemAddress(base) == SUCCESS
+
+
+def test_compile_options_are_kept_and_jit_compilation_is_refused(sim, compiler):
+    options = abi.enumerators("aclCompileOpt")
+    assert compiler.aclSetCompileopt(options["ACL_PRECISION_MODE"], b"must_keep_origin_dtype") == SUCCESS
+    compiler.aclGetCompileoptSize.restype = ctypes.c_size_t
+    size = compiler.aclGetCompileoptSize(options["ACL_PRECISION_MODE"])
+    value = ctypes.create_string_buffer(size)
+    assert compiler.aclGetCompileopt(options["ACL_PRECISION_MODE"], value, size) == SUCCESS
+    assert value.value == b"must_keep_origin_dtype"
+    assert compiler.aclSetCompileopt(options["ACL_OP_JIT_COMPILE"], b"enable") == NOT_SUPPORTED
+
+
+FORMATS = abi.enumerators("aclFormat")
+
+
+def run_operator(sim, acl, compiler, op_type, x, x_format, y_dims, y_format, y_dtype=None):
+    """aclopCompileAndExecute(op_type) with one input (the array x, in x_format) and one output of
+    y_dims in y_format, run to completion: (status, the output's bytes as y_dtype or None)."""
+    acl.aclCreateTensorDesc.restype = P
+    acl.aclCreateDataBuffer.restype = P
+    acl_dtype = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(np.int8): 2}[x.dtype]
+    x_dims = (ctypes.c_int64 * x.ndim)(*x.shape)
+    out_dims = (ctypes.c_int64 * len(y_dims))(*y_dims)
+    y_bytes = int(np.prod(y_dims)) * x.itemsize
+    src, dst = sim.malloc(max(x.nbytes, 1)), sim.malloc(max(y_bytes, 1))
+    sim.to_device(src, x)
+    descs = (P * 1)(acl.aclCreateTensorDesc(acl_dtype, x.ndim, x_dims, FORMATS[x_format])), \
+        (P * 1)(acl.aclCreateTensorDesc(acl_dtype, len(y_dims), out_dims, FORMATS[y_format]))
+    buffers = (P * 1)(acl.aclCreateDataBuffer(ctypes.c_void_p(src), ctypes.c_size_t(x.nbytes))), \
+        (P * 1)(acl.aclCreateDataBuffer(ctypes.c_void_p(dst), ctypes.c_size_t(y_bytes)))
+    status = compiler.aclopCompileAndExecute(op_type, 1, descs[0], buffers[0], 1, descs[1], buffers[1],
+                                              None, 0, 0, None, None)
+    out = None
+    if status == SUCCESS:
+        assert acl.aclrtSynchronizeDevice() == SUCCESS
+        out = np.frombuffer(sim.from_device(dst, y_bytes), x.dtype).reshape(y_dims)
+    for d in (*descs[0], *descs[1]):
+        acl.aclDestroyTensorDesc(P(d))
+    for b in (*buffers[0], *buffers[1]):
+        assert acl.aclDestroyDataBuffer(P(b)) == SUCCESS
+    sim.free(src)
+    sim.free(dst)
+    return status, out
+
+
+def test_the_identity_operator_copies_and_other_operators_are_refused_by_name(sim, acl, compiler):
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    status, out = run_operator(sim, acl, compiler, b"Identity", x, "ACL_FORMAT_ND", (3, 4), "ACL_FORMAT_ND")
+    assert status == SUCCESS, sim.error()
+    assert np.array_equal(out, x)
+    status, _ = run_operator(sim, acl, compiler, b"Add", x, "ACL_FORMAT_ND", (3, 4), "ACL_FORMAT_ND")
+    assert status == OP_NOT_FOUND and "Add" in sim.error()
+
+
+def nc1hwc0(x: np.ndarray, c0: int) -> np.ndarray:
+    """NCHW -> NC1HWC0 as CANN's TransData lays it out: C padded with zeros to C1*C0, split, C0 last."""
+    n, c, h, w = x.shape
+    c1 = -(-c // c0)
+    padded = np.zeros((n, c1 * c0, h, w), x.dtype)
+    padded[:, :c] = x
+    return padded.reshape(n, c1, c0, h, w).transpose(0, 1, 3, 4, 2).copy()
+
+
+def fractal_nz(x: np.ndarray, m0: int, n0: int) -> np.ndarray:
+    """[..., M, N] -> [..., N1, M1, M0, N0]: zero-padded (M0, N0) fractals, column blocks outermost."""
+    *batch, m, n = x.shape
+    m1, n1 = -(-m // m0), -(-n // n0)
+    padded = np.zeros((*batch, m1 * m0, n1 * n0), x.dtype)
+    padded[..., :m, :n] = x
+    blocks = padded.reshape(*batch, m1, m0, n1, n0)
+    order = (*range(len(batch)), len(batch) + 2, len(batch), len(batch) + 1, len(batch) + 3)
+    return blocks.transpose(order).copy()
+
+
+@pytest.mark.parametrize("dtype,c0", [(np.float32, 16), (np.float16, 16), (np.int8, 32)])
+def test_identity_casts_between_nchw_and_nc1hwc0(sim, acl, compiler, dtype, c0):
+    x = (np.arange(2 * 19 * 3 * 5) % 101).astype(dtype).reshape(2, 19, 3, 5)
+    stored = nc1hwc0(x, c0)
+    status, out = run_operator(sim, acl, compiler, b"Identity", x, "ACL_FORMAT_NCHW", stored.shape, "ACL_FORMAT_NC1HWC0")
+    assert status == SUCCESS, sim.error()
+    assert np.array_equal(out, stored)
+    status, back = run_operator(sim, acl, compiler, b"Identity", stored, "ACL_FORMAT_NC1HWC0", x.shape, "ACL_FORMAT_NCHW")
+    assert status == SUCCESS, sim.error()
+    assert np.array_equal(back, x)
+
+
+@pytest.mark.parametrize("shape", [(17, 33), (2, 3, 4, 5), (1, 16)])
+def test_identity_casts_between_nd_and_fractal_nz(sim, acl, compiler, shape):
+    x = (np.arange(int(np.prod(shape))) % 97).astype(np.float16).reshape(shape)
+    stored = fractal_nz(x, 16, 16)
+    status, out = run_operator(sim, acl, compiler, b"Identity", x, "ACL_FORMAT_ND", stored.shape, "ACL_FORMAT_FRACTAL_NZ")
+    assert status == SUCCESS, sim.error()
+    assert np.array_equal(out, stored)
+    status, back = run_operator(sim, acl, compiler, b"Identity", stored, "ACL_FORMAT_FRACTAL_NZ", shape, "ACL_FORMAT_ND")
+    assert status == SUCCESS, sim.error()
+    assert np.array_equal(back, x)
+
+
+def test_identity_refuses_a_private_storage_shape_that_does_not_match_by_name(sim, acl, compiler):
+    x = np.zeros((2, 19, 3, 5), np.float32)
+    status, _ = run_operator(sim, acl, compiler, b"Identity", x, "ACL_FORMAT_NCHW", (2, 1, 3, 5, 16), "ACL_FORMAT_NC1HWC0")
+    assert status == NOT_SUPPORTED and "NC1HWC0" in sim.error() and "not modelled" in sim.error()
+    status, _ = run_operator(sim, acl, compiler, b"Identity", x, "ACL_FORMAT_NHWC", (2, 2, 3, 5, 16), "ACL_FORMAT_NC1HWC0")
+    assert status == NOT_SUPPORTED and "NCHW" in sim.error()
+    status, _ = run_operator(sim, acl, compiler, b"Identity", x, "ACL_FORMAT_NCHW", (2, 2, 3, 5, 16), "ACL_FORMAT_FRACTAL_Z")
+    assert status == NOT_SUPPORTED

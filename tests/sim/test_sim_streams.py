@@ -1,0 +1,356 @@
+"""The simulator models an asynchronous device: a stream is an ordered queue run by its own worker,
+phase 2 and the async copies enqueue and return, events order streams against each other,
+aclrtFree waits for the queued work that uses its memory, and a kernel's fault is reported by the
+stream's next synchronisation, naming the API whose kernel failed.
+
+Asynchrony is observed through events, not clocks: a stream held by aclsimHoldStream runs nothing
+until released, so that work queued on it is seen queued and not run, on a slow machine or a fast one."""
+
+from __future__ import annotations
+
+import ctypes
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+
+from tests.sim.sim_lib import (ACL_ERROR_RT_AICORE_EXCEPTION, D2H, H2D, ROOT, DeviceArray, session_build, session_sim,
+                           subprocess_env)
+
+BIG = 1 << 22  # elements: a few milliseconds of kernel per launch
+
+
+@pytest.fixture(scope="module")
+def sim():
+    return session_sim()
+
+
+def golden(grad, x, slope=0.5):
+    return np.where(x > 0, grad, grad * np.float32(slope)).astype(np.float32)
+
+
+class Leaky:
+    """aclnnLeakyReluBackward(grad, x, 0.5, False, out) on device arrays it owns; `launch` only queues."""
+
+    def __init__(self, sim, n, *, grad=None, x=None):
+        self.sim = sim
+        self.grad = grad or DeviceArray(sim, np.arange(n, dtype=np.float32) % 7)
+        self.x = x or DeviceArray(sim, (np.arange(n, dtype=np.float32) % 11) - 5)
+        self.out = DeviceArray(sim, np.zeros(n, np.float32))
+        self.slope = sim.scalar(0.5, np.float32)
+
+    def launch(self, stream, *, out=None):
+        out = out or self.out
+        status, size, executor = self.sim.phase1("aclnnLeakyReluBackward", self.grad.handle, self.x.handle,
+                                                 self.slope, False, out.handle)
+        assert status == 0 and size == 0, self.sim.error()
+        return self.sim.launch("aclnnLeakyReluBackward", None, 0, executor, stream)
+
+    def close(self, *shared):
+        for a in (self.grad, self.x, self.out):
+            if a not in shared:
+                a.close()
+        assert self.sim.aclDestroyScalar(self.slope) == 0
+
+
+class Held:
+    """`with Held(sim, stream):` the stream's worker starts no task until the block ends."""
+
+    def __init__(self, sim, stream):
+        self.sim, self.stream = sim, stream
+
+    def __enter__(self):
+        assert self.sim.aclsimHoldStream(self.stream, 1) == 0
+
+    def __exit__(self, *exc):
+        assert self.sim.aclsimHoldStream(self.stream, 0) == 0
+
+
+def keep_busy(sim, stream, launches=6):
+    """Queues `launches` large kernels on `stream`; returns what to close after synchronising."""
+    op = Leaky(sim, BIG)
+    for _ in range(launches):
+        assert op.launch(stream) == 0, sim.error()
+    return op
+
+
+def test_a_launch_returns_before_its_kernel_has_run(sim):
+    stream, event = sim.new_stream(), sim.new_event()
+    before = sim.stats()
+    with Held(sim, stream):
+        op = keep_busy(sim, stream)
+        assert sim.aclrtRecordEvent(event, stream) == 0
+        assert not sim.event_done(event)  # queued, not run
+        assert not op.out.read_storage().any()
+    assert sim.aclrtSynchronizeStream(stream) == 0, sim.error()
+    assert sim.event_done(event)
+    after = sim.stats()
+    assert after["kernels_launched"] - before["kernels_launched"] == 6
+    assert after["events_recorded"] - before["events_recorded"] == 1
+    assert after["stream_syncs"] - before["stream_syncs"] == 1
+    assert np.array_equal(op.out.numpy(), golden(op.grad.storage, op.x.storage))
+    op.close()
+    assert sim.aclrtDestroyEvent(event) == 0 and sim.aclrtDestroyStream(stream) == 0
+
+
+def test_copies_kernels_and_copies_back_run_in_queue_order(sim):
+    # upload -> kernel -> kernel on its own output -> download, all queued before one synchronisation
+    stream, n = sim.new_stream(), 4096
+    op = Leaky(sim, n)
+    host_x = (np.random.default_rng(1).standard_normal(n)).astype(np.float32)
+    result = np.zeros(n, np.float32)
+    busy = keep_busy(sim, stream, 2)  # the uploads are queued behind real work, not done at once
+    assert sim.aclrtMemcpyAsync(op.x.ptr, op.x.nbytes, host_x.ctypes.data, host_x.nbytes, H2D, stream) == 0
+    assert op.launch(stream) == 0
+    second = Leaky(sim, n, grad=op.grad, x=op.out)  # x := the first kernel's output
+    assert second.launch(stream) == 0
+    assert sim.aclrtMemcpyAsync(result.ctypes.data, result.nbytes, second.out.ptr, second.out.nbytes, D2H,
+                                stream) == 0
+    assert sim.aclrtSynchronizeStream(stream) == 0, sim.error()
+    grad = op.grad.storage
+    assert np.array_equal(result, golden(grad, golden(grad, host_x)))
+    second.close(op.grad, op.out)
+    op.close()
+    busy.close()
+    assert sim.aclrtDestroyStream(stream) == 0
+
+
+def test_memset_async_is_queued_too(sim):
+    stream = sim.new_stream()
+    busy = keep_busy(sim, stream, 2)
+    buffer = DeviceArray(sim, np.ones(64, np.float32))
+    assert sim.aclrtMemsetAsync(buffer.ptr, buffer.nbytes, 0, buffer.nbytes, stream) == 0
+    assert sim.aclrtSynchronizeStream(stream) == 0
+    assert not buffer.read_storage().any()
+    buffer.close()
+    busy.close()
+    assert sim.aclrtDestroyStream(stream) == 0
+
+
+def test_a_stream_waits_for_an_event_recorded_on_another(sim):
+    a, b, event = sim.new_stream(), sim.new_stream(), sim.new_event()
+    n = 1 << 16
+    first = Leaky(sim, n)
+    second = Leaky(sim, n, grad=first.grad, x=first.out)
+    with Held(sim, a):
+        assert first.launch(a) == 0  # writes first.out, once a runs
+        assert sim.aclrtRecordEvent(event, a) == 0
+        assert sim.aclrtStreamWaitEvent(b, event) == 0
+        assert second.launch(b) == 0  # reads first.out: only after the event
+        assert not sim.event_done(event)
+        assert not second.out.read_storage().any()  # b waits although it is not held
+    assert sim.aclrtSynchronizeStream(b) == 0, sim.error()
+    grad = first.grad.storage
+    assert np.array_equal(second.out.numpy(), golden(grad, golden(grad, first.x.storage)))
+    assert sim.aclrtSynchronizeStream(a) == 0
+    second.close(first.grad, first.out)
+    first.close()
+    for s in (a, b):
+        assert sim.aclrtDestroyStream(s) == 0
+    assert sim.aclrtDestroyEvent(event) == 0
+
+
+def test_two_streams_run_concurrently(sim):
+    a, b, event = sim.new_stream(), sim.new_stream(), sim.new_event()
+    small = Leaky(sim, 64)
+    with Held(sim, a):
+        assert sim.aclrtRecordEvent(event, a) == 0
+        assert small.launch(b) == 0
+        assert sim.aclrtSynchronizeStream(b) == 0  # b's work finished while a has not run
+        assert not sim.event_done(event)
+    assert np.array_equal(small.out.numpy(), golden(small.grad.storage, small.x.storage))
+    assert sim.aclrtSynchronizeStream(a) == 0 and sim.event_done(event)
+    small.close()
+    for s in (a, b):
+        assert sim.aclrtDestroyStream(s) == 0
+    assert sim.aclrtDestroyEvent(event) == 0
+
+
+def test_free_waits_for_the_queued_work_that_uses_the_memory(sim):
+    stream = sim.new_stream()
+    op = Leaky(sim, 1 << 16)
+    freed = threading.Event()
+
+    def free_grad():
+        sim.free(op.grad.ptr)  # ctypes lets the GIL go: the test goes on while this waits
+        freed.set()
+
+    with Held(sim, stream):
+        assert op.launch(stream) == 0  # reads grad, once the stream runs
+        before = sim.stats()["stream_syncs"]
+        freeing = threading.Thread(target=free_grad)
+        freeing.start()
+        assert not freed.wait(0.2)  # the kernel that reads grad has not run: the free waits for it
+    freeing.join()
+    op.grad.ptr = None
+    assert sim.stats()["stream_syncs"] == before + 1  # counted as a synchronisation
+    expected = golden(op.grad.storage, op.x.storage)
+    assert np.array_equal(op.out.read_storage(), expected)  # read without synchronising the stream
+    assert sim.aclrtSynchronizeStream(stream) == 0
+    op.close()
+    assert sim.aclrtDestroyStream(stream) == 0
+
+
+def test_free_of_memory_no_queued_work_uses_does_not_wait(sim):
+    stream, event = sim.new_stream(), sim.new_event()
+    unrelated = sim.malloc(1024)
+    with Held(sim, stream):
+        busy = keep_busy(sim, stream, 2)
+        assert sim.aclrtRecordEvent(event, stream) == 0
+        before = sim.stats()["stream_syncs"]
+        sim.free(unrelated)  # would wait for ever on the held stream if it waited
+        assert not sim.event_done(event)
+        assert sim.stats()["stream_syncs"] == before
+    assert sim.aclrtSynchronizeStream(stream) == 0
+    busy.close()
+    assert sim.aclrtDestroyStream(stream) == 0 and sim.aclrtDestroyEvent(event) == 0
+
+
+def test_destroying_a_stream_lets_its_queued_work_finish(sim):
+    stream, event = sim.new_stream(), sim.new_event()
+    busy = keep_busy(sim, stream)
+    assert sim.aclrtRecordEvent(event, stream) == 0
+    assert sim.aclrtDestroyStream(stream) == 0
+    assert sim.event_done(event)
+    assert np.array_equal(busy.out.numpy()[:100], golden(busy.grad.storage[:100], busy.x.storage[:100]))
+    busy.close()
+    assert sim.aclrtDestroyEvent(event) == 0
+
+
+def test_events_that_were_never_recorded_are_complete_and_bad_handles_are_errors(sim):
+    event = sim.new_event()
+    assert sim.event_done(event)
+    assert sim.aclrtSynchronizeEvent(event) == 0
+    assert sim.aclrtStreamWaitEvent(None, event) == 0  # nothing to wait for
+    elapsed = ctypes.c_float()
+    assert sim.aclrtEventElapsedTime(ctypes.byref(elapsed), event, event) != 0
+    assert "was not recorded" in sim.error()
+    assert sim.aclrtDestroyEvent(event) == 0
+    assert sim.aclrtDestroyEvent(event) != 0 and "not a live event" in sim.error()
+    assert sim.aclrtRecordEvent(event, None) != 0
+    assert sim.aclrtRecordEvent(None, None) != 0
+
+
+def test_elapsed_time_between_two_events(sim):
+    stream, start, end = sim.new_stream(), sim.new_event(), sim.new_event()
+    assert sim.aclrtRecordEvent(start, stream) == 0
+    busy = keep_busy(sim, stream, 2)
+    assert sim.aclrtRecordEvent(end, stream) == 0
+    assert sim.aclrtSynchronizeEvent(end) == 0
+    elapsed = ctypes.c_float()
+    assert sim.aclrtEventElapsedTime(ctypes.byref(elapsed), start, end) == 0, sim.error()
+    assert elapsed.value > 0
+    busy.close()
+    for e in (start, end):
+        assert sim.aclrtDestroyEvent(e) == 0
+    assert sim.aclrtDestroyStream(stream) == 0
+
+
+def test_a_faulting_kernel_is_reported_by_the_next_synchronisation_naming_its_api(sim):
+    stream = sim.new_stream()
+    bad = Leaky(sim, 64)
+    good = Leaky(sim, 64)
+    sim.free(bad.grad.ptr)  # freed before the launch: the kernel finds no live allocation
+    bad.grad.ptr = None
+    assert bad.launch(stream) == 0  # the launch itself succeeds
+    assert good.launch(stream) == 0  # queued behind the fault: discarded
+    assert sim.aclrtSynchronizeStream(stream) == ACL_ERROR_RT_AICORE_EXCEPTION
+    message = sim.error()
+    assert "a kernel of aclnnLeakyReluBackward" in message and "gradOutput" in message
+    assert not good.out.read_storage().any()  # the work behind the fault did not run
+    fault = (ctypes.c_char * 160)()
+    assert sim.aclsimLastFault(stream, fault) == 0
+    assert bytes(fault[:128]).rstrip(b"\0") == b"aclnnLeakyReluBackward"
+    # Reported once: the stream runs again.
+    assert sim.aclrtSynchronizeStream(stream) == 0
+    assert good.launch(stream) == 0 and sim.aclrtSynchronizeStream(stream) == 0
+    assert np.array_equal(good.out.numpy(), golden(good.grad.storage, good.x.storage))
+    bad.close()
+    good.close()
+    assert sim.aclrtDestroyStream(stream) == 0
+
+
+def test_device_synchronisation_waits_for_every_stream_and_reports_a_fault(sim):
+    a, b = sim.new_stream(), sim.new_stream()
+    busy = keep_busy(sim, a, 2)
+    bad = Leaky(sim, 16)
+    sim.free(bad.grad.ptr)
+    bad.grad.ptr = None
+    assert bad.launch(b) == 0
+    before = sim.stats()["device_syncs"]
+    assert sim.aclrtSynchronizeDevice() == ACL_ERROR_RT_AICORE_EXCEPTION
+    assert "aclnnLeakyReluBackward" in sim.error()
+    assert sim.stats()["device_syncs"] == before + 1
+    assert np.array_equal(busy.out.numpy()[:50], golden(busy.grad.storage[:50], busy.x.storage[:50]))
+    assert sim.aclrtSynchronizeDevice() == 0
+    bad.close()
+    busy.close()
+    for s in (a, b):
+        assert sim.aclrtDestroyStream(s) == 0
+
+
+def test_malloc_and_free_calls_are_counted(sim):
+    before = sim.stats()
+    sim.free(sim.malloc(64))
+    after = sim.stats()
+    assert after["malloc_calls"] == before["malloc_calls"] + 1
+    assert after["free_calls"] == before["free_calls"] + 1
+
+
+# --- settings read at aclInit, in fresh processes ---------------------------------------------
+
+SCRIPT = """
+import ctypes, sys
+import numpy as np
+from pathlib import Path
+from tests.sim.sim_lib import Sim, DeviceArray
+from tests.sim.test_sim_streams import Leaky
+sim = Sim(Path(sys.argv[1]))
+status = sim.aclInit(None)
+if status != 0:
+    print("INIT", status, sim.error())
+    raise SystemExit(0)
+assert sim.aclrtSetDevice(0) == 0
+stream = sim.new_stream()
+{body}
+"""
+
+
+def run_script(body: str, **env: str) -> str:
+    libdir = session_build()
+    done = subprocess.run([sys.executable, "-c", SCRIPT.format(body=textwrap.dedent(body)), str(libdir)], cwd=ROOT,
+                          env=subprocess_env(**env), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_an_injected_fault_fails_the_nth_launch_of_its_api():
+    out = run_script("""
+        op = Leaky(sim, 32)
+        for i in range(4):
+            assert op.launch(stream) == 0
+            print(i + 1, sim.aclrtSynchronizeStream(stream), sim.error())
+    """, ACLNN_SIM_FAULT="aclnnLeakyReluBackward:3")
+    lines = out.splitlines()
+    assert [line.split()[1] for line in lines] == ["0", "0", "507015", "0"]
+    assert "launch 3 of aclnnLeakyReluBackward" in lines[2] and "ACLNN_SIM_FAULT" in lines[2]
+
+
+def test_synchronous_mode_runs_the_kernel_in_the_launching_call():
+    out = run_script("""
+        op = Leaky(sim, 32)
+        assert op.launch(stream) == 0
+        print(op.out.read_storage().tolist() == np.where(op.x.storage > 0, op.grad.storage, op.grad.storage * 0.5).tolist())
+    """, ACLNN_SIM_SYNC="1")
+    assert out.strip() == "True"
+
+
+@pytest.mark.parametrize("name, value", [("ACLNN_SIM_SYNC", "2"), ("ACLNN_SIM_SYNC", "yes"),
+                                         ("ACLNN_SIM_FAULT", "bogus"), ("ACLNN_SIM_FAULT", "aclnnAbs:0"),
+                                         ("ACLNN_SIM_FAULT", "aclnnAbs:x")])
+def test_bad_settings_make_init_fail_naming_the_variable(name, value):
+    out = run_script("print('ran')", **{name: value})
+    assert out.startswith("INIT 100000") and f"{name}={value}" in out
