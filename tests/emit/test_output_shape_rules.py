@@ -14,7 +14,7 @@ import pytest
 from gen.emit import enums
 from gen.families import OUTPUT_SHAPES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_committed_header_is_the_rendered_one():
