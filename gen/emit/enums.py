@@ -8,7 +8,8 @@ dtype or a chip has one home (gen.ir) and every copy of it is rendered from ther
 - `include/aclnn_sim/families.h`: the simulator's kernel families (gen.families): their ops,
   roles and options as the enumerations the generated specs and the planners index by;
 - `include/aclnn_bindgen/output_shapes.h`: the families' output shape rules (gen.families
-  OUTPUT_SHAPES) as the enumeration the bindings' output plans name;
+  OUTPUT_SHAPES) as the enumeration the bindings' output plans name, and the dispatch to each
+  rule's C++ function (runtime/include/aclnn_bindgen/shape_rule.h);
 - `include/aclnn_sim/plain_formats.h`: the plain layouts (gen.conventions.PLAIN_FORMATS) as the
   mask the simulator's format checks accept where a page lists ND;
 - `aclnn/_dtypes.py`, `aclnn/_socs.py`: the same rows for Python (the generated tests' runtime,
@@ -28,7 +29,7 @@ from gen.conventions import PLAIN_FORMATS
 from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.model import Model
-from gen.families import FAMILIES, OUTPUT_SHAPES
+from gen.families import FAMILIES, MAX_OPTIONS, MAX_ROLES, OUTPUT_SHAPES
 from gen.ir import DEFAULT_SOC, DType, DTypeCategory, ResultRule, Soc
 
 
@@ -107,9 +108,9 @@ def emit(model: Model, files: FileManager) -> None:
         files.write_derived(path, GENERATOR_ONLY, functools.partial(_dtype_table, template))
     for path, template in SOC_TABLES:
         files.write_derived(path, GENERATOR_ONLY, functools.partial(_soc_table, template))
-    files.write_derived(FAMILY_TABLE[0], GENERATOR_ONLY, functools.partial(render, FAMILY_TABLE[1], families=FAMILIES))
-    files.write_derived(OUTPUT_SHAPE_TABLE[0], GENERATOR_ONLY, functools.partial(
-        render, OUTPUT_SHAPE_TABLE[1], rules=[rule for rule in OUTPUT_SHAPES if rule.bound]))
+    files.write_derived(FAMILY_TABLE[0], GENERATOR_ONLY, functools.partial(
+        render, FAMILY_TABLE[1], families=FAMILIES, max_roles=MAX_ROLES, max_options=MAX_OPTIONS))
+    files.write_derived(OUTPUT_SHAPE_TABLE[0], GENERATOR_ONLY, output_shape_header)
     files.write_derived(PLAIN_FORMAT_TABLE[0], GENERATOR_ONLY, functools.partial(
         render, PLAIN_FORMAT_TABLE[1], formats=[_FORMAT_CONSTANTS.get(f, f"ACL_FORMAT_{f}") for f in sorted(PLAIN_FORMATS)]))
 
@@ -117,6 +118,13 @@ def emit(model: Model, files: FileManager) -> None:
 def _dtype_table(template: str) -> str:
     return render(template, rows=dtype_rows(), categories=[c.value for c in DTypeCategory],
                   result_rules=result_rule_rows())
+
+
+def output_shape_header() -> str:
+    """The bound rules' enumeration, and the dispatch to each rule's C++ function, which its row's
+    header declares (runtime/include/aclnn_bindgen/shape_rule.h says how)."""
+    bound = [rule for rule in OUTPUT_SHAPES if rule.bound]
+    return render(OUTPUT_SHAPE_TABLE[1], rules=bound, headers=sorted({"shape_rule.h", *(rule.header for rule in bound)}))
 
 
 def _soc_table(template: str) -> str:

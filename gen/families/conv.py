@@ -27,4 +27,4 @@ CONV = Family(
 
 # The output-shape rules this family brought (gen.families.OUTPUT_SHAPES).
 CONVOLUTION_RULE = OutputShape("convolution", "source convolved by second (aclnn_bindgen/conv_shape.h)", product=True,
-                               phrase="that of {source} convolved by {second}")
+                               phrase="that of {source} convolved by {second}", header="conv_shape.h")

@@ -32,16 +32,18 @@ DYNAMIC = Family(
 
 # The output-shape rules this family brought (gen.families.OUTPUT_SHAPES).
 BOUND_FLAT_RULE = OutputShape("bound_flat", "at most [source.numel()]", data_dependent=True,
-                              phrase="at most [{source}.numel()]")
+                              phrase="at most [{source}.numel()]", header="dynamic_shape.h")
 BOUND_NONZERO_RULE = OutputShape("bound_nonzero", "at most [source.numel(), source.dim()]", data_dependent=True,
-                                 phrase="at most [{source}.numel(), {source}.dim()]")
+                                 phrase="at most [{source}.numel(), {source}.dim()]", header="dynamic_shape.h")
 BOUND_NONZERO_T_RULE = OutputShape("bound_nonzero_t", "at most [source.dim(), source.numel()]", data_dependent=True,
-                                   phrase="at most [{source}.dim(), {source}.numel()]")
+                                   phrase="at most [{source}.dim(), {source}.numel()]", header="dynamic_shape.h")
 BOUND_DIM_RULE = OutputShape("bound_dim", "at most the source's shape ([numel] without dim)", dims_role="dim",
-                             data_dependent=True, phrase="at most that of {source} ([{source}.numel()] without {dims})")
+                             data_dependent=True, phrase="at most that of {source} ([{source}.numel()] without {dims})",
+                             header="dynamic_shape.h")
 BOUND_DIM_LENGTH_RULE = OutputShape("bound_dim_length", "at most [source.size(dim)] ([numel] without dim)",
                                     dims_role="dim", data_dependent=True,
-                                    phrase="at most [{source}.size({dims})] ([{source}.numel()] without it)")
+                                    phrase="at most [{source}.size({dims})] ([{source}.numel()] without it)",
+                                    header="dynamic_shape.h")
 DIM_LENGTH_RULE = OutputShape("dim_length", "[source.size(dim)] (the source's without dim)", dims_role="dim",
-                              phrase="[{source}.size({dims})] (that of {source} without it)")
+                              phrase="[{source}.size({dims})] (that of {source} without it)", header="dynamic_shape.h")
 ONE_RULE = OutputShape("one", "[1]", phrase="[1]")

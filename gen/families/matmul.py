@@ -34,7 +34,8 @@ MATMUL = Family(
 
 # The output-shape rules this family brought (gen.families.OUTPUT_SHAPES).
 MATMUL_RULE = OutputShape("matmul", "source @ second as torch.matmul shapes it", product=True,
-                          phrase="that of {source} @ {second}")
-OUTER_RULE = OutputShape("outer", "[source's, second's]", product=True, phrase="[len({source}), len({second})]")
+                          phrase="that of {source} @ {second}", header="matmul_shape.h")
+OUTER_RULE = OutputShape("outer", "[source's, second's]", product=True, phrase="[len({source}), len({second})]",
+                         header="matmul_shape.h")
 BATCH_SUM_RULE = OutputShape("batch_sum", "the product of two batches summed over the batch: [M, N]", product=True,
-                             phrase="the last two of {source} @ {second}")
+                             phrase="the last two of {source} @ {second}", header="matmul_shape.h")

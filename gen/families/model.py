@@ -8,7 +8,7 @@ from typing import Mapping, Optional, Sequence, Union
 
 from gen.ir import DType
 
-# The C++ FamilySpec's arrays are this long (runtime/sim/include/aclnn_sim/entry.h).
+# The C++ FamilySpec's arrays are this long (kMaxFamilyRoles, kMaxFamilyOptions: rendered into aclnn_sim/families.h).
 MAX_ROLES = 32
 MAX_OPTIONS = 4
 
@@ -19,9 +19,8 @@ class OutputShape:
     (out=). A rule's row is its one home, in the module of the family that brought it (BASE_SHAPES
     below: those of no one family); gen.families.OUTPUT_SHAPES gathers them. The families' rows name
     them, gen/api/python.py plans outputs with them, gen/emit/enums.py renders the bound ones as the enumeration the
-    bindings switch on (include/aclnn_bindgen/output_shapes.h), and runtime/binding/outputs.cpp
-    (`apply_family_rule`) implements each, with the arithmetic the simulator shares in
-    runtime/include/aclnn_bindgen/ (conv_shape.h, pool_shape.h)."""
+    bindings switch on (include/aclnn_bindgen/output_shapes.h, whose ApplyOutputShape calls each rule's one C++
+    function, `<Name>Rule` in runtime/include/aclnn_bindgen/<header>, which the simulator's planners share)."""
 
     name: str  # as the families' tables and the semantics spell it
     doc: str
@@ -37,6 +36,7 @@ class OutputShape:
     # {dims_or_every} ({dims}, or every dimension), {dims_count} (len({dims}), or {second}'s rank) and
     # {noop} (when an empty {dims} reduces nothing, the parameter saying so).
     phrase: str = ""
+    header: str = "shape_rule.h"  # the header (runtime/include/aclnn_bindgen/) of its C++ function
 
     def __post_init__(self) -> None:
         if self.bound and not self.phrase:

@@ -45,6 +45,7 @@ NORM = Family(
 TRAILING_ONES_RULE = OutputShape("trailing_ones",
                                  "the source's shape with its trailing normalised dimensions as 1 (as many as "
                                  "normalized_shape names, else as second's rank)", dims_role="normalized_shape",
-                                 phrase="{source}'s with its last {dims_count} dimensions 1")
-GROUPS_RULE = OutputShape("groups", "[N, group]", dims_role="group", phrase="[{source}.size(0), {dims}]")
-CHANNELS_RULE = OutputShape("channels", "[C]", phrase="[{source}.size(1)]")
+                                 phrase="{source}'s with its last {dims_count} dimensions 1", header="norm_shape.h")
+GROUPS_RULE = OutputShape("groups", "[N, group]", dims_role="group", phrase="[{source}.size(0), {dims}]",
+                          header="norm_shape.h")
+CHANNELS_RULE = OutputShape("channels", "[C]", phrase="[{source}.size(1)]", header="norm_shape.h")

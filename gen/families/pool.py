@@ -26,8 +26,10 @@ POOL = Family(
 # The output-shape rules this family brought (gen.families.OUTPUT_SHAPES).
 POOL_RULE = OutputShape("pool", "the source's leading dimensions, then each spatial one pooled by the kernel, stride, "
                         "padding, dilation and ceil-mode arguments (aclnn_bindgen/pool_shape.h)", dims_role="kernel",
-                        pooled=True, phrase="{source}'s last {spatial} dimensions pooled by {dims}'s windows")
+                        pooled=True, phrase="{source}'s last {spatial} dimensions pooled by {dims}'s windows",
+                        header="pool_shape.h")
 ADAPTIVE_RULE = OutputShape("adaptive", "the leading dimensions, then output_size", dims_role="output_size",
-                            pooled=True, phrase="{source}'s with its last {spatial} dimensions {dims}")
+                            pooled=True, phrase="{source}'s with its last {spatial} dimensions {dims}",
+                            header="pool_shape.h")
 PAD_RULE = OutputShape("pad", "each spatial dimension widened by its padding pair", dims_role="padding", pooled=True,
-                       phrase="{source}'s with its last {spatial} dimensions padded by {dims}")
+                       phrase="{source}'s with its last {spatial} dimensions padded by {dims}", header="pool_shape.h")

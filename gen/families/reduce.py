@@ -27,4 +27,5 @@ REDUCE = Family(
 
 # The output-shape rules this family brought (gen.families.OUTPUT_SHAPES).
 REDUCE_RULE = OutputShape("reduce", "the source with the `dim` dimensions removed, or kept as 1 with keepdim",
-                          dims_role="dim", phrase="{source} reduced along {dims_or_every}{noop}")
+                          dims_role="dim", phrase="{source} reduced along {dims_or_every}{noop}",
+                          header="reduce_shape.h")

@@ -2,11 +2,20 @@
 //
 // How the bindings shape an output the caller does not pass (out=): kBroadcast, the broadcast of
 // the output plan's inputs (an op of no family, or a family output the page's relations shape),
-// or one of the kernel families' rules, which runtime/binding/outputs.cpp applies.
+// or one of the kernel families' rules, each one function of the header its row names
+// (aclnn_bindgen/shape_rule.h says how they are written), which ApplyOutputShape calls.
 #ifndef ACLNN_BINDGEN_OUTPUT_SHAPES_H_
 #define ACLNN_BINDGEN_OUTPUT_SHAPES_H_
 
 #include <cstdint>
+
+#include "aclnn_bindgen/conv_shape.h"
+#include "aclnn_bindgen/dynamic_shape.h"
+#include "aclnn_bindgen/matmul_shape.h"
+#include "aclnn_bindgen/norm_shape.h"
+#include "aclnn_bindgen/pool_shape.h"
+#include "aclnn_bindgen/reduce_shape.h"
+#include "aclnn_bindgen/shape_rule.h"
 
 namespace aclnn_bindgen {
 
@@ -48,6 +57,58 @@ constexpr bool data_dependent(OutputShape rule) {
     default:
       return false;
   }
+}
+
+// The output's shape by `rule` from the source's (`*shape`) and the arguments; false, leaving
+// `*shape`, when they give none (the call then reaches the library, which says what is wrong).
+inline bool ApplyOutputShape(OutputShape rule, const ShapeArgs& args, Dims* shape) {
+  switch (rule) {
+    case OutputShape::kBroadcast:
+      return true;  // the plan's inputs broadcast: the bindings' own
+    case OutputShape::kSame:
+      return SameRule(args, shape);
+    case OutputShape::kConvolution:
+      return ConvolutionRule(args, shape);
+    case OutputShape::kBoundFlat:
+      return BoundFlatRule(args, shape);
+    case OutputShape::kBoundNonzero:
+      return BoundNonzeroRule(args, shape);
+    case OutputShape::kBoundNonzeroT:
+      return BoundNonzeroTRule(args, shape);
+    case OutputShape::kBoundDim:
+      return BoundDimRule(args, shape);
+    case OutputShape::kBoundDimLength:
+      return BoundDimLengthRule(args, shape);
+    case OutputShape::kDimLength:
+      return DimLengthRule(args, shape);
+    case OutputShape::kOne:
+      return OneRule(args, shape);
+    case OutputShape::kMatmul:
+      return MatmulRule(args, shape);
+    case OutputShape::kOuter:
+      return OuterRule(args, shape);
+    case OutputShape::kBatchSum:
+      return BatchSumRule(args, shape);
+    case OutputShape::kTrailingOnes:
+      return TrailingOnesRule(args, shape);
+    case OutputShape::kGroups:
+      return GroupsRule(args, shape);
+    case OutputShape::kChannels:
+      return ChannelsRule(args, shape);
+    case OutputShape::kSecond:
+      return SecondRule(args, shape);
+    case OutputShape::kPool:
+      return PoolRule(args, shape);
+    case OutputShape::kAdaptive:
+      return AdaptiveRule(args, shape);
+    case OutputShape::kPad:
+      return PadRule(args, shape);
+    case OutputShape::kReduce:
+      return ReduceRule(args, shape);
+    case OutputShape::kSizes:
+      return SizesRule(args, shape);
+  }
+  return false;
 }
 
 }  // namespace aclnn_bindgen

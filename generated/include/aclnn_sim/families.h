@@ -16,6 +16,11 @@ class Call;
 class ExecutorWork;
 struct FamilySpec;
 
+// The lengths of FamilySpec's role and option arrays (aclnn_sim/entry.h): the most roles and
+// options a family has (gen.families.MAX_ROLES, MAX_OPTIONS).
+inline constexpr int kMaxFamilyRoles = 32;
+inline constexpr int kMaxFamilyOptions = 4;
+
 // activation: GLU, SwiGLU and GELU-mul (one half of the input along a dimension gating the other) and PReLU (a weight per channel), with their backwards; computed in float (double for DOUBLE), PReLU's weight gradient summed in double.
 struct ActivationFamily {
   struct Op {

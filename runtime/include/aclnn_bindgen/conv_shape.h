@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "aclnn_bindgen/shape_rule.h"
+
 namespace aclnn_bindgen {
 
 inline int64_t ConvOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t pad_before, int64_t pad_after,
@@ -142,6 +144,28 @@ inline ConvProblem ConvOutputShape(const ConvArgs& a, std::vector<int64_t>* out)
     out->push_back(size);
   }
   return {};
+}
+
+// The convolution rule (shape_rule.h): source convolved by second, the weight. Every array argument
+// must be given (groups may be absent: 1); arguments that do not agree give no shape.
+inline bool ConvolutionRule(const ShapeArgs& args, Dims* shape) {
+  if (args.second == nullptr) return false;
+  ConvArgs a;
+  a.input.assign(shape->begin(), shape->end());
+  a.weight.assign(args.second->begin(), args.second->end());
+  const IntsArg* given[4] = {&args.stride, &args.padding, &args.dilation, &args.output_padding};
+  std::vector<int64_t>* arrays[4] = {&a.stride, &a.padding, &a.dilation, &a.output_padding};
+  for (int i = 0; i < 4; ++i) {
+    if (!given[i]->read()) return false;
+    arrays[i]->assign(given[i]->values.begin(), given[i]->values.end());
+  }
+  a.transposed = args.transposed;
+  if (args.groups.unreadable() || (args.groups.read() && args.groups.values.size() != 1)) return false;
+  if (args.groups.read()) a.groups = args.groups.values[0];
+  std::vector<int64_t> out;
+  if (!ConvOutputShape(a, &out).ok()) return false;
+  *shape = Dims(out.begin(), out.end());
+  return true;
 }
 
 }  // namespace aclnn_bindgen

@@ -10,29 +10,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "aclnn_bindgen/shape_rule.h"
 #include "aclnn_bindgen/small_vector.h"
 
 namespace aclnn_bindgen {
-
-// The broadcast of the leading `a_batch` dimensions of `a` with the leading `b_batch` of `b`;
-// false when they do not broadcast.
-inline bool BroadcastBatch(const Dims& a, size_t a_batch, const Dims& b, size_t b_batch, Dims* batch) {
-  const size_t rank = std::max(a_batch, b_batch);
-  Dims shape;
-  for (size_t d = 0; d < rank; ++d) {
-    const int64_t da = d + a_batch >= rank ? a[d + a_batch - rank] : 1;
-    const int64_t db = d + b_batch >= rank ? b[d + b_batch - rank] : 1;
-    if (da != db && da != 1 && db != 1) return false;
-    shape.push_back(da == 1 ? db : da);
-  }
-  *batch = shape;
-  return true;
-}
-
-// The broadcast of two whole shapes (numpy's rules); false when they do not broadcast.
-inline bool BroadcastShapes(const Dims& a, const Dims& b, Dims* out) {
-  return BroadcastBatch(a, a.size(), b, b.size(), out);
-}
 
 // The shape of a @ b; false when the operands cannot multiply whatever their reduce dimensions
 // (a 0-d operand, batches that do not broadcast). The reduce dimensions are not compared: the
@@ -45,6 +26,24 @@ inline bool MatmulShape(const Dims& a, const Dims& b, Dims* out) {
   if (ra >= 2) shape.push_back(a[ra - 2]);
   if (rb >= 2) shape.push_back(b[rb - 1]);
   *out = shape;
+  return true;
+}
+
+// The matmul family's output-shape rules (shape_rule.h): source @ second; ger's outer product
+// [source's, second's]; addbmm's batch of products summed over the batch, [M, N].
+inline bool MatmulRule(const ShapeArgs& args, Dims* shape) {
+  return args.second != nullptr && MatmulShape(*shape, *args.second, shape);
+}
+
+inline bool OuterRule(const ShapeArgs& args, Dims* shape) {
+  if (args.second == nullptr || shape->empty() || args.second->empty()) return false;
+  *shape = Dims{(*shape)[0], (*args.second)[0]};
+  return true;
+}
+
+inline bool BatchSumRule(const ShapeArgs& args, Dims* shape) {
+  if (args.second == nullptr || shape->size() < 2 || args.second->size() < 2) return false;
+  *shape = Dims{(*shape)[shape->size() - 2], args.second->back()};
   return true;
 }
 

@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "aclnn_bindgen/shape_rule.h"
+
 namespace aclnn_bindgen {
 
 // What is wrong with one dimension's window arguments, naming the argument; kPoolOk when none is.
@@ -115,6 +117,53 @@ inline int64_t AdaptiveEnd(int64_t o, int64_t in, int64_t out) { return ((o + 1)
 // The length in bytes of a row of aclnnMaxPool2dWithMask's INT8 mask (its page's shape: blocks of 16
 // output positions, 2 bytes each, and one block more) for `positions` = Hout * Wout.
 inline int64_t MaxPoolMaskRow(int64_t positions) { return ((positions + 15) / 16 + 1) * 32; }
+
+// The pool family's output-shape rules (shape_rule.h): the source's leading dimensions, then its
+// last `spatial` ones pooled by the window (kernel: dims), replaced by the output size (adaptive:
+// dims), or widened by the padding pairs, last dimension first (pad: dims). No shape when an
+// argument does not give one (the library then says which is wrong).
+enum class PoolRuleKind { kPool, kAdaptive, kPad };
+
+inline bool PooledShape(PoolRuleKind kind, const ShapeArgs& args, Dims* shape) {
+  const int spatial = args.spatial;
+  if (spatial < 1 || spatial > 3 || shape->size() < static_cast<size_t>(spatial) || !args.dims.read()) return false;
+  const Dims& first = args.dims.values;
+  const size_t lead = shape->size() - static_cast<size_t>(spatial);
+  PoolWindow window;
+  int64_t size[3] = {0, 0, 0};
+  if (kind == PoolRuleKind::kPad) {
+    if (first.size() != static_cast<size_t>(2 * spatial)) return false;
+  } else if (kind == PoolRuleKind::kAdaptive) {
+    if (!SpreadPoolArgument(first.data(), first.size(), spatial, nullptr, size)) return false;
+  } else {
+    // An absent stride or dilation reads as empty: the kernel's, and 1.
+    if (args.stride.unreadable() || !args.padding.read() || args.dilation.unreadable()) return false;
+    const Dims &s = args.stride.values, &p = args.padding.values, &d = args.dilation.values;
+    if (SpreadPoolWindow(spatial, first.data(), first.size(), s.data(), s.size(), p.data(), p.size(), d.data(),
+                         d.size(), &window) != kPoolWindowOk) {
+      return false;
+    }
+  }
+  Dims out(shape->begin(), shape->begin() + static_cast<std::ptrdiff_t>(lead));
+  for (int k = 0; k < spatial; ++k) {
+    const int64_t in = (*shape)[lead + static_cast<size_t>(k)];
+    int64_t n = size[k], before = 0;
+    if (kind == PoolRuleKind::kPool && PooledExtent(in, window.kernel[k], window.stride[k], window.padding[k],
+                                                    window.dilation[k], args.ceil_mode, &n) != kPoolOk) {
+      return false;
+    }
+    if (kind == PoolRuleKind::kPad && PaddedDimension(in, first.data(), spatial, k, false, &before, &n) != kPoolOk) {
+      return false;
+    }
+    out.push_back(n);
+  }
+  *shape = out;
+  return true;
+}
+
+inline bool PoolRule(const ShapeArgs& args, Dims* shape) { return PooledShape(PoolRuleKind::kPool, args, shape); }
+inline bool AdaptiveRule(const ShapeArgs& args, Dims* shape) { return PooledShape(PoolRuleKind::kAdaptive, args, shape); }
+inline bool PadRule(const ShapeArgs& args, Dims* shape) { return PooledShape(PoolRuleKind::kPad, args, shape); }
 
 }  // namespace aclnn_bindgen
 

@@ -195,9 +195,7 @@ struct KernelSpec {
 
 // An API computed by one of the simulator's kernel families (gen.families, aclnn_sim/families.h)
 // rather than by an elementwise kernel: the family's planner, the op, and the parameter index of
-// each of the family's roles.
-inline constexpr int kMaxFamilyRoles = 32;    // gen.families.MAX_ROLES
-inline constexpr int kMaxFamilyOptions = 4;   // gen.families.MAX_OPTIONS
+// each of the family's roles (kMaxFamilyRoles, kMaxFamilyOptions: aclnn_sim/families.h).
 using FamilyPlanner = aclnnStatus (*)(const Call& call, const FamilySpec& family, ExecutorWork** work,
                                       uint64_t* workspace);
 

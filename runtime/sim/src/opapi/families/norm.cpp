@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "aclnn_bindgen/norm_shape.h"
 #include "common/dtypes.h"
 #include "opapi/families/family.h"
 #include "opapi/thread_pool.h"
@@ -349,9 +350,8 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
                                          *input, &normalized, &made->rows, &made->length)) {
         return s;
       }
-      const int64_t count = static_cast<int64_t>(normalized.size());
-      for (int64_t d = 0; d < rank - count; ++d) stats.push_back(input->view[d]);
-      for (int64_t d = 0; d < count; ++d) stats.push_back(1);
+      // The bindings' trailing_ones rule (aclnn_bindgen/norm_shape.h).
+      stats = aclnn_bindgen::TrailingOnes(input->view, normalized.size());
       if (op == F::Op::kLayerNorm || op == F::Op::kAddLayerNorm || op == F::Op::kDeepNorm) {
         if (weight && op == F::Op::kLayerNorm) {
           if (aclnnStatus s = CheckShape(call, family, F::Role::kWeight, weight, normalized, "normalizedShape")) return s;

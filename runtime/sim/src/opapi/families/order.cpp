@@ -23,6 +23,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "aclnn_bindgen/reduce_shape.h"
 #include "common/dtypes.h"
 #include "opapi/families/family.h"
 #include "opapi/thread_pool.h"
@@ -371,9 +372,10 @@ aclnnStatus PlanOrder(const Call& call, const FamilySpec& family, ExecutorWork**
   } else if (length == 0) {
     return reject(F::Role::kSelf, "a median along an empty dimension has no value");
   }
+  // The bindings' "reduce" rule along the one dimension (aclnn_bindgen/reduce_shape.h).
   if (rank > 0) {
-    if (RoleBool(call, family, F::Role::kKeepdim, false)) shape[made->dim] = 1;
-    else shape = Without(shape, made->dim);
+    const bool keepdim = RoleBool(call, family, F::Role::kKeepdim, false);
+    shape = aclnn_bindgen::ReducedShape(shape, uint64_t{1} << made->dim, keepdim);
   }
   if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, shape, "the reduced shape", kOut)) return s;
   if (const TensorDesc* indices = RoleTensor(call, family, F::Role::kIndices)) {

@@ -15,6 +15,7 @@
 #include <limits>
 #include <vector>
 
+#include "aclnn_bindgen/reduce_shape.h"
 #include "common/dtypes.h"
 #include "opapi/families/family.h"
 #include "opapi/thread_pool.h"
@@ -469,7 +470,6 @@ aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork*
   if (!ReadSourceAndOutput(call, family, F::Role::kSelf, F::Role::kOut, work, &found)) return ACLNN_SUCCESS;
   const auto [self, out, rank] = found;
 
-  uint64_t reduced = 0;
   Dims dims;
   if (global) {
     if (rank < 3) {
@@ -479,41 +479,35 @@ aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork*
     for (int64_t d = 2; d < rank; ++d) dims.push_back(d);
   }
   const bool given = global || RoleInts(call, family, F::Role::kDim, &dims);
-  const bool identity = given && dims.empty() && RoleBool(call, family, F::Role::kNoopWithEmptyDims, false);
-  if (identity) {
-    reduced = 0;
-  } else if (!given || dims.empty()) {
-    reduced = rank == 0 ? 0 : (rank == 64 ? ~uint64_t{0} : (uint64_t{1} << rank) - 1);
-  } else {
-    for (int64_t d : dims) {
-      int64_t wrapped;
-      if (!WrapDim(d, rank, &wrapped)) {
-        return RejectParam(call, family, F::Role::kDim, ACLNN_ERR_PARAM_INVALID,
-                           "dimension " + std::to_string(d) + " is out of range for a tensor of rank " +
-                               std::to_string(rank));
-      }
-      if (rank == 0) continue;
-      if (reduced >> wrapped & 1) {
-        return RejectParam(call, family, F::Role::kDim, ACLNN_ERR_PARAM_INVALID,
-                           "dimension " + std::to_string(d) + " appears more than once");
-      }
-      reduced |= uint64_t{1} << wrapped;
-    }
+  const bool noop = RoleBool(call, family, F::Role::kNoopWithEmptyDims, false);
+  const bool identity = given && dims.empty() && noop;
+  // The reduced dimensions and the output's shape as the bindings' "reduce" rule derives them
+  // (aclnn_bindgen/reduce_shape.h).
+  uint64_t reduced = 0;
+  int64_t culprit = 0;
+  switch (aclnn_bindgen::ReducedMask(rank, given ? &dims : nullptr, noop, &reduced, &culprit)) {
+    case aclnn_bindgen::kReduceOk:
+      break;
+    case aclnn_bindgen::kReduceOutOfRange:
+      return RejectParam(call, family, F::Role::kDim, ACLNN_ERR_PARAM_INVALID,
+                         "dimension " + std::to_string(culprit) + " is out of range for a tensor of rank " +
+                             std::to_string(rank));
+    case aclnn_bindgen::kReduceRepeated:
+      return RejectParam(call, family, F::Role::kDim, ACLNN_ERR_PARAM_INVALID,
+                         "dimension " + std::to_string(culprit) + " appears more than once");
+    case aclnn_bindgen::kReduceRank:
+      return RejectParam(call, family, F::Role::kSelf, ACLNN_ERR_PARAM_INVALID,
+                         "rank " + std::to_string(rank) + " is more than the 64 dimensions a reduction takes");
   }
   const bool keepdim = global || RoleBool(call, family, F::Role::kKeepdim, false);
   // `shape` in keepdim's form, `other_form` in the other one: an output may take either
   // (gen.conventions, convention 4: CANN copies the result into the output it is given, the same
   // elements in the same order; the outputs are written in their own row-major order).
-  Dims shape, other_form;
+  const Dims shape = aclnn_bindgen::ReducedShape(self->view, reduced, keepdim);
+  const Dims other_form = aclnn_bindgen::ReducedShape(self->view, reduced, !keepdim);
   int64_t length = 1;
   for (int64_t d = 0; d < rank; ++d) {
-    if (reduced >> d & 1) {
-      length *= self->view[d];
-      (keepdim ? shape : other_form).push_back(1);
-    } else {
-      shape.push_back(self->view[d]);
-      other_form.push_back(self->view[d]);
-    }
+    if (reduced >> d & 1) length *= self->view[d];
   }
   if (NeedsElements(op) && length == 0 && self->numel() == 0 && rank > 0) {
     return RejectParam(call, family, F::Role::kSelf, ACLNN_ERR_PARAM_INVALID,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "aclnn_bindgen/shape_rule.h"
 #include "common/dtypes.h"
 #include "opapi/thread_pool.h"
 
@@ -305,16 +306,7 @@ void DenseTarget::Finish() const {
 }
 
 bool BroadcastShape(const Dims& a, const Dims& b, Dims* out) {
-  const size_t rank = std::max(a.size(), b.size());
-  Dims joint(rank, 1);  // `out` may be `a` or `b`
-  for (size_t d = 0; d < rank; ++d) {
-    const int64_t x = d < rank - a.size() ? 1 : a[d - (rank - a.size())];
-    const int64_t y = d < rank - b.size() ? 1 : b[d - (rank - b.size())];
-    if (x != y && x != 1 && y != 1) return false;
-    joint[d] = x == 1 ? y : x;
-  }
-  *out = joint;
-  return true;
+  return aclnn_bindgen::BroadcastShapes(a, b, out);  // the bindings' broadcast of an output's inputs
 }
 
 const int64_t* IndexValues(const TensorRef& t, int scratch) {

@@ -34,7 +34,8 @@ TensorRef Unsqueezed(const TensorRef& t, int64_t dim);
 // `t` broadcast to `shape` (leading dimensions added, extents of 1 repeated with stride 0);
 // the caller has checked that it broadcasts.
 TensorRef BroadcastTo(const TensorRef& t, const Dims& shape);
-// The broadcast of two shapes (NumPy's rule); false when they do not broadcast.
+// The broadcast of two shapes (NumPy's rule, aclnn_bindgen/shape_rule.h's BroadcastShapes); false when
+// they do not broadcast.
 bool BroadcastShape(const Dims& a, const Dims& b, Dims* out);
 // A dense row-major tensor of `dtype` over `data`.
 TensorRef DenseRef(void* data, aclDataType dtype, const Dims& shape);
