@@ -46,7 +46,7 @@ emitters ask these functions; none of them spells a convention again.
    aclnnIsPosInf, aclnnIsNegInf); the pages that list integers on some chips only keep their lists,
    with a diagnostic (integer-cast-per-chip) naming the chips that refuse them.
 
-How many APIs of a corpus each convention changes phase 1 of: `python -m gen.corpus.conventions DIR`
+How many APIs of a corpus each convention changes phase 1 of: `python -m gen.census DIR`
 (each switched off in turn, the pages parsed again, the simulator's spec rows compared). On
 ../shared/corpus (978 APIs bound), 2026-11-29: 1. 21 APIs, 2. 649, 3. 28, 5. 20, 6. 3, 7. 3, 8. 2
 (aclnnSwish, aclnnSwishBackward: the other pages of 8. check no scalar dtype; their bindings take

@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Sequence
 
 from gen import families, names
+from gen.api import python as api_python
 from gen.cache import digest
 from gen.ir import (DEFAULT_SOC, API, Diagnostic, Direction, DType, Level, OpSemantics, Page, PageKind, Param, ParamKind, ProductDTypes,
                     Relation, RelationKind)
@@ -74,19 +75,17 @@ class BoundAPI:
         return self.family_binding[0]
 
     # What the API layer (gen/api/python.py) decides from this object, decided once for every
-    # emitter that reads it. It builds on this module, so it is imported when first asked.
+    # emitter that reads it.
     @functools.cached_property
     def python_signature(self) -> PythonSignature:
         """The Python function's signature, for the bindings, the stubs, the docstrings and the tests."""
-        from gen.api import python
-        return python.signature_of(self)
+        return api_python.signature_of(self)
 
     @functools.cached_property
     def output_plans(self) -> tuple[OutputPlan, ...]:
         """How each output is allocated when out= does not give it (shaped by the family's rules
         from the roles bound above), for the bindings and the test planner."""
-        from gen.api import python
-        return python.plan_outputs(self)
+        return api_python.plan_outputs(self)
 
 
 @dataclass(frozen=True)
@@ -160,12 +159,6 @@ def unbindable_reason(api: API) -> Optional[str]:
     if unknown:
         return "unknown C type of " + ", ".join(f"{p.name} ({p.c_type})" for p in unknown)
     return None
-
-
-def kind_of(param: Param) -> ParamKind:
-    """The kind of a bound API's parameter: known, since an unknown one makes it unbindable."""
-    assert param.kind is not None, f"{param.name}: a bound API's parameter has a known kind"
-    return param.kind
 
 
 def is_experimental(source: str) -> bool:

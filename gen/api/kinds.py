@@ -28,7 +28,12 @@ class ExampleValue:
     names_dtype: bool = False
 
 from gen.ir import Param, ParamKind
-from gen.model import kind_of
+
+
+def kind_of(param: Param) -> ParamKind:
+    """The kind of a bound API's parameter: known, since an unknown one makes it unbindable."""
+    assert param.kind is not None, f"{param.name}: a bound API's parameter has a known kind"
+    return param.kind
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,14 @@ give it (`output_plan`). The emitters read these; none decides them again.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterable, Mapping, Optional
+from typing import TYPE_CHECKING, Iterable, Mapping, Optional
 
 from gen import families, names
 from gen.api.kinds import KINDS, value_type
 from gen.ir import DEFAULT_SOC, API, Direction, DType, OpSemantics, Param, ParamKind, RelationKind, ResultRule
-from gen.model import BoundAPI
+
+if TYPE_CHECKING:  # the model holds what this module decides (BoundAPI.python_signature, output_plans)
+    from gen.model import BoundAPI
 
 # ---- the signature ----------------------------------------------------------------------------------
 

@@ -27,7 +27,8 @@ from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.ir import (API, Bound, Direction, DType, ErrorCategory, Extent, IntegerMath, Page, Param, ParamKind, Product,
                     RelationKind, ResultRule, ShapeForm, Soc)
-from gen.model import BoundAPI, Model, kind_of, translation_units, unit_path
+from gen.api.kinds import kind_of
+from gen.model import BoundAPI, Model, translation_units, unit_path
 
 # The status CANN gives an argument outside what the page allows, unless the page says otherwise.
 PARAM_INVALID = abi.status_code("ACLNN_ERR_PARAM_INVALID")

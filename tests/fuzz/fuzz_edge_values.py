@@ -159,6 +159,10 @@ KNOWN_DISAGREEMENTS: dict[str, str] = {
                                     "infinite where the golden's are NaN",
     "aclnnCtcLoss": "the campaign's edge-valued targets (-1, 88) lie outside [0, C): refused on the device, where "
                     "aten's CPU kernel reads outside log_probs",
+    "aclnnCtcLossBackward": "edge values as log-probabilities (3.4e38, 1e7, inf, NaN) and as the forward's saved logAlpha, "
+                            "which no forward gives: one gradient of a label whose alphas and betas add exp(1e7)-scale "
+                            "terms differs with the order of the log-sum-exp additions (found after this stop's merges; "
+                            "the ordinary inputs of tests/torch_npu/test_lstm_cell_ctc.py agree)",
     "aclnnSvd": "singular vectors of equal or tiny singular values: their signs differ between LAPACKs (OpenBLAS "
                 "here, MKL in PyTorch's wheels)",
     # Open: found by this campaign after the merges of this stop's coverage work; not analysed yet.

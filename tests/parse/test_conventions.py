@@ -7,9 +7,10 @@ import shutil
 from pathlib import Path
 
 from gen import conventions
-from gen.corpus.conventions import census
+from gen.census import census
 from gen.emit import sim
 from gen.ir import Direction, DType, ErrorCase, ErrorCategory, ProductDTypes, Soc
+from gen.locations import REPOSITORY
 from tests.support.factories import make_api, make_param, null_error
 from tests.parse.parse_helpers import api_page, html_table
 
@@ -297,7 +298,7 @@ def test_integers_listed_on_every_chip_say_nothing():
 # --- the census: what each convention changes over a directory of pages ---------------------------
 
 def test_the_census_counts_the_apis_a_convention_changes(tmp_path):
-    docs = Path(__file__).resolve().parent.parent / "op_docs"
+    docs = REPOSITORY / "op_docs"
     for name in ("aclnnMin.md", "leaky_relu.md", "aclnnIsFinite.md"):
         shutil.copy(docs / name, tmp_path / name)
     changed = census([tmp_path])

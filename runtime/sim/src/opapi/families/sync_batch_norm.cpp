@@ -101,23 +101,25 @@ class SyncBatchNormWork final : public FamilyWork {
     if (op_ == F::Op::kGatherStatsWithCounts) {
       const T* mean = Load<T>(kMean, 1);
       const T* invstd = Load<T>(kInvstd, 2);
+      // The page's formulas, summed in device order: mean = Σ count·mean_i / n, and M2 = Σ count·(var_i +
+      // (mean_i - mean)²). A device of count 0 adds 0·mean_i (NaN only where mean_i is NaN or
+      // infinite), where a running merge (CUDA's) would turn every channel NaN from its 1 / 0.
+      double n = 0;
+      for (int64_t i = 0; i < world; ++i) n += static_cast<double>(counts[i]);
       for (int64_t c = 0; c < channels; ++c) {
-        double n = 0, avg = 0, m2 = 0;
+        double weighted = 0;
         for (int64_t i = 0; i < world; ++i) {
-          const double count = static_cast<double>(counts[i]), m = static_cast<double>(mean[i * channels + c]);
+          weighted += static_cast<double>(counts[i]) * static_cast<double>(mean[i * channels + c]);
+        }
+        const double avg = weighted / n;
+        double m2 = 0;
+        for (int64_t i = 0; i < world; ++i) {
           const double s = static_cast<double>(invstd[i * channels + c]);
-          const double var = 1.0 / (s * s) - eps, total = n + count;
-          if (total == 0) {  // the merge's 1 / (n + count) is inf here (CUDA's, the golden's): NaN from now on
-            avg = m2 = std::numeric_limits<double>::quiet_NaN();
-            continue;
-          }
-          const double delta = m - avg;
-          avg += delta * count / total;
-          m2 += var * count + delta * delta * n * count / total;
-          n = total;
+          const double delta = static_cast<double>(mean[i * channels + c]) - avg;
+          m2 += static_cast<double>(counts[i]) * (1.0 / (s * s) - eps + delta * delta);
         }
         means[static_cast<size_t>(c)] = avg;
-        variances[static_cast<size_t>(c)] = n > 0 ? m2 / n : std::numeric_limits<double>::quiet_NaN();
+        variances[static_cast<size_t>(c)] = m2 / n;
         unbiased[static_cast<size_t>(c)] = n > 1 ? m2 / (n - 1) : std::numeric_limits<double>::quiet_NaN();
       }
     } else {

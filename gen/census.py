@@ -1,7 +1,7 @@
 """How many APIs each convention of gen/conventions.py changes phase 1 of, over a directory of pages.
 
-    python -m gen.corpus.conventions DIR [--jobs N] [--list]
-    python -m gen.corpus.conventions DIR --snapshot FILE     phase 1 of every API, to compare two versions
+    python -m gen.census DIR [--jobs N] [--list]
+    python -m gen.census DIR --snapshot FILE     phase 1 of every API, to compare two versions
 
 Each convention is switched off in turn (its function replaced by the literal reading of the page)
 and the pages are parsed again; an API counts for a convention when the phase-1 spec the simulator
