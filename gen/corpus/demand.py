@@ -17,7 +17,8 @@ needs the CANN libraries):
   such as `aclnnXxxGetMaxWorkspaceSize`, and names of torch_npu's own sentinels) are kept apart,
   as `unpaired`, and are not APIs of the demand.
 
-    python -m gen.corpus.demand [--list] [--pages DIR] [--report build/corpus-report.json]
+    python -m gen.corpus.demand [--list] [--pages DIR]
+    python -m gen.corpus.report build/corpus-report.json      a report's demand table
 """
 
 from __future__ import annotations
@@ -115,8 +116,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--list", action="store_true", help="print the APIs, one a line")
     parser.add_argument("--pages", type=Path, default=None,
                         help="a directory of pages (the corpus): how many of the APIs it documents, parsing only")
-    parser.add_argument("--report", type=Path, default=None,
-                        help="a corpus-report.json of `make corpus`: print its records' demand table")
     args = parser.parse_args(argv)
     demand = installed()
     if demand is None:
@@ -135,10 +134,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parsed = {r.api for r in records if r.parsed} & documented
         print(f"{len(documented)} of them have a page in {args.pages} ({len(parsed)} parsed to a full IR); "
               "how far they get: make corpus")
-    if args.report:
-        from gen.corpus.report import demand_lines, demand_table, records_from_report
-
-        print("\n".join(demand_lines(demand_table(records_from_report(args.report), demand))))
     return 0
 
 

@@ -1,17 +1,22 @@
 """The corpus report: totals, failure reasons, features end to end, per API
-(`corpus-report.json` and `corpus-report.md`)."""
+(`corpus-report.json` and `corpus-report.md`).
+
+    python -m gen.corpus.report build/corpus-report.json    the installed torch_npu's demand table of a report
+"""
 
 from __future__ import annotations
 
+import argparse
 import collections
 import dataclasses
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
-from gen.corpus.demand import NOT_INSTALLED, Demand
+from gen.corpus.demand import NOT_INSTALLED, Demand, installed
 from gen.corpus.records import COMPILE_ERROR, NOT_SIMULATED, Record
 from gen.corpus.coverage import EXCLUDED_CODES
 
@@ -335,3 +340,21 @@ def markdown(records: Sequence[Record], summary: dict, pages: int, demand: Optio
                      f"{mark(r.phase1_ok)} | {'—' if r.phase2 is None else r.phase2} | {golden} | "
                      f"{why.replace('|', '/')} |")
     return "\n".join(lines) + "\n"
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m gen.corpus.report",
+                                     description="The demand table of a `make corpus` report: the aclnn APIs the installed "
+                                                 "torch_npu references, how far each gets in that run.")
+    parser.add_argument("report", type=Path, help="a corpus-report.json of `make corpus`")
+    args = parser.parse_args(argv)
+    demand = installed()
+    if demand is None:
+        print(NOT_INSTALLED)
+        return 0
+    print("\n".join(demand_lines(demand_table(records_from_report(args.report), demand))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
