@@ -148,6 +148,95 @@ def makers():
         return (dy, x, c, s), {}, want, run
     m["npu_rotary_mul_backward"] = rotary_mul_backward
 
+    def gelu_backward():
+        x, dy = randn(4, 7), randn(4, 7)
+        return (dy, x), {}, grads(F.gelu, (x,), dy)[0]
+    m["npu_gelu_backward"] = gelu_backward
+
+    def fast_gelu_backward():
+        x, dy = randn(4, 7), randn(4, 7)
+        return (dy, x), {}, grads(lambda x: x * torch.sigmoid(1.702 * x), (x,), dy)[0]
+    m["npu_fast_gelu_backward"] = fast_gelu_backward
+
+    def dtype_cast():
+        x = randn(4, 7)
+        return (x, torch.float16), {}, x.half()
+    m["npu_dtype_cast"] = dtype_cast
+
+    def one_hot():
+        x = torch.tensor([0, 3, 1, 2], dtype=torch.int32)
+        return (x,), {"depth": 5}, F.one_hot(x.long(), 5).int()
+    m["npu_one_hot"] = one_hot
+
+    def linear_backward():
+        x, w, dy = randn(3, 8), randn(5, 8), randn(3, 5)
+        return (dy, x, w), {}, grads(lambda x, w: F.linear(x, w), (x, w), dy)
+    m["npu_linear_backward"] = linear_backward
+
+    def attn_softmax():
+        x = randn(2, 3, 8)
+        return (x,), {}, x.softmax(-1)
+    m["npu_attn_softmax_"] = attn_softmax
+
+    def attn_softmax_backward():
+        y, dy, values = randn(2, 3, 8).softmax(-1), randn(2, 3, 4), randn(2, 8, 4)
+        # softmax's gradient at y for the incoming gradient dy @ values^T (torch_npu's fused form)
+        g = dy @ values.transpose(-1, -2)
+        return (y, dy, values), {}, y * (g - (g * y).sum(-1, keepdim=True))
+    m["npu_attn_softmax_backward_"] = attn_softmax_backward
+
+    def scatter_update():
+        # per batch b (dimension 0), updates[b] written into data[b] at position indices[b] along axis
+        x, updates = randn(4, 5, 6), randn(4, 2, 6)
+        indices = torch.tensor([3, 1, 0, 2], dtype=torch.int64)
+        want = x.clone()
+        for b in range(4):
+            want[b, indices[b]:indices[b] + 2] = updates[b]
+        return (x, indices, updates, -2), {}, want
+    m["scatter_update"] = scatter_update
+
+    def gather_sparse_index():
+        x, index = randn(5, 3), torch.tensor([[0, 4], [2, 2]], dtype=torch.int64)
+        return (x, index), {}, x[index]
+    m["npu_gather_sparse_index"] = gather_sparse_index
+
+    def cross_entropy_loss():
+        x, target = randn(4, 6), torch.tensor([0, 5, 2, 3], dtype=torch.int64)
+        # op-plugin sizes the reduced loss [1]
+        return (x, target), {}, (F.cross_entropy(x, target).reshape(1), x.log_softmax(-1), None, None)
+    m["npu_cross_entropy_loss"] = cross_entropy_loss
+
+    def deep_norm():
+        x, gx, beta, gamma = randn(3, 16), randn(3, 16), randn(16), randn(16)
+        s = x * 0.3 + gx
+        mean, rstd = s.mean(-1, keepdim=True), torch.rsqrt(s.var(-1, unbiased=False, keepdim=True) + 1e-6)
+        return (x, gx, beta, gamma), {}, (mean, rstd, (s - mean) * rstd * gamma + beta)
+    m["npu_deep_norm"] = deep_norm
+
+    def add_layer_norm():
+        x1, x2, gamma, beta = randn(3, 16), randn(3, 16), randn(16), randn(16)
+        s = x1 + x2
+        return (x1, x2, gamma, beta), {"additional_output": True}, (F.layer_norm(s, [16], gamma, beta, 1e-5), None, None, s)
+    m["npu_add_layer_norm"] = add_layer_norm
+
+    def scatter_nd_update():
+        x, indices, updates = randn(5, 4), torch.tensor([[1], [3]], dtype=torch.int64), randn(2, 4)
+        want = x.clone()
+        want[[1, 3]] = updates
+        return (x, indices, updates), {}, want
+    m["npu_scatter_nd_update"] = scatter_nd_update
+
+    def gelu_mul():
+        x = randn(3, 16)
+        a, b = x.chunk(2, -1)
+        return (x,), {}, F.gelu(a) * b
+    m["npu_gelu_mul"] = gelu_mul
+
+    def group_norm_silu():
+        x, w, b = randn(2, 8, 3, 3), randn(8), randn(8)
+        return (x, w, b, 2), {}, (F.silu(F.group_norm(x, 2, w, b, 1e-5)), None, None)
+    m["npu_group_norm_silu"] = group_norm_silu
+
     def rotary_mul():
         x, c, s = randn(2, 3, 2, 8), randn(1, 3, 1, 8), randn(1, 3, 1, 8)
         return (x, c, s), {}, x * c + rotate_half(x) * s

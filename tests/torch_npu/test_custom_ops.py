@@ -3,7 +3,8 @@ references, as torch_npu's per-operator tests compare them: the calls and refere
 custom_ops_sweep.py (run by hand over every operator torch_npu registers), here the ones that compute,
 a few per process. Among them the calls op-plugin makes that phase 1 once refused: npu_quantize without
 zero points (NULL zeroPoints), npu_incre_flash_attention without actual_seq_lengths (NULL
-actualSeqLengths), npu_quant_matmul (op-plugin's empty x1Offset and yOffset); and, on Ascend950,
+actualSeqLengths), npu_quant_matmul (op-plugin's empty x1Offset and yOffset), npu_cross_entropy_loss
+(its empty zloss and lse outputs); and, on Ascend950,
 npu_add_rms_norm_quant through aclnnAddRmsNormQuant."""
 
 from pathlib import Path
@@ -11,15 +12,19 @@ from pathlib import Path
 import pytest
 
 GROUPS = {
-    "norms_and_activations": ["npu_rms_norm", "npu_rms_norm_backward", "npu_gemma_rms_norm", "npu_add_rms_norm",
-                              "npu_swiglu", "npu_swiglu_backward", "npu_geglu", "npu_geglu_grad", "npu_fast_gelu",
-                              "fast_gelu", "npu_gelu"],
+    "norms": ["npu_rms_norm", "npu_rms_norm_backward", "npu_gemma_rms_norm", "npu_add_rms_norm", "npu_deep_norm",
+              "npu_add_layer_norm", "npu_group_norm_silu"],
+    "activations": ["npu_swiglu", "npu_swiglu_backward", "npu_geglu", "npu_geglu_grad", "npu_fast_gelu", "fast_gelu",
+                    "npu_fast_gelu_backward", "npu_gelu", "npu_gelu_backward", "npu_gelu_mul"],
     "rotary_and_attention": ["npu_rotary_mul", "npu_rotary_mul_backward", "npu_apply_rotary_pos_emb",
                              "npu_fusion_attention", "npu_fusion_attention_grad", "npu_prompt_flash_attention",
                              "npu_incre_flash_attention", "npu_fused_infer_attention_score"],
     "quantisation_and_matmul": ["npu_quantize", "npu_dynamic_quant", "npu_anti_quant", "npu_add_rms_norm_quant",
-                                "npu_quant_matmul", "npu_weight_quant_batchmatmul", "npu_linear", "npu_top_k_top_p",
-                                "npu_format_cast"],
+                                "npu_quant_matmul", "npu_weight_quant_batchmatmul", "npu_linear", "npu_linear_backward",
+                                "npu_dtype_cast"],
+    "softmax_indexing_and_loss": ["npu_attn_softmax_", "npu_attn_softmax_backward_", "scatter_update",
+                                  "npu_scatter_nd_update", "npu_gather_sparse_index", "npu_cross_entropy_loss",
+                                  "npu_top_k_top_p", "npu_format_cast"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (aclop elsewhere, which the simulator
 # refuses by name), and npu_add_rms_norm_quant's other route there.
