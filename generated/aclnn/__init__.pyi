@@ -22159,7 +22159,7 @@ def fused_infer_attention_score_v2(query: Tensor, key: Sequence[_TensorLike], va
         该入参的D维度与value的D保持一致，其余维度需要与入参query的shape保持一致。
     softmaxLse : numpy.ndarray or aclnn.Tensor
         softmaxLse (const aclTensor*, out): ring attention算法对query乘key的结果。
-        dtypes FLOAT; rank 3-4; formats ND.
+        dtypes FLOAT; rank 1-4; formats ND.
         综合约束请见约束说明。
 
     Raises
@@ -22634,7 +22634,7 @@ def fused_infer_attention_score_v3(query: Tensor, key: Sequence[_TensorLike], va
         该入参的D维度与value的D保持一致，其余维度需要与入参query的shape保持一致。
     softmaxLse : numpy.ndarray or aclnn.Tensor
         softmaxLse (const aclTensor*, out): ring attention算法对query乘key的结果。
-        dtypes FLOAT; rank 3-4; formats ND.
+        dtypes FLOAT; rank 1-4; formats ND.
         综合约束请见约束说明。
 
     Raises

@@ -317,7 +317,7 @@ def makers(dtype: str = "float32"):
     def fused_infer_attention_score():
         q, k, v = (randn(*shape, dtype=torch.float16) for shape in ((2, 4, 16), (2, 5, 16), (2, 5, 16)))
         want = merge(attention(heads(q.float(), 2), heads(k.float(), 2), heads(v.float(), 2), 0.25)).half()
-        return (q, k, v), {"num_heads": 2, "scale": 0.25, "input_layout": "BSH", "softmax_lse_flag": True}, (want, None)
+        return (q, k, v), {"num_heads": 2, "scale": 0.25, "input_layout": "BSH"}, (want, None)
     m["npu_fused_infer_attention_score"] = fused_infer_attention_score
 
     def moe_gating_top_k_softmax():
