@@ -288,6 +288,14 @@ def makers(dtype: str = "float32"):
         return (q, k, v, 2, "BSH"), {"scale": 0.35}, (want, None, None, None, None, None, None)
     m["npu_fusion_attention"] = fusion_attention
 
+    def fusion_attention_bnsd_masked():
+        # BNSD, a [S, S] boolean mask (True: not attended), sparse_mode 0, float16: torch_npu's tests' form
+        q, k, v = (randn(2, 2, 6, 16, dtype=torch.float16) for _ in range(3))
+        mask = torch.ones(6, 6, dtype=torch.bool).triu(1)
+        want = attention(q.float(), k.float(), v.float(), 0.25, mask).half()
+        return (q, k, v, 2, "BNSD"), {"atten_mask": mask, "scale": 0.25}, (want, None, None, None, None, None, None)
+    m["npu_fusion_attention@BNSD_masked"] = fusion_attention_bnsd_masked
+
     def fusion_attention_grad():
         q, k, v, dy = randn(2, 4, 16), randn(2, 5, 16), randn(2, 5, 16), randn(2, 4, 16)
         leaves = [t.clone().requires_grad_() for t in (q, k, v)]
@@ -645,16 +653,16 @@ def to_npu(value):
 
 
 def sweep_one(name: str, hand: dict, schemas: dict) -> dict:
-    """One call of the operator `name` (with an overload: "op.overload"), classified: the record the
-    JSONL holds ({"op", "maker", "verdict", "why"})."""
+    """One call of the operator `name` (with an overload: "op.overload"; another hand-made call of it:
+    "op@variant"), classified: the record the JSONL holds ({"op", "maker", "verdict", "why"})."""
     import torch
 
-    base, _, overload = name.partition(".")
+    base, _, overload = name.split("@")[0].partition(".")
     op = getattr(getattr(torch.ops.npu, base), overload or "default")
-    record = {"op": name, "maker": "hand" if base in hand and not overload else "schema"}
+    record = {"op": name, "maker": "hand" if name in hand else "schema"}
     try:
         if record["maker"] == "hand":
-            made = hand[base]()
+            made = hand[name]()
             args, kwargs, want = made[:3]
             run = made[3] if len(made) > 3 else (lambda op, a, k: op(*a, **k))
         else:
@@ -750,6 +758,12 @@ def op_plugin_customs() -> set[str]:
     return names
 
 
+def hand_made() -> set[str]:
+    """The names the hand-made calls are kept under (in the driver, which has no device)."""
+    os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
+    return set(makers())
+
+
 def registered(env) -> list[str]:
     script = ("import torch, torch_npu, json\n"
               "print(json.dumps(sorted(str(s.name).split('::', 1)[1] + ('.' + s.overload_name if s.overload_name else '')"
@@ -790,7 +804,7 @@ def drive(names: list[str], out: Path, env, dtype: str) -> None:
                 if "start" in event:
                     current, since = event["start"], time.time()
                     continue
-                event["apis"] = apis.get(event["op"].split(".")[0], [])
+                event["apis"] = apis.get(event["op"].split("@")[0].split(".")[0], [])
                 records.write(json.dumps(event) + "\n")
                 records.flush()
                 pending.remove(event["op"])
@@ -801,7 +815,7 @@ def drive(names: list[str], out: Path, env, dtype: str) -> None:
                 log.seek(max(0, log.tell() - 1500))
                 why = " ".join(log.read().decode(errors="replace").split()[-30:])
                 records.write(json.dumps({"op": current, "verdict": "crash", "why": f"exit {process.returncode}: {why}",
-                                          "apis": apis.get(current.split(".")[0], [])}) + "\n")
+                                          "apis": apis.get(current.split("@")[0].split(".")[0], [])}) + "\n")
                 records.flush()
                 pending.remove(current)
                 print(f"  crash: {current}", file=sys.stderr, flush=True)
@@ -870,12 +884,11 @@ def main() -> None:
         wanted = set(args.ops.split(","))
         names = [n for n in names if n in wanted or n.split(".")[0] in wanted]
     elif args.hand:
-        os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
-        hand = set(makers())
-        names = [n for n in names if n in hand]
+        names = [n for n in names if n in hand_made()]
     elif args.op_api:
         customs = op_plugin_customs()
         names = [n for n in names if n.split(".")[0] in customs]
+    names += sorted(n for n in hand_made() if "@" in n and n.split("@")[0] in names)
     drive(names, args.out, env, args.dtype)
     summary(args.out)
 

@@ -4,8 +4,8 @@ custom_ops_sweep.py (run by hand over every operator torch_npu registers), here 
 a few per process. Among them the calls op-plugin makes that phase 1 once refused: npu_quantize without
 zero points (NULL zeroPoints), npu_incre_flash_attention without actual_seq_lengths (NULL
 actualSeqLengths), npu_quant_matmul (op-plugin's empty x1Offset and yOffset), npu_cross_entropy_loss
-(its empty zloss and lse outputs); and, on Ascend950,
-npu_add_rms_norm_quant through aclnnAddRmsNormQuant."""
+(its empty zloss and lse outputs), npu_fused_infer_attention_score without softmax_lse_flag (its [0]
+softmaxLse); and, on Ascend950, npu_add_rms_norm_quant through aclnnAddRmsNormQuant."""
 
 from pathlib import Path
 
@@ -17,8 +17,9 @@ GROUPS = {
     "activations": ["npu_swiglu", "npu_swiglu_backward", "npu_geglu", "npu_geglu_grad", "npu_fast_gelu", "fast_gelu",
                     "npu_fast_gelu_backward", "npu_gelu", "npu_gelu_backward", "npu_gelu_mul"],
     "rotary_and_attention": ["npu_rotary_mul", "npu_rotary_mul_backward", "npu_apply_rotary_pos_emb",
-                             "npu_fusion_attention", "npu_fusion_attention_grad", "npu_prompt_flash_attention",
-                             "npu_incre_flash_attention", "npu_fused_infer_attention_score"],
+                             "npu_fusion_attention", "npu_fusion_attention@BNSD_masked", "npu_fusion_attention_grad",
+                             "npu_prompt_flash_attention", "npu_incre_flash_attention",
+                             "npu_fused_infer_attention_score"],
     "quantisation_and_matmul": ["npu_quantize", "npu_dynamic_quant", "npu_anti_quant", "npu_add_rms_norm_quant",
                                 "npu_quant_matmul", "npu_weight_quant_batchmatmul", "npu_linear", "npu_linear_backward",
                                 "npu_dtype_cast"],
@@ -29,8 +30,6 @@ GROUPS = {
 # The operators op-plugin sends to aclnn only on Ascend950 (aclop elsewhere, which the simulator
 # refuses by name), and npu_add_rms_norm_quant's other route there.
 ASCEND950 = ["npu_add_rms_norm_quant", "npu_indexing", "npu_confusion_transpose", "npu_scaled_masked_softmax"]
-
-
 # What a page refuses in a low-precision dtype (aclnnGatherV3 lists no BFLOAT16 on Ascend910B).
 NOT_IN = {"float16": set(), "bfloat16": {"npu_gather_sparse_index"}}
 
