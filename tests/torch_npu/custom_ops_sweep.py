@@ -316,6 +316,14 @@ def makers(dtype: str = "float32"):
         return (q, k, v), {"num_heads": 2, "scale_value": 0.25, "input_layout": "BSH", "next_tokens": 65535}, want
     m["npu_prompt_flash_attention"] = prompt_flash_attention
 
+    def prompt_flash_attention_defaults():
+        # next_tokens 0, its default: without a mask sparse_mode 0 ignores the tokens (the page:
+        # "如果attenmask未传入则不做mask操作，忽略preTokens和nextTokens")
+        args, kwargs, want = prompt_flash_attention()
+        del kwargs["next_tokens"]
+        return args, kwargs, want
+    m["npu_prompt_flash_attention@defaults"] = prompt_flash_attention_defaults
+
     def incre_flash_attention():
         q, k, v = (randn(*shape, dtype=torch.float16) for shape in ((2, 1, 16), (2, 5, 16), (2, 5, 16)))
         want = merge(attention(heads(q.float(), 2), heads(k.float(), 2), heads(v.float(), 2), 0.25)).half()
