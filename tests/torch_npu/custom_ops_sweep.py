@@ -240,6 +240,37 @@ def makers(dtype: str = "float32"):
         return (x, w, b, 2), {}, (F.silu(F.group_norm(x, 2, w, b, 1e-5)), None, None)
     m["npu_group_norm_silu"] = group_norm_silu
 
+    def gather_backward():
+        x, dy = randn(4, 5), randn(4, 3)
+        index = torch.tensor([[0, 4, 4], [1, 1, 2], [3, 0, 2], [4, 3, 1]], dtype=torch.int64)
+        return (dy, [4, 5], 1, index, False), {}, dy.new_zeros(4, 5).scatter_add(1, index, dy)
+    m["npu_gather_backward"] = gather_backward
+
+    def gather_sparse_index_backward():
+        dy, index = randn(2, 2, 3), torch.tensor([[0, 4], [2, 2]], dtype=torch.int64)
+        return (dy, [5, 3], index), {}, dy.new_zeros(5, 3).index_add(0, index.reshape(-1), dy.reshape(-1, 3))
+    m["npu_gather_sparse_index_backward"] = gather_sparse_index_backward
+
+    def repeat_interleave_backward_int():
+        x, dy = randn(3, 4), randn(3, 8)
+        return (dy, x, 2, 1), {}, dy.reshape(3, 4, 2).sum(-1)
+    m["repeat_interleave_backward_int"] = repeat_interleave_backward_int
+
+    def repeat_interleave_backward_tensor():
+        x, dy, repeats = randn(3, 4), randn(6, 4), torch.tensor([1, 3, 2])
+        return (dy, x, repeats, 0), {}, torch.stack([dy[0], dy[1:4].sum(0), dy[4:].sum(0)])
+    m["repeat_interleave_backward_tensor"] = repeat_interleave_backward_tensor
+
+    def loss_backward(loss, *extra):
+        def make():
+            x, target, dy = randn(3, 5), randn(3, 5).sigmoid(), randn(())
+            dx = grads(lambda x: loss(x, target), (x,), dy)[0]
+            return (dy, x, target, *extra, 1), {}, dx  # reduction 1: mean
+        return make
+    m["l1_loss_backward"] = loss_backward(F.l1_loss)
+    m["npu_binary_cross_entropy_with_logits_backward"] = loss_backward(F.binary_cross_entropy_with_logits, None, None)
+    m["kl_div_backward"] = loss_backward(F.kl_div)
+
     def rotary_mul():
         x, c, s = randn(2, 3, 2, 8), randn(1, 3, 1, 8), randn(1, 3, 1, 8)
         return (x, c, s), {}, x * c + rotate_half(x) * s

@@ -26,7 +26,9 @@ GROUPS = {
                                 "npu_dtype_cast"],
     "softmax_indexing_and_loss": ["npu_attn_softmax_", "npu_attn_softmax_backward_", "scatter_update",
                                   "npu_scatter_nd_update", "npu_gather_sparse_index", "npu_cross_entropy_loss",
-                                  "npu_top_k_top_p", "npu_format_cast"],
+                                  "npu_top_k_top_p", "npu_format_cast", "npu_gather_backward",
+                                  "repeat_interleave_backward_int", "l1_loss_backward", "kl_div_backward",
+                                  "npu_binary_cross_entropy_with_logits_backward"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (aclop elsewhere, which the simulator
 # refuses by name), and npu_add_rms_norm_quant's other route there.
