@@ -3,14 +3,14 @@ torch_npu on the simulator, as torch_npu's per-operator tests call them. Not par
 hand from the repository after `make package`:
 
     .venv/bin/python tests/torch_npu/custom_ops_sweep.py --out build/custom-ops-sweep.jsonl [--ops npu_rms_norm,...]
-        [--op-api] [--hand] [--soc Ascend950]
+        [--op-api] [--hand] [--soc Ascend950] [--dtype float16] [--toolkit DIR (another build, for a baseline)]
     .venv/bin/python tests/torch_npu/custom_ops_sweep.py --summary build/custom-ops-sweep.jsonl
 
 The operators are the schemas torch_npu 2.13 registers under `npu::` (--op-api: only those op-plugin's
 yaml gives an op_api implementation). Each is called once with small valid arguments:
 hand-written below for the operators a generic maker cannot serve (with a CPU reference written from the
-operator's documented formula where one is short), otherwise made from the schema (a float32 tensor per
-Tensor, the defaults, ones). Each call is classified:
+operator's documented formula where one is short; "op@variant" names another hand-made call of op),
+otherwise made from the schema (a float32 tensor per Tensor, the defaults, ones). Each call is classified:
 
   equal      computes and equals the CPU reference
   WRONG      computes another value without an error (the worst outcome)
@@ -41,8 +41,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from opinfo_sweep import TOOLKIT, environment, reason_of  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
-OP_PLUGIN = Path("/work/shared/reference/op-plugin/op_plugin")
+# op-plugin's sources (its yaml and ops/opapi/*.cpp): which aclnn APIs each operator reaches, for the
+# table (none where absent), and --op-api's selection.
+OP_PLUGIN = Path(os.environ.get("ACLNN_OP_PLUGIN", "/work/shared/reference/op-plugin")) / "op_plugin"
 HANG = 120
 
 
