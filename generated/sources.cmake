@@ -60,6 +60,7 @@ set(ACLNN_EXAMPLES
   add_rms_norm
   add_rms_norm_cast
   add_rms_norm_dynamic_quant_v2
+  add_rms_norm_quant
   add_rms_norm_quant_v2
   add_v3
   addbmm

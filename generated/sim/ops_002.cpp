@@ -1694,7 +1694,7 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"softmaxLse", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
-     /*rank=*/3, 4, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
+     /*rank=*/1, 4, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/579},
 };
 
@@ -1723,7 +1723,7 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
   const aclsim::TensorInfo& queryRopeOptional = aclsim::CallTensor(call, 24);
   const aclsim::TensorInfo& keyRopeOptional = aclsim::CallTensor(call, 25);
   const aclsim::TensorInfo& keyRopeAntiquantScaleOptional = aclsim::CallTensor(call, 26);
-  if (deqScale1Optional.present || quantScale1Optional.present || deqScale2Optional.present || quantScale2Optional.present || quantOffset2Optional.present || antiquantScaleOptional.present || antiquantOffsetOptional.present || queryPaddingSizeOptional.present || kvPaddingSizeOptional.present || keyAntiquantScaleOptional.present || keyAntiquantOffsetOptional.present || valueAntiquantScaleOptional.present || valueAntiquantOffsetOptional.present || keySharedPrefixOptional.present || valueSharedPrefixOptional.present || queryRopeOptional.present || keyRopeOptional.present || keyRopeAntiquantScaleOptional.present) {  // semantics/attention.toml:255
+  if (deqScale1Optional.present || quantScale1Optional.present || deqScale2Optional.present || quantScale2Optional.present || quantOffset2Optional.present || antiquantScaleOptional.present || antiquantOffsetOptional.present || queryPaddingSizeOptional.present || kvPaddingSizeOptional.present || keyAntiquantScaleOptional.present || keyAntiquantOffsetOptional.present || valueAntiquantScaleOptional.present || valueAntiquantOffsetOptional.present || keySharedPrefixOptional.present || valueSharedPrefixOptional.present || queryRopeOptional.present || keyRopeOptional.present || keyRopeAntiquantScaleOptional.present) {  // semantics/attention.toml:261
     return aclsim::Reject(call, 161002, "deqScale1Optional, quantScale1Optional, deqScale2Optional, quantScale2Optional, quantOffset2Optional, antiquantScaleOptional, antiquantOffsetOptional, queryPaddingSizeOptional, kvPaddingSizeOptional, keyAntiquantScaleOptional, keyAntiquantOffsetOptional, valueAntiquantScaleOptional, valueAntiquantOffsetOptional, keySharedPrefixOptional, valueSharedPrefixOptional, queryRopeOptional, keyRopeOptional, keyRopeAntiquantScaleOptional: the shared prefix, rope, padding-size and quantisation inputs are not simulated");
   }
   return ACLNN_SUCCESS;

@@ -4188,7 +4188,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*rank=*/1, 1, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/85},
     // zeroPoints (line 95)
-    {"zeroPoints", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
+    {"zeroPoints", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_INT32, ACL_INT8, ACL_UINT8, ACL_FLOAT, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 3,
      /*rank=*/1, 1, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,

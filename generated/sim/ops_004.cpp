@@ -755,7 +755,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const int64_t quantMin = aclsim::CallInt(call, 4);
   const int64_t quantMax = aclsim::CallInt(call, 5);
-  if (quantMin > quantMax) {  // semantics/quant.toml:119
+  if (quantMin > quantMax) {  // semantics/quant.toml:121
     return aclsim::Reject(call, 161002, "quantMin must not be greater than quantMax");
   }
   return ACLNN_SUCCESS;
@@ -1471,7 +1471,7 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"softmaxLse", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
-     /*rank=*/3, 4, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
+     /*rank=*/1, 4, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/546},
 };
 
@@ -1497,7 +1497,7 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
   const aclsim::TensorInfo& valueAntiquantOffsetOptional = aclsim::CallTensor(call, 20);
   const aclsim::TensorInfo& keySharedPrefixOptional = aclsim::CallTensor(call, 21);
   const aclsim::TensorInfo& valueSharedPrefixOptional = aclsim::CallTensor(call, 22);
-  if (deqScale1Optional.present || quantScale1Optional.present || deqScale2Optional.present || quantScale2Optional.present || quantOffset2Optional.present || antiquantScaleOptional.present || antiquantOffsetOptional.present || queryPaddingSizeOptional.present || kvPaddingSizeOptional.present || keyAntiquantScaleOptional.present || keyAntiquantOffsetOptional.present || valueAntiquantScaleOptional.present || valueAntiquantOffsetOptional.present || keySharedPrefixOptional.present || valueSharedPrefixOptional.present) {  // semantics/attention.toml:241
+  if (deqScale1Optional.present || quantScale1Optional.present || deqScale2Optional.present || quantScale2Optional.present || quantOffset2Optional.present || antiquantScaleOptional.present || antiquantOffsetOptional.present || queryPaddingSizeOptional.present || kvPaddingSizeOptional.present || keyAntiquantScaleOptional.present || keyAntiquantOffsetOptional.present || valueAntiquantScaleOptional.present || valueAntiquantOffsetOptional.present || keySharedPrefixOptional.present || valueSharedPrefixOptional.present) {  // semantics/attention.toml:245
     return aclsim::Reject(call, 161002, "deqScale1Optional, quantScale1Optional, deqScale2Optional, quantScale2Optional, quantOffset2Optional, antiquantScaleOptional, antiquantOffsetOptional, queryPaddingSizeOptional, kvPaddingSizeOptional, keyAntiquantScaleOptional, keyAntiquantOffsetOptional, valueAntiquantScaleOptional, valueAntiquantOffsetOptional, keySharedPrefixOptional, valueSharedPrefixOptional: the shared prefix, rope, padding-size and quantisation inputs are not simulated");
   }
   return ACLNN_SUCCESS;

@@ -3075,7 +3075,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*rank=*/-1, -1, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/161},
     // actualSeqLengths (line 171)
-    {"actualSeqLengths", aclsim::ParamKind::kIntArray, aclsim::Direction::kIn, /*optional=*/false,
+    {"actualSeqLengths", aclsim::ParamKind::kIntArray, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
@@ -3193,7 +3193,7 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
   const aclsim::TensorInfo& antiquantScale = aclsim::CallTensor(call, 11);
   const aclsim::TensorInfo& antiquantOffset = aclsim::CallTensor(call, 12);
   const aclsim::TensorInfo& kvPaddingSize = aclsim::CallTensor(call, 14);
-  if (dequantScale1.present || quantScale1.present || dequantScale2.present || quantScale2.present || quantOffset2.present || antiquantScale.present || antiquantOffset.present || kvPaddingSize.present) {  // semantics/attention.toml:219
+  if (dequantScale1.present || quantScale1.present || dequantScale2.present || quantScale2.present || quantOffset2.present || antiquantScale.present || antiquantOffset.present || kvPaddingSize.present) {  // semantics/attention.toml:221
     return aclsim::Reject(call, 161002, "the quantisation and antiquantisation inputs and kvPaddingSize are not simulated");
   }
   return ACLNN_SUCCESS;

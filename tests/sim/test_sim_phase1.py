@@ -379,6 +379,8 @@ def test_a_host_scalar_takes_any_dtype_unless_an_error_row_names_it(sim, objs):
 def test_a_reserved_parameter_must_be_null(sim, objs):
     assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, biasOptional=objs.t([4]))) == INVALID
     assert "biasOptional is a reserved parameter" in sim.error()
+    # An empty tensor counts as the null pointer (op-plugin's at::empty({0}) for a reserved x1Offset).
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, biasOptional=objs.t([0]))) == 0, sim.error()
 
 
 def test_dtype_combinations_per_chip(sim, objs):

@@ -129,8 +129,8 @@ def test_fusion_attention_and_its_backward_equal_the_cpu(run_npu):
             want = attend(q[b:b + 1], keys, values, 4, "BSH", 0.3)
             assert torch.allclose(got[b:b + 1].cpu().float(), want, rtol=2e-3, atol=2e-3), ("incre paged", b)
         # npu_fused_infer_attention_score (aclnnFusedInferAttentionScoreV2/V3): the prompt path for several
-        # query positions (masked), the incremental one for one (per-batch key lengths). The pages want
-        # softmaxLse 3- or 4-d: op-plugin passes [0] without the flag (an erratum).
+        # query positions (masked), the incremental one for one (per-batch key lengths), with the flag's
+        # softmaxLse (without it op-plugin passes a [0] one: test_custom_ops.py).
         q, k, v = r(2, 5, 32).half(), r(2, 6, 16).half(), r(2, 6, 16).half()
         mask = torch.rand(5, 6) > 0.6
         mask[:, 0] = False

@@ -46,6 +46,17 @@ bool CarriedDType(const Call& call, int index, int* dtype) {
   }
 }
 
+// A tensor given with no elements where NULL is allowed carries nothing to misread, and is what a
+// framework passes for an unused one: torch_npu 2.13's op-plugin (QuantMatmulKernelNpuOpApi.cpp) gives
+// aclnnQuantMatmulV5/V4 and aclnnQuantMatmulWeightNz x1Offset and yOffset = at::empty({0}) of the
+// output's dtype, where the pages reserve x1Offset ("Reserved parameter ... Pass nullptr") and list
+// no yOffset dtype beside FLOAT16 out. Such a tensor counts as the null pointer in the reserved and
+// dtype-combination steps (the engines read an empty tensor as absent too).
+bool NoElements(const Call& call, int index) {
+  return call.spec.params[index].kind == ParamKind::kTensor && call.params[index].present &&
+         CallTensor(call, index).empty();
+}
+
 // A dimension index wrapped into [0, rank), or -1 when it is outside [-rank, rank).
 int64_t Wrap(int64_t axis, size_t rank) {
   const int64_t r = static_cast<int64_t>(rank);
@@ -162,7 +173,7 @@ aclnnStatus CheckReserved(const Call& call) {
   const ApiSpec& spec = call.spec;
   if (!spec.rules || !spec.rules->reserved) return ACLNN_SUCCESS;
   for (int i = 0; i < spec.param_count && i < 64; ++i) {
-    if ((spec.rules->reserved & (uint64_t{1} << i)) && call.params[i].present) {
+    if ((spec.rules->reserved & (uint64_t{1} << i)) && call.params[i].present && !NoElements(call, i)) {
       return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[i].name) +
                                                     " is a reserved parameter (预留参数): pass a null pointer");
     }
@@ -185,6 +196,7 @@ aclnnStatus CheckCombinations(const Call& call) {
       int dtype;
       // An absent parameter is the null-pointer step's concern: it matches every row.
       if (!CarriedDType(call, cell.param, &dtype)) continue;
+      if (cell.absent && NoElements(call, cell.param)) continue;
       if (dtype >= 0 && dtype < 64 && (cell.dtypes & (uint64_t{1} << dtype))) continue;
       int other;
       if (cell.same_as >= 0 && CarriedDType(call, cell.same_as, &other) && other == dtype) continue;

@@ -818,12 +818,18 @@ aclnnStatus PlanCrossEntropy(const Planning& p, int op, const TensorDesc& out) {
   if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kLogProb, *log_prob, self.shape, "input's shape", kOutput)) {
     return s;
   }
-  if (const TensorDesc* zloss = RoleTensor(call, family, F::Role::kZloss)) {
+  // An empty zlossOut or lseForZlossOut is an output the caller does not ask for, left unwritten:
+  // torch_npu 2.13's npu_cross_entropy_loss (op-plugin's yaml, gen_opapi sizes
+  // npu_cross_entropy_loss_zloss_output_size(input, reduction, return_zloss) and
+  // ..._lse_for_zloss_output_size(input, lse_square_scale_for_zloss)) passes [0] tensors for them
+  // when return_zloss is false and the scale 0, the only values modelled.
+  auto asked = [](const TensorDesc* t) { return t && t->numel() != 0; };
+  if (const TensorDesc* zloss = RoleTensor(call, family, F::Role::kZloss); asked(zloss)) {
     if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kZloss, *zloss, loss_shape, loss_what, kZloss, !per_sample)) {
       return s;
     }
   }
-  if (const TensorDesc* lse = RoleTensor(call, family, F::Role::kLse)) {
+  if (const TensorDesc* lse = RoleTensor(call, family, F::Role::kLse); asked(lse) || (lse && samples[0] == 0)) {
     return made->KeepOutput(call, family, F::Role::kLse, *lse, samples, "[N]", kLse);
   }
   return ACLNN_SUCCESS;

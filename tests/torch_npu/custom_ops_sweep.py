@@ -1,0 +1,937 @@
+"""Sweeps torch_npu's own operators (the `npu::` namespace: torch_npu.npu_*, torch.ops.npu.*) through
+torch_npu on the simulator, as torch_npu's per-operator tests call them. Not part of `make test`: run by
+hand from the repository after `make package`:
+
+    .venv/bin/python tests/torch_npu/custom_ops_sweep.py --out build/custom-ops-sweep.jsonl [--ops npu_rms_norm,...]
+        [--op-api] [--hand] [--soc Ascend950] [--dtype float16] [--toolkit DIR (another build, for a baseline)]
+    .venv/bin/python tests/torch_npu/custom_ops_sweep.py --summary build/custom-ops-sweep.jsonl
+
+The operators are the schemas torch_npu 2.13 registers under `npu::` (--op-api: only those op-plugin's
+yaml gives an op_api implementation). Each is called once with small valid arguments:
+hand-written below for the operators a generic maker cannot serve (with a CPU reference written from the
+operator's documented formula where one is short; "op@variant" names another hand-made call of op),
+otherwise made from the schema (a float32 tensor per Tensor, the defaults, ones). Each call is classified:
+
+  equal      computes and equals the CPU reference
+  WRONG      computes another value without an error (the worst outcome)
+  unchecked  computes; no reference written (or the arguments were made from the schema)
+  refused    an exception naming the aclnn API and its status (phase 1 16xxxx, not simulated 561003, ...)
+  missing    the API is not in the simulator's libopapi (no page, no semantics)
+  crash      the process died or hung
+  torch_npu  torch_npu itself refuses the operator on the chip (no aclnn route on Ascend950, an interface
+             it retired there)
+  bad-args   the sweep's own arguments were rejected before any aclnn call (the maker's fault)
+
+Calls run with ASCEND_LAUNCH_BLOCKING=1 in worker processes; a worker that dies loses only the operator
+it was running, recorded as a crash.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from opinfo_sweep import TOOLKIT, environment, reason_of  # noqa: E402
+
+# op-plugin's sources (its yaml and ops/opapi/*.cpp): which aclnn APIs each operator reaches, for the
+# table (none where absent), and --op-api's selection.
+OP_PLUGIN = Path(os.environ.get("ACLNN_OP_PLUGIN", "/work/shared/reference/op-plugin")) / "op_plugin"
+HANG = 120
+
+
+# ---------------------------------------------------------------------------------------------------
+# Hand-written argument makers: name -> function returning (args, kwargs, want). `want` is the CPU
+# reference (a tensor, or a tuple of tensors with None for outputs not checked), or None (unchecked).
+# A maker may return a fourth item: a function (op, args, kwargs) -> outputs, for calls in several steps.
+
+def makers(dtype: str = "float32"):
+    import torch
+    import torch.nn.functional as F
+
+    g = torch.Generator().manual_seed(0)
+
+    default = getattr(torch, dtype)
+
+    def randn(*shape, dtype=None):
+        """Normal values in the sweep's dtype (--dtype) unless the operator needs another."""
+        return torch.randn(*shape, generator=g).to(dtype or default)
+
+    def rstd_of(x, eps, dims=1):
+        return torch.rsqrt(x.float().pow(2).mean(tuple(range(-dims, 0)), keepdim=True) + eps)
+
+    def rotate_half(x):
+        a, b = x.chunk(2, -1)
+        return torch.cat((-b, a), -1)
+
+    def attention(q, k, v, scale, mask=None):
+        s = q @ k.transpose(-1, -2) * scale
+        if mask is not None:
+            s = s.masked_fill(mask, float("-inf"))
+        return s.softmax(-1) @ v
+
+    def heads(x, n):  # BSH -> BNSD
+        b, s, h = x.shape
+        return x.reshape(b, s, n, h // n).transpose(1, 2)
+
+    def merge(x):  # BNSD -> BSH
+        b, n, s, d = x.shape
+        return x.transpose(1, 2).reshape(b, s, n * d)
+
+    m = {}
+
+    def rms_norm():
+        x, gamma = randn(3, 16), randn(16)
+        r = rstd_of(x, 1e-6)
+        return (x, gamma), {}, (x * r * gamma, r)
+    m["npu_rms_norm"] = rms_norm
+
+    def gemma_rms_norm():
+        x, gamma = randn(3, 16), randn(16)
+        r = rstd_of(x, 1e-6)
+        return (x, gamma), {}, (x * r * (1 + gamma), r)
+    m["npu_gemma_rms_norm"] = gemma_rms_norm
+
+    def add_rms_norm():
+        x1, x2, gamma = randn(3, 16), randn(3, 16), randn(16)
+        x = x1 + x2
+        r = rstd_of(x, 1e-6)
+        return (x1, x2, gamma), {}, (x * r * gamma, r, x)
+    m["npu_add_rms_norm"] = add_rms_norm
+
+    def grads(f, inputs, dy):
+        """The gradients of f's output (weighted by dy) w.r.t. each of inputs, by CPU autograd."""
+        leaves = [t.clone().requires_grad_() for t in inputs]
+        return torch.autograd.grad(f(*leaves), leaves, dy)
+
+    def rms_norm_backward():
+        x, gamma, dy = randn(3, 16), randn(16), randn(3, 16)
+        dx, dgamma = grads(lambda x, g: x * rstd_of(x, 1e-6) * g, (x, gamma), dy)
+        return (dy, x, gamma, rstd_of(x, 1e-6)), {}, (dx, dgamma)
+    m["npu_rms_norm_backward"] = rms_norm_backward
+
+    def add_rms_norm_quant():
+        # aclnnAddRmsNormQuantV2 (aclnnAddRmsNormQuant on Ascend950 without beta): the sum in x1's
+        # dtype, then round(y / scales1 + zero_points1) to int8
+        x1, x2, gamma = randn(3, 16, dtype=torch.float16), randn(3, 16, dtype=torch.float16), randn(16, dtype=torch.float16)
+        scales, zero = torch.rand(16, generator=g) * 0.05 + 0.02, torch.randint(-4, 4, (16,), generator=g, dtype=torch.int32)
+        x = (x1.float() + x2.float()).half()
+        y = x.float() * rstd_of(x, 1e-6) * gamma.float()
+        y1 = torch.clamp(torch.round(y / scales + zero), -128, 127).to(torch.int8)
+        return (x1, x2, gamma, scales, zero), {}, (y1, None, x)
+    m["npu_add_rms_norm_quant"] = add_rms_norm_quant
+
+    def swiglu_backward():
+        x, dy = randn(3, 16), randn(3, 8)
+        return (dy, x), {}, grads(lambda x: F.silu(x.chunk(2, -1)[0]) * x.chunk(2, -1)[1], (x,), dy)[0]
+    m["npu_swiglu_backward"] = swiglu_backward
+
+    def geglu_grad():
+        x, dy = randn(3, 16), randn(3, 8)
+        gelu = F.gelu(x.chunk(2, -1)[1], approximate="tanh")
+        dx = grads(lambda x: x.chunk(2, -1)[0] * F.gelu(x.chunk(2, -1)[1], approximate="tanh"), (x,), dy)[0]
+        return (dy, x, gelu), {}, dx
+    m["npu_geglu_grad"] = geglu_grad
+
+    def rotary_mul_backward():
+        x, c, s, dy = randn(2, 3, 2, 8), randn(1, 3, 1, 8), randn(1, 3, 1, 8), randn(2, 3, 2, 8)
+        want = grads(lambda x, c, s: x * c + rotate_half(x) * s, (x, c, s), dy)
+
+        def run(op, args, kwargs):
+            # op-plugin passes x (and the kernel computes dcos, dsin) only when r1 or r2 requires
+            # grad; otherwise it returns dcos and dsin as allocated, uncomputed, on an NPU too.
+            dy, x, c, s = args
+            return op(dy, x, c.requires_grad_(), s.requires_grad_())
+        return (dy, x, c, s), {}, want, run
+    m["npu_rotary_mul_backward"] = rotary_mul_backward
+
+    def gelu_backward():
+        x, dy = randn(4, 7), randn(4, 7)
+        return (dy, x), {}, grads(F.gelu, (x,), dy)[0]
+    m["npu_gelu_backward"] = gelu_backward
+
+    def fast_gelu_backward():
+        x, dy = randn(4, 7), randn(4, 7)
+        return (dy, x), {}, grads(lambda x: x * torch.sigmoid(1.702 * x), (x,), dy)[0]
+    m["npu_fast_gelu_backward"] = fast_gelu_backward
+
+    def dtype_cast():
+        x = randn(4, 7)
+        return (x, torch.float16), {}, x.half()
+    m["npu_dtype_cast"] = dtype_cast
+
+    def one_hot():
+        x = torch.tensor([0, 3, 1, 2], dtype=torch.int32)
+        return (x,), {"depth": 5}, F.one_hot(x.long(), 5).int()
+    m["npu_one_hot"] = one_hot
+
+    def linear_backward():
+        x, w, dy = randn(3, 8), randn(5, 8), randn(3, 5)
+        return (dy, x, w), {}, grads(lambda x, w: F.linear(x, w), (x, w), dy)
+    m["npu_linear_backward"] = linear_backward
+
+    def attn_softmax():
+        x = randn(2, 3, 8)
+        return (x,), {}, x.softmax(-1)
+    m["npu_attn_softmax_"] = attn_softmax
+
+    def attn_softmax_backward():
+        y, dy, values = randn(2, 3, 8).softmax(-1), randn(2, 3, 4), randn(2, 8, 4)
+        # softmax's gradient at y for the incoming gradient dy @ values^T (torch_npu's fused form)
+        g = dy @ values.transpose(-1, -2)
+        return (y, dy, values), {}, y * (g - (g * y).sum(-1, keepdim=True))
+    m["npu_attn_softmax_backward_"] = attn_softmax_backward
+
+    def scatter_update():
+        # per batch b (dimension 0), updates[b] written into data[b] at position indices[b] along axis
+        x, updates = randn(4, 5, 6), randn(4, 2, 6)
+        indices = torch.tensor([3, 1, 0, 2], dtype=torch.int64)
+        want = x.clone()
+        for b in range(4):
+            want[b, indices[b]:indices[b] + 2] = updates[b]
+        return (x, indices, updates, -2), {}, want
+    m["scatter_update"] = scatter_update
+
+    def gather_sparse_index():
+        x, index = randn(5, 3), torch.tensor([[0, 4], [2, 2]], dtype=torch.int64)
+        return (x, index), {}, x[index]
+    m["npu_gather_sparse_index"] = gather_sparse_index
+
+    def cross_entropy_loss():
+        x, target = randn(4, 6), torch.tensor([0, 5, 2, 3], dtype=torch.int64)
+        # op-plugin sizes the reduced loss [1]
+        return (x, target), {}, (F.cross_entropy(x, target).reshape(1), x.log_softmax(-1), None, None)
+    m["npu_cross_entropy_loss"] = cross_entropy_loss
+
+    def deep_norm():
+        x, gx, beta, gamma = randn(3, 16), randn(3, 16), randn(16), randn(16)
+        s = x * 0.3 + gx
+        mean, rstd = s.mean(-1, keepdim=True), torch.rsqrt(s.var(-1, unbiased=False, keepdim=True) + 1e-6)
+        return (x, gx, beta, gamma), {}, (mean, rstd, (s - mean) * rstd * gamma + beta)
+    m["npu_deep_norm"] = deep_norm
+
+    def add_layer_norm():
+        x1, x2, gamma, beta = randn(3, 16), randn(3, 16), randn(16), randn(16)
+        s = x1 + x2
+        return (x1, x2, gamma, beta), {"additional_output": True}, (F.layer_norm(s, [16], gamma, beta, 1e-5), None, None, s)
+    m["npu_add_layer_norm"] = add_layer_norm
+
+    def scatter_nd_update():
+        x, indices, updates = randn(5, 4), torch.tensor([[1], [3]], dtype=torch.int64), randn(2, 4)
+        want = x.clone()
+        want[[1, 3]] = updates
+        return (x, indices, updates), {}, want
+    m["npu_scatter_nd_update"] = scatter_nd_update
+
+    def gelu_mul():
+        x = randn(3, 16)
+        a, b = x.chunk(2, -1)
+        return (x,), {}, F.gelu(a) * b
+    m["npu_gelu_mul"] = gelu_mul
+
+    def group_norm_silu():
+        x, w, b = randn(2, 8, 3, 3), randn(8), randn(8)
+        return (x, w, b, 2), {}, (F.silu(F.group_norm(x, 2, w, b, 1e-5)), None, None)
+    m["npu_group_norm_silu"] = group_norm_silu
+
+    def gather_backward():
+        x, dy = randn(4, 5), randn(4, 3)
+        index = torch.tensor([[0, 4, 4], [1, 1, 2], [3, 0, 2], [4, 3, 1]], dtype=torch.int64)
+        return (dy, [4, 5], 1, index, False), {}, dy.new_zeros(4, 5).scatter_add(1, index, dy)
+    m["npu_gather_backward"] = gather_backward
+
+    def gather_sparse_index_backward():
+        dy, index = randn(2, 2, 3), torch.tensor([[0, 4], [2, 2]], dtype=torch.int64)
+        return (dy, [5, 3], index), {}, dy.new_zeros(5, 3).index_add(0, index.reshape(-1), dy.reshape(-1, 3))
+    m["npu_gather_sparse_index_backward"] = gather_sparse_index_backward
+
+    def repeat_interleave_backward_int():
+        x, dy = randn(3, 4), randn(3, 8)
+        return (dy, x, 2, 1), {}, dy.reshape(3, 4, 2).sum(-1)
+    m["repeat_interleave_backward_int"] = repeat_interleave_backward_int
+
+    def repeat_interleave_backward_tensor():
+        x, dy, repeats = randn(3, 4), randn(6, 4), torch.tensor([1, 3, 2])
+        return (dy, x, repeats, 0), {}, torch.stack([dy[0], dy[1:4].sum(0), dy[4:].sum(0)])
+    m["repeat_interleave_backward_tensor"] = repeat_interleave_backward_tensor
+
+    def loss_backward(loss, *extra):
+        def make():
+            x, target, dy = randn(3, 5), randn(3, 5).sigmoid(), randn(())
+            dx = grads(lambda x: loss(x, target), (x,), dy)[0]
+            return (dy, x, target, *extra, 1), {}, dx  # reduction 1: mean
+        return make
+    m["l1_loss_backward"] = loss_backward(F.l1_loss)
+    m["npu_binary_cross_entropy_with_logits_backward"] = loss_backward(F.binary_cross_entropy_with_logits, None, None)
+    m["kl_div_backward"] = loss_backward(F.kl_div)
+
+    def rotary_mul():
+        x, c, s = randn(2, 3, 2, 8), randn(1, 3, 1, 8), randn(1, 3, 1, 8)
+        return (x, c, s), {}, x * c + rotate_half(x) * s
+    m["npu_rotary_mul"] = rotary_mul
+
+    def apply_rotary_pos_emb():
+        # The page: 4-D, the last dimension 128.
+        q, k, c, s = randn(2, 3, 2, 128), randn(2, 3, 1, 128), randn(2, 3, 1, 128), randn(2, 3, 1, 128)
+        return (q, k, c, s), {}, (q * c + rotate_half(q) * s, k * c + rotate_half(k) * s)
+    m["npu_apply_rotary_pos_emb"] = apply_rotary_pos_emb
+
+    def interleave_rope():
+        x, c, s = randn(2, 1, 3, 64), randn(2, 1, 3, 64), randn(2, 1, 3, 64)
+        # The page's formula: pairs (x[2i], x[2i+1]) de-interleaved into halves, then rotate_half.
+        y = torch.cat((x[..., 0::2], x[..., 1::2]), -1)
+        return (x, c, s), {}, y * c + rotate_half(y) * s
+    m["npu_interleave_rope"] = interleave_rope
+
+    def swiglu():
+        x = randn(3, 16)
+        a, b = x.chunk(2, -1)
+        return (x,), {}, F.silu(a) * b
+    m["npu_swiglu"] = swiglu
+
+    def geglu():
+        x = randn(3, 16)
+        a, b = x.chunk(2, -1)
+        gelu = F.gelu(b, approximate="tanh")
+        return (x,), {}, (a * gelu, gelu)
+    m["npu_geglu"] = geglu
+
+    def unary(reference, **kwargs):
+        def make():
+            x = randn(4, 7)
+            return (x,), kwargs, reference(x)
+        return make
+    m["npu_fast_gelu"] = unary(lambda x: x * torch.sigmoid(1.702 * x))
+    m["fast_gelu"] = m["npu_fast_gelu"]
+    m["npu_gelu"] = unary(F.gelu)
+    m["npu_silu"] = unary(F.silu)
+    m["npu_mish"] = unary(F.mish)
+
+    def fusion_attention():
+        q, k, v = randn(2, 4, 16), randn(2, 5, 16), randn(2, 5, 16)
+        want = merge(attention(heads(q, 2), heads(k, 2), heads(v, 2), 0.35))
+        return (q, k, v, 2, "BSH"), {"scale": 0.35}, (want, None, None, None, None, None, None)
+    m["npu_fusion_attention"] = fusion_attention
+
+    def fusion_attention_bnsd_masked():
+        # BNSD, a [S, S] boolean mask (True: not attended), sparse_mode 0, float16: torch_npu's tests' form
+        q, k, v = (randn(2, 2, 6, 16, dtype=torch.float16) for _ in range(3))
+        mask = torch.ones(6, 6, dtype=torch.bool).triu(1)
+        want = attention(q.float(), k.float(), v.float(), 0.25, mask).half()
+        return (q, k, v, 2, "BNSD"), {"atten_mask": mask, "scale": 0.25}, (want, None, None, None, None, None, None)
+    m["npu_fusion_attention@BNSD_masked"] = fusion_attention_bnsd_masked
+
+    def fusion_attention_grad():
+        q, k, v, dy = randn(2, 4, 16), randn(2, 5, 16), randn(2, 5, 16), randn(2, 4, 16)
+        leaves = [t.clone().requires_grad_() for t in (q, k, v)]
+        out = merge(attention(*(heads(t, 2) for t in leaves), 0.35))
+        dq, dk, dv = torch.autograd.grad(out, leaves, dy)
+
+        def run(op, args, kwargs):
+            import torch_npu
+            forward = torch_npu.npu_fusion_attention(*args[:3], 2, "BSH", scale=0.35)
+            return op(*args, softmax_max=forward[1], softmax_sum=forward[2], attention_in=forward[0],
+                      scale_value=0.35)
+        return (q, k, v, dy, 2, "BSH"), {}, (dq, dk, dv, None, None), run
+    m["npu_fusion_attention_grad"] = fusion_attention_grad
+
+    def prompt_flash_attention():
+        q, k, v = (randn(*shape, dtype=torch.float16) for shape in ((2, 4, 16), (2, 5, 16), (2, 5, 16)))
+        want = merge(attention(heads(q.float(), 2), heads(k.float(), 2), heads(v.float(), 2), 0.25)).half()
+        return (q, k, v), {"num_heads": 2, "scale_value": 0.25, "input_layout": "BSH", "next_tokens": 65535}, want
+    m["npu_prompt_flash_attention"] = prompt_flash_attention
+
+    def prompt_flash_attention_defaults():
+        # next_tokens 0, its default: without a mask sparse_mode 0 ignores the tokens (the page:
+        # "如果attenmask未传入则不做mask操作，忽略preTokens和nextTokens")
+        args, kwargs, want = prompt_flash_attention()
+        del kwargs["next_tokens"]
+        return args, kwargs, want
+    m["npu_prompt_flash_attention@defaults"] = prompt_flash_attention_defaults
+
+    def incre_flash_attention():
+        q, k, v = (randn(*shape, dtype=torch.float16) for shape in ((2, 1, 16), (2, 5, 16), (2, 5, 16)))
+        want = merge(attention(heads(q.float(), 2), heads(k.float(), 2), heads(v.float(), 2), 0.25)).half()
+        return (q, k, v), {"num_heads": 2, "scale_value": 0.25, "input_layout": "BSH"}, want
+    m["npu_incre_flash_attention"] = incre_flash_attention
+
+    def fused_infer_attention_score():
+        q, k, v = (randn(*shape, dtype=torch.float16) for shape in ((2, 4, 16), (2, 5, 16), (2, 5, 16)))
+        want = merge(attention(heads(q.float(), 2), heads(k.float(), 2), heads(v.float(), 2), 0.25)).half()
+        return (q, k, v), {"num_heads": 2, "scale": 0.25, "input_layout": "BSH"}, (want, None)
+    m["npu_fused_infer_attention_score"] = fused_infer_attention_score
+
+    def moe_gating_top_k_softmax():
+        x = randn(5, 8)
+        p = x.softmax(-1)
+        values, indices = p.topk(2, -1)
+        return (x,), {"k": 2}, (values, indices.int(), None)
+    m["npu_moe_gating_top_k_softmax"] = moe_gating_top_k_softmax
+
+    def moe_init_routing():
+        x = randn(3, 4)
+        experts = torch.tensor([[1, 0], [2, 1], [0, 2]], dtype=torch.int32)
+        rows = torch.arange(6, dtype=torch.int32).reshape(2, 3).t().contiguous()
+        # Sorted by expert (stable over the flattened (row, k) order); each slot the row it reads.
+        order = torch.sort(experts.flatten().long(), stable=True).indices
+        flat_rows = rows.flatten().long()
+        expanded = x[flat_rows[order] % 3]
+        return (x, rows, experts, 3), {}, (expanded, None, experts.flatten()[order])
+    m["npu_moe_init_routing"] = moe_init_routing
+
+    def moe_init_routing_v2():
+        x = randn(3, 4)
+        experts = torch.tensor([[1, 0], [2, 1], [0, 2]], dtype=torch.int32)
+        order = torch.sort(experts.flatten().long(), stable=True).indices
+        return (x, experts), {"active_num": 6, "expert_num": 3}, (x[order // 2], None, None, None)
+    m["npu_moe_init_routing_v2"] = moe_init_routing_v2
+
+    def moe_finalize_routing():
+        rows, k, h = 3, 2, 4
+        expanded = randn(rows * k, h)
+        skip1, bias, scales = randn(rows, h), randn(3, h), randn(rows, k)
+        dst = torch.randperm(rows * k, generator=g).int()
+        experts = torch.tensor([[1, 0], [2, 1], [0, 2]], dtype=torch.int32)
+        want = skip1.clone()
+        for r in range(rows):
+            for j in range(k):
+                want[r] += scales[r, j] * (expanded[dst[j * rows + r]] + bias[experts[r, j]])
+        return (expanded, skip1, None, bias, scales, dst, experts), {}, want
+    m["npu_moe_finalize_routing"] = moe_finalize_routing
+
+    def moe_compute_expert_tokens():
+        sorted_experts = torch.tensor([0, 0, 1, 3, 3, 3], dtype=torch.int32)
+        # The running count: position after the last token of each expert.
+        counts = torch.bincount(sorted_experts.long(), minlength=4).cumsum(0)
+        return (sorted_experts, 4), {}, counts.to(torch.int32)
+    m["npu_moe_compute_expert_tokens"] = moe_compute_expert_tokens
+
+    def grouped_matmul():
+        xs, ws = [randn(3, 8), randn(2, 8)], [randn(8, 5), randn(8, 6)]
+        return (xs, ws), {"split_item": 0, "group_type": -1}, [a @ b for a, b in zip(xs, ws)]
+    m["npu_grouped_matmul"] = grouped_matmul
+
+    def quant_matmul():
+        a = torch.randint(-8, 8, (3, 16), generator=g, dtype=torch.int8)
+        b = torch.randint(-8, 8, (16, 5), generator=g, dtype=torch.int8)
+        scale = torch.rand(5, generator=g) + 0.5
+        want = (a.float() @ b.float() * scale).half()
+        return (a, b, scale), {"output_dtype": torch.float16}, want
+    m["npu_quant_matmul"] = quant_matmul
+
+    def weight_quant_batchmatmul():
+        x = randn(3, 16, dtype=torch.float16)
+        w = torch.randint(-8, 8, (16, 5), generator=g, dtype=torch.int8)
+        scale = (torch.rand(5, generator=g) + 0.5).half()
+        want = (x.float() @ (w.float() * scale.float())).half()
+        return (x, w, scale), {}, want
+    m["npu_weight_quant_batchmatmul"] = weight_quant_batchmatmul
+
+    def dynamic_quant():
+        x = randn(3, 16, dtype=torch.float16)
+        s = x.float().abs().amax(-1) / 127
+        return (x,), {}, (torch.round(x.float() / s[:, None]).to(torch.int8), s)
+    m["npu_dynamic_quant"] = dynamic_quant
+
+    def quantize():
+        x, scales = randn(3, 5), torch.rand(5, generator=g) + 0.5
+        return (x, scales, None, torch.qint8), {"axis": -1}, torch.round(x / scales).clamp(-128, 127).to(torch.int8)
+    m["npu_quantize"] = quantize
+
+    def anti_quant():
+        x = torch.randint(-8, 8, (3, 5), generator=g, dtype=torch.int8)
+        scale, offset = torch.rand(5, generator=g) + 0.5, randn(5, dtype=torch.float32)
+        return (x, scale), {"offset": offset, "dst_dtype": torch.float16}, ((x.float() + offset) * scale).half()
+    m["npu_anti_quant"] = anti_quant
+
+    def scaled_masked_softmax():
+        x = randn(2, 2, 16, 32)
+        mask = torch.rand(2, 2, 16, 32, generator=g) > 0.7
+        return (x, mask, 0.5), {}, (x * 0.5).masked_fill(mask, -10000.0).softmax(-1)
+    m["npu_scaled_masked_softmax"] = scaled_masked_softmax
+
+    def dropout_with_add_softmax():
+        x, x1 = randn(2, 2, 16, 32), randn(2, 2, 16, 32)
+        # keep probability 1 (prob 0): the mask drops nothing, the result is softmax(alpha x + x1)
+        y = (x * 0.5 + x1).softmax(-1)
+        return (x, x1, 0.5, 0.0, -1), {}, (None, y, y)
+    m["npu_dropout_with_add_softmax"] = dropout_with_add_softmax
+
+    def confusion_transpose():
+        x = randn(4, 5, 6)
+        return (x, [0, 2, 1, 3], [4, 5, 2, 3], False), {}, x.reshape(4, 5, 2, 3).permute(0, 2, 1, 3)
+    m["npu_confusion_transpose"] = confusion_transpose
+
+    def bmm_v2():
+        a, b = randn(2, 3, 8), randn(2, 8, 5)
+        return (a, b, []), {}, a @ b
+    m["npu_bmmV2"] = bmm_v2
+
+    def layer_norm_eval():
+        x, w, b = randn(3, 8), randn(8), randn(8)
+        return (x, [8], w, b), {}, F.layer_norm(x, [8], w, b)
+    m["npu_layer_norm_eval"] = layer_norm_eval
+
+    def top_k_top_p():
+        logits = randn(2, 10)
+        k = torch.tensor([3, 10], dtype=torch.int32)
+        p = torch.tensor([1.0, 1.0]).to(logits.dtype)
+        kth = logits.sort(-1, descending=True).values.gather(-1, (k.long() - 1)[:, None])
+        return (logits, p, k), {}, logits.masked_fill(logits < kth, float("-inf"))
+    m["npu_top_k_top_p"] = top_k_top_p
+
+    def format_cast():
+        x = randn(2, 3, 4, 4)
+        return (x, 3), {}, x  # NC1HWC0: the values read back unchanged
+    m["npu_format_cast"] = format_cast
+
+    def transpose():
+        x = randn(2, 3, 4)
+        return (x, [2, 0, 1]), {}, x.permute(2, 0, 1)
+    m["npu_transpose"] = transpose
+
+    def broadcast():
+        x = randn(3, 1)
+        return (x, [2, 3, 4]), {}, x.expand(2, 3, 4)
+    m["npu_broadcast"] = broadcast
+
+    def sort_v2():
+        x = randn(3, 7)
+        return (x,), {"dim": -1}, x.sort(-1).values
+    m["npu_sort_v2"] = sort_v2
+
+    def ps_roi_pooling():
+        x = randn(1, 8, 6, 6)
+        rois = torch.tensor([[[0.0], [0.0], [0.0], [4.0], [4.0]]]).reshape(1, 5, 1)
+        return (x, rois, 1.0, 2, 2), {}, None
+    m["npu_ps_roi_pooling"] = ps_roi_pooling
+
+    def nms_v4():
+        boxes = torch.tensor([[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30]], dtype=torch.float32)
+        scores = torch.tensor([0.9, 0.8, 0.7])
+        return (boxes, scores, 3, torch.tensor(0.5), torch.tensor(0.0)), {}, (None, torch.tensor(2, dtype=torch.int32))
+    m["npu_nms_v4"] = nms_v4
+
+    def boxes():
+        a = torch.tensor([[0, 0, 10, 10], [5, 5, 15, 15]], dtype=torch.float32)
+        b = torch.tensor([[0, 0, 10, 10], [0, 0, 5, 5], [8, 8, 12, 12]], dtype=torch.float32)
+        return a, b
+
+    def area(t):
+        return (t[:, 2] - t[:, 0]) * (t[:, 3] - t[:, 1])
+
+    def iou_of(a, b):
+        lt = torch.maximum(a[:, None, :2], b[None, :, :2])
+        rb = torch.minimum(a[:, None, 2:], b[None, :, 2:])
+        inter = (rb - lt).clamp(min=0).prod(-1)
+        return inter / (area(a)[:, None] + area(b)[None] - inter)
+
+    def iou():
+        a, b = boxes()
+        # op-plugin's npu_iou: (gtboxes, bboxes) overlaps, shape [gt, boxes]
+        return (a, b), {}, iou_of(b, a)
+    m["npu_iou"] = iou
+    m["npu_ptiou"] = iou
+
+    def giou():
+        # trans=True (boxes as centre x, y, width, height): the only setting torch_npu's autograd accepts
+        a = torch.tensor([[0.3, 0.3, 0.4, 0.4], [0.6, 0.5, 0.6, 0.6]])
+        b = torch.tensor([[0.4, 0.25, 0.4, 0.3], [0.3, 0.6, 0.4, 0.6]])
+        at, bt = (torch.cat((t[:, :2] - t[:, 2:] / 2, t[:, :2] + t[:, 2:] / 2), -1) for t in (a, b))
+        inter = iou_of(at, bt).diagonal()
+        union_area = area(at) + area(bt)
+        inter_area = inter * union_area / (1 + inter)
+        lt, rb = torch.minimum(at[:, :2], bt[:, :2]), torch.maximum(at[:, 2:], bt[:, 2:])
+        hull = (rb - lt).prod(-1)
+        union = union_area - inter_area
+        return (a.t().contiguous(), b.t().contiguous()), {"trans": True}, (inter - (hull - union) / hull)[None]
+    m["npu_giou"] = giou
+
+    def indexing():
+        x = randn(4, 5, 6)
+        return (x, [1, 0, 0], [4, 5, 6], [2, 2, 1]), {}, x[1:4:2, 0:5:2]
+    m["npu_indexing"] = indexing
+
+    def slice_():
+        x = randn(4, 5)
+        return (x, [1, 2], [2, 3]), {}, x[1:3, 2:5]
+    m["npu_slice"] = slice_
+
+    def stride_add():
+        x, y = randn(1, 2, 2, 2, 16), randn(1, 2, 2, 2, 16)
+        return (x, y, 0, 0, 2), {}, None
+    m["npu_stride_add"] = stride_add
+
+    def linear():
+        x, w, b = randn(3, 8), randn(5, 8), randn(5)
+        return (x, w, b), {}, F.linear(x, w, b)
+    m["npu_linear"] = linear
+
+    def conv2d():
+        x, w, b = randn(1, 3, 6, 6), randn(4, 3, 3, 3), randn(4)
+        return (x, w, b, [1, 1], [1, 1], [1, 1], 1), {}, F.conv2d(x, w, b, 1, 1)
+    m["npu_conv2d"] = conv2d
+
+    def deformable_conv2d():
+        x, w = randn(1, 4, 5, 5), randn(4, 4, 3, 3)
+        offset = torch.zeros(1, 27, 5, 5)
+        offset[:, 18:] = 1.0  # zero offsets, mask 1: a plain convolution
+        return (x, w, offset, None, [3, 3], [1, 1, 1, 1], [1, 1, 1, 1]), {}, (F.conv2d(x, w, None, 1, 1), None)
+    m["npu_deformable_conv2d"] = deformable_conv2d
+
+    def kv_rmsnorm_rope_cache():
+        b, s, d_rope, d_norm = 2, 1, 64, 512
+        kv = randn(b, 1, s, d_rope + d_norm)
+        gamma, cos, sin = randn(d_norm), randn(b, 1, s, d_rope), randn(b, 1, s, d_rope)
+        index = torch.arange(b * s, dtype=torch.int64).reshape(b, s)
+        k_cache, ckv_cache = torch.zeros(b, 1, 4, d_rope), torch.zeros(b, 1, 4, d_norm)
+        return (kv, gamma, cos, sin, index, k_cache, ckv_cache), {}, None
+    m["npu_kv_rmsnorm_rope_cache"] = kv_rmsnorm_rope_cache
+
+    return m
+
+
+# ---------------------------------------------------------------------------------------------------
+# Generic maker: arguments from the schema.
+
+def generic_arguments(schema):
+    import torch
+
+    args, kwargs = [], {}
+    for argument in schema.arguments:
+        kind = str(argument.type)
+        if argument.has_default_value():
+            continue
+        if kind == "Tensor":
+            value = torch.randn(2, 4, 8)
+        elif kind == "List[Tensor]":
+            value = [torch.randn(2, 8)]
+        elif kind.startswith("Optional["):
+            value = None
+        elif kind in ("int", "SymInt"):
+            value = 1
+        elif kind in ("float", "number"):
+            value = 1.0
+        elif kind == "bool":
+            value = False
+        elif kind.startswith("List[int]") or kind.startswith("List[SymInt]"):
+            value = [1]
+        elif kind == "str":
+            value = ""
+        elif kind == "ScalarType":
+            value = torch.float32
+        else:
+            raise TypeError(f"no generic value for {argument.name}: {kind}")
+        if argument.kwarg_only:
+            kwargs[argument.name] = value
+        else:
+            args.append(value)
+    return args, kwargs
+
+
+# ---------------------------------------------------------------------------------------------------
+# Worker
+
+def classify_error(error: BaseException) -> tuple[str, str]:
+    text = f"{type(error).__name__}: {error}"
+    if isinstance(error, TimeoutError):
+        return "crash", f"hang: {error}"
+    if re.search(r"aclnn\w+.*(not (found|in)|cannot be found|undefined symbol)|not found in|GetOpApiFuncAddr|"
+                 r"CANN version do not support this api", text):
+        return "missing", reason_of(error)
+    if re.search(r"\baclnn\w+|\b[15]6\d{4}\b|operator type \w+ cannot be compiled|not modelled|not simulated", text):
+        return "refused", reason_of(error)
+    first = " ".join(re.split(r"\s\[ERROR\]", text)[0].split())[:200]
+    if re.search(r"Current device only support aclnn operator|no longer supported on|Ascend950 not support", text):
+        return "torch_npu", first
+    return "bad-args", first
+
+
+def compare(want, got) -> str | None:
+    import torch
+
+    if want is None:
+        return None
+    if isinstance(want, torch.Tensor):
+        want, got = [want], [got]
+    if not isinstance(got, (list, tuple)) or len(got) < len(want):
+        return f"{len(want)} results expected, got {type(got).__name__}"
+    for index, (w, o) in enumerate(zip(want, got)):
+        if w is None:
+            continue
+        o = o.cpu()
+        if tuple(o.shape) != tuple(w.shape):
+            return f"result {index}: shape {tuple(o.shape)}, expected {tuple(w.shape)}"
+        # the coarser of the two dtypes sets the tolerance (a float32 reference of a float16 result)
+        tolerance = max({torch.float16: 1e-2, torch.bfloat16: 3e-2}.get(t, 1e-4) for t in (w.dtype, o.dtype))
+        if w.is_floating_point():
+            same = torch.allclose(o.float(), w.float(), rtol=tolerance, atol=tolerance, equal_nan=True)
+        else:
+            same = torch.equal(o.to(w.dtype), w)
+        if not same:
+            return f"result {index}: max difference {(o.float() - w.float()).abs().max().item():.3g}"
+    return None
+
+
+def to_npu(value):
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.npu()
+    if isinstance(value, (list, tuple)):
+        return type(value)(to_npu(v) for v in value)
+    if isinstance(value, dict):
+        return {k: to_npu(v) for k, v in value.items()}
+    return value
+
+
+def sweep_one(name: str, hand: dict, schemas: dict) -> dict:
+    """One call of the operator `name` (with an overload: "op.overload"; another hand-made call of it:
+    "op@variant"), classified: the record the JSONL holds ({"op", "maker", "verdict", "why"})."""
+    import torch
+
+    base, _, overload = name.split("@")[0].partition(".")
+    op = getattr(getattr(torch.ops.npu, base), overload or "default")
+    record = {"op": name, "maker": "hand" if name in hand else "schema"}
+    try:
+        if record["maker"] == "hand":
+            made = hand[name]()
+            args, kwargs, want = made[:3]
+            run = made[3] if len(made) > 3 else (lambda op, a, k: op(*a, **k))
+        else:
+            args, kwargs = generic_arguments(schemas[name])
+            want, run = None, (lambda op, a, k: op(*a, **k))
+        got = run(op, to_npu(args), to_npu(kwargs))
+        torch.npu.synchronize()
+    except Exception as error:  # a refusal, or the maker's arguments rejected before any call
+        record["verdict"], record["why"] = classify_error(error)
+    else:
+        difference = compare(want, got)
+        record["verdict"] = "wrong" if difference else "unchecked" if want is None else "equal"
+        if difference:
+            record["why"] = difference
+    return record
+
+
+def check(names: list[str], dtype: str = "float32") -> dict[str, str]:
+    """The operators of `names` (hand-made arguments) that do not equal their CPU reference, with why:
+    what tests/torch_npu/test_custom_ops.py asserts empty, in a process with torch_npu imported."""
+    hand = makers(dtype)
+    failures = {}
+    for name in names:
+        record = sweep_one(name, hand, {})
+        if record["verdict"] != "equal":
+            failures[name] = f"{record['verdict']}: {record.get('why', '')}"
+        if record["verdict"] in ("refused", "missing") and os.environ.get("ASCEND_LAUNCH_BLOCKING") != "1":
+            # Launched asynchronously, a failed task puts torch_npu's task queue in its error state:
+            # it raises once, then drops the work queued after it (the process is meant to exit).
+            failures.update({n: "not run after a refusal" for n in names[names.index(name) + 1:]})
+            break
+    return failures
+
+
+def worker(names: list[str], dtype: str) -> None:
+    import signal
+
+    import torch
+    import torch_npu  # noqa: F401
+
+    hand = makers(dtype)
+    schemas = {str(s.name).split("::", 1)[1] + (f".{s.overload_name}" if s.overload_name else ""): s
+               for s in torch._C._jit_get_all_schemas() if str(s.name).startswith("npu::")}
+    control = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+
+    def emit(**event):
+        control.write(json.dumps(event) + "\n")
+        control.flush()
+
+    def timeout(*_):
+        raise TimeoutError(f"no result in {HANG - 10} s")
+
+    signal.signal(signal.SIGALRM, timeout)
+    for name in names:
+        emit(start=name)
+        signal.alarm(HANG - 10)
+        try:
+            record = sweep_one(name, hand, schemas)
+        finally:
+            signal.alarm(0)
+        emit(**record)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Driver
+
+def op_plugin_apis() -> dict[str, list[str]]:
+    """op name -> the aclnn APIs its op-plugin implementation executes (EXEC_NPU_CMD... in ops/opapi)."""
+    apis: dict[str, list[str]] = collections.defaultdict(list)
+    for source in sorted((OP_PLUGIN / "ops" / "opapi").glob("*.cpp")):
+        text = source.read_text(errors="replace")
+        definitions = list(re.finditer(r"^[A-Za-z][\w:<>, ]*?\b(\w+)\(", text, re.M))
+        for here, after in zip(definitions, definitions[1:] + [None]):
+            body = text[here.end():after.start() if after else len(text)]
+            for api in re.findall(r"(?:EXEC_NPU_\w*CMD\w*|DO_COMPATIBILITY)\(\s*(aclnn\w+)", body):
+                if api not in apis[here.group(1)]:
+                    apis[here.group(1)].append(api)
+    return apis
+
+
+def op_plugin_customs() -> set[str]:
+    """The operators op-plugin's yaml gives an op_api implementation for torch_npu 2.13 (those under
+    npu:: are the custom ones, whichever section of the yaml lists them)."""
+    yaml = (OP_PLUGIN / "config" / "op_plugin_functions.yaml").read_text()
+    names = set()
+    for entry in re.split(r"\n  - func: ", yaml)[1:]:
+        name = re.match(r"[\w.]+", entry).group(0)
+        versions = re.search(r"op_api: (.*)", entry)
+        if versions and ("all_version" in versions.group(1) or "newest" in versions.group(1)
+                         or "v2.13" in versions.group(1)):
+            names.add(name)
+    return names
+
+
+def hand_made() -> set[str]:
+    """The names the hand-made calls are kept under (in the driver, which has no device)."""
+    os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
+    return set(makers())
+
+
+def registered(env) -> list[str]:
+    script = ("import torch, torch_npu, json\n"
+              "print(json.dumps(sorted(str(s.name).split('::', 1)[1] + ('.' + s.overload_name if s.overload_name else '')"
+              " for s in torch._C._jit_get_all_schemas() if str(s.name).startswith('npu::'))))")
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def drive(names: list[str], out: Path, env, dtype: str) -> None:
+    import select
+    import time
+
+    done = {json.loads(line)["op"] for line in out.read_text().splitlines()} if out.exists() else set()
+    pending = [n for n in names if n not in done]
+    print(f"{len(pending)} operators to run", file=sys.stderr, flush=True)
+    apis = op_plugin_apis()
+    # The workers run in a scratch directory: some operators write files where they run (torch_npu's
+    # tensor dumps, tensor_<time>_device_0_0.pt).
+    with out.open("a") as records, tempfile.TemporaryDirectory() as scratch:
+        while pending:
+            log = tempfile.TemporaryFile()
+            command = [sys.executable, str(Path(__file__).resolve()), "--worker", json.dumps(pending), "--dtype", dtype]
+            process = subprocess.Popen(command, env=env, cwd=scratch, stdout=subprocess.PIPE, stderr=log, text=True, bufsize=1)
+            current, since = None, time.time()
+            while True:
+                ready, _, _ = select.select([process.stdout], [], [], 5)
+                if not ready:
+                    if current and time.time() - since > HANG:
+                        process.kill()
+                        break
+                    continue
+                line = process.stdout.readline()
+                if not line:
+                    break
+                if not line.startswith("{"):
+                    continue
+                event = json.loads(line)
+                if "start" in event:
+                    current, since = event["start"], time.time()
+                    continue
+                event["apis"] = apis.get(event["op"].split("@")[0].split(".")[0], [])
+                records.write(json.dumps(event) + "\n")
+                records.flush()
+                pending.remove(event["op"])
+                current = None
+            process.wait()
+            if current:
+                log.seek(0, os.SEEK_END)
+                log.seek(max(0, log.tell() - 1500))
+                why = " ".join(log.read().decode(errors="replace").split()[-30:])
+                records.write(json.dumps({"op": current, "verdict": "crash", "why": f"exit {process.returncode}: {why}",
+                                          "apis": apis.get(current.split("@")[0].split(".")[0], [])}) + "\n")
+                records.flush()
+                pending.remove(current)
+                print(f"  crash: {current}", file=sys.stderr, flush=True)
+            elif pending and process.returncode not in (0, None):
+                raise SystemExit(f"the worker failed before any operator (exit {process.returncode})")
+            log.close()
+
+
+CLASSES = ("equal", "wrong", "unchecked", "refused", "missing", "crash", "torch_npu", "bad-args")
+
+
+def summary(out: Path, details: bool = True) -> None:
+    latest = {}
+    for line in out.read_text().splitlines():
+        record = json.loads(line)
+        latest[record["op"]] = record
+    by_class = collections.defaultdict(list)
+    for name, record in sorted(latest.items()):
+        by_class[record["verdict"]].append(record)
+    print(f"{len(latest)} operators")
+    print(f"{'arguments':10}" + "".join(f"{c:>11}" for c in CLASSES))
+    for maker in ("hand", "schema"):
+        counts = collections.Counter(r["verdict"] for r in latest.values() if r.get("maker") == maker)
+        print(f"{maker:10}" + "".join(f"{counts[c]:>11}" for c in CLASSES))
+    print(f"{'all':10}" + "".join(f"{len(by_class[c]):>11}" for c in CLASSES))
+    if not details:
+        return
+    for verdict in CLASSES:
+        if not by_class[verdict]:
+            continue
+        print(f"\n{verdict}:")
+        for r in by_class[verdict]:
+            maker = "" if r.get("maker") == "hand" else " (schema)"
+            apis = ",".join(r.get("apis", [])) or "-"
+            print(f"  {r['op']}{maker} [{apis}] {r.get('why', '')[:160]}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, help="JSONL of results (appended to: a rerun resumes)")
+    parser.add_argument("--ops", help="comma-separated operator names (default: op-plugin's custom operators)")
+    parser.add_argument("--op-api", action="store_true",
+                        help="only the operators op-plugin's yaml gives an op_api (aclnn) implementation")
+    parser.add_argument("--hand", action="store_true", help="only the operators with hand-made arguments")
+    parser.add_argument("--dtype", default="float32", choices=("float32", "float16", "bfloat16"),
+                        help="the floating dtype of the hand-made calls' inputs (where the operator allows a choice)")
+    parser.add_argument("--soc", help="ACLNN_SIM_SOC for the workers (default: the toolkit's)")
+    parser.add_argument("--toolkit", type=Path, default=TOOLKIT)
+    parser.add_argument("--summary", type=Path, help="print the summary of a JSONL and exit")
+    parser.add_argument("--brief", action="store_true", help="with --summary: the counts only")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(json.loads(args.worker), args.dtype)
+        return
+    if args.summary:
+        summary(args.summary, not args.brief)
+        return
+    if not args.out:
+        parser.error("--out or --summary is required")
+    env = environment(args.toolkit)
+    if args.soc:
+        env["ACLNN_SIM_SOC"] = args.soc
+    names = registered(env)
+    if args.ops:
+        wanted = set(args.ops.split(","))
+        names = [n for n in names if n in wanted or n.split(".")[0] in wanted]
+    elif args.hand:
+        names = [n for n in names if n in hand_made()]
+    elif args.op_api:
+        customs = op_plugin_customs()
+        names = [n for n in names if n.split(".")[0] in customs]
+    names += sorted(n for n in hand_made() if "@" in n and n.split("@")[0] in names)
+    drive(names, args.out, env, args.dtype)
+    summary(args.out)
+
+
+if __name__ == "__main__":
+    main()
