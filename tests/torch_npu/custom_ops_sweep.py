@@ -43,7 +43,9 @@ from opinfo_sweep import TOOLKIT, environment, reason_of  # noqa: E402
 
 # op-plugin's sources (its yaml and ops/opapi/*.cpp): which aclnn APIs each operator reaches, for the
 # table (none where absent), and --op-api's selection.
-OP_PLUGIN = Path(os.environ.get("ACLNN_OP_PLUGIN", "/work/shared/reference/op-plugin")) / "op_plugin"
+# op-plugin's sources: ACLNN_OP_PLUGIN, else ../shared/reference/op-plugin beside the clone (as the corpus).
+OP_PLUGIN = Path(os.environ.get("ACLNN_OP_PLUGIN") or
+                 Path(__file__).resolve().parents[3] / "shared" / "reference" / "op-plugin") / "op_plugin"
 HANG = 120
 
 
