@@ -37,7 +37,7 @@ emitters ask these functions; none of them spells a convention again.
    (161001): the 10 foreach pages of the corpus that state a status for it all give 161002 ("x中存在
    空指针Tensor": aclnnForeachAddcdivList, aclnnForeachLogInplace, ...), the other 68 state none,
    and CANN's foreach APIs share their checks. The foreach family applies it
-   (runtime/sim/src/opapi/families/foreach.cpp); tests/test_sim_foreach_family.py passes a null member.
+   (runtime/sim/src/opapi/families/foreach.cpp); tests/families/test_sim_foreach_family.py passes a null member.
    Not a rule of every list: aclnnAddN's page gives 161001 to "tensors中的某个Tensor是空指针".
 10. `integer_inputs_cast`: a math op whose result is floating takes an integer input by casting it
    to the result's dtype before its kernel (CANN's l0 dispatch inserts the Cast): a page that lists

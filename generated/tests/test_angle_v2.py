@@ -92,7 +92,7 @@ OUT_LAYOUTS = [
     BASE.but('out-transposed', out={'out': 'FLOAT'}, out_layout='transposed'),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS]
 
 

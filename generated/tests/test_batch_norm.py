@@ -112,7 +112,7 @@ ATTRIBUTES = [
     BASE.but('training=True', values={'training': True}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *ATTRIBUTES]
 
 

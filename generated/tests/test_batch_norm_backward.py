@@ -117,7 +117,7 @@ ATTRIBUTES = [
     BASE.but('training=False', values={'training': False}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *LAYOUTS, *OUT_LAYOUTS, *ATTRIBUTES]
 
 

@@ -111,7 +111,7 @@ SCALAR_DTYPES = [
     BASE.but('alpha=BOOL', dtypes={'alpha': 'BOOL'}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *EMPTY, *SCALAR_DTYPES]
 
 

@@ -154,7 +154,7 @@ ATTRIBUTES = [
     BASE.but('isResult=False', values={'isResult': False}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *EMPTY, *SCALAR_DTYPES, *ATTRIBUTES]
 
 

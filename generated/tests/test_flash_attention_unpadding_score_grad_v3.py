@@ -94,7 +94,7 @@ OP = t.Op(
 # The valid call every other case varies.
 BASE = Case('FLOAT', dtypes={'query': 'FLOAT', 'queryRope': 'BFLOAT16', 'keyIn': 'FLOAT', 'keyInRope': 'BFLOAT16', 'value': 'FLOAT', 'dy': 'FLOAT', 'pseShiftOptional': 'FLOAT', 'dropMaskOptional': 'UINT8', 'paddingMaskOptional': 'UINT8', 'attenMaskOptional': 'BOOL', 'softmaxMaxOptional': 'FLOAT', 'softmaxSumOptional': 'FLOAT', 'softmaxInOptional': 'FLOAT', 'attentionInOptional': 'FLOAT'}, shapes={'query': (3, 4), 'queryRope': (3, 4), 'keyIn': (3, 4), 'keyInRope': (3, 4), 'value': (3, 4), 'dy': (3, 4), 'pseShiftOptional': (3, 4), 'dropMaskOptional': (3, 4), 'paddingMaskOptional': (3, 4), 'attenMaskOptional': (3, 4), 'softmaxMaxOptional': (3, 4), 'softmaxSumOptional': (3, 4), 'softmaxInOptional': (3, 4), 'attentionInOptional': (3, 4)}, values={'prefixOptional': None, 'actualSeqQLenOptional': (256,), 'actualSeqKvLenOptional': (256,), 'qStartIdxOptional': None, 'kvStartIdxOptional': None, 'scaleValue': 0.088388, 'keepProb': 1.0, 'preTokens': 65536, 'nextTokens': 65536, 'headNum': 1, 'inputLayout': None, 'innerPrecise': 0, 'sparseMode': 0, 'pseType': 1})
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = []
 
 

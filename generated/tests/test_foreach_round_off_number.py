@@ -42,7 +42,7 @@ OP = t.Op(
 # The valid call every other case varies.
 BASE = Case('INT8', dtypes={'roundMode': 'INT8', 'x': 'FLOAT'}, shapes={'roundMode': (1,), 'x': ((3, 4), (3, 4))})
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = []
 
 

@@ -126,7 +126,7 @@ BROADCAST = [
     BASE.but('2x1x4-with-3x1', shapes={'gradOutput': (2, 1, 4), 'self': (3, 1)}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *PROMOTION, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *EMPTY, *BROADCAST]
 
 

@@ -134,7 +134,7 @@ SCALAR_DTYPES = [
     BASE.but('alpha=INT64', dtypes={'alpha': 'INT64'}, values={'alpha': 2}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *PROMOTION, *RANKS, *LAYOUTS, *BROADCAST, *SCALAR_DTYPES]
 
 

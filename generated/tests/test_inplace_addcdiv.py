@@ -112,7 +112,7 @@ SCALAR_DTYPES = [
     BASE.but('value=INT64', dtypes={'value': 'INT64'}, values={'value': 2}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *PROMOTION, *RANKS, *LAYOUTS, *BROADCAST, *SCALAR_DTYPES]
 
 

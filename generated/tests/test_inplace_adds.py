@@ -128,7 +128,7 @@ SCALAR_DTYPES = [
     BASE.but('alpha=BFLOAT16', dtypes={'alpha': 'BFLOAT16'}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *RANKS, *LAYOUTS, *SCALAR_DTYPES]
 
 

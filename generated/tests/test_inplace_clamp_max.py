@@ -115,7 +115,7 @@ SCALAR_DTYPES = [
     BASE.but('clipValueMax=BOOL', dtypes={'clipValueMax': 'BOOL'}, values={'clipValueMax': True}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *RANKS, *LAYOUTS, *SCALAR_DTYPES]
 
 

@@ -106,7 +106,7 @@ BROADCAST = [
     BASE.but('2x3x4-with-4', shapes={'selfRef': (2, 3, 4), 'clipValueMin': (4,)}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *RANKS, *LAYOUTS, *BROADCAST]
 
 

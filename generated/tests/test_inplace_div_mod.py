@@ -140,7 +140,7 @@ BROADCAST = [
     BASE.but('3x4-with-scalar', shapes={'other': ()}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *PROMOTION, *RANKS, *LAYOUTS, *BROADCAST]
 
 

@@ -127,7 +127,7 @@ SCALAR_DTYPES = [
     BASE.but('inputScale=BOOL', dtypes={'inputScale': 'BOOL'}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *RANKS, *LAYOUTS, *EMPTY, *SCALAR_DTYPES]
 
 

@@ -126,7 +126,7 @@ SCALAR_DTYPES = [
     BASE.but('value=BFLOAT16', dtypes={'value': 'BFLOAT16'}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *RANKS, *LAYOUTS, *SCALAR_DTYPES]
 
 

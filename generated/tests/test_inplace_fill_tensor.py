@@ -65,7 +65,7 @@ DTYPES = [
     pytest.param(BASE.but('UINT64'), marks=pytest.mark.skip(reason='NumPy cannot hold UINT64')),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES]
 
 

@@ -107,7 +107,7 @@ SCALAR_DTYPES = [
     BASE.but('other=UINT8', dtypes={'other': 'UINT8'}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *RANKS, *LAYOUTS, *SCALAR_DTYPES]
 
 

@@ -130,7 +130,7 @@ SCALAR_DTYPES = [
     BASE.but('other=BOOL', dtypes={'other': 'BOOL'}, values={'other': True}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *RANKS, *LAYOUTS, *SCALAR_DTYPES]
 
 

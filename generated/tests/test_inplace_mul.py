@@ -144,7 +144,7 @@ BROADCAST = [
     BASE.but('2x3x4-with-4', shapes={'selfRef': (2, 3, 4), 'other': (4,)}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *PROMOTION, *RANKS, *LAYOUTS, *BROADCAST]
 
 

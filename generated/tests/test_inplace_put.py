@@ -102,7 +102,7 @@ ATTRIBUTES = [
     BASE.but('accumulate=False', values={'accumulate': False}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *LAYOUTS, *ATTRIBUTES]
 
 

@@ -97,7 +97,7 @@ LAYOUTS = [
     BASE.but('device-FLOAT', layout='device'),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *LAYOUTS]
 
 

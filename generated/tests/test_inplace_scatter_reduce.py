@@ -94,7 +94,7 @@ ATTRIBUTES = [
     BASE.but('includeSelf=False', values={'includeSelf': False}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *LAYOUTS, *ATTRIBUTES]
 
 

@@ -117,7 +117,7 @@ ATTRIBUTES = [
     BASE.but('equalNan=True', values={'equalNan': True}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *BROADCAST, *ATTRIBUTES]
 
 

@@ -143,7 +143,7 @@ ATTRIBUTES = [
     BASE.but('selfIsResult=False', values={'selfIsResult': False}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *PROMOTION, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *EMPTY, *BROADCAST, *SCALAR_DTYPES, *ATTRIBUTES]
 
 

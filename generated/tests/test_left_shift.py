@@ -133,7 +133,7 @@ BROADCAST = [
     BASE.but('2x1x4-with-3x1', shapes={'self': (2, 1, 4), 'shiftBits': (3, 1)}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *PROMOTION, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *EMPTY, *BROADCAST]
 
 

@@ -119,7 +119,7 @@ SCALAR_DTYPES = [
     BASE.but('weight=BFLOAT16', dtypes={'weight': 'BFLOAT16'}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *BROADCAST, *SCALAR_DTYPES]
 
 

@@ -176,7 +176,7 @@ BROADCAST = [
     BASE.but('2x1x4-with-3x1', shapes={'self': (2, 1, 4), 'other': (3, 1)}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *PROMOTION, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *BROADCAST]
 
 

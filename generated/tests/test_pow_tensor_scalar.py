@@ -140,7 +140,7 @@ SCALAR_DTYPES = [
     BASE.but('exponent=BFLOAT16', dtypes={'exponent': 'BFLOAT16'}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *OUT_DTYPES, *RANKS, *LAYOUTS, *SCALAR_DTYPES]
 
 

@@ -85,7 +85,7 @@ OUT_LAYOUTS = [
     BASE.but('out-transposed', out_layout='transposed'),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *LAYOUTS, *OUT_LAYOUTS]
 
 

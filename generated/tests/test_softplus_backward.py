@@ -131,7 +131,7 @@ SCALAR_DTYPES = [
     BASE.but('threshold=BOOL', dtypes={'threshold': 'BOOL'}, values={'threshold': True}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *EMPTY, *SCALAR_DTYPES]
 
 

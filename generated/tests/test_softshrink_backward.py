@@ -116,7 +116,7 @@ SCALAR_DTYPES = [
     BASE.but('lambda=FLOAT', dtypes={'lambda': 'FLOAT'}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *EMPTY, *BROADCAST, *SCALAR_DTYPES]
 
 

@@ -50,7 +50,7 @@ OP = t.Op(
 # The valid call every other case varies.
 BASE = Case('FLOAT', dtypes={'x': 'FLOAT', 'smoothScalesOptional': 'FLOAT', 'offsetsOptional': 'FLOAT', 'groupIndexOptional': 'INT32'}, shapes={'x': (3, 32), 'smoothScalesOptional': (2, 16), 'groupIndexOptional': (2,)}, values={'activateLeft': False, 'quantModeOptional': None}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT'}, out_shapes={'yOut': (3, 16), 'scaleOut': (3,)}, none=('offsetsOptional',))
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = []
 
 

@@ -139,7 +139,7 @@ SCALAR_DTYPES = [
     BASE.but('value=INT64', dtypes={'value': 'INT64'}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *EMPTY, *SCALAR_DTYPES]
 
 

@@ -148,7 +148,7 @@ SCALAR_DTYPES = [
     BASE.but('threshold=INT64', dtypes={'gradOutput': 'INT64', 'self': 'INT64', 'threshold': 'INT64'}),
 ]
 
-# Every valid call above: what the binding fuzzer varies (tests/fuzz_edge_values.py).
+# Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
 VALID_CASES = [*DTYPES, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *BROADCAST, *SCALAR_DTYPES]
 
 

@@ -1,6 +1,6 @@
 """The names a semantics file's golden expression may use, besides its parameters: `torch`,
 `math`, `exact` (below) and `dtype_of`. One home for the generated suites (_aclnn_testing) and for
-the generator's own tests that evaluate goldens without the built package (tests/test_examples.py).
+the generator's own tests that evaluate goldens without the built package (tests/project/test_examples.py).
 """
 
 from __future__ import annotations
