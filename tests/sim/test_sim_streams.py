@@ -354,3 +354,30 @@ def test_synchronous_mode_runs_the_kernel_in_the_launching_call():
 def test_bad_settings_make_init_fail_naming_the_variable(name, value):
     out = run_script("print('ran')", **{name: value})
     assert out.startswith("INIT 100000") and f"{name}={value}" in out
+
+
+def test_the_error_in_detail_names_a_failed_kernel_an_ai_core_software_error():
+    # aclrtGetErrorVerbose (torch_npu asks it after a failure, to decide whether to repair): the
+    # simulated device has no hardware faults; a kernel that failed is ACL_RT_ERROR_AICORE (3) with
+    # the software detail (1) and nothing to repair, and with no failure there is no error (0).
+    out = run_script("""
+        import ctypes
+        class Info(ctypes.Structure):
+            _fields_ = [("tryRepair", ctypes.c_uint8), ("hasDetail", ctypes.c_uint8), ("reserved", ctypes.c_uint8 * 2),
+                        ("errorType", ctypes.c_int), ("aicore", ctypes.c_int), ("rest", ctypes.c_uint8 * 4096)]
+        get_error_verbose = sim._find("aclrtGetErrorVerbose")
+        get_error_verbose.restype, get_error_verbose.argtypes = ctypes.c_int, [ctypes.c_int32, ctypes.c_void_p]
+        def verbose():
+            info = Info()
+            status = get_error_verbose(0, ctypes.byref(info))
+            return status, info.errorType, info.hasDetail, info.aicore, info.tryRepair
+        print("before", *verbose())
+        op = Leaky(sim, 32)
+        assert op.launch(stream) == 0
+        print("sync", sim.aclrtSynchronizeStream(stream))
+        print("after", *verbose())
+        print("null", get_error_verbose(0, None))
+    """, ACLNN_SIM_FAULT="aclnnLeakyReluBackward:1")
+    assert "before 0 0 0 0 0" in out, out
+    assert "sync 507015" in out and "after 0 3 1 1 0" in out, out
+    assert "null 100000" in out, out

@@ -231,6 +231,24 @@ aclError aclrtPeekAtLastError(aclrtLastErrLevel level) {
   return aclsim::LastErrorStatus(false);
 }
 
+// The device's last error in detail, which torch_npu asks after a failed call to decide whether it can
+// repair it. The simulated device has no hardware faults (memory, L2, links): a kernel that failed on it
+// (ACL_ERROR_RT_AICORE_EXCEPTION, the calling thread's last error) is an AI Core software error, which
+// no repair mends; otherwise there is none.
+aclError aclrtGetErrorVerbose(int32_t deviceId, aclrtErrorInfo* errorInfo) {
+  constexpr const char* api = "aclrtGetErrorVerbose";
+  if (!errorInfo) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": errorInfo is a null pointer");
+  if (aclError status = aclsim::CheckDeviceId(deviceId, api)) return status;
+  std::memset(errorInfo, 0, sizeof(*errorInfo));
+  errorInfo->errorType = ACL_RT_NO_ERROR;
+  if (aclsim::LastErrorStatus(false) == ACL_ERROR_RT_AICORE_EXCEPTION) {
+    errorInfo->errorType = ACL_RT_ERROR_AICORE;
+    errorInfo->hasDetail = 1;
+    errorInfo->detail.aicoreErrType = ACL_RT_AICORE_ERROR_SW;
+  }
+  return ACL_SUCCESS;
+}
+
 aclError aclrtGetMemUceInfo(int32_t deviceId, aclrtMemUceInfo* memUceInfoArray, size_t arraySize, size_t* retSize) {
   constexpr const char* api = "aclrtGetMemUceInfo";
   if (!memUceInfoArray || !retSize) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": a pointer argument is null");

@@ -79,7 +79,6 @@ ACLSIM_NOT_MODELLED(aclrtMallocHostWithCfg, "host memory registered for device a
 
 // Hardware faults, their diagnosis and repair.
 ACLSIM_NOT_MODELLED(aclrtDeviceTaskAbort, "hardware faults, their diagnosis and repair")
-ACLSIM_NOT_MODELLED(aclrtGetErrorVerbose, "hardware faults, their diagnosis and repair")
 ACLSIM_NOT_MODELLED(aclrtMemUceRepair, "hardware faults, their diagnosis and repair")
 ACLSIM_NOT_MODELLED(aclrtRepairError, "hardware faults, their diagnosis and repair")
 
