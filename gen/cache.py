@@ -20,12 +20,12 @@ one that cannot be read is a miss, never an error.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import functools
 import hashlib
 import os
 import pickle
+import re
 import sqlite3
 import sys
 from pathlib import Path
@@ -37,6 +37,27 @@ from gen.locations import DATA_ROOT, PACKAGE
 # What decides a page's IR (the parser, the IR's classes, the parser's data files), and what
 # decides every generated file besides; named by their place in the repository.
 GENERATOR_SOURCES = ("gen", "templates", "runtime/python")
+
+
+# The import statements of gen/ modules, read as text: `from gen.x import a, b` (its names may be
+# modules: `from gen import families`), parenthesised over lines or not, and `import gen.x`. A
+# regular expression, not ast.parse: the key is computed at every run, and parsing the parser's
+# modules took a quarter of a one-page regeneration. A match inside a string only widens the key.
+_FROM_GEN = re.compile(r"^[ \t]*from[ \t]+(gen(?:\.\w+)*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n]*)", re.M)
+_COMMENT = re.compile(r"#[^\n]*")
+
+
+def imported_gen_modules(text: str) -> list[str]:
+    """The gen modules (and names that may be modules) a module's text imports."""
+    modules: list[str] = []
+    for module, names in _FROM_GEN.findall(text):
+        modules.append(module)
+        modules += [f"{module}.{name.split()[0]}" for name in _COMMENT.sub("", names).strip("()").split(",")
+                    if name.strip()]
+    for line in _IMPORT.findall(text):
+        modules += [name.split()[0] for name in _COMMENT.sub("", line).split(",") if name.strip().startswith("gen")]
+    return modules
 
 
 @functools.lru_cache(maxsize=1)
@@ -52,19 +73,11 @@ def parser_sources() -> tuple[str, ...]:
         if source in found:
             continue
         found.add(source)
-        tree = ast.parse((PACKAGE.parent / source).read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "gen":
-                modules = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-            elif isinstance(node, ast.Import):
-                modules = [alias.name for alias in node.names if alias.name.split(".")[0] == "gen"]
-            else:
-                continue
-            for module in modules:
-                path = PACKAGE.parent / Path(*module.split("."))
-                for candidate in (path.with_suffix(".py"), path / "__init__.py"):
-                    if candidate.is_file():
-                        pending.append(str(candidate.relative_to(PACKAGE.parent)))
+        for module in imported_gen_modules((PACKAGE.parent / source).read_text(encoding="utf-8")):
+            path = PACKAGE.parent / Path(*module.split("."))
+            for candidate in (path.with_suffix(".py"), path / "__init__.py"):
+                if candidate.is_file():
+                    pending.append(str(candidate.relative_to(PACKAGE.parent)))
     return ("gen/parse", *sorted(f for f in found if not f.startswith("gen/parse/")))
 
 

@@ -254,3 +254,16 @@ def test_the_parsers_version_covers_every_module_parsing_loads():
     sources = parser_sources()
     uncovered = {f for f in loaded if f not in sources and not any(f.startswith(s + "/") for s in sources)}
     assert not uncovered, f"modules the parser loads that do not key the IR cache: {sorted(uncovered)}"
+
+
+def test_the_import_reading_that_keys_the_ir_finds_every_form_of_import():
+    from gen.cache import imported_gen_modules
+
+    text = ("from gen import families, names  # two modules\n"
+            "from gen.ir import (API, Param,  # a comment\n    Relation)\n"
+            "    from gen.parse.extractors.example_call import split_arguments\n"
+            "import gen.conventions, os\n"
+            "from genius import nothing\n")
+    assert set(imported_gen_modules(text)) == {
+        "gen", "gen.families", "gen.names", "gen.ir", "gen.ir.API", "gen.ir.Param", "gen.ir.Relation",
+        "gen.parse.extractors.example_call", "gen.parse.extractors.example_call.split_arguments", "gen.conventions"}
