@@ -61,6 +61,7 @@ import re
 from typing import Mapping, Optional, Sequence
 
 from gen.ir import API, Diagnostic, Direction, DType, ErrorCategory, Level, Param, ParamKind, Soc
+from gen.parse.extractors.conditions import NULL_POINTER_WORDS
 
 # --- 1. chips that share their dtype lists ------------------------------------------------------
 
@@ -172,7 +173,7 @@ def inner_null_outputs(api: API) -> tuple[str, ...]:
     return tuple(name for name in outputs if name not in named and name not in conditional)
 
 
-_NULL_WORDS = re.compile(r"空指针|null\s*pointer|\bnullptr\b|\bis\s+null\b", re.I)
+_NULL_WORDS = re.compile(NULL_POINTER_WORDS, re.I)
 
 
 def _required_pointer(param: Param) -> bool:

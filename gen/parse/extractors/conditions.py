@@ -14,8 +14,12 @@ from typing import Optional
 from gen.ir import ErrorCategory
 from gen.parse.extractors.vocab import WHEN
 
+# What a row says of a null pointer, whether or not it is the row's whole condition (gen.conventions
+# reads the conditional rows' too).
+NULL_POINTER_WORDS = r"空指针|nullptr|null\s*pointer|\bis\s+null\b|为NULL|为空指针"
+
 _RULES: tuple[tuple[ErrorCategory, re.Pattern[str]], ...] = tuple((cat, re.compile(p, re.I)) for cat, p in (
-    (ErrorCategory.NULL_POINTER, r"空指针|nullptr|null\s*pointer|\bis\s+null\b|为NULL|为空指针"),
+    (ErrorCategory.NULL_POINTER, NULL_POINTER_WORDS),
     (ErrorCategory.UNSUPPORTED_PRODUCT, r"产品(?:型号)?不支持|不支持(?:该|当前)?(?:产品|芯片|设备|SoC)|当前(?:设备|芯片|产品)不|"
                                         r"(?:product|chip|SoC|platform|device)\s+(?:is\s+)?not\s+supported|"
                                         r"not\s+supported\s+(?:on|by)\s+(?:the\s+)?(?:current\s+)?(?:product|chip|SoC|platform|device)"),

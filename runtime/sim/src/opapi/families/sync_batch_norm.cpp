@@ -98,14 +98,14 @@ class SyncBatchNormWork final : public FamilyWork {
     const T* counts = Load<T>(kCounts, 0);
     T* mean_out = Buffer<T>(5, channels);
     T* invstd_out = Buffer<T>(6, channels);
+    double n = 0;  // the devices' element count, both ops' divisor
+    for (int64_t i = 0; i < world; ++i) n += static_cast<double>(counts[i]);
     if (op_ == F::Op::kGatherStatsWithCounts) {
       const T* mean = Load<T>(kMean, 1);
       const T* invstd = Load<T>(kInvstd, 2);
       // The page's formulas, summed in device order: mean = Σ count·mean_i / n, and M2 = Σ count·(var_i +
       // (mean_i - mean)²). A device of count 0 adds 0·mean_i (NaN only where mean_i is NaN or
       // infinite), where a running merge (CUDA's) would turn every channel NaN from its 1 / 0.
-      double n = 0;
-      for (int64_t i = 0; i < world; ++i) n += static_cast<double>(counts[i]);
       for (int64_t c = 0; c < channels; ++c) {
         double weighted = 0;
         for (int64_t i = 0; i < world; ++i) {
@@ -125,8 +125,6 @@ class SyncBatchNormWork final : public FamilyWork {
     } else {
       const T* sum = Load<T>(kSum, 1);
       const T* square = Load<T>(kSquareSum, 2);
-      double n = 0;
-      for (int64_t i = 0; i < world; ++i) n += static_cast<double>(counts[i]);
       for (int64_t c = 0; c < channels; ++c) {
         double s = 0, q = 0;
         for (int64_t i = 0; i < world; ++i) {
