@@ -17,3 +17,16 @@ def aclnn():
     from tests.support import bindings_build
 
     return bindings_build.import_aclnn()
+
+
+def pytest_collection_modifyitems(items):
+    """The tests that start torch_npu processes take seconds to minutes each (the OpInfo passes the
+    longest): run first, they are shared by the workers of `pytest -n` from the start, instead of
+    leaving one worker idle while the other finishes the last long test."""
+    def weight(item) -> int:
+        path = item.nodeid.replace("\\", "/")
+        if "tests/torch_npu/test_opinfo.py" in path:
+            return 0
+        return 1 if "tests/torch_npu/" in path else 2
+
+    items.sort(key=weight)
