@@ -36,7 +36,7 @@ def _literal_twins(name, per_chip, base, line, diags):
 SWITCHES: dict[str, dict[str, Callable]] = {
     "1 twin_chip_dtypes": {"twin_chip_dtypes": _literal_twins},
     "2 formats_checked": {"formats_checked": lambda api, param: True},
-    "3 inner_null_outputs": {"null_output_status": lambda api, param: None},
+    "3 inner_null_outputs": {"inner_null_outputs": lambda api: ()},
     "5 scalar_cast": {"scalar_cast": lambda api, param: False},
     "6 class_predicate_inputs": {"class_predicate_inputs": lambda api, params: list(params)},
     "7 unlisted_scalar_dtypes": {"unlisted_scalar_dtypes": lambda param, params: ()},

@@ -182,7 +182,7 @@ def _required_pointer(param: Param) -> bool:
 
 def null_output_status(api: API, param: Param) -> Optional[str]:
     """The status name a NULL `param` gets where it is not CANN's ACLNN_ERR_PARAM_NULLPTR."""
-    return "ACLNN_ERR_INNER_NULLPTR" if param.name in inner_null_outputs(api) else None
+    return "ACLNN_ERR_INNER_NULLPTR" if param.name in api.inner_null_outputs else None
 
 
 # --- 5. host scalars are cast -----------------------------------------------------------------------

@@ -29,8 +29,9 @@ from gen import abi, jsontext
 # [-rank, rank)), dimension equalities, divisibility, conditional shape rules, same-format relations,
 # reserved parameters. 5: Param.reserved says how a parameter is reserved (Reserved), not only
 # whether it must be NULL. 6: Extent.VALUE (a bound that is another argument's value). 7:
-# API.speaks_of_broadcasting (whether the page's prose or relations speak of broadcasting).
-SCHEMA_VERSION = 7
+# API.speaks_of_broadcasting (whether the page's prose or relations speak of broadcasting). 8:
+# API.inner_null_outputs (the outputs CANN's null check leaves to fail late, gen.conventions).
+SCHEMA_VERSION = 8
 
 
 class PageKind(str, enum.Enum):
@@ -807,6 +808,9 @@ class API(_Json):
     # notes, the formula's section): where a kernel family's rule lets shapes broadcast, the tests
     # vary them so only then (gen.emit.tests.family).
     speaks_of_broadcasting: bool = False
+    # The required outputs the page's null-pointer rows leave out, which a NULL reaches late, as
+    # ACLNN_ERR_INNER_NULLPTR (gen.conventions.inner_null_outputs reads the rows when the page is parsed).
+    inner_null_outputs: tuple[str, ...] = ()
     line: int = 0
     example_line: int = 0
 

@@ -31,8 +31,9 @@ def rel(kind: RelationKind, *others: str) -> Relation:
     return Relation(kind, others)
 
 
-def _api(name: str, *params: Param, errors: tuple[ErrorCase, ...] = ()) -> API:
-    return API(name=name, workspace_fn=f"{name}GetWorkspaceSize", params=params, errors=errors)
+def _api(name: str, *params: Param, errors: tuple[ErrorCase, ...] = (), inner_null_outputs: tuple[str, ...] = ()) -> API:
+    return API(name=name, workspace_fn=f"{name}GetWorkspaceSize", params=params, errors=errors,
+               inner_null_outputs=inner_null_outputs)
 
 
 def apis() -> tuple[API, ...]:
@@ -74,12 +75,12 @@ def apis() -> tuple[API, ...]:
              errors=(ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "self或other的数据格式不在支持的范围内。",
                                ErrorCategory.FORMAT, ("self", "other")),)),
         # Its null-pointer row names self alone (aclnnMin): a NULL out fails last, as an inner error
-        # (gen.conventions.inner_null_outputs).
+        # (the parser records out so: gen.conventions.inner_null_outputs).
         _api("aclnnSimTestInnerNull",
              tensor("self"),
              tensor("out", Direction.OUT),
              errors=(ErrorCase("ACLNN_ERR_PARAM_NULLPTR", 161001, "传入的self是空指针。", ErrorCategory.NULL_POINTER,
-                               ("self",)),)),
+                               ("self",)),), inner_null_outputs=("out",)),
         # The output lists INT8, so castability (not the dtype list) decides.
         _api("aclnnSimTestCast",
              tensor("self"),
