@@ -35,6 +35,7 @@
 #include "opapi/call.h"
 #include "opapi/elementwise.h"
 #include "opapi/families/family.h"
+#include "opapi/families/views.h"
 #include "opapi/rules.h"
 #include "opapi/work.h"
 
@@ -107,19 +108,14 @@ size_t Members(uint64_t mask, int count, int* out) {
   return n;
 }
 
-// The broadcast shape of `shapes` (numpy rules); false when they do not broadcast.
+// The broadcast shape of `shapes`, folded pairwise with the one two-shape rule (views.h); false when
+// they do not broadcast.
 bool BroadcastShapes(const Dims* const* shapes, size_t count, Dims* out) {
-  size_t rank = 0;
-  for (size_t k = 0; k < count; ++k) rank = std::max(rank, shapes[k]->size());
-  out->assign(rank, 1);
+  out->clear();
   for (size_t k = 0; k < count; ++k) {
-    const Dims& s = *shapes[k];
-    for (size_t i = 0; i < s.size(); ++i) {
-      int64_t& o = (*out)[rank - s.size() + i];
-      const int64_t d = s[i];
-      if (o == 1) o = d;
-      else if (d != 1 && d != o) return false;
-    }
+    Dims joint;
+    if (!BroadcastShape(*out, *shapes[k], &joint)) return false;
+    *out = std::move(joint);
   }
   return true;
 }
