@@ -227,6 +227,15 @@ class OutputPlan:
     window_from: tuple[Optional[int], ...] = ()
     spatial: int = 0
 
+    @property
+    def rule_arguments(self) -> tuple[tuple[str, int], ...]:
+        """The arguments the family's rule reads, as (families.RULE_ARGUMENTS name, parameter index),
+        those the page has."""
+        named = (("dims", self.dims_from), ("keepdim", self.keepdim_from), ("dtype", self.dtype_arg),
+                 ("noop", self.noop_from), *zip(families.CONV_RULE_ROLES, self.conv_from),
+                 *zip(families.POOL_WINDOW_ROLES, self.window_from))
+        return tuple((name, index) for name, index in named if index is not None)
+
 
 def output_plan(api: API, index: int, elementwise: bool = False) -> OutputPlan:
     """Shape: the broadcast of the tensor inputs the page ties the output's shape to, directly or

@@ -45,20 +45,10 @@ def conversion(bound: BoundAPI, index: int) -> str:
         plan = next((p for p in bound.output_plans if p.index == index), None)
         if plan is None or not plan.family_shape:
             return f"call.output({index})"
-        # A family's rule reads the arguments of its dimensions, keepdim and dtype, and whether an
-        # empty dimension list reduces nothing (bind::RuleArgs; the last only where a page has it).
-        read = (plan.dims_from, plan.keepdim_from, plan.dtype_arg) + (
-            (plan.noop_from,) if plan.noop_from is not None or plan.conv_from or plan.window_from else ())
-
-        def handles(indices) -> str:
-            return ", ".join("py::handle()" if k is None else f"py_{names.python_identifier(bound.api.params[k].name)}"
-                             for k in indices)
-
-        # Then a convolution's arguments (RuleArgs::conv, an array: {} where the rule is a pool's),
-        # then a pool's window arguments.
-        conv = f", {{{handles(plan.conv_from)}}}" if plan.conv_from else (", {}" if plan.window_from else "")
-        window = f", {handles(plan.window_from)}" if plan.window_from else ""
-        return f"call.output({index}, {{{handles(read)}{conv}{window}}})"
+        # The arguments the family's rule reads, each by its name (aclnn_bindgen::RuleArgument).
+        given = ", ".join(f"{{aclnn_bindgen::RuleArgument::{names.cpp_enumerator(name)}, "
+                          f"py_{names.python_identifier(bound.api.params[k].name)}}}" for name, k in plan.rule_arguments)
+        return f"call.output({index}, {{{given}}})" if given else f"call.output({index})"
     row = traits(param)
     method = row.call_inout if param.direction is Direction.INOUT and row.call_inout else row.call
     if row.call_templated:

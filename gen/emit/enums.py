@@ -29,7 +29,7 @@ from gen.conventions import PLAIN_FORMATS
 from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.model import Model
-from gen.families import FAMILIES, MAX_OPTIONS, MAX_ROLES, OUTPUT_SHAPES
+from gen.families import FAMILIES, MAX_OPTIONS, MAX_ROLES, OUTPUT_SHAPES, RULE_ARGUMENTS
 from gen.ir import DEFAULT_SOC, DType, DTypeCategory, ResultRule, Soc
 
 
@@ -124,7 +124,8 @@ def output_shape_header() -> str:
     """The bound rules' enumeration, and the dispatch to each rule's C++ function, which its row's
     header declares (runtime/include/aclnn_bindgen/shape_rule.h says how)."""
     bound = [rule for rule in OUTPUT_SHAPES if rule.bound]
-    return render(OUTPUT_SHAPE_TABLE[1], rules=bound, headers=sorted({"shape_rule.h", *(rule.header for rule in bound)}))
+    return render(OUTPUT_SHAPE_TABLE[1], rules=bound, headers=sorted({"shape_rule.h", *(rule.header for rule in bound)}),
+                  arguments=RULE_ARGUMENTS)
 
 
 def _soc_table(template: str) -> str:

@@ -29,7 +29,7 @@ import importlib
 import pkgutil
 from typing import TYPE_CHECKING, Optional, Sequence
 
-from gen.families.model import (BASE_SHAPES, CONV_RULE_ROLES, MAX_OPTIONS, MAX_ROLES, POOL_WINDOW_ROLES,
+from gen.families.model import (BASE_SHAPES, CONV_RULE_ROLES, MAX_OPTIONS, MAX_ROLES, POOL_WINDOW_ROLES, RULE_ARGUMENTS,
                                 VARIATION_KINDS, Family, Op, OutputShape, Variation, dtype_source, exact, fixed_dtype,
                                 output_shape, result_dtype, role_dtype_source, rules, shape_arguments,
                                 shape_variations)

@@ -249,8 +249,11 @@ def result_dtype(family: Family, op: str) -> bool:
     return family.row(op).result_dtype
 
 
-# The roles whose arguments the "convolution" rule reads, in bind::RuleArgs.conv's order.
+# The roles whose arguments the "convolution" rule reads.
 CONV_RULE_ROLES = ("stride", "padding", "dilation", "transposed", "output_padding", "groups")
-# The further window arguments the pool family's rules read (bind::RuleArgs).
+# The further window arguments the pool family's rules read.
 POOL_WINDOW_ROLES = ("stride", "padding", "dilation", "ceil_mode")
+# Every argument a rule reads besides its sources' shapes, by name: the generated
+# aclnn_bindgen::RuleArgument enumeration, by which the bindings pass them (bind::RuleArgs).
+RULE_ARGUMENTS = ("dims", "keepdim", "dtype", "noop", *dict.fromkeys(CONV_RULE_ROLES + POOL_WINDOW_ROLES))
 

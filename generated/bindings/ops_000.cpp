@@ -82,10 +82,10 @@ PyObject* wrap_add_layer_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs
     aclTensor* c_bias_optional = call.tensor(4, py_bias_optional);  // biasOptional (const aclTensor*, in)
     double c_epsilon = call.floating<double>(5, py_epsilon);  // epsilon (double, in)
     bool c_additional_output = call.boolean(6, py_additional_output);  // additionalOutput (bool, in)
-    aclTensor* c_y_out = call.output(7, {py::handle(), py::handle(), py::handle()});  // yOut (const aclTensor*, out)
-    aclTensor* c_mean_out = call.output(8, {py::handle(), py::handle(), py::handle()});  // meanOut (const aclTensor*, out)
-    aclTensor* c_rstd_out = call.output(9, {py::handle(), py::handle(), py::handle()});  // rstdOut (const aclTensor*, out)
-    aclTensor* c_x_out = call.output(10, {py::handle(), py::handle(), py::handle()});  // xOut (const aclTensor*, out)
+    aclTensor* c_y_out = call.output(7);  // yOut (const aclTensor*, out)
+    aclTensor* c_mean_out = call.output(8);  // meanOut (const aclTensor*, out)
+    aclTensor* c_rstd_out = call.output(9);  // rstdOut (const aclTensor*, out)
+    aclTensor* c_x_out = call.output(10);  // xOut (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_add_layer_norm>(phase1)(
           c_x1,
@@ -166,10 +166,10 @@ PyObject* wrap_add_rms_norm_cast(PyObject*, PyObject* const* args, Py_ssize_t na
     aclTensor* c_x2 = call.tensor(1, py_x2);  // x2 (const aclTensor*, in)
     aclTensor* c_gamma = call.tensor(2, py_gamma);  // gamma (const aclTensor*, in)
     double c_epsilon = call.floating<double>(3, py_epsilon);  // epsilon (double, in)
-    aclTensor* c_y1_out = call.output(4, {py::handle(), py::handle(), py::handle()});  // y1Out (const aclTensor*, out)
-    aclTensor* c_y2_out = call.output(5, {py::handle(), py::handle(), py::handle()});  // y2Out (const aclTensor*, out)
-    aclTensor* c_rstd_out = call.output(6, {py::handle(), py::handle(), py::handle()});  // rstdOut (const aclTensor*, out)
-    aclTensor* c_x_out = call.output(7, {py::handle(), py::handle(), py::handle()});  // xOut (const aclTensor*, out)
+    aclTensor* c_y1_out = call.output(4);  // y1Out (const aclTensor*, out)
+    aclTensor* c_y2_out = call.output(5);  // y2Out (const aclTensor*, out)
+    aclTensor* c_rstd_out = call.output(6);  // rstdOut (const aclTensor*, out)
+    aclTensor* c_x_out = call.output(7);  // xOut (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_add_rms_norm_cast>(phase1)(
           c_x1,
@@ -247,8 +247,8 @@ PyObject* wrap_amp_update_scale(PyObject*, PyObject* const* args, Py_ssize_t nar
     double c_growth_factor = call.floating<double>(3, py_growth_factor);  // growthFactor (double, in)
     double c_backoff_factor = call.floating<double>(4, py_backoff_factor);  // backoffFactor (double, in)
     int64_t c_growth_interval = call.integer<int64_t>(5, py_growth_interval);  // growthInterval (int64_t, in)
-    aclTensor* c_updated_scale = call.output(6, {py::handle(), py::handle(), py::handle()});  // updatedScale (const aclTensor*, out)
-    aclTensor* c_updated_growth_tracker = call.output(7, {py::handle(), py::handle(), py::handle()});  // updatedGrowthTracker (const aclTensor*, out)
+    aclTensor* c_updated_scale = call.output(6);  // updatedScale (const aclTensor*, out)
+    aclTensor* c_updated_growth_tracker = call.output(7);  // updatedGrowthTracker (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_amp_update_scale>(phase1)(
           c_current_scale,
@@ -1060,7 +1060,7 @@ PyObject* wrap_index_fill_tensor(PyObject*, PyObject* const* args, Py_ssize_t na
     int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
     aclIntArray* c_index = call.int_array(2, py_index);  // index (const aclIntArray*, in)
     aclScalar* c_value = call.scalar(3, py_value);  // value (const aclScalar*, in)
-    aclTensor* c_out_ = call.output(4, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_index_fill_tensor>(phase1)(
           c_self,
@@ -1707,7 +1707,7 @@ PyObject* wrap_l1_loss_backward(PyObject*, PyObject* const* args, Py_ssize_t nar
     aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
     aclTensor* c_target = call.tensor(2, py_target);  // target (const aclTensor*, in)
     int64_t c_reduction = call.integer<int64_t>(3, py_reduction);  // reduction (int64_t, in)
-    aclTensor* c_grad_input = call.output(4, {py::handle(), py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(4);  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_l1_loss_backward>(phase1)(
           c_grad_output,
@@ -1786,9 +1786,9 @@ PyObject* wrap_layer_norm_with_impl_mode(PyObject*, PyObject* const* args, Py_ss
     aclTensor* c_bias_optional = call.tensor(3, py_bias_optional);  // biasOptional (const aclTensor*, in)
     double c_eps = call.floating<double>(4, py_eps);  // eps (double, in)
     int32_t c_impl_mode = call.integer<int32_t>(8, py_impl_mode);  // implMode (int32_t, in)
-    aclTensor* c_out_ = call.output(5, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
-    aclTensor* c_mean_out_optional = call.output(6, {py_normalized_shape, py::handle(), py::handle()});  // meanOutOptional (aclTensor*, out)
-    aclTensor* c_rstd_out_optional = call.output(7, {py_normalized_shape, py::handle(), py::handle()});  // rstdOutOptional (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
+    aclTensor* c_mean_out_optional = call.output(6, {{aclnn_bindgen::RuleArgument::kDims, py_normalized_shape}});  // meanOutOptional (aclTensor*, out)
+    aclTensor* c_rstd_out_optional = call.output(7, {{aclnn_bindgen::RuleArgument::kDims, py_normalized_shape}});  // rstdOutOptional (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_layer_norm_with_impl_mode>(phase1)(
           c_input,
@@ -1909,7 +1909,7 @@ PyObject* wrap_mm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* 
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclTensor* c_mat2 = call.tensor(1, py_mat2);  // mat2 (const aclTensor*, in)
     int8_t c_cube_math_type = call.integer<int8_t>(3, py_cube_math_type);  // cubeMathType (int8_t, in)
-    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_mm>(phase1)(
           c_self,
@@ -2168,7 +2168,7 @@ PyObject* wrap_nll_loss2d_backward(PyObject*, PyObject* const* args, Py_ssize_t 
     int64_t c_reduction = call.integer<int64_t>(4, py_reduction);  // reduction (int64_t, in)
     int64_t c_ignore_index = call.integer<int64_t>(5, py_ignore_index);  // ignoreIndex (int64_t, in)
     aclTensor* c_total_weight = call.tensor(6, py_total_weight);  // totalWeight (aclTensor*, in)
-    aclTensor* c_out_ = call.output(7, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(7);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_nll_loss2d_backward>(phase1)(
           c_grad_output,
@@ -2226,7 +2226,7 @@ PyObject* wrap_prelu(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
     bind::Call call(kSpec_prelu, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclTensor* c_weight = call.tensor(1, py_weight);  // weight (const aclTensor*, in)
-    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_prelu>(phase1)(
           c_self,
@@ -2553,7 +2553,7 @@ PyObject* wrap_swi_glu_grad(PyObject*, PyObject* const* args, Py_ssize_t nargs, 
     aclTensor* c_y_grad = call.tensor(0, py_y_grad);  // yGrad (const aclTensor*, in)
     aclTensor* c_x = call.tensor(1, py_x);  // x (const aclTensor*, in)
     int64_t c_dim = call.integer<int64_t>(2, py_dim);  // dim (int64_t, in)
-    aclTensor* c_out_ = call.output(3, {py::handle(), py::handle(), py::handle()});  // out (const aclTensor*, out)
+    aclTensor* c_out_ = call.output(3);  // out (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_swi_glu_grad>(phase1)(
           c_y_grad,
@@ -2607,7 +2607,7 @@ PyObject* wrap_tril(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject
     bind::Call call(kSpec_tril, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     int64_t c_diagonal = call.integer<int64_t>(1, py_diagonal);  // diagonal (int64_t, in)
-    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_tril>(phase1)(
           c_self,
@@ -2660,7 +2660,7 @@ PyObject* wrap_triu(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject
     bind::Call call(kSpec_triu, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     int64_t c_diagonal = call.integer<int64_t>(1, py_diagonal);  // diagonal (int64_t, in)
-    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_triu>(phase1)(
           c_self,
@@ -2713,7 +2713,7 @@ PyObject* wrap_upsample_nearest2d(PyObject*, PyObject* const* args, Py_ssize_t n
     bind::Call call(kSpec_upsample_nearest2d, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_output_size = call.int_array(1, py_output_size);  // outputSize (const aclIntArray*, in)
-    aclTensor* c_out_ = call.output(2, {py_output_size, py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2, {{aclnn_bindgen::RuleArgument::kDims, py_output_size}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_nearest2d>(phase1)(
           c_self,

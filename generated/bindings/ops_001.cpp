@@ -66,7 +66,7 @@ PyObject* wrap_addmm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
     aclScalar* c_beta = call.scalar(3, py_beta);  // beta (const aclScalar*, in)
     aclScalar* c_alpha = call.scalar(4, py_alpha);  // alpha (const aclScalar*, in)
     int8_t c_cube_math_type = call.integer<int8_t>(6, py_cube_math_type);  // cubeMathType (int8_t, in)
-    aclTensor* c_out_ = call.output(5, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_addmm>(phase1)(
           c_self,
@@ -195,7 +195,7 @@ PyObject* wrap_arg_max(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
     bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
-    aclTensor* c_out_ = call.output(3, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(3, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keepdim}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_arg_max>(phase1)(
           c_self,
@@ -253,7 +253,7 @@ PyObject* wrap_batch_mat_mul(PyObject*, PyObject* const* args, Py_ssize_t nargs,
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclTensor* c_mat2 = call.tensor(1, py_mat2);  // mat2 (const aclTensor*, in)
     int8_t c_cube_math_type = call.integer<int8_t>(3, py_cube_math_type);  // cubeMathType (int8_t, in)
-    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_batch_mat_mul>(phase1)(
           c_self,
@@ -315,7 +315,7 @@ PyObject* wrap_bernoulli_tensor(PyObject*, PyObject* const* args, Py_ssize_t nar
     aclTensor* c_prob = call.tensor(1, py_prob);  // prob (const aclTensor*, in)
     int64_t c_seed = call.integer<int64_t>(2, py_seed);  // seed (int64_t, in)
     int64_t c_offset = call.integer<int64_t>(3, py_offset);  // offset (int64_t, in)
-    aclTensor* c_out_ = call.output(4, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_bernoulli_tensor>(phase1)(
           c_self,
@@ -538,7 +538,7 @@ PyObject* wrap_cross_entropy_loss_grad(PyObject*, PyObject* const* args, Py_ssiz
     int64_t c_ignore_index = call.integer<int64_t>(7, py_ignore_index);  // ignoreIndex (int64_t, in)
     double c_label_smoothing = call.floating<double>(8, py_label_smoothing);  // labelSmoothing (double, in)
     double c_lse_square_scale_for_zloss = call.floating<double>(9, py_lse_square_scale_for_zloss);  // lseSquareScaleForZloss (double, in)
-    aclTensor* c_out_ = call.output(10, {py::handle(), py::handle(), py::handle()});  // out (const aclTensor*, out)
+    aclTensor* c_out_ = call.output(10);  // out (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_cross_entropy_loss_grad>(phase1)(
           c_grad_loss,
@@ -603,7 +603,7 @@ PyObject* wrap_cumprod(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
     aclTensor* c_input = call.tensor(0, py_input);  // input (const aclTensor*, in)
     aclScalar* c_dim = call.scalar(1, py_dim);  // dim (const aclScalar*, in)
     aclDataType c_dtype = call.dtype(2, py_dtype);  // dtype (const aclDataType, in)
-    aclTensor* c_out_ = call.output(3, {py::handle(), py::handle(), py_dtype});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(3, {{aclnn_bindgen::RuleArgument::kDtype, py_dtype}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_cumprod>(phase1)(
           c_input,
@@ -732,7 +732,7 @@ PyObject* wrap_equal(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
     bind::Call call(kSpec_equal, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclTensor* c_other = call.tensor(1, py_other);  // other (const aclTensor*, in)
-    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_equal>(phase1)(
           c_self,
@@ -935,7 +935,7 @@ PyObject* wrap_flip(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject
     bind::Call call(kSpec_flip, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_dims = call.int_array(1, py_dims);  // dims (const aclIntArray*, in)
-    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_flip>(phase1)(
           c_self,
@@ -1539,8 +1539,8 @@ PyObject* wrap_gemma_rms_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs
     aclTensor* c_x = call.tensor(0, py_x);  // x (const aclTensor*, in)
     aclTensor* c_gamma = call.tensor(1, py_gamma);  // gamma (const aclTensor*, in)
     double c_epsilon = call.floating<double>(2, py_epsilon);  // epsilon (double, in)
-    aclTensor* c_y_out = call.output(3, {py::handle(), py::handle(), py::handle()});  // yOut (const aclTensor*, out)
-    aclTensor* c_rstd_out = call.output(4, {py::handle(), py::handle(), py::handle()});  // rstdOut (const aclTensor*, out)
+    aclTensor* c_y_out = call.output(3);  // yOut (const aclTensor*, out)
+    aclTensor* c_rstd_out = call.output(4);  // rstdOut (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_gemma_rms_norm>(phase1)(
           c_x,
@@ -2251,7 +2251,7 @@ PyObject* wrap_kl_div_backward(PyObject*, PyObject* const* args, Py_ssize_t narg
     aclTensor* c_target = call.tensor(2, py_target);  // target (const aclTensor*, in)
     int64_t c_reduction = call.integer<int64_t>(3, py_reduction);  // reduction (int64_t, in)
     bool c_log_target = call.boolean(4, py_log_target);  // logTarget (bool, in)
-    aclTensor* c_out_ = call.output(5, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_kl_div_backward>(phase1)(
           c_grad_output,
@@ -2417,7 +2417,7 @@ PyObject* wrap_matmul(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclTensor* c_mat2 = call.tensor(1, py_mat2);  // mat2 (const aclTensor*, in)
     int8_t c_cube_math_type = call.integer<int8_t>(3, py_cube_math_type);  // cubeMathType (int8_t, in)
-    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_matmul>(phase1)(
           c_self,
@@ -2479,8 +2479,8 @@ PyObject* wrap_nan_median_dim(PyObject*, PyObject* const* args, Py_ssize_t nargs
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
     bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
-    aclTensor* c_values_out = call.output(3, {py_dim, py_keep_dim, py::handle()});  // valuesOut (aclTensor*, out)
-    aclTensor* c_indices_out = call.output(4, {py_dim, py_keep_dim, py::handle()});  // indicesOut (aclTensor*, out)
+    aclTensor* c_values_out = call.output(3, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keep_dim}});  // valuesOut (aclTensor*, out)
+    aclTensor* c_indices_out = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keep_dim}});  // indicesOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_nan_median_dim>(phase1)(
           c_self,
@@ -3033,7 +3033,7 @@ PyObject* wrap_upsample_nearest3d(PyObject*, PyObject* const* args, Py_ssize_t n
     double c_scales_d = call.floating<double>(2, py_scales_d);  // scalesD (double, in)
     double c_scales_h = call.floating<double>(3, py_scales_h);  // scalesH (double, in)
     double c_scales_w = call.floating<double>(4, py_scales_w);  // scalesW (double, in)
-    aclTensor* c_out_ = call.output(5, {py_output_size, py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5, {{aclnn_bindgen::RuleArgument::kDims, py_output_size}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_nearest3d>(phase1)(
           c_self,
@@ -3097,7 +3097,7 @@ PyObject* wrap_var_correction(PyObject*, PyObject* const* args, Py_ssize_t nargs
     aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
     int64_t c_correction = call.integer<int64_t>(2, py_correction);  // correction (int64_t, in)
     bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
-    aclTensor* c_out_ = call.output(4, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keepdim}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_var_correction>(phase1)(
           c_self,

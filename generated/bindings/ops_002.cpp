@@ -54,7 +54,7 @@ PyObject* wrap_adaptive_max_pool2d_backward(PyObject*, PyObject* const* args, Py
     aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
     aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
     aclTensor* c_indices = call.tensor(2, py_indices);  // indices (const aclTensor*, in)
-    aclTensor* c_grad_input = call.output(3, {py::handle(), py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(3);  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_adaptive_max_pool2d_backward>(phase1)(
           c_grad_output,
@@ -408,7 +408,7 @@ PyObject* wrap_cast(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject
     bind::Call call(kSpec_cast, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclDataType c_dtype = call.dtype(1, py_dtype);  // dtype (const aclDataType, in)
-    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py_dtype});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2, {{aclnn_bindgen::RuleArgument::kDtype, py_dtype}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_cast>(phase1)(
           c_self,
@@ -1219,7 +1219,7 @@ PyObject* wrap_index_add(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyO
     aclTensor* c_index = call.tensor(2, py_index);  // index (const aclTensor*, in)
     aclTensor* c_source = call.tensor(3, py_source);  // source (const aclTensor*, in)
     aclScalar* c_alpha = call.scalar(4, py_alpha);  // alpha (const aclScalar*, in)
-    aclTensor* c_out_ = call.output(5, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_index_add>(phase1)(
           c_self,
@@ -1964,7 +1964,7 @@ PyObject* wrap_log_softmax(PyObject*, PyObject* const* args, Py_ssize_t nargs, P
     bind::Call call(kSpec_log_softmax, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
-    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_log_softmax>(phase1)(
           c_self,
@@ -2021,7 +2021,7 @@ PyObject* wrap_log_sum_exp(PyObject*, PyObject* const* args, Py_ssize_t nargs, P
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
     bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
-    aclTensor* c_out_ = call.output(3, {py_dim, py_keep_dim, py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(3, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keep_dim}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_log_sum_exp>(phase1)(
           c_self,
@@ -2071,7 +2071,7 @@ PyObject* wrap_max(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
     py::handle py_out(values[1]);
     bind::Call call(kSpec_max, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-    aclTensor* c_out_ = call.output(1, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_max>(phase1)(
           c_self,
@@ -2131,7 +2131,7 @@ PyObject* wrap_prod_dim(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyOb
     int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
     bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
     aclDataType c_dtype = call.dtype(3, py_dtype);  // dtype (const aclDataType, in)
-    aclTensor* c_out_ = call.output(4, {py_dim, py_keep_dim, py_dtype});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keep_dim}, {aclnn_bindgen::RuleArgument::kDtype, py_dtype}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_prod_dim>(phase1)(
           c_self,
@@ -2190,7 +2190,7 @@ PyObject* wrap_reflection_pad3d_backward(PyObject*, PyObject* const* args, Py_ss
     aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
     aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_padding = call.int_array(2, py_padding);  // padding (const aclIntArray*, in)
-    aclTensor* c_grad_input = call.output(3, {py::handle(), py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(3);  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_reflection_pad3d_backward>(phase1)(
           c_grad_output,
@@ -2424,7 +2424,7 @@ PyObject* wrap_scatter_reduce(PyObject*, PyObject* const* args, Py_ssize_t nargs
     aclTensor* c_src = call.tensor(3, py_src);  // src (const aclTensor*, in)
     int64_t c_reduce = call.integer<int64_t>(4, py_reduce);  // reduce (int64_t, in)
     bool c_include_self = call.boolean(5, py_include_self);  // includeSelf (bool, in)
-    aclTensor* c_out_ = call.output(6, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(6);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_scatter_reduce>(phase1)(
           c_self,
@@ -2547,7 +2547,7 @@ PyObject* wrap_upsample_linear1d(PyObject*, PyObject* const* args, Py_ssize_t na
     aclIntArray* c_output_size = call.int_array(1, py_output_size);  // outputSize (const aclIntArray*, in)
     bool c_align_corners = call.boolean(2, py_align_corners);  // alignCorners (bool, in)
     double c_scales = call.floating<double>(3, py_scales);  // scales (double, in)
-    aclTensor* c_out_ = call.output(4, {py_output_size, py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_output_size}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_linear1d>(phase1)(
           c_self,

@@ -66,9 +66,9 @@ PyObject* wrap_add_rms_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, 
     aclTensor* c_x2 = call.tensor(1, py_x2);  // x2 (const aclTensor*, in)
     aclTensor* c_gamma = call.tensor(2, py_gamma);  // gamma (const aclTensor*, in)
     double c_epsilon = call.floating<double>(3, py_epsilon);  // epsilon (double, in)
-    aclTensor* c_y_out = call.output(4, {py::handle(), py::handle(), py::handle()});  // yOut (aclTensor*, out)
-    aclTensor* c_rstd_out = call.output(5, {py::handle(), py::handle(), py::handle()});  // rstdOut (aclTensor*, out)
-    aclTensor* c_x_out = call.output(6, {py::handle(), py::handle(), py::handle()});  // xOut (aclTensor*, out)
+    aclTensor* c_y_out = call.output(4);  // yOut (aclTensor*, out)
+    aclTensor* c_rstd_out = call.output(5);  // rstdOut (aclTensor*, out)
+    aclTensor* c_x_out = call.output(6);  // xOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_add_rms_norm>(phase1)(
           c_x1,
@@ -125,8 +125,8 @@ PyObject* wrap_aminmax_all(PyObject*, PyObject* const* args, Py_ssize_t nargs, P
     py::handle py_out(values[1]);
     bind::Call call(kSpec_aminmax_all, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-    aclTensor* c_min_out = call.output(1, {py::handle(), py::handle(), py::handle()});  // minOut (aclTensor*, out)
-    aclTensor* c_max_out = call.output(2, {py::handle(), py::handle(), py::handle()});  // maxOut (aclTensor*, out)
+    aclTensor* c_min_out = call.output(1);  // minOut (aclTensor*, out)
+    aclTensor* c_max_out = call.output(2);  // maxOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_aminmax_all>(phase1)(
           c_self,
@@ -328,8 +328,8 @@ PyObject* wrap_batch_norm_gather_stats_with_counts(PyObject*, PyObject* const* a
     double c_momentum = call.floating<double>(5, py_momentum);  // momentum (double, in)
     double c_eps = call.floating<double>(6, py_eps);  // eps (double, in)
     aclTensor* c_counts = call.tensor(7, py_counts);  // counts (const aclTensor*, in)
-    aclTensor* c_mean_all = call.output(8, {py::handle(), py::handle(), py::handle()});  // meanAll (aclTensor*, out)
-    aclTensor* c_invstd_all = call.output(9, {py::handle(), py::handle(), py::handle()});  // invstdAll (aclTensor*, out)
+    aclTensor* c_mean_all = call.output(8);  // meanAll (aclTensor*, out)
+    aclTensor* c_invstd_all = call.output(9);  // invstdAll (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_batch_norm_gather_stats_with_counts>(phase1)(
           c_input,
@@ -1166,7 +1166,7 @@ PyObject* wrap_ge_glu_v3_backward(PyObject*, PyObject* const* args, Py_ssize_t n
     int64_t c_dim = call.integer<int64_t>(3, py_dim);  // dim (int64_t, in)
     int64_t c_approximate = call.integer<int64_t>(4, py_approximate);  // approximate (int64_t, in)
     bool c_activate_left = call.boolean(5, py_activate_left);  // activateLeft (bool, in)
-    aclTensor* c_grad_input = call.output(6, {py::handle(), py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(6);  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_ge_glu_v3_backward>(phase1)(
           c_grad_output,
@@ -1227,7 +1227,7 @@ PyObject* wrap_glu_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, 
     aclTensor* c_grad_out = call.tensor(0, py_grad_out);  // gradOut (const aclTensor*, in)
     aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
     int64_t c_dim = call.integer<int64_t>(2, py_dim);  // dim (int64_t, in)
-    aclTensor* c_out_ = call.output(3, {py::handle(), py::handle(), py::handle()});  // out (const aclTensor*, out)
+    aclTensor* c_out_ = call.output(3);  // out (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_glu_backward>(phase1)(
           c_grad_out,
@@ -1297,7 +1297,7 @@ PyObject* wrap_index_add_v2(PyObject*, PyObject* const* args, Py_ssize_t nargs, 
     aclTensor* c_source = call.tensor(3, py_source);  // source (const aclTensor*, in)
     aclScalar* c_alpha = call.scalar(4, py_alpha);  // alpha (const aclScalar*, in)
     int64_t c_mode = call.integer<int64_t>(5, py_mode);  // mode (int64_t, in)
-    aclTensor* c_out_ = call.output(6, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(6);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_index_add_v2>(phase1)(
           c_self,
@@ -2346,7 +2346,7 @@ PyObject* wrap_nll_loss_backward(PyObject*, PyObject* const* args, Py_ssize_t na
     int64_t c_reduction = call.integer<int64_t>(4, py_reduction);  // reduction (int64_t, in)
     int64_t c_ignore_index = call.integer<int64_t>(5, py_ignore_index);  // ignoreIndex (int64_t, in)
     aclTensor* c_total_weight = call.tensor(6, py_total_weight);  // totalWeight (const aclTensor*, in)
-    aclTensor* c_out_ = call.output(7, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(7);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_nll_loss_backward>(phase1)(
           c_grad_output,
@@ -2510,7 +2510,7 @@ PyObject* wrap_prod(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject
     bind::Call call(kSpec_prod, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclDataType c_dtype = call.dtype(1, py_dtype);  // dtype (const aclDataType, in)
-    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py_dtype});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2, {{aclnn_bindgen::RuleArgument::kDtype, py_dtype}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_prod>(phase1)(
           c_self,
@@ -2882,7 +2882,7 @@ PyObject* wrap_softmax_backward(PyObject*, PyObject* const* args, Py_ssize_t nar
     aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
     aclTensor* c_output = call.tensor(1, py_output);  // output (const aclTensor*, in)
     int64_t c_dim = call.integer<int64_t>(2, py_dim);  // dim (int64_t, in)
-    aclTensor* c_out_ = call.output(3, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_softmax_backward>(phase1)(
           c_grad_output,
@@ -2944,7 +2944,7 @@ PyObject* wrap_std(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
     aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
     int64_t c_correction = call.integer<int64_t>(2, py_correction);  // correction (const int64_t, in)
     bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
-    aclTensor* c_out_ = call.output(4, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keepdim}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_std>(phase1)(
           c_self,
@@ -3063,7 +3063,7 @@ PyObject* wrap_upsample_bilinear2d_backward(PyObject*, PyObject* const* args, Py
     bool c_align_corners = call.boolean(3, py_align_corners);  // alignCorners (bool, in)
     double c_scales_h = call.floating<double>(4, py_scales_h);  // scalesH (double, in)
     double c_scales_w = call.floating<double>(5, py_scales_w);  // scalesW (double, in)
-    aclTensor* c_grad_input = call.output(6, {py_input_size, py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(6, {{aclnn_bindgen::RuleArgument::kDims, py_input_size}});  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_bilinear2d_backward>(phase1)(
           c_grad_out,
@@ -3120,7 +3120,7 @@ PyObject* wrap_upsample_nearest1d(PyObject*, PyObject* const* args, Py_ssize_t n
     bind::Call call(kSpec_upsample_nearest1d, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_output_size = call.int_array(1, py_output_size);  // outputSize (const aclIntArray*, in)
-    aclTensor* c_out_ = call.output(2, {py_output_size, py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2, {{aclnn_bindgen::RuleArgument::kDims, py_output_size}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_nearest1d>(phase1)(
           c_self,
@@ -3177,7 +3177,7 @@ PyObject* wrap_upsample_nearest1d_v2(PyObject*, PyObject* const* args, Py_ssize_
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_output_size = call.int_array(1, py_output_size);  // outputSize (const aclIntArray*, in)
     float c_scales = call.floating<float>(2, py_scales);  // scales (float, in)
-    aclTensor* c_out_ = call.output(3, {py_output_size, py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(3, {{aclnn_bindgen::RuleArgument::kDims, py_output_size}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_nearest1d_v2>(phase1)(
           c_self,
@@ -3247,7 +3247,7 @@ PyObject* wrap_upsample_nearest_exact3d_backward(PyObject*, PyObject* const* arg
     double c_scales_d = call.floating<double>(3, py_scales_d);  // scalesD (double, in)
     double c_scales_h = call.floating<double>(4, py_scales_h);  // scalesH (double, in)
     double c_scales_w = call.floating<double>(5, py_scales_w);  // scalesW (double, in)
-    aclTensor* c_grad_input = call.output(6, {py_input_size, py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(6, {{aclnn_bindgen::RuleArgument::kDims, py_input_size}});  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_nearest_exact3d_backward>(phase1)(
           c_grad_out,

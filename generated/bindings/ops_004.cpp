@@ -50,7 +50,7 @@ PyObject* wrap_adaptive_avg_pool3d_backward(PyObject*, PyObject* const* args, Py
     bind::Call call(kSpec_adaptive_avg_pool3d_backward, py_out);
     aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
     aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_adaptive_avg_pool3d_backward>(phase1)(
           c_grad_output,
@@ -107,7 +107,7 @@ PyObject* wrap_argsort(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
     bool c_descending = call.boolean(2, py_descending);  // descending (bool, in)
-    aclTensor* c_out_ = call.output(3, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_argsort>(phase1)(
           c_self,
@@ -1157,9 +1157,9 @@ PyObject* wrap_group_norm_backward(PyObject*, PyObject* const* args, Py_ssize_t 
     int64_t c_hx_w = call.integer<int64_t>(7, py_hx_w);  // HxW (int64_t, in)
     int64_t c_group = call.integer<int64_t>(8, py_group);  // group (int64_t, in)
     aclBoolArray* c_output_mask = call.bool_array(9, py_output_mask);  // outputMask (const aclBoolArray*, in)
-    aclTensor* c_grad_input = call.output(10, {py::handle(), py::handle(), py::handle()});  // gradInput (aclTensor*, out)
-    aclTensor* c_grad_gamma_out = call.output(11, {py::handle(), py::handle(), py::handle()});  // gradGammaOut (aclTensor*, out)
-    aclTensor* c_grad_beta_out = call.output(12, {py::handle(), py::handle(), py::handle()});  // gradBetaOut (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(10);  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_gamma_out = call.output(11);  // gradGammaOut (aclTensor*, out)
+    aclTensor* c_grad_beta_out = call.output(12);  // gradBetaOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_group_norm_backward>(phase1)(
           c_grad_out,
@@ -1664,7 +1664,7 @@ PyObject* wrap_max_pool2d_with_indices_backward(PyObject*, PyObject* const* args
     aclIntArray* c_padding = call.int_array(5, py_padding);  // padding (const aclIntArray*, in)
     aclIntArray* c_dilation = call.int_array(6, py_dilation);  // dilation (const aclIntArray*, in)
     bool c_ceil_mode = call.boolean(7, py_ceil_mode);  // ceilMode (bool, in)
-    aclTensor* c_grad_input = call.output(8, {py::handle(), py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(8);  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_max_pool2d_with_indices_backward>(phase1)(
           c_grad_output,
@@ -1747,7 +1747,7 @@ PyObject* wrap_max_pool3d_with_argmax_backward(PyObject*, PyObject* const* args,
     aclIntArray* c_padding = call.int_array(5, py_padding);  // padding (const aclIntArray*, in)
     aclIntArray* c_dilation = call.int_array(6, py_dilation);  // dilation (const aclIntArray*, in)
     bool c_ceil_mode = call.boolean(7, py_ceil_mode);  // ceilMode (bool, in)
-    aclTensor* c_grad_input = call.output(8, {py::handle(), py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(8);  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_max_pool3d_with_argmax_backward>(phase1)(
           c_grad_output,
@@ -1867,7 +1867,7 @@ PyObject* wrap_mean(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject
     aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
     bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
     aclDataType c_dtype = call.dtype(3, py_dtype);  // dtype (aclDataType, in)
-    aclTensor* c_out_ = call.output(4, {py_dim, py_keep_dim, py_dtype});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keep_dim}, {aclnn_bindgen::RuleArgument::kDtype, py_dtype}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_mean>(phase1)(
           c_self,
@@ -1918,7 +1918,7 @@ PyObject* wrap_nonzero_v2(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
     py::handle py_out(values[1]);
     bind::Call call(kSpec_nonzero_v2, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-    aclTensor* c_out_ = call.output(1, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_nonzero_v2>(phase1)(
           c_self,
@@ -1978,7 +1978,7 @@ PyObject* wrap_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject
     aclScalar* c_p_scalar = call.scalar(1, py_p_scalar);  // pScalar (const aclScalar*, in)
     aclIntArray* c_dim = call.int_array(2, py_dim);  // dim (const aclIntArray*, in)
     bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
-    aclTensor* c_out_ = call.output(4, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keepdim}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_norm>(phase1)(
           c_self,
@@ -2215,7 +2215,7 @@ PyObject* wrap_reduce_sum(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
     aclIntArray* c_dims = call.int_array(1, py_dims);  // dims (const aclIntArray*, in)
     bool c_keep_dims = call.boolean(2, py_keep_dims);  // keepDims (bool, in)
     aclDataType c_dtype = call.dtype(3, py_dtype);  // dtype (aclDataType, in)
-    aclTensor* c_out_ = call.output(4, {py_dims, py_keep_dims, py_dtype});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_dims}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keep_dims}, {aclnn_bindgen::RuleArgument::kDtype, py_dtype}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_reduce_sum>(phase1)(
           c_self,
@@ -2270,7 +2270,7 @@ PyObject* wrap_reflection_pad1d(PyObject*, PyObject* const* args, Py_ssize_t nar
     bind::Call call(kSpec_reflection_pad1d, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_padding = call.int_array(1, py_padding);  // padding (const aclIntArray*, in)
-    aclTensor* c_out_ = call.output(2, {py_padding, py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2, {{aclnn_bindgen::RuleArgument::kDims, py_padding}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_reflection_pad1d>(phase1)(
           c_self,
@@ -2621,8 +2621,8 @@ PyObject* wrap_unique(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     bool c_sorted = call.boolean(1, py_sorted);  // sorted (bool, in)
     bool c_return_inverse = call.boolean(2, py_return_inverse);  // returnInverse (bool, in)
-    aclTensor* c_value_out = call.output(3, {py::handle(), py::handle(), py::handle()});  // valueOut (aclTensor*, out)
-    aclTensor* c_inverse_out = call.output(4, {py::handle(), py::handle(), py::handle()});  // inverseOut (aclTensor*, out)
+    aclTensor* c_value_out = call.output(3);  // valueOut (aclTensor*, out)
+    aclTensor* c_inverse_out = call.output(4);  // inverseOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_unique>(phase1)(
           c_self,
@@ -2689,7 +2689,7 @@ PyObject* wrap_upsample_bicubic2d(PyObject*, PyObject* const* args, Py_ssize_t n
     bool c_align_corners = call.boolean(2, py_align_corners);  // alignCorners (bool, in)
     double c_scales_h = call.floating<double>(3, py_scales_h);  // scalesH (double, in)
     double c_scales_w = call.floating<double>(4, py_scales_w);  // scalesW (double, in)
-    aclTensor* c_out_ = call.output(5, {py_output_size, py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5, {{aclnn_bindgen::RuleArgument::kDims, py_output_size}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_bicubic2d>(phase1)(
           c_self,
@@ -2761,7 +2761,7 @@ PyObject* wrap_upsample_bilinear2d_backward_v2(PyObject*, PyObject* const* args,
     bool c_align_corners = call.boolean(3, py_align_corners);  // alignCorners (bool, in)
     double c_scales_h = call.floating<double>(4, py_scales_h);  // scalesH (double, in)
     double c_scales_w = call.floating<double>(5, py_scales_w);  // scalesW (double, in)
-    aclTensor* c_grad_input = call.output(6, {py_input_size, py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(6, {{aclnn_bindgen::RuleArgument::kDims, py_input_size}});  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_bilinear2d_backward_v2>(phase1)(
           c_grad_out,

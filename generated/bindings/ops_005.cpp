@@ -54,7 +54,7 @@ PyObject* wrap_amax(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
     bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
-    aclTensor* c_out_ = call.output(3, {py_dim, py_keep_dim, py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(3, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keep_dim}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_amax>(phase1)(
           c_self,
@@ -205,7 +205,7 @@ PyObject* wrap_avg_pool3d_backward(PyObject*, PyObject* const* args, Py_ssize_t 
     bool c_ceil_mode = call.boolean(5, py_ceil_mode);  // ceilMode (bool, in)
     bool c_count_include_pad = call.boolean(6, py_count_include_pad);  // countIncludePad (bool, in)
     int64_t c_divisor_override = call.integer<int64_t>(7, py_divisor_override);  // divisorOverride (int64_t, in)
-    aclTensor* c_output = call.output(8, {py::handle(), py::handle(), py::handle()});  // output (aclTensor*, out)
+    aclTensor* c_output = call.output(8);  // output (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_avg_pool3d_backward>(phase1)(
           c_grad_output,
@@ -801,8 +801,8 @@ PyObject* wrap_grid_sampler3_d_backward(PyObject*, PyObject* const* args, Py_ssi
     int64_t c_padding_mode = call.integer<int64_t>(4, py_padding_mode);  // paddingMode (int64_t, in)
     bool c_align_corners = call.boolean(5, py_align_corners);  // alignCorners (bool, in)
     aclBoolArray* c_output_mask = call.bool_array(6, py_output_mask);  // outputMask (const aclBoolArray*, in)
-    aclTensor* c_input_grad = call.output(7, {py::handle(), py::handle(), py::handle()});  // inputGrad (aclTensor*, out)
-    aclTensor* c_grid_grad = call.output(8, {py::handle(), py::handle(), py::handle()});  // gridGrad (aclTensor*, out)
+    aclTensor* c_input_grad = call.output(7);  // inputGrad (aclTensor*, out)
+    aclTensor* c_grid_grad = call.output(8);  // gridGrad (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_grid_sampler3_d_backward>(phase1)(
           c_grad_output,
@@ -905,9 +905,9 @@ PyObject* wrap_group_norm_swish_grad(PyObject*, PyObject* const* args, Py_ssize_
     double c_swish_scale = call.floating<double>(8, py_swish_scale);  // swishScale (double, in)
     bool c_dgamma_is_require = call.boolean(9, py_dgamma_is_require);  // dgammaIsRequire (bool, in)
     bool c_dbeta_is_require = call.boolean(10, py_dbeta_is_require);  // dbetaIsRequire (bool, in)
-    aclTensor* c_dx_out = call.output(11, {py::handle(), py::handle(), py::handle()});  // dxOut (const aclTensor*, out)
-    aclTensor* c_dgamma_out = call.output(12, {py::handle(), py::handle(), py::handle()});  // dgammaOut (const aclTensor*, out)
-    aclTensor* c_dbeta_out = call.output(13, {py::handle(), py::handle(), py::handle()});  // dbetaOut (const aclTensor*, out)
+    aclTensor* c_dx_out = call.output(11);  // dxOut (const aclTensor*, out)
+    aclTensor* c_dgamma_out = call.output(12);  // dgammaOut (const aclTensor*, out)
+    aclTensor* c_dbeta_out = call.output(13);  // dbetaOut (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_group_norm_swish_grad>(phase1)(
           c_dy,
@@ -1467,8 +1467,8 @@ PyObject* wrap_log_sigmoid_forward(PyObject*, PyObject* const* args, Py_ssize_t 
     py::handle py_out(values[1]);
     bind::Call call(kSpec_log_sigmoid_forward, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-    aclTensor* c_out_ = call.output(1, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
-    aclTensor* c_buffer = call.output(2, {py::handle(), py::handle(), py::handle()});  // buffer (aclTensor*, out)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
+    aclTensor* c_buffer = call.output(2);  // buffer (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_log_sigmoid_forward>(phase1)(
           c_self,
@@ -1525,7 +1525,7 @@ PyObject* wrap_log_softmax_backward(PyObject*, PyObject* const* args, Py_ssize_t
     aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
     aclTensor* c_output = call.tensor(1, py_output);  // output (const aclTensor*, in)
     int64_t c_dim = call.integer<int64_t>(2, py_dim);  // dim (int64_t, in)
-    aclTensor* c_out_ = call.output(3, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_log_softmax_backward>(phase1)(
           c_grad_output,
@@ -1587,7 +1587,7 @@ PyObject* wrap_mse_loss_backward(PyObject*, PyObject* const* args, Py_ssize_t na
     aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
     aclTensor* c_target = call.tensor(2, py_target);  // target (const aclTensor*, in)
     int64_t c_reduction = call.integer<int64_t>(3, py_reduction);  // reduction (int64_t, in)
-    aclTensor* c_out_ = call.output(4, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_mse_loss_backward>(phase1)(
           c_grad_output,
@@ -1710,7 +1710,7 @@ PyObject* wrap_replication_pad3d_backward(PyObject*, PyObject* const* args, Py_s
     aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
     aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_padding = call.int_array(2, py_padding);  // padding (const aclIntArray*, in)
-    aclTensor* c_grad_input = call.output(3, {py::handle(), py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(3);  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_replication_pad3d_backward>(phase1)(
           c_grad_output,
@@ -1776,7 +1776,7 @@ PyObject* wrap_upsample_linear1d_backward(PyObject*, PyObject* const* args, Py_s
     aclIntArray* c_input_size = call.int_array(2, py_input_size);  // inputSize (const aclIntArray*, in)
     bool c_align_corners = call.boolean(3, py_align_corners);  // alignCorners (bool, in)
     double c_scales = call.floating<double>(4, py_scales);  // scales (double, in)
-    aclTensor* c_grad_input = call.output(5, {py_input_size, py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(5, {{aclnn_bindgen::RuleArgument::kDims, py_input_size}});  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_linear1d_backward>(phase1)(
           c_grad_out,

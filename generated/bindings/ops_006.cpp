@@ -78,9 +78,9 @@ PyObject* wrap_add_layer_norm_grad(PyObject*, PyObject* const* args, Py_ssize_t 
     aclTensor* c_mean = call.tensor(4, py_mean);  // mean (const aclTensor*, in)
     aclTensor* c_gamma = call.tensor(5, py_gamma);  // gamma (const aclTensor*, in)
     aclTensor* c_dsum_optional = call.tensor(6, py_dsum_optional);  // dsumOptional (const aclTensor*, in)
-    aclTensor* c_dx_out = call.output(7, {py::handle(), py::handle(), py::handle()});  // dxOut (const aclTensor*, out)
-    aclTensor* c_dgamma_out = call.output(8, {py::handle(), py::handle(), py::handle()});  // dgammaOut (const aclTensor*, out)
-    aclTensor* c_dbeta_out = call.output(9, {py::handle(), py::handle(), py::handle()});  // dbetaOut (const aclTensor*, out)
+    aclTensor* c_dx_out = call.output(7);  // dxOut (const aclTensor*, out)
+    aclTensor* c_dgamma_out = call.output(8);  // dgammaOut (const aclTensor*, out)
+    aclTensor* c_dbeta_out = call.output(9);  // dbetaOut (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_add_layer_norm_grad>(phase1)(
           c_dy,
@@ -202,7 +202,7 @@ PyObject* wrap_all(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
     bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
-    aclTensor* c_out_ = call.output(3, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(3, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keepdim}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_all>(phase1)(
           c_self,
@@ -316,7 +316,7 @@ PyObject* wrap_binary_cross_entropy_backward(PyObject*, PyObject* const* args, P
     aclTensor* c_target = call.tensor(2, py_target);  // target (const aclTensor*, in)
     aclTensor* c_weight_optional = call.tensor(3, py_weight_optional);  // weightOptional (const aclTensor*, in)
     int64_t c_reduction = call.integer<int64_t>(4, py_reduction);  // reduction (int64_t, in)
-    aclTensor* c_out_ = call.output(5, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_binary_cross_entropy_backward>(phase1)(
           c_grad_output,
@@ -510,7 +510,7 @@ PyObject* wrap_convolution(PyObject*, PyObject* const* args, Py_ssize_t nargs, P
     aclIntArray* c_output_padding = call.int_array(7, py_output_padding);  // outputPadding (const aclIntArray*, in)
     int64_t c_groups = call.integer<int64_t>(8, py_groups);  // groups (const int64_t, in)
     int8_t c_cube_math_type = call.integer<int8_t>(10, py_cube_math_type);  // cubeMathType (int8_t, in)
-    aclTensor* c_output = call.output(9, {py::handle(), py::handle(), py::handle(), py::handle(), {py_stride, py_padding, py_dilation, py_transposed, py_output_padding, py_groups}});  // output (aclTensor*, out)
+    aclTensor* c_output = call.output(9, {{aclnn_bindgen::RuleArgument::kStride, py_stride}, {aclnn_bindgen::RuleArgument::kPadding, py_padding}, {aclnn_bindgen::RuleArgument::kDilation, py_dilation}, {aclnn_bindgen::RuleArgument::kTransposed, py_transposed}, {aclnn_bindgen::RuleArgument::kOutputPadding, py_output_padding}, {aclnn_bindgen::RuleArgument::kGroups, py_groups}});  // output (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_convolution>(phase1)(
           c_input,
@@ -1649,7 +1649,7 @@ PyObject* wrap_kl_div_target_backward(PyObject*, PyObject* const* args, Py_ssize
     aclTensor* c_target = call.tensor(2, py_target);  // target (const aclTensor*, in)
     int64_t c_reduction = call.integer<int64_t>(3, py_reduction);  // reduction (int64_t, in)
     bool c_log_target = call.boolean(4, py_log_target);  // logTarget (bool, in)
-    aclTensor* c_grad_target = call.output(5, {py::handle(), py::handle(), py::handle()});  // gradTarget (aclTensor*, out)
+    aclTensor* c_grad_target = call.output(5);  // gradTarget (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_kl_div_target_backward>(phase1)(
           c_grad_output,
@@ -1717,8 +1717,8 @@ PyObject* wrap_kthvalue(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyOb
     int64_t c_k = call.integer<int64_t>(1, py_k);  // k (int64_t, in)
     int64_t c_dim = call.integer<int64_t>(2, py_dim);  // dim (int64_t, in)
     bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
-    aclTensor* c_values_out = call.output(4, {py_dim, py_keepdim, py::handle()});  // valuesOut (aclTensor*, out)
-    aclTensor* c_indices_out = call.output(5, {py_dim, py_keepdim, py::handle()});  // indicesOut (aclTensor*, out)
+    aclTensor* c_values_out = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keepdim}});  // valuesOut (aclTensor*, out)
+    aclTensor* c_indices_out = call.output(5, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keepdim}});  // indicesOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_kthvalue>(phase1)(
           c_self,
@@ -1794,9 +1794,9 @@ PyObject* wrap_layer_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
     aclTensor* c_weight_optional = call.tensor(2, py_weight_optional);  // weightOptional (const aclTensor*, in)
     aclTensor* c_bias_optional = call.tensor(3, py_bias_optional);  // biasOptional (const aclTensor*, in)
     double c_eps = call.floating<double>(4, py_eps);  // eps (double, in)
-    aclTensor* c_out_ = call.output(5, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
-    aclTensor* c_mean_out_optional = call.output(6, {py_normalized_shape, py::handle(), py::handle()});  // meanOutOptional (aclTensor*, out)
-    aclTensor* c_rstd_out_optional = call.output(7, {py_normalized_shape, py::handle(), py::handle()});  // rstdOutOptional (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
+    aclTensor* c_mean_out_optional = call.output(6, {{aclnn_bindgen::RuleArgument::kDims, py_normalized_shape}});  // meanOutOptional (aclTensor*, out)
+    aclTensor* c_rstd_out_optional = call.output(7, {{aclnn_bindgen::RuleArgument::kDims, py_normalized_shape}});  // rstdOutOptional (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_layer_norm>(phase1)(
           c_input,
@@ -1927,8 +1927,8 @@ PyObject* wrap_max_pool2d_with_indices(PyObject*, PyObject* const* args, Py_ssiz
     aclIntArray* c_padding = call.int_array(3, py_padding);  // padding (const aclIntArray*, in)
     aclIntArray* c_dilation = call.int_array(4, py_dilation);  // dilation (const aclIntArray*, in)
     bool c_ceil_mode = call.boolean(5, py_ceil_mode);  // ceilMode (bool, in)
-    aclTensor* c_out_ = call.output(6, {py_kernel_size, py::handle(), py::handle(), py::handle(), {}, py_stride, py_padding, py_dilation, py_ceil_mode});  // out (aclTensor*, out)
-    aclTensor* c_indices = call.output(7, {py_kernel_size, py::handle(), py::handle(), py::handle(), {}, py_stride, py_padding, py_dilation, py_ceil_mode});  // indices (aclTensor*, out)
+    aclTensor* c_out_ = call.output(6, {{aclnn_bindgen::RuleArgument::kDims, py_kernel_size}, {aclnn_bindgen::RuleArgument::kStride, py_stride}, {aclnn_bindgen::RuleArgument::kPadding, py_padding}, {aclnn_bindgen::RuleArgument::kDilation, py_dilation}, {aclnn_bindgen::RuleArgument::kCeilMode, py_ceil_mode}});  // out (aclTensor*, out)
+    aclTensor* c_indices = call.output(7, {{aclnn_bindgen::RuleArgument::kDims, py_kernel_size}, {aclnn_bindgen::RuleArgument::kStride, py_stride}, {aclnn_bindgen::RuleArgument::kPadding, py_padding}, {aclnn_bindgen::RuleArgument::kDilation, py_dilation}, {aclnn_bindgen::RuleArgument::kCeilMode, py_ceil_mode}});  // indices (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_max_pool2d_with_indices>(phase1)(
           c_self,
@@ -2244,7 +2244,7 @@ PyObject* wrap_reflection_pad3d(PyObject*, PyObject* const* args, Py_ssize_t nar
     bind::Call call(kSpec_reflection_pad3d, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_padding = call.int_array(1, py_padding);  // padding (const aclIntArray*, in)
-    aclTensor* c_out_ = call.output(2, {py_padding, py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2, {{aclnn_bindgen::RuleArgument::kDims, py_padding}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_reflection_pad3d>(phase1)(
           c_self,
@@ -2305,7 +2305,7 @@ PyObject* wrap_rotary_position_embedding(PyObject*, PyObject* const* args, Py_ss
     aclTensor* c_cos = call.tensor(1, py_cos);  // cos (const aclTensor*, in)
     aclTensor* c_sin = call.tensor(2, py_sin);  // sin (const aclTensor*, in)
     int64_t c_mode = call.integer<int64_t>(3, py_mode);  // mode (int64_t, in)
-    aclTensor* c_out_ = call.output(4, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_rotary_position_embedding>(phase1)(
           c_x,
@@ -2425,7 +2425,7 @@ PyObject* wrap_scatter(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
     aclTensor* c_index = call.tensor(2, py_index);  // index (const aclTensor*, in)
     aclTensor* c_src = call.tensor(3, py_src);  // src (const aclTensor*, in)
     int64_t c_reduce = call.integer<int64_t>(4, py_reduce);  // reduce (int64_t, in)
-    aclTensor* c_out_ = call.output(5, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_scatter>(phase1)(
           c_self,
@@ -2646,8 +2646,8 @@ PyObject* wrap_sort(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject
     bool c_stable = call.boolean(1, py_stable);  // stable (bool, in)
     int64_t c_dim = call.integer<int64_t>(2, py_dim);  // dim (int64_t, in)
     bool c_descending = call.boolean(3, py_descending);  // descending (bool, in)
-    aclTensor* c_values_out = call.output(4, {py::handle(), py::handle(), py::handle()});  // valuesOut (aclTensor*, out)
-    aclTensor* c_indices_out = call.output(5, {py::handle(), py::handle(), py::handle()});  // indicesOut (aclTensor*, out)
+    aclTensor* c_values_out = call.output(4);  // valuesOut (aclTensor*, out)
+    aclTensor* c_indices_out = call.output(5);  // indicesOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_sort>(phase1)(
           c_self,
@@ -2862,9 +2862,9 @@ PyObject* wrap_unique2(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
     bool c_sorted = call.boolean(1, py_sorted);  // sorted (bool, in)
     bool c_return_inverse = call.boolean(2, py_return_inverse);  // returnInverse (bool, in)
     bool c_return_counts = call.boolean(3, py_return_counts);  // returnCounts (bool, in)
-    aclTensor* c_value_out = call.output(4, {py::handle(), py::handle(), py::handle()});  // valueOut (aclTensor*, out)
-    aclTensor* c_inverse_out = call.output(5, {py::handle(), py::handle(), py::handle()});  // inverseOut (aclTensor*, out)
-    aclTensor* c_counts_out = call.output(6, {py::handle(), py::handle(), py::handle()});  // countsOut (aclTensor*, out)
+    aclTensor* c_value_out = call.output(4);  // valueOut (aclTensor*, out)
+    aclTensor* c_inverse_out = call.output(5);  // inverseOut (aclTensor*, out)
+    aclTensor* c_counts_out = call.output(6);  // countsOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_unique2>(phase1)(
           c_self,

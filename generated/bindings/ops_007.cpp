@@ -182,7 +182,7 @@ PyObject* wrap_addbmm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
     aclScalar* c_beta = call.scalar(3, py_beta);  // beta (const aclScalar*, in)
     aclScalar* c_alpha = call.scalar(4, py_alpha);  // alpha (const aclScalar*, in)
     int8_t c_cube_math_type = call.integer<int8_t>(6, py_cube_math_type);  // cubeMathType (int8_t, in)
-    aclTensor* c_out_ = call.output(5, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_addbmm>(phase1)(
           c_self,
@@ -419,7 +419,7 @@ PyObject* wrap_baddbmm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
     aclScalar* c_beta = call.scalar(3, py_beta);  // beta (const aclScalar*, in)
     aclScalar* c_alpha = call.scalar(4, py_alpha);  // alpha (const aclScalar*, in)
     int8_t c_cube_math_type = call.integer<int8_t>(6, py_cube_math_type);  // cubeMathType (int8_t, in)
-    aclTensor* c_out_ = call.output(5, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_baddbmm>(phase1)(
           c_self,
@@ -740,8 +740,8 @@ PyObject* wrap_cummin(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
     bind::Call call(kSpec_cummin, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
-    aclTensor* c_values_out = call.output(2, {py::handle(), py::handle(), py::handle()});  // valuesOut (aclTensor*, out)
-    aclTensor* c_indices_out = call.output(3, {py::handle(), py::handle(), py::handle()});  // indicesOut (aclTensor*, out)
+    aclTensor* c_values_out = call.output(2);  // valuesOut (aclTensor*, out)
+    aclTensor* c_indices_out = call.output(3);  // indicesOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_cummin>(phase1)(
           c_self,
@@ -1372,9 +1372,9 @@ PyObject* wrap_group_norm_silu(PyObject*, PyObject* const* args, Py_ssize_t narg
     aclTensor* c_beta = call.tensor(2, py_beta);  // beta (const aclTensor*, in)
     int64_t c_group = call.integer<int64_t>(3, py_group);  // group (int64_t, in)
     double c_eps = call.floating<double>(4, py_eps);  // eps (double, in)
-    aclTensor* c_out_ = call.output(5, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
-    aclTensor* c_mean_out = call.output(6, {py_group, py::handle(), py::handle()});  // meanOut (aclTensor*, out)
-    aclTensor* c_rstd_out = call.output(7, {py_group, py::handle(), py::handle()});  // rstdOut (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
+    aclTensor* c_mean_out = call.output(6, {{aclnn_bindgen::RuleArgument::kDims, py_group}});  // meanOut (aclTensor*, out)
+    aclTensor* c_rstd_out = call.output(7, {{aclnn_bindgen::RuleArgument::kDims, py_group}});  // rstdOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_group_norm_silu>(phase1)(
           c_self,
@@ -2242,7 +2242,7 @@ PyObject* wrap_mean_v2(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
     aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
     bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
     bool c_noop_with_empty_axes = call.boolean(3, py_noop_with_empty_axes);  // noopWithEmptyAxes (bool, in)
-    aclTensor* c_out_ = call.output(4, {py_dim, py_keep_dim, py::handle(), py_noop_with_empty_axes});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keep_dim}, {aclnn_bindgen::RuleArgument::kNoop, py_noop_with_empty_axes}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_mean_v2>(phase1)(
           c_self,
@@ -2571,7 +2571,7 @@ PyObject* wrap_reflection_pad2d(PyObject*, PyObject* const* args, Py_ssize_t nar
     bind::Call call(kSpec_reflection_pad2d, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_padding = call.int_array(1, py_padding);  // padding (const aclIntArray*, in)
-    aclTensor* c_out_ = call.output(2, {py_padding, py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2, {{aclnn_bindgen::RuleArgument::kDims, py_padding}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_reflection_pad2d>(phase1)(
           c_self,
@@ -2632,8 +2632,8 @@ PyObject* wrap_rms_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyOb
     aclTensor* c_x = call.tensor(0, py_x);  // x (const aclTensor*, in)
     aclTensor* c_gamma = call.tensor(1, py_gamma);  // gamma (const aclTensor*, in)
     double c_epsilon = call.floating<double>(2, py_epsilon);  // epsilon (double, in)
-    aclTensor* c_y_out = call.output(3, {py::handle(), py::handle(), py::handle()});  // yOut (const aclTensor*, out)
-    aclTensor* c_rstd_out = call.output(4, {py::handle(), py::handle(), py::handle()});  // rstdOut (const aclTensor*, out)
+    aclTensor* c_y_out = call.output(3);  // yOut (const aclTensor*, out)
+    aclTensor* c_rstd_out = call.output(4);  // rstdOut (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_rms_norm>(phase1)(
           c_x,
@@ -3053,9 +3053,9 @@ PyObject* wrap_unique_dim(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
     bool c_sorted = call.boolean(1, py_sorted);  // sorted (bool, in)
     bool c_return_inverse = call.boolean(2, py_return_inverse);  // returnInverse (bool, in)
     int64_t c_dim = call.integer<int64_t>(3, py_dim);  // dim (int64_t, in)
-    aclTensor* c_value_out = call.output(4, {py_dim, py::handle(), py::handle()});  // valueOut (aclTensor*, out)
-    aclTensor* c_inverse_out = call.output(5, {py_dim, py::handle(), py::handle()});  // inverseOut (aclTensor*, out)
-    aclTensor* c_counts_out = call.output(6, {py_dim, py::handle(), py::handle()});  // countsOut (aclTensor*, out)
+    aclTensor* c_value_out = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_dim}});  // valueOut (aclTensor*, out)
+    aclTensor* c_inverse_out = call.output(5, {{aclnn_bindgen::RuleArgument::kDims, py_dim}});  // inverseOut (aclTensor*, out)
+    aclTensor* c_counts_out = call.output(6, {{aclnn_bindgen::RuleArgument::kDims, py_dim}});  // countsOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_unique_dim>(phase1)(
           c_self,
@@ -3128,7 +3128,7 @@ PyObject* wrap_upsample_nearest3d_backward(PyObject*, PyObject* const* args, Py_
     double c_scales_d = call.floating<double>(3, py_scales_d);  // scalesD (double, in)
     double c_scales_h = call.floating<double>(4, py_scales_h);  // scalesH (double, in)
     double c_scales_w = call.floating<double>(5, py_scales_w);  // scalesW (double, in)
-    aclTensor* c_grad_input = call.output(6, {py_input_size, py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(6, {{aclnn_bindgen::RuleArgument::kDims, py_input_size}});  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_nearest3d_backward>(phase1)(
           c_grad_out,

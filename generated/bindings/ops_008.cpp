@@ -102,7 +102,7 @@ PyObject* wrap_arg_min(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
     bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
-    aclTensor* c_out_ = call.output(3, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(3, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keepdim}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_arg_min>(phase1)(
           c_self,
@@ -244,9 +244,9 @@ PyObject* wrap_batch_norm_backward(PyObject*, PyObject* const* args, Py_ssize_t 
     bool c_training = call.boolean(7, py_training);  // training (bool, in)
     double c_eps = call.floating<double>(8, py_eps);  // eps (double, in)
     aclBoolArray* c_output_mask = call.bool_array(9, py_output_mask);  // outputMask (const aclBoolArray*, in)
-    aclTensor* c_grad_input = call.output(10, {py::handle(), py::handle(), py::handle()});  // gradInput (aclTensor*, out)
-    aclTensor* c_grad_weight = call.output(11, {py::handle(), py::handle(), py::handle()});  // gradWeight (aclTensor*, out)
-    aclTensor* c_grad_bias = call.output(12, {py::handle(), py::handle(), py::handle()});  // gradBias (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(10);  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_weight = call.output(11);  // gradWeight (aclTensor*, out)
+    aclTensor* c_grad_bias = call.output(12);  // gradBias (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_batch_norm_backward>(phase1)(
           c_grad_out,
@@ -630,7 +630,7 @@ PyObject* wrap_dot(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
     bind::Call call(kSpec_dot, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclTensor* c_tensor = call.tensor(1, py_tensor);  // tensor (const aclTensor*, in)
-    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_dot>(phase1)(
           c_self,
@@ -1188,9 +1188,9 @@ PyObject* wrap_group_norm_swish(PyObject*, PyObject* const* args, Py_ssize_t nar
     double c_eps = call.floating<double>(5, py_eps);  // eps (double, in)
     bool c_activate_swish = call.boolean(6, py_activate_swish);  // activateSwish (bool, in)
     double c_swish_scale = call.floating<double>(7, py_swish_scale);  // swishScale (double, in)
-    aclTensor* c_y_out = call.output(8, {py::handle(), py::handle(), py::handle()});  // yOut (const aclTensor*, out)
-    aclTensor* c_mean_out = call.output(9, {py_num_groups, py::handle(), py::handle()});  // meanOut (const aclTensor*, out)
-    aclTensor* c_rstd_out = call.output(10, {py_num_groups, py::handle(), py::handle()});  // rstdOut (const aclTensor*, out)
+    aclTensor* c_y_out = call.output(8);  // yOut (const aclTensor*, out)
+    aclTensor* c_mean_out = call.output(9, {{aclnn_bindgen::RuleArgument::kDims, py_num_groups}});  // meanOut (const aclTensor*, out)
+    aclTensor* c_rstd_out = call.output(10, {{aclnn_bindgen::RuleArgument::kDims, py_num_groups}});  // rstdOut (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_group_norm_swish>(phase1)(
           c_x,
@@ -1259,7 +1259,7 @@ PyObject* wrap_index_copy(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
     int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
     aclTensor* c_index = call.tensor(2, py_index);  // index (const aclTensor*, in)
     aclTensor* c_source = call.tensor(3, py_source);  // source (const aclTensor*, in)
-    aclTensor* c_out_ref = call.output(4, {py::handle(), py::handle(), py::handle()});  // outRef (aclTensor*, out)
+    aclTensor* c_out_ref = call.output(4);  // outRef (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_index_copy>(phase1)(
           c_self_ref,
@@ -1756,7 +1756,7 @@ PyObject* wrap_layer_norm_backward(PyObject*, PyObject* const* args, Py_ssize_t 
     aclTensor* c_weight_optional = call.tensor(5, py_weight_optional);  // weightOptional (const aclTensor*, in)
     aclTensor* c_bias_optional = call.tensor(6, py_bias_optional);  // biasOptional (const aclTensor*, in)
     aclBoolArray* c_output_mask = call.bool_array(7, py_output_mask);  // outputMask (const aclBoolArray*, in)
-    aclTensor* c_grad_input_out = call.output(8, {py::handle(), py::handle(), py::handle()});  // gradInputOut (aclTensor*, out)
+    aclTensor* c_grad_input_out = call.output(8);  // gradInputOut (aclTensor*, out)
     aclTensor* c_grad_weight_out = call.output(9);  // gradWeightOut (aclTensor*, out)
     aclTensor* c_grad_bias_out = call.output(10);  // gradBiasOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
@@ -1987,7 +1987,7 @@ PyObject* wrap_max_unpool2d(PyObject*, PyObject* const* args, Py_ssize_t nargs, 
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclTensor* c_indices = call.tensor(1, py_indices);  // indices (const aclTensor*, in)
     aclIntArray* c_output_size = call.int_array(2, py_output_size);  // outputSize (const aclIntArray*, in)
-    aclTensor* c_out_ = call.output(3, {py_output_size, py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(3, {{aclnn_bindgen::RuleArgument::kDims, py_output_size}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_max_unpool2d>(phase1)(
           c_self,
@@ -2049,7 +2049,7 @@ PyObject* wrap_reduce_log_sum(PyObject*, PyObject* const* args, Py_ssize_t nargs
     aclIntArray* c_axes = call.int_array(1, py_axes);  // axes (const aclIntArray*, in)
     bool c_keep_dims = call.boolean(2, py_keep_dims);  // keepDims (bool, in)
     bool c_noop_with_empty_axes = call.boolean(3, py_noop_with_empty_axes);  // noopWithEmptyAxes (bool, in)
-    aclTensor* c_reduce = call.output(4, {py_axes, py_keep_dims, py::handle(), py_noop_with_empty_axes});  // reduce (aclTensor*, out)
+    aclTensor* c_reduce = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_axes}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keep_dims}, {aclnn_bindgen::RuleArgument::kNoop, py_noop_with_empty_axes}});  // reduce (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_reduce_log_sum>(phase1)(
           c_data,
@@ -2112,7 +2112,7 @@ PyObject* wrap_reduce_nansum(PyObject*, PyObject* const* args, Py_ssize_t nargs,
     aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
     bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
     aclDataType c_dtype = call.dtype(3, py_dtype);  // dtype (aclDataType, in)
-    aclTensor* c_out_ = call.output(4, {py_dim, py_keep_dim, py_dtype});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keep_dim}, {aclnn_bindgen::RuleArgument::kDtype, py_dtype}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_reduce_nansum>(phase1)(
           c_self,
@@ -2171,7 +2171,7 @@ PyObject* wrap_replication_pad1d_backward(PyObject*, PyObject* const* args, Py_s
     aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
     aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_padding = call.int_array(2, py_padding);  // padding (const aclIntArray*, in)
-    aclTensor* c_grad_input = call.output(3, {py::handle(), py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(3);  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_replication_pad1d_backward>(phase1)(
           c_grad_output,
@@ -2237,8 +2237,8 @@ PyObject* wrap_rms_norm_grad(PyObject*, PyObject* const* args, Py_ssize_t nargs,
     aclTensor* c_x = call.tensor(1, py_x);  // x (const aclTensor*, in)
     aclTensor* c_rstd = call.tensor(2, py_rstd);  // rstd (const aclTensor*, in)
     aclTensor* c_gamma = call.tensor(3, py_gamma);  // gamma (const aclTensor*, in)
-    aclTensor* c_dx_out = call.output(4, {py::handle(), py::handle(), py::handle()});  // dxOut (const aclTensor*, out)
-    aclTensor* c_dgamma_out = call.output(5, {py::handle(), py::handle(), py::handle()});  // dgammaOut (const aclTensor*, out)
+    aclTensor* c_dx_out = call.output(4);  // dxOut (const aclTensor*, out)
+    aclTensor* c_dgamma_out = call.output(5);  // dgammaOut (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_rms_norm_grad>(phase1)(
           c_dy,
@@ -2379,7 +2379,7 @@ PyObject* wrap_scatter_value(PyObject*, PyObject* const* args, Py_ssize_t nargs,
     aclTensor* c_index = call.tensor(2, py_index);  // index (const aclTensor*, in)
     aclScalar* c_value = call.scalar(3, py_value);  // value (const aclScalar*, in)
     int64_t c_reduce = call.integer<int64_t>(4, py_reduce);  // reduce (int64_t, in)
-    aclTensor* c_out_ = call.output(5, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_scatter_value>(phase1)(
           c_self,
@@ -2435,7 +2435,7 @@ PyObject* wrap_softmax(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
     bind::Call call(kSpec_softmax, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
-    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_softmax>(phase1)(
           c_self,
@@ -2500,8 +2500,8 @@ PyObject* wrap_std_mean_correction(PyObject*, PyObject* const* args, Py_ssize_t 
     aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
     int64_t c_correction = call.integer<int64_t>(2, py_correction);  // correction (int64_t, in)
     bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
-    aclTensor* c_std_out = call.output(4, {py_dim, py_keepdim, py::handle()});  // stdOut (aclTensor*, out)
-    aclTensor* c_mean_out = call.output(5, {py_dim, py_keepdim, py::handle()});  // meanOut (aclTensor*, out)
+    aclTensor* c_std_out = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keepdim}});  // stdOut (aclTensor*, out)
+    aclTensor* c_mean_out = call.output(5, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keepdim}});  // meanOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_std_mean_correction>(phase1)(
           c_self,
@@ -2791,7 +2791,7 @@ PyObject* wrap_upsample_nearest_exact2d(PyObject*, PyObject* const* args, Py_ssi
     aclIntArray* c_output_size = call.int_array(1, py_output_size);  // outputSize (const aclIntArray*, in)
     double c_scales_h = call.floating<double>(2, py_scales_h);  // scalesH (double, in)
     double c_scales_w = call.floating<double>(3, py_scales_w);  // scalesW (double, in)
-    aclTensor* c_out_ = call.output(4, {py_output_size, py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_output_size}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_nearest_exact2d>(phase1)(
           c_self,

@@ -210,7 +210,7 @@ PyObject* wrap_binary_cross_entropy_with_logits_backward(PyObject*, PyObject* co
     aclTensor* c_weight_optional = call.tensor(3, py_weight_optional);  // weightOptional (const aclTensor*, in)
     aclTensor* c_pos_weight_optional = call.tensor(4, py_pos_weight_optional);  // posWeightOptional (const aclTensor*, in)
     int64_t c_reduction = call.integer<int64_t>(5, py_reduction);  // reduction (int64_t, in)
-    aclTensor* c_out_ = call.output(6, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(6);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_binary_cross_entropy_with_logits_backward>(phase1)(
           c_grad_output,
@@ -352,10 +352,10 @@ PyObject* wrap_deep_norm_grad(PyObject*, PyObject* const* args, Py_ssize_t nargs
     aclTensor* c_mean = call.tensor(4, py_mean);  // mean (const aclTensor*, in)
     aclTensor* c_rstd = call.tensor(5, py_rstd);  // rstd (const aclTensor*, in)
     double c_alpha = call.floating<double>(6, py_alpha);  // alpha (double, in)
-    aclTensor* c_dx_out = call.output(7, {py::handle(), py::handle(), py::handle()});  // dxOut (const aclTensor*, out)
-    aclTensor* c_dgx_out = call.output(8, {py::handle(), py::handle(), py::handle()});  // dgxOut (const aclTensor*, out)
-    aclTensor* c_dbeta_out = call.output(9, {py::handle(), py::handle(), py::handle()});  // dbetaOut (const aclTensor*, out)
-    aclTensor* c_dgamma_out = call.output(10, {py::handle(), py::handle(), py::handle()});  // dgammaOut (const aclTensor*, out)
+    aclTensor* c_dx_out = call.output(7);  // dxOut (const aclTensor*, out)
+    aclTensor* c_dgx_out = call.output(8);  // dgxOut (const aclTensor*, out)
+    aclTensor* c_dbeta_out = call.output(9);  // dbetaOut (const aclTensor*, out)
+    aclTensor* c_dgamma_out = call.output(10);  // dgammaOut (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_deep_norm_grad>(phase1)(
           c_dy,
@@ -1513,7 +1513,7 @@ PyObject* wrap_linalg_vector_norm(PyObject*, PyObject* const* args, Py_ssize_t n
     aclIntArray* c_dims = call.int_array(2, py_dims);  // dims (const aclIntArray*, in)
     bool c_keep_dims = call.boolean(3, py_keep_dims);  // keepDims (bool, in)
     aclDataType c_dtype = call.dtype(4, py_dtype);  // dtype (const aclDataType, in)
-    aclTensor* c_out_ = call.output(5, {py_dims, py_keep_dims, py_dtype});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5, {{aclnn_bindgen::RuleArgument::kDims, py_dims}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keep_dims}, {aclnn_bindgen::RuleArgument::kDtype, py_dtype}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_linalg_vector_norm>(phase1)(
           c_self,
@@ -1891,7 +1891,7 @@ PyObject* wrap_max_unpool3d(PyObject*, PyObject* const* args, Py_ssize_t nargs, 
     aclIntArray* c_output_size = call.int_array(2, py_output_size);  // outputSize (const aclIntArray*, in)
     aclIntArray* c_stride = call.int_array(3, py_stride);  // stride (const aclIntArray*, in)
     aclIntArray* c_padding = call.int_array(4, py_padding);  // padding (const aclIntArray*, in)
-    aclTensor* c_out_ref = call.output(5, {py_output_size, py::handle(), py::handle()});  // outRef (aclTensor*, out)
+    aclTensor* c_out_ref = call.output(5, {{aclnn_bindgen::RuleArgument::kDims, py_output_size}});  // outRef (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_max_unpool3d>(phase1)(
           c_self,
@@ -1943,7 +1943,7 @@ PyObject* wrap_nan_median(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
     py::handle py_out(values[1]);
     bind::Call call(kSpec_nan_median, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-    aclTensor* c_out_ = call.output(1, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_nan_median>(phase1)(
           c_self,
@@ -1991,7 +1991,7 @@ PyObject* wrap_nonzero(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
     py::handle py_out(values[1]);
     bind::Call call(kSpec_nonzero, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-    aclTensor* c_out_ = call.output(1, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_nonzero>(phase1)(
           c_self,
@@ -2654,7 +2654,7 @@ PyObject* wrap_upsample_nearest2d_backward(PyObject*, PyObject* const* args, Py_
     aclIntArray* c_input_size = call.int_array(2, py_input_size);  // inputSize (const aclIntArray*, in)
     double c_scales_h = call.floating<double>(3, py_scales_h);  // scalesH (double, in)
     double c_scales_w = call.floating<double>(4, py_scales_w);  // scalesW (double, in)
-    aclTensor* c_grad_input = call.output(5, {py_input_size, py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(5, {{aclnn_bindgen::RuleArgument::kDims, py_input_size}});  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_nearest2d_backward>(phase1)(
           c_grad_out,
@@ -2722,7 +2722,7 @@ PyObject* wrap_upsample_nearest_exact3d(PyObject*, PyObject* const* args, Py_ssi
     double c_scales_d = call.floating<double>(2, py_scales_d);  // scalesD (double, in)
     double c_scales_h = call.floating<double>(3, py_scales_h);  // scalesH (double, in)
     double c_scales_w = call.floating<double>(4, py_scales_w);  // scalesW (double, in)
-    aclTensor* c_out_ = call.output(5, {py_output_size, py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5, {{aclnn_bindgen::RuleArgument::kDims, py_output_size}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_nearest_exact3d>(phase1)(
           c_self,

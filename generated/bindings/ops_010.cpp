@@ -50,7 +50,7 @@ PyObject* wrap_adaptive_avg_pool2d_backward(PyObject*, PyObject* const* args, Py
     bind::Call call(kSpec_adaptive_avg_pool2d_backward, py_out);
     aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
     aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
-    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_adaptive_avg_pool2d_backward>(phase1)(
           c_grad_output,
@@ -363,9 +363,9 @@ PyObject* wrap_batch_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
     bool c_training = call.boolean(5, py_training);  // training (bool, in)
     double c_momentum = call.floating<double>(6, py_momentum);  // momentum (double, in)
     double c_eps = call.floating<double>(7, py_eps);  // eps (double, in)
-    aclTensor* c_output = call.output(8, {py::handle(), py::handle(), py::handle()});  // output (aclTensor*, out)
-    aclTensor* c_save_mean = call.output(9, {py::handle(), py::handle(), py::handle()});  // saveMean (aclTensor*, out)
-    aclTensor* c_save_invstd = call.output(10, {py::handle(), py::handle(), py::handle()});  // saveInvstd (aclTensor*, out)
+    aclTensor* c_output = call.output(8);  // output (aclTensor*, out)
+    aclTensor* c_save_mean = call.output(9);  // saveMean (aclTensor*, out)
+    aclTensor* c_save_invstd = call.output(10);  // saveInvstd (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_batch_norm>(phase1)(
           c_input,
@@ -426,8 +426,8 @@ PyObject* wrap_batch_norm_reduce(PyObject*, PyObject* const* args, Py_ssize_t na
     py::handle py_out(values[1]);
     bind::Call call(kSpec_batch_norm_reduce, py_out);
     aclTensor* c_x = call.tensor(0, py_x);  // x (const aclTensor*, in)
-    aclTensor* c_sum = call.output(1, {py::handle(), py::handle(), py::handle()});  // sum (aclTensor*, out)
-    aclTensor* c_square_sum = call.output(2, {py::handle(), py::handle(), py::handle()});  // squareSum (aclTensor*, out)
+    aclTensor* c_sum = call.output(1);  // sum (aclTensor*, out)
+    aclTensor* c_square_sum = call.output(2);  // squareSum (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_batch_norm_reduce>(phase1)(
           c_x,
@@ -516,10 +516,10 @@ PyObject* wrap_batch_norm_reduce_backward(PyObject*, PyObject* const* args, Py_s
     bool c_input_g = call.boolean(5, py_input_g);  // inputG (const bool, in)
     bool c_weight_g = call.boolean(6, py_weight_g);  // weightG (const bool, in)
     bool c_bias_g = call.boolean(7, py_bias_g);  // biasG (const bool, in)
-    aclTensor* c_sum_dy = call.output(8, {py::handle(), py::handle(), py::handle()});  // sumDy (aclTensor*, out)
-    aclTensor* c_sum_dy_xmu = call.output(9, {py::handle(), py::handle(), py::handle()});  // sumDyXmu (aclTensor*, out)
-    aclTensor* c_grad_weight = call.output(10, {py::handle(), py::handle(), py::handle()});  // gradWeight (aclTensor*, out)
-    aclTensor* c_grad_bias = call.output(11, {py::handle(), py::handle(), py::handle()});  // gradBias (aclTensor*, out)
+    aclTensor* c_sum_dy = call.output(8);  // sumDy (aclTensor*, out)
+    aclTensor* c_sum_dy_xmu = call.output(9);  // sumDyXmu (aclTensor*, out)
+    aclTensor* c_grad_weight = call.output(10);  // gradWeight (aclTensor*, out)
+    aclTensor* c_grad_bias = call.output(11);  // gradBias (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_batch_norm_reduce_backward>(phase1)(
           c_grad_out,
@@ -585,8 +585,8 @@ PyObject* wrap_batch_norm_stats(PyObject*, PyObject* const* args, Py_ssize_t nar
     bind::Call call(kSpec_batch_norm_stats, py_out);
     aclTensor* c_input = call.tensor(0, py_input);  // input (const aclTensor*, in)
     double c_eps = call.floating<double>(1, py_eps);  // eps (double, in)
-    aclTensor* c_mean = call.output(2, {py::handle(), py::handle(), py::handle()});  // mean (aclTensor*, out)
-    aclTensor* c_invstd = call.output(3, {py::handle(), py::handle(), py::handle()});  // invstd (aclTensor*, out)
+    aclTensor* c_mean = call.output(2);  // mean (aclTensor*, out)
+    aclTensor* c_invstd = call.output(3);  // invstd (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_batch_norm_stats>(phase1)(
           c_input,
@@ -770,7 +770,7 @@ PyObject* wrap_cumsum(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
     aclDataType c_dtype = call.dtype(2, py_dtype);  // dtype (aclDataType, in)
-    aclTensor* c_out_ = call.output(3, {py::handle(), py::handle(), py_dtype});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(3, {{aclnn_bindgen::RuleArgument::kDtype, py_dtype}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_cumsum>(phase1)(
           c_self,
@@ -848,9 +848,9 @@ PyObject* wrap_deep_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyO
     aclTensor* c_gamma = call.tensor(3, py_gamma);  // gamma (const aclTensor*, in)
     double c_alpha = call.floating<double>(4, py_alpha);  // alpha (double, in)
     double c_epsilon = call.floating<double>(5, py_epsilon);  // epsilon (double, in)
-    aclTensor* c_mean_out = call.output(6, {py::handle(), py::handle(), py::handle()});  // meanOut (const aclTensor*, out)
-    aclTensor* c_rstd_out = call.output(7, {py::handle(), py::handle(), py::handle()});  // rstdOut (const aclTensor*, out)
-    aclTensor* c_y_out = call.output(8, {py::handle(), py::handle(), py::handle()});  // yOut (const aclTensor*, out)
+    aclTensor* c_mean_out = call.output(6);  // meanOut (const aclTensor*, out)
+    aclTensor* c_rstd_out = call.output(7);  // rstdOut (const aclTensor*, out)
+    aclTensor* c_y_out = call.output(8);  // yOut (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_deep_norm>(phase1)(
           c_x,
@@ -2878,7 +2878,7 @@ PyObject* wrap_roll(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject
     aclTensor* c_x = call.tensor(0, py_x);  // x (const aclTensor*, in)
     aclIntArray* c_shifts = call.int_array(1, py_shifts);  // shifts (const aclIntArray*, in)
     aclIntArray* c_dims = call.int_array(2, py_dims);  // dims (const aclIntArray*, in)
-    aclTensor* c_out_ = call.output(3, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_roll>(phase1)(
           c_x,
@@ -3168,7 +3168,7 @@ PyObject* wrap_upsample_nearest1d_backward(PyObject*, PyObject* const* args, Py_
     aclIntArray* c_output_size = call.int_array(1, py_output_size);  // outputSize (const aclIntArray*, in)
     aclIntArray* c_input_size = call.int_array(2, py_input_size);  // inputSize (const aclIntArray*, in)
     double c_scales = call.floating<double>(3, py_scales);  // scales (double, in)
-    aclTensor* c_grad_input = call.output(4, {py_input_size, py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_input_size}});  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_nearest1d_backward>(phase1)(
           c_grad_out,

@@ -116,8 +116,8 @@ PyObject* wrap_aminmax_dim(PyObject*, PyObject* const* args, Py_ssize_t nargs, P
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (const int64_t, in)
     bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
-    aclTensor* c_min_out = call.output(3, {py_dim, py_keep_dim, py::handle()});  // minOut (aclTensor*, out)
-    aclTensor* c_max_out = call.output(4, {py_dim, py_keep_dim, py::handle()});  // maxOut (aclTensor*, out)
+    aclTensor* c_min_out = call.output(3, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keep_dim}});  // minOut (aclTensor*, out)
+    aclTensor* c_max_out = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keep_dim}});  // maxOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_aminmax_dim>(phase1)(
           c_self,
@@ -402,7 +402,7 @@ PyObject* wrap_avg_pool2d_backward(PyObject*, PyObject* const* args, Py_ssize_t 
     bool c_count_include_pad = call.boolean(6, py_count_include_pad);  // countIncludePad (bool, in)
     int64_t c_divisor_override = call.integer<int64_t>(7, py_divisor_override);  // divisorOverride (int64_t, in)
     int8_t c_cube_math_type = call.integer<int8_t>(8, py_cube_math_type);  // cubeMathType (int8_t, in)
-    aclTensor* c_grad_input = call.output(9, {py::handle(), py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(9);  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_avg_pool2d_backward>(phase1)(
           c_grad_output,
@@ -470,7 +470,7 @@ PyObject* wrap_bernoulli(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyO
     aclScalar* c_prob = call.scalar(1, py_prob);  // prob (const aclScalar*, in)
     int64_t c_seed = call.integer<int64_t>(2, py_seed);  // seed (int64_t, in)
     int64_t c_offset = call.integer<int64_t>(3, py_offset);  // offset (int64_t, in)
-    aclTensor* c_out_ = call.output(4, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_bernoulli>(phase1)(
           c_self,
@@ -529,7 +529,7 @@ PyObject* wrap_dropout_do_mask(PyObject*, PyObject* const* args, Py_ssize_t narg
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclTensor* c_mask = call.tensor(1, py_mask);  // mask (const aclTensor*, in)
     double c_prob = call.floating<double>(2, py_prob);  // prob (double, in)
-    aclTensor* c_out_ = call.output(3, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_dropout_do_mask>(phase1)(
           c_self,
@@ -1055,7 +1055,7 @@ PyObject* wrap_fused_matmul(PyObject*, PyObject* const* args, Py_ssize_t nargs, 
     aclTensor* c_x3 = call.tensor(3, py_x3);  // x3 (const aclTensor*, in)
     char* c_fused_op_type = call.string(4, py_fused_op_type);  // fusedOpType (const char*, in)
     int8_t c_cube_math_type = call.integer<int8_t>(5, py_cube_math_type);  // cubeMathType (int8_t, in)
-    aclTensor* c_y = call.output(6, {py::handle(), py::handle(), py::handle()});  // y (const aclTensor*, out)
+    aclTensor* c_y = call.output(6);  // y (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_fused_matmul>(phase1)(
           c_x1,
@@ -1266,8 +1266,8 @@ PyObject* wrap_grid_sampler2_d_backward(PyObject*, PyObject* const* args, Py_ssi
     int64_t c_padding_mode = call.integer<int64_t>(4, py_padding_mode);  // paddingMode (int64_t, in)
     bool c_align_corners = call.boolean(5, py_align_corners);  // alignCorners (bool, in)
     aclBoolArray* c_output_mask = call.bool_array(6, py_output_mask);  // outputMask (const aclBoolArray*, in)
-    aclTensor* c_input_grad = call.output(7, {py::handle(), py::handle(), py::handle()});  // inputGrad (aclTensor*, out)
-    aclTensor* c_grid_grad = call.output(8, {py::handle(), py::handle(), py::handle()});  // gridGrad (aclTensor*, out)
+    aclTensor* c_input_grad = call.output(7);  // inputGrad (aclTensor*, out)
+    aclTensor* c_grid_grad = call.output(8);  // gridGrad (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_grid_sampler2_d_backward>(phase1)(
           c_grad_output,
@@ -1830,7 +1830,7 @@ PyObject* wrap_max_v2(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
     aclIntArray* c_dims = call.int_array(1, py_dims);  // dims (const aclIntArray*, in)
     bool c_keep_dims = call.boolean(2, py_keep_dims);  // keepDims (bool, in)
     bool c_noop_with_empty_dims = call.boolean(3, py_noop_with_empty_dims);  // noopWithEmptyDims (bool, in)
-    aclTensor* c_out_ = call.output(4, {py_dims, py_keep_dims, py::handle(), py_noop_with_empty_dims});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_dims}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keep_dims}, {aclnn_bindgen::RuleArgument::kNoop, py_noop_with_empty_dims}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_max_v2>(phase1)(
           c_self,
@@ -1881,7 +1881,7 @@ PyObject* wrap_median(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
     py::handle py_out(values[1]);
     bind::Call call(kSpec_median, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-    aclTensor* c_values_out = call.output(1, {py::handle(), py::handle(), py::handle()});  // valuesOut (aclTensor*, out)
+    aclTensor* c_values_out = call.output(1);  // valuesOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_median>(phase1)(
           c_self,
@@ -1929,7 +1929,7 @@ PyObject* wrap_min(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
     py::handle py_out(values[1]);
     bind::Call call(kSpec_min, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
-    aclTensor* c_out_ = call.output(1, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(1);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_min>(phase1)(
           c_self,
@@ -2154,7 +2154,7 @@ PyObject* wrap_replication_pad2d_backward(PyObject*, PyObject* const* args, Py_s
     aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
     aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_padding = call.int_array(2, py_padding);  // padding (const aclIntArray*, in)
-    aclTensor* c_grad_input = call.output(3, {py::handle(), py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(3);  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_replication_pad2d_backward>(phase1)(
           c_grad_output,
@@ -2323,7 +2323,7 @@ PyObject* wrap_upsample_nearest_exact1d(PyObject*, PyObject* const* args, Py_ssi
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_output_size = call.int_array(1, py_output_size);  // outputSize (const aclIntArray*, in)
     double c_scales = call.floating<double>(2, py_scales);  // scales (double, in)
-    aclTensor* c_out_ = call.output(3, {py_output_size, py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(3, {{aclnn_bindgen::RuleArgument::kDims, py_output_size}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_nearest_exact1d>(phase1)(
           c_self,

@@ -54,7 +54,7 @@ PyObject* wrap_adaptive_max_pool3d_backward(PyObject*, PyObject* const* args, Py
     aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
     aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
     aclTensor* c_indices = call.tensor(2, py_indices);  // indices (const aclTensor*, in)
-    aclTensor* c_grad_input = call.output(3, {py::handle(), py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(3);  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_adaptive_max_pool3d_backward>(phase1)(
           c_grad_output,
@@ -170,7 +170,7 @@ PyObject* wrap_amin(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
     bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
-    aclTensor* c_out_ = call.output(3, {py_dim, py_keep_dim, py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(3, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keep_dim}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_amin>(phase1)(
           c_self,
@@ -228,7 +228,7 @@ PyObject* wrap_apply_top_k_top_p(PyObject*, PyObject* const* args, Py_ssize_t na
     aclTensor* c_logits = call.tensor(0, py_logits);  // logits (const aclTensor*, in)
     aclTensor* c_p = call.tensor(1, py_p);  // p (const aclTensor*, in)
     aclTensor* c_k = call.tensor(2, py_k);  // k (const aclTensor*, in)
-    aclTensor* c_out_ = call.output(3, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(3);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_apply_top_k_top_p>(phase1)(
           c_logits,
@@ -710,9 +710,9 @@ PyObject* wrap_group_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
     int64_t c_hx_w = call.integer<int64_t>(5, py_hx_w);  // HxW (int64_t, in)
     int64_t c_group = call.integer<int64_t>(6, py_group);  // group (int64_t, in)
     double c_eps = call.floating<double>(7, py_eps);  // eps (double, in)
-    aclTensor* c_out_ = call.output(8, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
-    aclTensor* c_mean_out = call.output(9, {py_group, py::handle(), py::handle()});  // meanOut (aclTensor*, out)
-    aclTensor* c_rstd_out = call.output(10, {py_group, py::handle(), py::handle()});  // rstdOut (aclTensor*, out)
+    aclTensor* c_out_ = call.output(8);  // out (aclTensor*, out)
+    aclTensor* c_mean_out = call.output(9, {{aclnn_bindgen::RuleArgument::kDims, py_group}});  // meanOut (aclTensor*, out)
+    aclTensor* c_rstd_out = call.output(10, {{aclnn_bindgen::RuleArgument::kDims, py_group}});  // rstdOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_group_norm>(phase1)(
           c_self,
@@ -1313,7 +1313,7 @@ PyObject* wrap_mv(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* 
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclTensor* c_vec = call.tensor(1, py_vec);  // vec (const aclTensor*, in)
     int8_t c_cube_math_type = call.integer<int8_t>(3, py_cube_math_type);  // cubeMathType (int8_t, in)
-    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_mv>(phase1)(
           c_self,
@@ -1375,7 +1375,7 @@ PyObject* wrap_prelu_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs
     aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
     aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
     aclTensor* c_weight = call.tensor(2, py_weight);  // weight (const aclTensor*, in)
-    aclTensor* c_grad_input = call.output(3, {py::handle(), py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(3);  // gradInput (aclTensor*, out)
     aclTensor* c_grad_weight = call.output(4);  // gradWeight (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_prelu_backward>(phase1)(
@@ -1435,7 +1435,7 @@ PyObject* wrap_reflection_pad2d_backward(PyObject*, PyObject* const* args, Py_ss
     aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
     aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_padding = call.int_array(2, py_padding);  // padding (const aclIntArray*, in)
-    aclTensor* c_grad_input = call.output(3, {py::handle(), py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(3);  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_reflection_pad2d_backward>(phase1)(
           c_grad_output,
@@ -1598,7 +1598,7 @@ PyObject* wrap_scatter_add(PyObject*, PyObject* const* args, Py_ssize_t nargs, P
     int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
     aclTensor* c_index = call.tensor(2, py_index);  // index (const aclTensor*, in)
     aclTensor* c_src = call.tensor(3, py_src);  // src (const aclTensor*, in)
-    aclTensor* c_out_ = call.output(4, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_scatter_add>(phase1)(
           c_self,
@@ -1796,7 +1796,7 @@ PyObject* wrap_smooth_l1_loss_backward(PyObject*, PyObject* const* args, Py_ssiz
     aclTensor* c_target = call.tensor(2, py_target);  // target (const aclTensor*, in)
     int64_t c_reduction = call.integer<int64_t>(3, py_reduction);  // reduction (int64_t, in)
     float c_beta = call.floating<float>(4, py_beta);  // beta (float, in)
-    aclTensor* c_grad_input = call.output(5, {py::handle(), py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(5);  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_smooth_l1_loss_backward>(phase1)(
           c_grad_out,
@@ -2075,7 +2075,7 @@ PyObject* wrap_upsample_bicubic2d_backward(PyObject*, PyObject* const* args, Py_
     bool c_align_corners = call.boolean(3, py_align_corners);  // alignCorners (bool, in)
     double c_scales_h = call.floating<double>(4, py_scales_h);  // scalesH (double, in)
     double c_scales_w = call.floating<double>(5, py_scales_w);  // scalesW (double, in)
-    aclTensor* c_grad_input = call.output(6, {py_input_size, py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(6, {{aclnn_bindgen::RuleArgument::kDims, py_input_size}});  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_bicubic2d_backward>(phase1)(
           c_grad_out,
@@ -2148,7 +2148,7 @@ PyObject* wrap_upsample_trilinear3d(PyObject*, PyObject* const* args, Py_ssize_t
     double c_scales_d = call.floating<double>(3, py_scales_d);  // scalesD (double, in)
     double c_scales_h = call.floating<double>(4, py_scales_h);  // scalesH (double, in)
     double c_scales_w = call.floating<double>(5, py_scales_w);  // scalesW (double, in)
-    aclTensor* c_out_ = call.output(6, {py_output_size, py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(6, {{aclnn_bindgen::RuleArgument::kDims, py_output_size}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_trilinear3d>(phase1)(
           c_self,

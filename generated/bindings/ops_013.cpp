@@ -114,7 +114,7 @@ PyObject* wrap_addmv(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
     aclScalar* c_alpha = call.scalar(3, py_alpha);  // alpha (const aclScalar*, in)
     aclScalar* c_beta = call.scalar(4, py_beta);  // beta (const aclScalar*, in)
     int8_t c_cube_math_type = call.integer<int8_t>(6, py_cube_math_type);  // cubeMathType (int8_t, in)
-    aclTensor* c_out_ = call.output(5, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_addmv>(phase1)(
           c_self,
@@ -398,7 +398,7 @@ PyObject* wrap_cumsum_v2(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyO
     int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
     bool c_exclusive = call.boolean(2, py_exclusive);  // exclusive (bool, in)
     bool c_reverse = call.boolean(3, py_reverse);  // reverse (bool, in)
-    aclTensor* c_out_ = call.output(4, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_cumsum_v2>(phase1)(
           c_self,
@@ -469,7 +469,7 @@ PyObject* wrap_dropout_v3(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
     double c_p = call.floating<double>(2, py_p);  // p (double, in)
     int64_t c_seed = call.integer<int64_t>(3, py_seed);  // seed (int64_t, in)
     int64_t c_offset = call.integer<int64_t>(4, py_offset);  // offset (int64_t, in)
-    aclTensor* c_out_ = call.output(5, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
     aclTensor* c_mask_out = call.output(6);  // maskOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_dropout_v3>(phase1)(
@@ -600,9 +600,9 @@ PyObject* wrap_fast_layer_norm(PyObject*, PyObject* const* args, Py_ssize_t narg
     aclTensor* c_weight_optional = call.tensor(2, py_weight_optional);  // weightOptional (const aclTensor*, in)
     aclTensor* c_bias_optional = call.tensor(3, py_bias_optional);  // biasOptional (const aclTensor*, in)
     double c_eps = call.floating<double>(4, py_eps);  // eps (double, in)
-    aclTensor* c_out_ = call.output(5, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
-    aclTensor* c_mean_out_optional = call.output(6, {py_normalized_shape, py::handle(), py::handle()});  // meanOutOptional (aclTensor*, out)
-    aclTensor* c_rstd_out_optional = call.output(7, {py_normalized_shape, py::handle(), py::handle()});  // rstdOutOptional (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
+    aclTensor* c_mean_out_optional = call.output(6, {{aclnn_bindgen::RuleArgument::kDims, py_normalized_shape}});  // meanOutOptional (aclTensor*, out)
+    aclTensor* c_rstd_out_optional = call.output(7, {{aclnn_bindgen::RuleArgument::kDims, py_normalized_shape}});  // rstdOutOptional (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_fast_layer_norm>(phase1)(
           c_input,
@@ -2131,7 +2131,7 @@ PyObject* wrap_masked_select(PyObject*, PyObject* const* args, Py_ssize_t nargs,
     bind::Call call(kSpec_masked_select, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclTensor* c_mask = call.tensor(1, py_mask);  // mask (const aclTensor*, in)
-    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_masked_select>(phase1)(
           c_self,
@@ -2192,8 +2192,8 @@ PyObject* wrap_max_dim(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
     bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
-    aclTensor* c_out_ = call.output(3, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
-    aclTensor* c_indices = call.output(4, {py_dim, py_keepdim, py::handle()});  // indices (aclTensor*, out)
+    aclTensor* c_out_ = call.output(3, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keepdim}});  // out (aclTensor*, out)
+    aclTensor* c_indices = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keepdim}});  // indices (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_max_dim>(phase1)(
           c_self,
@@ -2335,8 +2335,8 @@ PyObject* wrap_median_dim(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
     bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
-    aclTensor* c_values_out = call.output(3, {py_dim, py_keep_dim, py::handle()});  // valuesOut (aclTensor*, out)
-    aclTensor* c_indices_out = call.output(4, {py_dim, py_keep_dim, py::handle()});  // indicesOut (aclTensor*, out)
+    aclTensor* c_values_out = call.output(3, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keep_dim}});  // valuesOut (aclTensor*, out)
+    aclTensor* c_indices_out = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keep_dim}});  // indicesOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_median_dim>(phase1)(
           c_self,
@@ -2527,7 +2527,7 @@ PyObject* wrap_r_relu_with_noise(PyObject*, PyObject* const* args, Py_ssize_t na
     bool c_training = call.boolean(4, py_training);  // training (bool, in)
     int64_t c_seed = call.integer<int64_t>(5, py_seed);  // seed (int64_t, in)
     int64_t c_offset = call.integer<int64_t>(6, py_offset);  // offset (int64_t, in)
-    aclTensor* c_out_ = call.output(7, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(7);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_r_relu_with_noise>(phase1)(
           c_self,
@@ -2585,7 +2585,7 @@ PyObject* wrap_replication_pad1d(PyObject*, PyObject* const* args, Py_ssize_t na
     bind::Call call(kSpec_replication_pad1d, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_padding = call.int_array(1, py_padding);  // padding (const aclIntArray*, in)
-    aclTensor* c_out_ = call.output(2, {py_padding, py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2, {{aclnn_bindgen::RuleArgument::kDims, py_padding}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_replication_pad1d>(phase1)(
           c_self,
@@ -2868,7 +2868,7 @@ PyObject* wrap_upsample_nearest2d_v2(PyObject*, PyObject* const* args, Py_ssize_
     aclIntArray* c_output_size = call.int_array(1, py_output_size);  // outputSize (const aclIntArray*, in)
     float c_scales_h = call.floating<float>(2, py_scales_h);  // scalesH (float, in)
     float c_scales_w = call.floating<float>(3, py_scales_w);  // scalesW (float, in)
-    aclTensor* c_out_ = call.output(4, {py_output_size, py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_output_size}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_nearest2d_v2>(phase1)(
           c_self,
@@ -2935,7 +2935,7 @@ PyObject* wrap_upsample_nearest_exact2d_backward(PyObject*, PyObject* const* arg
     aclIntArray* c_input_size = call.int_array(2, py_input_size);  // inputSize (const aclIntArray*, in)
     double c_scales_h = call.floating<double>(3, py_scales_h);  // scalesH (double, in)
     double c_scales_w = call.floating<double>(4, py_scales_w);  // scalesW (double, in)
-    aclTensor* c_grad_input = call.output(5, {py_input_size, py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(5, {{aclnn_bindgen::RuleArgument::kDims, py_input_size}});  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_nearest_exact2d_backward>(phase1)(
           c_grad_out,
@@ -2999,7 +2999,7 @@ PyObject* wrap_var(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
     aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
     bool c_unbiased = call.boolean(2, py_unbiased);  // unbiased (bool, in)
     bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
-    aclTensor* c_out_ = call.output(4, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keepdim}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_var>(phase1)(
           c_self,

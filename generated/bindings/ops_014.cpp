@@ -50,7 +50,7 @@ PyObject* wrap_adaptive_avg_pool3d(PyObject*, PyObject* const* args, Py_ssize_t 
     bind::Call call(kSpec_adaptive_avg_pool3d, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_output_size = call.int_array(1, py_output_size);  // outputSize (const aclIntArray*, in)
-    aclTensor* c_out_ = call.output(2, {py_output_size, py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2, {{aclnn_bindgen::RuleArgument::kDims, py_output_size}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_adaptive_avg_pool3d>(phase1)(
           c_self,
@@ -107,8 +107,8 @@ PyObject* wrap_adaptive_max_pool2d(PyObject*, PyObject* const* args, Py_ssize_t 
     bind::Call call(kSpec_adaptive_max_pool2d, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_output_size = call.int_array(1, py_output_size);  // outputSize (const aclIntArray*, in)
-    aclTensor* c_output_out = call.output(2, {py_output_size, py::handle(), py::handle()});  // outputOut (aclTensor*, out)
-    aclTensor* c_indices_out = call.output(3, {py_output_size, py::handle(), py::handle()});  // indicesOut (aclTensor*, out)
+    aclTensor* c_output_out = call.output(2, {{aclnn_bindgen::RuleArgument::kDims, py_output_size}});  // outputOut (aclTensor*, out)
+    aclTensor* c_indices_out = call.output(3, {{aclnn_bindgen::RuleArgument::kDims, py_output_size}});  // indicesOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_adaptive_max_pool2d>(phase1)(
           c_self,
@@ -190,7 +190,7 @@ PyObject* wrap_add_lora(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyOb
     double c_scale = call.floating<double>(6, py_scale);  // scale (double, in)
     int64_t c_y_offset = call.integer<int64_t>(7, py_y_offset);  // yOffset (int64_t, in)
     int64_t c_y_slice_size = call.integer<int64_t>(8, py_y_slice_size);  // ySliceSize (int64_t, in)
-    aclTensor* c_out_ = call.output(9, {py::handle(), py::handle(), py::handle()});  // out (const aclTensor*, out)
+    aclTensor* c_out_ = call.output(9);  // out (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_add_lora>(phase1)(
           c_y,
@@ -258,8 +258,8 @@ PyObject* wrap_aminmax(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
     bool c_keep_dim = call.boolean(2, py_keep_dim);  // keepDim (bool, in)
-    aclTensor* c_min_out = call.output(3, {py_dim, py_keep_dim, py::handle()});  // minOut (aclTensor*, out)
-    aclTensor* c_max_out = call.output(4, {py_dim, py_keep_dim, py::handle()});  // maxOut (aclTensor*, out)
+    aclTensor* c_min_out = call.output(3, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keep_dim}});  // minOut (aclTensor*, out)
+    aclTensor* c_max_out = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keep_dim}});  // maxOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_aminmax>(phase1)(
           c_self,
@@ -338,7 +338,7 @@ PyObject* wrap_avg_pool2d(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
     bool c_count_include_pad = call.boolean(5, py_count_include_pad);  // countIncludePad (const bool, in)
     int64_t c_divisor_override = call.integer<int64_t>(6, py_divisor_override);  // divisorOverride (const int64_t, in)
     int8_t c_cube_math_type = call.integer<int8_t>(7, py_cube_math_type);  // cubeMathType (const int8_t, in)
-    aclTensor* c_out_ = call.output(8, {py_kernel_size, py::handle(), py::handle(), py::handle(), {}, py_strides, py_paddings, py::handle(), py_ceil_mode});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(8, {{aclnn_bindgen::RuleArgument::kDims, py_kernel_size}, {aclnn_bindgen::RuleArgument::kStride, py_strides}, {aclnn_bindgen::RuleArgument::kPadding, py_paddings}, {aclnn_bindgen::RuleArgument::kCeilMode, py_ceil_mode}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_avg_pool2d>(phase1)(
           c_self,
@@ -507,8 +507,8 @@ PyObject* wrap_cummax(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
     bind::Call call(kSpec_cummax, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
-    aclTensor* c_values_out = call.output(2, {py::handle(), py::handle(), py::handle()});  // valuesOut (aclTensor*, out)
-    aclTensor* c_indices_out = call.output(3, {py::handle(), py::handle(), py::handle()});  // indicesOut (aclTensor*, out)
+    aclTensor* c_values_out = call.output(2);  // valuesOut (aclTensor*, out)
+    aclTensor* c_indices_out = call.output(3);  // indicesOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_cummax>(phase1)(
           c_self,
@@ -629,7 +629,7 @@ PyObject* wrap_dropout_v3_grad(PyObject*, PyObject* const* args, Py_ssize_t narg
     aclTensor* c_grad_y = call.tensor(0, py_grad_y);  // gradY (const aclTensor*, in)
     aclTensor* c_mask = call.tensor(1, py_mask);  // mask (const aclTensor*, in)
     double c_scale = call.floating<double>(2, py_scale);  // scale (double, in)
-    aclTensor* c_grad_x = call.output(3, {py::handle(), py::handle(), py::handle()});  // gradX (aclTensor*, out)
+    aclTensor* c_grad_x = call.output(3);  // gradX (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_dropout_v3_grad>(phase1)(
           c_grad_y,
@@ -1174,7 +1174,7 @@ PyObject* wrap_ger(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
     bind::Call call(kSpec_ger, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclTensor* c_vec2 = call.tensor(1, py_vec2);  // vec2 (const aclTensor*, in)
-    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_ger>(phase1)(
           c_self,
@@ -1235,7 +1235,7 @@ PyObject* wrap_index_fill(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
     int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
     aclTensor* c_index = call.tensor(2, py_index);  // index (const aclTensor*, in)
     aclScalar* c_value = call.scalar(3, py_value);  // value (const aclScalar*, in)
-    aclTensor* c_out_ = call.output(4, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_index_fill>(phase1)(
           c_self,
@@ -2065,8 +2065,8 @@ PyObject* wrap_max_pool3d_with_argmax(PyObject*, PyObject* const* args, Py_ssize
     aclIntArray* c_padding = call.int_array(3, py_padding);  // padding (const aclIntArray*, in)
     aclIntArray* c_dilation = call.int_array(4, py_dilation);  // dilation (const aclIntArray*, in)
     bool c_ceil_mode = call.boolean(5, py_ceil_mode);  // ceilMode (bool, in)
-    aclTensor* c_out_ = call.output(6, {py_kernel_size, py::handle(), py::handle(), py::handle(), {}, py_stride, py_padding, py_dilation, py_ceil_mode});  // out (aclTensor*, out)
-    aclTensor* c_indices = call.output(7, {py_kernel_size, py::handle(), py::handle(), py::handle(), {}, py_stride, py_padding, py_dilation, py_ceil_mode});  // indices (aclTensor*, out)
+    aclTensor* c_out_ = call.output(6, {{aclnn_bindgen::RuleArgument::kDims, py_kernel_size}, {aclnn_bindgen::RuleArgument::kStride, py_stride}, {aclnn_bindgen::RuleArgument::kPadding, py_padding}, {aclnn_bindgen::RuleArgument::kDilation, py_dilation}, {aclnn_bindgen::RuleArgument::kCeilMode, py_ceil_mode}});  // out (aclTensor*, out)
+    aclTensor* c_indices = call.output(7, {{aclnn_bindgen::RuleArgument::kDims, py_kernel_size}, {aclnn_bindgen::RuleArgument::kStride, py_stride}, {aclnn_bindgen::RuleArgument::kPadding, py_padding}, {aclnn_bindgen::RuleArgument::kDilation, py_dilation}, {aclnn_bindgen::RuleArgument::kCeilMode, py_ceil_mode}});  // indices (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_max_pool3d_with_argmax>(phase1)(
           c_self,
@@ -2361,7 +2361,7 @@ PyObject* wrap_replication_pad2d(PyObject*, PyObject* const* args, Py_ssize_t na
     bind::Call call(kSpec_replication_pad2d, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_padding = call.int_array(1, py_padding);  // padding (const aclIntArray*, in)
-    aclTensor* c_out_ = call.output(2, {py_padding, py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2, {{aclnn_bindgen::RuleArgument::kDims, py_padding}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_replication_pad2d>(phase1)(
           c_self,
@@ -2480,7 +2480,7 @@ PyObject* wrap_scaled_masked_softmax(PyObject*, PyObject* const* args, Py_ssize_
     aclTensor* c_mask = call.tensor(1, py_mask);  // mask (const aclTensor*, in)
     double c_scale = call.floating<double>(2, py_scale);  // scale (double, in)
     bool c_fix_triu_mask = call.boolean(3, py_fix_triu_mask);  // fixTriuMask (bool, in)
-    aclTensor* c_y = call.output(4, {py::handle(), py::handle(), py::handle()});  // y (aclTensor*, out)
+    aclTensor* c_y = call.output(4);  // y (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_scaled_masked_softmax>(phase1)(
           c_x,
@@ -2644,7 +2644,7 @@ PyObject* wrap_soft_margin_loss_backward(PyObject*, PyObject* const* args, Py_ss
     aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
     aclTensor* c_target = call.tensor(2, py_target);  // target (const aclTensor*, in)
     int64_t c_reduction = call.integer<int64_t>(3, py_reduction);  // reduction (int64_t, in)
-    aclTensor* c_out_ = call.output(4, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(4);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_soft_margin_loss_backward>(phase1)(
           c_grad_output,
@@ -2715,9 +2715,9 @@ PyObject* wrap_unique_consecutive(PyObject*, PyObject* const* args, Py_ssize_t n
     bool c_return_inverse = call.boolean(1, py_return_inverse);  // returnInverse (bool, in)
     bool c_return_counts = call.boolean(2, py_return_counts);  // returnCounts (bool, in)
     int64_t c_dim = call.integer<int64_t>(3, py_dim);  // dim (int64_t, in)
-    aclTensor* c_value_out = call.output(4, {py_dim, py::handle(), py::handle()});  // valueOut (aclTensor*, out)
-    aclTensor* c_inverse_out = call.output(5, {py_dim, py::handle(), py::handle()});  // inverseOut (aclTensor*, out)
-    aclTensor* c_counts_out = call.output(6, {py_dim, py::handle(), py::handle()});  // countsOut (aclTensor*, out)
+    aclTensor* c_value_out = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_dim}});  // valueOut (aclTensor*, out)
+    aclTensor* c_inverse_out = call.output(5, {{aclnn_bindgen::RuleArgument::kDims, py_dim}});  // inverseOut (aclTensor*, out)
+    aclTensor* c_counts_out = call.output(6, {{aclnn_bindgen::RuleArgument::kDims, py_dim}});  // countsOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_unique_consecutive>(phase1)(
           c_self,
@@ -2786,7 +2786,7 @@ PyObject* wrap_upsample_bilinear2d(PyObject*, PyObject* const* args, Py_ssize_t 
     bool c_align_corners = call.boolean(2, py_align_corners);  // alignCorners (bool, in)
     double c_scales_h = call.floating<double>(3, py_scales_h);  // scalesH (double, in)
     double c_scales_w = call.floating<double>(4, py_scales_w);  // scalesW (double, in)
-    aclTensor* c_out_ = call.output(5, {py_output_size, py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5, {{aclnn_bindgen::RuleArgument::kDims, py_output_size}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_bilinear2d>(phase1)(
           c_self,
@@ -2850,7 +2850,7 @@ PyObject* wrap_upsample_nearest_exact1d_backward(PyObject*, PyObject* const* arg
     aclIntArray* c_output_size = call.int_array(1, py_output_size);  // outputSize (const aclIntArray*, in)
     aclIntArray* c_input_size = call.int_array(2, py_input_size);  // inputSize (const aclIntArray*, in)
     double c_scales = call.floating<double>(3, py_scales);  // scales (double, in)
-    aclTensor* c_grad_input = call.output(4, {py_input_size, py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_input_size}});  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_nearest_exact1d_backward>(phase1)(
           c_grad_out,

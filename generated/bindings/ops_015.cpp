@@ -50,7 +50,7 @@ PyObject* wrap_adaptive_avg_pool2d(PyObject*, PyObject* const* args, Py_ssize_t 
     bind::Call call(kSpec_adaptive_avg_pool2d, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_output_size = call.int_array(1, py_output_size);  // outputSize (const aclIntArray*, in)
-    aclTensor* c_out_ = call.output(2, {py_output_size, py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2, {{aclnn_bindgen::RuleArgument::kDims, py_output_size}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_adaptive_avg_pool2d>(phase1)(
           c_self,
@@ -107,8 +107,8 @@ PyObject* wrap_adaptive_max_pool3d(PyObject*, PyObject* const* args, Py_ssize_t 
     bind::Call call(kSpec_adaptive_max_pool3d, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_output_size = call.int_array(1, py_output_size);  // outputSize (const aclIntArray*, in)
-    aclTensor* c_output_out = call.output(2, {py_output_size, py::handle(), py::handle()});  // outputOut (aclTensor*, out)
-    aclTensor* c_indices_out = call.output(3, {py_output_size, py::handle(), py::handle()});  // indicesOut (aclTensor*, out)
+    aclTensor* c_output_out = call.output(2, {{aclnn_bindgen::RuleArgument::kDims, py_output_size}});  // outputOut (aclTensor*, out)
+    aclTensor* c_indices_out = call.output(3, {{aclnn_bindgen::RuleArgument::kDims, py_output_size}});  // indicesOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_adaptive_max_pool3d>(phase1)(
           c_self,
@@ -271,7 +271,7 @@ PyObject* wrap_any(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
     bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
-    aclTensor* c_out_ = call.output(3, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(3, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keepdim}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_any>(phase1)(
           c_self,
@@ -509,7 +509,7 @@ PyObject* wrap_avg_pool3d(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
     bool c_ceil_mode = call.boolean(4, py_ceil_mode);  // ceilMode (bool, in)
     bool c_count_include_pad = call.boolean(5, py_count_include_pad);  // countIncludePad (bool, in)
     int64_t c_divisor_override = call.integer<int64_t>(6, py_divisor_override);  // divisorOverride (int64_t, in)
-    aclTensor* c_out_ = call.output(7, {py_kernel_size, py::handle(), py::handle(), py::handle(), {}, py_stride, py_padding, py::handle(), py_ceil_mode});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(7, {{aclnn_bindgen::RuleArgument::kDims, py_kernel_size}, {aclnn_bindgen::RuleArgument::kStride, py_stride}, {aclnn_bindgen::RuleArgument::kPadding, py_padding}, {aclnn_bindgen::RuleArgument::kCeilMode, py_ceil_mode}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_avg_pool3d>(phase1)(
           c_self,
@@ -583,7 +583,7 @@ PyObject* wrap_batch_norm_elemt(PyObject*, PyObject* const* args, Py_ssize_t nar
     aclTensor* c_mean = call.tensor(3, py_mean);  // mean (aclTensor*, in)
     aclTensor* c_invstd = call.tensor(4, py_invstd);  // invstd (aclTensor*, in)
     double c_eps = call.floating<double>(5, py_eps);  // eps (double, in)
-    aclTensor* c_output = call.output(6, {py::handle(), py::handle(), py::handle()});  // output (aclTensor*, out)
+    aclTensor* c_output = call.output(6);  // output (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_batch_norm_elemt>(phase1)(
           c_input,
@@ -664,7 +664,7 @@ PyObject* wrap_batch_norm_elemt_backward(PyObject*, PyObject* const* args, Py_ss
     aclTensor* c_sum_dy = call.tensor(5, py_sum_dy);  // sumDy (const aclTensor*, in)
     aclTensor* c_sum_dy_xmu = call.tensor(6, py_sum_dy_xmu);  // sumDyXmu (const aclTensor*, in)
     aclTensor* c_counter = call.tensor(7, py_counter);  // counter (aclTensor*, in)
-    aclTensor* c_grad_input = call.output(8, {py::handle(), py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(8);  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_batch_norm_elemt_backward>(phase1)(
           c_grad_out,
@@ -1590,7 +1590,7 @@ PyObject* wrap_inplace_add_rms_norm(PyObject*, PyObject* const* args, Py_ssize_t
     aclTensor* c_x2_ref = call.inout_tensor(1, py_x2_ref);  // x2Ref (aclTensor*, inout)
     aclTensor* c_gamma = call.tensor(2, py_gamma);  // gamma (const aclTensor*, in)
     double c_epsilon = call.floating<double>(3, py_epsilon);  // epsilon (double, in)
-    aclTensor* c_rstd_out = call.output(4, {py::handle(), py::handle(), py::handle()});  // rstdOut (const aclTensor*, out)
+    aclTensor* c_rstd_out = call.output(4);  // rstdOut (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_inplace_add_rms_norm>(phase1)(
           c_x1_ref,
@@ -2183,7 +2183,7 @@ PyObject* wrap_log_softmax_v2(PyObject*, PyObject* const* args, Py_ssize_t nargs
     bind::Call call(kSpec_log_softmax_v2, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
-    aclTensor* c_out_ = call.output(2, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_log_softmax_v2>(phase1)(
           c_self,
@@ -2244,8 +2244,8 @@ PyObject* wrap_min_dim(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObj
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     int64_t c_dim = call.integer<int64_t>(1, py_dim);  // dim (int64_t, in)
     bool c_keepdim = call.boolean(2, py_keepdim);  // keepdim (bool, in)
-    aclTensor* c_out_ = call.output(3, {py_dim, py_keepdim, py::handle()});  // out (aclTensor*, out)
-    aclTensor* c_indices = call.output(4, {py_dim, py_keepdim, py::handle()});  // indices (aclTensor*, out)
+    aclTensor* c_out_ = call.output(3, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keepdim}});  // out (aclTensor*, out)
+    aclTensor* c_indices = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keepdim}});  // indices (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_min_dim>(phase1)(
           c_self,
@@ -2536,7 +2536,7 @@ PyObject* wrap_reflection_pad1d_backward(PyObject*, PyObject* const* args, Py_ss
     aclTensor* c_grad_output = call.tensor(0, py_grad_output);  // gradOutput (const aclTensor*, in)
     aclTensor* c_self = call.tensor(1, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_padding = call.int_array(2, py_padding);  // padding (const aclIntArray*, in)
-    aclTensor* c_grad_input = call.output(3, {py::handle(), py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(3);  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_reflection_pad1d_backward>(phase1)(
           c_grad_output,
@@ -2590,7 +2590,7 @@ PyObject* wrap_replication_pad3d(PyObject*, PyObject* const* args, Py_ssize_t na
     bind::Call call(kSpec_replication_pad3d, py_out);
     aclTensor* c_self = call.tensor(0, py_self);  // self (const aclTensor*, in)
     aclIntArray* c_padding = call.int_array(1, py_padding);  // padding (const aclIntArray*, in)
-    aclTensor* c_out_ = call.output(2, {py_padding, py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(2, {{aclnn_bindgen::RuleArgument::kDims, py_padding}});  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_replication_pad3d>(phase1)(
           c_self,
@@ -2655,7 +2655,7 @@ PyObject* wrap_scaled_masked_softmax_backward(PyObject*, PyObject* const* args, 
     aclTensor* c_mask = call.tensor(2, py_mask);  // mask (const aclTensor*, in)
     double c_scale = call.floating<double>(3, py_scale);  // scale (double, in)
     bool c_fix_triu_mask = call.boolean(4, py_fix_triu_mask);  // fixTriuMask (bool, in)
-    aclTensor* c_out_ = call.output(5, {py::handle(), py::handle(), py::handle()});  // out (aclTensor*, out)
+    aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_scaled_masked_softmax_backward>(phase1)(
           c_grad_output,
@@ -2890,7 +2890,7 @@ PyObject* wrap_upsample_trilinear3d_backward(PyObject*, PyObject* const* args, P
     double c_scales_d = call.floating<double>(4, py_scales_d);  // scalesD (double, in)
     double c_scales_h = call.floating<double>(5, py_scales_h);  // scalesH (double, in)
     double c_scales_w = call.floating<double>(6, py_scales_w);  // scalesW (double, in)
-    aclTensor* c_grad_input = call.output(7, {py_input_size, py::handle(), py::handle()});  // gradInput (aclTensor*, out)
+    aclTensor* c_grad_input = call.output(7, {{aclnn_bindgen::RuleArgument::kDims, py_input_size}});  // gradInput (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_upsample_trilinear3d_backward>(phase1)(
           c_grad_out,
@@ -2960,8 +2960,8 @@ PyObject* wrap_var_mean(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyOb
     aclIntArray* c_dim = call.int_array(1, py_dim);  // dim (const aclIntArray*, in)
     int64_t c_correction = call.integer<int64_t>(2, py_correction);  // correction (int64_t, in)
     bool c_keepdim = call.boolean(3, py_keepdim);  // keepdim (bool, in)
-    aclTensor* c_var_out = call.output(4, {py_dim, py_keepdim, py::handle()});  // varOut (aclTensor*, out)
-    aclTensor* c_mean_out = call.output(5, {py_dim, py_keepdim, py::handle()});  // meanOut (aclTensor*, out)
+    aclTensor* c_var_out = call.output(4, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keepdim}});  // varOut (aclTensor*, out)
+    aclTensor* c_mean_out = call.output(5, {{aclnn_bindgen::RuleArgument::kDims, py_dim}, {aclnn_bindgen::RuleArgument::kKeepdim, py_keepdim}});  // meanOut (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_var_mean>(phase1)(
           c_self,

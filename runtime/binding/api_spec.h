@@ -5,6 +5,8 @@
 #include <pybind11/pybind11.h>
 
 #include <atomic>
+#include <initializer_list>
+#include <utility>
 #include <vector>
 
 #include "acl/acl.h"
@@ -28,15 +30,19 @@ struct ParamSpec {
   ScalarPreference scalar;  // scalars and scalar lists only
 };
 
-// The arguments a family's rule reads: the dimensions (an int, a sequence of ints, None: every
-// dimension), keepdim, the dtype argument, and whether an empty dimension list reduces none
-// (noopWithEmptyAxes). A null handle: the API has no such parameter.
+// The arguments a family's rule reads, by name (the generated aclnn_bindgen::RuleArgument): the
+// dimensions (an int, a sequence of ints, None: every dimension), keepdim, the dtype argument,
+// whether an empty dimension list reduces none (noopWithEmptyAxes), a convolution's or a pool
+// window's arguments. A null handle: the API has no such parameter.
 struct RuleArgs {
-  py::handle dims, keepdim, dtype, noop;
-  // A convolution's stride, padding, dilation, transposed, outputPadding and groups.
-  py::handle conv[6];
-  // A pool's window arguments besides its kernel (dims): stride, padding, dilation, ceil mode.
-  py::handle stride, padding, dilation, ceil_mode;
+  RuleArgs() = default;
+  RuleArgs(std::initializer_list<std::pair<aclnn_bindgen::RuleArgument, py::handle>> given) {
+    for (const auto& [name, handle] : given) handles[static_cast<size_t>(name)] = handle;
+  }
+  py::handle operator[](aclnn_bindgen::RuleArgument name) const { return handles[static_cast<size_t>(name)]; }
+
+ private:
+  py::handle handles[static_cast<size_t>(aclnn_bindgen::RuleArgument::kCount)];
 };
 
 // How an output is allocated when the caller passes no out= (decided at generation time from the

@@ -45,27 +45,26 @@ void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims*
   // The rule's own function (generated aclnn_bindgen/output_shapes.h), which the simulator's
   // planners share. Rules on a second input, or on the arguments, that cannot apply leave the first
   // input's shape: the call reaches the library, which says what is wrong (161001, 161002).
+  using aclnn_bindgen::RuleArgument;
   aclnn_bindgen::ShapeArgs rule;
   rule.second = second;
-  rule.dims = ints_arg(args.dims);
-  rule.keepdim = true_arg(args.keepdim);
-  rule.noop = true_arg(args.noop);
-  // A convolution's stride, padding, dilation, transposed, outputPadding and groups; else a pool's.
-  const bool conv = static_cast<bool>(args.conv[0]);
-  rule.stride = ints_arg(conv ? args.conv[0] : args.stride);
-  rule.padding = ints_arg(conv ? args.conv[1] : args.padding);
-  rule.dilation = ints_arg(conv ? args.conv[2] : args.dilation);
-  rule.transposed = true_arg(args.conv[3]);
-  rule.output_padding = ints_arg(args.conv[4]);
-  rule.groups = ints_arg(args.conv[5]);
-  rule.ceil_mode = true_arg(args.ceil_mode);
+  rule.dims = ints_arg(args[RuleArgument::kDims]);
+  rule.keepdim = true_arg(args[RuleArgument::kKeepdim]);
+  rule.noop = true_arg(args[RuleArgument::kNoop]);
+  rule.stride = ints_arg(args[RuleArgument::kStride]);
+  rule.padding = ints_arg(args[RuleArgument::kPadding]);
+  rule.dilation = ints_arg(args[RuleArgument::kDilation]);
+  rule.transposed = true_arg(args[RuleArgument::kTransposed]);
+  rule.output_padding = ints_arg(args[RuleArgument::kOutputPadding]);
+  rule.groups = ints_arg(args[RuleArgument::kGroups]);
+  rule.ceil_mode = true_arg(args[RuleArgument::kCeilMode]);
   rule.spatial = plan.spatial;
   aclnn_bindgen::ApplyOutputShape(plan.shape_rule, rule, shape);
   if (plan.fixed_dtype != ACL_DT_UNDEFINED) {
     *dtype = plan.fixed_dtype;
-  } else if (args.dtype && !args.dtype.is_none()) {
+  } else if (const py::handle dtype_arg = args[aclnn_bindgen::RuleArgument::kDtype]; dtype_arg && !dtype_arg.is_none()) {
     // Converted without error as an input already; ACL_DT_UNDEFINED means "the input's" (aclnnCumprod).
-    const aclDataType given = this->dtype(plan.param, args.dtype);
+    const aclDataType given = this->dtype(plan.param, dtype_arg);
     if (given != ACL_DT_UNDEFINED) *dtype = given;
   }
 }

@@ -44,6 +44,23 @@ enum class OutputShape : uint8_t {
   kSizes,  // the argument of the dims role as the whole shape (an upsample backward's input_size)
 };
 
+// The arguments a rule reads besides its sources' shapes, by name (gen.families.RULE_ARGUMENTS):
+// the bindings pass each one the page has this way.
+enum class RuleArgument : uint8_t {
+  kDims,
+  kKeepdim,
+  kDtype,
+  kNoop,
+  kStride,
+  kPadding,
+  kDilation,
+  kTransposed,
+  kOutputPadding,
+  kGroups,
+  kCeilMode,
+  kCount,
+};
+
 // Whether an output of the rule is allocated at the largest extent its data can give and read back
 // at the view shape its kernel sets, once the stream has run (as op-plugin resizes such outputs).
 constexpr bool data_dependent(OutputShape rule) {
