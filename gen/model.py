@@ -426,9 +426,12 @@ def build_model(pages: Iterable[Page], semantics: Iterable[OpSemantics] = (),
                  fingerprints=dict(fingerprints))
 
 
-# A pybind11 translation unit costs about 8 CPU-seconds for its headers and about 0.015 s per
-# extra wrapper, so wrappers are grouped: this many APIs per unit on average.
-APIS_PER_UNIT = 48
+# A bindings unit costs about 3.6 CPU-seconds whatever it holds (pybind11's precompiled code is
+# emitted in every unit) and about 0.07 s per wrapper (measured: ops_000 of 48 APIs 6.8 s, two such
+# units in one 10.0 s), so wrappers are grouped: this many APIs per unit on average. 96 builds
+# op_docs' ~720 APIs in 8 units (a fresh build ~30 CPU-seconds shorter than 16), and a changed page
+# recompiles one unit of ~10 s.
+APIS_PER_UNIT = 96
 
 
 def translation_units(apis: tuple[BoundAPI, ...], per_unit: int = APIS_PER_UNIT) -> tuple[tuple[BoundAPI, ...], ...]:

@@ -13,14 +13,6 @@ void register_ops_004(pybind11::module_& m);
 void register_ops_005(pybind11::module_& m);
 void register_ops_006(pybind11::module_& m);
 void register_ops_007(pybind11::module_& m);
-void register_ops_008(pybind11::module_& m);
-void register_ops_009(pybind11::module_& m);
-void register_ops_010(pybind11::module_& m);
-void register_ops_011(pybind11::module_& m);
-void register_ops_012(pybind11::module_& m);
-void register_ops_013(pybind11::module_& m);
-void register_ops_014(pybind11::module_& m);
-void register_ops_015(pybind11::module_& m);
 }  // namespace aclnn_generated
 
 PYBIND11_MODULE(_C, m) {
@@ -34,12 +26,4 @@ PYBIND11_MODULE(_C, m) {
   aclnn_generated::register_ops_005(m);
   aclnn_generated::register_ops_006(m);
   aclnn_generated::register_ops_007(m);
-  aclnn_generated::register_ops_008(m);
-  aclnn_generated::register_ops_009(m);
-  aclnn_generated::register_ops_010(m);
-  aclnn_generated::register_ops_011(m);
-  aclnn_generated::register_ops_012(m);
-  aclnn_generated::register_ops_013(m);
-  aclnn_generated::register_ops_014(m);
-  aclnn_generated::register_ops_015(m);
 }
