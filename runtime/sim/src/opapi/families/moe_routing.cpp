@@ -85,62 +85,66 @@ class RoutingWork final : public FamilyWork {
     return ACLNN_SUCCESS;
   }
 
-  // expandedXOut and expandedScaleOut: the kept pairs' rows of x, copied or quantised.
+  // expandedXOut and expandedScaleOut, row by row (the output is K times x: never buffered whole): the
+  // kept pairs' rows of x, copied or quantised, then zero rows.
   template <typename ExpertOf>
   void WriteRows(const std::vector<int64_t>& kept, const ExpertOf& expert_of) {
     const int64_t pairs = rows * k, available = static_cast<int64_t>(kept.size());
     std::vector<float> scale(static_cast<size_t>(scaled ? tensor(kScale).numel() : 0));
     if (!scale.empty()) GatherAs(tensor(kScale), ComputeType::kFloat32, scale.data());
-    // The scale of each row of x a kept pair carries: scaleOptional's (unquantised) or its quantisation's.
-    std::vector<float> expanded_scale(static_cast<size_t>(pairs)), row_scale(quant_mode == -1 ? scale : std::vector<float>());
-    if (quant_mode == -1 && tensor(kX).dtype == ACL_INT8) {
-      std::vector<int64_t> x(static_cast<size_t>(rows * hidden)), out(static_cast<size_t>(pairs * hidden));
-      if (!x.empty()) GatherAs(tensor(kX), ComputeType::kInt64, x.data());
-      CopyRows(kept, x, &out);
-      ScatterFrom(out.data(), ComputeType::kInt64, tensor(kExpandedX));
-    } else {
-      std::vector<float> x(static_cast<size_t>(rows * hidden)), out(static_cast<size_t>(pairs * hidden));
-      if (!x.empty()) GatherAs(tensor(kX), ComputeType::kFloat32, x.data());
-      if (quant_mode == 1 && scaled) {  // the smooth scale is the expert's: each kept pair's row on its own
-        ParallelFor(available, [&](int64_t i) {
-          const int64_t j = kept[static_cast<size_t>(i)];
-          Quantise(x.data() + j / k * hidden, scale.data() + (expert_of(j) - start) * hidden,
-                   &expanded_scale[static_cast<size_t>(i)], out.data() + i * hidden);
-        });
-      } else {
-        if (quant_mode == 1) {  // each row of x quantised once (in place), then copied to its slots
-          row_scale.assign(static_cast<size_t>(rows), 0.0f);
-          ParallelFor(rows, [&](int64_t r) {
-            Quantise(x.data() + r * hidden, nullptr, &row_scale[static_cast<size_t>(r)], x.data() + r * hidden);
-          });
-        }
-        CopyRows(kept, x, &out);
-      }
-      ScatterFrom(out.data(), ComputeType::kFloat32, tensor(kExpandedX));
+    std::vector<float> expanded_scale(static_cast<size_t>(pairs));
+    // INT8 rows are copied as int64, the others as floats (exact for FLOAT16, BFLOAT16 and INT8 results).
+    const bool integral = quant_mode == -1 && tensor(kX).dtype == ACL_INT8;
+    const ComputeType type = integral ? ComputeType::kInt64 : ComputeType::kFloat32;
+    std::vector<char> x(static_cast<size_t>(rows * hidden) * ComputeSize(type));
+    if (!x.empty()) GatherAs(tensor(kX), type, x.data());
+    const float* x_float = reinterpret_cast<const float*>(x.data());
+    // Each row's scale: scaleOptional's (unquantised), or the row's quantisation's, done once per row of x
+    // (in place) unless the smooth scale, the expert's, makes each kept pair's row its own.
+    std::vector<float> row_scale(quant_mode == -1 ? scale : std::vector<float>(static_cast<size_t>(rows)));
+    const bool per_pair = quant_mode == 1 && scaled;
+    if (quant_mode == 1 && !scaled) {
+      float* rows_of_x = reinterpret_cast<float*>(x.data());
+      ParallelFor(rows, [&](int64_t r) {
+        Quantise(rows_of_x + r * hidden, nullptr, &row_scale[static_cast<size_t>(r)], rows_of_x + r * hidden);
+      });
     }
-    if (!row_scale.empty() && !(quant_mode == 1 && scaled)) {
-      for (int64_t i = 0; i < available; ++i) {
-        expanded_scale[static_cast<size_t>(i)] = row_scale[static_cast<size_t>(kept[static_cast<size_t>(i)] / k)];
+    const size_t row_bytes = static_cast<size_t>(hidden) * ComputeSize(type);
+    ParallelFor(available, [&](int64_t i) {
+      const int64_t j = kept[static_cast<size_t>(i)];
+      const void* row = x.data() + static_cast<size_t>(j / k) * row_bytes;
+      if (per_pair) {
+        float* quantised = static_cast<float*>(Scratch(1, row_bytes));
+        Quantise(x_float + j / k * hidden, scale.data() + (expert_of(j) - start) * hidden,
+                 &expanded_scale[static_cast<size_t>(i)], quantised);
+        row = quantised;
+      } else if (!row_scale.empty()) {
+        expanded_scale[static_cast<size_t>(i)] = row_scale[static_cast<size_t>(j / k)];
       }
-    }
+      ScatterFrom(row, type, Row(tensor(kExpandedX), i));
+    });
+    const std::vector<char> zeros(row_bytes);
+    ParallelFor(pairs - available,
+                [&](int64_t i) { ScatterFrom(zeros.data(), type, Row(tensor(kExpandedX), available + i)); });
     ScatterFrom(expanded_scale.data(), ComputeType::kFloat32, tensor(kExpandedScale));
   }
 
-  // One row's dynamic INT8 quantisation (times `smooth` when given) into `dst` as floats.
+  // Row i of a [rows, H] tensor, as a tensor of its own.
+  static TensorRef Row(const TensorRef& t, int64_t i) {
+    TensorRef row = t;
+    row.first += i * t.strides[0] * static_cast<int64_t>(DTypeSize(t.dtype));
+    row.shape = Dims{t.shape[1]};
+    row.strides = Dims{t.strides[1]};
+    return row;
+  }
+
+  // One row's dynamic INT8 quantisation (times `smooth` when given) into `dst` (which may be `row`) as floats.
   void Quantise(const float* row, const float* smooth, float* row_scale, float* dst) const {
     int64_t* q = static_cast<int64_t*>(Scratch(0, static_cast<size_t>(hidden) * sizeof(int64_t)));
     float offset = 0;
     QuantiseRow(hidden, [&](int64_t c) { return smooth ? row[c] * smooth[c] : row[c]; }, false, -128, 127, row_scale,
                 &offset, q);
     std::copy(q, q + hidden, dst);
-  }
-
-  template <typename T>
-  void CopyRows(const std::vector<int64_t>& kept, const std::vector<T>& x, std::vector<T>* out) const {
-    ParallelFor(static_cast<int64_t>(kept.size()), [&](int64_t i) {
-      const T* row = x.data() + kept[static_cast<size_t>(i)] / k * hidden;
-      std::copy(row, row + hidden, out->data() + i * hidden);
-    });
   }
 };
 
@@ -163,13 +167,13 @@ aclnnStatus PlanRouting(const Call& call, const FamilySpec& family, ExecutorWork
   };
   int64_t drop_pad = 0, quant = -1, tokens_type = 1, row_idx_type = 0;
   if (!mode(F::Role::kDropPadMode, 0, {0}, &drop_pad)) {
-    return out_of_range(F::Role::kDropPadMode, std::to_string(drop_pad) + " is not 0 (Dropless), the one the page supports");
+    return out_of_range(F::Role::kDropPadMode, std::to_string(drop_pad) + " is not 0 (Dropless), the page's one mode");
   }
   if (!mode(F::Role::kQuantMode, -1, {-1, 1}, &quant)) {
-    return out_of_range(F::Role::kQuantMode, std::to_string(quant) + " is neither -1 nor 1, the ones the page supports");
+    return out_of_range(F::Role::kQuantMode, std::to_string(quant) + " is neither -1 nor 1, the page's modes");
   }
   if (!mode(F::Role::kTokensNumType, 1, {1, 2}, &tokens_type)) {
-    return out_of_range(F::Role::kTokensNumType, std::to_string(tokens_type) + " is neither 1 (count) nor 2 (key_value)");
+    return out_of_range(F::Role::kTokensNumType, std::to_string(tokens_type) + " is not 1 (count) or 2 (key-value)");
   }
   if (!mode(F::Role::kRowIdxType, 0, {0, 1}, &row_idx_type)) {
     return out_of_range(F::Role::kRowIdxType, std::to_string(row_idx_type) + " is neither 0 (gather) nor 1 (scatter)");
