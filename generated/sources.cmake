@@ -508,6 +508,7 @@ set(ACLNN_EXAMPLES
   mish_backward
   mm
   moe_gating_top_k
+  moe_init_routing_v3
   mse_loss
   mse_loss_backward
   mul

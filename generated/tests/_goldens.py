@@ -268,6 +268,51 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return y.to(x.dtype), idx.int(), norm
 
     @staticmethod
+    def moe_init_routing_v3(x: Any, expert_idx: Any, scale: Any, expert_num: int, tokens_num_type: int,
+                            quant_mode: int, active_expert_range: Any, row_idx_type: int) -> Any:
+        """aclnnMoeInitRoutingV3's (expandedXOut, expandedRowIdxOut, expertTokensCountOrCumsumOut,
+        expandedScaleOut) by its page's formula in the dropless mode: the pairs j = r*K + s of expert_idx
+        sorted by expert, stably; those of experts in [start, end) kept, the i-th reading row j // K of x
+        (the page's `% NUM_ROWS` is V1's layout, semantics/moe.toml), copied (quant_mode -1, with
+        scale[j // K]) or quantised per row to INT8 with scale[expert - start] as smooth (1). Where the
+        page leaves values undefined, what the simulator writes: 0, and -1 for indices."""
+        import torch
+
+        rows, k = expert_idx.shape
+        start, end = (list(active_expert_range) or [0, expert_num])
+        flat = expert_idx.reshape(-1).long()
+        order = torch.sort(flat, stable=True).indices
+        kept = order[(flat[order] >= start) & (flat[order] < end)]
+        experts, n = flat[kept], kept.numel()
+        source = x[kept // k]
+        expanded_scale = torch.zeros(rows * k)
+        if quant_mode == 1:
+            v = source.float() * (scale.float()[experts - start] if scale is not None else 1)
+            row_scale = v.abs().amax(-1) / 127
+            expanded_x = torch.zeros(rows * k, x.shape[1], dtype=torch.int8)
+            expanded_x[:n] = torch.clamp(torch.round(v / row_scale.unsqueeze(-1)), -128, 127).to(torch.int8)
+            expanded_scale[:n] = row_scale
+        else:
+            expanded_x = torch.zeros(rows * k, x.shape[1], dtype=x.dtype)
+            expanded_x[:n] = source
+            if scale is not None:
+                expanded_scale[:n] = scale.float()[kept // k]
+        row_idx = torch.full((rows * k,), -1, dtype=torch.int32)
+        if row_idx_type == 0:
+            row_idx[kept] = torch.arange(n, dtype=torch.int32)
+        else:
+            row_idx[:n] = kept.int()
+        counts = torch.bincount(experts - start, minlength=end - start)
+        if tokens_num_type == 1:
+            tokens = counts
+        else:
+            present = counts.nonzero().flatten()
+            tokens = torch.zeros(expert_num, 2, dtype=torch.int64)
+            tokens[:present.numel(), 0] = present + start
+            tokens[:present.numel(), 1] = counts[present]
+        return expanded_x, row_idx, tokens, expanded_scale
+
+    @staticmethod
     def lstm(input: Any, params: Any, hx: Any, has_bias: bool, num_layers: int, train: bool, bidirectional: bool,
              batch_first: bool) -> Any:
         """aclnnLSTM's (output, hy, cy, then the lists i, j, f, o, h, c, tanh(c)): output, hy and cy

@@ -388,12 +388,49 @@ def makers(dtype: str = "float32"):
         return (x, rows, experts, 3), {}, (expanded, None, experts.flatten()[order])
     m["npu_moe_init_routing"] = moe_init_routing
 
-    def moe_init_routing_v2():
-        x = randn(3, 4)
-        experts = torch.tensor([[1, 0], [2, 1], [0, 2]], dtype=torch.int32)
-        order = torch.sort(experts.flatten().long(), stable=True).indices
-        return (x, experts), {"active_num": 6, "expert_num": 3}, (x[order // 2], None, None, None)
-    m["npu_moe_init_routing_v2"] = moe_init_routing_v2
+    def moe_init_routing_v2_call(quant_mode, tokens_type, row_idx_type, smooth):
+        """aclnnMoeInitRoutingV3's dropless routing (the modes its page supports) of 5 rows to 3 of
+        8 experts, those of [2, 6) kept; compared where the page defines the outputs (the first
+        available rows; the key_value pairs up to their (0, 0))."""
+        rows, k, hidden, expert_num, start, end = 5, 3, 8, 8, 2, 6
+        x = randn(rows, hidden)
+        experts = torch.randint(0, expert_num, (rows, k), generator=g, dtype=torch.int32)
+        per_row = torch.rand(rows, generator=g) + 0.5
+        per_expert = torch.rand(end - start, hidden, generator=g) + 0.5
+        scale = (per_expert if quant_mode == 1 else per_row) if smooth else None
+        # The page's keyValueSort, expert by expert: within one, the pairs j = r * k + s in order.
+        kept = [j for e in range(start, end) for j in range(rows * k) if experts.flatten()[j] == e]
+        n = len(kept)
+        source = x[[j // k for j in kept]]
+        if quant_mode == 1:
+            v = source.float() * (per_expert[[int(experts.flatten()[j]) - start for j in kept]] if smooth else 1)
+            expanded_scale = v.abs().amax(-1) / 127
+            expanded_x = torch.round(v / expanded_scale[:, None]).clamp(-128, 127).to(torch.int8)
+        else:
+            expanded_x, expanded_scale = source, per_row[[j // k for j in kept]] if smooth else None
+        positions = torch.tensor(kept, dtype=torch.int32)
+        if row_idx_type == 0:  # gather: each pair's slot, -1 for the pairs of other experts
+            row_idx = torch.full((rows * k,), -1, dtype=torch.int32).index_put_((positions.long(),),
+                                                                                torch.arange(n, dtype=torch.int32))
+        else:  # scatter: each slot's pair
+            row_idx = positions
+        counts = torch.tensor([int((experts == e).sum()) for e in range(start, end)])
+        if tokens_type == 1:
+            tokens = counts
+        else:
+            tokens = torch.tensor([[e, c] for e, c in zip(range(start, end), counts.tolist()) if c] + [[0, 0]])
+        kwargs = {"scale": scale, "active_num": rows * k, "expert_num": expert_num, "expert_tokens_num_type": tokens_type,
+                  "expert_tokens_num_flag": True, "quant_mode": quant_mode, "active_expert_range": [start, end],
+                  "row_idx_type": row_idx_type}
+
+        def run(op, args, kwargs):
+            out_x, out_idx, out_tokens, out_scale = op(*args, **kwargs)
+            return (out_x[:n], out_idx if row_idx_type == 0 else out_idx[:n], out_tokens[:len(tokens)],
+                    out_scale[:n])
+        return (x, experts), kwargs, (expanded_x, row_idx, tokens, expanded_scale), run
+    m["npu_moe_init_routing_v2"] = lambda: moe_init_routing_v2_call(-1, 1, 0, smooth=True)
+    m["npu_moe_init_routing_v2@quant_key_value"] = lambda: moe_init_routing_v2_call(1, 2, 1, smooth=True)
+    m["npu_moe_init_routing_v2@quant_unscaled"] = lambda: moe_init_routing_v2_call(1, 1, 1, smooth=False)
 
     def moe_finalize_routing():
         rows, k, h = 3, 2, 4

@@ -28,7 +28,8 @@ GROUPS = {
                                   "npu_scatter_nd_update", "npu_gather_sparse_index", "npu_cross_entropy_loss",
                                   "npu_top_k_top_p", "npu_format_cast", "npu_gather_backward",
                                   "repeat_interleave_backward_int", "l1_loss_backward", "kl_div_backward",
-                                  "npu_binary_cross_entropy_with_logits_backward"],
+                                  "npu_binary_cross_entropy_with_logits_backward", "npu_moe_init_routing_v2",
+                                  "npu_moe_init_routing_v2@quant_key_value", "npu_moe_init_routing_v2@quant_unscaled"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (aclop elsewhere, which the simulator
 # refuses by name), and npu_add_rms_norm_quant's other route there.

@@ -1,7 +1,9 @@
 """torch_npu.npu_moe_gating_top_k on device="npu" (op-plugin's aclnnMoeGatingTopK without input_ids:
 the moe family) against DeepSeek-style group-limited routing written here in PyTorch on the CPU:
 sigmoid scores, the k_group best groups by max or top-2 sum, the k best experts of those, weights
-renormalised and scaled; and the settings the page's formula leaves open refused by name."""
+renormalised and scaled; and the settings the page's formula leaves open refused by name. And
+torch_npu.npu_moe_init_routing_v2's refusals (aclnnMoeInitRoutingV3, the moe_routing family; its
+values are test_custom_ops.py's)."""
 
 
 def test_moe_gating_top_k_equals_group_limited_routing(run_npu):
@@ -36,4 +38,25 @@ def test_moe_gating_top_k_equals_group_limited_routing(run_npu):
                 assert word in str(error), error
             else:
                 raise AssertionError(f"{options} was not refused")
+    """)
+
+
+def test_moe_init_routing_v2_refuses_what_its_page_excludes_by_name(run_npu):
+    # aclnnMoeInitRoutingV3's constraints section narrows its table: torch_npu's defaults (cumsum
+    # counts, no count output, activeNum -1) and drop-pad are refused in phase 1, naming the argument.
+    run_npu("""
+        x, experts = torch.randn(4, 8).npu(), torch.randint(0, 6, (4, 2), dtype=torch.int32).npu()
+        valid = {"active_num": 8, "expert_num": 6, "expert_tokens_num_type": 1, "expert_tokens_num_flag": True}
+        for options, word in (({"expert_num": 6}, "expertTokensNumType"), ({**valid, "quant_mode": 0}, "quantMode"),
+                              ({**valid, "active_num": -1}, "activeNum"),
+                              ({**valid, "expert_tokens_num_flag": False}, "expertTokensNumFlag"),
+                              ({**valid, "drop_pad_mode": 1, "expert_capacity": 2}, "expandedXOut")):
+            try:
+                torch_npu.npu_moe_init_routing_v2(x, experts, **options)
+            except RuntimeError as error:
+                assert word in str(error) and "aclnnMoeInitRoutingV3" in str(error), (options, error)
+            else:
+                raise AssertionError(f"{options} was not refused")
+        expanded_x = torch_npu.npu_moe_init_routing_v2(x, experts, **valid)[0]
+        assert torch.equal(expanded_x.cpu()[:8], x.cpu()[torch.sort(experts.cpu().flatten().long(), stable=True).indices // 2])
     """)

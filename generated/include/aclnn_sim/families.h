@@ -357,6 +357,17 @@ struct MoeFamily {
   static constexpr const char* kOpNames[] = { "gating_top_k" };
 };
 
+// moe_routing: init_routing: the N*K (row, slot) pairs of expert_idx [N, K] sorted by expert, stably (then by row * K + slot), those of experts in active_range [start, end) kept; expanded_x[i] the row of x the i-th kept pair reads (quant_mode 1: dynamically quantised to INT8, scale by expert as smooth, its scale in expanded_scale), expanded_row_idx its gather (0) or scatter (1) index, expert_tokens the count per expert (1) or the (expert, count) pairs of the non-empty ones (2).
+struct MoeRoutingFamily {
+  struct Op {
+    enum : int8_t { kInitRouting };
+  };
+  struct Role {
+    enum : int8_t { kX, kExpertIdx, kScale, kOffset, kActiveNum, kExpertCapacity, kExpertNum, kDropPadMode, kTokensNumType, kTokensNumFlag, kQuantMode, kActiveRange, kRowIdxType, kExpandedX, kExpandedRowIdx, kExpertTokens, kExpandedScale };
+  };
+  static constexpr const char* kOpNames[] = { "init_routing" };
+};
+
 // norm: statistics over the trailing (layer/rms), group or batch dimensions, computed in float (double for DOUBLE); mean/rstd outputs.
 struct NormFamily {
   struct Op {
@@ -682,6 +693,7 @@ aclnnStatus PlanMargin(const Call& call, const FamilySpec& family, ExecutorWork*
 aclnnStatus PlanMaskedSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoe(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMoeRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
