@@ -48,6 +48,17 @@ def test_a_combination_table_per_product():
                 if d.code == "combination-cell-unread"]
 
 
+def test_a_dtype_rows_status_is_the_parameters():
+    # "输入activateScaleOptional、biasOptional的数据类型不在支持的范围内" is 561002, the others' 161002.
+    found = api("ops-nn/quant/dequant_bias/docs/aclnnDequantBias.md", "aclnnDequantBias")
+    assert {p.name: found.dtype_status(p) for p in found.params if p.kind and p.kind.is_pointer} == {
+        "x": 0, "weightScale": 0, "activateScaleOptional": 561002, "biasOptional": 561002, "out": 0}
+    # Every parameter under 161002 and again under 561002: checked first, as 161002.
+    both = api("ops-nn/norm/add_rms_norm_dynamic_quant/docs/aclnnAddRmsNormDynamicQuantV2.md",
+               "aclnnAddRmsNormDynamicQuantV2")
+    assert not any(both.dtype_status(p) for p in both.params)
+
+
 def test_a_combination_table_names_a_dtype_attribute_and_same_as_cells():
     norm = api("ops-nn/norm/lp_norm_v2/docs/aclnnLinalgVectorNorm.md", "aclnnLinalgVectorNorm")
     assert [(c.cell("self").dtypes, c.cell("dtype").dtypes) for c in norm.dtype_combinations][:2] == [
