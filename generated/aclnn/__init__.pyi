@@ -2184,35 +2184,35 @@ def add_rms_norm_quant_v2(x1: Tensor, x2: _TensorLike, gamma: _TensorLike, scale
     ----------
     x1 : array_like or aclnn.Tensor
         x1 (const aclTensor*, in): Source data tensor in the standardization process. It corresponds to `x1` in the formula.
-        dtypes FLOAT16, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT16, BFLOAT16; on Ascend310P: FLOAT16; rank 1-8; formats ND; non-contiguous allowed; empty allowed.
         Empty tensors are supported.
     x2 : array_like or aclnn.Tensor
         x2 (const aclTensor*, in): Source data tensor in the standardization process. It corresponds to `x2` in the formula.
-        dtypes FLOAT16, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT16, BFLOAT16; on Ascend310P: FLOAT16; rank 1-8; formats ND; non-contiguous allowed; empty allowed.
         Empty tensors are supported. The shape and data type must be the same as those of `x1`.
     gamma : array_like or aclnn.Tensor
         gamma (const aclTensor*, in): Weight tensor in the standardization process. It corresponds to `gamma` in the formula.
-        dtypes FLOAT16, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT16, BFLOAT16; on Ascend310P: FLOAT16; rank 1-8; formats ND; non-contiguous allowed; empty allowed.
         Empty tensors are supported. The data type must be the same as that of `x1`. The shape must be the same as the dimension to be normalized in `x1`.
     scales1 : array_like or aclnn.Tensor
         scales1 (const aclTensor*, in): scales tensor for obtaining y1Out during quantization, which corresponds to `scales1` in the formula.
-        dtypes FLOAT, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT, BFLOAT16; on Ascend310P: FLOAT; rank 1-8; formats ND; non-contiguous allowed; empty allowed.
         Empty tensors are supported. The shape must be the same as that of `gamma`. When divMode is set to True, this parameter cannot be set to 0.
     scales2_optional : array_like or aclnn.Tensor or None
         scales2Optional (const aclTensor*, in): scales tensor used to obtain y2Out during quantization. It corresponds to `scales2` in the formula.
-        dtypes FLOAT, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT, BFLOAT16; on Ascend310P: FLOAT; rank 1-8; formats ND; non-contiguous allowed; empty allowed.
         Empty tensors are supported. (Optional) A null pointer can be passed. The shape and data type must be the same as those of `scales1`. When `divMode` is set to True, this parameter cannot be set to 0.
     zero_points1_optional : array_like or aclnn.Tensor or None
         zeroPoints1Optional (const aclTensor*, in): offset tensor used to obtain y1Out during quantization. It corresponds to `zeroPoints1Optional` in the formula.
-        dtypes INT32, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes INT32, BFLOAT16; on Ascend310P: INT32; rank 1-8; formats ND; non-contiguous allowed; empty allowed.
         Empty tensors are supported. (Optional) A null pointer can be passed. The shape must be the same as that of `gamma`.
     zero_points2_optional : array_like or aclnn.Tensor or None
         zeroPoints2Optional (const aclTensor*, in): offset tensor used to obtain y2Out during quantization. It corresponds to `zeroPoints2Optional` in the formula.
-        dtypes INT32, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes INT32, BFLOAT16; on Ascend310P: INT32; rank 1-8; formats ND; non-contiguous allowed; empty allowed.
         Empty tensors are supported. (Optional) A null pointer can be passed. The data type must be the same as that of `zeroPoints1Optional`. The shape must be the same as that of `gamma`.
     beta_optional : array_like or aclnn.Tensor or None
         betaOptional (const aclTensor*, in): Bias in the standardization process. It corresponds to `beta` in the formula.
-        dtypes FLOAT16, BFLOAT16; empty allowed.
+        dtypes FLOAT16, BFLOAT16; on Ascend310P: FLOAT16; empty allowed.
         Empty tensors are supported. (Optional) A null pointer can be passed. The shape and data type must be the same as those of `gamma`.
     axis : int
         axis (int64_t, in): elewise axis to be quantized. Other axes are broadcast. The specified axis cannot exceed the number of dimensions of input `x1`.
@@ -2239,11 +2239,11 @@ def add_rms_norm_quant_v2(x1: Tensor, x2: _TensorLike, gamma: _TensorLike, scale
         Empty tensors are supported. Optional output. The shape must be the same as that of input `x1`/`x2`. If `scales2Optional` is empty, the output value is invalid.
     xOut : numpy.ndarray or aclnn.Tensor
         xOut (aclTensor*, out): Sum of x1 and x2, which corresponds to `x` in the formula.
-        dtypes FLOAT16, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT16, BFLOAT16; on Ascend310P: FLOAT16; rank 1-8; formats ND; non-contiguous allowed; empty allowed.
         Empty tensors are supported. The shape and data type must be the same as those of input `x1`/`x2`.
     rmsNormOut : numpy.ndarray or aclnn.Tensor
         rmsNormOut (aclTensor*, out): Result after RmsNorm, which corresponds to `rmsNormOut` in the formula.
-        dtypes FLOAT16, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT16, BFLOAT16; on Ascend310P: FLOAT16; rank 1-8; formats ND; non-contiguous allowed; empty allowed.
         Empty tensors are supported. Optional output. The shape and data type must be the same as those of input `x1`/`x2`.
 
     Raises
@@ -48005,19 +48005,19 @@ def rms_norm_quant(x: Tensor, gamma: _TensorLike, beta: _TensorLike, scale: _Ten
     ----------
     x : array_like or aclnn.Tensor
         x (const aclTensor*, in): Source data tensor in the standardization process, corresponding to `x` in the formula.
-        dtypes FLOAT16, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed; empty not allowed.
+        dtypes FLOAT16, BFLOAT16; on Ascend310P: FLOAT16; on Ascend310B: FLOAT16; rank 1-8; formats ND; non-contiguous allowed; empty not allowed.
         Empty tensors are not supported.
     gamma : array_like or aclnn.Tensor
         gamma (const aclTensor*, in): Weight tensor in the standardization process, corresponding to `gamma` in the formula.
-        dtypes FLOAT16, BFLOAT16; rank 1-2; formats ND; non-contiguous allowed; empty not allowed.
+        dtypes FLOAT16, BFLOAT16; on Ascend310P: FLOAT16; on Ascend310B: FLOAT16; rank 1-2; formats ND; non-contiguous allowed; empty not allowed.
         Empty tensors are not supported. The data type must be the same as that of `x`. If the shape is one-dimensional, it must be the same as the last dimension of `x`. If the shape is two-dimensional, the first dimension must be 1, and the second dimension must be the same as the last dimension of `x`.
     beta : array_like or aclnn.Tensor
         beta (const aclTensor*, in): Offset tensor in the standardization process, corresponding to `beta` in the formula.
-        dtypes FLOAT16, BFLOAT16; rank 1-2; formats ND; non-contiguous allowed; empty not allowed.
+        dtypes FLOAT16, BFLOAT16; on Ascend310P: FLOAT16; on Ascend310B: FLOAT16; rank 1-2; formats ND; non-contiguous allowed; empty not allowed.
         Empty tensors are not supported. The data type must be the same as that of `x`. If the shape is one-dimensional, it must be the same as the last dimension of x. If the shape is two-dimensional, the first dimension must be 1, and the second dimension must be the same as the last dimension of x.
     scale : array_like or aclnn.Tensor
         scale (const aclTensor*, in): scales tensor for obtaining y during quantization, corresponding to `scale` in the formula.
-        dtypes FLOAT16, BFLOAT16; rank 1; formats ND; non-contiguous allowed; empty not allowed.
+        dtypes FLOAT16, BFLOAT16; on Ascend310P: FLOAT16; on Ascend310B: FLOAT16; rank 1; formats ND; non-contiguous allowed; empty not allowed.
         Empty tensors are not supported. The shape is 1, and the dimension is 1. The value of this parameter cannot be 0.
     offset : array_like or aclnn.Tensor
         offset (const aclTensor*, in): offset tensor for obtaining y during quantization, corresponding to `offset` in the formula.
@@ -48150,7 +48150,7 @@ def rms_norm_quant_v3(x: Tensor, gamma: _TensorLike, scale: _TensorLike, offset_
     -------
     y : numpy.ndarray or aclnn.Tensor
         y (aclTensor*, out): 表示最终量化输出Tensor，对应公式中的`y`。
-        dtypes INT8, INT32, INT4, HIFLOAT8; rank 1-8; formats ND; non-contiguous allowed; empty not allowed.
+        dtypes INT8, INT32, INT4, HIFLOAT8; on Ascend950: INT8, INT4, HIFLOAT8; rank 1-8; formats ND; non-contiguous allowed; empty not allowed.
         不支持空Tensor。 shape需要与输入`x`一致。
     rstd : numpy.ndarray or aclnn.Tensor
         rstd (aclTensor*, out): 表示归一化后的标准差的倒数。对应公式中Rms(x)的倒数。

@@ -48,6 +48,19 @@ def test_a_combination_table_per_product():
                 if d.code == "combination-cell-unread"]
 
 
+def test_a_chips_combination_rows_narrow_its_dtype_lists():
+    # The English page lists FLOAT32 for x1 in its row and gives the A2/A3 chips FLOAT16 and BFLOAT16
+    # rows only (the Chinese page says so in a note per chip): per chip, the rows' dtypes.
+    found = api("ops-nn-8.5.0-en/norm/add_rms_norm_quant/docs/aclnnAddRmsNormQuant_en.md", "aclnnAddRmsNormQuant")
+    x1, scales1 = found.param("x1"), found.param("scales1")
+    assert x1.dtypes == (DType.FLOAT, DType.FLOAT16, DType.BFLOAT16)
+    assert x1.dtypes_for(Soc.ASCEND910B) == x1.dtypes_for(Soc.ASCEND910_93) == (DType.FLOAT16, DType.BFLOAT16)
+    assert x1.dtypes_for(Soc.ASCEND310P) == (DType.FLOAT16,)
+    assert scales1.dtypes_for(Soc.ASCEND910B) == (DType.FLOAT, DType.BFLOAT16)
+    # A chip without rows keeps the table's list.
+    assert x1.dtypes_for(Soc.ASCEND950) == x1.dtypes
+
+
 def test_a_dtype_rows_status_is_the_parameters():
     # "输入activateScaleOptional、biasOptional的数据类型不在支持的范围内" is 561002, the others' 161002.
     found = api("ops-nn/quant/dequant_bias/docs/aclnnDequantBias.md", "aclnnDequantBias")
