@@ -331,6 +331,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
         _diagnose_coverage(pair.api, param, entry, diags, pair.workspace.line)
     diags.extend(error_diags)
     params = list(with_error_table_relations(params, errors))
+    params = _dtype_relations_the_combinations_keep(pair.api, params, combinations, diags)
     constraint_lines = [text for _, text in _constraint_lines(constraints_section.blocks if constraints_section else ())]
     params = [_with_reserved(param, entry, constraint_lines) for param, entry in zip(params, matched)]
     params = _optional_where_errors_say_non_null(params, errors)
@@ -543,6 +544,38 @@ def _dtypes_narrowed_by_combinations(param: Param, combinations: Sequence[DTypeC
     if general == param.dtypes and tuple(by_product) == param.dtypes_by_product:
         return param
     return dataclasses.replace(param, dtypes=general, dtypes_by_product=tuple(by_product))
+
+
+def _dtype_relations_the_combinations_keep(api: str, params: list[Param], combinations: Sequence[DTypeCombination],
+                                           diags: list[Diagnostic]) -> list[Param]:
+    """`params` without the same-dtype relations a row of the page's own dtype-combination table
+    breaks (the row gives the two parameters dtypes they cannot share): aclnnAddRmsNormQuant's English
+    page says xOut's "data type is the same as that of zeroPoints1Optional" (its Chinese page: x1's),
+    and its rows pair a FLOAT16 xOut with an INT32 zeroPoints1Optional. The table lists every call
+    it allows; a sentence that contradicts it is copied from another row."""
+    out = []
+    for param in params:
+        broken = set()
+        for other in param.related(RelationKind.SAME_DTYPE):
+            for row in combinations:
+                mine, theirs = row.cell(param.name), row.cell(other)
+                if (mine and theirs and mine.dtypes and theirs.dtypes and not mine.same_as and not theirs.same_as
+                        and not set(mine.dtypes) & set(theirs.dtypes)):
+                    broken.add(other)
+                    diags.append(Diagnostic(Level.INFO, row.line, "relation-contradicts-combinations",
+                                            f"{api}.{param.name}: its dtype is said to be {other}'s, and the "
+                                            f"combination row gives them {'/'.join(d.value for d in mine.dtypes)} "
+                                            f"and {'/'.join(d.value for d in theirs.dtypes)}: the table is followed"))
+                    break
+        if broken:
+            relations = []
+            for relation in param.relations:
+                kept = tuple(o for o in relation.others if relation.kind is not RelationKind.SAME_DTYPE or o not in broken)
+                if kept:
+                    relations.append(dataclasses.replace(relation, others=kept))
+            param = dataclasses.replace(param, relations=tuple(relations))
+        out.append(param)
+    return out
 
 
 def _page_statement(constraints: Optional[Section], names: Sequence[str]) -> tuple[tuple[int, prose.DTypeList], ...]:

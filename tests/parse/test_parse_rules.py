@@ -9,7 +9,7 @@ import functools
 import pytest
 
 from gen.cli import rule_lines
-from gen.ir import DType, Reserved, ShapeForm, Soc
+from gen.ir import DType, RelationKind, Reserved, ShapeForm, Soc
 from gen.locations import shared_corpus
 from gen.parse import parse_file
 
@@ -59,6 +59,16 @@ def test_a_chips_combination_rows_narrow_its_dtype_lists():
     assert scales1.dtypes_for(Soc.ASCEND910B) == (DType.FLOAT, DType.BFLOAT16)
     # A chip without rows keeps the table's list.
     assert x1.dtypes_for(Soc.ASCEND950) == x1.dtypes
+
+
+def test_a_dtype_relation_the_combination_rows_break_is_not_held():
+    # "the data type is the same as that of zeroPoints1Optional" on xOut's row, and a row pairing a
+    # FLOAT16 xOut with an INT32 zeroPoints1Optional: the table is followed, and said so.
+    path = "ops-nn-8.5.0-en/norm/add_rms_norm_quant/docs/aclnnAddRmsNormQuant_en.md"
+    found = api(path, "aclnnAddRmsNormQuant")
+    assert found.param("xOut").related(RelationKind.SAME_DTYPE) == ()
+    assert found.param("zeroPoints2Optional").related(RelationKind.SAME_DTYPE) == ("zeroPoints1Optional",)
+    assert [d.line for d in page(path).diagnostics if d.code == "relation-contradicts-combinations"] == [377]
 
 
 def test_a_dtype_rows_status_is_the_parameters():
