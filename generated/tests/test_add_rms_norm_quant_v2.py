@@ -138,9 +138,14 @@ def test_unsupported_products_reject_calls():
 
 
 # line 308: 161001 ACLNN_ERR_PARAM_NULLPTR: The input parameter is a required input, output, or attribute, and is a null pointer.
-@pytest.mark.skip(reason='unclassified error-table row (line 308: 161001 ACLNN_ERR_PARAM_NULLPTR: The input parameter is a required input, output, or attribute, and is a null pointer.)')
-def test_error_row1_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('x1=None', out={'y1Out': 'INT8', 'y2Out': 'INT8', 'xOut': 'FLOAT16', 'rmsNormOut': 'FLOAT16'}, out_shapes={'y1Out': '<auto>', 'y2Out': '<auto>', 'xOut': '<auto>', 'rmsNormOut': '<auto>'}, none=('x1',)),
+    BASE.but('x2=None', out={'y1Out': 'INT8', 'y2Out': 'INT8', 'xOut': 'FLOAT16', 'rmsNormOut': 'FLOAT16'}, out_shapes={'y1Out': '<auto>', 'y2Out': '<auto>', 'xOut': '<auto>', 'rmsNormOut': '<auto>'}, none=('x2',)),
+    BASE.but('gamma=None', out={'y1Out': 'INT8', 'y2Out': 'INT8', 'xOut': 'FLOAT16', 'rmsNormOut': 'FLOAT16'}, out_shapes={'y1Out': '<auto>', 'y2Out': '<auto>', 'xOut': '<auto>', 'rmsNormOut': '<auto>'}, none=('gamma',)),
+    BASE.but('scales1=None', out={'y1Out': 'INT8', 'y2Out': 'INT8', 'xOut': 'FLOAT16', 'rmsNormOut': 'FLOAT16'}, out_shapes={'y1Out': '<auto>', 'y2Out': '<auto>', 'xOut': '<auto>', 'rmsNormOut': '<auto>'}, none=('scales1',)),
+], ids=lambda case: case.id)
+def test_error_row1_null_pointer(op, case):
+    t.check_error(op, case, status=161001)
 
 
 # line 313: 161002 ACLNN_ERR_PARAM_INVALID: The input or output data type is not supported.

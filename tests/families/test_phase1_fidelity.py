@@ -103,6 +103,10 @@ PROBES = [
      "dim in [-rank, rank)"),
     ("MinDim-dim-beyond", "aclnnMinDim", [tensor([2, 3]), -3, False, tensor([2]), tensor([2], "INT64")], INVALID,
      "dim in [-rank, rank)"),
+    # Triangular ops: a private format and a vector refused (their error rows).
+    ("Triu-NC1HWC0", "aclnnTriu", [tensor([2, 1, 4, 4, 16], format="NC1HWC0"), 0,
+                                   tensor([2, 1, 4, 4, 16], format="NC1HWC0")], INVALID, "a private-format row"),
+    ("Tril-vector", "aclnnTril", [tensor([4]), 0, tensor([4])], INVALID, "rank 2 to 8"),
     # A NULL output CANN's CheckNotNull leaves out (gen.conventions 3).
     ("Min-null-out", "aclnnMin", [tensor([2, 3]), None], INNER_NULL, "convention 3"),
 ]

@@ -94,6 +94,9 @@ def test_row_without_its_leading_cells_inherits_them():
     ("gradOutput或self的shape dim大于8。", C.RANK),
     ("selfRef的维度范围超过8。", C.RANK),
     ("self和out的数据形状不一致。", C.SHAPE_MISMATCH),
+    # The general row of 69 pages: "required and null" is one fact, not a null under another.
+    ("如果传入参数是必选输入，输出或者必选属性，且是空指针，则返回161001。", C.NULL_POINTER),
+    ("The input parameter is a required input, output, or attribute, and is a null pointer.", C.NULL_POINTER),
 ])
 def test_conditions_are_classified(condition, category):
     assert classify(condition) is category
