@@ -9821,7 +9821,6 @@ def convolution_backward(grad_output: Tensor, input: _TensorLike, weight: _Tenso
     AclnnError
         When the library returns a status (.status, .status_name, .api, .phase).
         161001 ACLNN_ERR_PARAM_NULLPTR: 传入的gradOutput、input、weight、biasSizes、stride、padding、dilation、outputPadding、outputMask、求解gradInput、求解gradWeight、求解gradBias时是空指针。
-        161001 ACLNN_ERR_PARAM_NULLPTR: 161002
         161002 ACLNN_ERR_PARAM_INVALID: gradOutput、input、weight的数据类型不在支持的范围之内。
         161002 ACLNN_ERR_PARAM_INVALID: gradOutput、input、weight的数据格式不在支持的范围之内。
         161002 ACLNN_ERR_PARAM_INVALID: gradOutput、input、weight的shape不符合约束。
@@ -17486,7 +17485,6 @@ def foreach_add_scalar_v2(x: Sequence[Tensor], scalar: _Scalar, *, out: Sequence
     AclnnError
         When the library returns a status (.status, .status_name, .api, .phase).
         161001 ACLNN_ERR_PARAM_NULLPTR: 传入的x、scalar、out是空指针。
-        161001 ACLNN_ERR_PARAM_NULLPTR: 161002
         161002 ACLNN_ERR_PARAM_INVALID: x、scalar和out的数据类型不在支持的范围之内。
         161002 ACLNN_ERR_PARAM_INVALID: x和out的数据类型不一致。
         161002 ACLNN_ERR_PARAM_INVALID: x与out的shape不满足约束。
@@ -18631,7 +18629,6 @@ def foreach_div_scalar_v2(x: Sequence[Tensor], scalar: _Scalar, *, out: Sequence
     AclnnError
         When the library returns a status (.status, .status_name, .api, .phase).
         161001 ACLNN_ERR_PARAM_NULLPTR: 传入的x、scalar或out是空指针。
-        161001 ACLNN_ERR_PARAM_NULLPTR: 161002
         161002 ACLNN_ERR_PARAM_INVALID: x、scalar和out的数据类型不在支持的范围之内。
         161002 ACLNN_ERR_PARAM_INVALID: x和out的数据类型不一致。
         161002 ACLNN_ERR_PARAM_INVALID: x与out的shape不满足约束。
@@ -19605,7 +19602,6 @@ def foreach_maximum_scalar_v2(x: Sequence[Tensor], scalar: _Scalar, *, out: Sequ
     AclnnError
         When the library returns a status (.status, .status_name, .api, .phase).
         161001 ACLNN_ERR_PARAM_NULLPTR: 传入的x、out是空指针。
-        161001 ACLNN_ERR_PARAM_NULLPTR: 161002
         161002 ACLNN_ERR_PARAM_INVALID: x、scalar和out的数据类型不在支持的范围之内。
         161002 ACLNN_ERR_PARAM_INVALID: x和out的数据类型不一致。
         161002 ACLNN_ERR_PARAM_INVALID: x与out的shape不满足约束。
@@ -38340,7 +38336,6 @@ def linalg_vector_norm(self: Tensor, ord: _Scalar, dims: Sequence[int] | NDArray
     AclnnError
         When the library returns a status (.status, .status_name, .api, .phase).
         161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、ord、dims或out参数是空指针。
-        161001 ACLNN_ERR_PARAM_NULLPTR: 161002
         161002 ACLNN_ERR_PARAM_INVALID: dims超过[-N, N-1] (N表示self的维度)。
         161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不在支持范围内。
         161002 ACLNN_ERR_PARAM_INVALID: dtype数据类型与out数据类型不一致。
@@ -39062,7 +39057,6 @@ def log_softmax(self: Tensor, dim: int, *, out: _OutArray | None = None) -> Tens
     AclnnError
         When the library returns a status (.status, .status_name, .api, .phase).
         161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、out是空指针。
-        161001 ACLNN_ERR_PARAM_NULLPTR: 161002
         161002 ACLNN_ERR_PARAM_INVALID: dim值不在self维度范围内。
         161002 ACLNN_ERR_PARAM_INVALID: self和out的dtype不是支持的数据类型。
     TypeError, ValueError
