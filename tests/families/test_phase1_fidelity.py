@@ -15,8 +15,8 @@ from tests.support import phase1_probe
 from tests.support.op_docs_process import built
 from tests.support.phase1_probe import ints, scalar, tensor
 
-OK, INVALID, INNER_NULL = (abi.status_code(name) for name in (
-    "ACLNN_SUCCESS", "ACLNN_ERR_PARAM_INVALID", "ACLNN_ERR_INNER_NULLPTR"))
+OK, INVALID, INNER_NULL, TILING = (abi.status_code(name) for name in (
+    "ACLNN_SUCCESS", "ACLNN_ERR_PARAM_INVALID", "ACLNN_ERR_INNER_NULLPTR", "ACLNN_ERR_INNER_TILING_ERROR"))
 
 
 def pool2d(shape, kernel=(2, 2), out_hw=(2, 2)):
@@ -26,8 +26,17 @@ def pool2d(shape, kernel=(2, 2), out_hw=(2, 2)):
             tensor(out, format="NCHW")]
 
 
+def dequant_bias(x="INT32", bias="FLOAT"):
+    """aclnnDequantBias's arguments with x's and biasOptional's dtypes."""
+    return [tensor([4, 8], x), tensor([8]), tensor([4]), tensor([8], bias), 1, tensor([4, 8], "FLOAT16")]
+
+
 # (id, API, arguments, CANN's status, the rule that gives it)
 PROBES = [
+    # A dtype error's status is its row's (API.dtype_status), checked after the 161002 ones.
+    ("DequantBias-bias-dtype", "aclnnDequantBias", dequant_bias(bias="INT8"), TILING, "the row's 561002"),
+    ("DequantBias-x-and-bias-dtypes", "aclnnDequantBias", dequant_bias(x="INT8", bias="INT8"), INVALID,
+     "161002 first"),
     # Formats: an ND page takes every plain layout and the private ones (gen.conventions 2).
     ("LeakyRelu-NC1HWC0", "aclnnLeakyRelu", [tensor([2, 1, 4, 4, 16], format="NC1HWC0"), scalar(0.1),
                                              tensor([2, 1, 4, 4, 16], format="NC1HWC0")], OK, "convention 2"),
