@@ -20,9 +20,10 @@ emitters ask these functions; none of them spells a convention again.
    checked by CANN's CheckNotNull: a null there fails later, as ACLNN_ERR_INNER_NULLPTR.
 4. A reduction's output may be given in either form of its reduced shape, the reduced dimensions
    kept as 1 or dropped, whatever keepdim says: CANN copies its result into the output it is
-   given (the same elements, in the same order). The simulator's reduce family applies it
-   (runtime/sim/src/opapi/families/reduce.cpp, PlanReduce: `other_form`); tests/parse/test_conventions.py
-   calls aclnnAmax both ways.
+   given (the same elements, in the same order). The simulator's reduce and order families apply
+   it (runtime/sim/src/opapi/families/reduce.cpp, PlanReduce, and order.cpp, the median, nanmedian
+   and kthvalue along a dimension: `other_form`); tests/parse/test_conventions.py calls aclnnAmax
+   both ways, tests/families/test_phase1_fidelity.py aclnnMedianDim.
 5. `scalar_cast`: a host scalar (aclScalar) is cast to the computation's dtype: the dtype
    relations its row states ("dtype需要与gradOutput保持一致") do not hold it, unless a dtype row of
    the error table names it.

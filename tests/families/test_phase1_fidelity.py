@@ -48,6 +48,10 @@ PROBES = [
     ("Amax-keepdim-true-dropped-out", "aclnnAmax", [tensor([2, 3]), ints(1), True, tensor([2])], OK, "convention 4"),
     ("Mean-keepdim-false-kept-out", "aclnnMean", [tensor([2, 3]), ints(1), False, 0, tensor([2, 1])], OK,
      "convention 4"),
+    ("MedianDim-keepdim-false-kept-out", "aclnnMedianDim", [tensor([2, 3]), 1, False, tensor([2, 1]),
+                                                            tensor([2, 1], "INT64")], OK, "convention 4"),
+    ("NanMedianDim-keepdim-true-dropped-out", "aclnnNanMedianDim", [tensor([2, 3]), 1, True, tensor([2]),
+                                                                    tensor([2], "INT64")], OK, "convention 4"),
     # Empty tensors pass unless the page forbids them.
     ("ThresholdBackward-empty", "aclnnThresholdBackward", [tensor([0, 3]), tensor([0, 3]), scalar(0.5),
                                                            tensor([0, 3])], OK, "empty tensors allowed"),
