@@ -69,10 +69,7 @@ def bound_apis(pages: Sequence[Page]) -> dict[str, API]:
 
 def phase1(api: API) -> tuple:
     """What phase 1 checks for `api`, as the simulator's spec rows say it."""
-    index_of = {p.name: i for i, p in enumerate(api.params)}
-    cast = frozenset(p.name for p in api.params if conventions.scalar_cast(api, p))
-    return tuple(sim.spec_row(p, index_of, api.dtype_checked(p), conventions.formats_checked(api, p),
-                              sim._null_status(api, p), cast) for p in api.params)
+    return sim.spec_rows(api)
 
 
 def snapshot(paths: Sequence[Path], jobs: int = 1) -> dict[str, str]:

@@ -20,9 +20,10 @@ emitters ask these functions; none of them spells a convention again.
    checked by CANN's CheckNotNull: a null there fails later, as ACLNN_ERR_INNER_NULLPTR.
 4. A reduction's output may be given in either form of its reduced shape, the reduced dimensions
    kept as 1 or dropped, whatever keepdim says: CANN copies its result into the output it is
-   given (the same elements, in the same order). The simulator's reduce family applies it
-   (runtime/sim/src/opapi/families/reduce.cpp, PlanReduce: `other_form`); tests/parse/test_conventions.py
-   calls aclnnAmax both ways.
+   given (the same elements, in the same order). The simulator's reduce and order families apply
+   it (runtime/sim/src/opapi/families/reduce.cpp, PlanReduce, and order.cpp, the median, nanmedian
+   and kthvalue along a dimension: `other_form`); tests/parse/test_conventions.py calls aclnnAmax
+   both ways, tests/families/test_phase1_fidelity.py aclnnMedianDim.
 5. `scalar_cast`: a host scalar (aclScalar) is cast to the computation's dtype: the dtype
    relations its row states ("dtype需要与gradOutput保持一致") do not hold it, unless a dtype row of
    the error table names it.
@@ -45,13 +46,24 @@ emitters ask these functions; none of them spells a convention again.
    cases the pages leave out: 1. (an A3 note alone: aclnnAcosh, aclnnCosh) and 6. (aclnnIsFinite,
    aclnnIsPosInf, aclnnIsNegInf); the pages that list integers on some chips only keep their lists,
    with a diagnostic (integer-cast-per-chip) naming the chips that refuse them.
+11. `nonempty_planes_contradicted`: the tensor a pool or a padding walks (the pool family's
+   source) has non-empty planes, and channels where it has a batch: every dimension but the
+   leading one is greater than 0, as aten's pooling and padding shape checks require ("non-empty
+   3D or 4D (batch mode) tensor expected") and CANN's pooling APIs refuse a channel dimension of 0
+   (nInputPlane 0) with 161002 though their pages say nothing of empty tensors
+   (aclnnMaxPool2dWithIndices, aclnnMaxPool3dWithArgmax, aclnnAvgPool3d, aclnnAdaptiveAvgPool2d).
+   An empty batch passes. The pool family applies it (runtime/sim/src/opapi/families/pool.cpp,
+   CheckNonEmptyPlanes) where the page states nothing; a page that says its input supports empty
+   tensors keeps what it says, with a diagnostic (empty-planes-allowed).
+   tests/families/test_phase1_fidelity.py calls the pools with no channel.
 
 How many APIs of a corpus each convention changes phase 1 of: `python -m gen.census DIR`
 (each switched off in turn, the pages parsed again, the simulator's spec rows compared). On
 ../shared/corpus (978 APIs bound), 2026-11-29: 1. 21 APIs, 2. 649, 3. 28, 5. 20, 6. 3, 7. 3, 8. 2
 (aclnnSwish, aclnnSwishBackward: the other pages of 8. check no scalar dtype; their bindings take
-the scalars now). 4. and 9. live in the simulator's families (9.: the 76 APIs of the foreach
-family); 10. is a diagnostic, on 5 inputs.
+the scalars now). 4., 9. and 11. live in the simulator's families (9.: the 76 APIs of the foreach
+family; 11.: the pool family's APIs whose source row does not forbid empty tensors, 37 of the
+39 the corpus binds, 30 of op_docs' 32); 10. is a diagnostic, on 5 inputs.
 """
 
 from __future__ import annotations
@@ -296,3 +308,23 @@ def integer_inputs_cast(api: str, params: Sequence[Param], line: int, diags: lis
                 Level.INFO, param.line or line, "integer-cast-per-chip",
                 f"{api}.{param.name}: integer inputs, cast to the floating result, are listed for "
                 f"{', '.join(taking)} and not for {', '.join(refusing)}: each keeps its list"))
+
+
+# --- 11. the planes of a pool are non-empty ------------------------------------------------------------
+
+# The kernel families whose source tensor is walked plane by plane (runtime/sim: CheckNonEmptyPlanes).
+PLANE_FAMILIES = ("pool",)
+
+
+def nonempty_planes_contradicted(api: API, family: str, source: str, line: int) -> list[Diagnostic]:
+    """Diagnoses a page that contradicts convention 11: the `source` tensor of a pooling or
+    padding API (`family`, one of PLANE_FAMILIES) whose row says it supports empty tensors, which
+    the simulator then accepts with any empty dimension, as the page says."""
+    if family not in PLANE_FAMILIES or source not in {p.name for p in api.params}:
+        return []
+    param = api.param(source)
+    if param.empty_tensor is not True:
+        return []
+    return [Diagnostic(Level.INFO, param.line or line, "empty-planes-allowed",
+                       f"{api.name}.{source}: the page supports empty tensors, where CANN's pooling and padding "
+                       "refuse an empty plane or channel dimension (gen.conventions 11): the page is followed")]

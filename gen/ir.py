@@ -490,6 +490,8 @@ class Relation(_Json):
 
 # The most dimensions a tensor has (CANN's CHECK_MAX_DIM, aclTensor's view shape).
 MAX_RANK = 8
+# The status of an argument outside what the page allows, where the page gives no other.
+_PARAM_INVALID = abi.status_code("ACLNN_ERR_PARAM_INVALID")
 
 
 @dataclass(frozen=True)
@@ -839,6 +841,19 @@ class API(_Json):
         if param.kind is not ParamKind.SCALAR:
             return True
         return any(e.category is ErrorCategory.UNSUPPORTED_DTYPE and param.name in e.params for e in self.errors)
+
+    def dtype_status(self, param: Param) -> int:
+        """The status of a dtype outside `param`'s list where the error table gives it another than
+        ACLNN_ERR_PARAM_INVALID; 0 where it gives that one (or none). The unsupported-dtype rows
+        that name the parameter decide, else those that name none ("输入或输出的数据类型不在支持的
+        范围之内" speaks of them all): aclnnDequantBias lists x, weightScale and out under 161002
+        and "activateScaleOptional、biasOptional的数据类型不在支持的范围内" under 561002, the
+        tiling's check of the inputs its op_api leaves alone. A parameter listed under both (as
+        aclnnAddRmsNormDynamicQuantV2 lists every one) is checked first, as 161002; under two other
+        statuses, the page does not say which: 161002 as well."""
+        rows = [e for e in self.errors if e.category is ErrorCategory.UNSUPPORTED_DTYPE]
+        codes = {e.code for e in rows if param.name in e.params} or {e.code for e in rows if not e.params}
+        return codes.pop() if len(codes) == 1 and _PARAM_INVALID not in codes else 0
 
     def param(self, name: str) -> Param:
         # The emitters ask for parameters by name once per parameter or rule: a scan of `params`

@@ -15,7 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Sequence
 
-from gen import families, names
+from gen import conventions, families, names
 from gen.api import python as api_python
 from gen.cache import digest
 from gen.ir import (DEFAULT_SOC, API, Diagnostic, Direction, DType, Level, OpSemantics, Page, PageKind, Param, ParamKind, ProductDTypes,
@@ -405,6 +405,9 @@ def build_model(pages: Iterable[Page], semantics: Iterable[OpSemantics] = (),
             notes.extend((page.source, note) for note in widened)
         api, widened = client_evidence(api, chosen)
         notes.extend((page.source, note) for note in widened)
+        if chosen is not None and chosen.family:
+            notes.extend((page.source, note) for note in conventions.nonempty_planes_contradicted(
+                api, chosen.family, chosen.role("self") or "self", api.line))
         fingerprint = digest(fingerprints.get(page.source, ""), name,
                              fingerprints.get(chosen.source, "") if chosen else "no semantics")
         candidate = BoundAPI(api=api, page=page, semantics=chosen, fingerprint=fingerprint,

@@ -145,6 +145,7 @@ set(ACLNN_EXAMPLES
   cumsum_v2
   deep_norm
   deep_norm_grad
+  dequant_bias
   div
   div_mod
   div_mods

@@ -104,6 +104,7 @@ class SpecRow:
     plain_formats: bool  # the page lists a plain layout (ND, NCHW, ...): every plain layout passes
     relations: tuple[tuple[str, tuple[int, ...]], ...]  # (RelationKind value, parameter indices)
     null_status: int = 0  # the status of a NULL where it is not 161001 (gen.conventions.inner_null_outputs)
+    dtype_status: int = 0  # the status of a dtype outside the list where it is not 161002 (API.dtype_status)
 
 
 def _dtype_list(dtypes: tuple[DType, ...]) -> Optional[tuple[str, ...]]:
@@ -129,12 +130,13 @@ _DTYPE_RELATIONS = frozenset({RelationKind.SAME_DTYPE, RelationKind.PROMOTE, Rel
 
 
 def spec_row(param: Param, index_of: dict[str, int], dtype_checked: bool = True, format_checked: bool = True,
-             null_status: int = 0, cast: frozenset[str] = frozenset()) -> SpecRow:
+             null_status: int = 0, cast: frozenset[str] = frozenset(), dtype_status: int = 0) -> SpecRow:
     """The spec row of `param`; `index_of` gives the index of every parameter of its API.
     `dtype_checked` False (`API.dtype_checked`: an aclScalar whose dtype no error row names)
     leaves its dtype unchecked; `format_checked` False (`gen.conventions.formats_checked`) its
     format. `null_status`: the status of a NULL where it is not 161001 (0: 161001). `cast`: the
-    scalars CANN casts to the computation's dtype, which no dtype relation holds."""
+    scalars CANN casts to the computation's dtype, which no dtype relation holds. `dtype_status`:
+    the status of a dtype outside its list where it is not 161002 (`API.dtype_status`; 0: 161002)."""
     formats, plain = _formats(param, format_checked)
     relations = []
     for kind in RelationKind:
@@ -161,6 +163,7 @@ def spec_row(param: Param, index_of: dict[str, int], dtype_checked: bool = True,
         plain_formats=plain,
         relations=tuple(relations),
         null_status=null_status,
+        dtype_status=dtype_status,
     )
 
 
@@ -563,6 +566,14 @@ def _null_status(api: API, param: Param) -> int:
     return abi.status_code(name) if name else 0
 
 
+def spec_rows(api: API) -> tuple[SpecRow, ...]:
+    """The spec row of every parameter of `api`, as the page and gen.conventions decide them."""
+    index_of = {p.name: i for i, p in enumerate(api.params)}
+    cast = frozenset(p.name for p in api.params if conventions.scalar_cast(api, p))
+    return tuple(spec_row(p, index_of, api.dtype_checked(p), conventions.formats_checked(api, p),
+                          _null_status(api, p), cast, api.dtype_status(p)) for p in api.params)
+
+
 def rank_status(api: API) -> int:
     """The one status the page's error rows about ranks give, when it is not ACLNN_ERR_PARAM_INVALID;
     with no such row, the one its shape rows give (aclnnRotaryPositionEmbedding: a shape outside
@@ -574,7 +585,6 @@ def rank_status(api: API) -> int:
 
 def sim_api(bound: BoundAPI) -> SimAPI:
     api = bound.api
-    index_of = {p.name: i for i, p in enumerate(api.params)}
     semantics = bound.semantics
     checks = tuple(
         Check(c.when, c.message, c.status, f"{semantics.source}:{c.line}") for c in semantics.checks
@@ -584,9 +594,7 @@ def sim_api(bound: BoundAPI) -> SimAPI:
     kernel, reason = kernel_for(bound) if not (semantics and semantics.family) or applies_kernel else (None, family_reason)
     if applies_kernel and family is None:  # the family's kernel without the family: not an elementwise API
         kernel, reason = None, family_reason
-    cast = frozenset(p.name for p in api.params if conventions.scalar_cast(api, p))
-    rows = tuple(spec_row(p, index_of, api.dtype_checked(p), conventions.formats_checked(api, p),
-                          _null_status(api, p), cast) for p in api.params)
+    rows = spec_rows(api)
     if family is not None:
         rows = tuple(_without_shape_relations(row) for row in rows)
     return SimAPI(

@@ -15,7 +15,7 @@ import re
 from typing import Callable, Collection, Optional, Sequence, TypeVar
 
 from gen.names import header_file
-from gen.ir import (API, Diagnostic, Direction, DTypeCombination, ErrorCase, ErrorCategory, Level, Page, PageKind, Param,
+from gen.ir import (API, Diagnostic, Direction, DType, DTypeCombination, ErrorCase, ErrorCategory, Level, Page, PageKind, Param,
                     ParamKind, Product, ProductDTypes, RelationKind, Reserved, Soc)
 from gen.parse.extractors import prose, vocab
 from gen.parse.readers.document import CODE, HEADING, ITEM, TABLE, TEXT, Block, Document, Section, block_text
@@ -319,7 +319,8 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
         combinations += guarded(diags, holder.line, f"the dtype combinations of {pair.api}",
                                 lambda: combinations_in(pair.api, holder.blocks, params, diags),
                                 tuple[DTypeCombination, ...]())
-    params = [_dtypes_from_combinations(param, combinations) for param in params]
+    params = [_dtypes_narrowed_by_combinations(_dtypes_from_combinations(param, combinations), combinations)
+              for param in params]
     params = _dtypes_from_page_statement(pair.api, params, matched, constraints_section, diags)
     error_diags: list[Diagnostic] = []  # after the coverage diagnostics, as they were read after them
     errors: list[ErrorCase] = guarded(error_diags, section.line if section else 1, f"the errors of {pair.api}",
@@ -330,6 +331,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
         _diagnose_coverage(pair.api, param, entry, diags, pair.workspace.line)
     diags.extend(error_diags)
     params = list(with_error_table_relations(params, errors))
+    params = _dtype_relations_the_combinations_keep(pair.api, params, combinations, diags)
     constraint_lines = [text for _, text in _constraint_lines(constraints_section.blocks if constraints_section else ())]
     params = [_with_reserved(param, entry, constraint_lines) for param, entry in zip(params, matched)]
     params = _optional_where_errors_say_non_null(params, errors)
@@ -512,6 +514,69 @@ def _dtypes_from_combinations(param: Param, combinations: Sequence[DTypeCombinat
     order = list(Soc)
     by_product = tuple(ProductDTypes(soc, dtypes) for soc, dtypes in sorted(per_soc.items(), key=lambda i: order.index(i[0])))
     return dataclasses.replace(param, dtypes=general, dtypes_by_product=by_product)
+
+
+def _dtypes_narrowed_by_combinations(param: Param, combinations: Sequence[DTypeCombination]) -> Param:
+    """`param` with, on each chip, only the dtypes some combination row applying there gives it,
+    where every such row lists its dtypes: aclnnAddRmsNormQuant's English page lists FLOAT32 for
+    x1 in its row and gives Ascend910B only FLOAT16 and BFLOAT16 rows, which phase 1 holds every
+    call to. The list a chip's rows leave out is refused there either way (a dtype outside the
+    list, or a call no row matches, both 161002); written per chip, it is what the bindings'
+    documentation, the generated suites and `Param.dtypes_for` say the chip takes. A row that
+    leaves the parameter free (no cell, or "与x一致") narrows nothing, nor a chip without rows."""
+    if not param.dtypes or param.kind not in vocab.DTYPED_KINDS:
+        return param
+
+    def narrowed(current: tuple[DType, ...], rows: Sequence[DTypeCombination]) -> tuple[DType, ...]:
+        cells = [row.cell(param.name) for row in rows]
+        if not cells or any(c is None or c.same_as or not c.dtypes for c in cells):
+            return current
+        kept = tuple(d for d in current if any(d in c.dtypes for c in cells if c))
+        return kept or current  # rows that share no dtype with the list: the page contradicts itself
+
+    general = narrowed(param.dtypes, [r for r in combinations if not r.products])
+    stated = [e.soc for e in param.dtypes_by_product]
+    by_product = []
+    for soc in stated + [soc for soc in Soc if soc not in stated]:  # the page's entries keep their order
+        dtypes = narrowed(param.dtypes_for(soc) if soc in stated else general,
+                          [r for r in combinations if r.applies_to(soc)])
+        if soc in stated or dtypes != general:
+            by_product.append(ProductDTypes(soc, dtypes))
+    if general == param.dtypes and tuple(by_product) == param.dtypes_by_product:
+        return param
+    return dataclasses.replace(param, dtypes=general, dtypes_by_product=tuple(by_product))
+
+
+def _dtype_relations_the_combinations_keep(api: str, params: list[Param], combinations: Sequence[DTypeCombination],
+                                           diags: list[Diagnostic]) -> list[Param]:
+    """`params` without the same-dtype relations a row of the page's own dtype-combination table
+    breaks (the row gives the two parameters dtypes they cannot share): aclnnAddRmsNormQuant's English
+    page says xOut's "data type is the same as that of zeroPoints1Optional" (its Chinese page: x1's),
+    and its rows pair a FLOAT16 xOut with an INT32 zeroPoints1Optional. The table lists every call
+    it allows; a sentence that contradicts it is copied from another row."""
+    out = []
+    for param in params:
+        broken = set()
+        for other in param.related(RelationKind.SAME_DTYPE):
+            for row in combinations:
+                mine, theirs = row.cell(param.name), row.cell(other)
+                if (mine and theirs and mine.dtypes and theirs.dtypes and not mine.same_as and not theirs.same_as
+                        and not set(mine.dtypes) & set(theirs.dtypes)):
+                    broken.add(other)
+                    diags.append(Diagnostic(Level.INFO, row.line, "relation-contradicts-combinations",
+                                            f"{api}.{param.name}: its dtype is said to be {other}'s, and the "
+                                            f"combination row gives them {'/'.join(d.value for d in mine.dtypes)} "
+                                            f"and {'/'.join(d.value for d in theirs.dtypes)}: the table is followed"))
+                    break
+        if broken:
+            relations = []
+            for relation in param.relations:
+                kept = tuple(o for o in relation.others if relation.kind is not RelationKind.SAME_DTYPE or o not in broken)
+                if kept:
+                    relations.append(dataclasses.replace(relation, others=kept))
+            param = dataclasses.replace(param, relations=tuple(relations))
+        out.append(param)
+    return out
 
 
 def _page_statement(constraints: Optional[Section], names: Sequence[str]) -> tuple[tuple[int, prose.DTypeList], ...]:

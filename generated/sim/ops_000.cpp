@@ -7590,29 +7590,53 @@ ACLSIM_OP_API aclnnStatus aclnnRmsNormGrad(void* workspace, uint64_t workspaceSi
 namespace {
 namespace sim_RmsNormQuant {
 
+// x: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT16)},
+};
+
+// gamma: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT16)},
+};
+
+// beta: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT16)},
+};
+
+// scale: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT16)},
+};
+
 constexpr aclsim::ParamSpec kParams[] = {
     // x (line 79)
     {"x", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/79},
     // gamma (line 89)
     {"gamma", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/1, 2, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/89},
     // beta (line 99)
     {"beta", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/1, 2, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/99},
     // scale (line 109)
     {"scale", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc3, 2,
      /*rank=*/1, 1, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/109},
     // offset (line 119)

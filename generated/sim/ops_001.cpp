@@ -7648,6 +7648,11 @@ ACLSIM_OP_API aclnnStatus aclnnRemainderTensorTensor(void* workspace, uint64_t w
 namespace {
 namespace sim_RmsNormQuantV3 {
 
+// y: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc8[] = {
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_INT8, ACL_INT4, ACL_HIFLOAT8)},
+};
+
 constexpr aclsim::ParamSpec kParams[] = {
     // x (line 101)
     {"x", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
@@ -7700,7 +7705,7 @@ constexpr aclsim::ParamSpec kParams[] = {
     // y (line 181)
     {"y", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT32, ACL_INT4, ACL_HIFLOAT8),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc8, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/181},
     // rstd (line 191)

@@ -132,9 +132,14 @@ def test_unsupported_products_reject_calls():
 
 
 # line 261: 161001 ACLNN_ERR_PARAM_NULLPTR: 如果传入参数是必选输入，输出或者必选属性，且是空指针，则返回161001。
-@pytest.mark.skip(reason='unclassified error-table row (line 261: 161001 ACLNN_ERR_PARAM_NULLPTR: 如果传入参数是必选输入，输出或者必选属性，且是空指针，则返回161001。)')
-def test_error_row1_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('x1=None', none=('x1',)),
+    BASE.but('x2=None', none=('x2',)),
+    BASE.but('gamma=None', none=('gamma',)),
+    BASE.but('beta=None', none=('beta',)),
+], ids=lambda case: case.id)
+def test_error_row1_null_pointer(op, case):
+    t.check_error(op, case, status=161001)
 
 
 # line 266: 161002 ACLNN_ERR_PARAM_INVALID: 输入或输出的数据类型不在支持的范围之内。

@@ -123,9 +123,16 @@ def test_unsupported_products_reject_calls():
 
 
 # line 313: 161001 ACLNN_ERR_PARAM_NULLPTR: 如果传入参数是必选输入，输出或者必选属性，且是空指针，则返回161001。
-@pytest.mark.skip(reason='unclassified error-table row (line 313: 161001 ACLNN_ERR_PARAM_NULLPTR: 如果传入参数是必选输入，输出或者必选属性，且是空指针，则返回161001。)')
-def test_error_row1_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dy=None', none=('dy',)),
+    BASE.but('x1=None', none=('x1',)),
+    BASE.but('x2=None', none=('x2',)),
+    BASE.but('rstd=None', none=('rstd',)),
+    BASE.but('mean=None', none=('mean',)),
+    BASE.but('gamma=None', none=('gamma',)),
+], ids=lambda case: case.id)
+def test_error_row1_null_pointer(op, case):
+    t.check_error(op, case, status=161001)
 
 
 # line 318: 161002 ACLNN_ERR_PARAM_INVALID: 必选输入或必选输出的数据类型不在支持的范围之内。

@@ -112,9 +112,13 @@ def test_unsupported_products_reject_calls():
 
 
 # line 318: 161001 ACLNN_ERR_PARAM_NULLPTR: 如果传入参数是必选输入，输出或者必选属性，且是空指针，则返回161001。
-@pytest.mark.skip(reason='unclassified error-table row (line 318: 161001 ACLNN_ERR_PARAM_NULLPTR: 如果传入参数是必选输入，输出或者必选属性，且是空指针，则返回161001。)')
-def test_error_row1_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('x1=None', out={'y1Out': 'INT8', 'y2Out': 'INT8', 'xOut': 'FLOAT16', 'scale1Out': 'FLOAT', 'scale2Out': 'FLOAT'}, out_shapes={'y1Out': '<auto>', 'y2Out': '<auto>', 'xOut': '<auto>', 'scale1Out': '<auto>', 'scale2Out': '<auto>'}, none=('x1',)),
+    BASE.but('x2=None', out={'y1Out': 'INT8', 'y2Out': 'INT8', 'xOut': 'FLOAT16', 'scale1Out': 'FLOAT', 'scale2Out': 'FLOAT'}, out_shapes={'y1Out': '<auto>', 'y2Out': '<auto>', 'xOut': '<auto>', 'scale1Out': '<auto>', 'scale2Out': '<auto>'}, none=('x2',)),
+    BASE.but('gamma=None', out={'y1Out': 'INT8', 'y2Out': 'INT8', 'xOut': 'FLOAT16', 'scale1Out': 'FLOAT', 'scale2Out': 'FLOAT'}, out_shapes={'y1Out': '<auto>', 'y2Out': '<auto>', 'xOut': '<auto>', 'scale1Out': '<auto>', 'scale2Out': '<auto>'}, none=('gamma',)),
+], ids=lambda case: case.id)
+def test_error_row1_null_pointer(op, case):
+    t.check_error(op, case, status=161001)
 
 
 # line 323: 161002 ACLNN_ERR_PARAM_INVALID: 输入或输出的数据类型不在支持的范围之内。

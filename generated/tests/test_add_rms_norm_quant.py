@@ -160,9 +160,14 @@ def test_unsupported_products_reject_calls():
 
 
 # line 311: 161001 ACLNN_ERR_PARAM_NULLPTR: 如果传入参数是必选输入，输出或者必选属性，且是空指针。
-@pytest.mark.skip(reason='unclassified error-table row (line 311: 161001 ACLNN_ERR_PARAM_NULLPTR: 如果传入参数是必选输入，输出或者必选属性，且是空指针。)')
-def test_error_row1_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('x1=None', out={'y1Out': 'INT8', 'y2Out': 'INT8', 'xOut': 'BFLOAT16'}, out_shapes={'y1Out': '<auto>', 'y2Out': '<auto>', 'xOut': '<auto>'}, none=('x1',)),
+    BASE.but('x2=None', out={'y1Out': 'INT8', 'y2Out': 'INT8', 'xOut': 'BFLOAT16'}, out_shapes={'y1Out': '<auto>', 'y2Out': '<auto>', 'xOut': '<auto>'}, none=('x2',)),
+    BASE.but('gamma=None', out={'y1Out': 'INT8', 'y2Out': 'INT8', 'xOut': 'BFLOAT16'}, out_shapes={'y1Out': '<auto>', 'y2Out': '<auto>', 'xOut': '<auto>'}, none=('gamma',)),
+    BASE.but('scales1=None', out={'y1Out': 'INT8', 'y2Out': 'INT8', 'xOut': 'BFLOAT16'}, out_shapes={'y1Out': '<auto>', 'y2Out': '<auto>', 'xOut': '<auto>'}, none=('scales1',)),
+], ids=lambda case: case.id)
+def test_error_row1_null_pointer(op, case):
+    t.check_error(op, case, status=161001)
 
 
 # line 316: 161002 ACLNN_ERR_PARAM_INVALID: 输入或输出的数据类型不在支持的范围之内。

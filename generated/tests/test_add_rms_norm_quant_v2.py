@@ -51,6 +51,20 @@ OP = t.Op(
             'xOut': ('FLOAT16', 'BFLOAT16'),
             'rmsNormOut': ('FLOAT16', 'BFLOAT16'),
         },
+        'Ascend310P': {
+            'x1': ('FLOAT16',),
+            'x2': ('FLOAT16',),
+            'gamma': ('FLOAT16',),
+            'scales1': ('FLOAT',),
+            'scales2Optional': ('FLOAT',),
+            'zeroPoints1Optional': ('INT32',),
+            'zeroPoints2Optional': ('INT32',),
+            'betaOptional': ('FLOAT16',),
+            'y1Out': ('INT8',),
+            'y2Out': ('INT8',),
+            'xOut': ('FLOAT16',),
+            'rmsNormOut': ('FLOAT16',),
+        },
     },
     unsupported_socs=('Ascend310B', 'Ascend910'),
     golden="(lambda s, q: (lambda n: (lambda y: (q(y, scales1, zeroPoints1Optional), q(y, scales2Optional, zeroPoints2Optional) if scales2Optional is not None else None, s, n))(n + (betaOptional.float().reshape(-1) if betaOptional is not None else 0)))(s.float() * torch.rsqrt((s.double().pow(2).mean(-1, keepdim=True) + epsilon).float()) * gamma.float().reshape(-1)))((x1.float() + x2.float()).to(dtype_of['x1']), lambda y, sc, zp: torch.clamp(torch.round((y / sc.float().reshape(-1) if divMode else y * sc.float().reshape(-1)) + (zp.float().reshape(-1) if zp is not None else 0)), -128, 127).to(torch.int8))",
@@ -124,9 +138,14 @@ def test_unsupported_products_reject_calls():
 
 
 # line 308: 161001 ACLNN_ERR_PARAM_NULLPTR: The input parameter is a required input, output, or attribute, and is a null pointer.
-@pytest.mark.skip(reason='unclassified error-table row (line 308: 161001 ACLNN_ERR_PARAM_NULLPTR: The input parameter is a required input, output, or attribute, and is a null pointer.)')
-def test_error_row1_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('x1=None', out={'y1Out': 'INT8', 'y2Out': 'INT8', 'xOut': 'FLOAT16', 'rmsNormOut': 'FLOAT16'}, out_shapes={'y1Out': '<auto>', 'y2Out': '<auto>', 'xOut': '<auto>', 'rmsNormOut': '<auto>'}, none=('x1',)),
+    BASE.but('x2=None', out={'y1Out': 'INT8', 'y2Out': 'INT8', 'xOut': 'FLOAT16', 'rmsNormOut': 'FLOAT16'}, out_shapes={'y1Out': '<auto>', 'y2Out': '<auto>', 'xOut': '<auto>', 'rmsNormOut': '<auto>'}, none=('x2',)),
+    BASE.but('gamma=None', out={'y1Out': 'INT8', 'y2Out': 'INT8', 'xOut': 'FLOAT16', 'rmsNormOut': 'FLOAT16'}, out_shapes={'y1Out': '<auto>', 'y2Out': '<auto>', 'xOut': '<auto>', 'rmsNormOut': '<auto>'}, none=('gamma',)),
+    BASE.but('scales1=None', out={'y1Out': 'INT8', 'y2Out': 'INT8', 'xOut': 'FLOAT16', 'rmsNormOut': 'FLOAT16'}, out_shapes={'y1Out': '<auto>', 'y2Out': '<auto>', 'xOut': '<auto>', 'rmsNormOut': '<auto>'}, none=('scales1',)),
+], ids=lambda case: case.id)
+def test_error_row1_null_pointer(op, case):
+    t.check_error(op, case, status=161001)
 
 
 # line 313: 161002 ACLNN_ERR_PARAM_INVALID: The input or output data type is not supported.

@@ -97,9 +97,11 @@ def test_unsupported_products_reject_calls():
 
 
 # line 160: 161001 ACLNN_ERR_PARAM_NULLPTR: 如果传入参数是必选输入或输出，且是空指针。
-@pytest.mark.skip(reason='unclassified error-table row (line 160: 161001 ACLNN_ERR_PARAM_NULLPTR: 如果传入参数是必选输入或输出，且是空指针。)')
-def test_error_row1_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('x=None', none=('x',)),
+], ids=lambda case: case.id)
+def test_error_row1_null_pointer(op, case):
+    t.check_error(op, case, status=161001)
 
 
 # line 165: 161002 ACLNN_ERR_PARAM_INVALID: 输入或输出的数据类型不在支持的范围之内。

@@ -161,55 +161,49 @@ def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
 
 
-# line 382: 161001 ACLNN_ERR_PARAM_NULLPTR: 161002
-@pytest.mark.skip(reason='unclassified error-table row (line 382: 161001 ACLNN_ERR_PARAM_NULLPTR: 161002)')
-def test_error_row2_unclassified():
-    pass
-
-
 # line 385: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput、input、weight的数据类型不在支持的范围之内。
 @pytest.mark.parametrize("case", [
     BASE.but('gradOutput=<undocumented>', dtypes={'gradOutput': '<undocumented>'}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
     BASE.but('input=<undocumented>', dtypes={'input': '<undocumented>'}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
     BASE.but('weight=<undocumented>', dtypes={'weight': '<undocumented>'}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_error_row3_unsupported_dtype(op, case):
+def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)
 
 
 # line 388: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput、input、weight的数据格式不在支持的范围之内。
 @pytest.mark.skip(reason='NumPy arrays are ND: a format error cannot be provoked from Python (line 388: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput、input、weight的数据格式不在支持的范围之内。)')
-def test_error_row4_format():
+def test_error_row3_format():
     pass
 
 
 # line 391: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput、input、weight的shape不符合约束。
 @pytest.mark.skip(reason='unclassified error-table row (line 391: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput、input、weight的shape不符合约束。)')
-def test_error_row5_unclassified():
+def test_error_row4_unclassified():
     pass
 
 
 # line 394: 161002 ACLNN_ERR_PARAM_INVALID: biasSizes、stride、padding、dilation、outputPadding的shape不符合约束。
 @pytest.mark.skip(reason='unclassified error-table row (line 394: 161002 ACLNN_ERR_PARAM_INVALID: biasSizes、stride、padding、dilation、outputPadding的shape不符合约束。)')
-def test_error_row6_unclassified():
+def test_error_row5_unclassified():
     pass
 
 
 # line 397: 161002 ACLNN_ERR_PARAM_INVALID: 不符合groups*weight的C维度=input的C维度。
 @pytest.mark.skip(reason='unclassified error-table row (line 397: 161002 ACLNN_ERR_PARAM_INVALID: 不符合groups*weight的C维度=input的C维度。)')
-def test_error_row7_unclassified():
+def test_error_row6_unclassified():
     pass
 
 
 # line 400: 161002 ACLNN_ERR_PARAM_INVALID: 当前处理器不支持卷积反向传播。
 @pytest.mark.skip(reason='unclassified error-table row (line 400: 161002 ACLNN_ERR_PARAM_INVALID: 当前处理器不支持卷积反向传播。)')
-def test_error_row8_unclassified():
+def test_error_row7_unclassified():
     pass
 
 
 # line 405: 561103 ACLNN_ERR_INNER_NULLPTR: API内部校验错误，通常由于输入数据或属性的规格不在支持的范围之内导致。
 @pytest.mark.skip(reason='unclassified error-table row (line 405: 561103 ACLNN_ERR_INNER_NULLPTR: API内部校验错误，通常由于输入数据或属性的规格不在支持的范围之内导致。)')
-def test_error_row9_unclassified():
+def test_error_row8_unclassified():
     pass
 
 

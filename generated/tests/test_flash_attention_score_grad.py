@@ -131,9 +131,15 @@ def test_unsupported_products_reject_calls():
 
 
 # line 386: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入参数是必选输入，输出或者必选属性，且是空指针。
-@pytest.mark.skip(reason='unclassified error-table row (line 386: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入参数是必选输入，输出或者必选属性，且是空指针。)')
-def test_error_row1_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('query=None', out={'dqOut': 'FLOAT', 'dkOut': 'FLOAT', 'dvOut': 'FLOAT', 'dpseOut': 'FLOAT'}, out_shapes={'dqOut': '<auto>', 'dkOut': '<auto>', 'dvOut': '<auto>', 'dpseOut': '<auto>'}, none=('paddingMaskOptional', 'softmaxInOptional', 'query')),
+    BASE.but('keyIn=None', out={'dqOut': 'FLOAT', 'dkOut': 'FLOAT', 'dvOut': 'FLOAT', 'dpseOut': 'FLOAT'}, out_shapes={'dqOut': '<auto>', 'dkOut': '<auto>', 'dvOut': '<auto>', 'dpseOut': '<auto>'}, none=('paddingMaskOptional', 'softmaxInOptional', 'keyIn')),
+    BASE.but('value=None', out={'dqOut': 'FLOAT', 'dkOut': 'FLOAT', 'dvOut': 'FLOAT', 'dpseOut': 'FLOAT'}, out_shapes={'dqOut': '<auto>', 'dkOut': '<auto>', 'dvOut': '<auto>', 'dpseOut': '<auto>'}, none=('paddingMaskOptional', 'softmaxInOptional', 'value')),
+    BASE.but('dy=None', out={'dqOut': 'FLOAT', 'dkOut': 'FLOAT', 'dvOut': 'FLOAT', 'dpseOut': 'FLOAT'}, out_shapes={'dqOut': '<auto>', 'dkOut': '<auto>', 'dvOut': '<auto>', 'dpseOut': '<auto>'}, none=('paddingMaskOptional', 'softmaxInOptional', 'dy')),
+    BASE.but('inputLayout=None', out={'dqOut': 'FLOAT', 'dkOut': 'FLOAT', 'dvOut': 'FLOAT', 'dpseOut': 'FLOAT'}, out_shapes={'dqOut': '<auto>', 'dkOut': '<auto>', 'dvOut': '<auto>', 'dpseOut': '<auto>'}, none=('paddingMaskOptional', 'softmaxInOptional', 'inputLayout')),
+], ids=lambda case: case.id)
+def test_error_row1_null_pointer(op, case):
+    t.check_error(op, case, status=161001)
 
 
 # line 391: 161002 ACLNN_ERR_PARAM_INVALID: query、keyIn、value、dy、pseShiftOptional、dropMaskOptional、paddingMaskOptional、attenMaskOptional、softmaxMaxOptional、softmaxSumOptional、softmaxInOptional、attentionInOptional、dqOut、dkOut、dvOut的数据类型不在支持的范围内。

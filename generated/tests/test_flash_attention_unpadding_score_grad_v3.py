@@ -115,7 +115,7 @@ def test_golden():
 
 # line 532: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入参数是必选输入，输出或者必选属性，且是空指针。
 @pytest.mark.skip(reason="the page does not say how the shape of dqOut follows from the inputs, and the page's example gives no out= for it")
-def test_error_row1_unclassified():
+def test_error_row1_null_pointer():
     pass
 
 

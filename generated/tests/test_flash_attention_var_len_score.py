@@ -125,9 +125,15 @@ def test_unsupported_products_reject_calls():
 
 
 # line 342: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入参数是必选输入，输出或者必选属性，且是空指针。
-@pytest.mark.skip(reason='unclassified error-table row (line 342: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入参数是必选输入，输出或者必选属性，且是空指针。)')
-def test_error_row1_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('query=None', out={'softmaxMaxOut': 'FLOAT', 'softmaxSumOut': 'FLOAT', 'attentionOutOut': 'FLOAT'}, out_shapes={'softmaxMaxOut': '<auto>', 'softmaxSumOut': '<auto>', 'attentionOutOut': '<auto>'}, none=('realShiftOptional', 'paddingMaskOptional', 'query')),
+    BASE.but('key=None', out={'softmaxMaxOut': 'FLOAT', 'softmaxSumOut': 'FLOAT', 'attentionOutOut': 'FLOAT'}, out_shapes={'softmaxMaxOut': '<auto>', 'softmaxSumOut': '<auto>', 'attentionOutOut': '<auto>'}, none=('realShiftOptional', 'paddingMaskOptional', 'key')),
+    BASE.but('value=None', out={'softmaxMaxOut': 'FLOAT', 'softmaxSumOut': 'FLOAT', 'attentionOutOut': 'FLOAT'}, out_shapes={'softmaxMaxOut': '<auto>', 'softmaxSumOut': '<auto>', 'attentionOutOut': '<auto>'}, none=('realShiftOptional', 'paddingMaskOptional', 'value')),
+    BASE.but('inputLayout=None', out={'softmaxMaxOut': 'FLOAT', 'softmaxSumOut': 'FLOAT', 'attentionOutOut': 'FLOAT'}, out_shapes={'softmaxMaxOut': '<auto>', 'softmaxSumOut': '<auto>', 'attentionOutOut': '<auto>'}, none=('realShiftOptional', 'paddingMaskOptional', 'inputLayout')),
+    BASE.but('softmaxOutOut=None', out={'softmaxMaxOut': 'FLOAT', 'softmaxSumOut': 'FLOAT', 'attentionOutOut': 'FLOAT'}, out_shapes={'softmaxMaxOut': '<auto>', 'softmaxSumOut': '<auto>', 'attentionOutOut': '<auto>'}, none=('realShiftOptional', 'paddingMaskOptional', 'softmaxOutOut')),
+], ids=lambda case: case.id)
+def test_error_row1_null_pointer(op, case):
+    t.check_error(op, case, status=161001)
 
 
 # line 347: 161002 ACLNN_ERR_PARAM_INVALID: query、key、value、realShiftOptional、dropMaskOptional、paddingMaskOptional、attenMaskOptional、softmaxMaxOut、softmaxSumOut、softmaxOutOut、attentionOutOut的数据类型不在支持的范围内。

@@ -87,41 +87,35 @@ def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
 
 
-# line 168: 161001 ACLNN_ERR_PARAM_NULLPTR: 161002
-@pytest.mark.skip(reason='unclassified error-table row (line 168: 161001 ACLNN_ERR_PARAM_NULLPTR: 161002)')
-def test_error_row2_unclassified():
-    pass
-
-
 # line 171: 161002 ACLNN_ERR_PARAM_INVALID: x、scalar和out的数据类型不在支持的范围之内。
 @pytest.mark.parametrize("case", [
     BASE.but('x=<undocumented>', dtypes={'x': '<undocumented>'}),
     BASE.but('scalar=<undocumented>', dtypes={'scalar': '<undocumented>'}),
     BASE.but('out=<undocumented>', out={'out': '<undocumented>'}),
 ], ids=lambda case: case.id)
-def test_error_row3_unsupported_dtype(op, case):
+def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)
 
 
 # line 173: 161002 ACLNN_ERR_PARAM_INVALID: x和out的数据类型不一致。
 @pytest.mark.skip(reason='it names fewer than two tensors, or none with a second documented dtype (line 173: 161002 ACLNN_ERR_PARAM_INVALID: x和out的数据类型不一致。)')
-def test_error_row4_dtype_mismatch():
+def test_error_row3_dtype_mismatch():
     pass
 
 
 # line 174: 161002 ACLNN_ERR_PARAM_INVALID: x与out的shape不满足约束。
 @pytest.mark.skip(reason='unclassified error-table row (line 174: 161002 ACLNN_ERR_PARAM_INVALID: x与out的shape不满足约束。)')
-def test_error_row5_unclassified():
+def test_error_row4_unclassified():
     pass
 
 
 # line 175: 161002 ACLNN_ERR_PARAM_INVALID: x或out中的Tensor的数据类型不一致。
 @pytest.mark.skip(reason='it names fewer than two tensors, or none with a second documented dtype (line 175: 161002 ACLNN_ERR_PARAM_INVALID: x或out中的Tensor的数据类型不一致。)')
-def test_error_row6_dtype_mismatch():
+def test_error_row5_dtype_mismatch():
     pass
 
 
 # line 176: 161002 ACLNN_ERR_PARAM_INVALID: x或out中的Tensor维度超过8维。
 @pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 176: 161002 ACLNN_ERR_PARAM_INVALID: x或out中的Tensor维度超过8维。)')
-def test_error_row7_rank():
+def test_error_row6_rank():
     pass

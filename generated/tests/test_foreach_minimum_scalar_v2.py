@@ -80,9 +80,12 @@ def test_unsupported_products_reject_calls():
 
 
 # line 162: 161001 ACLNN_ERR_PARAM_NULLPTR: 如果传入参数是必选输入，输出或必选属性，且是空指针。
-@pytest.mark.skip(reason='unclassified error-table row (line 162: 161001 ACLNN_ERR_PARAM_NULLPTR: 如果传入参数是必选输入，输出或必选属性，且是空指针。)')
-def test_error_row1_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('x=None', none=('x',)),
+    BASE.but('scalar=None', none=('scalar',)),
+], ids=lambda case: case.id)
+def test_error_row1_null_pointer(op, case):
+    t.check_error(op, case, status=161001)
 
 
 # line 167: 161002 ACLNN_ERR_PARAM_INVALID: x、scalar和out的数据类型不在支持的范围之内。

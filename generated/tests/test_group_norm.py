@@ -108,9 +108,11 @@ def test_unsupported_products_reject_calls():
 
 
 # line 260: 161001 ACLNN_ERR_PARAM_NULLPTR: 如果传入参数是必选输入，输出或者必选属性，且是空指针。
-@pytest.mark.skip(reason='unclassified error-table row (line 260: 161001 ACLNN_ERR_PARAM_NULLPTR: 如果传入参数是必选输入，输出或者必选属性，且是空指针。)')
-def test_error_row1_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self=None', none=('self',)),
+], ids=lambda case: case.id)
+def test_error_row1_null_pointer(op, case):
+    t.check_error(op, case, status=161001)
 
 
 # line 265: 161002 ACLNN_ERR_PARAM_INVALID: self、gamma、beta、out、meanOut、rstdOut数据类型不在支持的范围之内。

@@ -132,15 +132,9 @@ def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
 
 
-# line 194: 161001 ACLNN_ERR_PARAM_NULLPTR: 161002
-@pytest.mark.skip(reason='unclassified error-table row (line 194: 161001 ACLNN_ERR_PARAM_NULLPTR: 161002)')
-def test_error_row2_unclassified():
-    pass
-
-
 # line 197: 161002 ACLNN_ERR_PARAM_INVALID: dims超过[-N, N-1] (N表示self的维度)。
 @pytest.mark.skip(reason='unclassified error-table row (line 197: 161002 ACLNN_ERR_PARAM_INVALID: dims超过[-N, N-1] (N表示self的维度)。)')
-def test_error_row3_unclassified():
+def test_error_row2_unclassified():
     pass
 
 
@@ -149,19 +143,19 @@ def test_error_row3_unclassified():
     BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}),
     BASE.but('out=<undocumented>', out={'out': '<undocumented>'}),
 ], ids=lambda case: case.id)
-def test_error_row4_unsupported_dtype(op, case):
+def test_error_row3_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)
 
 
 # line 203: 161002 ACLNN_ERR_PARAM_INVALID: dtype数据类型与out数据类型不一致。
 @pytest.mark.skip(reason='it names fewer than two tensors, or none with a second documented dtype (line 203: 161002 ACLNN_ERR_PARAM_INVALID: dtype数据类型与out数据类型不一致。)')
-def test_error_row5_dtype_mismatch():
+def test_error_row4_dtype_mismatch():
     pass
 
 
 # line 206: 161002 ACLNN_ERR_PARAM_INVALID: dims中数值重复。
 @pytest.mark.skip(reason='unclassified error-table row (line 206: 161002 ACLNN_ERR_PARAM_INVALID: dims中数值重复。)')
-def test_error_row6_unclassified():
+def test_error_row5_unclassified():
     pass
 
 
@@ -170,13 +164,13 @@ def test_error_row6_unclassified():
     BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
     BASE.but('out-rank9', out={'out': 'FLOAT'}, out_shapes={'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
 ], ids=lambda case: case.id)
-def test_error_row7_rank(op, case):
+def test_error_row6_rank(op, case):
     t.check_error(op, case, status=161002)
 
 
 # line 212: 161002 ACLNN_ERR_PARAM_INVALID: out的shape不等于由self，dims，keepDims推导得到的shape。
 @pytest.mark.skip(reason='unclassified error-table row (line 212: 161002 ACLNN_ERR_PARAM_INVALID: out的shape不等于由self，dims，keepDims推导得到的shape。)')
-def test_error_row8_unclassified():
+def test_error_row7_unclassified():
     pass
 
 

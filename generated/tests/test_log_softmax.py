@@ -126,19 +126,13 @@ def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
 
 
-# line 168: 161001 ACLNN_ERR_PARAM_NULLPTR: 161002
-@pytest.mark.skip(reason='unclassified error-table row (line 168: 161001 ACLNN_ERR_PARAM_NULLPTR: 161002)')
-def test_error_row2_unclassified():
-    pass
-
-
 # line 171: 161002 ACLNN_ERR_PARAM_INVALID: dim值不在self维度范围内。
 @pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 171: 161002 ACLNN_ERR_PARAM_INVALID: dim值不在self维度范围内。)')
-def test_error_row3_value():
+def test_error_row2_value():
     pass
 
 
 # line 174: 161002 ACLNN_ERR_PARAM_INVALID: self和out的dtype不是支持的数据类型。
 @pytest.mark.skip(reason='unclassified error-table row (line 174: 161002 ACLNN_ERR_PARAM_INVALID: self和out的dtype不是支持的数据类型。)')
-def test_error_row4_unclassified():
+def test_error_row3_unclassified():
     pass

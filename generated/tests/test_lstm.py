@@ -133,9 +133,12 @@ def test_unsupported_products_reject_calls():
 
 
 # line 417: 161001 ACLNN_ERR_PARAM_NULLPTR: 如果传入参数是必选输入，输出或者必选属性，且是空指针。
-@pytest.mark.skip(reason='unclassified error-table row (line 417: 161001 ACLNN_ERR_PARAM_NULLPTR: 如果传入参数是必选输入，输出或者必选属性，且是空指针。)')
-def test_error_row1_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('input=None', out={'output': 'FLOAT', 'hy': 'FLOAT', 'cy': 'FLOAT', 'iOut': 'FLOAT', 'jOut': 'FLOAT', 'fOut': 'FLOAT', 'oOut': 'FLOAT', 'hOut': 'FLOAT', 'cOut': 'FLOAT', 'tanhCOut': 'FLOAT'}, out_shapes={'output': '<auto>', 'hy': '<auto>', 'cy': '<auto>', 'iOut': '<auto>', 'jOut': '<auto>', 'fOut': '<auto>', 'oOut': '<auto>', 'hOut': '<auto>', 'cOut': '<auto>', 'tanhCOut': '<auto>'}, none=('batchSizes', 'input')),
+    BASE.but('params=None', out={'output': 'FLOAT', 'hy': 'FLOAT', 'cy': 'FLOAT', 'iOut': 'FLOAT', 'jOut': 'FLOAT', 'fOut': 'FLOAT', 'oOut': 'FLOAT', 'hOut': 'FLOAT', 'cOut': 'FLOAT', 'tanhCOut': 'FLOAT'}, out_shapes={'output': '<auto>', 'hy': '<auto>', 'cy': '<auto>', 'iOut': '<auto>', 'jOut': '<auto>', 'fOut': '<auto>', 'oOut': '<auto>', 'hOut': '<auto>', 'cOut': '<auto>', 'tanhCOut': '<auto>'}, none=('batchSizes', 'params')),
+], ids=lambda case: case.id)
+def test_error_row1_null_pointer(op, case):
+    t.check_error(op, case, status=161001)
 
 
 # line 422: 161002 ACLNN_ERR_PARAM_INVALID: 如果传入参数类型为aclTensor且其数据类型不在支持的范围之内。

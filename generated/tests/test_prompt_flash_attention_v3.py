@@ -121,9 +121,14 @@ def test_out_layouts(op, case):
 
 
 # line 366: 161001 ACLNN_ERR_PARAM_NULLPTR: 如果传入参数是必选输入，输出或者必选属性，且是空指针，则返回161001。
-@pytest.mark.skip(reason='unclassified error-table row (line 366: 161001 ACLNN_ERR_PARAM_NULLPTR: 如果传入参数是必选输入，输出或者必选属性，且是空指针，则返回161001。)')
-def test_error_row1_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('query=None', out={'attentionOut': 'FLOAT16'}, out_shapes={'attentionOut': '<auto>'}, none=('pseShift', 'deqScale1', 'quantScale1', 'deqScale2', 'quantScale2', 'quantOffset2', 'query')),
+    BASE.but('key=None', out={'attentionOut': 'FLOAT16'}, out_shapes={'attentionOut': '<auto>'}, none=('pseShift', 'deqScale1', 'quantScale1', 'deqScale2', 'quantScale2', 'quantOffset2', 'key')),
+    BASE.but('value=None', out={'attentionOut': 'FLOAT16'}, out_shapes={'attentionOut': '<auto>'}, none=('pseShift', 'deqScale1', 'quantScale1', 'deqScale2', 'quantScale2', 'quantOffset2', 'value')),
+    BASE.but('inputLayout=None', out={'attentionOut': 'FLOAT16'}, out_shapes={'attentionOut': '<auto>'}, none=('pseShift', 'deqScale1', 'quantScale1', 'deqScale2', 'quantScale2', 'quantOffset2', 'inputLayout')),
+], ids=lambda case: case.id)
+def test_error_row1_null_pointer(op, case):
+    t.check_error(op, case, status=161001)
 
 
 # line 371: 161002 ACLNN_ERR_PARAM_INVALID: query、key、value、pseShift、attenMask、attentionOut的数据类型和数据格式不在支持的范围内。

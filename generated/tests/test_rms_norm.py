@@ -119,9 +119,12 @@ def test_unsupported_products_reject_calls():
 
 
 # line 183: 161001 ACLNN_ERR_PARAM_NULLPTR: 如果传入参数是必选输入，输出或者必选属性，且是空指针，则返回161001。
-@pytest.mark.skip(reason='unclassified error-table row (line 183: 161001 ACLNN_ERR_PARAM_NULLPTR: 如果传入参数是必选输入，输出或者必选属性，且是空指针，则返回161001。)')
-def test_error_row1_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('x=None', none=('x',)),
+    BASE.but('gamma=None', none=('gamma',)),
+], ids=lambda case: case.id)
+def test_error_row1_null_pointer(op, case):
+    t.check_error(op, case, status=161001)
 
 
 # line 188: 161002 ACLNN_ERR_PARAM_INVALID: 输入或输出的数据类型不在支持范围之内。

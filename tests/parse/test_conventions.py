@@ -302,6 +302,22 @@ def test_integers_listed_on_every_chip_say_nothing():
     assert "integer-cast-per-chip" not in {d.code for d in api_page(table).diagnostics}
 
 
+# --- 11. the planes of a pool are non-empty ----------------------------------------------------------
+
+def test_a_pool_whose_page_allows_empty_input_is_followed_and_said_so():
+    allowed = make_api("aclnnMaxPool2dWithIndices", (make_param("self", empty_tensor=True),
+                                                     make_param("out", direction=Direction.OUT)))
+    found = conventions.nonempty_planes_contradicted(allowed, "pool", "self", 1)
+    assert [d.code for d in found] == ["empty-planes-allowed"]
+
+
+def test_a_silent_pool_page_or_another_family_says_nothing():
+    silent = make_api("aclnnAvgPool3d", (make_param("self", empty_tensor=None), make_param("out", direction=Direction.OUT)))
+    assert not conventions.nonempty_planes_contradicted(silent, "pool", "self", 1)
+    allowed = make_api("aclnnAbs", (make_param("self", empty_tensor=True), make_param("out", direction=Direction.OUT)))
+    assert not conventions.nonempty_planes_contradicted(allowed, "reduce", "self", 1)
+
+
 # --- the census: what each convention changes over a directory of pages ---------------------------
 
 def test_the_census_counts_the_apis_a_convention_changes(tmp_path):

@@ -69,6 +69,16 @@ def test_row_without_its_leading_cells_inherits_them():
     assert [(e[0], e[2]) for e in errors(table)] == [(161002, "a。"), (161002, "b。")]
 
 
+def test_a_groups_spanning_cells_alone_are_its_leading_columns():
+    # aclnnAddRmsNormQuant's English page (and 6 of op_docs): the group's name and code in a row of
+    # their own, its condition two rows below; not a row that lost its leading cells ("161001: 161002").
+    table = ("<table><tr><th>返回码</th><th>错误码</th><th>描述</th></tr>"
+             "<tr><td>ACLNN_ERR_PARAM_NULLPTR</td><td>161001</td><td>a。</td></tr>"
+             "<tr><td rowspan=\"3\">ACLNN_ERR_PARAM_INVALID</td><td rowspan=\"3\">161002</td></tr>"
+             "<tr></tr><tr><td>b。</td></tr></table>")
+    assert [(e[0], e[2]) for e in errors(table)] == [(161001, "a。"), (161002, "b。")]
+
+
 @pytest.mark.parametrize("condition,category", [
     ("传入的gradOutput、self、negativeSlope或out是空指针。", C.NULL_POINTER),
     ("gradOutput、self或out的shape超过8维。", C.RANK),
@@ -94,6 +104,9 @@ def test_row_without_its_leading_cells_inherits_them():
     ("gradOutput或self的shape dim大于8。", C.RANK),
     ("selfRef的维度范围超过8。", C.RANK),
     ("self和out的数据形状不一致。", C.SHAPE_MISMATCH),
+    # The general row of 69 pages: "required and null" is one fact, not a null under another.
+    ("如果传入参数是必选输入，输出或者必选属性，且是空指针，则返回161001。", C.NULL_POINTER),
+    ("The input parameter is a required input, output, or attribute, and is a null pointer.", C.NULL_POINTER),
 ])
 def test_conditions_are_classified(condition, category):
     assert classify(condition) is category

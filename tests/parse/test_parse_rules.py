@@ -9,7 +9,7 @@ import functools
 import pytest
 
 from gen.cli import rule_lines
-from gen.ir import DType, Reserved, ShapeForm, Soc
+from gen.ir import DType, RelationKind, Reserved, ShapeForm, Soc
 from gen.locations import shared_corpus
 from gen.parse import parse_file
 
@@ -46,6 +46,40 @@ def test_a_combination_table_per_product():
     assert a2[3].cell("rstdOut").absent and not a2[3].cell("rstdOut").dtypes
     assert not [d for d in page("ops-nn/norm/add_rms_norm/docs/aclnnAddRmsNorm.md").diagnostics
                 if d.code == "combination-cell-unread"]
+
+
+def test_a_chips_combination_rows_narrow_its_dtype_lists():
+    # The English page lists FLOAT32 for x1 in its row and gives the A2/A3 chips FLOAT16 and BFLOAT16
+    # rows only (the Chinese page says so in a note per chip): per chip, the rows' dtypes.
+    found = api("ops-nn-8.5.0-en/norm/add_rms_norm_quant/docs/aclnnAddRmsNormQuant_en.md", "aclnnAddRmsNormQuant")
+    x1, scales1 = found.param("x1"), found.param("scales1")
+    assert x1.dtypes == (DType.FLOAT, DType.FLOAT16, DType.BFLOAT16)
+    assert x1.dtypes_for(Soc.ASCEND910B) == x1.dtypes_for(Soc.ASCEND910_93) == (DType.FLOAT16, DType.BFLOAT16)
+    assert x1.dtypes_for(Soc.ASCEND310P) == (DType.FLOAT16,)
+    assert scales1.dtypes_for(Soc.ASCEND910B) == (DType.FLOAT, DType.BFLOAT16)
+    # A chip without rows keeps the table's list.
+    assert x1.dtypes_for(Soc.ASCEND950) == x1.dtypes
+
+
+def test_a_dtype_relation_the_combination_rows_break_is_not_held():
+    # "the data type is the same as that of zeroPoints1Optional" on xOut's row, and a row pairing a
+    # FLOAT16 xOut with an INT32 zeroPoints1Optional: the table is followed, and said so.
+    path = "ops-nn-8.5.0-en/norm/add_rms_norm_quant/docs/aclnnAddRmsNormQuant_en.md"
+    found = api(path, "aclnnAddRmsNormQuant")
+    assert found.param("xOut").related(RelationKind.SAME_DTYPE) == ()
+    assert found.param("zeroPoints2Optional").related(RelationKind.SAME_DTYPE) == ("zeroPoints1Optional",)
+    assert [d.line for d in page(path).diagnostics if d.code == "relation-contradicts-combinations"] == [377]
+
+
+def test_a_dtype_rows_status_is_the_parameters():
+    # "输入activateScaleOptional、biasOptional的数据类型不在支持的范围内" is 561002, the others' 161002.
+    found = api("ops-nn/quant/dequant_bias/docs/aclnnDequantBias.md", "aclnnDequantBias")
+    assert {p.name: found.dtype_status(p) for p in found.params if p.kind and p.kind.is_pointer} == {
+        "x": 0, "weightScale": 0, "activateScaleOptional": 561002, "biasOptional": 561002, "out": 0}
+    # Every parameter under 161002 and again under 561002: checked first, as 161002.
+    both = api("ops-nn/norm/add_rms_norm_dynamic_quant/docs/aclnnAddRmsNormDynamicQuantV2.md",
+               "aclnnAddRmsNormDynamicQuantV2")
+    assert not any(both.dtype_status(p) for p in both.params)
 
 
 def test_a_combination_table_names_a_dtype_attribute_and_same_as_cells():

@@ -62,6 +62,9 @@ _RULES: tuple[tuple[ErrorCategory, re.Pattern[str]], ...] = tuple((cat, re.compi
 _CONDITIONAL = re.compile(WHEN + r".{1,40}时|.{1,40}时[，,]|\bwhen\b|\bif\b", re.I)
 _NOT_EMPTY = re.compile(r"非空|不是空|不为空|non-empty|not\s+(?:an?\s+)?(?:[\w-]+\s+or\s+)?empty", re.I)
 _NOT_NULL = re.compile(r"不(?:是|为)空指针|非空指针|不为空|is\s+not\s+(?:a\s+)?null", re.I)
+# A pointer the call must give: the general null-pointer row of many pages ("The required input,
+# output, or attribute is passed as a null pointer").
+_REQUIRED_POINTER = re.compile(r"必选(?:输入|输出|属性|参数)|\brequired\s+(?:input|output|attribute|parameter)", re.I)
 _CONJUNCTION = re.compile(r"且|\band\b.{0,40}\b(?:is|are)\s+(?:a\s+)?null", re.I)
 # "A，且B" / "A and B is null": the condition needs two facts; a call provoking one fails for another
 # reason or not at all.
@@ -95,7 +98,10 @@ def classify(condition: str) -> Optional[ErrorCategory]:
             if category is ErrorCategory.NULL_POINTER and _NOT_NULL.search(text):
                 return None  # "gamma is not a null pointer and ...": the error is about something else
             if category is ErrorCategory.NULL_POINTER:
-                # "outputMask[0]为True且gradInputOut为空指针": null only under another fact.
+                # "outputMask[0]为True且gradInputOut为空指针": null only under another fact; not "传入参数是
+                # 必选输入，输出或者必选属性，且是空指针" (69 pages), whose first fact is that the pointer is required.
+                if _REQUIRED_POINTER.search(text):
+                    return category
                 return None if conditional or _CONJUNCTION.search(text) else category
             if conditional:
                 if category is ErrorCategory.VALUE and not _NOT_VALUE_WORDS.search(text):

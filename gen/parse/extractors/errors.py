@@ -64,7 +64,12 @@ def errors_from_table(table: Table, api_params: Sequence[str]) -> Optional[list[
     rows = list(table.rows)
     for row in rows:
         cells = list(row.texts)
-        if len(cells) < width and previous:
+        if len(cells) < width and previous and cells and _STATUS_NAME.fullmatch(cells[0].strip()) and roles[0] == "name":
+            # The spanning cells of a group without its first condition (aclnnAddRmsNormQuant's
+            # English page: "ACLNN_ERR_PARAM_INVALID | 161002", its conditions in the rows below):
+            # the leading columns, not the last ones.
+            cells = cells + [""] * (width - len(cells))
+        elif len(cells) < width and previous:
             # A row that lost its leading cells (an understated rowspan): its cells are the
             # last columns, the first ones carry on from the row above.
             cells = [previous.get(str(i), "") for i in range(width - len(cells))] + cells
@@ -82,7 +87,7 @@ def errors_from_table(table: Table, api_params: Sequence[str]) -> Optional[list[
         if code is None or code == 0:
             continue
         condition = values.get("condition")
-        if condition is None:
+        if not condition:
             if "condition" in roles:
                 continue  # a row holding only a group's spanning cells; its conditions follow
             condition = cells[-1] if cells else ""

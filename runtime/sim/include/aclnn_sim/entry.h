@@ -79,6 +79,10 @@ struct ParamSpec {
   // page's null-pointer row leaves out, gen.conventions.inner_null_outputs): it fails after every
   // other check, when the result is copied into it (ACLNN_ERR_INNER_NULLPTR); 0: 161001 first.
   int null_status = 0;
+  // The status of a dtype outside the parameter's list where the page's error table gives another
+  // than 161002 (gen.ir.API.dtype_status: aclnnDequantBias's optional inputs, 561002, checked by
+  // the tiling): it is checked after every other phase-1 check; 0: 161002, among the first.
+  int dtype_status = 0;
 };
 
 struct ProductSpec {  // a row of the page's product table that names a known chip

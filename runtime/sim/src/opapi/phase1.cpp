@@ -9,6 +9,7 @@
 //   4. a dtype outside the page's list for the chip (ACL_DT_UNDEFINED always; an aclScalar's only
 //      where the error table names it: the spec's list is then kAnyDType); a format the page does
 //      not list; dtypes that are no row of the page's dtype-combination table; formats that must agree
+//      (a dtype whose error row gives another status, ParamSpec::dtype_status, is checked after 10.)
 //   5. a rank outside the page's bounds
 //   6. an empty tensor where the page forbids it (empty tensors pass unless the page says otherwise)
 //   7. shape relations (same shape; broadcast), shape rules a host argument decides, dimensions
@@ -186,15 +187,16 @@ aclnnStatus CheckUncheckedNulls(const Call& call) {
 }
 
 aclnnStatus CheckDTypeIn(const Call& call, const ParamSpec& p, const Who& who, int dtype) {
+  // The page's status for this parameter's dtype where its error table gives another (ParamSpec::dtype_status).
+  const aclnnStatus status = p.dtype_status ? p.dtype_status : ACLNN_ERR_PARAM_INVALID;
   if (dtype == ACL_DT_UNDEFINED) {
     // CANN's dtype check rejects an undefined dtype as an invalid parameter, whatever the page lists.
-    return call.Fail(ACLNN_ERR_PARAM_INVALID, who.str() + ": dtype ACL_DT_UNDEFINED is not a data type");
+    return call.Fail(status, who.str() + ": dtype ACL_DT_UNDEFINED is not a data type");
   }
   const uint64_t allowed = DTypesFor(p, call.soc);
   if (allowed == kAnyDType || InMask(allowed, dtype)) return ACLNN_SUCCESS;
-  return call.Fail(ACLNN_ERR_PARAM_INVALID, who.str() + ": dtype " + DTypeName(dtype) + " is not supported on " +
-                                                SocName(call.soc) + " (supported: " + MaskNames(allowed, DTypeName) + ")" +
-                                                Where(call.spec, p.line));
+  return call.Fail(status, who.str() + ": dtype " + DTypeName(dtype) + " is not supported on " + SocName(call.soc) +
+                               " (supported: " + MaskNames(allowed, DTypeName) + ")" + Where(call.spec, p.line));
 }
 
 aclnnStatus CheckFormatIn(const Call& call, const ParamSpec& p, const Who& who, int format) {
@@ -222,12 +224,15 @@ aclnnStatus ForEachTensor(const Call& call, Fn&& fn) {
   return ACLNN_SUCCESS;
 }
 
-aclnnStatus CheckDTypesAndFormats(const Call& call) {
+// The dtypes of the parameters whose dtype errors have the status `late` says: 161002's first,
+// the others (ParamSpec::dtype_status, the checks of a later stage) after every other check.
+aclnnStatus CheckDTypes(const Call& call, bool late) {
   if (aclnnStatus s = ForEachTensor(call, [&](const ParamSpec& p, const Who& who, const TensorDesc& t) {
         // A list's element of shape [0] is op-plugin's stand-in for an absent tensor (aclnnIndex's
         // and aclnnIndexPutImpl's "dimension taken whole", made with the input's dtype): CANN's
         // kernels skip it, so its dtype is not the list's.
         if (who.item >= 0 && t.view.size() == 1 && t.view[0] == 0) return aclnnStatus{ACLNN_SUCCESS};
+        if ((p.dtype_status != 0) != late) return aclnnStatus{ACLNN_SUCCESS};
         return CheckDTypeIn(call, p, who, t.dtype);
       })) {
     return s;
@@ -235,7 +240,7 @@ aclnnStatus CheckDTypesAndFormats(const Call& call) {
   for (uint8_t i = 0; i < call.spec.param_count; ++i) {
     const ParamSpec& p = call.spec.params[i];
     const Call::Param& value = call.params[i];
-    if (!value.present) continue;
+    if (!value.present || (p.dtype_status != 0) != late) continue;
     aclnnStatus s = ACLNN_SUCCESS;
     if (p.kind == ParamKind::kScalar) {
       s = CheckDTypeIn(call, p, Who{p.name, -1}, value.scalar.dtype);
@@ -248,6 +253,11 @@ aclnnStatus CheckDTypesAndFormats(const Call& call) {
     }
     if (s) return s;
   }
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus CheckDTypesAndFormats(const Call& call) {
+  if (aclnnStatus s = CheckDTypes(call, /*late=*/false)) return s;
   return ForEachTensor(call, [&](const ParamSpec& p, const Who& who, const TensorDesc& t) {
     return CheckFormatIn(call, p, who, t.format);
   });
@@ -639,6 +649,7 @@ aclnnStatus GetWorkspaceSize(const ApiSpec& spec, const Arg* args, uint64_t* wor
   if (spec.checks) {
     if (aclnnStatus s = spec.checks(call)) return s;
   }
+  if (aclnnStatus s = CheckDTypes(call, /*late=*/true)) return s;
   if (aclnnStatus s = CheckUncheckedNulls(call)) return s;
   std::unique_ptr<ExecutorWork> work;
   uint64_t workspace = 0;

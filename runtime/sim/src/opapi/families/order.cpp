@@ -372,16 +372,21 @@ aclnnStatus PlanOrder(const Call& call, const FamilySpec& family, ExecutorWork**
   } else if (length == 0) {
     return reject(F::Role::kSelf, "a median along an empty dimension has no value");
   }
-  // The bindings' "reduce" rule along the one dimension (aclnn_bindgen/reduce_shape.h).
+  // The bindings' "reduce" rule along the one dimension (aclnn_bindgen/reduce_shape.h); an output
+  // may be given in the other form too, the dimension kept or dropped whatever keepdim says
+  // (gen.conventions, convention 4: CANN copies the result into it; RowOrder reads both).
+  Dims other_form = shape;
   if (rank > 0) {
     const bool keepdim = RoleBool(call, family, F::Role::kKeepdim, false);
+    other_form = aclnn_bindgen::ReducedShape(shape, uint64_t{1} << made->dim, !keepdim);
     shape = aclnn_bindgen::ReducedShape(shape, uint64_t{1} << made->dim, keepdim);
   }
-  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, shape, "the reduced shape", kOut)) return s;
+  auto keep = [&](int role, const TensorDesc& t, int slot) {
+    return made->KeepOutput(call, family, role, t, t.view == other_form ? other_form : shape, "the reduced shape", slot);
+  };
+  if (aclnnStatus s = keep(F::Role::kOut, *out, kOut)) return s;
   if (const TensorDesc* indices = RoleTensor(call, family, F::Role::kIndices)) {
-    if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kIndices, *indices, shape, "the reduced shape", kIndices)) {
-      return s;
-    }
+    if (aclnnStatus s = keep(F::Role::kIndices, *indices, kIndices)) return s;
   }
   *work = owned.release();
   return ACLNN_SUCCESS;

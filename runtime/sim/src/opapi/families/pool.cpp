@@ -357,6 +357,21 @@ aclnnStatus RejectProblem(const Call& call, const FamilySpec& family, PoolProble
   return Invalid(call, family, role, what + " (over an input dimension of " + std::to_string(extent) + ")");
 }
 
+// gen.conventions 11: the tensor a pool or a padding walks has non-empty planes, and channels where
+// it has a batch: every dimension but the leading one is greater than 0 (aten's pooling and padding
+// shape checks, "non-empty 3D or 4D (batch mode) tensor expected"; CANN refuses nInputPlane 0),
+// unless its page says it supports empty tensors.
+aclnnStatus CheckNonEmptyPlanes(const Call& call, const FamilySpec& family, const Dims& input) {
+  if (call.spec.params[family.roles[F::Role::kSelf]].empty == EmptyTensor::kAllowed) return ACLNN_SUCCESS;
+  for (size_t d = 1; d < input.size(); ++d) {
+    if (input[d] == 0) {
+      return Invalid(call, family, F::Role::kSelf, "dimension " + std::to_string(d) +
+                                                       " is 0: only the leading (batch) dimension may be empty");
+    }
+  }
+  return ACLNN_SUCCESS;
+}
+
 // The spatial axes of a sliding-window op: extents from self, window arguments from the roles.
 aclnnStatus WindowAxes(const Call& call, const FamilySpec& family, const Dims& input, int spatial,
                        PoolWork* work) {
@@ -451,6 +466,7 @@ aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** 
     return Invalid(call, family, F::Role::kSelf, "has " + std::to_string(rank) + " dimensions; the op pools its last " +
                                                      std::to_string(spatial));
   }
+  if (aclnnStatus s = CheckNonEmptyPlanes(call, family, self->view)) return s;
   ComputeType type;
   const bool integers = traits.act == Act::kMax || traits.act == Act::kCopy || traits.act == Act::kUnpool ||
                         traits.act == Act::kUnpoolBack;

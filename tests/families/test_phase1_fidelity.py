@@ -1,0 +1,140 @@
+"""Phase 1 against what CANN's own op_api unit tests answer (issue 24's disagreements: calls CANN
+accepts that a literal reading of the pages refused, and calls CANN refuses that phase 1 let
+through), one GetWorkspaceSize call each through the C ABI, with formats and NULLs the bindings
+cannot pass (tests/support/phase1_probe.py). Each expectation is CANN's answer as the issue reports
+it; the rule that gives it is named beside it."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from gen import abi
+from tests.support import phase1_probe
+from tests.support.op_docs_process import built
+from tests.support.phase1_probe import ints, scalar, tensor
+
+OK, INVALID, INNER_NULL, TILING = (abi.status_code(name) for name in (
+    "ACLNN_SUCCESS", "ACLNN_ERR_PARAM_INVALID", "ACLNN_ERR_INNER_NULLPTR", "ACLNN_ERR_INNER_TILING_ERROR"))
+
+
+def pool2d(shape, kernel=(2, 2), out_hw=(2, 2)):
+    """aclnnAvgPool2d's arguments over an NCHW input of `shape`."""
+    out = [shape[0], shape[1], *out_hw]
+    return [tensor(shape, format="NCHW"), ints(*kernel), ints(*kernel), ints(0, 0), False, True, 0, 0,
+            tensor(out, format="NCHW")]
+
+
+def dequant_bias(x="INT32", bias="FLOAT"):
+    """aclnnDequantBias's arguments with x's and biasOptional's dtypes."""
+    return [tensor([4, 8], x), tensor([8]), tensor([4]), tensor([8], bias), 1, tensor([4, 8], "FLOAT16")]
+
+
+# (id, API, arguments, CANN's status, the rule that gives it)
+PROBES = [
+    # A dtype error's status is its row's (API.dtype_status), checked after the 161002 ones.
+    ("DequantBias-bias-dtype", "aclnnDequantBias", dequant_bias(bias="INT8"), TILING, "the row's 561002"),
+    ("DequantBias-x-and-bias-dtypes", "aclnnDequantBias", dequant_bias(x="INT8", bias="INT8"), INVALID,
+     "161002 first"),
+    # Formats: an ND page takes every plain layout and the private ones (gen.conventions 2).
+    ("LeakyRelu-NC1HWC0", "aclnnLeakyRelu", [tensor([2, 1, 4, 4, 16], format="NC1HWC0"), scalar(0.1),
+                                             tensor([2, 1, 4, 4, 16], format="NC1HWC0")], OK, "convention 2"),
+    ("LogicalOr-HWCN", "aclnnLogicalOr", [tensor([2, 3, 4, 5], "BOOL", "HWCN")] * 3, OK, "convention 2"),
+    ("MinDim-NHWC", "aclnnMinDim", [tensor([2, 3, 4, 5], format="NHWC"), 1, False, tensor([2, 4, 5], format="NHWC"),
+                                    tensor([2, 4, 5], "INT64", "NHWC")], OK, "convention 2"),
+    # A reduction's output in either form of its reduced shape (convention 4).
+    ("Amax-keepdim-false-kept-out", "aclnnAmax", [tensor([2, 3]), ints(1), False, tensor([2, 1])], OK, "convention 4"),
+    ("Amax-keepdim-true-dropped-out", "aclnnAmax", [tensor([2, 3]), ints(1), True, tensor([2])], OK, "convention 4"),
+    ("Mean-keepdim-false-kept-out", "aclnnMean", [tensor([2, 3]), ints(1), False, 0, tensor([2, 1])], OK,
+     "convention 4"),
+    ("MedianDim-keepdim-false-kept-out", "aclnnMedianDim", [tensor([2, 3]), 1, False, tensor([2, 1]),
+                                                            tensor([2, 1], "INT64")], OK, "convention 4"),
+    ("NanMedianDim-keepdim-true-dropped-out", "aclnnNanMedianDim", [tensor([2, 3]), 1, True, tensor([2]),
+                                                                    tensor([2], "INT64")], OK, "convention 4"),
+    # Empty tensors pass unless the page forbids them.
+    ("ThresholdBackward-empty", "aclnnThresholdBackward", [tensor([0, 3]), tensor([0, 3]), scalar(0.5),
+                                                           tensor([0, 3])], OK, "empty tensors allowed"),
+    # Sampling ops in float16.
+    ("Multinomial-FLOAT16", "aclnnMultinomial", [tensor([2, 4], "FLOAT16"), 2, True, 0, 0, tensor([2, 2], "INT64")],
+     OK, "the page's dtypes"),
+    ("Bernoulli-FLOAT16", "aclnnBernoulli", [tensor([2, 4], "FLOAT16"), scalar(0.5), 0, 0, tensor([2, 4], "FLOAT16")],
+     OK, "the page's dtypes"),
+    ("InplaceUniform-FLOAT16", "aclnnInplaceUniform", [tensor([2, 4], "FLOAT16"), 0.0, 1.0, 0, 0], OK,
+     "the page's dtypes"),
+    ("InplaceNormal-FLOAT16", "aclnnInplaceNormal", [tensor([2, 4], "FLOAT16"), 0.0, 1.0, 0, 0], OK,
+     "the page's dtypes"),
+    ("InplaceRandom-FLOAT16", "aclnnInplaceRandom", [tensor([2, 4], "FLOAT16"), 0, 10, 0, 0], OK, "the page's dtypes"),
+    # Integer inputs cast to a floating result; bfloat16 on Ascend910B (conventions 1, 6 and 10).
+    ("IsFinite-INT32", "aclnnIsFinite", [tensor([2, 3], "INT32"), tensor([2, 3], "BOOL")], OK, "convention 6"),
+    ("IsNegInf-INT32", "aclnnIsNegInf", [tensor([2, 3], "INT32"), tensor([2, 3], "BOOL")], OK, "convention 6"),
+    ("Rsqrt-INT32", "aclnnRsqrt", [tensor([2, 3], "INT32"), tensor([2, 3])], OK, "convention 10"),
+    ("Acosh-INT32", "aclnnAcosh", [tensor([2, 3], "INT32"), tensor([2, 3])], OK, "convention 10"),
+    ("Asin-BFLOAT16", "aclnnAsin", [tensor([2, 3], "BFLOAT16"), tensor([2, 3], "BFLOAT16")], OK, "convention 1"),
+    ("Erf-BFLOAT16", "aclnnErf", [tensor([2, 3], "BFLOAT16"), tensor([2, 3], "BFLOAT16")], OK, "convention 1"),
+    # Value ranges stated in prose.
+    ("Cdist-p-negative", "aclnnCdist", [tensor([2, 3, 4]), tensor([2, 5, 4]), -1.0, 0, tensor([2, 3, 5])], INVALID,
+     "p >= 0"),
+    ("Histc-min-above-max", "aclnnHistc", [tensor([8]), 4, scalar(5.0), scalar(1.0), tensor([4])], INVALID,
+     "min <= max"),
+    ("ReflectionPad1d-wider-than-dim", "aclnnReflectionPad1d", [tensor([1, 2, 3]), ints(3, 0), tensor([1, 2, 6])],
+     INVALID, "padding < dimension"),
+    ("ReflectionPad2d-wider-than-dim", "aclnnReflectionPad2d", [tensor([1, 1, 3, 3]), ints(0, 0, 3, 0),
+                                                                 tensor([1, 1, 6, 3])], INVALID, "padding < dimension"),
+    # Pooling over no channel (aten's "nInputPlane" 0).
+    ("AvgPool2d-no-channel", "aclnnAvgPool2d", pool2d([1, 0, 4, 4]), INVALID, "pooled dimensions non-empty"),
+    ("MaxPool2dWithIndices-no-channel", "aclnnMaxPool2dWithIndices",
+     [tensor([1, 0, 4, 4], format="NCHW"), ints(2, 2), ints(2, 2), ints(0, 0), ints(1, 1), False,
+      tensor([1, 0, 2, 2], format="NCHW"), tensor([1, 0, 2, 2], "INT64", "NCHW")], INVALID,
+     "pooled dimensions non-empty"),
+    ("MaxPool2dWithIndices-no-batch", "aclnnMaxPool2dWithIndices",
+     [tensor([0, 2, 4, 4], format="NCHW"), ints(2, 2), ints(2, 2), ints(0, 0), ints(1, 1), False,
+      tensor([0, 2, 2, 2], format="NCHW"), tensor([0, 2, 2, 2], "INT64", "NCHW")], OK, "an empty batch passes"),
+    ("MaxPool2dWithMask-no-channel", "aclnnMaxPool2dWithMask",
+     [tensor([1, 0, 4, 4], format="NCHW"), ints(2, 2), ints(2, 2), ints(0, 0), ints(1, 1), False,
+      tensor([1, 0, 2, 2], format="NCHW"), tensor([1, 0, 4, 64], "INT8", "NCHW")], INVALID,
+     "pooled dimensions non-empty"),
+    ("MaxPool3dWithArgmax-no-channel", "aclnnMaxPool3dWithArgmax",
+     [tensor([1, 0, 4, 4, 4], format="NCDHW"), ints(2, 2, 2), ints(2, 2, 2), ints(0, 0, 0), ints(1, 1, 1), False,
+      tensor([1, 0, 2, 2, 2], format="NCDHW"), tensor([1, 0, 2, 2, 2], "INT32", "NCDHW")], INVALID,
+     "pooled dimensions non-empty"),
+    ("AvgPool3d-no-channel", "aclnnAvgPool3d", [tensor([1, 0, 4, 4, 4]), ints(2, 2, 2), ints(2, 2, 2), ints(0, 0, 0),
+                                                False, True, 0, tensor([1, 0, 2, 2, 2])], INVALID,
+     "pooled dimensions non-empty"),
+    ("AdaptiveAvgPool2d-no-channel", "aclnnAdaptiveAvgPool2d", [tensor([1, 0, 4, 4], format="NCHW"), ints(2, 2),
+                                                                tensor([1, 0, 2, 2], format="NCHW")], INVALID,
+     "pooled dimensions non-empty"),
+    ("AvgPool2d-kernel-over-input", "aclnnAvgPool2d", pool2d([1, 1, 2, 2], kernel=(3, 3), out_hw=(0, 0)), INVALID,
+     "a window inside the input"),
+    ("Im2col-out-of-another-size", "aclnnIm2col", [tensor([1, 2, 4, 4]), ints(2, 2), ints(1, 1), ints(0, 0),
+                                                   ints(1, 1), tensor([1, 8, 10])], INVALID, "im2col's output size"),
+    # A dimension index beyond the rank, negative.
+    ("Cumsum-dim-beyond", "aclnnCumsum", [tensor([2, 3]), -3, 0, tensor([2, 3])], INVALID, "dim in [-rank, rank)"),
+    ("IndexSelect-dim-beyond", "aclnnIndexSelect", [tensor([2, 3]), -3, tensor([2], "INT64"), tensor([2, 3])], INVALID,
+     "dim in [-rank, rank)"),
+    ("ArgMin-dim-beyond", "aclnnArgMin", [tensor([2, 3]), -3, False, tensor([2], "INT64")], INVALID,
+     "dim in [-rank, rank)"),
+    ("MinDim-dim-beyond", "aclnnMinDim", [tensor([2, 3]), -3, False, tensor([2]), tensor([2], "INT64")], INVALID,
+     "dim in [-rank, rank)"),
+    # Triangular ops: a private format and a vector refused (their error rows).
+    ("Triu-NC1HWC0", "aclnnTriu", [tensor([2, 1, 4, 4, 16], format="NC1HWC0"), 0,
+                                   tensor([2, 1, 4, 4, 16], format="NC1HWC0")], INVALID, "a private-format row"),
+    ("Tril-vector", "aclnnTril", [tensor([4]), 0, tensor([4])], INVALID, "rank 2 to 8"),
+    # A NULL output CANN's CheckNotNull leaves out (gen.conventions 3).
+    ("Min-null-out", "aclnnMin", [tensor([2, 3]), None], INNER_NULL, "convention 3"),
+]
+
+pytestmark = pytest.mark.skipif(not built(), reason="the package of op_docs/ is not built: run `make package`")
+
+
+@functools.lru_cache(maxsize=1)
+def answers() -> dict[str, tuple[int, str]]:
+    found = phase1_probe.statuses([(api, args) for _, api, args, _, _ in PROBES])
+    return {probe[0]: answer for probe, answer in zip(PROBES, found)}
+
+
+@pytest.mark.parametrize("name, api, expected, rule", [(p[0], p[1], p[3], p[4]) for p in PROBES],
+                         ids=[p[0] for p in PROBES])
+def test_phase1_answers_as_cann(name, api, expected, rule):
+    status, message = answers()[name]
+    assert status == expected, f"{api} ({rule}): phase 1 answered {status} ({message}), CANN {expected}"
