@@ -4,7 +4,7 @@ import dataclasses
 
 from gen.emit import sim
 from gen.emit.files import FileManager
-from gen.model import build_model
+from gen.model import APIS_PER_UNIT, build_model
 from gen.ir import (
     Direction, DType, IntegerMath, OpSemantics, ParamKind, Product, ProductDTypes, Relation, RelationKind, ResultRule,
     Soc, ValueCheck,
@@ -213,14 +213,15 @@ def test_an_api_without_kernel_still_gets_both_entries(tmp_path):
 
 
 def test_apis_spread_over_units_by_name(tmp_path):
-    pages = [make_page(make_api(f"aclnnOp{i}"), source=f"op{i}.md") for i in range(60)]
+    count = APIS_PER_UNIT + 12  # more than one unit holds
+    pages = [make_page(make_api(f"aclnnOp{i}"), source=f"op{i}.md") for i in range(count)]
     files = emit(tmp_path, pages)
     assert sorted(files.written) == ["sim/ops_000.cpp", "sim/ops_001.cpp"]
-    assert sum(t.count("ACLSIM_OP_API aclnnStatus aclnnOp") for t in files.written.values()) == 120
+    assert sum(t.count("ACLSIM_OP_API aclnnStatus aclnnOp") for t in files.written.values()) == 2 * count
 
 
 def test_changing_one_api_rewrites_one_unit(tmp_path):
-    pages = [make_page(make_api(f"aclnnOp{i}"), source=f"op{i}.md") for i in range(60)]
+    pages = [make_page(make_api(f"aclnnOp{i}"), source=f"op{i}.md") for i in range(APIS_PER_UNIT + 12)]
     emit(tmp_path, pages)
     changed = dataclasses.replace(pages[3], apis=(make_api("aclnnOp3", params=(make_param("x"),
                                                                                make_param("y", direction=Direction.OUT))),))
