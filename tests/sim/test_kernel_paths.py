@@ -29,6 +29,7 @@ rng = np.random.default_rng(7)
 x = rng.standard_normal((33, 70001)).astype(np.float32) * 20
 x[0, 5], x[1, 9], x[2, 3] = np.nan, np.inf, -np.inf
 small = rng.standard_normal((6, 37, 5)).astype(np.float32) * 20
+image, grid = rng.standard_normal((2, 3, 6, 9)).astype(np.float32), rng.uniform(-1.3, 1.3, (2, 5, 7, 2)).astype(np.float32)
 results = {
     "softmax_rows": aclnn.softmax(x, 1), "log_softmax_rows": aclnn.log_softmax(x, 1),
     "softmax_columns": aclnn.softmax(small, 1), "log_softmax_columns": aclnn.log_softmax(small, 1),
@@ -39,6 +40,12 @@ results = {
     "exp_float16": aclnn.exp(small.astype(np.float16)).view(np.uint16),
     "mul_bfloat16": aclnn.mul(small.astype(ml_dtypes.bfloat16), small[::-1].astype(ml_dtypes.bfloat16)).view(np.uint16),
     "softmax_float16": aclnn.softmax(x[:4, :1000].astype(np.float16), 1).view(np.uint16),
+    # Bicubic with reflection and the bilinear backward: their fused multiply-adds are instructions
+    # on the AVX2 and AVX-512 paths, the library's on the baseline path.
+    "grid_sample": aclnn.grid_sampler2_d(image, grid, 2, 2, False, out=np.zeros((2, 3, 5, 7), np.float32)),
+    "grid_sample_backward": np.concatenate([g.ravel() for g in aclnn.grid_sampler2_d_backward(
+        np.ones((2, 3, 5, 7), np.float32), image, grid, 0, 2, False, [True, True],
+        out=(np.zeros_like(image), np.zeros_like(grid)))]),
 }
 np.savez(sys.argv[1], **{k: np.asarray(v) for k, v in results.items()})
 stats = aclnn.sim_stats()
@@ -84,12 +91,12 @@ def test_each_path_asked_for_is_the_one_every_kernel_takes(by_path):
 def test_each_engine_reports_the_path_its_kernels_ran_on(by_path, path):
     # The families with code per path run the path asked for; the elementwise engine's AVX2 loops
     # serve the AVX-512 path too.
-    expected = {"softmax": taken(path), "reduce": taken(path),
+    expected = {"softmax": taken(path), "reduce": taken(path), "grid_sample": taken(path),
                 "elementwise": "baseline" if taken(path) == "baseline" else "avx2"}
     assert by_path[path][2] == expected
 
 
-@pytest.mark.parametrize("name", ["amax", "exp", "exp_float16", "mul_bfloat16"])
+@pytest.mark.parametrize("name", ["amax", "exp", "exp_float16", "mul_bfloat16", "grid_sample", "grid_sample_backward"])
 def test_exact_operations_agree_bit_for_bit_across_paths(by_path, name):
     reference = by_path["baseline"][1][name]
     for path in PATHS[1:]:
