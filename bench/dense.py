@@ -197,7 +197,7 @@ def main() -> None:
     rows.append(sort_row(aclnn, rng, size_of(args.sort), args.rounds))
     stats = aclnn.sim_stats() or {}
     emit_result({"kernel_path": stats.get("kernel_path"), "engine_paths": stats.get("engine_paths"),
-                 "torch_threads": torch.get_num_threads(), "sim_threads": int(os.environ.get("ACLNN_SIM_THREADS", os.cpu_count() or 1)),
+                 "torch_threads": torch.get_num_threads(), "torch_capability": torch.backends.cpu.get_cpu_capability(), "sim_threads": int(os.environ.get("ACLNN_SIM_THREADS", os.cpu_count() or 1)),
                  "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"), "rows": rows})
 
 

@@ -112,7 +112,7 @@ def main() -> None:
             del d_grad, d_x, d_out
     stats = aclnn.sim_stats() or {}
     emit_result({"kernel_path": stats.get("kernel_path"), "engine_paths": stats.get("engine_paths"),
-                 "torch_threads": threads, "sim_threads": sim_threads, "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"), "rows": results})
+                 "torch_threads": threads, "torch_capability": torch.backends.cpu.get_cpu_capability(), "sim_threads": sim_threads, "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"), "rows": results})
 
 
 if __name__ == "__main__":

@@ -23,6 +23,9 @@ SECTIONS = ("generation", "build", "calls", "kernels", "dense", "torch_npu")
 # its "other_paths".
 PER_PATH = ("kernels", "dense")
 KERNEL_PATHS = ("avx512", "avx2", "baseline")  # widest first
+# PyTorch's own kernels for the CPUs each path serves (ATEN_CPU_CAPABILITY), for --torch-kernels
+# matched: a CPU without AVX2 runs PyTorch's "default" build, not its AVX-512 one.
+TORCH_CAPABILITY = {"avx512": "avx512", "avx2": "avx2", "baseline": "default"}
 
 # Arguments of each section per mode. The default fits `make bench` in its 10 minutes on two
 # shared cores; --full is the whole corpus; --quick checks the plumbing in seconds.
@@ -73,10 +76,15 @@ def engines_off_path(path: str, engine_paths: dict[str, str]) -> list[str]:
     return [f"{engine} ran {ran}" for engine, ran in sorted(engine_paths.items()) if ran != expected(engine)]
 
 
-def run_per_path(name: str, args: list[str], paths: list[str]) -> dict:
-    """The section on each path: the first path's result, with the others' in its "other_paths"."""
-    results = {path: run_section(name, args, {"ACLNN_SIM_ISA": path}) for path in paths}
+def run_per_path(name: str, args: list[str], paths: list[str], matched: bool = False) -> dict:
+    """The section on each path: the first path's result, with the others' in its "other_paths".
+    `matched`: PyTorch runs its kernels for the path's CPUs too, instead of this CPU's widest."""
+    results = {path: run_section(name, args, {"ACLNN_SIM_ISA": path,
+                                              **({"ATEN_CPU_CAPABILITY": TORCH_CAPABILITY[path]} if matched else {})})
+               for path in paths}
     for path, result in results.items():
+        if matched:
+            result["torch_kernels_matched"] = True
         if "error" not in result and result.get("kernel_path") != path:
             result["error"] = f"asked for the {path} path, the simulator ran {result.get('kernel_path')}"
         elif "error" not in result and (strays := engines_off_path(path, result.get("engine_paths") or {})):
@@ -112,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results.json")
     parser.add_argument("--paths", default="", help="comma-separated kernel paths to run " + " and ".join(PER_PATH)
                         + " on (default: every path this CPU runs, of " + ", ".join(KERNEL_PATHS) + ")")
+    parser.add_argument("--torch-kernels", choices=("widest", "matched"), default="widest",
+                        help="PyTorch's kernels on each path: this CPU's widest (default), or its build for the "
+                             "path's CPUs (ATEN_CPU_CAPABILITY default for baseline, avx2 for avx2)")
     args = parser.parse_args(argv)
     mode_name = "quick" if args.quick else "full" if args.full else "default"
     chosen = [s.strip() for s in args.sections.split(",") if s.strip()]
@@ -134,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown kernel paths: {', '.join(unknown)}" if unknown else "the simulator reports no kernel path")
     for name in chosen:
         log(f"bench: {name} ({' '.join(MODES[mode_name][name])})" + (f" on {', '.join(paths)}" if name in PER_PATH else ""))
-        results["sections"][name] = (run_per_path(name, MODES[mode_name][name], paths) if name in PER_PATH
+        results["sections"][name] = (run_per_path(name, MODES[mode_name][name], paths, args.torch_kernels == "matched") if name in PER_PATH
                                      else run_section(name, MODES[mode_name][name]))
     results["targets"] = targets(results["sections"])
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -129,3 +129,15 @@ def test_a_failed_section_is_a_row_of_the_table_not_a_crash():
     results = {"mode": "quick", "date": "-", "machine": {"cpus": 2, "load_average": [0.0], "torch": "-"},
                "sections": {"calls": {"error": "bench.calls exited with status 1"}}, "targets": []}
     assert "| **calls** | – | – | – | bench.calls exited with status 1 |" in table(results)
+
+
+def test_a_path_measured_against_pytorchs_own_build_for_it_says_so():
+    # --torch-kernels matched: the baseline path against PyTorch's "default" kernels (a CPU without
+    # AVX2 runs those), so its lines and targets name them; every path has such a build.
+    from bench.run import KERNEL_PATHS, TORCH_CAPABILITY
+
+    assert set(TORCH_CAPABILITY) == set(KERNEL_PATHS)
+    row = {"op": "selu_backward", "dtype": "float16", "elements": 16 << 20, "sim_speed_vs_torch": {"median": 4.0}}
+    section = {"kernel_path": "baseline", "torch_kernels_matched": True, "torch_capability": "DEFAULT", "rows": [row]}
+    assert targets({"kernels": section})[0]["target"] == (
+        "kernels at 16M at least as fast as PyTorch CPU (worst op/dtype) [baseline path, PyTorch's DEFAULT kernels]")

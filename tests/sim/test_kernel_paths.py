@@ -29,6 +29,12 @@ rng = np.random.default_rng(7)
 x = rng.standard_normal((33, 70001)).astype(np.float32) * 20
 x[0, 5], x[1, 9], x[2, 3] = np.nan, np.inf, -np.inf
 small = rng.standard_normal((6, 37, 5)).astype(np.float32) * 20
+every_half = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+# Floats that round to every half, halfway cases (ties to even) and overflow among them; no NaN:
+# F16C keeps a NaN's payload where the portable conversion gives 0x7e00.
+finite = every_half[~np.isnan(every_half)].astype(np.float32)
+to_half = np.concatenate([finite, np.nextafter(finite, np.float32(np.inf)), finite * np.float32(1 + 2 ** -11)])
+image, grid = rng.standard_normal((2, 3, 6, 9)).astype(np.float32), rng.uniform(-1.3, 1.3, (2, 5, 7, 2)).astype(np.float32)
 results = {
     "softmax_rows": aclnn.softmax(x, 1), "log_softmax_rows": aclnn.log_softmax(x, 1),
     "softmax_columns": aclnn.softmax(small, 1), "log_softmax_columns": aclnn.log_softmax(small, 1),
@@ -39,6 +45,15 @@ results = {
     "exp_float16": aclnn.exp(small.astype(np.float16)).view(np.uint16),
     "mul_bfloat16": aclnn.mul(small.astype(ml_dtypes.bfloat16), small[::-1].astype(ml_dtypes.bfloat16)).view(np.uint16),
     "softmax_float16": aclnn.softmax(x[:4, :1000].astype(np.float16), 1).view(np.uint16),
+    # Every half to float (the portable conversion quiets a signalling NaN as F16C does), and back.
+    "every_half": aclnn.cast(every_half, np.float32).view(np.uint32),
+    "to_half": aclnn.cast(to_half, np.float16).view(np.uint16),
+    # Bicubic with reflection and the bilinear backward: their fused multiply-adds are instructions
+    # on the AVX2 and AVX-512 paths, the library's on the baseline path.
+    "grid_sample": aclnn.grid_sampler2_d(image, grid, 2, 2, False, out=np.zeros((2, 3, 5, 7), np.float32)),
+    "grid_sample_backward": np.concatenate([g.ravel() for g in aclnn.grid_sampler2_d_backward(
+        np.ones((2, 3, 5, 7), np.float32), image, grid, 0, 2, False, [True, True],
+        out=(np.zeros_like(image), np.zeros_like(grid)))]),
 }
 np.savez(sys.argv[1], **{k: np.asarray(v) for k, v in results.items()})
 stats = aclnn.sim_stats()
@@ -84,12 +99,12 @@ def test_each_path_asked_for_is_the_one_every_kernel_takes(by_path):
 def test_each_engine_reports_the_path_its_kernels_ran_on(by_path, path):
     # The families with code per path run the path asked for; the elementwise engine's AVX2 loops
     # serve the AVX-512 path too.
-    expected = {"softmax": taken(path), "reduce": taken(path),
+    expected = {"softmax": taken(path), "reduce": taken(path), "grid_sample": taken(path),
                 "elementwise": "baseline" if taken(path) == "baseline" else "avx2"}
     assert by_path[path][2] == expected
 
 
-@pytest.mark.parametrize("name", ["amax", "exp", "exp_float16", "mul_bfloat16"])
+@pytest.mark.parametrize("name", ["amax", "exp", "exp_float16", "mul_bfloat16", "every_half", "to_half", "grid_sample", "grid_sample_backward"])
 def test_exact_operations_agree_bit_for_bit_across_paths(by_path, name):
     reference = by_path["baseline"][1][name]
     for path in PATHS[1:]:
@@ -112,3 +127,14 @@ def test_float16_softmax_agrees_to_its_last_bit_across_paths(by_path):
     reference = by_path["baseline"][1]["softmax_float16"].astype(np.int32)
     for path in PATHS[1:]:
         assert np.abs(by_path[path][1]["softmax_float16"].astype(np.int32) - reference).max() <= 1, path
+
+
+def test_float16_conversions_are_ieee_on_every_path(by_path):
+    halves = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    widened = by_path["baseline"][1]["every_half"].view(np.float32)
+    assert np.array_equal(widened, halves.astype(np.float32), equal_nan=True)
+    assert np.array_equal(np.isnan(widened), np.isnan(halves))
+    finite = halves[~np.isnan(halves)].astype(np.float32)
+    with np.errstate(over="ignore"):
+        rounded = np.concatenate([finite, np.nextafter(finite, np.float32(np.inf)), finite * np.float32(1 + 2 ** -11)])
+        assert by_path["baseline"][1]["to_half"].tobytes() == rounded.astype(np.float16).tobytes()

@@ -385,9 +385,9 @@ bool UseAvx2();
 
 #if defined(__x86_64__)
 // The same loop in AVX2, chosen at run time on CPUs that have it (with FMA and F16C). FMA
-// instructions only where a kernel asks for a fused multiply-add (std::fma: add with alpha, lerp,
-// addcmul, as PyTorch's kernels fuse them): -std=c++17 leaves every other a*b+c uncontracted
-// (-ffp-contract=off), rounded as in the baseline loop and in PyTorch.
+// instructions where a kernel asks (std::fma: add with alpha, lerp, addcmul, as PyTorch fuses
+// them) and where GCC contracts an a*b+c (C++ does at any -std), as PyTorch's AVX2 and AVX-512
+// builds do: tanh_backward equals their kernels bit for bit, the baseline path PyTorch's "default".
 template <typename Kernel, typename T, size_t... I>
 __attribute__((target("avx2,fma"))) void ElementBlockAvx2(const void* kernel, const void* const* in, void* out,
                                                       int64_t n) {

@@ -34,6 +34,12 @@ enum Padding { kZeros = 0, kBorder = 1, kReflection = 2 };
 
 constexpr int kMaxSpatial = 3;
 
+// The sampling loop and every helper it calls are inlined into each code path's copy of the loop
+// (ACLSIM_KERNEL, family.h): a std::fma is one instruction on the AVX2 and AVX-512 paths, the
+// library's (exact, as slow as it is portable) on the baseline path; each path computes the same
+// values, the products and sums being left uncontracted.
+#define GRID_SAMPLE_INLINE __attribute__((always_inline)) inline
+
 // A source coordinate and its derivative with respect to the grid's value.
 template <typename T>
 struct Coordinate {
@@ -46,7 +52,7 @@ struct Coordinate {
 // builds contract the product and the difference): equal but for the rounding, which a huge
 // coordinate's reflection shows.
 template <typename T>
-Coordinate<T> Unnormalize(T c, int64_t size, bool align_corners, bool vectorised) {
+GRID_SAMPLE_INLINE Coordinate<T> Unnormalize(T c, int64_t size, bool align_corners, bool vectorised) {
   const T scale = align_corners ? static_cast<T>(size - 1) / 2 : static_cast<T>(size) / 2;
   if (vectorised) return {align_corners ? (c + 1) * scale : std::fma(c + 1, scale, T(-0.5)), scale};
   if (align_corners) return {(c + 1) / 2 * static_cast<T>(size - 1), scale};
@@ -59,7 +65,7 @@ Coordinate<T> Unnormalize(T c, int64_t size, bool align_corners, bool vectorised
 enum class NanClip { kToZero, kToLimit, kKeep };
 
 template <typename T>
-Coordinate<T> Clip(T c, int64_t size, NanClip nan) {
+GRID_SAMPLE_INLINE Coordinate<T> Clip(T c, int64_t size, NanClip nan) {
   if (std::isnan(c)) {
     if (nan == NanClip::kToZero) return {0, 0};
     if (nan == NanClip::kToLimit) return {static_cast<T>(size - 1), 0};
@@ -73,7 +79,7 @@ Coordinate<T> Clip(T c, int64_t size, NanClip nan) {
 
 // aten's reflect_coordinates_set_grad over [twice_low / 2, twice_high / 2].
 template <typename T>
-Coordinate<T> Reflect(T c, int64_t twice_low, int64_t twice_high) {
+GRID_SAMPLE_INLINE Coordinate<T> Reflect(T c, int64_t twice_low, int64_t twice_high) {
   if (twice_low == twice_high) return {0, 0};
   if (!std::isfinite(c)) return {std::numeric_limits<T>::quiet_NaN(), 1};  // the clip decides
   const T low = static_cast<T>(twice_low) / 2, span = static_cast<T>(twice_high - twice_low) / 2;
@@ -93,7 +99,7 @@ Coordinate<T> Reflect(T c, int64_t twice_low, int64_t twice_high) {
 // periods removed by a truncated division and a product, not fmod (a huge coordinate keeps that
 // product's rounding), then the nearer of the two mirror images.
 template <typename T>
-Coordinate<T> ReflectVectorised(T c, int64_t twice_low, int64_t twice_high) {
+GRID_SAMPLE_INLINE Coordinate<T> ReflectVectorised(T c, int64_t twice_low, int64_t twice_high) {
   if (twice_low == twice_high) return {0, 0};
   const T low = static_cast<T>(twice_low) / 2, twice_span = static_cast<T>(twice_high - twice_low);
   const T shifted = c - low;
@@ -108,7 +114,7 @@ Coordinate<T> ReflectVectorised(T c, int64_t twice_low, int64_t twice_high) {
 // The padding mode applied to an unnormalised coordinate (aten's compute_coordinates), with the
 // derivative's factor.
 template <typename T>
-Coordinate<T> Pad(T c, int64_t size, int padding, bool align_corners, NanClip nan, bool vectorised) {
+GRID_SAMPLE_INLINE Coordinate<T> Pad(T c, int64_t size, int padding, bool align_corners, NanClip nan, bool vectorised) {
   if (padding == kBorder) return Clip(c, size, nan);
   if (padding == kReflection) {
     const int64_t twice_low = align_corners ? 0 : -1, twice_high = align_corners ? 2 * (size - 1) : 2 * size - 1;
@@ -122,7 +128,7 @@ Coordinate<T> Pad(T c, int64_t size, int padding, bool align_corners, NanClip na
 
 // aten's safe_downgrade_to_int_range: a coordinate no int can hold is -100 (outside every input).
 template <typename T>
-T SafeCoordinate(T c) {
+GRID_SAMPLE_INLINE T SafeCoordinate(T c) {
   if (!std::isfinite(c) || c > static_cast<T>(std::numeric_limits<int>::max() - 1) ||
       c < static_cast<T>(std::numeric_limits<int>::min())) {
     return T(-100);
@@ -133,12 +139,12 @@ T SafeCoordinate(T c) {
 // A coordinate's integer position (truncated), or one outside every input for a coordinate no
 // index can hold (NaN, infinite, huge).
 template <typename T>
-int64_t ToIndex(T c) {
+GRID_SAMPLE_INLINE int64_t ToIndex(T c) {
   return std::fabs(c) < T(1LL << 40) ? static_cast<int64_t>(c) : std::numeric_limits<int64_t>::min() / 2;
 }
 
 template <typename T>
-void CubicCoefficients(T t, T c[4]) {
+GRID_SAMPLE_INLINE void CubicCoefficients(T t, T c[4]) {
   const T a = T(-0.75);
   auto near = [a](T x) { return ((a + 2) * x - (a + 3)) * x * x + 1; };
   auto far = [a](T x) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; };
@@ -150,7 +156,7 @@ void CubicCoefficients(T t, T c[4]) {
 
 // aten's get_cubic_coefficients_grad (the derivative's negative, as its callers subtract it).
 template <typename T>
-void CubicCoefficientGradients(T t, T c[4]) {
+GRID_SAMPLE_INLINE void CubicCoefficientGradients(T t, T c[4]) {
   const T a = T(-0.75);
   T x = -1 - t;
   c[0] = (-3 * a * x - 10 * a) * x - 8 * a;
@@ -162,24 +168,36 @@ void CubicCoefficientGradients(T t, T c[4]) {
   c[3] = (3 * a * x - 10 * a) * x + 8 * a;
 }
 
-class GridSampleWork final : public FamilyWork {
- public:
-  explicit GridSampleWork(const char* api) : FamilyWork(api, kSlots) {}
-
+// What a call samples: the work's settings, the input's extents and strides (W first: extent[0]
+// is W, extent[1] H, extent[2] D), and its tensors in the compute type T (contiguous).
+struct Sampling {
   bool backward = false;
   int spatial = 2;
   int interpolation = kBilinear;
   int padding = kZeros;
   bool align_corners = false;
   int64_t batch = 0, channels = 0, points = 0;
-  std::array<int64_t, kMaxSpatial> size{};  // the input's spatial extents, D, H, W order (last is W)
-  bool want_input_grad = false, want_grid_grad = false;
+};
 
- private:
+template <typename T>
+struct Sampler : Sampling {
+  std::array<int64_t, kMaxSpatial> extent{1, 1, 1}, stride{1, 1, 1};
+  int64_t plane = 0;
+  // aten's 3-D kernel is scalar: it maps a coordinate no int holds to -100 and skips the taps
+  // outside the input. Its 2-D kernel is vectorised: it reads the taps outside as 0 and still
+  // multiplies them by their weights (NaN weights give NaN).
+  bool scalar_kernel = false;
+  NanClip nan_clip = NanClip::kKeep;
+  const T* input = nullptr;
+  const T* grid = nullptr;
+  const T* grad = nullptr;
+  T* out = nullptr;
+  T* input_grad = nullptr;
+  T* grid_grad = nullptr;
+
   // Whether integer position `at` (W first) lies in the input.
-  static bool Inside(const std::array<int64_t, kMaxSpatial>& at, const std::array<int64_t, kMaxSpatial>& extent,
-                     int spatial) {
-    for (int k = 0; k < spatial; ++k) {
+  GRID_SAMPLE_INLINE bool Inside(const std::array<int64_t, kMaxSpatial>& at, int axes) const {
+    for (int k = 0; k < axes; ++k) {
       if (at[k] < 0 || at[k] >= extent[k]) return false;
     }
     return true;
@@ -188,11 +206,8 @@ class GridSampleWork final : public FamilyWork {
   // aten's vectorised 2-D bilinear kernel (GridSamplerKernel.cpp), its order of operations: the
   // taps outside read 0 and still count (NaN weights give NaN), the grid's gradient from the
   // neighbours' differences, channel by channel.
-  template <typename T>
-  void Bilinear2d(const T* in_n, int64_t n, int64_t p, const std::array<T, kMaxSpatial>& at,
-                  const std::array<int64_t, kMaxSpatial>& extent, const std::array<int64_t, kMaxSpatial>& stride,
-                  int64_t plane, const T* grad, T* out, T* input_grad,
-                  std::array<T, kMaxSpatial>* gradient) const {
+  GRID_SAMPLE_INLINE void Bilinear2d(const T* in_n, int64_t n, int64_t p, const std::array<T, kMaxSpatial>& at,
+                                    std::array<T, kMaxSpatial>* gradient) const {
     const T x_w = std::floor(at[0]), y_n = std::floor(at[1]);
     const T w = at[0] - x_w, e = 1 - w, nn = at[1] - y_n, s = 1 - nn;
     const T weights[4] = {s * e, s * w, nn * e, nn * w};  // nw, ne, sw, se
@@ -201,7 +216,7 @@ class GridSampleWork final : public FamilyWork {
     bool inside[4];
     for (int corner = 0; corner < 4; ++corner) {
       const std::array<int64_t, kMaxSpatial> index{x0 + (corner & 1), y0 + (corner >> 1), 0};
-      inside[corner] = Inside(index, extent, 2);
+      inside[corner] = Inside(index, 2);
       offsets[corner] = inside[corner] ? index[0] + index[1] * stride[1] : 0;
     }
     for (int64_t c = 0; c < channels; ++c) {
@@ -225,11 +240,8 @@ class GridSampleWork final : public FamilyWork {
   // aten's scalar 3-D trilinear kernel (GridSampler.cpp), its order of operations: each corner's
   // weight the product of its distances along x, y, z (to the opposite corner, from the integer
   // positions), the taps outside skipped, the grid's gradient corner by corner, channel by channel.
-  template <typename T>
-  void Trilinear3d(const T* in_n, int64_t n, int64_t p, const std::array<T, kMaxSpatial>& at,
-                   const std::array<int64_t, kMaxSpatial>& extent, const std::array<int64_t, kMaxSpatial>& stride,
-                   int64_t plane, const T* grad, T* out, T* input_grad,
-                   std::array<T, kMaxSpatial>* gradient) const {
+  GRID_SAMPLE_INLINE void Trilinear3d(const T* in_n, int64_t n, int64_t p, const std::array<T, kMaxSpatial>& at,
+                                     std::array<T, kMaxSpatial>* gradient) const {
     std::array<int64_t, kMaxSpatial> low{};
     std::array<T, kMaxSpatial> low_at{};
     for (int k = 0; k < 3; ++k) {
@@ -249,7 +261,7 @@ class GridSampleWork final : public FamilyWork {
       const int bx = corner & 1, by = (corner >> 1) & 1, bz = corner >> 2;
       weights[corner] = distance[0][bx] * distance[1][by] * distance[2][bz];
       const std::array<int64_t, kMaxSpatial> index{low[0] + bx, low[1] + by, low[2] + bz};
-      inside[corner] = Inside(index, extent, 3);
+      inside[corner] = Inside(index, 3);
       offsets[corner] = inside[corner] ? index[0] + index[1] * stride[1] + index[2] * stride[2] : 0;
     }
     for (int64_t c = 0; c < channels; ++c) {
@@ -281,11 +293,8 @@ class GridSampleWork final : public FamilyWork {
 
   // aten's vectorised 2-D bicubic kernel: the taps x_nw - 1 .. x_nw + 2 along W and H, each padded,
   // outside reading 0; a row's interpolation along W, then the rows' along H.
-  template <typename T>
-  void Bicubic2d(const T* in_n, int64_t n, int64_t p, const std::array<T, kMaxSpatial>& at,
-                 const std::array<int64_t, kMaxSpatial>& extent, const std::array<int64_t, kMaxSpatial>& stride,
-                 int64_t plane, const T* grad, T* out, T* input_grad,
-                 std::array<T, kMaxSpatial>* gradient) const {
+  GRID_SAMPLE_INLINE void Bicubic2d(const T* in_n, int64_t n, int64_t p, const std::array<T, kMaxSpatial>& at,
+                                   std::array<T, kMaxSpatial>* gradient) const {
     const T x_low = std::floor(at[0]), y_low = std::floor(at[1]);
     T cx[4], cy[4], gx[4], gy[4];
     CubicCoefficients(at[0] - x_low, cx);
@@ -299,7 +308,7 @@ class GridSampleWork final : public FamilyWork {
         const T tx = Pad(x_low + static_cast<T>(i - 1), extent[0], padding, align_corners, NanClip::kToZero, true).at;
         const T ty = Pad(y_low + static_cast<T>(j - 1), extent[1], padding, align_corners, NanClip::kToZero, true).at;
         const std::array<int64_t, kMaxSpatial> index{ToIndex(tx), ToIndex(ty), 0};
-        inside[i][j] = Inside(index, extent, 2);
+        inside[i][j] = Inside(index, 2);
         offsets[i][j] = inside[i][j] ? index[0] + index[1] * stride[1] : 0;
       }
     }
@@ -330,81 +339,93 @@ class GridSampleWork final : public FamilyWork {
     }
   }
 
+  // Sample n of the batch: its points, every channel (each sample's gradients are its own).
+  GRID_SAMPLE_INLINE void Batch(int64_t n) const {
+    const T* in_n = input + n * channels * plane;
+    for (int64_t p = 0; p < points; ++p) {
+      const T* g = grid + (n * points + p) * spatial;
+      std::array<T, kMaxSpatial> at{}, slope{};
+      for (int k = 0; k < spatial; ++k) {
+        const Coordinate<T> u = Unnormalize(g[k], extent[k], align_corners, !scalar_kernel);
+        if (interpolation == kBicubic) {
+          at[k] = u.at;  // the padding applies to each tap instead
+          slope[k] = u.slope;
+        } else {
+          const Coordinate<T> padded = Pad(u.at, extent[k], padding, align_corners, nan_clip, !scalar_kernel);
+          at[k] = scalar_kernel ? SafeCoordinate(padded.at) : padded.at;
+          slope[k] = u.slope * padded.slope;
+        }
+      }
+      std::array<T, kMaxSpatial> gradient{};  // d(sum over channels of gOut * out) / d(at[k])
+      if (interpolation == kNearest) {
+        std::array<int64_t, kMaxSpatial> index{};
+        for (int k = 0; k < spatial; ++k) index[k] = ToIndex(std::nearbyint(at[k]));
+        const bool inside = Inside(index, spatial);
+        int64_t offset = 0;
+        for (int k = 0; k < spatial; ++k) offset += index[k] * stride[k];
+        for (int64_t c = 0; c < channels; ++c) {
+          const int64_t o = (n * channels + c) * points + p;
+          if (!backward) {
+            out[static_cast<size_t>(o)] = inside ? in_n[c * plane + offset] : T(0);
+          } else if (inside) {
+            input_grad[static_cast<size_t>((n * channels + c) * plane + offset)] += grad[o];
+          }
+        }
+      } else if (interpolation == kBilinear && !scalar_kernel) {
+        Bilinear2d(in_n, n, p, at, &gradient);
+      } else if (interpolation == kBilinear) {
+        Trilinear3d(in_n, n, p, at, &gradient);
+      } else {
+        Bicubic2d(in_n, n, p, at, &gradient);
+      }
+      if (backward) {
+        for (int k = 0; k < spatial; ++k) grid_grad[static_cast<size_t>((n * points + p) * spatial + k)] = slope[k] * gradient[k];
+      }
+    }
+  }
+};
+
+ACLSIM_KERNEL(void, SampleBatch, (const Sampler<float>& sampler, int64_t n), (sampler, n)) { sampler.Batch(n); }
+ACLSIM_KERNEL(void, SampleBatch, (const Sampler<double>& sampler, int64_t n), (sampler, n)) { sampler.Batch(n); }
+
+class GridSampleWork final : public FamilyWork, public Sampling {
+ public:
+  explicit GridSampleWork(const char* api) : FamilyWork(api, kSlots) {}
+
+  std::array<int64_t, kMaxSpatial> size{};  // the input's spatial extents, D, H, W order (last is W)
+  bool want_input_grad = false, want_grid_grad = false;
+
+ private:
   template <typename T>
   void Run() {
     const ComputeType type = this->type;
-    const T* input = static_cast<const T*>(ContiguousAs(tensor(kInput), type, 0));
-    const T* grid = static_cast<const T*>(ContiguousAs(tensor(kGrid), type, 1));
-    const T* grad = backward ? static_cast<const T*>(ContiguousAs(tensor(kGradOutput), type, 2)) : nullptr;
-    // Extents and strides W first: extent[0] is W, extent[1] H, extent[2] D.
-    std::array<int64_t, kMaxSpatial> extent{1, 1, 1}, stride{1, 1, 1};
-    for (int k = 0; k < spatial; ++k) extent[k] = size[static_cast<size_t>(spatial - 1 - k)];
-    for (int k = 1; k < spatial; ++k) stride[k] = stride[k - 1] * extent[k - 1];
-    const int64_t plane = stride[spatial - 1] * extent[spatial - 1];
-    // aten's 3-D kernel is scalar: it maps a coordinate no int holds to -100 and skips the taps
-    // outside the input. Its 2-D kernel is vectorised: it reads the taps outside as 0 and still
-    // multiplies them by their weights (NaN weights give NaN).
-    const bool scalar_kernel = spatial == 3;
-    const NanClip nan_clip = backward ? NanClip::kKeep : scalar_kernel ? NanClip::kToLimit : NanClip::kToZero;
+    Sampler<T> s;
+    static_cast<Sampling&>(s) = *this;
+    s.input = static_cast<const T*>(ContiguousAs(tensor(kInput), type, 0));
+    s.grid = static_cast<const T*>(ContiguousAs(tensor(kGrid), type, 1));
+    s.grad = backward ? static_cast<const T*>(ContiguousAs(tensor(kGradOutput), type, 2)) : nullptr;
+    for (int k = 0; k < spatial; ++k) s.extent[k] = size[static_cast<size_t>(spatial - 1 - k)];
+    for (int k = 1; k < spatial; ++k) s.stride[k] = s.stride[k - 1] * s.extent[k - 1];
+    s.plane = s.stride[spatial - 1] * s.extent[spatial - 1];
+    s.scalar_kernel = spatial == 3;
+    s.nan_clip = backward ? NanClip::kKeep : s.scalar_kernel ? NanClip::kToLimit : NanClip::kToZero;
     // The results in the families' per-thread buffers (slots 0 to 2 hold the inputs): a forward
     // writes every element of out, a backward adds into zeroed gradients.
     auto buffer = [](int slot, int64_t count) { return static_cast<T*>(Scratch(slot, static_cast<size_t>(count) * sizeof(T))); };
-    T* out = backward ? nullptr : buffer(3, batch * channels * points);
-    T* input_grad = backward ? buffer(4, batch * channels * plane) : nullptr;
-    T* grid_grad = backward ? buffer(5, batch * points * spatial) : nullptr;
+    const int64_t input_count = batch * channels * s.plane, grid_count = batch * points * spatial;
     if (backward) {
-      std::fill(input_grad, input_grad + batch * channels * plane, T(0));
-      std::fill(grid_grad, grid_grad + batch * points * spatial, T(0));
+      s.input_grad = std::fill_n(buffer(4, input_count), input_count, T(0)) - input_count;
+      s.grid_grad = std::fill_n(buffer(5, grid_count), grid_count, T(0)) - grid_count;
+    } else {
+      s.out = buffer(3, batch * channels * points);
     }
-    ParallelFor(batch, [&](int64_t n) {
-      const T* in_n = input + n * channels * plane;
-      for (int64_t p = 0; p < points; ++p) {
-        const T* g = grid + (n * points + p) * spatial;
-        std::array<T, kMaxSpatial> at{}, slope{};
-        for (int k = 0; k < spatial; ++k) {
-          const Coordinate<T> u = Unnormalize(g[k], extent[k], align_corners, !scalar_kernel);
-          if (interpolation == kBicubic) {
-            at[k] = u.at;  // the padding applies to each tap instead
-            slope[k] = u.slope;
-          } else {
-            const Coordinate<T> padded = Pad(u.at, extent[k], padding, align_corners, nan_clip, !scalar_kernel);
-            at[k] = scalar_kernel ? SafeCoordinate(padded.at) : padded.at;
-            slope[k] = u.slope * padded.slope;
-          }
-        }
-        std::array<T, kMaxSpatial> gradient{};  // d(sum over channels of gOut * out) / d(at[k])
-        if (interpolation == kNearest) {
-          std::array<int64_t, kMaxSpatial> index{};
-          for (int k = 0; k < spatial; ++k) index[k] = ToIndex(std::nearbyint(at[k]));
-          const bool inside = Inside(index, extent, spatial);
-          int64_t offset = 0;
-          for (int k = 0; k < spatial; ++k) offset += index[k] * stride[k];
-          for (int64_t c = 0; c < channels; ++c) {
-            const int64_t o = (n * channels + c) * points + p;
-            if (!backward) {
-              out[static_cast<size_t>(o)] = inside ? in_n[c * plane + offset] : T(0);
-            } else if (inside) {
-              input_grad[static_cast<size_t>((n * channels + c) * plane + offset)] += grad[o];
-            }
-          }
-        } else if (interpolation == kBilinear && !scalar_kernel) {
-          Bilinear2d(in_n, n, p, at, extent, stride, plane, grad, out, input_grad, &gradient);
-        } else if (interpolation == kBilinear) {
-          Trilinear3d(in_n, n, p, at, extent, stride, plane, grad, out, input_grad, &gradient);
-        } else {
-          Bicubic2d(in_n, n, p, at, extent, stride, plane, grad, out, input_grad, &gradient);
-        }
-        if (backward) {
-          for (int k = 0; k < spatial; ++k) grid_grad[static_cast<size_t>((n * points + p) * spatial + k)] = slope[k] * gradient[k];
-        }
-      }
-    });
+    ParallelFor(batch, [&](int64_t n) { SampleBatch(s, n); });
     if (!backward) {
-      ScatterFrom(out, type, tensor(kOut));
+      ScatterFrom(s.out, type, tensor(kOut));
       return;
     }
-    if (want_input_grad) ScatterFrom(input_grad, type, tensor(kInputGrad));
-    if (want_grid_grad) ScatterFrom(grid_grad, type, tensor(kGridGrad));
+    if (want_input_grad) ScatterFrom(s.input_grad, type, tensor(kInputGrad));
+    if (want_grid_grad) ScatterFrom(s.grid_grad, type, tensor(kGridGrad));
   }
 
   aclnnStatus Compute() override {
@@ -416,6 +437,8 @@ class GridSampleWork final : public FamilyWork {
     return ACLNN_SUCCESS;
   }
 };
+
+#undef GRID_SAMPLE_INLINE
 
 }  // namespace
 

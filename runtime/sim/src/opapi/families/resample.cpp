@@ -203,7 +203,9 @@ static inline __attribute__((always_inline)) void ResamplePlane(const PlaneJob<T
           }
         } else {
           // aten's order for the others (cpu_upsample_generic): each axis's taps summed over the
-          // inner axes' sums, weight last, in fused multiply-adds.
+          // inner axes' sums, weight last, in fused multiply-adds. An axis of one tap (a padded
+          // one's, weight 1) adds nothing: fma(x, 1, -0.0) is x, so its step is skipped (a sixth of
+          // a bilinear 2-D sum's, half of a linear 1-D one's).
           for (int64_t o2 = 0; o2 < x2.out; ++o2) {
             T outer = T(-0.0);
             for (int a = 0; a < w0; ++a) {
@@ -211,9 +213,9 @@ static inline __attribute__((always_inline)) void ResamplePlane(const PlaneJob<T
               for (int b = 0; b < w1; ++b) {
                 T inner = T(-0.0);
                 for (int c = 0; c < w2; ++c) inner = Fused<kPathLanes>(rows[a][b][ic[o2 * w2 + c]], wc[o2 * w2 + c], inner);
-                middle = Fused<kPathLanes>(inner, wb[b], middle);
+                middle = W1 == 1 ? inner : Fused<kPathLanes>(inner, wb[b], middle);
               }
-              outer = Fused<kPathLanes>(middle, wa[a], outer);
+              outer = W0 == 1 ? middle : Fused<kPathLanes>(middle, wa[a], outer);
             }
             dst[o2] = outer;
           }
