@@ -135,6 +135,16 @@ aclError aclSetTensorPlaceMent(aclTensorDesc* desc, aclMemType memType) {
   return ACL_SUCCESS;
 }
 
+aclError aclSetTensorConst(aclTensorDesc* desc, void* dataBuffer, size_t length) {
+  auto d = Desc(desc);
+  if (!d) return Fail(ACL_ERROR_INVALID_PARAM, "aclSetTensorConst: desc is not a live aclTensorDesc");
+  if (!dataBuffer && length) return Fail(ACL_ERROR_INVALID_PARAM, "aclSetTensorConst: dataBuffer is a null pointer");
+  const auto* bytes = static_cast<const uint8_t*>(dataBuffer);
+  d->constant_data.assign(bytes, bytes + length);
+  d->constant = true;
+  return ACL_SUCCESS;
+}
+
 aclDataBuffer* aclCreateDataBuffer(void* data, size_t size) {
   auto buffer = std::make_shared<aclsim::OpDataBuffer>();
   buffer->data = data;

@@ -22,6 +22,10 @@ struct OpTensorDesc {
   std::vector<int64_t> dims;
   std::string name;
   aclMemType placement = ACL_MEMTYPE_DEVICE;
+  // aclSetTensorConst's copy of the tensor's value: an operator reads it when it is compiled (a
+  // shape, a permutation, offsets), whatever its data buffer holds then.
+  bool constant = false;
+  std::vector<uint8_t> constant_data;
 };
 
 struct OpDataBuffer {
