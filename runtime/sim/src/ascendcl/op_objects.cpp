@@ -69,6 +69,8 @@ aclTensorDesc* aclCreateTensorDesc(aclDataType dataType, int numDims, const int6
   desc->dtype = dataType;
   desc->format = format;
   desc->dims.assign(dims, dims + numDims);
+  desc->origin_format = format;
+  desc->origin_dims = desc->dims;
   return reinterpret_cast<aclTensorDesc*>(Objects().descs.Add(std::move(desc)));
 }
 

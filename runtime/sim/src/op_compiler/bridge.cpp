@@ -357,6 +357,81 @@ aclError RunAclnnPhase2(const OpCall& call, const std::string& api, aclnnStatus 
   return ACL_SUCCESS;
 }
 
+namespace {
+
+// Runs `run` on the call with every operand in a private layout (NC1HWC0, FRACTAL_NZ: torch_npu
+// gives a float16 matmul's output in FRACTAL_NZ) replaced by a plain scratch copy of its origin
+// shape: an input transformed into it first, an output transformed out of it after, all in
+// stream order. The call then waits for its stream, so that the scratch memory is released after
+// the transforms that read it; a fault of earlier work reported by that wait is the call's status.
+aclError RunInPlainLayouts(const OpCall& call, aclError (*run)(const OpCall&)) {
+  auto is_private = [](const Operand& o) { return !PlainFormat(o.desc->format); };
+  if (std::none_of(call.inputs.begin(), call.inputs.end(), is_private) &&
+      std::none_of(call.outputs.begin(), call.outputs.end(), is_private)) {
+    return run(call);
+  }
+  OpCall plain = call;
+  std::vector<void*> scratch;
+  std::vector<std::pair<Operand, Operand>> outputs;  // (scratch, the caller's output)
+  auto release = [&](aclError status) {
+    aclError waited = aclrtSynchronizeStream(call.stream);
+    for (void* memory : scratch) aclrtFree(memory);
+    return status != ACL_SUCCESS ? status : waited;
+  };
+  auto unprivate = [&](Operand* operand, const char* kind, size_t index, bool input) -> aclError {
+    const OpTensorDesc& desc = *operand->desc;
+    if (!PlainFormat(desc.origin_format)) {
+      return call.Fail(ACL_ERROR_FORMAT_NOT_MATCH, std::string(kind) + " " + std::to_string(index) + " in layout " +
+                                                       std::to_string(static_cast<int>(desc.format)) +
+                                                       " has no plain origin layout");
+    }
+    const size_t item = DTypeSize(desc.dtype);
+    const size_t bytes = std::max<size_t>(static_cast<size_t>(std::max<int64_t>(Count(desc.origin_dims), 0)) * item, 1);
+    void* memory = nullptr;
+    if (item == 0 || aclrtMalloc(&memory, bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
+      return call.Fail(ACL_ERROR_BAD_ALLOC, std::string(kind) + " " + std::to_string(index) + ": no plain copy of its private layout");
+    }
+    scratch.push_back(memory);
+    Operand copy{std::make_shared<OpTensorDesc>(desc), std::make_shared<OpDataBuffer>()};
+    copy.desc->format = desc.origin_format;
+    copy.desc->dims = desc.origin_dims;
+    copy.buffer->data = memory;
+    copy.buffer->size = bytes;
+    std::string why;
+    if (input) {
+      const aclError status = LaunchLayoutTransform(call.stream, desc.origin_format, desc.origin_dims, desc.format, desc.dims,
+                                                    item, operand->buffer->data, memory, bytes, false, &why);
+      if (status) return call.Fail(status, std::string(kind) + " " + std::to_string(index) + ": " + why);
+    } else {
+      outputs.emplace_back(copy, *operand);
+    }
+    *operand = copy;
+    return ACL_SUCCESS;
+  };
+  for (size_t i = 0; i < plain.inputs.size(); ++i) {
+    if (!is_private(plain.inputs[i])) continue;
+    if (aclError s = unprivate(&plain.inputs[i], "input", i, true)) return release(s);
+  }
+  for (size_t i = 0; i < plain.outputs.size(); ++i) {
+    if (!is_private(plain.outputs[i])) continue;
+    if (aclError s = unprivate(&plain.outputs[i], "output", i, false)) return release(s);
+  }
+  if (aclError s = run(plain)) return release(s);
+  for (const auto& [copy, original] : outputs) {
+    const OpTensorDesc& desc = *original.desc;
+    std::string why;
+    const aclError status = LaunchLayoutTransform(call.stream, desc.origin_format, desc.origin_dims, desc.format, desc.dims,
+                                                  DTypeSize(desc.dtype), copy.buffer->data, original.buffer->data,
+                                                  std::min(original.buffer->size, static_cast<size_t>(Count(desc.dims)) *
+                                                                                      DTypeSize(desc.dtype)),
+                                                  true, &why);
+    if (status) return release(call.Fail(status, "an output in layout " + std::to_string(static_cast<int>(desc.format)) + ": " + why));
+  }
+  return release(ACL_SUCCESS);
+}
+
+}  // namespace
+
 aclError Run(const OpCall& call) {
   const auto& entries = Entries();
   auto entry = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return call.type == e.type; });
@@ -378,7 +453,8 @@ aclError Run(const OpCall& call) {
                                                          KindName(static_cast<size_t>(spec->kind)) + ")");
     }
   }
-  return entry->run(call);
+  if (entry->run == RunIdentity) return RunIdentity(call);  // Identity moves between layouts itself
+  return RunInPlainLayouts(call, entry->run);
 }
 
 }  // namespace aclsim::aclop

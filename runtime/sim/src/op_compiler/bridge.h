@@ -142,6 +142,14 @@ const std::vector<OpEntry>& Entries();
 // Identity (op_compiler.cpp): a copy, or a transform between a plain and a private layout.
 aclError RunIdentity(const OpCall& call);
 
+// Queues on `stream` the move of every element of a tensor between its plain layout (shape
+// `plain`) and a private one (storage shape `storage`, NC1HWC0 or FRACTAL_NZ): into the private
+// storage (its padding zeroed) when into_private, else out of it. ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+// (*why says how) when the shapes are not such a pair.
+aclError LaunchLayoutTransform(aclrtStream stream, aclFormat plain_format, const std::vector<int64_t>& plain,
+                               aclFormat private_format, const std::vector<int64_t>& storage, size_t item,
+                               const void* from, void* to, size_t to_bytes, bool into_private, std::string* why);
+
 // Runs `call` by its entry, or refuses it (ACL_ERROR_OP_NOT_FOUND) naming the type.
 aclError Run(const OpCall& call);
 

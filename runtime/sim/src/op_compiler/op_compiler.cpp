@@ -179,18 +179,25 @@ aclError RunIdentity(const OpCall& call) {
   }
   const auto& plain = x_plain ? *x : *y;
   const auto& stored = x_plain ? *y : *x;
-  std::string why;
-  auto transform = std::make_unique<LayoutTransform>();
-  transform->offsets = PrivateOffsets(plain.format, plain.dims, stored.format, stored.dims, &why);
-  if (transform->offsets.empty() && ElementCount(plain.dims) != 0) {
-    return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, where + ": " + pair + ": " + why + " (not modelled)");
-  }
   if (from->data == to->data) return Fail(ACL_ERROR_INVALID_PARAM, where + ": a layout transform in place");
-  transform->from = static_cast<const char*>(from->data);
-  transform->to = static_cast<char*>(to->data);
+  std::string why;
+  const aclError status = LaunchLayoutTransform(stream, plain.format, plain.dims, stored.format, stored.dims, item,
+                                                from->data, to->data, y_bytes, x_plain, &why);
+  if (status == ACL_ERROR_RT_FEATURE_NOT_SUPPORT) return Fail(status, where + ": " + pair + ": " + why + " (not modelled)");
+  return status;
+}
+
+aclError LaunchLayoutTransform(aclrtStream stream, aclFormat plain_format, const std::vector<int64_t>& plain,
+                               aclFormat private_format, const std::vector<int64_t>& storage, size_t item,
+                               const void* from, void* to, size_t to_bytes, bool into_private, std::string* why) {
+  auto transform = std::make_unique<LayoutTransform>();
+  transform->offsets = PrivateOffsets(plain_format, plain, private_format, storage, why);
+  if (transform->offsets.empty() && ElementCount(plain) != 0) return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+  transform->from = static_cast<const char*>(from);
+  transform->to = static_cast<char*>(to);
   transform->item = item;
-  transform->to_bytes = y_bytes;
-  transform->into_private = x_plain;
+  transform->to_bytes = to_bytes;
+  transform->into_private = into_private;
   aclError status = aclrtLaunchHostFunc(stream, &LayoutTransform::Run, transform.get());
   if (status == ACL_SUCCESS) transform.release();  // Run owns it now
   return status;
