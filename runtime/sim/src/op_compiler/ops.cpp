@@ -32,6 +32,7 @@ using LayerNormApi = Phase1<const aclTensor*, const aclIntArray*, const aclTenso
                             aclTensor*, aclTensor*>;
 using SortApi = Phase1<const aclTensor*, bool, int64_t, bool, aclTensor*, aclTensor*>;
 using ScaledMaskedSoftmaxApi = Phase1<const aclTensor*, const aclTensor*, double, bool, aclTensor*>;
+using CdistBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, float, aclTensor*>;
 using ConvolutionApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclIntArray*,
                               const aclIntArray*, const aclIntArray*, bool, const aclIntArray*, int64_t, aclTensor*, int8_t>;
 
@@ -40,6 +41,12 @@ std::string Text(const std::vector<int64_t>& values) {
   std::string text = "[";
   for (size_t i = 0; i < values.size(); ++i) text += (i ? "," : "") + std::to_string(values[i]);
   return text + "]";
+}
+
+int64_t Elements(const std::vector<int64_t>& dims) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  return count;
 }
 
 // A dimension index of a tensor of `rank` dimensions, negative ones counted from the end; false
@@ -121,13 +128,14 @@ aclError StridedSliceOf(const OpCall& call, const std::vector<int64_t>& begin, c
     view.push_back(e > b ? (e - b + step - 1) / step : 0);
     view_strides.push_back(whole[i] * step);
   }
-  if (view != call.outputs[0].desc->dims) {
+  // The elements are compared, not the shapes: torch_npu keeps a shrunk dimension as 1 in y's.
+  if (Elements(view) != Elements(call.outputs[0].desc->dims)) {
     return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "the slice's shape " + Text(view) + " differs from y's " +
                                                         Text(call.outputs[0].desc->dims));
   }
   AclnnObjects o(call);
   aclTensor* x = o.View(call.inputs[0], "x", view, view_strides, offset, dims);
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* y = o.Tensor(call.outputs[0], "y", view);
   if (o.status()) return o.status();
   return Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x);
 }
@@ -172,10 +180,7 @@ aclError Fill(const OpCall& call) {
   if (aclError s = call.ConstInts(0, "dims", &dims)) return s;
   // Element counts compared: torch_npu fills a 0-d tensor with dims [1].
   const std::vector<int64_t>& y_dims = call.outputs[0].desc->dims;
-  int64_t count = 1, y_count = 1;
-  for (int64_t d : dims) count *= d;
-  for (int64_t d : y_dims) y_count *= d;
-  if (count != y_count) {
+  if (Elements(dims) != Elements(y_dims)) {
     return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "dims " + Text(dims) + " hold another number of elements than y " + Text(y_dims));
   }
   const aclDataType value_dtype = call.inputs[1].desc->dtype;
@@ -347,6 +352,41 @@ aclError Conv2D(const OpCall& call) {
                                call.Int("groups", 1), y, int8_t{0});
 }
 
+// CdistGrad: x1's gradient of cdist(x1, x2, p). Its four inputs come broadcast to [..., P, R, M]
+// (grad and cdist along M, x1 along R, x2 along P: op-plugin expands them), y is x1's [..., P, M];
+// aclnnCdistBackward takes them unexpanded: each is read as a view of its first slice along the
+// dimension it was broadcast over.
+aclError CdistGrad(const OpCall& call) {
+  if (aclError s = call.Arity(4, 4, 1)) return s;
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  for (const Operand& input : call.inputs) {
+    if (input.desc->dims != dims || dims.size() < 3) {
+      return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "the inputs are not all of one broadcast shape [..., P, R, M]");
+    }
+  }
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<int64_t>(dims[i], 1);
+  // The view without dimension `from_end` (1: M, 2: R, 3: P).
+  auto without = [&](size_t from_end, std::vector<int64_t>* view, std::vector<int64_t>* view_strides) {
+    *view = dims;
+    *view_strides = strides;
+    view->erase(view->end() - static_cast<std::ptrdiff_t>(from_end));
+    view_strides->erase(view_strides->end() - static_cast<std::ptrdiff_t>(from_end));
+  };
+  std::vector<int64_t> pr, pr_strides, pm, pm_strides, rm, rm_strides;
+  without(1, &pr, &pr_strides);
+  without(2, &pm, &pm_strides);
+  without(3, &rm, &rm_strides);
+  AclnnObjects o(call);
+  aclTensor* grad = o.View(call.inputs[0], "grad", pr, pr_strides, 0, dims);
+  aclTensor* x1 = o.View(call.inputs[1], "x1", pm, pm_strides, 0, dims);
+  aclTensor* x2 = o.View(call.inputs[2], "x2", rm, rm_strides, 0, dims);
+  aclTensor* cdist = o.View(call.inputs[3], "cdist", pr, pr_strides, 0, dims);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<CdistBackwardApi>(call, "aclnnCdistBackward", grad, x1, x2, cdist, call.Float("p", 2.0f), y);
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& Entries() {
@@ -374,6 +414,7 @@ const std::vector<OpEntry>& Entries() {
        LayerNormV3},
       {"SortV2", {{"axis", K::kInt}, {"descending", K::kBool}}, SortV2},
       {"ScaledMaskedSoftmax", {{"scale", K::kFloat}, {"fixed_triu_mask", K::kBool}}, ScaledMaskedSoftmax},
+      {"CdistGrad", {{"p", K::kFloat}}, CdistGrad},
       {"Conv2D",
        {{"strides", K::kListInt}, {"pads", K::kListInt}, {"dilations", K::kListInt}, {"groups", K::kInt},
         {"data_format", K::kString}, {"offset_x", K::kInt}},
@@ -433,6 +474,10 @@ ACLOP_SAME(aclnnSort, SortApi);
 #if __has_include("aclnnop/aclnn_scaled_masked_softmax.h")
 #include "aclnnop/aclnn_scaled_masked_softmax.h"
 ACLOP_SAME(aclnnScaledMaskedSoftmax, ScaledMaskedSoftmaxApi);
+#endif
+#if __has_include("aclnnop/aclnn_cdist_backward.h")
+#include "aclnnop/aclnn_cdist_backward.h"
+ACLOP_SAME(aclnnCdistBackward, CdistBackwardApi);
 #endif
 #if __has_include("aclnnop/aclnn_convolution.h")
 #include "aclnnop/aclnn_convolution.h"
