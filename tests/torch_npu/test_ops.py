@@ -111,9 +111,10 @@ def test_an_operator_the_simulator_cannot_run_raises_naming_it_in_asynchronous_m
 def test_cdist_backward_runs_as_the_aclop_operator_cdist_grad(run_npu):
     # On Atlas A2 op-plugin sends cdist's backward for p in [0, 2] and inf to the aclop operator
     # CdistGrad, with its inputs broadcast to [..., P, R, M]: the bridge reads them unexpanded and
-    # runs aclnnCdistBackward.
+    # runs aclnnCdistBackward (with no distances, P or R 0, the gradient is zeros or empty).
     run_npu("""
-        for shape1, shape2, p in (((3, 4), (5, 4), 2.0), ((2, 6, 3), (2, 8, 3), 1.0), ((3, 4), (5, 4), float("inf"))):
+        for shape1, shape2, p in (((3, 4), (5, 4), 2.0), ((2, 6, 3), (2, 8, 3), 1.0), ((3, 4), (5, 4), float("inf")),
+                                  ((0, 4), (5, 4), 2.0), ((3, 4), (0, 4), 2.0)):
             a, b = torch.randn(*shape1), torch.randn(*shape2)
             g = torch.randn(*shape1[:-1], shape2[-2])
             want, got = a.clone().requires_grad_(), a.npu().requires_grad_()

@@ -275,9 +275,17 @@ aclTensor* AclnnObjects::View(const Operand& operand, const char* what, const st
     status_ = call_.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string(what) + " of dtype " + DTypeName(desc.dtype));
     return nullptr;
   }
-  if (view.size() != strides.size() || count != Count(desc.dims) || static_cast<size_t>(count) * item > operand.buffer->size) {
+  // The view's furthest element, which must lie in the elements the operand holds.
+  int64_t reach = offset;
+  bool empty = false;
+  for (size_t i = 0; i < view.size() && i < strides.size(); ++i) {
+    empty = empty || view[i] == 0;
+    reach += (view[i] - 1) * strides[i];
+  }
+  if (view.size() != strides.size() || count != Count(desc.dims) || static_cast<size_t>(count) * item > operand.buffer->size ||
+      (!empty && (offset < 0 || reach >= count))) {
     status_ = call_.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(what) + " of shape " + Dims(desc.dims) + " seen as " +
-                                                           Dims(dims) + " does not fit its data buffer of " +
+                                                           Dims(view) + " does not fit its data buffer of " +
                                                            std::to_string(operand.buffer->size) + " bytes");
     return nullptr;
   }
@@ -312,8 +320,13 @@ aclScalar* AclnnObjects::IntScalar(int64_t value) {
 
 void* FindAclnn(const OpCall& call, const std::string& name, aclError* status) {
   // libopapi beside this library: the simulator's kernels (a program that never loaded it, a C
-  // test, gets it loaded here).
-  static void* library = [] {
+  // test, gets it loaded here). Why it could not be loaded is kept: dlerror() answers once.
+  struct Library {
+    void* handle = nullptr;
+    std::string error;
+  };
+  static const Library library = [] {
+    Library loaded;
     Dl_info info{};
     std::string path = "libopapi.so";
     if (dladdr(reinterpret_cast<void*>(&FindAclnn), &info) && info.dli_fname) {
@@ -321,12 +334,17 @@ void* FindAclnn(const OpCall& call, const std::string& name, aclError* status) {
       const size_t slash = self.rfind('/');
       if (slash != std::string::npos) path = self.substr(0, slash + 1) + path;
     }
-    return dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    loaded.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!loaded.handle) {
+      const char* why = dlerror();
+      loaded.error = why ? why : path + " could not be loaded";
+    }
+    return loaded;
   }();
-  void* symbol = library ? dlsym(library, name.c_str()) : nullptr;
+  void* symbol = library.handle ? dlsym(library.handle, name.c_str()) : nullptr;
   if (!symbol) {
     *status = call.Fail(ACL_ERROR_OP_NOT_FOUND, "runs as " + name + ", which the simulator's libopapi.so lacks" +
-                                                    (library ? "" : std::string(" (not loaded: ") + dlerror() + ")"));
+                                                    (library.handle ? "" : " (not loaded: " + library.error + ")"));
   }
   return symbol;
 }

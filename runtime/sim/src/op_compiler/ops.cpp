@@ -364,6 +364,12 @@ aclError CdistGrad(const OpCall& call) {
       return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "the inputs are not all of one broadcast shape [..., P, R, M]");
     }
   }
+  if (Elements(dims) == 0) {
+    // No distances (P, R or M is 0): x1's gradient is zeros, or empty.
+    const Operand& y = call.outputs[0];
+    const size_t bytes = std::min(y.buffer->size, static_cast<size_t>(Elements(y.desc->dims)) * aclDataTypeSize(y.desc->dtype));
+    return bytes == 0 ? ACL_SUCCESS : aclrtMemsetAsync(y.buffer->data, y.buffer->size, 0, bytes, call.stream);
+  }
   std::vector<int64_t> strides(dims.size(), 1);
   for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<int64_t>(dims[i], 1);
   // The view without dimension `from_end` (1: M, 2: R, 3: P).
