@@ -38,12 +38,6 @@ const char* Placement(const OpTensorDesc& desc) {
   return desc.placement == ACL_MEMTYPE_DEVICE ? "device" : "host";
 }
 
-std::string Dims(const std::vector<int64_t>& dims) {
-  std::string text = "[";
-  for (size_t i = 0; i < dims.size(); ++i) text += (i ? "," : "") + std::to_string(dims[i]);
-  return text + "]";
-}
-
 std::string AttrText(const OpAttrValue& value) {
   std::ostringstream out;
   std::visit(
@@ -53,9 +47,9 @@ std::string AttrText(const OpAttrValue& value) {
         else if constexpr (std::is_same_v<V, aclDataType>) out << DTypeName(v);
         else if constexpr (std::is_same_v<V, std::vector<std::vector<int64_t>>>) {
           out << '[';
-          for (size_t i = 0; i < v.size(); ++i) out << (i ? "," : "") << Dims(v[i]);
+          for (size_t i = 0; i < v.size(); ++i) out << (i ? "," : "") << ListText(v[i]);
           out << ']';
-        } else if constexpr (std::is_same_v<V, std::vector<int64_t>>) out << Dims(v);
+        } else if constexpr (std::is_same_v<V, std::vector<int64_t>>) out << ListText(v);
         else if constexpr (std::is_same_v<V, std::vector<bool>> || std::is_same_v<V, std::vector<float>>) {
           out << '[';
           for (size_t i = 0; i < v.size(); ++i) out << (i ? "," : "") << v[i];
@@ -78,17 +72,29 @@ const uint8_t* HostBytes(const Operand& operand, size_t* size) {
   return static_cast<const uint8_t*>(operand.buffer->data);
 }
 
-int64_t Count(const std::vector<int64_t>& dims) {
-  int64_t count = 1;
-  for (int64_t d : dims) count *= d;
-  return count;
-}
-
 }  // namespace
 
 bool PlainFormat(aclFormat format) {
   const int value = static_cast<int>(format);
   return value >= 0 && value < 64 && ((aclsim::kPlainFormats >> value) & 1) != 0;
+}
+
+std::string ListText(const std::vector<int64_t>& values) {
+  std::string text = "[";
+  for (size_t i = 0; i < values.size(); ++i) text += (i ? "," : "") + std::to_string(values[i]);
+  return text + "]";
+}
+
+int64_t Elements(const std::vector<int64_t>& dims) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  return count;
+}
+
+std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<int64_t>(dims[i], 1);
+  return strides;
 }
 
 aclError OpCall::Fail(aclError status, const std::string& what) const { return aclsim::Fail(status, Where() + ": " + what); }
@@ -98,7 +104,7 @@ std::string OpCall::Signature() const {
     std::string text;
     for (size_t i = 0; i < list.size(); ++i) {
       const OpTensorDesc& d = *list[i].desc;
-      text += (i ? ", " : "") + std::string(DTypeName(d.dtype)) + Dims(d.dims) + " format " +
+      text += (i ? ", " : "") + std::string(DTypeName(d.dtype)) + ListText(d.dims) + " format " +
               std::to_string(static_cast<int>(d.format)) + " " + Placement(d);
     }
     return text;
@@ -152,10 +158,10 @@ aclError OpCall::ConstInts(size_t input, const char* what, std::vector<int64_t>*
                                                      " (int32 or int64 modelled)");
   }
   const size_t item = dtype == ACL_INT32 ? 4 : 8;
-  const int64_t count = Count(operand.desc->dims);
+  const int64_t count = Elements(operand.desc->dims);
   if (count < 0 || static_cast<size_t>(count) * item > size) {
     return Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + what + " holds fewer bytes than its shape " +
-                                                  Dims(operand.desc->dims) + " needs");
+                                                  ListText(operand.desc->dims) + " needs");
   }
   values->resize(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) {
@@ -181,7 +187,7 @@ aclError OpCall::ConstFloat(size_t input, const char* what, double* value) const
   }
   const aclDataType dtype = operand.desc->dtype;
   const size_t item = DTypeSize(dtype);
-  if (Count(operand.desc->dims) != 1 || item == 0 || size < item) {
+  if (Elements(operand.desc->dims) != 1 || item == 0 || size < item) {
     return Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + what + " is not one element");
   }
   switch (dtype) {
@@ -218,7 +224,7 @@ AclnnObjects::~AclnnObjects() {
 
 aclTensor* AclnnObjects::Scratch(aclDataType dtype, const std::vector<int64_t>& dims) {
   if (status_ != ACL_SUCCESS) return nullptr;
-  const size_t bytes = std::max<size_t>(static_cast<size_t>(Count(dims)) * DTypeSize(dtype), 1);
+  const size_t bytes = std::max<size_t>(static_cast<size_t>(Elements(dims)) * DTypeSize(dtype), 1);
   void* memory = nullptr;
   if (aclrtMalloc(&memory, bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
     status_ = call_.Fail(ACL_ERROR_BAD_ALLOC, "no device memory for a scratch tensor of " + std::to_string(bytes) + " bytes");
@@ -240,8 +246,7 @@ aclTensor* AclnnObjects::Tensor(const Operand& operand, const char* what) {
 
 aclTensor* AclnnObjects::Tensor(const Operand& operand, const char* what, const std::vector<int64_t>& dims,
                                 const std::vector<int64_t>& perm) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<int64_t>(dims[i], 1);
+  const std::vector<int64_t> strides = ContiguousStrides(dims);
   if (perm.empty()) return View(operand, what, dims, strides, 0, dims);
   if (perm.size() != dims.size()) {
     status_ = call_.Fail(ACL_ERROR_INVALID_PARAM, std::string(what) + ": a view order of another rank");
@@ -266,11 +271,11 @@ aclTensor* AclnnObjects::View(const Operand& operand, const char* what, const st
     return nullptr;
   }
   if (std::any_of(desc.dims.begin(), desc.dims.end(), [](int64_t d) { return d < 0; })) {
-    status_ = call_.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(what) + " has an unknown (dynamic) dimension " + Dims(desc.dims));
+    status_ = call_.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(what) + " has an unknown (dynamic) dimension " + ListText(desc.dims));
     return nullptr;
   }
   const size_t item = DTypeSize(desc.dtype);
-  const int64_t count = Count(dims);
+  const int64_t count = Elements(dims);
   if (item == 0) {
     status_ = call_.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string(what) + " of dtype " + DTypeName(desc.dtype));
     return nullptr;
@@ -282,10 +287,10 @@ aclTensor* AclnnObjects::View(const Operand& operand, const char* what, const st
     empty = empty || view[i] == 0;
     reach += (view[i] - 1) * strides[i];
   }
-  if (view.size() != strides.size() || count != Count(desc.dims) || static_cast<size_t>(count) * item > operand.buffer->size ||
+  if (view.size() != strides.size() || count != Elements(desc.dims) || static_cast<size_t>(count) * item > operand.buffer->size ||
       (!empty && (offset < 0 || reach >= count))) {
-    status_ = call_.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(what) + " of shape " + Dims(desc.dims) + " seen as " +
-                                                           Dims(view) + " does not fit its data buffer of " +
+    status_ = call_.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(what) + " of shape " + ListText(desc.dims) + " seen as " +
+                                                           ListText(view) + " does not fit its data buffer of " +
                                                            std::to_string(operand.buffer->size) + " bytes");
     return nullptr;
   }
@@ -404,7 +409,7 @@ aclError RunInPlainLayouts(const OpCall& call, aclError (*run)(const OpCall&)) {
                                                        " has no plain origin layout");
     }
     const size_t item = DTypeSize(desc.dtype);
-    const size_t bytes = std::max<size_t>(static_cast<size_t>(std::max<int64_t>(Count(desc.origin_dims), 0)) * item, 1);
+    const size_t bytes = std::max<size_t>(static_cast<size_t>(std::max<int64_t>(Elements(desc.origin_dims), 0)) * item, 1);
     void* memory = nullptr;
     if (item == 0 || aclrtMalloc(&memory, bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
       return call.Fail(ACL_ERROR_BAD_ALLOC, std::string(kind) + " " + std::to_string(index) + ": no plain copy of its private layout");
@@ -440,7 +445,7 @@ aclError RunInPlainLayouts(const OpCall& call, aclError (*run)(const OpCall&)) {
     std::string why;
     const aclError status = LaunchLayoutTransform(call.stream, desc.origin_format, desc.origin_dims, desc.format, desc.dims,
                                                   DTypeSize(desc.dtype), copy.buffer->data, original.buffer->data,
-                                                  std::min(original.buffer->size, static_cast<size_t>(Count(desc.dims)) *
+                                                  std::min(original.buffer->size, static_cast<size_t>(Elements(desc.dims)) *
                                                                                       DTypeSize(desc.dtype)),
                                                   true, &why);
     if (status) return release(call.Fail(status, "an output in layout " + std::to_string(static_cast<int>(desc.format)) + ": " + why));

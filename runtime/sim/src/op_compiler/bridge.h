@@ -23,6 +23,13 @@ namespace aclsim::aclop {
 // A plain (non-private) layout: the simulator's one list of them (aclnn_sim/entry.h).
 bool PlainFormat(aclFormat format);
 
+// "[2,3,4]": a shape or an integer list, for messages.
+std::string ListText(const std::vector<int64_t>& values);
+// The number of elements of a shape.
+int64_t Elements(const std::vector<int64_t>& dims);
+// The element strides of a contiguous (row-major) tensor of the shape.
+std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& dims);
+
 struct Operand {
   std::shared_ptr<OpTensorDesc> desc;
   std::shared_ptr<OpDataBuffer> buffer;

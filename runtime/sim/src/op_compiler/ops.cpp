@@ -37,18 +37,6 @@ using ConvolutionApi = Phase1<const aclTensor*, const aclTensor*, const aclTenso
                               const aclIntArray*, const aclIntArray*, bool, const aclIntArray*, int64_t, aclTensor*, int8_t>;
 
 
-std::string Text(const std::vector<int64_t>& values) {
-  std::string text = "[";
-  for (size_t i = 0; i < values.size(); ++i) text += (i ? "," : "") + std::to_string(values[i]);
-  return text + "]";
-}
-
-int64_t Elements(const std::vector<int64_t>& dims) {
-  int64_t count = 1;
-  for (int64_t d : dims) count *= d;
-  return count;
-}
-
 // A dimension index of a tensor of `rank` dimensions, negative ones counted from the end; false
 // when out of range.
 bool Axis(int64_t axis, size_t rank, size_t* index) {
@@ -98,11 +86,10 @@ aclError StridedSliceOf(const OpCall& call, const std::vector<int64_t>& begin, c
                         const std::vector<int64_t>& strides, int64_t begin_mask, int64_t end_mask, int64_t shrink_mask) {
   const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
   if (begin.size() != end.size() || begin.size() != strides.size() || begin.size() > dims.size()) {
-    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "begin " + Text(begin) + ", end " + Text(end) + " and strides " +
-                                                       Text(strides) + " do not fit x " + Text(dims));
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "begin " + ListText(begin) + ", end " + ListText(end) + " and strides " +
+                                                       ListText(strides) + " do not fit x " + ListText(dims));
   }
-  std::vector<int64_t> whole(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) whole[i - 1] = whole[i] * std::max<int64_t>(dims[i], 1);
+  const std::vector<int64_t> whole = ContiguousStrides(dims);
   std::vector<int64_t> view, view_strides;
   int64_t offset = 0;
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -112,12 +99,12 @@ aclError StridedSliceOf(const OpCall& call, const std::vector<int64_t>& begin, c
     if (i < begin.size()) {
       step = strides[i];
       if (step < 1) {
-        return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "strides " + Text(strides) + ": a stride below 1 is not modelled");
+        return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "strides " + ListText(strides) + ": a stride below 1 is not modelled");
       }
       if (!((begin_mask >> i) & 1)) b = begin[i] < 0 ? begin[i] + dim : begin[i];
       if (!((end_mask >> i) & 1)) e = end[i] < 0 ? end[i] + dim : end[i];
       if (shrink) {
-        if (b < 0 || b >= dim) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "shrink_axis_mask: begin " + Text(begin) + " is out of range");
+        if (b < 0 || b >= dim) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "shrink_axis_mask: begin " + ListText(begin) + " is out of range");
         e = b + 1;
       }
     }
@@ -130,8 +117,8 @@ aclError StridedSliceOf(const OpCall& call, const std::vector<int64_t>& begin, c
   }
   // The elements are compared, not the shapes: torch_npu keeps a shrunk dimension as 1 in y's.
   if (Elements(view) != Elements(call.outputs[0].desc->dims)) {
-    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "the slice's shape " + Text(view) + " differs from y's " +
-                                                        Text(call.outputs[0].desc->dims));
+    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "the slice's shape " + ListText(view) + " differs from y's " +
+                                                        ListText(call.outputs[0].desc->dims));
   }
   AclnnObjects o(call);
   aclTensor* x = o.View(call.inputs[0], "x", view, view_strides, offset, dims);
@@ -148,8 +135,8 @@ aclError Slice(const OpCall& call) {
   if (aclError s = call.ConstInts(2, "size", &size)) return s;
   const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
   if (offsets.size() != dims.size() || size.size() != dims.size()) {
-    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "offsets " + Text(offsets) + " and size " + Text(size) +
-                                                       " do not have one value per dimension of x " + Text(dims));
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "offsets " + ListText(offsets) + " and size " + ListText(size) +
+                                                       " do not have one value per dimension of x " + ListText(dims));
   }
   std::vector<int64_t> end(dims.size()), strides(dims.size(), 1);
   for (size_t i = 0; i < dims.size(); ++i) end[i] = size[i] == -1 ? dims[i] : offsets[i] + size[i];
@@ -181,7 +168,7 @@ aclError Fill(const OpCall& call) {
   // Element counts compared: torch_npu fills a 0-d tensor with dims [1].
   const std::vector<int64_t>& y_dims = call.outputs[0].desc->dims;
   if (Elements(dims) != Elements(y_dims)) {
-    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "dims " + Text(dims) + " hold another number of elements than y " + Text(y_dims));
+    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "dims " + ListText(dims) + " hold another number of elements than y " + ListText(y_dims));
   }
   const aclDataType value_dtype = call.inputs[1].desc->dtype;
   AclnnObjects o(call);
@@ -254,14 +241,14 @@ aclError ConfusionTransposeD(const OpCall& call) {
   // The tensor the permutation reads: x in `shape`, or x itself.
   const std::vector<int64_t> permuted_from = transpose_first ? call.inputs[0].desc->dims : shape;
   if (perm.size() != permuted_from.size()) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute perm " + Text(perm) + " does not order the " +
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute perm " + ListText(perm) + " does not order the " +
                                                       std::to_string(permuted_from.size()) + " dimensions of " +
-                                                      Text(permuted_from));
+                                                      ListText(permuted_from));
   }
   std::vector<int64_t> permuted(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) {
     size_t axis = 0;
-    if (!Axis(perm[i], perm.size(), &axis)) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute perm " + Text(perm) + " is out of range");
+    if (!Axis(perm[i], perm.size(), &axis)) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute perm " + ListText(perm) + " is out of range");
     permuted[i] = permuted_from[axis];
   }
   AclnnObjects o(call);
@@ -279,7 +266,7 @@ aclError LayerNormV3(const OpCall& call) {
   size_t norm = 0, params = 0;
   if (!Axis(call.Int("begin_norm_axis", 0), dims.size(), &norm) ||
       !Axis(call.Int("begin_params_axis", 0), dims.size(), &params)) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "begin_norm_axis or begin_params_axis is out of range for x " + Text(dims));
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "begin_norm_axis or begin_params_axis is out of range for x " + ListText(dims));
   }
   if (norm != params) {
     return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "begin_params_axis other than begin_norm_axis is not modelled");
@@ -333,11 +320,11 @@ aclError Conv2D(const OpCall& call) {
                              dilations = call.Ints("dilations", {1, 1, 1, 1});
   if (strides.size() != 4 || pads.size() != 4 || dilations.size() != 4 || strides[0] != 1 || strides[1] != 1 ||
       dilations[0] != 1 || dilations[1] != 1) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "strides " + Text(strides) + ", pads " + Text(pads) + ", dilations " +
-                                                      Text(dilations) + ": four values each, 1 on N and C");
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "strides " + ListText(strides) + ", pads " + ListText(pads) + ", dilations " +
+                                                      ListText(dilations) + ": four values each, 1 on N and C");
   }
   if (pads[0] != pads[1] || pads[2] != pads[3]) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute pads = " + Text(pads) +
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute pads = " + ListText(pads) +
                                                       ": asymmetric padding is not modelled");
   }
   if (call.Int("offset_x", 0) != 0) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute offset_x (quantised) is not modelled");
@@ -370,8 +357,7 @@ aclError CdistGrad(const OpCall& call) {
     const size_t bytes = std::min(y.buffer->size, static_cast<size_t>(Elements(y.desc->dims)) * aclDataTypeSize(y.desc->dtype));
     return bytes == 0 ? ACL_SUCCESS : aclrtMemsetAsync(y.buffer->data, y.buffer->size, 0, bytes, call.stream);
   }
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<int64_t>(dims[i], 1);
+  const std::vector<int64_t> strides = ContiguousStrides(dims);
   // The view without dimension `from_end` (1: M, 2: R, 3: P).
   auto without = [&](size_t from_end, std::vector<int64_t>* view, std::vector<int64_t>* view_strides) {
     *view = dims;
