@@ -288,7 +288,7 @@ PERM = np.array([1, 0], np.int64)
     (b"Swish", None, "", (("aclopSetAttrFloat", b"alpha", ctypes.c_float(1.0)),), ATTR_NOT_MATCH,
      ("(Swish)", "attribute alpha")),
     (b"Swish", None, "", (("aclopSetAttrInt", b"scale", ctypes.c_int64(1)),), ATTR_NOT_MATCH,
-     ("(Swish)", "scale is a int", "a float")),
+     ("(Swish)", "scale was set as int", "is float")),
     (b"Transpose", PERM, "device", (), INPUT_NOT_MATCH, ("(Transpose)", "perm is in device memory")),
     (b"Transpose", PERM.astype(np.float32), "const", (), UNSUPPORTED_DTYPE, ("(Transpose)", "perm of dtype FLOAT")),
     # past its checks, an operator whose aclnn API this build lacks names it

@@ -471,8 +471,8 @@ aclError Run(const OpCall& call) {
       return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute " + name + " is not one the simulator models for " + call.type);
     }
     if (value.index() != static_cast<size_t>(spec->kind)) {
-      return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute " + name + " is a " + KindName(value.index()) +
-                                                         " (the prototype's is a " +
+      return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute " + name + " was set as " + KindName(value.index()) +
+                                                         " (the prototype's is " +
                                                          KindName(static_cast<size_t>(spec->kind)) + ")");
     }
   }
