@@ -685,7 +685,7 @@ def classify_error(error: BaseException) -> tuple[str, str]:
     if re.search(r"aclnn\w+.*(not (found|in)|cannot be found|undefined symbol)|not found in|GetOpApiFuncAddr|"
                  r"CANN version do not support this api", text):
         return "missing", reason_of(error)
-    if re.search(r"\baclnn\w+|\b[15]6\d{4}\b|operator type \w+ cannot be compiled|not modelled|not simulated", text):
+    if re.search(r"\baclnn\w+|\b[15]6\d{4}\b|aclopCompileAndExecute|not modelled|not simulated", text):
         return "refused", reason_of(error)
     first = " ".join(re.split(r"\s\[ERROR\]", text)[0].split())[:200]
     if re.search(r"Current device only support aclnn operator|no longer supported on|Ascend950 not support", text):

@@ -66,9 +66,12 @@ def environment(toolkit: Path) -> dict[str, str]:
 def reason_of(error: BaseException) -> str:
     """The refusal's cause in a few words: the aclnn API (or aclop operator) and the status."""
     text = f"{type(error).__name__}: {error}"
-    aclop = re.search(r"operator type (\w+) cannot be compiled", text)
+    aclop = re.search(r"operator type (\w+) is not modelled", text)
     if aclop:
         return f"aclop {aclop.group(1)} not modelled"
+    bridge = re.search(r"aclopCompileAndExecute\w* \((\w+)\): ([^\n]{0,80})", text)
+    if bridge:  # a modelled operator refusing what it was given (an attribute value, a dtype)
+        return f"aclop {bridge.group(1)}: {bridge.group(2)}"
     api = re.search(r"\b(aclnn\w+)", text)
     status = re.search(r"\b(5\d{5}|1\d{5}|3\d{5})\b", text)
     if api or status:

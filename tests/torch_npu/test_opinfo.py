@@ -40,7 +40,7 @@ NOT_COMPARABLE = {
 
 
 # torch_npu runs operators on its task queue's thread unless told otherwise, and an error there (an
-# aclop operator the simulator does not model: CdistGrad for cdist's backward, an operator whose aclnn
+# aclop operator the simulator's aclop bridge does not model, an operator whose aclnn
 # API has no page) ends the queue for the whole process, by torch_npu's design, as on a device: later
 # operators log errors and leave their outputs unwritten. Launched synchronously, each refusal is
 # an exception of its own call and the process goes on.

@@ -90,12 +90,77 @@ def test_module_forward(run_npu):
     """)
 
 
-def test_an_operator_the_simulator_cannot_run_fails_naming_it(run_npu):
-    # torch.cdist's backward: op-plugin runs it as its aclop operator CdistGrad (there is no aclnn
-    # API for it), which the simulator refuses by name (a wrong value would be the failure).
+def test_an_operator_the_simulator_cannot_run_raises_naming_it_in_asynchronous_mode(run_npu):
+    # torch_npu.npu_iou: op-plugin runs it as its aclop operator Iou (there is no aclnn API for it),
+    # which the simulator's aclop bridge does not model and refuses by name (a wrong value would be
+    # the failure). In torch_npu's default asynchronous mode the refusal happens on its task queue's
+    # thread and still reaches the caller as an exception. After it, by torch_npu's design, the
+    # queue drops the work queued behind it (the process is meant to exit), so the script stops there.
     output = run_npu("""
-        x = torch.randn(3, 4).npu().requires_grad_()
-        torch.cdist(x, torch.randn(5, 4).npu()).backward(torch.ones(3, 5).npu())
-        print(x.grad.cpu())
-    """, expect_failure=True)
-    assert "cannot be compiled by the simulator" in output and "CdistGrad" in output, output
+        import os
+        assert "ASCEND_LAUNCH_BLOCKING" not in os.environ
+        try:
+            torch_npu.npu_iou(torch.rand(2, 4).half().npu(), torch.rand(3, 4).half().npu())
+            torch.npu.synchronize()
+        except RuntimeError as error:
+            print("raised:", "operator type Iou" in str(error) and "not modelled by the simulator's aclop bridge" in str(error))
+    """, fresh=True)
+    assert "raised: True" in output, output
+
+
+def test_cdist_backward_runs_as_the_aclop_operator_cdist_grad(run_npu):
+    # On Atlas A2 op-plugin sends cdist's backward for p in [0, 2] and inf to the aclop operator
+    # CdistGrad, with its inputs broadcast to [..., P, R, M]: the bridge reads them unexpanded and
+    # runs aclnnCdistBackward (with no distances, P or R 0, the gradient is zeros or empty).
+    run_npu("""
+        for shape1, shape2, p in (((3, 4), (5, 4), 2.0), ((2, 6, 3), (2, 8, 3), 1.0), ((3, 4), (5, 4), float("inf")),
+                                  ((0, 4), (5, 4), 2.0), ((3, 4), (0, 4), 2.0)):
+            a, b = torch.randn(*shape1), torch.randn(*shape2)
+            g = torch.randn(*shape1[:-1], shape2[-2])
+            want, got = a.clone().requires_grad_(), a.npu().requires_grad_()
+            torch.cdist(want, b, p=p).backward(g)
+            torch.cdist(got, b.npu(), p=p).backward(g.npu())
+            assert torch.allclose(got.grad.cpu(), want.grad, atol=1e-5), (p, got.grad.cpu(), want.grad)
+    """)
+
+
+def test_the_aclop_bridge_through_the_c_abi(run_npu):
+    # What torch_npu's operators do not send: BatchMatMulV2 with a bias and both inputs adjoint, and
+    # a Transpose whose permutation is marked constant with aclSetTensorConst (torch_npu places its
+    # constants on the host instead), called as another framework would, on torch_npu's memory.
+    output = run_npu("""
+        import ctypes
+        P, I64 = ctypes.c_void_p, ctypes.c_int64
+        acl, compiler = ctypes.CDLL("libascendcl.so"), ctypes.CDLL("libacl_op_compiler.so")
+        acl.aclCreateTensorDesc.restype = acl.aclCreateDataBuffer.restype = acl.aclopCreateAttr.restype = P
+        acl.aclGetRecentErrMsg.restype = ctypes.c_char_p
+
+        def operand(t, const=False):
+            size = ctypes.c_size_t(t.numel() * t.element_size())
+            desc = P(acl.aclCreateTensorDesc({torch.float32: 0, torch.int64: 9}[t.dtype], t.dim(), (I64 * t.dim())(*t.shape), 2))
+            if const:
+                assert acl.aclSetTensorConst(desc, P(t.data_ptr()), size) == 0
+            return desc, P(acl.aclCreateDataBuffer(P(t.data_ptr()), size))
+
+        def run(op_type, inputs, outputs, adjoint=()):
+            attr = P(acl.aclopCreateAttr())
+            for name in adjoint:
+                assert acl.aclopSetAttrBool(attr, name, ctypes.c_uint8(1)) == 0
+            ins = [operand(t, const=t.device.type == "cpu") for t in inputs]
+            outs = [operand(t) for t in outputs]
+            array = lambda items, k: (P * len(items))(*[item[k] for item in items])
+            torch.npu.synchronize()  # the inputs written by torch_npu's queue
+            status = compiler.aclopCompileAndExecute(op_type, len(ins), array(ins, 0), array(ins, 1), len(outs), array(outs, 0),
+                                                      array(outs, 1), attr, 0, 0, None, None)
+            assert status == 0, acl.aclGetRecentErrMsg()
+            torch.npu.synchronize()
+
+        x1, x2, bias, y = torch.randn(2, 8, 3), torch.randn(2, 5, 8), torch.randn(5), torch.empty(2, 3, 5).npu()
+        run(b"BatchMatMulV2", [x1.npu(), x2.npu(), bias.npu()], [y], adjoint=(b"adj_x1", b"adj_x2"))
+        assert torch.allclose(y.cpu(), x1.transpose(1, 2) @ x2.transpose(1, 2) + bias, atol=1e-5)
+        x, y = torch.randn(2, 3, 4), torch.empty(4, 2, 3).npu()
+        run(b"Transpose", [x.npu(), torch.tensor([2, 0, 1])], [y])
+        assert torch.equal(y.cpu(), x.permute(2, 0, 1))
+        print("both ran")
+    """)
+    assert "both ran" in output

@@ -32,7 +32,13 @@ static const int ACL_ERROR_RT_PARAM_INVALID = 107000;
 static const int ACL_ERROR_RT_INVALID_DEVICEID = 107001;
 static const int ACL_ERROR_RT_CONTEXT_NULL = 107002;
 static const int ACL_ERROR_RT_STREAM_CONTEXT = 107003;
+static const int ACL_ERROR_OP_TYPE_NOT_MATCH = 100020;
+static const int ACL_ERROR_OP_INPUT_NOT_MATCH = 100021;
+static const int ACL_ERROR_OP_OUTPUT_NOT_MATCH = 100022;
+static const int ACL_ERROR_OP_ATTR_NOT_MATCH = 100023;
 static const int ACL_ERROR_OP_NOT_FOUND = 100024;
+static const int ACL_ERROR_UNSUPPORTED_DATA_TYPE = 100026;
+static const int ACL_ERROR_FORMAT_NOT_MATCH = 100027;
 static const int ACL_ERROR_RT_REPORT_TIMEOUT = 507012;
 static const int ACL_ERROR_RT_WAIT_TIMEOUT = 107019;
 static const int ACL_ERROR_RT_STREAM_SYNC_TIMEOUT = 507046;
@@ -149,6 +155,8 @@ ACL_FUNC_VISIBILITY void aclSetTensorDescName(aclTensorDesc *desc, const char *n
 ACL_FUNC_VISIBILITY aclError aclSetTensorFormat(aclTensorDesc *desc, aclFormat format);
 ACL_FUNC_VISIBILITY aclError aclSetTensorShape(aclTensorDesc *desc, int numDims, const int64_t *dims);
 ACL_FUNC_VISIBILITY aclError aclSetTensorPlaceMent(aclTensorDesc *desc, aclMemType memType);
+/* Marks the tensor constant with a copy of its value (length bytes of host memory). */
+ACL_FUNC_VISIBILITY aclError aclSetTensorConst(aclTensorDesc *desc, void *dataBuffer, size_t length);
 ACL_FUNC_VISIBILITY aclDataBuffer *aclCreateDataBuffer(void *data, size_t size);
 ACL_FUNC_VISIBILITY aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer);
 ACL_FUNC_VISIBILITY void *aclGetDataBufferAddr(const aclDataBuffer *dataBuffer);

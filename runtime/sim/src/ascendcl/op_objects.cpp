@@ -69,6 +69,8 @@ aclTensorDesc* aclCreateTensorDesc(aclDataType dataType, int numDims, const int6
   desc->dtype = dataType;
   desc->format = format;
   desc->dims.assign(dims, dims + numDims);
+  desc->origin_format = format;
+  desc->origin_dims = desc->dims;
   return reinterpret_cast<aclTensorDesc*>(Objects().descs.Add(std::move(desc)));
 }
 
@@ -132,6 +134,16 @@ aclError aclSetTensorPlaceMent(aclTensorDesc* desc, aclMemType memType) {
     return Fail(ACL_ERROR_INVALID_PARAM, "aclSetTensorPlaceMent: unknown aclMemType");
   }
   d->placement = memType;
+  return ACL_SUCCESS;
+}
+
+aclError aclSetTensorConst(aclTensorDesc* desc, void* dataBuffer, size_t length) {
+  auto d = Desc(desc);
+  if (!d) return Fail(ACL_ERROR_INVALID_PARAM, "aclSetTensorConst: desc is not a live aclTensorDesc");
+  if (!dataBuffer && length) return Fail(ACL_ERROR_INVALID_PARAM, "aclSetTensorConst: dataBuffer is a null pointer");
+  const auto* bytes = static_cast<const uint8_t*>(dataBuffer);
+  d->constant_data.assign(bytes, bytes + length);
+  d->constant = true;
   return ACL_SUCCESS;
 }
 

@@ -18,10 +18,19 @@ namespace aclsim {
 
 struct OpTensorDesc {
   aclDataType dtype = ACL_DT_UNDEFINED;
+  // The storage's: aclSetTensorFormat and aclSetTensorShape change them.
   aclFormat format = ACL_FORMAT_UNDEFINED;
   std::vector<int64_t> dims;
+  // The tensor's own (origin) layout and shape, as aclCreateTensorDesc gave them: what a private
+  // storage layout (NC1HWC0, FRACTAL_NZ) holds.
+  aclFormat origin_format = ACL_FORMAT_UNDEFINED;
+  std::vector<int64_t> origin_dims;
   std::string name;
   aclMemType placement = ACL_MEMTYPE_DEVICE;
+  // aclSetTensorConst's copy of the tensor's value: an operator reads it when it is compiled (a
+  // shape, a permutation, offsets), whatever its data buffer holds then.
+  bool constant = false;
+  std::vector<uint8_t> constant_data;
 };
 
 struct OpDataBuffer {

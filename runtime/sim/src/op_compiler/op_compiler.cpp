@@ -2,10 +2,10 @@
 // (aclopCompileAndExecute), the path framework backends take for ops that have no aclnn API.
 //
 // Compile options are kept and reported back (torch_npu reads ACL_OP_JIT_COMPILE and
-// ACL_PRECISION_MODE to choose how to run ops). The simulator runs aclnn kernels; of the operators
-// run by type name it models Identity (a copy between plain layouts, and the transforms between a plain
-// layout and NC1HWC0 or FRACTAL_NZ), and answers every other type
-// ACL_ERROR_OP_NOT_FOUND naming it, never success.
+// ACL_PRECISION_MODE to choose how to run ops). An operator run by type name goes to the aclop
+// bridge (bridge.h, ops.cpp): Identity is here (a copy between plain layouts, and the transforms
+// between a plain layout and NC1HWC0 or FRACTAL_NZ); the other modelled types run the simulator's
+// aclnn kernels; every other type is ACL_ERROR_OP_NOT_FOUND naming it, never success.
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -18,6 +18,7 @@
 #include "acl/acl_op_compiler.h"
 #include "aclnn_sim/entry.h"
 #include "ascendcl/op_objects.h"
+#include "op_compiler/bridge.h"
 #include "common/internal.h"
 
 namespace {
@@ -40,11 +41,7 @@ struct GraphDumpOption {
   int unused = 0;
 };
 
-// The plain (non-private) layouts: the simulator's one list of them (aclnn_sim/entry.h).
-bool PlainFormat(aclFormat format) {
-  const int value = static_cast<int>(format);
-  return value >= 0 && value < 64 && ((aclsim::kPlainFormats >> value) & 1) != 0;
-}
+using aclsim::aclop::PlainFormat;
 
 // A private layout's storage order, as CANN's TransData lays it out: for each element of the plain
 // (logical) tensor, in row-major order, the element offset where the private storage holds it; the
@@ -136,20 +133,22 @@ size_t ElementCount(const std::vector<int64_t>& dims) {
   return count;
 }
 
+}  // namespace
+
+namespace aclsim::aclop {
+
 // Identity: y = x, the operator framework backends run to copy a tensor into a fresh one, and to
 // cast it between layouts (torch_npu's npu_format_cast, create_common_tensor in its tests, and the
 // copy back to the host of a tensor in a private layout). Between plain layouts of the same shape
 // and dtype it is a copy on the stream; between a plain layout and NC1HWC0 or FRACTAL_NZ it moves
 // every element to where the private storage holds it; any other pair says it is not modelled.
-aclError RunIdentity(const char* api, int numInputs, const aclTensorDesc* const inputDesc[],
-                     const aclDataBuffer* const inputs[], int numOutputs, const aclTensorDesc* const outputDesc[],
-                     const aclDataBuffer* const outputs[], aclrtStream stream) {
+aclError RunIdentity(const OpCall& call) {
   using aclsim::Fail;
-  const std::string where = std::string(api) + " (Identity)";
-  if (numInputs != 1 || numOutputs != 1) return Fail(ACL_ERROR_INVALID_PARAM, where + ": takes one input and one output");
-  auto& objects = aclsim::Objects();
-  const auto x = objects.descs.Find(inputDesc[0]), y = objects.descs.Find(outputDesc[0]);
-  const auto from = objects.buffers.Find(inputs[0]), to = objects.buffers.Find(outputs[0]);
+  const std::string where = call.Where();
+  const aclrtStream stream = call.stream;
+  if (call.inputs.size() != 1 || call.outputs.size() != 1) return Fail(ACL_ERROR_INVALID_PARAM, where + ": takes one input and one output");
+  const auto &x = call.inputs[0].desc, &y = call.outputs[0].desc;
+  const auto &from = call.inputs[0].buffer, &to = call.outputs[0].buffer;
   if (x->dtype != y->dtype) return Fail(ACL_ERROR_INVALID_PARAM, where + ": the output's dtype differs from the input's");
   auto dynamic = [](const std::vector<int64_t>& dims) {
     return std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; });
@@ -180,50 +179,71 @@ aclError RunIdentity(const char* api, int numInputs, const aclTensorDesc* const 
   }
   const auto& plain = x_plain ? *x : *y;
   const auto& stored = x_plain ? *y : *x;
-  std::string why;
-  auto transform = std::make_unique<LayoutTransform>();
-  transform->offsets = PrivateOffsets(plain.format, plain.dims, stored.format, stored.dims, &why);
-  if (transform->offsets.empty() && ElementCount(plain.dims) != 0) {
-    return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, where + ": " + pair + ": " + why + " (not modelled)");
-  }
   if (from->data == to->data) return Fail(ACL_ERROR_INVALID_PARAM, where + ": a layout transform in place");
-  transform->from = static_cast<const char*>(from->data);
-  transform->to = static_cast<char*>(to->data);
+  std::string why;
+  const aclError status = LaunchLayoutTransform(stream, plain.format, plain.dims, stored.format, stored.dims, item,
+                                                from->data, to->data, y_bytes, x_plain, &why);
+  if (status == ACL_ERROR_RT_FEATURE_NOT_SUPPORT) return Fail(status, where + ": " + pair + ": " + why + " (not modelled)");
+  return status;
+}
+
+aclError LaunchLayoutTransform(aclrtStream stream, aclFormat plain_format, const std::vector<int64_t>& plain,
+                               aclFormat private_format, const std::vector<int64_t>& storage, size_t item,
+                               const void* from, void* to, size_t to_bytes, bool into_private, std::string* why) {
+  auto transform = std::make_unique<LayoutTransform>();
+  transform->offsets = PrivateOffsets(plain_format, plain, private_format, storage, why);
+  if (transform->offsets.empty() && ElementCount(plain) != 0) return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+  transform->from = static_cast<const char*>(from);
+  transform->to = static_cast<char*>(to);
   transform->item = item;
-  transform->to_bytes = y_bytes;
-  transform->into_private = x_plain;
+  transform->to_bytes = to_bytes;
+  transform->into_private = into_private;
   aclError status = aclrtLaunchHostFunc(stream, &LayoutTransform::Run, transform.get());
   if (status == ACL_SUCCESS) transform.release();  // Run owns it now
   return status;
 }
 
-// aclopCompileAndExecute's arguments, checked as CANN checks them, before the op type is looked up.
+}  // namespace aclsim::aclop
+
+namespace {
+
+// aclopCompileAndExecute's arguments, checked as CANN checks them, then run by the operator type's
+// entry in the aclop bridge (bridge.h).
 aclError CheckOperator(const char* api, const char* opType, int numInputs, const aclTensorDesc* const inputDesc[],
                        const aclDataBuffer* const inputs[], int numOutputs, const aclTensorDesc* const outputDesc[],
-                       const aclDataBuffer* const outputs[], aclrtStream stream) {
+                       const aclDataBuffer* const outputs[], const aclopAttr* attr, aclrtStream stream) {
   using aclsim::Fail;
   if (!opType) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": opType is a null pointer");
   if (numInputs < 0 || numOutputs < 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": a negative number of inputs or outputs");
   if ((numInputs && (!inputDesc || !inputs)) || (numOutputs && (!outputDesc || !outputs))) {
     return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": an input or output array is a null pointer");
   }
+  aclsim::aclop::OpCall call;
+  call.api = api;
+  call.type = opType;
+  call.stream = stream;
   auto& objects = aclsim::Objects();
-  for (int i = 0; i < numInputs; ++i) {
-    if (!objects.descs.Find(inputDesc[i]) || !objects.buffers.Find(inputs[i])) {
-      return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + " (" + opType + "): input " + std::to_string(i) +
-                                               " is not a live aclTensorDesc and aclDataBuffer");
+  auto resolve = [&](const char* kind, int count, const aclTensorDesc* const descs[], const aclDataBuffer* const buffers[],
+                     std::vector<aclsim::aclop::Operand>* operands) -> aclError {
+    for (int i = 0; i < count; ++i) {
+      aclsim::aclop::Operand operand{objects.descs.Find(descs[i]), objects.buffers.Find(buffers[i])};
+      if (!operand.desc || !operand.buffer) {
+        return call.Fail(ACL_ERROR_INVALID_PARAM, std::string(kind) + " " + std::to_string(i) +
+                                                      " is not a live aclTensorDesc and aclDataBuffer");
+      }
+      operands->push_back(std::move(operand));
     }
+    return ACL_SUCCESS;
+  };
+  if (aclError s = resolve("input", numInputs, inputDesc, inputs, &call.inputs)) return s;
+  if (aclError s = resolve("output", numOutputs, outputDesc, outputs, &call.outputs)) return s;
+  if (attr) {
+    auto found = objects.attrs.Find(const_cast<aclopAttr*>(attr));
+    if (!found) return call.Fail(ACL_ERROR_INVALID_PARAM, "attr is not a live aclopAttr");
+    std::lock_guard<std::mutex> lock(found->mutex);
+    call.attrs = found->values;
   }
-  for (int i = 0; i < numOutputs; ++i) {
-    if (!objects.descs.Find(outputDesc[i]) || !objects.buffers.Find(outputs[i])) {
-      return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + " (" + opType + "): output " + std::to_string(i) +
-                                               " is not a live aclTensorDesc and aclDataBuffer");
-    }
-  }
-  if (std::string(opType) == "Identity") return RunIdentity(api, numInputs, inputDesc, inputs, numOutputs, outputDesc, outputs, stream);
-  return Fail(ACL_ERROR_OP_NOT_FOUND, std::string(api) + ": operator type " + opType +
-                                          " cannot be compiled by the simulator, which runs aclnn kernels only "
-                                          "(of the aclop operators only Identity is modelled)");
+  return aclsim::aclop::Run(call);
 }
 
 }  // namespace
@@ -273,15 +293,15 @@ aclError aclDestroyGraphDumpOpt(const aclGraphDumpOption* graphDumpOpt) {
 
 aclError aclopCompileAndExecute(const char* opType, int numInputs, const aclTensorDesc* const inputDesc[],
                                 const aclDataBuffer* const inputs[], int numOutputs, const aclTensorDesc* const outputDesc[],
-                                aclDataBuffer* const outputs[], const aclopAttr*, aclopEngineType, aclopCompileType,
+                                aclDataBuffer* const outputs[], const aclopAttr* attr, aclopEngineType, aclopCompileType,
                                 const char*, aclrtStream stream) {
-  return CheckOperator("aclopCompileAndExecute", opType, numInputs, inputDesc, inputs, numOutputs, outputDesc, outputs, stream);
+  return CheckOperator("aclopCompileAndExecute", opType, numInputs, inputDesc, inputs, numOutputs, outputDesc, outputs, attr, stream);
 }
 
 aclError aclopCompileAndExecuteV2(const char* opType, int numInputs, aclTensorDesc* inputDesc[], aclDataBuffer* inputs[],
-                                  int numOutputs, aclTensorDesc* outputDesc[], aclDataBuffer* outputs[], aclopAttr*,
+                                  int numOutputs, aclTensorDesc* outputDesc[], aclDataBuffer* outputs[], aclopAttr* attr,
                                   aclopEngineType, aclopCompileType, const char*, aclrtStream stream) {
-  return CheckOperator("aclopCompileAndExecuteV2", opType, numInputs, inputDesc, inputs, numOutputs, outputDesc, outputs, stream);
+  return CheckOperator("aclopCompileAndExecuteV2", opType, numInputs, inputDesc, inputs, numOutputs, outputDesc, outputs, attr, stream);
 }
 
 // Building an operator's graph to dump it needs the graph engine, which the simulator lacks.

@@ -1,0 +1,483 @@
+// The aclop bridge's machinery (bridge.h): reading a call's attributes and constant inputs, making
+// aclnn objects of its operands, and running an aclnn API of libopapi on the call's stream.
+#include "op_compiler/bridge.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "aclnn_sim/entry.h"
+#include "common/dtypes.h"
+#include "common/internal.h"
+
+namespace aclsim::aclop {
+
+namespace {
+
+// AttrKind names OpAttrValue's alternatives in order.
+static_assert(std::is_same_v<std::variant_alternative_t<static_cast<size_t>(AttrKind::kDataType), OpAttrValue>, aclDataType> &&
+              std::is_same_v<std::variant_alternative_t<static_cast<size_t>(AttrKind::kListListInt), OpAttrValue>,
+                             std::vector<std::vector<int64_t>>> &&
+              std::variant_size_v<OpAttrValue> == static_cast<size_t>(AttrKind::kListListInt) + 1);
+
+const char* KindName(size_t index) {
+  static const char* const kNames[] = {"bool", "int", "float", "string", "data type",
+                                       "list of bool", "list of int", "list of float", "list of list of int"};
+  return index < sizeof(kNames) / sizeof(kNames[0]) ? kNames[index] : "?";
+}
+
+const char* Placement(const OpTensorDesc& desc) {
+  if (desc.constant) return "const";
+  return desc.placement == ACL_MEMTYPE_DEVICE ? "device" : "host";
+}
+
+std::string AttrText(const OpAttrValue& value) {
+  std::ostringstream out;
+  std::visit(
+      [&](const auto& v) {
+        using V = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<V, std::string>) out << '"' << v << '"';
+        else if constexpr (std::is_same_v<V, aclDataType>) out << DTypeName(v);
+        else if constexpr (std::is_same_v<V, std::vector<std::vector<int64_t>>>) {
+          out << '[';
+          for (size_t i = 0; i < v.size(); ++i) out << (i ? "," : "") << ListText(v[i]);
+          out << ']';
+        } else if constexpr (std::is_same_v<V, std::vector<int64_t>>) out << ListText(v);
+        else if constexpr (std::is_same_v<V, std::vector<bool>> || std::is_same_v<V, std::vector<float>>) {
+          out << '[';
+          for (size_t i = 0; i < v.size(); ++i) out << (i ? "," : "") << v[i];
+          out << ']';
+        } else out << v;
+      },
+      value);
+  return out.str();
+}
+
+// The host bytes of a constant input, or null when the input is held in device memory.
+const uint8_t* HostBytes(const Operand& operand, size_t* size) {
+  const OpTensorDesc& desc = *operand.desc;
+  if (desc.constant) {
+    *size = desc.constant_data.size();
+    return desc.constant_data.data();
+  }
+  if (desc.placement == ACL_MEMTYPE_DEVICE) return nullptr;
+  *size = operand.buffer->size;
+  return static_cast<const uint8_t*>(operand.buffer->data);
+}
+
+}  // namespace
+
+bool PlainFormat(aclFormat format) {
+  const int value = static_cast<int>(format);
+  return value >= 0 && value < 64 && ((aclsim::kPlainFormats >> value) & 1) != 0;
+}
+
+std::string ListText(const std::vector<int64_t>& values) {
+  std::string text = "[";
+  for (size_t i = 0; i < values.size(); ++i) text += (i ? "," : "") + std::to_string(values[i]);
+  return text + "]";
+}
+
+int64_t Elements(const std::vector<int64_t>& dims) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  return count;
+}
+
+std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<int64_t>(dims[i], 1);
+  return strides;
+}
+
+aclError OpCall::Fail(aclError status, const std::string& what) const { return aclsim::Fail(status, Where() + ": " + what); }
+
+std::string OpCall::Signature() const {
+  auto operands = [](const std::vector<Operand>& list) {
+    std::string text;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const OpTensorDesc& d = *list[i].desc;
+      text += (i ? ", " : "") + std::string(DTypeName(d.dtype)) + ListText(d.dims) + " format " +
+              std::to_string(static_cast<int>(d.format)) + " " + Placement(d);
+    }
+    return text;
+  };
+  std::string text = "inputs (" + operands(inputs) + "), outputs (" + operands(outputs) + "), attributes {";
+  bool first = true;
+  for (const auto& [name, value] : attrs) {
+    text += (first ? "" : ", ") + name + ": " + KindName(value.index()) + " " + AttrText(value);
+    first = false;
+  }
+  return text + "}";
+}
+
+bool OpCall::Bool(const char* name, bool fallback) const {
+  auto it = attrs.find(name);
+  return it == attrs.end() ? fallback : std::get<bool>(it->second);
+}
+
+int64_t OpCall::Int(const char* name, int64_t fallback) const {
+  auto it = attrs.find(name);
+  return it == attrs.end() ? fallback : std::get<int64_t>(it->second);
+}
+
+float OpCall::Float(const char* name, float fallback) const {
+  auto it = attrs.find(name);
+  return it == attrs.end() ? fallback : std::get<float>(it->second);
+}
+
+std::string OpCall::String(const char* name, const std::string& fallback) const {
+  auto it = attrs.find(name);
+  return it == attrs.end() ? fallback : std::get<std::string>(it->second);
+}
+
+std::vector<int64_t> OpCall::Ints(const char* name, const std::vector<int64_t>& fallback) const {
+  auto it = attrs.find(name);
+  return it == attrs.end() ? fallback : std::get<std::vector<int64_t>>(it->second);
+}
+
+aclError OpCall::ConstInts(size_t input, const char* what, std::vector<int64_t>* values) const {
+  const Operand& operand = inputs.at(input);
+  size_t size = 0;
+  const uint8_t* bytes = HostBytes(operand, &size);
+  if (!bytes) {
+    return Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + what +
+                                                  " is in device memory; the simulator reads it as a constant only "
+                                                  "(aclSetTensorConst, or placed on the host with aclSetTensorPlaceMent)");
+  }
+  const aclDataType dtype = operand.desc->dtype;
+  if (dtype != ACL_INT32 && dtype != ACL_INT64) {
+    return Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("input ") + what + " of dtype " + DTypeName(dtype) +
+                                                     " (int32 or int64 modelled)");
+  }
+  const size_t item = dtype == ACL_INT32 ? 4 : 8;
+  const int64_t count = Elements(operand.desc->dims);
+  if (count < 0 || static_cast<size_t>(count) * item > size) {
+    return Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + what + " holds fewer bytes than its shape " +
+                                                  ListText(operand.desc->dims) + " needs");
+  }
+  values->resize(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    if (dtype == ACL_INT32) {
+      int32_t v;
+      std::memcpy(&v, bytes + i * 4, 4);
+      (*values)[i] = v;
+    } else {
+      std::memcpy(&(*values)[i], bytes + i * 8, 8);
+    }
+  }
+  return ACL_SUCCESS;
+}
+
+aclError OpCall::ConstFloat(size_t input, const char* what, double* value) const {
+  const Operand& operand = inputs.at(input);
+  size_t size = 0;
+  const uint8_t* bytes = HostBytes(operand, &size);
+  if (!bytes) {
+    return Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + what +
+                                                  " is in device memory; the simulator reads it as a constant only "
+                                                  "(aclSetTensorConst, or placed on the host with aclSetTensorPlaceMent)");
+  }
+  const aclDataType dtype = operand.desc->dtype;
+  const size_t item = DTypeSize(dtype);
+  if (Elements(operand.desc->dims) != 1 || item == 0 || size < item) {
+    return Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + what + " is not one element");
+  }
+  switch (dtype) {
+    case ACL_FLOAT: { float v; std::memcpy(&v, bytes, 4); *value = v; return ACL_SUCCESS; }
+    case ACL_DOUBLE: { std::memcpy(value, bytes, 8); return ACL_SUCCESS; }
+    case ACL_FLOAT16: { uint16_t v; std::memcpy(&v, bytes, 2); *value = HalfToFloat(v); return ACL_SUCCESS; }
+    case ACL_BF16: { uint16_t v; std::memcpy(&v, bytes, 2); *value = BFloat16ToFloat(v); return ACL_SUCCESS; }
+    case ACL_INT32: { int32_t v; std::memcpy(&v, bytes, 4); *value = v; return ACL_SUCCESS; }
+    case ACL_INT64: { int64_t v; std::memcpy(&v, bytes, 8); *value = static_cast<double>(v); return ACL_SUCCESS; }
+    default:
+      return Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("input ") + what + " of dtype " + DTypeName(dtype));
+  }
+}
+
+aclError OpCall::Arity(size_t min_inputs, size_t max_inputs, size_t num_outputs) const {
+  if (inputs.size() < min_inputs || inputs.size() > max_inputs) {
+    return Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::to_string(inputs.size()) + " inputs (the prototype has " +
+                                                  std::to_string(min_inputs) +
+                                                  (max_inputs > min_inputs ? " to " + std::to_string(max_inputs) : "") + ")");
+  }
+  if (outputs.size() != num_outputs) {
+    return Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, std::to_string(outputs.size()) + " outputs (the prototype has " +
+                                                   std::to_string(num_outputs) + ")");
+  }
+  return ACL_SUCCESS;
+}
+
+AclnnObjects::~AclnnObjects() {
+  for (aclTensor* t : tensors_) aclDestroyTensor(t);
+  for (aclIntArray* a : arrays_) aclDestroyIntArray(a);
+  for (aclScalar* s : scalars_) aclDestroyScalar(s);
+  for (void* memory : scratch_) aclrtFree(memory);
+}
+
+aclTensor* AclnnObjects::Scratch(aclDataType dtype, const std::vector<int64_t>& dims) {
+  if (status_ != ACL_SUCCESS) return nullptr;
+  const size_t bytes = std::max<size_t>(static_cast<size_t>(Elements(dims)) * DTypeSize(dtype), 1);
+  void* memory = nullptr;
+  if (aclrtMalloc(&memory, bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
+    status_ = call_.Fail(ACL_ERROR_BAD_ALLOC, "no device memory for a scratch tensor of " + std::to_string(bytes) + " bytes");
+    return nullptr;
+  }
+  scratch_.push_back(memory);
+  Operand operand{std::make_shared<OpTensorDesc>(), std::make_shared<OpDataBuffer>()};
+  operand.desc->dtype = dtype;
+  operand.desc->format = ACL_FORMAT_ND;
+  operand.desc->dims = dims;
+  operand.buffer->data = memory;
+  operand.buffer->size = bytes;
+  return Tensor(operand, "a scratch tensor");
+}
+
+aclTensor* AclnnObjects::Tensor(const Operand& operand, const char* what) {
+  return Tensor(operand, what, operand.desc->dims);
+}
+
+aclTensor* AclnnObjects::Tensor(const Operand& operand, const char* what, const std::vector<int64_t>& dims,
+                                const std::vector<int64_t>& perm) {
+  const std::vector<int64_t> strides = ContiguousStrides(dims);
+  if (perm.empty()) return View(operand, what, dims, strides, 0, dims);
+  if (perm.size() != dims.size()) {
+    status_ = call_.Fail(ACL_ERROR_INVALID_PARAM, std::string(what) + ": a view order of another rank");
+    return nullptr;
+  }
+  std::vector<int64_t> view(perm.size()), view_strides(perm.size());
+  for (size_t i = 0; i < perm.size() && perm.size() == dims.size(); ++i) {
+    view[i] = dims.at(static_cast<size_t>(perm[i]));
+    view_strides[i] = strides.at(static_cast<size_t>(perm[i]));
+  }
+  return View(operand, what, view, view_strides, 0, dims);
+}
+
+aclTensor* AclnnObjects::View(const Operand& operand, const char* what, const std::vector<int64_t>& view,
+                              const std::vector<int64_t>& strides, int64_t offset, const std::vector<int64_t>& dims) {
+  if (status_ != ACL_SUCCESS) return nullptr;
+  const OpTensorDesc& desc = *operand.desc;
+  if (!PlainFormat(desc.format)) {
+    status_ = call_.Fail(ACL_ERROR_FORMAT_NOT_MATCH, std::string(what) + " in the private layout " +
+                                                         std::to_string(static_cast<int>(desc.format)) +
+                                                         " (the bridge runs plain layouts only)");
+    return nullptr;
+  }
+  if (std::any_of(desc.dims.begin(), desc.dims.end(), [](int64_t d) { return d < 0; })) {
+    status_ = call_.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(what) + " has an unknown (dynamic) dimension " + ListText(desc.dims));
+    return nullptr;
+  }
+  const size_t item = DTypeSize(desc.dtype);
+  const int64_t count = Elements(dims);
+  if (item == 0) {
+    status_ = call_.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string(what) + " of dtype " + DTypeName(desc.dtype));
+    return nullptr;
+  }
+  // The view's furthest element, which must lie in the elements the operand holds.
+  int64_t reach = offset;
+  bool empty = false;
+  for (size_t i = 0; i < view.size() && i < strides.size(); ++i) {
+    empty = empty || view[i] == 0;
+    reach += (view[i] - 1) * strides[i];
+  }
+  if (view.size() != strides.size() || count != Elements(desc.dims) || static_cast<size_t>(count) * item > operand.buffer->size ||
+      (!empty && (offset < 0 || reach >= count))) {
+    status_ = call_.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(what) + " of shape " + ListText(desc.dims) + " seen as " +
+                                                           ListText(view) + " does not fit its data buffer of " +
+                                                           std::to_string(operand.buffer->size) + " bytes");
+    return nullptr;
+  }
+  aclTensor* tensor = aclCreateTensor(view.data(), view.size(), desc.dtype, strides.data(), offset, ACL_FORMAT_ND,
+                                      dims.data(), dims.size(), operand.buffer->data);
+  if (!tensor) {
+    status_ = call_.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(what) + ": " + aclGetRecentErrMsg());
+    return nullptr;
+  }
+  tensors_.push_back(tensor);
+  return tensor;
+}
+
+aclIntArray* AclnnObjects::Ints(const std::vector<int64_t>& values) {
+  aclIntArray* array = aclCreateIntArray(values.data(), values.size());
+  if (array) arrays_.push_back(array);
+  return array;
+}
+
+aclScalar* AclnnObjects::Scalar(double value, aclDataType dtype) {
+  float single = static_cast<float>(value);
+  aclScalar* scalar = aclCreateScalar(dtype == ACL_FLOAT ? static_cast<void*>(&single) : &value, dtype == ACL_FLOAT ? ACL_FLOAT : ACL_DOUBLE);
+  if (scalar) scalars_.push_back(scalar);
+  return scalar;
+}
+
+aclScalar* AclnnObjects::IntScalar(int64_t value) {
+  aclScalar* scalar = aclCreateScalar(&value, ACL_INT64);
+  if (scalar) scalars_.push_back(scalar);
+  return scalar;
+}
+
+void* FindAclnn(const OpCall& call, const std::string& name, aclError* status) {
+  // libopapi beside this library: the simulator's kernels (a program that never loaded it, a C
+  // test, gets it loaded here). Why it could not be loaded is kept: dlerror() answers once.
+  struct Library {
+    void* handle = nullptr;
+    std::string error;
+  };
+  static const Library library = [] {
+    Library loaded;
+    Dl_info info{};
+    std::string path = "libopapi.so";
+    if (dladdr(reinterpret_cast<void*>(&FindAclnn), &info) && info.dli_fname) {
+      const std::string self = info.dli_fname;
+      const size_t slash = self.rfind('/');
+      if (slash != std::string::npos) path = self.substr(0, slash + 1) + path;
+    }
+    loaded.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!loaded.handle) {
+      const char* why = dlerror();
+      loaded.error = why ? why : path + " could not be loaded";
+    }
+    return loaded;
+  }();
+  void* symbol = library.handle ? dlsym(library.handle, name.c_str()) : nullptr;
+  if (!symbol) {
+    *status = call.Fail(ACL_ERROR_OP_NOT_FOUND, "runs as " + name + ", which the simulator's libopapi.so lacks" +
+                                                    (library.handle ? "" : " (not loaded: " + library.error + ")"));
+  }
+  return symbol;
+}
+
+aclError RunAclnnPhase2(const OpCall& call, const std::string& api, aclnnStatus phase1, uint64_t workspace_size,
+                        aclOpExecutor* executor) {
+  using Phase2 = aclnnStatus (*)(void*, uint64_t, aclOpExecutor*, aclrtStream);
+  if (phase1 != ACLNN_SUCCESS) {
+    // 161xxx: the aclnn API refused the arguments the operator was given; 561xxx: the simulator
+    // does not compute that case (a dtype, a layout).
+    const aclError status = phase1 / 1000 == 161 ? ACL_ERROR_INVALID_PARAM : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    return call.Fail(status, api + " refused it (" + std::to_string(phase1) + "): " + aclGetRecentErrMsg());
+  }
+  aclError status = ACL_SUCCESS;
+  auto phase2 = reinterpret_cast<Phase2>(FindAclnn(call, api, &status));
+  if (!phase2) return status;
+  void* workspace = nullptr;
+  if (workspace_size > 0 && aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
+    return call.Fail(ACL_ERROR_BAD_ALLOC, api + ": no device memory for its workspace of " + std::to_string(workspace_size) + " bytes");
+  }
+  const aclnnStatus launched = phase2(workspace, workspace_size, executor, call.stream);
+  const std::string why = launched == ACLNN_SUCCESS ? "" : aclGetRecentErrMsg();
+  // aclrtFree waits for the kernel that uses the workspace, as a device's allocator would.
+  if (workspace) aclrtFree(workspace);
+  if (launched != ACLNN_SUCCESS) {
+    return call.Fail(ACL_ERROR_INVALID_PARAM, api + " failed to launch (" + std::to_string(launched) + "): " + why);
+  }
+  return ACL_SUCCESS;
+}
+
+namespace {
+
+// Runs `run` on the call with every operand in a private layout (NC1HWC0, FRACTAL_NZ: torch_npu
+// gives a float16 matmul's output in FRACTAL_NZ) replaced by a plain scratch copy of its origin
+// shape: an input transformed into it first, an output transformed out of it after, all in
+// stream order. The call then waits for its stream, so that the scratch memory is released after
+// the transforms that read it; a fault of earlier work reported by that wait is the call's status.
+aclError RunInPlainLayouts(const OpCall& call, aclError (*run)(const OpCall&)) {
+  auto is_private = [](const Operand& o) { return !PlainFormat(o.desc->format); };
+  if (std::none_of(call.inputs.begin(), call.inputs.end(), is_private) &&
+      std::none_of(call.outputs.begin(), call.outputs.end(), is_private)) {
+    return run(call);
+  }
+  OpCall plain = call;
+  std::vector<void*> scratch;
+  std::vector<std::pair<Operand, Operand>> outputs;  // (scratch, the caller's output)
+  auto release = [&](aclError status) {
+    aclError waited = aclrtSynchronizeStream(call.stream);
+    for (void* memory : scratch) aclrtFree(memory);
+    return status != ACL_SUCCESS ? status : waited;
+  };
+  auto unprivate = [&](Operand* operand, const char* kind, size_t index, bool input) -> aclError {
+    const OpTensorDesc& desc = *operand->desc;
+    if (!PlainFormat(desc.origin_format)) {
+      return call.Fail(ACL_ERROR_FORMAT_NOT_MATCH, std::string(kind) + " " + std::to_string(index) + " in layout " +
+                                                       std::to_string(static_cast<int>(desc.format)) +
+                                                       " has no plain origin layout");
+    }
+    const size_t item = DTypeSize(desc.dtype);
+    const size_t bytes = std::max<size_t>(static_cast<size_t>(std::max<int64_t>(Elements(desc.origin_dims), 0)) * item, 1);
+    void* memory = nullptr;
+    if (item == 0 || aclrtMalloc(&memory, bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
+      return call.Fail(ACL_ERROR_BAD_ALLOC, std::string(kind) + " " + std::to_string(index) + ": no plain copy of its private layout");
+    }
+    scratch.push_back(memory);
+    Operand copy{std::make_shared<OpTensorDesc>(desc), std::make_shared<OpDataBuffer>()};
+    copy.desc->format = desc.origin_format;
+    copy.desc->dims = desc.origin_dims;
+    copy.buffer->data = memory;
+    copy.buffer->size = bytes;
+    std::string why;
+    if (input) {
+      const aclError status = LaunchLayoutTransform(call.stream, desc.origin_format, desc.origin_dims, desc.format, desc.dims,
+                                                    item, operand->buffer->data, memory, bytes, false, &why);
+      if (status) return call.Fail(status, std::string(kind) + " " + std::to_string(index) + ": " + why);
+    } else {
+      outputs.emplace_back(copy, *operand);
+    }
+    *operand = copy;
+    return ACL_SUCCESS;
+  };
+  for (size_t i = 0; i < plain.inputs.size(); ++i) {
+    if (!is_private(plain.inputs[i])) continue;
+    if (aclError s = unprivate(&plain.inputs[i], "input", i, true)) return release(s);
+  }
+  for (size_t i = 0; i < plain.outputs.size(); ++i) {
+    if (!is_private(plain.outputs[i])) continue;
+    if (aclError s = unprivate(&plain.outputs[i], "output", i, false)) return release(s);
+  }
+  if (aclError s = run(plain)) return release(s);
+  for (const auto& [copy, original] : outputs) {
+    const OpTensorDesc& desc = *original.desc;
+    std::string why;
+    const aclError status = LaunchLayoutTransform(call.stream, desc.origin_format, desc.origin_dims, desc.format, desc.dims,
+                                                  DTypeSize(desc.dtype), copy.buffer->data, original.buffer->data,
+                                                  std::min(original.buffer->size, static_cast<size_t>(Elements(desc.dims)) *
+                                                                                      DTypeSize(desc.dtype)),
+                                                  true, &why);
+    if (status) return release(call.Fail(status, "an output in layout " + std::to_string(static_cast<int>(desc.format)) + ": " + why));
+  }
+  return release(ACL_SUCCESS);
+}
+
+}  // namespace
+
+aclError Run(const OpCall& call) {
+  const auto& entries = Entries();
+  auto entry = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return call.type == e.type; });
+  if (entry == entries.end()) {
+    std::string modelled;
+    for (const OpEntry& e : entries) modelled += (modelled.empty() ? "" : ", ") + std::string(e.type);
+    return aclsim::Fail(ACL_ERROR_OP_NOT_FOUND, call.api + ": operator type " + call.type +
+                                                    " is not modelled by the simulator's aclop bridge (modelled: " +
+                                                    modelled + "); the call: " + call.Signature());
+  }
+  for (const auto& [name, value] : call.attrs) {
+    auto spec = std::find_if(entry->attrs.begin(), entry->attrs.end(), [&](const AttrSpec& a) { return name == a.name; });
+    if (spec == entry->attrs.end()) {
+      return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute " + name + " is not one the simulator models for " + call.type);
+    }
+    if (value.index() != static_cast<size_t>(spec->kind)) {
+      return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute " + name + " was set as " + KindName(value.index()) +
+                                                         " (the prototype's is " +
+                                                         KindName(static_cast<size_t>(spec->kind)) + ")");
+    }
+  }
+  if (entry->run == RunIdentity) return RunIdentity(call);  // Identity moves between layouts itself
+  return RunInPlainLayouts(call, entry->run);
+}
+
+}  // namespace aclsim::aclop

@@ -1,0 +1,165 @@
+// The aclop bridge: an operator run by type name (aclopCompileAndExecute) is read as its CANN
+// prototype gives it (inputs, outputs, attributes by name and type, constant inputs' host values)
+// and run on the stream by the simulator's aclnn engines, called through libopapi's own entry
+// points (aclnnXxxGetWorkspaceSize + aclnnXxx), so an aclop operator computes exactly what the
+// aclnn API of the same operation computes. What the bridge does not model -- an operator type, an
+// attribute value, a dtype, a private layout, a constant input held in device memory -- is a
+// documented ACL_ERROR_* status with a message naming the operator and what it met, never success.
+#ifndef ACLNN_SIM_OP_COMPILER_BRIDGE_H_
+#define ACLNN_SIM_OP_COMPILER_BRIDGE_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnn/acl_meta.h"
+#include "ascendcl/op_objects.h"
+
+namespace aclsim::aclop {
+
+// A plain (non-private) layout: the simulator's one list of them (aclnn_sim/entry.h).
+bool PlainFormat(aclFormat format);
+
+// "[2,3,4]": a shape or an integer list, for messages.
+std::string ListText(const std::vector<int64_t>& values);
+// The number of elements of a shape.
+int64_t Elements(const std::vector<int64_t>& dims);
+// The element strides of a contiguous (row-major) tensor of the shape.
+std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& dims);
+
+struct Operand {
+  std::shared_ptr<OpTensorDesc> desc;
+  std::shared_ptr<OpDataBuffer> buffer;
+};
+
+// What an attribute of a prototype holds: the OpAttrValue alternative aclopSetAttr* stores.
+enum class AttrKind { kBool, kInt, kFloat, kString, kDataType, kListBool, kListInt, kListFloat, kListListInt };
+
+struct AttrSpec {
+  const char* name;
+  AttrKind kind;
+};
+
+// One call of aclopCompileAndExecute(V2), its handles resolved.
+class OpCall {
+ public:
+  std::string api;   // aclopCompileAndExecute or aclopCompileAndExecuteV2
+  std::string type;  // the operator type
+  std::vector<Operand> inputs, outputs;
+  std::map<std::string, OpAttrValue> attrs;  // a copy, taken when the call starts
+  aclrtStream stream = nullptr;
+
+  // "aclopCompileAndExecute (Swish)": how every message of the call starts.
+  std::string Where() const { return api + " (" + type + ")"; }
+  // Sets the recent-error message (prefixed by Where()) and returns `status`.
+  aclError Fail(aclError status, const std::string& what) const;
+  // The call's inputs, outputs and attributes, for a message about a call the bridge refuses.
+  std::string Signature() const;
+
+  // An attribute's value: the prototype's default when the call does not set it. The kind was
+  // checked against the operator's AttrSpec list before the operator ran.
+  bool Bool(const char* name, bool fallback) const;
+  int64_t Int(const char* name, int64_t fallback) const;
+  float Float(const char* name, float fallback) const;
+  std::string String(const char* name, const std::string& fallback) const;
+  std::vector<int64_t> Ints(const char* name, const std::vector<int64_t>& fallback = {}) const;
+  bool Has(const char* name) const { return attrs.count(name) != 0; }
+
+  // The value of a constant input (an integer tensor: a shape, a permutation, offsets), read from
+  // aclSetTensorConst's copy or from the host memory of a tensor placed on the host. A tensor in
+  // device memory is not a constant: the call fails (ACL_ERROR_OP_INPUT_NOT_MATCH) naming `what`.
+  aclError ConstInts(size_t input, const char* what, std::vector<int64_t>* values) const;
+  // The same for a floating constant input (a scalar operand held as a host tensor).
+  aclError ConstFloat(size_t input, const char* what, double* value) const;
+
+  // Checks the numbers of inputs and outputs (ACL_ERROR_OP_INPUT_NOT_MATCH / _OUTPUT_NOT_MATCH).
+  aclError Arity(size_t min_inputs, size_t max_inputs, size_t num_outputs) const;
+};
+
+// The aclnn objects a call builds, destroyed with it (aclnn keeps what it needs in its executor).
+class AclnnObjects {
+ public:
+  explicit AclnnObjects(const OpCall& call) : call_(call) {}
+  AclnnObjects(const AclnnObjects&) = delete;
+  AclnnObjects& operator=(const AclnnObjects&) = delete;
+  ~AclnnObjects();
+
+  // An aclTensor over the operand's data buffer, in its dtype: contiguous in its shape, or in
+  // `dims` (the same elements seen in another shape), whose dimensions it views in the order `perm`
+  // when given (a transposed view: strides permuted, nothing moved). Null, with the error set, when
+  // the operand is in a private layout, its shape is dynamic or its bytes do not fit its buffer.
+  aclTensor* Tensor(const Operand& operand, const char* what);
+  aclTensor* Tensor(const Operand& operand, const char* what, const std::vector<int64_t>& dims,
+                    const std::vector<int64_t>& perm = {});
+  // The operand's elements, held contiguous in the shape `dims`, seen through a view (shape,
+  // strides and offset in elements).
+  aclTensor* View(const Operand& operand, const char* what, const std::vector<int64_t>& view,
+                  const std::vector<int64_t>& strides, int64_t offset, const std::vector<int64_t>& dims);
+  aclIntArray* Ints(const std::vector<int64_t>& values);
+  aclScalar* Scalar(double value, aclDataType dtype);  // FLOAT or DOUBLE
+  aclScalar* IntScalar(int64_t value);                  // INT64
+  // A contiguous tensor of device memory the call's kernels write and nobody reads (an output the
+  // aclnn API requires and the operator has not), freed when the objects go: after the kernels
+  // that use it (aclrtFree waits for them).
+  aclTensor* Scratch(aclDataType dtype, const std::vector<int64_t>& dims);
+
+  aclError status() const { return status_; }
+
+ private:
+  const OpCall& call_;
+  aclError status_ = ACL_SUCCESS;
+  std::vector<aclTensor*> tensors_;
+  std::vector<aclIntArray*> arrays_;
+  std::vector<aclScalar*> scalars_;
+  std::vector<void*> scratch_;
+};
+
+// Looks up libopapi's aclnnXxxGetWorkspaceSize and aclnnXxx by name, runs phase 1 with `args`
+// followed by the workspace and executor, then phase 2 on the call's stream. Phase1 is the API's
+// phase-1 function type (ops.cpp writes each out and checks it against the generated prototype).
+void* FindAclnn(const OpCall& call, const std::string& name, aclError* status);
+aclError RunAclnnPhase2(const OpCall& call, const std::string& api, aclnnStatus phase1, uint64_t workspace_size,
+                        aclOpExecutor* executor);
+
+template <typename Phase1, typename... Args>
+aclError Aclnn(const OpCall& call, const std::string& api, Args... args) {
+  aclError status = ACL_SUCCESS;
+  auto phase1 = reinterpret_cast<Phase1>(FindAclnn(call, api + "GetWorkspaceSize", &status));
+  if (!phase1) return status;
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus checked = phase1(args..., &workspace_size, &executor);
+  return RunAclnnPhase2(call, api, checked, workspace_size, executor);
+}
+
+// An operator type the bridge models: its attributes (any other attribute, or one of another
+// kind, is refused before Run) and what runs it.
+struct OpEntry {
+  const char* type;
+  std::vector<AttrSpec> attrs;
+  aclError (*run)(const OpCall& call);
+};
+
+// The bridge's table (ops.cpp), by operator type.
+const std::vector<OpEntry>& Entries();
+
+// Identity (op_compiler.cpp): a copy, or a transform between a plain and a private layout.
+aclError RunIdentity(const OpCall& call);
+
+// Queues on `stream` the move of every element of a tensor between its plain layout (shape
+// `plain`) and a private one (storage shape `storage`, NC1HWC0 or FRACTAL_NZ): into the private
+// storage (its padding zeroed) when into_private, else out of it. ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+// (*why says how) when the shapes are not such a pair.
+aclError LaunchLayoutTransform(aclrtStream stream, aclFormat plain_format, const std::vector<int64_t>& plain,
+                               aclFormat private_format, const std::vector<int64_t>& storage, size_t item,
+                               const void* from, void* to, size_t to_bytes, bool into_private, std::string* why);
+
+// Runs `call` by its entry, or refuses it (ACL_ERROR_OP_NOT_FOUND) naming the type.
+aclError Run(const OpCall& call);
+
+}  // namespace aclsim::aclop
+
+#endif  // ACLNN_SIM_OP_COMPILER_BRIDGE_H_
