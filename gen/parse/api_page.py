@@ -442,6 +442,10 @@ def _entries(blocks: Sequence[Block], names: Sequence[str],
                 columns = ", ".join(map(repr, found.unknown_columns))
                 diags.append(Diagnostic(Level.INFO, found.line, "unknown-column",
                                         f"parameter table column(s) {columns} are not ones this parser knows; ignored"))
+            for line, name, offset in found.shifted:
+                diags.append(Diagnostic(Level.WARNING, line, "row-cells-shifted",
+                                        f"{name}: the row's 数据类型 cell lists no dtype but the cell {offset:+d} from it "
+                                        f"lists dtypes alone; the row is read realigned to the header"))
             for entry in found.entries:
                 entries.setdefault(entry.name, entry)
     for entry in entries_from_blocks(blocks, names):

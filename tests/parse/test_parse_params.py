@@ -3,7 +3,7 @@
 import pytest
 
 from gen.ir import Direction, DType, Level, ParamKind, Soc
-from tests.parse.parse_helpers import api_page, codes, html_table, page
+from tests.parse.parse_helpers import PROTOTYPE, api_page, codes, html_table, page
 
 HEADER8 = ["参数名", "输入/输出", "描述", "使用说明", "数据类型", "数据格式", "维度(shape)", "非连续Tensor"]
 SELF_ROW = ["self", "输入", "输入。", "支持空Tensor。", "FLOAT、FLOAT16", "ND", "0-8", "√"]
@@ -347,3 +347,43 @@ def test_a_const_tensor_whose_cell_says_input_and_output_but_described_as_the_in
     # A description that says it is also written keeps the table's word (aclnnAdvanceStep's 入参/出参).
     assert x_direction("输入和输出张量。") is Direction.INOUT
     assert x_direction("待计算的入参/出参，公式中的输出x。") is Direction.INOUT
+
+
+# Rows whose cells are one off the header around the 数据类型 column.
+_LIST = "DOUBLE、FLOAT16、BOOL"
+
+
+def test_row_repeating_a_cell_before_its_dtypes_is_realigned():
+    # aclnnHardtanh's selfRef: two 使用说明 cells, the list under 数据格式, "ND" under 维度.
+    row = ["self", "输入", "输入。", "需满足转换规则", "（参见互转换关系）。", _LIST, "ND", "1-8", "√"]
+    p = api_page(html_table(HEADER8, row, OUT_ROW))
+    s = param(p, "self")
+    assert (s.dtypes, s.formats, s.rank) == ((DType.DOUBLE, DType.FLOAT16, DType.BOOL), ("ND",), (1, 8))
+    assert "互转换关系" in s.usage
+    assert any(d.code == "row-cells-shifted" and d.level is Level.WARNING and d.line for d in p.diagnostics)
+
+
+def test_row_skipping_a_cell_before_its_dtypes_is_realigned():
+    # aclnnNeTensor's selfRef: no 使用说明 cell, the list under 使用说明 and "ND" under 数据类型.
+    row = ["self", "输入", "输入。", _LIST, "ND", "0-8", "√", "√"]
+    s = param(api_page(html_table(HEADER8, row, OUT_ROW)), "self")
+    assert (s.dtypes, s.formats, s.rank) == ((DType.DOUBLE, DType.FLOAT16, DType.BOOL), ("ND",), (0, 8))
+
+
+@pytest.mark.parametrize("neighbour", ["FLOAT16与self一致", "ND", "-", ""])
+def test_row_without_a_list_in_a_neighbour_cell_is_not_realigned(neighbour):
+    # The dtype cell states no dtype and no cell next to it is a list alone: the page's gap stays diagnosed.
+    row = ["self", "输入", "输入。", neighbour, "shape与正向的输出一致。", "ND", "0-8", "√"]
+    p = api_page(html_table(HEADER8, row, OUT_ROW))
+    assert "row-cells-shifted" not in codes(p) and "param-no-dtypes" in codes(p)
+
+
+@pytest.mark.parametrize("cut", range(1, 9))
+def test_shifted_row_cut_short_gives_diagnostics_with_lines(cut):
+    # A damaged shifted row (cells lost from its end): a page with line-numbered diagnostics, no exception.
+    row = ["self", "输入", "输入。", "需满足转换规则", "（参见互转换关系）。", _LIST, "ND", "1-8", "√"][:cut]
+    p = page(f"# aclnnFoo\n\n{PROTOTYPE}\n## aclnnFooGetWorkspaceSize\n\n{html_table(HEADER8, row, OUT_ROW)}\n",
+             source="ops/foo/docs/aclnnFoo.md")
+    assert "parser-failure" not in codes(p) and p.source == "ops/foo/docs/aclnnFoo.md"
+    assert all(d.line > 0 for d in p.diagnostics if d.code in ("row-cells-shifted", "param-no-dtypes"))
+    assert ("param-no-dtypes" in codes(p)) == (cut < 6)
