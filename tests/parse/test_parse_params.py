@@ -378,6 +378,14 @@ def test_row_without_a_list_in_a_neighbour_cell_is_not_realigned(neighbour):
     assert "row-cells-shifted" not in codes(p) and "param-no-dtypes" in codes(p)
 
 
+def test_dtypes_a_named_dtype_converts_to():
+    # aclnnLtScalar's out (experimental page): "数据类型要求为BOOL可转换的数据类型".
+    row = ["out", "输出", "输出。", "数据类型要求为BOOL可转换的数据类型。", "-", "ND", "0-8", "√"]
+    out = param(api_page(html_table(HEADER8, SELF_ROW, row)), "out")
+    assert out.dtypes[0] is DType.BOOL
+    assert {DType.INT8, DType.FLOAT, DType.COMPLEX64} <= set(out.dtypes)
+
+
 @pytest.mark.parametrize("cut", range(1, 9))
 def test_shifted_row_cut_short_gives_diagnostics_with_lines(cut):
     # A damaged shifted row (cells lost from its end): a page with line-numbered diagnostics, no exception.
