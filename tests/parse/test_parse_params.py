@@ -395,3 +395,40 @@ def test_shifted_row_cut_short_gives_diagnostics_with_lines(cut):
     assert "parser-failure" not in codes(p) and p.source == "ops/foo/docs/aclnnFoo.md"
     assert all(d.line > 0 for d in p.diagnostics if d.code in ("row-cells-shifted", "param-no-dtypes"))
     assert ("param-no-dtypes" in codes(p)) == (cut < 6)
+
+
+def _cases_table(*rows: list[str]) -> str:
+    # aclnnMlaProlog's shape: one row per parameter, a dtype and a shape column per case, "dtype" marked
+    # in the last header row; the intro names the cases ("在不同...场景下"), which are the columns.
+    return ("## 约束说明\n\n- 在不同量化场景下，参数的dtype和shape组合需要满足如下条件：\n\n" +
+            html_table(["参数名", "非量化场景", "非量化场景", "量化场景", "量化场景"],
+                       ["参数名", "dtype", "shape", "dtype", "shape"], *rows))
+
+
+def test_a_table_of_cases_by_parameter_rows_gives_one_combination_per_case():
+    table = html_table(HEADER8, SELF_ROW, ["out", "输出", "输出。", "-", "-", "ND", "0-8", "√"])
+    p = api_page(table + "\n" + _cases_table(["self", "FLOAT", "(N)", "FLOAT16", "(N)"],
+                                             ["out", "FLOAT", "(N)", "FLOAT16", "(N)"]))
+    combinations = p.apis[0].dtype_combinations
+    assert [(c.cell("self").dtypes, c.cell("out").dtypes) for c in combinations] == [
+        ((DType.FLOAT,), (DType.FLOAT,)), ((DType.FLOAT16,), (DType.FLOAT16,))]
+    assert param(p, "out").dtypes == (DType.FLOAT, DType.FLOAT16)  # its row lists none: the cases give them
+    assert "param-no-dtypes" not in codes(p)
+
+
+def test_a_case_that_passes_no_tensor_and_an_unread_case_cell():
+    from gen.parse.extractors.combinations import read_cell
+    assert read_cell("x", "无需赋值（预留接口）", ()).absent
+    p = api_page(html_table(HEADER8, SELF_ROW, OUT_ROW) + "\n" +
+                 _cases_table(["self", "FLOAT", "(N)", "FLOAT（仅A2）", "(N)"], ["out", "FLOAT", "(N)", "FLOAT16", "(N)"]))
+    unread = [d for d in p.diagnostics if d.code == "combination-cell-unread"]
+    assert len(unread) == 1 and unread[0].line > 0 and "self" in unread[0].message
+
+
+@pytest.mark.parametrize("cut", range(0, 5))
+def test_a_table_of_cases_cut_short_gives_a_page(cut):
+    # Parameter rows that lost cells from their end: no exception, a combination only for the cases they reach.
+    rows = [r[:cut + 1] for r in (["self", "FLOAT", "(N)", "FLOAT16", "(N)"], ["out", "FLOAT", "(N)", "FLOAT16", "(N)"])]
+    p = api_page(html_table(HEADER8, SELF_ROW, OUT_ROW) + "\n" + _cases_table(*rows))
+    assert "parser-failure" not in codes(p)
+    assert len(p.apis[0].dtype_combinations) == (cut >= 1) + (cut >= 3)
