@@ -432,3 +432,12 @@ def test_a_table_of_cases_cut_short_gives_a_page(cut):
     p = api_page(html_table(HEADER8, SELF_ROW, OUT_ROW) + "\n" + _cases_table(*rows))
     assert "parser-failure" not in codes(p)
     assert len(p.apis[0].dtype_combinations) == (cut >= 1) + (cut >= 3)
+
+
+def test_a_parameter_only_the_error_table_names_is_diagnosed_as_such():
+    # aclnnFlashAttentionScore's softmaxOutOut: no row, only "...的数据类型不在支持的范围内" names it.
+    errors = html_table(["返回值", "错误码", "描述"], ["ACLNN_ERR_PARAM_INVALID", "161002", "self、out的数据类型不在支持的范围内。"])
+    p = api_page(html_table(HEADER8, SELF_ROW) + "\n- **返回值：**\n\n" + errors)
+    undocumented = [d for d in p.diagnostics if d.code == "param-undocumented"]
+    assert len(undocumented) == 1 and undocumented[0].message.startswith("aclnnFoo.out:")
+    assert "only the error table names it (line" in undocumented[0].message
