@@ -33,7 +33,7 @@ emitters ask these functions; none of them spells a convention again.
 7. `unlisted_scalar_dtypes`: a host scalar whose row lists no dtype ("-") takes the dtypes of the
    tensors it is computed with, the ones 5. casts it to.
 8. `castable_to`: "数据类型需要是可转换为FLOAT的数据类型" lists every dtype CANN's 互转换关系 casts to
-   FLOAT, not FLOAT alone.
+   FLOAT, not FLOAT alone; `castable_from`: "BOOL可转换的数据类型", every dtype BOOL casts to.
 9. A null member of a tensor list is ACLNN_ERR_PARAM_INVALID (161002), not a null pointer
    (161001): the 10 foreach pages of the corpus that state a status for it all give 161002 ("x中存在
    空指针Tensor": aclnnForeachAddcdivList, aclnnForeachLogInplace, ...), the other 68 state none,
@@ -278,6 +278,13 @@ def castable_to(target: DType) -> tuple[DType, ...]:
     FLOAT alone refused the DOUBLE scalar a C++ `1.0` makes."""
     castable = [d for d in DType if d.promotes_with_others and not d.is_complex and d.can_cast(target)]
     return (target,) + tuple(d for d in castable if d is not target)
+
+
+def castable_from(source: DType) -> tuple[DType, ...]:
+    """The dtypes a row that says "数据类型要求为BOOL可转换的数据类型" (a dtype BOOL converts to)
+    accepts: `source` first, then every dtype of PyTorch's promotion lattice it casts to (aclnnLtScalar's
+    out on the experimental page; the table pages of the comparisons list these same dtypes)."""
+    return (source,) + tuple(d for d in DType if d.promotes_with_others and d is not source and source.can_cast(d))
 
 
 # --- 10. integer inputs of a floating result are cast ------------------------------------------------------

@@ -328,7 +328,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     params = _dtypes_from_errors(pair.api, params, matched, errors, diags)
     params = _scalar_dtypes_from_tensors(pair.api, params, matched, diags)
     for param, entry in zip(params, matched):
-        _diagnose_coverage(pair.api, param, entry, diags, pair.workspace.line)
+        _diagnose_coverage(pair.api, param, entry, diags, pair.workspace.line, errors)
     diags.extend(error_diags)
     params = list(with_error_table_relations(params, errors))
     params = _dtype_relations_the_combinations_keep(pair.api, params, combinations, diags)
@@ -442,6 +442,10 @@ def _entries(blocks: Sequence[Block], names: Sequence[str],
                 columns = ", ".join(map(repr, found.unknown_columns))
                 diags.append(Diagnostic(Level.INFO, found.line, "unknown-column",
                                         f"parameter table column(s) {columns} are not ones this parser knows; ignored"))
+            for line, name, offset in found.shifted:
+                diags.append(Diagnostic(Level.WARNING, line, "row-cells-shifted",
+                                        f"{name}: the row's 数据类型 cell lists no dtype but the cell {offset:+d} from it "
+                                        f"lists dtypes alone; the row is read realigned to the header"))
             for entry in found.entries:
                 entries.setdefault(entry.name, entry)
     for entry in entries_from_blocks(blocks, names):
@@ -950,12 +954,17 @@ def _stem(name: str) -> str:
 
 
 def _diagnose_coverage(api: str, param: Param, entry: Optional[ParamEntry], diags: list[Diagnostic],
-                       line: int) -> None:
+                       line: int, errors: Sequence[ErrorCase] = ()) -> None:
     """The two gaps that make a parameter unusable for generation; messages start with
-    "<api>.<param>:" so that coverage figures can be computed from diagnostics alone."""
+    "<api>.<param>:" so that coverage figures can be computed from diagnostics alone. A parameter
+    only the error table names (aclnnFlashAttentionScore's paddingMaskOptional and softmaxOutOut,
+    in "...的数据类型不在支持的范围内" and nowhere else) is said to be so: the page's gap, not the parser's."""
     if entry is None:
+        named = next((e.line for e in errors if param.name in e.params), None)
+        where = f"; only the error table names it (line {named}), with no dtype" if named else ""
         diags.append(Diagnostic(Level.WARNING, line, PARAM_UNDOCUMENTED,
-                                f"{api}.{param.name}: the prototype declares it but no table row or bullet documents it"))
+                                f"{api}.{param.name}: the prototype declares it but no table row or bullet "
+                                f"documents it{where}"))
     elif param.kind in vocab.DTYPED_KINDS and not param.dtypes and not _reserved(entry):
         diags.append(Diagnostic(Level.WARNING, entry.line, PARAM_NO_DTYPES,
                                 f"{api}.{param.name}: its row states no data type"))

@@ -834,7 +834,7 @@ def adaptive_max_pool3d(self: Tensor, output_size: Sequence[int] | NDArray[np.in
         D轴H轴W轴3个维度的乘积D*H*W不能大于int32的最大表示，且与outputOut的数据类型保持一致。
     output_size : sequence of int
         outputSize (const aclIntArray*, in): 输出窗口大小。
-        dtypes INT64.
+        dtypes INT32.
         表示输出结果在Dout，Hout，Wout维度上的空间大小。
     out : array or aclnn.Tensor or tuple of them (outputOut, indicesOut), optional, keyword-only
         Where to write outputOut, indicesOut; allocated when not given (as device tensors when
@@ -31948,7 +31948,8 @@ def inplace_hardtanh(self_ref: _InOut1, clip_value_min: _Scalar, clip_value_max:
     ----------
     self_ref : array_like or aclnn.Tensor
         selfRef (aclTensor*, inout): 输入tensor，需要进行限制的张量，即公式中的x。
-        数据类型与clipValueMin和clipValueMax的数据类型需满足数据类型转换规则（参见互转换关系）
+        dtypes FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.
+        数据类型与clipValueMin和clipValueMax的数据类型需满足数据类型转换规则（参见互转换关系） clipValueMax的数据类型需满足数据类型转换规则（参见互转换关系）。
     clip_value_min : number
         clipValueMin (const aclScalar*, in): 输入Scalar，对selfRef的下界进行限制，即公式中的clipValueMin。
         dtypes FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BFLOAT16, BOOL; rank 1-8; formats ND.
@@ -31962,7 +31963,8 @@ def inplace_hardtanh(self_ref: _InOut1, clip_value_min: _Scalar, clip_value_max:
     -------
     self_ref : numpy.ndarray or aclnn.Tensor
         selfRef (aclTensor*, inout): 输入tensor，需要进行限制的张量，即公式中的x。
-        数据类型与clipValueMin和clipValueMax的数据类型需满足数据类型转换规则（参见互转换关系）
+        dtypes FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.
+        数据类型与clipValueMin和clipValueMax的数据类型需满足数据类型转换规则（参见互转换关系） clipValueMax的数据类型需满足数据类型转换规则（参见互转换关系）。
 
     Raises
     ------
@@ -33411,19 +33413,16 @@ def inplace_ne_tensor(self_ref: _InOut1, other: _TensorLike) -> _InOut1:
     ----------
     self_ref : array_like or aclnn.Tensor
         selfRef (aclTensor*, inout): 公式中的selfRef。
-        non-contiguous allowed.
-        DOUBLE、FLOAT16、FLOAT、BFLOAT16、INT64、INT32、INT8、UINT8、BOOL、INT16、COMPLEX64、COMPLEX128、UINT64
+        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64; rank 0-8; formats ND; non-contiguous allowed.
     other : array_like or aclnn.Tensor
         other (const aclTensor*, in): 公式中的other。
-        non-contiguous allowed.
-        DOUBLE、FLOAT16、FLOAT、BFLOAT16、INT64、INT32、INT8、UINT8、BOOL、INT16、COMPLEX64、COMPLEX128、UINT64
+        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64; rank 0-8; formats ND; non-contiguous allowed.
 
     Returns
     -------
     self_ref : numpy.ndarray or aclnn.Tensor
         selfRef (aclTensor*, inout): 公式中的selfRef。
-        non-contiguous allowed.
-        DOUBLE、FLOAT16、FLOAT、BFLOAT16、INT64、INT32、INT8、UINT8、BOOL、INT16、COMPLEX64、COMPLEX128、UINT64
+        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64; rank 0-8; formats ND; non-contiguous allowed.
 
     Raises
     ------
@@ -51420,7 +51419,6 @@ def softmax(self: Tensor, dim: int, *, out: _OutArray | None = None) -> Tensor:
         支持空Tensor。
     dim : int
         dim (int64_t, in): 需要做Softmax的轴。
-        INT64
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
         an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by

@@ -6578,9 +6578,9 @@ namespace sim_InplaceHardtanh {
 constexpr aclsim::ParamSpec kParams[] = {
     // selfRef (line 274)
     {"selfRef", aclsim::ParamKind::kTensor, aclsim::Direction::kInOut, /*optional=*/false,
-     /*dtypes=*/aclsim::kAnyDType,
+     /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
-     /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
+     /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/274},
     // clipValueMin (line 285)
     {"clipValueMin", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,

@@ -5050,15 +5050,15 @@ namespace sim_InplaceNeTensor {
 constexpr aclsim::ParamSpec kParams[] = {
     // selfRef (line 270)
     {"selfRef", aclsim::ParamKind::kTensor, aclsim::Direction::kInOut, /*optional=*/false,
-     /*dtypes=*/aclsim::kAnyDType,
+     /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64),
      /*dtypes_by_soc=*/nullptr, 0,
-     /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
+     /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/270},
     // other (line 280)
     {"other", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::kAnyDType,
+     /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64),
      /*dtypes_by_soc=*/nullptr, 0,
-     /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
+     /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/280},
 };
 
@@ -5071,7 +5071,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
 };
 
-// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
+// One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
 template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
@@ -5081,7 +5081,7 @@ struct Kernel {
 };
 
 constexpr aclsim::KernelSpec kKernel = {
-    &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kExact>,
+    &aclsim::BindElementwiseComplex<Kernel, 2, aclsim::IntegerMath::kExact>,
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/0, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kBool};
 
 constexpr aclsim::ApiSpec kSpec = {

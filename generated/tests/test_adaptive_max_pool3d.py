@@ -28,19 +28,19 @@ OP = t.Op(
     dtypes={
         '*': {
             'self': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
-            'outputSize': ('INT64',),
+            'outputSize': ('INT32',),
             'outputOut': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
             'indicesOut': ('INT32', 'INT64'),
         },
         'Ascend910B': {
             'self': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
-            'outputSize': ('INT64',),
+            'outputSize': ('INT32',),
             'outputOut': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
             'indicesOut': ('INT32',),
         },
         'Ascend910_93': {
             'self': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
-            'outputSize': ('INT64',),
+            'outputSize': ('INT32',),
             'outputOut': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
             'indicesOut': ('INT32',),
         },

@@ -25,6 +25,7 @@ OP = t.Op(
     ),
     dtypes={
         '*': {
+            'selfRef': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'BFLOAT16'),
             'clipValueMin': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'BFLOAT16', 'BOOL'),
             'clipValueMax': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'BFLOAT16', 'BOOL'),
         },
@@ -42,18 +43,55 @@ BASE = Case('FLOAT', dtypes={'selfRef': 'FLOAT'}, shapes={'selfRef': (3, 4)}, va
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
+    BASE.but('FLOAT16', dtypes={'selfRef': 'FLOAT16'}),
     BASE.but('FLOAT'),
+    BASE.but('DOUBLE', dtypes={'selfRef': 'DOUBLE'}),
+    BASE.but('INT8', dtypes={'selfRef': 'INT8', 'clipValueMin': 'INT8', 'clipValueMax': 'INT8'}, values={'clipValueMin': 2, 'clipValueMax': 2}),
+    BASE.but('UINT8', dtypes={'selfRef': 'UINT8', 'clipValueMin': 'UINT8', 'clipValueMax': 'UINT8'}, values={'clipValueMin': 2, 'clipValueMax': 2}),
+    BASE.but('INT16', dtypes={'selfRef': 'INT16', 'clipValueMin': 'INT16', 'clipValueMax': 'INT16'}, values={'clipValueMin': 2, 'clipValueMax': 2}),
+    BASE.but('INT32', dtypes={'selfRef': 'INT32', 'clipValueMin': 'INT32', 'clipValueMax': 'INT32'}, values={'clipValueMin': 2, 'clipValueMax': 2}),
+    BASE.but('INT64', dtypes={'selfRef': 'INT64', 'clipValueMin': 'INT64', 'clipValueMax': 'INT64'}, values={'clipValueMin': 2, 'clipValueMax': 2}),
+    BASE.but('BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}),
 ]
 
 # Every documented rank, in every dtype.
 RANKS = [
     BASE.but('rank1-FLOAT', shapes={'selfRef': (5,)}),
+    BASE.but('rank1-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': (5,)}),
+    BASE.but('rank1-BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}, shapes={'selfRef': (5,)}),
     BASE.but('rank3-FLOAT', shapes={'selfRef': (2, 3, 4)}),
+    BASE.but('rank3-DOUBLE', dtypes={'selfRef': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'selfRef': (2, 3, 1, 4)}),
+    BASE.but('rank4-INT8', dtypes={'selfRef': 'INT8', 'clipValueMin': 'INT8', 'clipValueMax': 'INT8'}, shapes={'selfRef': (2, 3, 1, 4)}, values={'clipValueMin': 2, 'clipValueMax': 2}),
+    BASE.but('rank5-FLOAT', shapes={'selfRef': (2, 1, 3, 2, 2)}),
+    BASE.but('rank5-UINT8', dtypes={'selfRef': 'UINT8', 'clipValueMin': 'UINT8', 'clipValueMax': 'UINT8'}, shapes={'selfRef': (2, 1, 3, 2, 2)}, values={'clipValueMin': 2, 'clipValueMax': 2}),
+    BASE.but('rank6-FLOAT', shapes={'selfRef': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank6-INT16', dtypes={'selfRef': 'INT16', 'clipValueMin': 'INT16', 'clipValueMax': 'INT16'}, shapes={'selfRef': (2, 1, 2, 3, 1, 2)}, values={'clipValueMin': 2, 'clipValueMax': 2}),
+    BASE.but('rank7-FLOAT', shapes={'selfRef': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank7-INT32', dtypes={'selfRef': 'INT32', 'clipValueMin': 'INT32', 'clipValueMax': 'INT32'}, shapes={'selfRef': (1, 2, 1, 3, 2, 1, 2)}, values={'clipValueMin': 2, 'clipValueMax': 2}),
+    BASE.but('rank8-FLOAT', shapes={'selfRef': (2, 1, 2, 1, 3, 1, 2, 2)}),
+    BASE.but('rank8-INT64', dtypes={'selfRef': 'INT64', 'clipValueMin': 'INT64', 'clipValueMax': 'INT64'}, shapes={'selfRef': (2, 1, 2, 1, 3, 1, 2, 2)}, values={'clipValueMin': 2, 'clipValueMax': 2}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
+    BASE.but('transposed-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef',)),
+    BASE.but('transposed-FLOAT', shapes={'selfRef': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef',)),
+    BASE.but('transposed-DOUBLE', dtypes={'selfRef': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef',)),
+    BASE.but('transposed-INT8', dtypes={'selfRef': 'INT8', 'clipValueMin': 'INT8', 'clipValueMax': 'INT8'}, shapes={'selfRef': (2, 3, 4)}, values={'clipValueMin': 2, 'clipValueMax': 2}, layout='transposed', noncontiguous=('selfRef',)),
+    BASE.but('transposed-UINT8', dtypes={'selfRef': 'UINT8', 'clipValueMin': 'UINT8', 'clipValueMax': 'UINT8'}, shapes={'selfRef': (2, 3, 4)}, values={'clipValueMin': 2, 'clipValueMax': 2}, layout='transposed', noncontiguous=('selfRef',)),
+    BASE.but('transposed-INT16', dtypes={'selfRef': 'INT16', 'clipValueMin': 'INT16', 'clipValueMax': 'INT16'}, shapes={'selfRef': (2, 3, 4)}, values={'clipValueMin': 2, 'clipValueMax': 2}, layout='transposed', noncontiguous=('selfRef',)),
+    BASE.but('transposed-INT32', dtypes={'selfRef': 'INT32', 'clipValueMin': 'INT32', 'clipValueMax': 'INT32'}, shapes={'selfRef': (2, 3, 4)}, values={'clipValueMin': 2, 'clipValueMax': 2}, layout='transposed', noncontiguous=('selfRef',)),
+    BASE.but('transposed-INT64', dtypes={'selfRef': 'INT64', 'clipValueMin': 'INT64', 'clipValueMax': 'INT64'}, shapes={'selfRef': (2, 3, 4)}, values={'clipValueMin': 2, 'clipValueMax': 2}, layout='transposed', noncontiguous=('selfRef',)),
+    BASE.but('transposed-BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='transposed', noncontiguous=('selfRef',)),
+    BASE.but('strided-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
+    BASE.but('strided-FLOAT', shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
+    BASE.but('strided-DOUBLE', dtypes={'selfRef': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4)}, layout='strided', noncontiguous=('selfRef',)),
+    BASE.but('strided-INT8', dtypes={'selfRef': 'INT8', 'clipValueMin': 'INT8', 'clipValueMax': 'INT8'}, shapes={'selfRef': (2, 3, 4)}, values={'clipValueMin': 2, 'clipValueMax': 2}, layout='strided', noncontiguous=('selfRef',)),
+    BASE.but('offset-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
+    BASE.but('offset-FLOAT', shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
+    BASE.but('offset-DOUBLE', dtypes={'selfRef': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4)}, layout='offset', noncontiguous=('selfRef',)),
+    BASE.but('offset-INT8', dtypes={'selfRef': 'INT8', 'clipValueMin': 'INT8', 'clipValueMax': 'INT8'}, shapes={'selfRef': (2, 3, 4)}, values={'clipValueMin': 2, 'clipValueMax': 2}, layout='offset', noncontiguous=('selfRef',)),
     BASE.but('device-FLOAT', layout='device'),
 ]
 
@@ -124,9 +162,11 @@ def test_error_row1_null_pointer(op, case):
 
 
 # line 351: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的数据类型不在支持的范围之内。
-@pytest.mark.skip(reason='every dtype NumPy can hold is documented for the parameters it names (line 351: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的数据类型不在支持的范围之内。)')
-def test_error_row2_unsupported_dtype():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('selfRef=<undocumented>', dtypes={'selfRef': '<undocumented>'}),
+], ids=lambda case: case.id)
+def test_error_row2_unsupported_dtype(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 354: 161002 ACLNN_ERR_PARAM_INVALID: clipValueMin的数值大于clipValueMax。

@@ -25,6 +25,8 @@ OP = t.Op(
     ),
     dtypes={
         '*': {
+            'selfRef': ('DOUBLE', 'FLOAT16', 'FLOAT', 'BFLOAT16', 'INT64', 'INT32', 'INT8', 'UINT8', 'BOOL', 'INT16', 'COMPLEX64', 'COMPLEX128', 'UINT64'),
+            'other': ('DOUBLE', 'FLOAT16', 'FLOAT', 'BFLOAT16', 'INT64', 'INT32', 'INT8', 'UINT8', 'BOOL', 'INT16', 'COMPLEX64', 'COMPLEX128', 'UINT64'),
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),
@@ -41,7 +43,19 @@ BASE = Case('FLOAT', dtypes={'selfRef': 'FLOAT', 'other': 'FLOAT'}, shapes={'sel
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
+    BASE.but('DOUBLE', dtypes={'selfRef': 'DOUBLE', 'other': 'DOUBLE'}),
+    BASE.but('FLOAT16', dtypes={'selfRef': 'FLOAT16', 'other': 'FLOAT16'}),
     BASE.but('FLOAT'),
+    BASE.but('BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'other': 'BFLOAT16'}),
+    BASE.but('INT64', dtypes={'selfRef': 'INT64', 'other': 'INT64'}),
+    BASE.but('INT32', dtypes={'selfRef': 'INT32', 'other': 'INT32'}),
+    BASE.but('INT8', dtypes={'selfRef': 'INT8', 'other': 'INT8'}),
+    BASE.but('UINT8', dtypes={'selfRef': 'UINT8', 'other': 'UINT8'}),
+    BASE.but('BOOL', dtypes={'selfRef': 'BOOL', 'other': 'BOOL'}),
+    BASE.but('INT16', dtypes={'selfRef': 'INT16', 'other': 'INT16'}),
+    BASE.but('COMPLEX64', dtypes={'selfRef': 'COMPLEX64', 'other': 'COMPLEX64'}),
+    BASE.but('COMPLEX128', dtypes={'selfRef': 'COMPLEX128', 'other': 'COMPLEX128'}),
+    pytest.param(BASE.but('UINT64'), marks=pytest.mark.skip(reason='NumPy cannot hold UINT64')),
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
@@ -102,6 +116,9 @@ def test_error_row5_broadcast(op, case):
 
 
 # line 349: 161002 ACLNN_ERR_PARAM_INVALID: selfRef、other的维度大于8时。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 349: 161002 ACLNN_ERR_PARAM_INVALID: selfRef、other的维度大于8时。)')
-def test_error_row6_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('selfRef-rank9', shapes={'selfRef': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('other-rank9', shapes={'other': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row6_rank(op, case):
+    t.check_error(op, case, status=161002)

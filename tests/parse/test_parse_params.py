@@ -3,7 +3,7 @@
 import pytest
 
 from gen.ir import Direction, DType, Level, ParamKind, Soc
-from tests.parse.parse_helpers import api_page, codes, html_table, page
+from tests.parse.parse_helpers import PROTOTYPE, api_page, codes, html_table, page
 
 HEADER8 = ["参数名", "输入/输出", "描述", "使用说明", "数据类型", "数据格式", "维度(shape)", "非连续Tensor"]
 SELF_ROW = ["self", "输入", "输入。", "支持空Tensor。", "FLOAT、FLOAT16", "ND", "0-8", "√"]
@@ -347,3 +347,97 @@ def test_a_const_tensor_whose_cell_says_input_and_output_but_described_as_the_in
     # A description that says it is also written keeps the table's word (aclnnAdvanceStep's 入参/出参).
     assert x_direction("输入和输出张量。") is Direction.INOUT
     assert x_direction("待计算的入参/出参，公式中的输出x。") is Direction.INOUT
+
+
+# Rows whose cells are one off the header around the 数据类型 column.
+_LIST = "DOUBLE、FLOAT16、BOOL"
+
+
+def test_row_repeating_a_cell_before_its_dtypes_is_realigned():
+    # aclnnHardtanh's selfRef: two 使用说明 cells, the list under 数据格式, "ND" under 维度.
+    row = ["self", "输入", "输入。", "需满足转换规则", "（参见互转换关系）。", _LIST, "ND", "1-8", "√"]
+    p = api_page(html_table(HEADER8, row, OUT_ROW))
+    s = param(p, "self")
+    assert (s.dtypes, s.formats, s.rank) == ((DType.DOUBLE, DType.FLOAT16, DType.BOOL), ("ND",), (1, 8))
+    assert "互转换关系" in s.usage
+    assert any(d.code == "row-cells-shifted" and d.level is Level.WARNING and d.line for d in p.diagnostics)
+
+
+def test_row_skipping_a_cell_before_its_dtypes_is_realigned():
+    # aclnnNeTensor's selfRef: no 使用说明 cell, the list under 使用说明 and "ND" under 数据类型.
+    row = ["self", "输入", "输入。", _LIST, "ND", "0-8", "√", "√"]
+    s = param(api_page(html_table(HEADER8, row, OUT_ROW)), "self")
+    assert (s.dtypes, s.formats, s.rank) == ((DType.DOUBLE, DType.FLOAT16, DType.BOOL), ("ND",), (0, 8))
+
+
+@pytest.mark.parametrize("neighbour", ["FLOAT16与self一致", "ND", "-", ""])
+def test_row_without_a_list_in_a_neighbour_cell_is_not_realigned(neighbour):
+    # The dtype cell states no dtype and no cell next to it is a list alone: the page's gap stays diagnosed.
+    row = ["self", "输入", "输入。", neighbour, "shape与正向的输出一致。", "ND", "0-8", "√"]
+    p = api_page(html_table(HEADER8, row, OUT_ROW))
+    assert "row-cells-shifted" not in codes(p) and "param-no-dtypes" in codes(p)
+
+
+def test_dtypes_a_named_dtype_converts_to():
+    # aclnnLtScalar's out (experimental page): "数据类型要求为BOOL可转换的数据类型".
+    row = ["out", "输出", "输出。", "数据类型要求为BOOL可转换的数据类型。", "-", "ND", "0-8", "√"]
+    out = param(api_page(html_table(HEADER8, SELF_ROW, row)), "out")
+    assert out.dtypes[0] is DType.BOOL
+    assert {DType.INT8, DType.FLOAT, DType.COMPLEX64} <= set(out.dtypes)
+
+
+@pytest.mark.parametrize("cut", range(1, 9))
+def test_shifted_row_cut_short_gives_diagnostics_with_lines(cut):
+    # A damaged shifted row (cells lost from its end): a page with line-numbered diagnostics, no exception.
+    row = ["self", "输入", "输入。", "需满足转换规则", "（参见互转换关系）。", _LIST, "ND", "1-8", "√"][:cut]
+    p = page(f"# aclnnFoo\n\n{PROTOTYPE}\n## aclnnFooGetWorkspaceSize\n\n{html_table(HEADER8, row, OUT_ROW)}\n",
+             source="ops/foo/docs/aclnnFoo.md")
+    assert "parser-failure" not in codes(p) and p.source == "ops/foo/docs/aclnnFoo.md"
+    assert all(d.line > 0 for d in p.diagnostics if d.code in ("row-cells-shifted", "param-no-dtypes"))
+    assert ("param-no-dtypes" in codes(p)) == (cut < 6)
+
+
+def _cases_table(*rows: list[str]) -> str:
+    # aclnnMlaProlog's shape: one row per parameter, a dtype and a shape column per case, "dtype" marked
+    # in the last header row; the intro names the cases ("在不同...场景下"), which are the columns.
+    return ("## 约束说明\n\n- 在不同量化场景下，参数的dtype和shape组合需要满足如下条件：\n\n" +
+            html_table(["参数名", "非量化场景", "非量化场景", "量化场景", "量化场景"],
+                       ["参数名", "dtype", "shape", "dtype", "shape"], *rows))
+
+
+def test_a_table_of_cases_by_parameter_rows_gives_one_combination_per_case():
+    table = html_table(HEADER8, SELF_ROW, ["out", "输出", "输出。", "-", "-", "ND", "0-8", "√"])
+    p = api_page(table + "\n" + _cases_table(["self", "FLOAT", "(N)", "FLOAT16", "(N)"],
+                                             ["out", "FLOAT", "(N)", "FLOAT16", "(N)"]))
+    combinations = p.apis[0].dtype_combinations
+    assert [(c.cell("self").dtypes, c.cell("out").dtypes) for c in combinations] == [
+        ((DType.FLOAT,), (DType.FLOAT,)), ((DType.FLOAT16,), (DType.FLOAT16,))]
+    assert param(p, "out").dtypes == (DType.FLOAT, DType.FLOAT16)  # its row lists none: the cases give them
+    assert "param-no-dtypes" not in codes(p)
+
+
+def test_a_case_that_passes_no_tensor_and_an_unread_case_cell():
+    from gen.parse.extractors.combinations import read_cell
+    assert read_cell("x", "无需赋值（预留接口）", ()).absent
+    p = api_page(html_table(HEADER8, SELF_ROW, OUT_ROW) + "\n" +
+                 _cases_table(["self", "FLOAT", "(N)", "FLOAT（仅A2）", "(N)"], ["out", "FLOAT", "(N)", "FLOAT16", "(N)"]))
+    unread = [d for d in p.diagnostics if d.code == "combination-cell-unread"]
+    assert len(unread) == 1 and unread[0].line > 0 and "self" in unread[0].message
+
+
+@pytest.mark.parametrize("cut", range(0, 5))
+def test_a_table_of_cases_cut_short_gives_a_page(cut):
+    # Parameter rows that lost cells from their end: no exception, a combination only for the cases they reach.
+    rows = [r[:cut + 1] for r in (["self", "FLOAT", "(N)", "FLOAT16", "(N)"], ["out", "FLOAT", "(N)", "FLOAT16", "(N)"])]
+    p = api_page(html_table(HEADER8, SELF_ROW, OUT_ROW) + "\n" + _cases_table(*rows))
+    assert "parser-failure" not in codes(p)
+    assert len(p.apis[0].dtype_combinations) == (cut >= 1) + (cut >= 3)
+
+
+def test_a_parameter_only_the_error_table_names_is_diagnosed_as_such():
+    # aclnnFlashAttentionScore's softmaxOutOut: no row, only "...的数据类型不在支持的范围内" names it.
+    errors = html_table(["返回值", "错误码", "描述"], ["ACLNN_ERR_PARAM_INVALID", "161002", "self、out的数据类型不在支持的范围内。"])
+    p = api_page(html_table(HEADER8, SELF_ROW) + "\n- **返回值：**\n\n" + errors)
+    undocumented = [d for d in p.diagnostics if d.code == "param-undocumented"]
+    assert len(undocumented) == 1 and undocumented[0].message.startswith("aclnnFoo.out:")
+    assert "only the error table names it (line" in undocumented[0].message

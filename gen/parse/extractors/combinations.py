@@ -33,7 +33,7 @@ _HEADER_MARKUP = re.compile(r"<[^<>]+>|`|\*|\s")
 _HEADER_SUFFIX = re.compile(r"(?<=\w)的?(?:数据类型|data\s*types?|dtypes?|类型)$", re.I)
 # A clause of a cell about something else than the dtype ("shape需要与x1后几维保持一致；FLOAT32").
 _OTHER_CLAUSE = re.compile(r"shape|维|format|格式", re.I)
-_NULL = re.compile(r"^(?:null|nullptr|空指针|none|空|不传|-)$", re.I)
+_NULL = re.compile(r"^(?:null|nullptr|空指针|none|空|不传|无需赋值|无需传入|-)(?:[（(][^()（）]*[)）])?$", re.I)
 _NEUTRAL = re.compile(r"^(?:必选|必需|必须|可选|optional|required)$", re.I)
 _SAME_AS = re.compile(r"^(?:与|和|同)`?([A-Za-z_]\w*)`?(?:的数据类型)?(?:一致|相同)$")
 _SEPARATORS = re.compile(r"[、/,，;；]|\s+|或者?|\bor\b|<br\s*/?>")
@@ -115,13 +115,19 @@ def combinations_in(api: str, blocks: Sequence[Block], params: Sequence[Param],
             continue
         table: Table = block.table
         columns = column_params(table.header, params)
-        if len(columns) < 2:
+        transposed = _transposed(api, table, params, names, diags) if len(columns) < 2 else None
+        if len(columns) < 2 and not transposed:
             continue
         products = _products_above(blocks, index)
+        if products is None and transposed:
+            products = ()  # "在不同量化场景下...": the cases the condition names are the table's columns
         if products is None:
             diags.append(Diagnostic(Level.INFO, block.line, "combination-conditional",
                                     f"{api}: the dtype-combination table holds under a condition of the text "
                                     "above it; it is not checked"))
+            continue
+        if transposed:
+            found.extend(DTypeCombination(cells, products, line) for line, cells in transposed)
             continue
         for row in table.rows:
             cells: list[CombinationCell] = []
@@ -140,6 +146,41 @@ def combinations_in(api: str, blocks: Sequence[Block], params: Sequence[Param],
             if len(cells) >= 1:
                 found.append(DTypeCombination(tuple(cells), products, row.line))
     return tuple(found)
+
+
+_DTYPE_HEADER = re.compile(r"^(?:dtype|数据类型|data\s*type)$", re.I)
+
+
+def _transposed(api: str, table: Table, params: Sequence[Param], names: Sequence[str],
+                diags: list[Diagnostic]) -> list[tuple[int, tuple[CombinationCell, ...]]]:
+    """The combinations of a table written the other way round: one row per parameter, one
+    dtype column per case, under a header row that says "dtype" over those columns (aclnnMlaProlog's
+    "在不同量化场景下，参数的dtype和shape组合": a dtype and a shape column per quantisation case,
+    "无需赋值" where the case passes no tensor). Each dtype column is one combination, at its
+    header's line."""
+    dtyped = {p.name for p in params if p.kind in vocab.DTYPED_KINDS}
+    marks = next((row for row in table.rows if sum(bool(_DTYPE_HEADER.match(t.strip())) for t in row.texts) >= 2), None)
+    if marks is None:
+        return []
+    rows = [(row, row.texts[0].strip(" `*")) for row in table.rows if row.texts and row.texts[0].strip(" `*") in dtyped]
+    if len(rows) < 2:
+        return []
+    found = []
+    for column, mark in enumerate(marks.texts):
+        if not _DTYPE_HEADER.match(mark.strip()):
+            continue
+        cells = []
+        for row, name in rows:
+            cell = read_cell(name, row.texts[column], names) if column < len(row.texts) else None
+            if cell is None and column < len(row.texts) and row.texts[column].strip():
+                diags.append(Diagnostic(Level.INFO, row.line_of(column), UNREAD_CELL,
+                                        f"{api}.{name}: the combination cell {row.texts[column].strip()[:60]!r} is "
+                                        f"not read; this case does not constrain {name}"))
+            elif cell is not None:
+                cells.append(cell)
+        if cells:
+            found.append((marks.line_of(column), tuple(cells)))
+    return found
 
 
 def dtypes_from(param: str, combinations: Sequence[DTypeCombination]) -> tuple[tuple, dict[Soc, tuple]]:

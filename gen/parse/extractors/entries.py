@@ -42,6 +42,8 @@ class TableEntries:
     entries: tuple[ParamEntry, ...]
     unknown_columns: tuple[str, ...]
     line: int
+    # Rows whose cells were realigned to the header (`_realigned`): (line, parameter name, offset).
+    shifted: tuple[tuple[int, str, int], ...] = ()
 
 
 # "(aclTensor*, 计算输入)" / "（aclTensor \*，计算输入|计算输出）" / "(aclTensor*, input)". Each part is
@@ -78,20 +80,57 @@ def entries_from_table(table: Table, known_names: Sequence[str] = ()) -> Optiona
         return None
     unknown = tuple(h for h, r in zip(table.header, roles) if r is None and h.strip())
     entries = []
+    shifted = []
     for row in table.rows:
         values: dict[str, str] = {}
         name_line = row.line_of(roles.index("name")) if "name" in roles else row.line
-        for role, cell in zip(roles, row.cells):
+        texts, skipped, offset = _realigned(roles, [cell.text for cell in row.cells])
+        for role, text in zip(roles, texts):
             if role == "dtypes_formats":  # one "数据类型/格式" column: "FLOAT/FLOAT16，ND"
-                values.setdefault("dtypes", cell.text)
-                values.setdefault("formats", cell.text)
+                values.setdefault("dtypes", text)
+                values.setdefault("formats", text)
             elif role and role not in values:
-                values[role] = cell.text
+                values[role] = text
+        if skipped:
+            values["usage"] = "\n".join(t for t in (values.get("usage", ""), *skipped) if not cell_is_empty(t))
         for name in _names_of(values.get("name", ""), known_names):
             entries.append(_table_entry(name, name_line, values, roles))
+            if offset:
+                shifted.append((name_line, name, offset))
     if not entries:
         return None
-    return TableEntries(tuple(entries), unknown, table.line)
+    return TableEntries(tuple(entries), unknown, table.line, tuple(shifted))
+
+
+# A cell that is a list of dtypes and nothing else ("DOUBLE、FLOAT16、BOOL"), qualifiers aside.
+_QUALIFIERS = re.compile(r"[（(][^()（）\n]*[)）]")
+_LIST_SEPARATORS = re.compile(r"\s*(?:、|,|，|/|\bor\b|\band\b|或|和)\s*")
+
+
+def _only_dtypes(text: str) -> bool:
+    words = [w for w in _LIST_SEPARATORS.split(_QUALIFIERS.sub("", text).strip().rstrip("。.")) if w]
+    return bool(words) and all(vocab.dtype_of(w) is not None for w in words)
+
+
+def _realigned(roles: Sequence[Optional[str]], texts: list[str]) -> tuple[list[str], list[str], int]:
+    """A row's cells aligned to the header when they are shifted by one around the 数据类型 column:
+    its own cell lists no dtype while the next or previous cell is a list of dtypes alone. A row
+    that repeats a cell before the list (aclnnHardtanh's selfRef: two 使用说明 cells) has the list
+    one cell late; the repeated cell joins the row's usage. A row that skips a cell (aclnnNeTensor's
+    selfRef: no 使用说明 cell, the list under 使用说明 and "ND" under 数据类型) has it one cell early;
+    the skipped column is empty. Returns (cells, cells dropped, offset of the list)."""
+    if "dtypes" not in roles:
+        return texts, [], 0
+    column = roles.index("dtypes")
+    if column >= len(texts) or vocab.dtypes_in(texts[column])[0]:
+        return texts, [], 0
+    for offset in (1, -1):
+        at = column + offset
+        if 0 <= at < min(len(texts), len(roles)) and roles[at] != "name" and _only_dtypes(texts[at]):
+            if offset > 0:
+                return texts[:column] + texts[at:], texts[column:at], offset
+            return texts[:at] + [""] + texts[at:], [], offset
+    return texts, [], 0
 
 
 def _table_entry(name: str, line: int, values: dict[str, str], roles: list) -> ParamEntry:

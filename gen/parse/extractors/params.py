@@ -23,6 +23,8 @@ _ARRAY_ELEMENT = {ParamKind.INT_ARRAY: DType.INT64, ParamKind.FLOAT_ARRAY: DType
 _EXAMPLE_DTYPE = re.compile(r"(?:常见的数值类型|common\s+data\s+types)[^。.]{0,24}?(?:如|such\s+as)\s*`?([A-Z][A-Z0-9_]*)", re.I)
 _CASTABLE_TO = re.compile(r"(?:可转换(?:为|成)|可以转换(?:为|成)|convertible\s+to|can\s+be\s+(?:converted|cast)\s+to)\s*"
                           r"`?((?:DT_|ACL_)?[A-Z][A-Z0-9_]*)`?\s*(?:的|\(|（|\.|。|$|\s)", re.I)
+# "数据类型要求为BOOL可转换的数据类型": the dtypes BOOL converts to (the dtype comes first).
+_CASTABLE_FROM = re.compile(r"(?<![A-Za-z0-9_])`?((?:DT_|ACL_)?[A-Z][A-Z0-9_]*)`?\s*(?:可以|可)转换的数据类型")
 _SOC_ORDER = {soc: i for i, soc in enumerate(Soc)}
 _OPTIONAL_WORDS = re.compile(r"可选|可为空|可以为空|可以传入空指针|可传入空指针|支持传入空指针|允许为空|传入nullptr|"
                              r"(?<!不)可以?(?:是|为)\s*(?:nullptr|空指针)|"
@@ -252,6 +254,14 @@ def _dtypes(name: str, kind: Optional[ParamKind], entry: ParamEntry, ctx: ParamC
             diags.append(Diagnostic(Level.INFO, entry.line, "dtypes-castable",
                                     f"{name}: the page lists no dtypes but names {target.value} as accepted "
                                     f"({castable.group(0).strip()!r}); {recorded} recorded"))
+    if not base and not per_product:
+        source = _CASTABLE_FROM.search(entry.prose)
+        origin = vocab.dtype_of(source.group(1)) if source else None
+        if source is not None and origin is not None:
+            base = list(conventions.castable_from(origin))
+            diags.append(Diagnostic(Level.INFO, entry.line, "dtypes-castable",
+                                    f"{name}: the page lists no dtypes but accepts the ones {origin.value} converts to "
+                                    f"({source.group(0).strip()!r}); they are recorded"))
     if not base and not per_product and kind in _ARRAY_ELEMENT:
         # The C type fixes an array's element type (aclIntArray holds int64_t, ...).
         base = [_ARRAY_ELEMENT[kind]]
