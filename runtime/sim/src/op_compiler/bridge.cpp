@@ -143,15 +143,19 @@ std::vector<int64_t> OpCall::Ints(const char* name, const std::vector<int64_t>& 
   return it == attrs.end() ? fallback : std::get<std::vector<int64_t>>(it->second);
 }
 
+aclError OpCall::ConstBytes(size_t input, const char* what, const uint8_t** bytes, size_t* size) const {
+  *bytes = HostBytes(inputs.at(input), size);
+  if (*bytes) return ACL_SUCCESS;
+  return Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + what +
+                                                " is in device memory; the simulator reads it as a constant only "
+                                                "(aclSetTensorConst, or placed on the host with aclSetTensorPlaceMent)");
+}
+
 aclError OpCall::ConstInts(size_t input, const char* what, std::vector<int64_t>* values) const {
   const Operand& operand = inputs.at(input);
   size_t size = 0;
-  const uint8_t* bytes = HostBytes(operand, &size);
-  if (!bytes) {
-    return Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + what +
-                                                  " is in device memory; the simulator reads it as a constant only "
-                                                  "(aclSetTensorConst, or placed on the host with aclSetTensorPlaceMent)");
-  }
+  const uint8_t* bytes = nullptr;
+  if (aclError s = ConstBytes(input, what, &bytes, &size)) return s;
   const aclDataType dtype = operand.desc->dtype;
   if (dtype != ACL_INT32 && dtype != ACL_INT64) {
     return Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("input ") + what + " of dtype " + DTypeName(dtype) +
@@ -179,12 +183,8 @@ aclError OpCall::ConstInts(size_t input, const char* what, std::vector<int64_t>*
 aclError OpCall::ConstFloat(size_t input, const char* what, double* value) const {
   const Operand& operand = inputs.at(input);
   size_t size = 0;
-  const uint8_t* bytes = HostBytes(operand, &size);
-  if (!bytes) {
-    return Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + what +
-                                                  " is in device memory; the simulator reads it as a constant only "
-                                                  "(aclSetTensorConst, or placed on the host with aclSetTensorPlaceMent)");
-  }
+  const uint8_t* bytes = nullptr;
+  if (aclError s = ConstBytes(input, what, &bytes, &size)) return s;
   const aclDataType dtype = operand.desc->dtype;
   const size_t item = DTypeSize(dtype);
   if (Elements(operand.desc->dims) != 1 || item == 0 || size < item) {

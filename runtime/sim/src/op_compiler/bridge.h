@@ -75,6 +75,10 @@ class OpCall {
   // The same for a floating constant input (a scalar operand held as a host tensor).
   aclError ConstFloat(size_t input, const char* what, double* value) const;
 
+  // The host bytes of constant input `input` (its aclSetTensorConst copy or its host memory); a tensor
+  // in device memory fails the call (ACL_ERROR_OP_INPUT_NOT_MATCH) naming `what`.
+  aclError ConstBytes(size_t input, const char* what, const uint8_t** bytes, size_t* size) const;
+
   // Checks the numbers of inputs and outputs (ACL_ERROR_OP_INPUT_NOT_MATCH / _OUTPUT_NOT_MATCH).
   aclError Arity(size_t min_inputs, size_t max_inputs, size_t num_outputs) const;
 };
