@@ -139,6 +139,12 @@ def formats_checked(api: API, param: Param) -> bool:
     FRACTAL_NZ) states a layout the kernel depends on: its column is checked, row or not."""
     if any(f not in PLAIN_FORMATS for f in param.formats):
         return True
+    return api.error_rows_name_formats
+
+
+def error_rows_name_formats(api: API) -> bool:
+    """Whether a row of the error table is about formats, whatever else it is about (the parser records
+    it as API.error_rows_name_formats, which formats_checked reads)."""
     return any(e.category is ErrorCategory.FORMAT or _FORMAT_WORDS.search(e.condition) for e in api.errors)
 
 

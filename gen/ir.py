@@ -30,8 +30,9 @@ from gen import abi, jsontext
 # reserved parameters. 5: Param.reserved says how a parameter is reserved (Reserved), not only
 # whether it must be NULL. 6: Extent.VALUE (a bound that is another argument's value). 7:
 # API.speaks_of_broadcasting (whether the page's prose or relations speak of broadcasting). 8:
-# API.inner_null_outputs (the outputs CANN's null check leaves to fail late, gen.conventions).
-SCHEMA_VERSION = 8
+# API.inner_null_outputs (the outputs CANN's null check leaves to fail late, gen.conventions). 9:
+# API.error_rows_name_formats (a row of the error table is about formats, gen.conventions).
+SCHEMA_VERSION = 9
 
 
 class PageKind(str, enum.Enum):
@@ -813,6 +814,9 @@ class API(_Json):
     # The required outputs the page's null-pointer rows leave out, which a NULL reaches late, as
     # ACLNN_ERR_INNER_NULLPTR (gen.conventions.inner_null_outputs reads the rows when the page is parsed).
     inner_null_outputs: tuple[str, ...] = ()
+    # Whether a row of the error table is about formats ("数据格式不在支持的范围内", "私有格式", a dtype row
+    # that names formats too): a Format column of plain layouts is checked then (gen.conventions 2).
+    error_rows_name_formats: bool = False
     line: int = 0
     example_line: int = 0
 

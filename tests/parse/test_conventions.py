@@ -68,7 +68,7 @@ def test_plain_column_without_a_format_row_checks_no_format():
 
 
 def test_plain_column_with_a_format_row_is_checked():
-    api = make_api(errors=(_FORMAT_ROW,))
+    api = as_parsed(make_api(errors=(_FORMAT_ROW,)))
     assert conventions.formats_checked(api, api.param("self"))
     row = sim.spec_row(api.param("self"), {"self": 0, "out": 1})
     assert row.plain_formats and row.formats == ()  # every plain layout, no private one
@@ -119,8 +119,10 @@ def test_the_status_reaches_the_spec_row():
 
 
 def as_parsed(api):
-    """`api` with the outputs the parser records as reached late by a NULL (API.inner_null_outputs)."""
-    return dataclasses.replace(api, inner_null_outputs=conventions.inner_null_outputs(api))
+    """`api` with the facts the parser records through the conventions (API.inner_null_outputs,
+    API.error_rows_name_formats)."""
+    return dataclasses.replace(api, inner_null_outputs=conventions.inner_null_outputs(api),
+                               error_rows_name_formats=conventions.error_rows_name_formats(api))
 
 
 def _bound(api):
@@ -208,10 +210,10 @@ def test_a_row_naming_formats_beside_dtypes_is_a_format_row():
     # aclnnRsqrt: "self和out的数据类型和数据格式不在支持的范围之内" (read as a dtype row).
     row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "self和out的数据类型和数据格式不在支持的范围之内。",
                     ErrorCategory.UNSUPPORTED_DTYPE, ("self", "out"))
-    api = make_api(errors=(row,))
+    api = as_parsed(make_api(errors=(row,)))
     assert conventions.formats_checked(api, api.param("self"))
     private = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "x、y或z使用了私有格式（private format）。", None, ())
-    api = make_api(errors=(private,))
+    api = as_parsed(make_api(errors=(private,)))
     assert conventions.formats_checked(api, api.param("self"))
 
 

@@ -32,8 +32,10 @@ def rel(kind: RelationKind, *others: str) -> Relation:
 
 
 def _api(name: str, *params: Param, errors: tuple[ErrorCase, ...] = (), inner_null_outputs: tuple[str, ...] = ()) -> API:
+    # The format fact the parser records from the rows (gen.conventions.error_rows_name_formats).
     return API(name=name, workspace_fn=f"{name}GetWorkspaceSize", params=params, errors=errors,
-               inner_null_outputs=inner_null_outputs)
+               inner_null_outputs=inner_null_outputs,
+               error_rows_name_formats=any(e.category is ErrorCategory.FORMAT for e in errors))
 
 
 def apis() -> tuple[API, ...]:
