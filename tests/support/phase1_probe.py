@@ -2,8 +2,8 @@
 bindings cannot pass (a tensor's format, a NULL output): each probe is one GetWorkspaceSize call,
 its arguments built from a compact description, and its status recorded.
 
-The calls run in a process of their own on generated/'s libraries (`make package`), as
-tests/support/op_docs_process.py runs the bindings': one process holds one simulator.
+The calls run in a process of their own on generated/'s libraries (`make package`), through
+tests/support/op_docs_process.py's `results_of`: one process holds one simulator.
 
 An argument is None (NULL), a number or bool (passed as the C type the page declares), or a dict:
     {"tensor": shape, "dtype": "FLOAT", "format": "ND"}     an aclTensor (no data: phase 1 reads none)
@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import functools
 import json
-import subprocess
-import sys
 from typing import Any, Sequence
 
 from gen import abi
-from tests.support.op_docs_process import PACKAGE
+from tests.support.op_docs_process import PACKAGE, results_of
 
 _CTYPES = {"int64_t": "i64", "uint64_t": "u64", "int32_t": "i32", "double": "f64", "float": "f32", "bool": "bool",
            "aclDataType": "i32", "int8_t": "i32", "char": "i32"}
@@ -28,10 +26,10 @@ _CTYPES = {"int64_t": "i64", "uint64_t": "u64", "int32_t": "i32", "double": "f64
 _NUMPY = {"FLOAT": "float32", "DOUBLE": "float64", "FLOAT16": "float16", "INT64": "int64", "INT32": "int32",
           "BOOL": "bool"}
 
+# Run after op_docs_process.PROLOGUE (json, sys, numpy as np, the package's directory as sys.argv[1]).
 SCRIPT = r'''
-import ctypes, json, sys
+import ctypes
 from pathlib import Path
-import numpy as np
 
 sim = Path(sys.argv[1]) / "aclnn" / "_sim"
 libs = [ctypes.CDLL(str(sim / name), mode=ctypes.RTLD_GLOBAL) for name in ("libascendcl.so", "libnnopbase.so", "libopapi.so")]
@@ -81,7 +79,7 @@ for probe in json.loads(sys.stdin.read()):
     size, executor = ctypes.c_uint64(0), P()
     status = fn(*[arg(a) for a in probe["args"]], ctypes.byref(size), ctypes.byref(executor))
     out.append([status, (message() or b"").decode() if status else ""])
-print(json.dumps(out))
+print(json.dumps({"statuses": out}))
 '''
 
 
@@ -118,10 +116,7 @@ def statuses(probes: Sequence[tuple[str, Sequence[Any]]], soc: str = "Ascend910B
         assert len(args) == len(api["params"]), f"{name} takes {[p['name'] for p in api['params']]}"
         calls.append({"function": api["workspace_fn"], "soc": soc, "args": [_encoded(a) for a in args],
                       "ctypes": [_ctype(p["c_type"]) for p in api["params"]]})
-    done = subprocess.run([sys.executable, "-c", SCRIPT, str(PACKAGE)], input=json.dumps(calls), capture_output=True,
-                          text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return [tuple(r) for r in json.loads(done.stdout)]
+    return [tuple(r) for r in results_of(SCRIPT, stdin=json.dumps(calls))["statuses"]]
 
 
 def tensor(shape: Sequence[int], dtype: str = "FLOAT", format: str = "ND") -> dict:

@@ -41,6 +41,7 @@ struct GraphDumpOption {
   int unused = 0;
 };
 
+using aclsim::aclop::Elements;
 using aclsim::aclop::PlainFormat;
 
 // A private layout's storage order, as CANN's TransData lays it out: for each element of the plain
@@ -127,12 +128,6 @@ struct LayoutTransform {
   }
 };
 
-size_t ElementCount(const std::vector<int64_t>& dims) {
-  size_t count = 1;
-  for (int64_t d : dims) count *= static_cast<size_t>(d);
-  return count;
-}
-
 }  // namespace
 
 namespace aclsim::aclop {
@@ -156,7 +151,7 @@ aclError RunIdentity(const OpCall& call) {
   if (dynamic(x->dims) || dynamic(y->dims)) return Fail(ACL_ERROR_INVALID_PARAM, where + ": an unknown (dynamic) dimension");
   const size_t item = aclDataTypeSize(x->dtype);
   if (item == 0) return Fail(ACL_ERROR_INVALID_PARAM, where + ": a dtype of no fixed element size");
-  const size_t x_bytes = ElementCount(x->dims) * item, y_bytes = ElementCount(y->dims) * item;
+  const size_t x_bytes = static_cast<size_t>(Elements(x->dims)) * item, y_bytes = static_cast<size_t>(Elements(y->dims)) * item;
   if (x_bytes > from->size || y_bytes > to->size) {
     return Fail(ACL_ERROR_INVALID_PARAM, where + ": the tensors' bytes do not fit their data buffers");
   }
@@ -192,7 +187,7 @@ aclError LaunchLayoutTransform(aclrtStream stream, aclFormat plain_format, const
                                const void* from, void* to, size_t to_bytes, bool into_private, std::string* why) {
   auto transform = std::make_unique<LayoutTransform>();
   transform->offsets = PrivateOffsets(plain_format, plain, private_format, storage, why);
-  if (transform->offsets.empty() && ElementCount(plain) != 0) return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+  if (transform->offsets.empty() && Elements(plain) != 0) return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
   transform->from = static_cast<const char*>(from);
   transform->to = static_cast<char*>(to);
   transform->item = item;
