@@ -87,7 +87,7 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
     import torch_npu  # noqa: F401
     from torch.testing._internal.common_methods_invocations import op_db
 
-    from opinfo_compare import TIES, differs, floating, to  # this file's directory is sys.path[0]
+    from opinfo_compare import TIES, differs, floating, samples, to  # this file's directory is sys.path[0]
 
     ops = {op.name + ("." + op.variant_test_name if op.variant_test_name else ""): op for op in op_db}
     dtypes = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
@@ -125,8 +125,7 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
         signal.alarm(120)
         torch.manual_seed(0)  # the samples' random tensors: one draw per (operator, mode), whatever ran before
         try:
-            samples = list(op.sample_inputs("cpu", dtype, requires_grad=(mode == "backward")))[:cap]
-            for index, sample in enumerate(samples):
+            for index, sample in enumerate(samples(op, dtype, cap, requires_grad=(mode == "backward"))):
                 if mode == "backward":
                     try:
                         want = gradients(op, sample, "cpu")
