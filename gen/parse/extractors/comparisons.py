@@ -53,15 +53,19 @@ _MODAL = (r"(?:\s*(?:都|均|也)?\s*(?:需要|需|必须|应该|应当|应|要�
 # Words between a subject and its comparator: "的值", "的取值", "存在某维度的值", "中元素值", "数值中存在",
 # "groups数", "的值域"...
 _FILLER = (r"(?:\s*(?:的|中的?|中|'s)?\s*(?:取值范围|取值|数值|值域|元素值|值|每个元素|数组元素|元素|数|value|values)?)?"
-           r"(?:\s*中?\s*(?:存在|含有|有)(?:某(?:个)?维度的?|任意)?\s*(?:值|元素)?)?" + _MODAL)
+           r"(?:\s*中?\s*(?:存在|含有|有)(?:某(?:个)?维度的?|任意)?\s*(?:值|元素)?)?"
+           # "kernelSize、stride某个维度值小于等于0", "kernelShape has values less than or equal to 0" (error rows)
+           r"(?:\s*(?:某|任一|任意)(?:个)?维度(?:的)?\s*(?:值|数值)|\s+(?:has|have|contains?)\s+(?:an?\s+)?(?:values?|elements?))?"
+           + _MODAL)
 # What may follow a bound: the clause's end, a conjunction, or the value word. A disjunction ends
 # a clause only in an error row (either side is refused); in a requirement it joins alternatives.
 _AFTER = r"\s*(?:的值|的数值|的元素|的正整数|的整数)?\s*(?:$|[,，。;；)）]|且|并且|\band\b{disjunction})"
 # The start of a clause that names nothing: the row's own argument ("数值必须大于0", "需大于0",
 # "各元素均大于零", "且数组元素必须都大于0", "取值范围是大于0的正整数").
-_ANCHOR = (r"^\s*(?:且|并且|and|其|该参数)?\s*(?:取值范围|取值|数值|数组中的每个(?:值|元素)|数组元素|每个元素|各元素|所有元素|每个值|元素值|"
-           r"元素|值|(?:each|every)\s+(?:element|value)(?:\s+(?:in|of)\s+the\s+array)?|all\s+(?:elements|values)|"
-           r"the\s+value|values?)?" + _MODAL + r"\s*")
+_ANCHOR = (r"^\s*(?:且|并且|and|其|该参数|该值)?\s*(?:取值范围|取值|数值|数组中的每个(?:值|元素)|数组元素|每个元素|各元素|所有元素|每个值|元素值|"
+           r"元素|值|(?:each|every)\s+(?:element|value)(?:\s+(?:in|of)\s+the\s+array)?|all\s+(?:the\s+)?(?:array\s+)?(?:elements|values)|"
+           r"(?:the\s+)?array\s+elements|the\s+value|values?)?"
+           r"(?:(?<=[围值数素])\s*为)?" + _MODAL + r"\s*")  # "取值范围为大于等于1的整数" (aclnnGRU's numLayers)
 # A tensor's rank as a bound ("self.dim()").
 _RANK_OF = r"\s*\.\s*(?:dim\(\)|ndim\b|dim\b|rank\(\))"
 # A bound named after "输入" ("numSeqs的值大于输入numQueries的值").
@@ -86,10 +90,26 @@ _CONJUNCTION = re.compile(r"且|\band\b", re.I)
 _NOT_AN_OPERAND = r"(?<![A-Za-z0-9_/*+\-×.的])(?<![/*+\-×]\s)"
 
 
+# A sign stated as a word ("必须为非负整数", "该值必须是非负的", "must be a positive integer"): the
+# comparison with 0 it means, which the readers below then read as they read "大于等于0".
+_SIGN_WORDS = (
+    (re.compile(r"(?:为|是)?\s*非负(?:的)?(?:整数|数值|数|值)?(?:的)?|\b(?:be\s+)?(?:an?\s+)?non-?negative(?:\s+(?:integers?|numbers?|values?))?",
+                re.I), "大于等于0"),
+    (re.compile(r"(?:为|是)\s*正(?:整数|数)|\b(?:be\s+)?(?:an?\s+)?positive\s+(?:integers?|numbers?)", re.I), "大于0"),
+)
+
+
+def _signs_as_comparisons(sentence: str) -> str:
+    for pattern, comparison in _SIGN_WORDS:
+        sentence = pattern.sub(comparison, sentence)
+    return sentence
+
+
 def comparison_ranges(params: Mapping[str, Param], sentence: str, subject: Optional[str],
                       error_row: bool, line: int) -> list[ValueRange]:
     """The ranges one sentence states. `subject`: the row's parameter, which a clause naming nothing
     speaks of."""
+    sentence = _signs_as_comparisons(sentence)
     if not _SOME_COMPARISON.search(sentence):
         return []
     if _CONDITIONAL.search(sentence) or CONDITION.search(sentence) or vocab.socs_in(sentence):
