@@ -19,10 +19,10 @@ OK, INVALID, INNER_NULL, TILING = (abi.status_code(name) for name in (
     "ACLNN_SUCCESS", "ACLNN_ERR_PARAM_INVALID", "ACLNN_ERR_INNER_NULLPTR", "ACLNN_ERR_INNER_TILING_ERROR"))
 
 
-def pool2d(shape, kernel=(2, 2), out_hw=(2, 2)):
+def pool2d(shape, kernel=(2, 2), out_hw=(2, 2), divisor=0):
     """aclnnAvgPool2d's arguments over an NCHW input of `shape`."""
     out = [shape[0], shape[1], *out_hw]
-    return [tensor(shape, format="NCHW"), ints(*kernel), ints(*kernel), ints(0, 0), False, True, 0, 0,
+    return [tensor(shape, format="NCHW"), ints(*kernel), ints(*kernel), ints(0, 0), False, True, divisor, 0,
             tensor(out, format="NCHW")]
 
 
@@ -104,6 +104,8 @@ PROBES = [
     ("AdaptiveAvgPool2d-no-channel", "aclnnAdaptiveAvgPool2d", [tensor([1, 0, 4, 4], format="NCHW"), ints(2, 2),
                                                                 tensor([1, 0, 2, 2], format="NCHW")], INVALID,
      "pooled dimensions non-empty"),
+    # No page bounds divisorOverride below; op-plugin refuses 0 alone and PyTorch divides by a negative.
+    ("AvgPool2d-divisor-negative", "aclnnAvgPool2d", pool2d([1, 1, 4, 4], divisor=-3), OK, "a divisor of any sign"),
     ("AvgPool2d-kernel-over-input", "aclnnAvgPool2d", pool2d([1, 1, 2, 2], kernel=(3, 3), out_hw=(0, 0)), INVALID,
      "a window inside the input"),
     ("Im2col-out-of-another-size", "aclnnIm2col", [tensor([1, 2, 4, 4]), ints(2, 2), ints(1, 1), ints(0, 0),
