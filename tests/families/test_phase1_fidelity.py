@@ -140,6 +140,8 @@ PROBES = [
     ("Triu-NC1HWC0", "aclnnTriu", [tensor([2, 1, 4, 4, 16], format="NC1HWC0"), 0,
                                    tensor([2, 1, 4, 4, 16], format="NC1HWC0")], INVALID, "a private-format row"),
     ("Tril-vector", "aclnnTril", [tensor([4]), 0, tensor([4])], INVALID, "rank 2 to 8"),
+    # The page contradicts itself (its error row exempts 0-d): the table's 2-8, as PyTorch's tril_ (semantics erratum).
+    ("InplaceTril-0d", "aclnnInplaceTril", [tensor([]), 0], INVALID, "rank 2 to 8, the table's"),
     # A NULL output CANN's CheckNotNull leaves out (gen.conventions 3).
     ("Min-null-out", "aclnnMin", [tensor([2, 3]), None], INNER_NULL, "convention 3"),
 ]

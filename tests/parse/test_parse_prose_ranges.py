@@ -138,3 +138,13 @@ def test_an_error_row_refusing_some_element(text, expected):
 def test_conditions_and_values_of_tensors_give_no_rule(text, subject):
     found, _ = read(params(var=T, x=I, repeats=I), text, subject)
     assert not found
+
+
+def test_an_error_row_exempting_a_rank_the_table_refuses_is_diagnosed():
+    # aclnnInplaceTril: its table says 2-8, its error row "self维度大于8，或小于2且不是0".
+    table = [Param("selfRef", "aclTensor*", T, Direction.INOUT, rank=(2, 8)), Param("diagonal", "int64_t", I, Direction.IN)]
+    rules = read_rules("aclnnInplaceTril", table, [Text("self维度大于8，或小于2且不是0。", 1, None, True)], False)
+    assert [d.code for d in rules.diagnostics] == ["rank-row-contradicts-table"]
+    # aclnnDropoutBackward's "scale小于1且不为0" is no rank.
+    rules = read_rules("aclnnFoo", table, [Text("scale小于1且不为0。", 1, None, True)], False)
+    assert not rules.diagnostics

@@ -234,6 +234,8 @@ class _Reader:
         if text.subject is not None and self._shape_rule(sentence, text):
             return
         self._ranges(sentence, text, conditional)
+        if text.error_row:
+            self._rank_exception(sentence, text)
         for found in comparison_ranges(self.params, sentence, text.subject, text.error_row, text.line):
             self.rules.add(self.rules.value_ranges, found)
         # A constraints line names the tensor it speaks of (the patterns ask for it when no row
@@ -414,6 +416,26 @@ class _Reader:
         if not (axis.lstrip("-").isdigit() or (axis in self.params and self.params[axis].kind is ParamKind.INT)):
             return False
         return Bound(offset=offset, extent=Extent.SIZE, sign=sign, tensor=tensor, axis=axis, inclusive=inclusive)
+
+    # An error row refusing too few dimensions but one count ("self维度大于8，或小于2且不是0").
+    _RANK_EXCEPTION = re.compile(r"(?:维度|维数)[^。;；]{0,20}?小于\s*(\d+)\s*且不(?:是|为|等于)\s*(\d+)")
+
+    def _rank_exception(self, sentence: str, text: Text) -> None:
+        """Diagnoses an error row that exempts a rank the parameter table's lower bound refuses
+        (aclnnInplaceTril: "2-8" in its table, "小于2且不是0" in its error row): the page contradicts
+        itself; the table's rank stays, the one the API's tensors are checked with."""
+        found = self._RANK_EXCEPTION.search(sentence)
+        if found is None:
+            return
+        low, exempt = int(found.group(1)), int(found.group(2))
+        for param in self.params.values():
+            if param.kind is ParamKind.TENSOR and param.rank is not None and param.rank[0] == low and exempt < low:
+                diag = Diagnostic(Level.INFO, text.line, "rank-row-contradicts-table",
+                                  f"{self.api}.{param.name}: the error table exempts {exempt} dimensions from the "
+                                  f"lower bound the table's rank {param.rank[0]}-{param.rank[1]} states; the table's "
+                                  f"rank is checked")
+                if diag not in self.rules.diagnostics:
+                    self.rules.diagnostics.append(diag)
 
     # -- dimensions ------------------------------------------------------------------------------
 
