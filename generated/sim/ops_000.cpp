@@ -3575,6 +3575,14 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, 1, -1, 2, 3, 4, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {.param = 2, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = 2.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true}, .line = 79},
+    {.param = 3, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = 2.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true}, .line = 89},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnGridSampler2D", "derived/aclnnGridSampler2D.md",
     kParams, 6,
@@ -3582,7 +3590,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_GridSampler2D
 }  // namespace

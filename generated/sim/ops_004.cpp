@@ -6819,13 +6819,16 @@ constexpr aclsim::FamilySpec kFamily = {
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {.param = 2, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = 2.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true}, .line = 88},
+};
 constexpr int64_t kShapeRuleValues0[] = {
     0,
 };
 constexpr aclsim::ShapeRuleSpec kShapeRules[] = {
     {.param = 3, .when = 2, .values = kShapeRuleValues0, .strings = nullptr, .value_count = 1, .negated = false, .scalar = false, .others = (uint64_t{1} << 0), .line = 51},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = kShapeRules, .shape_rule_count = 1};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = kShapeRules, .shape_rule_count = 1};
 
 
 constexpr aclsim::ApiSpec kSpec = {

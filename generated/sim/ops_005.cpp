@@ -3414,6 +3414,14 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{1, 2, 0, 3, 4, 5, 6, -1, 7, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {.param = 3, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = 1.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true}, .line = 92},
+    {.param = 4, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true}, .high = {.present = true, .offset = 2.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true}, .line = 102},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnGridSampler3DBackward", "derived/aclnnGridSampler3DBackward.md",
     kParams, 9,
@@ -3421,7 +3429,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_GridSampler3DBackward
 }  // namespace

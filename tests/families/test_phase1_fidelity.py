@@ -136,6 +136,11 @@ PROBES = [
      "必须为非负数"),
     ("AsStrided-negative-stride", "aclnnAsStrided", [tensor([6]), ints(2, 3), ints(3, -1), ints(0), tensor([2, 3])],
      INVALID, "元素必须为非负整数"),
+    # A list of consecutive values: "仅支持0,1,2三个值", "取值为0、1、2".
+    ("SoftMarginLoss-reduction-3", "aclnnSoftMarginLoss", [tensor([2, 3]), tensor([2, 3]), 3, tensor([])], INVALID,
+     "reduction in {0, 1, 2}"),
+    ("GridSampler2D-paddingMode-3", "aclnnGridSampler2D", [tensor([1, 1, 4, 4]), tensor([1, 2, 2, 2]), 0, 3, False,
+                                                          tensor([1, 1, 2, 2])], INVALID, "paddingMode in {0, 1, 2}"),
     # Triangular ops: a private format and a vector refused (their error rows).
     ("Triu-NC1HWC0", "aclnnTriu", [tensor([2, 1, 4, 4, 16], format="NC1HWC0"), 0,
                                    tensor([2, 1, 4, 4, 16], format="NC1HWC0")], INVALID, "a private-format row"),

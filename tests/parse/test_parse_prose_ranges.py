@@ -148,3 +148,35 @@ def test_an_error_row_exempting_a_rank_the_table_refuses_is_diagnosed():
     # aclnnDropoutBackward's "scale小于1且不为0" is no rank.
     rules = read_rules("aclnnFoo", table, [Text("scale小于1且不为0。", 1, None, True)], False)
     assert not rules.diagnostics
+
+
+@pytest.mark.parametrize("text, subject, expected", [
+    ("仅支持0,1,2三个值。", "mode", {"mode in [0, 2]"}),  # aclnnBinaryCrossEntropyWithLogitsTargetBackward
+    ("取值范围是0('none')、1('tanh')。Atlas 推理系列产品只支持1('tanh')。", "mode", {"mode in [0, 1]"}),  # aclnnGeGluBackward
+    ("取值范围为：[0, 1, 2]，默认是0。", "mode", {"mode in [0, 2]"}),  # aclnnDequantSwigluQuantV2's swigluMode
+    ("取值范围为{34, 35, 36}。", "mode", {"mode in [34, 36]"}),  # aclnnQuantMax's dstType
+    ("mode 当前只支持 1 和 2，分别代表 count 模式和 key_value 模式。", None, {"mode in [1, 2]"}),
+    ("仅支持传入值为0、1，其他值会执行异常。", "mode", {"mode in [0, 1]"}),
+    ("取值范围为[0, 2]。", "mode", {"mode in [0, 2]"}),  # a pair in brackets: an interval, the same here
+])
+def test_a_list_of_consecutive_values_is_a_range(text, subject, expected):
+    assert read(params(self=T, mode=I), text, subject)[0] == expected
+
+
+@pytest.mark.parametrize("text, subject", [
+    ("dstType的取值范围是:[2, 34,35, 36, 40, 41]，分别对应INT8、HIFLOAT8。", "dstType"),
+    ("quantMode 只支持 1 和 -1，分别代表动态 quant 场景和不量化场景。", None),
+])
+def test_a_list_with_gaps_is_diagnosed_not_read(text, subject):
+    found, unread = read(params(self=T, dstType=I, quantMode=I), text, subject)
+    assert not found and any("no range" in message for message in unread)
+
+
+@pytest.mark.parametrize("text", [
+    "长度仅支持1、2。",  # the argument's length
+    "ep、tp均仅支持1、2。",  # names that are no parameter, on another's row
+    "参数mode的取值范围不是0和1。",  # an error row: its negation is no list reader's
+    "高性能模式(self=0)额外限制: mode取值为0或1。",  # aclnnIndexAddV2: under a condition
+])
+def test_a_list_of_something_else_is_no_range(text):
+    assert not read(params(self=T, mode=I), text, "mode", error_row=text.startswith("参数"))[0]

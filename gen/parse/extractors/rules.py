@@ -5,6 +5,8 @@ error table and the constraints section (约束说明).
 Each reader takes one plain wording and nothing looser:
 
     dim取值范围为[-self.dim(), self.dim())        ValueRange(dim, -rank(self), rank(self))
+    取值范围为[-r, r-1]，其中r为x的维度            ValueRange(dim, -rank(x), rank(x) - 1)   (a letter defined as a rank)
+    EP域本卡Id，取值范围[0, epWorldSize)           ValueRange(epRankId, 0, value(epWorldSize))
     index的取值范围为[0, self.size(dim))          ValueRange(index, 0, size(self, dim))
     groupSize取值范围[1, 65536)                   ValueRange(groupSize, 1, 65536)   (integers only)
     weight的第0维与self的第1维相等                  DimEquality(weight, 0, self, 1)
@@ -27,7 +29,7 @@ from typing import Iterable, Optional, Sequence
 from gen.ir import (Bound, Diagnostic, DimEquality, Direction, Divisibility, ErrorCase, Extent, Level, Param, ParamKind,
                     ShapeForm, ShapeRule, ValueRange)
 from gen.parse.extractors import vocab
-from gen.parse.extractors.comparisons import comparison_ranges
+from gen.parse.extractors.comparisons import comparison_ranges, consecutive, listed_values
 from gen.parse.extractors.relations import CONDITION, PRODUCT
 from gen.parse.readers.scan import MARKUP, bounded, compiled, word_starts
 
@@ -236,6 +238,11 @@ class _Reader:
         self._ranges(sentence, text, conditional)
         if text.error_row:
             self._rank_exception(sentence, text)
+        elif not conditional:
+            for name, values in listed_values(self.params, sentence, text.subject):
+                if not consecutive(values):
+                    self.rules.unread(self.api, text.line, name, sentence,
+                                      f"a set of values ({', '.join(map(str, values))}) that is no range")
         for found in comparison_ranges(self.params, sentence, text.subject, text.error_row, text.line):
             self.rules.add(self.rules.value_ranges, found)
         # A constraints line names the tensor it speaks of (the patterns ask for it when no row
@@ -307,6 +314,8 @@ class _Reader:
             if param.kind in _INTEGRAL:
                 self.rules.unread(self.api, text.line, subject, sentence, "a union of ranges")
             return
+        if "," in bracket.group(3) and self._NUMBERS.fullmatch(bracket.group(0)):
+            return  # "[0, 1, 2]": a list of values, which gen.parse.extractors.comparisons reads
         low = self._bound(bracket.group(2), bracket.group(1) == "[", terms)
         high = self._bound(bracket.group(3), bracket.group(4) == "]", terms)
         if any(b and b.extent is Extent.VALUE and (b.tensor == subject or param.kind is ParamKind.INT_ARRAY)
@@ -345,6 +354,7 @@ class _Reader:
         self.rules.add(self.rules.value_ranges, ValueRange(subject, low, high, text.line))
 
     _SENTINEL = re.compile(r"[，,；;\s]*传入\s*-?\d+\s*表示")
+    _NUMBERS = re.compile(r"\[\s*-?\d+(?:\s*,\s*-?\d+)+\s*\]")
     # English names what a range bounds after it: "the value range of dim is [...]".
     _NAMED_AFTER = re.compile(r"(?<=of)\s+(?:the\s+)?([A-Za-z_]\w*)\s+(?:is|must\s+be|should\s+be)\b", re.I)
     _LATER_CLAUSE = re.compile(r"^\s*[)）]?\s*[,，]")
