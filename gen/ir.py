@@ -31,8 +31,9 @@ from gen import abi, jsontext
 # whether it must be NULL. 6: Extent.VALUE (a bound that is another argument's value). 7:
 # API.speaks_of_broadcasting (whether the page's prose or relations speak of broadcasting). 8:
 # API.inner_null_outputs (the outputs CANN's null check leaves to fail late, gen.conventions). 9:
-# API.error_rows_name_formats (a row of the error table is about formats, gen.conventions).
-SCHEMA_VERSION = 9
+# API.error_rows_name_formats (a row of the error table is about formats, gen.conventions). 10:
+# ExampleCall.null_params (the parameters the example passes as nullptr, read with the call).
+SCHEMA_VERSION = 10
 
 
 class PageKind(str, enum.Enum):
@@ -596,6 +597,9 @@ class ExampleCall(_Json):
 
     args: tuple[ExampleArg, ...]
     line: int = 0
+    # The parameters the call passes as nullptr (or NULL): a tensor the table requires, which the
+    # example (a program the page's authors ran) shows absent (gen.model.example_evidence).
+    null_params: tuple[str, ...] = ()
 
     def arg(self, param: str) -> Optional[ExampleArg]:
         for a in self.args:

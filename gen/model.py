@@ -211,7 +211,7 @@ def example_evidence(api: API) -> tuple[API, tuple[Diagnostic, ...]]:
     notes: list[Diagnostic] = []
     params: list[Param] = []
     line = api.example_call.line
-    nulls = _null_arguments(api)
+    nulls = api.example_call.null_params
     for param in api.params:
         if param.name in nulls and param.kind is ParamKind.TENSOR and param.direction is Direction.IN and not param.optional:
             # aclnnBatchNormElemt's weight and bias: the page's table names no optional tensor
@@ -267,19 +267,6 @@ def example_evidence(api: API) -> tuple[API, tuple[Diagnostic, ...]]:
             changes["relations"] = tuple(relations)
         params.append(replace(param, **changes) if changes else param)
     return (replace(api, params=tuple(params)) if notes else api), tuple(notes)
-
-
-def _null_arguments(api: API) -> set[str]:
-    """The parameters the page's example passes as nullptr (or NULL) to the API's first phase."""
-    from gen.parse.extractors.example_call import split_arguments, strip_comments  # the example's C++, read again
-    from gen.parse.extractors.prototypes import find_call
-
-    code = strip_comments(api.example)
-    opening = find_call(code, api.workspace_fn)
-    args = split_arguments(code, opening) if opening >= 0 else None
-    if args is None:
-        return set()
-    return {p.name for p, a in zip(api.params, args) if a.strip() in ("nullptr", "NULL")}
 
 
 _PARAM_INVALID = abi.status_code("ACLNN_ERR_PARAM_INVALID")
