@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import math
 import os
 import re
 import subprocess
@@ -547,15 +548,41 @@ def makers(dtype: str = "float32"):
     m["npu_sort_v2"] = sort_v2
 
     def ps_roi_pooling():
-        x = randn(1, 8, 6, 6)
-        rois = torch.tensor([[[0.0], [0.0], [0.0], [4.0], [4.0]]]).reshape(1, 5, 1)
-        return (x, rois, 1.0, 2, 2), {}, None
+        # R-FCN's position-sensitive average pooling (its Caffe layer's rounding): output channel c's
+        # bin (i, j) averages input channel (c * group + i) * group + j over the pixels the bin covers.
+        scale, group, dim = 0.5, 2, 2
+        x = randn(1, dim * group * group, 6, 6)
+        rois = torch.tensor([[0, 0, 0, 4, 4], [0, 2, 1, 9, 11]], dtype=torch.float32).t()[None].to(x.dtype)
+        want = torch.zeros(rois.shape[2], dim, group, group)
+        for r in range(rois.shape[2]):
+            image, x1, y1, x2, y2 = rois[0, :, r].float().tolist()
+            x1, y1, x2, y2 = round(x1) * scale, round(y1) * scale, (round(x2) + 1) * scale, (round(y2) + 1) * scale
+            bin_w, bin_h = max(x2 - x1, 0.1) / group, max(y2 - y1, 0.1) / group
+            for i in range(group):
+                h0, h1 = (min(max(int(f(v)), 0), 6) for f, v in ((math.floor, i * bin_h + y1), (math.ceil, (i + 1) * bin_h + y1)))
+                for j in range(group):
+                    w0, w1 = (min(max(int(f(v)), 0), 6) for f, v in ((math.floor, j * bin_w + x1), (math.ceil, (j + 1) * bin_w + x1)))
+                    if h1 > h0 and w1 > w0:
+                        channels = torch.arange(dim) * group * group + i * group + j
+                        want[r, :, i, j] = x[int(image), channels, h0:h1, w0:w1].float().mean((-1, -2))
+        return (x, rois, scale, group, dim), {}, want
     m["npu_ps_roi_pooling"] = ps_roi_pooling
 
     def nms_v4():
-        boxes = torch.tensor([[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30]], dtype=torch.float32)
-        scores = torch.tensor([0.9, 0.8, 0.7])
-        return (boxes, scores, 3, torch.tensor(0.5), torch.tensor(0.0)), {}, (None, torch.tensor(2, dtype=torch.int32))
+        # greedy: by decreasing score, a box above score_threshold kept unless its IoU with a kept box
+        # exceeds iou_threshold; the indices padded with zeros to max_output_size
+        boxes = torch.tensor([[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30], [21, 19, 29, 31], [0, 20, 5, 25]],
+                             dtype=torch.float32).to(default)
+        scores = torch.tensor([0.9, 0.8, 0.7, 0.75, 0.5]).to(default)
+        limit, iou_threshold, score_threshold = 4, 0.5, 0.6
+        kept = []
+        for i in scores.float().argsort(descending=True, stable=True).tolist():
+            if scores[i] > score_threshold and len(kept) < limit and \
+                    all(iou_of(boxes[k:k + 1].float(), boxes[i:i + 1].float()).item() <= iou_threshold for k in kept):
+                kept.append(i)
+        selected = torch.tensor(kept + [0] * (limit - len(kept)), dtype=torch.int32)
+        return ((boxes, scores, limit, torch.tensor(iou_threshold).to(default), torch.tensor(score_threshold).to(default)),
+                {}, (selected, torch.tensor(len(kept), dtype=torch.int32)))
     m["npu_nms_v4"] = nms_v4
 
     def boxes():
@@ -563,19 +590,21 @@ def makers(dtype: str = "float32"):
         b = torch.tensor([[0, 0, 10, 10], [0, 0, 5, 5], [8, 8, 12, 12]], dtype=torch.float32)
         return a, b
 
-    def area(t):
-        return (t[:, 2] - t[:, 0]) * (t[:, 3] - t[:, 1])
+    def area(t, offset=0.0):
+        return (t[:, 2] - t[:, 0] + offset) * (t[:, 3] - t[:, 1] + offset)
 
-    def iou_of(a, b):
+    def iou_of(a, b, offset=0.0):
+        """Every pair's IoU, widths and heights counted with MMDetection's pixel offset."""
         lt = torch.maximum(a[:, None, :2], b[None, :, :2])
         rb = torch.minimum(a[:, None, 2:], b[None, :, 2:])
-        inter = (rb - lt).clamp(min=0).prod(-1)
-        return inter / (area(a)[:, None] + area(b)[None] - inter)
+        inter = (rb - lt + offset).clamp(min=0).prod(-1)
+        return inter / (area(a, offset)[:, None] + area(b, offset)[None] - inter)
 
     def iou():
         a, b = boxes()
-        # op-plugin's npu_iou: (gtboxes, bboxes) overlaps, shape [gt, boxes]
-        return (a, b), {}, iou_of(b, a)
+        # op-plugin's npu_iou: (gtboxes, bboxes) overlaps, shape [gt, boxes]; torch_npu's Iou has eps
+        # 0.01, the operator's offset added to every width and height (as MMDetection's)
+        return (a, b), {}, iou_of(b, a, 0.01)
     m["npu_iou"] = iou
     m["npu_ptiou"] = iou
 
@@ -590,7 +619,8 @@ def makers(dtype: str = "float32"):
         lt, rb = torch.minimum(at[:, :2], bt[:, :2]), torch.maximum(at[:, 2:], bt[:, 2:])
         hull = (rb - lt).prod(-1)
         union = union_area - inter_area
-        return (a.t().contiguous(), b.t().contiguous()), {"trans": True}, (inter - (hull - union) / hull)[None]
+        # torch_npu returns the operator's [1, N] overlaps as [N, 1]
+        return (a.t().contiguous(), b.t().contiguous()), {"trans": True}, (inter - (hull - union) / hull)[:, None]
     m["npu_giou"] = giou
 
     def indexing():
@@ -604,8 +634,12 @@ def makers(dtype: str = "float32"):
     m["npu_slice"] = slice_
 
     def stride_add():
-        x, y = randn(1, 2, 2, 2, 16), randn(1, 2, 2, 2, 16)
-        return (x, y, 0, 0, 2), {}, None
+        # [N, C1, H, W, C0] blocks: y's first c1_len blocks x1's from offset1 plus x2's from offset2;
+        # torch_npu sizes y [N, c1_len * 16, H, W, C0], the blocks past c1_len zeros
+        x, y = randn(1, 3, 2, 2, 16), randn(1, 3, 2, 2, 16)
+        want = torch.zeros(1, 32, 2, 2, 16, dtype=x.dtype)
+        want[:, :2] = x[:, 1:3] + y[:, 0:2]
+        return (x, y, 1, 0, 2), {}, want
     m["npu_stride_add"] = stride_add
 
     def linear():
@@ -619,10 +653,24 @@ def makers(dtype: str = "float32"):
     m["npu_conv2d"] = conv2d
 
     def deformable_conv2d():
-        x, w = randn(1, 4, 5, 5), randn(4, 4, 3, 3)
-        offset = torch.zeros(1, 27, 5, 5)
-        offset[:, 18:] = 1.0  # zero offsets, mask 1: a plain convolution
-        return (x, w, offset, None, [3, 3], [1, 1, 1, 1], [1, 1, 1, 1]), {}, (F.conv2d(x, w, None, 1, 1), None)
+        # Modulated deformable convolution: each kernel point (i, j) samples x bilinearly (zero outside)
+        # at its place shifted by (dy, dx), times its mask; the offset channels as torch_npu takes them:
+        # the K dx, the K dy, the K masks (K = kh * kw points, one deformable group)
+        x, w, b = randn(1, 4, 5, 5), randn(3, 4, 3, 3), randn(3)
+        offset = torch.cat((randn(1, 18, 5, 5) * 0.7, torch.rand(1, 9, 5, 5, generator=g).to(default)), 1)
+        dx, dy, mask = offset.float().split(9, 1)
+        rows = torch.arange(5.0)[:, None] - 1 + torch.arange(3.0).repeat_interleave(3)[:, None, None]
+        cols = torch.arange(5.0)[None] - 1 + torch.arange(3.0).repeat(3)[:, None, None]
+        py, px = rows + dy[0], cols + dx[0]  # [K, Ho, Wo]
+        y0, x0 = py.floor(), px.floor()
+        sampled = 0
+        for cy, cx in ((0, 0), (0, 1), (1, 0), (1, 1)):
+            yy, xx = y0 + cy, x0 + cx
+            weight = (1 - (py - yy).abs()) * (1 - (px - xx).abs()) * ((yy >= 0) & (yy < 5) & (xx >= 0) & (xx < 5))
+            flat = (yy.clamp(0, 4) * 5 + xx.clamp(0, 4)).long()
+            sampled = sampled + weight * x.float()[0].flatten(1)[:, flat]  # [C, K, Ho, Wo]
+        want = torch.einsum("ckhw,ock->ohw", sampled * mask[0], w.float().flatten(2))[None] + b.float()[:, None, None]
+        return (x, w, offset, b, [3, 3], [1, 1, 1, 1], [1, 1, 1, 1]), {}, (want, None)
     m["npu_deformable_conv2d"] = deformable_conv2d
 
     def kv_rmsnorm_rope_cache():

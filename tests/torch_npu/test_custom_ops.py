@@ -9,8 +9,10 @@ softmaxLse); and, on Ascend950, npu_add_rms_norm_quant through aclnnAddRmsNormQu
 op-plugin still runs by type name through aclopCompileAndExecute (npu_silu as Swish, npu_mish,
 npu_transpose, npu_broadcast, npu_slice, npu_indexing as StridedSlice, npu_one_hot as Fill and
 OneHotD, npu_sort_v2, npu_scaled_masked_softmax, npu_confusion_transpose, npu_bmmV2 as BatchMatMul,
-npu_conv2d, npu_layer_norm_eval as LayerNormV3) run through the simulator's aclop bridge
-(runtime/sim/src/op_compiler/ops.cpp); in float16 op-plugin asks for npu_bmmV2's output in
+npu_conv2d, npu_layer_norm_eval as LayerNormV3; npu_stride_add; and the vision operators no aclnn API
+computes, npu_iou and npu_ptiou as Iou, npu_giou, npu_nms_v4, npu_ps_roi_pooling, npu_deformable_conv2d
+as DeformableOffsets and Conv2D) run through the simulator's aclop bridge
+(runtime/sim/src/op_compiler/ops.cpp, vision.cpp); in float16 op-plugin asks for npu_bmmV2's output in
 FRACTAL_NZ, which the bridge computes in the plain layout and transforms."""
 
 from pathlib import Path
@@ -29,7 +31,8 @@ GROUPS = {
                              "npu_fused_infer_attention_score"],
     "quantisation_and_matmul": ["npu_quantize", "npu_dynamic_quant", "npu_anti_quant", "npu_add_rms_norm_quant",
                                 "npu_quant_matmul", "npu_weight_quant_batchmatmul", "npu_linear", "npu_linear_backward",
-                                "npu_dtype_cast", "npu_bmmV2", "npu_conv2d"],
+                                "npu_dtype_cast", "npu_bmmV2", "npu_conv2d", "npu_deformable_conv2d", "npu_iou",
+                                "npu_ptiou", "npu_giou", "npu_nms_v4", "npu_ps_roi_pooling", "npu_stride_add"],
     "softmax_indexing_and_loss": ["npu_attn_softmax_", "npu_attn_softmax_backward_", "scatter_update",
                                   "npu_scatter_nd_update", "npu_gather_sparse_index", "npu_cross_entropy_loss",
                                   "npu_top_k_top_p", "npu_format_cast", "npu_gather_backward",

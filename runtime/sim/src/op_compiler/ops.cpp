@@ -33,6 +33,7 @@ using LayerNormApi = Phase1<const aclTensor*, const aclIntArray*, const aclTenso
 using SortApi = Phase1<const aclTensor*, bool, int64_t, bool, aclTensor*, aclTensor*>;
 using ScaledMaskedSoftmaxApi = Phase1<const aclTensor*, const aclTensor*, double, bool, aclTensor*>;
 using CdistBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, float, aclTensor*>;
+using AddApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
 using ConvolutionApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclIntArray*,
                               const aclIntArray*, const aclIntArray*, bool, const aclIntArray*, int64_t, aclTensor*, int8_t>;
 
@@ -379,6 +380,48 @@ aclError CdistGrad(const OpCall& call) {
   return Aclnn<CdistBackwardApi>(call, "aclnnCdistBackward", grad, x1, x2, cdist, call.Float("p", 2.0f), y);
 }
 
+
+// StrideAdd: y[:, j] = x1[:, x1_c1_offset + j] + x2[:, x2_c1_offset + j] for j < c1_len, the
+// operands five-dimensional [N, C1, H, W, C0] (the NC1HWC0 blocks, which torch_npu passes as plain
+// 5-D tensors). torch_npu sizes y [N, c1_len * 16, H, W, C0]; its channels from c1_len on are
+// zeros (torch_npu's own test of npu_stride_add expects them so).
+aclError StrideAdd(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  const std::vector<int64_t>& x1_dims = call.inputs[0].desc->dims;
+  const std::vector<int64_t>& x2_dims = call.inputs[1].desc->dims;
+  const std::vector<int64_t>& y_dims = call.outputs[0].desc->dims;
+  const int64_t offset1 = call.Int("x1_c1_offset", 0), offset2 = call.Int("x2_c1_offset", 0), length = call.Int("c1_len", 0);
+  auto fits = [&](const std::vector<int64_t>& dims, int64_t offset) {
+    return dims.size() == 5 && offset >= 0 && length >= 0 && offset + length <= dims[1] && dims[0] == y_dims[0] &&
+           std::equal(dims.begin() + 2, dims.end(), y_dims.begin() + 2);
+  };
+  if (y_dims.size() != 5 || !fits(x1_dims, offset1) || !fits(x2_dims, offset2) || length > y_dims[1]) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "x1 " + ListText(x1_dims) + ", x2 " + ListText(x2_dims) + " and y " +
+                                                      ListText(y_dims) + " with x1_c1_offset " + std::to_string(offset1) +
+                                                      ", x2_c1_offset " + std::to_string(offset2) + " and c1_len " +
+                                                      std::to_string(length) + ": not [N, C1, H, W, C0] with the channels in range");
+  }
+  const Operand& y = call.outputs[0];
+  const size_t bytes = std::min(y.buffer->size, static_cast<size_t>(Elements(y_dims)) * aclDataTypeSize(y.desc->dtype));
+  if (bytes > 0) {
+    if (aclError s = aclrtMemsetAsync(y.buffer->data, y.buffer->size, 0, bytes, call.stream)) return s;
+  }
+  if (length == 0 || Elements(y_dims) == 0) return ACL_SUCCESS;
+  std::vector<int64_t> view = y_dims;
+  view[1] = length;
+  AclnnObjects o(call);
+  auto channels = [&](const Operand& operand, const char* what, int64_t offset) {
+    const std::vector<int64_t>& dims = operand.desc->dims;
+    const std::vector<int64_t> strides = ContiguousStrides(dims);
+    return o.View(operand, what, view, strides, offset * strides[1], dims);
+  };
+  aclTensor* x1 = channels(call.inputs[0], "x1", offset1);
+  aclTensor* x2 = channels(call.inputs[1], "x2", offset2);
+  aclTensor* out = channels(y, "y", 0);
+  if (o.status()) return o.status();
+  return Aclnn<AddApi>(call, "aclnnAdd", x1, x2, o.Scalar(1.0, ACL_FLOAT), out);
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& Entries() {
@@ -411,6 +454,7 @@ const std::vector<OpEntry>& Entries() {
        {{"strides", K::kListInt}, {"pads", K::kListInt}, {"dilations", K::kListInt}, {"groups", K::kInt},
         {"data_format", K::kString}, {"offset_x", K::kInt}},
        Conv2D},
+      {"StrideAdd", {{"x1_c1_offset", K::kInt}, {"x2_c1_offset", K::kInt}, {"c1_len", K::kInt}}, StrideAdd},
   };
   return entries;
 }
@@ -454,6 +498,7 @@ ACLOP_SAME(aclnnMatmul, MatmulApi);
 #if __has_include("aclnnop/aclnn_add.h")
 #include "aclnnop/aclnn_add.h"
 ACLOP_SAME(aclnnInplaceAdd, InplaceAddApi);
+ACLOP_SAME(aclnnAdd, AddApi);
 #endif
 #if __has_include("aclnnop/aclnn_layer_norm.h")
 #include "aclnnop/aclnn_layer_norm.h"
