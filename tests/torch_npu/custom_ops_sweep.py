@@ -160,6 +160,17 @@ def makers(dtype: str = "float32"):
         return (dy, x), {}, grads(F.gelu, (x,), dy)[0]
     m["npu_gelu_backward"] = gelu_backward
 
+    def silu_backward():
+        # op-plugin passes x and silu(x)
+        x, dy = randn(4, 7), randn(4, 7)
+        return (dy, x, F.silu(x)), {}, grads(F.silu, (x,), dy)[0]
+    m["npu_silu_backward"] = silu_backward
+
+    def mish_backward():
+        x, dy = randn(4, 7), randn(4, 7)
+        return (dy, x), {}, grads(F.mish, (x,), dy)[0]
+    m["npu_mish_backward"] = mish_backward
+
     def fast_gelu_backward():
         x, dy = randn(4, 7), randn(4, 7)
         return (dy, x), {}, grads(lambda x: x * torch.sigmoid(1.702 * x), (x,), dy)[0]
@@ -254,6 +265,30 @@ def makers(dtype: str = "float32"):
         dy, index = randn(2, 2, 3), torch.tensor([[0, 4], [2, 2]], dtype=torch.int64)
         return (dy, [5, 3], index), {}, dy.new_zeros(5, 3).index_add(0, index.reshape(-1), dy.reshape(-1, 3))
     m["npu_gather_sparse_index_backward"] = gather_sparse_index_backward
+
+    def gather_sparse_index_backward_of_a_vector_index():
+        # aclnnIndexAddV2's page takes a 1-D index only (the 2-D one above is refused by name)
+        dy, index = randn(3, 3), torch.tensor([0, 4, 0], dtype=torch.int64)
+        return (dy, [5, 3], index), {}, dy.new_zeros(5, 3).index_add(0, index, dy)
+    m["npu_gather_sparse_index_backward@vector_index"] = gather_sparse_index_backward_of_a_vector_index
+
+    def scaled_masked_softmax_backward():
+        x, dy = randn(2, 2, 16, 32), randn(2, 2, 16, 32)
+        mask = torch.rand(2, 2, 16, 32, generator=g) > 0.7
+
+        def forward(x):
+            return (x * 0.5).masked_fill(mask, -10000.0).softmax(-1)
+        return (dy, forward(x), mask, 0.5, False), {}, grads(forward, (x,), dy)[0]
+    m["npu_scaled_masked_softmax_backward"] = scaled_masked_softmax_backward
+
+    def with_index(reduce):
+        def make():
+            x = randn(3, 5, 4)
+            values, indices = reduce(x, 1)
+            return (x, 1), {}, (values, indices)
+        return make
+    m["npu_max.dim"] = with_index(torch.max)
+    m["npu_min.dim"] = with_index(torch.min)
 
     def repeat_interleave_backward_int():
         x, dy = randn(3, 4), randn(3, 8)
@@ -623,10 +658,69 @@ def makers(dtype: str = "float32"):
         return (a.t().contiguous(), b.t().contiguous()), {"trans": True}, (inter - (hull - union) / hull)[:, None]
     m["npu_giou"] = giou
 
+    def legacy_boxes(n):
+        corner, size = torch.rand(n, 2, generator=g) * 10, torch.rand(n, 2, generator=g) * 5 + 1
+        return torch.cat((corner, corner + size), 1).to(default)
+
+    def centre_and_size(t):  # MMDetection's legacy +1 pixel sizes
+        t = t.float()
+        return (t[:, :2] + t[:, 2:]) / 2, t[:, 2:] - t[:, :2] + 1
+
+    def bounding_box_encode():
+        anchors, truths = legacy_boxes(5), legacy_boxes(5)
+        means, stds = [0.1, 0.0, -0.1, 0.2], [0.1, 0.1, 0.2, 0.2]
+        (pc, ps), (gc, gs) = centre_and_size(anchors), centre_and_size(truths)
+        deltas = torch.cat(((gc - pc) / ps, torch.log(gs / ps)), 1)
+        return (anchors, truths, *means, *stds), {}, (deltas - torch.tensor(means)) / torch.tensor(stds)
+    m["npu_bounding_box_encode"] = bounding_box_encode
+
+    def bounding_box_decode():
+        # the deltas' sizes clipped to |log(wh_ratio_clip)|, the boxes to the image (height, width)
+        rois, deltas = legacy_boxes(5), randn(5, 4) * 2
+        means, stds, image, clip = [0.0, 0.1, 0.0, 0.0], [0.1, 0.1, 0.2, 0.2], [12, 9], 0.2
+        d = deltas.float() * torch.tensor(stds) + torch.tensor(means)
+        centre, size = centre_and_size(rois)
+        size, centre = size * d[:, 2:].clamp(-abs(math.log(clip)), abs(math.log(clip))).exp(), centre + size * d[:, :2]
+        boxes = torch.cat((centre - size / 2 + 0.5, centre + size / 2 - 0.5), 1)
+        limit = torch.tensor([image[1], image[0], image[1], image[0]]) - 1.0
+        return (rois, deltas, *means, *stds, image, clip), {}, torch.minimum(boxes.clamp(min=0), limit)
+    m["npu_bounding_box_decode"] = bounding_box_decode
+
+    def pad():
+        x = randn(2, 3, 4)
+        # paddings: before and after each dimension in order
+        return (x, [1, 2, 0, 0, 2, 1]), {}, F.pad(x, (2, 1, 0, 0, 1, 2))
+    m["npu_pad"] = pad
+
+    def stride_copy():
+        x = randn(4, 5)
+        return (x, [3, 2], [1, 5], 2), {}, torch.as_strided(x, (3, 2), (1, 5), 2)
+    m["npu_stride_copy"] = stride_copy
+
+    def view_copy():
+        base, source = torch.zeros(4, 6, dtype=default), randn(3, 4)
+        want = base.clone()
+        want[:, 1:4] = source.t()
+
+        def run(op, args, kwargs):
+            # both sides views that are not contiguous
+            base, source = args
+            op(base[:, 1:4], source.t(), False)
+            return base
+        return (base, source), {}, want, run
+    m["npu_view_copy"] = view_copy
+
     def indexing():
         x = randn(4, 5, 6)
         return (x, [1, 0, 0], [4, 5, 6], [2, 2, 1]), {}, x[1:4:2, 0:5:2]
     m["npu_indexing"] = indexing
+
+    def indexing_with_ellipsis():
+        # x[1:3, ..., 0:6:2]: entry 1 stands for the dimensions the others leave (its begin and end
+        # unread: torch_npu sizes the result from them, entry by entry, ignoring the masks)
+        x = randn(4, 5, 6)
+        return (x, [1, 0, 0], [3, 5, 6], [1, 1, 2]), {"ellipsis_mask": 0b10}, x[1:3, ..., 0:6:2]
+    m["npu_indexing@ellipsis"] = indexing_with_ellipsis
 
     def slice_():
         x = randn(4, 5)

@@ -1,6 +1,7 @@
 // The aclop bridge's vision operators, which no aclnn API computes: Iou, GIoU,
-// NonMaxSuppressionV4, PSROIPoolingV2 and DeformableOffsets (torch_npu's npu_iou, npu_ptiou,
-// npu_giou, npu_nms_v4, npu_ps_roi_pooling and npu_deformable_conv2d run them by type name). Their shapes, dtypes and attributes are checked when
+// NonMaxSuppressionV4, PSROIPoolingV2, DeformableOffsets, BoundingBoxEncode and BoundingBoxDecode
+// (torch_npu's npu_iou, npu_ptiou, npu_giou, npu_nms_v4, npu_ps_roi_pooling, npu_deformable_conv2d,
+// npu_bounding_box_encode and npu_bounding_box_decode run them by type name). Their shapes, dtypes and attributes are checked when
 // the call is made; the arithmetic runs in stream order (aclrtLaunchHostFunc) in float, the
 // float16 and bfloat16 operands converted on the way in and out. The formulas are the operators'
 // documented ones (CANN's operator prototypes, the papers they cite); where a detail is not
@@ -11,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "common/dtypes.h"
@@ -379,6 +381,89 @@ aclError DeformableOffsets(const OpCall& call) {
   });
 }
 
+
+// The four means and four stds of BoundingBoxEncode and BoundingBoxDecode (default 0 and 1).
+aclError MeansAndStds(const OpCall& call, std::vector<float>* means, std::vector<float>* stds) {
+  auto floats = [&](const char* name, float fallback, std::vector<float>* values) -> aclError {
+    auto it = call.attrs.find(name);
+    *values = it == call.attrs.end() ? std::vector<float>(4, fallback) : std::get<std::vector<float>>(it->second);
+    if (values->size() == 4) return ACL_SUCCESS;
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("attribute ") + name + " holds " + std::to_string(values->size()) +
+                                                      " values (4: x, y, width, height)");
+  };
+  if (aclError s = floats("means", 0.0f, means)) return s;
+  return floats("stds", 1.0f, stds);
+}
+
+// Two [N, 4] box operands and the [N, 4] output of BoundingBoxEncode/Decode.
+aclError BoxPairs(const OpCall& call, Floats* a, Floats* b, Floats* y, int64_t* count) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  if (aclError s = FloatsOf(call, call.inputs[0], "the first input", a)) return s;
+  if (aclError s = FloatsOf(call, call.inputs[1], "the second input", b)) return s;
+  if (aclError s = FloatsOf(call, call.outputs[0], "the output", y)) return s;
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  if (dims.size() != 2 || dims[1] != 4) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "boxes " + ListText(dims) + " are not [N, 4]");
+  if (aclError s = Shape(call, call.inputs[1], "the second input", dims)) return s;
+  if (aclError s = Shape(call, call.outputs[0], "the output", dims)) return s;
+  *count = dims[0];
+  return ACL_SUCCESS;
+}
+
+// BoundingBoxEncode: the deltas (dx, dy, dw, dh) taking anchor boxes to ground-truth boxes, as
+// MMDetection's (legacy) bbox2delta computes them, normalised by means and stds: centres and sizes
+// with the +1 pixel convention (w = x2 - x1 + 1), dx = (gx - px) / pw, dw = log(gw / pw). A
+// negative size ratio is taken by its magnitude (log |gw / pw|), as torch_npu's own test expects.
+aclError BoundingBoxEncode(const OpCall& call) {
+  std::vector<float> means, stds;
+  if (aclError s = MeansAndStds(call, &means, &stds)) return s;
+  Floats anchors, truths, deltas;
+  int64_t n = 0;
+  if (aclError s = BoxPairs(call, &anchors, &truths, &deltas, &n)) return s;
+  return Launch(call, [=] {
+    for (int64_t i = 0; i < n; ++i) {
+      const Box p{anchors[i * 4], anchors[i * 4 + 1], anchors[i * 4 + 2], anchors[i * 4 + 3]};
+      const Box g{truths[i * 4], truths[i * 4 + 1], truths[i * 4 + 2], truths[i * 4 + 3]};
+      const float pw = p.x2 - p.x1 + 1, ph = p.y2 - p.y1 + 1, gw = g.x2 - g.x1 + 1, gh = g.y2 - g.y1 + 1;
+      const float d[4] = {((g.x1 + g.x2) - (p.x1 + p.x2)) * 0.5f / pw, ((g.y1 + g.y2) - (p.y1 + p.y2)) * 0.5f / ph,
+                          std::log(std::fabs(gw / pw)), std::log(std::fabs(gh / ph))};
+      for (int k = 0; k < 4; ++k) deltas.Set(i * 4 + k, (d[k] - means[k]) / stds[k]);
+    }
+  });
+}
+
+// BoundingBoxDecode: boxes from rois and their deltas, MMDetection's (legacy) delta2bbox: the
+// deltas denormalised (d * std + mean), dw and dh clipped to |log(wh_ratio_clip)|, the box
+// (gx -+ (gw - 1) / 2, gy -+ (gh - 1) / 2) with gx = px + pw * dx, gw = pw * exp(dw) (+1 pixel
+// sizes), clipped to the image when max_shape gives its (height, width): x to [0, width - 1], y to
+// [0, height - 1].
+aclError BoundingBoxDecode(const OpCall& call) {
+  std::vector<float> means, stds;
+  if (aclError s = MeansAndStds(call, &means, &stds)) return s;
+  const std::vector<int64_t> shape = call.Ints("max_shape");
+  if (!shape.empty() && shape.size() != 2) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute max_shape = " + ListText(shape) + " is not (height, width)");
+  }
+  const float ratio = std::fabs(std::log(call.Float("wh_ratio_clip", 0.016f)));
+  Floats rois, deltas, boxes;
+  int64_t n = 0;
+  if (aclError s = BoxPairs(call, &rois, &deltas, &boxes, &n)) return s;
+  return Launch(call, [=] {
+    for (int64_t i = 0; i < n; ++i) {
+      float d[4];
+      for (int k = 0; k < 4; ++k) d[k] = deltas[i * 4 + k] * stds[k] + means[k];
+      const Box p{rois[i * 4], rois[i * 4 + 1], rois[i * 4 + 2], rois[i * 4 + 3]};
+      const float pw = p.x2 - p.x1 + 1, ph = p.y2 - p.y1 + 1;
+      const float gw = pw * std::exp(std::clamp(d[2], -ratio, ratio)), gh = ph * std::exp(std::clamp(d[3], -ratio, ratio));
+      const float gx = (p.x1 + p.x2) * 0.5f + pw * d[0], gy = (p.y1 + p.y2) * 0.5f + ph * d[1];
+      float out[4] = {gx - gw * 0.5f + 0.5f, gy - gh * 0.5f + 0.5f, gx + gw * 0.5f - 0.5f, gy + gh * 0.5f - 0.5f};
+      if (!shape.empty()) {
+        for (int k = 0; k < 4; ++k) out[k] = std::clamp(out[k], 0.0f, static_cast<float>(shape[k % 2 == 0 ? 1 : 0] - 1));
+      }
+      for (int k = 0; k < 4; ++k) boxes.Set(i * 4 + k, out[k]);
+    }
+  });
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& VisionEntries() {
@@ -392,6 +477,10 @@ const std::vector<OpEntry>& VisionEntries() {
        {{"strides", K::kListInt}, {"pads", K::kListInt}, {"ksize", K::kListInt}, {"dilations", K::kListInt},
         {"data_format", K::kString}, {"deformable_groups", K::kInt}, {"modulated", K::kBool}},
        DeformableOffsets},
+      {"BoundingBoxEncode", {{"means", K::kListFloat}, {"stds", K::kListFloat}}, BoundingBoxEncode},
+      {"BoundingBoxDecode",
+       {{"means", K::kListFloat}, {"stds", K::kListFloat}, {"max_shape", K::kListInt}, {"wh_ratio_clip", K::kFloat}},
+       BoundingBoxDecode},
   };
   return entries;
 }
