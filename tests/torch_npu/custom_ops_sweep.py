@@ -686,6 +686,16 @@ def makers(dtype: str = "float32"):
         return (rois, deltas, *means, *stds, image, clip), {}, torch.minimum(boxes.clamp(min=0), limit)
     m["npu_bounding_box_decode"] = bounding_box_decode
 
+    def dropout_do_mask():
+        # the mask as DropOutGenMask lays it out: bit i (of byte i / 8, least significant first) keeps
+        # element i, 128 bits a block; the kept elements scaled by 1 / (1 - p)
+        x, p = randn(4, 40), 0.3
+        keep = torch.rand(4, 40, generator=g) >= p
+        bits = torch.cat((keep.flatten().long(), torch.zeros(-keep.numel() % 128, dtype=torch.long))).reshape(-1, 8)
+        mask = (bits << torch.arange(8)).sum(-1).to(torch.uint8)
+        return (x, mask, p), {}, (torch.where(keep, x.float() / (1 - p), 0.0), mask)
+    m["npu_dropout_do_mask"] = dropout_do_mask
+
     def pad():
         x = randn(2, 3, 4)
         # paddings: before and after each dimension in order

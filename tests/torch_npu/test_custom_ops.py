@@ -12,7 +12,7 @@ OneHotD, npu_sort_v2, npu_scaled_masked_softmax, npu_confusion_transpose, npu_bm
 npu_conv2d, npu_layer_norm_eval as LayerNormV3; npu_stride_add; npu_silu_backward as SwishGrad,
 npu_mish_backward as MishGrad, npu_max.dim and npu_min.dim as ArgMaxWithValue and ArgMinWithValue,
 npu_scaled_masked_softmax_backward as ScaledMaskedSoftmaxGrad, npu_pad, npu_stride_copy as AsStrided,
-npu_view_copy; and the vision operators no aclnn API computes, npu_iou and npu_ptiou as Iou, npu_giou,
+npu_view_copy, npu_dropout_do_mask as DropOutDoMask; and the vision operators no aclnn API computes, npu_iou and npu_ptiou as Iou, npu_giou,
 npu_nms_v4, npu_ps_roi_pooling, npu_deformable_conv2d as DeformableOffsets and Conv2D,
 npu_bounding_box_encode and npu_bounding_box_decode) run through the simulator's aclop bridge
 (runtime/sim/src/op_compiler/ops.cpp, vision.cpp); in float16 op-plugin asks for npu_bmmV2's output in
@@ -48,7 +48,7 @@ GROUPS = {
                                   "npu_sort_v2", "npu_scaled_masked_softmax", "npu_confusion_transpose",
                                   "npu_scaled_masked_softmax_backward", "npu_max.dim", "npu_min.dim",
                                   "npu_gather_sparse_index_backward@vector_index", "npu_indexing@ellipsis",
-                                  "npu_pad", "npu_stride_copy", "npu_view_copy"],
+                                  "npu_pad", "npu_stride_copy", "npu_view_copy", "npu_dropout_do_mask"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # and npu_add_rms_norm_quant's other route there.

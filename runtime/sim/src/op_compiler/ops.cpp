@@ -34,6 +34,7 @@ using SortApi = Phase1<const aclTensor*, bool, int64_t, bool, aclTensor*, aclTen
 using ScaledMaskedSoftmaxApi = Phase1<const aclTensor*, const aclTensor*, double, bool, aclTensor*>;
 using CdistBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, float, aclTensor*>;
 using AddApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
+using DropoutDoMaskApi = Phase1<const aclTensor*, const aclTensor*, double, aclTensor*>;
 using PadApi = Phase1<const aclTensor*, const aclIntArray*, const aclScalar*, aclTensor*>;
 using BackwardApi = Phase1<const aclTensor*, const aclTensor*, aclTensor*>;  // SiluBackward, MishBackward
 using ReduceDimApi = Phase1<const aclTensor*, int64_t, bool, aclTensor*, aclTensor*>;  // MaxDim, MinDim
@@ -246,6 +247,22 @@ aclError Pad(const OpCall& call) {
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
   return Aclnn<PadApi>(call, "aclnnConstantPadNd", x, o.Ints(pad), o.Scalar(0.0, ACL_FLOAT), y);
+}
+
+// DropOutDoMask: x, its bit mask (one bit per element, DropOutGenMask's) and keep_prob (the
+// prototype's: the probability of keeping an element); aclnnDropoutDoMask takes the probability
+// of dropping it.
+aclError DropOutDoMask(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  double keep = 0;
+  if (aclError s = call.ConstFloat(2, "keep_prob", &keep)) return s;
+  if (keep < 0 || keep > 1) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "keep_prob " + std::to_string(keep) + " is outside [0, 1]");
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* mask = o.Tensor(call.inputs[1], "mask");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<DropoutDoMaskApi>(call, "aclnnDropoutDoMask", x, mask, 1.0 - keep, y);
 }
 
 // A view of an operand given by three constant inputs from `first` on: its size, its strides and
@@ -591,6 +608,7 @@ const std::vector<OpEntry>& Entries() {
        StridedSlice},
       {"Fill", {}, Fill},
       {"Pad", {}, Pad},
+      {"DropOutDoMask", {}, DropOutDoMask},
       {"AsStrided", {}, AsStrided},
       {"ViewCopy", {{"_exclude_engines", K::kString}}, ViewCopy},
       {"OneHotD", {{"depth", K::kInt}, {"axis", K::kInt}}, OneHotD},
@@ -646,6 +664,10 @@ ACLOP_SAME(aclnnMinDim, ReduceDimApi);
 #if __has_include("aclnnop/aclnn_scaled_masked_softmax_backward.h")
 #include "aclnnop/aclnn_scaled_masked_softmax_backward.h"
 ACLOP_SAME(aclnnScaledMaskedSoftmaxBackward, ScaledMaskedSoftmaxBackwardApi);
+#endif
+#if __has_include("aclnnop/aclnn_dropout_do_mask.h")
+#include "aclnnop/aclnn_dropout_do_mask.h"
+ACLOP_SAME(aclnnDropoutDoMask, DropoutDoMaskApi);
 #endif
 #if __has_include("aclnnop/aclnn_constant_pad_nd.h")
 #include "aclnnop/aclnn_constant_pad_nd.h"
