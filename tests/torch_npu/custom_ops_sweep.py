@@ -350,6 +350,8 @@ def makers(dtype: str = "float32"):
     m["fast_gelu"] = m["npu_fast_gelu"]
     m["npu_gelu"] = unary(F.gelu)
     m["npu_silu"] = unary(F.silu)
+    m["npu_silu_"] = unary(F.silu)
+    m["one_"] = unary(torch.ones_like)
     m["npu_mish"] = unary(F.mish)
 
     def fusion_attention():
@@ -695,6 +697,28 @@ def makers(dtype: str = "float32"):
         mask = (bits << torch.arange(8)).sum(-1).to(torch.uint8)
         return (x, mask, p), {}, (torch.where(keep, x.float() / (1 - p), 0.0), mask)
     m["npu_dropout_do_mask"] = dropout_do_mask
+
+    def dropout_backward():
+        # the same mask applied to the incoming gradient
+        dy, (_, mask, p), (want, _) = randn(4, 40), *dropout_do_mask()[::2]
+        keep = want != 0
+        return (dy, mask, p), {}, torch.where(keep, dy.float() / (1 - p), 0.0)
+    m["npu_dropout_backward"] = dropout_backward
+
+    def convolution():
+        x, w, b = randn(1, 3, 6, 6), randn(4, 3, 3, 3), randn(4)
+        return (x, w, b, [2, 1], [1, 0], [1, 1], 1), {}, F.conv2d(x, w, b, (2, 1), (1, 0))
+    m["npu_convolution"] = convolution
+
+    def reshape():
+        x = randn(4, 7)
+        return (x, [2, 14]), {}, x.reshape(2, 14)
+    m["npu_reshape"] = reshape
+
+    def kl_div_target_backward():
+        x, target, dy = randn(3, 5).log_softmax(-1), randn(3, 5).softmax(-1), randn(())
+        return (dy, x, target, 1), {"log_target": False}, grads(lambda t: F.kl_div(x, t), (target,), dy)[0]
+    m["kl_div_target_backward"] = kl_div_target_backward
 
     def pad():
         x = randn(2, 3, 4)

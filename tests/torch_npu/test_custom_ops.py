@@ -37,7 +37,7 @@ GROUPS = {
                                 "npu_quant_matmul", "npu_weight_quant_batchmatmul", "npu_linear", "npu_linear_backward",
                                 "npu_dtype_cast", "npu_bmmV2", "npu_conv2d", "npu_deformable_conv2d", "npu_iou",
                                 "npu_ptiou", "npu_giou", "npu_nms_v4", "npu_ps_roi_pooling", "npu_stride_add",
-                                "npu_bounding_box_encode", "npu_bounding_box_decode"],
+                                "npu_bounding_box_encode", "npu_bounding_box_decode", "npu_convolution"],
     "softmax_indexing_and_loss": ["npu_attn_softmax_", "npu_attn_softmax_backward_", "scatter_update",
                                   "npu_scatter_nd_update", "npu_gather_sparse_index", "npu_cross_entropy_loss",
                                   "npu_top_k_top_p", "npu_format_cast", "npu_gather_backward",
@@ -48,7 +48,8 @@ GROUPS = {
                                   "npu_sort_v2", "npu_scaled_masked_softmax", "npu_confusion_transpose",
                                   "npu_scaled_masked_softmax_backward", "npu_max.dim", "npu_min.dim",
                                   "npu_gather_sparse_index_backward@vector_index", "npu_indexing@ellipsis",
-                                  "npu_pad", "npu_stride_copy", "npu_view_copy", "npu_dropout_do_mask"],
+                                  "npu_pad", "npu_stride_copy", "npu_view_copy", "npu_dropout_do_mask",
+                                  "npu_dropout_backward", "kl_div_target_backward"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # and npu_add_rms_norm_quant's other route there.
