@@ -290,6 +290,23 @@ def makers(dtype: str = "float32"):
     m["npu_max.dim"] = with_index(torch.max)
     m["npu_min.dim"] = with_index(torch.min)
 
+    def arg_with_value_backward(reduce):
+        def make():
+            # the gradient put where the extreme value was, zeros elsewhere
+            x, dy = randn(3, 5, 4), randn(3, 4)
+            index = reduce(x, 1).indices
+            return (dy, 1, index, [3, 5, 4], False), {}, dy.new_zeros(3, 5, 4).scatter(1, index[:, None], dy[:, None])
+        return make
+    m["npu_max_backward"] = arg_with_value_backward(torch.max)
+    m["npu_min_backward"] = arg_with_value_backward(torch.min)
+
+    def scatter():
+        # column j takes updates[j] in row indices[j] (dimension 0); the rest is x
+        x, updates = randn(3, 4), randn(4)
+        indices = torch.tensor([2, 0, 1, 2], dtype=torch.int32)
+        return (x, indices, updates, 0), {}, x.scatter(0, indices.long()[None], updates[None])
+    m["npu_scatter"] = scatter
+
     def repeat_interleave_backward_int():
         x, dy = randn(3, 4), randn(3, 8)
         return (dy, x, 2, 1), {}, dy.reshape(3, 4, 2).sum(-1)

@@ -10,7 +10,8 @@ op-plugin still runs by type name through aclopCompileAndExecute (npu_silu as Sw
 npu_transpose, npu_broadcast, npu_slice, npu_indexing as StridedSlice (with an ellipsis too), npu_one_hot as Fill and
 OneHotD, npu_sort_v2, npu_scaled_masked_softmax, npu_confusion_transpose, npu_bmmV2 as BatchMatMul,
 npu_conv2d, npu_layer_norm_eval as LayerNormV3; npu_stride_add; npu_silu_backward as SwishGrad,
-npu_mish_backward as MishGrad, npu_max.dim and npu_min.dim as ArgMaxWithValue and ArgMinWithValue,
+npu_mish_backward as MishGrad, npu_max.dim and npu_min.dim as ArgMaxWithValue and ArgMinWithValue (their backward and npu_scatter as
+ArgMaxGrad),
 npu_scaled_masked_softmax_backward as ScaledMaskedSoftmaxGrad, npu_pad, npu_stride_copy as AsStrided,
 npu_view_copy, npu_dropout_do_mask as DropOutDoMask; and the vision operators no aclnn API computes, npu_iou and npu_ptiou as Iou, npu_giou,
 npu_nms_v4, npu_ps_roi_pooling, npu_deformable_conv2d as DeformableOffsets and Conv2D,
@@ -49,7 +50,8 @@ GROUPS = {
                                   "npu_scaled_masked_softmax_backward", "npu_max.dim", "npu_min.dim",
                                   "npu_gather_sparse_index_backward@vector_index", "npu_indexing@ellipsis",
                                   "npu_pad", "npu_stride_copy", "npu_view_copy", "npu_dropout_do_mask",
-                                  "npu_dropout_backward", "kl_div_target_backward"],
+                                  "npu_dropout_backward", "kl_div_target_backward", "npu_max_backward",
+                                  "npu_min_backward", "npu_scatter"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # and npu_add_rms_norm_quant's other route there.

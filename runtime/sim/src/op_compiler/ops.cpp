@@ -35,6 +35,7 @@ using ScaledMaskedSoftmaxApi = Phase1<const aclTensor*, const aclTensor*, double
 using CdistBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, float, aclTensor*>;
 using AddApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
 using DropoutDoMaskApi = Phase1<const aclTensor*, const aclTensor*, double, aclTensor*>;
+using InplaceScatterApi = Phase1<aclTensor*, int64_t, const aclTensor*, const aclTensor*, int64_t>;
 using PadApi = Phase1<const aclTensor*, const aclIntArray*, const aclScalar*, aclTensor*>;
 using BackwardApi = Phase1<const aclTensor*, const aclTensor*, aclTensor*>;  // SiluBackward, MishBackward
 using ReduceDimApi = Phase1<const aclTensor*, int64_t, bool, aclTensor*, aclTensor*>;  // MaxDim, MinDim
@@ -263,6 +264,38 @@ aclError DropOutDoMask(const OpCall& call) {
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
   return Aclnn<DropoutDoMaskApi>(call, "aclnnDropoutDoMask", x, mask, 1.0 - keep, y);
+}
+
+// ArgMaxGrad: y = var with updates written where indices point along `dimension` (indices and
+// updates have var's shape without that dimension): an argmax-with-value's gradient (torch_npu's
+// npu_max_backward and npu_min_backward give zeros as var) and npu_scatter.
+aclError ArgMaxGrad(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  size_t axis = 0;
+  if (!Axis(call.Int("dimension", 0), dims.size(), &axis)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute dimension = " + std::to_string(call.Int("dimension", 0)) +
+                                                      " is out of range for var " + ListText(dims));
+  }
+  std::vector<int64_t> reduced = dims;
+  reduced[axis] = 1;  // indices and updates seen with the dimension kept, as aclnnInplaceScatter takes them
+  for (size_t i = 1; i < 3; ++i) {
+    if (Elements(call.inputs[i].desc->dims) != Elements(reduced)) {
+      return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(i == 1 ? "indices " : "updates ") +
+                                                         ListText(call.inputs[i].desc->dims) + " is not var " + ListText(dims) +
+                                                         " without dimension " + std::to_string(axis));
+    }
+  }
+  AclnnObjects o(call);
+  aclTensor* var = o.Tensor(call.inputs[0], "var");
+  aclTensor* indices = o.Tensor(call.inputs[1], "indices", reduced);
+  aclTensor* updates = o.Tensor(call.inputs[2], "updates", reduced);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  if (call.outputs[0].buffer->data != call.inputs[0].buffer->data) {
+    if (aclError s = Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, var)) return s;
+  }
+  return Aclnn<InplaceScatterApi>(call, "aclnnInplaceScatter", y, static_cast<int64_t>(axis), indices, updates, int64_t{0});
 }
 
 // A view of an operand given by three constant inputs from `first` on: its size, its strides and
@@ -609,6 +642,7 @@ const std::vector<OpEntry>& Entries() {
       {"Fill", {}, Fill},
       {"Pad", {}, Pad},
       {"DropOutDoMask", {}, DropOutDoMask},
+      {"ArgMaxGrad", {{"dimension", K::kInt}}, ArgMaxGrad},
       {"AsStrided", {}, AsStrided},
       {"ViewCopy", {{"_exclude_engines", K::kString}}, ViewCopy},
       {"OneHotD", {{"depth", K::kInt}, {"axis", K::kInt}}, OneHotD},
@@ -668,6 +702,10 @@ ACLOP_SAME(aclnnScaledMaskedSoftmaxBackward, ScaledMaskedSoftmaxBackwardApi);
 #if __has_include("aclnnop/aclnn_dropout_do_mask.h")
 #include "aclnnop/aclnn_dropout_do_mask.h"
 ACLOP_SAME(aclnnDropoutDoMask, DropoutDoMaskApi);
+#endif
+#if __has_include("aclnnop/aclnn_scatter.h")
+#include "aclnnop/aclnn_scatter.h"
+ACLOP_SAME(aclnnInplaceScatter, InplaceScatterApi);
 #endif
 #if __has_include("aclnnop/aclnn_constant_pad_nd.h")
 #include "aclnnop/aclnn_constant_pad_nd.h"
