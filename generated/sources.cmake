@@ -51,6 +51,7 @@ set(ACLNN_EXAMPLES
   addcdiv
   addcmul
   addmm
+  addmm_weight_nz
   addmv
   addr
   adds
@@ -305,6 +306,7 @@ set(ACLNN_EXAMPLES
   group_norm_silu
   group_norm_swish
   group_norm_swish_grad
+  group_quant
   grouped_bias_add_grad_v2
   gru
   gru_backward
@@ -472,6 +474,7 @@ set(ACLNN_EXAMPLES
   log_sigmoid_forward
   log_softmax
   log_softmax_backward
+  log_space
   log_sum_exp
   logical_and
   logical_or
@@ -486,6 +489,7 @@ set(ACLNN_EXAMPLES
   masked_select
   masked_softmax_with_rel_pos_bias
   matmul
+  matmul_weight_nz
   max
   max_dim
   max_pool2d_with_indices

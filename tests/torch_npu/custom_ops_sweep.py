@@ -479,6 +479,15 @@ def makers(dtype: str = "float32"):
         return (x,), {}, (torch.round(x.float() / s[:, None]).to(torch.int8), s)
     m["npu_dynamic_quant"] = dynamic_quant
 
+    def group_quant():
+        # Rows 0-1 in group 0, none in group 1, rows 2-4 in group 2 (group_index: cumulative counts).
+        x, scale = randn(5, 8) * 20, (torch.rand(3, 8, generator=g) + 0.5).to(default)
+        offset = torch.tensor([1.5]).to(default)
+        rows = torch.tensor([0, 0, 2, 2, 2])
+        want = torch.round(x.float() * scale.float()[rows] + offset.float()).clamp(-128, 127).to(torch.int8)
+        return (x, scale, torch.tensor([2, 2, 5])), {"offset": offset}, want
+    m["npu_group_quant"] = group_quant
+
     def quantize():
         x, scales = randn(3, 5), torch.rand(5, generator=g) + 0.5
         return (x, scales, None, torch.qint8), {"axis": -1}, torch.round(x / scales).clamp(-128, 127).to(torch.int8)

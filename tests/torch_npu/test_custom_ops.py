@@ -27,7 +27,7 @@ GROUPS = {
                              "npu_prompt_flash_attention", "npu_prompt_flash_attention@defaults",
                              "npu_incre_flash_attention",
                              "npu_fused_infer_attention_score"],
-    "quantisation_and_matmul": ["npu_quantize", "npu_dynamic_quant", "npu_anti_quant", "npu_add_rms_norm_quant",
+    "quantisation_and_matmul": ["npu_quantize", "npu_dynamic_quant", "npu_group_quant", "npu_anti_quant", "npu_add_rms_norm_quant",
                                 "npu_quant_matmul", "npu_weight_quant_batchmatmul", "npu_linear", "npu_linear_backward",
                                 "npu_dtype_cast", "npu_bmmV2", "npu_conv2d"],
     "softmax_indexing_and_loss": ["npu_attn_softmax_", "npu_attn_softmax_backward_", "scatter_update",

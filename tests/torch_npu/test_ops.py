@@ -54,6 +54,34 @@ def test_matmul_and_linear(run_npu):
     """)
 
 
+def test_a_weight_stored_in_fractal_nz_multiplies_as_its_values(run_npu):
+    # npu_format_cast(w, 29) (allowed internal formats) keeps w as 16 x 16 fractals (padded: K and
+    # N are no multiples of 16); mm reaches aclnnMatmulWeightNz in float16 and bfloat16 (aclop's
+    # MatMul in float32), addmm and Linear aclnnAddmmWeightNz, Linear with the transposed view of the
+    # fractals. The page lists no FLOAT mat1 for aclnnAddmmWeightNz: a float32 addmm is its 161002.
+    output = run_npu("""
+        torch.npu.config.allow_internal_format = True
+        for dtype in (torch.float16, torch.bfloat16, torch.float32):
+            x, w, bias = torch.randn(5, 20).to(dtype), torch.randn(20, 9).to(dtype), torch.randn(9).to(dtype)
+            w_nz = torch_npu.npu_format_cast(w.npu(), 29)
+            assert torch_npu.get_npu_format(w_nz) == 29
+            tol = {"rtol": 1e-5, "atol": 1e-5} if dtype == torch.float32 else {"rtol": 2e-2, "atol": 5e-2}
+            want = (x.float() @ w.float()).to(dtype)
+            assert torch.allclose((x.npu() @ w_nz).cpu(), want, **tol), dtype
+            assert torch.allclose(torch.mm(x.npu(), w_nz).cpu(), want, **tol), dtype
+            print("fractal nz mm", dtype)
+            if dtype == torch.float32:
+                continue
+            got = torch.addmm(bias.npu(), x.npu(), w_nz, beta=0.5, alpha=2).cpu()
+            assert torch.allclose(got, (0.5 * bias.float() + 2 * (x.float() @ w.float())).to(dtype), **tol), dtype
+            w_t_nz = torch_npu.npu_format_cast(w.t().contiguous().npu(), 29)  # a Linear's [out, in] weight
+            got = torch.nn.functional.linear(x.npu(), w_t_nz, bias.npu()).cpu()
+            assert torch.allclose(got, (x.float() @ w.float() + bias.float()).to(dtype), **tol), dtype
+            print("fractal nz addmm", dtype)
+    """, env={"ASCEND_LAUNCH_BLOCKING": "1"})
+    assert output.count("fractal nz mm") == 3 and output.count("fractal nz addmm") == 2, output
+
+
 def test_softmax_and_reductions(run_npu):
     run_npu("""
         a = torch.randn(6, 10)
