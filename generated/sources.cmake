@@ -583,6 +583,7 @@ set(ACLNN_EXAMPLES
   right_shift
   rms_norm
   rms_norm_grad
+  rms_norm_grad_quant
   rms_norm_quant
   rms_norm_quant_v3
   roll

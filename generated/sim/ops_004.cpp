@@ -3025,19 +3025,19 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
   const int64_t C = aclsim::CallInt(call, 6);
   const int64_t HxW = aclsim::CallInt(call, 7);
   const int64_t group = aclsim::CallInt(call, 8);
-  if (group <= 0 || C > 240000) {  // semantics/norm_grad.toml:73
+  if (group <= 0 || C > 240000) {  // semantics/norm_grad.toml:90
     return aclsim::Reject(call, 161002, "group must be greater than 0 and C at most 240000");
   }
-  if (group > 0 && (C % group != 0 || C / group > 8000)) {  // semantics/norm_grad.toml:79
+  if (group > 0 && (C % group != 0 || C / group > 8000)) {  // semantics/norm_grad.toml:96
     return aclsim::Reject(call, 161002, "C must be divisible by group, with at most 8000 channels per group");
   }
-  if (input.present && input.numel() != N * C * HxW) {  // semantics/norm_grad.toml:85
+  if (input.present && input.numel() != N * C * HxW) {  // semantics/norm_grad.toml:102
     return aclsim::Reject(call, 161002, "input must have N * C * HxW elements");
   }
-  if (mean.present && mean.numel() != N * group) {  // semantics/norm_grad.toml:91
+  if (mean.present && mean.numel() != N * group) {  // semantics/norm_grad.toml:108
     return aclsim::Reject(call, 161002, "mean must have N * group elements");
   }
-  if (input.present && input.dim() >= 2 && input.size(1) != C) {  // semantics/norm_grad.toml:97
+  if (input.present && input.dim() >= 2 && input.size(1) != C) {  // semantics/norm_grad.toml:114
     return aclsim::Reject(call, 161002, "input's second dimension must be C");
   }
   return ACLNN_SUCCESS;

@@ -40,8 +40,10 @@ GROUPS = {
                                   "npu_sort_v2", "npu_scaled_masked_softmax", "npu_confusion_transpose"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
-# and npu_add_rms_norm_quant's other route there.
-ASCEND950 = ["npu_add_rms_norm_quant", "npu_indexing", "npu_confusion_transpose", "npu_scaled_masked_softmax"]
+# npu_add_rms_norm_quant's other route there, and those whose page supports Ascend950 alone
+# (aclnnRmsNormGradQuant).
+ASCEND950 = ["npu_add_rms_norm_quant", "npu_indexing", "npu_confusion_transpose", "npu_scaled_masked_softmax",
+             "_npu_rms_norm_backward_quant"]
 # What a page refuses in a low-precision dtype (aclnnGatherV3 lists no BFLOAT16 on Ascend910B).
 NOT_IN = {"float16": set(), "bfloat16": {"npu_gather_sparse_index"}}
 

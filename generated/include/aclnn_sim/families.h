@@ -385,12 +385,12 @@ struct NormFamily {
 // norm_grad: the normalisations' backward from the forward's saved mean and rstd (batch norm's running statistics in inference), computed in float (double for DOUBLE).
 struct NormGradFamily {
   struct Op {
-    enum : int8_t { kLayerNormBackward, kRmsNormGrad, kGroupNormBackward, kBatchNormBackward, kAddLayerNormGrad, kDeepNormGrad, kGroupNormSwishBackward };
+    enum : int8_t { kLayerNormBackward, kRmsNormGrad, kRmsNormGradQuant, kGroupNormBackward, kBatchNormBackward, kAddLayerNormGrad, kDeepNormGrad, kGroupNormSwishBackward };
   };
   struct Role {
-    enum : int8_t { kGradOut, kInput, kNormalizedShape, kMean, kRstd, kWeight, kRunningMean, kRunningVar, kTraining, kEps, kGroup, kOutputMask, kGradInput, kGradWeight, kGradBias, kInput2, kAlpha, kGradSum, kGradInput2, kBias, kSwishScale, kWeightRequired, kBiasRequired, kDataFormat };
+    enum : int8_t { kGradOut, kInput, kNormalizedShape, kMean, kRstd, kWeight, kRunningMean, kRunningVar, kTraining, kEps, kGroup, kOutputMask, kGradInput, kGradWeight, kGradBias, kInput2, kAlpha, kGradSum, kGradInput2, kBias, kSwishScale, kWeightRequired, kBiasRequired, kDataFormat, kQuantScale, kQuantOffset, kDivMode, kQuantMode };
   };
-  static constexpr const char* kOpNames[] = { "layer_norm_backward", "rms_norm_grad", "group_norm_backward", "batch_norm_backward", "add_layer_norm_grad", "deep_norm_grad", "group_norm_swish_backward" };
+  static constexpr const char* kOpNames[] = { "layer_norm_backward", "rms_norm_grad", "rms_norm_grad_quant", "group_norm_backward", "batch_norm_backward", "add_layer_norm_grad", "deep_norm_grad", "group_norm_swish_backward" };
 };
 
 // optim: optimizer steps updating parameters and their state in place, computed in float: AdamW (amsgrad, maximize), SGD with momentum, dampening, Nesterov and weight decay over tensor lists.
