@@ -89,6 +89,7 @@ set(ACLNN_EXAMPLES
   avg_pool3d_backward
   baddbmm
   batch_mat_mul
+  batch_mat_mul_weight_nz
   batch_norm
   batch_norm_backward
   batch_norm_elemt
