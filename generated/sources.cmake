@@ -51,7 +51,6 @@ set(ACLNN_EXAMPLES
   addcdiv
   addcmul
   addmm
-  addmm_weight_nz
   addmv
   addr
   adds
@@ -89,7 +88,6 @@ set(ACLNN_EXAMPLES
   avg_pool3d_backward
   baddbmm
   batch_mat_mul
-  batch_mat_mul_weight_nz
   batch_norm
   batch_norm_backward
   batch_norm_elemt
@@ -490,7 +488,6 @@ set(ACLNN_EXAMPLES
   masked_select
   masked_softmax_with_rel_pos_bias
   matmul
-  matmul_weight_nz
   max
   max_dim
   max_pool2d_with_indices
@@ -612,6 +609,7 @@ set(ACLNN_EXAMPLES
   sim_thread_exponential
   sinc
   sinh
+  sleep
   slice
   slice_v2
   slogdet

@@ -617,6 +617,17 @@ struct SinkhornFamily {
   static constexpr const char* kOpNames[] = { "sinkhorn" };
 };
 
+// sleep: sleep: the stream's worker waits cycles / 1.65 GHz (the page's Ascend 950 clock) before the stream's next work, as the device's busy-spin on SYS_CNT; no tensor.
+struct SleepFamily {
+  struct Op {
+    enum : int8_t { kSleep };
+  };
+  struct Role {
+    enum : int8_t { kCycles };
+  };
+  static constexpr const char* kOpNames[] = { "sleep" };
+};
+
 // softmax: along one dimension, computed in float (double for DOUBLE).
 struct SoftmaxFamily {
   struct Op {
@@ -715,6 +726,7 @@ aclnnStatus PlanSelect(const Call& call, const FamilySpec& family, ExecutorWork*
 aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSignBits(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSinkhorn(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanSleep(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSyncBatchNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanTopKTopP(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
