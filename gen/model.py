@@ -120,12 +120,16 @@ class Model:
         both), named after its first API's Python function. An example that includes no aclnnop/
         header is a sketch (aclnnLogSoftmaxV2's declares the API itself, "函数签名仅为示意", and
         uses aclTensor undeclared): no machine compiles it, so it is not built; nor is one that
-        holds a merge's conflict markers (aclnnRotaryPositionEmbedding's: `<<<<<<< HEAD` in Init)."""
+        holds a merge's conflict markers (aclnnRotaryPositionEmbedding's: `<<<<<<< HEAD` in Init), nor
+        one that includes an aclnnop/ header of no page of this build (aclnnMatmulWeightNz's
+        aclnn_trans_matmul_weight.h: it calls aclnnTransMatmulWeight, which no page here declares)."""
         chosen: dict[str, BoundAPI] = {}
         seen: set[str] = set()
+        declared = {bound.header for bound in self.apis}
         for bound in self.apis:
             code = bound.api.example
-            if code.strip() and code not in seen and _OP_HEADER.search(code) and not _CONFLICT.search(code):
+            if (code.strip() and code not in seen and _OP_HEADER.search(code) and not _CONFLICT.search(code)
+                    and set(_OP_HEADER_NAME.findall(code)) <= declared):
                 seen.add(code)
                 name = bound.python_name
                 # CMake's Ninja generator names a phony target after each executable's file: an
@@ -141,8 +145,9 @@ class Model:
         return {header: tuple(apis) for header, apis in sorted(groups.items())}
 
 
-# An example's include of an operator's header ("aclnnop/aclnn_add.h").
+# An example's include of an operator's header ("aclnnop/aclnn_add.h"), and the header it names.
 _OP_HEADER = re.compile(r'#\s*include\s*[<"]aclnnop/')
+_OP_HEADER_NAME = re.compile(r'#\s*include\s*[<"](aclnnop/[^>"]+)[>"]')
 # A line git leaves where a merge conflicted ("<<<<<<< HEAD", ">>>>>>> b09f372 (...)").
 _CONFLICT = re.compile(r"^(<{7}|>{7})( |$)", re.MULTILINE)
 

@@ -305,6 +305,7 @@ set(ACLNN_EXAMPLES
   group_norm_silu
   group_norm_swish
   group_norm_swish_grad
+  group_quant
   grouped_bias_add_grad_v2
   gru
   gru_backward
@@ -472,6 +473,7 @@ set(ACLNN_EXAMPLES
   log_sigmoid_forward
   log_softmax
   log_softmax_backward
+  log_space
   log_sum_exp
   logical_and
   logical_or
@@ -579,6 +581,7 @@ set(ACLNN_EXAMPLES
   right_shift
   rms_norm
   rms_norm_grad
+  rms_norm_grad_quant
   rms_norm_quant
   rms_norm_quant_v3
   roll
@@ -606,6 +609,7 @@ set(ACLNN_EXAMPLES
   sim_thread_exponential
   sinc
   sinh
+  sleep
   slice
   slice_v2
   slogdet

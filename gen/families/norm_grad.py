@@ -10,6 +10,7 @@ NORM_GRAD = Family(
     # (its gradients' shape is normalized_shape's then, which no rule reads).
     ops=(Op("layer_norm_backward", shapes={"grad_weight": "given", "grad_bias": "given"}),
          Op("rms_norm_grad", shapes={"grad_weight": "second"}, dtypes={"grad_weight": "FLOAT"}),
+         Op("rms_norm_grad_quant", shapes={"grad_weight": "second"}, dtypes={"grad_input": "INT8", "grad_weight": "FLOAT"}),
          Op("group_norm_backward", shapes={"grad_weight": "channels", "grad_bias": "channels"}),
          Op("batch_norm_backward", shapes={"grad_weight": "channels", "grad_bias": "channels"}),
          Op("add_layer_norm_grad", shapes={"grad_weight": "second", "grad_bias": "second"},
@@ -24,7 +25,10 @@ NORM_GRAD = Family(
     roles=("grad_out", "input", "normalized_shape", "mean", "rstd", "weight", "running_mean", "running_var",
            "training", "eps", "group", "output_mask", "grad_input", "grad_weight", "grad_bias", "input2",
            "alpha", "grad_sum", "grad_input2", "bias", "swish_scale", "weight_required", "bias_required",
-           "data_format"),
+           "data_format",
+           # rms_norm_grad_quant: grad_input quantised to INT8, round(dx * quant_scale + quant_offset)
+           # (dx / quant_scale with div_mode); quant_mode "static", the one the page supports
+           "quant_scale", "quant_offset", "div_mode", "quant_mode"),
     required=("grad_out", "input"),
     source="input",
     second="weight",

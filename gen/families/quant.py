@@ -9,12 +9,14 @@ from gen.families.model import Family, Op
 # per-row dynamic quantisation (aclnnDynamicQuant/V2: npu_dynamic_quant), fake quantisation
 # with its mask (aclnnFakeQuantPer{Tensor,Channel}AffineCachemask: torch.fake_quantize_*), and GELU
 # quantised either way (aclnnGeluQuant: npu_gelu_quant), and dynamic quantisation by blocks
-# (aclnnDynamicBlockQuant/V2: npu_dynamic_block_quant).
+# (aclnnDynamicBlockQuant/V2: npu_dynamic_block_quant), and by groups of rows (aclnnGroupQuant:
+# npu_group_quant, group_quant.cpp).
 QUANT = Family(
     "quant", "PlanQuant",
     ops=(Op("ascend_quant", dtypes={"out": "INT8"}), Op("anti_quant", dtypes={"out": "FLOAT16"}),
          Op("quantize", dtypes={"out": "INT8"}), Op("dynamic_quant", dtypes={"out": "INT8"}), "fake_quant",
-         Op("gelu_quant", dtypes={"out": "INT8"}), Op("block_quant", dtypes={"out": "INT8"})),
+         Op("gelu_quant", dtypes={"out": "INT8"}), Op("block_quant", dtypes={"out": "INT8"}),
+         Op("group_quant", dtypes={"out": "INT8"})),
     output_shape="given",
     # enabled: fake quantisation's switch (below 1: out = x, mask all true); smooth: dynamic
     # quantisation's per-column factors; scale_out/offset_out: its per-row results.
@@ -35,7 +37,8 @@ QUANT = Family(
         "cachemask (per tensor, or per channel along axis), its mask; gelu_quant: GELU, then ascend_quant's "
         "static form (quant_mode static) or dynamic_quant's per row (dynamic, scale the smoothing factor); "
         "block_quant: per block of row_block x col_block of the last two dimensions, scale_out = min(max|x| / 127, "
-        "1 / min_scale) and y = round(x / scale_out); in float")
+        "1 / min_scale) and y = round(x / scale_out); group_quant: row r of x [S, H] in the group g whose "
+        "cumulative count group_index[g] first exceeds r, y = round(x * scale[g] + offset); in float")
 
 # An rms norm over x's last dimension quantised to INT8 (runtime/sim/src/opapi/families/quant.cpp):
 # aclnnRmsNormQuant (torch_npu.npu_rms_norm_quant), aclnnRmsNormQuantV3 and aclnnAddRmsNormQuant/V2

@@ -1,6 +1,6 @@
 """What the generated suites' one valid call per API leaves out of the grouped_bias_add_grad,
-sign_bits, as_strided and lora families: the grouped form the suites cannot call (its group ends
-must increase to gradY's rows), torch_npu's documented bits, a strided view of a strided input, and
+group_quant, sign_bits, as_strided and lora families: the grouped forms the suites cannot call (their
+group ends must increase to the rows), torch_npu's documented bits, a strided view of a strided input, and
 the values each engine refuses by name, in phase 1 or phase 2 (device data), never computed wrong."""
 
 from __future__ import annotations
@@ -26,6 +26,22 @@ assert np.allclose(grad([3, 0, 4], 1), want, atol=1e-5)
 refused(lambda: grad([4, 3, 7], 0), 507015, ["groupIdxOptional", "element 1 is 3"])
 refused(lambda: grad([3, 3, 6], 0), 507015, ["groupIdxOptional", "not at gradY's 7 rows"])
 refused(lambda: grad([3, 3, 7], 2), 161002, ["groupIdxType", "2"])
+''')
+
+
+def test_group_quant_scales_each_group_of_rows_by_its_own_row_and_faults_on_invalid_counts():
+    check(r'''
+x = rng.uniform(-60, 60, (7, 6)).astype(np.float32)
+scale = rng.uniform(0.5, 2.0, (3, 6)).astype(np.float32)
+offset = np.array([1.5], np.float32)
+def quant(ends):
+    return host(aclnn.group_quant(x, scale, np.array(ends, np.int64), offset, 2, out=np.zeros((7, 6), np.int8)))
+rows = np.repeat([0, 1, 2], [2, 0, 5])  # an empty middle group
+want = np.clip(np.round(x * scale[rows] + offset), -128, 127).astype(np.int8)
+assert np.array_equal(quant([2, 2, 7]), want)
+# The counts are device data: those the page's constraint rules out fault in phase 2, named.
+refused(lambda: quant([3, 2, 7]), 507015, ["groupIndex", "element 1 is 2", "non-decreasing"])
+refused(lambda: quant([2, 2, 6]), 507015, ["groupIndex", "element 2 is 6", "x's first dimension 7"])
 ''')
 
 

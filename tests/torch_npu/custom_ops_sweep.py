@@ -120,6 +120,17 @@ def makers(dtype: str = "float32"):
         return (dy, x, gamma, rstd_of(x, 1e-6)), {}, (dx, dgamma)
     m["npu_rms_norm_backward"] = rms_norm_backward
 
+    def rms_norm_backward_quant():
+        # rms_norm_backward's gradients at the saved rstd, dx quantised to int8: round(dx / scale +
+        # offset) with div_mode, its default.
+        x, gamma, dy = randn(3, 16), randn(16), randn(3, 16)
+        rstd = rstd_of(x.float(), 1e-6)
+        dx, dgamma = grads(lambda x, g: x * rstd_of(x, 1e-6) * g, (x.float(), gamma.float()), dy.float())
+        scale, offset = torch.tensor([0.05]).to(default), torch.tensor([2], dtype=torch.int32)
+        quantised = torch.round(dx / scale.float() + offset).clamp(-128, 127).to(torch.int8)
+        return (dy, x, rstd, gamma, scale), {"offset_x": offset}, (quantised, dgamma)
+    m["_npu_rms_norm_backward_quant"] = rms_norm_backward_quant
+
     def add_rms_norm_quant():
         # aclnnAddRmsNormQuantV2 (aclnnAddRmsNormQuant on Ascend950 without beta): the sum in x1's
         # dtype, then round(y / scales1 + zero_points1) to int8
@@ -533,6 +544,15 @@ def makers(dtype: str = "float32"):
         s = x.float().abs().amax(-1) / 127
         return (x,), {}, (torch.round(x.float() / s[:, None]).to(torch.int8), s)
     m["npu_dynamic_quant"] = dynamic_quant
+
+    def group_quant():
+        # Rows 0-1 in group 0, none in group 1, rows 2-4 in group 2 (group_index: cumulative counts).
+        x, scale = randn(5, 8) * 20, (torch.rand(3, 8, generator=g) + 0.5).to(default)
+        offset = torch.tensor([1.5]).to(default)
+        rows = torch.tensor([0, 0, 2, 2, 2])
+        want = torch.round(x.float() * scale.float()[rows] + offset.float()).clamp(-128, 127).to(torch.int8)
+        return (x, scale, torch.tensor([2, 2, 5])), {"offset": offset}, want
+    m["npu_group_quant"] = group_quant
 
     def quantize():
         x, scales = randn(3, 5), torch.rand(5, generator=g) + 0.5

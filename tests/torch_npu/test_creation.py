@@ -1,5 +1,5 @@
-"""Factories on device="npu" (torch.arange, range, linspace, eye: the creation family through
-op-plugin's aclnnArange, aclnnRange, aclnnLinspace, aclnnEye) equal PyTorch's on the CPU."""
+"""Factories on device="npu" (torch.arange, range, linspace, logspace, eye: the creation family through
+op-plugin's aclnnArange, aclnnRange, aclnnLinspace, aclnnLogSpace, aclnnEye) equal PyTorch's on the CPU."""
 
 
 def test_factories_equal_the_cpu(run_npu):
@@ -24,6 +24,8 @@ def test_factories_equal_the_cpu(run_npu):
             "arange down": lambda d: torch.arange(5, -5, -1.5, device=d),
             "range": lambda d: torch.range(1, 4, 0.5, device=d),
             "linspace": lambda d: torch.linspace(-2, 3, 11, device=d),
+            "logspace": lambda d: torch.logspace(-2, 3, 11, device=d),
+            "logspace base 2 float16": lambda d: torch.logspace(-1, 4, 6, base=2, dtype=torch.float16, device=d),
         }
         for name, fn in close.items():
             got, want = fn("npu").cpu(), fn("cpu")

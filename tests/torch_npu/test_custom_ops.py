@@ -34,7 +34,7 @@ GROUPS = {
                              "npu_prompt_flash_attention", "npu_prompt_flash_attention@defaults",
                              "npu_incre_flash_attention",
                              "npu_fused_infer_attention_score"],
-    "quantisation_and_matmul": ["npu_quantize", "npu_dynamic_quant", "npu_anti_quant", "npu_add_rms_norm_quant",
+    "quantisation_and_matmul": ["npu_quantize", "npu_dynamic_quant", "npu_group_quant", "npu_anti_quant", "npu_add_rms_norm_quant",
                                 "npu_quant_matmul", "npu_weight_quant_batchmatmul", "npu_linear", "npu_linear_backward",
                                 "npu_dtype_cast", "npu_bmmV2", "npu_conv2d", "npu_deformable_conv2d", "npu_iou",
                                 "npu_ptiou", "npu_giou", "npu_nms_v4", "npu_ps_roi_pooling", "npu_stride_add",
@@ -54,8 +54,10 @@ GROUPS = {
                                   "npu_min_backward", "npu_scatter"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
-# and npu_add_rms_norm_quant's other route there.
-ASCEND950 = ["npu_add_rms_norm_quant", "npu_indexing", "npu_confusion_transpose", "npu_scaled_masked_softmax"]
+# npu_add_rms_norm_quant's other route there, and those whose page supports Ascend950 alone
+# (aclnnRmsNormGradQuant).
+ASCEND950 = ["npu_add_rms_norm_quant", "npu_indexing", "npu_confusion_transpose", "npu_scaled_masked_softmax",
+             "_npu_rms_norm_backward_quant"]
 # What a page refuses in a low-precision dtype (aclnnGatherV3 lists no BFLOAT16 on Ascend910B).
 NOT_IN = {"float16": set(), "bfloat16": {"npu_gather_sparse_index"}}
 

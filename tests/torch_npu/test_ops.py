@@ -54,6 +54,94 @@ def test_matmul_and_linear(run_npu):
     """)
 
 
+def test_a_weight_stored_in_fractal_nz_multiplies_as_its_values(run_npu):
+    # npu_format_cast(w, 29) (allowed internal formats) keeps w as 16 x 16 fractals (padded: K and
+    # N are no multiples of 16); mm reaches aclnnMatmulWeightNz in float16 and bfloat16 (aclop's
+    # MatMul in float32), bmm aclnnBatchMatMulWeightNz, addmm and Linear aclnnAddmmWeightNz, Linear
+    # with the transposed view of the fractals. The page lists no FLOAT mat1 for aclnnAddmmWeightNz: a float32 addmm is its 161002.
+    output = run_npu("""
+        torch.npu.config.allow_internal_format = True
+        for dtype in (torch.float16, torch.bfloat16, torch.float32):
+            x, w, bias = torch.randn(5, 20).to(dtype), torch.randn(20, 9).to(dtype), torch.randn(9).to(dtype)
+            w_nz = torch_npu.npu_format_cast(w.npu(), 29)
+            assert torch_npu.get_npu_format(w_nz) == 29
+            tol = {"rtol": 1e-5, "atol": 1e-5} if dtype == torch.float32 else {"rtol": 2e-2, "atol": 5e-2}
+            want = (x.float() @ w.float()).to(dtype)
+            assert torch.allclose((x.npu() @ w_nz).cpu(), want, **tol), dtype
+            assert torch.allclose(torch.mm(x.npu(), w_nz).cpu(), want, **tol), dtype
+            print("fractal nz mm", dtype)
+            if dtype == torch.float32:
+                continue
+            xb, wb = torch.randn(3, 5, 20).to(dtype), torch.randn(3, 20, 9).to(dtype)
+            got = torch.bmm(xb.npu(), torch_npu.npu_format_cast(wb.npu(), 29)).cpu()
+            assert torch.allclose(got, (xb.float() @ wb.float()).to(dtype), **tol), dtype
+            got = torch.addmm(bias.npu(), x.npu(), w_nz, beta=0.5, alpha=2).cpu()
+            assert torch.allclose(got, (0.5 * bias.float() + 2 * (x.float() @ w.float())).to(dtype), **tol), dtype
+            w_t_nz = torch_npu.npu_format_cast(w.t().contiguous().npu(), 29)  # a Linear's [out, in] weight
+            got = torch.nn.functional.linear(x.npu(), w_t_nz, bias.npu()).cpu()
+            assert torch.allclose(got, (x.float() @ w.float() + bias.float()).to(dtype), **tol), dtype
+            print("fractal nz addmm", dtype)
+    """, env={"ASCEND_LAUNCH_BLOCKING": "1"})
+    assert output.count("fractal nz mm") == 3 and output.count("fractal nz addmm") == 2, output
+
+
+def test_batched_weights_in_fractal_nz_through_the_c_abi(run_npu):
+    # torch.bmm of an NZ weight goes to aclop's BatchMatMul here (op-plugin's compatibility switch), so
+    # aclnnBatchMatMulWeightNz is called as another framework would: the fractals laid out by hand from
+    # the page's (b, n1, k1, k0, n0) (k0 = n0 = 16, K and N padded) in torch_npu's memory, the view [b, K, N]
+    # (or [b, N, K] transposed over (b, k1, n1, n0, k0)), a batch of 1 broadcast.
+    output = run_npu("""
+        import ctypes
+        P, I64 = ctypes.c_void_p, ctypes.c_int64
+        nnop, opapi = ctypes.CDLL("libnnopbase.so"), ctypes.CDLL("libopapi.so")
+        nnop.aclCreateTensor.restype = P
+        nnop.aclCreateTensor.argtypes = [ctypes.POINTER(I64), ctypes.c_uint64, ctypes.c_int, ctypes.POINTER(I64), I64,
+                                         ctypes.c_int, ctypes.POINTER(I64), ctypes.c_uint64, P]
+        nnop.aclGetRecentErrMsg = ctypes.CDLL("libascendcl.so").aclGetRecentErrMsg
+        nnop.aclGetRecentErrMsg.restype = ctypes.c_char_p
+        ints = lambda values: (I64 * len(values))(*values)
+
+        def tensor(t, view, strides, fmt=2, storage=None):
+            storage = list(t.shape) if storage is None else storage
+            return P(nnop.aclCreateTensor(ints(view), len(view), 1, ints(strides), 0, fmt, ints(storage), len(storage),
+                                          P(t.data_ptr())))
+
+        def fractals(p):  # [b, rows, cols] -> the NZ storage [b, ceil(cols/16), ceil(rows/16), 16, 16]
+            b, rows, cols = p.shape
+            padded = torch.zeros(b, -(-rows // 16) * 16, -(-cols // 16) * 16, dtype=p.dtype)
+            padded[:, :rows, :cols] = p
+            return padded.reshape(b, padded.shape[1] // 16, 16, padded.shape[2] // 16, 16).permute(0, 3, 1, 2, 4).contiguous()
+
+        def bmm_nz(x, w, transposed):
+            stored = fractals(w.transpose(1, 2) if transposed else w)
+            b, k, n = w.shape
+            view_strides = [k * n, 1, k] if transposed else [k * n, n, 1]
+            y = torch.empty(max(x.shape[0], b), x.shape[1], n, dtype=x.dtype).npu()
+            xs, ws = x.npu(), stored.npu()
+            args = [tensor(xs, list(x.shape), [x.shape[1] * x.shape[2], x.shape[2], 1]),
+                    tensor(ws, [b, k, n], view_strides, 29, list(stored.shape)),
+                    tensor(y, list(y.shape), [y.shape[1] * n, n, 1])]
+            size, executor = ctypes.c_uint64(0), P()
+            torch.npu.synchronize()
+            status = opapi.aclnnBatchMatMulWeightNzGetWorkspaceSize(*args, ctypes.c_int8(0), ctypes.byref(size),
+                                                                    ctypes.byref(executor))
+            assert status == 0, nnop.aclGetRecentErrMsg()
+            workspace = torch.empty(max(size.value, 1), dtype=torch.uint8).npu()
+            stream = P(torch.npu.current_stream().npu_stream)
+            assert opapi.aclnnBatchMatMulWeightNz(P(workspace.data_ptr()), size, executor, stream) == 0
+            torch.npu.synchronize()
+            return y.cpu()
+
+        for transposed in (False, True):
+            for xb, wb in ((3, 3), (3, 1)):
+                x, w = torch.randn(xb, 5, 20).half(), torch.randn(wb, 20, 9).half()
+                got, want = bmm_nz(x, w, transposed), (x.float() @ w.float()).half()
+                assert torch.allclose(got, want, rtol=1e-3, atol=1e-2), (transposed, xb, wb, got, want)
+        print("batched nz ran")
+    """)
+    assert "batched nz ran" in output
+
+
 def test_softmax_and_reductions(run_npu):
     run_npu("""
         a = torch.randn(6, 10)

@@ -29,6 +29,25 @@ def test_streams_and_events(run_npu):
     """)
 
 
+def test_sleep_holds_the_stream(run_npu):
+    # torch.npu._sleep (aclnnSleep, whose page supports Ascend 950 alone) keeps the current stream busy
+    # for cycles at 1.65 GHz: the call returns at once, an event recorded after it completes later, and
+    # work queued behind it waits, as frameworks' stream tests rely on.
+    run_npu("""
+        import time
+        x = torch.ones(4).npu()
+        torch.npu.synchronize()
+        start = time.monotonic()
+        torch.npu._sleep(int(1.65e9 * 0.3))
+        y = x + 1
+        done = torch.npu.Event()
+        done.record()
+        assert time.monotonic() - start < 0.2 and not done.query()
+        done.synchronize()
+        assert time.monotonic() - start >= 0.29 and torch.equal(y.cpu(), torch.full((4,), 2.0))
+    """, env={"ACLNN_SIM_SOC": "Ascend950"})
+
+
 def test_memory_statistics(run_npu):
     run_npu("""
         before = torch.npu.memory_allocated()

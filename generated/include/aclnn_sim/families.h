@@ -131,15 +131,15 @@ struct CountingFamily {
   static constexpr const char* kOpNames[] = { "trace", "histc", "bucketize", "searchsorted", "bincount", "isin" };
 };
 
-// creation: arange's [start, end) and range's [start, end] by step, linspace's steps values from start to end, eye's n x m identity; out= of the result's size, any dtype its page lists.
+// creation: arange's [start, end) and range's [start, end] by step, linspace's steps values from start to end, logspace's base raised to them, eye's n x m identity; out= of the result's size, any dtype its page lists.
 struct CreationFamily {
   struct Op {
-    enum : int8_t { kArange, kRange, kLinspace, kEye };
+    enum : int8_t { kArange, kRange, kLinspace, kLogspace, kEye };
   };
   struct Role {
-    enum : int8_t { kStart, kEnd, kStep, kSteps, kN, kM, kOut };
+    enum : int8_t { kStart, kEnd, kStep, kSteps, kN, kM, kOut, kBase };
   };
-  static constexpr const char* kOpNames[] = { "arange", "range", "linspace", "eye" };
+  static constexpr const char* kOpNames[] = { "arange", "range", "linspace", "logspace", "eye" };
 };
 
 // ctc: ctc_loss: aten's forward variables log_alpha [N, T, W] (W >= 2 * max(target_lengths) + 1, -inf where the recursion does not reach) and the loss -log p(target | log_probs) per batch (0 where infinite with zero_infinity); ctc_loss_backward: the gradient of log_probs from the backward variables, as aten's; in double.
@@ -385,12 +385,12 @@ struct NormFamily {
 // norm_grad: the normalisations' backward from the forward's saved mean and rstd (batch norm's running statistics in inference), computed in float (double for DOUBLE).
 struct NormGradFamily {
   struct Op {
-    enum : int8_t { kLayerNormBackward, kRmsNormGrad, kGroupNormBackward, kBatchNormBackward, kAddLayerNormGrad, kDeepNormGrad, kGroupNormSwishBackward };
+    enum : int8_t { kLayerNormBackward, kRmsNormGrad, kRmsNormGradQuant, kGroupNormBackward, kBatchNormBackward, kAddLayerNormGrad, kDeepNormGrad, kGroupNormSwishBackward };
   };
   struct Role {
-    enum : int8_t { kGradOut, kInput, kNormalizedShape, kMean, kRstd, kWeight, kRunningMean, kRunningVar, kTraining, kEps, kGroup, kOutputMask, kGradInput, kGradWeight, kGradBias, kInput2, kAlpha, kGradSum, kGradInput2, kBias, kSwishScale, kWeightRequired, kBiasRequired, kDataFormat };
+    enum : int8_t { kGradOut, kInput, kNormalizedShape, kMean, kRstd, kWeight, kRunningMean, kRunningVar, kTraining, kEps, kGroup, kOutputMask, kGradInput, kGradWeight, kGradBias, kInput2, kAlpha, kGradSum, kGradInput2, kBias, kSwishScale, kWeightRequired, kBiasRequired, kDataFormat, kQuantScale, kQuantOffset, kDivMode, kQuantMode };
   };
-  static constexpr const char* kOpNames[] = { "layer_norm_backward", "rms_norm_grad", "group_norm_backward", "batch_norm_backward", "add_layer_norm_grad", "deep_norm_grad", "group_norm_swish_backward" };
+  static constexpr const char* kOpNames[] = { "layer_norm_backward", "rms_norm_grad", "rms_norm_grad_quant", "group_norm_backward", "batch_norm_backward", "add_layer_norm_grad", "deep_norm_grad", "group_norm_swish_backward" };
 };
 
 // optim: optimizer steps updating parameters and their state in place, computed in float: AdamW (amsgrad, maximize), SGD with momentum, dampening, Nesterov and weight decay over tensor lists.
@@ -443,15 +443,15 @@ struct PoolFamily {
   static constexpr const char* kOpNames[] = { "max_pool", "avg_pool", "adaptive_avg", "adaptive_max", "reflection_pad", "replication_pad", "max_pool_backward", "avg_pool_backward", "adaptive_avg_backward", "adaptive_max_backward", "reflection_pad_backward", "replication_pad_backward", "max_unpool", "max_pool_mask", "circular_pad", "circular_pad_backward", "max_unpool_backward" };
 };
 
-// quant: ascend_quant: round(x * scale (* scale with sqrt_mode) + offset) by round_mode, saturated to INT8; quantize: round(x / scale + offset) half to even, saturated to out's INT8/UINT8/INT32; anti_quant: (x + offset) * scale (* scale) to FLOAT16/BFLOAT16; scale and offset one value or one per element along `axis`; dynamic_quant: per row of the last dimension, scale = max|x * smooth| / 127 (or the asymmetric (max - min) / 255 with an offset) and y the rounded quotient; fake_quant: aten's fake_quantize cachemask (per tensor, or per channel along axis), its mask; gelu_quant: GELU, then ascend_quant's static form (quant_mode static) or dynamic_quant's per row (dynamic, scale the smoothing factor); block_quant: per block of row_block x col_block of the last two dimensions, scale_out = min(max|x| / 127, 1 / min_scale) and y = round(x / scale_out); in float.
+// quant: ascend_quant: round(x * scale (* scale with sqrt_mode) + offset) by round_mode, saturated to INT8; quantize: round(x / scale + offset) half to even, saturated to out's INT8/UINT8/INT32; anti_quant: (x + offset) * scale (* scale) to FLOAT16/BFLOAT16; scale and offset one value or one per element along `axis`; dynamic_quant: per row of the last dimension, scale = max|x * smooth| / 127 (or the asymmetric (max - min) / 255 with an offset) and y the rounded quotient; fake_quant: aten's fake_quantize cachemask (per tensor, or per channel along axis), its mask; gelu_quant: GELU, then ascend_quant's static form (quant_mode static) or dynamic_quant's per row (dynamic, scale the smoothing factor); block_quant: per block of row_block x col_block of the last two dimensions, scale_out = min(max|x| / 127, 1 / min_scale) and y = round(x / scale_out); group_quant: row r of x [S, H] in the group g whose cumulative count group_index[g] first exceeds r, y = round(x * scale[g] + offset); in float.
 struct QuantFamily {
   struct Op {
-    enum : int8_t { kAscendQuant, kAntiQuant, kQuantize, kDynamicQuant, kFakeQuant, kGeluQuant, kBlockQuant };
+    enum : int8_t { kAscendQuant, kAntiQuant, kQuantize, kDynamicQuant, kFakeQuant, kGeluQuant, kBlockQuant, kGroupQuant };
   };
   struct Role {
     enum : int8_t { kX, kScale, kOffset, kSqrtMode, kRoundMode, kDstType, kAxis, kSmooth, kGroupIndex, kQuantMin, kQuantMax, kEnabled, kOut, kScaleOut, kOffsetOut, kMask, kSymmetric, kQuantMode, kDstMax, kApproximate, kMinScale, kRowBlock, kColBlock };
   };
-  static constexpr const char* kOpNames[] = { "ascend_quant", "anti_quant", "quantize", "dynamic_quant", "fake_quant", "gelu_quant", "block_quant" };
+  static constexpr const char* kOpNames[] = { "ascend_quant", "anti_quant", "quantize", "dynamic_quant", "fake_quant", "gelu_quant", "block_quant", "group_quant" };
 };
 
 // norm_quant: y = x * rstd * gamma + beta over x's last dimension (x = x1 + x2 rounded to x1's dtype for the add_ ops, the sum in sum_out, x * rstd * gamma in norm_out), then round(y * scale + offset) (y / scale with div_mode) half to even, saturated to INT8, once per scale given; the dynamic ops per row v = y * smooth, scale_out = max|v| / 127, out = round(v / scale_out); add_layer_norm_quant: y = (x - mean) * rstd * gamma + beta of x = x1 + x2 + bias, then either; in float, the statistics in double.
@@ -617,6 +617,17 @@ struct SinkhornFamily {
   static constexpr const char* kOpNames[] = { "sinkhorn" };
 };
 
+// sleep: sleep: the stream's worker waits cycles / 1.65 GHz (the page's Ascend 950 clock) before the stream's next work, as the device's busy-spin on SYS_CNT; no tensor.
+struct SleepFamily {
+  struct Op {
+    enum : int8_t { kSleep };
+  };
+  struct Role {
+    enum : int8_t { kCycles };
+  };
+  static constexpr const char* kOpNames[] = { "sleep" };
+};
+
 // softmax: along one dimension, computed in float (double for DOUBLE).
 struct SoftmaxFamily {
   struct Op {
@@ -715,6 +726,7 @@ aclnnStatus PlanSelect(const Call& call, const FamilySpec& family, ExecutorWork*
 aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSignBits(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSinkhorn(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanSleep(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSyncBatchNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanTopKTopP(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);

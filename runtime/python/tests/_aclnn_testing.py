@@ -338,6 +338,8 @@ def call(op: Op, case: Case, inputs: dict[str, Any], outs: Optional[list[Any]]) 
     if outs is not None:
         kwargs["out"] = outs[0] if len(op.outs) == 1 else tuple(outs)
     result = getattr(aclnn, op.function)(*args, **kwargs)
+    if not op.results:  # an API with no output (aclnnSleep): its binding returns None
+        return ()
     return (result,) if len(op.results) == 1 else tuple(result)
 
 

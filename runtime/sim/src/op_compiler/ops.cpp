@@ -388,8 +388,10 @@ aclError OneHotD(const OpCall& call) {
 }
 
 // BatchMatMul / BatchMatMulV2: y = adj_x1(x1) @ adj_x2(x2) (+ bias, V2), the batch dimensions
-// broadcast; adj_x transposes the last two dimensions (a strided view).
-aclError BatchMatMul(const OpCall& call) {
+// broadcast; adj_x transposes the last two dimensions (a strided view). MatMul / MatMulV2 (op-plugin's
+// mm of a FLOAT weight in FRACTAL_NZ, which the bridge hands over in its plain layout) are the same
+// with the attributes transpose_x1 and transpose_x2.
+aclError MatMulTransposedBy(const OpCall& call, const char* adjoint_x1, const char* adjoint_x2) {
   if (aclError s = call.Arity(2, 4, 1)) return s;
   if (call.inputs.size() > 3 || call.Int("offset_x", 0) != 0) {
     return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "offset_w and offset_x (quantised inputs) are not modelled");
@@ -404,8 +406,8 @@ aclError BatchMatMul(const OpCall& call) {
     }
     return o.Tensor(call.inputs[index], what, dims, perm);
   };
-  aclTensor* x1 = operand(0, "x1", call.Bool("adj_x1", false));
-  aclTensor* x2 = operand(1, "x2", call.Bool("adj_x2", false));
+  aclTensor* x1 = operand(0, "x1", call.Bool(adjoint_x1, false));
+  aclTensor* x2 = operand(1, "x2", call.Bool(adjoint_x2, false));
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   aclTensor* bias = call.inputs.size() > 2 ? o.Tensor(call.inputs[2], "bias") : nullptr;
   if (o.status()) return o.status();
@@ -414,6 +416,9 @@ aclError BatchMatMul(const OpCall& call) {
   if (!bias) return ACL_SUCCESS;
   return Aclnn<InplaceAddApi>(call, "aclnnInplaceAdd", y, bias, o.Scalar(1.0, ACL_FLOAT));
 }
+
+aclError BatchMatMul(const OpCall& call) { return MatMulTransposedBy(call, "adj_x1", "adj_x2"); }
+aclError MatMul(const OpCall& call) { return MatMulTransposedBy(call, "transpose_x1", "transpose_x2"); }
 
 // ConfusionTransposeD: a reshape to `shape` and a permutation by `perm`, the permutation first
 // when transpose_first.
@@ -648,6 +653,8 @@ const std::vector<OpEntry>& Entries() {
       {"OneHotD", {{"depth", K::kInt}, {"axis", K::kInt}}, OneHotD},
       {"BatchMatMul", {{"adj_x1", K::kBool}, {"adj_x2", K::kBool}}, BatchMatMul},
       {"BatchMatMulV2", {{"adj_x1", K::kBool}, {"adj_x2", K::kBool}, {"offset_x", K::kInt}}, BatchMatMul},
+      {"MatMul", {{"transpose_x1", K::kBool}, {"transpose_x2", K::kBool}, {"offset_x", K::kInt}}, MatMul},
+      {"MatMulV2", {{"transpose_x1", K::kBool}, {"transpose_x2", K::kBool}, {"offset_x", K::kInt}}, MatMul},
       {"ConfusionTransposeD",
        {{"perm", K::kListInt}, {"shape", K::kListInt}, {"transpose_first", K::kBool}},
        ConfusionTransposeD},

@@ -508,10 +508,12 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
   // Every kernel, elementwise or family, reads its tensors as plain layouts through their view
   // shape and strides: a tensor stored in a private layout (NC1HWC0, FRACTAL_NZ), which a page may
   // accept, would be read in the wrong order. Phase 1 accepts what the page accepts; the work
-  // refuses, naming the tensor and its layout.
+  // refuses, naming the tensor and its layout, unless its family reads that layout itself
+  // (FamilyReadsPrivateLayout: the matmul family's FRACTAL_NZ weight).
   std::string private_layout;
-  ForEachTensor(call, [&](const ParamSpec&, const Who& who, const TensorDesc& t) {
+  ForEachTensor(call, [&](const ParamSpec& p, const Who& who, const TensorDesc& t) {
     if (InMask(kPlainFormats, t.format) || t.format == ACL_FORMAT_UNDEFINED) return ACLNN_SUCCESS;
+    if (spec.family && FamilyReadsPrivateLayout(call, static_cast<int>(&p - spec.params), t)) return ACLNN_SUCCESS;
     private_layout = "for " + who.str() + "'s private format " + FormatName(t.format) +
                      " (the simulator's kernels read plain layouts only)";
     return ACLNN_ERR_PARAM_INVALID;  // stops the walk at the first one

@@ -3,6 +3,7 @@
 //   arange     start + i * step for i < ceil((end - start) / step)            (torch.arange)
 //   range      start + i * step for i <= (end - start) / step, end included    (torch.range)
 //   linspace   steps values from start to end, the second half counted back from end
+//   logspace   base raised to linspace's values, each computed in double (aten's logspace_out)
 //   eye        1 on the diagonal of an n x m matrix, 0 elsewhere
 // Integral outputs take integral bounds (aten converts the scalars to the output's type first:
 // arange(0.5, 4, 1.5) into INT64 counts from 0 by 1); floating ones compute in double, which
@@ -28,7 +29,8 @@ class CreationWork final : public FamilyWork {
   CreationWork(const char* api, int op) : FamilyWork(api, kSlots), op_(op) {}
 
   double start = 0, end = 0, step = 1;
-  int64_t count = 0;   // values along the sequence (arange, range, linspace)
+  double base = 10;    // logspace's
+  int64_t count = 0;   // values along the sequence (arange, range, linspace, logspace)
   int64_t columns = 0;  // eye's m
 
  private:
@@ -44,13 +46,13 @@ class CreationWork final : public FamilyWork {
       return;
     }
     // linspace: the first half from start, the second back from end, as aten's kernel;
-    // one value is start (aten fills it so).
+    // one value is start (aten fills it so). logspace raises base to the same exponents.
     const double delta = count > 1 ? (end - start) / static_cast<double>(count - 1) : 0.0;
     const int64_t halfway = count > 1 ? count / 2 : count;
     for (int64_t i = 0; i < n; ++i) {
       const double v = i < halfway ? start + delta * static_cast<double>(i)
                                    : end - delta * static_cast<double>(count - i - 1);
-      y[i] = static_cast<T>(v);
+      y[i] = static_cast<T>(op_ == F::Op::kLogspace ? std::pow(base, v) : v);
     }
   }
 
@@ -129,6 +131,7 @@ aclnnStatus PlanCreation(const Call& call, const FamilySpec& family, ExecutorWor
     made->start = number(F::Role::kStart, 0);
     made->end = number(F::Role::kEnd, 0);
     made->count = RoleInt(call, family, F::Role::kSteps, -1);
+    made->base = RoleNumber(call, family, F::Role::kBase, -1, 10);
     if (made->count < 0) return reject(F::Role::kSteps, "steps must not be negative, got " + std::to_string(made->count));
     // The page asks for out's number of elements ("out的元素个数与steps不一致"), whatever its
     // rank: its own shape, when that many.

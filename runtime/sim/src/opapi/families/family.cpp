@@ -238,6 +238,11 @@ aclnnStatus PlanFamily(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
   return status;
 }
 
+bool FamilyReadsPrivateLayout(const Call& call, int param, const TensorDesc& t) {
+  const FamilySpec& family = *call.spec.family;
+  return family.plan == &PlanMatmul && MatmulReadsPrivateLayout(call, family, param, t);
+}
+
 // --- tensors --------------------------------------------------------------------------------------
 
 void TensorRef::Set(const char* param, const TensorDesc& t) {

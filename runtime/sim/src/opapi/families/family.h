@@ -56,6 +56,11 @@ namespace aclsim {
 
 // Phase 1's last step for an API whose spec names a family: its planner's work and workspace.
 aclnnStatus PlanFamily(const Call& call, std::unique_ptr<ExecutorWork>* work, uint64_t* workspace);
+// Whether the family of call's API reads the tensor of parameter `param` in its private layout
+// `t.format` itself (every other private layout is declined before the family plans).
+bool FamilyReadsPrivateLayout(const Call& call, int param, const TensorDesc& t);
+// The matmul family's: a FRACTAL_NZ second operand (matmul.cpp).
+bool MatmulReadsPrivateLayout(const Call& call, const FamilySpec& family, int param, const TensorDesc& t);
 
 // --- roles ------------------------------------------------------------------------------------
 

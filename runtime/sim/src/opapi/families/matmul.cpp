@@ -15,6 +15,13 @@
 // BLAS, wrapping as PyTorch's integer products do (in two's complement: no undefined overflow),
 // then wrapped to the output's dtype; alpha and beta scale them in the integer type, as PyTorch's
 // alpha.to<scalar_t>() does (a fractional one truncated towards zero, BOOL's nonzero as 1). OpenBLAS runs on as many threads as the simulator's pool (ACLNN_SIM_THREADS).
+//
+// B may be stored in FRACTAL_NZ where the page admits it (aclnnMatmulWeightNz, aclnnAddmmWeightNz,
+// aclnnBatchMatMulWeightNz: torch_npu's mm, addmm and bmm of a weight npu_format_cast to 29): a
+// [batch..., K, N] view whose storage [batch..., X1, Y1, Y0, X0] holds, per batch, a Y x X matrix P
+// in Y0 x X0 fractals, P = B (the view's strides row-major) or P = B^T (the view transposed: a
+// Linear's weight.t()). Phase 2 gathers the padded P of each batch from the fractals (a strided view
+// of them, row-major [Y1 * Y0, X1 * X0]) and hands them to BLAS.
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -84,9 +91,20 @@ struct Operand {
   int64_t ld = 1;
 };
 
+// B's FRACTAL_NZ storage (see the file's comment): P's fractal counts and sizes, and whether P is
+// B transposed.
+struct NzLayout {
+  bool used = false;
+  bool transposed = false;
+  int64_t y1 = 0, y0 = 0, x1 = 0, x0 = 0;
+  Dims batch;  // B's own batch dimensions, each a block of fractals after the other
+};
+
 class MatmulWork final : public FamilyWork {
  public:
   MatmulWork(const char* api, int op) : FamilyWork(api, kSlots), op_(op) {}
+
+  NzLayout nz_b;
 
   Dims batch;  // the broadcast batch shape
   int64_t m = 0, n = 0, k = 0;
@@ -121,8 +139,50 @@ class MatmulWork final : public FamilyWork {
     return PrepareAs<T>(this->type, slot, scratch, rows, cols);
   }
 
+  // cubeMathType USE_FP16: FLOAT operands rounded to FLOAT16 before the product.
+  template <typename T>
+  void RoundToHalf(T* buffer, int64_t count) const {
+    if constexpr (std::is_same<T, float>::value) {
+      if (!fp16_inputs) return;
+      for (int64_t i = 0; i < count; ++i) buffer[i] = aclnn_bindgen::HalfToFloat(aclnn_bindgen::FloatToHalf(buffer[i]));
+    }
+  }
+
+  // B from its FRACTAL_NZ storage: each batch's padded P gathered row-major, read as B (or B^T) by
+  // BLAS; a batch dimension B lacks or has as 1 broadcast (stride 0).
+  template <typename T>
+  Operand<T> PrepareNz(ComputeType type, int scratch) {
+    const NzLayout& nz = nz_b;
+    const int64_t block = nz.x1 * nz.y1 * nz.y0 * nz.x0;
+    TensorRef fractals = tensor(kB);
+    fractals.shape = nz.batch;
+    fractals.strides = Dims(nz.batch.size(), 0);
+    for (size_t d = nz.batch.size(), stride = static_cast<size_t>(block); d-- > 0; stride *= static_cast<size_t>(nz.batch[d])) {
+      fractals.strides[d] = static_cast<int64_t>(stride);
+    }
+    for (int64_t extent : {nz.y1, nz.y0, nz.x1, nz.x0}) fractals.shape.push_back(extent);
+    for (int64_t stride : {nz.y0 * nz.x0, nz.x0, nz.y1 * nz.y0 * nz.x0, int64_t{1}}) fractals.strides.push_back(stride);
+    const int64_t count = fractals.numel();
+    T* buffer = static_cast<T*>(Scratch(scratch, static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(T)));
+    GatherAs(fractals, type, buffer);
+    RoundToHalf(buffer, count);
+    Operand<T> op;
+    op.base = buffer;
+    op.trans = nz.transposed;
+    op.ld = nz.x1 * nz.x0;
+    op.batch_strides.assign(batch.size(), 0);
+    const size_t own = nz.batch.size();
+    int64_t stride = nz.y1 * nz.y0 * nz.x1 * nz.x0;
+    for (size_t d = own; d-- > 0;) {
+      op.batch_strides[batch.size() - own + d] = nz.batch[d] == 1 ? 0 : stride;
+      stride *= nz.batch[d];
+    }
+    return op;
+  }
+
   template <typename T>
   Operand<T> PrepareAs(ComputeType type, int slot, int scratch, int64_t rows, int64_t cols) {
+    if (slot == kB && nz_b.used) return PrepareNz<T>(type, scratch);
     const TensorRef& t = tensor(slot);
     const size_t nb = batch.size();
     Operand<T> op;
@@ -143,11 +203,7 @@ class MatmulWork final : public FamilyWork {
     const int64_t count = own.numel();
     T* buffer = static_cast<T*>(Scratch(scratch, static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(T)));
     GatherAs(own, type, buffer);
-    if (fp16_inputs) {
-      if constexpr (std::is_same<T, float>::value) {
-        for (int64_t i = 0; i < count; ++i) buffer[i] = aclnn_bindgen::HalfToFloat(aclnn_bindgen::FloatToHalf(buffer[i]));
-      }
-    }
+    RoundToHalf(buffer, count);
     op.base = buffer;
     op.trans = false;
     op.ld = std::max<int64_t>(cols, 1);
@@ -344,6 +400,58 @@ bool BroadcastTo(TensorRef* t, const Dims& target) {
 
 std::string RankText(int64_t rank) { return std::to_string(rank) + "-dimensional"; }
 
+// B's FRACTAL_NZ storage read (see the file's comment) into `nz`, with `tb`'s memory extent the
+// fractals'; else the rejection naming what the family does not read. Each matrix of the view must
+// be [K, N] row-major (P = B) or transposed (P = B^T), its batches one after the other from the
+// storage's first element.
+aclnnStatus PlanNz(const Call& call, const FamilySpec& family, int op, const TensorDesc& b, TensorRef* tb, NzLayout* nz) {
+  auto reject = [&](const std::string& message) {
+    return RejectParam(call, family, F::Role::kB, ACLNN_ERR_PARAM_INVALID, "FRACTAL_NZ " + message);
+  };
+  if (op != F::Op::kMm && op != F::Op::kAddmm && op != F::Op::kMatmul && op != F::Op::kBmm) {
+    return reject("is read by mm, addmm, bmm and matmul only");
+  }
+  const size_t rank = b.view.size();
+  if (rank < 2) return reject("view " + DimsText(b.view) + ": a matrix [..., K, N] is read");
+  if (b.storage.size() != rank + 2) {
+    return reject("storage " + DimsText(b.storage) + " is not [batch..., X1, Y1, Y0, X0] of view " + DimsText(b.view));
+  }
+  if (b.offset != 0) return reject("view at offset " + std::to_string(b.offset) + ": only a view from the first element is read");
+  const size_t nb = rank - 2;
+  const int64_t k = b.view[nb], n = b.view[nb + 1];
+  for (size_t d = nb, stride = static_cast<size_t>(k * n); d-- > 0; stride *= static_cast<size_t>(b.view[d])) {
+    if (b.storage[d] != b.view[d] || (b.view[d] != 1 && b.strides[d] != static_cast<int64_t>(stride))) {
+      return reject("view " + DimsText(b.view) + " with strides " + DimsText(b.strides) + " over storage " +
+                    DimsText(b.storage) + ": only batches stored one after the other are read");
+    }
+  }
+  const int64_t x1 = b.storage[nb], y1 = b.storage[nb + 1], y0 = b.storage[nb + 2], x0 = b.storage[nb + 3];
+  if (y0 <= 0 || x0 <= 0) return reject("storage " + DimsText(b.storage) + " has an empty fractal");
+  auto holds = [&](int64_t rows, int64_t cols) {  // P = rows x cols fits the fractal counts
+    return y1 == (rows + y0 - 1) / y0 && x1 == (cols + x0 - 1) / x0;
+  };
+  // The view's strides say which matrix P is; a dimension of 1 has any stride, and then the
+  // storage's counts decide.
+  const bool row_major = (n == 1 || b.strides[nb + 1] == 1) && (k == 1 || b.strides[nb] == n);
+  const bool column_major = (k == 1 || b.strides[nb] == 1) && (n == 1 || b.strides[nb + 1] == k);
+  if (row_major && holds(k, n)) {
+    nz->transposed = false;
+  } else if (column_major && holds(n, k)) {
+    nz->transposed = true;
+  } else {
+    return reject("storage " + DimsText(b.storage) + " with view " + DimsText(b.view) + " and strides " +
+                  DimsText(b.strides) + " holds neither B [K, N] nor B^T [N, K] as [ceil(cols/X0), ceil(rows/Y0), Y0, X0]");
+  }
+  nz->used = true;
+  nz->y1 = y1, nz->y0 = y0, nz->x1 = x1, nz->x0 = x0;
+  nz->batch.assign(b.view.begin(), b.view.begin() + static_cast<std::ptrdiff_t>(nb));
+  int64_t batches = 1;
+  for (int64_t d : nz->batch) batches *= d;
+  tb->low = 0;
+  tb->high = batches * x1 * y1 * y0 * x0 - 1;
+  return ACLNN_SUCCESS;
+}
+
 // transpose_bmm (aclnnTransposeBatchMatMul): a and b seen through permX1 and permX2 as [B, M, K]
 // and [B, K, N]. What the simulator does not model is refused by name: a scale (INT8
 // quantisation), a bias (the page gives it no shape), batchSplitFactor other than 1, permX2 other
@@ -383,6 +491,10 @@ aclnnStatus PlanTransposes(const Call& call, const FamilySpec& family, const Ten
 }
 
 }  // namespace
+
+bool MatmulReadsPrivateLayout(const Call&, const FamilySpec& family, int param, const TensorDesc& t) {
+  return param == family.role(F::Role::kB) && t.format == ACL_FORMAT_FRACTAL_NZ;
+}
 
 aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
@@ -442,6 +554,9 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
   TensorRef& tb = made->tensor(kB);
   ta.Set(RoleName(call, family, F::Role::kA), *a);
   tb.Set(RoleName(call, family, F::Role::kB), *b);
+  if (b->format == ACL_FORMAT_FRACTAL_NZ) {
+    if (aclnnStatus s = PlanNz(call, family, op, *b, &tb, &made->nz_b)) return s;
+  }
   const int64_t ra = ta.rank(), rb = tb.rank();
 
   auto need_rank = [&](int role, int64_t rank, int64_t want) -> aclnnStatus {

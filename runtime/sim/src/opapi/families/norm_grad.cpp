@@ -13,6 +13,9 @@
 // weight's gradient is sum(dy * xhat) and the bias's sum(dy) over everything that shares the weight
 // element (layer, rms: a column; group, batch: a channel). Sums are in double; rows are spread
 // over the threads, each task summing the weight gradients of its rows, merged in task order.
+// rms_norm_grad_quant (aclnnRmsNormGradQuant) quantises rms_norm_grad's input gradient to INT8:
+// round(dx * scale + offset), or round(dx / scale + offset) with divMode, half to even, saturated,
+// scale and the INT32 offset one value each; HIFLOAT8 is declined by name.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -20,6 +23,7 @@
 
 #include "common/dtypes.h"
 #include "opapi/families/family.h"
+#include "opapi/families/quant_row.h"
 #include "opapi/thread_pool.h"
 
 namespace aclsim {
@@ -28,7 +32,7 @@ namespace {
 using F = NormGradFamily;
 
 enum Slot { kGradOut, kInput, kMean, kRstd, kWeight, kGradInput, kGradWeight, kGradBias, kInput2, kGradSum, kGradInput2,
-            kBias, kSlots };
+            kBias, kQuantScale, kQuantOffset, kSlots };
 
 bool Present(const TensorRef& t) { return t.dtype != ACL_DT_UNDEFINED; }
 
@@ -46,6 +50,7 @@ class NormGradWork final : public FamilyWork {
   // The order that brings x, dy and dx to the rows layout (batch norm's [C, N, ...]).
   int64_t order[16] = {};
   bool permuted = false;
+  bool divide = false;  // rms_norm_grad_quant's divMode
 
  private:
   TensorRef Rows(int slot) const { return permuted ? tensor(slot).Permuted(order) : tensor(slot); }
@@ -84,7 +89,7 @@ class NormGradWork final : public FamilyWork {
     const bool want_dx = Present(tensor(kGradInput));
     const bool want_dw = Present(tensor(kGradWeight)), want_db = Present(tensor(kGradBias));
     T* dx = want_dx || Present(tensor(kGradInput2)) ? static_cast<T*>(Scratch(5, static_cast<size_t>(numel) * sizeof(T))) : nullptr;
-    const bool centred = op_ != F::Op::kRmsNormGrad;
+    const bool centred = op_ != F::Op::kRmsNormGrad && op_ != F::Op::kRmsNormGradQuant;
     const bool constant = op_ == F::Op::kBatchNormBackward && !training;  // inference: no projection
 
     const int64_t tasks = numel < (1 << 15) ? 1 : std::min<int64_t>(rows, ParallelThreads() * 4);
@@ -139,7 +144,11 @@ class NormGradWork final : public FamilyWork {
         const T scale = static_cast<T>(alpha);
         for (int64_t i = 0; i < numel; ++i) dx[i] *= scale;
       }
-      ScatterFrom(dx, type, Rows(kGradInput));
+      if (op_ == F::Op::kRmsNormGradQuant) {
+        Quantise(dx, numel);
+      } else {
+        ScatterFrom(dx, type, Rows(kGradInput));
+      }
     }
     for (int which = 0; which < 2; ++which) {
       const int slot = which == 0 ? kGradWeight : kGradBias;
@@ -152,6 +161,20 @@ class NormGradWork final : public FamilyWork {
       }
       ScatterFrom(values, type, tensor(slot));
     }
+  }
+
+  // rms_norm_grad_quant: the input gradient quantised into grad_input (INT8).
+  template <typename T>
+  void Quantise(const T* dx, int64_t numel) {
+    float scale = 0, offset = 0;
+    GatherAs(tensor(kQuantScale), ComputeType::kFloat32, &scale);
+    if (Present(tensor(kQuantOffset))) GatherAs(tensor(kQuantOffset), ComputeType::kFloat32, &offset);
+    int64_t* q = static_cast<int64_t*>(Scratch(6, static_cast<size_t>(std::max<int64_t>(numel, 1)) * sizeof(int64_t)));
+    for (int64_t i = 0; i < numel; ++i) {
+      const float v = static_cast<float>(dx[i]);
+      q[i] = Saturate(std::nearbyint((divide ? v / scale : v * scale) + offset), -128, 127);
+    }
+    ScatterFrom(q, ComputeType::kInt64, Rows(kGradInput));
   }
 
   // group_norm_swish_backward: the gradient reaching the group norm's output y = xhat * gamma + beta
@@ -194,6 +217,30 @@ aclnnStatus CheckCount(const Call& call, const FamilySpec& family, int role, con
   return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
                      "shape " + DimsText(t->view) + " does not hold " + std::to_string(count) + " elements (" + what +
                          ")");
+}
+
+// rms_norm_grad_quant's quantisation: quantMode "static" (the page's one), an INT8 grad_input
+// (HIFLOAT8 declined), one scale and at most one offset.
+aclnnStatus PlanQuantised(const Call& call, const FamilySpec& family, NormGradWork* made, const TensorDesc* dx,
+                          ExecutorWork** work) {
+  auto reject = [&](int role, const std::string& message) {
+    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
+  };
+  const int mode_index = family.roles[F::Role::kQuantMode];
+  const char* mode = mode_index >= 0 ? CallString(call, mode_index) : nullptr;
+  if (!mode || std::string(mode) != "static") {
+    return reject(F::Role::kQuantMode, "\"" + std::string(mode ? mode : "") + "\" is not static, the one mode the page supports");
+  }
+  if (dx && dx->dtype != ACL_INT8) return Decline(call, work, std::string("for dxOut of dtype ") + DTypeName(dx->dtype) + " (only INT8 is simulated)");
+  const TensorDesc* scale = RoleTensor(call, family, F::Role::kQuantScale);
+  const TensorDesc* offset = RoleTensor(call, family, F::Role::kQuantOffset);
+  if (!scale) return Decline(call, work, "without scalesX");
+  if (scale->numel() != 1) return reject(F::Role::kQuantScale, "shape " + DimsText(scale->view) + " is not [1]");
+  if (offset && offset->numel() != 1) return reject(F::Role::kQuantOffset, "shape " + DimsText(offset->view) + " is not [1]");
+  made->tensor(kQuantScale).Set(RoleName(call, family, F::Role::kQuantScale), *scale);
+  if (offset) made->tensor(kQuantOffset).Set(RoleName(call, family, F::Role::kQuantOffset), *offset);
+  made->divide = RoleBool(call, family, F::Role::kDivMode, false);
+  return ACLNN_SUCCESS;
 }
 
 }  // namespace
@@ -245,7 +292,7 @@ aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWor
   int statistic_roles[2] = {F::Role::kMean, F::Role::kRstd};
   switch (op) {
     case F::Op::kLayerNormBackward: case F::Op::kRmsNormGrad: case F::Op::kAddLayerNormGrad:
-    case F::Op::kDeepNormGrad: {
+    case F::Op::kDeepNormGrad: case F::Op::kRmsNormGradQuant: {
       // Layer norm's trailing dimensions are normalizedShape's; the others', gamma's shape.
       if (op != F::Op::kLayerNormBackward && !weight) return Decline(call, work, "without gamma");
       Dims normalized;
@@ -258,7 +305,11 @@ aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWor
       if (weight && op == F::Op::kLayerNormBackward) {
         if (aclnnStatus s = CheckShape(call, family, F::Role::kWeight, weight, normalized, "normalizedShape")) return s;
       }
-      if (op == F::Op::kRmsNormGrad) statistics[0] = nullptr;  // rms subtracts no mean
+      if (op == F::Op::kRmsNormGrad || op == F::Op::kRmsNormGradQuant) statistics[0] = nullptr;  // rms subtracts no mean
+      if (op == F::Op::kRmsNormGradQuant) {
+        if (aclnnStatus s = PlanQuantised(call, family, made, outs[0], work)) return s;
+        if (*work) return ACLNN_SUCCESS;  // declined
+      }
       made->alpha = RoleNumber(call, family, F::Role::kAlpha, -1, 1.0);
       for (int role : {static_cast<int>(F::Role::kInput2), static_cast<int>(F::Role::kGradSum),
                        static_cast<int>(F::Role::kGradInput2)}) {
@@ -342,7 +393,7 @@ aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWor
   // their elements are read in row-major order whatever that shape.
   for (int k = 0; k < 2; ++k) {
     if (!statistics[k]) {
-      if (k == 0 && op == F::Op::kRmsNormGrad) continue;
+      if (k == 0 && (op == F::Op::kRmsNormGrad || op == F::Op::kRmsNormGradQuant)) continue;
       return RejectParam(call, family, statistic_roles[k], ACLNN_ERR_PARAM_NULLPTR, "is required");
     }
     if (aclnnStatus s = CheckCount(call, family, statistic_roles[k], statistics[k], made->rows,
