@@ -359,7 +359,8 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
               dim_equalities=tuple(found.dim_equalities), divisibility=tuple(found.divisibility),
               shape_rules=tuple(found.shape_rules), speaks_of_broadcasting=speaks_of_broadcasting(params, formula))
     api = dataclasses.replace(api, inner_null_outputs=conventions.inner_null_outputs(api),
-                              error_rows_name_formats=conventions.error_rows_name_formats(api))
+                              error_rows_name_formats=conventions.error_rows_name_formats(api),
+                              zero_d_addends=conventions.zero_d_addends(api))
     if example:
         api = ranges_the_example_keeps(_with_example_call(api, diags), diags)
     return api

@@ -120,6 +120,12 @@ PROBES = [
     ("Triu-NC1HWC0", "aclnnTriu", [tensor([2, 1, 4, 4, 16], format="NC1HWC0"), 0,
                                    tensor([2, 1, 4, 4, 16], format="NC1HWC0")], INVALID, "a private-format row"),
     ("Tril-vector", "aclnnTril", [tensor([4]), 0, tensor([4])], INVALID, "rank 2 to 8"),
+    # The 0-d bias of a fused product (gen.conventions 12); a matmul's operand keeps its least rank.
+    ("Addmm-0d-self", "aclnnAddmm", [tensor([]), tensor([2, 3]), tensor([3, 4]), scalar(0.5), scalar(2.0),
+                                     tensor([2, 4]), 0], OK, "convention 12"),
+    ("Addmv-0d-self", "aclnnAddmv", [tensor([]), tensor([2, 3]), tensor([3]), scalar(2.0), scalar(0.5), tensor([2]), 0],
+     OK, "convention 12"),
+    ("Matmul-0d-self", "aclnnMatmul", [tensor([]), tensor([3, 4]), tensor([4]), 0], INVALID, "rank 1 to 6"),
     # A NULL output CANN's CheckNotNull leaves out (gen.conventions 3).
     ("Min-null-out", "aclnnMin", [tensor([2, 3]), None], INNER_NULL, "convention 3"),
 ]

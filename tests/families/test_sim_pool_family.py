@@ -84,13 +84,19 @@ def results() -> dict:
 @pytest.mark.parametrize("case, argument", [
     ("kernel 0", "kernelSize"), ("stride 0", "stride"), ("padding over half", "padding"), ("dilation 0", "dilation"),
     ("kernel of three values", "kernelSize"), ("no output", "kernelSize"), ("out of another shape", "out"),
-    ("avg divisor negative", "divisorOverride"), ("reflection too wide", "padding"),
+    ("reflection too wide", "padding"),
 ])
 def test_phase1_refuses_a_bad_window_argument_naming_it(results, case, argument):
     result = results[case]
     assert isinstance(result, dict), f"{case}: computed {result}"
     # Named by the family ("kernelSize: ...") or by the page's value range ("kernelSize[0]: 0 is outside (0, inf)").
     assert result["status"] == 161002 and re.search(rf": {argument}(?:\[\d+\])?: ", result["message"]), result
+
+
+def test_a_negative_divisor_divides_as_atens(results):
+    # op-plugin refuses 0 alone (the pages: 0 turns the override off); aten divides by -1 as by any other.
+    want = torch.nn.functional.avg_pool2d(torch.from_numpy(X), [2, 2], [2, 2], [0, 0], False, True, -1)
+    np.testing.assert_allclose(results["avg divisor negative"], want.numpy(), rtol=1e-6)
 
 
 def test_dilation_and_an_empty_stride_pool_as_pytorch(results):

@@ -296,11 +296,11 @@ class PoolWork final : public FamilyWork {
                     for (int64_t k = 0; k < nw; ++k) sum += row[k * sw];
                   }
                 }
-                dst[o] = divisor > 0 ? T(sum / static_cast<Acc>(divisor)) : T(0);
+                dst[o] = divisor != 0 ? T(sum / static_cast<Acc>(divisor)) : T(0);
               } else {  // kAddBack: a padding's gradient (one position, divisor 1) or an average's
                 const bool pad = traits_.walk == Walk::kReflect || traits_.walk == Walk::kReplicate ||
                                  traits_.walk == Walk::kCircular;
-                const T g = pad ? src[o] : divisor > 0 ? T(src[o] / static_cast<Acc>(divisor)) : T(0);
+                const T g = pad ? src[o] : divisor != 0 ? T(src[o] / static_cast<Acc>(divisor)) : T(0);
                 for (int64_t i = 0; i < nd; ++i) {
                   for (int64_t j = 0; j < nh; ++j) {
                     T* row = dst + (d0 + i * sd) * HW + (h0 + j * sh) * W + w0;
@@ -479,10 +479,9 @@ aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** 
   made->type = type;
   made->mask = mask;
   made->count_include_pad = RoleBool(call, family, F::Role::kCountIncludePad, true);
+  // Any value but 0 divides, a negative one too: the pages say only that 0 turns the override off,
+  // op-plugin refuses 0 alone before calling (AvgPool2dKernelNpuOpApi.cpp), and aten divides by it.
   made->divisor_override = RoleInt(call, family, F::Role::kDivisorOverride, 0);
-  if (made->divisor_override < 0) {
-    return Invalid(call, family, F::Role::kDivisorOverride, "must not be negative (0: the window's size)");
-  }
   const Dims& input = self->view;
   const size_t lead = input.size() - static_cast<size_t>(spatial);
   for (size_t d = 0; d < lead; ++d) made->planes *= input[d];
