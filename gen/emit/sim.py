@@ -26,7 +26,7 @@ from gen.cache import digest
 from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.ir import (API, Bound, Direction, DType, ErrorCategory, Extent, IntegerMath, Page, Param, ParamKind, Product,
-                    RelationKind, ResultRule, ShapeForm, Soc)
+                    RelationKind, Reserved, ResultRule, ShapeForm, Soc)
 from gen.api.kinds import kind_of
 from gen.model import BoundAPI, Model, translation_units, unit_path
 
@@ -573,9 +573,18 @@ def spec_rows(api: API) -> tuple[SpecRow, ...]:
     """The spec row of every parameter of `api`, as the page and gen.conventions decide them."""
     index_of = {p.name: i for i, p in enumerate(api.params)}
     cast = frozenset(p.name for p in api.params if conventions.scalar_cast(api, p))
-    return tuple(spec_row(p, index_of, api.dtype_checked(p), conventions.formats_checked(api, p),
+    rows = tuple(spec_row(p, index_of, api.dtype_checked(p), conventions.formats_checked(api, p),
                           _null_status(api, p), cast, api.dtype_status(p), conventions.enforced_rank(api, p))
                  for p in api.params)
+    # A tensor the operator does not read (Reserved.UNUSED) holds no shape: op-plugin passes
+    # aclnnLogSigmoidBackward's buffer empty, whatever shape the page's relations give it.
+    unused = {index_of[p.name] for p in api.params if p.reserved is Reserved.UNUSED and p.kind is ParamKind.TENSOR}
+    if not unused:
+        return rows
+    return tuple(_without_shape_relations(row) if row.index in unused else
+                 replace(row, relations=tuple((kind, tuple(m for m in members if m not in unused)
+                                               if kind in _SHAPE_RELATIONS else members)
+                                              for kind, members in row.relations)) for row in rows)
 
 
 def rank_status(api: API) -> int:

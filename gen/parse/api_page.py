@@ -668,6 +668,9 @@ def _scalar_dtypes_from_tensors(api: str, params: list[Param], matched: Sequence
 
 
 _RESERVED_WORD = re.compile(r"预留参数|保留参数|\breserved\b", re.I)
+# A parameter the operator does not read yet ("正向计算的中间结果，暂不使用": aclnnLogSigmoidBackward's
+# buffer, which op-plugin passes empty): Reserved.UNUSED, never NULL-only.
+_UNUSED_WORD = re.compile(r"暂不使用|暂未使用|暂无用|暂无作用")
 # What makes a reserved parameter one the caller must pass as NULL: the page asks for NULL, or says
 # it is not supported yet ("当前版本不支持", "当前暂不支持"). Not when NULL merely suffices ("传入空指针
 # nullptr即可") or something else is accepted too ("nullptr或空tensor", "需要传入size大小为3的aclIntArray").
@@ -755,6 +758,9 @@ def _with_reserved(param: Param, entry: Optional[ParamEntry], constraints: Seque
             if null:
                 return dataclasses.replace(param, reserved=Reserved.NULL, optional=True)
             return dataclasses.replace(param, reserved=Reserved.UNUSED)
+    if entry is not None and any(_UNUSED_WORD.search(sentence) and not CONDITION.search(sentence)
+                                 for sentence in re.split(r"[。；;\n]|\.\s", entry.prose)):
+        return dataclasses.replace(param, reserved=Reserved.UNUSED)
     return param
 
 

@@ -126,6 +126,11 @@ PROBES = [
     ("Addmv-0d-self", "aclnnAddmv", [tensor([]), tensor([2, 3]), tensor([3]), scalar(2.0), scalar(0.5), tensor([2]), 0],
      OK, "convention 12"),
     ("Matmul-0d-self", "aclnnMatmul", [tensor([]), tensor([3, 4]), tensor([4]), 0], INVALID, "rank 1 to 6"),
+    # A tensor the page says the operator does not read ("暂不使用") holds no shape: op-plugin passes it empty.
+    ("LogSigmoidBackward-empty-buffer", "aclnnLogSigmoidBackward", [tensor([2, 3]), tensor([2, 3]), tensor([0]),
+                                                                   tensor([2, 3])], OK, "Reserved.UNUSED"),
+    ("LogSigmoidBackward-other-grad-shape", "aclnnLogSigmoidBackward", [tensor([2, 4]), tensor([2, 3]), tensor([0]),
+                                                                        tensor([2, 3])], INVALID, "same shape"),
     # A NULL output CANN's CheckNotNull leaves out (gen.conventions 3).
     ("Min-null-out", "aclnnMin", [tensor([2, 3]), None], INNER_NULL, "convention 3"),
 ]
