@@ -65,6 +65,11 @@ emitters ask these functions; none of them spells a convention again.
    `torch.addmm(torch.tensor(1.), m1, m2)`, a Python number's bias). The parser records the names
    (API.zero_d_addends); phase 1 lowers their least rank to 0 (`enforced_rank`).
 
+13. `enforced_rank` too: the input of an op that adds one dimension (every output of ranks 1-8, the
+   input 1-7: aclnnStack's tensors, aclnnOneHot's self) may be 0-d: its 1-7 is the general 1-8 less
+   the added dimension, whose lower bound CANN does not enforce (Param.enforced_rank); op-plugin
+   passes torch.stack's 0-d tensors unchanged (op_plugin_functions.yaml: stack, exec aclnnStack).
+
 How many APIs of a corpus each convention changes phase 1 of: `python -m gen.census DIR`
 (each switched off in turn, the pages parsed again, the simulator's spec rows compared). On
 ../shared/corpus (978 APIs bound), 2026-11-29: 1. 21 APIs, 2. 649, 3. 28, 5. 20, 6. 3, 7. 3, 8. 2
@@ -80,7 +85,7 @@ import dataclasses
 import re
 from typing import Mapping, Optional, Sequence
 
-from gen.ir import API, Diagnostic, Direction, DType, ErrorCategory, Level, Param, ParamKind, Soc
+from gen.ir import MAX_RANK, API, Diagnostic, Direction, DType, ErrorCategory, Level, Param, ParamKind, Soc
 from gen.parse.extractors.conditions import NULL_POINTER_WORDS
 
 # --- 1. chips that share their dtype lists ------------------------------------------------------
@@ -372,8 +377,15 @@ def zero_d_addends(api: API) -> tuple[str, ...]:
 
 
 def enforced_rank(api: API, param: Param) -> Optional[tuple[int, int]]:
-    """The rank bounds phase 1 checks: `Param.enforced_rank`, from 0 for a 0-d addend (12.)."""
+    """The rank bounds phase 1 checks: `Param.enforced_rank`, from 0 for a 0-d addend (12.) and for
+    the input of an op that adds a dimension (13.)."""
     bounds = param.enforced_rank
-    if bounds and param.name in api.zero_d_addends:
+    if bounds and (param.name in api.zero_d_addends or adds_a_dimension_to(api, param)):
         return (0, bounds[1])
     return bounds
+
+
+def adds_a_dimension_to(api: API, param: Param) -> bool:
+    outputs = [p.rank for p in api.params if p.direction is Direction.OUT and p.rank is not None]
+    return (param.direction is Direction.IN and param.rank == (1, MAX_RANK - 1) and bool(outputs)
+            and all(rank == (1, MAX_RANK) for rank in outputs))

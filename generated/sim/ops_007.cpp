@@ -8168,7 +8168,7 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_UINT8, ACL_INT32, ACL_INT64),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
-     /*rank=*/1, 7, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
+     /*rank=*/0, 7, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/92},
     // numClasses (line 102)
     {"numClasses", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
