@@ -6,7 +6,8 @@
 Each convention is switched off in turn (its function replaced by the literal reading of the page)
 and the pages are parsed again; an API counts for a convention when the phase-1 spec the simulator
 is given (gen.emit.sim.spec_row of every parameter: dtypes per chip, formats, null status, dtype
-relations) differs from the one with every convention on. Pages documenting one API twice count
+relations; and the page's rules: value ranges, dimension equalities, ...) differs from the one with
+every convention on. Pages documenting one API twice count
 once, the page `gen.model` binds. The figures of gen/conventions.py's docstring come from here, on
 ../shared/corpus.
 """
@@ -70,8 +71,9 @@ def bound_apis(pages: Sequence[Page]) -> dict[str, API]:
 
 
 def phase1(api: API) -> tuple:
-    """What phase 1 checks for `api`, as the simulator's spec rows say it."""
-    return sim.spec_rows(api)
+    """What phase 1 checks for `api`: the simulator's spec rows, and the page's cross-parameter rules
+    (value ranges, dimension equalities, ...) as the IR describes them."""
+    return sim.spec_rows(api), tuple(rule.describe() for rule in api.rules())
 
 
 def snapshot(paths: Sequence[Path], jobs: int = 1) -> dict[str, str]:

@@ -32,8 +32,9 @@ from gen import abi, jsontext
 # API.speaks_of_broadcasting (whether the page's prose or relations speak of broadcasting). 8:
 # API.inner_null_outputs (the outputs CANN's null check leaves to fail late, gen.conventions). 9:
 # API.error_rows_name_formats (a row of the error table is about formats, gen.conventions). 10:
+# ExampleCall.null_params (the parameters the example passes as nullptr, read with the call). 11:
 # API.zero_d_addends (the addends of a fused product phase 1 takes 0-d, gen.conventions 12).
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 
 class PageKind(str, enum.Enum):
@@ -597,6 +598,9 @@ class ExampleCall(_Json):
 
     args: tuple[ExampleArg, ...]
     line: int = 0
+    # The parameters the call passes as nullptr (or NULL): a tensor the table requires, which the
+    # example (a program the page's authors ran) shows absent (gen.model.example_evidence).
+    null_params: tuple[str, ...] = ()
 
     def arg(self, param: str) -> Optional[ExampleArg]:
         for a in self.args:

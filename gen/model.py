@@ -15,7 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Sequence
 
-from gen import conventions, families, names
+from gen import abi, conventions, families, names
 from gen.api import python as api_python
 from gen.cache import digest
 from gen.ir import (DEFAULT_SOC, API, Diagnostic, Direction, DType, Level, OpSemantics, Page, PageKind, Param, ParamKind, ProductDTypes,
@@ -211,7 +211,7 @@ def example_evidence(api: API) -> tuple[API, tuple[Diagnostic, ...]]:
     notes: list[Diagnostic] = []
     params: list[Param] = []
     line = api.example_call.line
-    nulls = _null_arguments(api)
+    nulls = api.example_call.null_params
     for param in api.params:
         if param.name in nulls and param.kind is ParamKind.TENSOR and param.direction is Direction.IN and not param.optional:
             # aclnnBatchNormElemt's weight and bias: the page's table names no optional tensor
@@ -269,17 +269,26 @@ def example_evidence(api: API) -> tuple[API, tuple[Diagnostic, ...]]:
     return (replace(api, params=tuple(params)) if notes else api), tuple(notes)
 
 
-def _null_arguments(api: API) -> set[str]:
-    """The parameters the page's example passes as nullptr (or NULL) to the API's first phase."""
-    from gen.parse.extractors.example_call import split_arguments, strip_comments  # the example's C++, read again
-    from gen.parse.extractors.prototypes import find_call
+_PARAM_INVALID = abi.status_code("ACLNN_ERR_PARAM_INVALID")
 
-    code = strip_comments(api.example)
-    opening = find_call(code, api.workspace_fn)
-    args = split_arguments(code, opening) if opening >= 0 else None
-    if args is None:
-        return set()
-    return {p.name for p, a in zip(api.params, args) if a.strip() in ("nullptr", "NULL")}
+
+def ranges_the_checks_state(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tuple[Diagnostic, ...]]:
+    """`api` without the value ranges of a parameter whose values a check of the semantics file refuses
+    with another status than ACLNN_ERR_PARAM_INVALID: the file states what the page's error table
+    gives them (aclnnMoeInitRoutingV3's expertTokensNumType, "只支持 1 和 2", is 561002 by its row
+    "输入的属性不在支持的范围内"), and a range, checked first as 161002, would answer for it."""
+    if semantics is None or not api.value_ranges:
+        return api, ()
+    statuses = {arg.param: check.status for check in semantics.checks
+                if check.status != _PARAM_INVALID and len(check.violation) == 1 for arg in check.violation}
+    kept = tuple(r for r in api.value_ranges if r.param not in statuses)
+    if len(kept) == len(api.value_ranges):
+        return api, ()
+    notes = tuple(Diagnostic(Level.INFO, r.line, "range-checked-by-semantics",
+                             f"{api.name}: {r.describe()} is checked by the semantics file, with status "
+                             f"{statuses[r.param]}, not as a page range (161002)")
+                  for r in api.value_ranges if r.param in statuses)
+    return replace(api, value_ranges=kept), notes
 
 
 def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tuple[Diagnostic, ...]]:
@@ -405,6 +414,8 @@ def build_model(pages: Iterable[Page], semantics: Iterable[OpSemantics] = (),
             notes.extend((page.source, note) for note in widened)
         api, widened = client_evidence(api, chosen)
         notes.extend((page.source, note) for note in widened)
+        api, superseded = ranges_the_checks_state(api, chosen)
+        notes.extend((page.source, note) for note in superseded)
         if chosen is not None and chosen.family:
             notes.extend((page.source, note) for note in conventions.nonempty_planes_contradicted(
                 api, chosen.family, chosen.role("self") or "self", api.line))

@@ -174,3 +174,27 @@ def test_error_row6_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 187: 161002 ACLNN_ERR_PARAM_INVALID: 根据size、stride和storageOffset访问的最大输入偏移超出x的存储范围。)')
 def test_error_row7_unclassified():
     pass
+
+
+# line 94: stride in [0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=-1', values={'stride': (-1, 5)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line94_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 104: storageOffset in [0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('storageOffset=-1', values={'storageOffset': (-1,)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line104_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 239: size in [0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('size=-1', values={'size': (-1, 2)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line239_value_range3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -210,3 +210,14 @@ def test_rule_line130_value_range2_refused(op, case):
 
 
 # line 140: padding in [0, inf)
+
+
+# line 292: kernelSize in [0, inf)
+
+
+# line 292: stride in [0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=-1', values={'stride': (-1, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line292_value_range5_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

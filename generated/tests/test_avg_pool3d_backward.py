@@ -186,3 +186,6 @@ def test_rule_line126_value_range1_refused(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line136_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 248: padding in [0, inf)

@@ -168,3 +168,19 @@ def test_error_row5_unclassified():
 ], ids=lambda case: case.id)
 def test_error_row6_rank(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 147: reduction in [0, 2]
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=0'),
+], ids=lambda case: case.id)
+def test_rule_line147_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=-1', values={'reduction': -1}),
+    BASE.but('reduction=3', values={'reduction': 3}),
+], ids=lambda case: case.id)
+def test_rule_line147_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

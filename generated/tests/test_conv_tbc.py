@@ -191,3 +191,12 @@ def test_error_row11_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 202: 361001 ACLNN_ERR_RUNTIME_ERROR: API调用npu runtime的接口异常，如SocVersion不支持。)')
 def test_error_row12_unclassified():
     pass
+
+
+# line 108: pad in [0, 255]
+@pytest.mark.parametrize("case", [
+    BASE.but('pad=-1', values={'pad': -1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('pad=256', values={'pad': 256}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line108_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

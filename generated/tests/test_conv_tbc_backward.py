@@ -215,3 +215,12 @@ def test_error_row10_value():
 @pytest.mark.skip(reason='unclassified error-table row (line 325: 561103 ACLNN_ERR_INNER_NULLPTR: API内部校验错误，通常由于输入数据或属性的规格不在支持的范围之内导致。)')
 def test_error_row11_unclassified():
     pass
+
+
+# line 174: pad in [0, 2.14748e+09]
+@pytest.mark.parametrize("case", [
+    BASE.but('pad=-1', values={'pad': -1}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
+    BASE.but('pad=2147483648', values={'pad': 2147483648}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line174_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -284,3 +284,12 @@ def test_rule_line155_value_range3_refused(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line175_value_range4_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 185: groups in [1, 65535]
+@pytest.mark.parametrize("case", [
+    BASE.but('groups=0', values={'groups': 0}),
+    BASE.but('groups=65536', values={'groups': 65536}),
+], ids=lambda case: case.id)
+def test_rule_line185_value_range5_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -129,3 +129,9 @@ def test_error_row2_unsupported_dtype():
 @pytest.mark.skip(reason="the page does not say how the shape of dqOut follows from the inputs, and the page's example gives no out= for it")
 def test_error_row3_format():
     pass
+
+
+# line 611: pseType in [0, 1]
+@pytest.mark.skip(reason='not tested: the page gives no valid value of inputLayout')
+def test_rule_line611_value_range1():
+    pass

@@ -168,3 +168,19 @@ def test_error_row2_unsupported_dtype(op, case):
 @pytest.mark.skip(reason='NumPy arrays are ND: a format error cannot be provoked from Python (line 405: 161002 ACLNN_ERR_PARAM_INVALID: query、queryRope、key、keyRope、value、realShiftOptional、dropMaskOptional、paddingMaskOptional、attenMaskOptional、softmaxMaxOut、softmaxSumOut、softmaxOutOut、attentionOutOut的数据格式不在支持的范围内。)')
 def test_error_row3_format():
     pass
+
+
+# line 478: pseType in [0, 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('pseType=1', out={'softmaxMaxOut': 'FLOAT', 'softmaxSumOut': 'FLOAT', 'attentionOutOut': 'FLOAT'}, out_shapes={'softmaxMaxOut': '<auto>', 'softmaxSumOut': '<auto>', 'attentionOutOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line478_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('pseType=-1', values={'pseType': -1}, out={'softmaxMaxOut': 'FLOAT', 'softmaxSumOut': 'FLOAT', 'attentionOutOut': 'FLOAT'}, out_shapes={'softmaxMaxOut': '<auto>', 'softmaxSumOut': '<auto>', 'attentionOutOut': '<auto>'}),
+    BASE.but('pseType=2', values={'pseType': 2}, out={'softmaxMaxOut': 'FLOAT', 'softmaxSumOut': 'FLOAT', 'attentionOutOut': 'FLOAT'}, out_shapes={'softmaxMaxOut': '<auto>', 'softmaxSumOut': '<auto>', 'attentionOutOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line478_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -169,3 +169,19 @@ def test_error_row5_value():
 ], ids=lambda case: case.id)
 def test_rule_line112_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 122: approximate in [0, 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('approximate=0'),
+], ids=lambda case: case.id)
+def test_rule_line122_value_range2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('approximate=-1', values={'approximate': -1}),
+    BASE.but('approximate=2', values={'approximate': 2}),
+], ids=lambda case: case.id)
+def test_rule_line122_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -162,3 +162,35 @@ def test_error_row6_value():
 @pytest.mark.skip(reason='unclassified error-table row (line 177: 161002 ACLNN_ERR_PARAM_INVALID: out的shape不符合推导。)')
 def test_error_row7_unclassified():
     pass
+
+
+# line 79: interpolationMode in [0, 2]
+@pytest.mark.parametrize("case", [
+    BASE.but('interpolationMode=0', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line79_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('interpolationMode=-1', values={'interpolationMode': -1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('interpolationMode=3', values={'interpolationMode': 3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line79_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 89: paddingMode in [0, 2]
+@pytest.mark.parametrize("case", [
+    BASE.but('paddingMode=0', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line89_value_range2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('paddingMode=-1', values={'paddingMode': -1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('paddingMode=3', values={'paddingMode': 3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line89_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -164,3 +164,35 @@ def test_error_row5_value():
 @pytest.mark.skip(reason='unclassified error-table row (line 207: 161002 ACLNN_ERR_PARAM_INVALID: inputGrad或gridGrad的shape不符合推导。)')
 def test_error_row6_unclassified():
     pass
+
+
+# line 92: interpolationMode in [0, 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('interpolationMode=0'),
+], ids=lambda case: case.id)
+def test_rule_line92_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('interpolationMode=-1', values={'interpolationMode': -1}),
+    BASE.but('interpolationMode=2', values={'interpolationMode': 2}),
+], ids=lambda case: case.id)
+def test_rule_line92_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 102: paddingMode in [0, 2]
+@pytest.mark.parametrize("case", [
+    BASE.but('paddingMode=0'),
+], ids=lambda case: case.id)
+def test_rule_line102_value_range2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('paddingMode=-1', values={'paddingMode': -1}),
+    BASE.but('paddingMode=3', values={'paddingMode': 3}),
+], ids=lambda case: case.id)
+def test_rule_line102_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -202,3 +202,18 @@ def test_error_row9_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 364: 161002 ACLNN_ERR_PARAM_INVALID: batchSizes不是空指针，当前暂不支持不定长模式。)')
 def test_error_row10_unclassified():
     pass
+
+
+# line 171: numLayers in [1, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('numLayers=1', out={'output': 'FLOAT', 'hy': 'FLOAT', 'rOut': 'FLOAT', 'zOut': 'FLOAT', 'nOut': 'FLOAT', 'hnOut': 'FLOAT', 'hOut': 'FLOAT'}, out_shapes={'output': '<auto>', 'hy': '<auto>', 'rOut': '<auto>', 'zOut': '<auto>', 'nOut': '<auto>', 'hnOut': '<auto>', 'hOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line171_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('numLayers=0', values={'numLayers': 0}, out={'output': 'FLOAT', 'hy': 'FLOAT', 'rOut': 'FLOAT', 'zOut': 'FLOAT', 'nOut': 'FLOAT', 'hnOut': 'FLOAT', 'hOut': 'FLOAT'}, out_shapes={'output': '<auto>', 'hy': '<auto>', 'rOut': '<auto>', 'zOut': '<auto>', 'nOut': '<auto>', 'hnOut': '<auto>', 'hOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line171_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

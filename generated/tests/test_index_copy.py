@@ -209,3 +209,12 @@ def test_error_row9_shape_mismatch(op, case):
 @pytest.mark.skip(reason='unclassified error-table row (line 224: 161002 ACLNN_ERR_PARAM_INVALID: dim越界时。)')
 def test_error_row10_unclassified():
     pass
+
+
+# line 109: dim in [-rank(selfRef), rank(selfRef) - 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}),
+    BASE.but('dim=2', values={'dim': 2}),
+], ids=lambda case: case.id)
+def test_rule_line109_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -153,3 +153,20 @@ def test_error_row4_shape_mismatch(op, case):
 @pytest.mark.skip(reason='unclassified error-table row (line 214: 161002 ACLNN_ERR_PARAM_INVALID: self与out的数据类型不相等。)')
 def test_error_row5_unclassified():
     pass
+
+
+# line 118: dim in [-rank(self), rank(self))
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-2', values={'dim': -2}),
+    BASE.but('dim=1', values={'dim': 1}),
+], ids=lambda case: case.id)
+def test_rule_line118_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}),
+    BASE.but('dim=2', values={'dim': 2}),
+], ids=lambda case: case.id)
+def test_rule_line118_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -142,3 +142,20 @@ def test_error_row4_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 185: 161002 ACLNN_ERR_PARAM_INVALID: output不是支持的数据类型。)')
 def test_error_row5_unclassified():
     pass
+
+
+# line 94: dim in [-rank(gradOutput), rank(gradOutput))
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}),
+    BASE.but('dim=2', values={'dim': 2}),
+], ids=lambda case: case.id)
+def test_rule_line94_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-4', values={'dim': -4}),
+    BASE.but('dim=3', values={'dim': 3}),
+], ids=lambda case: case.id)
+def test_rule_line94_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

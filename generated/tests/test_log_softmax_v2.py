@@ -142,3 +142,20 @@ def test_error_row4_rank(op, case):
 @pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 66: 161002 ACLNN_ERR_PARAM_INVALID: dim 参数的值超出有效范围 [-rank, rank-1]。)')
 def test_error_row5_value():
     pass
+
+
+# line 49: dim in [-rank(self), rank(self) - 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}),
+    BASE.but('dim=2', values={'dim': 2}),
+], ids=lambda case: case.id)
+def test_rule_line49_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-4', values={'dim': -4}),
+    BASE.but('dim=3', values={'dim': 3}),
+], ids=lambda case: case.id)
+def test_rule_line49_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

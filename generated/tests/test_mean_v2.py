@@ -187,3 +187,20 @@ def test_error_row4_rank():
 @pytest.mark.skip(reason='unclassified error-table row (line 200: 161002 ACLNN_ERR_PARAM_INVALID: dim数组中元素重复。)')
 def test_error_row5_unclassified():
     pass
+
+
+# line 95: dim in [-rank(self), rank(self) - 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-2', values={'dim': (-2,)}),
+    BASE.but('dim=1'),
+], ids=lambda case: case.id)
+def test_rule_line95_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': (-3,)}),
+    BASE.but('dim=2', values={'dim': (2,)}),
+], ids=lambda case: case.id)
+def test_rule_line95_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

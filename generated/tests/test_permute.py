@@ -183,12 +183,12 @@ def test_error_row5_value():
     pass
 
 
-# line 170: dims in [-rank(self), rank(self) - 1]
+# line 88: dims in [-rank(self), rank(self) - 1]
 @pytest.mark.parametrize("case", [
     BASE.but('dims=-3', values={'dims': (-3, 0, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
     BASE.but('dims=2', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line170_value_range1_accepted(op, case):
+def test_rule_line88_value_range1_accepted(op, case):
     t.check_accepted(op, case, socs=())
 
 
@@ -196,5 +196,5 @@ def test_rule_line170_value_range1_accepted(op, case):
     BASE.but('dims=-4', values={'dims': (-4, 0, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
     BASE.but('dims=3', values={'dims': (3, 0, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line170_value_range1_refused(op, case):
+def test_rule_line88_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())

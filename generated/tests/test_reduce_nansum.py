@@ -187,3 +187,20 @@ def test_error_row6_dtype_mismatch():
 ], ids=lambda case: case.id)
 def test_error_row7_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 88: dim in [-rank(self), rank(self))
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-2', values={'dim': (-2,)}),
+    BASE.but('dim=1'),
+], ids=lambda case: case.id)
+def test_rule_line88_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': (-3,)}),
+    BASE.but('dim=2', values={'dim': (2,)}),
+], ids=lambda case: case.id)
+def test_rule_line88_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -127,3 +127,20 @@ def test_error_row3_unclassified():
 ], ids=lambda case: case.id)
 def test_error_row4_empty_tensor(op, case):
     t.check_error(op, case, status=561002)
+
+
+# line 107: axis in [-rank(yGrad), rank(yGrad))
+@pytest.mark.parametrize("case", [
+    BASE.but('axis=-2', values={'axis': -2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('axis=1', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line107_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('axis=-3', values={'axis': -3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('axis=2', values={'axis': 2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line107_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

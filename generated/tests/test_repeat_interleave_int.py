@@ -150,3 +150,11 @@ def test_error_row4_unclassified():
 ], ids=lambda case: case.id)
 def test_error_row5_rank(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 94: repeats in [0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('repeats=-1', values={'repeats': -1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line94_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

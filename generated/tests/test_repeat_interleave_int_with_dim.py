@@ -162,10 +162,18 @@ def test_error_row7_unclassified():
     pass
 
 
+# line 96: repeats in [0, inf)
+@pytest.mark.parametrize("case", [
+    BASE.but('repeats=-1', values={'repeats': -1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line96_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
 # line 106: dim in [-rank(self), rank(self) - 1]
 @pytest.mark.parametrize("case", [
     BASE.but('dim=-3', values={'dim': -3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
     BASE.but('dim=2', values={'dim': 2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line106_value_range1_refused(op, case):
+def test_rule_line106_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())

@@ -187,3 +187,20 @@ def test_error_row8_rank(op, case):
 @pytest.mark.skip(reason='unclassified error-table row (line 255: 161002 ACLNN_ERR_PARAM_INVALID: value为COMPLEX时，self的数据类型不为COMPLEX。)')
 def test_error_row9_unclassified():
     pass
+
+
+# line 249: dim in [-rank(self), rank(self) - 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-2', values={'dim': -2}),
+    BASE.but('dim=1'),
+], ids=lambda case: case.id)
+def test_rule_line249_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}),
+    BASE.but('dim=2', values={'dim': 2}),
+], ids=lambda case: case.id)
+def test_rule_line249_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

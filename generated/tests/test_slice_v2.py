@@ -187,16 +187,32 @@ def test_error_row8_unclassified():
     pass
 
 
-# line 221: steps in (0, inf)
+# line 132: axes in [-rank(self), rank(self) - 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('axes=-2', values={'axes': (-2, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line132_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('axes=-3', values={'axes': (-3, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('axes=2', values={'axes': (2, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line132_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 142: steps in (0, inf)
 @pytest.mark.parametrize("case", [
     BASE.but('steps=1', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line221_value_range1_accepted(op, case):
+def test_rule_line142_value_range2_accepted(op, case):
     t.check_accepted(op, case, socs=())
 
 
 @pytest.mark.parametrize("case", [
     BASE.but('steps=0', values={'steps': (0, 2)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line221_value_range1_refused(op, case):
+def test_rule_line142_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())

@@ -125,6 +125,15 @@ def test_error_row5_unclassified():
     pass
 
 
+# line 88: reduction in [0, 2]
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=-1', values={'reduction': -1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('reduction=3', values={'reduction': 3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line88_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
 # line 51: when reduction in {0}: out has the shape of self
 @pytest.mark.parametrize("case", [
     BASE.but('reduction=0', values={'reduction': 0}, out={'out': 'FLOAT'}, out_shapes={'out': (2, 3, 4)}),

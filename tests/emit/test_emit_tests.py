@@ -327,7 +327,7 @@ def run_suite(tmp_path: Path, pages, semantics) -> tuple[dict[str, int], str]:
     emitter.emit(build_model(pages, semantics), FileManager(tmp_path))
     env = dict(os.environ, PYTHONPATH=str(package_dir), ACLNN_BACKEND="sim")
     env.pop("ACLNN_SIM_SOC", None)
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "--tb=line", "-p", "no:cacheprovider", "-p", "no:randomly",
                              str(tmp_path / "tests")], cwd=tmp_path, env=env, capture_output=True, text=True,
                             timeout=600)
     counts = {word: int(n) for n, word in re.findall(r"(\d+) (passed|failed|skipped|error)", result.stdout)}

@@ -19,10 +19,10 @@ OK, INVALID, INNER_NULL, TILING = (abi.status_code(name) for name in (
     "ACLNN_SUCCESS", "ACLNN_ERR_PARAM_INVALID", "ACLNN_ERR_INNER_NULLPTR", "ACLNN_ERR_INNER_TILING_ERROR"))
 
 
-def pool2d(shape, kernel=(2, 2), out_hw=(2, 2)):
+def pool2d(shape, kernel=(2, 2), out_hw=(2, 2), divisor=0):
     """aclnnAvgPool2d's arguments over an NCHW input of `shape`."""
     out = [shape[0], shape[1], *out_hw]
-    return [tensor(shape, format="NCHW"), ints(*kernel), ints(*kernel), ints(0, 0), False, True, 0, 0,
+    return [tensor(shape, format="NCHW"), ints(*kernel), ints(*kernel), ints(0, 0), False, True, divisor, 0,
             tensor(out, format="NCHW")]
 
 
@@ -104,6 +104,8 @@ PROBES = [
     ("AdaptiveAvgPool2d-no-channel", "aclnnAdaptiveAvgPool2d", [tensor([1, 0, 4, 4], format="NCHW"), ints(2, 2),
                                                                 tensor([1, 0, 2, 2], format="NCHW")], INVALID,
      "pooled dimensions non-empty"),
+    # No page bounds divisorOverride below; op-plugin refuses 0 alone and PyTorch divides by a negative.
+    ("AvgPool2d-divisor-negative", "aclnnAvgPool2d", pool2d([1, 1, 4, 4], divisor=-3), OK, "a divisor of any sign"),
     ("AvgPool2d-kernel-over-input", "aclnnAvgPool2d", pool2d([1, 1, 2, 2], kernel=(3, 3), out_hw=(0, 0)), INVALID,
      "a window inside the input"),
     ("Im2col-out-of-another-size", "aclnnIm2col", [tensor([1, 2, 4, 4]), ints(2, 2), ints(1, 1), ints(0, 0),
@@ -116,6 +118,29 @@ PROBES = [
      "dim in [-rank, rank)"),
     ("MinDim-dim-beyond", "aclnnMinDim", [tensor([2, 3]), -3, False, tensor([2]), tensor([2], "INT64")], INVALID,
      "dim in [-rank, rank)"),
+    # Ranges in prose (tests/parse/test_parse_prose_ranges.py): a dimension index bounded by a letter the
+    # page defines as a rank, by "X维度数量", or with the range before its word; a sign in words.
+    ("MeanV2-dim-beyond", "aclnnMeanV2", [tensor([2, 3]), ints(-3), False, False, tensor([2])], INVALID,
+     "[-r, r-1], r the input's rank"),
+    ("LogSoftmaxV2-dim-beyond", "aclnnLogSoftmaxV2", [tensor([2, 3]), 2, tensor([2, 3])], INVALID,
+     "[-rank, rank-1], rank self's"),
+    ("LinalgCross-dim-beyond", "aclnnLinalgCross", [tensor([2, 3]), tensor([2, 3]), -3, tensor([2, 3])], INVALID,
+     "[-self维度数量, self维度数量-1] after a default"),
+    ("IndexCopy-dim-beyond", "aclnnIndexCopy", [tensor([2, 3]), 2, tensor([1], "INT64"), tensor([2, 1]),
+                                                 tensor([2, 3])], INVALID, "在[-selfRef.dim(), selfRef.dim()-1]范围内"),
+    ("IndexFill-0d-dim-minus-one", "aclnnIndexFill", [tensor([]), -1, tensor([1], "INT64"), scalar(1.0), tensor([])],
+     OK, "a 0-d tensor's rank counts as 1"),
+    ("IndexFill-0d-dim-beyond", "aclnnIndexFill", [tensor([]), 1, tensor([1], "INT64"), scalar(1.0), tensor([])],
+     INVALID, "[-1, 1) on a 0-d tensor"),
+    ("RepeatInterleaveInt-negative", "aclnnRepeatInterleaveInt", [tensor([3]), -1, 0, tensor([3])], INVALID,
+     "必须为非负数"),
+    ("AsStrided-negative-stride", "aclnnAsStrided", [tensor([6]), ints(2, 3), ints(3, -1), ints(0), tensor([2, 3])],
+     INVALID, "元素必须为非负整数"),
+    # A list of consecutive values: "仅支持0,1,2三个值", "取值为0、1、2".
+    ("SoftMarginLoss-reduction-3", "aclnnSoftMarginLoss", [tensor([2, 3]), tensor([2, 3]), 3, tensor([])], INVALID,
+     "reduction in {0, 1, 2}"),
+    ("GridSampler2D-paddingMode-3", "aclnnGridSampler2D", [tensor([1, 1, 4, 4]), tensor([1, 2, 2, 2]), 0, 3, False,
+                                                          tensor([1, 1, 2, 2])], INVALID, "paddingMode in {0, 1, 2}"),
     # Triangular ops: a private format and a vector refused (their error rows).
     ("Triu-NC1HWC0", "aclnnTriu", [tensor([2, 1, 4, 4, 16], format="NC1HWC0"), 0,
                                    tensor([2, 1, 4, 4, 16], format="NC1HWC0")], INVALID, "a private-format row"),
@@ -136,6 +161,8 @@ PROBES = [
                                                                    tensor([2, 3])], OK, "Reserved.UNUSED"),
     ("LogSigmoidBackward-other-grad-shape", "aclnnLogSigmoidBackward", [tensor([2, 4]), tensor([2, 3]), tensor([0]),
                                                                         tensor([2, 3])], INVALID, "same shape"),
+    # The page contradicts itself (its error row exempts 0-d): the table's 2-8, as PyTorch's tril_ (semantics erratum).
+    ("InplaceTril-0d", "aclnnInplaceTril", [tensor([]), 0], INVALID, "rank 2 to 8, the table's"),
     # A NULL output CANN's CheckNotNull leaves out (gen.conventions 3).
     ("Min-null-out", "aclnnMin", [tensor([2, 3]), None], INNER_NULL, "convention 3"),
 ]

@@ -3,8 +3,8 @@ arguments are prose the generator cannot provoke): phase 1 refuses a bad kernel,
 dilation, output size or reflection padding with 161002 naming the argument; the mask form of max
 pooling (the simulator's own mask layout, pool.cpp) round-trips: its backward, fed the forward's
 mask, is aten's max-pool backward through PyTorch's indices, ties included; an index
-outside the plane faults in phase 2; and dilation, which the suites' base calls leave at 1,
-computes as PyTorch's; the bindings allocate a pooled output by the simulator's own arithmetic.
+outside the plane faults in phase 2; dilation, which the suites' base calls leave at 1, and a
+negative divisorOverride compute as PyTorch's; the bindings allocate a pooled output by the simulator's own arithmetic.
 
 The calls run in a process of their own on the package of op_docs/ (generated/, `make build`), as
 tests/families/test_sim_index_family.py's do."""
@@ -54,8 +54,10 @@ record("out of another shape", max_pool([3, 3], [2, 2], [1, 1], [1, 1], shape=(2
 record("dilated", max_pool([3, 2], [2, 1], [1, 1], [2, 3], shape=None))
 record("stride empty", max_pool([3, 3], [], [1, 1], [1, 1], shape=None))
 record("ceil", max_pool([3, 2], [2, 2], [1, 1], [1, 1], ceil=True, shape=None))
-record("avg divisor negative", lambda: aclnn.avg_pool2d(X, [2, 2], [2, 2], [0, 0], False, True, -1, 0,
+record("avg divisor negative", lambda: aclnn.avg_pool2d(X, [2, 2], [2, 2], [0, 0], False, True, -3, 0,
                                                         out=np.empty((2, 3, 4, 4), np.float32)))
+record("avg backward divisor negative", lambda: aclnn.avg_pool2d_backward(
+    np.ones((2, 3, 4, 4), np.float32), X, [2, 2], [2, 2], [0, 0], False, True, -3, 0, out=np.empty(X.shape, np.float32)))
 record("reflection too wide", lambda: aclnn.reflection_pad2d(X, [1, 8, 0, 0], out=np.empty((2, 3, 9, 17), np.float32)))
 # Whole values: windows with ties, where PyTorch's first max is the one the mask must name.
 TIES = np.round(X * 2)
@@ -93,10 +95,14 @@ def test_phase1_refuses_a_bad_window_argument_naming_it(results, case, argument)
     assert result["status"] == 161002 and re.search(rf": {argument}(?:\[\d+\])?: ", result["message"]), result
 
 
-def test_a_negative_divisor_divides_as_atens(results):
-    # op-plugin refuses 0 alone (the pages: 0 turns the override off); aten divides by -1 as by any other.
-    want = torch.nn.functional.avg_pool2d(torch.from_numpy(X), [2, 2], [2, 2], [0, 0], False, True, -1)
+def test_a_negative_divisor_divides_as_pytorchs(results):
+    # No page bounds divisorOverride (aclnnAvgPool2dBackward's allows [-255, 255] on Ascend910 and
+    # Ascend310P) and op-plugin refuses 0 alone: PyTorch's divisor_override=-3 reaches the API.
+    x = torch.from_numpy(X)
+    want = torch.nn.functional.avg_pool2d(x, [2, 2], [2, 2], [0, 0], False, True, -3)
     np.testing.assert_allclose(results["avg divisor negative"], want.numpy(), rtol=1e-6)
+    grad = torch.ops.aten.avg_pool2d_backward(torch.ones(2, 3, 4, 4), x, [2, 2], [2, 2], [0, 0], False, True, -3)
+    np.testing.assert_allclose(results["avg backward divisor negative"], grad.numpy(), rtol=1e-6)
 
 
 def test_dilation_and_an_empty_stride_pool_as_pytorch(results):

@@ -52,9 +52,9 @@ def test_the_pages_other_wordings():
 def test_one_value_only():
     # aclnnMaxPool's autoPad: "其中0代表"NOTSET", 并且只支持数值0".
     assert "autoPad in [0, 0]" in ranges("ops-nn/pooling/max_pool_v3/docs/aclnnMaxPool.md", "aclnnMaxPool")
-    # "仅支持0,1,2三个值": a list, not 0 alone.
-    assert not ranges("ops-nn/activation/log_sigmoid/docs/aclnnBinaryCrossEntropyWithLogitsTargetBackward.md",
-                      "aclnnBinaryCrossEntropyWithLogitsTargetBackward")
+    # "仅支持0,1,2三个值": a list, not 0 alone (consecutive values: a range, tests/parse/test_parse_prose_ranges.py).
+    assert ranges("ops-nn/activation/log_sigmoid/docs/aclnnBinaryCrossEntropyWithLogitsTargetBackward.md",
+                  "aclnnBinaryCrossEntropyWithLogitsTargetBackward") == {"reduction in [0, 2]"}
 
 
 def test_an_error_row_states_the_refused_side():

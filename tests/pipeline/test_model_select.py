@@ -136,3 +136,21 @@ def test_without_client_dtypes_the_page_holds():
     from gen.ir import RelationKind
 
     assert client_page().api("aclnnFoo").api.param("meanOut").related(RelationKind.SAME_DTYPE) == ("input",)
+
+
+def test_a_range_of_values_the_semantics_file_checks_with_another_status_is_the_files():
+    from gen.ir import ArgValue, Bound, OpSemantics, ParamKind, ValueCheck, ValueRange
+
+    # aclnnMoeInitRoutingV3: "expertTokensNumType 当前只支持 1 和 2" (a range, 161002) and its error row
+    # "输入的属性不在支持的范围内" (561002), which the semantics file's check states.
+    mode = make_param("mode", kind=ParamKind.INT)
+    ranges = (ValueRange("mode", Bound(offset=1), Bound(offset=2), line=9),)
+    page = make_page(make_api("aclnnFoo", (make_param("self"), mode, make_param("out", direction=Direction.OUT)),
+                              value_ranges=ranges))
+    check = ValueCheck("mode != 1 && mode != 2", "mode must be 1 or 2", 561002, violation=(ArgValue("mode", 0),))
+    model = build_model([page], [OpSemantics("aclnnFoo", "foo.toml", checks=(check,))])
+    assert model.api("aclnnFoo").api.value_ranges == ()
+    assert [d.line for _, d in model.notes if d.code == "range-checked-by-semantics"] == [9]
+    # A check of the page's own status leaves the range alone.
+    same = ValueCheck("mode != 1 && mode != 2", "mode must be 1 or 2", violation=(ArgValue("mode", 0),))
+    assert build_model([page], [OpSemantics("aclnnFoo", "foo.toml", checks=(same,))]).api("aclnnFoo").api.value_ranges == ranges

@@ -282,9 +282,23 @@ PERM = np.array([1, 0], np.int64)
 
 
 @pytest.mark.parametrize("op_type,second,how,attrs,status,words", [
-    (b"Iou", None, "", (), OP_NOT_FOUND, ("operator type Iou", "not modelled", "Swish")),
+    (b"RpnProposals", None, "", (), OP_NOT_FOUND, ("operator type RpnProposals", "not modelled", "Swish")),
+    # the vision operators' (vision.cpp) attribute values, dtypes and shapes they do not take
+    (b"Iou", X, "device", (("aclopSetAttrString", b"mode", b"giou"),), ATTR_NOT_MATCH, ("(Iou)", "mode = \"giou\"")),
+    (b"Iou", X, "device", (("aclopSetAttrBool", b"aligned", ctypes.c_uint8(1)),), ATTR_NOT_MATCH, ("(Iou)", "attribute aligned")),
+    (b"Iou", PERM, "device", (), UNSUPPORTED_DTYPE, ("(Iou)", "gtboxes of dtype INT64")),
+    (b"Iou", X, "device", (), INPUT_NOT_MATCH, ("(Iou)", "[2,3]", "are not [N, 4] and [M, 4]")),
+    (b"GIoU", X, "device", (("aclopSetAttrString", b"mode", b"iof"),), ATTR_NOT_MATCH, ("(GIoU)", "\"iof\" is not modelled")),
+    (b"PSROIPoolingV2", X, "device", (("aclopSetAttrInt", b"group_size", ctypes.c_int64(0)),), ATTR_NOT_MATCH,
+     ("(PSROIPoolingV2)", "group_size = 0")),
+    (b"DeformableOffsets", X, "device", (), ATTR_NOT_MATCH, ("(DeformableOffsets)", "data_format = NCHW is not modelled")),
+    (b"Pad", np.array([-1, 0, 0, 2], np.int64), "host", (), INPUT_NOT_MATCH, ("(Pad)", "paddings [-1,0,0,2]", "non-negative")),
+    (b"StrideAdd", X, "device", (("aclopSetAttrInt", b"c1_len", ctypes.c_int64(1)),), ATTR_NOT_MATCH,
+     ("(StrideAdd)", "c1_len 1", "[N, C1, H, W, C0]")),
     (b"Swish", None, "", (("aclopSetAttrFloat", b"scale", ctypes.c_float(2.0)),), ATTR_NOT_MATCH,
      ("(Swish)", "scale = 2", "not modelled")),
+    (b"SwishGrad", X, "device", (("aclopSetAttrFloat", b"scale", ctypes.c_float(2.0)),), ATTR_NOT_MATCH,
+     ("(SwishGrad)", "scale = 2", "aclnnSiluBackward")),
     (b"Swish", None, "", (("aclopSetAttrFloat", b"alpha", ctypes.c_float(1.0)),), ATTR_NOT_MATCH,
      ("(Swish)", "attribute alpha")),
     (b"Swish", None, "", (("aclopSetAttrInt", b"scale", ctypes.c_int64(1)),), ATTR_NOT_MATCH,

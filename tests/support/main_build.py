@@ -16,7 +16,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 MAIN_BUILD = ROOT / "build" / "main"
-CORES = ("aclsim_ascendcl_core", "aclsim_opapi_core", "aclsim_hccl_core", "aclnn_binding_core")
+CORES = ("aclsim_ascendcl_core", "aclsim_nnopbase_core", "aclsim_opapi_core", "aclsim_op_compiler_core",
+         "aclsim_hccl_core", "aclnn_binding_core")
 EXPORTS = ("aclnn-sim-cores.cmake", "aclnn-binding-core.cmake")
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import math
 import os
 import re
 import subprocess
@@ -159,6 +160,17 @@ def makers(dtype: str = "float32"):
         return (dy, x), {}, grads(F.gelu, (x,), dy)[0]
     m["npu_gelu_backward"] = gelu_backward
 
+    def silu_backward():
+        # op-plugin passes x and silu(x)
+        x, dy = randn(4, 7), randn(4, 7)
+        return (dy, x, F.silu(x)), {}, grads(F.silu, (x,), dy)[0]
+    m["npu_silu_backward"] = silu_backward
+
+    def mish_backward():
+        x, dy = randn(4, 7), randn(4, 7)
+        return (dy, x), {}, grads(F.mish, (x,), dy)[0]
+    m["npu_mish_backward"] = mish_backward
+
     def fast_gelu_backward():
         x, dy = randn(4, 7), randn(4, 7)
         return (dy, x), {}, grads(lambda x: x * torch.sigmoid(1.702 * x), (x,), dy)[0]
@@ -254,6 +266,47 @@ def makers(dtype: str = "float32"):
         return (dy, [5, 3], index), {}, dy.new_zeros(5, 3).index_add(0, index.reshape(-1), dy.reshape(-1, 3))
     m["npu_gather_sparse_index_backward"] = gather_sparse_index_backward
 
+    def gather_sparse_index_backward_of_a_vector_index():
+        # aclnnIndexAddV2's page takes a 1-D index only (the 2-D one above is refused by name)
+        dy, index = randn(3, 3), torch.tensor([0, 4, 0], dtype=torch.int64)
+        return (dy, [5, 3], index), {}, dy.new_zeros(5, 3).index_add(0, index, dy)
+    m["npu_gather_sparse_index_backward@vector_index"] = gather_sparse_index_backward_of_a_vector_index
+
+    def scaled_masked_softmax_backward():
+        x, dy = randn(2, 2, 16, 32), randn(2, 2, 16, 32)
+        mask = torch.rand(2, 2, 16, 32, generator=g) > 0.7
+
+        def forward(x):
+            return (x * 0.5).masked_fill(mask, -10000.0).softmax(-1)
+        return (dy, forward(x), mask, 0.5, False), {}, grads(forward, (x,), dy)[0]
+    m["npu_scaled_masked_softmax_backward"] = scaled_masked_softmax_backward
+
+    def with_index(reduce):
+        def make():
+            x = randn(3, 5, 4)
+            values, indices = reduce(x, 1)
+            return (x, 1), {}, (values, indices)
+        return make
+    m["npu_max.dim"] = with_index(torch.max)
+    m["npu_min.dim"] = with_index(torch.min)
+
+    def arg_with_value_backward(reduce):
+        def make():
+            # the gradient put where the extreme value was, zeros elsewhere
+            x, dy = randn(3, 5, 4), randn(3, 4)
+            index = reduce(x, 1).indices
+            return (dy, 1, index, [3, 5, 4], False), {}, dy.new_zeros(3, 5, 4).scatter(1, index[:, None], dy[:, None])
+        return make
+    m["npu_max_backward"] = arg_with_value_backward(torch.max)
+    m["npu_min_backward"] = arg_with_value_backward(torch.min)
+
+    def scatter():
+        # column j takes updates[j] in row indices[j] (dimension 0); the rest is x
+        x, updates = randn(3, 4), randn(4)
+        indices = torch.tensor([2, 0, 1, 2], dtype=torch.int32)
+        return (x, indices, updates, 0), {}, x.scatter(0, indices.long()[None], updates[None])
+    m["npu_scatter"] = scatter
+
     def repeat_interleave_backward_int():
         x, dy = randn(3, 4), randn(3, 8)
         return (dy, x, 2, 1), {}, dy.reshape(3, 4, 2).sum(-1)
@@ -314,6 +367,8 @@ def makers(dtype: str = "float32"):
     m["fast_gelu"] = m["npu_fast_gelu"]
     m["npu_gelu"] = unary(F.gelu)
     m["npu_silu"] = unary(F.silu)
+    m["npu_silu_"] = unary(F.silu)
+    m["one_"] = unary(torch.ones_like)
     m["npu_mish"] = unary(F.mish)
 
     def fusion_attention():
@@ -547,15 +602,41 @@ def makers(dtype: str = "float32"):
     m["npu_sort_v2"] = sort_v2
 
     def ps_roi_pooling():
-        x = randn(1, 8, 6, 6)
-        rois = torch.tensor([[[0.0], [0.0], [0.0], [4.0], [4.0]]]).reshape(1, 5, 1)
-        return (x, rois, 1.0, 2, 2), {}, None
+        # R-FCN's position-sensitive average pooling (its Caffe layer's rounding): output channel c's
+        # bin (i, j) averages input channel (c * group + i) * group + j over the pixels the bin covers.
+        scale, group, dim = 0.5, 2, 2
+        x = randn(1, dim * group * group, 6, 6)
+        rois = torch.tensor([[0, 0, 0, 4, 4], [0, 2, 1, 9, 11]], dtype=torch.float32).t()[None].to(x.dtype)
+        want = torch.zeros(rois.shape[2], dim, group, group)
+        for r in range(rois.shape[2]):
+            image, x1, y1, x2, y2 = rois[0, :, r].float().tolist()
+            x1, y1, x2, y2 = round(x1) * scale, round(y1) * scale, (round(x2) + 1) * scale, (round(y2) + 1) * scale
+            bin_w, bin_h = max(x2 - x1, 0.1) / group, max(y2 - y1, 0.1) / group
+            for i in range(group):
+                h0, h1 = (min(max(int(f(v)), 0), 6) for f, v in ((math.floor, i * bin_h + y1), (math.ceil, (i + 1) * bin_h + y1)))
+                for j in range(group):
+                    w0, w1 = (min(max(int(f(v)), 0), 6) for f, v in ((math.floor, j * bin_w + x1), (math.ceil, (j + 1) * bin_w + x1)))
+                    if h1 > h0 and w1 > w0:
+                        channels = torch.arange(dim) * group * group + i * group + j
+                        want[r, :, i, j] = x[int(image), channels, h0:h1, w0:w1].float().mean((-1, -2))
+        return (x, rois, scale, group, dim), {}, want
     m["npu_ps_roi_pooling"] = ps_roi_pooling
 
     def nms_v4():
-        boxes = torch.tensor([[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30]], dtype=torch.float32)
-        scores = torch.tensor([0.9, 0.8, 0.7])
-        return (boxes, scores, 3, torch.tensor(0.5), torch.tensor(0.0)), {}, (None, torch.tensor(2, dtype=torch.int32))
+        # greedy: by decreasing score, a box above score_threshold kept unless its IoU with a kept box
+        # exceeds iou_threshold; the indices padded with zeros to max_output_size
+        boxes = torch.tensor([[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30], [21, 19, 29, 31], [0, 20, 5, 25]],
+                             dtype=torch.float32).to(default)
+        scores = torch.tensor([0.9, 0.8, 0.7, 0.75, 0.5]).to(default)
+        limit, iou_threshold, score_threshold = 4, 0.5, 0.6
+        kept = []
+        for i in scores.float().argsort(descending=True, stable=True).tolist():
+            if scores[i] > score_threshold and len(kept) < limit and \
+                    all(iou_of(boxes[k:k + 1].float(), boxes[i:i + 1].float()).item() <= iou_threshold for k in kept):
+                kept.append(i)
+        selected = torch.tensor(kept + [0] * (limit - len(kept)), dtype=torch.int32)
+        return ((boxes, scores, limit, torch.tensor(iou_threshold).to(default), torch.tensor(score_threshold).to(default)),
+                {}, (selected, torch.tensor(len(kept), dtype=torch.int32)))
     m["npu_nms_v4"] = nms_v4
 
     def boxes():
@@ -563,19 +644,21 @@ def makers(dtype: str = "float32"):
         b = torch.tensor([[0, 0, 10, 10], [0, 0, 5, 5], [8, 8, 12, 12]], dtype=torch.float32)
         return a, b
 
-    def area(t):
-        return (t[:, 2] - t[:, 0]) * (t[:, 3] - t[:, 1])
+    def area(t, offset=0.0):
+        return (t[:, 2] - t[:, 0] + offset) * (t[:, 3] - t[:, 1] + offset)
 
-    def iou_of(a, b):
+    def iou_of(a, b, offset=0.0):
+        """Every pair's IoU, widths and heights counted with MMDetection's pixel offset."""
         lt = torch.maximum(a[:, None, :2], b[None, :, :2])
         rb = torch.minimum(a[:, None, 2:], b[None, :, 2:])
-        inter = (rb - lt).clamp(min=0).prod(-1)
-        return inter / (area(a)[:, None] + area(b)[None] - inter)
+        inter = (rb - lt + offset).clamp(min=0).prod(-1)
+        return inter / (area(a, offset)[:, None] + area(b, offset)[None] - inter)
 
     def iou():
         a, b = boxes()
-        # op-plugin's npu_iou: (gtboxes, bboxes) overlaps, shape [gt, boxes]
-        return (a, b), {}, iou_of(b, a)
+        # op-plugin's npu_iou: (gtboxes, bboxes) overlaps, shape [gt, boxes]; torch_npu's Iou has eps
+        # 0.01, the operator's offset added to every width and height (as MMDetection's)
+        return (a, b), {}, iou_of(b, a, 0.01)
     m["npu_iou"] = iou
     m["npu_ptiou"] = iou
 
@@ -590,13 +673,105 @@ def makers(dtype: str = "float32"):
         lt, rb = torch.minimum(at[:, :2], bt[:, :2]), torch.maximum(at[:, 2:], bt[:, 2:])
         hull = (rb - lt).prod(-1)
         union = union_area - inter_area
-        return (a.t().contiguous(), b.t().contiguous()), {"trans": True}, (inter - (hull - union) / hull)[None]
+        # torch_npu returns the operator's [1, N] overlaps as [N, 1]
+        return (a.t().contiguous(), b.t().contiguous()), {"trans": True}, (inter - (hull - union) / hull)[:, None]
     m["npu_giou"] = giou
+
+    def legacy_boxes(n):
+        corner, size = torch.rand(n, 2, generator=g) * 10, torch.rand(n, 2, generator=g) * 5 + 1
+        return torch.cat((corner, corner + size), 1).to(default)
+
+    def centre_and_size(t):  # MMDetection's legacy +1 pixel sizes
+        t = t.float()
+        return (t[:, :2] + t[:, 2:]) / 2, t[:, 2:] - t[:, :2] + 1
+
+    def bounding_box_encode():
+        anchors, truths = legacy_boxes(5), legacy_boxes(5)
+        means, stds = [0.1, 0.0, -0.1, 0.2], [0.1, 0.1, 0.2, 0.2]
+        (pc, ps), (gc, gs) = centre_and_size(anchors), centre_and_size(truths)
+        deltas = torch.cat(((gc - pc) / ps, torch.log(gs / ps)), 1)
+        return (anchors, truths, *means, *stds), {}, (deltas - torch.tensor(means)) / torch.tensor(stds)
+    m["npu_bounding_box_encode"] = bounding_box_encode
+
+    def bounding_box_decode():
+        # the deltas' sizes clipped to |log(wh_ratio_clip)|, the boxes to the image (height, width)
+        rois, deltas = legacy_boxes(5), randn(5, 4) * 2
+        means, stds, image, clip = [0.0, 0.1, 0.0, 0.0], [0.1, 0.1, 0.2, 0.2], [12, 9], 0.2
+        d = deltas.float() * torch.tensor(stds) + torch.tensor(means)
+        centre, size = centre_and_size(rois)
+        size, centre = size * d[:, 2:].clamp(-abs(math.log(clip)), abs(math.log(clip))).exp(), centre + size * d[:, :2]
+        boxes = torch.cat((centre - size / 2 + 0.5, centre + size / 2 - 0.5), 1)
+        limit = torch.tensor([image[1], image[0], image[1], image[0]]) - 1.0
+        return (rois, deltas, *means, *stds, image, clip), {}, torch.minimum(boxes.clamp(min=0), limit)
+    m["npu_bounding_box_decode"] = bounding_box_decode
+
+    def dropout_do_mask():
+        # the mask as DropOutGenMask lays it out: bit i (of byte i / 8, least significant first) keeps
+        # element i, 128 bits a block; the kept elements scaled by 1 / (1 - p)
+        x, p = randn(4, 40), 0.3
+        keep = torch.rand(4, 40, generator=g) >= p
+        bits = torch.cat((keep.flatten().long(), torch.zeros(-keep.numel() % 128, dtype=torch.long))).reshape(-1, 8)
+        mask = (bits << torch.arange(8)).sum(-1).to(torch.uint8)
+        return (x, mask, p), {}, (torch.where(keep, x.float() / (1 - p), 0.0), mask)
+    m["npu_dropout_do_mask"] = dropout_do_mask
+
+    def dropout_backward():
+        # the same mask applied to the incoming gradient
+        dy, (_, mask, p), (want, _) = randn(4, 40), *dropout_do_mask()[::2]
+        keep = want != 0
+        return (dy, mask, p), {}, torch.where(keep, dy.float() / (1 - p), 0.0)
+    m["npu_dropout_backward"] = dropout_backward
+
+    def convolution():
+        x, w, b = randn(1, 3, 6, 6), randn(4, 3, 3, 3), randn(4)
+        return (x, w, b, [2, 1], [1, 0], [1, 1], 1), {}, F.conv2d(x, w, b, (2, 1), (1, 0))
+    m["npu_convolution"] = convolution
+
+    def reshape():
+        x = randn(4, 7)
+        return (x, [2, 14]), {}, x.reshape(2, 14)
+    m["npu_reshape"] = reshape
+
+    def kl_div_target_backward():
+        x, target, dy = randn(3, 5).log_softmax(-1), randn(3, 5).softmax(-1), randn(())
+        return (dy, x, target, 1), {"log_target": False}, grads(lambda t: F.kl_div(x, t), (target,), dy)[0]
+    m["kl_div_target_backward"] = kl_div_target_backward
+
+    def pad():
+        x = randn(2, 3, 4)
+        # paddings: before and after each dimension in order
+        return (x, [1, 2, 0, 0, 2, 1]), {}, F.pad(x, (2, 1, 0, 0, 1, 2))
+    m["npu_pad"] = pad
+
+    def stride_copy():
+        x = randn(4, 5)
+        return (x, [3, 2], [1, 5], 2), {}, torch.as_strided(x, (3, 2), (1, 5), 2)
+    m["npu_stride_copy"] = stride_copy
+
+    def view_copy():
+        base, source = torch.zeros(4, 6, dtype=default), randn(3, 4)
+        want = base.clone()
+        want[:, 1:4] = source.t()
+
+        def run(op, args, kwargs):
+            # both sides views that are not contiguous
+            base, source = args
+            op(base[:, 1:4], source.t(), False)
+            return base
+        return (base, source), {}, want, run
+    m["npu_view_copy"] = view_copy
 
     def indexing():
         x = randn(4, 5, 6)
         return (x, [1, 0, 0], [4, 5, 6], [2, 2, 1]), {}, x[1:4:2, 0:5:2]
     m["npu_indexing"] = indexing
+
+    def indexing_with_ellipsis():
+        # x[1:3, ..., 0:6:2]: entry 1 stands for the dimensions the others leave (its begin and end
+        # unread: torch_npu sizes the result from them, entry by entry, ignoring the masks)
+        x = randn(4, 5, 6)
+        return (x, [1, 0, 0], [3, 5, 6], [1, 1, 2]), {"ellipsis_mask": 0b10}, x[1:3, ..., 0:6:2]
+    m["npu_indexing@ellipsis"] = indexing_with_ellipsis
 
     def slice_():
         x = randn(4, 5)
@@ -604,8 +779,12 @@ def makers(dtype: str = "float32"):
     m["npu_slice"] = slice_
 
     def stride_add():
-        x, y = randn(1, 2, 2, 2, 16), randn(1, 2, 2, 2, 16)
-        return (x, y, 0, 0, 2), {}, None
+        # [N, C1, H, W, C0] blocks: y's first c1_len blocks x1's from offset1 plus x2's from offset2;
+        # torch_npu sizes y [N, c1_len * 16, H, W, C0], the blocks past c1_len zeros
+        x, y = randn(1, 3, 2, 2, 16), randn(1, 3, 2, 2, 16)
+        want = torch.zeros(1, 32, 2, 2, 16, dtype=x.dtype)
+        want[:, :2] = x[:, 1:3] + y[:, 0:2]
+        return (x, y, 1, 0, 2), {}, want
     m["npu_stride_add"] = stride_add
 
     def linear():
@@ -619,10 +798,24 @@ def makers(dtype: str = "float32"):
     m["npu_conv2d"] = conv2d
 
     def deformable_conv2d():
-        x, w = randn(1, 4, 5, 5), randn(4, 4, 3, 3)
-        offset = torch.zeros(1, 27, 5, 5)
-        offset[:, 18:] = 1.0  # zero offsets, mask 1: a plain convolution
-        return (x, w, offset, None, [3, 3], [1, 1, 1, 1], [1, 1, 1, 1]), {}, (F.conv2d(x, w, None, 1, 1), None)
+        # Modulated deformable convolution: each kernel point (i, j) samples x bilinearly (zero outside)
+        # at its place shifted by (dy, dx), times its mask; the offset channels as torch_npu takes them:
+        # the K dx, the K dy, the K masks (K = kh * kw points, one deformable group)
+        x, w, b = randn(1, 4, 5, 5), randn(3, 4, 3, 3), randn(3)
+        offset = torch.cat((randn(1, 18, 5, 5) * 0.7, torch.rand(1, 9, 5, 5, generator=g).to(default)), 1)
+        dx, dy, mask = offset.float().split(9, 1)
+        rows = torch.arange(5.0)[:, None] - 1 + torch.arange(3.0).repeat_interleave(3)[:, None, None]
+        cols = torch.arange(5.0)[None] - 1 + torch.arange(3.0).repeat(3)[:, None, None]
+        py, px = rows + dy[0], cols + dx[0]  # [K, Ho, Wo]
+        y0, x0 = py.floor(), px.floor()
+        sampled = 0
+        for cy, cx in ((0, 0), (0, 1), (1, 0), (1, 1)):
+            yy, xx = y0 + cy, x0 + cx
+            weight = (1 - (py - yy).abs()) * (1 - (px - xx).abs()) * ((yy >= 0) & (yy < 5) & (xx >= 0) & (xx < 5))
+            flat = (yy.clamp(0, 4) * 5 + xx.clamp(0, 4)).long()
+            sampled = sampled + weight * x.float()[0].flatten(1)[:, flat]  # [C, K, Ho, Wo]
+        want = torch.einsum("ckhw,ock->ohw", sampled * mask[0], w.float().flatten(2))[None] + b.float()[:, None, None]
+        return (x, w, offset, b, [3, 3], [1, 1, 1, 1], [1, 1, 1, 1]), {}, (want, None)
     m["npu_deformable_conv2d"] = deformable_conv2d
 
     def kv_rmsnorm_rope_cache():

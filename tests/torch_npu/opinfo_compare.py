@@ -1,13 +1,34 @@
 """How an OpInfo sample's result on npu is compared with the CPU's: shared by test_opinfo.py (which
 runs this file's text in its torch_npu process) and opinfo_sweep.py (which imports it)."""
 
+import itertools
 import math
 
 import torch
+from torch.testing._internal.common_utils import SEED, set_rng_seed
 
 # Their index outputs order equal keys as they please (PyTorch's CPU too, for stable=False): their
 # values are compared, their indices not.
 TIES = {"sort", "argsort", "msort", "topk", "kthvalue", "mode", "median", "nanmedian"}
+
+
+def samples(op, dtype, count, requires_grad=False):
+    """The first `count` of an OpInfo's samples on the CPU, those op.sample_inputs gives outside a
+    unittest test: drawn one at a time, the generators reseeded before each. op.sample_inputs also
+    looks for the running unittest test by crawling the stack (inspect.stack, twice per operator:
+    0.15 s each with torch's modules loaded, two thirds of a pass's CPU time), which finds none here;
+    and a pass that took all of them to keep the first drew 25 samples per operator on average."""
+    drawn = iter(op.sample_inputs_func(op, "cpu", dtype, requires_grad))
+
+    def reseeded():
+        while True:
+            set_rng_seed(SEED)
+            try:
+                yield next(drawn)
+            except StopIteration:
+                return
+
+    return list(itertools.islice(reseeded(), count))
 
 
 def to(x, device, dtype=None, grad=False):

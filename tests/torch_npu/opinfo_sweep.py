@@ -88,7 +88,8 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
     import torch_npu  # noqa: F401
     from torch.testing._internal.common_methods_invocations import op_db
 
-    from opinfo_compare import TIES, differentiable, differs, floating, real_sum, to  # this file's directory is sys.path[0]
+    from opinfo_compare import (TIES, differentiable, differs, floating, real_sum, samples,  # this file's directory
+                                to)  # is sys.path[0]
 
     ops = {op.name + ("." + op.variant_test_name if op.variant_test_name else ""): op for op in op_db}
     dtypes = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
@@ -127,8 +128,7 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
         signal.alarm(120)
         torch.manual_seed(0)  # the samples' random tensors: one draw per (operator, mode), whatever ran before
         try:
-            samples = list(op.sample_inputs("cpu", dtype, requires_grad=(mode == "backward")))[:cap]
-            for index, sample in enumerate(samples):
+            for index, sample in enumerate(samples(op, dtype, cap, requires_grad=(mode == "backward"))):
                 if mode == "backward":
                     try:
                         want = gradients(op, sample, "cpu")

@@ -7,10 +7,16 @@ actualSeqLengths), npu_quant_matmul (op-plugin's empty x1Offset and yOffset), np
 (its empty zloss and lse outputs), npu_fused_infer_attention_score without softmax_lse_flag (its [0]
 softmaxLse); and, on Ascend950, npu_add_rms_norm_quant through aclnnAddRmsNormQuant. The operators
 op-plugin still runs by type name through aclopCompileAndExecute (npu_silu as Swish, npu_mish,
-npu_transpose, npu_broadcast, npu_slice, npu_indexing as StridedSlice, npu_one_hot as Fill and
+npu_transpose, npu_broadcast, npu_slice, npu_indexing as StridedSlice (with an ellipsis too), npu_one_hot as Fill and
 OneHotD, npu_sort_v2, npu_scaled_masked_softmax, npu_confusion_transpose, npu_bmmV2 as BatchMatMul,
-npu_conv2d, npu_layer_norm_eval as LayerNormV3) run through the simulator's aclop bridge
-(runtime/sim/src/op_compiler/ops.cpp); in float16 op-plugin asks for npu_bmmV2's output in
+npu_conv2d, npu_layer_norm_eval as LayerNormV3; npu_stride_add; npu_silu_backward as SwishGrad,
+npu_mish_backward as MishGrad, npu_max.dim and npu_min.dim as ArgMaxWithValue and ArgMinWithValue (their backward and npu_scatter as
+ArgMaxGrad),
+npu_scaled_masked_softmax_backward as ScaledMaskedSoftmaxGrad, npu_pad, npu_stride_copy as AsStrided,
+npu_view_copy, npu_dropout_do_mask as DropOutDoMask; and the vision operators no aclnn API computes, npu_iou and npu_ptiou as Iou, npu_giou,
+npu_nms_v4, npu_ps_roi_pooling, npu_deformable_conv2d as DeformableOffsets and Conv2D,
+npu_bounding_box_encode and npu_bounding_box_decode) run through the simulator's aclop bridge
+(runtime/sim/src/op_compiler/ops.cpp, vision.cpp); in float16 op-plugin asks for npu_bmmV2's output in
 FRACTAL_NZ, which the bridge computes in the plain layout and transforms."""
 
 from pathlib import Path
@@ -21,7 +27,8 @@ GROUPS = {
     "norms": ["npu_rms_norm", "npu_rms_norm_backward", "npu_gemma_rms_norm", "npu_add_rms_norm", "npu_deep_norm",
               "npu_add_layer_norm", "npu_group_norm_silu", "npu_layer_norm_eval"],
     "activations": ["npu_swiglu", "npu_swiglu_backward", "npu_geglu", "npu_geglu_grad", "npu_fast_gelu", "fast_gelu",
-                    "npu_fast_gelu_backward", "npu_gelu", "npu_gelu_backward", "npu_gelu_mul", "npu_silu", "npu_mish"],
+                    "npu_fast_gelu_backward", "npu_gelu", "npu_gelu_backward", "npu_gelu_mul", "npu_silu", "npu_mish",
+                    "npu_silu_backward", "npu_mish_backward"],
     "rotary_and_attention": ["npu_rotary_mul", "npu_rotary_mul_backward", "npu_apply_rotary_pos_emb",
                              "npu_fusion_attention", "npu_fusion_attention@BNSD_masked", "npu_fusion_attention_grad",
                              "npu_prompt_flash_attention", "npu_prompt_flash_attention@defaults",
@@ -29,7 +36,9 @@ GROUPS = {
                              "npu_fused_infer_attention_score"],
     "quantisation_and_matmul": ["npu_quantize", "npu_dynamic_quant", "npu_anti_quant", "npu_add_rms_norm_quant",
                                 "npu_quant_matmul", "npu_weight_quant_batchmatmul", "npu_linear", "npu_linear_backward",
-                                "npu_dtype_cast", "npu_bmmV2", "npu_conv2d"],
+                                "npu_dtype_cast", "npu_bmmV2", "npu_conv2d", "npu_deformable_conv2d", "npu_iou",
+                                "npu_ptiou", "npu_giou", "npu_nms_v4", "npu_ps_roi_pooling", "npu_stride_add",
+                                "npu_bounding_box_encode", "npu_bounding_box_decode", "npu_convolution"],
     "softmax_indexing_and_loss": ["npu_attn_softmax_", "npu_attn_softmax_backward_", "scatter_update",
                                   "npu_scatter_nd_update", "npu_gather_sparse_index", "npu_cross_entropy_loss",
                                   "npu_top_k_top_p", "npu_format_cast", "npu_gather_backward",
@@ -37,7 +46,12 @@ GROUPS = {
                                   "npu_binary_cross_entropy_with_logits_backward", "npu_moe_init_routing_v2",
                                   "npu_moe_init_routing_v2@quant_key_value", "npu_moe_init_routing_v2@quant_unscaled",
                                   "npu_transpose", "npu_broadcast", "npu_slice", "npu_indexing", "npu_one_hot",
-                                  "npu_sort_v2", "npu_scaled_masked_softmax", "npu_confusion_transpose"],
+                                  "npu_sort_v2", "npu_scaled_masked_softmax", "npu_confusion_transpose",
+                                  "npu_scaled_masked_softmax_backward", "npu_max.dim", "npu_min.dim",
+                                  "npu_gather_sparse_index_backward@vector_index", "npu_indexing@ellipsis",
+                                  "npu_pad", "npu_stride_copy", "npu_view_copy", "npu_dropout_do_mask",
+                                  "npu_dropout_backward", "kl_div_target_backward", "npu_max_backward",
+                                  "npu_min_backward", "npu_scatter"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # and npu_add_rms_norm_quant's other route there.

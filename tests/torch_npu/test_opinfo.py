@@ -86,7 +86,7 @@ PASS = """
                 continue
             signal.alarm(60)
             try:
-                for sample in list(op.sample_inputs("cpu", DTYPE, requires_grad=MODE == "backward"))[:SAMPLES]:
+                for sample in samples(op, DTYPE, SAMPLES, requires_grad=MODE == "backward"):
                     try:
                         want = run(op, sample, "cpu")
                         want32 = run(op, sample, "cpu", torch.float32) if MODE == "float16" else None

@@ -94,6 +94,7 @@ def test_average_pools(run_npu):
 check("avg_pool2d", lambda x: F.avg_pool2d(x, 3, 2, 1), (2, 3, 9, 8))
 check("avg_pool2d ceil, padding excluded", lambda x: F.avg_pool2d(x, (3, 2), 2, 1, ceil_mode=True, count_include_pad=False), (2, 3, 7, 6))
 check("avg_pool2d divisor_override", lambda x: F.avg_pool2d(x, 2, divisor_override=3), (2, 3, 6, 6))
+check("avg_pool2d negative divisor_override", lambda x: F.avg_pool2d(x, 2, divisor_override=-3), (2, 3, 6, 6))
 check("avg_pool3d", lambda x: F.avg_pool3d(x, 2, 2, 1), (1, 2, 5, 4, 6))
 check("adaptive_avg_pool2d", lambda x: F.adaptive_avg_pool2d(x, (3, 2)), (2, 3, 7, 5))
 check("adaptive_avg_pool3d", lambda x: F.adaptive_avg_pool3d(x, (3, 2, 3)), (1, 2, 5, 4, 7))

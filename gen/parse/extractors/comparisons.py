@@ -9,6 +9,8 @@ bound a number or the value of another host argument (`Extent.VALUE`).
     传入的bins小于等于0 (an error row)             ValueRange(bins, low=(0, exclusive))
     传入的min大于max (an error row)                ValueRange(min, high=value(max))
     0≤prob≤1                                      ValueRange(prob, [0, 1])
+    repeats的值必须为非负数 / positive integer       ValueRange(repeats, low=0) / low=(0, exclusive)
+    kernelShape has values less than or equal to 0 (an error row)   ValueRange(kernelShape, low=(0, exclusive))
 
 CANN's implementations check these in phase 1 (the error tables list them as 161002), and the
 kernels the simulator runs assume them (a pool's stride, a histogram's bins). Read narrowly: a
@@ -53,15 +55,19 @@ _MODAL = (r"(?:\s*(?:都|均|也)?\s*(?:需要|需|必须|应该|应当|应|要�
 # Words between a subject and its comparator: "的值", "的取值", "存在某维度的值", "中元素值", "数值中存在",
 # "groups数", "的值域"...
 _FILLER = (r"(?:\s*(?:的|中的?|中|'s)?\s*(?:取值范围|取值|数值|值域|元素值|值|每个元素|数组元素|元素|数|value|values)?)?"
-           r"(?:\s*中?\s*(?:存在|含有|有)(?:某(?:个)?维度的?|任意)?\s*(?:值|元素)?)?" + _MODAL)
+           r"(?:\s*中?\s*(?:存在|含有|有)(?:某(?:个)?维度的?|任意)?\s*(?:值|元素)?)?"
+           # "kernelSize、stride某个维度值小于等于0", "kernelShape has values less than or equal to 0" (error rows)
+           r"(?:\s*(?:某|任一|任意)(?:个)?维度(?:的)?\s*(?:值|数值)|\s+(?:has|have|contains?)\s+(?:an?\s+)?(?:values?|elements?))?"
+           + _MODAL)
 # What may follow a bound: the clause's end, a conjunction, or the value word. A disjunction ends
 # a clause only in an error row (either side is refused); in a requirement it joins alternatives.
 _AFTER = r"\s*(?:的值|的数值|的元素|的正整数|的整数)?\s*(?:$|[,，。;；)）]|且|并且|\band\b{disjunction})"
 # The start of a clause that names nothing: the row's own argument ("数值必须大于0", "需大于0",
 # "各元素均大于零", "且数组元素必须都大于0", "取值范围是大于0的正整数").
-_ANCHOR = (r"^\s*(?:且|并且|and|其|该参数)?\s*(?:取值范围|取值|数值|数组中的每个(?:值|元素)|数组元素|每个元素|各元素|所有元素|每个值|元素值|"
-           r"元素|值|(?:each|every)\s+(?:element|value)(?:\s+(?:in|of)\s+the\s+array)?|all\s+(?:elements|values)|"
-           r"the\s+value|values?)?" + _MODAL + r"\s*")
+_ANCHOR = (r"^\s*(?:且|并且|and|其|该参数|该值)?\s*(?:取值范围|取值|数值|数组中的每个(?:值|元素)|数组元素|每个元素|各元素|所有元素|每个值|元素值|"
+           r"元素|值|(?:each|every)\s+(?:element|value)(?:\s+(?:in|of)\s+the\s+array)?|all\s+(?:the\s+)?(?:array\s+)?(?:elements|values)|"
+           r"(?:the\s+)?array\s+elements|the\s+value|values?)?"
+           r"(?:(?<=[围值数素])\s*为)?" + _MODAL + r"\s*")  # "取值范围为大于等于1的整数" (aclnnGRU's numLayers)
 # A tensor's rank as a bound ("self.dim()").
 _RANK_OF = r"\s*\.\s*(?:dim\(\)|ndim\b|dim\b|rank\(\))"
 # A bound named after "输入" ("numSeqs的值大于输入numQueries的值").
@@ -86,11 +92,27 @@ _CONJUNCTION = re.compile(r"且|\band\b", re.I)
 _NOT_AN_OPERAND = r"(?<![A-Za-z0-9_/*+\-×.的])(?<![/*+\-×]\s)"
 
 
+# A sign stated as a word ("必须为非负整数", "该值必须是非负的", "must be a positive integer"): the
+# comparison with 0 it means, which the readers below then read as they read "大于等于0".
+_SIGN_WORDS = (
+    (re.compile(r"(?:为|是)?\s*非负(?:的)?(?:整数|数值|数|值)?(?:的)?|\b(?:be\s+)?(?:an?\s+)?non-?negative(?:\s+(?:integers?|numbers?|values?))?",
+                re.I), "大于等于0"),
+    (re.compile(r"(?:为|是)\s*正(?:整数|数)|\b(?:be\s+)?(?:an?\s+)?positive\s+(?:integers?|numbers?)", re.I), "大于0"),
+)
+
+
+def _signs_as_comparisons(sentence: str) -> str:
+    for pattern, comparison in _SIGN_WORDS:
+        sentence = pattern.sub(comparison, sentence)
+    return sentence
+
+
 def comparison_ranges(params: Mapping[str, Param], sentence: str, subject: Optional[str],
                       error_row: bool, line: int) -> list[ValueRange]:
     """The ranges one sentence states. `subject`: the row's parameter, which a clause naming nothing
     speaks of."""
-    if not _SOME_COMPARISON.search(sentence):
+    sentence = _signs_as_comparisons(sentence)
+    if not _SOME_COMPARISON.search(sentence) and not _VALUE_LIST.search(sentence):
         return []
     if _CONDITIONAL.search(sentence) or CONDITION.search(sentence) or vocab.socs_in(sentence):
         return []  # "fp16数据类型, step、size大于72", "若保持精度, 则eps需大于等于1e-5"
@@ -101,7 +123,7 @@ def comparison_ranges(params: Mapping[str, Param], sentence: str, subject: Optio
         # A constraints line "autoPad：其中0代表NOTSET，并且只支持数值0" speaks of the name it opens with.
         opening = re.match(rf"^\s*({names})\s*:", sentence)
         subject = opening.group(1) if opening else None
-    out: list[ValueRange] = []
+    out: list[ValueRange] = [] if error_row else list(_listed(params, sentence, subject, line))
     start = 0
     for clause in _CLAUSES.split(sentence):
         tail, start = sentence[start:], start + len(clause) + 1  # the clause and what follows it
@@ -124,6 +146,66 @@ _ONLY = (r"(?:(?:只|仅)(?:支持设置为|支持|能设置为|能为|能取|�
 # "仅支持0,1,2三个值": a list, which the clauses split apart ("长度仅支持1、2，值仅支持1" has one of each).
 _ONLY_LIST = re.compile(rf"{_ONLY}\s*(?:{_NUMBER})\s*(?:[,，、/~]|或者|或|和|及|至|到|\bor\b|\band\b|\bto\b)\s*(?:{_NUMBER})",
                         re.I)
+
+
+# A list of the values an integer takes: "仅支持0,1,2三个值", "支持取值0、1和2", "当前只支持 1 和 2",
+# "取值范围是0('none')、1('tanh')", "取值范围为：[0, 1, 2]", "取值范围为{34, 35, 36}". A bracketed pair
+# is an interval (the bracket reader's), so brackets hold three values or more, braces two or more.
+_LIST_LEAD = (rf"(?:{_ONLY}(?:传入(?:的)?(?:值|数值)为)?|支持取值(?:为)?|取值范围(?:为|是)?|取值(?:为|是)|the\s+value\s+range\s+is|valid\s+values\s+are)"
+              r"\s*[:：]?\s*")
+_LISTED = r"[-+]?\d+(?:\s*\(\s*['\"“]?\w+['\"”]?\s*\))?"  # a number, and the name it stands for: 1('tanh')
+_LIST_SEPARATOR = r"\s*(?:,|，|、|或者|或|和|及|/|\bor\b|\band\b)\s*"
+_VALUE_LIST = re.compile(
+    rf"{_LIST_LEAD}(?:\[\s*(?P<bracketed>{_LISTED}(?:{_LIST_SEPARATOR}{_LISTED}){{2,}})\s*\]|"
+    rf"\{{\s*(?P<braced>{_LISTED}(?:{_LIST_SEPARATOR}{_LISTED})+)\s*\}}|"
+    rf"(?P<bare>{_LISTED}(?:{_LIST_SEPARATOR}{_LISTED})+))"
+    r"(?=\s*(?:$|[,，。;；:：]|[两三四五六七八九]个值|分别|\(|（|其他|其它))", re.I)
+# A code name that is no parameter's ("dstType", "ep_size", "H"), before a list on another's row; in
+# Chinese prose, any ASCII word ("ep、tp均仅支持...").
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_OTHER_NAME = re.compile(r"(?<![A-Za-z0-9_])(?:[a-z]+[A-Z]\w*|[A-Za-z]+_\w+|[A-Z])(?![A-Za-z0-9_])")
+# What a list of part of the argument names before its lead ("长度仅支持1、2").
+_LIST_PART = re.compile(r"长度|个数|维度|维数|length|size|rank|number\s+of", re.I)
+
+
+def listed_values(params: Mapping[str, Param], sentence: str, subject: Optional[str]) -> list[tuple[str, list[int]]]:
+    """The integers whose text lists their values, with the values, ascending. `subject`: the row's
+    parameter, which a list naming nothing speaks of."""
+    if not _VALUE_LIST.search(sentence):
+        return []
+    names = _names_in(sentence, params)
+    found = []
+    for match in _VALUE_LIST.finditer(sentence):
+        before = re.split(r"[,，。;；]", sentence[:match.start()])[-1]
+        named = re.findall(rf"{_NOT_AN_OPERAND}(?:{names})", before)
+        if not named and (_OTHER_NAME.search(before) or (_CJK.search(before) and _IDENTIFIER.search(before))):
+            continue  # "ep、tp均仅支持2、4、8": a name that is no parameter, not the row's own
+        if re.search(r"[=＝]", before):
+            continue  # "高性能模式(mode=0)额外限制: dim取值为0或-2": under a condition of another argument
+        name = named[-1] if named else subject  # the name closest to the list
+        if name is None or name not in params or params[name].kind not in (ParamKind.INT, ParamKind.INT_ARRAY):
+            continue
+        if _LIST_PART.search(before.split(name)[-1] if named else before):
+            continue
+        text = match.group("bracketed") or match.group("braced") or match.group("bare")
+        values = sorted({int(v) for v in re.findall(r"(?<![A-Za-z0-9_(])[-+]?\d+(?![A-Za-z0-9_.])",
+                                                    re.sub(r"\([^)]*\)", " ", text))})
+        if len(values) >= 2:
+            found.append((name, values))
+    return found
+
+
+def consecutive(values: list[int]) -> bool:
+    return values == list(range(values[0], values[-1] + 1))
+
+
+def _listed(params: Mapping[str, Param], sentence: str, subject: Optional[str], line: int) -> Iterable[ValueRange]:
+    """The range of an integer whose text lists its values, when they are consecutive: {0, 1, 2} is
+    [0, 2]. Other lists ({-1, 1}, {2, 34, 35, 36}) give no rule here (gen.parse.extractors.rules
+    diagnoses them): a range would admit what they leave out, and the IR has no set of values."""
+    for name, values in listed_values(params, sentence, subject):
+        if consecutive(values):
+            yield ValueRange(name, low=Bound(offset=float(values[0])), high=Bound(offset=float(values[-1])), line=line)
 
 
 def _names_in(sentence: str, params: Mapping[str, Param]) -> str:

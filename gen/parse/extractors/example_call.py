@@ -190,4 +190,5 @@ def extract_example_call(code: str, api: API, line: int = 0) -> Optional[Example
                 recovered = ExampleArg(param.name, None, None, (value,))
         if recovered is not None:
             traced.append(recovered)
-    return ExampleCall(args=tuple(traced), line=line) if traced else None
+    nulls = tuple(param.name for param, arg in zip(api.params, args) if arg.strip() in ("nullptr", "NULL"))
+    return ExampleCall(args=tuple(traced), line=line, null_params=nulls) if traced else None

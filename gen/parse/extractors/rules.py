@@ -5,6 +5,8 @@ error table and the constraints section (约束说明).
 Each reader takes one plain wording and nothing looser:
 
     dim取值范围为[-self.dim(), self.dim())        ValueRange(dim, -rank(self), rank(self))
+    取值范围为[-r, r-1]，其中r为x的维度            ValueRange(dim, -rank(x), rank(x) - 1)   (a letter defined as a rank)
+    EP域本卡Id，取值范围[0, epWorldSize)           ValueRange(epRankId, 0, value(epWorldSize))
     index的取值范围为[0, self.size(dim))          ValueRange(index, 0, size(self, dim))
     groupSize取值范围[1, 65536)                   ValueRange(groupSize, 1, 65536)   (integers only)
     weight的第0维与self的第1维相等                  DimEquality(weight, 0, self, 1)
@@ -24,10 +26,10 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Sequence
 
-from gen.ir import (Bound, Diagnostic, DimEquality, Divisibility, ErrorCase, Extent, Level, Param, ParamKind, ShapeForm,
-                    ShapeRule, ValueRange)
+from gen.ir import (Bound, Diagnostic, DimEquality, Direction, Divisibility, ErrorCase, Extent, Level, Param, ParamKind,
+                    ShapeForm, ShapeRule, ValueRange)
 from gen.parse.extractors import vocab
-from gen.parse.extractors.comparisons import comparison_ranges
+from gen.parse.extractors.comparisons import comparison_ranges, consecutive, listed_values
 from gen.parse.extractors.relations import CONDITION, PRODUCT
 from gen.parse.readers.scan import MARKUP, bounded, compiled, word_starts
 
@@ -35,6 +37,8 @@ UNREAD = "relation-unread"
 
 _INTEGRAL = (ParamKind.INT, ParamKind.INT_ARRAY)
 _HOST_REAL = (ParamKind.FLOAT,)
+# What a bound may name: a host argument with one value (gen.parse.extractors.comparisons reads them alike).
+_VALUED = (ParamKind.INT, ParamKind.FLOAT, ParamKind.SCALAR)
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 # CANN's reduction enumeration (0 none, 1 mean, 2 sum), as its integer parameters take it.
 _REDUCTIONS = {"none": "0", "mean": "1", "sum": "2"}
@@ -109,8 +113,9 @@ _IDENTIFIER = r"(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_])"
 
 # "当self.dim()>0时" / "When self.dim() is greater than 0": the condition of a dimension index's range
 # on tensors of one dimension or more.
-_POSITIVE_RANK = re.compile(r"([A-Za-z_]\w*)\s*\.\s*dim\(\)\s*(?:>\s*0|!=\s*0|大于\s*0|不为\s*0|不等于\s*0|"
-                            r"is\s+greater\s+than\s+0)")
+# "当self为1-8维时" / "When self is 1D to 8D": every rank but 0, as CANN's tensors have at most 8.
+_POSITIVE_RANK = re.compile(r"([A-Za-z_]\w*)\s*(?:\.\s*dim\(\)\s*(?:>\s*0|!=\s*0|大于\s*0|不为\s*0|不等于\s*0|"
+                            r"is\s+greater\s+than\s+0)|\s*为\s*1\s*[-~到至]\s*8\s*维|\s+is\s+1D\s+to\s+8D)")
 
 
 def _whole_rank_range(low: Optional[Bound], high: Optional[Bound]) -> bool:
@@ -123,6 +128,8 @@ def _whole_rank_range(low: Optional[Bound], high: Optional[Bound]) -> bool:
 
 
 _GLUED_WHEN = re.compile(r"(?<![同及暂])时\s*$")
+# A clause that gives a default ("若不指定则默认为-1"), not a condition of what follows it.
+_DEFAULT = re.compile(r"默认|\bby\s+default\b", re.I)
 _SENTENCES = re.compile(r"[。；;\n]|(?<=[A-Za-z0-9)\]])\.(?:\s|$)")
 
 
@@ -133,7 +140,24 @@ def read_rules(api: str, params: Sequence[Param], texts: Iterable[Text], zero_ba
     for text in texts:
         reader.read(text)
     rules = reader.rules
+    _drop_index_bounds(api, rules)
     return rules
+
+
+def _drop_index_bounds(api: str, rules: Rules) -> None:
+    """Drops the ranges bounded by the value of a dimension index ("batchDims取值范围在[0, dim]内",
+    where dim is in [-rank, rank)): whether the bound is the index as given or wrapped, the page
+    does not say, and as given it would refuse every batchDims with a negative dim."""
+    indices = {r.param for r in rules.value_ranges for b in (r.low, r.high) if b is not None and b.extent is Extent.RANK}
+    kept = []
+    for rule in rules.value_ranges:
+        named = [b.tensor for b in (rule.low, rule.high) if b is not None and b.extent is Extent.VALUE and b.tensor in indices]
+        if not named:
+            kept.append(rule)
+            continue
+        rules.unread(api, rule.line, rule.param, rule.describe(),
+                     f"{named[0]} is a dimension index, which a negative value names from the end")
+    rules.value_ranges[:] = kept
 
 
 class _Reader:
@@ -149,6 +173,10 @@ class _Reader:
         self.name = bounded(names)
         self.tensors = {p.name for p in params if p.kind is ParamKind.TENSOR}
         self.tensor = bounded(sorted(self.tensors, key=len, reverse=True))
+        inputs = [p.name for p in params if p.kind is ParamKind.TENSOR and p.direction is Direction.IN]
+        # "the input data" names the tensor only where the API has one input tensor.
+        self.only_input = inputs[0] if len(inputs) == 1 else None
+        self.letters: dict[str, str] = {}  # the text's letters that stand for a tensor's rank
 
     # The patterns that name this API's parameters are made once per API, only when a sentence has
     # the words they look for, and compiled once per set of names (gen.parse.readers.scan.compiled): made
@@ -167,11 +195,39 @@ class _Reader:
         self.text_zero_based = counts_from_zero(text.text)
         # "..., the shape is the same as self. In other cases, the shape is [1].": one sentence.
         joined = self._JOIN_OTHERWISE.sub(r", \1", _normal(text.text))
+        self.letters = self._rank_letters(joined)
         for sentence in _SENTENCES.split(joined):
             if sentence.strip():
                 self._sentence(sentence, text)
 
     _JOIN_OTHERWISE = re.compile(r"[。；;.]\s*(否则|其他情况|其它情况|其余情况|otherwise|in\s+other\s+cases)", re.I)
+
+    # A letter the text defines as a tensor's rank: "其中r为输入数据的维度", "(x_rank表示x的shape维度)",
+    # "D为x的shape的维数", "其中 rank 是输入Tensor self 的维度", "N indicates the dimensions of self".
+    # Not "维度大小" nor "维度上" (a dimension's size, a place along it).
+    _RANK_WORDS = r"(?:维度数量|维度数|维数|维度|秩)(?!\s*(?:大小|上|中|的|值|size))"
+    _LETTER_CN = (r"(?<![A-Za-z0-9_])(?P<letter>[A-Za-z_]\w*)\s*(?:为|是|表示|指|代表)\s*"
+                  r"(?P<input>输入(?:的)?\s*(?:Tensor|tensor|张量|数据)?)?\s*(?P<tensor>{tensor})?\s*(?:的)?\s*"
+                  r"(?:shape\s*(?:的)?\s*)?" + _RANK_WORDS)
+    _LETTER_EN = (r"(?<![A-Za-z0-9_])(?P<letter>[A-Za-z_]\w*)\s+(?:indicates|is|denotes|represents)\s+the\s+"
+                  r"(?:number\s+of\s+(?:the\s+)?dimensions?|dimensions?(?:\s+number)?|rank)\s+of\s+(?:the\s+)?"
+                  r"(?P<input>input(?:\s+tensor)?)?\s*(?P<tensor>{tensor})?(?![A-Za-z0-9_])")
+
+    def _rank_letters(self, text: str) -> dict[str, str]:
+        """The letters `text` defines as the rank of one of the API's tensors (a bracketed range then
+        bounds by them: "取值范围为[-r, r-1]，其中r为输入数据的维度"). A letter that is a parameter's name,
+        or that the text gives two meanings, is none; "the input data" is the API's one input tensor."""
+        if not self.tensors:
+            return {}
+        found: dict[str, set[str]] = {}
+        for pattern in (self._LETTER_CN, self._LETTER_EN):
+            for match in compiled(pattern.format(tensor=self.tensor), re.I).finditer(text):
+                tensor = match.group("tensor") or (self.only_input if match.group("input") else None)
+                letter = match.group("letter")
+                if tensor is None or letter in self.params or letter.lower() in ("shape", "the", "which"):
+                    continue
+                found.setdefault(letter, set()).add(tensor)
+        return {letter: tensors.pop() for letter, tensors in found.items() if len(tensors) == 1}
 
     def _sentence(self, sentence: str, text: Text) -> None:
         # "Atlas 推理系列产品：支持范围为[-255,255]": a rule of some chips only; the rules of the IR hold
@@ -180,6 +236,13 @@ class _Reader:
         if text.subject is not None and self._shape_rule(sentence, text):
             return
         self._ranges(sentence, text, conditional)
+        if text.error_row:
+            self._rank_exception(sentence, text)
+        elif not conditional:
+            for name, values in listed_values(self.params, sentence, text.subject):
+                if not consecutive(values):
+                    self.rules.unread(self.api, text.line, name, sentence,
+                                      f"a set of values ({', '.join(map(str, values))}) that is no range")
         for found in comparison_ranges(self.params, sentence, text.subject, text.error_row, text.line):
             self.rules.add(self.rules.value_ranges, found)
         # A constraints line names the tensor it speaks of (the patterns ask for it when no row
@@ -189,8 +252,9 @@ class _Reader:
 
     # -- value ranges ----------------------------------------------------------------------------
 
-    _TRIGGER = re.compile(r"(?:取值)?范围|取值(?:需要|必须|应|不)?(?:在|为)|(?:in|out\s+of)\s+(?:the\s+)?range|range\s+(?:of|is)",
-                          re.I)
+    # "在[-selfRef.dim(), selfRef.dim() - 1]范围内", "dim的值不在[-N, N-1]之间": "在" right before the range.
+    _TRIGGER = re.compile(r"(?:取值)?范围|取值(?:需要|必须|应|不)?(?:在|为)|(?:in|out\s+of)\s+(?:the\s+)?range|range\s+(?:of|is)|"
+                          r"在\s*(?=[\[(])", re.I)
     _BRACKET = re.compile(r"([\[(])([^\[\]()]{1,60}?),([^\[\]()]{1,60}?)([\])])")
     _UNION = re.compile(r"\s*(?:之内|以内|内)?\s*(?:或者|或是|或|、|,|\bor\b|∪|U)\s*[\[(]", re.I)
 
@@ -217,14 +281,21 @@ class _Reader:
 
         held = self._SIZE.sub(size, sentence)
         held = self._RANK.sub(rank, held)
+        for letter, tensor in self.letters.items():
+            held = re.sub(rf"(?<![A-Za-z0-9_]){re.escape(letter)}(?![A-Za-z0-9_])", lambda m: hold("rank", tensor), held)
         start = self._TRIGGER.search(held)
         assert start is not None
         bracket = self._BRACKET.search(held, start.end())
         if bracket is None or bracket.start() - start.end() > 12:
             return
         subject = self._range_subject(held[:start.start()], text)
+        named_after = self._NAMED_AFTER.match(held, start.end())
+        if named_after and re.fullmatch(self.name, named_after.group(1)):
+            subject = named_after.group(1) if _host(self.params[named_after.group(1)]) else None  # "range of dim is"
         # "`balanceMode=0`时取值范围[2, 768]" (aclnnMoeUpdateExpert's worldSize): a condition glued
         # to the range, without the comma CONDITION asks for.
+        if conditional and self._unconditional_range(held[:bracket.start()], held[bracket.end():]):
+            conditional = False
         conditional = conditional or bool(_GLUED_WHEN.search(held[:start.start()]))
         if subject is None:
             return
@@ -243,8 +314,13 @@ class _Reader:
             if param.kind in _INTEGRAL:
                 self.rules.unread(self.api, text.line, subject, sentence, "a union of ranges")
             return
+        if "," in bracket.group(3) and self._NUMBERS.fullmatch(bracket.group(0)):
+            return  # "[0, 1, 2]": a list of values, which gen.parse.extractors.comparisons reads
         low = self._bound(bracket.group(2), bracket.group(1) == "[", terms)
         high = self._bound(bracket.group(3), bracket.group(4) == "]", terms)
+        if any(b and b.extent is Extent.VALUE and (b.tensor == subject or param.kind is ParamKind.INT_ARRAY)
+               for b in (low, high)):
+            low = False  # itself, or an array's every element against one value: no page means that
         if low is False or high is False:
             if param.kind in _INTEGRAL:
                 self.rules.unread(self.api, text.line, subject, sentence, "a bound this parser cannot read")
@@ -278,6 +354,26 @@ class _Reader:
         self.rules.add(self.rules.value_ranges, ValueRange(subject, low, high, text.line))
 
     _SENTINEL = re.compile(r"[，,；;\s]*传入\s*-?\d+\s*表示")
+    _NUMBERS = re.compile(r"\[\s*-?\d+(?:\s*,\s*-?\d+)+\s*\]")
+    # English names what a range bounds after it: "the value range of dim is [...]".
+    _NAMED_AFTER = re.compile(r"(?<=of)\s+(?:the\s+)?([A-Za-z_]\w*)\s+(?:is|must\s+be|should\s+be)\b", re.I)
+    _LATER_CLAUSE = re.compile(r"^\s*[)）]?\s*[,，]")
+    _ENGLISH_CONDITION = re.compile(r"\b(?:if|when|unless|only|except)\b", re.I)
+
+    def _unconditional_range(self, before: str, after: str) -> bool:
+        """Whether a range whose sentence holds a condition holds whatever it says: the condition is
+        in a later clause of its own ("取值范围为[-self.dim(), self.dim())，dim数组长度为0时，对所有轴做
+        ReduceNansum计算", "取值范围为[...]，若self的dim为0或者1，axis=0": what the later clause adds
+        narrows the range, it never widens it), and no other range follows that the condition could
+        choose instead ("..., 其它模式取值范围[0, 10240]"). A default is no condition ("若不指定则默认为-1，
+        范围在[-self维度数量，self维度数量-1]": aclnnLinalgCross). English states conditions after what
+        they govern ("in [0, 1] when ..."): kept conditional."""
+        before = ",".join(clause for clause in re.split(r"[,，]", before) if not _DEFAULT.search(clause))
+        if CONDITION.search(before) or vocab.socs_in(before):
+            return False
+        if self._TRIGGER.search(after) or self._ENGLISH_CONDITION.search(after):
+            return False
+        return bool(self._LATER_CLAUSE.match(after)) or not CONDITION.search(after)
 
     # A code identifier that is no parameter ("strideH and strideW must be in the range [1, 63]"),
     # or elements of one ("size中的N、H、W的取值"): the range is of part of the argument.
@@ -315,6 +411,10 @@ class _Reader:
             return None
         if self._NUMBER.match(text):
             return Bound(offset=float(text), inclusive=inclusive)
+        valued = self.params.get(text)
+        if valued is not None and valued.kind in _VALUED:
+            # "[0, epWorldSize)", "[-1, numWeights)": another host argument's value.
+            return Bound(extent=Extent.VALUE, tensor=text, inclusive=inclusive)
         term = self._TERM.match(text)
         if term is None:
             return False
@@ -326,6 +426,26 @@ class _Reader:
         if not (axis.lstrip("-").isdigit() or (axis in self.params and self.params[axis].kind is ParamKind.INT)):
             return False
         return Bound(offset=offset, extent=Extent.SIZE, sign=sign, tensor=tensor, axis=axis, inclusive=inclusive)
+
+    # An error row refusing too few dimensions but one count ("self维度大于8，或小于2且不是0").
+    _RANK_EXCEPTION = re.compile(r"(?:维度|维数)[^。;；]{0,20}?小于\s*(\d+)\s*且不(?:是|为|等于)\s*(\d+)")
+
+    def _rank_exception(self, sentence: str, text: Text) -> None:
+        """Diagnoses an error row that exempts a rank the parameter table's lower bound refuses
+        (aclnnInplaceTril: "2-8" in its table, "小于2且不是0" in its error row): the page contradicts
+        itself; the table's rank stays, the one the API's tensors are checked with."""
+        found = self._RANK_EXCEPTION.search(sentence)
+        if found is None:
+            return
+        low, exempt = int(found.group(1)), int(found.group(2))
+        for param in self.params.values():
+            if param.kind is ParamKind.TENSOR and param.rank is not None and param.rank[0] == low and exempt < low:
+                diag = Diagnostic(Level.INFO, text.line, "rank-row-contradicts-table",
+                                  f"{self.api}.{param.name}: the error table exempts {exempt} dimensions from the "
+                                  f"lower bound the table's rank {param.rank[0]}-{param.rank[1]} states; the table's "
+                                  f"rank is checked")
+                if diag not in self.rules.diagnostics:
+                    self.rules.diagnostics.append(diag)
 
     # -- dimensions ------------------------------------------------------------------------------
 

@@ -456,7 +456,11 @@ aclError RunInPlainLayouts(const OpCall& call, aclError (*run)(const OpCall&)) {
 }  // namespace
 
 aclError Run(const OpCall& call) {
-  const auto& entries = Entries();
+  static const std::vector<OpEntry> entries = [] {
+    std::vector<OpEntry> all = Entries();
+    all.insert(all.end(), VisionEntries().begin(), VisionEntries().end());
+    return all;
+  }();
   auto entry = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return call.type == e.type; });
   if (entry == entries.end()) {
     std::string modelled;

@@ -149,6 +149,9 @@ struct OpEntry {
 
 // The bridge's table (ops.cpp), by operator type.
 const std::vector<OpEntry>& Entries();
+// The vision operators' (vision.cpp): Iou, GIoU, NonMaxSuppressionV4, PSROIPoolingV2, DeformableOffsets,
+// BoundingBoxEncode, BoundingBoxDecode.
+const std::vector<OpEntry>& VisionEntries();
 
 // Identity (op_compiler.cpp): a copy, or a transform between a plain and a private layout.
 aclError RunIdentity(const OpCall& call);

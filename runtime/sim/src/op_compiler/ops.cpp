@@ -33,6 +33,13 @@ using LayerNormApi = Phase1<const aclTensor*, const aclIntArray*, const aclTenso
 using SortApi = Phase1<const aclTensor*, bool, int64_t, bool, aclTensor*, aclTensor*>;
 using ScaledMaskedSoftmaxApi = Phase1<const aclTensor*, const aclTensor*, double, bool, aclTensor*>;
 using CdistBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, float, aclTensor*>;
+using AddApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
+using DropoutDoMaskApi = Phase1<const aclTensor*, const aclTensor*, double, aclTensor*>;
+using InplaceScatterApi = Phase1<aclTensor*, int64_t, const aclTensor*, const aclTensor*, int64_t>;
+using PadApi = Phase1<const aclTensor*, const aclIntArray*, const aclScalar*, aclTensor*>;
+using BackwardApi = Phase1<const aclTensor*, const aclTensor*, aclTensor*>;  // SiluBackward, MishBackward
+using ReduceDimApi = Phase1<const aclTensor*, int64_t, bool, aclTensor*, aclTensor*>;  // MaxDim, MinDim
+using ScaledMaskedSoftmaxBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, double, bool, aclTensor*>;
 using ConvolutionApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclIntArray*,
                               const aclIntArray*, const aclIntArray*, bool, const aclIntArray*, int64_t, aclTensor*, int8_t>;
 
@@ -56,14 +63,46 @@ aclError Elementwise(const OpCall& call, const char* api) {
   return Aclnn<UnaryApi>(call, api, x, y);
 }
 
-// Swish: y = x * sigmoid(scale * x); scale 1 is SiLU.
-aclError Swish(const OpCall& call) {
+// Swish's and SwishGrad's scale: y = x * sigmoid(scale * x), SiLU's for scale 1, the one modelled.
+aclError SiluScale(const OpCall& call, const char* api) {
   const float scale = call.Float("scale", 1.0f);
-  if (scale != 1.0f) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute scale = " + std::to_string(scale) +
-                                                      " is not modelled (1, x * sigmoid(x), runs as aclnnSilu)");
-  }
+  if (scale == 1.0f) return ACL_SUCCESS;
+  return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute scale = " + std::to_string(scale) +
+                                                    " is not modelled (1, x * sigmoid(x), runs as " + api + ")");
+}
+
+aclError Swish(const OpCall& call) {
+  if (aclError s = SiluScale(call, "aclnnSilu")) return s;
   return Elementwise(call, "aclnnSilu");
+}
+
+// An activation's gradient: inputs dy, x (then what the operator's kernel may reuse, ignored:
+// SwishGrad's y, MishGrad's tanh(softplus(x))), output dx, by the aclnn backward API of the same
+// activation.
+aclError ActivationGrad(const OpCall& call, const char* api, size_t max_inputs) {
+  if (aclError s = call.Arity(2, max_inputs, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* dy = o.Tensor(call.inputs[0], "grad");
+  aclTensor* x = o.Tensor(call.inputs[1], "x");
+  aclTensor* dx = o.Tensor(call.outputs[0], "x_grad");
+  if (o.status()) return o.status();
+  return Aclnn<BackwardApi>(call, api, dy, x, dx);
+}
+
+aclError SwishGrad(const OpCall& call) {
+  if (aclError s = SiluScale(call, "aclnnSiluBackward")) return s;
+  return ActivationGrad(call, "aclnnSiluBackward", 3);
+}
+
+// ArgMaxWithValue / ArgMinWithValue: x -> (indice, values) along `dimension`.
+aclError ArgWithValue(const OpCall& call, const char* api) {
+  if (aclError s = call.Arity(1, 1, 2)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* indices = o.Tensor(call.outputs[0], "indice");
+  aclTensor* values = o.Tensor(call.outputs[1], "values");
+  if (o.status()) return o.status();
+  return Aclnn<ReduceDimApi>(call, api, x, call.Int("dimension", 0), call.Bool("keep_dims", false), values, indices);
 }
 
 // x and a constant integer list (input 1) to an aclnn API taking them as an aclIntArray.
@@ -80,8 +119,8 @@ aclError WithConstList(const OpCall& call, const char* api, const char* list_nam
 
 // x[begin:end:strides] as a strided view of x, copied into y. The masks are the prototype's bit
 // sets: begin_mask from the start, end_mask to the end, shrink_axis_mask the one element at begin
-// with its dimension dropped. Dimensions past the lists are taken whole. Strides below 1 and the
-// ellipsis and new-axis masks are not modelled.
+// with its dimension dropped. Dimensions past the lists are taken whole. Strides below 1 are not
+// modelled.
 aclError StridedSliceOf(const OpCall& call, const std::vector<int64_t>& begin, const std::vector<int64_t>& end,
                         const std::vector<int64_t>& strides, int64_t begin_mask, int64_t end_mask, int64_t shrink_mask) {
   const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
@@ -143,21 +182,165 @@ aclError Slice(const OpCall& call) {
   return StridedSliceOf(call, offsets, end, strides, 0, 0, 0);
 }
 
-// StridedSlice: x, begin, end, strides, with the five masks of its prototype.
+// StridedSlice: x, begin, end, strides, with the five masks of its prototype. The entries are
+// read as TensorFlow's strided_slice reads them (the operator's origin): the first entry of
+// ellipsis_mask stands for the dimensions no other entry reads, taken whole; an entry of
+// new_axis_mask inserts a dimension of 1 and reads none (y's shape is compared by its element
+// count). They are made one entry per dimension of x before the slice.
 aclError StridedSlice(const OpCall& call) {
   if (aclError s = call.Arity(4, 4, 1)) return s;
-  for (const char* mask : {"ellipsis_mask", "new_axis_mask"}) {
-    if (call.Int(mask, 0) != 0) {
-      return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("attribute ") + mask + " = " +
-                                                        std::to_string(call.Int(mask, 0)) + " is not modelled (0)");
-    }
-  }
   std::vector<int64_t> begin, end, strides;
   if (aclError s = call.ConstInts(1, "begin", &begin)) return s;
   if (aclError s = call.ConstInts(2, "end", &end)) return s;
   if (aclError s = call.ConstInts(3, "strides", &strides)) return s;
-  return StridedSliceOf(call, begin, end, strides, call.Int("begin_mask", 0), call.Int("end_mask", 0),
-                        call.Int("shrink_axis_mask", 0));
+  const int64_t ellipsis = call.Int("ellipsis_mask", 0), new_axis = call.Int("new_axis_mask", 0);
+  const int64_t begin_mask = call.Int("begin_mask", 0), end_mask = call.Int("end_mask", 0), shrink = call.Int("shrink_axis_mask", 0);
+  if (ellipsis == 0 && new_axis == 0) return StridedSliceOf(call, begin, end, strides, begin_mask, end_mask, shrink);
+  const size_t rank = call.inputs[0].desc->dims.size(), entries = begin.size();
+  if (end.size() != entries || strides.size() != entries || entries > 63 || (ellipsis & (ellipsis - 1)) != 0) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "begin " + ListText(begin) + ", end " + ListText(end) + ", strides " +
+                                                      ListText(strides) + " with ellipsis_mask " + std::to_string(ellipsis) +
+                                                      ": entries of one length, at most one ellipsis");
+  }
+  auto bit = [](int64_t mask, size_t i) { return ((mask >> i) & 1) != 0; };
+  size_t reading = 0;
+  for (size_t i = 0; i < entries; ++i) reading += !bit(ellipsis, i) && !bit(new_axis, i);
+  if (reading > rank) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::to_string(reading) + " entries read dimensions of x " +
+                                                       ListText(call.inputs[0].desc->dims));
+  }
+  std::vector<int64_t> dense_begin, dense_end, dense_strides;
+  int64_t dense_begin_mask = 0, dense_end_mask = 0, dense_shrink = 0;
+  auto push = [&](int64_t b, int64_t e, int64_t step, bool whole_begin, bool whole_end, bool shrunk) {
+    const int64_t at = int64_t{1} << dense_begin.size();
+    dense_begin.push_back(b);
+    dense_end.push_back(e);
+    dense_strides.push_back(step);
+    dense_begin_mask |= whole_begin ? at : 0;
+    dense_end_mask |= whole_end ? at : 0;
+    dense_shrink |= shrunk ? at : 0;
+  };
+  for (size_t i = 0; i < entries; ++i) {
+    if (bit(ellipsis, i)) {
+      for (size_t k = 0; k < rank - reading; ++k) push(0, 0, 1, true, true, false);
+    } else if (!bit(new_axis, i)) {
+      push(begin[i], end[i], strides[i], bit(begin_mask, i), bit(end_mask, i), bit(shrink, i));
+    }
+  }
+  return StridedSliceOf(call, dense_begin, dense_end, dense_strides, dense_begin_mask, dense_end_mask, dense_shrink);
+}
+
+// Pad: x padded with zeros by paddings (a constant [rank, 2]: before and after each dimension),
+// as aclnnConstantPadNd's pad lists them (the last dimension first).
+aclError Pad(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  std::vector<int64_t> paddings;
+  if (aclError s = call.ConstInts(1, "paddings", &paddings)) return s;
+  const size_t rank = call.inputs[0].desc->dims.size();
+  if (paddings.size() != 2 * rank || std::any_of(paddings.begin(), paddings.end(), [](int64_t p) { return p < 0; })) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "paddings " + ListText(paddings) + " are not two non-negative values per dimension of x " +
+                                                       ListText(call.inputs[0].desc->dims));
+  }
+  std::vector<int64_t> pad;
+  for (size_t i = rank; i-- > 0;) pad.insert(pad.end(), {paddings[2 * i], paddings[2 * i + 1]});
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<PadApi>(call, "aclnnConstantPadNd", x, o.Ints(pad), o.Scalar(0.0, ACL_FLOAT), y);
+}
+
+// DropOutDoMask: x, its bit mask (one bit per element, DropOutGenMask's) and keep_prob (the
+// prototype's: the probability of keeping an element); aclnnDropoutDoMask takes the probability
+// of dropping it.
+aclError DropOutDoMask(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  double keep = 0;
+  if (aclError s = call.ConstFloat(2, "keep_prob", &keep)) return s;
+  if (keep < 0 || keep > 1) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "keep_prob " + std::to_string(keep) + " is outside [0, 1]");
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* mask = o.Tensor(call.inputs[1], "mask");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<DropoutDoMaskApi>(call, "aclnnDropoutDoMask", x, mask, 1.0 - keep, y);
+}
+
+// ArgMaxGrad: y = var with updates written where indices point along `dimension` (indices and
+// updates have var's shape without that dimension): an argmax-with-value's gradient (torch_npu's
+// npu_max_backward and npu_min_backward give zeros as var) and npu_scatter.
+aclError ArgMaxGrad(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  size_t axis = 0;
+  if (!Axis(call.Int("dimension", 0), dims.size(), &axis)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute dimension = " + std::to_string(call.Int("dimension", 0)) +
+                                                      " is out of range for var " + ListText(dims));
+  }
+  std::vector<int64_t> reduced = dims;
+  reduced[axis] = 1;  // indices and updates seen with the dimension kept, as aclnnInplaceScatter takes them
+  for (size_t i = 1; i < 3; ++i) {
+    if (Elements(call.inputs[i].desc->dims) != Elements(reduced)) {
+      return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(i == 1 ? "indices " : "updates ") +
+                                                         ListText(call.inputs[i].desc->dims) + " is not var " + ListText(dims) +
+                                                         " without dimension " + std::to_string(axis));
+    }
+  }
+  AclnnObjects o(call);
+  aclTensor* var = o.Tensor(call.inputs[0], "var");
+  aclTensor* indices = o.Tensor(call.inputs[1], "indices", reduced);
+  aclTensor* updates = o.Tensor(call.inputs[2], "updates", reduced);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  if (call.outputs[0].buffer->data != call.inputs[0].buffer->data) {
+    if (aclError s = Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, var)) return s;
+  }
+  return Aclnn<InplaceScatterApi>(call, "aclnnInplaceScatter", y, static_cast<int64_t>(axis), indices, updates, int64_t{0});
+}
+
+// A view of an operand given by three constant inputs from `first` on: its size, its strides and
+// its storage offset, in elements.
+struct ViewSpec {
+  std::vector<int64_t> size, strides, offset;
+};
+
+aclError ReadView(const OpCall& call, size_t first, ViewSpec* view) {
+  if (aclError s = call.ConstInts(first, "size", &view->size)) return s;
+  if (aclError s = call.ConstInts(first + 1, "stride", &view->strides)) return s;
+  if (aclError s = call.ConstInts(first + 2, "storage_offset", &view->offset)) return s;
+  if (view->offset.size() != 1 || view->size.size() != view->strides.size()) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "size " + ListText(view->size) + ", stride " + ListText(view->strides) +
+                                                       " and storage_offset " + ListText(view->offset) +
+                                                       " are not a view (one stride per size, one offset)");
+  }
+  return ACL_SUCCESS;
+}
+
+// AsStrided: y = x's elements seen through (size, stride, storage_offset), copied.
+aclError AsStrided(const OpCall& call) {
+  if (aclError s = call.Arity(4, 4, 1)) return s;
+  ViewSpec view;
+  if (aclError s = ReadView(call, 1, &view)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.View(call.inputs[0], "x", view.size, view.strides, view.offset[0], call.inputs[0].desc->dims);
+  aclTensor* y = o.Tensor(call.outputs[0], "y", view.size);
+  if (o.status()) return o.status();
+  return Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x);
+}
+
+// ViewCopy: dst's view (inputs 1-3) takes the elements of src's view (inputs 5-7); the output is
+// dst. Its _exclude_engines attribute chooses among the device's engines and changes no value.
+aclError ViewCopy(const OpCall& call) {
+  if (aclError s = call.Arity(8, 8, 1)) return s;
+  ViewSpec to, from;
+  if (aclError s = ReadView(call, 1, &to)) return s;
+  if (aclError s = ReadView(call, 5, &from)) return s;
+  const Operand& dst = call.outputs[0];
+  AclnnObjects o(call);
+  aclTensor* target = o.View(dst, "dst", to.size, to.strides, to.offset[0], dst.desc->dims);
+  aclTensor* source = o.View(call.inputs[4], "src", from.size, from.strides, from.offset[0], call.inputs[4].desc->dims);
+  if (o.status()) return o.status();
+  return Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", target, source);
 }
 
 // Fill: y of shape `dims` (constant) holding `value` (a constant one-element tensor).
@@ -308,6 +491,20 @@ aclError ScaledMaskedSoftmax(const OpCall& call) {
                                        call.Bool("fixed_triu_mask", false), y);
 }
 
+// ScaledMaskedSoftmaxGrad: x's gradient of ScaledMaskedSoftmax from y_grad, y and mask.
+aclError ScaledMaskedSoftmaxGrad(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* dy = o.Tensor(call.inputs[0], "y_grad");
+  aclTensor* y = o.Tensor(call.inputs[1], "y");
+  aclTensor* mask = o.Tensor(call.inputs[2], "mask");
+  aclTensor* dx = o.Tensor(call.outputs[0], "x_grad");
+  if (o.status()) return o.status();
+  return Aclnn<ScaledMaskedSoftmaxBackwardApi>(call, "aclnnScaledMaskedSoftmaxBackward", dy, y, mask,
+                                               static_cast<double>(call.Float("scale", 1.0f)),
+                                               call.Bool("fixed_triu_mask", false), dx);
+}
+
 // Conv2D: x and filter in NCHW, optional bias; strides and dilations of four (N, C, H, W) values,
 // pads (top, bottom, left, right), which aclnnConvolution takes symmetric only.
 aclError Conv2D(const OpCall& call) {
@@ -379,6 +576,48 @@ aclError CdistGrad(const OpCall& call) {
   return Aclnn<CdistBackwardApi>(call, "aclnnCdistBackward", grad, x1, x2, cdist, call.Float("p", 2.0f), y);
 }
 
+
+// StrideAdd: y[:, j] = x1[:, x1_c1_offset + j] + x2[:, x2_c1_offset + j] for j < c1_len, the
+// operands five-dimensional [N, C1, H, W, C0] (the NC1HWC0 blocks, which torch_npu passes as plain
+// 5-D tensors). torch_npu sizes y [N, c1_len * 16, H, W, C0]; its channels from c1_len on are
+// zeros (torch_npu's own test of npu_stride_add expects them so).
+aclError StrideAdd(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  const std::vector<int64_t>& x1_dims = call.inputs[0].desc->dims;
+  const std::vector<int64_t>& x2_dims = call.inputs[1].desc->dims;
+  const std::vector<int64_t>& y_dims = call.outputs[0].desc->dims;
+  const int64_t offset1 = call.Int("x1_c1_offset", 0), offset2 = call.Int("x2_c1_offset", 0), length = call.Int("c1_len", 0);
+  auto fits = [&](const std::vector<int64_t>& dims, int64_t offset) {
+    return dims.size() == 5 && offset >= 0 && length >= 0 && offset + length <= dims[1] && dims[0] == y_dims[0] &&
+           std::equal(dims.begin() + 2, dims.end(), y_dims.begin() + 2);
+  };
+  if (y_dims.size() != 5 || !fits(x1_dims, offset1) || !fits(x2_dims, offset2) || length > y_dims[1]) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "x1 " + ListText(x1_dims) + ", x2 " + ListText(x2_dims) + " and y " +
+                                                      ListText(y_dims) + " with x1_c1_offset " + std::to_string(offset1) +
+                                                      ", x2_c1_offset " + std::to_string(offset2) + " and c1_len " +
+                                                      std::to_string(length) + ": not [N, C1, H, W, C0] with the channels in range");
+  }
+  const Operand& y = call.outputs[0];
+  const size_t bytes = std::min(y.buffer->size, static_cast<size_t>(Elements(y_dims)) * aclDataTypeSize(y.desc->dtype));
+  if (bytes > 0) {
+    if (aclError s = aclrtMemsetAsync(y.buffer->data, y.buffer->size, 0, bytes, call.stream)) return s;
+  }
+  if (length == 0 || Elements(y_dims) == 0) return ACL_SUCCESS;
+  std::vector<int64_t> view = y_dims;
+  view[1] = length;
+  AclnnObjects o(call);
+  auto channels = [&](const Operand& operand, const char* what, int64_t offset) {
+    const std::vector<int64_t>& dims = operand.desc->dims;
+    const std::vector<int64_t> strides = ContiguousStrides(dims);
+    return o.View(operand, what, view, strides, offset * strides[1], dims);
+  };
+  aclTensor* x1 = channels(call.inputs[0], "x1", offset1);
+  aclTensor* x2 = channels(call.inputs[1], "x2", offset2);
+  aclTensor* out = channels(y, "y", 0);
+  if (o.status()) return o.status();
+  return Aclnn<AddApi>(call, "aclnnAdd", x1, x2, o.Scalar(1.0, ACL_FLOAT), out);
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& Entries() {
@@ -387,6 +626,12 @@ const std::vector<OpEntry>& Entries() {
       {"Identity", {}, RunIdentity},
       {"Swish", {{"scale", K::kFloat}}, Swish},
       {"Mish", {}, [](const OpCall& c) { return Elementwise(c, "aclnnMish"); }},
+      {"SwishGrad", {{"scale", K::kFloat}}, SwishGrad},
+      {"MishGrad", {}, [](const OpCall& c) { return ActivationGrad(c, "aclnnMishBackward", 3); }},
+      {"ArgMaxWithValue", {{"dimension", K::kInt}, {"keep_dims", K::kBool}},
+       [](const OpCall& c) { return ArgWithValue(c, "aclnnMaxDim"); }},
+      {"ArgMinWithValue", {{"dimension", K::kInt}, {"keep_dims", K::kBool}},
+       [](const OpCall& c) { return ArgWithValue(c, "aclnnMinDim"); }},
       {"Transpose", {}, [](const OpCall& c) { return WithConstList(c, "aclnnPermute", "perm"); }},
       {"BroadcastTo", {}, [](const OpCall& c) { return WithConstList(c, "aclnnExpand", "shape"); }},
       {"Slice", {}, Slice},
@@ -395,6 +640,11 @@ const std::vector<OpEntry>& Entries() {
         {"shrink_axis_mask", K::kInt}},
        StridedSlice},
       {"Fill", {}, Fill},
+      {"Pad", {}, Pad},
+      {"DropOutDoMask", {}, DropOutDoMask},
+      {"ArgMaxGrad", {{"dimension", K::kInt}}, ArgMaxGrad},
+      {"AsStrided", {}, AsStrided},
+      {"ViewCopy", {{"_exclude_engines", K::kString}}, ViewCopy},
       {"OneHotD", {{"depth", K::kInt}, {"axis", K::kInt}}, OneHotD},
       {"BatchMatMul", {{"adj_x1", K::kBool}, {"adj_x2", K::kBool}}, BatchMatMul},
       {"BatchMatMulV2", {{"adj_x1", K::kBool}, {"adj_x2", K::kBool}, {"offset_x", K::kInt}}, BatchMatMul},
@@ -406,11 +656,13 @@ const std::vector<OpEntry>& Entries() {
        LayerNormV3},
       {"SortV2", {{"axis", K::kInt}, {"descending", K::kBool}}, SortV2},
       {"ScaledMaskedSoftmax", {{"scale", K::kFloat}, {"fixed_triu_mask", K::kBool}}, ScaledMaskedSoftmax},
+      {"ScaledMaskedSoftmaxGrad", {{"scale", K::kFloat}, {"fixed_triu_mask", K::kBool}}, ScaledMaskedSoftmaxGrad},
       {"CdistGrad", {{"p", K::kFloat}}, CdistGrad},
       {"Conv2D",
        {{"strides", K::kListInt}, {"pads", K::kListInt}, {"dilations", K::kListInt}, {"groups", K::kInt},
         {"data_format", K::kString}, {"offset_x", K::kInt}},
        Conv2D},
+      {"StrideAdd", {{"x1_c1_offset", K::kInt}, {"x2_c1_offset", K::kInt}, {"c1_len", K::kInt}}, StrideAdd},
   };
   return entries;
 }
@@ -426,6 +678,38 @@ ACLOP_SAME(aclnnSilu, UnaryApi);
 #if __has_include("aclnnop/aclnn_mish.h")
 #include "aclnnop/aclnn_mish.h"
 ACLOP_SAME(aclnnMish, UnaryApi);
+#endif
+#if __has_include("aclnnop/aclnn_silu_backward.h")
+#include "aclnnop/aclnn_silu_backward.h"
+ACLOP_SAME(aclnnSiluBackward, BackwardApi);
+#endif
+#if __has_include("aclnnop/aclnn_mish_backward.h")
+#include "aclnnop/aclnn_mish_backward.h"
+ACLOP_SAME(aclnnMishBackward, BackwardApi);
+#endif
+#if __has_include("aclnnop/aclnn_max_dim.h")
+#include "aclnnop/aclnn_max_dim.h"
+ACLOP_SAME(aclnnMaxDim, ReduceDimApi);
+#endif
+#if __has_include("aclnnop/aclnn_min_dim.h")
+#include "aclnnop/aclnn_min_dim.h"
+ACLOP_SAME(aclnnMinDim, ReduceDimApi);
+#endif
+#if __has_include("aclnnop/aclnn_scaled_masked_softmax_backward.h")
+#include "aclnnop/aclnn_scaled_masked_softmax_backward.h"
+ACLOP_SAME(aclnnScaledMaskedSoftmaxBackward, ScaledMaskedSoftmaxBackwardApi);
+#endif
+#if __has_include("aclnnop/aclnn_dropout_do_mask.h")
+#include "aclnnop/aclnn_dropout_do_mask.h"
+ACLOP_SAME(aclnnDropoutDoMask, DropoutDoMaskApi);
+#endif
+#if __has_include("aclnnop/aclnn_scatter.h")
+#include "aclnnop/aclnn_scatter.h"
+ACLOP_SAME(aclnnInplaceScatter, InplaceScatterApi);
+#endif
+#if __has_include("aclnnop/aclnn_constant_pad_nd.h")
+#include "aclnnop/aclnn_constant_pad_nd.h"
+ACLOP_SAME(aclnnConstantPadNd, PadApi);
 #endif
 #if __has_include("aclnnop/aclnn_permute.h")
 #include "aclnnop/aclnn_permute.h"
@@ -454,6 +738,7 @@ ACLOP_SAME(aclnnMatmul, MatmulApi);
 #if __has_include("aclnnop/aclnn_add.h")
 #include "aclnnop/aclnn_add.h"
 ACLOP_SAME(aclnnInplaceAdd, InplaceAddApi);
+ACLOP_SAME(aclnnAdd, AddApi);
 #endif
 #if __has_include("aclnnop/aclnn_layer_norm.h")
 #include "aclnnop/aclnn_layer_norm.h"

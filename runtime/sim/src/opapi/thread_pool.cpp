@@ -148,11 +148,14 @@ void ForgetPoolInChild() {
   g_pool.store(nullptr);
 }
 
+// Registered when the library loads, not by the first kernel that asks for the pool: that kernel
+// runs as device work a fork waits for (streams.cpp's PrepareFork), and before glibc 2.36
+// pthread_atfork waits for a fork being prepared: each would wait for the other.
+[[maybe_unused]] const bool g_forgets_pool_in_child = pthread_atfork(nullptr, nullptr, ForgetPoolInChild) == 0;
+
 Pool* Instance() {
   // Every kernel asks (ParallelThreads, ParallelFor): once the pool exists, no lock.
   if (Pool* pool = g_pool.load(std::memory_order_acquire)) return pool;
-  static const bool registered = [] { return pthread_atfork(nullptr, nullptr, ForgetPoolInChild) == 0; }();
-  (void)registered;
   std::lock_guard<std::mutex> lock(g_instance_mutex);
   if (!g_pool.load(std::memory_order_relaxed)) {
     const int threads = ConfiguredThreads();

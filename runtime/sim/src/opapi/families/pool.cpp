@@ -479,8 +479,9 @@ aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** 
   made->type = type;
   made->mask = mask;
   made->count_include_pad = RoleBool(call, family, F::Role::kCountIncludePad, true);
-  // Any value but 0 divides, a negative one too: the pages say only that 0 turns the override off,
-  // op-plugin refuses 0 alone before calling (AvgPool2dKernelNpuOpApi.cpp), and aten divides by it.
+  // Any value but 0 divides, a negative one too: no page bounds it (aclnnAvgPool2dBackward's allows
+  // [-255, 255] on Ascend910 and Ascend310P), op-plugin passes PyTorch's divisor_override as given,
+  // refusing 0 alone, and PyTorch divides by it; 0 is the window's size.
   made->divisor_override = RoleInt(call, family, F::Role::kDivisorOverride, 0);
   const Dims& input = self->view;
   const size_t lead = input.size() - static_cast<size_t>(spatial);

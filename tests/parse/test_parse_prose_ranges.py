@@ -1,0 +1,182 @@
+"""Value ranges stated in prose that phase 1 checks (issue 24, "too lenient"), read from fragments
+of the corpus pages that state them: a dimension index bounded by a letter the sentence defines as
+a tensor's rank, by "X的维度数量", or with the range before its word ("在[...]范围内"); a bound that is
+another argument's value; a sign stated as a word ("非负整数", "positive integer"); English error
+rows ("has values less than or equal to 0"). And what stays unread: a condition before the range,
+a bound that is a dimension index."""
+
+from __future__ import annotations
+
+import pytest
+
+from gen.ir import Direction, Param, ParamKind
+from gen.parse.extractors.rules import UNREAD, Text, read_rules
+
+_C_TYPES = {ParamKind.TENSOR: "const aclTensor*", ParamKind.INT: "int64_t", ParamKind.INT_ARRAY: "const aclIntArray*",
+            ParamKind.FLOAT: "double", ParamKind.SCALAR: "const aclScalar*"}
+
+
+def params(**kinds: ParamKind) -> list[Param]:
+    """Parameters by name and kind; a tensor named out* is an output."""
+    return [Param(name, _C_TYPES[kind], kind, Direction.OUT if name.startswith("out") else Direction.IN)
+            for name, kind in kinds.items()]
+
+
+T, I, A, F = ParamKind.TENSOR, ParamKind.INT, ParamKind.INT_ARRAY, ParamKind.FLOAT
+
+
+def read(api_params: list[Param], text: str, subject: str | None = None, error_row: bool = False):
+    rules = read_rules("aclnnFoo", api_params, [Text(text, 1, subject, error_row)], zero_based=False)
+    return {r.describe() for r in rules.value_ranges}, [d.message for d in rules.diagnostics if d.code == UNREAD]
+
+
+@pytest.mark.parametrize("text, subject, tensor", [
+    ("取值范围[-x_rank, x_rank)（x_rank表示x的shape维度）。", "dim", "x"),  # aclnnScale
+    ("指定进行LogSoftmax运算的维度，取值范围为 [-rank, rank-1]，其中 rank 是输入Tensor self 的维度。", "dim", "self"),
+    ("axis的取值范围为[-n, n),其中n为yGrad的维度。", None, "yGrad"),  # aclnnRepeatInterleaveGrad
+    ("取值范围为[-D, D-1]，D为x的shape的维数。", "dim", "x"),  # aclnnDynamicMxQuant
+    ("The value range is [-N, N-1]. The elements must be unique. N indicates the dimensions of self.", "dim", "self"),
+    ("若不指定则默认为-1，范围在[-self维度数量，self维度数量-1]。", "dim", "self"),  # aclnnLinalgCross: a default
+    ("在[-selfRef.dim(), selfRef.dim() - 1]范围内。", "dim", "selfRef"),  # aclnnIndexCopy: the word after
+    # aclnnIndexFill: ranks 1 to 8, and "[-1, 1)" for the 0-d tensor whose rank counts as 1.
+    ("当self为1-8维时，dim的取值范围在[-self.dim(), self.dim())，当self为0维时，dim的取值范围在[-1, 1)。", "dim", "self"),
+    # aclnnReduceNansum: a later clause with its own condition narrows, never widens.
+    ("取值范围为[-self.dim(), self.dim())，dim数组长度为0时，对所有轴做ReduceNansum计算。", "dim", "self"),
+])
+def test_a_dimension_index_bounded_by_a_tensors_rank(text, subject, tensor):
+    kinds = {name: T for name in ("self", "x", "yGrad", "selfRef", "out")}
+    found, unread = read(params(**kinds, dim=I, axis=I), text, subject)
+    name = subject or "axis"
+    assert len(found) == 1 and not unread
+    (rule,) = found
+    assert rule in (f"{name} in [-rank({tensor}), rank({tensor}) - 1]", f"{name} in [-rank({tensor}), rank({tensor}))")
+
+
+def test_the_input_data_is_the_one_input_tensor():
+    # aclnnMeanV2: "取值范围为[-r, r-1]，其中r为输入数据的维度", its one input tensor self.
+    text = "取值范围为[-r, r-1]，其中r为输入数据的维度。"
+    assert read(params(self=T, dim=I, out=T), text, "dim")[0] == {"dim in [-rank(self), rank(self) - 1]"}
+    assert not read(params(self=T, other=T, dim=I, out=T), text, "dim")[0]  # which input?
+
+
+def test_an_error_rows_range_without_the_word_range():
+    # aclnnScatterValue: "dim的值不在[-self的维度数量， self的维度数量-1]之间".
+    found, _ = read(params(self=T, dim=I), "dim的值不在[-self的维度数量， self的维度数量-1]之间。", error_row=True)
+    assert found == {"dim in [-rank(self), rank(self) - 1]"}
+
+
+def test_an_english_range_names_what_it_bounds_after_it():
+    # aclnnIndexFill's English row of `value`: the sentence bounds dim, not the row's parameter.
+    found, _ = read(params(self=T, dim=I, value=ParamKind.SCALAR),
+                    "When self is 1D to 8D, the value range of dim is [-self.dim(), self.dim())", "value")
+    assert found == {"dim in [-rank(self), rank(self))"}
+
+
+def test_a_letter_the_text_defines_twice_or_a_parameters_name_is_no_rank():
+    found, unread = read(params(self=T, other=T, dim=I), "取值范围[-N, N-1]，N为self的维度，N为other的维度。", "dim")
+    assert not found and unread
+    found, _ = read(params(self=T, dim=I, N=I), "取值范围[-N, N-1]，N为self的维度。", "dim")
+    assert found == {"dim in [-N, N - 1]"} or not found  # N is an argument: its value, never a rank
+    # "维度大小" is a dimension's size, not the rank.
+    found, _ = read(params(self=T, dim=I), "dim的取值越界不在[-dimNum, dimNum -1],dimNum为self的维度大小。", error_row=True)
+    assert not found
+
+
+def test_a_bound_may_be_another_arguments_value():
+    # aclnnMoeDistributeCombine: "EP域本卡Id，取值范围[0, epWorldSize)"; aclnnEmbeddingDenseGrad.
+    found, _ = read(params(epRankId=I, epWorldSize=I), "EP域本卡Id，取值范围[0, epWorldSize)，同一个EP通信域中各卡的epRankId不重复。",
+                    "epRankId")
+    assert found == {"epRankId in [0, epWorldSize)"}
+    found, _ = read(params(paddingIdx=I, numWeights=I), "范围 [-1, numWeights)，-1 表示不填充。", "paddingIdx")
+    assert found == {"paddingIdx in [-1, numWeights)"}
+
+
+def test_a_bound_that_is_a_dimension_index_is_not_read():
+    # aclnnGatherV3: "batchDims取值范围在[0, dim]内" beside dim in [-rank, rank): a negative dim names
+    # a dimension from the end, and the page does not say whether the bound wraps.
+    rules = read_rules("aclnnGatherV3", params(self=T, dim=I, batchDims=I), [
+        Text("取值范围为[-self.dim(), self.dim() - 1]。", 1, "dim"), Text("取值范围在[0, dim]内。", 2, "batchDims")], False)
+    assert {r.describe() for r in rules.value_ranges} == {"dim in [-rank(self), rank(self) - 1]"}
+    assert any("dimension index" in d.message for d in rules.diagnostics)
+
+
+@pytest.mark.parametrize("text, subject, expected", [
+    ("size、stride、storageOffset 中的元素必须为非负整数", None, {"size in [0, inf)", "stride in [0, inf)", "storageOffset in [0, inf)"}),  # aclnnAsStrided
+    ("长度必须与size一致；元素必须为非负整数。", "stride", {"stride in [0, inf)"}),
+    ("repeats的值必须为非负数。", "repeats", {"repeats in [0, inf)"}),  # aclnnRepeatInterleaveInt
+    ("该值必须是非负的。", "beta", {"beta in [0, inf)"}),  # aclnnSmoothL1Loss: a double
+    ("取值范围为大于等于1的整数。", "repeats", {"repeats in [1, inf)"}),  # aclnnGRU's numLayers
+    ("The length is 1 or 2, and the array elements must be greater than 0.", "size", {"size in (0, inf)"}),  # aclnnMaxPool
+    ("The array length must be 1 or 3, and all array elements must be greater than 0.", "size", {"size in (0, inf)"}),
+    ("repeats must be a positive integer.", None, {"repeats in (0, inf)"}),
+])
+def test_a_sign_or_an_elements_bound_in_words(text, subject, expected):
+    found, _ = read(params(self=T, size=A, stride=A, storageOffset=A, repeats=I, beta=F), text, subject)
+    assert found == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("kernelShape has values less than or equal to 0.", {"kernelShape in (0, inf)"}),  # aclnnMaxPool
+    ("传入的kernelShape、strides某个维度值小于等于0，pads某个维度值小于0。",  # aclnnAvgPool3dBackward
+     {"kernelShape in (0, inf)", "strides in (0, inf)", "pads in [0, inf)"}),
+    # "or greater than kernelSize divided by 2": a bound this reader does not hold; the other side is read.
+    ("pads has values less than 0 or greater than kernelShape divided by 2.", {"pads in [0, inf)"}),
+])
+def test_an_error_row_refusing_some_element(text, expected):
+    found, _ = read(params(self=T, kernelShape=A, strides=A, pads=A), text, error_row=True)
+    assert found == expected
+
+
+@pytest.mark.parametrize("text, subject", [
+    ("var 元素应非负", None),  # a tensor's values: not phase 1's
+    ("当x为1时，repeats必须为非负数。", "repeats"),  # a condition
+    ("当Sq > Skv时，prefix的N值取值范围[0, Skv]，当Sq <= Skv时，取值范围[Skv-Sq, Skv]", "repeats"),
+    # aclnnMoeInitRoutingV3: "expertTokensNumType为key_value模式时，..."
+    ("x为1时，取值范围为[0, 5120]，其它模式取值范围[0, 10240]。", "repeats"),
+    ("The value range is [0, 10] when x is 1.", "repeats"),  # English states the condition after
+])
+def test_conditions_and_values_of_tensors_give_no_rule(text, subject):
+    found, _ = read(params(var=T, x=I, repeats=I), text, subject)
+    assert not found
+
+
+def test_an_error_row_exempting_a_rank_the_table_refuses_is_diagnosed():
+    # aclnnInplaceTril: its table says 2-8, its error row "self维度大于8，或小于2且不是0".
+    table = [Param("selfRef", "aclTensor*", T, Direction.INOUT, rank=(2, 8)), Param("diagonal", "int64_t", I, Direction.IN)]
+    rules = read_rules("aclnnInplaceTril", table, [Text("self维度大于8，或小于2且不是0。", 1, None, True)], False)
+    assert [d.code for d in rules.diagnostics] == ["rank-row-contradicts-table"]
+    # aclnnDropoutBackward's "scale小于1且不为0" is no rank.
+    rules = read_rules("aclnnFoo", table, [Text("scale小于1且不为0。", 1, None, True)], False)
+    assert not rules.diagnostics
+
+
+@pytest.mark.parametrize("text, subject, expected", [
+    ("仅支持0,1,2三个值。", "mode", {"mode in [0, 2]"}),  # aclnnBinaryCrossEntropyWithLogitsTargetBackward
+    ("取值范围是0('none')、1('tanh')。Atlas 推理系列产品只支持1('tanh')。", "mode", {"mode in [0, 1]"}),  # aclnnGeGluBackward
+    ("取值范围为：[0, 1, 2]，默认是0。", "mode", {"mode in [0, 2]"}),  # aclnnDequantSwigluQuantV2's swigluMode
+    ("取值范围为{34, 35, 36}。", "mode", {"mode in [34, 36]"}),  # aclnnQuantMax's dstType
+    ("mode 当前只支持 1 和 2，分别代表 count 模式和 key_value 模式。", None, {"mode in [1, 2]"}),
+    ("仅支持传入值为0、1，其他值会执行异常。", "mode", {"mode in [0, 1]"}),
+    ("取值范围为[0, 2]。", "mode", {"mode in [0, 2]"}),  # a pair in brackets: an interval, the same here
+])
+def test_a_list_of_consecutive_values_is_a_range(text, subject, expected):
+    assert read(params(self=T, mode=I), text, subject)[0] == expected
+
+
+@pytest.mark.parametrize("text, subject", [
+    ("dstType的取值范围是:[2, 34,35, 36, 40, 41]，分别对应INT8、HIFLOAT8。", "dstType"),
+    ("quantMode 只支持 1 和 -1，分别代表动态 quant 场景和不量化场景。", None),
+])
+def test_a_list_with_gaps_is_diagnosed_not_read(text, subject):
+    found, unread = read(params(self=T, dstType=I, quantMode=I), text, subject)
+    assert not found and any("no range" in message for message in unread)
+
+
+@pytest.mark.parametrize("text", [
+    "长度仅支持1、2。",  # the argument's length
+    "ep、tp均仅支持1、2。",  # names that are no parameter, on another's row
+    "参数mode的取值范围不是0和1。",  # an error row: its negation is no list reader's
+    "高性能模式(self=0)额外限制: mode取值为0或1。",  # aclnnIndexAddV2: under a condition
+])
+def test_a_list_of_something_else_is_no_range(text):
+    assert not read(params(self=T, mode=I), text, "mode", error_row=text.startswith("参数"))[0]
