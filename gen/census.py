@@ -42,6 +42,8 @@ SWITCHES: dict[str, dict[str, Callable]] = {
     "6 class_predicate_inputs": {"class_predicate_inputs": lambda api, params: list(params)},
     "7 unlisted_scalar_dtypes": {"unlisted_scalar_dtypes": lambda param, params: ()},
     "8 castable_to": {"castable_to": lambda target: (target,), "castable_from": lambda source: (source,)},
+    "12 zero_d_addends": {"zero_d_addends": lambda api: ()},
+    "13 adds_a_dimension_to": {"adds_a_dimension_to": lambda api, param: False},
 }
 
 

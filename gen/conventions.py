@@ -57,6 +57,19 @@ emitters ask these functions; none of them spells a convention again.
    tensors keeps what it says, with a diagnostic (empty-planes-allowed).
    tests/families/test_phase1_fidelity.py calls the pools with no channel.
 
+12. `zero_d_addends`: the tensor a fused product adds ("self需要与mat1@mat2满足broadcast关系": the bias
+   of aclnnAddmm, aclnnAddmv, aclnnAddbmm, aclnnBaddbmm) may be 0-d where its row's lowest rank is 1:
+   CANN's checks of such an operand bound its rank from above (CHECK_MAX_DIM) and broadcast it to the
+   product's shape, which a 0-d tensor reaches as any other; op-plugin passes aten's 0-d bias
+   unchanged in its normal path (AddmmKernelNpuOpApi.cpp, AddmvKernelNpuOpApi.cpp, ...:
+   `torch.addmm(torch.tensor(1.), m1, m2)`, a Python number's bias). The parser records the names
+   (API.zero_d_addends); phase 1 lowers their least rank to 0 (`enforced_rank`).
+
+13. `enforced_rank` too: the input of an op that adds one dimension (every output of ranks 1-8, the
+   input 1-7: aclnnStack's tensors, aclnnOneHot's self) may be 0-d: its 1-7 is the general 1-8 less
+   the added dimension, whose lower bound CANN does not enforce (Param.enforced_rank); op-plugin
+   passes torch.stack's 0-d tensors unchanged (op_plugin_functions.yaml: stack, exec aclnnStack).
+
 How many APIs of a corpus each convention changes phase 1 of: `python -m gen.census DIR`
 (each switched off in turn, the pages parsed again, the simulator's spec rows compared). On
 ../shared/corpus (978 APIs bound), 2026-11-29: 1. 21 APIs, 2. 649, 3. 28, 5. 20, 6. 3, 7. 3, 8. 2
@@ -72,7 +85,7 @@ import dataclasses
 import re
 from typing import Mapping, Optional, Sequence
 
-from gen.ir import API, Diagnostic, Direction, DType, ErrorCategory, Level, Param, ParamKind, Soc
+from gen.ir import MAX_RANK, API, Diagnostic, Direction, DType, ErrorCategory, Level, Param, ParamKind, Soc
 from gen.parse.extractors.conditions import NULL_POINTER_WORDS
 
 # --- 1. chips that share their dtype lists ------------------------------------------------------
@@ -341,3 +354,38 @@ def nonempty_planes_contradicted(api: API, family: str, source: str, line: int) 
     return [Diagnostic(Level.INFO, param.line or line, "empty-planes-allowed",
                        f"{api.name}.{source}: the page supports empty tensors, where CANN's pooling and padding "
                        "refuse an empty plane or channel dimension (gen.conventions 11): the page is followed")]
+
+
+# --- 12. the 0-d addend of a fused product ---------------------------------------------------------
+
+_SENTENCE = re.compile(r"[。；;\n]")
+_BROADCAST_WORD = re.compile(r"broadcast|广播", re.I)
+_PRODUCT_WORD = re.compile(r"@|乘积|⊗|\\otimes|\bproduct\b", re.I)
+
+
+def zero_d_addends(api: API) -> tuple[str, ...]:
+    """The input tensors of lowest rank 1 whose notes say they broadcast to a product of tensors, in
+    one sentence ("shape在alpha不为0时需要与mat@vec满足broadcast关系"): a 0-d one broadcasts there too."""
+    found = []
+    for param in api.params:
+        if param.kind is not ParamKind.TENSOR or param.direction is not Direction.IN or not param.rank:
+            continue
+        sentences = _SENTENCE.split(param.usage)
+        if param.rank[0] == 1 and any(_BROADCAST_WORD.search(s) and _PRODUCT_WORD.search(s) for s in sentences):
+            found.append(param.name)
+    return tuple(found)
+
+
+def enforced_rank(api: API, param: Param) -> Optional[tuple[int, int]]:
+    """The rank bounds phase 1 checks: `Param.enforced_rank`, from 0 for a 0-d addend (12.) and for
+    the input of an op that adds a dimension (13.)."""
+    bounds = param.enforced_rank
+    if bounds and (param.name in api.zero_d_addends or adds_a_dimension_to(api, param)):
+        return (0, bounds[1])
+    return bounds
+
+
+def adds_a_dimension_to(api: API, param: Param) -> bool:
+    outputs = [p.rank for p in api.params if p.direction is Direction.OUT and p.rank is not None]
+    return (param.direction is Direction.IN and param.rank == (1, MAX_RANK - 1) and bool(outputs)
+            and all(rank == (1, MAX_RANK) for rank in outputs))

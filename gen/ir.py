@@ -32,8 +32,9 @@ from gen import abi, jsontext
 # API.speaks_of_broadcasting (whether the page's prose or relations speak of broadcasting). 8:
 # API.inner_null_outputs (the outputs CANN's null check leaves to fail late, gen.conventions). 9:
 # API.error_rows_name_formats (a row of the error table is about formats, gen.conventions). 10:
-# ExampleCall.null_params (the parameters the example passes as nullptr, read with the call).
-SCHEMA_VERSION = 10
+# ExampleCall.null_params (the parameters the example passes as nullptr, read with the call). 11:
+# API.zero_d_addends (the addends of a fused product phase 1 takes 0-d, gen.conventions 12).
+SCHEMA_VERSION = 11
 
 
 class PageKind(str, enum.Enum):
@@ -821,6 +822,9 @@ class API(_Json):
     # Whether a row of the error table is about formats ("数据格式不在支持的范围内", "私有格式", a dtype row
     # that names formats too): a Format column of plain layouts is checked then (gen.conventions 2).
     error_rows_name_formats: bool = False
+    # The inputs that broadcast to a product of tensors (aclnnAddmm's self), which phase 1 takes 0-d
+    # below a least rank of 1 (gen.conventions 12, zero_d_addends reads the notes when the page is parsed).
+    zero_d_addends: tuple[str, ...] = ()
     line: int = 0
     example_line: int = 0
 

@@ -26,7 +26,7 @@ from gen.cache import digest
 from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.ir import (API, Bound, Direction, DType, ErrorCategory, Extent, IntegerMath, Page, Param, ParamKind, Product,
-                    RelationKind, ResultRule, ShapeForm, Soc)
+                    RelationKind, Reserved, ResultRule, ShapeForm, Soc)
 from gen.api.kinds import kind_of
 from gen.model import BoundAPI, Model, translation_units, unit_path
 
@@ -130,13 +130,16 @@ _DTYPE_RELATIONS = frozenset({RelationKind.SAME_DTYPE, RelationKind.PROMOTE, Rel
 
 
 def spec_row(param: Param, index_of: dict[str, int], dtype_checked: bool = True, format_checked: bool = True,
-             null_status: int = 0, cast: frozenset[str] = frozenset(), dtype_status: int = 0) -> SpecRow:
+             null_status: int = 0, cast: frozenset[str] = frozenset(), dtype_status: int = 0,
+             enforced_rank: Optional[tuple[int, int]] = None) -> SpecRow:
     """The spec row of `param`; `index_of` gives the index of every parameter of its API.
     `dtype_checked` False (`API.dtype_checked`: an aclScalar whose dtype no error row names)
     leaves its dtype unchecked; `format_checked` False (`gen.conventions.formats_checked`) its
     format. `null_status`: the status of a NULL where it is not 161001 (0: 161001). `cast`: the
     scalars CANN casts to the computation's dtype, which no dtype relation holds. `dtype_status`:
-    the status of a dtype outside its list where it is not 161002 (`API.dtype_status`; 0: 161002)."""
+    the status of a dtype outside its list where it is not 161002 (`API.dtype_status`; 0: 161002).
+    `enforced_rank`: the bounds phase 1 checks where the API's conventions widen the row's
+    (`gen.conventions.enforced_rank`; None: `Param.enforced_rank`)."""
     formats, plain = _formats(param, format_checked)
     relations = []
     for kind in RelationKind:
@@ -144,7 +147,7 @@ def spec_row(param: Param, index_of: dict[str, int], dtype_checked: bool = True,
         indices = [index_of[n] for n in param.related(kind) if n in index_of and n != param.name
                    and held and (kind not in _DTYPE_RELATIONS or n not in cast)]
         relations.append((kind.value, _mask_members(sorted(set(indices)))))
-    enforced = param.enforced_rank
+    enforced = enforced_rank or param.enforced_rank
     rank = (min(enforced[0], 127), min(enforced[1], 127)) if enforced else (-1, -1)
     empty = {None: "kUnspecified", True: "kAllowed", False: "kForbidden"}[param.empty_tensor]
     return SpecRow(
@@ -570,8 +573,18 @@ def spec_rows(api: API) -> tuple[SpecRow, ...]:
     """The spec row of every parameter of `api`, as the page and gen.conventions decide them."""
     index_of = {p.name: i for i, p in enumerate(api.params)}
     cast = frozenset(p.name for p in api.params if conventions.scalar_cast(api, p))
-    return tuple(spec_row(p, index_of, api.dtype_checked(p), conventions.formats_checked(api, p),
-                          _null_status(api, p), cast, api.dtype_status(p)) for p in api.params)
+    rows = tuple(spec_row(p, index_of, api.dtype_checked(p), conventions.formats_checked(api, p),
+                          _null_status(api, p), cast, api.dtype_status(p), conventions.enforced_rank(api, p))
+                 for p in api.params)
+    # A tensor the operator does not read (Reserved.UNUSED) holds no shape: op-plugin passes
+    # aclnnLogSigmoidBackward's buffer empty, whatever shape the page's relations give it.
+    unused = {index_of[p.name] for p in api.params if p.reserved is Reserved.UNUSED and p.kind is ParamKind.TENSOR}
+    if not unused:
+        return rows
+    return tuple(_without_shape_relations(row) if row.index in unused else
+                 replace(row, relations=tuple((kind, tuple(m for m in members if m not in unused)
+                                               if kind in _SHAPE_RELATIONS else members)
+                                              for kind, members in row.relations)) for row in rows)
 
 
 def rank_status(api: API) -> int:

@@ -359,7 +359,8 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
               dim_equalities=tuple(found.dim_equalities), divisibility=tuple(found.divisibility),
               shape_rules=tuple(found.shape_rules), speaks_of_broadcasting=speaks_of_broadcasting(params, formula))
     api = dataclasses.replace(api, inner_null_outputs=conventions.inner_null_outputs(api),
-                              error_rows_name_formats=conventions.error_rows_name_formats(api))
+                              error_rows_name_formats=conventions.error_rows_name_formats(api),
+                              zero_d_addends=conventions.zero_d_addends(api))
     if example:
         api = ranges_the_example_keeps(_with_example_call(api, diags), diags)
     return api
@@ -667,6 +668,9 @@ def _scalar_dtypes_from_tensors(api: str, params: list[Param], matched: Sequence
 
 
 _RESERVED_WORD = re.compile(r"预留参数|保留参数|\breserved\b", re.I)
+# A parameter the operator does not read yet ("正向计算的中间结果，暂不使用": aclnnLogSigmoidBackward's
+# buffer, which op-plugin passes empty): Reserved.UNUSED, never NULL-only.
+_UNUSED_WORD = re.compile(r"暂不使用|暂未使用|暂无用|暂无作用")
 # What makes a reserved parameter one the caller must pass as NULL: the page asks for NULL, or says
 # it is not supported yet ("当前版本不支持", "当前暂不支持"). Not when NULL merely suffices ("传入空指针
 # nullptr即可") or something else is accepted too ("nullptr或空tensor", "需要传入size大小为3的aclIntArray").
@@ -754,6 +758,9 @@ def _with_reserved(param: Param, entry: Optional[ParamEntry], constraints: Seque
             if null:
                 return dataclasses.replace(param, reserved=Reserved.NULL, optional=True)
             return dataclasses.replace(param, reserved=Reserved.UNUSED)
+    if entry is not None and any(_UNUSED_WORD.search(sentence) and not CONDITION.search(sentence)
+                                 for sentence in re.split(r"[。；;\n]|\.\s", entry.prose)):
+        return dataclasses.replace(param, reserved=Reserved.UNUSED)
     return param
 
 

@@ -2672,15 +2672,15 @@ def addmm(self: Tensor, mat1: _TensorLike, mat2: _TensorLike, beta: _Scalar, alp
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 表示bias矩阵，公式中的self。
         dtypes BFLOAT16, FLOAT16, FLOAT; on Ascend910: FLOAT16, FLOAT; on Ascend310P: FLOAT16, FLOAT; rank 1-2; formats ND; non-contiguous allowed.
-        数据类型需要与mat1@mat2满足数据类型推导规则（参见互推导关系和约束说明）。
+        数据类型需要与mat1@mat2满足数据类型推导规则（参见互推导关系和约束说明）。 需要与mat1@mat2满足broadcast关系。
     mat1 : array_like or aclnn.Tensor
         mat1 (const aclTensor*, in): 表示矩阵乘的第一个矩阵，公式中的mat1。
         dtypes BFLOAT16, FLOAT16, FLOAT; on Ascend910: FLOAT16, FLOAT; on Ascend310P: FLOAT16, FLOAT; rank 2; formats ND; non-contiguous allowed.
-        数据类型需要与mat2满足数据类型推导规则（参见互推导关系和约束说明）。
+        数据类型需要与mat2满足数据类型推导规则（参见互推导关系和约束说明）。 需要与self、mat2满足broadcast关系。 在mat1不转置的情况下各个维度表示：（m，k）。 在mat1转置的情况下各个维度表示：（k，m）。
     mat2 : array_like or aclnn.Tensor
         mat2 (const aclTensor*, in): 表示矩阵乘的第二个矩阵，公式中的mat2。
         dtypes BFLOAT16, FLOAT16, FLOAT; on Ascend910: FLOAT16, FLOAT; on Ascend310P: FLOAT16, FLOAT; rank 2; formats ND; non-contiguous allowed.
-        数据类型需要与mat1满足数据类型推导规则（参见互推导关系和约束说明）。
+        数据类型需要与mat1满足数据类型推导规则（参见互推导关系和约束说明）。 mat2的Reduce维度需要与mat1的Reduce维度大小相等。 需要与self、mat1满足broadcast关系。 在mat2不转置的情况下各个维度表示：（k，n）。 在mat2转置的情况下各个维度表示：（n，k）。
     beta : number
         beta (const aclScalar*, in): 表示公式中的β。
         dtypes FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8.

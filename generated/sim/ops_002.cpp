@@ -8440,7 +8440,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/101},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/101},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {

@@ -6161,25 +6161,25 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/aclsim::Bits(1, 2, 3), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/91},
+     /*same_shape=*/aclsim::Bits(1, 3), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/91},
     // self (line 101)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/aclsim::Bits(0, 2, 3), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/101},
+     /*same_shape=*/aclsim::Bits(0, 3), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/101},
     // buffer (line 111)
     {"buffer", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/aclsim::Bits(0, 1, 3), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/111},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/111},
     // gradInput (line 121)
     {"gradInput", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc3, 2,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/aclsim::Bits(0, 1, 2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/121},
+     /*same_shape=*/aclsim::Bits(0, 1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/121},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {

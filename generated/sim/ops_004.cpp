@@ -7058,7 +7058,7 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"tensors", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
-     /*rank=*/1, 7, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
+     /*rank=*/0, 7, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/79},
     // dim (line 89)
     {"dim", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,

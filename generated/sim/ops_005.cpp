@@ -252,7 +252,7 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
-     /*rank=*/1, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
+     /*rank=*/0, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1, 2), /*cast_from=*/0, /*same_format=*/0, /*line=*/85},
     // mat (line 97)
     {"mat", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,

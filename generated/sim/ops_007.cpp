@@ -1105,7 +1105,7 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
-     /*rank=*/1, 2, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
+     /*rank=*/0, 2, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(5), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/114},
     // batch1 (line 126)
     {"batch1", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
@@ -1970,7 +1970,7 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
-     /*rank=*/1, 3, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
+     /*rank=*/0, 3, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 2, 5), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/116},
     // batch1 (line 128)
     {"batch1", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
@@ -8206,7 +8206,7 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_UINT8, ACL_INT32, ACL_INT64),
      /*dtypes_by_soc=*/kDTypesBySoc0, 2,
-     /*rank=*/1, 7, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
+     /*rank=*/0, 7, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/92},
     // numClasses (line 102)
     {"numClasses", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,

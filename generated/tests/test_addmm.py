@@ -73,6 +73,14 @@ DTYPES = [
     BASE.but('FLOAT'),
 ]
 
+# Inputs whose shapes broadcast as the family's rule allows.
+BROADCAST = [
+    BASE.but('self-5', shapes={'self': (5,)}),
+    BASE.but('self-2x1', shapes={'self': (2, 1)}),
+    BASE.but('self-1x1', shapes={'self': (1, 1)}),
+    BASE.but('self-1', shapes={'self': (1,)}),
+]
+
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-BFLOAT16', dtypes={'self': 'BFLOAT16', 'mat1': 'BFLOAT16', 'mat2': 'BFLOAT16'}, layout='transposed', noncontiguous=('self', 'mat1', 'mat2')),
@@ -92,7 +100,7 @@ OUT_LAYOUTS = [
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
-VALID_CASES = [*DTYPES, *LAYOUTS, *OUT_LAYOUTS]
+VALID_CASES = [*DTYPES, *BROADCAST, *LAYOUTS, *OUT_LAYOUTS]
 
 
 @pytest.fixture(scope="module")
@@ -102,6 +110,11 @@ def op():
 
 @pytest.mark.parametrize("case", DTYPES, ids=lambda case: case.id)
 def test_dtypes(op, case):
+    t.check_golden(op, case)
+
+
+@pytest.mark.parametrize("case", BROADCAST, ids=lambda case: case.id)
+def test_broadcast(op, case):
     t.check_golden(op, case)
 
 

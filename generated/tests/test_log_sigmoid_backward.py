@@ -172,7 +172,6 @@ def test_error_row2_unsupported_dtype(op, case):
 @pytest.mark.parametrize("case", [
     BASE.but('gradOutput-shape', shapes={'gradOutput': (4, 5)}),
     BASE.but('self-shape', shapes={'self': (4, 5)}),
-    BASE.but('buffer-shape', shapes={'buffer': (4, 5)}),
     BASE.but('gradInput-shape', out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': (4, 5)}),
 ], ids=lambda case: case.id)
 def test_error_row3_shape_mismatch(op, case):

@@ -124,8 +124,13 @@ EMPTY = [
 
 # Inputs whose shapes broadcast.
 BROADCAST = [
+    BASE.but('3x1-with-1x4', shapes={'input': (3, 1), 'shiftBits': (1, 4)}),
+    BASE.but('1x4-with-3x1', shapes={'input': (1, 4), 'shiftBits': (3, 1)}),
     BASE.but('2x3x4-with-4', shapes={'input': (2, 3, 4), 'shiftBits': (4,)}),
+    BASE.but('4-with-2x3x4', shapes={'input': (4,), 'shiftBits': (2, 3, 4)}),
+    BASE.but('scalar-with-3x4', shapes={'input': ()}),
     BASE.but('3x4-with-scalar', shapes={'shiftBits': ()}),
+    BASE.but('2x1x4-with-3x1', shapes={'input': (2, 1, 4), 'shiftBits': (3, 1)}),
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).

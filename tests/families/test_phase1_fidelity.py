@@ -145,6 +145,22 @@ PROBES = [
     ("Triu-NC1HWC0", "aclnnTriu", [tensor([2, 1, 4, 4, 16], format="NC1HWC0"), 0,
                                    tensor([2, 1, 4, 4, 16], format="NC1HWC0")], INVALID, "a private-format row"),
     ("Tril-vector", "aclnnTril", [tensor([4]), 0, tensor([4])], INVALID, "rank 2 to 8"),
+    # The 0-d bias of a fused product (gen.conventions 12); a matmul's operand keeps its least rank.
+    ("Addmm-0d-self", "aclnnAddmm", [tensor([]), tensor([2, 3]), tensor([3, 4]), scalar(0.5), scalar(2.0),
+                                     tensor([2, 4]), 0], OK, "convention 12"),
+    ("Addmv-0d-self", "aclnnAddmv", [tensor([]), tensor([2, 3]), tensor([3]), scalar(2.0), scalar(0.5), tensor([2]), 0],
+     OK, "convention 12"),
+    ("Matmul-0d-self", "aclnnMatmul", [tensor([]), tensor([3, 4]), tensor([4]), 0], INVALID, "rank 1 to 6"),
+    # The 0-d input of an op that adds a dimension (gen.conventions 13); a 1-7 input of another op keeps 1.
+    ("OneHot-0d-self", "aclnnOneHot", [tensor([], "INT64"), 4, tensor([1]), tensor([1]), -1, tensor([4])], OK,
+     "convention 13"),
+    ("RmsNormGrad-0d-gamma", "aclnnRmsNormGrad", [tensor([2, 3]), tensor([2, 3]), tensor([2, 1]), tensor([]),
+                                                  tensor([2, 3]), tensor([3])], INVALID, "rank 1 to 7"),
+    # A tensor the page says the operator does not read ("暂不使用") holds no shape: op-plugin passes it empty.
+    ("LogSigmoidBackward-empty-buffer", "aclnnLogSigmoidBackward", [tensor([2, 3]), tensor([2, 3]), tensor([0]),
+                                                                   tensor([2, 3])], OK, "Reserved.UNUSED"),
+    ("LogSigmoidBackward-other-grad-shape", "aclnnLogSigmoidBackward", [tensor([2, 4]), tensor([2, 3]), tensor([0]),
+                                                                        tensor([2, 3])], INVALID, "same shape"),
     # The page contradicts itself (its error row exempts 0-d): the table's 2-8, as PyTorch's tril_ (semantics erratum).
     ("InplaceTril-0d", "aclnnInplaceTril", [tensor([]), 0], INVALID, "rank 2 to 8, the table's"),
     # A NULL output CANN's CheckNotNull leaves out (gen.conventions 3).

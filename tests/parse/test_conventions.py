@@ -120,9 +120,10 @@ def test_the_status_reaches_the_spec_row():
 
 def as_parsed(api):
     """`api` with the facts the parser records through the conventions (API.inner_null_outputs,
-    API.error_rows_name_formats)."""
+    API.error_rows_name_formats, API.zero_d_addends)."""
     return dataclasses.replace(api, inner_null_outputs=conventions.inner_null_outputs(api),
-                               error_rows_name_formats=conventions.error_rows_name_formats(api))
+                               error_rows_name_formats=conventions.error_rows_name_formats(api),
+                               zero_d_addends=conventions.zero_d_addends(api))
 
 
 def _bound(api):
@@ -318,6 +319,36 @@ def test_a_silent_pool_page_or_another_family_says_nothing():
     assert not conventions.nonempty_planes_contradicted(silent, "pool", "self", 1)
     allowed = make_api("aclnnAbs", (make_param("self", empty_tensor=True), make_param("out", direction=Direction.OUT)))
     assert not conventions.nonempty_planes_contradicted(allowed, "reduce", "self", 1)
+
+
+# --- 12. the 0-d addend of a fused product -----------------------------------------------------------
+
+# aclnnAddmm's self: the broadcast note in a row of its own under the spanned name cell.
+_ADDEND_TABLE = """<table>
+<thead><tr><th>参数名</th><th>输入/输出</th><th>使用说明</th><th>数据类型</th><th>维度(shape)</th></tr></thead>
+<tbody>
+<tr><td rowspan="2">self</td><td rowspan="2">输入</td><td>数据类型需要与mat1@mat2满足数据类型推导规则。</td>
+<td rowspan="2">FLOAT</td><td rowspan="2">1~2</td></tr>
+<tr><td>需要与mat1@mat2满足broadcast关系。</td></tr>
+<tr><td>out</td><td>输出</td><td>-</td><td>FLOAT</td><td>2</td></tr>
+</tbody>
+</table>
+"""
+
+
+def test_an_addend_broadcast_to_a_product_may_be_0d():
+    api = api_page(_ADDEND_TABLE).apis[0]
+    assert "broadcast" in api.param("self").usage  # the second row's note is read
+    assert api.zero_d_addends == ("self",)
+    assert [row.rank for row in sim.spec_rows(api)] == [(0, 2), (2, 2)]
+
+
+def test_a_tensor_broadcast_with_another_parameter_keeps_its_least_rank():
+    # aclnnMatmul's self "需要与mat2满足broadcast关系": the batch dimensions of a matmul, no 0-d operand.
+    params = (make_param("self", rank=(1, 6), usage="需要与mat2满足broadcast关系。"), make_param("out", direction=Direction.OUT))
+    api = as_parsed(make_api(params=params))
+    assert api.zero_d_addends == ()
+    assert conventions.enforced_rank(api, api.param("self")) == (1, 6)
 
 
 # --- the census: what each convention changes over a directory of pages ---------------------------

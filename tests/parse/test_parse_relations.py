@@ -245,3 +245,8 @@ def test_a_result_the_error_table_calls_the_operands_broadcast_broadcasts_whatev
     unrelated = ErrorCase(code=161002, name="ACLNN_ERR_PARAM_INVALID", condition="self和other的shape无法做broadcast。",
                           category=ErrorCategory.BROADCAST)
     assert {p.name: p for p in with_error_table_relations(params, [unrelated])}["out"].related(K.SAME_SHAPE) == ("self",)
+    # aclnnRightShift: the operands first, the result after 与 (torch.bitwise_right_shift(a[5, 1], b[5])).
+    after = ErrorCase(code=161002, name="ACLNN_ERR_PARAM_INVALID", condition="self、other的shape在broadcast之后与out的shape不一致。",
+                      category=ErrorCategory.SHAPE_MISMATCH)
+    kept = {p.name: p for p in with_error_table_relations(params, [after])}
+    assert kept["out"].related(K.SAME_SHAPE) == () and kept["out"].related(K.BROADCAST) == ("self",)

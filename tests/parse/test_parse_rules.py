@@ -256,6 +256,9 @@ def test_reserved_parameters_that_are_ignored_are_recognised_but_not_required_nu
     assert unpool.param("stride").reserved is Reserved.UNUSED and not unpool.param("stride").must_be_null
     cdist = api("ops-math/math/cdist/docs/aclnnCdist.md", "aclnnCdist")
     assert cdist.param("compute_mode").reserved is Reserved.UNUSED
+    # "正向计算的中间结果，暂不使用" (no 预留): a tensor the operator does not read, which may be anything.
+    log_sigmoid = api("ops-nn/activation/logsigmoid_grad/docs/aclnnLogSigmoidBackward.md", "aclnnLogSigmoidBackward")
+    assert log_sigmoid.param("buffer").reserved is Reserved.UNUSED and not log_sigmoid.param("buffer").must_be_null
     # "预留参数，入参请用空指针代替" (a dtype listed all the same)
     dropout = api("ops-math/random/drop_out_v3/docs/aclnnDropoutV3.md", "aclnnDropoutV3")
     assert dropout.param("optionalNoiseShape").must_be_null

@@ -21,7 +21,7 @@ from gen import abi
 from tests.support.op_docs_process import PACKAGE, results_of
 
 _CTYPES = {"int64_t": "i64", "uint64_t": "u64", "int32_t": "i32", "double": "f64", "float": "f32", "bool": "bool",
-           "aclDataType": "i32", "int8_t": "i32", "char": "i32"}
+           "aclDataType": "i32", "int8_t": "i32", "char": "i32", "int": "i32"}
 # The NumPy dtype of an aclScalar's host value, by the aclDataType it is made with.
 _NUMPY = {"FLOAT": "float32", "DOUBLE": "float64", "FLOAT16": "float16", "INT64": "int64", "INT32": "int32",
           "BOOL": "bool"}

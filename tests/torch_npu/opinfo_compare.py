@@ -54,6 +54,21 @@ def floating(x):
     return []
 
 
+def differentiable(x):
+    """The floating and complex tensors of a (nested) structure, in order: the outputs a real loss
+    can sum (an fft's, torch.polar's, a .cfloat() conversion's)."""
+    if isinstance(x, torch.Tensor):
+        return [x] if x.is_floating_point() or x.is_complex() else []
+    if isinstance(x, (list, tuple, dict)):
+        return [t for v in (x.values() if isinstance(x, dict) else x) for t in differentiable(v)]
+    return []
+
+
+def real_sum(outputs):
+    """The sum of the outputs as a real loss: a complex output's real and imaginary parts summed."""
+    return sum((torch.view_as_real(t.resolve_conj()) if t.is_complex() else t).sum() for t in outputs)
+
+
 def differs(want, got, tolerance, ties=False, cast=None, notes=None):
     """None when got equals want, else a short description. ties: integer outputs are indices
     whose order among equal keys is free; cast: the dtype the reference is cast to first. What is

@@ -1,7 +1,8 @@
 """Sweeps PyTorch's OpInfo samples through torch_npu on the simulator, wider than test_opinfo.py: every
 sample (up to --cap per operator) in float32, float16 and bfloat16 (against the CPU computed in float32
 then cast, or in the dtype itself), int32/int64/bool where the OpInfo supports them, and backward in
-float32 (the gradients of the sum of the outputs w.r.t. the floating inputs). Not part of `make test`:
+float32 (the gradients of the sum of the outputs, a complex one's real and imaginary parts, w.r.t.
+the floating inputs). Not part of `make test`:
 run by hand from the repository after `make package`:
 
     .venv/bin/python tests/torch_npu/opinfo_sweep.py --out build/opinfo-sweep.jsonl [--modes float32,backward]
@@ -87,7 +88,8 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
     import torch_npu  # noqa: F401
     from torch.testing._internal.common_methods_invocations import op_db
 
-    from opinfo_compare import TIES, differs, floating, samples, to  # this file's directory is sys.path[0]
+    from opinfo_compare import (TIES, differentiable, differs, floating, real_sum, samples,  # this file's directory
+                                to)  # is sys.path[0]
 
     ops = {op.name + ("." + op.variant_test_name if op.variant_test_name else ""): op for op in op_db}
     dtypes = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
@@ -103,13 +105,14 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
         control.flush()
 
     def gradients(op, sample, device):
-        """The gradients of the sum of the floating outputs w.r.t. the leaves, the sample on device."""
+        """The gradients of the sum of the floating and complex outputs (real_sum) w.r.t. the leaves,
+        the sample on device."""
         args = to([sample.input, *sample.args, sample.kwargs], device, grad=True)
         leaves = [t for t in floating(args) if t.requires_grad]
-        outputs = [t for t in floating(op(args[0], *args[1:-1], **args[-1])) if t.requires_grad]
+        outputs = [t for t in differentiable(op(args[0], *args[1:-1], **args[-1])) if t.requires_grad]
         if not leaves or not outputs:
             return None
-        grads = torch.autograd.grad(sum(t.sum() for t in outputs), leaves, allow_unused=True)
+        grads = torch.autograd.grad(real_sum(outputs), leaves, allow_unused=True)
         return [g if g is None else g.detach().cpu() for g in grads]
 
     def timeout(*_):

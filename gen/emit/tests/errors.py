@@ -10,7 +10,7 @@ from gen import abi, families
 from gen.api.calls import EXPRESSIBLE
 from gen.emit.tests.base_call import BaseCall, related
 from gen.emit.tests.cases import UNDOCUMENTED, Case
-from gen.ir import Direction, DType, ErrorCase, ErrorCategory, Param, ParamKind, RelationKind, Soc, ValueCheck
+from gen.ir import Direction, DType, ErrorCase, ErrorCategory, Param, ParamKind, RelationKind, Reserved, Soc, ValueCheck
 
 # CANN reports a null pointer with this status, whatever row of its error table a page lists it in.
 NULLPTR = abi.status_code("ACLNN_ERR_PARAM_NULLPTR")
@@ -184,8 +184,8 @@ class ErrorPlanner:
         if category in (ErrorCategory.SHAPE_MISMATCH, ErrorCategory.BROADCAST):
             cases = []
             for p in named:
-                if p.kind is not ParamKind.TENSOR:
-                    continue
+                if p.kind is not ParamKind.TENSOR or p.reserved is Reserved.UNUSED:
+                    continue  # an unused tensor holds no shape (gen.emit.sim.spec_rows)
                 # An optional input the valid call leaves out is passed, at the mismatched shape: left
                 # out, the call stays valid (aclnnMoeGatingTopK's biasOptional).
                 base_for_p = replace(base, none=tuple(n for n in base.none if n != p.name))

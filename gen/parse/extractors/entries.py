@@ -81,7 +81,18 @@ def entries_from_table(table: Table, known_names: Sequence[str] = ()) -> Optiona
     unknown = tuple(h for h, r in zip(table.header, roles) if r is None and h.strip())
     entries = []
     shifted = []
+    name_column = roles.index("name") if "name" in roles else None
+    usage_column = roles.index("usage") if "usage" in roles else None
+    previous: Optional[tuple] = None  # the last row's cells, and the entries it made
     for row in table.rows:
+        if _continues(row.cells, previous, name_column, usage_column):
+            # A row under the parameter's spanned name cell (`rowspan`): another note of its
+            # 使用说明 (aclnnAddmm's self: "需要与mat1@mat2满足broadcast关系" in a row of its own).
+            note = row.cells[usage_column].text
+            for entry in previous[1]:
+                entry.usage = "\n".join(t for t in (entry.usage, note) if t)
+            previous = (row.cells, previous[1])
+            continue
         values: dict[str, str] = {}
         name_line = row.line_of(roles.index("name")) if "name" in roles else row.line
         texts, skipped, offset = _realigned(roles, [cell.text for cell in row.cells])
@@ -93,13 +104,28 @@ def entries_from_table(table: Table, known_names: Sequence[str] = ()) -> Optiona
                 values[role] = text
         if skipped:
             values["usage"] = "\n".join(t for t in (values.get("usage", ""), *skipped) if not cell_is_empty(t))
-        for name in _names_of(values.get("name", ""), known_names):
-            entries.append(_table_entry(name, name_line, values, roles))
+        made = [_table_entry(name, name_line, values, roles) for name in _names_of(values.get("name", ""), known_names)]
+        for entry in made:
+            entries.append(entry)
             if offset:
-                shifted.append((name_line, name, offset))
+                shifted.append((name_line, entry.name, offset))
+        previous = (row.cells, made)
     if not entries:
         return None
     return TableEntries(tuple(entries), unknown, table.line, tuple(shifted))
+
+
+def _continues(cells, previous: Optional[tuple], name_column: Optional[int], usage_column: Optional[int]) -> bool:
+    """Whether a row only adds a note to the previous row's parameter: its name cell is the one the
+    previous row spans down (the same cell), and its 使用说明 cell is a new, non-empty one."""
+    if previous is None or name_column is None or usage_column is None or not previous[1]:
+        return False
+    before = previous[0]
+    if max(name_column, usage_column) >= min(len(cells), len(before)):
+        return False
+    usage = cells[usage_column]
+    return (cells[name_column] is before[name_column] and usage is not before[usage_column]
+            and not cell_is_empty(usage.text))
 
 
 # A cell that is a list of dtypes and nothing else ("DOUBLE、FLOAT16、BOOL"), qualifiers aside.

@@ -224,17 +224,22 @@ def with_error_table_relations(params: Sequence[Param], errors: Sequence[ErrorCa
 # "out的shape不是self和other broadcast之后的shape": the row names a result and the operands whose
 # broadcast it is.
 _BROADCAST_RESULT = re.compile(r"(\w+)的shape不是(.{1,40}?)(?:broadcast|广播)\s*(?:之)?后的shape")
+# "input、shiftBits的shape在broadcast之后与out的shape不一致" (aclnnRightShift, aclnnLeftShift): the
+# operands first, the result after 与.
+_BROADCAST_RESULT_AFTER = re.compile(r"([^，。；]{1,40}?)的shape在(?:broadcast|广播)\s*(?:之)?后与(\w+)的shape不一致")
 
 
 def _broadcast_results(params: tuple[Param, ...], errors: Sequence[ErrorCase]) -> tuple[Param, ...]:
     """A result an error row says is its operands' broadcast ("out的shape不是self和other broadcast之后
-    的shape") broadcasts with them, whatever its usage note says: the table is the authority on
+    的shape", "input、shiftBits的shape在broadcast之后与out的shape不一致") broadcasts with them, whatever its usage note says: the table is the authority on
     what it states, and a note giving it self's shape (aclnnFmodTensor's "shape需要与self一致",
     copied from an in-place sibling) would refuse every call that broadcasts self."""
     tensors = [p.name for p in params if p.kind is ParamKind.TENSOR]
     pairs: set[frozenset[str]] = set()
     for row in errors:
-        for result, operands in _BROADCAST_RESULT.findall(row.condition.replace(" ", "")):
+        condition = row.condition.replace(" ", "")
+        found = _BROADCAST_RESULT.findall(condition) + [(r, o) for o, r in _BROADCAST_RESULT_AFTER.findall(condition)]
+        for result, operands in found:
             if result in tensors:
                 pairs.update(frozenset((result, n)) for n in names_in(operands, tensors) if n != result)
     if not pairs:

@@ -41,6 +41,8 @@ constexpr int64_t kTasksPerThread = 8;
 struct Half { uint16_t bits; };
 struct BFloat { uint16_t bits; };
 struct Bool8 { uint8_t byte; };  // any nonzero byte is true, as in PyTorch
+// COMPLEX32 (PyTorch's chalf): two FLOAT16 halves, computed in complex<float>.
+struct ComplexHalf { uint16_t real, imag; };
 
 // A value of one arithmetic type in another. Floating -> integral saturates (NaN -> 0), where C++
 // would be undefined; integral -> integral wraps, as PyTorch's casts do. Real -> complex has
@@ -76,6 +78,10 @@ template <typename T>
 T Decode(BFloat v) { return CastValue<T>(BFloat16ToFloat(v.bits)); }
 template <typename T>
 T Decode(Bool8 v) { return static_cast<T>(v.byte != 0); }
+template <typename T>
+T Decode(ComplexHalf v) {
+  return CastValue<T>(std::complex<float>(HalfToFloat(v.real), HalfToFloat(v.imag)));
+}
 
 template <typename S, typename T>
 S Encode(T v) {
@@ -85,6 +91,9 @@ S Encode(T v) {
     return BFloat{FloatToBFloat16(CastValue<float>(v))};
   } else if constexpr (std::is_same<S, Bool8>::value) {
     return Bool8{static_cast<uint8_t>(v != T(0))};
+  } else if constexpr (std::is_same<S, ComplexHalf>::value) {
+    const std::complex<float> z = CastValue<std::complex<float>>(v);
+    return ComplexHalf{FloatToHalf(z.real()), FloatToHalf(z.imag())};
   } else {
     return CastValue<S>(v);
   }
@@ -207,6 +216,7 @@ bool WithStorage(aclDataType dtype, Fn&& fn) {
     case ACL_BOOL: fn(Bool8{}); return true;
     case ACL_COMPLEX64: fn(std::complex<float>{}); return true;
     case ACL_COMPLEX128: fn(std::complex<double>{}); return true;
+    case ACL_COMPLEX32: fn(ComplexHalf{}); return true;
     default: return false;
   }
 }
@@ -225,7 +235,7 @@ void WithCompute(ComputeType type, Fn&& fn) {
 // Complex storage loads only into a complex computation (promotion makes any computation with a
 // complex input complex).
 template <typename T, typename S>
-constexpr bool kLoadable = IsComplex<T>::value || !IsComplex<S>::value;
+constexpr bool kLoadable = IsComplex<T>::value || !(IsComplex<S>::value || std::is_same<S, ComplexHalf>::value);
 
 size_t ComputeAlignment(ComputeType type) {
   size_t alignment = 1;

@@ -471,7 +471,7 @@ bool ChooseComputeType(aclDataType promoted, IntegerMath math, ComputeType* type
   switch (promoted) {
     case ACL_FLOAT: case ACL_FLOAT16: case ACL_BF16: *type = ComputeType::kFloat32; return true;
     case ACL_DOUBLE: *type = ComputeType::kFloat64; return true;
-    case ACL_COMPLEX64: *type = ComputeType::kComplex64; return true;
+    case ACL_COMPLEX64: case ACL_COMPLEX32: *type = ComputeType::kComplex64; return true;
     case ACL_COMPLEX128: *type = ComputeType::kComplex128; return true;
     case ACL_BOOL: case ACL_INT8: case ACL_UINT8: case ACL_INT16:
       *type = math == IntegerMath::kExact ? ComputeType::kInt64 : ComputeType::kFloat32;
