@@ -85,10 +85,10 @@ def entries_from_table(table: Table, known_names: Sequence[str] = ()) -> Optiona
     usage_column = roles.index("usage") if "usage" in roles else None
     previous: Optional[tuple] = None  # the last row's cells, and the entries it made
     for row in table.rows:
-        if _continues(row.cells, previous, name_column, usage_column):
+        note = _added_note(row.cells, previous, name_column, usage_column)
+        if note is not None and previous is not None:
             # A row under the parameter's spanned name cell (`rowspan`): another note of its
             # 使用说明 (aclnnAddmm's self: "需要与mat1@mat2满足broadcast关系" in a row of its own).
-            note = row.cells[usage_column].text
             for entry in previous[1]:
                 entry.usage = "\n".join(t for t in (entry.usage, note) if t)
             previous = (row.cells, previous[1])
@@ -115,17 +115,20 @@ def entries_from_table(table: Table, known_names: Sequence[str] = ()) -> Optiona
     return TableEntries(tuple(entries), unknown, table.line, tuple(shifted))
 
 
-def _continues(cells, previous: Optional[tuple], name_column: Optional[int], usage_column: Optional[int]) -> bool:
-    """Whether a row only adds a note to the previous row's parameter: its name cell is the one the
-    previous row spans down (the same cell), and its 使用说明 cell is a new, non-empty one."""
+def _added_note(cells, previous: Optional[tuple], name_column: Optional[int],
+                usage_column: Optional[int]) -> Optional[str]:
+    """The note a row only adds to the previous row's parameter, if that is all it does: its name
+    cell is the one the previous row spans down (the same cell), and its 使用说明 cell is a new,
+    non-empty one."""
     if previous is None or name_column is None or usage_column is None or not previous[1]:
-        return False
+        return None
     before = previous[0]
     if max(name_column, usage_column) >= min(len(cells), len(before)):
-        return False
+        return None
     usage = cells[usage_column]
-    return (cells[name_column] is before[name_column] and usage is not before[usage_column]
-            and not cell_is_empty(usage.text))
+    if cells[name_column] is before[name_column] and usage is not before[usage_column] and not cell_is_empty(usage.text):
+        return usage.text
+    return None
 
 
 # A cell that is a list of dtypes and nothing else ("DOUBLE、FLOAT16、BOOL"), qualifiers aside.
