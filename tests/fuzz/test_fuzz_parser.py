@@ -336,8 +336,8 @@ class Campaign:
         # The objects earlier tests left in this process are frozen out of the cycle collector
         # meanwhile: each full collection the larger parse triggers would trace them all, a cost
         # of the worker's history (26 times for 10x the rows once, in an xdist worker), not of
-        # the parser, whose own objects are still traced.
-        gc.collect()
+        # the parser, whose own objects are still traced. (No collection first: a full one of the
+        # worker's heap before every check cost more than the checks.)
         gc.freeze()
         try:
             small_seconds = min(self.timed(small, source, f"{what}, small")[1] for _ in range(3))
