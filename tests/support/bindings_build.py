@@ -93,16 +93,16 @@ def configure_and_build(log) -> float:
     return time.perf_counter() - start
 
 
-# What this process built, by backend (real_simulator()): the sources do not change during a test
-# run, and generating and asking Ninja again cost each call 0.35 s (44 of them in test_settings alone).
-_BUILT: dict[bool, Path] = {}
+# What this process built (real_simulator() is fixed for the process): the sources do not change during a
+# test run, and generating and asking Ninja again cost each call 0.35 s (44 of them in test_settings alone).
+_built: Path | None = None
 
 
 def build_package() -> Path:
     """Generates and builds (once per process); returns the directory to put on sys.path (it holds aclnn/)."""
-    real = real_simulator()
-    if real in _BUILT:
-        return _BUILT[real]
+    global _built
+    if _built is not None:
+        return _built
     BUILD.mkdir(parents=True, exist_ok=True)
     with open(BUILD / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -112,8 +112,8 @@ def build_package() -> Path:
                 configure_and_build(log)
             except subprocess.CalledProcessError as exc:
                 raise RuntimeError(f"building the aclnn package failed; see {BUILD / 'build.log'}") from exc
-    _BUILT[real] = generated_dir()
-    return _BUILT[real]
+    _built = generated_dir()
+    return _built
 
 
 def fake_cann_install(home: Path) -> Path:

@@ -126,7 +126,6 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
         counts = collections.Counter()
         wrong, reasons, conventions = [], collections.Counter(), set()
         signal.alarm(120)
-        torch.manual_seed(0)  # the samples' random tensors: one draw per (operator, mode), whatever ran before
         try:
             for index, sample in enumerate(samples(op, dtype, cap, requires_grad=(mode == "backward"))):
                 if mode == "backward":

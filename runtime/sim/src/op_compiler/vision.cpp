@@ -83,6 +83,13 @@ struct Box {
   float x1, y1, x2, y2;
 };
 
+// Iou's and GIoU's operands: the two sets of boxes and the overlap they write, read as float.
+aclError BoxOperands(const OpCall& call, Floats* boxes, Floats* gt, Floats* overlap) {
+  if (aclError s = FloatsOf(call, call.inputs[0], "bboxes", boxes)) return s;
+  if (aclError s = FloatsOf(call, call.inputs[1], "gtboxes", gt)) return s;
+  return FloatsOf(call, call.outputs[0], "overlap", overlap);
+}
+
 // Iou: the overlap of every pair of bboxes [N, 4] and gtboxes [M, 4] (x1, y1, x2, y2), y [M, N]:
 // intersection over union ("iou") or over the ground-truth box's area ("iof"). `eps` is read as
 // MMDetection's pixel offset, which the prototype says it is compatible with: added to every width
@@ -96,9 +103,7 @@ aclError Iou(const OpCall& call) {
   }
   const float eps = call.Float("eps", 1.0f);
   Floats boxes, gt, y;
-  if (aclError s = FloatsOf(call, call.inputs[0], "bboxes", &boxes)) return s;
-  if (aclError s = FloatsOf(call, call.inputs[1], "gtboxes", &gt)) return s;
-  if (aclError s = FloatsOf(call, call.outputs[0], "overlap", &y)) return s;
+  if (aclError s = BoxOperands(call, &boxes, &gt, &y)) return s;
   const std::vector<int64_t>& b_dims = call.inputs[0].desc->dims;
   const std::vector<int64_t>& g_dims = call.inputs[1].desc->dims;
   if (b_dims.size() != 2 || b_dims[1] != 4 || g_dims.size() != 2 || g_dims[1] != 4) {
@@ -136,9 +141,7 @@ aclError GIoU(const OpCall& call) {
   if (mode != "iou") return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute mode = \"" + mode + "\" is not modelled (\"iou\")");
   const bool trans = call.Bool("trans", false), cross = call.Bool("is_cross", true);
   Floats boxes, gt, y;
-  if (aclError s = FloatsOf(call, call.inputs[0], "bboxes", &boxes)) return s;
-  if (aclError s = FloatsOf(call, call.inputs[1], "gtboxes", &gt)) return s;
-  if (aclError s = FloatsOf(call, call.outputs[0], "overlap", &y)) return s;
+  if (aclError s = BoxOperands(call, &boxes, &gt, &y)) return s;
   const std::vector<int64_t>& b_dims = call.inputs[0].desc->dims;
   const std::vector<int64_t>& g_dims = call.inputs[1].desc->dims;
   if (b_dims.size() != 2 || b_dims[0] != 4 || g_dims.size() != 2 || g_dims[0] != 4 || (!cross && b_dims[1] != g_dims[1])) {
