@@ -17,6 +17,7 @@ left out; the other pages are generated.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import gc
 import hashlib
@@ -177,19 +178,30 @@ def _parse_all(todo: list[_ParseTask], jobs: int, progress: Progress) -> list[tu
     order = sorted(range(len(todo)), key=lambda i: -len(todo[i].raw))
     parsed: list[tuple[Page, bytes]] = [None] * len(todo)  # type: ignore[list-item]
     with _forked_pool(min(jobs, len(todo))) as pool:
-        done = pool.imap(_parse_task, [todo[i] for i in order], chunksize=_PAGES_PER_TASK)
+        done = pool.map(_parse_task, [todo[i] for i in order], chunksize=_PAGES_PER_TASK)
         for position, data in enumerate(progress(done, "parse", total=len(todo))):
             parsed[order[position]] = (pickle.loads(data), data)
     return parsed
 
 
 @contextlib.contextmanager
-def _forked_pool(processes: int) -> Iterator[Any]:
+def _forked_pool(processes: int) -> Iterator[concurrent.futures.ProcessPoolExecutor]:
     """Worker processes forked from this one. Its objects are frozen out of the garbage collector
     meanwhile: a collection in a worker would otherwise write to every object it inherited, and
-    copy the pages of memory that hold them."""
-    with _frozen(), multiprocessing.get_context("fork").Pool(processes) as pool:
-        yield pool
+    copy the pages of memory that hold them.
+
+    When the caller fails (a task's exception, Ctrl-C), the tasks not started are cancelled and the
+    running ones finish: workers are never killed. multiprocessing.Pool's terminate() kills them,
+    and one killed while holding its queue's lock leaves the pool's threads waiting forever."""
+    context = multiprocessing.get_context("fork")
+    with _frozen():
+        pool = concurrent.futures.ProcessPoolExecutor(processes, mp_context=context)
+        try:
+            yield pool
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
 
 
 @contextlib.contextmanager
@@ -340,7 +352,7 @@ def emit(model: Model, out_dir: Path, *, emitters: Sequence[str] = EMITTERS, own
         _EMITTING = (model, files)
         try:
             with _forked_pool(min(jobs, len(emitters))) as pool:
-                for share in pool.imap_unordered(_emit_in_worker, emitters):
+                for share in pool.map(_emit_in_worker, emitters):
                     files.absorb(share)
         finally:
             _EMITTING = None

@@ -140,6 +140,24 @@ def test_parse_workers_keep_objects_the_process_froze_frozen(tmp_path):
         gc.unfreeze()
 
 
+def _fail_on_three(value: int) -> int:
+    if value == 3:
+        raise ValueError("task 3 failed")
+    return value
+
+
+def test_a_failing_task_reaches_the_caller_and_every_worker_ends():
+    """A worker's exception propagates out of the pool, whose other workers finish their running
+    tasks and exit (a killed worker holding its queue's lock used to leave the pool waiting)."""
+    import multiprocessing
+
+    with pytest.raises(ValueError, match="task 3 failed"):
+        with pipeline._forked_pool(2) as pool:
+            for _ in pool.map(_fail_on_three, range(40)):
+                pass
+    assert multiprocessing.active_children() == []
+
+
 def test_generate_caches_by_default_in_the_users_cache_directory_and_not_with_no_cache(tmp_path, monkeypatch):
     """Issue 22: `python -m gen generate` keeps its cache without being asked (~/.cache, one
     directory per output directory), and --no-cache keeps none."""
