@@ -294,6 +294,7 @@ class EmitMemo:
         self.files: dict[str, tuple[str, int, int]] = {}
         self.fragments: dict[tuple[str, str], Any] = {}
         self._used: set[tuple[str, str]] = set()
+        self._loaded_kinds: set[str] = set()
         self._database = _Database(Path(root), self._SCHEMA)
         # What the database holds, which `save` writes the difference to.
         self._stored_files: dict[str, tuple[str, int, int]] = {}
@@ -308,15 +309,32 @@ class EmitMemo:
             key = (self.out, self.version)
             self.files = {path: (inputs, size, mtime) for path, inputs, size, mtime in db.execute(
                 "SELECT path, inputs, size, mtime_ns FROM memo_files WHERE out = ? AND version = ?", key)}
-            for kind, inputs, data in db.execute(
-                    "SELECT kind, inputs, data FROM memo_fragments WHERE out = ? AND version = ?", key):
-                with contextlib.suppress(Exception):  # an unreadable fragment is made again, and replaced
-                    self.fragments[(kind, inputs)] = pickle.loads(data)
-            self._stored_files, self._stored_fragments = dict(self.files), set(self.fragments)
+            self._stored_fragments = set(db.execute(
+                "SELECT kind, inputs FROM memo_fragments WHERE out = ? AND version = ?", key))
+            self._stored_files = dict(self.files)
         except sqlite3.Error:
-            self.files, self.fragments, self._stored_fragments = {}, {}, set()
+            self.files, self._stored_fragments = {}, set()
         finally:
             self._database.close()  # emit workers are forked from this process
+
+    def _load_fragments(self, kind: str) -> None:
+        """The fragments of one kind, read when the run first asks for one: a run that renders no
+        file made of fragments (nothing changed) reads none of their megabytes."""
+        self._loaded_kinds.add(kind)
+        if not any(stored_kind == kind for stored_kind, _ in self._stored_fragments):
+            return
+        db = self._database.connection()
+        if db is None:
+            return
+        try:
+            for inputs, data in db.execute("SELECT inputs, data FROM memo_fragments WHERE out = ? AND version = ? "
+                                           "AND kind = ?", (self.out, self.version, kind)):
+                with contextlib.suppress(Exception):  # an unreadable fragment is made again, and replaced
+                    self.fragments.setdefault((kind, inputs), pickle.loads(data))
+        except sqlite3.Error:
+            pass
+        finally:
+            self._database.close()
 
     def unchanged(self, root: Path, relpath: str, inputs: str) -> bool:
         """Whether `relpath` was rendered from `inputs` and is still as that run left it."""
@@ -339,6 +357,8 @@ class EmitMemo:
             return make()
         key = (kind, inputs)
         self._used.add(key)
+        if kind not in self._loaded_kinds:
+            self._load_fragments(kind)
         if key not in self.fragments:
             self.fragments[key] = make()
         return self.fragments[key]
@@ -355,10 +375,14 @@ class EmitMemo:
         self._used.update(fragments)
 
     def save(self, kept_files: Iterable[str]) -> None:
-        """Keeps the files of this run and the fragments it used: what the next one can reuse."""
+        """Keeps the files of this run and the fragments it used: what the next one can reuse. The
+        fragments of a kind this run did not use at all are kept as they are (the files made of them
+        were unchanged)."""
         kept = set(kept_files)
         files = {k: v for k, v in self.files.items() if k in kept}
         used = self._used & self.fragments.keys()
+        used_kinds = {kind for kind, _ in used}
+        unused = {key for key in self._stored_fragments if key[0] in used_kinds} - used
         db = self._database.connection()
         if db is None:
             return
@@ -373,12 +397,12 @@ class EmitMemo:
                            [(self.out, path, self.version, *entry) for path, entry in files.items()
                             if self._stored_files.get(path) != entry])
             db.executemany("DELETE FROM memo_fragments WHERE out = ? AND kind = ? AND inputs = ?",
-                           [(self.out, *key) for key in self._stored_fragments - used])
+                           [(self.out, *key) for key in unused])
             db.executemany("INSERT OR REPLACE INTO memo_fragments VALUES (?, ?, ?, ?, ?)",
                            [(self.out, *key, self.version, pickle.dumps(self.fragments[key], pickle.HIGHEST_PROTOCOL))
                             for key in used - self._stored_fragments])
             db.execute("COMMIT")
-            self._stored_files, self._stored_fragments = files, used
+            self._stored_files, self._stored_fragments = files, (self._stored_fragments - unused) | used
         except sqlite3.Error:
             with contextlib.suppress(sqlite3.Error):
                 db.execute("ROLLBACK")

@@ -108,6 +108,12 @@ class Model:
     def fingerprint(self, source: str) -> str:
         return self.fingerprints.get(source, "")
 
+    @functools.cached_property
+    def apis_fingerprint(self) -> str:
+        """The key of the files made of every API (the stub, _apis.json, the module's list of
+        registrations): the APIs' fingerprints in order; "" (unknown) without a cache."""
+        return digest(*(b.fingerprint for b in self.apis)) if self.apis else ""
+
     def api(self, name: str) -> BoundAPI:
         for bound in self.apis:
             if bound.name == name:
@@ -123,6 +129,11 @@ class Model:
         holds a merge's conflict markers (aclnnRotaryPositionEmbedding's: `<<<<<<< HEAD` in Init), nor
         one that includes an aclnnop/ header of no page of this build (aclnnMatmulWeightNz's
         aclnn_trans_matmul_weight.h: it calls aclnnTransMatmulWeight, which no page here declares)."""
+        return dict(self._examples)
+
+    @functools.cached_property
+    def _examples(self) -> dict[str, BoundAPI]:
+        """examples(), worked out once per model (two emitters ask)."""
         chosen: dict[str, BoundAPI] = {}
         seen: set[str] = set()
         declared = {bound.header for bound in self.apis}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from gen import families, names
 from gen.api.docs import docstring
@@ -173,9 +174,23 @@ def register_function(index: int) -> str:
     return f"register_ops_{index:03d}"
 
 
-def unit_text(index: int, count: int, unit: tuple[BoundAPI, ...]) -> str:
+class WrapperText(NamedTuple):
+    """One API's wrapper as its unit holds it, made again only when its API changed."""
+    text: str
+    python_name: str
+    function: str
+
+
+def wrapper_text(bound: BoundAPI) -> WrapperText:
+    w = wrapper(bound)
+    return WrapperText(render("bindings/wrapper.cpp.j2", w=w), bound.python_name, w.function)
+
+
+def unit_text(index: int, count: int, unit: tuple[BoundAPI, ...], files: FileManager) -> str:
+    wrappers = [files.fragment("binding wrapper", b.fingerprint, functools.partial(wrapper_text, b)) for b in unit]
     return render("bindings/ops.cpp.j2", index=index, count=count, register=register_function(index),
-                  sources=sorted({b.page.source for b in unit}), wrappers=[wrapper(b) for b in unit])
+                  sources=sorted({b.page.source for b in unit}), wrappers=wrappers,
+                  wrapper_texts=[w.text for w in wrappers])
 
 
 def emit(model: Model, files: FileManager) -> None:
@@ -187,7 +202,7 @@ def emit(model: Model, files: FileManager) -> None:
     units = translation_units(model.apis)
     for k, unit in enumerate(units):
         files.write_derived(unit_path("bindings", k), digest(str(k), str(len(units)), *(b.fingerprint for b in unit)),
-                            functools.partial(unit_text, k, len(units), unit))
-    files.write(MODULE_SOURCE, render(
-        "bindings/module.cpp.j2", registers=[register_function(k) for k in range(len(units))],
+                            functools.partial(unit_text, k, len(units), unit, files))
+    files.write_derived(MODULE_SOURCE, model.apis_fingerprint, functools.partial(
+        render, "bindings/module.cpp.j2", registers=[register_function(k) for k in range(len(units))],
         apis=len(model.apis)))

@@ -57,13 +57,13 @@ def apis_json(model: Model, records: Optional[list[str]] = None) -> str:
 def emit(model: Model, files: FileManager) -> None:
     sources = sorted({b.page.source for b in model.apis})
     functions = [b.python_name for b in model.apis]
-    files.write(f"{PACKAGE}/__init__.py", render(
-        "package/__init__.py.j2", functions=functions, sources=sources, runtime_exports=exports.RUNTIME_EXPORTS,
+    files.write_derived(f"{PACKAGE}/__init__.py", model.apis_fingerprint, functools.partial(
+        render, "package/__init__.py.j2", functions=functions, sources=sources, runtime_exports=exports.RUNTIME_EXPORTS,
         public_names=exports.public_names(functions)))
     for module in STATIC_MODULES:
         files.write_derived(f"{PACKAGE}/{module}", GENERATOR_ONLY, functools.partial(copied, f"{PACKAGE}/{module}"))
-    records = [files.fragment("api record", b.fingerprint, functools.partial(record_json, b)) for b in model.apis]
-    files.write(f"{PACKAGE}/_apis.json", apis_json(model, records))
+    files.write_derived(f"{PACKAGE}/_apis.json", model.apis_fingerprint, lambda: apis_json(model, [
+        files.fragment("api record", b.fingerprint, functools.partial(record_json, b)) for b in model.apis]))
     files.write_derived(f"{PACKAGE}/py.typed", GENERATOR_ONLY, functools.partial(render, "package/py.typed.j2"))
     files.write_derived("pyproject.toml", GENERATOR_ONLY,
                         functools.partial(render, "package/pyproject.toml.j2", package=PACKAGE))

@@ -17,7 +17,7 @@ import functools
 import json
 import re
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from gen import abi, conventions, families, names
 from gen.api.kinds import KINDS, traits
@@ -632,13 +632,24 @@ def sim_api(bound: BoundAPI) -> SimAPI:
 def emit(model: Model, files: FileManager) -> None:
     for index, unit in enumerate(translation_units(model.apis)):
         files.write_derived(unit_path("sim", index), digest("sim", *(b.fingerprint for b in unit)),
-                            functools.partial(_unit, unit))
+                            functools.partial(_unit, unit, files))
 
 
-def _unit(unit: tuple[BoundAPI, ...]) -> str:
-    apis = [sim_api(bound) for bound in unit]
+class _APIText(NamedTuple):
+    """One API's part of a translation unit, made again only when its API changed."""
+    text: str
+    complex_kernel: bool
+    uses_family: bool
+
+
+def _api_text(bound: BoundAPI) -> _APIText:
+    api = sim_api(bound)
+    return _APIText(render("sim/api.cpp.j2", api=api), bool(api.kernel and api.kernel.complex), bool(api.family))
+
+
+def _unit(unit: tuple[BoundAPI, ...], files: FileManager) -> str:
+    parts = [files.fragment("sim api", bound.fingerprint, functools.partial(_api_text, bound)) for bound in unit]
     sources = sorted({bound.page.source for bound in unit})
-    complex_kernels = any(api.kernel and api.kernel.complex for api in apis)
-    uses_families = any(api.family for api in apis)
-    return render("sim/ops.cpp.j2", apis=apis, sources=sources, complex_kernels=complex_kernels,
-                  uses_families=uses_families)
+    return render("sim/ops.cpp.j2", apis=unit, api_texts=[part.text for part in parts], sources=sources,
+                  complex_kernels=any(part.complex_kernel for part in parts),
+                  uses_families=any(part.uses_family for part in parts))

@@ -198,14 +198,23 @@ def stub_function(bound: BoundAPI, shadowed: frozenset[str] = frozenset()) -> St
                         signatures=signatures(bound, shadowed), docstring=docstring_literal(docstring(bound)))
 
 
-def emit(model: Model, files: FileManager) -> None:
+def stub_text(bound: BoundAPI, shadowed: frozenset[str]) -> str:
+    """One operator's part of the stub: made again only when its API changed."""
+    return render("stubs/function.pyi.j2", f=stub_function(bound, shadowed))
+
+
+def stub_file(model: Model, files: FileManager) -> str:
     shadowed = frozenset(BUILTIN_TYPES) & {b.python_name for b in model.apis}
-    functions = [files.fragment("stub", digest(b.fingerprint, *sorted(shadowed)) if shadowed else b.fingerprint,
-                                functools.partial(stub_function, b, shadowed)) for b in model.apis]
+    functions = [files.fragment("stub text", digest(b.fingerprint, *sorted(shadowed)) if shadowed else b.fingerprint,
+                                functools.partial(stub_text, b, shadowed)) for b in model.apis]
     sources = sorted({b.page.source for b in model.apis})
     typevars = max((len(inout_vars(b.api)) for b in model.apis), default=0)
     builtin = {name: f"builtins.{name}" if name in shadowed else name for name in BUILTIN_TYPES}
-    files.write(STUB, render("stubs/__init__.pyi.j2", functions=functions, sources=sources,
-                             inout_typevars=[f"_InOut{k}" for k in range(1, typevars + 1)], b=builtin,
-                             python_exports=exports.python_exports(),
-                             public_names=exports.public_names(b.python_name for b in model.apis)))
+    return render("stubs/__init__.pyi.j2", functions=functions, sources=sources,
+                  inout_typevars=[f"_InOut{k}" for k in range(1, typevars + 1)], b=builtin,
+                  python_exports=exports.python_exports(),
+                  public_names=exports.public_names(b.python_name for b in model.apis))
+
+
+def emit(model: Model, files: FileManager) -> None:
+    files.write_derived(STUB, model.apis_fingerprint, functools.partial(stub_file, model, files))

@@ -143,9 +143,19 @@ def test_nothing_changed_renders_nothing_derived_from_the_pages(docs, tmp_path):
     pipeline.run([docs], out, cache_dir=cache)
     again = pipeline.run([docs], out, cache_dir=cache)
     assert again.reparsed == 0 and again.changed == [] and again.removed == []
-    # What remains: the files made of every API, each a join of fragments the memo holds.
-    assert again.rendered == ["aclnn/__init__.py", "aclnn/__init__.pyi", "aclnn/_apis.json", "bindings/module.cpp",
-                              "sources.cmake"]
+    # The files made of every API are keyed by all the APIs' fingerprints: none is rendered either.
+    assert again.rendered == []
+
+
+def test_a_run_that_renders_nothing_keeps_the_fragments_for_the_next(docs, tmp_path):
+    """The fragments (one API's stub, record, wrapper) of a kind no file asked for are kept: a
+    no-op run must not leave the next one-page change to render every API's part again."""
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    pipeline.run([docs], out, cache_dir=cache)
+    stored = EmitMemo(cache, out)._stored_fragments
+    assert {kind for kind, _ in stored} >= {"stub text", "api record", "binding wrapper", "sim api"}
+    pipeline.run([docs], out, cache_dir=cache)
+    assert EmitMemo(cache, out)._stored_fragments == stored
 
 
 def test_a_file_changed_by_hand_is_rendered_again(docs, tmp_path):
@@ -183,12 +193,13 @@ def test_the_memo_rewrites_only_the_rows_of_what_changed(docs, tmp_path):
     files_after, fragments_after = _memo_rows(cache)
     changed = {path for path, row in files_after.items() if files.get(path) != row}
     assert changed and changed <= set(report.rendered) and files_after.keys() == files.keys()
-    # The stub and the record of each API of exp.md (aclnnExp, aclnnInplaceExp): made anew, the
-    # old ones dropped; every other API's kept.
+    # The fragments of each API of exp.md (aclnnExp, aclnnInplaceExp: its stub, record, wrapper
+    # and simulator entry): made anew, the old ones dropped; every other API's kept.
+    kinds = ("stub text", "api record", "binding wrapper", "sim api")
     exp_apis = [b for b in report.model.apis if b.page.source.endswith("exp.md")]
     assert len(exp_apis) == 2
-    assert len(fragments_after - fragments) == 4 and len(fragments - fragments_after) == 4
-    assert len(fragments_after) == len(fragments) == 2 * len(report.model.apis)
+    assert len(fragments_after - fragments) == 2 * len(kinds) and len(fragments - fragments_after) == 2 * len(kinds)
+    assert len(fragments_after) == len(fragments) == len(kinds) * len(report.model.apis)
 
 
 def test_a_memo_of_another_generator_version_replaces_the_rows_of_the_last(docs, tmp_path):
