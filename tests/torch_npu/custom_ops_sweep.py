@@ -438,11 +438,11 @@ def makers(dtype: str = "float32"):
 
     def gating_softmax_reference(x, k, finished, renorm):
         """The READMEs' formulas in float (ties to the lower expert): renorm 0 the k largest of
-        softmax(x), renorm 1 the softmax of the k largest of x; E as a finished row's experts."""
-        scores = x.float() if renorm else x.float().softmax(-1)
-        order = torch.sort(scores, dim=-1, stable=True, descending=True).indices[..., :k]
-        values = scores.gather(-1, order)
-        y = values.softmax(-1) if renorm else values
+        softmax(x) (those of the k largest x), renorm 1 the softmax of the k largest of x; E as a
+        finished row's experts."""
+        order = torch.sort(x.float(), dim=-1, stable=True, descending=True).indices[..., :k]
+        values = x.float().gather(-1, order)
+        y = values.softmax(-1) if renorm else x.float().softmax(-1).gather(-1, order)
         if finished is not None:
             order = order.masked_fill(finished.unsqueeze(-1), x.shape[-1])
         return y.to(x.dtype), order.int(), x.float().softmax(-1)

@@ -271,15 +271,17 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
                                  row_idx: bool) -> Any:
         """aclnnMoeGatingTopKSoftmax's (yOut, expertIdxOut, rowIdxOut) (`row_idx`) or V2's (yOut,
         expertIdxOut, softmaxResultOutOptional) by their READMEs' formulas, in float over the rows of
-        x [..., E]: renorm 0 the k largest of softmax(x), renorm 1 the softmax of the k largest of x
-        (ties to the lower expert, as a stable descending sort gives them); E as the expert of a
+        x [..., E]: renorm 0 the k largest of softmax(x) (ranked by x), renorm 1 the softmax of the k
+        largest of x (ties to the lower expert, as a stable descending sort gives them); E as the expert of a
         finished row; rowIdxOut[n, j] = j * rows + n; the softmax only when asked for with renorm 0."""
         import torch
 
         rows, experts = x[..., 0].numel(), x.shape[-1]
         flat = x.float().reshape(rows, experts)
         p = flat.softmax(-1)
-        idx = torch.sort(p if renorm == 0 else flat, stable=True, dim=-1, descending=True).indices[:, :k]
+        # Ranked by x: softmax is increasing, so the k largest probabilities are those of the k largest
+        # x in exact arithmetic, which the probabilities' rounding could tie.
+        idx = torch.sort(flat, stable=True, dim=-1, descending=True).indices[:, :k]
         y = p.gather(1, idx) if renorm == 0 else flat.gather(1, idx).softmax(-1)
         if finished is not None:
             idx = idx.masked_fill(finished.reshape(rows, 1).bool(), experts)
@@ -294,15 +296,23 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
                              expert_idx: Any) -> Any:
         """aclnnMoeFinalizeRouting's and V2's out by their READMEs' formula (dropPadMode 0), in float:
         out[i] = x1[i] + x2[i] + sum over k < K of scales[i, k] * (expanded_x[expanded_row_idx[i + k *
-        NUM_ROWS]] + bias[expert_idx[i, k]]), absent terms adding nothing."""
+        NUM_ROWS]] + bias[expert_idx[i, k]]), absent terms adding nothing; an index outside expanded_x's
+        rows or bias's experts refused (the simulator fails phase 2 naming it)."""
         import torch
 
         rows, k = scales.shape
+        row_of = expanded_row_idx.reshape(-1).long()
+        # An index outside expandedX's rows or bias's experts faults on the device (Python's indexing
+        # would wrap a negative one).
+        if row_of.numel() and not (0 <= int(row_of.min()) and int(row_of.max()) < expanded_x.shape[0]):
+            exact.refused("expandedRowIdx indexes outside expandedX's rows")
+        if bias is not None and expert_idx.numel() and not (
+                0 <= int(expert_idx.min()) and int(expert_idx.max()) < bias.shape[0]):
+            exact.refused("expertIdx indexes outside bias's experts")
         out = torch.zeros(rows, expanded_x.shape[1])
         for term in (x1, x2):
             if term is not None:
                 out += term.float()
-        row_of = expanded_row_idx.reshape(-1).long()
         for s in range(k):
             picked = expanded_x.float()[row_of[s * rows:(s + 1) * rows]]
             if bias is not None:

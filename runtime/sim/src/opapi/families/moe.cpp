@@ -8,7 +8,8 @@
 //   gating_top_k_softmax  aclnnMoeGatingTopKSoftmax and V2 (torch_npu.npu_moe_gating_top_k_softmax and
 //                 _v2; their derived pages copy their READMEs' formulas): per row n of x [..., E] (rows: the
 //                 product of the leading dimensions), renorm 0 (V1's only mode): p = softmax(x), yOut and
-//                 expertIdxOut the k largest of p in descending order (ties: the lower expert), V2's
+//                 expertIdxOut the k largest of p in descending order, ranked by x (softmax is increasing:
+//                 the formula's order, which the rounding of p could tie; ties: the lower expert), V2's
 //                 softmaxResultOutOptional = p when outputSoftmaxResultFlag; renorm 1: the k largest of x,
 //                 yOut their softmax. A row finishedOptional marks has expertIdxOut = E (the README: "expert
 //                 序号直接填num_expert值"; yOut as the formula gives it). V1's rowIdxOut[n, j] = j * rows + n
@@ -96,12 +97,16 @@ class GatingWork final : public FamilyWork {
   }
 };
 
-// The k largest of `score` [E] (descending, ties to the lower expert) into `picked`.
+// The k largest of `score` [E] (descending, ties to the lower expert, NaN above every number as
+// PyTorch's sort orders it) into `picked`. The order is total, as partial_sort needs.
 void TopK(const float* score, int64_t experts, int64_t k, std::vector<int64_t>* picked) {
   picked->resize(static_cast<size_t>(experts));
   std::iota(picked->begin(), picked->end(), 0);
-  std::partial_sort(picked->begin(), picked->begin() + k, picked->end(),
-                    [&](int64_t a, int64_t b) { return score[a] > score[b] || (score[a] == score[b] && a < b); });
+  std::partial_sort(picked->begin(), picked->begin() + k, picked->end(), [&](int64_t a, int64_t b) {
+    const bool nan_a = std::isnan(score[a]), nan_b = std::isnan(score[b]);
+    if (nan_a || nan_b) return nan_a && (!nan_b || a < b);
+    return score[a] > score[b] || (score[a] == score[b] && a < b);
+  });
   picked->resize(static_cast<size_t>(k));
 }
 
@@ -131,12 +136,13 @@ class SoftmaxTopKWork final : public FamilyWork {
       const float* v = x.data() + r * experts;
       float* probabilities = p.data() + r * experts;
       std::vector<int64_t> picked;
+      // Both modes pick the k largest of x: softmax is increasing, so they are the k largest
+      // probabilities in exact arithmetic, whatever ties the probabilities' rounding makes.
+      TopK(v, experts, k, &picked);
       if (renorm == 0) {
         Softmax(v, experts, probabilities);
-        TopK(probabilities, experts, k, &picked);
         for (int64_t j = 0; j < k; ++j) y[static_cast<size_t>(r * k + j)] = probabilities[picked[static_cast<size_t>(j)]];
       } else {
-        TopK(v, experts, k, &picked);
         std::vector<float> top(static_cast<size_t>(k));
         for (int64_t j = 0; j < k; ++j) top[static_cast<size_t>(j)] = v[picked[static_cast<size_t>(j)]];
         Softmax(top.data(), k, y.data() + r * k);
