@@ -42670,7 +42670,8 @@ def moe_finalize_routing(expanded_x: Tensor, x1: _TensorLike, x2_optional: _Tens
         When the library returns a status (.status, .status_name, .api, .phase).
         161001 ACLNN_ERR_PARAM_NULLPTR: 传入的expandedX、x1、bias、scales、expandedRowIdx、expandedExpertIdx或out是空指针。
         161002 ACLNN_ERR_PARAM_INVALID: expandedX、x1、x2Optional、bias、scales、out的数据类型不在支持的范围之内或与expandedX不一致。
-        161002 ACLNN_ERR_PARAM_INVALID: expandedX、x1、x2Optional、bias、scales、expandedRowIdx、expandedExpertIdx、out的shape不满足参数说明中的要求。
+        161002 ACLNN_ERR_PARAM_INVALID: x1、x2Optional的shape与out不一致。
+        161002 ACLNN_ERR_PARAM_INVALID: expandedX、bias、scales、expandedRowIdx、expandedExpertIdx、out的shape不满足参数说明中的要求。
     TypeError, ValueError
         When an argument cannot be converted (the message names it).
 
@@ -42769,7 +42770,8 @@ def moe_finalize_routing_v2(expanded_x: Tensor, expanded_row_idx: _TensorLike, x
         When the library returns a status (.status, .status_name, .api, .phase).
         161001 ACLNN_ERR_PARAM_NULLPTR: 传入的expandedX、expandedRowIdx或out是空指针。
         161002 ACLNN_ERR_PARAM_INVALID: expandedX、x1Optional、x2Optional、biasOptional、scalesOptional、out的数据类型不在支持的范围之内或与expandedX不一致。
-        161002 ACLNN_ERR_PARAM_INVALID: expandedX、expandedRowIdx、x1Optional、x2Optional、biasOptional、scalesOptional、expertIdxOptional、out的shape不满足参数说明中的要求。
+        161002 ACLNN_ERR_PARAM_INVALID: x1Optional、x2Optional的shape与out不一致。
+        161002 ACLNN_ERR_PARAM_INVALID: expandedX、expandedRowIdx、biasOptional、scalesOptional、expertIdxOptional、out的shape不满足参数说明中的要求。
         161002 ACLNN_ERR_PARAM_INVALID: biasOptional不为空时expertIdxOptional为空。
     TypeError, ValueError
         When an argument cannot be converted (the message names it).

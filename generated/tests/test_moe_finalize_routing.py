@@ -128,7 +128,17 @@ def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)
 
 
-# line 199: 161002 ACLNN_ERR_PARAM_INVALID: expandedX、x1、x2Optional、bias、scales、expandedRowIdx、expandedExpertIdx、out的shape不满足参数说明中的要求。
-@pytest.mark.skip(reason='unclassified error-table row (line 199: 161002 ACLNN_ERR_PARAM_INVALID: expandedX、x1、x2Optional、bias、scales、expandedRowIdx、expandedExpertIdx、out的shape不满足参数说明中的要求。)')
-def test_error_row3_unclassified():
+# line 199: 161002 ACLNN_ERR_PARAM_INVALID: x1、x2Optional的shape与out不一致。
+@pytest.mark.parametrize("case", [
+    BASE.but('x1-shape', shapes={'x1': (4, 5)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('x2Optional-shape', shapes={'x2Optional': (4, 5)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('out-shape', out={'out': 'FLOAT'}, out_shapes={'out': (4, 5)}),
+], ids=lambda case: case.id)
+def test_error_row3_shape_mismatch(op, case):
+    t.check_error(op, case, status=161002)
+
+
+# line 202: 161002 ACLNN_ERR_PARAM_INVALID: expandedX、bias、scales、expandedRowIdx、expandedExpertIdx、out的shape不满足参数说明中的要求。
+@pytest.mark.skip(reason='unclassified error-table row (line 202: 161002 ACLNN_ERR_PARAM_INVALID: expandedX、bias、scales、expandedRowIdx、expandedExpertIdx、out的shape不满足参数说明中的要求。)')
+def test_error_row4_unclassified():
     pass

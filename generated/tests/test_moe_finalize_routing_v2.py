@@ -125,13 +125,23 @@ def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)
 
 
-# line 210: 161002 ACLNN_ERR_PARAM_INVALID: expandedX、expandedRowIdx、x1Optional、x2Optional、biasOptional、scalesOptional、expertIdxOptional、out的shape不满足参数说明中的要求。
-@pytest.mark.skip(reason='unclassified error-table row (line 210: 161002 ACLNN_ERR_PARAM_INVALID: expandedX、expandedRowIdx、x1Optional、x2Optional、biasOptional、scalesOptional、expertIdxOptional、out的shape不满足参数说明中的要求。)')
-def test_error_row3_unclassified():
+# line 210: 161002 ACLNN_ERR_PARAM_INVALID: x1Optional、x2Optional的shape与out不一致。
+@pytest.mark.parametrize("case", [
+    BASE.but('x1Optional-shape', shapes={'x1Optional': (4, 5)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('x2Optional-shape', shapes={'x2Optional': (4, 5)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('out-shape', out={'out': 'FLOAT'}, out_shapes={'out': (4, 5)}),
+], ids=lambda case: case.id)
+def test_error_row3_shape_mismatch(op, case):
+    t.check_error(op, case, status=161002)
+
+
+# line 213: 161002 ACLNN_ERR_PARAM_INVALID: expandedX、expandedRowIdx、biasOptional、scalesOptional、expertIdxOptional、out的shape不满足参数说明中的要求。
+@pytest.mark.skip(reason='unclassified error-table row (line 213: 161002 ACLNN_ERR_PARAM_INVALID: expandedX、expandedRowIdx、biasOptional、scalesOptional、expertIdxOptional、out的shape不满足参数说明中的要求。)')
+def test_error_row4_unclassified():
     pass
 
 
-# line 213: 161002 ACLNN_ERR_PARAM_INVALID: biasOptional不为空时expertIdxOptional为空。
-@pytest.mark.skip(reason='unclassified error-table row (line 213: 161002 ACLNN_ERR_PARAM_INVALID: biasOptional不为空时expertIdxOptional为空。)')
-def test_error_row4_unclassified():
+# line 216: 161002 ACLNN_ERR_PARAM_INVALID: biasOptional不为空时expertIdxOptional为空。
+@pytest.mark.skip(reason='unclassified error-table row (line 216: 161002 ACLNN_ERR_PARAM_INVALID: biasOptional不为空时expertIdxOptional为空。)')
+def test_error_row5_unclassified():
     pass
