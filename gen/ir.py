@@ -1114,6 +1114,10 @@ class OpSemantics(_Json):
     # the table's (inclusive [lo, hi] by parameter); both need client_evidence.
     client_optional: tuple[str, ...] = ()
     client_ranks: tuple[ArgValue, ...] = ()
+    # Tensors whose "shape与x一致" relations to each other a framework breaks with shapes that
+    # broadcast (torch_npu's polar: op-plugin shapes the output as abs and angle broadcast): the
+    # relations become broadcast relations (an output: the inputs' broadcast shape).
+    client_broadcast: tuple[str, ...] = ()
     client_evidence: str = ""
     # A random op: the golden draws from the same law with PyTorch's generator, and the tests
     # compare by law (reproducible for a seed and offset, another offset another sample, the

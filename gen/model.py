@@ -313,22 +313,26 @@ def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tu
     from the "数据类型与x一致" relations that tie it to another tensor's dtype, both ways. CANN runs
     that framework's calls (torch_npu's op-plugin gives aclnnLayerNorm FLOAT statistics for a
     FLOAT16 input), so the simulator is not stricter than it; each widening is a warning on the
-    page, naming the evidence."""
-    if semantics is None or not (semantics.client_dtypes or semantics.client_optional or semantics.client_ranks):
+    page, naming the evidence. Likewise client_optional (NULL admitted), client_ranks (ranks
+    widened) and client_broadcast (the "shape与x一致" relations among its tensors made broadcast ones)."""
+    if semantics is None or not (semantics.client_dtypes or semantics.client_optional or semantics.client_ranks
+                                 or semantics.client_broadcast):
         return api, ()
     line = semantics.line
     notes: list[Diagnostic] = []
     widened = {c.param: c.dtypes for c in semantics.client_dtypes}
     nullable = set(semantics.client_optional)
     ranks = {r.param: tuple(r.value) for r in semantics.client_ranks}
+    broadcasting = set(semantics.client_broadcast)
     tensors = {p.name for p in api.params if p.kind is ParamKind.TENSOR}
     # A host scalar's dtype too: op-plugin makes a Python float an aclScalar of DOUBLE.
     typed = tensors | {p.name for p in api.params if p.kind is ParamKind.SCALAR}
     # A framework may pass NULL for any pointer (op-plugin's nullptr outputMask, an aclBoolArray).
     pointers = {p.name for p in api.params if p.kind is not None and p.kind.is_pointer}
     allowed = {"client_dtypes": (typed, "tensor or scalar"), "client_optional": (pointers, "pointer"),
-               "client_ranks": (tensors, "tensor")}
-    for key, named in (("client_dtypes", widened), ("client_optional", nullable), ("client_ranks", ranks)):
+               "client_ranks": (tensors, "tensor"), "client_broadcast": (tensors, "tensor")}
+    for key, named in (("client_dtypes", widened), ("client_optional", nullable), ("client_ranks", ranks),
+                       ("client_broadcast", broadcasting)):
         names, kind = allowed[key]
         for name in sorted(set(named) - names):
             notes.append(Diagnostic(Level.ERROR, line, "client-dtypes", f"{api.name}: {key} names {name}, "
@@ -370,6 +374,16 @@ def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tu
                                     f"({semantics.client_evidence}): the simulator admits them"))
         relations = []
         for relation in param.relations:
+            freed = tuple(o for o in relation.others if o in broadcasting) if param.name in broadcasting else ()
+            if relation.kind is RelationKind.SAME_SHAPE and freed:
+                kept = tuple(o for o in relation.others if o not in freed)
+                relations.extend([Relation(relation.kind, kept)] if kept else [])
+                relations.append(Relation(RelationKind.BROADCAST, freed))
+                notes.append(Diagnostic(Level.WARNING, line, "client-widens-table",
+                                        f"{api.name}.{param.name}: a framework passes shapes that broadcast with "
+                                        f"{', '.join(freed)} ({semantics.client_evidence}): the simulator admits "
+                                        f"them, as broadcasting"))
+                continue
             if relation.kind is RelationKind.SAME_DTYPE:
                 kept = () if extra else tuple(o for o in relation.others if o not in widened)
                 if kept != relation.others:

@@ -36,6 +36,8 @@ A file states what pages say only in prose and formulas. One table per API, keye
     # 一致" relation refuses them, admitted with the evidence named (gen.model.client_evidence).
     client_dtypes = { meanOut = ["FLOAT"] }
     client_evidence = "torch_npu 2.13 op-plugin LayerNormKernelNpuOpApi.cpp: FLOAT statistics"
+    # Likewise client_optional (pointers it passes NULL), client_ranks ({ x = [lo, hi] }) and
+    # client_broadcast (tensors whose "shape与x一致" relations it passes broadcasting shapes to).
 
     [aclnnLeakyReluBackward.domain]   # value ranges for generated test data
     self = [-4.0, 4.0]
@@ -78,7 +80,8 @@ from gen.ir import ArgValue, ClientDTypes, Diagnostic, DType, InputDomain, Integ
 
 _KNOWN_KEYS = {"kernel", "kernel_complex", "complex_result", "integral_result", "result", "golden", "integer_math",
                "exact", "errata", "domain", "checks", "family", "op", "roles", "options", "call", "table_over_example",
-               "client_dtypes", "client_optional", "client_ranks", "client_evidence", "law", "invariant"}
+               "client_dtypes", "client_optional", "client_ranks", "client_broadcast", "client_evidence", "law",
+               "invariant"}
 _CHECK_KEYS = {"when", "message", "status", "violation"}
 
 
@@ -195,12 +198,16 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
             bad(f"client_ranks.{name} is [low, high], 0 <= low <= high")
             continue
         client_ranks.append(ArgValue(name, (bounds[0], bounds[1])))
+    client_broadcast = table.get("client_broadcast", [])
+    if not (isinstance(client_broadcast, list) and all(isinstance(n, str) for n in client_broadcast)):
+        bad("client_broadcast is a list of parameter names")
+        client_broadcast = []
     client_evidence = table.get("client_evidence", "")
-    if (client_dtypes or client_optional or client_ranks) and not (
+    if (client_dtypes or client_optional or client_ranks or client_broadcast) and not (
             isinstance(client_evidence, str) and client_evidence.strip()):
-        bad("client_dtypes, client_optional and client_ranks need client_evidence: which framework makes the "
-            "call, and where")
-        client_dtypes, client_optional, client_ranks = [], [], []
+        bad("client_dtypes, client_optional, client_ranks and client_broadcast need client_evidence: which "
+            "framework makes the call, and where")
+        client_dtypes, client_optional, client_ranks, client_broadcast = [], [], [], []
 
     domains = []
     for name, bounds in (table.get("domain") or {}).items():
@@ -257,7 +264,9 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
                        call=tuple(ArgValue(k, _frozen(v)) for k, v in call.items()),
                        table_over_example=table_over_example, client_dtypes=tuple(client_dtypes),
                        client_optional=tuple(client_optional), client_ranks=tuple(client_ranks),
-                       client_evidence=client_evidence if client_dtypes or client_optional or client_ranks else "",
+                       client_broadcast=tuple(client_broadcast),
+                       client_evidence=(client_evidence if client_dtypes or client_optional or client_ranks
+                                        or client_broadcast else ""),
                        law=law, invariant=invariant)
 
 

@@ -7064,25 +7064,25 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
   const bool expertTokensNumFlag = aclsim::CallBool(call, 9);
   const int64_t quantMode = aclsim::CallInt(call, 10);
   const int64_t rowIdxType = aclsim::CallInt(call, 12);
-  if (dropPadMode != 0) {  // semantics/moe.toml:35
+  if (dropPadMode != 0) {  // semantics/moe.toml:75
     return aclsim::Reject(call, 561002, "dropPadMode must be 0 (Dropless), the only mode the page supports");
   }
-  if (expertTokensNumType != 1 && expertTokensNumType != 2) {  // semantics/moe.toml:41
+  if (expertTokensNumType != 1 && expertTokensNumType != 2) {  // semantics/moe.toml:81
     return aclsim::Reject(call, 561002, "expertTokensNumType must be 1 (count) or 2 (key_value), the only ones the page supports");
   }
-  if (!expertTokensNumFlag) {  // semantics/moe.toml:47
+  if (!expertTokensNumFlag) {  // semantics/moe.toml:87
     return aclsim::Reject(call, 561002, "expertTokensNumFlag must be true, the only value the page supports");
   }
-  if (quantMode != -1 && quantMode != 1) {  // semantics/moe.toml:53
+  if (quantMode != -1 && quantMode != 1) {  // semantics/moe.toml:93
     return aclsim::Reject(call, 561002, "quantMode must be -1 (no quant) or 1 (dynamic quant), the only ones the page supports");
   }
-  if (x.present && expertIdx.present && x.dim() == 2 && expertIdx.dim() == 2 && activeNum != x.size(0) * expertIdx.size(1)) {  // semantics/moe.toml:59
+  if (x.present && expertIdx.present && x.dim() == 2 && expertIdx.dim() == 2 && activeNum != x.size(0) * expertIdx.size(1)) {  // semantics/moe.toml:99
     return aclsim::Reject(call, 561002, "activeNum must equal NUM_ROWS * K (the page: unused, checked to be that)");
   }
-  if (rowIdxType != 0 && rowIdxType != 1) {  // semantics/moe.toml:65
+  if (rowIdxType != 0 && rowIdxType != 1) {  // semantics/moe.toml:105
     return aclsim::Reject(call, 561002, "rowIdxType must be 0 (gather) or 1 (scatter)");
   }
-  if (expertNum < 0 || expertNum > (expertTokensNumType == 2 ? 5120 : 10240)) {  // semantics/moe.toml:71
+  if (expertNum < 0 || expertNum > (expertTokensNumType == 2 ? 5120 : 10240)) {  // semantics/moe.toml:111
     return aclsim::Reject(call, 561002, "expertNum must be in [0, 5120] in key_value mode, else in [0, 10240]");
   }
   return ACLNN_SUCCESS;
@@ -7482,13 +7482,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/47},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/47},
     // out (line 49)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_COMPLEX64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/49},
+     /*same_shape=*/0, /*broadcast=*/aclsim::Bits(0), /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/49},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {

@@ -75,8 +75,18 @@ OUT_LAYOUTS = [
     BASE.but('out-transposed', out={'out': 'COMPLEX64'}, out_layout='transposed'),
 ]
 
+# Inputs whose shapes broadcast.
+BROADCAST = [
+    BASE.but('3x1-with-1x4', shapes={'input': (1, 4), 'angle': (3, 1)}),
+    BASE.but('1x4-with-3x1', shapes={'input': (3, 1), 'angle': (1, 4)}),
+    BASE.but('2x3x4-with-4', shapes={'input': (4,), 'angle': (2, 3, 4)}),
+    BASE.but('4-with-2x3x4', shapes={'input': (2, 3, 4), 'angle': (4,)}),
+    BASE.but('3x4-with-scalar', shapes={'input': ()}),
+    BASE.but('2x1x4-with-3x1', shapes={'input': (3, 1), 'angle': (2, 1, 4)}),
+]
+
 # Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
-VALID_CASES = [*DTYPES, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS]
+VALID_CASES = [*DTYPES, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *BROADCAST]
 
 
 @pytest.fixture(scope="module")
@@ -106,6 +116,11 @@ def test_layouts(op, case):
 
 @pytest.mark.parametrize("case", OUT_LAYOUTS, ids=lambda case: case.id)
 def test_out_layouts(op, case):
+    t.check_golden(op, case)
+
+
+@pytest.mark.parametrize("case", BROADCAST, ids=lambda case: case.id)
+def test_broadcast(op, case):
     t.check_golden(op, case)
 
 

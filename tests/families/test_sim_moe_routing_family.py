@@ -1,7 +1,8 @@
 """What the generated suite's one valid call (unquantised, counts, gather indices) leaves out of the
 moe_routing family: dynamic quantisation with and without the per-expert smooth scale, key_value
 counts, scatter indices and the whole expert range by default, against the golden; and what the
-engine refuses by name beyond the page's attribute checks, in phase 1 or phase 2."""
+engine refuses by name beyond the page's attribute checks, in phase 1 or phase 2. And finalize_routing
+(aclnnMoeFinalizeRouting/V2) without its optional terms, V1's [NUM_ROWS, K] indices, and what it declines."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from tests.support.op_docs_process import check
 pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
 
 
-def test_init_routing_modes_equal_the_golden_and_unmodelled_arguments_are_refused():
+def test_routing_modes_equal_the_golden_and_unmodelled_arguments_are_refused():
+    # One process for both ops: each costs ~3.5 s to start (torch and the package).
     check(r'''
 sys.path.insert(0, sys.argv[1] + "/tests")
 from _goldens import exact
@@ -45,4 +47,41 @@ refused(lambda: route(-1, 1, 0, active=(2, 9)), 561002, ["activeExpertRangeOptio
 refused(lambda: route(-1, 1, 0, active=(5, 3)), 561002, ["activeExpertRangeOptional"])
 # The page leaves an INT8 x's quantisation undefined: declined, phase 2 names it.
 refused(lambda: route(1, 1, 0, x=x.astype(np.int8)), 561003, ["quantMode=1", "INT8"])
+
+# finalize_routing (aclnnMoeFinalizeRouting/V2)
+rows, k, hidden, experts = 3, 2, 4, 5
+expanded = rng.standard_normal((rows * k, hidden)).astype(np.float32)
+order = rng.permutation(rows * k).astype(np.int32)
+scales = rng.uniform(0.1, 1.0, (rows, k)).astype(np.float32)
+x1 = rng.standard_normal((rows, hidden)).astype(np.float32)
+bias = rng.standard_normal((experts, hidden)).astype(np.float32)
+expert = rng.integers(0, experts, (rows, k)).astype(np.int32)
+
+
+def formula(x1, bias, expert, order=order):
+    # The README's out[i] = x1[i] + sum over k of scales[i, k] * (expandedX[order[i + k * rows]] + bias[expert[i, k]])
+    out = np.zeros((rows, hidden), np.float32) if x1 is None else x1.copy()
+    flat = order.reshape(-1)
+    for s in range(k):
+        out += scales[:, s:s + 1] * (expanded[flat[s * rows:(s + 1) * rows]] + (0 if bias is None else bias[expert[:, s]]))
+    return out
+
+def v2(scales=scales, x1=None, bias=None, expert=None, mode=0, order=order):
+    return host(aclnn.moe_finalize_routing_v2(expanded, order, x1, None, bias, scales, expert, mode,
+                                              out=np.zeros((rows, hidden), np.float32)))
+
+for x1_, bias_, expert_ in ((None, None, None), (x1, None, None), (None, bias, expert)):
+    assert np.allclose(v2(x1=x1_, bias=bias_, expert=expert_), formula(x1_, bias_, expert_), rtol=1e-6, atol=1e-6)
+# V1 reads a [NUM_ROWS, K] expandedRowIdx (its README's shape) flat, as torch_npu's 1-D one.
+got = host(aclnn.moe_finalize_routing(expanded, x1, None, bias, scales, order.reshape(rows, k), expert,
+                                      out=np.zeros((rows, hidden), np.float32)))
+assert np.allclose(got, formula(x1, bias, expert), rtol=1e-6, atol=1e-6)
+
+refused(lambda: v2(bias=bias), 161002, ["expertIdxOptional", "bias"])
+refused(lambda: v2(x1=x1[:2]), 161002, ["x1Optional", "[3, 4]"])
+refused(lambda: v2(order=order[:5]), 161002, ["expandedRowIdx", "6 indices"])
+# What the README leaves open is declined (561003, phase 2), naming it; so is an index the device faults on.
+refused(lambda: v2(scales=None), 561003, ["scalesOptional"])
+refused(lambda: v2(mode=1), 561003, ["dropPadMode 1"])
+refused(lambda: v2(bias=bias, expert=np.full((rows, k), experts, np.int32)), 507015, ["expertIdxOptional", "outside [0, 5)"])
 ''')

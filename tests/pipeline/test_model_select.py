@@ -138,6 +138,22 @@ def test_without_client_dtypes_the_page_holds():
     assert client_page().api("aclnnFoo").api.param("meanOut").related(RelationKind.SAME_DTYPE) == ("input",)
 
 
+def test_shapes_a_framework_broadcasts_turn_the_same_shape_relations_among_them_into_broadcast_ones():
+    from gen.ir import OpSemantics, Relation, RelationKind
+
+    # aclnnPolar's shape: angle and out "维度与input保持一致", which op-plugin breaks with broadcasting
+    # operands; out stays tied to a tensor the file does not name.
+    angle = make_param("angle", relations=(Relation(RelationKind.SAME_SHAPE, ("input",)),))
+    out = make_param("out", direction=Direction.OUT, relations=(Relation(RelationKind.SAME_SHAPE, ("input", "mask")),))
+    page = make_page(make_api("aclnnFoo", (make_param("input"), angle, make_param("mask"), out)))
+    chosen = OpSemantics("aclnnFoo", "foo.toml", line=7, client_broadcast=("input", "angle", "out"),
+                         client_evidence="op-plugin: broadcast_ops_npu_output_size")
+    api = build_model([page], [chosen]).api("aclnnFoo").api
+    assert api.param("angle").relations == (Relation(RelationKind.BROADCAST, ("input",)),)
+    assert api.param("out").relations == (Relation(RelationKind.SAME_SHAPE, ("mask",)),
+                                          Relation(RelationKind.BROADCAST, ("input",)))
+
+
 def test_a_range_of_values_the_semantics_file_checks_with_another_status_is_the_files():
     from gen.ir import ArgValue, Bound, OpSemantics, ParamKind, ValueCheck, ValueRange
 

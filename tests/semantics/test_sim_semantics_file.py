@@ -85,6 +85,14 @@ def test_client_dtypes_are_read_with_their_evidence_and_bad_ones_are_diagnosed(t
     assert b.client_dtypes == () and c.client_dtypes == ()  # no evidence; an unknown dtype
 
 
+def test_client_broadcast_is_read_with_its_evidence(tmp_path):
+    loaded = _load(tmp_path, '[aclnnA]\nkernel = "self"\nclient_broadcast = ["self", "out"]\nclient_evidence = "op-plugin"\n'
+                             '[aclnnB]\nkernel = "self"\nclient_broadcast = ["self", "out"]\n')
+    a, b = loaded.ops
+    assert a.client_broadcast == ("self", "out") and a.client_evidence == "op-plugin"
+    assert b.client_broadcast == () and [d.code for d in loaded.diagnostics] == ["semantics-value"]
+
+
 def test_law_and_its_invariant_are_read_and_an_invariant_without_law_is_diagnosed(tmp_path):
     loaded = _load(tmp_path, '[aclnnA]\nfamily = "random"\nop = "randperm"\nlaw = true\ninvariant = "out.numel() == n"\n'
                              '[aclnnB]\nkernel = "self"\ninvariant = "True"\n'

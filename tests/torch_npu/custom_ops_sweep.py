@@ -436,12 +436,36 @@ def makers(dtype: str = "float32"):
         return (q, k, v), {"num_heads": 2, "scale": 0.25, "input_layout": "BSH"}, (want, None)
     m["npu_fused_infer_attention_score"] = fused_infer_attention_score
 
-    def moe_gating_top_k_softmax():
-        x = randn(5, 8)
-        p = x.softmax(-1)
-        values, indices = p.topk(2, -1)
-        return (x,), {"k": 2}, (values, indices.int(), None)
+    def gating_softmax_reference(x, k, finished, renorm):
+        """The READMEs' formulas in float (ties to the lower expert): renorm 0 the k largest of
+        softmax(x) (those of the k largest x), renorm 1 the softmax of the k largest of x; E as a
+        finished row's experts."""
+        order = torch.sort(x.float(), dim=-1, stable=True, descending=True).indices[..., :k]
+        values = x.float().gather(-1, order)
+        y = values.softmax(-1) if renorm else x.float().softmax(-1).gather(-1, order)
+        if finished is not None:
+            order = order.masked_fill(finished.unsqueeze(-1), x.shape[-1])
+        return y.to(x.dtype), order.int(), x.float().softmax(-1)
+
+    def moe_gating_top_k_softmax(three_d=False):
+        x = randn(2, 3, 8) if three_d else randn(5, 8)
+        finished = torch.rand(x.shape[:-1], generator=g) < 0.3
+        y, idx, _ = gating_softmax_reference(x, 2, finished, 0)
+        rows = x[..., 0].numel()
+        row_idx = torch.arange(rows * 2, dtype=torch.int32).reshape(2, rows).t().reshape(idx.shape)
+        return (x,), {"finished": finished, "k": 2}, (y, idx, row_idx)
     m["npu_moe_gating_top_k_softmax"] = moe_gating_top_k_softmax
+    m["npu_moe_gating_top_k_softmax@3d"] = lambda: moe_gating_top_k_softmax(three_d=True)
+
+    def moe_gating_top_k_softmax_v2(renorm, output_softmax, finished):
+        x = randn(2, 3, 16) if finished else randn(6, 16)
+        done = torch.rand(x.shape[:-1], generator=g) < 0.3 if finished else None
+        y, idx, p = gating_softmax_reference(x, 4, done, renorm)
+        softmax = p if output_softmax and renorm == 0 else torch.empty(0)
+        return (x,), {"k": 4, "finished": done, "renorm": renorm, "output_softmax": output_softmax}, (y, idx, softmax)
+    m["npu_moe_gating_top_k_softmax_v2"] = lambda: moe_gating_top_k_softmax_v2(0, True, False)
+    m["npu_moe_gating_top_k_softmax_v2@renorm"] = lambda: moe_gating_top_k_softmax_v2(1, False, True)
+    m["npu_moe_gating_top_k_softmax_v2@finished"] = lambda: moe_gating_top_k_softmax_v2(0, False, True)
 
     def moe_init_routing():
         x = randn(3, 4)

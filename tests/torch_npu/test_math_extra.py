@@ -13,6 +13,10 @@ def test_complex_from_real_parts(run_npu):
         assert got.dtype == torch.complex64 and torch.equal(got, torch.complex(x, y))
         got = torch.polar(y.npu(), x.npu()).cpu()
         assert got.dtype == torch.complex64 and torch.allclose(got, torch.polar(y, x), atol=1e-5)
+        # Operands that broadcast: op-plugin shapes the output as their broadcast (semantics/math_extra.toml).
+        for magnitude, angle in ((y, x[0]), (y[:, :1], x), (y[0], x[:, :1])):
+            got = torch.polar(magnitude.npu(), angle.npu()).cpu()
+            assert torch.allclose(got, torch.polar(magnitude, angle), atol=1e-5), (magnitude.shape, angle.shape)
     """)
 
 

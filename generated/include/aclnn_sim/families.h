@@ -346,26 +346,26 @@ struct MatmulFamily {
   static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm", "transpose_bmm", "matmul_all_reduce", "fused_matmul" };
 };
 
-// moe: gating_top_k: per row of x [rows, E], normOut = sigmoid(x); the E experts in group_count groups, the k_group groups of the largest max (group_select_mode 0) or top-2 sum (1) kept; the k largest scores of those (expert_idx, ties to the lower index), y = score / (sum + eps) * scaling; in float.
+// moe: gating_top_k: per row of x [rows, E], normOut = sigmoid(x); the E experts in group_count groups, the k_group groups of the largest max (group_select_mode 0) or top-2 sum (1) kept; the k largest scores of those (expert_idx, ties to the lower index), y = score / (sum + eps) * scaling; in float. gating_top_k_softmax: per row of x [..., E], renorm 0: the k largest of softmax(x) (y, expert_idx: ties to the lower index), softmax_out = softmax(x) when softmax_flag; renorm 1: the k largest of x, y their softmax; expert_idx = E in the rows finished marks; row_idx[n, j] = j * rows + n; in float.
 struct MoeFamily {
   struct Op {
-    enum : int8_t { kGatingTopK };
+    enum : int8_t { kGatingTopK, kGatingTopKSoftmax };
   };
   struct Role {
-    enum : int8_t { kX, kBias, kK, kKGroup, kGroupCount, kGroupSelectMode, kRenorm, kNormType, kOutFlag, kScaling, kEps, kY, kExpertIdx, kNormOut };
+    enum : int8_t { kX, kBias, kK, kKGroup, kGroupCount, kGroupSelectMode, kRenorm, kNormType, kOutFlag, kScaling, kEps, kY, kExpertIdx, kNormOut, kFinished, kSoftmaxFlag, kRowIdx, kSoftmaxOut };
   };
-  static constexpr const char* kOpNames[] = { "gating_top_k" };
+  static constexpr const char* kOpNames[] = { "gating_top_k", "gating_top_k_softmax" };
 };
 
-// moe_routing: init_routing: the N*K (row, slot) pairs of expert_idx [N, K] sorted by expert, stably (then by row * K + slot), those of experts in active_range [start, end) kept; expanded_x[i] the row of x the i-th kept pair reads (quant_mode 1: dynamically quantised to INT8, scale by expert as smooth, its scale in expanded_scale), expanded_row_idx its gather (0) or scatter (1) index, expert_tokens the count per expert (1) or the (expert, count) pairs of the non-empty ones (2).
+// moe_routing: init_routing: the N*K (row, slot) pairs of expert_idx [N, K] sorted by expert, stably (then by row * K + slot), those of experts in active_range [start, end) kept; expanded_x[i] the row of x the i-th kept pair reads (quant_mode 1: dynamically quantised to INT8, scale by expert as smooth, its scale in expanded_scale), expanded_row_idx its gather (0) or scatter (1) index, expert_tokens the count per expert (1) or the (expert, count) pairs of the non-empty ones (2). finalize_routing: out[i] = x1[i] + x2[i] + sum over k < K of scales[i, k] * (expanded_x[expanded_row_idx[i + k * N]] + bias[expert_idx[i, k]]) (drop_pad_mode 0), absent x1, x2, bias adding nothing; in float.
 struct MoeRoutingFamily {
   struct Op {
-    enum : int8_t { kInitRouting };
+    enum : int8_t { kInitRouting, kFinalizeRouting };
   };
   struct Role {
-    enum : int8_t { kX, kExpertIdx, kScale, kOffset, kActiveNum, kExpertCapacity, kExpertNum, kDropPadMode, kTokensNumType, kTokensNumFlag, kQuantMode, kActiveRange, kRowIdxType, kExpandedX, kExpandedRowIdx, kExpertTokens, kExpandedScale };
+    enum : int8_t { kX, kExpertIdx, kScale, kOffset, kActiveNum, kExpertCapacity, kExpertNum, kDropPadMode, kTokensNumType, kTokensNumFlag, kQuantMode, kActiveRange, kRowIdxType, kExpandedX, kExpandedRowIdx, kExpertTokens, kExpandedScale, kX1, kX2, kBias, kScales, kOut };
   };
-  static constexpr const char* kOpNames[] = { "init_routing" };
+  static constexpr const char* kOpNames[] = { "init_routing", "finalize_routing" };
 };
 
 // norm: statistics over the trailing (layer/rms), group or batch dimensions, computed in float (double for DOUBLE); mean/rstd outputs.

@@ -267,6 +267,60 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return y.to(x.dtype), idx.int(), norm
 
     @staticmethod
+    def moe_gating_top_k_softmax(x: Any, finished: Any, k: int, renorm: int, softmax_flag: bool,
+                                 row_idx: bool) -> Any:
+        """aclnnMoeGatingTopKSoftmax's (yOut, expertIdxOut, rowIdxOut) (`row_idx`) or V2's (yOut,
+        expertIdxOut, softmaxResultOutOptional) by their READMEs' formulas, in float over the rows of
+        x [..., E]: renorm 0 the k largest of softmax(x) (ranked by x), renorm 1 the softmax of the k
+        largest of x (ties to the lower expert, as a stable descending sort gives them); E as the expert of a
+        finished row; rowIdxOut[n, j] = j * rows + n; the softmax only when asked for with renorm 0."""
+        import torch
+
+        rows, experts = x[..., 0].numel(), x.shape[-1]
+        flat = x.float().reshape(rows, experts)
+        p = flat.softmax(-1)
+        # Ranked by x: softmax is increasing, so the k largest probabilities are those of the k largest
+        # x in exact arithmetic, which the probabilities' rounding could tie.
+        idx = torch.sort(flat, stable=True, dim=-1, descending=True).indices[:, :k]
+        y = p.gather(1, idx) if renorm == 0 else flat.gather(1, idx).softmax(-1)
+        if finished is not None:
+            idx = idx.masked_fill(finished.reshape(rows, 1).bool(), experts)
+        shape = (*x.shape[:-1], k)
+        third = (torch.arange(rows * k).reshape(k, rows).t().int() if row_idx
+                 else p.reshape(x.shape) if softmax_flag and renorm == 0 else None)
+        return y.reshape(shape).to(x.dtype), idx.int().reshape(shape), None if third is None else third.reshape(
+            shape if row_idx else x.shape)
+
+    @staticmethod
+    def moe_finalize_routing(expanded_x: Any, expanded_row_idx: Any, x1: Any, x2: Any, bias: Any, scales: Any,
+                             expert_idx: Any) -> Any:
+        """aclnnMoeFinalizeRouting's and V2's out by their READMEs' formula (dropPadMode 0), in float:
+        out[i] = x1[i] + x2[i] + sum over k < K of scales[i, k] * (expanded_x[expanded_row_idx[i + k *
+        NUM_ROWS]] + bias[expert_idx[i, k]]), absent terms adding nothing; an index outside expanded_x's
+        rows or bias's experts refused (the simulator fails phase 2 naming it)."""
+        import torch
+
+        rows, k = scales.shape
+        row_of = expanded_row_idx.reshape(-1).long()
+        # An index outside expandedX's rows or bias's experts faults on the device (Python's indexing
+        # would wrap a negative one).
+        if row_of.numel() and not (0 <= int(row_of.min()) and int(row_of.max()) < expanded_x.shape[0]):
+            exact.refused("expandedRowIdx indexes outside expandedX's rows")
+        if bias is not None and expert_idx.numel() and not (
+                0 <= int(expert_idx.min()) and int(expert_idx.max()) < bias.shape[0]):
+            exact.refused("expertIdx indexes outside bias's experts")
+        out = torch.zeros(rows, expanded_x.shape[1])
+        for term in (x1, x2):
+            if term is not None:
+                out += term.float()
+        for s in range(k):
+            picked = expanded_x.float()[row_of[s * rows:(s + 1) * rows]]
+            if bias is not None:
+                picked = picked + bias.float()[expert_idx[:, s].long()]
+            out += scales.float()[:, s:s + 1] * picked
+        return out.to(expanded_x.dtype)
+
+    @staticmethod
     def moe_init_routing_v3(x: Any, expert_idx: Any, scale: Any, expert_num: int, tokens_num_type: int,
                             quant_mode: int, active_expert_range: Any, row_idx_type: int) -> Any:
         """aclnnMoeInitRoutingV3's (expandedXOut, expandedRowIdxOut, expertTokensCountOrCumsumOut,

@@ -17,6 +17,14 @@
 // past availableIdxNum, and past the pairs' (0, 0)) is written 0 (-1 for indices). Not simulated: quantMode
 // 1 on INT8 x (the page leaves its output undefined). FLOAT16, BFLOAT16, FLOAT (and INT8 unquantised):
 // rows are copied exactly, quantised in float.
+//   finalize_routing  aclnnMoeFinalizeRouting and V2 (torch_npu.npu_moe_finalize_routing; their derived pages copy
+//                 their READMEs' formula): out[i, j] = x1[i, j] + x2[i, j] + sum over k < K of scales[i, k] *
+//                 (expandedX[expandedRowIdx[i + k * NUM_ROWS], j] + bias[expertIdx[i, k], j]), NUM_ROWS and K
+//                 scales' dimensions; an absent x1, x2 or bias adds nothing (its term is absent). In float, rounded
+//                 once. What the README leaves open is declined by name (561003): an absent scalesOptional (what
+//                 weighs the rows then is not said) and dropPadMode other than 0 (the README names the attribute
+//                 "expandedRowIdx的排列方式" but its formula is the one layout i + k * NUM_ROWS). The indices are
+//                 device data: one outside expandedX's rows or bias's experts fails phase 2 naming it.
 #include <algorithm>
 #include <initializer_list>
 #include <memory>
@@ -35,6 +43,7 @@ namespace {
 using F = MoeRoutingFamily;
 
 enum Slot { kX, kIdx, kScale, kExpandedX, kRowIdx, kTokens, kExpandedScale, kSlots };
+enum FinalizeSlot { kRows, kRowOf, kX1, kX2, kBias, kScales, kExperts, kOut, kFinalizeSlots };
 
 class RoutingWork final : public FamilyWork {
  public:
@@ -249,10 +258,142 @@ aclnnStatus PlanRouting(const Call& call, const FamilySpec& family, ExecutorWork
   return ACLNN_SUCCESS;
 }
 
+class FinalizeWork final : public FamilyWork {
+ public:
+  explicit FinalizeWork(const char* api) : FamilyWork(api, kFinalizeSlots) {}
+
+  int64_t rows = 0, k = 1, hidden = 0, expanded_rows = 0, experts = 0;
+  bool x1 = false, x2 = false, bias = false;
+
+ private:
+  aclnnStatus Compute() override {
+    const int64_t pairs = rows * k;
+    std::vector<int64_t> row_of(static_cast<size_t>(pairs)), expert(static_cast<size_t>(bias ? pairs : 0));
+    if (pairs > 0) GatherAs(tensor(kRowOf), ComputeType::kInt64, row_of.data());
+    if (!expert.empty()) GatherAs(tensor(kExperts), ComputeType::kInt64, expert.data());
+    for (int64_t p = 0; p < pairs; ++p) {
+      if (row_of[static_cast<size_t>(p)] < 0 || row_of[static_cast<size_t>(p)] >= expanded_rows) {
+        return OutOfRange(kRowOf, p, row_of[static_cast<size_t>(p)], expanded_rows, "expandedX's rows");
+      }
+      if (bias && (expert[static_cast<size_t>(p)] < 0 || expert[static_cast<size_t>(p)] >= experts)) {
+        return OutOfRange(kExperts, p, expert[static_cast<size_t>(p)], experts, "bias's experts");
+      }
+    }
+    auto floats = [&](int slot, int scratch) {
+      return static_cast<const float*>(ContiguousAs(tensor(slot), ComputeType::kFloat32, scratch));
+    };
+    const float* expanded = expanded_rows * hidden ? floats(kRows, 0) : nullptr;
+    const float* scales = pairs ? floats(kScales, 1) : nullptr;
+    const float* skip1 = x1 && rows * hidden ? floats(kX1, 2) : nullptr;
+    const float* skip2 = x2 && rows * hidden ? floats(kX2, 3) : nullptr;
+    const float* added = bias && experts * hidden ? floats(kBias, 4) : nullptr;
+    std::vector<float> out(static_cast<size_t>(rows * hidden));
+    ParallelFor(rows, [&](int64_t i) {
+      float* o = out.data() + i * hidden;
+      for (int64_t j = 0; j < hidden; ++j) o[j] = (skip1 ? skip1[i * hidden + j] : 0.0f) + (skip2 ? skip2[i * hidden + j] : 0.0f);
+      for (int64_t s = 0; s < k; ++s) {
+        const int64_t pair = i + s * rows;  // the README's expandedRowIdx[i + k * num_rows]
+        const float* source = expanded + row_of[static_cast<size_t>(pair)] * hidden;
+        const float* b = added ? added + expert[static_cast<size_t>(i * k + s)] * hidden : nullptr;
+        const float scale = scales[i * k + s];
+        for (int64_t j = 0; j < hidden; ++j) o[j] += scale * (source[j] + (b ? b[j] : 0.0f));
+      }
+    });
+    ScatterFrom(out.data(), ComputeType::kFloat32, tensor(kOut));
+    return ACLNN_SUCCESS;
+  }
+
+  aclnnStatus OutOfRange(int slot, int64_t at, int64_t value, int64_t bound, const char* what) {
+    return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tensor(slot).name + ": element " + std::to_string(at) +
+                                     " is " + std::to_string(value) + ", outside [0, " + std::to_string(bound) + ") (" +
+                                     what + "; the device's kernel faults on it)");
+  }
+};
+
+aclnnStatus PlanFinalize(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const TensorDesc* expanded = RoleTensor(call, family, F::Role::kExpandedX);
+  const TensorDesc* row_of = RoleTensor(call, family, F::Role::kExpandedRowIdx);
+  const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
+  if (!expanded || !row_of || !out) return Decline(call, work, "without its tensors");
+  ComputeType type;
+  if (!FamilyComputeType(expanded->dtype, false, &type) || type != ComputeType::kFloat32) {
+    return Decline(call, work, std::string("for dtype ") + DTypeName(expanded->dtype));
+  }
+  auto refuse = [&](int role, const std::string& message) {
+    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
+  };
+  const TensorDesc* scales = RoleTensor(call, family, F::Role::kScales);
+  if (!scales) {
+    return Decline(call, work, "without scales (" + std::string(RoleName(call, family, F::Role::kScales)) +
+                                   "): the README's formula weighs every expert's row by it and does not say what "
+                                   "weighs them without it");
+  }
+  const int64_t mode = RoleInt(call, family, F::Role::kDropPadMode, 0);
+  if (mode != 0) {
+    return Decline(call, work, "for dropPadMode " + std::to_string(mode) + ": the README's formula is the one layout "
+                               "expandedRowIdx[i + k * NUM_ROWS] (0); the others' are not documented");
+  }
+  if (expanded->view.size() != 2) return refuse(F::Role::kExpandedX, "shape " + DimsText(expanded->view) + " is not [NUM_ROWS * K, H]");
+  if (scales->view.size() != 2) return refuse(F::Role::kScales, "shape " + DimsText(scales->view) + " is not [NUM_ROWS, K]");
+  const int64_t rows = scales->view[0], k = scales->view[1], hidden = expanded->view[1];
+  const Dims by_row{rows, hidden}, pairs{rows, k};
+  if (expanded->view[0] != rows * k) {
+    return refuse(F::Role::kExpandedX, "shape " + DimsText(expanded->view) + " is not [NUM_ROWS * K, H] for scales " +
+                                           DimsText(scales->view));
+  }
+  int64_t indices = 1;
+  for (int64_t d : row_of->view) indices *= d;
+  if (row_of->view.empty() || row_of->view.size() > 2 || indices != rows * k) {
+    return refuse(F::Role::kExpandedRowIdx, "shape " + DimsText(row_of->view) + " does not hold NUM_ROWS * K = " +
+                                                std::to_string(rows * k) + " indices");
+  }
+  // Every float operand has expandedX's dtype (the pages' "数据类型与expandedX一致").
+  for (int role : {F::Role::kX1, F::Role::kX2, F::Role::kBias, F::Role::kScales, F::Role::kOut}) {
+    const TensorDesc* t = RoleTensor(call, family, role);
+    if (t && t->dtype != expanded->dtype) {
+      return refuse(role, std::string("dtype ") + DTypeName(t->dtype) + " is not expandedX's " + DTypeName(expanded->dtype));
+    }
+  }
+  const TensorDesc* x1 = RoleTensor(call, family, F::Role::kX1);
+  const TensorDesc* x2 = RoleTensor(call, family, F::Role::kX2);
+  const TensorDesc* bias = RoleTensor(call, family, F::Role::kBias);
+  const TensorDesc* experts = RoleTensor(call, family, F::Role::kExpertIdx);
+  if (aclnnStatus s = x1 ? CheckShape(call, family, F::Role::kX1, x1, by_row, "[NUM_ROWS, H]") : ACLNN_SUCCESS) return s;
+  if (aclnnStatus s = x2 ? CheckShape(call, family, F::Role::kX2, x2, by_row, "[NUM_ROWS, H]") : ACLNN_SUCCESS) return s;
+  if (bias && !experts) return refuse(F::Role::kExpertIdx, "is null while the bias is given: bias is read by expert");
+  if (bias && (bias->view.size() != 2 || bias->view[1] != hidden)) {
+    return refuse(F::Role::kBias, "shape " + DimsText(bias->view) + " is not [E, H = " + std::to_string(hidden) + "]");
+  }
+  if (aclnnStatus s = experts ? CheckShape(call, family, F::Role::kExpertIdx, experts, pairs, "[NUM_ROWS, K]") : ACLNN_SUCCESS) {
+    return s;
+  }
+  FinalizeWork* made = new FinalizeWork(call.spec.name);
+  std::unique_ptr<FinalizeWork> owned(made);
+  made->rows = rows;
+  made->k = k;
+  made->hidden = hidden;
+  made->expanded_rows = expanded->view[0];
+  made->tensor(kRows).Set(RoleName(call, family, F::Role::kExpandedX), *expanded);
+  made->tensor(kRowOf).Set(RoleName(call, family, F::Role::kExpandedRowIdx), *row_of);
+  made->tensor(kScales).Set(RoleName(call, family, F::Role::kScales), *scales);
+  if (x1) made->x1 = true, made->tensor(kX1).Set(RoleName(call, family, F::Role::kX1), *x1);
+  if (x2) made->x2 = true, made->tensor(kX2).Set(RoleName(call, family, F::Role::kX2), *x2);
+  if (bias) {
+    made->bias = true;
+    made->experts = bias->view[0];
+    made->tensor(kBias).Set(RoleName(call, family, F::Role::kBias), *bias);
+    made->tensor(kExperts).Set(RoleName(call, family, F::Role::kExpertIdx), *experts);
+  }
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, by_row, "[NUM_ROWS, H]", kOut)) return s;
+  *work = owned.release();
+  return ACLNN_SUCCESS;
+}
+
 }  // namespace
 
 aclnnStatus PlanMoeRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
+  if (family.op == F::Op::kFinalizeRouting) return PlanFinalize(call, family, work);
   return PlanRouting(call, family, work);
 }
 
