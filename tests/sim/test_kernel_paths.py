@@ -128,8 +128,8 @@ def test_sums_agree_within_their_tolerance_across_paths(by_path, name):
 
 
 def test_softmax_rows_are_accurate_on_each_path(by_path):
-    # Each path has its own exponential (libmvec's 4- and 8-lane expf, a Cephes polynomial in 16
-    # lanes): each against softmax in float64, not only against the others.
+    # The paths have different exponentials (libmvec's expf on the baseline path, a Cephes
+    # polynomial on the others): each against softmax in float64, not only against the others.
     namespace: dict = {"np": np}
     exec(_ROWS, namespace)
     rows = 8  # the three with NaN and infinities, five plain ones (a float64 softmax costs ~0.1 s a row)

@@ -46,8 +46,7 @@ using IntV = typename Vectors<L>::Int;
 
 // The helpers and loops down to the double section pass vectors wider than the baseline's
 // registers; -Wpsabi warns that such a call's ABI depends on the ISA. The helpers are always
-// inlined into a function built for their width (ACLSIM_KERNEL), so the only calls made are
-// libmvec's, each from the path of its ISA.
+// inlined into a function built for their width (ACLSIM_KERNEL), so no call passes such a vector.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 template <int L>
@@ -62,23 +61,22 @@ __attribute__((always_inline)) inline void Store(float* p, const FloatV<L>& v) {
   std::memcpy(p, &v, sizeof(v));
 }
 
-// exp of L floats, in place, by the code path's fastest accurate routine (measured per path on
-// this loop, ExpSum, one thread over rows of 4,096 floats in cache, Sapphire Rapids, 2026-11-29):
-// - 4 and 8 lanes (the baseline and AVX2 paths): glibc's vector expf (libmvec, which every glibc
-//   x86-64 install ships), within 4 ulp of expf (glibc's manual; 2.5 measured): 0.71 against
-//   1.24 ns an element on the baseline path (glibc runs its 4-lane variant in SSE4.1 where the CPU
-//   has it), 0.38 against 0.43 with AVX2. SLEEF's (Debian's libsleef 3.5, 1-ulp variants) was
-//   slower on both: 1.03 and 0.45.
-// - 16 lanes (AVX-512): Cephes' expf polynomial below (1 ulp), inlined so that the two vectors
-//   of an iteration interleave: 0.25 against libmvec's 0.27.
+// exp of L floats, in place, by whichever routine made the path's softmax fastest, measured on
+// the bench's softmax and log_softmax over [4096, 4096] float32 with the routines switched in one
+// process (paired rounds, 2 threads, Sapphire Rapids, 2026-11-29):
+// - 4 lanes (the baseline path): glibc's vector expf (libmvec, which every glibc x86-64 install
+//   ships; within 4 ulp of expf by glibc's manual, 2.5 measured): 1.13-1.20x the Cephes
+//   polynomial's speed (glibc runs its 4-lane variant in SSE4.1 where the CPU has it).
+// - 8 and 16 lanes (AVX2, AVX-512): Cephes' expf polynomial below (1 ulp), inlined so that the two
+//   vectors of an iteration interleave. libmvec's 8-lane variant made the AVX2 softmax 0.82-0.92x
+//   as fast (though its loop alone, one thread over rows in cache, ran 13% faster), its 16-lane
+//   one was no faster alone (0.27 against 0.25 ns an element). SLEEF's (Debian's libsleef 3.5,
+//   1-ulp variants) was slower than both alone, on every path.
 // NaN stays NaN and -inf gives 0 on every path; below -87.3 the polynomial gives 0 where libmvec
-// keeps expf's subnormals. Each runs inlined into the path built for its ISA (ACLSIM_KERNEL), so
-// libmvec's 256-bit argument goes in a register as its vector ABI says. Declared with GCC vector
-// types rather than <immintrin.h>'s, whose parse would cost the unit 0.6 s.
-extern "C" {
-FloatV<4> _ZGVbN4v_expf(FloatV<4>);
-FloatV<8> _ZGVdN8v_expf(FloatV<8>);
-}
+// keeps expf's subnormals. libmvec's routine runs inlined into the baseline path's function
+// (ACLSIM_KERNEL); it is declared with a GCC vector type rather than <immintrin.h>'s, whose parse
+// would cost the unit 0.6 s.
+extern "C" FloatV<4> _ZGVbN4v_expf(FloatV<4>);
 
 // Cephes' expf: range reduction by ln 2 in two parts, a degree-6 polynomial, the exponent added
 // to the bits.
@@ -108,12 +106,10 @@ __attribute__((always_inline)) inline void CephesExp(FloatV<L>& x) {
 template <int L>
 __attribute__((always_inline)) inline void ExpV(FloatV<L>& x) {
   static_assert(L == 4 || L == 8 || L == 16, "a code path holds 4, 8 or 16 floats");
-  if constexpr (L == 16) {
-    CephesExp<L>(x);
-  } else if constexpr (L == 8) {
-    x = _ZGVdN8v_expf(x);
-  } else {
+  if constexpr (L == 4) {
     x = _ZGVbN4v_expf(x);
+  } else {
+    CephesExp<L>(x);
   }
 }
 
