@@ -5,8 +5,9 @@
 // 运算的溢出问题"), exponentiated and summed; softmax divides by the sum, log_softmax subtracts
 // its logarithm from the shifted input ((x - max) - log(sum), as aten's does). FLOAT, FLOAT16 and
 // BFLOAT16 compute in float, with a vector exp of the code path's width (ExpV; ACLSIM_KERNEL's
-// AVX-512, AVX2 or baseline); DOUBLE computes in double with std::exp. A float32 input and output dense in memory are read and written in place; other
-// dtypes and layouts go through a contiguous float buffer. Lines are spread over the threads; a
+// AVX-512, AVX2 or baseline); DOUBLE computes in double with std::exp. A float32 input and output
+// dense in memory are read and written in place; other dtypes and layouts go through a contiguous
+// float buffer. Lines are spread over the threads; a
 // few long lines (a softmax over one large dimension) are cut into chunks whose partial maxima
 // and sums are combined in order (the same result whatever the number of threads).
 #include <algorithm>
