@@ -18,16 +18,21 @@ from tests.sim.sim_lib import ROOT, subprocess_env
 
 PATHS = ("baseline", "avx2", "avx512")
 
-# Softmax and log_softmax over rows (long rows are cut into chunks) and over columns, a sum, an
-# amax and an elementwise kernel, on values with NaN and infinities among them.
+# The rows the softmax, the sum and the amax run over (long rows are cut into chunks), with NaN and
+# infinities among them; the script and the reference below both build them from this.
+_ROWS = """
+rng = np.random.default_rng(7)
+x = rng.standard_normal((33, 70001)).astype(np.float32) * 20
+x[0, 5], x[1, 9], x[2, 3] = np.nan, np.inf, -np.inf
+"""
+
+# Softmax and log_softmax over rows and over columns, a sum, an amax and an elementwise kernel.
 _SCRIPT = """
 import json, sys
 import numpy as np
 import aclnn
 import ml_dtypes
-rng = np.random.default_rng(7)
-x = rng.standard_normal((33, 70001)).astype(np.float32) * 20
-x[0, 5], x[1, 9], x[2, 3] = np.nan, np.inf, -np.inf
+""" + _ROWS + """
 small = rng.standard_normal((6, 37, 5)).astype(np.float32) * 20
 every_half = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
 # Floats that round to every half, halfway cases (ties to even) and overflow among them; no NaN:
@@ -120,6 +125,24 @@ def test_sums_agree_within_their_tolerance_across_paths(by_path, name):
     for path in PATHS[1:]:
         np.testing.assert_allclose(by_path[path][1][name], reference, rtol=2e-5, atol=atol, equal_nan=True,
                                    err_msg=path)
+
+
+def test_softmax_rows_are_accurate_on_each_path(by_path):
+    # The paths have different exponentials (libmvec's expf on the baseline path, a Cephes
+    # polynomial on the others): each against softmax in float64, not only against the others.
+    namespace: dict = {"np": np}
+    exec(_ROWS, namespace)
+    rows = 8  # the three with NaN and infinities, five plain ones (a float64 softmax costs ~0.1 s a row)
+    x = namespace["x"][:rows].astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        shifted = x - x.max(axis=1, keepdims=True)
+        total = np.exp(shifted).sum(axis=1, keepdims=True)
+        expected = {"softmax_rows": np.exp(shifted) / total, "log_softmax_rows": shifted - np.log(total)}
+    for path in PATHS:
+        for name, reference in expected.items():
+            atol = 2e-5 if name.startswith("log_") else 1e-7
+            np.testing.assert_allclose(by_path[path][1][name][:rows], reference, rtol=1e-5, atol=atol, equal_nan=True,
+                                       err_msg=f"{name} on the {path} path")
 
 
 def test_float16_softmax_agrees_to_its_last_bit_across_paths(by_path):

@@ -3,10 +3,11 @@
 // Phase 2 views the input as [outer, length, inner] (length: the softmax dimension). Each line of
 // `length` elements is shifted by its maximum (as the page says: "会使用减去输入最大值的方式防止浮点数
 // 运算的溢出问题"), exponentiated and summed; softmax divides by the sum, log_softmax subtracts
-// its logarithm from the shifted input ((x - max) - log(sum), as aten's does). FLOAT, FLOAT16 and BFLOAT16 compute in float, with a 16-lane exp (Cephes'
-// polynomial, within 2 ulp of expf) built for AVX-512 or AVX2 where the CPU has them; DOUBLE computes in double
-// with std::exp. A float32 input and output dense in memory are read and written in place; other
-// dtypes and layouts go through a contiguous float buffer. Lines are spread over the threads; a
+// its logarithm from the shifted input ((x - max) - log(sum), as aten's does). FLOAT, FLOAT16 and
+// BFLOAT16 compute in float, with a vector exp of the code path's width (ExpV; ACLSIM_KERNEL's
+// AVX-512, AVX2 or baseline); DOUBLE computes in double with std::exp. A float32 input and output
+// dense in memory are read and written in place; other dtypes and layouts go through a contiguous
+// float buffer. Lines are spread over the threads; a
 // few long lines (a softmax over one large dimension) are cut into chunks whose partial maxima
 // and sums are combined in order (the same result whatever the number of threads).
 #include <algorithm>
@@ -44,6 +45,11 @@ using FloatV = typename Vectors<L>::Float;
 template <int L>
 using IntV = typename Vectors<L>::Int;
 
+// The helpers and loops down to the double section pass vectors wider than the baseline's
+// registers; -Wpsabi warns that such a call's ABI depends on the ISA. The helpers are always
+// inlined into a function built for their width (ACLSIM_KERNEL), so no call passes such a vector.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
 template <int L>
 __attribute__((always_inline)) inline FloatV<L> Load(const float* p) {
   FloatV<L> v;
@@ -56,12 +62,27 @@ __attribute__((always_inline)) inline void Store(float* p, const FloatV<L>& v) {
   std::memcpy(p, &v, sizeof(v));
 }
 
-// exp of L floats, in place: Cephes' expf (range reduction by ln 2 in two parts, a degree-6
-// polynomial, the exponent added to the bits). Below -87.3 (where expf is denormal or 0) gives 0;
-// NaN stays NaN. The same operations in every lane whatever L: each path computes the same values.
-// Inlined into each path of the loops below, so that it is built for their ISA.
+// exp of L floats, in place, by whichever routine made the path's softmax fastest, measured on
+// the bench's softmax and log_softmax over [4096, 4096] float32 with the routines switched in one
+// process (paired rounds, 2 threads, Sapphire Rapids, 2026-11-29):
+// - 4 lanes (the baseline path): glibc's vector expf (libmvec, which every glibc x86-64 install
+//   ships; within 4 ulp of expf by glibc's manual, 2.5 measured): 1.13-1.20x the Cephes
+//   polynomial's speed (glibc runs its 4-lane variant in SSE4.1 where the CPU has it).
+// - 8 and 16 lanes (AVX2, AVX-512): Cephes' expf polynomial below (1 ulp), inlined so that the two
+//   vectors of an iteration interleave. libmvec's 8-lane variant made the AVX2 softmax 0.82-0.92x
+//   as fast (though its loop alone, one thread over rows in cache, ran 13% faster), its 16-lane
+//   one was no faster alone (0.27 against 0.25 ns an element). SLEEF's (Debian's libsleef 3.5,
+//   1-ulp variants) was slower than both alone, on every path.
+// NaN stays NaN and -inf gives 0 on every path; below -87.3 the polynomial gives 0 where libmvec
+// keeps expf's subnormals. libmvec's routine runs inlined into the baseline path's function
+// (ACLSIM_KERNEL); it is declared with a GCC vector type rather than <immintrin.h>'s, whose parse
+// would cost the unit 0.6 s.
+extern "C" FloatV<4> _ZGVbN4v_expf(FloatV<4>);
+
+// Cephes' expf: range reduction by ln 2 in two parts, a degree-6 polynomial, the exponent added
+// to the bits.
 template <int L>
-__attribute__((always_inline)) inline void ExpV(FloatV<L>& x) {
+__attribute__((always_inline)) inline void CephesExp(FloatV<L>& x) {
   using V = FloatV<L>;
   using I = IntV<L>;
   const V hi = V{} + 88.3762626647949f, lo = V{} - 87.3365478515625f;
@@ -81,6 +102,16 @@ __attribute__((always_inline)) inline void ExpV(FloatV<L>& x) {
   std::memcpy(&scale, &bits, sizeof(scale));
   y = y * scale;
   x = under ? V{} : y;
+}
+
+template <int L>
+__attribute__((always_inline)) inline void ExpV(FloatV<L>& x) {
+  static_assert(L == 4 || L == 8 || L == 16, "a code path holds 4, 8 or 16 floats");
+  if constexpr (L == 4) {
+    x = _ZGVbN4v_expf(x);
+  } else {
+    CephesExp<L>(x);
+  }
 }
 
 template <int L>
@@ -202,6 +233,7 @@ ACLSIM_KERNEL(void, Columns,
     }
   }
 }
+#pragma GCC diagnostic pop
 
 // --- double ------------------------------------------------------------------------------------
 
