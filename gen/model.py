@@ -19,7 +19,7 @@ from gen import abi, conventions, families, names
 from gen.api import python as api_python
 from gen.cache import digest
 from gen.ir import (DEFAULT_SOC, API, Diagnostic, Direction, DType, Level, OpSemantics, Page, PageKind, Param, ParamKind, ProductDTypes,
-                    Relation, RelationKind)
+                    Relation, RelationKind, ValueRange, ValueSet)
 
 if TYPE_CHECKING:
     from gen.api.python import OutputPlan, PythonSignature
@@ -290,10 +290,11 @@ def ranges_the_checks_state(api: API, semantics: Optional[OpSemantics]) -> tuple
     sets = tuple(r for r in api.value_sets if r.param not in statuses)
     if ranges == api.value_ranges and sets == api.value_sets:
         return api, ()
+    valued: tuple[ValueRange | ValueSet, ...] = (*api.value_ranges, *api.value_sets)
     notes = tuple(Diagnostic(Level.INFO, r.line, "range-checked-by-semantics",
                              f"{api.name}: {r.describe()} is checked by the semantics file, with status "
                              f"{statuses[r.param]}, not as a page rule (161002)")
-                  for r in (*api.value_ranges, *api.value_sets) if r.param in statuses)
+                  for r in valued if r.param in statuses)
     return replace(api, value_ranges=ranges, value_sets=sets), notes
 
 

@@ -508,13 +508,13 @@ def sim_rules(api: API) -> Optional[SimRules]:
     table("ranges", "aclsim::ValueRangeSpec", "kRanges", ranges)
 
     sets = []
-    for k, rule in enumerate(api.value_sets):
-        if rule.param not in index_of or (rule.when is not None and rule.when.param not in index_of):
+    for k, value_set in enumerate(api.value_sets):
+        if value_set.param not in index_of or (value_set.when is not None and value_set.when.param not in index_of):
             continue
-        tables.append(RuleTable("int64_t", f"kSetValues{k}", tuple(str(v) for v in rule.values)))
-        sets.append(Init.of(param=index_of[rule.param], values=f"kSetValues{k}", value_count=len(rule.values),
-                            socs=_soc_mask(rule.products), status=rule.status, **_condition(rule.when, index_of),
-                            line=rule.line))
+        tables.append(RuleTable("int64_t", f"kSetValues{k}", tuple(str(v) for v in value_set.values)))
+        sets.append(Init.of(param=index_of[value_set.param], values=f"kSetValues{k}", value_count=len(value_set.values),
+                            socs=_soc_mask(value_set.products), status=value_set.status,
+                            **_condition(value_set.when, index_of), line=value_set.line))
     table("sets", "aclsim::ValueSetSpec", "kSets", sets)
 
     dims = [Init.of(param=index_of[d.param], axis=d.axis, other=index_of[d.other], other_axis=d.other_axis, line=d.line)
