@@ -201,8 +201,8 @@ def consecutive(values: list[int]) -> bool:
 
 def _listed(params: Mapping[str, Param], sentence: str, subject: Optional[str], line: int) -> Iterable[ValueRange]:
     """The range of an integer whose text lists its values, when they are consecutive: {0, 1, 2} is
-    [0, 2]. Other lists ({-1, 1}, {2, 34, 35, 36}) give no rule here (gen.parse.extractors.rules
-    diagnoses them): a range would admit what they leave out, and the IR has no set of values."""
+    [0, 2]. Other lists ({-1, 1}, {2, 34, 35, 36}) give no range, which would admit what they leave
+    out: gen.parse.extractors.rules reads them as a ValueSet."""
     for name, values in listed_values(params, sentence, subject):
         if consecutive(values):
             yield ValueRange(name, low=Bound(offset=float(values[0])), high=Bound(offset=float(values[-1])), line=line)

@@ -1,5 +1,5 @@
 """What a page states across parameters, beyond one relation of a row: the IR's cross-parameter
-rules (`ValueRange`, `DimEquality`, `Divisibility`, `ShapeRule`), from the parameters' rows, the
+rules (`ValueRange`, `ValueSet`, `DimEquality`, `Divisibility`, `ShapeRule`), from the parameters' rows, the
 error table and the constraints section (约束说明).
 
 Each reader takes one plain wording and nothing looser:
@@ -9,11 +9,17 @@ Each reader takes one plain wording and nothing looser:
     EP域本卡Id，取值范围[0, epWorldSize)           ValueRange(epRankId, 0, value(epWorldSize))
     index的取值范围为[0, self.size(dim))          ValueRange(index, 0, size(self, dim))
     groupSize取值范围[1, 65536)                   ValueRange(groupSize, 1, 65536)   (integers only)
+    dstType支持取值2、3、29                        ValueSet(dstType, {2, 3, 29})   (a list with gaps)
+    Atlas A3 训练系列产品：取值范围(0, 1024]        ValueRange(moeExpertNum, (0, 1024], on Ascend910_93)
+    balanceMode为0时，取值范围为[2, 768]            ValueRange(worldSize, [2, 768], when balanceMode == 0)
+    cycles参数非正数（cycles <= 0） (a 561002 row)   ValueRange(cycles, (0, inf), status 561002)
     weight的第0维与self的第1维相等                  DimEquality(weight, 0, self, 1)
     x的最后一维需要是8的倍数 / C需要能被groups整除   Divisibility(x, 8, axis -1)
     当reduction为0时，out的shape与self一致；否则为[1]   ShapeRule(out, reduction in {0}: self) + negated: scalar
 
-A sentence that looks like one of these but cannot be read with confidence (a condition on a
+A value range or set holds on the chips its sentence opens with, under the one value of an int or
+bool argument it states; an error row gives it its status. A sentence that looks like one of these
+but cannot be read with confidence (any other condition, one with what holds otherwise, a condition on a
 dtype, "第1维" on a page that never says "第0维", a bound in letters the page does not define)
 becomes a `relation-unread` diagnostic and no rule: the simulator then checks less, never more,
 than the page says.
