@@ -223,3 +223,14 @@ def test_an_error_rows_status_is_its_ranges_and_the_narrower_rows():
 ])
 def test_a_list_of_something_else_is_no_range(text):
     assert not read(params(self=T, mode=I), text, "mode", error_row=text.startswith("参数"))[0]
+
+
+def test_a_dimension_indexs_range_at_rank_zero_is_the_whole_rank_range_there():
+    # aclnnGatherV2's error rows: "[-1, 0]" at rank 0 is [-rank(self), rank(self)) there (a 0-d tensor's
+    # rank counts as 1): no diagnostic beside that range, one without it.
+    zero = Text("当self.dim()=0时，参数dim的取值范围不在[-1, 0]内。", 2, None, True)
+    whole = Text("取值范围为[-self.dim(), self.dim())。", 1, "dim")
+    rules = read_rules("aclnnFoo", params(self=T, dim=I), [whole, zero], zero_based=False)
+    assert [r.describe() for r in rules.value_ranges] == ["dim in [-rank(self), rank(self))"] and not rules.diagnostics
+    rules = read_rules("aclnnFoo", params(self=T, dim=I), [zero], zero_based=False)
+    assert not rules.value_ranges and [d.code for d in rules.diagnostics] == [UNREAD]

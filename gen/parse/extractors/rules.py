@@ -150,6 +150,18 @@ def _whole_rank_range(low: Optional[Bound], high: Optional[Bound]) -> bool:
     return (high.offset == -1 and high.inclusive) or (high.offset == 0 and not high.inclusive)
 
 
+# "当self.dim()=0时", "When self.dim() is 0", "When self is 0D", "当self为0维时": a tensor of rank 0.
+_ZERO_RANK = re.compile(r"([A-Za-z_]\w*)\s*(?:\.\s*dim\(\)\s*(?:==|=|为|等于|is)\s*0(?![\d.])|\s*(?:为|is)\s*0\s*(?:维|D\b))")
+
+
+def _rank_zeros_range(low: Optional[Bound], high: Optional[Bound]) -> bool:
+    """[-1, 0] or [-1, 1): every dimension index of a 0-d tensor."""
+    if low is None or high is None or low.extent is not Extent.NUMBER or high.extent is not Extent.NUMBER:
+        return False
+    return low.offset == -1 and low.inclusive and ((high.offset == 0 and high.inclusive) or
+                                                  (high.offset == 1 and not high.inclusive))
+
+
 _GLUED_WHEN = re.compile(r"(?<![同及暂])时\s*$")
 # A clause that gives a default ("若不指定则默认为-1"), not a condition of what follows it.
 _DEFAULT = re.compile(r"默认|\bby\s+default\b", re.I)
@@ -163,6 +175,10 @@ def read_rules(api: str, params: Sequence[Param], texts: Iterable[Text], zero_ba
     for text in texts:
         reader.read(text)
     rules = reader.rules
+    for subject, tensor, line, sentence in reader.rank_zero_ranges:
+        if not any(r.param == subject and r.when is None and not r.products and _whole_rank_range(r.low, r.high) and
+                   r.low is not None and r.low.tensor == tensor for r in rules.value_ranges):
+            rules.unread(api, line, subject, sentence, "it holds under a condition")
     _drop_index_bounds(api, rules)
     rules.value_ranges[:] = _statuses_of_error_rows(rules.value_ranges)
     return rules
@@ -233,6 +249,8 @@ class _Reader:
         self.products: tuple[Soc, ...] = ()  # the chips the sentence being read holds on (() every chip)
         self.status = 0  # the status of the text being read, where an error row gives another than 161002
         self.when: Optional[Condition] = None  # the argument's value the sentence being read holds under
+        # (parameter, tensor, line, sentence) of the ranges of a dimension index at rank 0 (_ranges)
+        self.rank_zero_ranges: list[tuple[str, str, int, str]] = []
 
     # The patterns that name this API's parameters are made once per API, only when a sentence has
     # the words they look for, and compiled once per set of names (gen.parse.readers.scan.compiled): made
@@ -434,17 +452,6 @@ class _Reader:
             return  # a range of a tensor's values: not a phase-1 check
         if param.kind not in _INTEGRAL and param.kind not in _HOST_REAL and param.kind is not ParamKind.SCALAR:
             return
-        positive_rank = _POSITIVE_RANK.search(sentence)
-        if conditional and _whole_rank_range(low, high) and positive_rank and low is not None and \
-                positive_rank.group(1) == low.tensor:
-            # "当self.dim()>0时, dim的取值范围[-self.dim(), self.dim()-1]" beside "当self.dim()=0时, [-1, 0]":
-            # one range, [-rank, rank), as a 0-d tensor's rank counts as 1 (Extent.RANK).
-            conditional = False
-        if conditional:
-            self.rules.unread(self.api, text.line, subject, sentence, "it holds under a condition")
-            return
-        if low is None and high is None:
-            return
         if (high and high.extent is Extent.RANK and high.sign == 1 and high.offset == -1 and not high.inclusive
                 and low and low.extent is Extent.RANK and low.sign == -1):
             # "[-self.dim(), self.dim()-1)" (aclnnCummin's table; its error row says "-1]"): a
@@ -455,6 +462,23 @@ class _Reader:
             # "[-rank(input), rank(input)]" (aclnnInplaceCumprod): no tensor has a dimension numbered
             # rank; the index of a dimension it is, [-rank, rank).
             high = replace(high, inclusive=False)
+        positive_rank = _POSITIVE_RANK.search(sentence)
+        if conditional and _whole_rank_range(low, high) and positive_rank and low is not None and \
+                positive_rank.group(1) == low.tensor:
+            # "当self.dim()>0时, dim的取值范围[-self.dim(), self.dim()-1]" beside "当self.dim()=0时, [-1, 0]":
+            # one range, [-rank, rank), as a 0-d tensor's rank counts as 1 (Extent.RANK).
+            conditional = False
+        zero_rank = _ZERO_RANK.search(sentence)
+        if conditional and zero_rank and zero_rank.group(1) in self.tensors and _rank_zeros_range(low, high):
+            # "当self.dim()=0时, 参数dim的取值范围不在[-1, 0]内": what [-rank(self), rank(self)) is at rank 0 (a 0-d
+            # tensor's rank counts as 1); read_rules keeps it unread unless the API states that range.
+            self.rank_zero_ranges.append((subject, zero_rank.group(1), text.line, sentence))
+            return
+        if conditional:
+            self.rules.unread(self.api, text.line, subject, sentence, "it holds under a condition")
+            return
+        if low is None and high is None:
+            return
         self._add_value(self.rules.value_ranges, ValueRange(subject, low, high, text.line))
 
     _SENTINEL = re.compile(r"[，,；;\s]*传入\s*-?\d+\s*表示")
