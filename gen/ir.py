@@ -33,8 +33,10 @@ from gen import abi, jsontext
 # API.inner_null_outputs (the outputs CANN's null check leaves to fail late, gen.conventions). 9:
 # API.error_rows_name_formats (a row of the error table is about formats, gen.conventions). 10:
 # ExampleCall.null_params (the parameters the example passes as nullptr, read with the call). 11:
-# API.zero_d_addends (the addends of a fused product phase 1 takes 0-d, gen.conventions 12).
-SCHEMA_VERSION = 11
+# API.zero_d_addends (the addends of a fused product phase 1 takes 0-d, gen.conventions 12). 12:
+# ValueSet (a value out of a list with gaps), and the chips, the condition (Condition) and the error
+# status of value ranges and sets.
+SCHEMA_VERSION = 12
 
 
 class PageKind(str, enum.Enum):
@@ -698,6 +700,18 @@ class Bound(_Json):
 
 
 @dataclass(frozen=True)
+class Condition(_Json):
+    """The value of a host argument a rule holds under ("balanceMode为0时", "dropPadMode为1时"; a bool's
+    true is 1)."""
+
+    param: str
+    value: float
+
+    def describe(self) -> str:
+        return f"when {self.param} == {self.value:g}"
+
+
+@dataclass(frozen=True)
 class ValueRange(_Json):
     """A host argument's value lies between two bounds (each element, for an aclIntArray): "dim取值
     范围为[-self.dim(), self.dim())", "index取值范围[0, self.size(dim))", "groupSize取值范围[1, 65536)"."""
@@ -706,13 +720,26 @@ class ValueRange(_Json):
     low: Optional[Bound] = None
     high: Optional[Bound] = None
     line: int = 0
+    # The chips it holds on ("Atlas A3 训练系列产品/Atlas A3 推理系列产品：取值范围(0, 1024]"); () for every chip.
+    products: tuple[Soc, ...] = ()
+    # The status of a value outside it where the error table gives another than ACLNN_ERR_PARAM_INVALID
+    # (aclnnSleep's "cycles参数非正数" is 561002, its tiling's check); 0 where it gives that one.
+    status: int = 0
+    when: Optional[Condition] = None  # the argument's value it holds under; None: always
 
     def __post_init__(self) -> None:
         assert self.low is not None or self.high is not None, f"{self.param}: a range has a bound"
+        assert self.when is None or self.when.param != self.param, f"{self.param}: a range under its own value"
+
+    def applies_to(self, soc: Soc) -> bool:
+        return not self.products or soc in self.products
 
     def refuses(self, value: float, values: Mapping[str, Optional[float]]) -> bool:
         """Whether `value` of the parameter is outside the range's bounds of numbers and of other
-        arguments' `values` (those absent from it are not judged, nor are bounds of shapes)."""
+        arguments' `values` (those absent from it are not judged, nor are bounds of shapes), where
+        the `values` meet its condition."""
+        if not _meets(self.when, values):
+            return False
         for bound, sign in ((self.low, 1), (self.high, -1)):
             if bound is None or bound.extent not in (Extent.NUMBER, Extent.VALUE):
                 continue
@@ -727,7 +754,48 @@ class ValueRange(_Json):
     def describe(self) -> str:
         low = f"{'[' if self.low.inclusive else '('}{self.low.describe()}" if self.low else "(-inf"
         high = f"{self.high.describe()}{']' if self.high.inclusive else ')'}" if self.high else "inf)"
-        return f"{self.param} in {low}, {high}"
+        return f"{self.param} in {low}, {high}{_qualifiers(self.products, self.status, self.when)}"
+
+
+@dataclass(frozen=True)
+class ValueSet(_Json):
+    """A host integer's value is one of a list that no range states, as it has gaps (each element, for
+    an aclIntArray): "仅支持0、2、4", "取值为{1, 3}", "dstType支持取值2、3、29"."""
+
+    param: str
+    values: tuple[int, ...]
+    line: int = 0
+    products: tuple[Soc, ...] = ()  # as ValueRange's
+    status: int = 0  # as ValueRange's
+    when: Optional[Condition] = None  # as ValueRange's
+
+    def __post_init__(self) -> None:
+        assert self.values, f"{self.param}: a set has values"
+        assert self.when is None or self.when.param != self.param, f"{self.param}: a set under its own value"
+        assert list(self.values) == sorted(set(self.values)), f"{self.param}: a set's values ascend, once each"
+
+    def applies_to(self, soc: Soc) -> bool:
+        return not self.products or soc in self.products
+
+    def refuses(self, value: float, values: Mapping[str, Optional[float]]) -> bool:
+        """Whether `value` of the parameter is none of the set's, where the other arguments' `values`
+        meet its condition."""
+        return _meets(self.when, values) and value not in self.values
+
+    def describe(self) -> str:
+        return f"{self.param} in {{{', '.join(map(str, self.values))}}}" + \
+            _qualifiers(self.products, self.status, self.when)
+
+
+def _meets(when: Optional[Condition], values: Mapping[str, Optional[float]]) -> bool:
+    """Whether arguments' `values` meet a rule's condition (an absent one: as a rule holds always)."""
+    return when is None or values.get(when.param) == when.value
+
+
+def _qualifiers(products: tuple[Soc, ...], status: int, when: Optional[Condition]) -> str:
+    """What a value rule's describe() adds for its chips, condition and status, when they are not the defaults."""
+    chips = f" on {', '.join(s.value for s in products)}" if products else ""
+    return chips + (f" {when.describe()}" if when else "") + (f" (status {status})" if status else "")
 
 
 @dataclass(frozen=True)
@@ -809,6 +877,7 @@ class API(_Json):
     # What the page states across parameters (its usage notes, 约束说明, error rows), read as rules.
     dtype_combinations: tuple[DTypeCombination, ...] = ()
     value_ranges: tuple[ValueRange, ...] = ()
+    value_sets: tuple[ValueSet, ...] = ()
     dim_equalities: tuple[DimEquality, ...] = ()
     divisibility: tuple[Divisibility, ...] = ()
     shape_rules: tuple[ShapeRule, ...] = ()
@@ -838,7 +907,7 @@ class API(_Json):
 
     def rules(self) -> tuple[Any, ...]:
         """Every cross-parameter rule of the page, in page order (lint shows them so)."""
-        found: list[Any] = [*self.dtype_combinations, *self.value_ranges, *self.dim_equalities,
+        found: list[Any] = [*self.dtype_combinations, *self.value_ranges, *self.value_sets, *self.dim_equalities,
                             *self.divisibility, *self.shape_rules]
         return tuple(sorted(found, key=lambda r: r.line))
 
@@ -983,6 +1052,8 @@ def _rule_params(rule: Any) -> set[str]:
     if isinstance(rule, DTypeCombination):
         return {c.param for c in rule.cells} | {c.same_as for c in rule.cells if c.same_as}
     named = {rule.param}
+    if isinstance(rule, (ValueRange, ValueSet)) and rule.when is not None:
+        named.add(rule.when.param)
     if isinstance(rule, ValueRange):
         for bound in (rule.low, rule.high):
             if bound is not None and bound.tensor:

@@ -19,7 +19,7 @@ from gen import abi, conventions, families, names
 from gen.api import python as api_python
 from gen.cache import digest
 from gen.ir import (DEFAULT_SOC, API, Diagnostic, Direction, DType, Level, OpSemantics, Page, PageKind, Param, ParamKind, ProductDTypes,
-                    Relation, RelationKind)
+                    Relation, RelationKind, ValueRange, ValueSet)
 
 if TYPE_CHECKING:
     from gen.api.python import OutputPlan, PythonSignature
@@ -289,22 +289,24 @@ _PARAM_INVALID = abi.status_code("ACLNN_ERR_PARAM_INVALID")
 
 
 def ranges_the_checks_state(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tuple[Diagnostic, ...]]:
-    """`api` without the value ranges of a parameter whose values a check of the semantics file refuses
-    with another status than ACLNN_ERR_PARAM_INVALID: the file states what the page's error table
+    """`api` without the value ranges and sets of a parameter whose values a check of the semantics file
+    refuses with another status than ACLNN_ERR_PARAM_INVALID: the file states what the page's error table
     gives them (aclnnMoeInitRoutingV3's expertTokensNumType, "只支持 1 和 2", is 561002 by its row
     "输入的属性不在支持的范围内"), and a range, checked first as 161002, would answer for it."""
-    if semantics is None or not api.value_ranges:
+    if semantics is None or not (api.value_ranges or api.value_sets):
         return api, ()
     statuses = {arg.param: check.status for check in semantics.checks
                 if check.status != _PARAM_INVALID and len(check.violation) == 1 for arg in check.violation}
-    kept = tuple(r for r in api.value_ranges if r.param not in statuses)
-    if len(kept) == len(api.value_ranges):
+    ranges = tuple(r for r in api.value_ranges if r.param not in statuses)
+    sets = tuple(r for r in api.value_sets if r.param not in statuses)
+    if ranges == api.value_ranges and sets == api.value_sets:
         return api, ()
+    valued: tuple[ValueRange | ValueSet, ...] = (*api.value_ranges, *api.value_sets)
     notes = tuple(Diagnostic(Level.INFO, r.line, "range-checked-by-semantics",
                              f"{api.name}: {r.describe()} is checked by the semantics file, with status "
-                             f"{statuses[r.param]}, not as a page range (161002)")
-                  for r in api.value_ranges if r.param in statuses)
-    return replace(api, value_ranges=kept), notes
+                             f"{statuses[r.param]}, not as a page rule (161002)")
+                  for r in valued if r.param in statuses)
+    return replace(api, value_ranges=ranges, value_sets=sets), notes
 
 
 def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tuple[Diagnostic, ...]]:

@@ -17,7 +17,7 @@ import functools
 import json
 import re
 from dataclasses import dataclass, replace
-from typing import NamedTuple, Optional
+from typing import NamedTuple, Optional, Sequence
 
 from gen import abi, conventions, families, names
 from gen.api.kinds import KINDS, traits
@@ -25,7 +25,7 @@ from gen.conventions import PLAIN_FORMATS
 from gen.cache import digest
 from gen.emit.env import render
 from gen.emit.files import FileManager
-from gen.ir import (API, Bound, Direction, DType, ErrorCategory, Extent, IntegerMath, Page, Param, ParamKind, Product,
+from gen.ir import (API, Bound, Condition, Direction, DType, ErrorCategory, Extent, IntegerMath, Page, Param, ParamKind, Product,
                     RelationKind, Reserved, ResultRule, ShapeForm, Soc)
 from gen.api.kinds import kind_of
 from gen.model import BoundAPI, Model, translation_units, unit_path
@@ -455,6 +455,19 @@ def _bound(bound: Optional[Bound], index_of: dict[str, int]) -> Optional[Init]:
                    sign=bound.sign, tensor=tensor, axis_param=axis_param, axis=axis, inclusive=bound.inclusive)
 
 
+def _soc_mask(products: Sequence[Soc]) -> str:
+    """A rule's chips as the spec's bit mask (a bit per aclsim::Soc); 0 for every chip."""
+    socs = " | ".join(f"(1u << static_cast<int>(aclsim::Soc::{names.cpp_enumerator(s.value)}))" for s in products) or "0"
+    return f"static_cast<uint16_t>({socs})"
+
+
+def _condition(when: Optional[Condition], index_of: dict[str, int]) -> dict[str, str]:
+    """A value rule's condition as the spec's fields (when -1: it holds always)."""
+    if when is None:
+        return {"when": "-1", "when_value": "0.0"}
+    return {"when": str(index_of[when.param]), "when_value": repr(when.value)}
+
+
 def sim_rules(api: API) -> Optional[SimRules]:
     """The RulesSpec of an API, None when its page states no cross-parameter rule. Rules that name
     parameters the spec's masks cannot index (64 and above) are left out."""
@@ -481,18 +494,28 @@ def sim_rules(api: API) -> Optional[SimRules]:
             continue
         name = f"kCombination{k}"
         tables.append(RuleTable("aclsim::CombinationCellSpec", name, tuple(cells)))
-        socs = " | ".join(f"(1u << static_cast<int>(aclsim::Soc::{names.cpp_enumerator(s.value)}))"
-                          for s in combination.products) or "0"
-        combinations.append(Init.of(cells=name, cell_count=len(cells), socs=f"static_cast<uint16_t>({socs})",
+        combinations.append(Init.of(cells=name, cell_count=len(cells), socs=_soc_mask(combination.products),
                                     line=combination.line))
     table("combinations", "aclsim::CombinationSpec", "kCombinations", combinations)
 
     ranges = []
     for r in api.value_ranges:
         low, high = _bound(r.low, index_of), _bound(r.high, index_of)
-        if r.param in index_of and low is not None and high is not None:
-            ranges.append(Init.of(param=index_of[r.param], low=low, high=high, line=r.line))
+        if r.param in index_of and low is not None and high is not None and \
+                (r.when is None or r.when.param in index_of):
+            ranges.append(Init.of(param=index_of[r.param], low=low, high=high, socs=_soc_mask(r.products),
+                                  status=r.status, **_condition(r.when, index_of), line=r.line))
     table("ranges", "aclsim::ValueRangeSpec", "kRanges", ranges)
+
+    sets = []
+    for k, value_set in enumerate(api.value_sets):
+        if value_set.param not in index_of or (value_set.when is not None and value_set.when.param not in index_of):
+            continue
+        tables.append(RuleTable("int64_t", f"kSetValues{k}", tuple(str(v) for v in value_set.values)))
+        sets.append(Init.of(param=index_of[value_set.param], values=f"kSetValues{k}", value_count=len(value_set.values),
+                            socs=_soc_mask(value_set.products), status=value_set.status,
+                            **_condition(value_set.when, index_of), line=value_set.line))
+    table("sets", "aclsim::ValueSetSpec", "kSets", sets)
 
     dims = [Init.of(param=index_of[d.param], axis=d.axis, other=index_of[d.other], other_axis=d.other_axis, line=d.line)
             for d in api.dim_equalities if d.param in index_of and d.other in index_of]
@@ -531,12 +554,12 @@ def sim_rules(api: API) -> Optional[SimRules]:
     if not reserved and not any(count for _, count in counts.values()):
         return None
     mask = " | ".join(f"(uint64_t{{1}} << {i})" for i in reserved) or "0"
-    (combinations_at, combination_count), (ranges_at, range_count), (dims_at, dim_count), \
+    (combinations_at, combination_count), (ranges_at, range_count), (sets_at, set_count), (dims_at, dim_count), \
         (divisible_at, divisible_count), (shape_rules_at, shape_rule_count) = (
-            counts[k] for k in ("combinations", "ranges", "dims", "divisible", "shape_rules"))
+            counts[k] for k in ("combinations", "ranges", "sets", "dims", "divisible", "shape_rules"))
     return SimRules(tables=tuple(tables), init=Init.of(
         reserved=mask, combinations=combinations_at, combination_count=combination_count, ranges=ranges_at,
-        range_count=range_count, dims=dims_at, dim_count=dim_count, divisible=divisible_at,
+        range_count=range_count, sets=sets_at, set_count=set_count, dims=dims_at, dim_count=dim_count, divisible=divisible_at,
         divisible_count=divisible_count, shape_rules=shape_rules_at, shape_rule_count=shape_rule_count))
 
 

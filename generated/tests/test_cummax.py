@@ -164,12 +164,12 @@ def test_error_row4_value():
     pass
 
 
-# line 190: dim in [-rank(self), rank(self) - 1]
+# line 103: dim in [-rank(self), rank(self) - 1]
 @pytest.mark.parametrize("case", [
     BASE.but('dim=-2', values={'dim': -2}),
     BASE.but('dim=1', values={'dim': 1}),
 ], ids=lambda case: case.id)
-def test_rule_line190_value_range1_accepted(op, case):
+def test_rule_line103_value_range1_accepted(op, case):
     t.check_accepted(op, case, socs=())
 
 
@@ -177,5 +177,5 @@ def test_rule_line190_value_range1_accepted(op, case):
     BASE.but('dim=-3', values={'dim': -3}),
     BASE.but('dim=2', values={'dim': 2}),
 ], ids=lambda case: case.id)
-def test_rule_line190_value_range1_refused(op, case):
+def test_rule_line103_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())

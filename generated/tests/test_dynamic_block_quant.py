@@ -134,3 +134,48 @@ def test_error_row2_unsupported_dtype():
 @pytest.mark.skip(reason='not tested: minScale is no integer argument the suite sets')
 def test_rule_line109_value_range1():
     pass
+
+
+# line 129: dstType in {2, 34, 35, 36}
+@pytest.mark.parametrize("case", [
+    BASE.but('dstType=2', out={'yOut': 'INT8', 'scaleOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line129_value_set1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dstType=3', values={'dstType': 3}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line129_value_set1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 139: rowBlockSize in {1, 64, 128, 256, 512}
+@pytest.mark.parametrize("case", [
+    BASE.but('rowBlockSize=1', out={'yOut': 'INT8', 'scaleOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line139_value_set2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('rowBlockSize=2', values={'rowBlockSize': 2}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line139_value_set2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 149: colBlockSize in {64, 128, 192, 256}
+@pytest.mark.parametrize("case", [
+    BASE.but('colBlockSize=128', out={'yOut': 'INT8', 'scaleOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line149_value_set3_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('colBlockSize=65', values={'colBlockSize': 65}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line149_value_set3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

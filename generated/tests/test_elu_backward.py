@@ -282,3 +282,18 @@ def test_error_row7_rank(op, case):
 ], ids=lambda case: case.id)
 def test_error_row8_value(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 244: alpha in [0, inf) when isResult == 1
+@pytest.mark.parametrize("case", [
+    BASE.but('alpha=0', values={'alpha': 0}),
+], ids=lambda case: case.id)
+def test_rule_line244_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('alpha=-1', values={'alpha': -1}),
+], ids=lambda case: case.id)
+def test_rule_line244_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -150,6 +150,21 @@ def test_error_row6_unclassified():
     pass
 
 
+# line 126: dstType in {2, 3, 29}
+@pytest.mark.parametrize("case", [
+    BASE.but('dstType=2', out={'y': 'INT8'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line126_value_set1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dstType=4', values={'dstType': 4}, out={'y': 'INT8'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line126_value_set1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
 # line 96: scale.shape[1] == x.shape[1]
 @pytest.mark.parametrize("case", [
     BASE.but('base', out={'y': 'INT8'}, out_shapes={'y': '<auto>'}),

@@ -79,9 +79,9 @@ def test_error_row3_unclassified():
     pass
 
 
-# line 99: cycles in (0, inf)
+# line 99: cycles in (0, inf) (status 561002)
 @pytest.mark.parametrize("case", [
     BASE.but('cycles=0', values={'cycles': (0,)}),
 ], ids=lambda case: case.id)
 def test_rule_line99_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=561002, socs=())

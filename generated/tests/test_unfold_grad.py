@@ -156,17 +156,17 @@ def test_error_row9_unclassified():
     pass
 
 
-# line 136: size in (0, inf)
+# line 136: size in (0, inf) (status 561002)
 @pytest.mark.parametrize("case", [
     BASE.but('size=0', values={'size': 0}),
 ], ids=lambda case: case.id)
 def test_rule_line136_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=561002, socs=())
 
 
-# line 146: step in (0, inf)
+# line 146: step in (0, inf) (status 561002)
 @pytest.mark.parametrize("case", [
     BASE.but('step=0', values={'step': 0}),
 ], ids=lambda case: case.id)
 def test_rule_line146_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=561002, socs=())

@@ -549,6 +549,21 @@ def test_a_dim_range_is_met_at_both_ends_and_broken_just_outside():
     assert test.status == 161002 and not test.skip
 
 
+def test_a_set_is_refused_in_its_gap_with_the_error_tables_status_and_a_rule_of_other_chips_is_skipped():
+    from gen.ir import Bound, ValueRange, ValueSet
+
+    mode = make_param("mode", kind=ParamKind.INT)
+    example = ExampleCall((ExampleArg("self", DType.FLOAT, (3, 4)), ExampleArg("mode", None, None, (2,))))
+    suite = rules_suite(*unary(), mode, example_call=example, value_sets=(ValueSet("mode", (0, 2, 3), line=7, status=561002),),
+                        value_ranges=(ValueRange("mode", high=Bound(2), products=(Soc.ASCEND310P,), line=8),))
+    test = rule_test(suite, "test_rule_line7_value_set")
+    assert [c.values["mode"] for c in test.accepted] == [2]
+    assert [c.values["mode"] for c in test.refused] == [1]  # a range would admit it
+    assert test.status == 561002 and not test.skip
+    chip = rule_test(suite, "test_rule_line8_value_range")
+    assert chip.socs == ("Ascend310P",) and "not on the base call's chip" in chip.skip
+
+
 def test_each_combination_row_is_called_and_an_unlisted_combination_refused():
     from gen.ir import CombinationCell, DTypeCombination
 

@@ -43,7 +43,8 @@ def test_the_pages_other_wordings():
     found = ranges("ops-nn/conv/deformable_conv2d/docs/aclnnDeformableConv2d.md", "aclnnDeformableConv2d")
     assert {"kernelSize in (0, inf)", "groups in (0, inf)"} <= found  # "各元素均大于零", "groups数大于零"
     found = ranges("ops-nn/optim/advance_step/docs/aclnnAdvanceStep.md", "aclnnAdvanceStep")
-    assert {"numQueries in (0, inf)", "numSeqs in (numQueries, inf)"} <= found  # "取值范围是大于0的正整数"
+    # "取值范围是大于0的正整数"; numSeqs' bound is its 561002 error row's too, and answered so.
+    assert {"numQueries in (0, inf)", "numSeqs in (numQueries, inf) (status 561002)"} <= found
     # "必须大于0, 建议为7.0": the advice is no condition on the requirement before it.
     assert "limit in (0, inf)" in ranges("ops-nn/activation/clipped_swiglu/docs/aclnnClippedSwiglu.md",
                                          "aclnnClippedSwiglu")
@@ -85,8 +86,9 @@ def test_a_chain_gives_both_bounds():
 
 def test_conditions_and_conjunctions_give_no_rule():
     # "fp16数据类型, step、size大于72" holds for one dtype; "inputSizes的size小于等于8" is its length.
+    # (The error table answers size and step 561002, the tiling's check.)
     assert ranges("ops-math/conversion/unfold_grad/docs/aclnnUnfoldGrad.md", "aclnnUnfoldGrad") == {
-        "size in (0, inf)", "step in (0, inf)"}
+        "size in (0, inf) (status 561002)", "step in (0, inf) (status 561002)"}
     # "self为空Tensor, 且numClasses小于等于0": refused when both hold.
     assert not any(r.startswith("numClasses") for r in ranges("ops-math/math/one_hot/docs/aclnnOneHot.md",
                                                               "aclnnOneHot"))
@@ -115,7 +117,8 @@ def test_a_range_under_a_condition_glued_to_it_is_no_rule():
     # worldSize's row: "`balanceMode=0`时取值范围[2, 768]" bounds worldSize, when balanceMode is 0;
     # read as balanceMode's range it refused the page's own example (balanceMode = 0).
     found = ranges("ops-transformer/mc2/moe_update_expert/docs/aclnnMoeUpdateExpert.md", "aclnnMoeUpdateExpert")
-    assert found == {"balanceMode in [0, 1]"}
+    assert found == {"balanceMode in [0, 1]", "worldSize in [2, 768] when balanceMode == 0",
+                     "localRankId in [0, worldSize) when balanceMode == 0"}
 
 
 def test_a_dim_range_of_tensors_of_one_dimension_or_more_is_every_tensors():

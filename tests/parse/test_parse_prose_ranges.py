@@ -25,9 +25,10 @@ def params(**kinds: ParamKind) -> list[Param]:
 T, I, A, F = ParamKind.TENSOR, ParamKind.INT, ParamKind.INT_ARRAY, ParamKind.FLOAT
 
 
-def read(api_params: list[Param], text: str, subject: str | None = None, error_row: bool = False):
-    rules = read_rules("aclnnFoo", api_params, [Text(text, 1, subject, error_row)], zero_based=False)
-    return {r.describe() for r in rules.value_ranges}, [d.message for d in rules.diagnostics if d.code == UNREAD]
+def read(api_params: list[Param], text: str, subject: str | None = None, error_row: bool = False, status: int = 0):
+    rules = read_rules("aclnnFoo", api_params, [Text(text, 1, subject, error_row, status)], zero_based=False)
+    return {r.describe() for r in (*rules.value_ranges, *rules.value_sets)}, \
+        [d.message for d in rules.diagnostics if d.code == UNREAD]
 
 
 @pytest.mark.parametrize("text, subject, tensor", [
@@ -129,7 +130,8 @@ def test_an_error_row_refusing_some_element(text, expected):
 
 @pytest.mark.parametrize("text, subject", [
     ("var 元素应非负", None),  # a tensor's values: not phase 1's
-    ("当x为1时，repeats必须为非负数。", "repeats"),  # a condition
+    ("当x为1时，repeats必须为非负数，否则为正数。", "repeats"),  # a condition, and what holds otherwise
+    ("当x大于1时，repeats必须为非负数。", "repeats"),  # a condition that is no value of an argument
     ("当Sq > Skv时，prefix的N值取值范围[0, Skv]，当Sq <= Skv时，取值范围[Skv-Sq, Skv]", "repeats"),
     # aclnnMoeInitRoutingV3: "expertTokensNumType为key_value模式时，..."
     ("x为1时，取值范围为[0, 5120]，其它模式取值范围[0, 10240]。", "repeats"),
@@ -163,13 +165,54 @@ def test_a_list_of_consecutive_values_is_a_range(text, subject, expected):
     assert read(params(self=T, mode=I), text, subject)[0] == expected
 
 
-@pytest.mark.parametrize("text, subject", [
-    ("dstType的取值范围是:[2, 34,35, 36, 40, 41]，分别对应INT8、HIFLOAT8。", "dstType"),
-    ("quantMode 只支持 1 和 -1，分别代表动态 quant 场景和不量化场景。", None),
+@pytest.mark.parametrize("text, subject, expected", [
+    ("dstType的取值范围是:[2, 34,35, 36, 40, 41]，分别对应INT8、HIFLOAT8。", "dstType", "dstType in {2, 34, 35, 36, 40, 41}"),
+    ("quantMode 只支持 1 和 -1，分别代表动态 quant 场景和不量化场景。", None, "quantMode in {-1, 1}"),
+    ("当前支持取值为1/128/256/512。", "quantMode", "quantMode in {1, 128, 256, 512}"),
 ])
-def test_a_list_with_gaps_is_diagnosed_not_read(text, subject):
-    found, unread = read(params(self=T, dstType=I, quantMode=I), text, subject)
-    assert not found and any("no range" in message for message in unread)
+def test_a_list_with_gaps_is_a_set_of_values(text, subject, expected):
+    assert read(params(self=T, dstType=I, quantMode=I), text, subject) == ({expected}, [])
+
+
+@pytest.mark.parametrize("text, subject, expected", [
+    # aclnnMoeDistributeDispatchV3: a row's item of one chip.
+    ("Atlas A3 训练系列产品/Atlas A3 推理系列产品：取值范围(0, 1024]。", "mode", "mode in (0, 1024] on Ascend910_93"),
+    # aclnnAvgPool2dBackward: two chips; what the sentence adds after the range changes nothing.
+    ("Atlas 推理系列产品、Atlas 训练系列产品：支持范围为[-255,255]，0表示不影响padding是否参与平均计算。", "mode",
+     "mode in [-255, 255] on Ascend310P, Ascend910"),
+    ("Atlas A3 训练系列产品：仅支持0、2、4。", "mode", "mode in {0, 2, 4} on Ascend910_93"),
+    # aclnnMoeUpdateExpert: a value of another argument, after the row's description.
+    ("本卡Id，balanceMode为0时，取值范围为[0, worldSize)。", "mode", "mode in [0, worldSize) when balanceMode == 0"),
+    ("参数isResult为True时，mode小于0。", None, "mode in [0, inf) when isResult == 1"),  # aclnnEluBackward's error row
+    ("Atlas A3 训练系列产品：当balanceMode为1时，取值范围[0, 4]。", "mode", "mode in [0, 4] on Ascend910_93 when balanceMode == 1"),
+])
+def test_a_rule_of_some_chips_or_under_an_arguments_value(text, subject, expected):
+    api = [*params(self=T, mode=I, worldSize=I, balanceMode=I),
+           Param("isResult", "bool", ParamKind.BOOL, Direction.IN)]
+    assert read(api, text, subject, error_row=subject is None) == ({expected}, [])
+
+
+@pytest.mark.parametrize("text", [
+    "Atlas A3 训练系列产品：取值范围[0, 4]，Atlas A2 训练系列产品：取值范围[0, 8]。",  # chips named again
+    "x为1时，取值范围为[0, 4]，其它模式取值范围[0, 8]。",  # and what holds otherwise
+    "mode为1时，取值范围为[0, 4]。",  # under its own value
+])
+def test_chips_or_conditions_the_ir_cannot_carry_give_no_rule(text):
+    assert not read(params(self=T, mode=I, x=I), text, "mode")[0]
+
+
+def test_an_error_rows_status_is_its_ranges_and_the_narrower_rows():
+    # aclnnAmpUpdateScale: its row "取值范围 >= 1" refuses nothing its 561002 row's range admits.
+    api = params(self=T, growthInterval=I)
+    texts = [Text("取值范围 >= 1。", 1, "growthInterval"),
+             Text("growthInterval超出取值范围[1, 2147483647]。", 2, None, True, 561002)]
+    rules = read_rules("aclnnFoo", api, texts, zero_based=False)
+    assert {r.describe() for r in rules.value_ranges} == {"growthInterval in [1, inf) (status 561002)",
+                                                           "growthInterval in [1, 2.14748e+09] (status 561002)"}
+    # aclnnSleep: the same range in the row and in the 561002 row is one rule, the error table's status.
+    texts = [Text("必须为正整数（cycles > 0）。", 1, "cycles"), Text("cycles参数非正数（cycles <= 0）。", 2, None, True, 561002)]
+    rules = read_rules("aclnnFoo", params(self=T, cycles=A), texts, zero_based=False)
+    assert [r.describe() for r in rules.value_ranges] == ["cycles in (0, inf) (status 561002)"]
 
 
 @pytest.mark.parametrize("text", [
@@ -180,3 +223,14 @@ def test_a_list_with_gaps_is_diagnosed_not_read(text, subject):
 ])
 def test_a_list_of_something_else_is_no_range(text):
     assert not read(params(self=T, mode=I), text, "mode", error_row=text.startswith("参数"))[0]
+
+
+def test_a_dimension_indexs_range_at_rank_zero_is_the_whole_rank_range_there():
+    # aclnnGatherV2's error rows: "[-1, 0]" at rank 0 is [-rank(self), rank(self)) there (a 0-d tensor's
+    # rank counts as 1): no diagnostic beside that range, one without it.
+    zero = Text("当self.dim()=0时，参数dim的取值范围不在[-1, 0]内。", 2, None, True)
+    whole = Text("取值范围为[-self.dim(), self.dim())。", 1, "dim")
+    rules = read_rules("aclnnFoo", params(self=T, dim=I), [whole, zero], zero_based=False)
+    assert [r.describe() for r in rules.value_ranges] == ["dim in [-rank(self), rank(self))"] and not rules.diagnostics
+    rules = read_rules("aclnnFoo", params(self=T, dim=I), [zero], zero_based=False)
+    assert not rules.value_ranges and [d.code for d in rules.diagnostics] == [UNREAD]

@@ -5,9 +5,9 @@ several outputs, an API without a kernel). They are generated and built next to 
 from __future__ import annotations
 
 from gen.ir import (
-    API, Bound, CombinationCell, ErrorCase, ErrorCategory, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, IntegerMath,
+    API, Bound, CombinationCell, Condition, ErrorCase, ErrorCategory, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, IntegerMath,
     OpSemantics, Page, PageKind, Param, ParamKind, Product, Relation, RelationKind, Reserved, ResultRule, ShapeForm,
-    ShapeRule, Soc, ValueCheck, ValueRange,
+    ShapeRule, Soc, ValueCheck, ValueRange, ValueSet,
 )
 
 SOURCE = "tests/sim/sim_test_ops.md"
@@ -140,7 +140,13 @@ def rules_api() -> API:
         ),
         value_ranges=(ValueRange("dim", Bound(0, Extent.RANK, -1, "self"),
                                  Bound(0, Extent.RANK, 1, "self", inclusive=False), line=22),
-                      ValueRange("alpha", high=Bound(10, Extent.VALUE, 1, "dim"), line=26)),
+                      ValueRange("alpha", high=Bound(10, Extent.VALUE, 1, "dim"), line=26),
+                      # A range of one chip, one under another argument's value, one the error table
+                      # answers with its own status.
+                      ValueRange("dim", low=Bound(0), products=(Soc.ASCEND910_93,), line=28),
+                      ValueRange("dim", high=Bound(0), when=Condition("reduction", 5), line=29),
+                      ValueRange("alpha", low=Bound(-100), status=561002, line=30)),
+        value_sets=(ValueSet("reduction", (0, 1, 2, 5), line=27),),
         dim_equalities=(DimEquality("weight", 0, "self", -1, line=23),),
         divisibility=(Divisibility("self", "2", -1, line=24),),
         shape_rules=(ShapeRule("out", "reduction", ("0",), ShapeForm.SAME, ("self",), line=25),

@@ -418,6 +418,32 @@ def test_a_bound_that_is_another_arguments_value(sim, objs):
     assert sim.error().endswith("alpha: 12 is outside (-inf, 11] (tests/sim/sim_test_ops.md:26)")
 
 
+def test_a_set_of_values_with_gaps(sim, objs):
+    # "仅支持0、1、2、5": 3 is between two of them, and refused.
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, reduction=5, dim=0, out=objs.t([1]))) == 0, sim.error()
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, reduction=3, out=objs.t([1]))) == INVALID
+    assert sim.error().endswith("reduction: 3 is none of {0, 1, 2, 5} (tests/sim/sim_test_ops.md:27)")
+
+
+def test_a_range_of_one_chip(sim, objs):
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, dim=-1)) == 0, sim.error()
+    with soc(sim, "Ascend910_93"):
+        assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, dim=-1)) == INVALID
+        assert sim.error().endswith("dim: -1 is outside [0, inf) (tests/sim/sim_test_ops.md:28)")
+
+
+def test_a_range_under_another_arguments_value(sim, objs):
+    # "reduction为5时，dim小于等于0": dim 1 is refused then only.
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, reduction=2, out=objs.t([1]))) == 0, sim.error()
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, reduction=5, out=objs.t([1]))) == INVALID
+    assert sim.error().endswith("dim: 1 is outside (-inf, 0] (tests/sim/sim_test_ops.md:29)")
+
+
+def test_a_range_answered_with_the_error_tables_status(sim, objs):
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, alpha=objs.s(-200.0))) == 561002
+    assert sim.error().endswith("alpha: -200 is outside [-100, inf) (tests/sim/sim_test_ops.md:30)")
+
+
 def test_a_dimension_equal_to_another_tensors(sim, objs):
     assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, weight=objs.t([6, 2]))) == INVALID
     assert "weight: dimension 0 (6) differs from dimension -1 of self (4) (tests/sim/sim_test_ops.md:23)" in sim.error()

@@ -12,8 +12,8 @@ from gen.api.calls import EXPRESSIBLE, SHAPES
 from gen.emit.tests.base_call import BaseCall, matches
 from gen.emit.tests.cases import AUTO, BASE_RANK, Case, broadcast_shape
 from gen.emit.tests.errors import PARAM_INVALID
-from gen.ir import (DEFAULT_SOC, Bound, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, Param,
-                    ParamKind, ShapeForm, ShapeRule, ValueRange)
+from gen.ir import (DEFAULT_SOC, Bound, Condition, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, Param,
+                    ParamKind, ShapeForm, ShapeRule, ValueRange, ValueSet)
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,7 @@ class RulePlanner:
         tests += self.combination_tests()
         planned: tuple[tuple[str, Sequence[Any], Callable[[Any], tuple[list[Case], list[Case], str]]], ...] = (
             ("value_range", self.api.value_ranges, self.range_cases),
+            ("value_set", self.api.value_sets, self.set_cases),
             ("dim_equality", self.api.dim_equalities, self.dim_cases),
             ("divisibility", self.api.divisibility, self.divisible_cases),
             ("shape_rule", self.api.shape_rules, self.shape_cases))
@@ -58,9 +59,26 @@ class RulePlanner:
             for index, rule in enumerate(rules, start=1):
                 function = f"test_rule_line{rule.line}_{kind}{index}"
                 accepted, refused, why = plan(rule) if not self.call.base_known else ([], [], self.call.base_known)
-                tests.append(RuleTest(function, rule.line, rule.describe(), tuple(accepted), tuple(refused),
-                                      status=PARAM_INVALID, skip="" if accepted or refused else why))
+                # A value rule of some chips is tested on them; its status is the error table's.
+                valued = isinstance(rule, (ValueRange, ValueSet))
+                products = rule.products if valued else ()
+                socs = tuple(s.value for s in products)
+                if products and DEFAULT_SOC not in products and (accepted or refused):
+                    # The base call is the default chip's: another's may refuse its dtypes first.
+                    accepted, refused, why = [], [], f"it holds on {', '.join(socs)}, not on the base call's chip"
+                when = rule.when if valued else None
+                if when is not None and (accepted or refused) and not self._meets(when):
+                    # Another value of the argument may ask for other shapes or values: only a base call
+                    # under the condition tests it.
+                    accepted, refused, why = [], [], f"the base call does not have {when.param} == {when.value:g}"
+                tests.append(RuleTest(function, rule.line, rule.describe(), tuple(accepted), tuple(refused), socs,
+                                      status=(rule.status if valued else 0) or PARAM_INVALID,
+                                      skip="" if accepted or refused else why))
         return tests
+
+    def _meets(self, when: Condition) -> bool:
+        value = self.base.values.get(when.param)
+        return isinstance(value, (int, float)) and float(value) == when.value
 
     # -- dtype combinations -------------------------------------------------------------------------
 
@@ -221,6 +239,31 @@ class RulePlanner:
                 case = replace(self.base, id=f"{rule.param}={value}", values={**self.base.values, rule.param: given})
                 if case not in bucket:
                     bucket.append(case)
+        return accepted, refused, ""
+
+    def set_cases(self, rule: ValueSet) -> tuple[list[Case], list[Case], str]:
+        """The base call with the argument at its set's values (accepted where the argument shapes
+        nothing) and at the least integer above the set's largest that is not in it (refused)."""
+        param = self.api.param(rule.param)
+        current = self.base.values.get(rule.param)
+        if param.kind not in (ParamKind.INT, ParamKind.INT_ARRAY) or param.direction is Direction.OUT:
+            return [], [], f"{rule.param} is no integer argument the suite sets"
+        if param.kind is ParamKind.INT_ARRAY and not current:
+            return [], [], f"the base call gives {rule.param} no element"
+
+        def given(value: int) -> Any:
+            return (value,) + current[1:] if param.kind is ParamKind.INT_ARRAY and isinstance(current, tuple) else value
+
+        first = current[0] if param.kind is ParamKind.INT_ARRAY and isinstance(current, tuple) else current
+        accepted: list[Case] = []
+        if first in rule.values:
+            accepted.append(replace(self.base, id=f"{rule.param}={first}"))
+        # A gap of the set between its values where it has one (the value a range would admit), else
+        # past its largest.
+        gaps = [v for v in range(rule.values[0] + 1, rule.values[-1]) if v not in rule.values]
+        outside = gaps[0] if gaps else rule.values[-1] + 1
+        refused = [replace(self.base, id=f"{rule.param}={outside}",
+                           values={**self.base.values, rule.param: given(outside)})]
         return accepted, refused, ""
 
     # -- dimensions ----------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Iterable, Mapping, Optional
+from typing import Any, Callable, Iterable, Mapping, Optional
 
 from gen.ir import API, Bound, Diagnostic, Extent, Level, Param, ParamKind, ValueRange
 from gen.parse.extractors import vocab
@@ -201,8 +201,8 @@ def consecutive(values: list[int]) -> bool:
 
 def _listed(params: Mapping[str, Param], sentence: str, subject: Optional[str], line: int) -> Iterable[ValueRange]:
     """The range of an integer whose text lists its values, when they are consecutive: {0, 1, 2} is
-    [0, 2]. Other lists ({-1, 1}, {2, 34, 35, 36}) give no rule here (gen.parse.extractors.rules
-    diagnoses them): a range would admit what they leave out, and the IR has no set of values."""
+    [0, 2]. Other lists ({-1, 1}, {2, 34, 35, 36}) give no range, which would admit what they leave
+    out: gen.parse.extractors.rules reads them as a ValueSet."""
     for name, values in listed_values(params, sentence, subject):
         if consecutive(values):
             yield ValueRange(name, low=Bound(offset=float(values[0])), high=Bound(offset=float(values[-1])), line=line)
@@ -335,26 +335,30 @@ def _chained(params: Mapping[str, Param], names: str, clause: str, error_row: bo
 
 
 def ranges_the_example_keeps(api: API, diags: list[Diagnostic]) -> API:
-    """`api` without the value ranges (of numbers, or of other arguments' values) that its page's own
-    example breaks: the page contradicts itself there (aclnnAdvanceStepV2's row says "numSeqs的值大于
-    输入numQueries的值", its error table refuses numSeqs "不等于" numQueries, and its example passes
-    both as 8), and a call the page shows is never refused."""
-    if api.example_call is None or not api.value_ranges:
+    """`api` without the value ranges (of numbers, or of other arguments' values) and sets that its
+    page's own example breaks: the page contradicts itself there (aclnnAdvanceStepV2's row says
+    "numSeqs的值大于输入numQueries的值", its error table refuses numSeqs "不等于" numQueries, and its
+    example passes both as 8), and a call the page shows is never refused."""
+    if api.example_call is None or not (api.value_ranges or api.value_sets):
         return api
     given = {arg.param: arg.values for arg in api.example_call.args if arg.shape is None}
-    kept = []
-    for rule in api.value_ranges:
-        broken = _broken_by(rule, given)
-        if broken is None:
-            kept.append(rule)
-            continue
-        diags.append(Diagnostic(Level.INFO, rule.line, "example-breaks-range",
-                                f"{api.name}: the page's example passes {rule.param} = {broken:g}, outside "
-                                f"{rule.describe()}: the simulator does not check it"))
-    return api if len(kept) == len(api.value_ranges) else replace(api, value_ranges=tuple(kept))
-
-
-def _broken_by(rule: ValueRange, given: Mapping[str, tuple[float, ...]]) -> Optional[float]:
-    """The first value of the example's that is outside `rule` (numbers and other values only)."""
     singles = {name: values[0] for name, values in given.items() if len(values) == 1}
-    return next((value for value in given.get(rule.param, ()) if rule.refuses(value, singles)), None)
+
+    def kept(rules: tuple, broken_by: Callable[[Any], Optional[float]]) -> tuple:
+        out = []
+        for rule in rules:
+            broken = broken_by(rule)
+            if broken is None:
+                out.append(rule)
+                continue
+            diags.append(Diagnostic(Level.INFO, rule.line, "example-breaks-range",
+                                    f"{api.name}: the page's example passes {rule.param} = {broken:g}, outside "
+                                    f"{rule.describe()}: the simulator does not check it"))
+        return tuple(out)
+
+    ranges = kept(api.value_ranges,
+                  lambda rule: next((v for v in given.get(rule.param, ()) if rule.refuses(v, singles)), None))
+    sets = kept(api.value_sets, lambda rule: next((v for v in given.get(rule.param, ()) if rule.refuses(v, singles)), None))
+    if ranges == api.value_ranges and sets == api.value_sets:
+        return api
+    return replace(api, value_ranges=ranges, value_sets=sets)

@@ -1,5 +1,5 @@
 """What a page states across parameters, beyond one relation of a row: the IR's cross-parameter
-rules (`ValueRange`, `DimEquality`, `Divisibility`, `ShapeRule`), from the parameters' rows, the
+rules (`ValueRange`, `ValueSet`, `DimEquality`, `Divisibility`, `ShapeRule`), from the parameters' rows, the
 error table and the constraints section (约束说明).
 
 Each reader takes one plain wording and nothing looser:
@@ -9,11 +9,17 @@ Each reader takes one plain wording and nothing looser:
     EP域本卡Id，取值范围[0, epWorldSize)           ValueRange(epRankId, 0, value(epWorldSize))
     index的取值范围为[0, self.size(dim))          ValueRange(index, 0, size(self, dim))
     groupSize取值范围[1, 65536)                   ValueRange(groupSize, 1, 65536)   (integers only)
+    dstType支持取值2、3、29                        ValueSet(dstType, {2, 3, 29})   (a list with gaps)
+    Atlas A3 训练系列产品：取值范围(0, 1024]        ValueRange(moeExpertNum, (0, 1024], on Ascend910_93)
+    balanceMode为0时，取值范围为[2, 768]            ValueRange(worldSize, [2, 768], when balanceMode == 0)
+    cycles参数非正数（cycles <= 0） (a 561002 row)   ValueRange(cycles, (0, inf), status 561002)
     weight的第0维与self的第1维相等                  DimEquality(weight, 0, self, 1)
     x的最后一维需要是8的倍数 / C需要能被groups整除   Divisibility(x, 8, axis -1)
     当reduction为0时，out的shape与self一致；否则为[1]   ShapeRule(out, reduction in {0}: self) + negated: scalar
 
-A sentence that looks like one of these but cannot be read with confidence (a condition on a
+A value range or set holds on the chips its sentence opens with, under the one value of an int or
+bool argument it states; an error row gives it its status. A sentence that looks like one of these
+but cannot be read with confidence (any other condition, one with what holds otherwise, a condition on a
 dtype, "第1维" on a page that never says "第0维", a bound in letters the page does not define)
 becomes a `relation-unread` diagnostic and no rule: the simulator then checks less, never more,
 than the page says.
@@ -26,14 +32,16 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Sequence
 
-from gen.ir import (Bound, Diagnostic, DimEquality, Direction, Divisibility, ErrorCase, Extent, Level, Param, ParamKind,
-                    ShapeForm, ShapeRule, ValueRange)
+from gen import abi
+from gen.ir import (Bound, Condition, Diagnostic, DimEquality, Direction, Divisibility, ErrorCase, Extent, Level, Param, ParamKind,
+                    ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
 from gen.parse.extractors import vocab
 from gen.parse.extractors.comparisons import comparison_ranges, consecutive, listed_values
 from gen.parse.extractors.relations import CONDITION, PRODUCT
 from gen.parse.readers.scan import MARKUP, bounded, compiled, word_starts
 
 UNREAD = "relation-unread"
+_PARAM_INVALID = abi.status_code("ACLNN_ERR_PARAM_INVALID")
 
 _INTEGRAL = (ParamKind.INT, ParamKind.INT_ARRAY)
 _HOST_REAL = (ParamKind.FLOAT,)
@@ -49,15 +57,23 @@ class Rules:
     """What one API's texts give."""
 
     value_ranges: list[ValueRange] = field(default_factory=list)
+    value_sets: list[ValueSet] = field(default_factory=list)
     dim_equalities: list[DimEquality] = field(default_factory=list)
     divisibility: list[Divisibility] = field(default_factory=list)
     shape_rules: list[ShapeRule] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def add(self, bucket: list, rule) -> None:
-        key = {k: v for k, v in vars(rule).items() if k != "line"}
-        if not any({k: v for k, v in vars(r).items() if k != "line"} == key for r in bucket):
-            bucket.append(rule)
+        """Adds a rule once. A value rule an error row states again with its own status takes that
+        status: the error table says what CANN answers (aclnnSleep's row "必须为正整数（cycles > 0）" and
+        its 561002 row "cycles参数非正数（cycles <= 0）" are one rule, answered 561002)."""
+        key = _rule_key(rule)
+        for at, known in enumerate(bucket):
+            if _rule_key(known) == key:
+                if getattr(rule, "status", 0) and not known.status:
+                    bucket[at] = replace(known, status=rule.status)
+                return
+        bucket.append(rule)
 
     def unread(self, api: str, line: int, subject: str, text: str, why: str) -> None:
         quoted = _clean(text)
@@ -69,6 +85,10 @@ class Rules:
             self.diagnostics.append(diag)
 
 
+def _rule_key(rule) -> dict:
+    return {k: v for k, v in vars(rule).items() if k not in ("line", "status")}
+
+
 @dataclass(frozen=True)
 class Text:
     """A text to read rules from: a row (its parameter is the subject of what names none), an
@@ -78,6 +98,9 @@ class Text:
     line: int
     subject: Optional[str] = None  # the row's parameter
     error_row: bool = False
+    # An error row's status where it is not ACLNN_ERR_PARAM_INVALID (0 otherwise): the status of the
+    # value rules it states.
+    status: int = 0
 
 
 _BLANKS = re.compile(r"\s+")
@@ -127,6 +150,18 @@ def _whole_rank_range(low: Optional[Bound], high: Optional[Bound]) -> bool:
     return (high.offset == -1 and high.inclusive) or (high.offset == 0 and not high.inclusive)
 
 
+# "当self.dim()=0时", "When self.dim() is 0", "When self is 0D", "当self为0维时": a tensor of rank 0.
+_ZERO_RANK = re.compile(r"([A-Za-z_]\w*)\s*(?:\.\s*dim\(\)\s*(?:==|=|为|等于|is)\s*0(?![\d.])|\s*(?:为|is)\s*0\s*(?:维|D\b))")
+
+
+def _rank_zeros_range(low: Optional[Bound], high: Optional[Bound]) -> bool:
+    """[-1, 0] or [-1, 1): every dimension index of a 0-d tensor."""
+    if low is None or high is None or low.extent is not Extent.NUMBER or high.extent is not Extent.NUMBER:
+        return False
+    return low.offset == -1 and low.inclusive and ((high.offset == 0 and high.inclusive) or
+                                                  (high.offset == 1 and not high.inclusive))
+
+
 _GLUED_WHEN = re.compile(r"(?<![同及暂])时\s*$")
 # A clause that gives a default ("若不指定则默认为-1"), not a condition of what follows it.
 _DEFAULT = re.compile(r"默认|\bby\s+default\b", re.I)
@@ -140,8 +175,42 @@ def read_rules(api: str, params: Sequence[Param], texts: Iterable[Text], zero_ba
     for text in texts:
         reader.read(text)
     rules = reader.rules
+    for subject, tensor, line, sentence in reader.rank_zero_ranges:
+        if not any(r.param == subject and r.when is None and not r.products and _whole_rank_range(r.low, r.high) and
+                   r.low is not None and r.low.tensor == tensor for r in rules.value_ranges):
+            rules.unread(api, line, subject, sentence, "it holds under a condition")
     _drop_index_bounds(api, rules)
+    rules.value_ranges[:] = _statuses_of_error_rows(rules.value_ranges)
     return rules
+
+
+def _statuses_of_error_rows(ranges: list[ValueRange]) -> list[ValueRange]:
+    """The ranges with the status of an error row's range that refuses every value they refuse
+    (aclnnAmpUpdateScale's row "取值范围 >= 1" and its 561002 row "growthInterval超出取值范围[1,
+    2147483647]": 0 is outside both, and CANN answers 561002)."""
+    out = []
+    for rule in ranges:
+        if not rule.status:
+            wider = next((e for e in ranges if e.status and e.param == rule.param and e.when == rule.when and
+                          e.products == rule.products and _refuses_all_of(e, rule)), None)
+            if wider is not None:
+                rule = replace(rule, status=wider.status)
+        out.append(rule)
+    return out
+
+
+def _refuses_all_of(wide: ValueRange, narrow: ValueRange) -> bool:
+    """Whether `wide` refuses every value `narrow` refuses, as far as their bounds of numbers tell."""
+    for mine, theirs, sign in ((narrow.low, wide.low, 1), (narrow.high, wide.high, -1)):
+        if mine is None or mine == theirs:
+            continue
+        if theirs is None or mine.extent is not Extent.NUMBER or theirs.extent is not Extent.NUMBER:
+            return False
+        # A low bound: `wide`'s at or above `narrow`'s (a high bound: at or below).
+        gap = sign * (theirs.offset - mine.offset)
+        if gap < 0 or (gap == 0 and theirs.inclusive and not mine.inclusive):
+            return False
+    return True
 
 
 def _drop_index_bounds(api: str, rules: Rules) -> None:
@@ -177,6 +246,11 @@ class _Reader:
         # "the input data" names the tensor only where the API has one input tensor.
         self.only_input = inputs[0] if len(inputs) == 1 else None
         self.letters: dict[str, str] = {}  # the text's letters that stand for a tensor's rank
+        self.products: tuple[Soc, ...] = ()  # the chips the sentence being read holds on (() every chip)
+        self.status = 0  # the status of the text being read, where an error row gives another than 161002
+        self.when: Optional[Condition] = None  # the argument's value the sentence being read holds under
+        # (parameter, tensor, line, sentence) of the ranges of a dimension index at rank 0 (_ranges)
+        self.rank_zero_ranges: list[tuple[str, str, int, str]] = []
 
     # The patterns that name this API's parameters are made once per API, only when a sentence has
     # the words they look for, and compiled once per set of names (gen.parse.readers.scan.compiled): made
@@ -230,25 +304,73 @@ class _Reader:
         return {letter: tensors.pop() for letter, tensors in found.items() if len(tensors) == 1}
 
     def _sentence(self, sentence: str, text: Text) -> None:
-        # "Atlas 推理系列产品：支持范围为[-255,255]": a rule of some chips only; the rules of the IR hold
-        # on every chip, so it is read as a condition (and not checked).
+        # A sentence that names chips holds on those chips only. The value rules carry their chips:
+        # "Atlas 推理系列产品、Atlas 训练系列产品：支持范围为[-255,255]" is a range on those two, checked
+        # per ACLNN_SIM_SOC; a sentence naming chips elsewhere than as its opening is a condition, and
+        # so is any for the shape rules, which hold on every chip.
         conditional = bool(CONDITION.search(sentence) or vocab.socs_in(sentence))
         if text.subject is not None and self._shape_rule(sentence, text):
             return
-        self._ranges(sentence, text, conditional)
+        chips, values_text = self._chips_opening(sentence)
+        when, values_text = self._condition_opening(values_text)
+        values_conditional = bool(CONDITION.search(values_text)) if chips or when else conditional
+        self.products, self.status, self.when = chips, text.status, when
+        self._ranges(values_text, text, values_conditional)
         if text.error_row:
             self._rank_exception(sentence, text)
-        elif not conditional:
-            for name, values in listed_values(self.params, sentence, text.subject):
+        elif not values_conditional:
+            for name, values in listed_values(self.params, values_text, text.subject):
                 if not consecutive(values):
-                    self.rules.unread(self.api, text.line, name, sentence,
-                                      f"a set of values ({', '.join(map(str, values))}) that is no range")
-        for found in comparison_ranges(self.params, sentence, text.subject, text.error_row, text.line):
-            self.rules.add(self.rules.value_ranges, found)
+                    self._add_value(self.rules.value_sets, ValueSet(name, tuple(values), text.line))
+        for found in comparison_ranges(self.params, values_text, text.subject, text.error_row, text.line):
+            self._add_value(self.rules.value_ranges, found)
         # A constraints line names the tensor it speaks of (the patterns ask for it when no row
         # supplies one).
         self._dims(sentence, text, conditional)
         self._divisible(sentence, text, conditional)
+
+    # "Atlas A3 训练系列产品/Atlas A3 推理系列产品：取值范围(0, 1024]": chips' names, a colon, what holds on them.
+    _CHIPS_OPENING = re.compile(r"^\s*>?\s*(?P<chips>[^:：]{2,200}?)\s*[:：]\s*(?P<rest>\S.*)$", re.S)
+
+    def _chips_opening(self, sentence: str) -> tuple[tuple[Soc, ...], str]:
+        """The chips a sentence opens with and what it says of them; ((), sentence) when it opens with
+        something else, or names chips again after (then they are a condition of its own)."""
+        opening = self._CHIPS_OPENING.match(sentence)
+        if opening is None:
+            return (), sentence
+        chips = vocab.chips_named(opening.group("chips"))
+        if not chips or vocab.socs_in(opening.group("rest")):
+            return (), sentence
+        return chips, opening.group("rest")
+
+    # "本卡Id，balanceMode为0时，取值范围为[0, worldSize)", "dropPadMode为1时，expertNum和expertCapacity必须大于0":
+    # what follows one value of a host argument holds under it.
+    _WHEN_VALUE = re.compile(r"(?:^|[,，;；])\s*(?:当|若|如果)?\s*(?:参数|属性)?\s*`?(?P<name>[A-Za-z_]\w*)`?\s*(?:==|=|为|等于)\s*"
+                             r"(?P<value>true|false|-?\d+)\s*时\s*(?:生效)?\s*[,，:：]?\s*(?P<rest>\S.*)$", re.I | re.S)
+    _OTHER_CASES = re.compile(r"其余|其他|其它|否则|\botherwise\b", re.I)
+
+    def _condition_opening(self, text: str) -> tuple[Optional[Condition], str]:
+        """The value of an integer or bool argument a text's rules hold under, and those rules' text;
+        (None, text) when it states none, or more than one condition, or what holds otherwise."""
+        found = self._WHEN_VALUE.search(text)
+        if found is None:
+            return None, text
+        param = self.params.get(found.group("name"))
+        rest, value = found.group("rest"), found.group("value").lower()
+        if param is None or CONDITION.search(rest) or self._OTHER_CASES.search(rest) or vocab.socs_in(rest):
+            return None, text
+        if param.kind is ParamKind.BOOL and value in ("true", "false"):
+            return Condition(param.name, 1.0 if value == "true" else 0.0), rest
+        if param.kind is ParamKind.INT and value not in ("true", "false"):
+            return Condition(param.name, float(value)), rest
+        return None, text
+
+    def _add_value(self, bucket: list, rule) -> None:
+        """A value range or set of the sentence being read, with its chips, its condition and its
+        text's status."""
+        if self.when is not None and self.when.param == rule.param:
+            return  # "mode为1时，mode..." names the value it is under: no rule of it
+        self.rules.add(bucket, replace(rule, products=self.products, status=self.status, when=self.when))
 
     # -- value ranges ----------------------------------------------------------------------------
 
@@ -330,17 +452,6 @@ class _Reader:
             return  # a range of a tensor's values: not a phase-1 check
         if param.kind not in _INTEGRAL and param.kind not in _HOST_REAL and param.kind is not ParamKind.SCALAR:
             return
-        positive_rank = _POSITIVE_RANK.search(sentence)
-        if conditional and _whole_rank_range(low, high) and positive_rank and low is not None and \
-                positive_rank.group(1) == low.tensor:
-            # "当self.dim()>0时, dim的取值范围[-self.dim(), self.dim()-1]" beside "当self.dim()=0时, [-1, 0]":
-            # one range, [-rank, rank), as a 0-d tensor's rank counts as 1 (Extent.RANK).
-            conditional = False
-        if conditional:
-            self.rules.unread(self.api, text.line, subject, sentence, "it holds under a condition")
-            return
-        if low is None and high is None:
-            return
         if (high and high.extent is Extent.RANK and high.sign == 1 and high.offset == -1 and not high.inclusive
                 and low and low.extent is Extent.RANK and low.sign == -1):
             # "[-self.dim(), self.dim()-1)" (aclnnCummin's table; its error row says "-1]"): a
@@ -351,7 +462,24 @@ class _Reader:
             # "[-rank(input), rank(input)]" (aclnnInplaceCumprod): no tensor has a dimension numbered
             # rank; the index of a dimension it is, [-rank, rank).
             high = replace(high, inclusive=False)
-        self.rules.add(self.rules.value_ranges, ValueRange(subject, low, high, text.line))
+        positive_rank = _POSITIVE_RANK.search(sentence)
+        if conditional and _whole_rank_range(low, high) and positive_rank and low is not None and \
+                positive_rank.group(1) == low.tensor:
+            # "当self.dim()>0时, dim的取值范围[-self.dim(), self.dim()-1]" beside "当self.dim()=0时, [-1, 0]":
+            # one range, [-rank, rank), as a 0-d tensor's rank counts as 1 (Extent.RANK).
+            conditional = False
+        zero_rank = _ZERO_RANK.search(sentence)
+        if conditional and zero_rank and zero_rank.group(1) in self.tensors and _rank_zeros_range(low, high):
+            # "当self.dim()=0时, 参数dim的取值范围不在[-1, 0]内": what [-rank(self), rank(self)) is at rank 0 (a 0-d
+            # tensor's rank counts as 1); read_rules keeps it unread unless the API states that range.
+            self.rank_zero_ranges.append((subject, zero_rank.group(1), text.line, sentence))
+            return
+        if conditional:
+            self.rules.unread(self.api, text.line, subject, sentence, "it holds under a condition")
+            return
+        if low is None and high is None:
+            return
+        self._add_value(self.rules.value_ranges, ValueRange(subject, low, high, text.line))
 
     _SENTINEL = re.compile(r"[，,；;\s]*传入\s*-?\d+\s*表示")
     _NUMBERS = re.compile(r"\[\s*-?\d+(?:\s*,\s*-?\d+)+\s*\]")
@@ -715,6 +843,7 @@ def texts_of(params: Sequence[Param], rows: dict[str, tuple[str, int]], errors: 
     """What `read_rules` reads for an API: each parameter's row (its text and line), the error rows,
     the lines of the constraints section."""
     texts = [Text(text, line, name) for name, (text, line) in rows.items()]
-    texts += [Text(e.condition, e.line, None, error_row=True) for e in errors]
+    texts += [Text(e.condition, e.line, None, error_row=True, status=0 if e.code == _PARAM_INVALID else e.code)
+              for e in errors]
     texts += [Text(text, line) for line, text in constraints]
     return texts

@@ -140,6 +140,22 @@ def socs_in(text: str) -> tuple[Soc, ...]:
     return tuple(found)
 
 
+def chips_named(text: str) -> tuple[Soc, ...]:
+    """The chips `text` names when it names nothing else ("Atlas A3 训练系列产品/Atlas A3 推理系列产品",
+    "Atlas 推理系列产品、Atlas 训练系列产品"): each of its parts a product; () otherwise."""
+    found: list[Soc] = []
+    for part in _PRODUCT_SEPARATORS.split(text):
+        for piece in _split_slashes(part):
+            if not piece.strip():
+                continue
+            soc = soc_of(piece)
+            if soc is None or not PRODUCT_WORD.search(piece):
+                return ()
+            if soc not in found:
+                found.append(soc)
+    return tuple(found)
+
+
 def _split_slashes(part: str) -> Iterable[str]:
     # "Atlas A2 训练系列产品/Atlas A3 推理系列产品" names two chips; "Atlas 200I/500 A2" one.
     return _PRODUCT_SLASH.split(part)

@@ -124,6 +124,21 @@ struct BoundSpec {  // gen.ir.Bound
 struct ValueRangeSpec {  // gen.ir.ValueRange
   int8_t param;
   BoundSpec low, high;
+  uint16_t socs;  // bit per Soc: the chips it holds on; 0: every chip
+  int status;     // the status of a value outside it; 0: ACLNN_ERR_PARAM_INVALID
+  int8_t when;    // gen.ir.Condition: the int or bool parameter it holds under a value of, or -1: always
+  double when_value;
+  int line;
+};
+
+struct ValueSetSpec {  // gen.ir.ValueSet
+  int8_t param;
+  const int64_t* values;  // ascending
+  uint8_t value_count;
+  uint16_t socs;  // as ValueRangeSpec's
+  int status;     // as ValueRangeSpec's
+  int8_t when;    // as ValueRangeSpec's
+  double when_value;
   int line;
 };
 
@@ -162,6 +177,8 @@ struct RulesSpec {
   uint8_t combination_count;
   const ValueRangeSpec* ranges;
   uint8_t range_count;
+  const ValueSetSpec* sets;
+  uint8_t set_count;
   const DimEqualSpec* dims;
   uint8_t dim_count;
   const DivisibleSpec* divisible;

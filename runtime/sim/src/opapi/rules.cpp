@@ -3,6 +3,7 @@
 // messages are built only to reject.
 #include "opapi/rules.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -140,8 +141,27 @@ aclnnStatus CheckRange(const Call& call, const ValueRangeSpec& range, double val
   if (item >= 0) who += "[" + std::to_string(item) + "]";
   const std::string lo = has_low ? (range.low.inclusive ? "[" : "(") + Number(low) : "(-inf";
   const std::string hi = has_high ? Number(high) + (range.high.inclusive ? "]" : ")") : "inf)";
-  return call.Fail(ACLNN_ERR_PARAM_INVALID, who + ": " + Number(value) + " is outside " + lo + ", " + hi +
-                                                Where(call.spec, range.line));
+  return call.Fail(range.status ? range.status : ACLNN_ERR_PARAM_INVALID,
+                   who + ": " + Number(value) + " is outside " + lo + ", " + hi + Where(call.spec, range.line));
+}
+
+aclnnStatus CheckSet(const Call& call, const ValueSetSpec& set, int64_t value, int item) {
+  if (std::binary_search(set.values, set.values + set.value_count, value)) return ACLNN_SUCCESS;
+  std::string who = call.spec.params[set.param].name;
+  if (item >= 0) who += "[" + std::to_string(item) + "]";
+  std::string listed;
+  for (uint8_t k = 0; k < set.value_count; ++k) listed += (k ? ", " : "") + std::to_string(set.values[k]);
+  return call.Fail(set.status ? set.status : ACLNN_ERR_PARAM_INVALID,
+                   who + ": " + std::to_string(value) + " is none of {" + listed + "}" + Where(call.spec, set.line));
+}
+
+// Whether a value rule holds in this call: on the call's chip (a bit per Soc; 0: every chip), and
+// under its condition, a value of an int or bool parameter (`when` -1: none).
+template <typename Rule>
+bool Holds(const Call& call, const Rule& rule) {
+  if (rule.socs && !(rule.socs & static_cast<uint16_t>(1u << static_cast<int>(call.soc)))) return false;
+  if (rule.when < 0) return true;
+  return static_cast<double>(call.args[rule.when].integer) == rule.when_value;  // a bool's true is 1
 }
 
 bool RuleApplies(const Call& call, const ShapeRuleSpec& rule) {
@@ -282,7 +302,7 @@ aclnnStatus CheckValueRules(const Call& call) {
   for (uint8_t r = 0; r < rules.range_count; ++r) {
     const ValueRangeSpec& range = rules.ranges[r];
     const Call::Param& value = call.params[range.param];
-    if (!value.present) continue;
+    if (!value.present || !Holds(call, range)) continue;
     aclnnStatus s = ACLNN_SUCCESS;
     double one = 0;
     if (spec.params[range.param].kind == ParamKind::kIntArray) {
@@ -291,6 +311,18 @@ aclnnStatus CheckValueRules(const Call& call) {
       }
     } else if (HostValue(call, range.param, &one)) {
       s = CheckRange(call, range, one, -1);
+    }
+    if (s) return s;
+  }
+  for (uint8_t r = 0; r < rules.set_count; ++r) {
+    const ValueSetSpec& set = rules.sets[r];
+    const Call::Param& value = call.params[set.param];
+    if (!value.present || !Holds(call, set)) continue;
+    aclnnStatus s = ACLNN_SUCCESS;
+    if (spec.params[set.param].kind == ParamKind::kIntArray) {
+      for (size_t k = 0; k < value.ints.size() && !s; ++k) s = CheckSet(call, set, value.ints[k], static_cast<int>(k));
+    } else if (spec.params[set.param].kind == ParamKind::kInt) {
+      s = CheckSet(call, set, call.args[set.param].integer, -1);
     }
     if (s) return s;
   }
