@@ -1,0 +1,398 @@
+// The aclop bridge's common math operator types: the elementwise, comparison, cast, reduction,
+// softmax, cumulative and concatenation operators that torch_npu's op-plugin runs by type name
+// (OpCommand) where a tensor is kept in a private layout (NC1HWC0, FRACTAL_NZ: on Ascend910 and
+// Ascend310P, and on Atlas A2 with torch.npu.config.allow_internal_format) or where a chip routes
+// an operation to aclop. Each computes by the simulator's aclnn API of the same operation; a
+// private operand reaches it as a plain copy (bridge.cpp's Run), and an operand held on the host
+// (a Python scalar: `x + 1.5` is Add with a 0-d host tensor) as a device copy (AclnnObjects). An
+// attribute value no aclnn API expresses is refused (ACL_ERROR_OP_ATTR_NOT_MATCH) naming it.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/dtypes.h"
+#include "op_compiler/bridge.h"
+
+namespace aclsim::aclop {
+
+namespace {
+
+using UnaryApi = Phase1<const aclTensor*, aclTensor*>;
+using BinaryApi = Phase1<const aclTensor*, const aclTensor*, aclTensor*>;
+using AddApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
+using TernaryApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclTensor*>;  // Lerp, ClampTensor, SWhere
+using AddcApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
+using WithScalarApi = Phase1<const aclTensor*, const aclScalar*, aclTensor*>;  // LeakyRelu
+using CastApi = Phase1<const aclTensor*, aclDataType, aclTensor*>;
+using InplaceApi = Phase1<aclTensor*>;  // InplaceZero, InplaceOne
+using ReduceApi = Phase1<const aclTensor*, const aclIntArray*, bool, aclDataType, aclTensor*>;  // ReduceSum, Mean
+using ReduceNoDTypeApi = Phase1<const aclTensor*, const aclIntArray*, bool, aclTensor*>;        // Amax, Amin
+using DimApi = Phase1<const aclTensor*, int64_t, aclTensor*>;                                 // Softmax, LogSoftmax
+using CumsumApi = Phase1<const aclTensor*, int64_t, aclDataType, aclTensor*>;
+using CatApi = Phase1<const aclTensorList*, int64_t, aclTensor*>;
+using ArgApi = Phase1<const aclTensor*, int64_t, bool, aclTensor*>;  // ArgMax, ArgMin
+
+bool Floating(aclDataType dtype) {
+  return dtype == ACL_FLOAT || dtype == ACL_FLOAT16 || dtype == ACL_BF16 || dtype == ACL_DOUBLE;
+}
+
+// The scalar 1 in the kind of the output's dtype (aclnnAdd's alpha).
+aclScalar* One(AclnnObjects& o, aclDataType dtype) { return Floating(dtype) ? o.Scalar(1.0, ACL_FLOAT) : o.IntScalar(1); }
+
+// The value of a one-element constant input as an aclScalar of its kind (AxpyV2's alpha,
+// Addcmul's value): a floating input as FLOAT or DOUBLE, an integer one as INT64.
+aclError ConstScalar(const OpCall& call, AclnnObjects& o, size_t input, const char* what, aclScalar** scalar) {
+  const aclDataType dtype = call.inputs.at(input).desc->dtype;
+  if (Elements(call.inputs.at(input).desc->dims) != 1) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + what + " is not one element");
+  }
+  if (dtype == ACL_INT32 || dtype == ACL_INT64) {
+    std::vector<int64_t> v;
+    if (aclError s = call.ConstInts(input, what, &v)) return s;
+    *scalar = o.IntScalar(v.at(0));
+    return ACL_SUCCESS;
+  }
+  double v = 0;
+  if (aclError s = call.ConstFloat(input, what, &v)) return s;
+  *scalar = o.Scalar(v, ACL_DOUBLE);
+  return ACL_SUCCESS;
+}
+
+// One constant integer of an input (an axis), negative ones kept (the aclnn APIs count them from the end).
+aclError ConstInt(const OpCall& call, size_t input, const char* what, int64_t* value) {
+  std::vector<int64_t> values;
+  if (aclError s = call.ConstInts(input, what, &values)) return s;
+  if (values.size() != 1) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + what + " is not one element");
+  *value = values[0];
+  return ACL_SUCCESS;
+}
+
+// --- operator types by aclnn API ---------------------------------------------------------------
+
+struct TypeApi {
+  const char* type;
+  const char* api;
+};
+
+// y = f(x): the aclop type and the aclnn API of the same function.
+const TypeApi kUnary[] = {
+    {"Abs", "aclnnAbs"},         {"Neg", "aclnnNeg"},           {"Sqrt", "aclnnSqrt"},     {"Rsqrt", "aclnnRsqrt"},
+    {"Reciprocal", "aclnnReciprocal"}, {"Inv", "aclnnReciprocal"}, {"Sin", "aclnnSin"},   {"Cos", "aclnnCos"},
+    {"Tan", "aclnnTan"},         {"Tanh", "aclnnTanh"},         {"Sigmoid", "aclnnSigmoid"}, {"Relu", "aclnnRelu"},
+    {"Floor", "aclnnFloor"},     {"Ceil", "aclnnCeil"},         {"Round", "aclnnRound"},   {"Sign", "aclnnSign"},
+    {"Erf", "aclnnErf"},         {"Erfc", "aclnnErfc"},         {"Gelu", "aclnnGelu"},     {"Log1p", "aclnnLog1p"},
+    {"Expm1", "aclnnExpm1"},     {"Sinh", "aclnnSinh"},         {"Cosh", "aclnnCosh"},     {"Asin", "aclnnAsin"},
+    {"Acos", "aclnnAcos"},       {"Atan", "aclnnAtan"},         {"Asinh", "aclnnAsinh"},   {"Acosh", "aclnnAcosh"},
+    {"Atanh", "aclnnAtanh"},     {"Square", "aclnnSquare"},     {"LogicalNot", "aclnnLogicalNot"},
+    {"Invert", "aclnnBitwiseNot"}, {"Selu", "aclnnSelu"},       {"Trunc", "aclnnTrunc"},
+};
+
+// y = f(x1, x2), broadcasting.
+const TypeApi kBinary[] = {
+    {"Mul", "aclnnMul"},           {"RealDiv", "aclnnDiv"},         {"Maximum", "aclnnMaximum"},
+    {"Minimum", "aclnnMinimum"},   {"Pow", "aclnnPowTensorTensor"}, {"Equal", "aclnnEqTensor"},
+    {"NotEqual", "aclnnNeTensor"}, {"Greater", "aclnnGtTensor"},    {"GreaterEqual", "aclnnGeTensor"},
+    {"Less", "aclnnLtTensor"},     {"LessEqual", "aclnnLeTensor"},  {"LogicalAnd", "aclnnLogicalAnd"},
+    {"LogicalOr", "aclnnLogicalOr"}, {"FloorDiv", "aclnnFloorDivide"}, {"FloorMod", "aclnnRemainderTensorTensor"},
+    {"Atan2", "aclnnAtan2"},
+};
+
+// The reductions over constant axes (input 1) and their D forms (attribute axes).
+const TypeApi kReduce[] = {
+    {"ReduceSum", "aclnnReduceSum"}, {"ReduceSumD", "aclnnReduceSum"}, {"ReduceMean", "aclnnMean"},
+    {"ReduceMeanD", "aclnnMean"},    {"ReduceMax", "aclnnAmax"},       {"ReduceMaxD", "aclnnAmax"},
+    {"ReduceMin", "aclnnAmin"},      {"ReduceMinD", "aclnnAmin"},
+};
+
+template <size_t N>
+const char* ApiOf(const TypeApi (&table)[N], const std::string& type) {
+  for (const TypeApi& entry : table) {
+    if (type == entry.type) return entry.api;
+  }
+  return nullptr;  // not reached: each table's types are registered with the function that reads it
+}
+
+aclError Unary(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<UnaryApi>(call, ApiOf(kUnary, call.type), x, y);
+}
+
+// Exp and Log: y = base^(scale * x + shift) and y = log_base(scale * x + shift), base -1 meaning e.
+// The aclnn APIs compute the natural, base-2 and base-10 forms of scale 1 and shift 0.
+aclError ExpOrLog(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const bool exp = call.type == "Exp";
+  const float base = call.Float("base", -1.0f), scale = call.Float("scale", 1.0f), shift = call.Float("shift", 0.0f);
+  const char* api = nullptr;
+  if (base == -1.0f) api = exp ? "aclnnExp" : "aclnnLog";
+  else if (base == 2.0f) api = exp ? "aclnnExp2" : "aclnnLog2";
+  else if (base == 10.0f && !exp) api = "aclnnLog10";
+  if (!api || scale != 1.0f || shift != 0.0f) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attributes base = " + std::to_string(base) + ", scale = " +
+                                                      std::to_string(scale) + ", shift = " + std::to_string(shift) +
+                                                      " are not modelled (base e, 2" + (exp ? "" : " or 10") +
+                                                      " with scale 1 and shift 0 are)");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<UnaryApi>(call, api, x, y);
+}
+
+aclError Binary(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x1 = o.Tensor(call.inputs[0], "x1");
+  aclTensor* x2 = o.Tensor(call.inputs[1], "x2");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<BinaryApi>(call, ApiOf(kBinary, call.type), x1, x2, y);
+}
+
+// Div divides integers as C does (truncating) on CANN, which no aclnn API here computes: floating
+// operands only, as RealDiv.
+aclError Div(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  if (!Floating(call.outputs[0].desc->dtype)) {
+    return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("y of dtype ") + DTypeName(call.outputs[0].desc->dtype) +
+                                                          ": integer Div is not modelled (floating dtypes are)");
+  }
+  AclnnObjects o(call);
+  aclTensor* x1 = o.Tensor(call.inputs[0], "x1");
+  aclTensor* x2 = o.Tensor(call.inputs[1], "x2");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<BinaryApi>(call, "aclnnDiv", x1, x2, y);
+}
+
+// Add, Sub: x1 + x2, x1 - x2; AxpyV2: x1 + alpha * x2 (alpha a constant input); Axpy: the same,
+// alpha an attribute.
+aclError AddOrSub(const OpCall& call) {
+  const bool axpy_input = call.type == "AxpyV2";
+  if (aclError s = call.Arity(axpy_input ? 3 : 2, axpy_input ? 3 : 2, 1)) return s;
+  AclnnObjects o(call);
+  aclScalar* alpha = nullptr;
+  if (axpy_input) {
+    if (aclError s = ConstScalar(call, o, 2, "alpha", &alpha)) return s;
+  } else if (call.type == "Axpy") {
+    alpha = o.Scalar(call.Float("alpha", 1.0f), ACL_FLOAT);
+  } else {
+    alpha = One(o, call.outputs[0].desc->dtype);
+  }
+  aclTensor* x1 = o.Tensor(call.inputs[0], "x1");
+  aclTensor* x2 = o.Tensor(call.inputs[1], "x2");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<AddApi>(call, call.type == "Sub" ? "aclnnSub" : "aclnnAdd", x1, x2, alpha, y);
+}
+
+// Addcmul, Addcdiv: input_data + value * x1 (* or /) x2, value a constant input.
+aclError Addc(const OpCall& call) {
+  if (aclError s = call.Arity(4, 4, 1)) return s;
+  AclnnObjects o(call);
+  aclScalar* value = nullptr;
+  if (aclError s = ConstScalar(call, o, 3, "value", &value)) return s;
+  aclTensor* input = o.Tensor(call.inputs[0], "input_data");
+  aclTensor* x1 = o.Tensor(call.inputs[1], "x1");
+  aclTensor* x2 = o.Tensor(call.inputs[2], "x2");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<AddcApi>(call, call.type == "Addcmul" ? "aclnnAddcmul" : "aclnnAddcdiv", input, x1, x2, value, y);
+}
+
+// Three tensors to one, broadcasting: Lerp (start, end, weight), ClipByValue (x, min, max), Select
+// (condition, x1, x2).
+aclError Ternary(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  const char* api = call.type == "Lerp" ? "aclnnLerp" : call.type == "Select" ? "aclnnSWhere" : "aclnnClampTensor";
+  AclnnObjects o(call);
+  aclTensor* a = o.Tensor(call.inputs[0], "input 0");
+  aclTensor* b = o.Tensor(call.inputs[1], "input 1");
+  aclTensor* c = o.Tensor(call.inputs[2], "input 2");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<TernaryApi>(call, api, a, b, c, y);
+}
+
+aclError LeakyRelu(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<WithScalarApi>(call, "aclnnLeakyRelu", x, o.Scalar(call.Float("negative_slope", 0.0f), ACL_FLOAT), y);
+}
+
+// Cast: y = x in y's dtype, which the attribute dst_type names.
+aclError Cast(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const aclDataType dtype = call.outputs[0].desc->dtype;
+  if (call.Has("dst_type") && call.Int("dst_type", dtype) != static_cast<int64_t>(dtype)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute dst_type = " + std::to_string(call.Int("dst_type", dtype)) +
+                                                      " is not the dtype of y (" + DTypeName(dtype) + ")");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<CastApi>(call, "aclnnCast", x, dtype, y);
+}
+
+// ZerosLike, OnesLike: y filled with 0 or 1 (x gives only the shape and dtype).
+aclError FillLike(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<InplaceApi>(call, call.type == "ZerosLike" ? "aclnnInplaceZero" : "aclnnInplaceOne", y);
+}
+
+// ReduceSum, ReduceMean, ReduceMax, ReduceMin over the axes of input 1 (the D forms: attribute axes).
+// Empty axes reduce nothing on CANN (noop_with_empty_axes) but everything in the aclnn APIs: refused.
+aclError Reduce(const OpCall& call) {
+  const bool attr_axes = call.type.back() == 'D';
+  if (aclError s = call.Arity(attr_axes ? 1 : 2, attr_axes ? 1 : 2, 1)) return s;
+  std::vector<int64_t> axes = call.Ints("axes");
+  if (!attr_axes) {
+    if (aclError s = call.ConstInts(1, "axes", &axes)) return s;
+  }
+  if (axes.empty()) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "empty axes (a reduction over no axis) are not modelled");
+  const bool keep = call.Bool("keep_dims", false);
+  const char* api = ApiOf(kReduce, call.type);
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclIntArray* dims = o.Ints(axes);
+  if (o.status()) return o.status();
+  const aclDataType dtype = call.outputs[0].desc->dtype;
+  if (std::string(api) == "aclnnAmax" || std::string(api) == "aclnnAmin") {
+    return Aclnn<ReduceNoDTypeApi>(call, api, x, dims, keep, y);
+  }
+  return Aclnn<ReduceApi>(call, api, x, dims, keep, dtype, y);
+}
+
+// SoftmaxV2, LogSoftmaxV2 along the one axis of attribute axes.
+aclError Softmax(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const std::vector<int64_t> axes = call.Ints("axes", {-1});
+  if (axes.size() != 1) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute axes = " + ListText(axes) + " is not modelled (one axis is)");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<DimApi>(call, call.type == "SoftmaxV2" ? "aclnnSoftmax" : "aclnnLogSoftmax", x, axes[0], y);
+}
+
+// Cumsum along the axis of input 1 (CumsumD: attribute axis); exclusive and reverse sums are refused.
+aclError Cumsum(const OpCall& call) {
+  const bool attr_axis = call.type == "CumsumD";
+  if (aclError s = call.Arity(attr_axis ? 1 : 2, attr_axis ? 1 : 2, 1)) return s;
+  if (call.Bool("exclusive", false) || call.Bool("reverse", false)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "an exclusive or reverse sum is not modelled");
+  }
+  int64_t axis = call.Int("axis", 0);
+  if (!attr_axis) {
+    if (aclError s = ConstInt(call, 1, "axis", &axis)) return s;
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<CumsumApi>(call, "aclnnCumsum", x, axis, call.outputs[0].desc->dtype, y);
+}
+
+// ConcatD, ConcatV2D: the inputs joined along attribute concat_dim (N, their number, checked).
+aclError Concat(const OpCall& call) {
+  const size_t count = call.inputs.size();
+  if (aclError s = call.Arity(1, count, 1)) return s;
+  if (call.Has("N") && call.Int("N", 0) != static_cast<int64_t>(count)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute N = " + std::to_string(call.Int("N", 0)) + " for " +
+                                                      std::to_string(count) + " inputs");
+  }
+  AclnnObjects o(call);
+  std::vector<aclTensor*> tensors;
+  for (size_t i = 0; i < count; ++i) tensors.push_back(o.Tensor(call.inputs[i], "x"));
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensorList* list = o.List(tensors);
+  if (o.status()) return o.status();
+  return Aclnn<CatApi>(call, "aclnnCat", list, call.Int("concat_dim", 0), y);
+}
+
+// ArgMaxV2, ArgMin: the index of the largest (smallest) element along the axis of input 1. The aclnn
+// APIs give int64 indices; an int32 y (torch_npu asks for one) receives them cast.
+aclError ArgIndex(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  int64_t axis = 0;
+  if (aclError s = ConstInt(call, 1, "dimension", &axis)) return s;
+  const char* api = call.type == "ArgMaxV2" ? "aclnnArgMax" : "aclnnArgMin";
+  const bool keep = call.Bool("keep_dims", false);
+  const Operand& y_operand = call.outputs[0];
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(y_operand, "y");
+  if (y_operand.desc->dtype == ACL_INT64) {
+    if (o.status()) return o.status();
+    return Aclnn<ArgApi>(call, api, x, axis, keep, y);
+  }
+  aclTensor* indices = o.Scratch(ACL_INT64, y_operand.desc->dims);
+  if (o.status()) return o.status();
+  if (aclError s = Aclnn<ArgApi>(call, api, x, axis, keep, indices)) return s;
+  return Aclnn<CastApi>(call, "aclnnCast", indices, y_operand.desc->dtype, y);
+}
+
+}  // namespace
+
+const std::vector<OpEntry>& MathEntries() {
+  using K = AttrKind;
+  static const std::vector<OpEntry> entries = [] {
+    std::vector<OpEntry> all;
+    for (const TypeApi& t : kUnary) all.push_back({t.type, {}, Unary});
+    for (const TypeApi& t : kBinary) all.push_back({t.type, {}, Binary});
+    const std::vector<AttrSpec> reduce_attrs = {{"keep_dims", K::kBool}, {"noop_with_empty_axes", K::kBool}};
+    std::vector<AttrSpec> reduce_d_attrs = reduce_attrs;
+    reduce_d_attrs.push_back({"axes", K::kListInt});
+    for (const TypeApi& t : kReduce) all.push_back({t.type, std::string(t.type).back() == 'D' ? reduce_d_attrs : reduce_attrs, Reduce});
+    const std::vector<AttrSpec> exp_log_attrs = {{"base", K::kFloat}, {"scale", K::kFloat}, {"shift", K::kFloat}};
+    const std::vector<OpEntry> others = {
+        {"Exp", exp_log_attrs, ExpOrLog},
+        {"Log", exp_log_attrs, ExpOrLog},
+        {"Div", {}, Div},
+        {"Add", {}, AddOrSub},
+        {"Sub", {}, AddOrSub},
+        {"AxpyV2", {}, AddOrSub},
+        {"Axpy", {{"alpha", K::kFloat}}, AddOrSub},
+        {"Addcmul", {}, Addc},
+        {"Addcdiv", {}, Addc},
+        {"Lerp", {}, Ternary},
+        {"ClipByValue", {}, Ternary},
+        {"ClipByValueV2", {}, Ternary},
+        {"Select", {}, Ternary},
+        {"LeakyRelu", {{"negative_slope", K::kFloat}}, LeakyRelu},
+        {"Cast", {{"dst_type", K::kInt}, {"truncate", K::kBool}}, Cast},
+        {"ZerosLike", {}, FillLike},
+        {"OnesLike", {}, FillLike},
+        {"SoftmaxV2", {{"axes", K::kListInt}}, Softmax},
+        {"LogSoftmaxV2", {{"axes", K::kListInt}}, Softmax},
+        {"Cumsum", {{"exclusive", K::kBool}, {"reverse", K::kBool}}, Cumsum},
+        {"CumsumD", {{"axis", K::kInt}, {"exclusive", K::kBool}, {"reverse", K::kBool}}, Cumsum},
+        {"ConcatD", {{"N", K::kInt}, {"concat_dim", K::kInt}}, Concat},
+        {"ConcatV2D", {{"N", K::kInt}, {"concat_dim", K::kInt}}, Concat},
+        {"ArgMaxV2", {{"dtype", K::kDataType}, {"keep_dims", K::kBool}}, ArgIndex},
+        {"ArgMin", {{"dtype", K::kDataType}, {"keep_dims", K::kBool}}, ArgIndex},
+    };
+    all.insert(all.end(), others.begin(), others.end());
+    for (OpEntry& entry : all) entry.every_chip = true;
+    return all;
+  }();
+  return entries;
+}
+
+}  // namespace aclsim::aclop
