@@ -308,6 +308,15 @@ PERM = np.array([1, 0], np.int64)
     # past its checks, an operator whose aclnn API this build lacks names it
     (b"Transpose", PERM, "const", (), OP_NOT_FOUND, ("(Transpose)", "aclnnPermute", "libopapi")),
     (b"Mish", None, "", (), OP_NOT_FOUND, ("(Mish)", "aclnnMish")),
+    # the common math operators' (math.cpp) attribute values no aclnn API expresses
+    (b"Log", None, "", (("aclopSetAttrFloat", b"base", ctypes.c_float(3.0)),), ATTR_NOT_MATCH, ("(Log)", "base = 3")),
+    (b"Cumsum", np.array([1], np.int64), "host", (("aclopSetAttrBool", b"reverse", ctypes.c_uint8(1)),), ATTR_NOT_MATCH,
+     ("(Cumsum)", "reverse sum is not modelled")),
+    (b"Cast", None, "", (("aclopSetAttrInt", b"dst_type", ctypes.c_int64(1)),), ATTR_NOT_MATCH,
+     ("(Cast)", "dst_type = 1", "not the dtype of y (FLOAT)")),
+    (b"MseLoss", X, "device", (("aclopSetAttrString", b"reduction", b"max"),), ATTR_NOT_MATCH,
+     ("(MseLoss)", 'reduction = "max"')),
+    (b"ReduceProd", np.array([0, 1], np.int64), "host", (), ATTR_NOT_MATCH, ("(ReduceProd)", "axes [0,1]", "one axis")),
 ])
 def test_the_aclop_bridge_refuses_what_it_does_not_model_by_name(sim, acl, compiler, op_type, second, how, attrs,
                                                                  status, words):

@@ -32,6 +32,21 @@ using DimApi = Phase1<const aclTensor*, int64_t, aclTensor*>;                   
 using CumsumApi = Phase1<const aclTensor*, int64_t, aclDataType, aclTensor*>;
 using CatApi = Phase1<const aclTensorList*, int64_t, aclTensor*>;
 using ArgApi = Phase1<const aclTensor*, int64_t, bool, aclTensor*>;  // ArgMax, ArgMin
+using BackwardApi = Phase1<const aclTensor*, const aclTensor*, aclTensor*>;  // SigmoidBackward, TanhBackward, ...
+using BackwardWithScalarApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;  // ThresholdBackward
+using LeakyReluBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, bool, aclTensor*>;
+using SoftmaxBackwardApi = Phase1<const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
+using ProdDimApi = Phase1<const aclTensor*, int64_t, bool, aclDataType, aclTensor*>;
+using WithIntsApi = Phase1<const aclTensor*, const aclIntArray*, aclTensor*>;  // Flip, Repeat
+using InplaceCopyApi = Phase1<aclTensor*, const aclTensor*>;
+using InplaceMaskedFillApi = Phase1<aclTensor*, const aclTensor*, const aclTensor*>;
+using EluApi = Phase1<const aclTensor*, const aclScalar*, const aclScalar*, const aclScalar*, aclTensor*>;
+using TwoScalarsApi = Phase1<const aclTensor*, const aclScalar*, const aclScalar*, aclTensor*>;  // Softplus
+using MseLossApi = Phase1<const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
+using TopkApi = Phase1<const aclTensor*, int64_t, int64_t, bool, bool, aclTensor*, aclTensor*>;
+using SortApi = Phase1<const aclTensor*, bool, int64_t, bool, aclTensor*, aclTensor*>;
+using BatchNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclTensor*, aclTensor*, bool, double,
+                            double, aclTensor*, aclTensor*, aclTensor*>;
 
 bool Floating(aclDataType dtype) {
   return dtype == ACL_FLOAT || dtype == ACL_FLOAT16 || dtype == ACL_BF16 || dtype == ACL_DOUBLE;
@@ -348,6 +363,209 @@ aclError ArgIndex(const OpCall& call) {
   return Aclnn<CastApi>(call, "aclnnCast", indices, y_operand.desc->dtype, y);
 }
 
+// --- gradients ---------------------------------------------------------------------------------
+
+// An activation's gradient from (gradient, forward input or output): the aclop type, the aclnn
+// backward API, and which aclop input is the incoming gradient (CANN's SigmoidGrad and TanhGrad take
+// the forward output y first, then dy; the others take the gradient first).
+struct GradType {
+  const char* type;
+  const char* api;
+  size_t grad_input;
+};
+const GradType kGrads[] = {
+    {"SigmoidGrad", "aclnnSigmoidBackward", 1}, {"TanhGrad", "aclnnTanhBackward", 1},
+    {"GeluGrad", "aclnnGeluBackward", 0},       {"SiluGrad", "aclnnSiluBackward", 0},
+};
+
+aclError ActivationGrad(const OpCall& call) {
+  const GradType* grad_type = nullptr;
+  for (const GradType& g : kGrads) {
+    if (call.type == g.type) grad_type = &g;
+  }
+  // GeluGrad's third input, the forward output, is not needed by aclnnGeluBackward.
+  if (aclError s = call.Arity(2, call.type == "GeluGrad" ? 3 : 2, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* grad = o.Tensor(call.inputs[grad_type->grad_input], "dy");
+  aclTensor* forward = o.Tensor(call.inputs[1 - grad_type->grad_input], "x");
+  aclTensor* dx = o.Tensor(call.outputs[0], "z");
+  if (o.status()) return o.status();
+  return Aclnn<BackwardApi>(call, grad_type->api, grad, forward, dx);
+}
+
+// ReluGrad (gradients, features): the gradient where features > 0.
+aclError ReluGrad(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* grad = o.Tensor(call.inputs[0], "gradients");
+  aclTensor* features = o.Tensor(call.inputs[1], "features");
+  aclTensor* dx = o.Tensor(call.outputs[0], "backprops");
+  if (o.status()) return o.status();
+  return Aclnn<BackwardWithScalarApi>(call, "aclnnThresholdBackward", grad, features, o.Scalar(0.0, ACL_FLOAT), dx);
+}
+
+aclError LeakyReluGrad(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* grad = o.Tensor(call.inputs[0], "gradients");
+  aclTensor* features = o.Tensor(call.inputs[1], "features");
+  aclTensor* dx = o.Tensor(call.outputs[0], "backprops");
+  if (o.status()) return o.status();
+  return Aclnn<LeakyReluBackwardApi>(call, "aclnnLeakyReluBackward", grad, features,
+                                     o.Scalar(call.Float("negative_slope", 0.0f), ACL_FLOAT), false, dx);
+}
+
+// SoftmaxGrad (softmax, grad_softmax; attribute axes) and LogSoftmaxGrad (grad, the forward output;
+// attribute axis), along one axis.
+aclError SoftmaxGrad(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  const bool log = call.type == "LogSoftmaxGrad";
+  const std::vector<int64_t> axes = call.Ints(log ? "axis" : "axes", {-1});
+  if (axes.size() != 1) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("attribute ") + (log ? "axis" : "axes") + " = " +
+                                                      ListText(axes) + " is not modelled (one axis is)");
+  }
+  AclnnObjects o(call);
+  aclTensor* grad = o.Tensor(call.inputs[log ? 0 : 1], "grad");
+  aclTensor* output = o.Tensor(call.inputs[log ? 1 : 0], "the forward output");
+  aclTensor* dx = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<SoftmaxBackwardApi>(call, log ? "aclnnLogSoftmaxBackward" : "aclnnSoftmaxBackward", grad, output, axes[0], dx);
+}
+
+// --- more reductions and data movement ----------------------------------------------------------
+
+// ReduceProd over one constant axis; ReduceAny and ReduceAll over constant axes.
+aclError ReduceOther(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  std::vector<int64_t> axes;
+  if (aclError s = call.ConstInts(1, "axes", &axes)) return s;
+  if (axes.empty()) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "empty axes (a reduction over no axis) are not modelled");
+  const bool keep = call.Bool("keep_dims", false);
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclIntArray* dims = o.Ints(axes);
+  if (o.status()) return o.status();
+  if (call.type == "ReduceProd") {
+    if (axes.size() != 1) {
+      return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "axes " + ListText(axes) + " are not modelled (one axis is)");
+    }
+    return Aclnn<ProdDimApi>(call, "aclnnProdDim", x, axes[0], keep, call.outputs[0].desc->dtype, y);
+  }
+  return Aclnn<ReduceNoDTypeApi>(call, call.type == "ReduceAny" ? "aclnnAny" : "aclnnAll", x, dims, keep, y);
+}
+
+// ReverseV2 (x, constant axes) and Tile (x, constant multiples).
+aclError WithConstAxes(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  const bool tile = call.type == "Tile";
+  std::vector<int64_t> list;
+  if (aclError s = call.ConstInts(1, tile ? "multiples" : "axis", &list)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<WithIntsApi>(call, tile ? "aclnnRepeat" : "aclnnFlip", x, o.Ints(list), y);
+}
+
+// Tril, Triu: attribute diagonal.
+aclError Triangle(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<DimApi>(call, call.type == "Tril" ? "aclnnTril" : "aclnnTriu", x, call.Int("diagonal", 0), y);
+}
+
+// MaskedFill (x, mask, value): y = x with value where mask, a copy then an in-place fill in stream order.
+aclError MaskedFill(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* mask = o.Tensor(call.inputs[1], "mask");
+  aclTensor* value = o.Tensor(call.inputs[2], "value");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  if (aclError s = Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x)) return s;
+  return Aclnn<InplaceMaskedFillApi>(call, "aclnnInplaceMaskedFillTensor", y, mask, value);
+}
+
+// Elu (attributes alpha, scale, input_scale) and SoftplusV2 (beta, threshold).
+aclError ScaledActivation(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  if (call.type == "Elu") {
+    return Aclnn<EluApi>(call, "aclnnElu", x, o.Scalar(call.Float("alpha", 1.0f), ACL_FLOAT),
+                         o.Scalar(call.Float("scale", 1.0f), ACL_FLOAT), o.Scalar(call.Float("input_scale", 1.0f), ACL_FLOAT), y);
+  }
+  return Aclnn<TwoScalarsApi>(call, "aclnnSoftplus", x, o.Scalar(call.Float("beta", 1.0f), ACL_FLOAT),
+                              o.Scalar(call.Float("threshold", 20.0f), ACL_FLOAT), y);
+}
+
+// MseLoss (predict, label; attribute reduction "none", "mean" or "sum").
+aclError MseLoss(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  const std::string reduction = call.String("reduction", "mean");
+  const int64_t mode = reduction == "none" ? 0 : reduction == "mean" ? 1 : reduction == "sum" ? 2 : -1;
+  if (mode < 0) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute reduction = \"" + reduction + "\" is not modelled");
+  AclnnObjects o(call);
+  aclTensor* predict = o.Tensor(call.inputs[0], "predict");
+  aclTensor* label = o.Tensor(call.inputs[1], "label");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<MseLossApi>(call, "aclnnMseLoss", predict, label, mode, y);
+}
+
+// Values and indices (TopKV2: x, constant k, attributes dim, largest, sorted; Sort: attributes axis,
+// descending). The aclnn APIs give int64 indices; torch_npu's int32 indices receive them cast.
+aclError ValuesAndIndices(const OpCall& call) {
+  const bool topk = call.type == "TopKV2";
+  if (aclError s = call.Arity(topk ? 2 : 1, topk ? 2 : 1, 2)) return s;
+  int64_t k = 0;
+  if (topk) {
+    if (aclError s = ConstInt(call, 1, "k", &k)) return s;
+  }
+  const Operand& indices_operand = call.outputs[1];
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* values = o.Tensor(call.outputs[0], "values");
+  aclTensor* indices = o.Tensor(indices_operand, "indices");
+  const bool cast = indices_operand.desc->dtype != ACL_INT64;
+  aclTensor* wide = cast ? o.Scratch(ACL_INT64, indices_operand.desc->dims) : indices;
+  if (o.status()) return o.status();
+  aclError status = topk ? Aclnn<TopkApi>(call, "aclnnTopk", x, k, call.Int("dim", -1), call.Bool("largest", true),
+                                          call.Bool("sorted", true), values, wide)
+                         : Aclnn<SortApi>(call, "aclnnSort", x, false, call.Int("axis", -1), call.Bool("descending", false),
+                                          values, wide);
+  if (status != ACL_SUCCESS || !cast) return status;
+  return Aclnn<CastApi>(call, "aclnnCast", wide, indices_operand.desc->dtype, indices);
+}
+
+// BNInfer (x, scale, offset, mean, variance; attribute epsilon): batch normalisation with the
+// running statistics, aclnnBatchNorm in evaluation mode (its saved statistics go to scratch).
+aclError BNInfer(const OpCall& call) {
+  if (aclError s = call.Arity(5, 5, 1)) return s;
+  const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
+  if (x_dims.size() < 2) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_dims) + " has no channel dimension");
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* scale = o.Tensor(call.inputs[1], "scale");
+  aclTensor* offset = o.Tensor(call.inputs[2], "offset");
+  aclTensor* mean = o.Tensor(call.inputs[3], "mean");
+  aclTensor* variance = o.Tensor(call.inputs[4], "variance");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* save_mean = o.Scratch(ACL_FLOAT, {x_dims[1]});
+  aclTensor* save_invstd = o.Scratch(ACL_FLOAT, {x_dims[1]});
+  if (o.status()) return o.status();
+  return Aclnn<BatchNormApi>(call, "aclnnBatchNorm", x, scale, offset, mean, variance, false, 0.1,
+                             static_cast<double>(call.Float("epsilon", 1e-4f)), y, save_mean, save_invstd);
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& MathEntries() {
@@ -387,6 +605,28 @@ const std::vector<OpEntry>& MathEntries() {
         {"ConcatV2D", {{"N", K::kInt}, {"concat_dim", K::kInt}}, Concat},
         {"ArgMaxV2", {{"dtype", K::kDataType}, {"keep_dims", K::kBool}}, ArgIndex},
         {"ArgMin", {{"dtype", K::kDataType}, {"keep_dims", K::kBool}}, ArgIndex},
+        {"SigmoidGrad", {}, ActivationGrad},
+        {"TanhGrad", {}, ActivationGrad},
+        {"GeluGrad", {}, ActivationGrad},
+        {"SiluGrad", {}, ActivationGrad},
+        {"ReluGrad", {}, ReluGrad},
+        {"LeakyReluGrad", {{"negative_slope", K::kFloat}}, LeakyReluGrad},
+        {"SoftmaxGrad", {{"axes", K::kListInt}}, SoftmaxGrad},
+        {"LogSoftmaxGrad", {{"axis", K::kListInt}}, SoftmaxGrad},
+        {"ReduceProd", reduce_attrs, ReduceOther},
+        {"ReduceAny", reduce_attrs, ReduceOther},
+        {"ReduceAll", reduce_attrs, ReduceOther},
+        {"ReverseV2", {}, WithConstAxes},
+        {"Tile", {}, WithConstAxes},
+        {"Tril", {{"diagonal", K::kInt}}, Triangle},
+        {"Triu", {{"diagonal", K::kInt}}, Triangle},
+        {"MaskedFill", {}, MaskedFill},
+        {"Elu", {{"alpha", K::kFloat}, {"scale", K::kFloat}, {"input_scale", K::kFloat}}, ScaledActivation},
+        {"SoftplusV2", {{"beta", K::kFloat}, {"threshold", K::kFloat}}, ScaledActivation},
+        {"MseLoss", {{"reduction", K::kString}}, MseLoss},
+        {"TopKV2", {{"dim", K::kInt}, {"largest", K::kBool}, {"sorted", K::kBool}}, ValuesAndIndices},
+        {"Sort", {{"axis", K::kInt}, {"descending", K::kBool}}, ValuesAndIndices},
+        {"BNInfer", {{"epsilon", K::kFloat}}, BNInfer},
     };
     all.insert(all.end(), others.begin(), others.end());
     for (OpEntry& entry : all) entry.every_chip = true;
