@@ -45,6 +45,10 @@ using TwoScalarsApi = Phase1<const aclTensor*, const aclScalar*, const aclScalar
 using MseLossApi = Phase1<const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
 using TopkApi = Phase1<const aclTensor*, int64_t, int64_t, bool, bool, aclTensor*, aclTensor*>;
 using SortApi = Phase1<const aclTensor*, bool, int64_t, bool, aclTensor*, aclTensor*>;
+using StdApi = Phase1<const aclTensor*, const aclIntArray*, int64_t, bool, aclTensor*>;
+using VarMeanApi = Phase1<const aclTensor*, const aclIntArray*, int64_t, bool, aclTensor*, aclTensor*>;
+using AvgPool2dApi = Phase1<const aclTensor*, const aclIntArray*, const aclIntArray*, const aclIntArray*, bool, bool,
+                            int64_t, int8_t, aclTensor*>;
 using BatchNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclTensor*, aclTensor*, bool, double,
                             double, aclTensor*, aclTensor*, aclTensor*>;
 
@@ -566,6 +570,56 @@ aclError BNInfer(const OpCall& call) {
                              static_cast<double>(call.Float("epsilon", 1e-4f)), y, save_mean, save_invstd);
 }
 
+// ReduceStdWithMean (std) and ReduceStdV2Update (std when if_std, else the variance) of x over the
+// attribute dim, with the correction attribute (unbiased's 1 or 0 where it is not set). Their mean
+// input, computed by torch_npu from the same x, is not needed by the aclnn APIs.
+aclError StdOrVar(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  if (call.Bool("invert", false)) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute invert = true is not modelled");
+  const bool std_out = call.type == "ReduceStdWithMean" || call.Bool("if_std", false);
+  const int64_t correction = call.Has("correction") ? call.Int("correction", 1) : call.Bool("unbiased", true) ? 1 : 0;
+  const bool keep = call.Bool("keepdim", false);
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclIntArray* dims = o.Ints(call.Ints("dim"));
+  aclTensor* mean = std_out ? nullptr : o.Scratch(call.outputs[0].desc->dtype, call.outputs[0].desc->dims);
+  if (o.status()) return o.status();
+  if (std_out) return Aclnn<StdApi>(call, "aclnnStd", x, dims, correction, keep, y);
+  return Aclnn<VarMeanApi>(call, "aclnnVarMean", x, dims, correction, keep, y, mean);
+}
+
+// AvgPoolV2 of an NCHW x: window ksize, strides and pads (top, bottom, left, right) over H and W;
+// exclusive leaves the padding out of the count. Asymmetric pads, padding modes other than
+// CALCULATED and global pooling are refused.
+aclError AvgPoolV2(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const std::vector<int64_t> ksize = call.Ints("ksize"), strides = call.Ints("strides"), pads = call.Ints("pads", {0, 0, 0, 0});
+  const std::string data_format = call.String("data_format", "NCHW"), mode = call.String("padding_mode", "CALCULATED");
+  if (data_format != "NCHW" || mode != "CALCULATED" || call.Bool("global_pooling", false) || ksize.size() != 4 ||
+      strides.size() != 4 || pads.size() != 4 || pads[0] != pads[1] || pads[2] != pads[3]) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "data_format " + data_format + ", padding_mode " + mode + ", ksize " +
+                                                      ListText(ksize) + ", strides " + ListText(strides) + ", pads " +
+                                                      ListText(pads) + (call.Bool("global_pooling", false) ? ", global" : "") +
+                                                      ": not modelled (NCHW, CALCULATED, symmetric pads are)");
+  }
+  // torch_npu sets exclusive on a float16 x whatever count_include_pad is (float32 follows it), so
+  // with padding what the float16 kernel counts is not known from the call: refused, not guessed.
+  const bool padded = std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; });
+  if (padded && call.Bool("exclusive", true) && call.inputs[0].desc->dtype != ACL_FLOAT) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("exclusive with pads ") + ListText(pads) + " on " +
+                                                      DTypeName(call.inputs[0].desc->dtype) +
+                                                      " is not modelled (torch_npu sets it for both count_include_pad values)");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<AvgPool2dApi>(call, "aclnnAvgPool2d", x, o.Ints({ksize[2], ksize[3]}), o.Ints({strides[2], strides[3]}),
+                             o.Ints({pads[0], pads[2]}), call.Bool("ceil_mode", false), !call.Bool("exclusive", true),
+                             call.Int("divisor_override", 0), static_cast<int8_t>(0), y);
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& MathEntries() {
@@ -627,6 +681,18 @@ const std::vector<OpEntry>& MathEntries() {
         {"TopKV2", {{"dim", K::kInt}, {"largest", K::kBool}, {"sorted", K::kBool}}, ValuesAndIndices},
         {"Sort", {{"axis", K::kInt}, {"descending", K::kBool}}, ValuesAndIndices},
         {"BNInfer", {{"epsilon", K::kFloat}}, BNInfer},
+        {"ReduceStdWithMean",
+         {{"dim", K::kListInt}, {"unbiased", K::kBool}, {"keepdim", K::kBool}, {"invert", K::kBool}, {"epsilon", K::kFloat},
+          {"correction", K::kInt}},
+         StdOrVar},
+        {"ReduceStdV2Update",
+         {{"dim", K::kListInt}, {"if_std", K::kBool}, {"unbiased", K::kBool}, {"keepdim", K::kBool}, {"correction", K::kInt}},
+         StdOrVar},
+        {"AvgPoolV2",
+         {{"ksize", K::kListInt}, {"strides", K::kListInt}, {"padding_mode", K::kString}, {"pads", K::kListInt},
+          {"data_format", K::kString}, {"global_pooling", K::kBool}, {"ceil_mode", K::kBool}, {"exclusive", K::kBool},
+          {"divisor_override", K::kInt}},
+         AvgPoolV2},
     };
     all.insert(all.end(), others.begin(), others.end());
     for (OpEntry& entry : all) entry.every_chip = true;
