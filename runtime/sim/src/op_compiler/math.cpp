@@ -7,6 +7,7 @@
 // (a Python scalar: `x + 1.5` is Add with a 0-d host tensor) as a device copy (AclnnObjects). An
 // attribute value no aclnn API expresses is refused (ACL_ERROR_OP_ATTR_NOT_MATCH) naming it.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -49,6 +50,14 @@ using StdApi = Phase1<const aclTensor*, const aclIntArray*, int64_t, bool, aclTe
 using VarMeanApi = Phase1<const aclTensor*, const aclIntArray*, int64_t, bool, aclTensor*, aclTensor*>;
 using AvgPool2dApi = Phase1<const aclTensor*, const aclIntArray*, const aclIntArray*, const aclIntArray*, bool, bool,
                             int64_t, int8_t, aclTensor*>;
+using NanToNumApi = Phase1<const aclTensor*, float, float, float, aclTensor*>;
+using IndexSelectApi = Phase1<const aclTensor*, int64_t, const aclTensor*, aclTensor*>;  // IndexSelect, Gather
+using RollApi = Phase1<const aclTensor*, const aclIntArray*, const aclIntArray*, aclTensor*>;
+using ConstantPadApi = Phase1<const aclTensor*, const aclIntArray*, const aclScalar*, aclTensor*>;
+using CumprodApi = Phase1<const aclTensor*, const aclScalar*, aclDataType, aclTensor*>;
+using LayerNormApi = Phase1<const aclTensor*, const aclIntArray*, const aclTensor*, const aclTensor*, double, aclTensor*,
+                            aclTensor*, aclTensor*>;
+using InplaceAddsApi = Phase1<aclTensor*, const aclScalar*, const aclScalar*>;
 using BatchNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclTensor*, aclTensor*, bool, double,
                             double, aclTensor*, aclTensor*, aclTensor*>;
 
@@ -105,6 +114,7 @@ const TypeApi kUnary[] = {
     {"Acos", "aclnnAcos"},       {"Atan", "aclnnAtan"},         {"Asinh", "aclnnAsinh"},   {"Acosh", "aclnnAcosh"},
     {"Atanh", "aclnnAtanh"},     {"Square", "aclnnSquare"},     {"LogicalNot", "aclnnLogicalNot"},
     {"Invert", "aclnnBitwiseNot"}, {"Selu", "aclnnSelu"},       {"Trunc", "aclnnTrunc"},
+    {"IsFinite", "aclnnIsFinite"}, {"HardSwish", "aclnnHardswish"}, {"LogSigmoid", "aclnnLogSigmoid"},
 };
 
 // y = f(x1, x2), broadcasting.
@@ -114,7 +124,9 @@ const TypeApi kBinary[] = {
     {"NotEqual", "aclnnNeTensor"}, {"Greater", "aclnnGtTensor"},    {"GreaterEqual", "aclnnGeTensor"},
     {"Less", "aclnnLtTensor"},     {"LessEqual", "aclnnLeTensor"},  {"LogicalAnd", "aclnnLogicalAnd"},
     {"LogicalOr", "aclnnLogicalOr"}, {"FloorDiv", "aclnnFloorDivide"}, {"FloorMod", "aclnnRemainderTensorTensor"},
-    {"Atan2", "aclnnAtan2"},
+    {"Atan2", "aclnnAtan2"},         {"Mod", "aclnnFmodTensor"},           {"BitwiseAnd", "aclnnBitwiseAndTensor"},
+    {"BitwiseOr", "aclnnBitwiseOrTensor"}, {"BitwiseXor", "aclnnBitwiseXorTensor"}, {"TensorEqual", "aclnnEqual"},
+    {"PRelu", "aclnnPrelu"},
 };
 
 // The reductions over constant axes (input 1) and their D forms (attribute axes).
@@ -620,6 +632,195 @@ aclError AvgPoolV2(const OpCall& call) {
                              call.Int("divisor_override", 0), static_cast<int8_t>(0), y);
 }
 
+// HardSigmoid: max(0, min(1, alpha * x + beta)), aclnnHardsigmoid's alpha 1/6 and beta 1/2 only.
+aclError HardSigmoid(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const float alpha = call.Float("alpha", 1.0f / 6), beta = call.Float("beta", 0.5f);
+  if (std::abs(alpha - 1.0f / 6) > 1e-6f || beta != 0.5f) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attributes alpha = " + std::to_string(alpha) + ", beta = " +
+                                                      std::to_string(beta) + " are not modelled (1/6 and 1/2 are)");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<UnaryApi>(call, "aclnnHardsigmoid", x, y);
+}
+
+// HardShrink, SoftShrink (attribute lambd); ThresholdV2D (threshold, value); NanToNum (nan, posinf, neginf).
+aclError WithFloatAttrs(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  if (call.type == "ThresholdV2D") {
+    return Aclnn<TwoScalarsApi>(call, "aclnnThreshold", x, o.Scalar(call.Float("threshold", 0.0f), ACL_FLOAT),
+                                o.Scalar(call.Float("value", 0.0f), ACL_FLOAT), y);
+  }
+  if (call.type == "NanToNum") {
+    return Aclnn<NanToNumApi>(call, "aclnnNanToNum", x, call.Float("nan", 0.0f), call.Float("posinf", 3.4028235e38f),
+                              call.Float("neginf", -3.4028235e38f), y);
+  }
+  return Aclnn<WithScalarApi>(call, call.type == "HardShrink" ? "aclnnHardshrink" : "aclnnSoftshrink", x,
+                              o.Scalar(call.Float("lambd", 0.5f), ACL_FLOAT), y);
+}
+
+// GatherV2 (x, indices, constant axis; batch_dims 0) as index_select; GatherElements (x, index; attribute dim).
+aclError Gather(const OpCall& call) {
+  const bool elements = call.type == "GatherElements";
+  if (aclError s = call.Arity(elements ? 2 : 3, elements ? 2 : 3, 1)) return s;
+  int64_t axis = call.Int("dim", 0);
+  if (!elements) {
+    if (call.Int("batch_dims", 0) != 0) {
+      return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute batch_dims = " + std::to_string(call.Int("batch_dims", 0)) +
+                                                        " is not modelled (0 is)");
+    }
+    if (aclError s = ConstInt(call, 2, "axis", &axis)) return s;
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* indices = o.Tensor(call.inputs[1], "indices");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<IndexSelectApi>(call, elements ? "aclnnGather" : "aclnnIndexSelect", x, axis, indices, y);
+}
+
+// Pack: the inputs stacked along a new attribute axis (N, their number, checked).
+aclError Pack(const OpCall& call) {
+  const size_t count = call.inputs.size();
+  if (aclError s = call.Arity(1, count, 1)) return s;
+  if (call.Has("N") && call.Int("N", 0) != static_cast<int64_t>(count)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute N = " + std::to_string(call.Int("N", 0)) + " for " +
+                                                      std::to_string(count) + " inputs");
+  }
+  AclnnObjects o(call);
+  std::vector<aclTensor*> tensors;
+  for (size_t i = 0; i < count; ++i) tensors.push_back(o.Tensor(call.inputs[i], "x"));
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensorList* list = o.List(tensors);
+  if (o.status()) return o.status();
+  return Aclnn<CatApi>(call, "aclnnStack", list, call.Int("axis", 0), y);
+}
+
+aclError Roll(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<RollApi>(call, "aclnnRoll", x, o.Ints(call.Ints("shifts")), o.Ints(call.Ints("dims")), y);
+}
+
+// ReduceLogSumExp over constant axes; Cumprod along a constant axis (exclusive and reverse refused).
+aclError LogSumExpOrCumprod(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  std::vector<int64_t> axes;
+  if (aclError s = call.ConstInts(1, "axes", &axes)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  if (call.type == "ReduceLogSumExp") {
+    if (axes.empty()) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "empty axes (a reduction over no axis) are not modelled");
+    return Aclnn<ReduceNoDTypeApi>(call, "aclnnLogSumExp", x, o.Ints(axes), call.Bool("keep_dims", false), y);
+  }
+  if (call.Bool("exclusive", false) || call.Bool("reverse", false)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "an exclusive or reverse product is not modelled");
+  }
+  if (axes.size() != 1) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "input axis is not one element");
+  return Aclnn<CumprodApi>(call, "aclnnCumprod", x, o.IntScalar(axes[0]), call.outputs[0].desc->dtype, y);
+}
+
+aclError Glu(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<DimApi>(call, "aclnnGlu", x, call.Int("dim", -1), y);
+}
+
+// PadV3 in mode "constant": x, paddings (a constant, [begin, end] of each dimension from the first,
+// or every begin then every end when paddings_contiguous is false), constant_values (one element,
+// read once the stream has run the work that writes it).
+aclError PadV3(const OpCall& call) {
+  if (aclError s = call.Arity(2, 3, 1)) return s;
+  const std::string mode = call.String("mode", "constant");
+  if (mode != "constant") return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute mode = \"" + mode + "\" is not modelled");
+  std::vector<int64_t> paddings;
+  if (aclError s = call.ConstInts(1, "paddings", &paddings)) return s;
+  const size_t rank = call.inputs[0].desc->dims.size();
+  if (paddings.size() != 2 * rank) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "paddings " + ListText(paddings) + " are not two per dimension of x " +
+                                                       ListText(call.inputs[0].desc->dims));
+  }
+  const bool contiguous = call.Bool("paddings_contiguous", true);
+  std::vector<int64_t> pad;  // aclnnConstantPadNd's order: the last dimension's begin and end first
+  for (size_t d = rank; d-- > 0;) {
+    pad.push_back(contiguous ? paddings[2 * d] : paddings[d]);
+    pad.push_back(contiguous ? paddings[2 * d + 1] : paddings[rank + d]);
+  }
+  double value = 0;
+  if (call.inputs.size() == 3) {
+    const Operand& values = call.inputs[2];
+    if (Elements(values.desc->dims) != 1 || !Floating(values.desc->dtype)) {
+      return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "input constant_values is not one floating element");
+    }
+    if (values.desc->constant || values.desc->placement != ACL_MEMTYPE_DEVICE) {
+      if (aclError s = call.ConstFloat(2, "constant_values", &value)) return s;
+    } else {
+      float single = 0;
+      if (values.desc->dtype != ACL_FLOAT) {
+        return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, "constant_values in device memory of a dtype other than FLOAT");
+      }
+      if (aclError s = aclrtSynchronizeStream(call.stream)) return s;
+      if (aclError s = aclrtMemcpy(&single, sizeof(single), values.buffer->data, sizeof(single), ACL_MEMCPY_DEVICE_TO_HOST)) {
+        return call.Fail(s, "reading constant_values from the device");
+      }
+      value = single;
+    }
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<ConstantPadApi>(call, "aclnnConstantPadNd", x, o.Ints(pad), o.Scalar(value, ACL_DOUBLE), y);
+}
+
+// LayerNorm (x, gamma, beta; attributes begin_norm_axis, begin_params_axis, epsilon) to y, mean and
+// variance: aclnnLayerNorm's rstd becomes the variance, rstd^-2 - epsilon, in stream order.
+aclError LayerNorm(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 3)) return s;
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  int64_t norm = call.Int("begin_norm_axis", 0), params = call.Int("begin_params_axis", 0);
+  if (norm < 0) norm += rank;
+  if (params < 0) params += rank;
+  if (norm < 0 || norm >= rank || norm != params) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "begin_norm_axis " + std::to_string(call.Int("begin_norm_axis", 0)) +
+                                                      " and begin_params_axis " + std::to_string(call.Int("begin_params_axis", 0)) +
+                                                      " of x " + ListText(dims) + ": not modelled (one axis in range is)");
+  }
+  const double epsilon = static_cast<double>(call.Float("epsilon", 1e-7f));
+  const Operand& variance_operand = call.outputs[2];
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* gamma = o.Tensor(call.inputs[1], "gamma");
+  aclTensor* beta = o.Tensor(call.inputs[2], "beta");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* mean = o.Tensor(call.outputs[1], "mean");
+  aclTensor* variance = o.Tensor(variance_operand, "variance");
+  aclTensor* rstd = o.Scratch(variance_operand.desc->dtype, variance_operand.desc->dims);
+  if (o.status()) return o.status();
+  const std::vector<int64_t> normalized(dims.begin() + norm, dims.end());
+  if (aclError s = Aclnn<LayerNormApi>(call, "aclnnLayerNorm", x, o.Ints(normalized), gamma, beta, epsilon, y, mean, rstd)) {
+    return s;
+  }
+  if (aclError s = Aclnn<WithScalarApi>(call, "aclnnPowTensorScalar", rstd, o.Scalar(-2.0, ACL_FLOAT), variance)) return s;
+  return Aclnn<InplaceAddsApi>(call, "aclnnInplaceAdds", variance, o.Scalar(-epsilon, ACL_DOUBLE), o.Scalar(1.0, ACL_FLOAT));
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& MathEntries() {
@@ -693,6 +894,20 @@ const std::vector<OpEntry>& MathEntries() {
           {"data_format", K::kString}, {"global_pooling", K::kBool}, {"ceil_mode", K::kBool}, {"exclusive", K::kBool},
           {"divisor_override", K::kInt}},
          AvgPoolV2},
+        {"HardSigmoid", {{"alpha", K::kFloat}, {"beta", K::kFloat}}, HardSigmoid},
+        {"HardShrink", {{"lambd", K::kFloat}}, WithFloatAttrs},
+        {"SoftShrink", {{"lambd", K::kFloat}}, WithFloatAttrs},
+        {"ThresholdV2D", {{"threshold", K::kFloat}, {"value", K::kFloat}}, WithFloatAttrs},
+        {"NanToNum", {{"nan", K::kFloat}, {"posinf", K::kFloat}, {"neginf", K::kFloat}}, WithFloatAttrs},
+        {"GatherV2", {{"batch_dims", K::kInt}}, Gather},
+        {"GatherElements", {{"dim", K::kInt}}, Gather},
+        {"Pack", {{"N", K::kInt}, {"axis", K::kInt}}, Pack},
+        {"Roll", {{"shifts", K::kListInt}, {"dims", K::kListInt}}, Roll},
+        {"ReduceLogSumExp", {{"keep_dims", K::kBool}}, LogSumExpOrCumprod},
+        {"Cumprod", {{"exclusive", K::kBool}, {"reverse", K::kBool}}, LogSumExpOrCumprod},
+        {"GLU", {{"dim", K::kInt}}, Glu},
+        {"PadV3", {{"mode", K::kString}, {"paddings_contiguous", K::kBool}}, PadV3},
+        {"LayerNorm", {{"begin_norm_axis", K::kInt}, {"begin_params_axis", K::kInt}, {"epsilon", K::kFloat}}, LayerNorm},
     };
     all.insert(all.end(), others.begin(), others.end());
     for (OpEntry& entry : all) entry.every_chip = true;

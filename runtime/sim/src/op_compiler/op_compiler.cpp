@@ -89,11 +89,14 @@ std::vector<int64_t> PrivateOffsets(aclFormat plain_format, const std::vector<in
     return offsets;
   }
   if (private_format == ACL_FORMAT_FRACTAL_NZ) {
+    // torch_npu's format helper (InferShapeNDToNZ) reads a 0-d tensor as [1, 1] and a 1-d [n] as the
+    // column [n, 1] (a 1-d reduction's output, torch.logsumexp(x, -1) of an NZ x, is stored so).
     std::vector<int64_t> logical = plain;
-    if (logical.size() == 1) logical.insert(logical.begin(), 1);
+    while (logical.size() < 2) logical.push_back(1);
     if (logical.size() < 2 || storage.size() != logical.size() + 2 || storage[storage.size() - 1] <= 0 ||
         storage[storage.size() - 2] <= 0) {
-      *why = "the FRACTAL_NZ storage shape is not [..., N1, M1, M0, N0] of the [..., M, N] shape";
+      *why = "the FRACTAL_NZ storage shape " + aclsim::aclop::ListText(storage) + " is not [..., N1, M1, M0, N0] of the [..., M, N] shape " +
+             aclsim::aclop::ListText(plain);
       return offsets;
     }
     const size_t batch_rank = logical.size() - 2;
@@ -109,7 +112,8 @@ std::vector<int64_t> PrivateOffsets(aclFormat plain_format, const std::vector<in
     const int64_t n1 = storage[batch_rank], m1 = storage[batch_rank + 1], m0 = storage[batch_rank + 2],
                   n0 = storage[batch_rank + 3];
     if (n1 != ceil_div(n, n0) || m1 != ceil_div(m, m0)) {
-      *why = "the FRACTAL_NZ storage shape is not [..., ceil(N/N0), ceil(M/M0), M0, N0] of the [..., M, N] shape";
+      *why = "the FRACTAL_NZ storage shape " + aclsim::aclop::ListText(storage) +
+             " is not [..., ceil(N/N0), ceil(M/M0), M0, N0] of the [..., M, N] shape " + aclsim::aclop::ListText(plain);
       return offsets;
     }
     offsets.reserve(static_cast<size_t>(batch * m * n));
