@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -770,15 +771,25 @@ aclError PadV3(const OpCall& call) {
     if (values.desc->constant || values.desc->placement != ACL_MEMTYPE_DEVICE) {
       if (aclError s = call.ConstFloat(2, "constant_values", &value)) return s;
     } else {
-      float single = 0;
-      if (values.desc->dtype != ACL_FLOAT) {
-        return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, "constant_values in device memory of a dtype other than FLOAT");
+      const aclDataType dtype = values.desc->dtype;
+      if (dtype != ACL_FLOAT && dtype != ACL_FLOAT16 && dtype != ACL_BF16) {
+        return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("constant_values in device memory of dtype ") + DTypeName(dtype));
       }
+      uint8_t bytes[4] = {};
+      const size_t size = DTypeSize(dtype);
       if (aclError s = aclrtSynchronizeStream(call.stream)) return s;
-      if (aclError s = aclrtMemcpy(&single, sizeof(single), values.buffer->data, sizeof(single), ACL_MEMCPY_DEVICE_TO_HOST)) {
+      if (aclError s = aclrtMemcpy(bytes, sizeof(bytes), values.buffer->data, size, ACL_MEMCPY_DEVICE_TO_HOST)) {
         return call.Fail(s, "reading constant_values from the device");
       }
-      value = single;
+      if (dtype == ACL_FLOAT) {
+        float single = 0;
+        std::memcpy(&single, bytes, sizeof(single));
+        value = single;
+      } else {
+        uint16_t half = 0;
+        std::memcpy(&half, bytes, sizeof(half));
+        value = dtype == ACL_FLOAT16 ? HalfToFloat(half) : BFloat16ToFloat(half);
+      }
     }
   }
   AclnnObjects o(call);
@@ -819,6 +830,66 @@ aclError LayerNorm(const OpCall& call) {
   }
   if (aclError s = Aclnn<WithScalarApi>(call, "aclnnPowTensorScalar", rstd, o.Scalar(-2.0, ACL_FLOAT), variance)) return s;
   return Aclnn<InplaceAddsApi>(call, "aclnnInplaceAdds", variance, o.Scalar(-epsilon, ACL_DOUBLE), o.Scalar(1.0, ACL_FLOAT));
+}
+
+// The p of LpNormReduceV2 and LpNormUpdateV2: torch_npu passes the infinite norms as the float of
+// INT_MAX and INT_MIN (2^31 and -2^31); p = 0 (a count) and other negative p are not modelled.
+enum class NormKind { kFinite, kMax, kMin, kUnmodelled };
+NormKind NormOf(float p) {
+  constexpr float kInfinity = 2147483648.0f;
+  if (p >= kInfinity) return NormKind::kMax;
+  if (p <= -kInfinity) return NormKind::kMin;
+  return p > 0.0f && !std::isinf(p) ? NormKind::kFinite : NormKind::kUnmodelled;
+}
+
+aclError UnmodelledNorm(const OpCall& call, float p) {
+  return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute p = " + std::to_string(p) +
+                                                    " is not modelled (a finite p > 0 and the infinite norms are)");
+}
+
+// LpNormReduceV2: the first step of torch_npu's p-norm over the attribute axes (none: all):
+// sum(|x|^p) for a finite p, max|x| or min|x| for the infinite norms.
+aclError LpNormReduce(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const float p = call.Float("p", 2.0f);
+  const NormKind kind = NormOf(p);
+  if (kind == NormKind::kUnmodelled) return UnmodelledNorm(call, p);
+  const Operand& x_operand = call.inputs[0];
+  std::vector<int64_t> axes = call.Ints("axes");
+  if (axes.empty()) {
+    for (size_t d = 0; d < x_operand.desc->dims.size(); ++d) axes.push_back(static_cast<int64_t>(d));
+  }
+  const bool keep = call.Bool("keepdim", false);
+  const aclDataType dtype = x_operand.desc->dtype;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(x_operand, "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* magnitude = o.Scratch(dtype, x_operand.desc->dims);
+  aclTensor* powered = kind == NormKind::kFinite ? o.Scratch(dtype, x_operand.desc->dims) : magnitude;
+  if (o.status()) return o.status();
+  if (aclError s = Aclnn<UnaryApi>(call, "aclnnAbs", x, magnitude)) return s;
+  if (kind == NormKind::kFinite) {
+    if (aclError s = Aclnn<WithScalarApi>(call, "aclnnPowTensorScalar", magnitude, o.Scalar(p, ACL_FLOAT), powered)) return s;
+  }
+  if (x_operand.desc->dims.empty()) return Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, powered);
+  if (kind != NormKind::kFinite) {
+    return Aclnn<ReduceNoDTypeApi>(call, kind == NormKind::kMax ? "aclnnAmax" : "aclnnAmin", powered, o.Ints(axes), keep, y);
+  }
+  return Aclnn<ReduceApi>(call, "aclnnReduceSum", powered, o.Ints(axes), keep, call.outputs[0].desc->dtype, y);
+}
+
+// LpNormUpdateV2: the p-norm's last step, y = x^(1/p) (y = x for the infinite norms).
+aclError LpNormUpdate(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const float p = call.Float("p", 2.0f);
+  const NormKind kind = NormOf(p);
+  if (kind == NormKind::kUnmodelled) return UnmodelledNorm(call, p);
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  if (kind != NormKind::kFinite) return Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x);
+  return Aclnn<WithScalarApi>(call, "aclnnPowTensorScalar", x, o.Scalar(1.0 / p, ACL_DOUBLE), y);
 }
 
 }  // namespace
@@ -907,6 +978,8 @@ const std::vector<OpEntry>& MathEntries() {
         {"Cumprod", {{"exclusive", K::kBool}, {"reverse", K::kBool}}, LogSumExpOrCumprod},
         {"GLU", {{"dim", K::kInt}}, Glu},
         {"PadV3", {{"mode", K::kString}, {"paddings_contiguous", K::kBool}}, PadV3},
+        {"LpNormReduceV2", {{"p", K::kFloat}, {"axes", K::kListInt}, {"keepdim", K::kBool}, {"epsilon", K::kFloat}}, LpNormReduce},
+        {"LpNormUpdateV2", {{"p", K::kFloat}, {"epsilon", K::kFloat}}, LpNormUpdate},
         {"LayerNorm", {{"begin_norm_axis", K::kInt}, {"begin_params_axis", K::kInt}, {"epsilon", K::kFloat}}, LayerNorm},
     };
     all.insert(all.end(), others.begin(), others.end());
