@@ -37,6 +37,7 @@ PER_OP_SUITE = """
         "norm": lambda a, b: a.norm(dim=-1), "inf_norm": lambda a, b: torch.linalg.vector_norm(a, float("inf"), dim=0),
         "std": lambda a, b: a.std(-1), "layer_norm": lambda a, b: F.layer_norm(a, a.shape[-1:]),
         "pad": lambda a, b: F.pad(a, (1, 2)),
+        "batch_norm": lambda a, b: F.batch_norm(a, None, None, training=True) if a.dim() == 4 else a.abs(),
     }
 
     class TestPrivateFormats(TestCase):
@@ -77,7 +78,7 @@ PER_OP_SUITE = """
 def test_a_per_op_suite_on_private_formats_passes_on_ascend910(run_npu):
     output = run_npu(PER_OP_SUITE, env={"ACLNN_SIM_SOC": "Ascend910"})
     assert "Ran 2 tests" in output and "OK" in output, output
-    assert output.count("equal ") == 29 * 8, output
+    assert output.count("equal ") == 30 * 8, output
 
 
 def test_ascend310p_runs_the_common_operators_whose_aclnn_pages_leave_it_out(run_npu):

@@ -892,6 +892,62 @@ aclError LpNormUpdate(const OpCall& call) {
   return Aclnn<WithScalarApi>(call, "aclnnPowTensorScalar", x, o.Scalar(1.0 / p, ACL_DOUBLE), y);
 }
 
+// BNTrainingReduce: the per-channel sum and sum of squares of an NCHW x (over N, H and W), the first
+// step of torch_npu's training batch norm.
+aclError BNTrainingReduce(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 2)) return s;
+  const Operand& x_operand = call.inputs[0];
+  if (x_operand.desc->dims.size() != 4) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_operand.desc->dims) + " is not NCHW");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(x_operand, "x");
+  aclTensor* sum = o.Tensor(call.outputs[0], "sum");
+  aclTensor* square_sum = o.Tensor(call.outputs[1], "square_sum");
+  aclTensor* squares = o.Scratch(x_operand.desc->dtype, x_operand.desc->dims);
+  if (o.status()) return o.status();
+  aclIntArray* axes = o.Ints({0, 2, 3});
+  const bool keep = call.outputs[0].desc->dims.size() == 4;  // [1, C, 1, 1] or [C]
+  const aclDataType dtype = call.outputs[0].desc->dtype;
+  if (aclError s = Aclnn<ReduceApi>(call, "aclnnReduceSum", x, axes, keep, dtype, sum)) return s;
+  if (aclError s = Aclnn<BinaryApi>(call, "aclnnMul", x, x, squares)) return s;
+  return Aclnn<ReduceApi>(call, "aclnnReduceSum", squares, axes, keep, call.outputs[1].desc->dtype, square_sum);
+}
+
+// BNTrainingUpdate (x, sum, square_sum, scale, offset, mean, variance; attributes factor, epsilon)
+// to y, the updated running mean and variance, and the batch's mean and (biased) variance, which
+// torch_npu keeps for the backward pass: aclnnBatchNorm in training mode on copies of the running
+// statistics (it recomputes the sums from x), its saved invstd turned into the variance,
+// invstd^-2 - epsilon, in stream order.
+aclError BNTrainingUpdate(const OpCall& call) {
+  if (aclError s = call.Arity(7, 7, 5)) return s;
+  const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
+  if (x_dims.size() != 4) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_dims) + " is not NCHW");
+  const std::vector<int64_t> channels = {x_dims[1]};
+  const double epsilon = static_cast<double>(call.Float("epsilon", 1e-5f));
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* scale = o.Tensor(call.inputs[3], "scale", channels);
+  aclTensor* offset = o.Tensor(call.inputs[4], "offset", channels);
+  aclTensor* mean = o.Tensor(call.inputs[5], "mean", channels);
+  aclTensor* variance = o.Tensor(call.inputs[6], "variance", channels);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* mean_out = o.Tensor(call.outputs[1], "mean", channels);
+  aclTensor* variance_out = o.Tensor(call.outputs[2], "variance", channels);
+  aclTensor* batch_mean = o.Tensor(call.outputs[3], "batch_mean", channels);
+  aclTensor* batch_variance = o.Tensor(call.outputs[4], "batch_variance", channels);
+  aclTensor* invstd = o.Scratch(call.outputs[4].desc->dtype, channels);
+  if (o.status()) return o.status();
+  if (aclError s = Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", mean_out, mean)) return s;
+  if (aclError s = Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", variance_out, variance)) return s;
+  if (aclError s = Aclnn<BatchNormApi>(call, "aclnnBatchNorm", x, scale, offset, mean_out, variance_out, true,
+                                       static_cast<double>(call.Float("factor", 0.1f)), epsilon, y, batch_mean, invstd)) {
+    return s;
+  }
+  if (aclError s = Aclnn<WithScalarApi>(call, "aclnnPowTensorScalar", invstd, o.Scalar(-2.0, ACL_FLOAT), batch_variance)) return s;
+  return Aclnn<InplaceAddsApi>(call, "aclnnInplaceAdds", batch_variance, o.Scalar(-epsilon, ACL_DOUBLE), o.Scalar(1.0, ACL_FLOAT));
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& MathEntries() {
@@ -980,6 +1036,8 @@ const std::vector<OpEntry>& MathEntries() {
         {"PadV3", {{"mode", K::kString}, {"paddings_contiguous", K::kBool}}, PadV3},
         {"LpNormReduceV2", {{"p", K::kFloat}, {"axes", K::kListInt}, {"keepdim", K::kBool}, {"epsilon", K::kFloat}}, LpNormReduce},
         {"LpNormUpdateV2", {{"p", K::kFloat}, {"epsilon", K::kFloat}}, LpNormUpdate},
+        {"BNTrainingReduce", {{"epsilon", K::kFloat}}, BNTrainingReduce},
+        {"BNTrainingUpdate", {{"factor", K::kFloat}, {"epsilon", K::kFloat}}, BNTrainingUpdate},
         {"LayerNorm", {{"begin_norm_axis", K::kInt}, {"begin_params_axis", K::kInt}, {"epsilon", K::kFloat}}, LayerNorm},
     };
     all.insert(all.end(), others.begin(), others.end());
