@@ -916,9 +916,9 @@ aclError BNTrainingReduce(const OpCall& call) {
 
 // BNTrainingUpdate (x, sum, square_sum, scale, offset, mean, variance; attributes factor, epsilon)
 // to y, the updated running mean and variance, and the batch's mean and (biased) variance, which
-// torch_npu keeps for the backward pass: aclnnBatchNorm in training mode on copies of the running
-// statistics (it recomputes the sums from x), its saved invstd turned into the variance,
-// invstd^-2 - epsilon, in stream order.
+// torch_npu keeps for the backward pass: aclnnBatchNorm in training mode (it recomputes the sums
+// from x) updating the output statistics, first copied from the input ones; its saved invstd
+// becomes the variance, invstd^-2 - epsilon, in stream order.
 aclError BNTrainingUpdate(const OpCall& call) {
   if (aclError s = call.Arity(7, 7, 5)) return s;
   const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
