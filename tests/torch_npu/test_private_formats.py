@@ -50,8 +50,10 @@ PER_OP_SUITE = """
 
     class TestPrivateFormats(TestCase):
         def test_ops_on_every_format(self):
-            shape_format = [[dtype, fmt, shape] for dtype in (np.float32, np.float16)
-                            for fmt, shape in ((0, (4, 5)), (3, (2, 19, 4, 5)), (3, (5, 6)), (29, (2, 17, 33)))]
+            # float16 on the private formats only: a plain float16 tensor takes op-plugin's aclnn path,
+            # which tests/torch_npu/test_opinfo.py covers
+            shape_format = [[np.float32, 0, (4, 5)], [np.float32, 3, (2, 19, 4, 5)], [np.float32, 3, (5, 6)],
+                            [np.float32, 29, (2, 17, 33)], [np.float16, 3, (2, 19, 4, 5)], [np.float16, 29, (2, 17, 33)]]
             for name, op in OPS.items():
                 for item in shape_format:
                     cpu_a, npu_a = create_common_tensor(item, -3, 3)
@@ -86,7 +88,7 @@ PER_OP_SUITE = """
 def test_a_per_op_suite_on_private_formats_passes_on_ascend910(run_npu):
     output = run_npu(PER_OP_SUITE, env={"ACLNN_SIM_SOC": "Ascend910"})
     assert "Ran 2 tests" in output and "OK" in output, output
-    assert output.count("equal ") == 30 * 8, output
+    assert output.count("equal ") == 30 * 6, output
 
 
 def test_ascend310p_runs_the_common_operators_whose_aclnn_pages_leave_it_out(run_npu):
