@@ -175,8 +175,8 @@ def test_the_identity_operator_copies_and_other_operators_are_refused_by_name(si
     status, out = run_operator(sim, acl, compiler, b"Identity", x, "ACL_FORMAT_ND", (3, 4), "ACL_FORMAT_ND")
     assert status == SUCCESS, sim.error()
     assert np.array_equal(out, x)
-    status, _ = run_operator(sim, acl, compiler, b"Add", x, "ACL_FORMAT_ND", (3, 4), "ACL_FORMAT_ND")
-    assert status == OP_NOT_FOUND and "Add" in sim.error()
+    status, _ = run_operator(sim, acl, compiler, b"RotatedIou", x, "ACL_FORMAT_ND", (3, 4), "ACL_FORMAT_ND")
+    assert status == OP_NOT_FOUND and "RotatedIou" in sim.error()
 
 
 def nc1hwc0(x: np.ndarray, c0: int) -> np.ndarray:
@@ -219,6 +219,23 @@ def test_identity_casts_between_nd_and_fractal_nz(sim, acl, compiler, shape):
     assert status == SUCCESS, sim.error()
     assert np.array_equal(out, stored)
     status, back = run_operator(sim, acl, compiler, b"Identity", stored, "ACL_FORMAT_FRACTAL_NZ", shape, "ACL_FORMAT_ND")
+    assert status == SUCCESS, sim.error()
+    assert np.array_equal(back, x)
+
+
+# A tensor of fewer dimensions than the layout's is stored as torch_npu's format helper pads it:
+# NC1HWC0 reads [C], [C, H], [C, H, W] as NCHW with N = 1; FRACTAL_NZ reads [n] as the column [n, 1].
+@pytest.mark.parametrize("shape,padded,fmt", [((19, 3, 5), (1, 19, 3, 5), "ACL_FORMAT_NC1HWC0"),
+                                              ((19, 3), (1, 19, 3, 1), "ACL_FORMAT_NC1HWC0"),
+                                              ((19,), (1, 19, 1, 1), "ACL_FORMAT_NC1HWC0"),
+                                              ((17,), (17, 1), "ACL_FORMAT_FRACTAL_NZ")])
+def test_identity_pads_a_short_tensor_as_torch_npu_does(sim, acl, compiler, shape, padded, fmt):
+    x = (np.arange(int(np.prod(shape))) % 97 + 1).astype(np.float32).reshape(shape)
+    stored = nc1hwc0(x.reshape(padded), 16) if fmt == "ACL_FORMAT_NC1HWC0" else fractal_nz(x.reshape(padded), 16, 16)
+    status, out = run_operator(sim, acl, compiler, b"Identity", x, "ACL_FORMAT_ND", stored.shape, fmt)
+    assert status == SUCCESS, sim.error()
+    assert np.array_equal(out, stored)
+    status, back = run_operator(sim, acl, compiler, b"Identity", stored, fmt, shape, "ACL_FORMAT_ND")
     assert status == SUCCESS, sim.error()
     assert np.array_equal(back, x)
 
@@ -308,6 +325,15 @@ PERM = np.array([1, 0], np.int64)
     # past its checks, an operator whose aclnn API this build lacks names it
     (b"Transpose", PERM, "const", (), OP_NOT_FOUND, ("(Transpose)", "aclnnPermute", "libopapi")),
     (b"Mish", None, "", (), OP_NOT_FOUND, ("(Mish)", "aclnnMish")),
+    # the common math operators' (math.cpp) attribute values no aclnn API expresses
+    (b"Log", None, "", (("aclopSetAttrFloat", b"base", ctypes.c_float(3.0)),), ATTR_NOT_MATCH, ("(Log)", "base = 3")),
+    (b"Cumsum", np.array([1], np.int64), "host", (("aclopSetAttrBool", b"reverse", ctypes.c_uint8(1)),), ATTR_NOT_MATCH,
+     ("(Cumsum)", "reverse sum is not modelled")),
+    (b"Cast", None, "", (("aclopSetAttrInt", b"dst_type", ctypes.c_int64(1)),), ATTR_NOT_MATCH,
+     ("(Cast)", "dst_type = 1", "not the dtype of y (FLOAT)")),
+    (b"MseLoss", X, "device", (("aclopSetAttrString", b"reduction", b"max"),), ATTR_NOT_MATCH,
+     ("(MseLoss)", 'reduction = "max"')),
+    (b"ReduceProd", np.array([0, 1], np.int64), "host", (), ATTR_NOT_MATCH, ("(ReduceProd)", "axes [0,1]", "one axis")),
 ])
 def test_the_aclop_bridge_refuses_what_it_does_not_model_by_name(sim, acl, compiler, op_type, second, how, attrs,
                                                                  status, words):

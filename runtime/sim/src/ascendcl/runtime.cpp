@@ -184,6 +184,11 @@ void SetError(const std::string& message) {
   if (Settings().log) std::fprintf(stderr, "[aclnn-sim] %s\n", message.c_str());
 }
 
+bool& AclopKernelOnEveryChip() {
+  static thread_local bool every_chip = false;
+  return every_chip;
+}
+
 bool SimulatedSoc(Soc* soc) {
   // Every phase 1 asks: read the resolved chip without the runtime's lock.
   const int resolved = g_resolved_soc.load(std::memory_order_acquire);

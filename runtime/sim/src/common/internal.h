@@ -56,6 +56,12 @@ ACLSIM_EXPORT bool IsLiveStream(aclrtStream stream);
 // run. False (with the error message set) when ACLNN_SIM_SOC names no known chip.
 ACLSIM_EXPORT bool SimulatedSoc(Soc* soc);
 
+// True on a thread while the aclop bridge runs one of the common operators every chip's aclop
+// kernels compute (Add, Exp, ReduceSum, ...) by an aclnn API: phase 1 then skips the page's product
+// list (an aclnn API a page marks unsupported on Ascend910 or Ascend310P is the aclnn entry point
+// that chip lacks, not the operation), and checks everything else as for any caller.
+ACLSIM_EXPORT bool& AclopKernelOnEveryChip();
+
 struct RuntimeCounts {
   uint64_t device_allocations, device_bytes, peak_device_bytes, host_allocations, host_bytes, streams, contexts;
   uint64_t malloc_calls, free_calls, stream_syncs, device_syncs, kernels_launched, events_recorded, events;

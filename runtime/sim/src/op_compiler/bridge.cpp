@@ -216,6 +216,7 @@ aclError OpCall::Arity(size_t min_inputs, size_t max_inputs, size_t num_outputs)
 }
 
 AclnnObjects::~AclnnObjects() {
+  for (aclTensorList* l : lists_) aclDestroyTensorList(l);  // with the tensors it holds
   for (aclTensor* t : tensors_) aclDestroyTensor(t);
   for (aclIntArray* a : arrays_) aclDestroyIntArray(a);
   for (aclScalar* s : scalars_) aclDestroyScalar(s);
@@ -238,6 +239,33 @@ aclTensor* AclnnObjects::Scratch(aclDataType dtype, const std::vector<int64_t>& 
   operand.buffer->data = memory;
   operand.buffer->size = bytes;
   return Tensor(operand, "a scratch tensor");
+}
+
+bool AclnnObjects::DeviceCopy(const Operand& operand, const char* what, Operand* on_device) {
+  size_t size = 0;
+  const uint8_t* bytes = HostBytes(operand, &size);
+  const size_t needed = static_cast<size_t>(std::max<int64_t>(Elements(operand.desc->dims), 0)) * DTypeSize(operand.desc->dtype);
+  if (!bytes || size < needed) {
+    status_ = call_.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(what) + " on the host holds " + std::to_string(size) +
+                                                           " bytes, fewer than its shape " + ListText(operand.desc->dims) + " needs");
+    return false;
+  }
+  void* memory = nullptr;
+  if (aclrtMalloc(&memory, std::max<size_t>(needed, 1), ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
+    status_ = call_.Fail(ACL_ERROR_BAD_ALLOC, std::string(what) + ": no device memory for a copy of its host data");
+    return false;
+  }
+  scratch_.push_back(memory);
+  if (needed > 0 && aclrtMemcpy(memory, needed, bytes, needed, ACL_MEMCPY_HOST_TO_DEVICE) != ACL_SUCCESS) {
+    status_ = call_.Fail(ACL_ERROR_INVALID_PARAM, std::string(what) + ": copying its host data to the device: " + aclGetRecentErrMsg());
+    return false;
+  }
+  *on_device = Operand{std::make_shared<OpTensorDesc>(*operand.desc), std::make_shared<OpDataBuffer>()};
+  on_device->desc->constant = false;
+  on_device->desc->placement = ACL_MEMTYPE_DEVICE;
+  on_device->buffer->data = memory;
+  on_device->buffer->size = std::max<size_t>(needed, 1);
+  return true;
 }
 
 aclTensor* AclnnObjects::Tensor(const Operand& operand, const char* what) {
@@ -274,6 +302,13 @@ aclTensor* AclnnObjects::View(const Operand& operand, const char* what, const st
     status_ = call_.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(what) + " has an unknown (dynamic) dimension " + ListText(desc.dims));
     return nullptr;
   }
+  if (desc.constant || desc.placement != ACL_MEMTYPE_DEVICE) {
+    // An operand held on the host (torch_npu passes a Python scalar operand, `x + 1.5`, as a 0-d
+    // host tensor): the kernels read device memory only, so it is copied to the device first.
+    Operand on_device;
+    if (!DeviceCopy(operand, what, &on_device)) return nullptr;
+    return View(on_device, what, view, strides, offset, dims);
+  }
   const size_t item = DTypeSize(desc.dtype);
   const int64_t count = Elements(dims);
   if (item == 0) {
@@ -302,6 +337,19 @@ aclTensor* AclnnObjects::View(const Operand& operand, const char* what, const st
   }
   tensors_.push_back(tensor);
   return tensor;
+}
+
+aclTensorList* AclnnObjects::List(const std::vector<aclTensor*>& tensors) {
+  if (status_ != ACL_SUCCESS) return nullptr;
+  aclTensorList* list = aclCreateTensorList(tensors.data(), tensors.size());
+  if (!list) {
+    status_ = call_.Fail(ACL_ERROR_INVALID_PARAM, std::string("a list of its tensors: ") + aclGetRecentErrMsg());
+    return nullptr;
+  }
+  // The list owns its tensors now: aclDestroyTensorList destroys them.
+  for (aclTensor* t : tensors) tensors_.erase(std::remove(tensors_.begin(), tensors_.end(), t), tensors_.end());
+  lists_.push_back(list);
+  return list;
 }
 
 aclIntArray* AclnnObjects::Ints(const std::vector<int64_t>& values) {
@@ -459,6 +507,7 @@ aclError Run(const OpCall& call) {
   static const std::vector<OpEntry> entries = [] {
     std::vector<OpEntry> all = Entries();
     all.insert(all.end(), VisionEntries().begin(), VisionEntries().end());
+    all.insert(all.end(), MathEntries().begin(), MathEntries().end());
     return all;
   }();
   auto entry = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return call.type == e.type; });
@@ -481,6 +530,12 @@ aclError Run(const OpCall& call) {
     }
   }
   if (entry->run == RunIdentity) return RunIdentity(call);  // Identity moves between layouts itself
+  // Restored on every return: the flag must not outlive this operator on the thread.
+  struct ChipScope {
+    bool saved = AclopKernelOnEveryChip();
+    explicit ChipScope(bool every_chip) { AclopKernelOnEveryChip() = saved || every_chip; }
+    ~ChipScope() { AclopKernelOnEveryChip() = saved; }
+  } chip_scope(entry->every_chip);
   return RunInPlainLayouts(call, entry->run);
 }
 

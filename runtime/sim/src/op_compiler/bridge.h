@@ -93,8 +93,9 @@ class AclnnObjects {
 
   // An aclTensor over the operand's data buffer, in its dtype: contiguous in its shape, or in
   // `dims` (the same elements seen in another shape), whose dimensions it views in the order `perm`
-  // when given (a transposed view: strides permuted, nothing moved). Null, with the error set, when
-  // the operand is in a private layout, its shape is dynamic or its bytes do not fit its buffer.
+  // when given (a transposed view: strides permuted, nothing moved). An operand held on the host is
+  // viewed in a device copy. Null, with the error set, when the operand is in a private layout, its
+  // shape is dynamic or its bytes do not fit its buffer.
   aclTensor* Tensor(const Operand& operand, const char* what);
   aclTensor* Tensor(const Operand& operand, const char* what, const std::vector<int64_t>& dims,
                     const std::vector<int64_t>& perm = {});
@@ -110,14 +111,21 @@ class AclnnObjects {
   // that use it (aclrtFree waits for them).
   aclTensor* Scratch(aclDataType dtype, const std::vector<int64_t>& dims);
 
+  // A list of tensors (aclCreateTensorList), owned with the call's objects.
+  aclTensorList* List(const std::vector<aclTensor*>& tensors);
+
   aclError status() const { return status_; }
 
  private:
+  // A device copy of an operand held on the host (a constant or a host tensor), owned as scratch.
+  bool DeviceCopy(const Operand& operand, const char* what, Operand* on_device);
+
   const OpCall& call_;
   aclError status_ = ACL_SUCCESS;
   std::vector<aclTensor*> tensors_;
   std::vector<aclIntArray*> arrays_;
   std::vector<aclScalar*> scalars_;
+  std::vector<aclTensorList*> lists_;
   std::vector<void*> scratch_;
 };
 
@@ -127,6 +135,10 @@ class AclnnObjects {
 void* FindAclnn(const OpCall& call, const std::string& name, aclError* status);
 aclError RunAclnnPhase2(const OpCall& call, const std::string& api, aclnnStatus phase1, uint64_t workspace_size,
                         aclOpExecutor* executor);
+
+// An aclnn API's phase-1 function type, by its parameters before workspaceSize and executor.
+template <typename... Params>
+using Phase1 = aclnnStatus (*)(Params..., uint64_t*, aclOpExecutor**);
 
 template <typename Phase1, typename... Args>
 aclError Aclnn(const OpCall& call, const std::string& api, Args... args) {
@@ -145,6 +157,9 @@ struct OpEntry {
   const char* type;
   std::vector<AttrSpec> attrs;
   aclError (*run)(const OpCall& call);
+  // The operator's aclop kernel exists on every chip (the common math operators): the aclnn API
+  // that computes it is called whatever chips its page lists (AclopKernelOnEveryChip).
+  bool every_chip = false;
 };
 
 // The bridge's table (ops.cpp), by operator type.
@@ -152,6 +167,10 @@ const std::vector<OpEntry>& Entries();
 // The vision operators' (vision.cpp): Iou, GIoU, NonMaxSuppressionV4, PSROIPoolingV2, DeformableOffsets,
 // BoundingBoxEncode, BoundingBoxDecode.
 const std::vector<OpEntry>& VisionEntries();
+
+// The common math operators' (math.cpp): elementwise, comparisons, Cast, reductions, softmax, Cumsum,
+// ConcatD, ArgMaxV2.
+const std::vector<OpEntry>& MathEntries();
 
 // Identity (op_compiler.cpp): a copy, or a transform between a plain and a private layout.
 aclError RunIdentity(const OpCall& call);

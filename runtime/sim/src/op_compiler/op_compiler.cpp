@@ -44,24 +44,40 @@ struct GraphDumpOption {
 using aclsim::aclop::Elements;
 using aclsim::aclop::PlainFormat;
 
+// The NCHW shape a tensor of at most four dimensions is stored as in NC1HWC0: torch_npu's format
+// helper (InferShapeLessTo4, CANN's reshape types C, CH, CHW) reads [C] as [1, C, 1, 1], [C, H] as
+// [1, C, H, 1] and [C, H, W] as [1, C, H, W], so the first dimension of a short tensor is its channels.
+std::vector<int64_t> NchwOf(const std::vector<int64_t>& plain) {
+  switch (plain.size()) {
+    case 0: return {1, 1, 1, 1};
+    case 1: return {1, plain[0], 1, 1};
+    case 2: return {1, plain[0], plain[1], 1};
+    case 3: return {1, plain[0], plain[1], plain[2]};
+    default: return plain;
+  }
+}
+
 // A private layout's storage order, as CANN's TransData lays it out: for each element of the plain
 // (logical) tensor, in row-major order, the element offset where the private storage holds it; the
 // storage's other elements are padding (zeros). NC1HWC0 holds an NCHW tensor [N, C, H, W] as
-// [N, ceil(C/C0), H, W, C0]; FRACTAL_NZ holds [..., M, N] as [..., ceil(N/N0), ceil(M/M0), M0, N0].
+// [N, ceil(C/C0), H, W, C0] (a shorter tensor as NchwOf reads it); FRACTAL_NZ holds [..., M, N] as [..., ceil(N/N0), ceil(M/M0), M0, N0].
 // Empty when the two shapes are not such a pair (*why says how).
 std::vector<int64_t> PrivateOffsets(aclFormat plain_format, const std::vector<int64_t>& plain, aclFormat private_format,
                                     const std::vector<int64_t>& storage, std::string* why) {
   std::vector<int64_t> offsets;
   auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
   if (private_format == ACL_FORMAT_NC1HWC0) {
-    if (plain.size() != 4 || (plain_format != ACL_FORMAT_NCHW && plain_format != ACL_FORMAT_ND)) {
-      *why = "NC1HWC0 is modelled from a 4-d NCHW (or ND) tensor only";
+    if (plain.size() > 4 || (plain_format != ACL_FORMAT_NCHW && plain_format != ACL_FORMAT_ND)) {
+      *why = "NC1HWC0 is modelled from an NCHW (or ND) tensor of at most 4 dimensions, not " +
+             std::to_string(plain.size()) + "-d format " + std::to_string(static_cast<int>(plain_format));
       return offsets;
     }
-    const int64_t n = plain[0], c = plain[1], h = plain[2], w = plain[3];
+    const std::vector<int64_t> nchw = NchwOf(plain);
+    const int64_t n = nchw[0], c = nchw[1], h = nchw[2], w = nchw[3];
     if (storage.size() != 5 || storage[4] <= 0 || storage[0] != n || storage[2] != h || storage[3] != w ||
         storage[1] != ceil_div(c, storage[4])) {
-      *why = "the NC1HWC0 storage shape is not [N, ceil(C/C0), H, W, C0] of the NCHW shape";
+      *why = "the NC1HWC0 storage shape " + aclsim::aclop::ListText(storage) + " is not [N, ceil(C/C0), H, W, C0] of " +
+             aclsim::aclop::ListText(plain) + " read as NCHW " + aclsim::aclop::ListText(nchw);
       return offsets;
     }
     const int64_t c1 = storage[1], c0 = storage[4];
@@ -73,11 +89,14 @@ std::vector<int64_t> PrivateOffsets(aclFormat plain_format, const std::vector<in
     return offsets;
   }
   if (private_format == ACL_FORMAT_FRACTAL_NZ) {
+    // torch_npu's format helper (InferShapeNDToNZ) reads a 0-d tensor as [1, 1] and a 1-d [n] as the
+    // column [n, 1] (a 1-d reduction's output, torch.logsumexp(x, -1) of an NZ x, is stored so).
     std::vector<int64_t> logical = plain;
-    if (logical.size() == 1) logical.insert(logical.begin(), 1);
+    while (logical.size() < 2) logical.push_back(1);
     if (logical.size() < 2 || storage.size() != logical.size() + 2 || storage[storage.size() - 1] <= 0 ||
         storage[storage.size() - 2] <= 0) {
-      *why = "the FRACTAL_NZ storage shape is not [..., N1, M1, M0, N0] of the [..., M, N] shape";
+      *why = "the FRACTAL_NZ storage shape " + aclsim::aclop::ListText(storage) + " is not [..., N1, M1, M0, N0] of the [..., M, N] shape " +
+             aclsim::aclop::ListText(plain);
       return offsets;
     }
     const size_t batch_rank = logical.size() - 2;
@@ -93,7 +112,8 @@ std::vector<int64_t> PrivateOffsets(aclFormat plain_format, const std::vector<in
     const int64_t n1 = storage[batch_rank], m1 = storage[batch_rank + 1], m0 = storage[batch_rank + 2],
                   n0 = storage[batch_rank + 3];
     if (n1 != ceil_div(n, n0) || m1 != ceil_div(m, m0)) {
-      *why = "the FRACTAL_NZ storage shape is not [..., ceil(N/N0), ceil(M/M0), M0, N0] of the [..., M, N] shape";
+      *why = "the FRACTAL_NZ storage shape " + aclsim::aclop::ListText(storage) +
+             " is not [..., ceil(N/N0), ceil(M/M0), M0, N0] of the [..., M, N] shape " + aclsim::aclop::ListText(plain);
       return offsets;
     }
     offsets.reserve(static_cast<size_t>(batch * m * n));

@@ -19,8 +19,6 @@ namespace {
 // The phase-1 types of the aclnn APIs the bridge calls, written out (libopapi is looked up by
 // name: the simulator's other libraries do not link it) and checked below against the generated
 // prototypes where the build has them (at the end of this file).
-template <typename... Params>
-using Phase1 = aclnnStatus (*)(Params..., uint64_t*, aclOpExecutor**);
 using UnaryApi = Phase1<const aclTensor*, aclTensor*>;                           // Silu, Mish
 using WithIntsApi = Phase1<const aclTensor*, const aclIntArray*, aclTensor*>;   // Permute, Expand
 using InplaceCopyApi = Phase1<aclTensor*, const aclTensor*>;
@@ -637,8 +635,10 @@ const std::vector<OpEntry>& Entries() {
        [](const OpCall& c) { return ArgWithValue(c, "aclnnMaxDim"); }},
       {"ArgMinWithValue", {{"dimension", K::kInt}, {"keep_dims", K::kBool}},
        [](const OpCall& c) { return ArgWithValue(c, "aclnnMinDim"); }},
-      {"Transpose", {}, [](const OpCall& c) { return WithConstList(c, "aclnnPermute", "perm"); }},
-      {"BroadcastTo", {}, [](const OpCall& c) { return WithConstList(c, "aclnnExpand", "shape"); }},
+      // Data movement every chip's aclop kernels do (torch_npu sends a permute of an NC1HWC0 tensor
+      // to Transpose on Ascend310P, whose aclnnPermute page lists it unsupported).
+      {"Transpose", {}, [](const OpCall& c) { return WithConstList(c, "aclnnPermute", "perm"); }, true},
+      {"BroadcastTo", {}, [](const OpCall& c) { return WithConstList(c, "aclnnExpand", "shape"); }, true},
       {"Slice", {}, Slice},
       {"StridedSlice",
        {{"begin_mask", K::kInt}, {"end_mask", K::kInt}, {"ellipsis_mask", K::kInt}, {"new_axis_mask", K::kInt},

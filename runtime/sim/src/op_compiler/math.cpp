@@ -1,0 +1,1050 @@
+// The aclop bridge's common math operator types: the elementwise, comparison, cast, reduction,
+// softmax, cumulative and concatenation operators that torch_npu's op-plugin runs by type name
+// (OpCommand) where a tensor is kept in a private layout (NC1HWC0, FRACTAL_NZ: on Ascend910 and
+// Ascend310P, and on Atlas A2 with torch.npu.config.allow_internal_format) or where a chip routes
+// an operation to aclop. Each computes by the simulator's aclnn API of the same operation; a
+// private operand reaches it as a plain copy (bridge.cpp's Run), and an operand held on the host
+// (a Python scalar: `x + 1.5` is Add with a 0-d host tensor) as a device copy (AclnnObjects). An
+// attribute value no aclnn API expresses is refused (ACL_ERROR_OP_ATTR_NOT_MATCH) naming it.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/dtypes.h"
+#include "op_compiler/bridge.h"
+
+namespace aclsim::aclop {
+
+namespace {
+
+using UnaryApi = Phase1<const aclTensor*, aclTensor*>;
+using BinaryApi = Phase1<const aclTensor*, const aclTensor*, aclTensor*>;
+using AddApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
+using TernaryApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclTensor*>;  // Lerp, ClampTensor, SWhere
+using AddcApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
+using WithScalarApi = Phase1<const aclTensor*, const aclScalar*, aclTensor*>;  // LeakyRelu
+using CastApi = Phase1<const aclTensor*, aclDataType, aclTensor*>;
+using InplaceApi = Phase1<aclTensor*>;  // InplaceZero, InplaceOne
+using ReduceApi = Phase1<const aclTensor*, const aclIntArray*, bool, aclDataType, aclTensor*>;  // ReduceSum, Mean
+using ReduceNoDTypeApi = Phase1<const aclTensor*, const aclIntArray*, bool, aclTensor*>;        // Amax, Amin
+using DimApi = Phase1<const aclTensor*, int64_t, aclTensor*>;                                 // Softmax, LogSoftmax
+using CumsumApi = Phase1<const aclTensor*, int64_t, aclDataType, aclTensor*>;
+using CatApi = Phase1<const aclTensorList*, int64_t, aclTensor*>;
+using ArgApi = Phase1<const aclTensor*, int64_t, bool, aclTensor*>;  // ArgMax, ArgMin
+using BackwardApi = Phase1<const aclTensor*, const aclTensor*, aclTensor*>;  // SigmoidBackward, TanhBackward, ...
+using BackwardWithScalarApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;  // ThresholdBackward
+using LeakyReluBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, bool, aclTensor*>;
+using SoftmaxBackwardApi = Phase1<const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
+using ProdDimApi = Phase1<const aclTensor*, int64_t, bool, aclDataType, aclTensor*>;
+using WithIntsApi = Phase1<const aclTensor*, const aclIntArray*, aclTensor*>;  // Flip, Repeat
+using InplaceCopyApi = Phase1<aclTensor*, const aclTensor*>;
+using InplaceMaskedFillApi = Phase1<aclTensor*, const aclTensor*, const aclTensor*>;
+using EluApi = Phase1<const aclTensor*, const aclScalar*, const aclScalar*, const aclScalar*, aclTensor*>;
+using TwoScalarsApi = Phase1<const aclTensor*, const aclScalar*, const aclScalar*, aclTensor*>;  // Softplus
+using MseLossApi = Phase1<const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
+using TopkApi = Phase1<const aclTensor*, int64_t, int64_t, bool, bool, aclTensor*, aclTensor*>;
+using SortApi = Phase1<const aclTensor*, bool, int64_t, bool, aclTensor*, aclTensor*>;
+using StdApi = Phase1<const aclTensor*, const aclIntArray*, int64_t, bool, aclTensor*>;
+using VarMeanApi = Phase1<const aclTensor*, const aclIntArray*, int64_t, bool, aclTensor*, aclTensor*>;
+using AvgPool2dApi = Phase1<const aclTensor*, const aclIntArray*, const aclIntArray*, const aclIntArray*, bool, bool,
+                            int64_t, int8_t, aclTensor*>;
+using NanToNumApi = Phase1<const aclTensor*, float, float, float, aclTensor*>;
+using IndexSelectApi = Phase1<const aclTensor*, int64_t, const aclTensor*, aclTensor*>;  // IndexSelect, Gather
+using RollApi = Phase1<const aclTensor*, const aclIntArray*, const aclIntArray*, aclTensor*>;
+using ConstantPadApi = Phase1<const aclTensor*, const aclIntArray*, const aclScalar*, aclTensor*>;
+using CumprodApi = Phase1<const aclTensor*, const aclScalar*, aclDataType, aclTensor*>;
+using LayerNormApi = Phase1<const aclTensor*, const aclIntArray*, const aclTensor*, const aclTensor*, double, aclTensor*,
+                            aclTensor*, aclTensor*>;
+using InplaceAddsApi = Phase1<aclTensor*, const aclScalar*, const aclScalar*>;
+using BatchNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclTensor*, aclTensor*, bool, double,
+                            double, aclTensor*, aclTensor*, aclTensor*>;
+
+bool Floating(aclDataType dtype) {
+  return dtype == ACL_FLOAT || dtype == ACL_FLOAT16 || dtype == ACL_BF16 || dtype == ACL_DOUBLE;
+}
+
+// The scalar 1 in the kind of the output's dtype (aclnnAdd's alpha).
+aclScalar* One(AclnnObjects& o, aclDataType dtype) { return Floating(dtype) ? o.Scalar(1.0, ACL_FLOAT) : o.IntScalar(1); }
+
+// The value of a one-element constant input as an aclScalar of its kind (AxpyV2's alpha,
+// Addcmul's value): a floating input as FLOAT or DOUBLE, an integer one as INT64.
+aclError ConstScalar(const OpCall& call, AclnnObjects& o, size_t input, const char* what, aclScalar** scalar) {
+  const aclDataType dtype = call.inputs.at(input).desc->dtype;
+  if (Elements(call.inputs.at(input).desc->dims) != 1) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + what + " is not one element");
+  }
+  if (dtype == ACL_INT32 || dtype == ACL_INT64) {
+    std::vector<int64_t> v;
+    if (aclError s = call.ConstInts(input, what, &v)) return s;
+    *scalar = o.IntScalar(v.at(0));
+    return ACL_SUCCESS;
+  }
+  double v = 0;
+  if (aclError s = call.ConstFloat(input, what, &v)) return s;
+  *scalar = o.Scalar(v, ACL_DOUBLE);
+  return ACL_SUCCESS;
+}
+
+// One constant integer of an input (an axis), negative ones kept (the aclnn APIs count them from the end).
+aclError ConstInt(const OpCall& call, size_t input, const char* what, int64_t* value) {
+  std::vector<int64_t> values;
+  if (aclError s = call.ConstInts(input, what, &values)) return s;
+  if (values.size() != 1) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + what + " is not one element");
+  *value = values[0];
+  return ACL_SUCCESS;
+}
+
+// --- operator types by aclnn API ---------------------------------------------------------------
+
+struct TypeApi {
+  const char* type;
+  const char* api;
+};
+
+// y = f(x): the aclop type and the aclnn API of the same function.
+const TypeApi kUnary[] = {
+    {"Abs", "aclnnAbs"},         {"Neg", "aclnnNeg"},           {"Sqrt", "aclnnSqrt"},     {"Rsqrt", "aclnnRsqrt"},
+    {"Reciprocal", "aclnnReciprocal"}, {"Inv", "aclnnReciprocal"}, {"Sin", "aclnnSin"},   {"Cos", "aclnnCos"},
+    {"Tan", "aclnnTan"},         {"Tanh", "aclnnTanh"},         {"Sigmoid", "aclnnSigmoid"}, {"Relu", "aclnnRelu"},
+    {"Floor", "aclnnFloor"},     {"Ceil", "aclnnCeil"},         {"Round", "aclnnRound"},   {"Sign", "aclnnSign"},
+    {"Erf", "aclnnErf"},         {"Erfc", "aclnnErfc"},         {"Gelu", "aclnnGelu"},     {"Log1p", "aclnnLog1p"},
+    {"Expm1", "aclnnExpm1"},     {"Sinh", "aclnnSinh"},         {"Cosh", "aclnnCosh"},     {"Asin", "aclnnAsin"},
+    {"Acos", "aclnnAcos"},       {"Atan", "aclnnAtan"},         {"Asinh", "aclnnAsinh"},   {"Acosh", "aclnnAcosh"},
+    {"Atanh", "aclnnAtanh"},     {"Square", "aclnnSquare"},     {"LogicalNot", "aclnnLogicalNot"},
+    {"Invert", "aclnnBitwiseNot"}, {"Selu", "aclnnSelu"},       {"Trunc", "aclnnTrunc"},
+    {"IsFinite", "aclnnIsFinite"}, {"HardSwish", "aclnnHardswish"}, {"LogSigmoid", "aclnnLogSigmoid"},
+};
+
+// y = f(x1, x2), broadcasting.
+const TypeApi kBinary[] = {
+    {"Mul", "aclnnMul"},           {"RealDiv", "aclnnDiv"},         {"Maximum", "aclnnMaximum"},
+    {"Minimum", "aclnnMinimum"},   {"Pow", "aclnnPowTensorTensor"}, {"Equal", "aclnnEqTensor"},
+    {"NotEqual", "aclnnNeTensor"}, {"Greater", "aclnnGtTensor"},    {"GreaterEqual", "aclnnGeTensor"},
+    {"Less", "aclnnLtTensor"},     {"LessEqual", "aclnnLeTensor"},  {"LogicalAnd", "aclnnLogicalAnd"},
+    {"LogicalOr", "aclnnLogicalOr"}, {"FloorDiv", "aclnnFloorDivide"}, {"FloorMod", "aclnnRemainderTensorTensor"},
+    {"Atan2", "aclnnAtan2"},         {"Mod", "aclnnFmodTensor"},           {"BitwiseAnd", "aclnnBitwiseAndTensor"},
+    {"BitwiseOr", "aclnnBitwiseOrTensor"}, {"BitwiseXor", "aclnnBitwiseXorTensor"}, {"TensorEqual", "aclnnEqual"},
+    {"PRelu", "aclnnPrelu"},
+};
+
+// The reductions over constant axes (input 1) and their D forms (attribute axes).
+const TypeApi kReduce[] = {
+    {"ReduceSum", "aclnnReduceSum"}, {"ReduceSumD", "aclnnReduceSum"}, {"ReduceMean", "aclnnMean"},
+    {"ReduceMeanD", "aclnnMean"},    {"ReduceMax", "aclnnAmax"},       {"ReduceMaxD", "aclnnAmax"},
+    {"ReduceMin", "aclnnAmin"},      {"ReduceMinD", "aclnnAmin"},
+};
+
+template <size_t N>
+const char* ApiOf(const TypeApi (&table)[N], const std::string& type) {
+  for (const TypeApi& entry : table) {
+    if (type == entry.type) return entry.api;
+  }
+  return nullptr;  // not reached: each table's types are registered with the function that reads it
+}
+
+aclError Unary(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<UnaryApi>(call, ApiOf(kUnary, call.type), x, y);
+}
+
+// Exp and Log: y = base^(scale * x + shift) and y = log_base(scale * x + shift), base -1 meaning e.
+// The aclnn APIs compute the natural, base-2 and base-10 forms of scale 1 and shift 0.
+aclError ExpOrLog(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const bool exp = call.type == "Exp";
+  const float base = call.Float("base", -1.0f), scale = call.Float("scale", 1.0f), shift = call.Float("shift", 0.0f);
+  const char* api = nullptr;
+  if (base == -1.0f) api = exp ? "aclnnExp" : "aclnnLog";
+  else if (base == 2.0f) api = exp ? "aclnnExp2" : "aclnnLog2";
+  else if (base == 10.0f && !exp) api = "aclnnLog10";
+  if (!api || scale != 1.0f || shift != 0.0f) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attributes base = " + std::to_string(base) + ", scale = " +
+                                                      std::to_string(scale) + ", shift = " + std::to_string(shift) +
+                                                      " are not modelled (base e, 2" + (exp ? "" : " or 10") +
+                                                      " with scale 1 and shift 0 are)");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<UnaryApi>(call, api, x, y);
+}
+
+aclError Binary(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x1 = o.Tensor(call.inputs[0], "x1");
+  aclTensor* x2 = o.Tensor(call.inputs[1], "x2");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<BinaryApi>(call, ApiOf(kBinary, call.type), x1, x2, y);
+}
+
+// Div divides integers as C does (truncating) on CANN, which no aclnn API here computes: floating
+// operands only, as RealDiv.
+aclError Div(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  if (!Floating(call.outputs[0].desc->dtype)) {
+    return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("y of dtype ") + DTypeName(call.outputs[0].desc->dtype) +
+                                                          ": integer Div is not modelled (floating dtypes are)");
+  }
+  AclnnObjects o(call);
+  aclTensor* x1 = o.Tensor(call.inputs[0], "x1");
+  aclTensor* x2 = o.Tensor(call.inputs[1], "x2");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<BinaryApi>(call, "aclnnDiv", x1, x2, y);
+}
+
+// Add, Sub: x1 + x2, x1 - x2; AxpyV2: x1 + alpha * x2 (alpha a constant input); Axpy: the same,
+// alpha an attribute.
+aclError AddOrSub(const OpCall& call) {
+  const bool axpy_input = call.type == "AxpyV2";
+  if (aclError s = call.Arity(axpy_input ? 3 : 2, axpy_input ? 3 : 2, 1)) return s;
+  AclnnObjects o(call);
+  aclScalar* alpha = nullptr;
+  if (axpy_input) {
+    if (aclError s = ConstScalar(call, o, 2, "alpha", &alpha)) return s;
+  } else if (call.type == "Axpy") {
+    alpha = o.Scalar(call.Float("alpha", 1.0f), ACL_FLOAT);
+  } else {
+    alpha = One(o, call.outputs[0].desc->dtype);
+  }
+  aclTensor* x1 = o.Tensor(call.inputs[0], "x1");
+  aclTensor* x2 = o.Tensor(call.inputs[1], "x2");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<AddApi>(call, call.type == "Sub" ? "aclnnSub" : "aclnnAdd", x1, x2, alpha, y);
+}
+
+// Addcmul, Addcdiv: input_data + value * x1 (* or /) x2, value a constant input.
+aclError Addc(const OpCall& call) {
+  if (aclError s = call.Arity(4, 4, 1)) return s;
+  AclnnObjects o(call);
+  aclScalar* value = nullptr;
+  if (aclError s = ConstScalar(call, o, 3, "value", &value)) return s;
+  aclTensor* input = o.Tensor(call.inputs[0], "input_data");
+  aclTensor* x1 = o.Tensor(call.inputs[1], "x1");
+  aclTensor* x2 = o.Tensor(call.inputs[2], "x2");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<AddcApi>(call, call.type == "Addcmul" ? "aclnnAddcmul" : "aclnnAddcdiv", input, x1, x2, value, y);
+}
+
+// Three tensors to one, broadcasting: Lerp (start, end, weight), ClipByValue (x, min, max), Select
+// (condition, x1, x2).
+aclError Ternary(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  const char* api = call.type == "Lerp" ? "aclnnLerp" : call.type == "Select" ? "aclnnSWhere" : "aclnnClampTensor";
+  AclnnObjects o(call);
+  aclTensor* a = o.Tensor(call.inputs[0], "input 0");
+  aclTensor* b = o.Tensor(call.inputs[1], "input 1");
+  aclTensor* c = o.Tensor(call.inputs[2], "input 2");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<TernaryApi>(call, api, a, b, c, y);
+}
+
+aclError LeakyRelu(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<WithScalarApi>(call, "aclnnLeakyRelu", x, o.Scalar(call.Float("negative_slope", 0.0f), ACL_FLOAT), y);
+}
+
+// Cast: y = x in y's dtype, which the attribute dst_type names.
+aclError Cast(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const aclDataType dtype = call.outputs[0].desc->dtype;
+  if (call.Has("dst_type") && call.Int("dst_type", dtype) != static_cast<int64_t>(dtype)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute dst_type = " + std::to_string(call.Int("dst_type", dtype)) +
+                                                      " is not the dtype of y (" + DTypeName(dtype) + ")");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<CastApi>(call, "aclnnCast", x, dtype, y);
+}
+
+// ZerosLike, OnesLike: y filled with 0 or 1 (x gives only the shape and dtype).
+aclError FillLike(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<InplaceApi>(call, call.type == "ZerosLike" ? "aclnnInplaceZero" : "aclnnInplaceOne", y);
+}
+
+// ReduceSum, ReduceMean, ReduceMax, ReduceMin over the axes of input 1 (the D forms: attribute axes).
+// Empty axes reduce nothing on CANN (noop_with_empty_axes) but everything in the aclnn APIs: refused.
+aclError Reduce(const OpCall& call) {
+  const bool attr_axes = call.type.back() == 'D';
+  if (aclError s = call.Arity(attr_axes ? 1 : 2, attr_axes ? 1 : 2, 1)) return s;
+  std::vector<int64_t> axes = call.Ints("axes");
+  if (!attr_axes) {
+    if (aclError s = call.ConstInts(1, "axes", &axes)) return s;
+  }
+  if (axes.empty()) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "empty axes (a reduction over no axis) are not modelled");
+  const bool keep = call.Bool("keep_dims", false);
+  const char* api = ApiOf(kReduce, call.type);
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclIntArray* dims = o.Ints(axes);
+  if (o.status()) return o.status();
+  const aclDataType dtype = call.outputs[0].desc->dtype;
+  if (std::string(api) == "aclnnAmax" || std::string(api) == "aclnnAmin") {
+    return Aclnn<ReduceNoDTypeApi>(call, api, x, dims, keep, y);
+  }
+  return Aclnn<ReduceApi>(call, api, x, dims, keep, dtype, y);
+}
+
+// SoftmaxV2, LogSoftmaxV2 along the one axis of attribute axes.
+aclError Softmax(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const std::vector<int64_t> axes = call.Ints("axes", {-1});
+  if (axes.size() != 1) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute axes = " + ListText(axes) + " is not modelled (one axis is)");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<DimApi>(call, call.type == "SoftmaxV2" ? "aclnnSoftmax" : "aclnnLogSoftmax", x, axes[0], y);
+}
+
+// Cumsum along the axis of input 1 (CumsumD: attribute axis); exclusive and reverse sums are refused.
+aclError Cumsum(const OpCall& call) {
+  const bool attr_axis = call.type == "CumsumD";
+  if (aclError s = call.Arity(attr_axis ? 1 : 2, attr_axis ? 1 : 2, 1)) return s;
+  if (call.Bool("exclusive", false) || call.Bool("reverse", false)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "an exclusive or reverse sum is not modelled");
+  }
+  int64_t axis = call.Int("axis", 0);
+  if (!attr_axis) {
+    if (aclError s = ConstInt(call, 1, "axis", &axis)) return s;
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<CumsumApi>(call, "aclnnCumsum", x, axis, call.outputs[0].desc->dtype, y);
+}
+
+// ConcatD, ConcatV2D: the inputs joined along attribute concat_dim (N, their number, checked).
+aclError Concat(const OpCall& call) {
+  const size_t count = call.inputs.size();
+  if (aclError s = call.Arity(1, count, 1)) return s;
+  if (call.Has("N") && call.Int("N", 0) != static_cast<int64_t>(count)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute N = " + std::to_string(call.Int("N", 0)) + " for " +
+                                                      std::to_string(count) + " inputs");
+  }
+  AclnnObjects o(call);
+  std::vector<aclTensor*> tensors;
+  for (size_t i = 0; i < count; ++i) tensors.push_back(o.Tensor(call.inputs[i], "x"));
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensorList* list = o.List(tensors);
+  if (o.status()) return o.status();
+  return Aclnn<CatApi>(call, "aclnnCat", list, call.Int("concat_dim", 0), y);
+}
+
+// ArgMaxV2, ArgMin: the index of the largest (smallest) element along the axis of input 1. The aclnn
+// APIs give int64 indices; an int32 y (torch_npu asks for one) receives them cast.
+aclError ArgIndex(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  int64_t axis = 0;
+  if (aclError s = ConstInt(call, 1, "dimension", &axis)) return s;
+  const char* api = call.type == "ArgMaxV2" ? "aclnnArgMax" : "aclnnArgMin";
+  const bool keep = call.Bool("keep_dims", false);
+  const Operand& y_operand = call.outputs[0];
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(y_operand, "y");
+  if (y_operand.desc->dtype == ACL_INT64) {
+    if (o.status()) return o.status();
+    return Aclnn<ArgApi>(call, api, x, axis, keep, y);
+  }
+  aclTensor* indices = o.Scratch(ACL_INT64, y_operand.desc->dims);
+  if (o.status()) return o.status();
+  if (aclError s = Aclnn<ArgApi>(call, api, x, axis, keep, indices)) return s;
+  return Aclnn<CastApi>(call, "aclnnCast", indices, y_operand.desc->dtype, y);
+}
+
+// --- gradients ---------------------------------------------------------------------------------
+
+// An activation's gradient from (gradient, forward input or output): the aclop type, the aclnn
+// backward API, and which aclop input is the incoming gradient (CANN's SigmoidGrad and TanhGrad take
+// the forward output y first, then dy; the others take the gradient first).
+struct GradType {
+  const char* type;
+  const char* api;
+  size_t grad_input;
+};
+const GradType kGrads[] = {
+    {"SigmoidGrad", "aclnnSigmoidBackward", 1}, {"TanhGrad", "aclnnTanhBackward", 1},
+    {"GeluGrad", "aclnnGeluBackward", 0},       {"SiluGrad", "aclnnSiluBackward", 0},
+};
+
+aclError ActivationGrad(const OpCall& call) {
+  const GradType* grad_type = nullptr;
+  for (const GradType& g : kGrads) {
+    if (call.type == g.type) grad_type = &g;
+  }
+  // GeluGrad's third input, the forward output, is not needed by aclnnGeluBackward.
+  if (aclError s = call.Arity(2, call.type == "GeluGrad" ? 3 : 2, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* grad = o.Tensor(call.inputs[grad_type->grad_input], "dy");
+  aclTensor* forward = o.Tensor(call.inputs[1 - grad_type->grad_input], "x");
+  aclTensor* dx = o.Tensor(call.outputs[0], "z");
+  if (o.status()) return o.status();
+  return Aclnn<BackwardApi>(call, grad_type->api, grad, forward, dx);
+}
+
+// ReluGrad (gradients, features): the gradient where features > 0.
+aclError ReluGrad(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* grad = o.Tensor(call.inputs[0], "gradients");
+  aclTensor* features = o.Tensor(call.inputs[1], "features");
+  aclTensor* dx = o.Tensor(call.outputs[0], "backprops");
+  if (o.status()) return o.status();
+  return Aclnn<BackwardWithScalarApi>(call, "aclnnThresholdBackward", grad, features, o.Scalar(0.0, ACL_FLOAT), dx);
+}
+
+aclError LeakyReluGrad(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* grad = o.Tensor(call.inputs[0], "gradients");
+  aclTensor* features = o.Tensor(call.inputs[1], "features");
+  aclTensor* dx = o.Tensor(call.outputs[0], "backprops");
+  if (o.status()) return o.status();
+  return Aclnn<LeakyReluBackwardApi>(call, "aclnnLeakyReluBackward", grad, features,
+                                     o.Scalar(call.Float("negative_slope", 0.0f), ACL_FLOAT), false, dx);
+}
+
+// SoftmaxGrad (softmax, grad_softmax; attribute axes) and LogSoftmaxGrad (grad, the forward output;
+// attribute axis), along one axis.
+aclError SoftmaxGrad(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  const bool log = call.type == "LogSoftmaxGrad";
+  const std::vector<int64_t> axes = call.Ints(log ? "axis" : "axes", {-1});
+  if (axes.size() != 1) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("attribute ") + (log ? "axis" : "axes") + " = " +
+                                                      ListText(axes) + " is not modelled (one axis is)");
+  }
+  AclnnObjects o(call);
+  aclTensor* grad = o.Tensor(call.inputs[log ? 0 : 1], "grad");
+  aclTensor* output = o.Tensor(call.inputs[log ? 1 : 0], "the forward output");
+  aclTensor* dx = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<SoftmaxBackwardApi>(call, log ? "aclnnLogSoftmaxBackward" : "aclnnSoftmaxBackward", grad, output, axes[0], dx);
+}
+
+// --- more reductions and data movement ----------------------------------------------------------
+
+// ReduceProd over one constant axis; ReduceAny and ReduceAll over constant axes.
+aclError ReduceOther(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  std::vector<int64_t> axes;
+  if (aclError s = call.ConstInts(1, "axes", &axes)) return s;
+  if (axes.empty()) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "empty axes (a reduction over no axis) are not modelled");
+  const bool keep = call.Bool("keep_dims", false);
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclIntArray* dims = o.Ints(axes);
+  if (o.status()) return o.status();
+  if (call.type == "ReduceProd") {
+    if (axes.size() != 1) {
+      return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "axes " + ListText(axes) + " are not modelled (one axis is)");
+    }
+    return Aclnn<ProdDimApi>(call, "aclnnProdDim", x, axes[0], keep, call.outputs[0].desc->dtype, y);
+  }
+  return Aclnn<ReduceNoDTypeApi>(call, call.type == "ReduceAny" ? "aclnnAny" : "aclnnAll", x, dims, keep, y);
+}
+
+// ReverseV2 (x, constant axes) and Tile (x, constant multiples).
+aclError WithConstAxes(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  const bool tile = call.type == "Tile";
+  std::vector<int64_t> list;
+  if (aclError s = call.ConstInts(1, tile ? "multiples" : "axis", &list)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<WithIntsApi>(call, tile ? "aclnnRepeat" : "aclnnFlip", x, o.Ints(list), y);
+}
+
+// Tril, Triu: attribute diagonal.
+aclError Triangle(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<DimApi>(call, call.type == "Tril" ? "aclnnTril" : "aclnnTriu", x, call.Int("diagonal", 0), y);
+}
+
+// MaskedFill (x, mask, value): y = x with value where mask, a copy then an in-place fill in stream order.
+aclError MaskedFill(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* mask = o.Tensor(call.inputs[1], "mask");
+  aclTensor* value = o.Tensor(call.inputs[2], "value");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  if (aclError s = Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x)) return s;
+  return Aclnn<InplaceMaskedFillApi>(call, "aclnnInplaceMaskedFillTensor", y, mask, value);
+}
+
+// Elu (attributes alpha, scale, input_scale) and SoftplusV2 (beta, threshold).
+aclError ScaledActivation(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  if (call.type == "Elu") {
+    return Aclnn<EluApi>(call, "aclnnElu", x, o.Scalar(call.Float("alpha", 1.0f), ACL_FLOAT),
+                         o.Scalar(call.Float("scale", 1.0f), ACL_FLOAT), o.Scalar(call.Float("input_scale", 1.0f), ACL_FLOAT), y);
+  }
+  return Aclnn<TwoScalarsApi>(call, "aclnnSoftplus", x, o.Scalar(call.Float("beta", 1.0f), ACL_FLOAT),
+                              o.Scalar(call.Float("threshold", 20.0f), ACL_FLOAT), y);
+}
+
+// MseLoss (predict, label; attribute reduction "none", "mean" or "sum").
+aclError MseLoss(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  const std::string reduction = call.String("reduction", "mean");
+  const int64_t mode = reduction == "none" ? 0 : reduction == "mean" ? 1 : reduction == "sum" ? 2 : -1;
+  if (mode < 0) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute reduction = \"" + reduction + "\" is not modelled");
+  AclnnObjects o(call);
+  aclTensor* predict = o.Tensor(call.inputs[0], "predict");
+  aclTensor* label = o.Tensor(call.inputs[1], "label");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<MseLossApi>(call, "aclnnMseLoss", predict, label, mode, y);
+}
+
+// Values and indices (TopKV2: x, constant k, attributes dim, largest, sorted; Sort: attributes axis,
+// descending). The aclnn APIs give int64 indices; torch_npu's int32 indices receive them cast.
+aclError ValuesAndIndices(const OpCall& call) {
+  const bool topk = call.type == "TopKV2";
+  if (aclError s = call.Arity(topk ? 2 : 1, topk ? 2 : 1, 2)) return s;
+  int64_t k = 0;
+  if (topk) {
+    if (aclError s = ConstInt(call, 1, "k", &k)) return s;
+  }
+  const Operand& indices_operand = call.outputs[1];
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* values = o.Tensor(call.outputs[0], "values");
+  aclTensor* indices = o.Tensor(indices_operand, "indices");
+  const bool cast = indices_operand.desc->dtype != ACL_INT64;
+  aclTensor* wide = cast ? o.Scratch(ACL_INT64, indices_operand.desc->dims) : indices;
+  if (o.status()) return o.status();
+  aclError status = topk ? Aclnn<TopkApi>(call, "aclnnTopk", x, k, call.Int("dim", -1), call.Bool("largest", true),
+                                          call.Bool("sorted", true), values, wide)
+                         : Aclnn<SortApi>(call, "aclnnSort", x, false, call.Int("axis", -1), call.Bool("descending", false),
+                                          values, wide);
+  if (status != ACL_SUCCESS || !cast) return status;
+  return Aclnn<CastApi>(call, "aclnnCast", wide, indices_operand.desc->dtype, indices);
+}
+
+// BNInfer (x, scale, offset, mean, variance; attribute epsilon): batch normalisation with the
+// running statistics, aclnnBatchNorm in evaluation mode (its saved statistics go to scratch).
+aclError BNInfer(const OpCall& call) {
+  if (aclError s = call.Arity(5, 5, 1)) return s;
+  const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
+  if (x_dims.size() < 2) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_dims) + " has no channel dimension");
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* scale = o.Tensor(call.inputs[1], "scale");
+  aclTensor* offset = o.Tensor(call.inputs[2], "offset");
+  aclTensor* mean = o.Tensor(call.inputs[3], "mean");
+  aclTensor* variance = o.Tensor(call.inputs[4], "variance");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* save_mean = o.Scratch(ACL_FLOAT, {x_dims[1]});
+  aclTensor* save_invstd = o.Scratch(ACL_FLOAT, {x_dims[1]});
+  if (o.status()) return o.status();
+  return Aclnn<BatchNormApi>(call, "aclnnBatchNorm", x, scale, offset, mean, variance, false, 0.1,
+                             static_cast<double>(call.Float("epsilon", 1e-4f)), y, save_mean, save_invstd);
+}
+
+// ReduceStdWithMean (std) and ReduceStdV2Update (std when if_std, else the variance) of x over the
+// attribute dim, with the correction attribute (unbiased's 1 or 0 where it is not set). Their mean
+// input, computed by torch_npu from the same x, is not needed by the aclnn APIs.
+aclError StdOrVar(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  if (call.Bool("invert", false)) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute invert = true is not modelled");
+  const bool std_out = call.type == "ReduceStdWithMean" || call.Bool("if_std", false);
+  const int64_t correction = call.Has("correction") ? call.Int("correction", 1) : call.Bool("unbiased", true) ? 1 : 0;
+  const bool keep = call.Bool("keepdim", false);
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclIntArray* dims = o.Ints(call.Ints("dim"));
+  aclTensor* mean = std_out ? nullptr : o.Scratch(call.outputs[0].desc->dtype, call.outputs[0].desc->dims);
+  if (o.status()) return o.status();
+  if (std_out) return Aclnn<StdApi>(call, "aclnnStd", x, dims, correction, keep, y);
+  return Aclnn<VarMeanApi>(call, "aclnnVarMean", x, dims, correction, keep, y, mean);
+}
+
+// AvgPoolV2 of an NCHW x: window ksize, strides and pads (top, bottom, left, right) over H and W;
+// exclusive leaves the padding out of the count. Asymmetric pads, padding modes other than
+// CALCULATED and global pooling are refused.
+aclError AvgPoolV2(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const std::vector<int64_t> ksize = call.Ints("ksize"), strides = call.Ints("strides"), pads = call.Ints("pads", {0, 0, 0, 0});
+  const std::string data_format = call.String("data_format", "NCHW"), mode = call.String("padding_mode", "CALCULATED");
+  if (data_format != "NCHW" || mode != "CALCULATED" || call.Bool("global_pooling", false) || ksize.size() != 4 ||
+      strides.size() != 4 || pads.size() != 4 || pads[0] != pads[1] || pads[2] != pads[3]) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "data_format " + data_format + ", padding_mode " + mode + ", ksize " +
+                                                      ListText(ksize) + ", strides " + ListText(strides) + ", pads " +
+                                                      ListText(pads) + (call.Bool("global_pooling", false) ? ", global" : "") +
+                                                      ": not modelled (NCHW, CALCULATED, symmetric pads are)");
+  }
+  // torch_npu sets exclusive on a float16 x whatever count_include_pad is (float32 follows it), so
+  // with padding what the float16 kernel counts is not known from the call: refused, not guessed.
+  const bool padded = std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; });
+  if (padded && call.Bool("exclusive", true) && call.inputs[0].desc->dtype != ACL_FLOAT) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("exclusive with pads ") + ListText(pads) + " on " +
+                                                      DTypeName(call.inputs[0].desc->dtype) +
+                                                      " is not modelled (torch_npu sets it for both count_include_pad values)");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<AvgPool2dApi>(call, "aclnnAvgPool2d", x, o.Ints({ksize[2], ksize[3]}), o.Ints({strides[2], strides[3]}),
+                             o.Ints({pads[0], pads[2]}), call.Bool("ceil_mode", false), !call.Bool("exclusive", true),
+                             call.Int("divisor_override", 0), static_cast<int8_t>(0), y);
+}
+
+// HardSigmoid: max(0, min(1, alpha * x + beta)), aclnnHardsigmoid's alpha 1/6 and beta 1/2 only.
+aclError HardSigmoid(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const float alpha = call.Float("alpha", 1.0f / 6), beta = call.Float("beta", 0.5f);
+  if (std::abs(alpha - 1.0f / 6) > 1e-6f || beta != 0.5f) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attributes alpha = " + std::to_string(alpha) + ", beta = " +
+                                                      std::to_string(beta) + " are not modelled (1/6 and 1/2 are)");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<UnaryApi>(call, "aclnnHardsigmoid", x, y);
+}
+
+// HardShrink, SoftShrink (attribute lambd); ThresholdV2D (threshold, value); NanToNum (nan, posinf, neginf).
+aclError WithFloatAttrs(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  if (call.type == "ThresholdV2D") {
+    return Aclnn<TwoScalarsApi>(call, "aclnnThreshold", x, o.Scalar(call.Float("threshold", 0.0f), ACL_FLOAT),
+                                o.Scalar(call.Float("value", 0.0f), ACL_FLOAT), y);
+  }
+  if (call.type == "NanToNum") {
+    return Aclnn<NanToNumApi>(call, "aclnnNanToNum", x, call.Float("nan", 0.0f), call.Float("posinf", 3.4028235e38f),
+                              call.Float("neginf", -3.4028235e38f), y);
+  }
+  return Aclnn<WithScalarApi>(call, call.type == "HardShrink" ? "aclnnHardshrink" : "aclnnSoftshrink", x,
+                              o.Scalar(call.Float("lambd", 0.5f), ACL_FLOAT), y);
+}
+
+// GatherV2 (x, indices, constant axis; batch_dims 0) as index_select; GatherElements (x, index; attribute dim).
+aclError Gather(const OpCall& call) {
+  const bool elements = call.type == "GatherElements";
+  if (aclError s = call.Arity(elements ? 2 : 3, elements ? 2 : 3, 1)) return s;
+  int64_t axis = call.Int("dim", 0);
+  if (!elements) {
+    if (call.Int("batch_dims", 0) != 0) {
+      return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute batch_dims = " + std::to_string(call.Int("batch_dims", 0)) +
+                                                        " is not modelled (0 is)");
+    }
+    if (aclError s = ConstInt(call, 2, "axis", &axis)) return s;
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* indices = o.Tensor(call.inputs[1], "indices");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<IndexSelectApi>(call, elements ? "aclnnGather" : "aclnnIndexSelect", x, axis, indices, y);
+}
+
+// Pack: the inputs stacked along a new attribute axis (N, their number, checked).
+aclError Pack(const OpCall& call) {
+  const size_t count = call.inputs.size();
+  if (aclError s = call.Arity(1, count, 1)) return s;
+  if (call.Has("N") && call.Int("N", 0) != static_cast<int64_t>(count)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute N = " + std::to_string(call.Int("N", 0)) + " for " +
+                                                      std::to_string(count) + " inputs");
+  }
+  AclnnObjects o(call);
+  std::vector<aclTensor*> tensors;
+  for (size_t i = 0; i < count; ++i) tensors.push_back(o.Tensor(call.inputs[i], "x"));
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensorList* list = o.List(tensors);
+  if (o.status()) return o.status();
+  return Aclnn<CatApi>(call, "aclnnStack", list, call.Int("axis", 0), y);
+}
+
+aclError Roll(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<RollApi>(call, "aclnnRoll", x, o.Ints(call.Ints("shifts")), o.Ints(call.Ints("dims")), y);
+}
+
+// ReduceLogSumExp over constant axes; Cumprod along a constant axis (exclusive and reverse refused).
+aclError LogSumExpOrCumprod(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  std::vector<int64_t> axes;
+  if (aclError s = call.ConstInts(1, "axes", &axes)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  if (call.type == "ReduceLogSumExp") {
+    if (axes.empty()) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "empty axes (a reduction over no axis) are not modelled");
+    return Aclnn<ReduceNoDTypeApi>(call, "aclnnLogSumExp", x, o.Ints(axes), call.Bool("keep_dims", false), y);
+  }
+  if (call.Bool("exclusive", false) || call.Bool("reverse", false)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "an exclusive or reverse product is not modelled");
+  }
+  if (axes.size() != 1) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "input axis is not one element");
+  return Aclnn<CumprodApi>(call, "aclnnCumprod", x, o.IntScalar(axes[0]), call.outputs[0].desc->dtype, y);
+}
+
+aclError Glu(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<DimApi>(call, "aclnnGlu", x, call.Int("dim", -1), y);
+}
+
+// PadV3 in mode "constant": x, paddings (a constant, [begin, end] of each dimension from the first,
+// or every begin then every end when paddings_contiguous is false), constant_values (one element,
+// read once the stream has run the work that writes it).
+aclError PadV3(const OpCall& call) {
+  if (aclError s = call.Arity(2, 3, 1)) return s;
+  const std::string mode = call.String("mode", "constant");
+  if (mode != "constant") return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute mode = \"" + mode + "\" is not modelled");
+  std::vector<int64_t> paddings;
+  if (aclError s = call.ConstInts(1, "paddings", &paddings)) return s;
+  const size_t rank = call.inputs[0].desc->dims.size();
+  if (paddings.size() != 2 * rank) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "paddings " + ListText(paddings) + " are not two per dimension of x " +
+                                                       ListText(call.inputs[0].desc->dims));
+  }
+  const bool contiguous = call.Bool("paddings_contiguous", true);
+  std::vector<int64_t> pad;  // aclnnConstantPadNd's order: the last dimension's begin and end first
+  for (size_t d = rank; d-- > 0;) {
+    pad.push_back(contiguous ? paddings[2 * d] : paddings[d]);
+    pad.push_back(contiguous ? paddings[2 * d + 1] : paddings[rank + d]);
+  }
+  double value = 0;
+  if (call.inputs.size() == 3) {
+    const Operand& values = call.inputs[2];
+    if (Elements(values.desc->dims) != 1 || !Floating(values.desc->dtype)) {
+      return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "input constant_values is not one floating element");
+    }
+    if (values.desc->constant || values.desc->placement != ACL_MEMTYPE_DEVICE) {
+      if (aclError s = call.ConstFloat(2, "constant_values", &value)) return s;
+    } else {
+      const aclDataType dtype = values.desc->dtype;
+      if (dtype != ACL_FLOAT && dtype != ACL_FLOAT16 && dtype != ACL_BF16) {
+        return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("constant_values in device memory of dtype ") + DTypeName(dtype));
+      }
+      uint8_t bytes[4] = {};
+      const size_t size = DTypeSize(dtype);
+      if (aclError s = aclrtSynchronizeStream(call.stream)) return s;
+      if (aclError s = aclrtMemcpy(bytes, sizeof(bytes), values.buffer->data, size, ACL_MEMCPY_DEVICE_TO_HOST)) {
+        return call.Fail(s, "reading constant_values from the device");
+      }
+      if (dtype == ACL_FLOAT) {
+        float single = 0;
+        std::memcpy(&single, bytes, sizeof(single));
+        value = single;
+      } else {
+        uint16_t half = 0;
+        std::memcpy(&half, bytes, sizeof(half));
+        value = dtype == ACL_FLOAT16 ? HalfToFloat(half) : BFloat16ToFloat(half);
+      }
+    }
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<ConstantPadApi>(call, "aclnnConstantPadNd", x, o.Ints(pad), o.Scalar(value, ACL_DOUBLE), y);
+}
+
+// LayerNorm (x, gamma, beta; attributes begin_norm_axis, begin_params_axis, epsilon) to y, mean and
+// variance: aclnnLayerNorm's rstd becomes the variance, rstd^-2 - epsilon, in stream order.
+aclError LayerNorm(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 3)) return s;
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  int64_t norm = call.Int("begin_norm_axis", 0), params = call.Int("begin_params_axis", 0);
+  if (norm < 0) norm += rank;
+  if (params < 0) params += rank;
+  if (norm < 0 || norm >= rank || norm != params) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "begin_norm_axis " + std::to_string(call.Int("begin_norm_axis", 0)) +
+                                                      " and begin_params_axis " + std::to_string(call.Int("begin_params_axis", 0)) +
+                                                      " of x " + ListText(dims) + ": not modelled (one axis in range is)");
+  }
+  const double epsilon = static_cast<double>(call.Float("epsilon", 1e-7f));
+  const Operand& variance_operand = call.outputs[2];
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* gamma = o.Tensor(call.inputs[1], "gamma");
+  aclTensor* beta = o.Tensor(call.inputs[2], "beta");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* mean = o.Tensor(call.outputs[1], "mean");
+  aclTensor* variance = o.Tensor(variance_operand, "variance");
+  aclTensor* rstd = o.Scratch(variance_operand.desc->dtype, variance_operand.desc->dims);
+  if (o.status()) return o.status();
+  const std::vector<int64_t> normalized(dims.begin() + norm, dims.end());
+  if (aclError s = Aclnn<LayerNormApi>(call, "aclnnLayerNorm", x, o.Ints(normalized), gamma, beta, epsilon, y, mean, rstd)) {
+    return s;
+  }
+  if (aclError s = Aclnn<WithScalarApi>(call, "aclnnPowTensorScalar", rstd, o.Scalar(-2.0, ACL_FLOAT), variance)) return s;
+  return Aclnn<InplaceAddsApi>(call, "aclnnInplaceAdds", variance, o.Scalar(-epsilon, ACL_DOUBLE), o.Scalar(1.0, ACL_FLOAT));
+}
+
+// The p of LpNormReduceV2 and LpNormUpdateV2: torch_npu passes the infinite norms as the float of
+// INT_MAX and INT_MIN (2^31 and -2^31); p = 0 (a count) and other negative p are not modelled.
+enum class NormKind { kFinite, kMax, kMin, kUnmodelled };
+NormKind NormOf(float p) {
+  constexpr float kInfinity = 2147483648.0f;
+  if (p >= kInfinity) return NormKind::kMax;
+  if (p <= -kInfinity) return NormKind::kMin;
+  return p > 0.0f && !std::isinf(p) ? NormKind::kFinite : NormKind::kUnmodelled;
+}
+
+aclError UnmodelledNorm(const OpCall& call, float p) {
+  return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute p = " + std::to_string(p) +
+                                                    " is not modelled (a finite p > 0 and the infinite norms are)");
+}
+
+// LpNormReduceV2: the first step of torch_npu's p-norm over the attribute axes (none: all):
+// sum(|x|^p) for a finite p, max|x| or min|x| for the infinite norms.
+aclError LpNormReduce(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const float p = call.Float("p", 2.0f);
+  const NormKind kind = NormOf(p);
+  if (kind == NormKind::kUnmodelled) return UnmodelledNorm(call, p);
+  const Operand& x_operand = call.inputs[0];
+  std::vector<int64_t> axes = call.Ints("axes");
+  if (axes.empty()) {
+    for (size_t d = 0; d < x_operand.desc->dims.size(); ++d) axes.push_back(static_cast<int64_t>(d));
+  }
+  const bool keep = call.Bool("keepdim", false);
+  const aclDataType dtype = x_operand.desc->dtype;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(x_operand, "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* magnitude = o.Scratch(dtype, x_operand.desc->dims);
+  aclTensor* powered = kind == NormKind::kFinite ? o.Scratch(dtype, x_operand.desc->dims) : magnitude;
+  if (o.status()) return o.status();
+  if (aclError s = Aclnn<UnaryApi>(call, "aclnnAbs", x, magnitude)) return s;
+  if (kind == NormKind::kFinite) {
+    if (aclError s = Aclnn<WithScalarApi>(call, "aclnnPowTensorScalar", magnitude, o.Scalar(p, ACL_FLOAT), powered)) return s;
+  }
+  if (x_operand.desc->dims.empty()) return Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, powered);
+  if (kind != NormKind::kFinite) {
+    return Aclnn<ReduceNoDTypeApi>(call, kind == NormKind::kMax ? "aclnnAmax" : "aclnnAmin", powered, o.Ints(axes), keep, y);
+  }
+  return Aclnn<ReduceApi>(call, "aclnnReduceSum", powered, o.Ints(axes), keep, call.outputs[0].desc->dtype, y);
+}
+
+// LpNormUpdateV2: the p-norm's last step, y = x^(1/p) (y = x for the infinite norms).
+aclError LpNormUpdate(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const float p = call.Float("p", 2.0f);
+  const NormKind kind = NormOf(p);
+  if (kind == NormKind::kUnmodelled) return UnmodelledNorm(call, p);
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  if (kind != NormKind::kFinite) return Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x);
+  return Aclnn<WithScalarApi>(call, "aclnnPowTensorScalar", x, o.Scalar(1.0 / p, ACL_DOUBLE), y);
+}
+
+// BNTrainingReduce: the per-channel sum and sum of squares of an NCHW x (over N, H and W), the first
+// step of torch_npu's training batch norm.
+aclError BNTrainingReduce(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 2)) return s;
+  const Operand& x_operand = call.inputs[0];
+  if (x_operand.desc->dims.size() != 4) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_operand.desc->dims) + " is not NCHW");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(x_operand, "x");
+  aclTensor* sum = o.Tensor(call.outputs[0], "sum");
+  aclTensor* square_sum = o.Tensor(call.outputs[1], "square_sum");
+  aclTensor* squares = o.Scratch(x_operand.desc->dtype, x_operand.desc->dims);
+  if (o.status()) return o.status();
+  aclIntArray* axes = o.Ints({0, 2, 3});
+  const bool keep = call.outputs[0].desc->dims.size() == 4;  // [1, C, 1, 1] or [C]
+  const aclDataType dtype = call.outputs[0].desc->dtype;
+  if (aclError s = Aclnn<ReduceApi>(call, "aclnnReduceSum", x, axes, keep, dtype, sum)) return s;
+  if (aclError s = Aclnn<BinaryApi>(call, "aclnnMul", x, x, squares)) return s;
+  return Aclnn<ReduceApi>(call, "aclnnReduceSum", squares, axes, keep, call.outputs[1].desc->dtype, square_sum);
+}
+
+// BNTrainingUpdate (x, sum, square_sum, scale, offset, mean, variance; attributes factor, epsilon)
+// to y, the updated running mean and variance, and the batch's mean and (biased) variance, which
+// torch_npu keeps for the backward pass: aclnnBatchNorm in training mode (it recomputes the sums
+// from x) updating the output statistics, first copied from the input ones; its saved invstd
+// becomes the variance, invstd^-2 - epsilon, in stream order.
+aclError BNTrainingUpdate(const OpCall& call) {
+  if (aclError s = call.Arity(7, 7, 5)) return s;
+  const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
+  if (x_dims.size() != 4) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_dims) + " is not NCHW");
+  const std::vector<int64_t> channels = {x_dims[1]};
+  const double epsilon = static_cast<double>(call.Float("epsilon", 1e-5f));
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* scale = o.Tensor(call.inputs[3], "scale", channels);
+  aclTensor* offset = o.Tensor(call.inputs[4], "offset", channels);
+  aclTensor* mean = o.Tensor(call.inputs[5], "mean", channels);
+  aclTensor* variance = o.Tensor(call.inputs[6], "variance", channels);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* mean_out = o.Tensor(call.outputs[1], "mean", channels);
+  aclTensor* variance_out = o.Tensor(call.outputs[2], "variance", channels);
+  aclTensor* batch_mean = o.Tensor(call.outputs[3], "batch_mean", channels);
+  aclTensor* batch_variance = o.Tensor(call.outputs[4], "batch_variance", channels);
+  aclTensor* invstd = o.Scratch(call.outputs[4].desc->dtype, channels);
+  if (o.status()) return o.status();
+  if (aclError s = Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", mean_out, mean)) return s;
+  if (aclError s = Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", variance_out, variance)) return s;
+  if (aclError s = Aclnn<BatchNormApi>(call, "aclnnBatchNorm", x, scale, offset, mean_out, variance_out, true,
+                                       static_cast<double>(call.Float("factor", 0.1f)), epsilon, y, batch_mean, invstd)) {
+    return s;
+  }
+  if (aclError s = Aclnn<WithScalarApi>(call, "aclnnPowTensorScalar", invstd, o.Scalar(-2.0, ACL_FLOAT), batch_variance)) return s;
+  return Aclnn<InplaceAddsApi>(call, "aclnnInplaceAdds", batch_variance, o.Scalar(-epsilon, ACL_DOUBLE), o.Scalar(1.0, ACL_FLOAT));
+}
+
+}  // namespace
+
+const std::vector<OpEntry>& MathEntries() {
+  using K = AttrKind;
+  static const std::vector<OpEntry> entries = [] {
+    std::vector<OpEntry> all;
+    for (const TypeApi& t : kUnary) all.push_back({t.type, {}, Unary});
+    for (const TypeApi& t : kBinary) all.push_back({t.type, {}, Binary});
+    const std::vector<AttrSpec> reduce_attrs = {{"keep_dims", K::kBool}, {"noop_with_empty_axes", K::kBool}};
+    std::vector<AttrSpec> reduce_d_attrs = reduce_attrs;
+    reduce_d_attrs.push_back({"axes", K::kListInt});
+    for (const TypeApi& t : kReduce) all.push_back({t.type, std::string(t.type).back() == 'D' ? reduce_d_attrs : reduce_attrs, Reduce});
+    const std::vector<AttrSpec> exp_log_attrs = {{"base", K::kFloat}, {"scale", K::kFloat}, {"shift", K::kFloat}};
+    const std::vector<OpEntry> others = {
+        {"Exp", exp_log_attrs, ExpOrLog},
+        {"Log", exp_log_attrs, ExpOrLog},
+        {"Div", {}, Div},
+        {"Add", {}, AddOrSub},
+        {"Sub", {}, AddOrSub},
+        {"AxpyV2", {}, AddOrSub},
+        {"Axpy", {{"alpha", K::kFloat}}, AddOrSub},
+        {"Addcmul", {}, Addc},
+        {"Addcdiv", {}, Addc},
+        {"Lerp", {}, Ternary},
+        {"ClipByValue", {}, Ternary},
+        {"ClipByValueV2", {}, Ternary},
+        {"Select", {}, Ternary},
+        {"LeakyRelu", {{"negative_slope", K::kFloat}}, LeakyRelu},
+        {"Cast", {{"dst_type", K::kInt}, {"truncate", K::kBool}}, Cast},
+        {"ZerosLike", {}, FillLike},
+        {"OnesLike", {}, FillLike},
+        {"SoftmaxV2", {{"axes", K::kListInt}}, Softmax},
+        {"LogSoftmaxV2", {{"axes", K::kListInt}}, Softmax},
+        {"Cumsum", {{"exclusive", K::kBool}, {"reverse", K::kBool}}, Cumsum},
+        {"CumsumD", {{"axis", K::kInt}, {"exclusive", K::kBool}, {"reverse", K::kBool}}, Cumsum},
+        {"ConcatD", {{"N", K::kInt}, {"concat_dim", K::kInt}}, Concat},
+        {"ConcatV2D", {{"N", K::kInt}, {"concat_dim", K::kInt}}, Concat},
+        {"ArgMaxV2", {{"dtype", K::kDataType}, {"keep_dims", K::kBool}}, ArgIndex},
+        {"ArgMin", {{"dtype", K::kDataType}, {"keep_dims", K::kBool}}, ArgIndex},
+        {"SigmoidGrad", {}, ActivationGrad},
+        {"TanhGrad", {}, ActivationGrad},
+        {"GeluGrad", {}, ActivationGrad},
+        {"SiluGrad", {}, ActivationGrad},
+        {"ReluGrad", {}, ReluGrad},
+        {"LeakyReluGrad", {{"negative_slope", K::kFloat}}, LeakyReluGrad},
+        {"SoftmaxGrad", {{"axes", K::kListInt}}, SoftmaxGrad},
+        {"LogSoftmaxGrad", {{"axis", K::kListInt}}, SoftmaxGrad},
+        {"ReduceProd", reduce_attrs, ReduceOther},
+        {"ReduceAny", reduce_attrs, ReduceOther},
+        {"ReduceAll", reduce_attrs, ReduceOther},
+        {"ReverseV2", {}, WithConstAxes},
+        {"Tile", {}, WithConstAxes},
+        {"Tril", {{"diagonal", K::kInt}}, Triangle},
+        {"Triu", {{"diagonal", K::kInt}}, Triangle},
+        {"MaskedFill", {}, MaskedFill},
+        {"Elu", {{"alpha", K::kFloat}, {"scale", K::kFloat}, {"input_scale", K::kFloat}}, ScaledActivation},
+        {"SoftplusV2", {{"beta", K::kFloat}, {"threshold", K::kFloat}}, ScaledActivation},
+        {"MseLoss", {{"reduction", K::kString}}, MseLoss},
+        {"TopKV2", {{"dim", K::kInt}, {"largest", K::kBool}, {"sorted", K::kBool}}, ValuesAndIndices},
+        {"Sort", {{"axis", K::kInt}, {"descending", K::kBool}}, ValuesAndIndices},
+        {"BNInfer", {{"epsilon", K::kFloat}}, BNInfer},
+        {"ReduceStdWithMean",
+         {{"dim", K::kListInt}, {"unbiased", K::kBool}, {"keepdim", K::kBool}, {"invert", K::kBool}, {"epsilon", K::kFloat},
+          {"correction", K::kInt}},
+         StdOrVar},
+        {"ReduceStdV2Update",
+         {{"dim", K::kListInt}, {"if_std", K::kBool}, {"unbiased", K::kBool}, {"keepdim", K::kBool}, {"correction", K::kInt}},
+         StdOrVar},
+        {"AvgPoolV2",
+         {{"ksize", K::kListInt}, {"strides", K::kListInt}, {"padding_mode", K::kString}, {"pads", K::kListInt},
+          {"data_format", K::kString}, {"global_pooling", K::kBool}, {"ceil_mode", K::kBool}, {"exclusive", K::kBool},
+          {"divisor_override", K::kInt}},
+         AvgPoolV2},
+        {"HardSigmoid", {{"alpha", K::kFloat}, {"beta", K::kFloat}}, HardSigmoid},
+        {"HardShrink", {{"lambd", K::kFloat}}, WithFloatAttrs},
+        {"SoftShrink", {{"lambd", K::kFloat}}, WithFloatAttrs},
+        {"ThresholdV2D", {{"threshold", K::kFloat}, {"value", K::kFloat}}, WithFloatAttrs},
+        {"NanToNum", {{"nan", K::kFloat}, {"posinf", K::kFloat}, {"neginf", K::kFloat}}, WithFloatAttrs},
+        {"GatherV2", {{"batch_dims", K::kInt}}, Gather},
+        {"GatherElements", {{"dim", K::kInt}}, Gather},
+        {"Pack", {{"N", K::kInt}, {"axis", K::kInt}}, Pack},
+        {"Roll", {{"shifts", K::kListInt}, {"dims", K::kListInt}}, Roll},
+        {"ReduceLogSumExp", {{"keep_dims", K::kBool}}, LogSumExpOrCumprod},
+        {"Cumprod", {{"exclusive", K::kBool}, {"reverse", K::kBool}}, LogSumExpOrCumprod},
+        {"GLU", {{"dim", K::kInt}}, Glu},
+        {"PadV3", {{"mode", K::kString}, {"paddings_contiguous", K::kBool}}, PadV3},
+        {"LpNormReduceV2", {{"p", K::kFloat}, {"axes", K::kListInt}, {"keepdim", K::kBool}, {"epsilon", K::kFloat}}, LpNormReduce},
+        {"LpNormUpdateV2", {{"p", K::kFloat}, {"epsilon", K::kFloat}}, LpNormUpdate},
+        {"BNTrainingReduce", {{"epsilon", K::kFloat}}, BNTrainingReduce},
+        {"BNTrainingUpdate", {{"factor", K::kFloat}, {"epsilon", K::kFloat}}, BNTrainingUpdate},
+        {"LayerNorm", {{"begin_norm_axis", K::kInt}, {"begin_params_axis", K::kInt}, {"epsilon", K::kFloat}}, LayerNorm},
+    };
+    all.insert(all.end(), others.begin(), others.end());
+    for (OpEntry& entry : all) entry.every_chip = true;
+    return all;
+  }();
+  return entries;
+}
+
+}  // namespace aclsim::aclop

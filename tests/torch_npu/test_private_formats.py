@@ -1,0 +1,112 @@
+"""Private formats on the chips where torch_npu keeps them (Ascend910, Ascend310P; Atlas A2 with
+allow_internal_format: tests/torch_npu/test_testing_utilities.py): a tensor cast to NC1HWC0 (3) or
+FRACTAL_NZ (29) keeps that storage, and op-plugin sends every later operator on it to aclop by type
+name. The aclop bridge runs each on plain copies (runtime/sim/src/op_compiler/math.cpp); these
+checks are written as torch_npu's own per-op tests are (create_common_tensor, assertRtolEqual)."""
+
+PER_OP_SUITE = """
+    import sys
+    import numpy as np
+    import torch.nn.functional as F
+    import aclnn
+    from torch_npu.testing.testcase import TestCase, run_tests
+    from torch_npu.testing.common_utils import create_common_tensor
+
+    def grad_of(fn):
+        def run(a, b):
+            a = a.clone().requires_grad_(True)
+            out = fn(a, b)
+            out.backward(torch.ones_like(out))
+            return a.grad
+        return run
+
+    # Exp, Log and Sign are left out: on a plain (format 0) tensor op-plugin calls their aclnn APIs,
+    # whose pages mark Ascend910 unsupported (a private tensor's Exp runs: the padding test).
+    def batch_norm_training(x):
+        # y and the running statistics it updates, in one tensor; float32 statistics, as a module's
+        # under autocast (torch_npu leaves float16 ones of a private x as they were, whatever its kernel does)
+        mean = torch.zeros(x.shape[1], device=x.device)
+        var = torch.ones(x.shape[1], device=x.device)
+        y = F.batch_norm(x, mean, var, training=True, momentum=0.2)
+        return torch.cat([y.flatten().float(), mean, var])
+
+    OPS = {
+        "add": lambda a, b: a + b, "sub_alpha": lambda a, b: torch.sub(a, b, alpha=2), "adds": lambda a, b: a + 1.5,
+        "mul": lambda a, b: a * b, "div": lambda a, b: a / (b.abs() + 0.5), "maximum": torch.maximum,
+        "sqrt": lambda a, b: (a.abs() + 0.5).sqrt(), "rsqrt": lambda a, b: (a.abs() + 0.5).rsqrt(),
+        "sigmoid": lambda a, b: a.sigmoid(),
+        "gt": lambda a, b: (a > b).to(a.dtype), "where": lambda a, b: torch.where(a > 0, a, b),
+        "cast": lambda a, b: a.half().float() if a.dtype == torch.float32 else a.float().half(),
+        "sum_dim": lambda a, b: a.sum(-1), "mean_0": lambda a, b: a.mean(0), "softmax": lambda a, b: torch.softmax(a, -1),
+        "cumsum": lambda a, b: a.cumsum(-1), "cat": lambda a, b: torch.cat([a, b], 0), "argmax": lambda a, b: a.argmax(-1),
+        "addcmul": lambda a, b: torch.addcmul(a, a, b, value=0.5), "masked_fill": lambda a, b: a.masked_fill(b > 0, 0.5),
+        "topk": lambda a, b: a.topk(2, -1)[0], "tanh_grad": grad_of(lambda a, b: a.tanh()),
+        "softmax_grad": grad_of(lambda a, b: torch.softmax(a, -1) * b), "relu_grad": grad_of(lambda a, b: a.relu()),
+        "norm": lambda a, b: a.norm(dim=-1), "inf_norm": lambda a, b: torch.linalg.vector_norm(a, float("inf"), dim=0),
+        "std": lambda a, b: a.std(-1), "layer_norm": lambda a, b: F.layer_norm(a, a.shape[-1:]),
+        "pad": lambda a, b: F.pad(a, (1, 2)),
+        "batch_norm": lambda a, b: batch_norm_training(a) if a.dim() == 4 else a.abs(),
+    }
+
+    class TestPrivateFormats(TestCase):
+        def test_ops_on_every_format(self):
+            # float16 on the private formats only: a plain float16 tensor takes op-plugin's aclnn path,
+            # which tests/torch_npu/test_opinfo.py covers
+            shape_format = [[np.float32, 0, (4, 5)], [np.float32, 3, (2, 19, 4, 5)], [np.float32, 3, (5, 6)],
+                            [np.float32, 29, (2, 17, 33)], [np.float16, 3, (2, 19, 4, 5)], [np.float16, 29, (2, 17, 33)]]
+            for name, op in OPS.items():
+                for item in shape_format:
+                    cpu_a, npu_a = create_common_tensor(item, -3, 3)
+                    cpu_b, npu_b = create_common_tensor(item, -3, 3)
+                    # Selections and comparisons are exact: on float16 inputs they are compared with the
+                    # CPU's float16 result (rounding to float16 can change a comparison's outcome).
+                    exact = name in ("gt", "where", "argmax", "masked_fill", "cat")
+                    want = op(cpu_a, cpu_b) if exact else op(cpu_a.float(), cpu_b.float())
+                    got = op(npu_a, npu_b).cpu()
+                    tolerance = 0 if exact else 1e-4 if item[0] == np.float32 else 1e-2
+                    self.assertEqual(got.shape, want.shape, f"{name} {item}")
+                    self.assertTrue(torch.allclose(got.double(), want.double(), rtol=tolerance, atol=tolerance),
+                                    f"{name} {item}: {got} != {want}")
+                    print("equal", name, item[1], flush=True)
+
+        def test_private_outputs_are_padded_with_zeros(self):
+            # exp is nowhere 0: every zero of the storage is padding, which must be zeros as a device writes it.
+            for shape, fmt in (((2, 19, 4, 5), 3), ((17, 33), 29), ((5, 6), 3)):
+                y = torch_npu.npu_format_cast(torch.randn(*shape).npu(), fmt).exp()
+                self.assertEqual(torch_npu.get_npu_format(y), fmt)
+                torch.npu.synchronize()
+                storage = y.untyped_storage().nbytes() // 4
+                raw = aclnn.Tensor.from_pointer(y.data_ptr(), (storage,), torch.float32, (1,), owner=y).numpy()
+                self.assertEqual(int(np.count_nonzero(raw)), y.numel())
+                self.assertGreater(storage, y.numel())
+
+    sys.argv = [sys.argv[0]]
+    run_tests()
+"""
+
+
+def test_a_per_op_suite_on_private_formats_passes_on_ascend910(run_npu):
+    output = run_npu(PER_OP_SUITE, env={"ACLNN_SIM_SOC": "Ascend910"})
+    assert "Ran 2 tests" in output and "OK" in output, output
+    assert output.count("equal ") == 30 * 6, output
+
+
+def test_ascend310p_runs_the_common_operators_whose_aclnn_pages_leave_it_out(run_npu):
+    # aclnnExp and aclnnPermute's pages mark the Atlas inference series unsupported; the aclop kernels
+    # op-plugin runs on a private tensor there exist on every chip, and the bridge computes them. An
+    # operator the bridge does not model is refused naming its type.
+    output = run_npu("""
+        import torch.nn.functional as F
+        x = torch.randn(2, 19, 4, 5)
+        stored = torch_npu.npu_format_cast(x.npu(), 3)
+        assert torch.allclose(stored.exp().cpu(), x.exp(), rtol=1e-5)
+        assert torch.equal(stored.permute(0, 2, 3, 1).contiguous().cpu(), x.permute(0, 2, 3, 1))
+        w = torch.randn(17, 33)
+        assert torch.allclose((torch_npu.npu_format_cast(w.npu(), 29) * 2 + 1).sum(0).cpu(), (w * 2 + 1).sum(0), rtol=1e-5)
+        print("Ascend310P equal")
+        try:
+            F.max_pool2d(stored, 2).cpu()
+        except RuntimeError as error:
+            print("refused:", "operator type MaxPoolWithArgmaxV1 is not modelled" in str(error))
+    """, env={"ACLNN_SIM_SOC": "Ascend310P", "ASCEND_LAUNCH_BLOCKING": "1"})
+    assert "Ascend310P equal" in output and "refused: True" in output, output
