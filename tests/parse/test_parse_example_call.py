@@ -44,6 +44,66 @@ def test_no_call_no_example_call():
     assert extract_example_call("int main() { return 0; }", API) is None
 
 
+# The shapes of examples that compute what they pass, each from a page of the corpus.
+COMPUTED = make_api("aclnnFoo", params=(
+    make_param("self"), make_param("weight"), make_param("size", kind=ParamKind.INT_ARRAY),
+    make_param("dtype", kind=ParamKind.DTYPE, c_type="aclDataType"), make_param("out", direction=Direction.OUT)))
+
+
+def computed_call(body: str, call: str = "self, weight, size, ACL_DOUBLE, out"):
+    return extract_example_call(body + f"\n  ret = aclnnFooGetWorkspaceSize({call}, &workspaceSize, &executor);", COMPUTED)
+
+
+def test_sizes_and_data_computed_from_variables_are_read():
+    # aclnnCdistBackward's `(B * P * Q, 1)`, aclnnArange's static_cast, a value-initialized vector.
+    call = computed_call("""
+  int64_t B = 2; int64_t P = 3;
+  int64_t n = static_cast<int64_t>(ceil(5.0f / B));
+  std::vector<int64_t> selfShape = {B, P};
+  std::vector<float> selfHostData(B * P, 1.5f);
+  std::vector<int64_t> outShape = {n};
+  std::vector<float> outHostData(n);
+  std::vector<int64_t> sizeData = {n, 7 / 2, -7 % 3};
+  aclIntArray* size = aclCreateIntArray(sizeData.data(), 2);
+  ret = CreateAclTensor(selfHostData, selfShape, &selfDeviceAddr, aclDataType::ACL_FLOAT, &self);
+  ret = CreateAclTensor(outHostData, outShape, &outDeviceAddr, aclDataType::ACL_FLOAT, &out);""")
+    assert (call.arg("self").shape, call.arg("self").values) == ((2, 3), (1.5,) * 6)
+    assert (call.arg("out").shape, call.arg("out").values) == ((3,), (0.0,) * 3)
+    assert call.arg("size").values == (3.0, 3.0)  # the first 2 values; C's integer division
+    assert call.arg("dtype").dtype is DType.DOUBLE
+
+
+def test_what_a_function_computes_is_not_read():
+    call = computed_call("""
+  std::vector<int64_t> selfShape = {2};
+  std::vector<float> selfHostData = GenerateRandomFloats(2);
+  int64_t m = rand();
+  std::vector<float> weightHostData(m, 1);""")
+    assert call is None or (call.arg("self"), call.arg("weight")) == (None, None)
+
+
+def test_tensors_made_in_a_helper_and_with_a_format_are_read():
+    # aclnnClampMax's PrepareInputAndOutput(..., aclTensor** self) and aclnnAvgPool2dBackward's format.
+    call = computed_call("""
+  std::vector<int64_t> selfShape = {2};
+  std::vector<int16_t> selfHostData = {0x3C00, 0x4000};
+  auto ret = CreateAclTensor(selfHostData, selfShape, selfDeviceAddr, aclDataType::ACL_FLOAT16, self);
+  std::vector<float> weightHostData({1, 2});
+  ret = CreateAclTensor(weightHostData, selfShape, &weightAddr, aclDataType::ACL_FLOAT, &weight, aclFormat::ACL_FORMAT_NCHW);""")
+    assert call.arg("self").values == (1.0, 2.0)  # 16-bit integers holding FLOAT16 bits
+    assert call.arg("weight").values == (1.0, 2.0)
+
+
+def test_a_pointer_declared_null_and_never_made_is_passed_null():
+    call = computed_call("""
+  aclTensor* weight = nullptr;
+  aclTensor* self = nullptr;
+  Prepare(&self);
+  aclDataType dtype = aclDataType::ACL_INT32;""", call="self, weight, size, dtype, out")
+    assert call.null_params == ("weight",)
+    assert call.arg("dtype").dtype is DType.INT32
+
+
 def _strip_comments_by_characters(code: str) -> str:
     """The character loop strip_comments replaced (a fifth of the parser's time): its reference."""
     out, i, n = [], 0, len(code)
