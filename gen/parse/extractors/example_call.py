@@ -16,8 +16,7 @@ import ast
 import functools
 import math
 import re
-import struct
-from typing import Iterator, NamedTuple, Optional
+from typing import Callable, Iterator, NamedTuple, Optional
 
 from gen.ir import API, DType, ExampleArg, ExampleCall, ParamKind
 from gen.parse.extractors.prototypes import find_call
@@ -174,22 +173,6 @@ def _filled(arguments: str, values: dict[str, Optional[Number]],
 # The largest filled vector read (the flash-attention examples hold 32768 ones): beyond it, an example's
 # data is not one a demo prints nor a test repeats.
 _MOST_FILLED = 1024
-# Host data a page keeps as the bits of 16-bit floats (aclnnAddmmWeightNz's std::vector<uint16_t>
-# selfHostData(16, 0x3C00) for an ACL_FLOAT16 tensor: ones).
-_BITS_TYPES = frozenset({"short", "int16_t", "uint16_t", "unsigned short"})
-
-
-def _from_bits(data: tuple[Number, ...], dtype: Optional[DType]) -> Optional[tuple[float, ...]]:
-    """16-bit integers read as the FLOAT16 or BFLOAT16 values whose bits they are."""
-    if not all(isinstance(v, int) or float(v).is_integer() for v in data):
-        return None
-    bits = [int(v) & 0xFFFF for v in data]
-    if dtype is DType.FLOAT16:
-        return tuple(float(struct.unpack("<e", struct.pack("<H", b))[0]) for b in bits)
-    if dtype is DType.BFLOAT16:
-        return tuple(float(struct.unpack("<f", struct.pack("<I", b << 16))[0]) for b in bits)
-    return None
-
 
 # A string literal (to its closing quote, its line's end or the code's end; a backslash escapes
 # any character), a // comment, or a /* */ comment (to its end or the code's end).
@@ -232,7 +215,6 @@ class _Facts(NamedTuple):
     share one example)."""
     source: str  # the code without comments
     vectors: dict[str, Optional[tuple[Number, ...]]]
-    element_types: dict[str, str]  # vector -> the C type of its elements
     values: dict[str, Optional[Number]]
     tensors: dict[str, tuple[str, str, str]]  # tensor -> (host data, shape, dtype enumerator without ACL_)
     scalars: dict[str, tuple[str, str]]  # scalar -> (value variable, dtype enumerator without ACL_)
@@ -250,17 +232,15 @@ def _facts(code: str) -> _Facts:
                          + [(m.start(), "copied", m) for m in _COPIED.finditer(source)]
                          + [(m.start(), "value", m) for m in _VALUE.finditer(source)], key=lambda d: d[0])
     vectors: dict[str, Optional[tuple[Number, ...]]] = {}
-    element_types: dict[str, str] = {}
     values: dict[str, Optional[Number]] = {}
     for _, kind, found in definitions:
         if kind == "value":
             _, name, expression = found.groups()
             values[name] = evaluate(expression, values, vectors)
             continue
-        element, name, body = found.groups()
+        _, name, body = found.groups()
         vectors[name] = (_numbers(body, values, vectors) if kind == "vector" else vectors.get(body) if kind == "copied"
                          else _filled(body, values, vectors))
-        element_types[name] = " ".join(element.split())
     tensors = {tensor: (host, shape, acl) for host, shape, acl, tensor in _TENSOR.findall(source)}
     scalars = {scalar: (value, acl) for scalar, (value, acl) in _assigned(_SCALAR, source)} \
         if "aclCreateScalar" in source else {}
@@ -271,12 +251,24 @@ def _facts(code: str) -> _Facts:
         for vector, array in compiled(rf"\b{re.escape(helper)}\s*\(\s*(\w+)\s*,\s*&\s*(\w+)\s*\)").findall(source):
             arrays.setdefault(array, (vector, vector + ".size()"))
     dtypes = dict(_DTYPE_VALUE.findall(source)) if "aclDataType " in source else {}
-    return _Facts(source, vectors, element_types, values, tensors, scalars, arrays, dtypes)
+    return _Facts(source, vectors, values, tensors, scalars, arrays, dtypes)
 
 
-def _array_data(facts: _Facts, vector: str, count: str) -> Optional[tuple[Number, ...]]:
+def _written(source: str, vector: str) -> bool:
+    """Whether the program (up to the call, `source`) changes a vector after making it
+    (aclnnReflectionPad3dBackward's `gradOutputHostData[i] = 1;` in a loop, aclnnMaxPool2dWithMaskBackward's
+    `std::fill_n(indicesHostData.begin(), 32, -1)`): its declaration is not its data then."""
+    if vector + "[" not in source and vector + "." not in source and vector + " [" not in source:
+        return False
+    return re.search(rf"(?<![\w.]){vector}\s*\[[^\]]*\]\s*(?:[-+*/%&|^]?=(?!=)|\+\+|--)|(?:\+\+|--)\s*{vector}\s*\["
+                     rf"|(?<![\w.]){vector}\s*\.\s*(?:begin|end|rbegin|push_back|emplace_back|assign|resize|insert|"
+                     rf"erase|clear|swap|at)\b|(?:memcpy|aclrtMemcpy|memset)\s*\(\s*{vector}\s*\.\s*data\s*\(", source) is not None
+
+
+def _array_data(facts: _Facts, current: Callable[[str], Optional[tuple[Number, ...]]], vector: str,
+                count: str) -> Optional[tuple[Number, ...]]:
     """The values an aclCreate*Array takes from a vector: its first `count`."""
-    data = facts.vectors.get(vector)
+    data = current(vector)
     if data is None:
         return None
     size = evaluate(count, facts.values, facts.vectors)
@@ -320,7 +312,13 @@ def extract_example_call(code: str, api: API, line: int = 0) -> Optional[Example
     args = split_arguments(source, opening)
     if args is None or len(args) < len(api.params):
         return None
-    vectors, values, tensors, scalars, arrays = facts.vectors, facts.values, facts.tensors, facts.scalars, facts.arrays
+    values, tensors, scalars, arrays = facts.values, facts.tensors, facts.scalars, facts.arrays
+    before = source[:opening]
+
+    def current(vector: str) -> Optional[tuple[Number, ...]]:
+        """A vector's data as the call finds them: one the program changes before it is not read."""
+        data = facts.vectors.get(vector)
+        return None if data is None or _written(before, vector) else data
 
     traced = []
     for param, arg in zip(api.params, args):
@@ -328,10 +326,7 @@ def extract_example_call(code: str, api: API, line: int = 0) -> Optional[Example
         recovered = None
         if param.kind is ParamKind.TENSOR and arg in tensors:
             host, shape, acl = tensors[arg]
-            data, dims = vectors.get(host), vectors.get(shape)
-            if data is not None and facts.element_types.get(host) in _BITS_TYPES and _dtype(acl) in (DType.FLOAT16,
-                                                                                                       DType.BFLOAT16):
-                data = _from_bits(data, _dtype(acl))
+            data, dims = current(host), current(shape)
             if data is not None and dims is not None:
                 recovered = ExampleArg(param.name, _dtype(acl), tuple(int(d) for d in dims), tuple(float(v) for v in data))
         elif param.kind is ParamKind.SCALAR and arg in scalars:
@@ -340,11 +335,11 @@ def extract_example_call(code: str, api: API, line: int = 0) -> Optional[Example
             if value is not None:
                 recovered = ExampleArg(param.name, _dtype(acl), None, (float(value),))
         elif param.kind in (ParamKind.INT_ARRAY, ParamKind.FLOAT_ARRAY, ParamKind.BOOL_ARRAY) and arg in arrays:
-            data = _array_data(facts, *arrays[arg])
+            data = _array_data(facts, current, *arrays[arg])
             if data is not None:
                 recovered = ExampleArg(param.name, None, None, tuple(float(v) for v in data))
         elif param.kind in (ParamKind.BOOL, ParamKind.INT, ParamKind.FLOAT):
-            value = values.get(arg) if arg in values else evaluate(arg, values, vectors)
+            value = values.get(arg) if arg in values else evaluate(arg, values, facts.vectors)
             if value is not None:
                 recovered = ExampleArg(param.name, None, None, (float(value),))
         elif param.kind is ParamKind.DTYPE:
