@@ -54,6 +54,10 @@ _ARRAY_HELPER = re.compile(r"\b(\w+)\s*\(\s*const\s+std::vector<\w+>\s*&\s*(\w+)
 _INT_ARRAY = re.compile(r"=\s*aclCreate(?:Int|Float|Bool)Array\s*\(\s*(?:(\w+)\.data\(\)|&\s*\(?\s*(\w+)\s*\[\s*0\s*\]\s*\)?)"
                         r"\s*,\s*(\w+\.size\(\)|[^(),;]+)\)")
 
+# `x = nullptr;` or `x = <anything else>` (`*x = ...` too), from the "=" (`_assigned`: `==`, `!=`,
+# `<=` have no word before their "="); `&x` (given to a helper that makes it).
+_ASSIGNMENT = re.compile(r"=(?!=)\s*((?:nullptr|NULL)\s*;)?")
+_ADDRESSED = re.compile(r"&\s*(\w+)")
 _ENUMERATOR = re.compile(r"(?:aclDataType::)?ACL_(\w+)")
 _DTYPE_VALUE = re.compile(r"\baclDataType\s+(\w+)\s*=\s*((?:aclDataType::)?ACL_\w+)\s*;")
 
@@ -90,6 +94,8 @@ _CAST = re.compile(r"\bstatic_cast\s*<\s*((?:unsigned\s+)?\w+)\s*>\s*\(")
 _INTEGER_TYPES = frozenset({"int", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
                             "size_t", "long", "short", "unsigned", "unsigned int", "unsigned long"})
 _FUNCTIONS = {"int": int, "float": float, "ceil": math.ceil, "floor": math.floor}
+_CALLED = re.compile(r"(\w+)\s*\(")
+_READ_FUNCTIONS = frozenset({"GetShapeSize", "size", "ceil", "floor"})
 _CONSTANTS: dict[str, Number] = {"true": 1, "false": 0, "NAN": math.nan, "INFINITY": math.inf}
 
 
@@ -98,6 +104,13 @@ def evaluate(expression: str, values: dict[str, Optional[Number]],
     """The value of a C constant expression of an example: literals, the variables and vectors it
     has defined so far, + - * / %, GetShapeSize(shape) and v.size(); None for anything else (a
     function's result, a loop's): what is not computed exactly is not read."""
+    expression = expression.strip()
+    if expression.isdigit():  # the common cases, without a parse: `8`, `batchSize`
+        return int(expression)
+    if expression in values:
+        return values[expression]
+    if "(" in expression and any(f not in _READ_FUNCTIONS for f in _CALLED.findall(expression)):
+        return None  # `aclnnFooGetWorkspaceSize(...)`, `rand()`: computed by the program, not here
     python = _CAST.sub(lambda m: "int(" if m.group(1) in _INTEGER_TYPES else "float(",
                        _SUFFIXED.sub(lambda m: m.group(1) or m.group(2), expression.strip()))
     try:
@@ -258,11 +271,21 @@ def _written(source: str, vector: str) -> bool:
     """Whether the program (up to the call, `source`) changes a vector after making it
     (aclnnReflectionPad3dBackward's `gradOutputHostData[i] = 1;` in a loop, aclnnMaxPool2dWithMaskBackward's
     `std::fill_n(indicesHostData.begin(), 32, -1)`): its declaration is not its data then."""
-    if vector + "[" not in source and vector + "." not in source and vector + " [" not in source:
-        return False
-    return re.search(rf"(?<![\w.]){vector}\s*\[[^\]]*\]\s*(?:[-+*/%&|^]?=(?!=)|\+\+|--)|(?:\+\+|--)\s*{vector}\s*\["
-                     rf"|(?<![\w.]){vector}\s*\.\s*(?:begin|end|rbegin|push_back|emplace_back|assign|resize|insert|"
-                     rf"erase|clear|swap|at)\b|(?:memcpy|aclrtMemcpy|memset)\s*\(\s*{vector}\s*\.\s*data\s*\(", source) is not None
+    at = source.find(vector)
+    while at >= 0:
+        end = at + len(vector)
+        whole = (not at or not is_word_character(source[at - 1])) and (end == len(source) or not is_word_character(source[end]))
+        if whole and (_WRITE_AFTER.match(source, end) or _WRITE_BEFORE.search(source, max(0, at - 24), at)):
+            return True
+        at = source.find(vector, end)
+    return False
+
+
+# What follows a vector's name where the program writes it: `[i] = `, `[i]++`, `.push_back(`,
+# `.begin()` (for std::fill, std::iota, ...); what precedes it: `++`, a memcpy into its data().
+_WRITE_AFTER = re.compile(r"\s*(?:\[[^\]]*\]\s*(?:[-+*/%&|^]?=(?!=)|\+\+|--)|\.\s*(?:begin|end|rbegin|push_back|emplace_back|"
+                          r"assign|resize|insert|erase|clear|swap|at)\b)")
+_WRITE_BEFORE = re.compile(r"(?:\+\+|--|(?:memcpy|aclrtMemcpy|memset)\s*\(\s*)\s*$")
 
 
 def _array_data(facts: _Facts, current: Callable[[str], Optional[tuple[Number, ...]]], vector: str,
@@ -279,12 +302,20 @@ def _never_made(facts: _Facts, name: str) -> bool:
     """Whether `name` is a pointer the example declares nullptr and never makes (aclnnCrossEntropyLoss's
     `aclTensor* weight = nullptr;`, passed as it is): it passes NULL. A pointer given to a helper
     by address (`&self`) or assigned anything is made somewhere."""
-    if not name.isidentifier() or name in facts.tensors or name in facts.scalars or name in facts.arrays:
+    if name in facts.tensors or name in facts.scalars or name in facts.arrays or name not in facts.source:
         return False
-    source = facts.source
-    if not re.search(rf"\b{name}\s*=\s*(?:nullptr|NULL)\s*;", source):
-        return False
-    return not re.search(rf"&\s*{name}\b|(?<![\w.>])\*?\s*{name}\s*=(?!=)(?!\s*(?:nullptr|NULL)\b)", source)
+    declared_null, made = _pointers(facts.source)
+    return name in declared_null and name not in made
+
+
+@functools.lru_cache(maxsize=4)
+def _pointers(source: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The variables set to nullptr (or NULL), and those whose address is taken or that are assigned
+    anything else (asked only of a call's untraced pointers: a pass over every "=" of the example)."""
+    assignments = list(_assigned(_ASSIGNMENT, source))
+    declared_null = frozenset(name for name, (null,) in assignments if null)
+    made = frozenset(_ADDRESSED.findall(source)) | frozenset(name for name, (null,) in assignments if not null)
+    return declared_null, made
 
 
 def _assigned(right_side: re.Pattern, source: str) -> Iterator[tuple[str, tuple[str, ...]]]:
