@@ -27,8 +27,12 @@ def example_value(param: dict[str, Any], arg: dict[str, Any]) -> Any:
     dtype = NUMPY_DTYPES.get(arg.get("dtype") or "", np.float32)
     values = arg["values"]
     kind = param["kind"]
+    if arg.get("members"):  # a tensor list: its tensors, as a list of arrays
+        return [example_value({"kind": "tensor"}, member) for member in arg["members"]]
     if arg.get("shape") is not None:
         return np.array(values, dtype=np.float64).astype(dtype).reshape(arg["shape"])
+    if kind == "string":
+        return arg["text"]
     if kind == "dtype":
         return arg["dtype"]  # the page's name (FLOAT, DOUBLE), as the bindings take it
     if kind == "scalar":
@@ -69,10 +73,11 @@ def example_kwargs(record: dict[str, Any]) -> tuple[Optional[dict[str, Any]], st
             if param["optional"]:
                 continue
             return None, f"the example gives no value for {param['name']}"
-        if arg.get("shape") is not None and len(arg["values"]) != int(np.prod(arg["shape"])):
-            # aclnnHardtanh's: 4 values for [4, 2] (the program copies past its host vector).
-            return None, (f"the example's {param['name']} holds {len(arg['values'])} values for the shape "
-                          f"{list(arg['shape'])}")
+        for tensor in arg.get("members") or [arg]:
+            if tensor.get("shape") is not None and len(tensor["values"]) != int(np.prod(tensor["shape"])):
+                # aclnnHardtanh's: 4 values for [4, 2] (the program copies past its host vector).
+                return None, (f"the example's {param['name']} holds {len(tensor['values'])} values for the shape "
+                              f"{list(tensor['shape'])}")
         kwargs[keyword(param)] = example_value(param, arg)
     return kwargs, ""
 
@@ -89,13 +94,21 @@ def example_outs(record: dict[str, Any]) -> Any:
 
     given = example_args(record)
     outs = [given.get(p["name"], {}) for p in record["params"] if p["direction"] == "out"]
-    if not outs or any(arg.get("shape") is None for arg in outs):
+
+    def made(arg: dict[str, Any]) -> Any:
+        if arg.get("members"):  # a list of tensors
+            return [made(member) for member in arg["members"]]
+        return None if arg.get("shape") is None else np.zeros(arg["shape"], NUMPY_DTYPES.get(arg.get("dtype") or "", np.float32))
+
+    arrays = [made(arg) for arg in outs]
+    if not arrays or any(a is None or (isinstance(a, list) and any(m is None for m in a)) for a in arrays):
         return None
-    arrays = [np.zeros(arg["shape"], NUMPY_DTYPES.get(arg.get("dtype") or "", np.float32)) for arg in outs]
     return arrays[0] if len(arrays) == 1 else tuple(arrays)
 
 
 def show(value: Any) -> str:
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, np.ndarray) for v in value):
+        return "[" + "; ".join(show(v) for v in value) + "]"
     if isinstance(value, np.ndarray):
         # Flattened, on one line: the examples print their results that way (result[i] is: ...).
         flat = (value.astype(np.float32) if value.dtype == ml_dtypes.bfloat16 else value).ravel()
@@ -172,7 +185,7 @@ def run(selected: Sequence[str] = ()) -> int:
         for key, value in kwargs.items():
             print(f"  {key:>16} = {show(value)}")
         # A page written for other chips runs on one of them: the simulator can be any.
-        chip = supported_soc(record, info.soc) if info == "sim" else None
+        chip = supported_soc(record, info.soc) if info == "sim" and info.soc else None
         if chip is not None:
             print(f"  on {chip}: the page marks {info.soc}'s products unsupported")
             aclnn.sim_set_soc(chip)
@@ -186,7 +199,7 @@ def run(selected: Sequence[str] = ()) -> int:
             print(f"  raised {type(error).__name__}: {status}{error}")
             continue
         finally:
-            if chip is not None:
+            if chip is not None and info.soc:
                 aclnn.sim_set_soc(info.soc)
         succeeded += 1
         outputs = [p["name"] for p in record["params"] if p["direction"] != "in"]

@@ -33,8 +33,10 @@ from gen import abi, jsontext
 # API.inner_null_outputs (the outputs CANN's null check leaves to fail late, gen.conventions). 9:
 # API.error_rows_name_formats (a row of the error table is about formats, gen.conventions). 10:
 # ExampleCall.null_params (the parameters the example passes as nullptr, read with the call). 11:
-# API.zero_d_addends (the addends of a fused product phase 1 takes 0-d, gen.conventions 12).
-SCHEMA_VERSION = 11
+# API.zero_d_addends (the addends of a fused product phase 1 takes 0-d, gen.conventions 12). 12:
+# ExampleArg.members (a tensor list's tensors, as the example makes them) and ExampleArg.text (a
+# string's).
+SCHEMA_VERSION = 12
 
 
 class PageKind(str, enum.Enum):
@@ -590,6 +592,10 @@ class ExampleArg(_Json):
     dtype: Optional[DType] = None  # tensors and scalars: the aclDataType the example creates them with
     shape: Optional[tuple[int, ...]] = None  # tensors
     values: tuple[float, ...] = ()  # a tensor's host data (flattened), or a scalar's/attribute's value
+    # A tensor list's tensors in order (each with its dtype, shape and data; named by the list's
+    # parameter): aclnnForeachAbs's `std::vector<aclTensor*> tempInput{input1, input2}`.
+    members: tuple["ExampleArg", ...] = ()
+    text: Optional[str] = None  # a string's (char*) value: aclnnCrossEntropyLoss's reduction "mean"
 
 
 @dataclass(frozen=True)

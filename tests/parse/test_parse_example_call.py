@@ -118,6 +118,31 @@ def test_a_pointer_declared_null_and_never_made_is_passed_null():
     assert call.arg("dtype").dtype is DType.INT32
 
 
+def test_a_tensor_list_is_read_as_its_tensors():
+    api = make_api("aclnnFoo", params=(make_param("x", kind=ParamKind.TENSOR_LIST, c_type="const aclTensorList*"),
+                                       make_param("out", direction=Direction.OUT)))
+    call = extract_example_call("""
+  std::vector<int64_t> shape = {2};
+  std::vector<float> aHostData = {1, 2};
+  std::vector<int32_t> bHostData = {3, 4};
+  ret = CreateAclTensor(aHostData, shape, &aAddr, aclDataType::ACL_FLOAT, &a);
+  ret = CreateAclTensor(bHostData, shape, &bAddr, aclDataType::ACL_INT32, &b);
+  std::vector<aclTensor*> tempInput{a, b};
+  aclTensorList* list = aclCreateTensorList(tempInput.data(), tempInput.size());
+  ret = aclnnFooGetWorkspaceSize(list, out, &workspaceSize, &executor);""", api)
+    members = call.arg("x").members
+    assert [(m.dtype, m.shape, m.values) for m in members] == [(DType.FLOAT, (2,), (1.0, 2.0)), (DType.INT32, (2,), (3.0, 4.0))]
+
+
+def test_a_string_is_read_from_its_variable_or_literal():
+    api = make_api("aclnnFoo", params=(make_param("mode", kind=ParamKind.STRING, c_type="char*"),
+                                       make_param("layout", kind=ParamKind.STRING, c_type="char*")))
+    call = extract_example_call("""
+  char approximate[] = "tanh";
+  ret = aclnnFooGetWorkspaceSize(approximate, "BSND", &workspaceSize, &executor);""", api)
+    assert (call.arg("mode").text, call.arg("layout").text) == ("tanh", "BSND")
+
+
 def _strip_comments_by_characters(code: str) -> str:
     """The character loop strip_comments replaced (a fifth of the parser's time): its reference."""
     out, i, n = [], 0, len(code)

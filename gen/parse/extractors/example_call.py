@@ -58,6 +58,14 @@ _INT_ARRAY = re.compile(r"=\s*aclCreate(?:Int|Float|Bool)Array\s*\(\s*(?:(\w+)\.
 # `<=` have no word before their "="); `&x` (given to a helper that makes it).
 _ASSIGNMENT = re.compile(r"=(?!=)\s*((?:nullptr|NULL)\s*;)?")
 _ADDRESSED = re.compile(r"&\s*(\w+)")
+# aclnnForeachAbs's `std::vector<aclTensor*> tempInput{input1, input2};` and
+# `tensorListInput = aclCreateTensorList(tempInput.data(), tempInput.size());`.
+_TENSOR_VECTOR = re.compile(r"std::vector<\s*(?:const\s+)?aclTensor\s*\*\s*>\s+(\w+)\s*(?:=\s*)?\{([^{}]*)\}\s*;")
+_TENSOR_LIST = re.compile(r"=\s*aclCreateTensorList\s*\(\s*(\w+)\.data\(\)\s*,\s*\1\.size\(\)\s*\)")
+# `char* reduction = "mean";`, `const char *roundMode = "round";`, `char approximate[] = "tanh";`
+# (a string without escapes: what a mode or a layout is).
+_TEXT = re.compile(r'\bchar\s*\*?\s*(\w+)\s*(?:\[\s*\]\s*)?=\s*"([^"\\\n]*)"\s*;')
+_STRING_LITERAL = re.compile(r'"([^"\\\n]*)"')
 _ENUMERATOR = re.compile(r"(?:aclDataType::)?ACL_(\w+)")
 _DTYPE_VALUE = re.compile(r"\baclDataType\s+(\w+)\s*=\s*((?:aclDataType::)?ACL_\w+)\s*;")
 
@@ -93,7 +101,7 @@ _SUFFIXED = re.compile(r"\b(0[xX][0-9a-fA-F]+)[lLuU]*\b|((?<![\w.])(?:\d+\.?\d*|
 _CAST = re.compile(r"\bstatic_cast\s*<\s*((?:unsigned\s+)?\w+)\s*>\s*\(")
 _INTEGER_TYPES = frozenset({"int", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
                             "size_t", "long", "short", "unsigned", "unsigned int", "unsigned long"})
-_FUNCTIONS = {"int": int, "float": float, "ceil": math.ceil, "floor": math.floor}
+_FUNCTIONS: dict[str, Callable[[Number], Number]] = {"int": int, "float": float, "ceil": math.ceil, "floor": math.floor}
 _CALLED = re.compile(r"(\w+)\s*\(")
 _READ_FUNCTIONS = frozenset({"GetShapeSize", "size", "ceil", "floor"})
 _CONSTANTS: dict[str, Number] = {"true": 1, "false": 0, "NAN": math.nan, "INFINITY": math.inf}
@@ -123,7 +131,7 @@ def evaluate(expression: str, values: dict[str, Optional[Number]],
 def _evaluated(node: ast.AST, values: dict[str, Optional[Number]],
                vectors: dict[str, Optional[tuple[Number, ...]]]) -> Optional[Number]:
     if isinstance(node, ast.Constant):
-        return node.value if type(node.value) in (int, float) else None
+        return node.value if isinstance(node.value, (int, float)) and not isinstance(node.value, bool) else None
     if isinstance(node, ast.Name):
         return values.get(node.id) if node.id in values else _CONSTANTS.get(node.id)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
@@ -233,6 +241,8 @@ class _Facts(NamedTuple):
     scalars: dict[str, tuple[str, str]]  # scalar -> (value variable, dtype enumerator without ACL_)
     arrays: dict[str, tuple[str, str]]  # array -> (the vector it is made of, how many of its values)
     dtypes: dict[str, str]  # aclDataType variable -> its enumerator
+    tensor_lists: dict[str, tuple[str, ...]]  # tensor list -> its tensors
+    texts: dict[str, str]  # char* or char[] variable -> its string
 
 
 @functools.lru_cache(maxsize=4)
@@ -264,7 +274,14 @@ def _facts(code: str) -> _Facts:
         for vector, array in compiled(rf"\b{re.escape(helper)}\s*\(\s*(\w+)\s*,\s*&\s*(\w+)\s*\)").findall(source):
             arrays.setdefault(array, (vector, vector + ".size()"))
     dtypes = dict(_DTYPE_VALUE.findall(source)) if "aclDataType " in source else {}
-    return _Facts(source, vectors, values, tensors, scalars, arrays, dtypes)
+    tensor_lists = {}
+    if "aclCreateTensorList" in source:
+        members = {name: tuple(m.strip() for m in body.split(",") if m.strip())
+                   for name, body in _TENSOR_VECTOR.findall(source)}
+        tensor_lists = {tensor_list: members[vector] for tensor_list, (vector,) in _assigned(_TENSOR_LIST, source)
+                        if vector in members}
+    texts = dict(_TEXT.findall(source)) if "char" in source else {}
+    return _Facts(source, vectors, values, tensors, scalars, arrays, dtypes, tensor_lists, texts)
 
 
 def _written(source: str, vector: str) -> bool:
@@ -351,15 +368,25 @@ def extract_example_call(code: str, api: API, line: int = 0) -> Optional[Example
         data = facts.vectors.get(vector)
         return None if data is None or _written(before, vector) else data
 
+    def tensor(param: str, name: str) -> Optional[ExampleArg]:
+        if name not in tensors:
+            return None
+        host, shape, acl = tensors[name]
+        data, dims = current(host), current(shape)
+        if data is None or dims is None:
+            return None
+        return ExampleArg(param, _dtype(acl), tuple(int(d) for d in dims), tuple(float(v) for v in data))
+
     traced = []
     for param, arg in zip(api.params, args):
         arg = arg.strip().lstrip("&")
         recovered = None
-        if param.kind is ParamKind.TENSOR and arg in tensors:
-            host, shape, acl = tensors[arg]
-            data, dims = current(host), current(shape)
-            if data is not None and dims is not None:
-                recovered = ExampleArg(param.name, _dtype(acl), tuple(int(d) for d in dims), tuple(float(v) for v in data))
+        if param.kind is ParamKind.TENSOR:
+            recovered = tensor(param.name, arg)
+        elif param.kind is ParamKind.TENSOR_LIST and arg in facts.tensor_lists:
+            members = [tensor(param.name, member) for member in facts.tensor_lists[arg]]
+            if members and all(m is not None for m in members):
+                recovered = ExampleArg(param.name, members=tuple(members))  # type: ignore[arg-type]
         elif param.kind is ParamKind.SCALAR and arg in scalars:
             value_name, acl = scalars[arg]
             value = values.get(value_name)
@@ -373,6 +400,11 @@ def extract_example_call(code: str, api: API, line: int = 0) -> Optional[Example
             value = values.get(arg) if arg in values else evaluate(arg, values, facts.vectors)
             if value is not None:
                 recovered = ExampleArg(param.name, None, None, (float(value),))
+        elif param.kind is ParamKind.STRING:
+            literal = _STRING_LITERAL.fullmatch(arg)
+            text = literal.group(1) if literal else facts.texts.get(arg)
+            if text is not None:
+                recovered = ExampleArg(param.name, text=text)
         elif param.kind is ParamKind.DTYPE:
             # aclnnCast's `aclDataType::ACL_DOUBLE`, aclnnCumsum's `dtype` (`aclDataType dtype = ACL_FLOAT;`).
             named = _ENUMERATOR.fullmatch(facts.dtypes.get(arg, arg))
