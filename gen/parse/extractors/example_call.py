@@ -113,7 +113,7 @@ def evaluate(expression: str, values: dict[str, Optional[Number]],
     has defined so far, + - * / %, GetShapeSize(shape) and v.size(); None for anything else (a
     function's result, a loop's): what is not computed exactly is not read."""
     expression = expression.strip()
-    if expression.isdigit():  # the common cases, without a parse: `8`, `batchSize`
+    if expression.isascii() and expression.isdigit():  # the common cases, without a parse: `8`, `batchSize`
         return int(expression)
     if expression in values:
         return values[expression]
@@ -373,8 +373,8 @@ def extract_example_call(code: str, api: API, line: int = 0) -> Optional[Example
             return None
         host, shape, acl = tensors[name]
         data, dims = current(host), current(shape)
-        if data is None or dims is None:
-            return None
+        if data is None or dims is None or not all(math.isfinite(d) and d == int(d) and d >= 0 for d in dims):
+            return None  # a shape of NAN, 1e400 or -1 is no shape
         return ExampleArg(param, _dtype(acl), tuple(int(d) for d in dims), tuple(float(v) for v in data))
 
     traced = []
