@@ -27,8 +27,9 @@ def example_value(param: dict[str, Any], arg: dict[str, Any]) -> Any:
     dtype = NUMPY_DTYPES.get(arg.get("dtype") or "", np.float32)
     values = arg["values"]
     kind = param["kind"]
-    if arg.get("members"):  # a tensor list: its tensors, as a list of arrays
-        return [example_value({"kind": "tensor"}, member) for member in arg["members"]]
+    if arg.get("members"):  # a tensor list's arrays, a scalar list's scalars
+        return [example_value({"kind": "tensor" if member.get("shape") is not None else "scalar"}, member)
+                for member in arg["members"]]
     if arg.get("shape") is not None:
         return np.array(values, dtype=np.float64).astype(dtype).reshape(arg["shape"])
     if kind == "string":
@@ -41,8 +42,10 @@ def example_value(param: dict[str, Any], arg: dict[str, Any]) -> Any:
         return bool(values[0])
     if kind == "int":
         return int(values[0])
-    if kind in ("int_array", "bool_array"):
+    if kind == "int_array":
         return [int(v) for v in values]
+    if kind == "bool_array":
+        return [bool(v) for v in values]
     if kind == "float_array":
         return list(values)
     return values[0]

@@ -34,7 +34,7 @@ from gen import abi, jsontext
 # API.error_rows_name_formats (a row of the error table is about formats, gen.conventions). 10:
 # ExampleCall.null_params (the parameters the example passes as nullptr, read with the call). 11:
 # API.zero_d_addends (the addends of a fused product phase 1 takes 0-d, gen.conventions 12). 12:
-# ExampleArg.members (a tensor list's tensors, as the example makes them) and ExampleArg.text (a
+# ExampleArg.members (a tensor or scalar list's members, as the example makes them) and ExampleArg.text (a
 # string's).
 SCHEMA_VERSION = 12
 
@@ -592,8 +592,8 @@ class ExampleArg(_Json):
     dtype: Optional[DType] = None  # tensors and scalars: the aclDataType the example creates them with
     shape: Optional[tuple[int, ...]] = None  # tensors
     values: tuple[float, ...] = ()  # a tensor's host data (flattened), or a scalar's/attribute's value
-    # A tensor list's tensors in order (each with its dtype, shape and data; named by the list's
-    # parameter): aclnnForeachAbs's `std::vector<aclTensor*> tempInput{input1, input2}`.
+    # A tensor list's tensors, or a scalar list's scalars, in order (each with its dtype, shape and
+    # data; named by the list's parameter): aclnnForeachAbs's `std::vector<aclTensor*> tempInput{input1, input2}`.
     members: tuple["ExampleArg", ...] = ()
     text: Optional[str] = None  # a string's (char*) value: aclnnCrossEntropyLoss's reduction "mean"
 

@@ -113,6 +113,22 @@ def test_tensors_made_in_a_helper_and_with_a_format_are_read():
     assert call.arg("weight").values == (1.0, 2.0)
 
 
+def test_arrays_of_c_arrays_of_a_variable_and_of_a_helper_are_read():
+    for made in ("bool sizeData[3] = {true, false, true};\n  size = aclCreateIntArray(&(sizeData[0]), 2);",
+                 "bool sizeData[3] = {true, false, true};\n  size = aclCreateIntArray(sizeData, 2);",
+                 "int64_t one = 1; int64_t zero = 0;\n  std::vector<int64_t> sizeData = {one, zero};\n"
+                 "  CreateIntArray(sizeData, &size);"):
+        call = computed_call("""
+template <typename T>
+int CreateIntArray(const std::vector<T>& hostData, aclIntArray** array) {
+  auto size = hostData.size();
+  *array = aclCreateIntArray(hostData.data(), hostData.size());
+}
+  """ + made)
+        assert call.arg("size").values == (1.0, 0.0), made
+    assert computed_call("int64_t v = 4;\n  size = aclCreateIntArray(&v, 1);").arg("size").values == (4.0,)
+
+
 def test_a_pointer_declared_null_and_never_made_is_passed_null():
     call = computed_call("""
   aclTensor* weight = nullptr;

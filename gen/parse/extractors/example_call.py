@@ -27,6 +27,9 @@ _VECTOR = re.compile(r"std::vector<\s*((?:unsigned\s+|signed\s+)?[\w:]+)\s*>\s+(
 # `std::vector<float> selfHostData(GetShapeSize(selfShape), 1);` (aclnnRepeat), `(B * P * Q, 1)`
 # (aclnnCdistBackward), `(64)` (aclnnReflectionPad3dBackward: value-initialized, zeros): a count
 # times one value.
+# `bool maskData[3] = {true, true, true};` (aclnnBatchNormBackward): a C array, read as a vector.
+_C_ARRAY = re.compile(r"\b((?:unsigned\s+)?(?:bool|float|double|int|int8_t|int16_t|int32_t|int64_t|uint8_t|uint64_t))\s+(\w+)\s*"
+                      r"\[\s*\w*\s*\]\s*=\s*\{([^{}]*)\}\s*;")
 # `std::vector<int64_t> resultShape = selfShape;` (aclnnSmoothL1Loss): a copy.
 _COPIED = re.compile(r"std::vector<\s*((?:unsigned\s+|signed\s+)?[\w:]+)\s*>\s+(\w+)\s*=\s*(\w+)\s*;")
 _FILLED = re.compile(r"std::vector<\s*((?:unsigned\s+|signed\s+)?[\w:]+)\s*>\s+(\w+)\s*\(([^;]*)\)\s*;")
@@ -38,8 +41,9 @@ _VALUE = re.compile(r"\b(float|double|bool|int|int8_t|int16_t|int32_t|int64_t|ui
 # The address and the tensor are passed by `&` from main, or as the pointers a helper of the page
 # was given (aclnnClampMax's PrepareInputAndOutput(..., aclTensor** self): `CreateAclTensor(selfHostData,
 # selfShape, selfDeviceAddr, ACL_INT8, self)`, the helper's names being main's); a format may follow
-# (aclnnAvgPool2dBackward's `&gradOutput, aclFormat::ACL_FORMAT_NCHW`).
-_TENSOR = re.compile(r"CreateAclTensor\s*\(\s*(\w+)\s*,\s*(\w+)\s*,\s*&?\s*\w+\s*,\s*(?:aclDataType::)?ACL_(\w+)\s*,\s*&?\s*(\w+)\s*"
+# (aclnnAvgPool2dBackward's `&gradOutput, aclFormat::ACL_FORMAT_NCHW`), a template argument precede
+# (aclnnGRU's `CreateAclTensor<float>(...)`).
+_TENSOR = re.compile(r"CreateAclTensor\s*(?:<\s*[\w:]+\s*>\s*)?\(\s*(\w+)\s*,\s*(\w+)\s*,\s*&?\s*\w+\s*,\s*(?:aclDataType::)?ACL_(\w+)\s*,\s*&?\s*(\w+)\s*"
                      r"(?:,\s*(?:aclFormat::)?ACL_FORMAT_\w+\s*)?\)")
 # `scalar = aclCreateScalar(&value, ACL_X)`, from its "=": the variable is the word before it
 # (`_assigned`). A pattern starting with that word was tried at every word of the example.
@@ -48,10 +52,11 @@ _SCALAR = re.compile(r"=\s*aclCreateScalar\s*\(\s*&\s*(\w+)\s*,\s*(?:aclDataType
 # aclIntArray** intArray) { *intArray = aclCreateIntArray(hostData.data(), ...); }`, then
 # `aclCreateIntArrayP(repeatsArray, &repeat)`.
 _ARRAY_HELPER = re.compile(r"\b(\w+)\s*\(\s*const\s+std::vector<\w+>\s*&\s*(\w+)\s*,\s*acl(?:Int|Float|Bool)Array\s*\*\s*\*\s*"
-                           r"(\w+)\s*\)\s*\{\s*\*\s*\3\s*=\s*aclCreate(?:Int|Float|Bool)Array\s*\(\s*\2\.data\(\)")
+                           r"(\w+)\s*\)\s*\{[^{}]*?\*\s*\3\s*=\s*aclCreate(?:Int|Float|Bool)Array\s*\(\s*\2\.data\(\)")
 # `aclCreateIntArray(padData.data(), padData.size())`, `(outSize.data(), 2)` (aclnnAdaptiveAvgPool2d: its
-# first 2 values), `(&(maskData[0]), 3)` (aclnnBatchNormBackward).
-_INT_ARRAY = re.compile(r"=\s*aclCreate(?:Int|Float|Bool)Array\s*\(\s*(?:(\w+)\.data\(\)|&\s*\(?\s*(\w+)\s*\[\s*0\s*\]\s*\)?)"
+# first 2 values), `(&(maskData[0]), 3)` (aclnnBatchNormBackward), `(outputMask, 3)` of a C array
+# (aclnnConvolutionBackward), `(&indexVal, 1)` of one variable (aclnnIndexFillTensor).
+_INT_ARRAY = re.compile(r"=\s*aclCreate(?:Int|Float|Bool)Array\s*\(\s*(?:(\w+)\.data\(\)|&\s*\(?\s*(\w+)\s*\[\s*0\s*\]\s*\)?|&?\s*(\w+))"
                         r"\s*,\s*(\w+\.size\(\)|[^(),;]+)\)")
 
 # `x = nullptr;` or `x = <anything else>` (`*x = ...` too), from the "=" (`_assigned`: `==`, `!=`,
@@ -59,15 +64,16 @@ _INT_ARRAY = re.compile(r"=\s*aclCreate(?:Int|Float|Bool)Array\s*\(\s*(?:(\w+)\.
 _ASSIGNMENT = re.compile(r"=(?!=)\s*((?:nullptr|NULL)\s*;)?")
 _ADDRESSED = re.compile(r"&\s*(\w+)")
 # aclnnForeachAbs's `std::vector<aclTensor*> tempInput{input1, input2};` and
-# `tensorListInput = aclCreateTensorList(tempInput.data(), tempInput.size());`.
-_TENSOR_VECTOR = re.compile(r"std::vector<\s*(?:const\s+)?aclTensor\s*\*\s*>\s+(\w+)\s*(?:=\s*)?\{([^{}]*)\}\s*;")
-_TENSOR_LIST = re.compile(r"=\s*aclCreateTensorList\s*\(\s*(\w+)\.data\(\)\s*,\s*\1\.size\(\)\s*\)")
+# `tensorListInput = aclCreateTensorList(tempInput.data(), tempInput.size());`; aclnnForeachAddScalarList's
+# `std::vector<aclScalar*> tempscalar{alpha1, alpha2};` made into aclCreateScalarList likewise.
+_POINTER_VECTOR = re.compile(r"std::vector<\s*(?:const\s+)?acl(?:Tensor|Scalar)\s*\*\s*>\s+(\w+)\s*(?:=\s*)?\{([^{}]*)\}\s*;")
+_LIST = re.compile(r"=\s*aclCreate(?:Tensor|Scalar)List\s*\(\s*(\w+)\.data\(\)\s*,\s*\1\.size\(\)\s*\)")
 # `char* reduction = "mean";`, `const char *roundMode = "round";`, `char approximate[] = "tanh";`
 # (a string without escapes: what a mode or a layout is).
 _TEXT = re.compile(r'\bchar\s*\*?\s*(\w+)\s*(?:\[\s*\]\s*)?=\s*"([^"\\\n]*)"\s*;')
 _STRING_LITERAL = re.compile(r'"([^"\\\n]*)"')
 _ENUMERATOR = re.compile(r"(?:aclDataType::)?ACL_(\w+)")
-_DTYPE_VALUE = re.compile(r"\baclDataType\s+(\w+)\s*=\s*((?:aclDataType::)?ACL_\w+)\s*;")
+_DTYPE_VALUE = re.compile(r"\b(?:aclDataType|auto)\s+(\w+)\s*=\s*((?:aclDataType::)?ACL_\w+)\s*;")
 
 
 def _dtype(acl_name: str) -> Optional[DType]:
@@ -241,7 +247,7 @@ class _Facts(NamedTuple):
     scalars: dict[str, tuple[str, str]]  # scalar -> (value variable, dtype enumerator without ACL_)
     arrays: dict[str, tuple[str, str]]  # array -> (the vector it is made of, how many of its values)
     dtypes: dict[str, str]  # aclDataType variable -> its enumerator
-    tensor_lists: dict[str, tuple[str, ...]]  # tensor list -> its tensors
+    lists: dict[str, tuple[str, ...]]  # tensor or scalar list -> its tensors or scalars
     texts: dict[str, str]  # char* or char[] variable -> its string
 
 
@@ -253,6 +259,7 @@ def _facts(code: str) -> _Facts:
     definitions = sorted([(m.start(), "vector", m) for m in _VECTOR.finditer(source)]
                          + [(m.start(), "filled", m) for m in _FILLED.finditer(source)]
                          + [(m.start(), "copied", m) for m in _COPIED.finditer(source)]
+                         + [(m.start(), "vector", m) for m in _C_ARRAY.finditer(source)]
                          + [(m.start(), "value", m) for m in _VALUE.finditer(source)], key=lambda d: d[0])
     vectors: dict[str, Optional[tuple[Number, ...]]] = {}
     values: dict[str, Optional[Number]] = {}
@@ -267,21 +274,20 @@ def _facts(code: str) -> _Facts:
     tensors = {tensor: (host, shape, acl) for host, shape, acl, tensor in _TENSOR.findall(source)}
     scalars = {scalar: (value, acl) for scalar, (value, acl) in _assigned(_SCALAR, source)} \
         if "aclCreateScalar" in source else {}
-    arrays = {array: (data or first, count) for array, (data, first, count) in _assigned(_INT_ARRAY, source)} \
+    arrays = {array: (data or first or bare, count) for array, (data, first, bare, count) in _assigned(_INT_ARRAY, source)} \
         if "Array" in source else {}
     for helper, _, _ in _ARRAY_HELPER.findall(source) if "Array(" in source else ():
         # `helper(vector, &array)`: a page's own helper that fills an array.
-        for vector, array in compiled(rf"\b{re.escape(helper)}\s*\(\s*(\w+)\s*,\s*&\s*(\w+)\s*\)").findall(source):
+        for vector, array in compiled(rf"\b{re.escape(helper)}\s*\(\s*(\w+)\s*,\s*&?\s*(\w+)\s*\)").findall(source):
             arrays.setdefault(array, (vector, vector + ".size()"))
-    dtypes = dict(_DTYPE_VALUE.findall(source)) if "aclDataType " in source else {}
-    tensor_lists = {}
-    if "aclCreateTensorList" in source:
+    dtypes = dict(_DTYPE_VALUE.findall(source)) if "ACL_" in source else {}
+    lists = {}
+    if "List(" in source:
         members = {name: tuple(m.strip() for m in body.split(",") if m.strip())
-                   for name, body in _TENSOR_VECTOR.findall(source)}
-        tensor_lists = {tensor_list: members[vector] for tensor_list, (vector,) in _assigned(_TENSOR_LIST, source)
-                        if vector in members}
+                   for name, body in _POINTER_VECTOR.findall(source)}
+        lists = {made: members[vector] for made, (vector,) in _assigned(_LIST, source) if vector in members}
     texts = dict(_TEXT.findall(source)) if "char" in source else {}
-    return _Facts(source, vectors, values, tensors, scalars, arrays, dtypes, tensor_lists, texts)
+    return _Facts(source, vectors, values, tensors, scalars, arrays, dtypes, lists, texts)
 
 
 def _written(source: str, vector: str) -> bool:
@@ -298,9 +304,10 @@ def _written(source: str, vector: str) -> bool:
     return False
 
 
-# What follows a vector's name where the program writes it: `[i] = `, `[i]++`, `.push_back(`,
+# What follows a vector's name where the program writes it: `[i] = ` (not a C array's `[3] = {`),
+# `[i]++`, `.push_back(`,
 # `.begin()` (for std::fill, std::iota, ...); what precedes it: `++`, a memcpy into its data().
-_WRITE_AFTER = re.compile(r"\s*(?:\[[^\]]*\]\s*(?:[-+*/%&|^]?=(?!=)|\+\+|--)|\.\s*(?:begin|end|rbegin|push_back|emplace_back|"
+_WRITE_AFTER = re.compile(r"\s*(?:\[[^\]]*\]\s*(?:[-+*/%&|^]?=(?!=)(?!\s*\{)|\+\+|--)|\.\s*(?:begin|end|rbegin|push_back|emplace_back|"
                           r"assign|resize|insert|erase|clear|swap|at)\b)")
 _WRITE_BEFORE = re.compile(r"(?:\+\+|--|(?:memcpy|aclrtMemcpy|memset)\s*\(\s*)\s*$")
 
@@ -309,6 +316,8 @@ def _array_data(facts: _Facts, current: Callable[[str], Optional[tuple[Number, .
                 count: str) -> Optional[tuple[Number, ...]]:
     """The values an aclCreate*Array takes from a vector: its first `count`."""
     data = current(vector)
+    if data is None and facts.values.get(vector) is not None:
+        data = (facts.values[vector],)  # type: ignore[assignment]  # `&indexVal`: one value
     if data is None:
         return None
     size = evaluate(count, facts.values, facts.vectors)
@@ -377,21 +386,26 @@ def extract_example_call(code: str, api: API, line: int = 0) -> Optional[Example
             return None  # a shape of NAN, 1e400 or -1 is no shape
         return ExampleArg(param, _dtype(acl), tuple(int(d) for d in dims), tuple(float(v) for v in data))
 
+    def scalar(param: str, name: str) -> Optional[ExampleArg]:
+        if name not in scalars:
+            return None
+        value_name, acl = scalars[name]
+        value = values.get(value_name)
+        return None if value is None else ExampleArg(param, _dtype(acl), None, (float(value),))
+
     traced = []
     for param, arg in zip(api.params, args):
         arg = arg.strip().lstrip("&")
         recovered = None
         if param.kind is ParamKind.TENSOR:
             recovered = tensor(param.name, arg)
-        elif param.kind is ParamKind.TENSOR_LIST and arg in facts.tensor_lists:
-            members = [tensor(param.name, member) for member in facts.tensor_lists[arg]]
+        elif param.kind in (ParamKind.TENSOR_LIST, ParamKind.SCALAR_LIST) and arg in facts.lists:
+            member_of = tensor if param.kind is ParamKind.TENSOR_LIST else scalar
+            members = [member_of(param.name, member) for member in facts.lists[arg]]
             if members and all(m is not None for m in members):
                 recovered = ExampleArg(param.name, members=tuple(members))  # type: ignore[arg-type]
-        elif param.kind is ParamKind.SCALAR and arg in scalars:
-            value_name, acl = scalars[arg]
-            value = values.get(value_name)
-            if value is not None:
-                recovered = ExampleArg(param.name, _dtype(acl), None, (float(value),))
+        elif param.kind is ParamKind.SCALAR:
+            recovered = scalar(param.name, arg)
         elif param.kind in (ParamKind.INT_ARRAY, ParamKind.FLOAT_ARRAY, ParamKind.BOOL_ARRAY) and arg in arrays:
             data = _array_data(facts, current, *arrays[arg])
             if data is not None:
