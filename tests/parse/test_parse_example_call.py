@@ -108,7 +108,7 @@ def test_tensors_made_in_a_helper_and_with_a_format_are_read():
   std::vector<float> selfHostData = {1, 2};
   auto ret = CreateAclTensor(selfHostData, selfShape, selfDeviceAddr, aclDataType::ACL_FLOAT16, self);
   std::vector<float> weightHostData({1, 2});
-  ret = CreateAclTensor(weightHostData, selfShape, &weightAddr, aclDataType::ACL_FLOAT, &weight, aclFormat::ACL_FORMAT_NCHW);""")
+  ret = CreateAclTensor<float>(weightHostData, selfShape, &weightAddr, aclDataType::ACL_FLOAT, &weight, aclFormat::ACL_FORMAT_NCHW);""")
     assert call.arg("self").values == (1.0, 2.0)
     assert call.arg("weight").values == (1.0, 2.0)
 
@@ -134,7 +134,7 @@ def test_a_pointer_declared_null_and_never_made_is_passed_null():
   aclTensor* weight = nullptr;
   aclTensor* self = nullptr;
   Prepare(&self);
-  aclDataType dtype = aclDataType::ACL_INT32;""", call="self, weight, size, dtype, out")
+  auto dtype = aclDataType::ACL_INT32;""", call="self, weight, size, dtype, out")
     assert call.null_params == ("weight",)
     assert call.arg("dtype").dtype is DType.INT32
 
@@ -153,6 +153,18 @@ def test_a_tensor_list_is_read_as_its_tensors():
   ret = aclnnFooGetWorkspaceSize(list, out, &workspaceSize, &executor);""", api)
     members = call.arg("x").members
     assert [(m.dtype, m.shape, m.values) for m in members] == [(DType.FLOAT, (2,), (1.0, 2.0)), (DType.INT32, (2,), (3.0, 4.0))]
+
+
+def test_a_scalar_list_is_read_as_its_scalars():
+    api = make_api("aclnnFoo", params=(make_param("scalars", kind=ParamKind.SCALAR_LIST, c_type="const aclScalarList*"),))
+    call = extract_example_call("""
+  float v1 = 1.5f; int64_t v2 = 2;
+  a = aclCreateScalar(&v1, aclDataType::ACL_FLOAT);
+  b = aclCreateScalar(&v2, aclDataType::ACL_INT64);
+  std::vector<aclScalar*> temp{a, b};
+  aclScalarList* list = aclCreateScalarList(temp.data(), temp.size());
+  ret = aclnnFooGetWorkspaceSize(list, &workspaceSize, &executor);""", api)
+    assert [(m.dtype, m.values) for m in call.arg("scalars").members] == [(DType.FLOAT, (1.5,)), (DType.INT64, (2.0,))]
 
 
 def test_a_string_is_read_from_its_variable_or_literal():
