@@ -58,6 +58,9 @@ def example_args(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def example_kwargs(record: dict[str, Any]) -> tuple[Optional[dict[str, Any]], str]:
     """The keyword arguments of the API's example call, or None and why there are none."""
+    if "main(" not in (record.get("example") or ""):
+        # The derived pages (op_docs/derived/: op-plugin's calls no page documents) have none.
+        return None, NO_EXAMPLE
     if not record.get("example_call"):
         return None, "the page's example call could not be read"
     given = example_args(record)
@@ -120,6 +123,8 @@ def show(value: Any) -> str:
     return repr(value)
 
 
+NO_EXAMPLE = "the page has no example program"
+
 # Why a call raised, in the words the summary groups them under: whose fault it is, for a user.
 PAGE_RULES = "the page's example breaks the page's own rules (the library refuses it in its first phase)"
 PAGE_DATA = "the page's example passes data the op cannot take (the device's kernel faults on them)"
@@ -173,7 +178,7 @@ def run(selected: Sequence[str] = ()) -> int:
 
     info = aclnn.backend()
     print(f"aclnn backend: {info} (soc {info.soc}; {info.reason})")
-    succeeded, unreadable = 0, []
+    succeeded, unreadable, without_example = 0, [], []
     raised: dict[str, list[str]] = {}
     for record in aclnn.apis():
         name = record["python_name"]
@@ -182,7 +187,7 @@ def run(selected: Sequence[str] = ()) -> int:
         print(f"\n{record['name']} -> aclnn.{name}   [{record['source']}]")
         kwargs, why = example_kwargs(record)
         if kwargs is None:
-            unreadable.append(record["name"])
+            (without_example if why == NO_EXAMPLE else unreadable).append(record["name"])
             print(f"  skipped: {why}")
             continue
         for key, value in kwargs.items():
@@ -209,13 +214,15 @@ def run(selected: Sequence[str] = ()) -> int:
         for output, value in zip(outputs, result if isinstance(result, tuple) else (result,)):
             print(f"  {'-> ' + names.snake_case(output):>16} = {show(value)}")
     print(f"\n{succeeded} calls returned results; {sum(map(len, raised.values()))} raised an error; "
-          f"{len(unreadable)} without readable example inputs")
+          f"{len(unreadable)} without readable example inputs; {len(without_example)} without an example")
     for group in (PAGE_RULES, PAGE_DATA, NOT_SIMULATED, NOT_PASSED):
         if raised.get(group):
             print(f"  {len(raised[group])} raised because {group}: {', '.join(raised[group])}")
     if unreadable:
-        print(f"  without readable inputs (the page has no example, or its example builds them in a way the "
-              f"reader does not follow): {', '.join(unreadable)}")
+        print(f"  without readable inputs (the page's example builds them in a way gen/parse/extractors/"
+              f"example_call.py does not follow): {', '.join(unreadable)}")
+    if without_example:
+        print(f"  without an example program on their page: {', '.join(without_example)}")
     return 0
 
 
