@@ -108,9 +108,10 @@ def test_tensors_made_in_a_helper_and_with_a_format_are_read():
   std::vector<float> selfHostData = {1, 2};
   auto ret = CreateAclTensor(selfHostData, selfShape, selfDeviceAddr, aclDataType::ACL_FLOAT16, self);
   std::vector<float> weightHostData({1, 2});
-  ret = CreateAclTensor<float>(weightHostData, selfShape, &weightAddr, aclDataType::ACL_FLOAT, &weight, aclFormat::ACL_FORMAT_NCHW);""")
+  aclDataType weightType = ACL_INT32;
+  ret = CreateAclTensor<float>(weightHostData, selfShape, &weightAddr, weightType, &weight, aclFormat::ACL_FORMAT_NCHW);""")
     assert call.arg("self").values == (1.0, 2.0)
-    assert call.arg("weight").values == (1.0, 2.0)
+    assert (call.arg("weight").values, call.arg("weight").dtype) == ((1.0, 2.0), DType.INT32)
 
 
 def test_arrays_of_c_arrays_of_a_variable_and_of_a_helper_are_read():

@@ -42,8 +42,9 @@ _VALUE = re.compile(r"\b(float|double|bool|int|int8_t|int16_t|int32_t|int64_t|ui
 # was given (aclnnClampMax's PrepareInputAndOutput(..., aclTensor** self): `CreateAclTensor(selfHostData,
 # selfShape, selfDeviceAddr, ACL_INT8, self)`, the helper's names being main's); a format may follow
 # (aclnnAvgPool2dBackward's `&gradOutput, aclFormat::ACL_FORMAT_NCHW`), a template argument precede
-# (aclnnGRU's `CreateAclTensor<float>(...)`).
-_TENSOR = re.compile(r"CreateAclTensor\s*(?:<\s*[\w:]+\s*>\s*)?\(\s*(\w+)\s*,\s*(\w+)\s*,\s*&?\s*\w+\s*,\s*(?:aclDataType::)?ACL_(\w+)\s*,\s*&?\s*(\w+)\s*"
+# (aclnnGRU's `CreateAclTensor<float>(...)`); the dtype is an enumerator or a variable holding one
+# (aclnnQuantize's `aclDataType dataType = ACL_INT32;`).
+_TENSOR = re.compile(r"CreateAclTensor\s*(?:<\s*[\w:]+\s*>\s*)?\(\s*(\w+)\s*,\s*(\w+)\s*,\s*&?\s*\w+\s*,\s*((?:aclDataType::)?\w+)\s*,\s*&?\s*(\w+)\s*"
                      r"(?:,\s*(?:aclFormat::)?ACL_FORMAT_\w+\s*)?\)")
 # `scalar = aclCreateScalar(&value, ACL_X)`, from its "=": the variable is the word before it
 # (`_assigned`). A pattern starting with that word was tried at every word of the example.
@@ -243,7 +244,7 @@ class _Facts(NamedTuple):
     source: str  # the code without comments
     vectors: dict[str, Optional[tuple[Number, ...]]]
     values: dict[str, Optional[Number]]
-    tensors: dict[str, tuple[str, str, str]]  # tensor -> (host data, shape, dtype enumerator without ACL_)
+    tensors: dict[str, tuple[str, str, str]]  # tensor -> (host data, shape, dtype enumerator or variable)
     scalars: dict[str, tuple[str, str]]  # scalar -> (value variable, dtype enumerator without ACL_)
     arrays: dict[str, tuple[str, str]]  # array -> (the vector it is made of, how many of its values)
     dtypes: dict[str, str]  # aclDataType variable -> its enumerator
@@ -380,7 +381,11 @@ def extract_example_call(code: str, api: API, line: int = 0) -> Optional[Example
     def tensor(param: str, name: str) -> Optional[ExampleArg]:
         if name not in tensors:
             return None
-        host, shape, acl = tensors[name]
+        host, shape, dtype_text = tensors[name]
+        named = _ENUMERATOR.fullmatch(facts.dtypes.get(dtype_text, dtype_text))
+        if named is None:
+            return None
+        acl = named.group(1)
         data, dims = current(host), current(shape)
         if data is None or dims is None or not all(math.isfinite(d) and d == int(d) and d >= 0 for d in dims):
             return None  # a shape of NAN, 1e400 or -1 is no shape
