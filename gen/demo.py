@@ -58,10 +58,10 @@ def example_args(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def example_kwargs(record: dict[str, Any]) -> tuple[Optional[dict[str, Any]], str]:
     """The keyword arguments of the API's example call, or None and why there are none."""
-    if "main(" not in (record.get("example") or ""):
-        # The derived pages (op_docs/derived/: op-plugin's calls no page documents) have none.
-        return None, NO_EXAMPLE
     if not record.get("example_call"):
+        if "main(" not in (record.get("example") or ""):
+            # The derived pages (op_docs/derived/: op-plugin's calls no page documents) have none.
+            return None, NO_EXAMPLE
         return None, "the page's example call could not be read"
     given = example_args(record)
     nulls = set(record["example_call"].get("null_params", ()))
@@ -178,7 +178,9 @@ def run(selected: Sequence[str] = ()) -> int:
 
     info = aclnn.backend()
     print(f"aclnn backend: {info} (soc {info.soc}; {info.reason})")
-    succeeded, unreadable, without_example = 0, [], []
+    succeeded = 0
+    unreadable: list[str] = []
+    without_example: list[str] = []
     raised: dict[str, list[str]] = {}
     for record in aclnn.apis():
         name = record["python_name"]
