@@ -35,8 +35,9 @@ from gen import abi, jsontext
 # ExampleCall.null_params (the parameters the example passes as nullptr, read with the call). 11:
 # API.zero_d_addends (the addends of a fused product phase 1 takes 0-d, gen.conventions 12). 12:
 # ValueSet (a value out of a list with gaps), and the chips, the condition (Condition) and the error
-# status of value ranges and sets.
-SCHEMA_VERSION = 12
+# status of value ranges and sets. 13: ExampleArg.members (a tensor or scalar list's members, as the
+# example makes them) and ExampleArg.text (a string's).
+SCHEMA_VERSION = 13
 
 
 class PageKind(str, enum.Enum):
@@ -592,6 +593,10 @@ class ExampleArg(_Json):
     dtype: Optional[DType] = None  # tensors and scalars: the aclDataType the example creates them with
     shape: Optional[tuple[int, ...]] = None  # tensors
     values: tuple[float, ...] = ()  # a tensor's host data (flattened), or a scalar's/attribute's value
+    # A tensor list's tensors, or a scalar list's scalars, in order (each with its dtype, shape and
+    # data; named by the list's parameter): aclnnForeachAbs's `std::vector<aclTensor*> tempInput{input1, input2}`.
+    members: tuple["ExampleArg", ...] = ()
+    text: Optional[str] = None  # a string's (char*) value: aclnnCrossEntropyLoss's reduction "mean"
 
 
 @dataclass(frozen=True)

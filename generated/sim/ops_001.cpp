@@ -1718,7 +1718,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/142},
     // groupIndexOptional (line 152)
     {"groupIndexOptional", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16),
+     /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16, ACL_INT32),
      /*dtypes_by_soc=*/kDTypesBySoc2, 1,
      /*rank=*/1, 1, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/152},
@@ -2125,7 +2125,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/261},
     // softmaxOutOut (line 31)
-    {"softmaxOutOut", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
+    {"softmaxOutOut", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
@@ -2672,7 +2672,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/281},
     // softmaxOutOut (line 30)
-    {"softmaxOutOut", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
+    {"softmaxOutOut", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
@@ -7385,13 +7385,13 @@ namespace sim_QuantMatmulV5 {
 constexpr aclsim::ParamSpec kParams[] = {
     // x1 (line 130)
     {"x1", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_INT4, ACL_INT8, ACL_INT32),
+     /*dtypes=*/aclsim::Bits(ACL_INT4, ACL_INT8, ACL_INT32, ACL_FLOAT8_E4M3FN),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/2, 6, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/130},
     // x2 (line 144)
     {"x2", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_INT4, ACL_INT8, ACL_INT32),
+     /*dtypes=*/aclsim::Bits(ACL_INT4, ACL_INT8, ACL_INT32, ACL_FLOAT8_E4M3FN),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/2, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/144},

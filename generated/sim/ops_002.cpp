@@ -2905,7 +2905,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/279},
     // softmaxOutOut (line 37)
-    {"softmaxOutOut", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
+    {"softmaxOutOut", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,

@@ -32,7 +32,7 @@ OP = t.Op(
         '*': {
             'x': ('FLOAT16', 'BFLOAT16'),
             'smoothScalesOptional': ('FLOAT16', 'BFLOAT16'),
-            'groupIndexOptional': ('FLOAT16', 'BFLOAT16'),
+            'groupIndexOptional': ('FLOAT16', 'BFLOAT16', 'INT32'),
             'yOut': ('INT4', 'INT8'),
             'scaleOut': ('FLOAT',),
             'offsetOut': ('FLOAT',),

@@ -78,7 +78,7 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'query': 'FLOAT', 'queryRope': 'FLOAT', 'key': 'FLOAT', 'keyRope': 'FLOAT', 'value': 'FLOAT', 'realShiftOptional': 'FLOAT', 'dropMaskOptional': 'UINT8', 'paddingMaskOptional': 'FLOAT', 'attenMaskOptional': 'BOOL', 'softmaxOutOut': 'FLOAT'}, shapes={'query': (6, 4, 8), 'queryRope': (0,), 'key': (7, 2, 8), 'keyRope': (0,), 'value': (7, 2, 8), 'dropMaskOptional': (16,), 'attenMaskOptional': (16, 16), 'softmaxOutOut': (0,)}, values={'prefixOptional': None, 'actualSeqQLenOptional': (2, 6), 'actualSeqKvLenOptional': (3, 7), 'qStartIdxOptional': None, 'kvStartIdxOptional': None, 'scaleValue': 0.35, 'keepProb': 0.75, 'preTokens': 2, 'nextTokens': 1, 'headNum': 4, 'inputLayout': 'TND', 'innerPrecise': 0, 'sparseMode': 4, 'pseType': 1}, out={'softmaxMaxOut': '<auto>', 'softmaxSumOut': '<auto>', 'attentionOutOut': '<auto>'}, none=('realShiftOptional', 'paddingMaskOptional'))
+BASE = Case('FLOAT', dtypes={'query': 'FLOAT', 'queryRope': 'FLOAT', 'key': 'FLOAT', 'keyRope': 'FLOAT', 'value': 'FLOAT', 'realShiftOptional': 'FLOAT', 'dropMaskOptional': 'UINT8', 'paddingMaskOptional': 'FLOAT', 'attenMaskOptional': 'BOOL', 'softmaxOutOut': 'FLOAT'}, shapes={'query': (6, 4, 8), 'queryRope': (0,), 'key': (7, 2, 8), 'keyRope': (0,), 'value': (7, 2, 8), 'dropMaskOptional': (16,), 'attenMaskOptional': (16, 16), 'softmaxOutOut': (0,)}, values={'prefixOptional': (0,), 'actualSeqQLenOptional': (2, 6), 'actualSeqKvLenOptional': (3, 7), 'qStartIdxOptional': (0,), 'kvStartIdxOptional': (0,), 'scaleValue': 0.35, 'keepProb': 0.75, 'preTokens': 2, 'nextTokens': 1, 'headNum': 4, 'inputLayout': 'TND', 'innerPrecise': 0, 'sparseMode': 4, 'pseType': 1}, out={'softmaxMaxOut': '<auto>', 'softmaxSumOut': '<auto>', 'attentionOutOut': '<auto>'}, none=('realShiftOptional', 'paddingMaskOptional'))
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
@@ -141,7 +141,6 @@ def test_unsupported_products_reject_calls():
     BASE.but('keyRope=None', out={'softmaxMaxOut': 'FLOAT', 'softmaxSumOut': 'FLOAT', 'attentionOutOut': 'FLOAT'}, out_shapes={'softmaxMaxOut': '<auto>', 'softmaxSumOut': '<auto>', 'attentionOutOut': '<auto>'}, none=('realShiftOptional', 'paddingMaskOptional', 'keyRope')),
     BASE.but('value=None', out={'softmaxMaxOut': 'FLOAT', 'softmaxSumOut': 'FLOAT', 'attentionOutOut': 'FLOAT'}, out_shapes={'softmaxMaxOut': '<auto>', 'softmaxSumOut': '<auto>', 'attentionOutOut': '<auto>'}, none=('realShiftOptional', 'paddingMaskOptional', 'value')),
     BASE.but('inputLayout=None', out={'softmaxMaxOut': 'FLOAT', 'softmaxSumOut': 'FLOAT', 'attentionOutOut': 'FLOAT'}, out_shapes={'softmaxMaxOut': '<auto>', 'softmaxSumOut': '<auto>', 'attentionOutOut': '<auto>'}, none=('realShiftOptional', 'paddingMaskOptional', 'inputLayout')),
-    BASE.but('softmaxOutOut=None', out={'softmaxMaxOut': 'FLOAT', 'softmaxSumOut': 'FLOAT', 'attentionOutOut': 'FLOAT'}, out_shapes={'softmaxMaxOut': '<auto>', 'softmaxSumOut': '<auto>', 'attentionOutOut': '<auto>'}, none=('realShiftOptional', 'paddingMaskOptional', 'softmaxOutOut')),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)

@@ -36,8 +36,8 @@ OP = t.Op(
     ),
     dtypes={
         '*': {
-            'x1': ('INT4', 'INT8', 'INT32'),
-            'x2': ('INT4', 'INT8', 'INT32'),
+            'x1': ('INT4', 'INT8', 'INT32', 'FLOAT8_E4M3FN'),
+            'x2': ('INT4', 'INT8', 'INT32', 'FLOAT8_E4M3FN'),
             'x1Scale': ('FLOAT',),
             'x2Scale': ('UINT64', 'INT64', 'FLOAT', 'BFLOAT16'),
             'x2Offset': ('FLOAT16', 'FLOAT'),
@@ -63,6 +63,7 @@ DTYPES = [
     BASE.but('INT8'),
     BASE.but('INT32', dtypes={'x1': 'INT32', 'x2': 'INT32', 'yScale': 'INT32', 'x1Offset': 'INT32', 'yOffset': 'FLOAT'}),
     pytest.param(BASE.but('INT4'), marks=pytest.mark.skip(reason='NumPy cannot hold INT4')),
+    pytest.param(BASE.but('FLOAT8_E4M3FN'), marks=pytest.mark.skip(reason='NumPy cannot hold FLOAT8_E4M3FN')),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
