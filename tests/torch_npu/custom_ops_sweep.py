@@ -749,6 +749,40 @@ def makers(dtype: str = "float32"):
         return (rois, deltas, *means, *stds, image, clip), {}, torch.minimum(boxes.clamp(min=0), limit)
     m["npu_bounding_box_decode"] = bounding_box_decode
 
+    def sign_bits_pack():
+        # bit k of byte j is element 8 j + k's sign (set for >= 0), from the lowest bit; the last byte
+        # padded with clear bits; the bytes reshaped to [size, -1]
+        x = randn(30, dtype=torch.float32 if default == torch.bfloat16 else None)  # float16 or float32 only
+        bits = torch.cat(((x >= 0).long(), torch.zeros(-x.numel() % 8, dtype=torch.long))).reshape(-1, 8)
+        return (x, 2), {}, (bits << torch.arange(8)).sum(1).to(torch.uint8).reshape(2, -1)
+    m["npu_sign_bits_pack"] = sign_bits_pack
+
+    def sign_bits_unpack():
+        # every bit of every byte, from the lowest: +1 where set, -1 where clear, reshaped to [size, -1]
+        packed = torch.randint(0, 256, (6,), generator=g, dtype=torch.uint8)
+        signs = ((packed.long()[:, None] >> torch.arange(8)) & 1) * 2 - 1
+        dtype = torch.float32 if default == torch.bfloat16 else default  # float16 or float32 only
+        return (packed, 3, dtype), {}, signs.reshape(3, -1).to(dtype)
+    m["npu_sign_bits_unpack"] = sign_bits_unpack
+
+    def softmax_cross_entropy():
+        # loss = -sum_i labels_i * log(softmax(features)_i) per row; backprop = softmax(features) - labels
+        features, labels = randn(4, 7), randn(4, 7).softmax(-1)
+        log_p = features.float().log_softmax(-1)
+        return features, labels, log_p, -(labels.float() * log_p).sum(-1)
+
+    def softmax_cross_entropy_with_logits():
+        features, labels, _, loss = softmax_cross_entropy()
+        return (features, labels), {}, loss
+    m["npu_softmax_cross_entropy_with_logits"] = softmax_cross_entropy_with_logits
+
+    def softmax_cross_entropy_with_logits_backward():
+        # the incoming gradient (one per row) times backprop
+        features, labels, log_p, _ = softmax_cross_entropy()
+        dy = randn(4)
+        return (dy, features, labels), {}, dy.float()[:, None] * (log_p.exp() - labels.float())
+    m["npu_softmax_cross_entropy_with_logits_backward"] = softmax_cross_entropy_with_logits_backward
+
     def dropout_do_mask():
         # the mask as DropOutGenMask lays it out: bit i (of byte i / 8, least significant first) keeps
         # element i, 128 bits a block; the kept elements scaled by 1 / (1 - p)

@@ -459,6 +459,7 @@ aclError Run(const OpCall& call) {
   static const std::vector<OpEntry> entries = [] {
     std::vector<OpEntry> all = Entries();
     all.insert(all.end(), VisionEntries().begin(), VisionEntries().end());
+    all.insert(all.end(), CustomEntries().begin(), CustomEntries().end());
     return all;
   }();
   auto entry = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return call.type == e.type; });

@@ -152,6 +152,9 @@ const std::vector<OpEntry>& Entries();
 // The vision operators' (vision.cpp): Iou, GIoU, NonMaxSuppressionV4, PSROIPoolingV2, DeformableOffsets,
 // BoundingBoxEncode, BoundingBoxDecode.
 const std::vector<OpEntry>& VisionEntries();
+// Those behind torch_npu's own operators that run as an aclnn API of the same operation
+// (custom_ops.cpp): SignBitsPack, SignBitsUnpack, SoftmaxCrossEntropyWithLogits.
+const std::vector<OpEntry>& CustomEntries();
 
 // Identity (op_compiler.cpp): a copy, or a transform between a plain and a private layout.
 aclError RunIdentity(const OpCall& call);
