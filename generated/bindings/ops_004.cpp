@@ -4144,7 +4144,7 @@ const bind::ApiSpec kSpec_sign_bits_unpack{
     },
     {
         // out: out= required (out's shape follows from the arguments by unpack's rule, which the bindings do not apply)
-        {3, {}, {0}, false, {}, "out's shape follows from the arguments by unpack's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
+        {3, {}, {}, false, {}, "out's shape follows from the arguments by unpack's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {3},
 };

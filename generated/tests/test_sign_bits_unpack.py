@@ -36,7 +36,7 @@ OP = t.Op(
     integer_math='float',
     simulated=True,
     out_shape_from={},
-    out_dtype_from={'out': ('self',)},
+    out_dtype_from={},
     family='sign_bits',
     exact=True,
 )
@@ -92,7 +92,7 @@ def test_unsupported_products_reject_calls():
 
 # line 56: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self或out是空指针。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=None', out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}, none=('self',)),
+    BASE.but('self=None', none=('self',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
@@ -130,7 +130,7 @@ def test_error_row6_unclassified():
 
 # line 64: size in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('size=0', values={'size': 0}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
+    BASE.but('size=0', values={'size': 0}),
 ], ids=lambda case: case.id)
 def test_rule_line64_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
