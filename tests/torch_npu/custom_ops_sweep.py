@@ -721,6 +721,30 @@ def makers(dtype: str = "float32"):
         return (a.t().contiguous(), b.t().contiguous()), {"trans": True}, (inter - (hull - union) / hull)[:, None]
     m["npu_giou"] = giou
 
+    def distance_iou(a, b):
+        """Box i of a with box i of b (corners, [N, 4]): IoU, and IoU minus the centres' squared distance
+        over the squared diagonal of the box enclosing both (Zheng et al., 2020)."""
+        a, b = a.float(), b.float()
+        inter = iou_of(a, b).diagonal()
+        centre = ((a[:, :2] + a[:, 2:]) / 2 - (b[:, :2] + b[:, 2:]) / 2).pow(2).sum(-1)
+        hull = (torch.maximum(a[:, 2:], b[:, 2:]) - torch.minimum(a[:, :2], b[:, :2])).pow(2).sum(-1)
+        return inter, inter - centre / hull
+
+    def diou():
+        # boxes as coordinate rows [4, N]; box i with gtbox i (is_cross false): the overlaps [1, N]
+        a, b = legacy_boxes(6), legacy_boxes(6)
+        return (a.t().contiguous(), b.t().contiguous(), False, False), {}, distance_iou(a, b)[1][None]
+    m["npu_diou"] = diou
+
+    def ciou():
+        # DIoU - alpha v, v = 4 / pi^2 (atan(w_gt / h_gt) - atan(w / h))^2, alpha = v / (1 - IoU + v)
+        a, b = legacy_boxes(6), legacy_boxes(6)
+        iou, d = distance_iou(a, b)
+        wh_a, wh_b = a.float()[:, 2:] - a.float()[:, :2], b.float()[:, 2:] - b.float()[:, :2]
+        v = 4 / math.pi ** 2 * (torch.atan(wh_b[:, 0] / wh_b[:, 1]) - torch.atan(wh_a[:, 0] / wh_a[:, 1])).pow(2)
+        return (a.t().contiguous(), b.t().contiguous(), False, False), {}, (d - v * v / (1 - iou + v))[None]
+    m["npu_ciou"] = ciou
+
     def legacy_boxes(n):
         corner, size = torch.rand(n, 2, generator=g) * 10, torch.rand(n, 2, generator=g) * 5 + 1
         return torch.cat((corner, corner + size), 1).to(default)

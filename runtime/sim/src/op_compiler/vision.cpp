@@ -1,6 +1,6 @@
-// The aclop bridge's vision operators, which no aclnn API computes: Iou, GIoU,
+// The aclop bridge's vision operators, which no aclnn API computes: Iou, GIoU, DIoU, CIoU,
 // NonMaxSuppressionV4, PSROIPoolingV2, DeformableOffsets, BoundingBoxEncode and BoundingBoxDecode
-// (torch_npu's npu_iou, npu_ptiou, npu_giou, npu_nms_v4, npu_ps_roi_pooling, npu_deformable_conv2d,
+// (torch_npu's npu_iou, npu_ptiou, npu_giou, npu_diou, npu_ciou, npu_nms_v4, npu_ps_roi_pooling, npu_deformable_conv2d,
 // npu_bounding_box_encode and npu_bounding_box_decode run them by type name). Their shapes, dtypes and attributes are checked when
 // the call is made; the arithmetic runs in stream order (aclrtLaunchHostFunc) in float, the
 // float16 and bfloat16 operands converted on the way in and out. The formulas are the operators'
@@ -130,17 +130,16 @@ aclError Iou(const OpCall& call) {
   });
 }
 
-// GIoU: generalised IoU (Rezatofighi et al., 2019), IoU - (hull - union) / hull with hull the
-// smallest box enclosing both, of bboxes [4, N] and gtboxes [4, M] given by coordinate rows:
-// (x1, y1, x2, y2), or (centre x, centre y, width, height) when `trans`. is_cross: every pair, y
-// [M, N]; else box i with gtbox i, y [1, N]. Only mode "iou" is modelled: what "iof" divides the
-// hull term by is not documented.
-aclError GIoU(const OpCall& call) {
-  if (aclError s = call.Arity(2, 2, 1)) return s;
+// The overlap operators of boxes given by coordinate rows (GIoU, DIoU, CIoU): bboxes [4, N] and
+// gtboxes [4, M], (x1, y1, x2, y2) or, when `trans`, (centre x, centre y, width, height). is_cross:
+// every pair, y [M, N]; else box i with gtbox i, y [1, N]. Only mode "iou" is modelled: what
+// "iof" divides the penalty terms by is not documented. `metric` maps (box, gtbox) to the value.
+aclError RowBoxOverlaps(const OpCall& call, size_t outputs, std::function<void(const Box&, const Box&, float*)> metric) {
+  if (aclError s = call.Arity(2, 2, outputs)) return s;
   const std::string mode = call.String("mode", "iou");
   if (mode != "iou") return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute mode = \"" + mode + "\" is not modelled (\"iou\")");
   const bool trans = call.Bool("trans", false), cross = call.Bool("is_cross", true);
-  Floats boxes, gt, y;
+  Floats boxes, gt, y, extra;
   if (aclError s = BoxOperands(call, &boxes, &gt, &y)) return s;
   const std::vector<int64_t>& b_dims = call.inputs[0].desc->dims;
   const std::vector<int64_t>& g_dims = call.inputs[1].desc->dims;
@@ -150,21 +149,72 @@ aclError GIoU(const OpCall& call) {
   }
   const int64_t n = b_dims[1], m = g_dims[1];
   if (aclError s = Shape(call, call.outputs[0], "overlap", {cross ? m : 1, n})) return s;
+  if (outputs == 2) {
+    if (aclError s = FloatsOf(call, call.outputs[1], "atan_sub", &extra)) return s;
+    if (aclError s = Shape(call, call.outputs[1], "atan_sub", {cross ? m : 1, n})) return s;
+  }
   return Launch(call, [=] {
     auto box = [trans](const Floats& f, int64_t count, int64_t i) {
       const float a = f[i], b = f[count + i], c = f[2 * count + i], d = f[3 * count + i];
       return trans ? Box{a - c / 2, b - d / 2, a + c / 2, b + d / 2} : Box{a, b, c, d};
     };
-    auto giou = [](const Box& p, const Box& q) {
-      const float inter = std::max(std::min(p.x2, q.x2) - std::max(p.x1, q.x1), 0.0f) *
-                          std::max(std::min(p.y2, q.y2) - std::max(p.y1, q.y1), 0.0f);
-      const float uni = (p.x2 - p.x1) * (p.y2 - p.y1) + (q.x2 - q.x1) * (q.y2 - q.y1) - inter;
-      const float hull = (std::max(p.x2, q.x2) - std::min(p.x1, q.x1)) * (std::max(p.y2, q.y2) - std::min(p.y1, q.y1));
-      return inter / uni - (hull - uni) / hull;
-    };
     for (int64_t j = 0; j < (cross ? m : 1); ++j) {
-      for (int64_t i = 0; i < n; ++i) y.Set(j * n + i, giou(box(boxes, n, i), box(gt, m, cross ? j : i)));
+      for (int64_t i = 0; i < n; ++i) {
+        float values[2] = {0.0f, 0.0f};
+        metric(box(boxes, n, i), box(gt, m, cross ? j : i), values);
+        y.Set(j * n + i, values[0]);
+        if (extra.data) extra.Set(j * n + i, values[1]);
+      }
     }
+  });
+}
+
+float Intersection(const Box& p, const Box& q) {
+  return std::max(std::min(p.x2, q.x2) - std::max(p.x1, q.x1), 0.0f) *
+         std::max(std::min(p.y2, q.y2) - std::max(p.y1, q.y1), 0.0f);
+}
+
+float Area(const Box& p) { return (p.x2 - p.x1) * (p.y2 - p.y1); }
+
+// IoU - (squared distance of the centres) / (squared diagonal of the smallest box enclosing both):
+// DIoU's penalty (Zheng et al., 2020), CIoU's first.
+float DistanceIou(const Box& p, const Box& q) {
+  const float inter = Intersection(p, q);
+  const float iou = inter / (Area(p) + Area(q) - inter);
+  const float dx = (p.x1 + p.x2 - q.x1 - q.x2) / 2, dy = (p.y1 + p.y2 - q.y1 - q.y2) / 2;
+  const float cw = std::max(p.x2, q.x2) - std::min(p.x1, q.x1), ch = std::max(p.y2, q.y2) - std::min(p.y1, q.y1);
+  return iou - (dx * dx + dy * dy) / (cw * cw + ch * ch);
+}
+
+// GIoU: generalised IoU (Rezatofighi et al., 2019), IoU - (hull - union) / hull with hull the
+// smallest box enclosing both.
+aclError GIoU(const OpCall& call) {
+  return RowBoxOverlaps(call, 1, [](const Box& p, const Box& q, float* out) {
+    const float inter = Intersection(p, q);
+    const float uni = Area(p) + Area(q) - inter;
+    const float hull = (std::max(p.x2, q.x2) - std::min(p.x1, q.x1)) * (std::max(p.y2, q.y2) - std::min(p.y1, q.y1));
+    out[0] = inter / uni - (hull - uni) / hull;
+  });
+}
+
+// DIoU: distance IoU (Zheng et al., 2020).
+aclError DIoU(const OpCall& call) {
+  return RowBoxOverlaps(call, 1, [](const Box& p, const Box& q, float* out) { out[0] = DistanceIou(p, q); });
+}
+
+// CIoU: complete IoU (Zheng et al., 2020), DIoU - alpha v with v = 4 / pi^2 (atan(w_gt / h_gt) -
+// atan(w / h))^2 and alpha = v / (1 - IoU + v). Its second output, atan_sub (what CIoUGrad reads),
+// is read as the difference squared in v, atan(w_gt / h_gt) - atan(w / h): torch_npu returns only
+// the overlap.
+aclError CIoU(const OpCall& call) {
+  return RowBoxOverlaps(call, 2, [](const Box& p, const Box& q, float* out) {
+    const float inter = Intersection(p, q);
+    const float iou = inter / (Area(p) + Area(q) - inter);
+    const float atan_sub = std::atan((q.x2 - q.x1) / (q.y2 - q.y1)) - std::atan((p.x2 - p.x1) / (p.y2 - p.y1));
+    constexpr float kPi = 3.14159265358979f;
+    const float v = 4.0f / (kPi * kPi) * atan_sub * atan_sub;
+    out[0] = DistanceIou(p, q) - v * v / (1.0f - iou + v);
+    out[1] = atan_sub;
   });
 }
 
@@ -474,6 +524,8 @@ const std::vector<OpEntry>& VisionEntries() {
   static const std::vector<OpEntry> entries = {
       {"Iou", {{"mode", K::kString}, {"eps", K::kFloat}}, Iou},
       {"GIoU", {{"trans", K::kBool}, {"is_cross", K::kBool}, {"mode", K::kString}}, GIoU},
+      {"DIoU", {{"trans", K::kBool}, {"is_cross", K::kBool}, {"mode", K::kString}}, DIoU},
+      {"CIoU", {{"trans", K::kBool}, {"is_cross", K::kBool}, {"mode", K::kString}, {"atan_sub_flag", K::kBool}}, CIoU},
       {"NonMaxSuppressionV4", {{"pad_to_max_output_size", K::kBool}}, NonMaxSuppressionV4},
       {"PSROIPoolingV2", {{"spatial_scale", K::kFloat}, {"output_dim", K::kInt}, {"group_size", K::kInt}}, PSROIPoolingV2},
       {"DeformableOffsets",
