@@ -745,6 +745,18 @@ def makers(dtype: str = "float32"):
         return (a.t().contiguous(), b.t().contiguous(), False, False), {}, (d - v * v / (1 - iou + v))[None]
     m["npu_ciou"] = ciou
 
+    def anchor_response_flags():
+        # MMDetection's YOLO responsible flags: the cell holding each gt box's centre, every base anchor of it
+        (h, w), strides, anchors = (6, 5), (4, 3), 3
+        gt = legacy_boxes(4).float().clamp(max=min(w * strides[0], h * strides[1]) - 1)
+        gt = gt.to(default if default != torch.bfloat16 else torch.float32)  # float16 or float32 only
+        centre = (gt.float()[:, :2] + gt.float()[:, 2:]) / 2
+        cell = (centre[:, 1] / strides[1]).floor().long() * w + (centre[:, 0] / strides[0]).floor().long()
+        grid = torch.zeros(h * w, dtype=torch.uint8)
+        grid[cell] = 1
+        return (gt, [h, w], list(strides), anchors), {}, grid[:, None].expand(-1, anchors).reshape(-1)
+    m["npu_anchor_response_flags"] = anchor_response_flags
+
     def legacy_boxes(n):
         corner, size = torch.rand(n, 2, generator=g) * 10, torch.rand(n, 2, generator=g) * 5 + 1
         return torch.cat((corner, corner + size), 1).to(default)

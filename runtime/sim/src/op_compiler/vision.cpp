@@ -1,7 +1,8 @@
 // The aclop bridge's vision operators, which no aclnn API computes: Iou, GIoU, DIoU, CIoU,
-// NonMaxSuppressionV4, PSROIPoolingV2, DeformableOffsets, BoundingBoxEncode and BoundingBoxDecode
-// (torch_npu's npu_iou, npu_ptiou, npu_giou, npu_diou, npu_ciou, npu_nms_v4, npu_ps_roi_pooling, npu_deformable_conv2d,
-// npu_bounding_box_encode and npu_bounding_box_decode run them by type name). Their shapes, dtypes and attributes are checked when
+// NonMaxSuppressionV4, PSROIPoolingV2, DeformableOffsets, BoundingBoxEncode, BoundingBoxDecode and
+// AnchorResponseFlags (torch_npu's npu_iou, npu_ptiou, npu_giou, npu_diou, npu_ciou, npu_nms_v4,
+// npu_ps_roi_pooling, npu_deformable_conv2d, npu_bounding_box_encode, npu_bounding_box_decode and
+// npu_anchor_response_flags run them by type name). Their shapes, dtypes and attributes are checked when
 // the call is made; the arithmetic runs in stream order (aclrtLaunchHostFunc) in float, the
 // float16 and bfloat16 operands converted on the way in and out. The formulas are the operators'
 // documented ones (CANN's operator prototypes, the papers they cite); where a detail is not
@@ -517,6 +518,50 @@ aclError BoundingBoxDecode(const OpCall& call) {
   });
 }
 
+// AnchorResponseFlags: MMDetection's YOLO responsible flags (YOLOAnchorGenerator's
+// single_level_responsible_flags), which the operator computes: the grid cell (floor(cx / stride
+// x), floor(cy / stride y)) holding each gt box's centre is responsible, and flags [h * w *
+// num_base_anchors] (UINT8) is 1 for every base anchor of a responsible cell, 0 elsewhere
+// (featmap_size (h, w), strides (x, y)). A centre outside the map flags no cell (MMDetection's
+// would index out of its grid).
+aclError AnchorResponseFlags(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const std::vector<int64_t> size = call.Ints("featmap_size"), strides = call.Ints("strides");
+  const int64_t anchors = call.Int("num_base_anchors", 0);
+  if (size.size() != 2 || size[0] < 0 || size[1] < 0) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute featmap_size = " + ListText(size) + " is not (height, width)");
+  }
+  if (strides.size() != 2 || strides[0] <= 0 || strides[1] <= 0) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute strides = " + ListText(strides) + " is not two positive strides");
+  }
+  if (anchors <= 0) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute num_base_anchors = " + std::to_string(anchors));
+  Floats boxes;
+  if (aclError s = FloatsOf(call, call.inputs[0], "gt_bboxes", &boxes)) return s;
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  if (dims.size() != 2 || dims[1] != 4) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "gt_bboxes " + ListText(dims) + " is not [N, 4]");
+  const Operand& flags = call.outputs[0];
+  if (flags.desc->dtype != ACL_UINT8) {
+    return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("flags of dtype ") + DTypeName(flags.desc->dtype) + " (UINT8)");
+  }
+  const int64_t h = size[0], w = size[1], total = h * w * anchors;
+  if (aclError s = Shape(call, flags, "flags", {total})) return s;
+  if (static_cast<size_t>(total) > flags.buffer->size) {
+    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "flags of shape [" + std::to_string(total) + "] does not fit its data buffer");
+  }
+  const int64_t n = dims[0];
+  uint8_t* out = static_cast<uint8_t*>(flags.buffer->data);
+  return Launch(call, [=] {
+    std::fill(out, out + total, uint8_t{0});
+    for (int64_t i = 0; i < n; ++i) {
+      const float cx = (boxes[i * 4] + boxes[i * 4 + 2]) * 0.5f, cy = (boxes[i * 4 + 1] + boxes[i * 4 + 3]) * 0.5f;
+      const float gx = std::floor(cx / static_cast<float>(strides[0])), gy = std::floor(cy / static_cast<float>(strides[1]));
+      if (!(gx >= 0 && gx < static_cast<float>(w) && gy >= 0 && gy < static_cast<float>(h))) continue;
+      const int64_t cell = static_cast<int64_t>(gy) * w + static_cast<int64_t>(gx);
+      std::fill(out + cell * anchors, out + (cell + 1) * anchors, uint8_t{1});
+    }
+  });
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& VisionEntries() {
@@ -536,6 +581,8 @@ const std::vector<OpEntry>& VisionEntries() {
       {"BoundingBoxDecode",
        {{"means", K::kListFloat}, {"stds", K::kListFloat}, {"max_shape", K::kListInt}, {"wh_ratio_clip", K::kFloat}},
        BoundingBoxDecode},
+      {"AnchorResponseFlags", {{"featmap_size", K::kListInt}, {"strides", K::kListInt}, {"num_base_anchors", K::kInt}},
+       AnchorResponseFlags},
   };
   return entries;
 }
