@@ -757,6 +757,20 @@ def makers(dtype: str = "float32"):
         return (gt, [h, w], list(strides), anchors), {}, grid[:, None].expand(-1, anchors).reshape(-1)
     m["npu_anchor_response_flags"] = anchor_response_flags
 
+    def yolo_boxes_encode():
+        # MMDetection's YOLOBBoxCoder.encode (eps 1e-6): centre offsets in strides, shifted by half a
+        # cell and clamped into (0, 1); log size ratios
+        dtype = default if default != torch.bfloat16 else torch.float32  # float16 or float32 only
+        anchors, truths = legacy_boxes(6).to(dtype), legacy_boxes(6).to(dtype)
+        stride = torch.tensor([8, 16, 32, 8, 16, 32], dtype=torch.int32)
+        a, t = anchors.float(), truths.float()
+        ac, gc = (a[:, :2] + a[:, 2:]) / 2, (t[:, :2] + t[:, 2:]) / 2
+        aw, gw = a[:, 2:] - a[:, :2], t[:, 2:] - t[:, :2]
+        eps = 1e-6
+        centre = ((gc - ac) / stride[:, None] + 0.5).clamp(eps, 1 - eps)
+        return (anchors, truths, stride), {}, torch.cat((centre, (gw / aw).clamp(min=eps).log()), 1)
+    m["npu_yolo_boxes_encode"] = yolo_boxes_encode
+
     def legacy_boxes(n):
         corner, size = torch.rand(n, 2, generator=g) * 10, torch.rand(n, 2, generator=g) * 5 + 1
         return torch.cat((corner, corner + size), 1).to(default)

@@ -150,7 +150,7 @@ struct OpEntry {
 // The bridge's table (ops.cpp), by operator type.
 const std::vector<OpEntry>& Entries();
 // The vision operators' (vision.cpp): Iou, GIoU, DIoU, CIoU, NonMaxSuppressionV4, PSROIPoolingV2, DeformableOffsets,
-// BoundingBoxEncode, BoundingBoxDecode, AnchorResponseFlags.
+// BoundingBoxEncode, BoundingBoxDecode, AnchorResponseFlags, YoloBoxesEncode.
 const std::vector<OpEntry>& VisionEntries();
 // Those behind torch_npu's own operators that run as an aclnn API of the same operation
 // (custom_ops.cpp): SignBitsPack, SignBitsUnpack, SoftmaxCrossEntropyWithLogits.

@@ -1,12 +1,13 @@
 // The aclop bridge's vision operators, which no aclnn API computes: Iou, GIoU, DIoU, CIoU,
-// NonMaxSuppressionV4, PSROIPoolingV2, DeformableOffsets, BoundingBoxEncode, BoundingBoxDecode and
-// AnchorResponseFlags (torch_npu's npu_iou, npu_ptiou, npu_giou, npu_diou, npu_ciou, npu_nms_v4,
-// npu_ps_roi_pooling, npu_deformable_conv2d, npu_bounding_box_encode, npu_bounding_box_decode and
-// npu_anchor_response_flags run them by type name). Their shapes, dtypes and attributes are checked when
-// the call is made; the arithmetic runs in stream order (aclrtLaunchHostFunc) in float, the
-// float16 and bfloat16 operands converted on the way in and out. The formulas are the operators'
-// documented ones (CANN's operator prototypes, the papers they cite); where a detail is not
-// documented the reading taken is said where it is used.
+// NonMaxSuppressionV4, PSROIPoolingV2, DeformableOffsets, BoundingBoxEncode, BoundingBoxDecode,
+// AnchorResponseFlags and YoloBoxesEncode (torch_npu's npu_iou, npu_ptiou, npu_giou, npu_diou,
+// npu_ciou, npu_nms_v4, npu_ps_roi_pooling, npu_deformable_conv2d, npu_bounding_box_encode,
+// npu_bounding_box_decode, npu_anchor_response_flags and npu_yolo_boxes_encode run them by type name).
+// Their shapes, dtypes and attributes are checked when the call is made; the arithmetic runs in
+// stream order (aclrtLaunchHostFunc) in float, the float16 and bfloat16 operands converted on the
+// way in and out. The formulas are the operators' documented ones (CANN's operator prototypes, the
+// papers and libraries they cite); where a detail is not documented the reading taken is said where
+// it is used.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -562,6 +563,52 @@ aclError AnchorResponseFlags(const OpCall& call) {
   });
 }
 
+// YoloBoxesEncode: MMDetection's YOLOBBoxCoder.encode, which the operator computes: anchors and gt
+// boxes [N, 4] (corners) to (x, y, w, h) targets [N, 4], x = clamp((gt centre x - anchor centre
+// x) / stride + 0.5, eps, 1 - eps) (y alike) and w = log(max(gt w / anchor w, eps)) (h alike), with
+// MMDetection's eps 1e-6 and stride [N] (INT32, one per box). performance_mode ("high_precision" or
+// "high_performance") changes how a device computes, not the formula.
+aclError YoloBoxesEncode(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  const std::string mode = call.String("performance_mode", "high_precision");
+  if (mode != "high_precision" && mode != "high_performance") {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute performance_mode = \"" + mode +
+                                                      "\" (\"high_precision\" or \"high_performance\")");
+  }
+  Floats anchors, gt, encoded;
+  if (aclError s = FloatsOf(call, call.inputs[0], "anchor_boxes", &anchors)) return s;
+  if (aclError s = FloatsOf(call, call.inputs[1], "gt_bboxes", &gt)) return s;
+  if (aclError s = FloatsOf(call, call.outputs[0], "encoded_bboxes", &encoded)) return s;
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  if (dims.size() != 2 || dims[1] != 4) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "anchor_boxes " + ListText(dims) + " is not [N, 4]");
+  const int64_t n = dims[0];
+  if (aclError s = Shape(call, call.inputs[1], "gt_bboxes", {n, 4})) return s;
+  if (aclError s = Shape(call, call.outputs[0], "encoded_bboxes", {n, 4})) return s;
+  const Operand& stride = call.inputs[2];
+  if (stride.desc->dtype != ACL_INT32) {
+    return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("stride of dtype ") + DTypeName(stride.desc->dtype) + " (INT32)");
+  }
+  if (aclError s = Shape(call, stride, "stride", {n})) return s;
+  if (static_cast<size_t>(n) * sizeof(int32_t) > stride.buffer->size) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "stride of shape [" + std::to_string(n) + "] does not fit its data buffer");
+  }
+  const int32_t* strides = static_cast<const int32_t*>(stride.buffer->data);
+  return Launch(call, [=] {
+    constexpr float kEps = 1e-6f;
+    for (int64_t i = 0; i < n; ++i) {
+      const Box a{anchors[i * 4], anchors[i * 4 + 1], anchors[i * 4 + 2], anchors[i * 4 + 3]};
+      const Box g{gt[i * 4], gt[i * 4 + 1], gt[i * 4 + 2], gt[i * 4 + 3]};
+      const float s = static_cast<float>(strides[i]);
+      const float x = ((g.x1 + g.x2) * 0.5f - (a.x1 + a.x2) * 0.5f) / s + 0.5f;
+      const float y = ((g.y1 + g.y2) * 0.5f - (a.y1 + a.y2) * 0.5f) / s + 0.5f;
+      encoded.Set(i * 4, std::clamp(x, kEps, 1 - kEps));
+      encoded.Set(i * 4 + 1, std::clamp(y, kEps, 1 - kEps));
+      encoded.Set(i * 4 + 2, std::log(std::max((g.x2 - g.x1) / (a.x2 - a.x1), kEps)));
+      encoded.Set(i * 4 + 3, std::log(std::max((g.y2 - g.y1) / (a.y2 - a.y1), kEps)));
+    }
+  });
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& VisionEntries() {
@@ -583,6 +630,7 @@ const std::vector<OpEntry>& VisionEntries() {
        BoundingBoxDecode},
       {"AnchorResponseFlags", {{"featmap_size", K::kListInt}, {"strides", K::kListInt}, {"num_base_anchors", K::kInt}},
        AnchorResponseFlags},
+      {"YoloBoxesEncode", {{"performance_mode", K::kString}}, YoloBoxesEncode},
   };
   return entries;
 }
