@@ -771,6 +771,27 @@ def makers(dtype: str = "float32"):
         return (anchors, truths, stride), {}, torch.cat((centre, (gw / aw).clamp(min=eps).log()), 1)
     m["npu_yolo_boxes_encode"] = yolo_boxes_encode
 
+    def apply_adam(nesterov):
+        # TensorFlow's ApplyAdam (aclnnApplyAdam's page): the moments updated, then var by
+        # lr sqrt(1 - beta2^t) / (1 - beta1^t) times m' (nesterov: beta1 m' + (1 - beta1) g) over sqrt(v') + eps
+        var, m, v, grad = randn(12), randn(12), randn(12).abs(), randn(12)
+        beta1, beta2, lr, eps, t = 0.9, 0.99, 0.01, 1e-8, 3
+        f = {name: x.float() for name, x in (("var", var), ("m", m), ("v", v), ("g", grad))}
+        m1 = f["m"] + (1 - beta1) * (f["g"] - f["m"])
+        v1 = f["v"] + (1 - beta2) * (f["g"] ** 2 - f["v"])
+        step = beta1 * m1 + (1 - beta1) * f["g"] if nesterov else m1
+        var1 = f["var"] - lr * math.sqrt(1 - beta2 ** t) / (1 - beta1 ** t) * step / (v1.sqrt() + eps)
+        args = (beta1 ** t, beta2 ** t, lr, beta1, beta2, eps, grad, False, nesterov)
+        # as torch_npu's optimizers call it: out= the state, updated in place
+        state = (var.clone(), m.clone(), v.clone())
+
+        def run(op, args, kwargs):
+            import torch_npu
+            return torch_npu.npu_apply_adam(*args, out=kwargs["state"])
+        return args, {"state": state}, (var1, m1, v1), run
+    m["npu_apply_adam"] = lambda: apply_adam(False)
+    m["npu_apply_adam@nesterov"] = lambda: apply_adam(True)
+
     def legacy_boxes(n):
         corner, size = torch.rand(n, 2, generator=g) * 10, torch.rand(n, 2, generator=g) * 5 + 1
         return torch.cat((corner, corner + size), 1).to(default)

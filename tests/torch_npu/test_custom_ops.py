@@ -16,7 +16,8 @@ npu_scaled_masked_softmax_backward as ScaledMaskedSoftmaxGrad, npu_pad, npu_stri
 npu_view_copy, npu_dropout_do_mask as DropOutDoMask; and the vision operators no aclnn API computes, npu_iou and npu_ptiou as Iou, npu_giou, npu_diou, npu_ciou,
 npu_nms_v4, npu_ps_roi_pooling, npu_deformable_conv2d as DeformableOffsets and Conv2D,
 npu_bounding_box_encode and npu_bounding_box_decode, npu_anchor_response_flags, npu_yolo_boxes_encode; npu_sign_bits_pack and npu_sign_bits_unpack,
-npu_softmax_cross_entropy_with_logits and its backward, as the aclnn APIs of the same operations) run
+npu_softmax_cross_entropy_with_logits and its backward, as the aclnn APIs of the same operations;
+npu_apply_adam as ApplyAdamD, aclnnApplyAdam's formula on a chip its page refuses) run
 through the simulator's aclop bridge (runtime/sim/src/op_compiler/ops.cpp, vision.cpp, custom_ops.cpp); in float16 op-plugin asks for npu_bmmV2's output in
 FRACTAL_NZ, which the bridge computes in the plain layout and transforms."""
 
@@ -58,7 +59,8 @@ GROUPS = {
                                   "npu_dropout_backward", "kl_div_target_backward", "npu_max_backward",
                                   "npu_min_backward", "npu_scatter", "npu_sign_bits_pack", "npu_sign_bits_unpack",
                                   "npu_softmax_cross_entropy_with_logits",
-                                  "npu_softmax_cross_entropy_with_logits_backward"],
+                                  "npu_softmax_cross_entropy_with_logits_backward", "npu_apply_adam",
+                                  "npu_apply_adam@nesterov"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # npu_add_rms_norm_quant's other route there, and those whose page supports Ascend950 alone

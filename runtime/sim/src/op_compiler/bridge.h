@@ -152,8 +152,9 @@ const std::vector<OpEntry>& Entries();
 // The vision operators' (vision.cpp): Iou, GIoU, DIoU, CIoU, NonMaxSuppressionV4, PSROIPoolingV2, DeformableOffsets,
 // BoundingBoxEncode, BoundingBoxDecode, AnchorResponseFlags, YoloBoxesEncode.
 const std::vector<OpEntry>& VisionEntries();
-// Those behind torch_npu's own operators that run as an aclnn API of the same operation
-// (custom_ops.cpp): SignBitsPack, SignBitsUnpack, SoftmaxCrossEntropyWithLogits.
+// Those behind torch_npu's own operators that run as an aclnn API of the same operation, or as its
+// formula where the API refuses the chip (custom_ops.cpp): SignBitsPack, SignBitsUnpack,
+// SoftmaxCrossEntropyWithLogits, ApplyAdamD.
 const std::vector<OpEntry>& CustomEntries();
 
 // Identity (op_compiler.cpp): a copy, or a transform between a plain and a private layout.

@@ -20,65 +20,11 @@
 #include "common/dtypes.h"
 #include "common/internal.h"
 #include "op_compiler/bridge.h"
+#include "op_compiler/host_kernel.h"
 
 namespace aclsim::aclop {
 
 namespace {
-
-// One floating operand of a kernel: its data and dtype, read and written as float.
-struct Floats {
-  void* data = nullptr;
-  aclDataType dtype = ACL_FLOAT;
-
-  float operator[](int64_t i) const {
-    switch (dtype) {
-      case ACL_FLOAT16: return HalfToFloat(static_cast<const uint16_t*>(data)[i]);
-      case ACL_BF16: return BFloat16ToFloat(static_cast<const uint16_t*>(data)[i]);
-      default: return static_cast<const float*>(data)[i];
-    }
-  }
-  void Set(int64_t i, float v) const {
-    switch (dtype) {
-      case ACL_FLOAT16: static_cast<uint16_t*>(data)[i] = FloatToHalf(v); break;
-      case ACL_BF16: static_cast<uint16_t*>(data)[i] = FloatToBFloat16(v); break;
-      default: static_cast<float*>(data)[i] = v;
-    }
-  }
-};
-
-// The operand as Floats, or the call's failure when its dtype is not float32, float16 or bfloat16.
-aclError FloatsOf(const OpCall& call, const Operand& operand, const char* what, Floats* floats) {
-  const aclDataType dtype = operand.desc->dtype;
-  if (dtype != ACL_FLOAT && dtype != ACL_FLOAT16 && dtype != ACL_BF16) {
-    return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string(what) + " of dtype " + DTypeName(dtype) +
-                                                          " (float32, float16 or bfloat16 modelled)");
-  }
-  if (static_cast<size_t>(std::max<int64_t>(Elements(operand.desc->dims), 0)) * DTypeSize(dtype) > operand.buffer->size) {
-    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(what) + " of shape " + ListText(operand.desc->dims) +
-                                                       " does not fit its data buffer");
-  }
-  *floats = {operand.buffer->data, dtype};
-  return ACL_SUCCESS;
-}
-
-aclError Shape(const OpCall& call, const Operand& operand, const char* what, const std::vector<int64_t>& expected) {
-  if (operand.desc->dims == expected) return ACL_SUCCESS;
-  return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(what) + " of shape " + ListText(operand.desc->dims) +
-                                                     " (expected " + ListText(expected) + ")");
-}
-
-// Queues `kernel` on the call's stream: it runs after the work queued before it.
-aclError Launch(const OpCall& call, std::function<void()> kernel) {
-  auto task = std::make_unique<std::function<void()>>(std::move(kernel));
-  auto run = [](void* self) {
-    std::unique_ptr<std::function<void()>> f(static_cast<std::function<void()>*>(self));
-    (*f)();
-  };
-  const aclError status = aclrtLaunchHostFunc(call.stream, run, task.get());
-  if (status != ACL_SUCCESS) return call.Fail(status, std::string("could not queue its kernel: ") + aclGetRecentErrMsg());
-  task.release();  // the stream's task owns it now
-  return ACL_SUCCESS;
-}
 
 // A box's corners: x1 <= x2 and y1 <= y2 are the caller's (the operators do not reorder them).
 struct Box {
