@@ -603,6 +603,7 @@ set(ACLNN_EXAMPLES
   sigmoid_backward
   sign
   sign_bits_pack
+  sign_bits_unpack
   signbit
   silu
   silu_backward
@@ -617,6 +618,7 @@ set(ACLNN_EXAMPLES
   soft_margin_loss_backward
   softmax
   softmax_backward
+  softmax_cross_entropy_with_logits
   softplus
   softplus_backward
   softshrink

@@ -1,11 +1,12 @@
 """1-bit Adam's sign packing (runtime/sim/src/opapi/families/sign_bits.cpp): aclnnSignBitsPack and
 aclnnSignBitsUnpack (torch_npu.npu_sign_bits_pack / npu_sign_bits_unpack)."""
 
-from gen.families.model import Family
+from gen.families.model import Family, Op
 
 SIGN_BITS = Family(
     "sign_bits", "PlanSignBits",
-    ops=("pack", "unpack"),
+    # unpack's out has the dtype its dtype argument names, not the packed bytes' UINT8: the golden's.
+    ops=("pack", Op("unpack", result_dtype=True)),
     output_shape="given",
     exact=True,
     roles=("self", "size", "out_dtype", "out"),

@@ -93,6 +93,8 @@ def integers_printed_as_floats(code: str) -> frozenset[str]:
 # stream's synchronisation): by program, why.
 FAULTING_EXAMPLES = {
     "adaptive_max_pool2d_backward": "its indices hold 6 for a 2 x 2 plane (aclnnAdaptiveMaxPool2dBackward.md:332)",
+    "softmax_cross_entropy_with_logits": "its FLOAT loss and backprop are made from std::vector<int16_t> data, half "
+                                         "their bytes (aclnnSoftmaxCrossEntropyWithLogits.md:337)",
 }
 
 

@@ -721,6 +721,77 @@ def makers(dtype: str = "float32"):
         return (a.t().contiguous(), b.t().contiguous()), {"trans": True}, (inter - (hull - union) / hull)[:, None]
     m["npu_giou"] = giou
 
+    def distance_iou(a, b):
+        """Box i of a with box i of b (corners, [N, 4]): IoU, and IoU minus the centres' squared distance
+        over the squared diagonal of the box enclosing both (Zheng et al., 2020)."""
+        a, b = a.float(), b.float()
+        inter = iou_of(a, b).diagonal()
+        centre = ((a[:, :2] + a[:, 2:]) / 2 - (b[:, :2] + b[:, 2:]) / 2).pow(2).sum(-1)
+        hull = (torch.maximum(a[:, 2:], b[:, 2:]) - torch.minimum(a[:, :2], b[:, :2])).pow(2).sum(-1)
+        return inter, inter - centre / hull
+
+    def diou():
+        # boxes as coordinate rows [4, N]; box i with gtbox i (is_cross false): the overlaps [1, N]
+        a, b = legacy_boxes(6), legacy_boxes(6)
+        return (a.t().contiguous(), b.t().contiguous(), False, False), {}, distance_iou(a, b)[1][None]
+    m["npu_diou"] = diou
+
+    def ciou():
+        # DIoU - alpha v, v = 4 / pi^2 (atan(w_gt / h_gt) - atan(w / h))^2, alpha = v / (1 - IoU + v)
+        a, b = legacy_boxes(6), legacy_boxes(6)
+        iou, d = distance_iou(a, b)
+        wh_a, wh_b = a.float()[:, 2:] - a.float()[:, :2], b.float()[:, 2:] - b.float()[:, :2]
+        v = 4 / math.pi ** 2 * (torch.atan(wh_b[:, 0] / wh_b[:, 1]) - torch.atan(wh_a[:, 0] / wh_a[:, 1])).pow(2)
+        return (a.t().contiguous(), b.t().contiguous(), False, False), {}, (d - v * v / (1 - iou + v))[None]
+    m["npu_ciou"] = ciou
+
+    def anchor_response_flags():
+        # MMDetection's YOLO responsible flags: the cell holding each gt box's centre, every base anchor of it
+        (h, w), strides, anchors = (6, 5), (4, 3), 3
+        gt = legacy_boxes(4).float().clamp(max=min(w * strides[0], h * strides[1]) - 1)
+        gt = gt.to(default if default != torch.bfloat16 else torch.float32)  # float16 or float32 only
+        centre = (gt.float()[:, :2] + gt.float()[:, 2:]) / 2
+        cell = (centre[:, 1] / strides[1]).floor().long() * w + (centre[:, 0] / strides[0]).floor().long()
+        grid = torch.zeros(h * w, dtype=torch.uint8)
+        grid[cell] = 1
+        return (gt, [h, w], list(strides), anchors), {}, grid[:, None].expand(-1, anchors).reshape(-1)
+    m["npu_anchor_response_flags"] = anchor_response_flags
+
+    def yolo_boxes_encode():
+        # MMDetection's YOLOBBoxCoder.encode (eps 1e-6): centre offsets in strides, shifted by half a
+        # cell and clamped into (0, 1); log size ratios
+        dtype = default if default != torch.bfloat16 else torch.float32  # float16 or float32 only
+        anchors, truths = legacy_boxes(6).to(dtype), legacy_boxes(6).to(dtype)
+        stride = torch.tensor([8, 16, 32, 8, 16, 32], dtype=torch.int32)
+        a, t = anchors.float(), truths.float()
+        ac, gc = (a[:, :2] + a[:, 2:]) / 2, (t[:, :2] + t[:, 2:]) / 2
+        aw, gw = a[:, 2:] - a[:, :2], t[:, 2:] - t[:, :2]
+        eps = 1e-6
+        centre = ((gc - ac) / stride[:, None] + 0.5).clamp(eps, 1 - eps)
+        return (anchors, truths, stride), {}, torch.cat((centre, (gw / aw).clamp(min=eps).log()), 1)
+    m["npu_yolo_boxes_encode"] = yolo_boxes_encode
+
+    def apply_adam(nesterov):
+        # TensorFlow's ApplyAdam (aclnnApplyAdam's page): the moments updated, then var by
+        # lr sqrt(1 - beta2^t) / (1 - beta1^t) times m' (nesterov: beta1 m' + (1 - beta1) g) over sqrt(v') + eps
+        var, m, v, grad = randn(12), randn(12), randn(12).abs(), randn(12)
+        beta1, beta2, lr, eps, t = 0.9, 0.99, 0.01, 1e-8, 3
+        f = {name: x.float() for name, x in (("var", var), ("m", m), ("v", v), ("g", grad))}
+        m1 = f["m"] + (1 - beta1) * (f["g"] - f["m"])
+        v1 = f["v"] + (1 - beta2) * (f["g"] ** 2 - f["v"])
+        step = beta1 * m1 + (1 - beta1) * f["g"] if nesterov else m1
+        var1 = f["var"] - lr * math.sqrt(1 - beta2 ** t) / (1 - beta1 ** t) * step / (v1.sqrt() + eps)
+        args = (beta1 ** t, beta2 ** t, lr, beta1, beta2, eps, grad, False, nesterov)
+        # as torch_npu's optimizers call it: out= the state, updated in place
+        state = (var.clone(), m.clone(), v.clone())
+
+        def run(op, args, kwargs):
+            import torch_npu
+            return torch_npu.npu_apply_adam(*args, out=kwargs["state"])
+        return args, {"state": state}, (var1, m1, v1), run
+    m["npu_apply_adam"] = lambda: apply_adam(False)
+    m["npu_apply_adam@nesterov"] = lambda: apply_adam(True)
+
     def legacy_boxes(n):
         corner, size = torch.rand(n, 2, generator=g) * 10, torch.rand(n, 2, generator=g) * 5 + 1
         return torch.cat((corner, corner + size), 1).to(default)
@@ -748,6 +819,40 @@ def makers(dtype: str = "float32"):
         limit = torch.tensor([image[1], image[0], image[1], image[0]]) - 1.0
         return (rois, deltas, *means, *stds, image, clip), {}, torch.minimum(boxes.clamp(min=0), limit)
     m["npu_bounding_box_decode"] = bounding_box_decode
+
+    def sign_bits_pack():
+        # bit k of byte j is element 8 j + k's sign (set for >= 0), from the lowest bit; the last byte
+        # padded with clear bits; the bytes reshaped to [size, -1]
+        x = randn(30, dtype=torch.float32 if default == torch.bfloat16 else None)  # float16 or float32 only
+        bits = torch.cat(((x >= 0).long(), torch.zeros(-x.numel() % 8, dtype=torch.long))).reshape(-1, 8)
+        return (x, 2), {}, (bits << torch.arange(8)).sum(1).to(torch.uint8).reshape(2, -1)
+    m["npu_sign_bits_pack"] = sign_bits_pack
+
+    def sign_bits_unpack():
+        # every bit of every byte, from the lowest: +1 where set, -1 where clear, reshaped to [size, -1]
+        packed = torch.randint(0, 256, (6,), generator=g, dtype=torch.uint8)
+        signs = ((packed.long()[:, None] >> torch.arange(8)) & 1) * 2 - 1
+        dtype = torch.float32 if default == torch.bfloat16 else default  # float16 or float32 only
+        return (packed, 3, dtype), {}, signs.reshape(3, -1).to(dtype)
+    m["npu_sign_bits_unpack"] = sign_bits_unpack
+
+    def softmax_cross_entropy():
+        # loss = -sum_i labels_i * log(softmax(features)_i) per row; backprop = softmax(features) - labels
+        features, labels = randn(4, 7), randn(4, 7).softmax(-1)
+        log_p = features.float().log_softmax(-1)
+        return features, labels, log_p, -(labels.float() * log_p).sum(-1)
+
+    def softmax_cross_entropy_with_logits():
+        features, labels, _, loss = softmax_cross_entropy()
+        return (features, labels), {}, loss
+    m["npu_softmax_cross_entropy_with_logits"] = softmax_cross_entropy_with_logits
+
+    def softmax_cross_entropy_with_logits_backward():
+        # the incoming gradient (one per row) times backprop
+        features, labels, log_p, _ = softmax_cross_entropy()
+        dy = randn(4)
+        return (dy, features, labels), {}, dy.float()[:, None] * (log_p.exp() - labels.float())
+    m["npu_softmax_cross_entropy_with_logits_backward"] = softmax_cross_entropy_with_logits_backward
 
     def dropout_do_mask():
         # the mask as DropOutGenMask lays it out: bit i (of byte i / 8, least significant first) keeps

@@ -13,10 +13,12 @@ npu_conv2d, npu_layer_norm_eval as LayerNormV3; npu_stride_add; npu_silu_backwar
 npu_mish_backward as MishGrad, npu_max.dim and npu_min.dim as ArgMaxWithValue and ArgMinWithValue (their backward and npu_scatter as
 ArgMaxGrad),
 npu_scaled_masked_softmax_backward as ScaledMaskedSoftmaxGrad, npu_pad, npu_stride_copy as AsStrided,
-npu_view_copy, npu_dropout_do_mask as DropOutDoMask; and the vision operators no aclnn API computes, npu_iou and npu_ptiou as Iou, npu_giou,
+npu_view_copy, npu_dropout_do_mask as DropOutDoMask; and the vision operators no aclnn API computes, npu_iou and npu_ptiou as Iou, npu_giou, npu_diou, npu_ciou,
 npu_nms_v4, npu_ps_roi_pooling, npu_deformable_conv2d as DeformableOffsets and Conv2D,
-npu_bounding_box_encode and npu_bounding_box_decode) run through the simulator's aclop bridge
-(runtime/sim/src/op_compiler/ops.cpp, vision.cpp); in float16 op-plugin asks for npu_bmmV2's output in
+npu_bounding_box_encode and npu_bounding_box_decode, npu_anchor_response_flags, npu_yolo_boxes_encode; npu_sign_bits_pack and npu_sign_bits_unpack,
+npu_softmax_cross_entropy_with_logits and its backward, as the aclnn APIs of the same operations;
+npu_apply_adam as ApplyAdamD, aclnnApplyAdam's formula on a chip its page refuses) run
+through the simulator's aclop bridge (runtime/sim/src/op_compiler/ops.cpp, vision.cpp, custom_ops.cpp); in float16 op-plugin asks for npu_bmmV2's output in
 FRACTAL_NZ, which the bridge computes in the plain layout and transforms."""
 
 from pathlib import Path
@@ -37,7 +39,8 @@ GROUPS = {
     "quantisation_and_matmul": ["npu_quantize", "npu_dynamic_quant", "npu_group_quant", "npu_anti_quant", "npu_add_rms_norm_quant",
                                 "npu_quant_matmul", "npu_weight_quant_batchmatmul", "npu_linear", "npu_linear_backward",
                                 "npu_dtype_cast", "npu_bmmV2", "npu_conv2d", "npu_deformable_conv2d", "npu_iou",
-                                "npu_ptiou", "npu_giou", "npu_nms_v4", "npu_ps_roi_pooling", "npu_stride_add",
+                                "npu_ptiou", "npu_giou", "npu_diou", "npu_ciou", "npu_anchor_response_flags",
+                                "npu_yolo_boxes_encode", "npu_nms_v4", "npu_ps_roi_pooling", "npu_stride_add",
                                 "npu_bounding_box_encode", "npu_bounding_box_decode", "npu_convolution"],
     "softmax_indexing_and_loss": ["npu_attn_softmax_", "npu_attn_softmax_backward_", "scatter_update",
                                   "npu_scatter_nd_update", "npu_gather_sparse_index", "npu_cross_entropy_loss",
@@ -54,7 +57,10 @@ GROUPS = {
                                   "npu_gather_sparse_index_backward@vector_index", "npu_indexing@ellipsis",
                                   "npu_pad", "npu_stride_copy", "npu_view_copy", "npu_dropout_do_mask",
                                   "npu_dropout_backward", "kl_div_target_backward", "npu_max_backward",
-                                  "npu_min_backward", "npu_scatter"],
+                                  "npu_min_backward", "npu_scatter", "npu_sign_bits_pack", "npu_sign_bits_unpack",
+                                  "npu_softmax_cross_entropy_with_logits",
+                                  "npu_softmax_cross_entropy_with_logits_backward", "npu_apply_adam",
+                                  "npu_apply_adam@nesterov"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # npu_add_rms_norm_quant's other route there, and those whose page supports Ascend950 alone

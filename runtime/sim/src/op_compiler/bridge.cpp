@@ -508,6 +508,7 @@ aclError Run(const OpCall& call) {
     std::vector<OpEntry> all = Entries();
     all.insert(all.end(), VisionEntries().begin(), VisionEntries().end());
     all.insert(all.end(), MathEntries().begin(), MathEntries().end());
+    all.insert(all.end(), CustomEntries().begin(), CustomEntries().end());
     return all;
   }();
   auto entry = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return call.type == e.type; });

@@ -1,11 +1,13 @@
-// The aclop bridge's vision operators, which no aclnn API computes: Iou, GIoU,
-// NonMaxSuppressionV4, PSROIPoolingV2, DeformableOffsets, BoundingBoxEncode and BoundingBoxDecode
-// (torch_npu's npu_iou, npu_ptiou, npu_giou, npu_nms_v4, npu_ps_roi_pooling, npu_deformable_conv2d,
-// npu_bounding_box_encode and npu_bounding_box_decode run them by type name). Their shapes, dtypes and attributes are checked when
-// the call is made; the arithmetic runs in stream order (aclrtLaunchHostFunc) in float, the
-// float16 and bfloat16 operands converted on the way in and out. The formulas are the operators'
-// documented ones (CANN's operator prototypes, the papers they cite); where a detail is not
-// documented the reading taken is said where it is used.
+// The aclop bridge's vision operators, which no aclnn API computes: Iou, GIoU, DIoU, CIoU,
+// NonMaxSuppressionV4, PSROIPoolingV2, DeformableOffsets, BoundingBoxEncode, BoundingBoxDecode,
+// AnchorResponseFlags and YoloBoxesEncode (torch_npu's npu_iou, npu_ptiou, npu_giou, npu_diou,
+// npu_ciou, npu_nms_v4, npu_ps_roi_pooling, npu_deformable_conv2d, npu_bounding_box_encode,
+// npu_bounding_box_decode, npu_anchor_response_flags and npu_yolo_boxes_encode run them by type name).
+// Their shapes, dtypes and attributes are checked when the call is made; the arithmetic runs in
+// stream order (aclrtLaunchHostFunc) in float, the float16 and bfloat16 operands converted on the
+// way in and out. The formulas are the operators' documented ones (CANN's operator prototypes, the
+// papers and libraries they cite); where a detail is not documented the reading taken is said where
+// it is used.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -18,65 +20,11 @@
 #include "common/dtypes.h"
 #include "common/internal.h"
 #include "op_compiler/bridge.h"
+#include "op_compiler/host_kernel.h"
 
 namespace aclsim::aclop {
 
 namespace {
-
-// One floating operand of a kernel: its data and dtype, read and written as float.
-struct Floats {
-  void* data = nullptr;
-  aclDataType dtype = ACL_FLOAT;
-
-  float operator[](int64_t i) const {
-    switch (dtype) {
-      case ACL_FLOAT16: return HalfToFloat(static_cast<const uint16_t*>(data)[i]);
-      case ACL_BF16: return BFloat16ToFloat(static_cast<const uint16_t*>(data)[i]);
-      default: return static_cast<const float*>(data)[i];
-    }
-  }
-  void Set(int64_t i, float v) const {
-    switch (dtype) {
-      case ACL_FLOAT16: static_cast<uint16_t*>(data)[i] = FloatToHalf(v); break;
-      case ACL_BF16: static_cast<uint16_t*>(data)[i] = FloatToBFloat16(v); break;
-      default: static_cast<float*>(data)[i] = v;
-    }
-  }
-};
-
-// The operand as Floats, or the call's failure when its dtype is not float32, float16 or bfloat16.
-aclError FloatsOf(const OpCall& call, const Operand& operand, const char* what, Floats* floats) {
-  const aclDataType dtype = operand.desc->dtype;
-  if (dtype != ACL_FLOAT && dtype != ACL_FLOAT16 && dtype != ACL_BF16) {
-    return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string(what) + " of dtype " + DTypeName(dtype) +
-                                                          " (float32, float16 or bfloat16 modelled)");
-  }
-  if (static_cast<size_t>(std::max<int64_t>(Elements(operand.desc->dims), 0)) * DTypeSize(dtype) > operand.buffer->size) {
-    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(what) + " of shape " + ListText(operand.desc->dims) +
-                                                       " does not fit its data buffer");
-  }
-  *floats = {operand.buffer->data, dtype};
-  return ACL_SUCCESS;
-}
-
-aclError Shape(const OpCall& call, const Operand& operand, const char* what, const std::vector<int64_t>& expected) {
-  if (operand.desc->dims == expected) return ACL_SUCCESS;
-  return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(what) + " of shape " + ListText(operand.desc->dims) +
-                                                     " (expected " + ListText(expected) + ")");
-}
-
-// Queues `kernel` on the call's stream: it runs after the work queued before it.
-aclError Launch(const OpCall& call, std::function<void()> kernel) {
-  auto task = std::make_unique<std::function<void()>>(std::move(kernel));
-  auto run = [](void* self) {
-    std::unique_ptr<std::function<void()>> f(static_cast<std::function<void()>*>(self));
-    (*f)();
-  };
-  const aclError status = aclrtLaunchHostFunc(call.stream, run, task.get());
-  if (status != ACL_SUCCESS) return call.Fail(status, std::string("could not queue its kernel: ") + aclGetRecentErrMsg());
-  task.release();  // the stream's task owns it now
-  return ACL_SUCCESS;
-}
 
 // A box's corners: x1 <= x2 and y1 <= y2 are the caller's (the operators do not reorder them).
 struct Box {
@@ -130,17 +78,16 @@ aclError Iou(const OpCall& call) {
   });
 }
 
-// GIoU: generalised IoU (Rezatofighi et al., 2019), IoU - (hull - union) / hull with hull the
-// smallest box enclosing both, of bboxes [4, N] and gtboxes [4, M] given by coordinate rows:
-// (x1, y1, x2, y2), or (centre x, centre y, width, height) when `trans`. is_cross: every pair, y
-// [M, N]; else box i with gtbox i, y [1, N]. Only mode "iou" is modelled: what "iof" divides the
-// hull term by is not documented.
-aclError GIoU(const OpCall& call) {
-  if (aclError s = call.Arity(2, 2, 1)) return s;
+// The overlap operators of boxes given by coordinate rows (GIoU, DIoU, CIoU): bboxes [4, N] and
+// gtboxes [4, M], (x1, y1, x2, y2) or, when `trans`, (centre x, centre y, width, height). is_cross:
+// every pair, y [M, N]; else box i with gtbox i, y [1, N]. Only mode "iou" is modelled: what
+// "iof" divides the penalty terms by is not documented. `metric` maps (box, gtbox) to the value.
+aclError RowBoxOverlaps(const OpCall& call, size_t outputs, std::function<void(const Box&, const Box&, float*)> metric) {
+  if (aclError s = call.Arity(2, 2, outputs)) return s;
   const std::string mode = call.String("mode", "iou");
   if (mode != "iou") return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute mode = \"" + mode + "\" is not modelled (\"iou\")");
   const bool trans = call.Bool("trans", false), cross = call.Bool("is_cross", true);
-  Floats boxes, gt, y;
+  Floats boxes, gt, y, extra;
   if (aclError s = BoxOperands(call, &boxes, &gt, &y)) return s;
   const std::vector<int64_t>& b_dims = call.inputs[0].desc->dims;
   const std::vector<int64_t>& g_dims = call.inputs[1].desc->dims;
@@ -150,21 +97,72 @@ aclError GIoU(const OpCall& call) {
   }
   const int64_t n = b_dims[1], m = g_dims[1];
   if (aclError s = Shape(call, call.outputs[0], "overlap", {cross ? m : 1, n})) return s;
+  if (outputs == 2) {
+    if (aclError s = FloatsOf(call, call.outputs[1], "atan_sub", &extra)) return s;
+    if (aclError s = Shape(call, call.outputs[1], "atan_sub", {cross ? m : 1, n})) return s;
+  }
   return Launch(call, [=] {
     auto box = [trans](const Floats& f, int64_t count, int64_t i) {
       const float a = f[i], b = f[count + i], c = f[2 * count + i], d = f[3 * count + i];
       return trans ? Box{a - c / 2, b - d / 2, a + c / 2, b + d / 2} : Box{a, b, c, d};
     };
-    auto giou = [](const Box& p, const Box& q) {
-      const float inter = std::max(std::min(p.x2, q.x2) - std::max(p.x1, q.x1), 0.0f) *
-                          std::max(std::min(p.y2, q.y2) - std::max(p.y1, q.y1), 0.0f);
-      const float uni = (p.x2 - p.x1) * (p.y2 - p.y1) + (q.x2 - q.x1) * (q.y2 - q.y1) - inter;
-      const float hull = (std::max(p.x2, q.x2) - std::min(p.x1, q.x1)) * (std::max(p.y2, q.y2) - std::min(p.y1, q.y1));
-      return inter / uni - (hull - uni) / hull;
-    };
     for (int64_t j = 0; j < (cross ? m : 1); ++j) {
-      for (int64_t i = 0; i < n; ++i) y.Set(j * n + i, giou(box(boxes, n, i), box(gt, m, cross ? j : i)));
+      for (int64_t i = 0; i < n; ++i) {
+        float values[2] = {0.0f, 0.0f};
+        metric(box(boxes, n, i), box(gt, m, cross ? j : i), values);
+        y.Set(j * n + i, values[0]);
+        if (extra.data) extra.Set(j * n + i, values[1]);
+      }
     }
+  });
+}
+
+float Intersection(const Box& p, const Box& q) {
+  return std::max(std::min(p.x2, q.x2) - std::max(p.x1, q.x1), 0.0f) *
+         std::max(std::min(p.y2, q.y2) - std::max(p.y1, q.y1), 0.0f);
+}
+
+float Area(const Box& p) { return (p.x2 - p.x1) * (p.y2 - p.y1); }
+
+// IoU - (squared distance of the centres) / (squared diagonal of the smallest box enclosing both):
+// DIoU's penalty (Zheng et al., 2020), CIoU's first.
+float DistanceIou(const Box& p, const Box& q) {
+  const float inter = Intersection(p, q);
+  const float iou = inter / (Area(p) + Area(q) - inter);
+  const float dx = (p.x1 + p.x2 - q.x1 - q.x2) / 2, dy = (p.y1 + p.y2 - q.y1 - q.y2) / 2;
+  const float cw = std::max(p.x2, q.x2) - std::min(p.x1, q.x1), ch = std::max(p.y2, q.y2) - std::min(p.y1, q.y1);
+  return iou - (dx * dx + dy * dy) / (cw * cw + ch * ch);
+}
+
+// GIoU: generalised IoU (Rezatofighi et al., 2019), IoU - (hull - union) / hull with hull the
+// smallest box enclosing both.
+aclError GIoU(const OpCall& call) {
+  return RowBoxOverlaps(call, 1, [](const Box& p, const Box& q, float* out) {
+    const float inter = Intersection(p, q);
+    const float uni = Area(p) + Area(q) - inter;
+    const float hull = (std::max(p.x2, q.x2) - std::min(p.x1, q.x1)) * (std::max(p.y2, q.y2) - std::min(p.y1, q.y1));
+    out[0] = inter / uni - (hull - uni) / hull;
+  });
+}
+
+// DIoU: distance IoU (Zheng et al., 2020).
+aclError DIoU(const OpCall& call) {
+  return RowBoxOverlaps(call, 1, [](const Box& p, const Box& q, float* out) { out[0] = DistanceIou(p, q); });
+}
+
+// CIoU: complete IoU (Zheng et al., 2020), DIoU - alpha v with v = 4 / pi^2 (atan(w_gt / h_gt) -
+// atan(w / h))^2 and alpha = v / (1 - IoU + v). Its second output, atan_sub (what CIoUGrad reads),
+// is read as the difference squared in v, atan(w_gt / h_gt) - atan(w / h): torch_npu returns only
+// the overlap.
+aclError CIoU(const OpCall& call) {
+  return RowBoxOverlaps(call, 2, [](const Box& p, const Box& q, float* out) {
+    const float inter = Intersection(p, q);
+    const float iou = inter / (Area(p) + Area(q) - inter);
+    const float atan_sub = std::atan((q.x2 - q.x1) / (q.y2 - q.y1)) - std::atan((p.x2 - p.x1) / (p.y2 - p.y1));
+    constexpr float kPi = 3.14159265358979f;
+    const float v = 4.0f / (kPi * kPi) * atan_sub * atan_sub;
+    out[0] = DistanceIou(p, q) - v * v / (1.0f - iou + v);
+    out[1] = atan_sub;
   });
 }
 
@@ -467,6 +465,96 @@ aclError BoundingBoxDecode(const OpCall& call) {
   });
 }
 
+// AnchorResponseFlags: MMDetection's YOLO responsible flags (YOLOAnchorGenerator's
+// single_level_responsible_flags), which the operator computes: the grid cell (floor(cx / stride
+// x), floor(cy / stride y)) holding each gt box's centre is responsible, and flags [h * w *
+// num_base_anchors] (UINT8) is 1 for every base anchor of a responsible cell, 0 elsewhere
+// (featmap_size (h, w), strides (x, y)). A centre outside the map flags no cell (MMDetection's
+// would index out of its grid).
+aclError AnchorResponseFlags(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const std::vector<int64_t> size = call.Ints("featmap_size"), strides = call.Ints("strides");
+  const int64_t anchors = call.Int("num_base_anchors", 0);
+  if (size.size() != 2 || size[0] < 0 || size[1] < 0) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute featmap_size = " + ListText(size) + " is not (height, width)");
+  }
+  if (strides.size() != 2 || strides[0] <= 0 || strides[1] <= 0) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute strides = " + ListText(strides) + " is not two positive strides");
+  }
+  if (anchors <= 0) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute num_base_anchors = " + std::to_string(anchors));
+  Floats boxes;
+  if (aclError s = FloatsOf(call, call.inputs[0], "gt_bboxes", &boxes)) return s;
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  if (dims.size() != 2 || dims[1] != 4) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "gt_bboxes " + ListText(dims) + " is not [N, 4]");
+  const Operand& flags = call.outputs[0];
+  if (flags.desc->dtype != ACL_UINT8) {
+    return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("flags of dtype ") + DTypeName(flags.desc->dtype) + " (UINT8)");
+  }
+  const int64_t h = size[0], w = size[1], total = h * w * anchors;
+  if (aclError s = Shape(call, flags, "flags", {total})) return s;
+  if (static_cast<size_t>(total) > flags.buffer->size) {
+    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "flags of shape [" + std::to_string(total) + "] does not fit its data buffer");
+  }
+  const int64_t n = dims[0];
+  uint8_t* out = static_cast<uint8_t*>(flags.buffer->data);
+  return Launch(call, [=] {
+    std::fill(out, out + total, uint8_t{0});
+    for (int64_t i = 0; i < n; ++i) {
+      const float cx = (boxes[i * 4] + boxes[i * 4 + 2]) * 0.5f, cy = (boxes[i * 4 + 1] + boxes[i * 4 + 3]) * 0.5f;
+      const float gx = std::floor(cx / static_cast<float>(strides[0])), gy = std::floor(cy / static_cast<float>(strides[1]));
+      if (!(gx >= 0 && gx < static_cast<float>(w) && gy >= 0 && gy < static_cast<float>(h))) continue;
+      const int64_t cell = static_cast<int64_t>(gy) * w + static_cast<int64_t>(gx);
+      std::fill(out + cell * anchors, out + (cell + 1) * anchors, uint8_t{1});
+    }
+  });
+}
+
+// YoloBoxesEncode: MMDetection's YOLOBBoxCoder.encode, which the operator computes: anchors and gt
+// boxes [N, 4] (corners) to (x, y, w, h) targets [N, 4], x = clamp((gt centre x - anchor centre
+// x) / stride + 0.5, eps, 1 - eps) (y alike) and w = log(max(gt w / anchor w, eps)) (h alike), with
+// MMDetection's eps 1e-6 and stride [N] (INT32, one per box). performance_mode ("high_precision" or
+// "high_performance") changes how a device computes, not the formula.
+aclError YoloBoxesEncode(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  const std::string mode = call.String("performance_mode", "high_precision");
+  if (mode != "high_precision" && mode != "high_performance") {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute performance_mode = \"" + mode +
+                                                      "\" (\"high_precision\" or \"high_performance\")");
+  }
+  Floats anchors, gt, encoded;
+  if (aclError s = FloatsOf(call, call.inputs[0], "anchor_boxes", &anchors)) return s;
+  if (aclError s = FloatsOf(call, call.inputs[1], "gt_bboxes", &gt)) return s;
+  if (aclError s = FloatsOf(call, call.outputs[0], "encoded_bboxes", &encoded)) return s;
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  if (dims.size() != 2 || dims[1] != 4) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "anchor_boxes " + ListText(dims) + " is not [N, 4]");
+  const int64_t n = dims[0];
+  if (aclError s = Shape(call, call.inputs[1], "gt_bboxes", {n, 4})) return s;
+  if (aclError s = Shape(call, call.outputs[0], "encoded_bboxes", {n, 4})) return s;
+  const Operand& stride = call.inputs[2];
+  if (stride.desc->dtype != ACL_INT32) {
+    return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("stride of dtype ") + DTypeName(stride.desc->dtype) + " (INT32)");
+  }
+  if (aclError s = Shape(call, stride, "stride", {n})) return s;
+  if (static_cast<size_t>(n) * sizeof(int32_t) > stride.buffer->size) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "stride of shape [" + std::to_string(n) + "] does not fit its data buffer");
+  }
+  const int32_t* strides = static_cast<const int32_t*>(stride.buffer->data);
+  return Launch(call, [=] {
+    constexpr float kEps = 1e-6f;
+    for (int64_t i = 0; i < n; ++i) {
+      const Box a{anchors[i * 4], anchors[i * 4 + 1], anchors[i * 4 + 2], anchors[i * 4 + 3]};
+      const Box g{gt[i * 4], gt[i * 4 + 1], gt[i * 4 + 2], gt[i * 4 + 3]};
+      const float s = static_cast<float>(strides[i]);
+      const float x = ((g.x1 + g.x2) * 0.5f - (a.x1 + a.x2) * 0.5f) / s + 0.5f;
+      const float y = ((g.y1 + g.y2) * 0.5f - (a.y1 + a.y2) * 0.5f) / s + 0.5f;
+      encoded.Set(i * 4, std::clamp(x, kEps, 1 - kEps));
+      encoded.Set(i * 4 + 1, std::clamp(y, kEps, 1 - kEps));
+      encoded.Set(i * 4 + 2, std::log(std::max((g.x2 - g.x1) / (a.x2 - a.x1), kEps)));
+      encoded.Set(i * 4 + 3, std::log(std::max((g.y2 - g.y1) / (a.y2 - a.y1), kEps)));
+    }
+  });
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& VisionEntries() {
@@ -474,6 +562,8 @@ const std::vector<OpEntry>& VisionEntries() {
   static const std::vector<OpEntry> entries = {
       {"Iou", {{"mode", K::kString}, {"eps", K::kFloat}}, Iou},
       {"GIoU", {{"trans", K::kBool}, {"is_cross", K::kBool}, {"mode", K::kString}}, GIoU},
+      {"DIoU", {{"trans", K::kBool}, {"is_cross", K::kBool}, {"mode", K::kString}}, DIoU},
+      {"CIoU", {{"trans", K::kBool}, {"is_cross", K::kBool}, {"mode", K::kString}, {"atan_sub_flag", K::kBool}}, CIoU},
       {"NonMaxSuppressionV4", {{"pad_to_max_output_size", K::kBool}}, NonMaxSuppressionV4},
       {"PSROIPoolingV2", {{"spatial_scale", K::kFloat}, {"output_dim", K::kInt}, {"group_size", K::kInt}}, PSROIPoolingV2},
       {"DeformableOffsets",
@@ -484,6 +574,9 @@ const std::vector<OpEntry>& VisionEntries() {
       {"BoundingBoxDecode",
        {{"means", K::kListFloat}, {"stds", K::kListFloat}, {"max_shape", K::kListInt}, {"wh_ratio_clip", K::kFloat}},
        BoundingBoxDecode},
+      {"AnchorResponseFlags", {{"featmap_size", K::kListInt}, {"strides", K::kListInt}, {"num_base_anchors", K::kInt}},
+       AnchorResponseFlags},
+      {"YoloBoxesEncode", {{"performance_mode", K::kString}}, YoloBoxesEncode},
   };
   return entries;
 }
