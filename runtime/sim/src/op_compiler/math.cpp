@@ -341,8 +341,9 @@ aclError Cumsum(const OpCall& call) {
   return Aclnn<CumsumApi>(call, "aclnnCumsum", x, axis, call.outputs[0].desc->dtype, y);
 }
 
-// ConcatD, ConcatV2D: the inputs joined along attribute concat_dim (N, their number, checked).
-aclError Concat(const OpCall& call) {
+// ConcatD, ConcatV2D and Pack: the inputs joined by `api` (aclnnCat along an existing dimension,
+// aclnnStack along a new one) at the dimension attribute `dim_attribute`; N, their number, checked.
+aclError JoinInputs(const OpCall& call, const char* api, const char* dim_attribute) {
   const size_t count = call.inputs.size();
   if (aclError s = call.Arity(1, count, 1)) return s;
   if (call.Has("N") && call.Int("N", 0) != static_cast<int64_t>(count)) {
@@ -355,8 +356,10 @@ aclError Concat(const OpCall& call) {
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   aclTensorList* list = o.List(tensors);
   if (o.status()) return o.status();
-  return Aclnn<CatApi>(call, "aclnnCat", list, call.Int("concat_dim", 0), y);
+  return Aclnn<CatApi>(call, api, list, call.Int(dim_attribute, 0), y);
 }
+
+aclError Concat(const OpCall& call) { return JoinInputs(call, "aclnnCat", "concat_dim"); }
 
 // ArgMaxV2, ArgMin: the index of the largest (smallest) element along the axis of input 1. The aclnn
 // APIs give int64 indices; an int32 y (torch_npu asks for one) receives them cast.
@@ -687,22 +690,7 @@ aclError Gather(const OpCall& call) {
   return Aclnn<IndexSelectApi>(call, elements ? "aclnnGather" : "aclnnIndexSelect", x, axis, indices, y);
 }
 
-// Pack: the inputs stacked along a new attribute axis (N, their number, checked).
-aclError Pack(const OpCall& call) {
-  const size_t count = call.inputs.size();
-  if (aclError s = call.Arity(1, count, 1)) return s;
-  if (call.Has("N") && call.Int("N", 0) != static_cast<int64_t>(count)) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute N = " + std::to_string(call.Int("N", 0)) + " for " +
-                                                      std::to_string(count) + " inputs");
-  }
-  AclnnObjects o(call);
-  std::vector<aclTensor*> tensors;
-  for (size_t i = 0; i < count; ++i) tensors.push_back(o.Tensor(call.inputs[i], "x"));
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
-  aclTensorList* list = o.List(tensors);
-  if (o.status()) return o.status();
-  return Aclnn<CatApi>(call, "aclnnStack", list, call.Int("axis", 0), y);
-}
+aclError Pack(const OpCall& call) { return JoinInputs(call, "aclnnStack", "axis"); }
 
 aclError Roll(const OpCall& call) {
   if (aclError s = call.Arity(1, 1, 1)) return s;
