@@ -44,8 +44,8 @@ def within_ranges(api: API, values: Mapping[str, Any]) -> bool:
     """Whether host `values` meet the API's value ranges bounded by numbers or by other values
     (those bounded by shapes are the range cases' business)."""
     numbers = {name: float(v) for name, v in values.items() if isinstance(v, (int, float))}
-    return not any(rule.param in numbers and rule.refuses(numbers[rule.param], numbers) for rule in api.value_ranges) \
-        and not any(rule.param in numbers and rule.refuses(numbers[rule.param], numbers) for rule in api.value_sets)
+    return not any(rule.param in numbers and rule.refuses(numbers[rule.param], numbers)
+                   for rule in (*api.value_ranges, *api.value_sets))
 
 
 class ElementwiseCases:

@@ -223,15 +223,21 @@ AclnnObjects::~AclnnObjects() {
   for (void* memory : scratch_) aclrtFree(memory);
 }
 
+void* AclnnObjects::DeviceMemory(size_t bytes, const std::string& what) {
+  void* memory = nullptr;
+  if (aclrtMalloc(&memory, bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
+    status_ = call_.Fail(ACL_ERROR_BAD_ALLOC, "no device memory for " + what + " (" + std::to_string(bytes) + " bytes)");
+    return nullptr;
+  }
+  scratch_.push_back(memory);  // freed with the objects
+  return memory;
+}
+
 aclTensor* AclnnObjects::Scratch(aclDataType dtype, const std::vector<int64_t>& dims) {
   if (status_ != ACL_SUCCESS) return nullptr;
   const size_t bytes = std::max<size_t>(static_cast<size_t>(Elements(dims)) * DTypeSize(dtype), 1);
-  void* memory = nullptr;
-  if (aclrtMalloc(&memory, bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
-    status_ = call_.Fail(ACL_ERROR_BAD_ALLOC, "no device memory for a scratch tensor of " + std::to_string(bytes) + " bytes");
-    return nullptr;
-  }
-  scratch_.push_back(memory);
+  void* memory = DeviceMemory(bytes, "a scratch tensor");
+  if (!memory) return nullptr;
   Operand operand{std::make_shared<OpTensorDesc>(), std::make_shared<OpDataBuffer>()};
   operand.desc->dtype = dtype;
   operand.desc->format = ACL_FORMAT_ND;
@@ -250,12 +256,8 @@ bool AclnnObjects::DeviceCopy(const Operand& operand, const char* what, Operand*
                                                            " bytes, fewer than its shape " + ListText(operand.desc->dims) + " needs");
     return false;
   }
-  void* memory = nullptr;
-  if (aclrtMalloc(&memory, std::max<size_t>(needed, 1), ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
-    status_ = call_.Fail(ACL_ERROR_BAD_ALLOC, std::string(what) + ": no device memory for a copy of its host data");
-    return false;
-  }
-  scratch_.push_back(memory);
+  void* memory = DeviceMemory(std::max<size_t>(needed, 1), std::string(what) + "'s copy of its host data");
+  if (!memory) return false;
   if (needed > 0 && aclrtMemcpy(memory, needed, bytes, needed, ACL_MEMCPY_HOST_TO_DEVICE) != ACL_SUCCESS) {
     status_ = call_.Fail(ACL_ERROR_INVALID_PARAM, std::string(what) + ": copying its host data to the device: " + aclGetRecentErrMsg());
     return false;

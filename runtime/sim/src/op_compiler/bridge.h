@@ -119,6 +119,8 @@ class AclnnObjects {
  private:
   // A device copy of an operand held on the host (a constant or a host tensor), owned as scratch.
   bool DeviceCopy(const Operand& operand, const char* what, Operand* on_device);
+  // `bytes` of device memory freed with these objects; null (the status set, naming `what`) when none.
+  void* DeviceMemory(size_t bytes, const std::string& what);
 
   const OpCall& call_;
   aclError status_ = ACL_SUCCESS;
