@@ -11,7 +11,7 @@ from gen.api.calls import EXPRESSIBLE, SHAPES
 from gen.emit.tests.base_call import BaseCall, related
 from gen.emit.tests.cases import (NONCONTIGUOUS_LAYOUTS, OUT_LAYOUTS, Case, CaseGroup, broadcast_shape, fits,
                                   layout_dtypes, scalar_value)
-from gen.ir import API, Direction, Param, ParamKind, RelationKind
+from gen.ir import API, Direction, Param, ParamKind, RelationKind, ValueRange, ValueSet
 
 # (first, second) shapes that broadcast, for two inputs whose page allows it.
 BROADCAST_PAIRS = (((3, 1), (1, 4)), ((1, 4), (3, 1)), ((2, 3, 4), (4,)), ((4,), (2, 3, 4)), ((), (3, 4)),
@@ -44,8 +44,8 @@ def within_ranges(api: API, values: Mapping[str, Any]) -> bool:
     """Whether host `values` meet the API's value ranges bounded by numbers or by other values
     (those bounded by shapes are the range cases' business)."""
     numbers = {name: float(v) for name, v in values.items() if isinstance(v, (int, float))}
-    return not any(rule.param in numbers and rule.refuses(numbers[rule.param], numbers)
-                   for rule in (*api.value_ranges, *api.value_sets))
+    rules: tuple[ValueRange | ValueSet, ...] = (*api.value_ranges, *api.value_sets)
+    return not any(rule.param in numbers and rule.refuses(numbers[rule.param], numbers) for rule in rules)
 
 
 class ElementwiseCases:
