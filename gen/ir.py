@@ -411,39 +411,67 @@ def _dumps_value(value: Any) -> Any:
     return value
 
 
-def _loads_value(hint: Any, value: Any) -> Any:
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if origin in (typing.Union, types.UnionType):
-        if value is None:
-            return None
-        (inner,) = [a for a in args if a is not type(None)]
-        return _loads_value(inner, value)
-    if origin is tuple:
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_loads_value(args[0], v) for v in value)
-        return tuple(_loads_value(a, v) for a, v in zip(args, value))
-    if isinstance(hint, type) and issubclass(hint, enum.Enum):
-        return hint(value)
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        return _load_dataclass(hint, value)
+Loader = typing.Callable[[Any], Any]
+_LOADERS: dict[Any, Loader] = {}
+
+
+def _loader(hint: Any) -> Loader:
+    """The function that turns the JSON value of a field typed `hint` into its IR value: worked out
+    once per type, not once per value (a docs tree's IR has hundreds of thousands of values, and
+    resolving a class's type hints costs more than building the object)."""
+    found = _LOADERS.get(hint)
+    if found is None:
+        found = _LOADERS[hint] = _make_loader(hint)
+    return found
+
+
+def _identity(value: Any) -> Any:
     return value
 
 
-def _load_dataclass(cls: type, data: Mapping[str, Any]) -> Any:
-    hints = typing.get_type_hints(cls)
-    kwargs = {}
-    for f in dataclasses.fields(cls):
-        name = _json_name(f)
-        if name not in data:
-            continue
-        value = data[name]
-        mapping = f.metadata.get("mapping")
-        if mapping:
-            key, val = mapping
-            value = [{key: k, val: v} for k, v in value.items()]
-        kwargs[f.name] = _loads_value(hints[f.name], value)
-    return cls(**kwargs)
+def _make_loader(hint: Any) -> Loader:
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        (inner,) = [a for a in args if a is not type(None)]
+        load_inner = _loader(inner)
+        return lambda value: None if value is None else load_inner(value)
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            load_item = _loader(args[0])
+            return lambda value: tuple(map(load_item, value))
+        loads = tuple(_loader(a) for a in args)
+        return lambda value: tuple(load(v) for load, v in zip(loads, value))
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return hint
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return _dataclass_loader(hint)
+    return _identity
+
+
+def _dataclass_loader(cls: type) -> Loader:
+    # The fields' loaders are resolved at the first object, not here: the IR's classes refer to
+    # each other (and to themselves), so resolving them eagerly would recurse.
+    fields: Optional[tuple[tuple[str, str, Optional[tuple[str, str]], Loader], ...]] = None
+
+    def load(data: Mapping[str, Any]) -> Any:
+        nonlocal fields
+        if fields is None:
+            hints = typing.get_type_hints(cls)
+            fields = tuple((json_name, attribute, mapping, _loader(hints[attribute]))
+                           for json_name, attribute, mapping in _json_fields(cls))
+        kwargs = {}
+        for json_name, attribute, mapping, load_field in fields:
+            if json_name not in data:
+                continue
+            value = data[json_name]
+            if mapping:
+                key, val = mapping
+                value = [{key: k, val: v} for k, v in value.items()]
+            kwargs[attribute] = load_field(value)
+        return cls(**kwargs)
+
+    return load
 
 
 class _Json:
@@ -454,7 +482,7 @@ class _Json:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]):
-        return _load_dataclass(cls, data)
+        return _loader(cls)(data)
 
 
 @dataclass(frozen=True)
