@@ -22,6 +22,7 @@ import pytest
 import torch
 
 from gen import names, pipeline
+from gen.cache import IRCache, SemanticsCache
 from gen.model import BoundAPI, Model
 from tests.support.golden_namespace import golden_names
 from gen.ir import Direction, DType, ExampleCall, ParamKind, Soc
@@ -49,9 +50,12 @@ def soc_of(bound: BoundAPI) -> Soc:
 
 @functools.lru_cache(maxsize=1)
 def model() -> Model:
-    inputs = pipeline.discover([DOCS])
-    pages = pipeline.merge(pipeline.parse(inputs.pages))
-    return pipeline.select(pages, pipeline.semantics(inputs.semantics, pipeline.declared_apis(pages)).ops)
+    """op_docs' model, its pages read through `make generate`'s cache (build/cache): this module
+    is imported by every test worker to list its cases, and parsing op_docs anew took each ~9 s."""
+    inputs, cache = pipeline.discover([DOCS]), ROOT / "build" / "cache"
+    pages = pipeline.merge(pipeline.parse(inputs.pages, cache=IRCache(cache)))
+    semantics = pipeline.semantics(inputs.semantics, pipeline.declared_apis(pages), cache=SemanticsCache(cache))
+    return pipeline.select(pages, semantics.ops)
 
 
 def example_apis() -> dict[str, BoundAPI]:
