@@ -28,13 +28,15 @@ endef
 # The generated suites in both modes at once: asynchronous on the CPU's widest kernel path, and
 # synchronous (ACLNN_SIM_SYNC=1: every kernel run in its launching call) on the AVX2 path, the one
 # AVX2-only CPUs take. Each pass is one pytest process with JOBS/2 workers, none when that is 1: on
-# ~26,000 short tests xdist's per-test traffic costs a third more CPU than the tests. A pass's
-# output is shown when both have ended, in build/test-generated-*.log too.
+# ~26,000 short tests xdist's per-test traffic costs a third more CPU than the tests. The suites
+# log nothing, and pytest's log capture (set up and torn down around every test) cost ~12% of a
+# pass's CPU: it is off. A pass's output is shown when both have ended, in build/test-generated-*.log too.
+GENERATED_PYTEST = $(PYTEST) -p no:logging
 define run_generated_modes
 	@mkdir -p build; workers=$$(( $(JOBS) / 2 )); xdist=$$([ $$workers -ge 2 ] && echo "-n $$workers"); \
 	echo "generated suites: asynchronous, and synchronous on the AVX2 path, at once ($(1))"; \
-	$(PYTEST) $$xdist $(1) > build/test-generated-async.log 2>&1 & async=$$!; \
-	ACLNN_SIM_SYNC=1 ACLNN_SIM_ISA=avx2 $(PYTEST) $$xdist $(1) > build/test-generated-sync-avx2.log 2>&1 & sync=$$!; \
+	$(GENERATED_PYTEST) $$xdist $(1) > build/test-generated-async.log 2>&1 & async=$$!; \
+	ACLNN_SIM_SYNC=1 ACLNN_SIM_ISA=avx2 $(GENERATED_PYTEST) $$xdist $(1) > build/test-generated-sync-avx2.log 2>&1 & sync=$$!; \
 	wait $$async; async_rc=$$?; wait $$sync; sync_rc=$$?; failed=0; \
 	for pass in async:$$async_rc sync-avx2:$$sync_rc; do \
 	  name=$${pass%:*}; rc=$${pass#*:}; echo "--- generated suites, $$name (exit status $$rc)"; \
