@@ -90,26 +90,52 @@ class ScriptServer:
         return answer["ok"], answer["output"]
 
 
+# The settings a script may ask for and still run in a shared server: the simulated chip. Each
+# distinct value has a server of its own (torch_npu reads the chip once, at its first device use).
+SHARED_SETTINGS = frozenset({"ACLNN_SIM_SOC"})
+
+
+class ScriptServers:
+    """The worker's script servers, one per value of the SHARED_SETTINGS a script asks for."""
+
+    def __init__(self, environment: dict[str, str]) -> None:
+        self.environment = environment
+        self.servers: dict[tuple[tuple[str, str], ...], ScriptServer] = {}
+
+    def serves(self, env: dict[str, str]) -> bool:
+        return set(env) <= SHARED_SETTINGS
+
+    def server(self, env: dict[str, str]) -> ScriptServer:
+        key = tuple(sorted(env.items()))
+        if key not in self.servers:
+            self.servers[key] = ScriptServer({**self.environment, **env})
+        return self.servers[key]
+
+    def stop(self) -> None:
+        for server in self.servers.values():
+            server.stop()
+
+
 @pytest.fixture(scope="session")
 def script_server(npu_environment):
-    server = ScriptServer(npu_environment)
-    yield server
-    server.stop()
+    servers = ScriptServers(npu_environment)
+    yield servers
+    servers.stop()
 
 
 @pytest.fixture
 def run_npu(npu_environment, script_server):
     """Runs a Python script with torch and torch_npu imported, on the simulator; the script asserts
     what it checks. Returns its standard output; fails the test with its output when it fails.
-    A script run with its own environment variables, one expected to fail, or one that asks for
-    `fresh=True` (it checks something of a whole process: its exit, its first device use) gets a
-    process of its own; the others run in the worker's script server."""
+    A script run with environment variables other than the chip's, one expected to fail, or one
+    that asks for `fresh=True` (it checks something of a whole process: its exit, its first device
+    use) gets a process of its own; the others run in the worker's script server for their chip."""
 
     def run(script: str, *, env: dict[str, str] | None = None, expect_failure: bool = False, fresh: bool = False,
             timeout: int = 240) -> str:
         prologue = "import torch, torch_npu\ntorch.manual_seed(0)\n"
-        if not (env or expect_failure or fresh):
-            passed, output = script_server.run(textwrap.dedent(script), timeout)
+        if not (expect_failure or fresh) and script_server.serves(env or {}):
+            passed, output = script_server.server(env or {}).run(textwrap.dedent(script), timeout)
             if passed:
                 return output
         proc = subprocess.run([sys.executable, "-c", prologue + textwrap.dedent(script)],
