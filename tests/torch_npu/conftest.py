@@ -8,6 +8,7 @@ import importlib.util
 import json
 import os
 import select
+import signal
 import subprocess
 import sys
 import textwrap
@@ -49,7 +50,11 @@ class ScriptServer:
     the scripts that need nothing of a process of their own: importing torch_npu costs a process
     ~3 s of CPU, most of what a short check costs. A script that fails there is run again in a
     fresh process, whose result is the test's (what an earlier script left behind is not the
-    script's failure), and the server is started anew."""
+    script's failure), and the server is started anew.
+
+    Between scripts the server is stopped (SIGSTOP): torch_npu's release thread polls its queue
+    thousands of times a second whether or not there is work (~20% of a core, idle), and a worker
+    keeps a server per chip for the whole session."""
 
     def __init__(self, environment: dict[str, str]) -> None:
         self.environment = environment
@@ -72,6 +77,7 @@ class ScriptServer:
         """(passed, output); (False, why) when the server died or did not answer in time."""
         process = self.start()
         try:
+            process.send_signal(signal.SIGCONT)
             process.stdin.write(json.dumps(script) + "\n")
             process.stdin.flush()
             ready, _, _ = select.select([process.stdout], [], [], timeout)
@@ -87,6 +93,8 @@ class ScriptServer:
         answer = json.loads(line)
         if not answer["ok"]:
             self.stop()
+        else:
+            process.send_signal(signal.SIGSTOP)
         return answer["ok"], answer["output"]
 
 
