@@ -23,7 +23,10 @@ import pytest
 
 
 BYTES_PER_CALL = 16
-BLOCKS_PER_CALL = 0.01
+# One leaked object per call is 1 block per call; the bound leaves room for what the process's other
+# threads allocate meanwhile (an xdist worker's channel thread: 238 blocks over 20,000 calls on a
+# loaded machine, against the 200 that 0.01 allowed).
+BLOCKS_PER_CALL = 0.05
 WARM_UP = 2000
 
 
