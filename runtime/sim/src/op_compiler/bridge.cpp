@@ -517,6 +517,9 @@ std::string Undocumented(const std::string& type) {
       {"RotatedNMS", kAngle},
       {"RotatedBoxEncode", kAngle},
       {"RotatedBoxDecode", kAngle},
+      {"CIoUGrad",
+       ": CIoU's paper differentiates its penalty with alpha held constant and v's 1 / (w^2 + h^2) factor dropped; "
+       "whether the operator does so, and what its atan_sub input holds, is not documented"},
       {"NMSWithMask",
        ": whether it orders the boxes by score and whether an area counts MMDetection's +1 pixel are not documented "
        "(torch_npu's npu_nms_with_mask docstring gives no formula and its example does not tell them apart)"},

@@ -1,8 +1,9 @@
-// The aclop bridge's vision operators, which no aclnn API computes: Iou, GIoU, DIoU, CIoU,
-// NonMaxSuppressionV4, BatchMultiClassNonMaxSuppression, PSROIPoolingV2, ROIAlign, ROIAlignGrad,
-// DeformableOffsets, BoundingBoxEncode, BoundingBoxDecode, AnchorResponseFlags and YoloBoxesEncode
-// (torch_npu's npu_iou, npu_ptiou, npu_giou, npu_diou, npu_ciou, npu_nms_v4, npu_batch_nms,
-// npu_ps_roi_pooling, npu_roi_align, npu_roi_alignbk, npu_deformable_conv2d,
+// The aclop bridge's vision operators, which no aclnn API computes: Iou, GIoU, DIoU, CIoU, GIoUGrad,
+// DIoUGrad, NonMaxSuppressionV4, BatchMultiClassNonMaxSuppression, PSROIPoolingV2,
+// PSROIPoolingGradV2D, ROIAlign, ROIAlignGrad, DeformableOffsets, BoundingBoxEncode,
+// BoundingBoxDecode, AnchorResponseFlags and YoloBoxesEncode (torch_npu's npu_iou, npu_ptiou,
+// npu_giou, npu_diou, npu_ciou, the backward of npu_giou and npu_diou, npu_nms_v4, npu_batch_nms,
+// npu_ps_roi_pooling and its backward, npu_roi_align, npu_roi_alignbk, npu_deformable_conv2d,
 // npu_bounding_box_encode, npu_bounding_box_decode, npu_anchor_response_flags and
 // npu_yolo_boxes_encode run them by type name).
 // Their shapes, dtypes and attributes are checked when the call is made; the arithmetic runs in
@@ -11,6 +12,7 @@
 // papers and libraries they cite); where a detail is not documented the reading taken is said where
 // it is used.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -29,9 +31,66 @@ namespace aclsim::aclop {
 namespace {
 
 // A box's corners: x1 <= x2 and y1 <= y2 are the caller's (the operators do not reorder them).
-struct Box {
-  float x1, y1, x2, y2;
+// Coordinates are float, or Dual where a gradient is taken.
+template <typename T>
+struct BoxOf {
+  T x1, y1, x2, y2;
 };
+using Box = BoxOf<float>;
+
+// A value with its derivatives with respect to a formula's N inputs (forward-mode
+// differentiation): the overlap operators' gradients (GIoUGrad, DIoUGrad) are the derivatives of
+// the very code their forward operators run, so the two cannot drift apart.
+template <int N>
+struct Dual {
+  float v = 0.0f;
+  std::array<float, N> d{};
+};
+template <int N>
+Dual<N> operator+(Dual<N> a, const Dual<N>& b) {
+  a.v += b.v;
+  for (int i = 0; i < N; ++i) a.d[i] += b.d[i];
+  return a;
+}
+template <int N>
+Dual<N> operator-(Dual<N> a, const Dual<N>& b) {
+  a.v -= b.v;
+  for (int i = 0; i < N; ++i) a.d[i] -= b.d[i];
+  return a;
+}
+template <int N>
+Dual<N> operator*(const Dual<N>& a, const Dual<N>& b) {
+  Dual<N> r{a.v * b.v, {}};
+  for (int i = 0; i < N; ++i) r.d[i] = a.d[i] * b.v + b.d[i] * a.v;
+  return r;
+}
+template <int N>
+Dual<N> operator/(const Dual<N>& a, const Dual<N>& b) {
+  Dual<N> r{a.v / b.v, {}};
+  for (int i = 0; i < N; ++i) r.d[i] = (a.d[i] - r.v * b.d[i]) / b.v;
+  return r;
+}
+template <int N>
+Dual<N> operator/(Dual<N> a, float b) {
+  a.v /= b;
+  for (int i = 0; i < N; ++i) a.d[i] /= b;
+  return a;
+}
+inline float Value(float x) { return x; }
+template <int N>
+float Value(const Dual<N>& x) {
+  return x.v;
+}
+// std::max's and std::min's choice (the first on a tie), for float and Dual alike: a derivative
+// where the formula is not differentiable is the branch's taken.
+template <typename T>
+T Max(const T& a, const T& b) {
+  return Value(a) < Value(b) ? b : a;
+}
+template <typename T>
+T Min(const T& a, const T& b) {
+  return Value(b) < Value(a) ? b : a;
+}
 
 // Iou's and GIoU's operands: the two sets of boxes and the overlap they write, read as float.
 aclError BoxOperands(const OpCall& call, Floats* boxes, Floats* gt, Floats* overlap) {
@@ -80,6 +139,13 @@ aclError Iou(const OpCall& call) {
   });
 }
 
+// A box from its four coordinate rows' values: corners, or when `trans` centre and size.
+template <typename T>
+BoxOf<T> RowBox(const T& a, const T& b, const T& c, const T& d, bool trans) {
+  if (!trans) return {a, b, c, d};
+  return {a - c / 2.0f, b - d / 2.0f, a + c / 2.0f, b + d / 2.0f};
+}
+
 // The overlap operators of boxes given by coordinate rows (GIoU, DIoU, CIoU): bboxes [4, N] and
 // gtboxes [4, M], (x1, y1, x2, y2) or, when `trans`, (centre x, centre y, width, height). is_cross:
 // every pair, y [M, N]; else box i with gtbox i, y [1, N]. Only mode "iou" is modelled: what
@@ -105,8 +171,7 @@ aclError RowBoxOverlaps(const OpCall& call, size_t outputs, std::function<void(c
   }
   return Launch(call, [=] {
     auto box = [trans](const Floats& f, int64_t count, int64_t i) {
-      const float a = f[i], b = f[count + i], c = f[2 * count + i], d = f[3 * count + i];
-      return trans ? Box{a - c / 2, b - d / 2, a + c / 2, b + d / 2} : Box{a, b, c, d};
+      return RowBox(f[i], f[count + i], f[2 * count + i], f[3 * count + i], trans);
     };
     for (int64_t j = 0; j < (cross ? m : 1); ++j) {
       for (int64_t i = 0; i < n; ++i) {
@@ -119,37 +184,98 @@ aclError RowBoxOverlaps(const OpCall& call, size_t outputs, std::function<void(c
   });
 }
 
-float Intersection(const Box& p, const Box& q) {
-  return std::max(std::min(p.x2, q.x2) - std::max(p.x1, q.x1), 0.0f) *
-         std::max(std::min(p.y2, q.y2) - std::max(p.y1, q.y1), 0.0f);
+template <typename T>
+T Intersection(const BoxOf<T>& p, const BoxOf<T>& q) {
+  return Max(Min(p.x2, q.x2) - Max(p.x1, q.x1), T{}) * Max(Min(p.y2, q.y2) - Max(p.y1, q.y1), T{});
 }
 
-float Area(const Box& p) { return (p.x2 - p.x1) * (p.y2 - p.y1); }
+template <typename T>
+T Area(const BoxOf<T>& p) {
+  return (p.x2 - p.x1) * (p.y2 - p.y1);
+}
 
 // IoU - (squared distance of the centres) / (squared diagonal of the smallest box enclosing both):
 // DIoU's penalty (Zheng et al., 2020), CIoU's first.
-float DistanceIou(const Box& p, const Box& q) {
-  const float inter = Intersection(p, q);
-  const float iou = inter / (Area(p) + Area(q) - inter);
-  const float dx = (p.x1 + p.x2 - q.x1 - q.x2) / 2, dy = (p.y1 + p.y2 - q.y1 - q.y2) / 2;
-  const float cw = std::max(p.x2, q.x2) - std::min(p.x1, q.x1), ch = std::max(p.y2, q.y2) - std::min(p.y1, q.y1);
+template <typename T>
+T DistanceIou(const BoxOf<T>& p, const BoxOf<T>& q) {
+  const T inter = Intersection(p, q);
+  const T iou = inter / (Area(p) + Area(q) - inter);
+  const T dx = (p.x1 + p.x2 - q.x1 - q.x2) / 2.0f, dy = (p.y1 + p.y2 - q.y1 - q.y2) / 2.0f;
+  const T cw = Max(p.x2, q.x2) - Min(p.x1, q.x1), ch = Max(p.y2, q.y2) - Min(p.y1, q.y1);
   return iou - (dx * dx + dy * dy) / (cw * cw + ch * ch);
 }
 
-// GIoU: generalised IoU (Rezatofighi et al., 2019), IoU - (hull - union) / hull with hull the
-// smallest box enclosing both.
+// Generalised IoU (Rezatofighi et al., 2019): IoU - (hull - union) / hull with hull the smallest
+// box enclosing both.
+template <typename T>
+T GeneralisedIou(const BoxOf<T>& p, const BoxOf<T>& q) {
+  const T inter = Intersection(p, q);
+  const T uni = Area(p) + Area(q) - inter;
+  const T hull = (Max(p.x2, q.x2) - Min(p.x1, q.x1)) * (Max(p.y2, q.y2) - Min(p.y1, q.y1));
+  return inter / uni - (hull - uni) / hull;
+}
+
+// GIoU: generalised IoU.
 aclError GIoU(const OpCall& call) {
-  return RowBoxOverlaps(call, 1, [](const Box& p, const Box& q, float* out) {
-    const float inter = Intersection(p, q);
-    const float uni = Area(p) + Area(q) - inter;
-    const float hull = (std::max(p.x2, q.x2) - std::min(p.x1, q.x1)) * (std::max(p.y2, q.y2) - std::min(p.y1, q.y1));
-    out[0] = inter / uni - (hull - uni) / hull;
-  });
+  return RowBoxOverlaps(call, 1, [](const Box& p, const Box& q, float* out) { out[0] = GeneralisedIou(p, q); });
 }
 
 // DIoU: distance IoU (Zheng et al., 2020).
 aclError DIoU(const OpCall& call) {
   return RowBoxOverlaps(call, 1, [](const Box& p, const Box& q, float* out) { out[0] = DistanceIou(p, q); });
+}
+
+// GIoUGrad and DIoUGrad: the gradients of GIoU and DIoU with is_cross false (box i with gtbox i),
+// what torch_npu's npu_giou and npu_diou backward send: dy [N] (the overlaps' gradient), bboxes and
+// gtboxes [4, N] as the forward read them -> dbboxes and dgtboxes [4, N], dy times the derivative
+// of the forward's value with respect to each coordinate row (the centre and size rows when
+// trans), by forward-mode differentiation (Dual) of the forward's own formula `metric`.
+template <typename Metric>
+aclError OverlapGrad(const OpCall& call, Metric metric) {
+  if (aclError s = call.Arity(3, 3, 2)) return s;
+  const std::string mode = call.String("mode", "iou");
+  if (mode != "iou") return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute mode = \"" + mode + "\" is not modelled (\"iou\")");
+  if (call.Bool("is_cross", false)) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute is_cross = true is not modelled (false)");
+  const bool trans = call.Bool("trans", false);
+  Floats dy, boxes, gt, d_boxes, d_gt;
+  if (aclError s = FloatsOf(call, call.inputs[0], "dy", &dy)) return s;
+  if (aclError s = FloatsOf(call, call.inputs[1], "bboxes", &boxes)) return s;
+  if (aclError s = FloatsOf(call, call.inputs[2], "gtboxes", &gt)) return s;
+  if (aclError s = FloatsOf(call, call.outputs[0], "dbboxes", &d_boxes)) return s;
+  if (aclError s = FloatsOf(call, call.outputs[1], "dgtboxes", &d_gt)) return s;
+  const std::vector<int64_t>& dims = call.inputs[1].desc->dims;
+  if (dims.size() != 2 || dims[0] != 4) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "bboxes " + ListText(dims) + " is not [4, N]");
+  const int64_t n = dims[1];
+  if (Elements(call.inputs[0].desc->dims) != n) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "dy " + ListText(call.inputs[0].desc->dims) + " does not hold N = " +
+                                                       std::to_string(n) + " values");
+  }
+  if (aclError s = Shape(call, call.inputs[2], "gtboxes", dims)) return s;
+  if (aclError s = Shape(call, call.outputs[0], "dbboxes", dims)) return s;
+  if (aclError s = Shape(call, call.outputs[1], "dgtboxes", dims)) return s;
+  return Launch(call, [=] {
+    using D = Dual<8>;
+    for (int64_t i = 0; i < n; ++i) {
+      D rows[8];
+      for (int k = 0; k < 8; ++k) {
+        rows[k].v = (k < 4 ? boxes : gt)[(k % 4) * n + i];
+        rows[k].d[k] = 1.0f;
+      }
+      const D value = metric(RowBox(rows[0], rows[1], rows[2], rows[3], trans), RowBox(rows[4], rows[5], rows[6], rows[7], trans));
+      for (int k = 0; k < 4; ++k) {
+        d_boxes.Set(k * n + i, dy[i] * value.d[k]);
+        d_gt.Set(k * n + i, dy[i] * value.d[4 + k]);
+      }
+    }
+  });
+}
+
+aclError GIoUGrad(const OpCall& call) {
+  return OverlapGrad(call, [](const auto& p, const auto& q) { return GeneralisedIou(p, q); });
+}
+
+aclError DIoUGrad(const OpCall& call) {
+  return OverlapGrad(call, [](const auto& p, const auto& q) { return DistanceIou(p, q); });
 }
 
 // CIoU: complete IoU (Zheng et al., 2020), DIoU - alpha v with v = 4 / pi^2 (atan(w_gt / h_gt) -
@@ -336,61 +462,107 @@ aclError BatchMultiClassNonMaxSuppression(const OpCall& call) {
   });
 }
 
-// PSROIPoolingV2: position-sensitive RoI average pooling as R-FCN defines it (Dai et al., 2016;
-// its Caffe layer's arithmetic): x [B, output_dim * group_size^2, H, W], rois [B, 5, R] (batch
-// index, x1, y1, x2, y2 in input coordinates), y [B * R, output_dim, group_size, group_size]. A
-// RoI spans round(x1) * scale to (round(x2) + 1) * scale (at least 0.1 wide), cut into
-// group_size^2 bins; bin (i, j) of output channel c averages channel (c * group_size + i) *
-// group_size + j over the pixels it covers (floor of its start, ceiling of its end, clipped to
-// the map), 0 when it covers none.
-aclError PSROIPoolingV2(const OpCall& call) {
-  if (aclError s = call.Arity(2, 2, 1)) return s;
+// The batch index of each of `count` RoIs, read once the work queued before the call is done (the
+// stream is synchronised): an index outside [0, images), or not whole, is the call's error rather
+// than a value read from another image.
+aclError CheckBatchIndices(const OpCall& call, int64_t count, const std::function<float(int64_t)>& index, int64_t images) {
+  if (aclError s = aclrtSynchronizeStream(call.stream)) return s;
+  for (int64_t r = 0; r < count; ++r) {
+    const float value = index(r);
+    if (!(value >= 0 && value < static_cast<float>(images)) || value != std::floor(value)) {
+      return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "RoI " + std::to_string(r) + " has batch index " + std::to_string(value) +
+                                                         " (the map holds " + std::to_string(images) + " images)");
+    }
+  }
+  return ACL_SUCCESS;
+}
+
+// PSROIPoolingV2's geometry, which its gradient shares: position-sensitive RoI average pooling as
+// R-FCN defines it (Dai et al., 2016; its Caffe layer's arithmetic): x [B, output_dim *
+// group_size^2, H, W], rois [B, 5, R] (batch index, x1, y1, x2, y2 in input coordinates), y [B * R,
+// output_dim, group_size, group_size]. A RoI spans round(x1) * scale to (round(x2) + 1) * scale (at
+// least 0.1 wide), cut into group_size^2 bins; bin (i, j) of output channel c averages channel (c *
+// group_size + i) * group_size + j over the pixels it covers (floor of its start, ceiling of its
+// end, clipped to the map), 0 when it covers none.
+struct PsRoiGeometry {
+  int64_t dim, group, batch, height, width, count;  // count: the RoIs of each row of rois
+  float scale;
+  Floats rois;
+
+  struct Pixels {
+    int64_t image, h0, h1, w0, w1;
+    int64_t Area() const { return (h1 - h0) * (w1 - w0); }
+  };
+  // The pixels bin (i, j) of RoI r of rois' row b covers.
+  Pixels Bin(int64_t b, int64_t r, int64_t i, int64_t j) const {
+    auto roi = [&](int64_t field) { return rois[(b * 5 + field) * count + r]; };
+    const float x1 = std::round(roi(1)) * scale, y1 = std::round(roi(2)) * scale;
+    const float x2 = (std::round(roi(3)) + 1) * scale, y2 = (std::round(roi(4)) + 1) * scale;
+    const float bin_w = std::max(x2 - x1, 0.1f) / static_cast<float>(group);
+    const float bin_h = std::max(y2 - y1, 0.1f) / static_cast<float>(group);
+    auto edge = [](float v, int64_t size) { return std::clamp<int64_t>(static_cast<int64_t>(v), 0, size); };
+    const auto fi = static_cast<float>(i), fj = static_cast<float>(j);
+    return {static_cast<int64_t>(roi(0)),
+            edge(std::floor(fi * bin_h + y1), height),
+            edge(std::ceil((fi + 1) * bin_h + y1), height),
+            edge(std::floor(fj * bin_w + x1), width),
+            edge(std::ceil((fj + 1) * bin_w + x1), width)};
+  }
+  // The offset of channel (c * group + i) * group + j's plane of `image` in the map.
+  int64_t Plane(int64_t image, int64_t c, int64_t i, int64_t j) const {
+    return (image * dim * group * group + (c * group + i) * group + j) * height * width;
+  }
+};
+
+// The attributes, the map [B, output_dim * group_size^2, H, W] (x, or the gradient's), rois [B, 5,
+// R] and its batch indices, checked; `what` names the map for messages.
+aclError PsRoiSetup(const OpCall& call, const Operand& map, const char* what, const Floats& rois, PsRoiGeometry* g) {
   const int64_t dim = call.Int("output_dim", 0), group = call.Int("group_size", 0);
-  const float scale = call.Float("spatial_scale", 1.0f);
   if (dim <= 0 || group <= 0 || group >= 128) {
     return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attributes output_dim = " + std::to_string(dim) + " and group_size = " +
                                                       std::to_string(group) + " (output_dim > 0, 0 < group_size < 128)");
   }
+  const std::vector<int64_t>& x_dims = map.desc->dims;
+  const std::vector<int64_t>& r_dims = call.inputs[1].desc->dims;
+  if (!PlainFormat(map.desc->format) || map.desc->format == ACL_FORMAT_NHWC || x_dims.size() != 4 ||
+      x_dims[1] != dim * group * group) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(what) + " " + ListText(x_dims) +
+                                                       " is not NCHW with C = output_dim * group_size^2 = " +
+                                                       std::to_string(dim * group * group));
+  }
+  if (r_dims.size() != 3 || r_dims[0] != x_dims[0] || r_dims[1] != 5) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "rois " + ListText(r_dims) + " is not [B, 5, R] with B the map's batch");
+  }
+  *g = {dim, group, x_dims[0], x_dims[2], x_dims[3], r_dims[2], call.Float("spatial_scale", 1.0f), rois};
+  const int64_t count = g->count;
+  return CheckBatchIndices(call, g->batch * count, [&](int64_t k) { return rois[(k / count * 5) * count + k % count]; },
+                           g->batch);
+}
+
+// PSROIPoolingV2: y's bin (i, j) of output channel c is the mean of its pixels (PsRoiGeometry).
+aclError PSROIPoolingV2(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
   Floats x, rois, y;
   if (aclError s = FloatsOf(call, call.inputs[0], "x", &x)) return s;
   if (aclError s = FloatsOf(call, call.inputs[1], "rois", &rois)) return s;
   if (aclError s = FloatsOf(call, call.outputs[0], "y", &y)) return s;
-  const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
-  const std::vector<int64_t>& r_dims = call.inputs[1].desc->dims;
-  if (!PlainFormat(call.inputs[0].desc->format) || call.inputs[0].desc->format == ACL_FORMAT_NHWC ||
-      x_dims.size() != 4 || x_dims[1] != dim * group * group) {
-    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_dims) + " is not NCHW with C = output_dim * group_size^2 = " +
-                                                       std::to_string(dim * group * group));
-  }
-  if (r_dims.size() != 3 || r_dims[0] != x_dims[0] || r_dims[1] != 5) {
-    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "rois " + ListText(r_dims) + " is not [B, 5, R] with B x's batch");
-  }
-  const int64_t batch = x_dims[0], height = x_dims[2], width = x_dims[3], count = r_dims[2];
-  if (aclError s = Shape(call, call.outputs[0], "y", {batch * count, dim, group, group})) return s;
+  PsRoiGeometry g{};
+  if (aclError s = PsRoiSetup(call, call.inputs[0], "x", rois, &g)) return s;
+  if (aclError s = Shape(call, call.outputs[0], "y", {g.batch * g.count, g.dim, g.group, g.group})) return s;
   return Launch(call, [=] {
-    for (int64_t b = 0; b < batch; ++b) {
-      for (int64_t r = 0; r < count; ++r) {
-        auto roi = [&](int64_t field) { return rois[(b * 5 + field) * count + r]; };
-        const int64_t image = std::clamp<int64_t>(static_cast<int64_t>(roi(0)), 0, batch - 1);
-        const float x1 = std::round(roi(1)) * scale, y1 = std::round(roi(2)) * scale;
-        const float x2 = (std::round(roi(3)) + 1) * scale, y2 = (std::round(roi(4)) + 1) * scale;
-        const float bin_w = std::max(x2 - x1, 0.1f) / static_cast<float>(group);
-        const float bin_h = std::max(y2 - y1, 0.1f) / static_cast<float>(group);
-        const int64_t out_row = b * count + r;
-        for (int64_t c = 0; c < dim; ++c) {
-          for (int64_t i = 0; i < group; ++i) {
-            const auto h0 = std::clamp<int64_t>(static_cast<int64_t>(std::floor(i * bin_h + y1)), 0, height);
-            const auto h1 = std::clamp<int64_t>(static_cast<int64_t>(std::ceil((i + 1) * bin_h + y1)), 0, height);
-            for (int64_t j = 0; j < group; ++j) {
-              const auto w0 = std::clamp<int64_t>(static_cast<int64_t>(std::floor(j * bin_w + x1)), 0, width);
-              const auto w1 = std::clamp<int64_t>(static_cast<int64_t>(std::ceil((j + 1) * bin_w + x1)), 0, width);
-              const int64_t channel = (c * group + i) * group + j;
+    for (int64_t b = 0; b < g.batch; ++b) {
+      for (int64_t r = 0; r < g.count; ++r) {
+        for (int64_t i = 0; i < g.group; ++i) {
+          for (int64_t j = 0; j < g.group; ++j) {
+            const PsRoiGeometry::Pixels bin = g.Bin(b, r, i, j);
+            for (int64_t c = 0; c < g.dim; ++c) {
+              const int64_t plane = g.Plane(bin.image, c, i, j);
               float sum = 0;
-              for (int64_t h = h0; h < h1; ++h) {
-                for (int64_t w = w0; w < w1; ++w) sum += x[((image * dim * group * group + channel) * height + h) * width + w];
+              for (int64_t h = bin.h0; h < bin.h1; ++h) {
+                for (int64_t w = bin.w0; w < bin.w1; ++w) sum += x[plane + h * g.width + w];
               }
-              const int64_t area = (h1 - h0) * (w1 - w0);
-              y.Set(((out_row * dim + c) * group + i) * group + j, area > 0 ? sum / static_cast<float>(area) : 0.0f);
+              y.Set((((b * g.count + r) * g.dim + c) * g.group + i) * g.group + j,
+                    bin.Area() > 0 ? sum / static_cast<float>(bin.Area()) : 0.0f);
             }
           }
         }
@@ -399,6 +571,47 @@ aclError PSROIPoolingV2(const OpCall& call) {
   });
 }
 
+// PSROIPoolingGradV2D: PSROIPoolingV2's adjoint (npu_ps_roi_pooling_backward): y_diff [B * R,
+// output_dim, group_size, group_size], rois [B, 5, R] -> x_diff [B, output_dim * group_size^2, H, W]
+// with (H, W) the attribute input_size, each bin's gradient divided evenly among its pixels.
+aclError PSROIPoolingGradV2D(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  Floats dy, rois, dx;
+  if (aclError s = FloatsOf(call, call.inputs[0], "y_diff", &dy)) return s;
+  if (aclError s = FloatsOf(call, call.inputs[1], "rois", &rois)) return s;
+  if (aclError s = FloatsOf(call, call.outputs[0], "x_diff", &dx)) return s;
+  const std::vector<int64_t> size = call.Ints("input_size");
+  const std::vector<int64_t>& x_dims = call.outputs[0].desc->dims;
+  if (size.size() != 2 || x_dims.size() != 4 || x_dims[2] != size[0] || x_dims[3] != size[1]) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute input_size = " + ListText(size) + " is not x_diff " +
+                                                      ListText(x_dims) + "'s (H, W)");
+  }
+  PsRoiGeometry g{};
+  if (aclError s = PsRoiSetup(call, call.outputs[0], "x_diff", rois, &g)) return s;
+  if (aclError s = Shape(call, call.inputs[0], "y_diff", {g.batch * g.count, g.dim, g.group, g.group})) return s;
+  const int64_t total = Elements(x_dims);
+  return Launch(call, [=] {
+    std::vector<float> grad(static_cast<size_t>(total), 0.0f);
+    for (int64_t b = 0; b < g.batch; ++b) {
+      for (int64_t r = 0; r < g.count; ++r) {
+        for (int64_t i = 0; i < g.group; ++i) {
+          for (int64_t j = 0; j < g.group; ++j) {
+            const PsRoiGeometry::Pixels bin = g.Bin(b, r, i, j);
+            if (bin.Area() <= 0) continue;
+            for (int64_t c = 0; c < g.dim; ++c) {
+              const int64_t plane = g.Plane(bin.image, c, i, j);
+              const float share = dy[(((b * g.count + r) * g.dim + c) * g.group + i) * g.group + j] / static_cast<float>(bin.Area());
+              for (int64_t h = bin.h0; h < bin.h1; ++h) {
+                for (int64_t w = bin.w0; w < bin.w1; ++w) grad[static_cast<size_t>(plane + h * g.width + w)] += share;
+              }
+            }
+          }
+        }
+      }
+    }
+    for (int64_t k = 0; k < total; ++k) dx.Set(k, grad[static_cast<size_t>(k)]);
+  });
+}
 
 // ROIAlign's geometry (Mask R-CNN's RoIAlign as torchvision and Detectron2 compute it, which
 // torch_npu's npu_roi_align follows: its contrib ROIAlign sends roi_end_mode 0 for aligned=False
@@ -462,8 +675,7 @@ struct RoiAlignGeometry {
 };
 
 // ROIAlign's and ROIAlignGrad's checks: the attributes, the map [N, C, H, W] (x, or xdiff_shape),
-// rois [R, 5] and their batch indices, read once the work queued before the call is done (the
-// stream is synchronised: an index outside [0, N) is the call's error, not a value read elsewhere).
+// rois [R, 5] and their batch indices (CheckBatchIndices).
 aclError RoiAlignSetup(const OpCall& call, const std::vector<int64_t>& map, const Floats& rois, RoiAlignGeometry* g,
                        int64_t* count) {
   const int64_t mode = call.Int("roi_end_mode", 1);
@@ -483,15 +695,7 @@ aclError RoiAlignSetup(const OpCall& call, const std::vector<int64_t>& map, cons
   if (r_dims.size() != 2 || r_dims[1] != 5) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "rois " + ListText(r_dims) + " is not [R, 5]");
   *count = r_dims[0];
   *g = {map[1], map[2], map[3], ph, pw, samples, scale, mode == 3};
-  if (aclError s = aclrtSynchronizeStream(call.stream)) return s;
-  for (int64_t r = 0; r < *count; ++r) {
-    const float index = rois[r * 5];
-    if (!(index >= 0 && index < static_cast<float>(map[0])) || index != std::floor(index)) {
-      return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "rois[" + std::to_string(r) + "] has batch index " + std::to_string(index) +
-                                                         " (the map holds " + std::to_string(map[0]) + " images)");
-    }
-  }
-  return ACL_SUCCESS;
+  return CheckBatchIndices(call, *count, [&](int64_t r) { return rois[r * 5]; }, map[0]);
 }
 
 // ROIAlign: features x [N, C, H, W], rois [R, 5] -> y [R, C, pooled_height, pooled_width], each bin
@@ -816,12 +1020,17 @@ const std::vector<OpEntry>& VisionEntries() {
       {"GIoU", {{"trans", K::kBool}, {"is_cross", K::kBool}, {"mode", K::kString}}, GIoU},
       {"DIoU", {{"trans", K::kBool}, {"is_cross", K::kBool}, {"mode", K::kString}}, DIoU},
       {"CIoU", {{"trans", K::kBool}, {"is_cross", K::kBool}, {"mode", K::kString}, {"atan_sub_flag", K::kBool}}, CIoU},
+      {"GIoUGrad", {{"trans", K::kBool}, {"is_cross", K::kBool}, {"mode", K::kString}}, GIoUGrad},
+      {"DIoUGrad", {{"trans", K::kBool}, {"is_cross", K::kBool}, {"mode", K::kString}}, DIoUGrad},
       {"NonMaxSuppressionV4", {{"pad_to_max_output_size", K::kBool}}, NonMaxSuppressionV4},
       {"BatchMultiClassNonMaxSuppression",
        {{"score_threshold", K::kFloat}, {"iou_threshold", K::kFloat}, {"max_size_per_class", K::kInt},
         {"max_total_size", K::kInt}, {"change_coordinate_frame", K::kBool}, {"transpose_box", K::kBool}},
        BatchMultiClassNonMaxSuppression},
       {"PSROIPoolingV2", {{"spatial_scale", K::kFloat}, {"output_dim", K::kInt}, {"group_size", K::kInt}}, PSROIPoolingV2},
+      {"PSROIPoolingGradV2D",
+       {{"spatial_scale", K::kFloat}, {"output_dim", K::kInt}, {"group_size", K::kInt}, {"input_size", K::kListInt}},
+       PSROIPoolingGradV2D},
       {"ROIAlign",
        {{"spatial_scale", K::kFloat}, {"pooled_height", K::kInt}, {"pooled_width", K::kInt}, {"sample_num", K::kInt},
         {"roi_end_mode", K::kInt}},
