@@ -645,12 +645,9 @@ def makers(dtype: str = "float32"):
         return (x,), {"dim": -1}, x.sort(-1).values
     m["npu_sort_v2"] = sort_v2
 
-    def ps_roi_pooling():
-        # R-FCN's position-sensitive average pooling (its Caffe layer's rounding): output channel c's
-        # bin (i, j) averages input channel (c * group + i) * group + j over the pixels the bin covers.
-        scale, group, dim = 0.5, 2, 2
-        x = randn(1, dim * group * group, 6, 6)
-        rois = torch.tensor([[0, 0, 0, 4, 4], [0, 2, 1, 9, 11]], dtype=torch.float32).t()[None].to(x.dtype)
+    def ps_roi_pooling_reference(x, rois, scale, group, dim):
+        """R-FCN's position-sensitive average pooling (its Caffe layer's rounding): output channel c's
+        bin (i, j) averages input channel (c * group + i) * group + j over the pixels the bin covers."""
         want = torch.zeros(rois.shape[2], dim, group, group)
         for r in range(rois.shape[2]):
             image, x1, y1, x2, y2 = rois[0, :, r].float().tolist()
@@ -663,8 +660,27 @@ def makers(dtype: str = "float32"):
                     if h1 > h0 and w1 > w0:
                         channels = torch.arange(dim) * group * group + i * group + j
                         want[r, :, i, j] = x[int(image), channels, h0:h1, w0:w1].float().mean((-1, -2))
-        return (x, rois, scale, group, dim), {}, want
+        return want
+
+    def ps_roi_features():
+        scale, group, dim = 0.5, 2, 2
+        x = randn(1, dim * group * group, 6, 6)
+        rois = torch.tensor([[0, 0, 0, 4, 4], [0, 2, 1, 9, 11]], dtype=torch.float32).t()[None].to(x.dtype)
+        return x, rois, scale, group, dim
+
+    def ps_roi_pooling():
+        x, rois, scale, group, dim = ps_roi_features()
+        return (x, rois, scale, group, dim), {}, ps_roi_pooling_reference(x, rois, scale, group, dim)
     m["npu_ps_roi_pooling"] = ps_roi_pooling
+
+    def ps_roi_pooling_backward():
+        # the pooling's adjoint: the reference's autograd (each bin's gradient shared by its pixels)
+        x, rois, scale, group, dim = ps_roi_features()
+        x = x.float().requires_grad_()
+        grad = randn(rois.shape[2], dim, group, group)
+        ps_roi_pooling_reference(x, rois, scale, group, dim).backward(grad.float())
+        return (grad, rois, scale, group, dim, [6, 6]), {}, x.grad
+    m["npu_ps_roi_pooling_backward"] = ps_roi_pooling_backward
 
     def nms_v4():
         # greedy: by decreasing score, a box above score_threshold kept unless its IoU with a kept box
@@ -826,6 +842,32 @@ def makers(dtype: str = "float32"):
         v = 4 / math.pi ** 2 * (torch.atan(wh_b[:, 0] / wh_b[:, 1]) - torch.atan(wh_a[:, 0] / wh_a[:, 1])).pow(2)
         return (a.t().contiguous(), b.t().contiguous(), False, False), {}, (d - v * v / (1 - iou + v))[None]
     m["npu_ciou"] = ciou
+
+    def overlap_penalties(p, q):
+        """Box i of p with box i of q (corners [N, 4], differentiable): GIoU (IoU minus the share of the
+        enclosing box the union leaves empty) and DIoU (IoU minus the centres' squared distance over the
+        enclosing box's squared diagonal)."""
+        inter = (torch.minimum(p[:, 2:], q[:, 2:]) - torch.maximum(p[:, :2], q[:, :2])).clamp(min=0).prod(-1)
+        union = area(p) + area(q) - inter
+        hull = torch.maximum(p[:, 2:], q[:, 2:]) - torch.minimum(p[:, :2], q[:, :2])
+        centres = ((p[:, :2] + p[:, 2:]) / 2 - (q[:, :2] + q[:, 2:]) / 2).pow(2).sum(-1)
+        iou = inter / union
+        return iou - (hull.prod(-1) - union) / hull.prod(-1), iou - centres / hull.pow(2).sum(-1)
+
+    def overlap_backward(trans, which):
+        # the gradient of the overlap with respect to the coordinate rows [4, N] (centre and size
+        # rows when trans), box i with gtbox i: the reference formula's autograd
+        a, b = legacy_boxes(6), legacy_boxes(6)
+        if trans:
+            a, b = (torch.cat(((t[:, :2] + t[:, 2:]) / 2, t[:, 2:] - t[:, :2]), -1).to(default) for t in (a, b))
+        rows = [t.t().contiguous() for t in (a, b)]
+        leaves = [r.float().requires_grad_() for r in rows]
+        corners = [torch.cat((r[:2] - r[2:] / 2, r[:2] + r[2:] / 2)).t() if trans else r.t() for r in leaves]
+        grad = randn(1, 6)
+        overlap_penalties(*corners)[which].backward(grad.float()[0])
+        return (grad, *rows, trans, False, 0), {}, tuple(leaf.grad for leaf in leaves)
+    m["npu_giou_backward"] = lambda: overlap_backward(True, 0)  # torch_npu's only setting for it
+    m["npu_diou_backward"] = lambda: overlap_backward(False, 1)
 
     def anchor_response_flags():
         # MMDetection's YOLO responsible flags: the cell holding each gt box's centre, every base anchor of it

@@ -14,7 +14,7 @@ npu_mish_backward as MishGrad, npu_max.dim and npu_min.dim as ArgMaxWithValue an
 ArgMaxGrad),
 npu_scaled_masked_softmax_backward as ScaledMaskedSoftmaxGrad, npu_pad, npu_stride_copy as AsStrided,
 npu_view_copy, npu_dropout_do_mask as DropOutDoMask; and the vision operators no aclnn API computes, npu_iou and npu_ptiou as Iou, npu_giou, npu_diou, npu_ciou,
-npu_nms_v4, npu_batch_nms as BatchMultiClassNonMaxSuppression, npu_ps_roi_pooling, npu_roi_align and npu_roi_alignbk as
+npu_giou_backward and npu_diou_backward as GIoUGrad and DIoUGrad, npu_nms_v4, npu_batch_nms as BatchMultiClassNonMaxSuppression, npu_ps_roi_pooling and its backward (PSROIPoolingGradV2D), npu_roi_align and npu_roi_alignbk as
 ROIAlign and ROIAlignGrad, npu_deformable_conv2d as DeformableOffsets and Conv2D,
 npu_bounding_box_encode and npu_bounding_box_decode, npu_anchor_response_flags, npu_yolo_boxes_encode; npu_sign_bits_pack and npu_sign_bits_unpack,
 npu_softmax_cross_entropy_with_logits and its backward, as the aclnn APIs of the same operations;
@@ -40,7 +40,8 @@ GROUPS = {
     "quantisation_and_matmul": ["npu_quantize", "npu_dynamic_quant", "npu_group_quant", "npu_anti_quant", "npu_add_rms_norm_quant",
                                 "npu_quant_matmul", "npu_weight_quant_batchmatmul", "npu_linear", "npu_linear_backward",
                                 "npu_dtype_cast", "npu_bmmV2", "npu_conv2d", "npu_deformable_conv2d", "npu_iou",
-                                "npu_ptiou", "npu_giou", "npu_diou", "npu_ciou", "npu_anchor_response_flags",
+                                "npu_ptiou", "npu_giou", "npu_diou", "npu_ciou", "npu_giou_backward", "npu_diou_backward",
+                                "npu_ps_roi_pooling_backward", "npu_anchor_response_flags",
                                 "npu_yolo_boxes_encode", "npu_nms_v4", "npu_batch_nms", "npu_ps_roi_pooling",
                                 "npu_roi_align", "npu_roi_align@aligned_adaptive", "npu_roi_alignbk", "npu_stride_add",
                                 "npu_bounding_box_encode", "npu_bounding_box_decode", "npu_convolution"],
