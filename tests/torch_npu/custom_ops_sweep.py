@@ -55,6 +55,38 @@ HANG = 120
 # reference (a tensor, or a tuple of tensors with None for outputs not checked), or None (unchecked).
 # A maker may return a fourth item: a function (op, args, kwargs) -> outputs, for calls in several steps.
 
+def roi_align_reference(x, rois, scale, pooled, samples, aligned):
+    """RoIAlign as torchvision computes it, written separably: every bin of RoI r averages a
+    samples x samples grid (0: ceil(RoI size / pooled) each way) of bilinear samples at the grid
+    cells' centres; the RoI is scaled, shifted by -0.5 when aligned, else at least 1 x 1; a sample
+    more than a pixel outside the map counts 0. Differentiable in x (roi_alignbk's reference)."""
+    import torch
+
+    def bilinear(coords, size):  # [samples, size]: each sample's weights on the pixels of one axis
+        weights = torch.zeros(len(coords), size)
+        for k, v in enumerate(coords):
+            if -1 <= v <= size:
+                v = max(v, 0.0)
+                low = min(int(v), size - 1)
+                high = min(low + 1, size - 1)
+                v = min(v, float(low)) if low == size - 1 else v
+                weights[k, low] += 1 - (v - low)
+                weights[k, high] += v - low
+        return weights
+    out = []
+    for image, *corners in rois.float().tolist():
+        x1, y1, x2, y2 = (v * scale - (0.5 if aligned else 0.0) for v in corners)
+        w, h = x2 - x1, y2 - y1
+        if not aligned:
+            w, h = max(w, 1.0), max(h, 1.0)
+        grid_h, grid_w = samples or math.ceil(h / pooled[0]), samples or math.ceil(w / pooled[1])
+        ys = [y1 + (i + 0.5) * h / (pooled[0] * grid_h) for i in range(pooled[0] * grid_h)]
+        xs = [x1 + (i + 0.5) * w / (pooled[1] * grid_w) for i in range(pooled[1] * grid_w)]
+        sampled = bilinear(ys, x.shape[2]) @ x[int(image)].float() @ bilinear(xs, x.shape[3]).t()
+        out.append(sampled.reshape(x.shape[1], pooled[0], grid_h, pooled[1], grid_w).mean((2, 4)))
+    return torch.stack(out)
+
+
 def makers(dtype: str = "float32"):
     import torch
     import torch.nn.functional as F
@@ -727,35 +759,6 @@ def makers(dtype: str = "float32"):
         return ((boxes, scores, score_threshold, iou_threshold, per_class, total), {},
                 (want_boxes, want_scores, want_classes, torch.tensor(count, dtype=torch.int32)))
     m["npu_batch_nms"] = batch_nms
-
-    def roi_align_reference(x, rois, scale, pooled, samples, aligned):
-        """RoIAlign as torchvision computes it, written separably: every bin of RoI r averages a
-        samples x samples grid (0: ceil(RoI size / pooled) each way) of bilinear samples at the grid
-        cells' centres; the RoI is scaled, shifted by -0.5 when aligned, else at least 1 x 1; a sample
-        more than a pixel outside the map counts 0. Differentiable in x (roi_alignbk's reference)."""
-        def bilinear(coords, size):  # [samples, size]: each sample's weights on the pixels of one axis
-            weights = torch.zeros(len(coords), size)
-            for k, v in enumerate(coords):
-                if -1 <= v <= size:
-                    v = max(v, 0.0)
-                    low = min(int(v), size - 1)
-                    high = min(low + 1, size - 1)
-                    v = min(v, float(low)) if low == size - 1 else v
-                    weights[k, low] += 1 - (v - low)
-                    weights[k, high] += v - low
-            return weights
-        out = []
-        for image, *corners in rois.float().tolist():
-            x1, y1, x2, y2 = (v * scale - (0.5 if aligned else 0.0) for v in corners)
-            w, h = x2 - x1, y2 - y1
-            if not aligned:
-                w, h = max(w, 1.0), max(h, 1.0)
-            grid_h, grid_w = samples or math.ceil(h / pooled[0]), samples or math.ceil(w / pooled[1])
-            ys = [y1 + (i + 0.5) * h / (pooled[0] * grid_h) for i in range(pooled[0] * grid_h)]
-            xs = [x1 + (i + 0.5) * w / (pooled[1] * grid_w) for i in range(pooled[1] * grid_w)]
-            sampled = bilinear(ys, x.shape[2]) @ x[int(image)].float() @ bilinear(xs, x.shape[3]).t()
-            out.append(sampled.reshape(x.shape[1], pooled[0], grid_h, pooled[1], grid_w).mean((2, 4)))
-        return torch.stack(out)
 
     def roi_features():
         x = randn(2, 3, 8, 7)

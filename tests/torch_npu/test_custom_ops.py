@@ -97,3 +97,27 @@ def test_custom_operators_in_low_precision_equal_their_cpu_reference(run_npu, dt
 
 def test_custom_operators_of_ascend950_equal_their_cpu_reference(run_npu):
     run_npu(check_script(ASCEND950), env={"ACLNN_SIM_SOC": "Ascend950"})
+
+
+def test_contrib_roi_align_module_trains_as_torchvision(run_npu):
+    # torch_npu.contrib's ROIAlign (detectron2's interface) runs npu_roi_align forward and
+    # npu_roi_alignbk backward with roi_end_mode 0 or 3 by `aligned`: both equal torchvision's
+    # RoIAlign (the sweep's plain-PyTorch reference) and its autograd.
+    run_npu(f"""
+        import sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from custom_ops_sweep import roi_align_reference
+        from torch_npu.contrib.module import ROIAlign
+        x = torch.randn(2, 3, 8, 7)
+        rois = torch.tensor([[0, 1.0, 1.5, 6.0, 5.0], [1, -1.0, 2.0, 9.5, 7.0], [0, -6.0, -4.0, 4.0, 18.0]])
+        for aligned in (False, True):
+            on_npu = x.npu().requires_grad_()
+            out = ROIAlign((2, 2), 0.5, 2, aligned=aligned)(on_npu, rois.npu())
+            grad = torch.randn(out.shape)
+            out.backward(grad.npu())
+            on_cpu = x.clone().requires_grad_()
+            want = roi_align_reference(on_cpu, rois, 0.5, (2, 2), 2, aligned)
+            want.backward(grad)
+            assert torch.allclose(out.detach().cpu(), want, atol=1e-5), (aligned, (out.detach().cpu() - want).abs().max())
+            assert torch.allclose(on_npu.grad.cpu(), on_cpu.grad, atol=1e-5), (aligned, (on_npu.grad.cpu() - on_cpu.grad).abs().max())
+    """)
