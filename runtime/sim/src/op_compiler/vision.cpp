@@ -235,7 +235,8 @@ aclError OverlapGrad(const OpCall& call, Metric metric) {
   if (aclError s = call.Arity(3, 3, 2)) return s;
   const std::string mode = call.String("mode", "iou");
   if (mode != "iou") return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute mode = \"" + mode + "\" is not modelled (\"iou\")");
-  if (call.Bool("is_cross", false)) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute is_cross = true is not modelled (false)");
+  // is_cross defaults to true in the prototype (as the forward's): only an explicit false is modelled
+  if (call.Bool("is_cross", true)) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute is_cross = true is not modelled (false)");
   const bool trans = call.Bool("trans", false);
   Floats dy, boxes, gt, d_boxes, d_gt;
   if (aclError s = FloatsOf(call, call.inputs[0], "dy", &dy)) return s;
