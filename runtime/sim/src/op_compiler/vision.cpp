@@ -628,7 +628,9 @@ struct RoiAlignGeometry {
   float scale;
   bool aligned;
 
-  // One bilinear sample: the (up to) four pixels of channel plane `plane` it reads and their weights.
+  // One bilinear sample at (y, x): the offsets in a channel plane of the four pixels it reads (the
+  // same pixel twice at the map's last row or column) and their weights; none when it lies more
+  // than a pixel outside the map (inside false: it counts 0).
   struct Sample {
     int64_t at[4];
     float weight[4];
