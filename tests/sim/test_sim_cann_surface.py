@@ -309,6 +309,10 @@ PERM = np.array([1, 0], np.int64)
     (b"PSROIPoolingV2", X, "device", (("aclopSetAttrInt", b"group_size", ctypes.c_int64(0)),), ATTR_NOT_MATCH,
      ("(PSROIPoolingV2)", "group_size = 0")),
     (b"DeformableOffsets", X, "device", (), ATTR_NOT_MATCH, ("(DeformableOffsets)", "data_format = NCHW is not modelled")),
+    # ROIAlign's prototype default roi_end_mode 1 is not documented here (0 and 3 are torchvision's)
+    (b"ROIAlign", X, "device", (), ATTR_NOT_MATCH, ("(ROIAlign)", "roi_end_mode = 1 is not modelled")),
+    # an operator whose arithmetic the documentation on hand does not pin says what is missing
+    (b"RotatedIou", X, "device", (), OP_NOT_FOUND, ("operator type RotatedIou", "not modelled", "angle")),
     (b"Pad", np.array([-1, 0, 0, 2], np.int64), "host", (), INPUT_NOT_MATCH, ("(Pad)", "paddings [-1,0,0,2]", "non-negative")),
     (b"StrideAdd", X, "device", (("aclopSetAttrInt", b"c1_len", ctypes.c_int64(1)),), ATTR_NOT_MATCH,
      ("(StrideAdd)", "c1_len 1", "[N, C1, H, W, C0]")),

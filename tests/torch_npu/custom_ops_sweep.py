@@ -55,6 +55,38 @@ HANG = 120
 # reference (a tensor, or a tuple of tensors with None for outputs not checked), or None (unchecked).
 # A maker may return a fourth item: a function (op, args, kwargs) -> outputs, for calls in several steps.
 
+def roi_align_reference(x, rois, scale, pooled, samples, aligned):
+    """RoIAlign as torchvision computes it, written separably: every bin of RoI r averages a
+    samples x samples grid (0: ceil(RoI size / pooled) each way) of bilinear samples at the grid
+    cells' centres; the RoI is scaled, shifted by -0.5 when aligned, else at least 1 x 1; a sample
+    more than a pixel outside the map counts 0. Differentiable in x (roi_alignbk's reference)."""
+    import torch
+
+    def bilinear(coords, size):  # [samples, size]: each sample's weights on the pixels of one axis
+        weights = torch.zeros(len(coords), size)
+        for k, v in enumerate(coords):
+            if -1 <= v <= size:
+                v = max(v, 0.0)
+                low = min(int(v), size - 1)
+                high = min(low + 1, size - 1)
+                v = min(v, float(low)) if low == size - 1 else v
+                weights[k, low] += 1 - (v - low)
+                weights[k, high] += v - low
+        return weights
+    out = []
+    for image, *corners in rois.float().tolist():
+        x1, y1, x2, y2 = (v * scale - (0.5 if aligned else 0.0) for v in corners)
+        w, h = x2 - x1, y2 - y1
+        if not aligned:
+            w, h = max(w, 1.0), max(h, 1.0)
+        grid_h, grid_w = samples or math.ceil(h / pooled[0]), samples or math.ceil(w / pooled[1])
+        ys = [y1 + (i + 0.5) * h / (pooled[0] * grid_h) for i in range(pooled[0] * grid_h)]
+        xs = [x1 + (i + 0.5) * w / (pooled[1] * grid_w) for i in range(pooled[1] * grid_w)]
+        sampled = bilinear(ys, x.shape[2]) @ x[int(image)].float() @ bilinear(xs, x.shape[3]).t()
+        out.append(sampled.reshape(x.shape[1], pooled[0], grid_h, pooled[1], grid_w).mean((2, 4)))
+    return torch.stack(out)
+
+
 def makers(dtype: str = "float32"):
     import torch
     import torch.nn.functional as F
@@ -645,12 +677,9 @@ def makers(dtype: str = "float32"):
         return (x,), {"dim": -1}, x.sort(-1).values
     m["npu_sort_v2"] = sort_v2
 
-    def ps_roi_pooling():
-        # R-FCN's position-sensitive average pooling (its Caffe layer's rounding): output channel c's
-        # bin (i, j) averages input channel (c * group + i) * group + j over the pixels the bin covers.
-        scale, group, dim = 0.5, 2, 2
-        x = randn(1, dim * group * group, 6, 6)
-        rois = torch.tensor([[0, 0, 0, 4, 4], [0, 2, 1, 9, 11]], dtype=torch.float32).t()[None].to(x.dtype)
+    def ps_roi_pooling_reference(x, rois, scale, group, dim):
+        """R-FCN's position-sensitive average pooling (its Caffe layer's rounding): output channel c's
+        bin (i, j) averages input channel (c * group + i) * group + j over the pixels the bin covers."""
         want = torch.zeros(rois.shape[2], dim, group, group)
         for r in range(rois.shape[2]):
             image, x1, y1, x2, y2 = rois[0, :, r].float().tolist()
@@ -663,8 +692,27 @@ def makers(dtype: str = "float32"):
                     if h1 > h0 and w1 > w0:
                         channels = torch.arange(dim) * group * group + i * group + j
                         want[r, :, i, j] = x[int(image), channels, h0:h1, w0:w1].float().mean((-1, -2))
-        return (x, rois, scale, group, dim), {}, want
+        return want
+
+    def ps_roi_features():
+        scale, group, dim = 0.5, 2, 2
+        x = randn(1, dim * group * group, 6, 6)
+        rois = torch.tensor([[0, 0, 0, 4, 4], [0, 2, 1, 9, 11]], dtype=torch.float32).t()[None].to(x.dtype)
+        return x, rois, scale, group, dim
+
+    def ps_roi_pooling():
+        x, rois, scale, group, dim = ps_roi_features()
+        return (x, rois, scale, group, dim), {}, ps_roi_pooling_reference(x, rois, scale, group, dim)
     m["npu_ps_roi_pooling"] = ps_roi_pooling
+
+    def ps_roi_pooling_backward():
+        # the pooling's adjoint: the reference's autograd (each bin's gradient shared by its pixels)
+        x, rois, scale, group, dim = ps_roi_features()
+        x = x.float().requires_grad_()
+        grad = randn(rois.shape[2], dim, group, group)
+        ps_roi_pooling_reference(x, rois, scale, group, dim).backward(grad.float())
+        return (grad, rois, scale, group, dim, [6, 6]), {}, x.grad
+    m["npu_ps_roi_pooling_backward"] = ps_roi_pooling_backward
 
     def nms_v4():
         # greedy: by decreasing score, a box above score_threshold kept unless its IoU with a kept box
@@ -673,15 +721,68 @@ def makers(dtype: str = "float32"):
                              dtype=torch.float32).to(default)
         scores = torch.tensor([0.9, 0.8, 0.7, 0.75, 0.5]).to(default)
         limit, iou_threshold, score_threshold = 4, 0.5, 0.6
+        kept = greedy_nms(boxes, scores, score_threshold, iou_threshold, limit)
+        selected = torch.tensor(kept + [0] * (limit - len(kept)), dtype=torch.int32)
+        return ((boxes, scores, limit, torch.tensor(iou_threshold).to(default), torch.tensor(score_threshold).to(default)),
+                {}, (selected, torch.tensor(len(kept), dtype=torch.int32)))
+    m["npu_nms_v4"] = nms_v4
+
+    def greedy_nms(boxes, scores, score_threshold, iou_threshold, limit):
+        """The indices kept: by decreasing score (ties: lower index), a box above score_threshold
+        kept unless its IoU with a box kept before exceeds iou_threshold, up to limit boxes."""
         kept = []
         for i in scores.float().argsort(descending=True, stable=True).tolist():
             if scores[i] > score_threshold and len(kept) < limit and \
                     all(iou_of(boxes[k:k + 1].float(), boxes[i:i + 1].float()).item() <= iou_threshold for k in kept):
                 kept.append(i)
-        selected = torch.tensor(kept + [0] * (limit - len(kept)), dtype=torch.int32)
-        return ((boxes, scores, limit, torch.tensor(iou_threshold).to(default), torch.tensor(score_threshold).to(default)),
-                {}, (selected, torch.tensor(len(kept), dtype=torch.int32)))
-    m["npu_nms_v4"] = nms_v4
+        return kept
+
+    def batch_nms():
+        # the Object Detection API's batch_multiclass_non_max_suppression: per image and class a
+        # greedy NMS (max_size_per_class), the boxes kept for all classes ordered by decreasing score,
+        # the first max_total_size written, zeros after them; one box per anchor for every class (q = 1)
+        boxes = torch.tensor([[[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30], [21, 19, 29, 31], [0, 20, 5, 25]],
+                              [[5, 5, 9, 9], [5, 6, 9, 10], [0, 0, 3, 3], [30, 30, 40, 40], [2, 2, 4, 4]]],
+                             dtype=torch.float32)[:, :, None].to(default)
+        scores = torch.tensor([[[0.9, 0.1], [0.8, 0.7], [0.45, 0.95], [0.75, 0.2], [0.5, 0.6]],
+                               [[0.3, 0.65], [0.85, 0.55], [0.2, 0.15], [0.7, 0.4], [0.35, 0.9]]]).to(default)
+        score_threshold, iou_threshold, per_class, total = 0.3, 0.5, 2, 5
+        want_boxes, want_scores, want_classes = torch.zeros(2, total, 4), torch.zeros(2, total), torch.zeros(2, total)
+        count = []
+        for b in range(2):
+            kept = [(scores[b, i, c].float().item(), c, i) for c in range(2)
+                    for i in greedy_nms(boxes[b, :, 0], scores[b, :, c], score_threshold, iou_threshold, per_class)]
+            kept = sorted(kept, key=lambda k: -k[0])[:total]  # stable: class by class on equal scores
+            for k, (score, c, i) in enumerate(kept):
+                want_boxes[b, k], want_scores[b, k], want_classes[b, k] = boxes[b, i, 0].float(), score, c
+            count.append(len(kept))
+        return ((boxes, scores, score_threshold, iou_threshold, per_class, total), {},
+                (want_boxes, want_scores, want_classes, torch.tensor(count, dtype=torch.int32)))
+    m["npu_batch_nms"] = batch_nms
+
+    def roi_features():
+        x = randn(2, 3, 8, 7)
+        rois = torch.tensor([[0, 1.0, 1.5, 6.0, 5.0], [1, -1.0, 2.0, 9.5, 7.0], [1, 3.0, 3.0, 3.5, 3.25],
+                             [0, -6.0, -4.0, 4.0, 18.0]]).to(default)  # the last one crosses the map's edges
+        return x, rois
+
+    def roi_align(aligned, samples):
+        # roi_end_mode 0 is torchvision's aligned=False, 3 its aligned=True (torch_npu's contrib ROIAlign)
+        x, rois = roi_features()
+        want = roi_align_reference(x, rois, 0.5, (2, 3), samples, aligned)
+        return (x, rois, 0.5, 2, 3, samples, 3 if aligned else 0), {}, want
+    m["npu_roi_align"] = lambda: roi_align(False, 2)
+    m["npu_roi_align@aligned_adaptive"] = lambda: roi_align(True, 0)
+
+    def roi_alignbk():
+        # RoIAlign's gradient: the reference's autograd (pooled_width before pooled_height in the
+        # schema; square bins here, as torch_npu's contrib ROIAlign passes them in (height, width) order)
+        x, rois = roi_features()
+        x = x.float().requires_grad_()
+        grad = randn(4, 3, 2, 2)
+        roi_align_reference(x, rois, 0.5, (2, 2), 2, True).backward(grad.float())
+        return (grad, rois, list(x.shape), 2, 2, 0.5, 2, 3), {}, x.grad
+    m["npu_roi_alignbk"] = roi_alignbk
 
     def boxes():
         a = torch.tensor([[0, 0, 10, 10], [5, 5, 15, 15]], dtype=torch.float32)
@@ -744,6 +845,32 @@ def makers(dtype: str = "float32"):
         v = 4 / math.pi ** 2 * (torch.atan(wh_b[:, 0] / wh_b[:, 1]) - torch.atan(wh_a[:, 0] / wh_a[:, 1])).pow(2)
         return (a.t().contiguous(), b.t().contiguous(), False, False), {}, (d - v * v / (1 - iou + v))[None]
     m["npu_ciou"] = ciou
+
+    def overlap_penalties(p, q):
+        """Box i of p with box i of q (corners [N, 4], differentiable): GIoU (IoU minus the share of the
+        enclosing box the union leaves empty) and DIoU (IoU minus the centres' squared distance over the
+        enclosing box's squared diagonal)."""
+        inter = (torch.minimum(p[:, 2:], q[:, 2:]) - torch.maximum(p[:, :2], q[:, :2])).clamp(min=0).prod(-1)
+        union = area(p) + area(q) - inter
+        hull = torch.maximum(p[:, 2:], q[:, 2:]) - torch.minimum(p[:, :2], q[:, :2])
+        centres = ((p[:, :2] + p[:, 2:]) / 2 - (q[:, :2] + q[:, 2:]) / 2).pow(2).sum(-1)
+        iou = inter / union
+        return iou - (hull.prod(-1) - union) / hull.prod(-1), iou - centres / hull.pow(2).sum(-1)
+
+    def overlap_backward(trans, which):
+        # the gradient of the overlap with respect to the coordinate rows [4, N] (centre and size
+        # rows when trans), box i with gtbox i: the reference formula's autograd
+        a, b = legacy_boxes(6), legacy_boxes(6)
+        if trans:
+            a, b = (torch.cat(((t[:, :2] + t[:, 2:]) / 2, t[:, 2:] - t[:, :2]), -1).to(default) for t in (a, b))
+        rows = [t.t().contiguous() for t in (a, b)]
+        leaves = [r.float().requires_grad_() for r in rows]
+        corners = [torch.cat((r[:2] - r[2:] / 2, r[:2] + r[2:] / 2)).t() if trans else r.t() for r in leaves]
+        grad = randn(1, 6)
+        overlap_penalties(*corners)[which].backward(grad.float()[0])
+        return (grad, *rows, trans, False, 0), {}, tuple(leaf.grad for leaf in leaves)
+    m["npu_giou_backward"] = lambda: overlap_backward(True, 0)  # torch_npu's only setting for it
+    m["npu_diou_backward"] = lambda: overlap_backward(False, 1)
 
     def anchor_response_flags():
         # MMDetection's YOLO responsible flags: the cell holding each gt box's centre, every base anchor of it

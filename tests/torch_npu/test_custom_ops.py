@@ -14,7 +14,8 @@ npu_mish_backward as MishGrad, npu_max.dim and npu_min.dim as ArgMaxWithValue an
 ArgMaxGrad),
 npu_scaled_masked_softmax_backward as ScaledMaskedSoftmaxGrad, npu_pad, npu_stride_copy as AsStrided,
 npu_view_copy, npu_dropout_do_mask as DropOutDoMask; and the vision operators no aclnn API computes, npu_iou and npu_ptiou as Iou, npu_giou, npu_diou, npu_ciou,
-npu_nms_v4, npu_ps_roi_pooling, npu_deformable_conv2d as DeformableOffsets and Conv2D,
+npu_giou_backward and npu_diou_backward as GIoUGrad and DIoUGrad, npu_nms_v4, npu_batch_nms as BatchMultiClassNonMaxSuppression, npu_ps_roi_pooling and its backward (PSROIPoolingGradV2D), npu_roi_align and npu_roi_alignbk as
+ROIAlign and ROIAlignGrad, npu_deformable_conv2d as DeformableOffsets and Conv2D,
 npu_bounding_box_encode and npu_bounding_box_decode, npu_anchor_response_flags, npu_yolo_boxes_encode; npu_sign_bits_pack and npu_sign_bits_unpack,
 npu_softmax_cross_entropy_with_logits and its backward, as the aclnn APIs of the same operations;
 npu_apply_adam as ApplyAdamD, aclnnApplyAdam's formula on a chip its page refuses) run
@@ -39,8 +40,10 @@ GROUPS = {
     "quantisation_and_matmul": ["npu_quantize", "npu_dynamic_quant", "npu_group_quant", "npu_anti_quant", "npu_add_rms_norm_quant",
                                 "npu_quant_matmul", "npu_weight_quant_batchmatmul", "npu_linear", "npu_linear_backward",
                                 "npu_dtype_cast", "npu_bmmV2", "npu_conv2d", "npu_deformable_conv2d", "npu_iou",
-                                "npu_ptiou", "npu_giou", "npu_diou", "npu_ciou", "npu_anchor_response_flags",
-                                "npu_yolo_boxes_encode", "npu_nms_v4", "npu_ps_roi_pooling", "npu_stride_add",
+                                "npu_ptiou", "npu_giou", "npu_diou", "npu_ciou", "npu_giou_backward", "npu_diou_backward",
+                                "npu_ps_roi_pooling_backward", "npu_anchor_response_flags",
+                                "npu_yolo_boxes_encode", "npu_nms_v4", "npu_batch_nms", "npu_ps_roi_pooling",
+                                "npu_roi_align", "npu_roi_align@aligned_adaptive", "npu_roi_alignbk", "npu_stride_add",
                                 "npu_bounding_box_encode", "npu_bounding_box_decode", "npu_convolution"],
     "softmax_indexing_and_loss": ["npu_attn_softmax_", "npu_attn_softmax_backward_", "scatter_update",
                                   "npu_scatter_nd_update", "npu_gather_sparse_index", "npu_cross_entropy_loss",
@@ -94,3 +97,27 @@ def test_custom_operators_in_low_precision_equal_their_cpu_reference(run_npu, dt
 
 def test_custom_operators_of_ascend950_equal_their_cpu_reference(run_npu):
     run_npu(check_script(ASCEND950), env={"ACLNN_SIM_SOC": "Ascend950"})
+
+
+def test_contrib_roi_align_module_trains_as_torchvision(run_npu):
+    # torch_npu.contrib's ROIAlign (detectron2's interface) runs npu_roi_align forward and
+    # npu_roi_alignbk backward with roi_end_mode 0 or 3 by `aligned`: both equal torchvision's
+    # RoIAlign (the sweep's plain-PyTorch reference) and its autograd.
+    run_npu(f"""
+        import sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from custom_ops_sweep import roi_align_reference
+        from torch_npu.contrib.module import ROIAlign
+        x = torch.randn(2, 3, 8, 7)
+        rois = torch.tensor([[0, 1.0, 1.5, 6.0, 5.0], [1, -1.0, 2.0, 9.5, 7.0], [0, -6.0, -4.0, 4.0, 18.0]])
+        for aligned in (False, True):
+            on_npu = x.npu().requires_grad_()
+            out = ROIAlign((2, 2), 0.5, 2, aligned=aligned)(on_npu, rois.npu())
+            grad = torch.randn(out.shape)
+            out.backward(grad.npu())
+            on_cpu = x.clone().requires_grad_()
+            want = roi_align_reference(on_cpu, rois, 0.5, (2, 2), 2, aligned)
+            want.backward(grad)
+            assert torch.allclose(out.detach().cpu(), want, atol=1e-5), (aligned, (out.detach().cpu() - want).abs().max())
+            assert torch.allclose(on_npu.grad.cpu(), on_cpu.grad, atol=1e-5), (aligned, (on_npu.grad.cpu() - on_cpu.grad).abs().max())
+    """)

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -503,6 +504,33 @@ aclError RunInPlainLayouts(const OpCall& call, aclError (*run)(const OpCall&)) {
   return release(ACL_SUCCESS);
 }
 
+// Operator types torch_npu sends whose arithmetic the documentation on hand does not pin down: the
+// bridge refuses them as it refuses any type it does not model, saying what is missing, rather
+// than compute a guess (a wrong value with no error).
+std::string Undocumented(const std::string& type) {
+  static const std::string kAngle =
+      ": the unit and sense of its boxes' angle (degrees or radians) are not documented (torch_npu's docstrings name the "
+      "field \"angle\" only)";
+  static const std::map<std::string, std::string> kWhy = {
+      {"RotatedIou", kAngle},
+      {"RotatedOverlaps", kAngle},
+      {"RotatedNMS", kAngle},
+      {"RotatedBoxEncode", kAngle},
+      {"RotatedBoxDecode", kAngle},
+      {"CIoUGrad",
+       ": CIoU's paper differentiates its penalty with alpha held constant and v's 1 / (w^2 + h^2) factor dropped; "
+       "whether the operator does so, and what its atan_sub input holds, is not documented"},
+      {"NMSWithMask",
+       ": whether it orders the boxes by score and whether an area counts MMDetection's +1 pixel are not documented "
+       "(torch_npu's npu_nms_with_mask docstring gives no formula and its example does not tell them apart)"},
+      {"ApplyAdamV2",
+       ": torch_npu documents npu_bert_apply_adam's arguments, not its update (how max_grad_norm, global_grad_norm, "
+       "weight_decay and step_size enter it, and what adam_mode \"mbart_adam\" changes)"},
+  };
+  auto it = kWhy.find(type);
+  return it == kWhy.end() ? "" : it->second;
+}
+
 }  // namespace
 
 aclError Run(const OpCall& call) {
@@ -518,7 +546,8 @@ aclError Run(const OpCall& call) {
     std::string modelled;
     for (const OpEntry& e : entries) modelled += (modelled.empty() ? "" : ", ") + std::string(e.type);
     return aclsim::Fail(ACL_ERROR_OP_NOT_FOUND, call.api + ": operator type " + call.type +
-                                                    " is not modelled by the simulator's aclop bridge (modelled: " +
+                                                    " is not modelled by the simulator's aclop bridge" +
+                                                    Undocumented(call.type) + " (modelled: " +
                                                     modelled + "); the call: " + call.Signature());
   }
   for (const auto& [name, value] : call.attrs) {

@@ -166,7 +166,8 @@ struct OpEntry {
 
 // The bridge's table (ops.cpp), by operator type.
 const std::vector<OpEntry>& Entries();
-// The vision operators' (vision.cpp): Iou, GIoU, DIoU, CIoU, NonMaxSuppressionV4, PSROIPoolingV2, DeformableOffsets,
+// The vision operators' (vision.cpp): Iou, GIoU, DIoU, CIoU, GIoUGrad, DIoUGrad, NonMaxSuppressionV4,
+// BatchMultiClassNonMaxSuppression, PSROIPoolingV2, PSROIPoolingGradV2D, ROIAlign, ROIAlignGrad, DeformableOffsets,
 // BoundingBoxEncode, BoundingBoxDecode, AnchorResponseFlags, YoloBoxesEncode.
 const std::vector<OpEntry>& VisionEntries();
 // Those behind torch_npu's own operators that run as an aclnn API of the same operation, or as its

@@ -1,14 +1,18 @@
-// The aclop bridge's vision operators, which no aclnn API computes: Iou, GIoU, DIoU, CIoU,
-// NonMaxSuppressionV4, PSROIPoolingV2, DeformableOffsets, BoundingBoxEncode, BoundingBoxDecode,
-// AnchorResponseFlags and YoloBoxesEncode (torch_npu's npu_iou, npu_ptiou, npu_giou, npu_diou,
-// npu_ciou, npu_nms_v4, npu_ps_roi_pooling, npu_deformable_conv2d, npu_bounding_box_encode,
-// npu_bounding_box_decode, npu_anchor_response_flags and npu_yolo_boxes_encode run them by type name).
+// The aclop bridge's vision operators, which no aclnn API computes: Iou, GIoU, DIoU, CIoU, GIoUGrad,
+// DIoUGrad, NonMaxSuppressionV4, BatchMultiClassNonMaxSuppression, PSROIPoolingV2,
+// PSROIPoolingGradV2D, ROIAlign, ROIAlignGrad, DeformableOffsets, BoundingBoxEncode,
+// BoundingBoxDecode, AnchorResponseFlags and YoloBoxesEncode (torch_npu's npu_iou, npu_ptiou,
+// npu_giou, npu_diou, npu_ciou, the backward of npu_giou and npu_diou, npu_nms_v4, npu_batch_nms,
+// npu_ps_roi_pooling and its backward, npu_roi_align, npu_roi_alignbk, npu_deformable_conv2d,
+// npu_bounding_box_encode, npu_bounding_box_decode, npu_anchor_response_flags and
+// npu_yolo_boxes_encode run them by type name).
 // Their shapes, dtypes and attributes are checked when the call is made; the arithmetic runs in
 // stream order (aclrtLaunchHostFunc) in float, the float16 and bfloat16 operands converted on the
 // way in and out. The formulas are the operators' documented ones (CANN's operator prototypes, the
 // papers and libraries they cite); where a detail is not documented the reading taken is said where
 // it is used.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -27,9 +31,66 @@ namespace aclsim::aclop {
 namespace {
 
 // A box's corners: x1 <= x2 and y1 <= y2 are the caller's (the operators do not reorder them).
-struct Box {
-  float x1, y1, x2, y2;
+// Coordinates are float, or Dual where a gradient is taken.
+template <typename T>
+struct BoxOf {
+  T x1, y1, x2, y2;
 };
+using Box = BoxOf<float>;
+
+// A value with its derivatives with respect to a formula's N inputs (forward-mode
+// differentiation): the overlap operators' gradients (GIoUGrad, DIoUGrad) are the derivatives of
+// the very code their forward operators run, so the two cannot drift apart.
+template <int N>
+struct Dual {
+  float v = 0.0f;
+  std::array<float, N> d{};
+};
+template <int N>
+Dual<N> operator+(Dual<N> a, const Dual<N>& b) {
+  a.v += b.v;
+  for (int i = 0; i < N; ++i) a.d[i] += b.d[i];
+  return a;
+}
+template <int N>
+Dual<N> operator-(Dual<N> a, const Dual<N>& b) {
+  a.v -= b.v;
+  for (int i = 0; i < N; ++i) a.d[i] -= b.d[i];
+  return a;
+}
+template <int N>
+Dual<N> operator*(const Dual<N>& a, const Dual<N>& b) {
+  Dual<N> r{a.v * b.v, {}};
+  for (int i = 0; i < N; ++i) r.d[i] = a.d[i] * b.v + b.d[i] * a.v;
+  return r;
+}
+template <int N>
+Dual<N> operator/(const Dual<N>& a, const Dual<N>& b) {
+  Dual<N> r{a.v / b.v, {}};
+  for (int i = 0; i < N; ++i) r.d[i] = (a.d[i] - r.v * b.d[i]) / b.v;
+  return r;
+}
+template <int N>
+Dual<N> operator/(Dual<N> a, float b) {
+  a.v /= b;
+  for (int i = 0; i < N; ++i) a.d[i] /= b;
+  return a;
+}
+inline float Value(float x) { return x; }
+template <int N>
+float Value(const Dual<N>& x) {
+  return x.v;
+}
+// std::max's and std::min's choice (the first on a tie), for float and Dual alike: a derivative
+// where the formula is not differentiable is the branch's taken.
+template <typename T>
+T Max(const T& a, const T& b) {
+  return Value(a) < Value(b) ? b : a;
+}
+template <typename T>
+T Min(const T& a, const T& b) {
+  return Value(b) < Value(a) ? b : a;
+}
 
 // Iou's and GIoU's operands: the two sets of boxes and the overlap they write, read as float.
 aclError BoxOperands(const OpCall& call, Floats* boxes, Floats* gt, Floats* overlap) {
@@ -78,6 +139,13 @@ aclError Iou(const OpCall& call) {
   });
 }
 
+// A box from its four coordinate rows' values: corners, or when `trans` centre and size.
+template <typename T>
+BoxOf<T> RowBox(const T& a, const T& b, const T& c, const T& d, bool trans) {
+  if (!trans) return {a, b, c, d};
+  return {a - c / 2.0f, b - d / 2.0f, a + c / 2.0f, b + d / 2.0f};
+}
+
 // The overlap operators of boxes given by coordinate rows (GIoU, DIoU, CIoU): bboxes [4, N] and
 // gtboxes [4, M], (x1, y1, x2, y2) or, when `trans`, (centre x, centre y, width, height). is_cross:
 // every pair, y [M, N]; else box i with gtbox i, y [1, N]. Only mode "iou" is modelled: what
@@ -103,8 +171,7 @@ aclError RowBoxOverlaps(const OpCall& call, size_t outputs, std::function<void(c
   }
   return Launch(call, [=] {
     auto box = [trans](const Floats& f, int64_t count, int64_t i) {
-      const float a = f[i], b = f[count + i], c = f[2 * count + i], d = f[3 * count + i];
-      return trans ? Box{a - c / 2, b - d / 2, a + c / 2, b + d / 2} : Box{a, b, c, d};
+      return RowBox(f[i], f[count + i], f[2 * count + i], f[3 * count + i], trans);
     };
     for (int64_t j = 0; j < (cross ? m : 1); ++j) {
       for (int64_t i = 0; i < n; ++i) {
@@ -117,37 +184,99 @@ aclError RowBoxOverlaps(const OpCall& call, size_t outputs, std::function<void(c
   });
 }
 
-float Intersection(const Box& p, const Box& q) {
-  return std::max(std::min(p.x2, q.x2) - std::max(p.x1, q.x1), 0.0f) *
-         std::max(std::min(p.y2, q.y2) - std::max(p.y1, q.y1), 0.0f);
+template <typename T>
+T Intersection(const BoxOf<T>& p, const BoxOf<T>& q) {
+  return Max(Min(p.x2, q.x2) - Max(p.x1, q.x1), T{}) * Max(Min(p.y2, q.y2) - Max(p.y1, q.y1), T{});
 }
 
-float Area(const Box& p) { return (p.x2 - p.x1) * (p.y2 - p.y1); }
+template <typename T>
+T Area(const BoxOf<T>& p) {
+  return (p.x2 - p.x1) * (p.y2 - p.y1);
+}
 
 // IoU - (squared distance of the centres) / (squared diagonal of the smallest box enclosing both):
 // DIoU's penalty (Zheng et al., 2020), CIoU's first.
-float DistanceIou(const Box& p, const Box& q) {
-  const float inter = Intersection(p, q);
-  const float iou = inter / (Area(p) + Area(q) - inter);
-  const float dx = (p.x1 + p.x2 - q.x1 - q.x2) / 2, dy = (p.y1 + p.y2 - q.y1 - q.y2) / 2;
-  const float cw = std::max(p.x2, q.x2) - std::min(p.x1, q.x1), ch = std::max(p.y2, q.y2) - std::min(p.y1, q.y1);
+template <typename T>
+T DistanceIou(const BoxOf<T>& p, const BoxOf<T>& q) {
+  const T inter = Intersection(p, q);
+  const T iou = inter / (Area(p) + Area(q) - inter);
+  const T dx = (p.x1 + p.x2 - q.x1 - q.x2) / 2.0f, dy = (p.y1 + p.y2 - q.y1 - q.y2) / 2.0f;
+  const T cw = Max(p.x2, q.x2) - Min(p.x1, q.x1), ch = Max(p.y2, q.y2) - Min(p.y1, q.y1);
   return iou - (dx * dx + dy * dy) / (cw * cw + ch * ch);
 }
 
-// GIoU: generalised IoU (Rezatofighi et al., 2019), IoU - (hull - union) / hull with hull the
-// smallest box enclosing both.
+// Generalised IoU (Rezatofighi et al., 2019): IoU - (hull - union) / hull with hull the smallest
+// box enclosing both.
+template <typename T>
+T GeneralisedIou(const BoxOf<T>& p, const BoxOf<T>& q) {
+  const T inter = Intersection(p, q);
+  const T uni = Area(p) + Area(q) - inter;
+  const T hull = (Max(p.x2, q.x2) - Min(p.x1, q.x1)) * (Max(p.y2, q.y2) - Min(p.y1, q.y1));
+  return inter / uni - (hull - uni) / hull;
+}
+
+// GIoU: generalised IoU.
 aclError GIoU(const OpCall& call) {
-  return RowBoxOverlaps(call, 1, [](const Box& p, const Box& q, float* out) {
-    const float inter = Intersection(p, q);
-    const float uni = Area(p) + Area(q) - inter;
-    const float hull = (std::max(p.x2, q.x2) - std::min(p.x1, q.x1)) * (std::max(p.y2, q.y2) - std::min(p.y1, q.y1));
-    out[0] = inter / uni - (hull - uni) / hull;
-  });
+  return RowBoxOverlaps(call, 1, [](const Box& p, const Box& q, float* out) { out[0] = GeneralisedIou(p, q); });
 }
 
 // DIoU: distance IoU (Zheng et al., 2020).
 aclError DIoU(const OpCall& call) {
   return RowBoxOverlaps(call, 1, [](const Box& p, const Box& q, float* out) { out[0] = DistanceIou(p, q); });
+}
+
+// GIoUGrad and DIoUGrad: the gradients of GIoU and DIoU with is_cross false (box i with gtbox i),
+// what torch_npu's npu_giou and npu_diou backward send: dy [N] (the overlaps' gradient), bboxes and
+// gtboxes [4, N] as the forward read them -> dbboxes and dgtboxes [4, N], dy times the derivative
+// of the forward's value with respect to each coordinate row (the centre and size rows when
+// trans), by forward-mode differentiation (Dual) of the forward's own formula `metric`.
+template <typename Metric>
+aclError OverlapGrad(const OpCall& call, Metric metric) {
+  if (aclError s = call.Arity(3, 3, 2)) return s;
+  const std::string mode = call.String("mode", "iou");
+  if (mode != "iou") return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute mode = \"" + mode + "\" is not modelled (\"iou\")");
+  // is_cross defaults to true in the prototype (as the forward's): only an explicit false is modelled
+  if (call.Bool("is_cross", true)) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute is_cross = true is not modelled (false)");
+  const bool trans = call.Bool("trans", false);
+  Floats dy, boxes, gt, d_boxes, d_gt;
+  if (aclError s = FloatsOf(call, call.inputs[0], "dy", &dy)) return s;
+  if (aclError s = FloatsOf(call, call.inputs[1], "bboxes", &boxes)) return s;
+  if (aclError s = FloatsOf(call, call.inputs[2], "gtboxes", &gt)) return s;
+  if (aclError s = FloatsOf(call, call.outputs[0], "dbboxes", &d_boxes)) return s;
+  if (aclError s = FloatsOf(call, call.outputs[1], "dgtboxes", &d_gt)) return s;
+  const std::vector<int64_t>& dims = call.inputs[1].desc->dims;
+  if (dims.size() != 2 || dims[0] != 4) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "bboxes " + ListText(dims) + " is not [4, N]");
+  const int64_t n = dims[1];
+  if (Elements(call.inputs[0].desc->dims) != n) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "dy " + ListText(call.inputs[0].desc->dims) + " does not hold N = " +
+                                                       std::to_string(n) + " values");
+  }
+  if (aclError s = Shape(call, call.inputs[2], "gtboxes", dims)) return s;
+  if (aclError s = Shape(call, call.outputs[0], "dbboxes", dims)) return s;
+  if (aclError s = Shape(call, call.outputs[1], "dgtboxes", dims)) return s;
+  return Launch(call, [=] {
+    using D = Dual<8>;
+    for (int64_t i = 0; i < n; ++i) {
+      D rows[8];
+      for (int k = 0; k < 8; ++k) {
+        rows[k].v = (k < 4 ? boxes : gt)[(k % 4) * n + i];
+        rows[k].d[k] = 1.0f;
+      }
+      const D value = metric(RowBox(rows[0], rows[1], rows[2], rows[3], trans), RowBox(rows[4], rows[5], rows[6], rows[7], trans));
+      for (int k = 0; k < 4; ++k) {
+        d_boxes.Set(k * n + i, dy[i] * value.d[k]);
+        d_gt.Set(k * n + i, dy[i] * value.d[4 + k]);
+      }
+    }
+  });
+}
+
+aclError GIoUGrad(const OpCall& call) {
+  return OverlapGrad(call, [](const auto& p, const auto& q) { return GeneralisedIou(p, q); });
+}
+
+aclError DIoUGrad(const OpCall& call) {
+  return OverlapGrad(call, [](const auto& p, const auto& q) { return DistanceIou(p, q); });
 }
 
 // CIoU: complete IoU (Zheng et al., 2020), DIoU - alpha v with v = 4 / pi^2 (atan(w_gt / h_gt) -
@@ -180,12 +309,42 @@ aclError ScalarInput(const OpCall& call, size_t input, const char* what, double*
   return host.ConstFloat(input, what, value);
 }
 
-// NonMaxSuppressionV4 (TensorFlow's, which the prototype is compatible with): greedy selection
-// of boxes [N, 4] (two corners, in either order) by decreasing score (ties: the lower index
-// first), keeping a box whose score is above score_threshold and whose IoU with every box kept
-// before it is at most iou_threshold, up to max_output_size boxes. selected_indices
-// [max_output_size] holds their indices, then zeros (whether pad_to_max_output_size or not: the
-// output's length is the caller's); valid_outputs their number.
+// A box of a non-maximum suppression: two corners in either order (TensorFlow's reading), as
+// x1 <= x2 and y1 <= y2.
+Box Corners(float a, float b, float c, float d) { return Box{std::min(a, c), std::min(b, d), std::max(a, c), std::max(b, d)}; }
+
+// TensorFlow's IoU of two such boxes: 0 when either has no area.
+float CornerIou(const Box& p, const Box& q) {
+  const float pa = Area(p), qa = Area(q);
+  if (pa <= 0 || qa <= 0) return 0.0f;
+  const float inter = Intersection(p, q);
+  return inter / (pa + qa - inter);
+}
+
+// TensorFlow's greedy non-maximum suppression (NonMaxSuppressionV4, and the per-class step of
+// BatchMultiClassNonMaxSuppression): the candidates whose score is above score_min, by
+// decreasing score (ties: the lower index first), each kept unless its IoU with a box kept before
+// it is above iou_max, up to max_out boxes. The indices kept, in that order.
+std::vector<int64_t> GreedyNms(int64_t n, const std::function<Box(int64_t)>& box, const std::function<float(int64_t)>& score,
+                               float score_min, float iou_max, int64_t max_out) {
+  std::vector<int64_t> order;
+  for (int64_t i = 0; i < n; ++i) {
+    if (score(i) > score_min) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return score(a) > score(b); });
+  std::vector<int64_t> kept;
+  for (int64_t i : order) {
+    if (static_cast<int64_t>(kept.size()) >= max_out) break;
+    const Box b = box(i);
+    if (std::all_of(kept.begin(), kept.end(), [&](int64_t k) { return CornerIou(box(k), b) <= iou_max; })) kept.push_back(i);
+  }
+  return kept;
+}
+
+// NonMaxSuppressionV4 (TensorFlow's, which the prototype is compatible with): GreedyNms of boxes
+// [N, 4] by scores [N] above score_threshold, IoU at most iou_threshold, up to max_output_size
+// boxes. selected_indices [max_output_size] holds their indices, then zeros (whether
+// pad_to_max_output_size or not: the output's length is the caller's); valid_outputs their number.
 aclError NonMaxSuppressionV4(const OpCall& call) {
   if (aclError s = call.Arity(5, 5, 2)) return s;
   Floats boxes, scores;
@@ -221,88 +380,190 @@ aclError NonMaxSuppressionV4(const OpCall& call) {
   const auto max_out = static_cast<int64_t>(limit);
   const auto iou_max = static_cast<float>(iou_threshold), score_min = static_cast<float>(score_threshold);
   return Launch(call, [=] {
-    std::vector<int64_t> order;
-    for (int64_t i = 0; i < n; ++i) {
-      if (scores[i] > score_min) order.push_back(i);
-    }
-    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return scores[a] > scores[b]; });
-    auto box = [&](int64_t i) {
-      const float a = boxes[i * 4], b = boxes[i * 4 + 1], c = boxes[i * 4 + 2], d = boxes[i * 4 + 3];
-      return Box{std::min(a, c), std::min(b, d), std::max(a, c), std::max(b, d)};
-    };
-    auto iou = [](const Box& p, const Box& q) {
-      const float pa = (p.x2 - p.x1) * (p.y2 - p.y1), qa = (q.x2 - q.x1) * (q.y2 - q.y1);
-      if (pa <= 0 || qa <= 0) return 0.0f;
-      const float inter = std::max(std::min(p.x2, q.x2) - std::max(p.x1, q.x1), 0.0f) *
-                          std::max(std::min(p.y2, q.y2) - std::max(p.y1, q.y1), 0.0f);
-      return inter / (pa + qa - inter);
-    };
-    std::vector<int64_t> kept;
-    for (int64_t i : order) {
-      if (static_cast<int64_t>(kept.size()) >= max_out) break;
-      const Box b = box(i);
-      if (std::all_of(kept.begin(), kept.end(), [&](int64_t k) { return iou(box(k), b) <= iou_max; })) kept.push_back(i);
-    }
+    const std::vector<int64_t> kept = GreedyNms(
+        n, [&](int64_t i) { return Corners(boxes[i * 4], boxes[i * 4 + 1], boxes[i * 4 + 2], boxes[i * 4 + 3]); },
+        [&](int64_t i) { return scores[i]; }, score_min, iou_max, max_out);
     for (int64_t i = 0; i < length; ++i) out[i] = i < static_cast<int64_t>(kept.size()) ? static_cast<int32_t>(kept[i]) : 0;
     *count = static_cast<int32_t>(kept.size());
   });
 }
 
-// PSROIPoolingV2: position-sensitive RoI average pooling as R-FCN defines it (Dai et al., 2016;
-// its Caffe layer's arithmetic): x [B, output_dim * group_size^2, H, W], rois [B, 5, R] (batch
-// index, x1, y1, x2, y2 in input coordinates), y [B * R, output_dim, group_size, group_size]. A
-// RoI spans round(x1) * scale to (round(x2) + 1) * scale (at least 0.1 wide), cut into
-// group_size^2 bins; bin (i, j) of output channel c averages channel (c * group_size + i) *
-// group_size + j over the pixels it covers (floor of its start, ceiling of its end, clipped to
-// the map), 0 when it covers none.
-aclError PSROIPoolingV2(const OpCall& call) {
-  if (aclError s = call.Arity(2, 2, 1)) return s;
+// BatchMultiClassNonMaxSuppression: TensorFlow Object Detection API's
+// batch_multiclass_non_max_suppression, which the prototype and torch_npu's npu_batch_nms
+// describe: boxes [B, N, q, 4] (q = 1: one box per anchor for every class, or q = C), scores
+// [B, N, C]. For each image and class, GreedyNms (score above score_threshold, IoU at most
+// iou_threshold, up to max_size_per_class boxes); the boxes kept for all classes (class by class)
+// then ordered by decreasing score (a stable sort, as tf.nn.top_k) and the first max_total_size
+// written: nmsed_boxes [B, T, 4] (the input's coordinates), nmsed_scores [B, T], nmsed_classes [B,
+// T] (the class index, as a float), zeros past nmsed_num [B] (INT32), their number. Not modelled:
+// transpose_box (boxes laid out [B, N, q, 4] transposed; which dimensions the prototype swaps is
+// not documented here) and change_coordinate_frame (the Object Detection API normalises to a clip
+// window, which torch_npu does not pass).
+aclError BatchMultiClassNonMaxSuppression(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 4)) return s;
+  if (call.Bool("transpose_box", false) || call.Bool("change_coordinate_frame", false)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attributes transpose_box and change_coordinate_frame are modelled false only");
+  }
+  const float score_min = call.Float("score_threshold", 0.0f), iou_max = call.Float("iou_threshold", 0.0f);
+  const int64_t per_class = call.Int("max_size_per_class", 0), total = call.Int("max_total_size", 0);
+  if (per_class < 0 || total < 0 || iou_max < 0 || iou_max > 1) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "max_size_per_class " + std::to_string(per_class) + ", max_total_size " +
+                                                      std::to_string(total) + " and iou_threshold " + std::to_string(iou_max) +
+                                                      " (sizes >= 0, iou_threshold in [0, 1])");
+  }
+  Floats boxes, scores, out_boxes, out_scores, out_classes;
+  if (aclError s = FloatsOf(call, call.inputs[0], "boxes", &boxes)) return s;
+  if (aclError s = FloatsOf(call, call.inputs[1], "scores", &scores)) return s;
+  if (aclError s = FloatsOf(call, call.outputs[0], "nmsed_boxes", &out_boxes)) return s;
+  if (aclError s = FloatsOf(call, call.outputs[1], "nmsed_scores", &out_scores)) return s;
+  if (aclError s = FloatsOf(call, call.outputs[2], "nmsed_classes", &out_classes)) return s;
+  const std::vector<int64_t>& b_dims = call.inputs[0].desc->dims;
+  const std::vector<int64_t>& s_dims = call.inputs[1].desc->dims;
+  if (b_dims.size() != 4 || b_dims[3] != 4 || s_dims.size() != 3 || s_dims[0] != b_dims[0] || s_dims[1] != b_dims[1] ||
+      (b_dims[2] != 1 && b_dims[2] != s_dims[2])) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "boxes " + ListText(b_dims) + " and scores " + ListText(s_dims) +
+                                                       " are not [B, N, q, 4] and [B, N, C] with q = 1 or C");
+  }
+  const int64_t batch = b_dims[0], n = b_dims[1], q = b_dims[2], classes = s_dims[2];
+  if (aclError s = Shape(call, call.outputs[0], "nmsed_boxes", {batch, total, 4})) return s;
+  if (aclError s = Shape(call, call.outputs[1], "nmsed_scores", {batch, total})) return s;
+  if (aclError s = Shape(call, call.outputs[2], "nmsed_classes", {batch, total})) return s;
+  const Operand& num = call.outputs[3];
+  if (num.desc->dtype != ACL_INT32 || num.desc->dims != std::vector<int64_t>{batch} ||
+      num.buffer->size < static_cast<size_t>(batch) * sizeof(int32_t)) {
+    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "nmsed_num is not an INT32 [" + std::to_string(batch) + "] that fits its buffer");
+  }
+  auto* counts = static_cast<int32_t*>(num.buffer->data);
+  return Launch(call, [=] {
+    for (int64_t b = 0; b < batch; ++b) {
+      struct Kept {
+        int64_t box, cls;
+        float score;
+      };
+      std::vector<Kept> kept;
+      for (int64_t c = 0; c < classes; ++c) {
+        auto box = [&](int64_t i) {
+          const int64_t at = ((b * n + i) * q + (q == 1 ? 0 : c)) * 4;
+          return Corners(boxes[at], boxes[at + 1], boxes[at + 2], boxes[at + 3]);
+        };
+        auto score = [&](int64_t i) { return scores[(b * n + i) * classes + c]; };
+        for (int64_t i : GreedyNms(n, box, score, score_min, iou_max, per_class)) kept.push_back({i, c, score(i)});
+      }
+      std::stable_sort(kept.begin(), kept.end(), [](const Kept& x, const Kept& y) { return x.score > y.score; });
+      const int64_t valid = std::min<int64_t>(total, static_cast<int64_t>(kept.size()));
+      for (int64_t k = 0; k < total; ++k) {
+        const bool on = k < valid;
+        const int64_t at = on ? ((b * n + kept[k].box) * q + (q == 1 ? 0 : kept[k].cls)) * 4 : 0;
+        for (int64_t j = 0; j < 4; ++j) out_boxes.Set((b * total + k) * 4 + j, on ? boxes[at + j] : 0.0f);
+        out_scores.Set(b * total + k, on ? kept[k].score : 0.0f);
+        out_classes.Set(b * total + k, on ? static_cast<float>(kept[k].cls) : 0.0f);
+      }
+      counts[b] = static_cast<int32_t>(valid);
+    }
+  });
+}
+
+// The batch index of each of `count` RoIs, read once the work queued before the call is done (the
+// stream is synchronised): an index outside [0, images), or not whole, is the call's error rather
+// than a value read from another image.
+aclError CheckBatchIndices(const OpCall& call, int64_t count, const std::function<float(int64_t)>& index, int64_t images) {
+  if (aclError s = aclrtSynchronizeStream(call.stream)) return s;
+  for (int64_t r = 0; r < count; ++r) {
+    const float value = index(r);
+    if (!(value >= 0 && value < static_cast<float>(images)) || value != std::floor(value)) {
+      return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "RoI " + std::to_string(r) + " has batch index " + std::to_string(value) +
+                                                         " (the map holds " + std::to_string(images) + " images)");
+    }
+  }
+  return ACL_SUCCESS;
+}
+
+// PSROIPoolingV2's geometry, which its gradient shares: position-sensitive RoI average pooling as
+// R-FCN defines it (Dai et al., 2016; its Caffe layer's arithmetic): x [B, output_dim *
+// group_size^2, H, W], rois [B, 5, R] (batch index, x1, y1, x2, y2 in input coordinates), y [B * R,
+// output_dim, group_size, group_size]. A RoI spans round(x1) * scale to (round(x2) + 1) * scale (at
+// least 0.1 wide), cut into group_size^2 bins; bin (i, j) of output channel c averages channel (c *
+// group_size + i) * group_size + j over the pixels it covers (floor of its start, ceiling of its
+// end, clipped to the map), 0 when it covers none.
+struct PsRoiGeometry {
+  int64_t dim, group, batch, height, width, count;  // count: the RoIs of each row of rois
+  float scale;
+  Floats rois;
+
+  struct Pixels {
+    int64_t image, h0, h1, w0, w1;
+    int64_t Area() const { return (h1 - h0) * (w1 - w0); }
+  };
+  // The pixels bin (i, j) of RoI r of rois' row b covers.
+  Pixels Bin(int64_t b, int64_t r, int64_t i, int64_t j) const {
+    auto roi = [&](int64_t field) { return rois[(b * 5 + field) * count + r]; };
+    const float x1 = std::round(roi(1)) * scale, y1 = std::round(roi(2)) * scale;
+    const float x2 = (std::round(roi(3)) + 1) * scale, y2 = (std::round(roi(4)) + 1) * scale;
+    const float bin_w = std::max(x2 - x1, 0.1f) / static_cast<float>(group);
+    const float bin_h = std::max(y2 - y1, 0.1f) / static_cast<float>(group);
+    auto edge = [](float v, int64_t size) { return std::clamp<int64_t>(static_cast<int64_t>(v), 0, size); };
+    const auto fi = static_cast<float>(i), fj = static_cast<float>(j);
+    return {static_cast<int64_t>(roi(0)),
+            edge(std::floor(fi * bin_h + y1), height),
+            edge(std::ceil((fi + 1) * bin_h + y1), height),
+            edge(std::floor(fj * bin_w + x1), width),
+            edge(std::ceil((fj + 1) * bin_w + x1), width)};
+  }
+  // The offset of channel (c * group + i) * group + j's plane of `image` in the map.
+  int64_t Plane(int64_t image, int64_t c, int64_t i, int64_t j) const {
+    return (image * dim * group * group + (c * group + i) * group + j) * height * width;
+  }
+};
+
+// The attributes, the map [B, output_dim * group_size^2, H, W] (x, or the gradient's), rois [B, 5,
+// R] and its batch indices, checked; `what` names the map for messages.
+aclError PsRoiSetup(const OpCall& call, const Operand& map, const char* what, const Floats& rois, PsRoiGeometry* g) {
   const int64_t dim = call.Int("output_dim", 0), group = call.Int("group_size", 0);
-  const float scale = call.Float("spatial_scale", 1.0f);
   if (dim <= 0 || group <= 0 || group >= 128) {
     return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attributes output_dim = " + std::to_string(dim) + " and group_size = " +
                                                       std::to_string(group) + " (output_dim > 0, 0 < group_size < 128)");
   }
+  const std::vector<int64_t>& x_dims = map.desc->dims;
+  const std::vector<int64_t>& r_dims = call.inputs[1].desc->dims;
+  if (!PlainFormat(map.desc->format) || map.desc->format == ACL_FORMAT_NHWC || x_dims.size() != 4 ||
+      x_dims[1] != dim * group * group) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(what) + " " + ListText(x_dims) +
+                                                       " is not NCHW with C = output_dim * group_size^2 = " +
+                                                       std::to_string(dim * group * group));
+  }
+  if (r_dims.size() != 3 || r_dims[0] != x_dims[0] || r_dims[1] != 5) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "rois " + ListText(r_dims) + " is not [B, 5, R] with B the map's batch");
+  }
+  *g = {dim, group, x_dims[0], x_dims[2], x_dims[3], r_dims[2], call.Float("spatial_scale", 1.0f), rois};
+  const int64_t count = g->count;
+  return CheckBatchIndices(call, g->batch * count, [&](int64_t k) { return rois[(k / count * 5) * count + k % count]; },
+                           g->batch);
+}
+
+// PSROIPoolingV2: y's bin (i, j) of output channel c is the mean of its pixels (PsRoiGeometry).
+aclError PSROIPoolingV2(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
   Floats x, rois, y;
   if (aclError s = FloatsOf(call, call.inputs[0], "x", &x)) return s;
   if (aclError s = FloatsOf(call, call.inputs[1], "rois", &rois)) return s;
   if (aclError s = FloatsOf(call, call.outputs[0], "y", &y)) return s;
-  const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
-  const std::vector<int64_t>& r_dims = call.inputs[1].desc->dims;
-  if (!PlainFormat(call.inputs[0].desc->format) || call.inputs[0].desc->format == ACL_FORMAT_NHWC ||
-      x_dims.size() != 4 || x_dims[1] != dim * group * group) {
-    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_dims) + " is not NCHW with C = output_dim * group_size^2 = " +
-                                                       std::to_string(dim * group * group));
-  }
-  if (r_dims.size() != 3 || r_dims[0] != x_dims[0] || r_dims[1] != 5) {
-    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "rois " + ListText(r_dims) + " is not [B, 5, R] with B x's batch");
-  }
-  const int64_t batch = x_dims[0], height = x_dims[2], width = x_dims[3], count = r_dims[2];
-  if (aclError s = Shape(call, call.outputs[0], "y", {batch * count, dim, group, group})) return s;
+  PsRoiGeometry g{};
+  if (aclError s = PsRoiSetup(call, call.inputs[0], "x", rois, &g)) return s;
+  if (aclError s = Shape(call, call.outputs[0], "y", {g.batch * g.count, g.dim, g.group, g.group})) return s;
   return Launch(call, [=] {
-    for (int64_t b = 0; b < batch; ++b) {
-      for (int64_t r = 0; r < count; ++r) {
-        auto roi = [&](int64_t field) { return rois[(b * 5 + field) * count + r]; };
-        const int64_t image = std::clamp<int64_t>(static_cast<int64_t>(roi(0)), 0, batch - 1);
-        const float x1 = std::round(roi(1)) * scale, y1 = std::round(roi(2)) * scale;
-        const float x2 = (std::round(roi(3)) + 1) * scale, y2 = (std::round(roi(4)) + 1) * scale;
-        const float bin_w = std::max(x2 - x1, 0.1f) / static_cast<float>(group);
-        const float bin_h = std::max(y2 - y1, 0.1f) / static_cast<float>(group);
-        const int64_t out_row = b * count + r;
-        for (int64_t c = 0; c < dim; ++c) {
-          for (int64_t i = 0; i < group; ++i) {
-            const auto h0 = std::clamp<int64_t>(static_cast<int64_t>(std::floor(i * bin_h + y1)), 0, height);
-            const auto h1 = std::clamp<int64_t>(static_cast<int64_t>(std::ceil((i + 1) * bin_h + y1)), 0, height);
-            for (int64_t j = 0; j < group; ++j) {
-              const auto w0 = std::clamp<int64_t>(static_cast<int64_t>(std::floor(j * bin_w + x1)), 0, width);
-              const auto w1 = std::clamp<int64_t>(static_cast<int64_t>(std::ceil((j + 1) * bin_w + x1)), 0, width);
-              const int64_t channel = (c * group + i) * group + j;
+    for (int64_t b = 0; b < g.batch; ++b) {
+      for (int64_t r = 0; r < g.count; ++r) {
+        for (int64_t i = 0; i < g.group; ++i) {
+          for (int64_t j = 0; j < g.group; ++j) {
+            const PsRoiGeometry::Pixels bin = g.Bin(b, r, i, j);
+            for (int64_t c = 0; c < g.dim; ++c) {
+              const int64_t plane = g.Plane(bin.image, c, i, j);
               float sum = 0;
-              for (int64_t h = h0; h < h1; ++h) {
-                for (int64_t w = w0; w < w1; ++w) sum += x[((image * dim * group * group + channel) * height + h) * width + w];
+              for (int64_t h = bin.h0; h < bin.h1; ++h) {
+                for (int64_t w = bin.w0; w < bin.w1; ++w) sum += x[plane + h * g.width + w];
               }
-              const int64_t area = (h1 - h0) * (w1 - w0);
-              y.Set(((out_row * dim + c) * group + i) * group + j, area > 0 ? sum / static_cast<float>(area) : 0.0f);
+              y.Set((((b * g.count + r) * g.dim + c) * g.group + i) * g.group + j,
+                    bin.Area() > 0 ? sum / static_cast<float>(bin.Area()) : 0.0f);
             }
           }
         }
@@ -311,6 +572,204 @@ aclError PSROIPoolingV2(const OpCall& call) {
   });
 }
 
+// PSROIPoolingGradV2D: PSROIPoolingV2's adjoint (npu_ps_roi_pooling_backward): y_diff [B * R,
+// output_dim, group_size, group_size], rois [B, 5, R] -> x_diff [B, output_dim * group_size^2, H, W]
+// with (H, W) the attribute input_size, each bin's gradient divided evenly among its pixels.
+aclError PSROIPoolingGradV2D(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  Floats dy, rois, dx;
+  if (aclError s = FloatsOf(call, call.inputs[0], "y_diff", &dy)) return s;
+  if (aclError s = FloatsOf(call, call.inputs[1], "rois", &rois)) return s;
+  if (aclError s = FloatsOf(call, call.outputs[0], "x_diff", &dx)) return s;
+  const std::vector<int64_t> size = call.Ints("input_size");
+  const std::vector<int64_t>& x_dims = call.outputs[0].desc->dims;
+  if (size.size() != 2 || x_dims.size() != 4 || x_dims[2] != size[0] || x_dims[3] != size[1]) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute input_size = " + ListText(size) + " is not x_diff " +
+                                                      ListText(x_dims) + "'s (H, W)");
+  }
+  PsRoiGeometry g{};
+  if (aclError s = PsRoiSetup(call, call.outputs[0], "x_diff", rois, &g)) return s;
+  if (aclError s = Shape(call, call.inputs[0], "y_diff", {g.batch * g.count, g.dim, g.group, g.group})) return s;
+  const int64_t total = Elements(x_dims);
+  return Launch(call, [=] {
+    std::vector<float> grad(static_cast<size_t>(total), 0.0f);
+    for (int64_t b = 0; b < g.batch; ++b) {
+      for (int64_t r = 0; r < g.count; ++r) {
+        for (int64_t i = 0; i < g.group; ++i) {
+          for (int64_t j = 0; j < g.group; ++j) {
+            const PsRoiGeometry::Pixels bin = g.Bin(b, r, i, j);
+            if (bin.Area() <= 0) continue;
+            for (int64_t c = 0; c < g.dim; ++c) {
+              const int64_t plane = g.Plane(bin.image, c, i, j);
+              const float share = dy[(((b * g.count + r) * g.dim + c) * g.group + i) * g.group + j] / static_cast<float>(bin.Area());
+              for (int64_t h = bin.h0; h < bin.h1; ++h) {
+                for (int64_t w = bin.w0; w < bin.w1; ++w) grad[static_cast<size_t>(plane + h * g.width + w)] += share;
+              }
+            }
+          }
+        }
+      }
+    }
+    for (int64_t k = 0; k < total; ++k) dx.Set(k, grad[static_cast<size_t>(k)]);
+  });
+}
+
+// ROIAlign's geometry (Mask R-CNN's RoIAlign as torchvision and Detectron2 compute it, which
+// torch_npu's npu_roi_align follows: its contrib ROIAlign sends roi_end_mode 0 for aligned=False
+// and 3 for aligned=True, "scale the ROI and then shift it by -0.5", and its documented example is
+// torchvision's aligned=False value). rois [R, 5]: batch index, x1, y1, x2, y2 in input coordinates.
+// A RoI spans (x1, y1) * spatial_scale to (x2, y2) * spatial_scale, shifted by -0.5 when aligned,
+// else at least 1 x 1; each of the pooled_height x pooled_width bins averages a grid of sample_num
+// x sample_num bilinear samples at the centres of its cells (sample_num 0: ceil(bin size) each
+// way), a sample more than one pixel outside the map counting 0. roi_end_mode 1 and 2 are not
+// modelled: what they change is not documented here.
+struct RoiAlignGeometry {
+  int64_t channels, height, width, pooled_h, pooled_w, sample_num;
+  float scale;
+  bool aligned;
+
+  // One bilinear sample at (y, x): the offsets in a channel plane of the four pixels it reads (the
+  // same pixel twice at the map's last row or column) and their weights; none when it lies more
+  // than a pixel outside the map (inside false: it counts 0).
+  struct Sample {
+    int64_t at[4];
+    float weight[4];
+    bool inside;
+  };
+  Sample At(float y, float x) const {
+    Sample s{};
+    if (y < -1.0f || y > static_cast<float>(height) || x < -1.0f || x > static_cast<float>(width)) return s;
+    y = std::max(y, 0.0f);
+    x = std::max(x, 0.0f);
+    int64_t y0 = static_cast<int64_t>(y), x0 = static_cast<int64_t>(x), y1 = y0 + 1, x1 = x0 + 1;
+    if (y0 >= height - 1) y0 = y1 = height - 1, y = static_cast<float>(y0);
+    if (x0 >= width - 1) x0 = x1 = width - 1, x = static_cast<float>(x0);
+    const float ly = y - static_cast<float>(y0), lx = x - static_cast<float>(x0);
+    s = {{y0 * width + x0, y0 * width + x1, y1 * width + x0, y1 * width + x1},
+         {(1 - ly) * (1 - lx), (1 - ly) * lx, ly * (1 - lx), ly * lx},
+         true};
+    return s;
+  }
+
+  // Calls visit(bin, sample, 1 / samples in the bin) for every sample of RoI `roi` (its four
+  // corners, unscaled).
+  template <typename Visit>
+  void ForEachSample(const float roi[4], Visit visit) const {
+    const float offset = aligned ? 0.5f : 0.0f;
+    const float x1 = roi[0] * scale - offset, y1 = roi[1] * scale - offset;
+    float w = roi[2] * scale - offset - x1, h = roi[3] * scale - offset - y1;
+    if (!aligned) w = std::max(w, 1.0f), h = std::max(h, 1.0f);
+    const float bin_h = h / static_cast<float>(pooled_h), bin_w = w / static_cast<float>(pooled_w);
+    const int64_t grid_h = sample_num > 0 ? sample_num : static_cast<int64_t>(std::ceil(h / static_cast<float>(pooled_h)));
+    const int64_t grid_w = sample_num > 0 ? sample_num : static_cast<int64_t>(std::ceil(w / static_cast<float>(pooled_w)));
+    const float share = 1.0f / static_cast<float>(std::max<int64_t>(grid_h * grid_w, 1));
+    for (int64_t ph = 0; ph < pooled_h; ++ph) {
+      for (int64_t pw = 0; pw < pooled_w; ++pw) {
+        for (int64_t iy = 0; iy < grid_h; ++iy) {
+          const float y = y1 + static_cast<float>(ph) * bin_h + (static_cast<float>(iy) + 0.5f) * bin_h / static_cast<float>(grid_h);
+          for (int64_t ix = 0; ix < grid_w; ++ix) {
+            const float x = x1 + static_cast<float>(pw) * bin_w + (static_cast<float>(ix) + 0.5f) * bin_w / static_cast<float>(grid_w);
+            visit(ph * pooled_w + pw, At(y, x), share);
+          }
+        }
+      }
+    }
+  }
+};
+
+// ROIAlign's and ROIAlignGrad's checks: the attributes, the map [N, C, H, W] (x, or xdiff_shape),
+// rois [R, 5] and their batch indices (CheckBatchIndices).
+aclError RoiAlignSetup(const OpCall& call, const std::vector<int64_t>& map, const Floats& rois, RoiAlignGeometry* g,
+                       int64_t* count) {
+  const int64_t mode = call.Int("roi_end_mode", 1);
+  if (mode != 0 && mode != 3) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute roi_end_mode = " + std::to_string(mode) +
+                                                      " is not modelled (0: torchvision's aligned=False, 3: aligned=True)");
+  }
+  const int64_t ph = call.Int("pooled_height", 0), pw = call.Int("pooled_width", 0), samples = call.Int("sample_num", 2);
+  const float scale = call.Float("spatial_scale", 1.0f);
+  if (ph <= 0 || pw <= 0 || samples < 0 || !(scale > 0)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "pooled_height " + std::to_string(ph) + ", pooled_width " + std::to_string(pw) +
+                                                      ", sample_num " + std::to_string(samples) + ", spatial_scale " +
+                                                      std::to_string(scale) + " (positive sizes and scale, sample_num >= 0)");
+  }
+  if (map.size() != 4) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "the feature map " + ListText(map) + " is not [N, C, H, W]");
+  const std::vector<int64_t>& r_dims = call.inputs[1].desc->dims;
+  if (r_dims.size() != 2 || r_dims[1] != 5) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "rois " + ListText(r_dims) + " is not [R, 5]");
+  *count = r_dims[0];
+  *g = {map[1], map[2], map[3], ph, pw, samples, scale, mode == 3};
+  return CheckBatchIndices(call, *count, [&](int64_t r) { return rois[r * 5]; }, map[0]);
+}
+
+// ROIAlign: features x [N, C, H, W], rois [R, 5] -> y [R, C, pooled_height, pooled_width], each bin
+// the mean of its samples (RoiAlignGeometry).
+aclError ROIAlign(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  Floats x, rois, y;
+  if (aclError s = FloatsOf(call, call.inputs[0], "features", &x)) return s;
+  if (aclError s = FloatsOf(call, call.inputs[1], "rois", &rois)) return s;
+  if (aclError s = FloatsOf(call, call.outputs[0], "y", &y)) return s;
+  RoiAlignGeometry g{};
+  int64_t count = 0;
+  if (call.inputs[0].desc->format == ACL_FORMAT_NHWC) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "features in layout NHWC (NCHW modelled)");
+  }
+  if (aclError s = RoiAlignSetup(call, call.inputs[0].desc->dims, rois, &g, &count)) return s;
+  if (aclError s = Shape(call, call.outputs[0], "y", {count, g.channels, g.pooled_h, g.pooled_w})) return s;
+  return Launch(call, [=] {
+    const int64_t plane = g.height * g.width, bins = g.pooled_h * g.pooled_w;
+    std::vector<float> sums(static_cast<size_t>(bins));
+    for (int64_t r = 0; r < count; ++r) {
+      const float roi[4] = {rois[r * 5 + 1], rois[r * 5 + 2], rois[r * 5 + 3], rois[r * 5 + 4]};
+      const auto image = static_cast<int64_t>(rois[r * 5]);
+      for (int64_t c = 0; c < g.channels; ++c) {
+        const int64_t base = (image * g.channels + c) * plane;
+        std::fill(sums.begin(), sums.end(), 0.0f);
+        g.ForEachSample(roi, [&](int64_t bin, const RoiAlignGeometry::Sample& s, float share) {
+          if (!s.inside) return;
+          for (int k = 0; k < 4; ++k) sums[bin] += share * s.weight[k] * x[base + s.at[k]];
+        });
+        for (int64_t bin = 0; bin < bins; ++bin) y.Set((r * g.channels + c) * bins + bin, sums[bin]);
+      }
+    }
+  });
+}
+
+// ROIAlignGrad: ROIAlign's adjoint (torchvision's roi_align backward): ydiff [R, C, pooled_height,
+// pooled_width], rois [R, 5] -> xdiff of shape xdiff_shape [N, C, H, W], every sample's share of its
+// bin's gradient added to the pixels it read, by their bilinear weights. pooled_height and
+// pooled_width must be ydiff's (torch_npu's npu_roi_alignbk takes them width first).
+aclError ROIAlignGrad(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  Floats dy, rois, dx;
+  if (aclError s = FloatsOf(call, call.inputs[0], "ydiff", &dy)) return s;
+  if (aclError s = FloatsOf(call, call.inputs[1], "rois", &rois)) return s;
+  if (aclError s = FloatsOf(call, call.outputs[0], "xdiff", &dx)) return s;
+  const std::vector<int64_t> map = call.Ints("xdiff_shape");
+  RoiAlignGeometry g{};
+  int64_t count = 0;
+  if (aclError s = RoiAlignSetup(call, map, rois, &g, &count)) return s;
+  if (aclError s = Shape(call, call.inputs[0], "ydiff", {count, g.channels, g.pooled_h, g.pooled_w})) return s;
+  if (aclError s = Shape(call, call.outputs[0], "xdiff", map)) return s;
+  const int64_t total = Elements(map);
+  return Launch(call, [=] {
+    const int64_t plane = g.height * g.width, bins = g.pooled_h * g.pooled_w;
+    std::vector<float> grad(static_cast<size_t>(total), 0.0f);
+    for (int64_t r = 0; r < count; ++r) {
+      const float roi[4] = {rois[r * 5 + 1], rois[r * 5 + 2], rois[r * 5 + 3], rois[r * 5 + 4]};
+      const auto image = static_cast<int64_t>(rois[r * 5]);
+      for (int64_t c = 0; c < g.channels; ++c) {
+        const int64_t base = (image * g.channels + c) * plane;
+        g.ForEachSample(roi, [&](int64_t bin, const RoiAlignGeometry::Sample& s, float share) {
+          if (!s.inside) return;
+          const float upstream = dy[(r * g.channels + c) * bins + bin] * share;
+          for (int k = 0; k < 4; ++k) grad[static_cast<size_t>(base + s.at[k])] += upstream * s.weight[k];
+        });
+      }
+    }
+    for (int64_t i = 0; i < total; ++i) dx.Set(i, grad[static_cast<size_t>(i)]);
+  });
+}
 
 // DeformableOffsets: the sampling half of a deformable convolution (Dai et al. 2017, modulated:
 // Zhu et al. 2019), whose output a Conv2D of stride ksize then convolves (torch_npu's
@@ -564,8 +1023,25 @@ const std::vector<OpEntry>& VisionEntries() {
       {"GIoU", {{"trans", K::kBool}, {"is_cross", K::kBool}, {"mode", K::kString}}, GIoU},
       {"DIoU", {{"trans", K::kBool}, {"is_cross", K::kBool}, {"mode", K::kString}}, DIoU},
       {"CIoU", {{"trans", K::kBool}, {"is_cross", K::kBool}, {"mode", K::kString}, {"atan_sub_flag", K::kBool}}, CIoU},
+      {"GIoUGrad", {{"trans", K::kBool}, {"is_cross", K::kBool}, {"mode", K::kString}}, GIoUGrad},
+      {"DIoUGrad", {{"trans", K::kBool}, {"is_cross", K::kBool}, {"mode", K::kString}}, DIoUGrad},
       {"NonMaxSuppressionV4", {{"pad_to_max_output_size", K::kBool}}, NonMaxSuppressionV4},
+      {"BatchMultiClassNonMaxSuppression",
+       {{"score_threshold", K::kFloat}, {"iou_threshold", K::kFloat}, {"max_size_per_class", K::kInt},
+        {"max_total_size", K::kInt}, {"change_coordinate_frame", K::kBool}, {"transpose_box", K::kBool}},
+       BatchMultiClassNonMaxSuppression},
       {"PSROIPoolingV2", {{"spatial_scale", K::kFloat}, {"output_dim", K::kInt}, {"group_size", K::kInt}}, PSROIPoolingV2},
+      {"PSROIPoolingGradV2D",
+       {{"spatial_scale", K::kFloat}, {"output_dim", K::kInt}, {"group_size", K::kInt}, {"input_size", K::kListInt}},
+       PSROIPoolingGradV2D},
+      {"ROIAlign",
+       {{"spatial_scale", K::kFloat}, {"pooled_height", K::kInt}, {"pooled_width", K::kInt}, {"sample_num", K::kInt},
+        {"roi_end_mode", K::kInt}},
+       ROIAlign},
+      {"ROIAlignGrad",
+       {{"xdiff_shape", K::kListInt}, {"pooled_height", K::kInt}, {"pooled_width", K::kInt}, {"spatial_scale", K::kFloat},
+        {"sample_num", K::kInt}, {"roi_end_mode", K::kInt}},
+       ROIAlignGrad},
       {"DeformableOffsets",
        {{"strides", K::kListInt}, {"pads", K::kListInt}, {"ksize", K::kListInt}, {"dilations", K::kListInt},
         {"data_format", K::kString}, {"deformable_groups", K::kInt}, {"modulated", K::kBool}},
