@@ -29,7 +29,7 @@ import re
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterable, Optional, TypeVar
+from typing import Any, BinaryIO, Callable, Iterable, NamedTuple, Optional, TypeVar
 
 from gen.ir import Page
 from gen.locations import DATA_ROOT, PACKAGE
@@ -399,6 +399,14 @@ def pickle_page(page: Page) -> bytes:
     return pickle.dumps(page, protocol=pickle.HIGHEST_PROTOCOL)
 
 
+class MemoShare(NamedTuple):
+    """What an emit worker's memo sends its parent's (`EmitMemo.share`)."""
+
+    files: dict[str, tuple[str, int, int]]  # relative path -> (inputs digest, size, mtime_ns)
+    made: dict[tuple[str, str], Any]  # fragments the database does not hold, by (kind, inputs)
+    stored: set[tuple[str, str]]  # fragments used that the database holds
+
+
 class EmitMemo:
     """What the last run into one output directory rendered (see the module's docstring), in two
     tables of the cache's database keyed by the output directory. A run reads them whole and
@@ -488,16 +496,20 @@ class EmitMemo:
             self.fragments[key] = make()
         return self.fragments[key]
 
-    def share(self, paths: Iterable[str]) -> tuple[dict[str, tuple[str, int, int]], dict[tuple[str, str], Any]]:
-        """What a worker process learnt about `paths` and the fragments it used, for `absorb`."""
-        return ({k: self.files[k] for k in paths if k in self.files},
-                {k: self.fragments[k] for k in self._used})
+    def share(self, paths: Iterable[str]) -> MemoShare:
+        """What a worker process learnt about `paths` and the fragments it used, for `absorb`: the
+        keys of them all, and the fragments themselves only when the database lacks them. After
+        one page changed, a worker uses every API's record and stub; sent whole, they were
+        megabytes of pickles for the parent to read."""
+        return MemoShare({k: self.files[k] for k in paths if k in self.files},
+                         {k: self.fragments[k] for k in self._used - self._stored_fragments if k in self.fragments},
+                         self._used & self._stored_fragments)
 
-    def absorb(self, shared: tuple[dict[str, tuple[str, int, int]], dict[tuple[str, str], Any]]) -> None:
-        files, fragments = shared
-        self.files.update(files)
-        self.fragments.update(fragments)
-        self._used.update(fragments)
+    def absorb(self, shared: MemoShare) -> None:
+        self.files.update(shared.files)
+        self.fragments.update(shared.made)
+        self._used.update(shared.made)
+        self._used.update(shared.stored)
 
     def save(self, kept_files: Iterable[str]) -> None:
         """Keeps the files of this run and the fragments it used: what the next one can reuse. The
@@ -505,7 +517,8 @@ class EmitMemo:
         were unchanged)."""
         kept = set(kept_files)
         files = {k: v for k, v in self.files.items() if k in kept}
-        used = self._used & self.fragments.keys()
+        # Used and stored (not always read here: a worker's), or made (and so held here).
+        used = self._used & (self.fragments.keys() | self._stored_fragments)
         used_kinds = {kind for kind, _ in used}
         unused = {key for key in self._stored_fragments if key[0] in used_kinds} - used
         db = self._database.connection()
