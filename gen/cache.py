@@ -29,7 +29,7 @@ import re
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterable, NamedTuple, Optional, TypeVar
+from typing import Any, Callable, Iterable, NamedTuple, Optional, TypeVar
 
 from gen.ir import Page
 from gen.locations import DATA_ROOT, PACKAGE
@@ -278,6 +278,10 @@ class IRCache(_PickleStore):
 _SNAPSHOT_FORMAT = "aclnn-bindgen IR snapshot 1"
 
 
+def _identity(stat: os.stat_result) -> tuple[int, int, int]:
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
 class IRSnapshot:
     """The IR of every page of the last run on the same inputs, in one file that a run reads whole.
     Read from the database page by page, the IR of 622 pages took 0.17 CPU s, a third of a one-page
@@ -302,33 +306,32 @@ class IRSnapshot:
         self.patch_path = root / f"ir-snapshot-{name}.patch.pickle"
         self._base_keys: frozenset[str] = frozenset()
         self._base: Optional[dict[str, Page]] = None  # read at the first page asked for
-        self._base_file: Optional[BinaryIO] = None  # open after the keys, until the pages are read
+        # Where the pages start in the base, and the base's identity (inode, size, mtime): the
+        # pages are read only from the file whose keys were read.
+        self._base_pages_at: Optional[tuple[int, tuple[int, int, int]]] = None
         self._patch: dict[str, Page] = {}
-        self._open()
+        self._read_keys()
 
-    def _open(self) -> None:
+    def _read_keys(self) -> None:
         try:
-            file = open(self.base_path, "rb")  # noqa: SIM115 - kept open until the pages are read
-        except OSError:
-            file = None
-        if file is not None:
-            try:
+            with open(self.base_path, "rb") as file:
                 header = pickle.load(file)
-                if header.get("format") == _SNAPSHOT_FORMAT:
-                    self._base_keys, self._base_file = frozenset(header["keys"]), file
-            except Exception:  # noqa: BLE001 - an unreadable snapshot is an empty one
-                pass
-            if self._base_file is None:
-                file.close()
-        self._patch = self._read(self.patch_path)
+                if isinstance(header, dict) and header.get("format") == _SNAPSHOT_FORMAT:
+                    self._base_keys = frozenset(header["keys"])
+                    self._base_pages_at = (file.tell(), _identity(os.fstat(file.fileno())))
+        except Exception:  # noqa: BLE001 - absent, or unreadable: an empty snapshot
+            pass
+        self._patch = self._read_pages(self.patch_path)
 
     @staticmethod
-    def _read(path: Path, file: Optional[BinaryIO] = None) -> dict[str, Page]:
+    def _read_pages(path: Path, at: Optional[tuple[int, tuple[int, int, int]]] = None) -> dict[str, Page]:
+        """The pages of a file (from `at`'s offset, when its file is still the one it names)."""
         try:
-            if file is None:
-                with open(path, "rb") as opened:
-                    pages = pickle.load(opened)
-            else:
+            with open(path, "rb") as file:
+                if at is not None:
+                    if _identity(os.fstat(file.fileno())) != at[1]:
+                        return {}  # replaced since its keys were read (by another run)
+                    file.seek(at[0])
                 pages = pickle.load(file)
         except Exception:  # noqa: BLE001 - absent, truncated or of other classes: no pages
             return {}
@@ -340,19 +343,10 @@ class IRSnapshot:
     def get(self, key: str) -> Optional[Page]:
         page = self._patch.get(key)
         if page is None and key in self._base_keys:
-            page = self._base_pages().get(key)
+            if self._base is None:
+                self._base = self._read_pages(self.base_path, self._base_pages_at) if self._base_pages_at else {}
+            page = self._base.get(key)
         return page if isinstance(page, Page) else None
-
-    def _base_pages(self) -> dict[str, Page]:
-        if self._base is None:
-            self._base = self._read(self.base_path, self._base_file) if self._base_file is not None else {}
-            self._close()
-        return self._base
-
-    def _close(self) -> None:
-        if self._base_file is not None:
-            self._base_file.close()
-            self._base_file = None
 
     def save(self, pages: dict[str, Page]) -> None:
         """Makes the snapshot hold `pages` (by key), writing the patch or, when the base holds too
@@ -361,7 +355,6 @@ class IRSnapshot:
         unused = len(self._base_keys - pages.keys())
         try:
             if len(missing) + unused > len(pages) // 8:
-                self._close()
                 self._replace(self.base_path, {"format": _SNAPSHOT_FORMAT, "keys": list(pages)}, pages)
                 self.patch_path.unlink(missing_ok=True)
                 self._base_keys, self._base, self._patch = frozenset(pages), dict(pages), {}

@@ -35,13 +35,13 @@ from gen.emit.files import FileManager, Share, files_below
 from gen.ir import Diagnostic, Level, OpSemantics, Page, PageKind
 from gen.locations import DATA_ROOT, REPOSITORY, SEMANTICS_LIBRARY
 from gen.merge import merge_readmes, readmes_by_page
-from gen.semantics.reader import SemanticsFile, load_semantics
 from gen.progress import Progress, no_progress
 
 if TYPE_CHECKING:
     import concurrent.futures
 
     from gen.model import Model
+    from gen.semantics.reader import SemanticsFile
 
 STAGES = ("discover", "parse", "merge", "semantics", "select", "emit")
 
@@ -351,7 +351,17 @@ def _source(path: Path) -> str:
     return str(path)
 
 
+def load_semantics(path: Path, source: Optional[str] = None) -> SemanticsFile:
+    """gen.semantics.reader.load_semantics, imported when called: the reader loads gen/families/,
+    which a run needs only after it has started parsing (see `parse_keyed`)."""
+    from gen.semantics.reader import load_semantics as load
+
+    return load(path, source)
+
+
 def _load_into(result: Semantics, path: Path, keep, cache: Optional[SemanticsCache] = None) -> None:
+    from gen.semantics.reader import SemanticsFile
+
     source = _source(path)
     try:
         raw: Optional[bytes] = path.read_bytes()
@@ -510,6 +520,7 @@ def _load_later_stages(emitters: Sequence[str]) -> None:
     """What the stages after parse run on: the model's modules, the emitters and Jinja (loaded
     while workers parse: a third of what this process does after one page changed)."""
     importlib.import_module("gen.model")
+    importlib.import_module("gen.semantics.reader")
     for module in emitters:
         importlib.import_module(module)
     environment()

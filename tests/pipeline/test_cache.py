@@ -176,6 +176,14 @@ def test_a_few_pages_changed_go_into_the_patch_and_many_into_a_new_base(tmp_path
     assert all(snapshot.get(key) == page for key, page in three_changed.items()) and not snapshot.holds("key0")
 
 
+def test_a_base_replaced_after_its_keys_were_read_gives_none_of_its_pages_and_no_error(tmp_path):
+    pages = {f"key{n}": Page(source=f"page{n}.md", kind=PageKind.API_PAGE) for n in range(4)}
+    IRSnapshot(tmp_path, "docs").save(pages)
+    reading = IRSnapshot(tmp_path, "docs")  # its keys read, not its pages
+    IRSnapshot(tmp_path, "docs").save({"other": pages["key0"]})  # another run writes a new base
+    assert reading.holds("key1") and reading.get("key1") is None  # the caller parses it
+
+
 def test_another_parser_version_parses_every_page_of_the_snapshot_again(docs, tmp_path, parses):
     paths = pipeline.discover([docs]).pages
     pipeline.parse(paths, cache=snapshot_cache(tmp_path / "cache", "v1"))
