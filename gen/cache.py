@@ -5,7 +5,9 @@ Two stores under one directory (`make generate` uses build/cache; `make clean` e
 - `IRCache`: the IR of each page, keyed by the page's bytes, its source path (the IR records it
   and its diagnostics cite it) and the parser's version (`parser_version`: a digest of the code
   and data that decide the IR). A page whose key is stored is not parsed again. Kept in a SQLite
-  database (`entries.sqlite3`), with the semantics files as read (`SemanticsCache`).
+  database (`entries.sqlite3`), with the semantics files as read (`SemanticsCache`); the pages
+  of the last run on the same inputs are also kept in one file (`IRSnapshot`), which the next run
+  reads whole rather than page by page.
 - `EmitMemo`: for each output file, the digest of what it was rendered from (`digest` of the
   fingerprints of its pages and semantics files, see `gen.model.BoundAPI.fingerprint`) and how
   the run left it on disk; and fragments that files made of every API reuse. A file whose
