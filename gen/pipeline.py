@@ -199,6 +199,14 @@ def parse_file(path: Path) -> Page:
     return parse_path(path)
 
 
+def _load_parser() -> None:
+    """A parse worker's first step, before it is sent any page: loading the parser is most of what
+    parsing one page costs, and the tasks reach the worker through this process's threads, which
+    wait while this process reads the snapshot (unpickling holds the interpreter's lock)."""
+    importlib.import_module("gen.parse.api_page")
+    importlib.import_module("gen.parse.readme")
+
+
 def _parse_one(task: _ParseTask) -> tuple[Page, bytes]:
     """The page's IR, and its pickle when the cache is to keep it."""
     page = parse_bytes(task.raw, task.source)
@@ -222,7 +230,7 @@ def _parse_all(todo: list[_ParseTask], jobs: int, progress: Progress,
     # is loaded as it comes, while the workers parse the next pages, not all after the last.
     order = sorted(range(len(todo)), key=lambda i: -len(todo[i].raw))
     parsed: list[tuple[Page, bytes]] = [None] * len(todo)  # type: ignore[list-item]
-    with _forked_pool(min(jobs, len(todo))) as pool:
+    with _forked_pool(min(jobs, len(todo)), initializer=_load_parser) as pool:
         done = pool.map(_parse_task, [todo[i] for i in order], chunksize=_PAGES_PER_TASK)
         meanwhile(True)
         for position, data in enumerate(progress(done, "parse", total=len(todo))):
@@ -237,7 +245,8 @@ def _can_fork() -> bool:
 
 
 @contextlib.contextmanager
-def _forked_pool(processes: int) -> Iterator[concurrent.futures.ProcessPoolExecutor]:
+def _forked_pool(processes: int,
+                 initializer: Optional[Callable[[], None]] = None) -> Iterator[concurrent.futures.ProcessPoolExecutor]:
     """Worker processes forked from this one. Its objects are frozen out of the garbage collector
     meanwhile: a collection in a worker would otherwise write to every object it inherited, and
     copy the pages of memory that hold them.
@@ -250,7 +259,7 @@ def _forked_pool(processes: int) -> Iterator[concurrent.futures.ProcessPoolExecu
 
     context = multiprocessing.get_context("fork")
     with _frozen():
-        pool = concurrent.futures.ProcessPoolExecutor(processes, mp_context=context)
+        pool = concurrent.futures.ProcessPoolExecutor(processes, mp_context=context, initializer=initializer)
         try:
             yield pool
         except BaseException:
