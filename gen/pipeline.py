@@ -68,7 +68,8 @@ OWNED_DIRS: tuple[str, ...] = (
 
 PAGE_SUFFIXES = (".md", ".txt", ".html", ".htm")
 # Below this many pages to parse (or re-parsed, for the emitters), starting worker processes
-# costs more than it saves: the work stays in this process.
+# costs more than it saves: the work stays in this process. Fewer pages to parse are sent to a
+# worker when this process has at least as many to read from the snapshot meanwhile.
 PARALLEL_FROM = 32
 # Pages a parse worker is sent at once: each message costs this process (its pool's threads, the
 # pipes) what it would rather leave to the workers; 2 pages a message took 0.7 CPU s of it for a
