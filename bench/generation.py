@@ -3,6 +3,12 @@ pages with markdown-it-py and BeautifulSoup+lxml; a full cold generation on both
 that one-core floor; and the time to regenerate after one page changed, with the cache.
 
     python -m bench.generation [--step N] [--docs-step M] [--rounds R]
+    python -m bench.generation --commands-only [--without-corpus] [--rounds R]
+
+`--commands-only` measures only what a user feels after the first run: `python -m gen generate`
+as a command (a new interpreter, `make generate`'s arguments) after one page changed and after
+nothing changed, in wall seconds and in CPU seconds (user + system, its workers included: the
+machine is shared, and CPU time is what the noise of other processes leaves as it is).
 
 The pages: a docs tree of op_docs/ and the shared corpus's ops-math/ (724 pages; op_docs/ alone on
 a clone without the corpus), with every N-th page of ops-math/ and every M-th of op_docs/ (1 = all), linked file by file
@@ -14,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import resource
 import shutil
 import subprocess
 import sys
@@ -38,10 +45,10 @@ EDIT_FROM, EDIT_TO = "表示", "表示（bench edit）"
 JOBS = 2
 
 
-def docs_tree() -> list[tuple[Path, Path]]:
+def docs_tree(with_corpus: bool = True) -> list[tuple[Path, Path]]:
     """(file, path in the tree) of every file of the docs tree: pages and semantics files."""
     roots = [(ROOT / "op_docs", Path("op_docs"))]
-    if (CORPUS / CORPUS_PART).is_dir():
+    if with_corpus and (CORPUS / CORPUS_PART).is_dir():
         roots.append((CORPUS / CORPUS_PART, Path(CORPUS_PART)))
     return [(Path(f), name / Path(f).relative_to(root)) for root, name in roots for f in files_below(root)]
 
@@ -81,14 +88,28 @@ def edit_target(links: dict[Path, Path]) -> Path | None:
     return next((link for link in having if links[link].name.startswith("aclnn")), having[0] if having else None)
 
 
+def timed_command(command: list[str]) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system, of the process and the workers it waited
+    for) of one command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--step", type=int, default=1, help="every N-th page of the corpus's part")
     parser.add_argument("--docs-step", type=int, default=1, help="every N-th page of op_docs/ (--quick's sample)")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--commands-only", action="store_true",
+                        help="only the regeneration commands: one page changed, nothing changed")
+    parser.add_argument("--without-corpus", action="store_true", help="op_docs/ alone, as make generate runs it")
     args = parser.parse_args()
 
-    every = docs_tree()
+    every = docs_tree(with_corpus=not args.without_corpus)
     page_files = [f for f in every if f[0].suffix.lower() in pipeline.PAGE_SUFFIXES]
     corpus_pages = [f for f, relative in page_files if relative.parts[0] == CORPUS_PART]
     docs_pages = [f for f, relative in page_files if relative.parts[0] != CORPUS_PART]
@@ -140,7 +161,7 @@ def main() -> None:
         parse_floor(pages[:3])
         pipeline.run([warm], work / "warm-out")
 
-        times = interleaved({
+        times = {} if args.commands_only else interleaved({
             "floor": run_floor,
             "parse_ir": lambda: run_generate(()),
             "parse_ir_emit": lambda: run_generate(None),
@@ -149,12 +170,16 @@ def main() -> None:
 
         # Incremental: the tree generated once with its cache, then one page edited (a distinct
         # edit each round) and the same output directory regenerated, in this process and as
-        # `make generate` runs it (a new interpreter: imports and template compilation included).
+        # `make generate` runs it (a new interpreter: imports and template compilation included),
+        # then the command again with nothing changed.
         out, cache = work / "incremental", work / "cache"
         pipeline.run([docs], out, jobs=JOBS, cache_dir=cache)
         target = edit_target(links)
         incremental: list[float] = []
         command: list[float] = []
+        command_cpu: list[float] = []
+        noop: list[float] = []
+        noop_cpu: list[float] = []
         last: dict | None = None  # what the last incremental run did (not its report: see run_generate)
         stages: list[dict[str, float]] = []  # each incremental run's seconds by stage
         if target is not None:
@@ -163,18 +188,20 @@ def main() -> None:
             command_line = [sys.executable, "-m", "gen", "generate", str(docs), "--out", str(out),
                             "--jobs", str(JOBS), "--cache", str(cache)]
             for i in range(args.rounds):
-                target.write_text(original.replace(EDIT_FROM, f"{EDIT_FROM}（bench edit {i}）", 1), encoding="utf-8")
-                gc.collect()
-                start = time.perf_counter()
-                report = pipeline.run([docs], out, jobs=JOBS, cache_dir=cache)
-                incremental.append(time.perf_counter() - start)
-                last = {"changed": report.changed, "reparsed": report.reparsed, "rendered": len(report.rendered)}
-                stages.append(report.seconds)
-                del report
+                if not args.commands_only:
+                    target.write_text(original.replace(EDIT_FROM, f"{EDIT_FROM}（bench edit {i}）", 1), encoding="utf-8")
+                    gc.collect()
+                    start = time.perf_counter()
+                    report = pipeline.run([docs], out, jobs=JOBS, cache_dir=cache)
+                    incremental.append(time.perf_counter() - start)
+                    last = {"changed": report.changed, "reparsed": report.reparsed, "rendered": len(report.rendered)}
+                    stages.append(report.seconds)
+                    del report
                 target.write_text(original.replace(EDIT_FROM, f"{EDIT_FROM}（bench command {i}）", 1), encoding="utf-8")
-                start = time.perf_counter()
-                subprocess.run(command_line, cwd=ROOT, check=True, capture_output=True)
-                command.append(time.perf_counter() - start)
+                for walls, cpus in ((command, command_cpu), (noop, noop_cpu)):  # one page changed, then none
+                    wall, cpu = timed_command(command_line)
+                    walls.append(wall)
+                    cpus.append(cpu)
 
         # Peak Python memory of each side, one untimed run on a quarter of the sample (tracemalloc
         # slows everything down, so it never runs while timing).
@@ -184,6 +211,8 @@ def main() -> None:
         peaks = {}
         for name, fn in {"floor": lambda: parse_floor(memory_pages),
                          "parse_ir_emit": lambda: pipeline.run([memory_docs], work / "memory-out")}.items():
+            if args.commands_only:
+                break
             tracemalloc.start()
             fn()
             peaks[name] = round(tracemalloc.get_traced_memory()[1] / 2**20, 1)
@@ -192,10 +221,22 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
 
     n = len(pages)
+    source = shown(ROOT / "op_docs") + ("" if args.without_corpus else f" + {shown(CORPUS / CORPUS_PART)}")
+    commands = {
+        "command_seconds": Summary.of(command, "s").to_json() if command else None,
+        "command_cpu_seconds": Summary.of(command_cpu, "CPU s").to_json() if command_cpu else None,
+        "noop_command_seconds": Summary.of(noop, "s").to_json() if noop else None,
+        "noop_command_cpu_seconds": Summary.of(noop_cpu, "CPU s").to_json() if noop_cpu else None,
+        "command": f"python -m gen generate DOCS --out OUT --jobs {JOBS} --cache CACHE",
+        "edited_page": target.relative_to(docs).as_posix() if target else None,
+    }
+    if args.commands_only:
+        emit_result({"pages": n, "source": source, "corpus_pages": len(page_files), "incremental": commands})
+        return
     one_core = {k: times[k] for k in ("floor", "parse_ir", "parse_ir_emit")}
     emit_result({
         "pages": n,
-        "source": f"{shown(ROOT / 'op_docs')} + {shown(CORPUS / CORPUS_PART)}",
+        "source": source,
         "corpus_pages": len(page_files),
         "apis": apis,
         "step": args.step,
@@ -210,10 +251,9 @@ def main() -> None:
                             times["parse_ir_emit"]).to_json(),
         "incremental": {
             "seconds": Summary.of(incremental, "s").to_json() if incremental else None,
-            "command_seconds": Summary.of(command, "s").to_json() if command else None,
+            **commands,
             "stage_seconds": {stage: round(Summary.of([run[stage] for run in stages], "s").median, 4)
                               for stage in pipeline.STAGES} if stages else None,
-            "edited_page": target.relative_to(docs).as_posix() if target else None,
             "files_written": last["changed"] if last else [],
             "pages_reparsed": last["reparsed"] if last else None,
             "files_rendered": last["rendered"] if last else None,

@@ -17,29 +17,32 @@ left out; the other pages are generated.
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
+import functools
 import gc
 import hashlib
 import importlib
-import multiprocessing
+import os
 import pickle
 import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, NamedTuple, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Optional, Sequence
 
 from gen.cache import EmitMemo, IRCache, SemanticsCache, digest, pickle_page
-from gen.emit.env import keep_compiled_templates
+from gen.emit.env import environment, keep_compiled_templates
 from gen.emit.files import FileManager, Share, files_below
 from gen.ir import Diagnostic, Level, OpSemantics, Page, PageKind
 from gen.locations import DATA_ROOT, REPOSITORY, SEMANTICS_LIBRARY
-from gen.model import Model, build_model
-from gen.parse import parse_bytes, parse_file
 from gen.merge import merge_readmes, readmes_by_page
-from gen.semantics.reader import SemanticsFile, load_semantics
 from gen.progress import Progress, no_progress
+
+if TYPE_CHECKING:
+    import concurrent.futures
+
+    from gen.model import Model
+    from gen.semantics.reader import SemanticsFile
 
 STAGES = ("discover", "parse", "merge", "semantics", "select", "emit")
 
@@ -65,7 +68,8 @@ OWNED_DIRS: tuple[str, ...] = (
 
 PAGE_SUFFIXES = (".md", ".txt", ".html", ".htm")
 # Below this many pages to parse (or re-parsed, for the emitters), starting worker processes
-# costs more than it saves: the work stays in this process.
+# costs more than it saves: the work stays in this process. Fewer pages to parse are sent to a
+# worker when this process has at least as many to read from the snapshot meanwhile.
 PARALLEL_FROM = 32
 # Pages a parse worker is sent at once: each message costs this process (its pool's threads, the
 # pipes) what it would rather leave to the workers; 2 pages a message took 0.7 CPU s of it for a
@@ -121,15 +125,22 @@ def parse(paths: Sequence[Path], *, jobs: int = 1, progress: Progress = no_progr
 
 
 def parse_keyed(paths: Sequence[Path], *, jobs: int = 1, progress: Progress = no_progress,
-                cache: Optional[IRCache] = None) -> tuple[list[Page], dict[str, str]]:
+                cache: Optional[IRCache] = None,
+                meanwhile: Callable[[], object] = lambda: None) -> tuple[list[Page], dict[str, str]]:
     """The IR of every page, in the order given, and each page's fingerprint (its cache key) by
     source. With a cache, only the pages whose key is not stored are parsed (and then stored);
     those are parsed in `jobs` worker processes when there are several (forked: they start at
     once and are sent nothing but the pages' bytes; they send back each page's pickle, which the
-    cache stores as it is, all in one transaction)."""
+    cache stores as it is, all in one transaction).
+
+    While workers parse, this process reads the pages the cache's snapshot holds, then calls
+    `meanwhile()` (the caller's own work, called only when workers were started): after one page
+    changed, a worker loads the parser (its regular expressions: most of the cost of parsing one
+    page in a new process) and parses it while this process reads the 600 others."""
     pages: list[Optional[Page]] = [None] * len(paths)
     keys: dict[str, str] = {}
     todo: list[_ParseTask] = []
+    in_snapshot: list[_ParseTask] = []  # the pages the cache's snapshot holds, read while workers parse
     for index, path in enumerate(paths):
         try:
             raw = path.read_bytes()
@@ -137,18 +148,35 @@ def parse_keyed(paths: Sequence[Path], *, jobs: int = 1, progress: Progress = no
             pages[index] = parse_file(path)  # the page that says why it could not be read
             continue
         source = str(path)
+        key = None
         if cache is not None:
-            keys[source] = cache.key(source, raw)
-            pages[index] = cache.get(keys[source])
+            key = keys[source] = cache.key(source, raw)
+            if cache.in_snapshot(key):
+                in_snapshot.append(_ParseTask(index, source, raw, key))
+                continue
+            pages[index] = cache.get(key)
         if pages[index] is None:
-            todo.append(_ParseTask(index, source, raw, keys[source] if cache is not None else None))
+            todo.append(_ParseTask(index, source, raw, key))
+
+    def read_snapshot(workers: bool) -> None:
+        for task in in_snapshot:
+            pages[task.position] = cache.get(task.key) if cache is not None and task.key else None
+        if workers:
+            meanwhile()
+
+    parsed = _parse_all(todo, jobs, progress, read_snapshot,
+                        overlap=len(in_snapshot) >= PARALLEL_FROM and _a_core_is_idle())
+    # The pages of a snapshot that could not be read after all (damaged since its keys were read).
+    late = [task for task in in_snapshot if pages[task.position] is None]
     stored: list[tuple[str, bytes]] = []
-    for task, (page, data) in zip(todo, _parse_all(todo, jobs, progress)):
+    for task, (page, data) in zip(todo + late, parsed + [_parse_one(task) for task in late]):
         pages[task.position] = page
         if task.key is not None:
             stored.append((task.key, data))
-    if cache is not None and stored:
-        cache.store_pickled(stored)
+    if cache is not None:
+        if stored:
+            cache.store_pickled(stored)
+        cache.keep({keys[page.source]: page for page in pages if page is not None and page.source in keys})
     return [page for page in pages if page is not None], keys
 
 
@@ -157,6 +185,29 @@ class _ParseTask(NamedTuple):
     source: str
     raw: bytes
     key: Optional[str]  # the page's key in the cache, if there is a cache
+
+
+def parse_bytes(raw: bytes, source: str) -> Page:
+    """gen.parse.parse_bytes, imported when a page is to be parsed: loading the parser is a third
+    of a run in which one page changed, and a run in which none did needs none of it."""
+    from gen.parse import parse_bytes as parse_page
+
+    return parse_page(raw, source)
+
+
+def parse_file(path: Path) -> Page:
+    """gen.parse.parse_file, imported when it is called (see `parse_bytes`)."""
+    from gen.parse import parse_file as parse_path
+
+    return parse_path(path)
+
+
+def _load_parser() -> None:
+    """A parse worker's first step, before it is sent any page: loading the parser is most of what
+    parsing one page costs, and the tasks reach the worker through this process's threads, which
+    wait while this process reads the snapshot (unpickling holds the interpreter's lock)."""
+    importlib.import_module("gen.parse.api_page")
+    importlib.import_module("gen.parse.readme")
 
 
 def _parse_one(task: _ParseTask) -> tuple[Page, bytes]:
@@ -170,22 +221,47 @@ def _parse_task(task: _ParseTask) -> bytes:
     return pickle_page(parse_bytes(task.raw, task.source))
 
 
-def _parse_all(todo: list[_ParseTask], jobs: int, progress: Progress) -> list[tuple[Page, bytes]]:
-    if jobs <= 1 or len(todo) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
+def _parse_all(todo: list[_ParseTask], jobs: int, progress: Progress,
+               meanwhile: Callable[[bool], None] = lambda workers: None, overlap: bool = False) -> list[tuple[Page, bytes]]:
+    """Each task's page and its pickle. `meanwhile(workers)` is called while worker processes
+    parse (True), or before parsing here (False). Workers are started for many pages, or for a few
+    when `overlap` says that `meanwhile` takes long enough to hide a worker's loading the parser."""
+    if jobs <= 1 or not todo or (len(todo) < PARALLEL_FROM and not overlap) or not _can_fork():
+        meanwhile(False)
         return [_parse_one(task) for task in progress(todo, "parse")]
     # Large pages first, so that no worker is left with the longest one at the end. Each result
     # is loaded as it comes, while the workers parse the next pages, not all after the last.
     order = sorted(range(len(todo)), key=lambda i: -len(todo[i].raw))
     parsed: list[tuple[Page, bytes]] = [None] * len(todo)  # type: ignore[list-item]
-    with _forked_pool(min(jobs, len(todo))) as pool:
+    with _forked_pool(min(jobs, len(todo)), initializer=_load_parser) as pool:
         done = pool.map(_parse_task, [todo[i] for i in order], chunksize=_PAGES_PER_TASK)
+        meanwhile(True)
         for position, data in enumerate(progress(done, "parse", total=len(todo))):
             parsed[order[position]] = (pickle.loads(data), data)
     return parsed
 
 
+def _a_core_is_idle() -> bool:
+    """Whether a worker would have a core of its own: the load average of the last minute below
+    the cores less one (as `make -l` reads it). A worker started for a few pages only hides its
+    loading the parser behind this process's work when it runs beside it: on a machine whose
+    cores other processes keep busy, a run that started one took 0.06 CPU s more and no less
+    time (A/B, op_docs/ after one page changed, load average 7 on 2 cores)."""
+    try:
+        return os.getloadavg()[0] < (os.cpu_count() or 1) - 1
+    except OSError:  # no load average on this system
+        return True
+
+
+def _can_fork() -> bool:
+    import multiprocessing  # here: a run that starts no worker process does without it
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
 @contextlib.contextmanager
-def _forked_pool(processes: int) -> Iterator[concurrent.futures.ProcessPoolExecutor]:
+def _forked_pool(processes: int,
+                 initializer: Optional[Callable[[], None]] = None) -> Iterator[concurrent.futures.ProcessPoolExecutor]:
     """Worker processes forked from this one. Its objects are frozen out of the garbage collector
     meanwhile: a collection in a worker would otherwise write to every object it inherited, and
     copy the pages of memory that hold them.
@@ -193,9 +269,12 @@ def _forked_pool(processes: int) -> Iterator[concurrent.futures.ProcessPoolExecu
     When the caller fails (a task's exception, Ctrl-C), the tasks not started are cancelled and the
     running ones finish: workers are never killed. multiprocessing.Pool's terminate() kills them,
     and one killed while holding its queue's lock leaves the pool's threads waiting forever."""
+    import concurrent.futures
+    import multiprocessing
+
     context = multiprocessing.get_context("fork")
     with _frozen():
-        pool = concurrent.futures.ProcessPoolExecutor(processes, mp_context=context)
+        pool = concurrent.futures.ProcessPoolExecutor(processes, mp_context=context, initializer=initializer)
         try:
             yield pool
         except BaseException:
@@ -217,6 +296,13 @@ def _frozen() -> Iterator[None]:
     finally:
         if freezing:
             gc.unfreeze()
+
+
+def snapshot_name(paths: Iterable[str | Path]) -> str:
+    """The name of the IR snapshot of a run on `paths` (gen.cache.IRSnapshot): one per set of
+    inputs, so that runs on two docs trees that share a cache directory do not each rewrite the
+    snapshot the other one wrote."""
+    return hashlib.sha256("\0".join(str(Path(p).resolve()) for p in paths).encode()).hexdigest()[:16]
 
 
 # ---- merge ------------------------------------------------------------------------------------------
@@ -289,7 +375,17 @@ def _source(path: Path) -> str:
     return str(path)
 
 
+def load_semantics(path: Path, source: Optional[str] = None) -> SemanticsFile:
+    """gen.semantics.reader.load_semantics, imported when called: the reader loads gen/families/,
+    which a run needs only after it has started parsing (see `parse_keyed`)."""
+    from gen.semantics.reader import load_semantics as load
+
+    return load(path, source)
+
+
 def _load_into(result: Semantics, path: Path, keep, cache: Optional[SemanticsCache] = None) -> None:
+    from gen.semantics.reader import SemanticsFile
+
     source = _source(path)
     try:
         raw: Optional[bytes] = path.read_bytes()
@@ -335,7 +431,13 @@ def declared_apis(pages: Iterable[Page]) -> set[str]:
 
 # ---- select -----------------------------------------------------------------------------------------
 
-select = build_model
+def select(pages: Iterable[Page], semantics: Iterable[OpSemantics] = (), fingerprints: Mapping[str, str] = {},
+           roots: Sequence[str | Path] = ()) -> Model:
+    """gen.model.build_model, imported when called: a run loads the model's modules (and the
+    emitters') while its workers parse (`run`), not before it starts them."""
+    from gen.model import build_model
+
+    return build_model(pages, semantics, fingerprints, roots)
 
 
 # ---- emit -------------------------------------------------------------------------------------------
@@ -347,7 +449,7 @@ def emit(model: Model, out_dir: Path, *, emitters: Sequence[str] = EMITTERS, own
     `jobs` > 1 the emitters run in that many forked worker processes, which see the model as it
     is here, write their files, and send back what they wrote."""
     files = FileManager(out_dir, dry_run=dry_run, memo=memo)
-    if jobs > 1 and len(emitters) > 1 and "fork" in multiprocessing.get_all_start_methods():
+    if jobs > 1 and len(emitters) > 1 and _can_fork():
         global _EMITTING
         _EMITTING = (model, files)
         try:
@@ -438,6 +540,16 @@ def _without_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
+def _load_later_stages(emitters: Sequence[str]) -> None:
+    """What the stages after parse run on: the model's modules, the emitters and Jinja (loaded
+    while workers parse: a third of what this process does after one page changed)."""
+    importlib.import_module("gen.model")
+    importlib.import_module("gen.semantics.reader")
+    for module in emitters:
+        importlib.import_module(module)
+    environment()
+
+
 def _run(paths: Iterable[str | Path], out_dir: Path, *, emitters: Sequence[str], owned_dirs: Iterable[str], jobs: int,
          limit: Optional[int], dry_run: bool, progress: Progress, cache_dir: Optional[Path],
          library: Optional[Path]) -> Report:
@@ -448,8 +560,11 @@ def _run(paths: Iterable[str | Path], out_dir: Path, *, emitters: Sequence[str],
     report.diagnostics.extend(unreadable_diagnostics(report.inputs))
     clock.lap("discover")
 
-    cache = IRCache(cache_dir) if cache_dir is not None else None
-    parsed, keys = parse_keyed(report.inputs.pages, jobs=jobs, progress=progress, cache=cache)
+    cache = IRCache(cache_dir, snapshot=snapshot_name(paths)) if cache_dir is not None else None
+    if cache_dir is not None:
+        keep_compiled_templates(Path(cache_dir) / "templates")
+    parsed, keys = parse_keyed(report.inputs.pages, jobs=jobs, progress=progress, cache=cache,
+                               meanwhile=functools.partial(_load_later_stages, emitters))
     report.reparsed = cache.misses if cache is not None else len(parsed)
     clock.lap("parse")
 
@@ -476,8 +591,6 @@ def _run(paths: Iterable[str | Path], out_dir: Path, *, emitters: Sequence[str],
     clock.lap("select")
 
     memo = EmitMemo(cache_dir, Path(out_dir)) if cache_dir is not None else None
-    if cache_dir is not None:
-        keep_compiled_templates(Path(cache_dir) / "templates")
     # Few pages changed: few files to render, fewer than worker processes would pay for.
     emit_jobs = jobs if report.reparsed >= PARALLEL_FROM else 1
     files = emit(model, Path(out_dir), emitters=emitters, owned_dirs=owned_dirs, dry_run=dry_run, memo=memo,

@@ -11,11 +11,16 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
-
-import jinja2
+from typing import TYPE_CHECKING, Optional
 
 from gen import names
 from gen.locations import RUNTIME_PYTHON, TEMPLATES
+
+if TYPE_CHECKING:
+    import jinja2
+
+# Where compiled templates are kept (`keep_compiled_templates`), for the environment when it is made.
+_compiled_templates: Optional[Path] = None
 
 
 def _c_string(text: str) -> str:
@@ -33,6 +38,9 @@ def _comment(text: str, prefix: str = "// ") -> str:
 
 @functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
+    """Made at the first render: a run that renders nothing (no page changed) loads no Jinja."""
+    import jinja2
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         undefined=jinja2.StrictUndefined,
@@ -49,6 +57,8 @@ def environment() -> jinja2.Environment:
         py_string=_py_string,
         comment=_comment,
     )
+    if _compiled_templates is not None:
+        env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(_compiled_templates))
     return env
 
 
@@ -56,8 +66,11 @@ def keep_compiled_templates(directory: Path) -> None:
     """Keeps the compiled templates in `directory` (Jinja's bytecode cache, which checks each
     template's source), so that a new process renders without compiling them again (`make
     generate` after one page changed: 0.5 CPU s instead of 0.6)."""
+    global _compiled_templates
     directory.mkdir(parents=True, exist_ok=True)
-    environment().bytecode_cache = jinja2.FileSystemBytecodeCache(str(directory))
+    if directory != _compiled_templates:
+        _compiled_templates = directory
+        environment.cache_clear()  # the next render makes it anew, with this cache
 
 
 def render(template: str, **context: object) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Optional, TypeVar
 
-from gen.cache import EmitMemo
+from gen.cache import EmitMemo, MemoShare
 
 T = TypeVar("T")
 
@@ -31,7 +31,7 @@ class Share:
     written: dict[str, str]  # relative path -> digest of the content (`_content_digest`)
     kept: set[str]
     changed: list[str]
-    memo: Optional[tuple[dict, dict]]
+    memo: Optional[MemoShare]
 
 
 def _content_digest(content: str) -> str:

@@ -15,7 +15,8 @@ import pytest
 
 import gen.pipeline
 from gen import pipeline
-from gen.cache import DATABASE, EmitMemo, IRCache, SemanticsCache
+from gen.cache import DATABASE, EmitMemo, IRCache, IRSnapshot, SemanticsCache
+from gen.ir import Page, PageKind
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ("leaky_relu_backward.md", "leaky_relu_backward.toml", "leaky_relu_grad.README.md",
@@ -122,6 +123,102 @@ def test_a_database_another_run_writes_to_stores_nothing_and_fails_nothing(docs,
     parses.clear()
     pipeline.parse(paths, cache=IRCache(tmp_path / "cache", version="v1"))
     assert parses == ["exp.md"]  # its store timed out: parsed again, and kept now
+
+
+# ---- the snapshot (gen.cache.IRSnapshot): every page of the last run in one file ------------------
+
+def snapshot_cache(root: Path, version: str = "v1") -> IRCache:
+    return IRCache(root, version=version, snapshot="docs")
+
+
+def test_the_snapshot_serves_every_page_of_the_last_run_without_the_database(docs, tmp_path, parses):
+    paths = pipeline.discover([docs]).pages
+    first = pipeline.parse(paths, cache=snapshot_cache(tmp_path / "cache"))
+    with contextlib.closing(sqlite3.connect(tmp_path / "cache" / DATABASE)) as db, db:
+        assert db.execute("DELETE FROM ir").rowcount == len(paths)
+    parses.clear()
+    cache = snapshot_cache(tmp_path / "cache")
+    assert pipeline.parse(paths, cache=cache) == first and parses == [] and cache.hits == len(paths)
+
+
+def test_a_page_added_changed_or_removed_is_what_the_snapshot_gives_and_keeps(docs, tmp_path, parses):
+    cache_dir = tmp_path / "cache"
+    pipeline.parse(pipeline.discover([docs]).pages, cache=snapshot_cache(cache_dir))
+    shutil.copy(ROOT / "op_docs" / "abs.md", docs / "abs.md")  # added
+    edit(docs / "exp.md")  # changed
+    (docs / "hardsigmoid_backward.md").unlink()  # removed
+    paths = pipeline.discover([docs]).pages
+    parses.clear()
+    assert pipeline.parse(paths, cache=snapshot_cache(cache_dir)) == pipeline.parse(paths)
+    assert sorted(parses[:2]) == ["abs.md", "exp.md"]  # then the uncached run's, all of them
+    snapshot = snapshot_cache(cache_dir).snapshot
+    assert snapshot is not None
+    keys = {IRCache(cache_dir, version="v1").key(str(p), p.read_bytes()) for p in paths}
+    assert all(snapshot.holds(key) for key in keys)
+    # More than an eighth of the pages was new or gone: the base was written anew, with these alone.
+    assert not snapshot.patch_path.exists() and snapshot._base_keys == keys
+
+
+def test_a_few_pages_changed_go_into_the_patch_and_many_into_a_new_base(tmp_path):
+    pages = {f"key{n}": Page(source=f"page{n}.md", kind=PageKind.API_PAGE) for n in range(16)}
+    IRSnapshot(tmp_path, "docs").save(pages)
+    base = IRSnapshot(tmp_path, "docs").base_path.read_bytes()
+    one_changed = {**{k: v for k, v in pages.items() if k != "key0"}, "key0b": pages["key0"]}
+    IRSnapshot(tmp_path, "docs").save(one_changed)  # one new, one unused: not over 16 / 8
+    snapshot = IRSnapshot(tmp_path, "docs")
+    assert snapshot.base_path.read_bytes() == base and snapshot.patch_path.exists()
+    assert all(snapshot.get(key) == page for key, page in one_changed.items())
+    three_changed = {**one_changed, "key1b": pages["key1"], "key2b": pages["key2"]}
+    del three_changed["key1"], three_changed["key2"]
+    snapshot.save(three_changed)
+    snapshot = IRSnapshot(tmp_path, "docs")
+    assert not snapshot.patch_path.exists() and snapshot._base_keys == three_changed.keys()
+    assert all(snapshot.get(key) == page for key, page in three_changed.items()) and not snapshot.holds("key0")
+
+
+def test_a_base_replaced_after_its_keys_were_read_gives_none_of_its_pages_and_no_error(tmp_path):
+    pages = {f"key{n}": Page(source=f"page{n}.md", kind=PageKind.API_PAGE) for n in range(4)}
+    IRSnapshot(tmp_path, "docs").save(pages)
+    reading = IRSnapshot(tmp_path, "docs")  # its keys read, not its pages
+    IRSnapshot(tmp_path, "docs").save({"other": pages["key0"]})  # another run writes a new base
+    assert reading.holds("key1") and reading.get("key1") is None  # the caller parses it
+
+
+def test_another_parser_version_parses_every_page_of_the_snapshot_again(docs, tmp_path, parses):
+    paths = pipeline.discover([docs]).pages
+    pipeline.parse(paths, cache=snapshot_cache(tmp_path / "cache", "v1"))
+    parses.clear()
+    pipeline.parse(paths, cache=snapshot_cache(tmp_path / "cache", "v2"))
+    assert len(parses) == len(paths)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated body"])
+def test_a_damaged_snapshot_is_an_empty_one(docs, tmp_path, parses, damage):
+    paths = pipeline.discover([docs]).pages
+    cache = snapshot_cache(tmp_path / "cache")
+    pipeline.parse(paths, cache=cache)
+    assert cache.snapshot is not None
+    data = cache.snapshot.base_path.read_bytes()
+    cache.snapshot.base_path.write_bytes(b"not a pickle" if damage == "garbage" else data[:len(data) // 2])
+    with contextlib.closing(sqlite3.connect(tmp_path / "cache" / DATABASE)) as db, db:
+        db.execute("DELETE FROM ir")
+    parses.clear()
+    assert pipeline.parse(paths, cache=snapshot_cache(tmp_path / "cache")) == pipeline.parse(paths)
+    assert len(parses) == 2 * len(paths)  # the cached run's and the uncached run's
+
+
+def test_a_page_changed_is_parsed_by_a_worker_while_the_snapshot_is_read(docs, tmp_path, monkeypatch, parses):
+    # Workers for one page, as for one page of a docs tree of hundreds (the snapshot's pages to read).
+    monkeypatch.setattr(gen.pipeline, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(gen.pipeline, "_a_core_is_idle", lambda: True)  # whatever else runs on the machine
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    pipeline.run([docs], out, cache_dir=cache)
+    edit(docs / "exp.md")
+    parses.clear()
+    report = pipeline.run([docs], out, cache_dir=cache, jobs=2)
+    assert report.reparsed == 1 and parses == []  # parsed, not in this process
+    pipeline.run([docs], tmp_path / "cold")
+    assert tree(out) == tree(tmp_path / "cold")
 
 
 def test_an_incremental_run_writes_what_a_cold_run_writes(docs, tmp_path):

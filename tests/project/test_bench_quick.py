@@ -41,6 +41,9 @@ def test_generation_compares_with_the_floor_and_regenerates_after_an_edit(quick_
     assert set(gen["ratio_to_floor"]["parse_ir_emit"]) == SUMMARY_KEYS
     # The edited page's IR file is among what the incremental run wrote.
     assert any(name.startswith("ir/") for name in gen["incremental"]["files_written"])
+    # The commands a user runs: after one page changed, after none; wall and CPU seconds.
+    commands = ("command_seconds", "command_cpu_seconds", "noop_command_seconds", "noop_command_cpu_seconds")
+    assert all(gen["incremental"][name]["min"] > 0 for name in commands)
 
 
 def test_calls_time_every_side_and_their_ratios(quick_results):
