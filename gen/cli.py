@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import sys
 import time
 from pathlib import Path
@@ -21,6 +22,14 @@ from typing import Sequence
 
 from gen.ir import Level, Page, RelationKind, pages_to_json
 
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, as a container or taskset limits it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 def summarize(page: Page) -> str:
     lines = [f"{page.source}: {page.kind.value} {page.title!r}"]
@@ -194,7 +203,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("generate", help="generate bindings, headers, stubs and tests")
     p.add_argument("doc_dir")
     p.add_argument("--out", default="generated")
-    p.add_argument("-j", "--jobs", type=int, default=1, help="parse in this many processes")
+    p.add_argument("-j", "--jobs", type=int, default=usable_cores(),
+                   help="parse in this many processes (default: the cores this process may run on)")
     cached = p.add_mutually_exclusive_group()
     cached.add_argument("--cache", metavar="DIR", help="keep the pages' IR and the emitters' memo here between runs, "
                                                        "so that a run redoes only what changed (default: "
