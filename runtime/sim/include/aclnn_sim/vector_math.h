@@ -10,9 +10,10 @@
 // (glibc's manual; the bench's transcendental rows and tests/sim/test_kernel_paths.py check each
 // path against float64), and give NaN for NaN and the limits for infinities, as the scalar ones.
 // Each path has its own variant: the baseline path's 4-lane one (SSE; glibc runs it in SSE4.1
-// where the CPU has it), the AVX2 path's 8-lane one. The two round differently on a few inputs in
-// a million (expf: 17.8M of the 2^32 floats differ by an ulp), so these functions agree across
-// paths within their accuracy, not bit for bit.
+// where the CPU has it), the AVX2 path's 8-lane one (AVX-512 code calls the 16-lane one). They
+// round differently on some inputs (of the 2^32 floats, glibc 2.36: expf's 4- and 8-lane variants
+// differ on 17.8M, logf's on 487M, tanhf's on none; each within 4 ulp of the exact value), so these
+// functions agree across paths within their accuracy, not bit for bit.
 //
 // Only float: double kernels keep glibc's scalar routines (within 1 ulp), and the families'
 // double loops (the golden references' precision) stay as they are. tanhf, log1pf, erff and
