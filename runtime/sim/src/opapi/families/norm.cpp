@@ -158,10 +158,15 @@ class NormWork final : public FamilyWork {
           }
           break;
         case F::Op::kGroupNorm: case F::Op::kGroupNormSilu: case F::Op::kGroupNormSwish: {
+          // A row is its group's channels one after the other, hxw elements each: a loop per channel
+          // (not an index division per element, which cost more than the arithmetic).
           const int64_t per_group = channels / groups, first = (r % groups) * per_group;
-          for (int64_t i = 0; i < length; ++i) {
-            const int64_t c = first + i / hxw;
-            yr[i] = (xr[i] - m) * s * (weight ? weight[c] : T(1)) + (bias ? bias[c] : T(0));
+          for (int64_t k = 0; k < per_group; ++k) {
+            const int64_t c = first + k;
+            const T w = weight ? weight[c] : T(1), b = bias ? bias[c] : T(0);
+            T* yc = yr + k * hxw;
+            const T* xc = xr + k * hxw;
+            for (int64_t i = 0; i < hxw; ++i) yc[i] = (xc[i] - m) * s * w + b;
           }
           if (op_ == F::Op::kGroupNormSilu) Swish(yr, length, T(1));
           if (op_ == F::Op::kGroupNormSwish && swish) Swish(yr, length, static_cast<T>(swish_scale));
