@@ -4,7 +4,8 @@ ResNet-50 3x3 convolution layer (N=1, 64 -> 64 channels, 56x56, padding 1, float
 (2·C_out·C_in·9·56·56), softmax, log_softmax
 and rms_norm with a weight over 16M float32 elements ([4096, 4096]) in GB/s counted as bytes
 read + written (input and output, each n elements), sums along the last and along the first
-dimension of the same in GB/s read, a max pool with indices (a ResNet stem's: [32, 64, 112, 112]
+dimension of the same in GB/s read, a group norm with SiLU (aclnnGroupNormSilu over [2, 320, 64, 64],
+32 groups) in GB/s read + written, a max pool with indices (a ResNet stem's: [32, 64, 112, 112]
 float32, kernel 3, stride 2, padding 1) in GB/s read + written (input, output and int64 indices),
 a cross entropy over [4096, 32000] logits (GB/s read), a bilinear upsample x2 of [8, 64, 56, 56]
 float32 and a sort of 1M float32 with int64 indices (GB/s read + written).
@@ -15,7 +16,7 @@ simulator's BLAS (OpenBLAS) and pool use ACLNN_SIM_THREADS threads (default: the
 PyTorch torch.get_num_threads(). OMP_WAIT_POLICY=PASSIVE as in bench.kernels.
 
     python -m bench.dense [--size 1024] [--elements 16M] [--conv 56] [--pool 32,64,112,112]
-                          [--upsample 8,64,56,56] [--sort 1M] [--rounds R]
+                          [--upsample 8,64,56,56] [--sort 1M] [--group-norm 2,320,64,64] [--rounds R]
 """
 
 from __future__ import annotations
@@ -96,6 +97,7 @@ def main() -> None:
     parser.add_argument("--pool", default="32,64,112,112", help="N,C,H,W of the max pool's input")
     parser.add_argument("--upsample", default="8,64,56,56", help="N,C,H,W of the bilinear upsample's input (x2)")
     parser.add_argument("--sort", default="1M", help="elements of the sorted vector")
+    parser.add_argument("--group-norm", default="2,320,64,64", help="N,C,H,W of the group norm + SiLU's input")
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
 
@@ -190,6 +192,7 @@ def main() -> None:
     rows.append(measure(f"reduce_sum [{x.shape[0]}, {side}] dim 0", "float32", float(x.nbytes), "GB/s",
                         lambda: aclnn.reduce_sum(d_x, [0], False, "FLOAT", out=d_col),
                         lambda: torch.sum(t_x, 0, out=t_col), args.rounds, check_col))
+    rows.append(group_norm_silu_row(aclnn, rng, tuple(int(d) for d in args.group_norm.split(",")), args.rounds))
     rows.append(max_pool_row(aclnn, rng, tuple(int(d) for d in args.pool.split(",")), args.rounds))
     del d_x, d_y, d_sum, d_col
     rows.append(cross_entropy(rng, count, args.rounds))
@@ -199,6 +202,31 @@ def main() -> None:
     emit_result({"kernel_path": stats.get("kernel_path"), "engine_paths": stats.get("engine_paths"),
                  "torch_threads": torch.get_num_threads(), "torch_capability": torch.backends.cpu.get_cpu_capability(), "sim_threads": int(os.environ.get("ACLNN_SIM_THREADS", os.cpu_count() or 1)),
                  "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"), "rows": rows})
+
+
+def group_norm_silu_row(aclnn, rng, shape: tuple[int, ...], rounds: int) -> dict:
+    """A diffusion UNet's GroupNorm(32) followed by SiLU: aclnnGroupNormSilu (one fused op, its SiLU on
+    the path's vector exp) against aten's group_norm then an in-place silu. GB/s: input and output."""
+    x = rng.uniform(-4, 4, shape).astype(np.float32)
+    n, c = shape[0], shape[1]
+    groups = 32
+    gamma, beta = rng.uniform(0.5, 1.5, c).astype(np.float32), rng.uniform(-0.5, 0.5, c).astype(np.float32)
+    d_x, d_gamma, d_beta = aclnn.to_device(x), aclnn.to_device(gamma), aclnn.to_device(beta)
+    d_y = aclnn.to_device(np.zeros_like(x))
+    d_mean, d_rstd = aclnn.to_device(np.zeros((n, groups), np.float32)), aclnn.to_device(np.zeros((n, groups), np.float32))
+    t_x, t_gamma, t_beta = torch.from_numpy(x), torch.from_numpy(gamma), torch.from_numpy(beta)
+    result: dict[str, torch.Tensor] = {}
+
+    def run_torch() -> None:
+        result["y"] = torch.nn.functional.silu(torch.nn.functional.group_norm(t_x, groups, t_gamma, t_beta, 1e-5),
+                                               inplace=True)
+
+    def check() -> None:
+        np.testing.assert_allclose(d_y.numpy(), result["y"].numpy(), rtol=1e-4, atol=1e-5)
+
+    return measure(f"group_norm_silu {list(shape)} groups {groups}", "float32", 2.0 * x.nbytes, "GB/s",
+                   lambda: aclnn.group_norm_silu(d_x, d_gamma, d_beta, groups, 1e-5, out=(d_y, d_mean, d_rstd)),
+                   run_torch, rounds, check)
 
 
 def max_pool_row(aclnn, rng, shape: tuple[int, ...], rounds: int) -> dict:

@@ -1,6 +1,10 @@
 """Kernel throughput on the simulator for the seed ops, against the PyTorch CPU aten op on the
-same data with the same number of threads: GB/s counted as bytes read + written (two inputs and
-one output, each n elements).
+same data with the same number of threads: GB/s counted as bytes read + written (each input and
+the output, n elements each: three for the backward ops, two for the activations).
+
+The backward ops are arithmetic and selects; the activations (silu, sigmoid, tanh, gelu in its tanh
+and erf forms, softplus, mish) call exp, tanh, erf or log1p per element, which PyTorch computes with
+SLEEF's vector routines and the simulator with libmvec's (aclnn_sim/vector_math.h).
 
 The simulator side runs through the bindings on device-resident tensors with out= (at these
 sizes the call overhead is under 0.1% of the time), each call timed to its stream's synchronisation
@@ -86,9 +90,21 @@ def main() -> None:
                     lambda: aclnn.selu_backward(d_grad, d_x, out=d_out),
                     lambda: torch.ops.aten.elu_backward.grad_input(t_grad, SELU_ALPHA, SELU_SCALE, 1.0, True, t_x,
                                                                    grad_input=t_out)),
+                "silu": (lambda: aclnn.silu(d_x, out=d_out), lambda: torch.ops.aten.silu.out(t_x, out=t_out)),
+                "sigmoid": (lambda: aclnn.sigmoid(d_x, out=d_out), lambda: torch.sigmoid(t_x, out=t_out)),
+                "tanh": (lambda: aclnn.tanh(d_x, out=d_out), lambda: torch.tanh(t_x, out=t_out)),
+                # aclnnGelu is the tanh form (its page's formula); aclnnGeluV2 with approximate 0 the erf one.
+                "gelu_tanh": (lambda: aclnn.gelu(d_x, out=d_out),
+                              lambda: torch.ops.aten.gelu.out(t_x, approximate="tanh", out=t_out)),
+                "gelu_erf": (lambda: aclnn.gelu_v2(d_x, 0, out=d_out),
+                             lambda: torch.ops.aten.gelu.out(t_x, approximate="none", out=t_out)),
+                "softplus": (lambda: aclnn.softplus(d_x, 1.0, 20.0, out=d_out),
+                             lambda: torch.ops.aten.softplus.out(t_x, 1.0, 20.0, out=t_out)),
+                "mish": (lambda: aclnn.mish(d_x, out=d_out), lambda: torch.ops.aten.mish.out(t_x, out=t_out)),
             }
-            moved = 3 * n * np.dtype(np_dtype).itemsize
             for op, (run_sim, run_torch) in ops.items():
+                operands = 3 if op.endswith("_backward") else 2
+                moved = operands * n * np.dtype(np_dtype).itemsize
                 # Same results (to the dtype's rounding), checked once before timing.
                 run_sim()
                 run_torch()

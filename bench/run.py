@@ -32,7 +32,7 @@ TORCH_CAPABILITY = {"avx512": "avx512", "avx2": "avx2", "baseline": "default"}
 MODES: dict[str, dict[str, list[str]]] = {
     "quick": {"generation": ["--step", "400", "--docs-step", "20", "--rounds", "1"], "build": ["--set", "op_docs"],
               "calls": ["--calls", "200", "--rounds", "2"], "kernels": ["--sizes", "64K", "--rounds", "2"],
-              "dense": ["--size", "128", "--elements", "64K", "--conv", "8", "--pool", "2,4,16,16", "--upsample", "1,2,8,8",
+              "dense": ["--size", "128", "--elements", "64K", "--conv", "8", "--pool", "2,4,16,16", "--group-norm", "1,64,8,8", "--upsample", "1,2,8,8",
                         "--sort", "4K", "--rounds", "2"],
               "torch_npu": ["--calls", "200", "--rounds", "2", "--seq", "8"]},
     "default": {"generation": ["--step", "1", "--rounds", "3"], "build": ["--set", "op_docs"],

@@ -57,10 +57,11 @@ def test_calls_time_every_side_and_their_ratios(quick_results):
     assert counters["kernels_launched"] == calls["calls_per_chain"]
 
 
-def test_kernels_cover_the_three_seed_ops_in_three_dtypes(quick_results):
+def test_kernels_cover_the_seed_ops_and_the_activations_in_three_dtypes(quick_results):
     rows = quick_results["sections"]["kernels"]["rows"]
     assert {(r["op"], r["dtype"]) for r in rows} == {
-        (op, dtype) for op in ("leaky_relu_backward", "hardsigmoid_backward", "selu_backward")
+        (op, dtype) for op in ("leaky_relu_backward", "hardsigmoid_backward", "selu_backward", "silu", "sigmoid",
+                               "tanh", "gelu_tanh", "gelu_erf", "softplus", "mish")
         for dtype in ("float32", "float16", "bfloat16")}
     assert all(r["gb_per_s"]["sim"]["median"] > 0 and r["gb_per_s"]["torch"]["median"] > 0 for r in rows)
 

@@ -2,8 +2,9 @@
 and for every family alike, aclnn.sim_stats() says which one ran (kernel_path) and which each
 engine took (engine_paths), and the paths agree: bit for bit where the operation is exact (max,
 elementwise math, float16/bfloat16 conversions), within the op's tolerance where the order of a sum
-depends on the vector width (softmax, sums). Each path runs in its own process: the path is decided
-once per process."""
+depends on the vector width (softmax, sums) or on the path's vector math routines (exp, tanh, erf and
+log1p: libmvec's 4-lane variants on the baseline path, its 8-lane ones on the others). Each path runs in
+its own process: the path is decided once per process."""
 
 from __future__ import annotations
 
@@ -26,13 +27,21 @@ x = rng.standard_normal((33, 70001)).astype(np.float32) * 20
 x[0, 5], x[1, 9], x[2, 3] = np.nan, np.inf, -np.inf
 """
 
-# Softmax and log_softmax over rows and over columns, a sum, an amax and an elementwise kernel.
+# The activations' input: every float32 range their routines branch on (the overflow of exp near
+# 88.7, its subnormal results below -87.3, tanh's saturation, softplus's threshold 20), NaN, the
+# infinities and signed zeros.
+_ACTIVATION_INPUT = """
+edges = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-30, -1e-30, 20.0, 20.001, -20.0, 88.7, 89.0, -87.0, -95.0, -104.0]
+act = np.concatenate([np.array(edges, np.float32), np.linspace(-40, 40, 4003, dtype=np.float32)])
+"""
+
+# Softmax and log_softmax over rows and over columns, a sum, an amax and elementwise kernels.
 _SCRIPT = """
 import json, sys
 import numpy as np
 import aclnn
 import ml_dtypes
-""" + _ROWS + """
+""" + _ROWS + _ACTIVATION_INPUT + """
 small = rng.standard_normal((6, 37, 5)).astype(np.float32) * 20
 every_half = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
 # Floats that round to every half, halfway cases (ties to even) and overflow among them; no NaN:
@@ -45,6 +54,11 @@ results = {
     "softmax_columns": aclnn.softmax(small, 1), "log_softmax_columns": aclnn.log_softmax(small, 1),
     "sum": aclnn.reduce_sum(x, [1], False, np.float32), "amax": aclnn.amax(x, [1], False),
     "exp": aclnn.exp(small),
+    # The transcendental activations, in float32 and in float16 (the AVX2 path's fused F16C loop).
+    **{f"{name}{suffix}": fn(act.astype(dtype)) for suffix, dtype in (("", np.float32), ("_float16", np.float16))
+       for name, fn in {"act_exp": aclnn.exp, "silu": aclnn.silu, "sigmoid": aclnn.sigmoid, "tanh": aclnn.tanh,
+                        "gelu_tanh": aclnn.gelu, "gelu_erf": lambda t: aclnn.gelu_v2(t, 0),
+                        "softplus": lambda t: aclnn.softplus(t, 1.0, 20.0), "mish": aclnn.mish}.items()},
     # Contiguous float16/bfloat16 rows take the fused loops' F16C and shift conversions on the
     # AVX2 path, the portable ones on the baseline path.
     "exp_float16": aclnn.exp(small.astype(np.float16)).view(np.uint16),
@@ -109,14 +123,15 @@ def test_each_engine_reports_the_path_its_kernels_ran_on(by_path, path):
     assert by_path[path][2] == expected
 
 
-@pytest.mark.parametrize("name", ["amax", "exp", "exp_float16", "mul_bfloat16", "every_half", "to_half", "grid_sample", "grid_sample_backward"])
+@pytest.mark.parametrize("name", ["amax", "mul_bfloat16", "every_half", "to_half", "grid_sample", "grid_sample_backward"])
 def test_exact_operations_agree_bit_for_bit_across_paths(by_path, name):
     reference = by_path["baseline"][1][name]
     for path in PATHS[1:]:
         assert reference.tobytes() == by_path[path][1][name].tobytes(), path
 
 
-@pytest.mark.parametrize("name", ["softmax_rows", "log_softmax_rows", "softmax_columns", "log_softmax_columns", "sum"])
+@pytest.mark.parametrize("name", ["softmax_rows", "log_softmax_rows", "softmax_columns", "log_softmax_columns", "sum",
+                                  "exp"])
 def test_sums_agree_within_their_tolerance_across_paths(by_path, name):
     reference = by_path["baseline"][1][name]
     # log_softmax is x - (max + log(sum)): a last-bit difference of that shift (about 80 here) is
@@ -161,3 +176,36 @@ def test_float16_conversions_are_ieee_on_every_path(by_path):
     with np.errstate(over="ignore"):
         rounded = np.concatenate([finite, np.nextafter(finite, np.float32(np.inf)), finite * np.float32(1 + 2 ** -11)])
         assert by_path["baseline"][1]["to_half"].tobytes() == rounded.astype(np.float16).tobytes()
+
+
+def activations_in_float64(dtype: type) -> dict[str, np.ndarray]:
+    """Each activation of the script on its input in `dtype`, computed from its formula in float64
+    (PyTorch's forms: gelu's tanh approximation for aclnnGelu, its erf form for aclnnGeluV2 with
+    approximate 0)."""
+    import math
+
+    namespace: dict = {"np": np}
+    exec(_ACTIVATION_INPUT, namespace)
+    x = namespace["act"].astype(dtype).astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        softplus = np.where(x > 20, x, np.log1p(np.exp(x)))
+        return {
+            "act_exp": np.exp(x), "silu": x / (1 + np.exp(-x)), "sigmoid": 1 / (1 + np.exp(-x)), "tanh": np.tanh(x),
+            "gelu_tanh": 0.5 * x * (1 + np.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3))),
+            "gelu_erf": 0.5 * x * (1 + np.array([math.erf(v) for v in x / math.sqrt(2)])),
+            "softplus": softplus, "mish": x * np.tanh(softplus),
+        }
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_transcendental_activations_are_accurate_on_each_path(by_path, path):
+    # Against the float64 value rounded to the result's dtype (exp(89) overflows float32): a few
+    # ulp in float32 (libmvec's routines are within 4), an ulp in float16 (the float32 result
+    # rounded once); 1e-6 where the formula itself cancels in float32, which float16 computes in
+    # too (gelu's 1 + tanh near -1).
+    results = by_path[path][1]
+    for dtype, suffix, rtol, atol in ((np.float32, "", 3e-6, 1e-6), (np.float16, "_float16", 1e-3, 1e-6)):
+        for name, reference in activations_in_float64(dtype).items():
+            with np.errstate(over="ignore"):
+                np.testing.assert_allclose(results[name + suffix], reference.astype(dtype), rtol=rtol, atol=atol,
+                                           equal_nan=True, err_msg=f"{name}{suffix} on the {path} path")

@@ -20,6 +20,7 @@
 #include "aclnn_bindgen/formats.h"
 #include "aclnn_sim/families.h"
 #include "aclnn_sim/math.h"
+#include "aclnn_sim/vector_math.h"  // the kernels' float math, vectorised
 #include "aclnn_sim/plain_formats.h"
 #include "aclnn_sim/soc.h"
 #include "ascendcl/pool.h"

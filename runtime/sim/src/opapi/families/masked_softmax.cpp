@@ -67,11 +67,13 @@ class MaskedSoftmaxWork final : public FamilyWork {
           std::fill(y + o, y + o + width, std::numeric_limits<float>::quiet_NaN());
           continue;
         }
-        double sum = 0;
+        // The exponentials first, a loop GCC vectorises with the vector exp (aclnn_sim/vector_math.h),
+        // then their sum in double and in order (a sum in the same loop would keep it scalar).
         for (int64_t j = 0; j < width; ++j) {
           y[o + j] = masked[o + j] ? 0.0f : std::exp(static_cast<float>(scale * v[o + j]) - m);
-          sum += y[o + j];
         }
+        double sum = 0;
+        for (int64_t j = 0; j < width; ++j) sum += y[o + j];
         const float inverse = static_cast<float>(1.0 / sum);
         for (int64_t j = 0; j < width; ++j) y[o + j] *= inverse;
       }

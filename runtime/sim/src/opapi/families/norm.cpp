@@ -16,6 +16,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "aclnn_bindgen/norm_shape.h"
@@ -32,6 +33,22 @@ enum Slot { kInput, kInput2, kWeight, kBias, kRunningMean, kRunningVar, kOut, kM
             kScale, kShift, kSlots };
 
 bool Present(const TensorRef& t) { return t.dtype != ACL_DT_UNDEFINED; }
+
+// The group norms' SiLU (swish with `scale`) of a float row in place, y / (1 + exp(-scale * y)),
+// built for each code path (ACLSIM_KERNEL) so that the loop calls the path's vector exp
+// (aclnn_sim/vector_math.h). scale 1 is the plain SiLU: -1 * y is -y exactly.
+ACLSIM_KERNEL(void, SwishRow, (float* y, int64_t n, float scale), (y, n, scale)) {
+  for (int64_t i = 0; i < n; ++i) y[i] = y[i] / (1.0f + std::exp(-scale * y[i]));
+}
+
+template <typename T>
+void Swish(T* y, int64_t n, T scale) {
+  if constexpr (std::is_same<T, float>::value) {
+    SwishRow(y, n, scale);
+  } else {
+    for (int64_t i = 0; i < n; ++i) y[i] = y[i] / (T(1) + std::exp(-scale * y[i]));
+  }
+}
 
 class NormWork final : public FamilyWork {
  public:
@@ -141,18 +158,18 @@ class NormWork final : public FamilyWork {
           }
           break;
         case F::Op::kGroupNorm: case F::Op::kGroupNormSilu: case F::Op::kGroupNormSwish: {
+          // A row is its group's channels one after the other, hxw elements each: a loop per channel
+          // (not an index division per element, which cost more than the arithmetic).
           const int64_t per_group = channels / groups, first = (r % groups) * per_group;
-          for (int64_t i = 0; i < length; ++i) {
-            const int64_t c = first + i / hxw;
-            yr[i] = (xr[i] - m) * s * (weight ? weight[c] : T(1)) + (bias ? bias[c] : T(0));
+          for (int64_t k = 0; k < per_group; ++k) {
+            const int64_t c = first + k;
+            const T w = weight ? weight[c] : T(1), b = bias ? bias[c] : T(0);
+            T* yc = yr + k * hxw;
+            const T* xc = xr + k * hxw;
+            for (int64_t i = 0; i < hxw; ++i) yc[i] = (xc[i] - m) * s * w + b;
           }
-          if (op_ == F::Op::kGroupNormSilu) {
-            for (int64_t i = 0; i < length; ++i) yr[i] = yr[i] / (T(1) + std::exp(-yr[i]));
-          }
-          if (op_ == F::Op::kGroupNormSwish && swish) {
-            const T scale = static_cast<T>(swish_scale);
-            for (int64_t i = 0; i < length; ++i) yr[i] = yr[i] / (T(1) + std::exp(-scale * yr[i]));
-          }
+          if (op_ == F::Op::kGroupNormSilu) Swish(yr, length, T(1));
+          if (op_ == F::Op::kGroupNormSwish && swish) Swish(yr, length, static_cast<T>(swish_scale));
           break;
         }
         case F::Op::kBatchNorm: {
