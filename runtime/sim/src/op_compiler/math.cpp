@@ -285,8 +285,33 @@ aclError FillLike(const OpCall& call) {
   return Aclnn<InplaceApi>(call, call.type == "ZerosLike" ? "aclnnInplaceZero" : "aclnnInplaceOne", y);
 }
 
+// A reduction over empty axes reduces every axis unless noop_with_empty_axes says nothing (its
+// default is false, as ONNX's: torch_npu's torch.amax(x, dim=()) sends ReduceMax empty axes and a
+// 0-d y). True when the call reduces nothing: y is x, copied (a 0-d x too, whose axes are none);
+// otherwise *axes holds every axis of x.
+bool ReducesNothing(const OpCall& call, std::vector<int64_t>* axes) {
+  const size_t rank = call.inputs[0].desc->dims.size();
+  if (!axes->empty()) return false;
+  if (call.Bool("noop_with_empty_axes", false) || rank == 0) return true;
+  for (size_t d = 0; d < rank; ++d) axes->push_back(static_cast<int64_t>(d));
+  return false;
+}
+
+// y = x for a reduction over nothing (ReducesNothing), in y's shape.
+aclError CopyReduction(const OpCall& call) {
+  const Operand &x_operand = call.inputs[0], &y_operand = call.outputs[0];
+  if (Elements(x_operand.desc->dims) != Elements(y_operand.desc->dims)) {
+    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "a reduction over no axis of x " + ListText(x_operand.desc->dims) +
+                                                        " into y " + ListText(y_operand.desc->dims) + ": the shapes differ");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(x_operand, "x", y_operand.desc->dims);
+  aclTensor* y = o.Tensor(y_operand, "y");
+  if (o.status()) return o.status();
+  return Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x);
+}
+
 // ReduceSum, ReduceMean, ReduceMax, ReduceMin over the axes of input 1 (the D forms: attribute axes).
-// Empty axes reduce nothing on CANN (noop_with_empty_axes) but everything in the aclnn APIs: refused.
 aclError Reduce(const OpCall& call) {
   const bool attr_axes = call.type.back() == 'D';
   if (aclError s = call.Arity(attr_axes ? 1 : 2, attr_axes ? 1 : 2, 1)) return s;
@@ -294,7 +319,7 @@ aclError Reduce(const OpCall& call) {
   if (!attr_axes) {
     if (aclError s = call.ConstInts(1, "axes", &axes)) return s;
   }
-  if (axes.empty()) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "empty axes (a reduction over no axis) are not modelled");
+  if (ReducesNothing(call, &axes)) return CopyReduction(call);
   const bool keep = call.Bool("keep_dims", false);
   const char* api = ApiOf(kReduce, call.type);
   AclnnObjects o(call);
@@ -460,7 +485,7 @@ aclError ReduceOther(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
   std::vector<int64_t> axes;
   if (aclError s = call.ConstInts(1, "axes", &axes)) return s;
-  if (axes.empty()) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "empty axes (a reduction over no axis) are not modelled");
+  if (ReducesNothing(call, &axes)) return CopyReduction(call);
   const bool keep = call.Bool("keep_dims", false);
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
@@ -502,8 +527,11 @@ aclError Triangle(const OpCall& call) {
 // MaskedFill (x, mask, value): y = x with value where mask, a copy then an in-place fill in stream order.
 aclError MaskedFill(const OpCall& call) {
   if (aclError s = call.Arity(3, 3, 1)) return s;
+  const Operand &x_operand = call.inputs[0], &y_operand = call.outputs[0];
   AclnnObjects o(call);
-  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  // torch_npu gives a 0-d x as [1] with a 0-d y: the same elements, seen in y's shape.
+  const bool same_elements = Elements(x_operand.desc->dims) == Elements(y_operand.desc->dims);
+  aclTensor* x = same_elements ? o.Tensor(x_operand, "x", y_operand.desc->dims) : o.Tensor(x_operand, "x");
   aclTensor* mask = o.Tensor(call.inputs[1], "mask");
   aclTensor* value = o.Tensor(call.inputs[2], "value");
   aclTensor* y = o.Tensor(call.outputs[0], "y");
@@ -706,12 +734,12 @@ aclError LogSumExpOrCumprod(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
   std::vector<int64_t> axes;
   if (aclError s = call.ConstInts(1, "axes", &axes)) return s;
+  if (call.type == "ReduceLogSumExp" && ReducesNothing(call, &axes)) return CopyReduction(call);
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
   if (call.type == "ReduceLogSumExp") {
-    if (axes.empty()) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "empty axes (a reduction over no axis) are not modelled");
     return Aclnn<ReduceNoDTypeApi>(call, "aclnnLogSumExp", x, o.Ints(axes), call.Bool("keep_dims", false), y);
   }
   if (call.Bool("exclusive", false) || call.Bool("reverse", false)) {
@@ -756,29 +784,7 @@ aclError PadV3(const OpCall& call) {
     if (Elements(values.desc->dims) != 1 || !Floating(values.desc->dtype)) {
       return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "input constant_values is not one floating element");
     }
-    if (values.desc->constant || values.desc->placement != ACL_MEMTYPE_DEVICE) {
-      if (aclError s = call.ConstFloat(2, "constant_values", &value)) return s;
-    } else {
-      const aclDataType dtype = values.desc->dtype;
-      if (dtype != ACL_FLOAT && dtype != ACL_FLOAT16 && dtype != ACL_BF16) {
-        return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("constant_values in device memory of dtype ") + DTypeName(dtype));
-      }
-      uint8_t bytes[4] = {};
-      const size_t size = DTypeSize(dtype);
-      if (aclError s = aclrtSynchronizeStream(call.stream)) return s;
-      if (aclError s = aclrtMemcpy(bytes, sizeof(bytes), values.buffer->data, size, ACL_MEMCPY_DEVICE_TO_HOST)) {
-        return call.Fail(s, "reading constant_values from the device");
-      }
-      if (dtype == ACL_FLOAT) {
-        float single = 0;
-        std::memcpy(&single, bytes, sizeof(single));
-        value = single;
-      } else {
-        uint16_t half = 0;
-        std::memcpy(&half, bytes, sizeof(half));
-        value = dtype == ACL_FLOAT16 ? HalfToFloat(half) : BFloat16ToFloat(half);
-      }
-    }
+    if (aclError s = call.ConstFloat(2, "constant_values", &value)) return s;
   }
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
