@@ -59,6 +59,8 @@ using CumprodApi = Phase1<const aclTensor*, const aclScalar*, aclDataType, aclTe
 using LayerNormApi = Phase1<const aclTensor*, const aclIntArray*, const aclTensor*, const aclTensor*, double, aclTensor*,
                             aclTensor*, aclTensor*>;
 using InplaceAddsApi = Phase1<aclTensor*, const aclScalar*, const aclScalar*>;
+using IsCloseApi = Phase1<const aclTensor*, const aclTensor*, double, double, bool, aclTensor*>;
+using ScatterApi = Phase1<const aclTensor*, int64_t, const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
 using BatchNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclTensor*, aclTensor*, bool, double,
                             double, aclTensor*, aclTensor*, aclTensor*>;
 
@@ -127,7 +129,7 @@ const TypeApi kBinary[] = {
     {"LogicalOr", "aclnnLogicalOr"}, {"FloorDiv", "aclnnFloorDivide"}, {"FloorMod", "aclnnRemainderTensorTensor"},
     {"Atan2", "aclnnAtan2"},         {"Mod", "aclnnFmodTensor"},           {"BitwiseAnd", "aclnnBitwiseAndTensor"},
     {"BitwiseOr", "aclnnBitwiseOrTensor"}, {"BitwiseXor", "aclnnBitwiseXorTensor"}, {"TensorEqual", "aclnnEqual"},
-    {"PRelu", "aclnnPrelu"},
+    {"PRelu", "aclnnPrelu"},     {"Dot", "aclnnDot"},
 };
 
 // The reductions over constant axes (input 1) and their D forms (attribute axes).
@@ -175,6 +177,24 @@ aclError ExpOrLog(const OpCall& call) {
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
   return Aclnn<UnaryApi>(call, api, x, y);
+}
+
+// LogAddExp (x1, x2; attributes base, scale, shift as Exp's): log(exp(x1) + exp(x2)) in base e or 2.
+aclError LogAddExp(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  const float base = call.Float("base", -1.0f), scale = call.Float("scale", 1.0f), shift = call.Float("shift", 0.0f);
+  const char* api = base == -1.0f ? "aclnnLogAddExp" : base == 2.0f ? "aclnnLogAddExp2" : nullptr;
+  if (!api || scale != 1.0f || shift != 0.0f) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attributes base = " + std::to_string(base) + ", scale = " +
+                                                      std::to_string(scale) + ", shift = " + std::to_string(shift) +
+                                                      " are not modelled (base e or 2 with scale 1 and shift 0 are)");
+  }
+  AclnnObjects o(call);
+  aclTensor* x1 = o.Tensor(call.inputs[0], "x1");
+  aclTensor* x2 = o.Tensor(call.inputs[1], "x2");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<BinaryApi>(call, api, x1, x2, y);
 }
 
 aclError Binary(const OpCall& call) {
@@ -942,6 +962,34 @@ aclError BNTrainingUpdate(const OpCall& call) {
   return Aclnn<InplaceAddsApi>(call, "aclnnInplaceAdds", batch_variance, o.Scalar(-epsilon, ACL_DOUBLE), o.Scalar(1.0, ACL_FLOAT));
 }
 
+// IsClose (x1, x2; attributes rtol, atol, equal_nan): |x1 - x2| <= atol + rtol * |x2|.
+aclError IsClose(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x1 = o.Tensor(call.inputs[0], "x1");
+  aclTensor* x2 = o.Tensor(call.inputs[1], "x2");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<IsCloseApi>(call, "aclnnIsClose", x1, x2, static_cast<double>(call.Float("rtol", 1e-5f)),
+                           static_cast<double>(call.Float("atol", 1e-8f)), call.Bool("equal_nan", false), y);
+}
+
+// ScatterElements (data, indices, updates; attributes axis, reduction "none", "add" or "mul"):
+// aclnnScatter, whose reduce is 0, 1 or 2 for them (its page).
+aclError ScatterElements(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  const std::string reduction = call.String("reduction", "none");
+  const int64_t reduce = reduction == "none" ? 0 : reduction == "add" ? 1 : reduction == "mul" ? 2 : -1;
+  if (reduce < 0) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute reduction = \"" + reduction + "\" is not modelled");
+  AclnnObjects o(call);
+  aclTensor* data = o.Tensor(call.inputs[0], "data");
+  aclTensor* indices = o.Tensor(call.inputs[1], "indices");
+  aclTensor* updates = o.Tensor(call.inputs[2], "updates");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<ScatterApi>(call, "aclnnScatter", data, call.Int("axis", 0), indices, updates, reduce, y);
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& MathEntries() {
@@ -1033,6 +1081,9 @@ const std::vector<OpEntry>& MathEntries() {
         {"BNTrainingReduce", {{"epsilon", K::kFloat}}, BNTrainingReduce},
         {"BNTrainingUpdate", {{"factor", K::kFloat}, {"epsilon", K::kFloat}}, BNTrainingUpdate},
         {"LayerNorm", {{"begin_norm_axis", K::kInt}, {"begin_params_axis", K::kInt}, {"epsilon", K::kFloat}}, LayerNorm},
+        {"IsClose", {{"rtol", K::kFloat}, {"atol", K::kFloat}, {"equal_nan", K::kBool}}, IsClose},
+        {"LogAddExp", exp_log_attrs, LogAddExp},
+        {"ScatterElements", {{"axis", K::kInt}, {"reduction", K::kString}}, ScatterElements},
     };
     all.insert(all.end(), others.begin(), others.end());
     for (OpEntry& entry : all) entry.every_chip = true;
