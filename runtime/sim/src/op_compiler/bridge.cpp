@@ -219,6 +219,10 @@ aclError OpCall::ConstFloat(size_t input, const char* what, double* value) const
     case ACL_BF16: { uint16_t v; std::memcpy(&v, bytes, 2); *value = BFloat16ToFloat(v); return ACL_SUCCESS; }
     case ACL_INT32: { int32_t v; std::memcpy(&v, bytes, 4); *value = v; return ACL_SUCCESS; }
     case ACL_INT64: { int64_t v; std::memcpy(&v, bytes, 8); *value = static_cast<double>(v); return ACL_SUCCESS; }
+    case ACL_INT16: { int16_t v; std::memcpy(&v, bytes, 2); *value = v; return ACL_SUCCESS; }
+    case ACL_INT8: { int8_t v; std::memcpy(&v, bytes, 1); *value = v; return ACL_SUCCESS; }
+    case ACL_UINT8: *value = bytes[0]; return ACL_SUCCESS;
+    case ACL_BOOL: *value = bytes[0] != 0 ? 1.0 : 0.0; return ACL_SUCCESS;  // torch.isreal fills with True
     default:
       return Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("input ") + what + " of dtype " + DTypeName(dtype));
   }

@@ -59,6 +59,8 @@ using CumprodApi = Phase1<const aclTensor*, const aclScalar*, aclDataType, aclTe
 using LayerNormApi = Phase1<const aclTensor*, const aclIntArray*, const aclTensor*, const aclTensor*, double, aclTensor*,
                             aclTensor*, aclTensor*>;
 using InplaceAddsApi = Phase1<aclTensor*, const aclScalar*, const aclScalar*>;
+using RoundDecimalsApi = Phase1<const aclTensor*, int64_t, aclTensor*>;
+using ArangeApi = Phase1<const aclScalar*, const aclScalar*, const aclScalar*, aclTensor*>;
 using IsCloseApi = Phase1<const aclTensor*, const aclTensor*, double, double, bool, aclTensor*>;
 using ScatterApi = Phase1<const aclTensor*, int64_t, const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
 using BatchNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclTensor*, aclTensor*, bool, double,
@@ -111,7 +113,7 @@ const TypeApi kUnary[] = {
     {"Abs", "aclnnAbs"},         {"Neg", "aclnnNeg"},           {"Sqrt", "aclnnSqrt"},     {"Rsqrt", "aclnnRsqrt"},
     {"Reciprocal", "aclnnReciprocal"}, {"Inv", "aclnnReciprocal"}, {"Sin", "aclnnSin"},   {"Cos", "aclnnCos"},
     {"Tan", "aclnnTan"},         {"Tanh", "aclnnTanh"},         {"Sigmoid", "aclnnSigmoid"}, {"Relu", "aclnnRelu"},
-    {"Floor", "aclnnFloor"},     {"Ceil", "aclnnCeil"},         {"Round", "aclnnRound"},   {"Sign", "aclnnSign"},
+    {"Floor", "aclnnFloor"},     {"Ceil", "aclnnCeil"},         {"Sign", "aclnnSign"},
     {"Erf", "aclnnErf"},         {"Erfc", "aclnnErfc"},         {"Gelu", "aclnnGelu"},     {"Log1p", "aclnnLog1p"},
     {"Expm1", "aclnnExpm1"},     {"Sinh", "aclnnSinh"},         {"Cosh", "aclnnCosh"},     {"Asin", "aclnnAsin"},
     {"Acos", "aclnnAcos"},       {"Atan", "aclnnAtan"},         {"Asinh", "aclnnAsinh"},   {"Acosh", "aclnnAcosh"},
@@ -518,7 +520,17 @@ aclError ReduceOther(const OpCall& call) {
     }
     return Aclnn<ProdDimApi>(call, "aclnnProdDim", x, axes[0], keep, call.outputs[0].desc->dtype, y);
   }
-  return Aclnn<ReduceNoDTypeApi>(call, call.type == "ReduceAny" ? "aclnnAny" : "aclnnAll", x, dims, keep, y);
+  const char* api = call.type == "ReduceAny" ? "aclnnAny" : "aclnnAll";
+  const Operand& y_operand = call.outputs[0];
+  // An integer y (torch_npu's linalg checks reduce an INT32 info tensor into INT32): the truth
+  // values, then cast. A floating y is left to the aclnn API's dtype check (torch.any answers bool).
+  if (y_operand.desc->dtype == ACL_BOOL || Floating(y_operand.desc->dtype)) {
+    return Aclnn<ReduceNoDTypeApi>(call, api, x, dims, keep, y);
+  }
+  aclTensor* truth = o.Scratch(ACL_BOOL, y_operand.desc->dims);
+  if (o.status()) return o.status();
+  if (aclError s = Aclnn<ReduceNoDTypeApi>(call, api, x, dims, keep, truth)) return s;
+  return Aclnn<CastApi>(call, "aclnnCast", truth, y_operand.desc->dtype, y);
 }
 
 // ReverseV2 (x, constant axes) and Tile (x, constant multiples).
@@ -962,6 +974,42 @@ aclError BNTrainingUpdate(const OpCall& call) {
   return Aclnn<InplaceAddsApi>(call, "aclnnInplaceAdds", batch_variance, o.Scalar(-epsilon, ACL_DOUBLE), o.Scalar(1.0, ACL_FLOAT));
 }
 
+// Round (attribute decimals): to the nearest integer, halves to even, or to `decimals` places.
+aclError Round(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const int64_t decimals = call.Int("decimals", 0);
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  if (decimals == 0) return Aclnn<UnaryApi>(call, "aclnnRound", x, y);
+  return Aclnn<RoundDecimalsApi>(call, "aclnnRoundDecimals", x, decimals, y);
+}
+
+// Range (start, limit, delta: one-element value inputs) to y = start, start + delta, ... below limit.
+aclError Range(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  const char* const names[] = {"start", "limit", "delta"};
+  const bool floating = Floating(call.outputs[0].desc->dtype);
+  AclnnObjects o(call);
+  aclScalar* bounds[3] = {};
+  for (size_t i = 0; i < 3; ++i) {
+    if (floating || Floating(call.inputs[i].desc->dtype)) {
+      double value = 0;
+      if (aclError s = call.ConstFloat(i, names[i], &value)) return s;
+      bounds[i] = o.Scalar(value, ACL_DOUBLE);
+    } else {
+      std::vector<int64_t> value;
+      if (aclError s = call.ConstInts(i, names[i], &value)) return s;
+      if (value.size() != 1) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + names[i] + " is not one element");
+      bounds[i] = o.IntScalar(value[0]);
+    }
+  }
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<ArangeApi>(call, "aclnnArange", bounds[0], bounds[1], bounds[2], y);
+}
+
 // IsClose (x1, x2; attributes rtol, atol, equal_nan): |x1 - x2| <= atol + rtol * |x2|.
 aclError IsClose(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
@@ -1083,6 +1131,8 @@ const std::vector<OpEntry>& MathEntries() {
         {"LayerNorm", {{"begin_norm_axis", K::kInt}, {"begin_params_axis", K::kInt}, {"epsilon", K::kFloat}}, LayerNorm},
         {"IsClose", {{"rtol", K::kFloat}, {"atol", K::kFloat}, {"equal_nan", K::kBool}}, IsClose},
         {"LogAddExp", exp_log_attrs, LogAddExp},
+        {"Round", {{"decimals", K::kInt}}, Round},
+        {"Range", {}, Range},
         {"ScatterElements", {{"axis", K::kInt}, {"reduction", K::kString}}, ScatterElements},
     };
     all.insert(all.end(), others.begin(), others.end());
