@@ -35,18 +35,22 @@ CompileOptions& Options() {
 
 // ACL_OP_JIT_COMPILE before anyone sets it: "enable" (operators are compiled online, i.e. run by type
 // name through aclop) on Atlas training (Ascend910) and Atlas inference (Ascend310P) chips, "disable"
-// (binary aclnn kernels) on Atlas A2/A3 and the others. Why it matters, from torch_npu 2.13.0 itself:
+// (binary aclnn kernels) on Atlas A2/A3 and the others. These values are CANN's documented defaults
+// (aclSetCompileopt's page, which is not on this machine); what is here agrees with them and says why
+// they matter, from torch_npu 2.13.0 itself:
 // - at its first device use torch_npu reads this value with aclGetCompileopt(ACL_OP_JIT_COMPILE) and
 //   keeps it as its "jitCompileInit" option, falling back to "disable" only when CANN answers nothing
-//   (libtorch_npu.so's InitializeJitCompilationMode, at 0x586b915: the strings "[PTA]:Set jitCompileInit
-//   option to %s" / "... to default value: disable"); torch.npu.set_compile_mode(jit_compile=...)
+//   (libtorch_npu.so's InitializeJitCompilationMode: +0x586b660 calls aclGetCompileopt, its caller at
+//   +0x586b910 logs "[PTA]:Set jitCompileInit option to %s" or "... to default value: disable"; seen
+//   under gdb on the simulator: one aclGetCompileopt(10) at the first device use, no
+//   aclSetCompileopt); torch.npu.set_compile_mode(jit_compile=...)
 //   overrides it (torch_npu/npu/npu_config.py:98-102, option "jitCompile") and reaches
 //   aclSetCompileopt when the first aclop operator runs (LazyAclSetCompileopt, LazyInitAclops.h:14);
 // - op-plugin sends an aten op that has both routes (op_plugin_functions.yaml: add.Tensor has
 //   `acl_op` and `op_api`, lines 909-911) to aclnn only when JIT is disabled and every input is in a
 //   plain format, else to acl_op (aclop by type name): each dispatch logs "[PTA]:add exec with jit
 //   compile: %d, self is internal format: %d"; op_api kernels test env::CheckJitDisable() themselves
-//   (ConvolutionBackwardKernelNpuOpApi.cpp:96-103);
+//   (ConvolutionBackwardKernelNpuOpApi.cpp:96-103), and so does an aclop command (OpParamMaker.h:294);
 // - its per-op documentation gives the JIT route to Atlas training and inference series and the
 //   aclnn route to A2/A3 (torch_npu/_op_plugin_docs.py:3548-3566, npu_rotary_mul), and with JIT
 //   enabled torch_npu casts a BatchNorm's parameters to NC1HWC0 when the module moves to the device
