@@ -61,6 +61,7 @@ using LayerNormApi = Phase1<const aclTensor*, const aclIntArray*, const aclTenso
 using InplaceAddsApi = Phase1<aclTensor*, const aclScalar*, const aclScalar*>;
 using RoundDecimalsApi = Phase1<const aclTensor*, int64_t, aclTensor*>;
 using ArangeApi = Phase1<const aclScalar*, const aclScalar*, const aclScalar*, aclTensor*>;
+using NLLLossApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, int64_t, int64_t, aclTensor*, aclTensor*>;
 using IsCloseApi = Phase1<const aclTensor*, const aclTensor*, double, double, bool, aclTensor*>;
 using ScatterApi = Phase1<const aclTensor*, int64_t, const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
 using BatchNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclTensor*, aclTensor*, bool, double,
@@ -601,6 +602,28 @@ aclError MseLoss(const OpCall& call) {
   return Aclnn<MseLossApi>(call, "aclnnMseLoss", predict, label, mode, y);
 }
 
+// NLLLoss (x, target, weight; attributes reduction, ignore_index) to y and total_weight, as
+// aclnnNLLLoss computes them.
+aclError NLLLoss(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 2)) return s;
+  const std::string reduction = call.String("reduction", "mean");
+  const int64_t mode = reduction == "none" ? 0 : reduction == "mean" ? 1 : reduction == "sum" ? 2 : -1;
+  if (mode < 0) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute reduction = \"" + reduction + "\" is not modelled");
+  // torch_npu gives a class vector [C] as x [1, C] with its 0-d target: the target's elements, seen
+  // in x's shape without the class dimension.
+  const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
+  const std::vector<int64_t> batch(x_dims.begin(), x_dims.end() - (x_dims.empty() ? 0 : 1));
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* target = Elements(call.inputs[1].desc->dims) == Elements(batch) ? o.Tensor(call.inputs[1], "target", batch)
+                                                                              : o.Tensor(call.inputs[1], "target");
+  aclTensor* weight = o.Tensor(call.inputs[2], "weight");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* total_weight = o.Tensor(call.outputs[1], "total_weight");
+  if (o.status()) return o.status();
+  return Aclnn<NLLLossApi>(call, "aclnnNLLLoss", x, target, weight, mode, call.Int("ignore_index", -100), y, total_weight);
+}
+
 // Values and indices (TopKV2: x, constant k, attributes dim, largest, sorted; Sort: attributes axis,
 // descending). The aclnn APIs give int64 indices; torch_npu's int32 indices receive them cast.
 aclError ValuesAndIndices(const OpCall& call) {
@@ -1133,6 +1156,7 @@ const std::vector<OpEntry>& MathEntries() {
         {"LogAddExp", exp_log_attrs, LogAddExp},
         {"Round", {{"decimals", K::kInt}}, Round},
         {"Range", {}, Range},
+        {"NLLLoss", {{"reduction", K::kString}, {"ignore_index", K::kInt}}, NLLLoss},
         {"ScatterElements", {{"axis", K::kInt}, {"reduction", K::kString}}, ScatterElements},
     };
     all.insert(all.end(), others.begin(), others.end());
