@@ -106,6 +106,8 @@ def test_ascend310p_runs_the_common_operators_whose_aclnn_pages_leave_it_out(run
         assert torch.allclose(torch.logsumexp(plain, 1).cpu(), torch.logsumexp(x, 1), rtol=1e-5)  # axes in device memory
         v = x.flatten()[:7]
         assert torch.allclose(torch.dot(v.npu(), v.npu()).cpu(), torch.dot(v, v), rtol=1e-5)
+        logits, target = x[0, :4, 0, :3].contiguous(), torch.tensor([1, 0, 2, 1])
+        assert torch.allclose(F.nll_loss(logits.npu(), target.npu()).cpu(), F.nll_loss(logits, target), rtol=1e-5)
         index = torch.tensor([[0, 1], [2, 0]])
         assert torch.equal(torch.zeros(3, 2).npu().scatter_(0, index.npu(), v[:4].reshape(2, 2).npu()).cpu(),
                            torch.zeros(3, 2).scatter_(0, index, v[:4].reshape(2, 2)))
