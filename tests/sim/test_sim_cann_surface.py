@@ -126,15 +126,32 @@ def test_virtual_memory_maps_physical_memory_that_copies_and_kernels_use(sim, ac
     assert acl.aclrtReleaseMemAddress(base) == SUCCESS
 
 
-def test_compile_options_are_kept_and_jit_compilation_is_refused(sim, compiler):
-    options = abi.enumerators("aclCompileOpt")
-    assert compiler.aclSetCompileopt(options["ACL_PRECISION_MODE"], b"must_keep_origin_dtype") == SUCCESS
+def read_compile_option(compiler, option: int) -> bytes:
     compiler.aclGetCompileoptSize.restype = ctypes.c_size_t
-    size = compiler.aclGetCompileoptSize(options["ACL_PRECISION_MODE"])
+    size = compiler.aclGetCompileoptSize(option)
     value = ctypes.create_string_buffer(size)
-    assert compiler.aclGetCompileopt(options["ACL_PRECISION_MODE"], value, size) == SUCCESS
-    assert value.value == b"must_keep_origin_dtype"
-    assert compiler.aclSetCompileopt(options["ACL_OP_JIT_COMPILE"], b"enable") == NOT_SUPPORTED
+    assert compiler.aclGetCompileopt(option, value, size) == SUCCESS
+    return value.value
+
+
+def test_compile_options_are_kept_and_jit_compilation_follows_the_chip(sim, compiler):
+    options = abi.enumerators("aclCompileOpt")
+    jit = options["ACL_OP_JIT_COMPILE"]
+    # CANN compiles operators online by default on Atlas training and inference chips, and runs
+    # binary kernels on Atlas A2/A3: torch_npu reads this default to choose aclop or aclnn.
+    try:
+        for chip, default in ((Soc.ASCEND910, b"enable"), (Soc.ASCEND310P, b"enable"), (Soc.ASCEND910B, b"disable")):
+            assert sim.aclsimSetSoc(chip.value.encode()) == SUCCESS
+            assert read_compile_option(compiler, jit) == default, chip
+    finally:
+        assert sim.aclsimSetSoc(Soc.ASCEND910B.value.encode()) == SUCCESS
+    assert compiler.aclSetCompileopt(options["ACL_PRECISION_MODE"], b"must_keep_origin_dtype") == SUCCESS
+    assert read_compile_option(compiler, options["ACL_PRECISION_MODE"]) == b"must_keep_origin_dtype"
+    assert compiler.aclSetCompileopt(jit, b"sometimes") == INVALID
+    assert "ACL_OP_JIT_COMPILE=sometimes" in sim.error()
+    assert compiler.aclSetCompileopt(jit, b"enable") == SUCCESS
+    assert read_compile_option(compiler, jit) == b"enable"
+    assert compiler.aclSetCompileopt(jit, b"disable") == SUCCESS  # Ascend910B's default, for the tests after
 
 
 FORMATS = abi.enumerators("aclFormat")
@@ -278,6 +295,8 @@ def call_with(sim, acl, compiler, op_type, x, second=None, how="host", attrs=())
         elif how == "host":  # torch_npu's way: the descriptor placed on the host, the buffer host memory
             assert acl.aclSetTensorPlaceMent(P(descs[1]), 1) == SUCCESS
             buffers[1] = acl.aclCreateDataBuffer(second.ctypes.data_as(P), ctypes.c_size_t(second.nbytes))
+        else:
+            sim.to_device(memory[1], second)
     attr = acl.aclopCreateAttr()
     for setter, name, value in attrs:
         assert getattr(acl, setter)(P(attr), name, value) == SUCCESS
@@ -324,7 +343,8 @@ PERM = np.array([1, 0], np.int64)
      ("(Swish)", "attribute alpha")),
     (b"Swish", None, "", (("aclopSetAttrInt", b"scale", ctypes.c_int64(1)),), ATTR_NOT_MATCH,
      ("(Swish)", "scale was set as int", "is float")),
-    (b"Transpose", PERM, "device", (), INPUT_NOT_MATCH, ("(Transpose)", "perm is in device memory")),
+    # a value input in device memory is read once the stream's earlier work is done, as a kernel reads it
+    (b"Transpose", PERM, "device", (), OP_NOT_FOUND, ("(Transpose)", "aclnnPermute", "libopapi")),
     (b"Transpose", PERM.astype(np.float32), "const", (), UNSUPPORTED_DTYPE, ("(Transpose)", "perm of dtype FLOAT")),
     # past its checks, an operator whose aclnn API this build lacks names it
     (b"Transpose", PERM, "const", (), OP_NOT_FOUND, ("(Transpose)", "aclnnPermute", "libopapi")),

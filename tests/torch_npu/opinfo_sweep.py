@@ -6,7 +6,7 @@ the floating inputs). Not part of `make test`:
 run by hand from the repository after `make package`:
 
     .venv/bin/python tests/torch_npu/opinfo_sweep.py --out build/opinfo-sweep.jsonl [--modes float32,backward]
-        [--ops abs,add] [--cap 8] [--jobs 1]
+        [--ops abs,add] [--cap 8] [--jobs 1] [--soc Ascend910]
     .venv/bin/python tests/torch_npu/opinfo_sweep.py --summary build/opinfo-sweep.jsonl
 
 Each (operator, mode) is classified: equal, convention (equal but for torch_npu's own conventions:
@@ -50,14 +50,17 @@ def not_comparable() -> set[str]:
     return set(module.NOT_COMPARABLE)
 
 
-def environment(toolkit: Path) -> dict[str, str]:
-    """A user's environment after `source set_env.sh` (as tests/torch_npu/conftest.py builds it)."""
+def environment(toolkit: Path, soc: str | None = None) -> dict[str, str]:
+    """A user's environment after `source set_env.sh` (as tests/torch_npu/conftest.py builds it), on
+    the chip `soc` names (ACLNN_SIM_SOC; None: the simulator's default)."""
     base = {k: v for k, v in os.environ.items() if not k.startswith("ACLNN_")}
     base.pop("TORCH_DEVICE_BACKEND_AUTOLOAD", None)
     listing = subprocess.run(["bash", "-c", 'source "$1" && env -0', "set_env", str(toolkit / "set_env.sh")],
                              env=base, check=True, capture_output=True).stdout
     env = dict(entry.split("=", 1) for entry in listing.decode().split("\0") if "=" in entry)
     env["ASCEND_LAUNCH_BLOCKING"] = "1"
+    if soc:
+        env["ACLNN_SIM_SOC"] = soc
     return env
 
 
@@ -209,8 +212,8 @@ def plan(modes: list[str], only: set[str] | None) -> list[tuple[str, str]]:
     return pairs
 
 
-def drive(pairs, cap: int, out: Path, jobs: int, toolkit: Path) -> None:
-    env = environment(toolkit)
+def drive(pairs, cap: int, out: Path, jobs: int, toolkit: Path, soc: str | None) -> None:
+    env = environment(toolkit, soc)
     pending = collections.deque(pairs)
     done = set()
     if out.exists():  # resume
@@ -339,6 +342,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--toolkit", type=Path, default=TOOLKIT,
                         help="the simulator's toolkit (default: this worktree's build; a copy keeps a baseline)")
+    parser.add_argument("--soc", help="the chip to simulate (ACLNN_SIM_SOC, e.g. Ascend910; default: the simulator's)")
     parser.add_argument("--summary", type=Path, help="print the summary of a JSONL and exit")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -355,7 +359,7 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown modes {sorted(unknown)}: choose among {MODES}")
     pairs = plan(modes, set(args.ops.split(",")) if args.ops else None)
-    drive(pairs, args.cap, args.out, args.jobs, args.toolkit)
+    drive(pairs, args.cap, args.out, args.jobs, args.toolkit, args.soc)
     summary(args.out)
 
 

@@ -11,8 +11,9 @@ simulator, as a framework's per-op suite does (create_common_tensor, a CPU refer
 is set.) Each case prints one line, `pass`, `WRONG` (another value without an error: the worst
 outcome) or `refused` (an exception, with the operator type or aclnn API it names), and the run
 ends with the tally. The references are the CPU's (float16 inputs: its float32 or its float16
-result); float32 matmuls on plain tensors on Ascend910 and Ascend310P run the cube's float16
-products by design, so a few `mm` and `linear` lines there differ by ~1e-3.
+result). On Ascend910 and Ascend310P plain tensors' operators go to aclop too (CANN compiles
+operators online there by default); with torch.npu.set_compile_mode(jit_compile=False) they take
+the aclnn APIs, whose float32 matmuls run the cube's float16 products (~1e-3 off) on those chips.
 """
 
 from __future__ import annotations

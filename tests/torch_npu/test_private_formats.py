@@ -2,7 +2,9 @@
 allow_internal_format: tests/torch_npu/test_testing_utilities.py): a tensor cast to NC1HWC0 (3) or
 FRACTAL_NZ (29) keeps that storage, and op-plugin sends every later operator on it to aclop by type
 name. The aclop bridge runs each on plain copies (runtime/sim/src/op_compiler/math.cpp); these
-checks are written as torch_npu's own per-op tests are (create_common_tensor, assertRtolEqual)."""
+checks are written as torch_npu's own per-op tests are (create_common_tensor, assertRtolEqual).
+On those chips CANN compiles operators online by default (ACL_OP_JIT_COMPILE=enable), so op-plugin
+sends a plain tensor's operators to aclop as well (runtime/sim/src/op_compiler/op_compiler.cpp)."""
 
 PER_OP_SUITE = """
     import sys
@@ -20,8 +22,6 @@ PER_OP_SUITE = """
             return a.grad
         return run
 
-    # Exp, Log and Sign are left out: on a plain (format 0) tensor op-plugin calls their aclnn APIs,
-    # whose pages mark Ascend910 unsupported (a private tensor's Exp runs: the padding test).
     def batch_norm_training(x):
         # y and the running statistics it updates, in one tensor; float32 statistics, as a module's
         # under autocast (torch_npu leaves float16 ones of a private x as they were, whatever its kernel does)
@@ -34,7 +34,7 @@ PER_OP_SUITE = """
         "add": lambda a, b: a + b, "sub_alpha": lambda a, b: torch.sub(a, b, alpha=2), "adds": lambda a, b: a + 1.5,
         "mul": lambda a, b: a * b, "div": lambda a, b: a / (b.abs() + 0.5), "maximum": torch.maximum,
         "sqrt": lambda a, b: (a.abs() + 0.5).sqrt(), "rsqrt": lambda a, b: (a.abs() + 0.5).rsqrt(),
-        "sigmoid": lambda a, b: a.sigmoid(),
+        "sigmoid": lambda a, b: a.sigmoid(), "exp": lambda a, b: a.exp(), "sign": lambda a, b: a.sign(),
         "gt": lambda a, b: (a > b).to(a.dtype), "where": lambda a, b: torch.where(a > 0, a, b),
         "cast": lambda a, b: a.half().float() if a.dtype == torch.float32 else a.float().half(),
         "sum_dim": lambda a, b: a.sum(-1), "mean_0": lambda a, b: a.mean(0), "softmax": lambda a, b: torch.softmax(a, -1),
@@ -50,8 +50,6 @@ PER_OP_SUITE = """
 
     class TestPrivateFormats(TestCase):
         def test_ops_on_every_format(self):
-            # float16 on the private formats only: a plain float16 tensor takes op-plugin's aclnn path,
-            # which tests/torch_npu/test_opinfo.py covers
             shape_format = [[np.float32, 0, (4, 5)], [np.float32, 3, (2, 19, 4, 5)], [np.float32, 3, (5, 6)],
                             [np.float32, 29, (2, 17, 33)], [np.float16, 3, (2, 19, 4, 5)], [np.float16, 29, (2, 17, 33)]]
             for name, op in OPS.items():
@@ -88,16 +86,31 @@ PER_OP_SUITE = """
 def test_a_per_op_suite_on_private_formats_passes_on_ascend910(run_npu):
     output = run_npu(PER_OP_SUITE, env={"ACLNN_SIM_SOC": "Ascend910"})
     assert "Ran 2 tests" in output and "OK" in output, output
-    assert output.count("equal ") == 30 * 6, output
+    assert output.count("equal ") == 32 * 6, output
 
 
 def test_ascend310p_runs_the_common_operators_whose_aclnn_pages_leave_it_out(run_npu):
-    # aclnnExp and aclnnPermute's pages mark the Atlas inference series unsupported; the aclop kernels
-    # op-plugin runs on a private tensor there exist on every chip, and the bridge computes them. An
-    # operator the bridge does not model is refused naming its type.
+    # aclnnExp, aclnnAdd and aclnnPermute's pages mark the Atlas inference series unsupported; the
+    # aclop kernels op-plugin runs there (on a private tensor, and on a plain one under the chip's
+    # default JIT compilation) exist on every chip, and the bridge computes them. An operator the
+    # bridge does not model is refused naming its type; with jit_compile=False a plain tensor's add
+    # goes to aclnnAdd, which refuses the chip as its page says.
     output = run_npu("""
         import torch.nn.functional as F
         x = torch.randn(2, 19, 4, 5)
+        plain = x.npu()
+        assert not torch.npu.is_jit_compile_false()
+        assert torch.allclose((plain + plain).exp().cpu(), (x + x).exp(), rtol=1e-5)
+        assert torch.equal(plain.permute(0, 2, 3, 1).contiguous().cpu(), x.permute(0, 2, 3, 1))
+        assert torch.equal(torch.amax(plain, dim=()).cpu(), torch.amax(x, dim=()))  # ReduceMax, empty axes
+        assert torch.allclose(torch.logsumexp(plain, 1).cpu(), torch.logsumexp(x, 1), rtol=1e-5)  # axes in device memory
+        v = x.flatten()[:7]
+        assert torch.allclose(torch.dot(v.npu(), v.npu()).cpu(), torch.dot(v, v), rtol=1e-5)
+        logits, target = x[0, :4, 0, :3].contiguous(), torch.tensor([1, 0, 2, 1])
+        assert torch.allclose(F.nll_loss(logits.npu(), target.npu()).cpu(), F.nll_loss(logits, target), rtol=1e-5)
+        index = torch.tensor([[0, 1], [2, 0]])
+        assert torch.equal(torch.zeros(3, 2).npu().scatter_(0, index.npu(), v[:4].reshape(2, 2).npu()).cpu(),
+                           torch.zeros(3, 2).scatter_(0, index, v[:4].reshape(2, 2)))
         stored = torch_npu.npu_format_cast(x.npu(), 3)
         assert torch.allclose(stored.exp().cpu(), x.exp(), rtol=1e-5)
         assert torch.equal(stored.permute(0, 2, 3, 1).contiguous().cpu(), x.permute(0, 2, 3, 1))
@@ -108,5 +121,10 @@ def test_ascend310p_runs_the_common_operators_whose_aclnn_pages_leave_it_out(run
             F.max_pool2d(stored, 2).cpu()
         except RuntimeError as error:
             print("refused:", "operator type MaxPoolWithArgmaxV1 is not modelled" in str(error))
+        torch.npu.set_compile_mode(jit_compile=False)
+        try:
+            (plain + plain).cpu()
+        except RuntimeError as error:
+            print("aclnn refused:", "aclnnAdd is not supported on Ascend310P" in str(error))
     """, env={"ACLNN_SIM_SOC": "Ascend310P", "ASCEND_LAUNCH_BLOCKING": "1"})
-    assert "Ascend310P equal" in output and "refused: True" in output, output
+    assert "Ascend310P equal" in output and "refused: True" in output and "aclnn refused: True" in output, output

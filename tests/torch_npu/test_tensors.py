@@ -4,6 +4,9 @@ empty tensors, factories (torch.zeros/ones/full reach aclnnInplaceZero/One/FillS
 
 def test_copies_both_ways_and_on_the_device(run_npu):
     run_npu("""
+        # On Atlas A2, the default chip, CANN runs binary kernels (ACL_OP_JIT_COMPILE=disable) and
+        # op-plugin calls the aclnn APIs (test_private_formats.py: Ascend310P compiles online)
+        assert torch.npu.is_jit_compile_false()
         for dtype in (torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.bool):
             a = (torch.randn(3, 5) * 10).to(dtype)
             d = a.npu()

@@ -147,9 +147,31 @@ std::vector<int64_t> OpCall::Ints(const char* name, const std::vector<int64_t>& 
 aclError OpCall::ConstBytes(size_t input, const char* what, const uint8_t** bytes, size_t* size) const {
   *bytes = HostBytes(inputs.at(input), size);
   if (*bytes) return ACL_SUCCESS;
-  return Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + what +
-                                                " is in device memory; the simulator reads it as a constant only "
-                                                "(aclSetTensorConst, or placed on the host with aclSetTensorPlaceMent)");
+  // A value input in device memory (op-plugin's OpCommand passes a reduction's axes, Fill's value,
+  // Tile's multiples as device tensors when it runs a plain tensor's op through aclop): the device's
+  // kernel reads it when it runs, after the work queued before it, so the bridge waits for that
+  // work on the call's stream and reads the value then.
+  const Operand& operand = inputs.at(input);
+  const int64_t count = Elements(operand.desc->dims);
+  const size_t item = DTypeSize(operand.desc->dtype);
+  if (count < 0 || item == 0 || static_cast<size_t>(count) * item > operand.buffer->size) {
+    return Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + what + " holds fewer bytes than its shape " +
+                                                  ListText(operand.desc->dims) + " needs");
+  }
+  const size_t needed = static_cast<size_t>(count) * item;
+  if (aclError s = aclrtSynchronizeStream(stream)) {
+    return Fail(s, std::string("input ") + what + " is in device memory, and the work before it failed: " + aclGetRecentErrMsg());
+  }
+  std::vector<uint8_t>& copy = device_values_[input];
+  copy.assign(needed + 1, 0);  // never empty: a null pointer says "no bytes"
+  if (needed) {
+    if (aclError s = aclrtMemcpy(copy.data(), needed, operand.buffer->data, needed, ACL_MEMCPY_DEVICE_TO_HOST)) {
+      return Fail(s, std::string("input ") + what + ": reading it from device memory: " + aclGetRecentErrMsg());
+    }
+  }
+  *bytes = copy.data();
+  *size = needed;
+  return ACL_SUCCESS;
 }
 
 aclError OpCall::ConstInts(size_t input, const char* what, std::vector<int64_t>* values) const {
@@ -198,6 +220,10 @@ aclError OpCall::ConstFloat(size_t input, const char* what, double* value) const
     case ACL_BF16: { uint16_t v; std::memcpy(&v, bytes, 2); *value = BFloat16ToFloat(v); return ACL_SUCCESS; }
     case ACL_INT32: { int32_t v; std::memcpy(&v, bytes, 4); *value = v; return ACL_SUCCESS; }
     case ACL_INT64: { int64_t v; std::memcpy(&v, bytes, 8); *value = static_cast<double>(v); return ACL_SUCCESS; }
+    case ACL_INT16: { int16_t v; std::memcpy(&v, bytes, 2); *value = v; return ACL_SUCCESS; }
+    case ACL_INT8: { int8_t v; std::memcpy(&v, bytes, 1); *value = v; return ACL_SUCCESS; }
+    case ACL_UINT8: *value = bytes[0]; return ACL_SUCCESS;
+    case ACL_BOOL: *value = bytes[0] != 0 ? 1.0 : 0.0; return ACL_SUCCESS;  // torch.isreal fills with True
     default:
       return Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("input ") + what + " of dtype " + DTypeName(dtype));
   }

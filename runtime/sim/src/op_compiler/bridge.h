@@ -68,19 +68,23 @@ class OpCall {
   std::vector<int64_t> Ints(const char* name, const std::vector<int64_t>& fallback = {}) const;
   bool Has(const char* name) const { return attrs.count(name) != 0; }
 
-  // The value of a constant input (an integer tensor: a shape, a permutation, offsets), read from
-  // aclSetTensorConst's copy or from the host memory of a tensor placed on the host. A tensor in
-  // device memory is not a constant: the call fails (ACL_ERROR_OP_INPUT_NOT_MATCH) naming `what`.
+  // The value of a value input (an integer tensor: a shape, a permutation, offsets), read from
+  // aclSetTensorConst's copy, from the host memory of a tensor placed on the host, or from device
+  // memory once the work queued before the call on its stream is done (as the device's kernel
+  // reads it when it runs).
   aclError ConstInts(size_t input, const char* what, std::vector<int64_t>* values) const;
   // The same for a floating constant input (a scalar operand held as a host tensor).
   aclError ConstFloat(size_t input, const char* what, double* value) const;
 
-  // The host bytes of constant input `input` (its aclSetTensorConst copy or its host memory); a tensor
-  // in device memory fails the call (ACL_ERROR_OP_INPUT_NOT_MATCH) naming `what`.
+  // The host bytes of value input `input`: its aclSetTensorConst copy, its host memory, or a copy of
+  // its device memory read after the stream's earlier work (whose failure fails the call).
   aclError ConstBytes(size_t input, const char* what, const uint8_t** bytes, size_t* size) const;
 
   // Checks the numbers of inputs and outputs (ACL_ERROR_OP_INPUT_NOT_MATCH / _OUTPUT_NOT_MATCH).
   aclError Arity(size_t min_inputs, size_t max_inputs, size_t num_outputs) const;
+
+ private:
+  mutable std::map<size_t, std::vector<uint8_t>> device_values_;  // ConstBytes' copies of device memory, by input
 };
 
 // The aclnn objects a call builds, destroyed with it (aclnn keeps what it needs in its executor).

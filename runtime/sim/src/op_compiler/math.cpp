@@ -59,6 +59,11 @@ using CumprodApi = Phase1<const aclTensor*, const aclScalar*, aclDataType, aclTe
 using LayerNormApi = Phase1<const aclTensor*, const aclIntArray*, const aclTensor*, const aclTensor*, double, aclTensor*,
                             aclTensor*, aclTensor*>;
 using InplaceAddsApi = Phase1<aclTensor*, const aclScalar*, const aclScalar*>;
+using RoundDecimalsApi = Phase1<const aclTensor*, int64_t, aclTensor*>;
+using ArangeApi = Phase1<const aclScalar*, const aclScalar*, const aclScalar*, aclTensor*>;
+using NLLLossApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, int64_t, int64_t, aclTensor*, aclTensor*>;
+using IsCloseApi = Phase1<const aclTensor*, const aclTensor*, double, double, bool, aclTensor*>;
+using ScatterApi = Phase1<const aclTensor*, int64_t, const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
 using BatchNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclTensor*, aclTensor*, bool, double,
                             double, aclTensor*, aclTensor*, aclTensor*>;
 
@@ -109,7 +114,7 @@ const TypeApi kUnary[] = {
     {"Abs", "aclnnAbs"},         {"Neg", "aclnnNeg"},           {"Sqrt", "aclnnSqrt"},     {"Rsqrt", "aclnnRsqrt"},
     {"Reciprocal", "aclnnReciprocal"}, {"Inv", "aclnnReciprocal"}, {"Sin", "aclnnSin"},   {"Cos", "aclnnCos"},
     {"Tan", "aclnnTan"},         {"Tanh", "aclnnTanh"},         {"Sigmoid", "aclnnSigmoid"}, {"Relu", "aclnnRelu"},
-    {"Floor", "aclnnFloor"},     {"Ceil", "aclnnCeil"},         {"Round", "aclnnRound"},   {"Sign", "aclnnSign"},
+    {"Floor", "aclnnFloor"},     {"Ceil", "aclnnCeil"},         {"Sign", "aclnnSign"},
     {"Erf", "aclnnErf"},         {"Erfc", "aclnnErfc"},         {"Gelu", "aclnnGelu"},     {"Log1p", "aclnnLog1p"},
     {"Expm1", "aclnnExpm1"},     {"Sinh", "aclnnSinh"},         {"Cosh", "aclnnCosh"},     {"Asin", "aclnnAsin"},
     {"Acos", "aclnnAcos"},       {"Atan", "aclnnAtan"},         {"Asinh", "aclnnAsinh"},   {"Acosh", "aclnnAcosh"},
@@ -127,7 +132,7 @@ const TypeApi kBinary[] = {
     {"LogicalOr", "aclnnLogicalOr"}, {"FloorDiv", "aclnnFloorDivide"}, {"FloorMod", "aclnnRemainderTensorTensor"},
     {"Atan2", "aclnnAtan2"},         {"Mod", "aclnnFmodTensor"},           {"BitwiseAnd", "aclnnBitwiseAndTensor"},
     {"BitwiseOr", "aclnnBitwiseOrTensor"}, {"BitwiseXor", "aclnnBitwiseXorTensor"}, {"TensorEqual", "aclnnEqual"},
-    {"PRelu", "aclnnPrelu"},
+    {"PRelu", "aclnnPrelu"},     {"Dot", "aclnnDot"},
 };
 
 // The reductions over constant axes (input 1) and their D forms (attribute axes).
@@ -175,6 +180,24 @@ aclError ExpOrLog(const OpCall& call) {
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
   return Aclnn<UnaryApi>(call, api, x, y);
+}
+
+// LogAddExp (x1, x2; attributes base, scale, shift as Exp's): log(exp(x1) + exp(x2)) in base e or 2.
+aclError LogAddExp(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  const float base = call.Float("base", -1.0f), scale = call.Float("scale", 1.0f), shift = call.Float("shift", 0.0f);
+  const char* api = base == -1.0f ? "aclnnLogAddExp" : base == 2.0f ? "aclnnLogAddExp2" : nullptr;
+  if (!api || scale != 1.0f || shift != 0.0f) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attributes base = " + std::to_string(base) + ", scale = " +
+                                                      std::to_string(scale) + ", shift = " + std::to_string(shift) +
+                                                      " are not modelled (base e or 2 with scale 1 and shift 0 are)");
+  }
+  AclnnObjects o(call);
+  aclTensor* x1 = o.Tensor(call.inputs[0], "x1");
+  aclTensor* x2 = o.Tensor(call.inputs[1], "x2");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<BinaryApi>(call, api, x1, x2, y);
 }
 
 aclError Binary(const OpCall& call) {
@@ -285,8 +308,33 @@ aclError FillLike(const OpCall& call) {
   return Aclnn<InplaceApi>(call, call.type == "ZerosLike" ? "aclnnInplaceZero" : "aclnnInplaceOne", y);
 }
 
+// A reduction over empty axes reduces every axis unless noop_with_empty_axes says nothing (its
+// default is false, as ONNX's: torch_npu's torch.amax(x, dim=()) sends ReduceMax empty axes and a
+// 0-d y). True when the call reduces nothing: y is x, copied (a 0-d x too, whose axes are none);
+// otherwise *axes holds every axis of x.
+bool ReducesNothing(const OpCall& call, std::vector<int64_t>* axes) {
+  const size_t rank = call.inputs[0].desc->dims.size();
+  if (!axes->empty()) return false;
+  if (call.Bool("noop_with_empty_axes", false) || rank == 0) return true;
+  for (size_t d = 0; d < rank; ++d) axes->push_back(static_cast<int64_t>(d));
+  return false;
+}
+
+// y = x for a reduction over nothing (ReducesNothing), in y's shape.
+aclError CopyReduction(const OpCall& call) {
+  const Operand &x_operand = call.inputs[0], &y_operand = call.outputs[0];
+  if (Elements(x_operand.desc->dims) != Elements(y_operand.desc->dims)) {
+    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "a reduction over no axis of x " + ListText(x_operand.desc->dims) +
+                                                        " into y " + ListText(y_operand.desc->dims) + ": the shapes differ");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(x_operand, "x", y_operand.desc->dims);
+  aclTensor* y = o.Tensor(y_operand, "y");
+  if (o.status()) return o.status();
+  return Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x);
+}
+
 // ReduceSum, ReduceMean, ReduceMax, ReduceMin over the axes of input 1 (the D forms: attribute axes).
-// Empty axes reduce nothing on CANN (noop_with_empty_axes) but everything in the aclnn APIs: refused.
 aclError Reduce(const OpCall& call) {
   const bool attr_axes = call.type.back() == 'D';
   if (aclError s = call.Arity(attr_axes ? 1 : 2, attr_axes ? 1 : 2, 1)) return s;
@@ -294,7 +342,7 @@ aclError Reduce(const OpCall& call) {
   if (!attr_axes) {
     if (aclError s = call.ConstInts(1, "axes", &axes)) return s;
   }
-  if (axes.empty()) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "empty axes (a reduction over no axis) are not modelled");
+  if (ReducesNothing(call, &axes)) return CopyReduction(call);
   const bool keep = call.Bool("keep_dims", false);
   const char* api = ApiOf(kReduce, call.type);
   AclnnObjects o(call);
@@ -460,7 +508,7 @@ aclError ReduceOther(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
   std::vector<int64_t> axes;
   if (aclError s = call.ConstInts(1, "axes", &axes)) return s;
-  if (axes.empty()) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "empty axes (a reduction over no axis) are not modelled");
+  if (ReducesNothing(call, &axes)) return CopyReduction(call);
   const bool keep = call.Bool("keep_dims", false);
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
@@ -473,7 +521,17 @@ aclError ReduceOther(const OpCall& call) {
     }
     return Aclnn<ProdDimApi>(call, "aclnnProdDim", x, axes[0], keep, call.outputs[0].desc->dtype, y);
   }
-  return Aclnn<ReduceNoDTypeApi>(call, call.type == "ReduceAny" ? "aclnnAny" : "aclnnAll", x, dims, keep, y);
+  const char* api = call.type == "ReduceAny" ? "aclnnAny" : "aclnnAll";
+  const Operand& y_operand = call.outputs[0];
+  // An integer y (torch_npu's linalg checks reduce an INT32 info tensor into INT32): the truth
+  // values, then cast. A floating y is left to the aclnn API's dtype check (torch.any answers bool).
+  if (y_operand.desc->dtype == ACL_BOOL || Floating(y_operand.desc->dtype)) {
+    return Aclnn<ReduceNoDTypeApi>(call, api, x, dims, keep, y);
+  }
+  aclTensor* truth = o.Scratch(ACL_BOOL, y_operand.desc->dims);
+  if (o.status()) return o.status();
+  if (aclError s = Aclnn<ReduceNoDTypeApi>(call, api, x, dims, keep, truth)) return s;
+  return Aclnn<CastApi>(call, "aclnnCast", truth, y_operand.desc->dtype, y);
 }
 
 // ReverseV2 (x, constant axes) and Tile (x, constant multiples).
@@ -502,8 +560,11 @@ aclError Triangle(const OpCall& call) {
 // MaskedFill (x, mask, value): y = x with value where mask, a copy then an in-place fill in stream order.
 aclError MaskedFill(const OpCall& call) {
   if (aclError s = call.Arity(3, 3, 1)) return s;
+  const Operand &x_operand = call.inputs[0], &y_operand = call.outputs[0];
   AclnnObjects o(call);
-  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  // torch_npu gives a 0-d x as [1] with a 0-d y: the same elements, seen in y's shape.
+  const bool same_elements = Elements(x_operand.desc->dims) == Elements(y_operand.desc->dims);
+  aclTensor* x = same_elements ? o.Tensor(x_operand, "x", y_operand.desc->dims) : o.Tensor(x_operand, "x");
   aclTensor* mask = o.Tensor(call.inputs[1], "mask");
   aclTensor* value = o.Tensor(call.inputs[2], "value");
   aclTensor* y = o.Tensor(call.outputs[0], "y");
@@ -539,6 +600,28 @@ aclError MseLoss(const OpCall& call) {
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
   return Aclnn<MseLossApi>(call, "aclnnMseLoss", predict, label, mode, y);
+}
+
+// NLLLoss (x, target, weight; attributes reduction, ignore_index) to y and total_weight, as
+// aclnnNLLLoss computes them.
+aclError NLLLoss(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 2)) return s;
+  const std::string reduction = call.String("reduction", "mean");
+  const int64_t mode = reduction == "none" ? 0 : reduction == "mean" ? 1 : reduction == "sum" ? 2 : -1;
+  if (mode < 0) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute reduction = \"" + reduction + "\" is not modelled");
+  // torch_npu gives a class vector [C] as x [1, C] with its 0-d target: the target's elements, seen
+  // in x's shape without the class dimension.
+  const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
+  const std::vector<int64_t> batch(x_dims.begin(), x_dims.end() - (x_dims.empty() ? 0 : 1));
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* target = Elements(call.inputs[1].desc->dims) == Elements(batch) ? o.Tensor(call.inputs[1], "target", batch)
+                                                                              : o.Tensor(call.inputs[1], "target");
+  aclTensor* weight = o.Tensor(call.inputs[2], "weight");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* total_weight = o.Tensor(call.outputs[1], "total_weight");
+  if (o.status()) return o.status();
+  return Aclnn<NLLLossApi>(call, "aclnnNLLLoss", x, target, weight, mode, call.Int("ignore_index", -100), y, total_weight);
 }
 
 // Values and indices (TopKV2: x, constant k, attributes dim, largest, sorted; Sort: attributes axis,
@@ -706,12 +789,12 @@ aclError LogSumExpOrCumprod(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
   std::vector<int64_t> axes;
   if (aclError s = call.ConstInts(1, "axes", &axes)) return s;
+  if (call.type == "ReduceLogSumExp" && ReducesNothing(call, &axes)) return CopyReduction(call);
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
   if (call.type == "ReduceLogSumExp") {
-    if (axes.empty()) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "empty axes (a reduction over no axis) are not modelled");
     return Aclnn<ReduceNoDTypeApi>(call, "aclnnLogSumExp", x, o.Ints(axes), call.Bool("keep_dims", false), y);
   }
   if (call.Bool("exclusive", false) || call.Bool("reverse", false)) {
@@ -756,29 +839,7 @@ aclError PadV3(const OpCall& call) {
     if (Elements(values.desc->dims) != 1 || !Floating(values.desc->dtype)) {
       return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "input constant_values is not one floating element");
     }
-    if (values.desc->constant || values.desc->placement != ACL_MEMTYPE_DEVICE) {
-      if (aclError s = call.ConstFloat(2, "constant_values", &value)) return s;
-    } else {
-      const aclDataType dtype = values.desc->dtype;
-      if (dtype != ACL_FLOAT && dtype != ACL_FLOAT16 && dtype != ACL_BF16) {
-        return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("constant_values in device memory of dtype ") + DTypeName(dtype));
-      }
-      uint8_t bytes[4] = {};
-      const size_t size = DTypeSize(dtype);
-      if (aclError s = aclrtSynchronizeStream(call.stream)) return s;
-      if (aclError s = aclrtMemcpy(bytes, sizeof(bytes), values.buffer->data, size, ACL_MEMCPY_DEVICE_TO_HOST)) {
-        return call.Fail(s, "reading constant_values from the device");
-      }
-      if (dtype == ACL_FLOAT) {
-        float single = 0;
-        std::memcpy(&single, bytes, sizeof(single));
-        value = single;
-      } else {
-        uint16_t half = 0;
-        std::memcpy(&half, bytes, sizeof(half));
-        value = dtype == ACL_FLOAT16 ? HalfToFloat(half) : BFloat16ToFloat(half);
-      }
-    }
+    if (aclError s = call.ConstFloat(2, "constant_values", &value)) return s;
   }
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
@@ -936,6 +997,70 @@ aclError BNTrainingUpdate(const OpCall& call) {
   return Aclnn<InplaceAddsApi>(call, "aclnnInplaceAdds", batch_variance, o.Scalar(-epsilon, ACL_DOUBLE), o.Scalar(1.0, ACL_FLOAT));
 }
 
+// Round (attribute decimals): to the nearest integer, halves to even, or to `decimals` places.
+aclError Round(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const int64_t decimals = call.Int("decimals", 0);
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  if (decimals == 0) return Aclnn<UnaryApi>(call, "aclnnRound", x, y);
+  return Aclnn<RoundDecimalsApi>(call, "aclnnRoundDecimals", x, decimals, y);
+}
+
+// Range (start, limit, delta: one-element value inputs) to y = start, start + delta, ... below limit.
+aclError Range(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  const char* const names[] = {"start", "limit", "delta"};
+  const bool floating = Floating(call.outputs[0].desc->dtype);
+  AclnnObjects o(call);
+  aclScalar* bounds[3] = {};
+  for (size_t i = 0; i < 3; ++i) {
+    if (floating || Floating(call.inputs[i].desc->dtype)) {
+      double value = 0;
+      if (aclError s = call.ConstFloat(i, names[i], &value)) return s;
+      bounds[i] = o.Scalar(value, ACL_DOUBLE);
+    } else {
+      std::vector<int64_t> value;
+      if (aclError s = call.ConstInts(i, names[i], &value)) return s;
+      if (value.size() != 1) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + names[i] + " is not one element");
+      bounds[i] = o.IntScalar(value[0]);
+    }
+  }
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<ArangeApi>(call, "aclnnArange", bounds[0], bounds[1], bounds[2], y);
+}
+
+// IsClose (x1, x2; attributes rtol, atol, equal_nan): |x1 - x2| <= atol + rtol * |x2|.
+aclError IsClose(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x1 = o.Tensor(call.inputs[0], "x1");
+  aclTensor* x2 = o.Tensor(call.inputs[1], "x2");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<IsCloseApi>(call, "aclnnIsClose", x1, x2, static_cast<double>(call.Float("rtol", 1e-5f)),
+                           static_cast<double>(call.Float("atol", 1e-8f)), call.Bool("equal_nan", false), y);
+}
+
+// ScatterElements (data, indices, updates; attributes axis, reduction "none", "add" or "mul"):
+// aclnnScatter, whose reduce is 0, 1 or 2 for them (its page).
+aclError ScatterElements(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  const std::string reduction = call.String("reduction", "none");
+  const int64_t reduce = reduction == "none" ? 0 : reduction == "add" ? 1 : reduction == "mul" ? 2 : -1;
+  if (reduce < 0) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute reduction = \"" + reduction + "\" is not modelled");
+  AclnnObjects o(call);
+  aclTensor* data = o.Tensor(call.inputs[0], "data");
+  aclTensor* indices = o.Tensor(call.inputs[1], "indices");
+  aclTensor* updates = o.Tensor(call.inputs[2], "updates");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<ScatterApi>(call, "aclnnScatter", data, call.Int("axis", 0), indices, updates, reduce, y);
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& MathEntries() {
@@ -1027,6 +1152,12 @@ const std::vector<OpEntry>& MathEntries() {
         {"BNTrainingReduce", {{"epsilon", K::kFloat}}, BNTrainingReduce},
         {"BNTrainingUpdate", {{"factor", K::kFloat}, {"epsilon", K::kFloat}}, BNTrainingUpdate},
         {"LayerNorm", {{"begin_norm_axis", K::kInt}, {"begin_params_axis", K::kInt}, {"epsilon", K::kFloat}}, LayerNorm},
+        {"IsClose", {{"rtol", K::kFloat}, {"atol", K::kFloat}, {"equal_nan", K::kBool}}, IsClose},
+        {"LogAddExp", exp_log_attrs, LogAddExp},
+        {"Round", {{"decimals", K::kInt}}, Round},
+        {"Range", {}, Range},
+        {"NLLLoss", {{"reduction", K::kString}, {"ignore_index", K::kInt}}, NLLLoss},
+        {"ScatterElements", {{"axis", K::kInt}, {"reduction", K::kString}}, ScatterElements},
     };
     all.insert(all.end(), others.begin(), others.end());
     for (OpEntry& entry : all) entry.every_chip = true;

@@ -2,7 +2,7 @@
 // (aclopCompileAndExecute), the path framework backends take for ops that have no aclnn API.
 //
 // Compile options are kept and reported back (torch_npu reads ACL_OP_JIT_COMPILE and
-// ACL_PRECISION_MODE to choose how to run ops). An operator run by type name goes to the aclop
+// ACL_PRECISION_MODE to choose how to run ops); ACL_OP_JIT_COMPILE's default is the simulated chip's. An operator run by type name goes to the aclop
 // bridge (bridge.h, ops.cpp): Identity is here (a copy between plain layouts, and the transforms
 // between a plain layout and NC1HWC0 or FRACTAL_NZ); the other modelled types run the simulator's
 // aclnn kernels; every other type is ACL_ERROR_OP_NOT_FOUND naming it, never success.
@@ -25,14 +25,57 @@ namespace {
 
 struct CompileOptions {
   std::mutex mutex;
-  // CANN's defaults where torch_npu reads them before setting them: binary (pre-compiled) kernels,
-  // no JIT compilation, as on Atlas A2/A3.
-  std::map<int, std::string> values{{ACL_OP_JIT_COMPILE, "disable"}};
+  std::map<int, std::string> values;  // what aclSetCompileopt set; an option never set has its default
 };
 
 CompileOptions& Options() {
   static CompileOptions* options = new CompileOptions;  // never destroyed: called during exit
   return *options;
+}
+
+// ACL_OP_JIT_COMPILE before anyone sets it: "enable" (operators are compiled online, i.e. run by type
+// name through aclop) on Atlas training (Ascend910) and Atlas inference (Ascend310P) chips, "disable"
+// (binary aclnn kernels) on Atlas A2/A3 and the others. These values are CANN's documented defaults
+// (aclSetCompileopt's page, which is not on this machine); what is here agrees with them and says why
+// they matter, from torch_npu 2.13.0 itself:
+// - at its first device use torch_npu reads this value with aclGetCompileopt(ACL_OP_JIT_COMPILE) and
+//   keeps it as its "jitCompileInit" option, falling back to "disable" only when CANN answers nothing
+//   (libtorch_npu.so's InitializeJitCompilationMode: +0x586b660 calls aclGetCompileopt, its caller at
+//   +0x586b910 logs "[PTA]:Set jitCompileInit option to %s" or "... to default value: disable"; seen
+//   under gdb on the simulator: one aclGetCompileopt(10) at the first device use, no
+//   aclSetCompileopt); torch.npu.set_compile_mode(jit_compile=...)
+//   overrides it (torch_npu/npu/npu_config.py:98-102, option "jitCompile") and reaches
+//   aclSetCompileopt when the first aclop operator runs (LazyAclSetCompileopt, LazyInitAclops.h:14);
+// - op-plugin sends an aten op that has both routes (op_plugin_functions.yaml: add.Tensor has
+//   `acl_op` and `op_api`, lines 909-911) to aclnn only when JIT is disabled and every input is in a
+//   plain format, else to acl_op (aclop by type name): each dispatch logs "[PTA]:add exec with jit
+//   compile: %d, self is internal format: %d"; op_api kernels test env::CheckJitDisable() themselves
+//   (ConvolutionBackwardKernelNpuOpApi.cpp:96-103), and so does an aclop command (OpParamMaker.h:294);
+// - its per-op documentation gives the JIT route to Atlas training and inference series and the
+//   aclnn route to A2/A3 (torch_npu/_op_plugin_docs.py:3548-3566, npu_rotary_mul), and with JIT
+//   enabled torch_npu casts a BatchNorm's parameters to NC1HWC0 when the module moves to the device
+//   (torch_npu/utils/_module.py:110).
+// So on Ascend910/Ascend310P a plain tensor's `x + x` is the aclop Add, as on those devices, not
+// aclnnAdd (whose page leaves Ascend310P out).
+bool JitCompileByDefault(aclsim::Soc soc) { return soc == aclsim::Soc::kAscend910 || soc == aclsim::Soc::kAscend310P; }
+
+// The value an option has now: the one set, else its default (ACL_OP_JIT_COMPILE's follows the chip,
+// also when aclsimSetSoc changes it); false with the message set when the chip cannot be resolved.
+bool CurrentValue(aclCompileOpt opt, std::string* value) {
+  {
+    std::lock_guard<std::mutex> lock(Options().mutex);
+    auto it = Options().values.find(opt);
+    if (it != Options().values.end()) {
+      *value = it->second;
+      return true;
+    }
+  }
+  value->clear();
+  if (opt != ACL_OP_JIT_COMPILE) return true;
+  aclsim::Soc soc;
+  if (!aclsim::SimulatedSoc(&soc)) return false;
+  *value = JitCompileByDefault(soc) ? "enable" : "disable";
+  return true;
 }
 
 bool KnownOption(aclCompileOpt opt) { return opt >= ACL_PRECISION_MODE && opt <= ACL_OP_DEBUG_OPTION; }
@@ -268,9 +311,12 @@ extern "C" {
 aclError aclSetCompileopt(aclCompileOpt opt, const char* value) {
   if (!value) return aclsim::Fail(ACL_ERROR_INVALID_PARAM, "aclSetCompileopt: value is a null pointer");
   if (!KnownOption(opt)) return aclsim::Fail(ACL_ERROR_INVALID_PARAM, "aclSetCompileopt: unknown aclCompileOpt " + std::to_string(static_cast<int>(opt)));
-  if (opt == ACL_OP_JIT_COMPILE && std::string(value) == "enable") {
-    return aclsim::Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                        "aclSetCompileopt: ACL_OP_JIT_COMPILE=enable: the simulator compiles no operator (binary aclnn kernels only)");
+  // "enable" runs operators by type name through the aclop bridge, which computes the types it models
+  // and refuses every other one by name; torch_npu documents jit_compile=True on every chip
+  // (_op_plugin_docs.py:3565-3566 lists Atlas A2 beside the training and inference series).
+  if (opt == ACL_OP_JIT_COMPILE && std::string(value) != "enable" && std::string(value) != "disable") {
+    return aclsim::Fail(ACL_ERROR_INVALID_PARAM, std::string("aclSetCompileopt: ACL_OP_JIT_COMPILE=") + value +
+                                                     " is neither \"enable\" nor \"disable\"");
   }
   std::lock_guard<std::mutex> lock(Options().mutex);
   Options().values[opt] = value;
@@ -279,17 +325,16 @@ aclError aclSetCompileopt(aclCompileOpt opt, const char* value) {
 
 size_t aclGetCompileoptSize(aclCompileOpt opt) {
   if (!KnownOption(opt)) return 0;
-  std::lock_guard<std::mutex> lock(Options().mutex);
-  auto it = Options().values.find(opt);
-  return (it == Options().values.end() ? 0 : it->second.size()) + 1;  // with its terminating NUL
+  std::string value;
+  if (!CurrentValue(opt, &value)) return 0;
+  return value.size() + 1;  // with its terminating NUL
 }
 
 aclError aclGetCompileopt(aclCompileOpt opt, char* value, size_t length) {
   if (!value) return aclsim::Fail(ACL_ERROR_INVALID_PARAM, "aclGetCompileopt: value is a null pointer");
   if (!KnownOption(opt)) return aclsim::Fail(ACL_ERROR_INVALID_PARAM, "aclGetCompileopt: unknown aclCompileOpt " + std::to_string(static_cast<int>(opt)));
-  std::lock_guard<std::mutex> lock(Options().mutex);
-  auto it = Options().values.find(opt);
-  const std::string text = it == Options().values.end() ? "" : it->second;
+  std::string text;
+  if (!CurrentValue(opt, &text)) return aclsim::Fail(ACL_ERROR_INVALID_PARAM, std::string("aclGetCompileopt: ") + aclGetRecentErrMsg());
   if (length < text.size() + 1) {
     return aclsim::Fail(ACL_ERROR_INVALID_PARAM, "aclGetCompileopt: length " + std::to_string(length) +
                                                      " is too small for the value (aclGetCompileoptSize gives the size)");

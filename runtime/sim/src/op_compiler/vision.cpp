@@ -295,18 +295,10 @@ aclError CIoU(const OpCall& call) {
   });
 }
 
-// The value of a one-element input that may be held in device memory (torch_npu passes
-// NonMaxSuppressionV4's limits as device tensors): read after the work queued before the call
-// (the stream is synchronised; a fault of that work is the call's status).
+// The value of a one-element input, which torch_npu passes NonMaxSuppressionV4's limits in device
+// memory (OpCall::ConstFloat reads it after the work queued before the call).
 aclError ScalarInput(const OpCall& call, size_t input, const char* what, double* value) {
-  const Operand& operand = call.inputs.at(input);
-  if (operand.desc->constant || operand.desc->placement != ACL_MEMTYPE_DEVICE) return call.ConstFloat(input, what, value);
-  if (aclError s = aclrtSynchronizeStream(call.stream)) return s;
-  OpCall host = call;
-  Operand copy{std::make_shared<OpTensorDesc>(*operand.desc), operand.buffer};
-  copy.desc->placement = ACL_MEMTYPE_HOST;  // the simulator's device memory is the process's
-  host.inputs[input] = copy;
-  return host.ConstFloat(input, what, value);
+  return call.ConstFloat(input, what, value);
 }
 
 // A box of a non-maximum suppression: two corners in either order (TensorFlow's reading), as
