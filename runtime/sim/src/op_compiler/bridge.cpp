@@ -144,6 +144,17 @@ std::vector<int64_t> OpCall::Ints(const char* name, const std::vector<int64_t>& 
   return it == attrs.end() ? fallback : std::get<std::vector<int64_t>>(it->second);
 }
 
+aclError OpCall::Choice(const char* name, const char* fallback, std::initializer_list<const char*> values,
+                        int64_t* index) const {
+  const std::string value = String(name, fallback);
+  *index = 0;
+  for (const char* known : values) {
+    if (value == known) return ACL_SUCCESS;
+    ++*index;
+  }
+  return Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("attribute ") + name + " = \"" + value + "\" is not modelled");
+}
+
 aclError OpCall::ConstBytes(size_t input, const char* what, const uint8_t** bytes, size_t* size) const {
   *bytes = HostBytes(inputs.at(input), size);
   if (*bytes) return ACL_SUCCESS;

@@ -9,6 +9,7 @@
 #define ACLNN_SIM_OP_COMPILER_BRIDGE_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
@@ -67,6 +68,11 @@ class OpCall {
   std::string String(const char* name, const std::string& fallback) const;
   std::vector<int64_t> Ints(const char* name, const std::vector<int64_t>& fallback = {}) const;
   bool Has(const char* name) const { return attrs.count(name) != 0; }
+  // A string attribute that names one of `values` (the prototype's default `fallback` when unset):
+  // its index in `values`, the number an aclnn API takes for it ("none", "mean", "sum" -> 0, 1, 2);
+  // any other value fails the call naming it.
+  aclError Choice(const char* name, const char* fallback, std::initializer_list<const char*> values,
+                  int64_t* index) const;
 
   // The value of a value input (an integer tensor: a shape, a permutation, offsets), read from
   // aclSetTensorConst's copy, from the host memory of a tensor placed on the host, or from device

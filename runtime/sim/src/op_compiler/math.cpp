@@ -591,9 +591,8 @@ aclError ScaledActivation(const OpCall& call) {
 // MseLoss (predict, label; attribute reduction "none", "mean" or "sum").
 aclError MseLoss(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
-  const std::string reduction = call.String("reduction", "mean");
-  const int64_t mode = reduction == "none" ? 0 : reduction == "mean" ? 1 : reduction == "sum" ? 2 : -1;
-  if (mode < 0) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute reduction = \"" + reduction + "\" is not modelled");
+  int64_t mode = 0;
+  if (aclError s = call.Choice("reduction", "mean", {"none", "mean", "sum"}, &mode)) return s;
   AclnnObjects o(call);
   aclTensor* predict = o.Tensor(call.inputs[0], "predict");
   aclTensor* label = o.Tensor(call.inputs[1], "label");
@@ -606,9 +605,8 @@ aclError MseLoss(const OpCall& call) {
 // aclnnNLLLoss computes them.
 aclError NLLLoss(const OpCall& call) {
   if (aclError s = call.Arity(3, 3, 2)) return s;
-  const std::string reduction = call.String("reduction", "mean");
-  const int64_t mode = reduction == "none" ? 0 : reduction == "mean" ? 1 : reduction == "sum" ? 2 : -1;
-  if (mode < 0) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute reduction = \"" + reduction + "\" is not modelled");
+  int64_t mode = 0;
+  if (aclError s = call.Choice("reduction", "mean", {"none", "mean", "sum"}, &mode)) return s;
   // torch_npu gives a class vector [C] as x [1, C] with its 0-d target: the target's elements, seen
   // in x's shape without the class dimension.
   const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
@@ -1049,9 +1047,8 @@ aclError IsClose(const OpCall& call) {
 // aclnnScatter, whose reduce is 0, 1 or 2 for them (its page).
 aclError ScatterElements(const OpCall& call) {
   if (aclError s = call.Arity(3, 3, 1)) return s;
-  const std::string reduction = call.String("reduction", "none");
-  const int64_t reduce = reduction == "none" ? 0 : reduction == "add" ? 1 : reduction == "mul" ? 2 : -1;
-  if (reduce < 0) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute reduction = \"" + reduction + "\" is not modelled");
+  int64_t reduce = 0;
+  if (aclError s = call.Choice("reduction", "none", {"none", "add", "mul"}, &reduce)) return s;
   AclnnObjects o(call);
   aclTensor* data = o.Tensor(call.inputs[0], "data");
   aclTensor* indices = o.Tensor(call.inputs[1], "indices");
