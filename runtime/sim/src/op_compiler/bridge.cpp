@@ -225,19 +225,18 @@ aclError OpCall::ConstFloat(size_t input, const char* what, double* value) const
     return Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + what + " is not one element");
   }
   switch (dtype) {
-    case ACL_FLOAT: { float v; std::memcpy(&v, bytes, 4); *value = v; return ACL_SUCCESS; }
-    case ACL_DOUBLE: { std::memcpy(value, bytes, 8); return ACL_SUCCESS; }
-    case ACL_FLOAT16: { uint16_t v; std::memcpy(&v, bytes, 2); *value = HalfToFloat(v); return ACL_SUCCESS; }
-    case ACL_BF16: { uint16_t v; std::memcpy(&v, bytes, 2); *value = BFloat16ToFloat(v); return ACL_SUCCESS; }
-    case ACL_INT32: { int32_t v; std::memcpy(&v, bytes, 4); *value = v; return ACL_SUCCESS; }
-    case ACL_INT64: { int64_t v; std::memcpy(&v, bytes, 8); *value = static_cast<double>(v); return ACL_SUCCESS; }
-    case ACL_INT16: { int16_t v; std::memcpy(&v, bytes, 2); *value = v; return ACL_SUCCESS; }
-    case ACL_INT8: { int8_t v; std::memcpy(&v, bytes, 1); *value = v; return ACL_SUCCESS; }
-    case ACL_UINT8: *value = bytes[0]; return ACL_SUCCESS;
-    case ACL_BOOL: *value = bytes[0] != 0 ? 1.0 : 0.0; return ACL_SUCCESS;  // torch.isreal fills with True
+    case ACL_FLOAT: case ACL_DOUBLE: case ACL_FLOAT16: case ACL_BF16: case ACL_INT8: case ACL_INT16: case ACL_INT32:
+    case ACL_INT64: case ACL_UINT8:
+    case ACL_BOOL:  // torch.isreal fills with True
+      break;
     default:
       return Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("input ") + what + " of dtype " + DTypeName(dtype));
   }
+  ScalarValue scalar;  // decoded as an aclScalar's value is
+  scalar.dtype = dtype;
+  std::memcpy(scalar.bytes, bytes, item);
+  *value = scalar.AsDouble();
+  return ACL_SUCCESS;
 }
 
 aclError OpCall::Arity(size_t min_inputs, size_t max_inputs, size_t num_outputs) const {
