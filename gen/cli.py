@@ -14,22 +14,14 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import sys
 import time
 from pathlib import Path
 from typing import Sequence
 
 from gen.ir import Level, Page, RelationKind, pages_to_json
+from gen.pipeline import usable_cores
 
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity, as a container or taskset limits it)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 def summarize(page: Page) -> str:
     lines = [f"{page.source}: {page.kind.value} {page.title!r}"]

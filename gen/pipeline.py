@@ -241,6 +241,14 @@ def _parse_all(todo: list[_ParseTask], jobs: int, progress: Progress,
     return parsed
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, as a container or taskset limits it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def _a_core_is_idle() -> bool:
     """Whether a worker would have a core of its own: the load average of the last minute below
     the cores less one (as `make -l` reads it). A worker started for a few pages only hides its
@@ -248,7 +256,7 @@ def _a_core_is_idle() -> bool:
     cores other processes keep busy, a run that started one took 0.06 CPU s more and no less
     time (A/B, op_docs/ after one page changed, load average 7 on 2 cores)."""
     try:
-        return os.getloadavg()[0] < (os.cpu_count() or 1) - 1
+        return os.getloadavg()[0] < usable_cores() - 1
     except OSError:  # no load average on this system
         return True
 

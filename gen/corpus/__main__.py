@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
 import gen.corpus
 from gen.locations import corpus_problem, shared_corpus
+from gen.pipeline import usable_cores
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -32,7 +32,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gen.corpus", description=gen.corpus.__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("doc_dir", nargs="?", default=str(shared_corpus()))
-    parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--jobs", "-j", type=int, default=usable_cores())
     parser.add_argument("--build", default="build/corpus", help="generated sources, CMake tree, phase-1 logs")
     parser.add_argument("--report-dir", default="build", help="where corpus-report.json and .md go")
     parser.add_argument("--limit", type=int, default=None, help="only the first N files (for development)")
