@@ -320,15 +320,20 @@ class Soc(_Rows):
         # device reports its model (Ascend910B2), and frameworks choose behaviour by it (torch_npu
         # keeps FLOAT matmuls in FLOAT only from Ascend910B1 on); "" keeps the family name.
         self.model: str = row[5]
+        # ACL_OP_JIT_COMPILE's default (aclGetCompileopt before anyone sets it): "enable" (operators
+        # compiled online, run by type name through aclop) on the Atlas training and inference
+        # series, "disable" (binary aclnn kernels) on the others; torch_npu routes plain tensors by
+        # it (the evidence: runtime/sim/src/op_compiler/op_compiler.cpp).
+        self.jit_compile: bool = row[6]
 
-    ASCEND950 = "Ascend950", "Ascend 950PR/Ascend 950DT", 0, 0, 0, ""
-    ASCEND910_93 = "Ascend910_93", "Atlas A3 训练系列产品/Atlas A3 推理系列产品", 24, 48, 192 << 20, "Ascend910_9391"
-    ASCEND910B = "Ascend910B", "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/...", 24, 48, 192 << 20, "Ascend910B2"
-    ASCEND910 = "Ascend910", "Atlas 训练系列产品", 32, 0, 32 << 20, "Ascend910A"
-    ASCEND310P = "Ascend310P", "Atlas 推理系列产品", 0, 0, 0, "Ascend310P3"
-    ASCEND310B = "Ascend310B", "Atlas 200I/500 A2 推理产品", 0, 0, 0, "Ascend310B1"
-    KIRIN_X90 = "KirinX90", "Kirin X90 处理器系列产品", 0, 0, 0, ""
-    KIRIN_9030 = "Kirin9030", "Kirin 9030 处理器系列产品", 0, 0, 0, ""
+    ASCEND950 = "Ascend950", "Ascend 950PR/Ascend 950DT", 0, 0, 0, "", False
+    ASCEND910_93 = "Ascend910_93", "Atlas A3 训练系列产品/Atlas A3 推理系列产品", 24, 48, 192 << 20, "Ascend910_9391", False
+    ASCEND910B = "Ascend910B", "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/...", 24, 48, 192 << 20, "Ascend910B2", False
+    ASCEND910 = "Ascend910", "Atlas 训练系列产品", 32, 0, 32 << 20, "Ascend910A", True
+    ASCEND310P = "Ascend310P", "Atlas 推理系列产品", 0, 0, 0, "Ascend310P3", True
+    ASCEND310B = "Ascend310B", "Atlas 200I/500 A2 推理产品", 0, 0, 0, "Ascend310B1", False
+    KIRIN_X90 = "KirinX90", "Kirin X90 处理器系列产品", 0, 0, 0, "", False
+    KIRIN_9030 = "Kirin9030", "Kirin 9030 处理器系列产品", 0, 0, 0, "", False
 
 
 # The chip the simulator stands in for unless ACLNN_SIM_SOC says otherwise (Atlas A2), and whose

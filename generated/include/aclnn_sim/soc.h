@@ -64,6 +64,18 @@ inline constexpr const char* kSocModels[kSocCount] = {
     "",
 };
 
+// ACL_OP_JIT_COMPILE's default on each chip: true for "enable" (gen.ir.Soc.jit_compile).
+inline constexpr bool kSocJitCompileByDefault[kSocCount] = {
+    false,  // Ascend950
+    false,  // Ascend910_93
+    false,  // Ascend910B
+    true,  // Ascend910
+    true,  // Ascend310P
+    false,  // Ascend310B
+    false,  // KirinX90
+    false,  // Kirin9030
+};
+
 // The chip simulated unless ACLNN_SIM_SOC (or aclsimSetSoc) says otherwise.
 inline constexpr Soc kDefaultSoc = Soc::kAscend910B;
 

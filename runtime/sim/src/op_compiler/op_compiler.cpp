@@ -57,7 +57,8 @@ CompileOptions& Options() {
 //   (torch_npu/utils/_module.py:110).
 // So on Ascend910/Ascend310P a plain tensor's `x + x` is the aclop Add, as on those devices, not
 // aclnnAdd (whose page leaves Ascend310P out).
-bool JitCompileByDefault(aclsim::Soc soc) { return soc == aclsim::Soc::kAscend910 || soc == aclsim::Soc::kAscend310P; }
+// The per-chip values are the chip table's (gen.ir.Soc.jit_compile, rendered as kSocJitCompileByDefault).
+bool JitCompileByDefault(aclsim::Soc soc) { return aclsim::kSocJitCompileByDefault[static_cast<int>(soc)]; }
 
 // The value an option has now: the one set, else its default (ACL_OP_JIT_COMPILE's follows the chip,
 // also when aclsimSetSoc changes it); false with the message set when the chip cannot be resolved.
