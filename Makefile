@@ -8,6 +8,9 @@ VENV_STAMP := $(VENV)/.installed
 # What generating and building need (the project's dependencies, not its test extras): make test
 # installs the extras (torch, torch-npu, pytest, ...) while it generates and compiles.
 CORE_STAMP := $(VENV)/.core-installed
+# The demo's extras (torch, torch-npu), a part of the test extras: make demo installs only these, as
+# a fresh clone's build leaves little CPU to spare for the rest (mypy, hypothesis, pytest: ~10 CPU-s).
+DEMO_STAMP := $(VENV)/.demo-installed
 # One ninja (the venv's) for CMake's runs and ours: two versions rewrite each other's .ninja_log.
 CMAKE := $(VENV)/bin/cmake
 NINJA := $(abspath $(VENV)/bin/ninja)
@@ -58,6 +61,10 @@ $(CORE_STAMP): pyproject.toml
 
 $(VENV_STAMP): $(CORE_STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@ $(DEMO_STAMP)
+
+$(DEMO_STAMP): $(CORE_STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[demo]'
 	touch $@
 
 # Pages of $(DOCS) -> generated/ (only changed files are written; stale ones are removed). build/cache
@@ -113,12 +120,12 @@ build: generate
 # The main job: generate, build, call every op of $(DOCS) on the simulator with its page's
 # example inputs, print inputs and results; one Llama layer through the bindings, and the same
 # layer in plain PyTorch through torch_npu on the simulator (its toolkit's set_env.sh sourced).
-# The test extras (torch, torch-npu) install while the pages generate and the C++ builds, as for test.
+# The demo's extras (torch, torch-npu) install while the pages generate and the C++ builds, as for test.
 demo: $(CORE_STAMP)
-	@echo "demo: the test extras (torch, torch-npu) install meanwhile, in the background (build/venv-extras.log)"
-	@mkdir -p build; $(MAKE) --no-print-directory $(VENV_STAMP) > build/venv-extras.log 2>&1 & extras=$$!; \
+	@echo "demo: the demo's extras (torch, torch-npu) install meanwhile, in the background (build/venv-extras.log)"
+	@mkdir -p build; $(MAKE) --no-print-directory $(DEMO_STAMP) > build/venv-extras.log 2>&1 & extras=$$!; \
 	$(MAKE) --no-print-directory package GENERATE_LOG=build/generate-warnings.log; built=$$?; \
-	echo "demo: waiting for the test extras to finish installing"; \
+	echo "demo: waiting for the demo's extras to finish installing"; \
 	wait $$extras; installed=$$?; cat build/venv-extras.log; \
 	[ $$installed -eq 0 ] && [ $$built -eq 0 ]
 	$(PY) -m gen.demo
